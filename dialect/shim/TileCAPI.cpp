@@ -1,0 +1,66 @@
+//===- TileCAPI.cpp - C functions the Rust crates call --------------------===//
+
+#include "TileDialect.h"
+#include "TileShim.h"
+
+#include "mlir/CAPI/IR.h"
+#include "mlir/CAPI/Pass.h"
+#include "mlir/CAPI/Registration.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Pass/PassRegistry.h"
+
+using namespace mlir;
+
+MLIR_DEFINE_CAPI_DIALECT_REGISTRATION(Tile, tile, mlir::tile::TileDialect)
+
+extern "C" MlirDialectHandle tileShimGetDialectHandle(void) {
+  return mlirGetDialectHandle__tile__();
+}
+
+extern "C" void tileShimInsertDialect(void *registry) {
+  static_cast<DialectRegistry *>(registry)->insert<tile::TileDialect>();
+}
+
+extern "C" int32_t tileShimMemoryLevel(MlirType type) {
+  auto memref = llvm::dyn_cast<MemRefType>(unwrap(type));
+  if (!memref)
+    return -2;
+  Attribute space = memref.getMemorySpace();
+  if (!space)
+    return 0;
+  if (llvm::isa<tile::FragmentSpaceAttr>(space))
+    return 2;
+  if (auto gpuSpace = llvm::dyn_cast<gpu::AddressSpaceAttr>(space)) {
+    if (gpuSpace.getValue() == gpu::AddressSpace::Global)
+      return 0;
+    if (gpuSpace.getValue() == gpu::AddressSpace::Workgroup)
+      return 1;
+  }
+  return -1;
+}
+
+extern "C" MlirAttribute tileShimFragmentSpaceGet(MlirContext context) {
+  return wrap(tile::FragmentSpaceAttr::get(unwrap(context)));
+}
+
+extern "C" MlirAttribute tileShimWorkgroupSpaceGet(MlirContext context) {
+  unwrap(context)->getOrLoadDialect<gpu::GPUDialect>();
+  return wrap(gpu::AddressSpaceAttr::get(unwrap(context), gpu::AddressSpace::Workgroup));
+}
+
+extern "C" MlirAttribute tileShimReductionKindGet(MlirContext context, int32_t kind) {
+  std::optional<tile::ReductionKind> value = tile::symbolizeReductionKind(kind);
+  if (!value)
+    return MlirAttribute{nullptr};
+  return wrap(tile::ReductionKindAttr::get(unwrap(context), *value));
+}
+
+extern "C" int32_t tileShimReductionKindValue(MlirAttribute attr) {
+  if (auto kind = llvm::dyn_cast_or_null<tile::ReductionKindAttr>(unwrap(attr)))
+    return static_cast<int32_t>(kind.getValue());
+  return -1;
+}
+
+extern "C" void tileShimRegisterPass(TilePassFactory factory, int32_t id) {
+  registerPass([factory, id]() { return std::unique_ptr<Pass>(unwrap(factory(id))); });
+}

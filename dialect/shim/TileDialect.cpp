@@ -1,0 +1,237 @@
+//===- TileDialect.cpp - dialect, op syntax and the hooks into Rust -------===//
+//
+// Only what ODS cannot generate: the custom syntax of the three region ops, the custom directive of
+// tile.fill, and the forwarding of verify() and getCanonicalizationPatterns() to Rust.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TileDialect.h"
+#include "TileShim.h"
+
+#include "mlir/CAPI/IR.h"
+#include "mlir/CAPI/Rewrite.h"
+#include "mlir/CAPI/Support.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <atomic>
+#include <string>
+
+using namespace mlir;
+using namespace mlir::tile;
+
+//===----------------------------------------------------------------------===//
+// Hooks into Rust
+//===----------------------------------------------------------------------===//
+
+static std::atomic<TileVerifyHook> verifyHook{nullptr};
+static std::atomic<TileCanonicalizeHook> canonicalizeHook{nullptr};
+
+extern "C" void tileShimSetHooks(TileVerifyHook verify, TileCanonicalizeHook canonicalize) {
+  verifyHook.store(verify);
+  canonicalizeHook.store(canonicalize);
+}
+
+/// Runs the Rust verifier of `op` and turns its message into an op error at the op's location.
+static LogicalResult verifyInRust(Operation *op) {
+  TileVerifyHook hook = verifyHook.load();
+  if (!hook)
+    return op->emitOpError("cannot be verified: the tile dialect was registered without its Rust "
+                           "verifiers (register it through the tile crate, C API or plugin)");
+  std::string message;
+  auto sink = [](void *userData, MlirStringRef text) {
+    static_cast<std::string *>(userData)->append(text.data, text.length);
+  };
+  if (hook(wrap(op), sink, &message))
+    return success();
+  return op->emitOpError(message);
+}
+
+static void addRustPatterns(StringRef opName, RewritePatternSet &results, MLIRContext *context) {
+  if (TileCanonicalizeHook hook = canonicalizeHook.load())
+    hook(wrap(opName), wrap(&results), wrap(context));
+}
+
+#define TILE_VERIFY_IN_RUST(OP)                                                                    \
+  LogicalResult OP::verify() { return verifyInRust(getOperation()); }
+TILE_VERIFY_IN_RUST(KernelOp)
+TILE_VERIFY_IN_RUST(PipelinedOp)
+TILE_VERIFY_IN_RUST(ParallelOp)
+TILE_VERIFY_IN_RUST(AllocSharedOp)
+TILE_VERIFY_IN_RUST(AllocFragmentOp)
+TILE_VERIFY_IN_RUST(CopyOp)
+TILE_VERIFY_IN_RUST(GemmOp)
+TILE_VERIFY_IN_RUST(FillOp)
+TILE_VERIFY_IN_RUST(ReduceOp)
+#undef TILE_VERIFY_IN_RUST
+
+void PipelinedOp::getCanonicalizationPatterns(RewritePatternSet &results, MLIRContext *context) {
+  addRustPatterns(getOperationName(), results, context);
+}
+
+void FillOp::getCanonicalizationPatterns(RewritePatternSet &results, MLIRContext *context) {
+  addRustPatterns(getOperationName(), results, context);
+}
+
+//===----------------------------------------------------------------------===//
+// Custom syntax
+//===----------------------------------------------------------------------===//
+
+/// `tile.fill` spells only the tile's type; the value has the tile's element type.
+static ParseResult parseTileAndElementType(OpAsmParser &parser, Type &tileType, Type &valueType) {
+  llvm::SMLoc location = parser.getCurrentLocation();
+  if (parser.parseType(tileType))
+    return failure();
+  auto memref = llvm::dyn_cast<MemRefType>(tileType);
+  if (!memref)
+    return parser.emitError(location, "expects a memref tile type, but got ") << tileType;
+  valueType = memref.getElementType();
+  return success();
+}
+
+static void printTileAndElementType(OpAsmPrinter &printer, Operation *, Type tileType, Type) {
+  printer << tileType;
+}
+
+static ParseResult parseParenthesizedInteger(OpAsmParser &parser, StringRef keyword,
+                                             int64_t &value) {
+  return failure(parser.parseKeyword(keyword) || parser.parseLParen() ||
+                 parser.parseInteger(value) || parser.parseRParen());
+}
+
+static void printBody(OpAsmPrinter &printer, Region &body) {
+  printer << ' ';
+  printer.printRegion(body, /*printEntryBlockArgs=*/false, /*printBlockTerminators=*/false);
+}
+
+// tile.kernel grid(%gx [, %gy [, %gz]]) threads(128) (%bx [, %by [, %bz]]) attributes {...} { ... }
+ParseResult KernelOp::parse(OpAsmParser &parser, OperationState &state) {
+  Type index = parser.getBuilder().getIndexType();
+  SmallVector<OpAsmParser::UnresolvedOperand> grid;
+  SmallVector<OpAsmParser::Argument> blockIndices;
+  int64_t threads;
+  if (parser.parseKeyword("grid") ||
+      parser.parseOperandList(grid, OpAsmParser::Delimiter::Paren) ||
+      parser.resolveOperands(grid, index, state.operands) ||
+      parseParenthesizedInteger(parser, "threads", threads) ||
+      parser.parseArgumentList(blockIndices, OpAsmParser::Delimiter::Paren))
+    return failure();
+  for (OpAsmParser::Argument &argument : blockIndices)
+    argument.type = index;
+  state.addAttribute(getThreadsAttrName(state.name), parser.getBuilder().getI64IntegerAttr(threads));
+  Region *body = state.addRegion();
+  if (parser.parseOptionalAttrDictWithKeyword(state.attributes) ||
+      parser.parseRegion(*body, blockIndices))
+    return failure();
+  ensureTerminator(*body, parser.getBuilder(), state.location);
+  return success();
+}
+
+void KernelOp::print(OpAsmPrinter &printer) {
+  printer << " grid(" << getGrid() << ") threads(" << getThreads() << ") (";
+  llvm::interleaveComma(getBody().getArguments(), printer,
+                        [&](BlockArgument index) { printer.printOperand(index); });
+  printer << ")";
+  printer.printOptionalAttrDictWithKeyword((*this)->getAttrs(), {getThreadsAttrName()});
+  printBody(printer, getBody());
+}
+
+// tile.pipelined %k = %lb to %ub [step %s] stages(3) attributes {...} { ... }
+ParseResult PipelinedOp::parse(OpAsmParser &parser, OperationState &state) {
+  Type index = parser.getBuilder().getIndexType();
+  OpAsmParser::Argument inductionVar;
+  OpAsmParser::UnresolvedOperand lowerBound, upperBound, step;
+  if (parser.parseArgument(inductionVar) || parser.parseEqual() ||
+      parser.parseOperand(lowerBound) || parser.parseKeyword("to") ||
+      parser.parseOperand(upperBound) ||
+      parser.resolveOperand(lowerBound, index, state.operands) ||
+      parser.resolveOperand(upperBound, index, state.operands))
+    return failure();
+  if (succeeded(parser.parseOptionalKeyword("step")) &&
+      (parser.parseOperand(step) || parser.resolveOperand(step, index, state.operands)))
+    return failure();
+  int64_t stages;
+  if (parseParenthesizedInteger(parser, "stages", stages))
+    return failure();
+  state.addAttribute(getStagesAttrName(state.name), parser.getBuilder().getI64IntegerAttr(stages));
+  inductionVar.type = index;
+  Region *body = state.addRegion();
+  if (parser.parseOptionalAttrDictWithKeyword(state.attributes) ||
+      parser.parseRegion(*body, inductionVar))
+    return failure();
+  ensureTerminator(*body, parser.getBuilder(), state.location);
+  return success();
+}
+
+void PipelinedOp::print(OpAsmPrinter &printer) {
+  printer << ' ';
+  if (getBody().getNumArguments() == 1)
+    printer.printOperand(getInductionVar());
+  printer << " = " << getLowerBound() << " to " << getUpperBound();
+  if (Value step = getStep())
+    printer << " step " << step;
+  printer << " stages(" << getStages() << ")";
+  printer.printOptionalAttrDictWithKeyword((*this)->getAttrs(), {getStagesAttrName()});
+  printBody(printer, getBody());
+}
+
+// tile.parallel (%i, %j) in (128, 128) attributes {...} { ... }
+ParseResult ParallelOp::parse(OpAsmParser &parser, OperationState &state) {
+  Type index = parser.getBuilder().getIndexType();
+  SmallVector<OpAsmParser::Argument> indices;
+  SmallVector<int64_t> extents;
+  if (parser.parseArgumentList(indices, OpAsmParser::Delimiter::Paren) ||
+      parser.parseKeyword("in") ||
+      parser.parseCommaSeparatedList(OpAsmParser::Delimiter::Paren, [&]() {
+        return parser.parseInteger(extents.emplace_back());
+      }))
+    return failure();
+  for (OpAsmParser::Argument &argument : indices)
+    argument.type = index;
+  state.addAttribute(getExtentsAttrName(state.name),
+                     parser.getBuilder().getDenseI64ArrayAttr(extents));
+  Region *body = state.addRegion();
+  if (parser.parseOptionalAttrDictWithKeyword(state.attributes) ||
+      parser.parseRegion(*body, indices))
+    return failure();
+  ensureTerminator(*body, parser.getBuilder(), state.location);
+  return success();
+}
+
+void ParallelOp::print(OpAsmPrinter &printer) {
+  printer << " (";
+  llvm::interleaveComma(getBody().getArguments(), printer,
+                        [&](BlockArgument index) { printer.printOperand(index); });
+  printer << ") in (";
+  llvm::interleaveComma(getExtents(), printer);
+  printer << ")";
+  printer.printOptionalAttrDictWithKeyword((*this)->getAttrs(), {getExtentsAttrName()});
+  printBody(printer, getBody());
+}
+
+//===----------------------------------------------------------------------===//
+// Generated definitions
+//===----------------------------------------------------------------------===//
+
+#include "TileDialect.cpp.inc"
+#include "TileEnums.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "TileAttrs.cpp.inc"
+
+#define GET_OP_CLASSES
+#include "TileOps.cpp.inc"
+
+void TileDialect::initialize() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "TileAttrs.cpp.inc"
+      >();
+  addOperations<
+#define GET_OP_LIST
+#include "TileOps.cpp.inc"
+      >();
+}

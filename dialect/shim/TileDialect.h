@@ -1,0 +1,24 @@
+//===- TileDialect.h - C++ declarations generated from the ODS ------------===//
+
+#ifndef TILE_DIALECT_H
+#define TILE_DIALECT_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "TileDialect.h.inc"
+#include "TileEnums.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "TileAttrs.h.inc"
+
+#define GET_OP_CLASSES
+#include "TileOps.h.inc"
+
+#endif // TILE_DIALECT_H

@@ -1,0 +1,61 @@
+//===- TileShim.h - the C boundary between the Rust crates and C++ --------===//
+//
+// The thin C++ layer exists only where MLIR's C API has a hole: ODS-generated op classes, custom op
+// syntax, dialect registration, the global pass registry and MlirOptMain. Everything with behaviour
+// (verifiers, rewrite patterns, passes) is Rust, reached from C++ through the hooks installed here.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILE_SHIM_H
+#define TILE_SHIM_H
+
+#include "mlir-c/IR.h"
+#include "mlir-c/Pass.h"
+#include "mlir-c/Rewrite.h"
+#include <stdbool.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// Receives one diagnostic message from Rust.
+typedef void (*TileMessageSink)(void *userData, MlirStringRef message);
+/// Verifies one tile op; on failure calls `sink` once with the message and returns false.
+typedef bool (*TileVerifyHook)(MlirOperation op, TileMessageSink sink, void *userData);
+/// Adds the canonicalization patterns of the op named `opName` to `patterns`.
+typedef void (*TileCanonicalizeHook)(MlirStringRef opName, MlirRewritePatternSet patterns,
+                                     MlirContext context);
+/// Creates pass number `id` of those Rust registered (see tileShimRegisterPass).
+typedef MlirPass (*TilePassFactory)(int32_t id);
+
+/// Installs the Rust verifier and canonicalization hooks. Idempotent.
+void tileShimSetHooks(TileVerifyHook verify, TileCanonicalizeHook canonicalize);
+/// Returns the handle of the tile dialect.
+MlirDialectHandle tileShimGetDialectHandle(void);
+/// Inserts the tile dialect into a C++ `mlir::DialectRegistry *` (the plugin callback's argument).
+void tileShimInsertDialect(void *registry);
+
+/// Memory level of a memref type: 0 global, 1 shared, 2 fragment, -1 other memory space,
+/// -2 not a memref.
+int32_t tileShimMemoryLevel(MlirType type);
+/// Returns `#tile.fragment`.
+MlirAttribute tileShimFragmentSpaceGet(MlirContext context);
+/// Returns `#gpu.address_space<workgroup>`.
+MlirAttribute tileShimWorkgroupSpaceGet(MlirContext context);
+/// Returns the reduction-kind attribute for `kind` (0 sum .. 4 absmax).
+MlirAttribute tileShimReductionKindGet(MlirContext context, int32_t kind);
+/// Returns the reduction kind held by `attr`, or -1 when it is not one.
+int32_t tileShimReductionKindValue(MlirAttribute attr);
+
+/// Registers a pass in MLIR's global registry so that `--pass-pipeline=` finds it; the registry
+/// creates instances by calling `factory(id)`.
+void tileShimRegisterPass(TilePassFactory factory, int32_t id);
+/// Runs MlirOptMain with every upstream dialect, extension and pass plus the tile dialect.
+int tileShimOptMain(int argc, char **argv);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif // TILE_SHIM_H

@@ -1,0 +1,62 @@
+//! The element types tile buffers may hold.
+
+use melior::ir::Type;
+use std::fmt;
+
+/// An element type the contract allows in tiles.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Element {
+    /// IEEE half precision.
+    F16,
+    /// bfloat16.
+    BF16,
+    /// IEEE single precision (accumulators and epilogues).
+    F32,
+    /// 8-bit float, 4 exponent bits, 3 mantissa bits, finite only.
+    F8E4M3FN,
+    /// Signless 8-bit integer.
+    I8,
+    /// Signless 32-bit integer (accumulator of i8 products).
+    I32,
+}
+
+/// The element types, as the contract lists them (for messages).
+pub const ALLOWED: &str = "f16, bf16, f32, f8E4M3FN, i8 or i32";
+
+impl Element {
+    /// Returns the element kind of `type`, or `None` when tiles cannot hold it.
+    pub fn of(r#type: Type) -> Option<Self> {
+        Some(match r#type.to_string().as_str() {
+            "f16" => Self::F16,
+            "bf16" => Self::BF16,
+            "f32" => Self::F32,
+            "f8E4M3FN" => Self::F8E4M3FN,
+            "i8" => Self::I8,
+            "i32" => Self::I32,
+            _ => return None,
+        })
+    }
+
+    /// Returns true for the floating-point kinds.
+    pub fn is_float(self) -> bool {
+        !matches!(self, Self::I8 | Self::I32)
+    }
+
+    /// Returns the MLIR spelling of the type.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::F16 => "f16",
+            Self::BF16 => "bf16",
+            Self::F32 => "f32",
+            Self::F8E4M3FN => "f8E4M3FN",
+            Self::I8 => "i8",
+            Self::I32 => "i32",
+        }
+    }
+}
+
+impl fmt::Display for Element {
+    fn fmt(&self, formatter: &mut fmt::Formatter) -> fmt::Result {
+        formatter.write_str(self.name())
+    }
+}

@@ -1,0 +1,263 @@
+//! Typed builders for every tile op, and typed views of the ops with structured operands.
+//!
+//! Builders check what they can before building and return [`Error::InvalidArgument`] otherwise;
+//! the op's verifier (run by `Operation::verify` or a pass manager) checks the rest.
+
+use crate::{Error, Result, ffi};
+use melior::{
+    Context,
+    ir::{
+        Attribute, Block, BlockLike, Identifier, Location, Operation, Region, RegionLike, Type,
+        TypeLike, Value, ValueLike,
+        attribute::{BoolAttribute, DenseI32ArrayAttribute, DenseI64ArrayAttribute, IntegerAttribute},
+        operation::{OperationBuilder, OperationLike},
+        r#type::{IntegerType, MemRefType},
+    },
+};
+
+/// How `tile.reduce` combines elements.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReductionKind {
+    /// Sum of the elements.
+    Sum = 0,
+    /// Largest element.
+    Max = 1,
+    /// Smallest element.
+    Min = 2,
+    /// Sum of absolute values.
+    AbsSum = 3,
+    /// Largest absolute value.
+    AbsMax = 4,
+}
+
+/// Returns the type of a shared tile: `memref<shape x element, #gpu.address_space<workgroup>>`.
+pub fn shared_type<'c>(context: &'c Context, shape: &[i64], element: Type<'c>) -> MemRefType<'c> {
+    let space = unsafe { Attribute::from_raw(ffi::tileShimWorkgroupSpaceGet(context.to_raw())) };
+    MemRefType::new(element, shape, None, Some(space))
+}
+
+/// Returns the type of a fragment: `memref<shape x element, #tile.fragment>`.
+pub fn fragment_type<'c>(context: &'c Context, shape: &[i64], element: Type<'c>) -> MemRefType<'c> {
+    crate::load(context);
+    let space = unsafe { Attribute::from_raw(ffi::tileShimFragmentSpaceGet(context.to_raw())) };
+    MemRefType::new(element, shape, None, Some(space))
+}
+
+/// Returns a block with `count` `index` arguments: the body of a kernel (block indices), a pipelined
+/// loop (one induction variable) or a parallel loop nest (one index per dimension).
+pub fn body_block<'c>(context: &'c Context, count: usize, location: Location<'c>) -> Block<'c> {
+    Block::new(&vec![(Type::index(context), location); count])
+}
+
+fn attribute<'c>(context: &'c Context, name: &str, value: Attribute<'c>) -> (Identifier<'c>, Attribute<'c>) {
+    (Identifier::new(context, name), value)
+}
+
+fn i64_attribute(context: &Context, value: i64) -> Attribute<'_> {
+    IntegerAttribute::new(IntegerType::new(context, 64).into(), value).into()
+}
+
+/// Ends `body` with the implicit `tile.yield` and wraps it in a region.
+fn body_region<'c>(body: Block<'c>, location: Location<'c>) -> Region<'c> {
+    if body.terminator().is_none() {
+        body.append_operation(yield_(location));
+    }
+    let region = Region::new();
+    region.append_block(body);
+    region
+}
+
+fn expect_arguments(op: &str, body: &Block, expected: usize) -> Result<()> {
+    if body.argument_count() == expected {
+        Ok(())
+    } else {
+        Err(Error::InvalidArgument(format!(
+            "{op} expects a body with {expected} index arguments, but got {}",
+            body.argument_count()
+        )))
+    }
+}
+
+/// Creates `tile.yield`.
+pub fn yield_(location: Location) -> Operation {
+    OperationBuilder::new("tile.yield", location).build().expect("tile.yield has no operands")
+}
+
+/// Creates `tile.kernel grid(grid...) threads(threads) (body's arguments) { body }`. The body needs
+/// one `index` argument per grid dimension (see [`body_block`]); its terminator is added.
+pub fn kernel<'c>(
+    context: &'c Context,
+    grid: &[Value<'c, '_>],
+    threads: i64,
+    body: Block<'c>,
+    location: Location<'c>,
+) -> Result<Operation<'c>> {
+    expect_arguments("tile.kernel", &body, grid.len())?;
+    Ok(OperationBuilder::new("tile.kernel", location)
+        .add_operands(grid)
+        .add_attributes(&[attribute(context, "threads", i64_attribute(context, threads))])
+        .add_regions([body_region(body, location)])
+        .build()?)
+}
+
+/// Creates `tile.pipelined %k = lower to upper [step step] stages(stages) { body }`. The body needs one
+/// `index` argument, the induction variable.
+#[allow(clippy::too_many_arguments)]
+pub fn pipelined<'c>(
+    context: &'c Context,
+    lower: Value<'c, '_>,
+    upper: Value<'c, '_>,
+    step: Option<Value<'c, '_>>,
+    stages: i64,
+    body: Block<'c>,
+    location: Location<'c>,
+) -> Result<Operation<'c>> {
+    expect_arguments("tile.pipelined", &body, 1)?;
+    let mut operands = vec![lower, upper];
+    operands.extend(step);
+    Ok(OperationBuilder::new("tile.pipelined", location)
+        .add_operands(&operands)
+        .add_attributes(&[attribute(context, "stages", i64_attribute(context, stages))])
+        .add_regions([body_region(body, location)])
+        .build()?)
+}
+
+/// Creates `tile.parallel (indices) in (extents) { body }`. The body needs one `index` argument per
+/// extent.
+pub fn parallel<'c>(
+    context: &'c Context,
+    extents: &[i64],
+    body: Block<'c>,
+    location: Location<'c>,
+) -> Result<Operation<'c>> {
+    expect_arguments("tile.parallel", &body, extents.len())?;
+    Ok(OperationBuilder::new("tile.parallel", location)
+        .add_attributes(&[attribute(
+            context,
+            "extents",
+            DenseI64ArrayAttribute::new(context, extents).into(),
+        )])
+        .add_regions([body_region(body, location)])
+        .build()?)
+}
+
+/// Creates `tile.alloc_shared : type` (see [`shared_type`]).
+pub fn alloc_shared<'c>(r#type: MemRefType<'c>, location: Location<'c>) -> Result<Operation<'c>> {
+    Ok(OperationBuilder::new("tile.alloc_shared", location).add_results(&[r#type.into()]).build()?)
+}
+
+/// Creates `tile.alloc_fragment : type` (see [`fragment_type`]).
+pub fn alloc_fragment<'c>(r#type: MemRefType<'c>, location: Location<'c>) -> Result<Operation<'c>> {
+    Ok(OperationBuilder::new("tile.alloc_fragment", location).add_results(&[r#type.into()]).build()?)
+}
+
+/// Creates `tile.copy src[src_offsets], dst[dst_offsets]` (offsets on at most one side).
+pub fn copy<'c>(
+    context: &'c Context,
+    src: Value<'c, '_>,
+    src_offsets: &[Value<'c, '_>],
+    dst: Value<'c, '_>,
+    dst_offsets: &[Value<'c, '_>],
+    location: Location<'c>,
+) -> Result<Operation<'c>> {
+    let mut operands = vec![src];
+    operands.extend_from_slice(src_offsets);
+    operands.push(dst);
+    operands.extend_from_slice(dst_offsets);
+    let segments = [1, src_offsets.len() as i32, 1, dst_offsets.len() as i32];
+    Ok(OperationBuilder::new("tile.copy", location)
+        .add_operands(&operands)
+        .add_attributes(&[attribute(
+            context,
+            "operandSegmentSizes",
+            DenseI32ArrayAttribute::new(context, &segments).into(),
+        )])
+        .build()?)
+}
+
+/// Creates `tile.gemm a, b, c {transpose_a?, transpose_b?}`: `c += op(a) * op(b)`.
+pub fn gemm<'c>(
+    context: &'c Context,
+    [a, b, c]: [Value<'c, '_>; 3],
+    transpose_a: bool,
+    transpose_b: bool,
+    location: Location<'c>,
+) -> Result<Operation<'c>> {
+    let unit = Attribute::unit(context);
+    let flags: Vec<_> = [("transpose_a", transpose_a), ("transpose_b", transpose_b)]
+        .into_iter()
+        .filter(|(_, set)| *set)
+        .map(|(name, _)| attribute(context, name, unit))
+        .collect();
+    Ok(OperationBuilder::new("tile.gemm", location)
+        .add_operands(&[a, b, c])
+        .add_attributes(&flags)
+        .build()?)
+}
+
+/// Creates `tile.fill dst, value`.
+pub fn fill<'c>(dst: Value<'c, '_>, value: Value<'c, '_>, location: Location<'c>) -> Result<Operation<'c>> {
+    Ok(OperationBuilder::new("tile.fill", location).add_operands(&[dst, value]).build()?)
+}
+
+/// Creates `tile.reduce <kind> src, dst dim(dim) {clear = clear}`.
+pub fn reduce<'c>(
+    context: &'c Context,
+    kind: ReductionKind,
+    src: Value<'c, '_>,
+    dst: Value<'c, '_>,
+    dim: i64,
+    clear: bool,
+    location: Location<'c>,
+) -> Result<Operation<'c>> {
+    crate::load(context);
+    let kind = unsafe { Attribute::from_raw(ffi::tileShimReductionKindGet(context.to_raw(), kind as i32)) };
+    Ok(OperationBuilder::new("tile.reduce", location)
+        .add_operands(&[src, dst])
+        .add_attributes(&[
+            attribute(context, "kind", kind),
+            attribute(context, "dim", i64_attribute(context, dim)),
+            attribute(context, "clear", BoolAttribute::new(context, clear).into()),
+        ])
+        .build()?)
+}
+
+/// The operands of a `tile.copy`, split into its two sides.
+pub struct CopyParts<'c, 'a> {
+    /// The buffer read.
+    pub src: Value<'c, 'a>,
+    /// The tile's origin in `src` (empty when `src` is the tile).
+    pub src_offsets: Vec<Value<'c, 'a>>,
+    /// The buffer written.
+    pub dst: Value<'c, 'a>,
+    /// The tile's origin in `dst` (empty when `dst` is the tile).
+    pub dst_offsets: Vec<Value<'c, 'a>>,
+}
+
+/// Returns the two sides of a `tile.copy`. Buffers are memrefs and offsets are `index` values, so the
+/// operand types tell where one side ends.
+pub fn copy_parts<'c: 'a, 'a>(copy: &impl OperationLike<'c, 'a>) -> Option<CopyParts<'c, 'a>> {
+    let operands: Vec<Value<'c, 'a>> = copy.operands().collect();
+    let split = 1 + operands[1..].iter().position(|value| value.r#type().is_mem_ref())?;
+    Some(CopyParts {
+        src: operands[0],
+        src_offsets: operands[1..split].to_vec(),
+        dst: operands[split],
+        dst_offsets: operands[split + 1..].to_vec(),
+    })
+}
+
+/// Returns the value of an integer attribute of `op`.
+pub fn integer_attribute<'c: 'a, 'a>(op: &impl OperationLike<'c, 'a>, name: &str) -> Option<i64> {
+    op.attribute(name).ok().and_then(|attr| IntegerAttribute::try_from(attr).ok()).map(|attr| attr.value())
+}
+
+/// Returns the value of an `arith.constant` of integer or index type that defines `value`.
+pub fn constant_integer(value: Value) -> Option<i64> {
+    let result = melior::ir::operation::OperationResult::try_from(value).ok()?;
+    let owner = result.owner();
+    if owner.name().as_string_ref().as_str().ok()? != "arith.constant" {
+        return None;
+    }
+    integer_attribute(&owner, "value")
+}

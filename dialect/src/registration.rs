@@ -1,0 +1,106 @@
+//! Registration: the dialect (with its Rust hooks) and passes in MLIR's global registry.
+
+use crate::{canonicalize, diagnostics::catch_panic, ffi, verify};
+use melior::{
+    Context, StringRef,
+    dialect::{Dialect, DialectHandle, DialectRegistry},
+    ir::operation::OperationRef,
+    pass::Pass,
+};
+use mlir_sys::{MlirContext, MlirOperation, MlirPass, MlirRewritePatternSet, MlirStringRef};
+use std::{
+    collections::HashSet,
+    ffi::c_void,
+    sync::{Mutex, Once},
+};
+
+static HOOKS: Once = Once::new();
+
+/// Installs the Rust verifiers and canonicalization patterns into the C++ op classes. Every
+/// registration entry point calls it; calling it again does nothing.
+pub fn install_hooks() {
+    HOOKS.call_once(|| unsafe { ffi::tileShimSetHooks(verify_hook, canonicalize_hook) });
+}
+
+unsafe extern "C" fn verify_hook(
+    op: MlirOperation,
+    sink: ffi::MessageSink,
+    user_data: *mut c_void,
+) -> bool {
+    let outcome = catch_panic(|| verify::verify_op(unsafe { OperationRef::from_raw(op) }));
+    let message = match outcome {
+        Ok(Ok(())) => return true,
+        Ok(Err(message)) => message,
+        Err(panic) => format!("{panic} (in the Rust verifier)"),
+    };
+    unsafe { sink(user_data, StringRef::new(&message).to_raw()) };
+    false
+}
+
+unsafe extern "C" fn canonicalize_hook(
+    op_name: MlirStringRef,
+    patterns: MlirRewritePatternSet,
+    context: MlirContext,
+) {
+    let name = unsafe { StringRef::from_raw(op_name) }.as_str().unwrap_or("").to_owned();
+    // A panic here only loses patterns; it must not unwind into C++.
+    let _ = catch_panic(|| {
+        let context = unsafe { melior::ContextRef::from_raw(context) };
+        for pattern in canonicalize::patterns_for(unsafe { context.to_ref() }, &name) {
+            unsafe { mlir_sys::mlirRewritePatternSetAdd(patterns, pattern.into_raw()) };
+        }
+    });
+}
+
+/// Returns the handle of the tile dialect (with its hooks installed).
+pub fn dialect_handle() -> DialectHandle {
+    install_hooks();
+    unsafe { DialectHandle::from_raw(ffi::tileShimGetDialectHandle()) }
+}
+
+/// Registers the tile dialect in `registry`.
+pub fn register(registry: &DialectRegistry) {
+    dialect_handle().insert_dialect(registry);
+}
+
+/// Loads the tile dialect (and the dialects it depends on) into `context`.
+pub fn load(context: &Context) -> Dialect<'_> {
+    dialect_handle().load_dialect(context)
+}
+
+/// Inserts the tile dialect into a C++ `mlir::DialectRegistry`.
+///
+/// # Safety
+///
+/// `registry` must point to a live `mlir::DialectRegistry` (the argument of an MLIR dialect-plugin
+/// callback).
+pub unsafe fn insert_into_cxx_registry(registry: *mut c_void) {
+    install_hooks();
+    unsafe { ffi::tileShimInsertDialect(registry) }
+}
+
+/// The passes registered so far: their constructors, indexed by the id handed to C++.
+static PASSES: Mutex<Vec<fn() -> Pass>> = Mutex::new(Vec::new());
+static REGISTERED_ARGUMENTS: Mutex<Option<HashSet<String>>> = Mutex::new(None);
+
+unsafe extern "C" fn create_registered_pass(id: i32) -> MlirPass {
+    let create = PASSES.lock().unwrap_or_else(|poison| poison.into_inner())[id as usize];
+    create().to_raw()
+}
+
+/// Registers the pass made by `create` in MLIR's global pass registry under `argument`, so that
+/// `--pass-pipeline=` finds it (in `tile-opt` and in stock `mlir-opt` with the plugin). Registering
+/// the same argument twice does nothing.
+pub fn register_pass(argument: &str, create: fn() -> Pass) {
+    install_hooks();
+    let mut arguments = REGISTERED_ARGUMENTS.lock().unwrap_or_else(|poison| poison.into_inner());
+    if !arguments.get_or_insert_with(HashSet::new).insert(argument.to_owned()) {
+        return;
+    }
+    let id = {
+        let mut passes = PASSES.lock().unwrap_or_else(|poison| poison.into_inner());
+        passes.push(create);
+        passes.len() - 1
+    };
+    unsafe { ffi::tileShimRegisterPass(create_registered_pass, id as i32) };
+}

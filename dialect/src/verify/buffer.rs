@@ -1,0 +1,77 @@
+//! What the verifiers need to know about one buffer operand.
+
+use crate::{element, element::Element, level::MemoryLevel, level::memory_level};
+use melior::ir::{
+    ShapedTypeLike, Value, ValueLike,
+    r#type::{DimSize, MemRefType},
+};
+
+/// A buffer operand: its level, shape (`None` for a dynamic size) and element type.
+pub struct Buffer {
+    pub level: MemoryLevel,
+    pub shape: Vec<Option<u64>>,
+    pub element: Element,
+    /// The type as written, for messages.
+    pub text: String,
+}
+
+impl Buffer {
+    /// Describes `value`, or explains why it cannot be a tile buffer. `role` names the operand.
+    pub fn of(value: Value, role: &str) -> Result<Self, String> {
+        let r#type = value.r#type();
+        let memref = MemRefType::try_from(r#type)
+            .map_err(|_| format!("expects {role} to be a memref, but got {type}"))?;
+        let level = memory_level(r#type).ok_or_else(|| {
+            format!(
+                "expects {role} in global memory (no memory space or #gpu.address_space<global>), \
+                 shared memory (#gpu.address_space<workgroup>) or a fragment (#tile.fragment), but \
+                 got {type}"
+            )
+        })?;
+        let element = Element::of(memref.element()).ok_or_else(|| {
+            format!(
+                "expects {role} to hold {}, but got element type {}",
+                element::ALLOWED,
+                memref.element()
+            )
+        })?;
+        let shape = (0..memref.rank())
+            .map(|dim| match memref.dim_size(dim) {
+                Ok(DimSize::Static(size)) => Some(size),
+                _ => None,
+            })
+            .collect();
+        Ok(Self { level, shape, element, text: r#type.to_string() })
+    }
+
+    /// Returns the static shape, or explains that `role` must have one.
+    pub fn static_shape(&self, role: &str) -> Result<Vec<u64>, String> {
+        self.shape
+            .iter()
+            .copied()
+            .collect::<Option<Vec<u64>>>()
+            .ok_or_else(|| format!("expects {role} to have a static shape, but got {}", self.text))
+    }
+
+    /// Returns true when this buffer is on-chip (shared memory or a fragment).
+    pub fn on_chip(&self) -> bool {
+        self.level != MemoryLevel::Global
+    }
+}
+
+/// Formats a shape as MLIR does (`128x32`, `?` for dynamic sizes, `scalar` for rank 0).
+pub fn shape_text(shape: &[Option<u64>]) -> String {
+    if shape.is_empty() {
+        return "scalar".into();
+    }
+    shape
+        .iter()
+        .map(|size| size.map_or("?".to_string(), |size| size.to_string()))
+        .collect::<Vec<_>>()
+        .join("x")
+}
+
+/// Formats a static shape.
+pub fn static_shape_text(shape: &[u64]) -> String {
+    shape_text(&shape.iter().copied().map(Some).collect::<Vec<_>>())
+}

@@ -1,0 +1,132 @@
+//! Rules for the compute ops: `tile.gemm`, `tile.fill`, `tile.reduce`.
+
+use super::{
+    Verdict,
+    buffer::{Buffer, static_shape_text},
+};
+use crate::{element::Element, level::MemoryLevel, ffi};
+use melior::ir::{
+    AttributeLike, ValueLike,
+    operation::{OperationLike, OperationRef},
+    r#type::MemRefType,
+    ShapedTypeLike,
+};
+
+fn operand<'c, 'a>(op: &OperationRef<'c, 'a>, index: usize) -> Result<melior::ir::Value<'c, 'a>, String> {
+    op.operand(index).map_err(|error| error.to_string())
+}
+
+/// Returns the static 2-D shape of a gemm operand.
+fn matrix(buffer: &Buffer, role: &str) -> Result<[u64; 2], String> {
+    let shape = buffer.static_shape(role)?;
+    match shape[..] {
+        [rows, columns] => Ok([rows, columns]),
+        _ => Err(format!("expects {role} to be 2-D, but got {}", buffer.text)),
+    }
+}
+
+pub fn gemm(op: OperationRef) -> Verdict {
+    let a = Buffer::of(operand(&op, 0)?, "A")?;
+    let b = Buffer::of(operand(&op, 1)?, "B")?;
+    let c = Buffer::of(operand(&op, 2)?, "C")?;
+    if a.level == MemoryLevel::Global {
+        return Err(format!("expects A in shared memory or a fragment, but got {}", a.level));
+    }
+    if b.level != MemoryLevel::Shared {
+        return Err(format!("expects B in shared memory, but got {}", b.level));
+    }
+    if c.level != MemoryLevel::Fragment {
+        return Err(format!("expects C in a fragment, but got {}", c.level));
+    }
+    let [a_rows, a_columns] = matrix(&a, "A")?;
+    let [b_rows, b_columns] = matrix(&b, "B")?;
+    let [c_rows, c_columns] = matrix(&c, "C")?;
+    let (m, k) = if op.has_attribute("transpose_a") { (a_columns, a_rows) } else { (a_rows, a_columns) };
+    let (b_k, n) = if op.has_attribute("transpose_b") { (b_columns, b_rows) } else { (b_rows, b_columns) };
+    if k != b_k {
+        return Err(format!(
+            "expects the K of A and B to agree, but got K = {k} for A ({}) and K = {b_k} for B ({})",
+            static_shape_text(&[a_rows, a_columns]),
+            static_shape_text(&[b_rows, b_columns])
+        ));
+    }
+    if [c_rows, c_columns] != [m, n] {
+        return Err(format!(
+            "expects C to be MxN = {m}x{n}, but got {}",
+            static_shape_text(&[c_rows, c_columns])
+        ));
+    }
+    if a.element != b.element {
+        return Err(format!(
+            "expects A and B to have one element type, but got {} and {}",
+            a.element, b.element
+        ));
+    }
+    let accumulator = match a.element {
+        Element::F16 | Element::BF16 | Element::F8E4M3FN => Element::F32,
+        Element::I8 => Element::I32,
+        other => {
+            return Err(format!(
+                "expects A and B to hold f16, bf16, f8E4M3FN or i8, but got {other}"
+            ));
+        }
+    };
+    if c.element != accumulator {
+        return Err(format!(
+            "expects C to accumulate in {accumulator} for {} inputs, but got {}",
+            a.element, c.element
+        ));
+    }
+    Ok(())
+}
+
+pub fn fill(op: OperationRef) -> Verdict {
+    let dst_value = operand(&op, 0)?;
+    let dst = Buffer::of(dst_value, "the filled tile")?;
+    if !dst.on_chip() {
+        return Err("expects the filled tile in shared memory or a fragment, but got global memory".into());
+    }
+    dst.static_shape("the filled tile")?;
+    let element = MemRefType::try_from(dst_value.r#type()).map_err(|error| error.to_string())?.element();
+    let value = operand(&op, 1)?.r#type();
+    if value != element {
+        return Err(format!(
+            "expects a fill value of the tile's element type {element}, but got {value}"
+        ));
+    }
+    Ok(())
+}
+
+pub fn reduce(op: OperationRef) -> Verdict {
+    let kind = op.attribute("kind").map(|attr| unsafe { ffi::tileShimReductionKindValue(attr.to_raw()) });
+    if !matches!(kind, Ok(0..=4)) {
+        return Err("expects a reduction kind (sum, max, min, abssum or absmax)".into());
+    }
+    let src = Buffer::of(operand(&op, 0)?, "the source")?;
+    let dst = Buffer::of(operand(&op, 1)?, "the result")?;
+    for (buffer, role) in [(&src, "the source"), (&dst, "the result")] {
+        if !buffer.on_chip() {
+            return Err(format!("expects {role} in shared memory or a fragment, but got global memory"));
+        }
+        if !buffer.element.is_float() {
+            return Err(format!("expects {role} to hold floating-point elements, but got {}", buffer.element));
+        }
+    }
+    let src_shape = src.static_shape("the source")?;
+    let dst_shape = dst.static_shape("the result")?;
+    let dim = crate::ops::integer_attribute(&op, "dim").unwrap_or(-1);
+    if dim < 0 || dim as usize >= src_shape.len() {
+        return Err(format!("expects dim in [0, {}), but got {dim}", src_shape.len()));
+    }
+    let mut expected = src_shape.clone();
+    expected.remove(dim as usize);
+    if dst_shape != expected {
+        return Err(format!(
+            "expects a result of shape {} (the source {} without dim {dim}), but got {}",
+            static_shape_text(&expected),
+            static_shape_text(&src_shape),
+            static_shape_text(&dst_shape)
+        ));
+    }
+    Ok(())
+}

@@ -1,0 +1,73 @@
+//! Rules for `tile.copy`: which side is the tile, and that offsets match the other side.
+
+use super::{
+    Verdict,
+    buffer::{Buffer, shape_text, static_shape_text},
+};
+use crate::ops::copy_parts;
+use melior::ir::operation::OperationRef;
+
+pub fn copy(op: OperationRef) -> Verdict {
+    let parts = copy_parts(&op).ok_or("expects a source and a destination memref")?;
+    let src = Buffer::of(parts.src, "the source")?;
+    let dst = Buffer::of(parts.dst, "the destination")?;
+    match (parts.src_offsets.len(), parts.dst_offsets.len()) {
+        (0, 0) => whole_tiles(&src, &dst),
+        (offsets, 0) => tile_in_buffer(&dst, "destination", &src, "source", offsets),
+        (0, offsets) => tile_in_buffer(&src, "source", &dst, "destination", offsets),
+        _ => Err("expects offsets on at most one side (the other side is the tile), but got offsets \
+                  on both"
+            .into()),
+    }
+}
+
+/// Without offsets both sides are tiles of one static shape.
+fn whole_tiles(src: &Buffer, dst: &Buffer) -> Verdict {
+    let src_shape = src.static_shape("the source")?;
+    let dst_shape = dst.static_shape("the destination")?;
+    if src_shape != dst_shape {
+        return Err(format!(
+            "expects the source and destination to have the same tile shape when neither has \
+             offsets, but got {} and {}",
+            static_shape_text(&src_shape),
+            static_shape_text(&dst_shape)
+        ));
+    }
+    Ok(())
+}
+
+/// `tile` (the side without offsets) is placed at `offsets` in `buffer`.
+fn tile_in_buffer(tile: &Buffer, tile_role: &str, buffer: &Buffer, buffer_role: &str, offsets: usize) -> Verdict {
+    let rank = buffer.shape.len();
+    if offsets != rank {
+        return Err(format!(
+            "expects one offset per dimension of the {buffer_role} ({rank}), but got {offsets}"
+        ));
+    }
+    let tile_shape = tile.static_shape(&format!("the {tile_role} (the tile)"))?;
+    if tile_shape.len() != rank {
+        return Err(format!(
+            "expects the tile ({tile_role}, {}) to have the rank of the {buffer_role} ({rank}), but \
+             got rank {}",
+            static_shape_text(&tile_shape),
+            tile_shape.len()
+        ));
+    }
+    // Global buffers clip a tile that reaches past their end; on-chip buffers cannot hold a larger
+    // tile at any offset.
+    if buffer.on_chip() {
+        let too_large = tile_shape
+            .iter()
+            .zip(&buffer.shape)
+            .any(|(tile, size)| size.is_some_and(|size| *tile > size));
+        if too_large {
+            return Err(format!(
+                "expects the tile ({}) to fit in the {buffer_role} in {} ({}), but it does not",
+                static_shape_text(&tile_shape),
+                buffer.level,
+                shape_text(&buffer.shape)
+            ));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,32 @@
+//! Verifiers of the tile ops, called from the generated C++ `verify()` methods.
+//!
+//! Each rule returns `Err(message)`; the shim reports it as `'tile.x' op <message>` at the op's
+//! location. Messages read "expects ..., but got ...". Generic structure (operand counts, that
+//! buffers are memrefs, that offsets are `index`) is checked by the ODS-generated code first.
+
+mod buffer;
+mod compute;
+mod copy;
+mod regions;
+
+use melior::ir::operation::{OperationLike, OperationRef};
+
+/// The outcome of one rule.
+pub type Verdict = Result<(), String>;
+
+/// Verifies one tile op.
+pub fn verify_op(op: OperationRef) -> Verdict {
+    let name = op.name();
+    match name.as_string_ref().as_str().unwrap_or_default() {
+        "tile.kernel" => regions::kernel(op),
+        "tile.pipelined" => regions::pipelined(op),
+        "tile.parallel" => regions::parallel(op),
+        "tile.alloc_shared" => regions::alloc(op, crate::level::MemoryLevel::Shared),
+        "tile.alloc_fragment" => regions::alloc(op, crate::level::MemoryLevel::Fragment),
+        "tile.copy" => copy::copy(op),
+        "tile.gemm" => compute::gemm(op),
+        "tile.fill" => compute::fill(op),
+        "tile.reduce" => compute::reduce(op),
+        _ => Ok(()),
+    }
+}

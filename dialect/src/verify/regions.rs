@@ -1,0 +1,106 @@
+//! Rules for the region ops (`tile.kernel`, `tile.pipelined`, `tile.parallel`) and the allocations
+//! that only live inside a kernel.
+
+use super::{Verdict, buffer::Buffer};
+use crate::{
+    level::MemoryLevel,
+    ops::{constant_integer, integer_attribute},
+};
+use melior::ir::{
+    BlockLike, RegionLike, TypeLike, ValueLike,
+    attribute::DenseI64ArrayAttribute,
+    operation::{OperationLike, OperationRef},
+};
+
+/// The largest block the GPUs we target can launch.
+const MAX_THREADS: i64 = 1024;
+
+/// Checks that the body's arguments are `expected` values of type `index`.
+fn index_arguments(op: OperationRef, expected: usize, what: &str) -> Verdict {
+    let Some(body) = op.region(0).ok().and_then(|region| region.first_block()) else {
+        return Err("expects a body block, but got an empty region".into());
+    };
+    if body.argument_count() != expected {
+        return Err(format!("expects {expected} {what}, but got {} body arguments", body.argument_count()));
+    }
+    for index in 0..expected {
+        let argument = body.argument(index).map_err(|error| error.to_string())?;
+        if !argument.r#type().is_index() {
+            return Err(format!("expects {what} of type index, but got {}", argument.r#type()));
+        }
+    }
+    Ok(())
+}
+
+pub fn kernel(op: OperationRef) -> Verdict {
+    let grid = op.operand_count();
+    if !(1..=3).contains(&grid) {
+        return Err(format!("expects 1 to 3 grid sizes, but got {grid}"));
+    }
+    let threads = integer_attribute(&op, "threads").unwrap_or(0);
+    if threads <= 0 || threads % 32 != 0 || threads > MAX_THREADS {
+        return Err(format!(
+            "expects threads to be a positive multiple of 32 and at most {MAX_THREADS}, but got {threads}"
+        ));
+    }
+    index_arguments(op, grid, "block indices (one per grid dimension)")
+}
+
+pub fn pipelined(op: OperationRef) -> Verdict {
+    let stages = integer_attribute(&op, "stages").unwrap_or(0);
+    if stages < 1 {
+        return Err(format!("expects stages >= 1, but got {stages}"));
+    }
+    if op.operand_count() == 3 {
+        let step = op.operand(2).map_err(|error| error.to_string())?;
+        if let Some(step) = constant_integer(step).filter(|step| *step <= 0) {
+            return Err(format!("expects a positive step, but got {step}"));
+        }
+    }
+    index_arguments(op, 1, "induction variable")
+}
+
+pub fn parallel(op: OperationRef) -> Verdict {
+    let extents = op
+        .attribute("extents")
+        .ok()
+        .and_then(|attr| DenseI64ArrayAttribute::try_from(attr).ok())
+        .ok_or("expects an extents array")?;
+    let extents: Vec<i64> = (0..extents.len()).filter_map(|index| extents.element(index).ok()).collect();
+    if extents.is_empty() || extents.iter().any(|extent| *extent <= 0) {
+        let text: Vec<String> = extents.iter().map(i64::to_string).collect();
+        return Err(format!("expects one or more positive extents, but got ({})", text.join(", ")));
+    }
+    index_arguments(op, extents.len(), "loop indices (one per extent)")
+}
+
+/// Returns true when `op` is nested (at any depth) in a `tile.kernel`.
+fn inside_kernel(op: OperationRef) -> bool {
+    let mut parent = op.parent_operation();
+    while let Some(current) = parent {
+        if current.name().as_string_ref().as_str() == Ok("tile.kernel") {
+            return true;
+        }
+        parent = current.parent_operation();
+    }
+    false
+}
+
+pub fn alloc(op: OperationRef, level: MemoryLevel) -> Verdict {
+    if !inside_kernel(op) {
+        return Err("expects to be nested in a tile.kernel (tiles live in the on-chip memory of one \
+                    block), but it is not"
+            .into());
+    }
+    let result = op.result(0).map_err(|error| error.to_string())?;
+    let tile = Buffer::of(result.into(), "the result")?;
+    if tile.level != level {
+        let space = match level {
+            MemoryLevel::Shared => "#gpu.address_space<workgroup>",
+            _ => "#tile.fragment",
+        };
+        return Err(format!("expects a result in memory space {space}, but got {}", tile.text));
+    }
+    tile.static_shape("the result")?;
+    Ok(())
+}

@@ -1,0 +1,271 @@
+//===- TileOps.td - tile operations -------------------------*- tablegen -*-===//
+//
+// Every op's verifier is written in Rust (dialect/src/verify/); the generated `verify()` methods call
+// it through the shim. Memory effects are declared per operand so that upstream CSE, DCE and
+// canonicalization stay sound around tile ops.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILE_OPS_TD
+#define TILE_OPS_TD
+
+include "TileDialect.td"
+include "TileAttrs.td"
+include "mlir/IR/OpBase.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+
+class Tile_Op<string mnemonic, list<Trait> traits = []> : Op<Tile_Dialect, mnemonic, traits> {
+  // Every tile op is verified in Rust.
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Region ops
+//===----------------------------------------------------------------------===//
+
+def Tile_YieldOp : Op<Tile_Dialect, "yield", [Pure, Terminator, ReturnLike,
+    ParentOneOf<["KernelOp", "PipelinedOp", "ParallelOp"]>]> {
+  let summary = "Terminator of the regions of tile.kernel, tile.pipelined and tile.parallel";
+  let description = [{
+    The `tile.yield` operation ends the body of a `tile.kernel`, `tile.pipelined` or `tile.parallel`.
+    It carries no values and is implicit in the custom form of its parents.
+
+    Example:
+
+    ```mlir
+    tile.yield
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+def Tile_KernelOp : Tile_Op<"kernel", [RecursiveMemoryEffects,
+    SingleBlockImplicitTerminator<"YieldOp">]> {
+  let summary = "One launch of a grid of blocks";
+  let description = [{
+    The `tile.kernel` operation is one GPU launch. `grid` gives the number of blocks in up to three
+    dimensions as `index` values; `threads` is the static number of threads of each block (a positive
+    multiple of 32, at most 1024). The body runs once per block; its arguments are the block's indices,
+    one per grid dimension. It lives inside an ordinary host `func.func` whose memref arguments are the
+    global tensors; lowering turns it into `gpu.launch` and an outlined `gpu.func`.
+
+    Tiles (`tile.alloc_shared`, `tile.alloc_fragment`) may only be allocated inside a kernel.
+
+    Example:
+
+    ```mlir
+    tile.kernel grid(%c32, %c32) threads(128) (%bx, %by) {
+      %As = tile.alloc_shared : memref<128x32xf16, #gpu.address_space<workgroup>>
+    }
+    ```
+  }];
+  let arguments = (ins
+    Arg<Variadic<Index>, "number of blocks in each grid dimension (1 to 3)">:$grid,
+    I64Attr:$threads);
+  let regions = (region SizedRegion<1>:$body);
+  let hasCustomAssemblyFormat = 1;
+  let extraClassDeclaration = [{
+    /// Returns the block indices, one per grid dimension.
+    ::mlir::Block::BlockArgListType getBlockIndices() { return getBody().getArguments(); }
+  }];
+}
+
+def Tile_PipelinedOp : Tile_Op<"pipelined", [RecursiveMemoryEffects,
+    SingleBlockImplicitTerminator<"YieldOp">]> {
+  let summary = "Software-pipelined loop over tiles";
+  let description = [{
+    The `tile.pipelined` operation is a loop from `lb` to `ub` (exclusive) by `step` (1 when absent)
+    whose copies into shared memory are software-pipelined `stages` deep: the copies of iteration
+    k + stages - 1 overlap the compute of iteration k. Its semantics are those of the plain loop;
+    `stages` must be at least 1 (1 means no overlap). The body's one argument is the induction variable.
+
+    Example:
+
+    ```mlir
+    tile.pipelined %k = %c0 to %c128 stages(3) {
+      %k0 = arith.muli %k, %c32 : index
+      tile.copy %A[%m0, %k0], %As : memref<4096x4096xf16>, memref<128x32xf16, #gpu.address_space<workgroup>>
+    }
+    ```
+  }];
+  let arguments = (ins
+    Arg<Index, "lower bound (inclusive)">:$lowerBound,
+    Arg<Index, "upper bound (exclusive)">:$upperBound,
+    Arg<Optional<Index>, "step (1 when absent)">:$step,
+    I64Attr:$stages);
+  let regions = (region SizedRegion<1>:$body);
+  let hasCustomAssemblyFormat = 1;
+  let hasCanonicalizer = 1;
+  let extraClassDeclaration = [{
+    /// Returns the induction variable.
+    ::mlir::BlockArgument getInductionVar() { return getBody().getArgument(0); }
+  }];
+}
+
+def Tile_ParallelOp : Tile_Op<"parallel", [RecursiveMemoryEffects,
+    SingleBlockImplicitTerminator<"YieldOp">]> {
+  let summary = "Elementwise loop nest over a tile shape";
+  let description = [{
+    The `tile.parallel` operation runs its body once for every index tuple of a static tile shape
+    (`extents`, all positive). Iterations are unordered: each runs exactly once, on whichever thread the
+    layout assigns it (for a fragment, the thread that holds that element). The body is written with
+    upstream `arith`/`math` ops and `memref.load`/`memref.store` on tiles.
+
+    Example:
+
+    ```mlir
+    tile.parallel (%i, %j) in (128, 128) {
+      %v = memref.load %Cf[%i, %j] : memref<128x128xf32, #tile.fragment>
+      %r = arith.maximumf %v, %zero : f32
+      memref.store %r, %Cf[%i, %j] : memref<128x128xf32, #tile.fragment>
+    }
+    ```
+  }];
+  let arguments = (ins DenseI64ArrayAttr:$extents);
+  let regions = (region SizedRegion<1>:$body);
+  let hasCustomAssemblyFormat = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Allocation
+//===----------------------------------------------------------------------===//
+
+def Tile_AllocSharedOp : Tile_Op<"alloc_shared"> {
+  let summary = "Allocation of a tile in the shared memory of a block";
+  let description = [{
+    The `tile.alloc_shared` operation allocates a statically shaped tile in the shared memory of the
+    enclosing `tile.kernel`'s block. The result type is a `memref` with static shape and memory space
+    `#gpu.address_space<workgroup>`. It is only legal inside a `tile.kernel`.
+
+    Example:
+
+    ```mlir
+    %As = tile.alloc_shared : memref<128x32xf16, #gpu.address_space<workgroup>>
+    ```
+  }];
+  let results = (outs Res<AnyMemRef, "the shared tile", [MemAlloc<DefaultResource>]>:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+}
+
+def Tile_AllocFragmentOp : Tile_Op<"alloc_fragment"> {
+  let summary = "Allocation of a tile in registers spread over the threads of a block";
+  let description = [{
+    The `tile.alloc_fragment` operation allocates a statically shaped tile held in registers, spread
+    over the threads of the enclosing `tile.kernel`'s block. The result type is a `memref` with static
+    shape and memory space `#tile.fragment`. It is only legal inside a `tile.kernel`.
+
+    Example:
+
+    ```mlir
+    %Cf = tile.alloc_fragment : memref<128x128xf32, #tile.fragment>
+    ```
+  }];
+  let results = (outs Res<AnyMemRef, "the fragment", [MemAlloc<DefaultResource>]>:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+}
+
+//===----------------------------------------------------------------------===//
+// Data movement and compute
+//===----------------------------------------------------------------------===//
+
+def Tile_CopyOp : Tile_Op<"copy", [AttrSizedOperandSegments]> {
+  let summary = "Copy of one tile between memory levels";
+  let description = [{
+    The `tile.copy` operation moves one tile from `src` to `dst`. Offsets (`index`, one per dimension)
+    may be given on one side; they name the tile's origin in that larger buffer, and the tile shape is
+    the static shape of the other side. Without offsets both sides are tiles of the same shape. Any pair
+    of levels is legal (global, shared, fragment). Element types may differ: the copy converts (an f32
+    fragment stored to an f16 global tensor is the usual epilogue). A tile that reaches past the end of a
+    global buffer is clipped: reads past the end give zero, writes past the end are dropped.
+
+    Example:
+
+    ```mlir
+    tile.copy %A[%m0, %k0], %As : memref<4096x4096xf16>, memref<128x32xf16, #gpu.address_space<workgroup>>
+    tile.copy %Cf, %C[%m0, %n0] : memref<128x128xf32, #tile.fragment>, memref<4096x4096xf16>
+    ```
+  }];
+  let arguments = (ins
+    Arg<AnyMemRef, "the buffer read", [MemRead]>:$src,
+    Arg<Variadic<Index>, "the tile's origin in `src`">:$srcOffsets,
+    Arg<AnyMemRef, "the buffer written", [MemWrite]>:$dst,
+    Arg<Variadic<Index>, "the tile's origin in `dst`">:$dstOffsets);
+  let assemblyFormat = [{
+    $src (`[` $srcOffsets^ `]`)? `,` $dst (`[` $dstOffsets^ `]`)? attr-dict `:` type($src) `,` type($dst)
+  }];
+}
+
+def Tile_GemmOp : Tile_Op<"gemm"> {
+  let summary = "Tile matrix multiply-accumulate on tensor cores";
+  let description = [{
+    The `tile.gemm` operation computes `C += op(A) * op(B)`. A is MxK (KxM with `transpose_a`), B is KxN
+    (NxK with `transpose_b`) and C is an MxN fragment. A lives in shared memory or in a fragment, B in
+    shared memory. A and B have the same element type (f16, bf16, f8E4M3FN or i8); C accumulates in f32
+    (i32 for i8 inputs).
+
+    Example:
+
+    ```mlir
+    tile.gemm %As, %Bs, %Cf {transpose_b} : memref<128x32xf16, #gpu.address_space<workgroup>>,
+        memref<128x32xf16, #gpu.address_space<workgroup>>, memref<128x128xf32, #tile.fragment>
+    ```
+  }];
+  let arguments = (ins
+    Arg<AnyMemRef, "left operand A", [MemRead]>:$a,
+    Arg<AnyMemRef, "right operand B", [MemRead]>:$b,
+    Arg<AnyMemRef, "accumulator C", [MemRead, MemWrite]>:$c,
+    UnitAttr:$transpose_a,
+    UnitAttr:$transpose_b);
+  let assemblyFormat = [{
+    $a `,` $b `,` $c attr-dict `:` type($a) `,` type($b) `,` type($c)
+  }];
+}
+
+def Tile_FillOp : Tile_Op<"fill"> {
+  let summary = "Fill of a tile with one value";
+  let description = [{
+    The `tile.fill` operation writes `value` into every element of the tile `dst`. The value's type is
+    the tile's element type.
+
+    Example:
+
+    ```mlir
+    tile.fill %Cf, %zero : memref<128x128xf32, #tile.fragment>
+    ```
+  }];
+  let arguments = (ins
+    Arg<AnyMemRef, "the tile written", [MemWrite]>:$dst,
+    Arg<AnyType, "the value stored in every element">:$value);
+  let assemblyFormat = [{
+    $dst `,` $value attr-dict `:` custom<TileAndElementType>(type($dst), type($value))
+  }];
+  let hasCanonicalizer = 1;
+}
+
+def Tile_ReduceOp : Tile_Op<"reduce"> {
+  let summary = "Reduction of a tile along one dimension";
+  let description = [{
+    The `tile.reduce` operation combines the elements of `src` along dimension `dim` with the reduction
+    `kind` (`sum`, `max`, `min`, `abssum`, `absmax`) and writes the result to `dst`, whose shape is that
+    of `src` without `dim`. With `clear = false` the result is also combined with what `dst` already
+    holds (the running max and sum of an online softmax); `clear` is true when absent.
+
+    Example:
+
+    ```mlir
+    tile.reduce <max> %S, %m dim(1) {clear = true} : memref<64x64xf32, #tile.fragment>, memref<64xf32, #tile.fragment>
+    ```
+  }];
+  let arguments = (ins
+    Tile_ReductionKindAttr:$kind,
+    Arg<AnyMemRef, "the tile reduced", [MemRead]>:$src,
+    Arg<AnyMemRef, "the tile of results", [MemRead, MemWrite]>:$dst,
+    I64Attr:$dim,
+    DefaultValuedAttr<BoolAttr, "true">:$clear);
+  let assemblyFormat = [{
+    $kind $src `,` $dst `dim` `(` $dim `)` attr-dict `:` type($src) `,` type($dst)
+  }];
+}
+
+#endif // TILE_OPS_TD

@@ -1,0 +1,23 @@
+//! Runs a pass body so that neither an error nor a panic escapes as anything but a diagnostic.
+
+use melior::{
+    ir::operation::{OperationLike, OperationRef},
+    pass::ExternalPass,
+};
+use tile_dialect::diagnostics::{catch_panic, emit_error};
+
+/// Runs `body` on `op`; an `Err` or a panic becomes an error at `op`'s location and fails the pass.
+pub fn run_guarded(
+    pass_name: &str,
+    op: OperationRef,
+    pass: ExternalPass,
+    body: impl FnOnce(OperationRef) -> Result<(), String>,
+) {
+    let failure = match catch_panic(|| body(op)) {
+        Ok(Ok(())) => return,
+        Ok(Err(message)) => message,
+        Err(panic) => panic,
+    };
+    emit_error(op.location(), &format!("{pass_name} failed: {failure}"));
+    pass.signal_failure();
+}

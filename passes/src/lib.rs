@@ -1,0 +1,21 @@
+//! Passes over tile IR, written in Rust.
+//!
+//! | flag | module | what it does |
+//! |------|--------|--------------|
+//! | `tile-canonicalize` | [`canonicalize`] | applies the tile ops' canonicalization patterns and folds |
+//!
+//! [`register_all`] registers the dialect hooks and every pass in MLIR's global registry; `tile-opt`,
+//! the `mlir-opt` plugin and the C API all call it.
+
+#![deny(missing_docs)]
+
+pub mod canonicalize;
+mod guard;
+
+pub use canonicalize::create_canonicalize_pass;
+
+/// Registers every tile pass in MLIR's global pass registry (idempotent).
+pub fn register_all() {
+    tile_dialect::install_hooks();
+    tile_dialect::register_pass(canonicalize::ARGUMENT, create_canonicalize_pass);
+}
