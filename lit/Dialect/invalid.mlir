@@ -1,0 +1,429 @@
+// Every verifier rule of the tile ops, one chunk each. The messages quote the Rust verifiers.
+// RUN: tile-opt %s -split-input-file -verify-diagnostics
+
+// A kernel needs 1 to 3 grid dimensions.
+func.func @kernel_grid_empty() {
+  // expected-error @+1 {{'tile.kernel' op expects 1 to 3 grid sizes, but got 0}}
+  tile.kernel grid() threads(128) () {
+  }
+  return
+}
+
+// -----
+
+func.func @kernel_grid_four(%n: index) {
+  // expected-error @+1 {{expects 1 to 3 grid sizes, but got 4}}
+  tile.kernel grid(%n, %n, %n, %n) threads(128) (%a, %b, %c, %d) {
+  }
+  return
+}
+
+// -----
+
+// threads must be a positive multiple of 32 ...
+func.func @kernel_threads_not_warp_multiple(%n: index) {
+  // expected-error @+1 {{expects threads to be a positive multiple of 32 and at most 1024, but got 100}}
+  tile.kernel grid(%n) threads(100) (%bx) {
+  }
+  return
+}
+
+// -----
+
+func.func @kernel_threads_zero(%n: index) {
+  // expected-error @+1 {{expects threads to be a positive multiple of 32 and at most 1024, but got 0}}
+  tile.kernel grid(%n) threads(0) (%bx) {
+  }
+  return
+}
+
+// -----
+
+// ... and at most 1024.
+func.func @kernel_threads_too_many(%n: index) {
+  // expected-error @+1 {{expects threads to be a positive multiple of 32 and at most 1024, but got 2048}}
+  tile.kernel grid(%n) threads(2048) (%bx) {
+  }
+  return
+}
+
+// -----
+
+// One block index per grid dimension.
+func.func @kernel_block_indices(%n: index) {
+  // expected-error @+1 {{expects 2 block indices (one per grid dimension), but got 1 body arguments}}
+  tile.kernel grid(%n, %n) threads(128) (%bx) {
+  }
+  return
+}
+
+// -----
+
+func.func @pipelined_zero_stages(%n: index) {
+  %c0 = arith.constant 0 : index
+  tile.kernel grid(%n) threads(128) (%bx) {
+    // expected-error @+1 {{'tile.pipelined' op expects stages >= 1, but got 0}}
+    tile.pipelined %k = %c0 to %n stages(0) {
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @pipelined_zero_step(%n: index) {
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{'tile.pipelined' op expects a positive step, but got 0}}
+  tile.pipelined %k = %c0 to %n step %c0 stages(2) {
+  }
+  return
+}
+
+// -----
+
+func.func @parallel_zero_extent() {
+  // expected-error @+1 {{'tile.parallel' op expects one or more positive extents, but got (128, 0)}}
+  tile.parallel (%i, %j) in (128, 0) {
+  }
+  return
+}
+
+// -----
+
+func.func @parallel_indices() {
+  // expected-error @+1 {{expects 2 loop indices (one per extent), but got 1 body arguments}}
+  tile.parallel (%i) in (128, 128) {
+  }
+  return
+}
+
+// -----
+
+// Tiles live in one block's on-chip memory: only inside a kernel.
+func.func @alloc_outside_kernel() {
+  // expected-error @+1 {{'tile.alloc_shared' op expects to be nested in a tile.kernel (tiles live in the on-chip memory of one block), but it is not}}
+  %s = tile.alloc_shared : memref<128x32xf16, #gpu.address_space<workgroup>>
+  return
+}
+
+// -----
+
+func.func @alloc_fragment_outside_kernel() {
+  // expected-error @+1 {{'tile.alloc_fragment' op expects to be nested in a tile.kernel}}
+  %f = tile.alloc_fragment : memref<128x128xf32, #tile.fragment>
+  return
+}
+
+// -----
+
+func.func @alloc_shared_wrong_space(%n: index) {
+  tile.kernel grid(%n) threads(128) (%bx) {
+    // expected-error @+1 {{'tile.alloc_shared' op expects a result in memory space #gpu.address_space<workgroup>, but got memref<128x32xf16, #tile.fragment>}}
+    %s = tile.alloc_shared : memref<128x32xf16, #tile.fragment>
+  }
+  return
+}
+
+// -----
+
+func.func @alloc_fragment_wrong_space(%n: index) {
+  tile.kernel grid(%n) threads(128) (%bx) {
+    // expected-error @+1 {{'tile.alloc_fragment' op expects a result in memory space #tile.fragment, but got memref<128x128xf32>}}
+    %f = tile.alloc_fragment : memref<128x128xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @alloc_dynamic(%n: index) {
+  tile.kernel grid(%n) threads(128) (%bx) {
+    // expected-error @+1 {{'tile.alloc_fragment' op expects the result to have a static shape, but got memref<?x128xf32, #tile.fragment>}}
+    %f = tile.alloc_fragment : memref<?x128xf32, #tile.fragment>
+  }
+  return
+}
+
+// -----
+
+func.func @alloc_element_type(%n: index) {
+  tile.kernel grid(%n) threads(128) (%bx) {
+    // expected-error @+1 {{'tile.alloc_shared' op expects the result to hold f16, bf16, f32, f8E4M3FN, i8 or i32, but got element type f64}}
+    %s = tile.alloc_shared : memref<64x64xf64, #gpu.address_space<workgroup>>
+  }
+  return
+}
+
+// -----
+
+// A memory space that is none of the three levels.
+func.func @alloc_unknown_space(%n: index) {
+  tile.kernel grid(%n) threads(128) (%bx) {
+    // expected-error @+1 {{expects the result in global memory (no memory space or #gpu.address_space<global>), shared memory (#gpu.address_space<workgroup>) or a fragment (#tile.fragment), but got memref<64x64xf16, 3>}}
+    %s = tile.alloc_shared : memref<64x64xf16, 3>
+  }
+  return
+}
+
+// -----
+
+func.func @copy_offsets_both_sides(%A: memref<256x256xf16>, %i: index) {
+  tile.kernel grid(%i) threads(128) (%bx) {
+    %S = tile.alloc_shared : memref<128x32xf16, #gpu.address_space<workgroup>>
+    // expected-error @+1 {{'tile.copy' op expects offsets on at most one side (the other side is the tile), but got offsets on both}}
+    tile.copy %A[%i, %i], %S[%i, %i] : memref<256x256xf16>, memref<128x32xf16, #gpu.address_space<workgroup>>
+  }
+  return
+}
+
+// -----
+
+func.func @copy_shapes_differ(%i: index) {
+  tile.kernel grid(%i) threads(128) (%bx) {
+    %S = tile.alloc_shared : memref<128x32xf16, #gpu.address_space<workgroup>>
+    %F = tile.alloc_fragment : memref<64x32xf32, #tile.fragment>
+    // expected-error @+1 {{'tile.copy' op expects the source and destination to have the same tile shape when neither has offsets, but got 128x32 and 64x32}}
+    tile.copy %S, %F : memref<128x32xf16, #gpu.address_space<workgroup>>, memref<64x32xf32, #tile.fragment>
+  }
+  return
+}
+
+// -----
+
+func.func @copy_offset_count(%A: memref<256x256xf16>, %i: index) {
+  tile.kernel grid(%i) threads(128) (%bx) {
+    %S = tile.alloc_shared : memref<128x32xf16, #gpu.address_space<workgroup>>
+    // expected-error @+1 {{'tile.copy' op expects one offset per dimension of the source (2), but got 1}}
+    tile.copy %A[%i], %S : memref<256x256xf16>, memref<128x32xf16, #gpu.address_space<workgroup>>
+  }
+  return
+}
+
+// -----
+
+func.func @copy_tile_rank(%A: memref<256x256xf16>, %i: index) {
+  tile.kernel grid(%i) threads(128) (%bx) {
+    %S = tile.alloc_shared : memref<128xf16, #gpu.address_space<workgroup>>
+    // expected-error @+1 {{'tile.copy' op expects the tile (destination, 128) to have the rank of the source (2), but got rank 1}}
+    tile.copy %A[%i, %i], %S : memref<256x256xf16>, memref<128xf16, #gpu.address_space<workgroup>>
+  }
+  return
+}
+
+// -----
+
+func.func @copy_tile_dynamic(%A: memref<256x256xf16>, %B: memref<?x32xf16>, %i: index) {
+  // expected-error @+1 {{'tile.copy' op expects the source (the tile) to have a static shape, but got memref<?x32xf16>}}
+  tile.copy %B, %A[%i, %i] : memref<?x32xf16>, memref<256x256xf16>
+  return
+}
+
+// -----
+
+// Global buffers clip; an on-chip buffer cannot hold a larger tile.
+func.func @copy_tile_larger_than_shared(%i: index) {
+  tile.kernel grid(%i) threads(128) (%bx) {
+    %S = tile.alloc_shared : memref<64x32xf16, #gpu.address_space<workgroup>>
+    %F = tile.alloc_fragment : memref<128x32xf32, #tile.fragment>
+    // expected-error @+1 {{'tile.copy' op expects the tile (128x32) to fit in the source in shared memory (64x32), but it does not}}
+    tile.copy %S[%i, %i], %F : memref<64x32xf16, #gpu.address_space<workgroup>>, memref<128x32xf32, #tile.fragment>
+  }
+  return
+}
+
+// -----
+
+func.func @copy_element_type(%A: memref<256x256xf64>, %i: index) {
+  tile.kernel grid(%i) threads(128) (%bx) {
+    %S = tile.alloc_shared : memref<128x32xf16, #gpu.address_space<workgroup>>
+    // expected-error @+1 {{'tile.copy' op expects the source to hold f16, bf16, f32, f8E4M3FN, i8 or i32, but got element type f64}}
+    tile.copy %A[%i, %i], %S : memref<256x256xf64>, memref<128x32xf16, #gpu.address_space<workgroup>>
+  }
+  return
+}
+
+// -----
+
+func.func @gemm_a_global(%A: memref<128x32xf16>, %n: index) {
+  tile.kernel grid(%n) threads(128) (%bx) {
+    %B = tile.alloc_shared : memref<32x128xf16, #gpu.address_space<workgroup>>
+    %C = tile.alloc_fragment : memref<128x128xf32, #tile.fragment>
+    // expected-error @+1 {{'tile.gemm' op expects A in shared memory or a fragment, but got global memory}}
+    tile.gemm %A, %B, %C : memref<128x32xf16>, memref<32x128xf16, #gpu.address_space<workgroup>>, memref<128x128xf32, #tile.fragment>
+  }
+  return
+}
+
+// -----
+
+func.func @gemm_b_fragment(%n: index) {
+  tile.kernel grid(%n) threads(128) (%bx) {
+    %A = tile.alloc_shared : memref<128x32xf16, #gpu.address_space<workgroup>>
+    %B = tile.alloc_fragment : memref<32x128xf16, #tile.fragment>
+    %C = tile.alloc_fragment : memref<128x128xf32, #tile.fragment>
+    // expected-error @+1 {{'tile.gemm' op expects B in shared memory, but got a fragment}}
+    tile.gemm %A, %B, %C : memref<128x32xf16, #gpu.address_space<workgroup>>, memref<32x128xf16, #tile.fragment>, memref<128x128xf32, #tile.fragment>
+  }
+  return
+}
+
+// -----
+
+func.func @gemm_c_shared(%n: index) {
+  tile.kernel grid(%n) threads(128) (%bx) {
+    %A = tile.alloc_shared : memref<128x32xf16, #gpu.address_space<workgroup>>
+    %B = tile.alloc_shared : memref<32x128xf16, #gpu.address_space<workgroup>>
+    %C = tile.alloc_shared : memref<128x128xf32, #gpu.address_space<workgroup>>
+    // expected-error @+1 {{'tile.gemm' op expects C in a fragment, but got shared memory}}
+    tile.gemm %A, %B, %C : memref<128x32xf16, #gpu.address_space<workgroup>>, memref<32x128xf16, #gpu.address_space<workgroup>>, memref<128x128xf32, #gpu.address_space<workgroup>>
+  }
+  return
+}
+
+// -----
+
+// With transpose_b, B is NxK: a KxN B does not match A's K.
+func.func @gemm_k_mismatch(%n: index) {
+  tile.kernel grid(%n) threads(128) (%bx) {
+    %A = tile.alloc_shared : memref<128x32xf16, #gpu.address_space<workgroup>>
+    %B = tile.alloc_shared : memref<32x128xf16, #gpu.address_space<workgroup>>
+    %C = tile.alloc_fragment : memref<128x128xf32, #tile.fragment>
+    // expected-error @+1 {{'tile.gemm' op expects the K of A and B to agree, but got K = 32 for A (128x32) and K = 128 for B (32x128)}}
+    tile.gemm %A, %B, %C {transpose_b} : memref<128x32xf16, #gpu.address_space<workgroup>>, memref<32x128xf16, #gpu.address_space<workgroup>>, memref<128x128xf32, #tile.fragment>
+  }
+  return
+}
+
+// -----
+
+func.func @gemm_c_shape(%n: index) {
+  tile.kernel grid(%n) threads(128) (%bx) {
+    %A = tile.alloc_shared : memref<32x128xf16, #gpu.address_space<workgroup>>
+    %B = tile.alloc_shared : memref<32x64xf16, #gpu.address_space<workgroup>>
+    %C = tile.alloc_fragment : memref<128x128xf32, #tile.fragment>
+    // expected-error @+1 {{'tile.gemm' op expects C to be MxN = 128x64, but got 128x128}}
+    tile.gemm %A, %B, %C {transpose_a} : memref<32x128xf16, #gpu.address_space<workgroup>>, memref<32x64xf16, #gpu.address_space<workgroup>>, memref<128x128xf32, #tile.fragment>
+  }
+  return
+}
+
+// -----
+
+func.func @gemm_mixed_inputs(%n: index) {
+  tile.kernel grid(%n) threads(128) (%bx) {
+    %A = tile.alloc_shared : memref<64x32xf16, #gpu.address_space<workgroup>>
+    %B = tile.alloc_shared : memref<32x64xbf16, #gpu.address_space<workgroup>>
+    %C = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    // expected-error @+1 {{'tile.gemm' op expects A and B to have one element type, but got f16 and bf16}}
+    tile.gemm %A, %B, %C : memref<64x32xf16, #gpu.address_space<workgroup>>, memref<32x64xbf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+  }
+  return
+}
+
+// -----
+
+func.func @gemm_f32_inputs(%n: index) {
+  tile.kernel grid(%n) threads(128) (%bx) {
+    %A = tile.alloc_shared : memref<64x32xf32, #gpu.address_space<workgroup>>
+    %B = tile.alloc_shared : memref<32x64xf32, #gpu.address_space<workgroup>>
+    %C = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    // expected-error @+1 {{'tile.gemm' op expects A and B to hold f16, bf16, f8E4M3FN or i8, but got f32}}
+    tile.gemm %A, %B, %C : memref<64x32xf32, #gpu.address_space<workgroup>>, memref<32x64xf32, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+  }
+  return
+}
+
+// -----
+
+func.func @gemm_accumulator(%n: index) {
+  tile.kernel grid(%n) threads(128) (%bx) {
+    %A = tile.alloc_shared : memref<64x32xf16, #gpu.address_space<workgroup>>
+    %B = tile.alloc_shared : memref<32x64xf16, #gpu.address_space<workgroup>>
+    %C = tile.alloc_fragment : memref<64x64xf16, #tile.fragment>
+    // expected-error @+1 {{'tile.gemm' op expects C to accumulate in f32 for f16 inputs, but got f16}}
+    tile.gemm %A, %B, %C : memref<64x32xf16, #gpu.address_space<workgroup>>, memref<32x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf16, #tile.fragment>
+  }
+  return
+}
+
+// -----
+
+func.func @gemm_not_2d(%n: index) {
+  tile.kernel grid(%n) threads(128) (%bx) {
+    %A = tile.alloc_shared : memref<2x64x32xf16, #gpu.address_space<workgroup>>
+    %B = tile.alloc_shared : memref<32x64xf16, #gpu.address_space<workgroup>>
+    %C = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    // expected-error @+1 {{'tile.gemm' op expects A to be 2-D, but got memref<2x64x32xf16, #gpu.address_space<workgroup>>}}
+    tile.gemm %A, %B, %C : memref<2x64x32xf16, #gpu.address_space<workgroup>>, memref<32x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+  }
+  return
+}
+
+// -----
+
+func.func @fill_global(%A: memref<64x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  // expected-error @+1 {{'tile.fill' op expects the filled tile in shared memory or a fragment, but got global memory}}
+  tile.fill %A, %zero : memref<64x64xf32>
+  return
+}
+
+// -----
+
+// The generic form can spell a value of another type; the verifier rejects it.
+func.func @fill_value_type(%n: index) {
+  %one = arith.constant 1.0 : f16
+  tile.kernel grid(%n) threads(128) (%bx) {
+    %F = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    // expected-error @+1 {{'tile.fill' op expects a fill value of the tile's element type f32, but got f16}}
+    "tile.fill"(%F, %one) : (memref<64x64xf32, #tile.fragment>, f16) -> ()
+  }
+  return
+}
+
+// -----
+
+func.func @reduce_dim_out_of_range(%n: index) {
+  tile.kernel grid(%n) threads(128) (%bx) {
+    %S = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    %m = tile.alloc_fragment : memref<64xf32, #tile.fragment>
+    // expected-error @+1 {{'tile.reduce' op expects dim in [0, 2), but got 2}}
+    tile.reduce <max> %S, %m dim(2) : memref<64x64xf32, #tile.fragment>, memref<64xf32, #tile.fragment>
+  }
+  return
+}
+
+// -----
+
+func.func @reduce_result_shape(%n: index) {
+  tile.kernel grid(%n) threads(128) (%bx) {
+    %S = tile.alloc_fragment : memref<64x32xf32, #tile.fragment>
+    %m = tile.alloc_fragment : memref<32xf32, #tile.fragment>
+    // expected-error @+1 {{'tile.reduce' op expects a result of shape 64 (the source 64x32 without dim 1), but got 32}}
+    tile.reduce <sum> %S, %m dim(1) : memref<64x32xf32, #tile.fragment>, memref<32xf32, #tile.fragment>
+  }
+  return
+}
+
+// -----
+
+func.func @reduce_global(%A: memref<64x64xf32>, %n: index) {
+  tile.kernel grid(%n) threads(128) (%bx) {
+    %m = tile.alloc_fragment : memref<64xf32, #tile.fragment>
+    // expected-error @+1 {{'tile.reduce' op expects the source in shared memory or a fragment, but got global memory}}
+    tile.reduce <sum> %A, %m dim(1) : memref<64x64xf32>, memref<64xf32, #tile.fragment>
+  }
+  return
+}
+
+// -----
+
+func.func @reduce_integers(%n: index) {
+  tile.kernel grid(%n) threads(128) (%bx) {
+    %S = tile.alloc_fragment : memref<64x64xi32, #tile.fragment>
+    %m = tile.alloc_fragment : memref<64xi32, #tile.fragment>
+    // expected-error @+1 {{'tile.reduce' op expects the source to hold floating-point elements, but got i32}}
+    tile.reduce <sum> %S, %m dim(1) : memref<64x64xi32, #tile.fragment>, memref<64xi32, #tile.fragment>
+  }
+  return
+}
