@@ -6,7 +6,7 @@ import lit.formats
 
 config.name = "tile"
 config.test_format = lit.formats.ShTest(execute_external=True)
-config.suffixes = [".mlir"]
+config.suffixes = [".mlir", ".c"]
 config.test_source_root = os.path.dirname(__file__)
 config.excludes = ["lit.cfg.py", "Inputs"]
 
@@ -24,6 +24,8 @@ for tool in ["tile-opt", "libtile_plugin.so"]:
 # tile-opt from our build first; FileCheck, not, and the stock mlir-opt from LLVM 22.
 config.environment["PATH"] = os.pathsep.join([tile_bin, llvm_bin, config.environment.get("PATH", "")])
 config.environment["FILECHECK_OPTS"] = "--enable-var-scope"
+config.substitutions.append(("%tile_include", os.path.join(repo_root, "tools", "tile-plugin", "include")))
+config.substitutions.append(("%tile_bin", tile_bin))
 config.substitutions.append(("%tile_plugin", os.path.join(tile_bin, "libtile_plugin.so")))
 config.substitutions.append(("%examples", os.path.join(repo_root, "examples")))
 config.substitutions.append(("%mlir_opt", os.path.join(llvm_bin, "mlir-opt")))

@@ -10,7 +10,7 @@
 #![deny(missing_docs)]
 
 pub mod canonicalize;
-mod guard;
+pub mod guard;
 
 pub use canonicalize::create_canonicalize_pass;
 
