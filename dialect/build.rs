@@ -42,7 +42,10 @@ fn main() {
     place_next_to_binaries(&capi, &out);
 
     println!("cargo:rustc-link-search=native={}", out.display());
-    println!("cargo:rustc-link-search=native={}", prefix.join("lib").display());
+    println!(
+        "cargo:rustc-link-search=native={}",
+        prefix.join("lib").display()
+    );
 }
 
 fn run_tablegen(prefix: &Path, out: &Path) {
@@ -78,7 +81,11 @@ fn compile_shim(prefix: &Path, out: &Path) {
         .flag("-fno-exceptions")
         .flag("-Wno-unused-parameter")
         .flag("-fPIC")
-        .files(["shim/TileDialect.cpp", "shim/TileCAPI.cpp", "shim/TileOptMain.cpp"])
+        .files([
+            "shim/TileDialect.cpp",
+            "shim/TileCAPI.cpp",
+            "shim/TileOptMain.cpp",
+        ])
         .compile("tile_shim");
 }
 
@@ -99,7 +106,11 @@ fn link_capi_library(prefix: &Path, out: &Path) -> PathBuf {
         })
         .collect();
     archives.sort();
-    assert!(!archives.is_empty(), "no libMLIRCAPI*.a in {}", lib.display());
+    assert!(
+        !archives.is_empty(),
+        "no libMLIRCAPI*.a in {}",
+        lib.display()
+    );
     let status = Command::new(prefix.join("bin/clang++"))
         .args(["-shared", "-o"])
         .arg(&library)
@@ -107,7 +118,15 @@ fn link_capi_library(prefix: &Path, out: &Path) -> PathBuf {
         .args(&archives)
         .arg("-Wl,--no-whole-archive")
         .arg(format!("-L{}", lib.display()))
-        .args(["-lMLIR", "-lLLVM", "-Wl,--no-undefined", "-Wl,-soname,libMLIR-C.so"])
+        .args([
+            "-lMLIR",
+            "-lLLVM",
+            "-Wl,--no-undefined",
+            "-Wl,-soname,libMLIR-C.so",
+        ])
+        // Its own search path for libMLIR.so: an executable's RUNPATH does not reach the
+        // dependencies of the libraries it loads.
+        .arg(format!("-Wl,-rpath,{}", lib.display()))
         .status()
         .expect("clang++ runs");
     assert!(status.success(), "linking libMLIR-C.so failed");

@@ -42,7 +42,18 @@ examples() {
 }
 
 run_tests() {
-  cargo test --quiet 2>&1
+  local log
+  log=$(mktemp)
+  set +e
+  cargo test 2>&1 | tee "$log"
+  local status=${PIPESTATUS[0]}
+  set -e
+  # One closing line for the whole run (cargo prints one per test binary, the last often a doc-test
+  # binary with nothing in it). The lit suite counts as one Rust test; lit's own count is in its line.
+  awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i) ~ /^passed;?$/) p += $(i-1); if ($(i) ~ /^failed;?$/) f += $(i-1) } }
+       END { printf "tests: %d passed, %d failed\n", p, f }' "$log"
+  rm -f "$log"
+  return "$status"
 }
 
 case "${1:-}" in

@@ -11,7 +11,10 @@ pub fn opt_main(args: impl IntoIterator<Item = String>) -> i32 {
         .into_iter()
         .map(|arg| CString::new(arg.replace('\0', "")).unwrap_or_default())
         .collect();
-    let mut argv: Vec<*mut c_char> = owned.iter().map(|arg| arg.as_ptr() as *mut c_char).collect();
+    let mut argv: Vec<*mut c_char> = owned
+        .iter()
+        .map(|arg| arg.as_ptr() as *mut c_char)
+        .collect();
     argv.push(std::ptr::null_mut());
     unsafe { ffi::tileShimOptMain(owned.len() as i32, argv.as_mut_ptr()) }
 }

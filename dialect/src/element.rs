@@ -60,3 +60,26 @@ impl fmt::Display for Element {
         formatter.write_str(self.name())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use melior::{Context, ir::Type};
+
+    #[test]
+    fn classifies_the_contract_types() {
+        let context = Context::new();
+        for name in ["f16", "bf16", "f32", "f8E4M3FN", "i8", "i32"] {
+            let element = Element::of(Type::parse(&context, name).unwrap()).expect(name);
+            assert_eq!(element.name(), name);
+        }
+        for name in ["f64", "i16", "index", "f8E5M2"] {
+            assert_eq!(
+                Element::of(Type::parse(&context, name).unwrap()),
+                None,
+                "{name}"
+            );
+        }
+        assert!(Element::BF16.is_float() && !Element::I8.is_float());
+    }
+}

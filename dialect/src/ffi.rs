@@ -15,8 +15,11 @@ pub type MessageSink = unsafe extern "C" fn(user_data: *mut c_void, message: Mli
 pub type VerifyHook =
     unsafe extern "C" fn(op: MlirOperation, sink: MessageSink, user_data: *mut c_void) -> bool;
 /// Adds canonicalization patterns of one op.
-pub type CanonicalizeHook =
-    unsafe extern "C" fn(op_name: MlirStringRef, patterns: MlirRewritePatternSet, context: MlirContext);
+pub type CanonicalizeHook = unsafe extern "C" fn(
+    op_name: MlirStringRef,
+    patterns: MlirRewritePatternSet,
+    context: MlirContext,
+);
 /// Creates registered pass number `id`.
 pub type PassFactory = unsafe extern "C" fn(id: i32) -> MlirPass;
 

@@ -9,7 +9,9 @@ use melior::{
     ir::{
         Attribute, Block, BlockLike, Identifier, Location, Operation, Region, RegionLike, Type,
         TypeLike, Value, ValueLike,
-        attribute::{BoolAttribute, DenseI32ArrayAttribute, DenseI64ArrayAttribute, IntegerAttribute},
+        attribute::{
+            BoolAttribute, DenseI32ArrayAttribute, DenseI64ArrayAttribute, IntegerAttribute,
+        },
         operation::{OperationBuilder, OperationLike},
         r#type::{IntegerType, MemRefType},
     },
@@ -49,7 +51,11 @@ pub fn body_block<'c>(context: &'c Context, count: usize, location: Location<'c>
     Block::new(&vec![(Type::index(context), location); count])
 }
 
-fn attribute<'c>(context: &'c Context, name: &str, value: Attribute<'c>) -> (Identifier<'c>, Attribute<'c>) {
+fn attribute<'c>(
+    context: &'c Context,
+    name: &str,
+    value: Attribute<'c>,
+) -> (Identifier<'c>, Attribute<'c>) {
     (Identifier::new(context, name), value)
 }
 
@@ -80,7 +86,9 @@ fn expect_arguments(op: &str, body: &Block, expected: usize) -> Result<()> {
 
 /// Creates `tile.yield`.
 pub fn yield_(location: Location) -> Operation {
-    OperationBuilder::new("tile.yield", location).build().expect("tile.yield has no operands")
+    OperationBuilder::new("tile.yield", location)
+        .build()
+        .expect("tile.yield has no operands")
 }
 
 /// Creates `tile.kernel grid(grid...) threads(threads) (body's arguments) { body }`. The body needs
@@ -95,7 +103,11 @@ pub fn kernel<'c>(
     expect_arguments("tile.kernel", &body, grid.len())?;
     Ok(OperationBuilder::new("tile.kernel", location)
         .add_operands(grid)
-        .add_attributes(&[attribute(context, "threads", i64_attribute(context, threads))])
+        .add_attributes(&[attribute(
+            context,
+            "threads",
+            i64_attribute(context, threads),
+        )])
         .add_regions([body_region(body, location)])
         .build()?)
 }
@@ -143,12 +155,16 @@ pub fn parallel<'c>(
 
 /// Creates `tile.alloc_shared : type` (see [`shared_type`]).
 pub fn alloc_shared<'c>(r#type: MemRefType<'c>, location: Location<'c>) -> Result<Operation<'c>> {
-    Ok(OperationBuilder::new("tile.alloc_shared", location).add_results(&[r#type.into()]).build()?)
+    Ok(OperationBuilder::new("tile.alloc_shared", location)
+        .add_results(&[r#type.into()])
+        .build()?)
 }
 
 /// Creates `tile.alloc_fragment : type` (see [`fragment_type`]).
 pub fn alloc_fragment<'c>(r#type: MemRefType<'c>, location: Location<'c>) -> Result<Operation<'c>> {
-    Ok(OperationBuilder::new("tile.alloc_fragment", location).add_results(&[r#type.into()]).build()?)
+    Ok(OperationBuilder::new("tile.alloc_fragment", location)
+        .add_results(&[r#type.into()])
+        .build()?)
 }
 
 /// Creates `tile.copy src[src_offsets], dst[dst_offsets]` (offsets on at most one side).
@@ -196,8 +212,14 @@ pub fn gemm<'c>(
 }
 
 /// Creates `tile.fill dst, value`.
-pub fn fill<'c>(dst: Value<'c, '_>, value: Value<'c, '_>, location: Location<'c>) -> Result<Operation<'c>> {
-    Ok(OperationBuilder::new("tile.fill", location).add_operands(&[dst, value]).build()?)
+pub fn fill<'c>(
+    dst: Value<'c, '_>,
+    value: Value<'c, '_>,
+    location: Location<'c>,
+) -> Result<Operation<'c>> {
+    Ok(OperationBuilder::new("tile.fill", location)
+        .add_operands(&[dst, value])
+        .build()?)
 }
 
 /// Creates `tile.reduce <kind> src, dst dim(dim) {clear = clear}`.
@@ -211,7 +233,9 @@ pub fn reduce<'c>(
     location: Location<'c>,
 ) -> Result<Operation<'c>> {
     crate::load(context);
-    let kind = unsafe { Attribute::from_raw(ffi::tileShimReductionKindGet(context.to_raw(), kind as i32)) };
+    let kind = unsafe {
+        Attribute::from_raw(ffi::tileShimReductionKindGet(context.to_raw(), kind as i32))
+    };
     Ok(OperationBuilder::new("tile.reduce", location)
         .add_operands(&[src, dst])
         .add_attributes(&[
@@ -238,7 +262,9 @@ pub struct CopyParts<'c, 'a> {
 /// operand types tell where one side ends.
 pub fn copy_parts<'c: 'a, 'a>(copy: &impl OperationLike<'c, 'a>) -> Option<CopyParts<'c, 'a>> {
     let operands: Vec<Value<'c, 'a>> = copy.operands().collect();
-    let split = 1 + operands[1..].iter().position(|value| value.r#type().is_mem_ref())?;
+    let split = 1 + operands[1..]
+        .iter()
+        .position(|value| value.r#type().is_mem_ref())?;
     Some(CopyParts {
         src: operands[0],
         src_offsets: operands[1..split].to_vec(),
@@ -249,7 +275,10 @@ pub fn copy_parts<'c: 'a, 'a>(copy: &impl OperationLike<'c, 'a>) -> Option<CopyP
 
 /// Returns the value of an integer attribute of `op`.
 pub fn integer_attribute<'c: 'a, 'a>(op: &impl OperationLike<'c, 'a>, name: &str) -> Option<i64> {
-    op.attribute(name).ok().and_then(|attr| IntegerAttribute::try_from(attr).ok()).map(|attr| attr.value())
+    op.attribute(name)
+        .ok()
+        .and_then(|attr| IntegerAttribute::try_from(attr).ok())
+        .map(|attr| attr.value())
 }
 
 /// Returns the value of an `arith.constant` of integer or index type that defines `value`.

@@ -42,7 +42,10 @@ unsafe extern "C" fn canonicalize_hook(
     patterns: MlirRewritePatternSet,
     context: MlirContext,
 ) {
-    let name = unsafe { StringRef::from_raw(op_name) }.as_str().unwrap_or("").to_owned();
+    let name = unsafe { StringRef::from_raw(op_name) }
+        .as_str()
+        .unwrap_or("")
+        .to_owned();
     // A panic here only loses patterns; it must not unwind into C++.
     let _ = catch_panic(|| {
         let context = unsafe { melior::ContextRef::from_raw(context) };
@@ -93,8 +96,13 @@ unsafe extern "C" fn create_registered_pass(id: i32) -> MlirPass {
 /// the same argument twice does nothing.
 pub fn register_pass(argument: &str, create: fn() -> Pass) {
     install_hooks();
-    let mut arguments = REGISTERED_ARGUMENTS.lock().unwrap_or_else(|poison| poison.into_inner());
-    if !arguments.get_or_insert_with(HashSet::new).insert(argument.to_owned()) {
+    let mut arguments = REGISTERED_ARGUMENTS
+        .lock()
+        .unwrap_or_else(|poison| poison.into_inner());
+    if !arguments
+        .get_or_insert_with(HashSet::new)
+        .insert(argument.to_owned())
+    {
         return;
     }
     let id = {

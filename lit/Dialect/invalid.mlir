@@ -73,26 +73,32 @@ func.func @pipelined_zero_stages(%n: index) {
 
 func.func @pipelined_zero_step(%n: index) {
   %c0 = arith.constant 0 : index
-  // expected-error @+1 {{'tile.pipelined' op expects a positive step, but got 0}}
-  tile.pipelined %k = %c0 to %n step %c0 stages(2) {
+  tile.kernel grid(%n) threads(128) (%bx) {
+    // expected-error @+1 {{'tile.pipelined' op expects a positive step, but got 0}}
+    tile.pipelined %k = %c0 to %n step %c0 stages(2) {
+    }
   }
   return
 }
 
 // -----
 
-func.func @parallel_zero_extent() {
-  // expected-error @+1 {{'tile.parallel' op expects one or more positive extents, but got (128, 0)}}
-  tile.parallel (%i, %j) in (128, 0) {
+func.func @parallel_zero_extent(%n: index) {
+  tile.kernel grid(%n) threads(128) (%bx) {
+    // expected-error @+1 {{'tile.parallel' op expects one or more positive extents, but got (128, 0)}}
+    tile.parallel (%i, %j) in (128, 0) {
+    }
   }
   return
 }
 
 // -----
 
-func.func @parallel_indices() {
-  // expected-error @+1 {{expects 2 loop indices (one per extent), but got 1 body arguments}}
-  tile.parallel (%i) in (128, 128) {
+func.func @parallel_indices(%n: index) {
+  tile.kernel grid(%n) threads(128) (%bx) {
+    // expected-error @+1 {{expects 2 loop indices (one per extent), but got 1 body arguments}}
+    tile.parallel (%i) in (128, 128) {
+    }
   }
   return
 }
@@ -213,8 +219,10 @@ func.func @copy_tile_rank(%A: memref<256x256xf16>, %i: index) {
 // -----
 
 func.func @copy_tile_dynamic(%A: memref<256x256xf16>, %B: memref<?x32xf16>, %i: index) {
-  // expected-error @+1 {{'tile.copy' op expects the source (the tile) to have a static shape, but got memref<?x32xf16>}}
-  tile.copy %B, %A[%i, %i] : memref<?x32xf16>, memref<256x256xf16>
+  tile.kernel grid(%i) threads(128) (%bx) {
+    // expected-error @+1 {{'tile.copy' op expects the source (the tile) to have a static shape, but got memref<?x32xf16>}}
+    tile.copy %B, %A[%i, %i] : memref<?x32xf16>, memref<256x256xf16>
+  }
   return
 }
 
@@ -361,10 +369,42 @@ func.func @gemm_not_2d(%n: index) {
 
 // -----
 
-func.func @fill_global(%A: memref<64x64xf32>) {
+func.func @fill_global(%A: memref<64x64xf32>, %n: index) {
   %zero = arith.constant 0.0 : f32
-  // expected-error @+1 {{'tile.fill' op expects the filled tile in shared memory or a fragment, but got global memory}}
-  tile.fill %A, %zero : memref<64x64xf32>
+  tile.kernel grid(%n) threads(128) (%bx) {
+    // expected-error @+1 {{'tile.fill' op expects the filled tile in shared memory or a fragment, but got global memory}}
+    tile.fill %A, %zero : memref<64x64xf32>
+  }
+  return
+}
+
+// -----
+
+// Tile ops other than the kernel run on the threads of a block.
+func.func @copy_outside_kernel(%A: memref<64x64xf32>, %B: memref<64x64xf32>) {
+  // expected-error @+1 {{'tile.copy' op expects to be nested in a tile.kernel (it runs on the threads of a block), but it is not}}
+  tile.copy %A, %B : memref<64x64xf32>, memref<64x64xf32>
+  return
+}
+
+// -----
+
+func.func @pipelined_outside_kernel(%n: index) {
+  // expected-error @+1 {{'tile.pipelined' op expects to be nested in a tile.kernel (it runs on the threads of a block), but it is not}}
+  tile.pipelined %k = %n to %n stages(2) {
+  }
+  return
+}
+
+// -----
+
+// A kernel is a launch from host code.
+func.func @kernel_in_kernel(%n: index) {
+  tile.kernel grid(%n) threads(128) (%bx) {
+    // expected-error @+1 {{'tile.kernel' op expects to be in host code, but it is nested in another tile.kernel}}
+    tile.kernel grid(%n) threads(128) (%by) {
+    }
+  }
   return
 }
 

@@ -19,10 +19,19 @@ use pretty_assertions::assert_eq;
 use tile_dialect::ops;
 
 fn index_constant<'c>(context: &'c Context, value: i64, location: Location<'c>) -> Operation<'c> {
-    arith::constant(context, IntegerAttribute::new(Type::index(context), value).into(), location)
+    arith::constant(
+        context,
+        IntegerAttribute::new(Type::index(context), value).into(),
+        location,
+    )
 }
 
-fn binary<'c>(name: &str, lhs: Value<'c, '_>, rhs: Value<'c, '_>, location: Location<'c>) -> Operation<'c> {
+fn binary<'c>(
+    name: &str,
+    lhs: Value<'c, '_>,
+    rhs: Value<'c, '_>,
+    location: Location<'c>,
+) -> Operation<'c> {
     OperationBuilder::new(name, location)
         .add_operands(&[lhs, rhs])
         .enable_result_type_inference()
@@ -40,11 +49,27 @@ fn build_gemm_relu(context: &Context) -> Module<'_> {
 
     let body = Block::new(&[(global, location); 3]);
     let [a, b, c] = [0, 1, 2].map(|index| body.argument(index).expect("argument").into());
-    let c0 = body.append_operation(index_constant(context, 0, location)).result(0).unwrap().into();
-    let c32 = body.append_operation(index_constant(context, 32, location)).result(0).unwrap().into();
-    let c128 = body.append_operation(index_constant(context, 128, location)).result(0).unwrap().into();
+    let c0 = body
+        .append_operation(index_constant(context, 0, location))
+        .result(0)
+        .unwrap()
+        .into();
+    let c32 = body
+        .append_operation(index_constant(context, 32, location))
+        .result(0)
+        .unwrap()
+        .into();
+    let c128 = body
+        .append_operation(index_constant(context, 128, location))
+        .result(0)
+        .unwrap()
+        .into();
     let zero: Value = body
-        .append_operation(arith::constant(context, FloatAttribute::new(context, f32, 0.0).into(), location))
+        .append_operation(arith::constant(
+            context,
+            FloatAttribute::new(context, f32, 0.0).into(),
+            location,
+        ))
         .result(0)
         .unwrap()
         .into();
@@ -55,28 +80,74 @@ fn build_gemm_relu(context: &Context) -> Module<'_> {
     let a_tile = ops::shared_type(context, &[128, 32], f16);
     let b_tile = ops::shared_type(context, &[32, 128], f16);
     let accumulator = ops::fragment_type(context, &[128, 128], f32);
-    let a_shared = kernel_body.append_operation(ops::alloc_shared(a_tile, location).unwrap()).result(0).unwrap().into();
-    let b_shared = kernel_body.append_operation(ops::alloc_shared(b_tile, location).unwrap()).result(0).unwrap().into();
-    let c_fragment = kernel_body.append_operation(ops::alloc_fragment(accumulator, location).unwrap()).result(0).unwrap().into();
+    let a_shared = kernel_body
+        .append_operation(ops::alloc_shared(a_tile, location).unwrap())
+        .result(0)
+        .unwrap()
+        .into();
+    let b_shared = kernel_body
+        .append_operation(ops::alloc_shared(b_tile, location).unwrap())
+        .result(0)
+        .unwrap()
+        .into();
+    let c_fragment = kernel_body
+        .append_operation(ops::alloc_fragment(accumulator, location).unwrap())
+        .result(0)
+        .unwrap()
+        .into();
     kernel_body.append_operation(ops::fill(c_fragment, zero, location).unwrap());
-    let m0 = kernel_body.append_operation(binary("arith.muli", by, c128, location)).result(0).unwrap().into();
-    let n0 = kernel_body.append_operation(binary("arith.muli", bx, c128, location)).result(0).unwrap().into();
+    let m0 = kernel_body
+        .append_operation(binary("arith.muli", by, c128, location))
+        .result(0)
+        .unwrap()
+        .into();
+    let n0 = kernel_body
+        .append_operation(binary("arith.muli", bx, c128, location))
+        .result(0)
+        .unwrap()
+        .into();
 
     let loop_body = ops::body_block(context, 1, location);
     let k = loop_body.argument(0).unwrap().into();
-    let k0 = loop_body.append_operation(binary("arith.muli", k, c32, location)).result(0).unwrap().into();
+    let k0 = loop_body
+        .append_operation(binary("arith.muli", k, c32, location))
+        .result(0)
+        .unwrap()
+        .into();
     loop_body.append_operation(ops::copy(context, a, &[m0, k0], a_shared, &[], location).unwrap());
     loop_body.append_operation(ops::copy(context, b, &[k0, n0], b_shared, &[], location).unwrap());
-    loop_body.append_operation(ops::gemm(context, [a_shared, b_shared, c_fragment], false, false, location).unwrap());
-    kernel_body.append_operation(ops::pipelined(context, c0, c128, None, 3, loop_body, location).unwrap());
+    loop_body.append_operation(
+        ops::gemm(
+            context,
+            [a_shared, b_shared, c_fragment],
+            false,
+            false,
+            location,
+        )
+        .unwrap(),
+    );
+    kernel_body
+        .append_operation(ops::pipelined(context, c0, c128, None, 3, loop_body, location).unwrap());
 
     let relu = ops::body_block(context, 2, location);
-    let (i, j) = (relu.argument(0).unwrap().into(), relu.argument(1).unwrap().into());
-    let v = relu.append_operation(memref::load(c_fragment, &[i, j], location)).result(0).unwrap().into();
-    let r = relu.append_operation(binary("arith.maximumf", v, zero, location)).result(0).unwrap().into();
+    let (i, j) = (
+        relu.argument(0).unwrap().into(),
+        relu.argument(1).unwrap().into(),
+    );
+    let v = relu
+        .append_operation(memref::load(c_fragment, &[i, j], location))
+        .result(0)
+        .unwrap()
+        .into();
+    let r = relu
+        .append_operation(binary("arith.maximumf", v, zero, location))
+        .result(0)
+        .unwrap()
+        .into();
     relu.append_operation(memref::store(r, c_fragment, &[i, j], location));
     kernel_body.append_operation(ops::parallel(context, &[128, 128], relu, location).unwrap());
-    kernel_body.append_operation(ops::copy(context, c_fragment, &[], c, &[m0, n0], location).unwrap());
+    kernel_body
+        .append_operation(ops::copy(context, c_fragment, &[], c, &[m0, n0], location).unwrap());
 
     body.append_operation(ops::kernel(context, &[c32, c32], 128, kernel_body, location).unwrap());
     body.append_operation(func::r#return(&[], location));
@@ -97,10 +168,17 @@ fn build_gemm_relu(context: &Context) -> Module<'_> {
 fn builders_reproduce_the_contract_example() {
     let (context, diagnostics) = test_context();
     let built = build_gemm_relu(&context);
-    assert!(built.as_operation().verify(), "diagnostics: {:?}", diagnostics.borrow());
+    assert!(
+        built.as_operation().verify(),
+        "diagnostics: {:?}",
+        diagnostics.borrow()
+    );
     let source = std::fs::read_to_string(repo_root().join("examples/gemm_relu.mlir")).unwrap();
     let parsed = Module::parse(&context, &source).expect("the example parses");
-    assert_eq!(parsed.as_operation().to_string(), built.as_operation().to_string());
+    assert_eq!(
+        parsed.as_operation().to_string(),
+        built.as_operation().to_string()
+    );
 }
 
 #[test]
@@ -110,8 +188,14 @@ fn pass_runs_on_built_ir() {
     let before = module.as_operation().to_string();
     let manager = PassManager::new(&context);
     manager.add_pass(tile_passes::create_canonicalize_pass());
-    manager.run(&mut module).expect("tile-canonicalize succeeds");
-    assert!(diagnostics.borrow().is_empty(), "{:?}", diagnostics.borrow());
+    manager
+        .run(&mut module)
+        .expect("tile-canonicalize succeeds");
+    assert!(
+        diagnostics.borrow().is_empty(),
+        "{:?}",
+        diagnostics.borrow()
+    );
     // Nothing in the example is dead: the pass must leave it as it was.
     assert_eq!(before, module.as_operation().to_string());
 }
@@ -125,25 +209,42 @@ fn pass_erases_a_dead_fill_built_in_rust() {
     let body = Block::new(&[(Type::index(&context), location)]);
     let n = body.argument(0).unwrap().into();
     let zero = body
-        .append_operation(arith::constant(&context, FloatAttribute::new(&context, f32, 0.0).into(), location))
+        .append_operation(arith::constant(
+            &context,
+            FloatAttribute::new(&context, f32, 0.0).into(),
+            location,
+        ))
         .result(0)
         .unwrap()
         .into();
     let kernel_body = ops::body_block(&context, 1, location);
     let tile = kernel_body
-        .append_operation(ops::alloc_shared(ops::shared_type(&context, &[8, 8], f32), location).unwrap())
+        .append_operation(
+            ops::alloc_shared(ops::shared_type(&context, &[8, 8], f32), location).unwrap(),
+        )
         .result(0)
         .unwrap()
         .into();
     kernel_body.append_operation(ops::fill(tile, zero, location).unwrap());
     kernel_body.append_operation(ops::fill(tile, zero, location).unwrap());
     let scratch = kernel_body
-        .append_operation(ops::alloc_fragment(ops::fragment_type(&context, &[8], f32), location).unwrap())
+        .append_operation(
+            ops::alloc_fragment(ops::fragment_type(&context, &[8], f32), location).unwrap(),
+        )
         .result(0)
         .unwrap()
         .into();
     kernel_body.append_operation(
-        ops::reduce(&context, ops::ReductionKind::Sum, tile, scratch, 1, false, location).unwrap(),
+        ops::reduce(
+            &context,
+            ops::ReductionKind::Sum,
+            tile,
+            scratch,
+            1,
+            false,
+            location,
+        )
+        .unwrap(),
     );
     body.append_operation(ops::kernel(&context, &[n], 32, kernel_body, location).unwrap());
     body.append_operation(func::r#return(&[], location));
@@ -173,7 +274,16 @@ fn verifier_failures_are_diagnostics() {
     let module = Module::new(location);
     let body = Block::new(&[(Type::index(&context), location)]);
     let n = body.argument(0).unwrap().into();
-    body.append_operation(ops::kernel(&context, &[n], 100, ops::body_block(&context, 1, location), location).unwrap());
+    body.append_operation(
+        ops::kernel(
+            &context,
+            &[n],
+            100,
+            ops::body_block(&context, 1, location),
+            location,
+        )
+        .unwrap(),
+    );
     body.append_operation(func::r#return(&[], location));
     let region = Region::new();
     region.append_block(body);
@@ -198,7 +308,13 @@ fn verifier_failures_are_diagnostics() {
 fn builders_reject_mismatched_bodies() {
     let (context, _) = test_context();
     let location = Location::unknown(&context);
-    let error = ops::parallel(&context, &[16, 16], ops::body_block(&context, 1, location), location).unwrap_err();
+    let error = ops::parallel(
+        &context,
+        &[16, 16],
+        ops::body_block(&context, 1, location),
+        location,
+    )
+    .unwrap_err();
     assert_eq!(
         error.to_string(),
         "invalid argument: tile.parallel expects a body with 2 index arguments, but got 1"

@@ -29,7 +29,15 @@ fn panic_in_pass_becomes_a_diagnostic() {
     let (context, diagnostics) = test_context();
     let mut module = Module::new(Location::new(&context, "input.mlir", 3, 1));
     let manager = PassManager::new(&context);
-    manager.add_pass(create_external(Panicking, TypeId::create(&PASS_ID), "Panicking", "test-panic", "", "", &[]));
+    manager.add_pass(create_external(
+        Panicking,
+        TypeId::create(&PASS_ID),
+        "Panicking",
+        "test-panic",
+        "",
+        "",
+        &[],
+    ));
     assert!(manager.run(&mut module).is_err());
     let diagnostics = diagnostics.borrow();
     assert!(

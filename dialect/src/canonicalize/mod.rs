@@ -9,9 +9,9 @@ mod zero_trip_loop;
 
 use crate::diagnostics::catch_panic;
 use melior::{
-    Context, RewriterBase,
+    Context, PatternRewriter, RewritePattern, RewritePatternSet, RewriterBase,
+    create_op_rewrite_pattern,
     ir::operation::{OperationLike, OperationRef},
-    PatternRewriter, RewritePattern, RewritePatternSet, create_op_rewrite_pattern,
 };
 
 /// A rewrite rule: looks at one op and rewrites it, returning true when it did.
@@ -19,8 +19,16 @@ pub type Rule = fn(OperationRef, &RewriterBase) -> bool;
 
 /// The rules, by the op they are rooted at.
 const RULES: &[(&str, &str, Rule)] = &[
-    ("tile.fill", "erase-overwritten-fill", overwritten_fill::erase_overwritten_fill),
-    ("tile.pipelined", "erase-zero-trip-loop", zero_trip_loop::erase_zero_trip_loop),
+    (
+        "tile.fill",
+        "erase-overwritten-fill",
+        overwritten_fill::erase_overwritten_fill,
+    ),
+    (
+        "tile.pipelined",
+        "erase-zero-trip-loop",
+        zero_trip_loop::erase_zero_trip_loop,
+    ),
 ];
 
 /// Returns the names of every rule, for documentation and tests.

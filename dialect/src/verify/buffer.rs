@@ -41,7 +41,12 @@ impl Buffer {
                 _ => None,
             })
             .collect();
-        Ok(Self { level, shape, element, text: r#type.to_string() })
+        Ok(Self {
+            level,
+            shape,
+            element,
+            text: r#type.to_string(),
+        })
     }
 
     /// Returns the static shape, or explains that `role` must have one.
@@ -50,7 +55,12 @@ impl Buffer {
             .iter()
             .copied()
             .collect::<Option<Vec<u64>>>()
-            .ok_or_else(|| format!("expects {role} to have a static shape, but got {}", self.text))
+            .ok_or_else(|| {
+                format!(
+                    "expects {role} to have a static shape, but got {}",
+                    self.text
+                )
+            })
     }
 
     /// Returns true when this buffer is on-chip (shared memory or a fragment).
@@ -74,4 +84,16 @@ pub fn shape_text(shape: &[Option<u64>]) -> String {
 /// Formats a static shape.
 pub fn static_shape_text(shape: &[u64]) -> String {
     shape_text(&shape.iter().copied().map(Some).collect::<Vec<_>>())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shapes_print_as_mlir_writes_them() {
+        assert_eq!(shape_text(&[Some(128), None, Some(4)]), "128x?x4");
+        assert_eq!(shape_text(&[]), "scalar");
+        assert_eq!(static_shape_text(&[64]), "64");
+    }
 }

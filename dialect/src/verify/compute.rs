@@ -4,15 +4,17 @@ use super::{
     Verdict,
     buffer::{Buffer, static_shape_text},
 };
-use crate::{element::Element, level::MemoryLevel, ffi};
+use crate::{element::Element, ffi, level::MemoryLevel};
 use melior::ir::{
-    AttributeLike, ValueLike,
+    AttributeLike, ShapedTypeLike, ValueLike,
     operation::{OperationLike, OperationRef},
     r#type::MemRefType,
-    ShapedTypeLike,
 };
 
-fn operand<'c, 'a>(op: &OperationRef<'c, 'a>, index: usize) -> Result<melior::ir::Value<'c, 'a>, String> {
+fn operand<'c, 'a>(
+    op: &OperationRef<'c, 'a>,
+    index: usize,
+) -> Result<melior::ir::Value<'c, 'a>, String> {
     op.operand(index).map_err(|error| error.to_string())
 }
 
@@ -30,7 +32,10 @@ pub fn gemm(op: OperationRef) -> Verdict {
     let b = Buffer::of(operand(&op, 1)?, "B")?;
     let c = Buffer::of(operand(&op, 2)?, "C")?;
     if a.level == MemoryLevel::Global {
-        return Err(format!("expects A in shared memory or a fragment, but got {}", a.level));
+        return Err(format!(
+            "expects A in shared memory or a fragment, but got {}",
+            a.level
+        ));
     }
     if b.level != MemoryLevel::Shared {
         return Err(format!("expects B in shared memory, but got {}", b.level));
@@ -41,8 +46,16 @@ pub fn gemm(op: OperationRef) -> Verdict {
     let [a_rows, a_columns] = matrix(&a, "A")?;
     let [b_rows, b_columns] = matrix(&b, "B")?;
     let [c_rows, c_columns] = matrix(&c, "C")?;
-    let (m, k) = if op.has_attribute("transpose_a") { (a_columns, a_rows) } else { (a_rows, a_columns) };
-    let (b_k, n) = if op.has_attribute("transpose_b") { (b_columns, b_rows) } else { (b_rows, b_columns) };
+    let (m, k) = if op.has_attribute("transpose_a") {
+        (a_columns, a_rows)
+    } else {
+        (a_rows, a_columns)
+    };
+    let (b_k, n) = if op.has_attribute("transpose_b") {
+        (b_columns, b_rows)
+    } else {
+        (b_rows, b_columns)
+    };
     if k != b_k {
         return Err(format!(
             "expects the K of A and B to agree, but got K = {k} for A ({}) and K = {b_k} for B ({})",
@@ -84,10 +97,14 @@ pub fn fill(op: OperationRef) -> Verdict {
     let dst_value = operand(&op, 0)?;
     let dst = Buffer::of(dst_value, "the filled tile")?;
     if !dst.on_chip() {
-        return Err("expects the filled tile in shared memory or a fragment, but got global memory".into());
+        return Err(
+            "expects the filled tile in shared memory or a fragment, but got global memory".into(),
+        );
     }
     dst.static_shape("the filled tile")?;
-    let element = MemRefType::try_from(dst_value.r#type()).map_err(|error| error.to_string())?.element();
+    let element = MemRefType::try_from(dst_value.r#type())
+        .map_err(|error| error.to_string())?
+        .element();
     let value = operand(&op, 1)?.r#type();
     if value != element {
         return Err(format!(
@@ -98,7 +115,9 @@ pub fn fill(op: OperationRef) -> Verdict {
 }
 
 pub fn reduce(op: OperationRef) -> Verdict {
-    let kind = op.attribute("kind").map(|attr| unsafe { ffi::tileShimReductionKindValue(attr.to_raw()) });
+    let kind = op
+        .attribute("kind")
+        .map(|attr| unsafe { ffi::tileShimReductionKindValue(attr.to_raw()) });
     if !matches!(kind, Ok(0..=4)) {
         return Err("expects a reduction kind (sum, max, min, abssum or absmax)".into());
     }
@@ -106,17 +125,25 @@ pub fn reduce(op: OperationRef) -> Verdict {
     let dst = Buffer::of(operand(&op, 1)?, "the result")?;
     for (buffer, role) in [(&src, "the source"), (&dst, "the result")] {
         if !buffer.on_chip() {
-            return Err(format!("expects {role} in shared memory or a fragment, but got global memory"));
+            return Err(format!(
+                "expects {role} in shared memory or a fragment, but got global memory"
+            ));
         }
         if !buffer.element.is_float() {
-            return Err(format!("expects {role} to hold floating-point elements, but got {}", buffer.element));
+            return Err(format!(
+                "expects {role} to hold floating-point elements, but got {}",
+                buffer.element
+            ));
         }
     }
     let src_shape = src.static_shape("the source")?;
     let dst_shape = dst.static_shape("the result")?;
     let dim = crate::ops::integer_attribute(&op, "dim").unwrap_or(-1);
     if dim < 0 || dim as usize >= src_shape.len() {
-        return Err(format!("expects dim in [0, {}), but got {dim}", src_shape.len()));
+        return Err(format!(
+            "expects dim in [0, {}), but got {dim}",
+            src_shape.len()
+        ));
     }
     let mut expected = src_shape.clone();
     expected.remove(dim as usize);

@@ -15,9 +15,11 @@ pub fn copy(op: OperationRef) -> Verdict {
         (0, 0) => whole_tiles(&src, &dst),
         (offsets, 0) => tile_in_buffer(&dst, "destination", &src, "source", offsets),
         (0, offsets) => tile_in_buffer(&src, "source", &dst, "destination", offsets),
-        _ => Err("expects offsets on at most one side (the other side is the tile), but got offsets \
+        _ => Err(
+            "expects offsets on at most one side (the other side is the tile), but got offsets \
                   on both"
-            .into()),
+                .into(),
+        ),
     }
 }
 
@@ -37,7 +39,13 @@ fn whole_tiles(src: &Buffer, dst: &Buffer) -> Verdict {
 }
 
 /// `tile` (the side without offsets) is placed at `offsets` in `buffer`.
-fn tile_in_buffer(tile: &Buffer, tile_role: &str, buffer: &Buffer, buffer_role: &str, offsets: usize) -> Verdict {
+fn tile_in_buffer(
+    tile: &Buffer,
+    tile_role: &str,
+    buffer: &Buffer,
+    buffer_role: &str,
+    offsets: usize,
+) -> Verdict {
     let rank = buffer.shape.len();
     if offsets != rank {
         return Err(format!(

@@ -17,7 +17,9 @@ pub type Verdict = Result<(), String>;
 /// Verifies one tile op.
 pub fn verify_op(op: OperationRef) -> Verdict {
     let name = op.name();
-    match name.as_string_ref().as_str().unwrap_or_default() {
+    let name = name.as_string_ref().as_str().unwrap_or_default();
+    regions::placement(op, name)?;
+    match name {
         "tile.kernel" => regions::kernel(op),
         "tile.pipelined" => regions::pipelined(op),
         "tile.parallel" => regions::parallel(op),

@@ -21,12 +21,18 @@ fn index_arguments(op: OperationRef, expected: usize, what: &str) -> Verdict {
         return Err("expects a body block, but got an empty region".into());
     };
     if body.argument_count() != expected {
-        return Err(format!("expects {expected} {what}, but got {} body arguments", body.argument_count()));
+        return Err(format!(
+            "expects {expected} {what}, but got {} body arguments",
+            body.argument_count()
+        ));
     }
     for index in 0..expected {
         let argument = body.argument(index).map_err(|error| error.to_string())?;
         if !argument.r#type().is_index() {
-            return Err(format!("expects {what} of type index, but got {}", argument.r#type()));
+            return Err(format!(
+                "expects {what} of type index, but got {}",
+                argument.r#type()
+            ));
         }
     }
     Ok(())
@@ -66,10 +72,15 @@ pub fn parallel(op: OperationRef) -> Verdict {
         .ok()
         .and_then(|attr| DenseI64ArrayAttribute::try_from(attr).ok())
         .ok_or("expects an extents array")?;
-    let extents: Vec<i64> = (0..extents.len()).filter_map(|index| extents.element(index).ok()).collect();
+    let extents: Vec<i64> = (0..extents.len())
+        .filter_map(|index| extents.element(index).ok())
+        .collect();
     if extents.is_empty() || extents.iter().any(|extent| *extent <= 0) {
         let text: Vec<String> = extents.iter().map(i64::to_string).collect();
-        return Err(format!("expects one or more positive extents, but got ({})", text.join(", ")));
+        return Err(format!(
+            "expects one or more positive extents, but got ({})",
+            text.join(", ")
+        ));
     }
     index_arguments(op, extents.len(), "loop indices (one per extent)")
 }
@@ -86,12 +97,23 @@ fn inside_kernel(op: OperationRef) -> bool {
     false
 }
 
-pub fn alloc(op: OperationRef, level: MemoryLevel) -> Verdict {
-    if !inside_kernel(op) {
-        return Err("expects to be nested in a tile.kernel (tiles live in the on-chip memory of one \
-                    block), but it is not"
-            .into());
+/// A kernel is a launch from host code; every other tile op runs on the threads of a kernel's block.
+pub fn placement(op: OperationRef, name: &str) -> Verdict {
+    match (name == "tile.kernel", inside_kernel(op)) {
+        (true, true) => Err("expects to be in host code, but it is nested in another tile.kernel".into()),
+        (false, false) if name.starts_with("tile.alloc_") => Err(
+            "expects to be nested in a tile.kernel (tiles live in the on-chip memory of one block), but \
+             it is not"
+                .into(),
+        ),
+        (false, false) if name != "tile.yield" => {
+            Err("expects to be nested in a tile.kernel (it runs on the threads of a block), but it is not".into())
+        }
+        _ => Ok(()),
     }
+}
+
+pub fn alloc(op: OperationRef, level: MemoryLevel) -> Verdict {
     let result = op.result(0).map_err(|error| error.to_string())?;
     let tile = Buffer::of(result.into(), "the result")?;
     if tile.level != level {
@@ -99,7 +121,10 @@ pub fn alloc(op: OperationRef, level: MemoryLevel) -> Verdict {
             MemoryLevel::Shared => "#gpu.address_space<workgroup>",
             _ => "#tile.fragment",
         };
-        return Err(format!("expects a result in memory space {space}, but got {}", tile.text));
+        return Err(format!(
+            "expects a result in memory space {space}, but got {}",
+            tile.text
+        ));
     }
     tile.static_shape("the result")?;
     Ok(())

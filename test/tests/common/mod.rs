@@ -27,5 +27,8 @@ pub fn test_context() -> (Context, Diagnostics) {
 
 /// Returns the repository's root folder.
 pub fn repo_root() -> std::path::PathBuf {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("test/ is in the repository").into()
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("test/ is in the repository")
+        .into()
 }

@@ -1,0 +1,66 @@
+// tile.copy: every pair of levels, tiles of rank 1 to 3, offsets on either side, and global tiles
+// that reach past the end of the buffer (legal: they are clipped).
+// RUN: tile-opt %s -split-input-file | tile-opt -split-input-file | FileCheck %s
+
+// A 128x128 tile at any offset in a 100x100 global buffer: clipped, so legal.
+// CHECK-LABEL: func.func @clipped_global_tiles
+// CHECK: tile.copy %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}} : memref<100x100xf16>, memref<128x128xf16, #gpu.address_space<workgroup>>
+// CHECK: tile.copy %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] : memref<128x128xf32, #tile.fragment>, memref<100x100xf16>
+func.func @clipped_global_tiles(%A: memref<100x100xf16>, %i: index) {
+  tile.kernel grid(%i) threads(128) (%bx) {
+    %S = tile.alloc_shared : memref<128x128xf16, #gpu.address_space<workgroup>>
+    %F = tile.alloc_fragment : memref<128x128xf32, #tile.fragment>
+    tile.copy %A[%i, %i], %S : memref<100x100xf16>, memref<128x128xf16, #gpu.address_space<workgroup>>
+    tile.copy %F, %A[%i, %i] : memref<128x128xf32, #tile.fragment>, memref<100x100xf16>
+  }
+  return
+}
+
+// -----
+
+// Rank 1 and rank 3 tiles, and a sub-tile of a larger shared buffer.
+// CHECK-LABEL: func.func @ranks
+// CHECK: tile.copy %{{.*}}[%{{.*}}], %{{.*}} : memref<?xf32>, memref<256xf32, #tile.fragment>
+// CHECK: tile.copy %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}], %{{.*}} : memref<?x?x?xbf16>, memref<2x64x64xbf16, #gpu.address_space<workgroup>>
+// CHECK: tile.copy %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] : memref<32x32xf32, #tile.fragment>, memref<64x64xf32, #gpu.address_space<workgroup>>
+func.func @ranks(%v: memref<?xf32>, %t: memref<?x?x?xbf16>, %i: index) {
+  tile.kernel grid(%i) threads(256) (%bx) {
+    %F = tile.alloc_fragment : memref<256xf32, #tile.fragment>
+    %S = tile.alloc_shared : memref<2x64x64xbf16, #gpu.address_space<workgroup>>
+    %G = tile.alloc_fragment : memref<32x32xf32, #tile.fragment>
+    %W = tile.alloc_shared : memref<64x64xf32, #gpu.address_space<workgroup>>
+    tile.copy %v[%i], %F : memref<?xf32>, memref<256xf32, #tile.fragment>
+    tile.copy %t[%i, %i, %i], %S : memref<?x?x?xbf16>, memref<2x64x64xbf16, #gpu.address_space<workgroup>>
+    tile.copy %G, %W[%i, %i] : memref<32x32xf32, #tile.fragment>, memref<64x64xf32, #gpu.address_space<workgroup>>
+  }
+  return
+}
+
+// -----
+
+// fp8 and integer tiles move like any other.
+// CHECK-LABEL: func.func @narrow_types
+// CHECK: tile.copy %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}} : memref<?x?xf8E4M3FN>, memref<64x128xf8E4M3FN, #gpu.address_space<workgroup>>
+// CHECK: tile.copy %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] : memref<64x64xi32, #tile.fragment>, memref<?x?xi32>
+func.func @narrow_types(%A: memref<?x?xf8E4M3FN>, %C: memref<?x?xi32>, %i: index) {
+  tile.kernel grid(%i) threads(128) (%bx) {
+    %S = tile.alloc_shared : memref<64x128xf8E4M3FN, #gpu.address_space<workgroup>>
+    %F = tile.alloc_fragment : memref<64x64xi32, #tile.fragment>
+    tile.copy %A[%i, %i], %S : memref<?x?xf8E4M3FN>, memref<64x128xf8E4M3FN, #gpu.address_space<workgroup>>
+    tile.copy %F, %C[%i, %i] : memref<64x64xi32, #tile.fragment>, memref<?x?xi32>
+  }
+  return
+}
+
+// -----
+
+// #gpu.address_space<global> is the same level as no memory space.
+// CHECK-LABEL: func.func @explicit_global
+// CHECK: tile.copy %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}} : memref<64x64xf16, #gpu.address_space<global>>, memref<16x16xf16, #gpu.address_space<workgroup>>
+func.func @explicit_global(%A: memref<64x64xf16, #gpu.address_space<global>>, %i: index) {
+  tile.kernel grid(%i) threads(32) (%bx) {
+    %S = tile.alloc_shared : memref<16x16xf16, #gpu.address_space<workgroup>>
+    tile.copy %A[%i, %i], %S : memref<64x64xf16, #gpu.address_space<global>>, memref<16x16xf16, #gpu.address_space<workgroup>>
+  }
+  return
+}
