@@ -18,3 +18,44 @@ pub fn opt_main(args: impl IntoIterator<Item = String>) -> i32 {
     argv.push(std::ptr::null_mut());
     unsafe { ffi::tileShimOptMain(owned.len() as i32, argv.as_mut_ptr()) }
 }
+
+/// Parses the file at `path` into a module (diagnostics carry the file name); `None` when it does
+/// not parse or verify (the diagnostics say why).
+pub fn parse_file<'c>(context: &'c melior::Context, path: &str) -> Option<melior::ir::Module<'c>> {
+    let module = unsafe {
+        mlir_sys::mlirModuleCreateParseFromFile(context.to_raw(), melior::StringRef::new(path).to_raw())
+    };
+    if module.ptr.is_null() { None } else { Some(unsafe { melior::ir::Module::from_raw(module) }) }
+}
+
+/// Returns, for every `gpu.binary` op under `module`, its symbol name and the payload of each of its
+/// `#gpu.object`s (PTX or assembly text for `format = isa`).
+pub fn gpu_binary_objects(module: &melior::ir::Module) -> Vec<(String, String)> {
+    use melior::ir::{
+        AttributeLike,
+        attribute::{ArrayAttribute, StringAttribute},
+        operation::{OperationLike, WalkOrder, WalkResult},
+    };
+    let mut objects = Vec::new();
+    module.as_operation().walk(WalkOrder::PreOrder, |op| {
+        if op.name().as_string_ref().as_str() == Ok("gpu.binary") {
+            let name = op
+                .attribute("sym_name")
+                .ok()
+                .and_then(|attr| StringAttribute::try_from(attr).ok())
+                .map(|name| name.value().to_owned())
+                .unwrap_or_default();
+            if let Some(list) = op.attribute("objects").ok().and_then(|attr| ArrayAttribute::try_from(attr).ok()) {
+                for index in 0..list.len() {
+                    if let Ok(object) = list.element(index) {
+                        let payload = unsafe { mlir_sys::mlirGPUObjectAttrGetObject(object.to_raw()) };
+                        let bytes = unsafe { std::slice::from_raw_parts(payload.data as *const u8, payload.length) };
+                        objects.push((name.clone(), String::from_utf8_lossy(bytes).into_owned()));
+                    }
+                }
+            }
+        }
+        WalkResult::Advance
+    });
+    objects
+}

@@ -290,3 +290,9 @@ pub fn constant_integer(value: Value) -> Option<i64> {
     }
     integer_attribute(&owner, "value")
 }
+
+/// Returns a detached deep copy of `op` (same operands, attributes and regions), to be inserted
+/// elsewhere and have its operands remapped.
+pub fn clone_detached<'c>(op: melior::ir::operation::OperationRef<'c, '_>) -> Operation<'c> {
+    unsafe { Operation::from_raw(mlir_sys::mlirOperationClone(op.to_raw())) }
+}

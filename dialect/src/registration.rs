@@ -112,3 +112,25 @@ pub fn register_pass(argument: &str, create: fn() -> Pass) {
     };
     unsafe { ffi::tileShimRegisterPass(create_registered_pass, id as i32) };
 }
+
+/// Returns the handles of the upstream dialects the GPU lowerings create ops of (a pass lists them
+/// as dependent dialects so that they are loaded before it runs).
+pub fn gpu_lowering_dialects() -> Vec<DialectHandle> {
+    use mlir_sys::*;
+    unsafe {
+        [
+            mlirGetDialectHandle__arith__(),
+            mlirGetDialectHandle__func__(),
+            mlirGetDialectHandle__gpu__(),
+            mlirGetDialectHandle__llvm__(),
+            mlirGetDialectHandle__memref__(),
+            mlirGetDialectHandle__nvgpu__(),
+            mlirGetDialectHandle__nvvm__(),
+            mlirGetDialectHandle__scf__(),
+            mlirGetDialectHandle__vector__(),
+        ]
+        .into_iter()
+        .map(|handle| DialectHandle::from_raw(handle))
+        .collect()
+    }
+}

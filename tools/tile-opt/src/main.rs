@@ -2,6 +2,6 @@
 //! and the tile passes.
 
 fn main() {
-    tile_passes::register_all();
+    tile_conversions::register_all();
     std::process::exit(tile_dialect::driver::opt_main(std::env::args()));
 }

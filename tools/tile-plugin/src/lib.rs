@@ -42,7 +42,7 @@ unsafe extern "C" fn register_dialects(registry: *mut c_void) {
 }
 
 extern "C" fn register_passes() {
-    let _ = tile_dialect::diagnostics::catch_panic(tile_passes::register_all);
+    let _ = tile_dialect::diagnostics::catch_panic(tile_conversions::register_all);
 }
 
 /// Returns the dialect-plugin description `mlir-opt --load-dialect-plugin` asks for.

@@ -1,0 +1,200 @@
+#!/usr/bin/env python3
+"""Runs tile-compiled kernels on the GPU machine: checks every output element against torch, then
+times our kernel, torch.matmul (cuBLAS) and a Triton GEMM on the same inputs in the same run.
+
+Usage (on the GPU machine, no MLIR needed): python3 bench/bench.py KERNEL_DIR [--filter SUBSTRING]
+KERNEL_DIR holds NAME.ptx + NAME.json pairs written by tile-compile (see bench/prepare.sh).
+"""
+import argparse
+import ctypes
+import glob
+import json
+import os
+import sys
+
+import torch
+import triton
+import triton.language as tl
+from cuda.bindings import driver as cu
+
+DTYPES = {"f16": torch.float16, "bf16": torch.bfloat16, "f32": torch.float32}
+TMA_TYPES = {
+    "f16": cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
+    "bf16": cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
+    "f32": cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
+}
+SWIZZLES = {
+    0: cu.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_NONE,
+    32: cu.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_32B,
+    64: cu.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_64B,
+    128: cu.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_128B,
+}
+
+
+def ok(result):
+    """Unwraps a cuda-bindings result tuple, raising on any error code."""
+    err, *rest = result if isinstance(result, tuple) else (result,)
+    if err != cu.CUresult.CUDA_SUCCESS:
+        raise RuntimeError(f"CUDA driver error {err}")
+    return rest[0] if len(rest) == 1 else rest
+
+
+class Kernel:
+    """One PTX kernel and its manifest, loaded through the CUDA driver."""
+
+    def __init__(self, ptx_path):
+        self.name = os.path.basename(ptx_path)[: -len(".ptx")]
+        with open(ptx_path[: -len(".ptx")] + ".json") as f:
+            self.manifest = json.load(f)
+        with open(ptx_path, "rb") as f:
+            ptx = f.read() + b"\0"
+        self.module = ok(cu.cuModuleLoadData(ptx))
+        self.function = ok(cu.cuModuleGetFunction(self.module, self.manifest["entry"].encode()))
+        shared = self.manifest["dynamic_shared_bytes"]
+        ok(cu.cuFuncSetAttribute(self.function, cu.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, shared))
+
+    def tensor_maps(self, tensors):
+        """Encodes one tensor map per parameter (in device memory, 64-byte aligned)."""
+        maps = []
+        for param in self.manifest["params"]:
+            t = tensors[param["host_argument"]]
+            rows, cols = t.shape
+            box_rows, box_inner = param["box"]
+            tmap = ok(cu.cuTensorMapEncodeTiled(
+                TMA_TYPES[param["element"]], 2, t.data_ptr(),
+                [cols, rows], [t.stride(0) * t.element_size()], [box_inner, box_rows], [1, 1],
+                cu.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE, SWIZZLES[param["swizzle"]],
+                cu.CUtensorMapL2promotion.CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+                cu.CUtensorMapFloatOOBfill.CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE))
+            raw = ctypes.string_at(tmap.getPtr(), 128)
+            maps.append(torch.frombuffer(bytearray(raw), dtype=torch.uint8).cuda())
+        return maps
+
+    def launcher(self, tensors):
+        maps = self.tensor_maps(tensors)
+        grid, block = self.manifest["grid"], self.manifest["block"]
+        shared = self.manifest["dynamic_shared_bytes"]
+        args = (tuple(m.data_ptr() for m in maps), tuple(ctypes.c_void_p for _ in maps))
+        stream = torch.cuda.current_stream().cuda_stream
+
+        def launch():
+            ok(cu.cuLaunchKernel(self.function, *grid, *block, shared, stream, args, 0))
+
+        launch.keep = maps
+        return launch
+
+
+def host_tensors(kernel):
+    """Random inputs (never zeros) and a NaN-poisoned output, in host-argument order."""
+    tensors = {}
+    for param in kernel.manifest["params"]:
+        shape = param["shape"]
+        dtype = DTYPES[param["element"]]
+        if param["role"] == "C":
+            tensors[param["host_argument"]] = torch.full(shape, float("nan"), dtype=dtype, device="cuda")
+        else:
+            tensors[param["host_argument"]] = torch.randn(shape, dtype=dtype, device="cuda")
+    return tensors
+
+
+def reference(kernel, tensors):
+    """What the tile program computes, in float64 on the GPU."""
+    a, b = (tensors[p["host_argument"]] for p in kernel.manifest["params"][:2])
+    b = b.double().t() if "_tb_" in kernel.name else b.double()
+    out = a.double() @ b
+    return torch.relu(out) if "relu" in kernel.name else out
+
+
+def check(kernel, launch, tensors):
+    c = tensors[kernel.manifest["params"][2]["host_argument"]]
+    c.fill_(float("nan"))
+    launch()
+    torch.cuda.synchronize()
+    ref = reference(kernel, tensors)
+    out = c.double()
+    nan = int(torch.isnan(out).sum())
+    rel = float(torch.linalg.norm(out - ref) / torch.linalg.norm(ref))
+    # bf16 operands land between 1e-3 and 1e-2 (METHOD.md); the output rounding adds ~1e-3.
+    bound = 1e-2 if "bf16" in kernel.name else 5e-3
+    worst = float((out - ref).abs().nan_to_num(float("inf")).max())
+    passed = nan == 0 and rel < bound
+    return passed, rel, nan, worst
+
+
+@triton.jit
+def triton_matmul(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, GROUP: tl.constexpr):
+    pid = tl.program_id(0)
+    grid_m, grid_n = tl.cdiv(M, BM), tl.cdiv(N, BN)
+    group = pid // (GROUP * grid_n)
+    first_m = group * GROUP
+    size_m = min(grid_m - first_m, GROUP)
+    pid_m = first_m + (pid % (GROUP * grid_n)) % size_m
+    pid_n = (pid % (GROUP * grid_n)) // size_m
+    rm = pid_m * BM + tl.arange(0, BM)
+    rn = pid_n * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BK)):
+        a = tl.load(a_ptr + rm[:, None] * K + (k * BK + rk)[None, :])
+        b = tl.load(b_ptr + (k * BK + rk)[:, None] * N + rn[None, :])
+        acc = tl.dot(a, b, acc)
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc.to(c_ptr.dtype.element_ty))
+
+
+def time_triton(a, b):
+    m, k = a.shape
+    n = b.shape[1]
+    c = torch.empty((m, n), dtype=a.dtype, device="cuda")
+    best = None
+    for bm, bn, bk, warps, stages in ((128, 256, 64, 8, 3), (128, 128, 64, 4, 4)):
+        grid = (triton.cdiv(m, bm) * triton.cdiv(n, bn),)
+        fn = lambda: triton_matmul[grid](a, b, c, m, n, k, BM=bm, BN=bn, BK=bk, GROUP=8, num_warps=warps, num_stages=stages)
+        ms = triton.testing.do_bench(fn, warmup=50, rep=300, return_mode="median")
+        best = ms if best is None else min(best, ms)
+    return best
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("kernels")
+    parser.add_argument("--filter", default="")
+    parser.add_argument("--no-time", action="store_true")
+    args = parser.parse_args()
+    ok(cu.cuInit(0))
+    torch.manual_seed(0)
+    torch.empty(1, device="cuda")  # make the primary context current
+    rows = []
+    failures = 0
+    for ptx in sorted(glob.glob(os.path.join(args.kernels, "*.ptx"))):
+        if args.filter not in ptx:
+            continue
+        kernel = Kernel(ptx)
+        tensors = host_tensors(kernel)
+        launch = kernel.launcher(tensors)
+        passed, rel, nan, worst = check(kernel, launch, tensors)
+        failures += not passed
+        line = f"{kernel.name}: {'PASS' if passed else 'FAIL'} rel_err={rel:.2e} nan={nan} max_abs_err={worst:.3g}"
+        print(line, flush=True)
+        if not passed or args.no_time or not kernel.name.startswith("gemm_"):
+            continue
+        a, b = (tensors[p["host_argument"]] for p in kernel.manifest["params"][:2])
+        m, k = a.shape
+        n = b.shape[1]
+        flops = 2 * m * n * k
+        ours = triton.testing.do_bench(launch, warmup=50, rep=300, return_mode="median")
+        cublas = triton.testing.do_bench(lambda: torch.matmul(a, b), warmup=50, rep=300, return_mode="median")
+        trit = time_triton(a, b)
+        tf = lambda ms: flops / ms / 1e9
+        rows.append((kernel.name, tf(ours), tf(cublas), tf(trit)))
+        print(f"  ours {tf(ours):.0f} TFLOP/s, cuBLAS {tf(cublas):.0f}, Triton {tf(trit):.0f}, ours/cuBLAS {ours and cublas / ours:.3f}", flush=True)
+    if rows:
+        print("\n| kernel | ours TFLOP/s | cuBLAS | Triton | ours/cuBLAS | ours/Triton |")
+        print("|---|---|---|---|---|---|")
+        for name, ours, cublas, trit in rows:
+            print(f"| {name} | {ours:.0f} | {cublas:.0f} | {trit:.0f} | {ours / cublas:.3f} | {ours / trit:.3f} |")
+    print(f"{len(rows)} timed, {failures} failed")
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()

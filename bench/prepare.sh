@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Build machine: writes the benchmark's tile programs and compiles each to PTX + manifest in
+# bench/kernels/ (ignored by git; carried to the GPU machine), recording compile times.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cargo build --release --quiet
+rm -rf bench/kernels bench/programs
+python3 bench/variants.py bench/programs > /dev/null
+mkdir -p bench/kernels
+for program in bench/programs/*.mlir examples/*.mlir; do
+  target/release/tile-compile "$program" --target sm_90a -o bench/kernels --timing 2>&1 >/dev/null | sed "s|^|$(basename "$program"): |"
+done

@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""Writes the tile programs the benchmark compiles: one GEMM per (shape, type, tile config).
+
+Each is the contract's GEMM (optionally with the ReLU epilogue, optionally with B given as NxK),
+written out for one static shape. Run by bench/prepare.sh on the build machine.
+"""
+import itertools
+import os
+import sys
+
+TEMPLATE = """// {name}: C = {relu_open}A * {b_desc}{relu_close}, {m}x{n}x{k} {dtype}, tile {bm}x{bn}x{bk}, {threads} threads, {stages} stages.
+func.func @{name}(%A: memref<{m}x{k}x{dtype}>, %B: memref<{b_shape}x{dtype}>, %C: memref<{m}x{n}x{dtype}>) {{
+  %c0 = arith.constant 0 : index
+  %cbk = arith.constant {bk} : index
+  %cbm = arith.constant {bm} : index
+  %cbn = arith.constant {bn} : index
+  %ktiles = arith.constant {ktiles} : index
+  %gx = arith.constant {gx} : index
+  %gy = arith.constant {gy} : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%gx, %gy) threads({threads}) (%bx, %by) {{
+    %As = tile.alloc_shared : memref<{bm}x{bk}x{dtype}, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<{bs_shape}x{dtype}, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<{bm}x{bn}xf32, #tile.fragment>
+    tile.fill %Cf, %zero : memref<{bm}x{bn}xf32, #tile.fragment>
+    %m0 = arith.muli %by, %cbm : index
+    %n0 = arith.muli %bx, %cbn : index
+    tile.pipelined %kt = %c0 to %ktiles stages({stages}) {{
+      %k0 = arith.muli %kt, %cbk : index
+      tile.copy %A[%m0, %k0], %As : memref<{m}x{k}x{dtype}>, memref<{bm}x{bk}x{dtype}, #gpu.address_space<workgroup>>
+      tile.copy %B[{b_offsets}], %Bs : memref<{b_shape}x{dtype}>, memref<{bs_shape}x{dtype}, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %Cf{transpose} : memref<{bm}x{bk}x{dtype}, #gpu.address_space<workgroup>>,
+          memref<{bs_shape}x{dtype}, #gpu.address_space<workgroup>>, memref<{bm}x{bn}xf32, #tile.fragment>
+    }}
+{epilogue}    tile.copy %Cf, %C[%m0, %n0] : memref<{bm}x{bn}xf32, #tile.fragment>, memref<{m}x{n}x{dtype}>
+  }}
+  return
+}}
+"""
+
+RELU = """    tile.parallel (%i, %j) in ({bm}, {bn}) {{
+      %v = memref.load %Cf[%i, %j] : memref<{bm}x{bn}xf32, #tile.fragment>
+      %r = arith.maximumf %v, %zero : f32
+      memref.store %r, %Cf[%i, %j] : memref<{bm}x{bn}xf32, #tile.fragment>
+    }}
+"""
+
+
+def program(name, m, n, k, dtype, bm, bn, bk, threads, stages, relu=False, transpose_b=False):
+    ceil = lambda a, b: (a + b - 1) // b
+    fields = dict(
+        name=name, m=m, n=n, k=k, dtype=dtype, bm=bm, bn=bn, bk=bk, threads=threads, stages=stages,
+        ktiles=ceil(k, bk), gx=ceil(n, bn), gy=ceil(m, bm),
+        b_shape=f"{n}x{k}" if transpose_b else f"{k}x{n}",
+        bs_shape=f"{bn}x{bk}" if transpose_b else f"{bk}x{bn}",
+        b_offsets="%n0, %k0" if transpose_b else "%k0, %n0",
+        b_desc="B^T" if transpose_b else "B",
+        transpose=" {transpose_b}" if transpose_b else "",
+        relu_open="relu(" if relu else "", relu_close=")" if relu else "",
+    )
+    fields["epilogue"] = RELU.format(**fields) if relu else ""
+    return TEMPLATE.format(**fields)
+
+
+# (tag, bm, bn, bk, threads, stages)
+CONFIGS = [
+    ("t128x128x64w1s4", 128, 128, 64, 128, 4),
+    ("t128x256x64w2s4", 128, 256, 64, 256, 4),
+]
+
+
+def main(out_dir):
+    os.makedirs(out_dir, exist_ok=True)
+    written = []
+    for size, dtype, (tag, bm, bn, bk, threads, stages) in itertools.product((4096, 8192), ("f16", "bf16"), CONFIGS):
+        name = f"gemm_{dtype}_{size}_{tag}"
+        written.append(name)
+        with open(os.path.join(out_dir, name + ".mlir"), "w") as f:
+            f.write(program(name, size, size, size, dtype, bm, bn, bk, threads, stages))
+    # Correctness shapes: not tile multiples, ReLU, transpose_b.
+    extra = [
+        ("check_relu_f16_1000x1500x700", dict(m=1000, n=1500, k=700, dtype="f16", bm=128, bn=128, bk=64, threads=128, stages=3, relu=True)),
+        ("check_tb_bf16_777x640x320", dict(m=777, n=640, k=320, dtype="bf16", bm=128, bn=256, bk=64, threads=256, stages=3, transpose_b=True)),
+        ("check_k32_f16_512x512x512", dict(m=512, n=512, k=512, dtype="f16", bm=128, bn=128, bk=32, threads=128, stages=3, relu=True)),
+    ]
+    for name, kw in extra:
+        written.append(name)
+        with open(os.path.join(out_dir, name + ".mlir"), "w") as f:
+            f.write(program(name, **kw))
+    print("\n".join(written))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1] if len(sys.argv) > 1 else "bench/programs")

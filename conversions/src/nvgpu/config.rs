@@ -1,0 +1,195 @@
+//! The Hopper (sm_90a) shape of one GEMM kernel: warpgroups, wgmma instruction shape, the swizzle of
+//! every shared tile (chosen so that TMA writes and wgmma reads agree), the tensor-map boxes and the
+//! shared-memory plan. Every limit of the chip is checked here, with a message that says what fits.
+
+use melior::ir::{ShapedTypeLike, Type, Value, ValueLike, r#type::MemRefType};
+use tile_dialect::element::Element;
+
+/// Shared memory one block may use on sm_90a (227 KiB).
+pub const MAX_SHARED_BYTES: i64 = 232_448;
+/// Slack added to dynamic shared memory so that the tiles can start on a 1024-byte boundary (the
+/// period of the 128-byte swizzle).
+pub const ALIGN_SLACK: i64 = 1024;
+
+/// How one shared tile is laid out: the swizzle TMA writes with and wgmma reads with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SharedLayout {
+    /// Swizzle span in bytes: 32, 64 or 128.
+    pub swizzle: i64,
+    /// Elements of the box's inner (contiguous) dimension.
+    pub box_inner: i64,
+    /// Rows of the box.
+    pub box_rows: i64,
+    /// Boxes side by side along the inner dimension.
+    pub boxes: i64,
+    /// The operand is contiguous along K (true) or along M/N (false).
+    pub k_major: bool,
+}
+
+impl SharedLayout {
+    /// Returns the wgmma descriptor's swizzle code (bits 62-63).
+    pub fn descriptor_swizzle(self) -> i64 {
+        match self.swizzle {
+            128 => 1,
+            64 => 2,
+            _ => 3,
+        }
+    }
+
+    /// Returns the bytes of one box.
+    pub fn box_bytes(self, element_bytes: i64) -> i64 {
+        self.box_inner * self.box_rows * element_bytes
+    }
+}
+
+/// The resolved configuration of one Hopper GEMM kernel.
+#[derive(Debug)]
+pub struct HopperConfig {
+    /// Block tile: rows of A and C.
+    pub bm: i64,
+    /// Block tile: columns of B and C.
+    pub bn: i64,
+    /// Block tile: the K depth of one main-loop step.
+    pub bk: i64,
+    /// Warpgroups (128 threads each) sharing the block's rows.
+    pub warpgroups: i64,
+    /// 64-row wgmma tiles per warpgroup.
+    pub m_tiles: i64,
+    /// Input element type (f16 or bf16).
+    pub input: Element,
+    /// Output element type of the global result.
+    pub output: Element,
+    /// Layout of the A tile.
+    pub a: SharedLayout,
+    /// Layout of the B tile.
+    pub b: SharedLayout,
+    /// Bytes of one pipeline stage (A tile then B tile, each 1024-aligned).
+    pub stage_bytes: i64,
+    /// Byte offset of the B tile inside a stage.
+    pub b_offset: i64,
+    /// Ring depth.
+    pub stages: i64,
+    /// Dynamic shared memory the launch needs.
+    pub shared_bytes: i64,
+}
+
+fn shape(value: Value) -> Vec<i64> {
+    MemRefType::try_from(value.r#type())
+        .map(|memref| (0..memref.rank()).map(|dim| memref.dim_size(dim).map_or(-1, |size| match size {
+            melior::ir::r#type::DimSize::Static(size) => size as i64,
+            _ => -1,
+        })).collect())
+        .unwrap_or_default()
+}
+
+fn element(value: Value) -> Option<Element> {
+    MemRefType::try_from(value.r#type()).ok().and_then(|memref| Element::of(memref.element()))
+}
+
+fn element_type<'c>(value: Value<'c, '_>) -> Option<Type<'c>> {
+    MemRefType::try_from(value.r#type()).ok().map(|memref| memref.element())
+}
+
+fn round_up(value: i64, to: i64) -> i64 {
+    (value + to - 1) / to * to
+}
+
+/// The largest swizzle span that one row of `row_bytes` fills exactly.
+fn swizzle_for_row(row_bytes: i64) -> Option<i64> {
+    [128, 64, 32].into_iter().find(|span| row_bytes % span == 0)
+}
+
+/// Resolves the configuration; `Err` says which limit the tile program breaks and what would fit.
+pub fn configure(
+    threads: i64,
+    a_tile: Value,
+    accumulator: Value,
+    output: Value,
+    transpose_b: bool,
+    stages: i64,
+) -> Result<HopperConfig, String> {
+    let input = element(a_tile).ok_or("expects a tensor-core input type")?;
+    if !matches!(input, Element::F16 | Element::BF16) {
+        return Err(format!(
+            "expects f16 or bf16 inputs for wgmma on sm_90a, but got {input} (f8E4M3FN and i8 are not lowered yet)"
+        ));
+    }
+    if element_type(accumulator).map(|ty| ty.to_string()) != Some("f32".into()) {
+        return Err("expects an f32 accumulator for wgmma on sm_90a".into());
+    }
+    let output_element = element(output).ok_or("expects a result element type")?;
+    if !matches!(output_element, Element::F16 | Element::BF16 | Element::F32) {
+        return Err(format!("expects an f16, bf16 or f32 result on sm_90a, but got {output_element}"));
+    }
+    let [bm, bk] = shape(a_tile)[..] else { return Err("expects a 2-D A tile".into()) };
+    let [bm_c, bn] = shape(accumulator)[..] else { return Err("expects a 2-D accumulator".into()) };
+    debug_assert_eq!(bm, bm_c);
+    if threads % 128 != 0 || !(128..=512).contains(&threads) {
+        return Err(format!(
+            "expects 128, 256, 384 or 512 threads on sm_90a (wgmma runs on warpgroups of 128 threads), but got {threads}"
+        ));
+    }
+    let warpgroups = threads / 128;
+    if bm % (64 * warpgroups) != 0 {
+        return Err(format!(
+            "expects the tile's M ({bm}) to be a multiple of 64 per warpgroup ({warpgroups} warpgroups: M = {} or a multiple) for wgmma m64",
+            64 * warpgroups
+        ));
+    }
+    if bn % 8 != 0 || bn > 256 {
+        return Err(format!("expects the tile's N ({bn}) to be a multiple of 8 and at most 256 for wgmma on sm_90a"));
+    }
+    if bk % 16 != 0 {
+        return Err(format!("expects the tile's K ({bk}) to be a multiple of 16 for wgmma k16"));
+    }
+    let bytes = 2;
+    let k_row = bk * bytes;
+    let k_major_swizzle = swizzle_for_row(k_row).filter(|_| k_row <= 128).ok_or_else(|| {
+        format!("expects a K tile of 16, 32 or 64 elements on sm_90a (one swizzled row of at most 128 bytes), but got {bk}")
+    })?;
+    if bm > 256 {
+        return Err(format!("expects M <= 256 (one TMA box), but got {bm}"));
+    }
+    let a = SharedLayout { swizzle: k_major_swizzle, box_inner: bk, box_rows: bm, boxes: 1, k_major: true };
+    let b = if transpose_b {
+        SharedLayout { swizzle: k_major_swizzle, box_inner: bk, box_rows: bn, boxes: 1, k_major: true }
+    } else {
+        if bn % 64 != 0 {
+            return Err(format!(
+                "expects N to be a multiple of 64 when B is KxN (N-major, read in 128-byte swizzled columns), but got {bn}; use transpose_b with an NxK B"
+            ));
+        }
+        SharedLayout { swizzle: 128, box_inner: 64, box_rows: bk, boxes: bn / 64, k_major: false }
+    };
+    let a_bytes = round_up(bm * bk * bytes, 1024);
+    let b_bytes = round_up(bn * bk * bytes, 1024);
+    let stage_bytes = a_bytes + b_bytes;
+    let output_bytes = round_up(bm * bn * output_element_bytes(output_element), 1024);
+    let shared_bytes = (stages * stage_bytes).max(output_bytes) + ALIGN_SLACK;
+    if shared_bytes > MAX_SHARED_BYTES {
+        let fitting = (MAX_SHARED_BYTES - ALIGN_SLACK) / stage_bytes;
+        return Err(format!(
+            "needs {shared_bytes} bytes of shared memory ({stages} stages of {stage_bytes} bytes), but sm_90a gives a block at most {MAX_SHARED_BYTES}; use stages({fitting}) or a smaller tile"
+        ));
+    }
+    Ok(HopperConfig {
+        bm,
+        bn,
+        bk,
+        warpgroups,
+        m_tiles: bm / warpgroups / 64,
+        input,
+        output: output_element,
+        a,
+        b,
+        stage_bytes,
+        b_offset: a_bytes,
+        stages,
+        shared_bytes,
+    })
+}
+
+/// Returns the bytes of one element of `element`.
+pub fn output_element_bytes(element: Element) -> i64 {
+    if element == Element::F32 { 4 } else { 2 }
+}

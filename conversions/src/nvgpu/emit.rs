@@ -1,0 +1,364 @@
+//! Renders the Hopper kernel of one [`GemmPlan`] as upstream `gpu`/`nvgpu`/`nvvm` IR.
+//!
+//! The kernel is a TMA + mbarrier ring of `stages` shared buffers feeding warpgroup MMAs:
+//!
+//! ```text
+//! prologue:  leader thread: expect_tx + TMA loads of iterations 0 .. S-2
+//! loop it:   leader: refill stage (it+S-1)%S (freed by iteration it-1)      <- overlaps the MMAs below
+//!            all:    wait full[it%S] (phase parity (it/S)%2); wgmma.fence; wgmma m64nNk16 x (BK/16) per
+//!                    64-row tile; commit; wait 0; barrier (the stage may be overwritten)
+//! epilogue:  accumulator registers -> epilogue function -> convert -> shared tile -> TMA store
+//! ```
+//!
+//! The text uses only typed upstream ops; values of the tile program (tile origins, epilogue bodies)
+//! come from the outlined functions of `outline.rs`.
+
+use super::config::{HopperConfig, SharedLayout, output_element_bytes};
+use std::fmt::Write;
+
+/// Names and helper functions the kernel text refers to.
+pub struct KernelNames<'n> {
+    /// The `gpu.module` symbol.
+    pub module: &'n str,
+    /// The kernel symbol.
+    pub kernel: &'n str,
+    /// `(block indices..., k) -> (a origin, b origin)`.
+    pub load_origin: &'n str,
+    /// `(block indices...) -> c origin`.
+    pub store_origin: &'n str,
+    /// `(v, i, j) -> v'`, when there is an epilogue.
+    pub epilogue: Option<&'n str>,
+}
+
+/// Scalars of the main loop the emitter needs.
+pub struct LoopShape {
+    /// Induction variable value of iteration 0.
+    pub lower: i64,
+    /// Step of the induction variable.
+    pub step: i64,
+    /// Iterations.
+    pub trips: i64,
+}
+
+const WS: &str = "#gpu.address_space<workgroup>";
+
+fn tensor_map(rows: i64, inner: i64, element: &str, swizzle: &str) -> String {
+    format!(
+        "!nvgpu.tensormap.descriptor<tensor = memref<{rows}x{inner}x{element}, {WS}>, swizzle = {swizzle}, l2promo = l2promo_128b, oob = zero, interleave = none>"
+    )
+}
+
+fn swizzle_name(layout: SharedLayout) -> &'static str {
+    match layout.swizzle {
+        128 => "swizzle_128b",
+        64 => "swizzle_64b",
+        _ => "swizzle_32b",
+    }
+}
+
+/// A text builder with fresh SSA names and cached index constants per region.
+struct Text {
+    out: String,
+    next: usize,
+}
+
+impl Text {
+    fn fresh(&mut self, stem: &str) -> String {
+        self.next += 1;
+        format!("%{stem}{}", self.next)
+    }
+
+    fn line(&mut self, line: impl AsRef<str>) {
+        self.out.push_str("      ");
+        self.out.push_str(line.as_ref());
+        self.out.push('\n');
+    }
+
+    /// Emits `value = op` and returns the value's name.
+    fn let_(&mut self, stem: &str, op: impl AsRef<str>) -> String {
+        let name = self.fresh(stem);
+        self.line(format!("{name} = {}", op.as_ref()));
+        name
+    }
+
+    fn index(&mut self, value: i64) -> String {
+        self.let_("c", format!("arith.constant {value} : index"))
+    }
+
+    fn i64(&mut self, value: i64) -> String {
+        self.let_("l", format!("arith.constant {value} : i64"))
+    }
+}
+
+/// The accumulator of one 64-row wgmma tile: N/2 f32 registers per thread.
+fn accumulator_type(bn: i64) -> String {
+    format!("!llvm.struct<({})>", vec!["f32"; (bn / 2) as usize].join(", "))
+}
+
+/// Returns the tensor-map descriptor types of A, B and C.
+pub fn tensor_map_types(config: &HopperConfig) -> [String; 3] {
+    let input = config.input.name();
+    let b = config.b;
+    [
+        tensor_map(config.a.box_rows, config.a.box_inner, input, swizzle_name(config.a)),
+        tensor_map(b.box_rows, b.box_inner, input, swizzle_name(b)),
+        tensor_map(config.bm, config.bn, config.output.name(), "none"),
+    ]
+}
+
+/// Returns the wgmma descriptor's constant part for `layout` (everything but the start address).
+fn descriptor_constant(layout: SharedLayout) -> i64 {
+    let (leading, stride) = if layout.k_major {
+        (16, 8 * layout.swizzle)
+    } else {
+        (layout.box_rows * 128, 1024)
+    };
+    ((leading >> 4) << 16) | ((stride >> 4) << 32) | (layout.descriptor_swizzle() << 62)
+}
+
+/// Renders the whole `gpu.module` (with `helpers`, the outlined functions, inside it).
+pub fn render_module(config: &HopperConfig, names: &KernelNames, loop_shape: &LoopShape, block_dims: usize, threads: i64, helpers: &str) -> String {
+    let mut t = Text { out: String::new(), next: 0 };
+    let input = config.input.name();
+    let output = config.output.name();
+    let [map_a, map_b, map_c] = tensor_map_types(config);
+    let bars = format!("!nvgpu.mbarrier.group<memorySpace = {WS}, num_barriers = {}>", config.stages);
+    let smem = format!("memref<?xi8, {WS}>");
+    let acc = accumulator_type(config.bn);
+    let a_tile = format!("memref<{}x{}x{input}, {WS}>", config.a.box_rows, config.a.box_inner);
+    let b_box = format!("memref<{}x{}x{input}, {WS}>", config.b.box_rows, config.b.box_inner);
+    let c_tile = format!("memref<{}x{}x{output}, {WS}>", config.bm, config.bn);
+    let index_list = |n: usize| vec!["index"; n].join(", ");
+
+    // Entry: tensor maps, thread and block ids, barriers, the aligned shared-memory base.
+    let tma_a = t.let_("tma_a", format!("builtin.unrealized_conversion_cast %map_a : !llvm.ptr to {map_a}"));
+    let tma_b = t.let_("tma_b", format!("builtin.unrealized_conversion_cast %map_b : !llvm.ptr to {map_b}"));
+    let tma_c = t.let_("tma_c", format!("builtin.unrealized_conversion_cast %map_c : !llvm.ptr to {map_c}"));
+    let c0 = t.index(0);
+    let c1 = t.index(1);
+    let tid = t.let_("tid", "gpu.thread_id x");
+    let blocks: Vec<String> = ["x", "y", "z"][..block_dims].iter().map(|dim| t.let_("bid", format!("gpu.block_id {dim}"))).collect();
+    let leader = t.let_("leader", format!("arith.cmpi eq, {tid}, {c0} : index"));
+    let barriers = t.let_("bars", format!("nvgpu.mbarrier.create -> {bars}"));
+    t.line(format!("scf.if {leader} {{"));
+    for stage in 0..config.stages {
+        let s = t.index(stage);
+        t.line(format!("nvgpu.mbarrier.init {barriers}[{s}], {c1} : {bars}"));
+    }
+    t.line(format!("nvgpu.tma.prefetch.descriptor {tma_a} : {map_a}"));
+    t.line(format!("nvgpu.tma.prefetch.descriptor {tma_b} : {map_b}"));
+    t.line("}");
+    t.line("gpu.barrier");
+    let dynamic = t.let_("smem", format!("gpu.dynamic_shared_memory : {smem}"));
+    let base = t.let_("base", format!("memref.extract_aligned_pointer_as_index {dynamic} : {smem} -> index"));
+    let c1024 = t.index(1024);
+    let rem = t.let_("rem", format!("arith.remui {base}, {c1024} : index"));
+    let gap = t.let_("gap", format!("arith.subi {c1024}, {rem} : index"));
+    let pad = t.let_("pad", format!("arith.remui {gap}, {c1024} : index"));
+    let aligned = t.let_("aligned", format!("arith.addi {base}, {pad} : index"));
+
+    // Loads one iteration's A and B tiles into one stage (emitted inside a leader-only region).
+    let emit_load = |t: &mut Text, iteration: &str, stage: &str| {
+        let step = t.index(loop_shape.step);
+        let lower = t.index(loop_shape.lower);
+        let scaled = t.let_("kv", format!("arith.muli {iteration}, {step} : index"));
+        let k = t.let_("kv", format!("arith.addi {scaled}, {lower} : index"));
+        let args: Vec<&str> = blocks.iter().map(String::as_str).chain([k.as_str()]).collect();
+        let origin = t.fresh("origin");
+        t.line(format!(
+            "{origin}:4 = func.call @{}({}) : ({}) -> (index, index, index, index)",
+            names.load_origin,
+            args.join(", "),
+            index_list(args.len())
+        ));
+        let stage_bytes = t.index(config.stage_bytes);
+        let stage_offset = t.let_("soff", format!("arith.muli {stage}, {stage_bytes} : index"));
+        let a_offset = t.let_("aoff", format!("arith.addi {pad}, {stage_offset} : index"));
+        let tx = t.index((config.bm * config.bk + config.bk * config.bn) * 2);
+        t.line(format!("nvgpu.mbarrier.arrive.expect_tx {barriers}[{stage}], {tx} : {bars}"));
+        let a_view = t.let_("a_view", format!("memref.view {dynamic}[{a_offset}][] : {smem} to {a_tile}"));
+        t.line(format!(
+            "nvgpu.tma.async.load {tma_a}[{origin}#1, {origin}#0], {barriers}[{stage}] to {a_view} : {map_a}, {bars} -> {a_tile}"
+        ));
+        for box_index in 0..config.b.boxes {
+            let offset = config.b_offset + box_index * config.b.box_bytes(2);
+            let box_offset = t.index(offset);
+            let b_offset = t.let_("boff", format!("arith.addi {a_offset}, {box_offset} : index"));
+            let b_view = t.let_("b_view", format!("memref.view {dynamic}[{b_offset}][] : {smem} to {b_box}"));
+            let (inner, outer) = if config.b.k_major {
+                (format!("{origin}#3"), format!("{origin}#2"))
+            } else {
+                let shift = t.index(box_index * 64);
+                (t.let_("bcol", format!("arith.addi {origin}#3, {shift} : index")), format!("{origin}#2"))
+            };
+            t.line(format!(
+                "nvgpu.tma.async.load {tma_b}[{inner}, {outer}], {barriers}[{stage}] to {b_view} : {map_b}, {bars} -> {b_box}"
+            ));
+        }
+    };
+
+    // Prologue: the first S-1 iterations.
+    let prologue = (config.stages - 1).min(loop_shape.trips);
+    if prologue > 0 {
+        t.line(format!("scf.if {leader} {{"));
+        for iteration in 0..prologue {
+            let it = t.index(iteration);
+            emit_load(&mut t, &it, &it);
+        }
+        t.line("}");
+    }
+
+    // Per-thread constants of the MMA: this warpgroup's first row, in descriptor units (16 bytes).
+    let c128 = t.index(128);
+    let warpgroup = t.let_("wg", format!("arith.divui {tid}, {c128} : index"));
+    let wg_rows = t.index(config.m_tiles * 64);
+    let wg_row = t.let_("wgrow", format!("arith.muli {warpgroup}, {wg_rows} : index"));
+    let a_row_bytes = t.index(config.bk * 2);
+    let wg_a_bytes = t.let_("wgab", format!("arith.muli {wg_row}, {a_row_bytes} : index"));
+
+    let c2 = t.index(2);
+    let zero = t.let_("zero", format!("llvm.mlir.zero : {acc}"));
+    let trips = t.index(loop_shape.trips);
+    let stages = t.index(config.stages);
+    let mt = config.m_tiles as usize;
+    let results = t.fresh("acc");
+    let iterator = t.fresh("it");
+    let carried: Vec<String> = (0..mt).map(|_| t.fresh("carried")).collect();
+    t.line(format!(
+        "{results}:{mt} = scf.for {iterator} = {c0} to {trips} step {c1} iter_args({}) -> ({}) {{",
+        carried.iter().map(|name| format!("{name} = {zero}")).collect::<Vec<_>>().join(", "),
+        vec![acc.as_str(); mt].join(", ")
+    ));
+    // Refill the stage iteration it-1 released with iteration it+S-1.
+    let ahead = t.index(config.stages - 1);
+    let next = t.let_("next", format!("arith.addi {iterator}, {ahead} : index"));
+    let has_next = t.let_("hasnext", format!("arith.cmpi ult, {next}, {trips} : index"));
+    let refill = t.let_("refill", format!("arith.andi {has_next}, {leader} : i1"));
+    t.line(format!("scf.if {refill} {{"));
+    let next_stage = t.let_("nstage", format!("arith.remui {next}, {stages} : index"));
+    emit_load(&mut t, &next, &next_stage);
+    t.line("}");
+    // Wait for this iteration's stage.
+    let stage = t.let_("stage", format!("arith.remui {iterator}, {stages} : index"));
+    let round = t.let_("round", format!("arith.divui {iterator}, {stages} : index"));
+    let parity_index = t.let_("par", format!("arith.remui {round}, {c2} : index"));
+    let parity = t.let_("parity", format!("arith.index_cast {parity_index} : index to i1"));
+    let ticks = t.index(10_000_000);
+    t.line(format!("nvgpu.mbarrier.try_wait.parity {barriers}[{stage}], {parity}, {ticks} : {bars}"));
+    // Descriptors: start address >> 4 in the low 14 bits, the layout constant above.
+    let stage_bytes = t.index(config.stage_bytes);
+    let stage_offset = t.let_("soff", format!("arith.muli {stage}, {stage_bytes} : index"));
+    let stage_base = t.let_("sbase", format!("arith.addi {aligned}, {stage_offset} : index"));
+    let a_start = t.let_("astart", format!("arith.addi {stage_base}, {wg_a_bytes} : index"));
+    let b_bytes = t.index(config.b_offset);
+    let b_start = t.let_("bstart", format!("arith.addi {stage_base}, {b_bytes} : index"));
+    let descriptor = |t: &mut Text, start: &str, layout: SharedLayout| {
+        let wide = t.let_("addr", format!("arith.index_cast {start} : index to i64"));
+        let four = t.i64(4);
+        let shifted = t.let_("addr", format!("arith.shrui {wide}, {four} : i64"));
+        let mask = t.i64(0x3FFF);
+        let field = t.let_("addr", format!("arith.andi {shifted}, {mask} : i64"));
+        let constant = t.i64(descriptor_constant(layout));
+        t.let_("desc", format!("arith.ori {field}, {constant} : i64"))
+    };
+    let desc_a = descriptor(&mut t, &a_start, config.a);
+    let desc_b = descriptor(&mut t, &b_start, config.b);
+    t.line("nvvm.wgmma.fence.aligned");
+    let b_layout = if config.b.k_major { "col" } else { "row" };
+    let b_k_step = if config.b.k_major { 32 } else { 16 * 128 };
+    let mut updated = carried.clone();
+    for k_step in 0..config.bk / 16 {
+        let b_offset = t.i64((k_step * b_k_step) >> 4);
+        let b = t.let_("db", format!("arith.addi {desc_b}, {b_offset} : i64"));
+        for (tile, value) in updated.iter_mut().enumerate() {
+            let a_offset = t.i64((tile as i64 * 64 * config.bk * 2 + k_step * 32) >> 4);
+            let a = t.let_("da", format!("arith.addi {desc_a}, {a_offset} : i64"));
+            *value = t.let_(
+                "mma",
+                format!(
+                    "nvvm.wgmma.mma_async {a}, {b}, {value}, #nvvm.shape<m = 64, n = {}, k = 16>, D [<f32>, #nvvm.wgmma_scale_out<one>], A [<{input}>, #nvvm.wgmma_scale_in<one>, #nvvm.mma_layout<row>], B [<{input}>, #nvvm.wgmma_scale_in<one>, #nvvm.mma_layout<{b_layout}>] : {acc} -> {acc}",
+                    config.bn
+                ),
+            );
+        }
+    }
+    t.line("nvvm.wgmma.commit.group.sync.aligned");
+    t.line("nvvm.wgmma.wait.group.sync.aligned 0");
+    t.line("gpu.barrier");
+    t.line(format!("scf.yield {} : {}", updated.join(", "), vec![acc.as_str(); mt].join(", ")));
+    t.line("}");
+
+    // Epilogue: each thread holds, per 64-row tile and 8-column block, rows r and r+8 and two
+    // adjacent columns (the wgmma accumulator layout).
+    let in_warpgroup = t.let_("inwg", format!("arith.remui {tid}, {c128} : index"));
+    let c32 = t.index(32);
+    let warp = t.let_("warp", format!("arith.divui {in_warpgroup}, {c32} : index"));
+    let lane = t.let_("lane", format!("arith.remui {tid}, {c32} : index"));
+    let c4 = t.index(4);
+    let lane_row = t.let_("lrow", format!("arith.divui {lane}, {c4} : index"));
+    let lane_quad = t.let_("lquad", format!("arith.remui {lane}, {c4} : index"));
+    let col_base = t.let_("cbase", format!("arith.muli {lane_quad}, {c2} : index"));
+    let c16 = t.index(16);
+    let warp_row = t.let_("wrow", format!("arith.muli {warp}, {c16} : index"));
+    let row_in_wg = t.let_("rbase", format!("arith.addi {warp_row}, {lane_row} : index"));
+    let row_base = t.let_("rbase", format!("arith.addi {row_in_wg}, {wg_row} : index"));
+    let c_view = t.let_("c_view", format!("memref.view {dynamic}[{pad}][] : {smem} to {c_tile}"));
+    let out_bytes = output_element_bytes(config.output);
+    for (tile, value) in (0..mt).map(|tile| (tile, format!("{results}#{tile}"))) {
+        for block in 0..config.bn / 8 {
+            for half in 0..2 {
+                let row_shift = t.index(tile as i64 * 64 + half * 8);
+                let row = t.let_("row", format!("arith.addi {row_base}, {row_shift} : index"));
+                let col_shift = t.index(block * 8);
+                let col = t.let_("col", format!("arith.addi {col_base}, {col_shift} : index"));
+                let mut pair = Vec::new();
+                for lane_col in 0..2 {
+                    let position = block * 4 + half * 2 + lane_col;
+                    let mut element = t.let_("v", format!("llvm.extractvalue {value}[{position}] : {acc}"));
+                    if let Some(epilogue) = names.epilogue {
+                        let column = if lane_col == 0 {
+                            col.clone()
+                        } else {
+                            t.let_("col", format!("arith.addi {col}, {c1} : index"))
+                        };
+                        element = t.let_("v", format!("func.call @{epilogue}({element}, {row}, {column}) : (f32, index, index) -> f32"));
+                    }
+                    if out_bytes == 2 {
+                        element = t.let_("v", format!("arith.truncf {element} : f32 to {output}"));
+                    }
+                    pair.push(element);
+                }
+                let vector = t.let_("pair", format!("vector.from_elements {}, {} : vector<2x{output}>", pair[0], pair[1]));
+                t.line(format!("vector.store {vector}, {c_view}[{row}, {col}] : {c_tile}, vector<2x{output}>"));
+            }
+        }
+    }
+    t.line("nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}");
+    t.line("gpu.barrier");
+    t.line(format!("scf.if {leader} {{"));
+    let origin = t.fresh("corigin");
+    t.line(format!(
+        "{origin}:2 = func.call @{}({}) : ({}) -> (index, index)",
+        names.store_origin,
+        blocks.join(", "),
+        index_list(blocks.len())
+    ));
+    t.line(format!("nvgpu.tma.async.store {c_view} to {tma_c}[{origin}#1, {origin}#0] : {c_tile} -> {map_c}"));
+    t.line("nvvm.cp.async.bulk.commit.group");
+    t.line("nvvm.cp.async.bulk.wait_group 0 {read}");
+    t.line("}");
+    t.line("gpu.return");
+
+    let mut module = String::new();
+    let _ = writeln!(module, "module attributes {{gpu.container_module}} {{");
+    let _ = writeln!(module, "  gpu.module @{} {{", names.module);
+    module.push_str(helpers);
+    let _ = writeln!(
+        module,
+        "    gpu.func @{}(%map_a: !llvm.ptr, %map_b: !llvm.ptr, %map_c: !llvm.ptr) kernel attributes {{known_block_size = array<i32: {threads}, 1, 1>}} {{",
+        names.kernel
+    );
+    module.push_str(&t.out);
+    let _ = writeln!(module, "    }}\n  }}\n}}");
+    module
+}

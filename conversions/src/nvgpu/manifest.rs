@@ -1,0 +1,53 @@
+//! The launch manifest of one lowered kernel, as JSON: everything a launcher needs to run the PTX
+//! without MLIR (entry, block, grid, dynamic shared memory, and one tensor map per parameter).
+
+use super::{config::HopperConfig, plan::GemmPlan};
+use melior::ir::{ShapedTypeLike, Value, ValueLike, block::BlockArgument, r#type::DimSize, r#type::MemRefType};
+
+fn json_list(items: impl IntoIterator<Item = String>) -> String {
+    format!("[{}]", items.into_iter().collect::<Vec<_>>().join(", "))
+}
+
+/// Describes one global tensor: which host argument it is, its shape and element type.
+fn tensor(value: Value) -> (i64, Vec<String>, String) {
+    let argument = BlockArgument::try_from(value).map(|argument| argument.argument_number() as i64).unwrap_or(-1);
+    let memref = MemRefType::try_from(value.r#type()).expect("global tensors are memrefs");
+    let shape = (0..memref.rank())
+        .map(|dim| match memref.dim_size(dim) {
+            Ok(DimSize::Static(size)) => size.to_string(),
+            _ => "null".into(),
+        })
+        .collect();
+    (argument, shape, memref.element().to_string())
+}
+
+fn tensor_map(role: &str, value: Value, box_inner: i64, box_rows: i64, swizzle: i64) -> String {
+    let (argument, shape, element) = tensor(value);
+    format!(
+        "{{\"role\": \"{role}\", \"kind\": \"tensor_map\", \"host_argument\": {argument}, \"shape\": {}, \"element\": \"{element}\", \"box\": [{box_rows}, {box_inner}], \"swizzle\": {swizzle}, \"oob_fill\": \"zero\"}}",
+        json_list(shape)
+    )
+}
+
+/// Returns the manifest of the kernel `entry` lowered from `plan` with `config`.
+pub fn manifest(plan: &GemmPlan, config: &HopperConfig, entry: &str) -> String {
+    let mut grid = plan.grid.clone();
+    grid.resize(3, 1);
+    let params = [
+        tensor_map("A", plan.a.global, config.a.box_inner, config.a.box_rows, config.a.swizzle),
+        tensor_map("B", plan.b.global, config.b.box_inner, config.b.box_rows, config.b.swizzle),
+        tensor_map("C", plan.output.global, config.bn, config.bm, 0),
+    ];
+    format!(
+        "{{\"entry\": \"{entry}\", \"chip\": \"sm_90a\", \"block\": [{}, 1, 1], \"grid\": {}, \"dynamic_shared_bytes\": {}, \"params\": {}, \"tile\": {{\"m\": {}, \"n\": {}, \"k\": {}, \"stages\": {}, \"warpgroups\": {}}}}}",
+        plan.threads,
+        json_list(grid.iter().map(i64::to_string)),
+        config.shared_bytes,
+        json_list(params),
+        config.bm,
+        config.bn,
+        config.bk,
+        config.stages,
+        config.warpgroups
+    )
+}

@@ -1,0 +1,143 @@
+//! `convert-tile-to-nvgpu`: tile GEMM kernels to Hopper (sm_90a) kernels in `gpu`/`nvgpu`/`nvvm`.
+//!
+//! Per `tile.kernel`: [`plan`] reads the program, [`config`] picks warpgroups, swizzles, boxes and
+//! the shared-memory ring (checking the chip's limits), [`outline`] clones the program's index and
+//! epilogue arithmetic into helper functions, and [`emit`] renders the kernel. The kernel replaces
+//! the `tile.kernel` as a `gpu.module`; its `gpu.func` carries a `tile.manifest` JSON string with
+//! everything a launcher needs (grid, block, shared memory, tensor maps).
+
+mod config;
+mod emit;
+mod manifest;
+mod outline;
+mod plan;
+
+use melior::{
+    Context, ContextRef,
+    ir::{
+        Attribute, BlockLike, Module, RegionLike,
+        attribute::StringAttribute,
+        operation::{OperationLike, OperationMutLike, OperationRef},
+        r#type::TypeId,
+    },
+    pass::{ExternalPass, Pass, RunExternalPass, create_external},
+};
+use tile_dialect::{diagnostics::emit_error, ops::clone_detached};
+
+/// The pass's flag.
+pub const ARGUMENT: &str = "convert-tile-to-nvgpu";
+/// The chip this lowering targets.
+pub const CHIP: &str = "sm_90a";
+
+#[repr(align(8))]
+struct PassId;
+static PASS_ID: PassId = PassId;
+
+#[derive(Clone)]
+struct ConvertTileToNvgpu;
+
+impl<'c> RunExternalPass<'c> for ConvertTileToNvgpu {
+    fn initialize(&mut self, _context: ContextRef<'c>) {}
+
+    fn run(&mut self, module: OperationRef<'c, '_>, pass: ExternalPass<'_>) {
+        tile_passes::guard::run_guarded(ARGUMENT, module, pass, |module| lower_module(module));
+    }
+}
+
+/// Creates the `convert-tile-to-nvgpu` pass (on `builtin.module`).
+pub fn create_convert_tile_to_nvgpu_pass() -> Pass {
+    create_external(
+        ConvertTileToNvgpu,
+        TypeId::create(&PASS_ID),
+        "ConvertTileToNvgpu",
+        ARGUMENT,
+        "Lower tile GEMM kernels to sm_90a kernels: TMA + mbarrier pipelines feeding wgmma (gpu/nvgpu/nvvm)",
+        "builtin.module",
+        &tile_dialect::registration::gpu_lowering_dialects(),
+    )
+}
+
+fn collect_kernels<'c, 'a>(module: OperationRef<'c, 'a>) -> Vec<OperationRef<'c, 'a>> {
+    let mut kernels = Vec::new();
+    module.walk(melior::ir::operation::WalkOrder::PreOrder, |op| {
+        if op.name().as_string_ref().as_str() == Ok("tile.kernel") {
+            kernels.push(unsafe { OperationRef::from_raw(op.to_raw()) });
+        }
+        melior::ir::operation::WalkResult::Advance
+    });
+    kernels
+}
+
+/// Lowers every `tile.kernel` of `module`. Diagnostics are emitted at the offending op; the `Err`
+/// only tells the pass to fail.
+fn lower_module(module: OperationRef) -> Result<(), String> {
+    let mut failed = false;
+    for (index, kernel) in collect_kernels(module).into_iter().enumerate() {
+        if let Err((op, message)) = lower_kernel(module, kernel, index) {
+            let name = op.name();
+            emit_error(op.location(), &format!("'{}' op {message}", name.as_string_ref().as_str().unwrap_or("?")));
+            failed = true;
+        }
+    }
+    if failed { Err("see the errors above".into()) } else { Ok(()) }
+}
+
+type Failure<'c, 'a> = (OperationRef<'c, 'a>, String);
+
+fn host_function_name(kernel: OperationRef) -> String {
+    let mut parent = kernel.parent_operation();
+    while let Some(op) = parent {
+        if let Ok(name) = op.attribute("sym_name").and_then(|attr| StringAttribute::try_from(attr).map_err(Into::into)) {
+            return name.value().to_owned();
+        }
+        parent = op.parent_operation();
+    }
+    "kernel".into()
+}
+
+fn lower_kernel<'c, 'a>(module: OperationRef<'c, 'a>, kernel: OperationRef<'c, 'a>, index: usize) -> Result<(), Failure<'c, 'a>> {
+    let plan = plan::plan_gemm(kernel).map_err(|error| (error.op, format!("{} (chip {CHIP})", error.message)))?;
+    let stages = plan.main_loop.stages;
+    let config = config::configure(plan.threads, plan.a.shared, plan.accumulator, plan.output.global, plan.transpose_b, stages)
+        .map_err(|message| (plan.main_loop.op, format!("cannot be lowered for {CHIP}: {message}")))?;
+    let context = kernel.context();
+    let context: &Context = unsafe { context.to_ref() };
+    let stem = format!("{}_{index}", host_function_name(kernel));
+    let (load_origin, store_origin, epilogue) = (format!("{stem}_load_origin"), format!("{stem}_store_origin"), format!("{stem}_epilogue"));
+    let mut helpers = String::new();
+    let internal = |message: String| (kernel, format!("cannot be lowered for {CHIP}: {message}"));
+    let mut inputs = plan.block_indices.clone();
+    inputs.push(plan.main_loop.induction);
+    let roots: Vec<_> = plan.a.offsets.iter().chain(&plan.b.offsets).copied().collect();
+    helpers += &outline::slice_function(context, &load_origin, &inputs, &roots).map_err(internal)?;
+    helpers += &outline::slice_function(context, &store_origin, &plan.block_indices, &plan.output.offsets).map_err(internal)?;
+    if !plan.epilogue.is_empty() {
+        helpers += &outline::epilogue_function(context, &epilogue, &plan.epilogue).map_err(internal)?;
+    }
+    let kernel_name = format!("{stem}_kernel");
+    let names = emit::KernelNames {
+        module: &format!("{stem}_module"),
+        kernel: &kernel_name,
+        load_origin: &load_origin,
+        store_origin: &store_origin,
+        epilogue: (!plan.epilogue.is_empty()).then_some(epilogue.as_str()),
+    };
+    let loop_shape = emit::LoopShape { lower: plan.main_loop.lower, step: plan.main_loop.step, trips: plan.main_loop.trips };
+    let text = emit::render_module(&config, &names, &loop_shape, plan.block_indices.len(), plan.threads, &helpers);
+    if std::env::var_os("TILE_DUMP_KERNEL").is_some() {
+        eprintln!("{text}");
+    }
+    let parsed = Module::parse(context, &text)
+        .ok_or_else(|| internal("internal error: the emitted kernel does not parse (set TILE_DUMP_KERNEL=1 to see it)".into()))?;
+    let gpu_module = parsed.body().first_operation().ok_or_else(|| internal("internal error: empty kernel module".into()))?;
+    let manifest = manifest::manifest(&plan, &config, &kernel_name);
+    let body = module.region(0).ok().and_then(|region| region.first_block()).expect("builtin.module has a body");
+    let mut copy = clone_detached(gpu_module);
+    // The manifest rides on the gpu.module (upstream lowering keeps the module's attributes).
+    copy.set_attribute("tile.manifest", StringAttribute::new(context, &manifest).into());
+    body.append_operation(copy);
+    let mut module_op = unsafe { melior::ir::operation::OperationRefMut::from_raw(module.to_raw()) };
+    module_op.set_attribute("gpu.container_module", Attribute::unit(context));
+    melior::IrRewriter::new(context).as_rewriter_base().erase_op(kernel);
+    Ok(())
+}

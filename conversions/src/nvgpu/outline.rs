@@ -1,0 +1,137 @@
+//! Recomputes values of the tile program inside the emitted kernel: the index arithmetic of tile
+//! origins and the epilogue bodies are cloned, as real IR, into small private functions that the
+//! kernel calls and the `inline` pass folds away.
+
+use melior::{
+    Context,
+    ir::{
+        Block, BlockLike, Location, Module, Region, RegionLike, Type, Value, ValueLike,
+        attribute::{StringAttribute, TypeAttribute},
+        operation::{OperationLike, OperationMutLike, OperationRef, OperationResult},
+        r#type::FunctionType,
+    },
+};
+use std::collections::HashMap;
+use tile_dialect::ops::clone_detached;
+
+/// Clones the ops that compute values into one block, remapping operands as it goes.
+struct Cloner<'c, 'b> {
+    block: &'b Block<'c>,
+    map: HashMap<usize, Value<'c, 'b>>,
+}
+
+fn key(value: Value) -> usize {
+    value.to_raw().ptr as usize
+}
+
+impl<'c, 'b> Cloner<'c, 'b> {
+    fn value(&mut self, value: Value<'c, '_>) -> Result<Value<'c, 'b>, String> {
+        if let Some(mapped) = self.map.get(&key(value)) {
+            return Ok(*mapped);
+        }
+        let Ok(result) = OperationResult::try_from(value) else {
+            return Err(format!("cannot recompute {value} inside the kernel: it is a block argument"));
+        };
+        let owner = result.owner();
+        self.op(owner)?;
+        self.map.get(&key(value)).copied().ok_or_else(|| "cloned op lost its result".into())
+    }
+
+    fn op(&mut self, op: OperationRef<'c, '_>) -> Result<(), String> {
+        if op.region_count() > 0 {
+            return Err(format!("cannot recompute the result of {} inside the kernel", op.name().as_string_ref().as_str().unwrap_or("?")));
+        }
+        let operands = op.operands().map(|operand| self.value(operand)).collect::<Result<Vec<_>, _>>()?;
+        let mut copy = clone_detached(op);
+        for (index, operand) in operands.into_iter().enumerate() {
+            copy.set_operand(index, operand);
+        }
+        let copy = self.block.append_operation(copy);
+        for (original, cloned) in op.results().zip(copy.results()) {
+            self.map.insert(key(original.into()), cloned.into());
+        }
+        Ok(())
+    }
+}
+
+fn function_text<'c>(
+    context: &'c Context,
+    name: &str,
+    inputs: &[Type<'c>],
+    build: impl for<'b> FnOnce(&'b Block<'c>) -> Result<Vec<Value<'c, 'b>>, String>,
+) -> Result<String, String> {
+    let location = Location::unknown(context);
+    let module = Module::new(location);
+    let block = Block::new(&inputs.iter().map(|ty| (*ty, location)).collect::<Vec<_>>());
+    let results = build(&block)?;
+    let result_types: Vec<Type> = results.iter().map(|value| value.r#type()).collect();
+    block.append_operation(melior::dialect::func::r#return(&results, location));
+    let region = Region::new();
+    region.append_block(block);
+    let function = melior::dialect::func::func(
+        context,
+        StringAttribute::new(context, name),
+        TypeAttribute::new(FunctionType::new(context, inputs, &result_types).into()),
+        region,
+        &[(
+            melior::ir::Identifier::new(context, "sym_visibility"),
+            StringAttribute::new(context, "private").into(),
+        )],
+        location,
+    );
+    let function = module.body().append_operation(function);
+    Ok(function.to_string())
+}
+
+/// Returns the text of `func.func private @name(inputs) -> (roots' types)` computing `roots` from
+/// `inputs` (block indices, induction variables) by cloning their defining ops.
+pub fn slice_function<'c>(
+    context: &'c Context,
+    name: &str,
+    inputs: &[Value<'c, '_>],
+    roots: &[Value<'c, '_>],
+) -> Result<String, String> {
+    let types: Vec<Type> = inputs.iter().map(|value| value.r#type()).collect();
+    function_text(context, name, &types, |block| {
+        let mut cloner = Cloner { block, map: HashMap::new() };
+        for (index, input) in inputs.iter().enumerate() {
+            cloner.map.insert(key(*input), block.argument(index).map_err(|e| e.to_string())?.into());
+        }
+        roots.iter().map(|root| cloner.value(*root)).collect()
+    })
+}
+
+/// Returns the text of `func.func private @name(%v: f32, %i: index, %j: index) -> f32`: the
+/// epilogue loops (in order) applied to one accumulator element `v` at (i, j). Loads of the
+/// accumulator read the current value; stores replace it.
+pub fn epilogue_function<'c>(
+    context: &'c Context,
+    name: &str,
+    loops: &[OperationRef<'c, '_>],
+) -> Result<String, String> {
+    let f32 = Type::float32(context);
+    let index = Type::index(context);
+    function_text(context, name, &[f32, index, index], |block| {
+        let mut cloner = Cloner { block, map: HashMap::new() };
+        let mut current: Value = block.argument(0).map_err(|e| e.to_string())?.into();
+        for parallel in loops {
+            let body = parallel.region(0).ok().and_then(|region| region.first_block()).ok_or("empty epilogue")?;
+            for dim in 0..2 {
+                cloner.map.insert(key(body.argument(dim).map_err(|e| e.to_string())?.into()), block.argument(dim + 1).map_err(|e| e.to_string())?.into());
+            }
+            let mut next = body.first_operation();
+            while let Some(op) = next {
+                next = op.next_in_block();
+                match op.name().as_string_ref().as_str().unwrap_or_default() {
+                    "memref.load" => {
+                        cloner.map.insert(key(op.result(0).map_err(|e| e.to_string())?.into()), current);
+                    }
+                    "memref.store" => current = cloner.value(op.operand(0).map_err(|e| e.to_string())?)?,
+                    "tile.yield" => {}
+                    _ => cloner.op(op)?,
+                }
+            }
+        }
+        Ok(vec![current])
+    })
+}

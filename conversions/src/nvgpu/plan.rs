@@ -1,0 +1,289 @@
+//! Reads a `tile.kernel` into a [`GemmPlan`]: which tiles feed the tensor cores, how the pipelined loop
+//! runs, what the epilogue does and where the result goes.
+//!
+//! The Hopper lowering handles the GEMM family of kernels:
+//!
+//! ```text
+//! tile.kernel grid(..) threads(128|256) (%bx, %by) {
+//!   %A = tile.alloc_shared   %B = tile.alloc_shared   %C = tile.alloc_fragment (f32)
+//!   tile.fill %C, 0.0
+//!   tile.pipelined %k = lb to ub stages(S) { tile.copy G[..], %A   tile.copy H[..], %B   tile.gemm %A, %B, %C }
+//!   tile.parallel (%i, %j) in (M, N) { load %C[i, j] -> arith/math -> store %C[i, j] }   (any number)
+//!   tile.copy %C, O[..]
+//! }
+//! ```
+//!
+//! Index arithmetic may stand anywhere. Every mismatch is an error that names the op and what the
+//! lowering expects.
+
+use melior::ir::{
+    BlockLike, RegionLike, Value, ValueLike,
+    operation::{OperationLike, OperationRef},
+};
+use tile_dialect::{
+    level::{MemoryLevel, memory_level},
+    ops::{constant_integer, copy_parts, integer_attribute},
+};
+
+/// A failure to plan: the op it concerns and the message.
+pub struct PlanError<'c, 'a> {
+    /// Where the diagnostic goes.
+    pub op: OperationRef<'c, 'a>,
+    /// What is wrong and what would work.
+    pub message: String,
+}
+
+type Planned<'c, 'a, T> = Result<T, PlanError<'c, 'a>>;
+
+fn fail<'c, 'a, T>(op: OperationRef<'c, 'a>, message: impl Into<String>) -> Planned<'c, 'a, T> {
+    Err(PlanError { op, message: message.into() })
+}
+
+/// One TMA-loaded operand: the global tensor, the shared tile, and the tile's origin.
+pub struct LoadedTile<'c, 'a> {
+    /// The global memref (a host function argument).
+    pub global: Value<'c, 'a>,
+    /// The shared tile (`tile.alloc_shared` result).
+    pub shared: Value<'c, 'a>,
+    /// The origin of the tile in the global tensor, one index per dimension.
+    pub offsets: Vec<Value<'c, 'a>>,
+}
+
+/// The pipelined main loop, with bounds known at compile time.
+pub struct MainLoop<'c, 'a> {
+    /// The `tile.pipelined` op.
+    pub op: OperationRef<'c, 'a>,
+    /// Its induction variable.
+    pub induction: Value<'c, 'a>,
+    /// Lower bound, step and trip count.
+    pub lower: i64,
+    /// Step between iterations.
+    pub step: i64,
+    /// Number of iterations.
+    pub trips: i64,
+    /// Shared-memory buffers in the ring.
+    pub stages: i64,
+}
+
+/// Everything the Hopper emitter needs to know about one GEMM kernel.
+pub struct GemmPlan<'c, 'a> {
+    /// Threads per block.
+    pub threads: i64,
+    /// Grid size per dimension (constants).
+    pub grid: Vec<i64>,
+    /// Block indices (the kernel body's arguments).
+    pub block_indices: Vec<Value<'c, 'a>>,
+    /// The A operand.
+    pub a: LoadedTile<'c, 'a>,
+    /// The B operand.
+    pub b: LoadedTile<'c, 'a>,
+    /// B is given as NxK.
+    pub transpose_b: bool,
+    /// The accumulator fragment.
+    pub accumulator: Value<'c, 'a>,
+    /// The main loop.
+    pub main_loop: MainLoop<'c, 'a>,
+    /// The epilogue loops over the accumulator, in order.
+    pub epilogue: Vec<OperationRef<'c, 'a>>,
+    /// The global destination of the result and the tile's origin in it.
+    pub output: LoadedTile<'c, 'a>,
+}
+
+fn name_of(op: &OperationRef) -> String {
+    op.name().as_string_ref().as_str().unwrap_or_default().to_owned()
+}
+
+fn body_ops<'c, 'a>(op: OperationRef<'c, 'a>) -> Vec<OperationRef<'c, 'a>> {
+    let mut ops = Vec::new();
+    let Some(block) = op.region(0).ok().and_then(|region| region.first_block()) else { return ops };
+    let mut next = block.first_operation();
+    while let Some(current) = next {
+        next = current.next_in_block();
+        if name_of(&current) != "tile.yield" {
+            ops.push(current);
+        }
+    }
+    ops
+}
+
+fn block_arguments<'c, 'a>(op: OperationRef<'c, 'a>) -> Vec<Value<'c, 'a>> {
+    op.region(0)
+        .ok()
+        .and_then(|region| region.first_block())
+        .map(|block| (0..block.argument_count()).filter_map(|i| block.argument(i).ok().map(Into::into)).collect())
+        .unwrap_or_default()
+}
+
+/// Ops that only compute indices or scalars: they are recomputed where the emitted kernel needs them.
+fn is_scalar_arithmetic(name: &str) -> bool {
+    name.starts_with("arith.") || name.starts_with("math.") || name.starts_with("index.")
+}
+
+fn is_global(value: Value) -> bool {
+    memory_level(value.r#type()) == Some(MemoryLevel::Global)
+}
+
+/// Plans the lowering of `kernel`, or says why the Hopper lowering cannot take it.
+pub fn plan_gemm<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Planned<'c, 'a, GemmPlan<'c, 'a>> {
+    let threads = integer_attribute(&kernel, "threads").unwrap_or(0);
+    let mut grid = Vec::new();
+    for operand in kernel.operands() {
+        match constant_integer(operand) {
+            Some(size) => grid.push(size),
+            None => {
+                return fail(kernel, "expects grid sizes that are arith.constant values for the sm_90a lowering (dynamic grids are not supported yet)");
+            }
+        }
+    }
+    let mut accumulator = None;
+    let mut fills = Vec::new();
+    let mut main_loop = None;
+    let mut epilogue = Vec::new();
+    let mut output = None;
+    for op in body_ops(kernel) {
+        let name = name_of(&op);
+        match name.as_str() {
+            "tile.alloc_shared" => {}
+            "tile.alloc_fragment" => {
+                if accumulator.is_some() {
+                    return fail(op, "expects one fragment (the accumulator) per kernel in the sm_90a lowering");
+                }
+                accumulator = op.result(0).ok().map(Into::into);
+            }
+            "tile.fill" => fills.push(op),
+            "tile.pipelined" if main_loop.is_none() => main_loop = Some(op),
+            "tile.pipelined" => return fail(op, "expects one tile.pipelined loop per kernel in the sm_90a lowering"),
+            "tile.parallel" if main_loop.is_some() && output.is_none() => epilogue.push(op),
+            "tile.copy" if main_loop.is_some() && output.is_none() => output = Some(op),
+            _ if is_scalar_arithmetic(&name) => {}
+            _ => {
+                return fail(op, format!(
+                    "cannot be lowered to sm_90a here: the Hopper lowering takes GEMM kernels (fill, one \
+                     tile.pipelined loop of two copies and a tile.gemm, tile.parallel epilogues, one copy \
+                     out), and {name} does not fit that shape"
+                ));
+            }
+        }
+    }
+    let Some(accumulator) = accumulator else {
+        return fail(kernel, "expects a tile.alloc_fragment accumulator for the sm_90a lowering");
+    };
+    let Some(loop_op) = main_loop else {
+        return fail(kernel, "expects a tile.pipelined main loop for the sm_90a lowering");
+    };
+    for fill in &fills {
+        let zero = fill.operand(1).ok().and_then(float_constant).is_some_and(|value| value == 0.0);
+        if fill.operand(0).ok() != Some(accumulator) || !zero || fill.is_before_in_block(loop_op) == false {
+            return fail(*fill, "expects the only tile.fill to clear the accumulator to 0.0 before the main loop (other fills are not supported on sm_90a yet)");
+        }
+    }
+    if fills.is_empty() {
+        return fail(kernel, "expects the accumulator to be cleared with tile.fill 0.0 before the main loop");
+    }
+    let (a, b, transpose_b, main_loop) = plan_main_loop(loop_op, accumulator)?;
+    for parallel in &epilogue {
+        check_epilogue(*parallel, accumulator)?;
+    }
+    let Some(output_op) = output else {
+        return fail(kernel, "expects the accumulator to be copied to global memory after the main loop");
+    };
+    let parts = copy_parts(&output_op).expect("verified copy");
+    if parts.src != accumulator || !is_global(parts.dst) || parts.dst_offsets.is_empty() {
+        return fail(output_op, "expects the result copy to go from the accumulator to a tile of a global tensor (with offsets)");
+    }
+    Ok(GemmPlan {
+        threads,
+        grid,
+        block_indices: block_arguments(kernel),
+        a,
+        b,
+        transpose_b,
+        accumulator,
+        main_loop,
+        epilogue,
+        output: LoadedTile { global: parts.dst, shared: parts.src, offsets: parts.dst_offsets },
+    })
+}
+
+fn float_constant(value: Value) -> Option<f64> {
+    let owner = melior::ir::operation::OperationResult::try_from(value).ok()?.owner();
+    if name_of(&owner) != "arith.constant" {
+        return None;
+    }
+    melior::ir::attribute::FloatAttribute::try_from(owner.attribute("value").ok()?).ok().map(|attr| attr.value())
+}
+
+type LoopParts<'c, 'a> = (LoadedTile<'c, 'a>, LoadedTile<'c, 'a>, bool, MainLoop<'c, 'a>);
+
+fn plan_main_loop<'c, 'a>(op: OperationRef<'c, 'a>, accumulator: Value<'c, 'a>) -> Planned<'c, 'a, LoopParts<'c, 'a>> {
+    let bound = |index: usize| op.operand(index).ok().and_then(constant_integer);
+    let (Some(lower), Some(upper)) = (bound(0), bound(1)) else {
+        return fail(op, "expects loop bounds that are arith.constant values for the sm_90a lowering (dynamic trip counts are not supported yet)");
+    };
+    let step = if op.operand_count() == 3 { bound(2) } else { Some(1) };
+    let Some(step) = step else { return fail(op, "expects a constant step for the sm_90a lowering") };
+    let trips = if upper > lower { (upper - lower + step - 1) / step } else { 0 };
+    let stages = integer_attribute(&op, "stages").unwrap_or(1);
+    let mut loads = Vec::new();
+    let mut gemm = None;
+    for inner in body_ops(op) {
+        let name = name_of(&inner);
+        match name.as_str() {
+            "tile.copy" => loads.push(inner),
+            "tile.gemm" if gemm.is_none() => gemm = Some(inner),
+            _ if is_scalar_arithmetic(&name) => {}
+            _ => return fail(inner, format!("cannot stand in the sm_90a main loop: expects two tile.copy loads and one tile.gemm, but got {name}")),
+        }
+    }
+    let Some(gemm) = gemm else { return fail(op, "expects a tile.gemm in the main loop") };
+    if gemm.has_attribute("transpose_a") {
+        return fail(gemm, "expects A as MxK on sm_90a (transpose_a is not supported yet); transpose the global tensor's view instead");
+    }
+    let [a_shared, b_shared, c] = [0, 1, 2].map(|index| gemm.operand(index).expect("verified gemm"));
+    if c != accumulator {
+        return fail(gemm, "expects the gemm to accumulate into the kernel's accumulator fragment");
+    }
+    if memory_level(a_shared.r#type()) != Some(MemoryLevel::Shared) {
+        return fail(gemm, "expects A in shared memory on sm_90a (A from a fragment is not supported yet)");
+    }
+    let mut tiles: [Option<LoadedTile>; 2] = [None, None];
+    for copy in &loads {
+        let parts = copy_parts(copy).expect("verified copy");
+        let slot = if parts.dst == a_shared { 0 } else if parts.dst == b_shared { 1 } else {
+            return fail(*copy, "expects main-loop copies to fill the gemm's A or B tile");
+        };
+        if !is_global(parts.src) || parts.src_offsets.is_empty() {
+            return fail(*copy, "expects main-loop copies from a tile of a global tensor (with offsets) into shared memory");
+        }
+        if tiles[slot].is_some() {
+            return fail(*copy, "expects one copy into each of A and B per iteration");
+        }
+        tiles[slot] = Some(LoadedTile { global: parts.src, shared: parts.dst, offsets: parts.src_offsets });
+    }
+    let [Some(a), Some(b)] = tiles else {
+        return fail(gemm, "expects both A and B to be loaded from global memory in the main loop");
+    };
+    let induction = block_arguments(op)[0];
+    Ok((a, b, gemm.has_attribute("transpose_b"), MainLoop { op, induction, lower, step, trips, stages }))
+}
+
+fn check_epilogue<'c, 'a>(parallel: OperationRef<'c, 'a>, accumulator: Value<'c, 'a>) -> Planned<'c, 'a, ()> {
+    let indices = block_arguments(parallel);
+    for op in body_ops(parallel) {
+        let name = name_of(&op);
+        let on_accumulator = |first_index: usize| {
+            let operands: Vec<Value> = op.operands().collect();
+            operands.get(first_index - 1) == Some(&accumulator) && operands[first_index..] == indices[..]
+        };
+        match name.as_str() {
+            "memref.load" if on_accumulator(1) => {}
+            "memref.store" if on_accumulator(2) => {}
+            "memref.load" | "memref.store" => {
+                return fail(op, "expects epilogue loads and stores on the accumulator at the loop's own indices (i, j) for the sm_90a lowering");
+            }
+            _ if is_scalar_arithmetic(&name) => {}
+            _ => return fail(op, format!("cannot stand in an sm_90a epilogue: expects arith and math ops, but got {name}")),
+        }
+    }
+    Ok(())
+}

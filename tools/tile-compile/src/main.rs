@@ -1,0 +1,142 @@
+//! `tile-compile INPUT.mlir --target sm_90a -o DIR`: one `.ptx` and one `.json` launch manifest per
+//! kernel, everything a launcher needs to run the kernels without MLIR.
+//!
+//! The pipeline: `convert-tile-to-nvgpu`, `inline`, `canonicalize`, `cse` (our lowering), then
+//! upstream `gpu-lower-to-nvvm-pipeline` down to PTX (`gpu-module-to-binary`, format `isa`).
+
+use melior::{
+    Context,
+    dialect::DialectRegistry,
+    ir::{
+        BlockLike, RegionLike,
+        attribute::StringAttribute,
+        operation::OperationLike,
+    },
+    pass::PassManager,
+    utility::{parse_pass_pipeline, register_all_dialects, register_all_llvm_translations, register_all_passes},
+};
+use std::{path::PathBuf, process::ExitCode, time::Instant};
+
+struct Options {
+    input: String,
+    target: String,
+    output: PathBuf,
+    timing: bool,
+}
+
+const USAGE: &str = "usage: tile-compile INPUT.mlir --target sm_90a -o DIR [--timing]";
+
+fn parse_options() -> Result<Options, String> {
+    let mut args = std::env::args().skip(1);
+    let (mut input, mut target, mut output, mut timing) = (None, None, None, false);
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--target" => target = args.next(),
+            "-o" => output = args.next().map(PathBuf::from),
+            "--timing" => timing = true,
+            "-h" | "--help" => return Err(USAGE.into()),
+            _ if arg.starts_with('-') => return Err(format!("unknown option {arg}\n{USAGE}")),
+            _ => input = Some(arg),
+        }
+    }
+    Ok(Options {
+        input: input.ok_or(USAGE)?,
+        target: target.ok_or(format!("--target is required\n{USAGE}"))?,
+        output: output.ok_or(format!("-o DIR is required\n{USAGE}"))?,
+        timing,
+    })
+}
+
+/// The upstream pipeline after our lowering, per target.
+fn backend_pipeline(target: &str) -> Result<String, String> {
+    match target {
+        "sm_90a" => Ok("builtin.module(gpu-lower-to-nvvm-pipeline{cubin-chip=sm_90a cubin-features=+ptx80 opt-level=3 cubin-format=isa})".into()),
+        "sm_80" | "gfx942" | "spirv" | "spirv-coopmat" => Err(format!(
+            "target {target} is not supported yet: the only lowering so far is sm_90a (Hopper: TMA, mbarrier, wgmma)"
+        )),
+        _ => Err(format!("unknown target {target}: expected sm_90a")),
+    }
+}
+
+fn run(options: &Options) -> Result<usize, String> {
+    let started = Instant::now();
+    let backend = backend_pipeline(&options.target)?;
+    let registry = DialectRegistry::new();
+    register_all_dialects(&registry);
+    tile_dialect::register(&registry);
+    let context = Context::new();
+    context.append_dialect_registry(&registry);
+    context.load_all_available_dialects();
+    register_all_llvm_translations(&context);
+    register_all_passes();
+    tile_conversions::register_all();
+
+    let mut module = tile_dialect::driver::parse_file(&context, &options.input)
+        .ok_or_else(|| format!("{}: cannot be compiled (see the errors above)", options.input))?;
+    let parsed = started.elapsed();
+
+    let lowering = PassManager::new(&context);
+    parse_pass_pipeline(lowering.as_operation_pass_manager(), "builtin.module(convert-tile-to-nvgpu, inline, canonicalize, cse)")
+        .map_err(|error| error.to_string())?;
+    lowering.run(&mut module).map_err(|_| format!("{}: lowering for {} failed (see the errors above)", options.input, options.target))?;
+    let lowered = started.elapsed();
+
+    let mut manifests = Vec::new();
+    let mut next = module.body().first_operation();
+    while let Some(op) = next {
+        next = op.next_in_block();
+        if let Ok(manifest) = op.attribute("tile.manifest").and_then(|attr| StringAttribute::try_from(attr).map_err(Into::into)) {
+            let name = op.attribute("sym_name").ok().and_then(|attr| StringAttribute::try_from(attr).ok()).map(|name| name.value().to_owned()).unwrap_or_default();
+            manifests.push((name, manifest.value().to_owned()));
+        }
+    }
+
+    let backend_manager = PassManager::new(&context);
+    parse_pass_pipeline(backend_manager.as_operation_pass_manager(), &backend).map_err(|error| error.to_string())?;
+    backend_manager.run(&mut module).map_err(|_| format!("{}: code generation for {} failed (see the errors above)", options.input, options.target))?;
+    let generated = started.elapsed();
+
+    std::fs::create_dir_all(&options.output).map_err(|error| format!("{}: {error}", options.output.display()))?;
+    let objects = tile_dialect::driver::gpu_binary_objects(&module);
+    for (module_name, manifest) in &manifests {
+        let entry = manifest.split("\"entry\": \"").nth(1).and_then(|rest| rest.split('"').next()).unwrap_or(module_name);
+        let ptx = objects.iter().find(|(name, _)| name == module_name).map(|(_, ptx)| ptx)
+            .ok_or_else(|| format!("no PTX was generated for {module_name}"))?;
+        let write = |extension: &str, text: &str| {
+            let path = options.output.join(format!("{entry}.{extension}"));
+            std::fs::write(&path, text).map_err(|error| format!("{}: {error}", path.display()))
+        };
+        write("ptx", ptx)?;
+        write("json", manifest)?;
+    }
+    if options.timing {
+        eprintln!(
+            "tile-compile: parse {:.1} ms, tile lowering {:.1} ms, upstream to PTX {:.1} ms, total {:.1} ms",
+            parsed.as_secs_f64() * 1e3,
+            (lowered - parsed).as_secs_f64() * 1e3,
+            (generated - lowered).as_secs_f64() * 1e3,
+            generated.as_secs_f64() * 1e3
+        );
+    }
+    Ok(manifests.len())
+}
+
+fn main() -> ExitCode {
+    let options = match parse_options() {
+        Ok(options) => options,
+        Err(message) => {
+            eprintln!("{message}");
+            return ExitCode::from(2);
+        }
+    };
+    match run(&options) {
+        Ok(count) => {
+            println!("{}: {count} kernel(s) for {} written to {}", options.input, options.target, options.output.display());
+            ExitCode::SUCCESS
+        }
+        Err(message) => {
+            eprintln!("error: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
