@@ -62,7 +62,8 @@ class Kernel:
             box_rows, box_inner = param["box"]
             tmap = ok(cu.cuTensorMapEncodeTiled(
                 TMA_TYPES[param["element"]], 2, t.data_ptr(),
-                [cols, rows], [t.stride(0) * t.element_size()], [box_inner, box_rows], [1, 1],
+                [cu.cuuint64_t(cols), cu.cuuint64_t(rows)], [cu.cuuint64_t(t.stride(0) * t.element_size())],
+                [cu.cuuint32_t(box_inner), cu.cuuint32_t(box_rows)], [cu.cuuint32_t(1), cu.cuuint32_t(1)],
                 cu.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE, SWIZZLES[param["swizzle"]],
                 cu.CUtensorMapL2promotion.CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
                 cu.CUtensorMapFloatOOBfill.CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE))
@@ -118,6 +119,17 @@ def check(kernel, launch, tensors):
     bound = 1e-2 if "bf16" in kernel.name else 5e-3
     worst = float((out - ref).abs().nan_to_num(float("inf")).max())
     passed = nan == 0 and rel < bound
+    if not passed:
+        # A map of where the output is wrong, one character per 8x8 block of the first 256x256:
+        # '.' right, 'X' wrong, 'N' unwritten. The shape of the map names the bug class.
+        bad = ((out - ref).abs() > 0.05 * ref.abs().clamp_min(1.0)) | torch.isnan(out)
+        rows, cols = min(out.shape[0], 256), min(out.shape[1], 256)
+        for r in range(0, rows, 8):
+            line = ""
+            for c in range(0, cols, 8):
+                block = out[r:r + 8, c:c + 8]
+                line += "N" if torch.isnan(block).any() else ("X" if bad[r:r + 8, c:c + 8].any() else ".")
+            print("   ", line)
     return passed, rel, nan, worst
 
 
@@ -168,10 +180,15 @@ def main():
     for ptx in sorted(glob.glob(os.path.join(args.kernels, "*.ptx"))):
         if args.filter not in ptx:
             continue
-        kernel = Kernel(ptx)
-        tensors = host_tensors(kernel)
-        launch = kernel.launcher(tensors)
-        passed, rel, nan, worst = check(kernel, launch, tensors)
+        try:
+            kernel = Kernel(ptx)
+            tensors = host_tensors(kernel)
+            launch = kernel.launcher(tensors)
+            passed, rel, nan, worst = check(kernel, launch, tensors)
+        except RuntimeError as error:
+            print(f"{os.path.basename(ptx)}: FAIL {error}", flush=True)
+            failures += 1
+            continue
         failures += not passed
         line = f"{kernel.name}: {'PASS' if passed else 'FAIL'} rel_err={rel:.2e} nan={nan} max_abs_err={worst:.3g}"
         print(line, flush=True)
