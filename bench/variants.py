@@ -66,6 +66,8 @@ def program(name, m, n, k, dtype, bm, bn, bk, threads, stages, relu=False, trans
 CONFIGS = [
     ("t128x128x64w1s4", 128, 128, 64, 128, 4),
     ("t128x256x64w2s4", 128, 256, 64, 256, 4),
+    ("t128x256x64w2s3", 128, 256, 64, 256, 3),
+    ("t128x128x64w2s4", 128, 128, 64, 256, 4),
 ]
 
 
@@ -81,7 +83,7 @@ def main(out_dir):
     extra = [
         ("check_relu_f16_1000x1504x704", dict(m=1000, n=1504, k=704, dtype="f16", bm=128, bn=128, bk=64, threads=128, stages=3, relu=True)),
         ("check_tb_bf16_777x640x320", dict(m=777, n=640, k=320, dtype="bf16", bm=128, bn=256, bk=64, threads=256, stages=3, transpose_b=True)),
-        ("check_k32_f16_512x512x512", dict(m=512, n=512, k=512, dtype="f16", bm=128, bn=128, bk=32, threads=128, stages=3, relu=True)),
+        ("check_k32_relu_f16_512x512x512", dict(m=512, n=512, k=512, dtype="f16", bm=128, bn=128, bk=32, threads=128, stages=3, relu=True)),
     ]
     # Debug shapes: one tile, few iterations, each operand layout alone.
     extra += [
@@ -89,7 +91,7 @@ def main(out_dir):
         ("debug_tb_k64_f16_128x128x64", dict(m=128, n=128, k=64, dtype="f16", bm=128, bn=128, bk=64, threads=128, stages=1, transpose_b=True)),
         ("debug_k32_f16_128x128x32", dict(m=128, n=128, k=32, dtype="f16", bm=128, bn=128, bk=32, threads=128, stages=1)),
         ("debug_tb_k32_f16_128x128x32", dict(m=128, n=128, k=32, dtype="f16", bm=128, bn=128, bk=32, threads=128, stages=1, transpose_b=True)),
-        ("debug_k16_f16_128x128x16", dict(m=128, n=128, k=16, dtype="f16", bm=128, bn=128, bk=16, threads=128, stages=1, transpose_b=True)),
+        ("debug_tb_k16_f16_128x128x16", dict(m=128, n=128, k=16, dtype="f16", bm=128, bn=128, bk=16, threads=128, stages=1, transpose_b=True)),
         ("debug_iter_f16_128x128x256", dict(m=128, n=128, k=256, dtype="f16", bm=128, bn=128, bk=64, threads=128, stages=2)),
         ("debug_w2_f16_128x256x64", dict(m=128, n=256, k=64, dtype="f16", bm=128, bn=256, bk=64, threads=256, stages=1)),
     ]

@@ -3,10 +3,11 @@
 //! The kernel is a TMA + mbarrier ring of `stages` shared buffers feeding warpgroup MMAs:
 //!
 //! ```text
-//! prologue:  leader thread: expect_tx + TMA loads of iterations 0 .. S-2
-//! loop it:   leader: refill stage (it+S-1)%S (freed by iteration it-1)      <- overlaps the MMAs below
-//!            all:    wait full[it%S] (phase parity (it/S)%2); wgmma.fence; wgmma m64nNk16 x (BK/16) per
-//!                    64-row tile; commit; wait 0; barrier (the stage may be overwritten)
+//! prologue:  leader thread: expect_tx + TMA loads of iterations 0 .. S-1 (the whole ring)
+//! loop it:   all:    wait full[it%S] (phase parity (it/S)%2); wgmma.fence; wgmma m64nNk16 x (BK/16)
+//!                    per 64-row tile; commit; wait_group 1 (step it-1 retired); barrier
+//!            leader: refill stage (it-1)%S with iteration it-1+S       <- overlaps step it's MMAs
+//! after:     wait_group 0
 //! epilogue:  accumulator registers -> epilogue function -> convert -> shared tile -> TMA store
 //! ```
 //!
@@ -117,7 +118,34 @@ fn descriptor_constant(layout: SharedLayout) -> i64 {
 }
 
 /// Renders the whole `gpu.module` (with `helpers`, the outlined functions, inside it).
-pub fn render_module(config: &HopperConfig, names: &KernelNames, loop_shape: &LoopShape, block_dims: usize, threads: i64, helpers: &str) -> String {
+/// Rows of output tiles visited together: blocks launched one after another walk down a column of
+/// `RASTER_GROUP` tile rows before moving right, so that neighbours share A and B panels in L2.
+const RASTER_GROUP: i64 = 8;
+
+/// Remaps the launched 2-D block index to the grouped order. Blocks are independent, so any
+/// bijection of the grid keeps the program's meaning.
+fn rasterize(t: &mut Text, launched: &[String], grid: &[i64]) -> Vec<String> {
+    let (gx, gy) = (grid[0], grid[1]);
+    let width = t.index(gx);
+    let row_major = t.let_("lin", format!("arith.muli {}, {width} : index", launched[1]));
+    let linear = t.let_("lin", format!("arith.addi {row_major}, {} : index", launched[0]));
+    let group_blocks = t.index(RASTER_GROUP * gx);
+    let group = t.let_("grp", format!("arith.divui {linear}, {group_blocks} : index"));
+    let group_rows = t.index(RASTER_GROUP);
+    let first_row = t.let_("frow", format!("arith.muli {group}, {group_rows} : index"));
+    let height = t.index(gy);
+    let left = t.let_("left", format!("arith.subi {height}, {first_row} : index"));
+    let rows = t.let_("rows", format!("arith.minui {left}, {group_rows} : index"));
+    let within = t.let_("within", format!("arith.remui {linear}, {group_blocks} : index"));
+    let row_in_group = t.let_("rin", format!("arith.remui {within}, {rows} : index"));
+    let row = t.let_("bid", format!("arith.addi {first_row}, {row_in_group} : index"));
+    let column = t.let_("bid", format!("arith.divui {within}, {rows} : index"));
+    vec![column, row]
+}
+
+/// Renders the whole `gpu.module` (with `helpers`, the outlined functions, inside it).
+#[allow(clippy::too_many_arguments)]
+pub fn render_module(config: &HopperConfig, names: &KernelNames, loop_shape: &LoopShape, block_dims: usize, grid: &[i64], threads: i64, helpers: &str) -> String {
     let mut t = Text { out: String::new(), next: 0 };
     let input = config.input.name();
     let output = config.output.name();
@@ -137,7 +165,8 @@ pub fn render_module(config: &HopperConfig, names: &KernelNames, loop_shape: &Lo
     let c0 = t.index(0);
     let c1 = t.index(1);
     let tid = t.let_("tid", "gpu.thread_id x");
-    let blocks: Vec<String> = ["x", "y", "z"][..block_dims].iter().map(|dim| t.let_("bid", format!("gpu.block_id {dim}"))).collect();
+    let launched: Vec<String> = ["x", "y", "z"][..block_dims].iter().map(|dim| t.let_("bid", format!("gpu.block_id {dim}"))).collect();
+    let blocks = if block_dims == 2 && grid.len() == 2 { rasterize(&mut t, &launched, grid) } else { launched };
     let leader = t.let_("leader", format!("arith.cmpi eq, {tid}, {c0} : index"));
     let barriers = t.let_("bars", format!("nvgpu.mbarrier.create -> {bars}"));
     t.line(format!("scf.if {leader} {{"));
@@ -197,8 +226,8 @@ pub fn render_module(config: &HopperConfig, names: &KernelNames, loop_shape: &Lo
         }
     };
 
-    // Prologue: the first S-1 iterations.
-    let prologue = (config.stages - 1).min(loop_shape.trips);
+    // Prologue: the first S iterations fill the ring.
+    let prologue = config.stages.min(loop_shape.trips);
     if prologue > 0 {
         t.line(format!("scf.if {leader} {{"));
         for iteration in 0..prologue {
@@ -229,15 +258,6 @@ pub fn render_module(config: &HopperConfig, names: &KernelNames, loop_shape: &Lo
         carried.iter().map(|name| format!("{name} = {zero}")).collect::<Vec<_>>().join(", "),
         vec![acc.as_str(); mt].join(", ")
     ));
-    // Refill the stage iteration it-1 released with iteration it+S-1.
-    let ahead = t.index(config.stages - 1);
-    let next = t.let_("next", format!("arith.addi {iterator}, {ahead} : index"));
-    let has_next = t.let_("hasnext", format!("arith.cmpi ult, {next}, {trips} : index"));
-    let refill = t.let_("refill", format!("arith.andi {has_next}, {leader} : i1"));
-    t.line(format!("scf.if {refill} {{"));
-    let next_stage = t.let_("nstage", format!("arith.remui {next}, {stages} : index"));
-    emit_load(&mut t, &next, &next_stage);
-    t.line("}");
     // Wait for this iteration's stage.
     let stage = t.let_("stage", format!("arith.remui {iterator}, {stages} : index"));
     let round = t.let_("round", format!("arith.divui {iterator}, {stages} : index"));
@@ -283,10 +303,26 @@ pub fn render_module(config: &HopperConfig, names: &KernelNames, loop_shape: &Lo
         }
     }
     t.line("nvvm.wgmma.commit.group.sync.aligned");
-    t.line("nvvm.wgmma.wait.group.sync.aligned 0");
+    // Keep this step's MMAs in flight; the previous step's are done, in every warpgroup once the
+    // barrier passes, so its stage can be refilled with iteration it-1+S.
+    t.line("nvvm.wgmma.wait.group.sync.aligned 1");
     t.line("gpu.barrier");
+    let ahead = t.index(config.stages - 1);
+    let next = t.let_("next", format!("arith.addi {iterator}, {ahead} : index"));
+    let started = t.let_("started", format!("arith.cmpi uge, {iterator}, {c1} : index"));
+    let has_next = t.let_("hasnext", format!("arith.cmpi ult, {next}, {trips} : index"));
+    let wanted = t.let_("refill", format!("arith.andi {has_next}, {started} : i1"));
+    let refill = t.let_("refill", format!("arith.andi {wanted}, {leader} : i1"));
+    t.line(format!("scf.if {refill} {{"));
+    let freed = t.let_("freed", format!("arith.subi {iterator}, {c1} : index"));
+    let freed_stage = t.let_("nstage", format!("arith.remui {freed}, {stages} : index"));
+    emit_load(&mut t, &next, &freed_stage);
+    t.line("}");
     t.line(format!("scf.yield {} : {}", updated.join(", "), vec![acc.as_str(); mt].join(", ")));
     t.line("}");
+    t.line("nvvm.wgmma.wait.group.sync.aligned 0");
+    // The staging tile below overlaps the ring: every warpgroup's last MMAs must have retired.
+    t.line("gpu.barrier");
 
     // Epilogue: each thread holds, per 64-row tile and 8-column block, rows r and r+8 and two
     // adjacent columns (the wgmma accumulator layout).

@@ -123,7 +123,7 @@ fn lower_kernel<'c, 'a>(module: OperationRef<'c, 'a>, kernel: OperationRef<'c, '
         epilogue: (!plan.epilogue.is_empty()).then_some(epilogue.as_str()),
     };
     let loop_shape = emit::LoopShape { lower: plan.main_loop.lower, step: plan.main_loop.step, trips: plan.main_loop.trips };
-    let text = emit::render_module(&config, &names, &loop_shape, plan.block_indices.len(), plan.threads, &helpers);
+    let text = emit::render_module(&config, &names, &loop_shape, plan.block_indices.len(), &plan.grid, plan.threads, &helpers);
     if std::env::var_os("TILE_DUMP_KERNEL").is_some() {
         eprintln!("{text}");
     }
