@@ -16,3 +16,37 @@ pub fn catch_panic<T>(body: impl FnOnce() -> T) -> Result<T, String> {
     catch_unwind(AssertUnwindSafe(body))
         .map_err(|payload| format!("internal error: {}", crate::ffi::panic_message(&*payload)))
 }
+
+/// Formats a diagnostic as compilers print them: `file:line:col: error: message`, then its notes.
+pub fn format_diagnostic(diagnostic: &melior::diagnostic::Diagnostic) -> String {
+    use melior::diagnostic::DiagnosticSeverity;
+    let location = diagnostic.location();
+    let place = if location.is_file_line_col_range() {
+        format!(
+            "{}:{}:{}",
+            location
+                .file_line_col_range_filename()
+                .as_string_ref()
+                .as_str()
+                .unwrap_or("?"),
+            location.file_line_col_range_start_line(),
+            location.file_line_col_range_start_column()
+        )
+    } else {
+        location.to_string()
+    };
+    let severity = match diagnostic.severity() {
+        DiagnosticSeverity::Error => "error",
+        DiagnosticSeverity::Warning => "warning",
+        DiagnosticSeverity::Note => "note",
+        DiagnosticSeverity::Remark => "remark",
+    };
+    let mut text = format!("{place}: {severity}: {diagnostic}");
+    for index in 0..diagnostic.note_count() {
+        if let Ok(note) = diagnostic.note(index) {
+            text.push('\n');
+            text.push_str(&format_diagnostic(&note));
+        }
+    }
+    text
+}

@@ -23,9 +23,16 @@ pub fn opt_main(args: impl IntoIterator<Item = String>) -> i32 {
 /// not parse or verify (the diagnostics say why).
 pub fn parse_file<'c>(context: &'c melior::Context, path: &str) -> Option<melior::ir::Module<'c>> {
     let module = unsafe {
-        mlir_sys::mlirModuleCreateParseFromFile(context.to_raw(), melior::StringRef::new(path).to_raw())
+        mlir_sys::mlirModuleCreateParseFromFile(
+            context.to_raw(),
+            melior::StringRef::new(path).to_raw(),
+        )
     };
-    if module.ptr.is_null() { None } else { Some(unsafe { melior::ir::Module::from_raw(module) }) }
+    if module.ptr.is_null() {
+        None
+    } else {
+        Some(unsafe { melior::ir::Module::from_raw(module) })
+    }
 }
 
 /// Returns, for every `gpu.binary` op under `module`, its symbol name and the payload of each of its
@@ -45,11 +52,18 @@ pub fn gpu_binary_objects(module: &melior::ir::Module) -> Vec<(String, String)> 
                 .and_then(|attr| StringAttribute::try_from(attr).ok())
                 .map(|name| name.value().to_owned())
                 .unwrap_or_default();
-            if let Some(list) = op.attribute("objects").ok().and_then(|attr| ArrayAttribute::try_from(attr).ok()) {
+            if let Some(list) = op
+                .attribute("objects")
+                .ok()
+                .and_then(|attr| ArrayAttribute::try_from(attr).ok())
+            {
                 for index in 0..list.len() {
                     if let Ok(object) = list.element(index) {
-                        let payload = unsafe { mlir_sys::mlirGPUObjectAttrGetObject(object.to_raw()) };
-                        let bytes = unsafe { std::slice::from_raw_parts(payload.data as *const u8, payload.length) };
+                        let payload =
+                            unsafe { mlir_sys::mlirGPUObjectAttrGetObject(object.to_raw()) };
+                        let bytes = unsafe {
+                            std::slice::from_raw_parts(payload.data as *const u8, payload.length)
+                        };
                         objects.push((name.clone(), String::from_utf8_lossy(bytes).into_owned()));
                     }
                 }

@@ -296,3 +296,38 @@ pub fn constant_integer(value: Value) -> Option<i64> {
 pub fn clone_detached<'c>(op: melior::ir::operation::OperationRef<'c, '_>) -> Operation<'c> {
     unsafe { Operation::from_raw(mlir_sys::mlirOperationClone(op.to_raw())) }
 }
+
+/// Returns every op named `name` nested (at any depth) in `root`, in pre-order.
+pub fn find_ops<'c, 'a>(
+    root: melior::ir::operation::OperationRef<'c, 'a>,
+    name: &str,
+) -> Vec<melior::ir::operation::OperationRef<'c, 'a>> {
+    use melior::ir::operation::{WalkOrder, WalkResult};
+    let mut found = Vec::new();
+    root.walk(WalkOrder::PreOrder, |op| {
+        if op.name().as_string_ref().as_str() == Ok(name) {
+            // The walk hands out shorter-lived references to ops that live as long as `root`'s.
+            found.push(unsafe { melior::ir::operation::OperationRef::from_raw(op.to_raw()) });
+        }
+        WalkResult::Advance
+    });
+    found
+}
+
+/// Sets the discardable attribute `name` of `op` (an op the caller may modify, e.g. in a pass).
+pub fn set_attribute(op: melior::ir::operation::OperationRef, name: &str, value: Attribute) {
+    use melior::ir::operation::OperationMutLike;
+    unsafe { melior::ir::operation::OperationRefMut::from_raw(op.to_raw()) }
+        .set_attribute(name, value);
+}
+
+/// Runs `body` with the context `op` lives in, for melior APIs that take `&Context`.
+pub fn with_context<'c, T>(
+    op: melior::ir::operation::OperationRef<'c, '_>,
+    body: impl FnOnce(&'c Context) -> T,
+) -> T {
+    let context = op.context();
+    // `to_ref` reinterprets the ContextRef itself, so it must outlive the borrow: it lives in this
+    // frame for the whole call of `body`.
+    body(unsafe { context.to_ref() })
+}

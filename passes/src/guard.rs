@@ -7,6 +7,7 @@ use melior::{
 use tile_dialect::diagnostics::{catch_panic, emit_error};
 
 /// Runs `body` on `op`; an `Err` or a panic becomes an error at `op`'s location and fails the pass.
+/// An empty `Err` message means the body already reported its errors where they belong.
 pub fn run_guarded(
     pass_name: &str,
     op: OperationRef,
@@ -18,6 +19,8 @@ pub fn run_guarded(
         Ok(Err(message)) => message,
         Err(panic) => panic,
     };
-    emit_error(op.location(), &format!("{pass_name} failed: {failure}"));
+    if !failure.is_empty() {
+        emit_error(op.location(), &format!("{pass_name} failed: {failure}"));
+    }
     pass.signal_failure();
 }

@@ -22,9 +22,15 @@ fn lit_suite_passes() {
     // and are current.
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let mut build = Command::new(cargo);
-    build
-        .current_dir(&root)
-        .args(["build", "-p", "tile-opt", "-p", "tile-plugin"]);
+    build.current_dir(&root).args([
+        "build",
+        "-p",
+        "tile-opt",
+        "-p",
+        "tile-compile",
+        "-p",
+        "tile-plugin",
+    ]);
     if bin.file_name().is_some_and(|name| name == "release") {
         build.arg("--release");
     }

@@ -75,19 +75,29 @@ pub struct HopperConfig {
 
 fn shape(value: Value) -> Vec<i64> {
     MemRefType::try_from(value.r#type())
-        .map(|memref| (0..memref.rank()).map(|dim| memref.dim_size(dim).map_or(-1, |size| match size {
-            melior::ir::r#type::DimSize::Static(size) => size as i64,
-            _ => -1,
-        })).collect())
+        .map(|memref| {
+            (0..memref.rank())
+                .map(|dim| {
+                    memref.dim_size(dim).map_or(-1, |size| match size {
+                        melior::ir::r#type::DimSize::Static(size) => size as i64,
+                        _ => -1,
+                    })
+                })
+                .collect()
+        })
         .unwrap_or_default()
 }
 
 fn element(value: Value) -> Option<Element> {
-    MemRefType::try_from(value.r#type()).ok().and_then(|memref| Element::of(memref.element()))
+    MemRefType::try_from(value.r#type())
+        .ok()
+        .and_then(|memref| Element::of(memref.element()))
 }
 
 fn element_type<'c>(value: Value<'c, '_>) -> Option<Type<'c>> {
-    MemRefType::try_from(value.r#type()).ok().map(|memref| memref.element())
+    MemRefType::try_from(value.r#type())
+        .ok()
+        .map(|memref| memref.element())
 }
 
 fn round_up(value: i64, to: i64) -> i64 {
@@ -97,6 +107,22 @@ fn round_up(value: i64, to: i64) -> i64 {
 /// The largest swizzle span that one row of `row_bytes` fills exactly.
 fn swizzle_for_row(row_bytes: i64) -> Option<i64> {
     [128, 64, 32].into_iter().find(|span| row_bytes % span == 0)
+}
+
+/// TMA reads and writes global tensors whose rows (all strides but the innermost) are multiples of
+/// 16 bytes; a static shape that breaks this cannot be copied by TMA.
+pub fn check_tma_rows(global: Value, role: &str) -> Result<(), String> {
+    let dims = shape(global);
+    let bytes = element(global).map_or(2, output_element_bytes);
+    match dims.last() {
+        Some(&inner) if inner > 0 && (inner * bytes) % 16 != 0 => Err(format!(
+            "expects global tensors whose rows are multiples of 16 bytes (a TMA requirement), but {role} ({}) has rows of {} bytes; pad its inner dimension to a multiple of {}",
+            global.r#type(),
+            inner * bytes,
+            16 / bytes
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// Resolves the configuration; `Err` says which limit the tile program breaks and what would fit.
@@ -119,16 +145,17 @@ pub fn configure(
     }
     let output_element = element(output).ok_or("expects a result element type")?;
     if !matches!(output_element, Element::F16 | Element::BF16 | Element::F32) {
-        return Err(format!("expects an f16, bf16 or f32 result on sm_90a, but got {output_element}"));
-    }
-    let [bm, bk] = shape(a_tile)[..] else { return Err("expects a 2-D A tile".into()) };
-    let [bm_c, bn] = shape(accumulator)[..] else { return Err("expects a 2-D accumulator".into()) };
-    debug_assert_eq!(bm, bm_c);
-    if threads % 128 != 0 || !(128..=512).contains(&threads) {
         return Err(format!(
-            "expects 128, 256, 384 or 512 threads on sm_90a (wgmma runs on warpgroups of 128 threads), but got {threads}"
+            "expects an f16, bf16 or f32 result on sm_90a, but got {output_element}"
         ));
     }
+    let [bm, bk] = shape(a_tile)[..] else {
+        return Err("expects a 2-D A tile".into());
+    };
+    let [bm_c, bn] = shape(accumulator)[..] else {
+        return Err("expects a 2-D accumulator".into());
+    };
+    debug_assert_eq!(bm, bm_c);
     let warpgroups = threads / 128;
     if bm % (64 * warpgroups) != 0 {
         return Err(format!(
@@ -137,10 +164,14 @@ pub fn configure(
         ));
     }
     if bn % 8 != 0 || bn > 256 {
-        return Err(format!("expects the tile's N ({bn}) to be a multiple of 8 and at most 256 for wgmma on sm_90a"));
+        return Err(format!(
+            "expects the tile's N ({bn}) to be a multiple of 8 and at most 256 for wgmma on sm_90a"
+        ));
     }
     if bk % 16 != 0 {
-        return Err(format!("expects the tile's K ({bk}) to be a multiple of 16 for wgmma k16"));
+        return Err(format!(
+            "expects the tile's K ({bk}) to be a multiple of 16 for wgmma k16"
+        ));
     }
     let bytes = 2;
     let k_row = bk * bytes;
@@ -150,16 +181,34 @@ pub fn configure(
     if bm > 256 {
         return Err(format!("expects M <= 256 (one TMA box), but got {bm}"));
     }
-    let a = SharedLayout { swizzle: k_major_swizzle, box_inner: bk, box_rows: bm, boxes: 1, k_major: true };
+    let a = SharedLayout {
+        swizzle: k_major_swizzle,
+        box_inner: bk,
+        box_rows: bm,
+        boxes: 1,
+        k_major: true,
+    };
     let b = if transpose_b {
-        SharedLayout { swizzle: k_major_swizzle, box_inner: bk, box_rows: bn, boxes: 1, k_major: true }
+        SharedLayout {
+            swizzle: k_major_swizzle,
+            box_inner: bk,
+            box_rows: bn,
+            boxes: 1,
+            k_major: true,
+        }
     } else {
         if bn % 64 != 0 {
             return Err(format!(
                 "expects N to be a multiple of 64 when B is KxN (N-major, read in 128-byte swizzled columns), but got {bn}; use transpose_b with an NxK B"
             ));
         }
-        SharedLayout { swizzle: 128, box_inner: 64, box_rows: bk, boxes: bn / 64, k_major: false }
+        SharedLayout {
+            swizzle: 128,
+            box_inner: 64,
+            box_rows: bk,
+            boxes: bn / 64,
+            k_major: false,
+        }
     };
     let a_bytes = round_up(bm * bk * bytes, 1024);
     let b_bytes = round_up(bn * bk * bytes, 1024);

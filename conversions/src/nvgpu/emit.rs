@@ -93,7 +93,10 @@ impl Text {
 
 /// The accumulator of one 64-row wgmma tile: N/2 f32 registers per thread.
 fn accumulator_type(bn: i64) -> String {
-    format!("!llvm.struct<({})>", vec!["f32"; (bn / 2) as usize].join(", "))
+    format!(
+        "!llvm.struct<({})>",
+        vec!["f32"; (bn / 2) as usize].join(", ")
+    )
 }
 
 /// Returns the tensor-map descriptor types of A, B and C.
@@ -101,7 +104,12 @@ pub fn tensor_map_types(config: &HopperConfig) -> [String; 3] {
     let input = config.input.name();
     let b = config.b;
     [
-        tensor_map(config.a.box_rows, config.a.box_inner, input, swizzle_name(config.a)),
+        tensor_map(
+            config.a.box_rows,
+            config.a.box_inner,
+            input,
+            swizzle_name(config.a),
+        ),
         tensor_map(b.box_rows, b.box_inner, input, swizzle_name(b)),
         tensor_map(config.bm, config.bn, config.output.name(), "none"),
     ]
@@ -127,59 +135,115 @@ const RASTER_GROUP: i64 = 8;
 fn rasterize(t: &mut Text, launched: &[String], grid: &[i64]) -> Vec<String> {
     let (gx, gy) = (grid[0], grid[1]);
     let width = t.index(gx);
-    let row_major = t.let_("lin", format!("arith.muli {}, {width} : index", launched[1]));
-    let linear = t.let_("lin", format!("arith.addi {row_major}, {} : index", launched[0]));
+    let row_major = t.let_(
+        "lin",
+        format!("arith.muli {}, {width} : index", launched[1]),
+    );
+    let linear = t.let_(
+        "lin",
+        format!("arith.addi {row_major}, {} : index", launched[0]),
+    );
     let group_blocks = t.index(RASTER_GROUP * gx);
-    let group = t.let_("grp", format!("arith.divui {linear}, {group_blocks} : index"));
+    let group = t.let_(
+        "grp",
+        format!("arith.divui {linear}, {group_blocks} : index"),
+    );
     let group_rows = t.index(RASTER_GROUP);
     let first_row = t.let_("frow", format!("arith.muli {group}, {group_rows} : index"));
     let height = t.index(gy);
     let left = t.let_("left", format!("arith.subi {height}, {first_row} : index"));
     let rows = t.let_("rows", format!("arith.minui {left}, {group_rows} : index"));
-    let within = t.let_("within", format!("arith.remui {linear}, {group_blocks} : index"));
+    let within = t.let_(
+        "within",
+        format!("arith.remui {linear}, {group_blocks} : index"),
+    );
     let row_in_group = t.let_("rin", format!("arith.remui {within}, {rows} : index"));
-    let row = t.let_("bid", format!("arith.addi {first_row}, {row_in_group} : index"));
+    let row = t.let_(
+        "bid",
+        format!("arith.addi {first_row}, {row_in_group} : index"),
+    );
     let column = t.let_("bid", format!("arith.divui {within}, {rows} : index"));
     vec![column, row]
 }
 
 /// Renders the whole `gpu.module` (with `helpers`, the outlined functions, inside it).
 #[allow(clippy::too_many_arguments)]
-pub fn render_module(config: &HopperConfig, names: &KernelNames, loop_shape: &LoopShape, block_dims: usize, grid: &[i64], threads: i64, helpers: &str) -> String {
-    let mut t = Text { out: String::new(), next: 0 };
+pub fn render_module(
+    config: &HopperConfig,
+    names: &KernelNames,
+    loop_shape: &LoopShape,
+    block_dims: usize,
+    grid: &[i64],
+    threads: i64,
+    helpers: &str,
+) -> String {
+    let mut t = Text {
+        out: String::new(),
+        next: 0,
+    };
     let input = config.input.name();
     let output = config.output.name();
     let [map_a, map_b, map_c] = tensor_map_types(config);
-    let bars = format!("!nvgpu.mbarrier.group<memorySpace = {WS}, num_barriers = {}>", config.stages);
+    let bars = format!(
+        "!nvgpu.mbarrier.group<memorySpace = {WS}, num_barriers = {}>",
+        config.stages
+    );
     let smem = format!("memref<?xi8, {WS}>");
     let acc = accumulator_type(config.bn);
-    let a_tile = format!("memref<{}x{}x{input}, {WS}>", config.a.box_rows, config.a.box_inner);
-    let b_box = format!("memref<{}x{}x{input}, {WS}>", config.b.box_rows, config.b.box_inner);
+    let a_tile = format!(
+        "memref<{}x{}x{input}, {WS}>",
+        config.a.box_rows, config.a.box_inner
+    );
+    let b_box = format!(
+        "memref<{}x{}x{input}, {WS}>",
+        config.b.box_rows, config.b.box_inner
+    );
     let c_tile = format!("memref<{}x{}x{output}, {WS}>", config.bm, config.bn);
     let index_list = |n: usize| vec!["index"; n].join(", ");
 
     // Entry: tensor maps, thread and block ids, barriers, the aligned shared-memory base.
-    let tma_a = t.let_("tma_a", format!("builtin.unrealized_conversion_cast %map_a : !llvm.ptr to {map_a}"));
-    let tma_b = t.let_("tma_b", format!("builtin.unrealized_conversion_cast %map_b : !llvm.ptr to {map_b}"));
-    let tma_c = t.let_("tma_c", format!("builtin.unrealized_conversion_cast %map_c : !llvm.ptr to {map_c}"));
+    let tma_a = t.let_(
+        "tma_a",
+        format!("builtin.unrealized_conversion_cast %map_a : !llvm.ptr to {map_a}"),
+    );
+    let tma_b = t.let_(
+        "tma_b",
+        format!("builtin.unrealized_conversion_cast %map_b : !llvm.ptr to {map_b}"),
+    );
+    let tma_c = t.let_(
+        "tma_c",
+        format!("builtin.unrealized_conversion_cast %map_c : !llvm.ptr to {map_c}"),
+    );
     let c0 = t.index(0);
     let c1 = t.index(1);
     let tid = t.let_("tid", "gpu.thread_id x");
-    let launched: Vec<String> = ["x", "y", "z"][..block_dims].iter().map(|dim| t.let_("bid", format!("gpu.block_id {dim}"))).collect();
-    let blocks = if block_dims == 2 && grid.len() == 2 { rasterize(&mut t, &launched, grid) } else { launched };
+    let launched: Vec<String> = ["x", "y", "z"][..block_dims]
+        .iter()
+        .map(|dim| t.let_("bid", format!("gpu.block_id {dim}")))
+        .collect();
+    let blocks = if block_dims == 2 && grid.len() == 2 {
+        rasterize(&mut t, &launched, grid)
+    } else {
+        launched
+    };
     let leader = t.let_("leader", format!("arith.cmpi eq, {tid}, {c0} : index"));
     let barriers = t.let_("bars", format!("nvgpu.mbarrier.create -> {bars}"));
     t.line(format!("scf.if {leader} {{"));
     for stage in 0..config.stages {
         let s = t.index(stage);
-        t.line(format!("nvgpu.mbarrier.init {barriers}[{s}], {c1} : {bars}"));
+        t.line(format!(
+            "nvgpu.mbarrier.init {barriers}[{s}], {c1} : {bars}"
+        ));
     }
     t.line(format!("nvgpu.tma.prefetch.descriptor {tma_a} : {map_a}"));
     t.line(format!("nvgpu.tma.prefetch.descriptor {tma_b} : {map_b}"));
     t.line("}");
     t.line("gpu.barrier");
     let dynamic = t.let_("smem", format!("gpu.dynamic_shared_memory : {smem}"));
-    let base = t.let_("base", format!("memref.extract_aligned_pointer_as_index {dynamic} : {smem} -> index"));
+    let base = t.let_(
+        "base",
+        format!("memref.extract_aligned_pointer_as_index {dynamic} : {smem} -> index"),
+    );
     let c1024 = t.index(1024);
     let rem = t.let_("rem", format!("arith.remui {base}, {c1024} : index"));
     let gap = t.let_("gap", format!("arith.subi {c1024}, {rem} : index"));
@@ -192,7 +256,11 @@ pub fn render_module(config: &HopperConfig, names: &KernelNames, loop_shape: &Lo
         let lower = t.index(loop_shape.lower);
         let scaled = t.let_("kv", format!("arith.muli {iteration}, {step} : index"));
         let k = t.let_("kv", format!("arith.addi {scaled}, {lower} : index"));
-        let args: Vec<&str> = blocks.iter().map(String::as_str).chain([k.as_str()]).collect();
+        let args: Vec<&str> = blocks
+            .iter()
+            .map(String::as_str)
+            .chain([k.as_str()])
+            .collect();
         let origin = t.fresh("origin");
         t.line(format!(
             "{origin}:4 = func.call @{}({}) : ({}) -> (index, index, index, index)",
@@ -204,21 +272,35 @@ pub fn render_module(config: &HopperConfig, names: &KernelNames, loop_shape: &Lo
         let stage_offset = t.let_("soff", format!("arith.muli {stage}, {stage_bytes} : index"));
         let a_offset = t.let_("aoff", format!("arith.addi {pad}, {stage_offset} : index"));
         let tx = t.index((config.bm * config.bk + config.bk * config.bn) * 2);
-        t.line(format!("nvgpu.mbarrier.arrive.expect_tx {barriers}[{stage}], {tx} : {bars}"));
-        let a_view = t.let_("a_view", format!("memref.view {dynamic}[{a_offset}][] : {smem} to {a_tile}"));
+        t.line(format!(
+            "nvgpu.mbarrier.arrive.expect_tx {barriers}[{stage}], {tx} : {bars}"
+        ));
+        let a_view = t.let_(
+            "a_view",
+            format!("memref.view {dynamic}[{a_offset}][] : {smem} to {a_tile}"),
+        );
         t.line(format!(
             "nvgpu.tma.async.load {tma_a}[{origin}#1, {origin}#0], {barriers}[{stage}] to {a_view} : {map_a}, {bars} -> {a_tile}"
         ));
         for box_index in 0..config.b.boxes {
             let offset = config.b_offset + box_index * config.b.box_bytes(2);
             let box_offset = t.index(offset);
-            let b_offset = t.let_("boff", format!("arith.addi {a_offset}, {box_offset} : index"));
-            let b_view = t.let_("b_view", format!("memref.view {dynamic}[{b_offset}][] : {smem} to {b_box}"));
+            let b_offset = t.let_(
+                "boff",
+                format!("arith.addi {a_offset}, {box_offset} : index"),
+            );
+            let b_view = t.let_(
+                "b_view",
+                format!("memref.view {dynamic}[{b_offset}][] : {smem} to {b_box}"),
+            );
             let (inner, outer) = if config.b.k_major {
                 (format!("{origin}#3"), format!("{origin}#2"))
             } else {
                 let shift = t.index(box_index * 64);
-                (t.let_("bcol", format!("arith.addi {origin}#3, {shift} : index")), format!("{origin}#2"))
+                (
+                    t.let_("bcol", format!("arith.addi {origin}#3, {shift} : index")),
+                    format!("{origin}#2"),
+                )
             };
             t.line(format!(
                 "nvgpu.tma.async.load {tma_b}[{inner}, {outer}], {barriers}[{stage}] to {b_view} : {map_b}, {bars} -> {b_box}"
@@ -241,9 +323,15 @@ pub fn render_module(config: &HopperConfig, names: &KernelNames, loop_shape: &Lo
     let c128 = t.index(128);
     let warpgroup = t.let_("wg", format!("arith.divui {tid}, {c128} : index"));
     let wg_rows = t.index(config.m_tiles * 64);
-    let wg_row = t.let_("wgrow", format!("arith.muli {warpgroup}, {wg_rows} : index"));
+    let wg_row = t.let_(
+        "wgrow",
+        format!("arith.muli {warpgroup}, {wg_rows} : index"),
+    );
     let a_row_bytes = t.index(config.bk * 2);
-    let wg_a_bytes = t.let_("wgab", format!("arith.muli {wg_row}, {a_row_bytes} : index"));
+    let wg_a_bytes = t.let_(
+        "wgab",
+        format!("arith.muli {wg_row}, {a_row_bytes} : index"),
+    );
 
     let c2 = t.index(2);
     let zero = t.let_("zero", format!("llvm.mlir.zero : {acc}"));
@@ -255,23 +343,41 @@ pub fn render_module(config: &HopperConfig, names: &KernelNames, loop_shape: &Lo
     let carried: Vec<String> = (0..mt).map(|_| t.fresh("carried")).collect();
     t.line(format!(
         "{results}:{mt} = scf.for {iterator} = {c0} to {trips} step {c1} iter_args({}) -> ({}) {{",
-        carried.iter().map(|name| format!("{name} = {zero}")).collect::<Vec<_>>().join(", "),
+        carried
+            .iter()
+            .map(|name| format!("{name} = {zero}"))
+            .collect::<Vec<_>>()
+            .join(", "),
         vec![acc.as_str(); mt].join(", ")
     ));
     // Wait for this iteration's stage.
     let stage = t.let_("stage", format!("arith.remui {iterator}, {stages} : index"));
     let round = t.let_("round", format!("arith.divui {iterator}, {stages} : index"));
     let parity_index = t.let_("par", format!("arith.remui {round}, {c2} : index"));
-    let parity = t.let_("parity", format!("arith.index_cast {parity_index} : index to i1"));
+    let parity = t.let_(
+        "parity",
+        format!("arith.index_cast {parity_index} : index to i1"),
+    );
     let ticks = t.index(10_000_000);
-    t.line(format!("nvgpu.mbarrier.try_wait.parity {barriers}[{stage}], {parity}, {ticks} : {bars}"));
+    t.line(format!(
+        "nvgpu.mbarrier.try_wait.parity {barriers}[{stage}], {parity}, {ticks} : {bars}"
+    ));
     // Descriptors: start address >> 4 in the low 14 bits, the layout constant above.
     let stage_bytes = t.index(config.stage_bytes);
     let stage_offset = t.let_("soff", format!("arith.muli {stage}, {stage_bytes} : index"));
-    let stage_base = t.let_("sbase", format!("arith.addi {aligned}, {stage_offset} : index"));
-    let a_start = t.let_("astart", format!("arith.addi {stage_base}, {wg_a_bytes} : index"));
+    let stage_base = t.let_(
+        "sbase",
+        format!("arith.addi {aligned}, {stage_offset} : index"),
+    );
+    let a_start = t.let_(
+        "astart",
+        format!("arith.addi {stage_base}, {wg_a_bytes} : index"),
+    );
     let b_bytes = t.index(config.b_offset);
-    let b_start = t.let_("bstart", format!("arith.addi {stage_base}, {b_bytes} : index"));
+    let b_start = t.let_(
+        "bstart",
+        format!("arith.addi {stage_base}, {b_bytes} : index"),
+    );
     let descriptor = |t: &mut Text, start: &str, layout: SharedLayout| {
         let wide = t.let_("addr", format!("arith.index_cast {start} : index to i64"));
         let four = t.i64(4);
@@ -309,8 +415,14 @@ pub fn render_module(config: &HopperConfig, names: &KernelNames, loop_shape: &Lo
     t.line("gpu.barrier");
     let ahead = t.index(config.stages - 1);
     let next = t.let_("next", format!("arith.addi {iterator}, {ahead} : index"));
-    let started = t.let_("started", format!("arith.cmpi uge, {iterator}, {c1} : index"));
-    let has_next = t.let_("hasnext", format!("arith.cmpi ult, {next}, {trips} : index"));
+    let started = t.let_(
+        "started",
+        format!("arith.cmpi uge, {iterator}, {c1} : index"),
+    );
+    let has_next = t.let_(
+        "hasnext",
+        format!("arith.cmpi ult, {next}, {trips} : index"),
+    );
     let wanted = t.let_("refill", format!("arith.andi {has_next}, {started} : i1"));
     let refill = t.let_("refill", format!("arith.andi {wanted}, {leader} : i1"));
     t.line(format!("scf.if {refill} {{"));
@@ -318,7 +430,11 @@ pub fn render_module(config: &HopperConfig, names: &KernelNames, loop_shape: &Lo
     let freed_stage = t.let_("nstage", format!("arith.remui {freed}, {stages} : index"));
     emit_load(&mut t, &next, &freed_stage);
     t.line("}");
-    t.line(format!("scf.yield {} : {}", updated.join(", "), vec![acc.as_str(); mt].join(", ")));
+    t.line(format!(
+        "scf.yield {} : {}",
+        updated.join(", "),
+        vec![acc.as_str(); mt].join(", ")
+    ));
     t.line("}");
     t.line("nvvm.wgmma.wait.group.sync.aligned 0");
     // The staging tile below overlaps the ring: every warpgroup's last MMAs must have retired.
@@ -336,9 +452,15 @@ pub fn render_module(config: &HopperConfig, names: &KernelNames, loop_shape: &Lo
     let col_base = t.let_("cbase", format!("arith.muli {lane_quad}, {c2} : index"));
     let c16 = t.index(16);
     let warp_row = t.let_("wrow", format!("arith.muli {warp}, {c16} : index"));
-    let row_in_wg = t.let_("rbase", format!("arith.addi {warp_row}, {lane_row} : index"));
+    let row_in_wg = t.let_(
+        "rbase",
+        format!("arith.addi {warp_row}, {lane_row} : index"),
+    );
     let row_base = t.let_("rbase", format!("arith.addi {row_in_wg}, {wg_row} : index"));
-    let c_view = t.let_("c_view", format!("memref.view {dynamic}[{pad}][] : {smem} to {c_tile}"));
+    let c_view = t.let_(
+        "c_view",
+        format!("memref.view {dynamic}[{pad}][] : {smem} to {c_tile}"),
+    );
     let out_bytes = output_element_bytes(config.output);
     for (tile, value) in (0..mt).map(|tile| (tile, format!("{results}#{tile}"))) {
         for block in 0..config.bn / 8 {
@@ -350,7 +472,10 @@ pub fn render_module(config: &HopperConfig, names: &KernelNames, loop_shape: &Lo
                 let mut pair = Vec::new();
                 for lane_col in 0..2 {
                     let position = block * 4 + half * 2 + lane_col;
-                    let mut element = t.let_("v", format!("llvm.extractvalue {value}[{position}] : {acc}"));
+                    let mut element = t.let_(
+                        "v",
+                        format!("llvm.extractvalue {value}[{position}] : {acc}"),
+                    );
                     if let Some(epilogue) = names.epilogue {
                         let column = if lane_col == 0 {
                             col.clone()
@@ -364,12 +489,22 @@ pub fn render_module(config: &HopperConfig, names: &KernelNames, loop_shape: &Lo
                     }
                     pair.push(element);
                 }
-                let vector = t.let_("pair", format!("vector.from_elements {}, {} : vector<2x{output}>", pair[0], pair[1]));
-                t.line(format!("vector.store {vector}, {c_view}[{row}, {col}] : {c_tile}, vector<2x{output}>"));
+                let vector = t.let_(
+                    "pair",
+                    format!(
+                        "vector.from_elements {}, {} : vector<2x{output}>",
+                        pair[0], pair[1]
+                    ),
+                );
+                t.line(format!(
+                    "vector.store {vector}, {c_view}[{row}, {col}] : {c_tile}, vector<2x{output}>"
+                ));
             }
         }
     }
-    t.line("nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}");
+    t.line(
+        "nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}",
+    );
     t.line("gpu.barrier");
     t.line(format!("scf.if {leader} {{"));
     let origin = t.fresh("corigin");
@@ -379,7 +514,9 @@ pub fn render_module(config: &HopperConfig, names: &KernelNames, loop_shape: &Lo
         blocks.join(", "),
         index_list(blocks.len())
     ));
-    t.line(format!("nvgpu.tma.async.store {c_view} to {tma_c}[{origin}#1, {origin}#0] : {c_tile} -> {map_c}"));
+    t.line(format!(
+        "nvgpu.tma.async.store {c_view} to {tma_c}[{origin}#1, {origin}#0] : {c_tile} -> {map_c}"
+    ));
     t.line("nvvm.cp.async.bulk.commit.group");
     t.line("nvvm.cp.async.bulk.wait_group 0 {read}");
     t.line("}");

@@ -2,7 +2,9 @@
 //! without MLIR (entry, block, grid, dynamic shared memory, and one tensor map per parameter).
 
 use super::{config::HopperConfig, plan::GemmPlan};
-use melior::ir::{ShapedTypeLike, Value, ValueLike, block::BlockArgument, r#type::DimSize, r#type::MemRefType};
+use melior::ir::{
+    ShapedTypeLike, Value, ValueLike, block::BlockArgument, r#type::DimSize, r#type::MemRefType,
+};
 
 fn json_list(items: impl IntoIterator<Item = String>) -> String {
     format!("[{}]", items.into_iter().collect::<Vec<_>>().join(", "))
@@ -10,7 +12,9 @@ fn json_list(items: impl IntoIterator<Item = String>) -> String {
 
 /// Describes one global tensor: which host argument it is, its shape and element type.
 fn tensor(value: Value) -> (i64, Vec<String>, String) {
-    let argument = BlockArgument::try_from(value).map(|argument| argument.argument_number() as i64).unwrap_or(-1);
+    let argument = BlockArgument::try_from(value)
+        .map(|argument| argument.argument_number() as i64)
+        .unwrap_or(-1);
     let memref = MemRefType::try_from(value.r#type()).expect("global tensors are memrefs");
     let shape = (0..memref.rank())
         .map(|dim| match memref.dim_size(dim) {
@@ -34,8 +38,20 @@ pub fn manifest(plan: &GemmPlan, config: &HopperConfig, entry: &str) -> String {
     let mut grid = plan.grid.clone();
     grid.resize(3, 1);
     let params = [
-        tensor_map("A", plan.a.global, config.a.box_inner, config.a.box_rows, config.a.swizzle),
-        tensor_map("B", plan.b.global, config.b.box_inner, config.b.box_rows, config.b.swizzle),
+        tensor_map(
+            "A",
+            plan.a.global,
+            config.a.box_inner,
+            config.a.box_rows,
+            config.a.swizzle,
+        ),
+        tensor_map(
+            "B",
+            plan.b.global,
+            config.b.box_inner,
+            config.b.box_rows,
+            config.b.swizzle,
+        ),
         tensor_map("C", plan.output.global, config.bn, config.bm, 0),
     ];
     format!(

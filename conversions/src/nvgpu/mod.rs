@@ -22,7 +22,10 @@ use melior::{
     },
     pass::{ExternalPass, Pass, RunExternalPass, create_external},
 };
-use tile_dialect::{diagnostics::emit_error, ops::clone_detached};
+use tile_dialect::{
+    diagnostics::emit_error,
+    ops::{clone_detached, find_ops, set_attribute, with_context},
+};
 
 /// The pass's flag.
 pub const ARGUMENT: &str = "convert-tile-to-nvgpu";
@@ -57,29 +60,25 @@ pub fn create_convert_tile_to_nvgpu_pass() -> Pass {
     )
 }
 
-fn collect_kernels<'c, 'a>(module: OperationRef<'c, 'a>) -> Vec<OperationRef<'c, 'a>> {
-    let mut kernels = Vec::new();
-    module.walk(melior::ir::operation::WalkOrder::PreOrder, |op| {
-        if op.name().as_string_ref().as_str() == Ok("tile.kernel") {
-            kernels.push(unsafe { OperationRef::from_raw(op.to_raw()) });
-        }
-        melior::ir::operation::WalkResult::Advance
-    });
-    kernels
-}
-
 /// Lowers every `tile.kernel` of `module`. Diagnostics are emitted at the offending op; the `Err`
 /// only tells the pass to fail.
 fn lower_module(module: OperationRef) -> Result<(), String> {
     let mut failed = false;
-    for (index, kernel) in collect_kernels(module).into_iter().enumerate() {
+    for (index, kernel) in find_ops(module, "tile.kernel").into_iter().enumerate() {
         if let Err((op, message)) = lower_kernel(module, kernel, index) {
             let name = op.name();
-            emit_error(op.location(), &format!("'{}' op {message}", name.as_string_ref().as_str().unwrap_or("?")));
+            emit_error(
+                op.location(),
+                &format!(
+                    "'{}' op {message}",
+                    name.as_string_ref().as_str().unwrap_or("?")
+                ),
+            );
             failed = true;
         }
     }
-    if failed { Err("see the errors above".into()) } else { Ok(()) }
+    // The errors are already at the ops they concern.
+    if failed { Err(String::new()) } else { Ok(()) }
 }
 
 type Failure<'c, 'a> = (OperationRef<'c, 'a>, String);
@@ -87,7 +86,10 @@ type Failure<'c, 'a> = (OperationRef<'c, 'a>, String);
 fn host_function_name(kernel: OperationRef) -> String {
     let mut parent = kernel.parent_operation();
     while let Some(op) = parent {
-        if let Ok(name) = op.attribute("sym_name").and_then(|attr| StringAttribute::try_from(attr).map_err(Into::into)) {
+        if let Ok(name) = op
+            .attribute("sym_name")
+            .and_then(|attr| StringAttribute::try_from(attr).map_err(Into::into))
+        {
             return name.value().to_owned();
         }
         parent = op.parent_operation();
@@ -95,24 +97,76 @@ fn host_function_name(kernel: OperationRef) -> String {
     "kernel".into()
 }
 
-fn lower_kernel<'c, 'a>(module: OperationRef<'c, 'a>, kernel: OperationRef<'c, 'a>, index: usize) -> Result<(), Failure<'c, 'a>> {
-    let plan = plan::plan_gemm(kernel).map_err(|error| (error.op, format!("{} (chip {CHIP})", error.message)))?;
+fn lower_kernel<'c, 'a>(
+    module: OperationRef<'c, 'a>,
+    kernel: OperationRef<'c, 'a>,
+    index: usize,
+) -> Result<(), Failure<'c, 'a>> {
+    with_context(kernel, |context| {
+        lower_kernel_in(context, module, kernel, index)
+    })
+}
+
+fn lower_kernel_in<'c, 'a>(
+    context: &'c Context,
+    module: OperationRef<'c, 'a>,
+    kernel: OperationRef<'c, 'a>,
+    index: usize,
+) -> Result<(), Failure<'c, 'a>> {
+    let plan = plan::plan_gemm(kernel)
+        .map_err(|error| (error.op, format!("{} (chip {CHIP})", error.message)))?;
     let stages = plan.main_loop.stages;
-    let config = config::configure(plan.threads, plan.a.shared, plan.accumulator, plan.output.global, plan.transpose_b, stages)
-        .map_err(|message| (plan.main_loop.op, format!("cannot be lowered for {CHIP}: {message}")))?;
-    let context = kernel.context();
-    let context: &Context = unsafe { context.to_ref() };
+    for (global, role) in [
+        (plan.a.global, "A"),
+        (plan.b.global, "B"),
+        (plan.output.global, "the result"),
+    ] {
+        config::check_tma_rows(global, role)
+            .map_err(|message| (kernel, format!("cannot be lowered for {CHIP}: {message}")))?;
+    }
+    let config = config::configure(
+        plan.threads,
+        plan.a.shared,
+        plan.accumulator,
+        plan.output.global,
+        plan.transpose_b,
+        stages,
+    )
+    .map_err(|message| {
+        (
+            plan.main_loop.op,
+            format!("cannot be lowered for {CHIP}: {message}"),
+        )
+    })?;
     let stem = format!("{}_{index}", host_function_name(kernel));
-    let (load_origin, store_origin, epilogue) = (format!("{stem}_load_origin"), format!("{stem}_store_origin"), format!("{stem}_epilogue"));
+    let (load_origin, store_origin, epilogue) = (
+        format!("{stem}_load_origin"),
+        format!("{stem}_store_origin"),
+        format!("{stem}_epilogue"),
+    );
     let mut helpers = String::new();
     let internal = |message: String| (kernel, format!("cannot be lowered for {CHIP}: {message}"));
     let mut inputs = plan.block_indices.clone();
     inputs.push(plan.main_loop.induction);
-    let roots: Vec<_> = plan.a.offsets.iter().chain(&plan.b.offsets).copied().collect();
-    helpers += &outline::slice_function(context, &load_origin, &inputs, &roots).map_err(internal)?;
-    helpers += &outline::slice_function(context, &store_origin, &plan.block_indices, &plan.output.offsets).map_err(internal)?;
+    let roots: Vec<_> = plan
+        .a
+        .offsets
+        .iter()
+        .chain(&plan.b.offsets)
+        .copied()
+        .collect();
+    helpers +=
+        &outline::slice_function(context, &load_origin, &inputs, &roots).map_err(internal)?;
+    helpers += &outline::slice_function(
+        context,
+        &store_origin,
+        &plan.block_indices,
+        &plan.output.offsets,
+    )
+    .map_err(internal)?;
     if !plan.epilogue.is_empty() {
-        helpers += &outline::epilogue_function(context, &epilogue, &plan.epilogue).map_err(internal)?;
+        helpers +=
+            &outline::epilogue_function(context, &epilogue, &plan.epilogue).map_err(internal)?;
     }
     let kernel_name = format!("{stem}_kernel");
     let names = emit::KernelNames {
@@ -122,22 +176,59 @@ fn lower_kernel<'c, 'a>(module: OperationRef<'c, 'a>, kernel: OperationRef<'c, '
         store_origin: &store_origin,
         epilogue: (!plan.epilogue.is_empty()).then_some(epilogue.as_str()),
     };
-    let loop_shape = emit::LoopShape { lower: plan.main_loop.lower, step: plan.main_loop.step, trips: plan.main_loop.trips };
-    let text = emit::render_module(&config, &names, &loop_shape, plan.block_indices.len(), &plan.grid, plan.threads, &helpers);
+    let loop_shape = emit::LoopShape {
+        lower: plan.main_loop.lower,
+        step: plan.main_loop.step,
+        trips: plan.main_loop.trips,
+    };
+    let text = emit::render_module(
+        &config,
+        &names,
+        &loop_shape,
+        plan.block_indices.len(),
+        &plan.grid,
+        plan.threads,
+        &helpers,
+    );
     if std::env::var_os("TILE_DUMP_KERNEL").is_some() {
         eprintln!("{text}");
     }
-    let parsed = Module::parse(context, &text)
-        .ok_or_else(|| internal("internal error: the emitted kernel does not parse (set TILE_DUMP_KERNEL=1 to see it)".into()))?;
-    let gpu_module = parsed.body().first_operation().ok_or_else(|| internal("internal error: empty kernel module".into()))?;
+    let parsed = Module::parse(context, &text).ok_or_else(|| {
+        internal(
+            "internal error: the emitted kernel does not parse (set TILE_DUMP_KERNEL=1 to see it)"
+                .into(),
+        )
+    })?;
+    let gpu_module = parsed
+        .body()
+        .first_operation()
+        .ok_or_else(|| internal("internal error: empty kernel module".into()))?;
+    outline::inline_helpers(
+        context,
+        gpu_module,
+        &[
+            load_origin.as_str(),
+            store_origin.as_str(),
+            epilogue.as_str(),
+        ],
+    )
+    .map_err(internal)?;
     let manifest = manifest::manifest(&plan, &config, &kernel_name);
-    let body = module.region(0).ok().and_then(|region| region.first_block()).expect("builtin.module has a body");
+    let body = module
+        .region(0)
+        .ok()
+        .and_then(|region| region.first_block())
+        .expect("builtin.module has a body");
     let mut copy = clone_detached(gpu_module);
     // The manifest rides on the gpu.module (upstream lowering keeps the module's attributes).
-    copy.set_attribute("tile.manifest", StringAttribute::new(context, &manifest).into());
+    copy.set_attribute(
+        "tile.manifest",
+        StringAttribute::new(context, &manifest).into(),
+    );
     body.append_operation(copy);
-    let mut module_op = unsafe { melior::ir::operation::OperationRefMut::from_raw(module.to_raw()) };
-    module_op.set_attribute("gpu.container_module", Attribute::unit(context));
-    melior::IrRewriter::new(context).as_rewriter_base().erase_op(kernel);
+    set_attribute(module, "gpu.container_module", Attribute::unit(context));
+    melior::IrRewriter::new(context)
+        .as_rewriter_base()
+        .erase_op(kernel);
     Ok(())
 }

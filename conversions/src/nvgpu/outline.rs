@@ -30,18 +30,29 @@ impl<'c, 'b> Cloner<'c, 'b> {
             return Ok(*mapped);
         }
         let Ok(result) = OperationResult::try_from(value) else {
-            return Err(format!("cannot recompute {value} inside the kernel: it is a block argument"));
+            return Err(format!(
+                "cannot recompute {value} inside the kernel: it is a block argument"
+            ));
         };
         let owner = result.owner();
         self.op(owner)?;
-        self.map.get(&key(value)).copied().ok_or_else(|| "cloned op lost its result".into())
+        self.map
+            .get(&key(value))
+            .copied()
+            .ok_or_else(|| "cloned op lost its result".into())
     }
 
     fn op(&mut self, op: OperationRef<'c, '_>) -> Result<(), String> {
         if op.region_count() > 0 {
-            return Err(format!("cannot recompute the result of {} inside the kernel", op.name().as_string_ref().as_str().unwrap_or("?")));
+            return Err(format!(
+                "cannot recompute the result of {} inside the kernel",
+                op.name().as_string_ref().as_str().unwrap_or("?")
+            ));
         }
-        let operands = op.operands().map(|operand| self.value(operand)).collect::<Result<Vec<_>, _>>()?;
+        let operands = op
+            .operands()
+            .map(|operand| self.value(operand))
+            .collect::<Result<Vec<_>, _>>()?;
         let mut copy = clone_detached(op);
         for (index, operand) in operands.into_iter().enumerate() {
             copy.set_operand(index, operand);
@@ -93,9 +104,15 @@ pub fn slice_function<'c>(
 ) -> Result<String, String> {
     let types: Vec<Type> = inputs.iter().map(|value| value.r#type()).collect();
     function_text(context, name, &types, |block| {
-        let mut cloner = Cloner { block, map: HashMap::new() };
+        let mut cloner = Cloner {
+            block,
+            map: HashMap::new(),
+        };
         for (index, input) in inputs.iter().enumerate() {
-            cloner.map.insert(key(*input), block.argument(index).map_err(|e| e.to_string())?.into());
+            cloner.map.insert(
+                key(*input),
+                block.argument(index).map_err(|e| e.to_string())?.into(),
+            );
         }
         roots.iter().map(|root| cloner.value(*root)).collect()
     })
@@ -112,21 +129,36 @@ pub fn epilogue_function<'c>(
     let f32 = Type::float32(context);
     let index = Type::index(context);
     function_text(context, name, &[f32, index, index], |block| {
-        let mut cloner = Cloner { block, map: HashMap::new() };
+        let mut cloner = Cloner {
+            block,
+            map: HashMap::new(),
+        };
         let mut current: Value = block.argument(0).map_err(|e| e.to_string())?.into();
         for parallel in loops {
-            let body = parallel.region(0).ok().and_then(|region| region.first_block()).ok_or("empty epilogue")?;
+            let body = parallel
+                .region(0)
+                .ok()
+                .and_then(|region| region.first_block())
+                .ok_or("empty epilogue")?;
             for dim in 0..2 {
-                cloner.map.insert(key(body.argument(dim).map_err(|e| e.to_string())?.into()), block.argument(dim + 1).map_err(|e| e.to_string())?.into());
+                cloner.map.insert(
+                    key(body.argument(dim).map_err(|e| e.to_string())?.into()),
+                    block.argument(dim + 1).map_err(|e| e.to_string())?.into(),
+                );
             }
             let mut next = body.first_operation();
             while let Some(op) = next {
                 next = op.next_in_block();
                 match op.name().as_string_ref().as_str().unwrap_or_default() {
                     "memref.load" => {
-                        cloner.map.insert(key(op.result(0).map_err(|e| e.to_string())?.into()), current);
+                        cloner.map.insert(
+                            key(op.result(0).map_err(|e| e.to_string())?.into()),
+                            current,
+                        );
                     }
-                    "memref.store" => current = cloner.value(op.operand(0).map_err(|e| e.to_string())?)?,
+                    "memref.store" => {
+                        current = cloner.value(op.operand(0).map_err(|e| e.to_string())?)?
+                    }
                     "tile.yield" => {}
                     _ => cloner.op(op)?,
                 }
@@ -134,4 +166,76 @@ pub fn epilogue_function<'c>(
         }
         Ok(vec![current])
     })
+}
+
+/// Inlines every call of the outlined helper functions in `module` (they are straight-line: one
+/// block, no regions) and erases the helpers. Upstream `-inline` leaves calls inside a `gpu.func`
+/// body alone, so the kernel would otherwise keep real calls until LLVM.
+pub fn inline_helpers<'c>(
+    context: &'c Context,
+    module: OperationRef<'c, '_>,
+    helpers: &[&str],
+) -> Result<(), String> {
+    use melior::ir::attribute::FlatSymbolRefAttribute;
+    let rewriter = melior::IrRewriter::new(context);
+    let rewriter = rewriter.as_rewriter_base();
+    let functions: HashMap<String, OperationRef> = tile_dialect::ops::find_ops(module, "func.func")
+        .into_iter()
+        .filter_map(|function| {
+            let name = StringAttribute::try_from(function.attribute("sym_name").ok()?)
+                .ok()?
+                .value()
+                .to_owned();
+            helpers.contains(&name.as_str()).then_some((name, function))
+        })
+        .collect();
+    for call in tile_dialect::ops::find_ops(module, "func.call") {
+        let callee = call
+            .attribute("callee")
+            .ok()
+            .and_then(|attr| FlatSymbolRefAttribute::try_from(attr).ok())
+            .map(|attr| attr.value().to_owned());
+        let Some(function) = callee.and_then(|name| functions.get(&name).copied()) else {
+            continue;
+        };
+        let body = function
+            .region(0)
+            .ok()
+            .and_then(|region| region.first_block())
+            .ok_or("helper without a body")?;
+        let caller_block = call.block().ok_or("call outside a block")?;
+        let mut map: HashMap<usize, Value> = HashMap::new();
+        for (index, operand) in call.operands().enumerate() {
+            map.insert(
+                key(body.argument(index).map_err(|e| e.to_string())?.into()),
+                operand,
+            );
+        }
+        let mut next = body.first_operation();
+        while let Some(op) = next {
+            next = op.next_in_block();
+            if op.name().as_string_ref().as_str() == Ok("func.return") {
+                let values: Vec<Value> = op
+                    .operands()
+                    .map(|value| map.get(&key(value)).copied().unwrap_or(value))
+                    .collect();
+                rewriter.replace_op_with_values(call, &values);
+                break;
+            }
+            let mut copy = clone_detached(op);
+            for (index, operand) in op.operands().enumerate() {
+                if let Some(mapped) = map.get(&key(operand)) {
+                    copy.set_operand(index, *mapped);
+                }
+            }
+            let copy = caller_block.insert_operation_before(call, copy);
+            for (original, cloned) in op.results().zip(copy.results()) {
+                map.insert(key(original.into()), cloned.into());
+            }
+        }
+    }
+    for function in functions.into_values() {
+        rewriter.erase_op(function);
+    }
+    Ok(())
 }

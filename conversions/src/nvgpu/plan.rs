@@ -36,7 +36,10 @@ pub struct PlanError<'c, 'a> {
 type Planned<'c, 'a, T> = Result<T, PlanError<'c, 'a>>;
 
 fn fail<'c, 'a, T>(op: OperationRef<'c, 'a>, message: impl Into<String>) -> Planned<'c, 'a, T> {
-    Err(PlanError { op, message: message.into() })
+    Err(PlanError {
+        op,
+        message: message.into(),
+    })
 }
 
 /// One TMA-loaded operand: the global tensor, the shared tile, and the tile's origin.
@@ -90,12 +93,18 @@ pub struct GemmPlan<'c, 'a> {
 }
 
 fn name_of(op: &OperationRef) -> String {
-    op.name().as_string_ref().as_str().unwrap_or_default().to_owned()
+    op.name()
+        .as_string_ref()
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
 }
 
 fn body_ops<'c, 'a>(op: OperationRef<'c, 'a>) -> Vec<OperationRef<'c, 'a>> {
     let mut ops = Vec::new();
-    let Some(block) = op.region(0).ok().and_then(|region| region.first_block()) else { return ops };
+    let Some(block) = op.region(0).ok().and_then(|region| region.first_block()) else {
+        return ops;
+    };
     let mut next = block.first_operation();
     while let Some(current) = next {
         next = current.next_in_block();
@@ -110,7 +119,11 @@ fn block_arguments<'c, 'a>(op: OperationRef<'c, 'a>) -> Vec<Value<'c, 'a>> {
     op.region(0)
         .ok()
         .and_then(|region| region.first_block())
-        .map(|block| (0..block.argument_count()).filter_map(|i| block.argument(i).ok().map(Into::into)).collect())
+        .map(|block| {
+            (0..block.argument_count())
+                .filter_map(|i| block.argument(i).ok().map(Into::into))
+                .collect()
+        })
         .unwrap_or_default()
 }
 
@@ -126,12 +139,23 @@ fn is_global(value: Value) -> bool {
 /// Plans the lowering of `kernel`, or says why the Hopper lowering cannot take it.
 pub fn plan_gemm<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Planned<'c, 'a, GemmPlan<'c, 'a>> {
     let threads = integer_attribute(&kernel, "threads").unwrap_or(0);
+    if threads % 128 != 0 || !(128..=512).contains(&threads) {
+        return fail(
+            kernel,
+            format!(
+                "expects 128, 256, 384 or 512 threads on sm_90a (wgmma runs on warpgroups of 128 threads), but got {threads}"
+            ),
+        );
+    }
     let mut grid = Vec::new();
     for operand in kernel.operands() {
         match constant_integer(operand) {
             Some(size) => grid.push(size),
             None => {
-                return fail(kernel, "expects grid sizes that are arith.constant values for the sm_90a lowering (dynamic grids are not supported yet)");
+                return fail(
+                    kernel,
+                    "expects grid sizes that are arith.constant values for the sm_90a lowering (dynamic grids are not supported yet)",
+                );
             }
         }
     }
@@ -146,50 +170,83 @@ pub fn plan_gemm<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Planned<'c, 'a, GemmPl
             "tile.alloc_shared" => {}
             "tile.alloc_fragment" => {
                 if accumulator.is_some() {
-                    return fail(op, "expects one fragment (the accumulator) per kernel in the sm_90a lowering");
+                    return fail(
+                        op,
+                        "expects one fragment (the accumulator) per kernel in the sm_90a lowering",
+                    );
                 }
                 accumulator = op.result(0).ok().map(Into::into);
             }
             "tile.fill" => fills.push(op),
             "tile.pipelined" if main_loop.is_none() => main_loop = Some(op),
-            "tile.pipelined" => return fail(op, "expects one tile.pipelined loop per kernel in the sm_90a lowering"),
+            "tile.pipelined" => {
+                return fail(
+                    op,
+                    "expects one tile.pipelined loop per kernel in the sm_90a lowering",
+                );
+            }
             "tile.parallel" if main_loop.is_some() && output.is_none() => epilogue.push(op),
             "tile.copy" if main_loop.is_some() && output.is_none() => output = Some(op),
             _ if is_scalar_arithmetic(&name) => {}
             _ => {
-                return fail(op, format!(
-                    "cannot be lowered to sm_90a here: the Hopper lowering takes GEMM kernels (fill, one \
+                return fail(
+                    op,
+                    format!(
+                        "cannot be lowered to sm_90a here: the Hopper lowering takes GEMM kernels (fill, one \
                      tile.pipelined loop of two copies and a tile.gemm, tile.parallel epilogues, one copy \
                      out), and {name} does not fit that shape"
-                ));
+                    ),
+                );
             }
         }
     }
     let Some(accumulator) = accumulator else {
-        return fail(kernel, "expects a tile.alloc_fragment accumulator for the sm_90a lowering");
+        return fail(
+            kernel,
+            "expects a tile.alloc_fragment accumulator for the sm_90a lowering",
+        );
     };
     let Some(loop_op) = main_loop else {
-        return fail(kernel, "expects a tile.pipelined main loop for the sm_90a lowering");
+        return fail(
+            kernel,
+            "expects a tile.pipelined main loop for the sm_90a lowering",
+        );
     };
     for fill in &fills {
-        let zero = fill.operand(1).ok().and_then(float_constant).is_some_and(|value| value == 0.0);
-        if fill.operand(0).ok() != Some(accumulator) || !zero || fill.is_before_in_block(loop_op) == false {
-            return fail(*fill, "expects the only tile.fill to clear the accumulator to 0.0 before the main loop (other fills are not supported on sm_90a yet)");
+        let value = fill.operand(1).ok();
+        let zero = value
+            .and_then(float_constant)
+            .is_some_and(|value| value == 0.0)
+            || value.and_then(constant_integer) == Some(0);
+        if fill.operand(0).ok() != Some(accumulator) || !zero || !fill.is_before_in_block(loop_op) {
+            return fail(
+                *fill,
+                "expects the only tile.fill to clear the accumulator to 0.0 before the main loop (other fills are not supported on sm_90a yet)",
+            );
         }
     }
     if fills.is_empty() {
-        return fail(kernel, "expects the accumulator to be cleared with tile.fill 0.0 before the main loop");
+        return fail(
+            kernel,
+            "expects the accumulator to be cleared with tile.fill 0.0 before the main loop",
+        );
     }
     let (a, b, transpose_b, main_loop) = plan_main_loop(loop_op, accumulator)?;
     for parallel in &epilogue {
         check_epilogue(*parallel, accumulator)?;
     }
     let Some(output_op) = output else {
-        return fail(kernel, "expects the accumulator to be copied to global memory after the main loop");
+        return fail(
+            kernel,
+            "expects the accumulator to be copied to global memory after the main loop",
+        );
     };
     let parts = copy_parts(&output_op).expect("verified copy");
     if parts.src != accumulator || !is_global(parts.dst) || parts.dst_offsets.is_empty() {
-        return fail(output_op, "expects the result copy to go from the accumulator to a tile of a global tensor (with offsets)");
+        return fail(
+            output_op,
+            "expects the result copy to go from the accumulator to a tile of a global tensor (with offsets)",
+        );
     }
     Ok(GemmPlan {
         threads,
@@ -201,28 +258,57 @@ pub fn plan_gemm<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Planned<'c, 'a, GemmPl
         accumulator,
         main_loop,
         epilogue,
-        output: LoadedTile { global: parts.dst, shared: parts.src, offsets: parts.dst_offsets },
+        output: LoadedTile {
+            global: parts.dst,
+            shared: parts.src,
+            offsets: parts.dst_offsets,
+        },
     })
 }
 
 fn float_constant(value: Value) -> Option<f64> {
-    let owner = melior::ir::operation::OperationResult::try_from(value).ok()?.owner();
+    let owner = melior::ir::operation::OperationResult::try_from(value)
+        .ok()?
+        .owner();
     if name_of(&owner) != "arith.constant" {
         return None;
     }
-    melior::ir::attribute::FloatAttribute::try_from(owner.attribute("value").ok()?).ok().map(|attr| attr.value())
+    melior::ir::attribute::FloatAttribute::try_from(owner.attribute("value").ok()?)
+        .ok()
+        .map(|attr| attr.value())
 }
 
-type LoopParts<'c, 'a> = (LoadedTile<'c, 'a>, LoadedTile<'c, 'a>, bool, MainLoop<'c, 'a>);
+type LoopParts<'c, 'a> = (
+    LoadedTile<'c, 'a>,
+    LoadedTile<'c, 'a>,
+    bool,
+    MainLoop<'c, 'a>,
+);
 
-fn plan_main_loop<'c, 'a>(op: OperationRef<'c, 'a>, accumulator: Value<'c, 'a>) -> Planned<'c, 'a, LoopParts<'c, 'a>> {
+fn plan_main_loop<'c, 'a>(
+    op: OperationRef<'c, 'a>,
+    accumulator: Value<'c, 'a>,
+) -> Planned<'c, 'a, LoopParts<'c, 'a>> {
     let bound = |index: usize| op.operand(index).ok().and_then(constant_integer);
     let (Some(lower), Some(upper)) = (bound(0), bound(1)) else {
-        return fail(op, "expects loop bounds that are arith.constant values for the sm_90a lowering (dynamic trip counts are not supported yet)");
+        return fail(
+            op,
+            "expects loop bounds that are arith.constant values for the sm_90a lowering (dynamic trip counts are not supported yet)",
+        );
     };
-    let step = if op.operand_count() == 3 { bound(2) } else { Some(1) };
-    let Some(step) = step else { return fail(op, "expects a constant step for the sm_90a lowering") };
-    let trips = if upper > lower { (upper - lower + step - 1) / step } else { 0 };
+    let step = if op.operand_count() == 3 {
+        bound(2)
+    } else {
+        Some(1)
+    };
+    let Some(step) = step else {
+        return fail(op, "expects a constant step for the sm_90a lowering");
+    };
+    let trips = if upper > lower {
+        (upper - lower + step - 1) / step
+    } else {
+        0
+    };
     let stages = integer_attribute(&op, "stages").unwrap_or(1);
     let mut loads = Vec::new();
     let mut gemm = None;
@@ -232,57 +318,119 @@ fn plan_main_loop<'c, 'a>(op: OperationRef<'c, 'a>, accumulator: Value<'c, 'a>) 
             "tile.copy" => loads.push(inner),
             "tile.gemm" if gemm.is_none() => gemm = Some(inner),
             _ if is_scalar_arithmetic(&name) => {}
-            _ => return fail(inner, format!("cannot stand in the sm_90a main loop: expects two tile.copy loads and one tile.gemm, but got {name}")),
+            _ => {
+                return fail(
+                    inner,
+                    format!(
+                        "cannot stand in the sm_90a main loop: expects two tile.copy loads and one tile.gemm, but got {name}"
+                    ),
+                );
+            }
         }
     }
-    let Some(gemm) = gemm else { return fail(op, "expects a tile.gemm in the main loop") };
+    let Some(gemm) = gemm else {
+        return fail(op, "expects a tile.gemm in the main loop");
+    };
     if gemm.has_attribute("transpose_a") {
-        return fail(gemm, "expects A as MxK on sm_90a (transpose_a is not supported yet); transpose the global tensor's view instead");
+        return fail(
+            gemm,
+            "expects A as MxK on sm_90a (transpose_a is not supported yet); transpose the global tensor's view instead",
+        );
     }
-    let [a_shared, b_shared, c] = [0, 1, 2].map(|index| gemm.operand(index).expect("verified gemm"));
+    let [a_shared, b_shared, c] =
+        [0, 1, 2].map(|index| gemm.operand(index).expect("verified gemm"));
     if c != accumulator {
-        return fail(gemm, "expects the gemm to accumulate into the kernel's accumulator fragment");
+        return fail(
+            gemm,
+            "expects the gemm to accumulate into the kernel's accumulator fragment",
+        );
     }
     if memory_level(a_shared.r#type()) != Some(MemoryLevel::Shared) {
-        return fail(gemm, "expects A in shared memory on sm_90a (A from a fragment is not supported yet)");
+        return fail(
+            gemm,
+            "expects A in shared memory on sm_90a (A from a fragment is not supported yet)",
+        );
     }
     let mut tiles: [Option<LoadedTile>; 2] = [None, None];
     for copy in &loads {
         let parts = copy_parts(copy).expect("verified copy");
-        let slot = if parts.dst == a_shared { 0 } else if parts.dst == b_shared { 1 } else {
-            return fail(*copy, "expects main-loop copies to fill the gemm's A or B tile");
+        let slot = if parts.dst == a_shared {
+            0
+        } else if parts.dst == b_shared {
+            1
+        } else {
+            return fail(
+                *copy,
+                "expects main-loop copies to fill the gemm's A or B tile",
+            );
         };
         if !is_global(parts.src) || parts.src_offsets.is_empty() {
-            return fail(*copy, "expects main-loop copies from a tile of a global tensor (with offsets) into shared memory");
+            return fail(
+                *copy,
+                "expects main-loop copies from a tile of a global tensor (with offsets) into shared memory",
+            );
         }
         if tiles[slot].is_some() {
             return fail(*copy, "expects one copy into each of A and B per iteration");
         }
-        tiles[slot] = Some(LoadedTile { global: parts.src, shared: parts.dst, offsets: parts.src_offsets });
+        tiles[slot] = Some(LoadedTile {
+            global: parts.src,
+            shared: parts.dst,
+            offsets: parts.src_offsets,
+        });
     }
     let [Some(a), Some(b)] = tiles else {
-        return fail(gemm, "expects both A and B to be loaded from global memory in the main loop");
+        return fail(
+            gemm,
+            "expects both A and B to be loaded from global memory in the main loop",
+        );
     };
     let induction = block_arguments(op)[0];
-    Ok((a, b, gemm.has_attribute("transpose_b"), MainLoop { op, induction, lower, step, trips, stages }))
+    Ok((
+        a,
+        b,
+        gemm.has_attribute("transpose_b"),
+        MainLoop {
+            op,
+            induction,
+            lower,
+            step,
+            trips,
+            stages,
+        },
+    ))
 }
 
-fn check_epilogue<'c, 'a>(parallel: OperationRef<'c, 'a>, accumulator: Value<'c, 'a>) -> Planned<'c, 'a, ()> {
+fn check_epilogue<'c, 'a>(
+    parallel: OperationRef<'c, 'a>,
+    accumulator: Value<'c, 'a>,
+) -> Planned<'c, 'a, ()> {
     let indices = block_arguments(parallel);
     for op in body_ops(parallel) {
         let name = name_of(&op);
         let on_accumulator = |first_index: usize| {
             let operands: Vec<Value> = op.operands().collect();
-            operands.get(first_index - 1) == Some(&accumulator) && operands[first_index..] == indices[..]
+            operands.get(first_index - 1) == Some(&accumulator)
+                && operands[first_index..] == indices[..]
         };
         match name.as_str() {
             "memref.load" if on_accumulator(1) => {}
             "memref.store" if on_accumulator(2) => {}
             "memref.load" | "memref.store" => {
-                return fail(op, "expects epilogue loads and stores on the accumulator at the loop's own indices (i, j) for the sm_90a lowering");
+                return fail(
+                    op,
+                    "expects epilogue loads and stores on the accumulator at the loop's own indices (i, j) for the sm_90a lowering",
+                );
             }
             _ if is_scalar_arithmetic(&name) => {}
-            _ => return fail(op, format!("cannot stand in an sm_90a epilogue: expects arith and math ops, but got {name}")),
+            _ => {
+                return fail(
+                    op,
+                    format!(
+                        "cannot stand in an sm_90a epilogue: expects arith and math ops, but got {name}"
+                    ),
+                );
+            }
         }
     }
     Ok(())

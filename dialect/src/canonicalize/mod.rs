@@ -10,8 +10,7 @@ mod zero_trip_loop;
 use crate::diagnostics::catch_panic;
 use melior::{
     Context, PatternRewriter, RewritePattern, RewritePatternSet, RewriterBase,
-    create_op_rewrite_pattern,
-    ir::operation::{OperationLike, OperationRef},
+    create_op_rewrite_pattern, ir::operation::OperationRef,
 };
 
 /// A rewrite rule: looks at one op and rewrites it, returning true when it did.
@@ -72,11 +71,12 @@ pub fn populate(context: &Context, set: &RewritePatternSet) {
 
 /// Applies every tile canonicalization pattern, and folding, greedily to `op` and what it holds.
 pub fn apply(op: OperationRef) -> crate::Result<()> {
-    let context = op.context();
-    let context = unsafe { context.to_ref() };
-    let set = RewritePatternSet::new(context);
-    populate(context, &set);
+    let frozen = crate::ops::with_context(op, |context| {
+        let set = RewritePatternSet::new(context);
+        populate(context, &set);
+        set.freeze()
+    });
     let config = melior::GreedyRewriteDriverConfig::new();
-    melior::apply_patterns_and_fold_greedily_with_op(op, set.freeze(), &config)
+    melior::apply_patterns_and_fold_greedily_with_op(op, frozen, &config)
         .map_err(crate::Error::Melior)
 }

@@ -7,13 +7,12 @@
 use melior::{
     Context,
     dialect::DialectRegistry,
-    ir::{
-        BlockLike, RegionLike,
-        attribute::StringAttribute,
-        operation::OperationLike,
-    },
+    ir::{BlockLike, attribute::StringAttribute, operation::OperationLike},
     pass::PassManager,
-    utility::{parse_pass_pipeline, register_all_dialects, register_all_llvm_translations, register_all_passes},
+    utility::{
+        parse_pass_pipeline, register_all_dialects, register_all_llvm_translations,
+        register_all_passes,
+    },
 };
 use std::{path::PathBuf, process::ExitCode, time::Instant};
 
@@ -65,42 +64,84 @@ fn run(options: &Options) -> Result<usize, String> {
     register_all_dialects(&registry);
     tile_dialect::register(&registry);
     let context = Context::new();
+    context.attach_diagnostic_handler(|diagnostic| {
+        eprintln!(
+            "{}",
+            tile_dialect::diagnostics::format_diagnostic(&diagnostic)
+        );
+        true
+    });
     context.append_dialect_registry(&registry);
     context.load_all_available_dialects();
     register_all_llvm_translations(&context);
     register_all_passes();
     tile_conversions::register_all();
 
-    let mut module = tile_dialect::driver::parse_file(&context, &options.input)
-        .ok_or_else(|| format!("{}: cannot be compiled (see the errors above)", options.input))?;
+    let mut module =
+        tile_dialect::driver::parse_file(&context, &options.input).ok_or_else(|| {
+            format!(
+                "{}: cannot be compiled (see the errors above)",
+                options.input
+            )
+        })?;
     let parsed = started.elapsed();
 
     let lowering = PassManager::new(&context);
-    parse_pass_pipeline(lowering.as_operation_pass_manager(), "builtin.module(convert-tile-to-nvgpu, inline, canonicalize, cse)")
-        .map_err(|error| error.to_string())?;
-    lowering.run(&mut module).map_err(|_| format!("{}: lowering for {} failed (see the errors above)", options.input, options.target))?;
+    parse_pass_pipeline(
+        lowering.as_operation_pass_manager(),
+        "builtin.module(convert-tile-to-nvgpu, inline, canonicalize, cse)",
+    )
+    .map_err(|error| error.to_string())?;
+    lowering.run(&mut module).map_err(|_| {
+        format!(
+            "{}: lowering for {} failed (see the errors above)",
+            options.input, options.target
+        )
+    })?;
     let lowered = started.elapsed();
 
     let mut manifests = Vec::new();
     let mut next = module.body().first_operation();
     while let Some(op) = next {
         next = op.next_in_block();
-        if let Ok(manifest) = op.attribute("tile.manifest").and_then(|attr| StringAttribute::try_from(attr).map_err(Into::into)) {
-            let name = op.attribute("sym_name").ok().and_then(|attr| StringAttribute::try_from(attr).ok()).map(|name| name.value().to_owned()).unwrap_or_default();
+        if let Ok(manifest) = op
+            .attribute("tile.manifest")
+            .and_then(|attr| StringAttribute::try_from(attr).map_err(Into::into))
+        {
+            let name = op
+                .attribute("sym_name")
+                .ok()
+                .and_then(|attr| StringAttribute::try_from(attr).ok())
+                .map(|name| name.value().to_owned())
+                .unwrap_or_default();
             manifests.push((name, manifest.value().to_owned()));
         }
     }
 
     let backend_manager = PassManager::new(&context);
-    parse_pass_pipeline(backend_manager.as_operation_pass_manager(), &backend).map_err(|error| error.to_string())?;
-    backend_manager.run(&mut module).map_err(|_| format!("{}: code generation for {} failed (see the errors above)", options.input, options.target))?;
+    parse_pass_pipeline(backend_manager.as_operation_pass_manager(), &backend)
+        .map_err(|error| error.to_string())?;
+    backend_manager.run(&mut module).map_err(|_| {
+        format!(
+            "{}: code generation for {} failed (see the errors above)",
+            options.input, options.target
+        )
+    })?;
     let generated = started.elapsed();
 
-    std::fs::create_dir_all(&options.output).map_err(|error| format!("{}: {error}", options.output.display()))?;
+    std::fs::create_dir_all(&options.output)
+        .map_err(|error| format!("{}: {error}", options.output.display()))?;
     let objects = tile_dialect::driver::gpu_binary_objects(&module);
     for (module_name, manifest) in &manifests {
-        let entry = manifest.split("\"entry\": \"").nth(1).and_then(|rest| rest.split('"').next()).unwrap_or(module_name);
-        let ptx = objects.iter().find(|(name, _)| name == module_name).map(|(_, ptx)| ptx)
+        let entry = manifest
+            .split("\"entry\": \"")
+            .nth(1)
+            .and_then(|rest| rest.split('"').next())
+            .unwrap_or(module_name);
+        let ptx = objects
+            .iter()
+            .find(|(name, _)| name == module_name)
+            .map(|(_, ptx)| ptx)
             .ok_or_else(|| format!("no PTX was generated for {module_name}"))?;
         let write = |extension: &str, text: &str| {
             let path = options.output.join(format!("{entry}.{extension}"));
@@ -131,7 +172,12 @@ fn main() -> ExitCode {
     };
     match run(&options) {
         Ok(count) => {
-            println!("{}: {count} kernel(s) for {} written to {}", options.input, options.target, options.output.display());
+            println!(
+                "{}: {count} kernel(s) for {} written to {}",
+                options.input,
+                options.target,
+                options.output.display()
+            );
             ExitCode::SUCCESS
         }
         Err(message) => {

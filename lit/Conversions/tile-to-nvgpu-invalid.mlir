@@ -1,0 +1,254 @@
+// convert-tile-to-nvgpu on programs sm_90a cannot run: one located error each, naming the op,
+// the chip and what would work.
+// RUN: tile-opt %s -split-input-file -verify-diagnostics -convert-tile-to-nvgpu
+
+// threads not warpgroups: the lowering says what sm_90a cannot do and what would.
+func.func @threads_not_warpgroups(%A: memref<1024x1024xf16>, %B: memref<1024x1024xf16>, %C: memref<1024x1024xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 0.0 : f32
+  // expected-error @+1 {{'tile.kernel' op expects 128, 256, 384 or 512 threads on sm_90a (wgmma runs on warpgroups of 128 threads), but got 96 (chip sm_90a)}}
+  tile.kernel grid(%c4) threads(96) (%bx) {
+    %As = tile.alloc_shared : memref<128x64xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<64x128xf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<128x128xf32, #tile.fragment>
+    tile.fill %Cf, %zero : memref<128x128xf32, #tile.fragment>
+    tile.pipelined %k = %c0 to %c4 stages(3) {
+      tile.copy %A[%c0, %k], %As : memref<1024x1024xf16>, memref<128x64xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%k, %c0], %Bs : memref<1024x1024xf16>, memref<64x128xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %Cf : memref<128x64xf16, #gpu.address_space<workgroup>>, memref<64x128xf16, #gpu.address_space<workgroup>>, memref<128x128xf32, #tile.fragment>
+    }
+    tile.copy %Cf, %C[%c0, %c0] : memref<128x128xf32, #tile.fragment>, memref<1024x1024xf16>
+  }
+  return
+}
+
+// -----
+
+// m too small: the lowering says what sm_90a cannot do and what would.
+func.func @m_too_small(%A: memref<1024x1024xf16>, %B: memref<1024x1024xf16>, %C: memref<1024x1024xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c4) threads(128) (%bx) {
+    %As = tile.alloc_shared : memref<32x64xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<64x128xf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<32x128xf32, #tile.fragment>
+    tile.fill %Cf, %zero : memref<32x128xf32, #tile.fragment>
+    // expected-error @+1 {{'tile.pipelined' op cannot be lowered for sm_90a: expects the tile's M (32) to be a multiple of 64 per warpgroup (1 warpgroups: M = 64 or a multiple) for wgmma m64}}
+    tile.pipelined %k = %c0 to %c4 stages(3) {
+      tile.copy %A[%c0, %k], %As : memref<1024x1024xf16>, memref<32x64xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%k, %c0], %Bs : memref<1024x1024xf16>, memref<64x128xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %Cf : memref<32x64xf16, #gpu.address_space<workgroup>>, memref<64x128xf16, #gpu.address_space<workgroup>>, memref<32x128xf32, #tile.fragment>
+    }
+    tile.copy %Cf, %C[%c0, %c0] : memref<32x128xf32, #tile.fragment>, memref<1024x1024xf16>
+  }
+  return
+}
+
+// -----
+
+// n not multiple of 64: the lowering says what sm_90a cannot do and what would.
+func.func @n_not_multiple_of_64(%A: memref<1024x1024xf16>, %B: memref<1024x1024xf16>, %C: memref<1024x1024xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c4) threads(128) (%bx) {
+    %As = tile.alloc_shared : memref<128x64xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<64x96xf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<128x96xf32, #tile.fragment>
+    tile.fill %Cf, %zero : memref<128x96xf32, #tile.fragment>
+    // expected-error @+1 {{'tile.pipelined' op cannot be lowered for sm_90a: expects N to be a multiple of 64 when B is KxN (N-major, read in 128-byte swizzled columns), but got 96; use transpose_b with an NxK B}}
+    tile.pipelined %k = %c0 to %c4 stages(3) {
+      tile.copy %A[%c0, %k], %As : memref<1024x1024xf16>, memref<128x64xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%k, %c0], %Bs : memref<1024x1024xf16>, memref<64x96xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %Cf : memref<128x64xf16, #gpu.address_space<workgroup>>, memref<64x96xf16, #gpu.address_space<workgroup>>, memref<128x96xf32, #tile.fragment>
+    }
+    tile.copy %Cf, %C[%c0, %c0] : memref<128x96xf32, #tile.fragment>, memref<1024x1024xf16>
+  }
+  return
+}
+
+// -----
+
+// k too deep: the lowering says what sm_90a cannot do and what would.
+func.func @k_too_deep(%A: memref<1024x1024xf16>, %B: memref<1024x1024xf16>, %C: memref<1024x1024xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c4) threads(128) (%bx) {
+    %As = tile.alloc_shared : memref<128x128xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<128x128xf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<128x128xf32, #tile.fragment>
+    tile.fill %Cf, %zero : memref<128x128xf32, #tile.fragment>
+    // expected-error @+1 {{'tile.pipelined' op cannot be lowered for sm_90a: expects a K tile of 16, 32 or 64 elements on sm_90a (one swizzled row of at most 128 bytes), but got 128}}
+    tile.pipelined %k = %c0 to %c4 stages(3) {
+      tile.copy %A[%c0, %k], %As : memref<1024x1024xf16>, memref<128x128xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%k, %c0], %Bs : memref<1024x1024xf16>, memref<128x128xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %Cf : memref<128x128xf16, #gpu.address_space<workgroup>>, memref<128x128xf16, #gpu.address_space<workgroup>>, memref<128x128xf32, #tile.fragment>
+    }
+    tile.copy %Cf, %C[%c0, %c0] : memref<128x128xf32, #tile.fragment>, memref<1024x1024xf16>
+  }
+  return
+}
+
+// -----
+
+// shared memory overflow: the lowering says what sm_90a cannot do and what would.
+func.func @shared_memory_overflow(%A: memref<1024x1024xf16>, %B: memref<1024x1024xf16>, %C: memref<1024x1024xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c4) threads(256) (%bx) {
+    %As = tile.alloc_shared : memref<128x64xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<64x256xf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<128x256xf32, #tile.fragment>
+    tile.fill %Cf, %zero : memref<128x256xf32, #tile.fragment>
+    // expected-error @+1 {{'tile.pipelined' op cannot be lowered for sm_90a: needs 394240 bytes of shared memory (8 stages of 49152 bytes), but sm_90a gives a block at most 232448; use stages(4) or a smaller tile}}
+    tile.pipelined %k = %c0 to %c4 stages(8) {
+      tile.copy %A[%c0, %k], %As : memref<1024x1024xf16>, memref<128x64xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%k, %c0], %Bs : memref<1024x1024xf16>, memref<64x256xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %Cf : memref<128x64xf16, #gpu.address_space<workgroup>>, memref<64x256xf16, #gpu.address_space<workgroup>>, memref<128x256xf32, #tile.fragment>
+    }
+    tile.copy %Cf, %C[%c0, %c0] : memref<128x256xf32, #tile.fragment>, memref<1024x1024xf16>
+  }
+  return
+}
+
+// -----
+
+// integer inputs: the lowering says what sm_90a cannot do and what would.
+func.func @integer_inputs(%A: memref<1024x1024xi8>, %B: memref<1024x1024xi8>, %C: memref<1024x1024xi32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 0 : i32
+  tile.kernel grid(%c4) threads(128) (%bx) {
+    %As = tile.alloc_shared : memref<128x64xi8, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<64x128xi8, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<128x128xi32, #tile.fragment>
+    tile.fill %Cf, %zero : memref<128x128xi32, #tile.fragment>
+    // expected-error @+1 {{'tile.pipelined' op cannot be lowered for sm_90a: expects f16 or bf16 inputs for wgmma on sm_90a, but got i8 (f8E4M3FN and i8 are not lowered yet)}}
+    tile.pipelined %k = %c0 to %c4 stages(3) {
+      tile.copy %A[%c0, %k], %As : memref<1024x1024xi8>, memref<128x64xi8, #gpu.address_space<workgroup>>
+      tile.copy %B[%k, %c0], %Bs : memref<1024x1024xi8>, memref<64x128xi8, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %Cf : memref<128x64xi8, #gpu.address_space<workgroup>>, memref<64x128xi8, #gpu.address_space<workgroup>>, memref<128x128xi32, #tile.fragment>
+    }
+    tile.copy %Cf, %C[%c0, %c0] : memref<128x128xi32, #tile.fragment>, memref<1024x1024xi32>
+  }
+  return
+}
+
+// -----
+
+// nonzero fill: the lowering says what sm_90a cannot do and what would.
+func.func @nonzero_fill(%A: memref<1024x1024xf16>, %B: memref<1024x1024xf16>, %C: memref<1024x1024xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 1.0 : f32
+  tile.kernel grid(%c4) threads(128) (%bx) {
+    %As = tile.alloc_shared : memref<128x64xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<64x128xf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<128x128xf32, #tile.fragment>
+    // expected-error @+1 {{'tile.fill' op expects the only tile.fill to clear the accumulator to 0.0 before the main loop (other fills are not supported on sm_90a yet) (chip sm_90a)}}
+    tile.fill %Cf, %zero : memref<128x128xf32, #tile.fragment>
+    tile.pipelined %k = %c0 to %c4 stages(3) {
+      tile.copy %A[%c0, %k], %As : memref<1024x1024xf16>, memref<128x64xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%k, %c0], %Bs : memref<1024x1024xf16>, memref<64x128xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %Cf : memref<128x64xf16, #gpu.address_space<workgroup>>, memref<64x128xf16, #gpu.address_space<workgroup>>, memref<128x128xf32, #tile.fragment>
+    }
+    tile.copy %Cf, %C[%c0, %c0] : memref<128x128xf32, #tile.fragment>, memref<1024x1024xf16>
+  }
+  return
+}
+
+// -----
+
+// dynamic trip count: the lowering says what sm_90a cannot do and what would.
+func.func @dynamic_trip_count(%A: memref<1024x1024xf16>, %B: memref<1024x1024xf16>, %C: memref<1024x1024xf16>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c4) threads(128) (%bx) {
+    %As = tile.alloc_shared : memref<128x64xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<64x128xf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<128x128xf32, #tile.fragment>
+    tile.fill %Cf, %zero : memref<128x128xf32, #tile.fragment>
+    // expected-error @+1 {{'tile.pipelined' op expects loop bounds that are arith.constant values for the sm_90a lowering (dynamic trip counts are not supported yet) (chip sm_90a)}}
+    tile.pipelined %k = %c0 to %n stages(3) {
+      tile.copy %A[%c0, %k], %As : memref<1024x1024xf16>, memref<128x64xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%k, %c0], %Bs : memref<1024x1024xf16>, memref<64x128xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %Cf : memref<128x64xf16, #gpu.address_space<workgroup>>, memref<64x128xf16, #gpu.address_space<workgroup>>, memref<128x128xf32, #tile.fragment>
+    }
+    tile.copy %Cf, %C[%c0, %c0] : memref<128x128xf32, #tile.fragment>, memref<1024x1024xf16>
+  }
+  return
+}
+
+// -----
+
+// transpose a: the lowering says what sm_90a cannot do and what would.
+func.func @transpose_a(%A: memref<1024x1024xf16>, %B: memref<1024x1024xf16>, %C: memref<1024x1024xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c4) threads(128) (%bx) {
+    %As = tile.alloc_shared : memref<64x128xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<64x128xf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<128x128xf32, #tile.fragment>
+    tile.fill %Cf, %zero : memref<128x128xf32, #tile.fragment>
+    tile.pipelined %k = %c0 to %c4 stages(3) {
+      tile.copy %A[%c0, %k], %As : memref<1024x1024xf16>, memref<64x128xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%k, %c0], %Bs : memref<1024x1024xf16>, memref<64x128xf16, #gpu.address_space<workgroup>>
+      // expected-error @+1 {{'tile.gemm' op expects A as MxK on sm_90a (transpose_a is not supported yet); transpose the global tensor's view instead (chip sm_90a)}}
+      tile.gemm %As, %Bs, %Cf {transpose_a} : memref<64x128xf16, #gpu.address_space<workgroup>>, memref<64x128xf16, #gpu.address_space<workgroup>>, memref<128x128xf32, #tile.fragment>
+    }
+    tile.copy %Cf, %C[%c0, %c0] : memref<128x128xf32, #tile.fragment>, memref<1024x1024xf16>
+  }
+  return
+}
+
+// -----
+
+// rows of 1400 bytes: TMA needs 16-byte multiples.
+func.func @tma_row_alignment(%A: memref<1000x700xf16>, %B: memref<700x1024xf16>, %C: memref<1000x1024xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %z = arith.constant 0.0 : f32
+  // expected-error @+1 {{'tile.kernel' op cannot be lowered for sm_90a: expects global tensors whose rows are multiples of 16 bytes (a TMA requirement), but A (memref<1000x700xf16>) has rows of 1400 bytes; pad its inner dimension to a multiple of 8}}
+  tile.kernel grid(%c1) threads(128) (%bx) {
+    %As = tile.alloc_shared : memref<128x64xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<64x128xf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<128x128xf32, #tile.fragment>
+    tile.fill %Cf, %z : memref<128x128xf32, #tile.fragment>
+    tile.pipelined %k = %c0 to %c1 stages(2) {
+      tile.copy %A[%c0, %k], %As : memref<1000x700xf16>, memref<128x64xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%k, %c0], %Bs : memref<700x1024xf16>, memref<64x128xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %Cf : memref<128x64xf16, #gpu.address_space<workgroup>>, memref<64x128xf16, #gpu.address_space<workgroup>>, memref<128x128xf32, #tile.fragment>
+    }
+    tile.copy %Cf, %C[%c0, %c0] : memref<128x128xf32, #tile.fragment>, memref<1000x1024xf16>
+  }
+  return
+}
+
+// -----
+
+// A kernel that is not a GEMM: the op that does not fit is named.
+func.func @not_a_gemm() {
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(128) (%bx) {
+    %S = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    %m = tile.alloc_shared : memref<64xf32, #gpu.address_space<workgroup>>
+    // expected-error @+1 {{'tile.reduce' op cannot be lowered to sm_90a here: the Hopper lowering takes GEMM kernels (fill, one tile.pipelined loop of two copies and a tile.gemm, tile.parallel epilogues, one copy out), and tile.reduce does not fit that shape (chip sm_90a)}}
+    tile.reduce <max> %S, %m dim(1) : memref<64x64xf32, #tile.fragment>, memref<64xf32, #gpu.address_space<workgroup>>
+  }
+  return
+}

@@ -1,0 +1,112 @@
+// convert-tile-to-nvgpu: tile GEMM kernels become sm_90a kernels (TMA ring on mbarriers, wgmma).
+// RUN: tile-opt %s -split-input-file -convert-tile-to-nvgpu | FileCheck %s
+
+// The contract's example: K tiles of 32 (64-byte rows: 64-byte swizzle for A), B as KxN (N-major,
+// two 32x64 boxes with the 128-byte swizzle), one warpgroup, 3 stages, a ReLU epilogue.
+// CHECK-LABEL: func.func @gemm_relu
+// CHECK-NOT: tile.
+// CHECK: return
+// CHECK: gpu.module @gemm_relu_0_module attributes {tile.manifest = "{{.*}}\22grid\22: [32, 32, 1]{{.*}}\22dynamic_shared_bytes\22: 50176{{.*}}"}
+// The tile program's index arithmetic and epilogue are recomputed inside the kernel: no calls.
+// CHECK-NOT: func.call
+// CHECK-NOT: func.func
+// CHECK: gpu.func @gemm_relu_0_kernel(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr) kernel attributes {known_block_size = array<i32: 128, 1, 1>}
+// CHECK: nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 3>
+// CHECK: nvgpu.mbarrier.arrive.expect_tx %{{.*}}, %{{.*}} : <memorySpace = #gpu.address_space<workgroup>, num_barriers = 3>
+// CHECK: nvgpu.tma.async.load {{.*}} : <tensor = memref<128x32xf16, #gpu.address_space<workgroup>>, swizzle = swizzle_64b
+// CHECK: nvgpu.tma.async.load {{.*}} : <tensor = memref<32x64xf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b
+// CHECK: nvgpu.tma.async.load {{.*}} : <tensor = memref<32x64xf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b
+// CHECK: scf.for
+// CHECK: nvgpu.mbarrier.try_wait.parity
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <row>]
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 1
+// CHECK-NEXT: gpu.barrier
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK-NEXT: gpu.barrier
+// CHECK: %[[ACC:.*]] = llvm.extractvalue
+// CHECK-NEXT: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT: %[[RELU:.*]] = arith.maximumf %[[ACC]], %[[ZERO]] : f32
+// CHECK-NEXT: arith.truncf %[[RELU]] : f32 to f16
+// CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK: nvgpu.tma.async.store {{.*}} : memref<128x128xf16, #gpu.address_space<workgroup>> -> <tensor = memref<128x128xf16, #gpu.address_space<workgroup>>, swizzle = none
+// CHECK: nvvm.cp.async.bulk.wait_group 0 {read}
+func.func @gemm_relu(%A: memref<4096x4096xf16>, %B: memref<4096x4096xf16>, %C: memref<4096x4096xf16>) {
+  %c0 = arith.constant 0 : index
+  %c32 = arith.constant 32 : index
+  %c128 = arith.constant 128 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c32, %c32) threads(128) (%bx, %by) {
+    %As = tile.alloc_shared : memref<128x32xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<32x128xf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<128x128xf32, #tile.fragment>
+    tile.fill %Cf, %zero : memref<128x128xf32, #tile.fragment>
+    %m0 = arith.muli %by, %c128 : index
+    %n0 = arith.muli %bx, %c128 : index
+    tile.pipelined %k = %c0 to %c128 stages(3) {
+      %k0 = arith.muli %k, %c32 : index
+      tile.copy %A[%m0, %k0], %As : memref<4096x4096xf16>, memref<128x32xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%k0, %n0], %Bs : memref<4096x4096xf16>, memref<32x128xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %Cf : memref<128x32xf16, #gpu.address_space<workgroup>>,
+          memref<32x128xf16, #gpu.address_space<workgroup>>, memref<128x128xf32, #tile.fragment>
+    }
+    tile.parallel (%i, %j) in (128, 128) {
+      %v = memref.load %Cf[%i, %j] : memref<128x128xf32, #tile.fragment>
+      %r = arith.maximumf %v, %zero : f32
+      memref.store %r, %Cf[%i, %j] : memref<128x128xf32, #tile.fragment>
+    }
+    tile.copy %Cf, %C[%m0, %n0] : memref<128x128xf32, #tile.fragment>, memref<4096x4096xf16>
+  }
+  return
+}
+
+// -----
+
+// Two warpgroups (256 threads) on a 128x256 tile, B given as NxK (K-major: the 128-byte swizzle
+// of 64-element K rows, read with the `col` layout), bf16 in, f32 out (no conversion), 4 stages.
+// CHECK-LABEL: func.func @bf16_transpose_b
+// CHECK: gpu.module @bf16_transpose_b_0_module
+// CHECK: known_block_size = array<i32: 256, 1, 1>
+// CHECK: num_barriers = 4
+// CHECK: nvgpu.tma.async.load {{.*}} <tensor = memref<128x64xbf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b
+// CHECK: nvgpu.tma.async.load {{.*}} <tensor = memref<256x64xbf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b
+// CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 256, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
+// CHECK-NOT: arith.truncf
+// CHECK: nvgpu.tma.async.store {{.*}} : memref<128x256xf32, #gpu.address_space<workgroup>>
+func.func @bf16_transpose_b(%A: memref<1024x512xbf16>, %B: memref<1024x512xbf16>, %C: memref<1024x1024xf32>) {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %c256 = arith.constant 256 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c4, %c8) threads(256) (%bx, %by) {
+    %As = tile.alloc_shared : memref<128x64xbf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<256x64xbf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<128x256xf32, #tile.fragment>
+    tile.fill %Cf, %zero : memref<128x256xf32, #tile.fragment>
+    %m0 = arith.muli %by, %c128 : index
+    %n0 = arith.muli %bx, %c256 : index
+    tile.pipelined %k = %c0 to %c8 stages(4) {
+      %k0 = arith.muli %k, %c64 : index
+      tile.copy %A[%m0, %k0], %As : memref<1024x512xbf16>, memref<128x64xbf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%n0, %k0], %Bs : memref<1024x512xbf16>, memref<256x64xbf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %Cf {transpose_b} : memref<128x64xbf16, #gpu.address_space<workgroup>>,
+          memref<256x64xbf16, #gpu.address_space<workgroup>>, memref<128x256xf32, #tile.fragment>
+    }
+    tile.copy %Cf, %C[%m0, %n0] : memref<128x256xf32, #tile.fragment>, memref<1024x1024xf32>
+  }
+  return
+}
+
+// -----
+
+// Negative: a host function without tile kernels is left alone.
+// CHECK-LABEL: func.func @no_kernel
+// CHECK-NEXT: return
+// CHECK-NOT: gpu.module
+func.func @no_kernel() {
+  return
+}

@@ -1,0 +1,17 @@
+// tile-compile rejects what it cannot do with a message and a non-zero exit.
+// RUN: not tile-compile %s --target sm_80 -o %t 2>&1 | FileCheck %s --check-prefix=CHIP
+// RUN: not tile-compile %s --target sm_90a -o %t 2>&1 | FileCheck %s --check-prefix=LOWER
+// RUN: not tile-compile %s 2>&1 | FileCheck %s --check-prefix=USAGE
+// RUN: not tile-compile %t.missing.mlir --target sm_90a -o %t 2>&1 | FileCheck %s --check-prefix=MISSING
+
+// CHIP: error: target sm_80 is not supported yet: the only lowering so far is sm_90a (Hopper: TMA, mbarrier, wgmma)
+// LOWER: tile-compile-errors.mlir:[[# @LINE + 6]]:3: error: 'tile.kernel' op expects 128, 256, 384 or 512 threads on sm_90a (wgmma runs on warpgroups of 128 threads), but got 64 (chip sm_90a)
+// LOWER: error: {{.*}}tile-compile-errors.mlir: lowering for sm_90a failed
+// USAGE: --target is required
+// MISSING: error: {{.*}}missing.mlir: cannot be compiled
+func.func @small(%n: index) {
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(64) (%bx) {
+  }
+  return
+}
