@@ -4,14 +4,24 @@
 //! |------|--------|--------|
 //! | `convert-tile-to-nvgpu` | [`nvgpu`] | sm_90a: TMA, mbarrier rings, wgmma |
 //!
+//! | pipeline | module | from tile IR to |
+//! |----------|--------|-----------------|
+//! | `tile-to-nvvm{chip=sm_90a}` | [`pipelines`] | `gpu.binary` with PTX |
+//!
 //! [`register_all`] registers these passes (and the tile passes) in MLIR's global registry.
 
 #![deny(missing_docs)]
 
 pub mod nvgpu;
+pub mod pipelines;
 
 /// Registers the tile dialect hooks, the tile passes and the conversions (idempotent).
 pub fn register_all() {
     tile_passes::register_all();
     tile_dialect::register_pass(nvgpu::ARGUMENT, nvgpu::create_convert_tile_to_nvgpu_pass);
+    tile_dialect::register_pipeline(
+        c"tile-to-nvvm",
+        c"Compile tile IR to a gpu.binary of PTX for an NVIDIA chip (sm_90a: TMA, mbarrier, wgmma)",
+        pipelines::build_tile_to_nvvm,
+    );
 }

@@ -61,6 +61,23 @@ extern "C" int32_t tileShimReductionKindValue(MlirAttribute attr) {
   return -1;
 }
 
+namespace {
+/// The options every target pipeline takes.
+struct ChipOptions : public PassPipelineOptions<ChipOptions> {
+  Option<std::string> chip{*this, "chip", llvm::cl::desc("The chip to compile for"),
+                           llvm::cl::init("sm_90a")};
+};
+} // namespace
+
+extern "C" void tileShimRegisterPipeline(const char *name, const char *description,
+                                         TilePipelineBuilder build, int32_t id) {
+  PassPipelineRegistration<ChipOptions>(
+      name, description, [build, id](OpPassManager &pm, const ChipOptions &options) {
+        std::string chip = options.chip;
+        build(id, wrap(&pm), MlirStringRef{chip.data(), chip.size()});
+      });
+}
+
 extern "C" void tileShimRegisterPass(TilePassFactory factory, int32_t id) {
   registerPass([factory, id]() { return std::unique_ptr<Pass>(unwrap(factory(id))); });
 }

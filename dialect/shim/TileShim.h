@@ -51,6 +51,11 @@ int32_t tileShimReductionKindValue(MlirAttribute attr);
 /// Registers a pass in MLIR's global registry so that `--pass-pipeline=` finds it; the registry
 /// creates instances by calling `factory(id)`.
 void tileShimRegisterPass(TilePassFactory factory, int32_t id);
+/// Builds pipeline number `id` (see tileShimRegisterPipeline) into `pm` for `chip`.
+typedef void (*TilePipelineBuilder)(int32_t id, MlirOpPassManager pm, MlirStringRef chip);
+/// Registers a pass pipeline with a `chip` option (`name{chip=...}`) in MLIR's global registry.
+void tileShimRegisterPipeline(const char *name, const char *description, TilePipelineBuilder build,
+                              int32_t id);
 /// Runs MlirOptMain with every upstream dialect, extension and pass plus the tile dialect.
 int tileShimOptMain(int argc, char **argv);
 

@@ -20,6 +20,9 @@ pub type CanonicalizeHook = unsafe extern "C" fn(
     patterns: MlirRewritePatternSet,
     context: MlirContext,
 );
+/// Builds registered pipeline number `id` for a chip.
+pub type PipelineBuilder =
+    unsafe extern "C" fn(id: i32, pm: mlir_sys::MlirOpPassManager, chip: MlirStringRef);
 /// Creates registered pass number `id`.
 pub type PassFactory = unsafe extern "C" fn(id: i32) -> MlirPass;
 
@@ -33,6 +36,12 @@ unsafe extern "C" {
     pub fn tileShimReductionKindGet(context: MlirContext, kind: i32) -> MlirAttribute;
     pub fn tileShimReductionKindValue(attr: MlirAttribute) -> i32;
     pub fn tileShimRegisterPass(factory: PassFactory, id: i32);
+    pub fn tileShimRegisterPipeline(
+        name: *const c_char,
+        description: *const c_char,
+        build: PipelineBuilder,
+        id: i32,
+    );
     pub fn tileShimOptMain(argc: c_int, argv: *mut *mut c_char) -> c_int;
 }
 

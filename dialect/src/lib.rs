@@ -25,7 +25,9 @@ pub mod registration;
 mod verify;
 
 pub use error::{Error, Result};
-pub use registration::{dialect_handle, install_hooks, load, register, register_pass};
+pub use registration::{
+    dialect_handle, install_hooks, load, register, register_pass, register_pipeline,
+};
 
 /// The op reference generated from the ODS by `mlir-tblgen -gen-dialect-doc` at build time.
 pub const GENERATED_OP_REFERENCE: &str = include_str!(concat!(env!("OUT_DIR"), "/TileDialect.md"));

@@ -134,3 +134,87 @@ pub fn gpu_lowering_dialects() -> Vec<DialectHandle> {
         .collect()
     }
 }
+
+/// Builds a target pipeline into a pass manager for one chip.
+pub type PipelineBuild = fn(&melior::pass::OperationPassManager, &str);
+
+static PIPELINES: Mutex<Vec<PipelineBuild>> = Mutex::new(Vec::new());
+
+unsafe extern "C" fn build_registered_pipeline(
+    id: i32,
+    pm: mlir_sys::MlirOpPassManager,
+    chip: MlirStringRef,
+) {
+    let build = PIPELINES
+        .lock()
+        .unwrap_or_else(|poison| poison.into_inner())[id as usize];
+    let chip = unsafe { StringRef::from_raw(chip) }
+        .as_str()
+        .unwrap_or("")
+        .to_owned();
+    let manager = unsafe { melior::pass::OperationPassManager::from_raw(pm) };
+    // A panic here would unwind into the pass registry; there is no diagnostic engine at pipeline
+    // build time, so it is reported on stderr and the pipeline stays as built so far.
+    if let Err(panic) = catch_panic(|| build(&manager, &chip)) {
+        eprintln!("tile: building the pipeline failed: {panic}");
+    }
+}
+
+/// Registers a pipeline `name{chip=...}` in MLIR's global registry; `build` adds its passes for the
+/// chip asked for. Registering the same name twice does nothing.
+pub fn register_pipeline(
+    name: &'static std::ffi::CStr,
+    description: &'static std::ffi::CStr,
+    build: PipelineBuild,
+) {
+    install_hooks();
+    let mut arguments = REGISTERED_ARGUMENTS
+        .lock()
+        .unwrap_or_else(|poison| poison.into_inner());
+    if !arguments
+        .get_or_insert_with(HashSet::new)
+        .insert(name.to_string_lossy().into_owned())
+    {
+        return;
+    }
+    let id = {
+        let mut pipelines = PIPELINES
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner());
+        pipelines.push(build);
+        pipelines.len() - 1
+    };
+    unsafe {
+        ffi::tileShimRegisterPipeline(
+            name.as_ptr(),
+            description.as_ptr(),
+            build_registered_pipeline,
+            id as i32,
+        )
+    };
+}
+
+/// Appends the textual pass list `passes` (e.g. `"cse,canonicalize"`) to `manager`.
+pub fn add_pipeline(
+    manager: &melior::pass::OperationPassManager,
+    passes: &str,
+) -> Result<(), String> {
+    let mut message = String::new();
+    unsafe extern "C" fn collect(text: MlirStringRef, user_data: *mut c_void) {
+        let message = unsafe { &mut *(user_data as *mut String) };
+        message.push_str(unsafe { StringRef::from_raw(text) }.as_str().unwrap_or(""));
+    }
+    let result = unsafe {
+        mlir_sys::mlirOpPassManagerAddPipeline(
+            manager.to_raw(),
+            StringRef::new(passes).to_raw(),
+            Some(collect),
+            &mut message as *mut String as *mut c_void,
+        )
+    };
+    if result.value == 0 {
+        Err(message)
+    } else {
+        Ok(())
+    }
+}

@@ -1,0 +1,11 @@
+// tile-to-nvvm{chip=...}: the registered pipeline from tile IR to a gpu.binary of PTX, in tile-opt and
+// in stock mlir-opt with the plugin.
+// RUN: tile-opt %examples/gemm_relu.mlir --pass-pipeline='builtin.module(tile-to-nvvm{chip=sm_90a})' | FileCheck %s
+// RUN: mlir-opt --load-dialect-plugin=%tile_plugin --load-pass-plugin=%tile_plugin %examples/gemm_relu.mlir --pass-pipeline='builtin.module(tile-to-nvvm{chip=sm_90a})' | FileCheck %s
+// RUN: not tile-opt %examples/gemm_relu.mlir --pass-pipeline='builtin.module(tile-to-nvvm{chip=sm_80})' 2>&1 | FileCheck %s --check-prefix=CHIP
+
+// CHECK: gpu.binary @gemm_relu_0_module
+// CHECK-SAME: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
+// CHECK-NOT: tile.kernel
+
+// CHIP: error: tile-to-nvvm failed: tile-to-nvvm: chip sm_80 is not supported yet; supported: sm_90a
