@@ -57,6 +57,8 @@ class Kernel:
         """Encodes one tensor map per parameter (in device memory, 64-byte aligned)."""
         maps = []
         for param in self.manifest["params"]:
+            if param["kind"] != "tensor_map":
+                continue
             t = tensors[param["host_argument"]]
             rows, cols = t.shape
             box_rows, box_inner = param["box"]
@@ -73,9 +75,14 @@ class Kernel:
 
     def launcher(self, tensors):
         maps = self.tensor_maps(tensors)
-        grid, block = self.manifest["grid"], self.manifest["block"]
+        grid = [evaluate(size, tensors) for size in self.manifest["grid"]]
+        block = self.manifest["block"]
         shared = self.manifest["dynamic_shared_bytes"]
-        args = (tuple(m.data_ptr() for m in maps), tuple(ctypes.c_void_p for _ in maps))
+        scalars = [evaluate(p["value"], tensors) for p in self.manifest["params"] if p["kind"] == "scalar"]
+        args = (
+            tuple(m.data_ptr() for m in maps) + tuple(scalars),
+            tuple(ctypes.c_void_p for _ in maps) + tuple(ctypes.c_int64 for _ in scalars),
+        )
         stream = torch.cuda.current_stream().cuda_stream
 
         def launch():
@@ -85,11 +92,46 @@ class Kernel:
         return launch
 
 
+# Sizes for tensors whose shapes the program leaves dynamic: M, N and K of the GEMM (N and K keep
+# rows 16-byte aligned, as TMA needs; M is odd so the last tile row is clipped).
+DYNAMIC_MNK = (1999, 3000, 1032)
+
+
+def evaluate(expression, tensors):
+    """Computes a manifest value: a number, a tensor size, or integer arithmetic over those."""
+    if isinstance(expression, int):
+        return expression
+    if "dim" in expression:
+        argument, dim = expression["dim"]
+        return tensors[argument].shape[dim]
+    if "argument" in expression:
+        raise RuntimeError("scalar host arguments are not supported by this launcher")
+    a, b = (evaluate(arg, tensors) for arg in expression["args"])
+    ops = {
+        "arith.addi": a + b, "arith.subi": a - b, "arith.muli": a * b,
+        "arith.divui": a // b if b else 0, "arith.divsi": int(a / b) if b else 0,
+        "arith.ceildivui": -(-a // b) if b else 0, "arith.ceildivsi": -(-a // b) if b else 0,
+        "arith.remui": a % b if b else 0, "arith.remsi": a % b if b else 0,
+        "arith.minui": min(a, b), "arith.maxui": max(a, b), "arith.minsi": min(a, b), "arith.maxsi": max(a, b),
+    }
+    return ops[expression["op"]]
+
+
+def gemm_shape(kernel, param):
+    """The shape of a GEMM operand, filling dynamic sizes from DYNAMIC_MNK."""
+    m, n, k = DYNAMIC_MNK
+    transpose_b = kernel.manifest["tile"].get("transpose_b", False)
+    default = {"A": (m, k), "B": (n, k) if transpose_b else (k, n), "C": (m, n)}[param["role"]]
+    return [size if size is not None else fallback for size, fallback in zip(param["shape"], default)]
+
+
 def host_tensors(kernel):
     """Random inputs (never zeros) and a NaN-poisoned output, in host-argument order."""
     tensors = {}
     for param in kernel.manifest["params"]:
-        shape = param["shape"]
+        if param["kind"] != "tensor_map":
+            continue
+        shape = gemm_shape(kernel, param)
         dtype = DTYPES[param["element"]]
         if param["role"] == "C":
             tensors[param["host_argument"]] = torch.full(shape, float("nan"), dtype=dtype, device="cuda")
@@ -101,7 +143,7 @@ def host_tensors(kernel):
 def reference(kernel, tensors):
     """What the tile program computes, in float64 on the GPU."""
     a, b = (tensors[p["host_argument"]] for p in kernel.manifest["params"][:2])
-    b = b.double().t() if "_tb_" in kernel.name else b.double()
+    b = b.double().t() if kernel.manifest["tile"].get("transpose_b") else b.double()
     out = a.double() @ b
     return torch.relu(out) if "relu" in kernel.name else out
 
@@ -195,12 +237,15 @@ def main():
         if not passed or args.no_time or not kernel.name.startswith("gemm_"):
             continue
         a, b = (tensors[p["host_argument"]] for p in kernel.manifest["params"][:2])
+        transpose_b = kernel.manifest["tile"].get("transpose_b", False)
         m, k = a.shape
-        n = b.shape[1]
+        n = b.shape[0] if transpose_b else b.shape[1]
         flops = 2 * m * n * k
         ours = triton.testing.do_bench(launch, warmup=50, rep=300, return_mode="median")
-        cublas = triton.testing.do_bench(lambda: torch.matmul(a, b), warmup=50, rep=300, return_mode="median")
-        trit = time_triton(a, b)
+        b_kn = b.t() if transpose_b else b
+        cublas = triton.testing.do_bench(lambda: torch.matmul(a, b_kn), warmup=50, rep=300, return_mode="median")
+        # The Triton GEMM reads B as a contiguous KxN matrix.
+        trit = time_triton(a, b_kn.contiguous())
         tf = lambda ms: flops / ms / 1e9
         rows.append((kernel.name, tf(ours), tf(cublas), tf(trit)))
         print(f"  ours {tf(ours):.0f} TFLOP/s, cuBLAS {tf(cublas):.0f}, Triton {tf(trit):.0f}, ours/cuBLAS {ours and cublas / ours:.3f}", flush=True)

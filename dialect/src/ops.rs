@@ -331,3 +331,37 @@ pub fn with_context<'c, T>(
     // frame for the whole call of `body`.
     body(unsafe { context.to_ref() })
 }
+
+/// Returns every op nested (at any depth) in `root`, without `root`, in pre-order.
+pub fn nested_ops<'c, 'a>(root: melior::ir::operation::OperationRef<'c, 'a>) -> Vec<melior::ir::operation::OperationRef<'c, 'a>> {
+    use melior::ir::operation::{WalkOrder, WalkResult};
+    let mut found = Vec::new();
+    root.walk(WalkOrder::PreOrder, |op| {
+        // The walk hands out shorter-lived references to ops that live as long as `root`'s.
+        found.push(unsafe { melior::ir::operation::OperationRef::from_raw(op.to_raw()) });
+        WalkResult::Advance
+    });
+    found.retain(|op| *op != root);
+    found
+}
+
+/// Returns true when `value` is computed inside `ancestor` (by an op nested in it, or as an argument
+/// of a block in one of its regions).
+pub fn is_defined_inside(value: Value, ancestor: melior::ir::operation::OperationRef) -> bool {
+    use melior::ir::{block::BlockArgument, operation::OperationResult};
+    let start = if let Ok(result) = OperationResult::try_from(value) {
+        Some(result.owner().to_raw())
+    } else if let Ok(argument) = BlockArgument::try_from(value) {
+        argument.owner().parent_operation().map(|op| op.to_raw())
+    } else {
+        None
+    };
+    let mut current = start.map(|raw| unsafe { melior::ir::operation::OperationRef::from_raw(raw) });
+    while let Some(op) = current {
+        if op == ancestor {
+            return true;
+        }
+        current = op.parent_operation();
+    }
+    false
+}

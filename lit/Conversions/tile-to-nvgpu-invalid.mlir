@@ -170,8 +170,8 @@ func.func @nonzero_fill(%A: memref<1024x1024xf16>, %B: memref<1024x1024xf16>, %C
 
 // -----
 
-// dynamic trip count: the lowering says what sm_90a cannot do and what would.
-func.func @dynamic_trip_count(%A: memref<1024x1024xf16>, %B: memref<1024x1024xf16>, %C: memref<1024x1024xf16>, %n: index) {
+// dynamic lower bound: the lowering says what sm_90a cannot do and what would.
+func.func @dynamic_lower_bound(%A: memref<1024x1024xf16>, %B: memref<1024x1024xf16>, %C: memref<1024x1024xf16>, %n: index) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c4 = arith.constant 4 : index
@@ -181,8 +181,8 @@ func.func @dynamic_trip_count(%A: memref<1024x1024xf16>, %B: memref<1024x1024xf1
     %Bs = tile.alloc_shared : memref<64x128xf16, #gpu.address_space<workgroup>>
     %Cf = tile.alloc_fragment : memref<128x128xf32, #tile.fragment>
     tile.fill %Cf, %zero : memref<128x128xf32, #tile.fragment>
-    // expected-error @+1 {{'tile.pipelined' op expects loop bounds that are arith.constant values for the sm_90a lowering (dynamic trip counts are not supported yet) (chip sm_90a)}}
-    tile.pipelined %k = %c0 to %n stages(3) {
+    // expected-error @+1 {{'tile.pipelined' op expects a constant lower bound for the sm_90a lowering (chip sm_90a)}}
+    tile.pipelined %k = %n to %c4 stages(3) {
       tile.copy %A[%c0, %k], %As : memref<1024x1024xf16>, memref<128x64xf16, #gpu.address_space<workgroup>>
       tile.copy %B[%k, %c0], %Bs : memref<1024x1024xf16>, memref<64x128xf16, #gpu.address_space<workgroup>>
       tile.gemm %As, %Bs, %Cf : memref<128x64xf16, #gpu.address_space<workgroup>>, memref<64x128xf16, #gpu.address_space<workgroup>>, memref<128x128xf32, #tile.fragment>
@@ -210,6 +210,34 @@ func.func @transpose_a(%A: memref<1024x1024xf16>, %B: memref<1024x1024xf16>, %C:
       tile.copy %B[%k, %c0], %Bs : memref<1024x1024xf16>, memref<64x128xf16, #gpu.address_space<workgroup>>
       // expected-error @+1 {{'tile.gemm' op expects A as MxK on sm_90a (transpose_a is not supported yet); transpose the global tensor's view instead (chip sm_90a)}}
       tile.gemm %As, %Bs, %Cf {transpose_a} : memref<64x128xf16, #gpu.address_space<workgroup>>, memref<64x128xf16, #gpu.address_space<workgroup>>, memref<128x128xf32, #tile.fragment>
+    }
+    tile.copy %Cf, %C[%c0, %c0] : memref<128x128xf32, #tile.fragment>, memref<1024x1024xf16>
+  }
+  return
+}
+
+// -----
+
+// A host value of a type the kernel ABI does not pass yet.
+func.func @float_capture(%A: memref<1024x1024xf16>, %B: memref<1024x1024xf16>, %C: memref<1024x1024xf16>, %alpha: f32) {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c4) threads(128) (%bx) {
+    %As = tile.alloc_shared : memref<128x64xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<64x128xf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<128x128xf32, #tile.fragment>
+    tile.fill %Cf, %zero : memref<128x128xf32, #tile.fragment>
+    tile.pipelined %k = %c0 to %c4 stages(3) {
+      tile.copy %A[%c0, %k], %As : memref<1024x1024xf16>, memref<128x64xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%k, %c0], %Bs : memref<1024x1024xf16>, memref<64x128xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %Cf : memref<128x64xf16, #gpu.address_space<workgroup>>, memref<64x128xf16, #gpu.address_space<workgroup>>, memref<128x128xf32, #tile.fragment>
+    }
+    tile.parallel (%i, %j) in (128, 128) {
+      %v = memref.load %Cf[%i, %j] : memref<128x128xf32, #tile.fragment>
+      // expected-error @+1 {{'arith.mulf' op reads a host value of type f32 inside the kernel; the sm_90a lowering passes index values and constants only (chip sm_90a)}}
+      %s = arith.mulf %v, %alpha : f32
+      memref.store %s, %Cf[%i, %j] : memref<128x128xf32, #tile.fragment>
     }
     tile.copy %Cf, %C[%c0, %c0] : memref<128x128xf32, #tile.fragment>, memref<1024x1024xf16>
   }

@@ -14,7 +14,10 @@
 //! The text uses only typed upstream ops; values of the tile program (tile origins, epilogue bodies)
 //! come from the outlined functions of `outline.rs`.
 
-use super::config::{HopperConfig, SharedLayout, output_element_bytes};
+use super::{
+    config::{HopperConfig, SharedLayout, output_element_bytes},
+    plan::Scalar,
+};
 use std::fmt::Write;
 
 /// Names and helper functions the kernel text refers to.
@@ -37,8 +40,8 @@ pub struct LoopShape {
     pub lower: i64,
     /// Step of the induction variable.
     pub step: i64,
-    /// Iterations.
-    pub trips: i64,
+    /// Upper bound (exclusive): a constant or kernel parameter.
+    pub upper: Scalar,
 }
 
 const WS: &str = "#gpu.address_space<workgroup>";
@@ -132,9 +135,9 @@ const RASTER_GROUP: i64 = 8;
 
 /// Remaps the launched 2-D block index to the grouped order. Blocks are independent, so any
 /// bijection of the grid keeps the program's meaning.
-fn rasterize(t: &mut Text, launched: &[String], grid: &[i64]) -> Vec<String> {
-    let (gx, gy) = (grid[0], grid[1]);
-    let width = t.index(gx);
+fn rasterize(t: &mut Text, launched: &[String]) -> Vec<String> {
+    let width = t.let_("gx", "gpu.grid_dim x");
+    let height = t.let_("gy", "gpu.grid_dim y");
     let row_major = t.let_(
         "lin",
         format!("arith.muli {}, {width} : index", launched[1]),
@@ -143,14 +146,13 @@ fn rasterize(t: &mut Text, launched: &[String], grid: &[i64]) -> Vec<String> {
         "lin",
         format!("arith.addi {row_major}, {} : index", launched[0]),
     );
-    let group_blocks = t.index(RASTER_GROUP * gx);
+    let group_rows = t.index(RASTER_GROUP);
+    let group_blocks = t.let_("gblocks", format!("arith.muli {width}, {group_rows} : index"));
     let group = t.let_(
         "grp",
         format!("arith.divui {linear}, {group_blocks} : index"),
     );
-    let group_rows = t.index(RASTER_GROUP);
     let first_row = t.let_("frow", format!("arith.muli {group}, {group_rows} : index"));
-    let height = t.index(gy);
     let left = t.let_("left", format!("arith.subi {height}, {first_row} : index"));
     let rows = t.let_("rows", format!("arith.minui {left}, {group_rows} : index"));
     let within = t.let_(
@@ -173,7 +175,7 @@ pub fn render_module(
     names: &KernelNames,
     loop_shape: &LoopShape,
     block_dims: usize,
-    grid: &[i64],
+    params: usize,
     threads: i64,
     helpers: &str,
 ) -> String {
@@ -221,11 +223,13 @@ pub fn render_module(
         .iter()
         .map(|dim| t.let_("bid", format!("gpu.block_id {dim}")))
         .collect();
-    let blocks = if block_dims == 2 && grid.len() == 2 {
-        rasterize(&mut t, &launched, grid)
-    } else {
-        launched
-    };
+    let blocks = if block_dims == 2 { rasterize(&mut t, &launched) } else { launched };
+    // Kernel parameters (host-computed sizes) arrive as i64.
+    let sizes: Vec<String> =
+        (0..params).map(|index| t.let_("size", format!("arith.index_cast %param{index} : i64 to index"))).collect();
+    // What every helper call passes after its own inputs.
+    let size_args: String = sizes.iter().map(|size| format!(", {size}")).collect();
+    let size_types: String = sizes.iter().map(|_| ", index").collect();
     let leader = t.let_("leader", format!("arith.cmpi eq, {tid}, {c0} : index"));
     let barriers = t.let_("bars", format!("nvgpu.mbarrier.create -> {bars}"));
     t.line(format!("scf.if {leader} {{"));
@@ -260,6 +264,7 @@ pub fn render_module(
             .iter()
             .map(String::as_str)
             .chain([k.as_str()])
+            .chain(sizes.iter().map(String::as_str))
             .collect();
         let origin = t.fresh("origin");
         t.line(format!(
@@ -308,14 +313,31 @@ pub fn render_module(
         }
     };
 
-    // Prologue: the first S iterations fill the ring.
-    let prologue = config.stages.min(loop_shape.trips);
-    if prologue > 0 {
-        t.line(format!("scf.if {leader} {{"));
-        for iteration in 0..prologue {
-            let it = t.index(iteration);
-            emit_load(&mut t, &it, &it);
+    // The trip count: known, or ceil((upper - lower) / step) of a host-computed upper bound.
+    let (trips, known_trips) = match loop_shape.upper {
+        Scalar::Const(upper) => {
+            let count = if upper > loop_shape.lower { (upper - loop_shape.lower + loop_shape.step - 1) / loop_shape.step } else { 0 };
+            (t.index(count), Some(count))
         }
+        Scalar::Param(index) => {
+            let lower = t.index(loop_shape.lower);
+            let step = t.index(loop_shape.step);
+            let span = t.let_("span", format!("arith.subi {}, {lower} : index", sizes[index]));
+            let count = t.let_("trips", format!("arith.ceildivsi {span}, {step} : index"));
+            (t.let_("trips", format!("arith.maxsi {count}, {c0} : index")), None)
+        }
+    };
+    // Prologue: the first S iterations fill the ring (those that exist).
+    for iteration in 0..known_trips.map_or(config.stages, |count| config.stages.min(count)) {
+        let it = t.index(iteration);
+        let guard = if known_trips.is_some() {
+            leader.clone()
+        } else {
+            let exists = t.let_("exists", format!("arith.cmpi ult, {it}, {trips} : index"));
+            t.let_("guard", format!("arith.andi {exists}, {leader} : i1"))
+        };
+        t.line(format!("scf.if {guard} {{"));
+        emit_load(&mut t, &it, &it);
         t.line("}");
     }
 
@@ -335,7 +357,6 @@ pub fn render_module(
 
     let c2 = t.index(2);
     let zero = t.let_("zero", format!("llvm.mlir.zero : {acc}"));
-    let trips = t.index(loop_shape.trips);
     let stages = t.index(config.stages);
     let mt = config.m_tiles as usize;
     let results = t.fresh("acc");
@@ -482,7 +503,10 @@ pub fn render_module(
                         } else {
                             t.let_("col", format!("arith.addi {col}, {c1} : index"))
                         };
-                        element = t.let_("v", format!("func.call @{epilogue}({element}, {row}, {column}) : (f32, index, index) -> f32"));
+                        element = t.let_(
+                            "v",
+                            format!("func.call @{epilogue}({element}, {row}, {column}{size_args}) : (f32, index, index{size_types}) -> f32"),
+                        );
                     }
                     if out_bytes == 2 {
                         element = t.let_("v", format!("arith.truncf {element} : f32 to {output}"));
@@ -509,7 +533,7 @@ pub fn render_module(
     t.line(format!("scf.if {leader} {{"));
     let origin = t.fresh("corigin");
     t.line(format!(
-        "{origin}:2 = func.call @{}({}) : ({}) -> (index, index)",
+        "{origin}:2 = func.call @{}({}{size_args}) : ({}{size_types}) -> (index, index)",
         names.store_origin,
         blocks.join(", "),
         index_list(blocks.len())
@@ -528,8 +552,9 @@ pub fn render_module(
     module.push_str(helpers);
     let _ = writeln!(
         module,
-        "    gpu.func @{}(%map_a: !llvm.ptr, %map_b: !llvm.ptr, %map_c: !llvm.ptr) kernel attributes {{known_block_size = array<i32: {threads}, 1, 1>}} {{",
-        names.kernel
+        "    gpu.func @{}(%map_a: !llvm.ptr, %map_b: !llvm.ptr, %map_c: !llvm.ptr{}) kernel attributes {{known_block_size = array<i32: {threads}, 1, 1>}} {{",
+        names.kernel,
+        (0..params).map(|index| format!(", %param{index}: i64")).collect::<String>()
     );
     module.push_str(&t.out);
     let _ = writeln!(module, "    }}\n  }}\n}}");

@@ -125,14 +125,20 @@ pub fn epilogue_function<'c>(
     context: &'c Context,
     name: &str,
     loops: &[OperationRef<'c, '_>],
+    params: &[Value<'c, '_>],
 ) -> Result<String, String> {
     let f32 = Type::float32(context);
     let index = Type::index(context);
-    function_text(context, name, &[f32, index, index], |block| {
+    let mut inputs = vec![f32, index, index];
+    inputs.extend(params.iter().map(|param| param.r#type()));
+    function_text(context, name, &inputs, |block| {
         let mut cloner = Cloner {
             block,
             map: HashMap::new(),
         };
+        for (position, param) in params.iter().enumerate() {
+            cloner.map.insert(key(*param), block.argument(3 + position).map_err(|e| e.to_string())?.into());
+        }
         let mut current: Value = block.argument(0).map_err(|e| e.to_string())?.into();
         for parallel in loops {
             let body = parallel

@@ -17,12 +17,12 @@
 //! lowering expects.
 
 use melior::ir::{
-    BlockLike, RegionLike, Value, ValueLike,
+    BlockLike, RegionLike, TypeLike, Value, ValueLike,
     operation::{OperationLike, OperationRef},
 };
 use tile_dialect::{
     level::{MemoryLevel, memory_level},
-    ops::{constant_integer, copy_parts, integer_attribute},
+    ops::{constant_integer, copy_parts, integer_attribute, is_defined_inside, nested_ops},
 };
 
 /// A failure to plan: the op it concerns and the message.
@@ -52,18 +52,27 @@ pub struct LoadedTile<'c, 'a> {
     pub offsets: Vec<Value<'c, 'a>>,
 }
 
-/// The pipelined main loop, with bounds known at compile time.
+/// A launch-time integer: known when compiling, or computed by the host before the launch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scalar {
+    /// Known at compile time.
+    Const(i64),
+    /// The kernel parameter `params[i]` of the plan.
+    Param(usize),
+}
+
+/// The pipelined main loop: constant start and step, a constant or host-computed end.
 pub struct MainLoop<'c, 'a> {
     /// The `tile.pipelined` op.
     pub op: OperationRef<'c, 'a>,
     /// Its induction variable.
     pub induction: Value<'c, 'a>,
-    /// Lower bound, step and trip count.
+    /// Lower bound.
     pub lower: i64,
     /// Step between iterations.
     pub step: i64,
-    /// Number of iterations.
-    pub trips: i64,
+    /// Upper bound (exclusive).
+    pub upper: Scalar,
     /// Shared-memory buffers in the ring.
     pub stages: i64,
 }
@@ -72,8 +81,10 @@ pub struct MainLoop<'c, 'a> {
 pub struct GemmPlan<'c, 'a> {
     /// Threads per block.
     pub threads: i64,
-    /// Grid size per dimension (constants).
-    pub grid: Vec<i64>,
+    /// Grid size per dimension, as host values (constants or computed by the host).
+    pub grid: Vec<Value<'c, 'a>>,
+    /// Host scalars the kernel reads (dynamic sizes): they become kernel parameters.
+    pub params: Vec<Value<'c, 'a>>,
     /// Block indices (the kernel body's arguments).
     pub block_indices: Vec<Value<'c, 'a>>,
     /// The A operand.
@@ -147,18 +158,8 @@ pub fn plan_gemm<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Planned<'c, 'a, GemmPl
             ),
         );
     }
-    let mut grid = Vec::new();
-    for operand in kernel.operands() {
-        match constant_integer(operand) {
-            Some(size) => grid.push(size),
-            None => {
-                return fail(
-                    kernel,
-                    "expects grid sizes that are arith.constant values for the sm_90a lowering (dynamic grids are not supported yet)",
-                );
-            }
-        }
-    }
+    let grid: Vec<Value> = kernel.operands().collect();
+    let params = captured_scalars(kernel)?;
     let mut accumulator = None;
     let mut fills = Vec::new();
     let mut main_loop = None;
@@ -231,7 +232,7 @@ pub fn plan_gemm<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Planned<'c, 'a, GemmPl
             "expects the accumulator to be cleared with tile.fill 0.0 before the main loop",
         );
     }
-    let (a, b, transpose_b, main_loop) = plan_main_loop(loop_op, accumulator)?;
+    let (a, b, transpose_b, main_loop) = plan_main_loop(loop_op, accumulator, &params)?;
     for parallel in &epilogue {
         check_epilogue(*parallel, accumulator)?;
     }
@@ -251,6 +252,7 @@ pub fn plan_gemm<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Planned<'c, 'a, GemmPl
     Ok(GemmPlan {
         threads,
         grid,
+        params,
         block_indices: block_arguments(kernel),
         a,
         b,
@@ -264,6 +266,31 @@ pub fn plan_gemm<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Planned<'c, 'a, GemmPl
             offsets: parts.dst_offsets,
         },
     })
+}
+
+/// The host scalars the kernel body reads that are not constants: the kernel's parameters.
+fn captured_scalars<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Planned<'c, 'a, Vec<Value<'c, 'a>>> {
+    let mut params: Vec<Value> = Vec::new();
+    for op in nested_ops(kernel) {
+        for operand in op.operands() {
+            if is_defined_inside(operand, kernel)
+                || operand.r#type().is_mem_ref()
+                || constant_integer(operand).is_some()
+                || float_constant(operand).is_some()
+                || params.contains(&operand)
+            {
+                continue;
+            }
+            if !operand.r#type().is_index() {
+                return fail(op, format!(
+                    "reads a host value of type {} inside the kernel; the sm_90a lowering passes index values and constants only",
+                    operand.r#type()
+                ));
+            }
+            params.push(operand);
+        }
+    }
+    Ok(params)
 }
 
 fn float_constant(value: Value) -> Option<f64> {
@@ -288,13 +315,19 @@ type LoopParts<'c, 'a> = (
 fn plan_main_loop<'c, 'a>(
     op: OperationRef<'c, 'a>,
     accumulator: Value<'c, 'a>,
+    params: &[Value<'c, 'a>],
 ) -> Planned<'c, 'a, LoopParts<'c, 'a>> {
     let bound = |index: usize| op.operand(index).ok().and_then(constant_integer);
-    let (Some(lower), Some(upper)) = (bound(0), bound(1)) else {
-        return fail(
-            op,
-            "expects loop bounds that are arith.constant values for the sm_90a lowering (dynamic trip counts are not supported yet)",
-        );
+    let Some(lower) = bound(0) else {
+        return fail(op, "expects a constant lower bound for the sm_90a lowering");
+    };
+    let upper_value = op.operand(1).expect("verified loop");
+    let upper = match (constant_integer(upper_value), params.iter().position(|param| *param == upper_value)) {
+        (Some(upper), _) => Scalar::Const(upper),
+        (None, Some(index)) => Scalar::Param(index),
+        (None, None) => {
+            return fail(op, "expects an upper bound that is a constant or computed by the host, outside the kernel, for the sm_90a lowering");
+        }
     };
     let step = if op.operand_count() == 3 {
         bound(2)
@@ -304,11 +337,9 @@ fn plan_main_loop<'c, 'a>(
     let Some(step) = step else {
         return fail(op, "expects a constant step for the sm_90a lowering");
     };
-    let trips = if upper > lower {
-        (upper - lower + step - 1) / step
-    } else {
-        0
-    };
+    if step <= 0 {
+        return fail(op, "expects a positive constant step for the sm_90a lowering");
+    }
     let stages = integer_attribute(&op, "stages").unwrap_or(1);
     let mut loads = Vec::new();
     let mut gemm = None;
@@ -395,7 +426,7 @@ fn plan_main_loop<'c, 'a>(
             induction,
             lower,
             step,
-            trips,
+            upper,
             stages,
         },
     ))

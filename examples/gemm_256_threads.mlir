@@ -1,0 +1,28 @@
+// 256-thread blocks with 128x256 tiles: each of the two warpgroups owns 64 rows of the tile.
+func.func @gemm_256_threads(%A: memref<4096x4096xf16>, %B: memref<4096x4096xf16>, %C: memref<4096x4096xf16>) {
+  %c0 = arith.constant 0 : index
+  %cbk = arith.constant 64 : index
+  %cbm = arith.constant 128 : index
+  %cbn = arith.constant 256 : index
+  %ktiles = arith.constant 64 : index
+  %gx = arith.constant 16 : index
+  %gy = arith.constant 32 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%gx, %gy) threads(256) (%bx, %by) {
+    %As = tile.alloc_shared : memref<128x64xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<64x256xf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<128x256xf32, #tile.fragment>
+    tile.fill %Cf, %zero : memref<128x256xf32, #tile.fragment>
+    %m0 = arith.muli %by, %cbm : index
+    %n0 = arith.muli %bx, %cbn : index
+    tile.pipelined %kt = %c0 to %ktiles stages(4) {
+      %k0 = arith.muli %kt, %cbk : index
+      tile.copy %A[%m0, %k0], %As : memref<4096x4096xf16>, memref<128x64xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%k0, %n0], %Bs : memref<4096x4096xf16>, memref<64x256xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %Cf : memref<128x64xf16, #gpu.address_space<workgroup>>,
+          memref<64x256xf16, #gpu.address_space<workgroup>>, memref<128x256xf32, #tile.fragment>
+    }
+    tile.copy %Cf, %C[%m0, %n0] : memref<128x256xf32, #tile.fragment>, memref<4096x4096xf16>
+  }
+  return
+}
