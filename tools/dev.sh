@@ -2,7 +2,7 @@
 # One entry point for set-up, the main job and the tests. Each command installs what is missing first
 # (Debian 12, as root), so on a fresh machine it is the only command to type.
 #
-#   tools/dev.sh examples   build (release) and run tile-opt on every example kernel, show the result
+#   tools/dev.sh examples   build (release), compile every example for every target, show what came out
 #   tools/dev.sh test       build and run every test: Rust unit/integration tests and the lit suite
 #   tools/dev.sh setup      only install the packages
 set -euo pipefail
@@ -32,13 +32,37 @@ setup() {
   fi
 }
 
+# The targets the main job compiles for; the ones without a lowering yet say so.
+targets=(sm_90a gfx942 spirv)
+
 examples() {
   cargo build --release --quiet
-  local opt="$repo/target/release/tile-opt"
+  local bin="$repo/target/release" out="$repo/target/examples"
+  rm -rf "$out"
   for example in examples/*.mlir; do
-    echo "==> $example: parse, verify, tile-canonicalize, print"
-    "$opt" "$example" --tile-canonicalize
+    echo "==> $example"
+    # Parse, verify and canonicalize: the tile IR as a user's frontend would hand it to us.
+    "$bin/tile-opt" "$example" --tile-canonicalize -o "$out.canonical.mlir" 2>&1 || exit 1
+    for target in "${targets[@]}"; do
+      if ! "$bin/tile-compile" "$example" --target "$target" -o "$out/$target" --timing 2>"$out.log" >/dev/null; then
+        echo "    $target: $(grep -m1 error "$out.log" | sed 's/^error: //')"
+        continue
+      fi
+      echo "    $target: $(sed -n 's/^tile-compile: //p' "$out.log")"
+      local name
+      name=$(basename "$example" .mlir)
+      for manifest in "$out/$target/${name}"_[0-9]*_kernel.json; do
+        local ptx="${manifest%.json}.ptx"
+        printf '      %s: %s lines of PTX, %s wgmma, %s TMA loads, %s TMA stores, %s mbarrier waits\n' \
+          "$(basename "$ptx")" "$(wc -l < "$ptx")" "$(grep -c 'wgmma.mma_async' "$ptx")" \
+          "$(grep -c 'cp.async.bulk.tensor.2d.shared' "$ptx")" "$(grep -c 'cp.async.bulk.tensor.2d.global' "$ptx")" \
+          "$(grep -c 'mbarrier.try_wait' "$ptx")"
+        echo "      manifest: $(cut -c1-200 "$manifest")..."
+      done
+    done
   done
+  rm -f "$out.log" "$out.canonical.mlir"
+  echo "==> outputs in target/examples/<target>/ (one .ptx and one .json launch manifest per kernel)"
 }
 
 run_tests() {

@@ -333,7 +333,9 @@ pub fn with_context<'c, T>(
 }
 
 /// Returns every op nested (at any depth) in `root`, without `root`, in pre-order.
-pub fn nested_ops<'c, 'a>(root: melior::ir::operation::OperationRef<'c, 'a>) -> Vec<melior::ir::operation::OperationRef<'c, 'a>> {
+pub fn nested_ops<'c, 'a>(
+    root: melior::ir::operation::OperationRef<'c, 'a>,
+) -> Vec<melior::ir::operation::OperationRef<'c, 'a>> {
     use melior::ir::operation::{WalkOrder, WalkResult};
     let mut found = Vec::new();
     root.walk(WalkOrder::PreOrder, |op| {
@@ -356,7 +358,8 @@ pub fn is_defined_inside(value: Value, ancestor: melior::ir::operation::Operatio
     } else {
         None
     };
-    let mut current = start.map(|raw| unsafe { melior::ir::operation::OperationRef::from_raw(raw) });
+    let mut current =
+        start.map(|raw| unsafe { melior::ir::operation::OperationRef::from_raw(raw) });
     while let Some(op) = current {
         if op == ancestor {
             return true;

@@ -110,3 +110,45 @@ func.func @bf16_transpose_b(%A: memref<1024x512xbf16>, %B: memref<1024x512xbf16>
 func.func @no_kernel() {
   return
 }
+
+// -----
+
+// Dynamic sizes: the trip count is a host value, so it arrives as an i64 kernel parameter, the
+// prologue is guarded by it, and the grid is read from gpu.grid_dim.
+// CHECK-LABEL: func.func @dynamic
+// CHECK: gpu.func @dynamic_0_kernel(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %[[P:.*]]: i64) kernel
+// CHECK: gpu.grid_dim x
+// CHECK: %[[K:.*]] = arith.index_cast %[[P]] : i64 to index
+// CHECK: %[[SPAN:.*]] = arith.subi %[[K]], %{{.*}} : index
+// CHECK: %[[T:.*]] = arith.ceildivsi %[[SPAN]], %{{.*}} : index
+// CHECK: %[[TRIPS:.*]] = arith.maxsi %[[T]], %{{.*}} : index
+// CHECK: arith.cmpi ult, %{{.*}}, %[[TRIPS]] : index
+// CHECK: scf.for %{{.*}} = %{{.*}} to %[[TRIPS]] step
+func.func @dynamic(%A: memref<?x?xf16>, %B: memref<?x?xf16>, %C: memref<?x?xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %zero = arith.constant 0.0 : f32
+  %m = memref.dim %A, %c0 : memref<?x?xf16>
+  %k = memref.dim %A, %c1 : memref<?x?xf16>
+  %n = memref.dim %B, %c1 : memref<?x?xf16>
+  %gx = arith.ceildivui %n, %c128 : index
+  %gy = arith.ceildivui %m, %c128 : index
+  tile.kernel grid(%gx, %gy) threads(128) (%bx, %by) {
+    %As = tile.alloc_shared : memref<128x64xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<64x128xf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<128x128xf32, #tile.fragment>
+    tile.fill %Cf, %zero : memref<128x128xf32, #tile.fragment>
+    %m0 = arith.muli %by, %c128 : index
+    %n0 = arith.muli %bx, %c128 : index
+    tile.pipelined %k0 = %c0 to %k step %c64 stages(3) {
+      tile.copy %A[%m0, %k0], %As : memref<?x?xf16>, memref<128x64xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%k0, %n0], %Bs : memref<?x?xf16>, memref<64x128xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %Cf : memref<128x64xf16, #gpu.address_space<workgroup>>,
+          memref<64x128xf16, #gpu.address_space<workgroup>>, memref<128x128xf32, #tile.fragment>
+    }
+    tile.copy %Cf, %C[%m0, %n0] : memref<128x128xf32, #tile.fragment>, memref<?x?xf16>
+  }
+  return
+}

@@ -147,7 +147,10 @@ fn rasterize(t: &mut Text, launched: &[String]) -> Vec<String> {
         format!("arith.addi {row_major}, {} : index", launched[0]),
     );
     let group_rows = t.index(RASTER_GROUP);
-    let group_blocks = t.let_("gblocks", format!("arith.muli {width}, {group_rows} : index"));
+    let group_blocks = t.let_(
+        "gblocks",
+        format!("arith.muli {width}, {group_rows} : index"),
+    );
     let group = t.let_(
         "grp",
         format!("arith.divui {linear}, {group_blocks} : index"),
@@ -223,10 +226,20 @@ pub fn render_module(
         .iter()
         .map(|dim| t.let_("bid", format!("gpu.block_id {dim}")))
         .collect();
-    let blocks = if block_dims == 2 { rasterize(&mut t, &launched) } else { launched };
+    let blocks = if block_dims == 2 {
+        rasterize(&mut t, &launched)
+    } else {
+        launched
+    };
     // Kernel parameters (host-computed sizes) arrive as i64.
-    let sizes: Vec<String> =
-        (0..params).map(|index| t.let_("size", format!("arith.index_cast %param{index} : i64 to index"))).collect();
+    let sizes: Vec<String> = (0..params)
+        .map(|index| {
+            t.let_(
+                "size",
+                format!("arith.index_cast %param{index} : i64 to index"),
+            )
+        })
+        .collect();
     // What every helper call passes after its own inputs.
     let size_args: String = sizes.iter().map(|size| format!(", {size}")).collect();
     let size_types: String = sizes.iter().map(|_| ", index").collect();
@@ -316,15 +329,25 @@ pub fn render_module(
     // The trip count: known, or ceil((upper - lower) / step) of a host-computed upper bound.
     let (trips, known_trips) = match loop_shape.upper {
         Scalar::Const(upper) => {
-            let count = if upper > loop_shape.lower { (upper - loop_shape.lower + loop_shape.step - 1) / loop_shape.step } else { 0 };
+            let count = if upper > loop_shape.lower {
+                (upper - loop_shape.lower + loop_shape.step - 1) / loop_shape.step
+            } else {
+                0
+            };
             (t.index(count), Some(count))
         }
         Scalar::Param(index) => {
             let lower = t.index(loop_shape.lower);
             let step = t.index(loop_shape.step);
-            let span = t.let_("span", format!("arith.subi {}, {lower} : index", sizes[index]));
+            let span = t.let_(
+                "span",
+                format!("arith.subi {}, {lower} : index", sizes[index]),
+            );
             let count = t.let_("trips", format!("arith.ceildivsi {span}, {step} : index"));
-            (t.let_("trips", format!("arith.maxsi {count}, {c0} : index")), None)
+            (
+                t.let_("trips", format!("arith.maxsi {count}, {c0} : index")),
+                None,
+            )
         }
     };
     // Prologue: the first S iterations fill the ring (those that exist).
@@ -554,7 +577,9 @@ pub fn render_module(
         module,
         "    gpu.func @{}(%map_a: !llvm.ptr, %map_b: !llvm.ptr, %map_c: !llvm.ptr{}) kernel attributes {{known_block_size = array<i32: {threads}, 1, 1>}} {{",
         names.kernel,
-        (0..params).map(|index| format!(", %param{index}: i64")).collect::<String>()
+        (0..params)
+            .map(|index| format!(", %param{index}: i64"))
+            .collect::<String>()
     );
     module.push_str(&t.out);
     let _ = writeln!(module, "    }}\n  }}\n}}");

@@ -67,32 +67,65 @@ pub fn host_expression(value: Value) -> Result<String, String> {
     let owner = OperationResult::try_from(value)
         .map_err(|_| "an unknown value".to_string())?
         .owner();
-    let name = owner.name().as_string_ref().as_str().unwrap_or_default().to_owned();
+    let name = owner
+        .name()
+        .as_string_ref()
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
     let operands: Vec<Value> = owner.operands().collect();
     match name.as_str() {
         "memref.dim" => {
             let tensor = BlockArgument::try_from(operands[0])
                 .map_err(|_| "memref.dim of a tensor that is not a host argument".to_string())?;
-            let dim = constant_integer(operands[1]).ok_or("memref.dim with a dynamic dimension index")?;
-            Ok(format!("{{\"dim\": [{}, {dim}]}}", tensor.argument_number()))
+            let dim =
+                constant_integer(operands[1]).ok_or("memref.dim with a dynamic dimension index")?;
+            Ok(format!(
+                "{{\"dim\": [{}, {dim}]}}",
+                tensor.argument_number()
+            ))
         }
         "arith.index_cast" | "arith.index_castui" => host_expression(operands[0]),
         _ if HOST_OPS.contains(&name.as_str()) => {
-            let args = operands.into_iter().map(host_expression).collect::<Result<Vec<_>, _>>()?;
-            Ok(format!("{{\"op\": \"{name}\", \"args\": [{}]}}", args.join(", ")))
+            let args = operands
+                .into_iter()
+                .map(host_expression)
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok(format!(
+                "{{\"op\": \"{name}\", \"args\": [{}]}}",
+                args.join(", ")
+            ))
         }
-        _ => Err(format!("a value computed by {name}, which a launcher cannot recompute")),
+        _ => Err(format!(
+            "a value computed by {name}, which a launcher cannot recompute"
+        )),
     }
 }
 
 /// Returns the manifest of the kernel `entry` lowered from `plan` with `config`, or says which
 /// launch value the host could not compute.
 pub fn manifest(plan: &GemmPlan, config: &HopperConfig, entry: &str) -> Result<String, String> {
-    let mut grid = plan.grid.iter().map(|size| host_expression(*size)).collect::<Result<Vec<_>, _>>()?;
+    let mut grid = plan
+        .grid
+        .iter()
+        .map(|size| host_expression(*size))
+        .collect::<Result<Vec<_>, _>>()?;
     grid.resize(3, "1".into());
     let mut params = vec![
-        tensor_map("A", plan.a.global, config.a.box_inner, config.a.box_rows, config.a.swizzle),
-        tensor_map("B", plan.b.global, config.b.box_inner, config.b.box_rows, config.b.swizzle),
+        tensor_map(
+            "A",
+            plan.a.global,
+            config.a.box_inner,
+            config.a.box_rows,
+            config.a.swizzle,
+        ),
+        tensor_map(
+            "B",
+            plan.b.global,
+            config.b.box_inner,
+            config.b.box_rows,
+            config.b.swizzle,
+        ),
         tensor_map("C", plan.output.global, config.bn, config.bm, 0),
     ];
     for param in &plan.params {

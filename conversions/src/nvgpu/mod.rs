@@ -113,9 +113,14 @@ fn lower_kernel_in<'c, 'a>(
     kernel: OperationRef<'c, 'a>,
     index: usize,
 ) -> Result<(), Failure<'c, 'a>> {
-    let plan = plan::plan_gemm(kernel).map_err(|error| (error.op, format!("{} (chip {CHIP})", error.message)))?;
+    let plan = plan::plan_gemm(kernel)
+        .map_err(|error| (error.op, format!("{} (chip {CHIP})", error.message)))?;
     let cannot = |message: String| (kernel, format!("cannot be lowered for {CHIP}: {message}"));
-    for (global, role) in [(plan.a.global, "A"), (plan.b.global, "B"), (plan.output.global, "the result")] {
+    for (global, role) in [
+        (plan.a.global, "A"),
+        (plan.b.global, "B"),
+        (plan.output.global, "the result"),
+    ] {
         config::check_tma_rows(global, role).map_err(cannot)?;
     }
     let config = config::configure(
@@ -126,7 +131,12 @@ fn lower_kernel_in<'c, 'a>(
         plan.transpose_b,
         plan.main_loop.stages,
     )
-    .map_err(|message| (plan.main_loop.op, format!("cannot be lowered for {CHIP}: {message}")))?;
+    .map_err(|message| {
+        (
+            plan.main_loop.op,
+            format!("cannot be lowered for {CHIP}: {message}"),
+        )
+    })?;
     let stem = format!("{}_{index}", host_function_name(kernel));
     let kernel_name = format!("{stem}_kernel");
     let manifest = manifest::manifest(&plan, &config, &kernel_name).map_err(|message| {
@@ -134,19 +144,31 @@ fn lower_kernel_in<'c, 'a>(
             "the launch needs {message}; compute grid sizes and loop bounds from constants, tensor sizes (memref.dim) and integer arithmetic"
         ))
     })?;
-    let (load_origin, store_origin, epilogue) =
-        (format!("{stem}_load_origin"), format!("{stem}_store_origin"), format!("{stem}_epilogue"));
+    let (load_origin, store_origin, epilogue) = (
+        format!("{stem}_load_origin"),
+        format!("{stem}_store_origin"),
+        format!("{stem}_epilogue"),
+    );
     // Helpers see the block indices (and the induction variable), then every kernel parameter.
     let mut tile_inputs = plan.block_indices.clone();
     tile_inputs.extend(&plan.params);
     let mut loop_inputs = plan.block_indices.clone();
     loop_inputs.push(plan.main_loop.induction);
     loop_inputs.extend(&plan.params);
-    let roots: Vec<_> = plan.a.offsets.iter().chain(&plan.b.offsets).copied().collect();
-    let mut helpers = outline::slice_function(context, &load_origin, &loop_inputs, &roots).map_err(cannot)?;
-    helpers += &outline::slice_function(context, &store_origin, &tile_inputs, &plan.output.offsets).map_err(cannot)?;
+    let roots: Vec<_> = plan
+        .a
+        .offsets
+        .iter()
+        .chain(&plan.b.offsets)
+        .copied()
+        .collect();
+    let mut helpers =
+        outline::slice_function(context, &load_origin, &loop_inputs, &roots).map_err(cannot)?;
+    helpers += &outline::slice_function(context, &store_origin, &tile_inputs, &plan.output.offsets)
+        .map_err(cannot)?;
     if !plan.epilogue.is_empty() {
-        helpers += &outline::epilogue_function(context, &epilogue, &plan.epilogue, &plan.params).map_err(cannot)?;
+        helpers += &outline::epilogue_function(context, &epilogue, &plan.epilogue, &plan.params)
+            .map_err(cannot)?;
     }
     let names = emit::KernelNames {
         module: &format!("{stem}_module"),
@@ -155,21 +177,58 @@ fn lower_kernel_in<'c, 'a>(
         store_origin: &store_origin,
         epilogue: (!plan.epilogue.is_empty()).then_some(epilogue.as_str()),
     };
-    let loop_shape = emit::LoopShape { lower: plan.main_loop.lower, step: plan.main_loop.step, upper: plan.main_loop.upper };
-    let text = emit::render_module(&config, &names, &loop_shape, plan.block_indices.len(), plan.params.len(), plan.threads, &helpers);
+    let loop_shape = emit::LoopShape {
+        lower: plan.main_loop.lower,
+        step: plan.main_loop.step,
+        upper: plan.main_loop.upper,
+    };
+    let text = emit::render_module(
+        &config,
+        &names,
+        &loop_shape,
+        plan.block_indices.len(),
+        plan.params.len(),
+        plan.threads,
+        &helpers,
+    );
     if std::env::var_os("TILE_DUMP_KERNEL").is_some() {
         eprintln!("{text}");
     }
-    let parsed = Module::parse(context, &text)
-        .ok_or_else(|| cannot("internal error: the emitted kernel does not parse (set TILE_DUMP_KERNEL=1 to see it)".into()))?;
-    let gpu_module = parsed.body().first_operation().ok_or_else(|| cannot("internal error: empty kernel module".into()))?;
-    outline::inline_helpers(context, gpu_module, &[load_origin.as_str(), store_origin.as_str(), epilogue.as_str()]).map_err(cannot)?;
-    let body = module.region(0).ok().and_then(|region| region.first_block()).expect("builtin.module has a body");
+    let parsed = Module::parse(context, &text).ok_or_else(|| {
+        cannot(
+            "internal error: the emitted kernel does not parse (set TILE_DUMP_KERNEL=1 to see it)"
+                .into(),
+        )
+    })?;
+    let gpu_module = parsed
+        .body()
+        .first_operation()
+        .ok_or_else(|| cannot("internal error: empty kernel module".into()))?;
+    outline::inline_helpers(
+        context,
+        gpu_module,
+        &[
+            load_origin.as_str(),
+            store_origin.as_str(),
+            epilogue.as_str(),
+        ],
+    )
+    .map_err(cannot)?;
+    let body = module
+        .region(0)
+        .ok()
+        .and_then(|region| region.first_block())
+        .expect("builtin.module has a body");
     let mut copy = clone_detached(gpu_module);
     // The manifest rides on the gpu.module: tile-compile reads it before the upstream lowering.
-    copy.set_attribute("tile.manifest", StringAttribute::new(context, &manifest).into());
+    copy.set_attribute(
+        "tile.manifest",
+        StringAttribute::new(context, &manifest).into(),
+    );
     body.append_operation(copy);
     set_attribute(module, "gpu.container_module", Attribute::unit(context));
-    melior::IrRewriter::new(context).as_rewriter_base().erase_op(kernel);
+    melior::IrRewriter::new(context)
+        .as_rewriter_base()
+        .erase_op(kernel);
     Ok(())
 }

@@ -137,7 +137,13 @@ pub fn epilogue_function<'c>(
             map: HashMap::new(),
         };
         for (position, param) in params.iter().enumerate() {
-            cloner.map.insert(key(*param), block.argument(3 + position).map_err(|e| e.to_string())?.into());
+            cloner.map.insert(
+                key(*param),
+                block
+                    .argument(3 + position)
+                    .map_err(|e| e.to_string())?
+                    .into(),
+            );
         }
         let mut current: Value = block.argument(0).map_err(|e| e.to_string())?.into();
         for parallel in loops {

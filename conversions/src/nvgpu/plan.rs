@@ -282,10 +282,13 @@ fn captured_scalars<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Planned<'c, 'a, Vec
                 continue;
             }
             if !operand.r#type().is_index() {
-                return fail(op, format!(
-                    "reads a host value of type {} inside the kernel; the sm_90a lowering passes index values and constants only",
-                    operand.r#type()
-                ));
+                return fail(
+                    op,
+                    format!(
+                        "reads a host value of type {} inside the kernel; the sm_90a lowering passes index values and constants only",
+                        operand.r#type()
+                    ),
+                );
             }
             params.push(operand);
         }
@@ -322,11 +325,17 @@ fn plan_main_loop<'c, 'a>(
         return fail(op, "expects a constant lower bound for the sm_90a lowering");
     };
     let upper_value = op.operand(1).expect("verified loop");
-    let upper = match (constant_integer(upper_value), params.iter().position(|param| *param == upper_value)) {
+    let upper = match (
+        constant_integer(upper_value),
+        params.iter().position(|param| *param == upper_value),
+    ) {
         (Some(upper), _) => Scalar::Const(upper),
         (None, Some(index)) => Scalar::Param(index),
         (None, None) => {
-            return fail(op, "expects an upper bound that is a constant or computed by the host, outside the kernel, for the sm_90a lowering");
+            return fail(
+                op,
+                "expects an upper bound that is a constant or computed by the host, outside the kernel, for the sm_90a lowering",
+            );
         }
     };
     let step = if op.operand_count() == 3 {
@@ -338,7 +347,10 @@ fn plan_main_loop<'c, 'a>(
         return fail(op, "expects a constant step for the sm_90a lowering");
     };
     if step <= 0 {
-        return fail(op, "expects a positive constant step for the sm_90a lowering");
+        return fail(
+            op,
+            "expects a positive constant step for the sm_90a lowering",
+        );
     }
     let stages = integer_attribute(&op, "stages").unwrap_or(1);
     let mut loads = Vec::new();

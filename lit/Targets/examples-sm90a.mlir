@@ -1,0 +1,22 @@
+// Every example compiles for sm_90a: PTX with wgmma and TMA, and a manifest per kernel.
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: for f in %examples/*.mlir; do tile-compile $f --target sm_90a -o %t || exit 1; done
+// RUN: ls %t | FileCheck %s --check-prefix=FILES
+// RUN: cat %t/*.ptx | FileCheck %s --check-prefix=PTX
+// RUN: FileCheck %s --check-prefix=DYNAMIC < %t/gemm_dynamic_0_kernel.json
+
+// FILES-DAG: gemm_256_threads_0_kernel.ptx
+// FILES-DAG: gemm_bf16_0_kernel.ptx
+// FILES-DAG: gemm_dynamic_0_kernel.json
+// FILES-DAG: gemm_ragged_relu_0_kernel.ptx
+// FILES-DAG: gemm_relu_0_kernel.ptx
+// FILES-DAG: gemm_transpose_b_0_kernel.ptx
+
+// PTX-DAG: wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16
+// PTX-DAG: wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16
+// PTX-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
+
+// The dynamic example: grid and trip count are expressions over the tensors' sizes.
+// DYNAMIC: "grid": [{"op": "arith.ceildivui", "args": [{"dim": [1, 1]}, 256]}, {"op": "arith.ceildivui", "args": [{"dim": [0, 0]}, 128]}, 1]
+// DYNAMIC-SAME: "shape": [null, null]
+// DYNAMIC-SAME: {"role": "size", "kind": "scalar", "type": "i64", "value": {"op": "arith.ceildivui", "args": [{"dim": [0, 1]}, 64]}}
