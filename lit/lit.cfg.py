@@ -17,7 +17,7 @@ tile_bin = lit_config.params.get(
 )
 tile_bin = os.path.abspath(tile_bin)
 
-for tool in ["tile-opt", "tile-compile", "libtile_plugin.so"]:
+for tool in ["tile-opt", "tile-compile", "tile-run", "libtile_plugin.so"]:
     if not os.path.exists(os.path.join(tile_bin, tool)):
         lit_config.fatal(f"{tool} not found in {tile_bin}: run `cargo build` first")
 

@@ -3,6 +3,7 @@
 //! | flag | module | target |
 //! |------|--------|--------|
 //! | `convert-tile-to-nvgpu` | [`nvgpu`] | sm_90a: TMA, mbarrier rings, wgmma |
+//! | `convert-tile-to-cpu` | [`cpu`] | plain loops: the reference semantics |
 //!
 //! | pipeline | module | from tile IR to |
 //! |----------|--------|-----------------|
@@ -12,6 +13,7 @@
 
 #![deny(missing_docs)]
 
+pub mod cpu;
 pub mod nvgpu;
 pub mod pipelines;
 
@@ -19,6 +21,7 @@ pub mod pipelines;
 pub fn register_all() {
     tile_passes::register_all();
     tile_dialect::register_pass(nvgpu::ARGUMENT, nvgpu::create_convert_tile_to_nvgpu_pass);
+    tile_dialect::register_pass(cpu::ARGUMENT, cpu::create_convert_tile_to_cpu_pass);
     tile_dialect::register_pipeline(
         c"tile-to-nvvm",
         c"Compile tile IR to a gpu.binary of PTX for an NVIDIA chip (sm_90a: TMA, mbarrier, wgmma)",

@@ -4,6 +4,7 @@
 //! the op's verifier (run by `Operation::verify` or a pass manager) checks the rest.
 
 use crate::{Error, Result, ffi};
+use melior::ir::AttributeLike;
 use melior::{
     Context,
     ir::{
@@ -367,4 +368,19 @@ pub fn is_defined_inside(value: Value, ancestor: melior::ir::operation::Operatio
         current = op.parent_operation();
     }
     false
+}
+
+/// Returns the reduction kind of a `tile.reduce`.
+pub fn reduction_kind<'c: 'a, 'a>(reduce: &impl OperationLike<'c, 'a>) -> Option<ReductionKind> {
+    let attr = reduce.attribute("kind").ok()?;
+    Some(
+        match unsafe { ffi::tileShimReductionKindValue(attr.to_raw()) } {
+            0 => ReductionKind::Sum,
+            1 => ReductionKind::Max,
+            2 => ReductionKind::Min,
+            3 => ReductionKind::AbsSum,
+            4 => ReductionKind::AbsMax,
+            _ => return None,
+        },
+    )
 }

@@ -218,3 +218,8 @@ pub fn add_pipeline(
         Ok(())
     }
 }
+
+/// Returns the handle of the upstream `math` dialect (the CPU lowering creates `math.absf`).
+pub fn math_dialect() -> DialectHandle {
+    unsafe { DialectHandle::from_raw(mlir_sys::mlirGetDialectHandle__math__()) }
+}

@@ -29,6 +29,8 @@ fn lit_suite_passes() {
         "-p",
         "tile-compile",
         "-p",
+        "tile-run",
+        "-p",
         "tile-plugin",
     ]);
     if bin.file_name().is_some_and(|name| name == "release") {

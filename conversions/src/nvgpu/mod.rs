@@ -43,7 +43,7 @@ impl<'c> RunExternalPass<'c> for ConvertTileToNvgpu {
     fn initialize(&mut self, _context: ContextRef<'c>) {}
 
     fn run(&mut self, module: OperationRef<'c, '_>, pass: ExternalPass<'_>) {
-        tile_passes::guard::run_guarded(ARGUMENT, module, pass, |module| lower_module(module));
+        tile_passes::guard::run_guarded(ARGUMENT, module, pass, lower_module);
     }
 }
 
@@ -88,7 +88,7 @@ fn host_function_name(kernel: OperationRef) -> String {
     while let Some(op) = parent {
         if let Ok(name) = op
             .attribute("sym_name")
-            .and_then(|attr| StringAttribute::try_from(attr).map_err(Into::into))
+            .and_then(StringAttribute::try_from)
         {
             return name.value().to_owned();
         }

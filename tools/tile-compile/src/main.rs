@@ -106,7 +106,7 @@ fn run(options: &Options) -> Result<usize, String> {
         next = op.next_in_block();
         if let Ok(manifest) = op
             .attribute("tile.manifest")
-            .and_then(|attr| StringAttribute::try_from(attr).map_err(Into::into))
+            .and_then(StringAttribute::try_from)
         {
             let name = op
                 .attribute("sym_name")

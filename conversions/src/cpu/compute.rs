@@ -1,0 +1,104 @@
+//! Rules for the compute ops: `tile.gemm` and `tile.reduce` as plain loop nests, in the accumulator's
+//! type. Obviously right rather than fast: this is the reference the GPU lowerings are checked against.
+
+use super::{
+    builder::{At, Builder},
+    data::{convert, element_type, static_shape},
+};
+use melior::ir::{
+    TypeLike, Value,
+    operation::{OperationLike, OperationRef},
+};
+use tile_dialect::ops::{ReductionKind, integer_attribute, reduction_kind};
+
+// ---- tile.gemm ----------------------------------------------------------------------------------
+
+/// Lowers `tile.gemm`: `C[m, n] += op(A)[m, k] * op(B)[k, n]` for every m, n, k.
+pub fn lower_gemm<'c>(b: &Builder<'c>, gemm: OperationRef<'c, '_>) {
+    let at = At::before(gemm);
+    let [a, bb, c] = [0, 1, 2].map(|index| gemm.operand(index).expect("verified gemm"));
+    let (transpose_a, transpose_b) = (
+        gemm.has_attribute("transpose_a"),
+        gemm.has_attribute("transpose_b"),
+    );
+    let c_shape = static_shape(c);
+    let a_shape = static_shape(a);
+    let k_size = if transpose_a { a_shape[0] } else { a_shape[1] };
+    let extents = [
+        b.index(at, c_shape[0]),
+        b.index(at, c_shape[1]),
+        b.index(at, k_size),
+    ];
+    let (body, ivs) = b.loop_nest(at, &extents);
+    let (m, n, k) = (ivs[0], ivs[1], ivs[2]);
+    let acc_type = element_type(c);
+    let a_value = b.load(body, a, &if transpose_a { [k, m] } else { [m, k] });
+    let b_value = b.load(body, bb, &if transpose_b { [n, k] } else { [k, n] });
+    let a_value = convert(b, body, a_value, acc_type);
+    let b_value = convert(b, body, b_value, acc_type);
+    let float = !acc_type.is_integer();
+    let product = b.op(
+        body,
+        if float { "arith.mulf" } else { "arith.muli" },
+        &[a_value, b_value],
+    );
+    let old = b.load(body, c, &[m, n]);
+    let sum = b.op(
+        body,
+        if float { "arith.addf" } else { "arith.addi" },
+        &[old, product],
+    );
+    b.store(body, sum, c, &[m, n]);
+}
+
+// ---- tile.reduce --------------------------------------------------------------------------------
+
+/// Lowers `tile.reduce`: for every index of `dst`, combine `src` along `dim` (starting from the
+/// kind's identity when `clear`, from what `dst` holds otherwise).
+pub fn lower_reduce<'c>(b: &Builder<'c>, reduce: OperationRef<'c, '_>) {
+    let at = At::before(reduce);
+    let src = reduce.operand(0).expect("verified reduce");
+    let dst = reduce.operand(1).expect("verified reduce");
+    let dim = integer_attribute(&reduce, "dim").expect("verified reduce") as usize;
+    let kind = reduction_kind(&reduce).expect("verified reduce");
+    let clear = reduce
+        .attribute("clear")
+        .map(|attr| attr.to_string() != "false")
+        .unwrap_or(true);
+    let ty = element_type(dst);
+    let src_shape = static_shape(src);
+    let kept: Vec<i64> = src_shape
+        .iter()
+        .enumerate()
+        .filter(|(d, _)| *d != dim)
+        .map(|(_, size)| *size)
+        .collect();
+    let kept_extents: Vec<Value> = kept.iter().map(|size| b.index(at, *size)).collect();
+    let (outer, kept_ivs) = b.loop_nest(at, &kept_extents);
+    if clear {
+        let identity = match kind {
+            ReductionKind::Max => f64::NEG_INFINITY,
+            ReductionKind::Min => f64::INFINITY,
+            ReductionKind::Sum | ReductionKind::AbsSum | ReductionKind::AbsMax => 0.0,
+        };
+        let start = b.constant(outer, ty, identity);
+        b.store(outer, start, dst, &kept_ivs);
+    }
+    let extent = b.index(outer, src_shape[dim]);
+    let (inner, reduced) = b.loop_nest(outer, &[extent]);
+    let mut src_indices = kept_ivs.clone();
+    src_indices.insert(dim, reduced[0]);
+    let value = b.load(inner, src, &src_indices);
+    let mut value = convert(b, inner, value, ty);
+    if matches!(kind, ReductionKind::AbsSum | ReductionKind::AbsMax) {
+        value = b.op(inner, "math.absf", &[value]);
+    }
+    let old = b.load(inner, dst, &kept_ivs);
+    let combine = match kind {
+        ReductionKind::Max | ReductionKind::AbsMax => "arith.maximumf",
+        ReductionKind::Min => "arith.minimumf",
+        ReductionKind::Sum | ReductionKind::AbsSum => "arith.addf",
+    };
+    let new = b.op(inner, combine, &[old, value]);
+    b.store(inner, new, dst, &kept_ivs);
+}

@@ -1,0 +1,161 @@
+//! Rules for the data-movement ops: `tile.copy` and `tile.fill` as loop nests over the tile.
+//!
+//! A tile placed in a larger buffer is clipped: reads outside the buffer give zero, writes outside it
+//! are dropped (the contract's semantics, which TMA implements in hardware on Hopper).
+
+use super::builder::{At, Builder};
+use melior::ir::{
+    ShapedTypeLike, Type, Value, ValueLike,
+    operation::{OperationLike, OperationRef},
+    r#type::MemRefType,
+};
+use tile_dialect::ops::copy_parts;
+
+/// Returns the static shape of a memref value (tile sides are verified static).
+pub fn static_shape(value: Value) -> Vec<i64> {
+    let memref = MemRefType::try_from(value.r#type()).expect("a memref");
+    (0..memref.rank())
+        .map(|dim| match memref.dim_size(dim) {
+            Ok(melior::ir::r#type::DimSize::Static(size)) => size as i64,
+            _ => -1,
+        })
+        .collect()
+}
+
+/// Returns the element type of a memref value.
+pub fn element_type<'c>(value: Value<'c, '_>) -> Type<'c> {
+    MemRefType::try_from(value.r#type())
+        .expect("a memref")
+        .element()
+}
+
+fn float_width(ty: Type) -> Option<u32> {
+    match ty.to_string().as_str() {
+        "f8E4M3FN" => Some(8),
+        "f16" | "bf16" => Some(16),
+        "f32" => Some(32),
+        "f64" => Some(64),
+        _ => None,
+    }
+}
+
+fn int_width(ty: Type) -> Option<u32> {
+    ty.to_string()
+        .strip_prefix('i')
+        .and_then(|width| width.parse().ok())
+}
+
+/// Converts `value` to `to`: the element conversion of a copy, a gemm's widening, a reduce's.
+pub fn convert<'c, 'a>(
+    b: &Builder<'c>,
+    at: At<'c, 'a>,
+    value: Value<'c, 'a>,
+    to: Type<'c>,
+) -> Value<'c, 'a> {
+    let from = value.r#type();
+    if from == to {
+        return value;
+    }
+    match (
+        float_width(from),
+        float_width(to),
+        int_width(from),
+        int_width(to),
+    ) {
+        (Some(a), Some(z), _, _) if a < z => b.cast(at, "arith.extf", value, to),
+        (Some(a), Some(z), _, _) if a > z => b.cast(at, "arith.truncf", value, to),
+        // Same width, different format (f16 and bf16): through f32.
+        (Some(_), Some(_), _, _) => {
+            let wide = b.cast(at, "arith.extf", value, Type::float32(b.context));
+            b.cast(at, "arith.truncf", wide, to)
+        }
+        (_, _, Some(a), Some(z)) if a < z => b.cast(at, "arith.extsi", value, to),
+        (_, _, Some(_), Some(_)) => b.cast(at, "arith.trunci", value, to),
+        (None, Some(_), Some(_), None) => b.cast(at, "arith.sitofp", value, to),
+        _ => b.cast(at, "arith.fptosi", value, to),
+    }
+}
+
+/// Returns `offsets[d] + ivs[d]` for every dimension, and whether all lie inside `buffer`.
+fn placed<'c, 'a>(
+    b: &Builder<'c>,
+    at: At<'c, 'a>,
+    buffer: Value<'c, 'a>,
+    offsets: &[Value<'c, 'a>],
+    ivs: &[Value<'c, 'a>],
+) -> (Vec<Value<'c, 'a>>, Value<'c, 'a>) {
+    let mut indices = Vec::new();
+    let mut inside: Option<Value> = None;
+    for (dim, (offset, iv)) in offsets.iter().zip(ivs).enumerate() {
+        let index = b.op(at, "arith.addi", &[*offset, *iv]);
+        let size = b.dim(at, buffer, dim as i64);
+        let fits = b.compare(at, "ult", index, size);
+        inside = Some(match inside {
+            Some(previous) => b.op(at, "arith.andi", &[previous, fits]),
+            None => fits,
+        });
+        indices.push(index);
+    }
+    (indices, inside.expect("rank >= 1"))
+}
+
+// ---- tile.copy ----------------------------------------------------------------------------------
+
+/// Lowers `tile.copy` (offsets on at most one side; the other side is the tile).
+pub fn lower_copy<'c>(b: &Builder<'c>, copy: OperationRef<'c, '_>) {
+    let at = At::before(copy);
+    let parts = copy_parts(&copy).expect("verified copy");
+    let (src, dst) = (parts.src, parts.dst);
+    let to = element_type(dst);
+    let tile_side = if parts.src_offsets.is_empty() {
+        src
+    } else {
+        dst
+    };
+    let extents: Vec<Value> = static_shape(tile_side)
+        .into_iter()
+        .map(|size| b.index(at, size))
+        .collect();
+    let (body, ivs) = b.loop_nest(at, &extents);
+    if !parts.src_offsets.is_empty() {
+        // Read from the larger buffer: zero outside it.
+        let offsets: Vec<Value> = parts.src_offsets.clone();
+        let (indices, inside) = placed(b, body, src, &offsets, &ivs);
+        let then = b.if_then(body, inside);
+        let value = b.load(then, src, &indices);
+        let value = convert(b, then, value, to);
+        b.store(then, value, dst, &ivs);
+        let one = b.constant(body, Type::parse(b.context, "i1").expect("i1"), 1.0);
+        let outside = b.op(body, "arith.xori", &[inside, one]);
+        let otherwise = b.if_then(body, outside);
+        let zero = b.constant(otherwise, to, 0.0);
+        b.store(otherwise, zero, dst, &ivs);
+    } else if !parts.dst_offsets.is_empty() {
+        // Write into the larger buffer: writes outside it are dropped.
+        let offsets: Vec<Value> = parts.dst_offsets.clone();
+        let (indices, inside) = placed(b, body, dst, &offsets, &ivs);
+        let then = b.if_then(body, inside);
+        let value = b.load(then, src, &ivs);
+        let value = convert(b, then, value, to);
+        b.store(then, value, dst, &indices);
+    } else {
+        let value = b.load(body, src, &ivs);
+        let value = convert(b, body, value, to);
+        b.store(body, value, dst, &ivs);
+    }
+}
+
+// ---- tile.fill ----------------------------------------------------------------------------------
+
+/// Lowers `tile.fill` to a store of the value in every element.
+pub fn lower_fill<'c>(b: &Builder<'c>, fill: OperationRef<'c, '_>) {
+    let at = At::before(fill);
+    let dst = fill.operand(0).expect("verified fill");
+    let value = fill.operand(1).expect("verified fill");
+    let extents: Vec<Value> = static_shape(dst)
+        .into_iter()
+        .map(|size| b.index(at, size))
+        .collect();
+    let (body, ivs) = b.loop_nest(at, &extents);
+    b.store(body, value, dst, &ivs);
+}

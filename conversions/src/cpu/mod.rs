@@ -1,0 +1,111 @@
+//! `convert-tile-to-cpu`: tile semantics as plain loops on the CPU, the executable definition of what
+//! a tile program means. Fragments and shared tiles become heap buffers of one block, every tile op a
+//! loop nest, `tile.kernel` a loop that runs the grid's blocks one after another.
+//!
+//! Order matters: the leaf ops (copy, gemm, fill, reduce) go first, then allocations, then the
+//! region ops from the innermost out, so that every rule sees its operands still in place.
+
+mod builder;
+mod compute;
+mod data;
+mod structure;
+
+use builder::Builder;
+use melior::{
+    ContextRef,
+    ir::{
+        operation::{OperationLike, OperationRef},
+        r#type::TypeId,
+    },
+    pass::{ExternalPass, Pass, RunExternalPass, create_external},
+};
+use tile_dialect::ops::{nested_ops, with_context};
+
+/// The pass's flag.
+pub const ARGUMENT: &str = "convert-tile-to-cpu";
+
+#[repr(align(8))]
+struct PassId;
+static PASS_ID: PassId = PassId;
+
+#[derive(Clone)]
+struct ConvertTileToCpu;
+
+impl<'c> RunExternalPass<'c> for ConvertTileToCpu {
+    fn initialize(&mut self, _context: ContextRef<'c>) {}
+
+    fn run(&mut self, module: OperationRef<'c, '_>, pass: ExternalPass<'_>) {
+        tile_passes::guard::run_guarded(ARGUMENT, module, pass, |module| {
+            lower(module);
+            Ok(())
+        });
+    }
+}
+
+/// Creates the `convert-tile-to-cpu` pass (on any op; usually the module).
+pub fn create_convert_tile_to_cpu_pass() -> Pass {
+    let mut dialects = tile_dialect::registration::gpu_lowering_dialects();
+    dialects.push(tile_dialect::registration::math_dialect());
+    create_external(
+        ConvertTileToCpu,
+        TypeId::create(&PASS_ID),
+        "ConvertTileToCpu",
+        ARGUMENT,
+        "Lower tile ops to plain loops over memrefs (the CPU reference semantics)",
+        "",
+        &dialects,
+    )
+}
+
+fn name(op: &OperationRef) -> String {
+    op.name()
+        .as_string_ref()
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+fn lower<'c>(module: OperationRef<'c, '_>) {
+    with_context(module, |context| {
+        let rewriter = melior::IrRewriter::new(context);
+        let rewriter = rewriter.as_rewriter_base();
+        let ops = nested_ops(module);
+        let builder = |op: OperationRef<'c, '_>| Builder {
+            context,
+            location: op.location(),
+        };
+        for op in &ops {
+            match name(op).as_str() {
+                "tile.copy" => data::lower_copy(&builder(*op), *op),
+                "tile.fill" => data::lower_fill(&builder(*op), *op),
+                "tile.gemm" => compute::lower_gemm(&builder(*op), *op),
+                "tile.reduce" => compute::lower_reduce(&builder(*op), *op),
+                _ => continue,
+            }
+            rewriter.erase_op(*op);
+        }
+        // The list above holds erased ops now: walk again.
+        for op in &nested_ops(module) {
+            if name(op).starts_with("tile.alloc_") {
+                structure::lower_alloc(&builder(*op), &rewriter, *op);
+            }
+        }
+        // Innermost region ops first: reverse pre-order visits children before their parents.
+        for op in nested_ops(module).iter().rev() {
+            match name(op).as_str() {
+                "tile.parallel" => structure::lower_parallel(&builder(*op), &rewriter, *op),
+                "tile.pipelined" => structure::lower_pipelined(&builder(*op), &rewriter, *op),
+                "tile.kernel" => structure::lower_kernel(&builder(*op), &rewriter, *op),
+                _ => {}
+            }
+        }
+    });
+}
+
+/// The pipeline from tile IR to the LLVM dialect on the host, ready for MLIR's execution engine:
+/// our lowering, then upstream conversions (bf16 conversions expanded to integer ops, since the host
+/// has no bf16 instructions).
+pub const LLVM_PIPELINE: &str = "builtin.module(convert-tile-to-cpu, canonicalize, cse, arith-expand{include-bf16=true}, \
+     convert-scf-to-cf, convert-math-to-llvm, expand-strided-metadata, finalize-memref-to-llvm, \
+     convert-arith-to-llvm, convert-index-to-llvm, convert-cf-to-llvm, convert-func-to-llvm, \
+     reconcile-unrealized-casts)";

@@ -1,0 +1,125 @@
+//! Rules for the structure: tiles become heap buffers of one block, `tile.parallel` and
+//! `tile.pipelined` become plain loops, and `tile.kernel` becomes a loop over the grid that runs each
+//! block in turn.
+
+use super::builder::{At, Builder};
+use melior::{
+    RewriterBase,
+    ir::{
+        BlockLike, RegionLike, ShapedTypeLike, Value, ValueLike,
+        operation::{OperationLike, OperationRef},
+        r#type::MemRefType,
+    },
+};
+use tile_dialect::ops::integer_attribute;
+
+// ---- tile.alloc_shared, tile.alloc_fragment ------------------------------------------------------
+
+/// Replaces an allocation by a `memref.alloc` without memory space, freed at the end of the block
+/// that holds it (each kernel block gets fresh tiles).
+pub fn lower_alloc<'c>(
+    b: &Builder<'c>,
+    rewriter: &RewriterBase<'c, '_>,
+    alloc: OperationRef<'c, '_>,
+) {
+    let at = At::before(alloc);
+    let old = alloc.result(0).expect("allocation result");
+    let tile = MemRefType::try_from(old.r#type()).expect("memref");
+    let shape: Vec<i64> = (0..tile.rank())
+        .map(|dim| match tile.dim_size(dim) {
+            Ok(melior::ir::r#type::DimSize::Static(size)) => size as i64,
+            _ => 1,
+        })
+        .collect();
+    let plain = MemRefType::new(tile.element(), &shape, None, None);
+    let new = b.value(
+        at,
+        melior::dialect::memref::alloc(b.context, plain, &[], &[], None, b.location),
+    );
+    let block = alloc.block().expect("allocation in a block");
+    let end = block.terminator().expect("region ops have terminators");
+    b.insert(
+        At { block, before: end },
+        melior::dialect::memref::dealloc(new, b.location),
+    );
+    rewriter.replace_all_uses_with(old.into(), new);
+    rewriter.erase_op(alloc);
+}
+
+/// Moves the body of `op` (one block) into the loop body at `inside`, its arguments replaced by
+/// `values`, dropping the body's `tile.yield`.
+fn inline_body<'c>(
+    rewriter: &RewriterBase<'c, '_>,
+    op: OperationRef<'c, '_>,
+    inside: At<'c, '_>,
+    values: &[Value<'c, '_>],
+) {
+    let body = op
+        .region(0)
+        .expect("region op")
+        .first_block()
+        .expect("body block");
+    if let Some(terminator) = body.terminator()
+        && terminator.name().as_string_ref().as_str() == Ok("tile.yield")
+    {
+        rewriter.erase_op(terminator);
+    }
+    rewriter.inline_block_before(body, inside.before, values);
+    rewriter.erase_op(op);
+}
+
+// ---- tile.parallel ------------------------------------------------------------------------------
+
+/// Lowers `tile.parallel` to a loop nest over its extents.
+pub fn lower_parallel<'c>(
+    b: &Builder<'c>,
+    rewriter: &RewriterBase<'c, '_>,
+    parallel: OperationRef<'c, '_>,
+) {
+    let at = At::before(parallel);
+    let extents = parallel
+        .attribute("extents")
+        .ok()
+        .and_then(|attr| melior::ir::attribute::DenseI64ArrayAttribute::try_from(attr).ok())
+        .expect("verified parallel");
+    let extents: Vec<Value> = (0..extents.len())
+        .map(|i| b.index(at, extents.element(i).expect("extent")))
+        .collect();
+    let (inside, ivs) = b.loop_nest(at, &extents);
+    inline_body(rewriter, parallel, inside, &ivs);
+}
+
+// ---- tile.pipelined -----------------------------------------------------------------------------
+
+/// Lowers `tile.pipelined` to the plain loop it means (`stages` only schedules copies on GPUs).
+pub fn lower_pipelined<'c>(
+    b: &Builder<'c>,
+    rewriter: &RewriterBase<'c, '_>,
+    pipelined: OperationRef<'c, '_>,
+) {
+    let at = At::before(pipelined);
+    let lower = pipelined.operand(0).expect("verified loop");
+    let upper = pipelined.operand(1).expect("verified loop");
+    let step = if pipelined.operand_count() == 3 {
+        pipelined.operand(2).expect("step")
+    } else {
+        b.index(at, 1)
+    };
+    let _ = integer_attribute(&pipelined, "stages");
+    let (inside, iv) = b.for_loop(at, lower, upper, step);
+    inline_body(rewriter, pipelined, inside, &[iv]);
+}
+
+// ---- tile.kernel --------------------------------------------------------------------------------
+
+/// Lowers `tile.kernel` to a loop nest over the grid: block (bx, by, bz) runs as one iteration.
+pub fn lower_kernel<'c>(
+    b: &Builder<'c>,
+    rewriter: &RewriterBase<'c, '_>,
+    kernel: OperationRef<'c, '_>,
+) {
+    let at = At::before(kernel);
+    let grid: Vec<Value> = kernel.operands().collect();
+    let (inside, ivs) = b.loop_nest(at, &grid);
+    inline_body(rewriter, kernel, inside, &ivs);
+}

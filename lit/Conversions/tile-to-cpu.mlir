@@ -1,0 +1,81 @@
+// convert-tile-to-cpu: the reference semantics as loops. Tiles become buffers of one block, each tile
+// op a loop nest, the kernel a loop over the grid.
+// RUN: tile-opt %s -split-input-file -convert-tile-to-cpu | FileCheck %s
+
+// A copy from a global tile: reads past the end give zero (two guarded branches), then the kernel is
+// a loop over its grid with fresh tiles per block.
+// CHECK-LABEL: func.func @copy_in
+// CHECK-NOT: tile.
+// CHECK: scf.for %[[BX:.*]] = %{{.*}} to %{{.*}} step
+// CHECK: %[[T:.*]] = memref.alloc() : memref<16x8xf32>
+// CHECK: scf.for %[[I:.*]] =
+// CHECK: scf.for %[[J:.*]] =
+// CHECK: %[[R:.*]] = arith.addi %{{.*}}, %[[I]] : index
+// CHECK: memref.dim %{{.*}}, %{{.*}} : memref<?x?xf16>
+// CHECK: arith.cmpi ult, %[[R]]
+// CHECK: scf.if %[[IN:.*]] {
+// CHECK: %[[V:.*]] = memref.load %{{.*}}[%[[R]], %{{.*}}] : memref<?x?xf16>
+// CHECK: %[[W:.*]] = arith.extf %[[V]] : f16 to f32
+// CHECK: memref.store %[[W]], %[[T]][%[[I]], %[[J]]] : memref<16x8xf32>
+// CHECK: arith.xori %[[IN]]
+// CHECK: arith.constant 0.000000e+00 : f32
+// CHECK: memref.dealloc %[[T]] : memref<16x8xf32>
+func.func @copy_in(%A: memref<?x?xf16>, %n: index) {
+  tile.kernel grid(%n) threads(32) (%bx) {
+    %F = tile.alloc_fragment : memref<16x8xf32, #tile.fragment>
+    tile.copy %A[%bx, %bx], %F : memref<?x?xf16>, memref<16x8xf32, #tile.fragment>
+  }
+  return
+}
+
+// -----
+
+// gemm: C[m, n] += A[m, k] * B^T[n, k] in the accumulator's type; the epilogue loop nest keeps its
+// body; the pipelined loop becomes the plain loop.
+// CHECK-LABEL: func.func @gemm_epilogue
+// CHECK-NOT: tile.
+// CHECK: scf.for %{{.*}} = %{{.*}} to %arg0 step
+// CHECK: scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK: scf.for %[[M:.*]] =
+// CHECK: scf.for %[[N:.*]] =
+// CHECK: scf.for %[[KK:.*]] =
+// CHECK: memref.load %{{.*}}[%[[M]], %[[KK]]] : memref<32x16xbf16>
+// CHECK: memref.load %{{.*}}[%[[N]], %[[KK]]] : memref<64x16xbf16>
+// CHECK: arith.mulf
+// CHECK: arith.addf
+// CHECK: math.exp
+func.func @gemm_epilogue(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  tile.kernel grid(%n) threads(128) (%bx) {
+    %A = tile.alloc_shared : memref<32x16xbf16, #gpu.address_space<workgroup>>
+    %B = tile.alloc_shared : memref<64x16xbf16, #gpu.address_space<workgroup>>
+    %C = tile.alloc_fragment : memref<32x64xf32, #tile.fragment>
+    tile.pipelined %k = %c0 to %c4 stages(3) {
+      tile.gemm %A, %B, %C {transpose_b} : memref<32x16xbf16, #gpu.address_space<workgroup>>, memref<64x16xbf16, #gpu.address_space<workgroup>>, memref<32x64xf32, #tile.fragment>
+    }
+    tile.parallel (%i, %j) in (32, 64) {
+      %v = memref.load %C[%i, %j] : memref<32x64xf32, #tile.fragment>
+      %e = math.exp %v : f32
+      memref.store %e, %C[%i, %j] : memref<32x64xf32, #tile.fragment>
+    }
+  }
+  return
+}
+
+// -----
+
+// reduce <absmax> with clear: the identity 0, then max of |x| along dim 1.
+// CHECK-LABEL: func.func @reduce_absmax
+// CHECK: memref.store %{{.*}}, %[[D:.*]][%{{.*}}] : memref<8xf32>
+// CHECK: scf.for
+// CHECK: math.absf
+// CHECK: arith.maximumf
+func.func @reduce_absmax(%n: index) {
+  tile.kernel grid(%n) threads(32) (%bx) {
+    %S = tile.alloc_fragment : memref<8x16xf32, #tile.fragment>
+    %m = tile.alloc_fragment : memref<8xf32, #tile.fragment>
+    tile.reduce <absmax> %S, %m dim(1) : memref<8x16xf32, #tile.fragment>, memref<8xf32, #tile.fragment>
+  }
+  return
+}

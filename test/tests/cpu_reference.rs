@@ -1,0 +1,163 @@
+//! The CPU reference lowering, executed: tile programs run through `convert-tile-to-cpu` and MLIR's
+//! execution engine on seeded random inputs, checked element by element against references written
+//! here in plain Rust (f64), so that the reference semantics are themselves tested.
+
+mod common;
+
+use tile_run::{CpuProgram, buffer::Buffer, buffer::Random, buffers, context, host_functions};
+
+/// Runs the only host function of `programs/<file>` with `seed`; returns every buffer after the run.
+fn run(file: &str, seed: u64, dynamic_size: usize) -> Vec<Buffer> {
+    let path = common::repo_root().join("test/programs").join(file);
+    let context = context();
+    let mut module =
+        tile_dialect::driver::parse_file(&context, path.to_str().unwrap()).expect("program parses");
+    let functions = host_functions(&module).expect("host functions");
+    assert_eq!(functions.len(), 1);
+    let program = CpuProgram::compile(&context, &mut module).expect("lowers and compiles");
+    let mut data = buffers(&functions[0], &mut Random::new(seed), dynamic_size);
+    program.run(&functions[0].name, &mut data).expect("runs");
+    data
+}
+
+/// Asserts every element of `out` is within `tolerance` (relative, floor 1) of `reference`.
+fn assert_close(out: &Buffer, reference: &[f64], tolerance: f64) {
+    assert_eq!(out.len(), reference.len());
+    for (index, expected) in reference.iter().enumerate() {
+        let got = out.get(index);
+        let bound = tolerance * expected.abs().max(1.0);
+        assert!(
+            (got - expected).abs() <= bound,
+            "element {index} (row {}, col {}): got {got}, expected {expected}",
+            index / out.shape[1],
+            index % out.shape[1]
+        );
+    }
+}
+
+fn matmul(a: &Buffer, b: &Buffer, transpose_b: bool) -> Vec<f64> {
+    let (m, k) = (a.shape[0], a.shape[1]);
+    let n = if transpose_b { b.shape[0] } else { b.shape[1] };
+    let mut c = vec![0.0; m * n];
+    for i in 0..m {
+        for j in 0..n {
+            c[i * n + j] = (0..k)
+                .map(|p| {
+                    a.get(i * k + p)
+                        * if transpose_b {
+                            b.get(j * k + p)
+                        } else {
+                            b.get(p * n + j)
+                        }
+                })
+                .sum();
+        }
+    }
+    c
+}
+
+#[test]
+fn ragged_gemm_with_relu() {
+    let data = run("gemm_ragged_relu.mlir", 7, 0);
+    let reference: Vec<f64> = matmul(&data[0], &data[1], false)
+        .into_iter()
+        .map(|x| x.max(0.0))
+        .collect();
+    // f32 accumulation, f16 output: the output rounding dominates.
+    assert_close(&data[2], &reference, 2e-3);
+    assert!(
+        reference.iter().any(|x| *x > 0.0) && reference.contains(&0.0),
+        "ReLU must matter"
+    );
+}
+
+#[test]
+fn bf16_gemm_with_transposed_b_and_a_k_tail() {
+    let data = run("gemm_transpose_b_bf16.mlir", 11, 0);
+    let reference = matmul(&data[0], &data[1], true);
+    assert_close(&data[2], &reference, 1e-5);
+}
+
+#[test]
+fn row_softmax() {
+    let data = run("row_softmax.mlir", 3, 0);
+    let (rows, cols) = (24, 64);
+    let mut reference = vec![0.0; rows * cols];
+    for r in 0..rows {
+        let row: Vec<f64> = (0..cols).map(|c| data[0].get(r * cols + c)).collect();
+        let max = row.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+        let sum: f64 = row.iter().map(|x| (x - max).exp()).sum();
+        for c in 0..cols {
+            reference[r * cols + c] = (row[c] - max).exp() / sum;
+        }
+    }
+    assert_close(&data[1], &reference, 1e-5);
+}
+
+#[test]
+fn every_reduction_kind_and_accumulation() {
+    let data = run("reduce_kinds.mlir", 5, 0);
+    let (rows, cols) = (16, 32);
+    let input = &data[0];
+    let column = |c: usize| (0..rows).map(move |r| input.get(r * cols + c));
+    let mut reference = Vec::new();
+    type Kind = fn(&mut dyn Iterator<Item = f64>) -> f64;
+    let kinds: [Kind; 6] = [
+        |xs| xs.sum(),
+        |xs| xs.fold(f64::NEG_INFINITY, f64::max),
+        |xs| xs.fold(f64::INFINITY, f64::min),
+        |xs| xs.map(f64::abs).sum(),
+        |xs| xs.map(f64::abs).fold(0.0, f64::max),
+        |xs| 2.0 * xs.sum::<f64>(),
+    ];
+    for kind in kinds {
+        for c in 0..cols {
+            reference.push(kind(&mut column(c)));
+        }
+    }
+    assert_close(&data[1], &reference, 1e-5);
+}
+
+#[test]
+fn dynamic_gemm_example_on_small_sizes() {
+    // examples/gemm_dynamic.mlir with every size 96: one 128x256 tile, mostly clipped.
+    let path = common::repo_root().join("examples/gemm_dynamic.mlir");
+    let context = context();
+    let mut module = tile_dialect::driver::parse_file(&context, path.to_str().unwrap()).unwrap();
+    let functions = host_functions(&module).unwrap();
+    let program = CpuProgram::compile(&context, &mut module).unwrap();
+    let mut data = buffers(&functions[0], &mut Random::new(13), 96);
+    program.run(&functions[0].name, &mut data).unwrap();
+    let reference = matmul(&data[0], &data[1], false);
+    assert_close(&data[2], &reference, 2e-3);
+}
+
+#[test]
+fn unwritten_outputs_stay_nan() {
+    // Only rows 0..64 of a 100-row output are written by a 1x1 grid: the rest must stay NaN.
+    let source =
+        std::fs::read_to_string(common::repo_root().join("test/programs/gemm_ragged_relu.mlir"))
+            .unwrap();
+    let one_block = source
+        .replace("tile.kernel grid(%c2, %c2)", "tile.kernel grid(%c1, %c1)")
+        .replace(
+            "%c2 = arith.constant 2 : index",
+            "%c2 = arith.constant 2 : index\n  %c1 = arith.constant 1 : index",
+        );
+    let context = context();
+    let mut module = melior::ir::Module::parse(&context, &one_block).expect("parses");
+    let functions = host_functions(&module).unwrap();
+    let program = CpuProgram::compile(&context, &mut module).unwrap();
+    let mut data = buffers(&functions[0], &mut Random::new(1), 0);
+    program.run(&functions[0].name, &mut data).unwrap();
+    let c = &data[2];
+    assert!(!c.get(0).is_nan());
+    assert!(
+        c.get(64 * 90).is_nan(),
+        "row 64 is outside the one block's tile"
+    );
+    assert!(
+        c.get(63 * 90 + 64).is_nan(),
+        "column 64 is outside the one block's tile"
+    );
+}

@@ -1,0 +1,131 @@
+//! Host buffers in the layout the lowered code reads: dense, row-major, of one tile element type.
+
+use half::{bf16, f16};
+use tile_dialect::element::Element;
+
+/// A dense row-major buffer of `shape` elements of type `element`.
+#[derive(Clone, Debug)]
+pub struct Buffer {
+    /// Element type.
+    pub element: Element,
+    /// Size of each dimension.
+    pub shape: Vec<usize>,
+    bytes: Vec<u8>,
+}
+
+impl Buffer {
+    /// Creates a buffer with every element set to `value` (rounded to the element type).
+    pub fn filled(element: Element, shape: &[usize], value: f64) -> Self {
+        let len: usize = shape.iter().product();
+        let mut buffer = Self {
+            element,
+            shape: shape.to_vec(),
+            bytes: vec![0; len * element_bytes(element)],
+        };
+        for index in 0..len {
+            buffer.set(index, value);
+        }
+        buffer
+    }
+
+    /// Returns the number of elements.
+    pub fn len(&self) -> usize {
+        self.shape.iter().product()
+    }
+
+    /// Returns true when the buffer has no element.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Returns element `index` (row-major) as f64.
+    pub fn get(&self, index: usize) -> f64 {
+        let width = element_bytes(self.element);
+        let raw = &self.bytes[index * width..(index + 1) * width];
+        match self.element {
+            Element::F16 => f16::from_le_bytes([raw[0], raw[1]]).to_f64(),
+            Element::BF16 => bf16::from_le_bytes([raw[0], raw[1]]).to_f64(),
+            Element::F32 => f32::from_le_bytes(raw.try_into().expect("4 bytes")) as f64,
+            Element::I8 => raw[0] as i8 as f64,
+            Element::I32 => i32::from_le_bytes(raw.try_into().expect("4 bytes")) as f64,
+            Element::F8E4M3FN => f8e4m3fn_to_f64(raw[0]),
+        }
+    }
+
+    /// Sets element `index` (row-major) to `value`, rounded to the element type.
+    pub fn set(&mut self, index: usize, value: f64) {
+        let width = element_bytes(self.element);
+        let raw: Vec<u8> = match self.element {
+            Element::F16 => f16::from_f64(value).to_le_bytes().to_vec(),
+            Element::BF16 => bf16::from_f64(value).to_le_bytes().to_vec(),
+            Element::F32 => (value as f32).to_le_bytes().to_vec(),
+            Element::I8 => vec![value as i8 as u8],
+            Element::I32 => (value as i32).to_le_bytes().to_vec(),
+            Element::F8E4M3FN => vec![f64_to_f8e4m3fn(value)],
+        };
+        self.bytes[index * width..(index + 1) * width].copy_from_slice(&raw);
+    }
+
+    /// Returns the data pointer handed to the lowered code.
+    pub fn as_mut_ptr(&mut self) -> *mut u8 {
+        self.bytes.as_mut_ptr()
+    }
+}
+
+/// Returns the bytes of one element.
+pub fn element_bytes(element: Element) -> usize {
+    match element {
+        Element::F16 | Element::BF16 => 2,
+        Element::F32 | Element::I32 => 4,
+        Element::I8 | Element::F8E4M3FN => 1,
+    }
+}
+
+fn f8e4m3fn_to_f64(bits: u8) -> f64 {
+    let sign = if bits & 0x80 != 0 { -1.0 } else { 1.0 };
+    let exponent = ((bits >> 3) & 0xF) as i32;
+    let mantissa = (bits & 0x7) as f64;
+    if exponent == 0xF && bits & 0x7 == 0x7 {
+        return f64::NAN;
+    }
+    if exponent == 0 {
+        sign * mantissa / 8.0 * 2f64.powi(-6)
+    } else {
+        sign * (1.0 + mantissa / 8.0) * 2f64.powi(exponent - 7)
+    }
+}
+
+fn f64_to_f8e4m3fn(value: f64) -> u8 {
+    // Nearest of the 256 codes: slow, simple, exact.
+    (0..=255u8)
+        .filter(|bits| !f8e4m3fn_to_f64(*bits).is_nan())
+        .min_by(|a, b| {
+            let da = (f8e4m3fn_to_f64(*a) - value).abs();
+            let db = (f8e4m3fn_to_f64(*b) - value).abs();
+            da.total_cmp(&db)
+        })
+        .unwrap_or(0x7F)
+}
+
+/// A seeded generator of inputs (xorshift64*): the same seed gives the same inputs everywhere.
+pub struct Random(u64);
+
+impl Random {
+    /// Creates a generator; seed 0 is replaced by a fixed non-zero state.
+    pub fn new(seed: u64) -> Self {
+        Self(if seed == 0 {
+            0x9E37_79B9_7F4A_7C15
+        } else {
+            seed
+        })
+    }
+
+    /// Returns a value uniform in [-1, 1).
+    pub fn uniform(&mut self) -> f64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        let bits = self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 11;
+        bits as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+    }
+}

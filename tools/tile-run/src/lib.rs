@@ -1,0 +1,256 @@
+//! `tile-run`: runs every host function of a tile program on seeded random inputs.
+//!
+//! Today the only target is `cpu`: the CPU reference lowering (`convert-tile-to-cpu`, loops with the
+//! contract's semantics) compiled by MLIR's execution engine in this process. Inputs are filled with
+//! uniform values in [-1, 1); the buffers the program writes (destinations of `tile.copy` and
+//! `memref.store`) start as NaN, so unwritten elements show.
+
+#![deny(missing_docs)]
+
+pub mod buffer;
+
+use buffer::{Buffer, Random};
+use melior::{
+    Context, ExecutionEngine,
+    dialect::DialectRegistry,
+    ir::{
+        BlockLike, Module, RegionLike, ShapedTypeLike, Type,
+        attribute::{StringAttribute, TypeAttribute},
+        operation::{OperationLike, OperationRef},
+        r#type::{DimSize, FunctionType, MemRefType},
+    },
+    pass::PassManager,
+    utility::{
+        parse_pass_pipeline, register_all_dialects, register_all_llvm_translations,
+        register_all_passes,
+    },
+};
+use tile_dialect::{element::Element, ops::copy_parts};
+
+/// One memref argument of a host function.
+#[derive(Clone, Debug)]
+pub struct Argument {
+    /// Element type.
+    pub element: Element,
+    /// Shape, `None` for dynamic sizes.
+    pub shape: Vec<Option<usize>>,
+    /// The program writes it.
+    pub output: bool,
+}
+
+/// A host function and its memref arguments.
+#[derive(Clone, Debug)]
+pub struct Function {
+    /// Symbol name.
+    pub name: String,
+    /// Arguments, in order.
+    pub arguments: Vec<Argument>,
+}
+
+/// Creates the context every run uses: all upstream dialects, tile, LLVM translations, all passes.
+pub fn context() -> Context {
+    let registry = DialectRegistry::new();
+    register_all_dialects(&registry);
+    tile_dialect::register(&registry);
+    let context = Context::new();
+    context.append_dialect_registry(&registry);
+    context.load_all_available_dialects();
+    register_all_llvm_translations(&context);
+    register_all_passes();
+    tile_conversions::register_all();
+    context
+}
+
+fn written_arguments(function: OperationRef, count: usize) -> Vec<bool> {
+    let body = function
+        .region(0)
+        .ok()
+        .and_then(|region| region.first_block());
+    let mut written = vec![false; count];
+    let Some(body) = body else { return written };
+    let arguments: Vec<_> = (0..count)
+        .filter_map(|index| body.argument(index).ok())
+        .collect();
+    for op in tile_dialect::ops::nested_ops(function) {
+        let destination = match op.name().as_string_ref().as_str().unwrap_or_default() {
+            "tile.copy" => copy_parts(&op).map(|parts| parts.dst),
+            "memref.store" => op.operand(1).ok(),
+            _ => None,
+        };
+        if let Some(destination) = destination {
+            for (index, argument) in arguments.iter().enumerate() {
+                if destination == (*argument).into() {
+                    written[index] = true;
+                }
+            }
+        }
+    }
+    written
+}
+
+/// Returns the host functions of `module` (public `func.func`s with a body) and their arguments.
+pub fn host_functions(module: &Module) -> Result<Vec<Function>, String> {
+    let mut functions = Vec::new();
+    let mut next = module.body().first_operation();
+    while let Some(op) = next {
+        next = op.next_in_block();
+        if op.name().as_string_ref().as_str() != Ok("func.func")
+            || op.region(0).ok().and_then(|r| r.first_block()).is_none()
+        {
+            continue;
+        }
+        let name = StringAttribute::try_from(op.attribute("sym_name").map_err(|e| e.to_string())?)
+            .map_err(|e| e.to_string())?
+            .value()
+            .to_owned();
+        let signature =
+            TypeAttribute::try_from(op.attribute("function_type").map_err(|e| e.to_string())?)
+                .map_err(|e| e.to_string())?
+                .value();
+        let signature = FunctionType::try_from(signature).map_err(|e| e.to_string())?;
+        let written = written_arguments(op, signature.input_count());
+        let mut arguments = Vec::new();
+        for (index, output) in written.into_iter().enumerate() {
+            let ty: Type = signature.input(index).map_err(|e| e.to_string())?;
+            let memref = MemRefType::try_from(ty).map_err(|_| {
+                format!("@{name}: argument {index} is {ty}; tile-run passes memrefs only")
+            })?;
+            let element = Element::of(memref.element()).ok_or_else(|| {
+                format!(
+                    "@{name}: argument {index} holds {}, which tile-run cannot fill",
+                    memref.element()
+                )
+            })?;
+            let shape = (0..memref.rank())
+                .map(|dim| match memref.dim_size(dim) {
+                    Ok(DimSize::Static(size)) => Some(size as usize),
+                    _ => None,
+                })
+                .collect();
+            arguments.push(Argument {
+                element,
+                shape,
+                output: written[index],
+            });
+        }
+        functions.push(Function { name, arguments });
+    }
+    Ok(functions)
+}
+
+/// Creates the buffers of `function`: inputs uniform in [-1, 1) from `random`, outputs NaN (zero for
+/// integer outputs); dynamic sizes become `dynamic_size`.
+pub fn buffers(function: &Function, random: &mut Random, dynamic_size: usize) -> Vec<Buffer> {
+    function
+        .arguments
+        .iter()
+        .map(|argument| {
+            let shape: Vec<usize> = argument
+                .shape
+                .iter()
+                .map(|size| size.unwrap_or(dynamic_size))
+                .collect();
+            let poison = if argument.element.is_float() {
+                f64::NAN
+            } else {
+                0.0
+            };
+            let mut buffer = Buffer::filled(argument.element, &shape, poison);
+            if !argument.output {
+                for index in 0..buffer.len() {
+                    let value = random.uniform();
+                    let value = if argument.element.is_float() {
+                        value
+                    } else {
+                        (value * 8.0).round()
+                    };
+                    buffer.set(index, value);
+                }
+            }
+            buffer
+        })
+        .collect()
+}
+
+/// `__truncsfbf2`: f32 to bf16, rounding to nearest even. A bf16 return value travels in the low 16
+/// bits of xmm0, which is where an f32 with those bits puts it.
+extern "C" fn truncate_to_bf16(value: f32) -> f32 {
+    let bits = value.to_bits();
+    let rounded = if value.is_nan() {
+        0x7FC0
+    } else {
+        (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16
+    };
+    f32::from_bits(rounded)
+}
+
+/// A program lowered for the CPU and compiled by MLIR's execution engine.
+pub struct CpuProgram {
+    engine: ExecutionEngine,
+}
+
+impl CpuProgram {
+    /// Lowers `module` with the CPU reference pipeline and compiles it.
+    pub fn compile(context: &Context, module: &mut Module) -> Result<Self, String> {
+        let manager = PassManager::new(context);
+        parse_pass_pipeline(
+            manager.as_operation_pass_manager(),
+            tile_conversions::cpu::LLVM_PIPELINE,
+        )
+        .map_err(|error| error.to_string())?;
+        manager
+            .run(module)
+            .map_err(|_| "lowering for the CPU failed (see the errors above)".to_string())?;
+        let engine = ExecutionEngine::new(module, 2, &[], false, false);
+        // LLVM's x86 backend moves bf16 values through f32 registers and calls the compiler-rt
+        // conversion for it, which this process's libgcc does not have.
+        unsafe { engine.register_symbol("__truncsfbf2", truncate_to_bf16 as *mut ()) };
+        Ok(Self { engine })
+    }
+
+    /// Runs `name` on `buffers` (one per argument, in order).
+    pub fn run(&self, name: &str, buffers: &mut [Buffer]) -> Result<(), String> {
+        // The execution engine wraps every function as `_mlir_<name>(void **arguments)`.
+        let packed = self.engine.lookup(&format!("_mlir_{name}"));
+        if packed.is_null() {
+            return Err(format!("@{name} is missing from the JIT-compiled program"));
+        }
+        // The lowered signature takes each memref as (allocated, aligned, offset, sizes..., strides...);
+        // invoke_packed wants a pointer to each of those values.
+        let mut pointers: Vec<Box<*mut u8>> = Vec::new();
+        let mut integers: Vec<Box<i64>> = Vec::new();
+        let mut arguments: Vec<*mut ()> = Vec::new();
+        for buffer in buffers.iter_mut() {
+            let data = buffer.as_mut_ptr();
+            for _ in 0..2 {
+                pointers.push(Box::new(data));
+                arguments.push(
+                    pointers
+                        .last_mut()
+                        .map(|p| &mut **p as *mut *mut u8 as *mut ())
+                        .expect("pushed"),
+                );
+            }
+            let rank = buffer.shape.len();
+            let mut strides = vec![1i64; rank];
+            for dim in (0..rank.saturating_sub(1)).rev() {
+                strides[dim] = strides[dim + 1] * buffer.shape[dim + 1] as i64;
+            }
+            let scalars = std::iter::once(0i64)
+                .chain(buffer.shape.iter().map(|size| *size as i64))
+                .chain(strides);
+            for value in scalars {
+                integers.push(Box::new(value));
+                arguments.push(
+                    integers
+                        .last_mut()
+                        .map(|v| &mut **v as *mut i64 as *mut ())
+                        .expect("pushed"),
+                );
+            }
+        }
+        let function: unsafe extern "C" fn(*mut *mut ()) = unsafe { std::mem::transmute(packed) };
+        unsafe { function(arguments.as_mut_ptr()) };
+        Ok(())
+    }
+}
