@@ -86,10 +86,7 @@ type Failure<'c, 'a> = (OperationRef<'c, 'a>, String);
 fn host_function_name(kernel: OperationRef) -> String {
     let mut parent = kernel.parent_operation();
     while let Some(op) = parent {
-        if let Ok(name) = op
-            .attribute("sym_name")
-            .and_then(StringAttribute::try_from)
-        {
+        if let Ok(name) = op.attribute("sym_name").and_then(StringAttribute::try_from) {
             return name.value().to_owned();
         }
         parent = op.parent_operation();

@@ -130,7 +130,7 @@ pub fn host_functions(module: &Module) -> Result<Vec<Function>, String> {
             arguments.push(Argument {
                 element,
                 shape,
-                output: written[index],
+                output,
             });
         }
         functions.push(Function { name, arguments });
