@@ -1,0 +1,84 @@
+//! Sweeps every tile program the repository holds (lit inputs, examples, test programs) through every
+//! tile pass: each run must end with status 0 or 1 (a diagnostic), never a crash, an abort or a Rust
+//! panic (even a caught one is a bug: it means an internal error reached the user).
+
+mod common;
+
+use std::{path::Path, process::Command};
+
+const PASSES: &[&str] = &[
+    "--tile-canonicalize",
+    "--canonicalize",
+    "--convert-tile-to-cpu",
+    "--convert-tile-to-nvgpu",
+    "--pass-pipeline=builtin.module(tile-to-nvvm{chip=sm_90a})",
+];
+
+fn programs(root: &Path) -> Vec<std::path::PathBuf> {
+    let mut found = Vec::new();
+    for folder in ["lit", "examples", "test/programs"] {
+        let mut stack = vec![root.join(folder)];
+        while let Some(dir) = stack.pop() {
+            for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+                let path = entry.path();
+                if path.is_dir() && path.file_name().is_some_and(|name| name != "Output") {
+                    stack.push(path);
+                } else if path.extension().is_some_and(|ext| ext == "mlir") {
+                    found.push(path);
+                }
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+#[test]
+fn no_program_crashes_any_pass() {
+    let root = common::repo_root();
+    let tile_opt = std::env::current_exe()
+        .unwrap()
+        .parent()
+        .unwrap()
+        .parent()
+        .unwrap()
+        .join("tile-opt");
+    assert!(
+        tile_opt.exists(),
+        "build tile-opt first (the lit test builds it)"
+    );
+    let mut runs = 0;
+    let mut failures = Vec::new();
+    for program in programs(&root) {
+        for pass in PASSES {
+            let output = Command::new(&tile_opt)
+                .arg(&program)
+                .arg("--split-input-file")
+                .arg(pass)
+                .arg("-o")
+                .arg("/dev/null")
+                .output()
+                .expect("tile-opt runs");
+            runs += 1;
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            let status = output.status.code();
+            if !matches!(status, Some(0) | Some(1))
+                || stderr.contains("Stack dump")
+                || stderr.contains("panicked")
+            {
+                failures.push(format!(
+                    "{} {pass}: status {status:?}\n{}",
+                    program.display(),
+                    stderr.lines().take(5).collect::<Vec<_>>().join("\n")
+                ));
+            }
+        }
+    }
+    assert!(runs > 100, "the sweep found too few programs ({runs} runs)");
+    assert!(
+        failures.is_empty(),
+        "{} crashing runs:\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
+}
