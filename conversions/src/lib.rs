@@ -14,6 +14,7 @@
 #![deny(missing_docs)]
 
 pub mod cpu;
+pub mod gemm;
 pub mod nvgpu;
 pub mod pipelines;
 

@@ -14,10 +14,8 @@
 //! The text uses only typed upstream ops; values of the tile program (tile origins, epilogue bodies)
 //! come from the outlined functions of `outline.rs`.
 
-use super::{
-    config::{HopperConfig, SharedLayout, output_element_bytes},
-    plan::Scalar,
-};
+use super::config::{HopperConfig, SharedLayout, output_element_bytes};
+use crate::gemm::plan::Scalar;
 use std::fmt::Write;
 
 /// Names and helper functions the kernel text refers to.

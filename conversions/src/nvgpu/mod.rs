@@ -9,8 +9,8 @@
 mod config;
 mod emit;
 mod manifest;
-mod outline;
-mod plan;
+
+use crate::gemm::{outline, plan};
 
 use melior::{
     Context, ContextRef,
@@ -110,8 +110,21 @@ fn lower_kernel_in<'c, 'a>(
     kernel: OperationRef<'c, 'a>,
     index: usize,
 ) -> Result<(), Failure<'c, 'a>> {
-    let plan = plan::plan_gemm(kernel)
-        .map_err(|error| (error.op, format!("{} (chip {CHIP})", error.message)))?;
+    let threads = tile_dialect::ops::integer_attribute(&kernel, "threads").unwrap_or(0);
+    if threads % 128 != 0 || !(128..=512).contains(&threads) {
+        return Err((
+            kernel,
+            format!(
+                "expects 128, 256, 384 or 512 threads on {CHIP} (wgmma runs on warpgroups of 128 threads), but got {threads} (chip {CHIP})"
+            ),
+        ));
+    }
+    let plan = plan::plan_gemm(kernel).map_err(|error| {
+        (
+            error.op,
+            format!("{} (chip {CHIP})", error.message.replace("{chip}", CHIP)),
+        )
+    })?;
     let cannot = |message: String| (kernel, format!("cannot be lowered for {CHIP}: {message}"));
     for (global, role) in [
         (plan.a.global, "A"),

@@ -25,7 +25,8 @@ use tile_dialect::{
     ops::{constant_integer, copy_parts, integer_attribute, is_defined_inside, nested_ops},
 };
 
-/// A failure to plan: the op it concerns and the message.
+/// A failure to plan: the op it concerns and the message. Messages name the chip as `{chip}`; the
+/// target's lowering puts its chip there.
 pub struct PlanError<'c, 'a> {
     /// Where the diagnostic goes.
     pub op: OperationRef<'c, 'a>,
@@ -150,14 +151,6 @@ fn is_global(value: Value) -> bool {
 /// Plans the lowering of `kernel`, or says why the Hopper lowering cannot take it.
 pub fn plan_gemm<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Planned<'c, 'a, GemmPlan<'c, 'a>> {
     let threads = integer_attribute(&kernel, "threads").unwrap_or(0);
-    if threads % 128 != 0 || !(128..=512).contains(&threads) {
-        return fail(
-            kernel,
-            format!(
-                "expects 128, 256, 384 or 512 threads on sm_90a (wgmma runs on warpgroups of 128 threads), but got {threads}"
-            ),
-        );
-    }
     let grid: Vec<Value> = kernel.operands().collect();
     let params = captured_scalars(kernel)?;
     let mut accumulator = None;
@@ -173,7 +166,7 @@ pub fn plan_gemm<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Planned<'c, 'a, GemmPl
                 if accumulator.is_some() {
                     return fail(
                         op,
-                        "expects one fragment (the accumulator) per kernel in the sm_90a lowering",
+                        "expects one fragment (the accumulator) per kernel in the {chip} lowering",
                     );
                 }
                 accumulator = op.result(0).ok().map(Into::into);
@@ -183,7 +176,7 @@ pub fn plan_gemm<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Planned<'c, 'a, GemmPl
             "tile.pipelined" => {
                 return fail(
                     op,
-                    "expects one tile.pipelined loop per kernel in the sm_90a lowering",
+                    "expects one tile.pipelined loop per kernel in the {chip} lowering",
                 );
             }
             "tile.parallel" if main_loop.is_some() && output.is_none() => epilogue.push(op),
@@ -193,7 +186,7 @@ pub fn plan_gemm<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Planned<'c, 'a, GemmPl
                 return fail(
                     op,
                     format!(
-                        "cannot be lowered to sm_90a here: the Hopper lowering takes GEMM kernels (fill, one \
+                        "cannot be lowered to {{chip}} here: the {{chip}} lowering takes GEMM kernels (fill, one \
                      tile.pipelined loop of two copies and a tile.gemm, tile.parallel epilogues, one copy \
                      out), and {name} does not fit that shape"
                     ),
@@ -204,13 +197,13 @@ pub fn plan_gemm<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Planned<'c, 'a, GemmPl
     let Some(accumulator) = accumulator else {
         return fail(
             kernel,
-            "expects a tile.alloc_fragment accumulator for the sm_90a lowering",
+            "expects a tile.alloc_fragment accumulator for the {chip} lowering",
         );
     };
     let Some(loop_op) = main_loop else {
         return fail(
             kernel,
-            "expects a tile.pipelined main loop for the sm_90a lowering",
+            "expects a tile.pipelined main loop for the {chip} lowering",
         );
     };
     for fill in &fills {
@@ -222,7 +215,7 @@ pub fn plan_gemm<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Planned<'c, 'a, GemmPl
         if fill.operand(0).ok() != Some(accumulator) || !zero || !fill.is_before_in_block(loop_op) {
             return fail(
                 *fill,
-                "expects the only tile.fill to clear the accumulator to 0.0 before the main loop (other fills are not supported on sm_90a yet)",
+                "expects the only tile.fill to clear the accumulator to 0.0 before the main loop (other fills are not supported on {chip} yet)",
             );
         }
     }
@@ -285,7 +278,7 @@ fn captured_scalars<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Planned<'c, 'a, Vec
                 return fail(
                     op,
                     format!(
-                        "reads a host value of type {} inside the kernel; the sm_90a lowering passes index values and constants only",
+                        "reads a host value of type {} inside the kernel; the {{chip}} lowering passes index values and constants only",
                         operand.r#type()
                     ),
                 );
@@ -322,7 +315,7 @@ fn plan_main_loop<'c, 'a>(
 ) -> Planned<'c, 'a, LoopParts<'c, 'a>> {
     let bound = |index: usize| op.operand(index).ok().and_then(constant_integer);
     let Some(lower) = bound(0) else {
-        return fail(op, "expects a constant lower bound for the sm_90a lowering");
+        return fail(op, "expects a constant lower bound for the {chip} lowering");
     };
     let upper_value = op.operand(1).expect("verified loop");
     let upper = match (
@@ -334,7 +327,7 @@ fn plan_main_loop<'c, 'a>(
         (None, None) => {
             return fail(
                 op,
-                "expects an upper bound that is a constant or computed by the host, outside the kernel, for the sm_90a lowering",
+                "expects an upper bound that is a constant or computed by the host, outside the kernel, for the {chip} lowering",
             );
         }
     };
@@ -344,12 +337,12 @@ fn plan_main_loop<'c, 'a>(
         Some(1)
     };
     let Some(step) = step else {
-        return fail(op, "expects a constant step for the sm_90a lowering");
+        return fail(op, "expects a constant step for the {chip} lowering");
     };
     if step <= 0 {
         return fail(
             op,
-            "expects a positive constant step for the sm_90a lowering",
+            "expects a positive constant step for the {chip} lowering",
         );
     }
     let stages = integer_attribute(&op, "stages").unwrap_or(1);
@@ -365,7 +358,7 @@ fn plan_main_loop<'c, 'a>(
                 return fail(
                     inner,
                     format!(
-                        "cannot stand in the sm_90a main loop: expects two tile.copy loads and one tile.gemm, but got {name}"
+                        "cannot stand in the {{chip}} main loop: expects two tile.copy loads and one tile.gemm, but got {name}"
                     ),
                 );
             }
@@ -377,7 +370,7 @@ fn plan_main_loop<'c, 'a>(
     if gemm.has_attribute("transpose_a") {
         return fail(
             gemm,
-            "expects A as MxK on sm_90a (transpose_a is not supported yet); transpose the global tensor's view instead",
+            "expects A as MxK on {chip} (transpose_a is not supported yet); transpose the global tensor's view instead",
         );
     }
     let [a_shared, b_shared, c] =
@@ -391,7 +384,7 @@ fn plan_main_loop<'c, 'a>(
     if memory_level(a_shared.r#type()) != Some(MemoryLevel::Shared) {
         return fail(
             gemm,
-            "expects A in shared memory on sm_90a (A from a fragment is not supported yet)",
+            "expects A in shared memory on {chip} (A from a fragment is not supported yet)",
         );
     }
     let mut tiles: [Option<LoadedTile>; 2] = [None, None];
@@ -462,7 +455,7 @@ fn check_epilogue<'c, 'a>(
             "memref.load" | "memref.store" => {
                 return fail(
                     op,
-                    "expects epilogue loads and stores on the accumulator at the loop's own indices (i, j) for the sm_90a lowering",
+                    "expects epilogue loads and stores on the accumulator at the loop's own indices (i, j) for the {chip} lowering",
                 );
             }
             _ if is_scalar_arithmetic(&name) => {}
@@ -470,7 +463,7 @@ fn check_epilogue<'c, 'a>(
                 return fail(
                     op,
                     format!(
-                        "cannot stand in an sm_90a epilogue: expects arith and math ops, but got {name}"
+                        "cannot stand in a {{chip}} epilogue: expects arith and math ops, but got {name}"
                     ),
                 );
             }

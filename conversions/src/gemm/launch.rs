@@ -1,0 +1,74 @@
+//! Launch values: how the host recomputes, from its own arguments, the grid and the scalars a
+//! lowered kernel takes. Every target's manifest writes them the same way.
+
+use melior::ir::{
+    Value,
+    block::BlockArgument,
+    operation::{OperationLike, OperationResult},
+};
+use tile_dialect::ops::constant_integer;
+
+/// Host ops whose value a launcher can recompute from the host arguments.
+const HOST_OPS: &[&str] = &[
+    "arith.addi",
+    "arith.subi",
+    "arith.muli",
+    "arith.divui",
+    "arith.divsi",
+    "arith.ceildivui",
+    "arith.ceildivsi",
+    "arith.remui",
+    "arith.remsi",
+    "arith.minui",
+    "arith.maxui",
+    "arith.minsi",
+    "arith.maxsi",
+];
+
+/// Describes how the host computes `value` from its arguments, as JSON: a number, `{"dim":
+/// [argument, dimension]}` (a size of a tensor argument), `{"argument": n}` (a scalar argument), or
+/// `{"op": "arith.ceildivui", "args": [..]}`.
+pub fn host_expression(value: Value) -> Result<String, String> {
+    if let Some(constant) = constant_integer(value) {
+        return Ok(constant.to_string());
+    }
+    if let Ok(argument) = BlockArgument::try_from(value) {
+        return Ok(format!("{{\"argument\": {}}}", argument.argument_number()));
+    }
+    let owner = OperationResult::try_from(value)
+        .map_err(|_| "an unknown value".to_string())?
+        .owner();
+    let name = owner
+        .name()
+        .as_string_ref()
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    let operands: Vec<Value> = owner.operands().collect();
+    match name.as_str() {
+        "memref.dim" => {
+            let tensor = BlockArgument::try_from(operands[0])
+                .map_err(|_| "memref.dim of a tensor that is not a host argument".to_string())?;
+            let dim =
+                constant_integer(operands[1]).ok_or("memref.dim with a dynamic dimension index")?;
+            Ok(format!(
+                "{{\"dim\": [{}, {dim}]}}",
+                tensor.argument_number()
+            ))
+        }
+        "arith.index_cast" | "arith.index_castui" => host_expression(operands[0]),
+        _ if HOST_OPS.contains(&name.as_str()) => {
+            let args = operands
+                .into_iter()
+                .map(host_expression)
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok(format!(
+                "{{\"op\": \"{name}\", \"args\": [{}]}}",
+                args.join(", ")
+            ))
+        }
+        _ => Err(format!(
+            "a value computed by {name}, which a launcher cannot recompute"
+        )),
+    }
+}

@@ -1,0 +1,7 @@
+//! What every GPU lowering of the GEMM family shares: reading a `tile.kernel` into a [`plan::GemmPlan`]
+//! and recomputing the program's index and epilogue arithmetic inside an emitted kernel
+//! ([`outline`]). The targets differ only in the kernel they render from the plan.
+
+pub mod launch;
+pub mod outline;
+pub mod plan;
