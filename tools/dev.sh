@@ -52,17 +52,26 @@ examples() {
       local name
       name=$(basename "$example" .mlir)
       for manifest in "$out/$target/${name}"_[0-9]*_kernel.json; do
-        local ptx="${manifest%.json}.ptx"
-        printf '      %s: %s lines of PTX, %s wgmma, %s TMA loads, %s TMA stores, %s mbarrier waits\n' \
-          "$(basename "$ptx")" "$(wc -l < "$ptx")" "$(grep -c 'wgmma.mma_async' "$ptx")" \
-          "$(grep -c 'cp.async.bulk.tensor.2d.shared' "$ptx")" "$(grep -c 'cp.async.bulk.tensor.2d.global' "$ptx")" \
-          "$(grep -c 'mbarrier.try_wait' "$ptx")"
+        local code="${manifest%.json}"
+        if [ -f "$code.ptx" ]; then
+          code="$code.ptx"
+          printf '      %s: %s lines of PTX, %s wgmma, %s TMA loads, %s TMA stores, %s mbarrier waits\n' \
+            "$(basename "$code")" "$(wc -l < "$code")" "$(grep -c 'wgmma.mma_async' "$code")" \
+            "$(grep -c 'cp.async.bulk.tensor.2d.shared' "$code")" "$(grep -c 'cp.async.bulk.tensor.2d.global' "$code")" \
+            "$(grep -c 'mbarrier.try_wait' "$code")"
+        else
+          code="$code.s"
+          printf '      %s: %s lines of AMDGCN, %s mfma, %s LDS reads, %s LDS writes, %s wide global loads, scratch %s bytes\n' \
+            "$(basename "$code")" "$(wc -l < "$code")" "$(grep -c 'v_mfma' "$code")" "$(grep -c 'ds_read' "$code")" \
+            "$(grep -c 'ds_write' "$code")" "$(grep -c 'global_load_dwordx4' "$code")" \
+            "$(grep -m1 -o 'private_segment_fixed_size: [0-9]*' "$code" | grep -o '[0-9]*$')"
+        fi
         echo "      manifest: $(cut -c1-200 "$manifest")..."
       done
     done
   done
   rm -f "$out.log" "$out.canonical.mlir"
-  echo "==> outputs in target/examples/<target>/ (one .ptx and one .json launch manifest per kernel)"
+  echo "==> outputs in target/examples/<target>/ (per kernel: .ptx or AMDGCN .s, and a .json launch manifest)"
 }
 
 run_tests() {

@@ -3,16 +3,19 @@
 //! | flag | module | target |
 //! |------|--------|--------|
 //! | `convert-tile-to-nvgpu` | [`nvgpu`] | sm_90a: TMA, mbarrier rings, wgmma |
+//! | `convert-tile-to-amdgpu` | [`amdgpu`] | gfx942: LDS staging, register prefetch, mfma |
 //! | `convert-tile-to-cpu` | [`cpu`] | plain loops: the reference semantics |
 //!
 //! | pipeline | module | from tile IR to |
 //! |----------|--------|-----------------|
 //! | `tile-to-nvvm{chip=sm_90a}` | [`pipelines`] | `gpu.binary` with PTX |
+//! | `tile-to-rocdl{chip=gfx942}` | [`pipelines`] | `gpu.binary` with AMDGCN assembly |
 //!
 //! [`register_all`] registers these passes (and the tile passes) in MLIR's global registry.
 
 #![deny(missing_docs)]
 
+pub mod amdgpu;
 pub mod cpu;
 pub mod gemm;
 pub mod nvgpu;
@@ -23,6 +26,12 @@ pub fn register_all() {
     tile_passes::register_all();
     tile_dialect::register_pass(nvgpu::ARGUMENT, nvgpu::create_convert_tile_to_nvgpu_pass);
     tile_dialect::register_pass(cpu::ARGUMENT, cpu::create_convert_tile_to_cpu_pass);
+    tile_dialect::register_pass(amdgpu::ARGUMENT, amdgpu::create_convert_tile_to_amdgpu_pass);
+    tile_dialect::register_pipeline(
+        c"tile-to-rocdl",
+        c"Compile tile IR to a gpu.binary of AMDGCN assembly for an AMD chip (gfx942: mfma, LDS)",
+        pipelines::build_tile_to_rocdl,
+    );
     tile_dialect::register_pipeline(
         c"tile-to-nvvm",
         c"Compile tile IR to a gpu.binary of PTX for an NVIDIA chip (sm_90a: TMA, mbarrier, wgmma)",

@@ -36,6 +36,43 @@ pub fn build_tile_to_nvvm(manager: &OperationPassManager, chip: &str) {
     }
 }
 
+/// Chips `tile-to-rocdl` compiles for, with the passes after our lowering. LDS is addressed with the
+/// integer memory space 3 in the emitted kernel, which every conversion below maps the same way.
+const ROCDL_CHIPS: &[(&str, &str)] = &[(
+    "gfx942",
+    "rocdl-attach-target{chip=gfx942 O=3}, gpu.module(convert-vector-to-scf, convert-scf-to-cf, expand-strided-metadata, lower-affine, convert-amdgpu-to-rocdl{chipset=gfx942}, convert-vector-to-llvm, convert-gpu-to-rocdl{chipset=gfx942}, reconcile-unrealized-casts), gpu-module-to-binary{format=isa}",
+)];
+
+/// Returns the upstream passes that follow `convert-tile-to-amdgpu` for `chip`.
+pub fn rocdl_backend(chip: &str) -> Option<&'static str> {
+    ROCDL_CHIPS
+        .iter()
+        .find(|(name, _)| *name == chip)
+        .map(|(_, passes)| *passes)
+}
+
+/// Builds `tile-to-rocdl{chip}` into `manager`.
+pub fn build_tile_to_rocdl(manager: &OperationPassManager, chip: &str) {
+    let Some(backend) = rocdl_backend(chip) else {
+        manager.add_pass(unsupported_chip_pass(format!(
+            "tile-to-rocdl: chip {chip} is not supported yet; supported: {}",
+            ROCDL_CHIPS
+                .iter()
+                .map(|(name, _)| *name)
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
+        return;
+    };
+    let passes = format!(
+        "{},inline,canonicalize,cse,{backend}",
+        crate::amdgpu::ARGUMENT
+    );
+    if let Err(message) = add_pipeline(manager, &passes) {
+        manager.add_pass(unsupported_chip_pass(format!("tile-to-rocdl: {message}")));
+    }
+}
+
 #[repr(align(8))]
 struct PassId;
 static PASS_ID: PassId = PassId;

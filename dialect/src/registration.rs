@@ -223,3 +223,8 @@ pub fn add_pipeline(
 pub fn math_dialect() -> DialectHandle {
     unsafe { DialectHandle::from_raw(mlir_sys::mlirGetDialectHandle__math__()) }
 }
+
+/// Returns the handle of the upstream `amdgpu` dialect (the gfx942 lowering creates `amdgpu.mfma`).
+pub fn amdgpu_dialect() -> DialectHandle {
+    unsafe { DialectHandle::from_raw(mlir_sys::mlirGetDialectHandle__amdgpu__()) }
+}

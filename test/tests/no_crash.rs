@@ -12,6 +12,8 @@ const PASSES: &[&str] = &[
     "--convert-tile-to-cpu",
     "--convert-tile-to-nvgpu",
     "--pass-pipeline=builtin.module(tile-to-nvvm{chip=sm_90a})",
+    "--convert-tile-to-amdgpu",
+    "--pass-pipeline=builtin.module(tile-to-rocdl{chip=gfx942})",
 ];
 
 fn programs(root: &Path) -> Vec<std::path::PathBuf> {

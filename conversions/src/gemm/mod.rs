@@ -5,3 +5,4 @@
 pub mod launch;
 pub mod outline;
 pub mod plan;
+pub mod types;

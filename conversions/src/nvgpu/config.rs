@@ -2,6 +2,7 @@
 //! every shared tile (chosen so that TMA writes and wgmma reads agree), the tensor-map boxes and the
 //! shared-memory plan. Every limit of the chip is checked here, with a message that says what fits.
 
+use crate::gemm::types::{element_of, shape_of};
 use melior::ir::{ShapedTypeLike, Type, Value, ValueLike, r#type::MemRefType};
 use tile_dialect::element::Element;
 
@@ -73,27 +74,6 @@ pub struct HopperConfig {
     pub shared_bytes: i64,
 }
 
-fn shape(value: Value) -> Vec<i64> {
-    MemRefType::try_from(value.r#type())
-        .map(|memref| {
-            (0..memref.rank())
-                .map(|dim| {
-                    memref.dim_size(dim).map_or(-1, |size| match size {
-                        melior::ir::r#type::DimSize::Static(size) => size as i64,
-                        _ => -1,
-                    })
-                })
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-fn element(value: Value) -> Option<Element> {
-    MemRefType::try_from(value.r#type())
-        .ok()
-        .and_then(|memref| Element::of(memref.element()))
-}
-
 fn element_type<'c>(value: Value<'c, '_>) -> Option<Type<'c>> {
     MemRefType::try_from(value.r#type())
         .ok()
@@ -112,8 +92,8 @@ fn swizzle_for_row(row_bytes: i64) -> Option<i64> {
 /// TMA reads and writes global tensors whose rows (all strides but the innermost) are multiples of
 /// 16 bytes; a static shape that breaks this cannot be copied by TMA.
 pub fn check_tma_rows(global: Value, role: &str) -> Result<(), String> {
-    let dims = shape(global);
-    let bytes = element(global).map_or(2, output_element_bytes);
+    let dims = shape_of(global);
+    let bytes = element_of(global).map_or(2, output_element_bytes);
     match dims.last() {
         Some(&inner) if inner > 0 && (inner * bytes) % 16 != 0 => Err(format!(
             "expects global tensors whose rows are multiples of 16 bytes (a TMA requirement), but {role} ({}) has rows of {} bytes; pad its inner dimension to a multiple of {}",
@@ -134,7 +114,7 @@ pub fn configure(
     transpose_b: bool,
     stages: i64,
 ) -> Result<HopperConfig, String> {
-    let input = element(a_tile).ok_or("expects a tensor-core input type")?;
+    let input = element_of(a_tile).ok_or("expects a tensor-core input type")?;
     if !matches!(input, Element::F16 | Element::BF16) {
         return Err(format!(
             "expects f16 or bf16 inputs for wgmma on sm_90a, but got {input} (f8E4M3FN and i8 are not lowered yet)"
@@ -143,16 +123,16 @@ pub fn configure(
     if element_type(accumulator).map(|ty| ty.to_string()) != Some("f32".into()) {
         return Err("expects an f32 accumulator for wgmma on sm_90a".into());
     }
-    let output_element = element(output).ok_or("expects a result element type")?;
+    let output_element = element_of(output).ok_or("expects a result element type")?;
     if !matches!(output_element, Element::F16 | Element::BF16 | Element::F32) {
         return Err(format!(
             "expects an f16, bf16 or f32 result on sm_90a, but got {output_element}"
         ));
     }
-    let [bm, bk] = shape(a_tile)[..] else {
+    let [bm, bk] = shape_of(a_tile)[..] else {
         return Err("expects a 2-D A tile".into());
     };
-    let [bm_c, bn] = shape(accumulator)[..] else {
+    let [bm_c, bn] = shape_of(accumulator)[..] else {
         return Err("expects a 2-D accumulator".into());
     };
     debug_assert_eq!(bm, bm_c);

@@ -1,5 +1,6 @@
-//! `tile-compile INPUT.mlir --target sm_90a -o DIR`: one `.ptx` and one `.json` launch manifest per
-//! kernel, everything a launcher needs to run the kernels without MLIR.
+//! `tile-compile INPUT.mlir --target sm_90a|gfx942 -o DIR`: per kernel, its code (`.ptx` for NVIDIA,
+//! AMDGCN assembly `.s` for AMD) and a `.json` launch manifest, everything a launcher needs to run
+//! the kernels without MLIR.
 //!
 //! The pipeline: `convert-tile-to-nvgpu`, `inline`, `canonicalize`, `cse` (our lowering), then
 //! upstream `gpu-lower-to-nvvm-pipeline` down to PTX (`gpu-module-to-binary`, format `isa`).
@@ -23,7 +24,7 @@ struct Options {
     timing: bool,
 }
 
-const USAGE: &str = "usage: tile-compile INPUT.mlir --target sm_90a -o DIR [--timing]";
+const USAGE: &str = "usage: tile-compile INPUT.mlir --target sm_90a|gfx942 -o DIR [--timing]";
 
 fn parse_options() -> Result<Options, String> {
     let mut args = std::env::args().skip(1);
@@ -46,20 +47,36 @@ fn parse_options() -> Result<Options, String> {
     })
 }
 
-/// The upstream pipeline after our lowering, per target.
-fn backend_pipeline(target: &str) -> Result<String, String> {
-    match target {
-        "sm_90a" => Ok("builtin.module(gpu-lower-to-nvvm-pipeline{cubin-chip=sm_90a cubin-features=+ptx80 opt-level=3 cubin-format=isa})".into()),
-        "sm_80" | "gfx942" | "spirv" | "spirv-coopmat" => Err(format!(
-            "target {target} is not supported yet: the only lowering so far is sm_90a (Hopper: TMA, mbarrier, wgmma)"
+/// What one target compiles with: our lowering, the upstream passes after it, and the extension of
+/// the code it writes (PTX, or AMDGCN assembly).
+struct Target {
+    lowering: &'static str,
+    backend: String,
+    extension: &'static str,
+}
+
+fn target(name: &str) -> Result<Target, String> {
+    match name {
+        "sm_90a" => Ok(Target {
+            lowering: tile_conversions::nvgpu::ARGUMENT,
+            backend: "gpu-lower-to-nvvm-pipeline{cubin-chip=sm_90a cubin-features=+ptx80 opt-level=3 cubin-format=isa}".into(),
+            extension: "ptx",
+        }),
+        "gfx942" => Ok(Target {
+            lowering: tile_conversions::amdgpu::ARGUMENT,
+            backend: tile_conversions::pipelines::rocdl_backend("gfx942").expect("gfx942 is supported").into(),
+            extension: "s",
+        }),
+        "sm_80" | "spirv" | "spirv-coopmat" => Err(format!(
+            "target {name} is not supported yet: the lowerings so far are sm_90a (Hopper: TMA, mbarrier, wgmma) and gfx942 (CDNA3: LDS, mfma)"
         )),
-        _ => Err(format!("unknown target {target}: expected sm_90a")),
+        _ => Err(format!("unknown target {name}: expected sm_90a or gfx942")),
     }
 }
 
 fn run(options: &Options) -> Result<usize, String> {
     let started = Instant::now();
-    let backend = backend_pipeline(&options.target)?;
+    let target = target(&options.target)?;
     let registry = DialectRegistry::new();
     register_all_dialects(&registry);
     tile_dialect::register(&registry);
@@ -89,7 +106,10 @@ fn run(options: &Options) -> Result<usize, String> {
     let lowering = PassManager::new(&context);
     parse_pass_pipeline(
         lowering.as_operation_pass_manager(),
-        "builtin.module(convert-tile-to-nvgpu, inline, canonicalize, cse)",
+        &format!(
+            "builtin.module({}, inline, canonicalize, cse)",
+            target.lowering
+        ),
     )
     .map_err(|error| error.to_string())?;
     lowering.run(&mut module).map_err(|_| {
@@ -119,8 +139,11 @@ fn run(options: &Options) -> Result<usize, String> {
     }
 
     let backend_manager = PassManager::new(&context);
-    parse_pass_pipeline(backend_manager.as_operation_pass_manager(), &backend)
-        .map_err(|error| error.to_string())?;
+    parse_pass_pipeline(
+        backend_manager.as_operation_pass_manager(),
+        &format!("builtin.module({})", target.backend),
+    )
+    .map_err(|error| error.to_string())?;
     backend_manager.run(&mut module).map_err(|_| {
         format!(
             "{}: code generation for {} failed (see the errors above)",
@@ -147,12 +170,12 @@ fn run(options: &Options) -> Result<usize, String> {
             let path = options.output.join(format!("{entry}.{extension}"));
             std::fs::write(&path, text).map_err(|error| format!("{}: {error}", path.display()))
         };
-        write("ptx", ptx)?;
+        write(target.extension, ptx)?;
         write("json", manifest)?;
     }
     if options.timing {
         eprintln!(
-            "tile-compile: parse {:.1} ms, tile lowering {:.1} ms, upstream to PTX {:.1} ms, total {:.1} ms",
+            "tile-compile: parse {:.1} ms, tile lowering {:.1} ms, upstream to code {:.1} ms, total {:.1} ms",
             parsed.as_secs_f64() * 1e3,
             (lowered - parsed).as_secs_f64() * 1e3,
             (generated - lowered).as_secs_f64() * 1e3,

@@ -1,0 +1,455 @@
+//! Renders the gfx942 kernel of one GEMM plan in upstream `gpu`/`amdgpu`/`vector` ops.
+//!
+//! ```text
+//! prefetch:  every thread loads its 8-element vectors of A and B for step 0 (global -> registers;
+//!            vectors that reach past a tensor's end are read masked, zeros outside)
+//! loop it:   barrier; registers -> LDS (A as rows, B transposed to K-contiguous rows);
+//!            barrier; load step it+1 into registers (in flight during the MMAs);
+//!            per K slice: ds_read the mfma operands of each wave tile; amdgpu.mfma
+//! epilogue:  accumulator lanes -> epilogue function -> convert -> guarded global stores
+//! ```
+
+use super::config::AmdConfig;
+use crate::gemm::plan::Scalar;
+use std::fmt::Write;
+
+/// Names the kernel text refers to.
+pub struct Names<'n> {
+    /// The `gpu.module` symbol.
+    pub module: &'n str,
+    /// The kernel symbol.
+    pub kernel: &'n str,
+    /// `(block indices..., k, params...) -> (a origin, b origin)`.
+    pub load_origin: &'n str,
+    /// `(block indices..., params...) -> c origin`.
+    pub store_origin: &'n str,
+    /// `(v, i, j, params...) -> v'`, when there is an epilogue.
+    pub epilogue: Option<&'n str>,
+}
+
+/// The kernel's interface: the global tensors' types and the loop.
+pub struct Interface {
+    /// Types of A, B and the result, as written in the host function.
+    pub globals: [String; 3],
+    /// Block indices the program uses.
+    pub block_dims: usize,
+    /// Host-computed index parameters.
+    pub params: usize,
+    /// Lower bound, step, upper bound of the main loop.
+    pub main_loop: (i64, i64, Scalar),
+}
+
+struct Text {
+    out: String,
+    next: usize,
+}
+
+impl Text {
+    fn fresh(&mut self, stem: &str) -> String {
+        self.next += 1;
+        format!("%{stem}{}", self.next)
+    }
+
+    fn line(&mut self, line: impl AsRef<str>) {
+        self.out.push_str("      ");
+        self.out.push_str(line.as_ref());
+        self.out.push('\n');
+    }
+
+    fn let_(&mut self, stem: &str, op: impl AsRef<str>) -> String {
+        let name = self.fresh(stem);
+        self.line(format!("{name} = {}", op.as_ref()));
+        name
+    }
+
+    fn index(&mut self, value: i64) -> String {
+        self.let_("c", format!("arith.constant {value} : index"))
+    }
+
+    fn binary(&mut self, op: &str, a: &str, b: &str) -> String {
+        self.let_("v", format!("arith.{op} {a}, {b} : index"))
+    }
+}
+
+/// Renders the `gpu.module` holding the kernel (and `helpers`, the outlined functions).
+pub fn render_module(
+    config: &AmdConfig,
+    names: &Names,
+    interface: &Interface,
+    helpers: &str,
+) -> String {
+    let mut t = Text {
+        out: String::new(),
+        next: 0,
+    };
+    let input = config.input.name();
+    let output = config.output.name();
+    let [a_type, b_type, c_type] = &interface.globals;
+    let lds_a = format!("memref<{}x{}x{input}, 3>", config.bm, config.lds_row);
+    let lds_b = format!("memref<{}x{}x{input}, 3>", config.bn, config.lds_row);
+    let vec8 = format!("vector<8x{input}>");
+    let vec4 = format!("vector<4x{input}>");
+    let acc = format!("vector<{}xf32>", config.mfma.accumulators);
+
+    let c0 = t.index(0);
+    let c1 = t.index(1);
+    let tid = t.let_("tid", "gpu.thread_id x");
+    let blocks: Vec<String> = ["x", "y", "z"][..interface.block_dims]
+        .iter()
+        .map(|dim| t.let_("bid", format!("gpu.block_id {dim}")))
+        .collect();
+    let sizes: Vec<String> = (0..interface.params)
+        .map(|index| format!("%param{index}"))
+        .collect();
+    let size_args: String = sizes.iter().map(|size| format!(", {size}")).collect();
+    let size_types: String = sizes.iter().map(|_| ", index").collect();
+    let pad = t.let_("pad", format!("arith.constant 0.0 : {input}"));
+    let c64 = t.index(64);
+    let lane = t.binary("remui", &tid, &c64);
+    let wave = t.binary("divui", &tid, &c64);
+    let waves_n = t.index(config.waves.1);
+    let wave_m = t.binary("divui", &wave, &waves_n);
+    let wave_n = t.binary("remui", &wave, &waves_n);
+    let wave_rows = t.index(config.wave_tile.0);
+    let wave_cols = t.index(config.wave_tile.1);
+    let wave_row0 = t.binary("muli", &wave_m, &wave_rows);
+    let wave_col0 = t.binary("muli", &wave_n, &wave_cols);
+    let dims = |t: &mut Text, tensor: &str, ty: &str| -> (String, String) {
+        let zero = t.index(0);
+        let one = t.index(1);
+        (
+            t.let_("dim", format!("memref.dim {tensor}, {zero} : {ty}")),
+            t.let_("dim", format!("memref.dim {tensor}, {one} : {ty}")),
+        )
+    };
+    let a_dims = dims(&mut t, "%A", a_type);
+    let b_dims = dims(&mut t, "%B", b_type);
+    let c_dims = dims(&mut t, "%C", c_type);
+
+    let (lower, step, upper) = interface.main_loop;
+    let trips = match upper {
+        Scalar::Const(upper) => t.index(if upper > lower {
+            (upper - lower + step - 1) / step
+        } else {
+            0
+        }),
+        Scalar::Param(index) => {
+            let lo = t.index(lower);
+            let st = t.index(step);
+            let span = t.binary("subi", &sizes[index], &lo);
+            let count = t.binary("ceildivsi", &span, &st);
+            t.binary("maxsi", &count, &c0)
+        }
+    };
+
+    // The 8-element vectors this thread moves: (slot, tile row, tile column) for A and for B, where
+    // B's (row, column) is in the global layout (KxN, or NxK with transpose_b).
+    let (a_slots, b_slots) = config.vectors_per_thread();
+    let threads = t.index(config.threads);
+    let slot_position = |t: &mut Text, slot: i64, per_row: i64| -> (String, String) {
+        let offset = t.index(slot * config.threads);
+        let index = t.binary("addi", &tid, &offset);
+        let _ = &threads;
+        let width = t.index(per_row);
+        let row = t.binary("divui", &index, &width);
+        let column_vector = t.binary("remui", &index, &width);
+        let eight = t.index(8);
+        let column = t.binary("muli", &column_vector, &eight);
+        (row, column)
+    };
+    let b_global_row_width = if config.transpose_b {
+        config.bk / 8
+    } else {
+        config.bn / 8
+    };
+
+    // Global -> registers for iteration `iteration`: returns the vectors, A's then B's.
+    let load = |t: &mut Text, iteration: &str| -> Vec<String> {
+        let st = t.index(step);
+        let lo = t.index(lower);
+        let scaled = t.binary("muli", iteration, &st);
+        let k = t.binary("addi", &scaled, &lo);
+        let args: Vec<&str> = blocks
+            .iter()
+            .map(String::as_str)
+            .chain([k.as_str()])
+            .chain(sizes.iter().map(String::as_str))
+            .collect();
+        let origin = t.fresh("origin");
+        t.line(format!(
+            "{origin}:4 = func.call @{}({}) : ({}) -> (index, index, index, index)",
+            names.load_origin,
+            args.join(", "),
+            vec!["index"; args.len()].join(", ")
+        ));
+        let mut vectors = Vec::new();
+        let mut read = |t: &mut Text,
+                        tensor: &str,
+                        ty: &str,
+                        dims: &(String, String),
+                        origin_row: String,
+                        origin_col: String,
+                        row: &str,
+                        col: &str| {
+            let r = t.binary("addi", &origin_row, row);
+            let c = t.binary("addi", &origin_col, col);
+            let eight = t.index(8);
+            let end = t.binary("addi", &c, &eight);
+            let row_in = t.let_("in", format!("arith.cmpi ult, {r}, {} : index", dims.0));
+            let col_in = t.let_("in", format!("arith.cmpi ule, {end}, {} : index", dims.1));
+            let inside = t.let_("in", format!("arith.andi {row_in}, {col_in} : i1"));
+            let value = t.fresh("vec");
+            t.line(format!("{value} = scf.if {inside} -> ({vec8}) {{"));
+            let fast = t.let_(
+                "vec",
+                format!("vector.load {tensor}[{r}, {c}] : {ty}, {vec8}"),
+            );
+            t.line(format!("scf.yield {fast} : {vec8}"));
+            t.line("} else {");
+            let masked = t.let_(
+                "vec",
+                format!("vector.transfer_read {tensor}[{r}, {c}], {pad} : {ty}, {vec8}"),
+            );
+            t.line(format!("scf.yield {masked} : {vec8}"));
+            t.line("}");
+            vectors.push(value);
+        };
+        for slot in 0..a_slots {
+            let (row, col) = slot_position(t, slot, config.bk / 8);
+            read(
+                t,
+                "%A",
+                a_type,
+                &a_dims,
+                format!("{origin}#0"),
+                format!("{origin}#1"),
+                &row,
+                &col,
+            );
+        }
+        for slot in 0..b_slots {
+            let (row, col) = slot_position(t, slot, b_global_row_width);
+            read(
+                t,
+                "%B",
+                b_type,
+                &b_dims,
+                format!("{origin}#2"),
+                format!("{origin}#3"),
+                &row,
+                &col,
+            );
+        }
+        vectors
+    };
+
+    // Registers -> LDS: A row-major; B as K-contiguous rows (transposed unless B is already NxK).
+    let store = |t: &mut Text, vectors: &[String]| {
+        for (slot, vector) in vectors[..a_slots as usize].iter().enumerate() {
+            let (row, col) = slot_position(t, slot as i64, config.bk / 8);
+            t.line(format!(
+                "vector.store {vector}, %lds_a[{row}, {col}] : {lds_a}, {vec8}"
+            ));
+        }
+        for (slot, vector) in vectors[a_slots as usize..].iter().enumerate() {
+            let (row, col) = slot_position(t, slot as i64, b_global_row_width);
+            if config.transpose_b {
+                t.line(format!(
+                    "vector.store {vector}, %lds_b[{row}, {col}] : {lds_b}, {vec8}"
+                ));
+            } else {
+                for element in 0..8 {
+                    let value = t.let_(
+                        "x",
+                        format!("vector.extract {vector}[{element}] : {input} from {vec8}"),
+                    );
+                    let shift = t.index(element);
+                    let n = t.binary("addi", &col, &shift);
+                    t.line(format!(
+                        "memref.store {value}, %lds_b[{n}, {row}] : {lds_b}"
+                    ));
+                }
+            }
+        }
+    };
+
+    // The MMAs: lane l reads row l % size of its tile, K elements 4 * (l / size) .. + 4.
+    let size = t.index(config.mfma.size);
+    let lane_row = t.binary("remui", &lane, &size);
+    let lane_k_group = t.binary("divui", &lane, &size);
+    let four = t.index(4);
+    let lane_k = t.binary("muli", &lane_k_group, &four);
+    let prefetch = load(&mut t, &c0);
+    let (tiles_m, tiles_n) = config.tiles();
+    let accumulators = (tiles_m * tiles_n) as usize;
+    let zero = t.let_("zero", format!("arith.constant dense<0.0> : {acc}"));
+    let results = t.fresh("res");
+    let iterator = t.fresh("it");
+    let carried_acc: Vec<String> = (0..accumulators).map(|_| t.fresh("acc")).collect();
+    let carried_vec: Vec<String> = (0..prefetch.len()).map(|_| t.fresh("pre")).collect();
+    let mut inits: Vec<String> = carried_acc
+        .iter()
+        .map(|name| format!("{name} = {zero}"))
+        .collect();
+    inits.extend(
+        carried_vec
+            .iter()
+            .zip(&prefetch)
+            .map(|(name, value)| format!("{name} = {value}")),
+    );
+    let mut types: Vec<&str> = vec![acc.as_str(); accumulators];
+    types.extend(vec![vec8.as_str(); prefetch.len()]);
+    let total = types.len();
+    t.line(format!(
+        "{results}:{total} = scf.for {iterator} = {c0} to {trips} step {c1} iter_args({}) -> ({}) {{",
+        inits.join(", "),
+        types.join(", ")
+    ));
+    t.line("gpu.barrier");
+    store(&mut t, &carried_vec);
+    t.line("gpu.barrier");
+    let next = t.binary("addi", &iterator, &c1);
+    let has_next = t.let_("more", format!("arith.cmpi ult, {next}, {trips} : index"));
+    let fetched = t.fresh("next");
+    let vec_types = vec![vec8.as_str(); prefetch.len()].join(", ");
+    t.line(format!(
+        "{fetched}:{} = scf.if {has_next} -> ({vec_types}) {{",
+        prefetch.len()
+    ));
+    let loaded = load(&mut t, &next);
+    t.line(format!("scf.yield {} : {vec_types}", loaded.join(", ")));
+    t.line("} else {");
+    t.line(format!(
+        "scf.yield {} : {vec_types}",
+        carried_vec.join(", ")
+    ));
+    t.line("}");
+    // The MMAs read the operands loaded above the loop's header.
+    let mut updated = carried_acc.clone();
+    for slice in 0..config.bk / config.mfma.k {
+        let slice_k = t.index(slice * config.mfma.k);
+        let k = t.binary("addi", &slice_k, &lane_k);
+        let a_operands: Vec<String> = (0..tiles_m)
+            .map(|tm| {
+                let shift = t.index(tm * config.mfma.size);
+                let base = t.binary("addi", &wave_row0, &shift);
+                let row = t.binary("addi", &base, &lane_row);
+                t.let_(
+                    "a",
+                    format!("vector.load %lds_a[{row}, {k}] : {lds_a}, {vec4}"),
+                )
+            })
+            .collect();
+        let b_operands: Vec<String> = (0..tiles_n)
+            .map(|tn| {
+                let shift = t.index(tn * config.mfma.size);
+                let base = t.binary("addi", &wave_col0, &shift);
+                let row = t.binary("addi", &base, &lane_row);
+                t.let_(
+                    "b",
+                    format!("vector.load %lds_b[{row}, {k}] : {lds_b}, {vec4}"),
+                )
+            })
+            .collect();
+        for tm in 0..tiles_m as usize {
+            for tn in 0..tiles_n as usize {
+                let slot = tm * tiles_n as usize + tn;
+                updated[slot] = t.let_(
+                    "mma",
+                    format!(
+                        "amdgpu.mfma {s}x{s}x{k} {} * {} + {} blgp = none : {vec4}, {vec4}, {acc}",
+                        a_operands[tm],
+                        b_operands[tn],
+                        updated[slot],
+                        s = config.mfma.size,
+                        k = config.mfma.k
+                    ),
+                );
+            }
+        }
+    }
+    let fetched_values: Vec<String> = (0..prefetch.len())
+        .map(|i| format!("{fetched}#{i}"))
+        .collect();
+    t.line(format!(
+        "scf.yield {}, {} : {}",
+        updated.join(", "),
+        fetched_values.join(", "),
+        types.join(", ")
+    ));
+    t.line("}");
+
+    // Epilogue. 32x32: accumulator v of lane l is row 8*(v/4) + 4*(l/32) + v%4, column l%32;
+    // 16x16: row 4*(l/16) + v, column l%16.
+    let origin = t.fresh("corigin");
+    t.line(format!(
+        "{origin}:2 = func.call @{}({}{size_args}) : ({}{size_types}) -> (index, index)",
+        names.store_origin,
+        blocks.join(", "),
+        vec!["index"; blocks.len()].join(", ")
+    ));
+    let group_rows = t.binary("muli", &lane_k_group, &four);
+    for tm in 0..tiles_m {
+        for tn in 0..tiles_n {
+            let slot = (tm * tiles_n + tn) as usize;
+            let value = format!("{results}#{slot}");
+            let col_shift = t.index(tn * config.mfma.size);
+            let col_base = t.binary("addi", &wave_col0, &col_shift);
+            let col = t.binary("addi", &col_base, &lane_row);
+            for v in 0..config.mfma.accumulators {
+                let within = if config.mfma.size == 32 {
+                    8 * (v / 4) + v % 4
+                } else {
+                    v
+                };
+                let row_shift = t.index(tm * config.mfma.size + within);
+                let row_base = t.binary("addi", &wave_row0, &row_shift);
+                let row = t.binary("addi", &row_base, &group_rows);
+                let mut element =
+                    t.let_("r", format!("vector.extract {value}[{v}] : f32 from {acc}"));
+                if let Some(epilogue) = names.epilogue {
+                    element = t.let_(
+                        "r",
+                        format!("func.call @{epilogue}({element}, {row}, {col}{size_args}) : (f32, index, index{size_types}) -> f32"),
+                    );
+                }
+                if config.output.name() != "f32" {
+                    element = t.let_("r", format!("arith.truncf {element} : f32 to {output}"));
+                }
+                let global_row = t.binary("addi", &format!("{origin}#0"), &row);
+                let global_col = t.binary("addi", &format!("{origin}#1"), &col);
+                let row_in = t.let_(
+                    "in",
+                    format!("arith.cmpi ult, {global_row}, {} : index", c_dims.0),
+                );
+                let col_in = t.let_(
+                    "in",
+                    format!("arith.cmpi ult, {global_col}, {} : index", c_dims.1),
+                );
+                let inside = t.let_("in", format!("arith.andi {row_in}, {col_in} : i1"));
+                t.line(format!("scf.if {inside} {{"));
+                t.line(format!(
+                    "memref.store {element}, %C[{global_row}, {global_col}] : {c_type}"
+                ));
+                t.line("}");
+            }
+        }
+    }
+    t.line("gpu.return");
+
+    let mut module = String::new();
+    let _ = writeln!(module, "module attributes {{gpu.container_module}} {{");
+    let _ = writeln!(module, "  gpu.module @{} {{", names.module);
+    module.push_str(helpers);
+    let params: String = (0..interface.params)
+        .map(|index| format!(", %param{index}: index"))
+        .collect();
+    let _ = writeln!(
+        module,
+        "    gpu.func @{}(%A: {a_type}, %B: {b_type}, %C: {c_type}{params}) workgroup(%lds_a: {lds_a}, %lds_b: {lds_b}) kernel attributes {{known_block_size = array<i32: {}, 1, 1>}} {{",
+        names.kernel, config.threads
+    );
+    module.push_str(&t.out);
+    let _ = writeln!(module, "    }}\n  }}\n}}");
+    module
+}

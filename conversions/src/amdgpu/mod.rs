@@ -1,0 +1,262 @@
+//! `convert-tile-to-amdgpu`: tile GEMM kernels to CDNA3 (gfx942) kernels in `gpu`/`amdgpu`/`vector`.
+//!
+//! Shares the reading of the program ([`crate::gemm::plan`]) and the recomputation of its index and
+//! epilogue arithmetic ([`crate::gemm::outline`]) with the Hopper lowering; [`config`] picks the
+//! wave split, the mfma shape and the LDS plan, [`emit`] renders the kernel. The kernel replaces the
+//! `tile.kernel` as a `gpu.module` whose `tile.manifest` attribute is the launch manifest.
+
+pub mod config;
+mod emit;
+
+use crate::gemm::{launch::host_expression, outline, plan};
+use melior::{
+    Context, ContextRef,
+    ir::{
+        Attribute, BlockLike, Module, RegionLike, ValueLike,
+        attribute::StringAttribute,
+        block::BlockArgument,
+        operation::{OperationLike, OperationMutLike, OperationRef},
+        r#type::TypeId,
+    },
+    pass::{ExternalPass, Pass, RunExternalPass, create_external},
+};
+use tile_dialect::{
+    diagnostics::emit_error,
+    ops::{clone_detached, find_ops, integer_attribute, set_attribute, with_context},
+};
+
+/// The pass's flag.
+pub const ARGUMENT: &str = "convert-tile-to-amdgpu";
+/// The chip this lowering targets.
+pub const CHIP: &str = "gfx942";
+
+#[repr(align(8))]
+struct PassId;
+static PASS_ID: PassId = PassId;
+
+#[derive(Clone)]
+struct ConvertTileToAmdgpu;
+
+impl<'c> RunExternalPass<'c> for ConvertTileToAmdgpu {
+    fn initialize(&mut self, _context: ContextRef<'c>) {}
+
+    fn run(&mut self, module: OperationRef<'c, '_>, pass: ExternalPass<'_>) {
+        tile_passes::guard::run_guarded(ARGUMENT, module, pass, lower_module);
+    }
+}
+
+/// Creates the `convert-tile-to-amdgpu` pass (on `builtin.module`).
+pub fn create_convert_tile_to_amdgpu_pass() -> Pass {
+    let mut dialects = tile_dialect::registration::gpu_lowering_dialects();
+    dialects.push(tile_dialect::registration::amdgpu_dialect());
+    create_external(
+        ConvertTileToAmdgpu,
+        TypeId::create(&PASS_ID),
+        "ConvertTileToAmdgpu",
+        ARGUMENT,
+        "Lower tile GEMM kernels to gfx942 kernels: LDS staging with register prefetch feeding mfma (gpu/amdgpu)",
+        "builtin.module",
+        &dialects,
+    )
+}
+
+fn lower_module(module: OperationRef) -> Result<(), String> {
+    let mut failed = false;
+    for (index, kernel) in find_ops(module, "tile.kernel").into_iter().enumerate() {
+        if let Err((op, message)) = with_context(kernel, |context| {
+            lower_kernel(context, module, kernel, index)
+        }) {
+            let name = op.name();
+            emit_error(
+                op.location(),
+                &format!(
+                    "'{}' op {message}",
+                    name.as_string_ref().as_str().unwrap_or("?")
+                ),
+            );
+            failed = true;
+        }
+    }
+    // The errors are already at the ops they concern.
+    if failed { Err(String::new()) } else { Ok(()) }
+}
+
+type Failure<'c, 'a> = (OperationRef<'c, 'a>, String);
+
+fn host_function_name(kernel: OperationRef) -> String {
+    let mut parent = kernel.parent_operation();
+    while let Some(op) = parent {
+        if let Ok(name) = op.attribute("sym_name").and_then(StringAttribute::try_from) {
+            return name.value().to_owned();
+        }
+        parent = op.parent_operation();
+    }
+    "kernel".into()
+}
+
+fn manifest(
+    plan: &plan::GemmPlan,
+    config: &config::AmdConfig,
+    entry: &str,
+) -> Result<String, String> {
+    let mut grid = plan
+        .grid
+        .iter()
+        .map(|size| host_expression(*size))
+        .collect::<Result<Vec<_>, _>>()?;
+    grid.resize(3, "1".into());
+    let mut params = Vec::new();
+    for (role, value) in [
+        ("A", plan.a.global),
+        ("B", plan.b.global),
+        ("C", plan.output.global),
+    ] {
+        let argument = BlockArgument::try_from(value)
+            .map(|argument| argument.argument_number() as i64)
+            .unwrap_or(-1);
+        params.push(format!(
+            "{{\"role\": \"{role}\", \"kind\": \"memref\", \"host_argument\": {argument}, \"type\": \"{}\"}}",
+            value.r#type()
+        ));
+    }
+    for param in &plan.params {
+        params.push(format!(
+            "{{\"role\": \"size\", \"kind\": \"scalar\", \"type\": \"index\", \"value\": {}}}",
+            host_expression(*param)?
+        ));
+    }
+    Ok(format!(
+        "{{\"entry\": \"{entry}\", \"chip\": \"{CHIP}\", \"block\": [{}, 1, 1], \"grid\": [{}], \"lds_bytes\": {}, \"params\": [{}], \"calling_convention\": \"mlir memref descriptors (allocated, aligned, offset, sizes, strides) per memref\", \"tile\": {{\"m\": {}, \"n\": {}, \"k\": {}, \"waves\": [{}, {}], \"mfma\": \"{}x{}x{}\"}}}}",
+        config.threads,
+        grid.join(", "),
+        config.lds_bytes,
+        params.join(", "),
+        config.bm,
+        config.bn,
+        config.bk,
+        config.waves.0,
+        config.waves.1,
+        config.mfma.size,
+        config.mfma.size,
+        config.mfma.k
+    ))
+}
+
+fn lower_kernel<'c, 'a>(
+    context: &'c Context,
+    module: OperationRef<'c, 'a>,
+    kernel: OperationRef<'c, 'a>,
+    index: usize,
+) -> Result<(), Failure<'c, 'a>> {
+    let plan = plan::plan_gemm(kernel).map_err(|error| {
+        (
+            error.op,
+            format!("{} (chip {CHIP})", error.message.replace("{chip}", CHIP)),
+        )
+    })?;
+    let cannot = |message: String| (kernel, format!("cannot be lowered for {CHIP}: {message}"));
+    let threads = integer_attribute(&kernel, "threads").unwrap_or(0);
+    let config = config::configure(
+        threads,
+        plan.a.shared,
+        plan.accumulator,
+        plan.output.global,
+        plan.transpose_b,
+    )
+    .map_err(|message| {
+        (
+            plan.main_loop.op,
+            format!("cannot be lowered for {CHIP}: {message}"),
+        )
+    })?;
+    let stem = format!("{}_{index}", host_function_name(kernel));
+    let kernel_name = format!("{stem}_kernel");
+    let manifest = manifest(&plan, &config, &kernel_name).map_err(|message| {
+        cannot(format!(
+            "the launch needs {message}; compute grid sizes and loop bounds from constants, tensor sizes (memref.dim) and integer arithmetic"
+        ))
+    })?;
+    let (load_origin, store_origin, epilogue) = (
+        format!("{stem}_load_origin"),
+        format!("{stem}_store_origin"),
+        format!("{stem}_epilogue"),
+    );
+    let mut tile_inputs = plan.block_indices.clone();
+    tile_inputs.extend(&plan.params);
+    let mut loop_inputs = plan.block_indices.clone();
+    loop_inputs.push(plan.main_loop.induction);
+    loop_inputs.extend(&plan.params);
+    let roots: Vec<_> = plan
+        .a
+        .offsets
+        .iter()
+        .chain(&plan.b.offsets)
+        .copied()
+        .collect();
+    let mut helpers =
+        outline::slice_function(context, &load_origin, &loop_inputs, &roots).map_err(cannot)?;
+    helpers += &outline::slice_function(context, &store_origin, &tile_inputs, &plan.output.offsets)
+        .map_err(cannot)?;
+    if !plan.epilogue.is_empty() {
+        helpers += &outline::epilogue_function(context, &epilogue, &plan.epilogue, &plan.params)
+            .map_err(cannot)?;
+    }
+    let names = emit::Names {
+        module: &format!("{stem}_module"),
+        kernel: &kernel_name,
+        load_origin: &load_origin,
+        store_origin: &store_origin,
+        epilogue: (!plan.epilogue.is_empty()).then_some(epilogue.as_str()),
+    };
+    let interface = emit::Interface {
+        globals: [plan.a.global, plan.b.global, plan.output.global]
+            .map(|value| value.r#type().to_string()),
+        block_dims: plan.block_indices.len(),
+        params: plan.params.len(),
+        main_loop: (
+            plan.main_loop.lower,
+            plan.main_loop.step,
+            plan.main_loop.upper,
+        ),
+    };
+    let text = emit::render_module(&config, &names, &interface, &helpers);
+    if std::env::var_os("TILE_DUMP_KERNEL").is_some() {
+        eprintln!("{text}");
+    }
+    let parsed = Module::parse(context, &text).ok_or_else(|| {
+        cannot(
+            "internal error: the emitted kernel does not parse (set TILE_DUMP_KERNEL=1 to see it)"
+                .into(),
+        )
+    })?;
+    let gpu_module = parsed
+        .body()
+        .first_operation()
+        .ok_or_else(|| cannot("internal error: empty kernel module".into()))?;
+    outline::inline_helpers(
+        context,
+        gpu_module,
+        &[
+            load_origin.as_str(),
+            store_origin.as_str(),
+            epilogue.as_str(),
+        ],
+    )
+    .map_err(cannot)?;
+    let body = module
+        .region(0)
+        .ok()
+        .and_then(|region| region.first_block())
+        .expect("builtin.module has a body");
+    let mut copy = clone_detached(gpu_module);
+    copy.set_attribute(
+        "tile.manifest",
+        StringAttribute::new(context, &manifest).into(),
+    );
+    body.append_operation(copy);
+    set_attribute(module, "gpu.container_module", Attribute::unit(context));
+    melior::IrRewriter::new(context)
+        .as_rewriter_base()
+        .erase_op(kernel);
+    Ok(())
+}

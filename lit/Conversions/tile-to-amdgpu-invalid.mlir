@@ -1,0 +1,93 @@
+// convert-tile-to-amdgpu on programs gfx942 cannot run: one located error each, naming the op, the
+// chip and what would work.
+// RUN: tile-opt %s -split-input-file -verify-diagnostics -convert-tile-to-amdgpu
+
+// Wavefronts are 64 lanes.
+func.func @threads(%A: memref<256x256xf16>, %B: memref<256x256xf16>, %C: memref<256x256xf16>) {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c4) threads(96) (%bx) {
+    %As = tile.alloc_shared : memref<64x32xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<32x64xf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    tile.fill %Cf, %zero : memref<64x64xf32, #tile.fragment>
+    // expected-error @+1 {{'tile.pipelined' op cannot be lowered for gfx942: expects a multiple of 64 threads (64-wide wavefronts) up to 1024 on gfx942, but got 96}}
+    tile.pipelined %k = %c0 to %c4 stages(2) {
+      tile.copy %A[%c0, %k], %As : memref<256x256xf16>, memref<64x32xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%k, %c0], %Bs : memref<256x256xf16>, memref<32x64xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %Cf : memref<64x32xf16, #gpu.address_space<workgroup>>, memref<32x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+    }
+    tile.copy %Cf, %C[%c0, %c0] : memref<64x64xf32, #tile.fragment>, memref<256x256xf16>
+  }
+  return
+}
+
+// -----
+
+// 64 KiB of LDS per workgroup on gfx942.
+func.func @lds_overflow(%A: memref<1024x1024xf16>, %B: memref<1024x1024xf16>, %C: memref<1024x1024xf16>) {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c4) threads(256) (%bx) {
+    %As = tile.alloc_shared : memref<256x64xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<64x256xf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<256x256xf32, #tile.fragment>
+    tile.fill %Cf, %zero : memref<256x256xf32, #tile.fragment>
+    // expected-error @+1 {{'tile.pipelined' op cannot be lowered for gfx942: needs 69632 bytes of LDS for the 256x64 A and 64x256 B tiles, but gfx942 gives a workgroup at most 65536; use a smaller K tile or a smaller tile}}
+    tile.pipelined %k = %c0 to %c4 stages(2) {
+      tile.copy %A[%c0, %k], %As : memref<1024x1024xf16>, memref<256x64xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%k, %c0], %Bs : memref<1024x1024xf16>, memref<64x256xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %Cf : memref<256x64xf16, #gpu.address_space<workgroup>>, memref<64x256xf16, #gpu.address_space<workgroup>>, memref<256x256xf32, #tile.fragment>
+    }
+    tile.copy %Cf, %C[%c0, %c0] : memref<256x256xf32, #tile.fragment>, memref<1024x1024xf16>
+  }
+  return
+}
+
+// -----
+
+// mfma is lowered for f16 and bf16 so far.
+func.func @integers(%A: memref<256x256xi8>, %B: memref<256x256xi8>, %C: memref<256x256xi32>) {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 0 : i32
+  tile.kernel grid(%c4) threads(128) (%bx) {
+    %As = tile.alloc_shared : memref<64x32xi8, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<32x64xi8, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<64x64xi32, #tile.fragment>
+    tile.fill %Cf, %zero : memref<64x64xi32, #tile.fragment>
+    // expected-error @+1 {{'tile.pipelined' op cannot be lowered for gfx942: expects f16 or bf16 inputs for mfma on gfx942, but got i8 (i8 and f8E4M3FN are not lowered yet)}}
+    tile.pipelined %k = %c0 to %c4 stages(2) {
+      tile.copy %A[%c0, %k], %As : memref<256x256xi8>, memref<64x32xi8, #gpu.address_space<workgroup>>
+      tile.copy %B[%k, %c0], %Bs : memref<256x256xi8>, memref<32x64xi8, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %Cf : memref<64x32xi8, #gpu.address_space<workgroup>>, memref<32x64xi8, #gpu.address_space<workgroup>>, memref<64x64xi32, #tile.fragment>
+    }
+    tile.copy %Cf, %C[%c0, %c0] : memref<64x64xi32, #tile.fragment>, memref<256x256xi32>
+  }
+  return
+}
+
+// -----
+
+// A tile the waves cannot split into 16x16 or 32x32 mfma tiles.
+func.func @tile_split(%A: memref<256x256xf16>, %B: memref<256x256xf16>, %C: memref<256x256xf16>) {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c4) threads(256) (%bx) {
+    %As = tile.alloc_shared : memref<48x32xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<32x48xf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<48x48xf32, #tile.fragment>
+    tile.fill %Cf, %zero : memref<48x48xf32, #tile.fragment>
+    // expected-error @+1 {{'tile.pipelined' op cannot be lowered for gfx942: expects a 48x48 tile that 4 waves can split into 32x32 or 16x16 mfma tiles on gfx942; use multiples of 64 rows and columns}}
+    tile.pipelined %k = %c0 to %c4 stages(2) {
+      tile.copy %A[%c0, %k], %As : memref<256x256xf16>, memref<48x32xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%k, %c0], %Bs : memref<256x256xf16>, memref<32x48xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %Cf : memref<48x32xf16, #gpu.address_space<workgroup>>, memref<32x48xf16, #gpu.address_space<workgroup>>, memref<48x48xf32, #tile.fragment>
+    }
+    tile.copy %Cf, %C[%c0, %c0] : memref<48x48xf32, #tile.fragment>, memref<256x256xf16>
+  }
+  return
+}

@@ -1,0 +1,86 @@
+// convert-tile-to-amdgpu: tile GEMM kernels become gfx942 kernels: registers prefetch the next K
+// step while mfma reads the current one from LDS.
+// RUN: tile-opt %s -split-input-file -convert-tile-to-amdgpu | FileCheck %s
+
+// The contract's example: 2 waves split N (wave tile 128x64, 4x2 mfma 32x32x8 tiles), LDS rows
+// padded by 4 elements, B transposed into K-contiguous LDS rows, ReLU in the epilogue.
+// CHECK-LABEL: func.func @gemm_relu
+// CHECK: gpu.module @gemm_relu_0_module attributes {tile.manifest = "{{.*}}\22chip\22: \22gfx942\22{{.*}}\22lds_bytes\22: 18432{{.*}}\22mfma\22: \2232x32x8\22
+// CHECK-NOT: func.func
+// CHECK: gpu.func @gemm_relu_0_kernel(%{{.*}}: memref<4096x4096xf16>, %{{.*}}: memref<4096x4096xf16>, %{{.*}}: memref<4096x4096xf16>) workgroup(%[[LA:.*]] : memref<128x36xf16, 3>, %[[LB:.*]] : memref<128x36xf16, 3>) kernel
+// CHECK: vector.load %{{.*}} : memref<4096x4096xf16>, vector<8xf16>
+// CHECK: vector.transfer_read
+// CHECK: scf.for {{.*}} iter_args(
+// CHECK: gpu.barrier
+// CHECK: vector.store %{{.*}}, %[[LA]][%{{.*}}, %{{.*}}] : memref<128x36xf16, 3>, vector<8xf16>
+// CHECK: memref.store %{{.*}}, %[[LB]][%{{.*}}, %{{.*}}] : memref<128x36xf16, 3>
+// CHECK: gpu.barrier
+// CHECK: vector.load %[[LA]][%{{.*}}, %{{.*}}] : memref<128x36xf16, 3>, vector<4xf16>
+// CHECK: amdgpu.mfma 32x32x8 %{{.*}} * %{{.*}} + %{{.*}} blgp = none : vector<4xf16>, vector<4xf16>, vector<16xf32>
+// CHECK: vector.extract %{{.*}}[15] : f32 from vector<16xf32>
+// CHECK: arith.maximumf
+// CHECK: arith.truncf %{{.*}} : f32 to f16
+// CHECK: scf.if
+// CHECK-NEXT: memref.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] : memref<4096x4096xf16>
+func.func @gemm_relu(%A: memref<4096x4096xf16>, %B: memref<4096x4096xf16>, %C: memref<4096x4096xf16>) {
+  %c0 = arith.constant 0 : index
+  %c32 = arith.constant 32 : index
+  %c128 = arith.constant 128 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c32, %c32) threads(128) (%bx, %by) {
+    %As = tile.alloc_shared : memref<128x32xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<32x128xf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<128x128xf32, #tile.fragment>
+    tile.fill %Cf, %zero : memref<128x128xf32, #tile.fragment>
+    %m0 = arith.muli %by, %c128 : index
+    %n0 = arith.muli %bx, %c128 : index
+    tile.pipelined %k = %c0 to %c128 stages(3) {
+      %k0 = arith.muli %k, %c32 : index
+      tile.copy %A[%m0, %k0], %As : memref<4096x4096xf16>, memref<128x32xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%k0, %n0], %Bs : memref<4096x4096xf16>, memref<32x128xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %Cf : memref<128x32xf16, #gpu.address_space<workgroup>>,
+          memref<32x128xf16, #gpu.address_space<workgroup>>, memref<128x128xf32, #tile.fragment>
+    }
+    tile.parallel (%i, %j) in (128, 128) {
+      %v = memref.load %Cf[%i, %j] : memref<128x128xf32, #tile.fragment>
+      %r = arith.maximumf %v, %zero : f32
+      memref.store %r, %Cf[%i, %j] : memref<128x128xf32, #tile.fragment>
+    }
+    tile.copy %Cf, %C[%m0, %n0] : memref<128x128xf32, #tile.fragment>, memref<4096x4096xf16>
+  }
+  return
+}
+
+// -----
+
+// A 64x64 tile on 4 waves: each wave gets 32x32, still the 32x32x8 instruction; B given as NxK is
+// stored to LDS as whole vectors (no transpose).
+// CHECK-LABEL: func.func @small_tile
+// CHECK: gpu.func @small_tile_0_kernel
+// CHECK-NOT: memref.store %{{.*}}, %{{.*}} : memref<64x36xbf16, 3>
+// CHECK: amdgpu.mfma 32x32x8 {{.*}} : vector<4xbf16>, vector<4xbf16>, vector<16xf32>
+func.func @small_tile(%A: memref<256x256xbf16>, %B: memref<256x256xbf16>, %C: memref<256x256xf32>) {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %c32 = arith.constant 32 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c4, %c4) threads(256) (%bx, %by) {
+    %As = tile.alloc_shared : memref<64x32xbf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<64x32xbf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    tile.fill %Cf, %zero : memref<64x64xf32, #tile.fragment>
+    %m0 = arith.muli %by, %c64 : index
+    %n0 = arith.muli %bx, %c64 : index
+    tile.pipelined %k = %c0 to %c8 stages(2) {
+      %k0 = arith.muli %k, %c32 : index
+      tile.copy %A[%m0, %k0], %As : memref<256x256xbf16>, memref<64x32xbf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%n0, %k0], %Bs : memref<256x256xbf16>, memref<64x32xbf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %Cf {transpose_b} : memref<64x32xbf16, #gpu.address_space<workgroup>>,
+          memref<64x32xbf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+    }
+    tile.copy %Cf, %C[%m0, %n0] : memref<64x64xf32, #tile.fragment>, memref<256x256xf32>
+  }
+  return
+}

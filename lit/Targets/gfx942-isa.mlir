@@ -1,0 +1,33 @@
+// tile-compile --target gfx942: AMDGCN assembly with mfma and LDS traffic, no scratch, for every
+// example, unchanged from what sm_90a compiles.
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: for f in %examples/*.mlir; do tile-compile $f --target gfx942 -o %t || exit 1; done
+// RUN: FileCheck %s < %t/gemm_relu_0_kernel.s
+// RUN: FileCheck %s --check-prefix=BF16 < %t/gemm_bf16_0_kernel.s
+// RUN: cat %t/*.s | FileCheck %s --check-prefix=ALL
+// RUN: FileCheck %s --check-prefix=JSON < %t/gemm_relu_0_kernel.json
+// RUN: tile-opt %examples/gemm_relu.mlir --pass-pipeline='builtin.module(tile-to-rocdl{chip=gfx942})' | FileCheck %s --check-prefix=PIPELINE
+// RUN: not tile-opt %examples/gemm_relu.mlir --pass-pipeline='builtin.module(tile-to-rocdl{chip=gfx90a})' 2>&1 | FileCheck %s --check-prefix=CHIP
+
+// CHECK: .amdgcn_target "amdgcn-amd-amdhsa--gfx942"
+// CHECK-DAG: global_load_dwordx4
+// CHECK-DAG: ds_write
+// CHECK-DAG: ds_read2_b64
+// CHECK-DAG: v_mfma_f32_32x32x8_f16
+// CHECK: .group_segment_fixed_size: 18432
+// CHECK: .private_segment_fixed_size: 0
+// CHECK: .vgpr_spill_count: 0
+
+// BF16: v_mfma_f32_32x32x8_bf16
+
+// No example spills or uses scratch.
+// ALL-NOT: .private_segment_fixed_size: {{[1-9]}}
+// ALL-NOT: .vgpr_spill_count: {{[1-9]}}
+
+// JSON: "chip": "gfx942", "block": [128, 1, 1], "grid": [32, 32, 1], "lds_bytes": 18432
+// JSON-SAME: "mfma": "32x32x8"
+
+// PIPELINE: gpu.binary @gemm_relu_0_module
+// PIPELINE-SAME: v_mfma_f32_32x32x8_f16
+
+// CHIP: tile-to-rocdl: chip gfx90a is not supported yet; supported: gfx942
