@@ -5,6 +5,7 @@
 //! | `convert-tile-to-nvgpu` | [`nvgpu`] | sm_90a: TMA, mbarrier rings, wgmma |
 //! | `convert-tile-to-amdgpu` | [`amdgpu`] | gfx942: LDS staging, register prefetch, mfma |
 //! | `convert-tile-to-cpu` | [`cpu`] | plain loops: the reference semantics |
+//! | `convert-tile-to-spirv` | [`spirv`] | Vulkan compute: loops shared by the workgroup's threads |
 //!
 //! | pipeline | module | from tile IR to |
 //! |----------|--------|-----------------|
@@ -20,6 +21,7 @@ pub mod cpu;
 pub mod gemm;
 pub mod nvgpu;
 pub mod pipelines;
+pub mod spirv;
 
 /// Registers the tile dialect hooks, the tile passes and the conversions (idempotent).
 pub fn register_all() {
@@ -27,6 +29,7 @@ pub fn register_all() {
     tile_dialect::register_pass(nvgpu::ARGUMENT, nvgpu::create_convert_tile_to_nvgpu_pass);
     tile_dialect::register_pass(cpu::ARGUMENT, cpu::create_convert_tile_to_cpu_pass);
     tile_dialect::register_pass(amdgpu::ARGUMENT, amdgpu::create_convert_tile_to_amdgpu_pass);
+    tile_dialect::register_pass(spirv::ARGUMENT, spirv::create_convert_tile_to_spirv_pass);
     tile_dialect::register_pipeline(
         c"tile-to-rocdl",
         c"Compile tile IR to a gpu.binary of AMDGCN assembly for an AMD chip (gfx942: mfma, LDS)",

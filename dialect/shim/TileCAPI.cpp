@@ -7,7 +7,9 @@
 #include "mlir/CAPI/Pass.h"
 #include "mlir/CAPI/Registration.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "mlir/Target/SPIRV/Serialization.h"
 
 using namespace mlir;
 
@@ -80,4 +82,15 @@ extern "C" void tileShimRegisterPipeline(const char *name, const char *descripti
 
 extern "C" void tileShimRegisterPass(TilePassFactory factory, int32_t id) {
   registerPass([factory, id]() { return std::unique_ptr<Pass>(unwrap(factory(id))); });
+}
+
+extern "C" bool tileShimSerializeSpirv(MlirOperation op, TileWordSink sink, void *userData) {
+  auto module = llvm::dyn_cast<spirv::ModuleOp>(unwrap(op));
+  if (!module)
+    return false;
+  SmallVector<uint32_t> binary;
+  if (failed(spirv::serialize(module, binary)))
+    return false;
+  sink(userData, binary.data(), binary.size());
+  return true;
 }

@@ -56,6 +56,10 @@ typedef void (*TilePipelineBuilder)(int32_t id, MlirOpPassManager pm, MlirString
 /// Registers a pass pipeline with a `chip` option (`name{chip=...}`) in MLIR's global registry.
 void tileShimRegisterPipeline(const char *name, const char *description, TilePipelineBuilder build,
                               int32_t id);
+/// Receives a serialized SPIR-V binary.
+typedef void (*TileWordSink)(void *userData, const uint32_t *words, size_t count);
+/// Serializes a `spirv.module` op; returns false when `op` is not one or does not serialize.
+bool tileShimSerializeSpirv(MlirOperation op, TileWordSink sink, void *userData);
 /// Runs MlirOptMain with every upstream dialect, extension and pass plus the tile dialect.
 int tileShimOptMain(int argc, char **argv);
 

@@ -73,3 +73,25 @@ pub fn gpu_binary_objects(module: &melior::ir::Module) -> Vec<(String, String)> 
     });
     objects
 }
+
+/// Serializes a `spirv.module` op to its SPIR-V binary; `None` when it is not one or does not
+/// serialize (the diagnostics say why).
+pub fn serialize_spirv(op: melior::ir::operation::OperationRef) -> Option<Vec<u32>> {
+    unsafe extern "C" fn collect(
+        user_data: *mut std::ffi::c_void,
+        words: *const u32,
+        count: usize,
+    ) {
+        let binary = unsafe { &mut *(user_data as *mut Vec<u32>) };
+        binary.extend_from_slice(unsafe { std::slice::from_raw_parts(words, count) });
+    }
+    let mut binary = Vec::new();
+    let ok = unsafe {
+        ffi::tileShimSerializeSpirv(
+            op.to_raw(),
+            collect,
+            &mut binary as *mut Vec<u32> as *mut std::ffi::c_void,
+        )
+    };
+    ok.then_some(binary)
+}

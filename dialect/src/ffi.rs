@@ -42,6 +42,11 @@ unsafe extern "C" {
         build: PipelineBuilder,
         id: i32,
     );
+    pub fn tileShimSerializeSpirv(
+        op: mlir_sys::MlirOperation,
+        sink: unsafe extern "C" fn(user_data: *mut c_void, words: *const u32, count: usize),
+        user_data: *mut c_void,
+    ) -> bool;
     pub fn tileShimOptMain(argc: c_int, argv: *mut *mut c_char) -> c_int;
 }
 

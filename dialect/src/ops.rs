@@ -384,3 +384,14 @@ pub fn reduction_kind<'c: 'a, 'a>(reduce: &impl OperationLike<'c, 'a>) -> Option
         },
     )
 }
+
+/// Sets operand `index` of `op` to `value` (an op the caller may modify, e.g. in a pass).
+pub fn set_operand<'c, 'a>(
+    op: melior::ir::operation::OperationRef<'c, 'a>,
+    index: usize,
+    value: Value<'c, 'a>,
+) {
+    use melior::ir::operation::OperationMutLike;
+    unsafe { melior::ir::operation::OperationRefMut::from_raw(op.to_raw()) }
+        .set_operand(index, value);
+}

@@ -228,3 +228,8 @@ pub fn math_dialect() -> DialectHandle {
 pub fn amdgpu_dialect() -> DialectHandle {
     unsafe { DialectHandle::from_raw(mlir_sys::mlirGetDialectHandle__amdgpu__()) }
 }
+
+/// Returns the handle of the upstream `spirv` dialect (the SPIR-V lowering names storage classes).
+pub fn spirv_dialect() -> DialectHandle {
+    unsafe { DialectHandle::from_raw(mlir_sys::mlirGetDialectHandle__spirv__()) }
+}

@@ -39,6 +39,8 @@ pub struct Builder<'c> {
     pub context: &'c Context,
     /// The location every built op gets (the tile op it lowers).
     pub location: Location<'c>,
+    /// Threads of a block that share the work of each tile op (`None`: one thread does it all).
+    pub threads: Option<i64>,
 }
 
 impl<'c> Builder<'c> {
@@ -209,6 +211,58 @@ impl<'c> Builder<'c> {
             ivs.push(iv);
         }
         (position, ivs)
+    }
+
+    /// Creates the loops over a tile op's independent iterations. Sequential on the CPU; on a GPU the
+    /// flattened iteration space is dealt out to the block's threads (`e = tid; e < total; e +=
+    /// threads`), and a barrier after the loops makes the results visible to every thread.
+    pub fn parallel_nest<'a>(
+        &self,
+        at: At<'c, 'a>,
+        extents: &[i64],
+    ) -> (At<'c, 'a>, Vec<Value<'c, 'a>>) {
+        let Some(threads) = self.threads else {
+            let extents: Vec<Value> = extents
+                .iter()
+                .map(|extent| self.index(at, *extent))
+                .collect();
+            return self.loop_nest(at, &extents);
+        };
+        let total: i64 = extents.iter().product();
+        let tid = self.value(
+            at,
+            OperationBuilder::new("gpu.thread_id", self.location)
+                .add_attributes(&[(
+                    melior::ir::Identifier::new(self.context, "dimension"),
+                    Attribute::parse(self.context, "#gpu<dim x>").expect("dimension"),
+                )])
+                .add_results(&[Type::index(self.context)])
+                .build()
+                .expect("gpu.thread_id"),
+        );
+        let end = self.index(at, total);
+        let step = self.index(at, threads);
+        let (inside, flat) = self.for_loop(at, tid, end, step);
+        self.insert(
+            at,
+            OperationBuilder::new("gpu.barrier", self.location)
+                .build()
+                .expect("gpu.barrier"),
+        );
+        // Unflatten, innermost dimension fastest.
+        let mut ivs = Vec::new();
+        let mut rest = flat;
+        for (position, extent) in extents.iter().enumerate().rev() {
+            if position == 0 {
+                ivs.push(rest);
+                break;
+            }
+            let size = self.index(inside, *extent);
+            ivs.push(self.op(inside, "arith.remui", &[rest, size]));
+            rest = self.op(inside, "arith.divui", &[rest, size]);
+        }
+        ivs.reverse();
+        (inside, ivs)
     }
 
     /// Creates `scf.if condition {}` (no else) at `at`; returns the then-body position.

@@ -6,7 +6,7 @@ use super::{
     data::{convert, element_type, static_shape},
 };
 use melior::ir::{
-    TypeLike, Value,
+    TypeLike,
     operation::{OperationLike, OperationRef},
 };
 use tile_dialect::ops::{ReductionKind, integer_attribute, reduction_kind};
@@ -24,13 +24,11 @@ pub fn lower_gemm<'c>(b: &Builder<'c>, gemm: OperationRef<'c, '_>) {
     let c_shape = static_shape(c);
     let a_shape = static_shape(a);
     let k_size = if transpose_a { a_shape[0] } else { a_shape[1] };
-    let extents = [
-        b.index(at, c_shape[0]),
-        b.index(at, c_shape[1]),
-        b.index(at, k_size),
-    ];
-    let (body, ivs) = b.loop_nest(at, &extents);
-    let (m, n, k) = (ivs[0], ivs[1], ivs[2]);
+    // Each (m, n) is independent; the K loop of one output element stays sequential.
+    let (outer, ivs) = b.parallel_nest(at, &c_shape);
+    let k_extent = b.index(outer, k_size);
+    let (body, reduction) = b.loop_nest(outer, &[k_extent]);
+    let (m, n, k) = (ivs[0], ivs[1], reduction[0]);
     let acc_type = element_type(c);
     let a_value = b.load(body, a, &if transpose_a { [k, m] } else { [m, k] });
     let b_value = b.load(body, bb, &if transpose_b { [n, k] } else { [k, n] });
@@ -73,8 +71,7 @@ pub fn lower_reduce<'c>(b: &Builder<'c>, reduce: OperationRef<'c, '_>) {
         .filter(|(d, _)| *d != dim)
         .map(|(_, size)| *size)
         .collect();
-    let kept_extents: Vec<Value> = kept.iter().map(|size| b.index(at, *size)).collect();
-    let (outer, kept_ivs) = b.loop_nest(at, &kept_extents);
+    let (outer, kept_ivs) = b.parallel_nest(at, &kept);
     if clear {
         let identity = match kind {
             ReductionKind::Max => f64::NEG_INFINITY,

@@ -112,11 +112,7 @@ pub fn lower_copy<'c>(b: &Builder<'c>, copy: OperationRef<'c, '_>) {
     } else {
         dst
     };
-    let extents: Vec<Value> = static_shape(tile_side)
-        .into_iter()
-        .map(|size| b.index(at, size))
-        .collect();
-    let (body, ivs) = b.loop_nest(at, &extents);
+    let (body, ivs) = b.parallel_nest(at, &static_shape(tile_side));
     if !parts.src_offsets.is_empty() {
         // Read from the larger buffer: zero outside it.
         let offsets: Vec<Value> = parts.src_offsets.clone();
@@ -152,10 +148,6 @@ pub fn lower_fill<'c>(b: &Builder<'c>, fill: OperationRef<'c, '_>) {
     let at = At::before(fill);
     let dst = fill.operand(0).expect("verified fill");
     let value = fill.operand(1).expect("verified fill");
-    let extents: Vec<Value> = static_shape(dst)
-        .into_iter()
-        .map(|size| b.index(at, size))
-        .collect();
-    let (body, ivs) = b.loop_nest(at, &extents);
+    let (body, ivs) = b.parallel_nest(at, &static_shape(dst));
     b.store(body, value, dst, &ivs);
 }

@@ -5,9 +5,9 @@
 //! Order matters: the leaf ops (copy, gemm, fill, reduce) go first, then allocations, then the
 //! region ops from the innermost out, so that every rule sees its operands still in place.
 
-mod builder;
+pub(crate) mod builder;
 mod compute;
-mod data;
+pub(crate) mod data;
 mod structure;
 
 use builder::Builder;
@@ -67,39 +67,59 @@ fn name(op: &OperationRef) -> String {
 
 fn lower<'c>(module: OperationRef<'c, '_>) {
     with_context(module, |context| {
-        let rewriter = melior::IrRewriter::new(context);
-        let rewriter = rewriter.as_rewriter_base();
-        let ops = nested_ops(module);
-        let builder = |op: OperationRef<'c, '_>| Builder {
-            context,
-            location: op.location(),
-        };
-        for op in &ops {
-            match name(op).as_str() {
-                "tile.copy" => data::lower_copy(&builder(*op), *op),
-                "tile.fill" => data::lower_fill(&builder(*op), *op),
-                "tile.gemm" => compute::lower_gemm(&builder(*op), *op),
-                "tile.reduce" => compute::lower_reduce(&builder(*op), *op),
-                _ => continue,
-            }
-            rewriter.erase_op(*op);
-        }
-        // The list above holds erased ops now: walk again.
-        for op in &nested_ops(module) {
-            if name(op).starts_with("tile.alloc_") {
-                structure::lower_alloc(&builder(*op), &rewriter, *op);
-            }
-        }
-        // Innermost region ops first: reverse pre-order visits children before their parents.
-        for op in nested_ops(module).iter().rev() {
-            match name(op).as_str() {
-                "tile.parallel" => structure::lower_parallel(&builder(*op), &rewriter, *op),
-                "tile.pipelined" => structure::lower_pipelined(&builder(*op), &rewriter, *op),
-                "tile.kernel" => structure::lower_kernel(&builder(*op), &rewriter, *op),
-                _ => {}
-            }
+        for kernel in tile_dialect::ops::find_ops(module, "tile.kernel") {
+            lower_body(context, kernel, None, None);
+            let rewriter = melior::IrRewriter::new(context);
+            let builder = Builder {
+                context,
+                location: kernel.location(),
+                threads: None,
+            };
+            structure::lower_kernel(&builder, &rewriter.as_rewriter_base(), kernel);
         }
     });
+}
+
+/// Lowers every tile op inside `kernel` (not the kernel itself) to loops. With `threads`, each tile
+/// op's iterations are dealt out to the block's threads (GPU targets); tiles are allocated in
+/// `memory_space` (`None`: heap buffers freed at the end of their block).
+pub(crate) fn lower_body<'c>(
+    context: &'c melior::Context,
+    kernel: OperationRef<'c, '_>,
+    threads: Option<i64>,
+    memory_space: Option<melior::ir::Attribute<'c>>,
+) {
+    let rewriter = melior::IrRewriter::new(context);
+    let rewriter = rewriter.as_rewriter_base();
+    let builder = |op: OperationRef<'c, '_>| Builder {
+        context,
+        location: op.location(),
+        threads,
+    };
+    for op in &nested_ops(kernel) {
+        match name(op).as_str() {
+            "tile.copy" => data::lower_copy(&builder(*op), *op),
+            "tile.fill" => data::lower_fill(&builder(*op), *op),
+            "tile.gemm" => compute::lower_gemm(&builder(*op), *op),
+            "tile.reduce" => compute::lower_reduce(&builder(*op), *op),
+            _ => continue,
+        }
+        rewriter.erase_op(*op);
+    }
+    // The list above holds erased ops now: walk again.
+    for op in &nested_ops(kernel) {
+        if name(op).starts_with("tile.alloc_") {
+            structure::lower_alloc(&builder(*op), &rewriter, *op, memory_space);
+        }
+    }
+    // Innermost region ops first: reverse pre-order visits children before their parents.
+    for op in nested_ops(kernel).iter().rev() {
+        match name(op).as_str() {
+            "tile.parallel" => structure::lower_parallel(&builder(*op), &rewriter, *op),
+            "tile.pipelined" => structure::lower_pipelined(&builder(*op), &rewriter, *op),
+            _ => {}
+        }
+    }
 }
 
 /// The pipeline from tile IR to the LLVM dialect on the host, ready for MLIR's execution engine:

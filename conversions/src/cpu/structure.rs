@@ -21,6 +21,7 @@ pub fn lower_alloc<'c>(
     b: &Builder<'c>,
     rewriter: &RewriterBase<'c, '_>,
     alloc: OperationRef<'c, '_>,
+    memory_space: Option<melior::ir::Attribute<'c>>,
 ) {
     let at = At::before(alloc);
     let old = alloc.result(0).expect("allocation result");
@@ -31,17 +32,20 @@ pub fn lower_alloc<'c>(
             _ => 1,
         })
         .collect();
-    let plain = MemRefType::new(tile.element(), &shape, None, None);
+    let plain = MemRefType::new(tile.element(), &shape, None, memory_space);
     let new = b.value(
         at,
         melior::dialect::memref::alloc(b.context, plain, &[], &[], None, b.location),
     );
-    let block = alloc.block().expect("allocation in a block");
-    let end = block.terminator().expect("region ops have terminators");
-    b.insert(
-        At { block, before: end },
-        melior::dialect::memref::dealloc(new, b.location),
-    );
+    // Heap tiles are freed at the end of their block; workgroup memory lives as long as the launch.
+    if memory_space.is_none() {
+        let block = alloc.block().expect("allocation in a block");
+        let end = block.terminator().expect("region ops have terminators");
+        b.insert(
+            At { block, before: end },
+            melior::dialect::memref::dealloc(new, b.location),
+        );
+    }
     rewriter.replace_all_uses_with(old.into(), new);
     rewriter.erase_op(alloc);
 }
@@ -82,10 +86,10 @@ pub fn lower_parallel<'c>(
         .ok()
         .and_then(|attr| melior::ir::attribute::DenseI64ArrayAttribute::try_from(attr).ok())
         .expect("verified parallel");
-    let extents: Vec<Value> = (0..extents.len())
-        .map(|i| b.index(at, extents.element(i).expect("extent")))
+    let extents: Vec<i64> = (0..extents.len())
+        .map(|i| extents.element(i).expect("extent"))
         .collect();
-    let (inside, ivs) = b.loop_nest(at, &extents);
+    let (inside, ivs) = b.parallel_nest(at, &extents);
     inline_body(rewriter, parallel, inside, &ivs);
 }
 

@@ -1,5 +1,5 @@
-//! `tile-compile INPUT.mlir --target sm_90a|gfx942 -o DIR`: per kernel, its code (`.ptx` for NVIDIA,
-//! AMDGCN assembly `.s` for AMD) and a `.json` launch manifest, everything a launcher needs to run
+//! `tile-compile INPUT.mlir --target sm_90a|gfx942|spirv -o DIR`: per kernel, its code (`.ptx` for
+//! NVIDIA, AMDGCN assembly `.s` for AMD, a SPIR-V binary `.spv` for Vulkan) and a `.json` launch manifest, everything a launcher needs to run
 //! the kernels without MLIR.
 //!
 //! The pipeline: `convert-tile-to-nvgpu`, `inline`, `canonicalize`, `cse` (our lowering), then
@@ -24,7 +24,7 @@ struct Options {
     timing: bool,
 }
 
-const USAGE: &str = "usage: tile-compile INPUT.mlir --target sm_90a|gfx942 -o DIR [--timing]";
+const USAGE: &str = "usage: tile-compile INPUT.mlir --target sm_90a|gfx942|spirv -o DIR [--timing]";
 
 fn parse_options() -> Result<Options, String> {
     let mut args = std::env::args().skip(1);
@@ -55,6 +55,36 @@ struct Target {
     extension: &'static str,
 }
 
+/// Returns the code of every kernel module after the backend: (module name, text or binary).
+fn kernel_objects(
+    module: &melior::ir::Module,
+    extension: &str,
+) -> Result<Vec<(String, Vec<u8>)>, String> {
+    if extension != "spv" {
+        return Ok(tile_dialect::driver::gpu_binary_objects(module)
+            .into_iter()
+            .map(|(name, text)| (name, text.into_bytes()))
+            .collect());
+    }
+    // convert-gpu-to-spirv turns gpu.module @m into spirv.module @__spv__m.
+    let mut objects = Vec::new();
+    for op in tile_dialect::ops::find_ops(module.as_operation(), "spirv.module") {
+        let name = op
+            .attribute("sym_name")
+            .ok()
+            .and_then(|attr| StringAttribute::try_from(attr).ok())
+            .map(|name| name.value().trim_start_matches("__spv__").to_owned())
+            .unwrap_or_default();
+        let words = tile_dialect::driver::serialize_spirv(op)
+            .ok_or_else(|| format!("{name}: SPIR-V serialization failed"))?;
+        objects.push((
+            name,
+            words.iter().flat_map(|word| word.to_le_bytes()).collect(),
+        ));
+    }
+    Ok(objects)
+}
+
 fn target(name: &str) -> Result<Target, String> {
     match name {
         "sm_90a" => Ok(Target {
@@ -67,10 +97,15 @@ fn target(name: &str) -> Result<Target, String> {
             backend: tile_conversions::pipelines::rocdl_backend("gfx942").expect("gfx942 is supported").into(),
             extension: "s",
         }),
-        "sm_80" | "spirv" | "spirv-coopmat" => Err(format!(
-            "target {name} is not supported yet: the lowerings so far are sm_90a (Hopper: TMA, mbarrier, wgmma) and gfx942 (CDNA3: LDS, mfma)"
+        "spirv" => Ok(Target {
+            lowering: tile_conversions::spirv::ARGUMENT,
+            backend: tile_conversions::spirv::BACKEND.into(),
+            extension: "spv",
+        }),
+        "sm_80" | "spirv-coopmat" => Err(format!(
+            "target {name} is not supported yet: the lowerings so far are sm_90a (Hopper: TMA, mbarrier, wgmma), gfx942 (CDNA3: LDS, mfma) and spirv (plain: loops shared by a workgroup's threads)"
         )),
-        _ => Err(format!("unknown target {name}: expected sm_90a or gfx942")),
+        _ => Err(format!("unknown target {name}: expected sm_90a, gfx942 or spirv")),
     }
 }
 
@@ -154,7 +189,7 @@ fn run(options: &Options) -> Result<usize, String> {
 
     std::fs::create_dir_all(&options.output)
         .map_err(|error| format!("{}: {error}", options.output.display()))?;
-    let objects = tile_dialect::driver::gpu_binary_objects(&module);
+    let objects = kernel_objects(&module, target.extension)?;
     for (module_name, manifest) in &manifests {
         let entry = manifest
             .split("\"entry\": \"")
@@ -166,12 +201,12 @@ fn run(options: &Options) -> Result<usize, String> {
             .find(|(name, _)| name == module_name)
             .map(|(_, ptx)| ptx)
             .ok_or_else(|| format!("no PTX was generated for {module_name}"))?;
-        let write = |extension: &str, text: &str| {
+        let write = |extension: &str, contents: &[u8]| {
             let path = options.output.join(format!("{entry}.{extension}"));
-            std::fs::write(&path, text).map_err(|error| format!("{}: {error}", path.display()))
+            std::fs::write(&path, contents).map_err(|error| format!("{}: {error}", path.display()))
         };
         write(target.extension, ptx)?;
-        write("json", manifest)?;
+        write("json", manifest.as_bytes())?;
     }
     if options.timing {
         eprintln!(
