@@ -10,8 +10,10 @@ set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
 
-# LLVM/MLIR 22 and what linking against it needs (see ../shared/design/platform-facts.md).
+# LLVM/MLIR 22 and what linking against it needs (see ../shared/design/platform-facts.md); Vulkan on
+# the CPU (lavapipe) and spirv-val for the SPIR-V target's execution tests.
 packages=(libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools clang-22 libclang-22-dev
+          mesa-vulkan-drivers libvulkan1 spirv-tools
           libpolly-22-dev libzstd-dev libz3-dev libxml2-dev zlib1g-dev)
 
 setup() {

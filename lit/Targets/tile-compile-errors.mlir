@@ -4,7 +4,7 @@
 // RUN: not tile-compile %s 2>&1 | FileCheck %s --check-prefix=USAGE
 // RUN: not tile-compile %t.missing.mlir --target sm_90a -o %t 2>&1 | FileCheck %s --check-prefix=MISSING
 
-// CHIP: error: target sm_80 is not supported yet: the lowerings so far are sm_90a (Hopper: TMA, mbarrier, wgmma) and gfx942 (CDNA3: LDS, mfma)
+// CHIP: error: target sm_80 is not supported yet: the lowerings so far are sm_90a (Hopper: TMA, mbarrier, wgmma), gfx942 (CDNA3: LDS, mfma) and spirv (plain: loops shared by a workgroup's threads)
 // LOWER: tile-compile-errors.mlir:[[# @LINE + 6]]:3: error: 'tile.kernel' op expects 128, 256, 384 or 512 threads on sm_90a (wgmma runs on warpgroups of 128 threads), but got 64 (chip sm_90a)
 // LOWER: error: {{.*}}tile-compile-errors.mlir: lowering for sm_90a failed
 // USAGE: --target is required

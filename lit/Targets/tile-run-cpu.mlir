@@ -3,11 +3,11 @@
 // RUN: tile-run %s --target cpu --seed 4 | FileCheck %s
 // RUN: tile-run %s --target cpu --seed 4 > %t.a && tile-run %s --target cpu --seed 4 > %t.b
 // RUN: diff <(grep checksum %t.a) <(grep checksum %t.b)
-// RUN: not tile-run %s --target vulkan 2>&1 | FileCheck %s --check-prefix=VULKAN
+// RUN: not tile-run %s --target metal 2>&1 | FileCheck %s --check-prefix=TARGET
 
 // CHECK: @scale_rows ran on the CPU reference in
 // CHECK-NEXT: output %arg1 [32, 16] f32: checksum {{.*}}, 0 unwritten, first
-// VULKAN: error: target vulkan is not available yet: tile-run runs the CPU reference only
+// TARGET: error: unknown target metal: expected cpu or vulkan
 func.func @scale_rows(%X: memref<32x16xf32>, %Y: memref<32x16xf32>) {
   %c0 = arith.constant 0 : index
   %c2 = arith.constant 2 : index

@@ -14,6 +14,7 @@ const PASSES: &[&str] = &[
     "--pass-pipeline=builtin.module(tile-to-nvvm{chip=sm_90a})",
     "--convert-tile-to-amdgpu",
     "--pass-pipeline=builtin.module(tile-to-rocdl{chip=gfx942})",
+    "--convert-tile-to-spirv",
 ];
 
 fn programs(root: &Path) -> Vec<std::path::PathBuf> {

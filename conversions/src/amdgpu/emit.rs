@@ -351,15 +351,15 @@ pub fn render_module(
                 )
             })
             .collect();
-        for tm in 0..tiles_m as usize {
-            for tn in 0..tiles_n as usize {
+        for (tm, a_operand) in a_operands.iter().enumerate() {
+            for (tn, b_operand) in b_operands.iter().enumerate() {
                 let slot = tm * tiles_n as usize + tn;
                 updated[slot] = t.let_(
                     "mma",
                     format!(
                         "amdgpu.mfma {s}x{s}x{k} {} * {} + {} blgp = none : {vec4}, {vec4}, {acc}",
-                        a_operands[tm],
-                        b_operands[tn],
+                        a_operand,
+                        b_operand,
                         updated[slot],
                         s = config.mfma.size,
                         k = config.mfma.k

@@ -259,7 +259,8 @@ fn lower_kernel<'c, 'a>(
     let mut grid = grid;
     grid.resize(3, "1".into());
     let manifest = format!(
-        "{{\"entry\": \"{stem}_kernel\", \"target\": \"spirv\", \"workgroup_size\": [{threads}, 1, 1], \"grid\": [{}], \"shared_bytes\": {shared}, \"bindings\": [{}]}}",
+        "{{\"entry\": \"{stem}_kernel\", \"host_function\": \"{}\", \"target\": \"spirv\", \"workgroup_size\": [{threads}, 1, 1], \"grid\": [{}], \"shared_bytes\": {shared}, \"bindings\": [{}]}}",
+        host_function_name(kernel),
         grid.join(", "),
         bindings.join(", ")
     );

@@ -66,6 +66,11 @@ impl Buffer {
         self.bytes[index * width..(index + 1) * width].copy_from_slice(&raw);
     }
 
+    /// Returns the raw bytes (little-endian elements, row-major), as a device receives them.
+    pub fn bytes_mut(&mut self) -> &mut [u8] {
+        &mut self.bytes
+    }
+
     /// Returns the data pointer handed to the lowered code.
     pub fn as_mut_ptr(&mut self) -> *mut u8 {
         self.bytes.as_mut_ptr()

@@ -8,6 +8,7 @@
 #![deny(missing_docs)]
 
 pub mod buffer;
+pub mod vulkan;
 
 use buffer::{Buffer, Random};
 use melior::{
@@ -252,5 +253,183 @@ impl CpuProgram {
         let function: unsafe extern "C" fn(*mut *mut ()) = unsafe { std::mem::transmute(packed) };
         unsafe { function(arguments.as_mut_ptr()) };
         Ok(())
+    }
+}
+
+/// One SPIR-V kernel and how to launch it.
+pub struct SpirvKernel {
+    /// Entry point.
+    pub entry: String,
+    /// The host function that launches it.
+    pub function: String,
+    /// The SPIR-V binary.
+    pub spirv: Vec<u32>,
+    /// Workgroups per dimension.
+    pub workgroups: [u32; 3],
+    /// The host argument bound at each binding, in binding order.
+    pub bindings: Vec<usize>,
+    /// Workgroup memory it needs.
+    pub shared_bytes: u32,
+}
+
+/// A program lowered to SPIR-V kernels, run through Vulkan.
+pub struct VulkanProgram {
+    kernels: Vec<SpirvKernel>,
+}
+
+impl VulkanProgram {
+    /// Lowers `module` with `convert-tile-to-spirv` and the upstream SPIR-V conversions, and
+    /// serializes each kernel.
+    pub fn compile(context: &Context, module: &mut Module) -> Result<Self, String> {
+        let lowering = PassManager::new(context);
+        parse_pass_pipeline(
+            lowering.as_operation_pass_manager(),
+            &format!("builtin.module({})", tile_conversions::spirv::ARGUMENT),
+        )
+        .map_err(|error| error.to_string())?;
+        lowering
+            .run(module)
+            .map_err(|_| "lowering to SPIR-V failed (see the errors above)".to_string())?;
+        let mut manifests = Vec::new();
+        for op in tile_dialect::ops::find_ops(module.as_operation(), "gpu.module") {
+            let name =
+                StringAttribute::try_from(op.attribute("sym_name").map_err(|e| e.to_string())?)
+                    .map_err(|e| e.to_string())?
+                    .value()
+                    .to_owned();
+            let manifest = StringAttribute::try_from(
+                op.attribute("tile.manifest").map_err(|e| e.to_string())?,
+            )
+            .map_err(|e| e.to_string())?
+            .value()
+            .to_owned();
+            manifests.push((name, manifest));
+        }
+        let backend = PassManager::new(context);
+        parse_pass_pipeline(
+            backend.as_operation_pass_manager(),
+            &format!("builtin.module({})", tile_conversions::spirv::BACKEND),
+        )
+        .map_err(|error| error.to_string())?;
+        backend
+            .run(module)
+            .map_err(|_| "the SPIR-V conversion failed (see the errors above)".to_string())?;
+        let mut kernels = Vec::new();
+        for (name, manifest) in manifests {
+            let manifest: serde_json::Value =
+                serde_json::from_str(&manifest).map_err(|e| e.to_string())?;
+            let spirv_module = tile_dialect::ops::find_ops(module.as_operation(), "spirv.module")
+                .into_iter()
+                .find(|op| {
+                    op.attribute("sym_name")
+                        .ok()
+                        .and_then(|attr| StringAttribute::try_from(attr).ok())
+                        .is_some_and(|sym| sym.value() == format!("__spv__{name}"))
+                })
+                .ok_or_else(|| format!("no SPIR-V module for {name}"))?;
+            let spirv = tile_dialect::driver::serialize_spirv(spirv_module)
+                .ok_or("SPIR-V serialization failed")?;
+            let number = |value: &serde_json::Value| {
+                value.as_u64().ok_or_else(|| format!("{name}: a launch size the host computes at run time is not supported by tile-run yet"))
+            };
+            let grid = manifest["grid"]
+                .as_array()
+                .ok_or("manifest without a grid")?;
+            kernels.push(SpirvKernel {
+                entry: manifest["entry"].as_str().unwrap_or_default().to_owned(),
+                function: manifest["host_function"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_owned(),
+                spirv,
+                workgroups: [
+                    number(&grid[0])? as u32,
+                    number(&grid[1])? as u32,
+                    number(&grid[2])? as u32,
+                ],
+                bindings: manifest["bindings"]
+                    .as_array()
+                    .ok_or("manifest without bindings")?
+                    .iter()
+                    .map(|binding| binding["host_argument"].as_u64().unwrap_or(0) as usize)
+                    .collect(),
+                shared_bytes: manifest["shared_bytes"].as_u64().unwrap_or(0) as u32,
+            });
+        }
+        Ok(Self { kernels })
+    }
+
+    /// Returns the kernels, in launch order.
+    pub fn kernels(&self) -> &[SpirvKernel] {
+        &self.kernels
+    }
+
+    /// Runs the kernels `function` launches, in order, on `buffers` (one per host argument).
+    pub fn run(
+        &self,
+        device: &vulkan::Vulkan,
+        function: &str,
+        buffers: &mut [Buffer],
+    ) -> Result<(), String> {
+        for kernel in self
+            .kernels
+            .iter()
+            .filter(|kernel| kernel.function == function)
+        {
+            if kernel.shared_bytes > device.max_shared_bytes {
+                return Err(format!(
+                    "{} needs {} bytes of workgroup memory, but {} gives {}",
+                    kernel.entry, kernel.shared_bytes, device.name, device.max_shared_bytes
+                ));
+            }
+            let mut slots: Vec<Option<&mut [u8]>> =
+                (0..kernel.bindings.len()).map(|_| None).collect();
+            for (argument, buffer) in buffers.iter_mut().enumerate() {
+                if let Some(binding) = kernel.bindings.iter().position(|bound| *bound == argument) {
+                    slots[binding] = Some(buffer.bytes_mut());
+                }
+            }
+            let mut bound: Vec<&mut [u8]> = slots
+                .into_iter()
+                .map(|slot| slot.ok_or("a binding without a host buffer"))
+                .collect::<Result<_, _>>()?;
+            device.run(&kernel.spirv, &kernel.entry, kernel.workgroups, &mut bound)?;
+        }
+        Ok(())
+    }
+}
+
+/// Compares `actual` with `reference` element by element: returns the worst relative error (floor 1
+/// on the magnitude) and the first elements over `tolerance` as (row-major index, actual, expected).
+pub fn compare(
+    actual: &Buffer,
+    reference: &Buffer,
+    tolerance: f64,
+) -> (f64, Vec<(usize, f64, f64)>) {
+    let mut worst: f64 = 0.0;
+    let mut mismatches = Vec::new();
+    for index in 0..reference.len() {
+        let (got, expected) = (actual.get(index), reference.get(index));
+        let error = if got.is_nan() != expected.is_nan() {
+            f64::INFINITY
+        } else if got.is_nan() {
+            0.0
+        } else {
+            (got - expected).abs() / expected.abs().max(1.0)
+        };
+        worst = worst.max(error);
+        if error > tolerance && mismatches.len() < 8 {
+            mismatches.push((index, got, expected));
+        }
+    }
+    (worst, mismatches)
+}
+
+/// The tolerance of a comparison between two targets, by element type: both accumulate in f32 in
+/// the same order; transcendental functions and the output rounding differ.
+pub fn tolerance(element: Element) -> f64 {
+    match element {
+        Element::F32 | Element::I32 | Element::I8 => 1e-4,
+        _ => 4e-3,
     }
 }

@@ -1,13 +1,35 @@
-//! `tile-run INPUT.mlir --target cpu [--seed N] [--dynamic-size N]`: runs every host function on
-//! seeded random inputs and prints a summary of each output buffer.
+//! `tile-run INPUT.mlir --target cpu|vulkan [--check] [--seed N] [--dynamic-size N]`: runs every host
+//! function on seeded random inputs and prints a summary of each output buffer. With `--check`, the
+//! Vulkan run is compared element by element with the CPU reference on the same inputs.
 
 use std::process::ExitCode;
-use tile_run::{CpuProgram, buffer::Random, buffers, context, host_functions};
+use tile_run::{
+    CpuProgram, VulkanProgram, buffer::Buffer, buffer::Random, buffers, compare, context,
+    host_functions, tolerance, vulkan::Vulkan,
+};
 
 const USAGE: &str =
-    "usage: tile-run INPUT.mlir --target cpu|vulkan [--check] [--seed N] [--dynamic-size N]";
+    "usage: tile-run INPUT.mlir [--target cpu|vulkan] [--check] [--seed N] [--dynamic-size N]";
 
-fn run() -> Result<(), String> {
+fn summary(function: &tile_run::Function, data: &[Buffer]) {
+    for (index, (argument, buffer)) in function.arguments.iter().zip(data).enumerate() {
+        if !argument.output {
+            continue;
+        }
+        let values: Vec<f64> = (0..buffer.len()).map(|i| buffer.get(i)).collect();
+        let unwritten = values.iter().filter(|v| v.is_nan()).count();
+        let sum: f64 = values.iter().filter(|v| !v.is_nan()).sum();
+        let first: Vec<String> = values.iter().take(4).map(|v| format!("{v:.4}")).collect();
+        println!(
+            "  output %arg{index} {:?} {}: checksum {sum:.6}, {unwritten} unwritten, first [{}]",
+            buffer.shape,
+            buffer.element,
+            first.join(", ")
+        );
+    }
+}
+
+fn run() -> Result<bool, String> {
     let mut args = std::env::args().skip(1);
     let (mut input, mut target, mut seed, mut dynamic, mut check) =
         (None, "cpu".to_string(), 1u64, 256usize, false);
@@ -22,16 +44,10 @@ fn run() -> Result<(), String> {
         }
     }
     let input = input.ok_or(USAGE)?;
-    if target != "cpu" || check {
-        return Err(format!(
-            "{} is not available yet: tile-run runs the CPU reference only (the SPIR-V lowering and the Vulkan runner are not written)",
-            if check {
-                "--check (Vulkan against the CPU reference)".to_string()
-            } else {
-                format!("target {target}")
-            }
-        ));
+    if target != "cpu" && target != "vulkan" {
+        return Err(format!("unknown target {target}: expected cpu or vulkan"));
     }
+    let vulkan = target == "vulkan" || check;
     let context = context();
     context.attach_diagnostic_handler(|diagnostic| {
         eprintln!(
@@ -40,42 +56,91 @@ fn run() -> Result<(), String> {
         );
         true
     });
-    let mut module = tile_dialect::driver::parse_file(&context, &input)
-        .ok_or_else(|| format!("{input}: cannot be run"))?;
+    let parse = || {
+        tile_dialect::driver::parse_file(&context, &input)
+            .ok_or_else(|| format!("{input}: cannot be run"))
+    };
+    let mut module = parse()?;
     let functions = host_functions(&module)?;
-    let program = CpuProgram::compile(&context, &mut module)?;
+    let (device, gpu_program) = if vulkan {
+        let device = Vulkan::new()?;
+        (
+            Some(device),
+            Some(VulkanProgram::compile(&context, &mut module)?),
+        )
+    } else {
+        (None, None)
+    };
+    let cpu_program = if !vulkan || check {
+        let mut cpu_module = parse()?;
+        Some(CpuProgram::compile(&context, &mut cpu_module)?)
+    } else {
+        None
+    };
     let mut random = Random::new(seed);
+    let mut all_match = true;
     for function in &functions {
-        let mut data = buffers(function, &mut random, dynamic);
+        let inputs = buffers(function, &mut random, dynamic);
+        let mut data = inputs.clone();
         let started = std::time::Instant::now();
-        program.run(&function.name, &mut data)?;
-        println!(
-            "@{} ran on the CPU reference in {:.1} ms",
-            function.name,
-            started.elapsed().as_secs_f64() * 1e3
-        );
-        for (index, (argument, buffer)) in function.arguments.iter().zip(&data).enumerate() {
-            if !argument.output {
-                continue;
-            }
-            let values: Vec<f64> = (0..buffer.len()).map(|i| buffer.get(i)).collect();
-            let unwritten = values.iter().filter(|v| v.is_nan()).count();
-            let sum: f64 = values.iter().filter(|v| !v.is_nan()).sum();
-            let first: Vec<String> = values.iter().take(4).map(|v| format!("{v:.4}")).collect();
+        if let (Some(device), Some(program)) = (&device, &gpu_program) {
+            program.run(device, &function.name, &mut data)?;
             println!(
-                "  output %arg{index} {:?} {}: checksum {sum:.6}, {unwritten} unwritten, first [{}]",
-                buffer.shape,
-                buffer.element,
-                first.join(", ")
+                "@{} ran on {} (Vulkan) in {:.1} ms",
+                function.name,
+                device.name,
+                started.elapsed().as_secs_f64() * 1e3
+            );
+        } else if let Some(program) = &cpu_program {
+            program.run(&function.name, &mut data)?;
+            println!(
+                "@{} ran on the CPU reference in {:.1} ms",
+                function.name,
+                started.elapsed().as_secs_f64() * 1e3
             );
         }
+        summary(function, &data);
+        if check {
+            let mut reference = inputs.clone();
+            cpu_program
+                .as_ref()
+                .expect("the CPU reference")
+                .run(&function.name, &mut reference)?;
+            for (index, argument) in function
+                .arguments
+                .iter()
+                .enumerate()
+                .filter(|(_, argument)| argument.output)
+            {
+                let bound = tolerance(argument.element);
+                let (worst, mismatches) = compare(&data[index], &reference[index], bound);
+                let verdict = if mismatches.is_empty() {
+                    "match"
+                } else {
+                    "MISMATCH"
+                };
+                println!(
+                    "  check %arg{index}: {verdict}, worst relative error {worst:.3e} (tolerance {bound:.0e})"
+                );
+                for (element, got, expected) in &mismatches {
+                    let columns = *data[index].shape.last().unwrap_or(&1);
+                    println!(
+                        "    at [{}, {}]: vulkan {got}, cpu {expected}",
+                        element / columns,
+                        element % columns
+                    );
+                }
+                all_match &= mismatches.is_empty();
+            }
+        }
     }
-    Ok(())
+    Ok(all_match)
 }
 
 fn main() -> ExitCode {
     match run() {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::FAILURE,
         Err(message) => {
             eprintln!("error: {message}");
             ExitCode::FAILURE

@@ -1,0 +1,40 @@
+// convert-tile-to-spirv on programs the plain strategy cannot run: one located error each.
+// RUN: tile-opt %s -split-input-file -verify-diagnostics -convert-tile-to-spirv
+
+// bf16: most Vulkan devices have none.
+func.func @bf16(%X: memref<32x32xbf16>, %n: index) {
+  %c1 = arith.constant 1 : index
+  %c0 = arith.constant 0 : index
+  tile.kernel grid(%c1) threads(32) (%bx) {
+    // expected-error @+1 {{'tile.alloc_shared' op uses bf16, which the SPIR-V lowering does not support (Vulkan devices generally lack it); use f16 or f32 (target spirv)}}
+    %S = tile.alloc_shared : memref<32x32xbf16, #gpu.address_space<workgroup>>
+    tile.copy %X[%c0, %c0], %S : memref<32x32xbf16>, memref<32x32xbf16, #gpu.address_space<workgroup>>
+  }
+  return
+}
+
+// -----
+
+// Fragments live in workgroup memory too: 64 KiB of them does not fit.
+func.func @too_much_shared_memory(%n: index) {
+  %c1 = arith.constant 1 : index
+  // expected-error @+1 {{'tile.kernel' op needs 65536 bytes of workgroup memory for its tiles (shared tiles and fragments both live there in the plain SPIR-V strategy), but the SPIR-V lowering allows 32768 (lavapipe's limit); use smaller tiles (target spirv)}}
+  tile.kernel grid(%c1) threads(128) (%bx) {
+    %F = tile.alloc_fragment : memref<128x128xf32, #tile.fragment>
+  }
+  return
+}
+
+// -----
+
+// Tensors are bound with static shapes.
+func.func @dynamic(%X: memref<?x?xf32>) {
+  %c1 = arith.constant 1 : index
+  %c0 = arith.constant 0 : index
+  tile.kernel grid(%c1) threads(32) (%bx) {
+    %F = tile.alloc_fragment : memref<8x8xf32, #tile.fragment>
+    // expected-error @+1 {{'tile.copy' op reads the tensor memref<?x?xf32>, whose shape is dynamic; the SPIR-V lowering binds static shapes only (target spirv)}}
+    tile.copy %X[%c0, %c0], %F : memref<?x?xf32>, memref<8x8xf32, #tile.fragment>
+  }
+  return
+}

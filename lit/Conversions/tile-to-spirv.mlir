@@ -1,0 +1,44 @@
+// convert-tile-to-spirv: the plain strategy. The kernel body moves into a gpu.func with the Vulkan
+// target environment; each tile op's iterations are dealt out to the workgroup's threads with a
+// barrier after; tiles live in workgroup memory.
+// RUN: tile-opt %s -split-input-file -convert-tile-to-spirv | FileCheck %s
+// The result converts with upstream convert-gpu-to-spirv.
+// RUN: tile-opt %s -split-input-file --pass-pipeline='builtin.module(convert-tile-to-spirv, canonicalize, cse, gpu.module(convert-math-to-spirv), convert-gpu-to-spirv, spirv.module(spirv-lower-abi-attrs, spirv-update-vce))' | FileCheck %s --check-prefix=SPIRV
+
+// CHECK-LABEL: func.func @scale
+// CHECK-NEXT: arith.constant
+// CHECK: return
+// CHECK: gpu.module @scale_0_module [#spirv.target_env<
+// CHECK-SAME: tile.manifest = "{{.*}}\22workgroup_size\22: [64, 1, 1], \22grid\22: [2, 1, 1]
+// CHECK: gpu.func @scale_0_kernel(%[[X:.*]]: memref<32x16xf32>, %[[Y:.*]]: memref<32x16xf32>) kernel attributes {spirv.entry_point_abi = #spirv.entry_point_abi<workgroup_size = [64, 1, 1]>}
+// CHECK: %[[BX:.*]] = gpu.block_id x
+// CHECK: %[[T:.*]] = memref.alloc() : memref<16x16xf32, #spirv.storage_class<Workgroup>>
+// CHECK: %[[TID:.*]] = gpu.thread_id x
+// CHECK: scf.for %[[E:.*]] = %[[TID]] to %{{.*}} step %{{.*}} {
+// CHECK: memref.load %[[X]]
+// CHECK: gpu.barrier
+// CHECK: math.exp
+// CHECK: gpu.barrier
+// CHECK: memref.store %{{.*}}, %[[Y]]
+// SPIRV: spirv.module @__spv__scale_0_module Logical GLSL450
+// SPIRV: spirv.GlobalVariable @__workgroup_mem__{{.*}} : !spirv.ptr<!spirv.struct<(!spirv.array<256 x f32>)>, Workgroup>
+// SPIRV: spirv.func @scale_0_kernel
+// SPIRV: spirv.ControlBarrier <Workgroup>, <Workgroup>, <AcquireRelease|WorkgroupMemory>
+// SPIRV: spirv.GL.Exp
+func.func @scale(%X: memref<32x16xf32>, %Y: memref<32x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %c16 = arith.constant 16 : index
+  tile.kernel grid(%c2) threads(64) (%bx) {
+    %F = tile.alloc_fragment : memref<16x16xf32, #tile.fragment>
+    %r0 = arith.muli %bx, %c16 : index
+    tile.copy %X[%r0, %c0], %F : memref<32x16xf32>, memref<16x16xf32, #tile.fragment>
+    tile.parallel (%i, %j) in (16, 16) {
+      %v = memref.load %F[%i, %j] : memref<16x16xf32, #tile.fragment>
+      %e = math.exp %v : f32
+      memref.store %e, %F[%i, %j] : memref<16x16xf32, #tile.fragment>
+    }
+    tile.copy %F, %Y[%r0, %c0] : memref<16x16xf32, #tile.fragment>, memref<32x16xf32>
+  }
+  return
+}
