@@ -68,7 +68,7 @@ fn name(op: &OperationRef) -> String {
 fn lower<'c>(module: OperationRef<'c, '_>) {
     with_context(module, |context| {
         for kernel in tile_dialect::ops::find_ops(module, "tile.kernel") {
-            lower_body(context, kernel, None, None);
+            lower_body(context, kernel, None, Tiles::Allocated(None));
             let rewriter = melior::IrRewriter::new(context);
             let builder = Builder {
                 context,
@@ -80,14 +80,22 @@ fn lower<'c>(module: OperationRef<'c, '_>) {
     });
 }
 
+/// Where the tiles of a lowered kernel live.
+#[derive(Clone, Copy)]
+pub(crate) enum Tiles<'c> {
+    /// `memref.alloc` in this memory space (`None`: heap buffers freed at the end of their block).
+    Allocated(Option<melior::ir::Attribute<'c>>),
+    /// Left to the caller (GPU kernels bind them to workgroup attributions).
+    Kept,
+}
+
 /// Lowers every tile op inside `kernel` (not the kernel itself) to loops. With `threads`, each tile
-/// op's iterations are dealt out to the block's threads (GPU targets); tiles are allocated in
-/// `memory_space` (`None`: heap buffers freed at the end of their block).
+/// op's iterations are dealt out to the block's threads (GPU targets).
 pub(crate) fn lower_body<'c>(
     context: &'c melior::Context,
     kernel: OperationRef<'c, '_>,
     threads: Option<i64>,
-    memory_space: Option<melior::ir::Attribute<'c>>,
+    tiles: Tiles<'c>,
 ) {
     let rewriter = melior::IrRewriter::new(context);
     let rewriter = rewriter.as_rewriter_base();
@@ -107,9 +115,11 @@ pub(crate) fn lower_body<'c>(
         rewriter.erase_op(*op);
     }
     // The list above holds erased ops now: walk again.
-    for op in &nested_ops(kernel) {
-        if name(op).starts_with("tile.alloc_") {
-            structure::lower_alloc(&builder(*op), &rewriter, *op, memory_space);
+    if let Tiles::Allocated(memory_space) = tiles {
+        for op in &nested_ops(kernel) {
+            if name(op).starts_with("tile.alloc_") {
+                structure::lower_alloc(&builder(*op), &rewriter, *op, memory_space);
+            }
         }
     }
     // Innermost region ops first: reverse pre-order visits children before their parents.

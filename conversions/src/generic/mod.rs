@@ -1,0 +1,400 @@
+//! The plain strategy, for any tile kernel on any GPU target: the loop lowering of the CPU reference
+//! (`crate::cpu`) with its iterations dealt out to the block's threads. Every tile op becomes
+//! `for e = tid; e < total; e += threads` over its flattened iteration space, followed by a barrier;
+//! shared tiles and fragments live in workgroup memory; the kernel body moves into a `gpu.func`.
+//! Correct for every tile program, fast for none: it is what SPIR-V gets today, and what the NVIDIA
+//! and AMD lowerings fall back to for kernels outside the GEMM family they specialise.
+
+use crate::gemm::launch::host_expression;
+use melior::{
+    Context,
+    ir::{
+        Attribute, BlockLike, Module, RegionLike, ShapedTypeLike, Value, ValueLike,
+        attribute::StringAttribute,
+        block::BlockArgument,
+        operation::{OperationLike, OperationRef, OperationResult},
+        r#type::{DimSize, MemRefType},
+    },
+};
+use tile_dialect::{
+    diagnostics::emit_error,
+    element::Element,
+    ops::{
+        clone_detached, find_ops, integer_attribute, is_defined_inside, nested_ops, set_attribute,
+        set_operand, with_context,
+    },
+};
+
+/// How one target wants its plain kernels.
+pub struct Flavor {
+    /// The target, for messages and the manifest.
+    pub target: &'static str,
+    /// Attributes of the `gpu.module` (e.g. a SPIR-V target environment), as written after its name.
+    pub module_attributes: &'static str,
+    /// The memory space of workgroup memory.
+    pub workgroup_space: &'static str,
+    /// Tiles become `gpu.func` workgroup attributions (NVVM, ROCDL) rather than `memref.alloc`s
+    /// (SPIR-V).
+    pub attributions: bool,
+    /// Global tensors must have static shapes (SPIR-V binds them as sized arrays).
+    pub static_tensors: bool,
+    /// Workgroup memory a block may use.
+    pub max_shared_bytes: i64,
+    /// What to add to the error when the tiles do not fit.
+    pub shared_limit_note: &'static str,
+}
+
+impl Flavor {
+    fn function_attributes(&self, threads: i64) -> String {
+        if self.target == "spirv" {
+            format!("spirv.entry_point_abi = #spirv.entry_point_abi<workgroup_size = [{threads}, 1, 1]>")
+        } else {
+            format!("known_block_size = array<i32: {threads}, 1, 1>")
+        }
+    }
+}
+
+/// A failure: the op the diagnostic goes to and its message.
+pub type Failure<'c, 'a> = (OperationRef<'c, 'a>, String);
+
+/// Lowers every `tile.kernel` of `module` with the plain strategy of `flavor`; diagnostics go to the
+/// ops they concern, and the `Err` only tells the pass to fail.
+pub fn lower_module(module: OperationRef, flavor: &Flavor) -> Result<(), String> {
+    let mut failed = false;
+    for (index, kernel) in find_ops(module, "tile.kernel").into_iter().enumerate() {
+        if let Err((op, message)) = with_context(kernel, |context| lower_kernel(context, module, kernel, index, flavor)) {
+            let name = op.name();
+            emit_error(
+                op.location(),
+                &format!(
+                    "'{}' op {message}",
+                    name.as_string_ref().as_str().unwrap_or("?")
+                ),
+            );
+            failed = true;
+        }
+    }
+    if failed { Err(String::new()) } else { Ok(()) }
+}
+
+fn element_bytes(element: Element) -> i64 {
+    match element {
+        Element::F16 | Element::BF16 => 2,
+        Element::F32 | Element::I32 => 4,
+        Element::I8 | Element::F8E4M3FN => 1,
+    }
+}
+
+/// Checks what the plain strategy supports on `flavor`'s target and returns the kernel's
+/// workgroup-memory bytes.
+fn check_kernel<'c, 'a>(kernel: OperationRef<'c, 'a>, flavor: &Flavor) -> Result<i64, Failure<'c, 'a>> {
+    let mut shared = 0;
+    for op in nested_ops(kernel) {
+        let types = op
+            .operands()
+            .map(|value| value.r#type())
+            .chain(op.results().map(|result| result.r#type()));
+        for ty in types {
+            let element = MemRefType::try_from(ty)
+                .map(|memref| memref.element())
+                .unwrap_or(ty);
+            if flavor.target == "spirv" && matches!(Element::of(element), Some(Element::BF16 | Element::F8E4M3FN)) {
+                return Err((
+                    op,
+                    format!(
+                        "uses {element}, which the SPIR-V lowering does not support (Vulkan devices generally lack it); use f16 or f32 (target spirv)"
+                    ),
+                ));
+            }
+        }
+        let name = op.name();
+        if name
+            .as_string_ref()
+            .as_str()
+            .is_ok_and(|name| name.starts_with("tile.alloc_"))
+        {
+            let memref =
+                MemRefType::try_from(op.result(0).expect("allocation").r#type()).expect("memref");
+            let count: i64 = (0..memref.rank())
+                .map(|dim| match memref.dim_size(dim) {
+                    Ok(DimSize::Static(size)) => size as i64,
+                    _ => 1,
+                })
+                .product();
+            shared += count * Element::of(memref.element()).map_or(4, element_bytes);
+        }
+    }
+    if shared > flavor.max_shared_bytes {
+        let (strategy, target, limit, note) = (
+            if flavor.target == "spirv" { "the plain SPIR-V strategy" } else { "the generic strategy" },
+            if flavor.target == "spirv" { "the SPIR-V lowering" } else { flavor.target },
+            flavor.max_shared_bytes,
+            flavor.shared_limit_note,
+        );
+        return Err((
+            kernel,
+            format!(
+                "needs {shared} bytes of workgroup memory for its tiles (shared tiles and fragments both live there in {strategy}), but {target} allows {limit} ({note}); use smaller tiles (target {})",
+                flavor.target
+            ),
+        ));
+    }
+    Ok(shared)
+}
+
+/// The values the kernel reads from the host function: global tensors become bindings; constants are
+/// cloned into the shader; anything else cannot cross yet.
+fn captured_tensors<'c, 'a>(
+    kernel: OperationRef<'c, 'a>,
+    flavor: &Flavor,
+) -> Result<Vec<Value<'c, 'a>>, Failure<'c, 'a>> {
+    let mut tensors: Vec<Value> = Vec::new();
+    for op in nested_ops(kernel) {
+        for operand in op.operands() {
+            if is_defined_inside(operand, kernel) || tensors.contains(&operand) {
+                continue;
+            }
+            if let Ok(memref) = MemRefType::try_from(operand.r#type()) {
+                if flavor.static_tensors && !memref.has_static_shape() {
+                    return Err((
+                        op,
+                        format!(
+                            "reads the tensor {}, whose shape is dynamic; the SPIR-V lowering binds static shapes only (target spirv)",
+                            operand.r#type()
+                        ),
+                    ));
+                }
+                tensors.push(operand);
+            } else if OperationResult::try_from(operand)
+                .map(|result| {
+                    result.owner().name().as_string_ref().as_str() != Ok("arith.constant")
+                })
+                .unwrap_or(true)
+            {
+                return Err((op, format!("reads a host value that is not a constant; the {} lowering passes tensors and constants only (target {})", if flavor.target == "spirv" { "SPIR-V" } else { "generic" }, flavor.target)));
+            }
+        }
+    }
+    Ok(tensors)
+}
+
+/// Lowers one kernel with the plain strategy of `flavor`.
+pub fn lower_kernel<'c, 'a>(
+    context: &'c Context,
+    module: OperationRef<'c, 'a>,
+    kernel: OperationRef<'c, 'a>,
+    index: usize,
+    flavor: &Flavor,
+) -> Result<(), Failure<'c, 'a>> {
+    let threads = integer_attribute(&kernel, "threads").unwrap_or(0);
+    let shared = check_kernel(kernel, flavor)?;
+    let tensors = captured_tensors(kernel, flavor)?;
+    let target = flavor.target;
+    let grid: Vec<String> = kernel
+        .operands()
+        .map(host_expression)
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|message| {
+            (
+                kernel,
+                format!("cannot be lowered for {target}: the launch needs {message}"),
+            )
+        })?;
+    let stem = format!("{}_{index}", host_function_name(kernel));
+    let block_dims = kernel.operand_count();
+
+    // The tiles, in program order: workgroup attributions or workgroup allocations.
+    let tiles: Vec<OperationRef> =
+        nested_ops(kernel).into_iter().filter(|op| op.name().as_string_ref().as_str().is_ok_and(|name| name.starts_with("tile.alloc_"))).collect();
+    let space = flavor.workgroup_space;
+    let attributions: Vec<String> = tiles
+        .iter()
+        .enumerate()
+        .map(|(i, tile)| {
+            let memref = MemRefType::try_from(tile.result(0).expect("tile").r#type()).expect("memref");
+            let shape: Vec<String> = (0..memref.rank())
+                .map(|dim| match memref.dim_size(dim) {
+                    Ok(DimSize::Static(size)) => size.to_string(),
+                    _ => "1".into(),
+                })
+                .collect();
+            format!("%tile{i}: memref<{}x{}, {space}>", shape.join("x"), memref.element())
+        })
+        .collect();
+
+    // Tile ops to loops shared by the threads.
+    let tile_memory = if flavor.attributions {
+        crate::cpu::Tiles::Kept
+    } else {
+        crate::cpu::Tiles::Allocated(Some(Attribute::parse(context, space).expect("memory space")))
+    };
+    crate::cpu::lower_body(context, kernel, Some(threads), tile_memory);
+
+    // The kernel function: one argument per tensor, in order of first use.
+    let arguments: Vec<String> = tensors
+        .iter()
+        .enumerate()
+        .map(|(i, tensor)| format!("%arg{i}: {}", tensor.r#type()))
+        .collect();
+    let workgroup = if flavor.attributions && !attributions.is_empty() {
+        format!(" workgroup({})", attributions.join(", "))
+    } else {
+        String::new()
+    };
+    let text = format!(
+        "module attributes {{gpu.container_module}} {{\n  gpu.module @{stem}_module {} {{\n    gpu.func @{stem}_kernel({}){workgroup} kernel attributes {{{}}} {{\n      gpu.return\n    }}\n  }}\n}}\n",
+        flavor.module_attributes,
+        arguments.join(", "),
+        flavor.function_attributes(threads)
+    );
+    let parsed = Module::parse(context, &text).ok_or_else(|| {
+        (
+            kernel,
+            format!("cannot be lowered for {target}: internal error: the kernel skeleton does not parse"),
+        )
+    })?;
+    let skeleton = parsed.body().first_operation().expect("gpu.module");
+    let body = module
+        .region(0)
+        .ok()
+        .and_then(|region| region.first_block())
+        .expect("builtin.module has a body");
+    let mut copy = clone_detached(skeleton);
+    let bindings: Vec<String> = tensors
+        .iter()
+        .enumerate()
+        .map(|(binding, tensor)| {
+            let argument = BlockArgument::try_from(*tensor).map(|a| a.argument_number() as i64).unwrap_or(-1);
+            let memref = MemRefType::try_from(tensor.r#type()).expect("memref");
+            let shape: Vec<String> = (0..memref.rank())
+                .map(|dim| match memref.dim_size(dim) {
+                    Ok(DimSize::Static(size)) => size.to_string(),
+                    _ => "null".into(),
+                })
+                .collect();
+            format!(
+                "{{\"set\": 0, \"binding\": {binding}, \"host_argument\": {argument}, \"shape\": [{}], \"element\": \"{}\"}}",
+                shape.join(", "),
+                memref.element()
+            )
+        })
+        .collect();
+    let mut grid = grid;
+    grid.resize(3, "1".into());
+    let manifest = format!(
+        "{{\"entry\": \"{stem}_kernel\", \"host_function\": \"{}\", \"target\": \"{target}\", \"strategy\": \"plain\", \"workgroup_size\": [{threads}, 1, 1], \"grid\": [{}], \"shared_bytes\": {shared}, \"bindings\": [{}]}}",
+        host_function_name(kernel),
+        grid.join(", "),
+        bindings.join(", ")
+    );
+    melior::ir::operation::OperationMutLike::set_attribute(
+        &mut copy,
+        "tile.manifest",
+        StringAttribute::new(context, &manifest).into(),
+    );
+    let gpu_module = body.append_operation(copy);
+    set_attribute(module, "gpu.container_module", Attribute::unit(context));
+
+    // Move the kernel body into the shader, block indices from gpu.block_id.
+    let function = gpu_module
+        .region(0)
+        .ok()
+        .and_then(|r| r.first_block())
+        .and_then(|b| b.first_operation())
+        .expect("gpu.func");
+    let entry = function
+        .region(0)
+        .ok()
+        .and_then(|r| r.first_block())
+        .expect("entry block");
+    let ret = entry.terminator().expect("gpu.return");
+    let at = crate::cpu::builder::At {
+        block: entry,
+        before: ret,
+    };
+    let builder = crate::cpu::builder::Builder {
+        context,
+        location: kernel.location(),
+        threads: None,
+    };
+    let block_ids: Vec<Value> = ["x", "y", "z"][..block_dims]
+        .iter()
+        .map(|dim| {
+            builder.value(
+                at,
+                melior::ir::operation::OperationBuilder::new("gpu.block_id", kernel.location())
+                    .add_attributes(&[(
+                        melior::ir::Identifier::new(context, "dimension"),
+                        Attribute::parse(context, &format!("#gpu<dim {dim}>")).expect("dim"),
+                    )])
+                    .add_results(&[melior::ir::Type::index(context)])
+                    .build()
+                    .expect("gpu.block_id"),
+            )
+        })
+        .collect();
+    let kernel_body = kernel
+        .region(0)
+        .ok()
+        .and_then(|r| r.first_block())
+        .expect("kernel body");
+    let rewriter = melior::IrRewriter::new(context);
+    let rewriter = rewriter.as_rewriter_base();
+    if let Some(terminator) = kernel_body.terminator() {
+        rewriter.erase_op(terminator);
+    }
+    rewriter.inline_block_before(kernel_body, ret, &block_ids);
+    rewriter.erase_op(kernel);
+    if flavor.attributions {
+        // gpu.func's entry block holds the arguments, then the workgroup attributions.
+        for (i, tile) in tiles.iter().enumerate() {
+            let attribution = entry.argument(tensors.len() + i).expect("workgroup attribution");
+            rewriter.replace_all_uses_with(tile.result(0).expect("tile").into(), attribution.into());
+            rewriter.erase_op(*tile);
+        }
+    }
+
+    // Host values inside the shader: tensors become the function's arguments, constants are cloned.
+    let first = entry.first_operation().expect("shader body");
+    let mut cloned: Vec<(Value, Value)> = Vec::new();
+    for op in nested_ops(function) {
+        for (position, operand) in op.operands().enumerate() {
+            if let Some(binding) = tensors.iter().position(|tensor| *tensor == operand) {
+                set_operand(
+                    op,
+                    position,
+                    entry.argument(binding).expect("binding argument").into(),
+                );
+            } else if !is_defined_inside(operand, function)
+                && OperationResult::try_from(operand).is_ok()
+            {
+                // captured_tensors let only constants through.
+                let replacement = match cloned.iter().find(|(original, _)| *original == operand) {
+                    Some((_, replacement)) => *replacement,
+                    None => {
+                        let owner = OperationResult::try_from(operand)
+                            .expect("a constant")
+                            .owner();
+                        let copy = entry.insert_operation_before(first, clone_detached(owner));
+                        let value: Value = copy.result(0).expect("constant result").into();
+                        cloned.push((operand, value));
+                        value
+                    }
+                };
+                set_operand(op, position, replacement);
+            }
+        }
+    }
+    Ok(())
+}
+
+fn host_function_name(kernel: OperationRef) -> String {
+    let mut parent = kernel.parent_operation();
+    while let Some(op) = parent {
+        if let Ok(name) = op.attribute("sym_name").and_then(StringAttribute::try_from) {
+            return name.value().to_owned();
+        }
+        parent = op.parent_operation();
+    }
+    "kernel".into()
+}
