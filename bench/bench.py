@@ -39,6 +39,71 @@ def ok(result):
     return rest[0] if len(rest) == 1 else rest
 
 
+class PlainKernel:
+    """A kernel of the plain strategy: tensors passed as MLIR memref descriptors (allocated pointer,
+    aligned pointer, offset, sizes, strides), no tensor maps, static shared memory only."""
+
+    def __init__(self, ptx_path, manifest):
+        self.name = os.path.basename(ptx_path)[: -len(".ptx")]
+        self.manifest = manifest
+        with open(ptx_path, "rb") as f:
+            self.module = ok(cu.cuModuleLoadData(f.read() + b"\0"))
+        self.function = ok(cu.cuModuleGetFunction(self.module, manifest["entry"].encode()))
+
+    def tensors(self):
+        out = {}
+        for binding in self.manifest["bindings"]:
+            dtype = DTYPES[binding["element"]]
+            shape = binding["shape"]
+            out[binding["host_argument"]] = (
+                torch.full(shape, float("nan"), dtype=dtype, device="cuda") if binding["written"]
+                else torch.randn(shape, dtype=dtype, device="cuda")
+            )
+        return out
+
+    def launcher(self, tensors):
+        values, types = [], []
+        for binding in self.manifest["bindings"]:
+            t = tensors[binding["host_argument"]]
+            values += [t.data_ptr(), t.data_ptr(), 0, *t.shape, *t.stride()]
+            types += [ctypes.c_void_p, ctypes.c_void_p] + [ctypes.c_int64] * (1 + 2 * t.dim())
+        grid, block = self.manifest["grid"], self.manifest["workgroup_size"]
+        stream = torch.cuda.current_stream().cuda_stream
+        args = (tuple(values), tuple(types))
+
+        def launch():
+            ok(cu.cuLaunchKernel(self.function, *grid, *block, 0, stream, args, 0))
+
+        return launch
+
+
+def plain_reference(kernel, tensors):
+    """What the test programs compute (test/programs/*.mlir), in float64."""
+    name = kernel.manifest["host_function"]
+    t = {k: v.double() for k, v in tensors.items()}
+    if name == "row_softmax":
+        return {1: torch.softmax(t[0], dim=1)}
+    if name == "small":
+        return {2: torch.relu(t[0] @ t[1])}
+    if name == "reduce_kinds":
+        x = t[0]
+        return {1: torch.stack([x.sum(0), x.max(0).values, x.min(0).values, x.abs().sum(0), x.abs().max(0).values, 2 * x.sum(0)])}
+    raise RuntimeError(f"no reference for {name}")
+
+
+def check_plain(kernel):
+    tensors = kernel.tensors()
+    kernel.launcher(tensors)()
+    torch.cuda.synchronize()
+    worst, nan = 0.0, 0
+    for argument, ref in plain_reference(kernel, tensors).items():
+        out = tensors[argument].double()
+        nan += int(torch.isnan(out).sum())
+        worst = max(worst, float(torch.linalg.norm(out - ref) / torch.linalg.norm(ref)))
+    passed = nan == 0 and worst < 5e-3
+    return passed, worst, nan
+
+
 class Kernel:
     """One PTX kernel and its manifest, loaded through the CUDA driver."""
 
@@ -221,6 +286,17 @@ def main():
     failures = 0
     for ptx in sorted(glob.glob(os.path.join(args.kernels, "*.ptx"))):
         if args.filter not in ptx:
+            continue
+        with open(ptx[: -len(".ptx")] + ".json") as f:
+            manifest = json.load(f)
+        if manifest.get("strategy") == "plain":
+            try:
+                passed, rel, nan = check_plain(PlainKernel(ptx, manifest))
+            except RuntimeError as error:
+                passed, rel, nan = False, float("nan"), -1
+                print(f"  {error}")
+            failures += not passed
+            print(f"{os.path.basename(ptx)[:-4]}: {'PASS' if passed else 'FAIL'} rel_err={rel:.2e} nan={nan} (plain strategy)", flush=True)
             continue
         try:
             kernel = Kernel(ptx)

@@ -266,17 +266,3 @@ func.func @tma_row_alignment(%A: memref<1000x700xf16>, %B: memref<700x1024xf16>,
   }
   return
 }
-
-// -----
-
-// A kernel that is not a GEMM: the op that does not fit is named.
-func.func @not_a_gemm() {
-  %c1 = arith.constant 1 : index
-  tile.kernel grid(%c1) threads(128) (%bx) {
-    %S = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
-    %m = tile.alloc_shared : memref<64xf32, #gpu.address_space<workgroup>>
-    // expected-error @+1 {{'tile.reduce' op cannot be lowered to sm_90a here: the sm_90a lowering takes GEMM kernels (fill, one tile.pipelined loop of two copies and a tile.gemm, tile.parallel epilogues, one copy out), and tile.reduce does not fit that shape (chip sm_90a)}}
-    tile.reduce <max> %S, %m dim(1) : memref<64x64xf32, #tile.fragment>, memref<64xf32, #gpu.address_space<workgroup>>
-  }
-  return
-}

@@ -30,6 +30,18 @@ pub const ARGUMENT: &str = "convert-tile-to-amdgpu";
 /// The chip this lowering targets.
 pub const CHIP: &str = "gfx942";
 
+/// The plain strategy on AMD GPUs, for kernels outside the GEMM family: tiles in LDS, tensors as
+/// memref descriptors.
+pub const GENERIC: crate::generic::Flavor = crate::generic::Flavor {
+    target: CHIP,
+    module_attributes: "",
+    workgroup_space: "#gpu.address_space<workgroup>",
+    attributions: true,
+    static_tensors: false,
+    max_shared_bytes: 65_536,
+    shared_limit_note: "the LDS of one workgroup",
+};
+
 #[repr(align(8))]
 struct PassId;
 static PASS_ID: PassId = PassId;
@@ -148,12 +160,21 @@ fn lower_kernel<'c, 'a>(
     kernel: OperationRef<'c, 'a>,
     index: usize,
 ) -> Result<(), Failure<'c, 'a>> {
-    let plan = plan::plan_gemm(kernel).map_err(|error| {
-        (
-            error.op,
-            format!("{} (chip {CHIP})", error.message.replace("{chip}", CHIP)),
-        )
-    })?;
+    // Kernels outside the GEMM family run with the plain strategy: correct, not fast.
+    let plan = match plan::plan_gemm(kernel) {
+        Ok(plan) => plan,
+        Err(error) => {
+            return crate::generic::lower_kernel(context, module, kernel, index, &GENERIC).map_err(|(_, generic)| {
+                (
+                    error.op,
+                    format!(
+                        "{} (chip {CHIP}); the plain strategy cannot run this kernel either: {generic}",
+                        error.message.replace("{chip}", CHIP)
+                    ),
+                )
+            });
+        }
+    };
     let cannot = |message: String| (kernel, format!("cannot be lowered for {CHIP}: {message}"));
     let threads = integer_attribute(&kernel, "threads").unwrap_or(0);
     let config = config::configure(

@@ -47,7 +47,9 @@ pub struct Flavor {
 impl Flavor {
     fn function_attributes(&self, threads: i64) -> String {
         if self.target == "spirv" {
-            format!("spirv.entry_point_abi = #spirv.entry_point_abi<workgroup_size = [{threads}, 1, 1]>")
+            format!(
+                "spirv.entry_point_abi = #spirv.entry_point_abi<workgroup_size = [{threads}, 1, 1]>"
+            )
         } else {
             format!("known_block_size = array<i32: {threads}, 1, 1>")
         }
@@ -62,7 +64,9 @@ pub type Failure<'c, 'a> = (OperationRef<'c, 'a>, String);
 pub fn lower_module(module: OperationRef, flavor: &Flavor) -> Result<(), String> {
     let mut failed = false;
     for (index, kernel) in find_ops(module, "tile.kernel").into_iter().enumerate() {
-        if let Err((op, message)) = with_context(kernel, |context| lower_kernel(context, module, kernel, index, flavor)) {
+        if let Err((op, message)) = with_context(kernel, |context| {
+            lower_kernel(context, module, kernel, index, flavor)
+        }) {
             let name = op.name();
             emit_error(
                 op.location(),
@@ -87,7 +91,10 @@ fn element_bytes(element: Element) -> i64 {
 
 /// Checks what the plain strategy supports on `flavor`'s target and returns the kernel's
 /// workgroup-memory bytes.
-fn check_kernel<'c, 'a>(kernel: OperationRef<'c, 'a>, flavor: &Flavor) -> Result<i64, Failure<'c, 'a>> {
+fn check_kernel<'c, 'a>(
+    kernel: OperationRef<'c, 'a>,
+    flavor: &Flavor,
+) -> Result<i64, Failure<'c, 'a>> {
     let mut shared = 0;
     for op in nested_ops(kernel) {
         let types = op
@@ -98,7 +105,12 @@ fn check_kernel<'c, 'a>(kernel: OperationRef<'c, 'a>, flavor: &Flavor) -> Result
             let element = MemRefType::try_from(ty)
                 .map(|memref| memref.element())
                 .unwrap_or(ty);
-            if flavor.target == "spirv" && matches!(Element::of(element), Some(Element::BF16 | Element::F8E4M3FN)) {
+            if flavor.target == "spirv"
+                && matches!(
+                    Element::of(element),
+                    Some(Element::BF16 | Element::F8E4M3FN)
+                )
+            {
                 return Err((
                     op,
                     format!(
@@ -126,8 +138,16 @@ fn check_kernel<'c, 'a>(kernel: OperationRef<'c, 'a>, flavor: &Flavor) -> Result
     }
     if shared > flavor.max_shared_bytes {
         let (strategy, target, limit, note) = (
-            if flavor.target == "spirv" { "the plain SPIR-V strategy" } else { "the generic strategy" },
-            if flavor.target == "spirv" { "the SPIR-V lowering" } else { flavor.target },
+            if flavor.target == "spirv" {
+                "the plain SPIR-V strategy"
+            } else {
+                "the generic strategy"
+            },
+            if flavor.target == "spirv" {
+                "the SPIR-V lowering"
+            } else {
+                flavor.target
+            },
             flavor.max_shared_bytes,
             flavor.shared_limit_note,
         );
@@ -171,7 +191,18 @@ fn captured_tensors<'c, 'a>(
                 })
                 .unwrap_or(true)
             {
-                return Err((op, format!("reads a host value that is not a constant; the {} lowering passes tensors and constants only (target {})", if flavor.target == "spirv" { "SPIR-V" } else { "generic" }, flavor.target)));
+                return Err((
+                    op,
+                    format!(
+                        "reads a host value that is not a constant; the {} lowering passes tensors and constants only (target {})",
+                        if flavor.target == "spirv" {
+                            "SPIR-V"
+                        } else {
+                            "generic"
+                        },
+                        flavor.target
+                    ),
+                ));
             }
         }
     }
@@ -190,6 +221,23 @@ pub fn lower_kernel<'c, 'a>(
     let shared = check_kernel(kernel, flavor)?;
     let tensors = captured_tensors(kernel, flavor)?;
     let target = flavor.target;
+    // Which tensors the kernel writes (destinations of copies and stores), for the launcher.
+    let written: Vec<bool> = tensors
+        .iter()
+        .map(|tensor| {
+            nested_ops(kernel).iter().any(|op| {
+                match op.name().as_string_ref().as_str().unwrap_or_default() {
+                    "tile.copy" => {
+                        tile_dialect::ops::copy_parts(op).is_some_and(|parts| parts.dst == *tensor)
+                    }
+                    "memref.store" => op
+                        .operand(1)
+                        .is_ok_and(|destination| destination == *tensor),
+                    _ => false,
+                }
+            })
+        })
+        .collect();
     let grid: Vec<String> = kernel
         .operands()
         .map(host_expression)
@@ -204,21 +252,33 @@ pub fn lower_kernel<'c, 'a>(
     let block_dims = kernel.operand_count();
 
     // The tiles, in program order: workgroup attributions or workgroup allocations.
-    let tiles: Vec<OperationRef> =
-        nested_ops(kernel).into_iter().filter(|op| op.name().as_string_ref().as_str().is_ok_and(|name| name.starts_with("tile.alloc_"))).collect();
+    let tiles: Vec<OperationRef> = nested_ops(kernel)
+        .into_iter()
+        .filter(|op| {
+            op.name()
+                .as_string_ref()
+                .as_str()
+                .is_ok_and(|name| name.starts_with("tile.alloc_"))
+        })
+        .collect();
     let space = flavor.workgroup_space;
     let attributions: Vec<String> = tiles
         .iter()
         .enumerate()
         .map(|(i, tile)| {
-            let memref = MemRefType::try_from(tile.result(0).expect("tile").r#type()).expect("memref");
+            let memref =
+                MemRefType::try_from(tile.result(0).expect("tile").r#type()).expect("memref");
             let shape: Vec<String> = (0..memref.rank())
                 .map(|dim| match memref.dim_size(dim) {
                     Ok(DimSize::Static(size)) => size.to_string(),
                     _ => "1".into(),
                 })
                 .collect();
-            format!("%tile{i}: memref<{}x{}, {space}>", shape.join("x"), memref.element())
+            format!(
+                "%tile{i}: memref<{}x{}, {space}>",
+                shape.join("x"),
+                memref.element()
+            )
         })
         .collect();
 
@@ -226,7 +286,9 @@ pub fn lower_kernel<'c, 'a>(
     let tile_memory = if flavor.attributions {
         crate::cpu::Tiles::Kept
     } else {
-        crate::cpu::Tiles::Allocated(Some(Attribute::parse(context, space).expect("memory space")))
+        crate::cpu::Tiles::Allocated(Some(
+            Attribute::parse(context, space).expect("memory space"),
+        ))
     };
     crate::cpu::lower_body(context, kernel, Some(threads), tile_memory);
 
@@ -250,7 +312,9 @@ pub fn lower_kernel<'c, 'a>(
     let parsed = Module::parse(context, &text).ok_or_else(|| {
         (
             kernel,
-            format!("cannot be lowered for {target}: internal error: the kernel skeleton does not parse"),
+            format!(
+                "cannot be lowered for {target}: internal error: the kernel skeleton does not parse"
+            ),
         )
     })?;
     let skeleton = parsed.body().first_operation().expect("gpu.module");
@@ -273,9 +337,10 @@ pub fn lower_kernel<'c, 'a>(
                 })
                 .collect();
             format!(
-                "{{\"set\": 0, \"binding\": {binding}, \"host_argument\": {argument}, \"shape\": [{}], \"element\": \"{}\"}}",
+                "{{\"set\": 0, \"binding\": {binding}, \"host_argument\": {argument}, \"shape\": [{}], \"element\": \"{}\", \"written\": {}}}",
                 shape.join(", "),
-                memref.element()
+                memref.element(),
+                written[binding]
             )
         })
         .collect();
@@ -348,8 +413,11 @@ pub fn lower_kernel<'c, 'a>(
     if flavor.attributions {
         // gpu.func's entry block holds the arguments, then the workgroup attributions.
         for (i, tile) in tiles.iter().enumerate() {
-            let attribution = entry.argument(tensors.len() + i).expect("workgroup attribution");
-            rewriter.replace_all_uses_with(tile.result(0).expect("tile").into(), attribution.into());
+            let attribution = entry
+                .argument(tensors.len() + i)
+                .expect("workgroup attribution");
+            rewriter
+                .replace_all_uses_with(tile.result(0).expect("tile").into(), attribution.into());
             rewriter.erase_op(*tile);
         }
     }

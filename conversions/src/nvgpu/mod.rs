@@ -32,6 +32,18 @@ pub const ARGUMENT: &str = "convert-tile-to-nvgpu";
 /// The chip this lowering targets.
 pub const CHIP: &str = "sm_90a";
 
+/// The plain strategy on NVIDIA GPUs, for kernels outside the GEMM family: tiles in static shared
+/// memory (48 KiB without an opt-in), tensors as memref descriptors.
+pub const GENERIC: crate::generic::Flavor = crate::generic::Flavor {
+    target: CHIP,
+    module_attributes: "",
+    workgroup_space: "#gpu.address_space<workgroup>",
+    attributions: true,
+    static_tensors: false,
+    max_shared_bytes: 49_152,
+    shared_limit_note: "static shared memory of one block",
+};
+
 #[repr(align(8))]
 struct PassId;
 static PASS_ID: PassId = PassId;
@@ -110,7 +122,22 @@ fn lower_kernel_in<'c, 'a>(
     kernel: OperationRef<'c, 'a>,
     index: usize,
 ) -> Result<(), Failure<'c, 'a>> {
-    let threads = tile_dialect::ops::integer_attribute(&kernel, "threads").unwrap_or(0);
+    // Kernels outside the GEMM family run with the plain strategy: correct, not fast.
+    let plan = match plan::plan_gemm(kernel) {
+        Ok(plan) => plan,
+        Err(error) => {
+            return crate::generic::lower_kernel(context, module, kernel, index, &GENERIC).map_err(|(_, generic)| {
+                (
+                    error.op,
+                    format!(
+                        "{} (chip {CHIP}); the plain strategy cannot run this kernel either: {generic}",
+                        error.message.replace("{chip}", CHIP)
+                    ),
+                )
+            });
+        }
+    };
+    let threads = plan.threads;
     if threads % 128 != 0 || !(128..=512).contains(&threads) {
         return Err((
             kernel,
@@ -119,12 +146,6 @@ fn lower_kernel_in<'c, 'a>(
             ),
         ));
     }
-    let plan = plan::plan_gemm(kernel).map_err(|error| {
-        (
-            error.op,
-            format!("{} (chip {CHIP})", error.message.replace("{chip}", CHIP)),
-        )
-    })?;
     let cannot = |message: String| (kernel, format!("cannot be lowered for {CHIP}: {message}"));
     for (global, role) in [
         (plan.a.global, "A"),

@@ -40,7 +40,9 @@ impl<'c> RunExternalPass<'c> for ConvertTileToSpirv {
     fn initialize(&mut self, _context: ContextRef<'c>) {}
 
     fn run(&mut self, module: OperationRef<'c, '_>, pass: ExternalPass<'_>) {
-        tile_passes::guard::run_guarded(ARGUMENT, module, pass, |module| lower_module(module, &FLAVOR));
+        tile_passes::guard::run_guarded(ARGUMENT, module, pass, |module| {
+            lower_module(module, &FLAVOR)
+        });
     }
 }
 
