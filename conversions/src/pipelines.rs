@@ -11,7 +11,7 @@ use tile_dialect::registration::add_pipeline;
 /// Chips `tile-to-nvvm` compiles for, with the passes after our lowering.
 const NVVM_CHIPS: &[(&str, &str)] = &[(
     "sm_90a",
-    "gpu-lower-to-nvvm-pipeline{cubin-chip=sm_90a cubin-features=+ptx80 opt-level=3 cubin-format=isa}",
+    "tile-math-to-nvptx, gpu-lower-to-nvvm-pipeline{cubin-chip=sm_90a cubin-features=+ptx80 opt-level=3 cubin-format=isa}",
 )];
 
 /// Builds `tile-to-nvvm{chip}` into `manager`.

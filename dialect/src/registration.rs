@@ -233,3 +233,8 @@ pub fn amdgpu_dialect() -> DialectHandle {
 pub fn spirv_dialect() -> DialectHandle {
     unsafe { DialectHandle::from_raw(mlir_sys::mlirGetDialectHandle__spirv__()) }
 }
+
+/// Returns the handle of the upstream `llvm` dialect.
+pub fn llvm_dialect() -> DialectHandle {
+    unsafe { DialectHandle::from_raw(mlir_sys::mlirGetDialectHandle__llvm__()) }
+}

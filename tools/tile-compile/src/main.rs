@@ -89,7 +89,7 @@ fn target(name: &str) -> Result<Target, String> {
     match name {
         "sm_90a" => Ok(Target {
             lowering: tile_conversions::nvgpu::ARGUMENT,
-            backend: "gpu-lower-to-nvvm-pipeline{cubin-chip=sm_90a cubin-features=+ptx80 opt-level=3 cubin-format=isa}".into(),
+            backend: "tile-math-to-nvptx, gpu-lower-to-nvvm-pipeline{cubin-chip=sm_90a cubin-features=+ptx80 opt-level=3 cubin-format=isa}".into(),
             extension: "ptx",
         }),
         "gfx942" => Ok(Target {
