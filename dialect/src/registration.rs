@@ -123,6 +123,7 @@ pub fn gpu_lowering_dialects() -> Vec<DialectHandle> {
             mlirGetDialectHandle__func__(),
             mlirGetDialectHandle__gpu__(),
             mlirGetDialectHandle__llvm__(),
+            mlirGetDialectHandle__math__(),
             mlirGetDialectHandle__memref__(),
             mlirGetDialectHandle__nvgpu__(),
             mlirGetDialectHandle__nvvm__(),
