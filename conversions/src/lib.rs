@@ -19,6 +19,7 @@
 pub mod amdgpu;
 pub mod cpu;
 pub mod gemm;
+pub mod kernels;
 pub mod generic;
 pub mod nvgpu;
 pub mod pipelines;

@@ -40,18 +40,13 @@ pub fn parse_file<'c>(context: &'c melior::Context, path: &str) -> Option<melior
 pub fn gpu_binary_objects(module: &melior::ir::Module) -> Vec<(String, String)> {
     use melior::ir::{
         AttributeLike,
-        attribute::{ArrayAttribute, StringAttribute},
+        attribute::ArrayAttribute,
         operation::{OperationLike, WalkOrder, WalkResult},
     };
     let mut objects = Vec::new();
     module.as_operation().walk(WalkOrder::PreOrder, |op| {
         if op.name().as_string_ref().as_str() == Ok("gpu.binary") {
-            let name = op
-                .attribute("sym_name")
-                .ok()
-                .and_then(|attr| StringAttribute::try_from(attr).ok())
-                .map(|name| name.value().to_owned())
-                .unwrap_or_default();
+            let name = crate::ops::string_attribute(&op, "sym_name").unwrap_or_default();
             if let Some(list) = op
                 .attribute("objects")
                 .ok()

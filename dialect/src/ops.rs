@@ -395,3 +395,24 @@ pub fn set_operand<'c, 'a>(
     unsafe { melior::ir::operation::OperationRefMut::from_raw(op.to_raw()) }
         .set_operand(index, value);
 }
+
+/// Returns the string attribute `name` of `op` (for example `sym_name`), if it has one.
+pub fn string_attribute<'c: 'a, 'a>(op: &impl OperationLike<'c, 'a>, name: &str) -> Option<String> {
+    op.attribute(name)
+        .ok()
+        .and_then(|attr| melior::ir::attribute::StringAttribute::try_from(attr).ok())
+        .map(|attr| attr.value().to_owned())
+}
+
+/// Returns the symbol name of the closest op around `op` that has one (the host function of a
+/// kernel), or `fallback`.
+pub fn enclosing_symbol(op: melior::ir::operation::OperationRef, fallback: &str) -> String {
+    let mut parent = op.parent_operation();
+    while let Some(current) = parent {
+        if let Some(name) = string_attribute(&current, "sym_name") {
+            return name;
+        }
+        parent = current.parent_operation();
+    }
+    fallback.into()
+}

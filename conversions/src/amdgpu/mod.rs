@@ -20,10 +20,7 @@ use melior::{
     },
     pass::{ExternalPass, Pass, RunExternalPass, create_external},
 };
-use tile_dialect::{
-    diagnostics::emit_error,
-    ops::{clone_detached, find_ops, integer_attribute, set_attribute, with_context},
-};
+use tile_dialect::ops::{clone_detached, integer_attribute, set_attribute};
 
 /// The pass's flag.
 pub const ARGUMENT: &str = "convert-tile-to-amdgpu";
@@ -72,39 +69,13 @@ pub fn create_convert_tile_to_amdgpu_pass() -> Pass {
     )
 }
 
+/// Lowers every `tile.kernel` of `module`.
 fn lower_module(module: OperationRef) -> Result<(), String> {
-    let mut failed = false;
-    for (index, kernel) in find_ops(module, "tile.kernel").into_iter().enumerate() {
-        if let Err((op, message)) = with_context(kernel, |context| {
-            lower_kernel(context, module, kernel, index)
-        }) {
-            let name = op.name();
-            emit_error(
-                op.location(),
-                &format!(
-                    "'{}' op {message}",
-                    name.as_string_ref().as_str().unwrap_or("?")
-                ),
-            );
-            failed = true;
-        }
-    }
-    // The errors are already at the ops they concern.
-    if failed { Err(String::new()) } else { Ok(()) }
+    crate::kernels::lower_each_kernel(module, &lower_kernel)
 }
 
-type Failure<'c, 'a> = (OperationRef<'c, 'a>, String);
+use crate::kernels::Failure;
 
-fn host_function_name(kernel: OperationRef) -> String {
-    let mut parent = kernel.parent_operation();
-    while let Some(op) = parent {
-        if let Ok(name) = op.attribute("sym_name").and_then(StringAttribute::try_from) {
-            return name.value().to_owned();
-        }
-        parent = op.parent_operation();
-    }
-    "kernel".into()
-}
 
 fn manifest(
     plan: &plan::GemmPlan,
@@ -190,7 +161,7 @@ fn lower_kernel<'c, 'a>(
             format!("cannot be lowered for {CHIP}: {message}"),
         )
     })?;
-    let stem = format!("{}_{index}", host_function_name(kernel));
+    let stem = format!("{}_{index}", tile_dialect::ops::enclosing_symbol(kernel, "kernel"));
     let kernel_name = format!("{stem}_kernel");
     let manifest = manifest(&plan, &config, &kernel_name).map_err(|message| {
         cannot(format!(

@@ -17,11 +17,10 @@ use melior::{
     },
 };
 use tile_dialect::{
-    diagnostics::emit_error,
     element::Element,
     ops::{
-        clone_detached, find_ops, integer_attribute, is_defined_inside, nested_ops, set_attribute,
-        set_operand, with_context,
+        clone_detached, integer_attribute, is_defined_inside, nested_ops, set_attribute,
+        set_operand,
     },
 };
 
@@ -56,29 +55,13 @@ impl Flavor {
     }
 }
 
-/// A failure: the op the diagnostic goes to and its message.
-pub type Failure<'c, 'a> = (OperationRef<'c, 'a>, String);
+pub use crate::kernels::Failure;
 
-/// Lowers every `tile.kernel` of `module` with the plain strategy of `flavor`; diagnostics go to the
-/// ops they concern, and the `Err` only tells the pass to fail.
+/// Lowers every `tile.kernel` of `module` with the plain strategy of `flavor`.
 pub fn lower_module(module: OperationRef, flavor: &Flavor) -> Result<(), String> {
-    let mut failed = false;
-    for (index, kernel) in find_ops(module, "tile.kernel").into_iter().enumerate() {
-        if let Err((op, message)) = with_context(kernel, |context| {
-            lower_kernel(context, module, kernel, index, flavor)
-        }) {
-            let name = op.name();
-            emit_error(
-                op.location(),
-                &format!(
-                    "'{}' op {message}",
-                    name.as_string_ref().as_str().unwrap_or("?")
-                ),
-            );
-            failed = true;
-        }
-    }
-    if failed { Err(String::new()) } else { Ok(()) }
+    crate::kernels::lower_each_kernel(module, &|context, module, kernel, index| {
+        lower_kernel(context, module, kernel, index, flavor)
+    })
 }
 
 fn element_bytes(element: Element) -> i64 {
@@ -248,7 +231,7 @@ pub fn lower_kernel<'c, 'a>(
                 format!("cannot be lowered for {target}: the launch needs {message}"),
             )
         })?;
-    let stem = format!("{}_{index}", host_function_name(kernel));
+    let stem = format!("{}_{index}", tile_dialect::ops::enclosing_symbol(kernel, "kernel"));
     let block_dims = kernel.operand_count();
 
     // The tiles, in program order: workgroup attributions or workgroup allocations.
@@ -348,7 +331,7 @@ pub fn lower_kernel<'c, 'a>(
     grid.resize(3, "1".into());
     let manifest = format!(
         "{{\"entry\": \"{stem}_kernel\", \"host_function\": \"{}\", \"target\": \"{target}\", \"strategy\": \"plain\", \"workgroup_size\": [{threads}, 1, 1], \"grid\": [{}], \"shared_bytes\": {shared}, \"bindings\": [{}]}}",
-        host_function_name(kernel),
+        tile_dialect::ops::enclosing_symbol(kernel, "kernel"),
         grid.join(", "),
         bindings.join(", ")
     );
@@ -456,13 +439,3 @@ pub fn lower_kernel<'c, 'a>(
     Ok(())
 }
 
-fn host_function_name(kernel: OperationRef) -> String {
-    let mut parent = kernel.parent_operation();
-    while let Some(op) = parent {
-        if let Ok(name) = op.attribute("sym_name").and_then(StringAttribute::try_from) {
-            return name.value().to_owned();
-        }
-        parent = op.parent_operation();
-    }
-    "kernel".into()
-}

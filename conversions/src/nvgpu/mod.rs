@@ -22,10 +22,7 @@ use melior::{
     },
     pass::{ExternalPass, Pass, RunExternalPass, create_external},
 };
-use tile_dialect::{
-    diagnostics::emit_error,
-    ops::{clone_detached, find_ops, set_attribute, with_context},
-};
+use tile_dialect::ops::{clone_detached, set_attribute};
 
 /// The pass's flag.
 pub const ARGUMENT: &str = "convert-tile-to-nvgpu";
@@ -72,51 +69,15 @@ pub fn create_convert_tile_to_nvgpu_pass() -> Pass {
     )
 }
 
-/// Lowers every `tile.kernel` of `module`. Diagnostics are emitted at the offending op; the `Err`
-/// only tells the pass to fail.
+/// Lowers every `tile.kernel` of `module`.
 fn lower_module(module: OperationRef) -> Result<(), String> {
-    let mut failed = false;
-    for (index, kernel) in find_ops(module, "tile.kernel").into_iter().enumerate() {
-        if let Err((op, message)) = lower_kernel(module, kernel, index) {
-            let name = op.name();
-            emit_error(
-                op.location(),
-                &format!(
-                    "'{}' op {message}",
-                    name.as_string_ref().as_str().unwrap_or("?")
-                ),
-            );
-            failed = true;
-        }
-    }
-    // The errors are already at the ops they concern.
-    if failed { Err(String::new()) } else { Ok(()) }
+    crate::kernels::lower_each_kernel(module, &lower_kernel)
 }
 
-type Failure<'c, 'a> = (OperationRef<'c, 'a>, String);
+use crate::kernels::Failure;
 
-fn host_function_name(kernel: OperationRef) -> String {
-    let mut parent = kernel.parent_operation();
-    while let Some(op) = parent {
-        if let Ok(name) = op.attribute("sym_name").and_then(StringAttribute::try_from) {
-            return name.value().to_owned();
-        }
-        parent = op.parent_operation();
-    }
-    "kernel".into()
-}
 
 fn lower_kernel<'c, 'a>(
-    module: OperationRef<'c, 'a>,
-    kernel: OperationRef<'c, 'a>,
-    index: usize,
-) -> Result<(), Failure<'c, 'a>> {
-    with_context(kernel, |context| {
-        lower_kernel_in(context, module, kernel, index)
-    })
-}
-
-fn lower_kernel_in<'c, 'a>(
     context: &'c Context,
     module: OperationRef<'c, 'a>,
     kernel: OperationRef<'c, 'a>,
@@ -168,7 +129,7 @@ fn lower_kernel_in<'c, 'a>(
             format!("cannot be lowered for {CHIP}: {message}"),
         )
     })?;
-    let stem = format!("{}_{index}", host_function_name(kernel));
+    let stem = format!("{}_{index}", tile_dialect::ops::enclosing_symbol(kernel, "kernel"));
     let kernel_name = format!("{stem}_kernel");
     let manifest = manifest::manifest(&plan, &config, &kernel_name).map_err(|message| {
         cannot(format!(

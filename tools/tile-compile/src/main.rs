@@ -163,12 +163,7 @@ fn run(options: &Options) -> Result<usize, String> {
             .attribute("tile.manifest")
             .and_then(StringAttribute::try_from)
         {
-            let name = op
-                .attribute("sym_name")
-                .ok()
-                .and_then(|attr| StringAttribute::try_from(attr).ok())
-                .map(|name| name.value().to_owned())
-                .unwrap_or_default();
+            let name = tile_dialect::ops::string_attribute(&op, "sym_name").unwrap_or_default();
             manifests.push((name, manifest.value().to_owned()));
         }
     }

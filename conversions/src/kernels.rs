@@ -1,0 +1,28 @@
+//! The driver every kernel lowering shares: visit each `tile.kernel` of a module, report a failure
+//! as an error at the op it concerns, and fail the pass if any kernel failed.
+
+use melior::{Context, ir::operation::{OperationLike, OperationRef}};
+use tile_dialect::{
+    diagnostics::emit_error,
+    ops::{find_ops, with_context},
+};
+
+/// A failure: the op the diagnostic goes to and its message (without the `'op' op` prefix).
+pub type Failure<'c, 'a> = (OperationRef<'c, 'a>, String);
+
+/// Lowers one kernel: (context, module, kernel, index of the kernel in the module).
+pub type LowerKernel<'f, 'c, 'a> = dyn Fn(&'c Context, OperationRef<'c, 'a>, OperationRef<'c, 'a>, usize) -> Result<(), Failure<'c, 'a>> + 'f;
+
+/// Runs `lower` on every `tile.kernel` of `module`. Errors are emitted at the ops they concern; the
+/// `Err` (with an empty message) only tells the pass to fail.
+pub fn lower_each_kernel<'c, 'a>(module: OperationRef<'c, 'a>, lower: &LowerKernel<'_, 'c, 'a>) -> Result<(), String> {
+    let mut failed = false;
+    for (index, kernel) in find_ops(module, "tile.kernel").into_iter().enumerate() {
+        if let Err((op, message)) = with_context(kernel, |context| lower(context, module, kernel, index)) {
+            let name = op.name();
+            emit_error(op.location(), &format!("'{}' op {message}", name.as_string_ref().as_str().unwrap_or("?")));
+            failed = true;
+        }
+    }
+    if failed { Err(String::new()) } else { Ok(()) }
+}
