@@ -16,24 +16,7 @@ const NVVM_CHIPS: &[(&str, &str)] = &[(
 
 /// Builds `tile-to-nvvm{chip}` into `manager`.
 pub fn build_tile_to_nvvm(manager: &OperationPassManager, chip: &str) {
-    let Some((_, backend)) = NVVM_CHIPS.iter().find(|(name, _)| *name == chip) else {
-        manager.add_pass(unsupported_chip_pass(format!(
-            "tile-to-nvvm: chip {chip} is not supported yet; supported: {}",
-            NVVM_CHIPS
-                .iter()
-                .map(|(name, _)| *name)
-                .collect::<Vec<_>>()
-                .join(", ")
-        )));
-        return;
-    };
-    let passes = format!(
-        "{},inline,canonicalize,cse,{backend}",
-        crate::nvgpu::ARGUMENT
-    );
-    if let Err(message) = add_pipeline(manager, &passes) {
-        manager.add_pass(unsupported_chip_pass(format!("tile-to-nvvm: {message}")));
-    }
+    build_target_pipeline(manager, "tile-to-nvvm", crate::nvgpu::ARGUMENT, NVVM_CHIPS, chip);
 }
 
 /// Chips `tile-to-rocdl` compiles for, with the passes after our lowering. LDS is addressed with the
@@ -53,23 +36,28 @@ pub fn rocdl_backend(chip: &str) -> Option<&'static str> {
 
 /// Builds `tile-to-rocdl{chip}` into `manager`.
 pub fn build_tile_to_rocdl(manager: &OperationPassManager, chip: &str) {
-    let Some(backend) = rocdl_backend(chip) else {
-        manager.add_pass(unsupported_chip_pass(format!(
-            "tile-to-rocdl: chip {chip} is not supported yet; supported: {}",
-            ROCDL_CHIPS
-                .iter()
-                .map(|(name, _)| *name)
-                .collect::<Vec<_>>()
-                .join(", ")
-        )));
+    build_target_pipeline(manager, "tile-to-rocdl", crate::amdgpu::ARGUMENT, ROCDL_CHIPS, chip);
+}
+
+/// Builds pipeline `name` for `chip`: our lowering `lowering`, cleanups, then the chip's upstream
+/// passes from `chips`. A chip not in `chips` gets a pass that fails naming the chips that work.
+fn build_target_pipeline(
+    manager: &OperationPassManager,
+    name: &str,
+    lowering: &str,
+    chips: &[(&str, &str)],
+    chip: &str,
+) {
+    let Some((_, backend)) = chips.iter().find(|(known, _)| *known == chip) else {
+        let supported: Vec<&str> = chips.iter().map(|(known, _)| *known).collect();
+        manager.add_pass(unsupported_chip_pass(
+            name,
+            format!("chip {chip} is not supported yet; supported: {}", supported.join(", ")),
+        ));
         return;
     };
-    let passes = format!(
-        "{},inline,canonicalize,cse,{backend}",
-        crate::amdgpu::ARGUMENT
-    );
-    if let Err(message) = add_pipeline(manager, &passes) {
-        manager.add_pass(unsupported_chip_pass(format!("tile-to-rocdl: {message}")));
+    if let Err(message) = add_pipeline(manager, &format!("{lowering},inline,canonicalize,cse,{backend}")) {
+        manager.add_pass(unsupported_chip_pass(name, message));
     }
 }
 
@@ -80,6 +68,7 @@ static PASS_ID: PassId = PassId;
 /// A pass that fails with `message`: how a pipeline built for a chip it cannot serve says so.
 #[derive(Clone)]
 struct Unsupported {
+    pipeline: String,
     message: String,
 }
 
@@ -88,13 +77,13 @@ impl<'c> RunExternalPass<'c> for Unsupported {
 
     fn run(&mut self, op: OperationRef<'c, '_>, pass: ExternalPass<'_>) {
         let message = self.message.clone();
-        tile_passes::guard::run_guarded("tile-to-nvvm", op, pass, |_| Err(message));
+        tile_passes::guard::run_guarded(&self.pipeline, op, pass, |_| Err(message));
     }
 }
 
-fn unsupported_chip_pass(message: String) -> Pass {
+fn unsupported_chip_pass(pipeline: &str, message: String) -> Pass {
     create_external(
-        Unsupported { message },
+        Unsupported { pipeline: pipeline.into(), message },
         TypeId::create(&PASS_ID),
         "TileUnsupportedChip",
         "tile-unsupported-chip",

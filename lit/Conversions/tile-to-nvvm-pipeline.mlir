@@ -8,4 +8,4 @@
 // CHECK-SAME: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
 // CHECK-NOT: tile.kernel
 
-// CHIP: error: tile-to-nvvm failed: tile-to-nvvm: chip sm_80 is not supported yet; supported: sm_90a
+// CHIP: error: tile-to-nvvm failed: chip sm_80 is not supported yet; supported: sm_90a

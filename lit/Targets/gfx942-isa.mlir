@@ -30,4 +30,4 @@
 // PIPELINE: gpu.binary @gemm_relu_0_module
 // PIPELINE-SAME: v_mfma_f32_32x32x8_f16
 
-// CHIP: tile-to-rocdl: chip gfx90a is not supported yet; supported: gfx942
+// CHIP: error: tile-to-rocdl failed: chip gfx90a is not supported yet; supported: gfx942

@@ -10,7 +10,7 @@
 //! ```
 
 use super::config::AmdConfig;
-use crate::gemm::plan::Scalar;
+use crate::gemm::{plan::Scalar, text::Text};
 use std::fmt::Write;
 
 /// Names the kernel text refers to.
@@ -39,38 +39,6 @@ pub struct Interface {
     pub main_loop: (i64, i64, Scalar),
 }
 
-struct Text {
-    out: String,
-    next: usize,
-}
-
-impl Text {
-    fn fresh(&mut self, stem: &str) -> String {
-        self.next += 1;
-        format!("%{stem}{}", self.next)
-    }
-
-    fn line(&mut self, line: impl AsRef<str>) {
-        self.out.push_str("      ");
-        self.out.push_str(line.as_ref());
-        self.out.push('\n');
-    }
-
-    fn let_(&mut self, stem: &str, op: impl AsRef<str>) -> String {
-        let name = self.fresh(stem);
-        self.line(format!("{name} = {}", op.as_ref()));
-        name
-    }
-
-    fn index(&mut self, value: i64) -> String {
-        self.let_("c", format!("arith.constant {value} : index"))
-    }
-
-    fn binary(&mut self, op: &str, a: &str, b: &str) -> String {
-        self.let_("v", format!("arith.{op} {a}, {b} : index"))
-    }
-}
-
 /// Renders the `gpu.module` holding the kernel (and `helpers`, the outlined functions).
 pub fn render_module(
     config: &AmdConfig,
@@ -78,10 +46,7 @@ pub fn render_module(
     interface: &Interface,
     helpers: &str,
 ) -> String {
-    let mut t = Text {
-        out: String::new(),
-        next: 0,
-    };
+    let mut t = Text::new();
     let input = config.input.name();
     let output = config.output.name();
     let [a_type, b_type, c_type] = &interface.globals;

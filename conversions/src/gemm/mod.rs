@@ -2,7 +2,9 @@
 //! and recomputing the program's index and epilogue arithmetic inside an emitted kernel
 //! ([`outline`]). The targets differ only in the kernel they render from the plan.
 
+pub mod install;
 pub mod launch;
 pub mod outline;
 pub mod plan;
+pub mod text;
 pub mod types;

@@ -15,7 +15,7 @@
 //! come from the outlined functions of `outline.rs`.
 
 use super::config::{HopperConfig, SharedLayout, output_element_bytes};
-use crate::gemm::plan::Scalar;
+use crate::gemm::{plan::Scalar, text::Text};
 use std::fmt::Write;
 
 /// Names and helper functions the kernel text refers to.
@@ -55,40 +55,6 @@ fn swizzle_name(layout: SharedLayout) -> &'static str {
         128 => "swizzle_128b",
         64 => "swizzle_64b",
         _ => "swizzle_32b",
-    }
-}
-
-/// A text builder with fresh SSA names and cached index constants per region.
-struct Text {
-    out: String,
-    next: usize,
-}
-
-impl Text {
-    fn fresh(&mut self, stem: &str) -> String {
-        self.next += 1;
-        format!("%{stem}{}", self.next)
-    }
-
-    fn line(&mut self, line: impl AsRef<str>) {
-        self.out.push_str("      ");
-        self.out.push_str(line.as_ref());
-        self.out.push('\n');
-    }
-
-    /// Emits `value = op` and returns the value's name.
-    fn let_(&mut self, stem: &str, op: impl AsRef<str>) -> String {
-        let name = self.fresh(stem);
-        self.line(format!("{name} = {}", op.as_ref()));
-        name
-    }
-
-    fn index(&mut self, value: i64) -> String {
-        self.let_("c", format!("arith.constant {value} : index"))
-    }
-
-    fn i64(&mut self, value: i64) -> String {
-        self.let_("l", format!("arith.constant {value} : i64"))
     }
 }
 
@@ -180,10 +146,7 @@ pub fn render_module(
     threads: i64,
     helpers: &str,
 ) -> String {
-    let mut t = Text {
-        out: String::new(),
-        next: 0,
-    };
+    let mut t = Text::new();
     let input = config.input.name();
     let output = config.output.name();
     let [map_a, map_b, map_c] = tensor_map_types(config);

@@ -10,19 +10,16 @@ mod config;
 mod emit;
 mod manifest;
 
-use crate::gemm::{outline, plan};
+use crate::gemm::{install, plan};
 
 use melior::{
     Context, ContextRef,
     ir::{
-        Attribute, BlockLike, Module, RegionLike,
-        attribute::StringAttribute,
-        operation::{OperationLike, OperationMutLike, OperationRef},
+        operation::OperationRef,
         r#type::TypeId,
     },
     pass::{ExternalPass, Pass, RunExternalPass, create_external},
 };
-use tile_dialect::ops::{clone_detached, set_attribute};
 
 /// The pass's flag.
 pub const ARGUMENT: &str = "convert-tile-to-nvgpu";
@@ -136,38 +133,13 @@ fn lower_kernel<'c, 'a>(
             "the launch needs {message}; compute grid sizes and loop bounds from constants, tensor sizes (memref.dim) and integer arithmetic"
         ))
     })?;
-    let (load_origin, store_origin, epilogue) = (
-        format!("{stem}_load_origin"),
-        format!("{stem}_store_origin"),
-        format!("{stem}_epilogue"),
-    );
-    // Helpers see the block indices (and the induction variable), then every kernel parameter.
-    let mut tile_inputs = plan.block_indices.clone();
-    tile_inputs.extend(&plan.params);
-    let mut loop_inputs = plan.block_indices.clone();
-    loop_inputs.push(plan.main_loop.induction);
-    loop_inputs.extend(&plan.params);
-    let roots: Vec<_> = plan
-        .a
-        .offsets
-        .iter()
-        .chain(&plan.b.offsets)
-        .copied()
-        .collect();
-    let mut helpers =
-        outline::slice_function(context, &load_origin, &loop_inputs, &roots).map_err(cannot)?;
-    helpers += &outline::slice_function(context, &store_origin, &tile_inputs, &plan.output.offsets)
-        .map_err(cannot)?;
-    if !plan.epilogue.is_empty() {
-        helpers += &outline::epilogue_function(context, &epilogue, &plan.epilogue, &plan.params)
-            .map_err(cannot)?;
-    }
+    let helpers = install::outline_helpers(context, &plan, &stem).map_err(cannot)?;
     let names = emit::KernelNames {
         module: &format!("{stem}_module"),
         kernel: &kernel_name,
-        load_origin: &load_origin,
-        store_origin: &store_origin,
-        epilogue: (!plan.epilogue.is_empty()).then_some(epilogue.as_str()),
+        load_origin: &helpers.load_origin,
+        store_origin: &helpers.store_origin,
+        epilogue: helpers.epilogue.as_deref(),
     };
     let loop_shape = emit::LoopShape {
         lower: plan.main_loop.lower,
@@ -181,46 +153,7 @@ fn lower_kernel<'c, 'a>(
         plan.block_indices.len(),
         plan.params.len(),
         plan.threads,
-        &helpers,
+        &helpers.text,
     );
-    if std::env::var_os("TILE_DUMP_KERNEL").is_some() {
-        eprintln!("{text}");
-    }
-    let parsed = Module::parse(context, &text).ok_or_else(|| {
-        cannot(
-            "internal error: the emitted kernel does not parse (set TILE_DUMP_KERNEL=1 to see it)"
-                .into(),
-        )
-    })?;
-    let gpu_module = parsed
-        .body()
-        .first_operation()
-        .ok_or_else(|| cannot("internal error: empty kernel module".into()))?;
-    outline::inline_helpers(
-        context,
-        gpu_module,
-        &[
-            load_origin.as_str(),
-            store_origin.as_str(),
-            epilogue.as_str(),
-        ],
-    )
-    .map_err(cannot)?;
-    let body = module
-        .region(0)
-        .ok()
-        .and_then(|region| region.first_block())
-        .expect("builtin.module has a body");
-    let mut copy = clone_detached(gpu_module);
-    // The manifest rides on the gpu.module: tile-compile reads it before the upstream lowering.
-    copy.set_attribute(
-        "tile.manifest",
-        StringAttribute::new(context, &manifest).into(),
-    );
-    body.append_operation(copy);
-    set_attribute(module, "gpu.container_module", Attribute::unit(context));
-    melior::IrRewriter::new(context)
-        .as_rewriter_base()
-        .erase_op(kernel);
-    Ok(())
+    install::install_kernel(context, module, kernel, &text, &helpers, &manifest).map_err(cannot)
 }

@@ -1,0 +1,87 @@
+//! The two ends every GEMM kernel rendering shares: outlining the program's index and epilogue
+//! arithmetic into helper functions the rendered kernel calls, and installing the rendered kernel
+//! (parse, inline the helpers, attach the launch manifest, replace the `tile.kernel`).
+
+use super::{outline, plan::GemmPlan};
+use melior::{
+    Context,
+    ir::{
+        Attribute, BlockLike, Module, RegionLike,
+        attribute::StringAttribute,
+        operation::{OperationLike, OperationMutLike, OperationRef},
+    },
+};
+use tile_dialect::ops::{clone_detached, set_attribute};
+
+/// The outlined helpers of one kernel: their names and their `func.func` text.
+pub struct Helpers {
+    /// Computes the A and B tile origins of one main-loop iteration.
+    pub load_origin: String,
+    /// Computes the result tile's origin.
+    pub store_origin: String,
+    /// Present when the kernel has epilogue loops over the accumulator.
+    pub epilogue: Option<String>,
+    /// The helpers' `func.func` definitions.
+    pub text: String,
+}
+
+/// Outlines the origins of the A/B loads (from the block indices, the main loop's induction
+/// variable and the kernel parameters), the origin of the result store, and the epilogue.
+pub fn outline_helpers<'c>(context: &'c Context, plan: &GemmPlan<'c, '_>, stem: &str) -> Result<Helpers, String> {
+    let load_origin = format!("{stem}_load_origin");
+    let store_origin = format!("{stem}_store_origin");
+    // Helpers see the block indices (and the induction variable), then every kernel parameter.
+    let mut tile_inputs = plan.block_indices.clone();
+    tile_inputs.extend(&plan.params);
+    let mut loop_inputs = plan.block_indices.clone();
+    loop_inputs.push(plan.main_loop.induction);
+    loop_inputs.extend(&plan.params);
+    let roots: Vec<_> = plan.a.offsets.iter().chain(&plan.b.offsets).copied().collect();
+    let mut text = outline::slice_function(context, &load_origin, &loop_inputs, &roots)?;
+    text += &outline::slice_function(context, &store_origin, &tile_inputs, &plan.output.offsets)?;
+    let epilogue = if plan.epilogue.is_empty() {
+        None
+    } else {
+        let name = format!("{stem}_epilogue");
+        text += &outline::epilogue_function(context, &name, &plan.epilogue, &plan.params)?;
+        Some(name)
+    };
+    Ok(Helpers { load_origin, store_origin, epilogue, text })
+}
+
+/// Parses the rendered `gpu.module` text, inlines the helpers into it, appends it to `module` with
+/// the launch manifest as its `tile.manifest` attribute (tile-compile reads it before the upstream
+/// lowering), and erases `kernel`.
+pub fn install_kernel<'c>(
+    context: &'c Context,
+    module: OperationRef<'c, '_>,
+    kernel: OperationRef<'c, '_>,
+    text: &str,
+    helpers: &Helpers,
+    manifest: &str,
+) -> Result<(), String> {
+    if std::env::var_os("TILE_DUMP_KERNEL").is_some() {
+        eprintln!("{text}");
+    }
+    let parsed = Module::parse(context, text).ok_or(
+        "internal error: the emitted kernel does not parse (set TILE_DUMP_KERNEL=1 to see it)",
+    )?;
+    let gpu_module = parsed.body().first_operation().ok_or("internal error: empty kernel module")?;
+    let names = [
+        helpers.load_origin.as_str(),
+        helpers.store_origin.as_str(),
+        helpers.epilogue.as_deref().unwrap_or(""),
+    ];
+    outline::inline_helpers(context, gpu_module, &names)?;
+    let body = module
+        .region(0)
+        .ok()
+        .and_then(|region| region.first_block())
+        .ok_or("internal error: the module has no body")?;
+    let mut copy = clone_detached(gpu_module);
+    copy.set_attribute("tile.manifest", StringAttribute::new(context, manifest).into());
+    body.append_operation(copy);
+    set_attribute(module, "gpu.container_module", Attribute::unit(context));
+    melior::IrRewriter::new(context).as_rewriter_base().erase_op(kernel);
+    Ok(())
+}

@@ -1,0 +1,58 @@
+//! The text builder the GEMM kernel renderers write MLIR with: fresh SSA names, one op a line.
+//! (Rendering text and parsing it once is far shorter than building the same ops through the C
+//! API, and the parser verifies the result.)
+
+/// MLIR text under construction, indented for a `gpu.func` body.
+pub struct Text {
+    /// The text so far.
+    pub out: String,
+    next: usize,
+}
+
+impl Text {
+    /// An empty body.
+    pub fn new() -> Self {
+        Text { out: String::new(), next: 0 }
+    }
+
+    /// A fresh SSA name `%{stem}N`.
+    pub fn fresh(&mut self, stem: &str) -> String {
+        self.next += 1;
+        format!("%{stem}{}", self.next)
+    }
+
+    /// Appends one line of the body.
+    pub fn line(&mut self, line: impl AsRef<str>) {
+        self.out.push_str("      ");
+        self.out.push_str(line.as_ref());
+        self.out.push('\n');
+    }
+
+    /// Emits `value = op` and returns the value's name.
+    pub fn let_(&mut self, stem: &str, op: impl AsRef<str>) -> String {
+        let name = self.fresh(stem);
+        self.line(format!("{name} = {}", op.as_ref()));
+        name
+    }
+
+    /// An `index` constant.
+    pub fn index(&mut self, value: i64) -> String {
+        self.let_("c", format!("arith.constant {value} : index"))
+    }
+
+    /// An `i64` constant.
+    pub fn i64(&mut self, value: i64) -> String {
+        self.let_("l", format!("arith.constant {value} : i64"))
+    }
+
+    /// `arith.{op}` on two indices.
+    pub fn binary(&mut self, op: &str, a: &str, b: &str) -> String {
+        self.let_("v", format!("arith.{op} {a}, {b} : index"))
+    }
+}
+
+impl Default for Text {
+    fn default() -> Self {
+        Self::new()
+    }
+}
