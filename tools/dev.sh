@@ -61,6 +61,12 @@ examples() {
             "$(basename "$code")" "$(wc -l < "$code")" "$(grep -c 'wgmma.mma_async' "$code")" \
             "$(grep -c 'cp.async.bulk.tensor.2d.shared' "$code")" "$(grep -c 'cp.async.bulk.tensor.2d.global' "$code")" \
             "$(grep -c 'mbarrier.try_wait' "$code")"
+        elif [ -f "$code.spv" ]; then
+          code="$code.spv"
+          printf '      %s: %s bytes of SPIR-V, %s, spirv-val: %s\n' \
+            "$(basename "$code")" "$(wc -c < "$code")" \
+            "$(spirv-dis "$code" | grep -c 'OpControlBarrier') barriers" \
+            "$(spirv-val --target-env vulkan1.3 "$code" 2>&1 && echo valid)"
         else
           code="$code.s"
           printf '      %s: %s lines of AMDGCN, %s mfma, %s LDS reads, %s LDS writes, %s wide global loads, scratch %s bytes\n' \
@@ -73,7 +79,7 @@ examples() {
     done
   done
   rm -f "$out.log" "$out.canonical.mlir"
-  echo "==> outputs in target/examples/<target>/ (per kernel: .ptx or AMDGCN .s, and a .json launch manifest)"
+  echo "==> outputs in target/examples/<target>/ (per kernel: .ptx, AMDGCN .s or .spv, and a .json launch manifest)"
 }
 
 run_tests() {

@@ -8,8 +8,9 @@ use tile_run::{
     tolerance, vulkan::Vulkan,
 };
 
+/// Runs `file` (relative to the repository root) on Vulkan and on the CPU reference and compares.
 fn check_on_vulkan(file: &str, seed: u64) {
-    let path = common::repo_root().join("test/programs").join(file);
+    let path = common::repo_root().join(file);
     let path = path.to_str().unwrap();
     let context = context();
     let device =
@@ -47,17 +48,22 @@ fn check_on_vulkan(file: &str, seed: u64) {
 
 #[test]
 fn ragged_gemm_with_relu_matches_the_reference() {
-    check_on_vulkan("gemm_ragged_relu.mlir", 21);
+    check_on_vulkan("test/programs/gemm_ragged_relu.mlir", 21);
 }
 
 #[test]
 fn row_softmax_matches_the_reference() {
-    check_on_vulkan("row_softmax.mlir", 22);
+    check_on_vulkan("test/programs/row_softmax.mlir", 22);
+}
+
+#[test]
+fn softmax_example_matches_the_reference() {
+    check_on_vulkan("examples/softmax.mlir", 24);
 }
 
 #[test]
 fn reductions_match_the_reference() {
-    check_on_vulkan("reduce_kinds.mlir", 23);
+    check_on_vulkan("test/programs/reduce_kinds.mlir", 23);
 }
 
 #[test]
