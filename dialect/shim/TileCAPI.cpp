@@ -84,6 +84,10 @@ extern "C" void tileShimRegisterPass(TilePassFactory factory, int32_t id) {
   registerPass([factory, id]() { return std::unique_ptr<Pass>(unwrap(factory(id))); });
 }
 
+extern "C" void tileShimEmitWarning(MlirLocation loc, const char *message) {
+  mlir::emitWarning(unwrap(loc)) << message;
+}
+
 extern "C" bool tileShimSerializeSpirv(MlirOperation op, TileWordSink sink, void *userData) {
   auto module = llvm::dyn_cast<spirv::ModuleOp>(unwrap(op));
   if (!module)

@@ -60,6 +60,8 @@ void tileShimRegisterPipeline(const char *name, const char *description, TilePip
 typedef void (*TileWordSink)(void *userData, const uint32_t *words, size_t count);
 /// Serializes a `spirv.module` op; returns false when `op` is not one or does not serialize.
 bool tileShimSerializeSpirv(MlirOperation op, TileWordSink sink, void *userData);
+/// Emits a `warning:` diagnostic at `loc` (the C API has errors only).
+void tileShimEmitWarning(MlirLocation loc, const char *message);
 /// Runs MlirOptMain with every upstream dialect, extension and pass plus the tile dialect.
 int tileShimOptMain(int argc, char **argv);
 

@@ -10,6 +10,12 @@ pub fn emit_error(location: Location, message: &str) {
     unsafe { mlir_sys::mlirEmitError(location.to_raw(), text.as_ptr()) }
 }
 
+/// Emits a `warning:` diagnostic at `location` (a lowering that works but not as the user may expect).
+pub fn emit_warning(location: Location, message: &str) {
+    let text = std::ffi::CString::new(message.replace('\0', " ")).unwrap_or_default();
+    unsafe { crate::ffi::tileShimEmitWarning(location.to_raw(), text.as_ptr()) }
+}
+
 /// Runs `body`, turning a panic into `Err` with the panic's message, so that no panic unwinds into
 /// C++.
 pub fn catch_panic<T>(body: impl FnOnce() -> T) -> Result<T, String> {

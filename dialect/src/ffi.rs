@@ -47,6 +47,7 @@ unsafe extern "C" {
         sink: unsafe extern "C" fn(user_data: *mut c_void, words: *const u32, count: usize),
         user_data: *mut c_void,
     ) -> bool;
+    pub fn tileShimEmitWarning(location: mlir_sys::MlirLocation, message: *const c_char);
     pub fn tileShimOptMain(argc: c_int, argv: *mut *mut c_char) -> c_int;
 }
 

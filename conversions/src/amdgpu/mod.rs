@@ -36,6 +36,7 @@ pub const GENERIC: crate::generic::Flavor = crate::generic::Flavor {
     static_tensors: false,
     max_shared_bytes: 65_536,
     shared_limit_note: "the LDS of one workgroup",
+    private_space: "#gpu.address_space<private>",
 };
 
 #[repr(align(8))]
@@ -134,15 +135,8 @@ fn lower_kernel<'c, 'a>(
     let plan = match plan::plan_gemm(kernel) {
         Ok(plan) => plan,
         Err(error) => {
-            return crate::generic::lower_kernel(context, module, kernel, index, &GENERIC).map_err(|(_, generic)| {
-                (
-                    error.op,
-                    format!(
-                        "{} (chip {CHIP}); the plain strategy cannot run this kernel either: {generic}",
-                        error.message.replace("{chip}", CHIP)
-                    ),
-                )
-            });
+            let reason = format!("{} (chip {CHIP})", error.message.replace("{chip}", CHIP));
+            return crate::generic::fall_back(context, module, kernel, index, &GENERIC, error.op, reason);
         }
     };
     let cannot = |message: String| (kernel, format!("cannot be lowered for {CHIP}: {message}"));

@@ -68,7 +68,7 @@ fn name(op: &OperationRef) -> String {
 fn lower<'c>(module: OperationRef<'c, '_>) {
     with_context(module, |context| {
         for kernel in tile_dialect::ops::find_ops(module, "tile.kernel") {
-            lower_body(context, kernel, None, Tiles::Allocated(None));
+            lower_body(context, kernel, None, Tiles::Allocated(None), &[]);
             let rewriter = melior::IrRewriter::new(context);
             let builder = Builder {
                 context,
@@ -90,12 +90,14 @@ pub(crate) enum Tiles<'c> {
 }
 
 /// Lowers every tile op inside `kernel` (not the kernel itself) to loops. With `threads`, each tile
-/// op's iterations are dealt out to the block's threads (GPU targets).
+/// op's iterations are dealt out to the block's threads (GPU targets). The allocations in `placed`
+/// are left for the caller to place, whatever `tiles` says.
 pub(crate) fn lower_body<'c>(
     context: &'c melior::Context,
     kernel: OperationRef<'c, '_>,
     threads: Option<i64>,
     tiles: Tiles<'c>,
+    placed: &[OperationRef<'c, '_>],
 ) {
     let rewriter = melior::IrRewriter::new(context);
     let rewriter = rewriter.as_rewriter_base();
@@ -117,7 +119,7 @@ pub(crate) fn lower_body<'c>(
     // The list above holds erased ops now: walk again.
     if let Tiles::Allocated(memory_space) = tiles {
         for op in &nested_ops(kernel) {
-            if name(op).starts_with("tile.alloc_") {
+            if name(op).starts_with("tile.alloc_") && !placed.contains(op) {
                 structure::lower_alloc(&builder(*op), &rewriter, *op, memory_space);
             }
         }

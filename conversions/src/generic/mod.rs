@@ -5,6 +5,8 @@
 //! Correct for every tile program, fast for none: it is what SPIR-V gets today, and what the NVIDIA
 //! and AMD lowerings fall back to for kernels outside the GEMM family they specialise.
 
+mod owned;
+
 use crate::gemm::launch::host_expression;
 use melior::{
     Context,
@@ -41,6 +43,8 @@ pub struct Flavor {
     pub max_shared_bytes: i64,
     /// What to add to the error when the tiles do not fit.
     pub shared_limit_note: &'static str,
+    /// The memory space of a thread's private memory (thread-owned fragments, see [`owned`]).
+    pub private_space: &'static str,
 }
 
 impl Flavor {
@@ -56,6 +60,45 @@ impl Flavor {
 }
 
 pub use crate::kernels::Failure;
+
+/// The fallback of a specialised lowering: a kernel its plan cannot take (for `reason`, at `op`) is
+/// lowered with the plain strategy. A kernel with a `tile.gemm` also gets a warning at `op`: it works,
+/// but far slower than the user will expect.
+pub fn fall_back<'c, 'a>(
+    context: &'c Context,
+    module: OperationRef<'c, 'a>,
+    kernel: OperationRef<'c, 'a>,
+    index: usize,
+    flavor: &Flavor,
+    op: OperationRef<'c, 'a>,
+    reason: String,
+) -> Result<(), Failure<'c, 'a>> {
+    let has_gemm = nested_ops(kernel)
+        .iter()
+        .any(|nested| nested.name().as_string_ref().as_str() == Ok("tile.gemm"));
+    // The lowering erases `op`: keep what the warning needs.
+    let (location, name) = (
+        op.location(),
+        op.name().as_string_ref().as_str().unwrap_or("?").to_owned(),
+    );
+    match lower_kernel(context, module, kernel, index, flavor) {
+        Ok(()) => {
+            if has_gemm {
+                tile_dialect::diagnostics::emit_warning(
+                    location,
+                    &format!(
+                        "'{name}' op {reason}; the kernel is lowered with the plain strategy instead (correct, far from tensor-core speed)"
+                    ),
+                );
+            }
+            Ok(())
+        }
+        Err((_, plain)) => Err((
+            op,
+            format!("{reason}; the plain strategy cannot run this kernel either: {plain}"),
+        )),
+    }
+}
 
 /// Lowers every `tile.kernel` of `module` with the plain strategy of `flavor`.
 pub fn lower_module(module: OperationRef, flavor: &Flavor) -> Result<(), String> {
@@ -77,6 +120,7 @@ fn element_bytes(element: Element) -> i64 {
 fn check_kernel<'c, 'a>(
     kernel: OperationRef<'c, 'a>,
     flavor: &Flavor,
+    owned: &[OperationRef<'c, 'a>],
 ) -> Result<i64, Failure<'c, 'a>> {
     let mut shared = 0;
     for op in nested_ops(kernel) {
@@ -107,6 +151,7 @@ fn check_kernel<'c, 'a>(
             .as_string_ref()
             .as_str()
             .is_ok_and(|name| name.starts_with("tile.alloc_"))
+            && !owned.contains(&op)
         {
             let memref =
                 MemRefType::try_from(op.result(0).expect("allocation").r#type()).expect("memref");
@@ -137,7 +182,7 @@ fn check_kernel<'c, 'a>(
         return Err((
             kernel,
             format!(
-                "needs {shared} bytes of workgroup memory for its tiles (shared tiles and fragments both live there in {strategy}), but {target} allows {limit} ({note}); use smaller tiles (target {})",
+                "needs {shared} bytes of workgroup memory for its tiles (shared tiles, and fragments the threads share, live there in {strategy}), but {target} allows {limit} ({note}); use smaller tiles (target {})",
                 flavor.target
             ),
         ));
@@ -201,7 +246,8 @@ pub fn lower_kernel<'c, 'a>(
     flavor: &Flavor,
 ) -> Result<(), Failure<'c, 'a>> {
     let threads = integer_attribute(&kernel, "threads").unwrap_or(0);
-    let shared = check_kernel(kernel, flavor)?;
+    let owned = owned::thread_owned_fragments(kernel, threads);
+    let shared = check_kernel(kernel, flavor, &owned)?;
     let tensors = captured_tensors(kernel, flavor)?;
     let target = flavor.target;
     // Which tensors the kernel writes (destinations of copies and stores), for the launcher.
@@ -242,6 +288,7 @@ pub fn lower_kernel<'c, 'a>(
                 .as_string_ref()
                 .as_str()
                 .is_ok_and(|name| name.starts_with("tile.alloc_"))
+                && !owned.contains(op)
         })
         .collect();
     let space = flavor.workgroup_space;
@@ -273,7 +320,21 @@ pub fn lower_kernel<'c, 'a>(
             Attribute::parse(context, space).expect("memory space"),
         ))
     };
-    crate::cpu::lower_body(context, kernel, Some(threads), tile_memory);
+    crate::cpu::lower_body(context, kernel, Some(threads), tile_memory, &owned);
+    // Thread-owned fragments: private attributions, or allocas in the entry block.
+    let private_types: Vec<String> = owned
+        .iter()
+        .map(|fragment| {
+            let value: Value = fragment.result(0).expect("fragment").into();
+            let shape = crate::cpu::data::static_shape(value);
+            format!(
+                "memref<{}x{}, {}>",
+                owned::private_elements(&shape, threads),
+                crate::cpu::data::element_type(value),
+                flavor.private_space
+            )
+        })
+        .collect();
 
     // The kernel function: one argument per tensor, in order of first use.
     let arguments: Vec<String> = tensors
@@ -281,11 +342,19 @@ pub fn lower_kernel<'c, 'a>(
         .enumerate()
         .map(|(i, tensor)| format!("%arg{i}: {}", tensor.r#type()))
         .collect();
-    let workgroup = if flavor.attributions && !attributions.is_empty() {
+    let mut workgroup = if flavor.attributions && !attributions.is_empty() {
         format!(" workgroup({})", attributions.join(", "))
     } else {
         String::new()
     };
+    if flavor.attributions && !private_types.is_empty() {
+        let private: Vec<String> = private_types
+            .iter()
+            .enumerate()
+            .map(|(i, ty)| format!("%owned{i}: {ty}"))
+            .collect();
+        workgroup += &format!(" private({})", private.join(", "));
+    }
     let text = format!(
         "module attributes {{gpu.container_module}} {{\n  gpu.module @{stem}_module {} {{\n    gpu.func @{stem}_kernel({}){workgroup} kernel attributes {{{}}} {{\n      gpu.return\n    }}\n  }}\n}}\n",
         flavor.module_attributes,
@@ -403,6 +472,29 @@ pub fn lower_kernel<'c, 'a>(
                 .replace_all_uses_with(tile.result(0).expect("tile").into(), attribution.into());
             rewriter.erase_op(*tile);
         }
+    }
+    for (i, fragment) in owned.iter().enumerate() {
+        let private: Value = if flavor.attributions {
+            entry
+                .argument(tensors.len() + tiles.len() + i)
+                .expect("private attribution")
+                .into()
+        } else {
+            let first = entry.first_operation().expect("shader body");
+            let ty = melior::ir::r#type::MemRefType::try_from(
+                melior::ir::Type::parse(context, &private_types[i]).expect("private memref type"),
+            )
+            .expect("memref");
+            builder.value(
+                crate::cpu::builder::At::before(first),
+                // The kernel op is erased by now; the builder kept its location.
+                melior::dialect::memref::alloca(context, ty, &[], &[], None, builder.location),
+            )
+        };
+        let value: Value = fragment.result(0).expect("fragment").into();
+        owned::privatize(&builder, &rewriter, function, value, private, threads)
+            .map_err(|message| (function, format!("cannot be lowered for {target}: {message}")))?;
+        rewriter.erase_op(*fragment);
     }
 
     // Host values inside the shader: tensors become the function's arguments, constants are cloned.

@@ -36,6 +36,7 @@ pub const GENERIC: crate::generic::Flavor = crate::generic::Flavor {
     static_tensors: false,
     max_shared_bytes: 49_152,
     shared_limit_note: "static shared memory of one block",
+    private_space: "#gpu.address_space<private>",
 };
 
 #[repr(align(8))]
@@ -84,15 +85,8 @@ fn lower_kernel<'c, 'a>(
     let plan = match plan::plan_gemm(kernel) {
         Ok(plan) => plan,
         Err(error) => {
-            return crate::generic::lower_kernel(context, module, kernel, index, &GENERIC).map_err(|(_, generic)| {
-                (
-                    error.op,
-                    format!(
-                        "{} (chip {CHIP}); the plain strategy cannot run this kernel either: {generic}",
-                        error.message.replace("{chip}", CHIP)
-                    ),
-                )
-            });
+            let reason = format!("{} (chip {CHIP})", error.message.replace("{chip}", CHIP));
+            return crate::generic::fall_back(context, module, kernel, index, &GENERIC, error.op, reason);
         }
     };
     let threads = plan.threads;

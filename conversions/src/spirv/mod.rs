@@ -27,6 +27,7 @@ pub const FLAVOR: Flavor = Flavor {
     static_tensors: true,
     max_shared_bytes: MAX_SHARED_BYTES,
     shared_limit_note: "lavapipe's limit",
+    private_space: "#spirv.storage_class<Function>",
 };
 
 #[repr(align(8))]

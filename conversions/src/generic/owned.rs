@@ -1,0 +1,171 @@
+//! Thread-owned fragments: under the plain strategy every tile op deals the flattened elements of its
+//! iteration space out to the threads (`e = tid; e < total; e += threads`). A fragment whose every
+//! access iterates over exactly its own elements that way is touched by each thread only at the
+//! elements `e` with `e % threads == tid`, so the thread can keep them in private memory (registers or
+//! local memory) at slot `e / threads` instead of sharing the whole fragment in workgroup memory.
+//!
+//! Accesses that keep ownership: `tile.fill` of the fragment, `tile.gemm` accumulating into it,
+//! `tile.copy` with the fragment as the tile side, `tile.reduce` into it, and `memref.load`/`store` in
+//! a (non-nested) `tile.parallel` over the fragment's shape at exactly the loop's indices. Anything
+//! else (reading it along a reduced dimension, as a gemm operand, at other indices) keeps the
+//! fragment in workgroup memory.
+
+use crate::cpu::{
+    builder::{At, Builder},
+    data::static_shape,
+};
+use melior::{
+    RewriterBase,
+    ir::{
+        BlockLike, RegionLike, Value,
+        attribute::DenseI64ArrayAttribute,
+        operation::{OperationLike, OperationRef},
+    },
+};
+use tile_dialect::ops::{copy_parts, nested_ops};
+
+/// The most elements one thread keeps privately; larger fragments stay in workgroup memory.
+pub const MAX_PRIVATE_ELEMENTS: i64 = 256;
+
+fn name(op: &OperationRef) -> String {
+    op.name().as_string_ref().as_str().unwrap_or_default().to_owned()
+}
+
+/// The nearest enclosing `tile.parallel` of `op` below `kernel`, if any.
+fn enclosing_parallel<'c, 'a>(op: OperationRef<'c, 'a>, kernel: OperationRef<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
+    let mut parent = op.parent_operation();
+    while let Some(candidate) = parent {
+        if candidate == kernel {
+            return None;
+        }
+        if name(&candidate) == "tile.parallel" {
+            return Some(candidate);
+        }
+        parent = candidate.parent_operation();
+    }
+    None
+}
+
+fn extents(parallel: OperationRef) -> Vec<i64> {
+    parallel
+        .attribute("extents")
+        .ok()
+        .and_then(|attr| DenseI64ArrayAttribute::try_from(attr).ok())
+        .map(|extents| (0..extents.len()).filter_map(|i| extents.element(i).ok()).collect())
+        .unwrap_or_default()
+}
+
+/// Whether `op`'s use of `fragment` (of `shape`) touches only the elements of the iteration it
+/// belongs to.
+fn keeps_ownership<'c, 'a>(
+    op: OperationRef<'c, 'a>,
+    fragment: Value<'c, 'a>,
+    shape: &[i64],
+    kernel: OperationRef<'c, 'a>,
+) -> bool {
+    let at = |index: usize| op.operand(index).is_ok_and(|value| value == fragment);
+    let uses = op.operands().filter(|value| *value == fragment).count();
+    let in_parallel = enclosing_parallel(op, kernel);
+    match name(&op).as_str() {
+        "tile.fill" => in_parallel.is_none() && at(0),
+        "tile.gemm" => in_parallel.is_none() && uses == 1 && at(2),
+        "tile.reduce" => in_parallel.is_none() && uses == 1 && at(1),
+        "tile.copy" => {
+            let Some(parts) = copy_parts(&op) else { return false };
+            let tile_side = if parts.src_offsets.is_empty() { parts.src } else { parts.dst };
+            in_parallel.is_none()
+                && uses == 1
+                && ((parts.src == fragment && parts.src_offsets.is_empty())
+                    || (parts.dst == fragment && parts.dst_offsets.is_empty()))
+                && static_shape(tile_side) == shape
+        }
+        "memref.load" | "memref.store" => {
+            let memref_position = if name(&op) == "memref.load" { 0 } else { 1 };
+            let Some(parallel) = in_parallel else { return false };
+            if uses != 1 || !at(memref_position) || enclosing_parallel(parallel, kernel).is_some() || extents(parallel) != shape {
+                return false;
+            }
+            let Some(body) = parallel.region(0).ok().and_then(|region| region.first_block()) else { return false };
+            let indices: Vec<Value> = op.operands().skip(memref_position + 1).collect();
+            indices.len() == shape.len()
+                && indices
+                    .iter()
+                    .enumerate()
+                    .all(|(d, index)| body.argument(d).is_ok_and(|argument| *index == Value::from(argument)))
+        }
+        _ => false,
+    }
+}
+
+/// The `tile.alloc_fragment`s of `kernel` that each thread can keep privately with `threads` threads.
+pub fn thread_owned_fragments<'c, 'a>(kernel: OperationRef<'c, 'a>, threads: i64) -> Vec<OperationRef<'c, 'a>> {
+    let ops = nested_ops(kernel);
+    ops.iter()
+        .filter(|op| name(op) == "tile.alloc_fragment" && op.parent_operation() == Some(kernel))
+        .filter(|alloc| {
+            let fragment: Value = alloc.result(0).expect("allocation").into();
+            let shape = static_shape(fragment);
+            let total: i64 = shape.iter().product();
+            threads > 0
+                && shape.iter().all(|size| *size > 0)
+                && (total + threads - 1) / threads <= MAX_PRIVATE_ELEMENTS
+                && ops
+                    .iter()
+                    .filter(|op| op.operands().any(|value| value == fragment))
+                    .all(|op| keeps_ownership(*op, fragment, &shape, kernel))
+        })
+        .copied()
+        .collect()
+}
+
+/// Elements each thread keeps of a fragment of `shape`.
+pub fn private_elements(shape: &[i64], threads: i64) -> i64 {
+    (shape.iter().product::<i64>() + threads - 1) / threads
+}
+
+/// After the loop lowering: redirects every `memref.load`/`store` of `fragment` (n-D, at the
+/// unflattened element index) within `root` to `private` (1-D, at the element's slot
+/// `linear index / threads`).
+pub fn privatize<'c>(
+    b: &Builder<'c>,
+    rewriter: &RewriterBase<'c, '_>,
+    root: OperationRef<'c, '_>,
+    fragment: Value<'c, '_>,
+    private: Value<'c, '_>,
+    threads: i64,
+) -> Result<(), String> {
+    let shape = static_shape(fragment);
+    for op in nested_ops(root) {
+        if !op.operands().any(|value| value == fragment) {
+            continue;
+        }
+        let store = match name(&op).as_str() {
+            "memref.load" => false,
+            "memref.store" => true,
+            other => return Err(format!("internal error: a thread-owned fragment is used by {other}")),
+        };
+        let at = At::before(op);
+        let indices: Vec<Value> = op.operands().skip(if store { 2 } else { 1 }).collect();
+        // Row-major, as parallel_nest flattens; a rank-0 fragment is element 0.
+        let mut linear = match indices.first() {
+            Some(first) => *first,
+            None => b.index(at, 0),
+        };
+        for (index, size) in indices.iter().zip(&shape).skip(1) {
+            let size = b.index(at, *size);
+            let scaled = b.op(at, "arith.muli", &[linear, size]);
+            linear = b.op(at, "arith.addi", &[scaled, *index]);
+        }
+        let threads = b.index(at, threads);
+        let slot = b.op(at, "arith.divui", &[linear, threads]);
+        if store {
+            b.store(at, op.operand(0).expect("stored value"), private, &[slot]);
+            rewriter.erase_op(op);
+        } else {
+            let value = b.load(at, private, &[slot]);
+            rewriter.replace_all_uses_with(op.result(0).expect("loaded value").into(), value);
+            rewriter.erase_op(op);
+        }
+    }
+    Ok(())
+}
