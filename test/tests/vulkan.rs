@@ -52,6 +52,11 @@ fn ragged_gemm_with_relu_matches_the_reference() {
 }
 
 #[test]
+fn gemm_with_a_private_accumulator_matches_the_reference() {
+    check_on_vulkan("test/programs/gemm_bias_fill.mlir", 25);
+}
+
+#[test]
 fn row_softmax_matches_the_reference() {
     check_on_vulkan("test/programs/row_softmax.mlir", 22);
 }
