@@ -72,6 +72,16 @@ fn ragged_gemm_with_relu() {
 }
 
 #[test]
+fn gemm_accumulating_onto_a_nonzero_fill() {
+    let data = run("gemm_bias_fill.mlir", 8, 0);
+    let reference: Vec<f64> = matmul(&data[0], &data[1], false)
+        .into_iter()
+        .map(|x| x + 0.5)
+        .collect();
+    assert_close(&data[2], &reference, 2e-3);
+}
+
+#[test]
 fn bf16_gemm_with_transposed_b_and_a_k_tail() {
     let data = run("gemm_transpose_b_bf16.mlir", 11, 0);
     let reference = matmul(&data[0], &data[1], true);
