@@ -106,6 +106,27 @@ def check_plain(kernel):
     return passed, worst, nan
 
 
+# What torch does for the plain-strategy programs that have a torch counterpart worth timing.
+TORCH_EQUIVALENT = {
+    "softmax": lambda t: torch.softmax(t[0], dim=1),
+    "bias_fill": lambda t: torch.addmm(torch.full((1,), 0.5, dtype=t[0].dtype, device="cuda"), t[0], t[1]),
+}
+
+
+def time_plain(kernel):
+    """Times a plain-strategy kernel against its torch counterpart on the same inputs; returns
+    (ours ms, torch ms, GB/s of ours counting each tensor read or written once) or None."""
+    equivalent = TORCH_EQUIVALENT.get(kernel.manifest["host_function"])
+    if equivalent is None:
+        return None
+    tensors = kernel.tensors()
+    launch = kernel.launcher(tensors)
+    ours = triton.testing.do_bench(launch, warmup=20, rep=200, return_mode="median")
+    theirs = triton.testing.do_bench(lambda: equivalent(tensors), warmup=20, rep=200, return_mode="median")
+    moved = sum(t.numel() * t.element_size() for t in tensors.values())
+    return ours, theirs, moved / ours / 1e6
+
+
 class Kernel:
     """One PTX kernel and its manifest, loaded through the CUDA driver."""
 
@@ -299,6 +320,10 @@ def main():
                 print(f"  {error}")
             failures += not passed
             print(f"{os.path.basename(ptx)[:-4]}: {'PASS' if passed else 'FAIL'} rel_err={rel:.2e} nan={nan} (plain strategy)", flush=True)
+            timed = None if (args.no_time or not passed) else time_plain(PlainKernel(ptx, manifest))
+            if timed:
+                ours, theirs, bandwidth = timed
+                print(f"  ours {ours * 1e3:.1f} us ({bandwidth:.0f} GB/s), torch {theirs * 1e3:.1f} us, ours/torch speed {theirs / ours:.3f}", flush=True)
             continue
         try:
             kernel = Kernel(ptx)
