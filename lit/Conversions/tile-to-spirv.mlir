@@ -52,14 +52,28 @@ func.func @scale(%X: memref<32x16xf32>, %Y: memref<32x16xf32>) {
 // -----
 
 // A row max reads the fragment along the reduced dimension, across threads: the fragment stays in
-// workgroup memory; the row maxima, written and read at their own indices, are private.
+// workgroup memory; the row maxima, written and read at their own indices, are private. 32 threads
+// for 16 rows: 2 threads share each row, folding alternate elements into a scratch tile, then
+// thread r folds row r's two partial maxima.
 // CHECK-LABEL: func.func @row_max
 // CHECK: gpu.func @row_max_0_kernel
 // CHECK: %[[M:.*]] = memref.alloca() : memref<1xf32, #spirv.storage_class<Function>>
+// CHECK: %[[SCRATCH:.*]] = memref.alloc() : memref<32xf32, #spirv.storage_class<Workgroup>>
 // CHECK: %[[S:.*]] = memref.alloc() : memref<16x16xf32, #spirv.storage_class<Workgroup>>
 // CHECK: memref.store %{{.*}}, %[[S]]
-// CHECK: memref.load %[[S]]
+// CHECK: gpu.barrier
+// CHECK: %[[TID:.*]] = gpu.thread_id x
+// CHECK: %[[ROW:.*]] = arith.divui %[[TID]], %[[TWO:.*]] : index
+// CHECK: %[[LANE:.*]] = arith.remui %[[TID]], %[[TWO]] : index
+// CHECK: scf.for %[[COL:.*]] = %[[LANE]] to %{{.*}} step %[[TWO]] {
+// CHECK: memref.load %[[S]][%[[ROW]], %[[COL]]]
+// CHECK: arith.maximumf
+// CHECK: memref.store %{{.*}}, %[[SCRATCH]][%[[TID]]]
+// CHECK: gpu.barrier
+// CHECK: memref.load %[[SCRATCH]]
+// CHECK: arith.maximumf
 // CHECK: memref.store %{{.*}}, %[[M]]
+// CHECK: gpu.barrier
 func.func @row_max(%X: memref<16x16xf32>, %Y: memref<16xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index

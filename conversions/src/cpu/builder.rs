@@ -229,7 +229,18 @@ impl<'c> Builder<'c> {
             return self.loop_nest(at, &extents);
         };
         let total: i64 = extents.iter().product();
-        let tid = self.value(
+        let tid = self.thread_id(at);
+        let end = self.index(at, total);
+        let step = self.index(at, threads);
+        let (inside, flat) = self.for_loop(at, tid, end, step);
+        self.barrier(at);
+        let ivs = self.unflatten(inside, flat, extents);
+        (inside, ivs)
+    }
+
+    /// Returns `gpu.thread_id x`.
+    pub fn thread_id<'a>(&self, at: At<'c, 'a>) -> Value<'c, 'a> {
+        self.value(
             at,
             OperationBuilder::new("gpu.thread_id", self.location)
                 .add_attributes(&[(
@@ -239,17 +250,26 @@ impl<'c> Builder<'c> {
                 .add_results(&[Type::index(self.context)])
                 .build()
                 .expect("gpu.thread_id"),
-        );
-        let end = self.index(at, total);
-        let step = self.index(at, threads);
-        let (inside, flat) = self.for_loop(at, tid, end, step);
+        )
+    }
+
+    /// Inserts `gpu.barrier`.
+    pub fn barrier(&self, at: At<'c, '_>) {
         self.insert(
             at,
             OperationBuilder::new("gpu.barrier", self.location)
                 .build()
                 .expect("gpu.barrier"),
         );
-        // Unflatten, innermost dimension fastest.
+    }
+
+    /// Splits the row-major flat index `flat` into indices of `extents` (innermost fastest).
+    pub fn unflatten<'a>(
+        &self,
+        at: At<'c, 'a>,
+        flat: Value<'c, 'a>,
+        extents: &[i64],
+    ) -> Vec<Value<'c, 'a>> {
         let mut ivs = Vec::new();
         let mut rest = flat;
         for (position, extent) in extents.iter().enumerate().rev() {
@@ -257,12 +277,12 @@ impl<'c> Builder<'c> {
                 ivs.push(rest);
                 break;
             }
-            let size = self.index(inside, *extent);
-            ivs.push(self.op(inside, "arith.remui", &[rest, size]));
-            rest = self.op(inside, "arith.divui", &[rest, size]);
+            let size = self.index(at, *extent);
+            ivs.push(self.op(at, "arith.remui", &[rest, size]));
+            rest = self.op(at, "arith.divui", &[rest, size]);
         }
         ivs.reverse();
-        (inside, ivs)
+        ivs
     }
 
     /// Creates `scf.if condition {}` (no else) at `at`; returns the then-body position.

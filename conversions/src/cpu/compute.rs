@@ -6,7 +6,7 @@ use super::{
     data::{convert, element_type, static_shape},
 };
 use melior::ir::{
-    TypeLike,
+    Type, TypeLike, Value,
     operation::{OperationLike, OperationRef},
 };
 use tile_dialect::ops::{ReductionKind, integer_attribute, reduction_kind};
@@ -55,30 +55,10 @@ pub fn lower_gemm<'c>(b: &Builder<'c>, gemm: OperationRef<'c, '_>) {
 /// kind's identity when `clear`, from what `dst` holds otherwise).
 pub fn lower_reduce<'c>(b: &Builder<'c>, reduce: OperationRef<'c, '_>) {
     let at = At::before(reduce);
-    let src = reduce.operand(0).expect("verified reduce");
-    let dst = reduce.operand(1).expect("verified reduce");
-    let dim = integer_attribute(&reduce, "dim").expect("verified reduce") as usize;
-    let kind = reduction_kind(&reduce).expect("verified reduce");
-    let clear = reduce
-        .attribute("clear")
-        .map(|attr| attr.to_string() != "false")
-        .unwrap_or(true);
-    let ty = element_type(dst);
-    let src_shape = static_shape(src);
-    let kept: Vec<i64> = src_shape
-        .iter()
-        .enumerate()
-        .filter(|(d, _)| *d != dim)
-        .map(|(_, size)| *size)
-        .collect();
+    let Reduction { src, dst, dim, kind, clear, ty, src_shape, kept } = Reduction::of(reduce);
     let (outer, kept_ivs) = b.parallel_nest(at, &kept);
     if clear {
-        let identity = match kind {
-            ReductionKind::Max => f64::NEG_INFINITY,
-            ReductionKind::Min => f64::INFINITY,
-            ReductionKind::Sum | ReductionKind::AbsSum | ReductionKind::AbsMax => 0.0,
-        };
-        let start = b.constant(outer, ty, identity);
+        let start = b.constant(outer, ty, identity(kind));
         b.store(outer, start, dst, &kept_ivs);
     }
     let extent = b.index(outer, src_shape[dim]);
@@ -86,16 +66,94 @@ pub fn lower_reduce<'c>(b: &Builder<'c>, reduce: OperationRef<'c, '_>) {
     let mut src_indices = kept_ivs.clone();
     src_indices.insert(dim, reduced[0]);
     let value = b.load(inner, src, &src_indices);
-    let mut value = convert(b, inner, value, ty);
-    if matches!(kind, ReductionKind::AbsSum | ReductionKind::AbsMax) {
-        value = b.op(inner, "math.absf", &[value]);
+    let value = reduction_input(b, inner, kind, value, ty);
+    accumulate(b, inner, kind, value, dst, &kept_ivs);
+}
+
+/// A `tile.reduce`'s operands and attributes.
+pub(crate) struct Reduction<'c, 'a> {
+    pub src: Value<'c, 'a>,
+    pub dst: Value<'c, 'a>,
+    pub dim: usize,
+    pub kind: ReductionKind,
+    pub clear: bool,
+    /// The destination's element type, which the reduction computes in.
+    pub ty: Type<'c>,
+    pub src_shape: Vec<i64>,
+    /// The source's shape without `dim`: the destination's.
+    pub kept: Vec<i64>,
+}
+
+impl<'c, 'a> Reduction<'c, 'a> {
+    /// Reads a verified `tile.reduce`.
+    pub fn of(reduce: OperationRef<'c, 'a>) -> Self {
+        let src = reduce.operand(0).expect("verified reduce");
+        let dst = reduce.operand(1).expect("verified reduce");
+        let dim = integer_attribute(&reduce, "dim").expect("verified reduce") as usize;
+        let src_shape = static_shape(src);
+        let kept = src_shape
+            .iter()
+            .enumerate()
+            .filter(|(d, _)| *d != dim)
+            .map(|(_, size)| *size)
+            .collect();
+        Reduction {
+            src,
+            dst,
+            dim,
+            kind: reduction_kind(&reduce).expect("verified reduce"),
+            clear: reduce
+                .attribute("clear")
+                .map(|attr| attr.to_string() != "false")
+                .unwrap_or(true),
+            ty: element_type(dst),
+            src_shape,
+            kept,
+        }
     }
-    let old = b.load(inner, dst, &kept_ivs);
+}
+
+/// The value a reduction of `kind` starts from.
+pub(crate) fn identity(kind: ReductionKind) -> f64 {
+    match kind {
+        ReductionKind::Max => f64::NEG_INFINITY,
+        ReductionKind::Min => f64::INFINITY,
+        ReductionKind::Sum | ReductionKind::AbsSum | ReductionKind::AbsMax => 0.0,
+    }
+}
+
+/// An element of the source as the reduction combines it: in the destination's type `ty`, and its
+/// absolute value for the `abs` kinds.
+pub(crate) fn reduction_input<'c, 'a>(
+    b: &Builder<'c>,
+    at: At<'c, 'a>,
+    kind: ReductionKind,
+    value: Value<'c, 'a>,
+    ty: Type<'c>,
+) -> Value<'c, 'a> {
+    let value = convert(b, at, value, ty);
+    if matches!(kind, ReductionKind::AbsSum | ReductionKind::AbsMax) {
+        b.op(at, "math.absf", &[value])
+    } else {
+        value
+    }
+}
+
+/// `buffer[indices] = combine(buffer[indices], value)` for a reduction of `kind`.
+pub(crate) fn accumulate<'c, 'a>(
+    b: &Builder<'c>,
+    at: At<'c, 'a>,
+    kind: ReductionKind,
+    value: Value<'c, 'a>,
+    buffer: Value<'c, 'a>,
+    indices: &[Value<'c, 'a>],
+) {
+    let old = b.load(at, buffer, indices);
     let combine = match kind {
         ReductionKind::Max | ReductionKind::AbsMax => "arith.maximumf",
         ReductionKind::Min => "arith.minimumf",
         ReductionKind::Sum | ReductionKind::AbsSum => "arith.addf",
     };
-    let new = b.op(inner, combine, &[old, value]);
-    b.store(inner, new, dst, &kept_ivs);
+    let new = b.op(at, combine, &[old, value]);
+    b.store(at, new, buffer, indices);
 }

@@ -6,7 +6,7 @@
 //! region ops from the innermost out, so that every rule sees its operands still in place.
 
 pub(crate) mod builder;
-mod compute;
+pub(crate) mod compute;
 pub(crate) mod data;
 mod structure;
 

@@ -6,6 +6,7 @@
 //! and AMD lowerings fall back to for kernels outside the GEMM family they specialise.
 
 mod owned;
+mod reduce;
 
 use crate::gemm::launch::host_expression;
 use melior::{
@@ -247,7 +248,15 @@ pub fn lower_kernel<'c, 'a>(
 ) -> Result<(), Failure<'c, 'a>> {
     let threads = integer_attribute(&kernel, "threads").unwrap_or(0);
     let owned = owned::thread_owned_fragments(kernel, threads);
-    let shared = check_kernel(kernel, flavor, &owned)?;
+    let mut shared = check_kernel(kernel, flavor, &owned)?;
+    let (splits, scratch_bytes) = reduce::plan(
+        context,
+        kernel,
+        threads,
+        flavor.max_shared_bytes - shared,
+        |ty| Element::of(ty).map_or(4, element_bytes),
+    );
+    shared += scratch_bytes;
     let tensors = captured_tensors(kernel, flavor)?;
     let target = flavor.target;
     // Which tensors the kernel writes (destinations of copies and stores), for the launcher.
@@ -320,6 +329,7 @@ pub fn lower_kernel<'c, 'a>(
             Attribute::parse(context, space).expect("memory space"),
         ))
     };
+    reduce::lower(context, &melior::IrRewriter::new(context).as_rewriter_base(), &splits);
     crate::cpu::lower_body(context, kernel, Some(threads), tile_memory, &owned);
     // Thread-owned fragments: private attributions, or allocas in the entry block.
     let private_types: Vec<String> = owned
