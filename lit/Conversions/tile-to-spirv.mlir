@@ -17,7 +17,9 @@
 // CHECK: %[[BX:.*]] = gpu.block_id x
 // CHECK-NOT: memref.alloc()
 // CHECK: %[[TID:.*]] = gpu.thread_id x
-// CHECK: scf.for %[[E:.*]] = %[[TID]] to %{{.*}} step %[[THREADS:.*]] {
+// CHECK: scf.for %[[TRIP:.*]] = %{{.*}} to %[[TRIPS:.*]] step %{{.*}} {
+// CHECK: %[[START:.*]] = arith.muli %[[TRIP]], %[[THREADS:.*]] : index
+// CHECK-NEXT: %[[E:.*]] = arith.addi %[[START]], %[[TID]] : index
 // CHECK: memref.load %[[X]]
 // CHECK: %[[SLOT:.*]] = arith.divui %{{.*}}, %{{.*}} : index
 // CHECK-NEXT: memref.store %{{.*}}, %[[P]][%[[SLOT]]]

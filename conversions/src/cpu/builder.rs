@@ -214,8 +214,10 @@ impl<'c> Builder<'c> {
     }
 
     /// Creates the loops over a tile op's independent iterations. Sequential on the CPU; on a GPU the
-    /// flattened iteration space is dealt out to the block's threads (`e = tid; e < total; e +=
-    /// threads`), and a barrier after the loops makes the results visible to every thread.
+    /// flattened iteration space is dealt out to the block's threads (element `e = k * threads +
+    /// tid` in trip `k`), and a barrier after the loops makes the results visible to every thread.
+    /// The trip count is a constant (the last trip guarded when threads do not divide the total), so
+    /// the backend can unroll the loop and overlap its loads.
     pub fn parallel_nest<'a>(
         &self,
         at: At<'c, 'a>,
@@ -230,10 +232,21 @@ impl<'c> Builder<'c> {
         };
         let total: i64 = extents.iter().product();
         let tid = self.thread_id(at);
-        let end = self.index(at, total);
-        let step = self.index(at, threads);
-        let (inside, flat) = self.for_loop(at, tid, end, step);
+        let zero = self.index(at, 0);
+        let trips = self.index(at, (total + threads - 1) / threads);
+        let one = self.index(at, 1);
+        let (body, trip) = self.for_loop(at, zero, trips, one);
         self.barrier(at);
+        let stride = self.index(body, threads);
+        let start = self.op(body, "arith.muli", &[trip, stride]);
+        let flat = self.op(body, "arith.addi", &[start, tid]);
+        let inside = if total % threads == 0 {
+            body
+        } else {
+            let end = self.index(body, total);
+            let in_range = self.compare(body, "ult", flat, end);
+            self.if_then(body, in_range)
+        };
         let ivs = self.unflatten(inside, flat, extents);
         (inside, ivs)
     }
