@@ -1,8 +1,8 @@
 // convert-tile-to-spirv: the plain strategy. The kernel body moves into a gpu.func with the Vulkan
 // target environment; each tile op's iterations are dealt out to the workgroup's threads with a
 // barrier after; shared tiles live in workgroup memory, and so do fragments the threads share. A
-// fragment each thread only touches at its own elements (e = tid + k * threads) is kept privately, at
-// slot k of a Function-storage array.
+// fragment each thread only touches at its own elements (e = k * threads + tid) is kept privately, at
+// slot k (the loop's trip, no division) of a Function-storage array.
 // RUN: tile-opt %s -split-input-file -convert-tile-to-spirv | FileCheck %s
 // The result converts with upstream convert-gpu-to-spirv.
 // RUN: tile-opt %s -split-input-file --pass-pipeline='builtin.module(convert-tile-to-spirv, canonicalize, cse, gpu.module(convert-math-to-spirv), convert-gpu-to-spirv, spirv.module(spirv-lower-abi-attrs, spirv-update-vce))' | FileCheck %s --check-prefix=SPIRV
@@ -21,8 +21,7 @@
 // CHECK: %[[START:.*]] = arith.muli %[[TRIP]], %[[THREADS:.*]] : index
 // CHECK-NEXT: %[[E:.*]] = arith.addi %[[START]], %[[TID]] : index
 // CHECK: memref.load %[[X]]
-// CHECK: %[[SLOT:.*]] = arith.divui %{{.*}}, %{{.*}} : index
-// CHECK-NEXT: memref.store %{{.*}}, %[[P]][%[[SLOT]]]
+// CHECK: memref.store %{{.*}}, %[[P]][%[[TRIP]]]
 // CHECK: gpu.barrier
 // CHECK: math.exp
 // CHECK: gpu.barrier

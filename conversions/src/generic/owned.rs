@@ -123,6 +123,32 @@ pub fn private_elements(shape: &[i64], threads: i64) -> i64 {
     (shape.iter().product::<i64>() + threads - 1) / threads
 }
 
+/// The operation defining `value`, if it is named `name`.
+fn defined_by<'c, 'a>(value: Value<'c, 'a>, name: &str) -> Option<OperationRef<'c, 'a>> {
+    let owner = melior::ir::operation::OperationResult::try_from(value).ok()?.owner();
+    (owner.name().as_string_ref().as_str() == Ok(name)).then_some(owner)
+}
+
+/// When `indices` unflatten an element index `e = trip * threads + tid` made by `parallel_nest`,
+/// returns `trip`: the slot `e / threads` without a division, so that once the backend unrolls the
+/// loop every slot is a constant and the private array can live in registers.
+fn trip_of<'c, 'a>(indices: &[Value<'c, 'a>], threads: i64) -> Option<Value<'c, 'a>> {
+    let innermost = *indices.last()?;
+    let flat = if indices.len() == 1 {
+        innermost
+    } else {
+        defined_by(innermost, "arith.remui")?.operand(0).ok()?
+    };
+    let start = defined_by(flat, "arith.addi")?.operand(0).ok()?;
+    let scale = defined_by(start, "arith.muli")?;
+    if tile_dialect::ops::constant_integer(scale.operand(1).ok()?) != Some(threads) {
+        return None;
+    }
+    let trip = scale.operand(0).ok()?;
+    // The operand accessor ties the value to the borrowed op; it lives as long as the IR ('a).
+    Some(unsafe { Value::from_raw(melior::ir::ValueLike::to_raw(&trip)) })
+}
+
 /// After the loop lowering: redirects every `memref.load`/`store` of `fragment` (n-D, at the
 /// unflattened element index) within `root` to `private` (1-D, at the element's slot
 /// `linear index / threads`).
@@ -146,18 +172,23 @@ pub fn privatize<'c>(
         };
         let at = At::before(op);
         let indices: Vec<Value> = op.operands().skip(if store { 2 } else { 1 }).collect();
-        // Row-major, as parallel_nest flattens; a rank-0 fragment is element 0.
-        let mut linear = match indices.first() {
-            Some(first) => *first,
-            None => b.index(at, 0),
+        let slot = match trip_of(&indices, threads) {
+            Some(trip) => trip,
+            None => {
+                // Row-major, as parallel_nest flattens; a rank-0 fragment is element 0.
+                let mut linear = match indices.first() {
+                    Some(first) => *first,
+                    None => b.index(at, 0),
+                };
+                for (index, size) in indices.iter().zip(&shape).skip(1) {
+                    let size = b.index(at, *size);
+                    let scaled = b.op(at, "arith.muli", &[linear, size]);
+                    linear = b.op(at, "arith.addi", &[scaled, *index]);
+                }
+                let threads = b.index(at, threads);
+                b.op(at, "arith.divui", &[linear, threads])
+            }
         };
-        for (index, size) in indices.iter().zip(&shape).skip(1) {
-            let size = b.index(at, *size);
-            let scaled = b.op(at, "arith.muli", &[linear, size]);
-            linear = b.op(at, "arith.addi", &[scaled, *index]);
-        }
-        let threads = b.index(at, threads);
-        let slot = b.op(at, "arith.divui", &[linear, threads]);
         if store {
             b.store(at, op.operand(0).expect("stored value"), private, &[slot]);
             rewriter.erase_op(op);
