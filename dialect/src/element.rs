@@ -37,6 +37,15 @@ impl Element {
         })
     }
 
+    /// Returns the bytes of one element.
+    pub fn bytes(self) -> usize {
+        match self {
+            Self::F16 | Self::BF16 => 2,
+            Self::F32 | Self::I32 => 4,
+            Self::I8 | Self::F8E4M3FN => 1,
+        }
+    }
+
     /// Returns true for the floating-point kinds.
     pub fn is_float(self) -> bool {
         !matches!(self, Self::I8 | Self::I32)

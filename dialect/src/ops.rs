@@ -282,6 +282,25 @@ pub fn integer_attribute<'c: 'a, 'a>(op: &impl OperationLike<'c, 'a>, name: &str
         .map(|attr| attr.value())
 }
 
+/// Returns the sizes of a memref type, `None` for dynamic ones.
+pub fn static_sizes(memref: melior::ir::r#type::MemRefType) -> Vec<Option<i64>> {
+    use melior::ir::{ShapedTypeLike, r#type::DimSize};
+    (0..memref.rank())
+        .map(|dim| match memref.dim_size(dim) {
+            Ok(DimSize::Static(size)) => Some(size as i64),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Returns the shape of a memref value, -1 for dynamic sizes (empty for a value that is not a
+/// memref).
+pub fn memref_shape(value: Value) -> Vec<i64> {
+    melior::ir::r#type::MemRefType::try_from(melior::ir::ValueLike::r#type(&value))
+        .map(|memref| static_sizes(memref).into_iter().map(|size| size.unwrap_or(-1)).collect())
+        .unwrap_or_default()
+}
+
 /// Returns the value of an `arith.constant` of integer or index type that defines `value`.
 pub fn constant_integer(value: Value) -> Option<i64> {
     let result = melior::ir::operation::OperationResult::try_from(value).ok()?;

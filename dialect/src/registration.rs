@@ -86,6 +86,22 @@ pub unsafe fn insert_into_cxx_registry(registry: *mut c_void) {
 static PASSES: Mutex<Vec<fn() -> Pass>> = Mutex::new(Vec::new());
 static REGISTERED_ARGUMENTS: Mutex<Option<HashSet<String>>> = Mutex::new(None);
 
+/// Claims a pass or pipeline argument; false when it was registered already.
+fn first_registration(argument: &str) -> bool {
+    REGISTERED_ARGUMENTS
+        .lock()
+        .unwrap_or_else(|poison| poison.into_inner())
+        .get_or_insert_with(HashSet::new)
+        .insert(argument.to_owned())
+}
+
+/// Appends `item` to `list` and returns its index: the id C++ hands back.
+fn push_entry<T>(list: &Mutex<Vec<T>>, item: T) -> i32 {
+    let mut list = list.lock().unwrap_or_else(|poison| poison.into_inner());
+    list.push(item);
+    (list.len() - 1) as i32
+}
+
 unsafe extern "C" fn create_registered_pass(id: i32) -> MlirPass {
     let create = PASSES.lock().unwrap_or_else(|poison| poison.into_inner())[id as usize];
     create().to_raw()
@@ -96,21 +112,11 @@ unsafe extern "C" fn create_registered_pass(id: i32) -> MlirPass {
 /// the same argument twice does nothing.
 pub fn register_pass(argument: &str, create: fn() -> Pass) {
     install_hooks();
-    let mut arguments = REGISTERED_ARGUMENTS
-        .lock()
-        .unwrap_or_else(|poison| poison.into_inner());
-    if !arguments
-        .get_or_insert_with(HashSet::new)
-        .insert(argument.to_owned())
-    {
+    if !first_registration(argument) {
         return;
     }
-    let id = {
-        let mut passes = PASSES.lock().unwrap_or_else(|poison| poison.into_inner());
-        passes.push(create);
-        passes.len() - 1
-    };
-    unsafe { ffi::tileShimRegisterPass(create_registered_pass, id as i32) };
+    let id = push_entry(&PASSES, create);
+    unsafe { ffi::tileShimRegisterPass(create_registered_pass, id) };
 }
 
 /// Returns the handles of the upstream dialects the GPU lowerings create ops of (a pass lists them
@@ -169,29 +175,12 @@ pub fn register_pipeline(
     build: PipelineBuild,
 ) {
     install_hooks();
-    let mut arguments = REGISTERED_ARGUMENTS
-        .lock()
-        .unwrap_or_else(|poison| poison.into_inner());
-    if !arguments
-        .get_or_insert_with(HashSet::new)
-        .insert(name.to_string_lossy().into_owned())
-    {
+    if !first_registration(&name.to_string_lossy()) {
         return;
     }
-    let id = {
-        let mut pipelines = PIPELINES
-            .lock()
-            .unwrap_or_else(|poison| poison.into_inner());
-        pipelines.push(build);
-        pipelines.len() - 1
-    };
+    let id = push_entry(&PIPELINES, build);
     unsafe {
-        ffi::tileShimRegisterPipeline(
-            name.as_ptr(),
-            description.as_ptr(),
-            build_registered_pipeline,
-            id as i32,
-        )
+        ffi::tileShimRegisterPipeline(name.as_ptr(), description.as_ptr(), build_registered_pipeline, id)
     };
 }
 

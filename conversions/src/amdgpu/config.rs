@@ -2,7 +2,8 @@
 //! tile, the mfma instruction the per-wave tile allows, and the LDS plan (row padding so that the
 //! mfma operand reads of one wave spread over the 32 banks). Every chip limit is checked here.
 
-use crate::gemm::types::{element_of, shape_of};
+use crate::gemm::types::element_of;
+use tile_dialect::ops::memref_shape;
 use melior::ir::Value;
 use tile_dialect::element::Element;
 
@@ -105,10 +106,10 @@ pub fn configure(
         return Err("expects an f32 accumulator for mfma on gfx942".into());
     }
     let output = element_of(output).ok_or("expects a result element type")?;
-    let [bm, bk] = shape_of(a_tile)[..] else {
+    let [bm, bk] = memref_shape(a_tile)[..] else {
         return Err("expects a 2-D A tile".into());
     };
-    let [_, bn] = shape_of(accumulator)[..] else {
+    let [_, bn] = memref_shape(accumulator)[..] else {
         return Err("expects a 2-D accumulator".into());
     };
     let waves = threads / 64;

@@ -8,12 +8,15 @@
 pub mod config;
 mod emit;
 
-use crate::gemm::{install, launch::host_expression, plan};
+use crate::gemm::{
+    install,
+    launch::{host_expression, host_grid, host_tensor},
+    plan,
+};
 use melior::{
     Context, ContextRef,
     ir::{
         ValueLike,
-        block::BlockArgument,
         operation::OperationRef,
         r#type::TypeId,
     },
@@ -82,21 +85,14 @@ fn manifest(
     config: &config::AmdConfig,
     entry: &str,
 ) -> Result<String, String> {
-    let mut grid = plan
-        .grid
-        .iter()
-        .map(|size| host_expression(*size))
-        .collect::<Result<Vec<_>, _>>()?;
-    grid.resize(3, "1".into());
+    let grid = host_grid(plan.grid.iter().copied())?;
     let mut params = Vec::new();
     for (role, value) in [
         ("A", plan.a.global),
         ("B", plan.b.global),
         ("C", plan.output.global),
     ] {
-        let argument = BlockArgument::try_from(value)
-            .map(|argument| argument.argument_number() as i64)
-            .unwrap_or(-1);
+        let argument = host_tensor(value).argument;
         params.push(format!(
             "{{\"role\": \"{role}\", \"kind\": \"memref\", \"host_argument\": {argument}, \"type\": \"{}\"}}",
             value.r#type()

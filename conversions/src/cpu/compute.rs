@@ -3,13 +3,13 @@
 
 use super::{
     builder::{At, Builder},
-    data::{convert, element_type, static_shape},
+    data::{convert, element_type},
 };
 use melior::ir::{
     Type, TypeLike, Value,
     operation::{OperationLike, OperationRef},
 };
-use tile_dialect::ops::{ReductionKind, integer_attribute, reduction_kind};
+use tile_dialect::ops::{ReductionKind, integer_attribute, memref_shape, reduction_kind};
 
 // ---- tile.gemm ----------------------------------------------------------------------------------
 
@@ -21,8 +21,8 @@ pub fn lower_gemm<'c>(b: &Builder<'c>, gemm: OperationRef<'c, '_>) {
         gemm.has_attribute("transpose_a"),
         gemm.has_attribute("transpose_b"),
     );
-    let c_shape = static_shape(c);
-    let a_shape = static_shape(a);
+    let c_shape = memref_shape(c);
+    let a_shape = memref_shape(a);
     let k_size = if transpose_a { a_shape[0] } else { a_shape[1] };
     // Each (m, n) is independent; the K loop of one output element stays sequential.
     let (outer, ivs) = b.parallel_nest(at, &c_shape);
@@ -90,7 +90,7 @@ impl<'c, 'a> Reduction<'c, 'a> {
         let src = reduce.operand(0).expect("verified reduce");
         let dst = reduce.operand(1).expect("verified reduce");
         let dim = integer_attribute(&reduce, "dim").expect("verified reduce") as usize;
-        let src_shape = static_shape(src);
+        let src_shape = memref_shape(src);
         let kept = src_shape
             .iter()
             .enumerate()

@@ -9,18 +9,8 @@ use melior::ir::{
     operation::{OperationLike, OperationRef},
     r#type::MemRefType,
 };
-use tile_dialect::ops::copy_parts;
+use tile_dialect::ops::{copy_parts, memref_shape};
 
-/// Returns the static shape of a memref value (tile sides are verified static).
-pub fn static_shape(value: Value) -> Vec<i64> {
-    let memref = MemRefType::try_from(value.r#type()).expect("a memref");
-    (0..memref.rank())
-        .map(|dim| match memref.dim_size(dim) {
-            Ok(melior::ir::r#type::DimSize::Static(size)) => size as i64,
-            _ => -1,
-        })
-        .collect()
-}
 
 /// Returns the element type of a memref value.
 pub fn element_type<'c>(value: Value<'c, '_>) -> Type<'c> {
@@ -112,7 +102,7 @@ pub fn lower_copy<'c>(b: &Builder<'c>, copy: OperationRef<'c, '_>) {
     } else {
         dst
     };
-    let (body, ivs) = b.parallel_nest(at, &static_shape(tile_side));
+    let (body, ivs) = b.parallel_nest(at, &memref_shape(tile_side));
     if !parts.src_offsets.is_empty() {
         // Read from the larger buffer: zero outside it.
         let offsets: Vec<Value> = parts.src_offsets.clone();
@@ -148,6 +138,6 @@ pub fn lower_fill<'c>(b: &Builder<'c>, fill: OperationRef<'c, '_>) {
     let at = At::before(fill);
     let dst = fill.operand(0).expect("verified fill");
     let value = fill.operand(1).expect("verified fill");
-    let (body, ivs) = b.parallel_nest(at, &static_shape(dst));
+    let (body, ivs) = b.parallel_nest(at, &memref_shape(dst));
     b.store(body, value, dst, &ivs);
 }

@@ -26,11 +26,9 @@ pub fn lower_alloc<'c>(
     let at = At::before(alloc);
     let old = alloc.result(0).expect("allocation result");
     let tile = MemRefType::try_from(old.r#type()).expect("memref");
-    let shape: Vec<i64> = (0..tile.rank())
-        .map(|dim| match tile.dim_size(dim) {
-            Ok(melior::ir::r#type::DimSize::Static(size)) => size as i64,
-            _ => 1,
-        })
+    let shape: Vec<i64> = tile_dialect::ops::static_sizes(tile)
+        .into_iter()
+        .map(|size| size.unwrap_or(1))
         .collect();
     let plain = MemRefType::new(tile.element(), &shape, None, memory_space);
     let new = b.value(

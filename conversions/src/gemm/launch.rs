@@ -2,9 +2,10 @@
 //! lowered kernel takes. Every target's manifest writes them the same way.
 
 use melior::ir::{
-    Value,
+    ShapedTypeLike, Value, ValueLike,
     block::BlockArgument,
     operation::{OperationLike, OperationResult},
+    r#type::MemRefType,
 };
 use tile_dialect::ops::constant_integer;
 
@@ -70,5 +71,40 @@ pub fn host_expression(value: Value) -> Result<String, String> {
         _ => Err(format!(
             "a value computed by {name}, which a launcher cannot recompute"
         )),
+    }
+}
+
+/// The grid of a launch as host expressions (see [`host_expression`]), padded to three dimensions.
+pub fn host_grid<'c, 'a>(sizes: impl IntoIterator<Item = Value<'c, 'a>>) -> Result<Vec<String>, String> {
+    let mut grid = sizes
+        .into_iter()
+        .map(host_expression)
+        .collect::<Result<Vec<_>, _>>()?;
+    grid.resize(3, "1".into());
+    Ok(grid)
+}
+
+/// A global tensor as a manifest describes it.
+pub struct HostTensor {
+    /// Which argument of the host function it is (-1 when it is not one).
+    pub argument: i64,
+    /// Its sizes as JSON: a number, or `null` for a dynamic size.
+    pub shape: Vec<String>,
+    /// Its element type, as MLIR writes it.
+    pub element: String,
+}
+
+/// Describes the global tensor `value` (a memref) for a manifest.
+pub fn host_tensor(value: Value) -> HostTensor {
+    let memref = MemRefType::try_from(value.r#type()).expect("global tensors are memrefs");
+    HostTensor {
+        argument: BlockArgument::try_from(value)
+            .map(|argument| argument.argument_number() as i64)
+            .unwrap_or(-1),
+        shape: tile_dialect::ops::static_sizes(memref)
+            .into_iter()
+            .map(|size| size.map_or("null".into(), |size| size.to_string()))
+            .collect(),
+        element: memref.element().to_string(),
     }
 }

@@ -8,21 +8,20 @@
 mod owned;
 mod reduce;
 
-use crate::gemm::launch::host_expression;
+use crate::gemm::launch::{HostTensor, host_grid, host_tensor};
 use melior::{
     Context,
     ir::{
         Attribute, BlockLike, Module, RegionLike, ShapedTypeLike, Value, ValueLike,
         attribute::StringAttribute,
-        block::BlockArgument,
         operation::{OperationLike, OperationRef, OperationResult},
-        r#type::{DimSize, MemRefType},
+        r#type::MemRefType,
     },
 };
 use tile_dialect::{
     element::Element,
     ops::{
-        clone_detached, integer_attribute, is_defined_inside, nested_ops, set_attribute,
+        clone_detached, integer_attribute, is_defined_inside, memref_shape, nested_ops, static_sizes, set_attribute,
         set_operand,
     },
 };
@@ -108,12 +107,9 @@ pub fn lower_module(module: OperationRef, flavor: &Flavor) -> Result<(), String>
     })
 }
 
-fn element_bytes(element: Element) -> i64 {
-    match element {
-        Element::F16 | Element::BF16 => 2,
-        Element::F32 | Element::I32 => 4,
-        Element::I8 | Element::F8E4M3FN => 1,
-    }
+/// Bytes of one element of type `ty` (4 for types outside the contract's).
+fn element_bytes(ty: melior::ir::Type) -> i64 {
+    Element::of(ty).map_or(4, |element| element.bytes() as i64)
 }
 
 /// Checks what the plain strategy supports on `flavor`'s target and returns the kernel's
@@ -156,13 +152,8 @@ fn check_kernel<'c, 'a>(
         {
             let memref =
                 MemRefType::try_from(op.result(0).expect("allocation").r#type()).expect("memref");
-            let count: i64 = (0..memref.rank())
-                .map(|dim| match memref.dim_size(dim) {
-                    Ok(DimSize::Static(size)) => size as i64,
-                    _ => 1,
-                })
-                .product();
-            shared += count * Element::of(memref.element()).map_or(4, element_bytes);
+            let count: i64 = static_sizes(memref).into_iter().map(|size| size.unwrap_or(1)).product();
+            shared += count * element_bytes(memref.element());
         }
     }
     if shared > flavor.max_shared_bytes {
@@ -249,13 +240,8 @@ pub fn lower_kernel<'c, 'a>(
     let threads = integer_attribute(&kernel, "threads").unwrap_or(0);
     let owned = owned::thread_owned_fragments(kernel, threads);
     let mut shared = check_kernel(kernel, flavor, &owned)?;
-    let (splits, scratch_bytes) = reduce::plan(
-        context,
-        kernel,
-        threads,
-        flavor.max_shared_bytes - shared,
-        |ty| Element::of(ty).map_or(4, element_bytes),
-    );
+    let (splits, scratch_bytes) =
+        reduce::plan(context, kernel, threads, flavor.max_shared_bytes - shared);
     shared += scratch_bytes;
     let tensors = captured_tensors(kernel, flavor)?;
     let target = flavor.target;
@@ -276,17 +262,14 @@ pub fn lower_kernel<'c, 'a>(
             })
         })
         .collect();
-    let grid: Vec<String> = kernel
-        .operands()
-        .map(host_expression)
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|message| {
+    let grid = host_grid(kernel.operands()).map_err(|message| {
             (
                 kernel,
                 format!("cannot be lowered for {target}: the launch needs {message}"),
             )
         })?;
-    let stem = format!("{}_{index}", tile_dialect::ops::enclosing_symbol(kernel, "kernel"));
+    let host_function = tile_dialect::ops::enclosing_symbol(kernel, "kernel");
+    let stem = format!("{host_function}_{index}");
     let block_dims = kernel.operand_count();
 
     // The tiles, in program order: workgroup attributions or workgroup allocations.
@@ -307,11 +290,9 @@ pub fn lower_kernel<'c, 'a>(
         .map(|(i, tile)| {
             let memref =
                 MemRefType::try_from(tile.result(0).expect("tile").r#type()).expect("memref");
-            let shape: Vec<String> = (0..memref.rank())
-                .map(|dim| match memref.dim_size(dim) {
-                    Ok(DimSize::Static(size)) => size.to_string(),
-                    _ => "1".into(),
-                })
+            let shape: Vec<String> = static_sizes(memref)
+                .into_iter()
+                .map(|size| size.unwrap_or(1).to_string())
                 .collect();
             format!(
                 "%tile{i}: memref<{}x{}, {space}>",
@@ -336,7 +317,7 @@ pub fn lower_kernel<'c, 'a>(
         .iter()
         .map(|fragment| {
             let value: Value = fragment.result(0).expect("fragment").into();
-            let shape = crate::cpu::data::static_shape(value);
+            let shape = memref_shape(value);
             format!(
                 "memref<{}x{}, {}>",
                 owned::private_elements(&shape, threads),
@@ -390,27 +371,17 @@ pub fn lower_kernel<'c, 'a>(
         .iter()
         .enumerate()
         .map(|(binding, tensor)| {
-            let argument = BlockArgument::try_from(*tensor).map(|a| a.argument_number() as i64).unwrap_or(-1);
-            let memref = MemRefType::try_from(tensor.r#type()).expect("memref");
-            let shape: Vec<String> = (0..memref.rank())
-                .map(|dim| match memref.dim_size(dim) {
-                    Ok(DimSize::Static(size)) => size.to_string(),
-                    _ => "null".into(),
-                })
-                .collect();
+            let HostTensor { argument, shape, element } = host_tensor(*tensor);
             format!(
-                "{{\"set\": 0, \"binding\": {binding}, \"host_argument\": {argument}, \"shape\": [{}], \"element\": \"{}\", \"written\": {}}}",
+                "{{\"set\": 0, \"binding\": {binding}, \"host_argument\": {argument}, \"shape\": [{}], \"element\": \"{element}\", \"written\": {}}}",
                 shape.join(", "),
-                memref.element(),
                 written[binding]
             )
         })
         .collect();
-    let mut grid = grid;
-    grid.resize(3, "1".into());
     let manifest = format!(
         "{{\"entry\": \"{stem}_kernel\", \"host_function\": \"{}\", \"target\": \"{target}\", \"strategy\": \"plain\", \"workgroup_size\": [{threads}, 1, 1], \"grid\": [{}], \"shared_bytes\": {shared}, \"bindings\": [{}]}}",
-        tile_dialect::ops::enclosing_symbol(kernel, "kernel"),
+        host_function,
         grid.join(", "),
         bindings.join(", ")
     );

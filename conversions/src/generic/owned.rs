@@ -12,7 +12,6 @@
 
 use crate::cpu::{
     builder::{At, Builder},
-    data::static_shape,
 };
 use melior::{
     RewriterBase,
@@ -22,7 +21,7 @@ use melior::{
         operation::{OperationLike, OperationRef},
     },
 };
-use tile_dialect::ops::{copy_parts, nested_ops};
+use tile_dialect::ops::{copy_parts, memref_shape, nested_ops};
 
 /// The most elements one thread keeps privately; larger fragments stay in workgroup memory.
 pub const MAX_PRIVATE_ELEMENTS: i64 = 256;
@@ -77,7 +76,7 @@ fn keeps_ownership<'c, 'a>(
                 && uses == 1
                 && ((parts.src == fragment && parts.src_offsets.is_empty())
                     || (parts.dst == fragment && parts.dst_offsets.is_empty()))
-                && static_shape(tile_side) == shape
+                && memref_shape(tile_side) == shape
         }
         "memref.load" | "memref.store" => {
             let memref_position = if name(&op) == "memref.load" { 0 } else { 1 };
@@ -104,7 +103,7 @@ pub fn thread_owned_fragments<'c, 'a>(kernel: OperationRef<'c, 'a>, threads: i64
         .filter(|op| name(op) == "tile.alloc_fragment" && op.parent_operation() == Some(kernel))
         .filter(|alloc| {
             let fragment: Value = alloc.result(0).expect("allocation").into();
-            let shape = static_shape(fragment);
+            let shape = memref_shape(fragment);
             let total: i64 = shape.iter().product();
             threads > 0
                 && shape.iter().all(|size| *size > 0)
@@ -160,7 +159,7 @@ pub fn privatize<'c>(
     private: Value<'c, '_>,
     threads: i64,
 ) -> Result<(), String> {
-    let shape = static_shape(fragment);
+    let shape = memref_shape(fragment);
     for op in nested_ops(root) {
         if !op.operands().any(|value| value == fragment) {
             continue;

@@ -49,7 +49,6 @@ pub fn plan<'c, 'a>(
     kernel: OperationRef<'c, 'a>,
     threads: i64,
     budget: i64,
-    bytes_of: impl Fn(melior::ir::Type) -> i64,
 ) -> (Vec<Split<'c, 'a>>, i64) {
     let Some(body) = kernel.region(0).ok().and_then(|region| region.first_block()) else {
         return (Vec::new(), 0);
@@ -68,7 +67,7 @@ pub fn plan<'c, 'a>(
         while outputs * group * 2 <= threads && group * 2 <= extent {
             group *= 2;
         }
-        let bytes = outputs * group * bytes_of(reduction.ty);
+        let bytes = outputs * group * super::element_bytes(reduction.ty);
         if group < 2 || used + bytes > budget {
             continue;
         }

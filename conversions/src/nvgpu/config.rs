@@ -2,7 +2,8 @@
 //! every shared tile (chosen so that TMA writes and wgmma reads agree), the tensor-map boxes and the
 //! shared-memory plan. Every limit of the chip is checked here, with a message that says what fits.
 
-use crate::gemm::types::{element_of, shape_of};
+use crate::gemm::types::element_of;
+use tile_dialect::ops::memref_shape;
 use melior::ir::{ShapedTypeLike, Type, Value, ValueLike, r#type::MemRefType};
 use tile_dialect::element::Element;
 
@@ -92,7 +93,7 @@ fn swizzle_for_row(row_bytes: i64) -> Option<i64> {
 /// TMA reads and writes global tensors whose rows (all strides but the innermost) are multiples of
 /// 16 bytes; a static shape that breaks this cannot be copied by TMA.
 pub fn check_tma_rows(global: Value, role: &str) -> Result<(), String> {
-    let dims = shape_of(global);
+    let dims = memref_shape(global);
     let bytes = element_of(global).map_or(2, output_element_bytes);
     match dims.last() {
         Some(&inner) if inner > 0 && (inner * bytes) % 16 != 0 => Err(format!(
@@ -129,10 +130,10 @@ pub fn configure(
             "expects an f16, bf16 or f32 result on sm_90a, but got {output_element}"
         ));
     }
-    let [bm, bk] = shape_of(a_tile)[..] else {
+    let [bm, bk] = memref_shape(a_tile)[..] else {
         return Err("expects a 2-D A tile".into());
     };
-    let [bm_c, bn] = shape_of(accumulator)[..] else {
+    let [bm_c, bn] = memref_shape(accumulator)[..] else {
         return Err("expects a 2-D accumulator".into());
     };
     debug_assert_eq!(bm, bm_c);

@@ -2,34 +2,18 @@
 //! without MLIR (entry, block, grid, dynamic shared memory, and one tensor map per parameter).
 
 use super::config::HopperConfig;
-use crate::gemm::{launch::host_expression, plan::GemmPlan};
-use melior::ir::{
-    ShapedTypeLike, Value, ValueLike,
-    block::BlockArgument,
-    r#type::{DimSize, MemRefType},
+use crate::gemm::{
+    launch::{HostTensor, host_expression, host_grid, host_tensor},
+    plan::GemmPlan,
 };
+use melior::ir::Value;
 
 fn json_list(items: impl IntoIterator<Item = String>) -> String {
     format!("[{}]", items.into_iter().collect::<Vec<_>>().join(", "))
 }
 
-/// Describes one global tensor: which host argument it is, its shape and element type.
-fn tensor(value: Value) -> (i64, Vec<String>, String) {
-    let argument = BlockArgument::try_from(value)
-        .map(|argument| argument.argument_number() as i64)
-        .unwrap_or(-1);
-    let memref = MemRefType::try_from(value.r#type()).expect("global tensors are memrefs");
-    let shape = (0..memref.rank())
-        .map(|dim| match memref.dim_size(dim) {
-            Ok(DimSize::Static(size)) => size.to_string(),
-            _ => "null".into(),
-        })
-        .collect();
-    (argument, shape, memref.element().to_string())
-}
-
 fn tensor_map(role: &str, value: Value, box_inner: i64, box_rows: i64, swizzle: i64) -> String {
-    let (argument, shape, element) = tensor(value);
+    let HostTensor { argument, shape, element } = host_tensor(value);
     format!(
         "{{\"role\": \"{role}\", \"kind\": \"tensor_map\", \"host_argument\": {argument}, \"shape\": {}, \"element\": \"{element}\", \"box\": [{box_rows}, {box_inner}], \"swizzle\": {swizzle}, \"oob_fill\": \"zero\"}}",
         json_list(shape)
@@ -39,12 +23,7 @@ fn tensor_map(role: &str, value: Value, box_inner: i64, box_rows: i64, swizzle: 
 /// Returns the manifest of the kernel `entry` lowered from `plan` with `config`, or says which
 /// launch value the host could not compute.
 pub fn manifest(plan: &GemmPlan, config: &HopperConfig, entry: &str) -> Result<String, String> {
-    let mut grid = plan
-        .grid
-        .iter()
-        .map(|size| host_expression(*size))
-        .collect::<Result<Vec<_>, _>>()?;
-    grid.resize(3, "1".into());
+    let grid = host_grid(plan.grid.iter().copied())?;
     let mut params = vec![
         tensor_map(
             "A",

@@ -3,7 +3,7 @@
 use crate::{element, element::Element, level::MemoryLevel, level::memory_level};
 use melior::ir::{
     ShapedTypeLike, Value, ValueLike,
-    r#type::{DimSize, MemRefType},
+    r#type::MemRefType,
 };
 
 /// A buffer operand: its level, shape (`None` for a dynamic size) and element type.
@@ -35,11 +35,9 @@ impl Buffer {
                 memref.element()
             )
         })?;
-        let shape = (0..memref.rank())
-            .map(|dim| match memref.dim_size(dim) {
-                Ok(DimSize::Static(size)) => Some(size),
-                _ => None,
-            })
+        let shape = crate::ops::static_sizes(memref)
+            .into_iter()
+            .map(|size| size.map(|size| size as u64))
             .collect();
         Ok(Self {
             level,

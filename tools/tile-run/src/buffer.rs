@@ -20,7 +20,7 @@ impl Buffer {
         let mut buffer = Self {
             element,
             shape: shape.to_vec(),
-            bytes: vec![0; len * element_bytes(element)],
+            bytes: vec![0; len * element.bytes()],
         };
         for index in 0..len {
             buffer.set(index, value);
@@ -40,7 +40,7 @@ impl Buffer {
 
     /// Returns element `index` (row-major) as f64.
     pub fn get(&self, index: usize) -> f64 {
-        let width = element_bytes(self.element);
+        let width = self.element.bytes();
         let raw = &self.bytes[index * width..(index + 1) * width];
         match self.element {
             Element::F16 => f16::from_le_bytes([raw[0], raw[1]]).to_f64(),
@@ -54,7 +54,7 @@ impl Buffer {
 
     /// Sets element `index` (row-major) to `value`, rounded to the element type.
     pub fn set(&mut self, index: usize, value: f64) {
-        let width = element_bytes(self.element);
+        let width = self.element.bytes();
         let raw: Vec<u8> = match self.element {
             Element::F16 => f16::from_f64(value).to_le_bytes().to_vec(),
             Element::BF16 => bf16::from_f64(value).to_le_bytes().to_vec(),
@@ -77,14 +77,6 @@ impl Buffer {
     }
 }
 
-/// Returns the bytes of one element.
-pub fn element_bytes(element: Element) -> usize {
-    match element {
-        Element::F16 | Element::BF16 => 2,
-        Element::F32 | Element::I32 => 4,
-        Element::I8 | Element::F8E4M3FN => 1,
-    }
-}
 
 fn f8e4m3fn_to_f64(bits: u8) -> f64 {
     let sign = if bits & 0x80 != 0 { -1.0 } else { 1.0 };

@@ -18,7 +18,7 @@ use melior::{
         BlockLike, Module, RegionLike, ShapedTypeLike, Type,
         attribute::{StringAttribute, TypeAttribute},
         operation::{OperationLike, OperationRef},
-        r#type::{DimSize, FunctionType, MemRefType},
+        r#type::{FunctionType, MemRefType},
     },
     pass::PassManager,
     utility::{
@@ -122,11 +122,9 @@ pub fn host_functions(module: &Module) -> Result<Vec<Function>, String> {
                     memref.element()
                 )
             })?;
-            let shape = (0..memref.rank())
-                .map(|dim| match memref.dim_size(dim) {
-                    Ok(DimSize::Static(size)) => Some(size as usize),
-                    _ => None,
-                })
+            let shape = tile_dialect::ops::static_sizes(memref)
+                .into_iter()
+                .map(|size| size.map(|size| size as usize))
                 .collect();
             arguments.push(Argument {
                 element,
