@@ -10,22 +10,8 @@
 //! ```
 
 use super::config::AmdConfig;
-use crate::gemm::{plan::Scalar, text::Text};
+use crate::gemm::{install::KernelNames, plan::Scalar, text::Text};
 use std::fmt::Write;
-
-/// Names the kernel text refers to.
-pub struct Names<'n> {
-    /// The `gpu.module` symbol.
-    pub module: &'n str,
-    /// The kernel symbol.
-    pub kernel: &'n str,
-    /// `(block indices..., k, params...) -> (a origin, b origin)`.
-    pub load_origin: &'n str,
-    /// `(block indices..., params...) -> c origin`.
-    pub store_origin: &'n str,
-    /// `(v, i, j, params...) -> v'`, when there is an epilogue.
-    pub epilogue: Option<&'n str>,
-}
 
 /// The kernel's interface: the global tensors' types and the loop.
 pub struct Interface {
@@ -42,7 +28,7 @@ pub struct Interface {
 /// Renders the `gpu.module` holding the kernel (and `helpers`, the outlined functions).
 pub fn render_module(
     config: &AmdConfig,
-    names: &Names,
+    names: &KernelNames,
     interface: &Interface,
     helpers: &str,
 ) -> String {

@@ -10,7 +10,7 @@ mod emit;
 
 use crate::gemm::{
     install,
-    launch::{host_expression, host_grid, host_tensor},
+    launch::{self, host_expression, host_grid, host_tensor},
     plan,
 };
 use melior::{
@@ -153,18 +153,11 @@ fn lower_kernel<'c, 'a>(
     let stem = format!("{}_{index}", tile_dialect::ops::enclosing_symbol(kernel, "kernel"));
     let kernel_name = format!("{stem}_kernel");
     let manifest = manifest(&plan, &config, &kernel_name).map_err(|message| {
-        cannot(format!(
-            "the launch needs {message}; compute grid sizes and loop bounds from constants, tensor sizes (memref.dim) and integer arithmetic"
-        ))
+        cannot(launch::launch_needs(&message))
     })?;
     let helpers = install::outline_helpers(context, &plan, &stem).map_err(cannot)?;
-    let names = emit::Names {
-        module: &format!("{stem}_module"),
-        kernel: &kernel_name,
-        load_origin: &helpers.load_origin,
-        store_origin: &helpers.store_origin,
-        epilogue: helpers.epilogue.as_deref(),
-    };
+    let module_name = format!("{stem}_module");
+    let names = install::KernelNames::new(&module_name, &kernel_name, &helpers);
     let interface = emit::Interface {
         globals: [plan.a.global, plan.b.global, plan.output.global]
             .map(|value| value.r#type().to_string()),

@@ -25,6 +25,33 @@ pub struct Helpers {
     pub text: String,
 }
 
+/// The symbols a rendered kernel refers to.
+pub struct KernelNames<'n> {
+    /// The `gpu.module` symbol.
+    pub module: &'n str,
+    /// The kernel symbol.
+    pub kernel: &'n str,
+    /// `(block indices..., k, params...) -> (a origin, b origin)`.
+    pub load_origin: &'n str,
+    /// `(block indices..., params...) -> c origin`.
+    pub store_origin: &'n str,
+    /// `(v, i, j, params...) -> v'`, when there is an epilogue.
+    pub epilogue: Option<&'n str>,
+}
+
+impl<'n> KernelNames<'n> {
+    /// The names of the kernel `kernel` in `module` calling `helpers`.
+    pub fn new(module: &'n str, kernel: &'n str, helpers: &'n Helpers) -> Self {
+        KernelNames {
+            module,
+            kernel,
+            load_origin: &helpers.load_origin,
+            store_origin: &helpers.store_origin,
+            epilogue: helpers.epilogue.as_deref(),
+        }
+    }
+}
+
 /// Outlines the origins of the A/B loads (from the block indices, the main loop's induction
 /// variable and the kernel parameters), the origin of the result store, and the epilogue.
 pub fn outline_helpers<'c>(context: &'c Context, plan: &GemmPlan<'c, '_>, stem: &str) -> Result<Helpers, String> {

@@ -74,6 +74,14 @@ pub fn host_expression(value: Value) -> Result<String, String> {
     }
 }
 
+/// Says what a launch needs that the host cannot compute (`message` from [`host_expression`]) and
+/// what would work instead.
+pub fn launch_needs(message: &str) -> String {
+    format!(
+        "the launch needs {message}; compute grid sizes and loop bounds from constants, tensor sizes (memref.dim) and integer arithmetic"
+    )
+}
+
 /// The grid of a launch as host expressions (see [`host_expression`]), padded to three dimensions.
 pub fn host_grid<'c, 'a>(sizes: impl IntoIterator<Item = Value<'c, 'a>>) -> Result<Vec<String>, String> {
     let mut grid = sizes

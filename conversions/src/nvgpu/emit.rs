@@ -15,22 +15,8 @@
 //! come from the outlined functions of `outline.rs`.
 
 use super::config::{HopperConfig, SharedLayout, output_element_bytes};
-use crate::gemm::{plan::Scalar, text::Text};
+use crate::gemm::{install::KernelNames, plan::Scalar, text::Text};
 use std::fmt::Write;
-
-/// Names and helper functions the kernel text refers to.
-pub struct KernelNames<'n> {
-    /// The `gpu.module` symbol.
-    pub module: &'n str,
-    /// The kernel symbol.
-    pub kernel: &'n str,
-    /// `(block indices..., k) -> (a origin, b origin)`.
-    pub load_origin: &'n str,
-    /// `(block indices...) -> c origin`.
-    pub store_origin: &'n str,
-    /// `(v, i, j) -> v'`, when there is an epilogue.
-    pub epilogue: Option<&'n str>,
-}
 
 /// Scalars of the main loop the emitter needs.
 pub struct LoopShape {

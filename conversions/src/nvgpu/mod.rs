@@ -10,7 +10,7 @@ mod config;
 mod emit;
 mod manifest;
 
-use crate::gemm::{install, plan};
+use crate::gemm::{install, launch, plan};
 
 use melior::{
     Context, ContextRef,
@@ -123,18 +123,11 @@ fn lower_kernel<'c, 'a>(
     let stem = format!("{}_{index}", tile_dialect::ops::enclosing_symbol(kernel, "kernel"));
     let kernel_name = format!("{stem}_kernel");
     let manifest = manifest::manifest(&plan, &config, &kernel_name).map_err(|message| {
-        cannot(format!(
-            "the launch needs {message}; compute grid sizes and loop bounds from constants, tensor sizes (memref.dim) and integer arithmetic"
-        ))
+        cannot(launch::launch_needs(&message))
     })?;
     let helpers = install::outline_helpers(context, &plan, &stem).map_err(cannot)?;
-    let names = emit::KernelNames {
-        module: &format!("{stem}_module"),
-        kernel: &kernel_name,
-        load_origin: &helpers.load_origin,
-        store_origin: &helpers.store_origin,
-        epilogue: helpers.epilogue.as_deref(),
-    };
+    let module_name = format!("{stem}_module");
+    let names = install::KernelNames::new(&module_name, &kernel_name, &helpers);
     let loop_shape = emit::LoopShape {
         lower: plan.main_loop.lower,
         step: plan.main_loop.step,
