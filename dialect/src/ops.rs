@@ -423,6 +423,11 @@ pub fn string_attribute<'c: 'a, 'a>(op: &impl OperationLike<'c, 'a>, name: &str)
         .map(|attr| attr.value().to_owned())
 }
 
+/// Returns the name of `op` (`tile.gemm`, `memref.load`, ...).
+pub fn op_name(op: &melior::ir::operation::OperationRef) -> String {
+    op.name().as_string_ref().as_str().unwrap_or_default().to_owned()
+}
+
 /// Returns the symbol name of the closest op around `op` that has one (the host function of a
 /// kernel), or `fallback`.
 pub fn enclosing_symbol(op: melior::ir::operation::OperationRef, fallback: &str) -> String {

@@ -19,7 +19,7 @@ use melior::{
     },
     pass::{ExternalPass, Pass, RunExternalPass, create_external},
 };
-use tile_dialect::ops::{nested_ops, with_context};
+use tile_dialect::ops::{nested_ops, op_name, with_context};
 
 /// The pass's flag.
 pub const ARGUMENT: &str = "convert-tile-to-cpu";
@@ -55,14 +55,6 @@ pub fn create_convert_tile_to_cpu_pass() -> Pass {
         "",
         &dialects,
     )
-}
-
-fn name(op: &OperationRef) -> String {
-    op.name()
-        .as_string_ref()
-        .as_str()
-        .unwrap_or_default()
-        .to_owned()
 }
 
 fn lower<'c>(module: OperationRef<'c, '_>) {
@@ -107,7 +99,7 @@ pub(crate) fn lower_body<'c>(
         threads,
     };
     for op in &nested_ops(kernel) {
-        match name(op).as_str() {
+        match op_name(op).as_str() {
             "tile.copy" => data::lower_copy(&builder(*op), *op),
             "tile.fill" => data::lower_fill(&builder(*op), *op),
             "tile.gemm" => compute::lower_gemm(&builder(*op), *op),
@@ -119,14 +111,14 @@ pub(crate) fn lower_body<'c>(
     // The list above holds erased ops now: walk again.
     if let Tiles::Allocated(memory_space) = tiles {
         for op in &nested_ops(kernel) {
-            if name(op).starts_with("tile.alloc_") && !placed.contains(op) {
+            if op_name(op).starts_with("tile.alloc_") && !placed.contains(op) {
                 structure::lower_alloc(&builder(*op), &rewriter, *op, memory_space);
             }
         }
     }
     // Innermost region ops first: reverse pre-order visits children before their parents.
     for op in nested_ops(kernel).iter().rev() {
-        match name(op).as_str() {
+        match op_name(op).as_str() {
             "tile.parallel" => structure::lower_parallel(&builder(*op), &rewriter, *op),
             "tile.pipelined" => structure::lower_pipelined(&builder(*op), &rewriter, *op),
             _ => {}

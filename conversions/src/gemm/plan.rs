@@ -22,7 +22,7 @@ use melior::ir::{
 };
 use tile_dialect::{
     level::{MemoryLevel, memory_level},
-    ops::{constant_integer, copy_parts, integer_attribute, is_defined_inside, nested_ops},
+    ops::{constant_integer, copy_parts, integer_attribute, is_defined_inside, nested_ops, op_name},
 };
 
 /// A failure to plan: the op it concerns and the message. Messages name the chip as `{chip}`; the
@@ -104,14 +104,6 @@ pub struct GemmPlan<'c, 'a> {
     pub output: LoadedTile<'c, 'a>,
 }
 
-fn name_of(op: &OperationRef) -> String {
-    op.name()
-        .as_string_ref()
-        .as_str()
-        .unwrap_or_default()
-        .to_owned()
-}
-
 fn body_ops<'c, 'a>(op: OperationRef<'c, 'a>) -> Vec<OperationRef<'c, 'a>> {
     let mut ops = Vec::new();
     let Some(block) = op.region(0).ok().and_then(|region| region.first_block()) else {
@@ -120,7 +112,7 @@ fn body_ops<'c, 'a>(op: OperationRef<'c, 'a>) -> Vec<OperationRef<'c, 'a>> {
     let mut next = block.first_operation();
     while let Some(current) = next {
         next = current.next_in_block();
-        if name_of(&current) != "tile.yield" {
+        if op_name(&current) != "tile.yield" {
             ops.push(current);
         }
     }
@@ -159,7 +151,7 @@ pub fn plan_gemm<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Planned<'c, 'a, GemmPl
     let mut epilogue = Vec::new();
     let mut output = None;
     for op in body_ops(kernel) {
-        let name = name_of(&op);
+        let name = op_name(&op);
         match name.as_str() {
             "tile.alloc_shared" => {}
             "tile.alloc_fragment" => {
@@ -293,7 +285,7 @@ fn float_constant(value: Value) -> Option<f64> {
     let owner = melior::ir::operation::OperationResult::try_from(value)
         .ok()?
         .owner();
-    if name_of(&owner) != "arith.constant" {
+    if op_name(&owner) != "arith.constant" {
         return None;
     }
     melior::ir::attribute::FloatAttribute::try_from(owner.attribute("value").ok()?)
@@ -349,7 +341,7 @@ fn plan_main_loop<'c, 'a>(
     let mut loads = Vec::new();
     let mut gemm = None;
     for inner in body_ops(op) {
-        let name = name_of(&inner);
+        let name = op_name(&inner);
         match name.as_str() {
             "tile.copy" => loads.push(inner),
             "tile.gemm" if gemm.is_none() => gemm = Some(inner),
@@ -443,7 +435,7 @@ fn check_epilogue<'c, 'a>(
 ) -> Planned<'c, 'a, ()> {
     let indices = block_arguments(parallel);
     for op in body_ops(parallel) {
-        let name = name_of(&op);
+        let name = op_name(&op);
         let on_accumulator = |first_index: usize| {
             let operands: Vec<Value> = op.operands().collect();
             operands.get(first_index - 1) == Some(&accumulator)

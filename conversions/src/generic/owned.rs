@@ -21,23 +21,19 @@ use melior::{
         operation::{OperationLike, OperationRef},
     },
 };
-use tile_dialect::ops::{copy_parts, memref_shape, nested_ops};
+use tile_dialect::ops::{copy_parts, memref_shape, nested_ops, op_name};
 
 /// The most elements one thread keeps privately; larger fragments stay in workgroup memory.
 pub const MAX_PRIVATE_ELEMENTS: i64 = 256;
 
-fn name(op: &OperationRef) -> String {
-    op.name().as_string_ref().as_str().unwrap_or_default().to_owned()
-}
-
 /// The nearest enclosing `tile.parallel` of `op` below `kernel`, if any.
-fn enclosing_parallel<'c, 'a>(op: OperationRef<'c, 'a>, kernel: OperationRef<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
+pub(super) fn enclosing_parallel<'c, 'a>(op: OperationRef<'c, 'a>, kernel: OperationRef<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
     let mut parent = op.parent_operation();
     while let Some(candidate) = parent {
         if candidate == kernel {
             return None;
         }
-        if name(&candidate) == "tile.parallel" {
+        if op_name(&candidate) == "tile.parallel" {
             return Some(candidate);
         }
         parent = candidate.parent_operation();
@@ -65,7 +61,7 @@ fn keeps_ownership<'c, 'a>(
     let at = |index: usize| op.operand(index).is_ok_and(|value| value == fragment);
     let uses = op.operands().filter(|value| *value == fragment).count();
     let in_parallel = enclosing_parallel(op, kernel);
-    match name(&op).as_str() {
+    match op_name(&op).as_str() {
         "tile.fill" => in_parallel.is_none() && at(0),
         "tile.gemm" => in_parallel.is_none() && uses == 1 && at(2),
         "tile.reduce" => in_parallel.is_none() && uses == 1 && at(1),
@@ -79,7 +75,7 @@ fn keeps_ownership<'c, 'a>(
                 && memref_shape(tile_side) == shape
         }
         "memref.load" | "memref.store" => {
-            let memref_position = if name(&op) == "memref.load" { 0 } else { 1 };
+            let memref_position = if op_name(&op) == "memref.load" { 0 } else { 1 };
             let Some(parallel) = in_parallel else { return false };
             if uses != 1 || !at(memref_position) || enclosing_parallel(parallel, kernel).is_some() || extents(parallel) != shape {
                 return false;
@@ -100,7 +96,7 @@ fn keeps_ownership<'c, 'a>(
 pub fn thread_owned_fragments<'c, 'a>(kernel: OperationRef<'c, 'a>, threads: i64) -> Vec<OperationRef<'c, 'a>> {
     let ops = nested_ops(kernel);
     ops.iter()
-        .filter(|op| name(op) == "tile.alloc_fragment" && op.parent_operation() == Some(kernel))
+        .filter(|op| op_name(op) == "tile.alloc_fragment" && op.parent_operation() == Some(kernel))
         .filter(|alloc| {
             let fragment: Value = alloc.result(0).expect("allocation").into();
             let shape = memref_shape(fragment);
@@ -164,7 +160,7 @@ pub fn privatize<'c>(
         if !op.operands().any(|value| value == fragment) {
             continue;
         }
-        let store = match name(&op).as_str() {
+        let store = match op_name(&op).as_str() {
             "memref.load" => false,
             "memref.store" => true,
             other => return Err(format!("internal error: a thread-owned fragment is used by {other}")),

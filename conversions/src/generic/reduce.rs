@@ -27,20 +27,6 @@ pub struct Split<'c, 'a> {
     group: i64,
 }
 
-fn in_parallel(op: OperationRef, kernel: OperationRef) -> bool {
-    let mut parent = op.parent_operation();
-    while let Some(candidate) = parent {
-        if candidate == kernel {
-            return false;
-        }
-        if candidate.name().as_string_ref().as_str() == Ok("tile.parallel") {
-            return true;
-        }
-        parent = candidate.parent_operation();
-    }
-    false
-}
-
 /// Picks the reductions of `kernel` worth splitting across `threads` threads and allocates their
 /// scratch tiles (at the top of the kernel body, so the tile machinery places them), within
 /// `budget` bytes of workgroup memory. Returns them and the bytes they use.
@@ -56,7 +42,7 @@ pub fn plan<'c, 'a>(
     let mut splits = Vec::new();
     let mut used = 0;
     for reduce in nested_ops(kernel) {
-        if reduce.name().as_string_ref().as_str() != Ok("tile.reduce") || in_parallel(reduce, kernel) {
+        if reduce.name().as_string_ref().as_str() != Ok("tile.reduce") || super::owned::enclosing_parallel(reduce, kernel).is_some() {
             continue;
         }
         let reduction = Reduction::of(reduce);
