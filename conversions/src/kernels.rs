@@ -26,3 +26,14 @@ pub fn lower_each_kernel<'c, 'a>(module: OperationRef<'c, 'a>, lower: &LowerKern
     }
     if failed { Err(String::new()) } else { Ok(()) }
 }
+
+/// The launch manifests a lowering left on the `gpu.module`s of `module`: (module symbol, JSON).
+pub fn manifests(module: &melior::ir::Module) -> Vec<(String, String)> {
+    find_ops(module.as_operation(), "gpu.module")
+        .into_iter()
+        .filter_map(|op| {
+            let manifest = tile_dialect::ops::string_attribute(&op, "tile.manifest")?;
+            Some((tile_dialect::ops::string_attribute(&op, "sym_name").unwrap_or_default(), manifest))
+        })
+        .collect()
+}

@@ -43,3 +43,19 @@ pub fn register_all() {
         pipelines::build_tile_to_nvvm,
     );
 }
+
+/// Creates a context for compiling tile IR end to end: every upstream dialect and tile, the LLVM
+/// translations, and every upstream and tile pass registered.
+pub fn context() -> melior::Context {
+    use melior::utility::{register_all_dialects, register_all_llvm_translations, register_all_passes};
+    let registry = melior::dialect::DialectRegistry::new();
+    register_all_dialects(&registry);
+    tile_dialect::register(&registry);
+    let context = melior::Context::new();
+    context.append_dialect_registry(&registry);
+    context.load_all_available_dialects();
+    register_all_llvm_translations(&context);
+    register_all_passes();
+    register_all();
+    context
+}

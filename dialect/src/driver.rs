@@ -90,3 +90,30 @@ pub fn serialize_spirv(op: melior::ir::operation::OperationRef) -> Option<Vec<u3
     };
     ok.then_some(binary)
 }
+
+/// Returns a pass manager holding the textual pipeline `pipeline` (e.g.
+/// `builtin.module(cse, canonicalize)`), or the parser's complaint.
+pub fn pass_manager<'c>(
+    context: &'c melior::Context,
+    pipeline: &str,
+) -> Result<melior::pass::PassManager<'c>, String> {
+    let manager = melior::pass::PassManager::new(context);
+    melior::utility::parse_pass_pipeline(manager.as_operation_pass_manager(), pipeline)
+        .map_err(|error| error.to_string())?;
+    Ok(manager)
+}
+
+/// Serializes every `spirv.module` under `module`, named after the `gpu.module` it came from
+/// (`convert-gpu-to-spirv` turns `gpu.module @m` into `spirv.module @__spv__m`).
+pub fn spirv_binaries(module: &melior::ir::Module) -> Result<Vec<(String, Vec<u32>)>, String> {
+    crate::ops::find_ops(module.as_operation(), "spirv.module")
+        .into_iter()
+        .map(|op| {
+            let symbol = crate::ops::string_attribute(&op, "sym_name").unwrap_or_default();
+            let name = symbol.trim_start_matches("__spv__").to_owned();
+            let words =
+                serialize_spirv(op).ok_or_else(|| format!("{name}: SPIR-V serialization failed"))?;
+            Ok((name, words))
+        })
+        .collect()
+}

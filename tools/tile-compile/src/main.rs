@@ -5,16 +5,7 @@
 //! The pipeline: `convert-tile-to-nvgpu`, `inline`, `canonicalize`, `cse` (our lowering), then
 //! upstream `gpu-lower-to-nvvm-pipeline` down to PTX (`gpu-module-to-binary`, format `isa`).
 
-use melior::{
-    Context,
-    dialect::DialectRegistry,
-    ir::{BlockLike, attribute::StringAttribute, operation::OperationLike},
-    pass::PassManager,
-    utility::{
-        parse_pass_pipeline, register_all_dialects, register_all_llvm_translations,
-        register_all_passes,
-    },
-};
+use tile_dialect::driver::pass_manager;
 use std::{path::PathBuf, process::ExitCode, time::Instant};
 
 struct Options {
@@ -66,23 +57,10 @@ fn kernel_objects(
             .map(|(name, text)| (name, text.into_bytes()))
             .collect());
     }
-    // convert-gpu-to-spirv turns gpu.module @m into spirv.module @__spv__m.
-    let mut objects = Vec::new();
-    for op in tile_dialect::ops::find_ops(module.as_operation(), "spirv.module") {
-        let name = op
-            .attribute("sym_name")
-            .ok()
-            .and_then(|attr| StringAttribute::try_from(attr).ok())
-            .map(|name| name.value().trim_start_matches("__spv__").to_owned())
-            .unwrap_or_default();
-        let words = tile_dialect::driver::serialize_spirv(op)
-            .ok_or_else(|| format!("{name}: SPIR-V serialization failed"))?;
-        objects.push((
-            name,
-            words.iter().flat_map(|word| word.to_le_bytes()).collect(),
-        ));
-    }
-    Ok(objects)
+    Ok(tile_dialect::driver::spirv_binaries(module)?
+        .into_iter()
+        .map(|(name, words)| (name, words.iter().flat_map(|word| word.to_le_bytes()).collect()))
+        .collect())
 }
 
 fn target(name: &str) -> Result<Target, String> {
@@ -112,10 +90,7 @@ fn target(name: &str) -> Result<Target, String> {
 fn run(options: &Options) -> Result<usize, String> {
     let started = Instant::now();
     let target = target(&options.target)?;
-    let registry = DialectRegistry::new();
-    register_all_dialects(&registry);
-    tile_dialect::register(&registry);
-    let context = Context::new();
+    let context = tile_conversions::context();
     context.attach_diagnostic_handler(|diagnostic| {
         eprintln!(
             "{}",
@@ -123,11 +98,6 @@ fn run(options: &Options) -> Result<usize, String> {
         );
         true
     });
-    context.append_dialect_registry(&registry);
-    context.load_all_available_dialects();
-    register_all_llvm_translations(&context);
-    register_all_passes();
-    tile_conversions::register_all();
 
     let mut module =
         tile_dialect::driver::parse_file(&context, &options.input).ok_or_else(|| {
@@ -138,15 +108,10 @@ fn run(options: &Options) -> Result<usize, String> {
         })?;
     let parsed = started.elapsed();
 
-    let lowering = PassManager::new(&context);
-    parse_pass_pipeline(
-        lowering.as_operation_pass_manager(),
-        &format!(
-            "builtin.module({}, inline, canonicalize, cse)",
-            target.lowering
-        ),
-    )
-    .map_err(|error| error.to_string())?;
+    let lowering = pass_manager(
+        &context,
+        &format!("builtin.module({}, inline, canonicalize, cse)", target.lowering),
+    )?;
     lowering.run(&mut module).map_err(|_| {
         format!(
             "{}: lowering for {} failed (see the errors above)",
@@ -155,25 +120,8 @@ fn run(options: &Options) -> Result<usize, String> {
     })?;
     let lowered = started.elapsed();
 
-    let mut manifests = Vec::new();
-    let mut next = module.body().first_operation();
-    while let Some(op) = next {
-        next = op.next_in_block();
-        if let Ok(manifest) = op
-            .attribute("tile.manifest")
-            .and_then(StringAttribute::try_from)
-        {
-            let name = tile_dialect::ops::string_attribute(&op, "sym_name").unwrap_or_default();
-            manifests.push((name, manifest.value().to_owned()));
-        }
-    }
-
-    let backend_manager = PassManager::new(&context);
-    parse_pass_pipeline(
-        backend_manager.as_operation_pass_manager(),
-        &format!("builtin.module({})", target.backend),
-    )
-    .map_err(|error| error.to_string())?;
+    let manifests = tile_conversions::kernels::manifests(&module);
+    let backend_manager = pass_manager(&context, &format!("builtin.module({})", target.backend))?;
     backend_manager.run(&mut module).map_err(|_| {
         format!(
             "{}: code generation for {} failed (see the errors above)",

@@ -13,20 +13,14 @@ pub mod vulkan;
 use buffer::{Buffer, Random};
 use melior::{
     Context, ExecutionEngine,
-    dialect::DialectRegistry,
     ir::{
         BlockLike, Module, RegionLike, ShapedTypeLike, Type,
         attribute::{StringAttribute, TypeAttribute},
         operation::{OperationLike, OperationRef},
         r#type::{FunctionType, MemRefType},
     },
-    pass::PassManager,
-    utility::{
-        parse_pass_pipeline, register_all_dialects, register_all_llvm_translations,
-        register_all_passes,
-    },
 };
-use tile_dialect::{element::Element, ops::copy_parts};
+use tile_dialect::{driver::pass_manager, element::Element, ops::copy_parts};
 
 /// One memref argument of a host function.
 #[derive(Clone, Debug)]
@@ -50,16 +44,7 @@ pub struct Function {
 
 /// Creates the context every run uses: all upstream dialects, tile, LLVM translations, all passes.
 pub fn context() -> Context {
-    let registry = DialectRegistry::new();
-    register_all_dialects(&registry);
-    tile_dialect::register(&registry);
-    let context = Context::new();
-    context.append_dialect_registry(&registry);
-    context.load_all_available_dialects();
-    register_all_llvm_translations(&context);
-    register_all_passes();
-    tile_conversions::register_all();
-    context
+    tile_conversions::context()
 }
 
 fn written_arguments(function: OperationRef, count: usize) -> Vec<bool> {
@@ -191,12 +176,7 @@ pub struct CpuProgram {
 impl CpuProgram {
     /// Lowers `module` with the CPU reference pipeline and compiles it.
     pub fn compile(context: &Context, module: &mut Module) -> Result<Self, String> {
-        let manager = PassManager::new(context);
-        parse_pass_pipeline(
-            manager.as_operation_pass_manager(),
-            tile_conversions::cpu::LLVM_PIPELINE,
-        )
-        .map_err(|error| error.to_string())?;
+        let manager = pass_manager(context, tile_conversions::cpu::LLVM_PIPELINE)?;
         manager
             .run(module)
             .map_err(|_| "lowering for the CPU failed (see the errors above)".to_string())?;
@@ -279,54 +259,31 @@ impl VulkanProgram {
     /// Lowers `module` with `convert-tile-to-spirv` and the upstream SPIR-V conversions, and
     /// serializes each kernel.
     pub fn compile(context: &Context, module: &mut Module) -> Result<Self, String> {
-        let lowering = PassManager::new(context);
-        parse_pass_pipeline(
-            lowering.as_operation_pass_manager(),
+        let lowering = pass_manager(
+            context,
             &format!("builtin.module({})", tile_conversions::spirv::ARGUMENT),
-        )
-        .map_err(|error| error.to_string())?;
+        )?;
         lowering
             .run(module)
             .map_err(|_| "lowering to SPIR-V failed (see the errors above)".to_string())?;
-        let mut manifests = Vec::new();
-        for op in tile_dialect::ops::find_ops(module.as_operation(), "gpu.module") {
-            let name =
-                StringAttribute::try_from(op.attribute("sym_name").map_err(|e| e.to_string())?)
-                    .map_err(|e| e.to_string())?
-                    .value()
-                    .to_owned();
-            let manifest = StringAttribute::try_from(
-                op.attribute("tile.manifest").map_err(|e| e.to_string())?,
-            )
-            .map_err(|e| e.to_string())?
-            .value()
-            .to_owned();
-            manifests.push((name, manifest));
-        }
-        let backend = PassManager::new(context);
-        parse_pass_pipeline(
-            backend.as_operation_pass_manager(),
+        let manifests = tile_conversions::kernels::manifests(module);
+        let backend = pass_manager(
+            context,
             &format!("builtin.module({})", tile_conversions::spirv::BACKEND),
-        )
-        .map_err(|error| error.to_string())?;
+        )?;
         backend
             .run(module)
             .map_err(|_| "the SPIR-V conversion failed (see the errors above)".to_string())?;
+        let mut binaries = tile_dialect::driver::spirv_binaries(module)?;
         let mut kernels = Vec::new();
         for (name, manifest) in manifests {
             let manifest: serde_json::Value =
                 serde_json::from_str(&manifest).map_err(|e| e.to_string())?;
-            let spirv_module = tile_dialect::ops::find_ops(module.as_operation(), "spirv.module")
-                .into_iter()
-                .find(|op| {
-                    op.attribute("sym_name")
-                        .ok()
-                        .and_then(|attr| StringAttribute::try_from(attr).ok())
-                        .is_some_and(|sym| sym.value() == format!("__spv__{name}"))
-                })
+            let position = binaries
+                .iter()
+                .position(|(module_name, _)| *module_name == name)
                 .ok_or_else(|| format!("no SPIR-V module for {name}"))?;
-            let spirv = tile_dialect::driver::serialize_spirv(spirv_module)
-                .ok_or("SPIR-V serialization failed")?;
+            let spirv = binaries.swap_remove(position).1;
             let number = |value: &serde_json::Value| {
                 value.as_u64().ok_or_else(|| format!("{name}: a launch size the host computes at run time is not supported by tile-run yet"))
             };
