@@ -6,11 +6,14 @@
 //! | `convert-tile-to-amdgpu` | [`amdgpu`] | gfx942: LDS staging, register prefetch, mfma |
 //! | `convert-tile-to-cpu` | [`cpu`] | plain loops: the reference semantics |
 //! | `convert-tile-to-spirv` | [`spirv`] | Vulkan compute: loops shared by the workgroup's threads |
+//! | `convert-tile-to-spirv-coopmat` | [`spirv::coopmat`] | Vulkan compute: GEMMs on KHR cooperative matrices |
+//! | `tile-spirv-vulkan-memory-model` | [`spirv::memory_model`] | `spirv.module`s to the Vulkan memory model |
 //!
 //! | pipeline | module | from tile IR to |
 //! |----------|--------|-----------------|
 //! | `tile-to-nvvm{chip=sm_90a}` | [`pipelines`] | `gpu.binary` with PTX |
 //! | `tile-to-rocdl{chip=gfx942}` | [`pipelines`] | `gpu.binary` with AMDGCN assembly |
+//! | `tile-to-spirv{chip=spirv\|spirv-coopmat}` | [`pipelines`] | `spirv.module`s, ready to serialize |
 //!
 //! [`register_all`] registers these passes (and the tile passes) in MLIR's global registry.
 
@@ -32,6 +35,8 @@ pub fn register_all() {
     tile_dialect::register_pass(cpu::ARGUMENT, cpu::create_convert_tile_to_cpu_pass);
     tile_dialect::register_pass(amdgpu::ARGUMENT, amdgpu::create_convert_tile_to_amdgpu_pass);
     tile_dialect::register_pass(spirv::ARGUMENT, spirv::create_convert_tile_to_spirv_pass);
+    tile_dialect::register_pass(spirv::coopmat::ARGUMENT, spirv::coopmat::create_convert_tile_to_spirv_coopmat_pass);
+    tile_dialect::register_pass(spirv::memory_model::ARGUMENT, spirv::memory_model::create_vulkan_memory_model_pass);
     tile_dialect::register_pipeline(
         c"tile-to-rocdl",
         c"Compile tile IR to a gpu.binary of AMDGCN assembly for an AMD chip (gfx942: mfma, LDS)",
@@ -41,6 +46,11 @@ pub fn register_all() {
         c"tile-to-nvvm",
         c"Compile tile IR to a gpu.binary of PTX for an NVIDIA chip (sm_90a: TMA, mbarrier, wgmma)",
         pipelines::build_tile_to_nvvm,
+    );
+    tile_dialect::register_pipeline(
+        c"tile-to-spirv",
+        c"Compile tile IR to spirv.modules for Vulkan (chip=spirv: plain loops; chip=spirv-coopmat: KHR cooperative matrices)",
+        pipelines::build_tile_to_spirv,
     );
 }
 

@@ -1,5 +1,6 @@
 //! The registered target pipelines: `tile-to-nvvm{chip=...}` takes tile IR to a `gpu.binary` holding
-//! PTX, through our lowering and upstream's NVVM pipeline.
+//! PTX, through our lowering and upstream's NVVM pipeline; `tile-to-rocdl` to AMDGCN; `tile-to-spirv`
+//! to `spirv.module`s. Without `chip`, a pipeline compiles for the first chip of its table.
 
 use melior::{
     ContextRef,
@@ -8,48 +9,68 @@ use melior::{
 };
 use tile_dialect::registration::add_pipeline;
 
-/// Chips `tile-to-nvvm` compiles for, with the passes after our lowering.
-const NVVM_CHIPS: &[(&str, &str)] = &[(
+/// One chip a pipeline compiles for: its name, our lowering, and the upstream passes after it.
+type Chip = (&'static str, &'static str, &'static str);
+
+/// Chips `tile-to-nvvm` compiles for.
+const NVVM_CHIPS: &[Chip] = &[(
     "sm_90a",
+    crate::nvgpu::ARGUMENT,
     "tile-math-to-nvptx, gpu-lower-to-nvvm-pipeline{cubin-chip=sm_90a cubin-features=+ptx80 opt-level=3 cubin-format=isa}",
 )];
 
 /// Builds `tile-to-nvvm{chip}` into `manager`.
 pub fn build_tile_to_nvvm(manager: &OperationPassManager, chip: &str) {
-    build_target_pipeline(manager, "tile-to-nvvm", crate::nvgpu::ARGUMENT, NVVM_CHIPS, chip);
+    build_target_pipeline(manager, "tile-to-nvvm", NVVM_CHIPS, chip);
 }
 
 /// Chips `tile-to-rocdl` compiles for, with the passes after our lowering. LDS is addressed with the
 /// integer memory space 3 in the emitted kernel, which every conversion below maps the same way.
-const ROCDL_CHIPS: &[(&str, &str)] = &[(
+const ROCDL_CHIPS: &[Chip] = &[(
     "gfx942",
+    crate::amdgpu::ARGUMENT,
     "rocdl-attach-target{chip=gfx942 O=3}, gpu.module(convert-vector-to-scf, convert-scf-to-cf, expand-strided-metadata, lower-affine, convert-amdgpu-to-rocdl{chipset=gfx942}, convert-vector-to-llvm, convert-gpu-to-rocdl{chipset=gfx942}, reconcile-unrealized-casts), gpu-module-to-binary{format=isa}",
 )];
 
-/// Returns the upstream passes that follow `convert-tile-to-amdgpu` for `chip`.
-pub fn rocdl_backend(chip: &str) -> Option<&'static str> {
-    ROCDL_CHIPS
-        .iter()
-        .find(|(name, _)| *name == chip)
-        .map(|(_, passes)| *passes)
-}
-
 /// Builds `tile-to-rocdl{chip}` into `manager`.
 pub fn build_tile_to_rocdl(manager: &OperationPassManager, chip: &str) {
-    build_target_pipeline(manager, "tile-to-rocdl", crate::amdgpu::ARGUMENT, ROCDL_CHIPS, chip);
+    build_target_pipeline(manager, "tile-to-rocdl", ROCDL_CHIPS, chip);
 }
 
-/// Builds pipeline `name` for `chip`: our lowering `lowering`, cleanups, then the chip's upstream
-/// passes from `chips`. A chip not in `chips` gets a pass that fails naming the chips that work.
-fn build_target_pipeline(
-    manager: &OperationPassManager,
-    name: &str,
-    lowering: &str,
-    chips: &[(&str, &str)],
-    chip: &str,
-) {
-    let Some((_, backend)) = chips.iter().find(|(known, _)| *known == chip) else {
-        let supported: Vec<&str> = chips.iter().map(|(known, _)| *known).collect();
+/// Target environments `tile-to-spirv` compiles for: plain Vulkan 1.3 compute, and Vulkan with KHR
+/// cooperative matrices.
+const SPIRV_CHIPS: &[Chip] = &[
+    ("spirv", crate::spirv::ARGUMENT, crate::spirv::BACKEND),
+    ("spirv-coopmat", crate::spirv::coopmat::ARGUMENT, crate::spirv::coopmat::BACKEND),
+];
+
+/// Builds `tile-to-spirv{chip}` into `manager`.
+pub fn build_tile_to_spirv(manager: &OperationPassManager, chip: &str) {
+    build_target_pipeline(manager, "tile-to-spirv", SPIRV_CHIPS, chip);
+}
+
+/// Returns the passes that compile for `chip` (any pipeline's): our lowering, and the upstream
+/// passes after it (`tile-compile` runs them apart, to read the launch manifests in between).
+pub fn chip_passes(chip: &str) -> Option<(&'static str, &'static str)> {
+    [NVVM_CHIPS, ROCDL_CHIPS, SPIRV_CHIPS]
+        .into_iter()
+        .flatten()
+        .find(|(name, _, _)| *name == chip)
+        .map(|(_, lowering, backend)| (*lowering, *backend))
+}
+
+/// The chips of every pipeline, for messages.
+pub fn chips() -> Vec<&'static str> {
+    [NVVM_CHIPS, ROCDL_CHIPS, SPIRV_CHIPS].into_iter().flatten().map(|(name, _, _)| *name).collect()
+}
+
+/// Builds pipeline `name` for `chip` (the first of `chips` when empty): the chip's lowering,
+/// cleanups, then its upstream passes. A chip not in `chips` gets a pass that fails naming the chips
+/// that work.
+fn build_target_pipeline(manager: &OperationPassManager, name: &str, chips: &[Chip], chip: &str) {
+    let chip = if chip.is_empty() { chips[0].0 } else { chip };
+    let Some((_, lowering, backend)) = chips.iter().find(|(known, _, _)| *known == chip) else {
+        let supported: Vec<&str> = chips.iter().map(|(known, _, _)| *known).collect();
         manager.add_pass(unsupported_chip_pass(
             name,
             format!("chip {chip} is not supported yet; supported: {}", supported.join(", ")),

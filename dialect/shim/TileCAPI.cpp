@@ -66,8 +66,8 @@ extern "C" int32_t tileShimReductionKindValue(MlirAttribute attr) {
 namespace {
 /// The options every target pipeline takes.
 struct ChipOptions : public PassPipelineOptions<ChipOptions> {
-  Option<std::string> chip{*this, "chip", llvm::cl::desc("The chip to compile for"),
-                           llvm::cl::init("sm_90a")};
+  Option<std::string> chip{*this, "chip", llvm::cl::desc("The chip to compile for (default: the pipeline's first)"),
+                           llvm::cl::init("")};
 };
 } // namespace
 

@@ -5,7 +5,7 @@ mod common;
 
 use tile_run::{
     CpuProgram, VulkanProgram, buffer::Random, buffers, compare, context, host_functions,
-    tolerance, vulkan::Vulkan,
+    tolerance, Vulkan,
 };
 
 /// Runs `file` (relative to the repository root) on Vulkan and on the CPU reference and compares.
@@ -17,7 +17,7 @@ fn check_on_vulkan(file: &str, seed: u64) {
         Vulkan::new().expect("a Vulkan device (CI installs mesa-vulkan-drivers: lavapipe)");
     let mut gpu_module = tile_dialect::driver::parse_file(&context, path).unwrap();
     let functions = host_functions(&gpu_module).unwrap();
-    let gpu = VulkanProgram::compile(&context, &mut gpu_module).expect("lowers to SPIR-V");
+    let gpu = VulkanProgram::compile(&context, &mut gpu_module, "spirv").expect("lowers to SPIR-V");
     let mut cpu_module = tile_dialect::driver::parse_file(&context, path).unwrap();
     let cpu = CpuProgram::compile(&context, &mut cpu_module).unwrap();
     for function in &functions {
@@ -82,7 +82,7 @@ fn bf16_is_rejected_with_a_message() {
         true
     });
     let mut module = tile_dialect::driver::parse_file(&context, path.to_str().unwrap()).unwrap();
-    assert!(VulkanProgram::compile(&context, &mut module).is_err());
+    assert!(VulkanProgram::compile(&context, &mut module, "spirv").is_err());
     let diagnostics = diagnostics.borrow();
     assert!(
         diagnostics

@@ -48,8 +48,13 @@ pub struct Flavor {
 }
 
 impl Flavor {
+    /// Whether the kernels become SPIR-V (plain or cooperative-matrix environments).
+    fn is_spirv(&self) -> bool {
+        self.target.starts_with("spirv")
+    }
+
     fn function_attributes(&self, threads: i64) -> String {
-        if self.target == "spirv" {
+        if self.is_spirv() {
             format!(
                 "spirv.entry_point_abi = #spirv.entry_point_abi<workgroup_size = [{threads}, 1, 1]>"
             )
@@ -129,7 +134,7 @@ fn check_kernel<'c, 'a>(
             let element = MemRefType::try_from(ty)
                 .map(|memref| memref.element())
                 .unwrap_or(ty);
-            if flavor.target == "spirv"
+            if flavor.is_spirv()
                 && matches!(
                     Element::of(element),
                     Some(Element::BF16 | Element::F8E4M3FN)
@@ -138,7 +143,8 @@ fn check_kernel<'c, 'a>(
                 return Err((
                     op,
                     format!(
-                        "uses {element}, which the SPIR-V lowering does not support (Vulkan devices generally lack it); use f16 or f32 (target spirv)"
+                        "uses {element}, which the SPIR-V lowering does not support (Vulkan devices generally lack it); use f16 or f32 (target {})",
+                        flavor.target
                     ),
                 ));
             }
@@ -158,12 +164,12 @@ fn check_kernel<'c, 'a>(
     }
     if shared > flavor.max_shared_bytes {
         let (strategy, target, limit, note) = (
-            if flavor.target == "spirv" {
+            if flavor.is_spirv() {
                 "the plain SPIR-V strategy"
             } else {
                 "the generic strategy"
             },
-            if flavor.target == "spirv" {
+            if flavor.is_spirv() {
                 "the SPIR-V lowering"
             } else {
                 flavor.target
@@ -199,8 +205,9 @@ fn captured_tensors<'c, 'a>(
                     return Err((
                         op,
                         format!(
-                            "reads the tensor {}, whose shape is dynamic; the SPIR-V lowering binds static shapes only (target spirv)",
-                            operand.r#type()
+                            "reads the tensor {}, whose shape is dynamic; the SPIR-V lowering binds static shapes only (target {})",
+                            operand.r#type(),
+                            flavor.target
                         ),
                     ));
                 }
@@ -215,7 +222,7 @@ fn captured_tensors<'c, 'a>(
                     op,
                     format!(
                         "reads a host value that is not a constant; the {} lowering passes tensors and constants only (target {})",
-                        if flavor.target == "spirv" {
+                        if flavor.is_spirv() {
                             "SPIR-V"
                         } else {
                             "generic"

@@ -1,7 +1,13 @@
 //! `convert-tile-to-spirv`: tile kernels to Vulkan compute shaders with the plain strategy
 //! ([`crate::generic`]): tile ops as loops shared by a workgroup's threads, tiles in workgroup
 //! memory, kernels as `gpu.func`s of a `gpu.module` carrying the Vulkan target environment, ready
-//! for upstream `convert-gpu-to-spirv`. No subgroup or cooperative-matrix code yet.
+//! for upstream `convert-gpu-to-spirv`.
+//!
+//! [`coopmat`] is the second strategy, for devices with KHR cooperative matrices; [`memory_model`]
+//! is the post-conversion fix-up that strategy needs.
+
+pub mod coopmat;
+pub mod memory_model;
 
 use crate::generic::{Flavor, lower_module};
 use melior::{

@@ -1,4 +1,4 @@
-//! `tile-compile INPUT.mlir --target sm_90a|gfx942|spirv -o DIR`: per kernel, its code (`.ptx` for
+//! `tile-compile INPUT.mlir --target sm_90a|gfx942|spirv|spirv-coopmat -o DIR`: per kernel, its code (`.ptx` for
 //! NVIDIA, AMDGCN assembly `.s` for AMD, a SPIR-V binary `.spv` for Vulkan) and a `.json` launch manifest, everything a launcher needs to run
 //! the kernels without MLIR.
 //!
@@ -15,7 +15,7 @@ struct Options {
     timing: bool,
 }
 
-const USAGE: &str = "usage: tile-compile INPUT.mlir --target sm_90a|gfx942|spirv -o DIR [--timing]";
+const USAGE: &str = "usage: tile-compile INPUT.mlir --target sm_90a|gfx942|spirv|spirv-coopmat -o DIR [--timing]";
 
 fn parse_options() -> Result<Options, String> {
     let mut args = std::env::args().skip(1);
@@ -64,27 +64,18 @@ fn kernel_objects(
 }
 
 fn target(name: &str) -> Result<Target, String> {
-    match name {
-        "sm_90a" => Ok(Target {
-            lowering: tile_conversions::nvgpu::ARGUMENT,
-            backend: "tile-math-to-nvptx, gpu-lower-to-nvvm-pipeline{cubin-chip=sm_90a cubin-features=+ptx80 opt-level=3 cubin-format=isa}".into(),
-            extension: "ptx",
-        }),
-        "gfx942" => Ok(Target {
-            lowering: tile_conversions::amdgpu::ARGUMENT,
-            backend: tile_conversions::pipelines::rocdl_backend("gfx942").expect("gfx942 is supported").into(),
-            extension: "s",
-        }),
-        "spirv" => Ok(Target {
-            lowering: tile_conversions::spirv::ARGUMENT,
-            backend: tile_conversions::spirv::BACKEND.into(),
-            extension: "spv",
-        }),
-        "sm_80" | "spirv-coopmat" => Err(format!(
-            "target {name} is not supported yet: the lowerings so far are sm_90a (Hopper: TMA, mbarrier, wgmma), gfx942 (CDNA3: LDS, mfma) and spirv (plain: loops shared by a workgroup's threads)"
-        )),
-        _ => Err(format!("unknown target {name}: expected sm_90a, gfx942 or spirv")),
-    }
+    let (lowering, backend) = tile_conversions::pipelines::chip_passes(name).ok_or_else(|| {
+        format!(
+            "unknown target {name}: expected {} (sm_90a: TMA, mbarrier, wgmma; gfx942: LDS, mfma; spirv: loops shared by a workgroup's threads; spirv-coopmat: KHR cooperative matrices)",
+            tile_conversions::pipelines::chips().join(", ")
+        )
+    })?;
+    let extension = match name {
+        _ if name.starts_with("sm_") => "ptx",
+        _ if name.starts_with("gfx") => "s",
+        _ => "spv",
+    };
+    Ok(Target { lowering, backend: backend.into(), extension })
 }
 
 fn run(options: &Options) -> Result<usize, String> {

@@ -1,14 +1,16 @@
 //! `tile-run`: runs every host function of a tile program on seeded random inputs.
 //!
-//! Today the only target is `cpu`: the CPU reference lowering (`convert-tile-to-cpu`, loops with the
-//! contract's semantics) compiled by MLIR's execution engine in this process. Inputs are filled with
+//! Targets: `cpu`, the CPU reference lowering (`convert-tile-to-cpu`, loops with the contract's
+//! semantics) compiled by MLIR's execution engine in this process; `vulkan` and `vulkan-coopmat`, the
+//! SPIR-V lowerings (plain, or on cooperative matrices) run through [`tile_vulkan`]. Inputs are filled with
 //! uniform values in [-1, 1); the buffers the program writes (destinations of `tile.copy` and
 //! `memref.store`) start as NaN, so unwritten elements show.
 
 #![deny(missing_docs)]
 
 pub mod buffer;
-pub mod vulkan;
+
+pub use tile_vulkan::{SpirvKernel, Vulkan};
 
 use buffer::{Buffer, Random};
 use melior::{
@@ -234,82 +236,34 @@ impl CpuProgram {
     }
 }
 
-/// One SPIR-V kernel and how to launch it.
-pub struct SpirvKernel {
-    /// Entry point.
-    pub entry: String,
-    /// The host function that launches it.
-    pub function: String,
-    /// The SPIR-V binary.
-    pub spirv: Vec<u32>,
-    /// Workgroups per dimension.
-    pub workgroups: [u32; 3],
-    /// The host argument bound at each binding, in binding order.
-    pub bindings: Vec<usize>,
-    /// Workgroup memory it needs.
-    pub shared_bytes: u32,
-}
-
 /// A program lowered to SPIR-V kernels, run through Vulkan.
 pub struct VulkanProgram {
     kernels: Vec<SpirvKernel>,
 }
 
 impl VulkanProgram {
-    /// Lowers `module` with `convert-tile-to-spirv` and the upstream SPIR-V conversions, and
-    /// serializes each kernel.
-    pub fn compile(context: &Context, module: &mut Module) -> Result<Self, String> {
-        let lowering = pass_manager(
-            context,
-            &format!("builtin.module({})", tile_conversions::spirv::ARGUMENT),
-        )?;
-        lowering
+    /// Lowers `module` for `target` (`spirv`, or `spirv-coopmat` for cooperative matrices) with
+    /// our lowering and the upstream SPIR-V conversions, and serializes each kernel.
+    pub fn compile(context: &Context, module: &mut Module, target: &str) -> Result<Self, String> {
+        let (lowering, backend) = tile_conversions::pipelines::chip_passes(target)
+            .filter(|_| target.starts_with("spirv"))
+            .ok_or_else(|| format!("{target} is not a SPIR-V target (spirv, spirv-coopmat)"))?;
+        pass_manager(context, &format!("builtin.module({lowering})"))?
             .run(module)
             .map_err(|_| "lowering to SPIR-V failed (see the errors above)".to_string())?;
         let manifests = tile_conversions::kernels::manifests(module);
-        let backend = pass_manager(
-            context,
-            &format!("builtin.module({})", tile_conversions::spirv::BACKEND),
-        )?;
-        backend
+        pass_manager(context, &format!("builtin.module({backend})"))?
             .run(module)
             .map_err(|_| "the SPIR-V conversion failed (see the errors above)".to_string())?;
         let mut binaries = tile_dialect::driver::spirv_binaries(module)?;
         let mut kernels = Vec::new();
         for (name, manifest) in manifests {
-            let manifest: serde_json::Value =
-                serde_json::from_str(&manifest).map_err(|e| e.to_string())?;
             let position = binaries
                 .iter()
                 .position(|(module_name, _)| *module_name == name)
                 .ok_or_else(|| format!("no SPIR-V module for {name}"))?;
             let spirv = binaries.swap_remove(position).1;
-            let number = |value: &serde_json::Value| {
-                value.as_u64().ok_or_else(|| format!("{name}: a launch size the host computes at run time is not supported by tile-run yet"))
-            };
-            let grid = manifest["grid"]
-                .as_array()
-                .ok_or("manifest without a grid")?;
-            kernels.push(SpirvKernel {
-                entry: manifest["entry"].as_str().unwrap_or_default().to_owned(),
-                function: manifest["host_function"]
-                    .as_str()
-                    .unwrap_or_default()
-                    .to_owned(),
-                spirv,
-                workgroups: [
-                    number(&grid[0])? as u32,
-                    number(&grid[1])? as u32,
-                    number(&grid[2])? as u32,
-                ],
-                bindings: manifest["bindings"]
-                    .as_array()
-                    .ok_or("manifest without bindings")?
-                    .iter()
-                    .map(|binding| binding["host_argument"].as_u64().unwrap_or(0) as usize)
-                    .collect(),
-                shared_bytes: manifest["shared_bytes"].as_u64().unwrap_or(0) as u32,
-            });
+            kernels.push(SpirvKernel::from_manifest(&manifest, spirv)?);
         }
         Ok(Self { kernels })
     }
@@ -320,27 +274,11 @@ impl VulkanProgram {
     }
 
     /// Runs the kernels `function` launches, in order, on `buffers` (one per host argument).
-    pub fn run(
-        &self,
-        device: &vulkan::Vulkan,
-        function: &str,
-        buffers: &mut [Buffer],
-    ) -> Result<(), String> {
-        for kernel in self
-            .kernels
-            .iter()
-            .filter(|kernel| kernel.function == function)
-        {
-            if kernel.shared_bytes > device.max_shared_bytes {
-                return Err(format!(
-                    "{} needs {} bytes of workgroup memory, but {} gives {}",
-                    kernel.entry, kernel.shared_bytes, device.name, device.max_shared_bytes
-                ));
-            }
-            let mut slots: Vec<Option<&mut [u8]>> =
-                (0..kernel.bindings.len()).map(|_| None).collect();
+    pub fn run(&self, device: &Vulkan, function: &str, buffers: &mut [Buffer]) -> Result<(), String> {
+        for kernel in self.kernels.iter().filter(|kernel| kernel.function == function) {
+            let mut slots: Vec<Option<&mut [u8]>> = (0..kernel.bindings.len()).map(|_| None).collect();
             for (argument, buffer) in buffers.iter_mut().enumerate() {
-                if let Some(binding) = kernel.bindings.iter().position(|bound| *bound == argument) {
+                if let Some(binding) = kernel.bindings.iter().position(|bound| bound.host_argument == argument) {
                     slots[binding] = Some(buffer.bytes_mut());
                 }
             }
@@ -348,7 +286,7 @@ impl VulkanProgram {
                 .into_iter()
                 .map(|slot| slot.ok_or("a binding without a host buffer"))
                 .collect::<Result<_, _>>()?;
-            device.run(&kernel.spirv, &kernel.entry, kernel.workgroups, &mut bound)?;
+            device.run(kernel, &mut bound, 0)?;
         }
         Ok(())
     }

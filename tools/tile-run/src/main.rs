@@ -1,15 +1,15 @@
-//! `tile-run INPUT.mlir --target cpu|vulkan [--check] [--seed N] [--dynamic-size N]`: runs every host
+//! `tile-run INPUT.mlir --target cpu|vulkan|vulkan-coopmat [--check] [--seed N] [--dynamic-size N]`: runs every host
 //! function on seeded random inputs and prints a summary of each output buffer. With `--check`, the
 //! Vulkan run is compared element by element with the CPU reference on the same inputs.
 
 use std::process::ExitCode;
 use tile_run::{
     CpuProgram, VulkanProgram, buffer::Buffer, buffer::Random, buffers, compare, context,
-    host_functions, tolerance, vulkan::Vulkan,
+    host_functions, tolerance, Vulkan,
 };
 
 const USAGE: &str =
-    "usage: tile-run INPUT.mlir [--target cpu|vulkan] [--check] [--seed N] [--dynamic-size N]";
+    "usage: tile-run INPUT.mlir [--target cpu|vulkan|vulkan-coopmat] [--check] [--seed N] [--dynamic-size N]";
 
 fn summary(function: &tile_run::Function, data: &[Buffer]) {
     for (index, (argument, buffer)) in function.arguments.iter().zip(data).enumerate() {
@@ -44,10 +44,12 @@ fn run() -> Result<bool, String> {
         }
     }
     let input = input.ok_or(USAGE)?;
-    if target != "cpu" && target != "vulkan" {
-        return Err(format!("unknown target {target}: expected cpu or vulkan"));
-    }
-    let vulkan = target == "vulkan" || check;
+    let spirv_target = match target.as_str() {
+        "cpu" | "vulkan" => "spirv",
+        "vulkan-coopmat" => "spirv-coopmat",
+        _ => return Err(format!("unknown target {target}: expected cpu, vulkan or vulkan-coopmat")),
+    };
+    let vulkan = target != "cpu" || check;
     let context = context();
     context.attach_diagnostic_handler(|diagnostic| {
         eprintln!(
@@ -66,7 +68,7 @@ fn run() -> Result<bool, String> {
         let device = Vulkan::new()?;
         (
             Some(device),
-            Some(VulkanProgram::compile(&context, &mut module)?),
+            Some(VulkanProgram::compile(&context, &mut module, spirv_target)?),
         )
     } else {
         (None, None)

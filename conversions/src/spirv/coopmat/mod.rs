@@ -1,0 +1,170 @@
+//! `convert-tile-to-spirv-coopmat`: tile kernels to Vulkan compute shaders for devices with KHR
+//! cooperative matrices (16x16x16, f16 x f16 -> f32, 32-wide subgroups: NVIDIA's driver).
+//!
+//! GEMM kernels ([`crate::gemm::plan`]) get the cooperative-matrix strategy: [`config`] splits the
+//! block tile over the subgroups, [`emit`] renders the kernel in `gpu.subgroup_mma_*` ops, which
+//! upstream `convert-gpu-to-spirv` lowers to `spirv.KHR.CooperativeMatrix*`. Every other kernel gets
+//! the plain strategy ([`crate::generic`]) in the same target environment.
+
+pub mod config;
+mod emit;
+
+use crate::{
+    gemm::{
+        install,
+        launch::{self, HostTensor, host_grid, host_tensor},
+        plan,
+    },
+    generic::Flavor,
+    kernels::Failure,
+};
+use melior::{
+    Context, ContextRef,
+    ir::{ValueLike, operation::OperationRef, r#type::TypeId},
+    pass::{ExternalPass, Pass, RunExternalPass, create_external},
+};
+use tile_dialect::ops::{integer_attribute, memref_shape};
+
+/// The pass's flag.
+pub const ARGUMENT: &str = "convert-tile-to-spirv-coopmat";
+/// The target, as `tile-compile` and the manifests name it.
+pub const TARGET: &str = "spirv-coopmat";
+
+/// Vulkan 1.3 with KHR cooperative matrices and the Vulkan memory model they require.
+pub const FLAVOR: Flavor = Flavor {
+    target: TARGET,
+    module_attributes: "[#spirv.target_env<#spirv.vce<v1.6, [Shader, Float16, Int8, Int16, StorageBuffer16BitAccess, StorageBuffer8BitAccess, CooperativeMatrixKHR, VulkanMemoryModel], [SPV_KHR_storage_buffer_storage_class, SPV_KHR_16bit_storage, SPV_KHR_8bit_storage, SPV_KHR_cooperative_matrix, SPV_KHR_vulkan_memory_model]>, #spirv.resource_limits<max_compute_shared_memory_size = 49152, max_compute_workgroup_invocations = 1024, max_compute_workgroup_size = [1024, 1024, 64], subgroup_size = 32, cooperative_matrix_properties_khr = [#spirv.coop_matrix_props_khr<m_size = 16, n_size = 16, k_size = 16, a_type = f16, b_type = f16, c_type = f32, result_type = f32, acc_sat = false, scope = <Subgroup>>]>>]",
+    workgroup_space: "#spirv.storage_class<Workgroup>",
+    attributions: false,
+    static_tensors: true,
+    max_shared_bytes: config::MAX_SHARED_BYTES,
+    shared_limit_note: "NVIDIA's Vulkan limit",
+    private_space: "#spirv.storage_class<Function>",
+};
+
+/// The upstream passes after this lowering, up to `spirv.module`s ready to serialize: the plain
+/// backend, with the Vulkan memory model (cooperative matrices require it) set before the
+/// capabilities are recomputed.
+pub const BACKEND: &str = "canonicalize, cse, gpu.module(convert-math-to-spirv), convert-gpu-to-spirv, tile-spirv-vulkan-memory-model, spirv.module(spirv-lower-abi-attrs, spirv-update-vce)";
+
+#[repr(align(8))]
+struct PassId;
+static PASS_ID: PassId = PassId;
+
+#[derive(Clone)]
+struct ConvertTileToSpirvCoopmat;
+
+impl<'c> RunExternalPass<'c> for ConvertTileToSpirvCoopmat {
+    fn initialize(&mut self, _context: ContextRef<'c>) {}
+
+    fn run(&mut self, module: OperationRef<'c, '_>, pass: ExternalPass<'_>) {
+        tile_passes::guard::run_guarded(ARGUMENT, module, pass, |module| {
+            crate::kernels::lower_each_kernel(module, &lower_kernel)
+        });
+    }
+}
+
+/// Creates the `convert-tile-to-spirv-coopmat` pass (on `builtin.module`).
+pub fn create_convert_tile_to_spirv_coopmat_pass() -> Pass {
+    let mut dialects = tile_dialect::registration::gpu_lowering_dialects();
+    dialects.push(tile_dialect::registration::math_dialect());
+    dialects.push(tile_dialect::registration::spirv_dialect());
+    create_external(
+        ConvertTileToSpirvCoopmat,
+        TypeId::create(&PASS_ID),
+        "ConvertTileToSpirvCoopmat",
+        ARGUMENT,
+        "Lower tile GEMM kernels to gpu.funcs on KHR cooperative matrices (gpu.subgroup_mma_*), other kernels with the plain strategy",
+        "builtin.module",
+        &dialects,
+    )
+}
+
+fn manifest(
+    plan: &plan::GemmPlan,
+    config: &config::CoopConfig,
+    entry: &str,
+    host_function: &str,
+) -> Result<String, String> {
+    let grid = host_grid(plan.grid.iter().copied())?;
+    let bindings: Vec<String> = [plan.a.global, plan.b.global, plan.output.global]
+        .into_iter()
+        .enumerate()
+        .map(|(binding, tensor)| {
+            let HostTensor { argument, shape, element } = host_tensor(tensor);
+            format!(
+                "{{\"set\": 0, \"binding\": {binding}, \"host_argument\": {argument}, \"shape\": [{}], \"element\": \"{element}\", \"written\": {}}}",
+                shape.join(", "),
+                binding == 2
+            )
+        })
+        .collect();
+    Ok(format!(
+        "{{\"entry\": \"{entry}\", \"host_function\": \"{host_function}\", \"target\": \"{TARGET}\", \"strategy\": \"cooperative-matrix\", \"workgroup_size\": [{}, 1, 1], \"subgroup_size\": {}, \"grid\": [{}], \"shared_bytes\": {}, \"bindings\": [{}], \"tile\": {{\"m\": {}, \"n\": {}, \"k\": {}, \"subgroups\": [{}, {}], \"matrix\": \"16x16x16\"}}}}",
+        config.threads,
+        config::SUBGROUP,
+        grid.join(", "),
+        config.shared_bytes,
+        bindings.join(", "),
+        config.bm,
+        config.bn,
+        config.bk,
+        config.subgroups.0,
+        config.subgroups.1
+    ))
+}
+
+fn lower_kernel<'c, 'a>(
+    context: &'c Context,
+    module: OperationRef<'c, 'a>,
+    kernel: OperationRef<'c, 'a>,
+    index: usize,
+) -> Result<(), Failure<'c, 'a>> {
+    let plan = match plan::plan_gemm(kernel) {
+        Ok(plan) => plan,
+        Err(error) => {
+            let reason = error.message.replace("{chip}", TARGET);
+            return crate::generic::fall_back(context, module, kernel, index, &FLAVOR, error.op, reason);
+        }
+    };
+    let cannot = |message: String| (kernel, format!("cannot be lowered for {TARGET}: {message}"));
+    if !plan.params.is_empty() {
+        return Err(cannot(
+            "dynamic shapes are not supported on SPIR-V yet (storage buffers are bound as sized arrays); give the tensors static shapes".into(),
+        ));
+    }
+    let threads = integer_attribute(&kernel, "threads").unwrap_or(0);
+    let config = config::configure(
+        threads,
+        (plan.a.global, plan.a.shared),
+        plan.b.global,
+        plan.accumulator,
+        plan.output.global,
+        plan.transpose_b,
+    )
+    .map_err(|message| (plan.main_loop.op, format!("cannot be lowered for {TARGET}: {message}")))?;
+    let plan::Scalar::Const(upper) = plan.main_loop.upper else {
+        return Err(cannot("expects a constant main-loop bound on SPIR-V".into()));
+    };
+    let host_function = tile_dialect::ops::enclosing_symbol(kernel, "kernel");
+    let stem = format!("{host_function}_{index}");
+    let kernel_name = format!("{stem}_kernel");
+    let manifest = manifest(&plan, &config, &kernel_name, &host_function)
+        .map_err(|message| cannot(launch::launch_needs(&message)))?;
+    let helpers = install::outline_helpers(context, &plan, &stem).map_err(cannot)?;
+    let module_name = format!("{stem}_module");
+    let names = install::KernelNames::new(&module_name, &kernel_name, &helpers);
+    let shape = |value: melior::ir::Value| match memref_shape(value)[..] {
+        [rows, columns] => (rows, columns),
+        _ => (0, 0),
+    };
+    let interface = emit::Interface {
+        globals: [plan.a.global, plan.b.global, plan.output.global].map(|value| value.r#type().to_string()),
+        shapes: [plan.a.global, plan.b.global, plan.output.global].map(shape),
+        block_dims: plan.block_indices.len(),
+        main_loop: (plan.main_loop.lower, plan.main_loop.step, upper),
+        module_attributes: FLAVOR.module_attributes,
+    };
+    let text = emit::render_module(&config, &names, &interface, &helpers.text);
+    install::install_kernel(context, module, kernel, &text, &helpers, &manifest).map_err(cannot)
+}

@@ -1,0 +1,91 @@
+//! One SPIR-V kernel and how to launch it, as its launch manifest describes it.
+
+use serde_json::Value;
+
+/// A storage buffer the kernel binds: which host argument, its shape and element type.
+#[derive(Clone, Debug)]
+pub struct Binding {
+    /// The host function's argument bound here.
+    pub host_argument: usize,
+    /// Sizes, row-major.
+    pub shape: Vec<usize>,
+    /// Element type, as MLIR writes it (`f16`, `f32`, ...).
+    pub element: String,
+    /// Whether the kernel writes it.
+    pub written: bool,
+}
+
+/// One SPIR-V kernel and how to launch it.
+#[derive(Clone, Debug)]
+pub struct SpirvKernel {
+    /// Entry point.
+    pub entry: String,
+    /// The host function that launches it.
+    pub function: String,
+    /// The SPIR-V binary.
+    pub spirv: Vec<u32>,
+    /// Workgroups per dimension.
+    pub workgroups: [u32; 3],
+    /// The buffers, in binding order.
+    pub bindings: Vec<Binding>,
+    /// Workgroup memory it needs.
+    pub shared_bytes: u32,
+    /// The subgroup width its code assumes, if any.
+    pub subgroup_size: Option<u32>,
+    /// Whether it uses KHR cooperative matrices.
+    pub cooperative_matrix: bool,
+}
+
+impl SpirvKernel {
+    /// Reads the kernel from its launch manifest (JSON, as `tile-compile` writes it) and binary.
+    pub fn from_manifest(manifest: &str, spirv: Vec<u32>) -> Result<Self, String> {
+        let manifest: Value = serde_json::from_str(manifest).map_err(|error| format!("manifest: {error}"))?;
+        let entry = manifest["entry"].as_str().ok_or("manifest without an entry")?.to_owned();
+        let number = |value: &Value| {
+            value.as_u64().ok_or_else(|| {
+                format!("{entry}: a launch size the host computes at run time is not supported yet")
+            })
+        };
+        let grid = manifest["grid"].as_array().ok_or("manifest without a grid")?;
+        let mut workgroups = [1u32; 3];
+        for (slot, size) in workgroups.iter_mut().zip(grid) {
+            *slot = number(size)? as u32;
+        }
+        let bindings = manifest["bindings"]
+            .as_array()
+            .ok_or("manifest without bindings")?
+            .iter()
+            .map(|binding| Binding {
+                host_argument: binding["host_argument"].as_u64().unwrap_or(0) as usize,
+                shape: binding["shape"]
+                    .as_array()
+                    .map(|sizes| sizes.iter().map(|size| size.as_u64().unwrap_or(0) as usize).collect())
+                    .unwrap_or_default(),
+                element: binding["element"].as_str().unwrap_or_default().to_owned(),
+                written: binding["written"].as_bool().unwrap_or(false),
+            })
+            .collect();
+        Ok(SpirvKernel {
+            function: manifest["host_function"].as_str().unwrap_or_default().to_owned(),
+            spirv,
+            workgroups,
+            bindings,
+            shared_bytes: manifest["shared_bytes"].as_u64().unwrap_or(0) as u32,
+            subgroup_size: manifest["subgroup_size"].as_u64().map(|size| size as u32),
+            cooperative_matrix: manifest["strategy"].as_str() == Some("cooperative-matrix"),
+            entry,
+        })
+    }
+}
+
+/// Reads a SPIR-V binary's words (little-endian).
+pub fn spirv_words(bytes: &[u8]) -> Result<Vec<u32>, String> {
+    if bytes.len() % 4 != 0 || bytes.len() < 20 {
+        return Err("not a SPIR-V binary (length)".into());
+    }
+    let words: Vec<u32> = bytes.chunks(4).map(|word| u32::from_le_bytes([word[0], word[1], word[2], word[3]])).collect();
+    if words[0] != 0x0723_0203 {
+        return Err("not a SPIR-V binary (magic number)".into());
+    }
+    Ok(words)
+}
