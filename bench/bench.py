@@ -3,15 +3,20 @@
 times our kernel, torch.matmul (cuBLAS) and a Triton GEMM on the same inputs in the same run.
 
 Usage (on the GPU machine, no MLIR needed): python3 bench/bench.py KERNEL_DIR [--filter SUBSTRING]
-KERNEL_DIR holds NAME.ptx + NAME.json pairs written by tile-compile (see bench/prepare.sh).
+KERNEL_DIR holds NAME.ptx + NAME.json pairs written by tile-compile (see bench/prepare.sh), and
+KERNEL_DIR/vulkan the spirv-coopmat kernels (NAME.spv + NAME.json) with tile-vulkan-run, which
+launches them through NVIDIA's Vulkan driver (the Vulkan loader must be installed; see README).
 """
 import argparse
 import ctypes
 import glob
 import json
 import os
+import subprocess
 import sys
+import tempfile
 
+import numpy
 import torch
 import triton
 import triton.language as tl
@@ -296,18 +301,84 @@ def time_triton(a, b):
     return best
 
 
+def run_vulkan(manifest_path, repeat):
+    """Runs one spirv-coopmat kernel through tile-vulkan-run: returns its report and its buffers."""
+    runner = os.path.join(os.path.dirname(manifest_path), "tile-vulkan-run")
+    with tempfile.TemporaryDirectory() as out:
+        done = subprocess.run([runner, manifest_path, "--seed", "7", "--repeat", str(repeat), "--out", out],
+                              capture_output=True, text=True)
+        if done.returncode != 0:
+            raise RuntimeError(done.stderr.strip() or f"tile-vulkan-run exited with {done.returncode}")
+        report = json.loads(done.stdout)
+        buffers = []
+        for binding in report["bindings"]:
+            dtype = {"f16": numpy.float16, "f32": numpy.float32}[binding["element"]]
+            data = numpy.fromfile(binding["file"], dtype=dtype).reshape(binding["shape"])
+            buffers.append(torch.from_numpy(data.copy()).cuda())
+    return report, buffers
+
+
+def bench_vulkan(directory, name_filter, no_time):
+    """Checks and times the cooperative-matrix kernels in DIRECTORY against torch.matmul."""
+    rows, failures = [], 0
+    for manifest_path in sorted(glob.glob(os.path.join(directory, "*.json"))):
+        name = os.path.basename(manifest_path)[: -len(".json")]
+        if name_filter not in name:
+            continue
+        with open(manifest_path) as f:
+            manifest = json.load(f)
+        transpose_b = manifest["tile"].get("transpose_b", False)
+        try:
+            report, (a, b, c) = run_vulkan(manifest_path, 0 if no_time else 50)
+        except RuntimeError as error:
+            print(f"{name} (vulkan): FAIL {error}", flush=True)
+            failures += 1
+            continue
+        b_kn = b.t() if transpose_b else b
+        ref = a.double() @ b_kn.double()
+        if "relu" in name:
+            ref = torch.relu(ref)
+        out = c.double()
+        nan = int(torch.isnan(out).sum())
+        rel = float(torch.linalg.norm(out.nan_to_num(0.0) - ref) / torch.linalg.norm(ref))
+        worst = float((out - ref).abs().nan_to_num(float("inf")).max())
+        passed = nan == 0 and rel < 5e-3
+        failures += not passed
+        print(f"{name} (vulkan, {report['device']}): {'PASS' if passed else 'FAIL'} rel_err={rel:.2e} nan={nan} max_abs_err={worst:.3g}", flush=True)
+        if not passed or no_time or report["seconds"] is None:
+            continue
+        m, k = a.shape
+        n = b_kn.shape[1]
+        flops = 2 * m * n * k
+        ours = report["seconds"] * 1e3
+        cublas = triton.testing.do_bench(lambda: torch.matmul(a, b_kn), warmup=50, rep=300, return_mode="median")
+        tf = lambda ms: flops / ms / 1e9
+        rows.append((name, tf(ours), tf(cublas)))
+        print(f"  ours (Vulkan) {tf(ours):.0f} TFLOP/s ({ours * 1e3:.0f} us), torch.matmul {tf(cublas):.0f}, ours/cuBLAS {cublas / ours:.3f}", flush=True)
+    if rows:
+        print("\n| kernel (Vulkan, cooperative matrices) | ours TFLOP/s | cuBLAS | ours/cuBLAS |")
+        print("|---|---|---|---|")
+        for name, ours, cublas in rows:
+            print(f"| {name} | {ours:.0f} | {cublas:.0f} | {ours / cublas:.3f} |")
+    return len(rows), failures
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("kernels")
     parser.add_argument("--filter", default="")
     parser.add_argument("--no-time", action="store_true")
+    parser.add_argument("--vulkan-only", action="store_true", help="only the spirv-coopmat kernels in KERNEL_DIR/vulkan")
     args = parser.parse_args()
     ok(cu.cuInit(0))
     torch.manual_seed(0)
     torch.empty(1, device="cuda")  # make the primary context current
     rows = []
     failures = 0
-    for ptx in sorted(glob.glob(os.path.join(args.kernels, "*.ptx"))):
+    vulkan_dir = os.path.join(args.kernels, "vulkan")
+    if os.path.isdir(vulkan_dir):
+        _, failures = bench_vulkan(vulkan_dir, args.filter, args.no_time)
+    for ptx in sorted(glob.glob(os.path.join(args.kernels, "*.ptx")) if not args.vulkan_only else []):
         if args.filter not in ptx:
             continue
         with open(ptx[: -len(".ptx")] + ".json") as f:

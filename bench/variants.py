@@ -95,6 +95,18 @@ def main(out_dir):
         ("debug_iter_f16_128x128x256", dict(m=128, n=128, k=256, dtype="f16", bm=128, bn=128, bk=64, threads=128, stages=2)),
         ("debug_w2_f16_128x256x64", dict(m=128, n=256, k=64, dtype="f16", bm=128, bn=256, bk=64, threads=256, stages=1)),
     ]
+    # Vulkan cooperative-matrix kernels (f16 only; 48 KiB of workgroup memory at most): prepare.sh
+    # compiles the vk_ programs for spirv-coopmat.
+    extra += [
+        ("vk_gemm_f16_4096_t128x128x32w4", dict(m=4096, n=4096, k=4096, dtype="f16", bm=128, bn=128, bk=32, threads=128, stages=2)),
+        ("vk_gemm_f16_4096_t128x128x32w8", dict(m=4096, n=4096, k=4096, dtype="f16", bm=128, bn=128, bk=32, threads=256, stages=2)),
+        ("vk_gemm_f16_4096_t128x256x32w8", dict(m=4096, n=4096, k=4096, dtype="f16", bm=128, bn=256, bk=32, threads=256, stages=2)),
+        ("vk_gemm_f16_8192_t128x256x32w8", dict(m=8192, n=8192, k=8192, dtype="f16", bm=128, bn=256, bk=32, threads=256, stages=2)),
+        ("vk_check_relu_f16_1000x1504x704", dict(m=1000, n=1504, k=704, dtype="f16", bm=128, bn=128, bk=32, threads=128, stages=2, relu=True)),
+        ("vk_check_tb_f16_777x640x320", dict(m=777, n=640, k=320, dtype="f16", bm=128, bn=128, bk=32, threads=128, stages=2, transpose_b=True)),
+        ("vk_check_narrow_f16_100x90x70", dict(m=100, n=90, k=70, dtype="f16", bm=64, bn=64, bk=16, threads=128, stages=2)),
+        ("vk_check_tb_narrow_f16_100x90x70", dict(m=100, n=90, k=70, dtype="f16", bm=64, bn=64, bk=16, threads=128, stages=2, transpose_b=True)),
+    ]
     for name, kw in extra:
         written.append(name)
         with open(os.path.join(out_dir, name + ".mlir"), "w") as f:

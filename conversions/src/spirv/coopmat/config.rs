@@ -10,6 +10,9 @@ use tile_dialect::{element::Element, ops::memref_shape};
 pub const SUBGROUP: i64 = 32;
 /// Rows, columns and depth of one cooperative matrix (the target environment's one shape).
 pub const MATRIX: i64 = 16;
+/// Elements of padding after each workgroup-memory row: 16 bytes, so that the rows a cooperative
+/// load reads at once fall in different banks and stay 16-byte aligned.
+pub const ROW_PADDING: i64 = 8;
 /// Workgroup memory a workgroup may use: NVIDIA's Vulkan driver gives 48 KiB.
 pub const MAX_SHARED_BYTES: i64 = 49_152;
 
@@ -47,6 +50,11 @@ impl CoopConfig {
     /// The B tile as stored: KxN, or NxK with `transpose_b` (the global layout either way).
     pub fn b_tile(&self) -> (i64, i64) {
         if self.transpose_b { (self.bn, self.bk) } else { (self.bk, self.bn) }
+    }
+
+    /// Row lengths of the A and B tiles in workgroup memory (padded).
+    pub fn workgroup_rows(&self) -> (i64, i64) {
+        (self.bk + ROW_PADDING, self.b_tile().1 + ROW_PADDING)
     }
 
     /// Loads per invocation and step for the A and the B tile.
@@ -154,10 +162,11 @@ pub fn configure(
         }
     };
     let staging = subgroups * MATRIX * MATRIX * 4;
-    let shared_bytes = (bm * bk + bk * bn) * 2 + staging;
+    let b_rows = if transpose_b { bn } else { bk };
+    let shared_bytes = (bm * (bk + ROW_PADDING) + b_rows * (b_tile_row + ROW_PADDING)) * 2 + staging;
     if shared_bytes > MAX_SHARED_BYTES {
         return Err(format!(
-            "needs {shared_bytes} bytes of workgroup memory ({bm}x{bk} A and {bk}x{bn} B tiles, {staging} bytes of staging for the epilogue), but spirv-coopmat (NVIDIA's Vulkan driver) gives a workgroup at most {MAX_SHARED_BYTES}; use a smaller K tile"
+            "needs {shared_bytes} bytes of workgroup memory ({bm}x{bk} A and {bk}x{bn} B tiles with rows padded by {ROW_PADDING}, {staging} bytes of staging for the epilogue), but spirv-coopmat (NVIDIA's Vulkan driver) gives a workgroup at most {MAX_SHARED_BYTES}; use a smaller K tile"
         ));
     }
     Ok(CoopConfig {

@@ -56,6 +56,7 @@ pub fn render_module(config: &CoopConfig, names: &KernelNames, interface: &Inter
     let [a_type, b_type, c_type] = &interface.globals;
     let (b_rows, b_cols) = config.b_tile();
     let (a_loads, b_loads) = config.loads_per_thread();
+    let (a_row, b_row) = config.workgroup_rows();
     let vector_view = |shape: (i64, i64), width: i64| {
         format!("memref<{}x{}xvector<{width}xf16>>", shape.0, shape.1 / width)
     };
@@ -69,7 +70,7 @@ pub fn render_module(config: &CoopConfig, names: &KernelNames, interface: &Inter
         width: config.widths.0,
         loads: a_loads,
         workgroup: "%lds_a",
-        workgroup_ty: format!("memref<{}x{}xf16, {WORKGROUP}>", config.bm, config.bk),
+        workgroup_ty: format!("memref<{}x{a_row}xf16, {WORKGROUP}>", config.bm),
     };
     let b = Operand {
         tensor: "%B",
@@ -81,7 +82,7 @@ pub fn render_module(config: &CoopConfig, names: &KernelNames, interface: &Inter
         width: config.widths.1,
         loads: b_loads,
         workgroup: "%lds_b",
-        workgroup_ty: format!("memref<{b_rows}x{b_cols}xf16, {WORKGROUP}>"),
+        workgroup_ty: format!("memref<{b_rows}x{b_row}xf16, {WORKGROUP}>"),
     };
     let staging_ty = format!(
         "memref<{}x{}xf32, {WORKGROUP}>",
@@ -140,16 +141,36 @@ pub fn render_module(config: &CoopConfig, names: &KernelNames, interface: &Inter
             args.join(", "),
             vec!["index"; args.len()].join(", ")
         ));
-        let mut elements = Vec::new();
-        for (operand, origin_index) in [(&a, 0), (&b, 2)] {
-            for slot in 0..operand.loads {
-                let (row, column) = position(t, slot, operand);
-                let r = t.binary("addi", &format!("{origin}#{origin_index}"), &row);
-                let c = t.binary("addi", &format!("{origin}#{}", origin_index + 1), &column);
-                elements.extend(load_elements(t, operand, &r, &c, &pad));
+        // One uniform branch: the whole step inside both tensors (every tile but the last row and
+        // column of blocks) loads without per-element checks, so the loads issue back to back.
+        let inside: Vec<String> = [(&a, 0, config.bm, config.bk), (&b, 2, b_rows, b_cols)]
+            .into_iter()
+            .map(|(operand, origin_index, rows, columns)| {
+                tile_inside(&mut *t, operand, &format!("{origin}#{origin_index}"), &format!("{origin}#{}", origin_index + 1), (rows, columns))
+            })
+            .collect();
+        let whole = t.let_("in", format!("arith.andi {}, {} : i1", inside[0], inside[1]));
+        let count = (a.loads * a.width + b.loads * b.width) as usize;
+        let types = vec!["f16"; count].join(", ");
+        let elements = t.fresh("x");
+        t.line(format!("{elements}:{count} = scf.if {whole} -> ({types}) {{"));
+        for fast in [true, false] {
+            let mut values = Vec::new();
+            for (operand, origin_index) in [(&a, 0), (&b, 2)] {
+                for slot in 0..operand.loads {
+                    let (row, column) = position(t, slot, operand);
+                    let r = t.binary("addi", &format!("{origin}#{origin_index}"), &row);
+                    let c = t.binary("addi", &format!("{origin}#{}", origin_index + 1), &column);
+                    values.extend(if fast { load_whole(t, operand, &r, &c) } else { load_guarded(t, operand, &r, &c, &pad) });
+                }
+            }
+            t.line(format!("scf.yield {} : {types}", values.join(", ")));
+            if fast {
+                t.line("} else {");
             }
         }
-        elements
+        t.line("}");
+        (0..count).map(|index| format!("{elements}#{index}")).collect::<Vec<_>>()
     };
 
     // Registers -> workgroup memory, in the global layout of each tile.
@@ -213,8 +234,8 @@ pub fn render_module(config: &CoopConfig, names: &KernelNames, interface: &Inter
                 t.let_(
                     "a",
                     format!(
-                        "gpu.subgroup_mma_load_matrix %lds_a[{row}, {k}] {{leadDimension = {} : index}} : {} -> !gpu.mma_matrix<16x16xf16, \"AOp\">",
-                        config.bk, a.workgroup_ty
+                        "gpu.subgroup_mma_load_matrix %lds_a[{row}, {k}] {{leadDimension = {a_row} : index}} : {} -> !gpu.mma_matrix<16x16xf16, \"AOp\">",
+                        a.workgroup_ty
                     ),
                 )
             })
@@ -232,7 +253,7 @@ pub fn render_module(config: &CoopConfig, names: &KernelNames, interface: &Inter
                 t.let_(
                     "b",
                     format!(
-                        "gpu.subgroup_mma_load_matrix %lds_b[{indices}] {{leadDimension = {b_cols} : index{transpose}}} : {} -> !gpu.mma_matrix<16x16xf16, \"BOp\">",
+                        "gpu.subgroup_mma_load_matrix %lds_b[{indices}] {{leadDimension = {b_row} : index{transpose}}} : {} -> !gpu.mma_matrix<16x16xf16, \"BOp\">",
                         b.workgroup_ty
                     ),
                 )
@@ -347,52 +368,55 @@ fn in_bounds(t: &mut Text, row: &str, rows: &str, column: &str, columns: &str, c
     t.let_("in", format!("arith.andi {row_in}, {column_in} : i1"))
 }
 
-/// Loads `operand.width` elements of row `r` from column `c` on: one vector load where the whole
-/// run lies inside the tensor (and `c` is a whole vector), element by element otherwise, zeros
-/// past the tensor's end.
-fn load_elements(t: &mut Text, operand: &Operand, r: &str, c: &str, pad: &str) -> Vec<String> {
-    let rows = t.index(operand.shape.0);
-    let columns = t.index(operand.shape.1);
-    let guarded = |t: &mut Text, column: &str| -> String {
-        let inside = in_bounds(t, r, &rows, column, &columns, "ult");
-        let value = t.fresh("x");
-        t.line(format!("{value} = scf.if {inside} -> (f16) {{"));
-        let loaded = t.let_("x", format!("memref.load {}[{r}, {column}] : {}", operand.tensor, operand.ty));
-        t.line(format!("scf.yield {loaded} : f16"));
-        t.line("} else {");
-        t.line(format!("scf.yield {pad} : f16"));
-        t.line("}");
-        value
-    };
-    if operand.width == 1 {
-        return vec![guarded(t, c)];
+/// Whether the `extent` (rows, columns) tile at (`row`, `column`) lies inside `operand`'s tensor,
+/// starting at a whole vector.
+fn tile_inside(t: &mut Text, operand: &Operand, row: &str, column: &str, extent: (i64, i64)) -> String {
+    let rows = t.index(operand.shape.0 - extent.0 + 1);
+    let columns = t.index(operand.shape.1 - extent.1 + 1);
+    if extent.0 > operand.shape.0 || extent.1 > operand.shape.1 {
+        return t.let_("in", "arith.constant false");
     }
+    let inside = in_bounds(t, row, &rows, column, &columns, "ult");
     let width = t.index(operand.width);
-    let end = t.binary("addi", c, &width);
-    let inside = in_bounds(t, r, &rows, &end, &columns, "ule");
-    let misaligned = t.binary("remui", c, &width);
+    let misaligned = t.binary("remui", column, &width);
     let zero = t.index(0);
     let aligned = t.let_("in", format!("arith.cmpi eq, {misaligned}, {zero} : index"));
-    let whole = t.let_("in", format!("arith.andi {inside}, {aligned} : i1"));
-    let types = vec!["f16"; operand.width as usize].join(", ");
-    let values = t.fresh("x");
-    t.line(format!("{values}:{} = scf.if {whole} -> ({types}) {{", operand.width));
+    t.let_("in", format!("arith.andi {inside}, {aligned} : i1"))
+}
+
+/// Loads `operand.width` elements of row `r` from column `c` on, known to lie inside the tensor:
+/// one vector load (one element load when the width is 1).
+fn load_whole(t: &mut Text, operand: &Operand, r: &str, c: &str) -> Vec<String> {
+    if operand.width == 1 {
+        return vec![t.let_("x", format!("memref.load {}[{r}, {c}] : {}", operand.tensor, operand.ty))];
+    }
+    let width = t.index(operand.width);
     let column = t.binary("divui", c, &width);
     let vector_type = format!("vector<{}xf16>", operand.width);
     let vector = t.let_("v", format!("memref.load {}[{r}, {column}] : {}", operand.vectors, operand.vector_ty));
-    let lanes: Vec<String> = (0..operand.width)
+    (0..operand.width)
         .map(|lane| t.let_("x", format!("vector.extract {vector}[{lane}] : f16 from {vector_type}")))
-        .collect();
-    t.line(format!("scf.yield {} : {types}", lanes.join(", ")));
-    t.line("} else {");
-    let singles: Vec<String> = (0..operand.width)
+        .collect()
+}
+
+/// Loads `operand.width` elements of row `r` from column `c` on, one at a time, zeros past the
+/// tensor's end.
+fn load_guarded(t: &mut Text, operand: &Operand, r: &str, c: &str, pad: &str) -> Vec<String> {
+    let rows = t.index(operand.shape.0);
+    let columns = t.index(operand.shape.1);
+    (0..operand.width)
         .map(|lane| {
             let shift = t.index(lane);
             let column = t.binary("addi", c, &shift);
-            guarded(t, &column)
+            let inside = in_bounds(t, r, &rows, &column, &columns, "ult");
+            let value = t.fresh("x");
+            t.line(format!("{value} = scf.if {inside} -> (f16) {{"));
+            let loaded = t.let_("x", format!("memref.load {}[{r}, {column}] : {}", operand.tensor, operand.ty));
+            t.line(format!("scf.yield {loaded} : f16"));
+            t.line("} else {");
+            t.line(format!("scf.yield {pad} : f16"));
+            t.line("}");
+            value
         })
-        .collect();
-    t.line(format!("scf.yield {} : {types}", singles.join(", ")));
-    t.line("}");
-    (0..operand.width).map(|lane| format!("{values}#{lane}")).collect()
+        .collect()
 }

@@ -100,7 +100,7 @@ fn manifest(
         })
         .collect();
     Ok(format!(
-        "{{\"entry\": \"{entry}\", \"host_function\": \"{host_function}\", \"target\": \"{TARGET}\", \"strategy\": \"cooperative-matrix\", \"workgroup_size\": [{}, 1, 1], \"subgroup_size\": {}, \"grid\": [{}], \"shared_bytes\": {}, \"bindings\": [{}], \"tile\": {{\"m\": {}, \"n\": {}, \"k\": {}, \"subgroups\": [{}, {}], \"matrix\": \"16x16x16\"}}}}",
+        "{{\"entry\": \"{entry}\", \"host_function\": \"{host_function}\", \"target\": \"{TARGET}\", \"strategy\": \"cooperative-matrix\", \"workgroup_size\": [{}, 1, 1], \"subgroup_size\": {}, \"grid\": [{}], \"shared_bytes\": {}, \"bindings\": [{}], \"tile\": {{\"m\": {}, \"n\": {}, \"k\": {}, \"subgroups\": [{}, {}], \"matrix\": \"16x16x16\", \"transpose_b\": {}}}}}",
         config.threads,
         config::SUBGROUP,
         grid.join(", "),
@@ -110,7 +110,8 @@ fn manifest(
         config.bn,
         config.bk,
         config.subgroups.0,
-        config.subgroups.1
+        config.subgroups.1,
+        config.transpose_b
     ))
 }
 
