@@ -29,3 +29,11 @@ config.substitutions.append(("%tile_bin", tile_bin))
 config.substitutions.append(("%tile_plugin", os.path.join(tile_bin, "libtile_plugin.so")))
 config.substitutions.append(("%examples", os.path.join(repo_root, "examples")))
 config.substitutions.append(("%mlir_opt", os.path.join(llvm_bin, "mlir-opt")))
+
+# spirv-val that knows KHR cooperative matrices (SPIRV-Tools 2025.5; tools/dev.sh setup fetches it):
+# Debian 12's rejects the capability outright.
+spirv_val_coopmat = os.path.join(repo_root, "target", "spirv-tools", "cmeel.prefix", "bin", "spirv-val")
+if os.path.exists(spirv_val_coopmat):
+    config.available_features.add("spirv-val-coopmat")
+config.substitutions.append(("%spirv_val_coopmat", spirv_val_coopmat))
+config.substitutions.append(("%spirv_dis_coopmat", spirv_val_coopmat[: -len("val")] + "dis"))

