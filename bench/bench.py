@@ -327,7 +327,7 @@ def bench_vulkan(directory, name_filter, no_time):
             continue
         with open(manifest_path) as f:
             manifest = json.load(f)
-        transpose_b = manifest["tile"].get("transpose_b", False)
+        transpose_b = manifest.get("tile", {}).get("transpose_b", False)
         try:
             report, (a, b, c) = run_vulkan(manifest_path, 0 if no_time else 50)
         except RuntimeError as error:
@@ -375,9 +375,11 @@ def main():
     torch.empty(1, device="cuda")  # make the primary context current
     rows = []
     failures = 0
-    vulkan_dir = os.path.join(args.kernels, "vulkan")
-    if os.path.isdir(vulkan_dir):
-        _, failures = bench_vulkan(vulkan_dir, args.filter, args.no_time)
+    # spirv-coopmat kernels in vulkan/, plain-strategy SPIR-V GEMMs in vulkan-plain/.
+    for sub in ("vulkan", "vulkan-plain"):
+        vulkan_dir = os.path.join(args.kernels, sub)
+        if os.path.isdir(vulkan_dir):
+            failures += bench_vulkan(vulkan_dir, args.filter, args.no_time)[1]
     for ptx in sorted(glob.glob(os.path.join(args.kernels, "*.ptx")) if not args.vulkan_only else []):
         if args.filter not in ptx:
             continue

@@ -38,7 +38,11 @@ func.func @copy_in(%A: memref<?x?xf16>, %n: index) {
 // CHECK: scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
 // CHECK: scf.for %[[M:.*]] =
 // CHECK: scf.for %[[N:.*]] =
-// CHECK: scf.for %[[KK:.*]] =
+// The K loop runs in chunks of 8, the chunk innermost: k = chunk * 8 + step.
+// CHECK: scf.for %[[CHUNK:.*]] = %{{.*}} to %{{.*}} step
+// CHECK: scf.for %[[STEP:.*]] = %{{.*}} to %[[C8:.*]] step
+// CHECK: %[[FIRST:.*]] = arith.muli %[[CHUNK]], %[[C8]] : index
+// CHECK: %[[KK:.*]] = arith.addi %[[FIRST]], %[[STEP]] : index
 // CHECK: memref.load %{{.*}}[%[[M]], %[[KK]]] : memref<32x16xbf16>
 // CHECK: memref.load %{{.*}}[%[[N]], %[[KK]]] : memref<64x16xbf16>
 // CHECK: arith.mulf

@@ -15,6 +15,7 @@ const PASSES: &[&str] = &[
     "--convert-tile-to-amdgpu",
     "--pass-pipeline=builtin.module(tile-to-rocdl{chip=gfx942})",
     "--convert-tile-to-spirv",
+    "--pass-pipeline=builtin.module(tile-to-spirv{chip=spirv-coopmat})",
 ];
 
 fn programs(root: &Path) -> Vec<std::path::PathBuf> {

@@ -67,6 +67,13 @@ fn softmax_example_matches_the_reference() {
 }
 
 #[test]
+fn ragged_gemm_example_matches_the_reference() {
+    // 1000x1504x704 in 11 steps of 128x128x64: more loop iterations per invocation than lavapipe's
+    // 65535 unless the K loop's chunks unroll (see cpu::compute::lower_gemm).
+    check_on_vulkan("examples/gemm_ragged_relu.mlir", 26);
+}
+
+#[test]
 fn reductions_match_the_reference() {
     check_on_vulkan("test/programs/reduce_kinds.mlir", 23);
 }

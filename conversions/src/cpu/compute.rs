@@ -24,11 +24,19 @@ pub fn lower_gemm<'c>(b: &Builder<'c>, gemm: OperationRef<'c, '_>) {
     let c_shape = memref_shape(c);
     let a_shape = memref_shape(a);
     let k_size = if transpose_a { a_shape[0] } else { a_shape[1] };
-    // Each (m, n) is independent; the K loop of one output element stays sequential.
+    // Each (m, n) is independent; the K loop of one output element stays sequential, in increasing
+    // k. It runs as chunks of up to 8 steps with the chunk as the inner loop: the same order of
+    // additions, and an inner loop with a small constant trip count, which GPU compilers unroll.
+    // (Mesa's lavapipe also caps the loop iterations of one invocation at 65535, all loops
+    // together, and silently leaves the loops past that: unrolled chunks keep big GEMMs under it.)
     let (outer, ivs) = b.parallel_nest(at, &c_shape);
-    let k_extent = b.index(outer, k_size);
-    let (body, reduction) = b.loop_nest(outer, &[k_extent]);
-    let (m, n, k) = (ivs[0], ivs[1], reduction[0]);
+    let chunk = [8, 4, 2, 1].into_iter().find(|chunk| k_size % chunk == 0).unwrap_or(1);
+    let chunks = b.index(outer, k_size / chunk);
+    let chunk_size = b.index(outer, chunk);
+    let (body, reduction) = b.loop_nest(outer, &[chunks, chunk_size]);
+    let first = b.op(body, "arith.muli", &[reduction[0], chunk_size]);
+    let k = b.op(body, "arith.addi", &[first, reduction[1]]);
+    let (m, n) = (ivs[0], ivs[1]);
     let acc_type = element_type(c);
     let a_value = b.load(body, a, &if transpose_a { [k, m] } else { [m, k] });
     let b_value = b.load(body, bb, &if transpose_b { [n, k] } else { [k, n] });
