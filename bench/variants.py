@@ -8,7 +8,7 @@ import itertools
 import os
 import sys
 
-TEMPLATE = """// {name}: C = {relu_open}A * {b_desc}{relu_close}, {m}x{n}x{k} {dtype}, tile {bm}x{bn}x{bk}, {threads} threads, {stages} stages.
+TEMPLATE = """// {name}: C = {relu_open}{fill} + A * {b_desc}{relu_close}, {m}x{n}x{k} {dtype}, tile {bm}x{bn}x{bk}, {threads} threads, {stages} stages.
 func.func @{name}(%A: memref<{m}x{k}x{dtype}>, %B: memref<{b_shape}x{dtype}>, %C: memref<{m}x{n}x{dtype}>) {{
   %c0 = arith.constant 0 : index
   %cbk = arith.constant {bk} : index
@@ -18,11 +18,12 @@ func.func @{name}(%A: memref<{m}x{k}x{dtype}>, %B: memref<{b_shape}x{dtype}>, %C
   %gx = arith.constant {gx} : index
   %gy = arith.constant {gy} : index
   %zero = arith.constant 0.0 : f32
+  %start = arith.constant {fill} : f32
   tile.kernel grid(%gx, %gy) threads({threads}) (%bx, %by) {{
     %As = tile.alloc_shared : memref<{bm}x{bk}x{dtype}, #gpu.address_space<workgroup>>
     %Bs = tile.alloc_shared : memref<{bs_shape}x{dtype}, #gpu.address_space<workgroup>>
     %Cf = tile.alloc_fragment : memref<{bm}x{bn}xf32, #tile.fragment>
-    tile.fill %Cf, %zero : memref<{bm}x{bn}xf32, #tile.fragment>
+    tile.fill %Cf, %start : memref<{bm}x{bn}xf32, #tile.fragment>
     %m0 = arith.muli %by, %cbm : index
     %n0 = arith.muli %bx, %cbn : index
     tile.pipelined %kt = %c0 to %ktiles stages({stages}) {{
@@ -46,7 +47,7 @@ RELU = """    tile.parallel (%i, %j) in ({bm}, {bn}) {{
 """
 
 
-def program(name, m, n, k, dtype, bm, bn, bk, threads, stages, relu=False, transpose_b=False):
+def program(name, m, n, k, dtype, bm, bn, bk, threads, stages, relu=False, transpose_b=False, fill=0.0):
     ceil = lambda a, b: (a + b - 1) // b
     fields = dict(
         name=name, m=m, n=n, k=k, dtype=dtype, bm=bm, bn=bn, bk=bk, threads=threads, stages=stages,
@@ -56,7 +57,7 @@ def program(name, m, n, k, dtype, bm, bn, bk, threads, stages, relu=False, trans
         b_offsets="%n0, %k0" if transpose_b else "%k0, %n0",
         b_desc="B^T" if transpose_b else "B",
         transpose=" {transpose_b}" if transpose_b else "",
-        relu_open="relu(" if relu else "", relu_close=")" if relu else "",
+        relu_open="relu(" if relu else "", relu_close=")" if relu else "", fill=fill,
     )
     fields["epilogue"] = RELU.format(**fields) if relu else ""
     return TEMPLATE.format(**fields)
@@ -83,6 +84,7 @@ def main(out_dir):
     extra = [
         ("check_relu_f16_1000x1504x704", dict(m=1000, n=1504, k=704, dtype="f16", bm=128, bn=128, bk=64, threads=128, stages=3, relu=True)),
         ("check_tb_bf16_777x640x320", dict(m=777, n=640, k=320, dtype="bf16", bm=128, bn=256, bk=64, threads=256, stages=3, transpose_b=True)),
+        ("check_bias_relu_f16_1000x1504x704", dict(m=1000, n=1504, k=704, dtype="f16", bm=128, bn=128, bk=64, threads=128, stages=3, relu=True, fill=-0.5)),
         ("check_k32_relu_f16_512x512x512", dict(m=512, n=512, k=512, dtype="f16", bm=128, bn=128, bk=32, threads=128, stages=3, relu=True)),
     ]
     # Debug shapes: one tile, few iterations, each operand layout alone.
@@ -103,6 +105,7 @@ def main(out_dir):
         ("vk_gemm_f16_4096_t128x256x32w8", dict(m=4096, n=4096, k=4096, dtype="f16", bm=128, bn=256, bk=32, threads=256, stages=2)),
         ("vk_gemm_f16_8192_t128x256x32w8", dict(m=8192, n=8192, k=8192, dtype="f16", bm=128, bn=256, bk=32, threads=256, stages=2)),
         ("vk_check_relu_f16_1000x1504x704", dict(m=1000, n=1504, k=704, dtype="f16", bm=128, bn=128, bk=32, threads=128, stages=2, relu=True)),
+        ("vk_check_bias_relu_f16_1000x1504x704", dict(m=1000, n=1504, k=704, dtype="f16", bm=128, bn=128, bk=32, threads=128, stages=2, relu=True, fill=-0.5)),
         ("vk_check_tb_f16_777x640x320", dict(m=777, n=640, k=320, dtype="f16", bm=128, bn=128, bk=32, threads=128, stages=2, transpose_b=True)),
         ("vk_check_narrow_f16_100x90x70", dict(m=100, n=90, k=70, dtype="f16", bm=64, bn=64, bk=16, threads=128, stages=2)),
         ("vk_check_tb_narrow_f16_100x90x70", dict(m=100, n=90, k=70, dtype="f16", bm=64, bn=64, bk=16, threads=128, stages=2, transpose_b=True)),

@@ -94,9 +94,9 @@ func.func @tile_split(%A: memref<256x256xf16>, %B: memref<256x256xf16>, %C: memr
 
 // -----
 
-// nonzero fill: the mfma lowering says what it cannot do, as a warning: the plain strategy runs the
+// a fill that is not a constant: the mfma lowering says what it cannot do, as a warning: the plain strategy runs the
 // kernel (a GEMM the plain strategy could not run either gets an error naming both reasons).
-func.func @nonzero_fill(%A: memref<1024x1024xf16>, %B: memref<1024x1024xf16>, %C: memref<1024x1024xf16>) {
+func.func @computed_fill(%A: memref<1024x1024xf16>, %B: memref<1024x1024xf16>, %C: memref<1024x1024xf16>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c4 = arith.constant 4 : index
@@ -105,8 +105,10 @@ func.func @nonzero_fill(%A: memref<1024x1024xf16>, %B: memref<1024x1024xf16>, %C
     %As = tile.alloc_shared : memref<128x64xf16, #gpu.address_space<workgroup>>
     %Bs = tile.alloc_shared : memref<64x128xf16, #gpu.address_space<workgroup>>
     %Cf = tile.alloc_fragment : memref<128x128xf32, #tile.fragment>
-    // expected-warning @+1 {{'tile.fill' op expects the only tile.fill to clear the accumulator to 0.0 before the main loop (other fills are not supported on gfx942 yet) (chip gfx942); the kernel is lowered with the plain strategy instead (correct, far from tensor-core speed)}}
-    tile.fill %Cf, %zero : memref<128x128xf32, #tile.fragment>
+    %bi = arith.index_cast %bx : index to i32
+    %start = arith.sitofp %bi : i32 to f32
+    // expected-warning @+1 {{'tile.fill' op expects one tile.fill of the accumulator with a constant before the main loop (other fills are not supported on gfx942 yet) (chip gfx942); the kernel is lowered with the plain strategy instead (correct, far from tensor-core speed)}}
+    tile.fill %Cf, %start : memref<128x128xf32, #tile.fragment>
     tile.pipelined %k = %c0 to %c4 stages(3) {
       tile.copy %A[%c0, %k], %As : memref<1024x1024xf16>, memref<128x64xf16, #gpu.address_space<workgroup>>
       tile.copy %B[%k, %c0], %Bs : memref<1024x1024xf16>, memref<64x128xf16, #gpu.address_space<workgroup>>

@@ -19,7 +19,7 @@ pub struct Helpers {
     pub load_origin: String,
     /// Computes the result tile's origin.
     pub store_origin: String,
-    /// Present when the kernel has epilogue loops over the accumulator.
+    /// Present when the kernel has epilogue loops over the accumulator or a nonzero fill.
     pub epilogue: Option<String>,
     /// The helpers' `func.func` definitions.
     pub text: String,
@@ -66,11 +66,11 @@ pub fn outline_helpers<'c>(context: &'c Context, plan: &GemmPlan<'c, '_>, stem: 
     let roots: Vec<_> = plan.a.offsets.iter().chain(&plan.b.offsets).copied().collect();
     let mut text = outline::slice_function(context, &load_origin, &loop_inputs, &roots)?;
     text += &outline::slice_function(context, &store_origin, &tile_inputs, &plan.output.offsets)?;
-    let epilogue = if plan.epilogue.is_empty() {
+    let epilogue = if plan.epilogue.is_empty() && plan.fill == 0.0 {
         None
     } else {
         let name = format!("{stem}_epilogue");
-        text += &outline::epilogue_function(context, &name, &plan.epilogue, &plan.params)?;
+        text += &outline::epilogue_function(context, &name, plan.fill, &plan.epilogue, &plan.params)?;
         Some(name)
     };
     Ok(Helpers { load_origin, store_origin, epilogue, text })

@@ -119,11 +119,13 @@ pub fn slice_function<'c>(
 }
 
 /// Returns the text of `func.func private @name(%v: f32, %i: index, %j: index) -> f32`: the
-/// epilogue loops (in order) applied to one accumulator element `v` at (i, j). Loads of the
+/// accumulator start `fill` added, then the epilogue loops (in order) applied to one accumulator
+/// element `v` at (i, j). Loads of the
 /// accumulator read the current value; stores replace it.
 pub fn epilogue_function<'c>(
     context: &'c Context,
     name: &str,
+    fill: f64,
     loops: &[OperationRef<'c, '_>],
     params: &[Value<'c, '_>],
 ) -> Result<String, String> {
@@ -146,6 +148,21 @@ pub fn epilogue_function<'c>(
             );
         }
         let mut current: Value = block.argument(0).map_err(|e| e.to_string())?.into();
+        if fill != 0.0 {
+            // The accumulator's start: the kernel summed the products from zero.
+            let location = Location::unknown(context);
+            let start = block.append_operation(melior::dialect::arith::constant(
+                context,
+                melior::ir::attribute::FloatAttribute::new(context, f32, fill).into(),
+                location,
+            ));
+            let start = start.result(0).map_err(|e| e.to_string())?.into();
+            current = block
+                .append_operation(melior::dialect::arith::addf(current, start, location))
+                .result(0)
+                .map_err(|e| e.to_string())?
+                .into();
+        }
         for parallel in loops {
             let body = parallel
                 .region(0)

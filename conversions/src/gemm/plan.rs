@@ -6,7 +6,7 @@
 //! ```text
 //! tile.kernel grid(..) threads(128|256) (%bx, %by) {
 //!   %A = tile.alloc_shared   %B = tile.alloc_shared   %C = tile.alloc_fragment (f32)
-//!   tile.fill %C, 0.0
+//!   tile.fill %C, c   (a float constant: the accumulator's start, added in the epilogue)
 //!   tile.pipelined %k = lb to ub stages(S) { tile.copy G[..], %A   tile.copy H[..], %B   tile.gemm %A, %B, %C }
 //!   tile.parallel (%i, %j) in (M, N) { load %C[i, j] -> arith/math -> store %C[i, j] }   (any number)
 //!   tile.copy %C, O[..]
@@ -96,6 +96,9 @@ pub struct GemmPlan<'c, 'a> {
     pub transpose_b: bool,
     /// The accumulator fragment.
     pub accumulator: Value<'c, 'a>,
+    /// The constant the accumulator starts from (`tile.fill`): the kernels accumulate from zero and
+    /// add it in the epilogue, which is the same sum up to f32 rounding.
+    pub fill: f64,
     /// The main loop.
     pub main_loop: MainLoop<'c, 'a>,
     /// The epilogue loops over the accumulator, in order.
@@ -198,23 +201,28 @@ pub fn plan_gemm<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Planned<'c, 'a, GemmPl
             "expects a tile.pipelined main loop for the {chip} lowering",
         );
     };
+    let mut fill_value = 0.0;
     for fill in &fills {
         let value = fill.operand(1).ok();
-        let zero = value
+        let constant = value
             .and_then(float_constant)
-            .is_some_and(|value| value == 0.0)
-            || value.and_then(constant_integer) == Some(0);
-        if fill.operand(0).ok() != Some(accumulator) || !zero || !fill.is_before_in_block(loop_op) {
-            return fail(
-                *fill,
-                "expects the only tile.fill to clear the accumulator to 0.0 before the main loop (other fills are not supported on {chip} yet)",
-            );
+            .or_else(|| value.and_then(constant_integer).map(|value| value as f64));
+        match constant {
+            Some(constant) if fill.operand(0).ok() == Some(accumulator) && fills.len() == 1 && fill.is_before_in_block(loop_op) => {
+                fill_value = constant;
+            }
+            _ => {
+                return fail(
+                    *fill,
+                    "expects one tile.fill of the accumulator with a constant before the main loop (other fills are not supported on {chip} yet)",
+                );
+            }
         }
     }
     if fills.is_empty() {
         return fail(
             kernel,
-            "expects the accumulator to be cleared with tile.fill 0.0 before the main loop",
+            "expects the accumulator to be filled with a constant (tile.fill) before the main loop",
         );
     }
     let (a, b, transpose_b, main_loop) = plan_main_loop(loop_op, accumulator, &params)?;
@@ -243,6 +251,7 @@ pub fn plan_gemm<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Planned<'c, 'a, GemmPl
         b,
         transpose_b,
         accumulator,
+        fill: fill_value,
         main_loop,
         epilogue,
         output: LoadedTile {

@@ -104,7 +104,11 @@ fn lower_kernel<'c, 'a>(
         (plan.b.global, "B"),
         (plan.output.global, "the result"),
     ] {
-        config::check_tma_rows(global, role).map_err(cannot)?;
+        // The tensors are the program's, not a tile choice: run it the slow way rather than refuse.
+        if let Err(message) = config::check_tma_rows(global, role) {
+            let reason = format!("cannot be lowered for {CHIP} with TMA: {message}");
+            return crate::generic::fall_back(context, module, kernel, index, &GENERIC, kernel, reason);
+        }
     }
     let config = config::configure(
         plan.threads,
