@@ -4,8 +4,8 @@
 mod common;
 
 use tile_run::{
-    CpuProgram, VulkanProgram, buffer::Random, buffers, compare, context, host_functions,
-    tolerance, Vulkan,
+    CpuProgram, VulkanProgram, Workgroups, buffer::Random, buffers, compare, context,
+    host_functions, tolerance, Vulkan,
 };
 
 /// Runs `file` (relative to the repository root) on Vulkan and on the CPU reference and compares.
@@ -71,6 +71,49 @@ fn ragged_gemm_example_matches_the_reference() {
     // 1000x1504x704 in 11 steps of 128x128x64: more loop iterations per invocation than lavapipe's
     // 65535 unless the K loop's chunks unroll (see cpu::compute::lower_gemm).
     check_on_vulkan("examples/gemm_ragged_relu.mlir", 26);
+}
+
+#[test]
+fn gemm_relu_example_corner_tiles_match_dot_products() {
+    // The 4096^3 example would take lavapipe about 20 minutes whole: run the first and the last of
+    // its 32x32 workgroups, check each of their elements against a float64 dot product with the
+    // ReLU, and check that nothing else was written.
+    let path = common::repo_root().join("examples/gemm_relu.mlir");
+    let context = context();
+    let device = Vulkan::new().expect("a Vulkan device (lavapipe in CI)");
+    let mut module = tile_dialect::driver::parse_file(&context, path.to_str().unwrap()).unwrap();
+    let function = host_functions(&module).unwrap().remove(0);
+    let gpu = VulkanProgram::compile(&context, &mut module, "spirv").expect("lowers to SPIR-V");
+    let mut data = buffers(&function, &mut Random::new(27), 0);
+    let (n, tile) = (4096usize, 128usize);
+    let corners = [(0usize, 0usize), (31, 31)];
+    for (bx, by) in corners {
+        let workgroups = Workgroups { base: [bx as u32, by as u32, 0], count: [1, 1, 1] };
+        gpu.run_workgroups(&device, &function.name, &mut data, Some(workgroups))
+            .expect("runs on Vulkan");
+    }
+    let (a, b, c) = (&data[0], &data[1], &data[2]);
+    for (bx, by) in corners {
+        let rows: Vec<Vec<f64>> = (by * tile..(by + 1) * tile)
+            .map(|i| (0..n).map(|k| a.get(i * n + k)).collect())
+            .collect();
+        let columns: Vec<Vec<f64>> = (bx * tile..(bx + 1) * tile)
+            .map(|j| (0..n).map(|k| b.get(k * n + j)).collect())
+            .collect();
+        for (di, row) in rows.iter().enumerate() {
+            for (dj, column) in columns.iter().enumerate() {
+                let dot: f64 = row.iter().zip(column).map(|(x, y)| x * y).sum();
+                let expected = dot.max(0.0);
+                let got = c.get((by * tile + di) * n + bx * tile + dj);
+                assert!(
+                    (got - expected).abs() <= 4e-3 * expected.abs().max(1.0),
+                    "block ({bx}, {by}) element ({di}, {dj}): vulkan {got}, float64 {expected}"
+                );
+            }
+        }
+    }
+    let written = (0..c.len()).filter(|&index| !c.get(index).is_nan()).count();
+    assert_eq!(written, corners.len() * tile * tile, "elements outside the two tiles were written");
 }
 
 #[test]

@@ -10,7 +10,7 @@
 
 pub mod buffer;
 
-pub use tile_vulkan::{SpirvKernel, Vulkan};
+pub use tile_vulkan::{SpirvKernel, Vulkan, Workgroups};
 
 use buffer::{Buffer, Random};
 use melior::{
@@ -275,6 +275,17 @@ impl VulkanProgram {
 
     /// Runs the kernels `function` launches, in order, on `buffers` (one per host argument).
     pub fn run(&self, device: &Vulkan, function: &str, buffers: &mut [Buffer]) -> Result<(), String> {
+        self.run_workgroups(device, function, buffers, None)
+    }
+
+    /// Like [`VulkanProgram::run`], running only `workgroups` of each kernel's grid when given.
+    pub fn run_workgroups(
+        &self,
+        device: &Vulkan,
+        function: &str,
+        buffers: &mut [Buffer],
+        workgroups: Option<Workgroups>,
+    ) -> Result<(), String> {
         for kernel in self.kernels.iter().filter(|kernel| kernel.function == function) {
             let mut slots: Vec<Option<&mut [u8]>> = (0..kernel.bindings.len()).map(|_| None).collect();
             for (argument, buffer) in buffers.iter_mut().enumerate() {
@@ -286,7 +297,7 @@ impl VulkanProgram {
                 .into_iter()
                 .map(|slot| slot.ok_or("a binding without a host buffer"))
                 .collect::<Result<_, _>>()?;
-            device.run(kernel, &mut bound, 0)?;
+            device.run_workgroups(kernel, &mut bound, workgroups.unwrap_or(Workgroups::all(kernel)), 0)?;
         }
         Ok(())
     }

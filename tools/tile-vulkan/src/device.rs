@@ -31,6 +31,23 @@ fn check<T>(result: Result<T, vk::Result>, what: &str) -> Result<T, String> {
     result.map_err(|error| format!("vulkan: {what} failed: {error}"))
 }
 
+/// Which workgroups of a grid to run: `count` of them per dimension from `base` on (the kernel sees
+/// their absolute ids).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Workgroups {
+    /// The first workgroup's id.
+    pub base: [u32; 3],
+    /// Workgroups per dimension.
+    pub count: [u32; 3],
+}
+
+impl Workgroups {
+    /// The whole grid of `kernel`.
+    pub fn all(kernel: &SpirvKernel) -> Self {
+        Workgroups { base: [0; 3], count: kernel.workgroups }
+    }
+}
+
 /// One storage buffer: device-local memory and its host-visible staging copy.
 struct Binding {
     buffer: vk::Buffer,
@@ -205,9 +222,24 @@ impl Vulkan {
     /// before and back after); then, when `repetitions` > 0, dispatches it that many times more,
     /// back to back, and returns the mean seconds per dispatch (from device timestamps).
     pub fn run(&self, kernel: &SpirvKernel, buffers: &mut [&mut [u8]], repetitions: u32) -> Result<Option<f64>, String> {
+        self.run_workgroups(kernel, buffers, Workgroups::all(kernel), repetitions)
+    }
+
+    /// Like [`Vulkan::run`], for the workgroups `workgroups` of the grid only: the way to check a
+    /// few tiles of a kernel too big to run whole on a slow device.
+    pub fn run_workgroups(
+        &self,
+        kernel: &SpirvKernel,
+        buffers: &mut [&mut [u8]],
+        workgroups: Workgroups,
+        repetitions: u32,
+    ) -> Result<Option<f64>, String> {
         self.check_kernel(kernel)?;
+        if (0..3).any(|d| workgroups.base[d] + workgroups.count[d] > kernel.workgroups[d]) {
+            return Err(format!("{:?} reach past the grid {:?} of {}", workgroups, kernel.workgroups, kernel.entry));
+        }
         let mut bindings = Vec::new();
-        let result = self.execute(kernel, buffers, repetitions, &mut bindings);
+        let result = self.execute(kernel, buffers, workgroups, repetitions, &mut bindings);
         let d = &self.device;
         unsafe {
             for binding in bindings {
@@ -224,6 +256,7 @@ impl Vulkan {
         &self,
         kernel: &SpirvKernel,
         buffers: &mut [&mut [u8]],
+        workgroups: Workgroups,
         repetitions: u32,
         bindings: &mut Vec<Binding>,
     ) -> Result<Option<f64>, String> {
@@ -264,7 +297,7 @@ impl Vulkan {
                     d.cmd_copy_buffer(command, binding.staging, binding.buffer, &region);
                 }
                 barrier(d, command, vk::PipelineStageFlags::TRANSFER, vk::PipelineStageFlags::COMPUTE_SHADER);
-                pipeline.dispatch(d, command, kernel.workgroups);
+                pipeline.dispatch(d, command, workgroups);
                 barrier(d, command, vk::PipelineStageFlags::COMPUTE_SHADER, vk::PipelineStageFlags::TRANSFER);
                 for binding in bindings.iter() {
                     let region = [vk::BufferCopy::default().size(binding.size)];
@@ -302,7 +335,7 @@ impl Vulkan {
                         d.cmd_reset_query_pool(command, pool, 0, 2);
                         d.cmd_write_timestamp(command, vk::PipelineStageFlags::TOP_OF_PIPE, pool, 0);
                         for _ in 0..if warm { repetitions } else { repetitions.min(10) } {
-                            pipeline.dispatch(d, command, kernel.workgroups);
+                            pipeline.dispatch(d, command, workgroups);
                             barrier(d, command, vk::PipelineStageFlags::COMPUTE_SHADER, vk::PipelineStageFlags::COMPUTE_SHADER);
                         }
                         d.cmd_write_timestamp(command, vk::PipelineStageFlags::BOTTOM_OF_PIPE, pool, 1);
@@ -399,7 +432,10 @@ impl Pipeline {
         self.pipeline = unsafe {
             d.create_compute_pipelines(
                 vk::PipelineCache::null(),
-                &[vk::ComputePipelineCreateInfo::default().stage(stage).layout(self.pipeline_layout)],
+                &[vk::ComputePipelineCreateInfo::default()
+                    .flags(vk::PipelineCreateFlags::DISPATCH_BASE)
+                    .stage(stage)
+                    .layout(self.pipeline_layout)],
                 None,
             )
         }
@@ -438,12 +474,13 @@ impl Pipeline {
         Ok(())
     }
 
-    /// Records one dispatch of the kernel.
-    unsafe fn dispatch(&self, d: &ash::Device, command: vk::CommandBuffer, workgroups: [u32; 3]) {
+    /// Records one dispatch of the kernel over `workgroups`.
+    unsafe fn dispatch(&self, d: &ash::Device, command: vk::CommandBuffer, workgroups: Workgroups) {
+        let ([x, y, z], [cx, cy, cz]) = (workgroups.base, workgroups.count);
         unsafe {
             d.cmd_bind_pipeline(command, vk::PipelineBindPoint::COMPUTE, self.pipeline);
             d.cmd_bind_descriptor_sets(command, vk::PipelineBindPoint::COMPUTE, self.pipeline_layout, 0, &[self.set], &[]);
-            d.cmd_dispatch(command, workgroups[0], workgroups[1], workgroups[2]);
+            d.cmd_dispatch_base(command, x, y, z, cx, cy, cz);
         }
     }
 

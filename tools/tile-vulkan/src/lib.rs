@@ -8,5 +8,5 @@
 pub mod device;
 pub mod kernel;
 
-pub use device::Vulkan;
+pub use device::{Vulkan, Workgroups};
 pub use kernel::{Binding, SpirvKernel, spirv_words};
