@@ -117,6 +117,11 @@ fn gemm_relu_example_corner_tiles_match_dot_products() {
 }
 
 #[test]
+fn gemm_with_a_row_softmax_epilogue_matches_the_reference() {
+    check_on_vulkan("test/programs/gemm_row_softmax.mlir", 28);
+}
+
+#[test]
 fn reductions_match_the_reference() {
     check_on_vulkan("test/programs/reduce_kinds.mlir", 23);
 }

@@ -19,8 +19,14 @@ pub struct Helpers {
     pub load_origin: String,
     /// Computes the result tile's origin.
     pub store_origin: String,
-    /// Present when the kernel has epilogue loops over the accumulator or a nonzero fill.
+    /// Present when the kernel has epilogue loops over the accumulator or a nonzero fill, and no
+    /// row reductions.
     pub epilogue: Option<String>,
+    /// With row reductions: the epilogue in segments, one before each reduction and one after the
+    /// last. Segment `s` is `(v, i, j, rows[0..s]..., params...) -> v'`.
+    pub segments: Vec<String>,
+    /// The kind of each row reduction, between the segments.
+    pub row_kinds: Vec<tile_dialect::ops::ReductionKind>,
     /// The helpers' `func.func` definitions.
     pub text: String,
 }
@@ -37,6 +43,10 @@ pub struct KernelNames<'n> {
     pub store_origin: &'n str,
     /// `(v, i, j, params...) -> v'`, when there is an epilogue.
     pub epilogue: Option<&'n str>,
+    /// The segments of an epilogue with row reductions (see [`Helpers::segments`]).
+    pub segments: &'n [String],
+    /// The row reductions between the segments.
+    pub row_kinds: &'n [tile_dialect::ops::ReductionKind],
 }
 
 impl<'n> KernelNames<'n> {
@@ -48,6 +58,8 @@ impl<'n> KernelNames<'n> {
             load_origin: &helpers.load_origin,
             store_origin: &helpers.store_origin,
             epilogue: helpers.epilogue.as_deref(),
+            segments: &helpers.segments,
+            row_kinds: &helpers.row_kinds,
         }
     }
 }
@@ -66,14 +78,39 @@ pub fn outline_helpers<'c>(context: &'c Context, plan: &GemmPlan<'c, '_>, stem: 
     let roots: Vec<_> = plan.a.offsets.iter().chain(&plan.b.offsets).copied().collect();
     let mut text = outline::slice_function(context, &load_origin, &loop_inputs, &roots)?;
     text += &outline::slice_function(context, &store_origin, &tile_inputs, &plan.output.offsets)?;
-    let epilogue = if plan.epilogue.is_empty() && plan.fill == 0.0 {
-        None
+    let mut segments = Vec::new();
+    let epilogue = if plan.rows.is_empty() {
+        if plan.epilogue.is_empty() && plan.fill == 0.0 {
+            None
+        } else {
+            let name = format!("{stem}_epilogue");
+            text += &outline::epilogue_function(context, &name, plan.fill, &plan.epilogue, &[], &plan.params)?;
+            Some(name)
+        }
     } else {
-        let name = format!("{stem}_epilogue");
-        text += &outline::epilogue_function(context, &name, plan.fill, &plan.epilogue, &plan.params)?;
-        Some(name)
+        // One segment before each reduction, one after the last; each sees the rows reduced so far.
+        let mut loops = Vec::new();
+        let mut steps = plan.epilogue.iter().peekable();
+        for segment in 0..=plan.rows.len() {
+            loops.clear();
+            while let Some(step) = steps.next_if(|step| tile_dialect::ops::op_name(step) != "tile.reduce") {
+                loops.push(*step);
+            }
+            steps.next();
+            let name = format!("{stem}_epilogue{segment}");
+            let fill = if segment == 0 { plan.fill } else { 0.0 };
+            text += &outline::epilogue_function(context, &name, fill, &loops, &plan.rows[..segment], &plan.params)?;
+            segments.push(name);
+        }
+        None
     };
-    Ok(Helpers { load_origin, store_origin, epilogue, text })
+    let row_kinds = plan
+        .epilogue
+        .iter()
+        .filter(|step| tile_dialect::ops::op_name(step) == "tile.reduce")
+        .map(|step| tile_dialect::ops::reduction_kind(step).ok_or("a tile.reduce without a kind"))
+        .collect::<Result<_, _>>()?;
+    Ok(Helpers { load_origin, store_origin, epilogue, segments, row_kinds, text })
 }
 
 /// Parses the rendered `gpu.module` text, inlines the helpers into it, appends it to `module` with
@@ -94,11 +131,12 @@ pub fn install_kernel<'c>(
         "internal error: the emitted kernel does not parse (set TILE_DUMP_KERNEL=1 to see it)",
     )?;
     let gpu_module = parsed.body().first_operation().ok_or("internal error: empty kernel module")?;
-    let names = [
+    let mut names = vec![
         helpers.load_origin.as_str(),
         helpers.store_origin.as_str(),
         helpers.epilogue.as_deref().unwrap_or(""),
     ];
+    names.extend(helpers.segments.iter().map(String::as_str));
     outline::inline_helpers(context, gpu_module, &names)?;
     let body = module
         .region(0)

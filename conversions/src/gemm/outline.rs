@@ -118,20 +118,22 @@ pub fn slice_function<'c>(
     })
 }
 
-/// Returns the text of `func.func private @name(%v: f32, %i: index, %j: index) -> f32`: the
-/// accumulator start `fill` added, then the epilogue loops (in order) applied to one accumulator
-/// element `v` at (i, j). Loads of the
-/// accumulator read the current value; stores replace it.
+/// Returns the text of `func.func private @name(%v: f32, %i: index, %j: index, %rows: f32...,
+/// params...) -> f32`: the accumulator start `fill` added, then the epilogue loops (in order)
+/// applied to one accumulator element `v` at (i, j). Loads of the accumulator read the current
+/// value, loads of `rows[r]` (at i) read the row's value; stores replace the current value.
 pub fn epilogue_function<'c>(
     context: &'c Context,
     name: &str,
     fill: f64,
     loops: &[OperationRef<'c, '_>],
+    rows: &[Value<'c, '_>],
     params: &[Value<'c, '_>],
 ) -> Result<String, String> {
     let f32 = Type::float32(context);
     let index = Type::index(context);
     let mut inputs = vec![f32, index, index];
+    inputs.extend(rows.iter().map(|_| f32));
     inputs.extend(params.iter().map(|param| param.r#type()));
     function_text(context, name, &inputs, |block| {
         let mut cloner = Cloner {
@@ -142,7 +144,7 @@ pub fn epilogue_function<'c>(
             cloner.map.insert(
                 key(*param),
                 block
-                    .argument(3 + position)
+                    .argument(3 + rows.len() + position)
                     .map_err(|e| e.to_string())?
                     .into(),
             );
@@ -179,11 +181,15 @@ pub fn epilogue_function<'c>(
             while let Some(op) = next {
                 next = op.next_in_block();
                 match op.name().as_string_ref().as_str().unwrap_or_default() {
+                    // A load of a reduced row (at i) reads that row's argument; any other load
+                    // reads the accumulator element.
                     "memref.load" => {
-                        cloner.map.insert(
-                            key(op.result(0).map_err(|e| e.to_string())?.into()),
-                            current,
-                        );
+                        let source = op.operand(0).map_err(|e| e.to_string())?;
+                        let loaded = match rows.iter().position(|row| *row == source) {
+                            Some(row) => block.argument(3 + row).map_err(|e| e.to_string())?.into(),
+                            None => current,
+                        };
+                        cloner.map.insert(key(op.result(0).map_err(|e| e.to_string())?.into()), loaded);
                     }
                     "memref.store" => {
                         current = cloner.value(op.operand(0).map_err(|e| e.to_string())?)?

@@ -9,6 +9,7 @@
 //!   tile.fill %C, c   (a float constant: the accumulator's start, added in the epilogue)
 //!   tile.pipelined %k = lb to ub stages(S) { tile.copy G[..], %A   tile.copy H[..], %B   tile.gemm %A, %B, %C }
 //!   tile.parallel (%i, %j) in (M, N) { load %C[i, j] -> arith/math -> store %C[i, j] }   (any number)
+//!   tile.reduce <kind> %C, %R dim(1)   (R: a 1-D row fragment; later parallels may load %R[i])
 //!   tile.copy %C, O[..]
 //! }
 //! ```
@@ -22,7 +23,7 @@ use melior::ir::{
 };
 use tile_dialect::{
     level::{MemoryLevel, memory_level},
-    ops::{constant_integer, copy_parts, integer_attribute, is_defined_inside, nested_ops, op_name},
+    ops::{constant_integer, copy_parts, integer_attribute, is_defined_inside, memref_shape, nested_ops, op_name},
 };
 
 /// A failure to plan: the op it concerns and the message. Messages name the chip as `{chip}`; the
@@ -101,8 +102,11 @@ pub struct GemmPlan<'c, 'a> {
     pub fill: f64,
     /// The main loop.
     pub main_loop: MainLoop<'c, 'a>,
-    /// The epilogue loops over the accumulator, in order.
+    /// The epilogue, in order: `tile.parallel` loops over the accumulator and `tile.reduce`s of its
+    /// rows into row fragments.
     pub epilogue: Vec<OperationRef<'c, 'a>>,
+    /// The row fragments (1-D, one value per accumulator row), in the order of their reductions.
+    pub rows: Vec<Value<'c, 'a>>,
     /// The global destination of the result and the tile's origin in it.
     pub output: LoadedTile<'c, 'a>,
 }
@@ -149,6 +153,7 @@ pub fn plan_gemm<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Planned<'c, 'a, GemmPl
     let grid: Vec<Value> = kernel.operands().collect();
     let params = captured_scalars(kernel)?;
     let mut accumulator = None;
+    let mut row_fragments = Vec::new();
     let mut fills = Vec::new();
     let mut main_loop = None;
     let mut epilogue = Vec::new();
@@ -158,13 +163,17 @@ pub fn plan_gemm<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Planned<'c, 'a, GemmPl
         match name.as_str() {
             "tile.alloc_shared" => {}
             "tile.alloc_fragment" => {
-                if accumulator.is_some() {
-                    return fail(
-                        op,
-                        "expects one fragment (the accumulator) per kernel in the {chip} lowering",
-                    );
+                let fragment: Option<Value> = op.result(0).ok().map(Into::into);
+                match fragment.map(|value| memref_shape(value).len()) {
+                    Some(1) => row_fragments.extend(fragment),
+                    _ if accumulator.is_some() => {
+                        return fail(
+                            op,
+                            "expects one 2-D fragment (the accumulator) per kernel in the {chip} lowering; other fragments must be 1-D rows of it",
+                        );
+                    }
+                    _ => accumulator = fragment,
                 }
-                accumulator = op.result(0).ok().map(Into::into);
             }
             "tile.fill" => fills.push(op),
             "tile.pipelined" if main_loop.is_none() => main_loop = Some(op),
@@ -174,7 +183,9 @@ pub fn plan_gemm<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Planned<'c, 'a, GemmPl
                     "expects one tile.pipelined loop per kernel in the {chip} lowering",
                 );
             }
-            "tile.parallel" if main_loop.is_some() && output.is_none() => epilogue.push(op),
+            "tile.parallel" | "tile.reduce" if main_loop.is_some() && output.is_none() => {
+                epilogue.push(op)
+            }
             "tile.copy" if main_loop.is_some() && output.is_none() => output = Some(op),
             _ if is_scalar_arithmetic(&name) => {}
             _ => {
@@ -226,8 +237,20 @@ pub fn plan_gemm<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Planned<'c, 'a, GemmPl
         );
     }
     let (a, b, transpose_b, main_loop) = plan_main_loop(loop_op, accumulator, &params)?;
-    for parallel in &epilogue {
-        check_epilogue(*parallel, accumulator)?;
+    let mut rows = Vec::new();
+    for step in &epilogue {
+        if op_name(step) == "tile.reduce" {
+            rows.push(check_row_reduction(*step, accumulator, &row_fragments, &rows)?);
+        } else {
+            check_epilogue(*step, accumulator, &rows)?;
+        }
+    }
+    if let Some(unused) = row_fragments.iter().find(|row| !rows.contains(row)) {
+        let op = melior::ir::operation::OperationResult::try_from(*unused).expect("an allocation").owner();
+        return fail(
+            op,
+            "expects every 1-D fragment to receive one row reduction of the accumulator after the main loop in the {chip} lowering",
+        );
     }
     let Some(output_op) = output else {
         return fail(
@@ -254,6 +277,7 @@ pub fn plan_gemm<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Planned<'c, 'a, GemmPl
         fill: fill_value,
         main_loop,
         epilogue,
+        rows,
         output: LoadedTile {
             global: parts.dst,
             shared: parts.src,
@@ -438,9 +462,30 @@ fn plan_main_loop<'c, 'a>(
     ))
 }
 
+/// Checks a reduction in the epilogue: the accumulator's rows (dim 1), cleared, into a row
+/// fragment not reduced into before. Returns the row fragment.
+fn check_row_reduction<'c, 'a>(
+    reduce: OperationRef<'c, 'a>,
+    accumulator: Value<'c, 'a>,
+    row_fragments: &[Value<'c, 'a>],
+    reduced: &[Value<'c, 'a>],
+) -> Planned<'c, 'a, Value<'c, 'a>> {
+    let (src, dst) = (reduce.operand(0).ok(), reduce.operand(1).ok());
+    let dim = integer_attribute(&reduce, "dim");
+    let clear = reduce.attribute("clear").map(|attr| attr.to_string() != "false").unwrap_or(true);
+    match dst {
+        Some(dst) if src == Some(accumulator) && dim == Some(1) && clear && row_fragments.contains(&dst) && !reduced.contains(&dst) => Ok(dst),
+        _ => fail(
+            reduce,
+            "expects epilogue reductions to reduce the accumulator's rows (dim 1, clear) into a 1-D fragment, each fragment once, for the {chip} lowering",
+        ),
+    }
+}
+
 fn check_epilogue<'c, 'a>(
     parallel: OperationRef<'c, 'a>,
     accumulator: Value<'c, 'a>,
+    rows: &[Value<'c, 'a>],
 ) -> Planned<'c, 'a, ()> {
     let indices = block_arguments(parallel);
     for op in body_ops(parallel) {
@@ -450,13 +495,17 @@ fn check_epilogue<'c, 'a>(
             operands.get(first_index - 1) == Some(&accumulator)
                 && operands[first_index..] == indices[..]
         };
+        let on_row = || {
+            let operands: Vec<Value> = op.operands().collect();
+            operands.len() == 2 && rows.contains(&operands[0]) && Some(&operands[1]) == indices.first()
+        };
         match name.as_str() {
-            "memref.load" if on_accumulator(1) => {}
+            "memref.load" if on_accumulator(1) || on_row() => {}
             "memref.store" if on_accumulator(2) => {}
             "memref.load" | "memref.store" => {
                 return fail(
                     op,
-                    "expects epilogue loads and stores on the accumulator at the loop's own indices (i, j) for the {chip} lowering",
+                    "expects epilogue loads and stores on the accumulator at the loop's own indices (i, j), and loads of reduced rows at i, for the {chip} lowering",
                 );
             }
             _ if is_scalar_arithmetic(&name) => {}

@@ -17,6 +17,7 @@
 use super::config::{HopperConfig, SharedLayout, output_element_bytes};
 use crate::gemm::{install::KernelNames, plan::Scalar, text::Text};
 use std::fmt::Write;
+use tile_dialect::ops::ReductionKind;
 
 /// Scalars of the main loop the emitter needs.
 pub struct LoopShape {
@@ -453,48 +454,84 @@ pub fn render_module(
         format!("memref.view {dynamic}[{pad}][] : {smem} to {c_tile}"),
     );
     let out_bytes = output_element_bytes(config.output);
-    for (tile, value) in (0..mt).map(|tile| (tile, format!("{results}#{tile}"))) {
+    // The thread's accumulator elements, (m-tile, 8-column block, row half, column in pair), with
+    // their rows and columns in the block tile, through the epilogue.
+    let mut positions = Vec::new();
+    for tile in 0..mt {
         for block in 0..config.bn / 8 {
             for half in 0..2 {
-                let row_shift = t.index(tile as i64 * 64 + half * 8);
-                let row = t.let_("row", format!("arith.addi {row_base}, {row_shift} : index"));
-                let col_shift = t.index(block * 8);
-                let col = t.let_("col", format!("arith.addi {col_base}, {col_shift} : index"));
-                let mut pair = Vec::new();
                 for lane_col in 0..2 {
-                    let position = block * 4 + half * 2 + lane_col;
-                    let mut element = t.let_(
-                        "v",
-                        format!("llvm.extractvalue {value}[{position}] : {acc}"),
-                    );
-                    if let Some(epilogue) = names.epilogue {
-                        let column = if lane_col == 0 {
-                            col.clone()
-                        } else {
-                            t.let_("col", format!("arith.addi {col}, {c1} : index"))
-                        };
-                        element = t.let_(
-                            "v",
-                            format!("func.call @{epilogue}({element}, {row}, {column}{size_args}) : (f32, index, index{size_types}) -> f32"),
-                        );
-                    }
-                    if out_bytes == 2 {
-                        element = t.let_("v", format!("arith.truncf {element} : f32 to {output}"));
-                    }
-                    pair.push(element);
+                    positions.push((tile, block, half, lane_col));
                 }
-                let vector = t.let_(
-                    "pair",
-                    format!(
-                        "vector.from_elements {}, {} : vector<2x{output}>",
-                        pair[0], pair[1]
-                    ),
-                );
-                t.line(format!(
-                    "vector.store {vector}, {c_view}[{row}, {col}] : {c_tile}, vector<2x{output}>"
-                ));
             }
         }
+    }
+    let rows: Vec<String> = (0..mt as i64 * 2)
+        .map(|tile_half| {
+            let shift = t.index((tile_half / 2) * 64 + (tile_half % 2) * 8);
+            t.let_("row", format!("arith.addi {row_base}, {shift} : index"))
+        })
+        .collect();
+    let columns: Vec<String> = (0..config.bn / 4)
+        .map(|block_col| {
+            let shift = t.index((block_col / 2) * 8 + block_col % 2);
+            t.let_("col", format!("arith.addi {col_base}, {shift} : index"))
+        })
+        .collect();
+    let row_of = |&(tile, _, half, _): &(usize, i64, i64, i64)| tile * 2 + half as usize;
+    let column_of = |&(_, block, _, lane_col): &(usize, i64, i64, i64)| (block * 2 + lane_col) as usize;
+    let mut elements: Vec<String> = positions
+        .iter()
+        .map(|&(tile, block, half, lane_col)| {
+            let position = block * 4 + half * 2 + lane_col;
+            t.let_("v", format!("llvm.extractvalue {results}#{tile}[{position}] : {acc}"))
+        })
+        .collect();
+    // Segment s of the epilogue sees the rows reduced before it: `row_values[r][row]`.
+    let mut row_values: Vec<Vec<String>> = Vec::new();
+    let segments: Vec<&str> = if names.segments.is_empty() {
+        names.epilogue.into_iter().collect()
+    } else {
+        names.segments.iter().map(String::as_str).collect()
+    };
+    for (segment, function) in segments.iter().enumerate() {
+        if segment > 0 {
+            row_values.push(reduce_rows(&mut t, names.row_kinds[segment - 1], &elements, &positions, row_of, rows.len()));
+        }
+        for (element, position) in elements.iter_mut().zip(&positions) {
+            let row = row_of(position);
+            let reduced: String = row_values.iter().map(|values| format!(", {}", values[row])).collect();
+            let reduced_types = ", f32".repeat(row_values.len());
+            *element = t.let_(
+                "v",
+                format!(
+                    "func.call @{function}({element}, {}, {}{reduced}{size_args}) : (f32, index, index{reduced_types}{size_types}) -> f32",
+                    rows[row],
+                    columns[column_of(position)]
+                ),
+            );
+        }
+    }
+    for (pair, position) in elements.chunks(2).zip(positions.chunks(2)) {
+        let converted: Vec<String> = pair
+            .iter()
+            .map(|element| {
+                if out_bytes == 2 {
+                    t.let_("v", format!("arith.truncf {element} : f32 to {output}"))
+                } else {
+                    element.clone()
+                }
+            })
+            .collect();
+        let vector = t.let_(
+            "pair",
+            format!("vector.from_elements {}, {} : vector<2x{output}>", converted[0], converted[1]),
+        );
+        t.line(format!(
+            "vector.store {vector}, {c_view}[{}, {}] : {c_tile}, vector<2x{output}>",
+            rows[row_of(&position[0])],
+            columns[column_of(&position[0])]
+        ));
     }
     t.line(
         "nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}",
@@ -531,4 +568,51 @@ pub fn render_module(
     module.push_str(&t.out);
     let _ = writeln!(module, "    }}\n  }}\n}}");
     module
+}
+
+/// Reduces each accumulator row the thread holds part of: its own elements of the row, then the
+/// other three lanes of its quad (the wgmma layout spreads a row over the 4 lanes of a quad), with
+/// `gpu.shuffle xor` 1 and 2. Returns one value per row slot (`row_of`), in every lane of the quad.
+fn reduce_rows(
+    t: &mut Text,
+    kind: ReductionKind,
+    elements: &[String],
+    positions: &[(usize, i64, i64, i64)],
+    row_of: impl Fn(&(usize, i64, i64, i64)) -> usize,
+    row_count: usize,
+) -> Vec<String> {
+    let combine = match kind {
+        ReductionKind::Max | ReductionKind::AbsMax => "arith.maximumf",
+        ReductionKind::Min => "arith.minimumf",
+        ReductionKind::Sum | ReductionKind::AbsSum => "arith.addf",
+    };
+    let absolute = matches!(kind, ReductionKind::AbsMax | ReductionKind::AbsSum);
+    let width = t.let_("w", "arith.constant 32 : i32");
+    (0..row_count)
+        .map(|row| {
+            let mut value: Option<String> = None;
+            for (element, position) in elements.iter().zip(positions) {
+                if row_of(position) != row {
+                    continue;
+                }
+                let input = if absolute {
+                    t.let_("a", format!("math.absf {element} : f32"))
+                } else {
+                    element.clone()
+                };
+                value = Some(match value {
+                    None => input,
+                    Some(partial) => t.let_("r", format!("{combine} {partial}, {input} : f32")),
+                });
+            }
+            let mut value = value.expect("every row slot holds elements");
+            for offset in [1, 2] {
+                let offset = t.let_("o", format!("arith.constant {offset} : i32"));
+                let other = t.fresh("sh");
+                t.line(format!("{other}:2 = gpu.shuffle xor {value}, {offset}, {width} : f32"));
+                value = t.let_("r", format!("{combine} {value}, {other}#0 : f32"));
+            }
+            value
+        })
+        .collect()
 }

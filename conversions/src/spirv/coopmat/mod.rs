@@ -128,6 +128,10 @@ fn lower_kernel<'c, 'a>(
             return crate::generic::fall_back(context, module, kernel, index, &FLAVOR, error.op, reason);
         }
     };
+    if let Some(reduce) = plan.epilogue.iter().find(|step| tile_dialect::ops::op_name(step) == "tile.reduce") {
+        let reason = format!("row reductions in the epilogue are lowered on sm_90a only so far (chip {TARGET})");
+        return crate::generic::fall_back(context, module, kernel, index, &FLAVOR, *reduce, reason);
+    }
     let cannot = |message: String| (kernel, format!("cannot be lowered for {TARGET}: {message}"));
     if !plan.params.is_empty() {
         return Err(cannot(
