@@ -6,8 +6,23 @@
 // RUN: FileCheck %s --check-prefix=BF16 < %t/gemm_bf16_0_kernel.s
 // RUN: cat %t/*.s | FileCheck %s --check-prefix=ALL
 // RUN: FileCheck %s --check-prefix=JSON < %t/gemm_relu_0_kernel.json
+// Row reductions of the accumulator (a softmax epilogue): lane butterflies (ds_swizzle) within an
+// mfma row, partial rows exchanged between the two waves along N through LDS.
+// RUN: tile-compile %S/../../test/programs/gemm_row_softmax.mlir --target gfx942 -o %t
+// RUN: FileCheck %s --check-prefix=ROWS < %t/gemm_row_softmax_0_kernel.s
 // RUN: tile-opt %examples/gemm_relu.mlir --pass-pipeline='builtin.module(tile-to-rocdl{chip=gfx942})' | FileCheck %s --check-prefix=PIPELINE
 // RUN: not tile-opt %examples/gemm_relu.mlir --pass-pipeline='builtin.module(tile-to-rocdl{chip=gfx90a})' 2>&1 | FileCheck %s --check-prefix=CHIP
+
+// ROWS: v_mfma_f32_32x32x8_f16
+// ROWS: ds_swizzle_b32
+// ROWS: v_max_f32
+// ROWS: ds_write_b32
+// ROWS: s_barrier
+// ROWS: v_exp_f32
+// ROWS: ds_swizzle_b32
+// ROWS: v_add_f32
+// ROWS: .group_segment_fixed_size: 9728
+// ROWS: .private_segment_fixed_size: 0
 
 // CHECK: .amdgcn_target "amdgcn-amd-amdhsa--gfx942"
 // CHECK-DAG: global_load_dwordx4

@@ -63,9 +63,32 @@ pub struct AmdConfig {
     pub lds_row: i64,
     /// LDS bytes the workgroup uses.
     pub lds_bytes: i64,
+    /// Row reductions exchange partial rows between the waves along N through LDS.
+    pub row_exchange: bool,
 }
 
 impl AmdConfig {
+    /// The LDS rows the waves along N exchange partial row reductions through.
+    pub fn lds_rows_type(&self) -> String {
+        format!("memref<{}x{}xf32, 3>", self.waves.1, self.bm)
+    }
+
+    /// Adds the row exchange a kernel with row reductions needs (when several waves share a row),
+    /// checking the LDS limit again.
+    pub fn with_row_reductions(mut self) -> Result<Self, String> {
+        if self.waves.1 > 1 {
+            self.row_exchange = true;
+            self.lds_bytes += self.waves.1 * self.bm * 4;
+            if self.lds_bytes > MAX_LDS_BYTES {
+                return Err(format!(
+                    "needs {} bytes of LDS with the row exchange of its reductions, but gfx942 gives a workgroup at most {MAX_LDS_BYTES}; use a smaller K tile",
+                    self.lds_bytes
+                ));
+            }
+        }
+        Ok(self)
+    }
+
     /// Returns the number of mfma tiles per wave (along M, along N).
     pub fn tiles(&self) -> (i64, i64) {
         (
@@ -169,5 +192,6 @@ pub fn configure(
         transpose_b,
         lds_row,
         lds_bytes,
+        row_exchange: false,
     })
 }

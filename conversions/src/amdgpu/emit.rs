@@ -10,7 +10,12 @@
 //! ```
 
 use super::config::AmdConfig;
-use crate::gemm::{install::KernelNames, plan::Scalar, text::Text};
+use crate::gemm::{
+    epilogue::{self, Element},
+    install::KernelNames,
+    plan::Scalar,
+    text::Text,
+};
 use std::fmt::Write;
 
 /// The kernel's interface: the global tensors' types and the loop.
@@ -340,51 +345,88 @@ pub fn render_module(
         vec!["index"; blocks.len()].join(", ")
     ));
     let group_rows = t.binary("muli", &lane_k_group, &four);
+    // Row slot (tm, v) and column slot tn of the wave tile, as tile-relative indices.
+    let accumulators_per_tile = config.mfma.accumulators;
+    let rows: Vec<String> = (0..tiles_m * accumulators_per_tile)
+        .map(|slot| {
+            let (tm, v) = (slot / accumulators_per_tile, slot % accumulators_per_tile);
+            let within = if config.mfma.size == 32 { 8 * (v / 4) + v % 4 } else { v };
+            let row_shift = t.index(tm * config.mfma.size + within);
+            let row_base = t.binary("addi", &wave_row0, &row_shift);
+            t.binary("addi", &row_base, &group_rows)
+        })
+        .collect();
+    let columns: Vec<String> = (0..tiles_n)
+        .map(|tn| {
+            let col_shift = t.index(tn * config.mfma.size);
+            let col_base = t.binary("addi", &wave_col0, &col_shift);
+            t.binary("addi", &col_base, &lane_row)
+        })
+        .collect();
+    let mut elements = Vec::new();
     for tm in 0..tiles_m {
         for tn in 0..tiles_n {
             let slot = (tm * tiles_n + tn) as usize;
-            let value = format!("{results}#{slot}");
-            let col_shift = t.index(tn * config.mfma.size);
-            let col_base = t.binary("addi", &wave_col0, &col_shift);
-            let col = t.binary("addi", &col_base, &lane_row);
-            for v in 0..config.mfma.accumulators {
-                let within = if config.mfma.size == 32 {
-                    8 * (v / 4) + v % 4
-                } else {
-                    v
-                };
-                let row_shift = t.index(tm * config.mfma.size + within);
-                let row_base = t.binary("addi", &wave_row0, &row_shift);
-                let row = t.binary("addi", &row_base, &group_rows);
-                let mut element =
-                    t.let_("r", format!("vector.extract {value}[{v}] : f32 from {acc}"));
-                if let Some(epilogue) = names.epilogue {
-                    element = t.let_(
-                        "r",
-                        format!("func.call @{epilogue}({element}, {row}, {col}{size_args}) : (f32, index, index{size_types}) -> f32"),
-                    );
-                }
-                if config.output.name() != "f32" {
-                    element = t.let_("r", format!("arith.truncf {element} : f32 to {output}"));
-                }
-                let global_row = t.binary("addi", &format!("{origin}#0"), &row);
-                let global_col = t.binary("addi", &format!("{origin}#1"), &col);
-                let row_in = t.let_(
-                    "in",
-                    format!("arith.cmpi ult, {global_row}, {} : index", c_dims.0),
-                );
-                let col_in = t.let_(
-                    "in",
-                    format!("arith.cmpi ult, {global_col}, {} : index", c_dims.1),
-                );
-                let inside = t.let_("in", format!("arith.andi {row_in}, {col_in} : i1"));
-                t.line(format!("scf.if {inside} {{"));
-                t.line(format!(
-                    "memref.store {element}, %C[{global_row}, {global_col}] : {c_type}"
-                ));
-                t.line("}");
+            for v in 0..accumulators_per_tile {
+                elements.push(Element {
+                    value: t.let_("r", format!("vector.extract {results}#{slot}[{v}] : f32 from {acc}")),
+                    row: (tm * accumulators_per_tile + v) as usize,
+                    column: tn as usize,
+                });
             }
         }
+    }
+    // A row of an mfma tile lies in the `size` lanes that share lane / size; a row of the block
+    // tile also spans the waves along N, which exchange their partial rows through LDS.
+    let offsets: Vec<i64> = std::iter::successors(Some(1), |offset| Some(offset * 2))
+        .take_while(|offset| *offset < config.mfma.size)
+        .collect();
+    epilogue::run(&mut t, names, &mut elements, &rows, &columns, (&size_args, &size_types), |t, kind, elements| {
+        let lane_rows: Vec<String> = epilogue::partial_rows(t, kind, elements, rows.len())
+            .iter()
+            .map(|partial| epilogue::butterfly(t, kind, partial, &offsets, 64))
+            .collect();
+        if config.waves.1 == 1 {
+            return lane_rows;
+        }
+        for (value, row) in lane_rows.iter().zip(&rows) {
+            t.line(format!("memref.store {value}, %lds_rows[{wave_n}, {row}] : {LDS_ROWS}", LDS_ROWS = config.lds_rows_type()));
+        }
+        t.line("gpu.barrier");
+        let (combine, _) = epilogue::combiner(kind);
+        let complete = rows
+            .iter()
+            .map(|row| {
+                let mut value: Option<String> = None;
+                for wave in 0..config.waves.1 {
+                    let wave = t.index(wave);
+                    let partial = t.let_("r", format!("memref.load %lds_rows[{wave}, {row}] : {}", config.lds_rows_type()));
+                    value = Some(match value {
+                        None => partial,
+                        Some(value) => t.let_("r", format!("{combine} {value}, {partial} : f32")),
+                    });
+                }
+                value.expect("at least one wave")
+            })
+            .collect();
+        // The next reduction reuses the exchange rows.
+        t.line("gpu.barrier");
+        complete
+    });
+    for element in &elements {
+        let (row, col) = (&rows[element.row], &columns[element.column]);
+        let mut value = element.value.clone();
+        if config.output.name() != "f32" {
+            value = t.let_("r", format!("arith.truncf {value} : f32 to {output}"));
+        }
+        let global_row = t.binary("addi", &format!("{origin}#0"), row);
+        let global_col = t.binary("addi", &format!("{origin}#1"), col);
+        let row_in = t.let_("in", format!("arith.cmpi ult, {global_row}, {} : index", c_dims.0));
+        let col_in = t.let_("in", format!("arith.cmpi ult, {global_col}, {} : index", c_dims.1));
+        let inside = t.let_("in", format!("arith.andi {row_in}, {col_in} : i1"));
+        t.line(format!("scf.if {inside} {{"));
+        t.line(format!("memref.store {value}, %C[{global_row}, {global_col}] : {c_type}"));
+        t.line("}");
     }
     t.line("gpu.return");
 
@@ -397,8 +439,10 @@ pub fn render_module(
         .collect();
     let _ = writeln!(
         module,
-        "    gpu.func @{}(%A: {a_type}, %B: {b_type}, %C: {c_type}{params}) workgroup(%lds_a: {lds_a}, %lds_b: {lds_b}) kernel attributes {{known_block_size = array<i32: {}, 1, 1>}} {{",
-        names.kernel, config.threads
+        "    gpu.func @{}(%A: {a_type}, %B: {b_type}, %C: {c_type}{params}) workgroup(%lds_a: {lds_a}, %lds_b: {lds_b}{}) kernel attributes {{known_block_size = array<i32: {}, 1, 1>}} {{",
+        names.kernel,
+        if config.row_exchange { format!(", %lds_rows: {}", config.lds_rows_type()) } else { String::new() },
+        config.threads
     );
     module.push_str(&t.out);
     let _ = writeln!(module, "    }}\n  }}\n}}");

@@ -135,10 +135,6 @@ fn lower_kernel<'c, 'a>(
             return crate::generic::fall_back(context, module, kernel, index, &GENERIC, error.op, reason);
         }
     };
-    if let Some(reduce) = plan.epilogue.iter().find(|step| tile_dialect::ops::op_name(step) == "tile.reduce") {
-        let reason = format!("row reductions in the epilogue are lowered on sm_90a only so far (chip {CHIP})");
-        return crate::generic::fall_back(context, module, kernel, index, &GENERIC, *reduce, reason);
-    }
     let cannot = |message: String| (kernel, format!("cannot be lowered for {CHIP}: {message}"));
     let threads = integer_attribute(&kernel, "threads").unwrap_or(0);
     let config = config::configure(
@@ -148,6 +144,7 @@ fn lower_kernel<'c, 'a>(
         plan.output.global,
         plan.transpose_b,
     )
+    .and_then(|config| if plan.rows.is_empty() { Ok(config) } else { config.with_row_reductions() })
     .map_err(|message| {
         (
             plan.main_loop.op,

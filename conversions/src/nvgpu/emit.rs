@@ -15,9 +15,13 @@
 //! come from the outlined functions of `outline.rs`.
 
 use super::config::{HopperConfig, SharedLayout, output_element_bytes};
-use crate::gemm::{install::KernelNames, plan::Scalar, text::Text};
+use crate::gemm::{
+    epilogue::{self, Element},
+    install::KernelNames,
+    plan::Scalar,
+    text::Text,
+};
 use std::fmt::Write;
-use tile_dialect::ops::ReductionKind;
 
 /// Scalars of the main loop the emitter needs.
 pub struct LoopShape {
@@ -480,38 +484,27 @@ pub fn render_module(
         .collect();
     let row_of = |&(tile, _, half, _): &(usize, i64, i64, i64)| tile * 2 + half as usize;
     let column_of = |&(_, block, _, lane_col): &(usize, i64, i64, i64)| (block * 2 + lane_col) as usize;
-    let mut elements: Vec<String> = positions
+    let mut elements: Vec<Element> = positions
         .iter()
-        .map(|&(tile, block, half, lane_col)| {
-            let position = block * 4 + half * 2 + lane_col;
-            t.let_("v", format!("llvm.extractvalue {results}#{tile}[{position}] : {acc}"))
+        .map(|position| {
+            let &(tile, block, half, lane_col) = position;
+            let index = block * 4 + half * 2 + lane_col;
+            Element {
+                value: t.let_("v", format!("llvm.extractvalue {results}#{tile}[{index}] : {acc}")),
+                row: row_of(position),
+                column: column_of(position),
+            }
         })
         .collect();
-    // Segment s of the epilogue sees the rows reduced before it: `row_values[r][row]`.
-    let mut row_values: Vec<Vec<String>> = Vec::new();
-    let segments: Vec<&str> = if names.segments.is_empty() {
-        names.epilogue.into_iter().collect()
-    } else {
-        names.segments.iter().map(String::as_str).collect()
-    };
-    for (segment, function) in segments.iter().enumerate() {
-        if segment > 0 {
-            row_values.push(reduce_rows(&mut t, names.row_kinds[segment - 1], &elements, &positions, row_of, rows.len()));
-        }
-        for (element, position) in elements.iter_mut().zip(&positions) {
-            let row = row_of(position);
-            let reduced: String = row_values.iter().map(|values| format!(", {}", values[row])).collect();
-            let reduced_types = ", f32".repeat(row_values.len());
-            *element = t.let_(
-                "v",
-                format!(
-                    "func.call @{function}({element}, {}, {}{reduced}{size_args}) : (f32, index, index{reduced_types}{size_types}) -> f32",
-                    rows[row],
-                    columns[column_of(position)]
-                ),
-            );
-        }
-    }
+    // A row of the wgmma accumulator lies in the 4 lanes of one quad: the thread's own elements,
+    // then a butterfly over the quad.
+    epilogue::run(&mut t, names, &mut elements, &rows, &columns, (&size_args, &size_types), |t, kind, elements| {
+        epilogue::partial_rows(t, kind, elements, rows.len())
+            .iter()
+            .map(|partial| epilogue::butterfly(t, kind, partial, &[1, 2], 32))
+            .collect()
+    });
+    let elements: Vec<String> = elements.into_iter().map(|element| element.value).collect();
     for (pair, position) in elements.chunks(2).zip(positions.chunks(2)) {
         let converted: Vec<String> = pair
             .iter()
@@ -570,49 +563,3 @@ pub fn render_module(
     module
 }
 
-/// Reduces each accumulator row the thread holds part of: its own elements of the row, then the
-/// other three lanes of its quad (the wgmma layout spreads a row over the 4 lanes of a quad), with
-/// `gpu.shuffle xor` 1 and 2. Returns one value per row slot (`row_of`), in every lane of the quad.
-fn reduce_rows(
-    t: &mut Text,
-    kind: ReductionKind,
-    elements: &[String],
-    positions: &[(usize, i64, i64, i64)],
-    row_of: impl Fn(&(usize, i64, i64, i64)) -> usize,
-    row_count: usize,
-) -> Vec<String> {
-    let combine = match kind {
-        ReductionKind::Max | ReductionKind::AbsMax => "arith.maximumf",
-        ReductionKind::Min => "arith.minimumf",
-        ReductionKind::Sum | ReductionKind::AbsSum => "arith.addf",
-    };
-    let absolute = matches!(kind, ReductionKind::AbsMax | ReductionKind::AbsSum);
-    let width = t.let_("w", "arith.constant 32 : i32");
-    (0..row_count)
-        .map(|row| {
-            let mut value: Option<String> = None;
-            for (element, position) in elements.iter().zip(positions) {
-                if row_of(position) != row {
-                    continue;
-                }
-                let input = if absolute {
-                    t.let_("a", format!("math.absf {element} : f32"))
-                } else {
-                    element.clone()
-                };
-                value = Some(match value {
-                    None => input,
-                    Some(partial) => t.let_("r", format!("{combine} {partial}, {input} : f32")),
-                });
-            }
-            let mut value = value.expect("every row slot holds elements");
-            for offset in [1, 2] {
-                let offset = t.let_("o", format!("arith.constant {offset} : i32"));
-                let other = t.fresh("sh");
-                t.line(format!("{other}:2 = gpu.shuffle xor {value}, {offset}, {width} : f32"));
-                value = t.let_("r", format!("{combine} {value}, {other}#0 : f32"));
-            }
-            value
-        })
-        .collect()
-}

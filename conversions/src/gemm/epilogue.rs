@@ -1,0 +1,105 @@
+//! The register epilogue the tensor-core renderers share: each thread's accumulator elements, with
+//! their rows and columns in the block tile, go through the program's epilogue segments; between
+//! two segments, a row reduction that the target completes across lanes (and waves) its own way.
+
+use super::{install::KernelNames, text::Text};
+use tile_dialect::ops::ReductionKind;
+
+/// One accumulator element a thread holds: its SSA value, its row slot and its column slot (indices
+/// into the row and column index values the renderer computed).
+pub struct Element {
+    /// The current value.
+    pub value: String,
+    /// Which of the thread's rows it is in.
+    pub row: usize,
+    /// Which of the thread's columns it is in.
+    pub column: usize,
+}
+
+/// The op that combines two values of a reduction of `kind`, and whether inputs enter as absolute
+/// values.
+pub fn combiner(kind: ReductionKind) -> (&'static str, bool) {
+    match kind {
+        ReductionKind::Max => ("arith.maximumf", false),
+        ReductionKind::AbsMax => ("arith.maximumf", true),
+        ReductionKind::Min => ("arith.minimumf", false),
+        ReductionKind::Sum => ("arith.addf", false),
+        ReductionKind::AbsSum => ("arith.addf", true),
+    }
+}
+
+/// Combines each row slot's elements within the thread: one partial value per row slot.
+pub fn partial_rows(t: &mut Text, kind: ReductionKind, elements: &[Element], row_slots: usize) -> Vec<String> {
+    let (combine, absolute) = combiner(kind);
+    (0..row_slots)
+        .map(|row| {
+            let mut partial: Option<String> = None;
+            for element in elements.iter().filter(|element| element.row == row) {
+                let input = if absolute {
+                    t.let_("a", format!("math.absf {} : f32", element.value))
+                } else {
+                    element.value.clone()
+                };
+                partial = Some(match partial {
+                    None => input,
+                    Some(partial) => t.let_("r", format!("{combine} {partial}, {input} : f32")),
+                });
+            }
+            partial.expect("every row slot holds elements")
+        })
+        .collect()
+}
+
+/// Combines `value` with the same value in the lanes `lane ^ offset` for each offset in turn
+/// (`gpu.shuffle xor` over `width` lanes): a butterfly over the lanes that share a row.
+pub fn butterfly(t: &mut Text, kind: ReductionKind, value: &str, offsets: &[i64], width: i64) -> String {
+    let (combine, _) = combiner(kind);
+    let width = t.let_("w", format!("arith.constant {width} : i32"));
+    let mut value = value.to_owned();
+    for offset in offsets {
+        let offset = t.let_("o", format!("arith.constant {offset} : i32"));
+        let other = t.fresh("sh");
+        t.line(format!("{other}:2 = gpu.shuffle xor {value}, {offset}, {width} : f32"));
+        value = t.let_("r", format!("{combine} {value}, {other}#0 : f32"));
+    }
+    value
+}
+
+/// Runs the epilogue on `elements`: the single epilogue function, or the segments with the row
+/// reductions between them (`reduce` turns the elements into one value per row slot, complete
+/// across the block). `rows` and `columns` are the index values of the slots; `sizes` the kernel's
+/// size arguments and their types, as call suffixes.
+pub fn run(
+    t: &mut Text,
+    names: &KernelNames,
+    elements: &mut [Element],
+    rows: &[String],
+    columns: &[String],
+    sizes: (&str, &str),
+    mut reduce: impl FnMut(&mut Text, ReductionKind, &[Element]) -> Vec<String>,
+) {
+    let segments: Vec<&str> = if names.segments.is_empty() {
+        names.epilogue.into_iter().collect()
+    } else {
+        names.segments.iter().map(String::as_str).collect()
+    };
+    let (size_args, size_types) = sizes;
+    // Segment s sees the rows reduced before it: `reduced[r][row slot]`.
+    let mut reduced: Vec<Vec<String>> = Vec::new();
+    for (segment, function) in segments.iter().enumerate() {
+        if segment > 0 {
+            reduced.push(reduce(t, names.row_kinds[segment - 1], elements));
+        }
+        let reduced_types = ", f32".repeat(reduced.len());
+        for element in elements.iter_mut() {
+            let row_values: String = reduced.iter().map(|values| format!(", {}", values[element.row])).collect();
+            element.value = t.let_(
+                "v",
+                format!(
+                    "func.call @{function}({}, {}, {}{row_values}{size_args}) : (f32, index, index{reduced_types}{size_types}) -> f32",
+                    element.value, rows[element.row], columns[element.column]
+                ),
+            );
+        }
+    }
+}
