@@ -9,7 +9,7 @@
 // RUN: tile-opt %s -split-input-file --pass-pipeline='builtin.module(tile-to-spirv{chip=spirv-coopmat})' | FileCheck %s --check-prefix=SPIRV
 
 // CHECK-LABEL: func.func @gemm
-// CHECK: gpu.module @gemm_0_module [#spirv.target_env<#spirv.vce<v1.6, [{{.*}}CooperativeMatrixKHR, VulkanMemoryModel]
+// CHECK: gpu.module @gemm_0_module [#spirv.target_env<#spirv.vce<v1.6, [{{.*}}CooperativeMatrixKHR, VulkanMemoryModel, GroupNonUniform, GroupNonUniformShuffle]
 // CHECK-SAME: cooperative_matrix_properties_khr = [#spirv.coop_matrix_props_khr<m_size = 16, n_size = 16, k_size = 16, a_type = f16, b_type = f16, c_type = f32
 // CHECK-SAME: \22strategy\22: \22cooperative-matrix\22, \22workgroup_size\22: [128, 1, 1], \22subgroup_size\22: 32, \22grid\22: [2, 2, 1], \22shared_bytes\22: 9472
 // CHECK-SAME: \22tile\22: {\22m\22: 64, \22n\22: 64, \22k\22: 16, \22subgroups\22: [2, 2]
@@ -133,6 +133,73 @@ func.func @scale(%X: memref<32x16xf32>, %Y: memref<32x16xf32>) {
       memref.store %e, %F[%i, %j] : memref<16x16xf32, #tile.fragment>
     }
     tile.copy %F, %Y[%r0, %c0] : memref<16x16xf32, #tile.fragment>, memref<32x16xf32>
+  }
+  return
+}
+
+// -----
+
+// Row reductions: per-lane partial rows, a butterfly over the 16 lanes of a matrix row
+// (gpu.shuffle xor 1, 2, 4, 8), and an exchange of partial rows between the 2 subgroups along N.
+// CHECK-LABEL: func.func @gemm_row_softmax
+// CHECK: %[[EXCHANGE:.*]] = memref.alloc() : memref<2x64xf32, #spirv.storage_class<Workgroup>>
+// CHECK: gpu.subgroup_mma_compute
+// CHECK: arith.maximumf
+// CHECK: gpu.shuffle  xor
+// CHECK: gpu.shuffle  xor
+// CHECK: gpu.shuffle  xor
+// CHECK: gpu.shuffle  xor
+// CHECK: memref.store %{{.*}}, %[[EXCHANGE]]
+// CHECK: gpu.barrier
+// CHECK: memref.load %[[EXCHANGE]]
+// CHECK: math.exp
+// CHECK: arith.divf
+// SPIRV: spirv.GroupNonUniformShuffleXor <Subgroup>
+func.func @gemm_row_softmax(%A: memref<200x256xf16>, %B: memref<256x192xf16>, %C: memref<200x192xf32>) {
+  %c0 = arith.constant 0 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %c32 = arith.constant 32 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  %scale = arith.constant 0.0625 : f32
+  tile.kernel grid(%c3, %c4) threads(128) (%bx, %by) {
+    %As = tile.alloc_shared : memref<64x32xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<32x64xf16, #gpu.address_space<workgroup>>
+    %S = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    %m = tile.alloc_fragment : memref<64xf32, #tile.fragment>
+    %l = tile.alloc_fragment : memref<64xf32, #tile.fragment>
+    tile.fill %S, %zero : memref<64x64xf32, #tile.fragment>
+    %m0 = arith.muli %by, %c64 : index
+    %n0 = arith.muli %bx, %c64 : index
+    tile.pipelined %k = %c0 to %c8 stages(2) {
+      %k0 = arith.muli %k, %c32 : index
+      tile.copy %A[%m0, %k0], %As : memref<200x256xf16>, memref<64x32xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%k0, %n0], %Bs : memref<256x192xf16>, memref<32x64xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %S : memref<64x32xf16, #gpu.address_space<workgroup>>, memref<32x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+    }
+    tile.parallel (%i, %j) in (64, 64) {
+      %v = memref.load %S[%i, %j] : memref<64x64xf32, #tile.fragment>
+      %s = arith.mulf %v, %scale : f32
+      memref.store %s, %S[%i, %j] : memref<64x64xf32, #tile.fragment>
+    }
+    tile.reduce <max> %S, %m dim(1) : memref<64x64xf32, #tile.fragment>, memref<64xf32, #tile.fragment>
+    tile.parallel (%i, %j) in (64, 64) {
+      %v = memref.load %S[%i, %j] : memref<64x64xf32, #tile.fragment>
+      %mx = memref.load %m[%i] : memref<64xf32, #tile.fragment>
+      %d = arith.subf %v, %mx : f32
+      %e = math.exp %d : f32
+      memref.store %e, %S[%i, %j] : memref<64x64xf32, #tile.fragment>
+    }
+    tile.reduce <sum> %S, %l dim(1) : memref<64x64xf32, #tile.fragment>, memref<64xf32, #tile.fragment>
+    tile.parallel (%i, %j) in (64, 64) {
+      %e = memref.load %S[%i, %j] : memref<64x64xf32, #tile.fragment>
+      %s = memref.load %l[%i] : memref<64xf32, #tile.fragment>
+      %p = arith.divf %e, %s : f32
+      memref.store %p, %S[%i, %j] : memref<64x64xf32, #tile.fragment>
+    }
+    tile.copy %S, %C[%m0, %n0] : memref<64x64xf32, #tile.fragment>, memref<200x192xf32>
   }
   return
 }

@@ -37,11 +37,35 @@ pub struct CoopConfig {
     pub output: Element,
     /// B is given as NxK.
     pub transpose_b: bool,
-    /// Workgroup memory: the A and B tiles and one 16x16 f32 staging matrix per subgroup.
+    /// Workgroup memory: the A and B tiles and one 16x16 f32 staging matrix per subgroup (and the
+    /// row exchange, with row reductions).
     pub shared_bytes: i64,
+    /// Row reductions exchange partial rows between the subgroups along N in workgroup memory.
+    pub row_exchange: bool,
 }
 
 impl CoopConfig {
+    /// The workgroup rows the subgroups along N exchange partial row reductions through.
+    pub fn exchange_type(&self) -> String {
+        format!("memref<{}x{}xf32, #spirv.storage_class<Workgroup>>", self.subgroups.1, self.bm)
+    }
+
+    /// Adds the row exchange a kernel with row reductions needs (when several subgroups share a
+    /// row), checking the workgroup-memory limit again.
+    pub fn with_row_reductions(mut self) -> Result<Self, String> {
+        if self.subgroups.1 > 1 {
+            self.row_exchange = true;
+            self.shared_bytes += self.subgroups.1 * self.bm * 4;
+            if self.shared_bytes > MAX_SHARED_BYTES {
+                return Err(format!(
+                    "needs {} bytes of workgroup memory with the row exchange of its reductions, but spirv-coopmat gives a workgroup at most {MAX_SHARED_BYTES}; use a smaller K tile",
+                    self.shared_bytes
+                ));
+            }
+        }
+        Ok(self)
+    }
+
     /// Cooperative matrices per subgroup (along M, along N).
     pub fn matrices(&self) -> (i64, i64) {
         (self.subgroup_tile.0 / MATRIX, self.subgroup_tile.1 / MATRIX)
@@ -180,5 +204,6 @@ pub fn configure(
         output: output_element,
         transpose_b,
         shared_bytes,
+        row_exchange: false,
     })
 }

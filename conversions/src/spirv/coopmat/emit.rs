@@ -8,15 +8,20 @@
 //! loop it:   barrier; registers -> workgroup memory; barrier; load step it+1 into registers (in
 //!            flight during the MMAs); per 16-deep K slice: load the subgroup's A and B matrices,
 //!            multiply-accumulate into its 16x16 f32 accumulators
-//! epilogue:  per accumulator: store it to the subgroup's staging matrix; each lane takes 8 of its
-//!            256 elements through the epilogue function, converts and stores them, guarded
+//! epilogue:  per accumulator: store it to the subgroup's staging matrix, each lane takes 8 of its 256
+//!            elements; then the epilogue (row reductions: lane butterflies, and partial rows
+//!            exchanged between subgroups in workgroup memory); converted, guarded stores
 //! ```
 //!
 //! Subgroup `s` of the workgroup is invocations `32 s .. 32 s + 31` (the configuration requires
 //! 32-wide subgroups, which the launcher checks).
 
 use super::config::{CoopConfig, MATRIX, SUBGROUP};
-use crate::gemm::{install::KernelNames, text::Text};
+use crate::gemm::{
+    epilogue::{self, Element},
+    install::KernelNames,
+    text::Text,
+};
 use std::fmt::Write;
 
 /// The kernel's interface: the global tensors' types and the loop.
@@ -93,6 +98,9 @@ pub fn render_module(config: &CoopConfig, names: &KernelNames, interface: &Inter
         t.line(format!("{} = memref.alloc() : {}", operand.workgroup, operand.workgroup_ty));
     }
     t.line(format!("%staging = memref.alloc() : {staging_ty}"));
+    if config.row_exchange {
+        t.line(format!("%exchange = memref.alloc() : {}", config.exchange_type()));
+    }
 
     let c0 = t.index(0);
     let c1 = t.index(1);
@@ -296,6 +304,23 @@ pub fn render_module(config: &CoopConfig, names: &KernelNames, interface: &Inter
     let c_rows = t.index(interface.shapes[2].0);
     let c_cols = t.index(interface.shapes[2].1);
     let output = config.output.name();
+    let rounds = MATRIX * MATRIX / SUBGROUP;
+    // Row slot (tm, round) and column slot tn of the subgroup tile, as tile-relative indices.
+    let rows: Vec<String> = (0..matrices_m * rounds)
+        .map(|slot| {
+            let shift = t.index((slot / rounds) * MATRIX + (slot % rounds) * (SUBGROUP / MATRIX));
+            let row = t.binary("addi", &row0, &shift);
+            t.binary("addi", &row, &lane_row)
+        })
+        .collect();
+    let columns: Vec<String> = (0..matrices_n)
+        .map(|tn| {
+            let shift = t.index(tn * MATRIX);
+            let column = t.binary("addi", &col0, &shift);
+            t.binary("addi", &column, &lane_col)
+        })
+        .collect();
+    let mut elements = Vec::new();
     for tm in 0..matrices_m {
         for tn in 0..matrices_n {
             let slot = (tm * matrices_n + tn) as usize;
@@ -303,33 +328,65 @@ pub fn render_module(config: &CoopConfig, names: &KernelNames, interface: &Inter
                 "gpu.subgroup_mma_store_matrix {results}#{slot}, %staging[{subgroup}, {c0}] {{leadDimension = {MATRIX} : index}} : {ACCUMULATOR}, {staging_ty}"
             ));
             t.line("gpu.barrier");
-            let row_shift = t.index(tm * MATRIX);
-            let col_shift = t.index(tn * MATRIX);
-            let matrix_row = t.binary("addi", &row0, &row_shift);
-            let matrix_col = t.binary("addi", &col0, &col_shift);
-            let col = t.binary("addi", &matrix_col, &lane_col);
-            for round in 0..MATRIX * MATRIX / SUBGROUP {
+            for round in 0..rounds {
                 let base = t.index(round * SUBGROUP);
                 let element = t.binary("addi", &lane, &base);
-                let mut value = t.let_("r", format!("memref.load %staging[{subgroup}, {element}] : {staging_ty}"));
-                let round_rows = t.index(round * SUBGROUP / MATRIX);
-                let within = t.binary("addi", &lane_row, &round_rows);
-                let row = t.binary("addi", &matrix_row, &within);
-                if let Some(epilogue) = names.epilogue {
-                    value = t.let_("r", format!("func.call @{epilogue}({value}, {row}, {col}) : (f32, index, index) -> f32"));
-                }
-                if output != "f32" {
-                    value = t.let_("r", format!("arith.truncf {value} : f32 to {output}"));
-                }
-                let global_row = t.binary("addi", &format!("{origin}#0"), &row);
-                let global_col = t.binary("addi", &format!("{origin}#1"), &col);
-                let inside = in_bounds(&mut t, &global_row, &c_rows, &global_col, &c_cols, "ult");
-                t.line(format!("scf.if {inside} {{"));
-                t.line(format!("memref.store {value}, %C[{global_row}, {global_col}] : {c_type}"));
-                t.line("}");
+                elements.push(Element {
+                    value: t.let_("r", format!("memref.load %staging[{subgroup}, {element}] : {staging_ty}")),
+                    row: (tm * rounds + round) as usize,
+                    column: tn as usize,
+                });
             }
             t.line("gpu.barrier");
         }
+    }
+    // A row of a 16x16 matrix lies in the 16 lanes that share lane / 16; a row of the block tile
+    // also spans the subgroups along N, which exchange their partial rows in workgroup memory.
+    epilogue::run(&mut t, names, &mut elements, &rows, &columns, ("", ""), |t, kind, elements| {
+        let lane_rows: Vec<String> = epilogue::partial_rows(t, kind, elements, rows.len())
+            .iter()
+            .map(|partial| epilogue::butterfly(t, kind, partial, &[1, 2, 4, 8], SUBGROUP))
+            .collect();
+        if config.subgroups.1 == 1 {
+            return lane_rows;
+        }
+        let exchange = config.exchange_type();
+        for (value, row) in lane_rows.iter().zip(&rows) {
+            t.line(format!("memref.store {value}, %exchange[{subgroup_n}, {row}] : {exchange}"));
+        }
+        t.line("gpu.barrier");
+        let (combine, _) = epilogue::combiner(kind);
+        let complete = rows
+            .iter()
+            .map(|row| {
+                let mut value: Option<String> = None;
+                for neighbour in 0..config.subgroups.1 {
+                    let neighbour = t.index(neighbour);
+                    let partial = t.let_("r", format!("memref.load %exchange[{neighbour}, {row}] : {exchange}"));
+                    value = Some(match value {
+                        None => partial,
+                        Some(value) => t.let_("r", format!("{combine} {value}, {partial} : f32")),
+                    });
+                }
+                value.expect("at least one subgroup")
+            })
+            .collect();
+        // The next reduction reuses the exchange rows.
+        t.line("gpu.barrier");
+        complete
+    });
+    for element in &elements {
+        let (row, col) = (&rows[element.row], &columns[element.column]);
+        let mut value = element.value.clone();
+        if output != "f32" {
+            value = t.let_("r", format!("arith.truncf {value} : f32 to {output}"));
+        }
+        let global_row = t.binary("addi", &format!("{origin}#0"), row);
+        let global_col = t.binary("addi", &format!("{origin}#1"), col);
+        let inside = in_bounds(&mut t, &global_row, &c_rows, &global_col, &c_cols, "ult");
+        t.line(format!("scf.if {inside} {{"));
+        t.line(format!("memref.store {value}, %C[{global_row}, {global_col}] : {c_type}"));
+        t.line("}");
     }
     t.line("gpu.return");
 

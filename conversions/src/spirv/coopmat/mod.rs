@@ -33,7 +33,7 @@ pub const TARGET: &str = "spirv-coopmat";
 /// Vulkan 1.3 with KHR cooperative matrices and the Vulkan memory model they require.
 pub const FLAVOR: Flavor = Flavor {
     target: TARGET,
-    module_attributes: "[#spirv.target_env<#spirv.vce<v1.6, [Shader, Float16, Int8, Int16, StorageBuffer16BitAccess, StorageBuffer8BitAccess, CooperativeMatrixKHR, VulkanMemoryModel], [SPV_KHR_storage_buffer_storage_class, SPV_KHR_16bit_storage, SPV_KHR_8bit_storage, SPV_KHR_cooperative_matrix, SPV_KHR_vulkan_memory_model]>, #spirv.resource_limits<max_compute_shared_memory_size = 49152, max_compute_workgroup_invocations = 1024, max_compute_workgroup_size = [1024, 1024, 64], subgroup_size = 32, cooperative_matrix_properties_khr = [#spirv.coop_matrix_props_khr<m_size = 16, n_size = 16, k_size = 16, a_type = f16, b_type = f16, c_type = f32, result_type = f32, acc_sat = false, scope = <Subgroup>>]>>]",
+    module_attributes: "[#spirv.target_env<#spirv.vce<v1.6, [Shader, Float16, Int8, Int16, StorageBuffer16BitAccess, StorageBuffer8BitAccess, CooperativeMatrixKHR, VulkanMemoryModel, GroupNonUniform, GroupNonUniformShuffle], [SPV_KHR_storage_buffer_storage_class, SPV_KHR_16bit_storage, SPV_KHR_8bit_storage, SPV_KHR_cooperative_matrix, SPV_KHR_vulkan_memory_model]>, #spirv.resource_limits<max_compute_shared_memory_size = 49152, max_compute_workgroup_invocations = 1024, max_compute_workgroup_size = [1024, 1024, 64], subgroup_size = 32, cooperative_matrix_properties_khr = [#spirv.coop_matrix_props_khr<m_size = 16, n_size = 16, k_size = 16, a_type = f16, b_type = f16, c_type = f32, result_type = f32, acc_sat = false, scope = <Subgroup>>]>>]",
     workgroup_space: "#spirv.storage_class<Workgroup>",
     attributions: false,
     static_tensors: true,
@@ -128,10 +128,6 @@ fn lower_kernel<'c, 'a>(
             return crate::generic::fall_back(context, module, kernel, index, &FLAVOR, error.op, reason);
         }
     };
-    if let Some(reduce) = plan.epilogue.iter().find(|step| tile_dialect::ops::op_name(step) == "tile.reduce") {
-        let reason = format!("row reductions in the epilogue are lowered on sm_90a only so far (chip {TARGET})");
-        return crate::generic::fall_back(context, module, kernel, index, &FLAVOR, *reduce, reason);
-    }
     let cannot = |message: String| (kernel, format!("cannot be lowered for {TARGET}: {message}"));
     if !plan.params.is_empty() {
         return Err(cannot(
@@ -147,6 +143,7 @@ fn lower_kernel<'c, 'a>(
         plan.output.global,
         plan.transpose_b,
     )
+    .and_then(|config| if plan.rows.is_empty() { Ok(config) } else { config.with_row_reductions() })
     .map_err(|message| (plan.main_loop.op, format!("cannot be lowered for {TARGET}: {message}")))?;
     let plan::Scalar::Const(upper) = plan.main_loop.upper else {
         return Err(cannot("expects a constant main-loop bound on SPIR-V".into()));
