@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Counts the instructions of the main loop of a gfx942 kernel (AMDGCN assembly from tile-compile):
-the loop is the longest span between a label and the backward branch that returns to it.
+the loop is the shortest span between a label and a backward branch to it that holds the mfma
+instructions (out-of-line blocks of masked loads also branch backwards, across most of the kernel).
 
 Usage: python3 bench/amd_loop_counts.py KERNEL.s
 """
@@ -14,7 +15,8 @@ for i, line in enumerate(lines):
     match = re.match(r"\s+s_cbranch_\w+\s+(\.LBB\d+_\d+)", line) or re.match(r"\s+s_branch\s+(\.LBB\d+_\d+)", line)
     if match and match.group(1) in labels and labels[match.group(1)] < i:
         span = (labels[match.group(1)], i)
-        if best is None or span[1] - span[0] > best[1] - best[0]:
+        has_mfma = any("v_mfma" in lines[j] for j in range(*span))
+        if has_mfma and (best is None or span[1] - span[0] < best[1] - best[0]):
             best = span
 if best is None:
     sys.exit("no loop found")

@@ -1,22 +1,33 @@
-// convert-tile-to-amdgpu: tile GEMM kernels become gfx942 kernels: registers prefetch the next K
-// step while mfma reads the current one from LDS.
+// convert-tile-to-amdgpu: tile GEMM kernels become gfx942 kernels: registers prefetch a K step
+// ahead while mfma reads the current one from LDS; where two LDS buffers fit, one is filled while
+// the other feeds the MMAs, with one amdgpu.lds_barrier a step.
 // RUN: tile-opt %s -split-input-file -convert-tile-to-amdgpu | FileCheck %s
 
 // The contract's example: 2 waves split N (wave tile 128x64, 4x2 mfma 32x32x8 tiles), LDS rows
-// padded by 4 elements, B transposed into K-contiguous LDS rows, ReLU in the epilogue.
+// padded by 4 elements, two LDS buffers, B transposed into K-contiguous LDS rows, ReLU in the
+// epilogue.
 // CHECK-LABEL: func.func @gemm_relu
-// CHECK: gpu.module @gemm_relu_0_module attributes {tile.manifest = "{{.*}}\22chip\22: \22gfx942\22{{.*}}\22lds_bytes\22: 18432{{.*}}\22mfma\22: \2232x32x8\22
+// CHECK: gpu.module @gemm_relu_0_module attributes {tile.manifest = "{{.*}}\22chip\22: \22gfx942\22{{.*}}\22lds_bytes\22: 36864{{.*}}\22mfma\22: \2232x32x8\22
 // CHECK-NOT: func.func
-// CHECK: gpu.func @gemm_relu_0_kernel(%{{.*}}: memref<4096x4096xf16>, %{{.*}}: memref<4096x4096xf16>, %{{.*}}: memref<4096x4096xf16>) workgroup(%[[LA:.*]] : memref<128x36xf16, 3>, %[[LB:.*]] : memref<128x36xf16, 3>) kernel
+// CHECK: gpu.func @gemm_relu_0_kernel(%{{.*}}: memref<4096x4096xf16>, %{{.*}}: memref<4096x4096xf16>, %{{.*}}: memref<4096x4096xf16>) workgroup(%[[LA:.*]] : memref<2x128x36xf16, 3>, %[[LB:.*]] : memref<2x128x36xf16, 3>) kernel
+// Step 0 into buffer 0, then step 1's registers are loaded before the loop.
 // CHECK: vector.load %{{.*}} : memref<4096x4096xf16>, vector<8xf16>
 // CHECK: vector.transfer_read
-// CHECK: scf.for {{.*}} iter_args(
-// CHECK: gpu.barrier
-// CHECK: vector.store %{{.*}}, %[[LA]][%{{.*}}, %{{.*}}] : memref<128x36xf16, 3>, vector<8xf16>
-// CHECK: memref.store %{{.*}}, %[[LB]][%{{.*}}, %{{.*}}] : memref<128x36xf16, 3>
-// CHECK: gpu.barrier
-// CHECK: vector.load %[[LA]][%{{.*}}, %{{.*}}] : memref<128x36xf16, 3>, vector<4xf16>
+// CHECK: vector.store %{{.*}}, %[[LA]][%[[ZERO:.*]], %{{.*}}, %{{.*}}] : memref<2x128x36xf16, 3>, vector<8xf16>
+// CHECK: amdgpu.lds_barrier
+// CHECK: vector.load %{{.*}} : memref<4096x4096xf16>, vector<8xf16>
+// CHECK: scf.for %[[IT:.*]] = {{.*}} iter_args(
+// CHECK-NOT: amdgpu.lds_barrier
+// CHECK: %[[READ:.*]] = arith.remui %[[IT]], %{{.*}} : index
+// CHECK: %[[WRITE:.*]] = arith.remui %{{.*}}, %{{.*}} : index
+// CHECK: vector.load %[[LA]][%[[READ]], %{{.*}}, %{{.*}}] : memref<2x128x36xf16, 3>, vector<4xf16>
 // CHECK: amdgpu.mfma 32x32x8 %{{.*}} * %{{.*}} + %{{.*}} blgp = none : vector<4xf16>, vector<4xf16>, vector<16xf32>
+// CHECK: scf.if
+// CHECK: vector.store %{{.*}}, %[[LA]][%[[WRITE]], %{{.*}}, %{{.*}}] : memref<2x128x36xf16, 3>, vector<8xf16>
+// CHECK: memref.store %{{.*}}, %[[LB]][%[[WRITE]], %{{.*}}, %{{.*}}] : memref<2x128x36xf16, 3>
+// CHECK: vector.load %{{.*}} : memref<4096x4096xf16>, vector<8xf16>
+// CHECK: amdgpu.lds_barrier
+// CHECK-NEXT: scf.yield
 // CHECK: vector.extract %{{.*}}[15] : f32 from vector<16xf32>
 // CHECK: arith.maximumf
 // CHECK: arith.truncf %{{.*}} : f32 to f16

@@ -21,7 +21,7 @@
 // ROWS: v_exp_f32
 // ROWS: ds_swizzle_b32
 // ROWS: v_add_f32
-// ROWS: .group_segment_fixed_size: 9728
+// ROWS: .group_segment_fixed_size: 18944
 // ROWS: .private_segment_fixed_size: 0
 
 // CHECK: .amdgcn_target "amdgcn-amd-amdhsa--gfx942"
@@ -29,7 +29,7 @@
 // CHECK-DAG: ds_write
 // CHECK-DAG: ds_read2_b64
 // CHECK-DAG: v_mfma_f32_32x32x8_f16
-// CHECK: .group_segment_fixed_size: 18432
+// CHECK: .group_segment_fixed_size: 36864
 // CHECK: .private_segment_fixed_size: 0
 // CHECK: .vgpr_spill_count: 0
 
@@ -39,7 +39,7 @@
 // ALL-NOT: .private_segment_fixed_size: {{[1-9]}}
 // ALL-NOT: .vgpr_spill_count: {{[1-9]}}
 
-// JSON: "chip": "gfx942", "block": [128, 1, 1], "grid": [32, 32, 1], "lds_bytes": 18432
+// JSON: "chip": "gfx942", "block": [128, 1, 1], "grid": [32, 32, 1], "lds_bytes": 36864
 // JSON-SAME: "mfma": "32x32x8"
 
 // PIPELINE: gpu.binary @gemm_relu_0_module

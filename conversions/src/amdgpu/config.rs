@@ -61,6 +61,9 @@ pub struct AmdConfig {
     pub transpose_b: bool,
     /// LDS row length in elements (K plus padding).
     pub lds_row: i64,
+    /// LDS buffers of the A and B tiles: 2 (one filled while the other feeds the MMAs, one barrier
+    /// a step) where they fit, else 1.
+    pub buffers: i64,
     /// LDS bytes the workgroup uses.
     pub lds_bytes: i64,
     /// Row reductions exchange partial rows between the waves along N through LDS.
@@ -173,7 +176,9 @@ pub fn configure(
         ));
     }
     let lds_row = bk + ROW_PADDING;
-    let lds_bytes = (bm + bn) * lds_row * 2;
+    let tile_bytes = (bm + bn) * lds_row * 2;
+    let buffers = if 2 * tile_bytes <= MAX_LDS_BYTES { 2 } else { 1 };
+    let lds_bytes = buffers * tile_bytes;
     if lds_bytes > MAX_LDS_BYTES {
         return Err(format!(
             "needs {lds_bytes} bytes of LDS for the {bm}x{bk} A and {bk}x{bn} B tiles, but gfx942 gives a workgroup at most {MAX_LDS_BYTES}; use a smaller K tile or a smaller tile"
@@ -191,6 +196,7 @@ pub fn configure(
         output,
         transpose_b,
         lds_row,
+        buffers,
         lds_bytes,
         row_exchange: false,
     })

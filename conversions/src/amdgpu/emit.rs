@@ -41,8 +41,11 @@ pub fn render_module(
     let input = config.input.name();
     let output = config.output.name();
     let [a_type, b_type, c_type] = &interface.globals;
-    let lds_a = format!("memref<{}x{}x{input}, 3>", config.bm, config.lds_row);
-    let lds_b = format!("memref<{}x{}x{input}, 3>", config.bn, config.lds_row);
+    // With two LDS buffers, a leading dimension picks the buffer.
+    let ring = if config.buffers == 2 { "2x" } else { "" };
+    let lds_a = format!("memref<{ring}{}x{}x{input}, 3>", config.bm, config.lds_row);
+    let lds_b = format!("memref<{ring}{}x{}x{input}, 3>", config.bn, config.lds_row);
+    let at = |buffer: &str, rest: String| if buffer.is_empty() { rest } else { format!("{buffer}, {rest}") };
     let vec8 = format!("vector<8x{input}>");
     let vec4 = format!("vector<4x{input}>");
     let acc = format!("vector<{}xf32>", config.mfma.accumulators);
@@ -200,18 +203,20 @@ pub fn render_module(
     };
 
     // Registers -> LDS: A row-major; B as K-contiguous rows (transposed unless B is already NxK).
-    let store = |t: &mut Text, vectors: &[String]| {
+    let store = |t: &mut Text, buffer: &str, vectors: &[String]| {
         for (slot, vector) in vectors[..a_slots as usize].iter().enumerate() {
             let (row, col) = slot_position(t, slot as i64, config.bk / 8);
             t.line(format!(
-                "vector.store {vector}, %lds_a[{row}, {col}] : {lds_a}, {vec8}"
+                "vector.store {vector}, %lds_a[{}] : {lds_a}, {vec8}",
+                at(buffer, format!("{row}, {col}"))
             ));
         }
         for (slot, vector) in vectors[a_slots as usize..].iter().enumerate() {
             let (row, col) = slot_position(t, slot as i64, b_global_row_width);
             if config.transpose_b {
                 t.line(format!(
-                    "vector.store {vector}, %lds_b[{row}, {col}] : {lds_b}, {vec8}"
+                    "vector.store {vector}, %lds_b[{}] : {lds_b}, {vec8}",
+                    at(buffer, format!("{row}, {col}"))
                 ));
             } else {
                 for element in 0..8 {
@@ -222,7 +227,8 @@ pub fn render_module(
                     let shift = t.index(element);
                     let n = t.binary("addi", &col, &shift);
                     t.line(format!(
-                        "memref.store {value}, %lds_b[{n}, {row}] : {lds_b}"
+                        "memref.store {value}, %lds_b[{}] : {lds_b}",
+                        at(buffer, format!("{n}, {row}"))
                     ));
                 }
             }
@@ -235,7 +241,24 @@ pub fn render_module(
     let lane_k_group = t.binary("divui", &lane, &size);
     let four = t.index(4);
     let lane_k = t.binary("muli", &lane_k_group, &four);
-    let prefetch = load(&mut t, &c0);
+    let mut prefetch = load(&mut t, &c0);
+    if config.buffers == 2 {
+        // Step 0 goes to buffer 0 before the loop; the loop carries step 1's registers.
+        let first = t.index(0);
+        store(&mut t, &first, &prefetch);
+        t.line("amdgpu.lds_barrier");
+        let one = t.index(1);
+        let exists = t.let_("more", format!("arith.cmpi ult, {one}, {trips} : index"));
+        let vec_types = vec![vec8.as_str(); prefetch.len()].join(", ");
+        let second = t.fresh("second");
+        t.line(format!("{second}:{} = scf.if {exists} -> ({vec_types}) {{", prefetch.len()));
+        let loaded = load(&mut t, &one);
+        t.line(format!("scf.yield {} : {vec_types}", loaded.join(", ")));
+        t.line("} else {");
+        t.line(format!("scf.yield {} : {vec_types}", prefetch.join(", ")));
+        t.line("}");
+        prefetch = (0..prefetch.len()).map(|i| format!("{second}#{i}")).collect();
+    }
     let (tiles_m, tiles_n) = config.tiles();
     let accumulators = (tiles_m * tiles_n) as usize;
     let zero = t.let_("zero", format!("arith.constant dense<0.0> : {acc}"));
@@ -261,25 +284,36 @@ pub fn render_module(
         inits.join(", "),
         types.join(", ")
     ));
-    t.line("gpu.barrier");
-    store(&mut t, &carried_vec);
-    t.line("gpu.barrier");
     let next = t.binary("addi", &iterator, &c1);
     let has_next = t.let_("more", format!("arith.cmpi ult, {next}, {trips} : index"));
-    let fetched = t.fresh("next");
     let vec_types = vec![vec8.as_str(); prefetch.len()].join(", ");
-    t.line(format!(
-        "{fetched}:{} = scf.if {has_next} -> ({vec_types}) {{",
-        prefetch.len()
-    ));
-    let loaded = load(&mut t, &next);
-    t.line(format!("scf.yield {} : {vec_types}", loaded.join(", ")));
-    t.line("} else {");
-    t.line(format!(
-        "scf.yield {} : {vec_types}",
-        carried_vec.join(", ")
-    ));
-    t.line("}");
+    // Loads step `step` into registers when it exists; the carried registers otherwise.
+    let fetch = |t: &mut Text, exists: &str, step: &str| -> String {
+        let fetched = t.fresh("next");
+        t.line(format!("{fetched}:{} = scf.if {exists} -> ({vec_types}) {{", prefetch.len()));
+        let loaded = load(t, step);
+        t.line(format!("scf.yield {} : {vec_types}", loaded.join(", ")));
+        t.line("} else {");
+        t.line(format!("scf.yield {} : {vec_types}", carried_vec.join(", ")));
+        t.line("}");
+        fetched
+    };
+    let (fetched, reading) = if config.buffers == 2 {
+        // Two buffers: the MMAs of step it read buffer it % 2 while the registers (step it+1) go to
+        // the other; one barrier a step, after which both are safe to swap.
+        let two = t.index(2);
+        let reading = t.binary("remui", &iterator, &two);
+        let writing = t.binary("remui", &next, &two);
+        (String::new(), (reading, writing, has_next.clone()))
+    } else {
+        // One buffer: wait until every wave is done reading it, refill it, wait for the writes;
+        // the next step's loads are in flight during the MMAs.
+        t.line("amdgpu.lds_barrier");
+        store(&mut t, "", &carried_vec);
+        t.line("amdgpu.lds_barrier");
+        (fetch(&mut t, &has_next, &next), (String::new(), String::new(), String::new()))
+    };
+    let (reading, writing, has_next) = reading;
     // The MMAs read the operands loaded above the loop's header.
     let mut updated = carried_acc.clone();
     for slice in 0..config.bk / config.mfma.k {
@@ -292,7 +326,7 @@ pub fn render_module(
                 let row = t.binary("addi", &base, &lane_row);
                 t.let_(
                     "a",
-                    format!("vector.load %lds_a[{row}, {k}] : {lds_a}, {vec4}"),
+                    format!("vector.load %lds_a[{}] : {lds_a}, {vec4}", at(&reading, format!("{row}, {k}"))),
                 )
             })
             .collect();
@@ -303,7 +337,7 @@ pub fn render_module(
                 let row = t.binary("addi", &base, &lane_row);
                 t.let_(
                     "b",
-                    format!("vector.load %lds_b[{row}, {k}] : {lds_b}, {vec4}"),
+                    format!("vector.load %lds_b[{}] : {lds_b}, {vec4}", at(&reading, format!("{row}, {k}"))),
                 )
             })
             .collect();
@@ -324,6 +358,19 @@ pub fn render_module(
             }
         }
     }
+    let fetched = if config.buffers == 2 {
+        t.line(format!("scf.if {has_next} {{"));
+        store(&mut t, &writing, &carried_vec);
+        t.line("}");
+        let two = t.index(2);
+        let after = t.binary("addi", &iterator, &two);
+        let exists = t.let_("more", format!("arith.cmpi ult, {after}, {trips} : index"));
+        let fetched = fetch(&mut t, &exists, &after);
+        t.line("amdgpu.lds_barrier");
+        fetched
+    } else {
+        fetched
+    };
     let fetched_values: Vec<String> = (0..prefetch.len())
         .map(|i| format!("{fetched}#{i}"))
         .collect();
