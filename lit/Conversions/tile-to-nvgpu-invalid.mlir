@@ -269,3 +269,37 @@ func.func @tma_row_alignment(%A: memref<1000x700xf16>, %B: memref<700x1024xf16>,
   }
   return
 }
+
+// -----
+
+// A tile.layout the lowering would not use (hand-written, or inferred for another chip) is refused.
+func.func @stale_layout(%A: memref<128x48xf16>, %B: memref<48x96xf16>, %C: memref<128x96xf16>) {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c16 = arith.constant 16 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c2, %c2) threads(128) (%bx, %by) {
+    // expected-error @+1 {{'tile.alloc_shared' op has tile.layout {operand = "A", swizzle = 64 : i64}, but the sm_90a lowering lays it out as {box = array<i64: 64, 16>, boxes = 1 : i64, k_major = true, operand = "A", swizzle = 32 : i64}; drop the attribute or run tile-infer-layouts for sm_90a}}
+    %As = tile.alloc_shared {tile.layout = {operand = "A", swizzle = 64 : i64}} : memref<64x16xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<16x64xf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    tile.fill %Cf, %zero : memref<64x64xf32, #tile.fragment>
+    %m0 = arith.muli %by, %c64 : index
+    %n0 = arith.muli %bx, %c64 : index
+    tile.pipelined %k = %c0 to %c3 stages(2) {
+      %k0 = arith.muli %k, %c16 : index
+      tile.copy %A[%m0, %k0], %As : memref<128x48xf16>, memref<64x16xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%k0, %n0], %Bs : memref<48x96xf16>, memref<16x64xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %Cf : memref<64x16xf16, #gpu.address_space<workgroup>>, memref<16x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+    }
+    tile.parallel (%i, %j) in (64, 64) {
+      %v = memref.load %Cf[%i, %j] : memref<64x64xf32, #tile.fragment>
+      %r = arith.maximumf %v, %zero : f32
+      memref.store %r, %Cf[%i, %j] : memref<64x64xf32, #tile.fragment>
+    }
+    tile.copy %Cf, %C[%m0, %n0] : memref<64x64xf32, #tile.fragment>, memref<128x96xf16>
+  }
+  return
+}

@@ -10,6 +10,7 @@ const PASSES: &[&str] = &[
     "--tile-canonicalize",
     "--canonicalize",
     "--convert-tile-to-cpu",
+    "--tile-infer-layouts",
     "--convert-tile-to-nvgpu",
     "--pass-pipeline=builtin.module(tile-to-nvvm{chip=sm_90a})",
     "--convert-tile-to-amdgpu",

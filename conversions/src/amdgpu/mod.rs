@@ -77,7 +77,7 @@ fn lower_module(module: OperationRef) -> Result<(), String> {
     crate::kernels::lower_each_kernel(module, &lower_kernel)
 }
 
-use crate::kernels::Failure;
+use crate::{kernels::Failure, layout::Strategy};
 
 
 fn manifest(
@@ -121,21 +121,18 @@ fn manifest(
     ))
 }
 
-fn lower_kernel<'c, 'a>(
-    context: &'c Context,
-    module: OperationRef<'c, 'a>,
-    kernel: OperationRef<'c, 'a>,
-    index: usize,
-) -> Result<(), Failure<'c, 'a>> {
+/// Decides how `kernel` lowers on gfx942: on mfma with its configuration and tile layouts, or with
+/// the plain strategy and why. Errors are programs neither can take.
+pub(crate) fn resolve<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Result<Strategy<'c, 'a, config::AmdConfig>, Failure<'c, 'a>> {
+    crate::layout::check_conflicts(kernel, CHIP)?;
     // Kernels outside the GEMM family run with the plain strategy: correct, not fast.
     let plan = match plan::plan_gemm(kernel) {
         Ok(plan) => plan,
         Err(error) => {
             let reason = format!("{} (chip {CHIP})", error.message.replace("{chip}", CHIP));
-            return crate::generic::fall_back(context, module, kernel, index, &GENERIC, error.op, reason);
+            return Ok(Strategy::Plain { op: error.op, reason });
         }
     };
-    let cannot = |message: String| (kernel, format!("cannot be lowered for {CHIP}: {message}"));
     let threads = integer_attribute(&kernel, "threads").unwrap_or(0);
     let config = config::configure(
         threads,
@@ -151,6 +148,54 @@ fn lower_kernel<'c, 'a>(
             format!("cannot be lowered for {CHIP}: {message}"),
         )
     })?;
+    let layouts = layouts(&plan, &config);
+    Ok(Strategy::TensorCores(plan, config, layouts))
+}
+
+/// The tile layouts of an mfma kernel, as `tile.layout` dictionaries.
+fn layouts<'c, 'a>(plan: &plan::GemmPlan<'c, 'a>, config: &config::AmdConfig) -> Vec<(melior::ir::Value<'c, 'a>, String)> {
+    // B is held K-contiguous in LDS: transposed unless the program gives it as NxK.
+    let shared = |operand: &str, transposed: bool| {
+        format!(
+            "{{buffers = {} : i64, k_major = true, operand = \"{operand}\", padding = {} : i64, transposed = {transposed}}}",
+            config.buffers,
+            config.lds_row - config.bk
+        )
+    };
+    let mut layouts = vec![
+        (plan.a.shared, shared("A", false)),
+        (plan.b.shared, shared("B", !config.transpose_b)),
+        (
+            plan.accumulator,
+            format!(
+                "{{instruction = \"mfma.{0}x{0}x{1}\", kind = \"accumulator\", waves = array<i64: {2}, {3}>}}",
+                config.mfma.size, config.mfma.k, config.waves.0, config.waves.1
+            ),
+        ),
+    ];
+    let exchange = if config.row_exchange { "lds" } else { "none" };
+    layouts.extend(plan.rows.iter().map(|row| {
+        (*row, format!("{{exchange = \"{exchange}\", kind = \"rows\", lanes = {} : i64}}", config.mfma.size))
+    }));
+    layouts
+}
+
+fn lower_kernel<'c, 'a>(
+    context: &'c Context,
+    module: OperationRef<'c, 'a>,
+    kernel: OperationRef<'c, 'a>,
+    index: usize,
+) -> Result<(), Failure<'c, 'a>> {
+    let (plan, config) = match resolve(kernel)? {
+        Strategy::Plain { op, reason } => {
+            return crate::generic::fall_back(context, module, kernel, index, &GENERIC, op, reason);
+        }
+        Strategy::TensorCores(plan, config, layouts) => {
+            crate::layout::check_annotations(&layouts, CHIP)?;
+            (plan, config)
+        }
+    };
+    let cannot = |message: String| (kernel, format!("cannot be lowered for {CHIP}: {message}"));
     let stem = format!("{}_{index}", tile_dialect::ops::enclosing_symbol(kernel, "kernel"));
     let kernel_name = format!("{stem}_kernel");
     let manifest = manifest(&plan, &config, &kernel_name).map_err(|message| {

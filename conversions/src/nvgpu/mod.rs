@@ -72,21 +72,19 @@ fn lower_module(module: OperationRef) -> Result<(), String> {
     crate::kernels::lower_each_kernel(module, &lower_kernel)
 }
 
-use crate::kernels::Failure;
+use crate::{kernels::Failure, layout::Strategy};
 
 
-fn lower_kernel<'c, 'a>(
-    context: &'c Context,
-    module: OperationRef<'c, 'a>,
-    kernel: OperationRef<'c, 'a>,
-    index: usize,
-) -> Result<(), Failure<'c, 'a>> {
+/// Decides how `kernel` lowers on sm_90a: on wgmma with its configuration and tile layouts, or
+/// with the plain strategy and why. Errors are programs neither can take.
+pub(crate) fn resolve<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Result<Strategy<'c, 'a, config::HopperConfig>, Failure<'c, 'a>> {
+    crate::layout::check_conflicts(kernel, CHIP)?;
     // Kernels outside the GEMM family run with the plain strategy: correct, not fast.
     let plan = match plan::plan_gemm(kernel) {
         Ok(plan) => plan,
         Err(error) => {
             let reason = format!("{} (chip {CHIP})", error.message.replace("{chip}", CHIP));
-            return crate::generic::fall_back(context, module, kernel, index, &GENERIC, error.op, reason);
+            return Ok(Strategy::Plain { op: error.op, reason });
         }
     };
     let threads = plan.threads;
@@ -98,7 +96,6 @@ fn lower_kernel<'c, 'a>(
             ),
         ));
     }
-    let cannot = |message: String| (kernel, format!("cannot be lowered for {CHIP}: {message}"));
     for (global, role) in [
         (plan.a.global, "A"),
         (plan.b.global, "B"),
@@ -107,7 +104,7 @@ fn lower_kernel<'c, 'a>(
         // The tensors are the program's, not a tile choice: run it the slow way rather than refuse.
         if let Err(message) = config::check_tma_rows(global, role) {
             let reason = format!("cannot be lowered for {CHIP} with TMA: {message}");
-            return crate::generic::fall_back(context, module, kernel, index, &GENERIC, kernel, reason);
+            return Ok(Strategy::Plain { op: kernel, reason });
         }
     }
     let config = config::configure(
@@ -124,6 +121,49 @@ fn lower_kernel<'c, 'a>(
             format!("cannot be lowered for {CHIP}: {message}"),
         )
     })?;
+    let layouts = layouts(&plan, &config);
+    Ok(Strategy::TensorCores(plan, config, layouts))
+}
+
+/// The tile layouts of a wgmma kernel, as `tile.layout` dictionaries.
+fn layouts<'c, 'a>(plan: &plan::GemmPlan<'c, 'a>, config: &config::HopperConfig) -> Vec<(melior::ir::Value<'c, 'a>, String)> {
+    let shared = |operand: &str, layout: &config::SharedLayout| {
+        format!(
+            "{{box = array<i64: {}, {}>, boxes = {} : i64, k_major = {}, operand = \"{operand}\", swizzle = {} : i64}}",
+            layout.box_rows, layout.box_inner, layout.boxes, layout.k_major, layout.swizzle
+        )
+    };
+    let mut layouts = vec![
+        (plan.a.shared, shared("A", &config.a)),
+        (plan.b.shared, shared("B", &config.b)),
+        (
+            plan.accumulator,
+            format!(
+                "{{instruction = \"wgmma.m64n{}k16\", kind = \"accumulator\", m_tiles = {} : i64, warpgroups = {} : i64}}",
+                config.bn, config.m_tiles, config.warpgroups
+            ),
+        ),
+    ];
+    layouts.extend(plan.rows.iter().map(|row| (*row, "{kind = \"rows\", lanes = 4 : i64}".to_owned())));
+    layouts
+}
+
+fn lower_kernel<'c, 'a>(
+    context: &'c Context,
+    module: OperationRef<'c, 'a>,
+    kernel: OperationRef<'c, 'a>,
+    index: usize,
+) -> Result<(), Failure<'c, 'a>> {
+    let (plan, config) = match resolve(kernel)? {
+        Strategy::Plain { op, reason } => {
+            return crate::generic::fall_back(context, module, kernel, index, &GENERIC, op, reason);
+        }
+        Strategy::TensorCores(plan, config, layouts) => {
+            crate::layout::check_annotations(&layouts, CHIP)?;
+            (plan, config)
+        }
+    };
+    let cannot = |message: String| (kernel, format!("cannot be lowered for {CHIP}: {message}"));
     let stem = format!("{}_{index}", tile_dialect::ops::enclosing_symbol(kernel, "kernel"));
     let kernel_name = format!("{stem}_kernel");
     let manifest = manifest::manifest(&plan, &config, &kernel_name).map_err(|message| {

@@ -17,6 +17,7 @@ use crate::{
     },
     generic::Flavor,
     kernels::Failure,
+    layout::Strategy,
 };
 use melior::{
     Context, ContextRef,
@@ -115,17 +116,15 @@ fn manifest(
     ))
 }
 
-fn lower_kernel<'c, 'a>(
-    context: &'c Context,
-    module: OperationRef<'c, 'a>,
-    kernel: OperationRef<'c, 'a>,
-    index: usize,
-) -> Result<(), Failure<'c, 'a>> {
+/// Decides how `kernel` lowers on spirv-coopmat: on cooperative matrices with its configuration and
+/// tile layouts, or with the plain strategy and why. Errors are programs neither can take.
+pub(crate) fn resolve<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Result<Strategy<'c, 'a, config::CoopConfig>, Failure<'c, 'a>> {
+    crate::layout::check_conflicts(kernel, TARGET)?;
     let plan = match plan::plan_gemm(kernel) {
         Ok(plan) => plan,
         Err(error) => {
             let reason = error.message.replace("{chip}", TARGET);
-            return crate::generic::fall_back(context, module, kernel, index, &FLAVOR, error.op, reason);
+            return Ok(Strategy::Plain { op: error.op, reason });
         }
     };
     let cannot = |message: String| (kernel, format!("cannot be lowered for {TARGET}: {message}"));
@@ -145,6 +144,50 @@ fn lower_kernel<'c, 'a>(
     )
     .and_then(|config| if plan.rows.is_empty() { Ok(config) } else { config.with_row_reductions() })
     .map_err(|message| (plan.main_loop.op, format!("cannot be lowered for {TARGET}: {message}")))?;
+    let plan::Scalar::Const(_) = plan.main_loop.upper else {
+        return Err(cannot("expects a constant main-loop bound on SPIR-V".into()));
+    };
+    let layouts = layouts(&plan, &config);
+    Ok(Strategy::TensorCores(plan, config, layouts))
+}
+
+/// The tile layouts of a cooperative-matrix kernel, as `tile.layout` dictionaries.
+fn layouts<'c, 'a>(plan: &plan::GemmPlan<'c, 'a>, config: &config::CoopConfig) -> Vec<(melior::ir::Value<'c, 'a>, String)> {
+    let shared = |operand: &str, column_major: bool| {
+        format!("{{column_major = {column_major}, operand = \"{operand}\", padding = {} : i64}}", config::ROW_PADDING)
+    };
+    let mut layouts = vec![
+        (plan.a.shared, shared("A", false)),
+        (plan.b.shared, shared("B", config.transpose_b)),
+        (
+            plan.accumulator,
+            format!(
+                "{{instruction = \"coopmat.16x16x16\", kind = \"accumulator\", subgroups = array<i64: {}, {}>}}",
+                config.subgroups.0, config.subgroups.1
+            ),
+        ),
+    ];
+    let exchange = if config.row_exchange { "workgroup" } else { "none" };
+    layouts.extend(plan.rows.iter().map(|row| (*row, format!("{{exchange = \"{exchange}\", kind = \"rows\", lanes = 16 : i64}}"))));
+    layouts
+}
+
+fn lower_kernel<'c, 'a>(
+    context: &'c Context,
+    module: OperationRef<'c, 'a>,
+    kernel: OperationRef<'c, 'a>,
+    index: usize,
+) -> Result<(), Failure<'c, 'a>> {
+    let (plan, config) = match resolve(kernel)? {
+        Strategy::Plain { op, reason } => {
+            return crate::generic::fall_back(context, module, kernel, index, &FLAVOR, op, reason);
+        }
+        Strategy::TensorCores(plan, config, layouts) => {
+            crate::layout::check_annotations(&layouts, TARGET)?;
+            (plan, config)
+        }
+    };
+    let cannot = |message: String| (kernel, format!("cannot be lowered for {TARGET}: {message}"));
     let plan::Scalar::Const(upper) = plan.main_loop.upper else {
         return Err(cannot("expects a constant main-loop bound on SPIR-V".into()));
     };

@@ -1,0 +1,223 @@
+//! `tile-infer-layouts`: decides, for the target named by the module's `tile.target` attribute, how
+//! every tile of every kernel is laid out, and records it as a `tile.layout` dictionary on the op
+//! that allocates the tile:
+//!
+//! - tensor-core kernels (sm_90a, gfx942, spirv-coopmat): the shared tiles' swizzle or padding as the
+//!   copies write them and the MMAs read them, the accumulator's instruction layout and how its
+//!   threads are grouped, the row fragments' lanes;
+//! - every other kernel: which fragments each thread owns privately and which live in workgroup
+//!   memory (the plain strategy), and on the kernel, in `tile.strategy`, why it is not on tensor
+//!   cores.
+//!
+//! A tile two ops want laid out in two ways (a shared tile one `tile.gemm` reads as A and another as
+//! B, a fragment that is one gemm's accumulator and another's operand) has no layout: an error names
+//! both ops. The lowerings decide with the same functions ([`Strategy`]) and refuse a `tile.layout`
+//! that disagrees with theirs, so an annotated program is lowered as annotated or not at all.
+
+use crate::kernels::Failure;
+use melior::{
+    Context, ContextRef,
+    ir::{
+        Attribute, Value,
+        attribute::StringAttribute,
+        operation::{OperationLike, OperationRef, OperationResult},
+        r#type::TypeId,
+    },
+    pass::{ExternalPass, Pass, RunExternalPass, create_external},
+};
+use tile_dialect::ops::{integer_attribute, nested_ops, op_name, set_attribute, string_attribute};
+
+/// The pass's flag.
+pub const ARGUMENT: &str = "tile-infer-layouts";
+/// The module attribute naming the target.
+pub const TARGET_ATTRIBUTE: &str = "tile.target";
+/// The attribute that records a tile's layout on its allocation.
+pub const LAYOUT_ATTRIBUTE: &str = "tile.layout";
+
+/// How a kernel lowers on one target.
+pub enum Strategy<'c, 'a, C> {
+    /// On tensor cores: the GEMM plan, the target's configuration, and each tile's layout (the tile
+    /// and its `tile.layout` dictionary, as MLIR writes it).
+    TensorCores(crate::gemm::plan::GemmPlan<'c, 'a>, C, Vec<(Value<'c, 'a>, String)>),
+    /// With the plain strategy, for `reason` (at `op`).
+    Plain {
+        /// The op the reason concerns.
+        op: OperationRef<'c, 'a>,
+        /// Why the kernel is not on tensor cores.
+        reason: String,
+    },
+}
+
+/// Checks that no tile is wanted in two layouts by the tensor-core ops of `kernel`: a shared tile
+/// read by gemms in different operand roles, a fragment that is one gemm's accumulator and another
+/// gemm's operand.
+pub fn check_conflicts<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str) -> Result<(), Failure<'c, 'a>> {
+    // (tile, role, the gemm that wants it so)
+    let mut uses: Vec<(Value, &str, OperationRef)> = Vec::new();
+    for gemm in nested_ops(kernel).into_iter().filter(|op| op_name(op) == "tile.gemm") {
+        let transposed = |name: &str| gemm.attribute(name).is_ok();
+        let roles = [
+            (0, if transposed("transpose_a") { "A (transposed)" } else { "A" }),
+            (1, if transposed("transpose_b") { "B (transposed)" } else { "B" }),
+            (2, "the accumulator"),
+        ];
+        for (operand, role) in roles {
+            let Ok(tile) = gemm.operand(operand) else { continue };
+            if let Some((_, other_role, other)) = uses.iter().find(|(used, r, _)| *used == tile && *r != role) {
+                let allocation = OperationResult::try_from(tile).map(|result| result.owner()).unwrap_or(gemm);
+                return Err((
+                    allocation,
+                    format!(
+                        "has no consistent layout on {chip}: '{}' at {} uses it as {other_role}, '{}' at {} as {role}; give each use a tile of its own (copy it)",
+                        op_name(other),
+                        other.location(),
+                        op_name(&gemm),
+                        gemm.location()
+                    ),
+                ));
+            }
+            uses.push((tile, role, gemm));
+        }
+    }
+    Ok(())
+}
+
+/// The layouts of a kernel on the plain strategy: each fragment private to its threads or in
+/// workgroup memory, each shared tile row-major in workgroup memory.
+pub fn plain_layouts<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Vec<(Value<'c, 'a>, String)> {
+    let threads = integer_attribute(&kernel, "threads").unwrap_or(0);
+    let owned = crate::generic::thread_owned_fragments(kernel, threads);
+    nested_ops(kernel)
+        .into_iter()
+        .filter(|op| op_name(op).starts_with("tile.alloc_"))
+        .filter_map(|op| {
+            let tile: Value = op.result(0).ok()?.into();
+            let layout = if owned.contains(&op) {
+                format!("{{kind = \"thread_owned\", threads = {threads} : i64}}")
+            } else {
+                "{kind = \"workgroup\", order = \"row_major\"}".to_owned()
+            };
+            Some((tile, layout))
+        })
+        .collect()
+}
+
+/// Refuses a `tile.layout` already on a tile that differs from `layouts` (what the lowering does).
+pub fn check_annotations<'c, 'a>(layouts: &[(Value<'c, 'a>, String)], chip: &str) -> Result<(), Failure<'c, 'a>> {
+    for (tile, layout) in layouts {
+        let Ok(allocation) = OperationResult::try_from(*tile).map(|result| result.owner()) else { continue };
+        let Ok(given) = allocation.attribute(LAYOUT_ATTRIBUTE) else { continue };
+        let wanted = with_context_parse(allocation, layout);
+        if wanted.is_some_and(|wanted| wanted != given) || wanted.is_none() {
+            return Err((
+                allocation,
+                format!("has tile.layout {given}, but the {chip} lowering lays it out as {layout}; drop the attribute or run tile-infer-layouts for {chip}"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn with_context_parse<'c>(op: OperationRef<'c, '_>, text: &str) -> Option<Attribute<'c>> {
+    tile_dialect::ops::with_context(op, |context| Attribute::parse(context, text))
+}
+
+/// Annotates every tile of `kernel` with its layout on `chip`.
+fn infer_kernel<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>, chip: &str) -> Result<(), Failure<'c, 'a>> {
+    let (layouts, strategy) = match chip {
+        "sm_90a" => describe(crate::nvgpu::resolve(kernel)?, kernel),
+        "gfx942" => describe(crate::amdgpu::resolve(kernel)?, kernel),
+        "spirv-coopmat" => describe(crate::spirv::coopmat::resolve(kernel)?, kernel),
+        "spirv" => (plain_layouts(kernel), "plain".to_owned()),
+        _ => {
+            return Err((
+                kernel,
+                format!("cannot infer layouts for target {chip}; expected sm_90a, gfx942, spirv or spirv-coopmat"),
+            ));
+        }
+    };
+    for (tile, layout) in layouts {
+        let Ok(allocation) = OperationResult::try_from(tile).map(|result| result.owner()) else { continue };
+        let attribute = Attribute::parse(context, &layout)
+            .ok_or_else(|| (allocation, format!("internal error: the layout {layout} does not parse")))?;
+        set_attribute(allocation, LAYOUT_ATTRIBUTE, attribute);
+    }
+    set_attribute(kernel, "tile.strategy", StringAttribute::new(context, &strategy).into());
+    Ok(())
+}
+
+fn describe<'c, 'a, C>(strategy: Strategy<'c, 'a, C>, kernel: OperationRef<'c, 'a>) -> (Vec<(Value<'c, 'a>, String)>, String) {
+    match strategy {
+        Strategy::TensorCores(_, _, layouts) => (layouts, "tensor cores".to_owned()),
+        Strategy::Plain { reason, .. } => (plain_layouts(kernel), format!("plain: {reason}")),
+    }
+}
+
+#[repr(align(8))]
+struct PassId;
+static PASS_ID: PassId = PassId;
+
+#[derive(Clone)]
+struct InferLayouts;
+
+impl<'c> RunExternalPass<'c> for InferLayouts {
+    fn initialize(&mut self, _context: ContextRef<'c>) {}
+
+    fn run(&mut self, module: OperationRef<'c, '_>, pass: ExternalPass<'_>) {
+        tile_passes::guard::run_guarded(ARGUMENT, module, pass, |module| {
+            let chip = string_attribute(&module, TARGET_ATTRIBUTE).ok_or(format!(
+                "needs the target: set {TARGET_ATTRIBUTE} = \"sm_90a\" (or \"gfx942\", \"spirv\", \"spirv-coopmat\") on the module, or run the tile-to-nvvm, tile-to-rocdl or tile-to-spirv pipeline"
+            ))?;
+            crate::kernels::lower_each_kernel(module, &|context, _, kernel, _| infer_kernel(context, kernel, &chip))
+        });
+    }
+}
+
+/// Creates the `tile-infer-layouts` pass (on `builtin.module`).
+pub fn create_infer_layouts_pass() -> Pass {
+    create_external(
+        InferLayouts,
+        TypeId::create(&PASS_ID),
+        "TileInferLayouts",
+        ARGUMENT,
+        "Record the layout of every tile (tile.layout) for the module's tile.target, and report tiles two ops want laid out differently",
+        "builtin.module",
+        &[tile_dialect::dialect_handle()],
+    )
+}
+
+#[repr(align(8))]
+struct AttachId;
+static ATTACH_ID: AttachId = AttachId;
+
+/// Sets `tile.target` on the module: the first pass of each target pipeline.
+#[derive(Clone)]
+struct AttachTarget {
+    chip: String,
+}
+
+impl<'c> RunExternalPass<'c> for AttachTarget {
+    fn initialize(&mut self, _context: ContextRef<'c>) {}
+
+    fn run(&mut self, module: OperationRef<'c, '_>, pass: ExternalPass<'_>) {
+        let chip = self.chip.clone();
+        tile_passes::guard::run_guarded("tile-attach-target", module, pass, |module| {
+            let value = tile_dialect::ops::with_context(module, |context| StringAttribute::new(context, &chip).into());
+            set_attribute(module, TARGET_ATTRIBUTE, value);
+            Ok(())
+        });
+    }
+}
+
+/// A pass that sets `tile.target = chip` on the module (not registered: the pipelines add it).
+pub fn attach_target_pass(chip: &str) -> Pass {
+    create_external(
+        AttachTarget { chip: chip.to_owned() },
+        TypeId::create(&ATTACH_ID),
+        "TileAttachTarget",
+        "tile-attach-target",
+        "Set tile.target on the module",
+        "builtin.module",
+        &[],
+    )
+}

@@ -1,0 +1,204 @@
+// tile-infer-layouts: the layout of every tile for the module's tile.target, as tile.layout on the
+// op that allocates it, and on the kernel (tile.strategy) whether it runs on tensor cores. The
+// target pipelines run it before their lowering, which lowers as it says.
+// RUN: tile-opt %s -split-input-file -tile-infer-layouts | FileCheck %s
+
+// sm_90a: K tiles of 16 f16 (32-byte rows: 32-byte swizzle, K-major A), B as KxN (N-major, 128-byte
+// swizzle), one warpgroup, two 64-row wgmma tiles.
+// CHECK-LABEL: func.func @gemm
+// CHECK: tile.kernel {{.*}} attributes {tile.strategy = "tensor cores"}
+// CHECK: tile.alloc_shared {tile.layout = {box = array<i64: 64, 16>, boxes = 1 : i64, k_major = true, operand = "A", swizzle = 32 : i64}}
+// CHECK: tile.alloc_shared {tile.layout = {box = array<i64: 16, 64>, boxes = 1 : i64, k_major = false, operand = "B", swizzle = 128 : i64}}
+// CHECK: tile.alloc_fragment {tile.layout = {instruction = "wgmma.m64n64k16", kind = "accumulator", m_tiles = 1 : i64, warpgroups = 1 : i64}}
+module attributes {tile.target = "sm_90a"} {
+func.func @gemm(%A: memref<128x48xf16>, %B: memref<48x96xf16>, %C: memref<128x96xf16>) {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c16 = arith.constant 16 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c2, %c2) threads(128) (%bx, %by) {
+    %As = tile.alloc_shared : memref<64x16xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<16x64xf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    tile.fill %Cf, %zero : memref<64x64xf32, #tile.fragment>
+    %m0 = arith.muli %by, %c64 : index
+    %n0 = arith.muli %bx, %c64 : index
+    tile.pipelined %k = %c0 to %c3 stages(2) {
+      %k0 = arith.muli %k, %c16 : index
+      tile.copy %A[%m0, %k0], %As : memref<128x48xf16>, memref<64x16xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%k0, %n0], %Bs : memref<48x96xf16>, memref<16x64xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %Cf : memref<64x16xf16, #gpu.address_space<workgroup>>, memref<16x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+    }
+    tile.parallel (%i, %j) in (64, 64) {
+      %v = memref.load %Cf[%i, %j] : memref<64x64xf32, #tile.fragment>
+      %r = arith.maximumf %v, %zero : f32
+      memref.store %r, %Cf[%i, %j] : memref<64x64xf32, #tile.fragment>
+    }
+    tile.copy %Cf, %C[%m0, %n0] : memref<64x64xf32, #tile.fragment>, memref<128x96xf16>
+  }
+  return
+}
+}
+
+// -----
+
+// gfx942: the same program on mfma: padded LDS rows, two LDS buffers, B transposed into K-major rows.
+// CHECK-LABEL: func.func @gemm
+// CHECK: tile.alloc_shared {tile.layout = {buffers = 2 : i64, k_major = true, operand = "A", padding = 4 : i64, transposed = false}}
+// CHECK: tile.alloc_shared {tile.layout = {buffers = 2 : i64, k_major = true, operand = "B", padding = 4 : i64, transposed = true}}
+// CHECK: tile.alloc_fragment {tile.layout = {instruction = "mfma.32x32x8", kind = "accumulator", waves = array<i64: 1, 2>}}
+module attributes {tile.target = "gfx942"} {
+func.func @gemm(%A: memref<128x48xf16>, %B: memref<48x96xf16>, %C: memref<128x96xf16>) {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c16 = arith.constant 16 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c2, %c2) threads(128) (%bx, %by) {
+    %As = tile.alloc_shared : memref<64x16xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<16x64xf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    tile.fill %Cf, %zero : memref<64x64xf32, #tile.fragment>
+    %m0 = arith.muli %by, %c64 : index
+    %n0 = arith.muli %bx, %c64 : index
+    tile.pipelined %k = %c0 to %c3 stages(2) {
+      %k0 = arith.muli %k, %c16 : index
+      tile.copy %A[%m0, %k0], %As : memref<128x48xf16>, memref<64x16xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%k0, %n0], %Bs : memref<48x96xf16>, memref<16x64xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %Cf : memref<64x16xf16, #gpu.address_space<workgroup>>, memref<16x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+    }
+    tile.parallel (%i, %j) in (64, 64) {
+      %v = memref.load %Cf[%i, %j] : memref<64x64xf32, #tile.fragment>
+      %r = arith.maximumf %v, %zero : f32
+      memref.store %r, %Cf[%i, %j] : memref<64x64xf32, #tile.fragment>
+    }
+    tile.copy %Cf, %C[%m0, %n0] : memref<64x64xf32, #tile.fragment>, memref<128x96xf16>
+  }
+  return
+}
+}
+
+// -----
+
+// spirv-coopmat: row reductions of the accumulator: rows lie in 16 lanes, and the two subgroups
+// along N exchange partial rows in workgroup memory.
+// CHECK-LABEL: func.func @gemm_row_softmax
+// CHECK: tile.alloc_fragment {tile.layout = {instruction = "coopmat.16x16x16", kind = "accumulator", subgroups = array<i64: 2, 2>}}
+// CHECK-NEXT: tile.alloc_fragment {tile.layout = {exchange = "workgroup", kind = "rows", lanes = 16 : i64}}
+module attributes {tile.target = "spirv-coopmat"} {
+func.func @gemm_row_softmax(%A: memref<200x256xf16>, %B: memref<256x192xf16>, %C: memref<200x192xf32>) {
+  %c0 = arith.constant 0 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %c32 = arith.constant 32 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  %scale = arith.constant 0.0625 : f32
+  tile.kernel grid(%c3, %c4) threads(128) (%bx, %by) {
+    %As = tile.alloc_shared : memref<64x32xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<32x64xf16, #gpu.address_space<workgroup>>
+    %S = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    %m = tile.alloc_fragment : memref<64xf32, #tile.fragment>
+    %l = tile.alloc_fragment : memref<64xf32, #tile.fragment>
+    tile.fill %S, %zero : memref<64x64xf32, #tile.fragment>
+    %m0 = arith.muli %by, %c64 : index
+    %n0 = arith.muli %bx, %c64 : index
+    tile.pipelined %k = %c0 to %c8 stages(2) {
+      %k0 = arith.muli %k, %c32 : index
+      tile.copy %A[%m0, %k0], %As : memref<200x256xf16>, memref<64x32xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%k0, %n0], %Bs : memref<256x192xf16>, memref<32x64xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %S : memref<64x32xf16, #gpu.address_space<workgroup>>, memref<32x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+    }
+    tile.parallel (%i, %j) in (64, 64) {
+      %v = memref.load %S[%i, %j] : memref<64x64xf32, #tile.fragment>
+      %s = arith.mulf %v, %scale : f32
+      memref.store %s, %S[%i, %j] : memref<64x64xf32, #tile.fragment>
+    }
+    tile.reduce <max> %S, %m dim(1) : memref<64x64xf32, #tile.fragment>, memref<64xf32, #tile.fragment>
+    tile.parallel (%i, %j) in (64, 64) {
+      %v = memref.load %S[%i, %j] : memref<64x64xf32, #tile.fragment>
+      %mx = memref.load %m[%i] : memref<64xf32, #tile.fragment>
+      %d = arith.subf %v, %mx : f32
+      %e = math.exp %d : f32
+      memref.store %e, %S[%i, %j] : memref<64x64xf32, #tile.fragment>
+    }
+    tile.reduce <sum> %S, %l dim(1) : memref<64x64xf32, #tile.fragment>, memref<64xf32, #tile.fragment>
+    tile.parallel (%i, %j) in (64, 64) {
+      %e = memref.load %S[%i, %j] : memref<64x64xf32, #tile.fragment>
+      %s = memref.load %l[%i] : memref<64xf32, #tile.fragment>
+      %p = arith.divf %e, %s : f32
+      memref.store %p, %S[%i, %j] : memref<64x64xf32, #tile.fragment>
+    }
+    tile.copy %S, %C[%m0, %n0] : memref<64x64xf32, #tile.fragment>, memref<200x192xf32>
+  }
+  return
+}
+}
+
+// -----
+
+// Outside the GEMM family: the plain strategy, and the kernel says why. Its fragments are shared by
+// the threads (the reductions read across rows), so they live in workgroup memory.
+// CHECK-LABEL: func.func @row_softmax
+// CHECK: tile.kernel {{.*}} attributes {tile.strategy = "plain: cannot be lowered to sm_90a here: {{.*}} and tile.copy does not fit that shape (chip sm_90a)"}
+// CHECK-COUNT-3: tile.alloc_fragment {tile.layout = {kind = "workgroup", order = "row_major"}}
+module attributes {tile.target = "sm_90a"} {
+func.func @row_softmax(%X: memref<24x64xf32>, %Y: memref<24x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c3 = arith.constant 3 : index
+  %c8 = arith.constant 8 : index
+  tile.kernel grid(%c3) threads(64) (%bx) {
+    %S = tile.alloc_fragment : memref<8x64xf32, #tile.fragment>
+    %m = tile.alloc_fragment : memref<8xf32, #tile.fragment>
+    %l = tile.alloc_fragment : memref<8xf32, #tile.fragment>
+    %r0 = arith.muli %bx, %c8 : index
+    tile.copy %X[%r0, %c0], %S : memref<24x64xf32>, memref<8x64xf32, #tile.fragment>
+    tile.reduce <max> %S, %m dim(1) : memref<8x64xf32, #tile.fragment>, memref<8xf32, #tile.fragment>
+    tile.parallel (%i, %j) in (8, 64) {
+      %x = memref.load %S[%i, %j] : memref<8x64xf32, #tile.fragment>
+      %mx = memref.load %m[%i] : memref<8xf32, #tile.fragment>
+      %d = arith.subf %x, %mx : f32
+      %e = math.exp %d : f32
+      memref.store %e, %S[%i, %j] : memref<8x64xf32, #tile.fragment>
+    }
+    tile.reduce <sum> %S, %l dim(1) : memref<8x64xf32, #tile.fragment>, memref<8xf32, #tile.fragment>
+    tile.parallel (%i, %j) in (8, 64) {
+      %e = memref.load %S[%i, %j] : memref<8x64xf32, #tile.fragment>
+      %s = memref.load %l[%i] : memref<8xf32, #tile.fragment>
+      %p = arith.divf %e, %s : f32
+      memref.store %p, %S[%i, %j] : memref<8x64xf32, #tile.fragment>
+    }
+    tile.copy %S, %Y[%r0, %c0] : memref<8x64xf32, #tile.fragment>, memref<24x64xf32>
+  }
+  return
+}
+}
+
+// -----
+
+// A fragment each thread only touches at its own elements is private to it.
+// CHECK-LABEL: func.func @scale
+// CHECK: tile.alloc_fragment {tile.layout = {kind = "thread_owned", threads = 64 : i64}}
+module attributes {tile.target = "spirv"} {
+func.func @scale(%X: memref<32x16xf32>, %Y: memref<32x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %c16 = arith.constant 16 : index
+  tile.kernel grid(%c2) threads(64) (%bx) {
+    %F = tile.alloc_fragment : memref<16x16xf32, #tile.fragment>
+    %r0 = arith.muli %bx, %c16 : index
+    tile.copy %X[%r0, %c0], %F : memref<32x16xf32>, memref<16x16xf32, #tile.fragment>
+    tile.parallel (%i, %j) in (16, 16) {
+      %v = memref.load %F[%i, %j] : memref<16x16xf32, #tile.fragment>
+      %e = math.exp %v : f32
+      memref.store %e, %F[%i, %j] : memref<16x16xf32, #tile.fragment>
+    }
+    tile.copy %F, %Y[%r0, %c0] : memref<16x16xf32, #tile.fragment>, memref<32x16xf32>
+  }
+  return
+}
+}
