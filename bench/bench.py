@@ -248,8 +248,9 @@ def epilogue(name, product):
 def reference(kernel, tensors):
     """What the tile program computes, in float64 on the GPU."""
     a, b = (tensors[p["host_argument"]] for p in kernel.manifest["params"][:2])
+    a = a.double().t() if kernel.manifest["tile"].get("transpose_a") else a.double()
     b = b.double().t() if kernel.manifest["tile"].get("transpose_b") else b.double()
-    return epilogue(kernel.name, a.double() @ b)
+    return epilogue(kernel.name, a @ b)
 
 
 def check(kernel, launch, tensors):
@@ -423,14 +424,16 @@ def main():
             continue
         a, b = (tensors[p["host_argument"]] for p in kernel.manifest["params"][:2])
         transpose_b = kernel.manifest["tile"].get("transpose_b", False)
+        # torch.matmul and Triton get A as MxK: the transposed view of a KxM A.
+        a = a.t() if kernel.manifest["tile"].get("transpose_a", False) else a
         m, k = a.shape
         n = b.shape[0] if transpose_b else b.shape[1]
         flops = 2 * m * n * k
         ours = triton.testing.do_bench(launch, warmup=50, rep=300, return_mode="median")
         b_kn = b.t() if transpose_b else b
         cublas = triton.testing.do_bench(lambda: torch.matmul(a, b_kn), warmup=50, rep=300, return_mode="median")
-        # The Triton GEMM reads B as a contiguous KxN matrix.
-        trit = time_triton(a, b_kn.contiguous())
+        # The Triton GEMM reads A and B as contiguous MxK and KxN matrices.
+        trit = time_triton(a.contiguous(), b_kn.contiguous())
         tf = lambda ms: flops / ms / 1e9
         rows.append((kernel.name, tf(ours), tf(cublas), tf(trit)))
         print(f"  ours {tf(ours):.0f} TFLOP/s, cuBLAS {tf(cublas):.0f}, Triton {tf(trit):.0f}, ours/cuBLAS {ours and cublas / ours:.3f}", flush=True)

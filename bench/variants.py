@@ -9,7 +9,7 @@ import os
 import sys
 
 TEMPLATE = """// {name}: C = {relu_open}{fill} + A * {b_desc}{relu_close}, {m}x{n}x{k} {dtype}, tile {bm}x{bn}x{bk}, {threads} threads, {stages} stages.
-func.func @{name}(%A: memref<{m}x{k}x{dtype}>, %B: memref<{b_shape}x{dtype}>, %C: memref<{m}x{n}x{dtype}>) {{
+func.func @{name}(%A: memref<{a_shape}x{dtype}>, %B: memref<{b_shape}x{dtype}>, %C: memref<{m}x{n}x{dtype}>) {{
   %c0 = arith.constant 0 : index
   %cbk = arith.constant {bk} : index
   %cbm = arith.constant {bm} : index
@@ -20,7 +20,7 @@ func.func @{name}(%A: memref<{m}x{k}x{dtype}>, %B: memref<{b_shape}x{dtype}>, %C
   %zero = arith.constant 0.0 : f32
   %start = arith.constant {fill} : f32
   tile.kernel grid(%gx, %gy) threads({threads}) (%bx, %by) {{
-    %As = tile.alloc_shared : memref<{bm}x{bk}x{dtype}, #gpu.address_space<workgroup>>
+    %As = tile.alloc_shared : memref<{as_shape}x{dtype}, #gpu.address_space<workgroup>>
     %Bs = tile.alloc_shared : memref<{bs_shape}x{dtype}, #gpu.address_space<workgroup>>
     %Cf = tile.alloc_fragment : memref<{bm}x{bn}xf32, #tile.fragment>
     tile.fill %Cf, %start : memref<{bm}x{bn}xf32, #tile.fragment>
@@ -28,9 +28,9 @@ func.func @{name}(%A: memref<{m}x{k}x{dtype}>, %B: memref<{b_shape}x{dtype}>, %C
     %n0 = arith.muli %bx, %cbn : index
     tile.pipelined %kt = %c0 to %ktiles stages({stages}) {{
       %k0 = arith.muli %kt, %cbk : index
-      tile.copy %A[%m0, %k0], %As : memref<{m}x{k}x{dtype}>, memref<{bm}x{bk}x{dtype}, #gpu.address_space<workgroup>>
+      tile.copy %A[{a_offsets}], %As : memref<{a_shape}x{dtype}>, memref<{as_shape}x{dtype}, #gpu.address_space<workgroup>>
       tile.copy %B[{b_offsets}], %Bs : memref<{b_shape}x{dtype}>, memref<{bs_shape}x{dtype}, #gpu.address_space<workgroup>>
-      tile.gemm %As, %Bs, %Cf{transpose} : memref<{bm}x{bk}x{dtype}, #gpu.address_space<workgroup>>,
+      tile.gemm %As, %Bs, %Cf{transpose} : memref<{as_shape}x{dtype}, #gpu.address_space<workgroup>>,
           memref<{bs_shape}x{dtype}, #gpu.address_space<workgroup>>, memref<{bm}x{bn}xf32, #tile.fragment>
     }}
 {epilogue}    tile.copy %Cf, %C[%m0, %n0] : memref<{bm}x{bn}xf32, #tile.fragment>, memref<{m}x{n}x{dtype}>
@@ -47,7 +47,7 @@ RELU = """    tile.parallel (%i, %j) in ({bm}, {bn}) {{
 """
 
 
-def program(name, m, n, k, dtype, bm, bn, bk, threads, stages, relu=False, transpose_b=False, fill=0.0):
+def program(name, m, n, k, dtype, bm, bn, bk, threads, stages, relu=False, transpose_b=False, fill=0.0, transpose_a=False):
     ceil = lambda a, b: (a + b - 1) // b
     fields = dict(
         name=name, m=m, n=n, k=k, dtype=dtype, bm=bm, bn=bn, bk=bk, threads=threads, stages=stages,
@@ -56,7 +56,10 @@ def program(name, m, n, k, dtype, bm, bn, bk, threads, stages, relu=False, trans
         bs_shape=f"{bn}x{bk}" if transpose_b else f"{bk}x{bn}",
         b_offsets="%n0, %k0" if transpose_b else "%k0, %n0",
         b_desc="B^T" if transpose_b else "B",
-        transpose=" {transpose_b}" if transpose_b else "",
+        transpose=" {" + ", ".join(flag for flag, on in (("transpose_a", transpose_a), ("transpose_b", transpose_b)) if on) + "}" if (transpose_a or transpose_b) else "",
+        a_shape=f"{k}x{m}" if transpose_a else f"{m}x{k}",
+        as_shape=f"{bk}x{bm}" if transpose_a else f"{bm}x{bk}",
+        a_offsets="%k0, %m0" if transpose_a else "%m0, %k0",
         relu_open="relu(" if relu else "", relu_close=")" if relu else "", fill=fill,
     )
     fields["epilogue"] = RELU.format(**fields) if relu else ""
@@ -85,6 +88,9 @@ def main(out_dir):
         ("check_relu_f16_1000x1504x704", dict(m=1000, n=1504, k=704, dtype="f16", bm=128, bn=128, bk=64, threads=128, stages=3, relu=True)),
         ("check_tb_bf16_777x640x320", dict(m=777, n=640, k=320, dtype="bf16", bm=128, bn=256, bk=64, threads=256, stages=3, transpose_b=True)),
         ("check_bias_relu_f16_1000x1504x704", dict(m=1000, n=1504, k=704, dtype="f16", bm=128, bn=128, bk=64, threads=128, stages=3, relu=True, fill=-0.5)),
+        ("check_ta_relu_f16_1000x1504x704", dict(m=1000, n=1504, k=704, dtype="f16", bm=128, bn=128, bk=64, threads=128, stages=3, relu=True, transpose_a=True)),
+        ("check_ta_tb_bf16_784x640x320", dict(m=784, n=640, k=320, dtype="bf16", bm=128, bn=256, bk=64, threads=256, stages=3, transpose_a=True, transpose_b=True)),
+        ("gemm_ta_f16_4096_t128x256x64w2s4", dict(m=4096, n=4096, k=4096, dtype="f16", bm=128, bn=256, bk=64, threads=256, stages=4, transpose_a=True)),
         ("check_k32_relu_f16_512x512x512", dict(m=512, n=512, k=512, dtype="f16", bm=128, bn=128, bk=32, threads=128, stages=3, relu=True)),
     ]
     # Debug shapes: one tile, few iterations, each operand layout alone.

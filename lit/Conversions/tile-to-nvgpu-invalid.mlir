@@ -197,30 +197,6 @@ func.func @dynamic_lower_bound(%A: memref<1024x1024xf16>, %B: memref<1024x1024xf
 
 // -----
 
-// transpose a: the wgmma lowering says what it cannot do; the plain strategy runs the kernel.
-func.func @transpose_a(%A: memref<1024x1024xf16>, %B: memref<1024x1024xf16>, %C: memref<1024x1024xf16>) {
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %c4 = arith.constant 4 : index
-  %zero = arith.constant 0.0 : f32
-  tile.kernel grid(%c4) threads(128) (%bx) {
-    %As = tile.alloc_shared : memref<64x128xf16, #gpu.address_space<workgroup>>
-    %Bs = tile.alloc_shared : memref<64x128xf16, #gpu.address_space<workgroup>>
-    %Cf = tile.alloc_fragment : memref<128x128xf32, #tile.fragment>
-    tile.fill %Cf, %zero : memref<128x128xf32, #tile.fragment>
-    tile.pipelined %k = %c0 to %c4 stages(3) {
-      tile.copy %A[%c0, %k], %As : memref<1024x1024xf16>, memref<64x128xf16, #gpu.address_space<workgroup>>
-      tile.copy %B[%k, %c0], %Bs : memref<1024x1024xf16>, memref<64x128xf16, #gpu.address_space<workgroup>>
-      // expected-warning @+1 {{'tile.gemm' op expects A as MxK on sm_90a (transpose_a is not supported yet); transpose the global tensor's view instead (chip sm_90a); the kernel is lowered with the plain strategy instead (correct, far from tensor-core speed)}}
-      tile.gemm %As, %Bs, %Cf {transpose_a} : memref<64x128xf16, #gpu.address_space<workgroup>>, memref<64x128xf16, #gpu.address_space<workgroup>>, memref<128x128xf32, #tile.fragment>
-    }
-    tile.copy %Cf, %C[%c0, %c0] : memref<128x128xf32, #tile.fragment>, memref<1024x1024xf16>
-  }
-  return
-}
-
-// -----
-
 // A host value of a type the kernel ABI does not pass yet.
 func.func @float_capture(%A: memref<1024x1024xf16>, %B: memref<1024x1024xf16>, %C: memref<1024x1024xf16>, %alpha: f32) {
   %c0 = arith.constant 0 : index

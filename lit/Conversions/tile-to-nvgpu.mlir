@@ -251,3 +251,33 @@ func.func @gemm_row_softmax(%A: memref<200x256xf16>, %B: memref<256x192xf16>, %C
   }
   return
 }
+
+// -----
+
+// A given as KxM (transpose_a): M-major shared tiles in 64-column boxes with the 128-byte swizzle,
+// one TMA load per box, and wgmma reading A column-major.
+// CHECK-LABEL: func.func @transpose_a
+// CHECK: \22box\22: [64, 64], \22swizzle\22: 128
+// CHECK: \22transpose_a\22: true
+// CHECK: gpu.func @transpose_a_0_kernel
+// CHECK-COUNT-2: nvgpu.tma.async.load %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}}[%{{.*}}] to %{{.*}} : <tensor = memref<64x64xf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b
+// CHECK: nvvm.wgmma.mma_async {{.*}} A[<f16>, <one>, <col>], B[<f16>, <one>, <row>]
+func.func @transpose_a(%A: memref<1024x1024xf16>, %B: memref<1024x1024xf16>, %C: memref<1024x1024xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c4) threads(128) (%bx) {
+    %As = tile.alloc_shared : memref<64x128xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<64x128xf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<128x128xf32, #tile.fragment>
+    tile.fill %Cf, %zero : memref<128x128xf32, #tile.fragment>
+    tile.pipelined %k = %c0 to %c4 stages(3) {
+      tile.copy %A[%c0, %k], %As : memref<1024x1024xf16>, memref<64x128xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%k, %c0], %Bs : memref<1024x1024xf16>, memref<64x128xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %Cf {transpose_a} : memref<64x128xf16, #gpu.address_space<workgroup>>, memref<64x128xf16, #gpu.address_space<workgroup>>, memref<128x128xf32, #tile.fragment>
+    }
+    tile.copy %Cf, %C[%c0, %c0] : memref<128x128xf32, #tile.fragment>, memref<1024x1024xf16>
+  }
+  return
+}

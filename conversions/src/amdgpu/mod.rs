@@ -133,6 +133,10 @@ pub(crate) fn resolve<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Result<Strategy<'
             return Ok(Strategy::Plain { op: error.op, reason });
         }
     };
+    if plan.transpose_a {
+        let reason = format!("expects A as MxK on {CHIP} (transpose_a is lowered on sm_90a only so far); transpose the global tensor's view instead");
+        return Ok(Strategy::Plain { op: plan.gemm, reason });
+    }
     let threads = integer_attribute(&kernel, "threads").unwrap_or(0);
     let config = config::configure(
         threads,

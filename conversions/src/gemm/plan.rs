@@ -95,6 +95,10 @@ pub struct GemmPlan<'c, 'a> {
     pub b: LoadedTile<'c, 'a>,
     /// B is given as NxK.
     pub transpose_b: bool,
+    /// A is given as KxM (the `tile.gemm` that reads it says `transpose_a`).
+    pub transpose_a: bool,
+    /// The `tile.gemm`.
+    pub gemm: OperationRef<'c, 'a>,
     /// The accumulator fragment.
     pub accumulator: Value<'c, 'a>,
     /// The constant the accumulator starts from (`tile.fill`): the kernels accumulate from zero and
@@ -237,6 +241,10 @@ pub fn plan_gemm<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Planned<'c, 'a, GemmPl
         );
     }
     let (a, b, transpose_b, main_loop) = plan_main_loop(loop_op, accumulator, &params)?;
+    let gemm_op = nested_ops(loop_op)
+        .into_iter()
+        .find(|op| op_name(op) == "tile.gemm")
+        .expect("the main loop has its gemm");
     let mut rows = Vec::new();
     for step in &epilogue {
         if op_name(step) == "tile.reduce" {
@@ -273,6 +281,8 @@ pub fn plan_gemm<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Planned<'c, 'a, GemmPl
         a,
         b,
         transpose_b,
+        transpose_a: gemm_op.has_attribute("transpose_a"),
+        gemm: gemm_op,
         accumulator,
         fill: fill_value,
         main_loop,
@@ -392,12 +402,6 @@ fn plan_main_loop<'c, 'a>(
     let Some(gemm) = gemm else {
         return fail(op, "expects a tile.gemm in the main loop");
     };
-    if gemm.has_attribute("transpose_a") {
-        return fail(
-            gemm,
-            "expects A as MxK on {chip} (transpose_a is not supported yet); transpose the global tensor's view instead",
-        );
-    }
     let [a_shared, b_shared, c] =
         [0, 1, 2].map(|index| gemm.operand(index).expect("verified gemm"));
     if c != accumulator {

@@ -112,6 +112,7 @@ pub fn configure(
     a_tile: Value,
     accumulator: Value,
     output: Value,
+    transpose_a: bool,
     transpose_b: bool,
     stages: i64,
 ) -> Result<HopperConfig, String> {
@@ -130,8 +131,10 @@ pub fn configure(
             "expects an f16, bf16 or f32 result on sm_90a, but got {output_element}"
         ));
     }
-    let [bm, bk] = memref_shape(a_tile)[..] else {
-        return Err("expects a 2-D A tile".into());
+    let (bm, bk) = match memref_shape(a_tile)[..] {
+        [k, m] if transpose_a => (m, k),
+        [m, k] => (m, k),
+        _ => return Err("expects a 2-D A tile".into()),
     };
     let [bm_c, bn] = memref_shape(accumulator)[..] else {
         return Err("expects a 2-D accumulator".into());
@@ -162,12 +165,23 @@ pub fn configure(
     if bm > 256 {
         return Err(format!("expects M <= 256 (one TMA box), but got {bm}"));
     }
-    let a = SharedLayout {
-        swizzle: k_major_swizzle,
-        box_inner: bk,
-        box_rows: bm,
-        boxes: 1,
-        k_major: true,
+    // A as KxM is M-major: 64-column boxes with the 128-byte swizzle, one per m64 tile.
+    let a = if transpose_a {
+        SharedLayout {
+            swizzle: 128,
+            box_inner: 64,
+            box_rows: bk,
+            boxes: bm / 64,
+            k_major: false,
+        }
+    } else {
+        SharedLayout {
+            swizzle: k_major_swizzle,
+            box_inner: bk,
+            box_rows: bm,
+            boxes: 1,
+            k_major: true,
+        }
     };
     let b = if transpose_b {
         SharedLayout {

@@ -249,9 +249,23 @@ pub fn render_module(
             "a_view",
             format!("memref.view {dynamic}[{a_offset}][] : {smem} to {a_tile}"),
         );
-        t.line(format!(
-            "nvgpu.tma.async.load {tma_a}[{origin}#1, {origin}#0], {barriers}[{stage}] to {a_view} : {map_a}, {bars} -> {a_tile}"
-        ));
+        if config.a.k_major {
+            t.line(format!(
+                "nvgpu.tma.async.load {tma_a}[{origin}#1, {origin}#0], {barriers}[{stage}] to {a_view} : {map_a}, {bars} -> {a_tile}"
+            ));
+        } else {
+            // A given as KxM: 64-column boxes side by side, one per wgmma m64 tile.
+            for box_index in 0..config.a.boxes {
+                let box_offset = t.index(box_index * config.a.box_bytes(2));
+                let offset = t.let_("aoff", format!("arith.addi {a_offset}, {box_offset} : index"));
+                let view = t.let_("a_view", format!("memref.view {dynamic}[{offset}][] : {smem} to {a_tile}"));
+                let shift = t.index(box_index * 64);
+                let column = t.let_("acol", format!("arith.addi {origin}#1, {shift} : index"));
+                t.line(format!(
+                    "nvgpu.tma.async.load {tma_a}[{column}, {origin}#0], {barriers}[{stage}] to {view} : {map_a}, {bars} -> {a_tile}"
+                ));
+            }
+        }
         for box_index in 0..config.b.boxes {
             let offset = config.b_offset + box_index * config.b.box_bytes(2);
             let box_offset = t.index(offset);
@@ -386,6 +400,9 @@ pub fn render_module(
     let desc_a = descriptor(&mut t, &a_start, config.a);
     let desc_b = descriptor(&mut t, &b_start, config.b);
     t.line("nvvm.wgmma.fence.aligned");
+    // K-major operands step 32 bytes along a swizzled row per k16; MN-major ones 16 rows of 128.
+    let a_layout = if config.a.k_major { "row" } else { "col" };
+    let a_k_step = if config.a.k_major { 32 } else { 16 * 128 };
     let b_layout = if config.b.k_major { "col" } else { "row" };
     let b_k_step = if config.b.k_major { 32 } else { 16 * 128 };
     let mut updated = carried.clone();
@@ -393,12 +410,12 @@ pub fn render_module(
         let b_offset = t.i64((k_step * b_k_step) >> 4);
         let b = t.let_("db", format!("arith.addi {desc_b}, {b_offset} : i64"));
         for (tile, value) in updated.iter_mut().enumerate() {
-            let a_offset = t.i64((tile as i64 * 64 * config.bk * 2 + k_step * 32) >> 4);
+            let a_offset = t.i64((tile as i64 * 64 * config.bk * 2 + k_step * a_k_step) >> 4);
             let a = t.let_("da", format!("arith.addi {desc_a}, {a_offset} : i64"));
             *value = t.let_(
                 "mma",
                 format!(
-                    "nvvm.wgmma.mma_async {a}, {b}, {value}, #nvvm.shape<m = 64, n = {}, k = 16>, D [<f32>, #nvvm.wgmma_scale_out<one>], A [<{input}>, #nvvm.wgmma_scale_in<one>, #nvvm.mma_layout<row>], B [<{input}>, #nvvm.wgmma_scale_in<one>, #nvvm.mma_layout<{b_layout}>] : {acc} -> {acc}",
+                    "nvvm.wgmma.mma_async {a}, {b}, {value}, #nvvm.shape<m = 64, n = {}, k = 16>, D [<f32>, #nvvm.wgmma_scale_out<one>], A [<{input}>, #nvvm.wgmma_scale_in<one>, #nvvm.mma_layout<{a_layout}>], B [<{input}>, #nvvm.wgmma_scale_in<one>, #nvvm.mma_layout<{b_layout}>] : {acc} -> {acc}",
                     config.bn
                 ),
             );

@@ -48,7 +48,7 @@ pub fn manifest(plan: &GemmPlan, config: &HopperConfig, entry: &str) -> Result<S
         ));
     }
     Ok(format!(
-        "{{\"entry\": \"{entry}\", \"chip\": \"sm_90a\", \"block\": [{}, 1, 1], \"grid\": {}, \"dynamic_shared_bytes\": {}, \"params\": {}, \"tile\": {{\"m\": {}, \"n\": {}, \"k\": {}, \"stages\": {}, \"warpgroups\": {}, \"transpose_b\": {}}}}}",
+        "{{\"entry\": \"{entry}\", \"chip\": \"sm_90a\", \"block\": [{}, 1, 1], \"grid\": {}, \"dynamic_shared_bytes\": {}, \"params\": {}, \"tile\": {{\"m\": {}, \"n\": {}, \"k\": {}, \"stages\": {}, \"warpgroups\": {}, \"transpose_a\": {}, \"transpose_b\": {}}}}}",
         plan.threads,
         json_list(grid),
         config.shared_bytes,
@@ -58,6 +58,7 @@ pub fn manifest(plan: &GemmPlan, config: &HopperConfig, entry: &str) -> Result<S
         config.bk,
         config.stages,
         config.warpgroups,
+        plan.transpose_a,
         plan.transpose_b
     ))
 }

@@ -112,6 +112,7 @@ pub(crate) fn resolve<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Result<Strategy<'
         plan.a.shared,
         plan.accumulator,
         plan.output.global,
+        plan.transpose_a,
         plan.transpose_b,
         plan.main_loop.stages,
     )

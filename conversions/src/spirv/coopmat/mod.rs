@@ -127,6 +127,10 @@ pub(crate) fn resolve<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Result<Strategy<'
             return Ok(Strategy::Plain { op: error.op, reason });
         }
     };
+    if plan.transpose_a {
+        let reason = format!("expects A as MxK on {TARGET} (transpose_a is lowered on sm_90a only so far); transpose the global tensor's view instead");
+        return Ok(Strategy::Plain { op: plan.gemm, reason });
+    }
     let cannot = |message: String| (kernel, format!("cannot be lowered for {TARGET}: {message}"));
     if !plan.params.is_empty() {
         return Err(cannot(
