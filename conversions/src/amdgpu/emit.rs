@@ -436,45 +436,18 @@ pub fn render_module(
         if config.waves.1 == 1 {
             return lane_rows;
         }
-        for (value, row) in lane_rows.iter().zip(&rows) {
-            t.line(format!("memref.store {value}, %lds_rows[{wave_n}, {row}] : {LDS_ROWS}", LDS_ROWS = config.lds_rows_type()));
-        }
-        t.line("gpu.barrier");
-        let (combine, _) = epilogue::combiner(kind);
-        let complete = rows
-            .iter()
-            .map(|row| {
-                let mut value: Option<String> = None;
-                for wave in 0..config.waves.1 {
-                    let wave = t.index(wave);
-                    let partial = t.let_("r", format!("memref.load %lds_rows[{wave}, {row}] : {}", config.lds_rows_type()));
-                    value = Some(match value {
-                        None => partial,
-                        Some(value) => t.let_("r", format!("{combine} {value}, {partial} : f32")),
-                    });
-                }
-                value.expect("at least one wave")
-            })
-            .collect();
-        // The next reduction reuses the exchange rows.
-        t.line("gpu.barrier");
-        complete
+        epilogue::exchange_rows(t, kind, &lane_rows, &rows, &wave_n, config.waves.1, "%lds_rows", &config.lds_rows_type())
     });
-    for element in &elements {
-        let (row, col) = (&rows[element.row], &columns[element.column]);
-        let mut value = element.value.clone();
-        if config.output.name() != "f32" {
-            value = t.let_("r", format!("arith.truncf {value} : f32 to {output}"));
-        }
-        let global_row = t.binary("addi", &format!("{origin}#0"), row);
-        let global_col = t.binary("addi", &format!("{origin}#1"), col);
-        let row_in = t.let_("in", format!("arith.cmpi ult, {global_row}, {} : index", c_dims.0));
-        let col_in = t.let_("in", format!("arith.cmpi ult, {global_col}, {} : index", c_dims.1));
-        let inside = t.let_("in", format!("arith.andi {row_in}, {col_in} : i1"));
-        t.line(format!("scf.if {inside} {{"));
-        t.line(format!("memref.store {value}, %C[{global_row}, {global_col}] : {c_type}"));
-        t.line("}");
-    }
+    epilogue::store_guarded(
+        &mut t,
+        &elements,
+        &rows,
+        &columns,
+        &origin,
+        (&c_dims.0, &c_dims.1),
+        output,
+        ("%C", c_type),
+    );
     t.line("gpu.return");
 
     let mut module = String::new();

@@ -103,3 +103,72 @@ pub fn run(
         }
     }
 }
+
+/// Completes rows split across groups of lanes (waves along N, subgroups along N): each group
+/// writes its rows (`partial[slot]` at tile row `rows[slot]`) to `exchange[group][row]` in
+/// workgroup memory (`exchange_type`, `groups` deep), and after a barrier every thread combines the
+/// groups' values. A second barrier lets the next reduction reuse the rows.
+#[allow(clippy::too_many_arguments)]
+pub fn exchange_rows(
+    t: &mut Text,
+    kind: ReductionKind,
+    partial: &[String],
+    rows: &[String],
+    group: &str,
+    groups: i64,
+    exchange: &str,
+    exchange_type: &str,
+) -> Vec<String> {
+    for (value, row) in partial.iter().zip(rows) {
+        t.line(format!("memref.store {value}, {exchange}[{group}, {row}] : {exchange_type}"));
+    }
+    t.line("gpu.barrier");
+    let (combine, _) = combiner(kind);
+    let complete = rows
+        .iter()
+        .map(|row| {
+            let mut value: Option<String> = None;
+            for other in 0..groups {
+                let other = t.index(other);
+                let part = t.let_("r", format!("memref.load {exchange}[{other}, {row}] : {exchange_type}"));
+                value = Some(match value {
+                    None => part,
+                    Some(value) => t.let_("r", format!("{combine} {value}, {part} : f32")),
+                });
+            }
+            value.expect("at least one group")
+        })
+        .collect();
+    t.line("gpu.barrier");
+    complete
+}
+
+/// Stores each element (converted to `output`) at `origin` + its (row, column) of `tensor`, where
+/// that lies inside `sizes` (the tensor's rows and columns, as index values).
+#[allow(clippy::too_many_arguments)]
+pub fn store_guarded(
+    t: &mut Text,
+    elements: &[Element],
+    rows: &[String],
+    columns: &[String],
+    origin: &str,
+    sizes: (&str, &str),
+    output: &str,
+    tensor: (&str, &str),
+) {
+    let (name, ty) = tensor;
+    for element in elements {
+        let mut value = element.value.clone();
+        if output != "f32" {
+            value = t.let_("r", format!("arith.truncf {value} : f32 to {output}"));
+        }
+        let row = t.binary("addi", &format!("{origin}#0"), &rows[element.row]);
+        let column = t.binary("addi", &format!("{origin}#1"), &columns[element.column]);
+        let row_in = t.let_("in", format!("arith.cmpi ult, {row}, {} : index", sizes.0));
+        let column_in = t.let_("in", format!("arith.cmpi ult, {column}, {} : index", sizes.1));
+        let inside = t.let_("in", format!("arith.andi {row_in}, {column_in} : i1"));
+        t.line(format!("scf.if {inside} {{"));
+        t.line(format!("memref.store {value}, {name}[{row}, {column}] : {ty}"));
+        t.line("}");
+    }
+}

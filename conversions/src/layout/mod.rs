@@ -48,6 +48,28 @@ pub enum Strategy<'c, 'a, C> {
     },
 }
 
+/// The start of every tensor-core lowering: a kernel `strategy` puts on the plain strategy is lowered
+/// so (with `flavor`) and `None` comes back; otherwise its layouts are checked against any already
+/// annotated and the plan and configuration come back.
+pub fn tensor_cores_or_plain<'c, 'a, C>(
+    strategy: Strategy<'c, 'a, C>,
+    context: &'c Context,
+    module: OperationRef<'c, 'a>,
+    kernel: OperationRef<'c, 'a>,
+    index: usize,
+    flavor: &crate::generic::Flavor,
+) -> Result<Option<(crate::gemm::plan::GemmPlan<'c, 'a>, C)>, Failure<'c, 'a>> {
+    match strategy {
+        Strategy::Plain { op, reason } => {
+            crate::generic::fall_back(context, module, kernel, index, flavor, op, reason).map(|()| None)
+        }
+        Strategy::TensorCores(plan, config, layouts) => {
+            check_annotations(&layouts, flavor.target)?;
+            Ok(Some((plan, config)))
+        }
+    }
+}
+
 /// Checks that no tile is wanted in two layouts by the tensor-core ops of `kernel`: a shared tile
 /// read by gemms in different operand roles, a fragment that is one gemm's accumulator and another
 /// gemm's operand.

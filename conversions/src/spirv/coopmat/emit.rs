@@ -351,43 +351,9 @@ pub fn render_module(config: &CoopConfig, names: &KernelNames, interface: &Inter
             return lane_rows;
         }
         let exchange = config.exchange_type();
-        for (value, row) in lane_rows.iter().zip(&rows) {
-            t.line(format!("memref.store {value}, %exchange[{subgroup_n}, {row}] : {exchange}"));
-        }
-        t.line("gpu.barrier");
-        let (combine, _) = epilogue::combiner(kind);
-        let complete = rows
-            .iter()
-            .map(|row| {
-                let mut value: Option<String> = None;
-                for neighbour in 0..config.subgroups.1 {
-                    let neighbour = t.index(neighbour);
-                    let partial = t.let_("r", format!("memref.load %exchange[{neighbour}, {row}] : {exchange}"));
-                    value = Some(match value {
-                        None => partial,
-                        Some(value) => t.let_("r", format!("{combine} {value}, {partial} : f32")),
-                    });
-                }
-                value.expect("at least one subgroup")
-            })
-            .collect();
-        // The next reduction reuses the exchange rows.
-        t.line("gpu.barrier");
-        complete
+        epilogue::exchange_rows(t, kind, &lane_rows, &rows, &subgroup_n, config.subgroups.1, "%exchange", &exchange)
     });
-    for element in &elements {
-        let (row, col) = (&rows[element.row], &columns[element.column]);
-        let mut value = element.value.clone();
-        if output != "f32" {
-            value = t.let_("r", format!("arith.truncf {value} : f32 to {output}"));
-        }
-        let global_row = t.binary("addi", &format!("{origin}#0"), row);
-        let global_col = t.binary("addi", &format!("{origin}#1"), col);
-        let inside = in_bounds(&mut t, &global_row, &c_rows, &global_col, &c_cols, "ult");
-        t.line(format!("scf.if {inside} {{"));
-        t.line(format!("memref.store {value}, %C[{global_row}, {global_col}] : {c_type}"));
-        t.line("}");
-    }
+    epilogue::store_guarded(&mut t, &elements, &rows, &columns, &origin, (&c_rows, &c_cols), output, ("%C", c_type));
     t.line("gpu.return");
 
     let binding = |index: usize| format!("{{spirv.interface_var_abi = #spirv.interface_var_abi<(0, {index})>}}");

@@ -182,14 +182,9 @@ fn lower_kernel<'c, 'a>(
     kernel: OperationRef<'c, 'a>,
     index: usize,
 ) -> Result<(), Failure<'c, 'a>> {
-    let (plan, config) = match resolve(kernel)? {
-        Strategy::Plain { op, reason } => {
-            return crate::generic::fall_back(context, module, kernel, index, &FLAVOR, op, reason);
-        }
-        Strategy::TensorCores(plan, config, layouts) => {
-            crate::layout::check_annotations(&layouts, TARGET)?;
-            (plan, config)
-        }
+    let resolved = resolve(kernel)?;
+    let Some((plan, config)) = crate::layout::tensor_cores_or_plain(resolved, context, module, kernel, index, &FLAVOR)? else {
+        return Ok(());
     };
     let cannot = |message: String| (kernel, format!("cannot be lowered for {TARGET}: {message}"));
     let plan::Scalar::Const(upper) = plan.main_loop.upper else {
