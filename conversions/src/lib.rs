@@ -3,6 +3,7 @@
 //! | flag | module | target |
 //! |------|--------|--------|
 //! | `tile-infer-layouts` | [`layout`] | every tile's layout for the module's `tile.target`, conflicts |
+//! | `tile-schedule-pipelines` | [`schedule`] | each pipelined loop's schedule for the module's `tile.target` |
 //! | `convert-tile-to-nvgpu` | [`nvgpu`] | sm_90a: TMA, mbarrier rings, wgmma |
 //! | `convert-tile-to-amdgpu` | [`amdgpu`] | gfx942: LDS staging, register prefetch, mfma |
 //! | `convert-tile-to-cpu` | [`cpu`] | plain loops: the reference semantics |
@@ -28,6 +29,7 @@ pub mod generic;
 pub mod layout;
 pub mod nvgpu;
 pub mod pipelines;
+pub mod schedule;
 pub mod spirv;
 
 /// Registers the tile dialect hooks, the tile passes and the conversions (idempotent).
@@ -38,6 +40,7 @@ pub fn register_all() {
     tile_dialect::register_pass(amdgpu::ARGUMENT, amdgpu::create_convert_tile_to_amdgpu_pass);
     tile_dialect::register_pass(spirv::ARGUMENT, spirv::create_convert_tile_to_spirv_pass);
     tile_dialect::register_pass(layout::ARGUMENT, layout::create_infer_layouts_pass);
+    tile_dialect::register_pass(schedule::ARGUMENT, schedule::create_schedule_pipelines_pass);
     tile_dialect::register_pass(spirv::coopmat::ARGUMENT, spirv::coopmat::create_convert_tile_to_spirv_coopmat_pass);
     tile_dialect::register_pass(spirv::memory_model::ARGUMENT, spirv::memory_model::create_vulkan_memory_model_pass);
     tile_dialect::register_pipeline(

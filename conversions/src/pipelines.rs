@@ -64,8 +64,8 @@ pub fn chips() -> Vec<&'static str> {
     [NVVM_CHIPS, ROCDL_CHIPS, SPIRV_CHIPS].into_iter().flatten().map(|(name, _, _)| *name).collect()
 }
 
-/// Builds pipeline `name` for `chip` (the first of `chips` when empty): `tile.target`, the layouts,
-/// the chip's lowering, cleanups, then its upstream passes. A chip not in `chips` gets a pass that fails naming the chips
+/// Builds pipeline `name` for `chip` (the first of `chips` when empty): `tile.target`, the layouts
+/// and loop schedules, the chip's lowering, cleanups, then its upstream passes. A chip not in `chips` gets a pass that fails naming the chips
 /// that work.
 fn build_target_pipeline(manager: &OperationPassManager, name: &str, chips: &[Chip], chip: &str) {
     let chip = if chip.is_empty() { chips[0].0 } else { chip };
@@ -80,7 +80,8 @@ fn build_target_pipeline(manager: &OperationPassManager, name: &str, chips: &[Ch
     // The target first (tile-infer-layouts reads it), then the layouts, then the lowering, which
     // lowers as they say.
     manager.add_pass(crate::layout::attach_target_pass(chip));
-    if let Err(message) = add_pipeline(manager, &format!("{},{lowering},inline,canonicalize,cse,{backend}", crate::layout::ARGUMENT)) {
+    let decisions = format!("{},{}", crate::layout::ARGUMENT, crate::schedule::ARGUMENT);
+    if let Err(message) = add_pipeline(manager, &format!("{decisions},{lowering},inline,canonicalize,cse,{backend}")) {
         manager.add_pass(unsupported_chip_pass(name, message));
     }
 }

@@ -76,6 +76,23 @@ impl AmdConfig {
         format!("memref<{}x{}xf32, 3>", self.waves.1, self.bm)
     }
 
+    /// Uses `buffers` (1 or 2) LDS copies of the tiles, as a schedule asks, if they fit.
+    pub fn with_buffers(mut self, buffers: i64) -> Result<Self, String> {
+        if !(1..=2).contains(&buffers) {
+            return Err(format!("asks for {buffers} LDS buffers in its tile.schedule; gfx942 lowers 1 or 2"));
+        }
+        let tile_bytes = self.lds_bytes / self.buffers;
+        if buffers * tile_bytes > MAX_LDS_BYTES {
+            return Err(format!(
+                "asks for {buffers} LDS buffers in its tile.schedule, which need {} bytes, but gfx942 gives a workgroup at most {MAX_LDS_BYTES}; ask for 1",
+                buffers * tile_bytes
+            ));
+        }
+        self.buffers = buffers;
+        self.lds_bytes = buffers * tile_bytes;
+        Ok(self)
+    }
+
     /// Adds the row exchange a kernel with row reductions needs (when several waves share a row),
     /// checking the LDS limit again.
     pub fn with_row_reductions(mut self) -> Result<Self, String> {

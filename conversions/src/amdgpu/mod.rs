@@ -145,6 +145,10 @@ pub(crate) fn resolve<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Result<Strategy<'
         plan.output.global,
         plan.transpose_b,
     )
+    .and_then(|config| match crate::schedule::requested_buffers(plan.main_loop.op) {
+        Some(buffers) => config.with_buffers(buffers),
+        None => Ok(config),
+    })
     .and_then(|config| if plan.rows.is_empty() { Ok(config) } else { config.with_row_reductions() })
     .map_err(|message| {
         (
@@ -153,7 +157,12 @@ pub(crate) fn resolve<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Result<Strategy<'
         )
     })?;
     let layouts = layouts(&plan, &config);
-    Ok(Strategy::TensorCores(plan, config, layouts))
+    // The main loop's schedule: how many stages are in flight, how they are filled and awaited.
+    let schedule = format!(
+        "{{buffers = {0} : i64, fill = \"registers\", prefetch = {0} : i64, wait = \"lds_barrier\"}}",
+        config.buffers
+    );
+    Ok(Strategy::TensorCores(plan, config, layouts, schedule))
 }
 
 /// The tile layouts of an mfma kernel, as `tile.layout` dictionaries.

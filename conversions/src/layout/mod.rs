@@ -36,9 +36,9 @@ pub const LAYOUT_ATTRIBUTE: &str = "tile.layout";
 
 /// How a kernel lowers on one target.
 pub enum Strategy<'c, 'a, C> {
-    /// On tensor cores: the GEMM plan, the target's configuration, and each tile's layout (the tile
-    /// and its `tile.layout` dictionary, as MLIR writes it).
-    TensorCores(crate::gemm::plan::GemmPlan<'c, 'a>, C, Vec<(Value<'c, 'a>, String)>),
+    /// On tensor cores: the GEMM plan, the target's configuration, each tile's layout (the tile and
+    /// its `tile.layout` dictionary, as MLIR writes it), and the main loop's `tile.schedule`.
+    TensorCores(crate::gemm::plan::GemmPlan<'c, 'a>, C, Vec<(Value<'c, 'a>, String)>, String),
     /// With the plain strategy, for `reason` (at `op`).
     Plain {
         /// The op the reason concerns.
@@ -63,8 +63,9 @@ pub fn tensor_cores_or_plain<'c, 'a, C>(
         Strategy::Plain { op, reason } => {
             crate::generic::fall_back(context, module, kernel, index, flavor, op, reason).map(|()| None)
         }
-        Strategy::TensorCores(plan, config, layouts) => {
+        Strategy::TensorCores(plan, config, layouts, schedule) => {
             check_annotations(&layouts, flavor.target)?;
+            crate::schedule::check_schedule(plan.main_loop.op, &schedule, flavor.target)?;
             Ok(Some((plan, config)))
         }
     }
@@ -144,6 +145,13 @@ fn with_context_parse<'c>(op: OperationRef<'c, '_>, text: &str) -> Option<Attrib
     tile_dialect::ops::with_context(op, |context| Attribute::parse(context, text))
 }
 
+/// The module's `tile.target`, or what to do without one.
+pub fn target_of(module: OperationRef) -> Result<String, String> {
+    string_attribute(&module, TARGET_ATTRIBUTE).ok_or(format!(
+        "needs the target: set {TARGET_ATTRIBUTE} = \"sm_90a\" (or \"gfx942\", \"spirv\", \"spirv-coopmat\") on the module, or run the tile-to-nvvm, tile-to-rocdl or tile-to-spirv pipeline"
+    ))
+}
+
 /// Annotates every tile of `kernel` with its layout on `chip`.
 fn infer_kernel<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>, chip: &str) -> Result<(), Failure<'c, 'a>> {
     let (layouts, strategy) = match chip {
@@ -170,7 +178,7 @@ fn infer_kernel<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>, chip
 
 fn describe<'c, 'a, C>(strategy: Strategy<'c, 'a, C>, kernel: OperationRef<'c, 'a>) -> (Vec<(Value<'c, 'a>, String)>, String) {
     match strategy {
-        Strategy::TensorCores(_, _, layouts) => (layouts, "tensor cores".to_owned()),
+        Strategy::TensorCores(_, _, layouts, _) => (layouts, "tensor cores".to_owned()),
         Strategy::Plain { reason, .. } => (plain_layouts(kernel), format!("plain: {reason}")),
     }
 }
@@ -187,9 +195,7 @@ impl<'c> RunExternalPass<'c> for InferLayouts {
 
     fn run(&mut self, module: OperationRef<'c, '_>, pass: ExternalPass<'_>) {
         tile_passes::guard::run_guarded(ARGUMENT, module, pass, |module| {
-            let chip = string_attribute(&module, TARGET_ATTRIBUTE).ok_or(format!(
-                "needs the target: set {TARGET_ATTRIBUTE} = \"sm_90a\" (or \"gfx942\", \"spirv\", \"spirv-coopmat\") on the module, or run the tile-to-nvvm, tile-to-rocdl or tile-to-spirv pipeline"
-            ))?;
+            let chip = target_of(module)?;
             crate::kernels::lower_each_kernel(module, &|context, _, kernel, _| infer_kernel(context, kernel, &chip))
         });
     }

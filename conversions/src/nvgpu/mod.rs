@@ -123,7 +123,14 @@ pub(crate) fn resolve<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Result<Strategy<'
         )
     })?;
     let layouts = layouts(&plan, &config);
-    Ok(Strategy::TensorCores(plan, config, layouts))
+    // The main loop's schedule: how many stages are in flight, how they are filled and awaited.
+    let schedule = format!(
+        "{{buffers = {} : i64, fill = \"tma\", mma_in_flight = 1 : i64, prefetch = {} : i64, stage_bytes = {} : i64, wait = \"mbarrier\"}}",
+        config.stages,
+        config.stages - 1,
+        config.stage_bytes
+    );
+    Ok(Strategy::TensorCores(plan, config, layouts, schedule))
 }
 
 /// The tile layouts of a wgmma kernel, as `tile.layout` dictionaries.

@@ -152,7 +152,9 @@ pub(crate) fn resolve<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Result<Strategy<'
         return Err(cannot("expects a constant main-loop bound on SPIR-V".into()));
     };
     let layouts = layouts(&plan, &config);
-    Ok(Strategy::TensorCores(plan, config, layouts))
+    // The main loop's schedule: how many stages are in flight, how they are filled and awaited.
+    let schedule = "{buffers = 1 : i64, fill = \"registers\", prefetch = 1 : i64, wait = \"barrier\"}".to_owned();
+    Ok(Strategy::TensorCores(plan, config, layouts, schedule))
 }
 
 /// The tile layouts of a cooperative-matrix kernel, as `tile.layout` dictionaries.

@@ -1,0 +1,131 @@
+//! `tile-schedule-pipelines`: decides, for the module's `tile.target`, how each kernel's
+//! `tile.pipelined` main loop runs, and records it as a `tile.schedule` dictionary on the loop:
+//!
+//! - `buffers`: copies of the shared tiles in the ring (sm_90a: the loop's `stages`; gfx942: 2 where
+//!   they fit in LDS, else 1; cooperative matrices and the plain strategy: 1);
+//! - `fill`: how a stage is filled (`tma` bulk copies, `registers` loaded a step ahead then stored,
+//!   `threads` copying element by element);
+//! - `wait`: how the MMAs wait for it (`mbarrier` transaction counts with phase parity,
+//!   `lds_barrier`, `barrier`);
+//! - `prefetch`: how many steps ahead the copies run; on sm_90a also `mma_in_flight` (wgmma groups
+//!   left running across a step) and `stage_bytes`.
+//!
+//! The lowerings build the prologue, steady state and epilogue of that schedule themselves (the tile
+//! dialect has no asynchronous copy or barrier ops to express it before them); they decide it with
+//! the same functions, refuse a `tile.schedule` they would not build, and on gfx942 take `buffers`
+//! from one (1 or 2), so a schedule can also be asked for.
+
+use crate::{kernels::Failure, layout::Strategy};
+use melior::{
+    Context, ContextRef,
+    ir::{
+        Attribute,
+        attribute::{DictionaryAttribute, IntegerAttribute},
+        operation::{OperationLike, OperationRef},
+        r#type::TypeId,
+    },
+    pass::{ExternalPass, Pass, RunExternalPass, create_external},
+};
+use tile_dialect::ops::{nested_ops, op_name, set_attribute, with_context};
+
+/// The pass's flag.
+pub const ARGUMENT: &str = "tile-schedule-pipelines";
+/// The attribute that records a loop's schedule.
+pub const SCHEDULE_ATTRIBUTE: &str = "tile.schedule";
+/// The schedule of a loop the plain strategy runs: a plain loop, its copies shared by the threads.
+const PLAIN: &str = "{buffers = 1 : i64, fill = \"threads\", prefetch = 0 : i64, wait = \"barrier\"}";
+
+/// The buffer count a `tile.schedule` on `pipelined` asks for, if any.
+pub fn requested_buffers(pipelined: OperationRef) -> Option<i64> {
+    let schedule = DictionaryAttribute::try_from(pipelined.attribute(SCHEDULE_ATTRIBUTE).ok()?).ok()?;
+    IntegerAttribute::try_from(schedule.element_by_name("buffers")?).ok().map(|value| value.value())
+}
+
+/// Refuses a `tile.schedule` on `pipelined` with an entry that differs from `schedule` (what the
+/// lowering builds). A schedule may name only some entries: the ones asked for.
+pub fn check_schedule<'c, 'a>(pipelined: OperationRef<'c, 'a>, schedule: &str, chip: &str) -> Result<(), Failure<'c, 'a>> {
+    let Ok(given) = pipelined.attribute(SCHEDULE_ATTRIBUTE) else { return Ok(()) };
+    let built = with_context(pipelined, |context| Attribute::parse(context, schedule))
+        .and_then(|built| DictionaryAttribute::try_from(built).ok());
+    let agrees = match (DictionaryAttribute::try_from(given), built) {
+        (Ok(given), Some(built)) => (0..given.len()).all(|index| {
+            given.element(index).is_ok_and(|(name, value)| {
+                name.as_string_ref().as_str().is_ok_and(|name| built.element_by_name(name) == Some(value))
+            })
+        }),
+        _ => false,
+    };
+    if agrees {
+        return Ok(());
+    }
+    Err((
+        pipelined,
+        format!("has tile.schedule {given}, but the {chip} lowering builds {schedule}; drop the attribute or run tile-schedule-pipelines for {chip}"),
+    ))
+}
+
+/// Records the schedule of every `tile.pipelined` of `kernel` on `chip`.
+fn schedule_kernel<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>, chip: &str) -> Result<(), Failure<'c, 'a>> {
+    let tensor_cores = match chip {
+        "sm_90a" => main_loop(crate::nvgpu::resolve(kernel)?),
+        "gfx942" => main_loop(crate::amdgpu::resolve(kernel)?),
+        "spirv-coopmat" => main_loop(crate::spirv::coopmat::resolve(kernel)?),
+        "spirv" => None,
+        _ => {
+            return Err((
+                kernel,
+                format!("cannot schedule loops for target {chip}; expected sm_90a, gfx942, spirv or spirv-coopmat"),
+            ));
+        }
+    };
+    for pipelined in nested_ops(kernel).into_iter().filter(|op| op_name(op) == "tile.pipelined") {
+        let schedule = match &tensor_cores {
+            Some((main, schedule)) if *main == pipelined => schedule.as_str(),
+            _ => PLAIN,
+        };
+        // A schedule the program asks for stays only if it is the one built.
+        check_schedule(pipelined, schedule, chip)?;
+        let attribute = Attribute::parse(context, schedule)
+            .ok_or_else(|| (pipelined, format!("internal error: the schedule {schedule} does not parse")))?;
+        set_attribute(pipelined, SCHEDULE_ATTRIBUTE, attribute);
+    }
+    Ok(())
+}
+
+fn main_loop<'c, 'a, C>(strategy: Strategy<'c, 'a, C>) -> Option<(OperationRef<'c, 'a>, String)> {
+    match strategy {
+        Strategy::TensorCores(plan, _, _, schedule) => Some((plan.main_loop.op, schedule)),
+        Strategy::Plain { .. } => None,
+    }
+}
+
+#[repr(align(8))]
+struct PassId;
+static PASS_ID: PassId = PassId;
+
+#[derive(Clone)]
+struct SchedulePipelines;
+
+impl<'c> RunExternalPass<'c> for SchedulePipelines {
+    fn initialize(&mut self, _context: ContextRef<'c>) {}
+
+    fn run(&mut self, module: OperationRef<'c, '_>, pass: ExternalPass<'_>) {
+        tile_passes::guard::run_guarded(ARGUMENT, module, pass, |module| {
+            let chip = crate::layout::target_of(module)?;
+            crate::kernels::lower_each_kernel(module, &|context, _, kernel, _| schedule_kernel(context, kernel, &chip))
+        });
+    }
+}
+
+/// Creates the `tile-schedule-pipelines` pass (on `builtin.module`).
+pub fn create_schedule_pipelines_pass() -> Pass {
+    create_external(
+        SchedulePipelines,
+        TypeId::create(&PASS_ID),
+        "TileSchedulePipelines",
+        ARGUMENT,
+        "Record how each tile.pipelined loop runs for the module's tile.target (tile.schedule: buffers, fill, wait, prefetch)",
+        "builtin.module",
+        &[tile_dialect::dialect_handle()],
+    )
+}

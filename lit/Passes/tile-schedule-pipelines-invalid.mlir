@@ -1,0 +1,75 @@
+// Invalid input for tile-schedule-pipelines: a schedule the program asks for that the target
+// does not build is an error naming the loop, the chip and what it builds or would fit.
+// RUN: tile-opt %s -split-input-file -verify-diagnostics -tile-schedule-pipelines
+
+// sm_90a builds one buffer per stage: stages(3) with 2 buffers asked for.
+module attributes {tile.target = "sm_90a"} {
+func.func @fewer_buffers(%A: memref<4096x4096xf16>, %B: memref<4096x4096xf16>, %C: memref<4096x4096xf16>) {
+  %c0 = arith.constant 0 : index
+  %c32 = arith.constant 32 : index
+  %c128 = arith.constant 128 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c32, %c32) threads(128) (%bx, %by) {
+    %As = tile.alloc_shared : memref<128x32xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<32x128xf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<128x128xf32, #tile.fragment>
+    tile.fill %Cf, %zero : memref<128x128xf32, #tile.fragment>
+    %m0 = arith.muli %by, %c128 : index
+    %n0 = arith.muli %bx, %c128 : index
+    // expected-error @+1 {{'tile.pipelined' op has tile.schedule {buffers = 2 : i64}, but the sm_90a lowering builds {buffers = 3 : i64, fill = "tma", mma_in_flight = 1 : i64, prefetch = 2 : i64, stage_bytes = 16384 : i64, wait = "mbarrier"}; drop the attribute or run tile-schedule-pipelines for sm_90a}}
+    tile.pipelined %k = %c0 to %c128 stages(3) attributes {tile.schedule = {buffers = 2 : i64}} {
+      %k0 = arith.muli %k, %c32 : index
+      tile.copy %A[%m0, %k0], %As : memref<4096x4096xf16>, memref<128x32xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%k0, %n0], %Bs : memref<4096x4096xf16>, memref<32x128xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %Cf : memref<128x32xf16, #gpu.address_space<workgroup>>,
+          memref<32x128xf16, #gpu.address_space<workgroup>>, memref<128x128xf32, #tile.fragment>
+    }
+    tile.parallel (%i, %j) in (128, 128) {
+      %v = memref.load %Cf[%i, %j] : memref<128x128xf32, #tile.fragment>
+      %r = arith.maximumf %v, %zero : f32
+      memref.store %r, %Cf[%i, %j] : memref<128x128xf32, #tile.fragment>
+    }
+    tile.copy %Cf, %C[%m0, %n0] : memref<128x128xf32, #tile.fragment>, memref<4096x4096xf16>
+  }
+  return
+}
+}
+
+// -----
+
+// gfx942: two LDS copies of 128x64 tiles do not fit.
+module attributes {tile.target = "gfx942"} {
+func.func @too_many_buffers(%A: memref<1000x704xf16>, %B: memref<704x1504xf16>, %C: memref<1000x1504xf16>) {
+  %c0 = arith.constant 0 : index
+  %cbk = arith.constant 64 : index
+  %cbm = arith.constant 128 : index
+  %cbn = arith.constant 128 : index
+  %ktiles = arith.constant 11 : index
+  %gx = arith.constant 12 : index
+  %gy = arith.constant 8 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%gx, %gy) threads(128) (%bx, %by) {
+    %As = tile.alloc_shared : memref<128x64xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<64x128xf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<128x128xf32, #tile.fragment>
+    tile.fill %Cf, %zero : memref<128x128xf32, #tile.fragment>
+    %m0 = arith.muli %by, %cbm : index
+    %n0 = arith.muli %bx, %cbn : index
+    // expected-error @+1 {{'tile.pipelined' op cannot be lowered for gfx942: asks for 2 LDS buffers in its tile.schedule, which need 69632 bytes, but gfx942 gives a workgroup at most 65536; ask for 1}}
+    tile.pipelined %kt = %c0 to %ktiles stages(3) attributes {tile.schedule = {buffers = 2 : i64}} {
+      %k0 = arith.muli %kt, %cbk : index
+      tile.copy %A[%m0, %k0], %As : memref<1000x704xf16>, memref<128x64xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%k0, %n0], %Bs : memref<704x1504xf16>, memref<64x128xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %Cf : memref<128x64xf16, #gpu.address_space<workgroup>>,
+          memref<64x128xf16, #gpu.address_space<workgroup>>, memref<128x128xf32, #tile.fragment>
+    }
+    tile.parallel (%i, %j) in (128, 128) {
+      %v = memref.load %Cf[%i, %j] : memref<128x128xf32, #tile.fragment>
+      %r = arith.maximumf %v, %zero : f32
+      memref.store %r, %Cf[%i, %j] : memref<128x128xf32, #tile.fragment>
+    }
+    tile.copy %Cf, %C[%m0, %n0] : memref<128x128xf32, #tile.fragment>, memref<1000x1504xf16>
+  }
+  return
+}
+}
