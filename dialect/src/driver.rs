@@ -37,7 +37,7 @@ pub fn parse_file<'c>(context: &'c melior::Context, path: &str) -> Option<melior
 
 /// Returns, for every `gpu.binary` op under `module`, its symbol name and the payload of each of its
 /// `#gpu.object`s (PTX or assembly text for `format = isa`).
-pub fn gpu_binary_objects(module: &melior::ir::Module) -> Vec<(String, String)> {
+pub fn gpu_binary_objects(module: &melior::ir::Module) -> Vec<(String, Vec<u8>)> {
     use melior::ir::{
         AttributeLike,
         attribute::ArrayAttribute,
@@ -59,7 +59,7 @@ pub fn gpu_binary_objects(module: &melior::ir::Module) -> Vec<(String, String)> 
                         let bytes = unsafe {
                             std::slice::from_raw_parts(payload.data as *const u8, payload.length)
                         };
-                        objects.push((name.clone(), String::from_utf8_lossy(bytes).into_owned()));
+                        objects.push((name.clone(), bytes.to_vec()));
                     }
                 }
             }

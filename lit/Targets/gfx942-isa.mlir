@@ -6,12 +6,19 @@
 // RUN: FileCheck %s --check-prefix=BF16 < %t/gemm_bf16_0_kernel.s
 // RUN: cat %t/*.s | FileCheck %s --check-prefix=ALL
 // RUN: FileCheck %s --check-prefix=JSON < %t/gemm_relu_0_kernel.json
+// With lld-22 installed, each kernel also becomes an HSA code object.
+// RUN: llvm-readelf -h --notes %t/gemm_relu_0_kernel.hsaco | FileCheck %s --check-prefix=OBJECT
 // Row reductions of the accumulator (a softmax epilogue): lane butterflies (ds_swizzle) within an
 // mfma row, partial rows exchanged between the two waves along N through LDS.
 // RUN: tile-compile %S/../../test/programs/gemm_row_softmax.mlir --target gfx942 -o %t
 // RUN: FileCheck %s --check-prefix=ROWS < %t/gemm_row_softmax_0_kernel.s
 // RUN: tile-opt %examples/gemm_relu.mlir --pass-pipeline='builtin.module(tile-to-rocdl{chip=gfx942})' | FileCheck %s --check-prefix=PIPELINE
 // RUN: not tile-opt %examples/gemm_relu.mlir --pass-pipeline='builtin.module(tile-to-rocdl{chip=gfx90a})' 2>&1 | FileCheck %s --check-prefix=CHIP
+
+// OBJECT: Type: DYN (Shared object file)
+// OBJECT: Machine: EM_AMDGPU
+// OBJECT: .name: gemm_relu_0_kernel
+// OBJECT: amdhsa.target: amdgcn-amd-amdhsa--gfx942
 
 // ROWS: v_mfma_f32_32x32x8_f16
 // ROWS: ds_swizzle_b32

@@ -1,9 +1,11 @@
-//! `tile-compile INPUT.mlir --target sm_90a|gfx942|spirv|spirv-coopmat -o DIR`: per kernel, its code (`.ptx` for
-//! NVIDIA, AMDGCN assembly `.s` for AMD, a SPIR-V binary `.spv` for Vulkan) and a `.json` launch manifest, everything a launcher needs to run
-//! the kernels without MLIR.
+//! `tile-compile INPUT.mlir --target sm_90a|gfx942|spirv|spirv-coopmat -o DIR`: per kernel, its code
+//! (`.ptx` for NVIDIA; AMDGCN assembly `.s` for AMD, plus an HSA code object `.hsaco` where lld-22 is
+//! installed; a SPIR-V binary `.spv` for Vulkan) and a `.json` launch manifest, everything a launcher
+//! needs to run the kernels without MLIR.
 //!
-//! The pipeline: `convert-tile-to-nvgpu`, `inline`, `canonicalize`, `cse` (our lowering), then
-//! upstream `gpu-lower-to-nvvm-pipeline` down to PTX (`gpu-module-to-binary`, format `isa`).
+//! The passes: the target's lowering (`convert-tile-to-nvgpu`, ...), `inline`, `canonicalize`, `cse`,
+//! then the target's upstream passes (see `tile_conversions::pipelines`), run apart so that the
+//! launch manifests can be read in between.
 
 use tile_dialect::driver::pass_manager;
 use std::{path::PathBuf, process::ExitCode, time::Instant};
@@ -52,10 +54,7 @@ fn kernel_objects(
     extension: &str,
 ) -> Result<Vec<(String, Vec<u8>)>, String> {
     if extension != "spv" {
-        return Ok(tile_dialect::driver::gpu_binary_objects(module)
-            .into_iter()
-            .map(|(name, text)| (name, text.into_bytes()))
-            .collect());
+        return Ok(tile_dialect::driver::gpu_binary_objects(module));
     }
     Ok(tile_dialect::driver::spirv_binaries(module)?
         .into_iter()
@@ -76,6 +75,40 @@ fn target(name: &str) -> Result<Target, String> {
         _ => "spv",
     };
     Ok(Target { lowering, backend: backend.into(), extension })
+}
+
+/// The linker MLIR's ROCDL serialization looks for, at `<toolkit>/llvm/bin/ld.lld`.
+const LLD: &str = "/usr/lib/llvm-22/bin/ld.lld";
+
+/// Serializes each lowered AMD kernel module of `module` to an HSA code object (`backend` with
+/// `format=bin`, on a copy, linked by lld through a toolkit directory that holds only it). None
+/// where lld is missing: the assembly is written either way.
+fn code_objects(
+    context: &melior::Context,
+    module: &melior::ir::Module,
+    backend: &str,
+) -> Result<Vec<(String, Vec<u8>)>, String> {
+    if !std::path::Path::new(LLD).exists() {
+        return Ok(Vec::new());
+    }
+    let toolkit = std::env::temp_dir().join(format!("tile-compile-toolkit-{}", std::process::id()));
+    let linker = toolkit.join("llvm/bin");
+    std::fs::create_dir_all(&linker).map_err(|error| format!("{}: {error}", linker.display()))?;
+    let link = linker.join("ld.lld");
+    if !link.exists() {
+        std::os::unix::fs::symlink(LLD, &link).map_err(|error| format!("{}: {error}", link.display()))?;
+    }
+    let result = (|| {
+        let mut copy = melior::ir::Module::parse(context, &module.as_operation().to_string())
+            .ok_or("internal error: the lowered module does not parse again")?;
+        let binary = backend.replace("format=isa", &format!("format=bin toolkit={}", toolkit.display()));
+        pass_manager(context, &format!("builtin.module({binary})"))?
+            .run(&mut copy)
+            .map_err(|_| "making the code objects failed (see the errors above)".to_string())?;
+        Ok(tile_dialect::driver::gpu_binary_objects(&copy))
+    })();
+    let _ = std::fs::remove_dir_all(&toolkit);
+    result
 }
 
 fn run(options: &Options) -> Result<usize, String> {
@@ -112,6 +145,12 @@ fn run(options: &Options) -> Result<usize, String> {
     let lowered = started.elapsed();
 
     let manifests = tile_conversions::kernels::manifests(&module);
+    // gfx942 also gets a code object (.hsaco) where an LLVM linker is installed (lld-22).
+    let code_objects = if options.target == "gfx942" {
+        code_objects(&context, &module, &target.backend)?
+    } else {
+        Vec::new()
+    };
     let backend_manager = pass_manager(&context, &format!("builtin.module({})", target.backend))?;
     backend_manager.run(&mut module).map_err(|_| {
         format!(
@@ -141,6 +180,9 @@ fn run(options: &Options) -> Result<usize, String> {
         };
         write(target.extension, ptx)?;
         write("json", manifest.as_bytes())?;
+        if let Some((_, object)) = code_objects.iter().find(|(name, _)| name == module_name) {
+            write("hsaco", object)?;
+        }
     }
     if options.timing {
         eprintln!(
