@@ -86,6 +86,9 @@ examples() {
             "$(basename "$code")" "$(wc -l < "$code")" "$(grep -c 'v_mfma' "$code")" "$(grep -c 'ds_read' "$code")" \
             "$(grep -c 'ds_write' "$code")" "$(grep -c 'global_load_dwordx4' "$code")" \
             "$(grep -m1 -o 'private_segment_fixed_size: [0-9]*' "$code" | grep -o '[0-9]*$')"
+          if [ -f "${code%.s}.hsaco" ]; then
+            echo "      $(basename "${code%.s}.hsaco"): HSA code object, $(wc -c < "${code%.s}.hsaco") bytes"
+          fi
         fi
         echo "      manifest: $(cut -c1-200 "$manifest")..."
       done
