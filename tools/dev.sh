@@ -95,7 +95,7 @@ examples() {
     done
   done
   rm -f "$out.log" "$out.canonical.mlir"
-  echo "==> outputs in target/examples/<target>/ (per kernel: .ptx, AMDGCN .s or .spv, and a .json launch manifest)"
+  echo "==> outputs in target/examples/<target>/ (per kernel: .ptx, AMDGCN .s and .hsaco, or .spv, and a .json launch manifest)"
 }
 
 run_tests() {
