@@ -24,12 +24,13 @@ pub fn build_tile_to_nvvm(manager: &OperationPassManager, chip: &str) {
     build_target_pipeline(manager, "tile-to-nvvm", NVVM_CHIPS, chip);
 }
 
-/// Chips `tile-to-rocdl` compiles for, with the passes after our lowering. LDS is addressed with the
-/// integer memory space 3 in the emitted kernel, which every conversion below maps the same way.
+/// Chips `tile-to-rocdl` compiles for, with the passes after our lowering: the kernel modules to
+/// AMDGCN, then the host code (the launches) to LLVM. LDS is addressed with the integer memory space
+/// 3 in the emitted kernel, which every conversion below maps the same way.
 const ROCDL_CHIPS: &[Chip] = &[(
     "gfx942",
     crate::amdgpu::ARGUMENT,
-    "rocdl-attach-target{chip=gfx942 O=3}, gpu.module(convert-vector-to-scf, convert-scf-to-cf, expand-strided-metadata, lower-affine, convert-amdgpu-to-rocdl{chipset=gfx942}, convert-vector-to-llvm, convert-gpu-to-rocdl{chipset=gfx942}, reconcile-unrealized-casts), gpu-module-to-binary{format=isa}",
+    "rocdl-attach-target{chip=gfx942 O=3}, gpu.module(convert-vector-to-scf, convert-scf-to-cf, expand-strided-metadata, lower-affine, convert-amdgpu-to-rocdl{chipset=gfx942}, convert-vector-to-llvm, convert-gpu-to-rocdl{chipset=gfx942}, reconcile-unrealized-casts), gpu-module-to-binary{format=isa}, convert-scf-to-cf, expand-strided-metadata, finalize-memref-to-llvm, convert-arith-to-llvm, convert-index-to-llvm, convert-cf-to-llvm, convert-func-to-llvm, gpu-to-llvm, reconcile-unrealized-casts",
 )];
 
 /// Builds `tile-to-rocdl{chip}` into `manager`.

@@ -33,6 +33,9 @@
 // CHECK: arith.truncf %{{.*}} : f32 to f16
 // CHECK: scf.if
 // CHECK-NEXT: memref.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] : memref<4096x4096xf16>
+// The host side: the launch, with the host tensors as they are.
+// CHECK: func.func private @gemm_relu_0_launch(%[[A:.*]]: memref<4096x4096xf16>, %[[B:.*]]: memref<4096x4096xf16>, %[[C:.*]]: memref<4096x4096xf16>, %{{.*}}: index, %{{.*}}: index)
+// CHECK: gpu.launch_func  @gemm_relu_0_module::@gemm_relu_0_kernel blocks in ({{.*}}) threads in ({{.*}})  args(%[[A]] : memref<4096x4096xf16>, %[[B]] : memref<4096x4096xf16>, %[[C]] : memref<4096x4096xf16>)
 func.func @gemm_relu(%A: memref<4096x4096xf16>, %B: memref<4096x4096xf16>, %C: memref<4096x4096xf16>) {
   %c0 = arith.constant 0 : index
   %c32 = arith.constant 32 : index

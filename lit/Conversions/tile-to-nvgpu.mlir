@@ -5,6 +5,8 @@
 // two 32x64 boxes with the 128-byte swizzle), one warpgroup, 3 stages, a ReLU epilogue.
 // CHECK-LABEL: func.func @gemm_relu
 // CHECK-NOT: tile.
+// The tile.kernel becomes a call of the host launch function.
+// CHECK: call @gemm_relu_0_launch(%arg0, %arg1, %arg2, %{{.*}}, %{{.*}})
 // CHECK: return
 // CHECK: gpu.module @gemm_relu_0_module attributes {tile.manifest = "{{.*}}\22grid\22: [32, 32, 1]{{.*}}\22dynamic_shared_bytes\22: 50176{{.*}}"}
 // The tile program's index arithmetic and epilogue are recomputed inside the kernel: no calls.
@@ -33,6 +35,10 @@
 // CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
 // CHECK: nvgpu.tma.async.store {{.*}} : memref<128x128xf16, #gpu.address_space<workgroup>> -> <tensor = memref<128x128xf16, #gpu.address_space<workgroup>>, swizzle = none
 // CHECK: nvvm.cp.async.bulk.wait_group 0 {read}
+// The host side: the three tensor maps, then the launch with the ring's dynamic shared memory.
+// CHECK: func.func private @gemm_relu_0_launch(%{{.*}}: memref<4096x4096xf16>, %{{.*}}: memref<4096x4096xf16>, %{{.*}}: memref<4096x4096xf16>, %[[GX:.*]]: index, %[[GY:.*]]: index)
+// CHECK-COUNT-3: nvgpu.tma.create.descriptor
+// CHECK: gpu.launch_func  @gemm_relu_0_module::@gemm_relu_0_kernel blocks in (%[[GX]], %[[GY]], %{{.*}}) threads in (%{{.*}}, %{{.*}}, %{{.*}})  dynamic_shared_memory_size %{{.*}} args(%{{.*}} : !llvm.ptr, %{{.*}} : !llvm.ptr, %{{.*}} : !llvm.ptr)
 func.func @gemm_relu(%A: memref<4096x4096xf16>, %B: memref<4096x4096xf16>, %C: memref<4096x4096xf16>) {
   %c0 = arith.constant 0 : index
   %c32 = arith.constant 32 : index

@@ -7,10 +7,19 @@
 // RUN: tile-opt %examples/gemm_relu.mlir --pass-pipeline='builtin.module(tile-to-nvvm)' | FileCheck %s
 // RUN: tile-opt %examples/softmax.mlir --pass-pipeline='builtin.module(tile-to-spirv)' | FileCheck %s --check-prefix=SPIRV
 
+// RUN: tile-opt %examples/gemm_relu.mlir --pass-pipeline='builtin.module(tile-to-nvvm)' | mlir-translate --mlir-to-llvmir | FileCheck %s --check-prefix=LLVMIR
+// RUN: tile-opt %examples/gemm_relu.mlir --pass-pipeline='builtin.module(tile-to-nvvm)' | FileCheck %s --check-prefix=HOST
+// The host is LLVM too: the tensor maps and the launch through MLIR's CUDA runtime wrappers.
+// HOST: llvm.func @gemm_relu(
+// HOST: llvm.call @mgpuTensorMapEncodeTiledMemref
+// HOST: gpu.launch_func @gemm_relu_0_module::@gemm_relu_0_kernel
 // CHECK: gpu.binary @gemm_relu_0_module
 // CHECK-SAME: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
 // CHECK-NOT: tile.kernel
 
 // SPIRV: spirv.module @__spv__softmax_0_module Logical GLSL450
+
+// LLVMIR: call ptr @mgpuTensorMapEncodeTiledMemref
+// LLVMIR: call void @mgpuLaunchKernel
 
 // CHIP: error: tile-to-nvvm failed: chip sm_80 is not supported yet; supported: sm_90a

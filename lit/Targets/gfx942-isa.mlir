@@ -13,6 +13,9 @@
 // RUN: tile-compile %S/../../test/programs/gemm_row_softmax.mlir --target gfx942 -o %t
 // RUN: FileCheck %s --check-prefix=ROWS < %t/gemm_row_softmax_0_kernel.s
 // RUN: tile-opt %examples/gemm_relu.mlir --pass-pipeline='builtin.module(tile-to-rocdl{chip=gfx942})' | FileCheck %s --check-prefix=PIPELINE
+// The host side is lowered too: the launch, through MLIR's GPU runtime wrappers once translated.
+// RUN: tile-opt %examples/gemm_relu.mlir --pass-pipeline='builtin.module(tile-to-rocdl{chip=gfx942})' | FileCheck %s --check-prefix=HOST
+// RUN: tile-opt %examples/gemm_relu.mlir --pass-pipeline='builtin.module(tile-to-rocdl{chip=gfx942})' | mlir-translate --mlir-to-llvmir | FileCheck %s --check-prefix=LLVMIR
 // RUN: not tile-opt %examples/gemm_relu.mlir --pass-pipeline='builtin.module(tile-to-rocdl{chip=gfx90a})' 2>&1 | FileCheck %s --check-prefix=CHIP
 
 // OBJECT: Type: DYN (Shared object file)
@@ -49,6 +52,9 @@
 // JSON: "chip": "gfx942", "block": [128, 1, 1], "grid": [32, 32, 1], "lds_bytes": 36864
 // JSON-SAME: "mfma": "32x32x8"
 
+// HOST: llvm.func @gemm_relu(
+// HOST: gpu.launch_func @gemm_relu_0_module::@gemm_relu_0_kernel blocks in
+// LLVMIR: call void @mgpuLaunchKernel
 // PIPELINE: gpu.binary @gemm_relu_0_module
 // PIPELINE-SAME: v_mfma_f32_32x32x8_f16
 

@@ -9,6 +9,7 @@ pub mod config;
 mod emit;
 
 use crate::gemm::{
+    host,
     install,
     launch::{self, host_expression, host_grid, host_tensor},
     plan,
@@ -224,5 +225,9 @@ fn lower_kernel<'c, 'a>(
         ),
     };
     let text = emit::render_module(&config, &names, &interface, &helpers.text);
-    install::install_kernel(context, module, kernel, &text, &helpers, &manifest).map_err(cannot)
+    // The kernel takes the host tensors as they are (memref descriptors) and its sizes as indices.
+    let tensor = |_: &mut dyn FnMut(String), index: usize, ty: &str| format!("%t{index} : {ty}");
+    let arguments = host::Arguments { tensor: &tensor, size_type: "index", shared_bytes: None };
+    let launch = host::launch(&plan, &names, &stem, &arguments);
+    install::install_kernel(context, module, kernel, &text, &helpers, &manifest, Some(launch)).map_err(cannot)
 }

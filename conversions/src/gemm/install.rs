@@ -113,17 +113,39 @@ pub fn outline_helpers<'c>(context: &'c Context, plan: &GemmPlan<'c, '_>, stem: 
     Ok(Helpers { load_origin, store_origin, epilogue, segments, row_kinds, text })
 }
 
+/// The host side of a rendered kernel: `func.func private @{name}(operands...)` (its `text`) that
+/// launches it, called where the `tile.kernel` stood.
+pub struct HostLaunch<'c, 'a> {
+    /// The launch function's symbol.
+    pub name: String,
+    /// Its `func.func` text.
+    pub text: String,
+    /// The host values it takes, in order.
+    pub operands: Vec<melior::ir::Value<'c, 'a>>,
+}
+
 /// Parses the rendered `gpu.module` text, inlines the helpers into it, appends it to `module` with
 /// the launch manifest as its `tile.manifest` attribute (tile-compile reads it before the upstream
-/// lowering), and erases `kernel`.
-pub fn install_kernel<'c>(
+/// lowering), and replaces `kernel` with a call of the host launch function (when there is one) or
+/// erases it.
+pub fn install_kernel<'c, 'a>(
     context: &'c Context,
-    module: OperationRef<'c, '_>,
-    kernel: OperationRef<'c, '_>,
+    module: OperationRef<'c, 'a>,
+    kernel: OperationRef<'c, 'a>,
     text: &str,
     helpers: &Helpers,
     manifest: &str,
+    launch: Option<HostLaunch<'c, 'a>>,
 ) -> Result<(), String> {
+    // The launch function goes into the same parsed module, after the gpu.module.
+    let text = match &launch {
+        Some(launch) => {
+            let end = text.rfind('}').ok_or("internal error: the emitted module has no end")?;
+            format!("{}{}\n}}\n", &text[..end], launch.text)
+        }
+        None => text.to_owned(),
+    };
+    let text = text.as_str();
     if std::env::var_os("TILE_DUMP_KERNEL").is_some() {
         eprintln!("{text}");
     }
@@ -147,6 +169,19 @@ pub fn install_kernel<'c>(
     copy.set_attribute("tile.manifest", StringAttribute::new(context, manifest).into());
     body.append_operation(copy);
     set_attribute(module, "gpu.container_module", Attribute::unit(context));
+    if let Some(launch) = launch {
+        let function = gpu_module.next_in_block().ok_or("internal error: the launch function is missing")?;
+        body.append_operation(clone_detached(function));
+        let call = melior::dialect::func::call(
+            context,
+            melior::ir::attribute::FlatSymbolRefAttribute::new(context, &launch.name),
+            &launch.operands,
+            &[],
+            kernel.location(),
+        );
+        let block = kernel.block().ok_or("internal error: the kernel is in no block")?;
+        block.insert_operation_before(kernel, call);
+    }
     melior::IrRewriter::new(context).as_rewriter_base().erase_op(kernel);
     Ok(())
 }

@@ -4,6 +4,7 @@
 //! targets differ only in the kernel they render from the plan.
 
 pub mod epilogue;
+pub mod host;
 pub mod install;
 pub mod launch;
 pub mod outline;

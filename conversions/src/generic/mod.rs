@@ -354,8 +354,34 @@ pub fn lower_kernel<'c, 'a>(
             .collect();
         workgroup += &format!(" private({})", private.join(", "));
     }
+    // On NVIDIA and AMD the host launches the kernel through a function called where the
+    // tile.kernel stood (SPIR-V kernels are launched through Vulkan, from their manifests).
+    let launch = if flavor.is_spirv() {
+        String::new()
+    } else {
+        let inputs: Vec<String> = tensors
+            .iter()
+            .enumerate()
+            .map(|(i, tensor)| format!("%t{i}: {}", tensor.r#type()))
+            .chain((0..block_dims).map(|dim| format!("%g{dim}: index")))
+            .collect();
+        let grid: Vec<String> = (0..3)
+            .map(|dim| if dim < block_dims { format!("%g{dim}") } else { "%one".into() })
+            .collect();
+        let args: Vec<String> = tensors
+            .iter()
+            .enumerate()
+            .map(|(i, tensor)| format!("%t{i} : {}", tensor.r#type()))
+            .collect();
+        format!(
+            "  func.func private @{stem}_launch({}) {{\n    %one = arith.constant 1 : index\n    %threads = arith.constant {threads} : index\n    gpu.launch_func @{stem}_module::@{stem}_kernel blocks in ({}) threads in (%threads, %one, %one) args({})\n    return\n  }}\n",
+            inputs.join(", "),
+            grid.join(", "),
+            args.join(", ")
+        )
+    };
     let text = format!(
-        "module attributes {{gpu.container_module}} {{\n  gpu.module @{stem}_module {} {{\n    gpu.func @{stem}_kernel({}){workgroup} kernel attributes {{{}}} {{\n      gpu.return\n    }}\n  }}\n}}\n",
+        "module attributes {{gpu.container_module}} {{\n  gpu.module @{stem}_module {} {{\n    gpu.func @{stem}_kernel({}){workgroup} kernel attributes {{{}}} {{\n      gpu.return\n    }}\n  }}\n{launch}}}\n",
         flavor.module_attributes,
         arguments.join(", "),
         flavor.function_attributes(threads)
@@ -399,6 +425,19 @@ pub fn lower_kernel<'c, 'a>(
         StringAttribute::new(context, &manifest).into(),
     );
     let gpu_module = body.append_operation(copy);
+    if let Some(launch) = skeleton.next_in_block() {
+        body.append_operation(clone_detached(launch));
+        let mut operands = tensors.clone();
+        operands.extend(kernel.operands());
+        let call = melior::dialect::func::call(
+            context,
+            melior::ir::attribute::FlatSymbolRefAttribute::new(context, &format!("{stem}_launch")),
+            &operands,
+            &[],
+            kernel.location(),
+        );
+        kernel.block().expect("the kernel is in a block").insert_operation_before(kernel, call);
+    }
     set_attribute(module, "gpu.container_module", Attribute::unit(context));
 
     // Move the kernel body into the shader, block indices from gpu.block_id.

@@ -10,7 +10,7 @@ mod config;
 mod emit;
 mod manifest;
 
-use crate::gemm::{install, launch, plan};
+use crate::gemm::{host, install, launch, plan};
 
 use melior::{
     Context, ContextRef,
@@ -189,5 +189,21 @@ fn lower_kernel<'c, 'a>(
         plan.threads,
         &helpers.text,
     );
-    install::install_kernel(context, module, kernel, &text, &helpers, &manifest).map_err(cannot)
+    // The host makes the three tensor maps (box and swizzle as the kernel reads them) and passes
+    // them as pointers to the CUtensorMap.
+    let maps = emit::tensor_map_types(&config);
+    let boxes = [(config.a.box_rows, config.a.box_inner), (config.b.box_rows, config.b.box_inner), (config.bm, config.bn)];
+    let tensor = |line: &mut dyn FnMut(String), index: usize, ty: &str| {
+        let element = ty.rsplit('x').next().unwrap_or("f16").trim_end_matches('>');
+        let (map, (rows, inner)) = (&maps[index], boxes[index]);
+        line(format!("%rows{index} = arith.constant {rows} : index"));
+        line(format!("%inner{index} = arith.constant {inner} : index"));
+        line(format!("%u{index} = memref.cast %t{index} : {ty} to memref<*x{element}>"));
+        line(format!("%map{index} = nvgpu.tma.create.descriptor %u{index} box[%rows{index}, %inner{index}] : memref<*x{element}> -> {map}"));
+        line(format!("%p{index} = builtin.unrealized_conversion_cast %map{index} : {map} to !llvm.ptr"));
+        format!("%p{index} : !llvm.ptr")
+    };
+    let arguments = host::Arguments { tensor: &tensor, size_type: "i64", shared_bytes: Some(config.shared_bytes) };
+    let launch = host::launch(&plan, &names, &stem, &arguments);
+    install::install_kernel(context, module, kernel, &text, &helpers, &manifest, Some(launch)).map_err(cannot)
 }

@@ -212,5 +212,5 @@ fn lower_kernel<'c, 'a>(
         module_attributes: FLAVOR.module_attributes,
     };
     let text = emit::render_module(&config, &names, &interface, &helpers.text);
-    install::install_kernel(context, module, kernel, &text, &helpers, &manifest).map_err(cannot)
+    install::install_kernel(context, module, kernel, &text, &helpers, &manifest, None).map_err(cannot)
 }

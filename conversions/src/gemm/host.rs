@@ -1,0 +1,75 @@
+//! The host side of a rendered GEMM kernel: a `func.func` that takes the host tensors, the grid of
+//! the `tile.kernel` and its size parameters, prepares the kernel's arguments and launches it
+//! (`gpu.launch_func`). The lowering calls it where the `tile.kernel` stood; upstream's
+//! `gpu-to-llvm` turns it into calls of MLIR's GPU runtime wrappers.
+
+use super::{install::{HostLaunch, KernelNames}, plan::GemmPlan};
+use melior::ir::ValueLike;
+
+/// How a target passes a kernel its tensors and sizes.
+pub struct Arguments<'f> {
+    /// Emits (as lines, through `line`) what makes global tensor `index` (host value `%t{index}` of
+    /// type `ty`) a kernel argument, and returns the argument as `value : type`.
+    pub tensor: &'f dyn Fn(&mut dyn FnMut(String), usize, &str) -> String,
+    /// The type the kernel takes a size parameter as (`index`, or `i64`).
+    pub size_type: &'static str,
+    /// Dynamic shared memory the launch asks for.
+    pub shared_bytes: Option<i64>,
+}
+
+/// The launch function `{stem}_launch` of the kernel `names` renders from `plan`.
+pub fn launch<'c, 'a>(plan: &GemmPlan<'c, 'a>, names: &KernelNames, stem: &str, arguments: &Arguments) -> HostLaunch<'c, 'a> {
+    let name = format!("{stem}_launch");
+    let globals = [plan.a.global, plan.b.global, plan.output.global];
+    let mut inputs = Vec::new();
+    let mut body = String::new();
+    let mut line = |text: String| {
+        body.push_str("    ");
+        body.push_str(&text);
+        body.push('\n');
+    };
+    line("%one = arith.constant 1 : index".into());
+    let mut kernel_arguments = Vec::new();
+    for (index, global) in globals.iter().enumerate() {
+        let ty = global.r#type().to_string();
+        inputs.push(format!("%t{index}: {ty}"));
+        kernel_arguments.push((arguments.tensor)(&mut line, index, &ty));
+    }
+    inputs.extend((0..plan.grid.len()).map(|dim| format!("%g{dim}: index")));
+    for index in 0..plan.params.len() {
+        inputs.push(format!("%s{index}: index"));
+        if arguments.size_type == "index" {
+            kernel_arguments.push(format!("%s{index} : index"));
+        } else {
+            line(format!("%q{index} = arith.index_cast %s{index} : index to {}", arguments.size_type));
+            kernel_arguments.push(format!("%q{index} : {}", arguments.size_type));
+        }
+    }
+    let grid: Vec<String> = (0..3)
+        .map(|dim| if dim < plan.grid.len() { format!("%g{dim}") } else { "%one".into() })
+        .collect();
+    line(format!("%threads = arith.constant {} : index", plan.threads));
+    let shared = match arguments.shared_bytes {
+        Some(bytes) => {
+            line(format!("%shared = arith.constant {bytes} : i32"));
+            " dynamic_shared_memory_size %shared"
+        }
+        None => "",
+    };
+    line(format!(
+        "gpu.launch_func @{}::@{} blocks in ({}) threads in (%threads, %one, %one){shared} args({})",
+        names.module,
+        names.kernel,
+        grid.join(", "),
+        kernel_arguments.join(", ")
+    ));
+    line("return".into());
+    let mut operands = globals.to_vec();
+    operands.extend(plan.grid.iter().copied());
+    operands.extend(plan.params.iter().copied());
+    HostLaunch {
+        text: format!("  func.func private @{name}({}) {{\n{body}  }}\n", inputs.join(", ")),
+        name,
+        operands,
+    }
+}
