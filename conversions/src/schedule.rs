@@ -15,7 +15,7 @@
 //! the same functions, refuse a `tile.schedule` they would not build, and on gfx942 take `buffers`
 //! from one (1 or 2), so a schedule can also be asked for.
 
-use crate::{kernels::Failure, layout::Strategy};
+use crate::kernels::Failure;
 use melior::{
     Context, ContextRef,
     ir::{
@@ -66,20 +66,9 @@ pub fn check_schedule<'c, 'a>(pipelined: OperationRef<'c, 'a>, schedule: &str, c
 
 /// Records the schedule of every `tile.pipelined` of `kernel` on `chip`.
 fn schedule_kernel<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>, chip: &str) -> Result<(), Failure<'c, 'a>> {
-    let tensor_cores = match chip {
-        "sm_90a" => main_loop(crate::nvgpu::resolve(kernel)?),
-        "gfx942" => main_loop(crate::amdgpu::resolve(kernel)?),
-        "spirv-coopmat" => main_loop(crate::spirv::coopmat::resolve(kernel)?),
-        "spirv" => None,
-        _ => {
-            return Err((
-                kernel,
-                format!("cannot schedule loops for target {chip}; expected sm_90a, gfx942, spirv or spirv-coopmat"),
-            ));
-        }
-    };
+    let main = crate::layout::decide(kernel, chip)?.schedule;
     for pipelined in nested_ops(kernel).into_iter().filter(|op| op_name(op) == "tile.pipelined") {
-        let schedule = match &tensor_cores {
+        let schedule = match &main {
             Some((main, schedule)) if *main == pipelined => schedule.as_str(),
             _ => PLAIN,
         };
@@ -90,13 +79,6 @@ fn schedule_kernel<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>, c
         set_attribute(pipelined, SCHEDULE_ATTRIBUTE, attribute);
     }
     Ok(())
-}
-
-fn main_loop<'c, 'a, C>(strategy: Strategy<'c, 'a, C>) -> Option<(OperationRef<'c, 'a>, String)> {
-    match strategy {
-        Strategy::TensorCores(plan, _, _, schedule) => Some((plan.main_loop.op, schedule)),
-        Strategy::Plain { .. } => None,
-    }
 }
 
 #[repr(align(8))]

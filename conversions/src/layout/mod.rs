@@ -152,20 +152,45 @@ pub fn target_of(module: OperationRef) -> Result<String, String> {
     ))
 }
 
+/// What a target decides for one kernel, whatever its configuration type: each tile's layout, the
+/// main loop's schedule (tensor cores only), and the strategy in words.
+pub struct Decisions<'c, 'a> {
+    /// Each tile and its `tile.layout`.
+    pub layouts: Vec<(Value<'c, 'a>, String)>,
+    /// The main loop and its `tile.schedule`.
+    pub schedule: Option<(OperationRef<'c, 'a>, String)>,
+    /// `tensor cores`, or `plain: ` and why.
+    pub strategy: String,
+}
+
+/// Decides `kernel` for `chip` (through the chip's lowering's own `resolve`).
+pub fn decide<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str) -> Result<Decisions<'c, 'a>, Failure<'c, 'a>> {
+    fn from<'c, 'a, C>(strategy: Strategy<'c, 'a, C>, kernel: OperationRef<'c, 'a>) -> Decisions<'c, 'a> {
+        match strategy {
+            Strategy::TensorCores(plan, _, layouts, schedule) => Decisions {
+                layouts,
+                schedule: Some((plan.main_loop.op, schedule)),
+                strategy: "tensor cores".to_owned(),
+            },
+            Strategy::Plain { reason, .. } => Decisions {
+                layouts: plain_layouts(kernel),
+                schedule: None,
+                strategy: format!("plain: {reason}"),
+            },
+        }
+    }
+    match chip {
+        "sm_90a" => Ok(from(crate::nvgpu::resolve(kernel)?, kernel)),
+        "gfx942" => Ok(from(crate::amdgpu::resolve(kernel)?, kernel)),
+        "spirv-coopmat" => Ok(from(crate::spirv::coopmat::resolve(kernel)?, kernel)),
+        "spirv" => Ok(Decisions { layouts: plain_layouts(kernel), schedule: None, strategy: "plain".to_owned() }),
+        _ => Err((kernel, format!("has no decisions for target {chip}; expected sm_90a, gfx942, spirv or spirv-coopmat"))),
+    }
+}
+
 /// Annotates every tile of `kernel` with its layout on `chip`.
 fn infer_kernel<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>, chip: &str) -> Result<(), Failure<'c, 'a>> {
-    let (layouts, strategy) = match chip {
-        "sm_90a" => describe(crate::nvgpu::resolve(kernel)?, kernel),
-        "gfx942" => describe(crate::amdgpu::resolve(kernel)?, kernel),
-        "spirv-coopmat" => describe(crate::spirv::coopmat::resolve(kernel)?, kernel),
-        "spirv" => (plain_layouts(kernel), "plain".to_owned()),
-        _ => {
-            return Err((
-                kernel,
-                format!("cannot infer layouts for target {chip}; expected sm_90a, gfx942, spirv or spirv-coopmat"),
-            ));
-        }
-    };
+    let Decisions { layouts, strategy, .. } = decide(kernel, chip)?;
     for (tile, layout) in layouts {
         let Ok(allocation) = OperationResult::try_from(tile).map(|result| result.owner()) else { continue };
         let attribute = Attribute::parse(context, &layout)
@@ -174,13 +199,6 @@ fn infer_kernel<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>, chip
     }
     set_attribute(kernel, "tile.strategy", StringAttribute::new(context, &strategy).into());
     Ok(())
-}
-
-fn describe<'c, 'a, C>(strategy: Strategy<'c, 'a, C>, kernel: OperationRef<'c, 'a>) -> (Vec<(Value<'c, 'a>, String)>, String) {
-    match strategy {
-        Strategy::TensorCores(_, _, layouts, _) => (layouts, "tensor cores".to_owned()),
-        Strategy::Plain { reason, .. } => (plain_layouts(kernel), format!("plain: {reason}")),
-    }
 }
 
 #[repr(align(8))]
