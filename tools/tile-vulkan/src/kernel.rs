@@ -89,3 +89,43 @@ pub fn spirv_words(bytes: &[u8]) -> Result<Vec<u32>, String> {
     }
     Ok(words)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MANIFEST: &str = r#"{"entry": "k_0_kernel", "host_function": "k", "target": "spirv-coopmat", "strategy": "cooperative-matrix", "workgroup_size": [128, 1, 1], "subgroup_size": 32, "grid": [4, 2, 1], "shared_bytes": 9472, "bindings": [{"set": 0, "binding": 0, "host_argument": 1, "shape": [128, 48], "element": "f16", "written": false}, {"set": 0, "binding": 1, "host_argument": 0, "shape": [128, 96], "element": "f32", "written": true}]}"#;
+
+    #[test]
+    fn a_manifest_gives_the_launch() {
+        let kernel = SpirvKernel::from_manifest(MANIFEST, vec![0x0723_0203]).unwrap();
+        assert_eq!(kernel.entry, "k_0_kernel");
+        assert_eq!(kernel.function, "k");
+        assert_eq!(kernel.workgroups, [4, 2, 1]);
+        assert_eq!(kernel.shared_bytes, 9472);
+        assert_eq!(kernel.subgroup_size, Some(32));
+        assert!(kernel.cooperative_matrix);
+        assert_eq!(kernel.bindings.len(), 2);
+        assert_eq!(kernel.bindings[0].host_argument, 1);
+        assert_eq!(kernel.bindings[1].shape, vec![128, 96]);
+        assert_eq!(kernel.bindings[1].element, "f32");
+        assert!(kernel.bindings[1].written && !kernel.bindings[0].written);
+    }
+
+    #[test]
+    fn a_host_computed_grid_is_refused_with_a_message() {
+        let manifest = MANIFEST.replace("\"grid\": [4, 2, 1]", "\"grid\": [{\"dim\": [0, 1]}, 1, 1]");
+        let error = SpirvKernel::from_manifest(&manifest, Vec::new()).unwrap_err();
+        assert!(error.contains("computes at run time"), "{error}");
+    }
+
+    #[test]
+    fn spirv_words_check_length_and_magic() {
+        let mut bytes = 0x0723_0203u32.to_le_bytes().to_vec();
+        bytes.extend([0u8; 16]);
+        assert_eq!(spirv_words(&bytes).unwrap()[0], 0x0723_0203);
+        assert!(spirv_words(&bytes[..18]).unwrap_err().contains("length"));
+        bytes[0] = 0;
+        assert!(spirv_words(&bytes).unwrap_err().contains("magic"));
+    }
+}
