@@ -17,14 +17,12 @@
 
 use crate::kernels::Failure;
 use melior::{
-    Context, ContextRef,
+    Context,
     ir::{
         Attribute,
         attribute::{DictionaryAttribute, IntegerAttribute},
         operation::{OperationLike, OperationRef},
-        r#type::TypeId,
     },
-    pass::{ExternalPass, Pass, RunExternalPass, create_external},
 };
 use tile_dialect::ops::{nested_ops, op_name, set_attribute, with_context};
 
@@ -81,33 +79,17 @@ fn schedule_kernel<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>, c
     Ok(())
 }
 
-#[repr(align(8))]
-struct PassId;
-static PASS_ID: PassId = PassId;
-
-#[derive(Clone)]
-struct SchedulePipelines;
-
-impl<'c> RunExternalPass<'c> for SchedulePipelines {
-    fn initialize(&mut self, _context: ContextRef<'c>) {}
-
-    fn run(&mut self, module: OperationRef<'c, '_>, pass: ExternalPass<'_>) {
-        tile_passes::guard::run_guarded(ARGUMENT, module, pass, |module| {
+tile_passes::rust_pass! {
+    /// Creates the `tile-schedule-pipelines` pass (on `builtin.module`).
+    pub fn create_schedule_pipelines_pass() {
+        argument: ARGUMENT,
+        name: "TileSchedulePipelines",
+        description: "Record how each tile.pipelined loop runs for the module's tile.target (tile.schedule: buffers, fill, wait, prefetch)",
+        anchor: "builtin.module",
+        dialects: [tile_dialect::dialect_handle()],
+        run: |module| {
             let chip = crate::layout::target_of(module)?;
             crate::kernels::lower_each_kernel(module, &|context, _, kernel, _| schedule_kernel(context, kernel, &chip))
-        });
+        },
     }
-}
-
-/// Creates the `tile-schedule-pipelines` pass (on `builtin.module`).
-pub fn create_schedule_pipelines_pass() -> Pass {
-    create_external(
-        SchedulePipelines,
-        TypeId::create(&PASS_ID),
-        "TileSchedulePipelines",
-        ARGUMENT,
-        "Record how each tile.pipelined loop runs for the module's tile.target (tile.schedule: buffers, fill, wait, prefetch)",
-        "builtin.module",
-        &[tile_dialect::dialect_handle()],
-    )
 }

@@ -3,54 +3,15 @@
 //! `absf` and `sqrt` as `llvm.fabs`/`llvm.sqrt`. Upstream lowers them to calls into libdevice, which
 //! an offline build without the CUDA toolkit cannot link.
 
-use crate::guard::run_guarded;
-use melior::{
-    ContextRef,
-    ir::{
-        Attribute, BlockLike, TypeLike, ValueLike,
-        attribute::FloatAttribute,
-        operation::{OperationBuilder, OperationLike, OperationRef},
-        r#type::TypeId,
-    },
-    pass::{ExternalPass, Pass, RunExternalPass, create_external},
+use melior::ir::{
+    Attribute, BlockLike, TypeLike, ValueLike,
+    attribute::FloatAttribute,
+    operation::{OperationBuilder, OperationLike, OperationRef},
 };
 use tile_dialect::ops::{find_ops, with_context};
 
 /// The pass's flag.
 pub const ARGUMENT: &str = "tile-math-to-nvptx";
-
-#[repr(align(8))]
-struct PassId;
-static PASS_ID: PassId = PassId;
-
-#[derive(Clone)]
-struct MathToNvptx;
-
-impl<'c> RunExternalPass<'c> for MathToNvptx {
-    fn initialize(&mut self, _context: ContextRef<'c>) {}
-
-    fn run(&mut self, op: OperationRef<'c, '_>, pass: ExternalPass<'_>) {
-        run_guarded(ARGUMENT, op, pass, |op| {
-            rewrite(
-                op,
-                "math.exp",
-                "llvm.nvvm.ex2.approx.f32",
-                Some(std::f64::consts::LOG2_E),
-                true,
-            );
-            rewrite(
-                op,
-                "math.log",
-                "llvm.nvvm.lg2.approx.f",
-                Some(std::f64::consts::LN_2),
-                false,
-            );
-            rewrite(op, "math.absf", "llvm.fabs.f32", None, false);
-            rewrite(op, "math.sqrt", "llvm.sqrt.f32", None, false);
-            Ok(())
-        });
-    }
-}
 
 /// Replaces every f32 `from(x)` under `root` by the intrinsic `to(x * factor)` (`scale_input`),
 /// `to(x) * factor`, or `to(x)` without a factor.
@@ -135,18 +96,20 @@ fn rewrite(root: OperationRef, from: &str, to: &str, factor: Option<f64>, scale_
     });
 }
 
-/// Creates the `tile-math-to-nvptx` pass (any op).
-pub fn create_math_to_nvptx_pass() -> Pass {
-    create_external(
-        MathToNvptx,
-        TypeId::create(&PASS_ID),
-        "TileMathToNvptx",
-        ARGUMENT,
-        "Rewrite f32 math ops (exp, log, absf, sqrt) as NVPTX intrinsics, so no libdevice is needed",
-        "",
-        &[
-            tile_dialect::registration::math_dialect(),
-            tile_dialect::registration::llvm_dialect(),
-        ],
-    )
+crate::rust_pass! {
+    /// Creates the `tile-math-to-nvptx` pass (any op).
+    pub fn create_math_to_nvptx_pass() {
+        argument: ARGUMENT,
+        name: "TileMathToNvptx",
+        description: "Rewrite f32 math ops (exp, log, absf, sqrt) as NVPTX intrinsics, so no libdevice is needed",
+        anchor: "",
+        dialects: [tile_dialect::registration::math_dialect(), tile_dialect::registration::llvm_dialect()],
+        run: |op| {
+            rewrite(op, "math.exp", "llvm.nvvm.ex2.approx.f32", Some(std::f64::consts::LOG2_E), true);
+            rewrite(op, "math.log", "llvm.nvvm.lg2.approx.f", Some(std::f64::consts::LN_2), false);
+            rewrite(op, "math.absf", "llvm.fabs.f32", None, false);
+            rewrite(op, "math.sqrt", "llvm.sqrt.f32", None, false);
+            Ok(())
+        },
+    }
 }

@@ -15,13 +15,11 @@ use crate::gemm::{
     plan,
 };
 use melior::{
-    Context, ContextRef,
+    Context,
     ir::{
         ValueLike,
         operation::OperationRef,
-        r#type::TypeId,
     },
-    pass::{ExternalPass, Pass, RunExternalPass, create_external},
 };
 use tile_dialect::ops::integer_attribute;
 
@@ -43,34 +41,16 @@ pub const GENERIC: crate::generic::Flavor = crate::generic::Flavor {
     private_space: "#gpu.address_space<private>",
 };
 
-#[repr(align(8))]
-struct PassId;
-static PASS_ID: PassId = PassId;
-
-#[derive(Clone)]
-struct ConvertTileToAmdgpu;
-
-impl<'c> RunExternalPass<'c> for ConvertTileToAmdgpu {
-    fn initialize(&mut self, _context: ContextRef<'c>) {}
-
-    fn run(&mut self, module: OperationRef<'c, '_>, pass: ExternalPass<'_>) {
-        tile_passes::guard::run_guarded(ARGUMENT, module, pass, lower_module);
+tile_passes::rust_pass! {
+    /// Creates the `convert-tile-to-amdgpu` pass (on `builtin.module`).
+    pub fn create_convert_tile_to_amdgpu_pass() {
+        argument: ARGUMENT,
+        name: "ConvertTileToAmdgpu",
+        description: "Lower tile GEMM kernels to gfx942 kernels: LDS staging with register prefetch feeding mfma (gpu/amdgpu)",
+        anchor: "builtin.module",
+        dialects: { let mut dialects = tile_dialect::registration::gpu_lowering_dialects(); dialects.push(tile_dialect::registration::amdgpu_dialect()); dialects },
+        run: |module| lower_module(module),
     }
-}
-
-/// Creates the `convert-tile-to-amdgpu` pass (on `builtin.module`).
-pub fn create_convert_tile_to_amdgpu_pass() -> Pass {
-    let mut dialects = tile_dialect::registration::gpu_lowering_dialects();
-    dialects.push(tile_dialect::registration::amdgpu_dialect());
-    create_external(
-        ConvertTileToAmdgpu,
-        TypeId::create(&PASS_ID),
-        "ConvertTileToAmdgpu",
-        ARGUMENT,
-        "Lower tile GEMM kernels to gfx942 kernels: LDS staging with register prefetch feeding mfma (gpu/amdgpu)",
-        "builtin.module",
-        &dialects,
-    )
 }
 
 /// Lowers every `tile.kernel` of `module`.

@@ -11,50 +11,25 @@ pub(crate) mod data;
 mod structure;
 
 use builder::Builder;
-use melior::{
-    ContextRef,
-    ir::{
-        operation::{OperationLike, OperationRef},
-        r#type::TypeId,
-    },
-    pass::{ExternalPass, Pass, RunExternalPass, create_external},
-};
+use melior::ir::operation::{OperationLike, OperationRef};
 use tile_dialect::ops::{nested_ops, op_name, with_context};
 
 /// The pass's flag.
 pub const ARGUMENT: &str = "convert-tile-to-cpu";
 
-#[repr(align(8))]
-struct PassId;
-static PASS_ID: PassId = PassId;
-
-#[derive(Clone)]
-struct ConvertTileToCpu;
-
-impl<'c> RunExternalPass<'c> for ConvertTileToCpu {
-    fn initialize(&mut self, _context: ContextRef<'c>) {}
-
-    fn run(&mut self, module: OperationRef<'c, '_>, pass: ExternalPass<'_>) {
-        tile_passes::guard::run_guarded(ARGUMENT, module, pass, |module| {
+tile_passes::rust_pass! {
+    /// Creates the `convert-tile-to-cpu` pass (on any op; usually the module).
+    pub fn create_convert_tile_to_cpu_pass() {
+        argument: ARGUMENT,
+        name: "ConvertTileToCpu",
+        description: "Lower tile ops to plain loops over memrefs (the CPU reference semantics)",
+        anchor: "",
+        dialects: { let mut dialects = tile_dialect::registration::gpu_lowering_dialects(); dialects.push(tile_dialect::registration::math_dialect()); dialects },
+        run: |module| {
             lower(module);
             Ok(())
-        });
+        },
     }
-}
-
-/// Creates the `convert-tile-to-cpu` pass (on any op; usually the module).
-pub fn create_convert_tile_to_cpu_pass() -> Pass {
-    let mut dialects = tile_dialect::registration::gpu_lowering_dialects();
-    dialects.push(tile_dialect::registration::math_dialect());
-    create_external(
-        ConvertTileToCpu,
-        TypeId::create(&PASS_ID),
-        "ConvertTileToCpu",
-        ARGUMENT,
-        "Lower tile ops to plain loops over memrefs (the CPU reference semantics)",
-        "",
-        &dialects,
-    )
 }
 
 fn lower<'c>(module: OperationRef<'c, '_>) {

@@ -201,35 +201,19 @@ fn infer_kernel<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>, chip
     Ok(())
 }
 
-#[repr(align(8))]
-struct PassId;
-static PASS_ID: PassId = PassId;
-
-#[derive(Clone)]
-struct InferLayouts;
-
-impl<'c> RunExternalPass<'c> for InferLayouts {
-    fn initialize(&mut self, _context: ContextRef<'c>) {}
-
-    fn run(&mut self, module: OperationRef<'c, '_>, pass: ExternalPass<'_>) {
-        tile_passes::guard::run_guarded(ARGUMENT, module, pass, |module| {
+tile_passes::rust_pass! {
+    /// Creates the `tile-infer-layouts` pass (on `builtin.module`).
+    pub fn create_infer_layouts_pass() {
+        argument: ARGUMENT,
+        name: "TileInferLayouts",
+        description: "Record the layout of every tile (tile.layout) for the module's tile.target, and report tiles two ops want laid out differently",
+        anchor: "builtin.module",
+        dialects: [tile_dialect::dialect_handle()],
+        run: |module| {
             let chip = target_of(module)?;
             crate::kernels::lower_each_kernel(module, &|context, _, kernel, _| infer_kernel(context, kernel, &chip))
-        });
+        },
     }
-}
-
-/// Creates the `tile-infer-layouts` pass (on `builtin.module`).
-pub fn create_infer_layouts_pass() -> Pass {
-    create_external(
-        InferLayouts,
-        TypeId::create(&PASS_ID),
-        "TileInferLayouts",
-        ARGUMENT,
-        "Record the layout of every tile (tile.layout) for the module's tile.target, and report tiles two ops want laid out differently",
-        "builtin.module",
-        &[tile_dialect::dialect_handle()],
-    )
 }
 
 #[repr(align(8))]

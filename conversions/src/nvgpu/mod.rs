@@ -13,12 +13,8 @@ mod manifest;
 use crate::gemm::{host, install, launch, plan};
 
 use melior::{
-    Context, ContextRef,
-    ir::{
-        operation::OperationRef,
-        r#type::TypeId,
-    },
-    pass::{ExternalPass, Pass, RunExternalPass, create_external},
+    Context,
+    ir::operation::OperationRef,
 };
 
 /// The pass's flag.
@@ -39,32 +35,16 @@ pub const GENERIC: crate::generic::Flavor = crate::generic::Flavor {
     private_space: "#gpu.address_space<private>",
 };
 
-#[repr(align(8))]
-struct PassId;
-static PASS_ID: PassId = PassId;
-
-#[derive(Clone)]
-struct ConvertTileToNvgpu;
-
-impl<'c> RunExternalPass<'c> for ConvertTileToNvgpu {
-    fn initialize(&mut self, _context: ContextRef<'c>) {}
-
-    fn run(&mut self, module: OperationRef<'c, '_>, pass: ExternalPass<'_>) {
-        tile_passes::guard::run_guarded(ARGUMENT, module, pass, lower_module);
+tile_passes::rust_pass! {
+    /// Creates the `convert-tile-to-nvgpu` pass (on `builtin.module`).
+    pub fn create_convert_tile_to_nvgpu_pass() {
+        argument: ARGUMENT,
+        name: "ConvertTileToNvgpu",
+        description: "Lower tile GEMM kernels to sm_90a kernels: TMA + mbarrier pipelines feeding wgmma (gpu/nvgpu/nvvm)",
+        anchor: "builtin.module",
+        dialects: tile_dialect::registration::gpu_lowering_dialects(),
+        run: |module| lower_module(module),
     }
-}
-
-/// Creates the `convert-tile-to-nvgpu` pass (on `builtin.module`).
-pub fn create_convert_tile_to_nvgpu_pass() -> Pass {
-    create_external(
-        ConvertTileToNvgpu,
-        TypeId::create(&PASS_ID),
-        "ConvertTileToNvgpu",
-        ARGUMENT,
-        "Lower tile GEMM kernels to sm_90a kernels: TMA + mbarrier pipelines feeding wgmma (gpu/nvgpu/nvvm)",
-        "builtin.module",
-        &tile_dialect::registration::gpu_lowering_dialects(),
-    )
 }
 
 /// Lowers every `tile.kernel` of `module`.

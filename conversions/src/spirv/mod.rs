@@ -10,11 +10,6 @@ pub mod coopmat;
 pub mod memory_model;
 
 use crate::generic::{Flavor, lower_module};
-use melior::{
-    ContextRef,
-    ir::{operation::OperationRef, r#type::TypeId},
-    pass::{ExternalPass, Pass, RunExternalPass, create_external},
-};
 
 /// The pass's flag.
 pub const ARGUMENT: &str = "convert-tile-to-spirv";
@@ -36,35 +31,14 @@ pub const FLAVOR: Flavor = Flavor {
     private_space: "#spirv.storage_class<Function>",
 };
 
-#[repr(align(8))]
-struct PassId;
-static PASS_ID: PassId = PassId;
-
-#[derive(Clone)]
-struct ConvertTileToSpirv;
-
-impl<'c> RunExternalPass<'c> for ConvertTileToSpirv {
-    fn initialize(&mut self, _context: ContextRef<'c>) {}
-
-    fn run(&mut self, module: OperationRef<'c, '_>, pass: ExternalPass<'_>) {
-        tile_passes::guard::run_guarded(ARGUMENT, module, pass, |module| {
-            lower_module(module, &FLAVOR)
-        });
+tile_passes::rust_pass! {
+    /// Creates the `convert-tile-to-spirv` pass (on `builtin.module`).
+    pub fn create_convert_tile_to_spirv_pass() {
+        argument: ARGUMENT,
+        name: "ConvertTileToSpirv",
+        description: "Lower tile kernels to gpu.funcs for SPIR-V: tile ops as loops shared by the workgroup's threads, tiles in workgroup memory",
+        anchor: "builtin.module",
+        dialects: { let mut dialects = tile_dialect::registration::gpu_lowering_dialects(); dialects.push(tile_dialect::registration::math_dialect()); dialects.push(tile_dialect::registration::spirv_dialect()); dialects },
+        run: |module| lower_module(module, &FLAVOR),
     }
-}
-
-/// Creates the `convert-tile-to-spirv` pass (on `builtin.module`).
-pub fn create_convert_tile_to_spirv_pass() -> Pass {
-    let mut dialects = tile_dialect::registration::gpu_lowering_dialects();
-    dialects.push(tile_dialect::registration::math_dialect());
-    dialects.push(tile_dialect::registration::spirv_dialect());
-    create_external(
-        ConvertTileToSpirv,
-        TypeId::create(&PASS_ID),
-        "ConvertTileToSpirv",
-        ARGUMENT,
-        "Lower tile kernels to gpu.funcs for SPIR-V: tile ops as loops shared by the workgroup's threads, tiles in workgroup memory",
-        "builtin.module",
-        &dialects,
-    )
 }

@@ -20,9 +20,8 @@ use crate::{
     layout::Strategy,
 };
 use melior::{
-    Context, ContextRef,
-    ir::{ValueLike, operation::OperationRef, r#type::TypeId},
-    pass::{ExternalPass, Pass, RunExternalPass, create_external},
+    Context,
+    ir::{ValueLike, operation::OperationRef},
 };
 use tile_dialect::ops::{integer_attribute, memref_shape};
 
@@ -48,37 +47,16 @@ pub const FLAVOR: Flavor = Flavor {
 /// capabilities are recomputed.
 pub const BACKEND: &str = "canonicalize, cse, gpu.module(convert-math-to-spirv), convert-gpu-to-spirv, tile-spirv-vulkan-memory-model, spirv.module(spirv-lower-abi-attrs, spirv-update-vce)";
 
-#[repr(align(8))]
-struct PassId;
-static PASS_ID: PassId = PassId;
-
-#[derive(Clone)]
-struct ConvertTileToSpirvCoopmat;
-
-impl<'c> RunExternalPass<'c> for ConvertTileToSpirvCoopmat {
-    fn initialize(&mut self, _context: ContextRef<'c>) {}
-
-    fn run(&mut self, module: OperationRef<'c, '_>, pass: ExternalPass<'_>) {
-        tile_passes::guard::run_guarded(ARGUMENT, module, pass, |module| {
-            crate::kernels::lower_each_kernel(module, &lower_kernel)
-        });
+tile_passes::rust_pass! {
+    /// Creates the `convert-tile-to-spirv-coopmat` pass (on `builtin.module`).
+    pub fn create_convert_tile_to_spirv_coopmat_pass() {
+        argument: ARGUMENT,
+        name: "ConvertTileToSpirvCoopmat",
+        description: "Lower tile GEMM kernels to gpu.funcs on KHR cooperative matrices (gpu.subgroup_mma_*), other kernels with the plain strategy",
+        anchor: "builtin.module",
+        dialects: { let mut dialects = tile_dialect::registration::gpu_lowering_dialects(); dialects.push(tile_dialect::registration::math_dialect()); dialects.push(tile_dialect::registration::spirv_dialect()); dialects },
+        run: |module| crate::kernels::lower_each_kernel(module, &lower_kernel),
     }
-}
-
-/// Creates the `convert-tile-to-spirv-coopmat` pass (on `builtin.module`).
-pub fn create_convert_tile_to_spirv_coopmat_pass() -> Pass {
-    let mut dialects = tile_dialect::registration::gpu_lowering_dialects();
-    dialects.push(tile_dialect::registration::math_dialect());
-    dialects.push(tile_dialect::registration::spirv_dialect());
-    create_external(
-        ConvertTileToSpirvCoopmat,
-        TypeId::create(&PASS_ID),
-        "ConvertTileToSpirvCoopmat",
-        ARGUMENT,
-        "Lower tile GEMM kernels to gpu.funcs on KHR cooperative matrices (gpu.subgroup_mma_*), other kernels with the plain strategy",
-        "builtin.module",
-        &dialects,
-    )
 }
 
 fn manifest(
