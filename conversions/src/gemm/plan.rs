@@ -477,11 +477,12 @@ fn check_row_reduction<'c, 'a>(
     let (src, dst) = (reduce.operand(0).ok(), reduce.operand(1).ok());
     let dim = integer_attribute(&reduce, "dim");
     let clear = reduce.attribute("clear").map(|attr| attr.to_string() != "false").unwrap_or(true);
+    let f32_rows = dst.is_some_and(|dst| crate::gemm::types::element_of(dst) == Some(tile_dialect::element::Element::F32));
     match dst {
-        Some(dst) if src == Some(accumulator) && dim == Some(1) && clear && row_fragments.contains(&dst) && !reduced.contains(&dst) => Ok(dst),
+        Some(dst) if src == Some(accumulator) && dim == Some(1) && clear && f32_rows && row_fragments.contains(&dst) && !reduced.contains(&dst) => Ok(dst),
         _ => fail(
             reduce,
-            "expects epilogue reductions to reduce the accumulator's rows (dim 1, clear) into a 1-D fragment, each fragment once, for the {chip} lowering",
+            "expects epilogue reductions to reduce the accumulator's rows (dim 1, clear) into a 1-D f32 fragment, each fragment once, for the {chip} lowering",
         ),
     }
 }
