@@ -60,8 +60,6 @@ pub fn render_module(
     let sizes: Vec<String> = (0..interface.params)
         .map(|index| format!("%param{index}"))
         .collect();
-    let size_args: String = sizes.iter().map(|size| format!(", {size}")).collect();
-    let size_types: String = sizes.iter().map(|_| ", index").collect();
     let pad = t.let_("pad", format!("arith.constant 0.0 : {input}"));
     let c64 = t.index(64);
     let lane = t.binary("remui", &tid, &c64);
@@ -124,23 +122,7 @@ pub fn render_module(
 
     // Global -> registers for iteration `iteration`: returns the vectors, A's then B's.
     let load = |t: &mut Text, iteration: &str| -> Vec<String> {
-        let st = t.index(step);
-        let lo = t.index(lower);
-        let scaled = t.binary("muli", iteration, &st);
-        let k = t.binary("addi", &scaled, &lo);
-        let args: Vec<&str> = blocks
-            .iter()
-            .map(String::as_str)
-            .chain([k.as_str()])
-            .chain(sizes.iter().map(String::as_str))
-            .collect();
-        let origin = t.fresh("origin");
-        t.line(format!(
-            "{origin}:4 = func.call @{}({}) : ({}) -> (index, index, index, index)",
-            names.load_origin,
-            args.join(", "),
-            vec!["index"; args.len()].join(", ")
-        ));
+        let origin = names.call_load_origin(t, iteration, (lower, step), &blocks, &sizes);
         let mut vectors = Vec::new();
         let mut read = |t: &mut Text,
                         tensor: &str,
@@ -384,13 +366,7 @@ pub fn render_module(
 
     // Epilogue. 32x32: accumulator v of lane l is row 8*(v/4) + 4*(l/32) + v%4, column l%32;
     // 16x16: row 4*(l/16) + v, column l%16.
-    let origin = t.fresh("corigin");
-    t.line(format!(
-        "{origin}:2 = func.call @{}({}{size_args}) : ({}{size_types}) -> (index, index)",
-        names.store_origin,
-        blocks.join(", "),
-        vec!["index"; blocks.len()].join(", ")
-    ));
+    let origin = names.call_store_origin(&mut t, &blocks, &sizes);
     let group_rows = t.binary("muli", &lane_k_group, &four);
     // Row slot (tm, v) and column slot tn of the wave tile, as tile-relative indices.
     let accumulators_per_tile = config.mfma.accumulators;
@@ -428,7 +404,7 @@ pub fn render_module(
     let offsets: Vec<i64> = std::iter::successors(Some(1), |offset| Some(offset * 2))
         .take_while(|offset| *offset < config.mfma.size)
         .collect();
-    epilogue::run(&mut t, names, &mut elements, &rows, &columns, (&size_args, &size_types), |t, kind, elements| {
+    epilogue::run(&mut t, names, &mut elements, &rows, &columns, &sizes, |t, kind, elements| {
         let lane_rows: Vec<String> = epilogue::partial_rows(t, kind, elements, rows.len())
             .iter()
             .map(|partial| epilogue::butterfly(t, kind, partial, &offsets, 64))

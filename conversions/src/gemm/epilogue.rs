@@ -68,14 +68,14 @@ pub fn butterfly(t: &mut Text, kind: ReductionKind, value: &str, offsets: &[i64]
 /// Runs the epilogue on `elements`: the single epilogue function, or the segments with the row
 /// reductions between them (`reduce` turns the elements into one value per row slot, complete
 /// across the block). `rows` and `columns` are the index values of the slots; `sizes` the kernel's
-/// size arguments and their types, as call suffixes.
+/// size parameters, as indices.
 pub fn run(
     t: &mut Text,
     names: &KernelNames,
     elements: &mut [Element],
     rows: &[String],
     columns: &[String],
-    sizes: (&str, &str),
+    sizes: &[String],
     mut reduce: impl FnMut(&mut Text, ReductionKind, &[Element]) -> Vec<String>,
 ) {
     let segments: Vec<&str> = if names.segments.is_empty() {
@@ -83,7 +83,8 @@ pub fn run(
     } else {
         names.segments.iter().map(String::as_str).collect()
     };
-    let (size_args, size_types) = sizes;
+    let size_args: String = sizes.iter().map(|size| format!(", {size}")).collect();
+    let size_types = ", index".repeat(sizes.len());
     // Segment s sees the rows reduced before it: `reduced[r][row slot]`.
     let mut reduced: Vec<Vec<String>> = Vec::new();
     for (segment, function) in segments.iter().enumerate() {

@@ -2,7 +2,7 @@
 //! arithmetic into helper functions the rendered kernel calls, and installing the rendered kernel
 //! (parse, inline the helpers, attach the launch manifest, replace the `tile.kernel`).
 
-use super::{outline, plan::GemmPlan};
+use super::{outline, plan::GemmPlan, text::Text};
 use melior::{
     Context,
     ir::{
@@ -47,6 +47,52 @@ pub struct KernelNames<'n> {
     pub segments: &'n [String],
     /// The row reductions between the segments.
     pub row_kinds: &'n [tile_dialect::ops::ReductionKind],
+}
+
+impl KernelNames<'_> {
+    /// Emits the call of the load-origin helper for main-loop iteration `iteration` (counted from
+    /// 0; the program's induction value is `lower + iteration * step`) and returns its results'
+    /// name: the A tile's origin at `#0, #1`, the B tile's at `#2, #3`. `sizes` are the kernel's
+    /// size parameters, as indices.
+    pub fn call_load_origin(
+        &self,
+        t: &mut Text,
+        iteration: &str,
+        (lower, step): (i64, i64),
+        blocks: &[String],
+        sizes: &[String],
+    ) -> String {
+        let step = t.index(step);
+        let lower = t.index(lower);
+        let scaled = t.binary("muli", iteration, &step);
+        let k = t.binary("addi", &scaled, &lower);
+        let args: Vec<&str> = blocks
+            .iter()
+            .map(String::as_str)
+            .chain([k.as_str()])
+            .chain(sizes.iter().map(String::as_str))
+            .collect();
+        call(t, self.load_origin, &args, 4)
+    }
+
+    /// Emits the call of the store-origin helper and returns its results' name: the result tile's
+    /// origin at `#0, #1`.
+    pub fn call_store_origin(&self, t: &mut Text, blocks: &[String], sizes: &[String]) -> String {
+        let args: Vec<&str> = blocks.iter().chain(sizes).map(String::as_str).collect();
+        call(t, self.store_origin, &args, 2)
+    }
+}
+
+/// Emits `%origin:results = func.call @helper(args) : (index...) -> (index...)`.
+fn call(t: &mut Text, helper: &str, args: &[&str], results: usize) -> String {
+    let origin = t.fresh("origin");
+    t.line(format!(
+        "{origin}:{results} = func.call @{helper}({}) : ({}) -> ({})",
+        args.join(", "),
+        vec!["index"; args.len()].join(", "),
+        vec!["index"; results].join(", ")
+    ));
+    origin
 }
 
 impl<'n> KernelNames<'n> {

@@ -156,7 +156,6 @@ pub fn render_module(
         config.b.box_rows, config.b.box_inner
     );
     let c_tile = format!("memref<{}x{}x{output}, {WS}>", config.bm, config.bn);
-    let index_list = |n: usize| vec!["index"; n].join(", ");
 
     // Entry: tensor maps, thread and block ids, barriers, the aligned shared-memory base.
     let tma_a = t.let_(
@@ -192,9 +191,6 @@ pub fn render_module(
             )
         })
         .collect();
-    // What every helper call passes after its own inputs.
-    let size_args: String = sizes.iter().map(|size| format!(", {size}")).collect();
-    let size_types: String = sizes.iter().map(|_| ", index").collect();
     let leader = t.let_("leader", format!("arith.cmpi eq, {tid}, {c0} : index"));
     let barriers = t.let_("bars", format!("nvgpu.mbarrier.create -> {bars}"));
     t.line(format!("scf.if {leader} {{"));
@@ -221,23 +217,7 @@ pub fn render_module(
 
     // Loads one iteration's A and B tiles into one stage (emitted inside a leader-only region).
     let emit_load = |t: &mut Text, iteration: &str, stage: &str| {
-        let step = t.index(loop_shape.step);
-        let lower = t.index(loop_shape.lower);
-        let scaled = t.let_("kv", format!("arith.muli {iteration}, {step} : index"));
-        let k = t.let_("kv", format!("arith.addi {scaled}, {lower} : index"));
-        let args: Vec<&str> = blocks
-            .iter()
-            .map(String::as_str)
-            .chain([k.as_str()])
-            .chain(sizes.iter().map(String::as_str))
-            .collect();
-        let origin = t.fresh("origin");
-        t.line(format!(
-            "{origin}:4 = func.call @{}({}) : ({}) -> (index, index, index, index)",
-            names.load_origin,
-            args.join(", "),
-            index_list(args.len())
-        ));
+        let origin = names.call_load_origin(t, iteration, (loop_shape.lower, loop_shape.step), &blocks, &sizes);
         let stage_bytes = t.index(config.stage_bytes);
         let stage_offset = t.let_("soff", format!("arith.muli {stage}, {stage_bytes} : index"));
         let a_offset = t.let_("aoff", format!("arith.addi {pad}, {stage_offset} : index"));
@@ -515,7 +495,7 @@ pub fn render_module(
         .collect();
     // A row of the wgmma accumulator lies in the 4 lanes of one quad: the thread's own elements,
     // then a butterfly over the quad.
-    epilogue::run(&mut t, names, &mut elements, &rows, &columns, (&size_args, &size_types), |t, kind, elements| {
+    epilogue::run(&mut t, names, &mut elements, &rows, &columns, &sizes, |t, kind, elements| {
         epilogue::partial_rows(t, kind, elements, rows.len())
             .iter()
             .map(|partial| epilogue::butterfly(t, kind, partial, &[1, 2], 32))
@@ -548,13 +528,7 @@ pub fn render_module(
     );
     t.line("gpu.barrier");
     t.line(format!("scf.if {leader} {{"));
-    let origin = t.fresh("corigin");
-    t.line(format!(
-        "{origin}:2 = func.call @{}({}{size_args}) : ({}{size_types}) -> (index, index)",
-        names.store_origin,
-        blocks.join(", "),
-        index_list(blocks.len())
-    ));
+    let origin = names.call_store_origin(&mut t, &blocks, &sizes);
     t.line(format!(
         "nvgpu.tma.async.store {c_view} to {tma_c}[{origin}#1, {origin}#0] : {c_tile} -> {map_c}"
     ));

@@ -137,18 +137,7 @@ pub fn render_module(config: &CoopConfig, names: &KernelNames, interface: &Inter
 
     // Global -> registers for main-loop iteration `iteration`: the elements, A's then B's.
     let load = |t: &mut Text, iteration: &str| -> Vec<String> {
-        let st = t.index(step);
-        let lo = t.index(lower);
-        let scaled = t.binary("muli", iteration, &st);
-        let k = t.binary("addi", &scaled, &lo);
-        let args: Vec<&str> = blocks.iter().map(String::as_str).chain([k.as_str()]).collect();
-        let origin = t.fresh("origin");
-        t.line(format!(
-            "{origin}:4 = func.call @{}({}) : ({}) -> (index, index, index, index)",
-            names.load_origin,
-            args.join(", "),
-            vec!["index"; args.len()].join(", ")
-        ));
+        let origin = names.call_load_origin(t, iteration, (lower, step), &blocks, &[]);
         // One uniform branch: the whole step inside both tensors (every tile but the last row and
         // column of blocks) loads without per-element checks, so the loads issue back to back.
         let inside: Vec<String> = [(&a, 0, config.bm, config.bk), (&b, 2, b_rows, b_cols)]
@@ -291,13 +280,7 @@ pub fn render_module(config: &CoopConfig, names: &KernelNames, interface: &Inter
 
     // Epilogue: through the subgroup's staging matrix, 8 elements a lane, row-major (lanes 0-15
     // take one row of 16, lanes 16-31 the next).
-    let origin = t.fresh("corigin");
-    t.line(format!(
-        "{origin}:2 = func.call @{}({}) : ({}) -> (index, index)",
-        names.store_origin,
-        blocks.join(", "),
-        vec!["index"; blocks.len()].join(", ")
-    ));
+    let origin = names.call_store_origin(&mut t, &blocks, &[]);
     let sixteen = t.index(MATRIX);
     let lane_row = t.binary("divui", &lane, &sixteen);
     let lane_col = t.binary("remui", &lane, &sixteen);
@@ -342,7 +325,7 @@ pub fn render_module(config: &CoopConfig, names: &KernelNames, interface: &Inter
     }
     // A row of a 16x16 matrix lies in the 16 lanes that share lane / 16; a row of the block tile
     // also spans the subgroups along N, which exchange their partial rows in workgroup memory.
-    epilogue::run(&mut t, names, &mut elements, &rows, &columns, ("", ""), |t, kind, elements| {
+    epilogue::run(&mut t, names, &mut elements, &rows, &columns, &[], |t, kind, elements| {
         let lane_rows: Vec<String> = epilogue::partial_rows(t, kind, elements, rows.len())
             .iter()
             .map(|partial| epilogue::butterfly(t, kind, partial, &[1, 2, 4, 8], SUBGROUP))
