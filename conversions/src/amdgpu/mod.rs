@@ -206,8 +206,7 @@ fn lower_kernel<'c, 'a>(
     };
     let text = emit::render_module(&config, &names, &interface, &helpers.text);
     // The kernel takes the host tensors as they are (memref descriptors) and its sizes as indices.
-    let tensor = |_: &mut dyn FnMut(String), index: usize, ty: &str| format!("%t{index} : {ty}");
-    let arguments = host::Arguments { tensor: &tensor, size_type: "index", shared_bytes: None };
-    let launch = host::launch(&plan, &names, &stem, &arguments);
+    let arguments = host::Arguments { tensor: &host::memref_argument, size_type: "index", shared_bytes: None, threads: plan.threads };
+    let launch = host::launch(host::Launched::of(&plan), (names.module, names.kernel), &stem, &arguments);
     install::install_kernel(context, module, kernel, &text, &helpers, &manifest, Some(launch)).map_err(cannot)
 }

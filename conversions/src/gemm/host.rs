@@ -1,10 +1,32 @@
-//! The host side of a rendered GEMM kernel: a `func.func` that takes the host tensors, the grid of
-//! the `tile.kernel` and its size parameters, prepares the kernel's arguments and launches it
+//! The host side of a lowered kernel: a `func.func` that takes the host tensors, the grid of the
+//! `tile.kernel` and its size parameters, prepares the kernel's arguments and launches it
 //! (`gpu.launch_func`). The lowering calls it where the `tile.kernel` stood; upstream's
-//! `gpu-to-llvm` turns it into calls of MLIR's GPU runtime wrappers.
+//! `gpu-to-llvm` turns it into calls of MLIR's GPU runtime wrappers. The GEMM renderers and the
+//! plain strategy use it alike.
 
-use super::{install::{HostLaunch, KernelNames}, plan::GemmPlan};
-use melior::ir::ValueLike;
+use super::{install::HostLaunch, plan::GemmPlan};
+use melior::ir::{Value, ValueLike};
+
+/// What a launch takes from the host, in the kernel's argument order.
+pub struct Launched<'c, 'a> {
+    /// The global tensors (host memrefs), in the kernel's order.
+    pub tensors: Vec<Value<'c, 'a>>,
+    /// The grid, one host index per dimension the program gives.
+    pub grid: Vec<Value<'c, 'a>>,
+    /// The size parameters (host indices).
+    pub params: Vec<Value<'c, 'a>>,
+}
+
+impl<'c, 'a> Launched<'c, 'a> {
+    /// What a GEMM kernel rendered from `plan` takes: A, B, the result, the grid, the sizes.
+    pub fn of(plan: &GemmPlan<'c, 'a>) -> Self {
+        Launched {
+            tensors: vec![plan.a.global, plan.b.global, plan.output.global],
+            grid: plan.grid.clone(),
+            params: plan.params.clone(),
+        }
+    }
+}
 
 /// How a target passes a kernel its tensors and sizes.
 pub struct Arguments<'f> {
@@ -15,12 +37,24 @@ pub struct Arguments<'f> {
     pub size_type: &'static str,
     /// Dynamic shared memory the launch asks for.
     pub shared_bytes: Option<i64>,
+    /// Threads a block launches.
+    pub threads: i64,
 }
 
-/// The launch function `{stem}_launch` of the kernel `names` renders from `plan`.
-pub fn launch<'c, 'a>(plan: &GemmPlan<'c, 'a>, names: &KernelNames, stem: &str, arguments: &Arguments) -> HostLaunch<'c, 'a> {
+/// Passes global tensor `index` to the kernel as it is: a memref, as the host holds it.
+pub fn memref_argument(_: &mut dyn FnMut(String), index: usize, ty: &str) -> String {
+    format!("%t{index} : {ty}")
+}
+
+/// The launch function `{stem}_launch` of `@module::@kernel`, taking what `launched` says.
+pub fn launch<'c, 'a>(
+    launched: Launched<'c, 'a>,
+    (module, kernel): (&str, &str),
+    stem: &str,
+    arguments: &Arguments,
+) -> HostLaunch<'c, 'a> {
     let name = format!("{stem}_launch");
-    let globals = [plan.a.global, plan.b.global, plan.output.global];
+    let globals = &launched.tensors;
     let mut inputs = Vec::new();
     let mut body = String::new();
     let mut line = |text: String| {
@@ -35,8 +69,8 @@ pub fn launch<'c, 'a>(plan: &GemmPlan<'c, 'a>, names: &KernelNames, stem: &str, 
         inputs.push(format!("%t{index}: {ty}"));
         kernel_arguments.push((arguments.tensor)(&mut line, index, &ty));
     }
-    inputs.extend((0..plan.grid.len()).map(|dim| format!("%g{dim}: index")));
-    for index in 0..plan.params.len() {
+    inputs.extend((0..launched.grid.len()).map(|dim| format!("%g{dim}: index")));
+    for index in 0..launched.params.len() {
         inputs.push(format!("%s{index}: index"));
         if arguments.size_type == "index" {
             kernel_arguments.push(format!("%s{index} : index"));
@@ -46,9 +80,9 @@ pub fn launch<'c, 'a>(plan: &GemmPlan<'c, 'a>, names: &KernelNames, stem: &str, 
         }
     }
     let grid: Vec<String> = (0..3)
-        .map(|dim| if dim < plan.grid.len() { format!("%g{dim}") } else { "%one".into() })
+        .map(|dim| if dim < launched.grid.len() { format!("%g{dim}") } else { "%one".into() })
         .collect();
-    line(format!("%threads = arith.constant {} : index", plan.threads));
+    line(format!("%threads = arith.constant {} : index", arguments.threads));
     let shared = match arguments.shared_bytes {
         Some(bytes) => {
             line(format!("%shared = arith.constant {bytes} : i32"));
@@ -58,15 +92,15 @@ pub fn launch<'c, 'a>(plan: &GemmPlan<'c, 'a>, names: &KernelNames, stem: &str, 
     };
     line(format!(
         "gpu.launch_func @{}::@{} blocks in ({}) threads in (%threads, %one, %one){shared} args({})",
-        names.module,
-        names.kernel,
+        module,
+        kernel,
         grid.join(", "),
         kernel_arguments.join(", ")
     ));
     line("return".into());
-    let mut operands = globals.to_vec();
-    operands.extend(plan.grid.iter().copied());
-    operands.extend(plan.params.iter().copied());
+    let mut operands = launched.tensors.clone();
+    operands.extend(launched.grid);
+    operands.extend(launched.params);
     HostLaunch {
         text: format!("  func.func private @{name}({}) {{\n{body}  }}\n", inputs.join(", ")),
         name,

@@ -170,6 +170,20 @@ pub struct HostLaunch<'c, 'a> {
     pub operands: Vec<melior::ir::Value<'c, 'a>>,
 }
 
+/// Calls `launch`'s function just before `kernel`, with the host values it takes.
+pub fn call_launch<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>, launch: &HostLaunch<'c, 'a>) -> Result<(), String> {
+    let call = melior::dialect::func::call(
+        context,
+        melior::ir::attribute::FlatSymbolRefAttribute::new(context, &launch.name),
+        &launch.operands,
+        &[],
+        kernel.location(),
+    );
+    let block = kernel.block().ok_or("internal error: the kernel is in no block")?;
+    block.insert_operation_before(kernel, call);
+    Ok(())
+}
+
 /// Parses the rendered `gpu.module` text, inlines the helpers into it, appends it to `module` with
 /// the launch manifest as its `tile.manifest` attribute (tile-compile reads it before the upstream
 /// lowering), and replaces `kernel` with a call of the host launch function (when there is one) or
@@ -218,15 +232,7 @@ pub fn install_kernel<'c, 'a>(
     if let Some(launch) = launch {
         let function = gpu_module.next_in_block().ok_or("internal error: the launch function is missing")?;
         body.append_operation(clone_detached(function));
-        let call = melior::dialect::func::call(
-            context,
-            melior::ir::attribute::FlatSymbolRefAttribute::new(context, &launch.name),
-            &launch.operands,
-            &[],
-            kernel.location(),
-        );
-        let block = kernel.block().ok_or("internal error: the kernel is in no block")?;
-        block.insert_operation_before(kernel, call);
+        call_launch(context, kernel, &launch)?;
     }
     melior::IrRewriter::new(context).as_rewriter_base().erase_op(kernel);
     Ok(())

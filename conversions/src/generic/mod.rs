@@ -9,7 +9,11 @@ mod owned;
 pub(crate) use owned::thread_owned_fragments;
 mod reduce;
 
-use crate::gemm::launch::{HostTensor, host_grid, host_tensor};
+use crate::gemm::{
+    host,
+    install::call_launch,
+    launch::{HostTensor, host_grid, host_tensor},
+};
 use melior::{
     Context,
     ir::{
@@ -356,32 +360,14 @@ pub fn lower_kernel<'c, 'a>(
     }
     // On NVIDIA and AMD the host launches the kernel through a function called where the
     // tile.kernel stood (SPIR-V kernels are launched through Vulkan, from their manifests).
-    let launch = if flavor.is_spirv() {
-        String::new()
-    } else {
-        let inputs: Vec<String> = tensors
-            .iter()
-            .enumerate()
-            .map(|(i, tensor)| format!("%t{i}: {}", tensor.r#type()))
-            .chain((0..block_dims).map(|dim| format!("%g{dim}: index")))
-            .collect();
-        let grid: Vec<String> = (0..3)
-            .map(|dim| if dim < block_dims { format!("%g{dim}") } else { "%one".into() })
-            .collect();
-        let args: Vec<String> = tensors
-            .iter()
-            .enumerate()
-            .map(|(i, tensor)| format!("%t{i} : {}", tensor.r#type()))
-            .collect();
-        format!(
-            "  func.func private @{stem}_launch({}) {{\n    %one = arith.constant 1 : index\n    %threads = arith.constant {threads} : index\n    gpu.launch_func @{stem}_module::@{stem}_kernel blocks in ({}) threads in (%threads, %one, %one) args({})\n    return\n  }}\n",
-            inputs.join(", "),
-            grid.join(", "),
-            args.join(", ")
-        )
-    };
+    let launch = (!flavor.is_spirv()).then(|| {
+        let arguments = host::Arguments { tensor: &host::memref_argument, size_type: "index", shared_bytes: None, threads };
+        let launched = host::Launched { tensors: tensors.clone(), grid: kernel.operands().collect(), params: Vec::new() };
+        host::launch(launched, (&format!("{stem}_module"), &format!("{stem}_kernel")), &stem, &arguments)
+    });
+    let launch_text = launch.as_ref().map_or("", |launch| launch.text.as_str());
     let text = format!(
-        "module attributes {{gpu.container_module}} {{\n  gpu.module @{stem}_module {} {{\n    gpu.func @{stem}_kernel({}){workgroup} kernel attributes {{{}}} {{\n      gpu.return\n    }}\n  }}\n{launch}}}\n",
+        "module attributes {{gpu.container_module}} {{\n  gpu.module @{stem}_module {} {{\n    gpu.func @{stem}_kernel({}){workgroup} kernel attributes {{{}}} {{\n      gpu.return\n    }}\n  }}\n{launch_text}}}\n",
         flavor.module_attributes,
         arguments.join(", "),
         flavor.function_attributes(threads)
@@ -425,18 +411,9 @@ pub fn lower_kernel<'c, 'a>(
         StringAttribute::new(context, &manifest).into(),
     );
     let gpu_module = body.append_operation(copy);
-    if let Some(launch) = skeleton.next_in_block() {
-        body.append_operation(clone_detached(launch));
-        let mut operands = tensors.clone();
-        operands.extend(kernel.operands());
-        let call = melior::dialect::func::call(
-            context,
-            melior::ir::attribute::FlatSymbolRefAttribute::new(context, &format!("{stem}_launch")),
-            &operands,
-            &[],
-            kernel.location(),
-        );
-        kernel.block().expect("the kernel is in a block").insert_operation_before(kernel, call);
+    if let (Some(launch), Some(function)) = (&launch, skeleton.next_in_block()) {
+        body.append_operation(clone_detached(function));
+        call_launch(context, kernel, launch).map_err(|message| (kernel, message))?;
     }
     set_attribute(module, "gpu.container_module", Attribute::unit(context));
 

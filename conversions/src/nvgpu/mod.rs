@@ -183,7 +183,12 @@ fn lower_kernel<'c, 'a>(
         line(format!("%p{index} = builtin.unrealized_conversion_cast %map{index} : {map} to !llvm.ptr"));
         format!("%p{index} : !llvm.ptr")
     };
-    let arguments = host::Arguments { tensor: &tensor, size_type: "i64", shared_bytes: Some(config.shared_bytes) };
-    let launch = host::launch(&plan, &names, &stem, &arguments);
+    let arguments = host::Arguments {
+        tensor: &tensor,
+        size_type: "i64",
+        shared_bytes: Some(config.shared_bytes),
+        threads: plan.threads,
+    };
+    let launch = host::launch(host::Launched::of(&plan), (names.module, names.kernel), &stem, &arguments);
     install::install_kernel(context, module, kernel, &text, &helpers, &manifest, Some(launch)).map_err(cannot)
 }
