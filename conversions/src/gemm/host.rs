@@ -4,7 +4,10 @@
 //! `gpu-to-llvm` turns it into calls of MLIR's GPU runtime wrappers. The GEMM renderers and the
 //! plain strategy use it alike.
 
-use super::{install::HostLaunch, plan::GemmPlan};
+use super::{
+    install::{HostLaunch, Symbols},
+    plan::GemmPlan,
+};
 use melior::ir::{Value, ValueLike};
 
 /// What a launch takes from the host, in the kernel's argument order.
@@ -46,14 +49,9 @@ pub fn memref_argument(_: &mut dyn FnMut(String), index: usize, ty: &str) -> Str
     format!("%t{index} : {ty}")
 }
 
-/// The launch function `{stem}_launch` of `@module::@kernel`, taking what `launched` says.
-pub fn launch<'c, 'a>(
-    launched: Launched<'c, 'a>,
-    (module, kernel): (&str, &str),
-    stem: &str,
-    arguments: &Arguments,
-) -> HostLaunch<'c, 'a> {
-    let name = format!("{stem}_launch");
+/// The launch function `{stem}_launch` of the kernel `symbols` name, taking what `launched` says.
+pub fn launch<'c, 'a>(launched: Launched<'c, 'a>, symbols: &Symbols, arguments: &Arguments) -> HostLaunch<'c, 'a> {
+    let name = format!("{}_launch", symbols.stem);
     let globals = &launched.tensors;
     let mut inputs = Vec::new();
     let mut body = String::new();
@@ -92,8 +90,8 @@ pub fn launch<'c, 'a>(
     };
     line(format!(
         "gpu.launch_func @{}::@{} blocks in ({}) threads in (%threads, %one, %one){shared} args({})",
-        module,
-        kernel,
+        symbols.module,
+        symbols.kernel,
         grid.join(", "),
         kernel_arguments.join(", ")
     ));

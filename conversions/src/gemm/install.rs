@@ -31,6 +31,28 @@ pub struct Helpers {
     pub text: String,
 }
 
+/// The symbols the lowering of a `tile.kernel` defines: `{function}_{index}` is the stem of its
+/// `gpu.module`, its kernel, its helpers and its host launch function.
+pub struct Symbols {
+    /// The host function the `tile.kernel` stands in.
+    pub function: String,
+    /// `{function}_{index}`.
+    pub stem: String,
+    /// The `gpu.module`.
+    pub module: String,
+    /// The kernel (`gpu.func`), the entry the manifest names.
+    pub kernel: String,
+}
+
+impl Symbols {
+    /// The symbols of `kernel`, the `index`-th `tile.kernel` of its module.
+    pub fn of(kernel: OperationRef, index: usize) -> Self {
+        let function = tile_dialect::ops::enclosing_symbol(kernel, "kernel");
+        let stem = format!("{function}_{index}");
+        Symbols { module: format!("{stem}_module"), kernel: format!("{stem}_kernel"), function, stem }
+    }
+}
+
 /// The symbols a rendered kernel refers to.
 pub struct KernelNames<'n> {
     /// The `gpu.module` symbol.
@@ -96,11 +118,11 @@ fn call(t: &mut Text, helper: &str, args: &[&str], results: usize) -> String {
 }
 
 impl<'n> KernelNames<'n> {
-    /// The names of the kernel `kernel` in `module` calling `helpers`.
-    pub fn new(module: &'n str, kernel: &'n str, helpers: &'n Helpers) -> Self {
+    /// The names of the kernel `symbols` name, calling `helpers`.
+    pub fn new(symbols: &'n Symbols, helpers: &'n Helpers) -> Self {
         KernelNames {
-            module,
-            kernel,
+            module: &symbols.module,
+            kernel: &symbols.kernel,
             load_origin: &helpers.load_origin,
             store_origin: &helpers.store_origin,
             epilogue: helpers.epilogue.as_deref(),

@@ -11,7 +11,7 @@ mod reduce;
 
 use crate::gemm::{
     host,
-    install::call_launch,
+    install::{Symbols, call_launch},
     launch::{HostTensor, host_grid, host_tensor},
 };
 use melior::{
@@ -280,8 +280,8 @@ pub fn lower_kernel<'c, 'a>(
                 format!("cannot be lowered for {target}: the launch needs {message}"),
             )
         })?;
-    let host_function = tile_dialect::ops::enclosing_symbol(kernel, "kernel");
-    let stem = format!("{host_function}_{index}");
+    let symbols = Symbols::of(kernel, index);
+    let Symbols { function: host_function, stem, .. } = &symbols;
     let block_dims = kernel.operand_count();
 
     // The tiles, in program order: workgroup attributions or workgroup allocations.
@@ -363,7 +363,7 @@ pub fn lower_kernel<'c, 'a>(
     let launch = (!flavor.is_spirv()).then(|| {
         let arguments = host::Arguments { tensor: &host::memref_argument, size_type: "index", shared_bytes: None, threads };
         let launched = host::Launched { tensors: tensors.clone(), grid: kernel.operands().collect(), params: Vec::new() };
-        host::launch(launched, (&format!("{stem}_module"), &format!("{stem}_kernel")), &stem, &arguments)
+        host::launch(launched, &symbols, &arguments)
     });
     let launch_text = launch.as_ref().map_or("", |launch| launch.text.as_str());
     let text = format!(

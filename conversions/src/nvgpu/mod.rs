@@ -147,14 +147,12 @@ fn lower_kernel<'c, 'a>(
         return Ok(());
     };
     let cannot = |message: String| (kernel, format!("cannot be lowered for {CHIP}: {message}"));
-    let stem = format!("{}_{index}", tile_dialect::ops::enclosing_symbol(kernel, "kernel"));
-    let kernel_name = format!("{stem}_kernel");
-    let manifest = manifest::manifest(&plan, &config, &kernel_name).map_err(|message| {
+    let symbols = install::Symbols::of(kernel, index);
+    let manifest = manifest::manifest(&plan, &config, &symbols.kernel).map_err(|message| {
         cannot(launch::launch_needs(&message))
     })?;
-    let helpers = install::outline_helpers(context, &plan, &stem).map_err(cannot)?;
-    let module_name = format!("{stem}_module");
-    let names = install::KernelNames::new(&module_name, &kernel_name, &helpers);
+    let helpers = install::outline_helpers(context, &plan, &symbols.stem).map_err(cannot)?;
+    let names = install::KernelNames::new(&symbols, &helpers);
     let loop_shape = emit::LoopShape {
         lower: plan.main_loop.lower,
         step: plan.main_loop.step,
@@ -189,6 +187,6 @@ fn lower_kernel<'c, 'a>(
         shared_bytes: Some(config.shared_bytes),
         threads: plan.threads,
     };
-    let launch = host::launch(host::Launched::of(&plan), (names.module, names.kernel), &stem, &arguments);
+    let launch = host::launch(host::Launched::of(&plan), &symbols, &arguments);
     install::install_kernel(context, module, kernel, &text, &helpers, &manifest, Some(launch)).map_err(cannot)
 }

@@ -170,14 +170,11 @@ fn lower_kernel<'c, 'a>(
     let plan::Scalar::Const(upper) = plan.main_loop.upper else {
         return Err(cannot("expects a constant main-loop bound on SPIR-V".into()));
     };
-    let host_function = tile_dialect::ops::enclosing_symbol(kernel, "kernel");
-    let stem = format!("{host_function}_{index}");
-    let kernel_name = format!("{stem}_kernel");
-    let manifest = manifest(&plan, &config, &kernel_name, &host_function)
+    let symbols = install::Symbols::of(kernel, index);
+    let manifest = manifest(&plan, &config, &symbols.kernel, &symbols.function)
         .map_err(|message| cannot(launch::launch_needs(&message)))?;
-    let helpers = install::outline_helpers(context, &plan, &stem).map_err(cannot)?;
-    let module_name = format!("{stem}_module");
-    let names = install::KernelNames::new(&module_name, &kernel_name, &helpers);
+    let helpers = install::outline_helpers(context, &plan, &symbols.stem).map_err(cannot)?;
+    let names = install::KernelNames::new(&symbols, &helpers);
     let shape = |value: melior::ir::Value| match memref_shape(value)[..] {
         [rows, columns] => (rows, columns),
         _ => (0, 0),
