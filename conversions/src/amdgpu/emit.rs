@@ -84,20 +84,7 @@ pub fn render_module(
     let c_dims = dims(&mut t, "%C", c_type);
 
     let (lower, step, upper) = interface.main_loop;
-    let trips = match upper {
-        Scalar::Const(upper) => t.index(if upper > lower {
-            (upper - lower + step - 1) / step
-        } else {
-            0
-        }),
-        Scalar::Param(index) => {
-            let lo = t.index(lower);
-            let st = t.index(step);
-            let span = t.binary("subi", &sizes[index], &lo);
-            let count = t.binary("ceildivsi", &span, &st);
-            t.binary("maxsi", &count, &c0)
-        }
-    };
+    let (trips, _) = t.trip_count((lower, step, upper), &sizes, &c0);
 
     // The 8-element vectors this thread moves: (slot, tile row, tile column) for A and for B, where
     // B's (row, column) is in the global layout (KxN, or NxK with transpose_b).

@@ -2,6 +2,8 @@
 //! (Rendering text and parsing it once is far shorter than building the same ops through the C
 //! API, and the parser verifies the result.)
 
+use super::plan::Scalar;
+
 /// MLIR text under construction, indented for a `gpu.func` body.
 pub struct Text {
     /// The text so far.
@@ -48,6 +50,25 @@ impl Text {
     /// `arith.{op}` on two indices.
     pub fn binary(&mut self, op: &str, a: &str, b: &str) -> String {
         self.let_("v", format!("arith.{op} {a}, {b} : index"))
+    }
+
+    /// The trip count of the main loop from `lower` by `step` to `upper`: a constant (also returned
+    /// as a number) or, for a host-computed bound `sizes[i]`, `max(ceildiv(upper - lower, step), 0)`.
+    /// `zero` is an index zero already emitted.
+    pub fn trip_count(&mut self, (lower, step, upper): (i64, i64, Scalar), sizes: &[String], zero: &str) -> (String, Option<i64>) {
+        match upper {
+            Scalar::Const(upper) => {
+                let count = if upper > lower { (upper - lower + step - 1) / step } else { 0 };
+                (self.index(count), Some(count))
+            }
+            Scalar::Param(index) => {
+                let lower = self.index(lower);
+                let step = self.index(step);
+                let span = self.binary("subi", &sizes[index], &lower);
+                let count = self.binary("ceildivsi", &span, &step);
+                (self.binary("maxsi", &count, zero), None)
+            }
+        }
     }
 }
 

@@ -273,29 +273,7 @@ pub fn render_module(
     };
 
     // The trip count: known, or ceil((upper - lower) / step) of a host-computed upper bound.
-    let (trips, known_trips) = match loop_shape.upper {
-        Scalar::Const(upper) => {
-            let count = if upper > loop_shape.lower {
-                (upper - loop_shape.lower + loop_shape.step - 1) / loop_shape.step
-            } else {
-                0
-            };
-            (t.index(count), Some(count))
-        }
-        Scalar::Param(index) => {
-            let lower = t.index(loop_shape.lower);
-            let step = t.index(loop_shape.step);
-            let span = t.let_(
-                "span",
-                format!("arith.subi {}, {lower} : index", sizes[index]),
-            );
-            let count = t.let_("trips", format!("arith.ceildivsi {span}, {step} : index"));
-            (
-                t.let_("trips", format!("arith.maxsi {count}, {c0} : index")),
-                None,
-            )
-        }
-    };
+    let (trips, known_trips) = t.trip_count((loop_shape.lower, loop_shape.step, loop_shape.upper), &sizes, &c0);
     // Prologue: the first S iterations fill the ring (those that exist).
     for iteration in 0..known_trips.map_or(config.stages, |count| config.stages.min(count)) {
         let it = t.index(iteration);

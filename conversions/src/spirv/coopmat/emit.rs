@@ -20,6 +20,7 @@ use super::config::{CoopConfig, MATRIX, SUBGROUP};
 use crate::gemm::{
     epilogue::{self, Element},
     install::KernelNames,
+    plan::Scalar,
     text::Text,
 };
 use std::fmt::Write;
@@ -121,7 +122,7 @@ pub fn render_module(config: &CoopConfig, names: &KernelNames, interface: &Inter
     let row0 = t.binary("muli", &subgroup_m, &tile_rows);
     let col0 = t.binary("muli", &subgroup_n, &tile_cols);
     let (lower, step, upper) = interface.main_loop;
-    let trips = t.index(if upper > lower { (upper - lower + step - 1) / step } else { 0 });
+    let (trips, _) = t.trip_count((lower, step, Scalar::Const(upper)), &[], &c0);
 
     // The position in the tile of this invocation's load `slot`: (row, first column).
     let position = |t: &mut Text, slot: i64, operand: &Operand| -> (String, String) {
