@@ -130,6 +130,18 @@ pub(crate) fn identity(kind: ReductionKind) -> f64 {
     }
 }
 
+/// The op that combines two values of a reduction of `kind`, and whether elements enter it as
+/// absolute values: the one definition every lowering of `tile.reduce` follows.
+pub(crate) fn combiner(kind: ReductionKind) -> (&'static str, bool) {
+    match kind {
+        ReductionKind::Max => ("arith.maximumf", false),
+        ReductionKind::AbsMax => ("arith.maximumf", true),
+        ReductionKind::Min => ("arith.minimumf", false),
+        ReductionKind::Sum => ("arith.addf", false),
+        ReductionKind::AbsSum => ("arith.addf", true),
+    }
+}
+
 /// An element of the source as the reduction combines it: in the destination's type `ty`, and its
 /// absolute value for the `abs` kinds.
 pub(crate) fn reduction_input<'c, 'a>(
@@ -140,7 +152,7 @@ pub(crate) fn reduction_input<'c, 'a>(
     ty: Type<'c>,
 ) -> Value<'c, 'a> {
     let value = convert(b, at, value, ty);
-    if matches!(kind, ReductionKind::AbsSum | ReductionKind::AbsMax) {
+    if combiner(kind).1 {
         b.op(at, "math.absf", &[value])
     } else {
         value
@@ -157,11 +169,6 @@ pub(crate) fn accumulate<'c, 'a>(
     indices: &[Value<'c, 'a>],
 ) {
     let old = b.load(at, buffer, indices);
-    let combine = match kind {
-        ReductionKind::Max | ReductionKind::AbsMax => "arith.maximumf",
-        ReductionKind::Min => "arith.minimumf",
-        ReductionKind::Sum | ReductionKind::AbsSum => "arith.addf",
-    };
-    let new = b.op(at, combine, &[old, value]);
+    let new = b.op(at, combiner(kind).0, &[old, value]);
     b.store(at, new, buffer, indices);
 }

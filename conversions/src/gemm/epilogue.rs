@@ -3,6 +3,7 @@
 //! two segments, a row reduction that the target completes across lanes (and waves) its own way.
 
 use super::{install::KernelNames, text::Text};
+use crate::cpu::compute::combiner;
 use tile_dialect::ops::ReductionKind;
 
 /// One accumulator element a thread holds: its SSA value, its row slot and its column slot (indices
@@ -14,18 +15,6 @@ pub struct Element {
     pub row: usize,
     /// Which of the thread's columns it is in.
     pub column: usize,
-}
-
-/// The op that combines two values of a reduction of `kind`, and whether inputs enter as absolute
-/// values.
-pub fn combiner(kind: ReductionKind) -> (&'static str, bool) {
-    match kind {
-        ReductionKind::Max => ("arith.maximumf", false),
-        ReductionKind::AbsMax => ("arith.maximumf", true),
-        ReductionKind::Min => ("arith.minimumf", false),
-        ReductionKind::Sum => ("arith.addf", false),
-        ReductionKind::AbsSum => ("arith.addf", true),
-    }
 }
 
 /// Combines each row slot's elements within the thread: one partial value per row slot.
