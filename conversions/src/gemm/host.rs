@@ -34,8 +34,9 @@ impl<'c, 'a> Launched<'c, 'a> {
 /// How a target passes a kernel its tensors and sizes.
 pub struct Arguments<'f> {
     /// Emits (as lines, through `line`) what makes global tensor `index` (host value `%t{index}` of
-    /// type `ty`) a kernel argument, and returns the argument as `value : type`.
-    pub tensor: &'f dyn Fn(&mut dyn FnMut(String), usize, &str) -> String,
+    /// type `ty`, elements of type `element`) a kernel argument, and returns the argument as
+    /// `value : type`.
+    pub tensor: &'f dyn Fn(&mut dyn FnMut(String), usize, &str, &str) -> String,
     /// The type the kernel takes a size parameter as (`index`, or `i64`).
     pub size_type: &'static str,
     /// Dynamic shared memory the launch asks for.
@@ -45,7 +46,7 @@ pub struct Arguments<'f> {
 }
 
 /// Passes global tensor `index` to the kernel as it is: a memref, as the host holds it.
-pub fn memref_argument(_: &mut dyn FnMut(String), index: usize, ty: &str) -> String {
+pub fn memref_argument(_: &mut dyn FnMut(String), index: usize, ty: &str, _element: &str) -> String {
     format!("%t{index} : {ty}")
 }
 
@@ -65,7 +66,8 @@ pub fn launch<'c, 'a>(launched: Launched<'c, 'a>, symbols: &Symbols, arguments: 
     for (index, global) in globals.iter().enumerate() {
         let ty = global.r#type().to_string();
         inputs.push(format!("%t{index}: {ty}"));
-        kernel_arguments.push((arguments.tensor)(&mut line, index, &ty));
+        let element = super::launch::host_tensor(*global).element;
+        kernel_arguments.push((arguments.tensor)(&mut line, index, &ty, &element));
     }
     inputs.extend((0..launched.grid.len()).map(|dim| format!("%g{dim}: index")));
     for index in 0..launched.params.len() {

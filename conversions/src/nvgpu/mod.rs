@@ -171,8 +171,7 @@ fn lower_kernel<'c, 'a>(
     // them as pointers to the CUtensorMap.
     let maps = emit::tensor_map_types(&config);
     let boxes = [(config.a.box_rows, config.a.box_inner), (config.b.box_rows, config.b.box_inner), (config.bm, config.bn)];
-    let tensor = |line: &mut dyn FnMut(String), index: usize, ty: &str| {
-        let element = ty.rsplit('x').next().unwrap_or("f16").trim_end_matches('>');
+    let tensor = |line: &mut dyn FnMut(String), index: usize, ty: &str, element: &str| {
         let (map, (rows, inner)) = (&maps[index], boxes[index]);
         line(format!("%rows{index} = arith.constant {rows} : index"));
         line(format!("%inner{index} = arith.constant {inner} : index"));
