@@ -76,12 +76,14 @@ impl AmdConfig {
         format!("memref<{}x{}xf32, 3>", self.waves.1, self.bm)
     }
 
-    /// Uses `buffers` (1 or 2) LDS copies of the tiles, as a schedule asks, if they fit.
+    /// Uses `buffers` (1 or 2) LDS copies of the tiles, as a schedule asks, if they fit (before any
+    /// row exchange is added).
     pub fn with_buffers(mut self, buffers: i64) -> Result<Self, String> {
         if !(1..=2).contains(&buffers) {
             return Err(format!("asks for {buffers} LDS buffers in its tile.schedule; gfx942 lowers 1 or 2"));
         }
-        let tile_bytes = self.lds_bytes / self.buffers;
+        // One copy of the A and B tiles: padded rows of both.
+        let tile_bytes = (self.bm + self.bn) * self.lds_row * 2;
         if buffers * tile_bytes > MAX_LDS_BYTES {
             return Err(format!(
                 "asks for {buffers} LDS buffers in its tile.schedule, which need {} bytes, but gfx942 gives a workgroup at most {MAX_LDS_BYTES}; ask for 1",
