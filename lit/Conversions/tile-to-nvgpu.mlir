@@ -31,9 +31,17 @@
 // CHECK: %[[ACC:.*]] = llvm.extractvalue %{{.*}}[0]
 // CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK-NEXT: %[[RELU:.*]] = arith.maximumf %[[ACC]], %[[ZERO]] : f32
+// The result is staged as two 128x64 boxes with the 128-byte swizzle (the 16-byte chunk of each
+// row XORed with the row mod 8), one TMA store each.
+// CHECK: %[[ROW:.*]] = arith.muli %{{.*}}, %c128{{.*}} : index
+// CHECK: %[[LINE:.*]] = arith.divui %[[ROW]], %c128{{.*}} : index
+// CHECK: %[[PHASE:.*]] = arith.remui %[[LINE]], %c8{{.*}} : index
+// CHECK: %[[XOR:.*]] = arith.muli %[[PHASE]], %c16{{.*}} : index
 // CHECK: arith.truncf %[[RELU]] : f32 to f16
+// CHECK: arith.xori %{{.*}}, %[[XOR]] : index
+// CHECK: vector.store %{{.*}} : memref<16384xf16, #gpu.address_space<workgroup>>, vector<2xf16>
 // CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
-// CHECK: nvgpu.tma.async.store {{.*}} : memref<128x128xf16, #gpu.address_space<workgroup>> -> <tensor = memref<128x128xf16, #gpu.address_space<workgroup>>, swizzle = none
+// CHECK-COUNT-2: nvgpu.tma.async.store {{.*}} : memref<128x64xf16, #gpu.address_space<workgroup>> -> <tensor = memref<128x64xf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b
 // CHECK: nvvm.cp.async.bulk.wait_group 0 {read}
 // The host side: the three tensor maps, then the launch with the ring's dynamic shared memory.
 // CHECK: func.func private @gemm_relu_0_launch(%{{.*}}: memref<4096x4096xf16>, %{{.*}}: memref<4096x4096xf16>, %{{.*}}: memref<4096x4096xf16>, %[[GX:.*]]: index, %[[GY:.*]]: index)
@@ -80,7 +88,7 @@ func.func @gemm_relu(%A: memref<4096x4096xf16>, %B: memref<4096x4096xf16>, %C: m
 // CHECK: nvgpu.tma.async.load {{.*}} <tensor = memref<256x64xbf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b
 // CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 256, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
 // CHECK-NOT: arith.truncf
-// CHECK: nvgpu.tma.async.store {{.*}} : memref<128x256xf32, #gpu.address_space<workgroup>>
+// CHECK-COUNT-8: nvgpu.tma.async.store {{.*}} : memref<128x32xf32, #gpu.address_space<workgroup>> -> <tensor = memref<128x32xf32, #gpu.address_space<workgroup>>, swizzle = swizzle_128b
 func.func @bf16_transpose_b(%A: memref<1024x512xbf16>, %B: memref<1024x512xbf16>, %C: memref<1024x1024xf32>) {
   %c0 = arith.constant 0 : index
   %c4 = arith.constant 4 : index

@@ -22,4 +22,4 @@
 // JSON-SAME: "dynamic_shared_bytes": 50176
 // JSON-SAME: {"role": "A", "kind": "tensor_map", "host_argument": 0, "shape": [4096, 4096], "element": "f16", "box": [128, 32], "swizzle": 64, "oob_fill": "zero"}
 // JSON-SAME: {"role": "B", "kind": "tensor_map", "host_argument": 1, "shape": [4096, 4096], "element": "f16", "box": [32, 64], "swizzle": 128, "oob_fill": "zero"}
-// JSON-SAME: {"role": "C", "kind": "tensor_map", "host_argument": 2, "shape": [4096, 4096], "element": "f16", "box": [128, 128], "swizzle": 0, "oob_fill": "zero"}
+// JSON-SAME: {"role": "C", "kind": "tensor_map", "host_argument": 2, "shape": [4096, 4096], "element": "f16", "box": [128, 64], "swizzle": 128, "oob_fill": "zero"}

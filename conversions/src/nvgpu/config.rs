@@ -44,6 +44,32 @@ impl SharedLayout {
     }
 }
 
+/// How the result tile is staged in shared memory for its TMA store: boxes of `box_cols` columns
+/// side by side, each swizzled over `swizzle` bytes a row, so that the accumulator's 8-row store
+/// pattern (8 rows, 16 bytes each) lands on 8 different bank groups instead of one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StagingLayout {
+    /// Swizzle span in bytes: 128, 64 or 32; 0 for rows too narrow to swizzle (one unswizzled box).
+    pub swizzle: i64,
+    /// Columns of one box (one swizzled row).
+    pub box_cols: i64,
+    /// Boxes side by side along N.
+    pub boxes: i64,
+}
+
+impl StagingLayout {
+    fn of(bn: i64, element_bytes: i64) -> StagingLayout {
+        match swizzle_for_row(bn * element_bytes) {
+            Some(span) => StagingLayout {
+                swizzle: span,
+                box_cols: span / element_bytes,
+                boxes: bn * element_bytes / span,
+            },
+            None => StagingLayout { swizzle: 0, box_cols: bn, boxes: 1 },
+        }
+    }
+}
+
 /// The resolved configuration of one Hopper GEMM kernel.
 #[derive(Debug)]
 pub struct HopperConfig {
@@ -65,6 +91,8 @@ pub struct HopperConfig {
     pub a: SharedLayout,
     /// Layout of the B tile.
     pub b: SharedLayout,
+    /// Layout of the result's staging tile.
+    pub c: StagingLayout,
     /// Bytes of one pipeline stage (A tile then B tile, each 1024-aligned).
     pub stage_bytes: i64,
     /// Byte offset of the B tile inside a stage.
@@ -226,6 +254,7 @@ pub fn configure(
         output: output_element,
         a,
         b,
+        c: StagingLayout::of(bn, output_element_bytes(output_element)),
         stage_bytes,
         b_offset: a_bytes,
         stages,

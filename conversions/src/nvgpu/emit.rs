@@ -41,11 +41,12 @@ fn tensor_map(rows: i64, inner: i64, element: &str, swizzle: &str) -> String {
     )
 }
 
-fn swizzle_name(layout: SharedLayout) -> &'static str {
-    match layout.swizzle {
+fn swizzle_name(span: i64) -> &'static str {
+    match span {
         128 => "swizzle_128b",
         64 => "swizzle_64b",
-        _ => "swizzle_32b",
+        32 => "swizzle_32b",
+        _ => "none",
     }
 }
 
@@ -66,10 +67,10 @@ pub fn tensor_map_types(config: &HopperConfig) -> [String; 3] {
             config.a.box_rows,
             config.a.box_inner,
             input,
-            swizzle_name(config.a),
+            swizzle_name(config.a.swizzle),
         ),
-        tensor_map(b.box_rows, b.box_inner, input, swizzle_name(b)),
-        tensor_map(config.bm, config.bn, config.output.name(), "none"),
+        tensor_map(b.box_rows, b.box_inner, input, swizzle_name(b.swizzle)),
+        tensor_map(config.bm, config.c.box_cols, config.output.name(), swizzle_name(config.c.swizzle)),
     ]
 }
 
@@ -83,7 +84,6 @@ fn descriptor_constant(layout: SharedLayout) -> i64 {
     ((leading >> 4) << 16) | ((stride >> 4) << 32) | (layout.descriptor_swizzle() << 62)
 }
 
-/// Renders the whole `gpu.module` (with `helpers`, the outlined functions, inside it).
 /// Rows of output tiles visited together: blocks launched one after another walk down a column of
 /// `RASTER_GROUP` tile rows before moving right, so that neighbours share A and B panels in L2.
 const RASTER_GROUP: i64 = 8;
@@ -126,6 +126,61 @@ fn rasterize(t: &mut Text, launched: &[String]) -> Vec<String> {
     vec![column, row]
 }
 
+/// Returns a function from (row, column) of the thread's accumulator elements (indices into `rows`
+/// and `columns`) to the element's index in the flat staging tile, laid out as
+/// [`StagingLayout`](super::config::StagingLayout) says: box by box, each row's 16-byte chunks
+/// permuted by TMA's swizzle (byte bits 4.. XOR bits 7.. within the box).
+fn stage_addresses<'r>(
+    t: &mut Text,
+    config: &HopperConfig,
+    rows: &'r [String],
+    columns: &'r [String],
+    col_base: &str,
+) -> impl Fn(&mut Text, usize, usize) -> String + 'r {
+    let layout = config.c;
+    let bytes = output_element_bytes(config.output);
+    let box_elements = config.bm * layout.box_cols;
+    // The XOR term depends on the row only: ((row * span) >> 7) mod (span / 16), in 16-byte units.
+    let row_terms: Vec<(String, Option<String>)> = rows
+        .iter()
+        .map(|row| {
+            let cols = t.index(layout.box_cols);
+            let start = t.let_("srow", format!("arith.muli {row}, {cols} : index"));
+            if layout.swizzle == 0 {
+                return (start, None);
+            }
+            let span = t.index(layout.swizzle);
+            let line = t.let_("sline", format!("arith.muli {row}, {span} : index"));
+            let c128 = t.index(128);
+            let period = t.let_("sline", format!("arith.divui {line}, {c128} : index"));
+            let chunks = t.index(layout.swizzle / 16);
+            let phase = t.let_("sphase", format!("arith.remui {period}, {chunks} : index"));
+            let c16 = t.index(16);
+            let xor = t.let_("sxor", format!("arith.muli {phase}, {c16} : index"));
+            (start, Some(xor))
+        })
+        .collect();
+    let col_base = col_base.to_owned();
+    move |t: &mut Text, row: usize, column: usize| {
+        let (start, xor) = &row_terms[row];
+        let Some(xor) = xor else {
+            return t.let_("saddr", format!("arith.addi {start}, {} : index", columns[column]));
+        };
+        // Columns are col_base + a constant below 8 * (block + 1): the box is a constant.
+        let first = (column as i64 / 2) * 8;
+        let box_index = first / layout.box_cols;
+        let shift = t.index((column as i64 / 2) * 8 + column as i64 % 2 - box_index * layout.box_cols);
+        let within = t.let_("scol", format!("arith.addi {col_base}, {shift} : index"));
+        let width = t.index(bytes);
+        let byte = t.let_("sbyte", format!("arith.muli {within}, {width} : index"));
+        let swizzled = t.let_("sbyte", format!("arith.xori {byte}, {xor} : index"));
+        let element = t.let_("scol", format!("arith.divui {swizzled}, {width} : index"));
+        let box_start = t.index(box_index * box_elements);
+        let in_box = t.let_("saddr", format!("arith.addi {start}, {element} : index"));
+        t.let_("saddr", format!("arith.addi {in_box}, {box_start} : index"))
+    }
+}
+
 /// Renders the whole `gpu.module` (with `helpers`, the outlined functions, inside it).
 #[allow(clippy::too_many_arguments)]
 pub fn render_module(
@@ -155,7 +210,8 @@ pub fn render_module(
         "memref<{}x{}x{input}, {WS}>",
         config.b.box_rows, config.b.box_inner
     );
-    let c_tile = format!("memref<{}x{}x{output}, {WS}>", config.bm, config.bn);
+    let c_box = format!("memref<{}x{}x{output}, {WS}>", config.bm, config.c.box_cols);
+    let c_flat = format!("memref<{}x{output}, {WS}>", config.bm * config.bn);
 
     // Entry: tensor maps, thread and block ids, barriers, the aligned shared-memory base.
     let tma_a = t.let_(
@@ -430,7 +486,7 @@ pub fn render_module(
     let row_base = t.let_("rbase", format!("arith.addi {row_in_wg}, {wg_row} : index"));
     let c_view = t.let_(
         "c_view",
-        format!("memref.view {dynamic}[{pad}][] : {smem} to {c_tile}"),
+        format!("memref.view {dynamic}[{pad}][] : {smem} to {c_flat}"),
     );
     let out_bytes = output_element_bytes(config.output);
     // The thread's accumulator elements, (m-tile, 8-column block, row half, column in pair), with
@@ -480,6 +536,7 @@ pub fn render_module(
             .collect()
     });
     let elements: Vec<String> = elements.into_iter().map(|element| element.value).collect();
+    let staged = stage_addresses(&mut t, config, &rows, &columns, &col_base);
     for (pair, position) in elements.chunks(2).zip(positions.chunks(2)) {
         let converted: Vec<String> = pair
             .iter()
@@ -495,10 +552,9 @@ pub fn render_module(
             "pair",
             format!("vector.from_elements {}, {} : vector<2x{output}>", converted[0], converted[1]),
         );
+        let address = staged(&mut t, row_of(&position[0]), column_of(&position[0]));
         t.line(format!(
-            "vector.store {vector}, {c_view}[{}, {}] : {c_tile}, vector<2x{output}>",
-            rows[row_of(&position[0])],
-            columns[column_of(&position[0])]
+            "vector.store {vector}, {c_view}[{address}] : {c_flat}, vector<2x{output}>"
         ));
     }
     t.line(
@@ -507,9 +563,16 @@ pub fn render_module(
     t.line("gpu.barrier");
     t.line(format!("scf.if {leader} {{"));
     let origin = names.call_store_origin(&mut t, &blocks, &sizes);
-    t.line(format!(
-        "nvgpu.tma.async.store {c_view} to {tma_c}[{origin}#1, {origin}#0] : {c_tile} -> {map_c}"
-    ));
+    for box_index in 0..config.c.boxes {
+        let box_bytes = t.index(box_index * config.bm * config.c.box_cols * out_bytes);
+        let offset = t.let_("coff", format!("arith.addi {pad}, {box_bytes} : index"));
+        let view = t.let_("c_box", format!("memref.view {dynamic}[{offset}][] : {smem} to {c_box}"));
+        let shift = t.index(box_index * config.c.box_cols);
+        let column = t.let_("ccol", format!("arith.addi {origin}#1, {shift} : index"));
+        t.line(format!(
+            "nvgpu.tma.async.store {view} to {tma_c}[{column}, {origin}#0] : {c_box} -> {map_c}"
+        ));
+    }
     t.line("nvvm.cp.async.bulk.commit.group");
     t.line("nvvm.cp.async.bulk.wait_group 0 {read}");
     t.line("}");

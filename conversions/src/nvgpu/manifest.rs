@@ -39,7 +39,7 @@ pub fn manifest(plan: &GemmPlan, config: &HopperConfig, entry: &str) -> Result<S
             config.b.box_rows,
             config.b.swizzle,
         ),
-        tensor_map("C", plan.output.global, config.bn, config.bm, 0),
+        tensor_map("C", plan.output.global, config.c.box_cols, config.bm, config.c.swizzle),
     ];
     for param in &plan.params {
         params.push(format!(

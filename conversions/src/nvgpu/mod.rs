@@ -170,7 +170,7 @@ fn lower_kernel<'c, 'a>(
     // The host makes the three tensor maps (box and swizzle as the kernel reads them) and passes
     // them as pointers to the CUtensorMap.
     let maps = emit::tensor_map_types(&config);
-    let boxes = [(config.a.box_rows, config.a.box_inner), (config.b.box_rows, config.b.box_inner), (config.bm, config.bn)];
+    let boxes = [(config.a.box_rows, config.a.box_inner), (config.b.box_rows, config.b.box_inner), (config.bm, config.c.box_cols)];
     let tensor = |line: &mut dyn FnMut(String), index: usize, ty: &str, element: &str| {
         let (map, (rows, inner)) = (&maps[index], boxes[index]);
         line(format!("%rows{index} = arith.constant {rows} : index"));
