@@ -26,7 +26,7 @@ func.func @{name}(%A: memref<{a_shape}x{dtype}>, %B: memref<{b_shape}x{dtype}>, 
     tile.fill %Cf, %start : memref<{bm}x{bn}xf32, #tile.fragment>
     %m0 = arith.muli %by, %cbm : index
     %n0 = arith.muli %bx, %cbn : index
-    tile.pipelined %kt = %c0 to %ktiles stages({stages}) {{
+    tile.pipelined %kt = %c0 to %ktiles stages({stages}){schedule} {{
       %k0 = arith.muli %kt, %cbk : index
       tile.copy %A[{a_offsets}], %As : memref<{a_shape}x{dtype}>, memref<{as_shape}x{dtype}, #gpu.address_space<workgroup>>
       tile.copy %B[{b_offsets}], %Bs : memref<{b_shape}x{dtype}>, memref<{bs_shape}x{dtype}, #gpu.address_space<workgroup>>
@@ -47,7 +47,7 @@ RELU = """    tile.parallel (%i, %j) in ({bm}, {bn}) {{
 """
 
 
-def program(name, m, n, k, dtype, bm, bn, bk, threads, stages, relu=False, transpose_b=False, fill=0.0, transpose_a=False):
+def program(name, m, n, k, dtype, bm, bn, bk, threads, stages, relu=False, transpose_b=False, fill=0.0, transpose_a=False, persistent=True):
     ceil = lambda a, b: (a + b - 1) // b
     fields = dict(
         name=name, m=m, n=n, k=k, dtype=dtype, bm=bm, bn=bn, bk=bk, threads=threads, stages=stages,
@@ -61,6 +61,7 @@ def program(name, m, n, k, dtype, bm, bn, bk, threads, stages, relu=False, trans
         as_shape=f"{bk}x{bm}" if transpose_a else f"{bm}x{bk}",
         a_offsets="%k0, %m0" if transpose_a else "%m0, %k0",
         relu_open="relu(" if relu else "", relu_close=")" if relu else "", fill=fill,
+        schedule="" if persistent else " attributes {tile.schedule = {persistent = false}}",
     )
     fields["epilogue"] = RELU.format(**fields) if relu else ""
     return TEMPLATE.format(**fields)
@@ -83,6 +84,12 @@ def main(out_dir):
         written.append(name)
         with open(os.path.join(out_dir, name + ".mlir"), "w") as f:
             f.write(program(name, size, size, size, dtype, bm, bn, bk, threads, stages))
+    # The same 128x256 kernels with one output tile per block (sm_90a makes them persistent).
+    for size, dtype, (tag, bm, bn, bk, threads, stages) in itertools.product((4096, 8192), ("f16", "bf16"), CONFIGS):
+        name = f"gemm_{dtype}_{size}_{tag}_tilewise"
+        written.append(name)
+        with open(os.path.join(out_dir, name + ".mlir"), "w") as f:
+            f.write(program(name, size, size, size, dtype, bm, bn, bk, threads, stages, persistent=False))
     # Correctness shapes: not tile multiples, ReLU, transpose_b.
     extra = [
         ("check_relu_f16_1000x1504x704", dict(m=1000, n=1504, k=704, dtype="f16", bm=128, bn=128, bk=64, threads=128, stages=3, relu=True)),
@@ -91,6 +98,9 @@ def main(out_dir):
         ("check_ta_relu_f16_1000x1504x704", dict(m=1000, n=1504, k=704, dtype="f16", bm=128, bn=128, bk=64, threads=128, stages=3, relu=True, transpose_a=True)),
         ("check_ta_tb_bf16_784x640x320", dict(m=784, n=640, k=320, dtype="bf16", bm=128, bn=256, bk=64, threads=256, stages=3, transpose_a=True, transpose_b=True)),
         ("gemm_ta_f16_4096_t128x256x64w2s4", dict(m=4096, n=4096, k=4096, dtype="f16", bm=128, bn=256, bk=64, threads=256, stages=4, transpose_a=True)),
+        # Persistent walks: several tiles a block with fewer steps than stages, and ragged edges.
+        ("check_persist_f16_2048x4096x128", dict(m=2048, n=4096, k=128, dtype="f16", bm=128, bn=256, bk=64, threads=256, stages=4)),
+        ("check_persist_relu_bf16_3000x3000x200", dict(m=3000, n=3000, k=200, dtype="bf16", bm=128, bn=256, bk=64, threads=256, stages=4, relu=True)),
         ("check_k32_relu_f16_512x512x512", dict(m=512, n=512, k=512, dtype="f16", bm=128, bn=128, bk=32, threads=128, stages=3, relu=True)),
     ]
     # Debug shapes: one tile, few iterations, each operand layout alone.

@@ -8,12 +8,14 @@
 //! - `wait`: how the MMAs wait for it (`mbarrier` transaction counts with phase parity,
 //!   `lds_barrier`, `barrier`);
 //! - `prefetch`: how many steps ahead the copies run; on sm_90a also `mma_in_flight` (wgmma groups
-//!   left running across a step) and `stage_bytes`.
+//!   left running across a step), `stage_bytes`, and `persistent` (one block per multiprocessor
+//!   walks several output tiles, its ring running on from one tile into the next).
 //!
 //! The lowerings build the prologue, steady state and epilogue of that schedule themselves (the tile
 //! dialect has no asynchronous copy or barrier ops to express it before them); they decide it with
-//! the same functions, refuse a `tile.schedule` they would not build, and on gfx942 take `buffers`
-//! from one (1 or 2), so a schedule can also be asked for.
+//! the same functions, refuse a `tile.schedule` they would not build, and take some entries from
+//! one, so a schedule can also be asked for: `buffers` on gfx942 (1 or 2), `persistent = false` on
+//! sm_90a.
 
 use crate::kernels::Failure;
 use melior::{
@@ -33,10 +35,20 @@ pub const SCHEDULE_ATTRIBUTE: &str = "tile.schedule";
 /// The schedule of a loop the plain strategy runs: a plain loop, its copies shared by the threads.
 const PLAIN: &str = "{buffers = 1 : i64, fill = \"threads\", prefetch = 0 : i64, wait = \"barrier\"}";
 
+/// The integer (or flag: nonzero) entry `name` a `tile.schedule` on `pipelined` asks for, if any.
+fn requested(pipelined: OperationRef, name: &str) -> Option<i64> {
+    let schedule = DictionaryAttribute::try_from(pipelined.attribute(SCHEDULE_ATTRIBUTE).ok()?).ok()?;
+    IntegerAttribute::try_from(schedule.element_by_name(name)?).ok().map(|value| value.value())
+}
+
 /// The buffer count a `tile.schedule` on `pipelined` asks for, if any.
 pub fn requested_buffers(pipelined: OperationRef) -> Option<i64> {
-    let schedule = DictionaryAttribute::try_from(pipelined.attribute(SCHEDULE_ATTRIBUTE).ok()?).ok()?;
-    IntegerAttribute::try_from(schedule.element_by_name("buffers")?).ok().map(|value| value.value())
+    requested(pipelined, "buffers")
+}
+
+/// Whether a `tile.schedule` on `pipelined` asks for a persistent launch (sm_90a), if it says.
+pub fn requested_persistent(pipelined: OperationRef) -> Option<bool> {
+    requested(pipelined, "persistent").map(|flag| flag != 0)
 }
 
 /// Refuses a `tile.schedule` on `pipelined` with an entry that differs from `schedule` (what the

@@ -26,7 +26,6 @@
 // CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 1
 // CHECK-NEXT: gpu.barrier
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 0
-// CHECK-NEXT: gpu.barrier
 // The thread's accumulator elements, then the epilogue on each, then the conversions.
 // CHECK: %[[ACC:.*]] = llvm.extractvalue %{{.*}}[0]
 // CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
@@ -37,6 +36,10 @@
 // CHECK: %[[LINE:.*]] = arith.divui %[[ROW]], %c128{{.*}} : index
 // CHECK: %[[PHASE:.*]] = arith.remui %[[LINE]], %c8{{.*}} : index
 // CHECK: %[[XOR:.*]] = arith.muli %[[PHASE]], %c16{{.*}} : index
+// The staging tile overlaps the ring: every warpgroup's last MMAs retire before it is written.
+// CHECK: nvvm.cp.async.bulk.wait_group 0 {read}
+// CHECK-NEXT: }
+// CHECK-NEXT: gpu.barrier
 // CHECK: arith.truncf %[[RELU]] : f32 to f16
 // CHECK: arith.xori %{{.*}}, %[[XOR]] : index
 // CHECK: vector.store %{{.*}} : memref<16384xf16, #gpu.address_space<workgroup>>, vector<2xf16>
@@ -80,15 +83,44 @@ func.func @gemm_relu(%A: memref<4096x4096xf16>, %B: memref<4096x4096xf16>, %C: m
 
 // Two warpgroups (256 threads) on a 128x256 tile, B given as NxK (K-major: the 128-byte swizzle
 // of 64-element K rows, read with the `col` layout), bf16 in, f32 out (no conversion), 4 stages.
+// One block fills a multiprocessor's shared memory, so the launch is persistent: 32 blocks (one
+// per tile here; 132 at most) walk the tiles, the ring running on from one tile into the next, and
+// the result is staged beside the ring, two 128x32 f32 boxes at a time (four rounds).
 // CHECK-LABEL: func.func @bf16_transpose_b
-// CHECK: gpu.module @bf16_transpose_b_0_module
+// CHECK: gpu.module @bf16_transpose_b_0_module attributes {tile.manifest = "{{.*}}\22grid\22: [32, 1, 1]{{.*}}\22dynamic_shared_bytes\22: 230400{{.*}}\22persistent\22: {\22tiles\22: [4, 8]}
 // CHECK: known_block_size = array<i32: 256, 1, 1>
 // CHECK: num_barriers = 4
+// CHECK: %[[STRIDE:.*]] = gpu.grid_dim x
+// CHECK: %[[LEFT:.*]] = arith.subi %c32{{.*}}, %{{.*}} : index
+// CHECK: %[[MINE:.*]] = arith.ceildivui %[[LEFT]], %[[STRIDE]] : index
+// CHECK: %[[STEPS:.*]] = arith.muli %[[MINE]], %c8{{.*}} : index
 // CHECK: nvgpu.tma.async.load {{.*}} <tensor = memref<128x64xbf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b
 // CHECK: nvgpu.tma.async.load {{.*}} <tensor = memref<256x64xbf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b
+// CHECK: scf.for %{{.*}} = %{{.*}} to %[[MINE]] step
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c8{{.*}} step %{{.*}} iter_args
 // CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 256, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
+// CHECK: arith.cmpi ult, %{{.*}}, %[[STEPS]] : index
 // CHECK-NOT: arith.truncf
-// CHECK-COUNT-8: nvgpu.tma.async.store {{.*}} : memref<128x32xf32, #gpu.address_space<workgroup>> -> <tensor = memref<128x32xf32, #gpu.address_space<workgroup>>, swizzle = swizzle_128b
+// CHECK: nvvm.cp.async.bulk.wait_group 0 {read}
+// CHECK: nvgpu.tma.async.store {{.*}} : memref<128x32xf32, #gpu.address_space<workgroup>> -> <tensor = memref<128x32xf32, #gpu.address_space<workgroup>>, swizzle = swizzle_128b
+// CHECK: nvgpu.tma.async.store {{.*}} : memref<128x32xf32, #gpu.address_space<workgroup>> -> <tensor = memref<128x32xf32, #gpu.address_space<workgroup>>, swizzle = swizzle_128b
+// CHECK-NEXT: nvvm.cp.async.bulk.commit.group
+// CHECK: nvvm.cp.async.bulk.wait_group 0 {read}
+// CHECK: nvgpu.tma.async.store {{.*}} : memref<128x32xf32, #gpu.address_space<workgroup>> -> <tensor = memref<128x32xf32, #gpu.address_space<workgroup>>, swizzle = swizzle_128b
+// CHECK: nvgpu.tma.async.store {{.*}} : memref<128x32xf32, #gpu.address_space<workgroup>> -> <tensor = memref<128x32xf32, #gpu.address_space<workgroup>>, swizzle = swizzle_128b
+// CHECK-NEXT: nvvm.cp.async.bulk.commit.group
+// CHECK: nvvm.cp.async.bulk.wait_group 0 {read}
+// CHECK: nvgpu.tma.async.store {{.*}} : memref<128x32xf32, #gpu.address_space<workgroup>> -> <tensor = memref<128x32xf32, #gpu.address_space<workgroup>>, swizzle = swizzle_128b
+// CHECK: nvgpu.tma.async.store {{.*}} : memref<128x32xf32, #gpu.address_space<workgroup>> -> <tensor = memref<128x32xf32, #gpu.address_space<workgroup>>, swizzle = swizzle_128b
+// CHECK-NEXT: nvvm.cp.async.bulk.commit.group
+// CHECK: nvvm.cp.async.bulk.wait_group 0 {read}
+// CHECK: nvgpu.tma.async.store {{.*}} : memref<128x32xf32, #gpu.address_space<workgroup>> -> <tensor = memref<128x32xf32, #gpu.address_space<workgroup>>, swizzle = swizzle_128b
+// CHECK: nvgpu.tma.async.store {{.*}} : memref<128x32xf32, #gpu.address_space<workgroup>> -> <tensor = memref<128x32xf32, #gpu.address_space<workgroup>>, swizzle = swizzle_128b
+// CHECK-NEXT: nvvm.cp.async.bulk.commit.group
+// CHECK-NOT: nvgpu.tma.async.store
+// CHECK: nvvm.cp.async.bulk.wait_group 0 {read}
+// CHECK-NEXT: }
+// CHECK-NEXT: gpu.return
 func.func @bf16_transpose_b(%A: memref<1024x512xbf16>, %B: memref<1024x512xbf16>, %C: memref<1024x1024xf32>) {
   %c0 = arith.constant 0 : index
   %c4 = arith.constant 4 : index
@@ -132,11 +164,11 @@ func.func @no_kernel() {
 // prologue is guarded by it, and the grid is read from gpu.grid_dim.
 // CHECK-LABEL: func.func @dynamic
 // CHECK: gpu.func @dynamic_0_kernel(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %[[P:.*]]: i64) kernel
-// CHECK: gpu.grid_dim x
 // CHECK: %[[K:.*]] = arith.index_cast %[[P]] : i64 to index
 // CHECK: %[[SPAN:.*]] = arith.subi %[[K]], %{{.*}} : index
 // CHECK: %[[T:.*]] = arith.ceildivsi %[[SPAN]], %{{.*}} : index
 // CHECK: %[[TRIPS:.*]] = arith.maxsi %[[T]], %{{.*}} : index
+// CHECK: gpu.grid_dim x
 // CHECK: arith.cmpi ult, %{{.*}}, %[[TRIPS]] : index
 // CHECK: scf.for %{{.*}} = %{{.*}} to %[[TRIPS]] step
 func.func @dynamic(%A: memref<?x?xf16>, %B: memref<?x?xf16>, %C: memref<?x?xf16>) {

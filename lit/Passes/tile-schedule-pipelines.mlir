@@ -6,7 +6,7 @@
 // sm_90a: the loop's 3 stages as a TMA ring on mbarriers, 2 steps of copies ahead, one wgmma group
 // left running across a step.
 // CHECK-LABEL: func.func @gemm_relu
-// CHECK: tile.pipelined {{.*}} stages(3) attributes {tile.schedule = {buffers = 3 : i64, fill = "tma", mma_in_flight = 1 : i64, prefetch = 2 : i64, stage_bytes = 16384 : i64, wait = "mbarrier"}}
+// CHECK: tile.pipelined {{.*}} stages(3) attributes {tile.schedule = {buffers = 3 : i64, fill = "tma", mma_in_flight = 1 : i64, persistent = false, prefetch = 2 : i64, stage_bytes = 16384 : i64, wait = "mbarrier"}}
 module attributes {tile.target = "sm_90a"} {
 func.func @gemm_relu(%A: memref<4096x4096xf16>, %B: memref<4096x4096xf16>, %C: memref<4096x4096xf16>) {
   %c0 = arith.constant 0 : index

@@ -43,6 +43,8 @@ pub struct Arguments<'f> {
     pub shared_bytes: Option<i64>,
     /// Threads a block launches.
     pub threads: i64,
+    /// Blocks of a persistent launch (one dimension), instead of the program's grid.
+    pub persistent_blocks: Option<i64>,
 }
 
 /// Passes global tensor `index` to the kernel as it is: a memref, as the host holds it.
@@ -79,9 +81,15 @@ pub fn launch<'c, 'a>(launched: Launched<'c, 'a>, symbols: &Symbols, arguments: 
             kernel_arguments.push(format!("%q{index} : {}", arguments.size_type));
         }
     }
-    let grid: Vec<String> = (0..3)
-        .map(|dim| if dim < launched.grid.len() { format!("%g{dim}") } else { "%one".into() })
-        .collect();
+    let grid: Vec<String> = match arguments.persistent_blocks {
+        Some(blocks) => {
+            line(format!("%blocks = arith.constant {blocks} : index"));
+            vec!["%blocks".into(), "%one".into(), "%one".into()]
+        }
+        None => (0..3)
+            .map(|dim| if dim < launched.grid.len() { format!("%g{dim}") } else { "%one".into() })
+            .collect(),
+    };
     line(format!("%threads = arith.constant {} : index", arguments.threads));
     let shared = match arguments.shared_bytes {
         Some(bytes) => {

@@ -361,7 +361,7 @@ pub fn lower_kernel<'c, 'a>(
     // On NVIDIA and AMD the host launches the kernel through a function called where the
     // tile.kernel stood (SPIR-V kernels are launched through Vulkan, from their manifests).
     let launch = (!flavor.is_spirv()).then(|| {
-        let arguments = host::Arguments { tensor: &host::memref_argument, size_type: "index", shared_bytes: None, threads };
+        let arguments = host::Arguments { tensor: &host::memref_argument, size_type: "index", shared_bytes: None, threads, persistent_blocks: None };
         let launched = host::Launched { tensors: tensors.clone(), grid: kernel.operands().collect(), params: Vec::new() };
         host::launch(launched, &symbols, &arguments)
     });

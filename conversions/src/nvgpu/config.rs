@@ -70,6 +70,27 @@ impl StagingLayout {
     }
 }
 
+/// Multiprocessors of the sm_90a parts this lowering is tuned for (H100 SXM, H200): the block count
+/// of a persistent launch. On a part with fewer, the extra blocks wait for a free multiprocessor
+/// (correct, slower); launchers may pass any block count.
+pub const MULTIPROCESSORS: i64 = 132;
+/// Shared memory of one multiprocessor (228 KiB), and what the runtime reserves per block.
+const SM_SHARED_BYTES: i64 = 233_472;
+const BLOCK_RESERVED_BYTES: i64 = 1024;
+
+/// A persistent launch: `blocks` blocks walk the `tiles_x` x `tiles_y` output tiles, tile
+/// `first + i * blocks` in the grouped order, so that a tile's loads start during the previous
+/// tile's epilogue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Persistent {
+    /// Output tiles along N (the program's grid x).
+    pub tiles_x: i64,
+    /// Output tiles along M (the program's grid y).
+    pub tiles_y: i64,
+    /// Blocks launched.
+    pub blocks: i64,
+}
+
 /// The resolved configuration of one Hopper GEMM kernel.
 #[derive(Debug)]
 pub struct HopperConfig {
@@ -101,6 +122,43 @@ pub struct HopperConfig {
     pub stages: i64,
     /// Dynamic shared memory the launch needs.
     pub shared_bytes: i64,
+    /// Byte offset of the staging tile: 0 (over the drained ring) or after the ring.
+    pub staging_offset: i64,
+    /// Result boxes staged at a time (all of them, unless the staging tile lies beside the ring).
+    pub staged_boxes: i64,
+    /// Set when each block walks several output tiles.
+    pub persistent: Option<Persistent>,
+}
+
+impl HopperConfig {
+    /// Bytes of one result box in the staging tile.
+    pub fn staging_box_bytes(&self) -> i64 {
+        self.bm * self.c.box_cols * output_element_bytes(self.output)
+    }
+
+    /// Makes the launch persistent for a static grid of `tiles_x` x `tiles_y` tiles, when one block
+    /// fills a multiprocessor's shared memory (kernels with several blocks per multiprocessor
+    /// already overlap one block's epilogue with another's loads) and a staging box fits beside the
+    /// ring (the next tile's loads fill the ring during the epilogue).
+    pub fn make_persistent(&mut self, tiles_x: i64, tiles_y: i64) {
+        if 2 * (self.shared_bytes + BLOCK_RESERVED_BYTES) <= SM_SHARED_BYTES {
+            return;
+        }
+        let ring = self.stages * self.stage_bytes;
+        let room = MAX_SHARED_BYTES - ALIGN_SLACK - ring;
+        let staged = self.c.boxes.min(room / self.staging_box_bytes());
+        if staged == 0 {
+            return;
+        }
+        self.persistent = Some(Persistent {
+            tiles_x,
+            tiles_y,
+            blocks: (tiles_x * tiles_y).min(MULTIPROCESSORS),
+        });
+        self.staging_offset = ring;
+        self.staged_boxes = staged;
+        self.shared_bytes = ring + staged * self.staging_box_bytes() + ALIGN_SLACK;
+    }
 }
 
 fn element_type<'c>(value: Value<'c, '_>) -> Option<Type<'c>> {
@@ -238,6 +296,7 @@ pub fn configure(
     let stage_bytes = a_bytes + b_bytes;
     let output_bytes = round_up(bm * bn * output_element_bytes(output_element), 1024);
     let shared_bytes = (stages * stage_bytes).max(output_bytes) + ALIGN_SLACK;
+    let c = StagingLayout::of(bn, output_element_bytes(output_element));
     if shared_bytes > MAX_SHARED_BYTES {
         let fitting = (MAX_SHARED_BYTES - ALIGN_SLACK) / stage_bytes;
         return Err(format!(
@@ -254,11 +313,14 @@ pub fn configure(
         output: output_element,
         a,
         b,
-        c: StagingLayout::of(bn, output_element_bytes(output_element)),
+        c,
         stage_bytes,
         b_offset: a_bytes,
         stages,
         shared_bytes,
+        staging_offset: 0,
+        staged_boxes: c.boxes,
+        persistent: None,
     })
 }
 

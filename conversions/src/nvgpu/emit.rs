@@ -14,7 +14,7 @@
 //! The text uses only typed upstream ops; values of the tile program (tile origins, epilogue bodies)
 //! come from the outlined functions of `outline.rs`.
 
-use super::config::{HopperConfig, SharedLayout, output_element_bytes};
+use super::config::{HopperConfig, Persistent, SharedLayout, output_element_bytes};
 use crate::gemm::{
     epilogue::{self, Element},
     install::KernelNames,
@@ -88,19 +88,10 @@ fn descriptor_constant(layout: SharedLayout) -> i64 {
 /// `RASTER_GROUP` tile rows before moving right, so that neighbours share A and B panels in L2.
 const RASTER_GROUP: i64 = 8;
 
-/// Remaps the launched 2-D block index to the grouped order. Blocks are independent, so any
-/// bijection of the grid keeps the program's meaning.
-fn rasterize(t: &mut Text, launched: &[String]) -> Vec<String> {
-    let width = t.let_("gx", "gpu.grid_dim x");
-    let height = t.let_("gy", "gpu.grid_dim y");
-    let row_major = t.let_(
-        "lin",
-        format!("arith.muli {}, {width} : index", launched[1]),
-    );
-    let linear = t.let_(
-        "lin",
-        format!("arith.addi {row_major}, {} : index", launched[0]),
-    );
+/// Maps the linear tile index `linear` of a `width` x `height` tile grid to (column, row) in the
+/// grouped order. Tiles are independent, so any bijection keeps the program's meaning.
+/// `known_height` is `height` when it is a constant: groups are then all full when it divides.
+fn rasterize(t: &mut Text, linear: &str, width: &str, height: &str, known_height: Option<i64>) -> Vec<String> {
     let group_rows = t.index(RASTER_GROUP);
     let group_blocks = t.let_(
         "gblocks",
@@ -111,8 +102,14 @@ fn rasterize(t: &mut Text, launched: &[String]) -> Vec<String> {
         format!("arith.divui {linear}, {group_blocks} : index"),
     );
     let first_row = t.let_("frow", format!("arith.muli {group}, {group_rows} : index"));
-    let left = t.let_("left", format!("arith.subi {height}, {first_row} : index"));
-    let rows = t.let_("rows", format!("arith.minui {left}, {group_rows} : index"));
+    // The last group may be short; with full groups only, `rows` is a constant (no division by a
+    // run-time value below).
+    let rows = if known_height.is_some_and(|height| height % RASTER_GROUP == 0) {
+        group_rows.clone()
+    } else {
+        let left = t.let_("left", format!("arith.subi {height}, {first_row} : index"));
+        t.let_("rows", format!("arith.minui {left}, {group_rows} : index"))
+    };
     let within = t.let_(
         "within",
         format!("arith.remui {linear}, {group_blocks} : index"),
@@ -126,20 +123,130 @@ fn rasterize(t: &mut Text, launched: &[String]) -> Vec<String> {
     vec![column, row]
 }
 
+/// How a block walks its output tiles, and where the steps of its main loops come from. Steps count
+/// on across tiles (step `g` is main-loop iteration `g % trips` of the block's tile `g / trips`),
+/// so that the ring's stages and barrier phases carry from one tile into the next.
+enum Walk {
+    /// One tile per block, the launched block's (in the grouped order for 2-D grids).
+    One { blocks: Vec<String>, steps: String },
+    /// Persistent: tiles `first`, `first + stride`, ... of the grid, in the grouped order.
+    Many {
+        first: String,
+        stride: String,
+        width: String,
+        height: String,
+        tiles: String,
+        steps: String,
+        known_height: i64,
+    },
+}
+
+impl Walk {
+    fn new(t: &mut Text, persistent: Option<Persistent>, launched: &[String], trips: &str) -> Walk {
+        match persistent {
+            None => {
+                let blocks = if launched.len() == 2 {
+                    let width = t.let_("gx", "gpu.grid_dim x");
+                    let height = t.let_("gy", "gpu.grid_dim y");
+                    let row_major = t.let_("lin", format!("arith.muli {}, {width} : index", launched[1]));
+                    let linear = t.let_("lin", format!("arith.addi {row_major}, {} : index", launched[0]));
+                    rasterize(t, &linear, &width, &height, None)
+                } else {
+                    launched.to_vec()
+                };
+                Walk::One { blocks, steps: trips.to_owned() }
+            }
+            Some(persistent) => {
+                let stride = t.let_("stride", "gpu.grid_dim x");
+                let width = t.index(persistent.tiles_x);
+                let height = t.index(persistent.tiles_y);
+                let total = t.index(persistent.tiles_x * persistent.tiles_y);
+                // Tiles first, first + stride, ... below total: ceil((total - first) / stride).
+                let left = t.let_("left", format!("arith.subi {total}, {} : index", launched[0]));
+                let tiles = t.let_("mine", format!("arith.ceildivui {left}, {stride} : index"));
+                let steps = t.let_("steps", format!("arith.muli {tiles}, {trips} : index"));
+                Walk::Many { first: launched[0].clone(), stride, width, height, tiles, steps, known_height: persistent.tiles_y }
+            }
+        }
+    }
+
+    fn known_height(&self) -> Option<i64> {
+        match self {
+            Walk::One { .. } => None,
+            Walk::Many { known_height, .. } => Some(*known_height),
+        }
+    }
+
+    /// The value one past the block's last step.
+    fn steps(&self) -> &str {
+        match self {
+            Walk::One { steps, .. } | Walk::Many { steps, .. } => steps,
+        }
+    }
+
+    /// Emits the main-loop iteration and the tile coordinates of step `g`.
+    fn step(&self, t: &mut Text, g: &str, trips: &str) -> (String, Vec<String>) {
+        match self {
+            Walk::One { blocks, .. } => (g.to_owned(), blocks.clone()),
+            Walk::Many { first, stride, width, height, .. } => {
+                let nth = t.let_("nth", format!("arith.divui {g}, {trips} : index"));
+                let iteration = t.let_("kit", format!("arith.remui {g}, {trips} : index"));
+                let blocks = self.tile(t, &nth, first, stride, width, height);
+                (iteration, blocks)
+            }
+        }
+    }
+
+    fn tile(&self, t: &mut Text, nth: &str, first: &str, stride: &str, width: &str, height: &str) -> Vec<String> {
+        let offset = t.let_("toff", format!("arith.muli {nth}, {stride} : index"));
+        let linear = t.let_("tile", format!("arith.addi {first}, {offset} : index"));
+        rasterize(t, &linear, width, height, self.known_height())
+    }
+
+    /// Opens the block's tile (a loop over its tiles when persistent) and returns the tile's
+    /// coordinates and its first step.
+    fn open_tile(&self, t: &mut Text, trips: &str) -> (Vec<String>, String) {
+        match self {
+            Walk::One { blocks, .. } => (blocks.clone(), t.index(0)),
+            Walk::Many { first, stride, width, height, tiles, .. } => {
+                let zero = t.index(0);
+                let one = t.index(1);
+                let nth = t.fresh("nth");
+                t.line(format!("scf.for {nth} = {zero} to {tiles} step {one} {{"));
+                let blocks = self.tile(t, &nth, first, stride, width, height);
+                let base = t.let_("base", format!("arith.muli {nth}, {trips} : index"));
+                (blocks, base)
+            }
+        }
+    }
+
+    /// Closes what [`Walk::open_tile`] opened.
+    fn close_tile(&self, t: &mut Text) {
+        if let Walk::Many { .. } = self {
+            t.line("}");
+        }
+    }
+}
+
+/// The staging box that column `column` (an index into the epilogue's `columns`: 8-column block
+/// `column / 2`) lies in.
+fn box_of(config: &HopperConfig, column: usize) -> i64 {
+    (column as i64 / 2) * 8 / config.c.box_cols
+}
+
 /// Returns a function from (row, column) of the thread's accumulator elements (indices into `rows`
-/// and `columns`) to the element's index in the flat staging tile, laid out as
-/// [`StagingLayout`](super::config::StagingLayout) says: box by box, each row's 16-byte chunks
-/// permuted by TMA's swizzle (byte bits 4.. XOR bits 7.. within the box).
+/// and `columns`) to the element's index within its staging box (see [`box_of`]), laid out as
+/// [`StagingLayout`](super::config::StagingLayout) says: each row's 16-byte chunks permuted by
+/// TMA's swizzle (byte bits 4.. XOR bits 7.. within the box).
 fn stage_addresses<'r>(
     t: &mut Text,
-    config: &HopperConfig,
+    config: &'r HopperConfig,
     rows: &'r [String],
     columns: &'r [String],
     col_base: &str,
 ) -> impl Fn(&mut Text, usize, usize) -> String + 'r {
     let layout = config.c;
     let bytes = output_element_bytes(config.output);
-    let box_elements = config.bm * layout.box_cols;
     // The XOR term depends on the row only: ((row * span) >> 7) mod (span / 16), in 16-byte units.
     let row_terms: Vec<(String, Option<String>)> = rows
         .iter()
@@ -167,17 +274,14 @@ fn stage_addresses<'r>(
             return t.let_("saddr", format!("arith.addi {start}, {} : index", columns[column]));
         };
         // Columns are col_base + a constant below 8 * (block + 1): the box is a constant.
-        let first = (column as i64 / 2) * 8;
-        let box_index = first / layout.box_cols;
+        let box_index = box_of(config, column);
         let shift = t.index((column as i64 / 2) * 8 + column as i64 % 2 - box_index * layout.box_cols);
         let within = t.let_("scol", format!("arith.addi {col_base}, {shift} : index"));
         let width = t.index(bytes);
         let byte = t.let_("sbyte", format!("arith.muli {within}, {width} : index"));
         let swizzled = t.let_("sbyte", format!("arith.xori {byte}, {xor} : index"));
         let element = t.let_("scol", format!("arith.divui {swizzled}, {width} : index"));
-        let box_start = t.index(box_index * box_elements);
-        let in_box = t.let_("saddr", format!("arith.addi {start}, {element} : index"));
-        t.let_("saddr", format!("arith.addi {in_box}, {box_start} : index"))
+        t.let_("saddr", format!("arith.addi {start}, {element} : index"))
     }
 }
 
@@ -211,7 +315,6 @@ pub fn render_module(
         config.b.box_rows, config.b.box_inner
     );
     let c_box = format!("memref<{}x{}x{output}, {WS}>", config.bm, config.c.box_cols);
-    let c_flat = format!("memref<{}x{output}, {WS}>", config.bm * config.bn);
 
     // Entry: tensor maps, thread and block ids, barriers, the aligned shared-memory base.
     let tma_a = t.let_(
@@ -233,11 +336,6 @@ pub fn render_module(
         .iter()
         .map(|dim| t.let_("bid", format!("gpu.block_id {dim}")))
         .collect();
-    let blocks = if block_dims == 2 {
-        rasterize(&mut t, &launched)
-    } else {
-        launched
-    };
     // Kernel parameters (host-computed sizes) arrive as i64.
     let sizes: Vec<String> = (0..params)
         .map(|index| {
@@ -272,8 +370,8 @@ pub fn render_module(
     let aligned = t.let_("aligned", format!("arith.addi {base}, {pad} : index"));
 
     // Loads one iteration's A and B tiles into one stage (emitted inside a leader-only region).
-    let emit_load = |t: &mut Text, iteration: &str, stage: &str| {
-        let origin = names.call_load_origin(t, iteration, (loop_shape.lower, loop_shape.step), &blocks, &sizes);
+    let emit_load = |t: &mut Text, iteration: &str, stage: &str, blocks: &[String]| {
+        let origin = names.call_load_origin(t, iteration, (loop_shape.lower, loop_shape.step), blocks, &sizes);
         let stage_bytes = t.index(config.stage_bytes);
         let stage_offset = t.let_("soff", format!("arith.muli {stage}, {stage_bytes} : index"));
         let a_offset = t.let_("aoff", format!("arith.addi {pad}, {stage_offset} : index"));
@@ -330,17 +428,23 @@ pub fn render_module(
 
     // The trip count: known, or ceil((upper - lower) / step) of a host-computed upper bound.
     let (trips, known_trips) = t.trip_count((loop_shape.lower, loop_shape.step, loop_shape.upper), &sizes, &c0);
-    // Prologue: the first S iterations fill the ring (those that exist).
-    for iteration in 0..known_trips.map_or(config.stages, |count| config.stages.min(count)) {
-        let it = t.index(iteration);
-        let guard = if known_trips.is_some() {
+    let walk = Walk::new(&mut t, config.persistent, &launched, &trips);
+    // Prologue: the first S steps fill the ring (those that exist).
+    let cap = match (config.persistent, known_trips) {
+        (None, Some(count)) => config.stages.min(count),
+        _ => config.stages,
+    };
+    for step in 0..cap {
+        let g = t.index(step);
+        let guard = if config.persistent.is_none() && known_trips.is_some() {
             leader.clone()
         } else {
-            let exists = t.let_("exists", format!("arith.cmpi ult, {it}, {trips} : index"));
+            let exists = t.let_("exists", format!("arith.cmpi ult, {g}, {} : index", walk.steps()));
             t.let_("guard", format!("arith.andi {exists}, {leader} : i1"))
         };
         t.line(format!("scf.if {guard} {{"));
-        emit_load(&mut t, &it, &it);
+        let (iteration, blocks) = walk.step(&mut t, &g, &trips);
+        emit_load(&mut t, &iteration, &g, &blocks);
         t.line("}");
     }
 
@@ -362,6 +466,8 @@ pub fn render_module(
     let zero = t.let_("zero", format!("llvm.mlir.zero : {acc}"));
     let stages = t.index(config.stages);
     let mt = config.m_tiles as usize;
+    // Persistent blocks walk their tiles here; otherwise the block's one tile is the entry's.
+    let (blocks, base) = walk.open_tile(&mut t, &trips);
     let results = t.fresh("acc");
     let iterator = t.fresh("it");
     let carried: Vec<String> = (0..mt).map(|_| t.fresh("carried")).collect();
@@ -374,9 +480,10 @@ pub fn render_module(
             .join(", "),
         vec![acc.as_str(); mt].join(", ")
     ));
-    // Wait for this iteration's stage.
-    let stage = t.let_("stage", format!("arith.remui {iterator}, {stages} : index"));
-    let round = t.let_("round", format!("arith.divui {iterator}, {stages} : index"));
+    // Wait for this step's stage; steps count on across the block's tiles.
+    let global = t.let_("g", format!("arith.addi {base}, {iterator} : index"));
+    let stage = t.let_("stage", format!("arith.remui {global}, {stages} : index"));
+    let round = t.let_("round", format!("arith.divui {global}, {stages} : index"));
     let parity_index = t.let_("par", format!("arith.remui {round}, {c2} : index"));
     let parity = t.let_(
         "parity",
@@ -441,21 +548,22 @@ pub fn render_module(
     t.line("nvvm.wgmma.wait.group.sync.aligned 1");
     t.line("gpu.barrier");
     let ahead = t.index(config.stages - 1);
-    let next = t.let_("next", format!("arith.addi {iterator}, {ahead} : index"));
+    let next = t.let_("next", format!("arith.addi {global}, {ahead} : index"));
     let started = t.let_(
         "started",
-        format!("arith.cmpi uge, {iterator}, {c1} : index"),
+        format!("arith.cmpi uge, {global}, {c1} : index"),
     );
     let has_next = t.let_(
         "hasnext",
-        format!("arith.cmpi ult, {next}, {trips} : index"),
+        format!("arith.cmpi ult, {next}, {} : index", walk.steps()),
     );
     let wanted = t.let_("refill", format!("arith.andi {has_next}, {started} : i1"));
     let refill = t.let_("refill", format!("arith.andi {wanted}, {leader} : i1"));
     t.line(format!("scf.if {refill} {{"));
-    let freed = t.let_("freed", format!("arith.subi {iterator}, {c1} : index"));
+    let freed = t.let_("freed", format!("arith.subi {global}, {c1} : index"));
     let freed_stage = t.let_("nstage", format!("arith.remui {freed}, {stages} : index"));
-    emit_load(&mut t, &next, &freed_stage);
+    let (iteration, next_blocks) = walk.step(&mut t, &next, &trips);
+    emit_load(&mut t, &iteration, &freed_stage, &next_blocks);
     t.line("}");
     t.line(format!(
         "scf.yield {} : {}",
@@ -464,8 +572,6 @@ pub fn render_module(
     ));
     t.line("}");
     t.line("nvvm.wgmma.wait.group.sync.aligned 0");
-    // The staging tile below overlaps the ring: every warpgroup's last MMAs must have retired.
-    t.line("gpu.barrier");
 
     // Epilogue: each thread holds, per 64-row tile and 8-column block, rows r and r+8 and two
     // adjacent columns (the wgmma accumulator layout).
@@ -484,9 +590,12 @@ pub fn render_module(
         format!("arith.addi {warp_row}, {lane_row} : index"),
     );
     let row_base = t.let_("rbase", format!("arith.addi {row_in_wg}, {wg_row} : index"));
+    let staging = t.index(config.staging_offset);
+    let staging_start = t.let_("staging", format!("arith.addi {pad}, {staging} : index"));
+    let c_flat = format!("memref<{}x{output}, {WS}>", config.staged_boxes * config.bm * config.c.box_cols);
     let c_view = t.let_(
         "c_view",
-        format!("memref.view {dynamic}[{pad}][] : {smem} to {c_flat}"),
+        format!("memref.view {dynamic}[{staging_start}][] : {smem} to {c_flat}"),
     );
     let out_bytes = output_element_bytes(config.output);
     // The thread's accumulator elements, (m-tile, 8-column block, row half, column in pair), with
@@ -537,43 +646,63 @@ pub fn render_module(
     });
     let elements: Vec<String> = elements.into_iter().map(|element| element.value).collect();
     let staged = stage_addresses(&mut t, config, &rows, &columns, &col_base);
-    for (pair, position) in elements.chunks(2).zip(positions.chunks(2)) {
-        let converted: Vec<String> = pair
-            .iter()
-            .map(|element| {
-                if out_bytes == 2 {
-                    t.let_("v", format!("arith.truncf {element} : f32 to {output}"))
-                } else {
-                    element.clone()
-                }
-            })
-            .collect();
-        let vector = t.let_(
-            "pair",
-            format!("vector.from_elements {}, {} : vector<2x{output}>", converted[0], converted[1]),
+    let box_elements = config.bm * config.c.box_cols;
+    // The result goes out `staged_boxes` boxes at a time: wait until the staging tile's previous
+    // contents were read by their TMA stores (and, over the ring, until every warpgroup's last
+    // MMAs retired), write, make the writes visible to the async proxy, store.
+    for round_first in (0..config.c.boxes).step_by(config.staged_boxes as usize) {
+        let round = round_first..(round_first + config.staged_boxes).min(config.c.boxes);
+        t.line(format!("scf.if {leader} {{"));
+        t.line("nvvm.cp.async.bulk.wait_group 0 {read}");
+        t.line("}");
+        t.line("gpu.barrier");
+        for (pair, position) in elements.chunks(2).zip(positions.chunks(2)) {
+            let box_index = box_of(config, column_of(&position[0]));
+            if !round.contains(&box_index) {
+                continue;
+            }
+            let in_box = staged(&mut t, row_of(&position[0]), column_of(&position[0]));
+            let converted: Vec<String> = pair
+                .iter()
+                .map(|element| {
+                    if out_bytes == 2 {
+                        t.let_("v", format!("arith.truncf {element} : f32 to {output}"))
+                    } else {
+                        element.clone()
+                    }
+                })
+                .collect();
+            let vector = t.let_(
+                "pair",
+                format!("vector.from_elements {}, {} : vector<2x{output}>", converted[0], converted[1]),
+            );
+            let slot = t.index((box_index - round.start) * box_elements);
+            let address = t.let_("saddr", format!("arith.addi {in_box}, {slot} : index"));
+            t.line(format!(
+                "vector.store {vector}, {c_view}[{address}] : {c_flat}, vector<2x{output}>"
+            ));
+        }
+        t.line(
+            "nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}",
         );
-        let address = staged(&mut t, row_of(&position[0]), column_of(&position[0]));
-        t.line(format!(
-            "vector.store {vector}, {c_view}[{address}] : {c_flat}, vector<2x{output}>"
-        ));
+        t.line("gpu.barrier");
+        t.line(format!("scf.if {leader} {{"));
+        let origin = names.call_store_origin(&mut t, &blocks, &sizes);
+        for box_index in round.clone() {
+            let slot_bytes = t.index((box_index - round.start) * config.staging_box_bytes());
+            let offset = t.let_("coff", format!("arith.addi {staging_start}, {slot_bytes} : index"));
+            let view = t.let_("c_box", format!("memref.view {dynamic}[{offset}][] : {smem} to {c_box}"));
+            let shift = t.index(box_index * config.c.box_cols);
+            let column = t.let_("ccol", format!("arith.addi {origin}#1, {shift} : index"));
+            t.line(format!(
+                "nvgpu.tma.async.store {view} to {tma_c}[{column}, {origin}#0] : {c_box} -> {map_c}"
+            ));
+        }
+        t.line("nvvm.cp.async.bulk.commit.group");
+        t.line("}");
     }
-    t.line(
-        "nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}",
-    );
-    t.line("gpu.barrier");
+    walk.close_tile(&mut t);
     t.line(format!("scf.if {leader} {{"));
-    let origin = names.call_store_origin(&mut t, &blocks, &sizes);
-    for box_index in 0..config.c.boxes {
-        let box_bytes = t.index(box_index * config.bm * config.c.box_cols * out_bytes);
-        let offset = t.let_("coff", format!("arith.addi {pad}, {box_bytes} : index"));
-        let view = t.let_("c_box", format!("memref.view {dynamic}[{offset}][] : {smem} to {c_box}"));
-        let shift = t.index(box_index * config.c.box_cols);
-        let column = t.let_("ccol", format!("arith.addi {origin}#1, {shift} : index"));
-        t.line(format!(
-            "nvgpu.tma.async.store {view} to {tma_c}[{column}, {origin}#0] : {c_box} -> {map_c}"
-        ));
-    }
-    t.line("nvvm.cp.async.bulk.commit.group");
     t.line("nvvm.cp.async.bulk.wait_group 0 {read}");
     t.line("}");
     t.line("gpu.return");

@@ -23,7 +23,13 @@ fn tensor_map(role: &str, value: Value, box_inner: i64, box_rows: i64, swizzle: 
 /// Returns the manifest of the kernel `entry` lowered from `plan` with `config`, or says which
 /// launch value the host could not compute.
 pub fn manifest(plan: &GemmPlan, config: &HopperConfig, entry: &str) -> Result<String, String> {
-    let grid = host_grid(plan.grid.iter().copied())?;
+    let grid = match config.persistent {
+        Some(persistent) => vec![persistent.blocks.to_string(), "1".into(), "1".into()],
+        None => host_grid(plan.grid.iter().copied())?,
+    };
+    let persistent = config.persistent.map_or("null".into(), |persistent| {
+        format!("{{\"tiles\": [{}, {}]}}", persistent.tiles_x, persistent.tiles_y)
+    });
     let mut params = vec![
         tensor_map(
             "A",
@@ -48,7 +54,7 @@ pub fn manifest(plan: &GemmPlan, config: &HopperConfig, entry: &str) -> Result<S
         ));
     }
     Ok(format!(
-        "{{\"entry\": \"{entry}\", \"chip\": \"sm_90a\", \"block\": [{}, 1, 1], \"grid\": {}, \"dynamic_shared_bytes\": {}, \"params\": {}, \"tile\": {{\"m\": {}, \"n\": {}, \"k\": {}, \"stages\": {}, \"warpgroups\": {}, \"transpose_a\": {}, \"transpose_b\": {}}}}}",
+        "{{\"entry\": \"{entry}\", \"chip\": \"sm_90a\", \"block\": [{}, 1, 1], \"grid\": {}, \"dynamic_shared_bytes\": {}, \"params\": {}, \"tile\": {{\"m\": {}, \"n\": {}, \"k\": {}, \"stages\": {}, \"warpgroups\": {}, \"transpose_a\": {}, \"transpose_b\": {}, \"persistent\": {persistent}}}}}",
         plan.threads,
         json_list(grid),
         config.shared_bytes,

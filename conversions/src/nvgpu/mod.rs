@@ -102,11 +102,20 @@ pub(crate) fn resolve<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Result<Strategy<'
             format!("cannot be lowered for {CHIP}: {message}"),
         )
     })?;
+    let mut config = config;
+    // Large tiles with a static grid run persistent, unless the program's schedule says not to.
+    let grid: Vec<Option<i64>> = plan.grid.iter().map(|size| tile_dialect::ops::constant_integer(*size)).collect();
+    if let [Some(tiles_x), Some(tiles_y)] = grid[..] {
+        if crate::schedule::requested_persistent(plan.main_loop.op) != Some(false) {
+            config.make_persistent(tiles_x, tiles_y);
+        }
+    }
     let layouts = layouts(&plan, &config);
     // The main loop's schedule: how many stages are in flight, how they are filled and awaited.
     let schedule = format!(
-        "{{buffers = {} : i64, fill = \"tma\", mma_in_flight = 1 : i64, prefetch = {} : i64, stage_bytes = {} : i64, wait = \"mbarrier\"}}",
+        "{{buffers = {} : i64, fill = \"tma\", mma_in_flight = 1 : i64, persistent = {}, prefetch = {} : i64, stage_bytes = {} : i64, wait = \"mbarrier\"}}",
         config.stages,
+        config.persistent.is_some(),
         config.stages - 1,
         config.stage_bytes
     );
@@ -185,6 +194,7 @@ fn lower_kernel<'c, 'a>(
         size_type: "i64",
         shared_bytes: Some(config.shared_bytes),
         threads: plan.threads,
+        persistent_blocks: config.persistent.map(|persistent| persistent.blocks),
     };
     let launch = host::launch(host::Launched::of(&plan), &symbols, &arguments);
     install::install_kernel(context, module, kernel, &text, &helpers, &manifest, Some(launch)).map_err(cannot)
