@@ -312,7 +312,7 @@ func.func @f16_rows(%A: memref<200x256xf16>, %B: memref<256x192xf16>, %C: memref
       %s = arith.mulf %v, %scale : f32
       memref.store %s, %S[%i, %j] : memref<64x64xf32, #tile.fragment>
     }
-    // expected-warning @+1 {{'tile.reduce' op expects epilogue reductions to reduce the accumulator's rows (dim 1, clear) into a 1-D f32 fragment, each fragment once, for the sm_90a lowering (chip sm_90a); the kernel is lowered with the plain strategy instead (correct, far from tensor-core speed)}}
+    // expected-warning @+1 {{'tile.reduce' op expects epilogue reductions to reduce the accumulator's rows (dim 1) or columns (dim 0), clear, into a 1-D f32 fragment, each fragment once, for the sm_90a lowering (chip sm_90a); the kernel is lowered with the plain strategy instead (correct, far from tensor-core speed)}}
     tile.reduce <max> %S, %m dim(1) : memref<64x64xf32, #tile.fragment>, memref<64xf16, #tile.fragment>
     tile.parallel (%i, %j) in (64, 64) {
       %v = memref.load %S[%i, %j] : memref<64x64xf32, #tile.fragment>

@@ -327,3 +327,62 @@ func.func @transpose_a(%A: memref<1024x1024xf16>, %B: memref<1024x1024xf16>, %C:
   }
   return
 }
+
+// -----
+
+// A column reduction of the accumulator (dim 0): each thread combines its rows of each column, a
+// butterfly over the 8 quads of the warp (shuffle xor 4, 8, 16) completes the warp's rows, and the
+// 4 warps exchange their partial columns in shared memory (4x64 f32 after the ring and the staging
+// tile), between two barriers. The epilogue after it reads the column value at j.
+// CHECK-LABEL: func.func @column_sum
+// CHECK: gpu.func @column_sum_0_kernel
+// CHECK: %[[EXCHANGE:.*]] = memref.view %{{.*}}[%{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<4x64xf32, #gpu.address_space<workgroup>>
+// CHECK: %[[WARP:.*]] = arith.divui %{{.*}}, %c32{{.*}} : index
+// CHECK: %[[P:.*]] = arith.addf %{{.*}}, %{{.*}} : f32
+// CHECK: %[[C4:.*]] = arith.constant 4 : i32
+// CHECK: %[[S1:.*]], %{{.*}} = gpu.shuffle  xor %[[P]], %[[C4]], %{{.*}} : f32
+// CHECK: %[[C8:.*]] = arith.constant 8 : i32
+// CHECK: gpu.shuffle  xor %{{.*}}, %[[C8]], %{{.*}} : f32
+// CHECK: %[[C16:.*]] = arith.constant 16 : i32
+// CHECK: gpu.shuffle  xor %{{.*}}, %[[C16]], %{{.*}} : f32
+// CHECK: memref.store %{{.*}}, %[[EXCHANGE]][%[[WARP]], %{{.*}}] : memref<4x64xf32, #gpu.address_space<workgroup>>
+// CHECK: gpu.barrier
+// CHECK-COUNT-4: memref.load %[[EXCHANGE]]
+// CHECK: gpu.barrier
+// CHECK: %[[HALF:.*]] = arith.constant 5.000000e-01 : f32
+// CHECK-NEXT: %[[SCALED:.*]] = arith.mulf %{{.*}}, %[[HALF]] : f32
+// CHECK-NEXT: arith.subf %{{.*}}, %[[SCALED]] : f32
+func.func @column_sum(%A: memref<256x128xf16>, %B: memref<128x256xf16>, %C: memref<256x256xf32>) {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %c32 = arith.constant 32 : index
+  %c64 = arith.constant 64 : index
+  %half = arith.constant 0.5 : f32
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c4, %c4) threads(128) (%bx, %by) {
+    %As = tile.alloc_shared : memref<64x32xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<32x64xf16, #gpu.address_space<workgroup>>
+    %S = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    %sum = tile.alloc_fragment : memref<64xf32, #tile.fragment>
+    tile.fill %S, %zero : memref<64x64xf32, #tile.fragment>
+    %m0 = arith.muli %by, %c64 : index
+    %n0 = arith.muli %bx, %c64 : index
+    tile.pipelined %k = %c0 to %c4 stages(2) {
+      %k0 = arith.muli %k, %c32 : index
+      tile.copy %A[%m0, %k0], %As : memref<256x128xf16>, memref<64x32xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%k0, %n0], %Bs : memref<128x256xf16>, memref<32x64xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %S : memref<64x32xf16, #gpu.address_space<workgroup>>, memref<32x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+    }
+    tile.reduce <sum> %S, %sum dim(0) : memref<64x64xf32, #tile.fragment>, memref<64xf32, #tile.fragment>
+    tile.parallel (%i, %j) in (64, 64) {
+      %v = memref.load %S[%i, %j] : memref<64x64xf32, #tile.fragment>
+      %s = memref.load %sum[%j] : memref<64xf32, #tile.fragment>
+      %h = arith.mulf %s, %half : f32
+      %d = arith.subf %v, %h : f32
+      memref.store %d, %S[%i, %j] : memref<64x64xf32, #tile.fragment>
+    }
+    tile.copy %S, %C[%m0, %n0] : memref<64x64xf32, #tile.fragment>, memref<256x256xf32>
+  }
+  return
+}

@@ -114,6 +114,10 @@ pub(crate) fn resolve<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Result<Strategy<'
             return Ok(Strategy::Plain { op: error.op, reason });
         }
     };
+    if let Some(op) = plan.column_reduction() {
+        let reason = format!("reduces the accumulator's columns (dim 0), which is lowered on tensor cores on sm_90a only so far (on {CHIP}, reduce rows, dim 1)");
+        return Ok(Strategy::Plain { op, reason });
+    }
     if plan.transpose_a {
         let reason = format!("expects A as MxK on {CHIP} (transpose_a is lowered on sm_90a only so far); transpose the global tensor's view instead");
         return Ok(Strategy::Plain { op: plan.gemm, reason });
@@ -130,7 +134,7 @@ pub(crate) fn resolve<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Result<Strategy<'
         Some(buffers) => config.with_buffers(buffers),
         None => Ok(config),
     })
-    .and_then(|config| if plan.rows.is_empty() { Ok(config) } else { config.with_row_reductions() })
+    .and_then(|config| if plan.reduced.is_empty() { Ok(config) } else { config.with_row_reductions() })
     .map_err(|message| {
         (
             plan.main_loop.op,
@@ -168,8 +172,8 @@ fn layouts<'c, 'a>(plan: &plan::GemmPlan<'c, 'a>, config: &config::AmdConfig) ->
         ),
     ];
     let exchange = if config.row_exchange { "lds" } else { "none" };
-    layouts.extend(plan.rows.iter().map(|row| {
-        (*row, format!("{{exchange = \"{exchange}\", kind = \"rows\", lanes = {} : i64}}", config.mfma.size))
+    layouts.extend(plan.reduced.iter().map(|row| {
+        (row.fragment, format!("{{exchange = \"{exchange}\", kind = \"rows\", lanes = {} : i64}}", config.mfma.size))
     }));
     layouts
 }

@@ -1,8 +1,9 @@
 //! The register epilogue the tensor-core renderers share: each thread's accumulator elements, with
 //! their rows and columns in the block tile, go through the program's epilogue segments; between
-//! two segments, a row reduction that the target completes across lanes (and waves) its own way.
+//! two segments, a row or column reduction that the target completes across lanes (and waves) its
+//! own way.
 
-use super::{install::KernelNames, text::Text};
+use super::{install::KernelNames, plan::Axis, text::Text};
 use crate::cpu::compute::combiner;
 use tile_dialect::ops::ReductionKind;
 
@@ -17,13 +18,24 @@ pub struct Element {
     pub column: usize,
 }
 
-/// Combines each row slot's elements within the thread: one partial value per row slot.
-pub fn partial_rows(t: &mut Text, kind: ReductionKind, elements: &[Element], row_slots: usize) -> Vec<String> {
+impl Element {
+    /// The element's slot along `axis`: its row slot for row values, its column slot for columns.
+    pub fn slot(&self, axis: Axis) -> usize {
+        match axis {
+            Axis::Rows => self.row,
+            Axis::Columns => self.column,
+        }
+    }
+}
+
+/// Combines the elements of each of the thread's `slots` slots along `axis` (rows or columns)
+/// within the thread: one partial value per slot.
+pub fn partials(t: &mut Text, kind: ReductionKind, elements: &[Element], axis: Axis, slots: usize) -> Vec<String> {
     let (combine, absolute) = combiner(kind);
-    (0..row_slots)
-        .map(|row| {
+    (0..slots)
+        .map(|slot| {
             let mut partial: Option<String> = None;
-            for element in elements.iter().filter(|element| element.row == row) {
+            for element in elements.iter().filter(|element| element.slot(axis) == slot) {
                 let input = if absolute {
                     t.let_("a", format!("math.absf {} : f32", element.value))
                 } else {
@@ -34,7 +46,7 @@ pub fn partial_rows(t: &mut Text, kind: ReductionKind, elements: &[Element], row
                     Some(partial) => t.let_("r", format!("{combine} {partial}, {input} : f32")),
                 });
             }
-            partial.expect("every row slot holds elements")
+            partial.expect("every slot holds elements")
         })
         .collect()
 }
@@ -54,9 +66,9 @@ pub fn butterfly(t: &mut Text, kind: ReductionKind, value: &str, offsets: &[i64]
     value
 }
 
-/// Runs the epilogue on `elements`: the single epilogue function, or the segments with the row
-/// reductions between them (`reduce` turns the elements into one value per row slot, complete
-/// across the block). `rows` and `columns` are the index values of the slots; `sizes` the kernel's
+/// Runs the epilogue on `elements`: the single epilogue function, or the segments with the
+/// reductions between them (`reduce` turns the elements into one value per row or column slot,
+/// complete across the block). `rows` and `columns` are the index values of the slots; `sizes` the kernel's
 /// size parameters, as indices.
 pub fn run(
     t: &mut Text,
@@ -65,7 +77,7 @@ pub fn run(
     rows: &[String],
     columns: &[String],
     sizes: &[String],
-    mut reduce: impl FnMut(&mut Text, ReductionKind, &[Element]) -> Vec<String>,
+    mut reduce: impl FnMut(&mut Text, ReductionKind, Axis, &[Element]) -> Vec<String>,
 ) {
     let segments: Vec<&str> = if names.segments.is_empty() {
         names.epilogue.into_iter().collect()
@@ -74,15 +86,16 @@ pub fn run(
     };
     let size_args: String = sizes.iter().map(|size| format!(", {size}")).collect();
     let size_types = ", index".repeat(sizes.len());
-    // Segment s sees the rows reduced before it: `reduced[r][row slot]`.
-    let mut reduced: Vec<Vec<String>> = Vec::new();
+    // Segment s sees the values reduced before it: `reduced[r][slot]`, by row or column slot.
+    let mut reduced: Vec<(Axis, Vec<String>)> = Vec::new();
     for (segment, function) in segments.iter().enumerate() {
         if segment > 0 {
-            reduced.push(reduce(t, names.row_kinds[segment - 1], elements));
+            let (kind, axis) = names.reductions[segment - 1];
+            reduced.push((axis, reduce(t, kind, axis, elements)));
         }
         let reduced_types = ", f32".repeat(reduced.len());
         for element in elements.iter_mut() {
-            let row_values: String = reduced.iter().map(|values| format!(", {}", values[element.row])).collect();
+            let row_values: String = reduced.iter().map(|(axis, values)| format!(", {}", values[element.slot(*axis)])).collect();
             element.value = t.let_(
                 "v",
                 format!(

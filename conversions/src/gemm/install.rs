@@ -2,7 +2,7 @@
 //! arithmetic into helper functions the rendered kernel calls, and installing the rendered kernel
 //! (parse, inline the helpers, attach the launch manifest, replace the `tile.kernel`).
 
-use super::{outline, plan::GemmPlan, text::Text};
+use super::{outline, plan::{Axis, GemmPlan}, text::Text};
 use melior::{
     Context,
     ir::{
@@ -25,8 +25,8 @@ pub struct Helpers {
     /// With row reductions: the epilogue in segments, one before each reduction and one after the
     /// last. Segment `s` is `(v, i, j, rows[0..s]..., params...) -> v'`.
     pub segments: Vec<String>,
-    /// The kind of each row reduction, between the segments.
-    pub row_kinds: Vec<tile_dialect::ops::ReductionKind>,
+    /// The kind and axis of each reduction, between the segments.
+    pub reductions: Vec<(tile_dialect::ops::ReductionKind, Axis)>,
     /// The helpers' `func.func` definitions.
     pub text: String,
 }
@@ -67,8 +67,8 @@ pub struct KernelNames<'n> {
     pub epilogue: Option<&'n str>,
     /// The segments of an epilogue with row reductions (see [`Helpers::segments`]).
     pub segments: &'n [String],
-    /// The row reductions between the segments.
-    pub row_kinds: &'n [tile_dialect::ops::ReductionKind],
+    /// The reductions between the segments.
+    pub reductions: &'n [(tile_dialect::ops::ReductionKind, Axis)],
 }
 
 impl KernelNames<'_> {
@@ -127,7 +127,7 @@ impl<'n> KernelNames<'n> {
             store_origin: &helpers.store_origin,
             epilogue: helpers.epilogue.as_deref(),
             segments: &helpers.segments,
-            row_kinds: &helpers.row_kinds,
+            reductions: &helpers.reductions,
         }
     }
 }
@@ -147,7 +147,8 @@ pub fn outline_helpers<'c>(context: &'c Context, plan: &GemmPlan<'c, '_>, stem: 
     let mut text = outline::slice_function(context, &load_origin, &loop_inputs, &roots)?;
     text += &outline::slice_function(context, &store_origin, &tile_inputs, &plan.output.offsets)?;
     let mut segments = Vec::new();
-    let epilogue = if plan.rows.is_empty() {
+    let fragments: Vec<_> = plan.reduced.iter().map(|reduced| reduced.fragment).collect();
+    let epilogue = if plan.reduced.is_empty() {
         if plan.epilogue.is_empty() && plan.fill == 0.0 {
             None
         } else {
@@ -159,7 +160,7 @@ pub fn outline_helpers<'c>(context: &'c Context, plan: &GemmPlan<'c, '_>, stem: 
         // One segment before each reduction, one after the last; each sees the rows reduced so far.
         let mut loops = Vec::new();
         let mut steps = plan.epilogue.iter().peekable();
-        for segment in 0..=plan.rows.len() {
+        for segment in 0..=plan.reduced.len() {
             loops.clear();
             while let Some(step) = steps.next_if(|step| tile_dialect::ops::op_name(step) != "tile.reduce") {
                 loops.push(*step);
@@ -167,18 +168,19 @@ pub fn outline_helpers<'c>(context: &'c Context, plan: &GemmPlan<'c, '_>, stem: 
             steps.next();
             let name = format!("{stem}_epilogue{segment}");
             let fill = if segment == 0 { plan.fill } else { 0.0 };
-            text += &outline::epilogue_function(context, &name, fill, &loops, &plan.rows[..segment], &plan.params)?;
+            text += &outline::epilogue_function(context, &name, fill, &loops, &fragments[..segment], &plan.params)?;
             segments.push(name);
         }
         None
     };
-    let row_kinds = plan
+    let reductions = plan
         .epilogue
         .iter()
         .filter(|step| tile_dialect::ops::op_name(step) == "tile.reduce")
-        .map(|step| tile_dialect::ops::reduction_kind(step).ok_or("a tile.reduce without a kind"))
+        .zip(&plan.reduced)
+        .map(|(step, reduced)| tile_dialect::ops::reduction_kind(step).map(|kind| (kind, reduced.axis)).ok_or("a tile.reduce without a kind"))
         .collect::<Result<_, _>>()?;
-    Ok(Helpers { load_origin, store_origin, epilogue, segments, row_kinds, text })
+    Ok(Helpers { load_origin, store_origin, epilogue, segments, reductions, text })
 }
 
 /// The host side of a rendered kernel: `func.func private @{name}(operands...)` (its `text`) that

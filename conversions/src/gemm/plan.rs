@@ -79,6 +79,37 @@ pub struct MainLoop<'c, 'a> {
     pub stages: i64,
 }
 
+/// What survives a reduction of the accumulator: one value per row (`dim(1)`) or per column
+/// (`dim(0)`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Axis {
+    /// One value per accumulator row.
+    Rows,
+    /// One value per accumulator column.
+    Columns,
+}
+
+/// A 1-D fragment the epilogue reduces the accumulator into.
+#[derive(Clone, Copy)]
+pub struct Reduced<'c, 'a> {
+    /// The fragment.
+    pub fragment: Value<'c, 'a>,
+    /// What it holds a value of.
+    pub axis: Axis,
+}
+
+impl<'c, 'a> GemmPlan<'c, 'a> {
+    /// The first reduction into column values, which only some lowerings complete across threads.
+    pub fn column_reduction(&self) -> Option<OperationRef<'c, 'a>> {
+        self.epilogue
+            .iter()
+            .filter(|step| op_name(step) == "tile.reduce")
+            .zip(&self.reduced)
+            .find(|(_, reduced)| reduced.axis == Axis::Columns)
+            .map(|(step, _)| *step)
+    }
+}
+
 /// Everything the Hopper emitter needs to know about one GEMM kernel.
 pub struct GemmPlan<'c, 'a> {
     /// Threads per block.
@@ -106,11 +137,11 @@ pub struct GemmPlan<'c, 'a> {
     pub fill: f64,
     /// The main loop.
     pub main_loop: MainLoop<'c, 'a>,
-    /// The epilogue, in order: `tile.parallel` loops over the accumulator and `tile.reduce`s of its
-    /// rows into row fragments.
+    /// The epilogue, in order: `tile.parallel` loops over the accumulator and `tile.reduce`s of it
+    /// into 1-D fragments.
     pub epilogue: Vec<OperationRef<'c, 'a>>,
-    /// The row fragments (1-D, one value per accumulator row), in the order of their reductions.
-    pub rows: Vec<Value<'c, 'a>>,
+    /// The reduced fragments, in the order of their reductions.
+    pub reduced: Vec<Reduced<'c, 'a>>,
     /// The global destination of the result and the tile's origin in it.
     pub output: LoadedTile<'c, 'a>,
 }
@@ -157,7 +188,7 @@ pub fn plan_gemm<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Planned<'c, 'a, GemmPl
     let grid: Vec<Value> = kernel.operands().collect();
     let params = captured_scalars(kernel)?;
     let mut accumulator = None;
-    let mut row_fragments = Vec::new();
+    let mut vector_fragments = Vec::new();
     let mut fills = Vec::new();
     let mut main_loop = None;
     let mut epilogue = Vec::new();
@@ -169,11 +200,11 @@ pub fn plan_gemm<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Planned<'c, 'a, GemmPl
             "tile.alloc_fragment" => {
                 let fragment: Option<Value> = op.result(0).ok().map(Into::into);
                 match fragment.map(|value| memref_shape(value).len()) {
-                    Some(1) => row_fragments.extend(fragment),
+                    Some(1) => vector_fragments.extend(fragment),
                     _ if accumulator.is_some() => {
                         return fail(
                             op,
-                            "expects one 2-D fragment (the accumulator) per kernel in the {chip} lowering; other fragments must be 1-D rows of it",
+                            "expects one 2-D fragment (the accumulator) per kernel in the {chip} lowering; other fragments must be 1-D reductions of it",
                         );
                     }
                     _ => accumulator = fragment,
@@ -245,19 +276,19 @@ pub fn plan_gemm<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Planned<'c, 'a, GemmPl
         .into_iter()
         .find(|op| op_name(op) == "tile.gemm")
         .expect("the main loop has its gemm");
-    let mut rows = Vec::new();
+    let mut reduced = Vec::new();
     for step in &epilogue {
         if op_name(step) == "tile.reduce" {
-            rows.push(check_row_reduction(*step, accumulator, &row_fragments, &rows)?);
+            reduced.push(check_reduction(*step, accumulator, &vector_fragments, &reduced)?);
         } else {
-            check_epilogue(*step, accumulator, &rows)?;
+            check_epilogue(*step, accumulator, &reduced)?;
         }
     }
-    if let Some(unused) = row_fragments.iter().find(|row| !rows.contains(row)) {
+    if let Some(unused) = vector_fragments.iter().find(|vector| !reduced.iter().any(|done| done.fragment == **vector)) {
         let op = melior::ir::operation::OperationResult::try_from(*unused).expect("an allocation").owner();
         return fail(
             op,
-            "expects every 1-D fragment to receive one row reduction of the accumulator after the main loop in the {chip} lowering",
+            "expects every 1-D fragment to receive one reduction of the accumulator after the main loop in the {chip} lowering",
         );
     }
     let Some(output_op) = output else {
@@ -287,7 +318,7 @@ pub fn plan_gemm<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Planned<'c, 'a, GemmPl
         fill: fill_value,
         main_loop,
         epilogue,
-        rows,
+        reduced,
         output: LoadedTile {
             global: parts.dst,
             shared: parts.src,
@@ -466,23 +497,35 @@ fn plan_main_loop<'c, 'a>(
     ))
 }
 
-/// Checks a reduction in the epilogue: the accumulator's rows (dim 1), cleared, into a row
-/// fragment not reduced into before. Returns the row fragment.
-fn check_row_reduction<'c, 'a>(
+/// Checks a reduction in the epilogue: the accumulator's rows (dim 1) or columns (dim 0), cleared,
+/// into an f32 fragment not reduced into before. Returns the fragment and what it holds.
+fn check_reduction<'c, 'a>(
     reduce: OperationRef<'c, 'a>,
     accumulator: Value<'c, 'a>,
-    row_fragments: &[Value<'c, 'a>],
-    reduced: &[Value<'c, 'a>],
-) -> Planned<'c, 'a, Value<'c, 'a>> {
+    vector_fragments: &[Value<'c, 'a>],
+    reduced: &[Reduced<'c, 'a>],
+) -> Planned<'c, 'a, Reduced<'c, 'a>> {
     let (src, dst) = (reduce.operand(0).ok(), reduce.operand(1).ok());
-    let dim = integer_attribute(&reduce, "dim");
+    let axis = match integer_attribute(&reduce, "dim") {
+        Some(1) => Some(Axis::Rows),
+        Some(0) => Some(Axis::Columns),
+        _ => None,
+    };
     let clear = reduce.attribute("clear").map(|attr| attr.to_string() != "false").unwrap_or(true);
-    let f32_rows = dst.is_some_and(|dst| crate::gemm::types::element_of(dst) == Some(tile_dialect::element::Element::F32));
-    match dst {
-        Some(dst) if src == Some(accumulator) && dim == Some(1) && clear && f32_rows && row_fragments.contains(&dst) && !reduced.contains(&dst) => Ok(dst),
+    let f32_values = dst.is_some_and(|dst| crate::gemm::types::element_of(dst) == Some(tile_dialect::element::Element::F32));
+    match (dst, axis) {
+        (Some(fragment), Some(axis))
+            if src == Some(accumulator)
+                && clear
+                && f32_values
+                && vector_fragments.contains(&fragment)
+                && !reduced.iter().any(|done| done.fragment == fragment) =>
+        {
+            Ok(Reduced { fragment, axis })
+        }
         _ => fail(
             reduce,
-            "expects epilogue reductions to reduce the accumulator's rows (dim 1, clear) into a 1-D f32 fragment, each fragment once, for the {chip} lowering",
+            "expects epilogue reductions to reduce the accumulator's rows (dim 1) or columns (dim 0), clear, into a 1-D f32 fragment, each fragment once, for the {chip} lowering",
         ),
     }
 }
@@ -490,7 +533,7 @@ fn check_row_reduction<'c, 'a>(
 fn check_epilogue<'c, 'a>(
     parallel: OperationRef<'c, 'a>,
     accumulator: Value<'c, 'a>,
-    rows: &[Value<'c, 'a>],
+    reduced: &[Reduced<'c, 'a>],
 ) -> Planned<'c, 'a, ()> {
     let indices = block_arguments(parallel);
     for op in body_ops(parallel) {
@@ -500,17 +543,25 @@ fn check_epilogue<'c, 'a>(
             operands.get(first_index - 1) == Some(&accumulator)
                 && operands[first_index..] == indices[..]
         };
-        let on_row = || {
+        // A reduced row is read at the loop's row index i, a reduced column at its column index j.
+        let on_reduced = || {
             let operands: Vec<Value> = op.operands().collect();
-            operands.len() == 2 && rows.contains(&operands[0]) && Some(&operands[1]) == indices.first()
+            operands.len() == 2
+                && reduced.iter().any(|done| {
+                    let index = match done.axis {
+                        Axis::Rows => indices.first(),
+                        Axis::Columns => indices.get(1),
+                    };
+                    done.fragment == operands[0] && Some(&operands[1]) == index
+                })
         };
         match name.as_str() {
-            "memref.load" if on_accumulator(1) || on_row() => {}
+            "memref.load" if on_accumulator(1) || on_reduced() => {}
             "memref.store" if on_accumulator(2) => {}
             "memref.load" | "memref.store" => {
                 return fail(
                     op,
-                    "expects epilogue loads and stores on the accumulator at the loop's own indices (i, j), and loads of reduced rows at i, for the {chip} lowering",
+                    "expects epilogue loads and stores on the accumulator at the loop's own indices (i, j), and loads of reduced rows at i and reduced columns at j, for the {chip} lowering",
                 );
             }
             _ if is_scalar_arithmetic(&name) => {}

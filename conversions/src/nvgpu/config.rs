@@ -128,12 +128,37 @@ pub struct HopperConfig {
     pub staged_boxes: i64,
     /// Set when each block walks several output tiles.
     pub persistent: Option<Persistent>,
+    /// Byte offset of the scratch where warps exchange partial column reductions.
+    pub exchange_offset: i64,
+    /// Bytes of that scratch (0 without column reductions).
+    pub exchange_bytes: i64,
 }
 
 impl HopperConfig {
     /// Bytes of one result box in the staging tile.
     pub fn staging_box_bytes(&self) -> i64 {
         self.bm * self.c.box_cols * output_element_bytes(self.output)
+    }
+
+    /// Bytes the staging tile takes when it overlaps the drained ring.
+    fn overlapped_staging_bytes(&self) -> i64 {
+        round_up(self.c.boxes * self.staging_box_bytes(), 1024)
+    }
+
+    /// Adds the scratch in which `warps` warps exchange their partial column reductions (one f32
+    /// per column each), after the ring and the staging tile, which may both be busy when it is
+    /// written.
+    pub fn with_column_exchange(mut self, warps: i64) -> Result<HopperConfig, String> {
+        self.exchange_bytes = warps * self.bn * 4;
+        self.exchange_offset = (self.stages * self.stage_bytes).max(self.overlapped_staging_bytes());
+        self.shared_bytes = self.exchange_offset + self.exchange_bytes + ALIGN_SLACK;
+        if self.shared_bytes > MAX_SHARED_BYTES {
+            return Err(format!(
+                "needs {} bytes of shared memory ({} stages of {} bytes and {} bytes for the column reductions' exchange between warps), but sm_90a gives a block at most {MAX_SHARED_BYTES}; use fewer stages or a smaller tile",
+                self.shared_bytes, self.stages, self.stage_bytes, self.exchange_bytes
+            ));
+        }
+        Ok(self)
     }
 
     /// Makes the launch persistent for a static grid of `tiles_x` x `tiles_y` tiles, when one block
@@ -145,7 +170,7 @@ impl HopperConfig {
             return;
         }
         let ring = self.stages * self.stage_bytes;
-        let room = MAX_SHARED_BYTES - ALIGN_SLACK - ring;
+        let room = MAX_SHARED_BYTES - ALIGN_SLACK - ring - self.exchange_bytes;
         let staged = self.c.boxes.min(room / self.staging_box_bytes());
         if staged == 0 {
             return;
@@ -157,7 +182,8 @@ impl HopperConfig {
         });
         self.staging_offset = ring;
         self.staged_boxes = staged;
-        self.shared_bytes = ring + staged * self.staging_box_bytes() + ALIGN_SLACK;
+        self.exchange_offset = ring + staged * self.staging_box_bytes();
+        self.shared_bytes = self.exchange_offset + self.exchange_bytes + ALIGN_SLACK;
     }
 }
 
@@ -321,6 +347,8 @@ pub fn configure(
         staging_offset: 0,
         staged_boxes: c.boxes,
         persistent: None,
+        exchange_offset: 0,
+        exchange_bytes: 0,
     })
 }
 

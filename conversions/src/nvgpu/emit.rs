@@ -17,6 +17,7 @@
 use super::config::{HopperConfig, Persistent, SharedLayout, output_element_bytes};
 use crate::gemm::{
     epilogue::{self, Element},
+    plan::Axis,
     install::KernelNames,
     plan::Scalar,
     text::Text,
@@ -636,13 +637,32 @@ pub fn render_module(
             }
         })
         .collect();
-    // A row of the wgmma accumulator lies in the 4 lanes of one quad: the thread's own elements,
-    // then a butterfly over the quad.
-    epilogue::run(&mut t, names, &mut elements, &rows, &columns, &sizes, |t, kind, elements| {
-        epilogue::partial_rows(t, kind, elements, rows.len())
+    // Column reductions finish in shared memory, one row of partial columns per warp.
+    let exchange = (config.exchange_bytes > 0).then(|| {
+        let warps = config.exchange_bytes / (config.bn * 4);
+        let ty = format!("memref<{warps}x{}xf32, {WS}>", config.bn);
+        let offset = t.index(config.exchange_offset);
+        let start = t.let_("xoff", format!("arith.addi {pad}, {offset} : index"));
+        let view = t.let_("exchange", format!("memref.view {dynamic}[{start}][] : {smem} to {ty}"));
+        let warp = t.let_("gwarp", format!("arith.divui {tid}, {c32} : index"));
+        (view, ty, warp, warps)
+    });
+    epilogue::run(&mut t, names, &mut elements, &rows, &columns, &sizes, |t, kind, axis, elements| match axis {
+        // A row of the wgmma accumulator lies in the 4 lanes of one quad: the thread's own
+        // elements, then a butterfly over the quad.
+        Axis::Rows => epilogue::partials(t, kind, elements, axis, rows.len())
             .iter()
             .map(|partial| epilogue::butterfly(t, kind, partial, &[1, 2], 32))
-            .collect()
+            .collect(),
+        // A column lies in the 8 quads of a warp (lanes 4 apart), then in every warp.
+        Axis::Columns => {
+            let lane_columns: Vec<String> = epilogue::partials(t, kind, elements, axis, columns.len())
+                .iter()
+                .map(|partial| epilogue::butterfly(t, kind, partial, &[4, 8, 16], 32))
+                .collect();
+            let (view, ty, warp, warps) = exchange.as_ref().expect("column reductions have an exchange");
+            epilogue::exchange_rows(t, kind, &lane_columns, &columns, warp, *warps, view, ty)
+        }
     });
     let elements: Vec<String> = elements.into_iter().map(|element| element.value).collect();
     let staged = stage_addresses(&mut t, config, &rows, &columns, &col_base);

@@ -102,7 +102,11 @@ pub(crate) fn resolve<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Result<Strategy<'
             format!("cannot be lowered for {CHIP}: {message}"),
         )
     })?;
-    let mut config = config;
+    let mut config = if plan.column_reduction().is_some() {
+        config.with_column_exchange(plan.threads / 32).map_err(|message| (plan.main_loop.op, format!("cannot be lowered for {CHIP}: {message}")))?
+    } else {
+        config
+    };
     // Large tiles with a static grid run persistent, unless the program's schedule says not to.
     let grid: Vec<Option<i64>> = plan.grid.iter().map(|size| tile_dialect::ops::constant_integer(*size)).collect();
     if let [Some(tiles_x), Some(tiles_y)] = grid[..] {
@@ -141,7 +145,15 @@ fn layouts<'c, 'a>(plan: &plan::GemmPlan<'c, 'a>, config: &config::HopperConfig)
             ),
         ),
     ];
-    layouts.extend(plan.rows.iter().map(|row| (*row, "{kind = \"rows\", lanes = 4 : i64}".to_owned())));
+    // A row of the accumulator lies in the 4 lanes of a quad; a column in the 8 quads of a warp
+    // (lanes 4 apart) and in every warp, which exchange partial columns in shared memory.
+    layouts.extend(plan.reduced.iter().map(|reduced| {
+        let layout = match reduced.axis {
+            plan::Axis::Rows => "{kind = \"rows\", lanes = 4 : i64}",
+            plan::Axis::Columns => "{exchange = \"shared\", kind = \"columns\", lanes = 8 : i64}",
+        };
+        (reduced.fragment, layout.to_owned())
+    }));
     layouts
 }
 

@@ -326,8 +326,9 @@ pub fn render_module(config: &CoopConfig, names: &KernelNames, interface: &Inter
     }
     // A row of a 16x16 matrix lies in the 16 lanes that share lane / 16; a row of the block tile
     // also spans the subgroups along N, which exchange their partial rows in workgroup memory.
-    epilogue::run(&mut t, names, &mut elements, &rows, &columns, &[], |t, kind, elements| {
-        let lane_rows: Vec<String> = epilogue::partial_rows(t, kind, elements, rows.len())
+    epilogue::run(&mut t, names, &mut elements, &rows, &columns, &[], |t, kind, axis, elements| {
+        debug_assert_eq!(axis, crate::gemm::plan::Axis::Rows, "column reductions take the plain strategy (resolve)");
+        let lane_rows: Vec<String> = epilogue::partials(t, kind, elements, axis, rows.len())
             .iter()
             .map(|partial| epilogue::butterfly(t, kind, partial, &[1, 2, 4, 8], SUBGROUP))
             .collect();

@@ -105,6 +105,10 @@ pub(crate) fn resolve<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Result<Strategy<'
             return Ok(Strategy::Plain { op: error.op, reason });
         }
     };
+    if let Some(op) = plan.column_reduction() {
+        let reason = format!("reduces the accumulator's columns (dim 0), which is lowered on tensor cores on sm_90a only so far (on {TARGET}, reduce rows, dim 1)");
+        return Ok(Strategy::Plain { op, reason });
+    }
     if plan.transpose_a {
         let reason = format!("expects A as MxK on {TARGET} (transpose_a is lowered on sm_90a only so far); transpose the global tensor's view instead");
         return Ok(Strategy::Plain { op: plan.gemm, reason });
@@ -124,7 +128,7 @@ pub(crate) fn resolve<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Result<Strategy<'
         plan.output.global,
         plan.transpose_b,
     )
-    .and_then(|config| if plan.rows.is_empty() { Ok(config) } else { config.with_row_reductions() })
+    .and_then(|config| if plan.reduced.is_empty() { Ok(config) } else { config.with_row_reductions() })
     .map_err(|message| (plan.main_loop.op, format!("cannot be lowered for {TARGET}: {message}")))?;
     let plan::Scalar::Const(_) = plan.main_loop.upper else {
         return Err(cannot("expects a constant main-loop bound on SPIR-V".into()));
@@ -152,7 +156,7 @@ fn layouts<'c, 'a>(plan: &plan::GemmPlan<'c, 'a>, config: &config::CoopConfig) -
         ),
     ];
     let exchange = if config.row_exchange { "workgroup" } else { "none" };
-    layouts.extend(plan.rows.iter().map(|row| (*row, format!("{{exchange = \"{exchange}\", kind = \"rows\", lanes = 16 : i64}}"))));
+    layouts.extend(plan.reduced.iter().map(|row| (row.fragment, format!("{{exchange = \"{exchange}\", kind = \"rows\", lanes = 16 : i64}}"))));
     layouts
 }
 
