@@ -205,10 +205,10 @@ impl Walk {
     }
 
     /// Opens the block's tile (a loop over its tiles when persistent) and returns the tile's
-    /// coordinates and its first step.
-    fn open_tile(&self, t: &mut Text, trips: &str) -> (Vec<String>, String) {
+    /// coordinates, its first step and, when persistent, the coordinates of the block's next tile.
+    fn open_tile(&self, t: &mut Text, trips: &str) -> (Vec<String>, String, Option<Vec<String>>) {
         match self {
-            Walk::One { blocks, .. } => (blocks.clone(), t.index(0)),
+            Walk::One { blocks, .. } => (blocks.clone(), t.index(0), None),
             Walk::Many { first, stride, width, height, tiles, .. } => {
                 let zero = t.index(0);
                 let one = t.index(1);
@@ -216,7 +216,9 @@ impl Walk {
                 t.line(format!("scf.for {nth} = {zero} to {tiles} step {one} {{"));
                 let blocks = self.tile(t, &nth, first, stride, width, height);
                 let base = t.let_("base", format!("arith.muli {nth}, {trips} : index"));
-                (blocks, base)
+                let following = t.let_("nth", format!("arith.addi {nth}, {one} : index"));
+                let next = self.tile(t, &following, first, stride, width, height);
+                (blocks, base, Some(next))
             }
         }
     }
@@ -468,7 +470,7 @@ pub fn render_module(
     let stages = t.index(config.stages);
     let mt = config.m_tiles as usize;
     // Persistent blocks walk their tiles here; otherwise the block's one tile is the entry's.
-    let (blocks, base) = walk.open_tile(&mut t, &trips);
+    let (blocks, base, next_tile) = walk.open_tile(&mut t, &trips);
     let results = t.fresh("acc");
     let iterator = t.fresh("it");
     let carried: Vec<String> = (0..mt).map(|_| t.fresh("carried")).collect();
@@ -563,7 +565,24 @@ pub fn render_module(
     t.line(format!("scf.if {refill} {{"));
     let freed = t.let_("freed", format!("arith.subi {global}, {c1} : index"));
     let freed_stage = t.let_("nstage", format!("arith.remui {freed}, {stages} : index"));
-    let (iteration, next_blocks) = walk.step(&mut t, &next, &trips);
+    // The step S-1 ahead is in this tile or the next one when a tile has at least S-1 steps: pick
+    // between the two tiles' coordinates, computed once a tile, instead of recomputing the tile
+    // order on the leader's critical path every step.
+    let (iteration, next_blocks) = match (&next_tile, known_trips) {
+        (Some(next_tile), Some(count)) if config.stages - 1 <= count => {
+            let local = t.let_("local", format!("arith.addi {iterator}, {ahead} : index"));
+            let inside = t.let_("inside", format!("arith.cmpi ult, {local}, {trips} : index"));
+            let wrapped = t.let_("wrapped", format!("arith.subi {local}, {trips} : index"));
+            let iteration = t.let_("kit", format!("arith.select {inside}, {local}, {wrapped} : index"));
+            let coordinates = blocks
+                .iter()
+                .zip(next_tile)
+                .map(|(this, next)| t.let_("bid", format!("arith.select {inside}, {this}, {next} : index")))
+                .collect();
+            (iteration, coordinates)
+        }
+        _ => walk.step(&mut t, &next, &trips),
+    };
     emit_load(&mut t, &iteration, &freed_stage, &next_blocks);
     t.line("}");
     t.line(format!(
