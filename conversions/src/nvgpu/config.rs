@@ -165,8 +165,10 @@ impl HopperConfig {
     /// fills a multiprocessor's shared memory (kernels with several blocks per multiprocessor
     /// already overlap one block's epilogue with another's loads) and a staging box fits beside the
     /// ring (the next tile's loads fill the ring during the epilogue).
-    pub fn make_persistent(&mut self, tiles_x: i64, tiles_y: i64) {
-        if 2 * (self.shared_bytes + BLOCK_RESERVED_BYTES) <= SM_SHARED_BYTES || tiles_x * tiles_y == 0 {
+    /// `asked` makes it persistent whenever the staging tile fits (a `tile.schedule` asked for it).
+    pub fn make_persistent(&mut self, tiles_x: i64, tiles_y: i64, asked: bool) {
+        let shares_multiprocessor = 2 * (self.shared_bytes + BLOCK_RESERVED_BYTES) <= SM_SHARED_BYTES;
+        if (shares_multiprocessor && !asked) || tiles_x * tiles_y == 0 {
             return;
         }
         let ring = self.stages * self.stage_bytes;

@@ -110,8 +110,9 @@ pub(crate) fn resolve<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Result<Strategy<'
     // Large tiles with a static grid run persistent, unless the program's schedule says not to.
     let grid: Vec<Option<i64>> = plan.grid.iter().map(|size| tile_dialect::ops::constant_integer(*size)).collect();
     if let [Some(tiles_x), Some(tiles_y)] = grid[..] {
-        if crate::schedule::requested_persistent(plan.main_loop.op) != Some(false) {
-            config.make_persistent(tiles_x, tiles_y);
+        match crate::schedule::requested_persistent(plan.main_loop.op) {
+            Some(false) => {}
+            asked => config.make_persistent(tiles_x, tiles_y, asked == Some(true)),
         }
     }
     let layouts = layouts(&plan, &config);
