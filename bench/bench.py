@@ -382,12 +382,15 @@ def bench_vulkan(directory, name_filter, no_time):
 
 
 def main():
+    global DYNAMIC_MNK
     parser = argparse.ArgumentParser()
     parser.add_argument("kernels")
     parser.add_argument("--filter", default="")
     parser.add_argument("--no-time", action="store_true")
     parser.add_argument("--vulkan-only", action="store_true", help="only the spirv-coopmat kernels in KERNEL_DIR/vulkan")
+    parser.add_argument("--dynamic-mnk", default=",".join(map(str, DYNAMIC_MNK)), help="M,N,K for kernels with dynamic shapes")
     args = parser.parse_args()
+    DYNAMIC_MNK = tuple(int(size) for size in args.dynamic_mnk.split(","))
     ok(cu.cuInit(0))
     torch.manual_seed(0)
     torch.empty(1, device="cuda")  # make the primary context current

@@ -91,7 +91,8 @@ func.func @gemm_relu(%A: memref<4096x4096xf16>, %B: memref<4096x4096xf16>, %C: m
 // CHECK: known_block_size = array<i32: 256, 1, 1>
 // CHECK: num_barriers = 4
 // CHECK: %[[STRIDE:.*]] = gpu.grid_dim x
-// CHECK: %[[LEFT:.*]] = arith.subi %c32{{.*}}, %{{.*}} : index
+// CHECK: %[[TOTAL:.*]] = arith.muli %c4{{.*}}, %c8{{.*}} : index
+// CHECK: %[[LEFT:.*]] = arith.subi %[[TOTAL]], %{{.*}} : index
 // CHECK: %[[MINE:.*]] = arith.ceildivui %[[LEFT]], %[[STRIDE]] : index
 // CHECK: %[[STEPS:.*]] = arith.muli %[[MINE]], %c8{{.*}} : index
 // CHECK: nvgpu.tma.async.load {{.*}} <tensor = memref<128x64xbf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b
@@ -383,6 +384,56 @@ func.func @column_sum(%A: memref<256x128xf16>, %B: memref<128x256xf16>, %C: memr
       memref.store %d, %S[%i, %j] : memref<64x64xf32, #tile.fragment>
     }
     tile.copy %S, %C[%m0, %n0] : memref<64x64xf32, #tile.fragment>, memref<256x256xf32>
+  }
+  return
+}
+
+// -----
+
+// A dynamic grid on a persistent kernel (128x256x64 tiles, 4 stages fill a multiprocessor): the host
+// launches min(tiles, 132) blocks and passes the tile grid as the last two parameters; a refill
+// picks this tile's or the next one's coordinates when a tile has at least S-1 steps (known at run
+// time only: a uniform branch).
+// CHECK-LABEL: func.func @gemm_dynamic
+// CHECK: call @gemm_dynamic_0_launch(%arg0, %arg1, %arg2, %[[GX:.*]], %[[GY:.*]], %[[KT:.*]], %[[GX]], %[[GY]])
+// CHECK: gpu.func @gemm_dynamic_0_kernel(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: i64, %[[TX:.*]]: i64, %[[TY:.*]]: i64) kernel
+// CHECK: arith.index_cast %[[TX]] : i64 to index
+// CHECK: arith.index_cast %[[TY]] : i64 to index
+// CHECK: %[[FITS:.*]] = arith.cmpi uge, %{{.*}}, %c3{{.*}} : index
+// CHECK: scf.if %[[FITS]] -> (index, index, index)
+// CHECK: func.func private @gemm_dynamic_0_launch(
+// CHECK: %[[TILES:.*]] = arith.muli %arg3, %arg4 : index
+// CHECK: %[[MOST:.*]] = arith.constant 132 : index
+// CHECK: %[[BLOCKS:.*]] = arith.minui %[[TILES]], %[[MOST]] : index
+// CHECK: gpu.launch_func  @gemm_dynamic_0_module::@gemm_dynamic_0_kernel blocks in (%[[BLOCKS]], %{{.*}}, %{{.*}})
+func.func @gemm_dynamic(%A: memref<?x?xf16>, %B: memref<?x?xf16>, %C: memref<?x?xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %c256 = arith.constant 256 : index
+  %zero = arith.constant 0.0 : f32
+  %m = memref.dim %A, %c0 : memref<?x?xf16>
+  %k = memref.dim %A, %c1 : memref<?x?xf16>
+  %n = memref.dim %B, %c1 : memref<?x?xf16>
+  %gx = arith.ceildivui %n, %c256 : index
+  %gy = arith.ceildivui %m, %c128 : index
+  %ktiles = arith.ceildivui %k, %c64 : index
+  tile.kernel grid(%gx, %gy) threads(256) (%bx, %by) {
+    %As = tile.alloc_shared : memref<128x64xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<64x256xf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<128x256xf32, #tile.fragment>
+    tile.fill %Cf, %zero : memref<128x256xf32, #tile.fragment>
+    %m0 = arith.muli %by, %c128 : index
+    %n0 = arith.muli %bx, %c256 : index
+    tile.pipelined %kt = %c0 to %ktiles stages(4) {
+      %k0 = arith.muli %kt, %c64 : index
+      tile.copy %A[%m0, %k0], %As : memref<?x?xf16>, memref<128x64xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%k0, %n0], %Bs : memref<?x?xf16>, memref<64x256xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %Cf : memref<128x64xf16, #gpu.address_space<workgroup>>,
+          memref<64x256xf16, #gpu.address_space<workgroup>>, memref<128x256xf32, #tile.fragment>
+    }
+    tile.copy %Cf, %C[%m0, %n0] : memref<128x256xf32, #tile.fragment>, memref<?x?xf16>
   }
   return
 }

@@ -16,7 +16,10 @@
 // PTX-DAG: wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16
 // PTX-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
 
-// The dynamic example: grid and trip count are expressions over the tensors' sizes.
-// DYNAMIC: "grid": [{"op": "arith.ceildivui", "args": [{"dim": [1, 1]}, 256]}, {"op": "arith.ceildivui", "args": [{"dim": [0, 0]}, 128]}, 1]
+// The dynamic example: grid and trip count are expressions over the tensors' sizes. It is
+// persistent: min(tiles, 132) blocks, the tile grid passed as the last two parameters.
+// DYNAMIC: "grid": [{"op": "arith.minui", "args": [{"op": "arith.muli", "args": [{"op": "arith.ceildivui", "args": [{"dim": [1, 1]}, 256]}, {"op": "arith.ceildivui", "args": [{"dim": [0, 0]}, 128]}]}, 132]}, 1, 1]
 // DYNAMIC-SAME: "shape": [null, null]
 // DYNAMIC-SAME: {"role": "size", "kind": "scalar", "type": "i64", "value": {"op": "arith.ceildivui", "args": [{"dim": [0, 1]}, 64]}}
+// DYNAMIC-SAME: {"role": "tiles_x", "kind": "scalar", "type": "i64", "value": {"op": "arith.ceildivui", "args": [{"dim": [1, 1]}, 256]}}
+// DYNAMIC-SAME: {"role": "tiles_y", "kind": "scalar", "type": "i64", "value": {"op": "arith.ceildivui", "args": [{"dim": [0, 0]}, 128]}}

@@ -43,7 +43,8 @@ pub struct Arguments<'f> {
     pub shared_bytes: Option<i64>,
     /// Threads a block launches.
     pub threads: i64,
-    /// Blocks of a persistent launch (one dimension), instead of the program's grid.
+    /// For a persistent launch, the most blocks it launches (one dimension, at most one per tile
+    /// of the program's grid), instead of the program's grid.
     pub persistent_blocks: Option<i64>,
 }
 
@@ -82,8 +83,14 @@ pub fn launch<'c, 'a>(launched: Launched<'c, 'a>, symbols: &Symbols, arguments: 
         }
     }
     let grid: Vec<String> = match arguments.persistent_blocks {
-        Some(blocks) => {
-            line(format!("%blocks = arith.constant {blocks} : index"));
+        Some(most) => {
+            // One block per tile, at most `most`: the blocks walk the grid's tiles.
+            let tiles = (1..launched.grid.len()).fold("%g0".to_owned(), |product, dim| {
+                line(format!("%tiles{dim} = arith.muli {product}, %g{dim} : index"));
+                format!("%tiles{dim}")
+            });
+            line(format!("%most = arith.constant {most} : index"));
+            line(format!("%blocks = arith.minui {tiles}, %most : index"));
             vec!["%blocks".into(), "%one".into(), "%one".into()]
         }
         None => (0..3)

@@ -78,17 +78,21 @@ pub const MULTIPROCESSORS: i64 = 132;
 const SM_SHARED_BYTES: i64 = 233_472;
 const BLOCK_RESERVED_BYTES: i64 = 1024;
 
-/// A persistent launch: `blocks` blocks walk the `tiles_x` x `tiles_y` output tiles, tile
-/// `first + i * blocks` in the grouped order, so that a tile's loads start during the previous
-/// tile's epilogue.
+/// A persistent launch: min(tiles, [`MULTIPROCESSORS`]) blocks walk the program's 2-D grid of
+/// output tiles, block `b` tiles `b`, `b + blocks`, ... in the grouped order, so that a tile's loads
+/// start during the previous tile's epilogue.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Persistent {
-    /// Output tiles along N (the program's grid x).
-    pub tiles_x: i64,
-    /// Output tiles along M (the program's grid y).
-    pub tiles_y: i64,
-    /// Blocks launched.
-    pub blocks: i64,
+    /// The grid (tiles along N, tiles along M) when it is static; otherwise the host computes it
+    /// and passes it as the kernel's last two parameters.
+    pub tiles: Option<(i64, i64)>,
+}
+
+impl Persistent {
+    /// Blocks launched, when the grid is static.
+    pub fn blocks(self) -> Option<i64> {
+        self.tiles.map(|(x, y)| (x * y).min(MULTIPROCESSORS))
+    }
 }
 
 /// The resolved configuration of one Hopper GEMM kernel.
@@ -161,14 +165,14 @@ impl HopperConfig {
         Ok(self)
     }
 
-    /// Makes the launch persistent for a static grid of `tiles_x` x `tiles_y` tiles, when one block
+    /// Makes the launch persistent for a 2-D grid (`tiles`, when static), when one block
     /// fills a multiprocessor's shared memory (kernels with several blocks per multiprocessor
     /// already overlap one block's epilogue with another's loads) and a staging box fits beside the
     /// ring (the next tile's loads fill the ring during the epilogue).
     /// `asked` makes it persistent whenever the staging tile fits (a `tile.schedule` asked for it).
-    pub fn make_persistent(&mut self, tiles_x: i64, tiles_y: i64, asked: bool) {
+    pub fn make_persistent(&mut self, tiles: Option<(i64, i64)>, asked: bool) {
         let shares_multiprocessor = 2 * (self.shared_bytes + BLOCK_RESERVED_BYTES) <= SM_SHARED_BYTES;
-        if (shares_multiprocessor && !asked) || tiles_x * tiles_y == 0 {
+        if (shares_multiprocessor && !asked) || tiles.is_some_and(|(x, y)| x * y == 0) {
             return;
         }
         let ring = self.stages * self.stage_bytes;
@@ -177,11 +181,7 @@ impl HopperConfig {
         if staged == 0 {
             return;
         }
-        self.persistent = Some(Persistent {
-            tiles_x,
-            tiles_y,
-            blocks: (tiles_x * tiles_y).min(MULTIPROCESSORS),
-        });
+        self.persistent = Some(Persistent { tiles });
         self.staging_offset = ring;
         self.staged_boxes = staged;
         self.exchange_offset = ring + staged * self.staging_box_bytes();

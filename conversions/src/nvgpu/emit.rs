@@ -138,7 +138,7 @@ enum Walk {
         height: String,
         tiles: String,
         steps: String,
-        known_height: i64,
+        known_height: Option<i64>,
     },
 }
 
@@ -159,14 +159,21 @@ impl Walk {
             }
             Some(persistent) => {
                 let stride = t.let_("stride", "gpu.grid_dim x");
-                let width = t.index(persistent.tiles_x);
-                let height = t.index(persistent.tiles_y);
-                let total = t.index(persistent.tiles_x * persistent.tiles_y);
+                // A static grid is constants; a dynamic one arrives as the last two parameters.
+                let (width, height) = match persistent.tiles {
+                    Some((x, y)) => (t.index(x), t.index(y)),
+                    None => (
+                        t.let_("tilesx", "arith.index_cast %tiles_x : i64 to index"),
+                        t.let_("tilesy", "arith.index_cast %tiles_y : i64 to index"),
+                    ),
+                };
+                let total = t.let_("total", format!("arith.muli {width}, {height} : index"));
                 // Tiles first, first + stride, ... below total: ceil((total - first) / stride).
                 let left = t.let_("left", format!("arith.subi {total}, {} : index", launched[0]));
                 let tiles = t.let_("mine", format!("arith.ceildivui {left}, {stride} : index"));
                 let steps = t.let_("steps", format!("arith.muli {tiles}, {trips} : index"));
-                Walk::Many { first: launched[0].clone(), stride, width, height, tiles, steps, known_height: persistent.tiles_y }
+                let known_height = persistent.tiles.map(|(_, y)| y);
+                Walk::Many { first: launched[0].clone(), stride, width, height, tiles, steps, known_height }
             }
         }
     }
@@ -174,7 +181,7 @@ impl Walk {
     fn known_height(&self) -> Option<i64> {
         match self {
             Walk::One { .. } => None,
-            Walk::Many { known_height, .. } => Some(*known_height),
+            Walk::Many { known_height, .. } => *known_height,
         }
     }
 
@@ -229,6 +236,21 @@ impl Walk {
             t.line("}");
         }
     }
+}
+
+/// The main-loop iteration and tile coordinates of the step `ahead` steps after step `iterator`
+/// of the current tile (`this`), when that step lies in this tile or the next (`next`).
+fn pick_tile(t: &mut Text, iterator: &str, ahead: &str, trips: &str, this: &[String], next: &[String]) -> (String, Vec<String>) {
+    let local = t.let_("local", format!("arith.addi {iterator}, {ahead} : index"));
+    let inside = t.let_("inside", format!("arith.cmpi ult, {local}, {trips} : index"));
+    let wrapped = t.let_("wrapped", format!("arith.subi {local}, {trips} : index"));
+    let iteration = t.let_("kit", format!("arith.select {inside}, {local}, {wrapped} : index"));
+    let coordinates = this
+        .iter()
+        .zip(next)
+        .map(|(this, next)| t.let_("bid", format!("arith.select {inside}, {this}, {next} : index")))
+        .collect();
+    (iteration, coordinates)
 }
 
 /// The staging box that column `column` (an index into the epilogue's `columns`: 8-column block
@@ -570,16 +592,21 @@ pub fn render_module(
     // order on the leader's critical path every step.
     let (iteration, next_blocks) = match (&next_tile, known_trips) {
         (Some(next_tile), Some(count)) if config.stages - 1 <= count => {
-            let local = t.let_("local", format!("arith.addi {iterator}, {ahead} : index"));
-            let inside = t.let_("inside", format!("arith.cmpi ult, {local}, {trips} : index"));
-            let wrapped = t.let_("wrapped", format!("arith.subi {local}, {trips} : index"));
-            let iteration = t.let_("kit", format!("arith.select {inside}, {local}, {wrapped} : index"));
-            let coordinates = blocks
-                .iter()
-                .zip(next_tile)
-                .map(|(this, next)| t.let_("bid", format!("arith.select {inside}, {this}, {next} : index")))
-                .collect();
-            (iteration, coordinates)
+            pick_tile(&mut t, &iterator, &ahead, &trips, &blocks, next_tile)
+        }
+        (Some(next_tile), None) => {
+            // Whether a tile has S-1 steps is known at run time only: a uniform branch.
+            let fits = t.let_("fits", format!("arith.cmpi uge, {trips}, {ahead} : index"));
+            let picked = t.fresh("picked");
+            let count = blocks.len() + 1;
+            t.line(format!("{picked}:{count} = scf.if {fits} -> ({}) {{", vec!["index"; count].join(", ")));
+            let (iteration, coordinates) = pick_tile(&mut t, &iterator, &ahead, &trips, &blocks, next_tile);
+            t.line(format!("scf.yield {iteration}, {} : {}", coordinates.join(", "), vec!["index"; count].join(", ")));
+            t.line("} else {");
+            let (iteration, coordinates) = walk.step(&mut t, &next, &trips);
+            t.line(format!("scf.yield {iteration}, {} : {}", coordinates.join(", "), vec!["index"; count].join(", ")));
+            t.line("}");
+            (format!("{picked}#0"), (1..count).map(|index| format!("{picked}#{index}")).collect())
         }
         _ => walk.step(&mut t, &next, &trips),
     };
@@ -756,6 +783,7 @@ pub fn render_module(
         names.kernel,
         (0..params)
             .map(|index| format!(", %param{index}: i64"))
+            .chain(config.persistent.filter(|persistent| persistent.tiles.is_none()).map(|_| ", %tiles_x: i64, %tiles_y: i64".to_owned()))
             .collect::<String>()
     );
     module.push_str(&t.out);

@@ -1,7 +1,7 @@
 //! The launch manifest of one lowered kernel, as JSON: everything a launcher needs to run the PTX
 //! without MLIR (entry, block, grid, dynamic shared memory, and one tensor map per parameter).
 
-use super::config::HopperConfig;
+use super::config::{HopperConfig, MULTIPROCESSORS};
 use crate::gemm::{
     launch::{HostTensor, host_expression, host_grid, host_tensor},
     plan::GemmPlan,
@@ -23,13 +23,22 @@ fn tensor_map(role: &str, value: Value, box_inner: i64, box_rows: i64, swizzle: 
 /// Returns the manifest of the kernel `entry` lowered from `plan` with `config`, or says which
 /// launch value the host could not compute.
 pub fn manifest(plan: &GemmPlan, config: &HopperConfig, entry: &str) -> Result<String, String> {
-    let grid = match config.persistent {
-        Some(persistent) => vec![persistent.blocks.to_string(), "1".into(), "1".into()],
-        None => host_grid(plan.grid.iter().copied())?,
+    let program_grid = host_grid(plan.grid.iter().copied())?;
+    let (grid, persistent) = match config.persistent {
+        // min(tiles x * tiles y, blocks), as a host expression when the grid is dynamic.
+        Some(persistent) => {
+            let blocks = persistent.blocks().map_or_else(
+                || format!(
+                    "{{\"op\": \"arith.minui\", \"args\": [{{\"op\": \"arith.muli\", \"args\": [{}, {}]}}, {MULTIPROCESSORS}]}}",
+                    program_grid[0], program_grid[1]
+                ),
+                |blocks| blocks.to_string(),
+            );
+            let tiles = format!("{{\"tiles\": [{}, {}]}}", program_grid[0], program_grid[1]);
+            (vec![blocks, "1".into(), "1".into()], tiles)
+        }
+        None => (program_grid.clone(), "null".into()),
     };
-    let persistent = config.persistent.map_or("null".into(), |persistent| {
-        format!("{{\"tiles\": [{}, {}]}}", persistent.tiles_x, persistent.tiles_y)
-    });
     let mut params = vec![
         tensor_map(
             "A",
@@ -47,11 +56,15 @@ pub fn manifest(plan: &GemmPlan, config: &HopperConfig, entry: &str) -> Result<S
         ),
         tensor_map("C", plan.output.global, config.c.box_cols, config.bm, config.c.swizzle),
     ];
+    let scalar = |role: &str, value: &str| {
+        format!("{{\"role\": \"{role}\", \"kind\": \"scalar\", \"type\": \"i64\", \"value\": {value}}}")
+    };
     for param in &plan.params {
-        params.push(format!(
-            "{{\"role\": \"size\", \"kind\": \"scalar\", \"type\": \"i64\", \"value\": {}}}",
-            host_expression(*param)?
-        ));
+        params.push(scalar("size", &host_expression(*param)?));
+    }
+    if config.persistent.is_some_and(|persistent| persistent.tiles.is_none()) {
+        params.push(scalar("tiles_x", &program_grid[0]));
+        params.push(scalar("tiles_y", &program_grid[1]));
     }
     Ok(format!(
         "{{\"entry\": \"{entry}\", \"chip\": \"sm_90a\", \"block\": [{}, 1, 1], \"grid\": {}, \"dynamic_shared_bytes\": {}, \"params\": {}, \"tile\": {{\"m\": {}, \"n\": {}, \"k\": {}, \"stages\": {}, \"warpgroups\": {}, \"transpose_a\": {}, \"transpose_b\": {}, \"persistent\": {persistent}}}}}",

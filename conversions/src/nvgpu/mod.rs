@@ -107,12 +107,13 @@ pub(crate) fn resolve<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Result<Strategy<'
     } else {
         config
     };
-    // Large tiles with a static grid run persistent, unless the program's schedule says not to.
+    // Large tiles on a 2-D grid run persistent, unless the program's schedule says not to.
     let grid: Vec<Option<i64>> = plan.grid.iter().map(|size| tile_dialect::ops::constant_integer(*size)).collect();
-    if let [Some(tiles_x), Some(tiles_y)] = grid[..] {
+    if let [x, y] = grid[..] {
+        let tiles = x.zip(y);
         match crate::schedule::requested_persistent(plan.main_loop.op) {
             Some(false) => {}
-            asked => config.make_persistent(tiles_x, tiles_y, asked == Some(true)),
+            asked => config.make_persistent(tiles, asked == Some(true)),
         }
     }
     let layouts = layouts(&plan, &config);
@@ -207,8 +208,13 @@ fn lower_kernel<'c, 'a>(
         size_type: "i64",
         shared_bytes: Some(config.shared_bytes),
         threads: plan.threads,
-        persistent_blocks: config.persistent.map(|persistent| persistent.blocks),
+        persistent_blocks: config.persistent.map(|_| config::MULTIPROCESSORS),
     };
-    let launch = host::launch(host::Launched::of(&plan), &symbols, &arguments);
+    let mut launched = host::Launched::of(&plan);
+    if config.persistent.is_some_and(|persistent| persistent.tiles.is_none()) {
+        // A dynamic grid reaches a persistent kernel as its last two parameters.
+        launched.params.extend(plan.grid.iter().copied());
+    }
+    let launch = host::launch(launched, &symbols, &arguments);
     install::install_kernel(context, module, kernel, &text, &helpers, &manifest, Some(launch)).map_err(cannot)
 }
