@@ -388,6 +388,7 @@ def main():
     parser.add_argument("--filter", default="")
     parser.add_argument("--no-time", action="store_true")
     parser.add_argument("--vulkan-only", action="store_true", help="only the spirv-coopmat kernels in KERNEL_DIR/vulkan")
+    parser.add_argument("--force-time", action="store_true", help="time kernels that failed the check too (experiments)")
     parser.add_argument("--dynamic-mnk", default=",".join(map(str, DYNAMIC_MNK)), help="M,N,K for kernels with dynamic shapes")
     args = parser.parse_args()
     DYNAMIC_MNK = tuple(int(size) for size in args.dynamic_mnk.split(","))
@@ -431,7 +432,7 @@ def main():
         failures += not passed
         line = f"{kernel.name}: {'PASS' if passed else 'FAIL'} rel_err={rel:.2e} nan={nan} max_abs_err={worst:.3g}"
         print(line, flush=True)
-        if not passed or args.no_time or not kernel.name.startswith("gemm_") or "softmax" in kernel.name:
+        if (not passed and not args.force_time) or args.no_time or not kernel.name.startswith("gemm_") or "softmax" in kernel.name:
             continue
         a, b = (tensors[p["host_argument"]] for p in kernel.manifest["params"][:2])
         transpose_b = kernel.manifest["tile"].get("transpose_b", False)

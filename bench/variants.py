@@ -75,6 +75,12 @@ CONFIGS = [
     ("t128x128x64w2s4", 128, 128, 64, 256, 4),
 ]
 
+WIDE_CONFIGS = [
+    ("t192x256x64w3s3", 192, 256, 64, 384, 3),
+    ("t192x256x64w3s4", 192, 256, 64, 384, 4),
+    ("t256x128x64w2s4", 256, 128, 64, 256, 4),
+]
+
 
 def main(out_dir):
     os.makedirs(out_dir, exist_ok=True)
@@ -85,6 +91,12 @@ def main(out_dir):
         with open(os.path.join(out_dir, name + ".mlir"), "w") as f:
             f.write(program(name, size, size, size, dtype, bm, bn, bk, threads, stages))
     # The same 128x256 kernels with one output tile per block (sm_90a makes them persistent).
+    # Three warpgroups on 192x256 tiles: 22% fewer bytes from L2 a flop than 128x256 (run 26).
+    for size, dtype, (tag, bm, bn, bk, threads, stages) in itertools.product((4096, 8192), ("f16", "bf16"), WIDE_CONFIGS):
+        name = f"gemm_{dtype}_{size}_{tag}"
+        written.append(name)
+        with open(os.path.join(out_dir, name + ".mlir"), "w") as f:
+            f.write(program(name, size, size, size, dtype, bm, bn, bk, threads, stages))
     for size, dtype, (tag, bm, bn, bk, threads, stages) in itertools.product((4096, 8192), ("f16", "bf16"), CONFIGS):
         name = f"gemm_{dtype}_{size}_{tag}_tilewise"
         written.append(name)
