@@ -254,6 +254,25 @@ pub fn configure(
         return Err("expects a 2-D accumulator".into());
     };
     debug_assert_eq!(bm, bm_c);
+    shape_config(TileShape { threads, bm, bn, bk, input, output: output_element, transpose_a, transpose_b, stages })
+}
+
+/// The tile program's choices a configuration follows.
+struct TileShape {
+    threads: i64,
+    bm: i64,
+    bn: i64,
+    bk: i64,
+    input: Element,
+    output: Element,
+    transpose_a: bool,
+    transpose_b: bool,
+    stages: i64,
+}
+
+/// Resolves the configuration of a tile shape (element types already checked).
+fn shape_config(shape: TileShape) -> Result<HopperConfig, String> {
+    let TileShape { threads, bm, bn, bk, input, output: output_element, transpose_a, transpose_b, stages } = shape;
     let warpgroups = threads / 128;
     if bm % (64 * warpgroups) != 0 {
         return Err(format!(
@@ -357,4 +376,75 @@ pub fn configure(
 /// Returns the bytes of one element of `element`.
 pub fn output_element_bytes(element: Element) -> i64 {
     if element == Element::F32 { 4 } else { 2 }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shape(bm: i64, bn: i64, bk: i64, threads: i64, stages: i64, output: Element) -> HopperConfig {
+        shape_config(TileShape { threads, bm, bn, bk, input: Element::F16, output, transpose_a: false, transpose_b: false, stages })
+            .expect("a legal tile")
+    }
+
+    #[test]
+    fn the_result_is_staged_in_rows_of_one_swizzle_span() {
+        assert_eq!(StagingLayout::of(256, 2), StagingLayout { swizzle: 128, box_cols: 64, boxes: 4 });
+        assert_eq!(StagingLayout::of(256, 4), StagingLayout { swizzle: 128, box_cols: 32, boxes: 8 });
+        assert_eq!(StagingLayout::of(48, 2), StagingLayout { swizzle: 32, box_cols: 16, boxes: 3 });
+        // 16-byte rows cannot be swizzled: one plain box.
+        assert_eq!(StagingLayout::of(8, 2), StagingLayout { swizzle: 0, box_cols: 8, boxes: 1 });
+    }
+
+    #[test]
+    fn a_block_that_fills_a_multiprocessor_runs_persistent_with_its_staging_beside_the_ring() {
+        let mut config = shape(128, 256, 64, 256, 4, Element::F16);
+        assert_eq!(config.shared_bytes, 4 * 49_152 + ALIGN_SLACK);
+        config.make_persistent(Some((16, 32)), false);
+        assert_eq!(config.persistent.and_then(Persistent::blocks), Some(MULTIPROCESSORS));
+        // Two of the four 16 KiB boxes fit beside the 192 KiB ring: two rounds.
+        assert_eq!((config.staging_offset, config.staged_boxes), (4 * 49_152, 2));
+        assert!(config.shared_bytes <= MAX_SHARED_BYTES);
+        let mut small_grid = shape(128, 256, 64, 256, 4, Element::F16);
+        small_grid.make_persistent(Some((3, 7)), false);
+        assert_eq!(small_grid.persistent.and_then(Persistent::blocks), Some(21));
+    }
+
+    #[test]
+    fn blocks_that_share_a_multiprocessor_stay_tilewise_unless_asked() {
+        let mut config = shape(128, 128, 32, 128, 3, Element::F16);
+        config.make_persistent(Some((32, 32)), false);
+        assert_eq!(config.persistent, None);
+        assert_eq!((config.staging_offset, config.staged_boxes), (0, 2));
+        config.make_persistent(Some((32, 32)), true);
+        assert!(config.persistent.is_some());
+        // A dynamic grid: the host computes the block count.
+        let mut dynamic = shape(128, 256, 64, 256, 4, Element::F16);
+        dynamic.make_persistent(None, false);
+        assert_eq!(dynamic.persistent, Some(Persistent { tiles: None }));
+        assert_eq!(dynamic.persistent.and_then(Persistent::blocks), None);
+    }
+
+    #[test]
+    fn column_exchange_lies_after_the_ring_and_the_staging_tile() {
+        let config = shape(128, 256, 64, 256, 4, Element::F32).with_column_exchange(8).expect("fits");
+        assert_eq!(config.exchange_bytes, 8 * 256 * 4);
+        assert_eq!(config.exchange_offset, 4 * 49_152);
+        let mut persistent = config;
+        persistent.make_persistent(Some((4, 8)), false);
+        // One 16 KiB f32 box beside the ring and the 8 KiB exchange.
+        assert_eq!(persistent.staged_boxes, 1);
+        assert_eq!(persistent.exchange_offset, 4 * 49_152 + 16_384);
+        assert!(persistent.shared_bytes <= MAX_SHARED_BYTES);
+    }
+
+    #[test]
+    fn a_ring_that_does_not_fit_names_the_stages_that_would() {
+        let error = shape_config(TileShape {
+            threads: 256, bm: 128, bn: 256, bk: 64, input: Element::F16, output: Element::F16,
+            transpose_a: false, transpose_b: false, stages: 5,
+        })
+        .expect_err("5 stages of 48 KiB do not fit");
+        assert!(error.contains("use stages(4)"), "{error}");
+    }
 }
