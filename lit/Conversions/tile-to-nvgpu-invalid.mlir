@@ -333,3 +333,41 @@ func.func @f16_rows(%A: memref<200x256xf16>, %B: memref<256x192xf16>, %C: memref
   }
   return
 }
+
+// -----
+
+// Seven stages of 32 KiB fill shared memory; the column reduction's exchange between the 8 warps
+// (4 KiB) does not fit beside them.
+func.func @column_sum_full_ring(%A: memref<1024x1024xf16>, %B: memref<1024x1024xf16>, %C: memref<1024x1024xf32>) {
+  %c0 = arith.constant 0 : index
+  %c8 = arith.constant 8 : index
+  %c16 = arith.constant 16 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c8, %c8) threads(256) (%bx, %by) {
+    %As = tile.alloc_shared : memref<128x64xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<64x128xf16, #gpu.address_space<workgroup>>
+    %S = tile.alloc_fragment : memref<128x128xf32, #tile.fragment>
+    %sum = tile.alloc_fragment : memref<128xf32, #tile.fragment>
+    tile.fill %S, %zero : memref<128x128xf32, #tile.fragment>
+    %m0 = arith.muli %by, %c128 : index
+    %n0 = arith.muli %bx, %c128 : index
+    // expected-error @+1 {{'tile.pipelined' op cannot be lowered for sm_90a: needs 234496 bytes of shared memory (7 stages of 32768 bytes and 4096 bytes for the column reductions' exchange between warps), but sm_90a gives a block at most 232448; use fewer stages or a smaller tile}}
+    tile.pipelined %k = %c0 to %c16 stages(7) {
+      %k0 = arith.muli %k, %c64 : index
+      tile.copy %A[%m0, %k0], %As : memref<1024x1024xf16>, memref<128x64xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%k0, %n0], %Bs : memref<1024x1024xf16>, memref<64x128xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %S : memref<128x64xf16, #gpu.address_space<workgroup>>, memref<64x128xf16, #gpu.address_space<workgroup>>, memref<128x128xf32, #tile.fragment>
+    }
+    tile.reduce <sum> %S, %sum dim(0) : memref<128x128xf32, #tile.fragment>, memref<128xf32, #tile.fragment>
+    tile.parallel (%i, %j) in (128, 128) {
+      %v = memref.load %S[%i, %j] : memref<128x128xf32, #tile.fragment>
+      %s = memref.load %sum[%j] : memref<128xf32, #tile.fragment>
+      %d = arith.subf %v, %s : f32
+      memref.store %d, %S[%i, %j] : memref<128x128xf32, #tile.fragment>
+    }
+    tile.copy %S, %C[%m0, %n0] : memref<128x128xf32, #tile.fragment>, memref<1024x1024xf32>
+  }
+  return
+}
