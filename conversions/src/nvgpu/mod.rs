@@ -9,6 +9,8 @@
 mod config;
 mod emit;
 mod manifest;
+mod staging;
+mod walk;
 
 use crate::gemm::{host, install, launch, plan};
 
