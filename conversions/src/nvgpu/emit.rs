@@ -1,14 +1,18 @@
 //! Renders the Hopper kernel of one [`GemmPlan`] as upstream `gpu`/`nvgpu`/`nvvm` IR.
 //!
-//! The kernel is a TMA + mbarrier ring of `stages` shared buffers feeding warpgroup MMAs:
+//! The kernel is a TMA + mbarrier ring of `stages` shared buffers feeding warpgroup MMAs. Steps `g`
+//! count on across the tiles a block walks (one, or many when persistent: see `walk.rs`):
 //!
 //! ```text
-//! prologue:  leader thread: expect_tx + TMA loads of iterations 0 .. S-1 (the whole ring)
-//! loop it:   all:    wait full[it%S] (phase parity (it/S)%2); wgmma.fence; wgmma m64nNk16 x (BK/16)
-//!                    per 64-row tile; commit; wait_group 1 (step it-1 retired); barrier
-//!            leader: refill stage (it-1)%S with iteration it-1+S       <- overlaps step it's MMAs
-//! after:     wait_group 0
-//! epilogue:  accumulator registers -> epilogue function -> convert -> shared tile -> TMA store
+//! prologue:  leader thread: expect_tx + TMA loads of steps 0 .. S-1 (the whole ring)
+//! per tile:  loop it: g = tile's first step + it
+//!              all:    wait full[g%S] (phase parity (g/S)%2); wgmma.fence; wgmma m64nNk16 x (BK/16)
+//!                      per 64-row tile; commit; wait_group 1 (step g-1 retired); barrier
+//!              leader: refill stage (g-1)%S with step g-1+S (this tile's or the next one's)
+//!            wait_group 0
+//!            epilogue: accumulator registers -> epilogue functions (row and column reductions
+//!                      between them) -> convert -> swizzled staging boxes -> TMA stores, in rounds
+//!                      when the staging tile lies beside the ring (`staging.rs`)
 //! ```
 //!
 //! The text uses only typed upstream ops; values of the tile program (tile origins, epilogue bodies)
