@@ -31,12 +31,15 @@ impl<'c, 'a> Launched<'c, 'a> {
     }
 }
 
+/// Emits (as lines, through the first argument) what makes global tensor `index` (host value
+/// `%t{index}` of type `ty`, elements of type `element`) a kernel argument, and returns the argument
+/// as `value : type`.
+pub type TensorArgument<'f> = dyn Fn(&mut dyn FnMut(String), usize, &str, &str) -> String + 'f;
+
 /// How a target passes a kernel its tensors and sizes.
 pub struct Arguments<'f> {
-    /// Emits (as lines, through `line`) what makes global tensor `index` (host value `%t{index}` of
-    /// type `ty`, elements of type `element`) a kernel argument, and returns the argument as
-    /// `value : type`.
-    pub tensor: &'f dyn Fn(&mut dyn FnMut(String), usize, &str, &str) -> String,
+    /// How a global tensor becomes a kernel argument (see [`TensorArgument`]).
+    pub tensor: &'f TensorArgument<'f>,
     /// The type the kernel takes a size parameter as (`index`, or `i64`).
     pub size_type: &'static str,
     /// Dynamic shared memory the launch asks for.

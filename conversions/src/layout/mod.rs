@@ -34,7 +34,9 @@ pub const TARGET_ATTRIBUTE: &str = "tile.target";
 /// The attribute that records a tile's layout on its allocation.
 pub const LAYOUT_ATTRIBUTE: &str = "tile.layout";
 
-/// How a kernel lowers on one target.
+/// How a kernel lowers on one target. (One is made per kernel and consumed at once: the size of
+/// the tensor-core variant costs nothing worth a box.)
+#[allow(clippy::large_enum_variant)]
 pub enum Strategy<'c, 'a, C> {
     /// On tensor cores: the GEMM plan, the target's configuration, each tile's layout (the tile and
     /// its `tile.layout` dictionary, as MLIR writes it), and the main loop's `tile.schedule`.
