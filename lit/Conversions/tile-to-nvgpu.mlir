@@ -93,7 +93,9 @@ func.func @gemm_relu(%A: memref<4096x4096xf16>, %B: memref<4096x4096xf16>, %C: m
 // CHECK: %[[STRIDE:.*]] = gpu.grid_dim x
 // CHECK: %[[TOTAL:.*]] = arith.muli %c4{{.*}}, %c8{{.*}} : index
 // CHECK: %[[LEFT:.*]] = arith.subi %[[TOTAL]], %{{.*}} : index
-// CHECK: %[[MINE:.*]] = arith.ceildivui %[[LEFT]], %[[STRIDE]] : index
+// CHECK: %[[SHARE:.*]] = arith.ceildivui %[[LEFT]], %[[STRIDE]] : index
+// CHECK: %[[HAS:.*]] = arith.cmpi ult, %{{.*}}, %[[TOTAL]] : index
+// CHECK: %[[MINE:.*]] = arith.select %[[HAS]], %[[SHARE]], %{{.*}} : index
 // CHECK: %[[STEPS:.*]] = arith.muli %[[MINE]], %c8{{.*}} : index
 // CHECK: nvgpu.tma.async.load {{.*}} <tensor = memref<128x64xbf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b
 // CHECK: nvgpu.tma.async.load {{.*}} <tensor = memref<256x64xbf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b

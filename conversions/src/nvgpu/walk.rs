@@ -89,8 +89,13 @@ impl Walk {
                 };
                 let total = t.let_("total", format!("arith.muli {width}, {height} : index"));
                 // Tiles first, first + stride, ... below total: ceil((total - first) / stride).
-                let left = t.let_("left", format!("arith.subi {total}, {} : index", launched[0]));
-                let tiles = t.let_("mine", format!("arith.ceildivui {left}, {stride} : index"));
+                // A launcher may start more blocks than there are tiles: those get none.
+                let first = &launched[0];
+                let left = t.let_("left", format!("arith.subi {total}, {first} : index"));
+                let share = t.let_("mine", format!("arith.ceildivui {left}, {stride} : index"));
+                let has_tiles = t.let_("hastiles", format!("arith.cmpi ult, {first}, {total} : index"));
+                let none = t.index(0);
+                let tiles = t.let_("mine", format!("arith.select {has_tiles}, {share}, {none} : index"));
                 let steps = t.let_("steps", format!("arith.muli {tiles}, {trips} : index"));
                 let known_height = persistent.tiles.map(|(_, y)| y);
                 Walk::Many { first: launched[0].clone(), stride, width, height, tiles, steps, known_height }
