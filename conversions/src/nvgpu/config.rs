@@ -124,17 +124,11 @@ pub struct HopperConfig {
     pub b_offset: i64,
     /// Ring depth.
     pub stages: i64,
-    /// Dynamic shared memory the launch needs.
-    pub shared_bytes: i64,
-    /// Byte offset of the staging tile: 0 (over the drained ring) or after the ring.
-    pub staging_offset: i64,
     /// Result boxes staged at a time (all of them, unless the staging tile lies beside the ring).
     pub staged_boxes: i64,
     /// Set when each block walks several output tiles.
     pub persistent: Option<Persistent>,
-    /// Byte offset of the scratch where warps exchange partial column reductions.
-    pub exchange_offset: i64,
-    /// Bytes of that scratch (0 without column reductions).
+    /// Bytes of the scratch where warps exchange partial column reductions (0 without them).
     pub exchange_bytes: i64,
 }
 
@@ -149,17 +143,40 @@ impl HopperConfig {
         round_up(self.c.boxes * self.staging_box_bytes(), 1024)
     }
 
+    /// Bytes of the ring.
+    fn ring_bytes(&self) -> i64 {
+        self.stages * self.stage_bytes
+    }
+
+    /// Byte offset of the staging tile: over the drained ring, or after it when persistent (the
+    /// next tile's loads fill the ring during the epilogue).
+    pub fn staging_offset(&self) -> i64 {
+        if self.persistent.is_some() { self.ring_bytes() } else { 0 }
+    }
+
+    /// Byte offset of the column exchange: after the ring and the staging tile, which may both be
+    /// busy when it is written.
+    pub fn exchange_offset(&self) -> i64 {
+        if self.persistent.is_some() {
+            self.staging_offset() + self.staged_boxes * self.staging_box_bytes()
+        } else {
+            self.ring_bytes().max(self.overlapped_staging_bytes())
+        }
+    }
+
+    /// Dynamic shared memory the launch needs.
+    pub fn shared_bytes(&self) -> i64 {
+        self.exchange_offset() + self.exchange_bytes + ALIGN_SLACK
+    }
+
     /// Adds the scratch in which `warps` warps exchange their partial column reductions (one f32
-    /// per column each), after the ring and the staging tile, which may both be busy when it is
-    /// written.
+    /// per column each), at [`HopperConfig::exchange_offset`].
     pub fn with_column_exchange(mut self, warps: i64) -> Result<HopperConfig, String> {
         self.exchange_bytes = warps * self.bn * 4;
-        self.exchange_offset = (self.stages * self.stage_bytes).max(self.overlapped_staging_bytes());
-        self.shared_bytes = self.exchange_offset + self.exchange_bytes + ALIGN_SLACK;
-        if self.shared_bytes > MAX_SHARED_BYTES {
+        if self.shared_bytes() > MAX_SHARED_BYTES {
             return Err(format!(
                 "needs {} bytes of shared memory ({} stages of {} bytes and {} bytes for the column reductions' exchange between warps), but sm_90a gives a block at most {MAX_SHARED_BYTES}; use fewer stages or a smaller tile",
-                self.shared_bytes, self.stages, self.stage_bytes, self.exchange_bytes
+                self.shared_bytes(), self.stages, self.stage_bytes, self.exchange_bytes
             ));
         }
         Ok(self)
@@ -171,21 +188,17 @@ impl HopperConfig {
     /// ring (the next tile's loads fill the ring during the epilogue).
     /// `asked` makes it persistent whenever the staging tile fits (a `tile.schedule` asked for it).
     pub fn make_persistent(&mut self, tiles: Option<(i64, i64)>, asked: bool) {
-        let shares_multiprocessor = 2 * (self.shared_bytes + BLOCK_RESERVED_BYTES) <= SM_SHARED_BYTES;
+        let shares_multiprocessor = 2 * (self.shared_bytes() + BLOCK_RESERVED_BYTES) <= SM_SHARED_BYTES;
         if (shares_multiprocessor && !asked) || tiles.is_some_and(|(x, y)| x * y == 0) {
             return;
         }
-        let ring = self.stages * self.stage_bytes;
-        let room = MAX_SHARED_BYTES - ALIGN_SLACK - ring - self.exchange_bytes;
+        let room = MAX_SHARED_BYTES - ALIGN_SLACK - self.ring_bytes() - self.exchange_bytes;
         let staged = self.c.boxes.min(room / self.staging_box_bytes());
         if staged == 0 {
             return;
         }
         self.persistent = Some(Persistent { tiles });
-        self.staging_offset = ring;
         self.staged_boxes = staged;
-        self.exchange_offset = ring + staged * self.staging_box_bytes();
-        self.shared_bytes = self.exchange_offset + self.exchange_bytes + ALIGN_SLACK;
     }
 }
 
@@ -341,16 +354,8 @@ fn shape_config(shape: TileShape) -> Result<HopperConfig, String> {
     let a_bytes = round_up(bm * bk * bytes, 1024);
     let b_bytes = round_up(bn * bk * bytes, 1024);
     let stage_bytes = a_bytes + b_bytes;
-    let output_bytes = round_up(bm * bn * output_element_bytes(output_element), 1024);
-    let shared_bytes = (stages * stage_bytes).max(output_bytes) + ALIGN_SLACK;
     let c = StagingLayout::of(bn, output_element_bytes(output_element));
-    if shared_bytes > MAX_SHARED_BYTES {
-        let fitting = (MAX_SHARED_BYTES - ALIGN_SLACK) / stage_bytes;
-        return Err(format!(
-            "needs {shared_bytes} bytes of shared memory ({stages} stages of {stage_bytes} bytes), but sm_90a gives a block at most {MAX_SHARED_BYTES}; use stages({fitting}) or a smaller tile"
-        ));
-    }
-    Ok(HopperConfig {
+    let config = HopperConfig {
         bm,
         bn,
         bk,
@@ -364,13 +369,18 @@ fn shape_config(shape: TileShape) -> Result<HopperConfig, String> {
         stage_bytes,
         b_offset: a_bytes,
         stages,
-        shared_bytes,
-        staging_offset: 0,
         staged_boxes: c.boxes,
         persistent: None,
-        exchange_offset: 0,
         exchange_bytes: 0,
-    })
+    };
+    let shared_bytes = config.shared_bytes();
+    if shared_bytes > MAX_SHARED_BYTES {
+        let fitting = (MAX_SHARED_BYTES - ALIGN_SLACK) / stage_bytes;
+        return Err(format!(
+            "needs {shared_bytes} bytes of shared memory ({stages} stages of {stage_bytes} bytes), but sm_90a gives a block at most {MAX_SHARED_BYTES}; use stages({fitting}) or a smaller tile"
+        ));
+    }
+    Ok(config)
 }
 
 /// Returns the bytes of one element of `element`.
@@ -399,12 +409,12 @@ mod tests {
     #[test]
     fn a_block_that_fills_a_multiprocessor_runs_persistent_with_its_staging_beside_the_ring() {
         let mut config = shape(128, 256, 64, 256, 4, Element::F16);
-        assert_eq!(config.shared_bytes, 4 * 49_152 + ALIGN_SLACK);
+        assert_eq!(config.shared_bytes(), 4 * 49_152 + ALIGN_SLACK);
         config.make_persistent(Some((16, 32)), false);
         assert_eq!(config.persistent.and_then(Persistent::blocks), Some(MULTIPROCESSORS));
         // Two of the four 16 KiB boxes fit beside the 192 KiB ring: two rounds.
-        assert_eq!((config.staging_offset, config.staged_boxes), (4 * 49_152, 2));
-        assert!(config.shared_bytes <= MAX_SHARED_BYTES);
+        assert_eq!((config.staging_offset(), config.staged_boxes), (4 * 49_152, 2));
+        assert!(config.shared_bytes() <= MAX_SHARED_BYTES);
         let mut small_grid = shape(128, 256, 64, 256, 4, Element::F16);
         small_grid.make_persistent(Some((3, 7)), false);
         assert_eq!(small_grid.persistent.and_then(Persistent::blocks), Some(21));
@@ -415,7 +425,7 @@ mod tests {
         let mut config = shape(128, 128, 32, 128, 3, Element::F16);
         config.make_persistent(Some((32, 32)), false);
         assert_eq!(config.persistent, None);
-        assert_eq!((config.staging_offset, config.staged_boxes), (0, 2));
+        assert_eq!((config.staging_offset(), config.staged_boxes), (0, 2));
         config.make_persistent(Some((32, 32)), true);
         assert!(config.persistent.is_some());
         // A dynamic grid: the host computes the block count.
@@ -429,13 +439,13 @@ mod tests {
     fn column_exchange_lies_after_the_ring_and_the_staging_tile() {
         let config = shape(128, 256, 64, 256, 4, Element::F32).with_column_exchange(8).expect("fits");
         assert_eq!(config.exchange_bytes, 8 * 256 * 4);
-        assert_eq!(config.exchange_offset, 4 * 49_152);
+        assert_eq!(config.exchange_offset(), 4 * 49_152);
         let mut persistent = config;
         persistent.make_persistent(Some((4, 8)), false);
         // One 16 KiB f32 box beside the ring and the 8 KiB exchange.
         assert_eq!(persistent.staged_boxes, 1);
-        assert_eq!(persistent.exchange_offset, 4 * 49_152 + 16_384);
-        assert!(persistent.shared_bytes <= MAX_SHARED_BYTES);
+        assert_eq!(persistent.exchange_offset(), 4 * 49_152 + 16_384);
+        assert!(persistent.shared_bytes() <= MAX_SHARED_BYTES);
     }
 
     #[test]

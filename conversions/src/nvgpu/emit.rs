@@ -418,7 +418,7 @@ pub fn render_module(
         format!("arith.addi {warp_row}, {lane_row} : index"),
     );
     let row_base = t.let_("rbase", format!("arith.addi {row_in_wg}, {wg_row} : index"));
-    let staging = t.index(config.staging_offset);
+    let staging = t.index(config.staging_offset());
     let staging_start = t.let_("staging", format!("arith.addi {pad}, {staging} : index"));
     let c_flat = format!("memref<{}x{output}, {WS}>", config.staged_boxes * config.bm * config.c.box_cols);
     let c_view = t.let_(
@@ -468,7 +468,7 @@ pub fn render_module(
     let exchange = (config.exchange_bytes > 0).then(|| {
         let warps = config.exchange_bytes / (config.bn * 4);
         let ty = format!("memref<{warps}x{}xf32, {WS}>", config.bn);
-        let offset = t.index(config.exchange_offset);
+        let offset = t.index(config.exchange_offset());
         let start = t.let_("xoff", format!("arith.addi {pad}, {offset} : index"));
         let view = t.let_("exchange", format!("memref.view {dynamic}[{start}][] : {smem} to {ty}"));
         let warp = t.let_("gwarp", format!("arith.divui {tid}, {c32} : index"));

@@ -70,7 +70,7 @@ pub fn manifest(plan: &GemmPlan, config: &HopperConfig, entry: &str) -> Result<S
         "{{\"entry\": \"{entry}\", \"chip\": \"sm_90a\", \"block\": [{}, 1, 1], \"grid\": {}, \"dynamic_shared_bytes\": {}, \"params\": {}, \"tile\": {{\"m\": {}, \"n\": {}, \"k\": {}, \"stages\": {}, \"warpgroups\": {}, \"transpose_a\": {}, \"transpose_b\": {}, \"persistent\": {persistent}}}}}",
         plan.threads,
         json_list(grid),
-        config.shared_bytes,
+        config.shared_bytes(),
         json_list(params),
         config.bm,
         config.bn,

@@ -208,7 +208,7 @@ fn lower_kernel<'c, 'a>(
     let arguments = host::Arguments {
         tensor: &tensor,
         size_type: "i64",
-        shared_bytes: Some(config.shared_bytes),
+        shared_bytes: Some(config.shared_bytes()),
         threads: plan.threads,
         persistent_blocks: config.persistent.map(|_| config::MULTIPROCESSORS),
     };
