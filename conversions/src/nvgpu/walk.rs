@@ -50,16 +50,28 @@ fn rasterize(t: &mut Text, linear: &str, width: &str, height: &str, known_height
 pub(super) enum Walk {
     /// One tile per block, the launched block's (in the grouped order for 2-D grids).
     One { blocks: Vec<String>, steps: String },
-    /// Persistent: tiles `first`, `first + stride`, ... of the grid, in the grouped order.
-    Many {
-        first: String,
-        stride: String,
-        width: String,
-        height: String,
-        tiles: String,
-        steps: String,
-        known_height: Option<i64>,
-    },
+    /// Persistent: `tiles` tiles of the grid, in `order`.
+    Many { order: TileOrder, tiles: String, steps: String },
+}
+
+/// The tiles a persistent block walks: `first`, `first + stride`, ... of the `width` x `height`
+/// grid, in the grouped order.
+pub(super) struct TileOrder {
+    first: String,
+    stride: String,
+    width: String,
+    height: String,
+    /// `height`, when it is a constant.
+    known_height: Option<i64>,
+}
+
+impl TileOrder {
+    /// Emits the coordinates of the block's `nth` tile.
+    fn tile(&self, t: &mut Text, nth: &str) -> Vec<String> {
+        let offset = t.let_("toff", format!("arith.muli {nth}, {} : index", self.stride));
+        let linear = t.let_("tile", format!("arith.addi {}, {offset} : index", self.first));
+        rasterize(t, &linear, &self.width, &self.height, self.known_height)
+    }
 }
 
 impl Walk {
@@ -98,15 +110,9 @@ impl Walk {
                 let tiles = t.let_("mine", format!("arith.select {has_tiles}, {share}, {none} : index"));
                 let steps = t.let_("steps", format!("arith.muli {tiles}, {trips} : index"));
                 let known_height = persistent.tiles.map(|(_, y)| y);
-                Walk::Many { first: launched[0].clone(), stride, width, height, tiles, steps, known_height }
+                let order = TileOrder { first: first.clone(), stride, width, height, known_height };
+                Walk::Many { order, tiles, steps }
             }
-        }
-    }
-
-    fn known_height(&self) -> Option<i64> {
-        match self {
-            Walk::One { .. } => None,
-            Walk::Many { known_height, .. } => *known_height,
         }
     }
 
@@ -121,19 +127,12 @@ impl Walk {
     pub(super) fn step(&self, t: &mut Text, g: &str, trips: &str) -> (String, Vec<String>) {
         match self {
             Walk::One { blocks, .. } => (g.to_owned(), blocks.clone()),
-            Walk::Many { first, stride, width, height, .. } => {
+            Walk::Many { order, .. } => {
                 let nth = t.let_("nth", format!("arith.divui {g}, {trips} : index"));
                 let iteration = t.let_("kit", format!("arith.remui {g}, {trips} : index"));
-                let blocks = self.tile(t, &nth, first, stride, width, height);
-                (iteration, blocks)
+                (iteration, order.tile(t, &nth))
             }
         }
-    }
-
-    fn tile(&self, t: &mut Text, nth: &str, first: &str, stride: &str, width: &str, height: &str) -> Vec<String> {
-        let offset = t.let_("toff", format!("arith.muli {nth}, {stride} : index"));
-        let linear = t.let_("tile", format!("arith.addi {first}, {offset} : index"));
-        rasterize(t, &linear, width, height, self.known_height())
     }
 
     /// Opens the block's tile (a loop over its tiles when persistent) and returns the tile's
@@ -141,15 +140,15 @@ impl Walk {
     pub(super) fn open_tile(&self, t: &mut Text, trips: &str) -> (Vec<String>, String, Option<Vec<String>>) {
         match self {
             Walk::One { blocks, .. } => (blocks.clone(), t.index(0), None),
-            Walk::Many { first, stride, width, height, tiles, .. } => {
+            Walk::Many { order, tiles, .. } => {
                 let zero = t.index(0);
                 let one = t.index(1);
                 let nth = t.fresh("nth");
                 t.line(format!("scf.for {nth} = {zero} to {tiles} step {one} {{"));
-                let blocks = self.tile(t, &nth, first, stride, width, height);
+                let blocks = order.tile(t, &nth);
                 let base = t.let_("base", format!("arith.muli {nth}, {trips} : index"));
                 let following = t.let_("nth", format!("arith.addi {nth}, {one} : index"));
-                let next = self.tile(t, &following, first, stride, width, height);
+                let next = order.tile(t, &following);
                 (blocks, base, Some(next))
             }
         }
