@@ -466,7 +466,7 @@ pub fn render_module(
         .collect();
     // Column reductions finish in shared memory, one row of partial columns per warp.
     let exchange = (config.exchange_bytes > 0).then(|| {
-        let warps = config.exchange_bytes / (config.bn * 4);
+        let warps = threads / 32;
         let ty = format!("memref<{warps}x{}xf32, {WS}>", config.bn);
         let offset = t.index(config.exchange_offset());
         let start = t.let_("xoff", format!("arith.addi {pad}, {offset} : index"));
