@@ -494,6 +494,7 @@ pub fn render_module(
     let elements: Vec<String> = elements.into_iter().map(|element| element.value).collect();
     let staged = stage_addresses(&mut t, config, &rows, &columns, &col_base);
     let box_elements = config.bm * config.c.box_cols;
+    let origin = names.call_store_origin(&mut t, &blocks, &sizes);
     // The result goes out `staged_boxes` boxes at a time: wait until the staging tile's previous
     // contents were read by their TMA stores (and, over the ring, until every warpgroup's last
     // MMAs retired), write, make the writes visible to the async proxy, store.
@@ -534,7 +535,6 @@ pub fn render_module(
         );
         t.line("gpu.barrier");
         t.line(format!("scf.if {leader} {{"));
-        let origin = names.call_store_origin(&mut t, &blocks, &sizes);
         for box_index in round.clone() {
             let slot_bytes = t.index((box_index - round.start) * config.staging_box_bytes());
             let offset = t.let_("coff", format!("arith.addi {staging_start}, {slot_bytes} : index"));
