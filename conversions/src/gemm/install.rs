@@ -173,13 +173,7 @@ pub fn outline_helpers<'c>(context: &'c Context, plan: &GemmPlan<'c, '_>, stem: 
         }
         None
     };
-    let reductions = plan
-        .epilogue
-        .iter()
-        .filter(|step| tile_dialect::ops::op_name(step) == "tile.reduce")
-        .zip(&plan.reduced)
-        .map(|(step, reduced)| tile_dialect::ops::reduction_kind(step).map(|kind| (kind, reduced.axis)).ok_or("a tile.reduce without a kind"))
-        .collect::<Result<_, _>>()?;
+    let reductions = plan.reduced.iter().map(|reduced| (reduced.kind, reduced.axis)).collect();
     Ok(Helpers { load_origin, store_origin, epilogue, segments, reductions, text })
 }
 

@@ -89,9 +89,13 @@ pub enum Axis {
     Columns,
 }
 
-/// A 1-D fragment the epilogue reduces the accumulator into.
+/// A reduction of the accumulator into a 1-D fragment in the epilogue.
 #[derive(Clone, Copy)]
 pub struct Reduced<'c, 'a> {
+    /// The `tile.reduce`.
+    pub op: OperationRef<'c, 'a>,
+    /// How it combines.
+    pub kind: tile_dialect::ops::ReductionKind,
     /// The fragment.
     pub fragment: Value<'c, 'a>,
     /// What it holds a value of.
@@ -101,12 +105,7 @@ pub struct Reduced<'c, 'a> {
 impl<'c, 'a> GemmPlan<'c, 'a> {
     /// The first reduction into column values, which only some lowerings complete across threads.
     pub fn column_reduction(&self) -> Option<OperationRef<'c, 'a>> {
-        self.epilogue
-            .iter()
-            .filter(|step| op_name(step) == "tile.reduce")
-            .zip(&self.reduced)
-            .find(|(_, reduced)| reduced.axis == Axis::Columns)
-            .map(|(step, _)| *step)
+        self.reduced.iter().find(|reduced| reduced.axis == Axis::Columns).map(|reduced| reduced.op)
     }
 }
 
@@ -513,15 +512,15 @@ fn check_reduction<'c, 'a>(
     };
     let clear = reduce.attribute("clear").map(|attr| attr.to_string() != "false").unwrap_or(true);
     let f32_values = dst.is_some_and(|dst| crate::gemm::types::element_of(dst) == Some(tile_dialect::element::Element::F32));
-    match (dst, axis) {
-        (Some(fragment), Some(axis))
+    match (dst, axis, tile_dialect::ops::reduction_kind(&reduce)) {
+        (Some(fragment), Some(axis), Some(kind))
             if src == Some(accumulator)
                 && clear
                 && f32_values
                 && vector_fragments.contains(&fragment)
                 && !reduced.iter().any(|done| done.fragment == fragment) =>
         {
-            Ok(Reduced { fragment, axis })
+            Ok(Reduced { op: reduce, kind, fragment, axis })
         }
         _ => fail(
             reduce,
