@@ -107,6 +107,18 @@ impl<'c, 'a> GemmPlan<'c, 'a> {
     pub fn column_reduction(&self) -> Option<OperationRef<'c, 'a>> {
         self.reduced.iter().find(|reduced| reduced.axis == Axis::Columns).map(|reduced| reduced.op)
     }
+    /// The first part of the program that only the sm_90a lowering takes so far, and why, for the
+    /// `chip` lowering to run the kernel with the plain strategy instead.
+    pub fn lowered_on_sm90a_only(&self, chip: &str) -> Option<(OperationRef<'c, 'a>, String)> {
+        if let Some(op) = self.column_reduction() {
+            let reason = format!("reduces the accumulator's columns (dim 0), which is lowered on tensor cores on sm_90a only so far (on {chip}, reduce rows, dim 1)");
+            return Some((op, reason));
+        }
+        self.transpose_a.then(|| {
+            let reason = format!("expects A as MxK on {chip} (transpose_a is lowered on sm_90a only so far); transpose the global tensor's view instead");
+            (self.gemm, reason)
+        })
+    }
 }
 
 /// Everything the Hopper emitter needs to know about one GEMM kernel.

@@ -105,13 +105,8 @@ pub(crate) fn resolve<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Result<Strategy<'
             return Ok(Strategy::Plain { op: error.op, reason });
         }
     };
-    if let Some(op) = plan.column_reduction() {
-        let reason = format!("reduces the accumulator's columns (dim 0), which is lowered on tensor cores on sm_90a only so far (on {TARGET}, reduce rows, dim 1)");
+    if let Some((op, reason)) = plan.lowered_on_sm90a_only(TARGET) {
         return Ok(Strategy::Plain { op, reason });
-    }
-    if plan.transpose_a {
-        let reason = format!("expects A as MxK on {TARGET} (transpose_a is lowered on sm_90a only so far); transpose the global tensor's view instead");
-        return Ok(Strategy::Plain { op: plan.gemm, reason });
     }
     let cannot = |message: String| (kernel, format!("cannot be lowered for {TARGET}: {message}"));
     if !plan.params.is_empty() {
