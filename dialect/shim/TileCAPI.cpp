@@ -3,6 +3,7 @@
 #include "TileDialect.h"
 #include "TileShim.h"
 
+#include "mlir/CAPI/AffineMap.h"
 #include "mlir/CAPI/IR.h"
 #include "mlir/CAPI/Pass.h"
 #include "mlir/CAPI/Registration.h"
@@ -61,6 +62,73 @@ extern "C" int32_t tileShimReductionKindValue(MlirAttribute attr) {
   if (auto kind = llvm::dyn_cast_or_null<tile::ReductionKindAttr>(unwrap(attr)))
     return static_cast<int32_t>(kind.getValue());
   return -1;
+}
+
+extern "C" MlirAttribute tileShimFragmentLayoutGet(MlirContext context, intptr_t rank,
+                                                   const int64_t *shape, int64_t threads,
+                                                   int64_t replicate, MlirAffineMap thread,
+                                                   MlirAffineMap slot, MlirStringRef origin) {
+  MLIRContext *ctx = unwrap(context);
+  return wrap(tile::FragmentLayoutAttr::getChecked(
+      [ctx]() { return mlir::emitError(UnknownLoc::get(ctx)); }, ctx,
+      ArrayRef<int64_t>(shape, rank), threads, replicate, unwrap(thread), unwrap(slot),
+      unwrap(origin)));
+}
+
+static tile::FragmentLayoutAttr fragmentLayout(MlirAttribute attr) {
+  return llvm::cast<tile::FragmentLayoutAttr>(unwrap(attr));
+}
+
+extern "C" bool tileShimIsFragmentLayout(MlirAttribute attr) {
+  return llvm::isa_and_nonnull<tile::FragmentLayoutAttr>(unwrap(attr));
+}
+extern "C" intptr_t tileShimFragmentLayoutRank(MlirAttribute attr) {
+  return fragmentLayout(attr).getShape().size();
+}
+extern "C" int64_t tileShimFragmentLayoutSize(MlirAttribute attr, intptr_t dim) {
+  return fragmentLayout(attr).getShape()[dim];
+}
+extern "C" int64_t tileShimFragmentLayoutThreads(MlirAttribute attr) {
+  return fragmentLayout(attr).getThreads();
+}
+extern "C" int64_t tileShimFragmentLayoutReplicate(MlirAttribute attr) {
+  return fragmentLayout(attr).getReplicate();
+}
+extern "C" MlirAffineMap tileShimFragmentLayoutThreadMap(MlirAttribute attr) {
+  return wrap(fragmentLayout(attr).getThread());
+}
+extern "C" MlirAffineMap tileShimFragmentLayoutSlotMap(MlirAttribute attr) {
+  return wrap(fragmentLayout(attr).getSlot());
+}
+extern "C" MlirStringRef tileShimFragmentLayoutOrigin(MlirAttribute attr) {
+  return wrap(fragmentLayout(attr).getOrigin());
+}
+
+extern "C" MlirAttribute tileShimSharedLayoutGet(MlirContext context, int64_t swizzle,
+                                                 int64_t padding, bool transposed,
+                                                 intptr_t boxRank, const int64_t *box,
+                                                 int64_t boxes, int64_t buffers) {
+  MLIRContext *ctx = unwrap(context);
+  return wrap(tile::SharedLayoutAttr::getChecked(
+      [ctx]() { return mlir::emitError(UnknownLoc::get(ctx)); }, ctx, swizzle, padding,
+      transposed, ArrayRef<int64_t>(box, boxRank), boxes, buffers));
+}
+
+extern "C" bool tileShimIsSharedLayout(MlirAttribute attr) {
+  return llvm::isa_and_nonnull<tile::SharedLayoutAttr>(unwrap(attr));
+}
+
+extern "C" int64_t tileShimSharedLayoutField(MlirAttribute attr, intptr_t field) {
+  auto layout = llvm::cast<tile::SharedLayoutAttr>(unwrap(attr));
+  switch (field) {
+  case 0: return layout.getSwizzle();
+  case 1: return layout.getPadding();
+  case 2: return layout.getTransposed();
+  case 3: return layout.getBoxes();
+  case 4: return layout.getBuffers();
+  case 5: return layout.getBox().size();
+  default: return layout.getBox()[field - 6];
+  }
 }
 
 namespace {

@@ -213,6 +213,64 @@ void ParallelOp::print(OpAsmPrinter &printer) {
 }
 
 //===----------------------------------------------------------------------===//
+// Layout attributes
+//===----------------------------------------------------------------------===//
+
+FailureOr<SmallVector<int64_t>> mlir::tile::parseSizeList(AsmParser &parser) {
+  SmallVector<int64_t> sizes;
+  if (parser.parseCommaSeparatedList(AsmParser::Delimiter::Square,
+                                     [&]() { return parser.parseInteger(sizes.emplace_back()); }))
+    return failure();
+  return sizes;
+}
+
+void mlir::tile::printSizeList(AsmPrinter &printer, ArrayRef<int64_t> sizes) {
+  printer << '[';
+  llvm::interleaveComma(sizes, printer);
+  printer << ']';
+}
+
+// Only the structure is checked here (arity, ranges); that every thread holds each of its elements
+// in a slot of its own is checked in Rust by the ops that carry a layout, which know the shape.
+LogicalResult FragmentLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                         ArrayRef<int64_t> shape, int64_t threads, int64_t replicate,
+                                         AffineMap thread, AffineMap slot, StringRef) {
+  if (shape.empty() || llvm::any_of(shape, [](int64_t size) { return size <= 0; }))
+    return emitError() << "expects a non-empty shape of positive sizes";
+  if (threads <= 0)
+    return emitError() << "expects a positive number of threads, but got " << threads;
+  if (replicate <= 0)
+    return emitError() << "expects replicate to be positive, but got " << replicate;
+  unsigned rank = shape.size();
+  if (thread.getNumDims() != rank || thread.getNumResults() != 1 || thread.getNumSymbols() > 1)
+    return emitError() << "expects the thread map to take " << rank
+                       << " indices (and at most one replica symbol) to one thread, but got "
+                       << AffineMapAttr::get(thread);
+  if (replicate > 1 && thread.getNumSymbols() != 1)
+    return emitError() << "expects the thread map of a layout replicated " << replicate
+                       << " times to take the replica as symbol s0, but got " << AffineMapAttr::get(thread);
+  if (slot.getNumDims() != rank || slot.getNumResults() != 1 || slot.getNumSymbols() != 0)
+    return emitError() << "expects the slot map to take " << rank
+                       << " indices to one slot, but got " << AffineMapAttr::get(slot);
+  return success();
+}
+
+LogicalResult SharedLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                       int64_t swizzle, int64_t padding, bool,
+                                       ArrayRef<int64_t> box, int64_t boxes, int64_t buffers) {
+  if (swizzle != 0 && swizzle != 32 && swizzle != 64 && swizzle != 128)
+    return emitError() << "expects swizzle to be 0, 32, 64 or 128 bytes, but got " << swizzle;
+  if (padding < 0)
+    return emitError() << "expects padding to be non-negative, but got " << padding;
+  if (llvm::any_of(box, [](int64_t size) { return size <= 0 || size > 256; }))
+    return emitError() << "expects box sizes between 1 and 256 (the TMA limit)";
+  if (boxes <= 0 || buffers <= 0)
+    return emitError() << "expects boxes and buffers to be positive, but got " << boxes << " and "
+                       << buffers;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // Generated definitions
 //===----------------------------------------------------------------------===//
 

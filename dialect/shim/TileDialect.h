@@ -12,6 +12,15 @@
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+#include "mlir/IR/DialectImplementation.h"
+
+namespace mlir::tile {
+/// Parses a list of sizes written `[64, 128]` (empty: `[]`).
+FailureOr<SmallVector<int64_t>> parseSizeList(AsmParser &parser);
+/// Prints a list of sizes as `[64, 128]`.
+void printSizeList(AsmPrinter &printer, ArrayRef<int64_t> sizes);
+} // namespace mlir::tile
+
 #include "TileDialect.h.inc"
 #include "TileEnums.h.inc"
 

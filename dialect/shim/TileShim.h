@@ -9,6 +9,7 @@
 #ifndef TILE_SHIM_H
 #define TILE_SHIM_H
 
+#include "mlir-c/AffineMap.h"
 #include "mlir-c/IR.h"
 #include "mlir-c/Pass.h"
 #include "mlir-c/Rewrite.h"
@@ -47,6 +48,38 @@ MlirAttribute tileShimWorkgroupSpaceGet(MlirContext context);
 MlirAttribute tileShimReductionKindGet(MlirContext context, int32_t kind);
 /// Returns the reduction kind held by `attr`, or -1 when it is not one.
 int32_t tileShimReductionKindValue(MlirAttribute attr);
+
+/// Returns `#tile.frag<...>`, or a null attribute (with an error diagnostic) when the fields do not
+/// verify.
+MlirAttribute tileShimFragmentLayoutGet(MlirContext context, intptr_t rank, const int64_t *shape,
+                                        int64_t threads, int64_t replicate, MlirAffineMap thread,
+                                        MlirAffineMap slot, MlirStringRef origin);
+/// Returns whether `attr` is a `#tile.frag`.
+bool tileShimIsFragmentLayout(MlirAttribute attr);
+/// Returns the rank of a `#tile.frag`'s shape.
+intptr_t tileShimFragmentLayoutRank(MlirAttribute attr);
+/// Returns size `dim` of a `#tile.frag`'s shape.
+int64_t tileShimFragmentLayoutSize(MlirAttribute attr, intptr_t dim);
+/// Returns the threads of a `#tile.frag`.
+int64_t tileShimFragmentLayoutThreads(MlirAttribute attr);
+/// Returns the replication of a `#tile.frag`.
+int64_t tileShimFragmentLayoutReplicate(MlirAttribute attr);
+/// Returns the thread map of a `#tile.frag`.
+MlirAffineMap tileShimFragmentLayoutThreadMap(MlirAttribute attr);
+/// Returns the slot map of a `#tile.frag`.
+MlirAffineMap tileShimFragmentLayoutSlotMap(MlirAttribute attr);
+/// Returns the origin of a `#tile.frag`.
+MlirStringRef tileShimFragmentLayoutOrigin(MlirAttribute attr);
+/// Returns `#tile.smem<...>`, or a null attribute (with an error diagnostic) when the fields do not
+/// verify.
+MlirAttribute tileShimSharedLayoutGet(MlirContext context, int64_t swizzle, int64_t padding,
+                                      bool transposed, intptr_t boxRank, const int64_t *box,
+                                      int64_t boxes, int64_t buffers);
+/// Returns whether `attr` is a `#tile.smem`.
+bool tileShimIsSharedLayout(MlirAttribute attr);
+/// Returns field `field` of a `#tile.smem`: 0 swizzle, 1 padding, 2 transposed (0 or 1), 3 boxes,
+/// 4 buffers, 5 the box's rank, 6 + i size i of the box.
+int64_t tileShimSharedLayoutField(MlirAttribute attr, intptr_t field);
 
 /// Registers a pass in MLIR's global registry so that `--pass-pipeline=` finds it; the registry
 /// creates instances by calling `factory(id)`.

@@ -4,7 +4,7 @@
 #![allow(non_snake_case)]
 
 use mlir_sys::{
-    MlirAttribute, MlirContext, MlirDialectHandle, MlirOperation, MlirPass, MlirRewritePatternSet,
+    MlirAffineMap, MlirAttribute, MlirContext, MlirDialectHandle, MlirOperation, MlirPass, MlirRewritePatternSet,
     MlirStringRef, MlirType,
 };
 use std::ffi::{c_char, c_int, c_void};
@@ -35,6 +35,36 @@ unsafe extern "C" {
     pub fn tileShimWorkgroupSpaceGet(context: MlirContext) -> MlirAttribute;
     pub fn tileShimReductionKindGet(context: MlirContext, kind: i32) -> MlirAttribute;
     pub fn tileShimReductionKindValue(attr: MlirAttribute) -> i32;
+    pub fn tileShimFragmentLayoutGet(
+        context: MlirContext,
+        rank: isize,
+        shape: *const i64,
+        threads: i64,
+        replicate: i64,
+        thread: MlirAffineMap,
+        slot: MlirAffineMap,
+        origin: MlirStringRef,
+    ) -> MlirAttribute;
+    pub fn tileShimIsFragmentLayout(attr: MlirAttribute) -> bool;
+    pub fn tileShimFragmentLayoutRank(attr: MlirAttribute) -> isize;
+    pub fn tileShimFragmentLayoutSize(attr: MlirAttribute, dim: isize) -> i64;
+    pub fn tileShimFragmentLayoutThreads(attr: MlirAttribute) -> i64;
+    pub fn tileShimFragmentLayoutReplicate(attr: MlirAttribute) -> i64;
+    pub fn tileShimFragmentLayoutThreadMap(attr: MlirAttribute) -> MlirAffineMap;
+    pub fn tileShimFragmentLayoutSlotMap(attr: MlirAttribute) -> MlirAffineMap;
+    pub fn tileShimFragmentLayoutOrigin(attr: MlirAttribute) -> MlirStringRef;
+    pub fn tileShimSharedLayoutGet(
+        context: MlirContext,
+        swizzle: i64,
+        padding: i64,
+        transposed: bool,
+        box_rank: isize,
+        r#box: *const i64,
+        boxes: i64,
+        buffers: i64,
+    ) -> MlirAttribute;
+    pub fn tileShimIsSharedLayout(attr: MlirAttribute) -> bool;
+    pub fn tileShimSharedLayoutField(attr: MlirAttribute, field: isize) -> i64;
     pub fn tileShimRegisterPass(factory: PassFactory, id: i32);
     pub fn tileShimRegisterPipeline(
         name: *const c_char,

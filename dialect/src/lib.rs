@@ -19,6 +19,7 @@ pub mod driver;
 pub mod element;
 mod error;
 mod ffi;
+pub mod layout;
 pub mod level;
 pub mod ops;
 pub mod registration;

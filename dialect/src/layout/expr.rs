@@ -1,0 +1,280 @@
+//! Affine index expressions that Rust can evaluate: the thread and slot maps of a fragment layout.
+//!
+//! An [`Expr`] is the Rust twin of an MLIR `AffineExpr`: converting one into the other and back
+//! gives an equal expression (MLIR may fold constants on the way in). Layout inference and the
+//! lowerings evaluate layouts on every element of a (static, small) tile, which is cheap in Rust
+//! and needs no affine prover.
+
+use melior::{Context, ir::AffineExpr};
+use std::ops::{Add, Mul};
+
+/// An affine expression over indices `d0..` and symbols `s0..`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Expr {
+    /// Index `d<n>`.
+    Dim(usize),
+    /// Symbol `s<n>` (the replica of a replicated layout).
+    Symbol(usize),
+    /// A constant.
+    Constant(i64),
+    /// `a + b`.
+    Add(Box<Expr>, Box<Expr>),
+    /// `a * b`.
+    Mul(Box<Expr>, Box<Expr>),
+    /// `a mod b` (non-negative for a positive `b`).
+    Mod(Box<Expr>, Box<Expr>),
+    /// `a floordiv b`.
+    FloorDiv(Box<Expr>, Box<Expr>),
+    /// `a ceildiv b`.
+    CeilDiv(Box<Expr>, Box<Expr>),
+}
+
+/// Returns index `d<n>`.
+pub fn dim(n: usize) -> Expr {
+    Expr::Dim(n)
+}
+
+/// Returns symbol `s<n>`.
+pub fn symbol(n: usize) -> Expr {
+    Expr::Symbol(n)
+}
+
+/// Returns a constant.
+pub fn constant(value: i64) -> Expr {
+    Expr::Constant(value)
+}
+
+impl Add for Expr {
+    type Output = Expr;
+    fn add(self, rhs: Expr) -> Expr {
+        match (self, rhs) {
+            (Expr::Constant(0), other) | (other, Expr::Constant(0)) => other,
+            (Expr::Constant(a), Expr::Constant(b)) => Expr::Constant(a + b),
+            (a, b) => Expr::Add(Box::new(a), Box::new(b)),
+        }
+    }
+}
+
+impl Add<i64> for Expr {
+    type Output = Expr;
+    fn add(self, rhs: i64) -> Expr {
+        self + Expr::Constant(rhs)
+    }
+}
+
+impl Mul<i64> for Expr {
+    type Output = Expr;
+    fn mul(self, rhs: i64) -> Expr {
+        match (self, rhs) {
+            (_, 0) => Expr::Constant(0),
+            (expr, 1) => expr,
+            (Expr::Constant(a), b) => Expr::Constant(a * b),
+            (a, b) => Expr::Mul(Box::new(a), Box::new(Expr::Constant(b))),
+        }
+    }
+}
+
+impl Expr {
+    /// Returns `self mod divisor`.
+    pub fn modulo(self, divisor: i64) -> Expr {
+        match self {
+            _ if divisor == 1 => Expr::Constant(0),
+            Expr::Constant(a) => Expr::Constant(a.rem_euclid(divisor)),
+            a => Expr::Mod(Box::new(a), Box::new(Expr::Constant(divisor))),
+        }
+    }
+
+    /// Returns `self floordiv divisor`.
+    pub fn floor_div(self, divisor: i64) -> Expr {
+        match self {
+            a if divisor == 1 => a,
+            Expr::Constant(a) => Expr::Constant(a.div_euclid(divisor)),
+            a => Expr::FloorDiv(Box::new(a), Box::new(Expr::Constant(divisor))),
+        }
+    }
+
+    /// Returns the value at indices `dims` and symbols `symbols`.
+    pub fn eval(&self, dims: &[i64], symbols: &[i64]) -> i64 {
+        let binary = |a: &Expr, b: &Expr| (a.eval(dims, symbols), b.eval(dims, symbols));
+        match self {
+            Expr::Dim(n) => dims.get(*n).copied().unwrap_or(0),
+            Expr::Symbol(n) => symbols.get(*n).copied().unwrap_or(0),
+            Expr::Constant(value) => *value,
+            Expr::Add(a, b) => {
+                let (a, b) = binary(a, b);
+                a + b
+            }
+            Expr::Mul(a, b) => {
+                let (a, b) = binary(a, b);
+                a * b
+            }
+            Expr::Mod(a, b) => {
+                let (a, b) = binary(a, b);
+                if b == 0 { 0 } else { a.rem_euclid(b) }
+            }
+            Expr::FloorDiv(a, b) => {
+                let (a, b) = binary(a, b);
+                if b == 0 { 0 } else { a.div_euclid(b) }
+            }
+            Expr::CeilDiv(a, b) => {
+                let (a, b) = binary(a, b);
+                if b == 0 { 0 } else { -((-a).div_euclid(b)) }
+            }
+        }
+    }
+
+    /// Returns the expression with every index `d<n>` replaced by `replace(n)`.
+    pub fn substitute(&self, replace: &dyn Fn(usize) -> Expr) -> Expr {
+        let binary = |a: &Expr, b: &Expr| (Box::new(a.substitute(replace)), Box::new(b.substitute(replace)));
+        match self {
+            Expr::Dim(n) => replace(*n),
+            Expr::Symbol(_) | Expr::Constant(_) => self.clone(),
+            Expr::Add(a, b) => {
+                let (a, b) = binary(a, b);
+                *a + *b
+            }
+            Expr::Mul(a, b) => {
+                let (a, b) = binary(a, b);
+                match (*a, *b) {
+                    (a, Expr::Constant(c)) => a * c,
+                    (Expr::Constant(c), b) => b * c,
+                    (a, b) => Expr::Mul(Box::new(a), Box::new(b)),
+                }
+            }
+            Expr::Mod(a, b) => {
+                let (a, b) = binary(a, b);
+                match *b {
+                    Expr::Constant(c) => a.modulo(c),
+                    b => Expr::Mod(a, Box::new(b)),
+                }
+            }
+            Expr::FloorDiv(a, b) => {
+                let (a, b) = binary(a, b);
+                match *b {
+                    Expr::Constant(c) => a.floor_div(c),
+                    b => Expr::FloorDiv(a, Box::new(b)),
+                }
+            }
+            Expr::CeilDiv(a, b) => {
+                let (a, b) = binary(a, b);
+                Expr::CeilDiv(a, b)
+            }
+        }
+    }
+
+    /// Returns the expression with symbol `s0` replaced by `replacement`.
+    pub fn substitute_symbol(&self, replacement: &Expr) -> Expr {
+        match self {
+            Expr::Symbol(0) => replacement.clone(),
+            Expr::Dim(_) | Expr::Symbol(_) | Expr::Constant(_) => self.clone(),
+            Expr::Add(a, b) => Expr::Add(Box::new(a.substitute_symbol(replacement)), Box::new(b.substitute_symbol(replacement))),
+            Expr::Mul(a, b) => Expr::Mul(Box::new(a.substitute_symbol(replacement)), Box::new(b.substitute_symbol(replacement))),
+            Expr::Mod(a, b) => Expr::Mod(Box::new(a.substitute_symbol(replacement)), Box::new(b.substitute_symbol(replacement))),
+            Expr::FloorDiv(a, b) => {
+                Expr::FloorDiv(Box::new(a.substitute_symbol(replacement)), Box::new(b.substitute_symbol(replacement)))
+            }
+            Expr::CeilDiv(a, b) => {
+                Expr::CeilDiv(Box::new(a.substitute_symbol(replacement)), Box::new(b.substitute_symbol(replacement)))
+            }
+        }
+    }
+
+    /// Returns whether the expression mentions a symbol.
+    pub fn has_symbol(&self) -> bool {
+        match self {
+            Expr::Symbol(_) => true,
+            Expr::Dim(_) | Expr::Constant(_) => false,
+            Expr::Add(a, b) | Expr::Mul(a, b) | Expr::Mod(a, b) | Expr::FloorDiv(a, b) | Expr::CeilDiv(a, b) => {
+                a.has_symbol() || b.has_symbol()
+            }
+        }
+    }
+
+    /// Creates the MLIR affine expression.
+    pub fn to_mlir<'c>(&self, context: &'c Context) -> AffineExpr<'c> {
+        let binary = |a: &Expr, b: &Expr| (a.to_mlir(context), b.to_mlir(context));
+        match self {
+            Expr::Dim(n) => AffineExpr::dim(context, *n),
+            Expr::Symbol(n) => AffineExpr::symbol(context, *n),
+            Expr::Constant(value) => AffineExpr::constant(context, *value),
+            Expr::Add(a, b) => {
+                let (a, b) = binary(a, b);
+                a + b
+            }
+            Expr::Mul(a, b) => {
+                let (a, b) = binary(a, b);
+                a * b
+            }
+            Expr::Mod(a, b) => {
+                let (a, b) = binary(a, b);
+                AffineExpr::modulo(a, b)
+            }
+            Expr::FloorDiv(a, b) => {
+                let (a, b) = binary(a, b);
+                AffineExpr::floor_div(a, b)
+            }
+            Expr::CeilDiv(a, b) => {
+                let (a, b) = binary(a, b);
+                AffineExpr::ceil_div(a, b)
+            }
+        }
+    }
+
+    /// Returns the Rust twin of an MLIR affine expression.
+    pub fn from_mlir(expr: AffineExpr) -> Expr {
+        let binary = || (Box::new(Expr::from_mlir(expr.lhs())), Box::new(Expr::from_mlir(expr.rhs())));
+        if expr.is_dim() {
+            Expr::Dim(expr.dim_position())
+        } else if expr.is_symbol() {
+            Expr::Symbol(expr.symbol_position())
+        } else if expr.is_constant() {
+            Expr::Constant(expr.constant_value())
+        } else if expr.is_add() {
+            let (a, b) = binary();
+            Expr::Add(a, b)
+        } else if expr.is_mul() {
+            let (a, b) = binary();
+            Expr::Mul(a, b)
+        } else if expr.is_mod() {
+            let (a, b) = binary();
+            Expr::Mod(a, b)
+        } else if expr.is_floor_div() {
+            let (a, b) = binary();
+            Expr::FloorDiv(a, b)
+        } else {
+            let (a, b) = binary();
+            Expr::CeilDiv(a, b)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn evaluates_the_wgmma_accumulator_thread_map() {
+        // (i floordiv 16) * 32 + (i mod 8) * 4 + (j mod 8) floordiv 2
+        let thread = dim(0).floor_div(16) * 32 + dim(0).modulo(8) * 4 + dim(1).modulo(8).floor_div(2);
+        assert_eq!(thread.eval(&[0, 0], &[]), 0);
+        assert_eq!(thread.eval(&[9, 3], &[]), 4 + 1);
+        assert_eq!(thread.eval(&[17, 15], &[]), 32 + 4 + 3);
+    }
+
+    #[test]
+    fn substitution_folds_constants() {
+        let slot = dim(1).floor_div(8) * 4 + dim(0).modulo(16).floor_div(8) * 2 + dim(1).modulo(2);
+        let row_only = slot.substitute(&|n| if n == 1 { constant(0) } else { dim(n) });
+        assert_eq!(row_only, dim(0).modulo(16).floor_div(8) * 2);
+    }
+
+    #[test]
+    fn round_trips_through_mlir() {
+        let context = Context::new();
+        let expr = dim(0).floor_div(16) * 32 + symbol(0) + dim(1).modulo(8);
+        let back = Expr::from_mlir(expr.to_mlir(&context));
+        for (i, j, s) in [(0, 0, 0), (17, 5, 3), (63, 63, 1)] {
+            assert_eq!(back.eval(&[i, j], &[s]), expr.eval(&[i, j], &[s]));
+        }
+    }
+}

@@ -1,0 +1,292 @@
+//! Layouts as typed IR: `#tile.frag` (which thread holds each element of a fragment, or runs each
+//! iteration of a `tile.parallel`, and in which register slot) and `#tile.smem` (how a shared tile
+//! lies in shared memory), with their Rust models.
+//!
+//! Invariants of a valid [`FragmentLayout`] (checked by [`FragmentLayout::check`]): every element's
+//! threads lie in `0..threads`, its slot is non-negative, and no thread holds two elements in one
+//! slot. The attribute itself only checks the maps' arity (its C++ verifier); the Rust verifiers of
+//! the ops that carry one run the full check, since they know the shape it must have.
+
+mod expr;
+
+pub use expr::{Expr, constant, dim, symbol};
+
+use crate::ffi;
+use melior::{
+    Context,
+    ir::{AffineMap, Attribute, AttributeLike},
+};
+use mlir_sys::MlirStringRef;
+use std::collections::HashMap;
+
+/// The attribute that records a tile's layout on its allocation.
+pub const LAYOUT_ATTRIBUTE: &str = "tile.layout";
+/// The attribute that records which thread runs each iteration of a `tile.parallel`.
+pub const LOOP_LAYOUT_ATTRIBUTE: &str = "tile.loop_layout";
+
+/// A fragment layout: element (or iteration) `e` is held by threads `thread(e)[r]`, `r` in
+/// `0..replicate`, each in register slot `slot(e)`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FragmentLayout {
+    /// The fragment's shape (or the loop's extents).
+    pub shape: Vec<i64>,
+    /// Threads of the block.
+    pub threads: i64,
+    /// How many replicas each element has (the range of the thread map's symbol).
+    pub replicate: i64,
+    /// Element to thread (symbol `s0`: the replica).
+    pub thread: Expr,
+    /// Element to register slot.
+    pub slot: Expr,
+    /// Where the layout comes from (`wgmma.acc.m64n128`, `blocked`, `slice`, ...).
+    pub origin: String,
+}
+
+impl FragmentLayout {
+    /// Returns every index of the shape, in row-major order.
+    pub fn elements(&self) -> impl Iterator<Item = Vec<i64>> + '_ {
+        let total: i64 = self.shape.iter().product();
+        (0..total).map(move |mut linear| {
+            let mut index = vec![0; self.shape.len()];
+            for (position, size) in self.shape.iter().enumerate().rev() {
+                index[position] = linear % size;
+                linear /= size;
+            }
+            index
+        })
+    }
+
+    /// Returns the threads that hold `index` (with repeats when replicas share a thread).
+    pub fn owners(&self, index: &[i64]) -> impl Iterator<Item = i64> + '_ {
+        let index = index.to_vec();
+        (0..self.replicate).map(move |replica| self.thread.eval(&index, &[replica]))
+    }
+
+    /// Returns the register slot that holds `index`.
+    pub fn slot_of(&self, index: &[i64]) -> i64 {
+        self.slot.eval(index, &[])
+    }
+
+    /// Returns the register slots one thread needs (the largest slot used, plus one).
+    pub fn slots(&self) -> i64 {
+        self.elements().map(|index| self.slot_of(&index)).max().map_or(0, |slot| slot + 1)
+    }
+
+    /// Returns whether each element is held by exactly the threads `other` holds it in (slots may
+    /// differ: converting between the two is a per-thread register move).
+    pub fn same_owners(&self, other: &FragmentLayout) -> bool {
+        self.shape == other.shape
+            && self.threads == other.threads
+            && self.elements().all(|index| {
+                let mut mine: Vec<i64> = self.owners(&index).collect();
+                let mut theirs: Vec<i64> = other.owners(&index).collect();
+                mine.sort_unstable();
+                mine.dedup();
+                theirs.sort_unstable();
+                theirs.dedup();
+                mine == theirs
+            })
+    }
+
+    /// Checks the layout's invariants for a fragment of `shape` on `threads` threads.
+    pub fn check(&self, shape: &[i64], threads: i64) -> Result<(), String> {
+        if self.shape != shape {
+            return Err(format!("expects a layout of shape {:?}, but got {:?}", shape, self.shape));
+        }
+        if self.threads != threads {
+            return Err(format!("expects a layout over the block's {threads} threads, but got {}", self.threads));
+        }
+        let mut held: HashMap<(i64, i64), Vec<i64>> = HashMap::new();
+        for index in self.elements() {
+            let slot = self.slot_of(&index);
+            if slot < 0 {
+                return Err(format!("expects non-negative slots, but element {index:?} is in slot {slot}"));
+            }
+            for thread in self.owners(&index) {
+                if !(0..threads).contains(&thread) {
+                    return Err(format!("expects threads in 0..{threads}, but element {index:?} is held by thread {thread}"));
+                }
+                if let Some(other) = held.get(&(thread, slot)).filter(|other| **other != index) {
+                    return Err(format!(
+                        "expects each thread to hold each element in a slot of its own, but thread {thread} holds {other:?} and {index:?} in slot {slot}"
+                    ));
+                }
+                held.insert((thread, slot), index.clone());
+            }
+        }
+        Ok(())
+    }
+
+    /// Creates the `#tile.frag` attribute.
+    pub fn to_attribute<'c>(&self, context: &'c Context) -> Attribute<'c> {
+        let rank = self.shape.len();
+        let symbols = usize::from(self.replicate > 1 || self.thread.has_symbol());
+        let thread = AffineMap::new(context, rank, symbols, &[self.thread.to_mlir(context)]);
+        let slot = AffineMap::new(context, rank, 0, &[self.slot.to_mlir(context)]);
+        // SAFETY: every handle is valid for `context`; the shim returns a null attribute (and emits
+        // a diagnostic) when the fields do not verify, which `from_raw` turns into a null handle
+        // the caller never sees: the fields are built valid here.
+        unsafe {
+            Attribute::from_raw(ffi::tileShimFragmentLayoutGet(
+                context.to_raw(),
+                rank as isize,
+                self.shape.as_ptr(),
+                self.threads,
+                self.replicate,
+                thread.to_raw(),
+                slot.to_raw(),
+                string_ref(&self.origin),
+            ))
+        }
+    }
+
+    /// Returns the model of a `#tile.frag` attribute, or `None` for any other attribute.
+    pub fn from_attribute(attribute: Attribute) -> Option<FragmentLayout> {
+        let raw = attribute.to_raw();
+        // SAFETY: `raw` is a valid attribute; the accessors are called only on a `#tile.frag`.
+        unsafe {
+            if !ffi::tileShimIsFragmentLayout(raw) {
+                return None;
+            }
+            let rank = ffi::tileShimFragmentLayoutRank(raw);
+            let shape = (0..rank).map(|dim| ffi::tileShimFragmentLayoutSize(raw, dim)).collect();
+            let thread = AffineMap::from_raw(ffi::tileShimFragmentLayoutThreadMap(raw));
+            let slot = AffineMap::from_raw(ffi::tileShimFragmentLayoutSlotMap(raw));
+            let origin = ffi::tileShimFragmentLayoutOrigin(raw);
+            Some(FragmentLayout {
+                shape,
+                threads: ffi::tileShimFragmentLayoutThreads(raw),
+                replicate: ffi::tileShimFragmentLayoutReplicate(raw),
+                thread: Expr::from_mlir(thread.result(0).ok()?),
+                slot: Expr::from_mlir(slot.result(0).ok()?),
+                origin: String::from_utf8_lossy(std::slice::from_raw_parts(origin.data as *const u8, origin.length)).into_owned(),
+            })
+        }
+    }
+}
+
+/// A shared-tile layout (see `#tile.smem` in the op reference).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SharedLayout {
+    /// Bytes of the XOR swizzle span: 0, 32, 64 or 128.
+    pub swizzle: i64,
+    /// Elements of padding after each row.
+    pub padding: i64,
+    /// Stored with the last two dimensions swapped.
+    pub transposed: bool,
+    /// The TMA box (rows, columns), empty without TMA.
+    pub r#box: Vec<i64>,
+    /// Boxes side by side.
+    pub boxes: i64,
+    /// Copies in a pipelined loop's ring.
+    pub buffers: i64,
+}
+
+impl SharedLayout {
+    /// Returns a row-major layout without swizzle, padding or boxes.
+    pub fn row_major() -> SharedLayout {
+        SharedLayout { boxes: 1, buffers: 1, ..SharedLayout::default() }
+    }
+
+    /// Creates the `#tile.smem` attribute.
+    pub fn to_attribute<'c>(&self, context: &'c Context) -> Attribute<'c> {
+        // SAFETY: as in `FragmentLayout::to_attribute`.
+        unsafe {
+            Attribute::from_raw(ffi::tileShimSharedLayoutGet(
+                context.to_raw(),
+                self.swizzle,
+                self.padding,
+                self.transposed,
+                self.r#box.len() as isize,
+                self.r#box.as_ptr(),
+                self.boxes,
+                self.buffers,
+            ))
+        }
+    }
+
+    /// Returns the model of a `#tile.smem` attribute, or `None` for any other attribute.
+    pub fn from_attribute(attribute: Attribute) -> Option<SharedLayout> {
+        let raw = attribute.to_raw();
+        // SAFETY: `raw` is a valid attribute; fields are read only from a `#tile.smem`.
+        unsafe {
+            if !ffi::tileShimIsSharedLayout(raw) {
+                return None;
+            }
+            let field = |n: isize| ffi::tileShimSharedLayoutField(raw, n);
+            Some(SharedLayout {
+                swizzle: field(0),
+                padding: field(1),
+                transposed: field(2) != 0,
+                r#box: (0..field(5) as isize).map(|i| field(6 + i)).collect(),
+                boxes: field(3),
+                buffers: field(4),
+            })
+        }
+    }
+}
+
+fn string_ref(text: &str) -> MlirStringRef {
+    MlirStringRef { data: text.as_ptr() as *const _, length: text.len() }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn context() -> Context {
+        let context = Context::new();
+        let registry = melior::dialect::DialectRegistry::new();
+        crate::register(&registry);
+        context.append_dialect_registry(&registry);
+        context.load_all_available_dialects();
+        context
+    }
+
+    fn accumulator() -> FragmentLayout {
+        FragmentLayout {
+            shape: vec![64, 16],
+            threads: 128,
+            replicate: 1,
+            thread: dim(0).floor_div(16) * 32 + dim(0).modulo(8) * 4 + dim(1).modulo(8).floor_div(2),
+            slot: dim(1).floor_div(8) * 4 + dim(0).modulo(16).floor_div(8) * 2 + dim(1).modulo(2),
+            origin: "wgmma.acc.m64n16".into(),
+        }
+    }
+
+    #[test]
+    fn fragment_layouts_round_trip_through_their_attribute() {
+        let context = context();
+        let layout = accumulator();
+        let attribute = layout.to_attribute(&context);
+        assert!(attribute.to_string().starts_with("#tile.frag<shape = [64, 16], threads = 128"));
+        let back = FragmentLayout::from_attribute(attribute).expect("a #tile.frag");
+        for index in layout.elements() {
+            assert_eq!(back.owners(&index).collect::<Vec<_>>(), layout.owners(&index).collect::<Vec<_>>());
+            assert_eq!(back.slot_of(&index), layout.slot_of(&index));
+        }
+        assert_eq!(back.origin, "wgmma.acc.m64n16");
+    }
+
+    #[test]
+    fn the_wgmma_accumulator_is_a_valid_layout_of_8_slots() {
+        let layout = accumulator();
+        assert_eq!(layout.check(&[64, 16], 128), Ok(()));
+        assert_eq!(layout.slots(), 8);
+    }
+
+    #[test]
+    fn two_elements_in_one_slot_of_one_thread_are_refused() {
+        let layout = FragmentLayout { slot: constant(0), ..accumulator() };
+        assert!(layout.check(&[64, 16], 128).unwrap_err().contains("in a slot of its own"));
+    }
+
+    #[test]
+    fn shared_layouts_round_trip_through_their_attribute() {
+        let context = context();
+        let layout = SharedLayout { swizzle: 128, r#box: vec![32, 64], boxes: 2, ..SharedLayout::row_major() };
+        let attribute = layout.to_attribute(&context);
+        assert_eq!(attribute.to_string(), "#tile.smem<swizzle = 128, box = [32, 64], boxes = 2>");
+        assert_eq!(SharedLayout::from_attribute(attribute), Some(layout));
+    }
+}
