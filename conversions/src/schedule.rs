@@ -76,7 +76,7 @@ pub fn check_schedule<'c, 'a>(pipelined: OperationRef<'c, 'a>, schedule: &str, c
 
 /// Records the schedule of every `tile.pipelined` of `kernel` on `chip`.
 fn schedule_kernel<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>, chip: &str) -> Result<(), Failure<'c, 'a>> {
-    let main = crate::layout::decide(kernel, chip)?.schedule;
+    let main = crate::layout::main_loop_schedule(kernel, chip)?;
     for pipelined in nested_ops(kernel).into_iter().filter(|op| op_name(op) == "tile.pipelined") {
         let schedule = match &main {
             Some((main, schedule)) if *main == pipelined => schedule.as_str(),

@@ -257,8 +257,8 @@ func.func @stale_layout(%A: memref<128x48xf16>, %B: memref<48x96xf16>, %C: memre
   %c64 = arith.constant 64 : index
   %zero = arith.constant 0.0 : f32
   tile.kernel grid(%c2, %c2) threads(128) (%bx, %by) {
-    // expected-error @+1 {{'tile.alloc_shared' op has tile.layout {operand = "A", swizzle = 64 : i64}, but the sm_90a lowering lays it out as {box = array<i64: 64, 16>, boxes = 1 : i64, k_major = true, operand = "A", swizzle = 32 : i64}; drop the attribute or run tile-infer-layouts for sm_90a}}
-    %As = tile.alloc_shared {tile.layout = {operand = "A", swizzle = 64 : i64}} : memref<64x16xf16, #gpu.address_space<workgroup>>
+    // expected-error @+1 {{'tile.alloc_shared' op has tile.layout #tile.smem<swizzle = 64>, but the sm_90a lowering lays it out as #tile.smem<swizzle = 32, box = [64, 16]>; drop the attribute or run tile-infer-layouts for sm_90a}}
+    %As = tile.alloc_shared {tile.layout = #tile.smem<swizzle = 64>} : memref<64x16xf16, #gpu.address_space<workgroup>>
     %Bs = tile.alloc_shared : memref<16x64xf16, #gpu.address_space<workgroup>>
     %Cf = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
     tile.fill %Cf, %zero : memref<64x64xf32, #tile.fragment>

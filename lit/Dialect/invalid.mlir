@@ -467,3 +467,47 @@ func.func @reduce_integers(%n: index) {
   }
   return
 }
+
+// -----
+
+func.func @layout_two_elements_in_one_slot() {
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(32) (%bx) {
+    // expected-error @+1 {{'tile.alloc_fragment' op expects a valid tile.layout: expects each thread to hold each element in a slot of its own, but thread 0 holds [0] and [32] in slot 0}}
+    %f = tile.alloc_fragment {tile.layout = #tile.frag<shape = [64], threads = 32, thread = (d0) -> (d0 mod 32), slot = (d0) -> (0)>} : memref<64xf32, #tile.fragment>
+  }
+  return
+}
+
+// -----
+
+func.func @layout_on_other_threads() {
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(32) (%bx) {
+    // expected-error @+1 {{'tile.parallel' op expects a valid tile.loop_layout: expects a layout over the block's 32 threads, but got 64}}
+    tile.parallel (%i) in (64) attributes {tile.loop_layout = #tile.frag<shape = [64], threads = 64, thread = (d0) -> (d0), slot = (d0) -> (0)>} {
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @layout_of_the_wrong_kind() {
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(32) (%bx) {
+    // expected-error @+1 {{'tile.alloc_shared' op expects tile.layout to be a #tile.smem, but got #tile.frag<shape = [64], threads = 32, thread = (d0) -> (d0 mod 32), slot = (d0) -> (d0 floordiv 32)>}}
+    %s = tile.alloc_shared {tile.layout = #tile.frag<shape = [64], threads = 32, thread = (d0) -> (d0 mod 32), slot = (d0) -> (d0 floordiv 32)>} : memref<64xf32, #gpu.address_space<workgroup>>
+  }
+  return
+}
+
+// -----
+
+// expected-error @+1 {{expects swizzle to be 0, 32, 64 or 128 bytes, but got 16}}
+func.func private @bad_swizzle() attributes {layout = #tile.smem<swizzle = 16>}
+
+// -----
+
+// expected-error @+1 {{expects the thread map to take 2 indices (and at most one replica symbol) to one thread, but got affine_map<(d0) -> (d0)>}}
+func.func private @bad_arity() attributes {layout = #tile.frag<shape = [4, 4], threads = 32, thread = (d0) -> (d0), slot = (d0, d1) -> (d1)>}

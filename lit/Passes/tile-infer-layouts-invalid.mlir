@@ -38,3 +38,60 @@ func.func @no_target() {
   return
 }
 }
+
+// -----
+
+// A reduction's destination laid out by hand where the reduction does not leave its rows: the rows
+// of the accumulator lie in lane quads, the hand-written layout puts each row on one thread.
+module attributes {tile.target = "sm_90a"} {
+func.func @reduced_elsewhere(%A: memref<64x16xf16>, %B: memref<16x64xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c1) threads(128) (%bx) {
+    %As = tile.alloc_shared : memref<64x16xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<16x64xf16, #gpu.address_space<workgroup>>
+    %S = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    // expected-error-re @+1 {{'tile.alloc_fragment' op has no consistent layout on sm_90a: its tile.layout attribute lays it out as the rows layout, 'tile.reduce' at loc({{.*}}:{{[0-9]+}}:5) wants the slice(wgmma.acc.m64n64) layout; give each use a tile of its own (copy it, through shared memory where the threads differ)}}
+    %m = tile.alloc_fragment {tile.layout = #tile.frag<shape = [64], threads = 128, thread = (d0) -> (d0), slot = (d0) -> (0), origin = "rows">} : memref<64xf32, #tile.fragment>
+    tile.fill %S, %zero : memref<64x64xf32, #tile.fragment>
+    tile.copy %A[%c0, %c0], %As : memref<64x16xf16>, memref<64x16xf16, #gpu.address_space<workgroup>>
+    tile.copy %B[%c0, %c0], %Bs : memref<16x64xf16>, memref<16x64xf16, #gpu.address_space<workgroup>>
+    tile.gemm %As, %Bs, %S : memref<64x16xf16, #gpu.address_space<workgroup>>, memref<16x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+    tile.reduce <max> %S, %m dim(1) : memref<64x64xf32, #tile.fragment>, memref<64xf32, #tile.fragment>
+  }
+  return
+}
+}
+
+// -----
+
+// An elementwise loop over two fragments whose elements lie on different threads: the accumulator's
+// layout and a hand-written blocked one. The loop takes the written fragment's layout and the read
+// one does not follow; the error names the load that reads it.
+module attributes {tile.target = "sm_90a"} {
+func.func @two_layouts(%A: memref<64x16xf16>, %B: memref<16x64xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c1) threads(128) (%bx) {
+    %As = tile.alloc_shared : memref<64x16xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<16x64xf16, #gpu.address_space<workgroup>>
+    %S = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    // expected-error-re @+1 {{'tile.alloc_fragment' op has no consistent layout on sm_90a: its tile.layout attribute lays it out as the blocked layout, 'memref.load' at loc({{.*}}) wants the wgmma.acc.m64n64 layout; give each use a tile of its own (copy it, through shared memory where the threads differ)}}
+    %T = tile.alloc_fragment {tile.layout = #tile.frag<shape = [64, 64], threads = 128, thread = (d0, d1) -> ((d0 * 64 + d1) mod 128), slot = (d0, d1) -> ((d0 * 64 + d1) floordiv 128), origin = "blocked">} : memref<64x64xf32, #tile.fragment>
+    tile.fill %S, %zero : memref<64x64xf32, #tile.fragment>
+    tile.fill %T, %zero : memref<64x64xf32, #tile.fragment>
+    tile.copy %A[%c0, %c0], %As : memref<64x16xf16>, memref<64x16xf16, #gpu.address_space<workgroup>>
+    tile.copy %B[%c0, %c0], %Bs : memref<16x64xf16>, memref<16x64xf16, #gpu.address_space<workgroup>>
+    tile.gemm %As, %Bs, %S : memref<64x16xf16, #gpu.address_space<workgroup>>, memref<16x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+    tile.parallel (%i, %j) in (64, 64) {
+      %t = memref.load %T[%i, %j] : memref<64x64xf32, #tile.fragment>
+      %s = memref.load %S[%i, %j] : memref<64x64xf32, #tile.fragment>
+      %r = arith.addf %s, %t : f32
+      memref.store %r, %S[%i, %j] : memref<64x64xf32, #tile.fragment>
+    }
+  }
+  return
+}
+}

@@ -1,15 +1,20 @@
-// tile-infer-layouts: the layout of every tile for the module's tile.target, as tile.layout on the
-// op that allocates it, and on the kernel (tile.strategy) whether it runs on tensor cores. The
-// target pipelines run it before their lowering, which lowers as it says.
+// tile-infer-layouts: the layout of every tile for the module's tile.target, as a typed tile.layout
+// on the op that allocates it (#tile.smem for shared tiles, #tile.frag for fragments), the layout of
+// every tile.parallel's iterations (tile.loop_layout), and on the kernel (tile.strategy) whether it
+// runs on tensor cores. tile-infer-layouts-propagation.mlir follows layouts through whole kernels.
 // RUN: tile-opt %s -split-input-file -tile-infer-layouts | FileCheck %s
 
 // sm_90a: K tiles of 16 f16 (32-byte rows: 32-byte swizzle, K-major A), B as KxN (N-major, 128-byte
 // swizzle), one warpgroup, two 64-row wgmma tiles.
 // CHECK-LABEL: func.func @gemm
 // CHECK: tile.kernel {{.*}} attributes {tile.strategy = "tensor cores"}
-// CHECK: tile.alloc_shared {tile.layout = {box = array<i64: 64, 16>, boxes = 1 : i64, k_major = true, operand = "A", swizzle = 32 : i64}}
-// CHECK: tile.alloc_shared {tile.layout = {box = array<i64: 16, 64>, boxes = 1 : i64, k_major = false, operand = "B", swizzle = 128 : i64}}
-// CHECK: tile.alloc_fragment {tile.layout = {instruction = "wgmma.m64n64k16", kind = "accumulator", m_tiles = 1 : i64, warpgroups = 1 : i64}}
+// CHECK: tile.alloc_shared {tile.layout = #tile.smem<swizzle = 32, box = [64, 16]>}
+// CHECK: tile.alloc_shared {tile.layout = #tile.smem<swizzle = 128, box = [16, 64]>}
+// CHECK: tile.alloc_fragment {tile.layout = #tile.frag<shape = [64, 64], threads = 128,
+// CHECK-SAME: thread = (d0, d1) -> ((d0 floordiv 16) * 32 + (d0 mod 8) * 4 + (d1 mod 8) floordiv 2),
+// CHECK-SAME: slot = (d0, d1) -> ((d1 floordiv 8) * 4 + ((d0 mod 16) floordiv 8) * 2 + d1 mod 2), origin = "wgmma.acc.m64n64">}
+// The epilogue runs each element on the thread that holds it.
+// CHECK: tile.parallel {{.*}} attributes {tile.loop_layout = #tile.frag<shape = [64, 64], threads = 128, {{.*}} origin = "wgmma.acc.m64n64">}
 module attributes {tile.target = "sm_90a"} {
 func.func @gemm(%A: memref<128x48xf16>, %B: memref<48x96xf16>, %C: memref<128x96xf16>) {
   %c0 = arith.constant 0 : index
@@ -46,9 +51,14 @@ func.func @gemm(%A: memref<128x48xf16>, %B: memref<48x96xf16>, %C: memref<128x96
 
 // gfx942: the same program on mfma: padded LDS rows, two LDS buffers, B transposed into K-major rows.
 // CHECK-LABEL: func.func @gemm
-// CHECK: tile.alloc_shared {tile.layout = {buffers = 2 : i64, k_major = true, operand = "A", padding = 4 : i64, transposed = false}}
-// CHECK: tile.alloc_shared {tile.layout = {buffers = 2 : i64, k_major = true, operand = "B", padding = 4 : i64, transposed = true}}
-// CHECK: tile.alloc_fragment {tile.layout = {instruction = "mfma.32x32x8", kind = "accumulator", waves = array<i64: 1, 2>}}
+// (The ring depth of the LDS tiles is the schedule's: tile-schedule-pipelines.)
+// CHECK: tile.alloc_shared {tile.layout = #tile.smem<padding = 4>}
+// CHECK: tile.alloc_shared {tile.layout = #tile.smem<padding = 4, transposed = true>}
+// Waves (1, 2), each a 64x32 wave tile of one 32x32 mfma: lane l holds column l mod 32, rows
+// 8 (v / 4) + 4 (l / 32) + v mod 4 for accumulator v.
+// CHECK: tile.alloc_fragment {tile.layout = #tile.frag<shape = [64, 64], threads = 128,
+// CHECK-SAME: thread = (d0, d1) -> ((d1 floordiv 32) * 64 + ((d0 mod 8) floordiv 4) * 32 + d1 mod 32),
+// CHECK-SAME: slot = (d0, d1) -> ((d0 floordiv 32) * 16 + ((d0 mod 32) floordiv 8) * 4 + d0 mod 4), origin = "mfma.32x32">}
 module attributes {tile.target = "gfx942"} {
 func.func @gemm(%A: memref<128x48xf16>, %B: memref<48x96xf16>, %C: memref<128x96xf16>) {
   %c0 = arith.constant 0 : index
@@ -83,11 +93,13 @@ func.func @gemm(%A: memref<128x48xf16>, %B: memref<48x96xf16>, %C: memref<128x96
 
 // -----
 
-// spirv-coopmat: row reductions of the accumulator: rows lie in 16 lanes, and the two subgroups
-// along N exchange partial rows in workgroup memory.
+// spirv-coopmat: which lane of a subgroup holds an element of a cooperative matrix is the device's
+// secret, so all 32 lanes of the owning subgroup (2x2 subgroups) are listed; a row reduction's
+// destination is held by every lane of the two subgroups its row spans.
 // CHECK-LABEL: func.func @gemm_row_softmax
-// CHECK: tile.alloc_fragment {tile.layout = {instruction = "coopmat.16x16x16", kind = "accumulator", subgroups = array<i64: 2, 2>}}
-// CHECK-NEXT: tile.alloc_fragment {tile.layout = {exchange = "workgroup", kind = "rows", lanes = 16 : i64}}
+// CHECK: tile.alloc_fragment {tile.layout = #tile.frag<shape = [64, 64], threads = 128, replicate = 32,
+// CHECK-SAME: thread = (d0, d1)[s0] -> (((d0 floordiv 32) * 2 + d1 floordiv 32) * 32 + s0), {{.*}} origin = "coopmat.16x16x16">}
+// CHECK-NEXT: tile.alloc_fragment {tile.layout = #tile.frag<shape = [64], threads = 128, replicate = 2048, {{.*}} origin = "slice(coopmat.16x16x16)">}
 module attributes {tile.target = "spirv-coopmat"} {
 func.func @gemm_row_softmax(%A: memref<200x256xf16>, %B: memref<256x192xf16>, %C: memref<200x192xf32>) {
   %c0 = arith.constant 0 : index
@@ -141,11 +153,14 @@ func.func @gemm_row_softmax(%A: memref<200x256xf16>, %B: memref<256x192xf16>, %C
 
 // -----
 
-// Outside the GEMM family: the plain strategy, and the kernel says why. Its fragments are shared by
-// the threads (the reductions read across rows), so they live in workgroup memory.
+// Outside the GEMM family: the plain strategy, and the kernel says why. Nothing anchors the loops,
+// so the first takes the blocked layout (chunks of 4 columns, 16 threads a row), and the reductions
+// and the second loop follow it: a row's statistics are held by the row's 16 threads.
 // CHECK-LABEL: func.func @row_softmax
 // CHECK: tile.kernel {{.*}} attributes {tile.strategy = "plain: cannot be lowered to sm_90a here: {{.*}} and tile.copy does not fit that shape (chip sm_90a)"}
-// CHECK-COUNT-3: tile.alloc_fragment {tile.layout = {kind = "workgroup", order = "row_major"}}
+// CHECK: tile.alloc_fragment {tile.layout = #tile.frag<shape = [8, 64], threads = 64, thread = (d0, d1) -> ((d0 * 16 + d1 floordiv 4) mod 64), slot = (d0, d1) -> (((d0 * 16 + d1 floordiv 4) floordiv 64) * 4 + d1 mod 4), origin = "blocked">}
+// CHECK-COUNT-2: tile.alloc_fragment {tile.layout = #tile.frag<shape = [8], threads = 64, replicate = 64, thread = (d0)[s0] -> ((d0 * 16 + s0 floordiv 4) mod 64), slot = (d0) -> (((d0 * 16) floordiv 64) * 4), origin = "slice(blocked)">}
+// CHECK: tile.parallel {{.*}} attributes {tile.loop_layout = #tile.frag<shape = [8, 64], {{.*}}, origin = "blocked">}
 module attributes {tile.target = "sm_90a"} {
 func.func @row_softmax(%X: memref<24x64xf32>, %Y: memref<24x64xf32>) {
   %c0 = arith.constant 0 : index
@@ -180,9 +195,9 @@ func.func @row_softmax(%X: memref<24x64xf32>, %Y: memref<24x64xf32>) {
 
 // -----
 
-// A fragment each thread only touches at its own elements is private to it.
+// The blocked layout: chunks of 4 consecutive elements of a row, chunk c on thread c mod 64.
 // CHECK-LABEL: func.func @scale
-// CHECK: tile.alloc_fragment {tile.layout = {kind = "thread_owned", threads = 64 : i64}}
+// CHECK: tile.alloc_fragment {tile.layout = #tile.frag<shape = [16, 16], threads = 64, thread = (d0, d1) -> (d0 * 4 + d1 floordiv 4), slot = (d0, d1) -> (d1 mod 4), origin = "blocked">}
 module attributes {tile.target = "spirv"} {
 func.func @scale(%X: memref<32x16xf32>, %Y: memref<32x16xf32>) {
   %c0 = arith.constant 0 : index
@@ -208,8 +223,11 @@ func.func @scale(%X: memref<32x16xf32>, %Y: memref<32x16xf32>) {
 // sm_90a: a column reduction of the wgmma accumulator: a column spans the 8 quads of a warp, then
 // the warps, which exchange partial columns in shared memory.
 // CHECK-LABEL: func.func @column_sum
-// CHECK: tile.alloc_fragment {tile.layout = {instruction = "wgmma.m64n64k16", kind = "accumulator", m_tiles = 1 : i64, warpgroups = 1 : i64}}
-// CHECK-NEXT: tile.alloc_fragment {tile.layout = {exchange = "shared", kind = "columns", lanes = 8 : i64}}
+// CHECK: tile.alloc_fragment {tile.layout = #tile.frag<shape = [64, 64], threads = 128, {{.*}} origin = "wgmma.acc.m64n64">}
+// A column is held by lane quad (j mod 8) / 2 of every row group of every warp: 64 replicas.
+// CHECK-NEXT: tile.alloc_fragment {tile.layout = #tile.frag<shape = [64], threads = 128, replicate = 64,
+// CHECK-SAME: thread = (d0)[s0] -> ((d0 mod 8) floordiv 2 + (s0 floordiv 16) * 32 + (s0 mod 8) * 4),
+// CHECK-SAME: slot = (d0) -> ((d0 floordiv 8) * 4 + d0 mod 2), origin = "slice(wgmma.acc.m64n64)">}
 module attributes {tile.target = "sm_90a"} {
 func.func @column_sum(%A: memref<256x128xf16>, %B: memref<128x256xf16>, %C: memref<256x256xf32>) {
   %c0 = arith.constant 0 : index

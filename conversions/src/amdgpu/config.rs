@@ -128,6 +128,29 @@ impl AmdConfig {
     }
 }
 
+/// Splits the `threads / 64` waves of a workgroup over an `bm`x`bn` accumulator as evenly as the
+/// tile allows, on the largest mfma tile that divides the wave tiles: ((waves along M, along N),
+/// instruction).
+pub fn wave_split(threads: i64, bm: i64, bn: i64) -> Result<((i64, i64), Mfma), String> {
+    let waves = threads / 64;
+    let mut splits: Vec<(i64, i64)> = (1..=waves)
+        .filter(|wm| waves % wm == 0)
+        .map(|wm| (wm, waves / wm))
+        .collect();
+    splits.sort_by_key(|(wm, wn)| (wm - wn).abs());
+    for candidate in [MFMA_32, MFMA_16] {
+        for (wm, wn) in &splits {
+            if bm % (wm * candidate.size) == 0 && bn % (wn * candidate.size) == 0 {
+                return Ok(((*wm, *wn), candidate));
+            }
+        }
+    }
+    Err(format!(
+        "expects a {bm}x{bn} tile that {waves} waves can split into 32x32 or 16x16 mfma tiles on gfx942; use multiples of {} rows and columns",
+        16 * waves
+    ))
+}
+
 /// Resolves the configuration; `Err` says which limit breaks and what would fit.
 pub fn configure(
     threads: i64,
@@ -157,29 +180,7 @@ pub fn configure(
     let [_, bn] = memref_shape(accumulator)[..] else {
         return Err("expects a 2-D accumulator".into());
     };
-    let waves = threads / 64;
-    // Split the waves over M and N as evenly as the tile allows.
-    let mut splits: Vec<(i64, i64)> = (1..=waves)
-        .filter(|wm| waves % wm == 0)
-        .map(|wm| (wm, waves / wm))
-        .collect();
-    splits.sort_by_key(|(wm, wn)| (wm - wn).abs());
-    let (mut chosen, mut mfma) = (None, MFMA_32);
-    'search: for candidate in [MFMA_32, MFMA_16] {
-        for (wm, wn) in &splits {
-            if bm % (wm * candidate.size) == 0 && bn % (wn * candidate.size) == 0 {
-                chosen = Some((*wm, *wn));
-                mfma = candidate;
-                break 'search;
-            }
-        }
-    }
-    let Some((wm, wn)) = chosen else {
-        return Err(format!(
-            "expects a {bm}x{bn} tile that {waves} waves can split into 32x32 or 16x16 mfma tiles on gfx942; use multiples of {} rows and columns",
-            16 * waves
-        ));
-    };
+    let ((wm, wn), mfma) = wave_split(threads, bm, bn)?;
     if bk % mfma.k != 0 || bk % 8 != 0 {
         return Err(format!(
             "expects the tile's K ({bk}) to be a multiple of {} for mfma {}x{}x{} on gfx942",

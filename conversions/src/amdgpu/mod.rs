@@ -58,7 +58,11 @@ fn lower_module(module: OperationRef) -> Result<(), String> {
     crate::kernels::lower_each_kernel(module, &lower_kernel)
 }
 
-use crate::{kernels::Failure, layout::Strategy};
+use crate::{
+    kernels::Failure,
+    layout::{Layout, Strategy, atoms},
+};
+use tile_dialect::layout::SharedLayout;
 
 
 fn manifest(
@@ -145,31 +149,24 @@ pub(crate) fn resolve<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Result<Strategy<'
     Ok(Strategy::TensorCores(plan, config, layouts, schedule))
 }
 
-/// The tile layouts of an mfma kernel, as `tile.layout` dictionaries.
-fn layouts<'c, 'a>(plan: &plan::GemmPlan<'c, 'a>, config: &config::AmdConfig) -> Vec<(melior::ir::Value<'c, 'a>, String)> {
+/// The layouts an mfma kernel builds its tiles in.
+fn layouts<'c, 'a>(plan: &plan::GemmPlan<'c, 'a>, config: &config::AmdConfig) -> Vec<(melior::ir::Value<'c, 'a>, Layout)> {
     // B is held K-contiguous in LDS: transposed unless the program gives it as NxK.
-    let shared = |operand: &str, transposed: bool| {
-        format!(
-            "{{buffers = {} : i64, k_major = true, operand = \"{operand}\", padding = {} : i64, transposed = {transposed}}}",
-            config.buffers,
-            config.lds_row - config.bk
-        )
+    let lds = |transposed| {
+        Layout::Shared(SharedLayout {
+            padding: config.lds_row - config.bk,
+            transposed,
+            buffers: config.buffers,
+            ..SharedLayout::row_major()
+        })
     };
+    let accumulator = atoms::mfma_accumulator(config.bm, config.bn, config.waves, config.mfma.size);
     let mut layouts = vec![
-        (plan.a.shared, shared("A", false)),
-        (plan.b.shared, shared("B", !config.transpose_b)),
-        (
-            plan.accumulator,
-            format!(
-                "{{instruction = \"mfma.{0}x{0}x{1}\", kind = \"accumulator\", waves = array<i64: {2}, {3}>}}",
-                config.mfma.size, config.mfma.k, config.waves.0, config.waves.1
-            ),
-        ),
+        (plan.a.shared, lds(false)),
+        (plan.b.shared, lds(!config.transpose_b)),
+        (plan.accumulator, Layout::Fragment(accumulator.clone())),
     ];
-    let exchange = if config.row_exchange { "lds" } else { "none" };
-    layouts.extend(plan.reduced.iter().map(|row| {
-        (row.fragment, format!("{{exchange = \"{exchange}\", kind = \"rows\", lanes = {} : i64}}", config.mfma.size))
-    }));
+    layouts.extend(plan.reduced.iter().map(|row| (row.fragment, Layout::Fragment(atoms::project(&accumulator, &[0])))));
     layouts
 }
 

@@ -6,7 +6,6 @@
 //! and AMD lowerings fall back to for kernels outside the GEMM family they specialise.
 
 mod owned;
-pub(crate) use owned::thread_owned_fragments;
 mod reduce;
 
 use crate::gemm::{

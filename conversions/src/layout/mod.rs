@@ -1,18 +1,23 @@
-//! `tile-infer-layouts`: decides, for the target named by the module's `tile.target` attribute, how
-//! every tile of every kernel is laid out, and records it as a `tile.layout` dictionary on the op
-//! that allocates the tile:
+//! `tile-infer-layouts`: decides, for the target named by the module's `tile.target` attribute, the
+//! layout of every tile of every kernel and records it as typed IR: a `#tile.frag` (which thread
+//! holds each element, in which register slot) on each `tile.alloc_fragment`, a `#tile.smem`
+//! (swizzle, padding, orientation, TMA boxes) on each `tile.alloc_shared`, both as `tile.layout`,
+//! and a `#tile.frag` over the iteration space on each `tile.parallel` (`tile.loop_layout`: which
+//! thread runs each iteration). A layout written in the input is kept.
 //!
-//! - tensor-core kernels (sm_90a, gfx942, spirv-coopmat): the shared tiles' swizzle or padding as the
-//!   copies write them and the MMAs read them, the accumulator's instruction layout and how its
-//!   threads are grouped, the row fragments' lanes;
-//! - every other kernel: which fragments each thread owns privately and which live in workgroup
-//!   memory (the plain strategy), and on the kernel, in `tile.strategy`, why it is not on tensor
-//!   cores.
+//! [`propagate`] holds the algorithm (TileLang's strict / common / free steps): the target's matrix
+//! instructions fix the layouts of each `tile.gemm`'s operands ([`anchors`], built from the
+//! instruction layouts of [`atoms`]); reductions, fragment copies and elementwise loops carry them
+//! to every other fragment; what is left takes the blocked layout. A tile wanted in two layouts that
+//! disagree is an error naming both ops.
 //!
-//! A tile two ops want laid out in two ways (a shared tile one `tile.gemm` reads as A and another as
-//! B, a fragment that is one gemm's accumulator and another's operand) has no layout: an error names
-//! both ops. The lowerings decide with the same functions ([`Strategy`]) and refuse a `tile.layout`
-//! that disagrees with theirs, so an annotated program is lowered as annotated or not at all.
+//! The kernel also gets `tile.strategy`: whether its target's tensor-core lowering takes it, or the
+//! plain strategy and why. The tensor-core lowerings check that the layouts they build are the ones
+//! recorded (they refuse a kernel annotated otherwise, naming the tile).
+
+mod anchors;
+pub mod atoms;
+mod propagate;
 
 use crate::kernels::Failure;
 use melior::{
@@ -25,22 +30,91 @@ use melior::{
     },
     pass::{ExternalPass, Pass, RunExternalPass, create_external},
 };
-use tile_dialect::ops::{integer_attribute, nested_ops, op_name, set_attribute, string_attribute};
+use tile_dialect::{
+    layout::{FragmentLayout, SharedLayout},
+    ops::{nested_ops, op_name, set_attribute, string_attribute},
+};
 
 /// The pass's flag.
 pub const ARGUMENT: &str = "tile-infer-layouts";
 /// The module attribute naming the target.
 pub const TARGET_ATTRIBUTE: &str = "tile.target";
-/// The attribute that records a tile's layout on its allocation.
-pub const LAYOUT_ATTRIBUTE: &str = "tile.layout";
+pub use tile_dialect::layout::{LAYOUT_ATTRIBUTE, LOOP_LAYOUT_ATTRIBUTE};
+
+/// A tile's layout: a fragment's or a shared tile's.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Layout {
+    /// `#tile.frag`.
+    Fragment(FragmentLayout),
+    /// `#tile.smem`.
+    Shared(SharedLayout),
+}
+
+impl Layout {
+    /// Returns the model of a `#tile.frag` or `#tile.smem` attribute.
+    pub fn from_attribute(attribute: Attribute) -> Option<Layout> {
+        FragmentLayout::from_attribute(attribute)
+            .map(Layout::Fragment)
+            .or_else(|| SharedLayout::from_attribute(attribute).map(Layout::Shared))
+    }
+
+    /// Creates the attribute.
+    pub fn to_attribute<'c>(&self, context: &'c Context) -> Attribute<'c> {
+        match self {
+            Layout::Fragment(layout) => layout.to_attribute(context),
+            Layout::Shared(layout) => layout.to_attribute(context),
+        }
+    }
+
+    /// Returns whether the two place every element alike: the same threads and slots for
+    /// fragments, the same shared layout up to its ring depth (which pipeline scheduling decides).
+    pub fn agrees(&self, other: &Layout) -> bool {
+        match (self, other) {
+            (Layout::Fragment(a), Layout::Fragment(b)) if a == b => true,
+            (Layout::Fragment(a), Layout::Fragment(b)) => {
+                a.same_owners(b) && a.elements().all(|index| a.slot_of(&index) == b.slot_of(&index))
+            }
+            (Layout::Shared(a), Layout::Shared(b)) => SharedLayout { buffers: 1, ..a.clone() } == SharedLayout { buffers: 1, ..b.clone() },
+            _ => false,
+        }
+    }
+
+    /// Describes the layout in a few words, for diagnostics.
+    pub fn summary(&self) -> String {
+        match self {
+            Layout::Fragment(layout) => format!("the {} layout", layout.origin),
+            Layout::Shared(layout) => {
+                let mut fields = Vec::new();
+                for (name, value, default) in [("swizzle", layout.swizzle, 0), ("padding", layout.padding, 0)] {
+                    if value != default {
+                        fields.push(format!("{name} = {value}"));
+                    }
+                }
+                if layout.transposed {
+                    fields.push("transposed = true".to_owned());
+                }
+                if !layout.r#box.is_empty() {
+                    let sizes: Vec<String> = layout.r#box.iter().map(i64::to_string).collect();
+                    fields.push(format!("box = [{}]", sizes.join(", ")));
+                }
+                for (name, value) in [("boxes", layout.boxes), ("buffers", layout.buffers)] {
+                    if value != 1 {
+                        fields.push(format!("{name} = {value}"));
+                    }
+                }
+                format!("#tile.smem<{}>", fields.join(", "))
+            }
+        }
+    }
+}
 
 /// How a kernel lowers on one target. (One is made per kernel and consumed at once: the size of
 /// the tensor-core variant costs nothing worth a box.)
 #[allow(clippy::large_enum_variant)]
 pub enum Strategy<'c, 'a, C> {
-    /// On tensor cores: the GEMM plan, the target's configuration, each tile's layout (the tile and
-    /// its `tile.layout` dictionary, as MLIR writes it), and the main loop's `tile.schedule`.
-    TensorCores(crate::gemm::plan::GemmPlan<'c, 'a>, C, Vec<(Value<'c, 'a>, String)>, String),
+    /// On tensor cores: the GEMM plan, the target's configuration, the layouts it builds its tiles
+    /// in, and the main loop's `tile.schedule`.
+    TensorCores(crate::gemm::plan::GemmPlan<'c, 'a>, C, Vec<(Value<'c, 'a>, Layout)>, String),
     /// With the plain strategy, for `reason` (at `op`).
     Plain {
         /// The op the reason concerns.
@@ -107,44 +181,71 @@ pub fn check_conflicts<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str) -> Resu
     Ok(())
 }
 
-/// The layouts of a kernel on the plain strategy: each fragment private to its threads or in
-/// workgroup memory, each shared tile row-major in workgroup memory.
-pub fn plain_layouts<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Vec<(Value<'c, 'a>, String)> {
-    let threads = integer_attribute(&kernel, "threads").unwrap_or(0);
-    let owned = crate::generic::thread_owned_fragments(kernel, threads);
-    nested_ops(kernel)
-        .into_iter()
-        .filter(|op| op_name(op).starts_with("tile.alloc_"))
-        .filter_map(|op| {
-            let tile: Value = op.result(0).ok()?.into();
-            let layout = if owned.contains(&op) {
-                format!("{{kind = \"thread_owned\", threads = {threads} : i64}}")
-            } else {
-                "{kind = \"workgroup\", order = \"row_major\"}".to_owned()
-            };
-            Some((tile, layout))
-        })
-        .collect()
-}
-
-/// Refuses a `tile.layout` already on a tile that differs from `layouts` (what the lowering does).
-pub fn check_annotations<'c, 'a>(layouts: &[(Value<'c, 'a>, String)], chip: &str) -> Result<(), Failure<'c, 'a>> {
-    for (tile, layout) in layouts {
+/// Refuses a kernel whose tiles carry a `tile.layout` other than the one the lowering builds.
+pub fn check_annotations<'c, 'a>(layouts: &[(Value<'c, 'a>, Layout)], chip: &str) -> Result<(), Failure<'c, 'a>> {
+    for (tile, built) in layouts {
         let Ok(allocation) = OperationResult::try_from(*tile).map(|result| result.owner()) else { continue };
         let Ok(given) = allocation.attribute(LAYOUT_ATTRIBUTE) else { continue };
-        let wanted = with_context_parse(allocation, layout);
-        if wanted.is_some_and(|wanted| wanted != given) || wanted.is_none() {
+        if !Layout::from_attribute(given).is_some_and(|given| given.agrees(built)) {
             return Err((
                 allocation,
-                format!("has tile.layout {given}, but the {chip} lowering lays it out as {layout}; drop the attribute or run tile-infer-layouts for {chip}"),
+                format!(
+                    "has tile.layout {given}, but the {chip} lowering lays it out as {}; drop the attribute or run tile-infer-layouts for {chip}",
+                    built.summary()
+                ),
             ));
         }
     }
     Ok(())
 }
 
-fn with_context_parse<'c>(op: OperationRef<'c, '_>, text: &str) -> Option<Attribute<'c>> {
-    tile_dialect::ops::with_context(op, |context| Attribute::parse(context, text))
+/// Returns how `kernel` lowers on `chip`: `tensor cores`, or `plain: ` and why.
+fn strategy<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str) -> Result<String, Failure<'c, 'a>> {
+    fn words<C>(strategy: Strategy<C>) -> String {
+        match strategy {
+            Strategy::TensorCores(..) => "tensor cores".to_owned(),
+            Strategy::Plain { reason, .. } => format!("plain: {reason}"),
+        }
+    }
+    match chip {
+        "sm_90a" => Ok(words(crate::nvgpu::resolve(kernel)?)),
+        "gfx942" => Ok(words(crate::amdgpu::resolve(kernel)?)),
+        "spirv-coopmat" => Ok(words(crate::spirv::coopmat::resolve(kernel)?)),
+        "spirv" => Ok("plain".to_owned()),
+        _ => Err((kernel, format!("has no layouts for target {chip}; expected sm_90a, gfx942, spirv or spirv-coopmat"))),
+    }
+}
+
+/// Returns the main loop of a tensor-core kernel and the `tile.schedule` its lowering builds
+/// (`None` on the plain strategy).
+pub fn main_loop_schedule<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str) -> Result<Option<(OperationRef<'c, 'a>, String)>, Failure<'c, 'a>> {
+    fn main<'c, 'a, C>(strategy: Strategy<'c, 'a, C>) -> Option<(OperationRef<'c, 'a>, String)> {
+        match strategy {
+            Strategy::TensorCores(plan, _, _, schedule) => Some((plan.main_loop.op, schedule)),
+            Strategy::Plain { .. } => None,
+        }
+    }
+    match chip {
+        "sm_90a" => Ok(main(crate::nvgpu::resolve(kernel)?)),
+        "gfx942" => Ok(main(crate::amdgpu::resolve(kernel)?)),
+        "spirv-coopmat" => Ok(main(crate::spirv::coopmat::resolve(kernel)?)),
+        "spirv" => Ok(None),
+        _ => Err((kernel, format!("has no schedule for target {chip}; expected sm_90a, gfx942, spirv or spirv-coopmat"))),
+    }
+}
+
+/// Records the layout of every tile and loop of `kernel` on `chip`, and its strategy.
+fn infer_kernel<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>, chip: &str) -> Result<(), Failure<'c, 'a>> {
+    let strategy = strategy(kernel, chip)?;
+    let inferred = propagate::infer(kernel, chip)?;
+    for (allocation, layout) in inferred.tiles {
+        set_attribute(allocation, LAYOUT_ATTRIBUTE, layout.to_attribute(context));
+    }
+    for (parallel, layout) in inferred.loops {
+        set_attribute(parallel, LOOP_LAYOUT_ATTRIBUTE, layout.to_attribute(context));
+    }
+    set_attribute(kernel, "tile.strategy", StringAttribute::new(context, &strategy).into());
+    Ok(())
 }
 
 /// The module's `tile.target`, or what to do without one.
@@ -152,55 +253,6 @@ pub fn target_of(module: OperationRef) -> Result<String, String> {
     string_attribute(&module, TARGET_ATTRIBUTE).ok_or(format!(
         "needs the target: set {TARGET_ATTRIBUTE} = \"sm_90a\" (or \"gfx942\", \"spirv\", \"spirv-coopmat\") on the module, or run the tile-to-nvvm, tile-to-rocdl or tile-to-spirv pipeline"
     ))
-}
-
-/// What a target decides for one kernel, whatever its configuration type: each tile's layout, the
-/// main loop's schedule (tensor cores only), and the strategy in words.
-pub struct Decisions<'c, 'a> {
-    /// Each tile and its `tile.layout`.
-    pub layouts: Vec<(Value<'c, 'a>, String)>,
-    /// The main loop and its `tile.schedule`.
-    pub schedule: Option<(OperationRef<'c, 'a>, String)>,
-    /// `tensor cores`, or `plain: ` and why.
-    pub strategy: String,
-}
-
-/// Decides `kernel` for `chip` (through the chip's lowering's own `resolve`).
-pub fn decide<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str) -> Result<Decisions<'c, 'a>, Failure<'c, 'a>> {
-    fn from<'c, 'a, C>(strategy: Strategy<'c, 'a, C>, kernel: OperationRef<'c, 'a>) -> Decisions<'c, 'a> {
-        match strategy {
-            Strategy::TensorCores(plan, _, layouts, schedule) => Decisions {
-                layouts,
-                schedule: Some((plan.main_loop.op, schedule)),
-                strategy: "tensor cores".to_owned(),
-            },
-            Strategy::Plain { reason, .. } => Decisions {
-                layouts: plain_layouts(kernel),
-                schedule: None,
-                strategy: format!("plain: {reason}"),
-            },
-        }
-    }
-    match chip {
-        "sm_90a" => Ok(from(crate::nvgpu::resolve(kernel)?, kernel)),
-        "gfx942" => Ok(from(crate::amdgpu::resolve(kernel)?, kernel)),
-        "spirv-coopmat" => Ok(from(crate::spirv::coopmat::resolve(kernel)?, kernel)),
-        "spirv" => Ok(Decisions { layouts: plain_layouts(kernel), schedule: None, strategy: "plain".to_owned() }),
-        _ => Err((kernel, format!("has no decisions for target {chip}; expected sm_90a, gfx942, spirv or spirv-coopmat"))),
-    }
-}
-
-/// Annotates every tile of `kernel` with its layout on `chip`.
-fn infer_kernel<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>, chip: &str) -> Result<(), Failure<'c, 'a>> {
-    let Decisions { layouts, strategy, .. } = decide(kernel, chip)?;
-    for (tile, layout) in layouts {
-        let Ok(allocation) = OperationResult::try_from(tile).map(|result| result.owner()) else { continue };
-        let attribute = Attribute::parse(context, &layout)
-            .ok_or_else(|| (allocation, format!("internal error: the layout {layout} does not parse")))?;
-        set_attribute(allocation, LAYOUT_ATTRIBUTE, attribute);
-    }
-    set_attribute(kernel, "tile.strategy", StringAttribute::new(context, &strategy).into());
-    Ok(())
 }
 
 tile_passes::rust_pass! {

@@ -29,6 +29,16 @@ pub struct SharedLayout {
 }
 
 impl SharedLayout {
+    /// Returns the `#tile.smem` model of this layout.
+    pub fn typed(self) -> tile_dialect::layout::SharedLayout {
+        tile_dialect::layout::SharedLayout {
+            swizzle: self.swizzle,
+            r#box: vec![self.box_rows, self.box_inner],
+            boxes: self.boxes,
+            ..tile_dialect::layout::SharedLayout::row_major()
+        }
+    }
+
     /// Returns the wgmma descriptor's swizzle code (bits 62-63).
     pub fn descriptor_swizzle(self) -> i64 {
         match self.swizzle {
@@ -283,26 +293,10 @@ struct TileShape {
     stages: i64,
 }
 
-/// Resolves the configuration of a tile shape (element types already checked).
-fn shape_config(shape: TileShape) -> Result<HopperConfig, String> {
-    let TileShape { threads, bm, bn, bk, input, output: output_element, transpose_a, transpose_b, stages } = shape;
-    let warpgroups = threads / 128;
-    if bm % (64 * warpgroups) != 0 {
-        return Err(format!(
-            "expects the tile's M ({bm}) to be a multiple of 64 per warpgroup ({warpgroups} warpgroups: M = {} or a multiple) for wgmma m64",
-            64 * warpgroups
-        ));
-    }
-    if bn % 8 != 0 || bn > 256 {
-        return Err(format!(
-            "expects the tile's N ({bn}) to be a multiple of 8 and at most 256 for wgmma on sm_90a"
-        ));
-    }
-    if bk % 16 != 0 {
-        return Err(format!(
-            "expects the tile's K ({bk}) to be a multiple of 16 for wgmma k16"
-        ));
-    }
+/// Returns the shared layouts of the A and B tiles of an `bm`x`bn`x`bk` wgmma GEMM (16-bit inputs):
+/// K-major rows take the largest swizzle a row fills; MN-major tiles are read in 64-column boxes
+/// with the 128-byte swizzle.
+pub fn operand_layouts(bm: i64, bn: i64, bk: i64, transpose_a: bool, transpose_b: bool) -> Result<(SharedLayout, SharedLayout), String> {
     let bytes = 2;
     let k_row = bk * bytes;
     let k_major_swizzle = swizzle_for_row(k_row).filter(|_| k_row <= 128).ok_or_else(|| {
@@ -351,6 +345,31 @@ fn shape_config(shape: TileShape) -> Result<HopperConfig, String> {
             k_major: false,
         }
     };
+    Ok((a, b))
+}
+
+/// Resolves the configuration of a tile shape (element types already checked).
+fn shape_config(shape: TileShape) -> Result<HopperConfig, String> {
+    let TileShape { threads, bm, bn, bk, input, output: output_element, transpose_a, transpose_b, stages } = shape;
+    let warpgroups = threads / 128;
+    if bm % (64 * warpgroups) != 0 {
+        return Err(format!(
+            "expects the tile's M ({bm}) to be a multiple of 64 per warpgroup ({warpgroups} warpgroups: M = {} or a multiple) for wgmma m64",
+            64 * warpgroups
+        ));
+    }
+    if bn % 8 != 0 || bn > 256 {
+        return Err(format!(
+            "expects the tile's N ({bn}) to be a multiple of 8 and at most 256 for wgmma on sm_90a"
+        ));
+    }
+    if bk % 16 != 0 {
+        return Err(format!(
+            "expects the tile's K ({bk}) to be a multiple of 16 for wgmma k16"
+        ));
+    }
+    let bytes = 2;
+    let (a, b) = operand_layouts(bm, bn, bk, transpose_a, transpose_b)?;
     let a_bytes = round_up(bm * bk * bytes, 1024);
     let b_bytes = round_up(bn * bk * bytes, 1024);
     let stage_bytes = a_bytes + b_bytes;

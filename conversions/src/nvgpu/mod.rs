@@ -6,7 +6,7 @@
 //! the `tile.kernel` as a `gpu.module`; its `gpu.func` carries a `tile.manifest` JSON string with
 //! everything a launcher needs (grid, block, shared memory, tensor maps).
 
-mod config;
+pub(crate) mod config;
 mod emit;
 mod manifest;
 mod staging;
@@ -54,7 +54,10 @@ fn lower_module(module: OperationRef) -> Result<(), String> {
     crate::kernels::lower_each_kernel(module, &lower_kernel)
 }
 
-use crate::{kernels::Failure, layout::Strategy};
+use crate::{
+    kernels::Failure,
+    layout::{Layout, Strategy, atoms},
+};
 
 
 /// Decides how `kernel` lowers on sm_90a: on wgmma with its configuration and tile layouts, or
@@ -130,33 +133,22 @@ pub(crate) fn resolve<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Result<Strategy<'
     Ok(Strategy::TensorCores(plan, config, layouts, schedule))
 }
 
-/// The tile layouts of a wgmma kernel, as `tile.layout` dictionaries.
-fn layouts<'c, 'a>(plan: &plan::GemmPlan<'c, 'a>, config: &config::HopperConfig) -> Vec<(melior::ir::Value<'c, 'a>, String)> {
-    let shared = |operand: &str, layout: &config::SharedLayout| {
-        format!(
-            "{{box = array<i64: {}, {}>, boxes = {} : i64, k_major = {}, operand = \"{operand}\", swizzle = {} : i64}}",
-            layout.box_rows, layout.box_inner, layout.boxes, layout.k_major, layout.swizzle
-        )
-    };
+/// The layouts a wgmma kernel builds its tiles in.
+fn layouts<'c, 'a>(plan: &plan::GemmPlan<'c, 'a>, config: &config::HopperConfig) -> Vec<(melior::ir::Value<'c, 'a>, Layout)> {
+    let accumulator = atoms::wgmma_accumulator(config.bm, config.bn, config.warpgroups);
     let mut layouts = vec![
-        (plan.a.shared, shared("A", &config.a)),
-        (plan.b.shared, shared("B", &config.b)),
-        (
-            plan.accumulator,
-            format!(
-                "{{instruction = \"wgmma.m64n{}k16\", kind = \"accumulator\", m_tiles = {} : i64, warpgroups = {} : i64}}",
-                config.bn, config.m_tiles, config.warpgroups
-            ),
-        ),
+        (plan.a.shared, Layout::Shared(config.a.typed())),
+        (plan.b.shared, Layout::Shared(config.b.typed())),
+        (plan.accumulator, Layout::Fragment(accumulator.clone())),
     ];
     // A row of the accumulator lies in the 4 lanes of a quad; a column in the 8 quads of a warp
     // (lanes 4 apart) and in every warp, which exchange partial columns in shared memory.
     layouts.extend(plan.reduced.iter().map(|reduced| {
-        let layout = match reduced.axis {
-            plan::Axis::Rows => "{kind = \"rows\", lanes = 4 : i64}",
-            plan::Axis::Columns => "{exchange = \"shared\", kind = \"columns\", lanes = 8 : i64}",
+        let kept = match reduced.axis {
+            plan::Axis::Rows => 0,
+            plan::Axis::Columns => 1,
         };
-        (reduced.fragment, layout.to_owned())
+        (reduced.fragment, Layout::Fragment(atoms::project(&accumulator, &[kept])))
     }));
     layouts
 }

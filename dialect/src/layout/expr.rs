@@ -179,6 +179,75 @@ impl Expr {
         }
     }
 
+    /// Returns the expression simplified for indices `d<n>` in `0..dims[n]` and symbols `s<n>` in
+    /// `0..symbols[n]`: a `mod` of a value already below the divisor is the value, a `floordiv` of
+    /// one is zero (what MLIR cannot fold without the bounds).
+    pub fn simplify(&self, dims: &[i64], symbols: &[i64]) -> Expr {
+        self.simplify_with_range(dims, symbols).0
+    }
+
+    fn simplify_with_range(&self, dims: &[i64], symbols: &[i64]) -> (Expr, (i64, i64)) {
+        let bound = |sizes: &[i64], n: usize| (0, sizes.get(n).map_or(i64::MAX / 4, |size| size - 1));
+        match self {
+            Expr::Dim(n) => (self.clone(), bound(dims, *n)),
+            Expr::Symbol(n) => (self.clone(), bound(symbols, *n)),
+            Expr::Constant(value) => (self.clone(), (*value, *value)),
+            Expr::Add(a, b) => {
+                let ((a, (al, ah)), (b, (bl, bh))) = (a.simplify_with_range(dims, symbols), b.simplify_with_range(dims, symbols));
+                (a + b, (al.saturating_add(bl), ah.saturating_add(bh)))
+            }
+            Expr::Mul(a, b) => {
+                let ((a, (al, ah)), (b, (bl, bh))) = (a.simplify_with_range(dims, symbols), b.simplify_with_range(dims, symbols));
+                let products = [al.saturating_mul(bl), al.saturating_mul(bh), ah.saturating_mul(bl), ah.saturating_mul(bh)];
+                let range = (*products.iter().min().unwrap_or(&0), *products.iter().max().unwrap_or(&0));
+                let product = match (a, b) {
+                    (a, Expr::Constant(c)) => a * c,
+                    (Expr::Constant(c), b) => b * c,
+                    (a, b) => Expr::Mul(Box::new(a), Box::new(b)),
+                };
+                (product, range)
+            }
+            Expr::Mod(a, b) | Expr::FloorDiv(a, b) | Expr::CeilDiv(a, b) => {
+                let ((a, (al, ah)), (b, _)) = (a.simplify_with_range(dims, symbols), b.simplify_with_range(dims, symbols));
+                let Expr::Constant(divisor) = b else {
+                    let rebuilt = match self {
+                        Expr::Mod(..) => Expr::Mod(Box::new(a), Box::new(b)),
+                        Expr::FloorDiv(..) => Expr::FloorDiv(Box::new(a), Box::new(b)),
+                        _ => Expr::CeilDiv(Box::new(a), Box::new(b)),
+                    };
+                    return (rebuilt, (i64::MIN / 4, i64::MAX / 4));
+                };
+                let below = al >= 0 && ah < divisor && divisor > 0;
+                // (x * k + y) mod k is y mod k.
+                if let (Expr::Mod(..), Expr::Add(x, y)) = (self, &a) {
+                    if divisor > 0 && x.is_multiple_of(divisor) {
+                        return Expr::Mod(y.clone(), Box::new(constant(divisor))).simplify_with_range(dims, symbols);
+                    }
+                    if divisor > 0 && y.is_multiple_of(divisor) {
+                        return Expr::Mod(x.clone(), Box::new(constant(divisor))).simplify_with_range(dims, symbols);
+                    }
+                }
+                match self {
+                    Expr::Mod(..) if below => (a, (al, ah)),
+                    Expr::Mod(..) => (a.modulo(divisor), (0, divisor - 1)),
+                    Expr::FloorDiv(..) if below => (constant(0), (0, 0)),
+                    Expr::FloorDiv(..) => (a.floor_div(divisor), (al.div_euclid(divisor), ah.div_euclid(divisor))),
+                    _ => (Expr::CeilDiv(Box::new(a), Box::new(constant(divisor))), (i64::MIN / 4, i64::MAX / 4)),
+                }
+            }
+        }
+    }
+
+    /// Returns whether the expression is a multiple of `factor` for every value of its indices.
+    pub fn is_multiple_of(&self, factor: i64) -> bool {
+        match self {
+            Expr::Constant(value) => value % factor == 0,
+            Expr::Mul(a, b) => a.is_multiple_of(factor) || b.is_multiple_of(factor),
+            Expr::Add(a, b) => a.is_multiple_of(factor) && b.is_multiple_of(factor),
+            _ => factor == 1,
+        }
+    }
+
     /// Returns whether the expression mentions a symbol.
     pub fn has_symbol(&self) -> bool {
         match self {
@@ -266,6 +335,14 @@ mod tests {
         let slot = dim(1).floor_div(8) * 4 + dim(0).modulo(16).floor_div(8) * 2 + dim(1).modulo(2);
         let row_only = slot.substitute(&|n| if n == 1 { constant(0) } else { dim(n) });
         assert_eq!(row_only, dim(0).modulo(16).floor_div(8) * 2);
+    }
+
+    #[test]
+    fn simplification_drops_what_the_bounds_make_trivial() {
+        // For a 64-row tile: (i floordiv 64) * 128 + (i mod 64) floordiv 16 is i floordiv 16.
+        let thread = dim(0).floor_div(64) * 128 + dim(0).modulo(64).floor_div(16);
+        assert_eq!(thread.simplify(&[64, 16], &[]), dim(0).floor_div(16));
+        assert_eq!(thread.simplify(&[128, 16], &[]), thread);
     }
 
     #[test]

@@ -62,6 +62,14 @@ impl FragmentLayout {
         (0..self.replicate).map(move |replica| self.thread.eval(&index, &[replica]))
     }
 
+    /// Returns the distinct threads that hold `index`, sorted.
+    pub fn owner_set(&self, index: &[i64]) -> Vec<i64> {
+        let mut owners: Vec<i64> = self.owners(index).collect();
+        owners.sort_unstable();
+        owners.dedup();
+        owners
+    }
+
     /// Returns the register slot that holds `index`.
     pub fn slot_of(&self, index: &[i64]) -> i64 {
         self.slot.eval(index, &[])
@@ -77,15 +85,7 @@ impl FragmentLayout {
     pub fn same_owners(&self, other: &FragmentLayout) -> bool {
         self.shape == other.shape
             && self.threads == other.threads
-            && self.elements().all(|index| {
-                let mut mine: Vec<i64> = self.owners(&index).collect();
-                let mut theirs: Vec<i64> = other.owners(&index).collect();
-                mine.sort_unstable();
-                mine.dedup();
-                theirs.sort_unstable();
-                theirs.dedup();
-                mine == theirs
-            })
+            && self.elements().all(|index| self.owner_set(&index) == other.owner_set(&index))
     }
 
     /// Checks the layout's invariants for a fragment of `shape` on `threads` threads.
@@ -102,7 +102,7 @@ impl FragmentLayout {
             if slot < 0 {
                 return Err(format!("expects non-negative slots, but element {index:?} is in slot {slot}"));
             }
-            for thread in self.owners(&index) {
+            for thread in self.owner_set(&index) {
                 if !(0..threads).contains(&thread) {
                     return Err(format!("expects threads in 0..{threads}, but element {index:?} is held by thread {thread}"));
                 }
@@ -121,8 +121,15 @@ impl FragmentLayout {
     pub fn to_attribute<'c>(&self, context: &'c Context) -> Attribute<'c> {
         let rank = self.shape.len();
         let symbols = usize::from(self.replicate > 1 || self.thread.has_symbol());
-        let thread = AffineMap::new(context, rank, symbols, &[self.thread.to_mlir(context)]);
-        let slot = AffineMap::new(context, rank, 0, &[self.slot.to_mlir(context)]);
+        // MLIR folds what it can on the way in; simplify with the bounds before and after.
+        let simplified = |expr: &Expr, symbols: &[i64]| {
+            let once = expr.simplify(&self.shape, symbols);
+            Expr::from_mlir(once.to_mlir(context)).simplify(&self.shape, symbols)
+        };
+        let thread = simplified(&self.thread, &[self.replicate]);
+        let slot = simplified(&self.slot, &[]);
+        let thread = AffineMap::new(context, rank, symbols, &[thread.to_mlir(context)]);
+        let slot = AffineMap::new(context, rank, 0, &[slot.to_mlir(context)]);
         // SAFETY: every handle is valid for `context`; the shim returns a null attribute (and emits
         // a diagnostic) when the fields do not verify, which `from_raw` turns into a null handle
         // the caller never sees: the fields are built valid here.
@@ -159,7 +166,11 @@ impl FragmentLayout {
                 replicate: ffi::tileShimFragmentLayoutReplicate(raw),
                 thread: Expr::from_mlir(thread.result(0).ok()?),
                 slot: Expr::from_mlir(slot.result(0).ok()?),
-                origin: String::from_utf8_lossy(std::slice::from_raw_parts(origin.data as *const u8, origin.length)).into_owned(),
+                origin: if origin.length == 0 || origin.data.is_null() {
+                    String::new()
+                } else {
+                    String::from_utf8_lossy(std::slice::from_raw_parts(origin.data as *const u8, origin.length)).into_owned()
+                },
             })
         }
     }

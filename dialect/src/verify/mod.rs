@@ -7,6 +7,7 @@
 mod buffer;
 mod compute;
 mod copy;
+mod layout;
 mod regions;
 
 use melior::ir::operation::{OperationLike, OperationRef};

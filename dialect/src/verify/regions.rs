@@ -82,7 +82,8 @@ pub fn parallel(op: OperationRef) -> Verdict {
             text.join(", ")
         ));
     }
-    index_arguments(op, extents.len(), "loop indices (one per extent)")
+    index_arguments(op, extents.len(), "loop indices (one per extent)")?;
+    super::layout::parallel(op, &extents)
 }
 
 /// Returns true when `op` is nested (at any depth) in a `tile.kernel`.
@@ -126,6 +127,6 @@ pub fn alloc(op: OperationRef, level: MemoryLevel) -> Verdict {
             tile.text
         ));
     }
-    tile.static_shape("the result")?;
-    Ok(())
+    let shape: Vec<i64> = tile.static_shape("the result")?.into_iter().map(|size| size as i64).collect();
+    super::layout::allocation(op, level, &shape)
 }

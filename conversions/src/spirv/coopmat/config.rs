@@ -111,6 +111,26 @@ fn static_row_length(value: Value, role: &str) -> Result<i64, String> {
     Ok(sizes[1].unwrap_or(1))
 }
 
+/// Splits the 32-wide subgroups of a workgroup over an `bm`x`bn` accumulator of 16x16 matrices,
+/// keeping the subgroup tiles as square as the tile allows: (subgroups along M, along N).
+pub fn subgroup_split(threads: i64, bm: i64, bn: i64) -> Result<(i64, i64), String> {
+    let subgroups = threads / SUBGROUP;
+    let mut splits: Vec<(i64, i64)> = (1..=subgroups)
+        .filter(|sm| subgroups % sm == 0)
+        .map(|sm| (sm, subgroups / sm))
+        .collect();
+    splits.sort_by_key(|(sm, sn)| ((bm / sm) - (bn / sn)).abs());
+    splits
+        .into_iter()
+        .find(|(sm, sn)| bm % (sm * MATRIX) == 0 && bn % (sn * MATRIX) == 0)
+        .ok_or_else(|| {
+            format!(
+                "expects a {bm}x{bn} tile that {subgroups} subgroups can split into 16x16 cooperative matrices on spirv-coopmat; use multiples of {} rows and columns",
+                MATRIX * subgroups
+            )
+        })
+}
+
 /// Resolves the configuration; `Err` says which limit breaks and what would fit.
 pub fn configure(
     threads: i64,
@@ -150,21 +170,7 @@ pub fn configure(
     let [_, bn] = memref_shape(accumulator)[..] else {
         return Err("expects a 2-D accumulator".into());
     };
-    let subgroups = threads / SUBGROUP;
-    let mut splits: Vec<(i64, i64)> = (1..=subgroups)
-        .filter(|sm| subgroups % sm == 0)
-        .map(|sm| (sm, subgroups / sm))
-        .collect();
-    splits.sort_by_key(|(sm, sn)| ((bm / sm) - (bn / sn)).abs());
-    let Some(&(sm, sn)) = splits
-        .iter()
-        .find(|(sm, sn)| bm % (sm * MATRIX) == 0 && bn % (sn * MATRIX) == 0)
-    else {
-        return Err(format!(
-            "expects a {bm}x{bn} tile that {subgroups} subgroups can split into 16x16 cooperative matrices on spirv-coopmat; use multiples of {} rows and columns",
-            MATRIX * subgroups
-        ));
-    };
+    let (sm, sn) = subgroup_split(threads, bm, bn)?;
     if bk % MATRIX != 0 {
         return Err(format!(
             "expects the tile's K ({bk}) to be a multiple of {MATRIX} for 16x16x16 cooperative matrices on spirv-coopmat"
@@ -185,7 +191,7 @@ pub fn configure(
             ));
         }
     };
-    let staging = subgroups * MATRIX * MATRIX * 4;
+    let staging = sm * sn * MATRIX * MATRIX * 4;
     let b_rows = if transpose_b { bn } else { bk };
     let shared_bytes = (bm * (bk + ROW_PADDING) + b_rows * (b_tile_row + ROW_PADDING)) * 2 + staging;
     if shared_bytes > MAX_SHARED_BYTES {

@@ -17,13 +17,13 @@ use crate::{
     },
     generic::Flavor,
     kernels::Failure,
-    layout::Strategy,
+    layout::{Layout, Strategy, atoms},
 };
 use melior::{
     Context,
     ir::{ValueLike, operation::OperationRef},
 };
-use tile_dialect::ops::{integer_attribute, memref_shape};
+use tile_dialect::{layout::SharedLayout, ops::{integer_attribute, memref_shape}};
 
 /// The pass's flag.
 pub const ARGUMENT: &str = "convert-tile-to-spirv-coopmat";
@@ -134,24 +134,16 @@ pub(crate) fn resolve<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Result<Strategy<'
     Ok(Strategy::TensorCores(plan, config, layouts, schedule))
 }
 
-/// The tile layouts of a cooperative-matrix kernel, as `tile.layout` dictionaries.
-fn layouts<'c, 'a>(plan: &plan::GemmPlan<'c, 'a>, config: &config::CoopConfig) -> Vec<(melior::ir::Value<'c, 'a>, String)> {
-    let shared = |operand: &str, column_major: bool| {
-        format!("{{column_major = {column_major}, operand = \"{operand}\", padding = {} : i64}}", config::ROW_PADDING)
-    };
+/// The layouts a cooperative-matrix kernel builds its tiles in.
+fn layouts<'c, 'a>(plan: &plan::GemmPlan<'c, 'a>, config: &config::CoopConfig) -> Vec<(melior::ir::Value<'c, 'a>, Layout)> {
+    let rows = |transposed| Layout::Shared(SharedLayout { padding: config::ROW_PADDING, transposed, ..SharedLayout::row_major() });
+    let accumulator = atoms::coopmat_accumulator(config.bm, config.bn, config.subgroups);
     let mut layouts = vec![
-        (plan.a.shared, shared("A", false)),
-        (plan.b.shared, shared("B", config.transpose_b)),
-        (
-            plan.accumulator,
-            format!(
-                "{{instruction = \"coopmat.16x16x16\", kind = \"accumulator\", subgroups = array<i64: {}, {}>}}",
-                config.subgroups.0, config.subgroups.1
-            ),
-        ),
+        (plan.a.shared, rows(false)),
+        (plan.b.shared, rows(config.transpose_b)),
+        (plan.accumulator, Layout::Fragment(accumulator.clone())),
     ];
-    let exchange = if config.row_exchange { "workgroup" } else { "none" };
-    layouts.extend(plan.reduced.iter().map(|row| (row.fragment, format!("{{exchange = \"{exchange}\", kind = \"rows\", lanes = 16 : i64}}"))));
+    layouts.extend(plan.reduced.iter().map(|row| (row.fragment, Layout::Fragment(atoms::project(&accumulator, &[0])))));
     layouts
 }
 

@@ -1,0 +1,124 @@
+//! The layouts each target's matrix instruction imposes on the operands of one `tile.gemm`: the
+//! anchors layout inference starts from. A gemm no instruction of the target can take imposes
+//! nothing (its kernel takes the plain strategy, whose layouts are the blocked ones).
+
+use super::atoms;
+use super::Layout;
+use melior::ir::{Value, ValueLike, operation::{OperationLike, OperationRef}};
+use tile_dialect::{
+    element::Element,
+    layout::SharedLayout,
+    level::{MemoryLevel, memory_level},
+    ops::memref_shape,
+};
+
+/// One operand's wanted layout.
+pub struct Anchor<'c, 'a> {
+    /// The tile.
+    pub tile: Value<'c, 'a>,
+    /// Its layout.
+    pub layout: Layout,
+}
+
+/// The gemm's operands and their shapes.
+struct Operands<'c, 'a> {
+    a: Value<'c, 'a>,
+    b: Value<'c, 'a>,
+    c: Value<'c, 'a>,
+    m: i64,
+    n: i64,
+    k: i64,
+    transpose_a: bool,
+    transpose_b: bool,
+}
+
+fn operands<'c, 'a>(gemm: OperationRef<'c, 'a>) -> Option<Operands<'c, 'a>> {
+    let (a, b, c) = (gemm.operand(0).ok()?, gemm.operand(1).ok()?, gemm.operand(2).ok()?);
+    let transpose_a = gemm.attribute("transpose_a").is_ok();
+    let transpose_b = gemm.attribute("transpose_b").is_ok();
+    let [m, n] = memref_shape(c)[..] else { return None };
+    let [a0, a1] = memref_shape(a)[..] else { return None };
+    let k = if transpose_a { a0 } else { a1 };
+    Some(Operands { a, b, c, m, n, k, transpose_a, transpose_b })
+}
+
+fn is_shared(value: Value) -> bool {
+    memory_level(value.r#type()) == Some(MemoryLevel::Shared)
+}
+
+fn is_16_bit(value: Value) -> bool {
+    crate::gemm::types::element_of(value).is_some_and(|element| matches!(element, Element::F16 | Element::BF16))
+}
+
+/// Returns the layouts `gemm` imposes on `chip` in a block of `threads` threads.
+pub fn gemm_anchors<'c, 'a>(gemm: OperationRef<'c, 'a>, chip: &str, threads: i64) -> Vec<Anchor<'c, 'a>> {
+    let Some(ops) = operands(gemm) else { return Vec::new() };
+    if crate::gemm::types::element_of(ops.c) != Some(Element::F32) || !is_16_bit(ops.a) || !is_16_bit(ops.b) {
+        return Vec::new();
+    }
+    match chip {
+        "sm_90a" => sm90a(&ops, threads),
+        "gfx942" => gfx942(&ops, threads),
+        "spirv-coopmat" => coopmat(&ops, threads),
+        _ => Vec::new(),
+    }
+}
+
+/// sm_90a: wgmma on warpgroups splitting M; A and B in swizzled shared tiles (TMA boxes), or A in
+/// registers in the accumulator's arrangement.
+fn sm90a<'c, 'a>(ops: &Operands<'c, 'a>, threads: i64) -> Vec<Anchor<'c, 'a>> {
+    let warpgroups = threads / 128;
+    if threads % 128 != 0 || ops.m % (64 * warpgroups.max(1)) != 0 || ops.n % 8 != 0 || ops.n > 256 || ops.k % 16 != 0 {
+        return Vec::new();
+    }
+    let mut anchors = vec![Anchor {
+        tile: ops.c,
+        layout: Layout::Fragment(atoms::wgmma_accumulator(ops.m, ops.n, warpgroups)),
+    }];
+    if !is_shared(ops.a) && !ops.transpose_a {
+        anchors.push(Anchor { tile: ops.a, layout: Layout::Fragment(atoms::wgmma_a_operand(ops.m, ops.k, warpgroups)) });
+    }
+    if let Ok((a, b)) = crate::nvgpu::config::operand_layouts(ops.m, ops.n, ops.k, ops.transpose_a, ops.transpose_b) {
+        if is_shared(ops.a) {
+            anchors.push(Anchor { tile: ops.a, layout: Layout::Shared(a.typed()) });
+        }
+        if is_shared(ops.b) {
+            anchors.push(Anchor { tile: ops.b, layout: Layout::Shared(b.typed()) });
+        }
+    }
+    anchors
+}
+
+/// gfx942: mfma over waves; A and B in LDS rows padded against bank conflicts, B stored K-major
+/// (transposed unless the program gives it as NxK).
+fn gfx942<'c, 'a>(ops: &Operands<'c, 'a>, threads: i64) -> Vec<Anchor<'c, 'a>> {
+    if threads % 64 != 0 || !(64..=1024).contains(&threads) || !is_shared(ops.a) || !is_shared(ops.b) {
+        return Vec::new();
+    }
+    let Ok((waves, mfma)) = crate::amdgpu::config::wave_split(threads, ops.m, ops.n) else { return Vec::new() };
+    let lds = |transposed| SharedLayout { padding: crate::amdgpu::config::ROW_PADDING, transposed, ..SharedLayout::row_major() };
+    vec![
+        Anchor { tile: ops.c, layout: Layout::Fragment(atoms::mfma_accumulator(ops.m, ops.n, waves, mfma.size)) },
+        Anchor { tile: ops.a, layout: Layout::Shared(lds(ops.transpose_a)) },
+        Anchor { tile: ops.b, layout: Layout::Shared(lds(!ops.transpose_b)) },
+    ]
+}
+
+/// spirv-coopmat: 16x16x16 cooperative matrices over 32-wide subgroups; A and B in padded
+/// workgroup rows.
+fn coopmat<'c, 'a>(ops: &Operands<'c, 'a>, threads: i64) -> Vec<Anchor<'c, 'a>> {
+    if threads % 32 != 0 || !is_shared(ops.a) || !is_shared(ops.b) {
+        return Vec::new();
+    }
+    let Ok(subgroups) = crate::spirv::coopmat::config::subgroup_split(threads, ops.m, ops.n) else { return Vec::new() };
+    let rows = |transposed| SharedLayout {
+        padding: crate::spirv::coopmat::config::ROW_PADDING,
+        transposed,
+        ..SharedLayout::row_major()
+    };
+    vec![
+        Anchor { tile: ops.c, layout: Layout::Fragment(atoms::coopmat_accumulator(ops.m, ops.n, subgroups)) },
+        Anchor { tile: ops.a, layout: Layout::Shared(rows(ops.transpose_a)) },
+        Anchor { tile: ops.b, layout: Layout::Shared(rows(ops.transpose_b)) },
+    ]
+}

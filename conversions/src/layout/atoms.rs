@@ -1,0 +1,247 @@
+//! The fragment layouts of the instructions and strategies, and the layouts derived from others.
+//!
+//! Each function returns the `#tile.frag` model of one instruction's register tile, repeated over
+//! the block's warps (warpgroups, waves, subgroups) the way the lowerings issue it. The index maps
+//! are the instruction's documented ones (PTX ISA wgmma accumulator and A-operand fragments; CDNA3
+//! mfma output lanes), so a lowering can read the element each slot holds from the layout alone.
+
+use tile_dialect::layout::{Expr, FragmentLayout, constant, dim, symbol};
+
+/// The sm_90a wgmma accumulator of an `m`x`n` f32 tile on `warpgroups` warpgroups splitting M: in
+/// each 64-row tile, warp `w` holds rows `16w .. 16w + 15`, lane `l` rows `l / 4` and `l / 4 + 8` and
+/// columns `2 (l % 4)` and `2 (l % 4) + 1` of every 8-column block. Slot: (m-tile, 8-column block,
+/// row half, column in the pair), the order of `nvvm.wgmma.mma_async`'s result struct.
+pub fn wgmma_accumulator(m: i64, n: i64, warpgroups: i64) -> FragmentLayout {
+    let rows_per_warpgroup = m / warpgroups;
+    let (i, j) = (dim(0), dim(1));
+    FragmentLayout {
+        shape: vec![m, n],
+        threads: 128 * warpgroups,
+        replicate: 1,
+        thread: i.clone().floor_div(rows_per_warpgroup) * 128
+            + i.clone().modulo(64).floor_div(16) * 32
+            + i.clone().modulo(8) * 4
+            + j.clone().modulo(8).floor_div(2),
+        slot: i.clone().modulo(rows_per_warpgroup).floor_div(64) * (n / 2)
+            + j.clone().floor_div(8) * 4
+            + i.modulo(16).floor_div(8) * 2
+            + j.modulo(2),
+        origin: format!("wgmma.acc.m64n{n}"),
+    }
+}
+
+/// The register A operand of a 16-bit sm_90a wgmma (`m`x`k`): per 16-column k-step, lane `l` holds
+/// rows `l / 4`, `l / 4 + 8` and columns `2 (l % 4) + {0, 1, 8, 9}`: the same thread and slot of
+/// every element as the accumulator layout of an `m`x`k` tile, so an accumulator converts into an A
+/// operand register by register.
+pub fn wgmma_a_operand(m: i64, k: i64, warpgroups: i64) -> FragmentLayout {
+    FragmentLayout { origin: format!("wgmma.a.m64k{k}"), ..wgmma_accumulator(m, k, warpgroups) }
+}
+
+/// The gfx942 mfma accumulator of an `m`x`n` f32 tile: waves `(wm, wn)` (wave `w` at `(w / wn,
+/// w % wn)`) each own an `m/wm`x`n/wn` wave tile of `size`x`size` mfma tiles. In an mfma tile lane
+/// `l` holds column `l % size`; for 32x32 accumulator `v` is row `8 (v / 4) + 4 (l / 32) + v % 4`,
+/// for 16x16 row `4 (l / 16) + v`. Slot: (mfma tile along M, along N, accumulator).
+pub fn mfma_accumulator(m: i64, n: i64, waves: (i64, i64), size: i64) -> FragmentLayout {
+    let (wm, wn) = waves;
+    let (wave_rows, wave_columns) = (m / wm, n / wn);
+    let tiles_n = wave_columns / size;
+    let (i, j) = (dim(0), dim(1));
+    let within = i.clone().modulo(wave_rows).modulo(size);
+    let (group, accumulator, accumulators) = if size == 32 {
+        (within.clone().modulo(8).floor_div(4), within.clone().floor_div(8) * 4 + within.modulo(4), 16)
+    } else {
+        (within.clone().floor_div(4), within.modulo(4), 4)
+    };
+    let wave = i.clone().floor_div(wave_rows) * wn + j.clone().floor_div(wave_columns);
+    FragmentLayout {
+        shape: vec![m, n],
+        threads: 64 * wm * wn,
+        replicate: 1,
+        thread: wave * 64 + group * size + j.clone().modulo(size),
+        slot: (i.modulo(wave_rows).floor_div(size) * tiles_n + j.modulo(wave_columns).floor_div(size)) * accumulators
+            + accumulator,
+        origin: format!("mfma.{size}x{size}"),
+    }
+}
+
+/// A cooperative-matrix accumulator (16x16 matrices, 32-wide subgroups `(sm, sn)`): which lane of
+/// the owning subgroup holds an element is the device's secret, so every lane of the subgroup is
+/// listed as holding it (replicated 32 times) at the element's place in the subgroup's matrices.
+pub fn coopmat_accumulator(m: i64, n: i64, subgroups: (i64, i64)) -> FragmentLayout {
+    let (sm, sn) = subgroups;
+    let (rows, columns) = (m / sm, n / sn);
+    let (i, j) = (dim(0), dim(1));
+    let subgroup = i.clone().floor_div(rows) * sn + j.clone().floor_div(columns);
+    let matrix = i.clone().modulo(rows).floor_div(16) * (columns / 16) + j.clone().modulo(columns).floor_div(16);
+    FragmentLayout {
+        shape: vec![m, n],
+        threads: 32 * sm * sn,
+        replicate: 32,
+        thread: subgroup * 32 + symbol(0),
+        slot: matrix * 256 + i.modulo(16) * 16 + j.modulo(16),
+        origin: "coopmat.16x16x16".into(),
+    }
+}
+
+/// The layout of loops and fragments nothing else lays out: the tile is cut into chunks of `v`
+/// consecutive elements along its last dimension (4 where the tile gives every thread at least one
+/// such chunk, for vector loads and stores), and chunk `c` (row-major) goes to thread `c mod
+/// threads`, slots `(c floordiv threads) * v ..`. Rows of a 2-D tile thus lie in consecutive threads,
+/// which keeps a row reduction within a warp when a row has at most 32 chunks.
+pub fn blocked(shape: &[i64], threads: i64) -> FragmentLayout {
+    let total: i64 = shape.iter().product();
+    let last = shape.last().copied().unwrap_or(1);
+    let v = [4, 2, 1].into_iter().find(|v| last % v == 0 && total >= threads * v).unwrap_or(1);
+    let rank = shape.len();
+    let mut chunk_shape = shape.to_vec();
+    if let Some(last) = chunk_shape.last_mut() {
+        *last /= v;
+    }
+    let chunk = linear_index(&chunk_shape).substitute(&|n| if n + 1 == rank { dim(n).floor_div(v) } else { dim(n) });
+    FragmentLayout {
+        shape: shape.to_vec(),
+        threads,
+        replicate: 1,
+        thread: chunk.clone().modulo(threads),
+        slot: chunk.floor_div(threads) * v + dim(rank - 1).modulo(v),
+        origin: "blocked".into(),
+    }
+}
+
+/// Every thread holds every element (what a fragment read at computed indices needs).
+pub fn replicated(shape: &[i64], threads: i64) -> FragmentLayout {
+    FragmentLayout {
+        shape: shape.to_vec(),
+        threads,
+        replicate: threads,
+        thread: symbol(0),
+        slot: linear_index(shape),
+        origin: "replicated".into(),
+    }
+}
+
+/// The layout of `layout` with the dimensions not in `kept` reduced away: an element of the result
+/// is held by every thread that holds an element of `layout` it summarizes (the reduced dimensions
+/// become replicas), in the slot the first of them has.
+pub fn project(layout: &FragmentLayout, kept: &[usize]) -> FragmentLayout {
+    if kept.iter().copied().eq(0..layout.shape.len()) {
+        return layout.clone();
+    }
+    let reduced: Vec<usize> = (0..layout.shape.len()).filter(|d| !kept.contains(d)).collect();
+    let reduced_extent: i64 = reduced.iter().map(|&d| layout.shape[d]).product();
+    // Replica r = (source replica) * reduced_extent + (row-major position among the reduced dims).
+    let position_of = |d: usize| -> Expr {
+        let mut stride = 1;
+        let mut position = None;
+        for &other in reduced.iter().rev() {
+            if other == d {
+                position = Some(stride);
+            }
+            stride *= layout.shape[other];
+        }
+        let stride = position.unwrap_or(1);
+        symbol(0).floor_div(stride).modulo(layout.shape[d])
+    };
+    let renumber = |n: usize| -> Expr {
+        match kept.iter().position(|&k| k == n) {
+            Some(new) => dim(new),
+            None => position_of(n),
+        }
+    };
+    let thread = layout
+        .thread
+        .substitute_symbol(&symbol(0).floor_div(reduced_extent))
+        .substitute(&renumber);
+    let slot = layout.slot.substitute(&|n| match kept.iter().position(|&k| k == n) {
+        Some(new) => dim(new),
+        None => constant(0),
+    });
+    FragmentLayout {
+        shape: kept.iter().map(|&d| layout.shape[d]).collect(),
+        threads: layout.threads,
+        replicate: layout.replicate * reduced_extent,
+        thread,
+        slot,
+        origin: format!("slice({})", layout.origin),
+    }
+}
+
+/// The row-major linear index of an element of `shape`.
+fn linear_index(shape: &[i64]) -> Expr {
+    let mut linear = constant(0);
+    let mut stride = 1;
+    for (d, size) in shape.iter().enumerate().rev() {
+        linear = dim(d) * stride + linear;
+        stride *= size;
+    }
+    linear
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn instruction_layouts_are_valid() {
+        for (m, n, w) in [(64, 16, 1), (128, 256, 2), (128, 128, 1), (256, 64, 2)] {
+            let layout = wgmma_accumulator(m, n, w);
+            assert_eq!(layout.check(&[m, n], 128 * w), Ok(()), "{layout:?}");
+            assert_eq!(layout.slots(), m * n / (128 * w));
+        }
+        for (m, n, waves, size) in [(128, 128, (2, 2), 32), (64, 64, (2, 2), 16), (64, 128, (1, 2), 32)] {
+            let layout = mfma_accumulator(m, n, waves, size);
+            assert_eq!(layout.check(&[m, n], 64 * waves.0 * waves.1), Ok(()), "{layout:?}");
+            assert_eq!(layout.slots(), m * n / (64 * waves.0 * waves.1));
+        }
+        let layout = coopmat_accumulator(64, 64, (2, 2));
+        assert_eq!(layout.check(&[64, 64], 128), Ok(()));
+        for (shape, threads) in [(vec![64, 128], 128), (vec![8, 64], 64), (vec![100], 128), (vec![6, 10], 32)] {
+            let layout = blocked(&shape, threads);
+            assert_eq!(layout.check(&shape, threads), Ok(()), "{layout:?}");
+        }
+        assert_eq!(replicated(&[64], 128).check(&[64], 128), Ok(()));
+    }
+
+    #[test]
+    fn the_wgmma_accumulator_matches_the_ptx_fragment_of_lane_5_in_warp_1() {
+        // Thread 37 (warp 1, lane 5): rows 16 + 1 and 16 + 9, columns 2 and 3 of each 8-column block.
+        let layout = wgmma_accumulator(64, 16, 1);
+        for (index, slot) in [([17, 2], 0), ([17, 3], 1), ([25, 2], 2), ([25, 3], 3), ([17, 10], 4)] {
+            assert_eq!(layout.owners(&index).collect::<Vec<_>>(), vec![37]);
+            assert_eq!(layout.slot_of(&index), slot);
+        }
+    }
+
+    #[test]
+    fn a_row_slice_of_the_wgmma_accumulator_lies_in_the_four_lanes_of_a_quad() {
+        let rows = project(&wgmma_accumulator(64, 64, 1), &[0]);
+        assert_eq!(rows.check(&[64], 128), Ok(()));
+        let mut owners: Vec<i64> = rows.owners(&[17]).collect();
+        owners.sort_unstable();
+        owners.dedup();
+        assert_eq!(owners, vec![36, 37, 38, 39]);
+        let columns = project(&wgmma_accumulator(64, 64, 1), &[1]);
+        assert_eq!(columns.check(&[64], 128), Ok(()));
+        let mut owners: Vec<i64> = columns.owners(&[3]).collect();
+        owners.sort_unstable();
+        owners.dedup();
+        // Column 3: lane quad 1 of every row group of every warp: 32 threads.
+        assert_eq!(owners.len(), 32);
+    }
+
+    #[test]
+    fn a_blocked_row_of_128_lies_in_one_warp_in_chunks_of_four() {
+        let layout = blocked(&[64, 128], 128);
+        assert_eq!(layout.owner_set(&[5, 0]), vec![32]);
+        assert_eq!(layout.owner_set(&[5, 127]), vec![63]);
+        assert_eq!(layout.slot_of(&[5, 3]), 7);
+        assert_eq!(layout.slot_of(&[9, 3]), 11);
+        assert_eq!(layout.slots(), 64);
+    }
+
+    #[test]
+    fn the_a_operand_holds_each_element_where_the_accumulator_does() {
+        assert!(wgmma_a_operand(64, 64, 1).same_owners(&wgmma_accumulator(64, 64, 1)));
+    }
+}

@@ -1,0 +1,343 @@
+//! Layout inference for one kernel, in TileLang's three steps:
+//!
+//! 1. **strict**: layouts written in the input, then the layouts the target's matrix instructions
+//!    impose on each `tile.gemm`'s operands ([`super::anchors`]);
+//! 2. **common**: a worklist over the other ops until nothing changes: `tile.reduce` gives its
+//!    destination the source's layout with the reduced dimension turned into replicas; a whole-tile
+//!    fragment-to-fragment `tile.copy` (any element types) gives the other side the same layout; a
+//!    `tile.parallel` takes the layout of a laid-out fragment it indexes by exactly its loop indices
+//!    (a written one first) and gives the fragments it indexes by a subset of them the projection;
+//! 3. **free**: a loop nothing laid out gets the blocked layout (and step 2 runs again from it); a
+//!    fragment still without one gets the blocked layout, a shared tile the row-major one.
+//!
+//! A tile wanted in two layouts that do not agree (a fragment whose elements two ops want on
+//! different threads, a reduction's destination that does not hold what the reduction leaves on a
+//! thread, a shared tile two instructions read differently) is an error naming both ops.
+
+use super::{Layout, anchors, atoms};
+use crate::kernels::Failure;
+use melior::ir::{
+    BlockLike, RegionLike, Value, ValueLike,
+    operation::{OperationLike, OperationRef, OperationResult},
+};
+use std::collections::HashMap;
+use tile_dialect::{
+    layout::{FragmentLayout, LAYOUT_ATTRIBUTE, LOOP_LAYOUT_ATTRIBUTE, SharedLayout},
+    level::{MemoryLevel, memory_level},
+    ops::{copy_parts, integer_attribute, memref_shape, nested_ops, op_name},
+};
+
+/// A tile's layout and the op that decided it.
+struct Decision<'c, 'a> {
+    layout: Layout,
+    by: OperationRef<'c, 'a>,
+}
+
+/// The layouts of one kernel's tiles (by allocation) and loops.
+pub struct Inferred<'c, 'a> {
+    /// Each allocation and its tile's layout.
+    pub tiles: Vec<(OperationRef<'c, 'a>, Layout)>,
+    /// Each `tile.parallel` and its loop layout.
+    pub loops: Vec<(OperationRef<'c, 'a>, FragmentLayout)>,
+}
+
+fn key(op: &OperationRef) -> usize {
+    op.to_raw().ptr as usize
+}
+
+/// The allocation a tile value comes from.
+fn allocation<'c, 'a>(value: Value<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
+    let owner = OperationResult::try_from(value).ok()?.owner();
+    op_name(&owner).starts_with("tile.alloc_").then_some(owner)
+}
+
+fn is_fragment(value: Value) -> bool {
+    memory_level(value.r#type()) == Some(MemoryLevel::Fragment)
+}
+
+fn describe(op: &OperationRef) -> String {
+    format!("'{}' at {}", op_name(op), op.location())
+}
+
+struct Inference<'c, 'a> {
+    chip: String,
+    threads: i64,
+    tiles: HashMap<usize, Decision<'c, 'a>>,
+    loops: HashMap<usize, FragmentLayout>,
+}
+
+impl<'c, 'a> Inference<'c, 'a> {
+    /// Records that `by` wants `tile` laid out as `layout`; an incompatible earlier decision is an
+    /// error naming both ops. Returns whether anything changed.
+    fn want(&mut self, tile: OperationRef<'c, 'a>, layout: Layout, by: OperationRef<'c, 'a>) -> Result<bool, Failure<'c, 'a>> {
+        match self.tiles.get(&key(&tile)) {
+            None => {
+                self.tiles.insert(key(&tile), Decision { layout, by });
+                Ok(true)
+            }
+            Some(decided) if decided.layout.agrees(&layout) => Ok(false),
+            Some(decided) => Err(self.conflict(tile, &decided.by, &decided.layout, &by, &layout)),
+        }
+    }
+
+    fn conflict(&self, tile: OperationRef<'c, 'a>, first: &OperationRef, had: &Layout, second: &OperationRef, wants: &Layout) -> Failure<'c, 'a> {
+        let first = if *first == tile { format!("its {LAYOUT_ATTRIBUTE} attribute") } else { describe(first) };
+        (
+            tile,
+            format!(
+                "has no consistent layout on {}: {} lays it out as {}, {} wants {}; give each use a tile of its own (copy it, through shared memory where the threads differ)",
+                self.chip,
+                first,
+                had.summary(),
+                describe(second),
+                wants.summary()
+            ),
+        )
+    }
+
+    fn fragment(&self, tile: &OperationRef) -> Option<&FragmentLayout> {
+        match self.tiles.get(&key(tile)) {
+            Some(Decision { layout: Layout::Fragment(layout), .. }) => Some(layout),
+            _ => None,
+        }
+    }
+
+    /// `tile.reduce`: the destination holds what the reduction leaves on each thread.
+    fn reduce(&mut self, op: OperationRef<'c, 'a>) -> Result<bool, Failure<'c, 'a>> {
+        let (Some(src), Some(dst)) = (op.operand(0).ok().and_then(allocation), op.operand(1).ok().and_then(allocation)) else {
+            return Ok(false);
+        };
+        let Some(source) = self.fragment(&src).cloned() else { return Ok(false) };
+        let dim = integer_attribute(&op, "dim").unwrap_or(0) as usize;
+        let kept: Vec<usize> = (0..source.shape.len()).filter(|d| *d != dim).collect();
+        let derived = atoms::project(&source, &kept);
+        match self.tiles.get(&key(&dst)) {
+            None => self.want(dst, Layout::Fragment(derived), op),
+            Some(Decision { layout: Layout::Fragment(held), .. }) if covers(held, &derived) => Ok(false),
+            Some(decided) => Err(self.conflict(dst, &decided.by, &decided.layout, &op, &Layout::Fragment(derived))),
+        }
+    }
+
+    /// A whole-tile fragment-to-fragment `tile.copy`: both sides in one layout (a per-thread copy,
+    /// converting each element).
+    fn copy(&mut self, op: OperationRef<'c, 'a>) -> Result<bool, Failure<'c, 'a>> {
+        let Some(parts) = copy_parts(&op) else { return Ok(false) };
+        if !parts.src_offsets.is_empty() || !parts.dst_offsets.is_empty() || !is_fragment(parts.src) || !is_fragment(parts.dst) {
+            return Ok(false);
+        }
+        let (Some(src), Some(dst)) = (allocation(parts.src), allocation(parts.dst)) else { return Ok(false) };
+        match (self.fragment(&src).cloned(), self.fragment(&dst).cloned()) {
+            (Some(layout), None) => self.want(dst, Layout::Fragment(layout), op),
+            (None, Some(layout)) => self.want(src, Layout::Fragment(layout), op),
+            (Some(source), Some(target)) if !source.same_owners(&target) => {
+                let decided = &self.tiles[&key(&dst)];
+                Err(self.conflict(dst, &decided.by, &decided.layout, &op, &Layout::Fragment(source)))
+            }
+            _ => Ok(false),
+        }
+    }
+
+    /// `tile.parallel`: the loop's layout from a fragment it indexes by its loop indices, and the
+    /// fragments it indexes by a subset of them from the loop's.
+    fn parallel(&mut self, op: OperationRef<'c, 'a>, free: bool) -> Result<bool, Failure<'c, 'a>> {
+        let extents = extents(&op);
+        let accesses = accesses(op);
+        let mut changed = false;
+        if !self.loops.contains_key(&key(&op)) {
+            let identity: Vec<usize> = (0..extents.len()).collect();
+            let source = accesses
+                .iter()
+                .filter(|access| access.dims.as_deref() == Some(&identity[..]))
+                .filter_map(|access| Some((access.write, self.fragment(&access.tile)?.clone())))
+                .filter(|(_, layout)| layout.shape == extents)
+                .max_by_key(|(write, _)| *write)
+                .map(|(_, layout)| layout);
+            let layout = match source {
+                Some(layout) => layout,
+                None if free => atoms::blocked(&extents, self.threads),
+                None => return Ok(false),
+            };
+            self.loops.insert(key(&op), layout);
+            changed = true;
+        }
+        let loop_layout = self.loops[&key(&op)].clone();
+        for access in &accesses {
+            let Some(dims) = &access.dims else { continue };
+            let wanted = atoms::project(&loop_layout, dims);
+            // A loop over part of a fragment says nothing about the rest of it.
+            if wanted.shape != access.tile.result(0).map(|tile| memref_shape(tile.into())).unwrap_or_default() {
+                continue;
+            }
+            match self.tiles.get(&key(&access.tile)) {
+                None => changed |= self.want(access.tile, Layout::Fragment(wanted), op)?,
+                Some(Decision { layout: Layout::Fragment(held), .. }) if runs_where_held(&loop_layout, dims, held) => {}
+                Some(decided) => return Err(self.conflict(access.tile, &decided.by, &decided.layout, &access.op, &Layout::Fragment(wanted))),
+            }
+        }
+        Ok(changed)
+    }
+}
+
+/// Whether every thread that holds an element of `derived` holds it in `held` too.
+fn covers(held: &FragmentLayout, derived: &FragmentLayout) -> bool {
+    if held == derived {
+        return true;
+    }
+    held.shape == derived.shape
+        && derived.elements().all(|index| {
+            let holders = held.owner_set(&index);
+            derived.owner_set(&index).iter().all(|thread| holders.binary_search(thread).is_ok())
+        })
+}
+
+/// Whether each iteration of a loop laid out as `loop_layout` runs on threads that hold the element
+/// it touches (fragment dimension `f` indexed by loop index `dims[f]`).
+fn runs_where_held(loop_layout: &FragmentLayout, dims: &[usize], held: &FragmentLayout) -> bool {
+    if dims.iter().map(|&d| loop_layout.shape.get(d).copied()).collect::<Option<Vec<i64>>>() != Some(held.shape.clone()) {
+        return false;
+    }
+    if held == loop_layout && dims.iter().copied().eq(0..dims.len()) {
+        return true;
+    }
+    // Each element's holders once (a replicated layout lists many replicas per element).
+    let holders: HashMap<Vec<i64>, Vec<i64>> = held.elements().map(|element| {
+        let set = held.owner_set(&element);
+        (element, set)
+    }).collect();
+    loop_layout.elements().all(|iteration| {
+        let element: Vec<i64> = dims.iter().map(|&d| iteration[d]).collect();
+        let holders = &holders[&element];
+        loop_layout.owner_set(&iteration).iter().all(|thread| holders.binary_search(thread).is_ok())
+    })
+}
+
+/// A `memref.load`/`memref.store` of a fragment in a `tile.parallel` body.
+struct Access<'c, 'a> {
+    op: OperationRef<'c, 'a>,
+    tile: OperationRef<'c, 'a>,
+    /// Loop index of each fragment index, when each is one of the loop's indices.
+    dims: Option<Vec<usize>>,
+    write: bool,
+}
+
+fn extents(op: &OperationRef) -> Vec<i64> {
+    op.attribute("extents")
+        .ok()
+        .and_then(|attribute| melior::ir::attribute::DenseI64ArrayAttribute::try_from(attribute).ok())
+        .map(|array| (0..array.len()).filter_map(|i| array.element(i).ok()).collect())
+        .unwrap_or_default()
+}
+
+/// The fragment accesses of a `tile.parallel`'s body, outside nested `tile.parallel`s.
+fn accesses<'c, 'a>(parallel: OperationRef<'c, 'a>) -> Vec<Access<'c, 'a>> {
+    let Ok(body) = parallel.region(0) else { return Vec::new() };
+    let Some(block) = body.first_block() else { return Vec::new() };
+    let indices: Vec<Value> = (0..block.argument_count()).filter_map(|i| block.argument(i).ok().map(Into::into)).collect();
+    let mut found = Vec::new();
+    let mut pending: Vec<OperationRef> = Vec::new();
+    let mut next = block.first_operation();
+    while let Some(op) = next {
+        pending.push(op);
+        next = op.next_in_block();
+    }
+    while let Some(op) = pending.pop() {
+        let name = op_name(&op);
+        if name == "tile.parallel" {
+            continue;
+        }
+        let (memref, first_index, write) = match name.as_str() {
+            "memref.load" => (op.operand(0).ok(), 1, false),
+            "memref.store" => (op.operand(1).ok(), 2, true),
+            _ => (None, 0, false),
+        };
+        if let Some(tile) = memref.filter(|memref| is_fragment(*memref)).and_then(allocation) {
+            let dims = (first_index..op.operand_count())
+                .map(|i| op.operand(i).ok().and_then(|index| indices.iter().position(|loop_index| *loop_index == index)))
+                .collect::<Option<Vec<usize>>>();
+            found.push(Access { op, tile, dims, write });
+        }
+        for region in 0..op.region_count() {
+            let Ok(region) = op.region(region) else { continue };
+            let mut block = region.first_block();
+            while let Some(current) = block {
+                let mut inner = current.first_operation();
+                while let Some(nested) = inner {
+                    pending.push(nested);
+                    inner = nested.next_in_block();
+                }
+                block = current.next_in_region();
+            }
+        }
+    }
+    found
+}
+
+/// Infers the layout of every tile and loop of `kernel` for `chip`.
+pub fn infer<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str) -> Result<Inferred<'c, 'a>, Failure<'c, 'a>> {
+    let threads = integer_attribute(&kernel, "threads").unwrap_or(0);
+    let mut inference = Inference { chip: chip.to_owned(), threads, tiles: HashMap::new(), loops: HashMap::new() };
+    let ops = nested_ops(kernel);
+    let allocations: Vec<OperationRef> = ops.iter().copied().filter(|op| op_name(op).starts_with("tile.alloc_")).collect();
+    // Strict: what the input says, then what the instructions impose.
+    for alloc in &allocations {
+        let Ok(given) = alloc.attribute(LAYOUT_ATTRIBUTE) else { continue };
+        let layout = Layout::from_attribute(given).ok_or_else(|| {
+            (*alloc, format!("expects its {LAYOUT_ATTRIBUTE} to be a #tile.frag (fragments) or #tile.smem (shared tiles), but got {given}"))
+        })?;
+        inference.tiles.insert(key(alloc), Decision { layout, by: *alloc });
+    }
+    for op in ops.iter().filter(|op| op_name(op) == "tile.parallel") {
+        if let Some(given) = op.attribute(LOOP_LAYOUT_ATTRIBUTE).ok().and_then(FragmentLayout::from_attribute) {
+            inference.loops.insert(key(op), given);
+        }
+    }
+    for gemm in ops.iter().filter(|op| op_name(op) == "tile.gemm") {
+        for anchor in anchors::gemm_anchors(*gemm, chip, threads) {
+            if let Some(tile) = allocation(anchor.tile) {
+                inference.want(tile, anchor.layout, *gemm)?;
+            }
+        }
+    }
+    // Common, then free: loops without a source take the blocked layout, one at a time, each
+    // followed by common propagation again.
+    loop {
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for op in &ops {
+                changed |= match op_name(op).as_str() {
+                    "tile.reduce" => inference.reduce(*op)?,
+                    "tile.copy" => inference.copy(*op)?,
+                    "tile.parallel" => inference.parallel(*op, false)?,
+                    _ => false,
+                };
+            }
+        }
+        let Some(unlaid) = ops.iter().find(|op| op_name(op) == "tile.parallel" && !inference.loops.contains_key(&key(op))) else {
+            break;
+        };
+        inference.parallel(*unlaid, true)?;
+    }
+    let mut tiles = Vec::new();
+    for alloc in allocations {
+        let layout = match inference.tiles.remove(&key(&alloc)) {
+            Some(decision) => decision.layout,
+            None if op_name(&alloc) == "tile.alloc_fragment" => {
+                let shape = alloc.result(0).map(|result| memref_shape(result.into())).unwrap_or_default();
+                Layout::Fragment(atoms::blocked(&shape, threads))
+            }
+            None => Layout::Shared(SharedLayout::row_major()),
+        };
+        if let Layout::Fragment(fragment) = &layout {
+            let shape = alloc.result(0).map(|result| memref_shape(result.into())).unwrap_or_default();
+            fragment.check(&shape, threads).map_err(|message| (alloc, format!("has an invalid layout: {message}")))?;
+        }
+        tiles.push((alloc, layout));
+    }
+    let loops = ops
+        .iter()
+        .filter(|op| op_name(op) == "tile.parallel")
+        .filter_map(|op| Some((*op, inference.loops.remove(&key(op))?)))
+        .collect();
+    Ok(Inferred { tiles, loops })
+}
