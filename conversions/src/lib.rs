@@ -7,6 +7,7 @@
 //! | `convert-tile-to-nvgpu` | [`nvgpu`] | sm_90a: TMA, mbarrier rings, wgmma |
 //! | `convert-tile-to-amdgpu` | [`amdgpu`] | gfx942: LDS staging, register prefetch, mfma |
 //! | `convert-tile-to-cpu` | [`cpu`] | plain loops: the reference semantics |
+//! | (in the plain strategy) | [`registers`] | fragments in registers, one rule per op, from the layouts |
 //! | `convert-tile-to-spirv` | [`spirv`] | Vulkan compute: loops shared by the workgroup's threads |
 //! | `convert-tile-to-spirv-coopmat` | [`spirv::coopmat`] | Vulkan compute: GEMMs on KHR cooperative matrices |
 //! | `tile-spirv-vulkan-memory-model` | [`spirv::memory_model`] | `spirv.module`s to the Vulkan memory model |
@@ -29,6 +30,7 @@ pub mod generic;
 pub mod layout;
 pub mod nvgpu;
 pub mod pipelines;
+pub mod registers;
 pub mod schedule;
 pub mod spirv;
 

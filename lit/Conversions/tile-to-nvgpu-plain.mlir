@@ -1,18 +1,23 @@
-// Kernels outside the GEMM family compile for sm_90a with the plain strategy (the loops of the CPU
-// reference shared by the block's threads, tiles in shared memory, fragments each thread touches only
-// at its own elements in private attributions): correct, not fast. The manifest says so, and lists
-// the tensors as memref descriptors.
+// Kernels outside the GEMM family compile for sm_90a (and gfx942) with the plain strategy: no
+// tensor cores, tiles in shared memory, and each fragment op lowered by its layout with the
+// fragments in per-thread registers (tile-to-registers.mlir has the rules). The manifest says so,
+// and lists the tensors as memref descriptors.
 // RUN: tile-opt %s -split-input-file -convert-tile-to-nvgpu | FileCheck %s
 // RUN: tile-opt %s -split-input-file -convert-tile-to-amdgpu | FileCheck %s --check-prefix=AMD
 
+// A 64x64 row maximum on 64 threads: 64 registers of the tile and 16 row maxima a thread; a row
+// spans 16 lanes, combined by warp shuffles on sm_90a and through LDS on gfx942.
 // CHECK-LABEL: func.func @row_max
-// CHECK: gpu.module @row_max_0_module attributes {tile.manifest = "{{.*}}\22target\22: \22sm_90a\22, \22strategy\22: \22plain\22
-// CHECK: gpu.func @row_max_0_kernel(%{{.*}}: memref<64x64xf32>, %{{.*}}: memref<64xf32>) workgroup(%[[S:.*]] : memref<64x64xf32, #gpu.address_space<workgroup>>) private(%[[M:.*]] : memref<1xf32, #gpu.address_space<private>>) kernel attributes {known_block_size = array<i32: 64, 1, 1>}
+// CHECK: gpu.module @row_max_0_module attributes {tile.manifest = "{{.*}}\22target\22: \22sm_90a\22, \22strategy\22: \22registers\22
+// CHECK: gpu.func @row_max_0_kernel(%{{.*}}: memref<64x64xf32>, %{{.*}}: memref<64xf32>) kernel attributes {known_block_size = array<i32: 64, 1, 1>}
 // CHECK: gpu.thread_id x
-// CHECK: gpu.barrier
+// CHECK: memref.alloca() : memref<64xf32, #gpu.address_space<private>>
+// CHECK: memref.alloca() : memref<16xf32, #gpu.address_space<private>>
 // CHECK: arith.maximumf
-// AMD: \22target\22: \22gfx942\22, \22strategy\22: \22plain\22
-// AMD: workgroup({{.*}}) private(
+// CHECK: gpu.shuffle  xor
+// AMD: \22target\22: \22gfx942\22, \22strategy\22: \22registers\22
+// AMD: workgroup(%{{.*}} : memref<1024xf32, #gpu.address_space<workgroup>>)
+// AMD-NOT: gpu.shuffle
 func.func @row_max(%X: memref<64x64xf32>, %Y: memref<64xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index

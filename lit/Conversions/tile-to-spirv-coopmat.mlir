@@ -112,10 +112,11 @@ func.func @narrow_transposed(%A: memref<100x70xf16>, %B: memref<90x70xf16>, %C: 
 
 // -----
 
-// Outside the GEMM family: the plain strategy, in the cooperative-matrix target environment.
+// Outside the GEMM family: the plain strategy (fragments in registers), in the cooperative-matrix
+// target environment.
 // CHECK-LABEL: func.func @scale
 // CHECK: gpu.module @scale_0_module [#spirv.target_env<#spirv.vce<v1.6, [{{.*}}CooperativeMatrixKHR
-// CHECK-SAME: \22target\22: \22spirv-coopmat\22, \22strategy\22: \22plain\22
+// CHECK-SAME: \22target\22: \22spirv-coopmat\22, \22strategy\22: \22registers\22
 // CHECK-NOT: gpu.subgroup_mma
 // CHECK: math.exp
 // SPIRV: spirv.module @__spv__scale_0_module Logical Vulkan

@@ -25,7 +25,7 @@ use melior::{
 use tile_dialect::{
     element::Element,
     ops::{
-        clone_detached, integer_attribute, is_defined_inside, memref_shape, nested_ops, static_sizes, set_attribute,
+        clone_detached, integer_attribute, op_name, is_defined_inside, memref_shape, nested_ops, static_sizes, set_attribute,
         set_operand,
     },
 };
@@ -127,8 +127,9 @@ fn check_kernel<'c, 'a>(
     kernel: OperationRef<'c, 'a>,
     flavor: &Flavor,
     owned: &[OperationRef<'c, 'a>],
+    scratch: i64,
 ) -> Result<i64, Failure<'c, 'a>> {
-    let mut shared = 0;
+    let mut shared = scratch;
     for op in nested_ops(kernel) {
         let types = op
             .operands()
@@ -249,11 +250,19 @@ pub fn lower_kernel<'c, 'a>(
     flavor: &Flavor,
 ) -> Result<(), Failure<'c, 'a>> {
     let threads = integer_attribute(&kernel, "threads").unwrap_or(0);
-    let owned = owned::thread_owned_fragments(kernel, threads);
-    let mut shared = check_kernel(kernel, flavor, &owned)?;
-    let (splits, scratch_bytes) =
-        reduce::plan(context, kernel, threads, flavor.max_shared_bytes - shared);
-    shared += scratch_bytes;
+    // Fragments in registers where every op that touches one has a rule for its layouts; otherwise
+    // fragments a thread only touches at its own elements are private, the others in workgroup memory.
+    let shuffles = (flavor.target == "sm_90a").then_some(32);
+    let planned = crate::registers::plan(kernel, flavor.target, shuffles)?;
+    let (owned, register_scratch) = match &planned {
+        Ok(plan) => (plan.fragments.clone(), plan.scratch_bytes),
+        Err(_) => (owned::thread_owned_fragments(kernel, threads), 0),
+    };
+    let not_in_registers = planned.as_ref().err().map(|(op, why)| {
+        format!("; its fragments are not in registers because '{}' at {} {why}", op_name(op), op.location())
+    });
+    let mut shared = check_kernel(kernel, flavor, &owned, register_scratch)
+        .map_err(|(op, message)| (op, format!("{message}{}", not_in_registers.clone().unwrap_or_default())))?;
     let tensors = captured_tensors(kernel, flavor)?;
     let target = flavor.target;
     // Which tensors the kernel writes (destinations of copies and stores), for the launcher.
@@ -279,6 +288,18 @@ pub fn lower_kernel<'c, 'a>(
                 format!("cannot be lowered for {target}: the launch needs {message}"),
             )
         })?;
+    // Nothing below fails at an op of the program: the register rules may now rewrite its ops.
+    let registers = planned.is_ok();
+    let owned = match planned {
+        Ok(plan) => {
+            crate::registers::apply(context, kernel, plan, shuffles, flavor.private_space);
+            Vec::new()
+        }
+        Err(_) => owned,
+    };
+    let (splits, scratch_bytes) =
+        reduce::plan(context, kernel, threads, flavor.max_shared_bytes - shared);
+    shared += scratch_bytes;
     let symbols = Symbols::of(kernel, index);
     let Symbols { function: host_function, stem, .. } = &symbols;
     let block_dims = kernel.operand_count();
@@ -399,8 +420,9 @@ pub fn lower_kernel<'c, 'a>(
         })
         .collect();
     let manifest = format!(
-        "{{\"entry\": \"{stem}_kernel\", \"host_function\": \"{}\", \"target\": \"{target}\", \"strategy\": \"plain\", \"workgroup_size\": [{threads}, 1, 1], \"grid\": [{}], \"shared_bytes\": {shared}, \"bindings\": [{}]}}",
+        "{{\"entry\": \"{stem}_kernel\", \"host_function\": \"{}\", \"target\": \"{target}\", \"strategy\": \"{}\", \"workgroup_size\": [{threads}, 1, 1], \"grid\": [{}], \"shared_bytes\": {shared}, \"bindings\": [{}]}}",
         host_function,
+        if registers { "registers" } else { "plain" },
         grid.join(", "),
         bindings.join(", ")
     );

@@ -19,6 +19,8 @@ mod anchors;
 pub mod atoms;
 mod propagate;
 
+pub use propagate::Inferred;
+
 use crate::kernels::Failure;
 use melior::{
     Context, ContextRef,
@@ -214,6 +216,12 @@ fn strategy<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str) -> Result<String, 
         "spirv" => Ok("plain".to_owned()),
         _ => Err((kernel, format!("has no layouts for target {chip}; expected sm_90a, gfx942, spirv or spirv-coopmat"))),
     }
+}
+
+/// Returns the layouts of `kernel`'s tiles and loops on `chip`: those recorded on it (by this pass
+/// or by hand), and what inference gives the rest, for a lowering run without the pass.
+pub fn infer_for_lowering<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str) -> Result<Inferred<'c, 'a>, Failure<'c, 'a>> {
+    propagate::infer(kernel, chip)
 }
 
 /// Returns the main loop of a tensor-core kernel and the `tile.schedule` its lowering builds

@@ -313,10 +313,19 @@ pub fn infer<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str) -> Result<Inferre
                 };
             }
         }
-        let Some(unlaid) = ops.iter().find(|op| op_name(op) == "tile.parallel" && !inference.loops.contains_key(&key(op))) else {
-            break;
-        };
-        inference.parallel(*unlaid, true)?;
+        if let Some(unlaid) = ops.iter().find(|op| op_name(op) == "tile.parallel" && !inference.loops.contains_key(&key(op))) {
+            inference.parallel(*unlaid, true)?;
+            continue;
+        }
+        // A fragment only copies and reductions touch: the blocked layout for the largest first, so
+        // that what it reduces into follows it.
+        let unlaid = allocations
+            .iter()
+            .filter(|alloc| op_name(alloc) == "tile.alloc_fragment" && !inference.tiles.contains_key(&key(alloc)))
+            .max_by_key(|alloc| alloc.result(0).map(|result| memref_shape(result.into()).len()).unwrap_or(0));
+        let Some(unlaid) = unlaid.copied() else { break };
+        let shape = unlaid.result(0).map(|result| memref_shape(result.into())).unwrap_or_default();
+        inference.want(unlaid, Layout::Fragment(atoms::blocked(&shape, threads)), unlaid)?;
     }
     let mut tiles = Vec::new();
     for alloc in allocations {

@@ -1,0 +1,163 @@
+//! Where a thread finds its elements: a fragment layout read backwards, as code can compute it.
+//!
+//! For a layout over `threads` threads, slot `s` of thread `t` holds the element whose coordinate
+//! `d` is `base[s][d] + Σ_b bit_b(t) · delta[d][b]`: a constant per slot plus a sum over the bits
+//! of the thread index that does not depend on the slot. Every layout the inference builds has this
+//! form (instruction layouts split their coordinates over disjoint bits of the lane and warp
+//! indices; blocked layouts place chunk `c` on thread `c mod threads`), and it is checked here on
+//! every (thread, slot) pair by enumeration, so code built from it holds exactly what the layout
+//! says. A slot some threads do not use gets the same formula; there it must land outside the
+//! tile, so that a bounds guard skips it.
+
+use std::collections::HashMap;
+use tile_dialect::layout::FragmentLayout;
+
+/// A layout read backwards: the element each (thread, slot) holds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Distribution {
+    /// The layout's shape.
+    pub shape: Vec<i64>,
+    /// Per slot: the coordinates thread 0 finds there (`None`: no thread uses the slot).
+    pub base: Vec<Option<Vec<i64>>>,
+    /// Per coordinate: `(bit, delta)` terms of the thread index.
+    pub terms: Vec<Vec<(u32, i64)>>,
+    /// Some thread leaves a used slot empty: code must check the coordinates against the shape.
+    pub guarded: bool,
+    /// Threads of the block.
+    pub threads: i64,
+}
+
+impl Distribution {
+    /// Returns the coordinates thread `thread` finds in `slot` (by the formula).
+    pub fn coordinates(&self, thread: i64, slot: usize) -> Option<Vec<i64>> {
+        let base = self.base.get(slot)?.as_ref()?;
+        Some(
+            base.iter()
+                .zip(&self.terms)
+                .map(|(base, terms)| base + terms.iter().map(|(bit, delta)| ((thread >> bit) & 1) * delta).sum::<i64>())
+                .collect(),
+        )
+    }
+
+    /// Returns the slots some thread uses.
+    pub fn used_slots(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..self.base.len()).filter(|slot| self.base[*slot].is_some())
+    }
+
+    fn inside(&self, coordinates: &[i64]) -> bool {
+        coordinates.iter().zip(&self.shape).all(|(c, size)| (0..*size).contains(c))
+    }
+}
+
+/// Returns the bits of a thread index below `threads`.
+fn thread_bits(threads: i64) -> u32 {
+    64 - (threads.max(1) - 1).leading_zeros()
+}
+
+/// Reads `layout` backwards, or says why its elements cannot be found by a per-slot constant plus
+/// a per-thread offset.
+pub fn distribute(layout: &FragmentLayout) -> Result<Distribution, String> {
+    let slots = layout.slots() as usize;
+    let threads = layout.threads;
+    // (thread, slot) -> element.
+    let mut held: HashMap<(i64, usize), Vec<i64>> = HashMap::new();
+    for element in layout.elements() {
+        let slot = layout.slot_of(&element) as usize;
+        for thread in layout.owner_set(&element) {
+            held.insert((thread, slot), element.clone());
+        }
+    }
+    let bits = thread_bits(threads);
+    let rank = layout.shape.len();
+    let mut base = vec![None; slots];
+    let mut terms: Option<Vec<Vec<(u32, i64)>>> = None;
+    for (slot, entry) in base.iter_mut().enumerate() {
+        if !(0..threads).any(|thread| held.contains_key(&(thread, slot))) {
+            continue;
+        }
+        let Some(origin) = held.get(&(0, slot)) else {
+            return Err(format!("thread 0 does not use slot {slot}, which other threads use"));
+        };
+        *entry = Some(origin.clone());
+        if terms.is_none() {
+            let mut found = vec![Vec::new(); rank];
+            for bit in 0..bits {
+                let Some(other) = held.get(&(1 << bit, slot)) else {
+                    return Err(format!("thread {} does not use slot {slot}", 1 << bit));
+                };
+                for d in 0..rank {
+                    let delta = other[d] - origin[d];
+                    if delta != 0 {
+                        found[d].push((bit, delta));
+                    }
+                }
+            }
+            terms = Some(found);
+        }
+    }
+    let distribution = Distribution {
+        shape: layout.shape.clone(),
+        base,
+        terms: terms.unwrap_or_else(|| vec![Vec::new(); rank]),
+        guarded: false,
+        threads,
+    };
+    let mut guarded = false;
+    for slot in distribution.used_slots() {
+        for thread in 0..threads {
+            let formula = distribution.coordinates(thread, slot).unwrap_or_default();
+            match held.get(&(thread, slot)) {
+                Some(element) if *element == formula => {}
+                Some(element) => {
+                    return Err(format!(
+                        "thread {thread} holds {element:?} in slot {slot}, not the {formula:?} a per-thread offset gives"
+                    ));
+                }
+                None if distribution.inside(&formula) => {
+                    return Err(format!("thread {thread} leaves slot {slot} empty, but the offset lands inside the tile"));
+                }
+                None => guarded = true,
+            }
+        }
+    }
+    Ok(Distribution { guarded, ..distribution })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::layout::atoms;
+
+    #[test]
+    fn the_wgmma_accumulator_is_lane_and_warp_bits() {
+        let distribution = distribute(&atoms::wgmma_accumulator(64, 16, 1)).expect("distributes");
+        assert!(!distribution.guarded);
+        // Rows: lane / 4 (bits 2..4) and 16 per warp (bits 5, 6); columns: 2 (lane % 4).
+        assert_eq!(distribution.terms[0], vec![(2, 1), (3, 2), (4, 4), (5, 16), (6, 32)]);
+        assert_eq!(distribution.terms[1], vec![(0, 2), (1, 4)]);
+        assert_eq!(distribution.base[3], Some(vec![8, 1]));
+        assert_eq!(distribution.coordinates(37, 4), Some(vec![17, 2 + 8]));
+    }
+
+    #[test]
+    fn a_ragged_blocked_layout_is_guarded() {
+        let distribution = distribute(&atoms::blocked(&[100], 32)).expect("distributes");
+        assert!(distribution.guarded);
+        let distribution = distribute(&atoms::blocked(&[64, 128], 128)).expect("distributes");
+        assert!(!distribution.guarded);
+        assert_eq!(distribution.used_slots().count(), 64);
+    }
+
+    #[test]
+    fn instruction_and_slice_layouts_distribute() {
+        for layout in [
+            atoms::mfma_accumulator(128, 128, (2, 2), 32),
+            atoms::mfma_accumulator(64, 64, (2, 2), 16),
+            atoms::wgmma_accumulator(128, 256, 2),
+            atoms::project(&atoms::wgmma_accumulator(64, 64, 1), &[0]),
+            atoms::project(&atoms::blocked(&[64, 128], 128), &[0]),
+        ] {
+            distribute(&layout).unwrap_or_else(|error| panic!("{}: {error}", layout.origin));
+        }
+    }
+}

@@ -1,0 +1,154 @@
+//! Fragments in registers: the tile ops that touch fragments, lowered one by one from the layouts
+//! `tile-infer-layouts` records (or would record), for the kernels the plain strategy runs on every
+//! GPU target.
+//!
+//! A fragment becomes a per-thread private array of its layout's slots (`memref.alloca`), indexed
+//! only by constants, which LLVM and the SPIR-V compilers keep in registers. Each op reads the
+//! layouts of its operands ([`distribute`] reads a layout backwards: which element a thread finds in
+//! each slot) and becomes straight-line code over the thread's slots:
+//!
+//! | op | lowering |
+//! |----|----------|
+//! | `tile.parallel` | the body once per slot of its loop layout, the loop indices the slot's element (guarded where some threads leave the slot empty); fragment loads and stores become slot accesses |
+//! | `tile.fill` | a store to every slot |
+//! | `tile.copy` fragment <-> global/shared | per slot, a (clipped) load or store at the element's place and a conversion |
+//! | `tile.copy` fragment -> fragment | per slot, the source slot holding the same element, converted |
+//! | `tile.reduce` | the thread's slots combined per destination slot, then a butterfly over the thread bits the reduced dimension spreads over: warp shuffles on NVIDIA, a small workgroup scratch elsewhere |
+//! | `tile.gemm` (shared A and B) | per accumulator slot, a loop over K |
+//!
+//! A kernel with an op outside this table (a fragment read at computed indices, a register A
+//! operand, a replicated reduction source) keeps the plain strategy's own lowering; [`plan`] says
+//! which op and why, before anything is rewritten, and [`apply`] rewrites.
+
+mod distribute;
+mod patterns;
+
+pub use distribute::{Distribution, distribute};
+
+use crate::{kernels::Failure, layout::Layout};
+use melior::{Context, ir::operation::{OperationLike, OperationRef}};
+use std::collections::HashMap;
+use tile_dialect::{
+    layout::FragmentLayout,
+    ops::nested_ops,
+};
+
+/// A fragment's layout, read backwards.
+pub(crate) struct Placed {
+    /// The layout.
+    pub layout: FragmentLayout,
+    /// Where each thread finds its elements.
+    pub distribution: Distribution,
+    /// (thread, element) -> slot.
+    pub slots: HashMap<(i64, Vec<i64>), i64>,
+    /// Each slot some element uses -> its register (the index in the thread's array): slot maps
+    /// may skip numbers (a row slice keeps the accumulator's), the arrays do not.
+    pub registers: HashMap<i64, i64>,
+}
+
+impl Placed {
+    fn of(layout: FragmentLayout) -> Result<Placed, String> {
+        let distribution = distribute(&layout)?;
+        let mut slots = HashMap::new();
+        let mut used = std::collections::BTreeSet::new();
+        for element in layout.elements() {
+            let slot = layout.slot_of(&element);
+            used.insert(slot);
+            for thread in layout.owner_set(&element) {
+                slots.insert((thread, element.clone()), slot);
+            }
+        }
+        let registers = used.into_iter().enumerate().map(|(register, slot)| (slot, register as i64)).collect();
+        Ok(Placed { layout, distribution, slots, registers })
+    }
+
+    /// Returns the register (array index) of `slot`.
+    pub fn register(&self, slot: i64) -> i64 {
+        self.registers.get(&slot).copied().unwrap_or(0)
+    }
+
+    /// Returns the registers a thread needs.
+    pub fn register_count(&self) -> i64 {
+        self.registers.len().max(1) as i64
+    }
+
+    /// Returns the slot thread `thread` holds `element` in.
+    pub fn slot(&self, thread: i64, element: &[i64]) -> Option<i64> {
+        self.slots.get(&(thread, element.to_vec())).copied()
+    }
+}
+
+/// The layouts of one kernel, by allocation and loop (raw op pointer).
+pub(crate) struct Layouts {
+    fragments: HashMap<usize, Placed>,
+    loops: HashMap<usize, Placed>,
+}
+
+fn key(op: &OperationRef) -> usize {
+    op.to_raw().ptr as usize
+}
+
+impl Layouts {
+    pub fn fragment(&self, allocation: &OperationRef) -> Option<&Placed> {
+        self.fragments.get(&key(allocation))
+    }
+
+    pub fn parallel(&self, parallel: &OperationRef) -> Option<&Placed> {
+        self.loops.get(&key(parallel))
+    }
+}
+
+/// Why a kernel keeps the plain strategy's own lowering: the op and the reason.
+pub type Unsupported<'c, 'a> = (OperationRef<'c, 'a>, String);
+
+/// The decisions for one kernel whose fragment ops all have a rule: its layouts, read backwards.
+pub struct Plan<'c, 'a> {
+    layouts: Layouts,
+    ops: Vec<OperationRef<'c, 'a>>,
+    /// Every fragment allocation (they all become per-thread arrays).
+    pub fragments: Vec<OperationRef<'c, 'a>>,
+    /// Bytes of workgroup memory the reductions' exchanges need.
+    pub scratch_bytes: i64,
+}
+
+/// Decides whether every fragment op of `kernel` on `chip` has a rule for its layouts; if not, says
+/// which op has none and why. Changes nothing. `shuffles` is the lane count of the target's warp
+/// shuffles (`None`: exchanges go through workgroup memory).
+pub fn plan<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str, shuffles: Option<i64>) -> Result<Result<Plan<'c, 'a>, Unsupported<'c, 'a>>, Failure<'c, 'a>> {
+    let inferred = crate::layout::infer_for_lowering(kernel, chip)?;
+    let mut layouts = Layouts { fragments: HashMap::new(), loops: HashMap::new() };
+    let mut fragments = Vec::new();
+    for (allocation, layout) in inferred.tiles {
+        if let Layout::Fragment(layout) = layout {
+            match Placed::of(layout) {
+                Ok(placed) => {
+                    layouts.fragments.insert(key(&allocation), placed);
+                    fragments.push(allocation);
+                }
+                Err(reason) => return Ok(Err((allocation, format!("has a layout registers cannot hold: {reason}")))),
+            }
+        }
+    }
+    for (parallel, layout) in inferred.loops {
+        match Placed::of(layout) {
+            Ok(placed) => {
+                layouts.loops.insert(key(&parallel), placed);
+            }
+            Err(reason) => return Ok(Err((parallel, format!("has a loop layout no thread offset gives: {reason}")))),
+        }
+    }
+    let ops = nested_ops(kernel);
+    for op in &ops {
+        if let Err(reason) = patterns::check(*op, &layouts) {
+            return Ok(Err((*op, reason)));
+        }
+    }
+    let scratch_bytes = patterns::scratch_bytes(&ops, &layouts, shuffles);
+    Ok(Ok(Plan { layouts, ops, fragments, scratch_bytes }))
+}
+
+/// Lowers the fragment ops of a planned kernel; `private_space` is the memory space of per-thread
+/// arrays.
+pub fn apply<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>, plan: Plan<'c, 'a>, shuffles: Option<i64>, private_space: &str) {
+    patterns::lower_all(context, kernel, &plan.ops, &plan.layouts, shuffles, private_space);
+}

@@ -1,0 +1,751 @@
+//! One rule per tile op that touches a fragment. [`check`] says whether an op has a rule for its
+//! operands' layouts (and why not); [`lower_all`] applies the rules to a kernel that passed.
+
+use super::{Layouts, Placed};
+use crate::cpu::{
+    builder::{At, Builder},
+    compute::{combiner, identity, reduction_input},
+    data::{convert, element_type},
+};
+use melior::{
+    Context,
+    ir::{
+        Attribute, BlockLike, Identifier, RegionLike, Type, TypeLike, Value, ValueLike,
+        attribute::IntegerAttribute,
+        operation::{OperationBuilder, OperationLike, OperationRef, OperationResult},
+        r#type::{IntegerType, MemRefType},
+    },
+};
+use std::collections::{BTreeSet, HashMap};
+use tile_dialect::{
+    level::{MemoryLevel, memory_level},
+    ops::{clone_detached, copy_parts, integer_attribute, memref_shape, nested_ops, op_name},
+};
+
+type Rule = Result<(), String>;
+
+fn level(value: Value) -> Option<MemoryLevel> {
+    memory_level(value.r#type())
+}
+
+fn allocation<'c, 'a>(value: Value<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
+    let owner = OperationResult::try_from(value).ok()?.owner();
+    (op_name(&owner) == "tile.alloc_fragment").then_some(owner)
+}
+
+fn placed<'l>(layouts: &'l Layouts, value: Value) -> Result<&'l Placed, String> {
+    allocation(value)
+        .and_then(|allocation| layouts.fragment(&allocation))
+        .ok_or_else(|| "reads a fragment without a layout".to_owned())
+}
+
+fn inside(coordinates: &[i64], shape: &[i64]) -> bool {
+    coordinates.iter().zip(shape).all(|(c, size)| (0..*size).contains(c))
+}
+
+/// The slot of `fragment` that holds, on every thread that runs slot `slot` of `by`, the element
+/// made of the coordinates `dims` of that thread's element; `None` when no thread runs the slot.
+fn uniform_slot(by: &Placed, slot: usize, dims: &[usize], fragment: &Placed) -> Result<Option<i64>, String> {
+    let mut found = None;
+    for thread in 0..by.distribution.threads {
+        let Some(coordinates) = by.distribution.coordinates(thread, slot) else { continue };
+        if !inside(&coordinates, &by.layout.shape) {
+            continue;
+        }
+        let element: Vec<i64> = dims.iter().map(|d| coordinates[*d]).collect();
+        let Some(held) = fragment.slot(thread, &element) else {
+            return Err(format!("thread {thread} needs element {element:?} of a fragment ({}) it does not hold", fragment.layout.origin));
+        };
+        match found {
+            Some(other) if other != held => {
+                return Err(format!(
+                    "finds element {element:?} in slot {held} on thread {thread} but in slot {other} on others: the register would depend on the thread"
+                ));
+            }
+            _ => found = Some(held),
+        }
+    }
+    Ok(found)
+}
+
+/// A fragment access in a `tile.parallel` body: the loop index of each fragment index.
+fn access_dims<'c, 'a>(access: OperationRef<'c, 'a>, loop_indices: &[Value<'c, 'a>]) -> Option<(Value<'c, 'a>, Vec<usize>, bool)> {
+    let (memref, first, write) = match op_name(&access).as_str() {
+        "memref.load" => (access.operand(0).ok()?, 1, false),
+        "memref.store" => (access.operand(1).ok()?, 2, true),
+        _ => return None,
+    };
+    if level(memref) != Some(MemoryLevel::Fragment) {
+        return None;
+    }
+    let dims = (first..access.operand_count())
+        .map(|i| access.operand(i).ok().and_then(|index| loop_indices.iter().position(|loop_index| *loop_index == index)))
+        .collect::<Option<Vec<usize>>>()
+        .unwrap_or_default();
+    Some((memref, dims, write))
+}
+
+fn loop_indices<'c, 'a>(parallel: OperationRef<'c, 'a>) -> Vec<Value<'c, 'a>> {
+    let block = parallel.region(0).ok().and_then(|region| region.first_block());
+    block
+        .map(|block| (0..block.argument_count()).filter_map(|i| block.argument(i).ok().map(Into::into)).collect())
+        .unwrap_or_default()
+}
+
+/// Whether `op` sits in a `tile.parallel` body.
+fn in_parallel(op: &OperationRef) -> bool {
+    let mut parent = op.parent_operation();
+    while let Some(current) = parent {
+        match op_name(&current).as_str() {
+            "tile.parallel" => return true,
+            "tile.kernel" => return false,
+            _ => parent = current.parent_operation(),
+        }
+    }
+    false
+}
+
+// ---- the reduction plan -------------------------------------------------------------------------
+
+/// How a `tile.reduce` combines: per thread, source slots into destination slots, then over the
+/// thread-index bits (`masks`) that hold the other parts of each destination element.
+struct ReducePlan {
+    /// (source slot, destination slot, the source slot needs a bounds guard).
+    local: Vec<(usize, i64, bool)>,
+    /// Destination slots, in order.
+    destinations: Vec<i64>,
+    /// XOR masks of the butterfly, smallest first.
+    masks: Vec<i64>,
+}
+
+fn reduce_plan(src: &Placed, dst: &Placed, dim: usize) -> Result<ReducePlan, String> {
+    if src.layout.replicate > 1 {
+        return Err("reduces a replicated fragment (its copies would be counted more than once)".into());
+    }
+    let threads = src.distribution.threads;
+    let kept: Vec<usize> = (0..src.layout.shape.len()).filter(|d| *d != dim).collect();
+    let mut local = Vec::new();
+    // Per thread: the destination elements its partials are for.
+    let mut contributes: Vec<BTreeSet<Vec<i64>>> = vec![BTreeSet::new(); threads as usize];
+    for slot in src.distribution.used_slots() {
+        let target = uniform_slot(src, slot, &kept, dst)?;
+        let Some(target) = target else { continue };
+        let mut partial = false;
+        for thread in 0..threads {
+            let coordinates = src.distribution.coordinates(thread, slot).unwrap_or_default();
+            if inside(&coordinates, &src.layout.shape) {
+                contributes[thread as usize].insert(kept.iter().map(|d| coordinates[*d]).collect());
+            } else {
+                partial = true;
+            }
+        }
+        local.push((slot, target, partial));
+    }
+    let mut destinations: Vec<i64> = local.iter().map(|(_, target, _)| *target).collect();
+    destinations.sort_unstable();
+    destinations.dedup();
+    let bits = 64 - (threads.max(1) - 1).leading_zeros();
+    let masks: Vec<i64> = (0..bits)
+        .map(|bit| 1i64 << bit)
+        .filter(|mask| (0..threads).all(|t| (t ^ mask) < threads && contributes[t as usize] == contributes[(t ^ mask) as usize]))
+        .collect();
+    // Each destination element: its contributors must be one coset of the masks' group, and exactly
+    // the threads that hold it.
+    let mut contributors: HashMap<Vec<i64>, Vec<i64>> = HashMap::new();
+    for (thread, elements) in contributes.iter().enumerate() {
+        for element in elements {
+            contributors.entry(element.clone()).or_default().push(thread as i64);
+        }
+    }
+    for (element, threads_of) in &contributors {
+        if threads_of.len() != 1 << masks.len() {
+            return Err(format!(
+                "spreads row {element:?} over threads {threads_of:?}, which no butterfly over thread-index bits combines"
+            ));
+        }
+        if dst.layout.owner_set(element) != *threads_of {
+            return Err(format!("leaves element {element:?} on threads {threads_of:?}, but its destination's layout holds it elsewhere"));
+        }
+    }
+    Ok(ReducePlan { local, destinations, masks })
+}
+
+// ---- check --------------------------------------------------------------------------------------
+
+/// Says whether `op` has a rule for its operands' layouts.
+pub fn check(op: OperationRef, layouts: &Layouts) -> Rule {
+    let touches_fragment = op.operands().any(|value| level(value) == Some(MemoryLevel::Fragment));
+    match op_name(&op).as_str() {
+        "tile.parallel" => check_parallel(op, layouts),
+        "tile.fill" if touches_fragment => placed(layouts, op.operand(0).map_err(|e| e.to_string())?).map(|_| ()),
+        "tile.copy" if touches_fragment => check_copy(op, layouts),
+        "tile.reduce" => {
+            let (src, dst) = (op.operand(0).map_err(|e| e.to_string())?, op.operand(1).map_err(|e| e.to_string())?);
+            let dim = integer_attribute(&op, "dim").unwrap_or(0) as usize;
+            reduce_plan(placed(layouts, src)?, placed(layouts, dst)?, dim).map(|_| ())
+        }
+        "tile.gemm" if touches_fragment => {
+            let [a, b, c] = [0, 1, 2].map(|i| op.operand(i).ok());
+            if [a, b].into_iter().flatten().any(|value| level(value) == Some(MemoryLevel::Fragment)) {
+                return Err("has a fragment operand A or B, which the register lowering without tensor cores does not read; stage it through a shared tile".into());
+            }
+            placed(layouts, c.ok_or("expects an accumulator")?).map(|_| ())
+        }
+        "memref.load" | "memref.store" if touches_fragment && !in_parallel(&op) => {
+            Err("accesses a fragment outside a tile.parallel, where no thread is known to hold the element".into())
+        }
+        "tile.alloc_fragment" | "tile.fill" | "tile.copy" | "tile.gemm" | "memref.load" | "memref.store" => Ok(()),
+        name if touches_fragment && !in_parallel(&op) => Err(format!("uses a fragment in '{name}', which the register lowering has no rule for")),
+        _ => Ok(()),
+    }
+}
+
+fn check_parallel(op: OperationRef, layouts: &Layouts) -> Rule {
+    let by = layouts.parallel(&op).ok_or("has no loop layout")?;
+    let indices = loop_indices(op);
+    for nested in nested_ops(op) {
+        let name = op_name(&nested);
+        if name.starts_with("tile.") && name != "tile.yield" {
+            return Err(format!("holds a '{name}', which the register lowering does not nest"));
+        }
+        let Some((memref, dims, _)) = access_dims(nested, &indices) else {
+            if nested.operands().any(|value| level(value) == Some(MemoryLevel::Fragment)) {
+                return Err(format!("uses a fragment in '{name}' inside its body"));
+            }
+            continue;
+        };
+        let fragment = placed(layouts, memref)?;
+        if dims.len() != fragment.layout.shape.len() {
+            return Err("reads a fragment at indices that are not the loop's indices (a thread would not know the register)".into());
+        }
+        for slot in by.distribution.used_slots() {
+            uniform_slot(by, slot, &dims, fragment)?;
+        }
+    }
+    Ok(())
+}
+
+fn check_copy(op: OperationRef, layouts: &Layouts) -> Rule {
+    let parts = copy_parts(&op).ok_or("expects a copy")?;
+    match (level(parts.src), level(parts.dst)) {
+        (Some(MemoryLevel::Fragment), Some(MemoryLevel::Fragment)) => {
+            if !parts.src_offsets.is_empty() || !parts.dst_offsets.is_empty() {
+                return Err("copies part of a fragment".into());
+            }
+            let (src, dst) = (placed(layouts, parts.src)?, placed(layouts, parts.dst)?);
+            let all: Vec<usize> = (0..dst.layout.shape.len()).collect();
+            for slot in dst.distribution.used_slots() {
+                uniform_slot(dst, slot, &all, src)?;
+            }
+            Ok(())
+        }
+        (Some(MemoryLevel::Fragment), _) => placed(layouts, parts.src).map(|_| ()),
+        (_, _) => placed(layouts, parts.dst).map(|_| ()),
+    }
+}
+
+// ---- lowering -----------------------------------------------------------------------------------
+
+struct Lowering<'c, 'a, 'l> {
+    context: &'c Context,
+    layouts: &'l Layouts,
+    /// Each fragment allocation (by pointer) and its private array.
+    private: HashMap<usize, Value<'c, 'a>>,
+    tid: Value<'c, 'a>,
+    shuffles: Option<i64>,
+}
+
+fn key(op: &OperationRef) -> usize {
+    op.to_raw().ptr as usize
+}
+
+impl<'c, 'a> Lowering<'c, 'a, '_> {
+    fn builder(&self, op: &OperationRef<'c, 'a>) -> Builder<'c> {
+        Builder { context: self.context, location: op.location(), threads: None }
+    }
+
+    fn private(&self, fragment: Value<'c, 'a>) -> Value<'c, 'a> {
+        self.private[&key(&allocation(fragment).expect("a fragment allocation"))]
+    }
+
+    /// Loads slot `slot` of a fragment laid out as `placed` from its array.
+    fn slot_value(&self, b: &Builder<'c>, at: At<'c, 'a>, array: Value<'c, 'a>, placed: &Placed, slot: i64) -> Value<'c, 'a> {
+        let index = b.index(at, placed.register(slot));
+        b.load(at, array, &[index])
+    }
+
+    /// Stores `value` into slot `slot` of a fragment laid out as `placed`.
+    fn set_slot(&self, b: &Builder<'c>, at: At<'c, 'a>, value: Value<'c, 'a>, array: Value<'c, 'a>, placed: &Placed, slot: i64) {
+        let index = b.index(at, placed.register(slot));
+        b.store(at, value, array, &[index]);
+    }
+
+    /// The thread's offset in each coordinate: consecutive bits whose deltas double become one
+    /// `((tid >> low) & mask) * delta` term.
+    fn offsets(&self, b: &Builder<'c>, at: At<'c, 'a>, placed: &Placed) -> Vec<Value<'c, 'a>> {
+        placed
+            .distribution
+            .terms
+            .iter()
+            .map(|terms| {
+                let mut groups: Vec<(u32, u32, i64)> = Vec::new();
+                for &(bit, delta) in terms {
+                    match groups.last_mut() {
+                        Some((low, count, first)) if *low + *count == bit && *first << *count == delta => *count += 1,
+                        _ => groups.push((bit, 1, delta)),
+                    }
+                }
+                let mut sum: Option<Value> = None;
+                for (low, count, delta) in groups {
+                    let shift = b.index(at, low as i64);
+                    let shifted = b.op(at, "arith.shrui", &[self.tid, shift]);
+                    let mask = b.index(at, (1 << count) - 1);
+                    let field = b.op(at, "arith.andi", &[shifted, mask]);
+                    let term = if delta == 1 {
+                        field
+                    } else {
+                        let scale = b.index(at, delta);
+                        b.op(at, "arith.muli", &[field, scale])
+                    };
+                    sum = Some(match sum {
+                        Some(previous) => b.op(at, "arith.addi", &[previous, term]),
+                        None => term,
+                    });
+                }
+                sum.unwrap_or_else(|| b.index(at, 0))
+            })
+            .collect()
+    }
+
+    /// The coordinates of slot `slot` on this thread.
+    fn coordinates(&self, b: &Builder<'c>, at: At<'c, 'a>, placed: &Placed, offsets: &[Value<'c, 'a>], slot: usize) -> Vec<Value<'c, 'a>> {
+        let base = placed.distribution.base[slot].as_ref().expect("a used slot");
+        offsets
+            .iter()
+            .zip(base)
+            .map(|(offset, base)| {
+                if *base == 0 {
+                    *offset
+                } else {
+                    let base = b.index(at, *base);
+                    b.op(at, "arith.addi", &[*offset, base])
+                }
+            })
+            .collect()
+    }
+
+    /// Whether `coordinates` lie in `shape` (`None` when the layout needs no guard).
+    fn in_tile(&self, b: &Builder<'c>, at: At<'c, 'a>, placed: &Placed, coordinates: &[Value<'c, 'a>]) -> Option<Value<'c, 'a>> {
+        if !placed.distribution.guarded {
+            return None;
+        }
+        let mut all: Option<Value> = None;
+        for (coordinate, size) in coordinates.iter().zip(&placed.layout.shape) {
+            let size = b.index(at, *size);
+            let fits = b.compare(at, "ult", *coordinate, size);
+            all = Some(match all {
+                Some(previous) => b.op(at, "arith.andi", &[previous, fits]),
+                None => fits,
+            });
+        }
+        all
+    }
+
+    fn guarded(&self, b: &Builder<'c>, at: At<'c, 'a>, placed: &Placed, coordinates: &[Value<'c, 'a>]) -> At<'c, 'a> {
+        match self.in_tile(b, at, placed, coordinates) {
+            Some(condition) => b.if_then(at, condition),
+            None => at,
+        }
+    }
+
+    // ---- tile.parallel --------------------------------------------------------------------------
+
+    /// The body once per slot of the loop layout, indices from the slot's element.
+    fn parallel(&self, op: OperationRef<'c, 'a>) {
+        let b = self.builder(&op);
+        let by = self.layouts.parallel(&op).expect("checked");
+        let at = At::before(op);
+        let offsets = self.offsets(&b, at, by);
+        let original_indices = loop_indices(op);
+        let originals = nested_ops(op);
+        let rewriter = melior::IrRewriter::new(self.context);
+        let rewriter = rewriter.as_rewriter_base();
+        for slot in by.distribution.used_slots() {
+            let coordinates = self.coordinates(&b, at, by, &offsets, slot);
+            let inner = self.guarded(&b, at, by, &coordinates);
+            let clone = b.insert(inner, clone_detached(op));
+            let copies = nested_ops(clone);
+            let body = clone.region(0).ok().and_then(|region| region.first_block()).expect("body");
+            if let Some(terminator) = body.terminator() {
+                rewriter.erase_op(terminator);
+            }
+            rewriter.inline_block_before(body, clone, &coordinates);
+            rewriter.erase_op(clone);
+            for (original, copy) in originals.iter().zip(copies) {
+                let Some((memref, dims, write)) = access_dims(*original, &original_indices) else { continue };
+                let fragment = placed(self.layouts, memref).expect("checked");
+                let Some(index) = uniform_slot(by, slot, &dims, fragment).expect("checked") else { continue };
+                let private = self.private(memref);
+                let place = At::before(copy);
+                let cb = self.builder(&copy);
+                if write {
+                    let value = copy.operand(0).expect("stored value");
+                    self.set_slot(&cb, place, value, private, fragment, index);
+                } else {
+                    let value = self.slot_value(&cb, place, private, fragment, index);
+                    rewriter.replace_all_uses_with(copy.result(0).expect("loaded").into(), value);
+                }
+                rewriter.erase_op(copy);
+            }
+        }
+        // Other threads may read what the body wrote to a shared tile, or overwrite what it read.
+        if originals.iter().any(|nested| nested.operands().any(|value| level(value) == Some(MemoryLevel::Shared))) {
+            b.barrier(at);
+        }
+        rewriter.erase_op(op);
+    }
+
+    // ---- tile.fill ------------------------------------------------------------------------------
+
+    fn fill(&self, op: OperationRef<'c, 'a>) {
+        let b = self.builder(&op);
+        let at = At::before(op);
+        let fragment = op.operand(0).expect("tile");
+        let value = op.operand(1).expect("value");
+        let private = self.private(fragment);
+        let laid = placed(self.layouts, fragment).expect("checked");
+        for slot in laid.registers.keys() {
+            self.set_slot(&b, at, value, private, laid, *slot);
+        }
+        erase(self.context, op);
+    }
+
+    // ---- tile.copy ------------------------------------------------------------------------------
+
+    fn copy(&self, op: OperationRef<'c, 'a>) {
+        let parts = copy_parts(&op).expect("checked");
+        match (level(parts.src), level(parts.dst)) {
+            (Some(MemoryLevel::Fragment), Some(MemoryLevel::Fragment)) => self.copy_between_fragments(op, parts.src, parts.dst),
+            (Some(MemoryLevel::Fragment), _) => self.copy_out(op, parts.src, parts.dst, &parts.dst_offsets),
+            _ => self.copy_in(op, parts.src, &parts.src_offsets, parts.dst),
+        }
+        erase(self.context, op);
+    }
+
+    fn copy_between_fragments(&self, op: OperationRef<'c, 'a>, src: Value<'c, 'a>, dst: Value<'c, 'a>) {
+        let b = self.builder(&op);
+        let at = At::before(op);
+        let (from, to) = (placed(self.layouts, src).expect("checked"), placed(self.layouts, dst).expect("checked"));
+        let all: Vec<usize> = (0..to.layout.shape.len()).collect();
+        let (src_array, dst_array) = (self.private(src), self.private(dst));
+        let ty = element_type(dst);
+        for slot in to.distribution.used_slots() {
+            let Some(source) = uniform_slot(to, slot, &all, from).expect("checked") else { continue };
+            let value = self.slot_value(&b, at, src_array, from, source);
+            let value = convert(&b, at, value, ty);
+            self.set_slot(&b, at, value, dst_array, to, slot as i64);
+        }
+    }
+
+    /// The element's indices in `buffer` (the tile in its trailing dimensions, after `offsets`), and
+    /// for a global buffer whether they lie inside it.
+    fn placed_in(
+        &self,
+        b: &Builder<'c>,
+        at: At<'c, 'a>,
+        buffer: Value<'c, 'a>,
+        offsets: &[Value<'c, 'a>],
+        coordinates: &[Value<'c, 'a>],
+    ) -> (Vec<Value<'c, 'a>>, Option<Value<'c, 'a>>) {
+        if offsets.is_empty() {
+            return (coordinates.to_vec(), None);
+        }
+        let leading = offsets.len() - coordinates.len();
+        let mut indices = Vec::new();
+        let mut fits: Option<Value> = None;
+        for (d, offset) in offsets.iter().enumerate() {
+            let index = if d < leading { *offset } else { b.op(at, "arith.addi", &[*offset, coordinates[d - leading]]) };
+            if level(buffer) == Some(MemoryLevel::Global) {
+                let size = b.dim(at, buffer, d as i64);
+                let inside = b.compare(at, "ult", index, size);
+                fits = Some(match fits {
+                    Some(previous) => b.op(at, "arith.andi", &[previous, inside]),
+                    None => inside,
+                });
+            }
+            indices.push(index);
+        }
+        (indices, fits)
+    }
+
+    fn copy_in(&self, op: OperationRef<'c, 'a>, src: Value<'c, 'a>, offsets: &[Value<'c, 'a>], dst: Value<'c, 'a>) {
+        let b = self.builder(&op);
+        let at = At::before(op);
+        let to = placed(self.layouts, dst).expect("checked");
+        let array = self.private(dst);
+        let ty = element_type(dst);
+        let offsets_now = self.offsets(&b, at, to);
+        for slot in to.distribution.used_slots() {
+            let coordinates = self.coordinates(&b, at, to, &offsets_now, slot);
+            let inner = self.guarded(&b, at, to, &coordinates);
+            let (indices, fits) = self.placed_in(&b, inner, src, offsets, &coordinates);
+            let load_at = match fits {
+                Some(fits) => {
+                    // Past the end of the tensor reads zero.
+                    let zero = b.constant(inner, ty, 0.0);
+                    self.set_slot(&b, inner, zero, array, to, slot as i64);
+                    b.if_then(inner, fits)
+                }
+                None => inner,
+            };
+            let value = b.load(load_at, src, &indices);
+            let value = convert(&b, load_at, value, ty);
+            self.set_slot(&b, load_at, value, array, to, slot as i64);
+        }
+        if level(src) == Some(MemoryLevel::Shared) {
+            b.barrier(At::before(op));
+        }
+    }
+
+    fn copy_out(&self, op: OperationRef<'c, 'a>, src: Value<'c, 'a>, dst: Value<'c, 'a>, offsets: &[Value<'c, 'a>]) {
+        let b = self.builder(&op);
+        let at = At::before(op);
+        let from = placed(self.layouts, src).expect("checked");
+        let array = self.private(src);
+        let ty = element_type(dst);
+        let offsets_now = self.offsets(&b, at, from);
+        for slot in from.distribution.used_slots() {
+            let coordinates = self.coordinates(&b, at, from, &offsets_now, slot);
+            let inner = self.guarded(&b, at, from, &coordinates);
+            let (indices, fits) = self.placed_in(&b, inner, dst, offsets, &coordinates);
+            // Past the end of the tensor is not written.
+            let store_at = match fits {
+                Some(fits) => b.if_then(inner, fits),
+                None => inner,
+            };
+            let value = self.slot_value(&b, store_at, array, from, slot as i64);
+            let value = convert(&b, store_at, value, ty);
+            b.store(store_at, value, dst, &indices);
+        }
+        if level(dst) == Some(MemoryLevel::Shared) {
+            b.barrier(At::before(op));
+        }
+    }
+
+    // ---- tile.reduce ----------------------------------------------------------------------------
+
+    fn reduce(&self, op: OperationRef<'c, 'a>, scratch: Option<Value<'c, 'a>>) {
+        let b = self.builder(&op);
+        let at = At::before(op);
+        let (src, dst) = (op.operand(0).expect("src"), op.operand(1).expect("dst"));
+        let dim = integer_attribute(&op, "dim").unwrap_or(0) as usize;
+        let crate::cpu::compute::Reduction { kind, clear, .. } = crate::cpu::compute::Reduction::of(op);
+        let (from, to) = (placed(self.layouts, src).expect("checked"), placed(self.layouts, dst).expect("checked"));
+        let plan = reduce_plan(from, to, dim).expect("checked");
+        let ty = element_type(dst);
+        let (src_array, dst_array) = (self.private(src), self.private(dst));
+        let offsets = self.offsets(&b, at, from);
+        let combine = |at: At<'c, 'a>, x: Value<'c, 'a>, y: Value<'c, 'a>| b.op(at, combiner(kind).0, &[x, y]);
+        let mut partials: HashMap<i64, Value> = HashMap::new();
+        for &(slot, target, partial) in &plan.local {
+            let value = self.slot_value(&b, at, src_array, from, slot as i64);
+            let mut value = reduction_input(&b, at, kind, value, ty);
+            if partial {
+                // A slot this thread leaves empty adds the identity.
+                let coordinates = self.coordinates(&b, at, from, &offsets, slot);
+                let fits = self.in_tile(&b, at, from, &coordinates).expect("a guarded layout");
+                let neutral = b.constant(at, ty, identity(kind));
+                value = b.value(at, melior::dialect::arith::select(fits, value, neutral, b.location));
+            }
+            let next = match partials.get(&target) {
+                Some(previous) => combine(at, *previous, value),
+                None => value,
+            };
+            partials.insert(target, next);
+        }
+        let threads = from.distribution.threads;
+        for &mask in &plan.masks {
+            let shuffled = self.shuffles.is_some_and(|lanes| mask < lanes) && ty.is_f32();
+            if !shuffled {
+                b.barrier(at);
+                let scratch = scratch.expect("a scratch for the exchange");
+                for (position, target) in plan.destinations.iter().enumerate() {
+                    let base = b.index(at, position as i64 * threads);
+                    let index = b.op(at, "arith.addi", &[base, self.tid]);
+                    b.store(at, partials[target], scratch, &[index]);
+                }
+                b.barrier(at);
+            }
+            for (position, target) in plan.destinations.iter().enumerate() {
+                let other = if shuffled {
+                    self.shuffle_xor(&b, at, partials[target], mask, self.shuffles.unwrap_or(32))
+                } else {
+                    let scratch = scratch.expect("a scratch for the exchange");
+                    let base = b.index(at, position as i64 * threads);
+                    let bits = b.index(at, mask);
+                    let partner = b.op(at, "arith.xori", &[self.tid, bits]);
+                    let index = b.op(at, "arith.addi", &[base, partner]);
+                    b.load(at, scratch, &[index])
+                };
+                let next = combine(at, partials[target], other);
+                partials.insert(*target, next);
+            }
+        }
+        for target in &plan.destinations {
+            let mut value = partials[target];
+            if !clear {
+                let old = self.slot_value(&b, at, dst_array, to, *target);
+                value = combine(at, old, value);
+            }
+            self.set_slot(&b, at, value, dst_array, to, *target);
+        }
+        erase(self.context, op);
+    }
+
+    fn shuffle_xor(&self, b: &Builder<'c>, at: At<'c, 'a>, value: Value<'c, 'a>, mask: i64, width: i64) -> Value<'c, 'a> {
+        let i32_type: Type = IntegerType::new(self.context, 32).into();
+        let constant = |v: i64| b.value(at, melior::dialect::arith::constant(self.context, IntegerAttribute::new(i32_type, v).into(), b.location));
+        let (offset, width) = (constant(mask), constant(width));
+        b.value(
+            at,
+            OperationBuilder::new("gpu.shuffle", b.location)
+                .add_operands(&[value, offset, width])
+                .add_attributes(&[(
+                    Identifier::new(self.context, "mode"),
+                    Attribute::parse(self.context, "#gpu<shuffle_mode xor>").expect("shuffle mode"),
+                )])
+                .add_results(&[value.r#type(), IntegerType::new(self.context, 1).into()])
+                .build()
+                .expect("gpu.shuffle"),
+        )
+    }
+
+    // ---- tile.gemm ------------------------------------------------------------------------------
+
+    /// `C[i, j] += Σ_k op(A)[i, k] op(B)[k, j]` for each element of C this thread holds.
+    fn gemm(&self, op: OperationRef<'c, 'a>) {
+        let b = self.builder(&op);
+        let at = At::before(op);
+        let [a, bb, c] = [0, 1, 2].map(|i| op.operand(i).expect("gemm operand"));
+        let (transpose_a, transpose_b) = (op.attribute("transpose_a").is_ok(), op.attribute("transpose_b").is_ok());
+        let a_shape = memref_shape(a);
+        let depth = if transpose_a { a_shape[0] } else { a_shape[1] };
+        let accumulator = placed(self.layouts, c).expect("checked");
+        let array = self.private(c);
+        let ty = element_type(c);
+        let float = !ty.is_integer();
+        let offsets = self.offsets(&b, at, accumulator);
+        for slot in accumulator.distribution.used_slots() {
+            let coordinates = self.coordinates(&b, at, accumulator, &offsets, slot);
+            let inner = self.guarded(&b, at, accumulator, &coordinates);
+            let (zero, one, end) = (b.index(inner, 0), b.index(inner, 1), b.index(inner, depth));
+            let (body, k) = b.for_loop(inner, zero, end, one);
+            let (m, n) = (coordinates[0], coordinates[1]);
+            let x = b.load(body, a, &if transpose_a { [k, m] } else { [m, k] });
+            let y = b.load(body, bb, &if transpose_b { [n, k] } else { [k, n] });
+            let (x, y) = (convert(&b, body, x, ty), convert(&b, body, y, ty));
+            let product = b.op(body, if float { "arith.mulf" } else { "arith.muli" }, &[x, y]);
+            let old = self.slot_value(&b, body, array, accumulator, slot as i64);
+            let sum = b.op(body, if float { "arith.addf" } else { "arith.addi" }, &[old, product]);
+            self.set_slot(&b, body, sum, array, accumulator, slot as i64);
+        }
+        b.barrier(at);
+        erase(self.context, op);
+    }
+}
+
+fn erase<'c>(context: &'c Context, op: OperationRef<'c, '_>) {
+    let rewriter = melior::IrRewriter::new(context);
+    rewriter.as_rewriter_base().erase_op(op);
+}
+
+/// The reductions that exchange partials through workgroup memory: (op, element type, elements).
+fn scratch_needs<'c, 'a>(ops: &[OperationRef<'c, 'a>], layouts: &Layouts, shuffles: Option<i64>) -> Vec<(OperationRef<'c, 'a>, Type<'c>, i64)> {
+    let mut needs = Vec::new();
+    for op in ops.iter().filter(|op| op_name(op) == "tile.reduce") {
+        let (Ok(src), Ok(dst)) = (op.operand(0), op.operand(1)) else { continue };
+        let (Ok(from), Ok(to)) = (placed(layouts, src), placed(layouts, dst)) else { continue };
+        let dim = integer_attribute(op, "dim").unwrap_or(0) as usize;
+        let Ok(plan) = reduce_plan(from, to, dim) else { continue };
+        let ty = element_type(dst);
+        if plan.masks.iter().any(|mask| !(shuffles.is_some_and(|lanes| *mask < lanes) && ty.is_f32())) {
+            needs.push((*op, ty, from.distribution.threads * plan.destinations.len() as i64));
+        }
+    }
+    needs
+}
+
+/// Returns the bytes of workgroup memory the reductions of a kernel exchange through.
+pub fn scratch_bytes(ops: &[OperationRef], layouts: &Layouts, shuffles: Option<i64>) -> i64 {
+    scratch_needs(ops, layouts, shuffles)
+        .iter()
+        .map(|(_, ty, elements)| elements * tile_dialect::element::Element::of(*ty).map_or(4, |element| element.bytes() as i64))
+        .sum()
+}
+
+/// Lowers every fragment op of `kernel` (all of them passed [`check`]).
+pub fn lower_all<'c, 'a>(
+    context: &'c Context,
+    kernel: OperationRef<'c, 'a>,
+    ops: &[OperationRef<'c, 'a>],
+    layouts: &Layouts,
+    shuffles: Option<i64>,
+    private_space: &str,
+) {
+    let body = kernel.region(0).ok().and_then(|region| region.first_block()).expect("kernel body");
+    let kernel_start = body.first_operation().expect("a kernel body");
+    let b = Builder { context, location: kernel.location(), threads: None };
+    let start = At::before(kernel_start);
+    let tid = b.thread_id(start);
+    let space = Attribute::parse(context, private_space);
+    let mut lowering = Lowering { context, layouts, private: HashMap::new(), tid, shuffles };
+    let allocations: Vec<OperationRef> = ops.iter().copied().filter(|op| op_name(op) == "tile.alloc_fragment").collect();
+    for allocation in &allocations {
+        let placed = layouts.fragment(allocation).expect("checked");
+        let element = element_type(allocation.result(0).expect("fragment").into());
+        let array = MemRefType::new(element, &[placed.register_count()], None, space);
+        let value = b.value(start, melior::dialect::memref::alloca(context, array, &[], &[], None, allocation.location()));
+        lowering.private.insert(key(allocation), value);
+    }
+    // Reductions that exchange through workgroup memory get a scratch tile of their own.
+    let mut scratches: HashMap<usize, Value> = HashMap::new();
+    for (op, ty, elements) in scratch_needs(ops, layouts, shuffles) {
+        let workgroup = Attribute::parse(context, "#gpu.address_space<workgroup>");
+        let scratch_type = MemRefType::new(ty, &[elements], None, workgroup);
+        let scratch = b.value(
+            start,
+            OperationBuilder::new("tile.alloc_shared", op.location()).add_results(&[scratch_type.into()]).build().expect("tile.alloc_shared"),
+        );
+        scratches.insert(key(&op), scratch);
+    }
+    // Decide every op's rule before rewriting any: lowering a tile.parallel erases its body's ops.
+    let work: Vec<(OperationRef, &str)> = ops
+        .iter()
+        .filter(|op| !in_parallel(op))
+        .filter_map(|op| {
+            let touches_fragment = op.operands().any(|value| level(value) == Some(MemoryLevel::Fragment));
+            let rule = match op_name(op).as_str() {
+                "tile.parallel" => "parallel",
+                "tile.fill" if touches_fragment => "fill",
+                "tile.copy" if touches_fragment => "copy",
+                "tile.reduce" => "reduce",
+                "tile.gemm" if touches_fragment => "gemm",
+                _ => return None,
+            };
+            Some((*op, rule))
+        })
+        .collect();
+    for (op, rule) in work {
+        match rule {
+            "parallel" => lowering.parallel(op),
+            "fill" => lowering.fill(op),
+            "copy" => lowering.copy(op),
+            "reduce" => lowering.reduce(op, scratches.get(&key(&op)).copied()),
+            _ => lowering.gemm(op),
+        }
+    }
+    let rewriter = melior::IrRewriter::new(context);
+    for allocation in allocations {
+        rewriter.as_rewriter_base().erase_op(allocation);
+    }
+}

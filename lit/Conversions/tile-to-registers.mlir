@@ -1,0 +1,99 @@
+// Fragments in registers: the plain strategy of every GPU target lowers each fragment op by its
+// layout (tile-infer-layouts' decisions): a fragment becomes a per-thread array of its layout's
+// slots indexed by constants, a reduction combines a thread's slots and then the lanes its rows
+// span. Kernels with an op no rule takes keep the old plain lowering (the manifest says which).
+// RUN: tile-opt %s -split-input-file -convert-tile-to-nvgpu | FileCheck %s --check-prefix=NV
+// RUN: tile-opt %s -split-input-file -convert-tile-to-spirv | FileCheck %s --check-prefix=VK
+
+// A 4x32 row maximum on 32 threads: the blocked layout puts 4 consecutive columns in each of a
+// thread's 4 slots and a row in 8 threads (thread-index bits 0..2). NVIDIA combines them with warp
+// shuffles; SPIR-V (whose subgroup width lavapipe does not fix) through a 32-element scratch.
+// NV-LABEL: gpu.func @row_max_0_kernel
+// NV: %[[X:.*]] = memref.alloca() : memref<4xf32, #gpu.address_space<private>>
+// NV: %[[M:.*]] = memref.alloca() : memref<1xf32, #gpu.address_space<private>>
+// NV-COUNT-3: arith.maximumf
+// NV: gpu.shuffle  xor %{{.*}}, %c1_i32{{.*}}, %c32_i32{{.*}} : f32
+// NV: gpu.shuffle  xor %{{.*}}, %c2_i32{{.*}}, %c32_i32{{.*}} : f32
+// NV: gpu.shuffle  xor %{{.*}}, %c4_i32{{.*}}, %c32_i32{{.*}} : f32
+// NV-NOT: gpu.shuffle
+// NV: memref.store %{{.*}}, %[[M]][%{{.*}}] : memref<1xf32, #gpu.address_space<private>>
+// VK-LABEL: gpu.func @row_max_0_kernel
+// VK: memref.alloca() : memref<4xf32, #spirv.storage_class<Function>>
+// VK: %[[SCRATCH:.*]] = memref.alloc() : memref<32xf32, #spirv.storage_class<Workgroup>>
+// VK-COUNT-3: arith.maximumf
+// VK: gpu.barrier
+// VK: memref.store %{{.*}}, %[[SCRATCH]][%{{.*}}]
+// VK: gpu.barrier
+// VK: arith.xori %thread_id_x, %c1{{.*}} : index
+// VK-NOT: gpu.shuffle
+func.func @row_max(%X: memref<4x32xf32>, %Y: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(32) (%bx) {
+    %x = tile.alloc_fragment : memref<4x32xf32, #tile.fragment>
+    %m = tile.alloc_fragment : memref<4xf32, #tile.fragment>
+    tile.copy %X[%c0, %c0], %x : memref<4x32xf32>, memref<4x32xf32, #tile.fragment>
+    tile.reduce <max> %x, %m dim(1) : memref<4x32xf32, #tile.fragment>, memref<4xf32, #tile.fragment>
+    tile.copy %m, %Y[%c0] : memref<4xf32, #tile.fragment>, memref<4xf32>
+  }
+  return
+}
+
+// -----
+
+// An elementwise loop runs its body once per slot of its loop layout, at the slot's element; the
+// fragment accesses become constant slots. 48 elements on 32 threads: the blocked layout's second
+// slot is empty on threads 16..31, so that copy is guarded.
+// NV-LABEL: gpu.func @scale_0_kernel
+// NV: %[[F:.*]] = memref.alloca() : memref<2xf32, #gpu.address_space<private>>
+// NV: %[[V0:.*]] = memref.load %[[F]][%c0{{.*}}] : memref<2xf32, #gpu.address_space<private>>
+// NV-NEXT: %[[S0:.*]] = arith.mulf %[[V0]], %{{.*}} : f32
+// NV: memref.store %[[S0]], %[[F]][%c0{{.*}}] : memref<2xf32, #gpu.address_space<private>>
+// NV: %[[FITS:.*]] = arith.cmpi ult, %{{.*}}, %c48{{.*}} : index
+// NV-NEXT: scf.if %[[FITS]] {
+// NV: memref.load %[[F]][%c1{{.*}}] : memref<2xf32, #gpu.address_space<private>>
+// VK-LABEL: gpu.func @scale_0_kernel
+// VK: memref.alloca() : memref<2xf32, #spirv.storage_class<Function>>
+func.func @scale(%X: memref<48xf32>, %Y: memref<48xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %two = arith.constant 2.0 : f32
+  tile.kernel grid(%c1) threads(32) (%bx) {
+    %f = tile.alloc_fragment : memref<48xf32, #tile.fragment>
+    tile.copy %X[%c0], %f : memref<48xf32>, memref<48xf32, #tile.fragment>
+    tile.parallel (%i) in (48) {
+      %v = memref.load %f[%i] : memref<48xf32, #tile.fragment>
+      %s = arith.mulf %v, %two : f32
+      memref.store %s, %f[%i] : memref<48xf32, #tile.fragment>
+    }
+    tile.copy %f, %Y[%c0] : memref<48xf32, #tile.fragment>, memref<48xf32>
+  }
+  return
+}
+
+// -----
+
+// Negative: a fragment read at a computed index has no register (the slot would depend on data),
+// so the kernel keeps the old plain lowering; its manifest says so.
+// NV-LABEL: gpu.module @shift_0_module
+// NV-SAME: \22strategy\22: \22plain\22
+// NV-NOT: memref.alloca() : memref<1xf32
+// VK-LABEL: gpu.module @shift_0_module
+// VK-SAME: \22strategy\22: \22plain\22
+func.func @shift(%X: memref<32xf32>, %Y: memref<32xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c31 = arith.constant 31 : index
+  tile.kernel grid(%c1) threads(32) (%bx) {
+    %f = tile.alloc_fragment : memref<32xf32, #tile.fragment>
+    %g = tile.alloc_fragment : memref<32xf32, #tile.fragment>
+    tile.copy %X[%c0], %f : memref<32xf32>, memref<32xf32, #tile.fragment>
+    tile.parallel (%i) in (32) {
+      %j = arith.subi %c31, %i : index
+      %v = memref.load %f[%j] : memref<32xf32, #tile.fragment>
+      memref.store %v, %g[%i] : memref<32xf32, #tile.fragment>
+    }
+    tile.copy %g, %Y[%c0] : memref<32xf32, #tile.fragment>, memref<32xf32>
+  }
+  return
+}
