@@ -20,6 +20,7 @@ pub mod element;
 mod error;
 mod ffi;
 pub mod level;
+pub mod math;
 pub mod ops;
 pub mod registration;
 mod verify;

@@ -105,6 +105,6 @@ pub(crate) fn lower_body<'c>(
 /// our lowering, then upstream conversions (bf16 conversions expanded to integer ops, since the host
 /// has no bf16 instructions).
 pub const LLVM_PIPELINE: &str = "builtin.module(convert-tile-to-cpu, canonicalize, cse, arith-expand{include-bf16=true}, \
-     convert-scf-to-cf, convert-math-to-llvm, expand-strided-metadata, finalize-memref-to-llvm, \
+     convert-scf-to-cf, convert-math-to-llvm, convert-math-to-libm, expand-strided-metadata, finalize-memref-to-llvm, \
      convert-arith-to-llvm, convert-index-to-llvm, convert-cf-to-llvm, convert-func-to-llvm, \
      reconcile-unrealized-casts)";

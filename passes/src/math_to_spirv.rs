@@ -1,0 +1,44 @@
+//! `tile-math-to-spirv`: rewrites the `math` ops that upstream's `convert-math-to-spirv` cannot
+//! take into ones it can, so that every function a `tile.parallel` body uses reaches SPIR-V's
+//! GLSL extended instructions (which Vulkan drivers implement; no library is involved).
+//!
+//! | ops (f32; f16/bf16 computed in f32) | become |
+//! |---|---|
+//! | `exp2`, `fpowi` | upstream expansions (`exp(x ln 2)`, multiplications) |
+//! | `erf`, `erfc`, `atan2`, `cbrt` | upstream polynomial approximations (about 1e-6 relative) |
+//! | `asin`, `acos` | the same: GLSL's `Acos` is only required to be as accurate as `atan2`, and lavapipe's is 1.2e-4 off |
+//! | `trunc` | `copysign(floor(|x|), x)` |
+//!
+//! Every other math op is left for `convert-math-to-spirv`.
+
+use crate::math_rules::{MathLowering, Rule};
+
+/// The pass's flag.
+pub const ARGUMENT: &str = "tile-math-to-spirv";
+
+/// The SPIR-V table: only what upstream's conversion lacks.
+pub const SPIRV: MathLowering = MathLowering {
+    expand: &["exp2", "fpowi"],
+    approximate: &[
+        "math.erf",
+        "math.erfc",
+        "math.atan2",
+        "math.cbrt",
+        "math.asin",
+        "math.acos",
+    ],
+    follow: &[],
+    rules: &[("math.trunc", Rule::TruncByFloor)],
+};
+
+crate::rust_pass! {
+    /// Creates the `tile-math-to-spirv` pass (any op).
+    pub fn create_math_to_spirv_pass() {
+        argument: ARGUMENT,
+        name: "TileMathToSpirv",
+        description: "Rewrite the math ops upstream's convert-math-to-spirv cannot take (erf, erfc, atan2, cbrt, exp2, fpowi, trunc) or takes imprecisely (asin, acos) into ones it can",
+        anchor: "",
+        dialects: [tile_dialect::registration::math_dialect()],
+        run: |op| crate::math_rules::lower(op, &SPIRV),
+    }
+}
