@@ -34,7 +34,7 @@ FUNCTIONS = [
     ("atan", lambda x, p, w, h: torch.atan(w)),
     ("atan2", lambda x, p, w, h: torch.atan2(x, h)),
     ("powf", lambda x, p, w, h: torch.pow(p, w)),
-    ("fpowi", lambda x, p, w, h: w ** 3),
+    ("fpowi 3", lambda x, p, w, h: w ** 3),
     ("absf", lambda x, p, w, h: torch.abs(x)),
     ("floor", lambda x, p, w, h: torch.floor(w)),
     ("ceil", lambda x, p, w, h: torch.ceil(w)),
@@ -49,6 +49,8 @@ FUNCTIONS = [
     ("acos", lambda x, p, w, h: torch.acos(h)),
     ("sinh", lambda x, p, w, h: torch.sinh(x)),
     ("cosh", lambda x, p, w, h: torch.cosh(x)),
+    ("powf int", lambda x, p, w, h: torch.pow(w, torch.trunc(4 * x))),
+    ("fpowi", lambda x, p, w, h: torch.pow(w, torch.trunc(4 * x))),
 ]
 
 
@@ -69,7 +71,7 @@ def main():
     function = ok(cu.cuModuleGetFunction(module, manifest["entry"].encode()))
     generator = torch.Generator().manual_seed(7)
     x = (torch.rand(64, generator=generator, dtype=torch.float64) * 2 - 1).float().cuda()
-    y = torch.full((32, 64), float("nan"), dtype=torch.float32, device="cuda")
+    y = torch.full((34, 64), float("nan"), dtype=torch.float32, device="cuda")
     values, types = [], []
     for t in (x, y):
         values += [t.data_ptr(), t.data_ptr(), 0, *t.shape, *t.stride()]

@@ -24,7 +24,8 @@ use melior::{
 };
 use tile_dialect::ops::{find_ops, with_context};
 
-/// How one f32 op becomes what the target has (`x` is the op's first operand).
+/// How one f32 op becomes what the target has (`x` is the op's first operand). A function named
+/// `llvm.*` is an intrinsic (`llvm.call_intrinsic`), any other an op of that name.
 #[derive(Clone, Copy, Debug)]
 pub enum Rule {
     /// `intrinsic(operands...)`.
@@ -32,15 +33,20 @@ pub enum Rule {
     /// `intrinsic(operands...)` with the `afn` fast-math flag, which lets the backend pick its
     /// approximation instruction (NVPTX selects `llvm.tanh` only so, as `tanh.approx.f32`).
     Approximate(&'static str),
-    /// `intrinsic(x * factor)`: a base change on the argument (`exp(x) = 2^(x log2 e)`).
+    /// `function(x * factor)`: a base change on the argument (`exp(x) = 2^(x log2 e)`).
     ScaleInput(&'static str, f64),
-    /// `intrinsic(x) * factor`: a base change on the result (`ln x = log2(x) ln 2`).
+    /// `function(x) * factor`: a base change on the result (`ln x = log2(x) ln 2`).
     ScaleOutput(&'static str, f64),
     /// `intrinsic(fract(x * factor))` with `fract` another intrinsic: AMDGCN's `sin`/`cos` take
     /// revolutions, valid on a reduced range.
     Revolutions(&'static str, &'static str, f64),
     /// `copysign(floor(|x|), x)` in `math` ops (SPIR-V's GLSL set has no trunc upstream reaches).
     TruncByFloor,
+    /// `powf(x, y)` as `2^(y log2 |x|)` in `math` ops, negated when `x < 0` and `y` is an odd
+    /// integer, NaN when `x < 0` and `y` is not an integer, 1 when `y = 0` (C's `powf`; upstream's
+    /// expansion `exp(y log x)` is NaN for every negative `x`, and so would `fpowi` be, which
+    /// upstream expands into `powf` when the exponent is not a constant).
+    PowBySign,
 }
 
 /// One target's lowering of `math` ops.
@@ -154,12 +160,12 @@ fn apply(root: OperationRef, name: &str, rule: Rule) {
             let result = match rule {
                 Rule::Intrinsic(intrinsic) => emit.intrinsic(intrinsic, &operands, "none"),
                 Rule::Approximate(intrinsic) => emit.intrinsic(intrinsic, &operands, "afn"),
-                Rule::ScaleInput(intrinsic, factor) => {
+                Rule::ScaleInput(function, factor) => {
                     let scaled = emit.binary("arith.mulf", x, emit.constant(factor));
-                    emit.intrinsic(intrinsic, &[scaled], "none")
+                    emit.call(function, scaled)
                 }
-                Rule::ScaleOutput(intrinsic, factor) => {
-                    let value = emit.intrinsic(intrinsic, &[x], "none");
+                Rule::ScaleOutput(function, factor) => {
+                    let value = emit.call(function, x);
                     emit.binary("arith.mulf", value, emit.constant(factor))
                 }
                 Rule::Revolutions(intrinsic, fract, factor) => {
@@ -172,10 +178,40 @@ fn apply(root: OperationRef, name: &str, rule: Rule) {
                     let floor = emit.unary("math.floor", magnitude);
                     emit.binary("math.copysign", floor, x)
                 }
+                Rule::PowBySign => pow_by_sign(&emit, x, operands[1]),
             };
             rewriter.replace_op_with_values(op, &[result]);
         }
     });
+}
+
+/// Returns `powf(x, y)` as [`Rule::PowBySign`] says, in `math` and `arith` ops.
+fn pow_by_sign<'c, 'a>(
+    emit: &Emitter<'c, 'a>,
+    x: Value<'c, 'a>,
+    y: Value<'c, 'a>,
+) -> Value<'c, 'a> {
+    use melior::dialect::arith::{CmpfPredicate, andi, cmpf, select};
+    let magnitude = emit.unary("math.exp2", {
+        let log = emit.unary("math.log2", emit.unary("math.absf", x));
+        emit.binary("arith.mulf", y, log)
+    });
+    let (context, location) = (emit.context, emit.location);
+    let compare = |predicate, a, b| emit.op_value(cmpf(context, predicate, a, b, location));
+    let floor_y = emit.unary("math.floor", y);
+    let half_y = emit.binary("arith.mulf", y, emit.constant(0.5));
+    let negative = compare(CmpfPredicate::Olt, x, emit.constant(0.0));
+    let integral = compare(CmpfPredicate::Oeq, floor_y, y);
+    let fractional = compare(CmpfPredicate::Une, floor_y, y);
+    let odd = compare(CmpfPredicate::One, emit.unary("math.floor", half_y), half_y);
+    let odd = emit.op_value(andi(integral, odd, location));
+    let flip = emit.op_value(andi(negative, odd, location));
+    let undefined = emit.op_value(andi(negative, fractional, location));
+    let negated = emit.unary("arith.negf", magnitude);
+    let signed = emit.op_value(select(flip, negated, magnitude, location));
+    let signed = emit.op_value(select(undefined, emit.constant(f64::NAN), signed, location));
+    let zero = compare(CmpfPredicate::Oeq, y, emit.constant(0.0));
+    emit.op_value(select(zero, emit.constant(1.0), signed, location))
 }
 
 /// Builds ops before one op, at its location.
@@ -205,6 +241,24 @@ impl<'c, 'a> Emitter<'c, 'a> {
             .result(0)
             .expect("one result")
             .into()
+    }
+
+    /// Inserts `op` and returns its only result.
+    fn op_value(&self, op: Operation<'c>) -> Value<'c, 'a> {
+        self.block
+            .insert_operation_before(self.before, op)
+            .result(0)
+            .expect("one result")
+            .into()
+    }
+
+    /// Returns `function(a)`: an intrinsic call for `llvm.*`, else the op `function`.
+    fn call(&self, function: &str, a: Value<'c, 'a>) -> Value<'c, 'a> {
+        if function.starts_with("llvm.") {
+            self.intrinsic(function, &[a], "none")
+        } else {
+            self.unary(function, a)
+        }
     }
 
     /// Returns an f32 constant.

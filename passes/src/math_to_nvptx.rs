@@ -9,7 +9,8 @@
 //! | `rsqrt` / `sqrt` | `rsqrt.approx.f32` / `sqrt.rn.f32` (`llvm.sqrt`) | 2^-22.9 relative / exact |
 //! | `tanh` | `tanh.approx.f32` (sm_75+; `llvm.tanh` with `afn`, as LLVM 22 spells it) | 2^-10.9 relative |
 //! | `sin`, `cos` | `sin.approx.f32`, `cos.approx.f32` | 2^-20.9 absolute on [-pi, pi] |
-//! | `tan`, `powf`, `fpowi`, `sinh`, `cosh`, `asinh`, `acosh`, `atanh` | upstream expansions into the ops above | |
+//! | `powf` | `2^(y log2 |x|)` with C's signs for negative `x` (upstream's `exp(y log x)` is NaN there) | a few ulp times `|y|` |
+//! | `tan`, `fpowi`, `sinh`, `cosh`, `asinh`, `acosh`, `atanh` | upstream expansions into the ops above (`fpowi`: multiplications for a constant exponent, else `powf`) | |
 //! | `erf`, `erfc`, `atan`, `atan2`, `asin`, `acos`, `cbrt`, `expm1`, `log1p` | upstream polynomial approximations (their `exp`/`log` too) | about 1e-6 relative |
 //! | `absf`, `floor`, `ceil`, `round`, `roundeven`, `trunc`, `fma`, `copysign` | the LLVM intrinsics, single PTX instructions | exact |
 //!
@@ -24,9 +25,7 @@ pub const ARGUMENT: &str = "tile-math-to-nvptx";
 
 /// The NVPTX lowering table.
 pub const NVPTX: MathLowering = MathLowering {
-    expand: &[
-        "tan", "powf", "fpowi", "sinh", "cosh", "asinh", "acosh", "atanh",
-    ],
+    expand: &["tan", "fpowi", "sinh", "cosh", "asinh", "acosh", "atanh"],
     approximate: &[
         "math.erf",
         "math.erfc",
@@ -40,6 +39,7 @@ pub const NVPTX: MathLowering = MathLowering {
     ],
     follow: &["math.exp", "math.log"],
     rules: &[
+        ("math.powf", Rule::PowBySign),
         (
             "math.exp",
             Rule::ScaleInput("llvm.nvvm.ex2.approx.f32", LOG2_E),

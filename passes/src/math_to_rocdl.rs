@@ -8,7 +8,8 @@
 //! | `log`, `log2`, `log10` | `v_log_f32` (`llvm.amdgcn.log`), times `ln 2` / `log10 2` | 1 ulp of log2, denormal inputs flushed |
 //! | `rsqrt` / `sqrt` | `v_rsq_f32` (`llvm.amdgcn.rsq`) / `llvm.sqrt` (correctly rounded) | 1 ulp / exact |
 //! | `sin`, `cos` | `v_sin_f32`/`v_cos_f32` on `fract(x / 2pi)` (they take revolutions) | about 2^-20 absolute |
-//! | `tan`, `powf`, `fpowi`, `sinh`, `cosh`, `asinh`, `acosh`, `atanh` | upstream expansions into the ops above | |
+//! | `powf` | `2^(y log2 |x|)` with C's signs for negative `x` (upstream's `exp(y log x)` is NaN there) | a few ulp times `|y|` |
+//! | `tan`, `fpowi`, `sinh`, `cosh`, `asinh`, `acosh`, `atanh` | upstream expansions into the ops above (`fpowi`: multiplications for a constant exponent, else `powf`) | |
 //! | `tanh`, `erf`, `erfc`, `atan`, `atan2`, `asin`, `acos`, `cbrt`, `expm1`, `log1p` | upstream polynomial approximations (their `exp`/`log` too) | about 1e-6 relative |
 //! | `absf`, `floor`, `ceil`, `round`, `roundeven`, `trunc`, `fma`, `copysign` | the LLVM intrinsics, native on gfx942 | exact |
 //!
@@ -26,9 +27,7 @@ const REVOLUTIONS_PER_RADIAN: f64 = FRAC_1_PI / 2.0;
 
 /// The AMDGCN lowering table.
 pub const ROCDL: MathLowering = MathLowering {
-    expand: &[
-        "tan", "powf", "fpowi", "sinh", "cosh", "asinh", "acosh", "atanh",
-    ],
+    expand: &["tan", "fpowi", "sinh", "cosh", "asinh", "acosh", "atanh"],
     approximate: &[
         "math.tanh",
         "math.erf",
@@ -43,6 +42,7 @@ pub const ROCDL: MathLowering = MathLowering {
     ],
     follow: &["math.exp", "math.log"],
     rules: &[
+        ("math.powf", Rule::PowBySign),
         ("math.exp", Rule::ScaleInput("llvm.amdgcn.exp2.f32", LOG2_E)),
         ("math.exp2", Rule::Intrinsic("llvm.amdgcn.exp2.f32")),
         ("math.log", Rule::ScaleOutput("llvm.amdgcn.log.f32", LN_2)),

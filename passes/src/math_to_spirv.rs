@@ -4,7 +4,9 @@
 //!
 //! | ops (f32; f16/bf16 computed in f32) | become |
 //! |---|---|
-//! | `exp2`, `fpowi` | upstream expansions (`exp(x ln 2)`, multiplications) |
+//! | `exp2` | `exp(x ln 2)` |
+//! | `powf` | `2^(y log2 |x|)` with C's signs for negative `x` (GLSL's `Pow` is undefined there) |
+//! | `fpowi` | upstream's expansion: multiplications for a constant exponent, else `powf` |
 //! | `erf`, `erfc`, `atan2`, `cbrt` | upstream polynomial approximations (about 1e-6 relative) |
 //! | `asin`, `acos` | the same: GLSL's `Acos` is only required to be as accurate as `atan2`, and lavapipe's is 1.2e-4 off |
 //! | `trunc` | `copysign(floor(|x|), x)` |
@@ -12,13 +14,14 @@
 //! Every other math op is left for `convert-math-to-spirv`.
 
 use crate::math_rules::{MathLowering, Rule};
+use std::f64::consts::LN_2;
 
 /// The pass's flag.
 pub const ARGUMENT: &str = "tile-math-to-spirv";
 
 /// The SPIR-V table: only what upstream's conversion lacks.
 pub const SPIRV: MathLowering = MathLowering {
-    expand: &["exp2", "fpowi"],
+    expand: &["fpowi"],
     approximate: &[
         "math.erf",
         "math.erfc",
@@ -28,7 +31,11 @@ pub const SPIRV: MathLowering = MathLowering {
         "math.acos",
     ],
     follow: &[],
-    rules: &[("math.trunc", Rule::TruncByFloor)],
+    rules: &[
+        ("math.powf", Rule::PowBySign),
+        ("math.exp2", Rule::ScaleInput("math.exp", LN_2)),
+        ("math.trunc", Rule::TruncByFloor),
+    ],
 };
 
 crate::rust_pass! {
@@ -36,7 +43,7 @@ crate::rust_pass! {
     pub fn create_math_to_spirv_pass() {
         argument: ARGUMENT,
         name: "TileMathToSpirv",
-        description: "Rewrite the math ops upstream's convert-math-to-spirv cannot take (erf, erfc, atan2, cbrt, exp2, fpowi, trunc) or takes imprecisely (asin, acos) into ones it can",
+        description: "Rewrite the math ops upstream's convert-math-to-spirv cannot take (erf, erfc, atan2, cbrt, exp2, fpowi, trunc) or takes imprecisely (asin, acos, powf of negative numbers) into ones it can",
         anchor: "",
         dialects: [tile_dialect::registration::math_dialect()],
         run: |op| crate::math_rules::lower(op, &SPIRV),
