@@ -4,8 +4,10 @@
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: tile-compile %S/../../test/programs/math_functions.mlir --target sm_90a -o %t
 // RUN: FileCheck %s --check-prefix=PTX < %t/math_functions_0_kernel.ptx
+// RUN: not grep -E '\.extern|call' %t/math_functions_0_kernel.ptx
 // RUN: tile-compile %S/../../test/programs/math_functions.mlir --target gfx942 -o %t
 // RUN: FileCheck %s --check-prefix=GCN < %t/math_functions_0_kernel.s
+// RUN: not grep -E '__ocml|s_swappc' %t/math_functions_0_kernel.s
 // RUN: tile-compile %S/../../test/programs/math_functions.mlir --target spirv -o %t
 // RUN: spirv-val --target-env vulkan1.3 %t/math_functions_0_kernel.spv
 // RUN: tile-compile %s --target sm_90a -o %t
