@@ -1,6 +1,6 @@
 // tile-check-external-calls: a call from a GPU kernel module to a function without a body that is
 // not an LLVM intrinsic is an error at the call (which upstream's conversions locate at the op that
-// needed it), naming the op, the target and what compiles instead.
+// needed it), naming the op, the target and what compiles instead; so is a math op left unconverted.
 // RUN: tile-opt %s -split-input-file -verify-diagnostics -tile-check-external-calls
 
 // libdevice's __nv_erf, what an f64 math.erf becomes: refused, naming math.erf on f64 and sm_90a.
@@ -39,6 +39,20 @@ module attributes {gpu.container_module} {
       // expected-error @below {{this call to the external function helper cannot be resolved in a sm_90a kernel (no device library is linked); call only functions defined in the kernel's module}}
       %e = llvm.call @helper(%x) : (f32) -> f32
       llvm.return %e : f32
+    }
+  }
+}
+
+// -----
+
+// math.ipowi: an op that no pattern takes (no instruction, expansion or approximation), left after
+// the conversion to LLVM; refused at the op rather than by the translation to LLVM IR.
+module attributes {gpu.container_module} {
+  gpu.module @k [#rocdl.target<chip = "gfx942">] {
+    llvm.func @kernel(%x: i32) -> i32 {
+      // expected-error @below {{'math.ipowi' on i32 cannot be compiled for gfx942: no instruction, expansion or polynomial approximation takes it, and no device library is linked; compute it with an integer power by arith.muli, or math.fpowi on f32}}
+      %p = math.ipowi %x, %x : i32
+      llvm.return %p : i32
     }
   }
 }

@@ -3,15 +3,17 @@
 //! (libdevice's `__nv_*`, ROCm's `__ocml_*`) would be written into PTX as `.extern .func` that the
 //! driver refuses to load, or into AMDGCN as an unresolved symbol. Each such call is an error at
 //! its location, which upstream's conversions carry from the op that needed it (a `math` op of the
-//! kernel), naming the function, the target and what compiles instead.
+//! kernel), naming the function, the target and what compiles instead. A `math` op that no
+//! conversion took (`math.ipowi`: no instruction, expansion or approximation) would fail the
+//! translation to LLVM IR with an internal-sounding message; it is refused here the same way.
 
 use melior::ir::{
-    RegionLike,
+    RegionLike, ValueLike,
     operation::{OperationLike, OperationRef},
 };
 use tile_dialect::{
     diagnostics::emit_error,
-    ops::{find_ops, op_name, string_attribute},
+    ops::{find_ops, nested_ops, op_name, string_attribute},
 };
 
 /// The pass's flag.
@@ -94,11 +96,32 @@ fn check(root: OperationRef) -> bool {
     }
     let mut clean = true;
     for module in modules {
+        let chip = chip(module);
+        for op in nested_ops(module) {
+            let name = op_name(&op);
+            if !name.starts_with("math.") {
+                continue;
+            }
+            clean = false;
+            let ty = op
+                .result(0)
+                .map(|result| result.r#type().to_string())
+                .unwrap_or_default();
+            let instead = match name.as_str() {
+                "math.ipowi" => "an integer power by arith.muli, or math.fpowi on f32",
+                _ => "other arith or math ops",
+            };
+            emit_error(
+                op.location(),
+                &format!(
+                    "'{name}' on {ty} cannot be compiled for {chip}: no instruction, expansion or polynomial approximation takes it, and no device library is linked; compute it with {instead}"
+                ),
+            );
+        }
         let externals = external_functions(module);
         if externals.is_empty() {
             continue;
         }
-        let chip = chip(module);
         let (library, pass) = if chip.starts_with("sm_") {
             ("libdevice", crate::math_to_nvptx::ARGUMENT)
         } else {
