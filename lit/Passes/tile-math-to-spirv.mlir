@@ -55,6 +55,19 @@ func.func @powers(%x: f32, %n: i32) -> f32 {
 
 // -----
 
+// f16 ops GLSL has are computed in f32 too: convert-math-to-spirv would emulate f16 with casts
+// convert-gpu-to-spirv refuses, finding no target environment on the kernel module.
+// CHECK-LABEL: func.func @tanh_half
+// CHECK-NEXT: %[[X:.*]] = arith.extf %arg0 : f16 to f32
+// CHECK-NEXT: %[[T:.*]] = math.tanh %[[X]] : f32
+// CHECK-NEXT: arith.truncf %[[T]] : f32 to f16
+func.func @tanh_half(%x: f16) -> f16 {
+  %t = math.tanh %x : f16
+  return %t : f16
+}
+
+// -----
+
 // Negative: what GLSL has stays for convert-math-to-spirv (exp, tanh, sin, atan, floor, sqrt).
 // CHECK-LABEL: func.func @glsl_has_them
 // CHECK-NEXT: math.exp

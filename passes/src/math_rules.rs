@@ -59,6 +59,8 @@ pub struct MathLowering {
     pub follow: &'static [&'static str],
     /// The f32 ops left after that, and what each becomes.
     pub rules: &'static [(&'static str, Rule)],
+    /// Op names computed in f32 for f16/bf16 arguments besides those above, left for upstream.
+    pub extend: &'static [&'static str],
 }
 
 impl MathLowering {
@@ -71,6 +73,7 @@ impl MathLowering {
             .collect();
         names.extend(self.approximate.iter().map(|name| name.to_string()));
         names.extend(self.rules.iter().map(|(name, _)| name.to_string()));
+        names.extend(self.extend.iter().map(|name| name.to_string()));
         names.sort();
         names.dedup();
         names

@@ -68,6 +68,7 @@ pub const NVPTX: MathLowering = MathLowering {
         ("math.fma", Rule::Intrinsic("llvm.fma.f32")),
         ("math.copysign", Rule::Intrinsic("llvm.copysign.f32")),
     ],
+    extend: &[],
 };
 
 crate::rust_pass! {

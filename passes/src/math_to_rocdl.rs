@@ -78,6 +78,7 @@ pub const ROCDL: MathLowering = MathLowering {
         ("math.fma", Rule::Intrinsic("llvm.fma.f32")),
         ("math.copysign", Rule::Intrinsic("llvm.copysign.f32")),
     ],
+    extend: &[],
 };
 
 crate::rust_pass! {

@@ -11,7 +11,9 @@
 //! | `asin`, `acos` | the same: GLSL's `Acos` is only required to be as accurate as `atan2`, and lavapipe's is 1.2e-4 off |
 //! | `trunc` | `copysign(floor(|x|), x)` |
 //!
-//! Every other math op is left for `convert-math-to-spirv`.
+//! Every other math op is left for `convert-math-to-spirv`, computed in f32 for f16 arguments
+//! (which that conversion, finding no target environment on the kernel module, would otherwise
+//! emulate with casts that `convert-gpu-to-spirv` refuses).
 
 use crate::math_rules::{MathLowering, Rule};
 use std::f64::consts::LN_2;
@@ -35,6 +37,36 @@ pub const SPIRV: MathLowering = MathLowering {
         ("math.powf", Rule::PowBySign),
         ("math.exp2", Rule::ScaleInput("math.exp", LN_2)),
         ("math.trunc", Rule::TruncByFloor),
+    ],
+    // convert-math-to-spirv finds no target environment on the kernel module (it is the module's
+    // gpu target there), so it would emulate f16 in f32 with casts convert-gpu-to-spirv refuses:
+    // every f16 math op is computed in f32 here instead.
+    extend: &[
+        "math.exp",
+        "math.log",
+        "math.log2",
+        "math.log10",
+        "math.log1p",
+        "math.expm1",
+        "math.sqrt",
+        "math.rsqrt",
+        "math.tanh",
+        "math.sin",
+        "math.cos",
+        "math.tan",
+        "math.atan",
+        "math.absf",
+        "math.floor",
+        "math.ceil",
+        "math.round",
+        "math.roundeven",
+        "math.fma",
+        "math.copysign",
+        "math.sinh",
+        "math.cosh",
+        "math.asinh",
+        "math.acosh",
+        "math.atanh",
     ],
 };
 

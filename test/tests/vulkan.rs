@@ -153,3 +153,9 @@ fn every_math_function_matches_the_reference() {
     // tile-math-to-spirv; the CPU reference calls libm.
     check_on_vulkan("test/programs/math_functions.mlir", 27);
 }
+
+#[test]
+fn math_functions_on_f16_match_the_reference() {
+    // f16 math ops are computed in f32 on SPIR-V (tile-math-to-spirv), and on the CPU.
+    check_on_vulkan("test/programs/math_functions_f16.mlir", 28);
+}
