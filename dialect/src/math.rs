@@ -30,7 +30,7 @@ pub fn rewrite(
     if converged {
         Ok(())
     } else {
-        Err(crate::Error::Verification(format!(
+        Err(crate::Error::Rewrite(format!(
             "upstream's math rewrites of {seeds} did not converge"
         )))
     }

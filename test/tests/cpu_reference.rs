@@ -182,13 +182,16 @@ fn erf(x: f64) -> f64 {
     sum * 2.0 / std::f64::consts::PI.sqrt()
 }
 
+/// One row of math_functions.mlir: f(x, |x| + 1/4, 3x, x/2), the shifted arguments in f32.
+type MathFunction = fn(f64, f64, f64, f64) -> f64;
+
 #[test]
 fn every_math_function() {
     // Row k of the output is function k of x (test/programs/math_functions.mlir), with the
     // program's f32 shifts of x redone in f32 so that floor, ceil and the integer exponents see the
     // same arguments.
     let data = run("math_functions.mlir", 5, 0);
-    let functions: [(&str, fn(f64, f64, f64, f64) -> f64); 34] = [
+    let functions: [(&str, MathFunction); 34] = [
         ("exp", |_, _, w, _| w.exp()),
         ("exp2", |_, _, w, _| w.exp2()),
         ("expm1", |_, _, _, h| h.exp_m1()),
