@@ -5,7 +5,8 @@ measures), so that the accuracy of tile-math-to-nvptx's lowering is measured, no
 
 Usage (GPU machine, no MLIR needed): python3 bench/math_accuracy.py KERNEL_DIR
 KERNEL_DIR holds math_functions_0_kernel.ptx + .json from
-`tile-compile test/programs/math_functions.mlir --target sm_90a -o KERNEL_DIR`.
+`tile-compile test/programs/math_functions.mlir --target sm_90a -o KERNEL_DIR`, and optionally the
+same for test/programs/math_functions_f16.mlir.
 """
 import ctypes
 import json
@@ -54,6 +55,21 @@ FUNCTIONS = [
 ]
 
 
+# Rows of test/programs/math_functions_f16.mlir (same shifts, computed in f16 there).
+FUNCTIONS_F16 = [
+    ("exp", lambda x, p, w, h: torch.exp(w)),
+    ("log", lambda x, p, w, h: torch.log(p)),
+    ("tanh", lambda x, p, w, h: torch.tanh(w)),
+    ("erf", lambda x, p, w, h: torch.erf(w)),
+    ("sin", lambda x, p, w, h: torch.sin(w)),
+    ("rsqrt", lambda x, p, w, h: torch.rsqrt(p)),
+    ("powf", lambda x, p, w, h: torch.pow(p, w)),
+    ("atan2", lambda x, p, w, h: torch.atan2(x, h)),
+    ("cbrt", lambda x, p, w, h: torch.sign(w) * torch.abs(w) ** (1.0 / 3.0)),
+    ("exp2", lambda x, p, w, h: torch.exp2(w)),
+]
+
+
 def ok(result):
     err, *rest = result if isinstance(result, tuple) else (result,)
     if err != cu.CUresult.CUDA_SUCCESS:
@@ -61,36 +77,45 @@ def ok(result):
     return rest[0] if len(rest) == 1 else rest
 
 
-def main():
-    directory = sys.argv[1]
-    torch.zeros(1, device="cuda")  # creates the primary context the driver calls use
-    name = "math_functions_0_kernel"
+def run(directory, name, functions, dtype):
+    """Runs kernel `name` on 64 inputs uniform in [-1, 1) of `dtype`; prints each row's worst error."""
     manifest = json.load(open(os.path.join(directory, name + ".json")))
     with open(os.path.join(directory, name + ".ptx"), "rb") as f:
         module = ok(cu.cuModuleLoadData(f.read() + b"\0"))
     function = ok(cu.cuModuleGetFunction(module, manifest["entry"].encode()))
     generator = torch.Generator().manual_seed(7)
-    x = (torch.rand(64, generator=generator, dtype=torch.float64) * 2 - 1).float().cuda()
-    y = torch.full((34, 64), float("nan"), dtype=torch.float32, device="cuda")
+    x = (torch.rand(64, generator=generator, dtype=torch.float64) * 2 - 1).to(dtype).cuda()
+    y = torch.full((len(functions), 64), float("nan"), dtype=dtype, device="cuda")
     values, types = [], []
     for t in (x, y):
         values += [t.data_ptr(), t.data_ptr(), 0, *t.shape, *t.stride()]
         types += [ctypes.c_void_p, ctypes.c_void_p] + [ctypes.c_int64] * (1 + 2 * t.dim())
     stream = torch.cuda.current_stream().cuda_stream
-    ok(cu.cuLaunchKernel(function, *manifest["grid"], *manifest["workgroup_size"],
-                         0, stream, (tuple(values), tuple(types)), 0))
+    ok(cu.cuLaunchKernel(function, *manifest["grid"], *manifest["workgroup_size"], 0, stream,
+                         (tuple(values), tuple(types)), 0))
     torch.cuda.synchronize()
+    # The program's shifts, rounded as the kernel rounds them.
     xd = x.double().cpu()
-    p, w, h = xd.abs() + 0.25, xd * 3, xd * 0.5
+    p, w, h = [v.to(dtype).double() for v in (x.abs() + 0.25, x * 3, x * 0.5)]
+    p, w, h = p.cpu(), w.cpu(), h.cpu()
     got = y.double().cpu()
     worst_all = 0.0
-    for row, (label, reference) in enumerate(FUNCTIONS):
+    print(f"{name} ({dtype}):")
+    for row, (label, reference) in enumerate(functions):
         want = reference(xd, p, w, h)
         error = ((got[row] - want).abs() / want.abs().clamp(min=1.0)).max().item()
         nan = int(torch.isnan(got[row]).sum())
         worst_all = max(worst_all, error)
-        print(f"{label:10s} worst error {error:.3e}{'  NaN: ' + str(nan) if nan else ''}")
-    print(f"all        worst error {worst_all:.3e}")
+        print(f"  {label:10s} worst error {error:.3e}{'  NaN: ' + str(nan) if nan else ''}")
+    print(f"  all        worst error {worst_all:.3e}")
+
+
+def main():
+    directory = sys.argv[1]
+    torch.zeros(1, device="cuda")  # creates the primary context the driver calls use
+    run(directory, "math_functions_0_kernel", FUNCTIONS, torch.float32)
+    if os.path.exists(os.path.join(directory, "math_functions_f16_0_kernel.ptx")):
+        run(directory, "math_functions_f16_0_kernel", FUNCTIONS_F16, torch.float16)
 
 
 if __name__ == "__main__":
