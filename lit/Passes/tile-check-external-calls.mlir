@@ -62,13 +62,13 @@ module attributes {gpu.container_module} {
 // Negative: intrinsics, functions with a body, and host code outside gpu.module are fine.
 module attributes {gpu.container_module} {
   gpu.module @k [#nvvm.target<chip = "sm_90a">] {
-    llvm.func @llvm.nvvm.ex2.approx.f32(f32) -> f32
+    llvm.func @llvm.fabs.f32(f32) -> f32
     llvm.func @square(%x: f32) -> f32 {
       %s = llvm.fmul %x, %x : f32
       llvm.return %s : f32
     }
     llvm.func @kernel(%x: f32) -> f32 {
-      %e = llvm.call @llvm.nvvm.ex2.approx.f32(%x) : (f32) -> f32
+      %e = llvm.call @llvm.fabs.f32(%x) : (f32) -> f32
       %s = llvm.call @square(%e) : (f32) -> f32
       llvm.return %s : f32
     }
