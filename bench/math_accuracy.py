@@ -52,7 +52,18 @@ FUNCTIONS = [
     ("cosh", lambda x, p, w, h: torch.cosh(x)),
     ("powf int", lambda x, p, w, h: torch.pow(w, torch.trunc(4 * x))),
     ("fpowi", lambda x, p, w, h: torch.pow(w, torch.trunc(4 * x))),
+    ("ctlz", lambda x, p, w, h: bits(x, lambda n: 32 - n.bit_length() if n >= 0 else 0)),
+    ("cttz", lambda x, p, w, h: bits(x, lambda n: (n & -n).bit_length() - 1 if n else 32)),
+    ("ctpop", lambda x, p, w, h: bits(x, lambda n: bin(n & 0xFFFFFFFF).count("1"))),
+    ("absi", lambda x, p, w, h: bits(x, abs)),
+    ("classes", lambda x, p, w, h: torch.full_like(x, 1.0)),
 ]
+
+
+def bits(x, count):
+    """Applies `count` to trunc(1000 x) computed in f32, as the program does."""
+    n = (x.float() * 1000).to(torch.int32).tolist()
+    return torch.tensor([float(count(v)) for v in n], dtype=torch.float64)
 
 
 # Rows of test/programs/math_functions_f16.mlir (same shifts, computed in f16 there).

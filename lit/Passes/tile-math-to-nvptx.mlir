@@ -110,6 +110,35 @@ func.func @expm1_and_exp(%x: f32) -> (f32, f32) {
 
 // -----
 
+// Integer bit counts are LLVM intrinsics (clz, popc, abs in PTX; zero defined), float classes
+// comparisons on any float type: upstream would call __nv_clz, __nv_isnanf, __nv_finitef.
+// CHECK-LABEL: func.func @bits_and_classes
+// CHECK: %[[F:.*]] = arith.constant false
+// CHECK-NEXT: llvm.call_intrinsic "llvm.ctlz.i32"(%arg0, %[[F]]) : (i32, i1) -> i32
+// CHECK: llvm.call_intrinsic "llvm.cttz.i32"
+// CHECK-NEXT: llvm.call_intrinsic "llvm.ctpop.i64"(%arg1) : (i64) -> i64
+// CHECK: llvm.call_intrinsic "llvm.abs.i32"
+// CHECK-NEXT: arith.cmpf uno, %arg2, %arg2 : f32
+// CHECK: arith.cmpf oeq, %arg3, %{{.*}} : f16
+// CHECK: arith.cmpf oeq, %arg3, %{{.*}} : f16
+// CHECK-NEXT: arith.ori
+// CHECK: arith.cmpf one, %arg2, %{{.*}} : f32
+// CHECK: arith.cmpf one, %arg2, %{{.*}} : f32
+// CHECK-NEXT: arith.andi
+// CHECK-NOT: math.
+func.func @bits_and_classes(%n: i32, %m: i64, %x: f32, %h: f16) -> (i32, i32, i64, i32, i1, i1, i1) {
+  %0 = math.ctlz %n : i32
+  %1 = math.cttz %n : i32
+  %2 = math.ctpop %m : i64
+  %3 = math.absi %n : i32
+  %4 = math.isnan %x : f32
+  %5 = math.isinf %h : f16
+  %6 = math.isfinite %x : f32
+  return %0, %1, %2, %3, %4, %5, %6 : i32, i32, i64, i32, i1, i1, i1
+}
+
+// -----
+
 // Negative: f64 keeps its math ops (no PTX approximation exists); tile-check-external-calls refuses
 // the libdevice call they become.
 // CHECK-LABEL: func.func @f64_untouched

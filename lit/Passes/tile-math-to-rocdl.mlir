@@ -81,6 +81,21 @@ func.func @half_pow(%x: f16, %y: f16) -> f16 {
 
 // -----
 
+// isinf is two comparisons (upstream lowers isnan and isfinite, not isinf); ctlz stays for upstream,
+// which lowers it to llvm.ctlz itself.
+// CHECK-LABEL: func.func @isinf_ctlz
+// CHECK: arith.cmpf oeq, %arg0
+// CHECK: arith.cmpf oeq, %arg0
+// CHECK-NEXT: arith.ori
+// CHECK-NEXT: math.ctlz %arg1 : i32
+func.func @isinf_ctlz(%x: f32, %n: i32) -> (i1, i32) {
+  %0 = math.isinf %x : f32
+  %1 = math.ctlz %n : i32
+  return %0, %1 : i1, i32
+}
+
+// -----
+
 // Negative: f64 keeps its math ops; tile-check-external-calls refuses the __ocml call they become.
 // CHECK-LABEL: func.func @f64_untouched
 // CHECK: math.sin %{{.*}} : f64

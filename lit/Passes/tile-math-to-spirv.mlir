@@ -68,6 +68,29 @@ func.func @tanh_half(%x: f16) -> f16 {
 
 // -----
 
+// No SPIR-V conversion for cttz and ctpop: cttz is the ones below the lowest set bit, counted by
+// adding bits in pairs, nibbles and bytes. OpIsFinite needs the Kernel capability: comparisons.
+// CHECK-LABEL: func.func @bits_isfinite
+// CHECK: %[[NEG:.*]] = arith.subi %{{.*}}, %arg0 : i32
+// CHECK-NEXT: %[[LOW:.*]] = arith.andi %arg0, %[[NEG]] : i32
+// CHECK: arith.subi %[[LOW]]
+// CHECK: arith.constant 1431655765 : i32
+// CHECK: arith.constant 16843009 : i32
+// CHECK: arith.muli
+// CHECK: arith.constant 24 : i32
+// CHECK: arith.cmpf one, %arg1
+// CHECK: arith.cmpf one, %arg1
+// CHECK-NEXT: arith.andi
+// CHECK-NOT: math.
+// CHECK: return
+func.func @bits_isfinite(%n: i32, %x: f32) -> (i32, i1) {
+  %0 = math.cttz %n : i32
+  %1 = math.isfinite %x : f32
+  return %0, %1 : i32, i1
+}
+
+// -----
+
 // Negative: what GLSL has stays for convert-math-to-spirv (exp, tanh, sin, atan, floor, sqrt).
 // CHECK-LABEL: func.func @glsl_has_them
 // CHECK-NEXT: math.exp

@@ -47,17 +47,16 @@ fn external_functions(module: OperationRef) -> Vec<(String, String)> {
 /// Returns the `math` op a device-library function stands for and its precision (`erf`, `f64`
 /// for `__nv_erf`), when it is one.
 fn math_function(callee: &str, ty: &str) -> Option<(String, &'static str)> {
-    let precision = if ty.contains("f64") {
-        "f64"
-    } else if ty.contains("f16") {
-        "f16"
-    } else {
-        "f32"
-    };
+    // The type of the first parameter (`!llvm.func<i32 (f32)>` for `__nv_isnanf`).
+    let parameters = ty.split_once('(').map_or(ty, |(_, parameters)| parameters);
+    let precision = ["f64", "f16", "bf16", "f32", "i64", "i32", "i16", "i8"]
+        .into_iter()
+        .find(|precision| parameters.trim_start().starts_with(precision))
+        .unwrap_or("f32");
     let base = if let Some(rest) = callee.strip_prefix("__nv_") {
         match precision {
-            "f64" => rest.to_string(),
-            _ => rest.strip_suffix('f').unwrap_or(rest).to_string(),
+            "f32" => rest.strip_suffix('f').unwrap_or(rest).to_string(),
+            _ => rest.to_string(),
         }
     } else {
         let rest = callee.strip_prefix("__ocml_")?;
@@ -67,6 +66,10 @@ fn math_function(callee: &str, ty: &str) -> Option<(String, &'static str)> {
     };
     let op = match base.as_str() {
         "fabs" => "absf",
+        "abs" | "llabs" => "absi",
+        "clz" | "clzll" => "ctlz",
+        "popc" | "popcll" => "ctpop",
+        "finite" => "isfinite",
         "pow" => "powf",
         "powi" | "pown" => "fpowi",
         "rint" => "roundeven",
@@ -104,8 +107,8 @@ fn check(root: OperationRef) -> bool {
             }
             clean = false;
             let ty = op
-                .result(0)
-                .map(|result| result.r#type().to_string())
+                .operand(0)
+                .map(|operand| operand.r#type().to_string())
                 .unwrap_or_default();
             let instead = match name.as_str() {
                 "math.ipowi" => "an integer power by arith.muli, or math.fpowi on f32",

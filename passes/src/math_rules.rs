@@ -47,6 +47,28 @@ pub enum Rule {
     /// expansion `exp(y log x)` is NaN for every negative `x`, and so would `fpowi` be, which
     /// upstream expands into `powf` when the exponent is not a constant).
     PowBySign,
+    /// `intrinsic.iN(x)` on i32/i64, with a `false` (defined at zero) second operand when the
+    /// flag is set: LLVM's bit-counting intrinsics (`llvm.ctlz`, `llvm.ctpop`).
+    Bits(&'static str, bool),
+    /// `ctpop((x & -x) - 1)` on i32/i64 in `arith` and `math` ops: the trailing zeros as the ones
+    /// below the lowest set bit (all of them for `x = 0`).
+    CttzByCtpop,
+    /// The population count of an i32/i64 by adding bits in ever wider fields, in `arith` ops.
+    PopcountBySwar,
+    /// `isnan`, `isinf`, `isfinite` of any float type as comparisons (`x` unordered with itself;
+    /// equal to either infinity; ordered and unequal to both).
+    Classify(Class),
+}
+
+/// What a [`Rule::Classify`] asks of a float.
+#[derive(Clone, Copy, Debug)]
+pub enum Class {
+    /// NaN.
+    Nan,
+    /// Plus or minus infinity.
+    Infinite,
+    /// Neither NaN nor infinite.
+    Finite,
 }
 
 /// One target's lowering of `math` ops.
@@ -156,7 +178,17 @@ fn apply(root: OperationRef, name: &str, rule: Rule) {
         for op in find_ops(root, name) {
             let operands: Vec<Value> = op.operands().collect();
             let Some(&x) = operands.first() else { continue };
-            if !x.r#type().is_f32() || op.result_count() != 1 {
+            let width = match x.r#type().to_string().as_str() {
+                "i32" => 32,
+                "i64" => 64,
+                _ => 0,
+            };
+            let takes = match rule {
+                Rule::Bits(..) | Rule::CttzByCtpop | Rule::PopcountBySwar => width > 0,
+                Rule::Classify(_) => x.r#type().is_float(),
+                _ => x.r#type().is_f32(),
+            };
+            if !takes || op.result_count() != 1 {
                 continue;
             }
             let emit = Emitter::at(context, op);
@@ -182,6 +214,21 @@ fn apply(root: OperationRef, name: &str, rule: Rule) {
                     emit.binary("math.copysign", floor, x)
                 }
                 Rule::PowBySign => pow_by_sign(&emit, x, operands[1]),
+                Rule::Bits(intrinsic, defined_at_zero) => {
+                    let mut arguments = vec![x];
+                    if defined_at_zero {
+                        arguments.push(emit.integer(1, 0));
+                    }
+                    emit.intrinsic(&format!("{intrinsic}.i{width}"), &arguments, "none")
+                }
+                Rule::CttzByCtpop => {
+                    let negated = emit.binary("arith.subi", emit.integer(width, 0), x);
+                    let lowest = emit.binary("arith.andi", x, negated);
+                    let below = emit.binary("arith.subi", lowest, emit.integer(width, 1));
+                    emit.unary("math.ctpop", below)
+                }
+                Rule::PopcountBySwar => popcount_by_swar(&emit, x, width),
+                Rule::Classify(class) => classify(&emit, x, class),
             };
             rewriter.replace_op_with_values(op, &[result]);
         }
@@ -215,6 +262,57 @@ fn pow_by_sign<'c, 'a>(
     let signed = emit.op_value(select(undefined, emit.constant(f64::NAN), signed, location));
     let zero = compare(CmpfPredicate::Oeq, y, emit.constant(0.0));
     emit.op_value(select(zero, emit.constant(1.0), signed, location))
+}
+
+/// Returns the number of set bits of the `width`-bit integer `x`: pairs, nibbles and bytes
+/// summed in place, then the bytes summed by a multiplication into the top byte.
+fn popcount_by_swar<'c, 'a>(emit: &Emitter<'c, 'a>, x: Value<'c, 'a>, width: u32) -> Value<'c, 'a> {
+    let mask = |byte: u64| emit.integer(width, (byte * (u64::MAX / 255)) as i64);
+    let shift = |value, bits| emit.binary("arith.shrui", value, emit.integer(width, bits));
+    let pairs = emit.binary("arith.andi", shift(x, 1), mask(0x55));
+    let x = emit.binary("arith.subi", x, pairs);
+    let low = emit.binary("arith.andi", x, mask(0x33));
+    let high = emit.binary("arith.andi", shift(x, 2), mask(0x33));
+    let x = emit.binary("arith.addi", low, high);
+    let x = emit.binary("arith.addi", x, shift(x, 4));
+    let x = emit.binary("arith.andi", x, mask(0x0f));
+    let x = emit.binary("arith.muli", x, mask(0x01));
+    shift(x, i64::from(width) - 8)
+}
+
+/// Returns whether the float `x` is of `class`, as an `i1`.
+fn classify<'c, 'a>(emit: &Emitter<'c, 'a>, x: Value<'c, 'a>, class: Class) -> Value<'c, 'a> {
+    use melior::dialect::arith::{CmpfPredicate, cmpf};
+    let (context, location) = (emit.context, emit.location);
+    if let Class::Nan = class {
+        return emit.op_value(cmpf(context, CmpfPredicate::Uno, x, x, location));
+    }
+    let constant = |value: f64| {
+        let attribute: Attribute = FloatAttribute::new(context, x.r#type(), value).into();
+        emit.op_value(melior::dialect::arith::constant(
+            context, attribute, location,
+        ))
+    };
+    // Only comparisons, so that no other math op needs lowering after this one.
+    let (predicate, combine) = match class {
+        Class::Infinite => (CmpfPredicate::Oeq, "arith.ori"),
+        _ => (CmpfPredicate::One, "arith.andi"),
+    };
+    let above = emit.op_value(cmpf(
+        context,
+        predicate,
+        x,
+        constant(f64::INFINITY),
+        location,
+    ));
+    let below = emit.op_value(cmpf(
+        context,
+        predicate,
+        x,
+        constant(f64::NEG_INFINITY),
+        location,
+    ));
+    emit.binary(combine, above, below)
 }
 
 /// Builds ops before one op, at its location.
@@ -262,6 +360,17 @@ impl<'c, 'a> Emitter<'c, 'a> {
         } else {
             self.unary(function, a)
         }
+    }
+
+    /// Returns an integer constant of `width` bits.
+    fn integer(&self, width: u32, value: i64) -> Value<'c, 'a> {
+        let ty = melior::ir::r#type::IntegerType::new(self.context, width).into();
+        let attribute = melior::ir::attribute::IntegerAttribute::new(ty, value).into();
+        self.op_value(melior::dialect::arith::constant(
+            self.context,
+            attribute,
+            self.location,
+        ))
     }
 
     /// Returns an f32 constant.

@@ -14,10 +14,13 @@
 //! | `erf`, `erfc`, `atan`, `atan2`, `asin`, `acos`, `cbrt`, `expm1`, `log1p` | upstream polynomial approximations (their `exp`/`log` too) | about 1e-6 relative |
 //! | `absf`, `floor`, `ceil`, `round`, `roundeven`, `trunc`, `fma`, `copysign` | the LLVM intrinsics, single PTX instructions | exact |
 //!
+//! | `ctlz`, `cttz`, `ctpop`, `absi` (i32, i64) | `llvm.ctlz`/`cttz`/`ctpop`/`abs`: `clz`, `brev` + `clz`, `popc`, `abs` | exact |
+//! | `isnan`, `isinf`, `isfinite` (any float) | comparisons (`x` unordered with itself, against both infinities) | exact |
+//!
 //! Anything else (f64, vectors, other ops) is left for upstream, and `tile-check-external-calls`
 //! refuses a kernel in which that ends as a call to libdevice.
 
-use crate::math_rules::{MathLowering, Rule};
+use crate::math_rules::{Class, MathLowering, Rule};
 use std::f64::consts::{LN_2, LOG2_E, LOG10_2};
 
 /// The pass's flag.
@@ -67,6 +70,13 @@ pub const NVPTX: MathLowering = MathLowering {
         ("math.trunc", Rule::Intrinsic("llvm.trunc.f32")),
         ("math.fma", Rule::Intrinsic("llvm.fma.f32")),
         ("math.copysign", Rule::Intrinsic("llvm.copysign.f32")),
+        ("math.ctlz", Rule::Bits("llvm.ctlz", true)),
+        ("math.cttz", Rule::Bits("llvm.cttz", true)),
+        ("math.ctpop", Rule::Bits("llvm.ctpop", false)),
+        ("math.absi", Rule::Bits("llvm.abs", true)),
+        ("math.isnan", Rule::Classify(Class::Nan)),
+        ("math.isinf", Rule::Classify(Class::Infinite)),
+        ("math.isfinite", Rule::Classify(Class::Finite)),
     ],
     extend: &[],
 };

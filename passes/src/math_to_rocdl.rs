@@ -12,11 +12,13 @@
 //! | `tan`, `fpowi`, `sinh`, `cosh`, `asinh`, `acosh`, `atanh` | upstream expansions into the ops above (`fpowi`: multiplications for a constant exponent, else `powf`) | |
 //! | `tanh`, `erf`, `erfc`, `atan`, `atan2`, `asin`, `acos`, `cbrt`, `expm1`, `log1p` | upstream polynomial approximations (their `exp`/`log` too) | about 1e-6 relative |
 //! | `absf`, `floor`, `ceil`, `round`, `roundeven`, `trunc`, `fma`, `copysign` | the LLVM intrinsics, native on gfx942 | exact |
+//! | `isinf` (any float) | comparisons against both infinities | exact |
 //!
-//! Anything else (f64, vectors, other ops) is left for upstream, and `tile-check-external-calls`
-//! refuses a kernel in which that ends as a call to `__ocml_*`.
+//! Anything else (f64, vectors, other ops; upstream lowers `ctlz`, `absi`, `isnan`, ... well) is
+//! left for upstream, and `tile-check-external-calls` refuses a kernel in which that ends as a call
+//! to `__ocml_*`.
 
-use crate::math_rules::{MathLowering, Rule};
+use crate::math_rules::{Class, MathLowering, Rule};
 use std::f64::consts::{FRAC_1_PI, LN_2, LOG2_E, LOG10_2};
 
 /// The pass's flag.
@@ -77,6 +79,8 @@ pub const ROCDL: MathLowering = MathLowering {
         ("math.trunc", Rule::Intrinsic("llvm.trunc.f32")),
         ("math.fma", Rule::Intrinsic("llvm.fma.f32")),
         ("math.copysign", Rule::Intrinsic("llvm.copysign.f32")),
+        // Upstream lowers isnan and isfinite (llvm.is.fpclass) but not isinf.
+        ("math.isinf", Rule::Classify(Class::Infinite)),
     ],
     extend: &[],
 };

@@ -10,12 +10,15 @@
 //! | `erf`, `erfc`, `atan2`, `cbrt` | upstream polynomial approximations (about 1e-6 relative) |
 //! | `asin`, `acos` | the same: GLSL's `Acos` is only required to be as accurate as `atan2`, and lavapipe's is 1.2e-4 off |
 //! | `trunc` | `copysign(floor(|x|), x)` |
+//! | `cttz` (i32, i64) | `ctpop((x & -x) - 1)` |
+//! | `ctpop` (i32, i64) | bits summed in pairs, nibbles and bytes (shifts, masks, one multiplication) |
+//! | `isfinite` | ordered and unequal to both infinities (upstream's `OpIsFinite` needs the `Kernel` capability, which Vulkan lacks) |
 //!
 //! Every other math op is left for `convert-math-to-spirv`, computed in f32 for f16 arguments
 //! (which that conversion, finding no target environment on the kernel module, would otherwise
 //! emulate with casts that `convert-gpu-to-spirv` refuses).
 
-use crate::math_rules::{MathLowering, Rule};
+use crate::math_rules::{Class, MathLowering, Rule};
 use std::f64::consts::LN_2;
 
 /// The pass's flag.
@@ -37,6 +40,9 @@ pub const SPIRV: MathLowering = MathLowering {
         ("math.powf", Rule::PowBySign),
         ("math.exp2", Rule::ScaleInput("math.exp", LN_2)),
         ("math.trunc", Rule::TruncByFloor),
+        ("math.cttz", Rule::CttzByCtpop),
+        ("math.ctpop", Rule::PopcountBySwar),
+        ("math.isfinite", Rule::Classify(Class::Finite)),
     ],
     // convert-math-to-spirv finds no target environment on the kernel module (it is the module's
     // gpu target there), so it would emulate f16 in f32 with casts convert-gpu-to-spirv refuses:
@@ -75,7 +81,7 @@ crate::rust_pass! {
     pub fn create_math_to_spirv_pass() {
         argument: ARGUMENT,
         name: "TileMathToSpirv",
-        description: "Rewrite the math ops upstream's convert-math-to-spirv cannot take (erf, erfc, atan2, cbrt, exp2, fpowi, trunc) or takes imprecisely (asin, acos, powf of negative numbers) into ones it can",
+        description: "Rewrite the math ops upstream's convert-math-to-spirv cannot take (erf, erfc, atan2, cbrt, exp2, fpowi, trunc, cttz, ctpop, isfinite) or takes imprecisely (asin, acos, powf of negative numbers) into ones it can",
         anchor: "",
         dialects: [tile_dialect::registration::math_dialect()],
         run: |op| crate::math_rules::lower(op, &SPIRV),

@@ -182,6 +182,11 @@ fn erf(x: f64) -> f64 {
     sum * 2.0 / std::f64::consts::PI.sqrt()
 }
 
+/// Returns trunc(1000 x) computed in f32, the integer math_functions.mlir counts the bits of.
+fn bits(x: f64) -> i32 {
+    (x as f32 * 1000.0) as i32
+}
+
 /// One row of math_functions.mlir: f(x, |x| + 1/4, 3x, x/2), the shifted arguments in f32.
 type MathFunction = fn(f64, f64, f64, f64) -> f64;
 
@@ -191,7 +196,7 @@ fn every_math_function() {
     // program's f32 shifts of x redone in f32 so that floor, ceil and the integer exponents see the
     // same arguments.
     let data = run("math_functions.mlir", 5, 0);
-    let functions: [(&str, MathFunction); 34] = [
+    let functions: [(&str, MathFunction); 39] = [
         ("exp", |_, _, w, _| w.exp()),
         ("exp2", |_, _, w, _| w.exp2()),
         ("expm1", |_, _, _, h| h.exp_m1()),
@@ -226,6 +231,11 @@ fn every_math_function() {
         ("cosh", |x, _, _, _| x.cosh()),
         ("powf of an integer", |x, _, w, _| w.powf((x * 4.0).trunc())),
         ("fpowi", |x, _, w, _| w.powi((x * 4.0).trunc() as i32)),
+        ("ctlz", |x, _, _, _| f64::from(bits(x).leading_zeros())),
+        ("cttz", |x, _, _, _| f64::from(bits(x).trailing_zeros())),
+        ("ctpop", |x, _, _, _| f64::from(bits(x).count_ones())),
+        ("absi", |x, _, _, _| f64::from(bits(x).abs())),
+        ("isfinite + 4 isnan", |_, _, _, _| 1.0),
     ];
     let cols = 64;
     for (row, (name, function)) in functions.iter().enumerate() {
