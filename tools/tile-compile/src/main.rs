@@ -157,7 +157,11 @@ fn run(options: &Options) -> Result<usize, String> {
     let manifests = tile_conversions::kernels::manifests(&module);
     // gfx942 also gets a code object (.hsaco) where an LLVM linker is installed (lld-22), made
     // from the lowered module once the assembly has compiled (whose errors come first).
-    let lowered_text = if options.target == "gfx942" { Some(located_text(&module)?) } else { None };
+    let lowered_text = if options.target == "gfx942" {
+        Some(located_text(&module)?)
+    } else {
+        None
+    };
     let backend_manager = pass_manager(&context, &format!("builtin.module({})", target.backend))?;
     backend_manager.run(&mut module).map_err(|_| {
         format!(
