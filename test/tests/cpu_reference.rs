@@ -171,3 +171,83 @@ fn unwritten_outputs_stay_nan() {
         "column 64 is outside the one block's tile"
     );
 }
+
+/// Returns erf(x) in f64 from its Taylor series (|x| <= 3 here: 60 terms leave under 1e-12).
+fn erf(x: f64) -> f64 {
+    let (mut term, mut sum) = (x, x);
+    for n in 1..60 {
+        term *= -x * x / n as f64;
+        sum += term / (2 * n + 1) as f64;
+    }
+    sum * 2.0 / std::f64::consts::PI.sqrt()
+}
+
+/// Returns trunc(1000 x) computed in f32, the integer math_functions.mlir counts the bits of.
+fn bits(x: f64) -> i32 {
+    (x as f32 * 1000.0) as i32
+}
+
+/// One row of math_functions.mlir: f(x, |x| + 1/4, 3x, x/2), the shifted arguments in f32.
+type MathFunction = fn(f64, f64, f64, f64) -> f64;
+
+#[test]
+fn every_math_function() {
+    // Row k of the output is function k of x (test/programs/math_functions.mlir), with the
+    // program's f32 shifts of x redone in f32 so that floor, ceil and the integer exponents see the
+    // same arguments.
+    let data = run("math_functions.mlir", 5, 0);
+    let functions: [(&str, MathFunction); 39] = [
+        ("exp", |_, _, w, _| w.exp()),
+        ("exp2", |_, _, w, _| w.exp2()),
+        ("expm1", |_, _, _, h| h.exp_m1()),
+        ("log", |_, p, _, _| p.ln()),
+        ("log2", |_, p, _, _| p.log2()),
+        ("log10", |_, p, _, _| p.log10()),
+        ("log1p", |_, _, _, h| h.ln_1p()),
+        ("rsqrt", |_, p, _, _| 1.0 / p.sqrt()),
+        ("sqrt", |_, p, _, _| p.sqrt()),
+        ("tanh", |_, _, w, _| w.tanh()),
+        ("erf", |_, _, w, _| erf(w)),
+        ("sin", |_, _, w, _| w.sin()),
+        ("cos", |_, _, w, _| w.cos()),
+        ("tan", |x, _, _, _| x.tan()),
+        ("atan", |_, _, w, _| w.atan()),
+        ("atan2", |x, _, _, h| x.atan2(h)),
+        ("powf", |_, p, w, _| p.powf(w)),
+        ("fpowi 3", |_, _, w, _| w.powi(3)),
+        ("absf", |x, _, _, _| x.abs()),
+        ("floor", |_, _, w, _| w.floor()),
+        ("ceil", |_, _, w, _| w.ceil()),
+        ("round", |_, _, w, _| w.round()),
+        ("fma", |x, _, w, h| x.mul_add(w, h)),
+        ("copysign", |x, p, _, _| p.copysign(x)),
+        ("cbrt", |_, _, w, _| w.cbrt()),
+        ("erfc", |x, _, _, _| 1.0 - erf(x)),
+        ("trunc", |_, _, w, _| w.trunc()),
+        ("roundeven", |_, _, w, _| w.round_ties_even()),
+        ("asin", |_, _, _, h| h.asin()),
+        ("acos", |_, _, _, h| h.acos()),
+        ("sinh", |x, _, _, _| x.sinh()),
+        ("cosh", |x, _, _, _| x.cosh()),
+        ("powf of an integer", |x, _, w, _| w.powf((x * 4.0).trunc())),
+        ("fpowi", |x, _, w, _| w.powi((x * 4.0).trunc() as i32)),
+        ("ctlz", |x, _, _, _| f64::from(bits(x).leading_zeros())),
+        ("cttz", |x, _, _, _| f64::from(bits(x).trailing_zeros())),
+        ("ctpop", |x, _, _, _| f64::from(bits(x).count_ones())),
+        ("absi", |x, _, _, _| f64::from(bits(x).abs())),
+        ("isfinite + 4 isnan", |_, _, _, _| 1.0),
+    ];
+    let cols = 64;
+    for (row, (name, function)) in functions.iter().enumerate() {
+        for col in 0..cols {
+            let x = data[0].get(col) as f32;
+            let (p, w, h) = ((x.abs() + 0.25) as f64, (x * 3.0) as f64, (x * 0.5) as f64);
+            let expected = function(x as f64, p, w, h);
+            let got = data[1].get(row * cols + col);
+            assert!(
+                (got - expected).abs() <= 1e-5 * expected.abs().max(1.0),
+                "{name} of x = {x}: got {got}, expected {expected}"
+            );
+        }
+    }
+}

@@ -146,3 +146,16 @@ fn bf16_is_rejected_with_a_message() {
         "{diagnostics:?}"
     );
 }
+
+#[test]
+fn every_math_function_matches_the_reference() {
+    // erf, atan2, cbrt, exp2, powf of negative numbers, ... reach SPIR-V through
+    // tile-math-to-spirv; the CPU reference calls libm.
+    check_on_vulkan("test/programs/math_functions.mlir", 27);
+}
+
+#[test]
+fn math_functions_on_f16_match_the_reference() {
+    // f16 math ops are computed in f32 on SPIR-V (tile-math-to-spirv), and on the CPU.
+    check_on_vulkan("test/programs/math_functions_f16.mlir", 28);
+}
