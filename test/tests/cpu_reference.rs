@@ -28,11 +28,20 @@ fn assert_close(out: &Buffer, reference: &[f64], tolerance: f64) {
         let bound = tolerance * expected.abs().max(1.0);
         assert!(
             (got - expected).abs() <= bound,
-            "element {index} (row {}, col {}): got {got}, expected {expected}",
-            index / out.shape[1],
-            index % out.shape[1]
+            "element {index} (at {:?}): got {got}, expected {expected}",
+            unflatten(index, &out.shape)
         );
     }
+}
+
+/// Returns the multi-index of row-major element `index` of `shape`.
+fn unflatten(mut index: usize, shape: &[usize]) -> Vec<usize> {
+    let mut indices = vec![0; shape.len()];
+    for (dim, size) in shape.iter().enumerate().rev() {
+        indices[dim] = index % size;
+        index /= size;
+    }
+    indices
 }
 
 fn matmul(a: &Buffer, b: &Buffer, transpose_b: bool) -> Vec<f64> {
@@ -86,6 +95,37 @@ fn bf16_gemm_with_transposed_b_and_a_k_tail() {
     let data = run("gemm_transpose_b_bf16.mlir", 11, 0);
     let reference = matmul(&data[0], &data[1], true);
     assert_close(&data[2], &reference, 1e-5);
+}
+
+#[test]
+fn multi_head_gemm_on_4d_tensors_with_a_ragged_sequence() {
+    // Q K^T / 8 per (batch, head) of 2x3x104x64 tensors on 64-row tiles: the last sequence block of
+    // each head must read zeros past row 104, not the next head's rows, and write none of them.
+    let data = run("multi_head_scores.mlir", 31, 0);
+    let (heads, seq, dim) = (6, 104, 64);
+    let (q, k) = (&data[0], &data[1]);
+    let mut reference = vec![0.0; heads * seq * seq];
+    for head in 0..heads {
+        for s in 0..seq {
+            for t in 0..seq {
+                let dot: f64 = (0..dim)
+                    .map(|d| q.get((head * seq + s) * dim + d) * k.get((head * seq + t) * dim + d))
+                    .sum();
+                reference[(head * seq + s) * seq + t] = dot / 8.0;
+            }
+        }
+    }
+    assert_eq!(data[2].shape, vec![2, 3, seq, seq]);
+    assert_close(&data[2], &reference, 2e-3);
+}
+
+#[test]
+fn nd_copies_through_a_fragment_and_shared_memory() {
+    // 2x+1 over a 3x70x32 tensor in 32x32 tiles placed at (head, sequence block, 0): every element
+    // written once, the ragged last block clipped per dimension.
+    let data = run("nd_copy_scale.mlir", 32, 0);
+    let reference: Vec<f64> = (0..data[0].len()).map(|i| 2.0 * data[0].get(i) + 1.0).collect();
+    assert_close(&data[1], &reference, 1e-6);
 }
 
 #[test]

@@ -57,6 +57,16 @@ fn gemm_with_a_private_accumulator_matches_the_reference() {
 }
 
 #[test]
+fn multi_head_gemm_on_4d_tensors_matches_the_reference() {
+    check_on_vulkan("test/programs/multi_head_scores.mlir", 33);
+}
+
+#[test]
+fn nd_copies_match_the_reference() {
+    check_on_vulkan("test/programs/nd_copy_scale.mlir", 34);
+}
+
+#[test]
 fn row_softmax_matches_the_reference() {
     check_on_vulkan("test/programs/row_softmax.mlir", 22);
 }
