@@ -153,12 +153,16 @@ class Kernel:
             if param["kind"] != "tensor_map":
                 continue
             t = tensors[param["host_argument"]]
-            rows, cols = t.shape
-            box_rows, box_inner = param["box"]
+            # Rank 2 to 5: "shape" and "box" list the dimensions outermost first (an N-D tensor's
+            # box is 1 in its leading dimensions); the driver wants them innermost first, and the
+            # byte strides of every dimension but the innermost.
+            rank = t.dim()
+            assert len(param["box"]) == rank, (param["box"], t.shape)
             tmap = ok(cu.cuTensorMapEncodeTiled(
-                TMA_TYPES[param["element"]], 2, t.data_ptr(),
-                [cu.cuuint64_t(cols), cu.cuuint64_t(rows)], [cu.cuuint64_t(t.stride(0) * t.element_size())],
-                [cu.cuuint32_t(box_inner), cu.cuuint32_t(box_rows)], [cu.cuuint32_t(1), cu.cuuint32_t(1)],
+                TMA_TYPES[param["element"]], rank, t.data_ptr(),
+                [cu.cuuint64_t(size) for size in reversed(t.shape)],
+                [cu.cuuint64_t(t.stride(dim) * t.element_size()) for dim in reversed(range(rank - 1))],
+                [cu.cuuint32_t(size) for size in reversed(param["box"])], [cu.cuuint32_t(1)] * rank,
                 cu.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE, SWIZZLES[param["swizzle"]],
                 cu.CUtensorMapL2promotion.CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
                 cu.CUtensorMapFloatOOBfill.CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE))
@@ -211,10 +215,12 @@ def evaluate(expression, tensors):
 
 
 def gemm_shape(kernel, param):
-    """The shape of a GEMM operand, filling dynamic sizes from DYNAMIC_MNK."""
+    """The shape of a GEMM operand, filling dynamic sizes from DYNAMIC_MNK (the last two
+    dimensions; leading batch or head dimensions of N-D tensors default to 2)."""
     m, n, k = DYNAMIC_MNK
     transpose_b = kernel.manifest["tile"].get("transpose_b", False)
     default = {"A": (m, k), "B": (n, k) if transpose_b else (k, n), "C": (m, n)}[param["role"]]
+    default = (2,) * (len(param["shape"]) - 2) + default
     return [size if size is not None else fallback for size, fallback in zip(param["shape"], default)]
 
 
@@ -246,6 +252,10 @@ def epilogue(name, product):
         x = x - x.sum(dim=1, keepdim=True) / 128
         x = x - x.amax(dim=1, keepdim=True)
         return x.reshape(m, n)
+    if "multi_head_scores" in name or "attention_scores" in name:
+        # test/programs/multi_head_scores.mlir, examples/attention_scores.mlir: Q K^T / 8 per
+        # (batch, head).
+        return product * 0.125
     if "row_softmax" in name:
         # test/programs/gemm_row_softmax.mlir: softmax(S / 16) over each 64-column tile's rows.
         m, n = product.shape
@@ -254,10 +264,11 @@ def epilogue(name, product):
 
 
 def reference(kernel, tensors):
-    """What the tile program computes, in float64 on the GPU."""
+    """What the tile program computes, in float64 on the GPU (batched over the leading dimensions
+    of N-D tensors)."""
     a, b = (tensors[p["host_argument"]] for p in kernel.manifest["params"][:2])
-    a = a.double().t() if kernel.manifest["tile"].get("transpose_a") else a.double()
-    b = b.double().t() if kernel.manifest["tile"].get("transpose_b") else b.double()
+    a = a.double().transpose(-1, -2) if kernel.manifest["tile"].get("transpose_a") else a.double()
+    b = b.double().transpose(-1, -2) if kernel.manifest["tile"].get("transpose_b") else b.double()
     return epilogue(kernel.name, a @ b)
 
 
@@ -274,6 +285,8 @@ def check(kernel, launch, tensors):
     bound = 1e-2 if "bf16" in kernel.name else 5e-3
     worst = float((out - ref).abs().nan_to_num(float("inf")).max())
     passed = nan == 0 and rel < bound
+    # N-D results: the map shows the leading dimensions' matrices one below the other.
+    out, ref = out.reshape(-1, out.shape[-1]), ref.reshape(-1, ref.shape[-1])
     if not passed:
         # A map of where the output is wrong, one character per 8x8 block of the first 256x256:
         # '.' right, 'X' wrong, 'N' unwritten. The shape of the map names the bug class.

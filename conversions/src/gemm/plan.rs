@@ -46,11 +46,15 @@ fn fail<'c, 'a, T>(op: OperationRef<'c, 'a>, message: impl Into<String>) -> Plan
 
 /// One TMA-loaded operand: the global tensor, the shared tile, and the tile's origin.
 pub struct LoadedTile<'c, 'a> {
+    /// The `tile.copy` that moves it.
+    pub copy: OperationRef<'c, 'a>,
     /// The global memref (a host function argument).
     pub global: Value<'c, 'a>,
     /// The shared tile (`tile.alloc_shared` result).
     pub shared: Value<'c, 'a>,
-    /// The origin of the tile in the global tensor, one index per dimension.
+    /// The origin of the tile in the global tensor, one index per dimension of the tensor: a 2-D
+    /// tile of a rank-n tensor lies in its last two dimensions, the first n - 2 offsets picking one
+    /// index each (a batch, a head).
     pub offsets: Vec<Value<'c, 'a>>,
 }
 
@@ -114,10 +118,30 @@ impl<'c, 'a> GemmPlan<'c, 'a> {
             let reason = format!("reduces the accumulator's columns (dim 0), which is lowered on tensor cores on sm_90a only so far (on {chip}, reduce rows, dim 1)");
             return Some((op, reason));
         }
+        if let Some(tile) = self.nd_tiles().next() {
+            let reason = format!(
+                "copies a tile of the rank-{} global tensor {} (its leading offsets picking a batch or head), which is lowered on tensor cores on sm_90a only so far (on {chip}, GEMM operands and results of rank 2)",
+                tile.rank(),
+                tile.global.r#type()
+            );
+            return Some((tile.copy, reason));
+        }
         self.transpose_a.then(|| {
             let reason = format!("expects A as MxK on {chip} (transpose_a is lowered on sm_90a only so far); transpose the global tensor's view instead");
             (self.gemm, reason)
         })
+    }
+
+    /// The loaded tiles and the result whose global tensors have more than two dimensions.
+    pub fn nd_tiles(&self) -> impl Iterator<Item = &LoadedTile<'c, 'a>> {
+        [&self.a, &self.b, &self.output].into_iter().filter(|tile| tile.rank() > 2)
+    }
+}
+
+impl LoadedTile<'_, '_> {
+    /// The rank of the global tensor.
+    pub fn rank(&self) -> usize {
+        self.offsets.len()
     }
 }
 
@@ -193,6 +217,12 @@ fn is_global(value: Value) -> bool {
     memory_level(value.r#type()) == Some(MemoryLevel::Global)
 }
 
+/// Whether `copy` (outside the main loop) brings a tile of a global tensor on chip: something other
+/// than the GEMM's operands for the epilogue to read.
+fn reads_other_tensor(copy: OperationRef) -> bool {
+    copy_parts(&copy).is_some_and(|parts| is_global(parts.src) && !is_global(parts.dst))
+}
+
 /// Plans the lowering of `kernel`, or says why the Hopper lowering cannot take it.
 pub fn plan_gemm<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Planned<'c, 'a, GemmPlan<'c, 'a>> {
     let threads = integer_attribute(&kernel, "threads").unwrap_or(0);
@@ -200,6 +230,8 @@ pub fn plan_gemm<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Planned<'c, 'a, GemmPl
     let params = captured_scalars(kernel)?;
     let mut accumulator = None;
     let mut vector_fragments = Vec::new();
+    let mut other_fragments = Vec::new();
+    let has_gemm = nested_ops(kernel).iter().any(|op| op_name(op) == "tile.gemm");
     let mut fills = Vec::new();
     let mut main_loop = None;
     let mut epilogue = Vec::new();
@@ -212,12 +244,9 @@ pub fn plan_gemm<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Planned<'c, 'a, GemmPl
                 let fragment: Option<Value> = op.result(0).ok().map(Into::into);
                 match fragment.map(|value| memref_shape(value).len()) {
                     Some(1) => vector_fragments.extend(fragment),
-                    _ if accumulator.is_some() => {
-                        return fail(
-                            op,
-                            "expects one 2-D fragment (the accumulator) per kernel in the {chip} lowering; other fragments must be 1-D reductions of it",
-                        );
-                    }
+                    // Reported after the walk, unless an op that explains it (a copy of another
+                    // tensor into it) is found first.
+                    _ if accumulator.is_some() => other_fragments.push(op),
                     _ => accumulator = fragment,
                 }
             }
@@ -232,6 +261,17 @@ pub fn plan_gemm<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Planned<'c, 'a, GemmPl
             "tile.parallel" | "tile.reduce" if main_loop.is_some() && output.is_none() => {
                 epilogue.push(op)
             }
+            "tile.copy" if has_gemm && reads_other_tensor(op) => {
+                let parts = copy_parts(&op).expect("verified copy");
+                return fail(
+                    op,
+                    format!(
+                        "copies a tile of the global tensor {} into {} for the epilogue (a bias vector or a residual tile), which the {{chip}} lowering cannot read on tensor cores yet (its epilogue reads the accumulator and its reductions only)",
+                        parts.src.r#type(),
+                        memory_level(parts.dst.r#type()).map_or("a tile".into(), |level| level.to_string())
+                    ),
+                );
+            }
             "tile.copy" if main_loop.is_some() && output.is_none() => output = Some(op),
             _ if is_scalar_arithmetic(&name) => {}
             _ => {
@@ -245,6 +285,12 @@ pub fn plan_gemm<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Planned<'c, 'a, GemmPl
                 );
             }
         }
+    }
+    if let Some(other) = other_fragments.first() {
+        return fail(
+            *other,
+            "expects one 2-D fragment (the accumulator) per kernel in the {chip} lowering; other fragments must be 1-D reductions of it",
+        );
     }
     let Some(accumulator) = accumulator else {
         return fail(
@@ -331,6 +377,7 @@ pub fn plan_gemm<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Planned<'c, 'a, GemmPl
         epilogue,
         reduced,
         output: LoadedTile {
+            copy: output_op,
             global: parts.dst,
             shared: parts.src,
             offsets: parts.dst_offsets,
@@ -481,6 +528,7 @@ fn plan_main_loop<'c, 'a>(
             return fail(*copy, "expects one copy into each of A and B per iteration");
         }
         tiles[slot] = Some(LoadedTile {
+            copy: *copy,
             global: parts.src,
             shared: parts.dst,
             offsets: parts.src_offsets,
@@ -566,8 +614,21 @@ fn check_epilogue<'c, 'a>(
                     done.fragment == operands[0] && Some(&operands[1]) == index
                 })
         };
+        let other_tensor = || {
+            op.operand(0).ok().filter(|memref| name == "memref.load" && is_global(*memref))
+        };
         match name.as_str() {
             "memref.load" if on_accumulator(1) || on_reduced() => {}
+            "memref.load" if other_tensor().is_some() => {
+                let tensor = other_tensor().expect("checked");
+                return fail(
+                    op,
+                    format!(
+                        "reads the global tensor {} in the epilogue (a bias vector or a residual tile), which the {{chip}} lowering cannot read on tensor cores yet (its epilogue reads the accumulator and its reductions only)",
+                        tensor.r#type()
+                    ),
+                );
+            }
             "memref.store" if on_accumulator(2) => {}
             "memref.load" | "memref.store" => {
                 return fail(
