@@ -120,6 +120,25 @@ fn multi_head_gemm_on_4d_tensors_with_a_ragged_sequence() {
 }
 
 #[test]
+fn batched_gemm_with_a_3d_a_and_shared_weights() {
+    // relu(X[b] W) for a 3x100x64 X and a 64x48 W on 64x64 tiles: ragged rows and columns, the
+    // batch picked by the leading offset of X's and Y's copies.
+    let data = run("batched_gemm_relu.mlir", 35, 0);
+    let (batches, rows, k, n) = (3, 100, 64, 48);
+    let (x, w) = (&data[0], &data[1]);
+    let mut reference = vec![0.0; batches * rows * n];
+    for b in 0..batches {
+        for i in 0..rows {
+            for j in 0..n {
+                let dot: f64 = (0..k).map(|p| x.get((b * rows + i) * k + p) * w.get(p * n + j)).sum();
+                reference[(b * rows + i) * n + j] = dot.max(0.0);
+            }
+        }
+    }
+    assert_close(&data[2], &reference, 2e-3);
+}
+
+#[test]
 fn nd_copies_through_a_fragment_and_shared_memory() {
     // 2x+1 over a 3x70x32 tensor in 32x32 tiles placed at (head, sequence block, 0): every element
     // written once, the ragged last block clipped per dimension.

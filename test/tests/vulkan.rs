@@ -62,6 +62,11 @@ fn multi_head_gemm_on_4d_tensors_matches_the_reference() {
 }
 
 #[test]
+fn batched_gemm_with_a_3d_a_matches_the_reference() {
+    check_on_vulkan("test/programs/batched_gemm_relu.mlir", 36);
+}
+
+#[test]
 fn nd_copies_match_the_reference() {
     check_on_vulkan("test/programs/nd_copy_scale.mlir", 34);
 }
