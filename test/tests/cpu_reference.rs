@@ -139,6 +139,21 @@ fn batched_gemm_with_a_3d_a_and_shared_weights() {
 }
 
 #[test]
+fn gemm_with_a_bias_vector_and_a_residual_tile_in_the_epilogue() {
+    // relu(A B + bias) + R for 100x64 by 64x128 on 64x64 tiles: the residual copy clips the ragged
+    // last row block.
+    let data = run("gemm_bias_residual.mlir", 37, 0);
+    let (bias, residual) = (&data[2], &data[3]);
+    let n = 128;
+    let reference: Vec<f64> = matmul(&data[0], &data[1], false)
+        .into_iter()
+        .enumerate()
+        .map(|(index, x)| (x + bias.get(index % n)).max(0.0) + residual.get(index))
+        .collect();
+    assert_close(&data[4], &reference, 2e-3);
+}
+
+#[test]
 fn nd_copies_through_a_fragment_and_shared_memory() {
     // 2x+1 over a 3x70x32 tensor in 32x32 tiles placed at (head, sequence block, 0): every element
     // written once, the ragged last block clipped per dimension.

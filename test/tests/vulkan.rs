@@ -67,6 +67,11 @@ fn batched_gemm_with_a_3d_a_matches_the_reference() {
 }
 
 #[test]
+fn gemm_with_bias_and_residual_epilogue_matches_the_reference() {
+    check_on_vulkan("test/programs/gemm_bias_residual.mlir", 38);
+}
+
+#[test]
 fn nd_copies_match_the_reference() {
     check_on_vulkan("test/programs/nd_copy_scale.mlir", 34);
 }

@@ -14,8 +14,11 @@
 //! }
 //! ```
 //!
-//! Index arithmetic may stand anywhere. Every mismatch is an error that names the op and what the
-//! lowering expects.
+//! Index arithmetic may stand anywhere. The global tensors may have rank 2 to 5, the tiles lying in
+//! their last two dimensions ([`LoadedTile::offsets`]); lowerings that take matrices only say so
+//! through [`GemmPlan::lowered_on_sm90a_only`]. An epilogue that reads another global tensor (a
+//! bias vector, a residual tile) does not fit, and the error names the op that reads it. Every
+//! mismatch is an error that names the op and what the lowering expects.
 
 use melior::ir::{
     BlockLike, RegionLike, TypeLike, Value, ValueLike,
