@@ -3,8 +3,9 @@
 // tiles placed in the tensors' last two dimensions and the leading offsets picking the batch and the
 // head (block z = batch * 16 + head). The sequence (1000) is ragged on 128-row tiles: the last block's
 // rows 1000..1023 read zeros and are not written, never the next head's rows. On sm_90a the copies
-// are 4-D TMA boxes (1x1x128x32 and 1x1x128x64); gfx942 and cooperative matrices run it with the
-// plain strategy, with a warning that names the copy.
+// are 4-D TMA boxes (1x1x128x32 and 1x1x128x64), on gfx942 wide loads and guarded stores at
+// (batch, head, row, column); cooperative matrices run it with the plain strategy, with a warning
+// that names the copy.
 func.func @attention_scores(%Q: memref<4x16x1000x64xf16>, %K: memref<4x16x1000x64xf16>, %S: memref<4x16x1000x1000xf16>) {
   %c0 = arith.constant 0 : index
   %c2 = arith.constant 2 : index

@@ -16,7 +16,7 @@
 //!
 //! Index arithmetic may stand anywhere. The global tensors may have rank 2 to 5, the tiles lying in
 //! their last two dimensions ([`LoadedTile::offsets`]); lowerings that take matrices only say so
-//! through [`GemmPlan::lowered_on_sm90a_only`]. An epilogue that reads another global tensor (a
+//! through [`GemmPlan::matrices_only`]. An epilogue that reads another global tensor (a
 //! bias vector, a residual tile) does not fit, and the error names the op that reads it. Every
 //! mismatch is an error that names the op and what the lowering expects.
 
@@ -121,18 +121,22 @@ impl<'c, 'a> GemmPlan<'c, 'a> {
             let reason = format!("reduces the accumulator's columns (dim 0), which is lowered on tensor cores on sm_90a only so far (on {chip}, reduce rows, dim 1)");
             return Some((op, reason));
         }
-        if let Some(tile) = self.nd_tiles().next() {
-            let reason = format!(
-                "copies a tile of the rank-{} global tensor {} (its leading offsets picking a batch or head), which is lowered on tensor cores on sm_90a only so far (on {chip}, GEMM operands and results of rank 2)",
-                tile.rank(),
-                tile.global.r#type()
-            );
-            return Some((tile.copy, reason));
-        }
         self.transpose_a.then(|| {
             let reason = format!("expects A as MxK on {chip} (transpose_a is lowered on sm_90a only so far); transpose the global tensor's view instead");
             (self.gemm, reason)
         })
+    }
+
+    /// The first copy of an N-D global tensor and why the `chip` lowering, which takes matrices only
+    /// so far, runs the kernel with the plain strategy instead.
+    pub fn matrices_only(&self, chip: &str) -> Option<(OperationRef<'c, 'a>, String)> {
+        let tile = self.nd_tiles().next()?;
+        let reason = format!(
+            "copies a tile of the rank-{} global tensor {} (its leading offsets picking a batch or head), which is lowered on tensor cores on sm_90a and gfx942 only so far (on {chip}, GEMM operands and results of rank 2)",
+            tile.rank(),
+            tile.global.r#type()
+        );
+        Some((tile.copy, reason))
     }
 
     /// The loaded tiles and the result whose global tensors have more than two dimensions.

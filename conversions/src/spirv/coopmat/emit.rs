@@ -338,7 +338,7 @@ pub fn render_module(config: &CoopConfig, names: &KernelNames, interface: &Inter
         let exchange = config.exchange_type();
         epilogue::exchange_rows(t, kind, &lane_rows, &rows, &subgroup_n, config.subgroups.1, "%exchange", &exchange)
     });
-    epilogue::store_guarded(&mut t, &elements, &rows, &columns, &origin, (&c_rows, &c_cols), output, ("%C", c_type));
+    epilogue::store_guarded(&mut t, &elements, &rows, &columns, epilogue::Placement::matrix(&origin), (&c_rows, &c_cols), output, ("%C", c_type));
     t.line("gpu.return");
 
     let binding = |index: usize| format!("{{spirv.interface_var_abi = #spirv.interface_var_abi<(0, {index})>}}");
