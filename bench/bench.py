@@ -175,11 +175,22 @@ class Kernel:
         grid = [evaluate(size, tensors) for size in self.manifest["grid"]]
         block = self.manifest["block"]
         shared = self.manifest["dynamic_shared_bytes"]
-        scalars = [evaluate(p["value"], tensors) for p in self.manifest["params"] if p["kind"] == "scalar"]
-        args = (
-            tuple(m.data_ptr() for m in maps) + tuple(scalars),
-            tuple(ctypes.c_void_p for _ in maps) + tuple(ctypes.c_int64 for _ in scalars),
-        )
+        # The kernel's parameters in the manifest's order: a pointer to each tensor map, the memref
+        # descriptor (allocated and aligned pointers, offset, sizes, strides) of each other tensor the
+        # epilogue reads, an int64 per scalar.
+        values, types, next_map = [], [], iter(maps)
+        for p in self.manifest["params"]:
+            if p["kind"] == "tensor_map":
+                values.append(next(next_map).data_ptr())
+                types.append(ctypes.c_void_p)
+            elif p["kind"] == "memref":
+                t = tensors[p["host_argument"]]
+                values += [t.data_ptr(), t.data_ptr(), 0, *t.shape, *t.stride()]
+                types += [ctypes.c_void_p, ctypes.c_void_p] + [ctypes.c_int64] * (1 + 2 * t.dim())
+            else:
+                values.append(evaluate(p["value"], tensors))
+                types.append(ctypes.c_int64)
+        args = (tuple(values), tuple(types))
         stream = torch.cuda.current_stream().cuda_stream
 
         def launch():
@@ -228,6 +239,10 @@ def host_tensors(kernel):
     """Random inputs (never zeros) and a NaN-poisoned output, in host-argument order."""
     tensors = {}
     for param in kernel.manifest["params"]:
+        if param["kind"] == "memref":
+            # A tensor the epilogue reads (bias vector, residual tile): static shapes only.
+            tensors[param["host_argument"]] = torch.randn(param["shape"], dtype=DTYPES[param["element"]], device="cuda")
+            continue
         if param["kind"] != "tensor_map":
             continue
         shape = gemm_shape(kernel, param)
@@ -269,6 +284,11 @@ def reference(kernel, tensors):
     a, b = (tensors[p["host_argument"]] for p in kernel.manifest["params"][:2])
     a = a.double().transpose(-1, -2) if kernel.manifest["tile"].get("transpose_a") else a.double()
     b = b.double().transpose(-1, -2) if kernel.manifest["tile"].get("transpose_b") else b.double()
+    if "epilogue_reads" in kernel.name:
+        # test/programs/gemm_epilogue_reads.mlir: relu(A B + bias) + R, the bias vector and the
+        # residual tile read in the epilogue (the manifest's memref parameters, in that order).
+        bias, residual = (tensors[p["host_argument"]].double() for p in kernel.manifest["params"] if p["kind"] == "memref")
+        return torch.relu(a @ b + bias) + residual
     return epilogue(kernel.name, a @ b)
 
 

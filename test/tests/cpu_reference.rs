@@ -154,6 +154,21 @@ fn gemm_with_a_bias_vector_and_a_residual_tile_in_the_epilogue() {
 }
 
 #[test]
+fn gemm_with_an_epilogue_that_loads_a_bias_vector_and_a_residual_tile() {
+    // relu(A B + bias) + R for 200x64 by 64x192 on 128x128 tiles, the bias and the residual read
+    // with memref.load in the epilogue.
+    let data = run("gemm_epilogue_reads.mlir", 39, 0);
+    let (bias, residual) = (&data[2], &data[3]);
+    let n = 192;
+    let reference: Vec<f64> = matmul(&data[0], &data[1], false)
+        .into_iter()
+        .enumerate()
+        .map(|(index, x)| (x + bias.get(index % n)).max(0.0) + residual.get(index))
+        .collect();
+    assert_close(&data[4], &reference, 2e-3);
+}
+
+#[test]
 fn nd_copies_through_a_fragment_and_shared_memory() {
     // 2x+1 over a 3x70x32 tensor in 32x32 tiles placed at (head, sequence block, 0): every element
     // written once, the ragged last block clipped per dimension.

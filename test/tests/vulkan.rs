@@ -72,6 +72,11 @@ fn gemm_with_bias_and_residual_epilogue_matches_the_reference() {
 }
 
 #[test]
+fn gemm_with_epilogue_loads_of_other_tensors_matches_the_reference() {
+    check_on_vulkan("test/programs/gemm_epilogue_reads.mlir", 40);
+}
+
+#[test]
 fn nd_copies_match_the_reference() {
     check_on_vulkan("test/programs/nd_copy_scale.mlir", 34);
 }

@@ -431,7 +431,7 @@ pub fn render_module(
     let offsets: Vec<i64> = std::iter::successors(Some(1), |offset| Some(offset * 2))
         .take_while(|offset| *offset < config.mfma.size)
         .collect();
-    epilogue::run(&mut t, names, &mut elements, &rows, &columns, &sizes, |t, kind, axis, elements| {
+    epilogue::run(&mut t, names, &mut elements, &rows, &columns, &sizes, (&[], &[]), |t, kind, axis, elements| {
         debug_assert_eq!(axis, crate::gemm::plan::Axis::Rows, "column reductions take the plain strategy (resolve)");
         let lane_rows: Vec<String> = epilogue::partials(t, kind, elements, axis, rows.len())
             .iter()

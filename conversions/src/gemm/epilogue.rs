@@ -69,7 +69,9 @@ pub fn butterfly(t: &mut Text, kind: ReductionKind, value: &str, offsets: &[i64]
 /// Runs the epilogue on `elements`: the single epilogue function, or the segments with the
 /// reductions between them (`reduce` turns the elements into one value per row or column slot,
 /// complete across the block). `rows` and `columns` are the index values of the slots; `sizes` the kernel's
-/// size parameters, as indices.
+/// size parameters, as indices; `reads` the block indices and the other tensors the epilogue reads
+/// (see [`KernelNames::epilogue_tensors`]; ignored when it reads none).
+#[allow(clippy::too_many_arguments)]
 pub fn run(
     t: &mut Text,
     names: &KernelNames,
@@ -77,6 +79,7 @@ pub fn run(
     rows: &[String],
     columns: &[String],
     sizes: &[String],
+    reads: (&[String], &[String]),
     mut reduce: impl FnMut(&mut Text, ReductionKind, Axis, &[Element]) -> Vec<String>,
 ) {
     let segments: Vec<&str> = if names.segments.is_empty() {
@@ -84,8 +87,15 @@ pub fn run(
     } else {
         names.segments.iter().map(String::as_str).collect()
     };
-    let size_args: String = sizes.iter().map(|size| format!(", {size}")).collect();
-    let size_types = ", index".repeat(sizes.len());
+    let mut size_args: String = sizes.iter().map(|size| format!(", {size}")).collect();
+    let mut size_types = ", index".repeat(sizes.len());
+    if !names.epilogue_tensors.is_empty() {
+        let (blocks, tensors) = reads;
+        assert_eq!(tensors.len(), names.epilogue_tensors.len(), "one kernel argument per tensor the epilogue reads");
+        size_args.extend(blocks.iter().chain(tensors).map(|value| format!(", {value}")));
+        size_types.push_str(&", index".repeat(blocks.len()));
+        size_types.extend(names.epilogue_tensors.iter().map(|ty| format!(", {ty}")));
+    }
     // Segment s sees the values reduced before it: `reduced[r][slot]`, by row or column slot.
     let mut reduced: Vec<(Axis, Vec<String>)> = Vec::new();
     for (segment, function) in segments.iter().enumerate() {

@@ -31,6 +31,10 @@ pub struct Helpers {
     pub segments: Vec<String>,
     /// The kind and axis of each reduction, between the segments.
     pub reductions: Vec<(tile_dialect::ops::ReductionKind, Axis)>,
+    /// The types of the other global tensors the epilogue reads (see
+    /// [`GemmPlan::epilogue_tensors`]): when there are any, the epilogue functions also take the
+    /// block indices and these tensors, after the size parameters.
+    pub epilogue_tensors: Vec<String>,
     /// The helpers' `func.func` definitions.
     pub text: String,
 }
@@ -77,6 +81,9 @@ pub struct KernelNames<'n> {
     pub segments: &'n [String],
     /// The reductions between the segments.
     pub reductions: &'n [(tile_dialect::ops::ReductionKind, Axis)],
+    /// The types of the other tensors the epilogue functions take (see
+    /// [`Helpers::epilogue_tensors`]).
+    pub epilogue_tensors: &'n [String],
 }
 
 impl KernelNames<'_> {
@@ -138,6 +145,7 @@ impl<'n> KernelNames<'n> {
             epilogue: helpers.epilogue.as_deref(),
             segments: &helpers.segments,
             reductions: &helpers.reductions,
+            epilogue_tensors: &helpers.epilogue_tensors,
         }
     }
 }
@@ -158,12 +166,14 @@ pub fn outline_helpers<'c>(context: &'c Context, plan: &GemmPlan<'c, '_>, stem: 
     text += &outline::slice_function(context, &store_origin, &tile_inputs, &plan.output.offsets)?;
     let mut segments = Vec::new();
     let fragments: Vec<_> = plan.reduced.iter().map(|reduced| reduced.fragment).collect();
+    let tensors = plan.epilogue_tensors();
+    let reads = outline::EpilogueReads { blocks: &plan.block_indices, tensors: &tensors };
     let epilogue = if plan.reduced.is_empty() {
         if plan.epilogue.is_empty() && plan.fill == 0.0 {
             None
         } else {
             let name = format!("{stem}_epilogue");
-            text += &outline::epilogue_function(context, &name, plan.fill, &plan.epilogue, &[], &plan.params)?;
+            text += &outline::epilogue_function(context, &name, plan.fill, &plan.epilogue, &[], &plan.params, reads)?;
             Some(name)
         }
     } else {
@@ -178,14 +188,15 @@ pub fn outline_helpers<'c>(context: &'c Context, plan: &GemmPlan<'c, '_>, stem: 
             steps.next();
             let name = format!("{stem}_epilogue{segment}");
             let fill = if segment == 0 { plan.fill } else { 0.0 };
-            text += &outline::epilogue_function(context, &name, fill, &loops, &fragments[..segment], &plan.params)?;
+            text += &outline::epilogue_function(context, &name, fill, &loops, &fragments[..segment], &plan.params, reads)?;
             segments.push(name);
         }
         None
     };
     let reductions = plan.reduced.iter().map(|reduced| (reduced.kind, reduced.axis)).collect();
     let (load_results, store_results) = (roots.len(), plan.output.offsets.len());
-    Ok(Helpers { load_origin, store_origin, load_results, store_results, epilogue, segments, reductions, text })
+    let epilogue_tensors = tensors.iter().map(|tensor| melior::ir::ValueLike::r#type(tensor).to_string()).collect();
+    Ok(Helpers { load_origin, store_origin, load_results, store_results, epilogue_tensors, epilogue, segments, reductions, text })
 }
 
 /// The host side of a rendered kernel: `func.func private @{name}(operands...)` (its `text`) that

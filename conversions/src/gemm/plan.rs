@@ -16,9 +16,11 @@
 //!
 //! Index arithmetic may stand anywhere. The global tensors may have rank 2 to 5, the tiles lying in
 //! their last two dimensions ([`LoadedTile::offsets`]); lowerings that take matrices only say so
-//! through [`GemmPlan::matrices_only`]. An epilogue that reads another global tensor (a
-//! bias vector, a residual tile) does not fit, and the error names the op that reads it. Every
-//! mismatch is an error that names the op and what the lowering expects.
+//! through [`GemmPlan::matrices_only`]. Epilogues may `memref.load` other global tensors (a bias
+//! vector at the column, a residual tile at (row, column)) at any index the epilogue computes
+//! ([`GemmPlan::epilogue_reads`]; on sm_90a only so far); a `tile.copy` of another tensor into a
+//! fragment for the epilogue does not fit, and the error names that copy. Every mismatch is an
+//! error that names the op and what the lowering expects.
 
 use melior::ir::{
     BlockLike, RegionLike, TypeLike, Value, ValueLike,
@@ -117,6 +119,13 @@ impl<'c, 'a> GemmPlan<'c, 'a> {
     /// The first part of the program that only the sm_90a lowering takes so far, and why, for the
     /// `chip` lowering to run the kernel with the plain strategy instead.
     pub fn lowered_on_sm90a_only(&self, chip: &str) -> Option<(OperationRef<'c, 'a>, String)> {
+        if let Some((op, tensor)) = self.epilogue_reads.first() {
+            let reason = format!(
+                "reads the global tensor {} in the epilogue (a bias vector or a residual tile), which is read on tensor cores on sm_90a only so far (on {chip}, the epilogue reads the accumulator and its reductions only)",
+                tensor.r#type()
+            );
+            return Some((*op, reason));
+        }
         if let Some(op) = self.column_reduction() {
             let reason = format!("reduces the accumulator's columns (dim 0), which is lowered on tensor cores on sm_90a only so far (on {chip}, reduce rows, dim 1)");
             return Some((op, reason));
@@ -137,6 +146,17 @@ impl<'c, 'a> GemmPlan<'c, 'a> {
             tile.global.r#type()
         );
         Some((tile.copy, reason))
+    }
+
+    /// The other global tensors the epilogue reads, each once, in the order of their first load.
+    pub fn epilogue_tensors(&self) -> Vec<Value<'c, 'a>> {
+        let mut tensors: Vec<Value> = Vec::new();
+        for (_, tensor) in &self.epilogue_reads {
+            if !tensors.contains(tensor) {
+                tensors.push(*tensor);
+            }
+        }
+        tensors
     }
 
     /// The loaded tiles and the result whose global tensors have more than two dimensions.
@@ -184,6 +204,9 @@ pub struct GemmPlan<'c, 'a> {
     pub epilogue: Vec<OperationRef<'c, 'a>>,
     /// The reduced fragments, in the order of their reductions.
     pub reduced: Vec<Reduced<'c, 'a>>,
+    /// The `memref.load`s of other global tensors in the epilogue (a bias vector, a residual
+    /// tile) and the tensors they read.
+    pub epilogue_reads: Vec<(OperationRef<'c, 'a>, Value<'c, 'a>)>,
     /// The global destination of the result and the tile's origin in it.
     pub output: LoadedTile<'c, 'a>,
 }
@@ -341,11 +364,12 @@ pub fn plan_gemm<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Planned<'c, 'a, GemmPl
         .find(|op| op_name(op) == "tile.gemm")
         .expect("the main loop has its gemm");
     let mut reduced = Vec::new();
+    let mut epilogue_reads = Vec::new();
     for step in &epilogue {
         if op_name(step) == "tile.reduce" {
             reduced.push(check_reduction(*step, accumulator, &vector_fragments, &reduced)?);
         } else {
-            check_epilogue(*step, accumulator, &reduced)?;
+            epilogue_reads.extend(check_epilogue(*step, accumulator, &reduced)?);
         }
     }
     if let Some(unused) = vector_fragments.iter().find(|vector| !reduced.iter().any(|done| done.fragment == **vector)) {
@@ -383,6 +407,7 @@ pub fn plan_gemm<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Planned<'c, 'a, GemmPl
         main_loop,
         epilogue,
         reduced,
+        epilogue_reads,
         output: LoadedTile {
             copy: output_op,
             global: parts.dst,
@@ -596,12 +621,15 @@ fn check_reduction<'c, 'a>(
     }
 }
 
+/// Checks an epilogue loop; returns its loads of other global tensors (a bias vector, a residual
+/// tile) and the tensors they read.
 fn check_epilogue<'c, 'a>(
     parallel: OperationRef<'c, 'a>,
     accumulator: Value<'c, 'a>,
     reduced: &[Reduced<'c, 'a>],
-) -> Planned<'c, 'a, ()> {
+) -> Planned<'c, 'a, Vec<(OperationRef<'c, 'a>, Value<'c, 'a>)>> {
     let indices = block_arguments(parallel);
+    let mut reads = Vec::new();
     for op in body_ops(parallel) {
         let name = op_name(&op);
         let on_accumulator = |first_index: usize| {
@@ -626,16 +654,7 @@ fn check_epilogue<'c, 'a>(
         };
         match name.as_str() {
             "memref.load" if on_accumulator(1) || on_reduced() => {}
-            "memref.load" if other_tensor().is_some() => {
-                let tensor = other_tensor().expect("checked");
-                return fail(
-                    op,
-                    format!(
-                        "reads the global tensor {} in the epilogue (a bias vector or a residual tile), which the {{chip}} lowering cannot read on tensor cores yet (its epilogue reads the accumulator and its reductions only)",
-                        tensor.r#type()
-                    ),
-                );
-            }
+            "memref.load" if other_tensor().is_some() => reads.push((op, other_tensor().expect("checked"))),
             "memref.store" if on_accumulator(2) => {}
             "memref.load" | "memref.store" => {
                 return fail(
@@ -654,5 +673,5 @@ fn check_epilogue<'c, 'a>(
             }
         }
     }
-    Ok(())
+    Ok(reads)
 }

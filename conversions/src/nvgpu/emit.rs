@@ -491,7 +491,9 @@ pub fn render_module(
         let warp = t.let_("gwarp", format!("arith.divui {tid}, {c32} : index"));
         (view, ty, warp, warps)
     });
-    epilogue::run(&mut t, names, &mut elements, &rows, &columns, &sizes, |t, kind, axis, elements| match axis {
+    // The other tensors the epilogue reads arrive as memrefs after the tensor maps.
+    let others: Vec<String> = (0..names.epilogue_tensors.len()).map(|index| format!("%other{index}")).collect();
+    epilogue::run(&mut t, names, &mut elements, &rows, &columns, &sizes, (&blocks, &others), |t, kind, axis, elements| match axis {
         // A row of the wgmma accumulator lies in the 4 lanes of one quad: the thread's own
         // elements, then a butterfly over the quad.
         Axis::Rows => epilogue::partials(t, kind, elements, axis, rows.len())
@@ -580,8 +582,12 @@ pub fn render_module(
         module,
         "    gpu.func @{}(%map_a: !llvm.ptr, %map_b: !llvm.ptr, %map_c: !llvm.ptr{}) kernel attributes {{known_block_size = array<i32: {threads}, 1, 1>}} {{",
         names.kernel,
-        (0..params)
-            .map(|index| format!(", %param{index}: i64"))
+        names
+            .epilogue_tensors
+            .iter()
+            .enumerate()
+            .map(|(index, ty)| format!(", %other{index}: {ty}"))
+            .chain((0..params).map(|index| format!(", %param{index}: i64")))
             .chain(config.persistent.filter(|persistent| persistent.tiles.is_none()).map(|_| ", %tiles_x: i64, %tiles_y: i64".to_owned()))
             .collect::<String>()
     );

@@ -61,6 +61,15 @@ pub fn manifest(plan: &GemmPlan, config: &HopperConfig, entry: &str) -> Result<S
         ),
         tensor_map("C", plan.output.global, config.c.box_cols, config.bm, config.c.swizzle),
     ];
+    // The other tensors the epilogue reads: memref descriptors (allocated and aligned pointers,
+    // offset, sizes, strides), in the kernel's parameter order.
+    for tensor in plan.epilogue_tensors() {
+        let HostTensor { argument, shape, element } = host_tensor(tensor);
+        params.push(format!(
+            "{{\"role\": \"epilogue\", \"kind\": \"memref\", \"host_argument\": {argument}, \"shape\": {}, \"element\": \"{element}\"}}",
+            json_list(shape)
+        ));
+    }
     let scalar = |role: &str, value: &str| {
         format!("{{\"role\": \"{role}\", \"kind\": \"scalar\", \"type\": \"i64\", \"value\": {value}}}")
     };

@@ -199,6 +199,10 @@ fn lower_kernel<'c, 'a>(
     let maps = emit::tensor_map_types(&config);
     let boxes = [(config.a.box_rows, config.a.box_inner), (config.b.box_rows, config.b.box_inner), (config.bm, config.c.box_cols)];
     let tensor = |line: &mut dyn FnMut(String), index: usize, ty: &str, element: &str| {
+        // After A, B and the result: the other tensors the epilogue reads, passed as memrefs.
+        if index >= maps.len() {
+            return host::memref_argument(line, index, ty, element);
+        }
         let (map, (rows, inner)) = (&maps[index], boxes[index]);
         // An N-D tensor's map has a box of 1 in each leading dimension.
         let leading = config.leading[index];
@@ -223,6 +227,7 @@ fn lower_kernel<'c, 'a>(
         persistent_blocks: config.persistent.map(|_| config::MULTIPROCESSORS),
     };
     let mut launched = host::Launched::of(&plan);
+    launched.tensors.extend(plan.epilogue_tensors());
     if config.persistent.is_some_and(|persistent| persistent.tiles.is_none()) {
         // A dynamic grid reaches a persistent kernel as its last two parameters.
         launched.params.extend(plan.grid.iter().copied());

@@ -326,7 +326,7 @@ pub fn render_module(config: &CoopConfig, names: &KernelNames, interface: &Inter
     }
     // A row of a 16x16 matrix lies in the 16 lanes that share lane / 16; a row of the block tile
     // also spans the subgroups along N, which exchange their partial rows in workgroup memory.
-    epilogue::run(&mut t, names, &mut elements, &rows, &columns, &[], |t, kind, axis, elements| {
+    epilogue::run(&mut t, names, &mut elements, &rows, &columns, &[], (&[], &[]), |t, kind, axis, elements| {
         debug_assert_eq!(axis, crate::gemm::plan::Axis::Rows, "column reductions take the plain strategy (resolve)");
         let lane_rows: Vec<String> = epilogue::partials(t, kind, elements, axis, rows.len())
             .iter()
