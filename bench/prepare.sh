@@ -11,7 +11,7 @@ sed 's/stages(4) {/stages(4) attributes {tile.schedule = {persistent = false}} {
   examples/gemm_dynamic.mlir > bench/programs/gemm_dynamic_tilewise.mlir
 mkdir -p bench/kernels
 # The test programs outside the GEMM family run with the plain strategy.
-for program in bench/programs/*.mlir examples/*.mlir test/programs/row_softmax.mlir test/programs/reduce_kinds.mlir test/programs/gemm_bias_fill.mlir test/programs/gemm_row_softmax.mlir test/programs/gemm_column_center.mlir; do
+for program in bench/programs/*.mlir examples/*.mlir test/programs/row_softmax.mlir test/programs/reduce_kinds.mlir test/programs/gemm_bias_fill.mlir test/programs/gemm_row_softmax.mlir test/programs/gemm_column_center.mlir test/programs/multi_head_scores.mlir test/programs/batched_gemm_relu.mlir test/programs/gemm_epilogue_reads.mlir; do
   case "$program" in */vk_*) continue ;; esac
   target/release/tile-compile "$program" --target sm_90a -o bench/kernels --timing 2>&1 >/dev/null | sed "s|^|$(basename "$program"): |" || true
 done

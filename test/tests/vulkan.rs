@@ -57,6 +57,31 @@ fn gemm_with_a_private_accumulator_matches_the_reference() {
 }
 
 #[test]
+fn multi_head_gemm_on_4d_tensors_matches_the_reference() {
+    check_on_vulkan("test/programs/multi_head_scores.mlir", 33);
+}
+
+#[test]
+fn batched_gemm_with_a_3d_a_matches_the_reference() {
+    check_on_vulkan("test/programs/batched_gemm_relu.mlir", 36);
+}
+
+#[test]
+fn gemm_with_bias_and_residual_epilogue_matches_the_reference() {
+    check_on_vulkan("test/programs/gemm_bias_residual.mlir", 38);
+}
+
+#[test]
+fn gemm_with_epilogue_loads_of_other_tensors_matches_the_reference() {
+    check_on_vulkan("test/programs/gemm_epilogue_reads.mlir", 40);
+}
+
+#[test]
+fn nd_copies_match_the_reference() {
+    check_on_vulkan("test/programs/nd_copy_scale.mlir", 34);
+}
+
+#[test]
 fn row_softmax_matches_the_reference() {
     check_on_vulkan("test/programs/row_softmax.mlir", 22);
 }

@@ -105,7 +105,7 @@ pub(crate) fn resolve<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Result<Strategy<'
             return Ok(Strategy::Plain { op: error.op, reason });
         }
     };
-    if let Some((op, reason)) = plan.lowered_on_sm90a_only(TARGET) {
+    if let Some((op, reason)) = plan.lowered_on_sm90a_only(TARGET).or_else(|| plan.matrices_only(TARGET)) {
         return Ok(Strategy::Plain { op, reason });
     }
     let cannot = |message: String| (kernel, format!("cannot be lowered for {TARGET}: {message}"));
