@@ -1,0 +1,1 @@
+//! Unit tests: each op on tiny programs, against results computed here independently.
