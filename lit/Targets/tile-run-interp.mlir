@@ -1,12 +1,14 @@
 // tile-run --target interp: the reference interpreter (tile-interp) runs every host function on the
 // same seeded inputs as the CPU reference and prints the same summary; --check compares it with the
-// CPU reference, and --check on the CPU reference compares it with the interpreter.
+// CPU reference, and --check on the CPU reference compares it with the interpreter; Vulkan (lavapipe)
+// can be checked against the interpreter too.
 // RUN: tile-run %s --target interp --seed 4 | FileCheck %s
 // RUN: tile-run %s --target interp --seed 4 > %t.a && tile-run %s --target cpu --seed 4 > %t.b
 // RUN: diff <(grep checksum %t.a) <(grep checksum %t.b)
 // RUN: tile-run %s --target interp --check --seed 5 | FileCheck %s --check-prefix=CHECK-CPU
 // RUN: tile-run %s --target cpu --check --seed 5 | FileCheck %s --check-prefix=CHECK-INTERP
 // RUN: tile-run %s --target cpu --check --against interp --seed 5 | FileCheck %s --check-prefix=CHECK-INTERP
+// RUN: tile-run %s --target vulkan --check --against interp --seed 5 | FileCheck %s --check-prefix=VULKAN
 // RUN: not tile-run %s --target interp --check --against interp 2>&1 | FileCheck %s --check-prefix=AGAINST
 // RUN: not tile-run %S/Inputs/interp-out-of-bounds.mlir --target interp 2>&1 | FileCheck %s --check-prefix=OOB
 
@@ -20,6 +22,10 @@
 // CHECK-INTERP: @scale_rows ran on the CPU reference in
 // CHECK-INTERP-NEXT: output %arg1 [32, 16] f32: checksum
 // CHECK-INTERP-NEXT: check %arg1: match, worst relative error 0.000e0
+
+// VULKAN: @scale_rows ran on {{.*}} (Vulkan) in
+// VULKAN-NEXT: output %arg1 [32, 16] f32: checksum
+// VULKAN-NEXT: check %arg1: match, worst relative error 0.000e0
 
 // AGAINST: error: cannot check interp against interp: expected cpu or interp, other than the target
 

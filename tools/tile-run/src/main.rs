@@ -92,8 +92,12 @@ fn run() -> Result<bool, String> {
     } else {
         (None, None)
     };
-    let interp_program = (target == "interp" || (check && against == "interp"))
-        .then(|| InterpProgram::new(&module));
+    let interp_program = if target == "interp" || (check && against == "interp") {
+        // From a fresh parse: the Vulkan lowering above rewrites `module` in place.
+        Some(InterpProgram::new(&parse()?))
+    } else {
+        None
+    };
     let cpu_program = if target == "cpu" || (check && against == "cpu") {
         let mut cpu_module = parse()?;
         Some(CpuProgram::compile(&context, &mut cpu_module)?)
