@@ -41,23 +41,71 @@ pub struct MemType {
 #[derive(Clone, Copy, Debug)]
 #[allow(missing_docs)]
 pub enum IntOp {
-    Add, Sub, Mul, DivS, DivU, RemS, RemU, CeilDivS, CeilDivU, FloorDivS,
-    MinS, MaxS, MinU, MaxU, And, Or, Xor, Shl, ShrS, ShrU,
+    Add,
+    Sub,
+    Mul,
+    DivS,
+    DivU,
+    RemS,
+    RemU,
+    CeilDivS,
+    CeilDivU,
+    FloorDivS,
+    MinS,
+    MaxS,
+    MinU,
+    MaxU,
+    And,
+    Or,
+    Xor,
+    Shl,
+    ShrS,
+    ShrU,
 }
 
 /// Binary float operations (`arith` and `math`).
 #[derive(Clone, Copy, Debug)]
 #[allow(missing_docs)]
 pub enum FloatOp {
-    Add, Sub, Mul, Div, Rem, Maximum, Minimum, MaxNum, MinNum, Pow, Atan2, CopySign,
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    Maximum,
+    Minimum,
+    MaxNum,
+    MinNum,
+    Pow,
+    Atan2,
+    CopySign,
 }
 
 /// Unary float operations (`arith.negf` and `math`).
 #[derive(Clone, Copy, Debug)]
 #[allow(missing_docs)]
 pub enum UnaryOp {
-    Neg, Abs, Exp, Exp2, Expm1, Log, Log2, Log10, Log1p, Sqrt, Rsqrt, Tanh, Sin, Cos, Tan, Atan,
-    Floor, Ceil, Round, RoundEven, Trunc,
+    Neg,
+    Abs,
+    Exp,
+    Exp2,
+    Expm1,
+    Log,
+    Log2,
+    Log10,
+    Log1p,
+    Sqrt,
+    Rsqrt,
+    Tanh,
+    Sin,
+    Cos,
+    Tan,
+    Atan,
+    Floor,
+    Ceil,
+    Round,
+    RoundEven,
+    Trunc,
 }
 
 /// What an op does, with its static data.
@@ -164,7 +212,11 @@ pub fn location_text(location: melior::ir::Location) -> String {
     if location.is_file_line_col_range() {
         format!(
             "{}:{}:{}",
-            location.file_line_col_range_filename().as_string_ref().as_str().unwrap_or("?"),
+            location
+                .file_line_col_range_filename()
+                .as_string_ref()
+                .as_str()
+                .unwrap_or("?"),
             location.file_line_col_range_start_line(),
             location.file_line_col_range_start_column()
         )
@@ -193,7 +245,11 @@ pub fn mem_type(r#type: Type) -> std::result::Result<MemType, String> {
         .into_iter()
         .map(|size| size.map(|size| size as usize))
         .collect();
-    Ok(MemType { element, shape, text: text.into() })
+    Ok(MemType {
+        element,
+        shape,
+        text: text.into(),
+    })
 }
 
 fn scalar_type(r#type: Type) -> Option<Scalar> {
@@ -225,19 +281,33 @@ impl Decoder {
             .ok()
             .and_then(|attr| TypeAttribute::try_from(attr).ok())
             .and_then(|attr| FunctionType::try_from(attr.value()).ok())
-            .ok_or_else(|| Error::UnsupportedForm(site.clone(), "without a function type".into()))?;
+            .ok_or_else(|| {
+                Error::UnsupportedForm(site.clone(), "without a function type".into())
+            })?;
         let mut arguments = Vec::new();
         for index in 0..signature.input_count() {
-            let r#type = signature.input(index).map_err(|e| Error::Arguments(e.to_string()))?;
+            let r#type = signature
+                .input(index)
+                .map_err(|e| Error::Arguments(e.to_string()))?;
             arguments.push(mem_type(r#type).map_err(|why| {
                 Error::UnsupportedForm(site.clone(), format!("argument {index} {why}"))
             })?);
         }
-        let mut decoder = Self { slots: HashMap::new(), in_kernel: false };
+        let mut decoder = Self {
+            slots: HashMap::new(),
+            in_kernel: false,
+        };
         let region = op.region(0).map_err(|_| Error::NoFunction(name.clone()))?;
-        let block = region.first_block().ok_or_else(|| Error::NoFunction(name.clone()))?;
-        let body = decoder.block(block, &site)?;
-        Ok(Function { name, arguments, body, slots: decoder.slots.len() })
+        let block = region
+            .first_block()
+            .ok_or_else(|| Error::NoFunction(name.clone()))?;
+        let body = decoder.block(block)?;
+        Ok(Function {
+            name,
+            arguments,
+            body,
+            slots: decoder.slots.len(),
+        })
     }
 
     fn define(&mut self, value: Value) -> usize {
@@ -247,11 +317,14 @@ impl Decoder {
 
     fn use_of(&self, value: Value, site: &Rc<Site>) -> Result<usize> {
         self.slots.get(&key(value)).copied().ok_or_else(|| {
-            Error::UnsupportedForm((**site).clone(), "using a value defined outside its function".into())
+            Error::UnsupportedForm(
+                (**site).clone(),
+                "using a value defined outside its function".into(),
+            )
         })
     }
 
-    fn block(&mut self, block: BlockRef, _parent: &Site) -> Result<Body> {
+    fn block(&mut self, block: BlockRef) -> Result<Body> {
         let mut body = Body::default();
         for index in 0..block.argument_count() {
             let argument = block.argument(index).expect("in range");
@@ -281,13 +354,25 @@ impl Decoder {
                 continue;
             };
             if block.next_in_region().is_some() {
-                return Err(Error::UnsupportedForm((*site).clone(), "with a multi-block region".into()));
+                return Err(Error::UnsupportedForm(
+                    (*site).clone(),
+                    "with a multi-block region".into(),
+                ));
             }
-            regions.push(self.block(block, &site)?);
+            regions.push(self.block(block)?);
         }
         self.in_kernel = was_in_kernel;
-        let results = op.results().map(|result| self.define(result.into())).collect();
-        Ok(Op { kind, operands, results, regions, site })
+        let results = op
+            .results()
+            .map(|result| self.define(result.into()))
+            .collect();
+        Ok(Op {
+            kind,
+            operands,
+            results,
+            regions,
+            site,
+        })
     }
 
     fn kind(&self, op: &OperationRef, site: &Rc<Site>) -> Result<Kind> {
@@ -308,10 +393,16 @@ impl Decoder {
         };
         let width = |scalar: Scalar| scalar.width().ok_or_else(|| form(format!("on {scalar}")));
         let int = |kind: IntOp| -> Result<Kind> { Ok(Kind::Int(kind, width(result_type()?)?)) };
-        let binary = |kind: FloatOp| -> Result<Kind> { Ok(Kind::Float(kind, float(result_type()?)?)) };
-        let unary = |kind: UnaryOp| -> Result<Kind> { Ok(Kind::Unary(kind, float(result_type()?)?)) };
+        let binary =
+            |kind: FloatOp| -> Result<Kind> { Ok(Kind::Float(kind, float(result_type()?)?)) };
+        let unary =
+            |kind: UnaryOp| -> Result<Kind> { Ok(Kind::Unary(kind, float(result_type()?)?)) };
         let cast = |signed: bool| -> Result<Kind> {
-            Ok(Kind::Cast { from: operand_type(0)?, to: result_type()?, signed })
+            Ok(Kind::Cast {
+                from: operand_type(0)?,
+                to: result_type()?,
+                signed,
+            })
         };
         let memory = |kind: Kind| -> Result<Kind> {
             // Every memref operand must be one the machine can hold.
@@ -365,8 +456,13 @@ impl Decoder {
                 Kind::CmpI(predicate, width(operand_type(0)?)?)
             }
             "index.cmp" => {
-                let text = op.attribute("pred").map(|attr| attr.to_string()).unwrap_or_default();
-                let names = ["eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge"];
+                let text = op
+                    .attribute("pred")
+                    .map(|attr| attr.to_string())
+                    .unwrap_or_default();
+                let names = [
+                    "eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge",
+                ];
                 let predicate = names
                     .iter()
                     .position(|name| text.ends_with(&format!(" {name}>")))
@@ -432,9 +528,14 @@ impl Decoder {
             }
             "memref.dim" => memory(Kind::Dim)?,
             "memref.alloc" | "memref.alloca" => {
-                let kind = alloc(if self.in_kernel { Level::Local } else { Level::Global })?;
+                let kind = alloc(if self.in_kernel {
+                    Level::Local
+                } else {
+                    Level::Global
+                })?;
                 if let Kind::Alloc(r#type, _) = &kind
-                    && op.operand_count() != r#type.shape.iter().filter(|size| size.is_none()).count()
+                    && op.operand_count()
+                        != r#type.shape.iter().filter(|size| size.is_none()).count()
                 {
                     return Err(form("with symbol operands".into()));
                 }
@@ -452,7 +553,11 @@ impl Decoder {
                     .ok()
                     .and_then(|attr| DenseI64ArrayAttribute::try_from(attr).ok())
                     .ok_or_else(unsupported)?;
-                Kind::Parallel((0..extents.len()).filter_map(|i| extents.element(i).ok()).collect())
+                Kind::Parallel(
+                    (0..extents.len())
+                        .filter_map(|i| extents.element(i).ok())
+                        .collect(),
+                )
             }
             "tile.alloc_shared" => alloc(Level::Shared)?,
             "tile.alloc_fragment" => alloc(Level::Fragment)?,

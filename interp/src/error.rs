@@ -15,6 +15,21 @@ pub struct Site {
     pub location: String,
 }
 
+/// An access outside a buffer: what [`Error::OutOfBounds`] reports.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OutOfBounds {
+    /// The op.
+    pub site: Site,
+    /// `read` or `write`.
+    pub access: &'static str,
+    /// The index, one number per dimension.
+    pub index: Vec<i64>,
+    /// The buffer's type as written, and its runtime shape.
+    pub buffer: String,
+    /// The grid block that ran the op, when inside a kernel.
+    pub block: Option<Vec<i64>>,
+}
+
 /// Why the interpreter cannot decode or run a program.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Error {
@@ -27,18 +42,7 @@ pub enum Error {
     /// An op the interpreter implements, with an operand, attribute or type it does not.
     UnsupportedForm(Site, String),
     /// A load, store or copy outside a buffer (and outside the clipping rule of `tile.copy`).
-    OutOfBounds {
-        /// The op.
-        site: Site,
-        /// `read` or `write`.
-        access: &'static str,
-        /// The index, one number per dimension.
-        index: Vec<i64>,
-        /// The buffer's type as written, and its runtime shape.
-        buffer: String,
-        /// The grid block that ran the op, when inside a kernel.
-        block: Option<Vec<i64>>,
-    },
+    OutOfBounds(Box<OutOfBounds>),
     /// An operation whose result is undefined in MLIR (division by zero, a conversion out of range,
     /// a non-positive loop step): the interpreter stops rather than pick a value.
     Undefined(Site, String),
@@ -54,7 +58,7 @@ impl Error {
             Self::Unsupported(site) | Self::UnsupportedForm(site, _) | Self::Undefined(site, _) => {
                 Some(site)
             }
-            Self::OutOfBounds { site, .. } => Some(site),
+            Self::OutOfBounds(details) => Some(&details.site),
             Self::NoFunction(_) | Self::Arguments(_) => None,
         }
     }
@@ -79,20 +83,25 @@ impl fmt::Display for Error {
             Self::NoFunction(name) => write!(formatter, "no host function @{name} with a body"),
             Self::Arguments(message) => formatter.write_str(message),
             Self::Unsupported(site) => {
-                write!(formatter, "'{}' op is not supported by the interpreter", site.op)
+                write!(
+                    formatter,
+                    "'{}' op is not supported by the interpreter",
+                    site.op
+                )
             }
             Self::UnsupportedForm(site, what) => write!(
                 formatter,
                 "'{}' op {what} is not supported by the interpreter",
                 site.op
             ),
-            Self::OutOfBounds {
-                site,
-                access,
-                index,
-                buffer,
-                block,
-            } => {
+            Self::OutOfBounds(details) => {
+                let OutOfBounds {
+                    site,
+                    access,
+                    index,
+                    buffer,
+                    block,
+                } = &**details;
                 write!(
                     formatter,
                     "'{}' op {access}s index {} out of bounds of {buffer}",

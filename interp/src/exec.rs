@@ -12,7 +12,7 @@
 //!   non-positive steps) stops the run with [`Error::Undefined`] at that op.
 
 use crate::decode::{Body, FloatOp, IntOp, Kind, Op, UnaryOp};
-use crate::error::{Error, Result};
+use crate::error::{Error, OutOfBounds, Result};
 use crate::memory::{Buf, Level};
 use crate::scalar::{Float, Scalar, Val, unsigned, wrap};
 
@@ -41,7 +41,10 @@ impl Machine {
     pub fn int(&self, op: &Op, index: usize) -> Result<i64> {
         match self.get(op.operands[index]) {
             Val::I(x) => Ok(x),
-            other => Err(undefined(op, format!("expects an integer operand {index}, but got {other}"))),
+            other => Err(undefined(
+                op,
+                format!("expects an integer operand {index}, but got {other}"),
+            )),
         }
     }
 
@@ -49,7 +52,10 @@ impl Machine {
     fn float(&self, op: &Op, index: usize) -> Result<f64> {
         match self.get(op.operands[index]) {
             Val::F(x) => Ok(x),
-            other => Err(undefined(op, format!("expects a float operand {index}, but got {other}"))),
+            other => Err(undefined(
+                op,
+                format!("expects a float operand {index}, but got {other}"),
+            )),
         }
     }
 
@@ -57,7 +63,10 @@ impl Machine {
     pub fn buffer(&self, op: &Op, index: usize) -> Result<usize> {
         match self.get(op.operands[index]) {
             Val::M(id) => Ok(id),
-            other => Err(undefined(op, format!("expects a buffer operand {index}, but got {other}"))),
+            other => Err(undefined(
+                op,
+                format!("expects a buffer operand {index}, but got {other}"),
+            )),
         }
     }
 
@@ -67,14 +76,20 @@ impl Machine {
     }
 
     /// Returns an out-of-bounds error of `op` accessing `index` in buffer `id`.
-    pub fn out_of_bounds(&self, op: &Op, access: &'static str, index: Vec<i64>, id: usize) -> Error {
-        Error::OutOfBounds {
+    pub fn out_of_bounds(
+        &self,
+        op: &Op,
+        access: &'static str,
+        index: Vec<i64>,
+        id: usize,
+    ) -> Error {
+        Error::OutOfBounds(Box::new(OutOfBounds {
             site: (*op.site).clone(),
             access,
             index,
             buffer: self.buffers[id].describe(),
             block: self.block.clone(),
-        }
+        }))
     }
 
     /// Runs `body` with its arguments set to `arguments`; returns the values its terminator yields.
@@ -95,7 +110,11 @@ impl Machine {
     pub fn run_scoped(&mut self, body: &Body, arguments: &[Val]) -> Result<Vec<Val>> {
         let mark = self.buffers.len();
         let yielded = self.run(body, arguments)?;
-        if self.buffers.len() > mark && !yielded.iter().any(|v| matches!(v, Val::M(id) if *id >= mark)) {
+        if self.buffers.len() > mark
+            && !yielded
+                .iter()
+                .any(|v| matches!(v, Val::M(id) if *id >= mark))
+        {
             self.buffers.truncate(mark);
         }
         Ok(yielded)
@@ -168,7 +187,9 @@ impl Machine {
                 self.set(op, Val::F(float.round(value)));
             }
             Kind::Fma(float) => {
-                let value = self.float(op, 0)?.mul_add(self.float(op, 1)?, self.float(op, 2)?);
+                let value = self
+                    .float(op, 0)?
+                    .mul_add(self.float(op, 1)?, self.float(op, 2)?);
                 self.set(op, Val::F(float.round(value)));
             }
             Kind::Cast { from, to, signed } => {
@@ -198,7 +219,15 @@ impl Machine {
                 let size = usize::try_from(dim)
                     .ok()
                     .and_then(|dim| self.buffers[id].shape.get(dim))
-                    .ok_or_else(|| undefined(op, format!("asks for dimension {dim} of a rank-{} buffer", self.buffers[id].shape.len())))?;
+                    .ok_or_else(|| {
+                        undefined(
+                            op,
+                            format!(
+                                "asks for dimension {dim} of a rank-{} buffer",
+                                self.buffers[id].shape.len()
+                            ),
+                        )
+                    })?;
                 self.set(op, Val::I(*size as i64));
             }
             Kind::Alloc(r#type, level) => {
@@ -233,9 +262,16 @@ impl Machine {
             Kind::Kernel => self.kernel(op)?,
             Kind::Pipelined => {
                 let (lower, upper) = (self.int(op, 0)?, self.int(op, 1)?);
-                let step = if op.operands.len() > 2 { self.int(op, 2)? } else { 1 };
+                let step = if op.operands.len() > 2 {
+                    self.int(op, 2)?
+                } else {
+                    1
+                };
                 if step <= 0 {
-                    return Err(undefined(op, format!("expects a positive step, but got {step}")));
+                    return Err(undefined(
+                        op,
+                        format!("expects a positive step, but got {step}"),
+                    ));
                 }
                 let mut k = lower;
                 while k < upper {
@@ -247,7 +283,10 @@ impl Machine {
                 }
             }
             Kind::Parallel(extents) => {
-                let shape: Vec<usize> = extents.iter().map(|extent| (*extent).max(0) as usize).collect();
+                let shape: Vec<usize> = extents
+                    .iter()
+                    .map(|extent| (*extent).max(0) as usize)
+                    .collect();
                 let mut arguments = vec![Val::Unset; shape.len()];
                 crate::memory::for_each_index(&shape, |index| {
                     for (argument, i) in arguments.iter_mut().zip(index) {
@@ -273,11 +312,23 @@ impl Machine {
 
     fn scf_for(&mut self, op: &Op, unsigned_compare: bool) -> Result<()> {
         let (lower, upper, step) = (self.int(op, 0)?, self.int(op, 1)?, self.int(op, 2)?);
-        let below = |i: i64| if unsigned_compare { (i as u64) < (upper as u64) } else { i < upper };
+        let below = |i: i64| {
+            if unsigned_compare {
+                (i as u64) < (upper as u64)
+            } else {
+                i < upper
+            }
+        };
         if step <= 0 && (unsigned_compare || below(lower)) {
-            return Err(undefined(op, format!("expects a positive step, but got {step}")));
+            return Err(undefined(
+                op,
+                format!("expects a positive step, but got {step}"),
+            ));
         }
-        let mut carried: Vec<Val> = op.operands[3..].iter().map(|slot| self.get(*slot)).collect();
+        let mut carried: Vec<Val> = op.operands[3..]
+            .iter()
+            .map(|slot| self.get(*slot))
+            .collect();
         let mut i = lower;
         while below(i) {
             let mut arguments = vec![Val::I(i)];
@@ -297,7 +348,10 @@ impl Machine {
     fn kernel(&mut self, op: &Op) -> Result<()> {
         let grid = self.ints(op, 0..op.operands.len())?;
         if let Some(size) = grid.iter().find(|size| **size < 0) {
-            return Err(undefined(op, format!("expects a non-negative grid, but got a size {size}")));
+            return Err(undefined(
+                op,
+                format!("expects a non-negative grid, but got a size {size}"),
+            ));
         }
         let shape: Vec<usize> = grid.iter().rev().map(|size| *size as usize).collect();
         let outer = self.block.take();
@@ -320,14 +374,20 @@ fn integer(op: &Op, kind: IntOp, width: u32, a: i64, b: i64) -> Result<i64> {
         if b == 0 {
             Err(undefined(op, "divides by zero"))
         } else if signed && a == min && b == -1 {
-            Err(undefined(op, format!("overflows: {a} / -1 at {width} bits")))
+            Err(undefined(
+                op,
+                format!("overflows: {a} / -1 at {width} bits"),
+            ))
         } else {
             Ok(())
         }
     };
     let shift = || {
         if ub >= width as u64 {
-            Err(undefined(op, format!("shifts by {ub}, not less than the width {width}")))
+            Err(undefined(
+                op,
+                format!("shifts by {ub}, not less than the width {width}"),
+            ))
         } else {
             Ok(ub as u32)
         }
@@ -355,7 +415,11 @@ fn integer(op: &Op, kind: IntOp, width: u32, a: i64, b: i64) -> Result<i64> {
         IntOp::CeilDivS => {
             divisor(true)?;
             let q = a / b;
-            if a % b != 0 && (a < 0) == (b < 0) { q + 1 } else { q }
+            if a % b != 0 && (a < 0) == (b < 0) {
+                q + 1
+            } else {
+                q
+            }
         }
         IntOp::CeilDivU => {
             divisor(false)?;
@@ -364,12 +428,28 @@ fn integer(op: &Op, kind: IntOp, width: u32, a: i64, b: i64) -> Result<i64> {
         IntOp::FloorDivS => {
             divisor(true)?;
             let q = a / b;
-            if a % b != 0 && (a < 0) != (b < 0) { q - 1 } else { q }
+            if a % b != 0 && (a < 0) != (b < 0) {
+                q - 1
+            } else {
+                q
+            }
         }
         IntOp::MinS => a.min(b),
         IntOp::MaxS => a.max(b),
-        IntOp::MinU => if ua <= ub { a } else { b },
-        IntOp::MaxU => if ua >= ub { a } else { b },
+        IntOp::MinU => {
+            if ua <= ub {
+                a
+            } else {
+                b
+            }
+        }
+        IntOp::MaxU => {
+            if ua >= ub {
+                a
+            } else {
+                b
+            }
+        }
         IntOp::And => a & b,
         IntOp::Or => a | b,
         IntOp::Xor => a ^ b,
@@ -456,11 +536,19 @@ pub fn cast(op: &Op, value: Val, from: Scalar, to: Scalar, signed: bool) -> Resu
     Ok(match (value, to) {
         (Val::F(x), Scalar::Float(float)) => Val::F(float.round(x)),
         (Val::I(x), Scalar::Float(float)) => {
-            let x = if signed { x as f64 } else { unsigned(x, from.width().unwrap_or(64)) as f64 };
+            let x = if signed {
+                x as f64
+            } else {
+                unsigned(x, from.width().unwrap_or(64)) as f64
+            };
             Val::F(float.round(x))
         }
         (Val::I(x), _) => {
-            let x = if signed { x } else { unsigned(x, from.width().unwrap_or(64)) as i64 };
+            let x = if signed {
+                x
+            } else {
+                unsigned(x, from.width().unwrap_or(64)) as i64
+            };
             Val::I(wrap(x, to.width().unwrap_or(64)))
         }
         (Val::F(x), _) => {
@@ -472,9 +560,19 @@ pub fn cast(op: &Op, value: Val, from: Scalar, to: Scalar, signed: bool) -> Resu
                 (0.0, 2f64.powi(width))
             };
             if !(t >= low && t < high) {
-                return Err(undefined(op, format!("converts {x} ({from}) to {to}, which cannot hold it")));
+                return Err(undefined(
+                    op,
+                    format!("converts {x} ({from}) to {to}, which cannot hold it"),
+                ));
             }
-            Val::I(wrap(if t >= 2f64.powi(63) { t as u64 as i64 } else { t as i64 }, width as u32))
+            Val::I(wrap(
+                if t >= 2f64.powi(63) {
+                    t as u64 as i64
+                } else {
+                    t as i64
+                },
+                width as u32,
+            ))
         }
         (other, _) => return Err(undefined(op, format!("converts {other}, not a number"))),
     })

@@ -31,7 +31,7 @@ pub mod memory;
 pub mod scalar;
 mod tile;
 
-pub use error::{Error, Result, Site};
+pub use error::{Error, OutOfBounds, Result, Site};
 
 use decode::{Decoder, Function};
 use exec::Machine;
@@ -61,7 +61,11 @@ impl Program {
         while let Some(op) = next {
             next = op.next_in_block();
             if op.name().as_string_ref().as_str() != Ok("func.func")
-                || op.region(0).ok().and_then(|region| region.first_block()).is_none()
+                || op
+                    .region(0)
+                    .ok()
+                    .and_then(|region| region.first_block())
+                    .is_none()
             {
                 continue;
             }
@@ -73,7 +77,11 @@ impl Program {
 
     /// Returns the decoded function `name`, or why it cannot run.
     fn function(&self, name: &str) -> Result<&Function> {
-        match self.functions.iter().find(|(candidate, _)| candidate == name) {
+        match self
+            .functions
+            .iter()
+            .find(|(candidate, _)| candidate == name)
+        {
             Some((_, Ok(function))) => Ok(function),
             Some((_, Err(error))) => Err(error.clone()),
             None => Err(Error::NoFunction(name.into())),
@@ -98,7 +106,11 @@ impl Program {
         };
         for (index, (r#type, tensor)) in function.arguments.iter().zip(tensors.iter()).enumerate() {
             let fits = tensor.shape.len() == r#type.shape.len()
-                && r#type.shape.iter().zip(&tensor.shape).all(|(want, got)| want.is_none_or(|want| want == *got))
+                && r#type
+                    .shape
+                    .iter()
+                    .zip(&tensor.shape)
+                    .all(|(want, got)| want.is_none_or(|want| want == *got))
                 && tensor.data.len() == tensor.shape.iter().product::<usize>();
             if !fits {
                 return Err(Error::Arguments(format!(
@@ -109,7 +121,9 @@ impl Program {
         }
         for (r#type, tensor) in function.arguments.iter().zip(tensors.iter_mut()) {
             let data = std::mem::take(&mut tensor.data);
-            machine.buffers.push(Buf::global(r#type, tensor.shape.clone(), data));
+            machine
+                .buffers
+                .push(Buf::global(r#type, tensor.shape.clone(), data));
         }
         let arguments: Vec<Val> = (0..tensors.len()).map(Val::M).collect();
         let result = machine.run(&function.body, &arguments);

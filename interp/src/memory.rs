@@ -46,7 +46,11 @@ pub struct Buf {
 impl Buf {
     /// Creates a buffer of `type` with runtime `shape`, every element NaN (or 0 for integers).
     pub fn new(r#type: &MemType, shape: Vec<usize>, level: Level) -> Self {
-        let poison = if matches!(r#type.element, Scalar::Float(_)) { f64::NAN } else { 0.0 };
+        let poison = if matches!(r#type.element, Scalar::Float(_)) {
+            f64::NAN
+        } else {
+            0.0
+        };
         Self::with_data(r#type, shape, level, poison)
     }
 
@@ -123,7 +127,10 @@ impl Buf {
 }
 
 /// Calls `visit` with every index of `shape` in row-major order (once for rank 0).
-pub fn for_each_index(shape: &[usize], mut visit: impl FnMut(&[usize]) -> crate::Result<()>) -> crate::Result<()> {
+pub fn for_each_index(
+    shape: &[usize],
+    mut visit: impl FnMut(&[usize]) -> crate::Result<()>,
+) -> crate::Result<()> {
     if shape.contains(&0) {
         return Ok(());
     }

@@ -25,7 +25,10 @@ fn run(source: &str, name: &str, tensors: &mut [Tensor]) -> Result<(), Error> {
 
 fn tensor(shape: &[usize], value: impl Fn(usize) -> f64) -> Tensor {
     let len = shape.iter().product();
-    Tensor { shape: shape.to_vec(), data: (0..len).map(value).collect() }
+    Tensor {
+        shape: shape.to_vec(),
+        data: (0..len).map(value).collect(),
+    }
 }
 
 /// Small exactly representable inputs, never all zero: -2, -1.5, ..., 2, repeating.
@@ -50,19 +53,35 @@ fn copy_clips_reads_and_writes_at_the_end_of_global_buffers() {
       return
     }"#;
     let x = tensor(&[5, 7], pattern(1));
-    let mut tensors = [x.clone(), tensor(&[5, 7], |_| 9.0), tensor(&[4, 4], |_| 9.0)];
+    let mut tensors = [
+        x.clone(),
+        tensor(&[5, 7], |_| 9.0),
+        tensor(&[4, 4], |_| 9.0),
+    ];
     run(source, "clip", &mut tensors).unwrap();
     for r in 0..4 {
         for c in 0..4 {
             let (row, column) = (2 + r, 4 + c);
-            let expected = if row < 5 && column < 7 { x.data[row * 7 + column] } else { 0.0 };
+            let expected = if row < 5 && column < 7 {
+                x.data[row * 7 + column]
+            } else {
+                0.0
+            };
             assert_eq!(tensors[2].data[r * 4 + c], expected, "tile ({r}, {c})");
         }
     }
     for row in 0..5 {
         for column in 0..7 {
-            let expected = if row >= 2 && column >= 4 { x.data[row * 7 + column] } else { 9.0 };
-            assert_eq!(tensors[1].data[row * 7 + column], expected, "Y ({row}, {column})");
+            let expected = if row >= 2 && column >= 4 {
+                x.data[row * 7 + column]
+            } else {
+                9.0
+            };
+            assert_eq!(
+                tensors[1].data[row * 7 + column],
+                expected,
+                "Y ({row}, {column})"
+            );
         }
     }
 }
@@ -88,24 +107,41 @@ fn copy_converts_with_round_to_nearest_even() {
       return
     }"#;
     let values = [
-        1.0 + 2f64.powi(-11),           // f16 tie: to 1.0 (even)
-        1.0 + 3.0 * 2f64.powi(-11),     // f16 tie: to 1 + 2^-9 (even)
-        1.0 + 2f64.powi(-8),            // bf16 tie: to 1.0
-        -(1.0 + 3.0 * 2f64.powi(-8)),   // bf16 tie: away, to the even code
-        200.5,                          // i32 200, i8 -56 (wraps)
-        -129.75,                        // i32 -129, i8 127 (wraps)
+        1.0 + 2f64.powi(-11),         // f16 tie: to 1.0 (even)
+        1.0 + 3.0 * 2f64.powi(-11),   // f16 tie: to 1 + 2^-9 (even)
+        1.0 + 2f64.powi(-8),          // bf16 tie: to 1.0
+        -(1.0 + 3.0 * 2f64.powi(-8)), // bf16 tie: away, to the even code
+        200.5,                        // i32 200, i8 -56 (wraps)
+        -129.75,                      // i32 -129, i8 127 (wraps)
         0.3,
         300.0,
     ];
-    let x = Tensor { shape: vec![1, 8], data: values.iter().map(|v| *v as f32 as f64).collect() };
-    let mut tensors = [x.clone(), tensor(&[1, 8], |_| 0.0), tensor(&[1, 8], |_| 0.0), tensor(&[1, 8], |_| 0.0), tensor(&[1, 8], |_| 0.0), tensor(&[1, 8], |_| 0.0)];
+    let x = Tensor {
+        shape: vec![1, 8],
+        data: values.iter().map(|v| *v as f32 as f64).collect(),
+    };
+    let mut tensors = [
+        x.clone(),
+        tensor(&[1, 8], |_| 0.0),
+        tensor(&[1, 8], |_| 0.0),
+        tensor(&[1, 8], |_| 0.0),
+        tensor(&[1, 8], |_| 0.0),
+        tensor(&[1, 8], |_| 0.0),
+    ];
     run(source, "convert", &mut tensors).unwrap();
     let f8 = |value: f64| -> f64 {
         // Nearest f8E4M3FN code with ties to the even mantissa, decoded by hand.
         let codes: Vec<(u8, f64)> = (0..=0x7Eu8)
             .map(|bits| {
                 let (e, m) = (((bits >> 3) & 0xF) as i32, (bits & 7) as f64);
-                (bits, if e == 0 { m / 8.0 * 2f64.powi(-6) } else { (1.0 + m / 8.0) * 2f64.powi(e - 7) })
+                (
+                    bits,
+                    if e == 0 {
+                        m / 8.0 * 2f64.powi(-6)
+                    } else {
+                        (1.0 + m / 8.0) * 2f64.powi(e - 7)
+                    },
+                )
             })
             .collect();
         let magnitude = value.abs();
@@ -119,11 +155,23 @@ fn copy_converts_with_round_to_nearest_even() {
         best.1.copysign(value)
     };
     for (index, value) in x.data.iter().enumerate() {
-        assert_eq!(tensors[1].data[index], f16::from_f64(*value).to_f64(), "f16 of {value}");
-        assert_eq!(tensors[2].data[index], bf16::from_f64(*value).to_f64(), "bf16 of {value}");
+        assert_eq!(
+            tensors[1].data[index],
+            f16::from_f64(*value).to_f64(),
+            "f16 of {value}"
+        );
+        assert_eq!(
+            tensors[2].data[index],
+            bf16::from_f64(*value).to_f64(),
+            "bf16 of {value}"
+        );
         assert_eq!(tensors[3].data[index], f8(*value), "f8E4M3FN of {value}");
         assert_eq!(tensors[4].data[index], value.trunc(), "i32 of {value}");
-        assert_eq!(tensors[5].data[index], value.trunc() as i64 as i8 as f64, "i8 of {value}");
+        assert_eq!(
+            tensors[5].data[index],
+            value.trunc() as i64 as i8 as f64,
+            "i8 of {value}"
+        );
     }
 }
 
@@ -134,8 +182,16 @@ fn reference_gemm(a: &Tensor, b: &Tensor, c: &mut Tensor, transpose_a: bool, tra
     for i in 0..m {
         for j in 0..n {
             for p in 0..k {
-                let x = if transpose_a { a.data[p * m + i] } else { a.data[i * k + p] };
-                let y = if transpose_b { b.data[j * k + p] } else { b.data[p * n + j] };
+                let x = if transpose_a {
+                    a.data[p * m + i]
+                } else {
+                    a.data[i * k + p]
+                };
+                let y = if transpose_b {
+                    b.data[j * k + p]
+                } else {
+                    b.data[p * n + j]
+                };
                 c.data[i * n + j] += x * y;
             }
         }
@@ -185,7 +241,10 @@ fn gemm_accumulates_every_transpose_combination() {
         let mut expected = tensor(&[m, n], |_| 0.25);
         reference_gemm(&a, &b, &mut expected, transpose_a, transpose_b);
         reference_gemm(&a, &b, &mut expected, transpose_a, transpose_b);
-        assert_eq!(tensors[2].data, expected.data, "transpose_a {transpose_a}, transpose_b {transpose_b}");
+        assert_eq!(
+            tensors[2].data, expected.data,
+            "transpose_a {transpose_a}, transpose_b {transpose_b}"
+        );
     }
 }
 
@@ -211,8 +270,14 @@ fn gemm_rounds_the_f32_accumulator_after_every_product() {
     }"#;
     let tiny = 2f64.powi(-12);
     let mut tensors = [
-        Tensor { shape: vec![1, 3], data: vec![1.0, tiny, tiny] },
-        Tensor { shape: vec![3, 1], data: vec![1.0, tiny, tiny] },
+        Tensor {
+            shape: vec![1, 3],
+            data: vec![1.0, tiny, tiny],
+        },
+        Tensor {
+            shape: vec![3, 1],
+            data: vec![1.0, tiny, tiny],
+        },
         tensor(&[1, 1], |_| 0.0),
     ];
     run(source, "order", &mut tensors).unwrap();
@@ -301,7 +366,10 @@ fn reduce_every_kind_along_each_dim_with_and_without_clear() {
                         (0..columns).map(|c| x.data[out * columns + c]).collect()
                     };
                     let expected = fold(kind, &line, (!clear).then_some(d.data[out]));
-                    assert_eq!(tensors[2].data[out], expected, "<{kind}> dim({dim}) clear = {clear}, element {out}");
+                    assert_eq!(
+                        tensors[2].data[out], expected,
+                        "<{kind}> dim({dim}) clear = {clear}, element {out}"
+                    );
                 }
             }
         }
@@ -460,7 +528,14 @@ fn out_of_bounds_loads_are_errors_naming_the_op_and_the_index() {
     let mut tensors = [tensor(&[4, 4], pattern(1)), tensor(&[4, 4], |_| 0.0)];
     let error = run(OUT_OF_BOUNDS, "shifted", &mut tensors).unwrap_err();
     match &error {
-        Error::OutOfBounds { site, access, index, block, .. } => {
+        Error::OutOfBounds(details) => {
+            let crate::OutOfBounds {
+                site,
+                access,
+                index,
+                block,
+                ..
+            } = &**details;
             assert_eq!(site.op, "memref.load");
             assert_eq!(*access, "read");
             assert_eq!(index, &vec![4, 0]);
@@ -469,7 +544,12 @@ fn out_of_bounds_loads_are_errors_naming_the_op_and_the_index() {
         }
         other => panic!("expected an out-of-bounds error, got {other:?}"),
     }
-    assert!(error.to_string().contains("reads index [4, 0] out of bounds of memref<4x4xf32, #tile.fragment>"), "{error}");
+    assert!(
+        error
+            .to_string()
+            .contains("reads index [4, 0] out of bounds of memref<4x4xf32, #tile.fragment>"),
+        "{error}"
+    );
 }
 
 #[test]
@@ -487,8 +567,17 @@ fn copies_outside_an_on_chip_tile_are_errors_not_clipped() {
     }"#;
     let mut tensors = [tensor(&[4, 4], pattern(1))];
     match run(source, "spill", &mut tensors).unwrap_err() {
-        Error::OutOfBounds { site, access, index, .. } => {
-            assert_eq!((site.op.as_str(), access, index), ("tile.copy", "write", vec![4, 0]));
+        Error::OutOfBounds(details) => {
+            let crate::OutOfBounds {
+                site,
+                access,
+                index,
+                ..
+            } = *details;
+            assert_eq!(
+                (site.op.as_str(), access, index),
+                ("tile.copy", "write", vec![4, 0])
+            );
         }
         other => panic!("expected an out-of-bounds error, got {other:?}"),
     }
@@ -525,9 +614,18 @@ fn unsupported_ops_and_undefined_operations_are_located_errors() {
     }"#;
     let mut tensors = [tensor(&[4], |_| 0.0), tensor(&[4], |_| 0.0)];
     let error = run(source, "erf", &mut tensors).unwrap_err();
-    assert_eq!(error.to_string(), "'math.erf' op is not supported by the interpreter");
-    assert!(error.site().unwrap().location.ends_with(":8:16"), "{error:?}");
+    assert_eq!(
+        error.to_string(),
+        "'math.erf' op is not supported by the interpreter"
+    );
+    assert!(
+        error.site().unwrap().location.ends_with(":8:16"),
+        "{error:?}"
+    );
     let error = run(source, "divide", &mut tensors).unwrap_err();
     assert_eq!(error.to_string(), "'arith.divsi' op divides by zero");
-    assert!(matches!(run(source, "missing", &mut tensors), Err(Error::NoFunction(_))));
+    assert!(matches!(
+        run(source, "missing", &mut tensors),
+        Err(Error::NoFunction(_))
+    ));
 }

@@ -32,13 +32,20 @@ fn place(machine: &Machine, id: usize, offsets: &[i64], tile: &[usize]) -> Place
     let index: Vec<i64> = if offsets.is_empty() {
         tile.iter().map(|t| *t as i64).collect()
     } else {
-        offsets.iter().zip(tile).map(|(o, t)| o + *t as i64).collect()
+        offsets
+            .iter()
+            .zip(tile)
+            .map(|(o, t)| o + *t as i64)
+            .collect()
     };
     if let Some(position) = buffer.position(&index) {
         return Place::At(position);
     }
     let past_end = index.iter().all(|i| *i >= 0)
-        && index.iter().zip(&buffer.shape).any(|(i, size)| *i as usize >= *size);
+        && index
+            .iter()
+            .zip(&buffer.shape)
+            .any(|(i, size)| *i as usize >= *size);
     if past_end && clips(buffer.level) && index.len() == buffer.shape.len() {
         Place::Clipped
     } else {
@@ -64,11 +71,14 @@ impl Machine {
             }
         }
         if src_offsets == 0 && dst_offsets == 0 && self.buffers[dst].shape != tile {
-            return Err(undefined(op, format!(
-                "copies a tile of {} into {}",
-                self.buffers[src].describe(),
-                self.buffers[dst].describe()
-            )));
+            return Err(undefined(
+                op,
+                format!(
+                    "copies a tile of {} into {}",
+                    self.buffers[src].describe(),
+                    self.buffers[dst].describe()
+                ),
+            ));
         }
         let (from, to) = (self.buffers[src].element, self.buffers[dst].element);
         let mut moves = Vec::with_capacity(tile.iter().product());
@@ -101,16 +111,35 @@ impl Machine {
 
     /// Runs `tile.gemm`: `C += op(A) * op(B)`.
     pub fn gemm(&mut self, op: &Op, transpose_a: bool, transpose_b: bool) -> Result<()> {
-        let (a, b, c) = (self.buffer(op, 0)?, self.buffer(op, 1)?, self.buffer(op, 2)?);
+        let (a, b, c) = (
+            self.buffer(op, 0)?,
+            self.buffer(op, 1)?,
+            self.buffer(op, 2)?,
+        );
         let matrix = |id: usize| -> Result<[usize; 2]> {
             match self.buffers[id].shape[..] {
                 [rows, columns] => Ok([rows, columns]),
-                _ => Err(undefined(op, format!("expects 2-D operands, but got {}", self.buffers[id].describe()))),
+                _ => Err(undefined(
+                    op,
+                    format!(
+                        "expects 2-D operands, but got {}",
+                        self.buffers[id].describe()
+                    ),
+                )),
             }
         };
-        let ([a_rows, a_columns], [b_rows, b_columns], [m, n]) = (matrix(a)?, matrix(b)?, matrix(c)?);
-        let (a_m, k) = if transpose_a { (a_columns, a_rows) } else { (a_rows, a_columns) };
-        let (b_k, b_n) = if transpose_b { (b_columns, b_rows) } else { (b_rows, b_columns) };
+        let ([a_rows, a_columns], [b_rows, b_columns], [m, n]) =
+            (matrix(a)?, matrix(b)?, matrix(c)?);
+        let (a_m, k) = if transpose_a {
+            (a_columns, a_rows)
+        } else {
+            (a_rows, a_columns)
+        };
+        let (b_k, b_n) = if transpose_b {
+            (b_columns, b_rows)
+        } else {
+            (b_rows, b_columns)
+        };
         if a_m != m || b_n != n || b_k != k {
             return Err(undefined(op, "expects MxK, KxN and MxN operands"));
         }
@@ -120,12 +149,20 @@ impl Machine {
         let mut columns = vec![0.0; n * k];
         for i in 0..m {
             for p in 0..k {
-                rows[i * k + p] = if transpose_a { a_data[p * m + i] } else { a_data[i * k + p] };
+                rows[i * k + p] = if transpose_a {
+                    a_data[p * m + i]
+                } else {
+                    a_data[i * k + p]
+                };
             }
         }
         for j in 0..n {
             for p in 0..k {
-                columns[j * k + p] = if transpose_b { b_data[j * k + p] } else { b_data[p * n + j] };
+                columns[j * k + p] = if transpose_b {
+                    b_data[j * k + p]
+                } else {
+                    b_data[p * n + j]
+                };
             }
         }
         let accumulator = self.buffers[c].element;
@@ -144,7 +181,10 @@ impl Machine {
                     Scalar::Int(width) => {
                         let mut total = sum as i64;
                         for (x, y) in row.iter().zip(column) {
-                            total = crate::scalar::wrap(total.wrapping_add(*x as i64 * *y as i64), width);
+                            total = crate::scalar::wrap(
+                                total.wrapping_add(*x as i64 * *y as i64),
+                                width,
+                            );
                         }
                         sum = total as f64;
                     }
@@ -162,11 +202,17 @@ impl Machine {
         let shape = self.buffers[src].shape.clone();
         let mut expected = shape.clone();
         if dim >= shape.len() {
-            return Err(undefined(op, format!("reduces dimension {dim} of a rank-{} tile", shape.len())));
+            return Err(undefined(
+                op,
+                format!("reduces dimension {dim} of a rank-{} tile", shape.len()),
+            ));
         }
         let length = expected.remove(dim);
         if self.buffers[dst].shape != expected {
-            return Err(undefined(op, "expects a result of the source's shape without dim"));
+            return Err(undefined(
+                op,
+                "expects a result of the source's shape without dim",
+            ));
         }
         let Scalar::Float(float) = self.buffers[dst].element else {
             return Err(undefined(op, "expects a floating-point result"));
@@ -181,9 +227,24 @@ impl Machine {
         for_each_index(&expected, |index| {
             let mut full: Vec<i64> = index.iter().map(|i| *i as i64).collect();
             full.insert(dim, 0);
-            let start = self.buffers[src].position(&full).expect("inside the source");
-            let out = self.buffers[dst].position(&full.iter().enumerate().filter(|(d, _)| *d != dim).map(|(_, i)| *i).collect::<Vec<_>>()).expect("inside the result");
-            let mut acc = if clear { identity } else { self.buffers[dst].data[out] };
+            let start = self.buffers[src]
+                .position(&full)
+                .expect("inside the source");
+            let out = self.buffers[dst]
+                .position(
+                    &full
+                        .iter()
+                        .enumerate()
+                        .filter(|(d, _)| *d != dim)
+                        .map(|(_, i)| *i)
+                        .collect::<Vec<_>>(),
+                )
+                .expect("inside the result");
+            let mut acc = if clear {
+                identity
+            } else {
+                self.buffers[dst].data[out]
+            };
             for r in 0..length {
                 let x = self.buffers[src].data[start + r * stride];
                 acc = float.round(match kind {

@@ -6,7 +6,9 @@
 mod common;
 
 use tile_dialect::element::Element;
-use tile_run::{CpuProgram, InterpProgram, buffer::Buffer, buffer::Random, buffers, context, host_functions};
+use tile_run::{
+    CpuProgram, InterpProgram, buffer::Buffer, buffer::Random, buffers, context, host_functions,
+};
 
 /// The largest difference allowed between the two, relative to max(1, |expected|): both accumulate
 /// in f32 in the same order, so they differ by the rounding of transcendental functions, which can
@@ -25,7 +27,8 @@ fn tolerance(element: Element) -> f64 {
 /// reference with `seed`, and compares every output.
 fn agree(name: &str, source: &str, seed: u64, dynamic_size: usize) {
     let context = context();
-    let module = melior::ir::Module::parse(&context, source).unwrap_or_else(|| panic!("{name} parses"));
+    let module =
+        melior::ir::Module::parse(&context, source).unwrap_or_else(|| panic!("{name} parses"));
     let functions = host_functions(&module).unwrap();
     let interpreter = InterpProgram::new(&module);
     let mut cpu_module = melior::ir::Module::parse(&context, source).unwrap();
@@ -34,7 +37,10 @@ fn agree(name: &str, source: &str, seed: u64, dynamic_size: usize) {
         let inputs = buffers(function, &mut Random::new(seed), dynamic_size);
         for (argument, buffer) in function.arguments.iter().zip(&inputs) {
             if !argument.output {
-                assert!((0..buffer.len()).any(|i| buffer.get(i) != 0.0), "{name}: zero input");
+                assert!(
+                    (0..buffer.len()).any(|i| buffer.get(i) != 0.0),
+                    "{name}: zero input"
+                );
             }
         }
         let (mut interpreted, mut compiled) = (inputs.clone(), inputs);
@@ -42,8 +48,19 @@ fn agree(name: &str, source: &str, seed: u64, dynamic_size: usize) {
             .run(&function.name, &mut interpreted)
             .unwrap_or_else(|error| panic!("{name}: {}", error.diagnostic()));
         cpu.run(&function.name, &mut compiled).unwrap();
-        for (index, argument) in function.arguments.iter().enumerate().filter(|(_, a)| a.output) {
-            compare(name, index, &interpreted[index], &compiled[index], tolerance(argument.element));
+        for (index, argument) in function
+            .arguments
+            .iter()
+            .enumerate()
+            .filter(|(_, a)| a.output)
+        {
+            compare(
+                name,
+                index,
+                &interpreted[index],
+                &compiled[index],
+                tolerance(argument.element),
+            );
         }
     }
 }
@@ -63,7 +80,10 @@ fn compare(name: &str, argument: usize, interpreted: &Buffer, compiled: &Buffer,
             index % columns
         );
     }
-    assert!(nonzero > 0, "{name} %arg{argument}: an all-zero output checks nothing");
+    assert!(
+        nonzero > 0,
+        "{name} %arg{argument}: an all-zero output checks nothing"
+    );
 }
 
 fn program(file: &str) -> String {
@@ -72,16 +92,21 @@ fn program(file: &str) -> String {
 
 /// Returns `source` with each (from, to) replacement made, each of which must apply.
 fn shrink(source: &str, replacements: &[(&str, &str)]) -> String {
-    replacements.iter().fold(source.to_string(), |text, (from, to)| {
-        assert!(text.contains(from), "{from} is not in the example any more");
-        text.replace(from, to)
-    })
+    replacements
+        .iter()
+        .fold(source.to_string(), |text, (from, to)| {
+            assert!(text.contains(from), "{from} is not in the example any more");
+            text.replace(from, to)
+        })
 }
 
 #[test]
 fn test_programs_agree_with_the_cpu_reference() {
     let folder = common::repo_root().join("test/programs");
-    let mut files: Vec<_> = std::fs::read_dir(&folder).unwrap().map(|entry| entry.unwrap().path()).collect();
+    let mut files: Vec<_> = std::fs::read_dir(&folder)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .collect();
     files.sort();
     assert!(files.len() >= 7);
     for (seed, file) in files.iter().enumerate() {
@@ -98,7 +123,10 @@ fn the_gemm_relu_example_on_ragged_300x300_agrees() {
         &program("examples/gemm_relu.mlir"),
         &[
             ("4096", "300"),
-            ("%c0 = arith.constant 0 : index", "%c0 = arith.constant 0 : index\n  %c3 = arith.constant 3 : index\n  %c10 = arith.constant 10 : index"),
+            (
+                "%c0 = arith.constant 0 : index",
+                "%c0 = arith.constant 0 : index\n  %c3 = arith.constant 3 : index\n  %c10 = arith.constant 10 : index",
+            ),
             ("grid(%c32, %c32)", "grid(%c3, %c3)"),
             ("%c0 to %c128", "%c0 to %c10"),
         ],
@@ -114,9 +142,18 @@ fn the_128x256_tile_examples_on_ragged_300x300_agree() {
             &program(&format!("examples/{file}.mlir")),
             &[
                 ("4096", "300"),
-                ("%ktiles = arith.constant 64 : index", "%ktiles = arith.constant 5 : index"),
-                ("%gx = arith.constant 16 : index", "%gx = arith.constant 2 : index"),
-                ("%gy = arith.constant 32 : index", "%gy = arith.constant 3 : index"),
+                (
+                    "%ktiles = arith.constant 64 : index",
+                    "%ktiles = arith.constant 5 : index",
+                ),
+                (
+                    "%gx = arith.constant 16 : index",
+                    "%gx = arith.constant 2 : index",
+                ),
+                (
+                    "%gy = arith.constant 32 : index",
+                    "%gy = arith.constant 3 : index",
+                ),
             ],
         );
         agree(file, &source, 5, 0);
@@ -132,9 +169,18 @@ fn the_ragged_gemm_example_on_smaller_ragged_sizes_agrees() {
             ("1000", "200"),
             ("704", "150"),
             ("1504", "300"),
-            ("%ktiles = arith.constant 11 : index", "%ktiles = arith.constant 3 : index"),
-            ("%gx = arith.constant 12 : index", "%gx = arith.constant 3 : index"),
-            ("%gy = arith.constant 8 : index", "%gy = arith.constant 2 : index"),
+            (
+                "%ktiles = arith.constant 11 : index",
+                "%ktiles = arith.constant 3 : index",
+            ),
+            (
+                "%gx = arith.constant 12 : index",
+                "%gx = arith.constant 3 : index",
+            ),
+            (
+                "%gy = arith.constant 8 : index",
+                "%gy = arith.constant 2 : index",
+            ),
         ],
     );
     agree("gemm_ragged_relu", &source, 6, 0);
@@ -151,7 +197,13 @@ fn the_dynamic_gemm_example_agrees_on_two_sizes() {
 fn the_softmax_example_on_64_rows_agrees() {
     let source = shrink(
         &program("examples/softmax.mlir"),
-        &[("4096x1024", "64x1024"), ("%blocks = arith.constant 1024 : index", "%blocks = arith.constant 16 : index")],
+        &[
+            ("4096x1024", "64x1024"),
+            (
+                "%blocks = arith.constant 1024 : index",
+                "%blocks = arith.constant 16 : index",
+            ),
+        ],
     );
     agree("softmax", &source, 9, 0);
 }
