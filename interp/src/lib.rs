@@ -6,9 +6,10 @@
 //! share:
 //!
 //! ```text
-//!   Module --decode--> owned op tree (slots, types, locations) --Machine--> host buffers
-//!            (decode.rs: unsupported ops              (exec.rs: scalars, memref, scf, structure;
-//!             are errors here)                         tile.rs: copy, gemm, reduce)
+//!   Module --decode.rs--> ir.rs: owned op tree --exec.rs: Machine--> host buffers, written in place
+//!            (unsupported ops are         (slots, types,    arith.rs: scalar ops
+//!             located errors here)         locations)       tile.rs:  copy, gemm, reduce
+//!                                                           memory.rs: bounds-checked buffers
 //! ```
 //!
 //! Invariants:
@@ -24,17 +25,20 @@
 
 #![deny(missing_docs)]
 
+mod arith;
 pub mod decode;
 mod error;
 pub mod exec;
+pub mod ir;
 pub mod memory;
 pub mod scalar;
 mod tile;
 
 pub use error::{Error, OutOfBounds, Result, Site};
 
-use decode::{Decoder, Function};
+use decode::Decoder;
 use exec::Machine;
+use ir::Function;
 use melior::ir::{BlockLike, Module, RegionLike, operation::OperationLike};
 use memory::Buf;
 use scalar::Val;

@@ -9,7 +9,7 @@
 //! - a fresh on-chip buffer holds NaN (floats) or 0 (integers): the contract leaves it undefined, so
 //!   a float read before a write shows as NaN in the output.
 
-use crate::decode::MemType;
+use crate::ir::MemType;
 use crate::scalar::{Scalar, Val, wrap};
 use std::rc::Rc;
 

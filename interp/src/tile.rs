@@ -13,9 +13,10 @@
 //!   from the kind's identity (`clear`) or from the result's current value, rounded to the result's
 //!   element type after every step; `max`/`min` propagate NaN like `arith.maximumf`.
 
-use crate::decode::Op;
+use crate::arith::{cast, maximum, minimum};
 use crate::error::Result;
-use crate::exec::{Machine, cast, clips, maximum, minimum, undefined};
+use crate::exec::{Machine, clips, undefined};
+use crate::ir::Op;
 use crate::memory::for_each_index;
 use crate::scalar::{Scalar, Val};
 use tile_dialect::ops::ReductionKind;
