@@ -5,6 +5,7 @@ use crate::{Error, Program, Tensor};
 use half::{bf16, f16};
 use melior::{Context, dialect::DialectRegistry, ir::Module, utility::register_all_dialects};
 
+mod arith;
 mod errors;
 
 /// Creates the one kind of context the tests use: every upstream dialect plus tile.
@@ -15,6 +16,10 @@ fn context() -> Context {
     let context = Context::new();
     context.append_dialect_registry(&registry);
     context.load_all_available_dialects();
+    context.attach_diagnostic_handler(|diagnostic| {
+        eprintln!("{diagnostic}");
+        true
+    });
     context
 }
 
