@@ -54,7 +54,7 @@ pub fn location_text(location: melior::ir::Location) -> String {
 /// Returns the memref type of `type`, or why the interpreter cannot hold it.
 pub fn mem_type(r#type: Type) -> std::result::Result<MemType, String> {
     let text = r#type.to_string();
-    let memref = MemRefType::try_from(r#type).map_err(|_| format!("with a {text} value"))?;
+    let memref = MemRefType::try_from(r#type).map_err(|_| format!("of type {text}"))?;
     if text.contains("affine_map") || text.contains("strided") {
         return Err(format!("on {text} (a non-identity layout)"));
     }
