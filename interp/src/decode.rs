@@ -11,7 +11,7 @@
 //! This reads the IR with melior's safe API and `tile_dialect`'s op accessors only.
 
 use crate::error::{Error, Result, Site};
-use crate::ir::{Body, FloatOp, Function, IntOp, Kind, MemType, Op, UnaryOp};
+use crate::ir::{BitCount, Body, FloatOp, Function, IntOp, Kind, MemType, Op, UnaryOp};
 use crate::memory::Level;
 use crate::scalar::{Scalar, Val};
 use melior::ir::{
@@ -271,6 +271,12 @@ impl Decoder {
             "arith.shrsi" | "index.shrs" => int(IntOp::ShrS)?,
             "arith.shrui" | "index.shru" => int(IntOp::ShrU)?,
             "math.absi" => Kind::AbsI(width(result_type()?)?),
+            "math.ctlz" => Kind::Bits(BitCount::LeadingZeros, width(result_type()?)?),
+            "math.cttz" => Kind::Bits(BitCount::TrailingZeros, width(result_type()?)?),
+            "math.ctpop" => Kind::Bits(BitCount::Ones, width(result_type()?)?),
+            "math.isnan" => Kind::FloatClass(true),
+            "math.isfinite" => Kind::FloatClass(false),
+            "math.fpowi" => Kind::PowI(float(result_type()?)?),
             "arith.cmpi" => {
                 let predicate = integer_attribute(op, "predicate").ok_or_else(unsupported)?;
                 Kind::CmpI(predicate, width(operand_type(0)?)?)
@@ -330,6 +336,13 @@ impl Decoder {
             "math.round" => unary(UnaryOp::Round)?,
             "math.roundeven" => unary(UnaryOp::RoundEven)?,
             "math.trunc" => unary(UnaryOp::Trunc)?,
+            "math.acos" => unary(UnaryOp::Acos)?,
+            "math.asin" => unary(UnaryOp::Asin)?,
+            "math.cbrt" => unary(UnaryOp::Cbrt)?,
+            "math.cosh" => unary(UnaryOp::Cosh)?,
+            "math.sinh" => unary(UnaryOp::Sinh)?,
+            "math.erf" => unary(UnaryOp::Erf)?,
+            "math.erfc" => unary(UnaryOp::Erfc)?,
             "math.fma" => Kind::Fma(float(result_type()?)?),
             "arith.truncf" if op.has_attribute("roundingmode") => {
                 return Err(form("with a rounding mode".into()));

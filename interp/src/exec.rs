@@ -11,7 +11,7 @@
 //!   undefined (division by zero, shifts past the width, out-of-range float-to-integer conversion,
 //!   non-positive steps) stops the run with [`Error::Undefined`] at that op.
 
-use crate::arith::{binary, cast, integer, unary};
+use crate::arith::{binary, bit_count, cast, integer, unary};
 use crate::error::{Error, OutOfBounds, Result};
 use crate::ir::{Body, Kind, Op};
 use crate::memory::{Buf, Level};
@@ -131,6 +131,19 @@ impl Machine {
             Kind::Int(kind, width) => {
                 let value = integer(op, *kind, *width, self.int(op, 0)?, self.int(op, 1)?)?;
                 self.set(op, Val::I(value));
+            }
+            Kind::Bits(kind, width) => {
+                let value = self.int(op, 0)?;
+                self.set(op, Val::I(bit_count(*kind, value, *width)));
+            }
+            Kind::FloatClass(nan) => {
+                let x = self.float(op, 0)?;
+                let holds = if *nan { x.is_nan() } else { x.is_finite() };
+                self.set(op, Val::I(holds as i64));
+            }
+            Kind::PowI(float) => {
+                let (x, n) = (self.float(op, 0)?, self.int(op, 1)?);
+                self.set(op, Val::F(float.round(x.powi(n as i32))));
             }
             Kind::AbsI(width) => {
                 let value = self.int(op, 0)?;

@@ -89,6 +89,22 @@ pub enum UnaryOp {
     Round,
     RoundEven,
     Trunc,
+    Acos,
+    Asin,
+    Cbrt,
+    Cosh,
+    Sinh,
+    Erf,
+    Erfc,
+}
+
+/// Unary integer bit counts (`math.ctlz`, `math.cttz`, `math.ctpop`).
+#[derive(Clone, Copy, Debug)]
+#[allow(missing_docs)]
+pub enum BitCount {
+    LeadingZeros,
+    TrailingZeros,
+    Ones,
 }
 
 /// What an op does, with its static data.
@@ -100,6 +116,12 @@ pub enum Kind {
     Int(IntOp, u32),
     /// `math.absi` at a width.
     AbsI(u32),
+    /// A bit count at a width.
+    Bits(BitCount, u32),
+    /// `math.isnan` (true) or `math.isfinite` (false): an `i1`.
+    FloatClass(bool),
+    /// `math.fpowi`: a float to an integer power.
+    PowI(Float),
     /// `arith.cmpi`/`index.cmp`: predicate (eq, ne, slt, sle, sgt, sge, ult, ule, ugt, uge) and width.
     CmpI(i64, u32),
     /// A binary float op.

@@ -33,10 +33,13 @@ fn place(machine: &Machine, id: usize, offsets: &[i64], tile: &[usize]) -> Place
     let index: Vec<i64> = if offsets.is_empty() {
         tile.iter().map(|t| *t as i64).collect()
     } else {
+        // A rank-r tile in a rank-n buffer lies in its trailing r dimensions; the leading offsets
+        // pick the batch or head (an extent of 1 in those dimensions).
+        let leading = offsets.len().saturating_sub(tile.len());
         offsets
             .iter()
-            .zip(tile)
-            .map(|(o, t)| o + *t as i64)
+            .enumerate()
+            .map(|(d, o)| if d < leading { *o } else { o + tile[d - leading] as i64 })
             .collect()
     };
     if let Some(position) = buffer.position(&index) {

@@ -89,7 +89,7 @@ fn unsupported_ops_and_undefined_operations_are_located_errors() {
         %F = tile.alloc_fragment : memref<4xf32, #tile.fragment>
         tile.parallel (%i) in (4) {
           %v = memref.load %F[%i] : memref<4xf32, #tile.fragment>
-          %e = math.erf %v : f32
+          %e = math.atanh %v : f32
           memref.store %e, %F[%i] : memref<4xf32, #tile.fragment>
         }
       }
@@ -113,7 +113,7 @@ fn unsupported_ops_and_undefined_operations_are_located_errors() {
     let error = run(source, "erf", &mut tensors).unwrap_err();
     assert_eq!(
         error.to_string(),
-        "'math.erf' op is not supported by the interpreter"
+        "'math.atanh' op is not supported by the interpreter"
     );
     assert!(
         error.site().unwrap().location.ends_with(":8:16"),
