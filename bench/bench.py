@@ -86,7 +86,7 @@ def plain_reference(kernel, tensors):
     """What the test programs compute (test/programs/*.mlir), in float64."""
     name = kernel.manifest["host_function"]
     t = {k: v.double() for k, v in tensors.items()}
-    if name in ("row_softmax", "softmax"):
+    if name in ("row_softmax", "softmax", "row_softmax_64x128"):
         return {1: torch.softmax(t[0], dim=1)}
     if name == "bias_fill":
         return {2: 0.5 + t[0] @ t[1]}
@@ -114,6 +114,7 @@ def check_plain(kernel):
 # What torch does for the plain-strategy programs that have a torch counterpart worth timing.
 TORCH_EQUIVALENT = {
     "softmax": lambda t: torch.softmax(t[0], dim=1),
+    "row_softmax_64x128": lambda t: torch.softmax(t[0], dim=1),
     "bias_fill": lambda t: torch.addmm(torch.full((1,), 0.5, dtype=t[0].dtype, device="cuda"), t[0], t[1]),
 }
 
@@ -440,14 +441,14 @@ def main():
             continue
         with open(ptx[: -len(".ptx")] + ".json") as f:
             manifest = json.load(f)
-        if manifest.get("strategy") == "plain":
+        if manifest.get("strategy") in ("plain", "registers"):
             try:
                 passed, rel, nan = check_plain(PlainKernel(ptx, manifest))
             except RuntimeError as error:
                 passed, rel, nan = False, float("nan"), -1
                 print(f"  {error}")
             failures += not passed
-            print(f"{os.path.basename(ptx)[:-4]}: {'PASS' if passed else 'FAIL'} rel_err={rel:.2e} nan={nan} (plain strategy)", flush=True)
+            print(f"{os.path.basename(ptx)[:-4]}: {'PASS' if passed else 'FAIL'} rel_err={rel:.2e} nan={nan} ({manifest.get('strategy')} strategy)", flush=True)
             timed = None if (args.no_time or not passed) else time_plain(PlainKernel(ptx, manifest))
             if timed:
                 ours, theirs, bandwidth = timed
