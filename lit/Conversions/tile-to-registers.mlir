@@ -97,3 +97,35 @@ func.func @shift(%X: memref<32xf32>, %Y: memref<32xf32>) {
   }
   return
 }
+
+// -----
+
+// A gemm whose A operand is a fragment (P V in attention) has no tensor-core pattern yet: on the
+// plain strategy each thread writes its slots of A to a workgroup scratch tile, and every thread
+// reads whole rows of it for the accumulator slots it holds.
+// NV-LABEL: gpu.module @chain_0_module
+// NV-SAME: \22strategy\22: \22registers\22
+// NV: gpu.func @chain_0_kernel({{.*}}) workgroup(%[[STAGE:.*]] : memref<1024xf16, #gpu.address_space<workgroup>>, %{{.*}} : memref<32x32xf16, #gpu.address_space<workgroup>>)
+// NV: gpu.barrier
+// NV: memref.store %{{.*}}, %[[STAGE]][%{{.*}}] : memref<1024xf16, #gpu.address_space<workgroup>>
+// NV: gpu.barrier
+// NV: scf.for
+// NV: memref.load %[[STAGE]][%{{.*}}] : memref<1024xf16, #gpu.address_space<workgroup>>
+// VK-LABEL: gpu.module @chain_0_module
+// VK-SAME: \22strategy\22: \22registers\22
+func.func @chain(%X: memref<32x32xf16>, %W: memref<32x32xf16>, %Y: memref<32x32xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c1) threads(64) (%bx) {
+    %Ws = tile.alloc_shared : memref<32x32xf16, #gpu.address_space<workgroup>>
+    %P = tile.alloc_fragment : memref<32x32xf16, #tile.fragment>
+    %O = tile.alloc_fragment : memref<32x32xf32, #tile.fragment>
+    tile.copy %X[%c0, %c0], %P : memref<32x32xf16>, memref<32x32xf16, #tile.fragment>
+    tile.copy %W[%c0, %c0], %Ws : memref<32x32xf16>, memref<32x32xf16, #gpu.address_space<workgroup>>
+    tile.fill %O, %zero : memref<32x32xf32, #tile.fragment>
+    tile.gemm %P, %Ws, %O : memref<32x32xf16, #tile.fragment>, memref<32x32xf16, #gpu.address_space<workgroup>>, memref<32x32xf32, #tile.fragment>
+    tile.copy %O, %Y[%c0, %c0] : memref<32x32xf32, #tile.fragment>, memref<32x32xf32>
+  }
+  return
+}

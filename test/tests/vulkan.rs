@@ -82,6 +82,16 @@ fn nd_copies_match_the_reference() {
 }
 
 #[test]
+fn attention_with_a_register_a_operand_matches_the_reference() {
+    check_on_vulkan("test/programs/attention_small.mlir", 42);
+}
+
+#[test]
+fn row_softmax_of_a_64x128_tile_in_registers_matches_the_reference() {
+    check_on_vulkan("test/programs/row_softmax_64x128.mlir", 44);
+}
+
+#[test]
 fn row_softmax_matches_the_reference() {
     check_on_vulkan("test/programs/row_softmax.mlir", 22);
 }

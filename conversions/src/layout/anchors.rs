@@ -92,22 +92,24 @@ fn sm90a<'c, 'a>(ops: &Operands<'c, 'a>, threads: i64) -> Vec<Anchor<'c, 'a>> {
 /// gfx942: mfma over waves; A and B in LDS rows padded against bank conflicts, B stored K-major
 /// (transposed unless the program gives it as NxK).
 fn gfx942<'c, 'a>(ops: &Operands<'c, 'a>, threads: i64) -> Vec<Anchor<'c, 'a>> {
-    if threads % 64 != 0 || !(64..=1024).contains(&threads) || !is_shared(ops.a) || !is_shared(ops.b) {
+    if threads % 64 != 0 || !(64..=1024).contains(&threads) {
         return Vec::new();
     }
     let Ok((waves, mfma)) = crate::amdgpu::config::wave_split(threads, ops.m, ops.n) else { return Vec::new() };
     let lds = |transposed| SharedLayout { padding: crate::amdgpu::config::ROW_PADDING, transposed, ..SharedLayout::row_major() };
-    vec![
-        Anchor { tile: ops.c, layout: Layout::Fragment(atoms::mfma_accumulator(ops.m, ops.n, waves, mfma.size)) },
-        Anchor { tile: ops.a, layout: Layout::Shared(lds(ops.transpose_a)) },
-        Anchor { tile: ops.b, layout: Layout::Shared(lds(!ops.transpose_b)) },
-    ]
+    // The accumulator is the instruction's whatever A and B are (a register A operand is staged).
+    let mut anchors = vec![Anchor { tile: ops.c, layout: Layout::Fragment(atoms::mfma_accumulator(ops.m, ops.n, waves, mfma.size)) }];
+    if is_shared(ops.a) && is_shared(ops.b) {
+        anchors.push(Anchor { tile: ops.a, layout: Layout::Shared(lds(ops.transpose_a)) });
+        anchors.push(Anchor { tile: ops.b, layout: Layout::Shared(lds(!ops.transpose_b)) });
+    }
+    anchors
 }
 
 /// spirv-coopmat: 16x16x16 cooperative matrices over 32-wide subgroups; A and B in padded
 /// workgroup rows.
 fn coopmat<'c, 'a>(ops: &Operands<'c, 'a>, threads: i64) -> Vec<Anchor<'c, 'a>> {
-    if threads % 32 != 0 || !is_shared(ops.a) || !is_shared(ops.b) {
+    if threads % 32 != 0 {
         return Vec::new();
     }
     let Ok(subgroups) = crate::spirv::coopmat::config::subgroup_split(threads, ops.m, ops.n) else { return Vec::new() };
@@ -116,9 +118,10 @@ fn coopmat<'c, 'a>(ops: &Operands<'c, 'a>, threads: i64) -> Vec<Anchor<'c, 'a>> 
         transposed,
         ..SharedLayout::row_major()
     };
-    vec![
-        Anchor { tile: ops.c, layout: Layout::Fragment(atoms::coopmat_accumulator(ops.m, ops.n, subgroups)) },
-        Anchor { tile: ops.a, layout: Layout::Shared(rows(ops.transpose_a)) },
-        Anchor { tile: ops.b, layout: Layout::Shared(rows(ops.transpose_b)) },
-    ]
+    let mut anchors = vec![Anchor { tile: ops.c, layout: Layout::Fragment(atoms::coopmat_accumulator(ops.m, ops.n, subgroups)) }];
+    if is_shared(ops.a) && is_shared(ops.b) {
+        anchors.push(Anchor { tile: ops.a, layout: Layout::Shared(rows(ops.transpose_a)) });
+        anchors.push(Anchor { tile: ops.b, layout: Layout::Shared(rows(ops.transpose_b)) });
+    }
+    anchors
 }

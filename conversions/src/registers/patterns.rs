@@ -186,8 +186,11 @@ pub fn check(op: OperationRef, layouts: &Layouts) -> Rule {
         }
         "tile.gemm" if touches_fragment => {
             let [a, b, c] = [0, 1, 2].map(|i| op.operand(i).ok());
-            if [a, b].into_iter().flatten().any(|value| level(value) == Some(MemoryLevel::Fragment)) {
-                return Err("has a fragment operand A or B, which the register lowering without tensor cores does not read; stage it through a shared tile".into());
+            if b.is_some_and(|value| level(value) == Some(MemoryLevel::Fragment)) {
+                return Err("has a fragment operand B, which the contract does not allow".into());
+            }
+            if let Some(a) = a.filter(|value| level(*value) == Some(MemoryLevel::Fragment)) {
+                placed(layouts, a)?;
             }
             placed(layouts, c.ok_or("expects an accumulator")?).map(|_| ())
         }
@@ -622,13 +625,36 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
 
     // ---- tile.gemm ------------------------------------------------------------------------------
 
-    /// `C[i, j] += Σ_k op(A)[i, k] op(B)[k, j]` for each element of C this thread holds.
-    fn gemm(&self, op: OperationRef<'c, 'a>) {
+    /// `C[i, j] += Σ_k op(A)[i, k] op(B)[k, j]` for each element of C this thread holds. A fragment
+    /// A is first written to its scratch tile (each thread its slots), since a thread needs whole
+    /// rows of A that other threads hold.
+    fn gemm(&self, op: OperationRef<'c, 'a>, scratch: Option<Value<'c, 'a>>) {
         let b = self.builder(&op);
         let at = At::before(op);
         let [a, bb, c] = [0, 1, 2].map(|i| op.operand(i).expect("gemm operand"));
-        let (transpose_a, transpose_b) = (op.attribute("transpose_a").is_ok(), op.attribute("transpose_b").is_ok());
         let a_shape = memref_shape(a);
+        let staged_a = scratch.is_some() && level(a) == Some(MemoryLevel::Fragment);
+        let a = match scratch.filter(|_| staged_a) {
+            Some(staged) => {
+                b.barrier(at);
+                let from = placed(self.layouts, a).expect("checked");
+                let array = self.private(a);
+                let offsets = self.offsets(&b, at, from);
+                for slot in from.distribution.used_slots() {
+                    let coordinates = self.coordinates(&b, at, from, &offsets, slot);
+                    let inner = self.guarded(&b, at, from, &coordinates);
+                    let value = self.slot_value(&b, inner, array, from, slot as i64);
+                    let columns = b.index(inner, from.layout.shape[1]);
+                    let row = b.op(inner, "arith.muli", &[coordinates[0], columns]);
+                    let flat = b.op(inner, "arith.addi", &[row, coordinates[1]]);
+                    b.store(inner, value, staged, &[flat]);
+                }
+                b.barrier(at);
+                staged
+            }
+            None => a,
+        };
+        let (transpose_a, transpose_b) = (op.attribute("transpose_a").is_ok(), op.attribute("transpose_b").is_ok());
         let depth = if transpose_a { a_shape[0] } else { a_shape[1] };
         let accumulator = placed(self.layouts, c).expect("checked");
         let array = self.private(c);
@@ -654,7 +680,16 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                 None => body,
             };
             let (m, n) = (coordinates[0], coordinates[1]);
-            let x = b.load(inner, a, &if transpose_a { [k, m] } else { [m, k] });
+            let x = if staged_a {
+                // The staged A: row-major, flat.
+                let (row, column) = if transpose_a { (k, m) } else { (m, k) };
+                let columns = b.index(inner, a_shape[1]);
+                let start = b.op(inner, "arith.muli", &[row, columns]);
+                let flat = b.op(inner, "arith.addi", &[start, column]);
+                b.load(inner, a, &[flat])
+            } else {
+                b.load(inner, a, &if transpose_a { [k, m] } else { [m, k] })
+            };
             let y = b.load(inner, bb, &if transpose_b { [n, k] } else { [k, n] });
             let (x, y) = (convert(&b, inner, x, ty), convert(&b, inner, y, ty));
             let product = b.op(inner, if float { "arith.mulf" } else { "arith.muli" }, &[x, y]);
@@ -672,9 +707,17 @@ fn erase<'c>(context: &'c Context, op: OperationRef<'c, '_>) {
     rewriter.as_rewriter_base().erase_op(op);
 }
 
-/// The reductions that exchange partials through workgroup memory: (op, element type, elements).
+/// The ops that need a workgroup scratch: reductions that exchange partials through workgroup
+/// memory, gemms whose A operand is a fragment (staged there, since a thread needs whole rows of
+/// it): (op, element type, elements).
 fn scratch_needs<'c, 'a>(ops: &[OperationRef<'c, 'a>], layouts: &Layouts, shuffles: Option<i64>) -> Vec<(OperationRef<'c, 'a>, Type<'c>, i64)> {
     let mut needs = Vec::new();
+    for op in ops.iter().filter(|op| op_name(op) == "tile.gemm") {
+        let Ok(a) = op.operand(0) else { continue };
+        if level(a) == Some(MemoryLevel::Fragment) {
+            needs.push((*op, element_type(a), memref_shape(a).iter().product()));
+        }
+    }
     for op in ops.iter().filter(|op| op_name(op) == "tile.reduce") {
         let (Ok(src), Ok(dst)) = (op.operand(0), op.operand(1)) else { continue };
         let (Ok(from), Ok(to)) = (placed(layouts, src), placed(layouts, dst)) else { continue };
@@ -754,7 +797,7 @@ pub fn lower_all<'c, 'a>(
             "fill" => lowering.fill(op),
             "copy" => lowering.copy(op),
             "reduce" => lowering.reduce(op, scratches.get(&key(&op)).copied()),
-            _ => lowering.gemm(op),
+            _ => lowering.gemm(op, scratches.get(&key(&op)).copied()),
         }
     }
     let rewriter = melior::IrRewriter::new(context);
