@@ -154,7 +154,7 @@ impl<'c, 'a> Inference<'c, 'a> {
                 .map(|(_, layout)| layout);
             let layout = match source {
                 Some(layout) => layout,
-                None if free => atoms::blocked(&extents, self.threads),
+                None if free => self.free_loop_layout(&extents, &accesses),
                 None => return Ok(false),
             };
             self.loops.insert(key(&op), layout);
@@ -175,6 +175,29 @@ impl<'c, 'a> Inference<'c, 'a> {
             }
         }
         Ok(changed)
+    }
+}
+
+impl<'c, 'a> Inference<'c, 'a> {
+    /// A loop nothing lays out: the blocked layout, with the chunk length along the last dimension
+    /// chosen so that the fragments it reads at a subset of its indices (a row statistic) already
+    /// lie where its iterations run, when some chunk length does that.
+    fn free_loop_layout(&self, extents: &[i64], accesses: &[Access<'c, 'a>]) -> FragmentLayout {
+        let default = atoms::blocked(extents, self.threads);
+        let laid: Vec<(&Vec<usize>, &FragmentLayout)> = accesses
+            .iter()
+            .filter_map(|access| Some((access.dims.as_ref()?, self.fragment(&access.tile)?)))
+            .collect();
+        let fits = |layout: &FragmentLayout| laid.iter().all(|(dims, held)| runs_where_held(layout, dims, held));
+        if fits(&default) {
+            return default;
+        }
+        let last = extents.last().copied().unwrap_or(1);
+        (1..=last)
+            .filter(|chunk| last % chunk == 0)
+            .map(|chunk| atoms::blocked_in_chunks(extents, self.threads, chunk))
+            .find(|layout| fits(layout))
+            .unwrap_or(default)
     }
 }
 
@@ -291,8 +314,9 @@ pub fn infer<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str) -> Result<Inferre
             inference.loops.insert(key(op), given);
         }
     }
+    let chained = ops.iter().filter(|op| op_name(op) == "tile.gemm").count() > 1;
     for gemm in ops.iter().filter(|op| op_name(op) == "tile.gemm") {
-        for anchor in anchors::gemm_anchors(*gemm, chip, threads) {
+        for anchor in anchors::gemm_anchors(*gemm, chip, threads, chained) {
             if let Some(tile) = allocation(anchor.tile) {
                 inference.want(tile, anchor.layout, *gemm)?;
             }
