@@ -132,7 +132,7 @@ TORCH_EQUIVALENT = {
     "softmax": lambda t: torch.softmax(t[0], dim=1),
     "row_softmax_64x128": lambda t: torch.softmax(t[0], dim=1),
     "row_softmax_64x128_large": lambda t: torch.softmax(t[0], dim=1),
-    "layer_norm": lambda t: torch.nn.functional.layer_norm(t[0], (t[0].shape[1],), t[1], t[2], 1e-5),
+    "layer_norm": lambda t: torch.nn.functional.layer_norm(t[0], (t[0].shape[1],), t[1].to(t[0].dtype), t[2].to(t[0].dtype), 1e-5),
     "attention_bench_d128_f16": lambda t: torch.nn.functional.scaled_dot_product_attention(t[0], t[1], t[2]),
     "bias_fill": lambda t: torch.addmm(torch.full((1,), 0.5, dtype=t[0].dtype, device="cuda"), t[0], t[1]),
 }
