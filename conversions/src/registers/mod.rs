@@ -33,6 +33,9 @@ use tile_dialect::{
     ops::nested_ops,
 };
 
+/// The most registers (slots) one fragment may take in a thread.
+pub const MAX_REGISTERS: i64 = 255;
+
 /// A fragment's layout, read backwards.
 pub(crate) struct Placed {
     /// The layout.
@@ -120,6 +123,12 @@ pub fn plan<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str, shuffles: Option<i
     let mut fragments = Vec::new();
     for (allocation, layout) in inferred.tiles {
         if let Layout::Fragment(layout) = layout {
+            // A thread's registers are few; a layout asking for more than a GPU thread has would
+            // spill (and unroll into huge code).
+            let slots = layout.slots();
+            if slots > MAX_REGISTERS {
+                return Ok(Err((allocation, format!("needs {slots} registers a thread in its {} layout, more than {MAX_REGISTERS}", layout.origin))));
+            }
             match Placed::of(layout) {
                 Ok(placed) => {
                     layouts.fragments.insert(key(&allocation), placed);
