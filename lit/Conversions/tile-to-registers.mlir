@@ -129,3 +129,52 @@ func.func @chain(%X: memref<32x32xf16>, %W: memref<32x32xf16>, %Y: memref<32x32x
   }
   return
 }
+
+// -----
+
+// On sm_90a, a gemm whose accumulator has the wgmma layout runs on wgmma even in a kernel the
+// tensor-core template does not take (two gemms): its shared operands are written by the copies as
+// the instruction's core matrices (K-major, no swizzle: descriptors with leading byte offset 128 and
+// stride byte offset K / 8 * 128 = 1024 for K = 64), a fragment A operand is staged the same way, and
+// the accumulator's slots are packed into the instruction's struct and back. Four m64n64k16 steps a
+// gemm, with the async-proxy fence between the generic stores and the instruction's reads.
+// NV-LABEL: gpu.func @chain_wgmma_0_kernel
+// NV: nvvm.fence.proxy
+// NV: gpu.barrier
+// NV: nvvm.wgmma.fence.aligned
+// NV: nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <col>]
+// NV: nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <col>]
+// NV: nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <col>]
+// NV: nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <col>]
+// NV: nvvm.wgmma.commit.group.sync.aligned
+// NV-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
+// NV: arith.constant 274878431232 : i64
+// NV: nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <col>]
+// NV: nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <col>]
+// NV: nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <col>]
+// NV: nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <col>]
+// VK-LABEL: gpu.func @chain_wgmma_0_kernel
+// VK-NOT: nvvm.wgmma
+func.func @chain_wgmma(%X: memref<64x64xf16>, %W1: memref<64x64xf16>, %W2: memref<64x64xf16>, %Y: memref<64x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c1) threads(128) (%bx) {
+    %Xs = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+    %W1s = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+    %W2s = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+    %H = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    %P = tile.alloc_fragment : memref<64x64xf16, #tile.fragment>
+    %O = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    tile.copy %X[%c0, %c0], %Xs : memref<64x64xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+    tile.copy %W1[%c0, %c0], %W1s : memref<64x64xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+    tile.copy %W2[%c0, %c0], %W2s : memref<64x64xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+    tile.fill %H, %zero : memref<64x64xf32, #tile.fragment>
+    tile.gemm %Xs, %W1s, %H : memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+    tile.copy %H, %P : memref<64x64xf32, #tile.fragment>, memref<64x64xf16, #tile.fragment>
+    tile.fill %O, %zero : memref<64x64xf32, #tile.fragment>
+    tile.gemm %P, %W2s, %O : memref<64x64xf16, #tile.fragment>, memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+    tile.copy %O, %Y[%c0, %c0] : memref<64x64xf32, #tile.fragment>, memref<64x64xf32>
+  }
+  return
+}

@@ -22,6 +22,7 @@
 
 mod distribute;
 mod patterns;
+mod wgmma;
 
 pub use distribute::{Distribution, distribute};
 
@@ -85,6 +86,10 @@ impl Placed {
 pub(crate) struct Layouts {
     fragments: HashMap<usize, Placed>,
     loops: HashMap<usize, Placed>,
+    /// Shared tiles kept as wgmma core matrices, by allocation: the dimension that is K.
+    core_tiles: HashMap<usize, usize>,
+    /// The gemms that run on wgmma (sm_90a).
+    wgmma: std::collections::HashSet<usize>,
 }
 
 fn key(op: &OperationRef) -> usize {
@@ -119,7 +124,7 @@ pub struct Plan<'c, 'a> {
 /// shuffles (`None`: exchanges go through workgroup memory).
 pub fn plan<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str, shuffles: Option<i64>) -> Result<Result<Plan<'c, 'a>, Unsupported<'c, 'a>>, Failure<'c, 'a>> {
     let inferred = crate::layout::infer_for_lowering(kernel, chip)?;
-    let mut layouts = Layouts { fragments: HashMap::new(), loops: HashMap::new() };
+    let mut layouts = Layouts { fragments: HashMap::new(), loops: HashMap::new(), core_tiles: HashMap::new(), wgmma: Default::default() };
     let mut fragments = Vec::new();
     for (allocation, layout) in inferred.tiles {
         if let Layout::Fragment(layout) = layout {
@@ -147,6 +152,11 @@ pub fn plan<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str, shuffles: Option<i
         }
     }
     let ops = nested_ops(kernel);
+    if chip == "sm_90a" {
+        let (core_tiles, gemms) = patterns::wgmma_plan(&ops, &layouts);
+        layouts.core_tiles = core_tiles;
+        layouts.wgmma = gemms;
+    }
     for op in &ops {
         if let Err(reason) = patterns::check(*op, &layouts) {
             return Ok(Err((*op, reason)));
