@@ -43,8 +43,6 @@ pub(crate) struct Placed {
     pub layout: FragmentLayout,
     /// Where each thread finds its elements.
     pub distribution: Distribution,
-    /// (thread, element) -> slot.
-    pub slots: HashMap<(i64, Vec<i64>), i64>,
     /// Each slot some element uses -> its register (the index in the thread's array): slot maps
     /// may skip numbers (a row slice keeps the accumulator's), the arrays do not.
     pub registers: HashMap<i64, i64>,
@@ -53,17 +51,9 @@ pub(crate) struct Placed {
 impl Placed {
     fn of(layout: FragmentLayout) -> Result<Placed, String> {
         let distribution = distribute(&layout)?;
-        let mut slots = HashMap::new();
-        let mut used = std::collections::BTreeSet::new();
-        for element in layout.elements() {
-            let slot = layout.slot_of(&element);
-            used.insert(slot);
-            for thread in layout.owner_set(&element) {
-                slots.insert((thread, element.clone()), slot);
-            }
-        }
+        let used: std::collections::BTreeSet<i64> = layout.elements().map(|element| layout.slot_of(&element)).collect();
         let registers = used.into_iter().enumerate().map(|(register, slot)| (slot, register as i64)).collect();
-        Ok(Placed { layout, distribution, slots, registers })
+        Ok(Placed { layout, distribution, registers })
     }
 
     /// Returns the register (array index) of `slot`.
@@ -76,9 +66,15 @@ impl Placed {
         self.registers.len().max(1) as i64
     }
 
-    /// Returns the slot thread `thread` holds `element` in.
+    /// Returns the slot thread `thread` holds `element` in (`None` when it does not hold it).
     pub fn slot(&self, thread: i64, element: &[i64]) -> Option<i64> {
-        self.slots.get(&(thread, element.to_vec())).copied()
+        if !element.iter().zip(&self.layout.shape).all(|(index, size)| (0..*size).contains(index)) {
+            return None;
+        }
+        // Replicated layouts list many replicas; inference has checked that loops run where their
+        // elements are held, so only an unreplicated layout's one owner is checked here.
+        let held = self.layout.replicate > 1 || self.layout.thread.eval(element, &[0]) == thread;
+        held.then(|| self.layout.slot_of(element))
     }
 }
 
