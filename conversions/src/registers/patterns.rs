@@ -227,6 +227,19 @@ pub fn wgmma_plan(ops: &[OperationRef], layouts: &Layouts) -> (HashMap<usize, us
     (core_tiles, gemms)
 }
 
+/// Whether a wgmma gemm reads its fragment A operand straight from registers: the operand holds
+/// each element in the wgmma A layout (the accumulator's threads and slots, per 16 columns).
+fn register_a(gemm: &OperationRef, layouts: &Layouts) -> bool {
+    let (Ok(a), Ok(c)) = (gemm.operand(0), gemm.operand(2)) else { return false };
+    if !layouts.wgmma.contains(&key(gemm)) || level(a) != Some(MemoryLevel::Fragment) {
+        return false;
+    }
+    let (Ok(operand), Ok(accumulator)) = (placed(layouts, a), placed(layouts, c)) else { return false };
+    let [m, k] = operand.layout.shape[..] else { return false };
+    let wanted = crate::layout::atoms::wgmma_a_operand(m, k, accumulator.distribution.threads / 128);
+    crate::layout::Layout::Fragment(operand.layout.clone()).agrees(&crate::layout::Layout::Fragment(wanted))
+}
+
 // ---- check --------------------------------------------------------------------------------------
 
 /// Says whether `op` has a rule for its operands' layouts.
@@ -763,8 +776,10 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let input = element_type(a).to_string();
         let warpgroups = accumulator.distribution.threads / 128;
         let rows = m / warpgroups;
-        // A fragment A operand goes to its scratch as core matrices first.
-        let a_tile = match scratch.filter(|_| level(a) == Some(MemoryLevel::Fragment)) {
+        // A fragment A operand in the wgmma A layout is read from registers; any other goes to its
+        // scratch as core matrices first.
+        let from_registers = register_a(&op, self.layouts);
+        let a_tile = match scratch.filter(|_| level(a) == Some(MemoryLevel::Fragment) && !from_registers) {
             Some(staged) => {
                 b.barrier(at);
                 let from = placed(self.layouts, a).expect("checked");
@@ -784,6 +799,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             None => a,
         };
         let i64_type: Type = IntegerType::new(self.context, 64).into();
+        let i32_type: Type = IntegerType::new(self.context, 32).into();
         let constant64 = |at: At<'c, 'a>, v: i64| b.value(at, melior::dialect::arith::constant(self.context, IntegerAttribute::new(i64_type, v).into(), b.location));
         let address = |tile: Value<'c, 'a>| {
             let pointer = b.value(
@@ -796,7 +812,8 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             );
             b.cast(at, "arith.index_cast", pointer, i64_type)
         };
-        let (a_address, b_address) = (address(a_tile), address(bb));
+        let a_address = if from_registers { constant64(at, 0) } else { address(a_tile) };
+        let b_address = address(bb);
         // This warpgroup's first row of A.
         let c128 = b.index(at, 128);
         let warpgroup = b.op(at, "arith.divui", &[self.tid, c128]);
@@ -839,8 +856,12 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                 );
             }
             for step in 0..depth / 16 {
-                let da = descriptor(at, a_address, tile * 8 * stride + step * 256);
                 let db = descriptor(at, b_address, step * 256);
+                if from_registers {
+                    value = self.wgmma_register_a(&b, at, a, tile, step, depth, n, &input, value, db, struct_type, i32_type);
+                    continue;
+                }
+                let da = descriptor(at, a_address, tile * 8 * stride + step * 256);
                 value = b.value(
                     at,
                     OperationBuilder::new("nvvm.wgmma.mma_async", b.location)
@@ -882,6 +903,84 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         // The operand tiles may be refilled after this: every warpgroup is done reading them.
         b.barrier(at);
         erase(self.context, op);
+    }
+
+    /// One m64nNk16 wgmma whose A operand is four registers of the fragment `a` (each two f16 or
+    /// bf16 of its slots, in the wgmma A layout's order), through `llvm.inline_asm`: MLIR 22 has no
+    /// op for the register-A form. The accumulator is tied to the results.
+    #[allow(clippy::too_many_arguments)]
+    fn wgmma_register_a(
+        &self,
+        b: &Builder<'c>,
+        at: At<'c, 'a>,
+        a: Value<'c, 'a>,
+        tile: i64,
+        step: i64,
+        depth: i64,
+        n: i64,
+        input: &str,
+        accumulator: Value<'c, 'a>,
+        descriptor: Value<'c, 'a>,
+        struct_type: Type<'c>,
+        i32_type: Type<'c>,
+    ) -> Value<'c, 'a> {
+        let operand = placed(self.layouts, a).expect("checked");
+        let array = self.private(a);
+        let element = element_type(a);
+        let pair = Type::parse(self.context, &format!("vector<2x{element}>")).expect("pair type");
+        // Slots of this 64-row tile and 16-column step: 8 per thread, registers q = slots 2q, 2q+1.
+        let first = tile * (depth / 2) + step * 8;
+        let mut registers = Vec::new();
+        for q in 0..4 {
+            let low = self.slot_value(b, at, array, operand, first + 2 * q);
+            let high = self.slot_value(b, at, array, operand, first + 2 * q + 1);
+            let packed = b.value(at, OperationBuilder::new("vector.from_elements", b.location).add_operands(&[low, high]).add_results(&[pair]).build().expect("vector.from_elements"));
+            registers.push(b.value(at, OperationBuilder::new("llvm.bitcast", b.location).add_operands(&[packed]).add_results(&[i32_type]).build().expect("llvm.bitcast")));
+        }
+        let outputs = n / 2;
+        let one = b.value(at, melior::dialect::arith::constant(self.context, IntegerAttribute::new(i32_type, 1).into(), b.location));
+        let list = |from: i64, count: i64| (from..from + count).map(|i| format!("${i}")).collect::<Vec<_>>().join(", ");
+        let asm = format!(
+            "{{\n.reg .pred p;\nsetp.ne.b32 p, ${}, 0;\nwgmma.mma_async.sync.aligned.m64n{n}k16.f32.{input}.{input} {{{}}}, {{{}}}, ${}, p, 1, 1, 0;\n}}",
+            outputs + 5,
+            list(0, outputs),
+            list(outputs, 4),
+            outputs + 4
+        );
+        let constraints: Vec<String> = std::iter::repeat_n("=f".to_owned(), outputs as usize)
+            .chain(std::iter::repeat_n("r".to_owned(), 4))
+            .chain(["l".to_owned(), "r".to_owned()])
+            .chain((0..outputs).map(|i| i.to_string()))
+            .collect();
+        let mut operands = registers;
+        operands.push(descriptor);
+        operands.push(one);
+        for position in 0..outputs {
+            operands.push(b.value(
+                at,
+                OperationBuilder::new("llvm.extractvalue", b.location)
+                    .add_operands(&[accumulator])
+                    .add_attributes(&[(Identifier::new(self.context, "position"), Attribute::parse(self.context, &format!("array<i64: {position}>")).expect("position"))])
+                    .add_results(&[Type::float32(self.context)])
+                    .build()
+                    .expect("llvm.extractvalue"),
+            ));
+        }
+        let string = |text: &str| melior::ir::attribute::StringAttribute::new(self.context, text).into();
+        b.value(
+            at,
+            OperationBuilder::new("llvm.inline_asm", b.location)
+                .add_operands(&operands)
+                .add_attributes(&[
+                    (Identifier::new(self.context, "asm_dialect"), Attribute::parse(self.context, "0 : i64").expect("dialect")),
+                    (Identifier::new(self.context, "asm_string"), string(&asm)),
+                    (Identifier::new(self.context, "constraints"), string(&constraints.join(","))),
+                    (Identifier::new(self.context, "has_side_effects"), Attribute::unit(self.context)),
+                ])
+                .add_results(&[struct_type])
+                .build()
+                .expect("llvm.inline_asm"),
+        )
     }
 
     // ---- tile.gemm ------------------------------------------------------------------------------
@@ -975,7 +1074,7 @@ fn scratch_needs<'c, 'a>(ops: &[OperationRef<'c, 'a>], layouts: &Layouts, shuffl
     let mut needs = Vec::new();
     for op in ops.iter().filter(|op| op_name(op) == "tile.gemm") {
         let Ok(a) = op.operand(0) else { continue };
-        if level(a) == Some(MemoryLevel::Fragment) {
+        if level(a) == Some(MemoryLevel::Fragment) && !register_a(op, layouts) {
             needs.push((*op, element_type(a), memref_shape(a).iter().product()));
         }
     }
