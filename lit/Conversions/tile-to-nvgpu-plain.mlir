@@ -16,7 +16,7 @@
 // CHECK: arith.maximumf
 // CHECK: gpu.shuffle  xor
 // AMD: \22target\22: \22gfx942\22, \22strategy\22: \22registers\22
-// AMD: workgroup(%{{.*}} : memref<1024xf32, #gpu.address_space<workgroup>>)
+// AMD: workgroup(%{{.*}} : memref<1024xf32, #gpu.address_space<workgroup>> {llvm.align = 128 : i64})
 // AMD-NOT: gpu.shuffle
 func.func @row_max(%X: memref<64x64xf32>, %Y: memref<64xf32>) {
   %c0 = arith.constant 0 : index

@@ -105,7 +105,7 @@ func.func @shift(%X: memref<32xf32>, %Y: memref<32xf32>) {
 // reads whole rows of it for the accumulator slots it holds.
 // NV-LABEL: gpu.module @chain_0_module
 // NV-SAME: \22strategy\22: \22registers\22
-// NV: gpu.func @chain_0_kernel({{.*}}) workgroup(%[[STAGE:.*]] : memref<1024xf16, #gpu.address_space<workgroup>>, %{{.*}} : memref<32x32xf16, #gpu.address_space<workgroup>>)
+// NV: gpu.func @chain_0_kernel({{.*}}) workgroup(%[[STAGE:.*]] : memref<1024xf16, #gpu.address_space<workgroup>> {llvm.align = 128 : i64}, %{{.*}} : memref<32x32xf16, #gpu.address_space<workgroup>> {llvm.align = 128 : i64})
 // NV: gpu.barrier
 // NV: memref.store %{{.*}}, %[[STAGE]][%{{.*}}] : memref<1024xf16, #gpu.address_space<workgroup>>
 // NV: gpu.barrier
@@ -140,7 +140,13 @@ func.func @chain(%X: memref<32x32xf16>, %W: memref<32x32xf16>, %Y: memref<32x32x
 // struct and back: four m64n64k16 steps. The second gemm's A operand is a fragment in the wgmma A
 // layout (P = H as f16): it is read from registers, two f16 of its slots packed per 32-bit
 // register, by the register-A form through llvm.inline_asm (MLIR 22 has no op for it).
+// The copies from global memory move 16-byte pieces (a core-matrix row) with cp.async when the
+// tensor's base and the tile's column offset allow it, element by element otherwise.
 // NV-LABEL: gpu.func @chain_wgmma_0_kernel
+// NV: %[[ALIGNED:.*]] = arith.andi
+// NV-NEXT: scf.if %[[ALIGNED]] {
+// NV: nvgpu.device_async_copy {{.*}}, 8, %{{.*}} {bypassL1}
+// NV: nvgpu.device_async_wait %{{.*}} {numGroups = 0 : i32}
 // NV: nvvm.fence.proxy
 // NV: gpu.barrier
 // NV: arith.constant 274878431232 : i64

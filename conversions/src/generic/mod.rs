@@ -326,8 +326,10 @@ pub fn lower_kernel<'c, 'a>(
                 .into_iter()
                 .map(|size| size.unwrap_or(1).to_string())
                 .collect();
+            // 128-byte aligned: asynchronous 16-byte copies and wgmma descriptors address the tiles
+            // in 16-byte units, and rows of 128 bytes keep bank patterns.
             format!(
-                "%tile{i}: memref<{}x{}, {space}>",
+                "%tile{i}: memref<{}x{}, {space}> {{llvm.align = 128 : i64}}",
                 shape.join("x"),
                 memref.element()
             )

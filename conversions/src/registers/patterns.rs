@@ -709,26 +709,151 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let threads = self.layouts.fragments.values().next().map_or(128, |placed| placed.distribution.threads);
         let spread = super::Placed::of(crate::layout::atoms::blocked(&shape, threads)).expect("the blocked layout distributes");
         let ty = element_type(tile);
-        let offsets = self.offsets(&b, at, &spread);
-        for slot in spread.distribution.used_slots() {
-            let coordinates = self.coordinates(&b, at, &spread, &offsets, slot);
-            let inner = self.guarded(&b, at, &spread, &coordinates);
-            let (indices, fits) = self.placed_in(&b, inner, parts.src, &parts.src_offsets, &coordinates);
-            let (mn, k) = if k_dim == 1 { (coordinates[0], coordinates[1]) } else { (coordinates[1], coordinates[0]) };
-            let place = self.core_place(&b, inner, mn, k, depth, shape[1]);
-            let zero = b.constant(inner, ty, 0.0);
-            b.store(inner, zero, tile, &place);
-            let load_at = match fits {
-                Some(fits) => b.if_then(inner, fits),
-                None => inner,
-            };
-            let value = b.load(load_at, parts.src, &indices);
-            let value = convert(&b, load_at, value, ty);
-            b.store(load_at, value, tile, &place);
+        let scalar = |at: At<'c, 'a>| {
+            let offsets = self.offsets(&b, at, &spread);
+            for slot in spread.distribution.used_slots() {
+                let coordinates = self.coordinates(&b, at, &spread, &offsets, slot);
+                let inner = self.guarded(&b, at, &spread, &coordinates);
+                let (indices, fits) = self.placed_in(&b, inner, parts.src, &parts.src_offsets, &coordinates);
+                let (mn, k) = if k_dim == 1 { (coordinates[0], coordinates[1]) } else { (coordinates[1], coordinates[0]) };
+                let place = self.core_place(&b, inner, mn, k, depth, shape[1]);
+                let zero = b.constant(inner, ty, 0.0);
+                b.store(inner, zero, tile, &place);
+                let load_at = match fits {
+                    Some(fits) => b.if_then(inner, fits),
+                    None => inner,
+                };
+                let value = b.load(load_at, parts.src, &indices);
+                let value = convert(&b, load_at, value, ty);
+                b.store(load_at, value, tile, &place);
+            }
+        };
+        // A row of K in global memory is a row of core matrices: 16-byte asynchronous copies
+        // (cp.async, zero-filled past the tensor's end) where the addresses allow, element by
+        // element where they do not.
+        let source = MemRefType::try_from(parts.src.r#type()).ok();
+        let row_length = source.and_then(|memref| tile_dialect::ops::static_sizes(memref).last().copied().flatten());
+        let vectorizable = k_dim == 1
+            && level(parts.src) == Some(MemoryLevel::Global)
+            && element_type(parts.src) == ty
+            && shape[1] % 8 == 0
+            && row_length.is_some_and(|length| length % 8 == 0)
+            && !parts.src_offsets.is_empty()
+            // Every thread the same number of whole pieces: no piece needs a guard.
+            && (shape[0] * shape[1] / 8) % threads == 0;
+        if vectorizable {
+            let aligned = self.sixteen_byte_rows(&b, at, parts.src, &parts.src_offsets);
+            let fast = b.if_then(at, aligned);
+            self.copy_rows_async(&b, fast, &parts, tile, &shape, depth, threads);
+            let yes = b.value(at, melior::dialect::arith::constant(self.context, IntegerAttribute::new(IntegerType::new(self.context, 1).into(), 1).into(), b.location));
+            let unaligned = b.op(at, "arith.xori", &[aligned, yes]);
+            scalar(b.if_then(at, unaligned));
+        } else {
+            scalar(at);
         }
         self.async_proxy_fence(&b, at);
         b.barrier(at);
         erase(self.context, op);
+    }
+
+    /// Whether the copy's source rows start on 16 bytes: the tensor's base and the tile's column
+    /// offset (its rows' length is a multiple of 8 elements, checked statically).
+    fn sixteen_byte_rows(&self, b: &Builder<'c>, at: At<'c, 'a>, src: Value<'c, 'a>, offsets: &[Value<'c, 'a>]) -> Value<'c, 'a> {
+        let base = b.value(
+            at,
+            OperationBuilder::new("memref.extract_aligned_pointer_as_index", b.location)
+                .add_operands(&[src])
+                .add_results(&[Type::index(self.context)])
+                .build()
+                .expect("memref.extract_aligned_pointer_as_index"),
+        );
+        let (c16, c8, c0) = (b.index(at, 16), b.index(at, 8), b.index(at, 0));
+        let base_rest = b.op(at, "arith.remui", &[base, c16]);
+        let base_aligned = b.compare(at, "eq", base_rest, c0);
+        let column = *offsets.last().expect("offsets");
+        let column_rest = b.op(at, "arith.remui", &[column, c8]);
+        let column_aligned = b.compare(at, "eq", column_rest, c0);
+        b.op(at, "arith.andi", &[base_aligned, column_aligned])
+    }
+
+    /// Copies the tile's rows in 16-byte pieces (8 elements of K, one row of a core matrix) with
+    /// `nvgpu.device_async_copy`, then waits for them; a piece reaching past the tensor's end copies
+    /// what is there and fills the rest with zeros.
+    #[allow(clippy::too_many_arguments)]
+    fn copy_rows_async(
+        &self,
+        b: &Builder<'c>,
+        at: At<'c, 'a>,
+        parts: &tile_dialect::ops::CopyParts<'c, 'a>,
+        tile: Value<'c, 'a>,
+        shape: &[i64],
+        depth: i64,
+        threads: i64,
+    ) {
+        let pieces = super::Placed::of(crate::layout::atoms::blocked_in_chunks(shape, threads, 8)).expect("the blocked layout distributes");
+        let offsets = self.offsets(b, at, &pieces);
+        let token_type = Type::parse(self.context, "!nvgpu.device.async.token").expect("token type");
+        let mut tokens = Vec::new();
+        for slot in pieces.distribution.used_slots().filter(|slot| slot % 8 == 0) {
+            let coordinates = self.coordinates(b, at, &pieces, &offsets, slot);
+            let inner = self.guarded(b, at, &pieces, &coordinates);
+            let (indices, _) = self.placed_in(b, inner, parts.src, &parts.src_offsets, &coordinates);
+            let at = inner;
+            // Elements of the piece inside the tensor (0 past its end), and indices kept inside it.
+            let last = indices.len() - 1;
+            let (c0, c8) = (b.index(at, 0), b.index(at, 8));
+            let mut rows_inside: Option<Value> = None;
+            let mut clamped = Vec::new();
+            for (d, index) in indices.iter().enumerate() {
+                let size = b.dim(at, parts.src, d as i64);
+                let inside = b.compare(at, "ult", *index, size);
+                if d < last {
+                    rows_inside = Some(match rows_inside {
+                        Some(previous) => b.op(at, "arith.andi", &[previous, inside]),
+                        None => inside,
+                    });
+                }
+                clamped.push(b.value(at, melior::dialect::arith::select(inside, *index, c0, b.location)));
+            }
+            let size = b.dim(at, parts.src, last as i64);
+            let column_inside = b.compare(at, "ult", indices[last], size);
+            let left = b.op(at, "arith.subi", &[size, indices[last]]);
+            let left = b.op(at, "arith.minui", &[left, c8]);
+            let all_inside = match rows_inside {
+                Some(rows) => b.op(at, "arith.andi", &[rows, column_inside]),
+                None => column_inside,
+            };
+            let elements = b.value(at, melior::dialect::arith::select(all_inside, left, c0, b.location));
+            let place = self.core_place(b, at, coordinates[0], coordinates[1], depth, shape[1]);
+            let mut operands = vec![tile];
+            operands.extend_from_slice(&place);
+            operands.push(parts.src);
+            operands.extend_from_slice(&clamped);
+            operands.push(elements);
+            let segments = format!("array<i32: 1, {}, 1, {}, 1>", place.len(), clamped.len());
+            tokens.push(b.value(
+                at,
+                OperationBuilder::new("nvgpu.device_async_copy", b.location)
+                    .add_operands(&operands)
+                    .add_attributes(&[
+                        (Identifier::new(self.context, "dstElements"), Attribute::parse(self.context, "8 : index").expect("elements")),
+                        (Identifier::new(self.context, "bypassL1"), Attribute::unit(self.context)),
+                        (Identifier::new(self.context, "operandSegmentSizes"), Attribute::parse(self.context, &segments).expect("segments")),
+                    ])
+                    .add_results(&[token_type])
+                    .build()
+                    .expect("nvgpu.device_async_copy"),
+            ));
+        }
+        let group = b.value(at, OperationBuilder::new("nvgpu.device_async_create_group", b.location).add_operands(&tokens).add_results(&[token_type]).build().expect("group"));
+        b.insert(
+            at,
+            OperationBuilder::new("nvgpu.device_async_wait", b.location)
+                .add_operands(&[group])
+                .add_attributes(&[(Identifier::new(self.context, "numGroups"), Attribute::parse(self.context, "0 : i32").expect("groups"))])
+                .build()
+                .expect("nvgpu.device_async_wait"),
+        );
     }
 
     /// The (row, column) of a row-major tile with `columns` columns whose storage holds element
