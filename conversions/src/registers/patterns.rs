@@ -716,7 +716,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                 let inner = self.guarded(&b, at, &spread, &coordinates);
                 let (indices, fits) = self.placed_in(&b, inner, parts.src, &parts.src_offsets, &coordinates);
                 let (mn, k) = if k_dim == 1 { (coordinates[0], coordinates[1]) } else { (coordinates[1], coordinates[0]) };
-                let place = self.core_place(&b, inner, mn, k, depth, shape[1]);
+                let place = self.core_place_major(&b, inner, mn, k, depth, shape[1], k_dim == 0);
                 let zero = b.constant(inner, ty, 0.0);
                 b.store(inner, zero, tile, &place);
                 let load_at = match fits {
@@ -733,8 +733,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         // element where they do not.
         let source = MemRefType::try_from(parts.src.r#type()).ok();
         let row_length = source.and_then(|memref| tile_dialect::ops::static_sizes(memref).last().copied().flatten());
-        let vectorizable = k_dim == 1
-            && level(parts.src) == Some(MemoryLevel::Global)
+        let vectorizable = level(parts.src) == Some(MemoryLevel::Global)
             && element_type(parts.src) == ty
             && shape[1] % 8 == 0
             && row_length.is_some_and(|length| length % 8 == 0)
@@ -744,7 +743,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         if vectorizable {
             let aligned = self.sixteen_byte_rows(&b, at, parts.src, &parts.src_offsets);
             let fast = b.if_then(at, aligned);
-            self.copy_rows_async(&b, fast, &parts, tile, &shape, depth, threads);
+            self.copy_rows_async(&b, fast, &parts, tile, &shape, depth, threads, k_dim);
             let yes = b.value(at, melior::dialect::arith::constant(self.context, IntegerAttribute::new(IntegerType::new(self.context, 1).into(), 1).into(), b.location));
             let unaligned = b.op(at, "arith.xori", &[aligned, yes]);
             scalar(b.if_then(at, unaligned));
@@ -789,6 +788,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         shape: &[i64],
         depth: i64,
         threads: i64,
+        k_dim: usize,
     ) {
         let pieces = super::Placed::of(crate::layout::atoms::blocked_in_chunks(shape, threads, 8)).expect("the blocked layout distributes");
         let offsets = self.offsets(b, at, &pieces);
@@ -824,7 +824,10 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                 None => column_inside,
             };
             let elements = b.value(at, melior::dialect::arith::select(all_inside, left, c0, b.location));
-            let place = self.core_place(b, at, coordinates[0], coordinates[1], depth, shape[1]);
+            // A piece is 8 elements along the tile's rows: of K in a K-major tile, of N in an
+            // MN-major one; either way one row of a core matrix.
+            let (mn, k) = if k_dim == 1 { (coordinates[0], coordinates[1]) } else { (coordinates[1], coordinates[0]) };
+            let place = self.core_place_major(b, at, mn, k, depth, shape[1], k_dim == 0);
             let mut operands = vec![tile];
             operands.extend_from_slice(&place);
             operands.push(parts.src);
@@ -859,6 +862,14 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
     /// The (row, column) of a row-major tile with `columns` columns whose storage holds element
     /// (mn, k) of a `depth`-deep operand at its core-matrix offset.
     fn core_place(&self, b: &Builder<'c>, at: At<'c, 'a>, mn: Value<'c, 'a>, k: Value<'c, 'a>, depth: i64, columns: i64) -> Vec<Value<'c, 'a>> {
+        self.core_place_major(b, at, mn, k, depth, columns, false)
+    }
+
+    /// As [`Self::core_place`]; `mn_major` stores each core matrix's rows along K with 8
+    /// consecutive elements of M/N in a row (the MN-major core matrix).
+    #[allow(clippy::too_many_arguments)]
+    fn core_place_major(&self, b: &Builder<'c>, at: At<'c, 'a>, mn: Value<'c, 'a>, k: Value<'c, 'a>, depth: i64, columns: i64, mn_major: bool) -> Vec<Value<'c, 'a>> {
+        let (inner_row, inner_column) = if mn_major { (k, mn) } else { (mn, k) };
         let (c8, c64) = (b.index(at, 8), b.index(at, 64));
         let groups = b.index(at, depth / 8);
         let mn_group = b.op(at, "arith.divui", &[mn, c8]);
@@ -866,9 +877,9 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let matrix = b.op(at, "arith.muli", &[mn_group, groups]);
         let matrix = b.op(at, "arith.addi", &[matrix, k_group]);
         let start = b.op(at, "arith.muli", &[matrix, c64]);
-        let row = b.op(at, "arith.remui", &[mn, c8]);
+        let row = b.op(at, "arith.remui", &[inner_row, c8]);
         let row = b.op(at, "arith.muli", &[row, c8]);
-        let column = b.op(at, "arith.remui", &[k, c8]);
+        let column = b.op(at, "arith.remui", &[inner_column, c8]);
         let offset = b.op(at, "arith.addi", &[start, row]);
         let offset = b.op(at, "arith.addi", &[offset, column]);
         let width = b.index(at, columns);
@@ -947,7 +958,9 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let a_rows = b.cast(at, "arith.index_cast", a_rows, i64_type);
         let a_address = b.op(at, "arith.addi", &[a_address, a_rows]);
         let constant = constant64(at, super::wgmma::descriptor_constant(depth));
-        let descriptor = |at: At<'c, 'a>, base: Value<'c, 'a>, bytes: i64| {
+        let b_mn_major = OperationResult::try_from(bb).is_ok_and(|result| self.layouts.core_tiles.get(&key(&result.owner())) == Some(&0));
+        let b_constant = constant;
+        let descriptor = |at: At<'c, 'a>, base: Value<'c, 'a>, bytes: i64, constant: Value<'c, 'a>| {
             let offset = constant64(at, bytes);
             let start = b.op(at, "arith.addi", &[base, offset]);
             let four = constant64(at, 4);
@@ -981,19 +994,19 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                 );
             }
             for step in 0..depth / 16 {
-                let db = descriptor(at, b_address, step * 256);
+                let db = descriptor(at, b_address, step * 256, b_constant);
                 if from_registers {
-                    value = self.wgmma_register_a(&b, at, a, tile, step, depth, n, &input, value, db, struct_type, i32_type);
+                    value = self.wgmma_register_a(&b, at, a, tile, step, depth, n, &input, value, db, struct_type, i32_type, b_mn_major);
                     continue;
                 }
-                let da = descriptor(at, a_address, tile * 8 * stride + step * 256);
+                let da = descriptor(at, a_address, tile * 8 * stride + step * 256, constant);
                 value = b.value(
                     at,
                     OperationBuilder::new("nvvm.wgmma.mma_async", b.location)
                         .add_operands(&[value, da, db])
                         .add_attributes(&[
                             attribute("layoutA", "#nvvm.mma_layout<row>".into()),
-                            attribute("layoutB", "#nvvm.mma_layout<col>".into()),
+                            attribute("layoutB", format!("#nvvm.mma_layout<{}>", if b_mn_major { "row" } else { "col" })),
                             attribute("scaleA", "#nvvm.wgmma_scale_in<one>".into()),
                             attribute("scaleB", "#nvvm.wgmma_scale_in<one>".into()),
                             attribute("scaleD", "#nvvm.wgmma_scale_out<one>".into()),
@@ -1048,6 +1061,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         descriptor: Value<'c, 'a>,
         struct_type: Type<'c>,
         i32_type: Type<'c>,
+        b_mn_major: bool,
     ) -> Value<'c, 'a> {
         let operand = placed(self.layouts, a).expect("checked");
         let array = self.private(a);
@@ -1066,11 +1080,12 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let one = b.value(at, melior::dialect::arith::constant(self.context, IntegerAttribute::new(i32_type, 1).into(), b.location));
         let list = |from: i64, count: i64| (from..from + count).map(|i| format!("${i}")).collect::<Vec<_>>().join(", ");
         let asm = format!(
-            "{{\n.reg .pred p;\nsetp.ne.b32 p, ${}, 0;\nwgmma.mma_async.sync.aligned.m64n{n}k16.f32.{input}.{input} {{{}}}, {{{}}}, ${}, p, 1, 1, 0;\n}}",
+            "{{\n.reg .pred p;\nsetp.ne.b32 p, ${}, 0;\nwgmma.mma_async.sync.aligned.m64n{n}k16.f32.{input}.{input} {{{}}}, {{{}}}, ${}, p, 1, 1, {};\n}}",
             outputs + 5,
             list(0, outputs),
             list(outputs, 4),
-            outputs + 4
+            outputs + 4,
+            u8::from(b_mn_major)
         );
         let constraints: Vec<String> = std::iter::repeat_n("=f".to_owned(), outputs as usize)
             .chain(std::iter::repeat_n("r".to_owned(), 4))
