@@ -37,3 +37,16 @@ pub fn manifests(module: &melior::ir::Module) -> Vec<(String, String)> {
         })
         .collect()
 }
+
+/// The launch manifests of `module`'s `gpu.module`s, read into the typed schema: (module symbol,
+/// manifest). Fails naming the module whose manifest does not read.
+pub fn typed_manifests(module: &melior::ir::Module) -> Result<Vec<(String, tile_manifest::Manifest)>, String> {
+    manifests(module)
+        .into_iter()
+        .map(|(name, json)| {
+            tile_manifest::Manifest::from_json(&json)
+                .map(|manifest| (name.clone(), manifest))
+                .map_err(|error| format!("{name}: {error}"))
+        })
+        .collect()
+}
