@@ -1,0 +1,13 @@
+#!/bin/sh
+# Prepares target/gpu-check/ on the build machine for python/tests/gpu_check.py on the GPU machine:
+# the launcher library (no MLIR: libc and, at run time, libcuda) and the kernels it runs.
+set -e
+cd "$(dirname "$0")/../.."
+cargo build --release -p tile-launch -p tile-compile
+out=target/gpu-check
+rm -rf "$out" && mkdir -p "$out"
+cp target/release/libtile_launch.so "$out/"
+for program in examples/gemm_relu.mlir examples/gemm_transpose_b.mlir examples/gemm_dynamic.mlir examples/softmax.mlir; do
+  target/release/tile-compile "$program" --target sm_90a -o "$out"
+done
+ls -l "$out"
