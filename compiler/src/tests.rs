@@ -1,4 +1,6 @@
 use super::*;
+// The README example names the crates as a user does.
+use crate as tile_compiler;
 
 const SOFTMAX: &str = include_str!("../../test/programs/row_softmax.mlir");
 
@@ -57,4 +59,39 @@ fn a_module_compiles_in_the_callers_context() {
     let compilation = compile_module(&context, &mut module, "gfx942").unwrap();
     let Code::Amdgcn { assembly, .. } = &compilation.kernels[0].code else { panic!("not AMDGCN") };
     assert!(assembly.contains("amdgcn"), "{assembly}");
+}
+
+/// The README's Rust example ("Embedding: Rust"), verbatim between the markers; the test below
+/// checks that the README still shows this code.
+#[test]
+fn readme_rust_example() {
+    // README-BEGIN
+    let source = std::fs::read_to_string("../examples/softmax.mlir").unwrap();
+    match tile_compiler::compile_source(&source, "softmax.mlir", "sm_90a") {
+        Ok(compilation) => {
+            for warning in &compilation.diagnostics {
+                eprintln!("{warning}"); // file:line:col: warning: ...
+            }
+            for kernel in &compilation.kernels {
+                let tile_compiler::Code::Ptx(ptx) = &kernel.code else { unreachable!() };
+                let manifest: &tile_manifest::Manifest = &kernel.manifest;
+                println!("{}: {} bytes of PTX, grid {:?}", kernel.name, ptx.len(), manifest.grid);
+                std::fs::write(format!("{}.json", kernel.name), manifest.to_json()).unwrap();
+            }
+        }
+        Err(error) => panic!("{error}"), // the summary, then each located diagnostic
+    }
+    // README-END
+    std::fs::remove_file("softmax_0_kernel.json").unwrap();
+}
+
+#[test]
+fn the_readme_shows_the_tested_rust_example() {
+    let tests = include_str!("tests.rs");
+    let begin = "    // README-BEGIN\n";
+    let start = tests.find(begin).unwrap() + begin.len();
+    let end = tests[start..].find("    // README-END").unwrap() + start;
+    let example: String = tests[start..end].lines().map(|line| format!("{}\n", line.strip_prefix("    ").unwrap_or(line))).collect();
+    let readme = include_str!("../../README.md");
+    assert!(readme.contains(&example), "README.md's Rust example differs from this test's:\n{example}");
 }
