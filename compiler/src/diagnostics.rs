@@ -78,7 +78,13 @@ impl Diagnostic {
     fn read(diagnostic: &melior::diagnostic::Diagnostic, rename: &dyn Fn(&str) -> String) -> Self {
         let location = diagnostic.location();
         let file_position = location.is_file_line_col_range().then(|| SourceLocation {
-            file: rename(location.file_line_col_range_filename().as_string_ref().as_str().unwrap_or("?")),
+            file: rename(
+                location
+                    .file_line_col_range_filename()
+                    .as_string_ref()
+                    .as_str()
+                    .unwrap_or("?"),
+            ),
             line: location.file_line_col_range_start_line() as u32,
             column: location.file_line_col_range_start_column() as u32,
         });
@@ -111,19 +117,33 @@ pub(crate) struct Collector<'c> {
 impl<'c> Collector<'c> {
     /// Attaches a handler to `context` that collects every diagnostic (and prints none), naming
     /// files `rename(file)`.
-    pub(crate) fn attach(context: &'c melior::Context, rename: impl Fn(&str) -> String + Send + 'static) -> Self {
+    pub(crate) fn attach(
+        context: &'c melior::Context,
+        rename: impl Fn(&str) -> String + Send + 'static,
+    ) -> Self {
         let collected = Arc::new(Mutex::new(Vec::new()));
         let sink = collected.clone();
         let id = context.attach_diagnostic_handler(move |diagnostic| {
-            sink.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).push(Diagnostic::read(&diagnostic, &rename));
+            sink.lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner())
+                .push(Diagnostic::read(&diagnostic, &rename));
             true
         });
-        Collector { context, id: Some(id), collected }
+        Collector {
+            context,
+            id: Some(id),
+            collected,
+        }
     }
 
     /// Returns the diagnostics collected so far, leaving none.
     pub(crate) fn take(&self) -> Vec<Diagnostic> {
-        std::mem::take(&mut *self.collected.lock().unwrap_or_else(|poisoned| poisoned.into_inner()))
+        std::mem::take(
+            &mut *self
+                .collected
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner()),
+        )
     }
 }
 

@@ -98,7 +98,9 @@ impl fmt::Display for Error {
             )?,
             Error::Parse { source, .. } => write!(f, "{source}: cannot be compiled")?,
             Error::Lowering { target, .. } => write!(f, "lowering for {target} failed")?,
-            Error::CodeGeneration { target, .. } => write!(f, "code generation for {target} failed")?,
+            Error::CodeGeneration { target, .. } => {
+                write!(f, "code generation for {target} failed")?
+            }
             Error::Internal { message, .. } => write!(f, "internal error: {message}")?,
         }
         for diagnostic in self.diagnostics() {
@@ -214,13 +216,23 @@ pub fn compile_file(path: &Path, target: &str) -> Result<Compilation> {
 pub fn compile_source(source: &str, source_name: &str, target: &str) -> Result<Compilation> {
     let context = context();
     // Parsed from a file so that locations carry `source_name`, which replaces the scratch path.
-    let scratch = tempfile::tempdir().map_err(|error| internal(format!("a scratch directory: {error}"), Vec::new()))?;
-    let file_name = Path::new(source_name).file_name().map_or("input.mlir".into(), |name| name.to_owned());
+    let scratch = tempfile::tempdir()
+        .map_err(|error| internal(format!("a scratch directory: {error}"), Vec::new()))?;
+    let file_name = Path::new(source_name)
+        .file_name()
+        .map_or("input.mlir".into(), |name| name.to_owned());
     let path = scratch.path().join(file_name);
-    std::fs::write(&path, source).map_err(|error| internal(format!("{}: {error}", path.display()), Vec::new()))?;
+    std::fs::write(&path, source)
+        .map_err(|error| internal(format!("{}: {error}", path.display()), Vec::new()))?;
     let scratch_name = path.display().to_string();
     let (from, to) = (scratch_name.clone(), source_name.to_owned());
-    let collector = Collector::attach(&context, move |file| if file == from { to.clone() } else { file.to_owned() });
+    let collector = Collector::attach(&context, move |file| {
+        if file == from {
+            to.clone()
+        } else {
+            file.to_owned()
+        }
+    });
     let started = Instant::now();
     let mut module = tile_dialect::driver::parse_file(&context, &scratch_name)
         .ok_or_else(|| parse_error(source_name, String::new(), &collector))?;
@@ -248,11 +260,17 @@ fn parse_error(source: &str, message: String, collector: &Collector) -> Error {
             notes: Vec::new(),
         });
     }
-    Error::Parse { source: source.to_owned(), diagnostics }
+    Error::Parse {
+        source: source.to_owned(),
+        diagnostics,
+    }
 }
 
 fn internal(message: String, diagnostics: Vec<Diagnostic>) -> Error {
-    Error::Internal { message, diagnostics }
+    Error::Internal {
+        message,
+        diagnostics,
+    }
 }
 
 /// The linker MLIR's ROCDL serialization looks for, at `<toolkit>/llvm/bin/ld.lld`.
@@ -261,17 +279,25 @@ const LLD: &str = "/usr/lib/llvm-22/bin/ld.lld";
 /// Serializes each lowered AMD kernel module of `module` to an HSA code object (`backend` with
 /// `format=bin`, on a copy, linked by lld through a scratch toolkit directory that holds only it).
 /// Empty where lld is missing.
-fn code_objects(context: &Context, module: &Module, backend: &str) -> std::result::Result<Vec<(String, Vec<u8>)>, String> {
+fn code_objects(
+    context: &Context,
+    module: &Module,
+    backend: &str,
+) -> std::result::Result<Vec<(String, Vec<u8>)>, String> {
     if !Path::new(LLD).exists() {
         return Ok(Vec::new());
     }
     let toolkit = tempfile::tempdir().map_err(|error| format!("a scratch directory: {error}"))?;
     let linker = toolkit.path().join("llvm/bin");
     std::fs::create_dir_all(&linker).map_err(|error| format!("{}: {error}", linker.display()))?;
-    std::os::unix::fs::symlink(LLD, linker.join("ld.lld")).map_err(|error| format!("{}: {error}", linker.display()))?;
+    std::os::unix::fs::symlink(LLD, linker.join("ld.lld"))
+        .map_err(|error| format!("{}: {error}", linker.display()))?;
     let mut copy = Module::parse(context, &module.as_operation().to_string())
         .ok_or("the lowered module does not parse again")?;
-    let binary = backend.replace("format=isa", &format!("format=bin toolkit={}", toolkit.path().display()));
+    let binary = backend.replace(
+        "format=isa",
+        &format!("format=bin toolkit={}", toolkit.path().display()),
+    );
     pass_manager(context, &format!("builtin.module({binary})"))?
         .run(&mut copy)
         .map_err(|_| "making the code objects failed".to_string())?;
@@ -286,24 +312,37 @@ fn compile_parsed(
     started: Instant,
 ) -> Result<Compilation> {
     let parsed = started.elapsed();
-    let (lowering, backend) = tile_conversions::pipelines::chip_passes(target)
-        .ok_or_else(|| Error::UnknownTarget { target: target.to_owned() })?;
-    let failed = |diagnostics: Vec<Diagnostic>| Error::Lowering { target: target.to_owned(), diagnostics };
-    pass_manager(context, &format!("builtin.module({lowering}, inline, canonicalize, cse)"))
-        .map_err(|message| internal(message, collector.take()))?
-        .run(module)
-        .map_err(|_| failed(collector.take()))?;
+    let (lowering, backend) =
+        tile_conversions::pipelines::chip_passes(target).ok_or_else(|| Error::UnknownTarget {
+            target: target.to_owned(),
+        })?;
+    let failed = |diagnostics: Vec<Diagnostic>| Error::Lowering {
+        target: target.to_owned(),
+        diagnostics,
+    };
+    pass_manager(
+        context,
+        &format!("builtin.module({lowering}, inline, canonicalize, cse)"),
+    )
+    .map_err(|message| internal(message, collector.take()))?
+    .run(module)
+    .map_err(|_| failed(collector.take()))?;
     let lowered = started.elapsed();
-    let manifests = tile_conversions::kernels::typed_manifests(module).map_err(|message| internal(message, collector.take()))?;
+    let manifests = tile_conversions::kernels::typed_manifests(module)
+        .map_err(|message| internal(message, collector.take()))?;
     let mut code_objects = if target.starts_with("gfx") {
-        code_objects(context, module, backend).map_err(|message| internal(message, collector.take()))?
+        code_objects(context, module, backend)
+            .map_err(|message| internal(message, collector.take()))?
     } else {
         Vec::new()
     };
     pass_manager(context, &format!("builtin.module({backend})"))
         .map_err(|message| internal(message, collector.take()))?
         .run(module)
-        .map_err(|_| Error::CodeGeneration { target: target.to_owned(), diagnostics: collector.take() })?;
+        .map_err(|_| Error::CodeGeneration {
+            target: target.to_owned(),
+            diagnostics: collector.take(),
+        })?;
     let generated = started.elapsed();
 
     let spirv = target.starts_with("spirv");
@@ -323,7 +362,10 @@ fn compile_parsed(
                         .iter()
                         .position(|(object, _)| *object == name)
                         .map(|position| code_objects.swap_remove(position).1);
-                    Code::Amdgcn { assembly: text, code_object }
+                    Code::Amdgcn {
+                        assembly: text,
+                        code_object,
+                    }
                 } else {
                     Code::Ptx(text)
                 };
@@ -331,21 +373,43 @@ fn compile_parsed(
             })
             .collect()
     };
-    let spirv_modules = if spirv { spirv_module_texts(module) } else { Vec::new() };
+    let spirv_modules = if spirv {
+        spirv_module_texts(module)
+    } else {
+        Vec::new()
+    };
     let mut kernels = Vec::new();
     for (module_name, manifest) in manifests {
         let position = objects
             .iter()
             .position(|(name, _)| *name == module_name)
-            .ok_or_else(|| internal(format!("no code was generated for {module_name}"), collector.take()))?;
+            .ok_or_else(|| {
+                internal(
+                    format!("no code was generated for {module_name}"),
+                    collector.take(),
+                )
+            })?;
         let code = objects.swap_remove(position).1;
-        let spirv_module = spirv_modules.iter().find(|(name, _)| *name == module_name).map(|(_, text)| text.clone());
-        kernels.push(Kernel { name: manifest.entry.clone(), module: module_name, code, manifest, spirv_module });
+        let spirv_module = spirv_modules
+            .iter()
+            .find(|(name, _)| *name == module_name)
+            .map(|(_, text)| text.clone());
+        kernels.push(Kernel {
+            name: manifest.entry.clone(),
+            module: module_name,
+            code,
+            manifest,
+            spirv_module,
+        });
     }
     Ok(Compilation {
         kernels,
         diagnostics: collector.take(),
-        timings: Timings { parse: parsed, lowering: lowered - parsed, code_generation: generated - lowered },
+        timings: Timings {
+            parse: parsed,
+            lowering: lowered - parsed,
+            code_generation: generated - lowered,
+        },
     })
 }
 
@@ -355,7 +419,10 @@ fn spirv_module_texts(module: &Module) -> Vec<(String, String)> {
         .into_iter()
         .map(|op| {
             let symbol = tile_dialect::ops::string_attribute(&op, "sym_name").unwrap_or_default();
-            (symbol.trim_start_matches("__spv__").to_owned(), op.to_string())
+            (
+                symbol.trim_start_matches("__spv__").to_owned(),
+                op.to_string(),
+            )
         })
         .collect()
 }

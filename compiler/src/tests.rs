@@ -4,7 +4,8 @@ use crate as tile_compiler;
 
 const SOFTMAX: &str = include_str!("../../test/programs/row_softmax.mlir");
 
-const BAD: &str = "func.func @bad(%n: index) {\n  tile.kernel grid(%n) threads(100) (%bx) {\n  }\n  return\n}\n";
+const BAD: &str =
+    "func.func @bad(%n: index) {\n  tile.kernel grid(%n) threads(100) (%bx) {\n  }\n  return\n}\n";
 
 #[test]
 fn a_program_compiles_to_spirv_with_its_manifest() {
@@ -15,17 +16,27 @@ fn a_program_compiles_to_spirv_with_its_manifest() {
     assert_eq!(kernel.manifest.target, "spirv");
     assert_eq!(kernel.manifest.version, tile_manifest::SCHEMA_VERSION);
     assert_eq!(kernel.manifest.compiler, tile_manifest::COMPILER_VERSION);
-    let Code::Spirv(words) = &kernel.code else { panic!("not SPIR-V: {:?}", kernel.code) };
+    let Code::Spirv(words) = &kernel.code else {
+        panic!("not SPIR-V: {:?}", kernel.code)
+    };
     assert_eq!(words[0], 0x0723_0203);
     assert_eq!(kernel.code.extension(), "spv");
-    assert!(kernel.spirv_module.as_deref().unwrap().starts_with("spirv.module"));
+    assert!(
+        kernel
+            .spirv_module
+            .as_deref()
+            .unwrap()
+            .starts_with("spirv.module")
+    );
 }
 
 #[test]
 fn a_program_compiles_to_ptx() {
     let compilation = compile_source(SOFTMAX, "row_softmax.mlir", "sm_90a").unwrap();
     let kernel = &compilation.kernels[0];
-    let Code::Ptx(ptx) = &kernel.code else { panic!("not PTX") };
+    let Code::Ptx(ptx) = &kernel.code else {
+        panic!("not PTX")
+    };
     assert!(ptx.contains(&format!(".entry {}", kernel.name)), "{ptx}");
     assert!(kernel.manifest.check_loadable("sm_90a").is_ok());
 }
@@ -38,16 +49,35 @@ fn errors_are_collected_with_their_locations() {
     assert_eq!(diagnostic.severity, Severity::Error);
     assert_eq!(
         diagnostic.location,
-        Some(SourceLocation { file: "bad.mlir".into(), line: 2, column: 3 })
+        Some(SourceLocation {
+            file: "bad.mlir".into(),
+            line: 2,
+            column: 3
+        })
     );
-    assert!(diagnostic.message.contains("threads to be a positive multiple of 32"), "{diagnostic}");
-    assert!(error.to_string().starts_with("bad.mlir: cannot be compiled\nbad.mlir:2:3: error:"), "{error}");
+    assert!(
+        diagnostic
+            .message
+            .contains("threads to be a positive multiple of 32"),
+        "{diagnostic}"
+    );
+    assert!(
+        error
+            .to_string()
+            .starts_with("bad.mlir: cannot be compiled\nbad.mlir:2:3: error:"),
+        "{error}"
+    );
 }
 
 #[test]
 fn unknown_targets_and_missing_files_are_errors() {
     let error = compile_source(SOFTMAX, "row_softmax.mlir", "sm_80").unwrap_err();
-    assert!(error.to_string().starts_with("unknown target sm_80: expected sm_90a"), "{error}");
+    assert!(
+        error
+            .to_string()
+            .starts_with("unknown target sm_80: expected sm_90a"),
+        "{error}"
+    );
     let error = compile_file(Path::new("/nonexistent.mlir"), "spirv").unwrap_err();
     assert!(error.to_string().contains("No such file"), "{error}");
 }
@@ -57,7 +87,9 @@ fn a_module_compiles_in_the_callers_context() {
     let context = context();
     let mut module = Module::parse(&context, SOFTMAX).unwrap();
     let compilation = compile_module(&context, &mut module, "gfx942").unwrap();
-    let Code::Amdgcn { assembly, .. } = &compilation.kernels[0].code else { panic!("not AMDGCN") };
+    let Code::Amdgcn { assembly, .. } = &compilation.kernels[0].code else {
+        panic!("not AMDGCN")
+    };
     assert!(assembly.contains("amdgcn"), "{assembly}");
 }
 
@@ -73,9 +105,16 @@ fn readme_rust_example() {
                 eprintln!("{warning}"); // file:line:col: warning: ...
             }
             for kernel in &compilation.kernels {
-                let tile_compiler::Code::Ptx(ptx) = &kernel.code else { unreachable!() };
+                let tile_compiler::Code::Ptx(ptx) = &kernel.code else {
+                    unreachable!()
+                };
                 let manifest: &tile_manifest::Manifest = &kernel.manifest;
-                println!("{}: {} bytes of PTX, grid {:?}", kernel.name, ptx.len(), manifest.grid);
+                println!(
+                    "{}: {} bytes of PTX, grid {:?}",
+                    kernel.name,
+                    ptx.len(),
+                    manifest.grid
+                );
                 std::fs::write(format!("{}.json", kernel.name), manifest.to_json()).unwrap();
             }
         }
@@ -91,7 +130,13 @@ fn the_readme_shows_the_tested_rust_example() {
     let begin = "    // README-BEGIN\n";
     let start = tests.find(begin).unwrap() + begin.len();
     let end = tests[start..].find("    // README-END").unwrap() + start;
-    let example: String = tests[start..end].lines().map(|line| format!("{}\n", line.strip_prefix("    ").unwrap_or(line))).collect();
+    let example: String = tests[start..end]
+        .lines()
+        .map(|line| format!("{}\n", line.strip_prefix("    ").unwrap_or(line)))
+        .collect();
     let readme = include_str!("../../README.md");
-    assert!(readme.contains(&example), "README.md's Rust example differs from this test's:\n{example}");
+    assert!(
+        readme.contains(&example),
+        "README.md's Rust example differs from this test's:\n{example}"
+    );
 }

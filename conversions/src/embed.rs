@@ -61,11 +61,18 @@ fn stash(module: OperationRef) -> Result<(), String> {
             .filter_map(|op| {
                 let manifest = string_attribute(&op, MANIFEST)?;
                 let name = string_attribute(&op, "sym_name")?;
-                Some((Identifier::new(context, &name), StringAttribute::new(context, &manifest).into()))
+                Some((
+                    Identifier::new(context, &name),
+                    StringAttribute::new(context, &manifest).into(),
+                ))
             })
             .collect();
         if !entries.is_empty() {
-            set_attribute(module, STASH, DictionaryAttribute::new(context, &entries).into());
+            set_attribute(
+                module,
+                STASH,
+                DictionaryAttribute::new(context, &entries).into(),
+            );
         }
     });
     Ok(())
@@ -74,14 +81,24 @@ fn stash(module: OperationRef) -> Result<(), String> {
 /// Puts each stashed manifest on what its `gpu.module` became (`gpu.binary`, `spirv.module
 /// @__spv__<name>`, or the `gpu.module` itself where it is kept), and drops the stash.
 fn restore(module: OperationRef) -> Result<(), String> {
-    let Some(stash) = module.attribute(STASH).ok().and_then(|attribute| DictionaryAttribute::try_from(attribute).ok())
+    let Some(stash) = module
+        .attribute(STASH)
+        .ok()
+        .and_then(|attribute| DictionaryAttribute::try_from(attribute).ok())
     else {
         return Ok(());
     };
     let holders: Vec<(String, OperationRef)> = ["gpu.binary", "gpu.module", "spirv.module"]
         .into_iter()
         .flat_map(|name| find_ops(module, name))
-        .filter_map(|op| Some((string_attribute(&op, "sym_name")?.trim_start_matches("__spv__").to_owned(), op)))
+        .filter_map(|op| {
+            Some((
+                string_attribute(&op, "sym_name")?
+                    .trim_start_matches("__spv__")
+                    .to_owned(),
+                op,
+            ))
+        })
         .collect();
     for index in 0..stash.len() {
         let (name, manifest) = stash.element(index).map_err(|error| error.to_string())?;
@@ -108,14 +125,18 @@ fn check_lowered(module: OperationRef, pipeline: &str, binaries: bool) -> Result
         let left = if name.starts_with("tile.") || name == "gpu.launch" {
             true
         } else if name == "gpu.module" {
-            binaries || !string_attribute(&op, "sym_name").is_some_and(|symbol| spirv_modules.contains(&symbol))
+            binaries
+                || !string_attribute(&op, "sym_name")
+                    .is_some_and(|symbol| spirv_modules.contains(&symbol))
         } else {
             false
         };
         if left {
             emit_error(
                 op.location(),
-                &format!("'{name}' op was left unlowered by {pipeline}; expects every tile kernel and every upstream gpu.launch/gpu.module to be lowered"),
+                &format!(
+                    "'{name}' op was left unlowered by {pipeline}; expects every tile kernel and every upstream gpu.launch/gpu.module to be lowered"
+                ),
             );
             failed = true;
         }
@@ -127,23 +148,38 @@ fn check_lowered(module: OperationRef, pipeline: &str, binaries: bool) -> Result
 /// targets gets the target environment tile's kernels use for the module's `tile.target`, and a
 /// kernel without `spirv.entry_point_abi` one from its known block size (an error at it without).
 fn prepare_spirv(module: OperationRef) -> Result<(), String> {
-    let target = string_attribute(&module, crate::layout::TARGET_ATTRIBUTE).unwrap_or_else(|| "spirv".into());
-    let environment =
-        if target == crate::spirv::coopmat::TARGET { crate::spirv::coopmat::FLAVOR } else { crate::spirv::FLAVOR }
-            .module_attributes;
+    let target = string_attribute(&module, crate::layout::TARGET_ATTRIBUTE)
+        .unwrap_or_else(|| "spirv".into());
+    let environment = if target == crate::spirv::coopmat::TARGET {
+        crate::spirv::coopmat::FLAVOR
+    } else {
+        crate::spirv::FLAVOR
+    }
+    .module_attributes;
     let mut failed = false;
     with_context(module, |context| {
         for gpu_module in find_ops(module, "gpu.module") {
             if gpu_module.attribute("targets").is_err() {
-                set_attribute(gpu_module, "targets", Attribute::parse(context, environment).expect("target environment"));
+                set_attribute(
+                    gpu_module,
+                    "targets",
+                    Attribute::parse(context, environment).expect("target environment"),
+                );
             }
             for function in find_ops(gpu_module, "gpu.func") {
-                if function.attribute("gpu.kernel").is_err() || function.attribute("spirv.entry_point_abi").is_ok() {
+                if function.attribute("gpu.kernel").is_err()
+                    || function.attribute("spirv.entry_point_abi").is_ok()
+                {
                     continue;
                 }
-                let size = function.attribute("known_block_size").ok().map(|size| size.to_string());
+                let size = function
+                    .attribute("known_block_size")
+                    .ok()
+                    .map(|size| size.to_string());
                 let Some(size) = size.and_then(|size| {
-                    size.strip_prefix("array<i32: ").and_then(|rest| rest.strip_suffix('>')).map(str::to_owned)
+                    size.strip_prefix("array<i32: ")
+                        .and_then(|rest| rest.strip_suffix('>'))
+                        .map(str::to_owned)
                 }) else {
                     emit_error(
                         function.location(),
@@ -153,7 +189,11 @@ fn prepare_spirv(module: OperationRef) -> Result<(), String> {
                     continue;
                 };
                 let abi = format!("#spirv.entry_point_abi<workgroup_size = [{size}]>");
-                set_attribute(function, "spirv.entry_point_abi", Attribute::parse(context, &abi).expect("entry point ABI"));
+                set_attribute(
+                    function,
+                    "spirv.entry_point_abi",
+                    Attribute::parse(context, &abi).expect("entry point ABI"),
+                );
             }
         }
     });

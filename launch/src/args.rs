@@ -22,7 +22,12 @@ impl Tensor {
         for dim in (0..shape.len().saturating_sub(1)).rev() {
             strides[dim] = strides[dim + 1] * shape[dim + 1];
         }
-        Tensor { address, element: element.to_owned(), shape: shape.to_vec(), strides }
+        Tensor {
+            address,
+            element: element.to_owned(),
+            shape: shape.to_vec(),
+            strides,
+        }
     }
 
     /// Returns whether the tensor is row-major contiguous (size-1 dimensions may have any stride).

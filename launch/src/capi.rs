@@ -66,23 +66,36 @@ unsafe fn read_args(args: *const TileLaunchArg, count: usize) -> Result<Vec<Arg>
         .enumerate()
         .map(|(index, arg)| match arg.kind {
             0 => {
-                let rank = usize::try_from(arg.rank).map_err(|_| Error::Argument(format!("argument {index}: a negative rank")))?;
+                let rank = usize::try_from(arg.rank)
+                    .map_err(|_| Error::Argument(format!("argument {index}: a negative rank")))?;
                 let (shape, strides) = if rank == 0 {
                     (Vec::new(), Vec::new())
                 } else {
                     unsafe {
-                        (std::slice::from_raw_parts(arg.shape, rank).to_vec(), std::slice::from_raw_parts(arg.strides, rank).to_vec())
+                        (
+                            std::slice::from_raw_parts(arg.shape, rank).to_vec(),
+                            std::slice::from_raw_parts(arg.strides, rank).to_vec(),
+                        )
                     }
                 };
                 let element = if arg.element.is_null() {
                     String::new()
                 } else {
-                    unsafe { CStr::from_ptr(arg.element) }.to_string_lossy().into_owned()
+                    unsafe { CStr::from_ptr(arg.element) }
+                        .to_string_lossy()
+                        .into_owned()
                 };
-                Ok(Arg::Tensor(Tensor { address: arg.address, element, shape, strides }))
+                Ok(Arg::Tensor(Tensor {
+                    address: arg.address,
+                    element,
+                    shape,
+                    strides,
+                }))
             }
             1 => Ok(Arg::Scalar(arg.value)),
-            other => Err(Error::Argument(format!("argument {index}: an unknown kind {other}"))),
+            other => Err(Error::Argument(format!(
+                "argument {index}: an unknown kind {other}"
+            ))),
         })
         .collect()
 }
@@ -108,8 +121,14 @@ pub unsafe extern "C" fn tileLaunchLoad(
     error: *mut c_char,
     capacity: usize,
 ) -> *mut c_void {
-    let code = if length == 0 { &[][..] } else { unsafe { std::slice::from_raw_parts(code, length) } };
-    let manifest = unsafe { CStr::from_ptr(manifest) }.to_string_lossy().into_owned();
+    let code = if length == 0 {
+        &[][..]
+    } else {
+        unsafe { std::slice::from_raw_parts(code, length) }
+    };
+    let manifest = unsafe { CStr::from_ptr(manifest) }
+        .to_string_lossy()
+        .into_owned();
     match guarded(|| Kernel::load(code, &manifest)) {
         Ok(kernel) => Box::into_raw(Box::new(kernel)).cast(),
         Err(message) => {
@@ -163,7 +182,9 @@ pub unsafe extern "C" fn tileLaunchCheck(
     error: *mut c_char,
     capacity: usize,
 ) -> i32 {
-    let manifest = unsafe { CStr::from_ptr(manifest) }.to_string_lossy().into_owned();
+    let manifest = unsafe { CStr::from_ptr(manifest) }
+        .to_string_lossy()
+        .into_owned();
     let result = guarded(|| {
         let manifest = tile_manifest::Manifest::from_json(&manifest)?;
         let args = unsafe { read_args(args, count) }?;

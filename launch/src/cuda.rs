@@ -21,8 +21,12 @@ fn check(result: sys::CUresult, what: &str) -> Result<()> {
     let mut text: *const std::ffi::c_char = std::ptr::null();
     // SAFETY: cuGetErrorString writes a pointer to a static string or leaves it null.
     let name = unsafe {
-        if sys::cuGetErrorString(result, &mut text) == sys::CUresult::CUDA_SUCCESS && !text.is_null() {
-            std::ffi::CStr::from_ptr(text).to_string_lossy().into_owned()
+        if sys::cuGetErrorString(result, &mut text) == sys::CUresult::CUDA_SUCCESS
+            && !text.is_null()
+        {
+            std::ffi::CStr::from_ptr(text)
+                .to_string_lossy()
+                .into_owned()
         } else {
             format!("{result:?}")
         }
@@ -40,7 +44,9 @@ pub fn driver_present() -> bool {
 /// is), and returns the chip of its device as the compiler names it (`sm_90a` for 9.0).
 fn current_chip() -> Result<String> {
     if !driver_present() {
-        return Err(Error::Cuda("the CUDA driver (libcuda.so) is not installed".into()));
+        return Err(Error::Cuda(
+            "the CUDA driver (libcuda.so) is not installed".into(),
+        ));
     }
     // SAFETY: plain driver calls with out-pointers to locals.
     unsafe {
@@ -50,17 +56,27 @@ fn current_chip() -> Result<String> {
         if context.is_null() {
             let mut device: sys::CUdevice = 0;
             check(sys::cuDeviceGet(&mut device, 0), "cuDeviceGet")?;
-            check(sys::cuDevicePrimaryCtxRetain(&mut context, device), "cuDevicePrimaryCtxRetain")?;
+            check(
+                sys::cuDevicePrimaryCtxRetain(&mut context, device),
+                "cuDevicePrimaryCtxRetain",
+            )?;
             check(sys::cuCtxSetCurrent(context), "cuCtxSetCurrent")?;
         }
         let mut device: sys::CUdevice = 0;
         check(sys::cuCtxGetDevice(&mut device), "cuCtxGetDevice")?;
         let (mut major, mut minor) = (0, 0);
         use sys::CUdevice_attribute::{
-            CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR as MAJOR, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR as MINOR,
+            CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR as MAJOR,
+            CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR as MINOR,
         };
-        check(sys::cuDeviceGetAttribute(&mut major, MAJOR, device), "cuDeviceGetAttribute")?;
-        check(sys::cuDeviceGetAttribute(&mut minor, MINOR, device), "cuDeviceGetAttribute")?;
+        check(
+            sys::cuDeviceGetAttribute(&mut major, MAJOR, device),
+            "cuDeviceGetAttribute",
+        )?;
+        check(
+            sys::cuDeviceGetAttribute(&mut minor, MINOR, device),
+            "cuDeviceGetAttribute",
+        )?;
         Ok(chip_name(major, minor))
     }
 }
@@ -68,7 +84,11 @@ fn current_chip() -> Result<String> {
 /// Returns the compiler's name of compute capability `major.minor`: the architecture-specific
 /// `a` variant for 9.0 (what `sm_90a` code needs), `sm_XY` otherwise.
 pub fn chip_name(major: i32, minor: i32) -> String {
-    if (major, minor) == (9, 0) { "sm_90a".into() } else { format!("sm_{major}{minor}") }
+    if (major, minor) == (9, 0) {
+        "sm_90a".into()
+    } else {
+        format!("sm_{major}{minor}")
+    }
 }
 
 /// A kernel loaded into the current CUDA context, ready to launch.
@@ -93,18 +113,32 @@ impl Kernel {
         manifest.check_loadable(&current_chip()?)?;
         let mut image = code.to_vec();
         image.push(0);
-        let entry = std::ffi::CString::new(manifest.entry.clone()).map_err(|_| Error::Unsupported("an entry name with NUL".into()))?;
+        let entry = std::ffi::CString::new(manifest.entry.clone())
+            .map_err(|_| Error::Unsupported("an entry name with NUL".into()))?;
         let mut module: sys::CUmodule = std::ptr::null_mut();
         // SAFETY: `image` is NUL-terminated PTX; the out-pointers are locals. The kernel owns the
         // module from here on, so a failure below unloads it.
         unsafe {
-            check(sys::cuModuleLoadData(&mut module, image.as_ptr().cast()), "cuModuleLoadData")?;
-            let mut kernel = Kernel { manifest, module, function: std::ptr::null_mut() };
-            check(sys::cuModuleGetFunction(&mut kernel.function, module, entry.as_ptr()), "cuModuleGetFunction")?;
+            check(
+                sys::cuModuleLoadData(&mut module, image.as_ptr().cast()),
+                "cuModuleLoadData",
+            )?;
+            let mut kernel = Kernel {
+                manifest,
+                module,
+                function: std::ptr::null_mut(),
+            };
+            check(
+                sys::cuModuleGetFunction(&mut kernel.function, module, entry.as_ptr()),
+                "cuModuleGetFunction",
+            )?;
             let shared = kernel.manifest.dynamic_shared_bytes.unwrap_or(0);
             if shared > 48 * 1024 {
                 use sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES as MAX_SHARED;
-                check(sys::cuFuncSetAttribute(kernel.function, MAX_SHARED, shared as i32), "cuFuncSetAttribute")?;
+                check(
+                    sys::cuFuncSetAttribute(kernel.function, MAX_SHARED, shared as i32),
+                    "cuFuncSetAttribute",
+                )?;
             }
             Ok(kernel)
         }
@@ -114,9 +148,11 @@ impl Kernel {
     pub fn load_files(prefix: &Path) -> Result<Kernel> {
         let read = |extension: &str| {
             let path = prefix.with_extension(extension);
-            std::fs::read(&path).map_err(|error| Error::Unsupported(format!("{}: {error}", path.display())))
+            std::fs::read(&path)
+                .map_err(|error| Error::Unsupported(format!("{}: {error}", path.display())))
         };
-        let manifest = String::from_utf8(read("json")?).map_err(|_| Error::Unsupported("a manifest that is not UTF-8".into()))?;
+        let manifest = String::from_utf8(read("json")?)
+            .map_err(|_| Error::Unsupported("a manifest that is not UTF-8".into()))?;
         Kernel::load(&read("ptx")?, &manifest)
     }
 
@@ -142,10 +178,22 @@ impl Kernel {
                         // from pageable memory is staged before the call returns) and freed after
                         // the launch on the same stream.
                         unsafe {
-                            check(sys::cuMemAllocAsync(&mut device, size_of::<sys::CUtensorMap>(), stream), "cuMemAllocAsync")?;
+                            check(
+                                sys::cuMemAllocAsync(
+                                    &mut device,
+                                    size_of::<sys::CUtensorMap>(),
+                                    stream,
+                                ),
+                                "cuMemAllocAsync",
+                            )?;
                             maps.push(device);
                             check(
-                                sys::cuMemcpyHtoDAsync_v2(device, (&raw const map).cast(), size_of::<sys::CUtensorMap>(), stream),
+                                sys::cuMemcpyHtoDAsync_v2(
+                                    device,
+                                    (&raw const map).cast(),
+                                    size_of::<sys::CUtensorMap>(),
+                                    stream,
+                                ),
                                 "cuMemcpyHtoDAsync",
                             )?;
                         }
@@ -155,7 +203,10 @@ impl Kernel {
                     Param::I64(value) => *value as u64,
                 });
             }
-            let mut pointers: Vec<*mut c_void> = values.iter_mut().map(|value| (value as *mut u64).cast()).collect();
+            let mut pointers: Vec<*mut c_void> = values
+                .iter_mut()
+                .map(|value| (value as *mut u64).cast())
+                .collect();
             let [gx, gy, gz] = plan.grid;
             let [bx, by, bz] = plan.block;
             // SAFETY: every parameter is 8 bytes (a pointer or an i64), in the order the kernel
@@ -197,8 +248,8 @@ impl Drop for Kernel {
 /// Encodes a tensor map on the host.
 fn encode(params: &TensorMapParams) -> Result<sys::CUtensorMap> {
     use sys::{
-        CUtensorMapDataType as T, CUtensorMapFloatOOBfill as Oob, CUtensorMapInterleave as Interleave,
-        CUtensorMapL2promotion as L2, CUtensorMapSwizzle as S,
+        CUtensorMapDataType as T, CUtensorMapFloatOOBfill as Oob,
+        CUtensorMapInterleave as Interleave, CUtensorMapL2promotion as L2, CUtensorMapSwizzle as S,
     };
     let data_type = match params.data_type {
         DataType::Float16 => T::CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
@@ -255,7 +306,10 @@ mod tests {
             tile_manifest::COMPILER_VERSION
         );
         let error = Kernel::load(b"", &manifest).err().unwrap();
-        assert_eq!(error.to_string(), "k: a kernel compiled for spirv is not launched through CUDA");
+        assert_eq!(
+            error.to_string(),
+            "k: a kernel compiled for spirv is not launched through CUDA"
+        );
         let error = Kernel::load(b"", r#"{"entry": "k"}"#).err().unwrap();
         assert!(error.to_string().contains("has no version"), "{error}");
     }
@@ -270,6 +324,9 @@ mod tests {
             tile_manifest::COMPILER_VERSION
         );
         let error = Kernel::load(b"", &manifest).err().unwrap();
-        assert_eq!(error.to_string(), "CUDA: the CUDA driver (libcuda.so) is not installed");
+        assert_eq!(
+            error.to_string(),
+            "CUDA: the CUDA driver (libcuda.so) is not installed"
+        );
     }
 }

@@ -49,9 +49,16 @@ fn tensor_argument<'a>(
     shape: &[Option<i64>],
 ) -> Result<&'a Tensor> {
     let name = format!("argument {argument} ({role} of {entry})");
-    let tensor = match usize::try_from(argument).ok().and_then(|index| args.get(index)) {
+    let tensor = match usize::try_from(argument)
+        .ok()
+        .and_then(|index| args.get(index))
+    {
         Some(Arg::Tensor(tensor)) => tensor,
-        Some(Arg::Scalar(_)) => return Err(Error::Argument(format!("{name}: expects a tensor, but got an integer"))),
+        Some(Arg::Scalar(_)) => {
+            return Err(Error::Argument(format!(
+                "{name}: expects a tensor, but got an integer"
+            )));
+        }
         None => {
             return Err(Error::Argument(format!(
                 "{name}: expects a tensor, but got only {} argument(s)",
@@ -60,7 +67,10 @@ fn tensor_argument<'a>(
         }
     };
     if tensor.element != element {
-        return Err(Error::Argument(format!("{name}: expects element type {element}, but got {}", tensor.element)));
+        return Err(Error::Argument(format!(
+            "{name}: expects element type {element}, but got {}",
+            tensor.element
+        )));
     }
     if tensor.shape.len() != shape.len() || tensor.strides.len() != shape.len() {
         return Err(Error::Argument(format!(
@@ -71,11 +81,18 @@ fn tensor_argument<'a>(
         )));
     }
     let show = |sizes: &mut dyn Iterator<Item = String>| sizes.collect::<Vec<_>>().join("x");
-    let matches = shape.iter().zip(&tensor.shape).all(|(expected, size)| expected.is_none_or(|expected| expected == *size));
+    let matches = shape
+        .iter()
+        .zip(&tensor.shape)
+        .all(|(expected, size)| expected.is_none_or(|expected| expected == *size));
     if !matches || tensor.shape.iter().any(|size| *size < 0) {
         return Err(Error::Argument(format!(
             "{name}: expects shape {}, but got {}",
-            show(&mut shape.iter().map(|size| size.map_or("?".into(), |size| size.to_string()))),
+            show(
+                &mut shape
+                    .iter()
+                    .map(|size| size.map_or("?".into(), |size| size.to_string()))
+            ),
             show(&mut tensor.shape.iter().map(i64::to_string))
         )));
     }
@@ -96,21 +113,42 @@ pub fn plan_launch(manifest: &Manifest, args: &[Arg]) -> Result<LaunchPlan> {
     if let Some(kernel_params) = &manifest.params {
         for param in kernel_params {
             match &param.kind {
-                ParamKind::TensorMap { host_argument, shape, element, box_, swizzle, .. } => {
-                    let tensor = tensor_argument(args, *host_argument, &param.role, entry, element, shape)?;
+                ParamKind::TensorMap {
+                    host_argument,
+                    shape,
+                    element,
+                    box_,
+                    swizzle,
+                    ..
+                } => {
+                    let tensor =
+                        tensor_argument(args, *host_argument, &param.role, entry, element, shape)?;
                     let name = format!("argument {host_argument} ({} of {entry})", param.role);
-                    params.push(Param::TensorMap(tensor_map_params(&name, tensor, *box_, *swizzle)?));
+                    params.push(Param::TensorMap(tensor_map_params(
+                        &name, tensor, *box_, *swizzle,
+                    )?));
                 }
-                ParamKind::Scalar { value, .. } => params.push(Param::I64(value.evaluate(&Host(args))?)),
+                ParamKind::Scalar { value, .. } => {
+                    params.push(Param::I64(value.evaluate(&Host(args))?))
+                }
                 ParamKind::Memref { .. } => {
-                    return Err(Error::Unsupported(format!("{entry}: memref parameters are the gfx942 convention")));
+                    return Err(Error::Unsupported(format!(
+                        "{entry}: memref parameters are the gfx942 convention"
+                    )));
                 }
             }
         }
     }
     for binding in manifest.bindings.iter().flatten() {
         let role = format!("binding {}", binding.binding);
-        let tensor = tensor_argument(args, binding.host_argument, &role, entry, &binding.element, &binding.shape)?;
+        let tensor = tensor_argument(
+            args,
+            binding.host_argument,
+            &role,
+            entry,
+            &binding.element,
+            &binding.shape,
+        )?;
         // The kernel's memref types have the identity layout: it indexes rows by their sizes.
         if !tensor.is_contiguous() {
             return Err(Error::Argument(format!(
@@ -118,15 +156,28 @@ pub fn plan_launch(manifest: &Manifest, args: &[Arg]) -> Result<LaunchPlan> {
                 binding.host_argument, tensor.strides
             )));
         }
-        params.extend([Param::Pointer(tensor.address), Param::Pointer(tensor.address), Param::I64(0)]);
-        params.extend(tensor.shape.iter().chain(&tensor.strides).map(|value| Param::I64(*value)));
+        params.extend([
+            Param::Pointer(tensor.address),
+            Param::Pointer(tensor.address),
+            Param::I64(0),
+        ]);
+        params.extend(
+            tensor
+                .shape
+                .iter()
+                .chain(&tensor.strides)
+                .map(|value| Param::I64(*value)),
+        );
     }
     let dynamic_shared_bytes = manifest.dynamic_shared_bytes.unwrap_or(0);
     Ok(LaunchPlan {
         grid: manifest.evaluate_grid(&Host(args))?,
         block: manifest.threads(),
-        dynamic_shared_bytes: u32::try_from(dynamic_shared_bytes)
-            .map_err(|_| Error::Unsupported(format!("{entry}: {dynamic_shared_bytes} bytes of shared memory")))?,
+        dynamic_shared_bytes: u32::try_from(dynamic_shared_bytes).map_err(|_| {
+            Error::Unsupported(format!(
+                "{entry}: {dynamic_shared_bytes} bytes of shared memory"
+            ))
+        })?,
         params,
     })
 }

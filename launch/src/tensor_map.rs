@@ -64,29 +64,52 @@ fn data_type(element: &str) -> Option<(DataType, u64)> {
 /// Returns the encoding parameters of the tensor map over `tensor` with box `[rows, inner]` and
 /// `swizzle` bytes, or says (naming `what`) which driver constraint the argument breaks. The
 /// tensor's element type and sizes are checked against the manifest before.
-pub fn tensor_map_params(what: &str, tensor: &Tensor, box_: [u32; 2], swizzle: u32) -> Result<TensorMapParams> {
+pub fn tensor_map_params(
+    what: &str,
+    tensor: &Tensor,
+    box_: [u32; 2],
+    swizzle: u32,
+) -> Result<TensorMapParams> {
     let fail = |message: String| Err(Error::Argument(format!("{what}: {message}")));
     let Some((data_type, bytes)) = data_type(&tensor.element) else {
-        return fail(format!("expects an element type a tensor map holds (f16, bf16, f32, f64), but got {}", tensor.element));
+        return fail(format!(
+            "expects an element type a tensor map holds (f16, bf16, f32, f64), but got {}",
+            tensor.element
+        ));
     };
-    let (&[rows, cols], &[row_stride, col_stride]) = (tensor.shape.as_slice(), tensor.strides.as_slice()) else {
-        return fail(format!("expects a 2-D tensor, but got {} dimensions", tensor.shape.len()));
+    let (&[rows, cols], &[row_stride, col_stride]) =
+        (tensor.shape.as_slice(), tensor.strides.as_slice())
+    else {
+        return fail(format!(
+            "expects a 2-D tensor, but got {} dimensions",
+            tensor.shape.len()
+        ));
     };
     if col_stride != 1 && cols != 1 {
-        return fail(format!("expects unit stride in the inner dimension, but got {col_stride}"));
+        return fail(format!(
+            "expects unit stride in the inner dimension, but got {col_stride}"
+        ));
     }
-    if tensor.address % 16 != 0 {
-        return fail(format!("expects a 16-byte aligned address, but got {:#x}", tensor.address));
+    if !tensor.address.is_multiple_of(16) {
+        return fail(format!(
+            "expects a 16-byte aligned address, but got {:#x}",
+            tensor.address
+        ));
     }
     let row_bytes = row_stride.max(cols) as u64 * bytes;
-    if row_bytes % 16 != 0 || row_bytes >= 1 << 40 {
-        return fail(format!("expects a row stride that is a multiple of 16 bytes (below 2^40), but got {row_bytes} bytes"));
+    if !row_bytes.is_multiple_of(16) || row_bytes >= 1 << 40 {
+        return fail(format!(
+            "expects a row stride that is a multiple of 16 bytes (below 2^40), but got {row_bytes} bytes"
+        ));
     }
     if rows <= 0 || cols <= 0 || rows as u64 > 1 << 32 || cols as u64 > 1 << 32 {
         return fail(format!("expects sizes in [1, 2^32], but got {rows}x{cols}"));
     }
     let [box_rows, box_inner] = box_;
-    if !(1..=256).contains(&box_rows) || !(1..=256).contains(&box_inner) || (u64::from(box_inner) * bytes) % 16 != 0 {
+    if !(1..=256).contains(&box_rows)
+        || !(1..=256).contains(&box_inner)
+        || !(u64::from(box_inner) * bytes).is_multiple_of(16)
+    {
         return Err(Error::Unsupported(format!(
             "{what}: the manifest's box {box_rows}x{box_inner} is not one a tensor map takes"
         )));
@@ -96,9 +119,14 @@ pub fn tensor_map_params(what: &str, tensor: &Tensor, box_: [u32; 2], swizzle: u
         32 => Swizzle::Bytes32,
         64 => Swizzle::Bytes64,
         128 => Swizzle::Bytes128,
-        other => return Err(Error::Unsupported(format!("{what}: a swizzle of {other} bytes"))),
+        other => {
+            return Err(Error::Unsupported(format!(
+                "{what}: a swizzle of {other} bytes"
+            )));
+        }
     };
-    if swizzle != Swizzle::None && u64::from(box_inner) * bytes > u64::from(swizzle_bytes(swizzle)) {
+    if swizzle != Swizzle::None && u64::from(box_inner) * bytes > u64::from(swizzle_bytes(swizzle))
+    {
         return Err(Error::Unsupported(format!(
             "{what}: a box row of {} bytes exceeds its {}-byte swizzle",
             u64::from(box_inner) * bytes,
@@ -161,10 +189,17 @@ mod tests {
 
     #[test]
     fn driver_constraints_are_named() {
-        let message = |tensor: &Tensor| tensor_map_params("argument 0 (A)", tensor, [128, 32], 64).unwrap_err().to_string();
+        let message = |tensor: &Tensor| {
+            tensor_map_params("argument 0 (A)", tensor, [128, 32], 64)
+                .unwrap_err()
+                .to_string()
+        };
         let mut transposed = tensor("f16", &[64, 64]);
         transposed.strides = vec![1, 64];
-        assert_eq!(message(&transposed), "argument 0 (A): expects unit stride in the inner dimension, but got 64");
+        assert_eq!(
+            message(&transposed),
+            "argument 0 (A): expects unit stride in the inner dimension, but got 64"
+        );
         assert_eq!(
             message(&tensor("f16", &[64, 1001])),
             "argument 0 (A): expects a row stride that is a multiple of 16 bytes (below 2^40), but got 2002 bytes"
@@ -178,7 +213,11 @@ mod tests {
 
     #[test]
     fn a_box_wider_than_its_swizzle_is_refused() {
-        let error = tensor_map_params("C", &tensor("f32", &[256, 256]), [128, 64], 128).unwrap_err();
-        assert_eq!(error.to_string(), "C: a box row of 256 bytes exceeds its 128-byte swizzle");
+        let error =
+            tensor_map_params("C", &tensor("f32", &[256, 256]), [128, 64], 128).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "C: a box row of 256 bytes exceeds its 128-byte swizzle"
+        );
     }
 }

@@ -78,7 +78,10 @@ impl fmt::Display for Error {
                 "expects a kernel compiled by tile {COMPILER_VERSION}, but got one compiled by tile {found}; compile the kernel again"
             ),
             Error::Chip { found, expected } => {
-                write!(f, "expects a kernel compiled for {expected}, but got one compiled for {found}")
+                write!(
+                    f,
+                    "expects a kernel compiled for {expected}, but got one compiled for {found}"
+                )
             }
             Error::Evaluate(message) => write!(f, "cannot compute the launch: {message}"),
         }
@@ -337,7 +340,11 @@ impl HostOp {
     }
 
     fn apply(self, a: i64, b: i64) -> Result<i64> {
-        let overflow = || Error::Evaluate(format!("{self:?} of {a} and {b} overflows or divides by zero"));
+        let overflow = || {
+            Error::Evaluate(format!(
+                "{self:?} of {a} and {b} overflows or divides by zero"
+            ))
+        };
         let (ua, ub) = (a as u64, b as u64);
         Ok(match self {
             HostOp::Add => a.checked_add(b).ok_or_else(overflow)?,
@@ -345,7 +352,9 @@ impl HostOp {
             HostOp::Mul => a.checked_mul(b).ok_or_else(overflow)?,
             HostOp::DivU => ua.checked_div(ub).ok_or_else(overflow)? as i64,
             HostOp::DivS => a.checked_div(b).ok_or_else(overflow)?,
-            HostOp::CeilDivU => ua.checked_div(ub).ok_or_else(overflow)? as i64 + i64::from(ub != 0 && ua % ub != 0),
+            HostOp::CeilDivU => {
+                ua.checked_div(ub).ok_or_else(overflow)? as i64 + i64::from(ub != 0 && ua % ub != 0)
+            }
             HostOp::CeilDivS => {
                 let quotient = a.checked_div(b).ok_or_else(overflow)?;
                 quotient + i64::from(a % b != 0 && ((a < 0) == (b < 0)))
@@ -408,15 +417,22 @@ impl Expr {
     pub fn evaluate<H: HostArguments + ?Sized>(&self, host: &H) -> Result<i64> {
         match self {
             Expr::Const(value) => Ok(*value),
-            Expr::Dim { dim: [argument, dim] } => host.size(*argument, *dim).ok_or_else(|| {
-                Error::Evaluate(format!("host argument {argument} is not a tensor with a dimension {dim}"))
+            Expr::Dim {
+                dim: [argument, dim],
+            } => host.size(*argument, *dim).ok_or_else(|| {
+                Error::Evaluate(format!(
+                    "host argument {argument} is not a tensor with a dimension {dim}"
+                ))
             }),
-            Expr::Argument { argument } => host
-                .scalar(*argument)
-                .ok_or_else(|| Error::Evaluate(format!("host argument {argument} is not a scalar"))),
+            Expr::Argument { argument } => host.scalar(*argument).ok_or_else(|| {
+                Error::Evaluate(format!("host argument {argument} is not a scalar"))
+            }),
             Expr::Op { op, args } => match args.as_slice() {
                 [a, b] => op.apply(a.evaluate(host)?, b.evaluate(host)?),
-                _ => Err(Error::Evaluate(format!("{op:?} expects two operands, but got {}", args.len()))),
+                _ => Err(Error::Evaluate(format!(
+                    "{op:?} expects two operands, but got {}",
+                    args.len()
+                ))),
             },
         }
     }
@@ -440,13 +456,32 @@ impl From<i64> for Expr {
 struct Spaced;
 
 impl serde_json::ser::Formatter for Spaced {
-    fn begin_array_value<W: ?Sized + std::io::Write>(&mut self, writer: &mut W, first: bool) -> std::io::Result<()> {
-        if first { Ok(()) } else { writer.write_all(b", ") }
+    fn begin_array_value<W: ?Sized + std::io::Write>(
+        &mut self,
+        writer: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        if first {
+            Ok(())
+        } else {
+            writer.write_all(b", ")
+        }
     }
-    fn begin_object_key<W: ?Sized + std::io::Write>(&mut self, writer: &mut W, first: bool) -> std::io::Result<()> {
-        if first { Ok(()) } else { writer.write_all(b", ") }
+    fn begin_object_key<W: ?Sized + std::io::Write>(
+        &mut self,
+        writer: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        if first {
+            Ok(())
+        } else {
+            writer.write_all(b", ")
+        }
     }
-    fn begin_object_value<W: ?Sized + std::io::Write>(&mut self, writer: &mut W) -> std::io::Result<()> {
+    fn begin_object_value<W: ?Sized + std::io::Write>(
+        &mut self,
+        writer: &mut W,
+    ) -> std::io::Result<()> {
         writer.write_all(b": ")
     }
 }
@@ -479,10 +514,13 @@ impl Manifest {
 
     /// Reads a manifest from its JSON text; refuses another [`SCHEMA_VERSION`].
     pub fn from_json(text: &str) -> Result<Self> {
-        let value: serde_json::Value = serde_json::from_str(text).map_err(|error| Error::Json(error.to_string()))?;
+        let value: serde_json::Value =
+            serde_json::from_str(text).map_err(|error| Error::Json(error.to_string()))?;
         let version = value.get("version").and_then(serde_json::Value::as_u64);
         if version != Some(u64::from(SCHEMA_VERSION)) {
-            return Err(Error::Schema { found: version.map(|version| version as u32) });
+            return Err(Error::Schema {
+                found: version.map(|version| version as u32),
+            });
         }
         serde_json::from_value(value).map_err(|error| Error::Json(error.to_string()))
     }
@@ -491,7 +529,8 @@ impl Manifest {
     pub fn to_json(&self) -> String {
         let mut bytes = Vec::new();
         let mut serializer = serde_json::Serializer::with_formatter(&mut bytes, Spaced);
-        self.serialize(&mut serializer).expect("manifests always serialize");
+        self.serialize(&mut serializer)
+            .expect("manifests always serialize");
         String::from_utf8(bytes).expect("JSON is UTF-8")
     }
 
@@ -499,10 +538,15 @@ impl Manifest {
     /// `spirv`, ...) may load the kernel.
     pub fn check_loadable(&self, chip: &str) -> Result<()> {
         if self.compiler != COMPILER_VERSION {
-            return Err(Error::Compiler { found: self.compiler.clone() });
+            return Err(Error::Compiler {
+                found: self.compiler.clone(),
+            });
         }
         if self.target != chip {
-            return Err(Error::Chip { found: self.target.clone(), expected: chip.to_owned() });
+            return Err(Error::Chip {
+                found: self.target.clone(),
+                expected: chip.to_owned(),
+            });
         }
         Ok(())
     }
@@ -514,7 +558,10 @@ impl Manifest {
 
     /// Returns the shared memory a block needs, whichever lowering wrote the manifest.
     pub fn shared_memory_bytes(&self) -> u64 {
-        self.dynamic_shared_bytes.or(self.shared_bytes).or(self.lds_bytes).unwrap_or(0)
+        self.dynamic_shared_bytes
+            .or(self.shared_bytes)
+            .or(self.lds_bytes)
+            .unwrap_or(0)
     }
 
     /// Returns the grid for the host arguments `host`, padded to three dimensions.

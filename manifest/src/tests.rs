@@ -22,7 +22,14 @@ fn manifests_round_trip_byte_for_byte() {
 fn typed_fields_read_back() {
     let manifest = Manifest::from_json(&text(TMA)).unwrap();
     let params = manifest.params.as_ref().unwrap();
-    assert!(matches!(&params[0].kind, ParamKind::TensorMap { box_: [128, 32], swizzle: 64, .. }));
+    assert!(matches!(
+        &params[0].kind,
+        ParamKind::TensorMap {
+            box_: [128, 32],
+            swizzle: 64,
+            ..
+        }
+    ));
     assert_eq!(params[1].role, "size");
     assert_eq!(manifest.threads(), [128, 1, 1]);
     assert_eq!(manifest.shared_memory_bytes(), 50176);
@@ -35,7 +42,10 @@ fn typed_fields_read_back() {
 fn a_one_tile_a_block_launch_keeps_its_null() {
     let one = text(TMA).replace(r#"{"tiles": [{"dim": [0, 0]}, 4]}"#, "null");
     let manifest = Manifest::from_json(&one).unwrap();
-    assert_eq!(manifest.tile.as_ref().unwrap().persistent, Persistence::OneTileABlock(()));
+    assert_eq!(
+        manifest.tile.as_ref().unwrap().persistent,
+        Persistence::OneTileABlock(())
+    );
     assert_eq!(manifest.to_json(), one);
 }
 
@@ -67,11 +77,24 @@ fn host_ops_follow_arith() {
 #[test]
 fn other_versions_are_refused_with_a_message() {
     let old = text(PLAIN).replace(r#""version": 1, "#, "");
-    assert_eq!(Manifest::from_json(&old).unwrap_err(), Error::Schema { found: None });
+    assert_eq!(
+        Manifest::from_json(&old).unwrap_err(),
+        Error::Schema { found: None }
+    );
     let newer = text(PLAIN).replace(r#""version": 1"#, r#""version": 7"#);
-    assert!(Manifest::from_json(&newer).unwrap_err().to_string().starts_with("expects manifest version 1, but got 7"));
+    assert!(
+        Manifest::from_json(&newer)
+            .unwrap_err()
+            .to_string()
+            .starts_with("expects manifest version 1, but got 7")
+    );
     let manifest = Manifest::from_json(&text(PLAIN).replace(COMPILER_VERSION, "0.0.1")).unwrap();
-    assert_eq!(manifest.check_loadable("spirv").unwrap_err(), Error::Compiler { found: "0.0.1".into() });
+    assert_eq!(
+        manifest.check_loadable("spirv").unwrap_err(),
+        Error::Compiler {
+            found: "0.0.1".into()
+        }
+    );
     let manifest = Manifest::from_json(&text(PLAIN)).unwrap();
     assert!(manifest.check_loadable("spirv").is_ok());
     assert_eq!(
@@ -85,5 +108,10 @@ fn unknown_fields_are_ignored_and_missing_ones_named() {
     let extra = text(PLAIN).replace(r#""grid""#, r#""future": {"a": 1}, "grid""#);
     assert!(Manifest::from_json(&extra).is_ok());
     let missing = text(PLAIN).replace(r#""entry": "k_0_kernel", "#, "");
-    assert!(Manifest::from_json(&missing).unwrap_err().to_string().contains("missing field `entry`"));
+    assert!(
+        Manifest::from_json(&missing)
+            .unwrap_err()
+            .to_string()
+            .contains("missing field `entry`")
+    );
 }

@@ -11,7 +11,11 @@ use melior::ir::Value;
 use tile_manifest::{Expr, HostOp, Manifest, Param, ParamKind, Persistence, TileConfig};
 
 fn tensor_map(role: &str, value: Value, box_inner: i64, box_rows: i64, swizzle: i64) -> Param {
-    let HostTensor { argument, shape, element } = host_tensor(value);
+    let HostTensor {
+        argument,
+        shape,
+        element,
+    } = host_tensor(value);
     Param {
         role: role.into(),
         kind: ParamKind::TensorMap {
@@ -26,7 +30,13 @@ fn tensor_map(role: &str, value: Value, box_inner: i64, box_rows: i64, swizzle: 
 }
 
 fn scalar(role: &str, value: Expr) -> Param {
-    Param { role: role.into(), kind: ParamKind::Scalar { ty: "i64".into(), value } }
+    Param {
+        role: role.into(),
+        kind: ParamKind::Scalar {
+            ty: "i64".into(),
+            value,
+        },
+    }
 }
 
 /// Returns the manifest (JSON) of the kernel `entry` lowered from `plan` with `config`, or says
@@ -40,26 +50,52 @@ pub fn manifest(plan: &GemmPlan, config: &HopperConfig, entry: &str) -> Result<S
                 || Expr::Op {
                     op: HostOp::MinU,
                     args: vec![
-                        Expr::Op { op: HostOp::Mul, args: vec![program_grid[0].clone(), program_grid[1].clone()] },
-                        Expr::Const(MULTIPROCESSORS as i64),
+                        Expr::Op {
+                            op: HostOp::Mul,
+                            args: vec![program_grid[0].clone(), program_grid[1].clone()],
+                        },
+                        Expr::Const(MULTIPROCESSORS),
                     ],
                 },
-                |blocks| Expr::Const(blocks as i64),
+                Expr::Const,
             );
-            let tiles = Persistence::Tiles { tiles: [program_grid[0].clone(), program_grid[1].clone()] };
+            let tiles = Persistence::Tiles {
+                tiles: [program_grid[0].clone(), program_grid[1].clone()],
+            };
             (vec![blocks, Expr::Const(1), Expr::Const(1)], tiles)
         }
         None => (program_grid.clone(), Persistence::OneTileABlock(())),
     };
     let mut params = vec![
-        tensor_map("A", plan.a.global, config.a.box_inner, config.a.box_rows, config.a.swizzle),
-        tensor_map("B", plan.b.global, config.b.box_inner, config.b.box_rows, config.b.swizzle),
-        tensor_map("C", plan.output.global, config.c.box_cols, config.bm, config.c.swizzle),
+        tensor_map(
+            "A",
+            plan.a.global,
+            config.a.box_inner,
+            config.a.box_rows,
+            config.a.swizzle,
+        ),
+        tensor_map(
+            "B",
+            plan.b.global,
+            config.b.box_inner,
+            config.b.box_rows,
+            config.b.swizzle,
+        ),
+        tensor_map(
+            "C",
+            plan.output.global,
+            config.c.box_cols,
+            config.bm,
+            config.c.swizzle,
+        ),
     ];
     for param in &plan.params {
         params.push(scalar("size", host_expression(*param)?));
     }
-    if config.persistent.is_some_and(|persistent| persistent.tiles.is_none()) {
+    if config
+        .persistent
+        .is_some_and(|persistent| persistent.tiles.is_none())
+    {
         params.push(scalar("tiles_x", program_grid[0].clone()));
         params.push(scalar("tiles_y", program_grid[1].clone()));
     }

@@ -26,8 +26,13 @@ fn a_tensor_core_launch_is_planned_from_the_shapes() {
     assert_eq!(plan.block, [128, 1, 1]);
     assert_eq!(plan.dynamic_shared_bytes, 50176);
     assert_eq!(plan.params.len(), 4);
-    let Param::TensorMap(a) = &plan.params[0] else { panic!("{:?}", plan.params[0]) };
-    assert_eq!((a.global_dim, a.box_dim, a.global_strides), ([256, 300], [32, 128], [512]));
+    let Param::TensorMap(a) = &plan.params[0] else {
+        panic!("{:?}", plan.params[0])
+    };
+    assert_eq!(
+        (a.global_dim, a.box_dim, a.global_strides),
+        ([256, 300], [32, 128], [512])
+    );
     assert_eq!(plan.params[3], Param::I64(300));
 }
 
@@ -38,9 +43,23 @@ fn a_plain_launch_spreads_memref_descriptors() {
         Arg::Tensor(Tensor::contiguous(0x20, "f32", &[24, 64])),
     ];
     let plan = plan_launch(&manifest(PLAIN), &args).unwrap();
-    assert_eq!((plan.grid, plan.block, plan.dynamic_shared_bytes), ([3, 1, 1], [64, 1, 1], 0));
+    assert_eq!(
+        (plan.grid, plan.block, plan.dynamic_shared_bytes),
+        ([3, 1, 1], [64, 1, 1], 0)
+    );
     use Param::{I64, Pointer};
-    assert_eq!(plan.params[..7], [Pointer(0x10), Pointer(0x10), I64(0), I64(24), I64(64), I64(64), I64(1)]);
+    assert_eq!(
+        plan.params[..7],
+        [
+            Pointer(0x10),
+            Pointer(0x10),
+            I64(0),
+            I64(24),
+            I64(64),
+            I64(64),
+            I64(1)
+        ]
+    );
     assert_eq!(plan.params.len(), 14);
 }
 
@@ -50,27 +69,44 @@ fn mismatched_arguments_are_named() {
     let error = |args: &[Arg]| plan_launch(&m, args).unwrap_err().to_string();
     let mut args = gemm_args(300);
     args[1] = Arg::Tensor(Tensor::contiguous(0x2000_0000, "f32", &[256, 512]));
-    assert_eq!(error(&args), "argument 1 (B of gemm_0_kernel): expects element type f16, but got f32");
+    assert_eq!(
+        error(&args),
+        "argument 1 (B of gemm_0_kernel): expects element type f16, but got f32"
+    );
     args[1] = Arg::Tensor(Tensor::contiguous(0x2000_0000, "f16", &[256, 500]));
-    assert_eq!(error(&args), "argument 1 (B of gemm_0_kernel): expects shape 256x512, but got 256x500");
+    assert_eq!(
+        error(&args),
+        "argument 1 (B of gemm_0_kernel): expects shape 256x512, but got 256x500"
+    );
     args[1] = Arg::Scalar(3);
-    assert_eq!(error(&args), "argument 1 (B of gemm_0_kernel): expects a tensor, but got an integer");
+    assert_eq!(
+        error(&args),
+        "argument 1 (B of gemm_0_kernel): expects a tensor, but got an integer"
+    );
     assert_eq!(
         error(&gemm_args(300)[..2]),
         "argument 2 (C of gemm_0_kernel): expects a tensor, but got only 2 argument(s)"
     );
     let mut args = gemm_args(300);
     args[0] = Arg::Tensor(Tensor::contiguous(0x1000, "f16", &[300, 256, 1]));
-    assert_eq!(error(&args), "argument 0 (A of gemm_0_kernel): expects 2 dimensions, but got 3 (with 3 strides)");
+    assert_eq!(
+        error(&args),
+        "argument 0 (A of gemm_0_kernel): expects 2 dimensions, but got 3 (with 3 strides)"
+    );
 }
 
 #[test]
 fn a_strided_tensor_is_refused_where_the_kernel_assumes_contiguity() {
     let mut strided = Tensor::contiguous(0x10, "f32", &[24, 64]);
     strided.strides = vec![128, 1];
-    let args = vec![Arg::Tensor(strided), Arg::Tensor(Tensor::contiguous(0x20, "f32", &[24, 64]))];
+    let args = vec![
+        Arg::Tensor(strided),
+        Arg::Tensor(Tensor::contiguous(0x20, "f32", &[24, 64])),
+    ];
     assert_eq!(
-        plan_launch(&manifest(PLAIN), &args).unwrap_err().to_string(),
+        plan_launch(&manifest(PLAIN), &args)
+            .unwrap_err()
+            .to_string(),
         "argument 0 (binding 0 of softmax_0_kernel): expects a row-major contiguous tensor, but got strides [128, 1]"
     );
 }
@@ -78,5 +114,10 @@ fn a_strided_tensor_is_refused_where_the_kernel_assumes_contiguity() {
 #[test]
 fn other_targets_are_not_launched_through_cuda() {
     let spirv = manifest(&PLAIN.replace("sm_90a", "spirv"));
-    assert!(plan_launch(&spirv, &[]).unwrap_err().to_string().contains("compiled for spirv is not launched through CUDA"));
+    assert!(
+        plan_launch(&spirv, &[])
+            .unwrap_err()
+            .to_string()
+            .contains("compiled for spirv is not launched through CUDA")
+    );
 }

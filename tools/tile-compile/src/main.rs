@@ -29,7 +29,8 @@ const USAGE: &str = "usage: tile-compile INPUT.mlir --target sm_90a|gfx942|spirv
 
 fn parse_options() -> Result<Options, String> {
     let mut args = std::env::args().skip(1);
-    let (mut input, mut target, mut output, mut emit, mut timing) = (None, None, None, Emit::Code, false);
+    let (mut input, mut target, mut output, mut emit, mut timing) =
+        (None, None, None, Emit::Code, false);
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--target" => target = args.next(),
@@ -39,7 +40,12 @@ fn parse_options() -> Result<Options, String> {
                 emit = match args.next().as_deref() {
                     Some("code") => Emit::Code,
                     Some("spirv-module") => Emit::SpirvModule,
-                    other => return Err(format!("--emit expects code or spirv-module, but got {}\n{USAGE}", other.unwrap_or("nothing"))),
+                    other => {
+                        return Err(format!(
+                            "--emit expects code or spirv-module, but got {}\n{USAGE}",
+                            other.unwrap_or("nothing")
+                        ));
+                    }
                 }
             }
             "-h" | "--help" => return Err(USAGE.into()),
@@ -58,40 +64,70 @@ fn parse_options() -> Result<Options, String> {
 
 fn run(options: &Options) -> Result<usize, String> {
     if options.emit == Emit::SpirvModule && !options.target.starts_with("spirv") {
-        return Err(format!("--emit spirv-module needs a SPIR-V target, but got {}", options.target));
+        return Err(format!(
+            "--emit spirv-module needs a SPIR-V target, but got {}",
+            options.target
+        ));
     }
-    let compilation = tile_compiler::compile_file(options.input.as_ref(), &options.target).map_err(|error| {
-        // The diagnostics first, as compilers print them; then the summary.
-        for diagnostic in error.diagnostics() {
-            eprintln!("{diagnostic}");
-        }
-        match error {
-            tile_compiler::Error::Parse { .. } => format!("{}: cannot be compiled (see the errors above)", options.input),
-            tile_compiler::Error::Lowering { .. } => {
-                format!("{}: lowering for {} failed (see the errors above)", options.input, options.target)
+    let compilation = tile_compiler::compile_file(options.input.as_ref(), &options.target)
+        .map_err(|error| {
+            // The diagnostics first, as compilers print them; then the summary.
+            for diagnostic in error.diagnostics() {
+                eprintln!("{diagnostic}");
             }
-            tile_compiler::Error::CodeGeneration { .. } => {
-                format!("{}: code generation for {} failed (see the errors above)", options.input, options.target)
+            match error {
+                tile_compiler::Error::Parse { .. } => format!(
+                    "{}: cannot be compiled (see the errors above)",
+                    options.input
+                ),
+                tile_compiler::Error::Lowering { .. } => {
+                    format!(
+                        "{}: lowering for {} failed (see the errors above)",
+                        options.input, options.target
+                    )
+                }
+                tile_compiler::Error::CodeGeneration { .. } => {
+                    format!(
+                        "{}: code generation for {} failed (see the errors above)",
+                        options.input, options.target
+                    )
+                }
+                other => other
+                    .to_string()
+                    .lines()
+                    .next()
+                    .unwrap_or_default()
+                    .to_owned(),
             }
-            other => other.to_string().lines().next().unwrap_or_default().to_owned(),
-        }
-    })?;
+        })?;
     for diagnostic in &compilation.diagnostics {
         eprintln!("{diagnostic}");
     }
-    std::fs::create_dir_all(&options.output).map_err(|error| format!("{}: {error}", options.output.display()))?;
+    std::fs::create_dir_all(&options.output)
+        .map_err(|error| format!("{}: {error}", options.output.display()))?;
     for kernel in &compilation.kernels {
         let write = |extension: &str, contents: &[u8]| {
             let path = options.output.join(format!("{}.{extension}", kernel.name));
             std::fs::write(&path, contents).map_err(|error| format!("{}: {error}", path.display()))
         };
         if options.emit == Emit::SpirvModule {
-            write("spirv.mlir", kernel.spirv_module.as_deref().unwrap_or_default().as_bytes())?;
+            write(
+                "spirv.mlir",
+                kernel
+                    .spirv_module
+                    .as_deref()
+                    .unwrap_or_default()
+                    .as_bytes(),
+            )?;
             continue;
         }
         write(kernel.code.extension(), &kernel.code.bytes())?;
         write("json", kernel.manifest.to_json().as_bytes())?;
-        if let tile_compiler::Code::Amdgcn { code_object: Some(object), .. } = &kernel.code {
+        if let tile_compiler::Code::Amdgcn {
+            code_object: Some(object),
+            ..
+        } = &kernel.code
+        {
             write("hsaco", object)?;
         }
     }

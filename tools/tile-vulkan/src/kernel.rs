@@ -79,7 +79,7 @@ impl SpirvKernel {
 
 /// Reads a SPIR-V binary's words (little-endian).
 pub fn spirv_words(bytes: &[u8]) -> Result<Vec<u32>, String> {
-    if bytes.len() % 4 != 0 || bytes.len() < 20 {
+    if !bytes.len().is_multiple_of(4) || bytes.len() < 20 {
         return Err("not a SPIR-V binary (length)".into());
     }
     let words: Vec<u32> = bytes.chunks(4).map(|word| u32::from_le_bytes([word[0], word[1], word[2], word[3]])).collect();
