@@ -276,12 +276,22 @@ fn internal(message: String, diagnostics: Vec<Diagnostic>) -> Error {
 /// The linker MLIR's ROCDL serialization looks for, at `<toolkit>/llvm/bin/ld.lld`.
 const LLD: &str = "/usr/lib/llvm-22/bin/ld.lld";
 
-/// Serializes each lowered AMD kernel module of `module` to an HSA code object (`backend` with
-/// `format=bin`, on a copy, linked by lld through a scratch toolkit directory that holds only it).
-/// Empty where lld is missing.
+/// Returns the text of `module` with its locations, so that a copy parsed from it reports errors
+/// where the input had them.
+fn located_text(module: &Module) -> std::result::Result<String, String> {
+    use melior::ir::operation::OperationPrintingFlags;
+    module
+        .as_operation()
+        .to_string_with_flags(OperationPrintingFlags::new().enable_debug_info(true, false))
+        .map_err(|error| format!("the lowered module does not print: {error}"))
+}
+
+/// Serializes each lowered AMD kernel module of `lowered` (a module's [`located_text`]) to an HSA
+/// code object (`backend` with `format=bin`, on a copy, linked by lld through a scratch toolkit
+/// directory that holds only it). Empty where lld is missing.
 fn code_objects(
     context: &Context,
-    module: &Module,
+    lowered: &str,
     backend: &str,
 ) -> std::result::Result<Vec<(String, Vec<u8>)>, String> {
     if !Path::new(LLD).exists() {
@@ -292,8 +302,8 @@ fn code_objects(
     std::fs::create_dir_all(&linker).map_err(|error| format!("{}: {error}", linker.display()))?;
     std::os::unix::fs::symlink(LLD, linker.join("ld.lld"))
         .map_err(|error| format!("{}: {error}", linker.display()))?;
-    let mut copy = Module::parse(context, &module.as_operation().to_string())
-        .ok_or("the lowered module does not parse again")?;
+    let mut copy =
+        Module::parse(context, lowered).ok_or("the lowered module does not parse again")?;
     let binary = backend.replace(
         "format=isa",
         &format!("format=bin toolkit={}", toolkit.path().display()),
@@ -330,19 +340,35 @@ fn compile_parsed(
     let lowered = started.elapsed();
     let manifests = tile_conversions::kernels::typed_manifests(module)
         .map_err(|message| internal(message, collector.take()))?;
-    let mut code_objects = if target.starts_with("gfx") {
-        code_objects(context, module, backend)
-            .map_err(|message| internal(message, collector.take()))?
+    // gfx942 also gets code objects (.hsaco) where lld-22 is installed, made from the lowered
+    // module once the assembly has compiled (whose errors come first).
+    let lowered_text = if target.starts_with("gfx") {
+        Some(located_text(module).map_err(|message| internal(message, collector.take()))?)
     } else {
-        Vec::new()
+        None
+    };
+    let code_generation_failed = |diagnostics| Error::CodeGeneration {
+        target: target.to_owned(),
+        diagnostics,
     };
     pass_manager(context, &format!("builtin.module({backend})"))
         .map_err(|message| internal(message, collector.take()))?
         .run(module)
-        .map_err(|_| Error::CodeGeneration {
-            target: target.to_owned(),
-            diagnostics: collector.take(),
-        })?;
+        .map_err(|_| code_generation_failed(collector.take()))?;
+    let mut code_objects = match &lowered_text {
+        Some(lowered) => code_objects(context, lowered, backend).map_err(|message| {
+            let mut diagnostics = collector.take();
+            diagnostics.push(Diagnostic {
+                severity: Severity::Error,
+                location: None,
+                location_text: "code objects".into(),
+                message,
+                notes: Vec::new(),
+            });
+            code_generation_failed(diagnostics)
+        })?,
+        None => Vec::new(),
+    };
     let generated = started.elapsed();
 
     let spirv = target.starts_with("spirv");

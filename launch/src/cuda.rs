@@ -264,14 +264,14 @@ fn encode(params: &TensorMapParams) -> Result<sys::CUtensorMap> {
         Swizzle::Bytes128 => S::CU_TENSOR_MAP_SWIZZLE_128B,
     };
     let mut map = sys::CUtensorMap { opaque: [0; 16] };
-    // SAFETY: the arrays have the rank's lengths (2, and 1 stride); the address is the caller's
-    // device tensor, which the driver only records.
+    // SAFETY: the arrays have the rank's lengths (and one stride fewer); the address is the
+    // caller's device tensor, which the driver only records.
     unsafe {
         check(
             sys::cuTensorMapEncodeTiled(
                 &mut map,
                 data_type,
-                2,
+                params.rank(),
                 params.address as *mut c_void,
                 params.global_dim.as_ptr(),
                 params.global_strides.as_ptr(),

@@ -99,6 +99,40 @@ fn tensor_argument<'a>(
     Ok(tensor)
 }
 
+/// Returns the MLIR memref descriptor of tensor argument `argument` spread over parameters
+/// (allocated and aligned pointer, offset, sizes, strides), after checking it like
+/// [`tensor_argument`] and that it is row-major contiguous: the kernel's memref types have the
+/// identity layout, so it indexes rows by their sizes.
+fn memref_descriptor(
+    args: &[Arg],
+    argument: i64,
+    role: &str,
+    entry: &str,
+    element: &str,
+    shape: &[Option<i64>],
+) -> Result<Vec<Param>> {
+    let tensor = tensor_argument(args, argument, role, entry, element, shape)?;
+    if !tensor.is_contiguous() {
+        return Err(Error::Argument(format!(
+            "argument {argument} ({role} of {entry}): expects a row-major contiguous tensor, but got strides {:?}",
+            tensor.strides
+        )));
+    }
+    let mut params = vec![
+        Param::Pointer(tensor.address),
+        Param::Pointer(tensor.address),
+        Param::I64(0),
+    ];
+    params.extend(
+        tensor
+            .shape
+            .iter()
+            .chain(&tensor.strides)
+            .map(|value| Param::I64(*value)),
+    );
+    Ok(params)
+}
+
 /// Checks the host arguments `args` against `manifest` and returns the launch, or the first
 /// mismatch, naming the argument. Only CUDA calling conventions are planned (sm_90a manifests).
 pub fn plan_launch(manifest: &Manifest, args: &[Arg]) -> Result<LaunchPlan> {
@@ -125,15 +159,30 @@ pub fn plan_launch(manifest: &Manifest, args: &[Arg]) -> Result<LaunchPlan> {
                         tensor_argument(args, *host_argument, &param.role, entry, element, shape)?;
                     let name = format!("argument {host_argument} ({} of {entry})", param.role);
                     params.push(Param::TensorMap(tensor_map_params(
-                        &name, tensor, *box_, *swizzle,
+                        &name, tensor, box_, *swizzle,
                     )?));
                 }
                 ParamKind::Scalar { value, .. } => {
                     params.push(Param::I64(value.evaluate(&Host(args))?))
                 }
+                ParamKind::Memref {
+                    host_argument,
+                    shape: Some(shape),
+                    element: Some(element),
+                    ..
+                } => {
+                    params.extend(memref_descriptor(
+                        args,
+                        *host_argument,
+                        &param.role,
+                        entry,
+                        element,
+                        shape,
+                    )?);
+                }
                 ParamKind::Memref { .. } => {
                     return Err(Error::Unsupported(format!(
-                        "{entry}: memref parameters are the gfx942 convention"
+                        "{entry}: a memref parameter without its shape and element type"
                     )));
                 }
             }
@@ -141,33 +190,14 @@ pub fn plan_launch(manifest: &Manifest, args: &[Arg]) -> Result<LaunchPlan> {
     }
     for binding in manifest.bindings.iter().flatten() {
         let role = format!("binding {}", binding.binding);
-        let tensor = tensor_argument(
+        params.extend(memref_descriptor(
             args,
             binding.host_argument,
             &role,
             entry,
             &binding.element,
             &binding.shape,
-        )?;
-        // The kernel's memref types have the identity layout: it indexes rows by their sizes.
-        if !tensor.is_contiguous() {
-            return Err(Error::Argument(format!(
-                "argument {} ({role} of {entry}): expects a row-major contiguous tensor, but got strides {:?}",
-                binding.host_argument, tensor.strides
-            )));
-        }
-        params.extend([
-            Param::Pointer(tensor.address),
-            Param::Pointer(tensor.address),
-            Param::I64(0),
-        ]);
-        params.extend(
-            tensor
-                .shape
-                .iter()
-                .chain(&tensor.strides)
-                .map(|value| Param::I64(*value)),
-        );
+        )?);
     }
     let dynamic_shared_bytes = manifest.dynamic_shared_bytes.unwrap_or(0);
     Ok(LaunchPlan {

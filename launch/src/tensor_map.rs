@@ -30,9 +30,10 @@ pub enum Swizzle {
     Bytes128 = 3,
 }
 
-/// Everything `cuTensorMapEncodeTiled` takes for a 2-D tiled map (dimensions innermost first, as
-/// the driver wants them); interleave none, L2 promotion 128 B and out-of-bounds fill "none"
-/// (zeros) are implied, as MLIR's `mgpuTensorMapEncodeTiledMemref` uses them.
+/// Everything `cuTensorMapEncodeTiled` takes for a tiled map of rank 1 to 5 (dimensions
+/// innermost first, as the driver wants them); interleave none, L2 promotion 128 B and
+/// out-of-bounds fill "none" (zeros) are implied, as MLIR's `mgpuTensorMapEncodeTiledMemref` uses
+/// them.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TensorMapParams {
     /// The element type.
@@ -40,15 +41,22 @@ pub struct TensorMapParams {
     /// The tensor's device address.
     pub address: u64,
     /// Sizes, innermost first.
-    pub global_dim: [u64; 2],
-    /// The byte stride of the outer dimension.
-    pub global_strides: [u64; 1],
+    pub global_dim: Vec<u64>,
+    /// Byte strides of every dimension but the innermost, innermost first.
+    pub global_strides: Vec<u64>,
     /// The box one copy moves, innermost first.
-    pub box_dim: [u32; 2],
+    pub box_dim: Vec<u32>,
     /// Element strides in the box (always 1).
-    pub element_strides: [u32; 2],
+    pub element_strides: Vec<u32>,
     /// The swizzle.
     pub swizzle: Swizzle,
+}
+
+impl TensorMapParams {
+    /// Returns the map's rank.
+    pub fn rank(&self) -> u32 {
+        self.global_dim.len() as u32
+    }
 }
 
 fn data_type(element: &str) -> Option<(DataType, u64)> {
@@ -61,13 +69,14 @@ fn data_type(element: &str) -> Option<(DataType, u64)> {
     })
 }
 
-/// Returns the encoding parameters of the tensor map over `tensor` with box `[rows, inner]` and
-/// `swizzle` bytes, or says (naming `what`) which driver constraint the argument breaks. The
-/// tensor's element type and sizes are checked against the manifest before.
+/// Returns the encoding parameters of the tensor map over `tensor` with `box_` (one size per
+/// dimension, outermost first, as the manifest writes it) and `swizzle` bytes, or says (naming
+/// `what`) which driver constraint the argument breaks. The tensor's element type and sizes are
+/// checked against the manifest before.
 pub fn tensor_map_params(
     what: &str,
     tensor: &Tensor,
-    box_: [u32; 2],
+    box_: &[u32],
     swizzle: u32,
 ) -> Result<TensorMapParams> {
     let fail = |message: String| Err(Error::Argument(format!("{what}: {message}")));
@@ -77,17 +86,22 @@ pub fn tensor_map_params(
             tensor.element
         ));
     };
-    let (&[rows, cols], &[row_stride, col_stride]) =
-        (tensor.shape.as_slice(), tensor.strides.as_slice())
-    else {
+    let rank = tensor.shape.len();
+    if !(1..=5).contains(&rank) || tensor.strides.len() != rank {
         return fail(format!(
-            "expects a 2-D tensor, but got {} dimensions",
-            tensor.shape.len()
+            "expects a tensor of rank 1 to 5, but got {rank} dimensions"
         ));
-    };
-    if col_stride != 1 && cols != 1 {
+    }
+    if box_.len() != rank {
+        return Err(Error::Unsupported(format!(
+            "{what}: the manifest's box has {} dimensions for a tensor of {rank}",
+            box_.len()
+        )));
+    }
+    let (inner, inner_stride) = (tensor.shape[rank - 1], tensor.strides[rank - 1]);
+    if inner_stride != 1 && inner != 1 {
         return fail(format!(
-            "expects unit stride in the inner dimension, but got {col_stride}"
+            "expects unit stride in the inner dimension, but got {inner_stride}"
         ));
     }
     if !tensor.address.is_multiple_of(16) {
@@ -96,22 +110,29 @@ pub fn tensor_map_params(
             tensor.address
         ));
     }
-    let row_bytes = row_stride.max(cols) as u64 * bytes;
-    if !row_bytes.is_multiple_of(16) || row_bytes >= 1 << 40 {
-        return fail(format!(
-            "expects a row stride that is a multiple of 16 bytes (below 2^40), but got {row_bytes} bytes"
-        ));
+    if let Some(size) = tensor
+        .shape
+        .iter()
+        .find(|size| **size <= 0 || **size as u64 > 1 << 32)
+    {
+        return fail(format!("expects sizes in [1, 2^32], but got {size}"));
     }
-    if rows <= 0 || cols <= 0 || rows as u64 > 1 << 32 || cols as u64 > 1 << 32 {
-        return fail(format!("expects sizes in [1, 2^32], but got {rows}x{cols}"));
+    let mut global_strides = Vec::new();
+    for dim in (0..rank - 1).rev() {
+        let stride = tensor.strides[dim] as u64 * bytes;
+        if !stride.is_multiple_of(16) || stride >= 1 << 40 {
+            return fail(format!(
+                "expects strides that are multiples of 16 bytes (below 2^40), but got {stride} bytes in dimension {dim}"
+            ));
+        }
+        global_strides.push(stride);
     }
-    let [box_rows, box_inner] = box_;
-    if !(1..=256).contains(&box_rows)
-        || !(1..=256).contains(&box_inner)
+    let box_inner = box_[rank - 1];
+    if box_.iter().any(|size| !(1..=256).contains(size))
         || !(u64::from(box_inner) * bytes).is_multiple_of(16)
     {
         return Err(Error::Unsupported(format!(
-            "{what}: the manifest's box {box_rows}x{box_inner} is not one a tensor map takes"
+            "{what}: the manifest's box {box_:?} is not one a tensor map takes"
         )));
     }
     let swizzle = match swizzle {
@@ -136,10 +157,10 @@ pub fn tensor_map_params(
     Ok(TensorMapParams {
         data_type,
         address: tensor.address,
-        global_dim: [cols as u64, rows as u64],
-        global_strides: [row_bytes],
-        box_dim: [box_inner, box_rows],
-        element_strides: [1, 1],
+        global_dim: tensor.shape.iter().rev().map(|size| *size as u64).collect(),
+        global_strides,
+        box_dim: box_.iter().rev().copied().collect(),
+        element_strides: vec![1; rank],
         swizzle,
     })
 }
@@ -163,16 +184,16 @@ mod tests {
 
     #[test]
     fn a_row_major_f16_matrix_gives_innermost_first_parameters() {
-        let params = tensor_map_params("A", &tensor("f16", &[4096, 1024]), [128, 32], 64).unwrap();
+        let params = tensor_map_params("A", &tensor("f16", &[4096, 1024]), &[128, 32], 64).unwrap();
         assert_eq!(
             params,
             TensorMapParams {
                 data_type: DataType::Float16,
                 address: 0x7f00_0000_0000,
-                global_dim: [1024, 4096],
-                global_strides: [2048],
-                box_dim: [32, 128],
-                element_strides: [1, 1],
+                global_dim: vec![1024, 4096],
+                global_strides: vec![2048],
+                box_dim: vec![32, 128],
+                element_strides: vec![1, 1],
                 swizzle: Swizzle::Bytes64,
             }
         );
@@ -182,7 +203,7 @@ mod tests {
     fn a_padded_row_stride_is_used() {
         let mut padded = tensor("bf16", &[100, 1000]);
         padded.strides = vec![1024, 1];
-        let params = tensor_map_params("B", &padded, [64, 64], 128).unwrap();
+        let params = tensor_map_params("B", &padded, &[64, 64], 128).unwrap();
         assert_eq!(params.global_strides, [2048]);
         assert_eq!(params.data_type, DataType::BFloat16);
     }
@@ -190,7 +211,7 @@ mod tests {
     #[test]
     fn driver_constraints_are_named() {
         let message = |tensor: &Tensor| {
-            tensor_map_params("argument 0 (A)", tensor, [128, 32], 64)
+            tensor_map_params("argument 0 (A)", tensor, &[128, 32], 64)
                 .unwrap_err()
                 .to_string()
         };
@@ -202,19 +223,33 @@ mod tests {
         );
         assert_eq!(
             message(&tensor("f16", &[64, 1001])),
-            "argument 0 (A): expects a row stride that is a multiple of 16 bytes (below 2^40), but got 2002 bytes"
+            "argument 0 (A): expects strides that are multiples of 16 bytes (below 2^40), but got 2002 bytes in dimension 0"
         );
         let mut unaligned = tensor("f16", &[64, 64]);
         unaligned.address += 2;
         assert!(message(&unaligned).contains("16-byte aligned address"));
         assert!(message(&tensor("i32", &[64, 64])).contains("but got i32"));
-        assert!(message(&tensor("f16", &[8, 8, 8])).contains("2-D tensor, but got 3"));
+        assert!(
+            message(&tensor("f16", &[8, 8, 8])).contains("box has 2 dimensions for a tensor of 3")
+        );
+    }
+
+    #[test]
+    fn a_4d_tensor_gets_a_4d_map_with_unit_leading_boxes() {
+        let params =
+            tensor_map_params("Q", &tensor("f16", &[2, 8, 1000, 64]), &[1, 1, 64, 64], 128)
+                .unwrap();
+        assert_eq!(params.rank(), 4);
+        assert_eq!(params.global_dim, [64, 1000, 8, 2]);
+        assert_eq!(params.global_strides, [128, 128 * 1000, 128 * 1000 * 8]);
+        assert_eq!(params.box_dim, [64, 64, 1, 1]);
+        assert_eq!(params.element_strides, [1, 1, 1, 1]);
     }
 
     #[test]
     fn a_box_wider_than_its_swizzle_is_refused() {
         let error =
-            tensor_map_params("C", &tensor("f32", &[256, 256]), [128, 64], 128).unwrap_err();
+            tensor_map_params("C", &tensor("f32", &[256, 256]), &[128, 64], 128).unwrap_err();
         assert_eq!(
             error.to_string(),
             "C: a box row of 256 bytes exceeds its 128-byte swizzle"

@@ -184,9 +184,10 @@ pub enum ParamKind {
         shape: Vec<Option<i64>>,
         /// Its element type, as MLIR writes it.
         element: String,
-        /// The box one copy moves: [rows, inner elements].
+        /// The box one copy moves, one size per dimension, outermost first (1 in the leading
+        /// dimensions of an N-D tensor, then rows and inner elements).
         #[serde(rename = "box")]
-        box_: [u32; 2],
+        box_: Vec<u32>,
         /// The swizzle in bytes (0, 32, 64, 128).
         swizzle: u32,
         /// What out-of-bounds loads read (`zero`).
@@ -200,13 +201,21 @@ pub enum ParamKind {
         /// How the host computes it.
         value: Expr,
     },
-    /// An MLIR memref descriptor (allocated, aligned, offset, sizes, strides) of a host tensor.
+    /// An MLIR memref descriptor (allocated, aligned, offset, sizes, strides) of a host tensor:
+    /// described by `shape` and `element` (sm_90a epilogue tensors) or by its memref `type`
+    /// (gfx942).
     Memref {
         /// The host function's argument passed.
         host_argument: i64,
+        /// Its sizes, outermost first; `None` where dynamic.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        shape: Option<Vec<Option<i64>>>,
+        /// Its element type, as MLIR writes it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        element: Option<String>,
         /// Its memref type, as MLIR writes it.
-        #[serde(rename = "type")]
-        ty: String,
+        #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
+        ty: Option<String>,
     },
 }
 

@@ -24,11 +24,7 @@ fn typed_fields_read_back() {
     let params = manifest.params.as_ref().unwrap();
     assert!(matches!(
         &params[0].kind,
-        ParamKind::TensorMap {
-            box_: [128, 32],
-            swizzle: 64,
-            ..
-        }
+        ParamKind::TensorMap { box_, swizzle: 64, .. } if box_ == &[128, 32]
     ));
     assert_eq!(params[1].role, "size");
     assert_eq!(manifest.threads(), [128, 1, 1]);

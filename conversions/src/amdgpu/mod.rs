@@ -81,7 +81,7 @@ fn manifest(
         ("C", plan.output.global),
     ] {
         let host_argument = host_tensor(value).argument;
-        params.push(Param { role: role.into(), kind: ParamKind::Memref { host_argument, ty: value.r#type().to_string() } });
+        params.push(Param { role: role.into(), kind: ParamKind::Memref { host_argument, shape: None, element: None, ty: Some(value.r#type().to_string()) } });
     }
     for param in &plan.params {
         params.push(Param {
@@ -197,6 +197,7 @@ fn lower_kernel<'c, 'a>(
     let interface = emit::Interface {
         globals: [plan.a.global, plan.b.global, plan.output.global]
             .map(|value| value.r#type().to_string()),
+        ranks: [plan.a.rank(), plan.b.rank(), plan.output.rank()],
         block_dims: plan.block_indices.len(),
         params: plan.params.len(),
         main_loop: (

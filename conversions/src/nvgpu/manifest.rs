@@ -10,19 +10,25 @@ use crate::gemm::{
 use melior::ir::Value;
 use tile_manifest::{Expr, HostOp, Manifest, Param, ParamKind, Persistence, TileConfig};
 
+/// One tensor map parameter. `box` has one size per dimension of the tensor, outermost first like
+/// `shape`: 1 in each leading dimension of an N-D tensor, then the box's rows and inner elements.
 fn tensor_map(role: &str, value: Value, box_inner: i64, box_rows: i64, swizzle: i64) -> Param {
     let HostTensor {
         argument,
         shape,
         element,
     } = host_tensor(value);
+    let leading = shape.len().saturating_sub(2);
+    let box_ = std::iter::repeat_n(1, leading)
+        .chain([box_rows as u32, box_inner as u32])
+        .collect();
     Param {
         role: role.into(),
         kind: ParamKind::TensorMap {
             host_argument: argument,
             shape,
             element,
-            box_: [box_rows as u32, box_inner as u32],
+            box_,
             swizzle: swizzle as u32,
             oob_fill: "zero".into(),
         },
@@ -89,6 +95,24 @@ pub fn manifest(plan: &GemmPlan, config: &HopperConfig, entry: &str) -> Result<S
             config.c.swizzle,
         ),
     ];
+    // The other tensors the epilogue reads: memref descriptors (allocated and aligned pointers,
+    // offset, sizes, strides), in the kernel's parameter order.
+    for tensor in plan.epilogue_tensors() {
+        let HostTensor {
+            argument,
+            shape,
+            element,
+        } = host_tensor(tensor);
+        params.push(Param {
+            role: "epilogue".into(),
+            kind: ParamKind::Memref {
+                host_argument: argument,
+                shape: Some(shape),
+                element: Some(element),
+                ty: None,
+            },
+        });
+    }
     for param in &plan.params {
         params.push(scalar("size", host_expression(*param)?));
     }

@@ -635,19 +635,32 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let ty = element_type(c);
         let float = !ty.is_integer();
         let offsets = self.offsets(&b, at, accumulator);
-        for slot in accumulator.distribution.used_slots() {
-            let coordinates = self.coordinates(&b, at, accumulator, &offsets, slot);
-            let inner = self.guarded(&b, at, accumulator, &coordinates);
-            let (zero, one, end) = (b.index(inner, 0), b.index(inner, 1), b.index(inner, depth));
-            let (body, k) = b.for_loop(inner, zero, end, one);
+        let slots: Vec<(usize, Vec<Value>, Option<Value>)> = accumulator
+            .distribution
+            .used_slots()
+            .map(|slot| {
+                let coordinates = self.coordinates(&b, at, accumulator, &offsets, slot);
+                let fits = self.in_tile(&b, at, accumulator, &coordinates);
+                (slot, coordinates, fits)
+            })
+            .collect();
+        // One loop over K around every slot's product: one loop trip per k (lavapipe stops an
+        // invocation's loops after 65535 trips in all), the accumulators in registers across it.
+        let (zero, one, end) = (b.index(at, 0), b.index(at, 1), b.index(at, depth));
+        let (body, k) = b.for_loop(at, zero, end, one);
+        for (slot, coordinates, fits) in &slots {
+            let inner = match fits {
+                Some(fits) => b.if_then(body, *fits),
+                None => body,
+            };
             let (m, n) = (coordinates[0], coordinates[1]);
-            let x = b.load(body, a, &if transpose_a { [k, m] } else { [m, k] });
-            let y = b.load(body, bb, &if transpose_b { [n, k] } else { [k, n] });
-            let (x, y) = (convert(&b, body, x, ty), convert(&b, body, y, ty));
-            let product = b.op(body, if float { "arith.mulf" } else { "arith.muli" }, &[x, y]);
-            let old = self.slot_value(&b, body, array, accumulator, slot as i64);
-            let sum = b.op(body, if float { "arith.addf" } else { "arith.addi" }, &[old, product]);
-            self.set_slot(&b, body, sum, array, accumulator, slot as i64);
+            let x = b.load(inner, a, &if transpose_a { [k, m] } else { [m, k] });
+            let y = b.load(inner, bb, &if transpose_b { [n, k] } else { [k, n] });
+            let (x, y) = (convert(&b, inner, x, ty), convert(&b, inner, y, ty));
+            let product = b.op(inner, if float { "arith.mulf" } else { "arith.muli" }, &[x, y]);
+            let old = self.slot_value(&b, inner, array, accumulator, *slot as i64);
+            let sum = b.op(inner, if float { "arith.addf" } else { "arith.addi" }, &[old, product]);
+            self.set_slot(&b, inner, sum, array, accumulator, *slot as i64);
         }
         b.barrier(at);
         erase(self.context, op);

@@ -30,10 +30,40 @@ fn a_tensor_core_launch_is_planned_from_the_shapes() {
         panic!("{:?}", plan.params[0])
     };
     assert_eq!(
-        (a.global_dim, a.box_dim, a.global_strides),
-        ([256, 300], [32, 128], [512])
+        (&a.global_dim[..], &a.box_dim[..], &a.global_strides[..]),
+        (&[256, 300][..], &[32, 128][..], &[512][..])
     );
     assert_eq!(plan.params[3], Param::I64(300));
+}
+
+#[test]
+fn epilogue_tensors_follow_the_tensor_maps_as_memref_descriptors() {
+    let with_bias = TMA.replace(
+        r#"{"role": "size""#,
+        r#"{"role": "epilogue", "kind": "memref", "host_argument": 3, "shape": [512], "element": "f32"}, {"role": "size""#,
+    );
+    let mut args = gemm_args(300);
+    args.push(Arg::Tensor(Tensor::contiguous(0x5000, "f32", &[512])));
+    let plan = plan_launch(&manifest(&with_bias), &args).unwrap();
+    use Param::{I64, Pointer};
+    assert_eq!(
+        plan.params[3..9],
+        [
+            Pointer(0x5000),
+            Pointer(0x5000),
+            I64(0),
+            I64(512),
+            I64(1),
+            I64(300)
+        ]
+    );
+    args[3] = Arg::Tensor(Tensor::contiguous(0x5000, "f32", &[256]));
+    assert_eq!(
+        plan_launch(&manifest(&with_bias), &args)
+            .unwrap_err()
+            .to_string(),
+        "argument 3 (epilogue of gemm_0_kernel): expects shape 512, but got 256"
+    );
 }
 
 #[test]
