@@ -14,6 +14,7 @@ import sys
 import torch
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import tile  # noqa: E402
 
 directory = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else "target/gpu-check")
@@ -85,6 +86,15 @@ other_chip = dict(manifest, target="sm_100a")
 refused("another chip", lambda: tile.Kernel(kernel.code, json.dumps(other_chip))(a, b, c), "compiled for sm_100a")
 other_compiler = dict(manifest, compiler="0.0.0")
 refused("another compiler", lambda: tile.Kernel(kernel.code, json.dumps(other_compiler))(a, b, c), "compiled by tile 0.0.0")
+
+# The autotuning hook, over variants gpu_prepare.sh compiled into the cache (no MLIR here).
+from gpu_check_variants import CONFIGS, TEMPLATE  # noqa: E402
+
+c.fill_(float("nan"))
+program, config = tile.autotune(TEMPLATE, CONFIGS, [a, b, c], cache_dir=directory / "cache")
+program(a, b, c)
+torch.cuda.synchronize()
+compare(f"autotuned gemm_relu {config}", c, torch.relu(a.double() @ b.double()), 2e-2)
 
 print(f"{failures} failure(s)")
 sys.exit(1 if failures else 0)

@@ -79,6 +79,21 @@ class CompileAndCheck(unittest.TestCase):
             kernel.check(FakeTensor([64, 64]), "nope")
         self.assertEqual(str(raised.exception), "argument 1: expects a tensor or an int, but got str")
 
+    def test_autotune_measures_each_variant_once_and_caches_the_choice(self):
+        template = SCALE.replace("threads(64)", "threads({threads})")
+        configs = [{"threads": 64}, {"threads": 100}, {"threads": 128}]  # 100 does not compile
+        measured = []
+
+        def measure(program, args):
+            threads = program.kernels[0].manifest["workgroup_size"][0]
+            measured.append(threads)
+            return 1.0 / threads  # more threads, faster
+        args = [FakeTensor([64, 64]), FakeTensor([64, 64])]
+        program, config = tile.autotune(template, configs, args, cache_dir=self.cache.name, measure=measure)
+        self.assertEqual((config, measured), ({"threads": 128}, [64, 128]))
+        program, config = tile.autotune(template, configs, args, cache_dir=self.cache.name, measure=measure)
+        self.assertEqual((config, measured), ({"threads": 128}, [64, 128]))
+
     def test_load_reads_what_tile_compile_wrote(self):
         program = tile.compile(SCALE, target="sm_90a", cache_dir=self.cache.name)
         kernel = tile.load(program.directory / "scale_0_kernel")

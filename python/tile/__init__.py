@@ -20,7 +20,7 @@ import os
 import pathlib
 import shutil
 
-__all__ = ["Kernel", "Program", "TileError", "load", "compile", "compiler_version"]
+__all__ = ["Kernel", "Program", "TileError", "autotune", "compile", "compiler_version", "load"]
 
 
 class TileError(RuntimeError):
@@ -257,3 +257,57 @@ def compile(source, target="sm_90a", cache_dir=None, name="program.mlir"):
     names = json.loads(index.read_text())["kernels"]
     kernels = [Kernel((directory / (n + extension)).read_bytes(), (directory / (n + ".json")).read_text()) for n in names]
     return Program(kernels, directory)
+
+
+def _cuda_time(program, args, repeat=20):
+    """Median seconds of one launch of `program` on `args`, by CUDA events on the current stream."""
+    import torch
+    program(*args)  # warm-up (and the first load)
+    times = []
+    for _ in range(repeat):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        program(*args)
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end) / 1e3)
+    return sorted(times)[len(times) // 2]
+
+
+def _signature(args):
+    return [[list(a.shape), str(a.dtype), list(a.stride())] if hasattr(a, "shape") else a for a in args]
+
+
+def _instantiate(template, config):
+    """The template with each `{name}` of the config replaced (MLIR's own braces are left alone)."""
+    for name, value in config.items():
+        template = template.replace("{" + name + "}", str(value))
+    return template
+
+
+def autotune(template, configs, args, target="sm_90a", cache_dir=None, measure=None):
+    """The autotuning hook: compiles `template` with each `{name}` replaced by the value in each of
+    `configs` (dicts, e.g.
+    tile sizes and stages), measures each on `args` with `measure(program, args) -> seconds` (CUDA
+    events by default), and returns (best program, its config). Variants that do not compile are
+    skipped. The choice is cached with the kernels, keyed by template, configs, target, compiler
+    version and the arguments' shapes, dtypes and strides, so a later call measures nothing."""
+    measure = measure or _cuda_time
+    key_text = json.dumps([compiler_version(), target, template, configs, _signature(args)], sort_keys=True)
+    record = _cache_dir(cache_dir) / "autotune" / (hashlib.sha256(key_text.encode()).hexdigest()[:32] + ".json")
+    if record.exists():
+        best = json.loads(record.read_text())["best"]
+        return compile(_instantiate(template, configs[best]), target, cache_dir), configs[best]
+    results = []
+    for index, config in enumerate(configs):
+        try:
+            program = compile(_instantiate(template, config), target, cache_dir)
+        except TileError:
+            continue
+        results.append((measure(program, args), index, program))
+    if not results:
+        raise TileError("autotune: no configuration compiled")
+    seconds, best, program = min(results, key=lambda result: result[0])
+    record.parent.mkdir(parents=True, exist_ok=True)
+    record.write_text(json.dumps({"best": best, "seconds": seconds, "config": configs[best]}))
+    return program, configs[best]
