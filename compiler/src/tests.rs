@@ -140,3 +140,27 @@ fn the_readme_shows_the_tested_rust_example() {
         "README.md's Rust example differs from this test's:\n{example}"
     );
 }
+
+#[test]
+fn every_example_manifest_is_held_whole_by_the_schema() {
+    // compile_file fails with an internal error when a manifest does not round-trip.
+    let mut compiled = 0;
+    for entry in std::fs::read_dir("../examples").unwrap() {
+        let path = entry.unwrap().path();
+        for target in ["sm_90a", "gfx942", "spirv-coopmat"] {
+            match compile_file(&path, target) {
+                Ok(compilation) => compiled += compilation.kernels.len(),
+                Err(error @ Error::Internal { .. }) => panic!("{}: {error}", path.display()),
+                Err(_) => {} // a target that cannot take the example says so; not this test's business
+            }
+        }
+    }
+    // The test programs on sm_90a: epilogue tensors passed as memrefs, N-D tensor maps.
+    for entry in std::fs::read_dir("../test/programs").unwrap() {
+        let path = entry.unwrap().path();
+        if let Err(error @ Error::Internal { .. }) = compile_file(&path, "sm_90a") {
+            panic!("{}: {error}", path.display());
+        }
+    }
+    assert!(compiled >= 15, "{compiled}");
+}
