@@ -36,6 +36,14 @@ def randn(*shape, dtype=torch.float16):
     return torch.randn(*shape, device="cuda").to(dtype)
 
 
+def guarded(name, check):
+    """Runs one check; an exception is a failure of that check, not the end of the run."""
+    try:
+        return check()
+    except Exception as error:  # noqa: BLE001 - report and go on
+        report(name, False, f"({type(error).__name__}: {error})")
+
+
 def gemm(name, m, n, k, transpose_b=False, relu=False):
     kernel = tile.load(directory / name)
     a = randn(m, k)
@@ -48,25 +56,34 @@ def gemm(name, m, n, k, transpose_b=False, relu=False):
     return kernel, (a, b, c)
 
 
-kernel, (a, b, c) = gemm("gemm_relu_0_kernel", 4096, 4096, 4096, relu=True)
-gemm("gemm_transpose_b_0_kernel", 4096, 4096, 4096, transpose_b=True)
-# Host-computed grid and scalars: the manifest's expressions over the tensors' sizes.
-gemm("gemm_dynamic_0_kernel", 1999, 3000, 1032)
+def epilogue_reads():
+    # Epilogue tensors passed as memref descriptors after the tensor maps: C = relu(A B + bias) + R.
+    kernel = tile.load(directory / "gemm_epilogue_reads_0_kernel")
+    a, b, r = randn(200, 64), randn(64, 192), randn(200, 192)
+    bias = torch.randn(192, device="cuda")
+    c = torch.full((200, 192), float("nan"), device="cuda", dtype=torch.float16)
+    kernel(a, b, bias, r, c)
+    torch.cuda.synchronize()
+    compare("gemm_epilogue_reads_0_kernel", c, torch.relu(a.double() @ b.double() + bias.double()) + r.double(), 2e-2)
 
-softmax = tile.load(directory / "softmax_0_kernel")
-x = randn(4096, 1024)
-y = torch.full_like(x, float("nan"))
-softmax(x, y)
-torch.cuda.synchronize()
-compare("softmax_0_kernel", y, torch.softmax(x.double(), dim=1), 1e-2)
 
-# On an explicit stream.
-stream = torch.cuda.Stream()
-c.fill_(float("nan"))
-with torch.cuda.stream(stream):
-    kernel(a, b, c)
-stream.synchronize()
-compare("gemm_relu_0_kernel on a side stream", c, torch.relu(a.double() @ b.double()), 2e-2)
+def multi_head_scores():
+    # 4-D tensor maps: S = Q K^T / 8 per (batch, head), a ragged sequence.
+    kernel = tile.load(directory / "multi_head_scores_0_kernel")
+    q, k = randn(2, 3, 104, 64), randn(2, 3, 104, 64)
+    s = torch.full((2, 3, 104, 104), float("nan"), device="cuda", dtype=torch.float16)
+    kernel(q, k, s)
+    torch.cuda.synchronize()
+    compare("multi_head_scores_0_kernel", s, q.double() @ k.double().transpose(-1, -2) * 0.125, 2e-2)
+
+
+def softmax():
+    kernel = tile.load(directory / "softmax_0_kernel")
+    x = randn(4096, 1024)
+    y = torch.full_like(x, float("nan"))
+    kernel(x, y)
+    torch.cuda.synchronize()
+    compare("softmax_0_kernel", y, torch.softmax(x.double(), dim=1), 1e-2)
 
 
 def refused(name, call, expected):
@@ -78,23 +95,41 @@ def refused(name, call, expected):
         report(name, False, "(launched)")
 
 
-refused("wrong dtype", lambda: kernel(a, b.float(), c), "argument 1 (B of gemm_relu_0_kernel): expects element type f16, but got f32")
-refused("wrong shape", lambda: kernel(a, b[:, :2048], c), "expects shape 4096x4096, but got 4096x2048")
-refused("transposed view", lambda: kernel(a, b.t(), c), "unit stride in the inner dimension")
-manifest = json.loads(kernel.manifest_json)
-other_chip = dict(manifest, target="sm_100a")
-refused("another chip", lambda: tile.Kernel(kernel.code, json.dumps(other_chip))(a, b, c), "compiled for sm_100a")
-other_compiler = dict(manifest, compiler="0.0.0")
-refused("another compiler", lambda: tile.Kernel(kernel.code, json.dumps(other_compiler))(a, b, c), "compiled by tile 0.0.0")
+def gemm_relu_extras():
+    kernel, (a, b, c) = gemm("gemm_relu_0_kernel", 4096, 4096, 4096, relu=True)
+    # On an explicit stream.
+    stream = torch.cuda.Stream()
+    c.fill_(float("nan"))
+    with torch.cuda.stream(stream):
+        kernel(a, b, c)
+    stream.synchronize()
+    compare("gemm_relu_0_kernel on a side stream", c, torch.relu(a.double() @ b.double()), 2e-2)
+    # Refused before launching.
+    refused("wrong dtype", lambda: kernel(a, b.float(), c), "argument 1 (B of gemm_relu_0_kernel): expects element type f16, but got f32")
+    refused("wrong shape", lambda: kernel(a, b[:, :2048], c), "expects shape 4096x4096, but got 4096x2048")
+    refused("transposed view", lambda: kernel(a, b.t(), c), "unit stride in the inner dimension")
+    manifest = json.loads(kernel.manifest_json)
+    other_chip = json.dumps(dict(manifest, target="sm_100a"))
+    refused("another chip", lambda: tile.Kernel(kernel.code, other_chip)(a, b, c), "compiled for sm_100a")
+    other_compiler = json.dumps(dict(manifest, compiler="0.0.0"))
+    refused("another compiler", lambda: tile.Kernel(kernel.code, other_compiler)(a, b, c), "compiled by tile 0.0.0")
+    # The autotuning hook, over variants gpu_prepare.sh compiled into the cache (no MLIR here).
+    from gpu_check_variants import CONFIGS, TEMPLATE
 
-# The autotuning hook, over variants gpu_prepare.sh compiled into the cache (no MLIR here).
-from gpu_check_variants import CONFIGS, TEMPLATE  # noqa: E402
+    c.fill_(float("nan"))
+    program, config = tile.autotune(TEMPLATE, CONFIGS, [a, b, c], cache_dir=directory / "cache")
+    program(a, b, c)
+    torch.cuda.synchronize()
+    compare(f"autotuned gemm_relu {config}", c, torch.relu(a.double() @ b.double()), 2e-2)
 
-c.fill_(float("nan"))
-program, config = tile.autotune(TEMPLATE, CONFIGS, [a, b, c], cache_dir=directory / "cache")
-program(a, b, c)
-torch.cuda.synchronize()
-compare(f"autotuned gemm_relu {config}", c, torch.relu(a.double() @ b.double()), 2e-2)
+
+guarded("gemm_relu_0_kernel and the refusals", gemm_relu_extras)
+guarded("gemm_transpose_b_0_kernel", lambda: gemm("gemm_transpose_b_0_kernel", 4096, 4096, 4096, transpose_b=True))
+# Host-computed grid and scalars: the manifest's expressions over the tensors' sizes.
+guarded("gemm_dynamic_0_kernel", lambda: gemm("gemm_dynamic_0_kernel", 1999, 3000, 1032))
+guarded("gemm_epilogue_reads_0_kernel", epilogue_reads)
+guarded("multi_head_scores_0_kernel", multi_head_scores)
+guarded("softmax_0_kernel", softmax)
 
 print(f"{failures} failure(s)")
 sys.exit(1 if failures else 0)
