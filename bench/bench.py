@@ -95,6 +95,22 @@ def plain_reference(kernel, tensors):
     if name == "reduce_kinds":
         x = t[0]
         return {1: torch.stack([x.sum(0), x.max(0).values, x.min(0).values, x.abs().sum(0), x.abs().max(0).values, 2 * x.sum(0)])}
+    if name.startswith("attention_"):
+        # examples/flash_attention.mlir, test/programs/attention_4d*.mlir: Q, K, V, O as
+        # [batch, heads, sequence, head dim]; causal when the name says so.
+        q, k, v = t[0], t[1], t[2]
+        scores = q @ k.transpose(-1, -2) / q.shape[-1] ** 0.5
+        if "causal" in name:
+            seq = q.shape[-2]
+            scores = scores.masked_fill(torch.ones(seq, seq, dtype=torch.bool, device="cuda").triu(1), float("-inf"))
+        return {3: torch.softmax(scores, dim=-1) @ v}
+    if name == "layer_norm":
+        x = t[0]
+        mean = x.mean(1, keepdim=True)
+        var = ((x - mean) ** 2).mean(1, keepdim=True)
+        return {3: (x - mean) / torch.sqrt(var + 1e-5) * t[1] + t[2]}
+    if name == "mlp_chain":
+        return {3: torch.relu(t[0] @ t[1]).half().double() @ t[2]}
     raise RuntimeError(f"no reference for {name}")
 
 
@@ -116,6 +132,8 @@ TORCH_EQUIVALENT = {
     "softmax": lambda t: torch.softmax(t[0], dim=1),
     "row_softmax_64x128": lambda t: torch.softmax(t[0], dim=1),
     "row_softmax_64x128_large": lambda t: torch.softmax(t[0], dim=1),
+    "layer_norm": lambda t: torch.nn.functional.layer_norm(t[0], (t[0].shape[1],), t[1].to(t[0].dtype), t[2].to(t[0].dtype), 1e-5),
+    "attention_bench_d128_f16": lambda t: torch.nn.functional.scaled_dot_product_attention(t[0], t[1], t[2]),
     "bias_fill": lambda t: torch.addmm(torch.full((1,), 0.5, dtype=t[0].dtype, device="cuda"), t[0], t[1]),
 }
 
@@ -299,8 +317,8 @@ def reference(kernel, tensors):
     a, b = (tensors[p["host_argument"]] for p in kernel.manifest["params"][:2])
     a = a.double().transpose(-1, -2) if kernel.manifest["tile"].get("transpose_a") else a.double()
     b = b.double().transpose(-1, -2) if kernel.manifest["tile"].get("transpose_b") else b.double()
-    if "epilogue_reads" in kernel.name:
-        # test/programs/gemm_epilogue_reads.mlir: relu(A B + bias) + R, the bias vector and the
+    if "epilogue_reads" in kernel.name or "bias_residual" in kernel.name:
+        # gemm_epilogue_reads (test program) and gemm_bias_residual (example): relu(A B + bias) + R, the bias vector and the
         # residual tile read in the epilogue (the manifest's memref parameters, in that order).
         bias, residual = (tensors[p["host_argument"]].double() for p in kernel.manifest["params"] if p["kind"] == "memref")
         return torch.relu(a @ b + bias) + residual

@@ -340,3 +340,39 @@ fn every_math_function() {
         }
     }
 }
+
+/// Attention in f64 on [batch, heads, sequence, dim] tensors: softmax(Q K^T / sqrt(dim)) V over the
+/// keys of the sequence (and, causally, up to the query), P rounded to f16 as the program does.
+fn attention(q: &Buffer, k: &Buffer, v: &Buffer, causal: bool) -> Vec<f64> {
+    let (heads, seq, dim) = (q.shape[0] * q.shape[1], q.shape[2], q.shape[3]);
+    let mut out = vec![0.0; heads * seq * dim];
+    for h in 0..heads {
+        let at = |buffer: &Buffer, row: usize, d: usize| buffer.get((h * seq + row) * dim + d);
+        for query in 0..seq {
+            let keys = if causal { query + 1 } else { seq };
+            let scores: Vec<f64> = (0..keys)
+                .map(|key| (0..dim).map(|d| at(q, query, d) * at(k, key, d)).sum::<f64>() / (dim as f64).sqrt())
+                .collect();
+            let max = scores.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+            let weights: Vec<f64> = scores.iter().map(|s| (s - max).exp()).collect();
+            let total: f64 = weights.iter().sum();
+            for d in 0..dim {
+                let value: f64 = weights.iter().enumerate().map(|(key, w)| w * at(v, key, d)).sum();
+                out[(h * seq + query) * dim + d] = value / total;
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn flash_attention_on_4d_tensors_with_a_ragged_sequence() {
+    let data = run("attention_4d.mlir", 46, 0);
+    assert_close(&data[3], &attention(&data[0], &data[1], &data[2], false), 1e-2);
+}
+
+#[test]
+fn causal_flash_attention_on_4d_tensors_with_a_ragged_sequence() {
+    let data = run("attention_4d_causal.mlir", 47, 0);
+    assert_close(&data[3], &attention(&data[0], &data[1], &data[2], true), 1e-2);
+}

@@ -82,6 +82,22 @@ fn nd_copies_match_the_reference() {
 }
 
 #[test]
+fn attention_with_a_register_a_operand_matches_the_reference() {
+    check_on_vulkan("test/programs/attention_small.mlir", 42);
+}
+
+#[test]
+fn flash_attention_on_4d_tensors_matches_the_reference() {
+    check_on_vulkan("test/programs/attention_4d.mlir", 48);
+    check_on_vulkan("test/programs/attention_4d_causal.mlir", 49);
+}
+
+#[test]
+fn row_softmax_of_a_64x128_tile_in_registers_matches_the_reference() {
+    check_on_vulkan("test/programs/row_softmax_64x128.mlir", 44);
+}
+
+#[test]
 fn row_softmax_matches_the_reference() {
     check_on_vulkan("test/programs/row_softmax.mlir", 22);
 }

@@ -261,7 +261,22 @@ pub fn plan_gemm<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Planned<'c, 'a, GemmPl
     let mut accumulator = None;
     let mut vector_fragments = Vec::new();
     let mut other_fragments = Vec::new();
-    let has_gemm = nested_ops(kernel).iter().any(|op| op_name(op) == "tile.gemm");
+    let gemms: Vec<OperationRef> = nested_ops(kernel).into_iter().filter(|op| op_name(op) == "tile.gemm").collect();
+    let has_gemm = !gemms.is_empty();
+    // Kernels of several gemms (attention, GEMM chains) and register A operands are what the
+    // per-op tensor-core patterns will take; say so at the gemm, not at whatever comes first.
+    if let Some(second) = gemms.get(1) {
+        return fail(
+            *second,
+            "is a second tile.gemm in the kernel; the {chip} tensor-core lowering takes one gemm a kernel yet (attention and GEMM chains run without tensor cores, their fragments in registers)",
+        );
+    }
+    if let Some(gemm) = gemms.iter().find(|gemm| gemm.operand(0).is_ok_and(|a| memory_level(a.r#type()) == Some(MemoryLevel::Fragment))) {
+        return fail(
+            *gemm,
+            "reads its A operand from a fragment, which the {chip} tensor-core lowering does not take yet (it runs without tensor cores, the fragment staged through shared memory)",
+        );
+    }
     let mut fills = Vec::new();
     let mut main_loop = None;
     let mut epilogue = Vec::new();
