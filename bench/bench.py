@@ -152,13 +152,26 @@ def time_plain(kernel):
     return ours, theirs, moved / ours / 1e6
 
 
+MANIFEST_VERSION = 1
+
+
+def read_manifest(path):
+    """Reads a launch manifest (tile-manifest schema, version 1; the unversioned manifests of older
+    compilers too, which have the same fields). Fields this launcher does not know are ignored."""
+    with open(path) as f:
+        manifest = json.load(f)
+    version = manifest.get("version")
+    if version not in (None, MANIFEST_VERSION):
+        raise SystemExit(f"{path}: expects manifest version {MANIFEST_VERSION}, but got {version}; recompile")
+    return manifest
+
+
 class Kernel:
     """One PTX kernel and its manifest, loaded through the CUDA driver."""
 
     def __init__(self, ptx_path):
         self.name = os.path.basename(ptx_path)[: -len(".ptx")]
-        with open(ptx_path[: -len(".ptx")] + ".json") as f:
-            self.manifest = json.load(f)
+        self.manifest = read_manifest(ptx_path[: -len(".ptx")] + ".json")
         with open(ptx_path, "rb") as f:
             ptx = f.read() + b"\0"
         self.module = ok(cu.cuModuleLoadData(ptx))
@@ -398,8 +411,7 @@ def bench_vulkan(directory, name_filter, no_time):
         name = os.path.basename(manifest_path)[: -len(".json")]
         if name_filter not in name:
             continue
-        with open(manifest_path) as f:
-            manifest = json.load(f)
+        manifest = read_manifest(manifest_path)
         transpose_b = manifest.get("tile", {}).get("transpose_b", False)
         try:
             report, (a, b, c) = run_vulkan(manifest_path, 0 if no_time else 50)
@@ -458,8 +470,8 @@ def main():
     for ptx in sorted(glob.glob(os.path.join(args.kernels, "*.ptx")) if not args.vulkan_only else []):
         if args.filter not in ptx:
             continue
-        with open(ptx[: -len(".ptx")] + ".json") as f:
-            manifest = json.load(f)
+        manifest = read_manifest(ptx[: -len(".ptx")] + ".json")
+        # Plain- and registers-strategy kernels take memref descriptors of their bindings.
         if manifest.get("strategy") in ("plain", "registers"):
             try:
                 passed, rel, nan = check_plain(PlainKernel(ptx, manifest))

@@ -37,3 +37,20 @@ pub fn manifests(module: &melior::ir::Module) -> Vec<(String, String)> {
         })
         .collect()
 }
+
+/// The launch manifests of `module`'s `gpu.module`s, read into the typed schema: (module symbol,
+/// manifest). Fails naming the module whose manifest does not read, or does not write back to the
+/// same text (a field the schema lacks).
+pub fn typed_manifests(module: &melior::ir::Module) -> Result<Vec<(String, tile_manifest::Manifest)>, String> {
+    manifests(module)
+        .into_iter()
+        .map(|(name, json)| {
+            let manifest = tile_manifest::Manifest::from_json(&json).map_err(|error| format!("{name}: {error}"))?;
+            // The schema must hold everything a lowering wrote: no field dropped or reordered.
+            if manifest.to_json() != json {
+                return Err(format!("{name}: the manifest does not round-trip through tile-manifest's schema: {json}"));
+            }
+            Ok((name, manifest))
+        })
+        .collect()
+}

@@ -24,6 +24,7 @@
 
 pub mod amdgpu;
 pub mod cpu;
+pub mod embed;
 pub mod gemm;
 pub mod kernels;
 pub mod generic;

@@ -87,9 +87,31 @@ fn build_target_pipeline(manager: &OperationPassManager, name: &str, chips: &[Ch
     // lowers as they say.
     manager.add_pass(crate::layout::attach_target_pass(chip));
     let decisions = format!("{},{}", crate::layout::ARGUMENT, crate::schedule::ARGUMENT);
-    if let Err(message) = add_pipeline(manager, &format!("{decisions},{lowering},inline,canonicalize,cse,{backend}")) {
+    if let Err(message) = add_pipeline(manager, &format!("{decisions},{lowering},inline,canonicalize,cse")) {
         manager.add_pass(unsupported_chip_pass(name, message));
+        return;
     }
+    // Another frontend's gpu.launch code goes through the backend with the tile kernels, and the
+    // manifests survive it (see `embed`).
+    manager.add_pass(crate::embed::create_stash_manifests_pass());
+    let spirv = chips == SPIRV_CHIPS;
+    if let Err(message) = add_pipeline(manager, "gpu-kernel-outlining") {
+        manager.add_pass(unsupported_chip_pass(name, message));
+        return;
+    }
+    if spirv {
+        manager.add_pass(crate::embed::create_prepare_foreign_kernels_pass());
+    }
+    if let Err(message) = add_pipeline(manager, backend) {
+        manager.add_pass(unsupported_chip_pass(name, message));
+        return;
+    }
+    manager.add_pass(crate::embed::create_restore_manifests_pass());
+    manager.add_pass(if spirv {
+        crate::embed::create_check_spirv_pass()
+    } else {
+        crate::embed::create_check_binaries_pass()
+    });
 }
 
 #[repr(align(8))]

@@ -341,6 +341,12 @@ pub fn set_attribute(op: melior::ir::operation::OperationRef, name: &str, value:
         .set_attribute(name, value);
 }
 
+/// Removes the attribute `name` of `op`, if it has one.
+pub fn remove_attribute(op: melior::ir::operation::OperationRef, name: &str) {
+    use melior::ir::operation::OperationMutLike;
+    let _ = unsafe { melior::ir::operation::OperationRefMut::from_raw(op.to_raw()) }.remove_attribute(name);
+}
+
 /// Runs `body` with the context `op` lives in, for melior APIs that take `&Context`.
 pub fn with_context<'c, T>(
     op: melior::ir::operation::OperationRef<'c, '_>,

@@ -65,11 +65,14 @@ use crate::{
 use tile_dialect::layout::SharedLayout;
 
 
+/// Returns the manifest (JSON) of the kernel `entry` lowered from `plan` with `config`, or says
+/// which launch value the host could not compute.
 fn manifest(
     plan: &plan::GemmPlan,
     config: &config::AmdConfig,
     entry: &str,
 ) -> Result<String, String> {
+    use tile_manifest::{Manifest, Param, ParamKind, TileConfig};
     let grid = host_grid(plan.grid.iter().copied())?;
     let mut params = Vec::new();
     for (role, value) in [
@@ -77,33 +80,37 @@ fn manifest(
         ("B", plan.b.global),
         ("C", plan.output.global),
     ] {
-        let argument = host_tensor(value).argument;
-        params.push(format!(
-            "{{\"role\": \"{role}\", \"kind\": \"memref\", \"host_argument\": {argument}, \"type\": \"{}\"}}",
-            value.r#type()
-        ));
+        let host_argument = host_tensor(value).argument;
+        params.push(Param { role: role.into(), kind: ParamKind::Memref { host_argument, shape: None, element: None, ty: Some(value.r#type().to_string()) } });
     }
     for param in &plan.params {
-        params.push(format!(
-            "{{\"role\": \"size\", \"kind\": \"scalar\", \"type\": \"index\", \"value\": {}}}",
-            host_expression(*param)?
-        ));
+        params.push(Param {
+            role: "size".into(),
+            kind: ParamKind::Scalar { ty: "index".into(), value: host_expression(*param)? },
+        });
     }
-    Ok(format!(
-        "{{\"entry\": \"{entry}\", \"chip\": \"{CHIP}\", \"block\": [{}, 1, 1], \"grid\": [{}], \"lds_bytes\": {}, \"params\": [{}], \"calling_convention\": \"mlir memref descriptors (allocated, aligned, offset, sizes, strides) per memref\", \"tile\": {{\"m\": {}, \"n\": {}, \"k\": {}, \"waves\": [{}, {}], \"mfma\": \"{}x{}x{}\"}}}}",
-        config.threads,
-        grid.join(", "),
-        config.lds_bytes,
-        params.join(", "),
-        config.bm,
-        config.bn,
-        config.bk,
-        config.waves.0,
-        config.waves.1,
-        config.mfma.size,
-        config.mfma.size,
-        config.mfma.k
-    ))
+    let mut manifest = Manifest::new(entry, CHIP, grid);
+    manifest.chip = Some(CHIP.into());
+    manifest.block = Some([config.threads as u32, 1, 1]);
+    manifest.lds_bytes = Some(config.lds_bytes as u64);
+    manifest.params = Some(params);
+    manifest.calling_convention =
+        Some("mlir memref descriptors (allocated, aligned, offset, sizes, strides) per memref".into());
+    manifest.tile = Some(TileConfig {
+        m: config.bm as u32,
+        n: config.bn as u32,
+        k: config.bk as u32,
+        stages: None,
+        warpgroups: None,
+        waves: Some([config.waves.0 as u32, config.waves.1 as u32]),
+        mfma: Some(format!("{}x{}x{}", config.mfma.size, config.mfma.size, config.mfma.k)),
+        subgroups: None,
+        matrix: None,
+        transpose_a: None,
+        transpose_b: None,
+        persistent: Default::default(),
+    });
+    Ok(manifest.to_json())
 }
 
 /// Decides how `kernel` lowers on gfx942: on mfma with its configuration and tile layouts, or with

@@ -8,6 +8,7 @@ use melior::ir::{
     r#type::MemRefType,
 };
 use tile_dialect::ops::constant_integer;
+use tile_manifest::{Expr, HostOp};
 
 /// Host ops whose value a launcher can recompute from the host arguments.
 const HOST_OPS: &[&str] = &[
@@ -26,15 +27,14 @@ const HOST_OPS: &[&str] = &[
     "arith.maxsi",
 ];
 
-/// Describes how the host computes `value` from its arguments, as JSON: a number, `{"dim":
-/// [argument, dimension]}` (a size of a tensor argument), `{"argument": n}` (a scalar argument), or
-/// `{"op": "arith.ceildivui", "args": [..]}`.
-pub fn host_expression(value: Value) -> Result<String, String> {
+/// Describes how the host computes `value` from its arguments: a number, a size of a tensor
+/// argument, a scalar argument, or integer arithmetic over those.
+pub fn host_expression(value: Value) -> Result<Expr, String> {
     if let Some(constant) = constant_integer(value) {
-        return Ok(constant.to_string());
+        return Ok(Expr::Const(constant));
     }
     if let Ok(argument) = BlockArgument::try_from(value) {
-        return Ok(format!("{{\"argument\": {}}}", argument.argument_number()));
+        return Ok(Expr::Argument { argument: argument.argument_number() });
     }
     let owner = OperationResult::try_from(value)
         .map_err(|_| "an unknown value".to_string())?
@@ -52,10 +52,7 @@ pub fn host_expression(value: Value) -> Result<String, String> {
                 .map_err(|_| "memref.dim of a tensor that is not a host argument".to_string())?;
             let dim =
                 constant_integer(operands[1]).ok_or("memref.dim with a dynamic dimension index")?;
-            Ok(format!(
-                "{{\"dim\": [{}, {dim}]}}",
-                tensor.argument_number()
-            ))
+            Ok(Expr::Dim { dim: [tensor.argument_number(), dim as usize] })
         }
         "arith.index_cast" | "arith.index_castui" => host_expression(operands[0]),
         _ if HOST_OPS.contains(&name.as_str()) => {
@@ -63,10 +60,8 @@ pub fn host_expression(value: Value) -> Result<String, String> {
                 .into_iter()
                 .map(host_expression)
                 .collect::<Result<Vec<_>, _>>()?;
-            Ok(format!(
-                "{{\"op\": \"{name}\", \"args\": [{}]}}",
-                args.join(", ")
-            ))
+            let op = HostOp::from_name(&name).ok_or_else(|| format!("{name}, which the manifest schema lacks"))?;
+            Ok(Expr::Op { op, args })
         }
         _ => Err(format!(
             "a value computed by {name}, which a launcher cannot recompute"
@@ -83,12 +78,12 @@ pub fn launch_needs(message: &str) -> String {
 }
 
 /// The grid of a launch as host expressions (see [`host_expression`]), padded to three dimensions.
-pub fn host_grid<'c, 'a>(sizes: impl IntoIterator<Item = Value<'c, 'a>>) -> Result<Vec<String>, String> {
+pub fn host_grid<'c, 'a>(sizes: impl IntoIterator<Item = Value<'c, 'a>>) -> Result<Vec<Expr>, String> {
     let mut grid = sizes
         .into_iter()
         .map(host_expression)
         .collect::<Result<Vec<_>, _>>()?;
-    grid.resize(3, "1".into());
+    grid.resize(3, Expr::Const(1));
     Ok(grid)
 }
 
@@ -96,8 +91,8 @@ pub fn host_grid<'c, 'a>(sizes: impl IntoIterator<Item = Value<'c, 'a>>) -> Resu
 pub struct HostTensor {
     /// Which argument of the host function it is (-1 when it is not one).
     pub argument: i64,
-    /// Its sizes as JSON: a number, or `null` for a dynamic size.
-    pub shape: Vec<String>,
+    /// Its sizes, `None` where dynamic.
+    pub shape: Vec<Option<i64>>,
     /// Its element type, as MLIR writes it.
     pub element: String,
 }
@@ -109,10 +104,7 @@ pub fn host_tensor(value: Value) -> HostTensor {
         argument: BlockArgument::try_from(value)
             .map(|argument| argument.argument_number() as i64)
             .unwrap_or(-1),
-        shape: tile_dialect::ops::static_sizes(memref)
-            .into_iter()
-            .map(|size| size.map_or("null".into(), |size| size.to_string()))
-            .collect(),
+        shape: tile_dialect::ops::static_sizes(memref),
         element: memref.element().to_string(),
     }
 }

@@ -409,25 +409,29 @@ pub fn lower_kernel<'c, 'a>(
         .and_then(|region| region.first_block())
         .expect("builtin.module has a body");
     let mut copy = clone_detached(skeleton);
-    let bindings: Vec<String> = tensors
+    let bindings = tensors
         .iter()
         .enumerate()
         .map(|(binding, tensor)| {
             let HostTensor { argument, shape, element } = host_tensor(*tensor);
-            format!(
-                "{{\"set\": 0, \"binding\": {binding}, \"host_argument\": {argument}, \"shape\": [{}], \"element\": \"{element}\", \"written\": {}}}",
-                shape.join(", "),
-                written[binding]
-            )
+            tile_manifest::Binding {
+                set: 0,
+                binding: binding as u32,
+                host_argument: argument,
+                shape,
+                element,
+                written: written[binding],
+            }
         })
         .collect();
-    let manifest = format!(
-        "{{\"entry\": \"{stem}_kernel\", \"host_function\": \"{}\", \"target\": \"{target}\", \"strategy\": \"{}\", \"workgroup_size\": [{threads}, 1, 1], \"grid\": [{}], \"shared_bytes\": {shared}, \"bindings\": [{}]}}",
-        host_function,
-        if registers { "registers" } else { "plain" },
-        grid.join(", "),
-        bindings.join(", ")
-    );
+    let mut manifest = tile_manifest::Manifest::new(format!("{stem}_kernel"), target, grid);
+    manifest.host_function = Some(host_function.to_string());
+    manifest.strategy =
+        Some(if registers { tile_manifest::Strategy::Registers } else { tile_manifest::Strategy::Plain });
+    manifest.workgroup_size = Some([threads as u32, 1, 1]);
+    manifest.shared_bytes = Some(shared as u64);
+    manifest.bindings = Some(bindings);
+    let manifest = manifest.to_json();
     melior::ir::operation::OperationMutLike::set_attribute(
         &mut copy,
         "tile.manifest",

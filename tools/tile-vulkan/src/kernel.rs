@@ -1,6 +1,6 @@
 //! One SPIR-V kernel and how to launch it, as its launch manifest describes it.
 
-use serde_json::Value;
+use tile_manifest::{Manifest, Strategy};
 
 /// A storage buffer the kernel binds: which host argument, its shape and element type.
 #[derive(Clone, Debug)]
@@ -39,40 +39,39 @@ pub struct SpirvKernel {
 impl SpirvKernel {
     /// Reads the kernel from its launch manifest (JSON, as `tile-compile` writes it) and binary.
     pub fn from_manifest(manifest: &str, spirv: Vec<u32>) -> Result<Self, String> {
-        let manifest: Value = serde_json::from_str(manifest).map_err(|error| format!("manifest: {error}"))?;
-        let entry = manifest["entry"].as_str().ok_or("manifest without an entry")?.to_owned();
-        let number = |value: &Value| {
-            value.as_u64().ok_or_else(|| {
-                format!("{entry}: a launch size the host computes at run time is not supported yet")
-            })
-        };
-        let grid = manifest["grid"].as_array().ok_or("manifest without a grid")?;
+        let manifest = Manifest::from_json(manifest).map_err(|error| format!("manifest: {error}"))?;
+        Self::from_typed(&manifest, spirv)
+    }
+
+    /// Reads the kernel from its typed launch manifest and binary.
+    pub fn from_typed(manifest: &Manifest, spirv: Vec<u32>) -> Result<Self, String> {
+        let entry = manifest.entry.clone();
         let mut workgroups = [1u32; 3];
-        for (slot, size) in workgroups.iter_mut().zip(grid) {
-            *slot = number(size)? as u32;
+        for (slot, size) in workgroups.iter_mut().zip(&manifest.grid) {
+            *slot = size.as_const().ok_or_else(|| {
+                format!("{entry}: a launch size the host computes at run time is not supported yet")
+            })? as u32;
         }
-        let bindings = manifest["bindings"]
-            .as_array()
+        let bindings = manifest
+            .bindings
+            .as_ref()
             .ok_or("manifest without bindings")?
             .iter()
             .map(|binding| Binding {
-                host_argument: binding["host_argument"].as_u64().unwrap_or(0) as usize,
-                shape: binding["shape"]
-                    .as_array()
-                    .map(|sizes| sizes.iter().map(|size| size.as_u64().unwrap_or(0) as usize).collect())
-                    .unwrap_or_default(),
-                element: binding["element"].as_str().unwrap_or_default().to_owned(),
-                written: binding["written"].as_bool().unwrap_or(false),
+                host_argument: binding.host_argument.max(0) as usize,
+                shape: binding.shape.iter().map(|size| size.unwrap_or(0) as usize).collect(),
+                element: binding.element.clone(),
+                written: binding.written,
             })
             .collect();
         Ok(SpirvKernel {
-            function: manifest["host_function"].as_str().unwrap_or_default().to_owned(),
+            function: manifest.host_function.clone().unwrap_or_default(),
             spirv,
             workgroups,
             bindings,
-            shared_bytes: manifest["shared_bytes"].as_u64().unwrap_or(0) as u32,
-            subgroup_size: manifest["subgroup_size"].as_u64().map(|size| size as u32),
-            cooperative_matrix: manifest["strategy"].as_str() == Some("cooperative-matrix"),
+            shared_bytes: manifest.shared_memory_bytes() as u32,
+            subgroup_size: manifest.subgroup_size,
+            cooperative_matrix: manifest.strategy == Some(Strategy::CooperativeMatrix),
             entry,
         })
     }
@@ -80,7 +79,7 @@ impl SpirvKernel {
 
 /// Reads a SPIR-V binary's words (little-endian).
 pub fn spirv_words(bytes: &[u8]) -> Result<Vec<u32>, String> {
-    if bytes.len() % 4 != 0 || bytes.len() < 20 {
+    if !bytes.len().is_multiple_of(4) || bytes.len() < 20 {
         return Err("not a SPIR-V binary (length)".into());
     }
     let words: Vec<u32> = bytes.chunks(4).map(|word| u32::from_le_bytes([word[0], word[1], word[2], word[3]])).collect();
@@ -94,7 +93,7 @@ pub fn spirv_words(bytes: &[u8]) -> Result<Vec<u32>, String> {
 mod tests {
     use super::*;
 
-    const MANIFEST: &str = r#"{"entry": "k_0_kernel", "host_function": "k", "target": "spirv-coopmat", "strategy": "cooperative-matrix", "workgroup_size": [128, 1, 1], "subgroup_size": 32, "grid": [4, 2, 1], "shared_bytes": 9472, "bindings": [{"set": 0, "binding": 0, "host_argument": 1, "shape": [128, 48], "element": "f16", "written": false}, {"set": 0, "binding": 1, "host_argument": 0, "shape": [128, 96], "element": "f32", "written": true}]}"#;
+    const MANIFEST: &str = r#"{"version": 1, "compiler": "0.1.0", "entry": "k_0_kernel", "host_function": "k", "target": "spirv-coopmat", "strategy": "cooperative-matrix", "workgroup_size": [128, 1, 1], "subgroup_size": 32, "grid": [4, 2, 1], "shared_bytes": 9472, "bindings": [{"set": 0, "binding": 0, "host_argument": 1, "shape": [128, 48], "element": "f16", "written": false}, {"set": 0, "binding": 1, "host_argument": 0, "shape": [128, 96], "element": "f32", "written": true}]}"#;
 
     #[test]
     fn a_manifest_gives_the_launch() {
@@ -117,6 +116,13 @@ mod tests {
         let manifest = MANIFEST.replace("\"grid\": [4, 2, 1]", "\"grid\": [{\"dim\": [0, 1]}, 1, 1]");
         let error = SpirvKernel::from_manifest(&manifest, Vec::new()).unwrap_err();
         assert!(error.contains("computes at run time"), "{error}");
+    }
+
+    #[test]
+    fn an_unversioned_manifest_is_refused() {
+        let manifest = MANIFEST.replace("\"version\": 1, ", "");
+        let error = SpirvKernel::from_manifest(&manifest, Vec::new()).unwrap_err();
+        assert!(error.contains("has no version"), "{error}");
     }
 
     #[test]

@@ -59,39 +59,46 @@ tile_passes::rust_pass! {
     }
 }
 
+/// Returns the manifest (JSON) of the kernel `entry` launched by `host_function`, lowered from
+/// `plan` with `config`, or says which launch value the host could not compute.
 fn manifest(
     plan: &plan::GemmPlan,
     config: &config::CoopConfig,
     entry: &str,
     host_function: &str,
 ) -> Result<String, String> {
+    use tile_manifest::{Binding, Manifest, Strategy, TileConfig};
     let grid = host_grid(plan.grid.iter().copied())?;
-    let bindings: Vec<String> = [plan.a.global, plan.b.global, plan.output.global]
+    let bindings = [plan.a.global, plan.b.global, plan.output.global]
         .into_iter()
         .enumerate()
         .map(|(binding, tensor)| {
             let HostTensor { argument, shape, element } = host_tensor(tensor);
-            format!(
-                "{{\"set\": 0, \"binding\": {binding}, \"host_argument\": {argument}, \"shape\": [{}], \"element\": \"{element}\", \"written\": {}}}",
-                shape.join(", "),
-                binding == 2
-            )
+            Binding { set: 0, binding: binding as u32, host_argument: argument, shape, element, written: binding == 2 }
         })
         .collect();
-    Ok(format!(
-        "{{\"entry\": \"{entry}\", \"host_function\": \"{host_function}\", \"target\": \"{TARGET}\", \"strategy\": \"cooperative-matrix\", \"workgroup_size\": [{}, 1, 1], \"subgroup_size\": {}, \"grid\": [{}], \"shared_bytes\": {}, \"bindings\": [{}], \"tile\": {{\"m\": {}, \"n\": {}, \"k\": {}, \"subgroups\": [{}, {}], \"matrix\": \"16x16x16\", \"transpose_b\": {}}}}}",
-        config.threads,
-        config::SUBGROUP,
-        grid.join(", "),
-        config.shared_bytes,
-        bindings.join(", "),
-        config.bm,
-        config.bn,
-        config.bk,
-        config.subgroups.0,
-        config.subgroups.1,
-        config.transpose_b
-    ))
+    let mut manifest = Manifest::new(entry, TARGET, grid);
+    manifest.host_function = Some(host_function.into());
+    manifest.strategy = Some(Strategy::CooperativeMatrix);
+    manifest.workgroup_size = Some([config.threads as u32, 1, 1]);
+    manifest.subgroup_size = Some(config::SUBGROUP as u32);
+    manifest.shared_bytes = Some(config.shared_bytes as u64);
+    manifest.bindings = Some(bindings);
+    manifest.tile = Some(TileConfig {
+        m: config.bm as u32,
+        n: config.bn as u32,
+        k: config.bk as u32,
+        stages: None,
+        warpgroups: None,
+        waves: None,
+        mfma: None,
+        subgroups: Some([config.subgroups.0 as u32, config.subgroups.1 as u32]),
+        matrix: Some("16x16x16".into()),
+        transpose_a: None,
+        transpose_b: Some(config.transpose_b),
+        persistent: Default::default(),
+    });
+    Ok(manifest.to_json())
 }
 
 /// Decides how `kernel` lowers on spirv-coopmat: on cooperative matrices with its configuration and

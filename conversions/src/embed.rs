@@ -1,0 +1,261 @@
+//! What lets the target pipelines take a module that another frontend also put GPU code in, and
+//! keeps the launch manifests through them.
+//!
+//! ```text
+//! tile lowering ─▶ tile-stash-manifests ─▶ gpu-kernel-outlining ─▶ [spirv: tile-prepare-foreign-kernels]
+//!   ─▶ upstream backend ─▶ tile-restore-manifests ─▶ tile-check-lowered
+//! ```
+//!
+//! Invariants after a target pipeline succeeds:
+//! - every upstream `gpu.launch` was outlined and lowered with the tile kernels (or the pipeline
+//!   failed with an error at it);
+//! - no `tile.*` op, `gpu.launch` or (on NVIDIA and AMD) `gpu.module` is left: a half-lowered
+//!   module is an error at the op left, never a success;
+//! - each tile kernel's manifest is the `tile.manifest` attribute of what its `gpu.module` became:
+//!   the `gpu.binary` on NVIDIA and AMD, the `spirv.module` (and the kept `gpu.module`) on SPIR-V.
+
+use melior::ir::{
+    Attribute, BlockLike, Identifier, RegionLike,
+    attribute::{DictionaryAttribute, StringAttribute},
+    operation::{OperationLike, OperationRef},
+};
+use tile_dialect::{
+    diagnostics::emit_error,
+    ops::{find_ops, remove_attribute, set_attribute, string_attribute, with_context},
+};
+
+/// The module attribute that holds the manifests while the backend runs: `{module symbol =
+/// manifest}`.
+const STASH: &str = "tile.manifests";
+
+/// The attribute a manifest is kept in.
+const MANIFEST: &str = "tile.manifest";
+
+/// Returns every op nested in `root` (excluding it), in pre-order.
+fn all_ops<'c, 'a>(root: OperationRef<'c, 'a>) -> Vec<OperationRef<'c, 'a>> {
+    let mut found = Vec::new();
+    for region in root.regions() {
+        let mut block = region.first_block();
+        while let Some(current) = block {
+            let mut op = current.first_operation();
+            while let Some(current_op) = op {
+                found.push(current_op);
+                found.extend(all_ops(current_op));
+                op = current_op.next_in_block();
+            }
+            block = current.next_in_region();
+        }
+    }
+    found
+}
+
+fn op_name(op: &OperationRef) -> String {
+    op.name().as_string_ref().as_str().unwrap_or("?").to_owned()
+}
+
+/// Copies each `gpu.module`'s manifest into the module's `tile.manifests` dictionary.
+fn stash(module: OperationRef) -> Result<(), String> {
+    with_context(module, |context| {
+        let entries: Vec<(Identifier, Attribute)> = find_ops(module, "gpu.module")
+            .into_iter()
+            .filter_map(|op| {
+                let manifest = string_attribute(&op, MANIFEST)?;
+                let name = string_attribute(&op, "sym_name")?;
+                Some((
+                    Identifier::new(context, &name),
+                    StringAttribute::new(context, &manifest).into(),
+                ))
+            })
+            .collect();
+        if !entries.is_empty() {
+            set_attribute(
+                module,
+                STASH,
+                DictionaryAttribute::new(context, &entries).into(),
+            );
+        }
+    });
+    Ok(())
+}
+
+/// Puts each stashed manifest on what its `gpu.module` became (`gpu.binary`, `spirv.module
+/// @__spv__<name>`, or the `gpu.module` itself where it is kept), and drops the stash.
+fn restore(module: OperationRef) -> Result<(), String> {
+    let Some(stash) = module
+        .attribute(STASH)
+        .ok()
+        .and_then(|attribute| DictionaryAttribute::try_from(attribute).ok())
+    else {
+        return Ok(());
+    };
+    let holders: Vec<(String, OperationRef)> = ["gpu.binary", "gpu.module", "spirv.module"]
+        .into_iter()
+        .flat_map(|name| find_ops(module, name))
+        .filter_map(|op| {
+            Some((
+                string_attribute(&op, "sym_name")?
+                    .trim_start_matches("__spv__")
+                    .to_owned(),
+                op,
+            ))
+        })
+        .collect();
+    for index in 0..stash.len() {
+        let (name, manifest) = stash.element(index).map_err(|error| error.to_string())?;
+        let name = name.as_string_ref().as_str().unwrap_or_default().to_owned();
+        for (_, holder) in holders.iter().filter(|(holder, _)| *holder == name) {
+            set_attribute(*holder, MANIFEST, manifest);
+        }
+    }
+    remove_attribute(module, STASH);
+    Ok(())
+}
+
+/// Reports at each op a pipeline should have lowered and did not; `binaries` when the pipeline
+/// ends in `gpu.binary`s (NVIDIA, AMD) rather than `spirv.module`s.
+fn check_lowered(module: OperationRef, pipeline: &str, binaries: bool) -> Result<(), String> {
+    let spirv_modules: Vec<String> = find_ops(module, "spirv.module")
+        .iter()
+        .filter_map(|op| string_attribute(op, "sym_name"))
+        .map(|name| name.trim_start_matches("__spv__").to_owned())
+        .collect();
+    let mut failed = false;
+    for op in all_ops(module) {
+        let name = op_name(&op);
+        let left = if name.starts_with("tile.") || name == "gpu.launch" {
+            true
+        } else if name == "gpu.module" {
+            binaries
+                || !string_attribute(&op, "sym_name")
+                    .is_some_and(|symbol| spirv_modules.contains(&symbol))
+        } else {
+            false
+        };
+        if left {
+            emit_error(
+                op.location(),
+                &format!(
+                    "'{name}' op was left unlowered by {pipeline}; expects every tile kernel and every upstream gpu.launch/gpu.module to be lowered"
+                ),
+            );
+            failed = true;
+        }
+    }
+    if failed { Err(String::new()) } else { Ok(()) }
+}
+
+/// Readies outlined kernels of other frontends for `convert-gpu-to-spirv`: a `gpu.module` without
+/// targets gets the target environment tile's kernels use for the module's `tile.target`, and a
+/// kernel without `spirv.entry_point_abi` one from its known block size (an error at it without).
+fn prepare_spirv(module: OperationRef) -> Result<(), String> {
+    let target = string_attribute(&module, crate::layout::TARGET_ATTRIBUTE)
+        .unwrap_or_else(|| "spirv".into());
+    let environment = if target == crate::spirv::coopmat::TARGET {
+        crate::spirv::coopmat::FLAVOR
+    } else {
+        crate::spirv::FLAVOR
+    }
+    .module_attributes;
+    let mut failed = false;
+    with_context(module, |context| {
+        for gpu_module in find_ops(module, "gpu.module") {
+            if gpu_module.attribute("targets").is_err() {
+                set_attribute(
+                    gpu_module,
+                    "targets",
+                    Attribute::parse(context, environment).expect("target environment"),
+                );
+            }
+            for function in find_ops(gpu_module, "gpu.func") {
+                if function.attribute("gpu.kernel").is_err()
+                    || function.attribute("spirv.entry_point_abi").is_ok()
+                {
+                    continue;
+                }
+                let size = function
+                    .attribute("known_block_size")
+                    .ok()
+                    .map(|size| size.to_string());
+                let Some(size) = size.and_then(|size| {
+                    size.strip_prefix("array<i32: ")
+                        .and_then(|rest| rest.strip_suffix('>'))
+                        .map(str::to_owned)
+                }) else {
+                    emit_error(
+                        function.location(),
+                        "'gpu.func' op expects a known block size (a gpu.launch with constant threads) to be lowered to SPIR-V, but got none",
+                    );
+                    failed = true;
+                    continue;
+                };
+                let abi = format!("#spirv.entry_point_abi<workgroup_size = [{size}]>");
+                set_attribute(
+                    function,
+                    "spirv.entry_point_abi",
+                    Attribute::parse(context, &abi).expect("entry point ABI"),
+                );
+            }
+        }
+    });
+    if failed { Err(String::new()) } else { Ok(()) }
+}
+
+tile_passes::rust_pass! {
+    /// Creates `tile-stash-manifests` (on `builtin.module`; the target pipelines add it).
+    pub fn create_stash_manifests_pass() {
+        argument: "tile-stash-manifests",
+        name: "TileStashManifests",
+        description: "Keep each gpu.module's tile.manifest in the module's tile.manifests while the backend runs",
+        anchor: "builtin.module",
+        dialects: [],
+        run: |module| stash(module),
+    }
+}
+
+tile_passes::rust_pass! {
+    /// Creates `tile-restore-manifests` (on `builtin.module`; the target pipelines add it).
+    pub fn create_restore_manifests_pass() {
+        argument: "tile-restore-manifests",
+        name: "TileRestoreManifests",
+        description: "Put each stashed manifest on the gpu.binary or spirv.module its gpu.module became",
+        anchor: "builtin.module",
+        dialects: [],
+        run: |module| restore(module),
+    }
+}
+
+tile_passes::rust_pass! {
+    /// Creates `tile-prepare-foreign-kernels` (on `builtin.module`; `tile-to-spirv` adds it).
+    pub fn create_prepare_foreign_kernels_pass() {
+        argument: "tile-prepare-foreign-kernels",
+        name: "TilePrepareForeignKernels",
+        description: "Give outlined upstream kernels the SPIR-V target environment and entry-point ABI",
+        anchor: "builtin.module",
+        dialects: [],
+        run: |module| prepare_spirv(module),
+    }
+}
+
+tile_passes::rust_pass! {
+    /// Creates the check that ends `tile-to-nvvm` and `tile-to-rocdl`.
+    pub fn create_check_binaries_pass() {
+        argument: "tile-check-lowered",
+        name: "TileCheckLowered",
+        description: "Fail at any tile op, gpu.launch or gpu.module a pipeline to gpu.binary left",
+        anchor: "builtin.module",
+        dialects: [],
+        run: |module| check_lowered(module, "the target pipeline", true),
+    }
+}
+
+tile_passes::rust_pass! {
+    /// Creates the check that ends `tile-to-spirv`.
+    pub fn create_check_spirv_pass() {
+        argument: "tile-check-lowered-spirv",
+        name: "TileCheckLoweredSpirv",
+        description: "Fail at any tile op, gpu.launch or gpu.module without a spirv.module that tile-to-spirv left",
+        anchor: "builtin.module",
+        dialects: [],
+        run: |module| check_lowered(module, "tile-to-spirv", false),
+    }
+}

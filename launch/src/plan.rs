@@ -1,0 +1,216 @@
+//! From a manifest and the host arguments to everything a launch passes the driver, checking each
+//! argument the manifest names: the whole launch decided without a GPU.
+//!
+//! Calling conventions (what the compiler's kernels take, in order):
+//! - sm_90a tensor-core kernels (`params`): per `tensor_map` parameter a pointer to the encoded
+//!   `CUtensorMap` in device memory; per `scalar` an `i64`.
+//! - plain- and registers-strategy kernels (`bindings`): per binding an MLIR memref descriptor
+//!   spread over parameters: allocated pointer, aligned pointer, offset, sizes, strides (`i64`s).
+
+use crate::{
+    Error, Result,
+    args::{Arg, Host, Tensor},
+    tensor_map::{TensorMapParams, tensor_map_params},
+};
+use tile_manifest::{Manifest, ParamKind};
+
+/// One kernel parameter, before the driver sees it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Param {
+    /// A tensor map, to encode and copy to the device; the kernel takes its device address.
+    TensorMap(TensorMapParams),
+    /// A device address.
+    Pointer(u64),
+    /// A 64-bit integer.
+    I64(i64),
+}
+
+/// Everything a launch passes the driver.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LaunchPlan {
+    /// Blocks per dimension.
+    pub grid: [u32; 3],
+    /// Threads per block.
+    pub block: [u32; 3],
+    /// Dynamic shared memory in bytes.
+    pub dynamic_shared_bytes: u32,
+    /// The kernel's parameters, in order.
+    pub params: Vec<Param>,
+}
+
+/// Returns the tensor argument `argument` as the kernel parameter `role` wants it (element type,
+/// rank, static sizes), or an error naming it.
+fn tensor_argument<'a>(
+    args: &'a [Arg],
+    argument: i64,
+    role: &str,
+    entry: &str,
+    element: &str,
+    shape: &[Option<i64>],
+) -> Result<&'a Tensor> {
+    let name = format!("argument {argument} ({role} of {entry})");
+    let tensor = match usize::try_from(argument)
+        .ok()
+        .and_then(|index| args.get(index))
+    {
+        Some(Arg::Tensor(tensor)) => tensor,
+        Some(Arg::Scalar(_)) => {
+            return Err(Error::Argument(format!(
+                "{name}: expects a tensor, but got an integer"
+            )));
+        }
+        None => {
+            return Err(Error::Argument(format!(
+                "{name}: expects a tensor, but got only {} argument(s)",
+                args.len()
+            )));
+        }
+    };
+    if tensor.element != element {
+        return Err(Error::Argument(format!(
+            "{name}: expects element type {element}, but got {}",
+            tensor.element
+        )));
+    }
+    if tensor.shape.len() != shape.len() || tensor.strides.len() != shape.len() {
+        return Err(Error::Argument(format!(
+            "{name}: expects {} dimensions, but got {} (with {} strides)",
+            shape.len(),
+            tensor.shape.len(),
+            tensor.strides.len()
+        )));
+    }
+    let show = |sizes: &mut dyn Iterator<Item = String>| sizes.collect::<Vec<_>>().join("x");
+    let matches = shape
+        .iter()
+        .zip(&tensor.shape)
+        .all(|(expected, size)| expected.is_none_or(|expected| expected == *size));
+    if !matches || tensor.shape.iter().any(|size| *size < 0) {
+        return Err(Error::Argument(format!(
+            "{name}: expects shape {}, but got {}",
+            show(
+                &mut shape
+                    .iter()
+                    .map(|size| size.map_or("?".into(), |size| size.to_string()))
+            ),
+            show(&mut tensor.shape.iter().map(i64::to_string))
+        )));
+    }
+    Ok(tensor)
+}
+
+/// Returns the MLIR memref descriptor of tensor argument `argument` spread over parameters
+/// (allocated and aligned pointer, offset, sizes, strides), after checking it like
+/// [`tensor_argument`] and that it is row-major contiguous: the kernel's memref types have the
+/// identity layout, so it indexes rows by their sizes.
+fn memref_descriptor(
+    args: &[Arg],
+    argument: i64,
+    role: &str,
+    entry: &str,
+    element: &str,
+    shape: &[Option<i64>],
+) -> Result<Vec<Param>> {
+    let tensor = tensor_argument(args, argument, role, entry, element, shape)?;
+    if !tensor.is_contiguous() {
+        return Err(Error::Argument(format!(
+            "argument {argument} ({role} of {entry}): expects a row-major contiguous tensor, but got strides {:?}",
+            tensor.strides
+        )));
+    }
+    let mut params = vec![
+        Param::Pointer(tensor.address),
+        Param::Pointer(tensor.address),
+        Param::I64(0),
+    ];
+    params.extend(
+        tensor
+            .shape
+            .iter()
+            .chain(&tensor.strides)
+            .map(|value| Param::I64(*value)),
+    );
+    Ok(params)
+}
+
+/// Checks the host arguments `args` against `manifest` and returns the launch, or the first
+/// mismatch, naming the argument. Only CUDA calling conventions are planned (sm_90a manifests).
+pub fn plan_launch(manifest: &Manifest, args: &[Arg]) -> Result<LaunchPlan> {
+    if !manifest.target.starts_with("sm_") {
+        return Err(Error::Unsupported(format!(
+            "{}: a kernel compiled for {} is not launched through CUDA",
+            manifest.entry, manifest.target
+        )));
+    }
+    let entry = &manifest.entry;
+    let mut params = Vec::new();
+    if let Some(kernel_params) = &manifest.params {
+        for param in kernel_params {
+            match &param.kind {
+                ParamKind::TensorMap {
+                    host_argument,
+                    shape,
+                    element,
+                    box_,
+                    swizzle,
+                    ..
+                } => {
+                    let tensor =
+                        tensor_argument(args, *host_argument, &param.role, entry, element, shape)?;
+                    let name = format!("argument {host_argument} ({} of {entry})", param.role);
+                    params.push(Param::TensorMap(tensor_map_params(
+                        &name, tensor, box_, *swizzle,
+                    )?));
+                }
+                ParamKind::Scalar { value, .. } => {
+                    params.push(Param::I64(value.evaluate(&Host(args))?))
+                }
+                ParamKind::Memref {
+                    host_argument,
+                    shape: Some(shape),
+                    element: Some(element),
+                    ..
+                } => {
+                    params.extend(memref_descriptor(
+                        args,
+                        *host_argument,
+                        &param.role,
+                        entry,
+                        element,
+                        shape,
+                    )?);
+                }
+                ParamKind::Memref { .. } => {
+                    return Err(Error::Unsupported(format!(
+                        "{entry}: a memref parameter without its shape and element type"
+                    )));
+                }
+            }
+        }
+    }
+    for binding in manifest.bindings.iter().flatten() {
+        let role = format!("binding {}", binding.binding);
+        params.extend(memref_descriptor(
+            args,
+            binding.host_argument,
+            &role,
+            entry,
+            &binding.element,
+            &binding.shape,
+        )?);
+    }
+    let dynamic_shared_bytes = manifest.dynamic_shared_bytes.unwrap_or(0);
+    Ok(LaunchPlan {
+        grid: manifest.evaluate_grid(&Host(args))?,
+        block: manifest.threads(),
+        dynamic_shared_bytes: u32::try_from(dynamic_shared_bytes).map_err(|_| {
+            Error::Unsupported(format!(
+                "{entry}: {dynamic_shared_bytes} bytes of shared memory"
+            ))
+        })?,
+        params,
+    })
+}
+
+#[cfg(test)]
+mod tests;

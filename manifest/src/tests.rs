@@ -1,0 +1,113 @@
+use super::*;
+
+/// An sm_90a tensor-core manifest as the compiler wrote it before this crate (plus the version).
+const TMA: &str = r#"{"version": 1, "compiler": "COMPILER", "entry": "gemm_0_kernel", "target": "sm_90a", "chip": "sm_90a", "block": [128, 1, 1], "grid": [{"op": "arith.minui", "args": [{"op": "arith.muli", "args": [{"op": "arith.ceildivui", "args": [{"dim": [0, 0]}, 128]}, 4]}, 132]}, 1, 1], "dynamic_shared_bytes": 50176, "params": [{"role": "A", "kind": "tensor_map", "host_argument": 0, "shape": [null, 4096], "element": "f16", "box": [128, 32], "swizzle": 64, "oob_fill": "zero"}, {"role": "size", "kind": "scalar", "type": "i64", "value": {"dim": [0, 0]}}], "tile": {"m": 128, "n": 256, "k": 64, "stages": 4, "warpgroups": 2, "transpose_a": false, "transpose_b": true, "persistent": {"tiles": [{"dim": [0, 0]}, 4]}}}"#;
+
+/// A plain-strategy manifest.
+const PLAIN: &str = r#"{"version": 1, "compiler": "COMPILER", "entry": "k_0_kernel", "host_function": "k", "target": "spirv", "strategy": "registers", "workgroup_size": [64, 1, 1], "grid": [3, 1, 1], "shared_bytes": 0, "bindings": [{"set": 0, "binding": 0, "host_argument": 1, "shape": [128, 48], "element": "f16", "written": false}]}"#;
+
+fn text(template: &str) -> String {
+    template.replace("COMPILER", COMPILER_VERSION)
+}
+
+#[test]
+fn manifests_round_trip_byte_for_byte() {
+    for template in [TMA, PLAIN] {
+        let manifest = Manifest::from_json(&text(template)).unwrap();
+        pretty_assertions::assert_eq!(manifest.to_json(), text(template));
+    }
+}
+
+#[test]
+fn typed_fields_read_back() {
+    let manifest = Manifest::from_json(&text(TMA)).unwrap();
+    let params = manifest.params.as_ref().unwrap();
+    assert!(matches!(
+        &params[0].kind,
+        ParamKind::TensorMap { box_, swizzle: 64, .. } if box_ == &[128, 32]
+    ));
+    assert_eq!(params[1].role, "size");
+    assert_eq!(manifest.threads(), [128, 1, 1]);
+    assert_eq!(manifest.shared_memory_bytes(), 50176);
+    let plain = Manifest::from_json(&text(PLAIN)).unwrap();
+    assert_eq!(plain.strategy, Some(Strategy::Registers));
+    assert_eq!(plain.bindings.unwrap()[0].shape, vec![Some(128), Some(48)]);
+}
+
+#[test]
+fn a_one_tile_a_block_launch_keeps_its_null() {
+    let one = text(TMA).replace(r#"{"tiles": [{"dim": [0, 0]}, 4]}"#, "null");
+    let manifest = Manifest::from_json(&one).unwrap();
+    assert_eq!(
+        manifest.tile.as_ref().unwrap().persistent,
+        Persistence::OneTileABlock(())
+    );
+    assert_eq!(manifest.to_json(), one);
+}
+
+#[test]
+fn grids_evaluate_over_host_shapes() {
+    let manifest = Manifest::from_json(&text(TMA)).unwrap();
+    let shapes: &[Vec<i64>] = &[vec![8192, 4096]];
+    // min(ceil(8192 / 128) * 4, 132)
+    assert_eq!(manifest.evaluate_grid(shapes).unwrap(), [132, 1, 1]);
+    let small: &[Vec<i64>] = &[vec![300, 4096]];
+    assert_eq!(manifest.evaluate_grid(small).unwrap(), [12, 1, 1]);
+    let none: &[Vec<i64>] = &[];
+    assert_eq!(
+        manifest.evaluate_grid(none).unwrap_err().to_string(),
+        "cannot compute the launch: host argument 0 is not a tensor with a dimension 0"
+    );
+}
+
+#[test]
+fn host_ops_follow_arith() {
+    assert_eq!(HostOp::from_name("arith.ceildivsi"), Some(HostOp::CeilDivS));
+    assert_eq!(HostOp::from_name("arith.addf"), None);
+    assert_eq!(HostOp::CeilDivU.apply(129, 128).unwrap(), 2);
+    assert_eq!(HostOp::CeilDivS.apply(-7, 2).unwrap(), -3);
+    assert_eq!(HostOp::CeilDivS.apply(7, 2).unwrap(), 4);
+    assert!(HostOp::DivU.apply(1, 0).is_err());
+}
+
+#[test]
+fn other_versions_are_refused_with_a_message() {
+    let old = text(PLAIN).replace(r#""version": 1, "#, "");
+    assert_eq!(
+        Manifest::from_json(&old).unwrap_err(),
+        Error::Schema { found: None }
+    );
+    let newer = text(PLAIN).replace(r#""version": 1"#, r#""version": 7"#);
+    assert!(
+        Manifest::from_json(&newer)
+            .unwrap_err()
+            .to_string()
+            .starts_with("expects manifest version 1, but got 7")
+    );
+    let manifest = Manifest::from_json(&text(PLAIN).replace(COMPILER_VERSION, "0.0.1")).unwrap();
+    assert_eq!(
+        manifest.check_loadable("spirv").unwrap_err(),
+        Error::Compiler {
+            found: "0.0.1".into()
+        }
+    );
+    let manifest = Manifest::from_json(&text(PLAIN)).unwrap();
+    assert!(manifest.check_loadable("spirv").is_ok());
+    assert_eq!(
+        manifest.check_loadable("sm_90a").unwrap_err().to_string(),
+        "expects a kernel compiled for sm_90a, but got one compiled for spirv"
+    );
+}
+
+#[test]
+fn unknown_fields_are_ignored_and_missing_ones_named() {
+    let extra = text(PLAIN).replace(r#""grid""#, r#""future": {"a": 1}, "grid""#);
+    assert!(Manifest::from_json(&extra).is_ok());
+    let missing = text(PLAIN).replace(r#""entry": "k_0_kernel", "#, "");
+    assert!(
+        Manifest::from_json(&missing)
+            .unwrap_err()
+            .to_string()
+            .contains("missing field `entry`")
+    );
+}
