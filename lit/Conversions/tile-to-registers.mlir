@@ -134,8 +134,9 @@ func.func @chain(%X: memref<32x32xf16>, %W: memref<32x32xf16>, %Y: memref<32x32x
 
 // On sm_90a, a gemm whose accumulator has the wgmma layout runs on wgmma even in a kernel the
 // tensor-core template does not take (two gemms): its shared operands are written by the copies as
-// the instruction's core matrices (K-major, no swizzle: descriptors with leading byte offset 128 and
-// stride byte offset K / 8 * 128 = 1024 for K = 64), with the async-proxy fence between the generic
+// the instruction's core matrices (no swizzle; A K-major, the KxN B MN-major with the transpose-B
+// layout: descriptors with leading byte offset 128 and stride byte offset K / 8 * 128 = 1024 for
+// K = 64), with the async-proxy fence between the generic
 // stores and the instruction's reads, and the accumulator's slots packed into the instruction's
 // struct and back: four m64n64k16 steps. The second gemm's A operand is a fragment in the wgmma A
 // layout (P = H as f16): it is read from registers, two f16 of its slots packed per 32-bit
@@ -151,15 +152,15 @@ func.func @chain(%X: memref<32x32xf16>, %W: memref<32x32xf16>, %Y: memref<32x32x
 // NV: gpu.barrier
 // NV: arith.constant 274878431232 : i64
 // NV: nvvm.wgmma.fence.aligned
-// NV: nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <col>]
-// NV: nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <col>]
-// NV: nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <col>]
-// NV: nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <col>]
+// NV: nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <row>]
+// NV: nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <row>]
+// NV: nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <row>]
+// NV: nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <row>]
 // NV: nvvm.wgmma.commit.group.sync.aligned
 // NV-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
 // NV: %[[PAIR:.*]] = vector.from_elements %{{.*}}, %{{.*}} : vector<2xf16>
 // NV-NEXT: llvm.bitcast %[[PAIR]] : vector<2xf16> to i32
-// NV: llvm.inline_asm has_side_effects asm_dialect = att "{\0A.reg .pred p;\0Asetp.ne.b32 p, $37, 0;\0Awgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {$0, {{.*}}, $31}, {$32, $33, $34, $35}, $36, p, 1, 1, 0;\0A}"
+// NV: llvm.inline_asm has_side_effects asm_dialect = att "{\0A.reg .pred p;\0Asetp.ne.b32 p, $37, 0;\0Awgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {$0, {{.*}}, $31}, {$32, $33, $34, $35}, $36, p, 1, 1, 1;\0A}"
 // NV-NOT: nvvm.wgmma.mma_async
 // VK-LABEL: gpu.func @chain_wgmma_0_kernel
 // VK-NOT: nvvm.wgmma
