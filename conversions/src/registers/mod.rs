@@ -45,7 +45,7 @@ pub(crate) struct Placed {
     pub distribution: Distribution,
     /// Each slot some element uses -> its register (the index in the thread's array): slot maps
     /// may skip numbers (a row slice keeps the accumulator's), the arrays do not.
-    pub registers: HashMap<i64, i64>,
+    pub registers: std::collections::BTreeMap<i64, i64>,
 }
 
 impl Placed {

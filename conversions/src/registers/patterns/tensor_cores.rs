@@ -1,0 +1,508 @@
+//! The tensor-core rules (sm_90a): which gemms run on wgmma and which shared tiles they read as core
+//! matrices ([`wgmma_plan`]), the copies that write those tiles (16-byte cp.async where the
+//! addresses allow), and the wgmma itself with its operands in shared memory or its A operand in
+//! registers. The layout facts are in [`crate::registers::wgmma`].
+
+use super::*;
+
+// ---- wgmma --------------------------------------------------------------------------------------
+
+/// Which gemms of a kernel run on wgmma, and the shared tiles they read kept as core matrices (by
+/// allocation: the dimension that is K). A gemm qualifies when its accumulator has the wgmma layout,
+/// its inputs are f16 or bf16 with K a multiple of 16, and each shared operand is written only by
+/// copies from global memory and read only by this gemm.
+pub fn wgmma_plan(ops: &[OperationRef], layouts: &Layouts) -> (HashMap<usize, usize>, std::collections::HashSet<usize>) {
+    let mut core_tiles = HashMap::new();
+    let mut gemms = std::collections::HashSet::new();
+    let sixteen_bit = |value: Value| matches!(element_type(value).to_string().as_str(), "f16" | "bf16");
+    for gemm in ops.iter().filter(|op| op_name(op) == "tile.gemm") {
+        let (Ok(a), Ok(b), Ok(c)) = (gemm.operand(0), gemm.operand(1), gemm.operand(2)) else { continue };
+        let Ok(accumulator) = placed(layouts, c) else { continue };
+        let [m, n] = accumulator.layout.shape[..] else { continue };
+        let transpose_a = gemm.attribute("transpose_a").is_ok();
+        let transpose_b = gemm.attribute("transpose_b").is_ok();
+        let a_shape = memref_shape(a);
+        let depth = if transpose_a { a_shape[0] } else { a_shape[1] };
+        let fits = accumulator.layout.origin.starts_with("wgmma.acc")
+            && element_type(c).is_f32()
+            && sixteen_bit(a)
+            && element_type(a) == element_type(b)
+            && depth % 16 == 0
+            && n % 8 == 0
+            && n <= 256
+            && m % 64 == 0
+            && level(b) == Some(MemoryLevel::Shared)
+            && (level(a) == Some(MemoryLevel::Shared) && !transpose_a || level(a) == Some(MemoryLevel::Fragment) && !transpose_a);
+        if !fits {
+            continue;
+        }
+        // Each shared operand: written by copies from global memory, read by this gemm alone.
+        let operands: Vec<(Value, usize)> = [(a, 1), (b, if transpose_b { 1 } else { 0 })]
+            .into_iter()
+            .filter(|(value, _)| level(*value) == Some(MemoryLevel::Shared))
+            .collect();
+        let alone = operands.iter().all(|(tile, _)| {
+            ops.iter().filter(|op| op.operands().any(|operand| operand == *tile)).all(|user| {
+                *user == *gemm
+                    || (op_name(user) == "tile.copy"
+                        && copy_parts(user).is_some_and(|parts| parts.dst == *tile && level(parts.src) == Some(MemoryLevel::Global)))
+            })
+        });
+        let owned = |tile: &Value| OperationResult::try_from(*tile).map(|result| key(&result.owner())).ok();
+        if !alone || operands.iter().any(|(tile, _)| owned(tile).is_some_and(|k| core_tiles.contains_key(&k))) {
+            continue;
+        }
+        for (tile, k_dim) in operands {
+            if let Some(k) = owned(&tile) {
+                core_tiles.insert(k, k_dim);
+            }
+        }
+        gemms.insert(key(gemm));
+    }
+    (core_tiles, gemms)
+}
+
+/// Whether a wgmma gemm reads its fragment A operand straight from registers: the operand holds
+/// each element in the wgmma A layout (the accumulator's threads and slots, per 16 columns).
+pub(super) fn register_a(gemm: &OperationRef, layouts: &Layouts) -> bool {
+    let (Ok(a), Ok(c)) = (gemm.operand(0), gemm.operand(2)) else { return false };
+    if !layouts.wgmma.contains(&key(gemm)) || level(a) != Some(MemoryLevel::Fragment) {
+        return false;
+    }
+    let (Ok(operand), Ok(accumulator)) = (placed(layouts, a), placed(layouts, c)) else { return false };
+    let [m, k] = operand.layout.shape[..] else { return false };
+    let wanted = crate::layout::atoms::wgmma_a_operand(m, k, accumulator.distribution.threads / 128);
+    crate::layout::Layout::Fragment(operand.layout.clone()).agrees(&crate::layout::Layout::Fragment(wanted))
+}
+
+impl<'c, 'a> Lowering<'c, 'a, '_> {
+    // ---- tile.copy into a wgmma operand tile -----------------------------------------------------
+
+    /// A copy from global memory into a tile kept as core matrices: each thread its elements of the
+    /// blocked layout, stored at their core-matrix place, then the async-proxy fence and a barrier
+    /// so that wgmma sees them.
+    pub(super) fn copy_to_core_matrices(&self, op: OperationRef<'c, 'a>) {
+        let b = self.builder(&op);
+        let at = At::before(op);
+        let parts = copy_parts(&op).expect("checked");
+        let tile = parts.dst;
+        let shape = memref_shape(tile);
+        let k_dim = self.layouts.core_tiles[&key(&OperationResult::try_from(tile).expect("a tile").owner())];
+        let depth = shape[k_dim];
+        let threads = self.threads;
+        let spread = crate::registers::Placed::of(crate::layout::atoms::blocked(&shape, threads)).expect("the blocked layout distributes");
+        let ty = element_type(tile);
+        let scalar = |at: At<'c, 'a>| {
+            let offsets = self.offsets(&b, at, &spread);
+            for slot in spread.distribution.used_slots() {
+                let coordinates = self.coordinates(&b, at, &spread, &offsets, slot);
+                let inner = self.guarded(&b, at, &spread, &coordinates);
+                let (indices, fits) = self.placed_in(&b, inner, parts.src, &parts.src_offsets, &coordinates);
+                let (mn, k) = if k_dim == 1 { (coordinates[0], coordinates[1]) } else { (coordinates[1], coordinates[0]) };
+                let place = self.core_place_major(&b, inner, mn, k, depth, shape[1], k_dim == 0);
+                let zero = b.constant(inner, ty, 0.0);
+                b.store(inner, zero, tile, &place);
+                let load_at = match fits {
+                    Some(fits) => b.if_then(inner, fits),
+                    None => inner,
+                };
+                let value = b.load(load_at, parts.src, &indices);
+                let value = convert(&b, load_at, value, ty);
+                b.store(load_at, value, tile, &place);
+            }
+        };
+        // A row of K in global memory is a row of core matrices: 16-byte asynchronous copies
+        // (cp.async, zero-filled past the tensor's end) where the addresses allow, element by
+        // element where they do not.
+        let source = MemRefType::try_from(parts.src.r#type()).ok();
+        let row_length = source.and_then(|memref| tile_dialect::ops::static_sizes(memref).last().copied().flatten());
+        let vectorizable = level(parts.src) == Some(MemoryLevel::Global)
+            && element_type(parts.src) == ty
+            && shape[1] % 8 == 0
+            && row_length.is_some_and(|length| length % 8 == 0)
+            && !parts.src_offsets.is_empty()
+            // Every thread the same number of whole pieces: no piece needs a guard.
+            && (shape[0] * shape[1] / 8) % threads == 0;
+        if vectorizable {
+            let aligned = self.sixteen_byte_rows(&b, at, parts.src, &parts.src_offsets);
+            let fast = b.if_then(at, aligned);
+            self.copy_rows_async(&b, fast, &parts, tile, &shape, depth, threads, k_dim);
+            let yes = b.value(at, melior::dialect::arith::constant(self.context, IntegerAttribute::new(IntegerType::new(self.context, 1).into(), 1).into(), b.location));
+            let unaligned = b.op(at, "arith.xori", &[aligned, yes]);
+            scalar(b.if_then(at, unaligned));
+        } else {
+            scalar(at);
+        }
+        self.async_proxy_fence(&b, at);
+        b.barrier(at);
+        erase(self.context, op);
+    }
+
+    /// Whether the copy's source rows start on 16 bytes: the tensor's base and the tile's column
+    /// offset (its rows' length is a multiple of 8 elements, checked statically).
+    fn sixteen_byte_rows(&self, b: &Builder<'c>, at: At<'c, 'a>, src: Value<'c, 'a>, offsets: &[Value<'c, 'a>]) -> Value<'c, 'a> {
+        let base = b.value(
+            at,
+            OperationBuilder::new("memref.extract_aligned_pointer_as_index", b.location)
+                .add_operands(&[src])
+                .add_results(&[Type::index(self.context)])
+                .build()
+                .expect("memref.extract_aligned_pointer_as_index"),
+        );
+        let (c16, c8, c0) = (b.index(at, 16), b.index(at, 8), b.index(at, 0));
+        let base_rest = b.op(at, "arith.remui", &[base, c16]);
+        let base_aligned = b.compare(at, "eq", base_rest, c0);
+        let column = *offsets.last().expect("offsets");
+        let column_rest = b.op(at, "arith.remui", &[column, c8]);
+        let column_aligned = b.compare(at, "eq", column_rest, c0);
+        b.op(at, "arith.andi", &[base_aligned, column_aligned])
+    }
+
+    /// Copies the tile's rows in 16-byte pieces (8 elements of K, one row of a core matrix) with
+    /// `nvgpu.device_async_copy`, then waits for them; a piece reaching past the tensor's end copies
+    /// what is there and fills the rest with zeros.
+    #[allow(clippy::too_many_arguments)]
+    fn copy_rows_async(
+        &self,
+        b: &Builder<'c>,
+        at: At<'c, 'a>,
+        parts: &tile_dialect::ops::CopyParts<'c, 'a>,
+        tile: Value<'c, 'a>,
+        shape: &[i64],
+        depth: i64,
+        threads: i64,
+        k_dim: usize,
+    ) {
+        let pieces = crate::registers::Placed::of(crate::layout::atoms::blocked_in_chunks(shape, threads, 8)).expect("the blocked layout distributes");
+        let offsets = self.offsets(b, at, &pieces);
+        let token_type = Type::parse(self.context, "!nvgpu.device.async.token").expect("token type");
+        let mut tokens = Vec::new();
+        for slot in pieces.distribution.used_slots().filter(|slot| slot % 8 == 0) {
+            let coordinates = self.coordinates(b, at, &pieces, &offsets, slot);
+            let inner = self.guarded(b, at, &pieces, &coordinates);
+            let (indices, _) = self.placed_in(b, inner, parts.src, &parts.src_offsets, &coordinates);
+            let at = inner;
+            // Elements of the piece inside the tensor (0 past its end), and indices kept inside it.
+            let last = indices.len() - 1;
+            let (c0, c8) = (b.index(at, 0), b.index(at, 8));
+            let mut rows_inside: Option<Value> = None;
+            let mut clamped = Vec::new();
+            for (d, index) in indices.iter().enumerate() {
+                let size = b.dim(at, parts.src, d as i64);
+                let inside = b.compare(at, "ult", *index, size);
+                if d < last {
+                    rows_inside = Some(match rows_inside {
+                        Some(previous) => b.op(at, "arith.andi", &[previous, inside]),
+                        None => inside,
+                    });
+                }
+                clamped.push(b.value(at, melior::dialect::arith::select(inside, *index, c0, b.location)));
+            }
+            let size = b.dim(at, parts.src, last as i64);
+            let column_inside = b.compare(at, "ult", indices[last], size);
+            let left = b.op(at, "arith.subi", &[size, indices[last]]);
+            let left = b.op(at, "arith.minui", &[left, c8]);
+            let all_inside = match rows_inside {
+                Some(rows) => b.op(at, "arith.andi", &[rows, column_inside]),
+                None => column_inside,
+            };
+            let elements = b.value(at, melior::dialect::arith::select(all_inside, left, c0, b.location));
+            // A piece is 8 elements along the tile's rows: of K in a K-major tile, of N in an
+            // MN-major one; either way one row of a core matrix.
+            let (mn, k) = if k_dim == 1 { (coordinates[0], coordinates[1]) } else { (coordinates[1], coordinates[0]) };
+            let place = self.core_place_major(b, at, mn, k, depth, shape[1], k_dim == 0);
+            let mut operands = vec![tile];
+            operands.extend_from_slice(&place);
+            operands.push(parts.src);
+            operands.extend_from_slice(&clamped);
+            operands.push(elements);
+            let segments = format!("array<i32: 1, {}, 1, {}, 1>", place.len(), clamped.len());
+            tokens.push(b.value(
+                at,
+                OperationBuilder::new("nvgpu.device_async_copy", b.location)
+                    .add_operands(&operands)
+                    .add_attributes(&[
+                        (Identifier::new(self.context, "dstElements"), Attribute::parse(self.context, "8 : index").expect("elements")),
+                        (Identifier::new(self.context, "bypassL1"), Attribute::unit(self.context)),
+                        (Identifier::new(self.context, "operandSegmentSizes"), Attribute::parse(self.context, &segments).expect("segments")),
+                    ])
+                    .add_results(&[token_type])
+                    .build()
+                    .expect("nvgpu.device_async_copy"),
+            ));
+        }
+        let group = b.value(at, OperationBuilder::new("nvgpu.device_async_create_group", b.location).add_operands(&tokens).add_results(&[token_type]).build().expect("group"));
+        b.insert(
+            at,
+            OperationBuilder::new("nvgpu.device_async_wait", b.location)
+                .add_operands(&[group])
+                .add_attributes(&[(Identifier::new(self.context, "numGroups"), Attribute::parse(self.context, "0 : i32").expect("groups"))])
+                .build()
+                .expect("nvgpu.device_async_wait"),
+        );
+    }
+
+    /// The (row, column) of a row-major tile with `columns` columns whose storage holds element
+    /// (mn, k) of a `depth`-deep operand at its core-matrix offset.
+    fn core_place(&self, b: &Builder<'c>, at: At<'c, 'a>, mn: Value<'c, 'a>, k: Value<'c, 'a>, depth: i64, columns: i64) -> Vec<Value<'c, 'a>> {
+        self.core_place_major(b, at, mn, k, depth, columns, false)
+    }
+
+    /// As [`Self::core_place`]; `mn_major` stores each core matrix's rows along K with 8
+    /// consecutive elements of M/N in a row (the MN-major core matrix).
+    #[allow(clippy::too_many_arguments)]
+    fn core_place_major(&self, b: &Builder<'c>, at: At<'c, 'a>, mn: Value<'c, 'a>, k: Value<'c, 'a>, depth: i64, columns: i64, mn_major: bool) -> Vec<Value<'c, 'a>> {
+        let (inner_row, inner_column) = if mn_major { (k, mn) } else { (mn, k) };
+        let (c8, c64) = (b.index(at, 8), b.index(at, 64));
+        let groups = b.index(at, depth / 8);
+        let mn_group = b.op(at, "arith.divui", &[mn, c8]);
+        let k_group = b.op(at, "arith.divui", &[k, c8]);
+        let matrix = b.op(at, "arith.muli", &[mn_group, groups]);
+        let matrix = b.op(at, "arith.addi", &[matrix, k_group]);
+        let start = b.op(at, "arith.muli", &[matrix, c64]);
+        let row = b.op(at, "arith.remui", &[inner_row, c8]);
+        let row = b.op(at, "arith.muli", &[row, c8]);
+        let column = b.op(at, "arith.remui", &[inner_column, c8]);
+        let offset = b.op(at, "arith.addi", &[start, row]);
+        let offset = b.op(at, "arith.addi", &[offset, column]);
+        let width = b.index(at, columns);
+        vec![b.op(at, "arith.divui", &[offset, width]), b.op(at, "arith.remui", &[offset, width])]
+    }
+
+    fn async_proxy_fence(&self, b: &Builder<'c>, at: At<'c, 'a>) {
+        let attribute = |name: &str, text: &str| (Identifier::new(self.context, name), Attribute::parse(self.context, text).expect("nvvm attribute"));
+        b.insert(
+            at,
+            OperationBuilder::new("nvvm.fence.proxy", b.location)
+                .add_attributes(&[attribute("kind", "#nvvm.proxy_kind<async.shared>"), attribute("space", "#nvvm.shared_space<cta>")])
+                .build()
+                .expect("nvvm.fence.proxy"),
+        );
+    }
+
+    // ---- tile.gemm on wgmma ---------------------------------------------------------------------
+
+    /// `C += A B` on `nvvm.wgmma.mma_async`: each warpgroup its 64-row tiles, the accumulator's slots
+    /// packed into the instruction's struct (the wgmma layout's slot order is the struct's), one
+    /// m64nNk16 per 16 columns of K, descriptors over the operands' core matrices.
+    pub(super) fn wgmma(&self, op: OperationRef<'c, 'a>, scratch: Option<Value<'c, 'a>>) {
+        let b = self.builder(&op);
+        let at = At::before(op);
+        let [a, bb, c] = [0, 1, 2].map(|i| op.operand(i).expect("gemm operand"));
+        let accumulator = placed(self.layouts, c).expect("checked");
+        let [m, n] = accumulator.layout.shape[..] else { unreachable!("a 2-D accumulator") };
+        let depth = memref_shape(a)[1];
+        let input = element_type(a).to_string();
+        let warpgroups = accumulator.distribution.threads / 128;
+        let rows = m / warpgroups;
+        // A fragment A operand in the wgmma A layout is read from registers; any other goes to its
+        // scratch as core matrices first.
+        let from_registers = register_a(&op, self.layouts);
+        let a_tile = match scratch.filter(|_| level(a) == Some(MemoryLevel::Fragment) && !from_registers) {
+            Some(staged) => {
+                b.barrier(at);
+                let from = placed(self.layouts, a).expect("checked");
+                let array = self.private(a);
+                let offsets = self.offsets(&b, at, from);
+                for slot in from.distribution.used_slots() {
+                    let coordinates = self.coordinates(&b, at, from, &offsets, slot);
+                    let inner = self.guarded(&b, at, from, &coordinates);
+                    let value = self.slot_value(&b, inner, array, from, slot as i64);
+                    let place = self.core_place(&b, inner, coordinates[0], coordinates[1], depth, m * depth);
+                    b.store(inner, value, staged, &place[1..]);
+                }
+                self.async_proxy_fence(&b, at);
+                b.barrier(at);
+                staged
+            }
+            None => a,
+        };
+        let i64_type: Type = IntegerType::new(self.context, 64).into();
+        let i32_type: Type = IntegerType::new(self.context, 32).into();
+        let constant64 = |at: At<'c, 'a>, v: i64| b.value(at, melior::dialect::arith::constant(self.context, IntegerAttribute::new(i64_type, v).into(), b.location));
+        let address = |tile: Value<'c, 'a>| {
+            let pointer = b.value(
+                at,
+                OperationBuilder::new("memref.extract_aligned_pointer_as_index", b.location)
+                    .add_operands(&[tile])
+                    .add_results(&[Type::index(self.context)])
+                    .build()
+                    .expect("memref.extract_aligned_pointer_as_index"),
+            );
+            b.cast(at, "arith.index_cast", pointer, i64_type)
+        };
+        let a_address = if from_registers { constant64(at, 0) } else { address(a_tile) };
+        let b_address = address(bb);
+        // This warpgroup's first row of A.
+        let c128 = b.index(at, 128);
+        let warpgroup = b.op(at, "arith.divui", &[self.tid, c128]);
+        let group_bytes = b.index(at, rows / 8 * (depth / 8) * 128);
+        let a_rows = b.op(at, "arith.muli", &[warpgroup, group_bytes]);
+        let a_rows = b.cast(at, "arith.index_cast", a_rows, i64_type);
+        let a_address = b.op(at, "arith.addi", &[a_address, a_rows]);
+        let constant = constant64(at, crate::registers::wgmma::descriptor_constant(depth));
+        let b_mn_major = OperationResult::try_from(bb).is_ok_and(|result| self.layouts.core_tiles.get(&key(&result.owner())) == Some(&0));
+        let b_constant = constant;
+        let descriptor = |at: At<'c, 'a>, base: Value<'c, 'a>, bytes: i64, constant: Value<'c, 'a>| {
+            let offset = constant64(at, bytes);
+            let start = b.op(at, "arith.addi", &[base, offset]);
+            let four = constant64(at, 4);
+            let shifted = b.op(at, "arith.shrui", &[start, four]);
+            let mask = constant64(at, 0x3FFF);
+            let field = b.op(at, "arith.andi", &[shifted, mask]);
+            b.op(at, "arith.ori", &[field, constant])
+        };
+        let struct_type = Type::parse(self.context, &crate::registers::wgmma::accumulator_type(n)).expect("accumulator struct");
+        let array = self.private(c);
+        let attribute = |name: &str, text: String| (Identifier::new(self.context, name), Attribute::parse(self.context, &text).expect("wgmma attribute"));
+        let simple = |name: &str, attributes: &[(Identifier<'c>, Attribute<'c>)]| {
+            b.insert(at, OperationBuilder::new(name, b.location).add_attributes(attributes).build().expect("nvvm op"));
+        };
+        let stride = depth / 8 * 128;
+        let mut results = Vec::new();
+        simple("nvvm.wgmma.fence.aligned", &[]);
+        for tile in 0..rows / 64 {
+            let mut value = b.value(at, OperationBuilder::new("llvm.mlir.undef", b.location).add_results(&[struct_type]).build().expect("undef"));
+            for position in 0..n / 2 {
+                let slot = tile * (n / 2) + position;
+                let element = self.slot_value(&b, at, array, accumulator, slot);
+                value = b.value(
+                    at,
+                    OperationBuilder::new("llvm.insertvalue", b.location)
+                        .add_operands(&[value, element])
+                        .add_attributes(&[(Identifier::new(self.context, "position"), Attribute::parse(self.context, &format!("array<i64: {position}>")).expect("position"))])
+                        .add_results(&[struct_type])
+                        .build()
+                        .expect("llvm.insertvalue"),
+                );
+            }
+            for step in 0..depth / 16 {
+                let db = descriptor(at, b_address, step * 256, b_constant);
+                if from_registers {
+                    value = self.wgmma_register_a(&b, at, a, tile, step, depth, n, &input, value, db, struct_type, i32_type, b_mn_major);
+                    continue;
+                }
+                let da = descriptor(at, a_address, tile * 8 * stride + step * 256, constant);
+                value = b.value(
+                    at,
+                    OperationBuilder::new("nvvm.wgmma.mma_async", b.location)
+                        .add_operands(&[value, da, db])
+                        .add_attributes(&[
+                            attribute("layoutA", "#nvvm.mma_layout<row>".into()),
+                            attribute("layoutB", format!("#nvvm.mma_layout<{}>", if b_mn_major { "row" } else { "col" })),
+                            attribute("scaleA", "#nvvm.wgmma_scale_in<one>".into()),
+                            attribute("scaleB", "#nvvm.wgmma_scale_in<one>".into()),
+                            attribute("scaleD", "#nvvm.wgmma_scale_out<one>".into()),
+                            attribute("shape", format!("#nvvm.shape<m = 64, n = {n}, k = 16>")),
+                            attribute("typeA", format!("#nvvm.wgmma_type<{input}>")),
+                            attribute("typeB", format!("#nvvm.wgmma_type<{input}>")),
+                            attribute("typeD", "#nvvm.wgmma_type<f32>".into()),
+                        ])
+                        .add_results(&[struct_type])
+                        .build()
+                        .expect("nvvm.wgmma.mma_async"),
+                );
+            }
+            results.push((tile, value));
+        }
+        simple("nvvm.wgmma.commit.group.sync.aligned", &[]);
+        simple("nvvm.wgmma.wait.group.sync.aligned", &[attribute("group", "0 : i64".into())]);
+        for (tile, value) in results {
+            for position in 0..n / 2 {
+                let element = b.value(
+                    at,
+                    OperationBuilder::new("llvm.extractvalue", b.location)
+                        .add_operands(&[value])
+                        .add_attributes(&[(Identifier::new(self.context, "position"), Attribute::parse(self.context, &format!("array<i64: {position}>")).expect("position"))])
+                        .add_results(&[Type::float32(self.context)])
+                        .build()
+                        .expect("llvm.extractvalue"),
+                );
+                self.set_slot(&b, at, element, array, accumulator, tile * (n / 2) + position);
+            }
+        }
+        // The operand tiles may be refilled after this: every warpgroup is done reading them.
+        b.barrier(at);
+        erase(self.context, op);
+    }
+
+    /// One m64nNk16 wgmma whose A operand is four registers of the fragment `a` (each two f16 or
+    /// bf16 of its slots, in the wgmma A layout's order), through `llvm.inline_asm`: MLIR 22 has no
+    /// op for the register-A form. The accumulator is tied to the results.
+    #[allow(clippy::too_many_arguments)]
+    fn wgmma_register_a(
+        &self,
+        b: &Builder<'c>,
+        at: At<'c, 'a>,
+        a: Value<'c, 'a>,
+        tile: i64,
+        step: i64,
+        depth: i64,
+        n: i64,
+        input: &str,
+        accumulator: Value<'c, 'a>,
+        descriptor: Value<'c, 'a>,
+        struct_type: Type<'c>,
+        i32_type: Type<'c>,
+        b_mn_major: bool,
+    ) -> Value<'c, 'a> {
+        let operand = placed(self.layouts, a).expect("checked");
+        let array = self.private(a);
+        let element = element_type(a);
+        let pair = Type::parse(self.context, &format!("vector<2x{element}>")).expect("pair type");
+        // Slots of this 64-row tile and 16-column step: 8 per thread, registers q = slots 2q, 2q+1.
+        let first = tile * (depth / 2) + step * 8;
+        let mut registers = Vec::new();
+        for q in 0..4 {
+            let low = self.slot_value(b, at, array, operand, first + 2 * q);
+            let high = self.slot_value(b, at, array, operand, first + 2 * q + 1);
+            let packed = b.value(at, OperationBuilder::new("vector.from_elements", b.location).add_operands(&[low, high]).add_results(&[pair]).build().expect("vector.from_elements"));
+            registers.push(b.value(at, OperationBuilder::new("llvm.bitcast", b.location).add_operands(&[packed]).add_results(&[i32_type]).build().expect("llvm.bitcast")));
+        }
+        let outputs = n / 2;
+        let one = b.value(at, melior::dialect::arith::constant(self.context, IntegerAttribute::new(i32_type, 1).into(), b.location));
+        let list = |from: i64, count: i64| (from..from + count).map(|i| format!("${i}")).collect::<Vec<_>>().join(", ");
+        let asm = format!(
+            "{{\n.reg .pred p;\nsetp.ne.b32 p, ${}, 0;\nwgmma.mma_async.sync.aligned.m64n{n}k16.f32.{input}.{input} {{{}}}, {{{}}}, ${}, p, 1, 1, {};\n}}",
+            outputs + 5,
+            list(0, outputs),
+            list(outputs, 4),
+            outputs + 4,
+            u8::from(b_mn_major)
+        );
+        let constraints: Vec<String> = std::iter::repeat_n("=f".to_owned(), outputs as usize)
+            .chain(std::iter::repeat_n("r".to_owned(), 4))
+            .chain(["l".to_owned(), "r".to_owned()])
+            .chain((0..outputs).map(|i| i.to_string()))
+            .collect();
+        let mut operands = registers;
+        operands.push(descriptor);
+        operands.push(one);
+        for position in 0..outputs {
+            operands.push(b.value(
+                at,
+                OperationBuilder::new("llvm.extractvalue", b.location)
+                    .add_operands(&[accumulator])
+                    .add_attributes(&[(Identifier::new(self.context, "position"), Attribute::parse(self.context, &format!("array<i64: {position}>")).expect("position"))])
+                    .add_results(&[Type::float32(self.context)])
+                    .build()
+                    .expect("llvm.extractvalue"),
+            ));
+        }
+        let string = |text: &str| melior::ir::attribute::StringAttribute::new(self.context, text).into();
+        b.value(
+            at,
+            OperationBuilder::new("llvm.inline_asm", b.location)
+                .add_operands(&operands)
+                .add_attributes(&[
+                    (Identifier::new(self.context, "asm_dialect"), Attribute::parse(self.context, "0 : i64").expect("dialect")),
+                    (Identifier::new(self.context, "asm_string"), string(&asm)),
+                    (Identifier::new(self.context, "constraints"), string(&constraints.join(","))),
+                    (Identifier::new(self.context, "has_side_effects"), Attribute::unit(self.context)),
+                ])
+                .add_results(&[struct_type])
+                .build()
+                .expect("llvm.inline_asm"),
+        )
+    }
+}
