@@ -1,1 +1,3 @@
+//! Helpers the integration tests and `tile-fuzz` share.
 
+pub mod fuzz;

@@ -23,7 +23,9 @@ pub fn catch_panic<T>(body: impl FnOnce() -> T) -> Result<T, String> {
         .map_err(|payload| format!("internal error: {}", crate::ffi::panic_message(&*payload)))
 }
 
-/// Formats a diagnostic as compilers print them: `file:line:col: error: message`, then its notes.
+/// Formats a diagnostic as compilers print them: `file:line:col: error: message`, then its notes,
+/// except MLIR's "see current operation" note (the op printed whole: a failing `tile.kernel` or
+/// module would dump its IR at the user).
 pub fn format_diagnostic(diagnostic: &melior::diagnostic::Diagnostic) -> String {
     use melior::diagnostic::DiagnosticSeverity;
     let location = diagnostic.location();
@@ -50,6 +52,9 @@ pub fn format_diagnostic(diagnostic: &melior::diagnostic::Diagnostic) -> String 
     let mut text = format!("{place}: {severity}: {diagnostic}");
     for index in 0..diagnostic.note_count() {
         if let Ok(note) = diagnostic.note(index) {
+            if note.to_string().starts_with("see current operation") {
+                continue;
+            }
             text.push('\n');
             text.push_str(&format_diagnostic(&note));
         }
