@@ -303,6 +303,10 @@ pub fn memref_shape(value: Value) -> Vec<i64> {
 
 /// Returns the value of an `arith.constant` of integer or index type that defines `value`.
 pub fn constant_integer(value: Value) -> Option<i64> {
+    // A failed conversion prints the value, which verifies the op it is in: only convert results.
+    if !melior::ir::ValueLike::is_operation_result(&value) {
+        return None;
+    }
     let result = melior::ir::operation::OperationResult::try_from(value).ok()?;
     let owner = result.owner();
     if owner.name().as_string_ref().as_str().ok()? != "arith.constant" {
@@ -371,9 +375,13 @@ pub fn nested_ops<'c, 'a>(
 /// of a block in one of its regions).
 pub fn is_defined_inside(value: Value, ancestor: melior::ir::operation::OperationRef) -> bool {
     use melior::ir::{block::BlockArgument, operation::OperationResult};
-    let start = if let Ok(result) = OperationResult::try_from(value) {
-        Some(result.owner().to_raw())
-    } else if let Ok(argument) = BlockArgument::try_from(value) {
+    // A failed conversion prints the value (and verifies its op): convert only what it is.
+    let start = if melior::ir::ValueLike::is_operation_result(&value) {
+        OperationResult::try_from(value).ok().map(|result| result.owner().to_raw())
+    } else if let Some(argument) = melior::ir::ValueLike::is_block_argument(&value)
+        .then(|| BlockArgument::try_from(value).ok())
+        .flatten()
+    {
         argument.owner().parent_operation().map(|op| op.to_raw())
     } else {
         None

@@ -35,15 +35,25 @@ impl Buffer {
                 memref.element()
             )
         })?;
-        let shape = crate::ops::static_sizes(memref)
+        let shape: Vec<Option<u64>> = crate::ops::static_sizes(memref)
             .into_iter()
             .map(|size| size.map(|size| size as u64))
             .collect();
+        if shape.contains(&Some(0)) {
+            return Err(format!("expects {role} to have no size 0, but got {type}"));
+        }
+        let text = r#type.to_string();
+        if text.contains("strided<") || text.contains("affine_map<") {
+            return Err(format!(
+                "expects {role} in the identity layout (row-major and contiguous, no strided or \
+                 affine map layout), but got {type}"
+            ));
+        }
         Ok(Self {
             level,
             shape,
             element,
-            text: r#type.to_string(),
+            text,
         })
     }
 

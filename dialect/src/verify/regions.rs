@@ -49,7 +49,9 @@ pub fn kernel(op: OperationRef) -> Verdict {
             "expects threads to be a positive multiple of 32 and at most {MAX_THREADS}, but got {threads}"
         ));
     }
-    index_arguments(op, grid, "block indices (one per grid dimension)")
+    index_arguments(op, grid, "block indices (one per grid dimension)")?;
+    super::accesses::host_tensors(op)?;
+    super::accesses::accesses_of(op)
 }
 
 pub fn pipelined(op: OperationRef) -> Verdict {
@@ -83,6 +85,14 @@ pub fn parallel(op: OperationRef) -> Verdict {
         ));
     }
     index_arguments(op, extents.len(), "loop indices (one per extent)")?;
+    if super::accesses::nested_in(op, "tile.parallel") {
+        return Err(
+            "expects to be outside every other tile.parallel (the GPU lowerings deal one loop's \
+             iterations to the block's threads), but it is nested in one"
+                .into(),
+        );
+    }
+    super::accesses::accesses_of(op)?;
     super::layout::parallel(op, &extents)
 }
 
