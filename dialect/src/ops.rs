@@ -431,6 +431,14 @@ pub fn string_attribute<'c: 'a, 'a>(op: &impl OperationLike<'c, 'a>, name: &str)
         .map(|attr| attr.value().to_owned())
 }
 
+/// Returns the symbol a `FlatSymbolRefAttr` attribute `name` of `op` names (a call's `callee`).
+pub fn flat_symbol<'c: 'a, 'a>(op: &impl OperationLike<'c, 'a>, name: &str) -> Option<String> {
+    op.attribute(name)
+        .ok()
+        .and_then(|attr| melior::ir::attribute::FlatSymbolRefAttribute::try_from(attr).ok())
+        .map(|attr| attr.value().to_owned())
+}
+
 /// Returns the name of `op` (`tile.gemm`, `memref.load`, ...).
 pub fn op_name(op: &melior::ir::operation::OperationRef) -> String {
     op.name().as_string_ref().as_str().unwrap_or_default().to_owned()

@@ -146,3 +146,16 @@ func.func @host_view(%X: memref<8x8xf32>) {
   }
   return
 }
+
+// -----
+
+// A kernel is outlined to the device: it cannot call a host function (calling its own used to
+// recurse until the CPU reference overflowed its stack).
+func.func @calls_itself(%X: memref<64xf32>) {
+  %c1 = arith.constant 1 : index
+  // expected-error @+1 {{'tile.kernel' op expects no function calls in its body (a kernel runs on the device, where host functions do not exist), but got func.call @calls_itself}}
+  tile.kernel grid(%c1) threads(32) (%bx) {
+    func.call @calls_itself(%X) : (memref<64xf32>) -> ()
+  }
+  return
+}

@@ -111,6 +111,7 @@ pub fn fall_back<'c, 'a>(
 
 /// Lowers every `tile.kernel` of `module` with the plain strategy of `flavor`.
 pub fn lower_module(module: OperationRef, flavor: &Flavor) -> Result<(), String> {
+    crate::support::check_supported(module, flavor.target)?;
     crate::kernels::lower_each_kernel(module, &|context, module, kernel, index| {
         lower_kernel(context, module, kernel, index, flavor)
     })

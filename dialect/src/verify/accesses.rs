@@ -110,6 +110,22 @@ pub fn nested_in(op: OperationRef, name: &str) -> bool {
     false
 }
 
+/// Checks that the kernel `op` calls no function: a kernel is outlined to the device, where host
+/// functions (its own included) do not exist.
+pub fn calls(op: OperationRef) -> Verdict {
+    for nested in crate::ops::nested_ops(op) {
+        let name = op_name(&nested);
+        if name == "func.call" || name == "func.call_indirect" {
+            let callee = crate::ops::flat_symbol(&nested, "callee").map(|callee| format!(" @{callee}")).unwrap_or_default();
+            return Err(format!(
+                "expects no function calls in its body (a kernel runs on the device, where host \
+                 functions do not exist), but got {name}{callee}"
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Checks that every memref the kernel `op` takes from host code is an argument of the host
 /// function: a launch passes host arguments, nothing the host computes from them.
 pub fn host_tensors(op: OperationRef) -> Verdict {

@@ -50,6 +50,7 @@ pub fn kernel(op: OperationRef) -> Verdict {
         ));
     }
     index_arguments(op, grid, "block indices (one per grid dimension)")?;
+    super::accesses::calls(op)?;
     super::accesses::host_tensors(op)?;
     super::accesses::accesses_of(op)
 }

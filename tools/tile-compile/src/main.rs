@@ -131,6 +131,13 @@ fn run(options: &Options) -> Result<usize, String> {
             )
         })?;
     let parsed = started.elapsed();
+    if tile_dialect::ops::find_ops(module.as_operation(), "tile.kernel").is_empty() {
+        tile_dialect::diagnostics::emit_error(
+            melior::ir::Location::new(&context, &options.input, 1, 1),
+            "expects at least one tile.kernel to compile, but the input has none",
+        );
+        return Err(format!("{}: nothing to compile", options.input));
+    }
 
     let lowering = pass_manager(
         &context,
