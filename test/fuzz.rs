@@ -57,6 +57,36 @@ pub struct Seed {
     pub origin: String,
     /// The chunk, comments removed.
     pub text: String,
+    /// Its host tensors are small enough for the CPU reference to run it in a second or so (under
+    /// 2^20 elements each): only these are given to `tile-run`, whose timeouts then mean a hang.
+    pub runnable: bool,
+    /// It parses and verifies as it is (see [`mark_valid`]); most mutants start from these.
+    pub valid: bool,
+}
+
+/// Marks the seeds that `tile-opt` parses and verifies unchanged (lit's invalid inputs do not).
+pub fn mark_valid(runner: &Runner, seeds: &mut [Seed]) {
+    for seed in seeds.iter_mut() {
+        let input = runner.work.join("seed.mlir");
+        std::fs::write(&input, &seed.text).expect("the scratch folder is writable");
+        seed.valid = Command::new(runner.bin.join("tile-opt"))
+            .arg(&input)
+            .arg("-o")
+            .arg("/dev/null")
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|status| status.success());
+    }
+}
+
+/// Returns true when every memref of the `func.func` lines of `text` has under 2^20 elements.
+fn small_tensors(text: &str) -> bool {
+    text.lines().filter(|line| line.contains("func.func")).all(|line| {
+        line.match_indices("memref<").all(|(start, _)| {
+            let dims = line[start + 7..].split(|c: char| !(c.is_ascii_digit() || c == 'x' || c == '?')).next().unwrap_or("");
+            dims.split('x').filter(|d| !d.is_empty()).map(|d| d.parse::<u64>().unwrap_or(256)).product::<u64>() < 1 << 20
+        })
+    })
 }
 
 /// Returns every chunk of every `.mlir` file under `lit/`, `examples/` and `test/programs/` of `root`
@@ -88,7 +118,8 @@ pub fn corpus(root: &Path) -> Vec<Seed> {
                 .collect();
             let body = body.join("\n");
             if body.contains("tile.") && body.contains("func.func") {
-                seeds.push(Seed { origin: format!("{name}#{index}"), text: body + "\n" });
+                let runnable = small_tensors(&body);
+                seeds.push(Seed { origin: format!("{name}#{index}"), text: body + "\n", runnable, valid: false });
             }
         }
     }
@@ -125,21 +156,31 @@ const OPS: &[&str] = &[
     "tile.alloc_shared", "tile.alloc_fragment", "tile.kernel", "memref.load", "memref.store",
 ];
 
-/// Returns the byte ranges of the integer literals of `text`.
+/// Returns true when a token may start at byte `start` of `text`: after a separator, or after the
+/// `x` between the sizes of a shape (`64x64xf32`).
+fn starts_token(text: &str, start: usize) -> bool {
+    let bytes = text.as_bytes();
+    match start.checked_sub(1).map(|i| bytes[i]) {
+        None => true,
+        Some(b'x') => start >= 2 && (bytes[start - 2].is_ascii_digit() || bytes[start - 2] == b'?'),
+        Some(b) => !(b.is_ascii_alphanumeric() || b"_%.#@^".contains(&b)),
+    }
+}
+
+/// Returns the byte ranges of the integer literals of `text` (sizes in shapes included).
 fn numbers(text: &str) -> Vec<(usize, usize)> {
     let bytes = text.as_bytes();
     let mut found = Vec::new();
     let mut index = 0;
     while index < bytes.len() {
-        if bytes[index].is_ascii_digit()
-            && (index == 0 || !(bytes[index - 1].is_ascii_alphanumeric() || bytes[index - 1] == b'_' || bytes[index - 1] == b'%' || bytes[index - 1] == b'.'))
-        {
+        if bytes[index].is_ascii_digit() && starts_token(text, index) {
             let start = index;
             while index < bytes.len() && bytes[index].is_ascii_digit() {
                 index += 1;
             }
-            if index < bytes.len() && bytes[index] == b'.' {
-                continue; // a float literal
+            let next = bytes.get(index).copied();
+            if next == Some(b'.') || next.is_some_and(|b| b.is_ascii_alphabetic() && b != b'x') {
+                continue; // a float literal or part of a name
             }
             found.push((start, index));
         } else {
@@ -151,12 +192,16 @@ fn numbers(text: &str) -> Vec<(usize, usize)> {
 
 /// Returns the byte ranges of the occurrences of `needle` in `text` (at word starts).
 fn occurrences(text: &str, needle: &str) -> Vec<(usize, usize)> {
+    let numeric = needle.bytes().all(|b| b.is_ascii_digit());
     text.match_indices(needle)
         .filter(|(start, _)| {
-            let before = text[..*start].chars().next_back();
             let after = text[start + needle.len()..].chars().next();
-            !before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
-                && !after.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+            let after_ok = if numeric {
+                !after.is_some_and(|c| c.is_ascii_digit() || c == '.' || (c.is_ascii_alphabetic() && c != 'x'))
+            } else {
+                !after.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_') || !needle.ends_with(|c: char| c.is_ascii_alphanumeric())
+            };
+            (starts_token(text, *start) || !needle.starts_with(|c: char| c.is_ascii_alphanumeric())) && after_ok
         })
         .map(|(start, _)| (start, start + needle.len()))
         .collect()
@@ -171,9 +216,33 @@ fn replace_one(text: &str, ranges: &[(usize, usize)], rng: &mut Rng, with: impl 
     Some(format!("{}{}{}", &text[..start], replacement, &text[end..]))
 }
 
+/// Like [`replace_one`], but two times in three every occurrence of the chosen snippet changes the
+/// same way (a type or size changed everywhere keeps the program consistent, and so valid more
+/// often).
+fn replace_some(text: &str, ranges: &[(usize, usize)], rng: &mut Rng, with: impl FnOnce(&str, &mut Rng) -> String) -> Option<String> {
+    if ranges.is_empty() {
+        return None;
+    }
+    if rng.below(3) == 0 {
+        return replace_one(text, ranges, rng, with);
+    }
+    let (start, end) = *rng.pick(ranges);
+    let old = &text[start..end];
+    let replacement = with(old, rng);
+    let mut out = String::new();
+    let mut last = 0;
+    for (from, to) in occurrences(text, old) {
+        out.push_str(&text[last..from]);
+        out.push_str(&replacement);
+        last = to;
+    }
+    out.push_str(&text[last..]);
+    Some(out)
+}
+
 fn replace_any(text: &str, choices: &[&str], rng: &mut Rng) -> Option<String> {
     let ranges: Vec<(usize, usize)> = choices.iter().flat_map(|choice| occurrences(text, choice)).collect();
-    replace_one(text, &ranges, rng, |_, rng| rng.pick(choices).to_string())
+    replace_some(text, &ranges, rng, |_, rng| rng.pick(choices).to_string())
 }
 
 /// Returns the tokens of `text` (identifiers, SSA names, numbers) as byte ranges.
@@ -201,7 +270,7 @@ pub fn mutate_once(text: &str, rng: &mut Rng) -> Option<String> {
     let lines: Vec<&str> = text.lines().collect();
     match rng.below(12) {
         // A number: an edge value, a neighbour or a non-multiple.
-        0 | 1 | 2 => replace_one(text, &numbers(text), rng, |old, rng| {
+        0 | 1 | 2 => replace_some(text, &numbers(text), rng, |old, rng| {
             let value: i128 = old.parse().unwrap_or(1);
             match rng.below(4) {
                 0 => (value + 1).to_string(),
@@ -215,7 +284,7 @@ pub fn mutate_once(text: &str, rng: &mut Rng) -> Option<String> {
         // A memory space.
         4 => replace_any(text, SPACES, rng).or_else(|| {
             let ranges: Vec<_> = occurrences(text, "xf16>").into_iter().chain(occurrences(text, "xf32>")).collect();
-            replace_one(text, &ranges, rng, |old, rng| format!("{}, {}>", &old[..old.len() - 1], rng.pick(SPACES)))
+            replace_some(text, &ranges, rng, |old, rng| format!("{}, {}>", &old[..old.len() - 1], rng.pick(SPACES)))
         }),
         // A line deleted or duplicated.
         5 => {
@@ -253,7 +322,7 @@ pub fn mutate_once(text: &str, rng: &mut Rng) -> Option<String> {
                     (end > 0).then_some((start + 7, start + 7 + end))
                 })
                 .collect();
-            replace_one(text, &ranges, rng, |old, rng| {
+            replace_some(text, &ranges, rng, |old, rng| {
                 let mut dims: Vec<&str> = old.split('x').filter(|d| !d.is_empty()).collect();
                 match rng.below(3) {
                     0 if dims.len() > 1 => {
@@ -273,7 +342,7 @@ pub fn mutate_once(text: &str, rng: &mut Rng) -> Option<String> {
         // A layout on a memref type.
         8 => {
             let ranges: Vec<(usize, usize)> = ["xf16>", "xf32>", "xbf16>"].iter().flat_map(|t| occurrences(text, t)).collect();
-            replace_one(text, &ranges, rng, |old, rng| format!("{}{}>", &old[..old.len() - 1], rng.pick(LAYOUTS)))
+            replace_some(text, &ranges, rng, |old, rng| format!("{}{}>", &old[..old.len() - 1], rng.pick(LAYOUTS)))
         }
         // A math or arithmetic op, or a reduction kind.
         9 => replace_any(text, UNARY, rng)
@@ -294,9 +363,13 @@ pub fn mutate_once(text: &str, rng: &mut Rng) -> Option<String> {
     }
 }
 
-/// Applies one to three mutations to `text`.
+/// Applies one mutation to `text` (six times in ten), two (three in ten) or three.
 pub fn mutate(text: &str, rng: &mut Rng) -> String {
-    let count = 1 + rng.below(3);
+    let count = match rng.below(10) {
+        0..=5 => 1,
+        6..=8 => 2,
+        _ => 3,
+    };
     let mut current = text.to_string();
     let mut applied = 0;
     for _ in 0..count * 8 {
@@ -343,9 +416,9 @@ pub const PASSES: &[&str] = &[
 pub const TARGETS: &[&str] = &["sm_90a", "gfx942", "spirv", "spirv-coopmat"];
 
 impl Tool {
-    /// Picks a tool at random: compiles and CPU runs most often.
-    pub fn random(rng: &mut Rng) -> Self {
-        match rng.below(10) {
+    /// Picks a tool at random: compiles and CPU runs most often; runs only for `runnable` seeds.
+    pub fn random(rng: &mut Rng, runnable: bool) -> Self {
+        match rng.below(if runnable { 10 } else { 6 }) {
             0 | 1 => Tool::Opt(PASSES[rng.below(PASSES.len())]),
             2..=5 => Tool::Compile(TARGETS[rng.below(TARGETS.len())]),
             6..=8 => Tool::RunCpu,
@@ -516,6 +589,13 @@ pub fn run_case(runner: &Runner, tool: &Tool, text: &str, name: &str) -> Verdict
         return Some(("timeout".into(), format!("more than {} s", runner.timeout.as_secs())));
     };
     use std::os::unix::process::ExitStatusExt;
+    if std::env::var_os("TILE_FUZZ_VERBOSE").is_some() {
+        let first = stderr.lines().find(|line| line.contains("error")).unwrap_or("ok");
+        eprintln!("[{}] {}", tool.describe(), first.replace(&input_text, "IN"));
+    }
+    if status.code() == Some(0) {
+        SUCCEEDED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
     let verdict = match status.code() {
         Some(code) => judge(tool, &input_text, Some(code), &stdout, &stderr, &outputs),
         None => Some((format!("signal {}", status.signal().unwrap_or(0)), stderr.lines().last().unwrap_or_default().into())),
@@ -523,6 +603,10 @@ pub fn run_case(runner: &Runner, tool: &Tool, text: &str, name: &str) -> Verdict
     let _ = std::fs::remove_dir_all(&outputs);
     verdict
 }
+
+/// How many runs ended with status 0 (the rest of those that kept the contract were refused with a
+/// located error): a fuzzer whose mutants never pass the verifier tests little.
+pub static SUCCEEDED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 /// One failure of the contract.
 #[derive(Clone, Debug)]
@@ -565,9 +649,11 @@ impl Failure {
 /// Returns the mutant and the tool of case `case` of `seed`.
 pub fn case(seeds: &[Seed], seed: u64, case: u64) -> (usize, String, Tool) {
     let mut rng = Rng::new(seed.wrapping_mul(0x1000_0000_01B3) ^ case.wrapping_mul(0x9E37_79B9));
-    let index = rng.below(seeds.len());
+    // Mostly valid seeds (a mutant of an invalid one rarely gets past the parser).
+    let valid: Vec<usize> = (0..seeds.len()).filter(|index| seeds[*index].valid).collect();
+    let index = if !valid.is_empty() && rng.below(10) < 8 { *rng.pick(&valid) } else { rng.below(seeds.len()) };
     let text = mutate(&seeds[index].text, &mut rng);
-    let tool = Tool::random(&mut rng);
+    let tool = Tool::random(&mut rng, seeds[index].runnable);
     (index, text, tool)
 }
 
@@ -646,12 +732,12 @@ mod tests {
     fn numbers_skip_names_and_floats() {
         let text = "%c16 = arith.constant 16 : index, memref<8x64xf32>, 0.5";
         let found: Vec<&str> = numbers(text).into_iter().map(|(s, e)| &text[s..e]).collect();
-        assert_eq!(found, ["16", "8"]);
+        assert_eq!(found, ["16", "8", "64"]);
     }
 
     #[test]
     fn cases_are_reproducible() {
-        let seeds = vec![Seed { origin: "x".into(), text: "func.func @f(%a: memref<8x64xf32>) {\n  tile.kernel\n}\n".into() }];
+        let seeds = vec![Seed { origin: "x".into(), text: "func.func @f(%a: memref<8x64xf32>) {\n  tile.kernel\n}\n".into(), runnable: true, valid: true }];
         assert_eq!(case(&seeds, 7, 3).1, case(&seeds, 7, 3).1);
     }
 

@@ -49,7 +49,18 @@ pub fn format_diagnostic(diagnostic: &melior::diagnostic::Diagnostic) -> String 
         DiagnosticSeverity::Note => "note",
         DiagnosticSeverity::Remark => "remark",
     };
-    let mut text = format!("{place}: {severity}: {diagnostic}");
+    // Some upstream messages print an op into the message ("block with no terminator, has ..."):
+    // the user gets the first line, not the IR.
+    let message = diagnostic.to_string();
+    let mut lines = message.lines();
+    let first = lines.next().unwrap_or_default().trim_end();
+    let omitted = lines.count();
+    let message = if omitted == 0 {
+        first.to_owned()
+    } else {
+        format!("{first} ({omitted} more lines of IR omitted)")
+    };
+    let mut text = format!("{place}: {severity}: {message}");
     for index in 0..diagnostic.note_count() {
         if let Ok(note) = diagnostic.note(index) {
             if note.to_string().starts_with("see current operation") {

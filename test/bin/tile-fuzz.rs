@@ -37,9 +37,14 @@ fn main() -> ExitCode {
     std::fs::create_dir_all(&work).expect("scratch folder");
     std::fs::create_dir_all(&out).expect("output folder");
     let runner = fuzz::Runner { bin, work: work.clone(), timeout: Duration::from_secs(timeout) };
-    let seeds = fuzz::corpus(&root);
+    let mut seeds = fuzz::corpus(&root);
+    fuzz::mark_valid(&runner, &mut seeds);
     let started = std::time::Instant::now();
-    eprintln!("tile-fuzz: seed {seed}, {runs} runs over {} seed inputs, {jobs} jobs", seeds.len());
+    eprintln!(
+        "tile-fuzz: seed {seed}, {runs} runs over {} seed inputs ({} valid), {jobs} jobs",
+        seeds.len(),
+        seeds.iter().filter(|seed| seed.valid).count()
+    );
     let failures = fuzz::fuzz(&runner, &seeds, seed, runs, jobs, |done| {
         if done % 100 == 0 {
             eprintln!("  {done} runs, {:.0} s", started.elapsed().as_secs_f64());
@@ -47,8 +52,9 @@ fn main() -> ExitCode {
     });
     let distinct = fuzz::distinct(&failures);
     println!(
-        "tile-fuzz: seed {seed}, {runs} runs in {:.0} s: {} failing runs, {} distinct",
+        "tile-fuzz: seed {seed}, {runs} runs in {:.0} s ({} succeeded): {} failing runs, {} distinct",
         started.elapsed().as_secs_f64(),
+        fuzz::SUCCEEDED.load(std::sync::atomic::Ordering::Relaxed),
         failures.len(),
         distinct.len()
     );
