@@ -45,6 +45,40 @@ fn table(target: &str) -> (&'static [&'static str], bool) {
     }
 }
 
+/// Checks that the host functions of `module` take memrefs in the default memory space only: the
+/// host code of every GPU target is lowered to LLVM, which has no address space for
+/// `#gpu.address_space<global>` (upstream's error would be located nowhere). Emits an error at each
+/// function that does not; returns false when there was one.
+fn host_arguments_plain(module: OperationRef) -> bool {
+    use melior::ir::{attribute::TypeAttribute, r#type::{FunctionType, MemRefType}};
+    let mut plain = true;
+    for function in tile_dialect::ops::find_ops(module, "func.func") {
+        let Some(signature) = function
+            .attribute("function_type")
+            .ok()
+            .and_then(|attr| TypeAttribute::try_from(attr).ok())
+            .and_then(|attr| FunctionType::try_from(attr.value()).ok())
+        else {
+            continue;
+        };
+        for index in 0..signature.input_count() {
+            let Ok(ty) = signature.input(index) else { continue };
+            if MemRefType::try_from(ty).is_ok_and(|memref| memref.memory_space().is_some()) {
+                emit_error(
+                    function.location(),
+                    &format!(
+                        "expects the host function's memrefs in the default memory space (a launch passes \
+                         plain device pointers), but argument {index} is {ty}"
+                    ),
+                );
+                plain = false;
+                break;
+            }
+        }
+    }
+    plain
+}
+
 /// Checks every `math` op in the kernels of `module` against what `target` builds, and that no op
 /// uses f8E4M3FN (no target converts 8-bit floats yet; the SPIR-V lowering says so itself); emits
 /// an error at each op it cannot build and returns `Err` (empty: the errors are out) when there was
@@ -52,6 +86,9 @@ fn table(target: &str) -> (&'static [&'static str], bool) {
 pub fn check_supported(module: OperationRef, target: &str) -> Result<(), String> {
     let (ops, f32_only) = table(target);
     let mut failed = false;
+    if target != "cpu" {
+        failed |= !host_arguments_plain(module);
+    }
     for kernel in tile_dialect::ops::find_ops(module, "tile.kernel") {
         for op in tile_dialect::ops::nested_ops(kernel) {
             let name = op_name(&op);

@@ -27,3 +27,16 @@ func.func @f64_untouched(%x: f64) -> f64 {
   %e = math.exp %x : f64
   return %e : f64
 }
+
+// -----
+
+// Half absolute values (what tile.reduce <absmax> on an f16 tile lowers to) use llvm.fabs too:
+// upstream would call __nv_fabsf, unresolved without libdevice (issue 11).
+// CHECK-LABEL: func.func @abs_half
+// CHECK: llvm.call_intrinsic "llvm.fabs.f16"(%{{.*}}) : (f16) -> f16
+// CHECK: llvm.call_intrinsic "llvm.fabs.bf16"(%{{.*}}) : (bf16) -> bf16
+func.func @abs_half(%x: f16, %y: bf16) -> (f16, bf16) {
+  %a = math.absf %x : f16
+  %b = math.absf %y : bf16
+  return %a, %b : f16, bf16
+}

@@ -22,9 +22,16 @@ fn rewrite(root: OperationRef, from: &str, to: &str, factor: Option<f64>, scale_
         for op in find_ops(root, from) {
             let Ok(input) = op.operand(0) else { continue };
             let ty = input.r#type();
-            if !ty.is_f32() {
+            // `llvm.fabs` takes any float: f16 and bf16 absolute values (from `tile.reduce` with
+            // `<absmax>` or `<abssum>` on half tiles) need no libdevice either.
+            let to = if ty.is_f32() {
+                to.to_owned()
+            } else if from == "math.absf" && (ty.is_f16() || ty.is_bf16()) {
+                format!("llvm.fabs.{ty}")
+            } else {
                 continue;
-            }
+            };
+            let to = to.as_str();
             let block = op.block().expect("op in a block");
             let location = op.location();
             let binary = |name: &str, a, b| {
