@@ -49,16 +49,16 @@ pub fn format_diagnostic(diagnostic: &melior::diagnostic::Diagnostic) -> String 
         DiagnosticSeverity::Note => "note",
         DiagnosticSeverity::Remark => "remark",
     };
-    // Some upstream messages print an op into the message ("block with no terminator, has ..."):
-    // the user gets the first line, not the IR.
+    // Some upstream messages print an op into the message, on lines of its own ("block with no
+    // terminator, has <op>"): the user gets the op's first line, not the IR (as the dialect's C++
+    // handler does for tile-opt).
     let message = diagnostic.to_string();
-    let mut lines = message.lines();
-    let first = lines.next().unwrap_or_default().trim_end();
-    let omitted = lines.count();
-    let message = if omitted == 0 {
-        first.to_owned()
-    } else {
-        format!("{first} ({omitted} more lines of IR omitted)")
+    let lines: Vec<&str> = message.lines().collect();
+    let message = match lines.as_slice() {
+        [first, op, rest @ ..] => {
+            format!("{}{} ({} more lines of IR omitted)", first.trim_end(), op.trim_end(), rest.len())
+        }
+        _ => message.trim_end().to_owned(),
     };
     let mut text = format!("{place}: {severity}: {message}");
     for index in 0..diagnostic.note_count() {
