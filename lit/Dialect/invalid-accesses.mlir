@@ -159,3 +159,38 @@ func.func @calls_itself(%X: memref<64xf32>) {
   }
   return
 }
+
+// -----
+
+// Sizes whose products overflow 64 bits used to panic the lowerings (a caught Rust panic).
+func.func @huge_tile(%n: index) {
+  tile.kernel grid(%n) threads(32) (%bx) {
+    // expected-error @+1 {{expects the result to hold at most 16777216 elements (a tile lives in the on-chip memory of one block), but got memref<9223372036854775807x2xf32, #tile.fragment>}}
+    %f = tile.alloc_fragment : memref<9223372036854775807x2xf32, #tile.fragment>
+  }
+  return
+}
+
+// -----
+
+func.func @huge_extents(%n: index) {
+  tile.kernel grid(%n) threads(32) (%bx) {
+    // expected-error @+1 {{expects at most 16777216 iterations (the loop runs over tiles of one block), but got extents (4294967296, 4294967296)}}
+    tile.parallel (%i, %j) in (4294967296, 4294967296) {
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @huge_tensor(%X: memref<9223372036854775807x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(32) (%bx) {
+    %f = tile.alloc_fragment : memref<8x64xf32, #tile.fragment>
+    // expected-error @+1 {{expects the source to hold at most 1099511627776 elements (the lowerings index tensors with 64-bit byte offsets), but got memref<9223372036854775807x64xf32>}}
+    tile.copy %X[%c0, %c0], %f : memref<9223372036854775807x64xf32>, memref<8x64xf32, #tile.fragment>
+  }
+  return
+}

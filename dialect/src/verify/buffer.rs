@@ -6,6 +6,11 @@ use melior::ir::{
     r#type::MemRefType,
 };
 
+/// The most elements a tile may hold (2^24: 64 MiB of f32, far past any block's on-chip memory).
+pub const MAX_TILE_ELEMENTS: u64 = 1 << 24;
+/// The most elements a global tensor may hold (2^40), so that byte offsets fit in 64 bits.
+pub const MAX_TENSOR_ELEMENTS: u64 = 1 << 40;
+
 /// A buffer operand: its level, shape (`None` for a dynamic size) and element type.
 pub struct Buffer {
     pub level: MemoryLevel,
@@ -41,6 +46,17 @@ impl Buffer {
             .collect();
         if shape.contains(&Some(0)) {
             return Err(format!("expects {role} to have no size 0, but got {type}"));
+        }
+        let elements = shape
+            .iter()
+            .try_fold(1u64, |product, size| product.checked_mul(size.unwrap_or(1)));
+        let (limit, why) = if level == MemoryLevel::Global {
+            (MAX_TENSOR_ELEMENTS, "the lowerings index tensors with 64-bit byte offsets")
+        } else {
+            (MAX_TILE_ELEMENTS, "a tile lives in the on-chip memory of one block")
+        };
+        if elements.is_none_or(|elements| elements > limit) {
+            return Err(format!("expects {role} to hold at most {limit} elements ({why}), but got {type}"));
         }
         let text = r#type.to_string();
         if text.contains("strided<") || text.contains("affine_map<") {

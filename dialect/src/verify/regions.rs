@@ -85,6 +85,15 @@ pub fn parallel(op: OperationRef) -> Verdict {
             text.join(", ")
         ));
     }
+    let iterations = extents.iter().try_fold(1u64, |product, extent| product.checked_mul(*extent as u64));
+    let limit = super::buffer::MAX_TILE_ELEMENTS;
+    if iterations.is_none_or(|iterations| iterations > limit) {
+        let text: Vec<String> = extents.iter().map(i64::to_string).collect();
+        return Err(format!(
+            "expects at most {limit} iterations (the loop runs over tiles of one block), but got extents ({})",
+            text.join(", ")
+        ));
+    }
     index_arguments(op, extents.len(), "loop indices (one per extent)")?;
     if super::accesses::nested_in(op, "tile.parallel") {
         return Err(
