@@ -6,10 +6,11 @@
 use std::{path::PathBuf, process::ExitCode, time::Duration};
 use tile_tests::fuzz;
 
-const USAGE: &str = "usage: tile-fuzz [--seed N] [--runs N] [--jobs N] [--timeout S] [--minimize N] [--out DIR]";
+const USAGE: &str = "usage: tile-fuzz [--seed N] [--runs N] [--jobs N] [--timeout S] [--minimize N] [--out DIR] | tile-fuzz --generate N [--seed N]";
 
 fn main() -> ExitCode {
     let (mut seed, mut runs, mut jobs, mut timeout, mut budget) = (1u64, 1000u64, 2usize, 60u64, 200usize);
+    let mut generate = None;
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().expect("repository").to_path_buf();
     let mut out = root.join("target/fuzz");
     let mut args = std::env::args().skip(1);
@@ -21,6 +22,7 @@ fn main() -> ExitCode {
             "--jobs" => value().parse().map(|v| jobs = v).is_ok(),
             "--timeout" => value().parse().map(|v| timeout = v).is_ok(),
             "--minimize" => value().parse().map(|v| budget = v).is_ok(),
+            "--generate" => value().parse().map(|v: u64| generate = Some(v)).is_ok(),
             "--out" => {
                 out = PathBuf::from(value());
                 true
@@ -36,6 +38,26 @@ fn main() -> ExitCode {
     let work = std::env::temp_dir().join(format!("tile-fuzz-{}", std::process::id()));
     std::fs::create_dir_all(&work).expect("scratch folder");
     std::fs::create_dir_all(&out).expect("output folder");
+    if let Some(programs) = generate {
+        // Differential runs of generated programs instead of mutants.
+        let interp = tile_tests::generate::interp_available(&bin, &work);
+        let started = std::time::Instant::now();
+        let mut failed = 0;
+        for index in 0..programs {
+            if let Err(report) = tile_tests::check_generated(&bin, &work, seed, index, interp) {
+                failed += 1;
+                println!("{report}
+");
+            }
+        }
+        println!(
+            "tile-fuzz: {programs} generated programs of seed {seed} in {:.0} s (CPU vs Vulkan{}): {failed} failed",
+            started.elapsed().as_secs_f64(),
+            if interp { " vs interpreter" } else { "" }
+        );
+        let _ = std::fs::remove_dir_all(&work);
+        return if failed == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE };
+    }
     let runner = fuzz::Runner { bin, work: work.clone(), timeout: Duration::from_secs(timeout) };
     let mut seeds = fuzz::corpus(&root);
     fuzz::mark_valid(&runner, &mut seeds);
