@@ -84,7 +84,7 @@ fn small_tensors(text: &str) -> bool {
     text.lines().filter(|line| line.contains("func.func")).all(|line| {
         line.match_indices("memref<").all(|(start, _)| {
             let dims = line[start + 7..].split(|c: char| !(c.is_ascii_digit() || c == 'x' || c == '?')).next().unwrap_or("");
-            dims.split('x').filter(|d| !d.is_empty()).map(|d| d.parse::<u64>().unwrap_or(256)).product::<u64>() < 1 << 20
+            dims.split('x').filter(|d| !d.is_empty()).map(|d| d.parse::<u64>().unwrap_or(256)).fold(1u64, u64::saturating_mul) < 1 << 20
         })
     })
 }

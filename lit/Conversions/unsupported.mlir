@@ -74,3 +74,25 @@ func.func @fp8(%X: memref<64xf8E4M3FN>) {
 func.func @global_space(%f: memref<16x16xf32, #gpu.address_space<global>>) {
   return
 }
+
+// -----
+
+// arith.remf is fmod: a libdevice/ocml call on sm_90a and gfx942 (an AMDGCN error about a missing
+// ROCm bitcode path, located nowhere), OpFRem in SPIR-V.
+// NV: unsupported.mlir:[[# @LINE + 10]]:12: error: 'arith.remf' op is not lowered for sm_90a yet (it would call a math library the code cannot link)
+// AMD: unsupported.mlir:[[# @LINE + 9]]:12: error: 'arith.remf' op is not lowered for gfx942 yet
+func.func @remainder(%X: memref<64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %two = arith.constant 2.0 : f32
+  tile.kernel grid(%c1) threads(64) (%bx) {
+    %f = tile.alloc_fragment : memref<64xf32, #tile.fragment>
+    tile.parallel (%i) in (64) {
+      %v = memref.load %f[%i] : memref<64xf32, #tile.fragment>
+      %r = arith.remf %v, %two : f32
+      memref.store %r, %f[%i] : memref<64xf32, #tile.fragment>
+    }
+    tile.copy %f, %X[%c0] : memref<64xf32, #tile.fragment>, memref<64xf32>
+  }
+  return
+}
