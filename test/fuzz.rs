@@ -450,6 +450,8 @@ pub struct Runner {
     pub work: PathBuf,
     /// How long one run may take before it counts as a hang.
     pub timeout: Duration,
+    /// Runs every mutant through this tool instead of a random one (`tile-fuzz --only vulkan`).
+    pub only: Option<Tool>,
 }
 
 fn is_located_in(line: &str, input: &str) -> bool {
@@ -672,6 +674,7 @@ pub fn fuzz(runner: &Runner, seeds: &[Seed], seed: u64, count: u64, jobs: usize,
                     break;
                 }
                 let (origin, text, tool) = case(seeds, seed, index);
+                let tool = runner.only.clone().unwrap_or(tool);
                 if let Some(verdict) = run_case(runner, &tool, &text, &format!("job{job}")) {
                     failures.lock().expect("lock").push(Failure { case: index, origin: seeds[origin].origin.clone(), tool, verdict, text });
                 }
@@ -685,6 +688,15 @@ pub fn fuzz(runner: &Runner, seeds: &[Seed], seed: u64, count: u64, jobs: usize,
     let mut failures = failures.into_inner().expect("lock");
     failures.sort_by_key(|failure| failure.case);
     failures
+}
+
+impl Failure {
+    /// Returns true for a Vulkan run that disagrees with the CPU reference: a miscompile, or a mutant
+    /// that reads a tile before writing it (both targets then read whatever memory held); these are
+    /// reported for triage, not counted as broken contracts.
+    pub fn to_triage(&self) -> bool {
+        self.verdict.0 == "vulkan differs from cpu"
+    }
 }
 
 /// Keeps the first failure of each signature.

@@ -6,11 +6,12 @@
 use std::{path::PathBuf, process::ExitCode, time::Duration};
 use tile_tests::fuzz;
 
-const USAGE: &str = "usage: tile-fuzz [--seed N] [--runs N] [--jobs N] [--timeout S] [--minimize N] [--out DIR] | tile-fuzz --generate N [--seed N]";
+const USAGE: &str = "usage: tile-fuzz [--seed N] [--runs N] [--jobs N] [--timeout S] [--minimize N] [--out DIR] [--only cpu|vulkan|TARGET] | tile-fuzz --generate N [--seed N]";
 
 fn main() -> ExitCode {
     let (mut seed, mut runs, mut jobs, mut timeout, mut budget) = (1u64, 1000u64, 2usize, 60u64, 200usize);
     let mut generate = None;
+    let mut only = None;
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().expect("repository").to_path_buf();
     let mut out = root.join("target/fuzz");
     let mut args = std::env::args().skip(1);
@@ -22,6 +23,14 @@ fn main() -> ExitCode {
             "--jobs" => value().parse().map(|v| jobs = v).is_ok(),
             "--timeout" => value().parse().map(|v| timeout = v).is_ok(),
             "--minimize" => value().parse().map(|v| budget = v).is_ok(),
+            "--only" => {
+                only = match value().as_str() {
+                    "cpu" => Some(fuzz::Tool::RunCpu),
+                    "vulkan" => Some(fuzz::Tool::RunVulkanCheck),
+                    target => fuzz::TARGETS.iter().find(|t| **t == target).map(|t| fuzz::Tool::Compile(t)),
+                };
+                only.is_some()
+            }
             "--generate" => value().parse().map(|v: u64| generate = Some(v)).is_ok(),
             "--out" => {
                 out = PathBuf::from(value());
@@ -58,7 +67,7 @@ fn main() -> ExitCode {
         let _ = std::fs::remove_dir_all(&work);
         return if failed == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE };
     }
-    let runner = fuzz::Runner { bin, work: work.clone(), timeout: Duration::from_secs(timeout) };
+    let runner = fuzz::Runner { bin, work: work.clone(), timeout: Duration::from_secs(timeout), only };
     let mut seeds = fuzz::corpus(&root);
     fuzz::mark_valid(&runner, &mut seeds);
     let started = std::time::Instant::now();
@@ -93,8 +102,9 @@ fn main() -> ExitCode {
             failure.case
         );
         let _ = std::fs::write(&path, format!("{header}{minimized}"));
-        println!("  {}\n    {}\n    -> {}", failure.signature(), failure.verdict.1.chars().take(200).collect::<String>(), path.display());
+        let note = if failure.to_triage() { " (to triage: a miscompile, or a mutant reading a tile it never wrote)" } else { "" };
+        println!("  {}{note}\n    {}\n    -> {}", failure.signature(), failure.verdict.1.chars().take(200).collect::<String>(), path.display());
     }
     let _ = std::fs::remove_dir_all(&work);
-    if failures.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE }
+    if failures.iter().all(fuzz::Failure::to_triage) { ExitCode::SUCCESS } else { ExitCode::FAILURE }
 }

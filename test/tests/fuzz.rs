@@ -28,11 +28,15 @@ fn mutants_keep_the_contract() {
 
     let work = std::env::temp_dir().join(format!("tile-fuzz-test-{}", std::process::id()));
     std::fs::create_dir_all(&work).expect("scratch folder");
-    let runner = fuzz::Runner { bin, work: work.clone(), timeout: Duration::from_secs(90) };
+    let runner = fuzz::Runner { bin, work: work.clone(), timeout: Duration::from_secs(90), only: None };
     let mut seeds = fuzz::corpus(&root);
     fuzz::mark_valid(&runner, &mut seeds);
     assert!(seeds.iter().filter(|seed| seed.valid).count() > 50, "too few valid seed inputs");
-    let failures = fuzz::fuzz(&runner, &seeds, SEED, RUNS, 2, |_| {});
+    let (triage, failures): (Vec<_>, Vec<_>) =
+        fuzz::fuzz(&runner, &seeds, SEED, RUNS, 2, |_| {}).into_iter().partition(fuzz::Failure::to_triage);
+    for failure in &triage {
+        eprintln!("to triage (case {}, {}): {}", failure.case, failure.origin, failure.verdict.1);
+    }
     let _ = std::fs::remove_dir_all(&work);
     let report: Vec<String> = fuzz::distinct(&failures)
         .iter()
