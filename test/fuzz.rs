@@ -81,12 +81,21 @@ pub fn mark_valid(runner: &Runner, seeds: &mut [Seed]) {
 
 /// Returns true when every memref of the `func.func` lines of `text` has under 2^20 elements.
 fn small_tensors(text: &str) -> bool {
-    text.lines().filter(|line| line.contains("func.func")).all(|line| {
-        line.match_indices("memref<").all(|(start, _)| {
-            let dims = line[start + 7..].split(|c: char| !(c.is_ascii_digit() || c == 'x' || c == '?')).next().unwrap_or("");
-            dims.split('x').filter(|d| !d.is_empty()).map(|d| d.parse::<u64>().unwrap_or(256)).fold(1u64, u64::saturating_mul) < 1 << 20
+    text.lines()
+        .filter(|line| line.contains("func.func"))
+        .all(|line| {
+            line.match_indices("memref<").all(|(start, _)| {
+                let dims = line[start + 7..]
+                    .split(|c: char| !(c.is_ascii_digit() || c == 'x' || c == '?'))
+                    .next()
+                    .unwrap_or("");
+                dims.split('x')
+                    .filter(|d| !d.is_empty())
+                    .map(|d| d.parse::<u64>().unwrap_or(256))
+                    .fold(1u64, u64::saturating_mul)
+                    < 1 << 20
+            })
         })
-    })
 }
 
 /// Returns every chunk of every `.mlir` file under `lit/`, `examples/` and `test/programs/` of `root`
@@ -109,8 +118,14 @@ pub fn corpus(root: &Path) -> Vec<Seed> {
     files.sort();
     let mut seeds = Vec::new();
     for file in files {
-        let Ok(text) = std::fs::read_to_string(&file) else { continue };
-        let name = file.strip_prefix(root).unwrap_or(&file).display().to_string();
+        let Ok(text) = std::fs::read_to_string(&file) else {
+            continue;
+        };
+        let name = file
+            .strip_prefix(root)
+            .unwrap_or(&file)
+            .display()
+            .to_string();
         for (index, chunk) in text.split("\n// -----").enumerate() {
             let body: Vec<&str> = chunk
                 .lines()
@@ -119,14 +134,21 @@ pub fn corpus(root: &Path) -> Vec<Seed> {
             let body = body.join("\n");
             if body.contains("tile.") && body.contains("func.func") {
                 let runnable = small_tensors(&body);
-                seeds.push(Seed { origin: format!("{name}#{index}"), text: body + "\n", runnable, valid: false });
+                seeds.push(Seed {
+                    origin: format!("{name}#{index}"),
+                    text: body + "\n",
+                    runnable,
+                    valid: false,
+                });
             }
         }
     }
     seeds
 }
 
-const TYPES: &[&str] = &["f16", "bf16", "f32", "f8E4M3FN", "i8", "i32", "f64", "index", "i1"];
+const TYPES: &[&str] = &[
+    "f16", "bf16", "f32", "f8E4M3FN", "i8", "i32", "f64", "index", "i1",
+];
 const SPACES: &[&str] = &[
     "#gpu.address_space<workgroup>",
     "#tile.fragment",
@@ -134,15 +156,56 @@ const SPACES: &[&str] = &[
     "#gpu.address_space<private>",
     "3",
 ];
-const NUMBERS: &[&str] = &["0", "-1", "1", "3", "7", "33", "100", "1000", "65536", "4294967296", "9223372036854775807"];
+const NUMBERS: &[&str] = &[
+    "0",
+    "-1",
+    "1",
+    "3",
+    "7",
+    "33",
+    "100",
+    "1000",
+    "65536",
+    "4294967296",
+    "9223372036854775807",
+];
 const UNARY: &[&str] = &[
-    "math.exp", "math.log", "math.tanh", "math.erf", "math.sqrt", "math.rsqrt", "math.absf", "math.sin",
-    "math.cos", "math.exp2", "math.log2", "math.log1p", "math.expm1", "math.cbrt", "math.floor", "math.ceil",
-    "math.round", "math.tan", "math.atan", "math.sinh", "math.cosh", "math.asin", "math.acos", "arith.negf",
+    "math.exp",
+    "math.log",
+    "math.tanh",
+    "math.erf",
+    "math.sqrt",
+    "math.rsqrt",
+    "math.absf",
+    "math.sin",
+    "math.cos",
+    "math.exp2",
+    "math.log2",
+    "math.log1p",
+    "math.expm1",
+    "math.cbrt",
+    "math.floor",
+    "math.ceil",
+    "math.round",
+    "math.tan",
+    "math.atan",
+    "math.sinh",
+    "math.cosh",
+    "math.asin",
+    "math.acos",
+    "arith.negf",
 ];
 const BINARY: &[&str] = &[
-    "arith.addf", "arith.subf", "arith.mulf", "arith.divf", "arith.maximumf", "arith.minimumf", "arith.remf",
-    "math.powf", "math.atan2", "math.copysign",
+    "arith.addf",
+    "arith.subf",
+    "arith.mulf",
+    "arith.divf",
+    "arith.maximumf",
+    "arith.minimumf",
+    "arith.remf",
+    "math.powf",
+    "math.atan2",
+    "math.copysign",
 ];
 const REDUCTIONS: &[&str] = &["<sum>", "<max>", "<min>", "<absmax>", "<abssum>"];
 const LAYOUTS: &[&str] = &[
@@ -152,8 +215,17 @@ const LAYOUTS: &[&str] = &[
     ", strided<[128, 1], offset: 4>",
 ];
 const OPS: &[&str] = &[
-    "tile.parallel", "tile.pipelined", "tile.copy", "tile.gemm", "tile.fill", "tile.reduce",
-    "tile.alloc_shared", "tile.alloc_fragment", "tile.kernel", "memref.load", "memref.store",
+    "tile.parallel",
+    "tile.pipelined",
+    "tile.copy",
+    "tile.gemm",
+    "tile.fill",
+    "tile.reduce",
+    "tile.alloc_shared",
+    "tile.alloc_fragment",
+    "tile.kernel",
+    "memref.load",
+    "memref.store",
 ];
 
 /// Returns true when a token may start at byte `start` of `text`: after a separator, or after the
@@ -197,17 +269,26 @@ fn occurrences(text: &str, needle: &str) -> Vec<(usize, usize)> {
         .filter(|(start, _)| {
             let after = text[start + needle.len()..].chars().next();
             let after_ok = if numeric {
-                !after.is_some_and(|c| c.is_ascii_digit() || c == '.' || (c.is_ascii_alphabetic() && c != 'x'))
+                !after.is_some_and(|c| {
+                    c.is_ascii_digit() || c == '.' || (c.is_ascii_alphabetic() && c != 'x')
+                })
             } else {
-                !after.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_') || !needle.ends_with(|c: char| c.is_ascii_alphanumeric())
+                !after.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+                    || !needle.ends_with(|c: char| c.is_ascii_alphanumeric())
             };
-            (starts_token(text, *start) || !needle.starts_with(|c: char| c.is_ascii_alphanumeric())) && after_ok
+            (starts_token(text, *start) || !needle.starts_with(|c: char| c.is_ascii_alphanumeric()))
+                && after_ok
         })
         .map(|(start, _)| (start, start + needle.len()))
         .collect()
 }
 
-fn replace_one(text: &str, ranges: &[(usize, usize)], rng: &mut Rng, with: impl FnOnce(&str, &mut Rng) -> String) -> Option<String> {
+fn replace_one(
+    text: &str,
+    ranges: &[(usize, usize)],
+    rng: &mut Rng,
+    with: impl FnOnce(&str, &mut Rng) -> String,
+) -> Option<String> {
     if ranges.is_empty() {
         return None;
     }
@@ -219,7 +300,12 @@ fn replace_one(text: &str, ranges: &[(usize, usize)], rng: &mut Rng, with: impl 
 /// Like [`replace_one`], but two times in three every occurrence of the chosen snippet changes the
 /// same way (a type or size changed everywhere keeps the program consistent, and so valid more
 /// often).
-fn replace_some(text: &str, ranges: &[(usize, usize)], rng: &mut Rng, with: impl FnOnce(&str, &mut Rng) -> String) -> Option<String> {
+fn replace_some(
+    text: &str,
+    ranges: &[(usize, usize)],
+    rng: &mut Rng,
+    with: impl FnOnce(&str, &mut Rng) -> String,
+) -> Option<String> {
     if ranges.is_empty() {
         return None;
     }
@@ -241,14 +327,18 @@ fn replace_some(text: &str, ranges: &[(usize, usize)], rng: &mut Rng, with: impl
 }
 
 fn replace_any(text: &str, choices: &[&str], rng: &mut Rng) -> Option<String> {
-    let ranges: Vec<(usize, usize)> = choices.iter().flat_map(|choice| occurrences(text, choice)).collect();
+    let ranges: Vec<(usize, usize)> = choices
+        .iter()
+        .flat_map(|choice| occurrences(text, choice))
+        .collect();
     replace_some(text, &ranges, rng, |_, rng| rng.pick(choices).to_string())
 }
 
 /// Returns the tokens of `text` (identifiers, SSA names, numbers) as byte ranges.
 fn tokens(text: &str) -> Vec<(usize, usize)> {
     let bytes = text.as_bytes();
-    let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'%' || b == b'.' || b == b'#';
+    let word =
+        |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'%' || b == b'.' || b == b'#';
     let mut found = Vec::new();
     let mut index = 0;
     while index < bytes.len() {
@@ -283,8 +373,13 @@ pub fn mutate_once(text: &str, rng: &mut Rng) -> Option<String> {
         3 => replace_any(text, TYPES, rng),
         // A memory space.
         4 => replace_any(text, SPACES, rng).or_else(|| {
-            let ranges: Vec<_> = occurrences(text, "xf16>").into_iter().chain(occurrences(text, "xf32>")).collect();
-            replace_some(text, &ranges, rng, |old, rng| format!("{}, {}>", &old[..old.len() - 1], rng.pick(SPACES)))
+            let ranges: Vec<_> = occurrences(text, "xf16>")
+                .into_iter()
+                .chain(occurrences(text, "xf32>"))
+                .collect();
+            replace_some(text, &ranges, rng, |old, rng| {
+                format!("{}, {}>", &old[..old.len() - 1], rng.pick(SPACES))
+            })
         }),
         // A line deleted or duplicated.
         5 => {
@@ -310,7 +405,14 @@ pub fn mutate_once(text: &str, rng: &mut Rng) -> Option<String> {
             if a == b || a.1 > b.0 {
                 return None;
             }
-            Some(format!("{}{}{}{}{}", &text[..a.0], &text[b.0..b.1], &text[a.1..b.0], &text[a.0..a.1], &text[b.1..]))
+            Some(format!(
+                "{}{}{}{}{}",
+                &text[..a.0],
+                &text[b.0..b.1],
+                &text[a.1..b.0],
+                &text[a.0..a.1],
+                &text[b.1..]
+            ))
         }
         // A shape: a dimension dropped, added, or made dynamic.
         7 => {
@@ -341,8 +443,13 @@ pub fn mutate_once(text: &str, rng: &mut Rng) -> Option<String> {
         }
         // A layout on a memref type.
         8 => {
-            let ranges: Vec<(usize, usize)> = ["xf16>", "xf32>", "xbf16>"].iter().flat_map(|t| occurrences(text, t)).collect();
-            replace_some(text, &ranges, rng, |old, rng| format!("{}{}>", &old[..old.len() - 1], rng.pick(LAYOUTS)))
+            let ranges: Vec<(usize, usize)> = ["xf16>", "xf32>", "xbf16>"]
+                .iter()
+                .flat_map(|t| occurrences(text, t))
+                .collect();
+            replace_some(text, &ranges, rng, |old, rng| {
+                format!("{}{}>", &old[..old.len() - 1], rng.pick(LAYOUTS))
+            })
         }
         // A math or arithmetic op, or a reduction kind.
         9 => replace_any(text, UNARY, rng)
@@ -455,54 +562,114 @@ pub struct Runner {
 }
 
 fn is_located_in(line: &str, input: &str) -> bool {
-    let Some(position) = line.find(": error: ") else { return false };
+    let Some(position) = line.find(": error: ") else {
+        return false;
+    };
     let place = &line[..position];
-    let Some(rest) = place.strip_prefix(input) else { return false };
+    let Some(rest) = place.strip_prefix(input) else {
+        return false;
+    };
     let parts: Vec<&str> = rest.split(':').collect();
-    parts.len() == 3 && parts[0].is_empty() && parts[1..].iter().all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+    parts.len() == 3
+        && parts[0].is_empty()
+        && parts[1..]
+            .iter()
+            .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
 }
 
 fn looks_like_ir(line: &str) -> bool {
     let trimmed = line.trim_start();
     (trimmed.starts_with('%') && trimmed.contains(" = "))
-        || ["module {", "gpu.module", "llvm.func", "func.func", "\"builtin.module\"", "spirv.module", "builtin.module"]
-            .iter()
-            .any(|start| trimmed.starts_with(start))
+        || [
+            "module {",
+            "gpu.module",
+            "llvm.func",
+            "func.func",
+            "\"builtin.module\"",
+            "spirv.module",
+            "builtin.module",
+        ]
+        .iter()
+        .any(|start| trimmed.starts_with(start))
 }
 
 /// Judges one finished run against the contract.
-pub fn judge(tool: &Tool, input: &str, status: Option<i32>, stdout: &str, stderr: &str, outputs: &Path) -> Verdict {
-    let first = |needle: &str| stderr.lines().find(|line| line.contains(needle)).unwrap_or_default().to_string();
-    for needle in ["panicked", "internal error", "Stack dump", "PLEASE submit", "LLVM ERROR", "Assertion", "double free", "corrupted"] {
+pub fn judge(
+    tool: &Tool,
+    input: &str,
+    status: Option<i32>,
+    stdout: &str,
+    stderr: &str,
+    outputs: &Path,
+) -> Verdict {
+    let first = |needle: &str| {
+        stderr
+            .lines()
+            .find(|line| line.contains(needle))
+            .unwrap_or_default()
+            .to_string()
+    };
+    for needle in [
+        "panicked",
+        "internal error",
+        "Stack dump",
+        "PLEASE submit",
+        "LLVM ERROR",
+        "Assertion",
+        "double free",
+        "corrupted",
+    ] {
         if stderr.contains(needle) {
             return Some((needle.to_lowercase(), first(needle)));
         }
     }
     match status {
-        None => return Some(("signal".into(), stderr.lines().last().unwrap_or_default().into())),
+        None => {
+            return Some((
+                "signal".into(),
+                stderr.lines().last().unwrap_or_default().into(),
+            ));
+        }
         Some(0) | Some(1) => {}
-        Some(code) => return Some((format!("status {code}"), stderr.lines().last().unwrap_or_default().into())),
+        Some(code) => {
+            return Some((
+                format!("status {code}"),
+                stderr.lines().last().unwrap_or_default().into(),
+            ));
+        }
     }
     if stderr.contains("see current operation") {
         return Some(("ir dump".into(), first("see current operation")));
     }
     // MLIR echoes the input's line under a parse error: only lines the input does not hold count.
     let source = std::fs::read_to_string(input).unwrap_or_default();
-    if let Some(line) = stderr.lines().find(|line| looks_like_ir(line) && !source.contains(line.trim())) {
+    if let Some(line) = stderr
+        .lines()
+        .find(|line| looks_like_ir(line) && !source.contains(line.trim()))
+    {
         return Some(("ir dump".into(), line.into()));
     }
-    for line in stderr.lines().filter(|line| line.contains("error:") && !line.starts_with("error: ")) {
+    for line in stderr
+        .lines()
+        .filter(|line| line.contains("error:") && !line.starts_with("error: "))
+    {
         if !is_located_in(line, input) {
             return Some(("error outside the input".into(), line.into()));
         }
     }
     if status == Some(1) {
         if *tool == Tool::RunVulkanCheck && stdout.contains("MISMATCH") {
-            let line = stdout.lines().find(|line| line.contains("MISMATCH")).unwrap_or_default();
+            let line = stdout
+                .lines()
+                .find(|line| line.contains("MISMATCH"))
+                .unwrap_or_default();
             return Some(("vulkan differs from cpu".into(), line.into()));
         }
         if !stderr.lines().any(|line| is_located_in(line, input)) {
-            return Some(("unlocated error".into(), stderr.lines().last().unwrap_or_default().into()));
+            return Some((
+                "unlocated error".into(),
+                stderr.lines().last().unwrap_or_default().into(),
+            ));
         }
         return None;
     }
@@ -516,17 +683,26 @@ pub fn judge(tool: &Tool, input: &str, status: Option<i32>, stdout: &str, stderr
             match path.extension().and_then(|e| e.to_str()) {
                 Some("ptx") => {
                     if let Some(line) = text.lines().find(|l| l.contains(".extern .func")) {
-                        return Some(("ptx calls an unresolved function".into(), line.trim().into()));
+                        return Some((
+                            "ptx calls an unresolved function".into(),
+                            line.trim().into(),
+                        ));
                     }
                 }
                 Some("s") => {
-                    if let Some(line) = text.lines().find(|l| l.contains("s_swappc_b64") || l.contains("s_setpc_b64")) {
+                    if let Some(line) = text
+                        .lines()
+                        .find(|l| l.contains("s_swappc_b64") || l.contains("s_setpc_b64"))
+                    {
                         return Some(("amdgcn calls a function".into(), line.trim().into()));
                     }
                 }
                 Some("json") => {
                     if let Some(line) = text.lines().find(|l| l.contains("\"host_argument\": -")) {
-                        return Some(("manifest names no host argument".into(), line.trim().into()));
+                        return Some((
+                            "manifest names no host argument".into(),
+                            line.trim().into(),
+                        ));
                     }
                 }
                 _ => {}
@@ -551,7 +727,10 @@ pub fn run_case(runner: &Runner, tool: &Tool, text: &str, name: &str) -> Verdict
         }
         Tool::Compile(target) => {
             let mut command = Command::new(runner.bin.join("tile-compile"));
-            command.arg(&input).args(["--target", target, "-o"]).arg(&outputs);
+            command
+                .arg(&input)
+                .args(["--target", target, "-o"])
+                .arg(&outputs);
             command
         }
         Tool::RunCpu => {
@@ -586,13 +765,20 @@ pub fn run_case(runner: &Runner, tool: &Tool, text: &str, name: &str) -> Verdict
         std::thread::sleep(Duration::from_millis(5));
     };
     let stdout = std::fs::read_to_string(&stdout_path).unwrap_or_default();
-    let stderr = String::from_utf8_lossy(&std::fs::read(&stderr_path).unwrap_or_default()).into_owned();
+    let stderr =
+        String::from_utf8_lossy(&std::fs::read(&stderr_path).unwrap_or_default()).into_owned();
     let Some(status) = status else {
-        return Some(("timeout".into(), format!("more than {} s", runner.timeout.as_secs())));
+        return Some((
+            "timeout".into(),
+            format!("more than {} s", runner.timeout.as_secs()),
+        ));
     };
     use std::os::unix::process::ExitStatusExt;
     if std::env::var_os("TILE_FUZZ_VERBOSE").is_some() {
-        let first = stderr.lines().find(|line| line.contains("error")).unwrap_or("ok");
+        let first = stderr
+            .lines()
+            .find(|line| line.contains("error"))
+            .unwrap_or("ok");
         eprintln!("[{}] {}", tool.describe(), first.replace(&input_text, "IN"));
     }
     if status.code() == Some(0) {
@@ -600,7 +786,10 @@ pub fn run_case(runner: &Runner, tool: &Tool, text: &str, name: &str) -> Verdict
     }
     let verdict = match status.code() {
         Some(code) => judge(tool, &input_text, Some(code), &stdout, &stderr, &outputs),
-        None => Some((format!("signal {}", status.signal().unwrap_or(0)), stderr.lines().last().unwrap_or_default().into())),
+        None => Some((
+            format!("signal {}", status.signal().unwrap_or(0)),
+            stderr.lines().last().unwrap_or_default().into(),
+        )),
     };
     let _ = std::fs::remove_dir_all(&outputs);
     verdict
@@ -652,36 +841,60 @@ impl Failure {
 pub fn case(seeds: &[Seed], seed: u64, case: u64) -> (usize, String, Tool) {
     let mut rng = Rng::new(seed.wrapping_mul(0x1000_0000_01B3) ^ case.wrapping_mul(0x9E37_79B9));
     // Mostly valid seeds (a mutant of an invalid one rarely gets past the parser).
-    let valid: Vec<usize> = (0..seeds.len()).filter(|index| seeds[*index].valid).collect();
-    let index = if !valid.is_empty() && rng.below(10) < 8 { *rng.pick(&valid) } else { rng.below(seeds.len()) };
+    let valid: Vec<usize> = (0..seeds.len())
+        .filter(|index| seeds[*index].valid)
+        .collect();
+    let index = if !valid.is_empty() && rng.below(10) < 8 {
+        *rng.pick(&valid)
+    } else {
+        rng.below(seeds.len())
+    };
     let text = mutate(&seeds[index].text, &mut rng);
     let tool = Tool::random(&mut rng, seeds[index].runnable);
     (index, text, tool)
 }
 
 /// Runs cases `0..count` of `seed` on `jobs` threads; returns the failures in case order.
-pub fn fuzz(runner: &Runner, seeds: &[Seed], seed: u64, count: u64, jobs: usize, mut progress: impl FnMut(u64) + Send) -> Vec<Failure> {
-    use std::sync::{Mutex, atomic::{AtomicU64, Ordering}};
+pub fn fuzz(
+    runner: &Runner,
+    seeds: &[Seed],
+    seed: u64,
+    count: u64,
+    jobs: usize,
+    mut progress: impl FnMut(u64) + Send,
+) -> Vec<Failure> {
+    use std::sync::{
+        Mutex,
+        atomic::{AtomicU64, Ordering},
+    };
     let next = AtomicU64::new(0);
     let failures = Mutex::new(Vec::new());
     let done = Mutex::new((0u64, &mut progress));
     std::thread::scope(|scope| {
         for job in 0..jobs.max(1) {
             let (next, failures, done) = (&next, &failures, &done);
-            scope.spawn(move || loop {
-                let index = next.fetch_add(1, Ordering::SeqCst);
-                if index >= count {
-                    break;
+            scope.spawn(move || {
+                loop {
+                    let index = next.fetch_add(1, Ordering::SeqCst);
+                    if index >= count {
+                        break;
+                    }
+                    let (origin, text, tool) = case(seeds, seed, index);
+                    let tool = runner.only.clone().unwrap_or(tool);
+                    if let Some(verdict) = run_case(runner, &tool, &text, &format!("job{job}")) {
+                        failures.lock().expect("lock").push(Failure {
+                            case: index,
+                            origin: seeds[origin].origin.clone(),
+                            tool,
+                            verdict,
+                            text,
+                        });
+                    }
+                    let mut done = done.lock().expect("lock");
+                    done.0 += 1;
+                    let finished = done.0;
+                    (done.1)(finished);
                 }
-                let (origin, text, tool) = case(seeds, seed, index);
-                let tool = runner.only.clone().unwrap_or(tool);
-                if let Some(verdict) = run_case(runner, &tool, &text, &format!("job{job}")) {
-                    failures.lock().expect("lock").push(Failure { case: index, origin: seeds[origin].origin.clone(), tool, verdict, text });
-                }
-                let mut done = done.lock().expect("lock");
-                done.0 += 1;
-                let finished = done.0;
-                (done.1)(finished);
             });
         }
     });
@@ -702,7 +915,11 @@ impl Failure {
 /// Keeps the first failure of each signature.
 pub fn distinct(failures: &[Failure]) -> Vec<Failure> {
     let mut seen = std::collections::HashSet::new();
-    failures.iter().filter(|failure| seen.insert(failure.signature())).cloned().collect()
+    failures
+        .iter()
+        .filter(|failure| seen.insert(failure.signature()))
+        .cloned()
+        .collect()
 }
 
 /// Deletes lines of `failure`'s mutant while the same verdict kind remains; at most `budget` runs.
@@ -718,8 +935,16 @@ pub fn minimize(runner: &Runner, failure: &Failure, budget: usize) -> String {
             let end = (start + chunk).min(candidate.len());
             candidate.drain(start..end);
             runs += 1;
-            let verdict = run_case(runner, &failure.tool, &(candidate.join("\n") + "\n"), "minimize");
-            if verdict.as_ref().is_some_and(|(kind, _)| *kind == failure.verdict.0) {
+            let verdict = run_case(
+                runner,
+                &failure.tool,
+                &(candidate.join("\n") + "\n"),
+                "minimize",
+            );
+            if verdict
+                .as_ref()
+                .is_some_and(|(kind, _)| *kind == failure.verdict.0)
+            {
                 lines = candidate;
                 changed = true;
             } else {
@@ -743,19 +968,30 @@ mod tests {
     #[test]
     fn numbers_skip_names_and_floats() {
         let text = "%c16 = arith.constant 16 : index, memref<8x64xf32>, 0.5";
-        let found: Vec<&str> = numbers(text).into_iter().map(|(s, e)| &text[s..e]).collect();
+        let found: Vec<&str> = numbers(text)
+            .into_iter()
+            .map(|(s, e)| &text[s..e])
+            .collect();
         assert_eq!(found, ["16", "8", "64"]);
     }
 
     #[test]
     fn cases_are_reproducible() {
-        let seeds = vec![Seed { origin: "x".into(), text: "func.func @f(%a: memref<8x64xf32>) {\n  tile.kernel\n}\n".into(), runnable: true, valid: true }];
+        let seeds = vec![Seed {
+            origin: "x".into(),
+            text: "func.func @f(%a: memref<8x64xf32>) {\n  tile.kernel\n}\n".into(),
+            runnable: true,
+            valid: true,
+        }];
         assert_eq!(case(&seeds, 7, 3).1, case(&seeds, 7, 3).1);
     }
 
     #[test]
     fn errors_must_be_located_in_the_input() {
-        assert!(is_located_in("/tmp/a.mlir:3:5: error: 'tile.x' op expects", "/tmp/a.mlir"));
+        assert!(is_located_in(
+            "/tmp/a.mlir:3:5: error: 'tile.x' op expects",
+            "/tmp/a.mlir"
+        ));
         assert!(!is_located_in("loc(unknown): error: x", "/tmp/a.mlir"));
         assert!(!is_located_in("/tmp/a.mlir: error: x", "/tmp/a.mlir"));
     }

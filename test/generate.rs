@@ -31,7 +31,13 @@ fn literal(rng: &mut Rng) -> String {
 
 /// Writes an elementwise chain on `%v` into `body`, returning the name of its result. Values stay
 /// bounded (tanh before exp), so both targets compute in the same range.
-fn chain(rng: &mut Rng, body: &mut String, prefix: &str, input: &str, extra: Option<&str>) -> String {
+fn chain(
+    rng: &mut Rng,
+    body: &mut String,
+    prefix: &str,
+    input: &str,
+    extra: Option<&str>,
+) -> String {
     let mut current = input.to_string();
     let steps = 1 + rng.below(4);
     for step in 0..steps {
@@ -39,8 +45,14 @@ fn chain(rng: &mut Rng, body: &mut String, prefix: &str, input: &str, extra: Opt
         let line = match rng.below(if extra.is_some() { 10 } else { 9 }) {
             0 => format!("{name} = arith.addf {current}, %k{} : f32", rng.below(4)),
             1 => format!("{name} = arith.mulf {current}, %k{} : f32", rng.below(4)),
-            2 => format!("{name} = arith.maximumf {current}, %k{} : f32", rng.below(4)),
-            3 => format!("{name} = arith.minimumf {current}, %k{} : f32", rng.below(4)),
+            2 => format!(
+                "{name} = arith.maximumf {current}, %k{} : f32",
+                rng.below(4)
+            ),
+            3 => format!(
+                "{name} = arith.minimumf {current}, %k{} : f32",
+                rng.below(4)
+            ),
             4 => format!("{name} = arith.negf {current} : f32"),
             5 => format!("{name} = math.tanh {current} : f32"),
             6 => {
@@ -57,8 +69,15 @@ fn chain(rng: &mut Rng, body: &mut String, prefix: &str, input: &str, extra: Opt
                 let magnitude = format!("{name}a");
                 let denominator = format!("{name}d");
                 writeln!(body, "      {magnitude} = math.absf {current} : f32").ok();
-                writeln!(body, "      {denominator} = arith.addf {magnitude}, %one : f32").ok();
-                format!("{name} = arith.divf %k{}, {denominator} : f32", rng.below(4))
+                writeln!(
+                    body,
+                    "      {denominator} = arith.addf {magnitude}, %one : f32"
+                )
+                .ok();
+                format!(
+                    "{name} = arith.divf %k{}, {denominator} : f32",
+                    rng.below(4)
+                )
             }
             _ => {
                 let other = extra.unwrap_or(&current);
@@ -80,7 +99,11 @@ pub fn program(seed: u64, index: u64) -> Program {
     let columns = *rng.pick(&[8usize, 16, 32, 64]);
     let grid = 1 + rng.below(3);
     let ragged = grid > 1 && rng.below(3) == 0;
-    let total = if ragged { rows * grid - 1 - rng.below(rows - 1) } else { rows * grid };
+    let total = if ragged {
+        rows * grid - 1 - rng.below(rows - 1)
+    } else {
+        rows * grid
+    };
     let threads = *rng.pick(&[32usize, 64, 128]);
     let through_shared = rng.below(3) == 0;
     let f = format!("memref<{rows}x{columns}xf32, #tile.fragment>");
@@ -99,7 +122,11 @@ pub fn program(seed: u64, index: u64) -> Program {
     for k in 0..4 {
         writeln!(text, "  %k{k} = arith.constant {} : f32", literal(&mut rng)).ok();
     }
-    writeln!(text, "  tile.kernel grid(%grid) threads({threads}) (%bx) {{").ok();
+    writeln!(
+        text,
+        "  tile.kernel grid(%grid) threads({threads}) (%bx) {{"
+    )
+    .ok();
     writeln!(text, "    %F = tile.alloc_fragment : {f}").ok();
     writeln!(text, "    %r = tile.alloc_fragment : {r}").ok();
     writeln!(text, "    %row = arith.muli %bx, %rows : index").ok();
@@ -142,8 +169,16 @@ pub fn program(seed: u64, index: u64) -> Program {
                 writeln!(text, "      %v = memref.load %F[%i, %j] : {f}").ok();
                 writeln!(text, "      %m = memref.load %r[%i] : {r}").ok();
                 let scaled = chain(&mut rng, &mut text, &format!("s{stage}_"), "%m", None);
-                writeln!(text, "      %gt{stage} = arith.cmpf ogt, %v, {scaled} : f32").ok();
-                writeln!(text, "      %w{stage} = arith.select %gt{stage}, %v, {scaled} : f32").ok();
+                writeln!(
+                    text,
+                    "      %gt{stage} = arith.cmpf ogt, %v, {scaled} : f32"
+                )
+                .ok();
+                writeln!(
+                    text,
+                    "      %w{stage} = arith.select %gt{stage}, %v, {scaled} : f32"
+                )
+                .ok();
                 writeln!(text, "      memref.store %w{stage}, %F[%i, %j] : {f}").ok();
                 writeln!(text, "    }}").ok();
             }
@@ -159,7 +194,11 @@ pub fn program(seed: u64, index: u64) -> Program {
     let summary = format!(
         "{total}x{columns} in {grid} block(s) of {rows} rows, {threads} threads{}{}, stages [{}], then <{last}>",
         if ragged { ", ragged" } else { "" },
-        if through_shared { ", through shared memory" } else { "" },
+        if through_shared {
+            ", through shared memory"
+        } else {
+            ""
+        },
         names.join(", ")
     );
     Program { text, summary }
@@ -169,7 +208,11 @@ pub fn program(seed: u64, index: u64) -> Program {
 /// for the independent interpreter, compared with the CPU reference once it lands.
 pub fn interp_available(bin: &std::path::Path, scratch: &std::path::Path) -> bool {
     let input = scratch.join("interp-probe.mlir");
-    std::fs::write(&input, "func.func @probe(%X: memref<4xf32>) {\n  return\n}\n").is_ok()
+    std::fs::write(
+        &input,
+        "func.func @probe(%X: memref<4xf32>) {\n  return\n}\n",
+    )
+    .is_ok()
         && std::process::Command::new(bin.join("tile-run"))
             .arg(&input)
             .args(["--target", "interp"])

@@ -8,33 +8,98 @@
 //! through `tile-compile` for every target and `tile-run --target cpu`. GPU targets take f32
 //! operands only.
 
-use melior::ir::{ValueLike, operation::{OperationLike, OperationRef}};
+use melior::ir::{
+    ValueLike,
+    operation::{OperationLike, OperationRef},
+};
 use tile_dialect::{diagnostics::emit_error, ops::op_name};
 
 /// How messages name a target.
 fn display(target: &str) -> &str {
-    if target == "cpu" { "the CPU reference" } else { target }
+    if target == "cpu" {
+        "the CPU reference"
+    } else {
+        target
+    }
 }
 
 /// `math` ops on f32 that the sm_90a lowering builds (`tile-math-to-nvptx`, or plain LLVM).
-const SM90A: &[&str] = &["math.exp", "math.log", "math.sqrt", "math.absf", "math.trunc"];
+const SM90A: &[&str] = &[
+    "math.exp",
+    "math.log",
+    "math.sqrt",
+    "math.absf",
+    "math.trunc",
+];
 /// `math` ops on f32 that gfx942 builds.
 const GFX942: &[&str] = &[
-    "math.exp", "math.log", "math.sqrt", "math.rsqrt", "math.absf", "math.log1p", "math.expm1", "math.round",
-    "math.roundeven", "math.trunc",
+    "math.exp",
+    "math.log",
+    "math.sqrt",
+    "math.rsqrt",
+    "math.absf",
+    "math.log1p",
+    "math.expm1",
+    "math.round",
+    "math.roundeven",
+    "math.trunc",
 ];
 /// `math` ops on f32 that the SPIR-V targets build (GLSL.std.450 or expansions).
 const SPIRV: &[&str] = &[
-    "math.exp", "math.log", "math.tanh", "math.sqrt", "math.rsqrt", "math.absf", "math.sin", "math.cos", "math.log2",
-    "math.log10", "math.log1p", "math.expm1", "math.floor", "math.ceil", "math.round", "math.roundeven", "math.tan",
-    "math.atan", "math.sinh", "math.cosh", "math.asin", "math.acos", "math.asinh", "math.acosh", "math.atanh",
+    "math.exp",
+    "math.log",
+    "math.tanh",
+    "math.sqrt",
+    "math.rsqrt",
+    "math.absf",
+    "math.sin",
+    "math.cos",
+    "math.log2",
+    "math.log10",
+    "math.log1p",
+    "math.expm1",
+    "math.floor",
+    "math.ceil",
+    "math.round",
+    "math.roundeven",
+    "math.tan",
+    "math.atan",
+    "math.sinh",
+    "math.cosh",
+    "math.asin",
+    "math.acos",
+    "math.asinh",
+    "math.acosh",
+    "math.atanh",
     "arith.remf",
 ];
 /// `math` ops the CPU reference builds (f16, bf16 and f32; LLVM intrinsics or libm).
 const CPU: &[&str] = &[
-    "math.exp", "math.log", "math.tanh", "math.sqrt", "math.rsqrt", "math.absf", "math.sin", "math.cos", "math.exp2",
-    "math.log2", "math.log10", "math.log1p", "math.expm1", "math.floor", "math.ceil", "math.round", "math.roundeven",
-    "math.trunc", "math.tan", "math.atan", "math.sinh", "math.cosh", "math.asin", "math.acos", "arith.remf",
+    "math.exp",
+    "math.log",
+    "math.tanh",
+    "math.sqrt",
+    "math.rsqrt",
+    "math.absf",
+    "math.sin",
+    "math.cos",
+    "math.exp2",
+    "math.log2",
+    "math.log10",
+    "math.log1p",
+    "math.expm1",
+    "math.floor",
+    "math.ceil",
+    "math.round",
+    "math.roundeven",
+    "math.trunc",
+    "math.tan",
+    "math.atan",
+    "math.sinh",
+    "math.cosh",
+    "math.asin",
+    "math.acos",
+    "arith.remf",
 ];
 
 /// Returns the `math` ops `target` builds and whether it takes f32 operands only.
@@ -52,7 +117,10 @@ fn table(target: &str) -> (&'static [&'static str], bool) {
 /// `#gpu.address_space<global>` (upstream's error would be located nowhere). Emits an error at each
 /// function that does not; returns false when there was one.
 fn host_arguments_plain(module: OperationRef) -> bool {
-    use melior::ir::{attribute::TypeAttribute, r#type::{FunctionType, MemRefType}};
+    use melior::ir::{
+        attribute::TypeAttribute,
+        r#type::{FunctionType, MemRefType},
+    };
     let mut plain = true;
     for function in tile_dialect::ops::find_ops(module, "func.func") {
         let Some(signature) = function
@@ -64,7 +132,9 @@ fn host_arguments_plain(module: OperationRef) -> bool {
             continue;
         };
         for index in 0..signature.input_count() {
-            let Ok(ty) = signature.input(index) else { continue };
+            let Ok(ty) = signature.input(index) else {
+                continue;
+            };
             if MemRefType::try_from(ty).is_ok_and(|memref| memref.memory_space().is_some()) {
                 emit_error(
                     function.location(),
@@ -102,7 +172,10 @@ pub fn check_supported(module: OperationRef, target: &str) -> Result<(), String>
             if f8 && !target.starts_with("spirv") {
                 emit_error(
                     op.location(),
-                    &format!("'{name}' op uses f8E4M3FN, which {} does not lower yet (no 8-bit float conversions); use f16 or f32", display(target)),
+                    &format!(
+                        "'{name}' op uses f8E4M3FN, which {} does not lower yet (no 8-bit float conversions); use f16 or f32",
+                        display(target)
+                    ),
                 );
                 failed = true;
                 break; // one error a kernel: every op on the same tiles would say the same
@@ -111,9 +184,15 @@ pub fn check_supported(module: OperationRef, target: &str) -> Result<(), String>
             if !name.starts_with("math.") && name != "arith.remf" {
                 continue;
             }
-            let types: Vec<String> = op.operands().map(|value| value.r#type().to_string()).collect();
+            let types: Vec<String> = op
+                .operands()
+                .map(|value| value.r#type().to_string())
+                .collect();
             let message = if !ops.contains(&name.as_str()) {
-                let mut supported: Vec<&str> = ops.iter().map(|op| op.trim_start_matches("math.")).collect();
+                let mut supported: Vec<&str> = ops
+                    .iter()
+                    .map(|op| op.trim_start_matches("math."))
+                    .collect();
                 supported.retain(|op| !op.contains('.'));
                 supported.sort();
                 format!(

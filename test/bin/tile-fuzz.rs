@@ -9,10 +9,14 @@ use tile_tests::fuzz;
 const USAGE: &str = "usage: tile-fuzz [--seed N] [--runs N] [--jobs N] [--timeout S] [--minimize N] [--out DIR] [--only cpu|vulkan|TARGET] | tile-fuzz --generate N [--seed N]";
 
 fn main() -> ExitCode {
-    let (mut seed, mut runs, mut jobs, mut timeout, mut budget) = (1u64, 1000u64, 2usize, 60u64, 200usize);
+    let (mut seed, mut runs, mut jobs, mut timeout, mut budget) =
+        (1u64, 1000u64, 2usize, 60u64, 200usize);
     let mut generate = None;
     let mut only = None;
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().expect("repository").to_path_buf();
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("repository")
+        .to_path_buf();
     let mut out = root.join("target/fuzz");
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -27,7 +31,10 @@ fn main() -> ExitCode {
                 only = match value().as_str() {
                     "cpu" => Some(fuzz::Tool::RunCpu),
                     "vulkan" => Some(fuzz::Tool::RunVulkanCheck),
-                    target => fuzz::TARGETS.iter().find(|t| **t == target).map(|t| fuzz::Tool::Compile(t)),
+                    target => fuzz::TARGETS
+                        .iter()
+                        .find(|t| **t == target)
+                        .map(|t| fuzz::Tool::Compile(t)),
                 };
                 only.is_some()
             }
@@ -43,7 +50,11 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     }
-    let bin = std::env::current_exe().expect("path").parent().expect("folder").to_path_buf();
+    let bin = std::env::current_exe()
+        .expect("path")
+        .parent()
+        .expect("folder")
+        .to_path_buf();
     let work = std::env::temp_dir().join(format!("tile-fuzz-{}", std::process::id()));
     std::fs::create_dir_all(&work).expect("scratch folder");
     std::fs::create_dir_all(&out).expect("output folder");
@@ -55,8 +66,10 @@ fn main() -> ExitCode {
         for index in 0..programs {
             if let Err(report) = tile_tests::check_generated(&bin, &work, seed, index, interp) {
                 failed += 1;
-                println!("{report}
-");
+                println!(
+                    "{report}
+"
+                );
             }
         }
         println!(
@@ -65,9 +78,18 @@ fn main() -> ExitCode {
             if interp { " vs interpreter" } else { "" }
         );
         let _ = std::fs::remove_dir_all(&work);
-        return if failed == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE };
+        return if failed == 0 {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::FAILURE
+        };
     }
-    let runner = fuzz::Runner { bin, work: work.clone(), timeout: Duration::from_secs(timeout), only };
+    let runner = fuzz::Runner {
+        bin,
+        work: work.clone(),
+        timeout: Duration::from_secs(timeout),
+        only,
+    };
     let mut seeds = fuzz::corpus(&root);
     fuzz::mark_valid(&runner, &mut seeds);
     let started = std::time::Instant::now();
@@ -90,8 +112,17 @@ fn main() -> ExitCode {
         distinct.len()
     );
     for failure in &distinct {
-        let minimized = if budget > 0 { fuzz::minimize(&runner, failure, budget) } else { failure.text.clone() };
-        let kind: String = failure.verdict.0.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).collect();
+        let minimized = if budget > 0 {
+            fuzz::minimize(&runner, failure, budget)
+        } else {
+            failure.text.clone()
+        };
+        let kind: String = failure
+            .verdict
+            .0
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+            .collect();
         let path = out.join(format!("seed{seed}-case{}-{kind}.mlir", failure.case));
         let header = format!(
             "// {}\n// verdict: {}: {}\n// from {} (seed {seed}, case {})\n",
@@ -102,9 +133,22 @@ fn main() -> ExitCode {
             failure.case
         );
         let _ = std::fs::write(&path, format!("{header}{minimized}"));
-        let note = if failure.to_triage() { " (to triage: a miscompile, or a mutant reading a tile it never wrote)" } else { "" };
-        println!("  {}{note}\n    {}\n    -> {}", failure.signature(), failure.verdict.1.chars().take(200).collect::<String>(), path.display());
+        let note = if failure.to_triage() {
+            " (to triage: a miscompile, or a mutant reading a tile it never wrote)"
+        } else {
+            ""
+        };
+        println!(
+            "  {}{note}\n    {}\n    -> {}",
+            failure.signature(),
+            failure.verdict.1.chars().take(200).collect::<String>(),
+            path.display()
+        );
     }
     let _ = std::fs::remove_dir_all(&work);
-    if failures.iter().all(fuzz::Failure::to_triage) { ExitCode::SUCCESS } else { ExitCode::FAILURE }
+    if failures.iter().all(fuzz::Failure::to_triage) {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
 }

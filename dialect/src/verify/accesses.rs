@@ -19,7 +19,11 @@ use melior::ir::{
 /// The extents of a `tile.parallel`.
 pub fn extents(op: &OperationRef) -> Option<Vec<i64>> {
     let extents = DenseI64ArrayAttribute::try_from(op.attribute("extents").ok()?).ok()?;
-    Some((0..extents.len()).filter_map(|index| extents.element(index).ok()).collect())
+    Some(
+        (0..extents.len())
+            .filter_map(|index| extents.element(index).ok())
+            .collect(),
+    )
 }
 
 /// Returns the range (lowest, highest) `value` takes, when it is statically known.
@@ -42,13 +46,21 @@ fn range(value: Value, depth: usize) -> Option<(i128, i128)> {
     }
     let owner = OperationResult::try_from(value).ok()?.owner();
     let operands: Vec<Value> = owner.operands().collect();
-    let pair = || Some((range(*operands.first()?, depth + 1)?, range(*operands.get(1)?, depth + 1)?));
+    let pair = || {
+        Some((
+            range(*operands.first()?, depth + 1)?,
+            range(*operands.get(1)?, depth + 1)?,
+        ))
+    };
     match op_name(&owner).as_str() {
         "arith.addi" => pair().map(|((a, b), (c, d))| (a + c, b + d)),
         "arith.subi" => pair().map(|((a, b), (c, d))| (a - d, b - c)),
         "arith.muli" => pair().map(|((a, b), (c, d))| {
             let products = [a * c, a * d, b * c, b * d];
-            (*products.iter().min().unwrap_or(&0), *products.iter().max().unwrap_or(&0))
+            (
+                *products.iter().min().unwrap_or(&0),
+                *products.iter().max().unwrap_or(&0),
+            )
         }),
         _ => None,
     }
@@ -61,12 +73,18 @@ pub fn access(op: &OperationRef) -> Verdict {
         "memref.store" => (1, 2),
         _ => return Ok(()),
     };
-    let Some(buffer) = op.operand(memref).ok() else { return Ok(()) };
-    let Ok(memref_type) = MemRefType::try_from(buffer.r#type()) else { return Ok(()) };
+    let Some(buffer) = op.operand(memref).ok() else {
+        return Ok(());
+    };
+    let Ok(memref_type) = MemRefType::try_from(buffer.r#type()) else {
+        return Ok(());
+    };
     let sizes = crate::ops::static_sizes(memref_type);
     let indices: Vec<Value> = op.operands().skip(first_index).collect();
     for (dim, (index, size)) in indices.iter().zip(&sizes).enumerate() {
-        let (Some(size), Some((low, high))) = (size, range(*index, 0)) else { continue };
+        let (Some(size), Some((low, high))) = (size, range(*index, 0)) else {
+            continue;
+        };
         if low < 0 || high >= *size as i128 {
             return Err(format!(
                 "expects every index to stay within the buffers it accesses, but index {dim} of a {} \
@@ -116,7 +134,9 @@ pub fn calls(op: OperationRef) -> Verdict {
     for nested in crate::ops::nested_ops(op) {
         let name = op_name(&nested);
         if name == "func.call" || name == "func.call_indirect" {
-            let callee = crate::ops::flat_symbol(&nested, "callee").map(|callee| format!(" @{callee}")).unwrap_or_default();
+            let callee = crate::ops::flat_symbol(&nested, "callee")
+                .map(|callee| format!(" @{callee}"))
+                .unwrap_or_default();
             return Err(format!(
                 "expects no function calls in its body (a kernel runs on the device, where host \
                  functions do not exist), but got {name}{callee}"
@@ -136,7 +156,10 @@ pub fn host_tensors(op: OperationRef) -> Verdict {
             {
                 continue;
             }
-            let argument = operand.is_block_argument().then(|| BlockArgument::try_from(operand).ok()).flatten();
+            let argument = operand
+                .is_block_argument()
+                .then(|| BlockArgument::try_from(operand).ok())
+                .flatten();
             let from_host_function = argument.is_some_and(|argument| {
                 argument
                     .owner()
