@@ -165,7 +165,7 @@ func.func @calls_itself(%X: memref<64xf32>) {
 // Sizes whose products overflow 64 bits used to panic the lowerings (a caught Rust panic).
 func.func @huge_tile(%n: index) {
   tile.kernel grid(%n) threads(32) (%bx) {
-    // expected-error @+1 {{expects the result to hold at most 16777216 elements (a tile lives in the on-chip memory of one block), but got memref<9223372036854775807x2xf32, #tile.fragment>}}
+    // expected-error @+1 {{expects the result to hold at most 262144 elements (a tile lives in the on-chip memory of one block), but got memref<9223372036854775807x2xf32, #tile.fragment>}}
     %f = tile.alloc_fragment : memref<9223372036854775807x2xf32, #tile.fragment>
   }
   return

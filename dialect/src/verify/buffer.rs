@@ -6,8 +6,11 @@ use melior::ir::{
     r#type::MemRefType,
 };
 
-/// The most elements a tile may hold (2^24: 64 MiB of f32, far past any block's on-chip memory).
-pub const MAX_TILE_ELEMENTS: u64 = 1 << 24;
+/// The most elements a tile may hold: 2^18, 1 MiB of f32, what 1024 threads' 255 registers could
+/// hold at most (and four times the largest shared memory): no block can hold a larger tile.
+pub const MAX_TILE_ELEMENTS: u64 = 1 << 18;
+/// The most iterations of one `tile.parallel` (2^24).
+pub const MAX_PARALLEL_ITERATIONS: u64 = 1 << 24;
 /// The most elements a global tensor may hold (2^40), so that byte offsets fit in 64 bits.
 pub const MAX_TENSOR_ELEMENTS: u64 = 1 << 40;
 

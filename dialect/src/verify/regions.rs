@@ -86,7 +86,7 @@ pub fn parallel(op: OperationRef) -> Verdict {
         ));
     }
     let iterations = extents.iter().try_fold(1u64, |product, extent| product.checked_mul(*extent as u64));
-    let limit = super::buffer::MAX_TILE_ELEMENTS;
+    let limit = super::buffer::MAX_PARALLEL_ITERATIONS;
     if iterations.is_none_or(|iterations| iterations > limit) {
         let text: Vec<String> = extents.iter().map(i64::to_string).collect();
         return Err(format!(
