@@ -86,7 +86,7 @@ def plain_reference(kernel, tensors):
     """What the test programs compute (test/programs/*.mlir), in float64."""
     name = kernel.manifest["host_function"]
     t = {k: v.double() for k, v in tensors.items()}
-    if name in ("row_softmax", "softmax"):
+    if name in ("row_softmax", "softmax", "row_softmax_64x128", "row_softmax_64x128_large"):
         return {1: torch.softmax(t[0], dim=1)}
     if name == "bias_fill":
         return {2: 0.5 + t[0] @ t[1]}
@@ -95,6 +95,22 @@ def plain_reference(kernel, tensors):
     if name == "reduce_kinds":
         x = t[0]
         return {1: torch.stack([x.sum(0), x.max(0).values, x.min(0).values, x.abs().sum(0), x.abs().max(0).values, 2 * x.sum(0)])}
+    if name.startswith("attention_"):
+        # examples/flash_attention.mlir, test/programs/attention_4d*.mlir: Q, K, V, O as
+        # [batch, heads, sequence, head dim]; causal when the name says so.
+        q, k, v = t[0], t[1], t[2]
+        scores = q @ k.transpose(-1, -2) / q.shape[-1] ** 0.5
+        if "causal" in name:
+            seq = q.shape[-2]
+            scores = scores.masked_fill(torch.ones(seq, seq, dtype=torch.bool, device="cuda").triu(1), float("-inf"))
+        return {3: torch.softmax(scores, dim=-1) @ v}
+    if name == "layer_norm":
+        x = t[0]
+        mean = x.mean(1, keepdim=True)
+        var = ((x - mean) ** 2).mean(1, keepdim=True)
+        return {3: (x - mean) / torch.sqrt(var + 1e-5) * t[1] + t[2]}
+    if name == "mlp_chain":
+        return {3: torch.relu(t[0] @ t[1]).half().double() @ t[2]}
     raise RuntimeError(f"no reference for {name}")
 
 
@@ -114,6 +130,10 @@ def check_plain(kernel):
 # What torch does for the plain-strategy programs that have a torch counterpart worth timing.
 TORCH_EQUIVALENT = {
     "softmax": lambda t: torch.softmax(t[0], dim=1),
+    "row_softmax_64x128": lambda t: torch.softmax(t[0], dim=1),
+    "row_softmax_64x128_large": lambda t: torch.softmax(t[0], dim=1),
+    "layer_norm": lambda t: torch.nn.functional.layer_norm(t[0], (t[0].shape[1],), t[1].to(t[0].dtype), t[2].to(t[0].dtype), 1e-5),
+    "attention_bench_d128_f16": lambda t: torch.nn.functional.scaled_dot_product_attention(t[0], t[1], t[2]),
     "bias_fill": lambda t: torch.addmm(torch.full((1,), 0.5, dtype=t[0].dtype, device="cuda"), t[0], t[1]),
 }
 
@@ -153,12 +173,16 @@ class Kernel:
             if param["kind"] != "tensor_map":
                 continue
             t = tensors[param["host_argument"]]
-            rows, cols = t.shape
-            box_rows, box_inner = param["box"]
+            # Rank 2 to 5: "shape" and "box" list the dimensions outermost first (an N-D tensor's
+            # box is 1 in its leading dimensions); the driver wants them innermost first, and the
+            # byte strides of every dimension but the innermost.
+            rank = t.dim()
+            assert len(param["box"]) == rank, (param["box"], t.shape)
             tmap = ok(cu.cuTensorMapEncodeTiled(
-                TMA_TYPES[param["element"]], 2, t.data_ptr(),
-                [cu.cuuint64_t(cols), cu.cuuint64_t(rows)], [cu.cuuint64_t(t.stride(0) * t.element_size())],
-                [cu.cuuint32_t(box_inner), cu.cuuint32_t(box_rows)], [cu.cuuint32_t(1), cu.cuuint32_t(1)],
+                TMA_TYPES[param["element"]], rank, t.data_ptr(),
+                [cu.cuuint64_t(size) for size in reversed(t.shape)],
+                [cu.cuuint64_t(t.stride(dim) * t.element_size()) for dim in reversed(range(rank - 1))],
+                [cu.cuuint32_t(size) for size in reversed(param["box"])], [cu.cuuint32_t(1)] * rank,
                 cu.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE, SWIZZLES[param["swizzle"]],
                 cu.CUtensorMapL2promotion.CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
                 cu.CUtensorMapFloatOOBfill.CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE))
@@ -171,11 +195,22 @@ class Kernel:
         grid = [evaluate(size, tensors) for size in self.manifest["grid"]]
         block = self.manifest["block"]
         shared = self.manifest["dynamic_shared_bytes"]
-        scalars = [evaluate(p["value"], tensors) for p in self.manifest["params"] if p["kind"] == "scalar"]
-        args = (
-            tuple(m.data_ptr() for m in maps) + tuple(scalars),
-            tuple(ctypes.c_void_p for _ in maps) + tuple(ctypes.c_int64 for _ in scalars),
-        )
+        # The kernel's parameters in the manifest's order: a pointer to each tensor map, the memref
+        # descriptor (allocated and aligned pointers, offset, sizes, strides) of each other tensor the
+        # epilogue reads, an int64 per scalar.
+        values, types, next_map = [], [], iter(maps)
+        for p in self.manifest["params"]:
+            if p["kind"] == "tensor_map":
+                values.append(next(next_map).data_ptr())
+                types.append(ctypes.c_void_p)
+            elif p["kind"] == "memref":
+                t = tensors[p["host_argument"]]
+                values += [t.data_ptr(), t.data_ptr(), 0, *t.shape, *t.stride()]
+                types += [ctypes.c_void_p, ctypes.c_void_p] + [ctypes.c_int64] * (1 + 2 * t.dim())
+            else:
+                values.append(evaluate(p["value"], tensors))
+                types.append(ctypes.c_int64)
+        args = (tuple(values), tuple(types))
         stream = torch.cuda.current_stream().cuda_stream
 
         def launch():
@@ -211,10 +246,12 @@ def evaluate(expression, tensors):
 
 
 def gemm_shape(kernel, param):
-    """The shape of a GEMM operand, filling dynamic sizes from DYNAMIC_MNK."""
+    """The shape of a GEMM operand, filling dynamic sizes from DYNAMIC_MNK (the last two
+    dimensions; leading batch or head dimensions of N-D tensors default to 2)."""
     m, n, k = DYNAMIC_MNK
     transpose_b = kernel.manifest["tile"].get("transpose_b", False)
     default = {"A": (m, k), "B": (n, k) if transpose_b else (k, n), "C": (m, n)}[param["role"]]
+    default = (2,) * (len(param["shape"]) - 2) + default
     return [size if size is not None else fallback for size, fallback in zip(param["shape"], default)]
 
 
@@ -222,6 +259,10 @@ def host_tensors(kernel):
     """Random inputs (never zeros) and a NaN-poisoned output, in host-argument order."""
     tensors = {}
     for param in kernel.manifest["params"]:
+        if param["kind"] == "memref":
+            # A tensor the epilogue reads (bias vector, residual tile): static shapes only.
+            tensors[param["host_argument"]] = torch.randn(param["shape"], dtype=DTYPES[param["element"]], device="cuda")
+            continue
         if param["kind"] != "tensor_map":
             continue
         shape = gemm_shape(kernel, param)
@@ -246,6 +287,10 @@ def epilogue(name, product):
         x = x - x.sum(dim=1, keepdim=True) / 128
         x = x - x.amax(dim=1, keepdim=True)
         return x.reshape(m, n)
+    if "multi_head_scores" in name or "attention_scores" in name:
+        # test/programs/multi_head_scores.mlir, examples/attention_scores.mlir: Q K^T / 8 per
+        # (batch, head).
+        return product * 0.125
     if "row_softmax" in name:
         # test/programs/gemm_row_softmax.mlir: softmax(S / 16) over each 64-column tile's rows.
         m, n = product.shape
@@ -254,10 +299,16 @@ def epilogue(name, product):
 
 
 def reference(kernel, tensors):
-    """What the tile program computes, in float64 on the GPU."""
+    """What the tile program computes, in float64 on the GPU (batched over the leading dimensions
+    of N-D tensors)."""
     a, b = (tensors[p["host_argument"]] for p in kernel.manifest["params"][:2])
-    a = a.double().t() if kernel.manifest["tile"].get("transpose_a") else a.double()
-    b = b.double().t() if kernel.manifest["tile"].get("transpose_b") else b.double()
+    a = a.double().transpose(-1, -2) if kernel.manifest["tile"].get("transpose_a") else a.double()
+    b = b.double().transpose(-1, -2) if kernel.manifest["tile"].get("transpose_b") else b.double()
+    if "epilogue_reads" in kernel.name or "bias_residual" in kernel.name:
+        # gemm_epilogue_reads (test program) and gemm_bias_residual (example): relu(A B + bias) + R, the bias vector and the
+        # residual tile read in the epilogue (the manifest's memref parameters, in that order).
+        bias, residual = (tensors[p["host_argument"]].double() for p in kernel.manifest["params"] if p["kind"] == "memref")
+        return torch.relu(a @ b + bias) + residual
     return epilogue(kernel.name, a @ b)
 
 
@@ -274,6 +325,8 @@ def check(kernel, launch, tensors):
     bound = 1e-2 if "bf16" in kernel.name else 5e-3
     worst = float((out - ref).abs().nan_to_num(float("inf")).max())
     passed = nan == 0 and rel < bound
+    # N-D results: the map shows the leading dimensions' matrices one below the other.
+    out, ref = out.reshape(-1, out.shape[-1]), ref.reshape(-1, ref.shape[-1])
     if not passed:
         # A map of where the output is wrong, one character per 8x8 block of the first 256x256:
         # '.' right, 'X' wrong, 'N' unwritten. The shape of the map names the bug class.
@@ -407,14 +460,14 @@ def main():
             continue
         with open(ptx[: -len(".ptx")] + ".json") as f:
             manifest = json.load(f)
-        if manifest.get("strategy") == "plain":
+        if manifest.get("strategy") in ("plain", "registers"):
             try:
                 passed, rel, nan = check_plain(PlainKernel(ptx, manifest))
             except RuntimeError as error:
                 passed, rel, nan = False, float("nan"), -1
                 print(f"  {error}")
             failures += not passed
-            print(f"{os.path.basename(ptx)[:-4]}: {'PASS' if passed else 'FAIL'} rel_err={rel:.2e} nan={nan} (plain strategy)", flush=True)
+            print(f"{os.path.basename(ptx)[:-4]}: {'PASS' if passed else 'FAIL'} rel_err={rel:.2e} nan={nan} ({manifest.get('strategy')} strategy)", flush=True)
             timed = None if (args.no_time or not passed) else time_plain(PlainKernel(ptx, manifest))
             if timed:
                 ours, theirs, bandwidth = timed

@@ -85,6 +85,7 @@ fn compile_shim(prefix: &Path, out: &Path) {
             "shim/TileDialect.cpp",
             "shim/TileCAPI.cpp",
             "shim/TileOptMain.cpp",
+            "shim/TileMath.cpp",
         ])
         .compile("tile_shim");
 }

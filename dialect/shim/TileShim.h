@@ -95,6 +95,13 @@ typedef void (*TileWordSink)(void *userData, const uint32_t *words, size_t count
 bool tileShimSerializeSpirv(MlirOperation op, TileWordSink sink, void *userData);
 /// Emits a `warning:` diagnostic at `loc` (the C API has errors only).
 void tileShimEmitWarning(MlirLocation loc, const char *message);
+/// Rewrites the ops under `root` named in `seeds` (comma-separated op names) and the ops those
+/// rewrites create with upstream's math patterns: the expansions of the `expand` mnemonics
+/// (`math::populateExpansionPatterns`) and the polynomial approximations of the `approximate` op
+/// names (`populateMathPolynomialApproximationPatterns`). Ops outside that worklist are left alone.
+/// Returns false when the rewrite did not converge.
+bool tileShimRewriteMath(MlirOperation root, MlirStringRef seeds, MlirStringRef expand,
+                         MlirStringRef approximate);
 /// Runs MlirOptMain with every upstream dialect, extension and pass plus the tile dialect.
 int tileShimOptMain(int argc, char **argv);
 

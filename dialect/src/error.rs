@@ -11,6 +11,8 @@ pub enum Error {
     Verification(String),
     /// A builder was given arguments that cannot make a valid op.
     InvalidArgument(String),
+    /// Upstream rewrite patterns applied from Rust did not converge.
+    Rewrite(String),
 }
 
 /// The result type of the dialect crate.
@@ -22,6 +24,7 @@ impl fmt::Display for Error {
             Self::Melior(error) => write!(formatter, "mlir: {error}"),
             Self::Verification(message) => write!(formatter, "verification failed: {message}"),
             Self::InvalidArgument(message) => write!(formatter, "invalid argument: {message}"),
+            Self::Rewrite(message) => write!(formatter, "rewrite failed: {message}"),
         }
     }
 }

@@ -78,6 +78,12 @@ unsafe extern "C" {
         user_data: *mut c_void,
     ) -> bool;
     pub fn tileShimEmitWarning(location: mlir_sys::MlirLocation, message: *const c_char);
+    pub fn tileShimRewriteMath(
+        root: MlirOperation,
+        seeds: MlirStringRef,
+        expand: MlirStringRef,
+        approximate: MlirStringRef,
+    ) -> bool;
     pub fn tileShimOptMain(argc: c_int, argv: *mut *mut c_char) -> c_int;
 }
 

@@ -21,6 +21,7 @@ mod error;
 mod ffi;
 pub mod layout;
 pub mod level;
+pub mod math;
 pub mod ops;
 pub mod registration;
 mod verify;

@@ -179,18 +179,28 @@ def Tile_CopyOp : Tile_Op<"copy", [AttrSizedOperandSegments]> {
     fragment stored to an f16 global tensor is the usual epilogue). A tile that reaches past the end of a
     global buffer is clipped: reads past the end give zero, writes past the end are dropped.
 
+    N-D global tensors: a tile of rank r may be placed in a global tensor of higher rank n (n at most 5,
+    the rank of a TMA tensor map), with one offset per dimension of the tensor. The tile's dimensions are
+    the tensor's last r; each of the first n - r dimensions is indexed by its offset alone, as if the tile
+    had extent 1 there (the offsets pick a batch, a head). Clipping is per dimension: an element whose
+    index in any dimension of the tensor is past that dimension's end reads zero and is not written, so a
+    ragged last sequence block never touches the next head's rows. The tile maps onto trailing dimensions
+    only; on-chip buffers take tiles of their own rank.
+
     Example:
 
     ```mlir
     tile.copy %A[%m0, %k0], %As : memref<4096x4096xf16>, memref<128x32xf16, #gpu.address_space<workgroup>>
     tile.copy %Cf, %C[%m0, %n0] : memref<128x128xf32, #tile.fragment>, memref<4096x4096xf16>
+    tile.copy %Q[%b, %h, %s0, %c0], %Qs : memref<4x16x1000x64xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+    tile.copy %Of, %O[%b, %h, %s0, %c0] : memref<64x64xf32, #tile.fragment>, memref<4x16x1000x64xf16>
     ```
   }];
   let arguments = (ins
     Arg<AnyMemRef, "the buffer read", [MemRead]>:$src,
-    Arg<Variadic<Index>, "the tile's origin in `src`">:$srcOffsets,
+    Arg<Variadic<Index>, "the tile's origin in `src`, one index per dimension of `src`">:$srcOffsets,
     Arg<AnyMemRef, "the buffer written", [MemWrite]>:$dst,
-    Arg<Variadic<Index>, "the tile's origin in `dst`">:$dstOffsets);
+    Arg<Variadic<Index>, "the tile's origin in `dst`, one index per dimension of `dst`">:$dstOffsets);
   let assemblyFormat = [{
     $src (`[` $srcOffsets^ `]`)? `,` $dst (`[` $dstOffsets^ `]`)? attr-dict `:` type($src) `,` type($dst)
   }];

@@ -83,3 +83,34 @@ func.func @reduce_absmax(%n: index) {
   }
   return
 }
+
+// -----
+
+// N-D copies: a 2-D tile in the trailing dimensions of a 4-D tensor. The leading offsets (batch, head)
+// index their dimensions directly; every dimension is checked against its size (clipping per
+// dimension), in both directions.
+// CHECK-LABEL: func.func @copy_nd
+// CHECK-SAME: (%[[Q:.*]]: memref<2x8x?x64xf16>, %[[O:.*]]: memref<2x8x?x64xf16>, %[[B:.*]]: index, %[[H:.*]]: index)
+// CHECK: scf.for %[[BX:.*]] = %{{.*}} to %[[B]] step
+// CHECK: scf.for %[[I:.*]] =
+// CHECK: scf.for %[[J:.*]] =
+// CHECK: %[[D0:.*]] = memref.dim %[[Q]], %{{.*}} : memref<2x8x?x64xf16>
+// CHECK-NEXT: %[[IN0:.*]] = arith.cmpi ult, %[[B]], %[[D0]] : index
+// CHECK: %[[D1:.*]] = memref.dim %[[Q]], %{{.*}} : memref<2x8x?x64xf16>
+// CHECK-NEXT: %[[IN1:.*]] = arith.cmpi ult, %[[H]], %[[D1]] : index
+// CHECK: %[[S:.*]] = arith.addi %[[BX]], %[[I]] : index
+// CHECK: arith.cmpi ult, %[[S]]
+// CHECK: %[[D:.*]] = arith.addi %[[BX]], %[[J]] : index
+// CHECK: arith.cmpi ult, %[[D]]
+// CHECK: %[[IN:.*]] = arith.andi
+// CHECK-NEXT: scf.if %[[IN]] {
+// CHECK-NEXT: memref.load %[[Q]][%[[B]], %[[H]], %[[S]], %[[D]]] : memref<2x8x?x64xf16>
+// CHECK: memref.store %{{.*}}, %[[O]][%[[B]], %[[H]], %{{.*}}, %{{.*}}] : memref<2x8x?x64xf16>
+func.func @copy_nd(%Q: memref<2x8x?x64xf16>, %O: memref<2x8x?x64xf16>, %b: index, %h: index) {
+  tile.kernel grid(%b) threads(32) (%bx) {
+    %F = tile.alloc_fragment : memref<16x64xf32, #tile.fragment>
+    tile.copy %Q[%b, %h, %bx, %bx], %F : memref<2x8x?x64xf16>, memref<16x64xf32, #tile.fragment>
+    tile.copy %F, %O[%b, %h, %bx, %bx] : memref<16x64xf32, #tile.fragment>, memref<2x8x?x64xf16>
+  }
+  return
+}

@@ -97,3 +97,86 @@ func.func @shift(%X: memref<32xf32>, %Y: memref<32xf32>) {
   }
   return
 }
+
+// -----
+
+// A gemm whose A operand is a fragment (P V in attention) has no tensor-core pattern yet: on the
+// plain strategy each thread writes its slots of A to a workgroup scratch tile, and every thread
+// reads whole rows of it for the accumulator slots it holds.
+// NV-LABEL: gpu.module @chain_0_module
+// NV-SAME: \22strategy\22: \22registers\22
+// NV: gpu.func @chain_0_kernel({{.*}}) workgroup(%[[STAGE:.*]] : memref<1024xf16, #gpu.address_space<workgroup>>, %{{.*}} : memref<32x32xf16, #gpu.address_space<workgroup>>)
+// NV: gpu.barrier
+// NV: memref.store %{{.*}}, %[[STAGE]][%{{.*}}] : memref<1024xf16, #gpu.address_space<workgroup>>
+// NV: gpu.barrier
+// NV: scf.for
+// NV: memref.load %[[STAGE]][%{{.*}}] : memref<1024xf16, #gpu.address_space<workgroup>>
+// VK-LABEL: gpu.module @chain_0_module
+// VK-SAME: \22strategy\22: \22registers\22
+func.func @chain(%X: memref<32x32xf16>, %W: memref<32x32xf16>, %Y: memref<32x32xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c1) threads(64) (%bx) {
+    %Ws = tile.alloc_shared : memref<32x32xf16, #gpu.address_space<workgroup>>
+    %P = tile.alloc_fragment : memref<32x32xf16, #tile.fragment>
+    %O = tile.alloc_fragment : memref<32x32xf32, #tile.fragment>
+    tile.copy %X[%c0, %c0], %P : memref<32x32xf16>, memref<32x32xf16, #tile.fragment>
+    tile.copy %W[%c0, %c0], %Ws : memref<32x32xf16>, memref<32x32xf16, #gpu.address_space<workgroup>>
+    tile.fill %O, %zero : memref<32x32xf32, #tile.fragment>
+    tile.gemm %P, %Ws, %O : memref<32x32xf16, #tile.fragment>, memref<32x32xf16, #gpu.address_space<workgroup>>, memref<32x32xf32, #tile.fragment>
+    tile.copy %O, %Y[%c0, %c0] : memref<32x32xf32, #tile.fragment>, memref<32x32xf32>
+  }
+  return
+}
+
+// -----
+
+// On sm_90a, a gemm whose accumulator has the wgmma layout runs on wgmma even in a kernel the
+// tensor-core template does not take (two gemms): its shared operands are written by the copies as
+// the instruction's core matrices (K-major, no swizzle: descriptors with leading byte offset 128 and
+// stride byte offset K / 8 * 128 = 1024 for K = 64), with the async-proxy fence between the generic
+// stores and the instruction's reads, and the accumulator's slots packed into the instruction's
+// struct and back: four m64n64k16 steps. The second gemm's A operand is a fragment in the wgmma A
+// layout (P = H as f16): it is read from registers, two f16 of its slots packed per 32-bit
+// register, by the register-A form through llvm.inline_asm (MLIR 22 has no op for it).
+// NV-LABEL: gpu.func @chain_wgmma_0_kernel
+// NV: nvvm.fence.proxy
+// NV: gpu.barrier
+// NV: arith.constant 274878431232 : i64
+// NV: nvvm.wgmma.fence.aligned
+// NV: nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <col>]
+// NV: nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <col>]
+// NV: nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <col>]
+// NV: nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <col>]
+// NV: nvvm.wgmma.commit.group.sync.aligned
+// NV-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
+// NV: %[[PAIR:.*]] = vector.from_elements %{{.*}}, %{{.*}} : vector<2xf16>
+// NV-NEXT: llvm.bitcast %[[PAIR]] : vector<2xf16> to i32
+// NV: llvm.inline_asm has_side_effects asm_dialect = att "{\0A.reg .pred p;\0Asetp.ne.b32 p, $37, 0;\0Awgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {$0, {{.*}}, $31}, {$32, $33, $34, $35}, $36, p, 1, 1, 0;\0A}"
+// NV-NOT: nvvm.wgmma.mma_async
+// VK-LABEL: gpu.func @chain_wgmma_0_kernel
+// VK-NOT: nvvm.wgmma
+func.func @chain_wgmma(%X: memref<64x64xf16>, %W1: memref<64x64xf16>, %W2: memref<64x64xf16>, %Y: memref<64x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c1) threads(128) (%bx) {
+    %Xs = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+    %W1s = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+    %W2s = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+    %H = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    %P = tile.alloc_fragment : memref<64x64xf16, #tile.fragment>
+    %O = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    tile.copy %X[%c0, %c0], %Xs : memref<64x64xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+    tile.copy %W1[%c0, %c0], %W1s : memref<64x64xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+    tile.copy %W2[%c0, %c0], %W2s : memref<64x64xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+    tile.fill %H, %zero : memref<64x64xf32, #tile.fragment>
+    tile.gemm %Xs, %W1s, %H : memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+    tile.copy %H, %P : memref<64x64xf32, #tile.fragment>, memref<64x64xf16, #tile.fragment>
+    tile.fill %O, %zero : memref<64x64xf32, #tile.fragment>
+    tile.gemm %P, %W2s, %O : memref<64x64xf16, #tile.fragment>, memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+    tile.copy %O, %Y[%c0, %c0] : memref<64x64xf32, #tile.fragment>, memref<64x64xf32>
+  }
+  return
+}

@@ -138,3 +138,33 @@ func.func @bias(%A: memref<128x48xf16>, %B: memref<48x96xf16>, %C: memref<128x96
   }
   return
 }
+
+// -----
+
+// GEMMs on N-D global tensors are lowered on tensor cores on sm_90a and gfx942 only so far: the plain strategy
+// runs this one, with a warning at the first copy of an N-D tensor.
+func.func @nd_gemm(%X: memref<3x100x64xf16>, %W: memref<64x64xf16>, %Y: memref<3x100x64xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c32 = arith.constant 32 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c1, %c2, %c3) threads(128) (%bx, %by, %bz) {
+    %Xs = tile.alloc_shared : memref<64x32xf16, #gpu.address_space<workgroup>>
+    %Ws = tile.alloc_shared : memref<32x64xf16, #gpu.address_space<workgroup>>
+    %Yf = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    tile.fill %Yf, %zero : memref<64x64xf32, #tile.fragment>
+    %m0 = arith.muli %by, %c64 : index
+    tile.pipelined %k = %c0 to %c2 stages(2) {
+      %k0 = arith.muli %k, %c32 : index
+      // expected-warning @+1 {{'tile.copy' op copies a tile of the rank-3 global tensor memref<3x100x64xf16> (its leading offsets picking a batch or head), which is lowered on tensor cores on sm_90a and gfx942 only so far (on spirv-coopmat, GEMM operands and results of rank 2); the kernel is lowered with the plain strategy instead (correct, far from tensor-core speed)}}
+      tile.copy %X[%bz, %m0, %k0], %Xs : memref<3x100x64xf16>, memref<64x32xf16, #gpu.address_space<workgroup>>
+      tile.copy %W[%k0, %c0], %Ws : memref<64x64xf16>, memref<32x64xf16, #gpu.address_space<workgroup>>
+      tile.gemm %Xs, %Ws, %Yf : memref<64x32xf16, #gpu.address_space<workgroup>>, memref<32x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+    }
+    tile.copy %Yf, %Y[%bz, %m0, %c0] : memref<64x64xf32, #tile.fragment>, memref<3x100x64xf16>
+  }
+  return
+}

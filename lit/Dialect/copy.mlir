@@ -1,5 +1,6 @@
-// tile.copy: every pair of levels, tiles of rank 1 to 3, offsets on either side, and global tiles
-// that reach past the end of the buffer (legal: they are clipped).
+// tile.copy: every pair of levels, tiles of rank 1 to 3, offsets on either side, global tiles that
+// reach past the end of the buffer (legal: they are clipped), and tiles of lower rank than their
+// global tensor (they lie in its trailing dimensions).
 // RUN: tile-opt %s -split-input-file | tile-opt -split-input-file | FileCheck %s
 
 // A 128x128 tile at any offset in a 100x100 global buffer: clipped, so legal.
@@ -61,6 +62,31 @@ func.func @explicit_global(%A: memref<64x64xf16, #gpu.address_space<global>>, %i
   tile.kernel grid(%i) threads(32) (%bx) {
     %S = tile.alloc_shared : memref<16x16xf16, #gpu.address_space<workgroup>>
     tile.copy %A[%i, %i], %S : memref<64x64xf16, #gpu.address_space<global>>, memref<16x16xf16, #gpu.address_space<workgroup>>
+  }
+  return
+}
+
+// -----
+
+// A 2-D tile in the trailing dimensions of a 4-D (batch, head, sequence, head dim) tensor, both
+// directions, shared and fragment; and a 1-D tile of a 5-D tensor, the highest rank allowed.
+// CHECK-LABEL: func.func @lower_rank_tiles
+// CHECK: tile.copy %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}], %{{.*}} : memref<2x8x?x64xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+// CHECK: tile.copy %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}], %{{.*}} : memref<2x8x?x64xf16>, memref<64x64xf32, #tile.fragment>
+// CHECK: tile.copy %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] : memref<64x64xf32, #tile.fragment>, memref<2x8x?x64xf16>
+// CHECK: tile.copy %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] : memref<64x64xf16, #gpu.address_space<workgroup>>, memref<2x8x?x64xf16>
+// CHECK: tile.copy %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}], %{{.*}} : memref<2x2x2x2x128xf32>, memref<128xf32, #tile.fragment>
+func.func @lower_rank_tiles(%Q: memref<2x8x?x64xf16>, %V: memref<2x2x2x2x128xf32>, %b: index, %h: index, %s: index) {
+  %c0 = arith.constant 0 : index
+  tile.kernel grid(%b) threads(128) (%bx) {
+    %S = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+    %F = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    %G = tile.alloc_fragment : memref<128xf32, #tile.fragment>
+    tile.copy %Q[%b, %h, %s, %c0], %S : memref<2x8x?x64xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+    tile.copy %Q[%b, %h, %s, %c0], %F : memref<2x8x?x64xf16>, memref<64x64xf32, #tile.fragment>
+    tile.copy %F, %Q[%b, %h, %s, %c0] : memref<64x64xf32, #tile.fragment>, memref<2x8x?x64xf16>
+    tile.copy %S, %Q[%b, %h, %s, %c0] : memref<64x64xf16, #gpu.address_space<workgroup>>, memref<2x8x?x64xf16>
+    tile.copy %V[%b, %b, %h, %h, %c0], %G : memref<2x2x2x2x128xf32>, memref<128xf32, #tile.fragment>
   }
   return
 }

@@ -207,11 +207,38 @@ func.func @copy_offset_count(%A: memref<256x256xf16>, %i: index) {
 
 // -----
 
-func.func @copy_tile_rank(%A: memref<256x256xf16>, %i: index) {
+// A tile of lower rank lies in the trailing dimensions of a global tensor only, never of an on-chip
+// buffer.
+func.func @copy_tile_rank_on_chip(%i: index) {
   tile.kernel grid(%i) threads(128) (%bx) {
-    %S = tile.alloc_shared : memref<128xf16, #gpu.address_space<workgroup>>
-    // expected-error @+1 {{'tile.copy' op expects the tile (destination, 128) to have the rank of the source (2), but got rank 1}}
-    tile.copy %A[%i, %i], %S : memref<256x256xf16>, memref<128xf16, #gpu.address_space<workgroup>>
+    %S = tile.alloc_shared : memref<4x128xf16, #gpu.address_space<workgroup>>
+    %F = tile.alloc_fragment : memref<128xf32, #tile.fragment>
+    // expected-error @+1 {{'tile.copy' op expects the tile (destination, 128) to have the rank of the source in shared memory (2), but got rank 1}}
+    tile.copy %S[%i, %i], %F : memref<4x128xf16, #gpu.address_space<workgroup>>, memref<128xf32, #tile.fragment>
+  }
+  return
+}
+
+// -----
+
+// The tile's dimensions map to the global tensor's trailing ones: it cannot have more of them.
+func.func @copy_tile_rank_above_global(%A: memref<256x256xf16>, %i: index) {
+  tile.kernel grid(%i) threads(128) (%bx) {
+    %S = tile.alloc_shared : memref<2x64x64xf16, #gpu.address_space<workgroup>>
+    // expected-error @+1 {{'tile.copy' op expects the tile (destination, 2x64x64) to have a rank from 1 to the rank of the source (2), but got rank 3}}
+    tile.copy %A[%i, %i], %S : memref<256x256xf16>, memref<2x64x64xf16, #gpu.address_space<workgroup>>
+  }
+  return
+}
+
+// -----
+
+// Global tensors of rank above 5 (a TMA tensor map's limit) take tiles of their own rank only.
+func.func @copy_global_rank_above_five(%A: memref<2x2x2x2x64x64xf16>, %i: index) {
+  tile.kernel grid(%i) threads(128) (%bx) {
+    %S = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+    // expected-error @+1 {{'tile.copy' op expects a source of rank at most 5 when the tile (destination, 64x64) has a lower rank, but got rank 6}}
+    tile.copy %A[%i, %i, %i, %i, %i, %i], %S : memref<2x2x2x2x64x64xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
   }
   return
 }

@@ -76,6 +76,25 @@ func.func @copies(%A: memref<4096x4096xf16>, %C: memref<?x?xbf16>, %i: index, %j
 
 // -----
 
+// The op reference's N-D example: 2-D tiles in the trailing dimensions of a 4-D (batch, head,
+// sequence, head dim) tensor, the leading offsets picking the batch and the head.
+// CHECK-LABEL: func.func @nd_copies
+func.func @nd_copies(%Q: memref<4x16x1000x64xf16>, %O: memref<4x16x1000x64xf16>, %b: index, %h: index, %s0: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(128) (%bx) {
+    %Qs = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+    %Of = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    // CHECK: tile.copy %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}], %{{.*}} : memref<4x16x1000x64xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+    tile.copy %Q[%b, %h, %s0, %c0], %Qs : memref<4x16x1000x64xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+    // CHECK-NEXT: tile.copy %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] : memref<64x64xf32, #tile.fragment>, memref<4x16x1000x64xf16>
+    tile.copy %Of, %O[%b, %h, %s0, %c0] : memref<64x64xf32, #tile.fragment>, memref<4x16x1000x64xf16>
+  }
+  return
+}
+
+// -----
+
 // GEMMs: the transpose flags, A in a fragment, and every input type with its accumulator.
 // CHECK-LABEL: func.func @gemms
 func.func @gemms() {

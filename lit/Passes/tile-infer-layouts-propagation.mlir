@@ -126,3 +126,33 @@ func.func @row_max(%X: memref<64x128xf32>, %Y: memref<64x128xf32>) {
   return
 }
 }
+
+// -----
+
+// Free choices that agree: nothing anchors this kernel (plain SPIR-V). The loop over the 64x128
+// result is laid out first (chunks of 4 columns, a row over 32 threads) and its row statistic m
+// follows it; the 64x32 scores reduced into m then take chunks of 1, the only blocked layout whose
+// rows lie on the same 32 threads, instead of the default that would contradict m.
+// CHECK-LABEL: func.func @stretch
+// CHECK: tile.alloc_fragment {tile.layout = #tile.frag<shape = [64, 32], threads = 128, thread = (d0, d1) -> ((d0 * 32 + d1) mod 128), slot = (d0, d1) -> ((d0 * 32 + d1) floordiv 128), origin = "blocked">}
+// CHECK-NEXT: tile.alloc_fragment {tile.layout = #tile.frag<shape = [64], threads = 128, replicate = 128, thread = (d0)[s0] -> ((d0 * 32 + s0 floordiv 4) mod 128)
+// CHECK-NEXT: tile.alloc_fragment {tile.layout = #tile.frag<shape = [64, 128], threads = 128, thread = (d0, d1) -> ((d0 * 32 + d1 floordiv 4) mod 128)
+module attributes {tile.target = "spirv"} {
+func.func @stretch(%X: memref<64x32xf32>, %Y: memref<64x128xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(128) (%bx) {
+    %s = tile.alloc_fragment : memref<64x32xf32, #tile.fragment>
+    %m = tile.alloc_fragment : memref<64xf32, #tile.fragment>
+    %o = tile.alloc_fragment : memref<64x128xf32, #tile.fragment>
+    tile.copy %X[%c0, %c0], %s : memref<64x32xf32>, memref<64x32xf32, #tile.fragment>
+    tile.reduce <max> %s, %m dim(1) : memref<64x32xf32, #tile.fragment>, memref<64xf32, #tile.fragment>
+    tile.parallel (%i, %j) in (64, 128) {
+      %v = memref.load %m[%i] : memref<64xf32, #tile.fragment>
+      memref.store %v, %o[%i, %j] : memref<64x128xf32, #tile.fragment>
+    }
+    tile.copy %o, %Y[%c0, %c0] : memref<64x128xf32, #tile.fragment>, memref<64x128xf32>
+  }
+  return
+}
+}

@@ -5,6 +5,7 @@
 // RUN: cat %t/*.ptx | FileCheck %s --check-prefix=PTX
 // RUN: FileCheck %s --check-prefix=DYNAMIC < %t/gemm_dynamic_0_kernel.json
 
+// FILES-DAG: attention_scores_0_kernel.ptx
 // FILES-DAG: gemm_256_threads_0_kernel.ptx
 // FILES-DAG: gemm_bf16_0_kernel.ptx
 // FILES-DAG: gemm_dynamic_0_kernel.json
@@ -15,6 +16,9 @@
 // PTX-DAG: wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16
 // PTX-DAG: wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16
 // PTX-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
+// The attention example's 4-D tensors: 4-D TMA loads and stores.
+// PTX-DAG: cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+// PTX-DAG: cp.async.bulk.tensor.4d.global.shared::cta.tile.bulk_group
 
 // The dynamic example: grid and trip count are expressions over the tensors' sizes. It is
 // persistent: min(tiles, 132) blocks, the tile grid passed as the last two parameters.

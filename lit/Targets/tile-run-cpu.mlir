@@ -7,7 +7,7 @@
 
 // CHECK: @scale_rows ran on the CPU reference in
 // CHECK-NEXT: output %arg1 [32, 16] f32: checksum {{.*}}, 0 unwritten, first
-// TARGET: error: unknown target metal: expected cpu, vulkan or vulkan-coopmat
+// TARGET: error: unknown target metal: expected cpu, interp, vulkan or vulkan-coopmat
 func.func @scale_rows(%X: memref<32x16xf32>, %Y: memref<32x16xf32>) {
   %c0 = arith.constant 0 : index
   %c2 = arith.constant 2 : index

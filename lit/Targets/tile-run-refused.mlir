@@ -5,7 +5,6 @@
 // RUN: not tile-run %t/returns.mlir 2>&1 | FileCheck %s --check-prefix=RETURNS
 // RUN: not tile-run %t/huge.mlir 2>&1 | FileCheck %s --check-prefix=HUGE
 // RUN: not tile-run %t/fp8.mlir 2>&1 | FileCheck %s --check-prefix=FP8
-// RUN: not tile-run %t/erf.mlir 2>&1 | FileCheck %s --check-prefix=ERF
 // RUN: not tile-run %t/strided.mlir 2>&1 | FileCheck %s --check-prefix=STRIDED
 // RUN: not tile-run %t/small.mlir --dynamic-size 100000000000 2>&1 | FileCheck %s --check-prefix=DYNAMIC
 
@@ -20,9 +19,6 @@
 // program ran anyway).
 // FP8: fp8.mlir:6:5: error: 'tile.copy' op uses f8E4M3FN, which the CPU reference does not lower yet (no 8-bit float conversions); use f16 or f32
 // FP8-NOT: ran on
-
-// A math op with no lowering to LLVM: refused at the op, not a failed translation.
-// ERF: erf.mlir:8:12: error: 'math.erf' op is not lowered for the CPU reference yet (it would call a math library the code cannot link); supported math ops there: absf,
 
 // STRIDED: strided.mlir:1:1: error: tile-run passes row-major global memrefs, but argument 0 of @s is memref<8x8xf32, strided<[1, 8]>>
 
@@ -47,22 +43,6 @@ func.func @c(%X: memref<64xf8E4M3FN>, %Y: memref<64xf32>) {
     %f = tile.alloc_fragment : memref<64xf32, #tile.fragment>
     tile.copy %X[%c0], %f : memref<64xf8E4M3FN>, memref<64xf32, #tile.fragment>
     tile.copy %f, %Y[%c0] : memref<64xf32, #tile.fragment>, memref<64xf32>
-  }
-  return
-}
-
-//--- erf.mlir
-func.func @e(%X: memref<64xf32>) {
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  tile.kernel grid(%c1) threads(64) (%bx) {
-    %f = tile.alloc_fragment : memref<64xf32, #tile.fragment>
-    tile.parallel (%i) in (64) {
-      %v = memref.load %f[%i] : memref<64xf32, #tile.fragment>
-      %e = math.erf %v : f32
-      memref.store %e, %f[%i] : memref<64xf32, #tile.fragment>
-    }
-    tile.copy %f, %X[%c0] : memref<64xf32, #tile.fragment>, memref<64xf32>
   }
   return
 }

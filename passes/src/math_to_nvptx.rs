@@ -1,122 +1,94 @@
-//! `tile-math-to-nvptx`: rewrites f32 `math` ops as LLVM/NVPTX intrinsics through the typed
-//! `llvm.call_intrinsic`: `exp(x)` as `ex2.approx(x * log2(e))`, `log(x)` as `lg2.approx(x) * ln(2)`,
-//! `absf` and `sqrt` as `llvm.fabs`/`llvm.sqrt`. Upstream lowers them to calls into libdevice, which
-//! an offline build without the CUDA toolkit cannot link.
+//! `tile-math-to-nvptx`: lowers the `math` ops of kernels to NVPTX instructions and upstream
+//! polynomial approximations, so that no kernel calls libdevice (`__nv_*`), which an offline build
+//! without the CUDA toolkit cannot link and which PTX loaded by the driver cannot resolve.
+//!
+//! | ops (f32; f16/bf16 computed in f32) | become | accuracy |
+//! |---|---|---|
+//! | `exp`, `exp2` | `ex2.approx.f32` (of `x log2 e` for `exp`) | 2 ulp + argument rounding |
+//! | `log`, `log2`, `log10` | `lg2.approx.f32`, times `ln 2` / `log10 2` | 2^-22 absolute near 1 |
+//! | `rsqrt` / `sqrt` | `rsqrt.approx.f32` / `sqrt.rn.f32` (`llvm.sqrt`) | 2^-22.9 relative / exact |
+//! | `tanh` | `tanh.approx.f32` (sm_75+; `llvm.tanh` with `afn`, as LLVM 22 spells it) | 2^-10.9 relative |
+//! | `sin`, `cos` | `sin.approx.f32`, `cos.approx.f32` | 2^-20.9 absolute on [-pi, pi] |
+//! | `powf` | `2^(y log2 |x|)` with C's signs for negative `x` (upstream's `exp(y log x)` is NaN there) | a few ulp times `|y|` |
+//! | `tan`, `fpowi`, `sinh`, `cosh`, `asinh`, `acosh`, `atanh` | upstream expansions into the ops above (`fpowi`: multiplications for a constant exponent, else `powf`) | |
+//! | `erf`, `erfc`, `atan`, `atan2`, `asin`, `acos`, `cbrt`, `expm1`, `log1p` | upstream polynomial approximations (their `exp`/`log` too) | about 1e-6 relative |
+//! | `absf`, `floor`, `ceil`, `round`, `roundeven`, `trunc`, `fma`, `copysign` | the LLVM intrinsics, single PTX instructions | exact |
+//!
+//! | `ctlz`, `cttz`, `ctpop`, `absi` (i32, i64) | `llvm.ctlz`/`cttz`/`ctpop`/`abs`: `clz`, `brev` + `clz`, `popc`, `abs` | exact |
+//! | `isnan`, `isinf`, `isfinite` (any float) | comparisons (`x` unordered with itself, against both infinities) | exact |
+//!
+//! Anything else (f64, vectors, other ops) is left for upstream, and `tile-check-external-calls`
+//! refuses a kernel in which that ends as a call to libdevice.
 
-use melior::ir::{
-    Attribute, BlockLike, TypeLike, ValueLike,
-    attribute::FloatAttribute,
-    operation::{OperationBuilder, OperationLike, OperationRef},
-};
-use tile_dialect::ops::{find_ops, with_context};
+use crate::math_rules::{Class, MathLowering, Rule};
+use std::f64::consts::{LN_2, LOG2_E, LOG10_2};
 
 /// The pass's flag.
 pub const ARGUMENT: &str = "tile-math-to-nvptx";
 
-/// Replaces every f32 `from(x)` under `root` by the intrinsic `to(x * factor)` (`scale_input`),
-/// `to(x) * factor`, or `to(x)` without a factor.
-fn rewrite(root: OperationRef, from: &str, to: &str, factor: Option<f64>, scale_input: bool) {
-    with_context(root, |context| {
-        let rewriter = melior::IrRewriter::new(context);
-        let rewriter = rewriter.as_rewriter_base();
-        for op in find_ops(root, from) {
-            let Ok(input) = op.operand(0) else { continue };
-            let ty = input.r#type();
-            // `llvm.fabs` takes any float: f16 and bf16 absolute values (from `tile.reduce` with
-            // `<absmax>` or `<abssum>` on half tiles) need no libdevice either.
-            let to = if ty.is_f32() {
-                to.to_owned()
-            } else if from == "math.absf" && (ty.is_f16() || ty.is_bf16()) {
-                format!("llvm.fabs.{ty}")
-            } else {
-                continue;
-            };
-            let to = to.as_str();
-            let block = op.block().expect("op in a block");
-            let location = op.location();
-            let binary = |name: &str, a, b| {
-                OperationBuilder::new(name, location)
-                    .add_operands(&[a, b])
-                    .enable_result_type_inference()
-                    .build()
-                    .expect("binary")
-            };
-            let unary = |intrinsic: &str, a| {
-                let attribute = |name: &str, text: &str| {
-                    (
-                        melior::ir::Identifier::new(context, name),
-                        Attribute::parse(context, text).expect("attribute"),
-                    )
-                };
-                OperationBuilder::new("llvm.call_intrinsic", location)
-                    .add_operands(&[a])
-                    .add_results(&[ty])
-                    .add_attributes(&[
-                        attribute("intrin", &format!("\"{intrinsic}\"")),
-                        attribute("fastmathFlags", "#llvm.fastmath<none>"),
-                        attribute("op_bundle_sizes", "array<i32>"),
-                        attribute("operandSegmentSizes", "array<i32: 1, 0>"),
-                    ])
-                    .build()
-                    .expect("llvm.call_intrinsic")
-            };
-            let result = match factor {
-                None => block
-                    .insert_operation_before(op, unary(to, input))
-                    .result(0)
-                    .expect("intrinsic")
-                    .into(),
-                Some(factor) => {
-                    let constant: Attribute = FloatAttribute::new(context, ty, factor).into();
-                    let factor = block.insert_operation_before(
-                        op,
-                        melior::dialect::arith::constant(context, constant, location),
-                    );
-                    let factor = factor.result(0).expect("constant").into();
-                    if scale_input {
-                        let scaled = block
-                            .insert_operation_before(op, binary("arith.mulf", input, factor))
-                            .result(0)
-                            .expect("mulf")
-                            .into();
-                        block
-                            .insert_operation_before(op, unary(to, scaled))
-                            .result(0)
-                            .expect("intrinsic")
-                            .into()
-                    } else {
-                        let base2 = block
-                            .insert_operation_before(op, unary(to, input))
-                            .result(0)
-                            .expect("intrinsic")
-                            .into();
-                        block
-                            .insert_operation_before(op, binary("arith.mulf", base2, factor))
-                            .result(0)
-                            .expect("mulf")
-                            .into()
-                    }
-                }
-            };
-            rewriter.replace_op_with_values(op, &[result]);
-        }
-    });
-}
+/// The NVPTX lowering table.
+pub const NVPTX: MathLowering = MathLowering {
+    expand: &["tan", "fpowi", "sinh", "cosh", "asinh", "acosh", "atanh"],
+    approximate: &[
+        "math.erf",
+        "math.erfc",
+        "math.atan",
+        "math.atan2",
+        "math.asin",
+        "math.acos",
+        "math.cbrt",
+        "math.expm1",
+        "math.log1p",
+    ],
+    follow: &["math.exp", "math.log"],
+    rules: &[
+        ("math.powf", Rule::PowBySign),
+        (
+            "math.exp",
+            Rule::ScaleInput("llvm.nvvm.ex2.approx.f32", LOG2_E),
+        ),
+        ("math.exp2", Rule::Intrinsic("llvm.nvvm.ex2.approx.f32")),
+        (
+            "math.log",
+            Rule::ScaleOutput("llvm.nvvm.lg2.approx.f", LN_2),
+        ),
+        ("math.log2", Rule::Intrinsic("llvm.nvvm.lg2.approx.f")),
+        (
+            "math.log10",
+            Rule::ScaleOutput("llvm.nvvm.lg2.approx.f", LOG10_2),
+        ),
+        ("math.rsqrt", Rule::Intrinsic("llvm.nvvm.rsqrt.approx.f")),
+        ("math.sqrt", Rule::Intrinsic("llvm.sqrt.f32")),
+        ("math.tanh", Rule::Approximate("llvm.tanh.f32")),
+        ("math.sin", Rule::Intrinsic("llvm.nvvm.sin.approx.f")),
+        ("math.cos", Rule::Intrinsic("llvm.nvvm.cos.approx.f")),
+        ("math.absf", Rule::Intrinsic("llvm.fabs.f32")),
+        ("math.floor", Rule::Intrinsic("llvm.floor.f32")),
+        ("math.ceil", Rule::Intrinsic("llvm.ceil.f32")),
+        ("math.round", Rule::Intrinsic("llvm.round.f32")),
+        ("math.roundeven", Rule::Intrinsic("llvm.roundeven.f32")),
+        ("math.trunc", Rule::Intrinsic("llvm.trunc.f32")),
+        ("math.fma", Rule::Intrinsic("llvm.fma.f32")),
+        ("math.copysign", Rule::Intrinsic("llvm.copysign.f32")),
+        ("math.ctlz", Rule::Bits("llvm.ctlz", true)),
+        ("math.cttz", Rule::Bits("llvm.cttz", true)),
+        ("math.ctpop", Rule::Bits("llvm.ctpop", false)),
+        ("math.absi", Rule::Bits("llvm.abs", true)),
+        ("math.isnan", Rule::Classify(Class::Nan)),
+        ("math.isinf", Rule::Classify(Class::Infinite)),
+        ("math.isfinite", Rule::Classify(Class::Finite)),
+    ],
+    extend: &[],
+};
 
 crate::rust_pass! {
     /// Creates the `tile-math-to-nvptx` pass (any op).
     pub fn create_math_to_nvptx_pass() {
         argument: ARGUMENT,
         name: "TileMathToNvptx",
-        description: "Rewrite f32 math ops (exp, log, absf, sqrt) as NVPTX intrinsics, so no libdevice is needed",
+        description: "Lower math ops to NVPTX approximation instructions, LLVM intrinsics and upstream polynomial approximations, so no libdevice is needed",
         anchor: "",
         dialects: [tile_dialect::registration::math_dialect(), tile_dialect::registration::llvm_dialect()],
-        run: |op| {
-            rewrite(op, "math.exp", "llvm.nvvm.ex2.approx.f32", Some(std::f64::consts::LOG2_E), true);
-            rewrite(op, "math.log", "llvm.nvvm.lg2.approx.f", Some(std::f64::consts::LN_2), false);
-            rewrite(op, "math.absf", "llvm.fabs.f32", None, false);
-            rewrite(op, "math.sqrt", "llvm.sqrt.f32", None, false);
-            Ok(())
-        },
+        run: |op| crate::math_rules::lower(op, &NVPTX),
     }
 }

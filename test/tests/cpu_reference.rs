@@ -28,11 +28,20 @@ fn assert_close(out: &Buffer, reference: &[f64], tolerance: f64) {
         let bound = tolerance * expected.abs().max(1.0);
         assert!(
             (got - expected).abs() <= bound,
-            "element {index} (row {}, col {}): got {got}, expected {expected}",
-            index / out.shape[1],
-            index % out.shape[1]
+            "element {index} (at {:?}): got {got}, expected {expected}",
+            unflatten(index, &out.shape)
         );
     }
+}
+
+/// Returns the multi-index of row-major element `index` of `shape`.
+fn unflatten(mut index: usize, shape: &[usize]) -> Vec<usize> {
+    let mut indices = vec![0; shape.len()];
+    for (dim, size) in shape.iter().enumerate().rev() {
+        indices[dim] = index % size;
+        index /= size;
+    }
+    indices
 }
 
 fn matmul(a: &Buffer, b: &Buffer, transpose_b: bool) -> Vec<f64> {
@@ -86,6 +95,86 @@ fn bf16_gemm_with_transposed_b_and_a_k_tail() {
     let data = run("gemm_transpose_b_bf16.mlir", 11, 0);
     let reference = matmul(&data[0], &data[1], true);
     assert_close(&data[2], &reference, 1e-5);
+}
+
+#[test]
+fn multi_head_gemm_on_4d_tensors_with_a_ragged_sequence() {
+    // Q K^T / 8 per (batch, head) of 2x3x104x64 tensors on 64-row tiles: the last sequence block of
+    // each head must read zeros past row 104, not the next head's rows, and write none of them.
+    let data = run("multi_head_scores.mlir", 31, 0);
+    let (heads, seq, dim) = (6, 104, 64);
+    let (q, k) = (&data[0], &data[1]);
+    let mut reference = vec![0.0; heads * seq * seq];
+    for head in 0..heads {
+        for s in 0..seq {
+            for t in 0..seq {
+                let dot: f64 = (0..dim)
+                    .map(|d| q.get((head * seq + s) * dim + d) * k.get((head * seq + t) * dim + d))
+                    .sum();
+                reference[(head * seq + s) * seq + t] = dot / 8.0;
+            }
+        }
+    }
+    assert_eq!(data[2].shape, vec![2, 3, seq, seq]);
+    assert_close(&data[2], &reference, 2e-3);
+}
+
+#[test]
+fn batched_gemm_with_a_3d_a_and_shared_weights() {
+    // relu(X[b] W) for a 3x100x64 X and a 64x48 W on 64x64 tiles: ragged rows and columns, the
+    // batch picked by the leading offset of X's and Y's copies.
+    let data = run("batched_gemm_relu.mlir", 35, 0);
+    let (batches, rows, k, n) = (3, 100, 64, 48);
+    let (x, w) = (&data[0], &data[1]);
+    let mut reference = vec![0.0; batches * rows * n];
+    for b in 0..batches {
+        for i in 0..rows {
+            for j in 0..n {
+                let dot: f64 = (0..k).map(|p| x.get((b * rows + i) * k + p) * w.get(p * n + j)).sum();
+                reference[(b * rows + i) * n + j] = dot.max(0.0);
+            }
+        }
+    }
+    assert_close(&data[2], &reference, 2e-3);
+}
+
+#[test]
+fn gemm_with_a_bias_vector_and_a_residual_tile_in_the_epilogue() {
+    // relu(A B + bias) + R for 100x64 by 64x128 on 64x64 tiles: the residual copy clips the ragged
+    // last row block.
+    let data = run("gemm_bias_residual.mlir", 37, 0);
+    let (bias, residual) = (&data[2], &data[3]);
+    let n = 128;
+    let reference: Vec<f64> = matmul(&data[0], &data[1], false)
+        .into_iter()
+        .enumerate()
+        .map(|(index, x)| (x + bias.get(index % n)).max(0.0) + residual.get(index))
+        .collect();
+    assert_close(&data[4], &reference, 2e-3);
+}
+
+#[test]
+fn gemm_with_an_epilogue_that_loads_a_bias_vector_and_a_residual_tile() {
+    // relu(A B + bias) + R for 200x64 by 64x192 on 128x128 tiles, the bias and the residual read
+    // with memref.load in the epilogue.
+    let data = run("gemm_epilogue_reads.mlir", 39, 0);
+    let (bias, residual) = (&data[2], &data[3]);
+    let n = 192;
+    let reference: Vec<f64> = matmul(&data[0], &data[1], false)
+        .into_iter()
+        .enumerate()
+        .map(|(index, x)| (x + bias.get(index % n)).max(0.0) + residual.get(index))
+        .collect();
+    assert_close(&data[4], &reference, 2e-3);
+}
+
+#[test]
+fn nd_copies_through_a_fragment_and_shared_memory() {
+    // 2x+1 over a 3x70x32 tensor in 32x32 tiles placed at (head, sequence block, 0): every element
+    // written once, the ragged last block clipped per dimension.
+    let data = run("nd_copy_scale.mlir", 32, 0);
+    let reference: Vec<f64> = (0..data[0].len()).map(|i| 2.0 * data[0].get(i) + 1.0).collect();
+    assert_close(&data[1], &reference, 1e-6);
 }
 
 #[test]
@@ -170,4 +259,120 @@ fn unwritten_outputs_stay_nan() {
         c.get(63 * 90 + 64).is_nan(),
         "column 64 is outside the one block's tile"
     );
+}
+
+/// Returns erf(x) in f64 from its Taylor series (|x| <= 3 here: 60 terms leave under 1e-12).
+fn erf(x: f64) -> f64 {
+    let (mut term, mut sum) = (x, x);
+    for n in 1..60 {
+        term *= -x * x / n as f64;
+        sum += term / (2 * n + 1) as f64;
+    }
+    sum * 2.0 / std::f64::consts::PI.sqrt()
+}
+
+/// Returns trunc(1000 x) computed in f32, the integer math_functions.mlir counts the bits of.
+fn bits(x: f64) -> i32 {
+    (x as f32 * 1000.0) as i32
+}
+
+/// One row of math_functions.mlir: f(x, |x| + 1/4, 3x, x/2), the shifted arguments in f32.
+type MathFunction = fn(f64, f64, f64, f64) -> f64;
+
+#[test]
+fn every_math_function() {
+    // Row k of the output is function k of x (test/programs/math_functions.mlir), with the
+    // program's f32 shifts of x redone in f32 so that floor, ceil and the integer exponents see the
+    // same arguments.
+    let data = run("math_functions.mlir", 5, 0);
+    let functions: [(&str, MathFunction); 39] = [
+        ("exp", |_, _, w, _| w.exp()),
+        ("exp2", |_, _, w, _| w.exp2()),
+        ("expm1", |_, _, _, h| h.exp_m1()),
+        ("log", |_, p, _, _| p.ln()),
+        ("log2", |_, p, _, _| p.log2()),
+        ("log10", |_, p, _, _| p.log10()),
+        ("log1p", |_, _, _, h| h.ln_1p()),
+        ("rsqrt", |_, p, _, _| 1.0 / p.sqrt()),
+        ("sqrt", |_, p, _, _| p.sqrt()),
+        ("tanh", |_, _, w, _| w.tanh()),
+        ("erf", |_, _, w, _| erf(w)),
+        ("sin", |_, _, w, _| w.sin()),
+        ("cos", |_, _, w, _| w.cos()),
+        ("tan", |x, _, _, _| x.tan()),
+        ("atan", |_, _, w, _| w.atan()),
+        ("atan2", |x, _, _, h| x.atan2(h)),
+        ("powf", |_, p, w, _| p.powf(w)),
+        ("fpowi 3", |_, _, w, _| w.powi(3)),
+        ("absf", |x, _, _, _| x.abs()),
+        ("floor", |_, _, w, _| w.floor()),
+        ("ceil", |_, _, w, _| w.ceil()),
+        ("round", |_, _, w, _| w.round()),
+        ("fma", |x, _, w, h| x.mul_add(w, h)),
+        ("copysign", |x, p, _, _| p.copysign(x)),
+        ("cbrt", |_, _, w, _| w.cbrt()),
+        ("erfc", |x, _, _, _| 1.0 - erf(x)),
+        ("trunc", |_, _, w, _| w.trunc()),
+        ("roundeven", |_, _, w, _| w.round_ties_even()),
+        ("asin", |_, _, _, h| h.asin()),
+        ("acos", |_, _, _, h| h.acos()),
+        ("sinh", |x, _, _, _| x.sinh()),
+        ("cosh", |x, _, _, _| x.cosh()),
+        ("powf of an integer", |x, _, w, _| w.powf((x * 4.0).trunc())),
+        ("fpowi", |x, _, w, _| w.powi((x * 4.0).trunc() as i32)),
+        ("ctlz", |x, _, _, _| f64::from(bits(x).leading_zeros())),
+        ("cttz", |x, _, _, _| f64::from(bits(x).trailing_zeros())),
+        ("ctpop", |x, _, _, _| f64::from(bits(x).count_ones())),
+        ("absi", |x, _, _, _| f64::from(bits(x).abs())),
+        ("isfinite + 4 isnan", |_, _, _, _| 1.0),
+    ];
+    let cols = 64;
+    for (row, (name, function)) in functions.iter().enumerate() {
+        for col in 0..cols {
+            let x = data[0].get(col) as f32;
+            let (p, w, h) = ((x.abs() + 0.25) as f64, (x * 3.0) as f64, (x * 0.5) as f64);
+            let expected = function(x as f64, p, w, h);
+            let got = data[1].get(row * cols + col);
+            assert!(
+                (got - expected).abs() <= 1e-5 * expected.abs().max(1.0),
+                "{name} of x = {x}: got {got}, expected {expected}"
+            );
+        }
+    }
+}
+
+/// Attention in f64 on [batch, heads, sequence, dim] tensors: softmax(Q K^T / sqrt(dim)) V over the
+/// keys of the sequence (and, causally, up to the query), P rounded to f16 as the program does.
+fn attention(q: &Buffer, k: &Buffer, v: &Buffer, causal: bool) -> Vec<f64> {
+    let (heads, seq, dim) = (q.shape[0] * q.shape[1], q.shape[2], q.shape[3]);
+    let mut out = vec![0.0; heads * seq * dim];
+    for h in 0..heads {
+        let at = |buffer: &Buffer, row: usize, d: usize| buffer.get((h * seq + row) * dim + d);
+        for query in 0..seq {
+            let keys = if causal { query + 1 } else { seq };
+            let scores: Vec<f64> = (0..keys)
+                .map(|key| (0..dim).map(|d| at(q, query, d) * at(k, key, d)).sum::<f64>() / (dim as f64).sqrt())
+                .collect();
+            let max = scores.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+            let weights: Vec<f64> = scores.iter().map(|s| (s - max).exp()).collect();
+            let total: f64 = weights.iter().sum();
+            for d in 0..dim {
+                let value: f64 = weights.iter().enumerate().map(|(key, w)| w * at(v, key, d)).sum();
+                out[(h * seq + query) * dim + d] = value / total;
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn flash_attention_on_4d_tensors_with_a_ragged_sequence() {
+    let data = run("attention_4d.mlir", 46, 0);
+    assert_close(&data[3], &attention(&data[0], &data[1], &data[2], false), 1e-2);
+}
+
+#[test]
+fn causal_flash_attention_on_4d_tensors_with_a_ragged_sequence() {
+    let data = run("attention_4d_causal.mlir", 47, 0);
+    assert_close(&data[3], &attention(&data[0], &data[1], &data[2], true), 1e-2);
 }

@@ -57,6 +57,47 @@ fn gemm_with_a_private_accumulator_matches_the_reference() {
 }
 
 #[test]
+fn multi_head_gemm_on_4d_tensors_matches_the_reference() {
+    check_on_vulkan("test/programs/multi_head_scores.mlir", 33);
+}
+
+#[test]
+fn batched_gemm_with_a_3d_a_matches_the_reference() {
+    check_on_vulkan("test/programs/batched_gemm_relu.mlir", 36);
+}
+
+#[test]
+fn gemm_with_bias_and_residual_epilogue_matches_the_reference() {
+    check_on_vulkan("test/programs/gemm_bias_residual.mlir", 38);
+}
+
+#[test]
+fn gemm_with_epilogue_loads_of_other_tensors_matches_the_reference() {
+    check_on_vulkan("test/programs/gemm_epilogue_reads.mlir", 40);
+}
+
+#[test]
+fn nd_copies_match_the_reference() {
+    check_on_vulkan("test/programs/nd_copy_scale.mlir", 34);
+}
+
+#[test]
+fn attention_with_a_register_a_operand_matches_the_reference() {
+    check_on_vulkan("test/programs/attention_small.mlir", 42);
+}
+
+#[test]
+fn flash_attention_on_4d_tensors_matches_the_reference() {
+    check_on_vulkan("test/programs/attention_4d.mlir", 48);
+    check_on_vulkan("test/programs/attention_4d_causal.mlir", 49);
+}
+
+#[test]
+fn row_softmax_of_a_64x128_tile_in_registers_matches_the_reference() {
+    check_on_vulkan("test/programs/row_softmax_64x128.mlir", 44);
+}
+
+#[test]
 fn row_softmax_matches_the_reference() {
     check_on_vulkan("test/programs/row_softmax.mlir", 22);
 }
@@ -145,4 +186,17 @@ fn bf16_is_rejected_with_a_message() {
             .any(|d| d.contains("uses bf16, which the SPIR-V lowering does not support")),
         "{diagnostics:?}"
     );
+}
+
+#[test]
+fn every_math_function_matches_the_reference() {
+    // erf, atan2, cbrt, exp2, powf of negative numbers, ... reach SPIR-V through
+    // tile-math-to-spirv; the CPU reference calls libm.
+    check_on_vulkan("test/programs/math_functions.mlir", 27);
+}
+
+#[test]
+fn math_functions_on_f16_match_the_reference() {
+    // f16 math ops are computed in f32 on SPIR-V (tile-math-to-spirv), and on the CPU.
+    check_on_vulkan("test/programs/math_functions_f16.mlir", 28);
 }

@@ -8,6 +8,10 @@
 //!            per K slice: ds_read the mfma operands of each wave tile; amdgpu.mfma
 //! epilogue:  accumulator lanes -> epilogue function -> convert -> guarded global stores
 //! ```
+//!
+//! Tensors of rank above 2 (batches, heads) are addressed at the tile origin's leading offsets,
+//! each checked against its dimension: a tile whose leading index lies outside reads zeros and
+//! stores nothing.
 
 use super::config::AmdConfig;
 use crate::gemm::{
@@ -22,6 +26,9 @@ use std::fmt::Write;
 pub struct Interface {
     /// Types of A, B and the result, as written in the host function.
     pub globals: [String; 3],
+    /// Ranks of A, B and the result (2 to 5): the tiles lie in the last two dimensions, the
+    /// helpers' leading offsets index the others.
+    pub ranks: [usize; 3],
     /// Block indices the program uses.
     pub block_dims: usize,
     /// Host-computed index parameters.
@@ -71,17 +78,27 @@ pub fn render_module(
     let wave_cols = t.index(config.wave_tile.1);
     let wave_row0 = t.binary("muli", &wave_m, &wave_rows);
     let wave_col0 = t.binary("muli", &wave_n, &wave_cols);
-    let dims = |t: &mut Text, tensor: &str, ty: &str| -> (String, String) {
-        let zero = t.index(0);
-        let one = t.index(1);
-        (
-            t.let_("dim", format!("memref.dim {tensor}, {zero} : {ty}")),
-            t.let_("dim", format!("memref.dim {tensor}, {one} : {ty}")),
-        )
+    // The rows and columns of a tensor (its last two dimensions), then its leading dimensions.
+    let dims = |t: &mut Text, tensor: &str, ty: &str, rank: usize| -> (String, String, Vec<String>) {
+        let rows = t.index(rank as i64 - 2);
+        let columns = t.index(rank as i64 - 1);
+        let matrix = (
+            t.let_("dim", format!("memref.dim {tensor}, {rows} : {ty}")),
+            t.let_("dim", format!("memref.dim {tensor}, {columns} : {ty}")),
+        );
+        let leading = (0..rank - 2)
+            .map(|dim| {
+                let dim = t.index(dim as i64);
+                t.let_("dim", format!("memref.dim {tensor}, {dim} : {ty}"))
+            })
+            .collect();
+        (matrix.0, matrix.1, leading)
     };
-    let a_dims = dims(&mut t, "%A", a_type);
-    let b_dims = dims(&mut t, "%B", b_type);
-    let c_dims = dims(&mut t, "%C", c_type);
+    let [a_rank, b_rank, c_rank] = interface.ranks;
+    let (a_rows, a_cols, a_leading) = dims(&mut t, "%A", a_type, a_rank);
+    let (b_rows, b_cols, b_leading) = dims(&mut t, "%B", b_type, b_rank);
+    let (c_rows, c_cols, c_leading) = dims(&mut t, "%C", c_type, c_rank);
+    let (a_dims, b_dims, c_dims) = ((a_rows, a_cols), (b_rows, b_cols), (c_rows, c_cols));
 
     let (lower, step, upper) = interface.main_loop;
     let (trips, _) = t.trip_count((lower, step, upper), &sizes, &c0);
@@ -111,10 +128,26 @@ pub fn render_module(
     let load = |t: &mut Text, iteration: &str| -> Vec<String> {
         let origin = names.call_load_origin(t, iteration, (lower, step), &blocks, &sizes);
         let mut vectors = Vec::new();
+        // An N-D tensor's leading offsets (helper results `first..`) and whether all lie inside.
+        let leading_origin = |t: &mut Text, first: usize, dims: &[String]| -> (Vec<String>, Option<String>) {
+            let indices: Vec<String> = (first..first + dims.len()).map(|result| format!("{origin}#{result}")).collect();
+            let mut inside: Option<String> = None;
+            for (index, dim) in indices.iter().zip(dims) {
+                let fits = t.let_("in", format!("arith.cmpi ult, {index}, {dim} : index"));
+                inside = Some(match inside {
+                    Some(previous) => t.let_("in", format!("arith.andi {previous}, {fits} : i1")),
+                    None => fits,
+                });
+            }
+            (indices, inside)
+        };
+        let (a_lead, a_lead_in) = leading_origin(t, 0, &a_leading);
+        let (b_lead, b_lead_in) = leading_origin(t, a_rank, &b_leading);
         let mut read = |t: &mut Text,
                         tensor: &str,
                         ty: &str,
                         dims: &(String, String),
+                        (lead, lead_in): (&[String], &Option<String>),
                         origin_row: String,
                         origin_col: String,
                         row: &str,
@@ -126,47 +159,54 @@ pub fn render_module(
             let row_in = t.let_("in", format!("arith.cmpi ult, {r}, {} : index", dims.0));
             let col_in = t.let_("in", format!("arith.cmpi ule, {end}, {} : index", dims.1));
             let inside = t.let_("in", format!("arith.andi {row_in}, {col_in} : i1"));
+            let indices = lead.iter().cloned().chain([r, c]).collect::<Vec<_>>().join(", ");
             let value = t.fresh("vec");
-            t.line(format!("{value} = scf.if {inside} -> ({vec8}) {{"));
-            let fast = t.let_(
-                "vec",
-                format!("vector.load {tensor}[{r}, {c}] : {ty}, {vec8}"),
-            );
+            let Some(lead_in) = lead_in else {
+                t.line(format!("{value} = scf.if {inside} -> ({vec8}) {{"));
+                let fast = t.let_(
+                    "vec",
+                    format!("vector.load {tensor}[{indices}] : {ty}, {vec8}"),
+                );
+                t.line(format!("scf.yield {fast} : {vec8}"));
+                t.line("} else {");
+                let masked = t.let_(
+                    "vec",
+                    format!("vector.transfer_read {tensor}[{indices}], {pad} : {ty}, {vec8}"),
+                );
+                t.line(format!("scf.yield {masked} : {vec8}"));
+                t.line("}");
+                vectors.push(value);
+                return;
+            };
+            // N-D: the masked read clips the columns only; a row or leading index outside its
+            // dimension reads zeros without touching memory (the next head's rows, or past the end).
+            let all_in = t.let_("in", format!("arith.andi {inside}, {lead_in} : i1"));
+            let row_lead_in = t.let_("in", format!("arith.andi {row_in}, {lead_in} : i1"));
+            t.line(format!("{value} = scf.if {all_in} -> ({vec8}) {{"));
+            let fast = t.let_("vec", format!("vector.load {tensor}[{indices}] : {ty}, {vec8}"));
             t.line(format!("scf.yield {fast} : {vec8}"));
             t.line("} else {");
-            let masked = t.let_(
-                "vec",
-                format!("vector.transfer_read {tensor}[{r}, {c}], {pad} : {ty}, {vec8}"),
-            );
+            let partial = t.fresh("vec");
+            t.line(format!("{partial} = scf.if {row_lead_in} -> ({vec8}) {{"));
+            let masked = t.let_("vec", format!("vector.transfer_read {tensor}[{indices}], {pad} : {ty}, {vec8}"));
             t.line(format!("scf.yield {masked} : {vec8}"));
+            t.line("} else {");
+            let zeros = t.let_("vec", format!("vector.broadcast {pad} : {input} to {vec8}"));
+            t.line(format!("scf.yield {zeros} : {vec8}"));
+            t.line("}");
+            t.line(format!("scf.yield {partial} : {vec8}"));
             t.line("}");
             vectors.push(value);
         };
+        let (a_row, a_col) = (format!("{origin}#{}", a_rank - 2), format!("{origin}#{}", a_rank - 1));
+        let (b_row, b_col) = (format!("{origin}#{}", a_rank + b_rank - 2), format!("{origin}#{}", a_rank + b_rank - 1));
         for slot in 0..a_slots {
             let (row, col) = slot_position(t, slot, config.bk / 8);
-            read(
-                t,
-                "%A",
-                a_type,
-                &a_dims,
-                format!("{origin}#0"),
-                format!("{origin}#1"),
-                &row,
-                &col,
-            );
+            read(t, "%A", a_type, &a_dims, (&a_lead, &a_lead_in), a_row.clone(), a_col.clone(), &row, &col);
         }
         for slot in 0..b_slots {
             let (row, col) = slot_position(t, slot, b_global_row_width);
-            read(
-                t,
-                "%B",
-                b_type,
-                &b_dims,
-                format!("{origin}#2"),
-                format!("{origin}#3"),
-                &row,
-                &col,
-            );
+            read(t, "%B", b_type, &b_dims, (&b_lead, &b_lead_in), b_row.clone(), b_col.clone(), &row, &col);
         }
         vectors
     };
@@ -391,7 +431,7 @@ pub fn render_module(
     let offsets: Vec<i64> = std::iter::successors(Some(1), |offset| Some(offset * 2))
         .take_while(|offset| *offset < config.mfma.size)
         .collect();
-    epilogue::run(&mut t, names, &mut elements, &rows, &columns, &sizes, |t, kind, axis, elements| {
+    epilogue::run(&mut t, names, &mut elements, &rows, &columns, &sizes, (&[], &[]), |t, kind, axis, elements| {
         debug_assert_eq!(axis, crate::gemm::plan::Axis::Rows, "column reductions take the plain strategy (resolve)");
         let lane_rows: Vec<String> = epilogue::partials(t, kind, elements, axis, rows.len())
             .iter()
@@ -402,12 +442,22 @@ pub fn render_module(
         }
         epilogue::exchange_rows(t, kind, &lane_rows, &rows, &wave_n, config.waves.1, "%lds_rows", &config.lds_rows_type())
     });
+    // An N-D result: its leading offsets, checked once against their dimensions.
+    let c_lead: Vec<String> = (0..c_rank - 2).map(|result| format!("{origin}#{result}")).collect();
+    let mut c_lead_in: Option<String> = None;
+    for (index, dim) in c_lead.iter().zip(&c_leading) {
+        let fits = t.let_("in", format!("arith.cmpi ult, {index}, {dim} : index"));
+        c_lead_in = Some(match c_lead_in {
+            Some(previous) => t.let_("in", format!("arith.andi {previous}, {fits} : i1")),
+            None => fits,
+        });
+    }
     epilogue::store_guarded(
         &mut t,
         &elements,
         &rows,
         &columns,
-        &origin,
+        epilogue::Placement { origin: &origin, leading: &c_lead, leading_inside: c_lead_in.as_deref() },
         (&c_dims.0, &c_dims.1),
         output,
         ("%C", c_type),

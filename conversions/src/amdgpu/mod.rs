@@ -191,6 +191,7 @@ fn lower_kernel<'c, 'a>(
     let interface = emit::Interface {
         globals: [plan.a.global, plan.b.global, plan.output.global]
             .map(|value| value.r#type().to_string()),
+        ranks: [plan.a.rank(), plan.b.rank(), plan.output.rank()],
         block_dims: plan.block_indices.len(),
         params: plan.params.len(),
         main_loop: (

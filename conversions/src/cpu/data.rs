@@ -1,7 +1,8 @@
 //! Rules for the data-movement ops: `tile.copy` and `tile.fill` as loop nests over the tile.
 //!
 //! A tile placed in a larger buffer is clipped: reads outside the buffer give zero, writes outside it
-//! are dropped (the contract's semantics, which TMA implements in hardware on Hopper).
+//! are dropped (the contract's semantics, which TMA implements in hardware on Hopper). A tile of lower
+//! rank than its global tensor lies in the tensor's trailing dimensions (see [`placed`]).
 
 use super::builder::{At, Builder};
 use melior::ir::{
@@ -66,7 +67,10 @@ pub fn convert<'c, 'a>(
     }
 }
 
-/// Returns `offsets[d] + ivs[d]` for every dimension, and whether all lie inside `buffer`.
+/// Returns the index of every dimension of `buffer` for the tile element at `ivs`, and whether all lie
+/// inside `buffer`. The tile's dimensions are the buffer's last `ivs.len()` (`offsets[d] + iv`); each
+/// leading dimension of a higher-rank global tensor is indexed by its offset alone. Every dimension
+/// is checked, so a tile never wraps into the next row, head or batch.
 fn placed<'c, 'a>(
     b: &Builder<'c>,
     at: At<'c, 'a>,
@@ -76,8 +80,12 @@ fn placed<'c, 'a>(
 ) -> (Vec<Value<'c, 'a>>, Value<'c, 'a>) {
     let mut indices = Vec::new();
     let mut inside: Option<Value> = None;
-    for (dim, (offset, iv)) in offsets.iter().zip(ivs).enumerate() {
-        let index = b.op(at, "arith.addi", &[*offset, *iv]);
+    let leading = offsets.len() - ivs.len();
+    for (dim, offset) in offsets.iter().enumerate() {
+        let index = match dim.checked_sub(leading) {
+            Some(tile_dim) => b.op(at, "arith.addi", &[*offset, ivs[tile_dim]]),
+            None => *offset,
+        };
         let size = b.dim(at, buffer, dim as i64);
         let fits = b.compare(at, "ult", index, size);
         inside = Some(match inside {

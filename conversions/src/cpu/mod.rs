@@ -104,8 +104,9 @@ pub(crate) fn lower_body<'c>(
 
 /// The pipeline from tile IR to the LLVM dialect on the host, ready for MLIR's execution engine:
 /// our lowering, then upstream conversions (bf16 conversions expanded to integer ops, since the host
-/// has no bf16 instructions).
+/// has no bf16 instructions; `math.ipowi` as an outlined loop, math functions as LLVM intrinsics
+/// and, where LLVM has none (`erf`, `tanh`, ...), calls into the host's libm).
 pub const LLVM_PIPELINE: &str = "builtin.module(convert-tile-to-cpu, canonicalize, cse, arith-expand{include-bf16=true}, \
-     convert-scf-to-cf, convert-math-to-llvm, expand-strided-metadata, finalize-memref-to-llvm, \
+     convert-scf-to-cf, convert-math-to-funcs{min-width-of-fpowi-exponent=128}, convert-math-to-llvm, convert-math-to-libm, expand-strided-metadata, finalize-memref-to-llvm, \
      convert-arith-to-llvm, convert-index-to-llvm, convert-cf-to-llvm, convert-func-to-llvm, \
      reconcile-unrealized-casts)";

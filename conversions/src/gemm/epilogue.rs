@@ -69,7 +69,9 @@ pub fn butterfly(t: &mut Text, kind: ReductionKind, value: &str, offsets: &[i64]
 /// Runs the epilogue on `elements`: the single epilogue function, or the segments with the
 /// reductions between them (`reduce` turns the elements into one value per row or column slot,
 /// complete across the block). `rows` and `columns` are the index values of the slots; `sizes` the kernel's
-/// size parameters, as indices.
+/// size parameters, as indices; `reads` the block indices and the other tensors the epilogue reads
+/// (see [`KernelNames::epilogue_tensors`]; ignored when it reads none).
+#[allow(clippy::too_many_arguments)]
 pub fn run(
     t: &mut Text,
     names: &KernelNames,
@@ -77,6 +79,7 @@ pub fn run(
     rows: &[String],
     columns: &[String],
     sizes: &[String],
+    reads: (&[String], &[String]),
     mut reduce: impl FnMut(&mut Text, ReductionKind, Axis, &[Element]) -> Vec<String>,
 ) {
     let segments: Vec<&str> = if names.segments.is_empty() {
@@ -84,8 +87,15 @@ pub fn run(
     } else {
         names.segments.iter().map(String::as_str).collect()
     };
-    let size_args: String = sizes.iter().map(|size| format!(", {size}")).collect();
-    let size_types = ", index".repeat(sizes.len());
+    let mut size_args: String = sizes.iter().map(|size| format!(", {size}")).collect();
+    let mut size_types = ", index".repeat(sizes.len());
+    if !names.epilogue_tensors.is_empty() {
+        let (blocks, tensors) = reads;
+        assert_eq!(tensors.len(), names.epilogue_tensors.len(), "one kernel argument per tensor the epilogue reads");
+        size_args.extend(blocks.iter().chain(tensors).map(|value| format!(", {value}")));
+        size_types.push_str(&", index".repeat(blocks.len()));
+        size_types.extend(names.epilogue_tensors.iter().map(|ty| format!(", {ty}")));
+    }
     // Segment s sees the values reduced before it: `reduced[r][slot]`, by row or column slot.
     let mut reduced: Vec<(Axis, Vec<String>)> = Vec::new();
     for (segment, function) in segments.iter().enumerate() {
@@ -146,32 +156,58 @@ pub fn exchange_rows(
     complete
 }
 
-/// Stores each element (converted to `output`) at `origin` + its (row, column) of `tensor`, where
-/// that lies inside `sizes` (the tensor's rows and columns, as index values).
+/// Where the result tile lies in its tensor: the store-origin helper's results `origin`, whose last
+/// two are the tile's row and column; before them an N-D tensor's `leading` offsets, with
+/// `leading_inside` set when they were checked against their dimensions.
+pub struct Placement<'p> {
+    /// The store-origin helper's results.
+    pub origin: &'p str,
+    /// The leading offsets of an N-D tensor (none for a matrix).
+    pub leading: &'p [String],
+    /// Whether every leading offset lies inside its dimension (`None` for a matrix).
+    pub leading_inside: Option<&'p str>,
+}
+
+impl<'p> Placement<'p> {
+    /// The placement of a tile in a matrix.
+    pub fn matrix(origin: &'p str) -> Self {
+        Placement { origin, leading: &[], leading_inside: None }
+    }
+}
+
+/// Stores each element (converted to `output`) at the placement's origin + its (row, column) of
+/// `tensor`, where that lies inside `sizes` (the tensor's rows and columns, as index values) and
+/// the leading offsets inside theirs.
 #[allow(clippy::too_many_arguments)]
 pub fn store_guarded(
     t: &mut Text,
     elements: &[Element],
     rows: &[String],
     columns: &[String],
-    origin: &str,
+    placement: Placement,
     sizes: (&str, &str),
     output: &str,
     tensor: (&str, &str),
 ) {
     let (name, ty) = tensor;
+    let Placement { origin, leading, leading_inside } = placement;
+    let lead = leading.len();
     for element in elements {
         let mut value = element.value.clone();
         if output != "f32" {
             value = t.let_("r", format!("arith.truncf {value} : f32 to {output}"));
         }
-        let row = t.binary("addi", &format!("{origin}#0"), &rows[element.row]);
-        let column = t.binary("addi", &format!("{origin}#1"), &columns[element.column]);
+        let row = t.binary("addi", &format!("{origin}#{lead}"), &rows[element.row]);
+        let column = t.binary("addi", &format!("{origin}#{}", lead + 1), &columns[element.column]);
         let row_in = t.let_("in", format!("arith.cmpi ult, {row}, {} : index", sizes.0));
         let column_in = t.let_("in", format!("arith.cmpi ult, {column}, {} : index", sizes.1));
-        let inside = t.let_("in", format!("arith.andi {row_in}, {column_in} : i1"));
+        let mut inside = t.let_("in", format!("arith.andi {row_in}, {column_in} : i1"));
+        if let Some(leading_inside) = leading_inside {
+            inside = t.let_("in", format!("arith.andi {inside}, {leading_inside} : i1"));
+        }
+        let indices = leading.iter().cloned().chain([row, column]).collect::<Vec<_>>().join(", ");
         t.line(format!("scf.if {inside} {{"));
-        t.line(format!("memref.store {value}, {name}[{row}, {column}] : {ty}"));
+        t.line(format!("memref.store {value}, {name}[{indices}] : {ty}"));
         t.line("}");
     }
 }

@@ -19,6 +19,10 @@ pub struct Helpers {
     pub load_origin: String,
     /// Computes the result tile's origin.
     pub store_origin: String,
+    /// Results of the load-origin helper: one per dimension of A's global tensor, then of B's.
+    pub load_results: usize,
+    /// Results of the store-origin helper: one per dimension of the result's global tensor.
+    pub store_results: usize,
     /// Present when the kernel has epilogue loops over the accumulator or a nonzero fill, and no
     /// row reductions.
     pub epilogue: Option<String>,
@@ -27,6 +31,10 @@ pub struct Helpers {
     pub segments: Vec<String>,
     /// The kind and axis of each reduction, between the segments.
     pub reductions: Vec<(tile_dialect::ops::ReductionKind, Axis)>,
+    /// The types of the other global tensors the epilogue reads (see
+    /// [`GemmPlan::epilogue_tensors`]): when there are any, the epilogue functions also take the
+    /// block indices and these tensors, after the size parameters.
+    pub epilogue_tensors: Vec<String>,
     /// The helpers' `func.func` definitions.
     pub text: String,
 }
@@ -63,19 +71,26 @@ pub struct KernelNames<'n> {
     pub load_origin: &'n str,
     /// `(block indices..., params...) -> c origin`.
     pub store_origin: &'n str,
+    /// Results of the load-origin helper (see [`Helpers::load_results`]).
+    pub load_results: usize,
+    /// Results of the store-origin helper.
+    pub store_results: usize,
     /// `(v, i, j, params...) -> v'`, when there is an epilogue.
     pub epilogue: Option<&'n str>,
     /// The segments of an epilogue with row reductions (see [`Helpers::segments`]).
     pub segments: &'n [String],
     /// The reductions between the segments.
     pub reductions: &'n [(tile_dialect::ops::ReductionKind, Axis)],
+    /// The types of the other tensors the epilogue functions take (see
+    /// [`Helpers::epilogue_tensors`]).
+    pub epilogue_tensors: &'n [String],
 }
 
 impl KernelNames<'_> {
     /// Emits the call of the load-origin helper for main-loop iteration `iteration` (counted from
     /// 0; the program's induction value is `lower + iteration * step`) and returns its results'
-    /// name: the A tile's origin at `#0, #1`, the B tile's at `#2, #3`. `sizes` are the kernel's
-    /// size parameters, as indices.
+    /// name: the A tile's origin at `#0, #1`, the B tile's at `#2, #3` (for rank-n global tensors,
+    /// A's n offsets first, then B's). `sizes` are the kernel's size parameters, as indices.
     pub fn call_load_origin(
         &self,
         t: &mut Text,
@@ -94,14 +109,14 @@ impl KernelNames<'_> {
             .chain([k.as_str()])
             .chain(sizes.iter().map(String::as_str))
             .collect();
-        call(t, self.load_origin, &args, 4)
+        call(t, self.load_origin, &args, self.load_results)
     }
 
     /// Emits the call of the store-origin helper and returns its results' name: the result tile's
-    /// origin at `#0, #1`.
+    /// origin at `#0, #1` (one result per dimension of the result's global tensor).
     pub fn call_store_origin(&self, t: &mut Text, blocks: &[String], sizes: &[String]) -> String {
         let args: Vec<&str> = blocks.iter().chain(sizes).map(String::as_str).collect();
-        call(t, self.store_origin, &args, 2)
+        call(t, self.store_origin, &args, self.store_results)
     }
 }
 
@@ -125,9 +140,12 @@ impl<'n> KernelNames<'n> {
             kernel: &symbols.kernel,
             load_origin: &helpers.load_origin,
             store_origin: &helpers.store_origin,
+            load_results: helpers.load_results,
+            store_results: helpers.store_results,
             epilogue: helpers.epilogue.as_deref(),
             segments: &helpers.segments,
             reductions: &helpers.reductions,
+            epilogue_tensors: &helpers.epilogue_tensors,
         }
     }
 }
@@ -148,12 +166,14 @@ pub fn outline_helpers<'c>(context: &'c Context, plan: &GemmPlan<'c, '_>, stem: 
     text += &outline::slice_function(context, &store_origin, &tile_inputs, &plan.output.offsets)?;
     let mut segments = Vec::new();
     let fragments: Vec<_> = plan.reduced.iter().map(|reduced| reduced.fragment).collect();
+    let tensors = plan.epilogue_tensors();
+    let reads = outline::EpilogueReads { blocks: &plan.block_indices, tensors: &tensors };
     let epilogue = if plan.reduced.is_empty() {
         if plan.epilogue.is_empty() && plan.fill == 0.0 {
             None
         } else {
             let name = format!("{stem}_epilogue");
-            text += &outline::epilogue_function(context, &name, plan.fill, &plan.epilogue, &[], &plan.params)?;
+            text += &outline::epilogue_function(context, &name, plan.fill, &plan.epilogue, &[], &plan.params, reads)?;
             Some(name)
         }
     } else {
@@ -168,13 +188,15 @@ pub fn outline_helpers<'c>(context: &'c Context, plan: &GemmPlan<'c, '_>, stem: 
             steps.next();
             let name = format!("{stem}_epilogue{segment}");
             let fill = if segment == 0 { plan.fill } else { 0.0 };
-            text += &outline::epilogue_function(context, &name, fill, &loops, &fragments[..segment], &plan.params)?;
+            text += &outline::epilogue_function(context, &name, fill, &loops, &fragments[..segment], &plan.params, reads)?;
             segments.push(name);
         }
         None
     };
     let reductions = plan.reduced.iter().map(|reduced| (reduced.kind, reduced.axis)).collect();
-    Ok(Helpers { load_origin, store_origin, epilogue, segments, reductions, text })
+    let (load_results, store_results) = (roots.len(), plan.output.offsets.len());
+    let epilogue_tensors = tensors.iter().map(|tensor| melior::ir::ValueLike::r#type(tensor).to_string()).collect();
+    Ok(Helpers { load_origin, store_origin, load_results, store_results, epilogue_tensors, epilogue, segments, reductions, text })
 }
 
 /// The host side of a rendered kernel: `func.func private @{name}(operands...)` (its `text`) that

@@ -118,10 +118,23 @@ pub fn slice_function<'c>(
     })
 }
 
+/// The other global tensors an epilogue reads (a bias vector, a residual tile) and the block
+/// indices its index arithmetic may start from: extra inputs of the epilogue functions.
+#[derive(Clone, Copy)]
+pub struct EpilogueReads<'r, 'c, 'a> {
+    /// The kernel's block indices.
+    pub blocks: &'r [Value<'c, 'a>],
+    /// The global tensors, in the order the functions take them.
+    pub tensors: &'r [Value<'c, 'a>],
+}
+
 /// Returns the text of `func.func private @name(%v: f32, %i: index, %j: index, %rows: f32...,
-/// params...) -> f32`: the accumulator start `fill` added, then the epilogue loops (in order)
-/// applied to one accumulator element `v` at (i, j). Loads of the accumulator read the current
-/// value, loads of `rows[r]` (at i) read the row's value; stores replace the current value.
+/// params...[, blocks..., tensors...]) -> f32`: the accumulator start `fill` added, then the
+/// epilogue loops (in order) applied to one accumulator element `v` at (i, j). Loads of the
+/// accumulator read the current value, loads of `rows[r]` (at i) read the row's value; stores
+/// replace the current value. With `reads` naming tensors, the function also takes the block
+/// indices and those tensors, and a load of one reads it, clipped: an index past the end of its
+/// dimension reads zero (the element of a ragged tile that is never stored).
 pub fn epilogue_function<'c>(
     context: &'c Context,
     name: &str,
@@ -129,20 +142,27 @@ pub fn epilogue_function<'c>(
     loops: &[OperationRef<'c, '_>],
     rows: &[Value<'c, '_>],
     params: &[Value<'c, '_>],
+    reads: EpilogueReads<'_, 'c, '_>,
 ) -> Result<String, String> {
     let f32 = Type::float32(context);
     let index = Type::index(context);
     let mut inputs = vec![f32, index, index];
     inputs.extend(rows.iter().map(|_| f32));
     inputs.extend(params.iter().map(|param| param.r#type()));
+    // Block indices and tensors only where the epilogue reads other tensors: the functions of
+    // every other kernel keep their signature.
+    let (blocks, tensors) = if reads.tensors.is_empty() { (&[][..], &[][..]) } else { (reads.blocks, reads.tensors) };
+    inputs.extend(blocks.iter().map(|block| block.r#type()));
+    inputs.extend(tensors.iter().map(|tensor| tensor.r#type()));
     function_text(context, name, &inputs, |block| {
         let mut cloner = Cloner {
             block,
             map: HashMap::new(),
         };
-        for (position, param) in params.iter().enumerate() {
+        let extra = params.iter().chain(blocks).chain(tensors);
+        for (position, value) in extra.enumerate() {
             cloner.map.insert(
-                key(*param),
+                key(*value),
                 block
                     .argument(3 + rows.len() + position)
                     .map_err(|e| e.to_string())?
@@ -185,9 +205,19 @@ pub fn epilogue_function<'c>(
                     // reads the accumulator element.
                     "memref.load" => {
                         let source = op.operand(0).map_err(|e| e.to_string())?;
-                        let loaded = match rows.iter().position(|row| *row == source) {
-                            Some(row) => block.argument(3 + row).map_err(|e| e.to_string())?.into(),
-                            None => current,
+                        let loaded = if tensors.contains(&source) {
+                            let tensor = cloner.value(source)?;
+                            let indices = op
+                                .operands()
+                                .skip(1)
+                                .map(|index| cloner.value(index))
+                                .collect::<Result<Vec<_>, _>>()?;
+                            clipped_load(context, block, tensor, &indices)?
+                        } else {
+                            match rows.iter().position(|row| *row == source) {
+                                Some(row) => block.argument(3 + row).map_err(|e| e.to_string())?.into(),
+                                None => current,
+                            }
                         };
                         cloner.map.insert(key(op.result(0).map_err(|e| e.to_string())?.into()), loaded);
                     }
@@ -201,6 +231,45 @@ pub fn epilogue_function<'c>(
         }
         Ok(vec![current])
     })
+}
+
+/// Appends to `block` a load of `tensor` at `indices` that reads zero where an index lies past the end
+/// of its dimension: the indices are clamped to 0 there (so that the load stays inside a non-empty
+/// tensor) and the loaded value replaced by zero. Straight-line, so that the helpers stay one block.
+fn clipped_load<'c, 'b>(
+    context: &'c Context,
+    block: &'b Block<'c>,
+    tensor: Value<'c, 'b>,
+    indices: &[Value<'c, 'b>],
+) -> Result<Value<'c, 'b>, String> {
+    use melior::dialect::{arith, memref};
+    use melior::ir::{TypeLike, attribute::{FloatAttribute, IntegerAttribute}};
+    let location = Location::unknown(context);
+    let index = Type::index(context);
+    let first = |op: OperationRef<'c, 'b>| -> Result<Value<'c, 'b>, String> { Ok(op.result(0).map_err(|e| e.to_string())?.into()) };
+    let zero_index = first(block.append_operation(arith::constant(context, IntegerAttribute::new(index, 0).into(), location)))?;
+    let mut inside: Option<Value> = None;
+    let mut clamped = Vec::new();
+    for (dim, position) in indices.iter().enumerate() {
+        let dim = first(block.append_operation(arith::constant(context, IntegerAttribute::new(index, dim as i64).into(), location)))?;
+        let size = first(block.append_operation(memref::dim(tensor, dim, location)))?;
+        let fits = first(block.append_operation(arith::cmpi(context, arith::CmpiPredicate::Ult, *position, size, location)))?;
+        clamped.push(first(block.append_operation(arith::select(fits, *position, zero_index, location)))?);
+        inside = Some(match inside {
+            Some(previous) => first(block.append_operation(arith::andi(previous, fits, location)))?,
+            None => fits,
+        });
+    }
+    let loaded = first(block.append_operation(memref::load(tensor, &clamped, location)))?;
+    let Some(inside) = inside else { return Ok(loaded) };
+    let element = loaded.r#type();
+    let zero: melior::ir::Attribute = if element.is_integer() {
+        IntegerAttribute::new(element, 0).into()
+    } else {
+        FloatAttribute::new(context, element, 0.0).into()
+    };
+    let zero = first(block.append_operation(arith::constant(context, zero, location)))?;
+    first(block.append_operation(arith::select(inside, loaded, zero, location)))
 }
 
 /// Inlines every call of the outlined helper functions in `module` (they are straight-line: one

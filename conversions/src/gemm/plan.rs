@@ -14,8 +14,13 @@
 //! }
 //! ```
 //!
-//! Index arithmetic may stand anywhere. Every mismatch is an error that names the op and what the
-//! lowering expects.
+//! Index arithmetic may stand anywhere. The global tensors may have rank 2 to 5, the tiles lying in
+//! their last two dimensions ([`LoadedTile::offsets`]); lowerings that take matrices only say so
+//! through [`GemmPlan::matrices_only`]. Epilogues may `memref.load` other global tensors (a bias
+//! vector at the column, a residual tile at (row, column)) at any index the epilogue computes
+//! ([`GemmPlan::epilogue_reads`]; on sm_90a only so far); a `tile.copy` of another tensor into a
+//! fragment for the epilogue does not fit, and the error names that copy. Every mismatch is an
+//! error that names the op and what the lowering expects.
 
 use melior::ir::{
     BlockLike, RegionLike, TypeLike, Value, ValueLike,
@@ -46,11 +51,15 @@ fn fail<'c, 'a, T>(op: OperationRef<'c, 'a>, message: impl Into<String>) -> Plan
 
 /// One TMA-loaded operand: the global tensor, the shared tile, and the tile's origin.
 pub struct LoadedTile<'c, 'a> {
+    /// The `tile.copy` that moves it.
+    pub copy: OperationRef<'c, 'a>,
     /// The global memref (a host function argument).
     pub global: Value<'c, 'a>,
     /// The shared tile (`tile.alloc_shared` result).
     pub shared: Value<'c, 'a>,
-    /// The origin of the tile in the global tensor, one index per dimension.
+    /// The origin of the tile in the global tensor, one index per dimension of the tensor: a 2-D
+    /// tile of a rank-n tensor lies in its last two dimensions, the first n - 2 offsets picking one
+    /// index each (a batch, a head).
     pub offsets: Vec<Value<'c, 'a>>,
 }
 
@@ -110,6 +119,13 @@ impl<'c, 'a> GemmPlan<'c, 'a> {
     /// The first part of the program that only the sm_90a lowering takes so far, and why, for the
     /// `chip` lowering to run the kernel with the plain strategy instead.
     pub fn lowered_on_sm90a_only(&self, chip: &str) -> Option<(OperationRef<'c, 'a>, String)> {
+        if let Some((op, tensor)) = self.epilogue_reads.first() {
+            let reason = format!(
+                "reads the global tensor {} in the epilogue (a bias vector or a residual tile), which is read on tensor cores on sm_90a only so far (on {chip}, the epilogue reads the accumulator and its reductions only)",
+                tensor.r#type()
+            );
+            return Some((*op, reason));
+        }
         if let Some(op) = self.column_reduction() {
             let reason = format!("reduces the accumulator's columns (dim 0), which is lowered on tensor cores on sm_90a only so far (on {chip}, reduce rows, dim 1)");
             return Some((op, reason));
@@ -118,6 +134,41 @@ impl<'c, 'a> GemmPlan<'c, 'a> {
             let reason = format!("expects A as MxK on {chip} (transpose_a is lowered on sm_90a only so far); transpose the global tensor's view instead");
             (self.gemm, reason)
         })
+    }
+
+    /// The first copy of an N-D global tensor and why the `chip` lowering, which takes matrices only
+    /// so far, runs the kernel with the plain strategy instead.
+    pub fn matrices_only(&self, chip: &str) -> Option<(OperationRef<'c, 'a>, String)> {
+        let tile = self.nd_tiles().next()?;
+        let reason = format!(
+            "copies a tile of the rank-{} global tensor {} (its leading offsets picking a batch or head), which is lowered on tensor cores on sm_90a and gfx942 only so far (on {chip}, GEMM operands and results of rank 2)",
+            tile.rank(),
+            tile.global.r#type()
+        );
+        Some((tile.copy, reason))
+    }
+
+    /// The other global tensors the epilogue reads, each once, in the order of their first load.
+    pub fn epilogue_tensors(&self) -> Vec<Value<'c, 'a>> {
+        let mut tensors: Vec<Value> = Vec::new();
+        for (_, tensor) in &self.epilogue_reads {
+            if !tensors.contains(tensor) {
+                tensors.push(*tensor);
+            }
+        }
+        tensors
+    }
+
+    /// The loaded tiles and the result whose global tensors have more than two dimensions.
+    pub fn nd_tiles(&self) -> impl Iterator<Item = &LoadedTile<'c, 'a>> {
+        [&self.a, &self.b, &self.output].into_iter().filter(|tile| tile.rank() > 2)
+    }
+}
+
+impl LoadedTile<'_, '_> {
+    /// The rank of the global tensor.
+    pub fn rank(&self) -> usize {
+        self.offsets.len()
     }
 }
 
@@ -153,6 +204,9 @@ pub struct GemmPlan<'c, 'a> {
     pub epilogue: Vec<OperationRef<'c, 'a>>,
     /// The reduced fragments, in the order of their reductions.
     pub reduced: Vec<Reduced<'c, 'a>>,
+    /// The `memref.load`s of other global tensors in the epilogue (a bias vector, a residual
+    /// tile) and the tensors they read.
+    pub epilogue_reads: Vec<(OperationRef<'c, 'a>, Value<'c, 'a>)>,
     /// The global destination of the result and the tile's origin in it.
     pub output: LoadedTile<'c, 'a>,
 }
@@ -193,6 +247,12 @@ fn is_global(value: Value) -> bool {
     memory_level(value.r#type()) == Some(MemoryLevel::Global)
 }
 
+/// Whether `copy` (outside the main loop) brings a tile of a global tensor on chip: something other
+/// than the GEMM's operands for the epilogue to read.
+fn reads_other_tensor(copy: OperationRef) -> bool {
+    copy_parts(&copy).is_some_and(|parts| is_global(parts.src) && !is_global(parts.dst))
+}
+
 /// Plans the lowering of `kernel`, or says why the Hopper lowering cannot take it.
 pub fn plan_gemm<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Planned<'c, 'a, GemmPlan<'c, 'a>> {
     let threads = integer_attribute(&kernel, "threads").unwrap_or(0);
@@ -200,6 +260,23 @@ pub fn plan_gemm<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Planned<'c, 'a, GemmPl
     let params = captured_scalars(kernel)?;
     let mut accumulator = None;
     let mut vector_fragments = Vec::new();
+    let mut other_fragments = Vec::new();
+    let gemms: Vec<OperationRef> = nested_ops(kernel).into_iter().filter(|op| op_name(op) == "tile.gemm").collect();
+    let has_gemm = !gemms.is_empty();
+    // Kernels of several gemms (attention, GEMM chains) and register A operands are what the
+    // per-op tensor-core patterns will take; say so at the gemm, not at whatever comes first.
+    if let Some(second) = gemms.get(1) {
+        return fail(
+            *second,
+            "is a second tile.gemm in the kernel; the {chip} tensor-core lowering takes one gemm a kernel yet (attention and GEMM chains run without tensor cores, their fragments in registers)",
+        );
+    }
+    if let Some(gemm) = gemms.iter().find(|gemm| gemm.operand(0).is_ok_and(|a| memory_level(a.r#type()) == Some(MemoryLevel::Fragment))) {
+        return fail(
+            *gemm,
+            "reads its A operand from a fragment, which the {chip} tensor-core lowering does not take yet (it runs without tensor cores, the fragment staged through shared memory)",
+        );
+    }
     let mut fills = Vec::new();
     let mut main_loop = None;
     let mut epilogue = Vec::new();
@@ -212,12 +289,9 @@ pub fn plan_gemm<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Planned<'c, 'a, GemmPl
                 let fragment: Option<Value> = op.result(0).ok().map(Into::into);
                 match fragment.map(|value| memref_shape(value).len()) {
                     Some(1) => vector_fragments.extend(fragment),
-                    _ if accumulator.is_some() => {
-                        return fail(
-                            op,
-                            "expects one 2-D fragment (the accumulator) per kernel in the {chip} lowering; other fragments must be 1-D reductions of it",
-                        );
-                    }
+                    // Reported after the walk, unless an op that explains it (a copy of another
+                    // tensor into it) is found first.
+                    _ if accumulator.is_some() => other_fragments.push(op),
                     _ => accumulator = fragment,
                 }
             }
@@ -232,6 +306,17 @@ pub fn plan_gemm<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Planned<'c, 'a, GemmPl
             "tile.parallel" | "tile.reduce" if main_loop.is_some() && output.is_none() => {
                 epilogue.push(op)
             }
+            "tile.copy" if has_gemm && reads_other_tensor(op) => {
+                let parts = copy_parts(&op).expect("verified copy");
+                return fail(
+                    op,
+                    format!(
+                        "copies a tile of the global tensor {} into {} for the epilogue (a bias vector or a residual tile), which the {{chip}} lowering cannot read on tensor cores yet (its epilogue reads the accumulator and its reductions only)",
+                        parts.src.r#type(),
+                        memory_level(parts.dst.r#type()).map_or("a tile".into(), |level| level.to_string())
+                    ),
+                );
+            }
             "tile.copy" if main_loop.is_some() && output.is_none() => output = Some(op),
             _ if is_scalar_arithmetic(&name) => {}
             _ => {
@@ -245,6 +330,12 @@ pub fn plan_gemm<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Planned<'c, 'a, GemmPl
                 );
             }
         }
+    }
+    if let Some(other) = other_fragments.first() {
+        return fail(
+            *other,
+            "expects one 2-D fragment (the accumulator) per kernel in the {chip} lowering; other fragments must be 1-D reductions of it",
+        );
     }
     let Some(accumulator) = accumulator else {
         return fail(
@@ -288,11 +379,12 @@ pub fn plan_gemm<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Planned<'c, 'a, GemmPl
         .find(|op| op_name(op) == "tile.gemm")
         .expect("the main loop has its gemm");
     let mut reduced = Vec::new();
+    let mut epilogue_reads = Vec::new();
     for step in &epilogue {
         if op_name(step) == "tile.reduce" {
             reduced.push(check_reduction(*step, accumulator, &vector_fragments, &reduced)?);
         } else {
-            check_epilogue(*step, accumulator, &reduced)?;
+            epilogue_reads.extend(check_epilogue(*step, accumulator, &reduced)?);
         }
     }
     if let Some(unused) = vector_fragments.iter().find(|vector| !reduced.iter().any(|done| done.fragment == **vector)) {
@@ -330,7 +422,9 @@ pub fn plan_gemm<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Planned<'c, 'a, GemmPl
         main_loop,
         epilogue,
         reduced,
+        epilogue_reads,
         output: LoadedTile {
+            copy: output_op,
             global: parts.dst,
             shared: parts.src,
             offsets: parts.dst_offsets,
@@ -481,6 +575,7 @@ fn plan_main_loop<'c, 'a>(
             return fail(*copy, "expects one copy into each of A and B per iteration");
         }
         tiles[slot] = Some(LoadedTile {
+            copy: *copy,
             global: parts.src,
             shared: parts.dst,
             offsets: parts.src_offsets,
@@ -541,12 +636,15 @@ fn check_reduction<'c, 'a>(
     }
 }
 
+/// Checks an epilogue loop; returns its loads of other global tensors (a bias vector, a residual
+/// tile) and the tensors they read.
 fn check_epilogue<'c, 'a>(
     parallel: OperationRef<'c, 'a>,
     accumulator: Value<'c, 'a>,
     reduced: &[Reduced<'c, 'a>],
-) -> Planned<'c, 'a, ()> {
+) -> Planned<'c, 'a, Vec<(OperationRef<'c, 'a>, Value<'c, 'a>)>> {
     let indices = block_arguments(parallel);
+    let mut reads = Vec::new();
     for op in body_ops(parallel) {
         let name = op_name(&op);
         let on_accumulator = |first_index: usize| {
@@ -566,8 +664,12 @@ fn check_epilogue<'c, 'a>(
                     done.fragment == operands[0] && Some(&operands[1]) == index
                 })
         };
+        let other_tensor = || {
+            op.operand(0).ok().filter(|memref| name == "memref.load" && is_global(*memref))
+        };
         match name.as_str() {
             "memref.load" if on_accumulator(1) || on_reduced() => {}
+            "memref.load" if other_tensor().is_some() => reads.push((op, other_tensor().expect("checked"))),
             "memref.store" if on_accumulator(2) => {}
             "memref.load" | "memref.store" => {
                 return fail(
@@ -586,5 +688,5 @@ fn check_epilogue<'c, 'a>(
             }
         }
     }
-    Ok(())
+    Ok(reads)
 }

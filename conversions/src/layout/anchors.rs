@@ -50,16 +50,20 @@ fn is_16_bit(value: Value) -> bool {
     crate::gemm::types::element_of(value).is_some_and(|element| matches!(element, Element::F16 | Element::BF16))
 }
 
-/// Returns the layouts `gemm` imposes on `chip` in a block of `threads` threads.
-pub fn gemm_anchors<'c, 'a>(gemm: OperationRef<'c, 'a>, chip: &str, threads: i64) -> Vec<Anchor<'c, 'a>> {
+/// Returns the layouts `gemm` imposes on `chip` in a block of `threads` threads. In a kernel of
+/// several gemms (`chained`: attention, GEMM chains) every gemm splits its rows alone over the
+/// warps (TileLang's "full row" policy), so that one gemm's row statistics and the next gemm's
+/// accumulator rows lie on the same threads; cooperative matrices, whose element placement is the
+/// device's secret, anchor nothing there (the kernel runs on the plain strategy).
+pub fn gemm_anchors<'c, 'a>(gemm: OperationRef<'c, 'a>, chip: &str, threads: i64, chained: bool) -> Vec<Anchor<'c, 'a>> {
     let Some(ops) = operands(gemm) else { return Vec::new() };
     if crate::gemm::types::element_of(ops.c) != Some(Element::F32) || !is_16_bit(ops.a) || !is_16_bit(ops.b) {
         return Vec::new();
     }
     match chip {
         "sm_90a" => sm90a(&ops, threads),
-        "gfx942" => gfx942(&ops, threads),
-        "spirv-coopmat" => coopmat(&ops, threads),
+        "gfx942" => gfx942(&ops, threads, chained),
+        "spirv-coopmat" if !chained => coopmat(&ops, threads),
         _ => Vec::new(),
     }
 }
@@ -91,23 +95,35 @@ fn sm90a<'c, 'a>(ops: &Operands<'c, 'a>, threads: i64) -> Vec<Anchor<'c, 'a>> {
 
 /// gfx942: mfma over waves; A and B in LDS rows padded against bank conflicts, B stored K-major
 /// (transposed unless the program gives it as NxK).
-fn gfx942<'c, 'a>(ops: &Operands<'c, 'a>, threads: i64) -> Vec<Anchor<'c, 'a>> {
-    if threads % 64 != 0 || !(64..=1024).contains(&threads) || !is_shared(ops.a) || !is_shared(ops.b) {
+fn gfx942<'c, 'a>(ops: &Operands<'c, 'a>, threads: i64, chained: bool) -> Vec<Anchor<'c, 'a>> {
+    if threads % 64 != 0 || !(64..=1024).contains(&threads) {
         return Vec::new();
     }
-    let Ok((waves, mfma)) = crate::amdgpu::config::wave_split(threads, ops.m, ops.n) else { return Vec::new() };
+    let split = if chained {
+        let waves = threads / 64;
+        [crate::amdgpu::config::MFMA_32, crate::amdgpu::config::MFMA_16]
+            .into_iter()
+            .find(|mfma| ops.m % (waves * mfma.size) == 0 && ops.n % mfma.size == 0)
+            .map(|mfma| ((waves, 1), mfma))
+            .ok_or(())
+    } else {
+        crate::amdgpu::config::wave_split(threads, ops.m, ops.n).map_err(|_| ())
+    };
+    let Ok((waves, mfma)) = split else { return Vec::new() };
     let lds = |transposed| SharedLayout { padding: crate::amdgpu::config::ROW_PADDING, transposed, ..SharedLayout::row_major() };
-    vec![
-        Anchor { tile: ops.c, layout: Layout::Fragment(atoms::mfma_accumulator(ops.m, ops.n, waves, mfma.size)) },
-        Anchor { tile: ops.a, layout: Layout::Shared(lds(ops.transpose_a)) },
-        Anchor { tile: ops.b, layout: Layout::Shared(lds(!ops.transpose_b)) },
-    ]
+    // The accumulator is the instruction's whatever A and B are (a register A operand is staged).
+    let mut anchors = vec![Anchor { tile: ops.c, layout: Layout::Fragment(atoms::mfma_accumulator(ops.m, ops.n, waves, mfma.size)) }];
+    if is_shared(ops.a) && is_shared(ops.b) {
+        anchors.push(Anchor { tile: ops.a, layout: Layout::Shared(lds(ops.transpose_a)) });
+        anchors.push(Anchor { tile: ops.b, layout: Layout::Shared(lds(!ops.transpose_b)) });
+    }
+    anchors
 }
 
 /// spirv-coopmat: 16x16x16 cooperative matrices over 32-wide subgroups; A and B in padded
 /// workgroup rows.
 fn coopmat<'c, 'a>(ops: &Operands<'c, 'a>, threads: i64) -> Vec<Anchor<'c, 'a>> {
-    if threads % 32 != 0 || !is_shared(ops.a) || !is_shared(ops.b) {
+    if threads % 32 != 0 {
         return Vec::new();
     }
     let Ok(subgroups) = crate::spirv::coopmat::config::subgroup_split(threads, ops.m, ops.n) else { return Vec::new() };
@@ -116,9 +132,10 @@ fn coopmat<'c, 'a>(ops: &Operands<'c, 'a>, threads: i64) -> Vec<Anchor<'c, 'a>> 
         transposed,
         ..SharedLayout::row_major()
     };
-    vec![
-        Anchor { tile: ops.c, layout: Layout::Fragment(atoms::coopmat_accumulator(ops.m, ops.n, subgroups)) },
-        Anchor { tile: ops.a, layout: Layout::Shared(rows(ops.transpose_a)) },
-        Anchor { tile: ops.b, layout: Layout::Shared(rows(ops.transpose_b)) },
-    ]
+    let mut anchors = vec![Anchor { tile: ops.c, layout: Layout::Fragment(atoms::coopmat_accumulator(ops.m, ops.n, subgroups)) }];
+    if is_shared(ops.a) && is_shared(ops.b) {
+        anchors.push(Anchor { tile: ops.a, layout: Layout::Shared(rows(ops.transpose_a)) });
+        anchors.push(Anchor { tile: ops.b, layout: Layout::Shared(rows(ops.transpose_b)) });
+    }
+    anchors
 }

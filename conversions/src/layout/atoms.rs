@@ -93,6 +93,11 @@ pub fn blocked(shape: &[i64], threads: i64) -> FragmentLayout {
     let total: i64 = shape.iter().product();
     let last = shape.last().copied().unwrap_or(1);
     let v = [4, 2, 1].into_iter().find(|v| last % v == 0 && total >= threads * v).unwrap_or(1);
+    blocked_in_chunks(shape, threads, v)
+}
+
+/// The blocked layout with chunks of `v` elements along the last dimension (`v` divides it).
+pub fn blocked_in_chunks(shape: &[i64], threads: i64, v: i64) -> FragmentLayout {
     let rank = shape.len();
     let mut chunk_shape = shape.to_vec();
     if let Some(last) = chunk_shape.last_mut() {

@@ -218,10 +218,11 @@ fn strategy<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str) -> Result<String, 
     }
 }
 
-/// Returns the layouts of `kernel`'s tiles and loops on `chip`: those recorded on it (by this pass
-/// or by hand), and what inference gives the rest, for a lowering run without the pass.
+/// Returns the layouts of `kernel`'s tiles and loops on `chip` for the plain strategy: those
+/// recorded on it (by this pass or by hand), and what inference gives the rest, for a lowering run
+/// without the pass.
 pub fn infer_for_lowering<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str) -> Result<Inferred<'c, 'a>, Failure<'c, 'a>> {
-    propagate::infer(kernel, chip)
+    propagate::infer(kernel, chip, chip != "spirv-coopmat")
 }
 
 /// Returns the main loop of a tensor-core kernel and the `tile.schedule` its lowering builds
@@ -245,7 +246,8 @@ pub fn main_loop_schedule<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str) -> R
 /// Records the layout of every tile and loop of `kernel` on `chip`, and its strategy.
 fn infer_kernel<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>, chip: &str) -> Result<(), Failure<'c, 'a>> {
     let strategy = strategy(kernel, chip)?;
-    let inferred = propagate::infer(kernel, chip)?;
+    let instructions = chip != "spirv-coopmat" || strategy == "tensor cores";
+    let inferred = propagate::infer(kernel, chip, instructions)?;
     for (allocation, layout) in inferred.tiles {
         set_attribute(allocation, LAYOUT_ATTRIBUTE, layout.to_attribute(context));
     }

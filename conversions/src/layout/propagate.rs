@@ -154,7 +154,7 @@ impl<'c, 'a> Inference<'c, 'a> {
                 .map(|(_, layout)| layout);
             let layout = match source {
                 Some(layout) => layout,
-                None if free => atoms::blocked(&extents, self.threads),
+                None if free => self.free_loop_layout(&extents, &accesses),
                 None => return Ok(false),
             };
             self.loops.insert(key(&op), layout);
@@ -175,6 +175,68 @@ impl<'c, 'a> Inference<'c, 'a> {
             }
         }
         Ok(changed)
+    }
+}
+
+impl<'c, 'a> Inference<'c, 'a> {
+    /// A fragment nothing lays out: the blocked layout, with the chunk length chosen so that what is
+    /// already laid out around it agrees: a reduction's laid-out destination holds what the
+    /// reduction leaves on each thread, laid-out loops that index it by their indices run where
+    /// its elements are.
+    fn free_fragment_layout(&self, fragment: OperationRef<'c, 'a>, ops: &[OperationRef<'c, 'a>]) -> FragmentLayout {
+        let shape = fragment.result(0).map(|result| memref_shape(result.into())).unwrap_or_default();
+        let default = atoms::blocked(&shape, self.threads);
+        let value: Value = fragment.result(0).expect("a fragment").into();
+        let fits = |candidate: &FragmentLayout| {
+            ops.iter().all(|op| match op_name(op).as_str() {
+                "tile.reduce" if op.operand(0).is_ok_and(|src| src == value) => {
+                    let dim = integer_attribute(op, "dim").unwrap_or(0) as usize;
+                    let kept: Vec<usize> = (0..shape.len()).filter(|d| *d != dim).collect();
+                    match op.operand(1).ok().and_then(allocation).and_then(|dst| self.fragment(&dst)) {
+                        Some(held) => covers(held, &atoms::project(candidate, &kept)),
+                        None => true,
+                    }
+                }
+                "tile.parallel" => match self.loops.get(&key(op)) {
+                    Some(loop_layout) => accesses(*op)
+                        .iter()
+                        .filter(|access| access.tile == fragment)
+                        .all(|access| access.dims.as_ref().is_none_or(|dims| runs_where_held(loop_layout, dims, candidate))),
+                    None => true,
+                },
+                _ => true,
+            })
+        };
+        if fits(&default) {
+            return default;
+        }
+        let last = shape.last().copied().unwrap_or(1);
+        (1..=last)
+            .filter(|chunk| last % chunk == 0)
+            .map(|chunk| atoms::blocked_in_chunks(&shape, self.threads, chunk))
+            .find(|layout| fits(layout))
+            .unwrap_or(default)
+    }
+
+    /// A loop nothing lays out: the blocked layout, with the chunk length along the last dimension
+    /// chosen so that the fragments it reads at a subset of its indices (a row statistic) already
+    /// lie where its iterations run, when some chunk length does that.
+    fn free_loop_layout(&self, extents: &[i64], accesses: &[Access<'c, 'a>]) -> FragmentLayout {
+        let default = atoms::blocked(extents, self.threads);
+        let laid: Vec<(&Vec<usize>, &FragmentLayout)> = accesses
+            .iter()
+            .filter_map(|access| Some((access.dims.as_ref()?, self.fragment(&access.tile)?)))
+            .collect();
+        let fits = |layout: &FragmentLayout| laid.iter().all(|(dims, held)| runs_where_held(layout, dims, held));
+        if fits(&default) {
+            return default;
+        }
+        let last = extents.last().copied().unwrap_or(1);
+        (1..=last)
+            .filter(|chunk| last % chunk == 0)
+            .map(|chunk| atoms::blocked_in_chunks(extents, self.threads, chunk))
+            .find(|layout| fits(layout))
+            .unwrap_or(default)
     }
 }
 
@@ -272,8 +334,11 @@ fn accesses<'c, 'a>(parallel: OperationRef<'c, 'a>) -> Vec<Access<'c, 'a>> {
     found
 }
 
-/// Infers the layout of every tile and loop of `kernel` for `chip`.
-pub fn infer<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str) -> Result<Inferred<'c, 'a>, Failure<'c, 'a>> {
+/// Infers the layout of every tile and loop of `kernel` for `chip`; `instructions` says whether the
+/// gemms' instruction layouts anchor it (not on cooperative matrices when the kernel takes the plain
+/// strategy: their layout, every lane holding every element of its subgroup's matrices, is only
+/// what the cooperative-matrix lowering can use).
+pub fn infer<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str, instructions: bool) -> Result<Inferred<'c, 'a>, Failure<'c, 'a>> {
     let threads = integer_attribute(&kernel, "threads").unwrap_or(0);
     let mut inference = Inference { chip: chip.to_owned(), threads, tiles: HashMap::new(), loops: HashMap::new() };
     let ops = nested_ops(kernel);
@@ -291,8 +356,9 @@ pub fn infer<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str) -> Result<Inferre
             inference.loops.insert(key(op), given);
         }
     }
-    for gemm in ops.iter().filter(|op| op_name(op) == "tile.gemm") {
-        for anchor in anchors::gemm_anchors(*gemm, chip, threads) {
+    let chained = ops.iter().filter(|op| op_name(op) == "tile.gemm").count() > 1;
+    for gemm in ops.iter().filter(|op| op_name(op) == "tile.gemm" && instructions) {
+        for anchor in anchors::gemm_anchors(*gemm, chip, threads, chained) {
             if let Some(tile) = allocation(anchor.tile) {
                 inference.want(tile, anchor.layout, *gemm)?;
             }
@@ -324,8 +390,8 @@ pub fn infer<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str) -> Result<Inferre
             .filter(|alloc| op_name(alloc) == "tile.alloc_fragment" && !inference.tiles.contains_key(&key(alloc)))
             .max_by_key(|alloc| alloc.result(0).map(|result| memref_shape(result.into()).len()).unwrap_or(0));
         let Some(unlaid) = unlaid.copied() else { break };
-        let shape = unlaid.result(0).map(|result| memref_shape(result.into())).unwrap_or_default();
-        inference.want(unlaid, Layout::Fragment(atoms::blocked(&shape, threads)), unlaid)?;
+        let layout = inference.free_fragment_layout(unlaid, &ops);
+        inference.want(unlaid, Layout::Fragment(layout), unlaid)?;
     }
     let mut tiles = Vec::new();
     for alloc in allocations {

@@ -140,6 +140,9 @@ pub struct HopperConfig {
     pub persistent: Option<Persistent>,
     /// Bytes of the scratch where warps exchange partial column reductions (0 without them).
     pub exchange_bytes: i64,
+    /// Dimensions of the A, B and result global tensors before the tile's two (0 for matrices): each
+    /// tensor map has them with a box of 1, its coordinates the tile's leading offsets there.
+    pub leading: [usize; 3],
 }
 
 impl HopperConfig {
@@ -177,6 +180,16 @@ impl HopperConfig {
     /// Dynamic shared memory the launch needs.
     pub fn shared_bytes(&self) -> i64 {
         self.exchange_offset() + self.exchange_bytes + ALIGN_SLACK
+    }
+
+    /// Sets the leading dimensions of the A, B and result tensors (their ranks minus 2); TMA tensor
+    /// maps have at most 5 dimensions.
+    pub fn with_leading_dimensions(mut self, ranks: [usize; 3]) -> Result<HopperConfig, String> {
+        if let Some(rank) = ranks.iter().find(|rank| !(2..=5).contains(*rank)) {
+            return Err(format!("expects global tensors of rank 2 to 5 (a TMA tensor map's), but got rank {rank}"));
+        }
+        self.leading = ranks.map(|rank| rank - 2);
+        Ok(self)
     }
 
     /// Adds the scratch in which `warps` warps exchange their partial column reductions (one f32
@@ -391,6 +404,7 @@ fn shape_config(shape: TileShape) -> Result<HopperConfig, String> {
         staged_boxes: c.boxes,
         persistent: None,
         exchange_bytes: 0,
+        leading: [0; 3],
     };
     let shared_bytes = config.shared_bytes();
     if shared_bytes > MAX_SHARED_BYTES {

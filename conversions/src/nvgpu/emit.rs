@@ -42,10 +42,26 @@ pub struct LoopShape {
 
 const WS: &str = "#gpu.address_space<workgroup>";
 
-fn tensor_map(rows: i64, inner: i64, element: &str, swizzle: &str) -> String {
+/// The shared-memory type of one TMA box of `rows` x `inner` elements in a tensor with `leading`
+/// dimensions before those two (the box has extent 1 there).
+fn box_type(leading: usize, rows: i64, inner: i64, element: &str) -> String {
+    format!("memref<{}{rows}x{inner}x{element}, {WS}>", "1x".repeat(leading))
+}
+
+fn tensor_map(leading: usize, rows: i64, inner: i64, element: &str, swizzle: &str) -> String {
     format!(
-        "!nvgpu.tensormap.descriptor<tensor = memref<{rows}x{inner}x{element}, {WS}>, swizzle = {swizzle}, l2promo = l2promo_128b, oob = zero, interleave = none>"
+        "!nvgpu.tensormap.descriptor<tensor = {}, swizzle = {swizzle}, l2promo = l2promo_128b, oob = zero, interleave = none>",
+        box_type(leading, rows, inner, element)
     )
+}
+
+/// The TMA coordinates (innermost first) of a box at column `inner` and row `row` of a tensor whose
+/// `leading` first offsets are the helper results `origin#first..`: the tile's two, then the
+/// leading ones from the innermost out.
+fn coordinates(inner: &str, row: &str, origin: &str, first: usize, leading: usize) -> String {
+    let mut list = vec![inner.to_owned(), row.to_owned()];
+    list.extend((first..first + leading).rev().map(|result| format!("{origin}#{result}")));
+    list.join(", ")
 }
 
 fn swizzle_name(span: i64) -> &'static str {
@@ -69,15 +85,17 @@ fn accumulator_type(bn: i64) -> String {
 pub fn tensor_map_types(config: &HopperConfig) -> [String; 3] {
     let input = config.input.name();
     let b = config.b;
+    let [la, lb, lc] = config.leading;
     [
         tensor_map(
+            la,
             config.a.box_rows,
             config.a.box_inner,
             input,
             swizzle_name(config.a.swizzle),
         ),
-        tensor_map(b.box_rows, b.box_inner, input, swizzle_name(b.swizzle)),
-        tensor_map(config.bm, config.c.box_cols, config.output.name(), swizzle_name(config.c.swizzle)),
+        tensor_map(lb, b.box_rows, b.box_inner, input, swizzle_name(b.swizzle)),
+        tensor_map(lc, config.bm, config.c.box_cols, config.output.name(), swizzle_name(config.c.swizzle)),
     ]
 }
 
@@ -112,15 +130,12 @@ pub fn render_module(
     );
     let smem = format!("memref<?xi8, {WS}>");
     let acc = accumulator_type(config.bn);
-    let a_tile = format!(
-        "memref<{}x{}x{input}, {WS}>",
-        config.a.box_rows, config.a.box_inner
-    );
-    let b_box = format!(
-        "memref<{}x{}x{input}, {WS}>",
-        config.b.box_rows, config.b.box_inner
-    );
-    let c_box = format!("memref<{}x{}x{output}, {WS}>", config.bm, config.c.box_cols);
+    let [la, lb, lc] = config.leading;
+    let a_tile = box_type(la, config.a.box_rows, config.a.box_inner, input);
+    let b_box = box_type(lb, config.b.box_rows, config.b.box_inner, input);
+    let c_box = box_type(lc, config.bm, config.c.box_cols, output);
+    // The load-origin helper's results: A's origin (its leading offsets, row, column), then B's.
+    let b_first = la + 2;
 
     // Entry: tensor maps, thread and block ids, barriers, the aligned shared-memory base.
     let tma_a = t.let_(
@@ -189,9 +204,11 @@ pub fn render_module(
             "a_view",
             format!("memref.view {dynamic}[{a_offset}][] : {smem} to {a_tile}"),
         );
+        let (a_row, a_col) = (format!("{origin}#{la}"), format!("{origin}#{}", la + 1));
         if config.a.k_major {
+            let at = coordinates(&a_col, &a_row, &origin, 0, la);
             t.line(format!(
-                "nvgpu.tma.async.load {tma_a}[{origin}#1, {origin}#0], {barriers}[{stage}] to {a_view} : {map_a}, {bars} -> {a_tile}"
+                "nvgpu.tma.async.load {tma_a}[{at}], {barriers}[{stage}] to {a_view} : {map_a}, {bars} -> {a_tile}"
             ));
         } else {
             // A given as KxM: 64-column boxes side by side, one per wgmma m64 tile.
@@ -200,9 +217,10 @@ pub fn render_module(
                 let offset = t.let_("aoff", format!("arith.addi {a_offset}, {box_offset} : index"));
                 let view = t.let_("a_view", format!("memref.view {dynamic}[{offset}][] : {smem} to {a_tile}"));
                 let shift = t.index(box_index * 64);
-                let column = t.let_("acol", format!("arith.addi {origin}#1, {shift} : index"));
+                let column = t.let_("acol", format!("arith.addi {a_col}, {shift} : index"));
+                let at = coordinates(&column, &a_row, &origin, 0, la);
                 t.line(format!(
-                    "nvgpu.tma.async.load {tma_a}[{column}, {origin}#0], {barriers}[{stage}] to {view} : {map_a}, {bars} -> {a_tile}"
+                    "nvgpu.tma.async.load {tma_a}[{at}], {barriers}[{stage}] to {view} : {map_a}, {bars} -> {a_tile}"
                 ));
             }
         }
@@ -217,17 +235,16 @@ pub fn render_module(
                 "b_view",
                 format!("memref.view {dynamic}[{b_offset}][] : {smem} to {b_box}"),
             );
+            let (b_row, b_col) = (format!("{origin}#{}", b_first + lb), format!("{origin}#{}", b_first + lb + 1));
             let (inner, outer) = if config.b.k_major {
-                (format!("{origin}#3"), format!("{origin}#2"))
+                (b_col, b_row)
             } else {
                 let shift = t.index(box_index * 64);
-                (
-                    t.let_("bcol", format!("arith.addi {origin}#3, {shift} : index")),
-                    format!("{origin}#2"),
-                )
+                (t.let_("bcol", format!("arith.addi {b_col}, {shift} : index")), b_row)
             };
+            let at = coordinates(&inner, &outer, &origin, b_first, lb);
             t.line(format!(
-                "nvgpu.tma.async.load {tma_b}[{inner}, {outer}], {barriers}[{stage}] to {b_view} : {map_b}, {bars} -> {b_box}"
+                "nvgpu.tma.async.load {tma_b}[{at}], {barriers}[{stage}] to {b_view} : {map_b}, {bars} -> {b_box}"
             ));
         }
     };
@@ -474,7 +491,9 @@ pub fn render_module(
         let warp = t.let_("gwarp", format!("arith.divui {tid}, {c32} : index"));
         (view, ty, warp, warps)
     });
-    epilogue::run(&mut t, names, &mut elements, &rows, &columns, &sizes, |t, kind, axis, elements| match axis {
+    // The other tensors the epilogue reads arrive as memrefs after the tensor maps.
+    let others: Vec<String> = (0..names.epilogue_tensors.len()).map(|index| format!("%other{index}")).collect();
+    epilogue::run(&mut t, names, &mut elements, &rows, &columns, &sizes, (&blocks, &others), |t, kind, axis, elements| match axis {
         // A row of the wgmma accumulator lies in the 4 lanes of one quad: the thread's own
         // elements, then a butterfly over the quad.
         Axis::Rows => epilogue::partials(t, kind, elements, axis, rows.len())
@@ -540,9 +559,10 @@ pub fn render_module(
             let offset = t.let_("coff", format!("arith.addi {staging_start}, {slot_bytes} : index"));
             let view = t.let_("c_box", format!("memref.view {dynamic}[{offset}][] : {smem} to {c_box}"));
             let shift = t.index(box_index * config.c.box_cols);
-            let column = t.let_("ccol", format!("arith.addi {origin}#1, {shift} : index"));
+            let column = t.let_("ccol", format!("arith.addi {origin}#{}, {shift} : index", lc + 1));
+            let at = coordinates(&column, &format!("{origin}#{lc}"), &origin, 0, lc);
             t.line(format!(
-                "nvgpu.tma.async.store {view} to {tma_c}[{column}, {origin}#0] : {c_box} -> {map_c}"
+                "nvgpu.tma.async.store {view} to {tma_c}[{at}] : {c_box} -> {map_c}"
             ));
         }
         t.line("nvvm.cp.async.bulk.commit.group");
@@ -562,8 +582,12 @@ pub fn render_module(
         module,
         "    gpu.func @{}(%map_a: !llvm.ptr, %map_b: !llvm.ptr, %map_c: !llvm.ptr{}) kernel attributes {{known_block_size = array<i32: {threads}, 1, 1>}} {{",
         names.kernel,
-        (0..params)
-            .map(|index| format!(", %param{index}: i64"))
+        names
+            .epilogue_tensors
+            .iter()
+            .enumerate()
+            .map(|(index, ty)| format!(", %other{index}: {ty}"))
+            .chain((0..params).map(|index| format!(", %param{index}: i64")))
             .chain(config.persistent.filter(|persistent| persistent.tiles.is_none()).map(|_| ", %tiles_x: i64, %tiles_y: i64".to_owned()))
             .collect::<String>()
     );

@@ -12,11 +12,16 @@ fn json_list(items: impl IntoIterator<Item = String>) -> String {
     format!("[{}]", items.into_iter().collect::<Vec<_>>().join(", "))
 }
 
+/// One tensor map parameter. `box` has one size per dimension of the tensor, outermost first like
+/// `shape`: 1 in each leading dimension of an N-D tensor, then the box's rows and inner elements.
 fn tensor_map(role: &str, value: Value, box_inner: i64, box_rows: i64, swizzle: i64) -> String {
     let HostTensor { argument, shape, element } = host_tensor(value);
+    let leading = shape.len().saturating_sub(2);
+    let sizes = std::iter::repeat_n(1, leading).chain([box_rows, box_inner]).map(|size| size.to_string());
     format!(
-        "{{\"role\": \"{role}\", \"kind\": \"tensor_map\", \"host_argument\": {argument}, \"shape\": {}, \"element\": \"{element}\", \"box\": [{box_rows}, {box_inner}], \"swizzle\": {swizzle}, \"oob_fill\": \"zero\"}}",
-        json_list(shape)
+        "{{\"role\": \"{role}\", \"kind\": \"tensor_map\", \"host_argument\": {argument}, \"shape\": {}, \"element\": \"{element}\", \"box\": {}, \"swizzle\": {swizzle}, \"oob_fill\": \"zero\"}}",
+        json_list(shape),
+        json_list(sizes)
     )
 }
 
@@ -56,6 +61,15 @@ pub fn manifest(plan: &GemmPlan, config: &HopperConfig, entry: &str) -> Result<S
         ),
         tensor_map("C", plan.output.global, config.c.box_cols, config.bm, config.c.swizzle),
     ];
+    // The other tensors the epilogue reads: memref descriptors (allocated and aligned pointers,
+    // offset, sizes, strides), in the kernel's parameter order.
+    for tensor in plan.epilogue_tensors() {
+        let HostTensor { argument, shape, element } = host_tensor(tensor);
+        params.push(format!(
+            "{{\"role\": \"epilogue\", \"kind\": \"memref\", \"host_argument\": {argument}, \"shape\": {}, \"element\": \"{element}\"}}",
+            json_list(shape)
+        ));
+    }
     let scalar = |role: &str, value: &str| {
         format!("{{\"role\": \"{role}\", \"kind\": \"scalar\", \"type\": \"i64\", \"value\": {value}}}")
     };

@@ -82,15 +82,12 @@ pub(crate) fn resolve<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Result<Strategy<'
             ),
         ));
     }
-    for (global, role) in [
-        (plan.a.global, "A"),
-        (plan.b.global, "B"),
-        (plan.output.global, "the result"),
-    ] {
-        // The tensors are the program's, not a tile choice: run it the slow way rather than refuse.
-        if let Err(message) = config::check_tma_rows(global, role) {
+    for (tile, role) in [(&plan.a, "A"), (&plan.b, "B"), (&plan.output, "the result")] {
+        // The tensors are the program's, not a tile choice: run it the slow way rather than refuse,
+        // with the warning at the copy of the tensor TMA cannot take.
+        if let Err(message) = config::check_tma_rows(tile.global, role) {
             let reason = format!("cannot be lowered for {CHIP} with TMA: {message}");
-            return Ok(Strategy::Plain { op: kernel, reason });
+            return Ok(Strategy::Plain { op: tile.copy, reason });
         }
     }
     let config = config::configure(
@@ -107,6 +104,11 @@ pub(crate) fn resolve<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Result<Strategy<'
             plan.main_loop.op,
             format!("cannot be lowered for {CHIP}: {message}"),
         )
+    })?;
+    let ranks = [plan.a.rank(), plan.b.rank(), plan.output.rank()];
+    let config = config.with_leading_dimensions(ranks).map_err(|message| {
+        let tile = plan.nd_tiles().find(|tile| tile.rank() > 5).unwrap_or(&plan.a);
+        (tile.copy, format!("cannot be lowered for {CHIP}: {message}"))
     })?;
     let mut config = if plan.column_reduction().is_some() {
         config.with_column_exchange(plan.threads / 32).map_err(|message| (plan.main_loop.op, format!("cannot be lowered for {CHIP}: {message}")))?
@@ -190,11 +192,23 @@ fn lower_kernel<'c, 'a>(
     let maps = emit::tensor_map_types(&config);
     let boxes = [(config.a.box_rows, config.a.box_inner), (config.b.box_rows, config.b.box_inner), (config.bm, config.c.box_cols)];
     let tensor = |line: &mut dyn FnMut(String), index: usize, ty: &str, element: &str| {
+        // After A, B and the result: the other tensors the epilogue reads, passed as memrefs.
+        if index >= maps.len() {
+            return host::memref_argument(line, index, ty, element);
+        }
         let (map, (rows, inner)) = (&maps[index], boxes[index]);
+        // An N-D tensor's map has a box of 1 in each leading dimension.
+        let leading = config.leading[index];
+        if leading > 0 {
+            line(format!("%one{index} = arith.constant 1 : index"));
+        }
         line(format!("%rows{index} = arith.constant {rows} : index"));
         line(format!("%inner{index} = arith.constant {inner} : index"));
         line(format!("%u{index} = memref.cast %t{index} : {ty} to memref<*x{element}>"));
-        line(format!("%map{index} = nvgpu.tma.create.descriptor %u{index} box[%rows{index}, %inner{index}] : memref<*x{element}> -> {map}"));
+        let sizes: Vec<String> = std::iter::repeat_n(format!("%one{index}"), leading)
+            .chain([format!("%rows{index}"), format!("%inner{index}")])
+            .collect();
+        line(format!("%map{index} = nvgpu.tma.create.descriptor %u{index} box[{}] : memref<*x{element}> -> {map}", sizes.join(", ")));
         line(format!("%p{index} = builtin.unrealized_conversion_cast %map{index} : {map} to !llvm.ptr"));
         format!("%p{index} : !llvm.ptr")
     };
@@ -206,6 +220,7 @@ fn lower_kernel<'c, 'a>(
         persistent_blocks: config.persistent.map(|_| config::MULTIPROCESSORS),
     };
     let mut launched = host::Launched::of(&plan);
+    launched.tensors.extend(plan.epilogue_tensors());
     if config.persistent.is_some_and(|persistent| persistent.tiles.is_none()) {
         // A dynamic grid reaches a persistent kernel as its last two parameters.
         launched.params.extend(plan.grid.iter().copied());

@@ -22,6 +22,7 @@
 
 mod distribute;
 mod patterns;
+mod wgmma;
 
 pub use distribute::{Distribution, distribute};
 
@@ -33,14 +34,15 @@ use tile_dialect::{
     ops::nested_ops,
 };
 
+/// The most registers (slots) one fragment may take in a thread.
+pub const MAX_REGISTERS: i64 = 255;
+
 /// A fragment's layout, read backwards.
 pub(crate) struct Placed {
     /// The layout.
     pub layout: FragmentLayout,
     /// Where each thread finds its elements.
     pub distribution: Distribution,
-    /// (thread, element) -> slot.
-    pub slots: HashMap<(i64, Vec<i64>), i64>,
     /// Each slot some element uses -> its register (the index in the thread's array): slot maps
     /// may skip numbers (a row slice keeps the accumulator's), the arrays do not.
     pub registers: HashMap<i64, i64>,
@@ -49,17 +51,9 @@ pub(crate) struct Placed {
 impl Placed {
     fn of(layout: FragmentLayout) -> Result<Placed, String> {
         let distribution = distribute(&layout)?;
-        let mut slots = HashMap::new();
-        let mut used = std::collections::BTreeSet::new();
-        for element in layout.elements() {
-            let slot = layout.slot_of(&element);
-            used.insert(slot);
-            for thread in layout.owner_set(&element) {
-                slots.insert((thread, element.clone()), slot);
-            }
-        }
+        let used: std::collections::BTreeSet<i64> = layout.elements().map(|element| layout.slot_of(&element)).collect();
         let registers = used.into_iter().enumerate().map(|(register, slot)| (slot, register as i64)).collect();
-        Ok(Placed { layout, distribution, slots, registers })
+        Ok(Placed { layout, distribution, registers })
     }
 
     /// Returns the register (array index) of `slot`.
@@ -72,9 +66,15 @@ impl Placed {
         self.registers.len().max(1) as i64
     }
 
-    /// Returns the slot thread `thread` holds `element` in.
+    /// Returns the slot thread `thread` holds `element` in (`None` when it does not hold it).
     pub fn slot(&self, thread: i64, element: &[i64]) -> Option<i64> {
-        self.slots.get(&(thread, element.to_vec())).copied()
+        if !element.iter().zip(&self.layout.shape).all(|(index, size)| (0..*size).contains(index)) {
+            return None;
+        }
+        // Replicated layouts list many replicas; inference has checked that loops run where their
+        // elements are held, so only an unreplicated layout's one owner is checked here.
+        let held = self.layout.replicate > 1 || self.layout.thread.eval(element, &[0]) == thread;
+        held.then(|| self.layout.slot_of(element))
     }
 }
 
@@ -82,6 +82,10 @@ impl Placed {
 pub(crate) struct Layouts {
     fragments: HashMap<usize, Placed>,
     loops: HashMap<usize, Placed>,
+    /// Shared tiles kept as wgmma core matrices, by allocation: the dimension that is K.
+    core_tiles: HashMap<usize, usize>,
+    /// The gemms that run on wgmma (sm_90a).
+    wgmma: std::collections::HashSet<usize>,
 }
 
 fn key(op: &OperationRef) -> usize {
@@ -116,10 +120,16 @@ pub struct Plan<'c, 'a> {
 /// shuffles (`None`: exchanges go through workgroup memory).
 pub fn plan<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str, shuffles: Option<i64>) -> Result<Result<Plan<'c, 'a>, Unsupported<'c, 'a>>, Failure<'c, 'a>> {
     let inferred = crate::layout::infer_for_lowering(kernel, chip)?;
-    let mut layouts = Layouts { fragments: HashMap::new(), loops: HashMap::new() };
+    let mut layouts = Layouts { fragments: HashMap::new(), loops: HashMap::new(), core_tiles: HashMap::new(), wgmma: Default::default() };
     let mut fragments = Vec::new();
     for (allocation, layout) in inferred.tiles {
         if let Layout::Fragment(layout) = layout {
+            // A thread's registers are few; a layout asking for more than a GPU thread has would
+            // spill (and unroll into huge code).
+            let slots = layout.slots();
+            if slots > MAX_REGISTERS {
+                return Ok(Err((allocation, format!("needs {slots} registers a thread in its {} layout, more than {MAX_REGISTERS}", layout.origin))));
+            }
             match Placed::of(layout) {
                 Ok(placed) => {
                     layouts.fragments.insert(key(&allocation), placed);
@@ -138,6 +148,11 @@ pub fn plan<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str, shuffles: Option<i
         }
     }
     let ops = nested_ops(kernel);
+    if chip == "sm_90a" {
+        let (core_tiles, gemms) = patterns::wgmma_plan(&ops, &layouts);
+        layouts.core_tiles = core_tiles;
+        layouts.wgmma = gemms;
+    }
     for op in &ops {
         if let Err(reason) = patterns::check(*op, &layouts) {
             return Ok(Err((*op, reason)));

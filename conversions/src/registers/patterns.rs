@@ -170,6 +170,76 @@ fn reduce_plan(src: &Placed, dst: &Placed, dim: usize) -> Result<ReducePlan, Str
     Ok(ReducePlan { local, destinations, masks })
 }
 
+// ---- wgmma --------------------------------------------------------------------------------------
+
+/// Which gemms of a kernel run on wgmma, and the shared tiles they read kept as core matrices (by
+/// allocation: the dimension that is K). A gemm qualifies when its accumulator has the wgmma layout,
+/// its inputs are f16 or bf16 with K a multiple of 16, and each shared operand is written only by
+/// copies from global memory and read only by this gemm.
+pub fn wgmma_plan(ops: &[OperationRef], layouts: &Layouts) -> (HashMap<usize, usize>, std::collections::HashSet<usize>) {
+    let mut core_tiles = HashMap::new();
+    let mut gemms = std::collections::HashSet::new();
+    let sixteen_bit = |value: Value| matches!(element_type(value).to_string().as_str(), "f16" | "bf16");
+    for gemm in ops.iter().filter(|op| op_name(op) == "tile.gemm") {
+        let (Ok(a), Ok(b), Ok(c)) = (gemm.operand(0), gemm.operand(1), gemm.operand(2)) else { continue };
+        let Ok(accumulator) = placed(layouts, c) else { continue };
+        let [m, n] = accumulator.layout.shape[..] else { continue };
+        let transpose_a = gemm.attribute("transpose_a").is_ok();
+        let transpose_b = gemm.attribute("transpose_b").is_ok();
+        let a_shape = memref_shape(a);
+        let depth = if transpose_a { a_shape[0] } else { a_shape[1] };
+        let fits = accumulator.layout.origin.starts_with("wgmma.acc")
+            && element_type(c).is_f32()
+            && sixteen_bit(a)
+            && element_type(a) == element_type(b)
+            && depth % 16 == 0
+            && n % 8 == 0
+            && n <= 256
+            && m % 64 == 0
+            && level(b) == Some(MemoryLevel::Shared)
+            && (level(a) == Some(MemoryLevel::Shared) && !transpose_a || level(a) == Some(MemoryLevel::Fragment) && !transpose_a);
+        if !fits {
+            continue;
+        }
+        // Each shared operand: written by copies from global memory, read by this gemm alone.
+        let operands: Vec<(Value, usize)> = [(a, 1), (b, if transpose_b { 1 } else { 0 })]
+            .into_iter()
+            .filter(|(value, _)| level(*value) == Some(MemoryLevel::Shared))
+            .collect();
+        let alone = operands.iter().all(|(tile, _)| {
+            ops.iter().filter(|op| op.operands().any(|operand| operand == *tile)).all(|user| {
+                *user == *gemm
+                    || (op_name(user) == "tile.copy"
+                        && copy_parts(user).is_some_and(|parts| parts.dst == *tile && level(parts.src) == Some(MemoryLevel::Global)))
+            })
+        });
+        let owned = |tile: &Value| OperationResult::try_from(*tile).map(|result| key(&result.owner())).ok();
+        if !alone || operands.iter().any(|(tile, _)| owned(tile).is_some_and(|k| core_tiles.contains_key(&k))) {
+            continue;
+        }
+        for (tile, k_dim) in operands {
+            if let Some(k) = owned(&tile) {
+                core_tiles.insert(k, k_dim);
+            }
+        }
+        gemms.insert(key(gemm));
+    }
+    (core_tiles, gemms)
+}
+
+/// Whether a wgmma gemm reads its fragment A operand straight from registers: the operand holds
+/// each element in the wgmma A layout (the accumulator's threads and slots, per 16 columns).
+fn register_a(gemm: &OperationRef, layouts: &Layouts) -> bool {
+    let (Ok(a), Ok(c)) = (gemm.operand(0), gemm.operand(2)) else { return false };
+    if !layouts.wgmma.contains(&key(gemm)) || level(a) != Some(MemoryLevel::Fragment) {
+        return false;
+    }
+    let (Ok(operand), Ok(accumulator)) = (placed(layouts, a), placed(layouts, c)) else { return false };
+    let [m, k] = operand.layout.shape[..] else { return false };
+    let wanted = crate::layout::atoms::wgmma_a_operand(m, k, accumulator.distribution.threads / 128);
+    crate::layout::Layout::Fragment(operand.layout.clone()).agrees(&crate::layout::Layout::Fragment(wanted))
+}
+
 // ---- check --------------------------------------------------------------------------------------
 
 /// Says whether `op` has a rule for its operands' layouts.
@@ -186,8 +256,11 @@ pub fn check(op: OperationRef, layouts: &Layouts) -> Rule {
         }
         "tile.gemm" if touches_fragment => {
             let [a, b, c] = [0, 1, 2].map(|i| op.operand(i).ok());
-            if [a, b].into_iter().flatten().any(|value| level(value) == Some(MemoryLevel::Fragment)) {
-                return Err("has a fragment operand A or B, which the register lowering without tensor cores does not read; stage it through a shared tile".into());
+            if b.is_some_and(|value| level(value) == Some(MemoryLevel::Fragment)) {
+                return Err("has a fragment operand B, which the contract does not allow".into());
+            }
+            if let Some(a) = a.filter(|value| level(*value) == Some(MemoryLevel::Fragment)) {
+                placed(layouts, a)?;
             }
             placed(layouts, c.ok_or("expects an accumulator")?).map(|_| ())
         }
@@ -620,34 +693,369 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         )
     }
 
-    // ---- tile.gemm ------------------------------------------------------------------------------
+    // ---- tile.copy into a wgmma operand tile -----------------------------------------------------
 
-    /// `C[i, j] += Σ_k op(A)[i, k] op(B)[k, j]` for each element of C this thread holds.
-    fn gemm(&self, op: OperationRef<'c, 'a>) {
+    /// A copy from global memory into a tile kept as core matrices: each thread its elements of the
+    /// blocked layout, stored at their core-matrix place, then the async-proxy fence and a barrier
+    /// so that wgmma sees them.
+    fn copy_to_core_matrices(&self, op: OperationRef<'c, 'a>) {
+        let b = self.builder(&op);
+        let at = At::before(op);
+        let parts = copy_parts(&op).expect("checked");
+        let tile = parts.dst;
+        let shape = memref_shape(tile);
+        let k_dim = self.layouts.core_tiles[&key(&OperationResult::try_from(tile).expect("a tile").owner())];
+        let depth = shape[k_dim];
+        let threads = self.layouts.fragments.values().next().map_or(128, |placed| placed.distribution.threads);
+        let spread = super::Placed::of(crate::layout::atoms::blocked(&shape, threads)).expect("the blocked layout distributes");
+        let ty = element_type(tile);
+        let offsets = self.offsets(&b, at, &spread);
+        for slot in spread.distribution.used_slots() {
+            let coordinates = self.coordinates(&b, at, &spread, &offsets, slot);
+            let inner = self.guarded(&b, at, &spread, &coordinates);
+            let (indices, fits) = self.placed_in(&b, inner, parts.src, &parts.src_offsets, &coordinates);
+            let (mn, k) = if k_dim == 1 { (coordinates[0], coordinates[1]) } else { (coordinates[1], coordinates[0]) };
+            let place = self.core_place(&b, inner, mn, k, depth, shape[1]);
+            let zero = b.constant(inner, ty, 0.0);
+            b.store(inner, zero, tile, &place);
+            let load_at = match fits {
+                Some(fits) => b.if_then(inner, fits),
+                None => inner,
+            };
+            let value = b.load(load_at, parts.src, &indices);
+            let value = convert(&b, load_at, value, ty);
+            b.store(load_at, value, tile, &place);
+        }
+        self.async_proxy_fence(&b, at);
+        b.barrier(at);
+        erase(self.context, op);
+    }
+
+    /// The (row, column) of a row-major tile with `columns` columns whose storage holds element
+    /// (mn, k) of a `depth`-deep operand at its core-matrix offset.
+    fn core_place(&self, b: &Builder<'c>, at: At<'c, 'a>, mn: Value<'c, 'a>, k: Value<'c, 'a>, depth: i64, columns: i64) -> Vec<Value<'c, 'a>> {
+        let (c8, c64) = (b.index(at, 8), b.index(at, 64));
+        let groups = b.index(at, depth / 8);
+        let mn_group = b.op(at, "arith.divui", &[mn, c8]);
+        let k_group = b.op(at, "arith.divui", &[k, c8]);
+        let matrix = b.op(at, "arith.muli", &[mn_group, groups]);
+        let matrix = b.op(at, "arith.addi", &[matrix, k_group]);
+        let start = b.op(at, "arith.muli", &[matrix, c64]);
+        let row = b.op(at, "arith.remui", &[mn, c8]);
+        let row = b.op(at, "arith.muli", &[row, c8]);
+        let column = b.op(at, "arith.remui", &[k, c8]);
+        let offset = b.op(at, "arith.addi", &[start, row]);
+        let offset = b.op(at, "arith.addi", &[offset, column]);
+        let width = b.index(at, columns);
+        vec![b.op(at, "arith.divui", &[offset, width]), b.op(at, "arith.remui", &[offset, width])]
+    }
+
+    fn async_proxy_fence(&self, b: &Builder<'c>, at: At<'c, 'a>) {
+        let attribute = |name: &str, text: &str| (Identifier::new(self.context, name), Attribute::parse(self.context, text).expect("nvvm attribute"));
+        b.insert(
+            at,
+            OperationBuilder::new("nvvm.fence.proxy", b.location)
+                .add_attributes(&[attribute("kind", "#nvvm.proxy_kind<async.shared>"), attribute("space", "#nvvm.shared_space<cta>")])
+                .build()
+                .expect("nvvm.fence.proxy"),
+        );
+    }
+
+    // ---- tile.gemm on wgmma ---------------------------------------------------------------------
+
+    /// `C += A B` on `nvvm.wgmma.mma_async`: each warpgroup its 64-row tiles, the accumulator's slots
+    /// packed into the instruction's struct (the wgmma layout's slot order is the struct's), one
+    /// m64nNk16 per 16 columns of K, descriptors over the operands' core matrices.
+    fn wgmma(&self, op: OperationRef<'c, 'a>, scratch: Option<Value<'c, 'a>>) {
         let b = self.builder(&op);
         let at = At::before(op);
         let [a, bb, c] = [0, 1, 2].map(|i| op.operand(i).expect("gemm operand"));
-        let (transpose_a, transpose_b) = (op.attribute("transpose_a").is_ok(), op.attribute("transpose_b").is_ok());
+        let accumulator = placed(self.layouts, c).expect("checked");
+        let [m, n] = accumulator.layout.shape[..] else { unreachable!("a 2-D accumulator") };
+        let depth = memref_shape(a)[1];
+        let input = element_type(a).to_string();
+        let warpgroups = accumulator.distribution.threads / 128;
+        let rows = m / warpgroups;
+        // A fragment A operand in the wgmma A layout is read from registers; any other goes to its
+        // scratch as core matrices first.
+        let from_registers = register_a(&op, self.layouts);
+        let a_tile = match scratch.filter(|_| level(a) == Some(MemoryLevel::Fragment) && !from_registers) {
+            Some(staged) => {
+                b.barrier(at);
+                let from = placed(self.layouts, a).expect("checked");
+                let array = self.private(a);
+                let offsets = self.offsets(&b, at, from);
+                for slot in from.distribution.used_slots() {
+                    let coordinates = self.coordinates(&b, at, from, &offsets, slot);
+                    let inner = self.guarded(&b, at, from, &coordinates);
+                    let value = self.slot_value(&b, inner, array, from, slot as i64);
+                    let place = self.core_place(&b, inner, coordinates[0], coordinates[1], depth, m * depth);
+                    b.store(inner, value, staged, &place[1..]);
+                }
+                self.async_proxy_fence(&b, at);
+                b.barrier(at);
+                staged
+            }
+            None => a,
+        };
+        let i64_type: Type = IntegerType::new(self.context, 64).into();
+        let i32_type: Type = IntegerType::new(self.context, 32).into();
+        let constant64 = |at: At<'c, 'a>, v: i64| b.value(at, melior::dialect::arith::constant(self.context, IntegerAttribute::new(i64_type, v).into(), b.location));
+        let address = |tile: Value<'c, 'a>| {
+            let pointer = b.value(
+                at,
+                OperationBuilder::new("memref.extract_aligned_pointer_as_index", b.location)
+                    .add_operands(&[tile])
+                    .add_results(&[Type::index(self.context)])
+                    .build()
+                    .expect("memref.extract_aligned_pointer_as_index"),
+            );
+            b.cast(at, "arith.index_cast", pointer, i64_type)
+        };
+        let a_address = if from_registers { constant64(at, 0) } else { address(a_tile) };
+        let b_address = address(bb);
+        // This warpgroup's first row of A.
+        let c128 = b.index(at, 128);
+        let warpgroup = b.op(at, "arith.divui", &[self.tid, c128]);
+        let group_bytes = b.index(at, rows / 8 * (depth / 8) * 128);
+        let a_rows = b.op(at, "arith.muli", &[warpgroup, group_bytes]);
+        let a_rows = b.cast(at, "arith.index_cast", a_rows, i64_type);
+        let a_address = b.op(at, "arith.addi", &[a_address, a_rows]);
+        let constant = constant64(at, super::wgmma::descriptor_constant(depth));
+        let descriptor = |at: At<'c, 'a>, base: Value<'c, 'a>, bytes: i64| {
+            let offset = constant64(at, bytes);
+            let start = b.op(at, "arith.addi", &[base, offset]);
+            let four = constant64(at, 4);
+            let shifted = b.op(at, "arith.shrui", &[start, four]);
+            let mask = constant64(at, 0x3FFF);
+            let field = b.op(at, "arith.andi", &[shifted, mask]);
+            b.op(at, "arith.ori", &[field, constant])
+        };
+        let struct_type = Type::parse(self.context, &super::wgmma::accumulator_type(n)).expect("accumulator struct");
+        let array = self.private(c);
+        let attribute = |name: &str, text: String| (Identifier::new(self.context, name), Attribute::parse(self.context, &text).expect("wgmma attribute"));
+        let simple = |name: &str, attributes: &[(Identifier<'c>, Attribute<'c>)]| {
+            b.insert(at, OperationBuilder::new(name, b.location).add_attributes(attributes).build().expect("nvvm op"));
+        };
+        let stride = depth / 8 * 128;
+        let mut results = Vec::new();
+        simple("nvvm.wgmma.fence.aligned", &[]);
+        for tile in 0..rows / 64 {
+            let mut value = b.value(at, OperationBuilder::new("llvm.mlir.undef", b.location).add_results(&[struct_type]).build().expect("undef"));
+            for position in 0..n / 2 {
+                let slot = tile * (n / 2) + position;
+                let element = self.slot_value(&b, at, array, accumulator, slot);
+                value = b.value(
+                    at,
+                    OperationBuilder::new("llvm.insertvalue", b.location)
+                        .add_operands(&[value, element])
+                        .add_attributes(&[(Identifier::new(self.context, "position"), Attribute::parse(self.context, &format!("array<i64: {position}>")).expect("position"))])
+                        .add_results(&[struct_type])
+                        .build()
+                        .expect("llvm.insertvalue"),
+                );
+            }
+            for step in 0..depth / 16 {
+                let db = descriptor(at, b_address, step * 256);
+                if from_registers {
+                    value = self.wgmma_register_a(&b, at, a, tile, step, depth, n, &input, value, db, struct_type, i32_type);
+                    continue;
+                }
+                let da = descriptor(at, a_address, tile * 8 * stride + step * 256);
+                value = b.value(
+                    at,
+                    OperationBuilder::new("nvvm.wgmma.mma_async", b.location)
+                        .add_operands(&[value, da, db])
+                        .add_attributes(&[
+                            attribute("layoutA", "#nvvm.mma_layout<row>".into()),
+                            attribute("layoutB", "#nvvm.mma_layout<col>".into()),
+                            attribute("scaleA", "#nvvm.wgmma_scale_in<one>".into()),
+                            attribute("scaleB", "#nvvm.wgmma_scale_in<one>".into()),
+                            attribute("scaleD", "#nvvm.wgmma_scale_out<one>".into()),
+                            attribute("shape", format!("#nvvm.shape<m = 64, n = {n}, k = 16>")),
+                            attribute("typeA", format!("#nvvm.wgmma_type<{input}>")),
+                            attribute("typeB", format!("#nvvm.wgmma_type<{input}>")),
+                            attribute("typeD", "#nvvm.wgmma_type<f32>".into()),
+                        ])
+                        .add_results(&[struct_type])
+                        .build()
+                        .expect("nvvm.wgmma.mma_async"),
+                );
+            }
+            results.push((tile, value));
+        }
+        simple("nvvm.wgmma.commit.group.sync.aligned", &[]);
+        simple("nvvm.wgmma.wait.group.sync.aligned", &[attribute("group", "0 : i64".into())]);
+        for (tile, value) in results {
+            for position in 0..n / 2 {
+                let element = b.value(
+                    at,
+                    OperationBuilder::new("llvm.extractvalue", b.location)
+                        .add_operands(&[value])
+                        .add_attributes(&[(Identifier::new(self.context, "position"), Attribute::parse(self.context, &format!("array<i64: {position}>")).expect("position"))])
+                        .add_results(&[Type::float32(self.context)])
+                        .build()
+                        .expect("llvm.extractvalue"),
+                );
+                self.set_slot(&b, at, element, array, accumulator, tile * (n / 2) + position);
+            }
+        }
+        // The operand tiles may be refilled after this: every warpgroup is done reading them.
+        b.barrier(at);
+        erase(self.context, op);
+    }
+
+    /// One m64nNk16 wgmma whose A operand is four registers of the fragment `a` (each two f16 or
+    /// bf16 of its slots, in the wgmma A layout's order), through `llvm.inline_asm`: MLIR 22 has no
+    /// op for the register-A form. The accumulator is tied to the results.
+    #[allow(clippy::too_many_arguments)]
+    fn wgmma_register_a(
+        &self,
+        b: &Builder<'c>,
+        at: At<'c, 'a>,
+        a: Value<'c, 'a>,
+        tile: i64,
+        step: i64,
+        depth: i64,
+        n: i64,
+        input: &str,
+        accumulator: Value<'c, 'a>,
+        descriptor: Value<'c, 'a>,
+        struct_type: Type<'c>,
+        i32_type: Type<'c>,
+    ) -> Value<'c, 'a> {
+        let operand = placed(self.layouts, a).expect("checked");
+        let array = self.private(a);
+        let element = element_type(a);
+        let pair = Type::parse(self.context, &format!("vector<2x{element}>")).expect("pair type");
+        // Slots of this 64-row tile and 16-column step: 8 per thread, registers q = slots 2q, 2q+1.
+        let first = tile * (depth / 2) + step * 8;
+        let mut registers = Vec::new();
+        for q in 0..4 {
+            let low = self.slot_value(b, at, array, operand, first + 2 * q);
+            let high = self.slot_value(b, at, array, operand, first + 2 * q + 1);
+            let packed = b.value(at, OperationBuilder::new("vector.from_elements", b.location).add_operands(&[low, high]).add_results(&[pair]).build().expect("vector.from_elements"));
+            registers.push(b.value(at, OperationBuilder::new("llvm.bitcast", b.location).add_operands(&[packed]).add_results(&[i32_type]).build().expect("llvm.bitcast")));
+        }
+        let outputs = n / 2;
+        let one = b.value(at, melior::dialect::arith::constant(self.context, IntegerAttribute::new(i32_type, 1).into(), b.location));
+        let list = |from: i64, count: i64| (from..from + count).map(|i| format!("${i}")).collect::<Vec<_>>().join(", ");
+        let asm = format!(
+            "{{\n.reg .pred p;\nsetp.ne.b32 p, ${}, 0;\nwgmma.mma_async.sync.aligned.m64n{n}k16.f32.{input}.{input} {{{}}}, {{{}}}, ${}, p, 1, 1, 0;\n}}",
+            outputs + 5,
+            list(0, outputs),
+            list(outputs, 4),
+            outputs + 4
+        );
+        let constraints: Vec<String> = std::iter::repeat_n("=f".to_owned(), outputs as usize)
+            .chain(std::iter::repeat_n("r".to_owned(), 4))
+            .chain(["l".to_owned(), "r".to_owned()])
+            .chain((0..outputs).map(|i| i.to_string()))
+            .collect();
+        let mut operands = registers;
+        operands.push(descriptor);
+        operands.push(one);
+        for position in 0..outputs {
+            operands.push(b.value(
+                at,
+                OperationBuilder::new("llvm.extractvalue", b.location)
+                    .add_operands(&[accumulator])
+                    .add_attributes(&[(Identifier::new(self.context, "position"), Attribute::parse(self.context, &format!("array<i64: {position}>")).expect("position"))])
+                    .add_results(&[Type::float32(self.context)])
+                    .build()
+                    .expect("llvm.extractvalue"),
+            ));
+        }
+        let string = |text: &str| melior::ir::attribute::StringAttribute::new(self.context, text).into();
+        b.value(
+            at,
+            OperationBuilder::new("llvm.inline_asm", b.location)
+                .add_operands(&operands)
+                .add_attributes(&[
+                    (Identifier::new(self.context, "asm_dialect"), Attribute::parse(self.context, "0 : i64").expect("dialect")),
+                    (Identifier::new(self.context, "asm_string"), string(&asm)),
+                    (Identifier::new(self.context, "constraints"), string(&constraints.join(","))),
+                    (Identifier::new(self.context, "has_side_effects"), Attribute::unit(self.context)),
+                ])
+                .add_results(&[struct_type])
+                .build()
+                .expect("llvm.inline_asm"),
+        )
+    }
+
+    // ---- tile.gemm ------------------------------------------------------------------------------
+
+    /// `C[i, j] += Σ_k op(A)[i, k] op(B)[k, j]` for each element of C this thread holds. A fragment
+    /// A is first written to its scratch tile (each thread its slots), since a thread needs whole
+    /// rows of A that other threads hold.
+    fn gemm(&self, op: OperationRef<'c, 'a>, scratch: Option<Value<'c, 'a>>) {
+        let b = self.builder(&op);
+        let at = At::before(op);
+        let [a, bb, c] = [0, 1, 2].map(|i| op.operand(i).expect("gemm operand"));
         let a_shape = memref_shape(a);
+        let staged_a = scratch.is_some() && level(a) == Some(MemoryLevel::Fragment);
+        let a = match scratch.filter(|_| staged_a) {
+            Some(staged) => {
+                b.barrier(at);
+                let from = placed(self.layouts, a).expect("checked");
+                let array = self.private(a);
+                let offsets = self.offsets(&b, at, from);
+                for slot in from.distribution.used_slots() {
+                    let coordinates = self.coordinates(&b, at, from, &offsets, slot);
+                    let inner = self.guarded(&b, at, from, &coordinates);
+                    let value = self.slot_value(&b, inner, array, from, slot as i64);
+                    let columns = b.index(inner, from.layout.shape[1]);
+                    let row = b.op(inner, "arith.muli", &[coordinates[0], columns]);
+                    let flat = b.op(inner, "arith.addi", &[row, coordinates[1]]);
+                    b.store(inner, value, staged, &[flat]);
+                }
+                b.barrier(at);
+                staged
+            }
+            None => a,
+        };
+        let (transpose_a, transpose_b) = (op.attribute("transpose_a").is_ok(), op.attribute("transpose_b").is_ok());
         let depth = if transpose_a { a_shape[0] } else { a_shape[1] };
         let accumulator = placed(self.layouts, c).expect("checked");
         let array = self.private(c);
         let ty = element_type(c);
         let float = !ty.is_integer();
         let offsets = self.offsets(&b, at, accumulator);
-        for slot in accumulator.distribution.used_slots() {
-            let coordinates = self.coordinates(&b, at, accumulator, &offsets, slot);
-            let inner = self.guarded(&b, at, accumulator, &coordinates);
-            let (zero, one, end) = (b.index(inner, 0), b.index(inner, 1), b.index(inner, depth));
-            let (body, k) = b.for_loop(inner, zero, end, one);
+        let slots: Vec<(usize, Vec<Value>, Option<Value>)> = accumulator
+            .distribution
+            .used_slots()
+            .map(|slot| {
+                let coordinates = self.coordinates(&b, at, accumulator, &offsets, slot);
+                let fits = self.in_tile(&b, at, accumulator, &coordinates);
+                (slot, coordinates, fits)
+            })
+            .collect();
+        // One loop over K around every slot's product: one loop trip per k (lavapipe stops an
+        // invocation's loops after 65535 trips in all), the accumulators in registers across it.
+        let (zero, one, end) = (b.index(at, 0), b.index(at, 1), b.index(at, depth));
+        let (body, k) = b.for_loop(at, zero, end, one);
+        for (slot, coordinates, fits) in &slots {
+            let inner = match fits {
+                Some(fits) => b.if_then(body, *fits),
+                None => body,
+            };
             let (m, n) = (coordinates[0], coordinates[1]);
-            let x = b.load(body, a, &if transpose_a { [k, m] } else { [m, k] });
-            let y = b.load(body, bb, &if transpose_b { [n, k] } else { [k, n] });
-            let (x, y) = (convert(&b, body, x, ty), convert(&b, body, y, ty));
-            let product = b.op(body, if float { "arith.mulf" } else { "arith.muli" }, &[x, y]);
-            let old = self.slot_value(&b, body, array, accumulator, slot as i64);
-            let sum = b.op(body, if float { "arith.addf" } else { "arith.addi" }, &[old, product]);
-            self.set_slot(&b, body, sum, array, accumulator, slot as i64);
+            let x = if staged_a {
+                // The staged A: row-major, flat.
+                let (row, column) = if transpose_a { (k, m) } else { (m, k) };
+                let columns = b.index(inner, a_shape[1]);
+                let start = b.op(inner, "arith.muli", &[row, columns]);
+                let flat = b.op(inner, "arith.addi", &[start, column]);
+                b.load(inner, a, &[flat])
+            } else {
+                b.load(inner, a, &if transpose_a { [k, m] } else { [m, k] })
+            };
+            let y = b.load(inner, bb, &if transpose_b { [n, k] } else { [k, n] });
+            let (x, y) = (convert(&b, inner, x, ty), convert(&b, inner, y, ty));
+            let product = b.op(inner, if float { "arith.mulf" } else { "arith.muli" }, &[x, y]);
+            let old = self.slot_value(&b, inner, array, accumulator, *slot as i64);
+            let sum = b.op(inner, if float { "arith.addf" } else { "arith.addi" }, &[old, product]);
+            self.set_slot(&b, inner, sum, array, accumulator, *slot as i64);
         }
         b.barrier(at);
         erase(self.context, op);
@@ -659,9 +1067,17 @@ fn erase<'c>(context: &'c Context, op: OperationRef<'c, '_>) {
     rewriter.as_rewriter_base().erase_op(op);
 }
 
-/// The reductions that exchange partials through workgroup memory: (op, element type, elements).
+/// The ops that need a workgroup scratch: reductions that exchange partials through workgroup
+/// memory, gemms whose A operand is a fragment (staged there, since a thread needs whole rows of
+/// it): (op, element type, elements).
 fn scratch_needs<'c, 'a>(ops: &[OperationRef<'c, 'a>], layouts: &Layouts, shuffles: Option<i64>) -> Vec<(OperationRef<'c, 'a>, Type<'c>, i64)> {
     let mut needs = Vec::new();
+    for op in ops.iter().filter(|op| op_name(op) == "tile.gemm") {
+        let Ok(a) = op.operand(0) else { continue };
+        if level(a) == Some(MemoryLevel::Fragment) && !register_a(op, layouts) {
+            needs.push((*op, element_type(a), memref_shape(a).iter().product()));
+        }
+    }
     for op in ops.iter().filter(|op| op_name(op) == "tile.reduce") {
         let (Ok(src), Ok(dst)) = (op.operand(0), op.operand(1)) else { continue };
         let (Ok(from), Ok(to)) = (placed(layouts, src), placed(layouts, dst)) else { continue };
@@ -724,7 +1140,11 @@ pub fn lower_all<'c, 'a>(
         .filter(|op| !in_parallel(op))
         .filter_map(|op| {
             let touches_fragment = op.operands().any(|value| level(value) == Some(MemoryLevel::Fragment));
+            let into_core_tile = op_name(op) == "tile.copy"
+                && copy_parts(op).and_then(|parts| OperationResult::try_from(parts.dst).ok()).is_some_and(|result| layouts.core_tiles.contains_key(&key(&result.owner())));
             let rule = match op_name(op).as_str() {
+                "tile.copy" if into_core_tile => "copy_core",
+                "tile.gemm" if layouts.wgmma.contains(&key(op)) => "wgmma",
                 "tile.parallel" => "parallel",
                 "tile.fill" if touches_fragment => "fill",
                 "tile.copy" if touches_fragment => "copy",
@@ -741,7 +1161,9 @@ pub fn lower_all<'c, 'a>(
             "fill" => lowering.fill(op),
             "copy" => lowering.copy(op),
             "reduce" => lowering.reduce(op, scratches.get(&key(&op)).copied()),
-            _ => lowering.gemm(op),
+            "copy_core" => lowering.copy_to_core_matrices(op),
+            "wgmma" => lowering.wgmma(op, scratches.get(&key(&op)).copied()),
+            _ => lowering.gemm(op, scratches.get(&key(&op)).copied()),
         }
     }
     let rewriter = melior::IrRewriter::new(context);

@@ -17,7 +17,7 @@ pub const ARGUMENT: &str = "convert-tile-to-spirv";
 /// driver 48 KiB.
 pub const MAX_SHARED_BYTES: i64 = 32_768;
 /// The upstream passes after this lowering, up to `spirv.module`s ready to serialize.
-pub const BACKEND: &str = "canonicalize, cse, gpu.module(convert-math-to-spirv), convert-gpu-to-spirv, spirv.module(spirv-lower-abi-attrs, spirv-update-vce)";
+pub const BACKEND: &str = "canonicalize, cse, gpu.module(tile-math-to-spirv, convert-math-to-spirv), convert-gpu-to-spirv, spirv.module(spirv-lower-abi-attrs, spirv-update-vce)";
 
 /// The SPIR-V flavor of the plain strategy: Vulkan 1.3-class compute with 8/16-bit storage.
 pub const FLAVOR: Flavor = Flavor {

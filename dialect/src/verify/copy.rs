@@ -1,4 +1,8 @@
 //! Rules for `tile.copy`: which side is the tile, and that offsets match the other side.
+//!
+//! The tile (the side without offsets) has the rank of the other side, or, when that side is a
+//! global tensor of rank n <= 5, a lower rank r >= 1: the tile's dimensions are the tensor's last r,
+//! and the first n - r offsets pick one index each (a batch, a head).
 
 use super::{
     Verdict,
@@ -6,6 +10,10 @@ use super::{
 };
 use crate::ops::copy_parts;
 use melior::ir::operation::OperationRef;
+
+/// The highest rank of a global tensor that a tile of lower rank may be copied from or to (the rank
+/// of a TMA tensor map on Hopper).
+pub const MAX_GLOBAL_RANK: usize = 5;
 
 pub fn copy(op: OperationRef) -> Verdict {
     let parts = copy_parts(&op).ok_or("expects a source and a destination memref")?;
@@ -53,12 +61,30 @@ fn tile_in_buffer(
         ));
     }
     let tile_shape = tile.static_shape(&format!("the {tile_role} (the tile)"))?;
-    if tile_shape.len() != rank {
+    // A tile of lower rank than a global tensor lies in its trailing dimensions; the leading ones are
+    // indexed by their offsets alone (extent 1). On-chip buffers take tiles of their own rank only.
+    if buffer.on_chip() && tile_shape.len() != rank {
         return Err(format!(
-            "expects the tile ({tile_role}, {}) to have the rank of the {buffer_role} ({rank}), but \
-             got rank {}",
+            "expects the tile ({tile_role}, {}) to have the rank of the {buffer_role} in {} ({rank}), \
+             but got rank {}",
+            static_shape_text(&tile_shape),
+            buffer.level,
+            tile_shape.len()
+        ));
+    }
+    if tile_shape.is_empty() || tile_shape.len() > rank {
+        return Err(format!(
+            "expects the tile ({tile_role}, {}) to have a rank from 1 to the rank of the \
+             {buffer_role} ({rank}), but got rank {}",
             static_shape_text(&tile_shape),
             tile_shape.len()
+        ));
+    }
+    if tile_shape.len() < rank && rank > MAX_GLOBAL_RANK {
+        return Err(format!(
+            "expects a {buffer_role} of rank at most {MAX_GLOBAL_RANK} when the tile ({tile_role}, {}) \
+             has a lower rank, but got rank {rank}",
+            static_shape_text(&tile_shape),
         ));
     }
     // Global buffers clip a tile that reaches past their end; on-chip buffers cannot hold a larger

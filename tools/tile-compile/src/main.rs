@@ -80,12 +80,22 @@ fn target(name: &str) -> Result<Target, String> {
 /// The linker MLIR's ROCDL serialization looks for, at `<toolkit>/llvm/bin/ld.lld`.
 const LLD: &str = "/usr/lib/llvm-22/bin/ld.lld";
 
-/// Serializes each lowered AMD kernel module of `module` to an HSA code object (`backend` with
-/// `format=bin`, on a copy, linked by lld through a toolkit directory that holds only it). None
-/// where lld is missing: the assembly is written either way.
+/// Returns the text of `module` with its locations, so that a copy parsed from it reports errors
+/// where the input had them.
+fn located_text(module: &melior::ir::Module) -> Result<String, String> {
+    use melior::ir::operation::{OperationLike, OperationPrintingFlags};
+    module
+        .as_operation()
+        .to_string_with_flags(OperationPrintingFlags::new().enable_debug_info(true, false))
+        .map_err(|error| format!("internal error: the lowered module does not print: {error}"))
+}
+
+/// Serializes each lowered AMD kernel module of `lowered` (a module's [`located_text`]) to an HSA
+/// code object (`backend` with `format=bin`, on a copy, linked by lld through a toolkit directory
+/// that holds only it). None where lld is missing: the assembly is written either way.
 fn code_objects(
     context: &melior::Context,
-    module: &melior::ir::Module,
+    lowered: &str,
     backend: &str,
 ) -> Result<Vec<(String, Vec<u8>)>, String> {
     if !std::path::Path::new(LLD).exists() {
@@ -99,7 +109,7 @@ fn code_objects(
         std::os::unix::fs::symlink(LLD, &link).map_err(|error| format!("{}: {error}", link.display()))?;
     }
     let result = (|| {
-        let mut copy = melior::ir::Module::parse(context, &module.as_operation().to_string())
+        let mut copy = melior::ir::Module::parse(context, lowered)
             .ok_or("internal error: the lowered module does not parse again")?;
         let binary = backend.replace("format=isa", &format!("format=bin toolkit={}", toolkit.display()));
         pass_manager(context, &format!("builtin.module({binary})"))?
@@ -152,11 +162,12 @@ fn run(options: &Options) -> Result<usize, String> {
     let lowered = started.elapsed();
 
     let manifests = tile_conversions::kernels::manifests(&module);
-    // gfx942 also gets a code object (.hsaco) where an LLVM linker is installed (lld-22).
-    let code_objects = if options.target == "gfx942" {
-        code_objects(&context, &module, &target.backend)?
+    // gfx942 also gets a code object (.hsaco) where an LLVM linker is installed (lld-22), made
+    // from the lowered module once the assembly has compiled (whose errors come first).
+    let lowered_text = if options.target == "gfx942" {
+        Some(located_text(&module)?)
     } else {
-        Vec::new()
+        None
     };
     let backend_manager = pass_manager(&context, &format!("builtin.module({})", target.backend))?;
     backend_manager.run(&mut module).map_err(|_| {
@@ -165,6 +176,10 @@ fn run(options: &Options) -> Result<usize, String> {
             options.input, options.target
         )
     })?;
+    let code_objects = match &lowered_text {
+        Some(lowered) => code_objects(&context, lowered, &target.backend)?,
+        None => Vec::new(),
+    };
     let generated = started.elapsed();
 
     std::fs::create_dir_all(&options.output)

@@ -2,7 +2,8 @@
 //!
 //! Targets: `cpu`, the CPU reference lowering (`convert-tile-to-cpu`, loops with the contract's
 //! semantics) compiled by MLIR's execution engine in this process; `vulkan` and `vulkan-coopmat`, the
-//! SPIR-V lowerings (plain, or on cooperative matrices) run through [`tile_vulkan`]. Inputs are filled with
+//! SPIR-V lowerings (plain, or on cooperative matrices) run through [`tile_vulkan`]; `interp`, the
+//! reference interpreter [`tile_interp`], which executes the tile IR itself. Inputs are filled with
 //! uniform values in [-1, 1); the buffers the program writes (destinations of `tile.copy` and
 //! `memref.store`) start as NaN, so unwritten elements show.
 
@@ -288,6 +289,36 @@ impl CpuProgram {
         let function: unsafe extern "C" fn(*mut *mut ()) = unsafe { std::mem::transmute(packed) };
         unsafe { function(arguments.as_mut_ptr()) };
         Ok(())
+    }
+}
+
+/// A program decoded by the reference interpreter ([`tile_interp`]), which shares no code with the
+/// lowerings.
+pub struct InterpProgram(tile_interp::Program);
+
+impl InterpProgram {
+    /// Decodes every host function of `module` (an op the interpreter lacks is reported when its
+    /// function runs).
+    pub fn new(module: &Module) -> Self {
+        Self(tile_interp::Program::new(module))
+    }
+
+    /// Runs `name` on `buffers` (one per argument, in order), writing the outputs in place.
+    pub fn run(&self, name: &str, buffers: &mut [Buffer]) -> Result<(), tile_interp::Error> {
+        let mut tensors: Vec<tile_interp::Tensor> = buffers
+            .iter()
+            .map(|buffer| tile_interp::Tensor {
+                shape: buffer.shape.clone(),
+                data: (0..buffer.len()).map(|index| buffer.get(index)).collect(),
+            })
+            .collect();
+        let result = self.0.run(name, &mut tensors);
+        for (buffer, tensor) in buffers.iter_mut().zip(&tensors) {
+            for (index, value) in tensor.data.iter().enumerate() {
+                buffer.set(index, *value);
+            }
+        }
+        result
     }
 }
 

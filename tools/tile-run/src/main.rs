@@ -1,15 +1,17 @@
-//! `tile-run INPUT.mlir --target cpu|vulkan|vulkan-coopmat [--check] [--seed N] [--dynamic-size N]`: runs every host
-//! function on seeded random inputs and prints a summary of each output buffer. With `--check`, the
-//! Vulkan run is compared element by element with the CPU reference on the same inputs.
+//! `tile-run INPUT.mlir --target cpu|interp|vulkan|vulkan-coopmat [--check [--against cpu|interp]]
+//! [--seed N] [--dynamic-size N]`: runs every host function on seeded random inputs and prints a
+//! summary of each output buffer. With `--check`, the target's run is compared element by element
+//! with a reference run on the same inputs: the CPU reference, or the interpreter with
+//! `--against interp` (the default for `--target cpu`).
 
 use std::process::ExitCode;
 use tile_run::{
-    CpuProgram, VulkanProgram, buffer::Buffer, buffer::Random, buffers, compare, context,
+    CpuProgram, InterpProgram, VulkanProgram, buffer::Buffer, buffer::Random, buffers, compare, context,
     host_functions, tolerance, Vulkan,
 };
 
 const USAGE: &str =
-    "usage: tile-run INPUT.mlir [--target cpu|vulkan|vulkan-coopmat] [--check] [--seed N] [--dynamic-size N]";
+    "usage: tile-run INPUT.mlir [--target cpu|interp|vulkan|vulkan-coopmat] [--check [--against cpu|interp]] [--seed N] [--dynamic-size N]";
 
 fn summary(function: &tile_run::Function, data: &[Buffer]) {
     for (index, (argument, buffer)) in function.arguments.iter().zip(data).enumerate() {
@@ -33,23 +35,40 @@ fn run() -> Result<bool, String> {
     let mut args = std::env::args().skip(1);
     let (mut input, mut target, mut seed, mut dynamic, mut check) =
         (None, "cpu".to_string(), 1u64, 256usize, false);
+    let mut against = None;
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--target" => target = args.next().ok_or(USAGE)?,
             "--seed" => seed = args.next().and_then(|s| s.parse().ok()).ok_or(USAGE)?,
             "--dynamic-size" => dynamic = args.next().and_then(|s| s.parse().ok()).ok_or(USAGE)?,
             "--check" => check = true,
+            "--against" => against = Some(args.next().ok_or(USAGE)?),
             _ if arg.starts_with('-') => return Err(format!("unknown option {arg}\n{USAGE}")),
             _ => input = Some(arg),
         }
     }
     let input = input.ok_or(USAGE)?;
     let spirv_target = match target.as_str() {
-        "cpu" | "vulkan" => "spirv",
+        "cpu" | "interp" | "vulkan" => "spirv",
         "vulkan-coopmat" => "spirv-coopmat",
-        _ => return Err(format!("unknown target {target}: expected cpu, vulkan or vulkan-coopmat")),
+        _ => {
+            return Err(format!(
+                "unknown target {target}: expected cpu, interp, vulkan or vulkan-coopmat"
+            ));
+        }
     };
-    let vulkan = target != "cpu" || check;
+    // The reference of --check: the CPU reference, or the interpreter (for the CPU reference itself).
+    let against = against.unwrap_or_else(|| if target == "cpu" { "interp" } else { "cpu" }.into());
+    if !matches!(against.as_str(), "cpu" | "interp") || against == target {
+        return Err(format!(
+            "cannot check {target} against {against}: expected cpu or interp, other than the target"
+        ));
+    }
+    let vulkan = target.starts_with("vulkan");
+    let interpreter = |error: tile_interp::Error| {
+        eprintln!("{}", error.diagnostic());
+        "the interpreter stopped (see the error above)".to_string()
+    };
     let context = context();
     context.attach_diagnostic_handler(|diagnostic| {
         eprintln!(
@@ -73,7 +92,13 @@ fn run() -> Result<bool, String> {
     } else {
         (None, None)
     };
-    let cpu_program = if !vulkan || check {
+    let interp_program = if target == "interp" || (check && against == "interp") {
+        // From a fresh parse: the Vulkan lowering above rewrites `module` in place.
+        Some(InterpProgram::new(&parse()?))
+    } else {
+        None
+    };
+    let cpu_program = if target == "cpu" || (check && against == "cpu") {
         let mut cpu_module = parse()?;
         Some(CpuProgram::compile(&context, &mut cpu_module)?)
     } else {
@@ -106,6 +131,13 @@ fn run() -> Result<bool, String> {
                 device.name,
                 started.elapsed().as_secs_f64() * 1e3
             );
+        } else if let (true, Some(program)) = (target == "interp", &interp_program) {
+            program.run(&function.name, &mut data).map_err(interpreter)?;
+            println!(
+                "@{} ran on the interpreter in {:.1} ms",
+                function.name,
+                started.elapsed().as_secs_f64() * 1e3
+            );
         } else if let Some(program) = &cpu_program {
             program.run(&function.name, &mut data)?;
             println!(
@@ -117,10 +149,13 @@ fn run() -> Result<bool, String> {
         summary(function, &data);
         if check {
             let mut reference = inputs.clone();
-            cpu_program
-                .as_ref()
-                .expect("the CPU reference")
-                .run(&function.name, &mut reference)?;
+            match (&interp_program, &cpu_program) {
+                (Some(program), _) if against == "interp" => program
+                    .run(&function.name, &mut reference)
+                    .map_err(interpreter)?,
+                (_, Some(program)) => program.run(&function.name, &mut reference)?,
+                _ => unreachable!("the reference was built above"),
+            }
             for (index, argument) in function
                 .arguments
                 .iter()
@@ -140,7 +175,7 @@ fn run() -> Result<bool, String> {
                 for (element, got, expected) in &mismatches {
                     let columns = *data[index].shape.last().unwrap_or(&1);
                     println!(
-                        "    at [{}, {}]: vulkan {got}, cpu {expected}",
+                        "    at [{}, {}]: {target} {got}, {against} {expected}",
                         element / columns,
                         element % columns
                     );

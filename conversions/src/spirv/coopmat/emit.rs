@@ -326,7 +326,7 @@ pub fn render_module(config: &CoopConfig, names: &KernelNames, interface: &Inter
     }
     // A row of a 16x16 matrix lies in the 16 lanes that share lane / 16; a row of the block tile
     // also spans the subgroups along N, which exchange their partial rows in workgroup memory.
-    epilogue::run(&mut t, names, &mut elements, &rows, &columns, &[], |t, kind, axis, elements| {
+    epilogue::run(&mut t, names, &mut elements, &rows, &columns, &[], (&[], &[]), |t, kind, axis, elements| {
         debug_assert_eq!(axis, crate::gemm::plan::Axis::Rows, "column reductions take the plain strategy (resolve)");
         let lane_rows: Vec<String> = epilogue::partials(t, kind, elements, axis, rows.len())
             .iter()
@@ -338,7 +338,7 @@ pub fn render_module(config: &CoopConfig, names: &KernelNames, interface: &Inter
         let exchange = config.exchange_type();
         epilogue::exchange_rows(t, kind, &lane_rows, &rows, &subgroup_n, config.subgroups.1, "%exchange", &exchange)
     });
-    epilogue::store_guarded(&mut t, &elements, &rows, &columns, &origin, (&c_rows, &c_cols), output, ("%C", c_type));
+    epilogue::store_guarded(&mut t, &elements, &rows, &columns, epilogue::Placement::matrix(&origin), (&c_rows, &c_cols), output, ("%C", c_type));
     t.line("gpu.return");
 
     let binding = |index: usize| format!("{{spirv.interface_var_abi = #spirv.interface_var_abi<(0, {index})>}}");

@@ -45,7 +45,7 @@ pub const FLAVOR: Flavor = Flavor {
 /// The upstream passes after this lowering, up to `spirv.module`s ready to serialize: the plain
 /// backend, with the Vulkan memory model (cooperative matrices require it) set before the
 /// capabilities are recomputed.
-pub const BACKEND: &str = "canonicalize, cse, gpu.module(convert-math-to-spirv), convert-gpu-to-spirv, tile-spirv-vulkan-memory-model, spirv.module(spirv-lower-abi-attrs, spirv-update-vce)";
+pub const BACKEND: &str = "canonicalize, cse, gpu.module(tile-math-to-spirv, convert-math-to-spirv), convert-gpu-to-spirv, tile-spirv-vulkan-memory-model, spirv.module(spirv-lower-abi-attrs, spirv-update-vce)";
 
 tile_passes::rust_pass! {
     /// Creates the `convert-tile-to-spirv-coopmat` pass (on `builtin.module`).
@@ -108,7 +108,7 @@ pub(crate) fn resolve<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Result<Strategy<'
             return Ok(Strategy::Plain { op: error.op, reason });
         }
     };
-    if let Some((op, reason)) = plan.lowered_on_sm90a_only(TARGET) {
+    if let Some((op, reason)) = plan.lowered_on_sm90a_only(TARGET).or_else(|| plan.matrices_only(TARGET)) {
         return Ok(Strategy::Plain { op, reason });
     }
     let cannot = |message: String| (kernel, format!("cannot be lowered for {TARGET}: {message}"));

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# GPU machine: one call that checks every kernel in bench/kernels (after bench/prepare.sh here),
+# times the kernels named by FILTERS against torch/cuBLAS/Triton, and reports ptxas register and
+# spill counts for every PTX file. Logs go to $OUT (or /tmp).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=${OUT:-/tmp}
+rm -rf bench/kernels/vulkan bench/kernels/vulkan-plain  # Vulkan runs need the loaders carried
+python3 bench/bench.py bench/kernels --no-time > "$out/check.log" 2>&1
+echo "== check: $(grep -c ': PASS' "$out/check.log") PASS, $(grep -c ': FAIL' "$out/check.log") FAIL"
+grep ': FAIL' "$out/check.log" | head -20
+for filter in ${FILTERS:-}; do
+  python3 bench/bench.py bench/kernels --filter "$filter" >> "$out/time.log" 2>&1
+done
+[ -f "$out/time.log" ] && grep -E "ours|TFLOP|PASS|FAIL" "$out/time.log" | head -60
+: > "$out/ptxas.log"
+for ptx in bench/kernels/*.ptx; do
+  echo "== $(basename "$ptx")" >> "$out/ptxas.log"
+  ptxas -arch=sm_90a -v "$ptx" -o /dev/null >> "$out/ptxas.log" 2>&1
+done
+echo "== ptxas: $(grep -c '^== ' "$out/ptxas.log") kernels, $(grep -E 'bytes spill (stores|loads)' "$out/ptxas.log" | grep -vc ' 0 bytes spill stores, 0 bytes spill loads') with spills"
+grep -B3 -E '[1-9][0-9]* bytes spill' "$out/ptxas.log" | grep '^==' | head

@@ -1,0 +1,386 @@
+//! The machine: runs a decoded function, op by op, in program order.
+//!
+//! Invariants:
+//! - one frame of slots holds every SSA value of the function; a region's values are overwritten by
+//!   each run of the region (a loop iteration, a grid block);
+//! - a `tile.kernel` runs its blocks one after another (x fastest, then y, then z); each block
+//!   allocates its own tiles, freed when the block ends; `tile.pipelined` is the plain loop it
+//!   means; `tile.parallel` runs each iteration once, in row-major order (the contract leaves the
+//!   order free, and a program whose result depends on it is racy on a GPU);
+//! - every op's result is rounded to its type (see [`crate::scalar`]); an operation MLIR leaves
+//!   undefined (division by zero, shifts past the width, out-of-range float-to-integer conversion,
+//!   non-positive steps) stops the run with [`Error::Undefined`] at that op.
+
+use crate::arith::{binary, bit_count, cast, integer, unary};
+use crate::error::{Error, OutOfBounds, Result};
+use crate::ir::{Body, Kind, Op};
+use crate::memory::{Buf, Level};
+use crate::scalar::{Val, unsigned, wrap};
+
+/// The state of one run: the frame and the buffers.
+pub struct Machine {
+    /// One value per slot.
+    pub frame: Vec<Val>,
+    /// Every live buffer; global buffers first.
+    pub buffers: Vec<Buf>,
+    /// The grid block being run, for messages.
+    pub block: Option<Vec<i64>>,
+}
+
+/// Returns an [`Error::Undefined`] at `op`.
+pub fn undefined(op: &Op, message: impl Into<String>) -> Error {
+    Error::Undefined((*op.site).clone(), message.into())
+}
+
+impl Machine {
+    /// Returns the value in `slot`.
+    fn get(&self, slot: usize) -> Val {
+        self.frame[slot]
+    }
+
+    /// Returns operand `index` of `op` as an integer.
+    pub fn int(&self, op: &Op, index: usize) -> Result<i64> {
+        match self.get(op.operands[index]) {
+            Val::I(x) => Ok(x),
+            other => Err(undefined(
+                op,
+                format!("expects an integer operand {index}, but got {other}"),
+            )),
+        }
+    }
+
+    /// Returns operand `index` of `op` as a float.
+    fn float(&self, op: &Op, index: usize) -> Result<f64> {
+        match self.get(op.operands[index]) {
+            Val::F(x) => Ok(x),
+            other => Err(undefined(
+                op,
+                format!("expects a float operand {index}, but got {other}"),
+            )),
+        }
+    }
+
+    /// Returns operand `index` of `op` as a buffer number.
+    pub fn buffer(&self, op: &Op, index: usize) -> Result<usize> {
+        match self.get(op.operands[index]) {
+            Val::M(id) => Ok(id),
+            other => Err(undefined(
+                op,
+                format!("expects a buffer operand {index}, but got {other}"),
+            )),
+        }
+    }
+
+    /// Returns operands `range` of `op` as integers (indices, offsets, sizes).
+    pub fn ints(&self, op: &Op, range: std::ops::Range<usize>) -> Result<Vec<i64>> {
+        range.map(|index| self.int(op, index)).collect()
+    }
+
+    /// Returns an out-of-bounds error of `op` accessing `index` in buffer `id`.
+    pub fn out_of_bounds(
+        &self,
+        op: &Op,
+        access: &'static str,
+        index: Vec<i64>,
+        id: usize,
+    ) -> Error {
+        Error::OutOfBounds(Box::new(OutOfBounds {
+            site: (*op.site).clone(),
+            access,
+            index,
+            buffer: self.buffers[id].describe(),
+            block: self.block.clone(),
+        }))
+    }
+
+    /// Runs `body` with its arguments set to `arguments`; returns the values its terminator yields.
+    pub fn run(&mut self, body: &Body, arguments: &[Val]) -> Result<Vec<Val>> {
+        for (slot, value) in body.arguments.iter().zip(arguments) {
+            self.frame[*slot] = *value;
+        }
+        for op in &body.ops {
+            if let Kind::Yield = op.kind {
+                return Ok(op.operands.iter().map(|slot| self.get(*slot)).collect());
+            }
+            self.op(op)?;
+        }
+        Ok(Vec::new())
+    }
+
+    /// Runs `body` like [`Machine::run`], then frees the buffers it allocated unless it yields one.
+    pub fn run_scoped(&mut self, body: &Body, arguments: &[Val]) -> Result<Vec<Val>> {
+        let mark = self.buffers.len();
+        let yielded = self.run(body, arguments)?;
+        if self.buffers.len() > mark
+            && !yielded
+                .iter()
+                .any(|v| matches!(v, Val::M(id) if *id >= mark))
+        {
+            self.buffers.truncate(mark);
+        }
+        Ok(yielded)
+    }
+
+    fn set(&mut self, op: &Op, value: Val) {
+        self.frame[op.results[0]] = value;
+    }
+
+    fn op(&mut self, op: &Op) -> Result<()> {
+        match &op.kind {
+            Kind::Constant(value) => self.set(op, *value),
+            Kind::Int(kind, width) => {
+                let value = integer(op, *kind, *width, self.int(op, 0)?, self.int(op, 1)?)?;
+                self.set(op, Val::I(value));
+            }
+            Kind::Bits(kind, width) => {
+                let value = self.int(op, 0)?;
+                self.set(op, Val::I(bit_count(*kind, value, *width)));
+            }
+            Kind::FloatClass(nan) => {
+                let x = self.float(op, 0)?;
+                let holds = if *nan { x.is_nan() } else { x.is_finite() };
+                self.set(op, Val::I(holds as i64));
+            }
+            Kind::PowI(float) => {
+                let (x, n) = (self.float(op, 0)?, self.int(op, 1)?);
+                self.set(op, Val::F(float.round(x.powi(n as i32))));
+            }
+            Kind::AbsI(width) => {
+                let value = self.int(op, 0)?;
+                self.set(op, Val::I(wrap(value.wrapping_abs(), *width)));
+            }
+            Kind::CmpI(predicate, width) => {
+                let (a, b) = (self.int(op, 0)?, self.int(op, 1)?);
+                let (ua, ub) = (unsigned(a, *width), unsigned(b, *width));
+                let holds = match predicate {
+                    0 => a == b,
+                    1 => a != b,
+                    2 => a < b,
+                    3 => a <= b,
+                    4 => a > b,
+                    5 => a >= b,
+                    6 => ua < ub,
+                    7 => ua <= ub,
+                    8 => ua > ub,
+                    9 => ua >= ub,
+                    other => return Err(undefined(op, format!("has no predicate {other}"))),
+                };
+                self.set(op, Val::I(-(holds as i64)));
+            }
+            Kind::CmpF(predicate) => {
+                let (a, b) = (self.float(op, 0)?, self.float(op, 1)?);
+                let unordered = a.is_nan() || b.is_nan();
+                let relation = |p: i64| match p {
+                    1 => a == b,
+                    2 => a > b,
+                    3 => a >= b,
+                    4 => a < b,
+                    5 => a <= b,
+                    _ => a != b,
+                };
+                let holds = match predicate {
+                    0 => false,
+                    1..=6 => !unordered && relation(*predicate),
+                    7 => !unordered,
+                    8..=13 => unordered || relation(predicate - 7),
+                    14 => unordered,
+                    _ => true,
+                };
+                self.set(op, Val::I(-(holds as i64)));
+            }
+            Kind::Select => {
+                let chosen = if self.int(op, 0)? != 0 { 1 } else { 2 };
+                self.set(op, self.get(op.operands[chosen]));
+            }
+            Kind::Float(kind, float) => {
+                let value = binary(*kind, self.float(op, 0)?, self.float(op, 1)?);
+                self.set(op, Val::F(float.round(value)));
+            }
+            Kind::Unary(kind, float) => {
+                let value = unary(*kind, self.float(op, 0)?);
+                self.set(op, Val::F(float.round(value)));
+            }
+            Kind::Fma(float) => {
+                let value = self
+                    .float(op, 0)?
+                    .mul_add(self.float(op, 1)?, self.float(op, 2)?);
+                self.set(op, Val::F(float.round(value)));
+            }
+            Kind::Cast { from, to, signed } => {
+                let value = cast(op, self.get(op.operands[0]), *from, *to, *signed)?;
+                self.set(op, value);
+            }
+            Kind::Load => {
+                let id = self.buffer(op, 0)?;
+                let index = self.ints(op, 1..op.operands.len())?;
+                let Some(position) = self.buffers[id].position(&index) else {
+                    return Err(self.out_of_bounds(op, "read", index, id));
+                };
+                self.set(op, self.buffers[id].load(position));
+            }
+            Kind::Store => {
+                let value = self.get(op.operands[0]);
+                let id = self.buffer(op, 1)?;
+                let index = self.ints(op, 2..op.operands.len())?;
+                let Some(position) = self.buffers[id].position(&index) else {
+                    return Err(self.out_of_bounds(op, "write", index, id));
+                };
+                self.buffers[id].store(position, value);
+            }
+            Kind::Dim => {
+                let id = self.buffer(op, 0)?;
+                let dim = self.int(op, 1)?;
+                let size = usize::try_from(dim)
+                    .ok()
+                    .and_then(|dim| self.buffers[id].shape.get(dim))
+                    .ok_or_else(|| {
+                        undefined(
+                            op,
+                            format!(
+                                "asks for dimension {dim} of a rank-{} buffer",
+                                self.buffers[id].shape.len()
+                            ),
+                        )
+                    })?;
+                self.set(op, Val::I(*size as i64));
+            }
+            Kind::Alloc(r#type, level) => {
+                let mut sizes = self.ints(op, 0..op.operands.len())?.into_iter();
+                let mut shape = Vec::new();
+                for size in &r#type.shape {
+                    let size = match size {
+                        Some(size) => *size as i64,
+                        None => sizes.next().unwrap_or(-1),
+                    };
+                    if size < 0 {
+                        return Err(undefined(op, format!("allocates a negative size {size}")));
+                    }
+                    shape.push(size as usize);
+                }
+                self.buffers.push(Buf::new(r#type, shape, *level));
+                self.set(op, Val::M(self.buffers.len() - 1));
+            }
+            Kind::Dealloc => {}
+            Kind::For(unsigned_compare) => self.scf_for(op, *unsigned_compare)?,
+            Kind::If => {
+                let region = if self.int(op, 0)? != 0 { 0 } else { 1 };
+                let yielded = match op.regions.get(region) {
+                    Some(body) => self.run_scoped(body, &[])?,
+                    None => Vec::new(),
+                };
+                for (slot, value) in op.results.iter().zip(yielded) {
+                    self.frame[*slot] = value;
+                }
+            }
+            Kind::Yield => {}
+            Kind::Kernel => self.kernel(op)?,
+            Kind::Pipelined => {
+                let (lower, upper) = (self.int(op, 0)?, self.int(op, 1)?);
+                let step = if op.operands.len() > 2 {
+                    self.int(op, 2)?
+                } else {
+                    1
+                };
+                if step <= 0 {
+                    return Err(undefined(
+                        op,
+                        format!("expects a positive step, but got {step}"),
+                    ));
+                }
+                let mut k = lower;
+                while k < upper {
+                    self.run_scoped(&op.regions[0], &[Val::I(k)])?;
+                    k = match k.checked_add(step) {
+                        Some(next) => next,
+                        None => break,
+                    };
+                }
+            }
+            Kind::Parallel(extents) => {
+                let shape: Vec<usize> = extents
+                    .iter()
+                    .map(|extent| (*extent).max(0) as usize)
+                    .collect();
+                let mut arguments = vec![Val::Unset; shape.len()];
+                crate::memory::for_each_index(&shape, |index| {
+                    for (argument, i) in arguments.iter_mut().zip(index) {
+                        *argument = Val::I(*i as i64);
+                    }
+                    self.run_scoped(&op.regions[0], &arguments).map(drop)
+                })?;
+            }
+            Kind::Copy(src_offsets, dst_offsets) => self.copy(op, *src_offsets, *dst_offsets)?,
+            Kind::Gemm(transpose_a, transpose_b) => self.gemm(op, *transpose_a, *transpose_b)?,
+            Kind::Fill => {
+                let id = self.buffer(op, 0)?;
+                let value = self.get(op.operands[1]);
+                let buffer = &mut self.buffers[id];
+                for position in 0..buffer.data.len() {
+                    buffer.store(position, value);
+                }
+            }
+            Kind::Reduce(kind, dim, clear) => self.reduce(op, *kind, *dim, *clear)?,
+        }
+        Ok(())
+    }
+
+    fn scf_for(&mut self, op: &Op, unsigned_compare: bool) -> Result<()> {
+        let (lower, upper, step) = (self.int(op, 0)?, self.int(op, 1)?, self.int(op, 2)?);
+        let below = |i: i64| {
+            if unsigned_compare {
+                (i as u64) < (upper as u64)
+            } else {
+                i < upper
+            }
+        };
+        if step <= 0 && (unsigned_compare || below(lower)) {
+            return Err(undefined(
+                op,
+                format!("expects a positive step, but got {step}"),
+            ));
+        }
+        let mut carried: Vec<Val> = op.operands[3..]
+            .iter()
+            .map(|slot| self.get(*slot))
+            .collect();
+        let mut i = lower;
+        while below(i) {
+            let mut arguments = vec![Val::I(i)];
+            arguments.extend_from_slice(&carried);
+            carried = self.run_scoped(&op.regions[0], &arguments)?;
+            i = match i.checked_add(step) {
+                Some(next) => next,
+                None => break,
+            };
+        }
+        for (slot, value) in op.results.iter().zip(carried) {
+            self.frame[*slot] = value;
+        }
+        Ok(())
+    }
+
+    fn kernel(&mut self, op: &Op) -> Result<()> {
+        let grid = self.ints(op, 0..op.operands.len())?;
+        if let Some(size) = grid.iter().find(|size| **size < 0) {
+            return Err(undefined(
+                op,
+                format!("expects a non-negative grid, but got a size {size}"),
+            ));
+        }
+        let shape: Vec<usize> = grid.iter().rev().map(|size| *size as usize).collect();
+        let outer = self.block.take();
+        let result = crate::memory::for_each_index(&shape, |reversed| {
+            let block: Vec<i64> = reversed.iter().rev().map(|i| *i as i64).collect();
+            let arguments: Vec<Val> = block.iter().map(|i| Val::I(*i)).collect();
+            self.block = Some(block);
+            self.run_scoped(&op.regions[0], &arguments).map(drop)
+        });
+        self.block = outer;
+        result
+    }
+}
+
+/// Returns true when `level` clips tiles copied across its end.
+pub fn clips(level: Level) -> bool {
+    level == Level::Global
+}

@@ -1,0 +1,213 @@
+//! The owned op tree the machine runs: what each op does, its operand and result slots, its regions.
+//!
+//! Invariants: slots number the SSA values of one function (see [`crate::decode`]); a [`Kind`] holds
+//! everything static about an op (types, predicates, attributes), so running it reads no MLIR.
+
+use crate::error::Site;
+use crate::memory::Level;
+use crate::scalar::{Float, Scalar, Val};
+use std::rc::Rc;
+use tile_dialect::ops::ReductionKind;
+
+/// A memref type: element, sizes (`None` when dynamic), and its text for messages.
+#[derive(Clone, Debug)]
+pub struct MemType {
+    /// Element type.
+    pub element: Scalar,
+    /// Sizes, `None` for dynamic ones.
+    pub shape: Vec<Option<usize>>,
+    /// The type as MLIR prints it.
+    pub text: Rc<str>,
+}
+
+/// Binary integer operations (`arith` and `index`).
+#[derive(Clone, Copy, Debug)]
+#[allow(missing_docs)]
+pub enum IntOp {
+    Add,
+    Sub,
+    Mul,
+    DivS,
+    DivU,
+    RemS,
+    RemU,
+    CeilDivS,
+    CeilDivU,
+    FloorDivS,
+    MinS,
+    MaxS,
+    MinU,
+    MaxU,
+    And,
+    Or,
+    Xor,
+    Shl,
+    ShrS,
+    ShrU,
+}
+
+/// Binary float operations (`arith` and `math`).
+#[derive(Clone, Copy, Debug)]
+#[allow(missing_docs)]
+pub enum FloatOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    Maximum,
+    Minimum,
+    MaxNum,
+    MinNum,
+    Pow,
+    Atan2,
+    CopySign,
+}
+
+/// Unary float operations (`arith.negf` and `math`).
+#[derive(Clone, Copy, Debug)]
+#[allow(missing_docs)]
+pub enum UnaryOp {
+    Neg,
+    Abs,
+    Exp,
+    Exp2,
+    Expm1,
+    Log,
+    Log2,
+    Log10,
+    Log1p,
+    Sqrt,
+    Rsqrt,
+    Tanh,
+    Sin,
+    Cos,
+    Tan,
+    Atan,
+    Floor,
+    Ceil,
+    Round,
+    RoundEven,
+    Trunc,
+    Acos,
+    Asin,
+    Cbrt,
+    Cosh,
+    Sinh,
+    Erf,
+    Erfc,
+}
+
+/// Unary integer bit counts (`math.ctlz`, `math.cttz`, `math.ctpop`).
+#[derive(Clone, Copy, Debug)]
+#[allow(missing_docs)]
+pub enum BitCount {
+    LeadingZeros,
+    TrailingZeros,
+    Ones,
+}
+
+/// What an op does, with its static data.
+#[derive(Clone, Debug)]
+pub enum Kind {
+    /// `arith.constant`, `index.constant`.
+    Constant(Val),
+    /// A binary integer op at a width.
+    Int(IntOp, u32),
+    /// `math.absi` at a width.
+    AbsI(u32),
+    /// A bit count at a width.
+    Bits(BitCount, u32),
+    /// `math.isnan` (true) or `math.isfinite` (false): an `i1`.
+    FloatClass(bool),
+    /// `math.fpowi`: a float to an integer power.
+    PowI(Float),
+    /// `arith.cmpi`/`index.cmp`: predicate (eq, ne, slt, sle, sgt, sge, ult, ule, ugt, uge) and width.
+    CmpI(i64, u32),
+    /// A binary float op.
+    Float(FloatOp, Float),
+    /// A unary float op.
+    Unary(UnaryOp, Float),
+    /// `math.fma`.
+    Fma(Float),
+    /// `arith.cmpf` with its predicate number (false, oeq, ogt, ..., uno, true).
+    CmpF(i64),
+    /// `arith.select`.
+    Select,
+    /// A conversion between scalar types; `signed` picks sign- or zero-extension of integers.
+    Cast {
+        /// The operand's type.
+        from: Scalar,
+        /// The result's type.
+        to: Scalar,
+        /// Integers are read signed (`extsi`, `sitofp`, `fptosi`, `index_cast`).
+        signed: bool,
+    },
+    /// `memref.load`.
+    Load,
+    /// `memref.store`.
+    Store,
+    /// `memref.dim`.
+    Dim,
+    /// `memref.alloc`/`memref.alloca`/`tile.alloc_*`: a fresh buffer at a level.
+    Alloc(MemType, Level),
+    /// `memref.dealloc`: nothing to do.
+    Dealloc,
+    /// `scf.for`, comparing unsigned when asked.
+    For(bool),
+    /// `scf.if`.
+    If,
+    /// Region terminators: `scf.yield`, `tile.yield`, `func.return`.
+    Yield,
+    /// `tile.kernel`.
+    Kernel,
+    /// `tile.pipelined`.
+    Pipelined,
+    /// `tile.parallel` with its extents.
+    Parallel(Vec<i64>),
+    /// `tile.copy` with the number of offsets on each side.
+    Copy(usize, usize),
+    /// `tile.gemm` with transpose_a, transpose_b.
+    Gemm(bool, bool),
+    /// `tile.fill`.
+    Fill,
+    /// `tile.reduce`: kind, dim, clear.
+    Reduce(ReductionKind, usize, bool),
+}
+
+/// One op: what it does, its operand and result slots, its regions.
+#[derive(Clone, Debug)]
+pub struct Op {
+    /// What it does.
+    pub kind: Kind,
+    /// Operand slots, in order.
+    pub operands: Vec<usize>,
+    /// Result slots, in order.
+    pub results: Vec<usize>,
+    /// Regions, each one block (an empty region is an empty body).
+    pub regions: Vec<Body>,
+    /// The op's name and location, for errors.
+    pub site: Rc<Site>,
+}
+
+/// One block: argument slots and ops, the terminator last.
+#[derive(Clone, Debug, Default)]
+pub struct Body {
+    /// Argument slots.
+    pub arguments: Vec<usize>,
+    /// Ops in order.
+    pub ops: Vec<Op>,
+}
+
+/// A host function: its memref arguments and body.
+#[derive(Clone, Debug)]
+pub struct Function {
+    /// Symbol name.
+    pub name: String,
+    /// The argument types (memrefs only).
+    pub arguments: Vec<MemType>,
+    /// The body.
+    pub body: Body,
+    /// How many slots the frame needs.
+    pub slots: usize,
+}

@@ -1,0 +1,278 @@
+//! The tile ops that move and combine whole tiles: `tile.copy`, `tile.gemm`, `tile.reduce`.
+//!
+//! Invariants (the contract's semantics, `tile-dialect.md`):
+//! - `tile.copy`: the tile shape is the shape of the side without offsets; element (t) of the tile
+//!   moves between `offsets + t` on the other side and `t` on the tile side; on a global buffer an
+//!   index past the end reads 0 and drops the write (clipping); any other index outside a buffer,
+//!   and any negative index, is an out-of-bounds error; the element converts to the destination
+//!   type as the `arith` casts do;
+//! - `tile.gemm`: `C[i][j]` accumulates `op(A)[i][k] * op(B)[k][j]` for k = 0, 1, ... in order,
+//!   rounded to C's element type after every addition (f32 for f16/bf16/f8 inputs, whose products
+//!   f32 holds exactly; i32 for i8, wrapping);
+//! - `tile.reduce`: each result element folds its line of `src` along `dim` in index order, starting
+//!   from the kind's identity (`clear`) or from the result's current value, rounded to the result's
+//!   element type after every step; `max`/`min` propagate NaN like `arith.maximumf`.
+
+use crate::arith::{cast, maximum, minimum};
+use crate::error::Result;
+use crate::exec::{Machine, clips, undefined};
+use crate::ir::Op;
+use crate::memory::for_each_index;
+use crate::scalar::{Scalar, Val};
+use tile_dialect::ops::ReductionKind;
+
+/// Where one tile element is in a buffer: inside it, past its end on a clipping buffer, or outside.
+enum Place {
+    At(usize),
+    Clipped,
+    Outside(Vec<i64>),
+}
+
+fn place(machine: &Machine, id: usize, offsets: &[i64], tile: &[usize]) -> Place {
+    let buffer = &machine.buffers[id];
+    let index: Vec<i64> = if offsets.is_empty() {
+        tile.iter().map(|t| *t as i64).collect()
+    } else {
+        // A rank-r tile in a rank-n buffer lies in its trailing r dimensions; the leading offsets
+        // pick the batch or head (an extent of 1 in those dimensions).
+        let leading = offsets.len().saturating_sub(tile.len());
+        offsets
+            .iter()
+            .enumerate()
+            .map(|(d, o)| if d < leading { *o } else { o + tile[d - leading] as i64 })
+            .collect()
+    };
+    if let Some(position) = buffer.position(&index) {
+        return Place::At(position);
+    }
+    let past_end = index.iter().all(|i| *i >= 0)
+        && index
+            .iter()
+            .zip(&buffer.shape)
+            .any(|(i, size)| *i as usize >= *size);
+    if past_end && clips(buffer.level) && index.len() == buffer.shape.len() {
+        Place::Clipped
+    } else {
+        Place::Outside(index)
+    }
+}
+
+impl Machine {
+    /// Runs `tile.copy` with `src_offsets` and `dst_offsets` offset operands.
+    pub fn copy(&mut self, op: &Op, src_offsets: usize, dst_offsets: usize) -> Result<()> {
+        let src = self.buffer(op, 0)?;
+        let src_origin = self.ints(op, 1..1 + src_offsets)?;
+        let dst = self.buffer(op, 1 + src_offsets)?;
+        let dst_origin = self.ints(op, 2 + src_offsets..2 + src_offsets + dst_offsets)?;
+        let tile = if src_offsets > 0 {
+            self.buffers[dst].shape.clone()
+        } else {
+            self.buffers[src].shape.clone()
+        };
+        for (origin, id) in [(&src_origin, src), (&dst_origin, dst)] {
+            if !origin.is_empty() && origin.len() != self.buffers[id].shape.len() {
+                return Err(undefined(op, "expects one offset per dimension"));
+            }
+        }
+        if src_offsets == 0 && dst_offsets == 0 && self.buffers[dst].shape != tile {
+            return Err(undefined(
+                op,
+                format!(
+                    "copies a tile of {} into {}",
+                    self.buffers[src].describe(),
+                    self.buffers[dst].describe()
+                ),
+            ));
+        }
+        let (from, to) = (self.buffers[src].element, self.buffers[dst].element);
+        let mut moves = Vec::with_capacity(tile.iter().product());
+        for_each_index(&tile, |t| {
+            let value = match place(self, src, &src_origin, t) {
+                Place::At(position) => self.buffers[src].load(position),
+                Place::Clipped => zero(from),
+                Place::Outside(index) => return Err(self.out_of_bounds(op, "read", index, src)),
+            };
+            match place(self, dst, &dst_origin, t) {
+                Place::At(position) => {
+                    let converted = if from == to {
+                        value
+                    } else {
+                        cast(op, value, from, to, true)?
+                    };
+                    moves.push((position, converted));
+                }
+                Place::Clipped => {}
+                Place::Outside(index) => return Err(self.out_of_bounds(op, "write", index, dst)),
+            }
+            Ok(())
+        })?;
+        let buffer = &mut self.buffers[dst];
+        for (position, value) in moves {
+            buffer.store(position, value);
+        }
+        Ok(())
+    }
+
+    /// Runs `tile.gemm`: `C += op(A) * op(B)`.
+    pub fn gemm(&mut self, op: &Op, transpose_a: bool, transpose_b: bool) -> Result<()> {
+        let (a, b, c) = (
+            self.buffer(op, 0)?,
+            self.buffer(op, 1)?,
+            self.buffer(op, 2)?,
+        );
+        let matrix = |id: usize| -> Result<[usize; 2]> {
+            match self.buffers[id].shape[..] {
+                [rows, columns] => Ok([rows, columns]),
+                _ => Err(undefined(
+                    op,
+                    format!(
+                        "expects 2-D operands, but got {}",
+                        self.buffers[id].describe()
+                    ),
+                )),
+            }
+        };
+        let ([a_rows, a_columns], [b_rows, b_columns], [m, n]) =
+            (matrix(a)?, matrix(b)?, matrix(c)?);
+        let (a_m, k) = if transpose_a {
+            (a_columns, a_rows)
+        } else {
+            (a_rows, a_columns)
+        };
+        let (b_k, b_n) = if transpose_b {
+            (b_columns, b_rows)
+        } else {
+            (b_rows, b_columns)
+        };
+        if a_m != m || b_n != n || b_k != k {
+            return Err(undefined(op, "expects MxK, KxN and MxN operands"));
+        }
+        // op(A) as M rows of K, op(B) as N columns of K: the inner loop walks k contiguously.
+        let (a_data, b_data) = (&self.buffers[a].data, &self.buffers[b].data);
+        let mut rows = vec![0.0; m * k];
+        let mut columns = vec![0.0; n * k];
+        for i in 0..m {
+            for p in 0..k {
+                rows[i * k + p] = if transpose_a {
+                    a_data[p * m + i]
+                } else {
+                    a_data[i * k + p]
+                };
+            }
+        }
+        for j in 0..n {
+            for p in 0..k {
+                columns[j * k + p] = if transpose_b {
+                    b_data[j * k + p]
+                } else {
+                    b_data[p * n + j]
+                };
+            }
+        }
+        let accumulator = self.buffers[c].element;
+        let data = &mut self.buffers[c].data;
+        for i in 0..m {
+            let row = &rows[i * k..(i + 1) * k];
+            for j in 0..n {
+                let column = &columns[j * k..(j + 1) * k];
+                let mut sum = data[i * n + j];
+                match accumulator {
+                    Scalar::Float(float) => {
+                        for (x, y) in row.iter().zip(column) {
+                            sum = float.round(sum + x * y);
+                        }
+                    }
+                    Scalar::Int(width) => {
+                        let mut total = sum as i64;
+                        for (x, y) in row.iter().zip(column) {
+                            total = crate::scalar::wrap(
+                                total.wrapping_add(*x as i64 * *y as i64),
+                                width,
+                            );
+                        }
+                        sum = total as f64;
+                    }
+                    Scalar::Index => return Err(undefined(op, "expects a numeric accumulator")),
+                }
+                data[i * n + j] = sum;
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs `tile.reduce <kind> src, dst dim(dim) {clear}`.
+    pub fn reduce(&mut self, op: &Op, kind: ReductionKind, dim: usize, clear: bool) -> Result<()> {
+        let (src, dst) = (self.buffer(op, 0)?, self.buffer(op, 1)?);
+        let shape = self.buffers[src].shape.clone();
+        let mut expected = shape.clone();
+        if dim >= shape.len() {
+            return Err(undefined(
+                op,
+                format!("reduces dimension {dim} of a rank-{} tile", shape.len()),
+            ));
+        }
+        let length = expected.remove(dim);
+        if self.buffers[dst].shape != expected {
+            return Err(undefined(
+                op,
+                "expects a result of the source's shape without dim",
+            ));
+        }
+        let Scalar::Float(float) = self.buffers[dst].element else {
+            return Err(undefined(op, "expects a floating-point result"));
+        };
+        let stride = self.buffers[src].strides[dim];
+        let identity = match kind {
+            ReductionKind::Sum | ReductionKind::AbsSum | ReductionKind::AbsMax => 0.0,
+            ReductionKind::Max => f64::NEG_INFINITY,
+            ReductionKind::Min => f64::INFINITY,
+        };
+        let mut results = Vec::new();
+        for_each_index(&expected, |index| {
+            let mut full: Vec<i64> = index.iter().map(|i| *i as i64).collect();
+            full.insert(dim, 0);
+            let start = self.buffers[src]
+                .position(&full)
+                .expect("inside the source");
+            let out = self.buffers[dst]
+                .position(
+                    &full
+                        .iter()
+                        .enumerate()
+                        .filter(|(d, _)| *d != dim)
+                        .map(|(_, i)| *i)
+                        .collect::<Vec<_>>(),
+                )
+                .expect("inside the result");
+            let mut acc = if clear {
+                identity
+            } else {
+                self.buffers[dst].data[out]
+            };
+            for r in 0..length {
+                let x = self.buffers[src].data[start + r * stride];
+                acc = float.round(match kind {
+                    ReductionKind::Sum => acc + x,
+                    ReductionKind::AbsSum => acc + x.abs(),
+                    ReductionKind::Max => maximum(acc, x),
+                    ReductionKind::Min => minimum(acc, x),
+                    ReductionKind::AbsMax => maximum(acc, x.abs()),
+                });
+            }
+            results.push((out, acc));
+            Ok(())
+        })?;
+        let buffer = &mut self.buffers[dst];
+        for (position, value) in results {
+            buffer.store(position, Val::F(value));
+        }
+        Ok(())
+    }
+}
+
+fn zero(element: Scalar) -> Val {
+    match element {
+        Scalar::Float(_) => Val::F(0.0),
+        _ => Val::I(0),
+    }
+}

@@ -1,0 +1,98 @@
+// convert-tile-to-amdgpu on GEMMs over N-D global tensors: the wide loads and the guarded stores
+// index the leading dimensions at the tile origin's leading offsets, each checked against its
+// dimension (a leading or row index outside reads zeros without a load; the masked read clips
+// the columns).
+// RUN: tile-opt %s -split-input-file -convert-tile-to-amdgpu | FileCheck %s
+
+// A batched GEMM with shared weights: a 3-D A (block z picks the batch), a 2-D B, a 3-D result.
+// CHECK-LABEL: func.func @batched
+// CHECK: gpu.func @batched_0_kernel(%[[X:.*]]: memref<3x100x64xf16>, %[[W:.*]]: memref<64x48xf16>, %[[Y:.*]]: memref<3x100x48xf16>)
+// CHECK: %[[BZ:.*]] = gpu.block_id z
+// The rows and columns of X are its dimensions 1 and 2, its batches dimension 0.
+// CHECK: memref.dim %[[X]], %{{.*}} : memref<3x100x64xf16>
+// CHECK: memref.dim %[[X]], %{{.*}} : memref<3x100x64xf16>
+// CHECK: %[[BATCHES:.*]] = memref.dim %[[X]], %{{.*}} : memref<3x100x64xf16>
+// CHECK: memref.dim %[[Y]], %{{.*}} : memref<3x100x48xf16>
+// CHECK: memref.dim %[[Y]], %{{.*}} : memref<3x100x48xf16>
+// CHECK: %[[YBATCHES:.*]] = memref.dim %[[Y]], %{{.*}} : memref<3x100x48xf16>
+// CHECK: %[[LEAD_IN:.*]] = arith.cmpi ult, %[[BZ]], %[[BATCHES]] : index
+// CHECK: %[[ROW_IN:.*]] = arith.cmpi ult,
+// CHECK: %[[INSIDE:.*]] = arith.andi %[[ROW_IN]], %{{.*}} : i1
+// CHECK: %[[ALL_IN:.*]] = arith.andi %[[INSIDE]], %[[LEAD_IN]] : i1
+// CHECK: %[[ROW_LEAD_IN:.*]] = arith.andi %[[ROW_IN]], %[[LEAD_IN]] : i1
+// CHECK: scf.if %[[ALL_IN]] -> (vector<8xf16>) {
+// CHECK-NEXT: vector.load %[[X]][%[[BZ]], %{{.*}}, %{{.*}}] : memref<3x100x64xf16>, vector<8xf16>
+// CHECK: } else {
+// CHECK-NEXT: scf.if %[[ROW_LEAD_IN]] -> (vector<8xf16>) {
+// CHECK-NEXT: vector.transfer_read %[[X]][%[[BZ]], %{{.*}}, %{{.*}}], %{{.*}} : memref<3x100x64xf16>, vector<8xf16>
+// CHECK: } else {
+// CHECK-NEXT: vector.broadcast %{{.*}} : f16 to vector<8xf16>
+// B is a matrix: its reads are the 2-D ones.
+// CHECK: vector.load %[[W]][%{{[^,]*}}, %{{[^,]*}}] : memref<64x48xf16>, vector<8xf16>
+// CHECK: amdgpu.mfma
+// The stores: each element guarded by its row, its column and the batch.
+// CHECK: %[[Y_LEAD_IN:.*]] = arith.cmpi ult, %[[BZ]], %[[YBATCHES]] : index
+// CHECK: %[[IN:.*]] = arith.andi %{{.*}}, %[[Y_LEAD_IN]] : i1
+// CHECK-NEXT: scf.if %[[IN]] {
+// CHECK-NEXT: memref.store %{{.*}}, %[[Y]][%[[BZ]], %{{.*}}, %{{.*}}] : memref<3x100x48xf16>
+func.func @batched(%X: memref<3x100x64xf16>, %W: memref<64x48xf16>, %Y: memref<3x100x48xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c32 = arith.constant 32 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c1, %c2, %c3) threads(128) (%bx, %by, %bz) {
+    %Xs = tile.alloc_shared : memref<64x32xf16, #gpu.address_space<workgroup>>
+    %Ws = tile.alloc_shared : memref<32x64xf16, #gpu.address_space<workgroup>>
+    %Yf = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    tile.fill %Yf, %zero : memref<64x64xf32, #tile.fragment>
+    %m0 = arith.muli %by, %c64 : index
+    tile.pipelined %k = %c0 to %c2 stages(2) {
+      %k0 = arith.muli %k, %c32 : index
+      tile.copy %X[%bz, %m0, %k0], %Xs : memref<3x100x64xf16>, memref<64x32xf16, #gpu.address_space<workgroup>>
+      tile.copy %W[%k0, %c0], %Ws : memref<64x48xf16>, memref<32x64xf16, #gpu.address_space<workgroup>>
+      tile.gemm %Xs, %Ws, %Yf : memref<64x32xf16, #gpu.address_space<workgroup>>, memref<32x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+    }
+    tile.copy %Yf, %Y[%bz, %m0, %c0] : memref<64x64xf32, #tile.fragment>, memref<3x100x48xf16>
+  }
+  return
+}
+
+// -----
+
+// Attention scores on 4-D tensors, B as NxK: two leading offsets (batch, head) on every access.
+// CHECK-LABEL: func.func @scores
+// CHECK: %[[B:.*]] = arith.divui %block_id_z, %{{.*}} : index
+// CHECK-NEXT: %[[H:.*]] = arith.remui %block_id_z, %{{.*}} : index
+// CHECK: vector.load %{{.*}}[%[[B]], %[[H]], %{{.*}}, %{{.*}}] : memref<2x3x104x64xf16>, vector<8xf16>
+// CHECK: amdgpu.mfma
+// CHECK: memref.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] : memref<2x3x104x104xf16>
+func.func @scores(%Q: memref<2x3x104x64xf16>, %K: memref<2x3x104x64xf16>, %S: memref<2x3x104x104xf16>) {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c6 = arith.constant 6 : index
+  %c32 = arith.constant 32 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c2, %c2, %c6) threads(128) (%bx, %by, %bz) {
+    %Qs = tile.alloc_shared : memref<64x32xf16, #gpu.address_space<workgroup>>
+    %Ks = tile.alloc_shared : memref<64x32xf16, #gpu.address_space<workgroup>>
+    %Sf = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    tile.fill %Sf, %zero : memref<64x64xf32, #tile.fragment>
+    %b = arith.divui %bz, %c3 : index
+    %h = arith.remui %bz, %c3 : index
+    %m0 = arith.muli %by, %c64 : index
+    %n0 = arith.muli %bx, %c64 : index
+    tile.pipelined %k = %c0 to %c2 stages(2) {
+      %k0 = arith.muli %k, %c32 : index
+      tile.copy %Q[%b, %h, %m0, %k0], %Qs : memref<2x3x104x64xf16>, memref<64x32xf16, #gpu.address_space<workgroup>>
+      tile.copy %K[%b, %h, %n0, %k0], %Ks : memref<2x3x104x64xf16>, memref<64x32xf16, #gpu.address_space<workgroup>>
+      tile.gemm %Qs, %Ks, %Sf {transpose_b} : memref<64x32xf16, #gpu.address_space<workgroup>>, memref<64x32xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+    }
+    tile.copy %Sf, %S[%b, %h, %m0, %n0] : memref<64x64xf32, #tile.fragment>, memref<2x3x104x104xf16>
+  }
+  return
+}

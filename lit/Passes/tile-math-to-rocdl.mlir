@@ -1,0 +1,105 @@
+// tile-math-to-rocdl: math ops become AMDGCN instructions, LLVM intrinsics and upstream polynomial
+// approximations, so that no gfx942 kernel calls ROCm's device library (`__ocml_*`).
+// RUN: tile-opt %s -split-input-file -tile-math-to-rocdl | FileCheck %s
+
+// exp and log are base changes around v_exp_f32 and v_log_f32 (both base 2).
+// CHECK-LABEL: func.func @exp_log
+// CHECK: %[[L2E:.*]] = arith.constant 1.44269502 : f32
+// CHECK-NEXT: %[[S:.*]] = arith.mulf %arg0, %[[L2E]] : f32
+// CHECK-NEXT: %[[E:.*]] = llvm.call_intrinsic "llvm.amdgcn.exp2.f32"(%[[S]]) : (f32) -> f32
+// CHECK-NEXT: %[[LG:.*]] = llvm.call_intrinsic "llvm.amdgcn.log.f32"(%[[E]]) : (f32) -> f32
+// CHECK: arith.mulf %[[LG]], %{{.*}} : f32
+func.func @exp_log(%x: f32) -> f32 {
+  %e = math.exp %x : f32
+  %l = math.log %e : f32
+  return %l : f32
+}
+
+// -----
+
+// v_sin_f32 and v_cos_f32 take revolutions: x / 2pi, reduced to [0, 1) by v_fract_f32.
+// CHECK-LABEL: func.func @sin_cos
+// CHECK: %[[TURN:.*]] = arith.constant 0.159154937 : f32
+// CHECK-NEXT: %[[T:.*]] = arith.mulf %arg0, %[[TURN]] : f32
+// CHECK-NEXT: %[[F:.*]] = llvm.call_intrinsic "llvm.amdgcn.fract.f32"(%[[T]]) : (f32) -> f32
+// CHECK-NEXT: llvm.call_intrinsic "llvm.amdgcn.sin.f32"(%[[F]]) : (f32) -> f32
+// CHECK: llvm.call_intrinsic "llvm.amdgcn.cos.f32"
+func.func @sin_cos(%x: f32) -> (f32, f32) {
+  %s = math.sin %x : f32
+  %c = math.cos %x : f32
+  return %s, %c : f32, f32
+}
+
+// -----
+
+// One instruction each: rsqrt is v_rsq_f32; sqrt, floor, ceil, trunc, fma are LLVM intrinsics the
+// AMDGPU backend selects natively (upstream would call __ocml_floor_f32 and __ocml_ceil_f32).
+// CHECK-LABEL: func.func @one_instruction
+// CHECK-NEXT: llvm.call_intrinsic "llvm.amdgcn.rsq.f32"(%arg0) : (f32) -> f32
+// CHECK-NEXT: llvm.call_intrinsic "llvm.sqrt.f32"(%arg0) : (f32) -> f32
+// CHECK-NEXT: llvm.call_intrinsic "llvm.floor.f32"(%arg0) : (f32) -> f32
+// CHECK-NEXT: llvm.call_intrinsic "llvm.ceil.f32"(%arg0) : (f32) -> f32
+// CHECK-NEXT: llvm.call_intrinsic "llvm.trunc.f32"(%arg0) : (f32) -> f32
+// CHECK-NEXT: llvm.call_intrinsic "llvm.fma.f32"(%arg0, %arg0, %arg0) : (f32, f32, f32) -> f32
+func.func @one_instruction(%x: f32) -> (f32, f32, f32, f32, f32, f32) {
+  %0 = math.rsqrt %x : f32
+  %1 = math.sqrt %x : f32
+  %2 = math.floor %x : f32
+  %3 = math.ceil %x : f32
+  %4 = math.trunc %x : f32
+  %5 = math.fma %x, %x, %x : f32
+  return %0, %1, %2, %3, %4, %5 : f32, f32, f32, f32, f32, f32
+}
+
+// -----
+
+// gfx942 has no tanh instruction: upstream's polynomial approximation (a clamped rational function).
+// CHECK-LABEL: func.func @tanh
+// CHECK: arith.constant 7.99881172 : f32
+// CHECK: arith.divf
+// CHECK-NOT: math.
+// CHECK: return
+func.func @tanh(%x: f32) -> f32 {
+  %t = math.tanh %x : f32
+  return %t : f32
+}
+
+// -----
+
+// f16 is computed in f32; powf is expanded by upstream into exp and log, which become instructions.
+// CHECK-LABEL: func.func @half_pow
+// CHECK-DAG: arith.extf %arg0 : f16 to f32
+// CHECK-DAG: arith.extf %arg1 : f16 to f32
+// CHECK: llvm.call_intrinsic "llvm.amdgcn.log.f32"
+// CHECK: llvm.call_intrinsic "llvm.amdgcn.exp2.f32"
+// CHECK-NOT: math.
+// CHECK: arith.truncf %{{.*}} : f32 to f16
+func.func @half_pow(%x: f16, %y: f16) -> f16 {
+  %p = math.powf %x, %y : f16
+  return %p : f16
+}
+
+// -----
+
+// isinf is two comparisons (upstream lowers isnan and isfinite, not isinf); ctlz stays for upstream,
+// which lowers it to llvm.ctlz itself.
+// CHECK-LABEL: func.func @isinf_ctlz
+// CHECK: arith.cmpf oeq, %arg0
+// CHECK: arith.cmpf oeq, %arg0
+// CHECK-NEXT: arith.ori
+// CHECK-NEXT: math.ctlz %arg1 : i32
+func.func @isinf_ctlz(%x: f32, %n: i32) -> (i1, i32) {
+  %0 = math.isinf %x : f32
+  %1 = math.ctlz %n : i32
+  return %0, %1 : i1, i32
+}
+
+// -----
+
+// Negative: f64 keeps its math ops; tile-check-external-calls refuses the __ocml call they become.
+// CHECK-LABEL: func.func @f64_untouched
+// CHECK: math.sin %{{.*}} : f64
+func.func @f64_untouched(%x: f64) -> f64 {
+  %s = math.sin %x : f64
+  return %s : f64
+}

@@ -1,0 +1,167 @@
+//! `tile-check-external-calls`: the last check before a GPU kernel module is serialized. A call
+//! left in a `gpu.module` to a function declared without a body that is not an LLVM intrinsic
+//! (libdevice's `__nv_*`, ROCm's `__ocml_*`) would be written into PTX as `.extern .func` that the
+//! driver refuses to load, or into AMDGCN as an unresolved symbol. Each such call is an error at
+//! its location, which upstream's conversions carry from the op that needed it (a `math` op of the
+//! kernel), naming the function, the target and what compiles instead. A `math` op that no
+//! conversion took (`math.ipowi`: no instruction, expansion or approximation) would fail the
+//! translation to LLVM IR with an internal-sounding message; it is refused here the same way.
+
+use melior::ir::{
+    RegionLike, ValueLike,
+    operation::{OperationLike, OperationRef},
+};
+use tile_dialect::{
+    diagnostics::emit_error,
+    ops::{find_ops, nested_ops, op_name, string_attribute},
+};
+
+/// The pass's flag.
+pub const ARGUMENT: &str = "tile-check-external-calls";
+
+/// Returns the names of the functions `module` declares without a body, other than intrinsics,
+/// with their printed types.
+fn external_functions(module: OperationRef) -> Vec<(String, String)> {
+    let mut found = Vec::new();
+    for function in find_ops(module, "llvm.func") {
+        let has_body = function
+            .region(0)
+            .ok()
+            .and_then(|region| region.first_block())
+            .is_some();
+        let Some(name) = string_attribute(&function, "sym_name") else {
+            continue;
+        };
+        if has_body || name.starts_with("llvm.") {
+            continue;
+        }
+        let ty = function
+            .attribute("function_type")
+            .map(|ty| ty.to_string())
+            .unwrap_or_default();
+        found.push((name, ty));
+    }
+    found
+}
+
+/// Returns the `math` op a device-library function stands for and its precision (`erf`, `f64`
+/// for `__nv_erf`), when it is one.
+fn math_function(callee: &str, ty: &str) -> Option<(String, &'static str)> {
+    // The type of the first parameter (`!llvm.func<i32 (f32)>` for `__nv_isnanf`).
+    let parameters = ty.split_once('(').map_or(ty, |(_, parameters)| parameters);
+    let precision = ["f64", "f16", "bf16", "f32", "i64", "i32", "i16", "i8"]
+        .into_iter()
+        .find(|precision| parameters.trim_start().starts_with(precision))
+        .unwrap_or("f32");
+    let base = if let Some(rest) = callee.strip_prefix("__nv_") {
+        match precision {
+            "f32" => rest.strip_suffix('f').unwrap_or(rest).to_string(),
+            _ => rest.to_string(),
+        }
+    } else {
+        let rest = callee.strip_prefix("__ocml_")?;
+        rest.rsplit_once('_')
+            .map_or(rest, |(base, _)| base)
+            .to_string()
+    };
+    let op = match base.as_str() {
+        "fabs" => "absf",
+        "abs" | "llabs" => "absi",
+        "clz" | "clzll" => "ctlz",
+        "popc" | "popcll" => "ctpop",
+        "finite" => "isfinite",
+        "pow" => "powf",
+        "powi" | "pown" => "fpowi",
+        "rint" => "roundeven",
+        other => other,
+    };
+    Some((format!("math.{op}"), precision))
+}
+
+/// Returns the chip of `module`'s first target attribute (`sm_90a`), or `the GPU`.
+fn chip(module: OperationRef) -> String {
+    let targets = module
+        .attribute("targets")
+        .map(|targets| targets.to_string())
+        .unwrap_or_default();
+    targets
+        .split_once("chip = \"")
+        .and_then(|(_, rest)| rest.split_once('"'))
+        .map_or_else(|| "the GPU".to_string(), |(chip, _)| chip.to_string())
+}
+
+/// Reports every call to an external function in the `gpu.module`s under `root` (or `root`
+/// itself); returns whether there was none.
+fn check(root: OperationRef) -> bool {
+    let mut modules = find_ops(root, "gpu.module");
+    if op_name(&root) == "gpu.module" && !modules.contains(&root) {
+        modules.push(root);
+    }
+    let mut clean = true;
+    for module in modules {
+        let chip = chip(module);
+        for op in nested_ops(module) {
+            let name = op_name(&op);
+            if !name.starts_with("math.") {
+                continue;
+            }
+            clean = false;
+            let ty = op
+                .operand(0)
+                .map(|operand| operand.r#type().to_string())
+                .unwrap_or_default();
+            let instead = match name.as_str() {
+                "math.ipowi" => "an integer power by arith.muli, or math.fpowi on f32",
+                _ => "other arith or math ops",
+            };
+            emit_error(
+                op.location(),
+                &format!(
+                    "'{name}' on {ty} cannot be compiled for {chip}: no instruction, expansion or polynomial approximation takes it, and no device library is linked; compute it with {instead}"
+                ),
+            );
+        }
+        let externals = external_functions(module);
+        if externals.is_empty() {
+            continue;
+        }
+        let (library, pass) = if chip.starts_with("sm_") {
+            ("libdevice", crate::math_to_nvptx::ARGUMENT)
+        } else {
+            ("the ROCm device library", crate::math_to_rocdl::ARGUMENT)
+        };
+        for call in find_ops(module, "llvm.call") {
+            let callee = call
+                .attribute("callee")
+                .map(|callee| callee.to_string())
+                .unwrap_or_default();
+            let callee = callee.trim_start_matches('@');
+            let Some((_, ty)) = externals.iter().find(|(name, _)| name == callee) else {
+                continue;
+            };
+            clean = false;
+            let message = match math_function(callee, ty) {
+                Some((op, precision)) => format!(
+                    "'{op}' on {precision} would call {callee} from {library}, an external function that {chip} kernels cannot load; compute it on f32, f16 or bf16, which {pass} lowers to hardware instructions or polynomial approximations"
+                ),
+                None => format!(
+                    "this call to the external function {callee} cannot be resolved in a {chip} kernel (no device library is linked); call only functions defined in the kernel's module"
+                ),
+            };
+            emit_error(call.location(), &message);
+        }
+    }
+    clean
+}
+
+crate::rust_pass! {
+    /// Creates the `tile-check-external-calls` pass (any op; checks the `gpu.module`s in it).
+    pub fn create_check_external_calls_pass() {
+        argument: ARGUMENT,
+        name: "TileCheckExternalCalls",
+        description: "Refuse GPU kernel modules that call external functions (device-library math) the kernel could not load, with an error at each call",
+        anchor: "",
+        dialects: [tile_dialect::registration::llvm_dialect()],
+        run: |op| if check(op) { Ok(()) } else { Err(String::new()) },
+    }
+}

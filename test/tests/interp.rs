@@ -1,0 +1,209 @@
+//! The reference interpreter (`tile-interp`) against the CPU reference lowering: every program in
+//! `test/programs/` and small versions of the examples run through both on the same seeded random
+//! inputs (uniform in [-1, 1), never zeros) and must agree element by element, within a few units
+//! in the last place of the output's element type. The two share no code, so agreement checks both.
+
+mod common;
+
+use tile_dialect::element::Element;
+use tile_run::{
+    CpuProgram, InterpProgram, buffer::Buffer, buffer::Random, buffers, context, host_functions,
+};
+
+/// The largest difference allowed between the two, relative to max(1, |expected|): both accumulate
+/// in f32 in the same order, so they differ by the rounding of transcendental functions, which can
+/// move an output by one unit in its last place.
+fn tolerance(element: Element) -> f64 {
+    match element {
+        Element::F32 => 1e-5,
+        Element::F16 => 2f64.powi(-9),
+        Element::BF16 => 2f64.powi(-6),
+        Element::F8E4M3FN => 2f64.powi(-2),
+        Element::I8 | Element::I32 => 0.0,
+    }
+}
+
+/// Runs every host function of `source` (named `name` in messages) on the interpreter and on the CPU
+/// reference with `seed`, and compares every output.
+fn agree(name: &str, source: &str, seed: u64, dynamic_size: usize) {
+    let context = context();
+    let module =
+        melior::ir::Module::parse(&context, source).unwrap_or_else(|| panic!("{name} parses"));
+    let functions = host_functions(&module).unwrap();
+    let interpreter = InterpProgram::new(&module);
+    let mut cpu_module = melior::ir::Module::parse(&context, source).unwrap();
+    let cpu = CpuProgram::compile(&context, &mut cpu_module).expect("lowers for the CPU");
+    for function in &functions {
+        let inputs = buffers(function, &mut Random::new(seed), dynamic_size);
+        for (argument, buffer) in function.arguments.iter().zip(&inputs) {
+            if !argument.output {
+                assert!(
+                    (0..buffer.len()).any(|i| buffer.get(i) != 0.0),
+                    "{name}: zero input"
+                );
+            }
+        }
+        let (mut interpreted, mut compiled) = (inputs.clone(), inputs);
+        interpreter
+            .run(&function.name, &mut interpreted)
+            .unwrap_or_else(|error| panic!("{name}: {}", error.diagnostic()));
+        cpu.run(&function.name, &mut compiled).unwrap();
+        for (index, argument) in function
+            .arguments
+            .iter()
+            .enumerate()
+            .filter(|(_, a)| a.output)
+        {
+            compare(
+                name,
+                index,
+                &interpreted[index],
+                &compiled[index],
+                tolerance(argument.element),
+            );
+        }
+    }
+}
+
+fn compare(name: &str, argument: usize, interpreted: &Buffer, compiled: &Buffer, tolerance: f64) {
+    let columns = *compiled.shape.last().unwrap_or(&1);
+    let mut nonzero = 0;
+    for index in 0..compiled.len() {
+        let (got, expected) = (interpreted.get(index), compiled.get(index));
+        nonzero += (expected != 0.0) as usize;
+        let close = (got.is_nan() && expected.is_nan())
+            || (got - expected).abs() <= tolerance * expected.abs().max(1.0);
+        assert!(
+            close,
+            "{name} %arg{argument} at [{}, {}]: interpreter {got}, CPU reference {expected}",
+            index / columns,
+            index % columns
+        );
+    }
+    assert!(
+        nonzero > 0,
+        "{name} %arg{argument}: an all-zero output checks nothing"
+    );
+}
+
+fn program(file: &str) -> String {
+    std::fs::read_to_string(common::repo_root().join(file)).unwrap()
+}
+
+/// Returns `source` with each (from, to) replacement made, each of which must apply.
+fn shrink(source: &str, replacements: &[(&str, &str)]) -> String {
+    replacements
+        .iter()
+        .fold(source.to_string(), |text, (from, to)| {
+            assert!(text.contains(from), "{from} is not in the example any more");
+            text.replace(from, to)
+        })
+}
+
+#[test]
+fn test_programs_agree_with_the_cpu_reference() {
+    let folder = common::repo_root().join("test/programs");
+    let mut files: Vec<_> = std::fs::read_dir(&folder)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .collect();
+    files.sort();
+    assert!(files.len() >= 7);
+    for (seed, file) in files.iter().enumerate() {
+        let source = std::fs::read_to_string(file).unwrap();
+        agree(&file.display().to_string(), &source, 40 + seed as u64, 0);
+    }
+}
+
+#[test]
+fn the_gemm_relu_example_on_ragged_300x300_agrees() {
+    // The contract's program on 300^3 tensors: 3x3 blocks of 128x128, 10 steps of 32, every tile
+    // at the ends clipped.
+    let source = shrink(
+        &program("examples/gemm_relu.mlir"),
+        &[
+            ("4096", "300"),
+            (
+                "%c0 = arith.constant 0 : index",
+                "%c0 = arith.constant 0 : index\n  %c3 = arith.constant 3 : index\n  %c10 = arith.constant 10 : index",
+            ),
+            ("grid(%c32, %c32)", "grid(%c3, %c3)"),
+            ("%c0 to %c128", "%c0 to %c10"),
+        ],
+    );
+    agree("gemm_relu", &source, 3, 0);
+}
+
+#[test]
+fn the_128x256_tile_examples_on_ragged_300x300_agree() {
+    // f16, bf16 and transpose_b with 256 threads and 128x256x64 tiles: 2x3 blocks, 5 steps.
+    for file in ["gemm_256_threads", "gemm_bf16", "gemm_transpose_b"] {
+        let source = shrink(
+            &program(&format!("examples/{file}.mlir")),
+            &[
+                ("4096", "300"),
+                (
+                    "%ktiles = arith.constant 64 : index",
+                    "%ktiles = arith.constant 5 : index",
+                ),
+                (
+                    "%gx = arith.constant 16 : index",
+                    "%gx = arith.constant 2 : index",
+                ),
+                (
+                    "%gy = arith.constant 32 : index",
+                    "%gy = arith.constant 3 : index",
+                ),
+            ],
+        );
+        agree(file, &source, 5, 0);
+    }
+}
+
+#[test]
+fn the_ragged_gemm_example_on_smaller_ragged_sizes_agrees() {
+    // 200x150 times 150x300 on 128x128x64 tiles: 3x2 blocks, 3 steps.
+    let source = shrink(
+        &program("examples/gemm_ragged_relu.mlir"),
+        &[
+            ("1000", "200"),
+            ("704", "150"),
+            ("1504", "300"),
+            (
+                "%ktiles = arith.constant 11 : index",
+                "%ktiles = arith.constant 3 : index",
+            ),
+            (
+                "%gx = arith.constant 12 : index",
+                "%gx = arith.constant 3 : index",
+            ),
+            (
+                "%gy = arith.constant 8 : index",
+                "%gy = arith.constant 2 : index",
+            ),
+        ],
+    );
+    agree("gemm_ragged_relu", &source, 6, 0);
+}
+
+#[test]
+fn the_dynamic_gemm_example_agrees_on_two_sizes() {
+    let source = program("examples/gemm_dynamic.mlir");
+    agree("gemm_dynamic (96)", &source, 7, 96);
+    agree("gemm_dynamic (200)", &source, 8, 200);
+}
+
+#[test]
+fn the_softmax_example_on_64_rows_agrees() {
+    let source = shrink(
+        &program("examples/softmax.mlir"),
+        &[
+            ("4096x1024", "64x1024"),
+            (
+                "%blocks = arith.constant 1024 : index",
+                "%blocks = arith.constant 16 : index",
+            ),
+        ],
+    );
+    agree("softmax", &source, 9, 0);
+}

@@ -1,0 +1,141 @@
+#!/usr/bin/env python3
+"""Writes FlashAttention-forward tile programs: Q, K, V, O as [batch, heads, seq, head_dim] tensors,
+one block per (64-row query block, head, batch), an online softmax over key blocks."""
+import sys
+
+def attention(name, batch, heads, seq, dim, dtype, causal, block_m=64, block_n=64, threads=128):
+    t4 = f"memref<{batch}x{heads}x{seq}x{dim}x{dtype}>"
+    ws = "#gpu.address_space<workgroup>"
+    fr = "#tile.fragment"
+    nq = -(-seq // block_m)
+    nk = -(-seq // block_n)
+    scale = (1.0 / dim ** 0.5) * 1.4426950408889634
+    causal_text = ""
+    if causal:
+        # Key blocks up to the diagonal: min(nk, ((bq + 1) * block_m + block_n - 1) / block_n).
+        causal_text = f"""
+    %qend = arith.addi %q0, %cbm : index
+    %qend_up = arith.addi %qend, %cbn_1 : index
+    %diag = arith.divui %qend_up, %cbn : index
+    %kblocks = arith.minui %diag, %cnk : index"""
+        bound = "%kblocks"
+    else:
+        bound = "%cnk"
+    mask_rule = "%masked = arith.cmpi uge, %key, %cseq : index"
+    if causal:
+        mask_rule += """
+        %query = arith.addi %q0, %i : index
+        %future = arith.cmpi ugt, %key, %query : index
+        %masked_any = arith.ori %masked, %future : i1"""
+        masked = "%masked_any"
+    else:
+        masked = "%masked"
+    return f"""
+// {name}: {'causal' if causal else 'non-causal'} attention, {batch}x{heads} heads of {seq} tokens, head dim {dim}, {dtype}.
+func.func @{name}(%Q: {t4}, %K: {t4}, %V: {t4}, %O: {t4}) {{
+  %c0 = arith.constant 0 : index
+  %cnq = arith.constant {nq} : index
+  %cnk = arith.constant {nk} : index
+  %cheads = arith.constant {heads} : index
+  %cbatch = arith.constant {batch} : index
+  %cbm = arith.constant {block_m} : index
+  %cbn = arith.constant {block_n} : index
+  %cbn_1 = arith.constant {block_n - 1} : index
+  %cseq = arith.constant {seq} : index
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %scale = arith.constant {scale!r} : f32
+  tile.kernel grid(%cnq, %cheads, %cbatch) threads({threads}) (%bq, %bh, %bb) {{
+    %Qs = tile.alloc_shared : memref<{block_m}x{dim}x{dtype}, {ws}>
+    %Ks = tile.alloc_shared : memref<{block_n}x{dim}x{dtype}, {ws}>
+    %Vs = tile.alloc_shared : memref<{block_n}x{dim}x{dtype}, {ws}>
+    %S = tile.alloc_fragment : memref<{block_m}x{block_n}xf32, {fr}>
+    %P = tile.alloc_fragment : memref<{block_m}x{block_n}x{dtype}, {fr}>
+    %Acc = tile.alloc_fragment : memref<{block_m}x{dim}xf32, {fr}>
+    %m = tile.alloc_fragment : memref<{block_m}xf32, {fr}>
+    %mp = tile.alloc_fragment : memref<{block_m}xf32, {fr}>
+    %l = tile.alloc_fragment : memref<{block_m}xf32, {fr}>
+    %rs = tile.alloc_fragment : memref<{block_m}xf32, {fr}>
+    %q0 = arith.muli %bq, %cbm : index
+    tile.copy %Q[%bb, %bh, %q0, %c0], %Qs : {t4}, memref<{block_m}x{dim}x{dtype}, {ws}>
+    tile.fill %Acc, %zero : memref<{block_m}x{dim}xf32, {fr}>
+    tile.fill %m, %ninf : memref<{block_m}xf32, {fr}>
+    tile.fill %l, %zero : memref<{block_m}xf32, {fr}>{causal_text}
+    tile.pipelined %j = %c0 to {bound} stages(2) {{
+      %k0 = arith.muli %j, %cbn : index
+      tile.copy %K[%bb, %bh, %k0, %c0], %Ks : {t4}, memref<{block_n}x{dim}x{dtype}, {ws}>
+      tile.copy %V[%bb, %bh, %k0, %c0], %Vs : {t4}, memref<{block_n}x{dim}x{dtype}, {ws}>
+      tile.fill %S, %zero : memref<{block_m}x{block_n}xf32, {fr}>
+      tile.gemm %Qs, %Ks, %S {{transpose_b}} : memref<{block_m}x{dim}x{dtype}, {ws}>, memref<{block_n}x{dim}x{dtype}, {ws}>, memref<{block_m}x{block_n}xf32, {fr}>
+      // Keys past the sequence (and, causally, past the query) do not take part.
+      tile.parallel (%i, %k) in ({block_m}, {block_n}) {{
+        %key = arith.addi %k0, %k : index
+        {mask_rule}
+        %s = memref.load %S[%i, %k] : memref<{block_m}x{block_n}xf32, {fr}>
+        %scaled = arith.mulf %s, %scale : f32
+        %v = arith.select {masked}, %ninf, %scaled : f32
+        memref.store %v, %S[%i, %k] : memref<{block_m}x{block_n}xf32, {fr}>
+      }}
+      tile.copy %m, %mp : memref<{block_m}xf32, {fr}>, memref<{block_m}xf32, {fr}>
+      tile.reduce <max> %S, %m dim(1) {{clear = false}} : memref<{block_m}x{block_n}xf32, {fr}>, memref<{block_m}xf32, {fr}>
+      tile.parallel (%i, %k) in ({block_m}, {block_n}) {{
+        %s = memref.load %S[%i, %k] : memref<{block_m}x{block_n}xf32, {fr}>
+        %mi = memref.load %m[%i] : memref<{block_m}xf32, {fr}>
+        %d = arith.subf %s, %mi : f32
+        %e = math.exp2 %d : f32
+        memref.store %e, %S[%i, %k] : memref<{block_m}x{block_n}xf32, {fr}>
+      }}
+      tile.reduce <sum> %S, %rs dim(1) : memref<{block_m}x{block_n}xf32, {fr}>, memref<{block_m}xf32, {fr}>
+      // The running sum and the factor that rescales what was accumulated with the old maximum.
+      tile.parallel (%i) in ({block_m}) {{
+        %old = memref.load %mp[%i] : memref<{block_m}xf32, {fr}>
+        %new = memref.load %m[%i] : memref<{block_m}xf32, {fr}>
+        %d = arith.subf %old, %new : f32
+        %c = math.exp2 %d : f32
+        %li = memref.load %l[%i] : memref<{block_m}xf32, {fr}>
+        %r = memref.load %rs[%i] : memref<{block_m}xf32, {fr}>
+        %n = arith.mulf %li, %c : f32
+        %n2 = arith.addf %n, %r : f32
+        memref.store %n2, %l[%i] : memref<{block_m}xf32, {fr}>
+        memref.store %c, %mp[%i] : memref<{block_m}xf32, {fr}>
+      }}
+      tile.copy %S, %P : memref<{block_m}x{block_n}xf32, {fr}>, memref<{block_m}x{block_n}x{dtype}, {fr}>
+      tile.parallel (%i, %d) in ({block_m}, {dim}) {{
+        %o = memref.load %Acc[%i, %d] : memref<{block_m}x{dim}xf32, {fr}>
+        %c = memref.load %mp[%i] : memref<{block_m}xf32, {fr}>
+        %r = arith.mulf %o, %c : f32
+        memref.store %r, %Acc[%i, %d] : memref<{block_m}x{dim}xf32, {fr}>
+      }}
+      tile.gemm %P, %Vs, %Acc : memref<{block_m}x{block_n}x{dtype}, {fr}>, memref<{block_n}x{dim}x{dtype}, {ws}>, memref<{block_m}x{dim}xf32, {fr}>
+    }}
+    tile.parallel (%i, %d) in ({block_m}, {dim}) {{
+      %o = memref.load %Acc[%i, %d] : memref<{block_m}x{dim}xf32, {fr}>
+      %li = memref.load %l[%i] : memref<{block_m}xf32, {fr}>
+      %r = arith.divf %o, %li : f32
+      memref.store %r, %Acc[%i, %d] : memref<{block_m}x{dim}xf32, {fr}>
+    }}
+    tile.copy %Acc, %O[%bb, %bh, %q0, %c0] : memref<{block_m}x{dim}xf32, {fr}>, {t4}
+  }}
+  return
+}}
+"""
+
+if __name__ == "__main__":
+    which = sys.argv[1]
+    if which == "example":
+        print("// FlashAttention forward on [batch, heads, sequence, head dim] tensors (generated by")
+        print("// tools/gen/attention.py): head dims 64 and 128, f16 and bf16, causal and not, a sequence of")
+        print("// 1000 tokens (not a multiple of the 64-row blocks: the last blocks clip, and keys past the")
+        print("// end are masked). Two gemms a loop, the second with its A operand in registers.")
+        print(attention("attention_d64_f16", 2, 4, 1000, 64, "f16", False))
+        print(attention("attention_d64_bf16_causal", 2, 4, 1000, 64, "bf16", True))
+        print(attention("attention_d128_f16_causal", 2, 4, 1000, 128, "f16", True, block_n=32))
+        print(attention("attention_d128_bf16", 2, 4, 1000, 128, "bf16", False, block_n=32))
+    elif which in ("test", "test-causal"):
+        causal = which == "test-causal"
+        print("// A small FlashAttention forward on 4-D tensors (generated by tools/gen/attention.py): a ragged")
+        print("// sequence of 100 tokens in 32-row blocks; checked against an f64 reference (cpu_reference.rs),")
+        print("// the interpreter and lavapipe.")
+        print(attention("attention_4d_causal" if causal else "attention_4d", 1, 2, 100, 32, "f16", causal, 32, 32, 64))
+    elif which == "bench":
+        print(attention("attention_bench_d128_f16", 1, 32, 4096, 128, "f16", False, block_n=32))
