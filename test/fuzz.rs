@@ -31,7 +31,7 @@ impl Rng {
     }
 
     /// Returns the next 64 random bits.
-    pub fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -41,7 +41,7 @@ impl Rng {
 
     /// Returns a number in `0..bound` (`bound` > 0).
     pub fn below(&mut self, bound: usize) -> usize {
-        (self.next() % bound.max(1) as u64) as usize
+        (self.next_u64() % bound.max(1) as u64) as usize
     }
 
     /// Returns one element of `items`.
@@ -360,7 +360,7 @@ pub fn mutate_once(text: &str, rng: &mut Rng) -> Option<String> {
     let lines: Vec<&str> = text.lines().collect();
     match rng.below(12) {
         // A number: an edge value, a neighbour or a non-multiple.
-        0 | 1 | 2 => replace_some(text, &numbers(text), rng, |old, rng| {
+        0..=2 => replace_some(text, &numbers(text), rng, |old, rng| {
             let value: i128 = old.parse().unwrap_or(1);
             match rng.below(4) {
                 0 => (value + 1).to_string(),
@@ -483,11 +483,11 @@ pub fn mutate(text: &str, rng: &mut Rng) -> String {
         if applied == count {
             break;
         }
-        if let Some(next) = mutate_once(&current, rng) {
-            if next != current {
-                current = next;
-                applied += 1;
-            }
+        if let Some(next) = mutate_once(&current, rng)
+            && next != current
+        {
+            current = next;
+            applied += 1;
         }
     }
     current

@@ -10,7 +10,11 @@ use tile_dialect::{diagnostics::emit_error, ops::op_name};
 
 /// How messages name a target.
 fn display(target: &str) -> &str {
-    if target == "cpu" { "the CPU reference" } else { target }
+    if target == "cpu" {
+        "the CPU reference"
+    } else {
+        target
+    }
 }
 
 /// Checks that the host functions of `module` take memrefs in the default memory space only: the

@@ -54,10 +54,19 @@ fn range(value: Value, depth: usize) -> Option<(i128, i128)> {
     };
     match op_name(&owner).as_str() {
         // Checked: ranges of nested products can leave even 128 bits (then nothing is known).
-        "arith.addi" => pair().and_then(|((a, b), (c, d))| Some((a.checked_add(c)?, b.checked_add(d)?))),
-        "arith.subi" => pair().and_then(|((a, b), (c, d))| Some((a.checked_sub(d)?, b.checked_sub(c)?))),
+        "arith.addi" => {
+            pair().and_then(|((a, b), (c, d))| Some((a.checked_add(c)?, b.checked_add(d)?)))
+        }
+        "arith.subi" => {
+            pair().and_then(|((a, b), (c, d))| Some((a.checked_sub(d)?, b.checked_sub(c)?)))
+        }
         "arith.muli" => pair().and_then(|((a, b), (c, d))| {
-            let products = [a.checked_mul(c)?, a.checked_mul(d)?, b.checked_mul(c)?, b.checked_mul(d)?];
+            let products = [
+                a.checked_mul(c)?,
+                a.checked_mul(d)?,
+                b.checked_mul(c)?,
+                b.checked_mul(d)?,
+            ];
             Some((*products.iter().min()?, *products.iter().max()?))
         }),
         _ => None,
