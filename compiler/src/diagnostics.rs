@@ -98,9 +98,10 @@ impl Diagnostic {
             severity,
             location: file_position,
             location_text: location.to_string(),
-            message: diagnostic.to_string(),
+            message: tile_dialect::diagnostics::message_without_ir(&diagnostic.to_string()),
             notes: (0..diagnostic.note_count())
                 .filter_map(|index| diagnostic.note(index).ok())
+                .filter(|note| !tile_dialect::diagnostics::is_op_dump(&note.to_string()))
                 .map(|note| Diagnostic::read(&note, rename))
                 .collect(),
         }

@@ -34,6 +34,7 @@ pub mod pipelines;
 pub mod registers;
 pub mod schedule;
 pub mod spirv;
+pub mod support;
 
 /// Registers the tile dialect hooks, the tile passes and the conversions (idempotent).
 pub fn register_all() {

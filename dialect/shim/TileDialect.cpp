@@ -283,7 +283,38 @@ LogicalResult SharedLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitEr
 #define GET_OP_CLASSES
 #include "TileOps.cpp.inc"
 
+/// Shortens every string argument of `diag` that spans lines (an op printed into the message, as in
+/// upstream's "block with no terminator, has <op>") to its first line, so that no handler dumps a
+/// whole kernel at the user. Returns failure: the next handler prints the diagnostic.
+static llvm::LogicalResult keepFirstLines(mlir::Diagnostic &diag) {
+  size_t count = diag.getArguments().size();
+  for (size_t index = 0; index < count; ++index) {
+    auto argument = diag.getArguments()[index];
+    if (argument.getKind() != mlir::DiagnosticArgument::DiagnosticArgumentKind::String)
+      continue;
+    llvm::StringRef text = argument.getAsString();
+    size_t newline = text.find('\n');
+    if (newline == llvm::StringRef::npos)
+      continue;
+    // A lone newline (what precedes an op printed on several lines) goes; an op keeps its first
+    // line and says how many it lost.
+    std::string shortened =
+        text.trim().empty()
+            ? std::string()
+            : (text.substr(0, newline).rtrim() + " (" + llvm::Twine(text.count('\n')) +
+               " more lines of IR omitted)")
+                  .str();
+    // The diagnostic owns the strings streamed into it: append, then move into place.
+    diag << llvm::Twine(shortened);
+    auto arguments = diag.getArguments();
+    arguments[index] = arguments.back();
+    arguments.back() = mlir::DiagnosticArgument(llvm::StringRef());
+  }
+  return llvm::failure();
+}
+
 void TileDialect::initialize() {
+  getContext()->getDiagEngine().registerHandler(keepFirstLines);
   addAttributes<
 #define GET_ATTRDEF_LIST
 #include "TileAttrs.cpp.inc"

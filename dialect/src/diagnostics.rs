@@ -23,7 +23,9 @@ pub fn catch_panic<T>(body: impl FnOnce() -> T) -> Result<T, String> {
         .map_err(|payload| format!("internal error: {}", crate::ffi::panic_message(&*payload)))
 }
 
-/// Formats a diagnostic as compilers print them: `file:line:col: error: message`, then its notes.
+/// Formats a diagnostic as compilers print them: `file:line:col: error: message`, then its notes,
+/// except MLIR's "see current operation" note (the op printed whole: a failing `tile.kernel` or
+/// module would dump its IR at the user).
 pub fn format_diagnostic(diagnostic: &melior::diagnostic::Diagnostic) -> String {
     use melior::diagnostic::DiagnosticSeverity;
     let location = diagnostic.location();
@@ -47,12 +49,34 @@ pub fn format_diagnostic(diagnostic: &melior::diagnostic::Diagnostic) -> String 
         DiagnosticSeverity::Note => "note",
         DiagnosticSeverity::Remark => "remark",
     };
-    let mut text = format!("{place}: {severity}: {diagnostic}");
+    let message = message_without_ir(&diagnostic.to_string());
+    let mut text = format!("{place}: {severity}: {message}");
     for index in 0..diagnostic.note_count() {
         if let Ok(note) = diagnostic.note(index) {
+            if is_op_dump(&note.to_string()) {
+                continue;
+            }
             text.push('\n');
             text.push_str(&format_diagnostic(&note));
         }
     }
     text
+}
+
+/// Returns a diagnostic's message with any op it prints on lines of its own ("block with no
+/// terminator, has <op>") cut to that op's first line: the user gets a line, not the IR (as the
+/// dialect's C++ handler does for tile-opt).
+pub fn message_without_ir(message: &str) -> String {
+    let lines: Vec<&str> = message.lines().collect();
+    match lines.as_slice() {
+        [first, op, rest @ ..] => {
+            format!("{}{} ({} more lines of IR omitted)", first.trim_end(), op.trim_end(), rest.len())
+        }
+        _ => message.trim_end().to_owned(),
+    }
+}
+
+/// Returns whether a note only repeats the op a diagnostic concerns ("see current operation").
+pub fn is_op_dump(note: &str) -> bool {
+    note.starts_with("see current operation")
 }

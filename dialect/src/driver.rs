@@ -4,9 +4,15 @@ use crate::ffi;
 use std::ffi::{CString, c_char};
 
 /// Runs `MlirOptMain` on `args` (the program name first) and returns the process exit code. Register
-/// the Rust passes (see [`crate::register_pass`]) before calling it.
+/// the Rust passes (see [`crate::register_pass`]) before calling it. Unless the arguments say
+/// otherwise, errors do not print the op they concern (`--mlir-print-op-on-diagnostic=false`): the
+/// source line is shown, and a failing `tile.kernel` would otherwise be dumped whole.
 pub fn opt_main(args: impl IntoIterator<Item = String>) -> i32 {
     crate::install_hooks();
+    let mut args: Vec<String> = args.into_iter().collect();
+    if !args.iter().any(|arg| arg.starts_with("--mlir-print-op-on-diagnostic")) {
+        args.insert(args.len().min(1), "--mlir-print-op-on-diagnostic=false".into());
+    }
     let owned: Vec<CString> = args
         .into_iter()
         .map(|arg| CString::new(arg.replace('\0', "")).unwrap_or_default())

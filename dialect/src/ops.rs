@@ -303,6 +303,10 @@ pub fn memref_shape(value: Value) -> Vec<i64> {
 
 /// Returns the value of an `arith.constant` of integer or index type that defines `value`.
 pub fn constant_integer(value: Value) -> Option<i64> {
+    // A failed conversion prints the value, which verifies the op it is in: only convert results.
+    if !melior::ir::ValueLike::is_operation_result(&value) {
+        return None;
+    }
     let result = melior::ir::operation::OperationResult::try_from(value).ok()?;
     let owner = result.owner();
     if owner.name().as_string_ref().as_str().ok()? != "arith.constant" {
@@ -315,6 +319,17 @@ pub fn constant_integer(value: Value) -> Option<i64> {
 /// elsewhere and have its operands remapped.
 pub fn clone_detached<'c>(op: melior::ir::operation::OperationRef<'c, '_>) -> Operation<'c> {
     unsafe { Operation::from_raw(mlir_sys::mlirOperationClone(op.to_raw())) }
+}
+
+/// Gives `root` and every op nested in it the location `location`: what a lowering builds from
+/// generated text (located in that text) is attributed to the tile op it came from, so that an error
+/// an upstream pass reports later points at the user's input, not at IR the user never saw.
+pub fn relocate(root: melior::ir::operation::OperationRef, location: melior::ir::Location) {
+    use melior::ir::operation::{WalkOrder, WalkResult};
+    root.walk(WalkOrder::PreOrder, |op| {
+        unsafe { mlir_sys::mlirOperationSetLocation(op.to_raw(), location.to_raw()) };
+        WalkResult::Advance
+    });
 }
 
 /// Returns every op named `name` nested (at any depth) in `root`, in pre-order.
@@ -377,9 +392,13 @@ pub fn nested_ops<'c, 'a>(
 /// of a block in one of its regions).
 pub fn is_defined_inside(value: Value, ancestor: melior::ir::operation::OperationRef) -> bool {
     use melior::ir::{block::BlockArgument, operation::OperationResult};
-    let start = if let Ok(result) = OperationResult::try_from(value) {
-        Some(result.owner().to_raw())
-    } else if let Ok(argument) = BlockArgument::try_from(value) {
+    // A failed conversion prints the value (and verifies its op): convert only what it is.
+    let start = if melior::ir::ValueLike::is_operation_result(&value) {
+        OperationResult::try_from(value).ok().map(|result| result.owner().to_raw())
+    } else if let Some(argument) = melior::ir::ValueLike::is_block_argument(&value)
+        .then(|| BlockArgument::try_from(value).ok())
+        .flatten()
+    {
         argument.owner().parent_operation().map(|op| op.to_raw())
     } else {
         None
@@ -426,6 +445,14 @@ pub fn string_attribute<'c: 'a, 'a>(op: &impl OperationLike<'c, 'a>, name: &str)
     op.attribute(name)
         .ok()
         .and_then(|attr| melior::ir::attribute::StringAttribute::try_from(attr).ok())
+        .map(|attr| attr.value().to_owned())
+}
+
+/// Returns the symbol a `FlatSymbolRefAttr` attribute `name` of `op` names (a call's `callee`).
+pub fn flat_symbol<'c: 'a, 'a>(op: &impl OperationLike<'c, 'a>, name: &str) -> Option<String> {
+    op.attribute(name)
+        .ok()
+        .and_then(|attr| melior::ir::attribute::FlatSymbolRefAttribute::try_from(attr).ok())
         .map(|attr| attr.value().to_owned())
 }
 

@@ -55,6 +55,7 @@ tile_passes::rust_pass! {
 
 /// Lowers every `tile.kernel` of `module`.
 fn lower_module(module: OperationRef) -> Result<(), String> {
+    crate::support::check_supported(module, "gfx942")?;
     crate::kernels::lower_each_kernel(module, &lower_kernel)
 }
 

@@ -26,6 +26,7 @@ tile_passes::rust_pass! {
         anchor: "",
         dialects: { let mut dialects = tile_dialect::registration::gpu_lowering_dialects(); dialects.push(tile_dialect::registration::math_dialect()); dialects },
         run: |module| {
+            crate::support::check_supported(module, "cpu")?;
             lower(module);
             Ok(())
         },

@@ -267,11 +267,14 @@ pub fn install_kernel<'c, 'a>(
         .ok_or("internal error: the module has no body")?;
     let mut copy = clone_detached(gpu_module);
     copy.set_attribute("tile.manifest", StringAttribute::new(context, manifest).into());
-    body.append_operation(copy);
+    let installed = body.append_operation(copy);
+    // Errors upstream reports in the kernel point at the tile.kernel, not at the generated text.
+    tile_dialect::ops::relocate(installed, kernel.location());
     set_attribute(module, "gpu.container_module", Attribute::unit(context));
     if let Some(launch) = launch {
         let function = gpu_module.next_in_block().ok_or("internal error: the launch function is missing")?;
-        body.append_operation(clone_detached(function));
+        let launcher = body.append_operation(clone_detached(function));
+        tile_dialect::ops::relocate(launcher, kernel.location());
         call_launch(context, kernel, &launch)?;
     }
     melior::IrRewriter::new(context).as_rewriter_base().erase_op(kernel);

@@ -111,6 +111,7 @@ pub fn fall_back<'c, 'a>(
 
 /// Lowers every `tile.kernel` of `module` with the plain strategy of `flavor`.
 pub fn lower_module(module: OperationRef, flavor: &Flavor) -> Result<(), String> {
+    crate::support::check_supported(module, flavor.target)?;
     crate::kernels::lower_each_kernel(module, &|context, module, kernel, index| {
         lower_kernel(context, module, kernel, index, flavor)
     })
@@ -438,8 +439,11 @@ pub fn lower_kernel<'c, 'a>(
         StringAttribute::new(context, &manifest).into(),
     );
     let gpu_module = body.append_operation(copy);
+    // The skeleton is generated text: attribute it (and the launcher) to the tile.kernel.
+    tile_dialect::ops::relocate(gpu_module, kernel.location());
     if let (Some(launch), Some(function)) = (&launch, skeleton.next_in_block()) {
-        body.append_operation(clone_detached(function));
+        let launcher = body.append_operation(clone_detached(function));
+        tile_dialect::ops::relocate(launcher, kernel.location());
         call_launch(context, kernel, launch).map_err(|message| (kernel, message))?;
     }
     set_attribute(module, "gpu.container_module", Attribute::unit(context));

@@ -51,6 +51,7 @@ tile_passes::rust_pass! {
 
 /// Lowers every `tile.kernel` of `module`.
 fn lower_module(module: OperationRef) -> Result<(), String> {
+    crate::support::check_supported(module, CHIP)?;
     crate::kernels::lower_each_kernel(module, &lower_kernel)
 }
 

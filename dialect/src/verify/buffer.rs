@@ -6,6 +6,14 @@ use melior::ir::{
     r#type::MemRefType,
 };
 
+/// The most elements a tile may hold: 2^18, 1 MiB of f32, what 1024 threads' 255 registers could
+/// hold at most (and four times the largest shared memory): no block can hold a larger tile.
+pub const MAX_TILE_ELEMENTS: u64 = 1 << 18;
+/// The most iterations of one `tile.parallel` (2^24).
+pub const MAX_PARALLEL_ITERATIONS: u64 = 1 << 24;
+/// The most elements a global tensor may hold (2^40), so that byte offsets fit in 64 bits.
+pub const MAX_TENSOR_ELEMENTS: u64 = 1 << 40;
+
 /// A buffer operand: its level, shape (`None` for a dynamic size) and element type.
 pub struct Buffer {
     pub level: MemoryLevel,
@@ -35,15 +43,36 @@ impl Buffer {
                 memref.element()
             )
         })?;
-        let shape = crate::ops::static_sizes(memref)
+        let shape: Vec<Option<u64>> = crate::ops::static_sizes(memref)
             .into_iter()
             .map(|size| size.map(|size| size as u64))
             .collect();
+        if shape.contains(&Some(0)) {
+            return Err(format!("expects {role} to have no size 0, but got {type}"));
+        }
+        let elements = shape
+            .iter()
+            .try_fold(1u64, |product, size| product.checked_mul(size.unwrap_or(1)));
+        let (limit, why) = if level == MemoryLevel::Global {
+            (MAX_TENSOR_ELEMENTS, "the lowerings index tensors with 64-bit byte offsets")
+        } else {
+            (MAX_TILE_ELEMENTS, "a tile lives in the on-chip memory of one block")
+        };
+        if elements.is_none_or(|elements| elements > limit) {
+            return Err(format!("expects {role} to hold at most {limit} elements ({why}), but got {type}"));
+        }
+        let text = r#type.to_string();
+        if text.contains("strided<") || text.contains("affine_map<") {
+            return Err(format!(
+                "expects {role} in the identity layout (row-major and contiguous, no strided or \
+                 affine map layout), but got {type}"
+            ));
+        }
         Ok(Self {
             level,
             shape,
             element,
-            text: r#type.to_string(),
+            text,
         })
     }
 

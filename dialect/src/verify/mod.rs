@@ -4,6 +4,7 @@
 //! location. Messages read "expects ..., but got ...". Generic structure (operand counts, that
 //! buffers are memrefs, that offsets are `index`) is checked by the ODS-generated code first.
 
+mod accesses;
 mod buffer;
 mod compute;
 mod copy;

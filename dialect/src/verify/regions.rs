@@ -49,7 +49,10 @@ pub fn kernel(op: OperationRef) -> Verdict {
             "expects threads to be a positive multiple of 32 and at most {MAX_THREADS}, but got {threads}"
         ));
     }
-    index_arguments(op, grid, "block indices (one per grid dimension)")
+    index_arguments(op, grid, "block indices (one per grid dimension)")?;
+    super::accesses::calls(op)?;
+    super::accesses::host_tensors(op)?;
+    super::accesses::accesses_of(op)
 }
 
 pub fn pipelined(op: OperationRef) -> Verdict {
@@ -82,7 +85,24 @@ pub fn parallel(op: OperationRef) -> Verdict {
             text.join(", ")
         ));
     }
+    let iterations = extents.iter().try_fold(1u64, |product, extent| product.checked_mul(*extent as u64));
+    let limit = super::buffer::MAX_PARALLEL_ITERATIONS;
+    if iterations.is_none_or(|iterations| iterations > limit) {
+        let text: Vec<String> = extents.iter().map(i64::to_string).collect();
+        return Err(format!(
+            "expects at most {limit} iterations (the loop runs over tiles of one block), but got extents ({})",
+            text.join(", ")
+        ));
+    }
     index_arguments(op, extents.len(), "loop indices (one per extent)")?;
+    if super::accesses::nested_in(op, "tile.parallel") {
+        return Err(
+            "expects to be outside every other tile.parallel (the GPU lowerings deal one loop's \
+             iterations to the block's threads), but it is nested in one"
+                .into(),
+        );
+    }
+    super::accesses::accesses_of(op)?;
     super::layout::parallel(op, &extents)
 }
 

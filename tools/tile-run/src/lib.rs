@@ -18,7 +18,7 @@ use melior::{
     Context, ExecutionEngine,
     ir::{
         BlockLike, Module, RegionLike, ShapedTypeLike, Type,
-        attribute::{StringAttribute, TypeAttribute},
+        attribute::TypeAttribute,
         operation::{OperationLike, OperationRef},
         r#type::{FunctionType, MemRefType},
     },
@@ -77,10 +77,17 @@ fn written_arguments(function: OperationRef, count: usize) -> Vec<bool> {
     written
 }
 
+/// The most bytes `tile-run` fills for one argument (and the most it will allocate).
+pub const MAX_BUFFER_BYTES: u128 = 1 << 30;
+
 /// Returns the host functions of `module` (public `func.func`s with a body) and their arguments.
+/// A function `tile-run` cannot run (results, arguments that are not memrefs of an element type
+/// it fills, layouts, buffers over [`MAX_BUFFER_BYTES`]) gets an error at its location, and the
+/// `Err` names it.
 pub fn host_functions(module: &Module) -> Result<Vec<Function>, String> {
     let mut functions = Vec::new();
     let mut next = module.body().first_operation();
+    let mut refused = Vec::new();
     while let Some(op) = next {
         next = op.next_in_block();
         if op.name().as_string_ref().as_str() != Ok("func.func")
@@ -88,41 +95,75 @@ pub fn host_functions(module: &Module) -> Result<Vec<Function>, String> {
         {
             continue;
         }
-        let name = StringAttribute::try_from(op.attribute("sym_name").map_err(|e| e.to_string())?)
-            .map_err(|e| e.to_string())?
-            .value()
-            .to_owned();
-        let signature =
-            TypeAttribute::try_from(op.attribute("function_type").map_err(|e| e.to_string())?)
-                .map_err(|e| e.to_string())?
-                .value();
-        let signature = FunctionType::try_from(signature).map_err(|e| e.to_string())?;
-        let written = written_arguments(op, signature.input_count());
-        let mut arguments = Vec::new();
-        for (index, output) in written.into_iter().enumerate() {
-            let ty: Type = signature.input(index).map_err(|e| e.to_string())?;
-            let memref = MemRefType::try_from(ty).map_err(|_| {
-                format!("@{name}: argument {index} is {ty}; tile-run passes memrefs only")
-            })?;
-            let element = Element::of(memref.element()).ok_or_else(|| {
-                format!(
-                    "@{name}: argument {index} holds {}, which tile-run cannot fill",
-                    memref.element()
-                )
-            })?;
-            let shape = tile_dialect::ops::static_sizes(memref)
-                .into_iter()
-                .map(|size| size.map(|size| size as usize))
-                .collect();
-            arguments.push(Argument {
-                element,
-                shape,
-                output,
-            });
+        let name = tile_dialect::ops::string_attribute(&op, "sym_name").unwrap_or_default();
+        match host_function(op, &name) {
+            Ok(function) => functions.push(function),
+            Err(message) => {
+                tile_dialect::diagnostics::emit_error(op.location(), &message);
+                refused.push(format!("@{name}"));
+            }
         }
-        functions.push(Function { name, arguments });
+    }
+    if !refused.is_empty() {
+        return Err(format!("tile-run cannot run {} (see the errors above)", refused.join(", ")));
     }
     Ok(functions)
+}
+
+/// Describes one host function, or says why `tile-run` cannot run it.
+fn host_function(op: OperationRef, name: &str) -> Result<Function, String> {
+    let signature = TypeAttribute::try_from(op.attribute("function_type").map_err(|e| e.to_string())?)
+        .map_err(|e| e.to_string())?
+        .value();
+    let signature = FunctionType::try_from(signature).map_err(|e| e.to_string())?;
+    if signature.result_count() > 0 {
+        return Err(format!(
+            "tile-run runs host functions that return nothing (outputs are written to memref \
+             arguments), but @{name} returns {} value(s)",
+            signature.result_count()
+        ));
+    }
+    let written = written_arguments(op, signature.input_count());
+    let mut arguments = Vec::new();
+    for (index, output) in written.into_iter().enumerate() {
+        let ty: Type = signature.input(index).map_err(|e| e.to_string())?;
+        let memref = MemRefType::try_from(ty).map_err(|_| {
+            format!("tile-run passes memrefs only, but argument {index} of @{name} is {ty}")
+        })?;
+        let element = Element::of(memref.element()).ok_or_else(|| {
+            format!(
+                "tile-run fills memrefs of {}, but argument {index} of @{name} holds {}",
+                tile_dialect::element::ALLOWED,
+                memref.element()
+            )
+        })?;
+        let text = ty.to_string();
+        if text.contains("strided<") || text.contains("affine_map<") || text.contains("#gpu.address_space") || text.contains("#tile.") {
+            return Err(format!(
+                "tile-run passes row-major global memrefs, but argument {index} of @{name} is {ty}"
+            ));
+        }
+        let shape: Vec<Option<usize>> = tile_dialect::ops::static_sizes(memref)
+            .into_iter()
+            .map(|size| size.map(|size| size as usize))
+            .collect();
+        let bytes = shape
+            .iter()
+            .map(|size| size.unwrap_or(1) as u128)
+            .product::<u128>()
+            * element.bytes() as u128;
+        if bytes > MAX_BUFFER_BYTES {
+            return Err(format!(
+                "tile-run fills at most {MAX_BUFFER_BYTES} bytes per argument, but argument {index} of @{name} ({ty}) takes {bytes}"
+            ));
+        }
+        arguments.push(Argument {
+            element,
+            shape,
+            output,
+        });
+    }
+    Ok(Function { name: name.to_owned(), arguments })
 }
 
 /// Creates the buffers of `function`: inputs uniform in [-1, 1) from `random`, outputs NaN (zero for
@@ -183,7 +224,21 @@ impl CpuProgram {
         manager
             .run(module)
             .map_err(|_| "lowering for the CPU failed (see the errors above)".to_string())?;
+        // A failed translation leaves no program to run: it is reported as an error (the handler
+        // below sees it before the tool's), and nothing runs.
+        let failed = std::rc::Rc::new(std::cell::Cell::new(false));
+        let seen = failed.clone();
+        let handler = context.attach_diagnostic_handler(move |diagnostic| {
+            if matches!(diagnostic.severity(), melior::diagnostic::DiagnosticSeverity::Error) {
+                seen.set(true);
+            }
+            false
+        });
         let engine = ExecutionEngine::new(module, 2, &[], false, false);
+        context.detach_diagnostic_handler(handler);
+        if failed.get() {
+            return Err("translating the CPU program to LLVM failed (see the errors above)".into());
+        }
         // LLVM's x86 backend moves bf16 values through f32 registers and calls the compiler-rt
         // conversion for it, which this process's libgcc does not have.
         unsafe { engine.register_symbol("__truncsfbf2", truncate_to_bf16 as *mut ()) };

@@ -107,6 +107,19 @@ fn run() -> Result<bool, String> {
     let mut random = Random::new(seed);
     let mut all_match = true;
     for function in &functions {
+        for (index, argument) in function.arguments.iter().enumerate() {
+            let bytes = argument.shape.iter().map(|size| size.unwrap_or(dynamic) as u128).product::<u128>()
+                * argument.element.bytes() as u128;
+            if bytes > tile_run::MAX_BUFFER_BYTES {
+                return Err(format!(
+                    "--dynamic-size {dynamic} makes argument {index} of @{} take {bytes} bytes; tile-run fills at most {}",
+                    function.name,
+                    tile_run::MAX_BUFFER_BYTES
+                ));
+            }
+        }
+    }
+    for function in &functions {
         let inputs = buffers(function, &mut random, dynamic);
         let mut data = inputs.clone();
         let started = std::time::Instant::now();

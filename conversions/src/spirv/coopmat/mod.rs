@@ -55,7 +55,10 @@ tile_passes::rust_pass! {
         description: "Lower tile GEMM kernels to gpu.funcs on KHR cooperative matrices (gpu.subgroup_mma_*), other kernels with the plain strategy",
         anchor: "builtin.module",
         dialects: { let mut dialects = tile_dialect::registration::gpu_lowering_dialects(); dialects.push(tile_dialect::registration::math_dialect()); dialects.push(tile_dialect::registration::spirv_dialect()); dialects },
-        run: |module| crate::kernels::lower_each_kernel(module, &lower_kernel),
+        run: |module| {
+            crate::support::check_supported(module, "spirv-coopmat")?;
+            crate::kernels::lower_each_kernel(module, &lower_kernel)
+        },
     }
 }
 

@@ -1,0 +1,93 @@
+//! What a target cannot build, refused at the op before anything is lowered: 8-bit floats (a CPU
+//! program whose translation failed, an AMDGCN serialization error located nowhere) and host memrefs
+//! outside the default memory space (an upstream error located nowhere).
+
+use melior::ir::{
+    ValueLike,
+    operation::{OperationLike, OperationRef},
+};
+use tile_dialect::{diagnostics::emit_error, ops::op_name};
+
+/// How messages name a target.
+fn display(target: &str) -> &str {
+    if target == "cpu" {
+        "the CPU reference"
+    } else {
+        target
+    }
+}
+
+/// Checks that the host functions of `module` take memrefs in the default memory space only: the
+/// host code of every GPU target is lowered to LLVM, which has no address space for
+/// `#gpu.address_space<global>` (upstream's error would be located nowhere). Emits an error at each
+/// function that does not; returns false when there was one.
+fn host_arguments_plain(module: OperationRef) -> bool {
+    use melior::ir::{
+        attribute::TypeAttribute,
+        r#type::{FunctionType, MemRefType},
+    };
+    let mut plain = true;
+    for function in tile_dialect::ops::find_ops(module, "func.func") {
+        let Some(signature) = function
+            .attribute("function_type")
+            .ok()
+            .and_then(|attr| TypeAttribute::try_from(attr).ok())
+            .and_then(|attr| FunctionType::try_from(attr.value()).ok())
+        else {
+            continue;
+        };
+        for index in 0..signature.input_count() {
+            let Ok(ty) = signature.input(index) else {
+                continue;
+            };
+            if MemRefType::try_from(ty).is_ok_and(|memref| memref.memory_space().is_some()) {
+                emit_error(
+                    function.location(),
+                    &format!(
+                        "expects the host function's memrefs in the default memory space (a launch passes \
+                         plain device pointers), but argument {index} is {ty}"
+                    ),
+                );
+                plain = false;
+                break;
+            }
+        }
+    }
+    plain
+}
+
+/// Checks that no op in the kernels of `module` uses f8E4M3FN (no target converts 8-bit floats yet;
+/// the SPIR-V lowering says so itself) and, on GPU targets, that host memrefs are in the default
+/// memory space; emits an error at each op or function it cannot build and returns `Err` (empty:
+/// the errors are out) when there was one. (Math ops are the math passes' and
+/// `tile-check-external-calls`' business.)
+pub fn check_supported(module: OperationRef, target: &str) -> Result<(), String> {
+    let mut failed = false;
+    if target != "cpu" {
+        failed |= !host_arguments_plain(module);
+    }
+    if !target.starts_with("spirv") {
+        for kernel in tile_dialect::ops::find_ops(module, "tile.kernel") {
+            for op in tile_dialect::ops::nested_ops(kernel) {
+                let f8 = op
+                    .operands()
+                    .map(|value| value.r#type().to_string())
+                    .chain(op.results().map(|value| value.r#type().to_string()))
+                    .any(|ty| ty.contains("f8E4M3FN"));
+                if f8 {
+                    emit_error(
+                        op.location(),
+                        &format!(
+                            "'{}' op uses f8E4M3FN, which {} does not lower yet (no 8-bit float conversions); use f16 or f32",
+                            op_name(&op),
+                            display(target)
+                        ),
+                    );
+                    failed = true;
+                    break; // one error a kernel: every op on the same tiles would say the same
+                }
+            }
+        }
+    }
+    if failed { Err(String::new()) } else { Ok(()) }
+}

@@ -1,0 +1,998 @@
+//! A seeded mutation fuzzer for the tools' contract (issue 11, "never crash, never miscompile").
+//!
+//! The contract, for `tile-opt`, `tile-compile` (every target) and `tile-run`: a run either succeeds
+//! or exits with status 1 after an `error:` located in the user's input (`file:line:col`). Never a
+//! signal, a panic, an "internal error", an error located only in generated IR, an IR dump, a hang;
+//! never a PTX or AMDGCN kernel calling an unresolved function, a manifest naming a host argument
+//! that does not exist, "0 kernel(s) written" with status 0, or a Vulkan run that disagrees with the
+//! CPU reference.
+//!
+//! Inputs are the chunks (`// -----`) of every `.mlir` file under `lit/`, `examples/` and
+//! `test/programs/`, comments removed, each mutated one to three times ([`mutate`]): token swaps,
+//! number changes (0, -1, huge, non-multiples), element type changes, deleted and duplicated lines,
+//! memory spaces, shapes and layouts, op names. Case `i` of seed `s` depends only on `(s, i)`, so a
+//! failure is reproduced by its seed and index whatever the number of jobs. Each distinct failure
+//! (tool, verdict, first offending line without numbers) is kept once and minimized by deleting lines
+//! while the same verdict remains ([`minimize`]).
+
+use std::{
+    path::{Path, PathBuf},
+    process::{Command, Stdio},
+    time::{Duration, Instant},
+};
+
+/// A small deterministic generator (SplitMix64).
+pub struct Rng(u64);
+
+impl Rng {
+    /// Creates a generator from `seed`.
+    pub fn new(seed: u64) -> Self {
+        Self(seed ^ 0x9E37_79B9_7F4A_7C15)
+    }
+
+    /// Returns the next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Returns a number in `0..bound` (`bound` > 0).
+    pub fn below(&mut self, bound: usize) -> usize {
+        (self.next_u64() % bound.max(1) as u64) as usize
+    }
+
+    /// Returns one element of `items`.
+    pub fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        &items[self.below(items.len())]
+    }
+}
+
+/// One seed input: a chunk of a repository file.
+#[derive(Clone, Debug)]
+pub struct Seed {
+    /// Where it came from (`lit/Dialect/ops.mlir#3`).
+    pub origin: String,
+    /// The chunk, comments removed.
+    pub text: String,
+    /// Its host tensors are small enough for the CPU reference to run it in a second or so (under
+    /// 2^20 elements each): only these are given to `tile-run`, whose timeouts then mean a hang.
+    pub runnable: bool,
+    /// It parses and verifies as it is (see [`mark_valid`]); most mutants start from these.
+    pub valid: bool,
+}
+
+/// Marks the seeds that `tile-opt` parses and verifies unchanged (lit's invalid inputs do not).
+pub fn mark_valid(runner: &Runner, seeds: &mut [Seed]) {
+    for seed in seeds.iter_mut() {
+        let input = runner.work.join("seed.mlir");
+        std::fs::write(&input, &seed.text).expect("the scratch folder is writable");
+        seed.valid = Command::new(runner.bin.join("tile-opt"))
+            .arg(&input)
+            .arg("-o")
+            .arg("/dev/null")
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|status| status.success());
+    }
+}
+
+/// Returns true when every memref of the `func.func` lines of `text` has under 2^20 elements.
+fn small_tensors(text: &str) -> bool {
+    text.lines()
+        .filter(|line| line.contains("func.func"))
+        .all(|line| {
+            line.match_indices("memref<").all(|(start, _)| {
+                let dims = line[start + 7..]
+                    .split(|c: char| !(c.is_ascii_digit() || c == 'x' || c == '?'))
+                    .next()
+                    .unwrap_or("");
+                dims.split('x')
+                    .filter(|d| !d.is_empty())
+                    .map(|d| d.parse::<u64>().unwrap_or(256))
+                    .fold(1u64, u64::saturating_mul)
+                    < 1 << 20
+            })
+        })
+}
+
+/// Returns every chunk of every `.mlir` file under `lit/`, `examples/` and `test/programs/` of `root`
+/// that holds a `tile.` op, sorted by origin.
+pub fn corpus(root: &Path) -> Vec<Seed> {
+    let mut files = Vec::new();
+    for folder in ["lit", "examples", "test/programs"] {
+        let mut stack = vec![root.join(folder)];
+        while let Some(dir) = stack.pop() {
+            for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+                let path = entry.path();
+                if path.is_dir() && path.file_name().is_some_and(|name| name != "Output") {
+                    stack.push(path);
+                } else if path.extension().is_some_and(|ext| ext == "mlir") {
+                    files.push(path);
+                }
+            }
+        }
+    }
+    files.sort();
+    let mut seeds = Vec::new();
+    for file in files {
+        let Ok(text) = std::fs::read_to_string(&file) else {
+            continue;
+        };
+        let name = file
+            .strip_prefix(root)
+            .unwrap_or(&file)
+            .display()
+            .to_string();
+        for (index, chunk) in text.split("\n// -----").enumerate() {
+            let body: Vec<&str> = chunk
+                .lines()
+                .filter(|line| !line.trim_start().starts_with("//"))
+                .collect();
+            let body = body.join("\n");
+            if body.contains("tile.") && body.contains("func.func") {
+                let runnable = small_tensors(&body);
+                seeds.push(Seed {
+                    origin: format!("{name}#{index}"),
+                    text: body + "\n",
+                    runnable,
+                    valid: false,
+                });
+            }
+        }
+    }
+    seeds
+}
+
+const TYPES: &[&str] = &[
+    "f16", "bf16", "f32", "f8E4M3FN", "i8", "i32", "f64", "index", "i1",
+];
+const SPACES: &[&str] = &[
+    "#gpu.address_space<workgroup>",
+    "#tile.fragment",
+    "#gpu.address_space<global>",
+    "#gpu.address_space<private>",
+    "3",
+];
+const NUMBERS: &[&str] = &[
+    "0",
+    "-1",
+    "1",
+    "3",
+    "7",
+    "33",
+    "100",
+    "1000",
+    "65536",
+    "4294967296",
+    "9223372036854775807",
+];
+const UNARY: &[&str] = &[
+    "math.exp",
+    "math.log",
+    "math.tanh",
+    "math.erf",
+    "math.sqrt",
+    "math.rsqrt",
+    "math.absf",
+    "math.sin",
+    "math.cos",
+    "math.exp2",
+    "math.log2",
+    "math.log1p",
+    "math.expm1",
+    "math.cbrt",
+    "math.floor",
+    "math.ceil",
+    "math.round",
+    "math.tan",
+    "math.atan",
+    "math.sinh",
+    "math.cosh",
+    "math.asin",
+    "math.acos",
+    "arith.negf",
+];
+const BINARY: &[&str] = &[
+    "arith.addf",
+    "arith.subf",
+    "arith.mulf",
+    "arith.divf",
+    "arith.maximumf",
+    "arith.minimumf",
+    "arith.remf",
+    "math.powf",
+    "math.atan2",
+    "math.copysign",
+];
+const REDUCTIONS: &[&str] = &["<sum>", "<max>", "<min>", "<absmax>", "<abssum>"];
+const LAYOUTS: &[&str] = &[
+    ", strided<[1, 64]>",
+    ", strided<[?, 1], offset: ?>",
+    ", affine_map<(d0, d1) -> (d1, d0)>",
+    ", strided<[128, 1], offset: 4>",
+];
+const OPS: &[&str] = &[
+    "tile.parallel",
+    "tile.pipelined",
+    "tile.copy",
+    "tile.gemm",
+    "tile.fill",
+    "tile.reduce",
+    "tile.alloc_shared",
+    "tile.alloc_fragment",
+    "tile.kernel",
+    "memref.load",
+    "memref.store",
+];
+
+/// Returns true when a token may start at byte `start` of `text`: after a separator, or after the
+/// `x` between the sizes of a shape (`64x64xf32`).
+fn starts_token(text: &str, start: usize) -> bool {
+    let bytes = text.as_bytes();
+    match start.checked_sub(1).map(|i| bytes[i]) {
+        None => true,
+        Some(b'x') => start >= 2 && (bytes[start - 2].is_ascii_digit() || bytes[start - 2] == b'?'),
+        Some(b) => !(b.is_ascii_alphanumeric() || b"_%.#@^".contains(&b)),
+    }
+}
+
+/// Returns the byte ranges of the integer literals of `text` (sizes in shapes included).
+fn numbers(text: &str) -> Vec<(usize, usize)> {
+    let bytes = text.as_bytes();
+    let mut found = Vec::new();
+    let mut index = 0;
+    while index < bytes.len() {
+        if bytes[index].is_ascii_digit() && starts_token(text, index) {
+            let start = index;
+            while index < bytes.len() && bytes[index].is_ascii_digit() {
+                index += 1;
+            }
+            let next = bytes.get(index).copied();
+            if next == Some(b'.') || next.is_some_and(|b| b.is_ascii_alphabetic() && b != b'x') {
+                continue; // a float literal or part of a name
+            }
+            found.push((start, index));
+        } else {
+            index += 1;
+        }
+    }
+    found
+}
+
+/// Returns the byte ranges of the occurrences of `needle` in `text` (at word starts).
+fn occurrences(text: &str, needle: &str) -> Vec<(usize, usize)> {
+    let numeric = needle.bytes().all(|b| b.is_ascii_digit());
+    text.match_indices(needle)
+        .filter(|(start, _)| {
+            let after = text[start + needle.len()..].chars().next();
+            let after_ok = if numeric {
+                !after.is_some_and(|c| {
+                    c.is_ascii_digit() || c == '.' || (c.is_ascii_alphabetic() && c != 'x')
+                })
+            } else {
+                !after.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+                    || !needle.ends_with(|c: char| c.is_ascii_alphanumeric())
+            };
+            (starts_token(text, *start) || !needle.starts_with(|c: char| c.is_ascii_alphanumeric()))
+                && after_ok
+        })
+        .map(|(start, _)| (start, start + needle.len()))
+        .collect()
+}
+
+fn replace_one(
+    text: &str,
+    ranges: &[(usize, usize)],
+    rng: &mut Rng,
+    with: impl FnOnce(&str, &mut Rng) -> String,
+) -> Option<String> {
+    if ranges.is_empty() {
+        return None;
+    }
+    let (start, end) = *rng.pick(ranges);
+    let replacement = with(&text[start..end], rng);
+    Some(format!("{}{}{}", &text[..start], replacement, &text[end..]))
+}
+
+/// Like [`replace_one`], but two times in three every occurrence of the chosen snippet changes the
+/// same way (a type or size changed everywhere keeps the program consistent, and so valid more
+/// often).
+fn replace_some(
+    text: &str,
+    ranges: &[(usize, usize)],
+    rng: &mut Rng,
+    with: impl FnOnce(&str, &mut Rng) -> String,
+) -> Option<String> {
+    if ranges.is_empty() {
+        return None;
+    }
+    if rng.below(3) == 0 {
+        return replace_one(text, ranges, rng, with);
+    }
+    let (start, end) = *rng.pick(ranges);
+    let old = &text[start..end];
+    let replacement = with(old, rng);
+    let mut out = String::new();
+    let mut last = 0;
+    for (from, to) in occurrences(text, old) {
+        out.push_str(&text[last..from]);
+        out.push_str(&replacement);
+        last = to;
+    }
+    out.push_str(&text[last..]);
+    Some(out)
+}
+
+fn replace_any(text: &str, choices: &[&str], rng: &mut Rng) -> Option<String> {
+    let ranges: Vec<(usize, usize)> = choices
+        .iter()
+        .flat_map(|choice| occurrences(text, choice))
+        .collect();
+    replace_some(text, &ranges, rng, |_, rng| rng.pick(choices).to_string())
+}
+
+/// Returns the tokens of `text` (identifiers, SSA names, numbers) as byte ranges.
+fn tokens(text: &str) -> Vec<(usize, usize)> {
+    let bytes = text.as_bytes();
+    let word =
+        |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'%' || b == b'.' || b == b'#';
+    let mut found = Vec::new();
+    let mut index = 0;
+    while index < bytes.len() {
+        if word(bytes[index]) {
+            let start = index;
+            while index < bytes.len() && word(bytes[index]) {
+                index += 1;
+            }
+            found.push((start, index));
+        } else {
+            index += 1;
+        }
+    }
+    found
+}
+
+/// Applies one random mutation to `text`; `None` when the chosen kind finds nothing to change.
+pub fn mutate_once(text: &str, rng: &mut Rng) -> Option<String> {
+    let lines: Vec<&str> = text.lines().collect();
+    match rng.below(12) {
+        // A number: an edge value, a neighbour or a non-multiple.
+        0..=2 => replace_some(text, &numbers(text), rng, |old, rng| {
+            let value: i128 = old.parse().unwrap_or(1);
+            match rng.below(4) {
+                0 => (value + 1).to_string(),
+                1 => (value * 3 / 2 + 1).to_string(),
+                2 => (value / 2).to_string(),
+                _ => rng.pick(NUMBERS).to_string(),
+            }
+        }),
+        // An element type.
+        3 => replace_any(text, TYPES, rng),
+        // A memory space.
+        4 => replace_any(text, SPACES, rng).or_else(|| {
+            let ranges: Vec<_> = occurrences(text, "xf16>")
+                .into_iter()
+                .chain(occurrences(text, "xf32>"))
+                .collect();
+            replace_some(text, &ranges, rng, |old, rng| {
+                format!("{}, {}>", &old[..old.len() - 1], rng.pick(SPACES))
+            })
+        }),
+        // A line deleted or duplicated.
+        5 => {
+            let index = rng.below(lines.len());
+            let mut out: Vec<&str> = lines.clone();
+            if rng.below(2) == 0 {
+                out.remove(index);
+            } else {
+                out.insert(index, lines[index]);
+            }
+            Some(out.join("\n") + "\n")
+        }
+        // Two tokens swapped.
+        6 => {
+            let found = tokens(text);
+            if found.len() < 2 {
+                return None;
+            }
+            let (mut a, mut b) = (*rng.pick(&found), *rng.pick(&found));
+            if a.0 > b.0 {
+                std::mem::swap(&mut a, &mut b);
+            }
+            if a == b || a.1 > b.0 {
+                return None;
+            }
+            Some(format!(
+                "{}{}{}{}{}",
+                &text[..a.0],
+                &text[b.0..b.1],
+                &text[a.1..b.0],
+                &text[a.0..a.1],
+                &text[b.1..]
+            ))
+        }
+        // A shape: a dimension dropped, added, or made dynamic.
+        7 => {
+            let ranges: Vec<(usize, usize)> = text
+                .match_indices("memref<")
+                .filter_map(|(start, _)| {
+                    let rest = &text[start + 7..];
+                    let end = rest.find(|c: char| !(c.is_ascii_digit() || c == 'x' || c == '?'))?;
+                    (end > 0).then_some((start + 7, start + 7 + end))
+                })
+                .collect();
+            replace_some(text, &ranges, rng, |old, rng| {
+                let mut dims: Vec<&str> = old.split('x').filter(|d| !d.is_empty()).collect();
+                match rng.below(3) {
+                    0 if dims.len() > 1 => {
+                        dims.remove(rng.below(dims.len()));
+                    }
+                    1 => dims.insert(rng.below(dims.len() + 1), *rng.pick(&["1", "2", "16"])),
+                    _ => {
+                        let index = rng.below(dims.len().max(1));
+                        if index < dims.len() {
+                            dims[index] = "?";
+                        }
+                    }
+                }
+                dims.iter().map(|d| format!("{d}x")).collect()
+            })
+        }
+        // A layout on a memref type.
+        8 => {
+            let ranges: Vec<(usize, usize)> = ["xf16>", "xf32>", "xbf16>"]
+                .iter()
+                .flat_map(|t| occurrences(text, t))
+                .collect();
+            replace_some(text, &ranges, rng, |old, rng| {
+                format!("{}{}>", &old[..old.len() - 1], rng.pick(LAYOUTS))
+            })
+        }
+        // A math or arithmetic op, or a reduction kind.
+        9 => replace_any(text, UNARY, rng)
+            .filter(|_| rng.below(3) != 0)
+            .or_else(|| replace_any(text, BINARY, rng))
+            .or_else(|| replace_any(text, REDUCTIONS, rng)),
+        // A tile op name.
+        10 => replace_any(text, OPS, rng),
+        // A line moved into a tile.parallel body, or a parallel nested in another.
+        _ => {
+            let index = rng.below(lines.len());
+            let target = rng.below(lines.len());
+            let mut out: Vec<&str> = lines.clone();
+            let line = out.remove(index);
+            out.insert(target.min(out.len()), line);
+            Some(out.join("\n") + "\n")
+        }
+    }
+}
+
+/// Applies one mutation to `text` (six times in ten), two (three in ten) or three.
+pub fn mutate(text: &str, rng: &mut Rng) -> String {
+    let count = match rng.below(10) {
+        0..=5 => 1,
+        6..=8 => 2,
+        _ => 3,
+    };
+    let mut current = text.to_string();
+    let mut applied = 0;
+    for _ in 0..count * 8 {
+        if applied == count {
+            break;
+        }
+        if let Some(next) = mutate_once(&current, rng)
+            && next != current
+        {
+            current = next;
+            applied += 1;
+        }
+    }
+    current
+}
+
+/// One tool invocation on a mutant.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Tool {
+    /// `tile-opt FILE PASS -o /dev/null`.
+    Opt(&'static str),
+    /// `tile-compile FILE --target T -o DIR`.
+    Compile(&'static str),
+    /// `tile-run FILE --target cpu`.
+    RunCpu,
+    /// `tile-run FILE --target vulkan --check`.
+    RunVulkanCheck,
+}
+
+/// The `tile-opt` passes the fuzzer runs (as `no_crash.rs` does).
+pub const PASSES: &[&str] = &[
+    "--tile-canonicalize",
+    "--canonicalize",
+    "--convert-tile-to-cpu",
+    "--tile-infer-layouts",
+    "--tile-schedule-pipelines",
+    "--pass-pipeline=builtin.module(tile-to-nvvm{chip=sm_90a})",
+    "--pass-pipeline=builtin.module(tile-to-rocdl{chip=gfx942})",
+    "--pass-pipeline=builtin.module(tile-to-spirv{chip=spirv})",
+    "--pass-pipeline=builtin.module(tile-to-spirv{chip=spirv-coopmat})",
+];
+
+/// The `tile-compile` targets.
+pub const TARGETS: &[&str] = &["sm_90a", "gfx942", "spirv", "spirv-coopmat"];
+
+impl Tool {
+    /// Picks a tool at random: compiles and CPU runs most often; runs only for `runnable` seeds.
+    pub fn random(rng: &mut Rng, runnable: bool) -> Self {
+        match rng.below(if runnable { 10 } else { 6 }) {
+            0 | 1 => Tool::Opt(PASSES[rng.below(PASSES.len())]),
+            2..=5 => Tool::Compile(TARGETS[rng.below(TARGETS.len())]),
+            6..=8 => Tool::RunCpu,
+            _ => Tool::RunVulkanCheck,
+        }
+    }
+
+    /// A short name for reports.
+    pub fn describe(&self) -> String {
+        match self {
+            Tool::Opt(pass) => format!("tile-opt {pass}"),
+            Tool::Compile(target) => format!("tile-compile --target {target}"),
+            Tool::RunCpu => "tile-run --target cpu".into(),
+            Tool::RunVulkanCheck => "tile-run --target vulkan --check".into(),
+        }
+    }
+}
+
+/// What the contract says about one run: `None` when it holds, else the verdict and the line that
+/// shows it.
+pub type Verdict = Option<(String, String)>;
+
+/// Where the tools are and how long a run may take.
+#[derive(Clone, Debug)]
+pub struct Runner {
+    /// The folder holding `tile-opt`, `tile-compile` and `tile-run`.
+    pub bin: PathBuf,
+    /// A scratch folder for inputs and outputs.
+    pub work: PathBuf,
+    /// How long one run may take before it counts as a hang.
+    pub timeout: Duration,
+    /// Runs every mutant through this tool instead of a random one (`tile-fuzz --only vulkan`).
+    pub only: Option<Tool>,
+}
+
+fn is_located_in(line: &str, input: &str) -> bool {
+    let Some(position) = line.find(": error: ") else {
+        return false;
+    };
+    let place = &line[..position];
+    let Some(rest) = place.strip_prefix(input) else {
+        return false;
+    };
+    let parts: Vec<&str> = rest.split(':').collect();
+    parts.len() == 3
+        && parts[0].is_empty()
+        && parts[1..]
+            .iter()
+            .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+}
+
+fn looks_like_ir(line: &str) -> bool {
+    let trimmed = line.trim_start();
+    (trimmed.starts_with('%') && trimmed.contains(" = "))
+        || [
+            "module {",
+            "gpu.module",
+            "llvm.func",
+            "func.func",
+            "\"builtin.module\"",
+            "spirv.module",
+            "builtin.module",
+        ]
+        .iter()
+        .any(|start| trimmed.starts_with(start))
+}
+
+/// Judges one finished run against the contract.
+pub fn judge(
+    tool: &Tool,
+    input: &str,
+    status: Option<i32>,
+    stdout: &str,
+    stderr: &str,
+    outputs: &Path,
+) -> Verdict {
+    let first = |needle: &str| {
+        stderr
+            .lines()
+            .find(|line| line.contains(needle))
+            .unwrap_or_default()
+            .to_string()
+    };
+    for needle in [
+        "panicked",
+        "internal error",
+        "Stack dump",
+        "PLEASE submit",
+        "LLVM ERROR",
+        "Assertion",
+        "double free",
+        "corrupted",
+    ] {
+        if stderr.contains(needle) {
+            return Some((needle.to_lowercase(), first(needle)));
+        }
+    }
+    match status {
+        None => {
+            return Some((
+                "signal".into(),
+                stderr.lines().last().unwrap_or_default().into(),
+            ));
+        }
+        Some(0) | Some(1) => {}
+        Some(code) => {
+            return Some((
+                format!("status {code}"),
+                stderr.lines().last().unwrap_or_default().into(),
+            ));
+        }
+    }
+    if stderr.contains("see current operation") {
+        return Some(("ir dump".into(), first("see current operation")));
+    }
+    // MLIR echoes the input's line under a parse error: only lines the input does not hold count.
+    let source = std::fs::read_to_string(input).unwrap_or_default();
+    if let Some(line) = stderr
+        .lines()
+        .find(|line| looks_like_ir(line) && !source.contains(line.trim()))
+    {
+        return Some(("ir dump".into(), line.into()));
+    }
+    for line in stderr
+        .lines()
+        .filter(|line| line.contains("error:") && !line.starts_with("error: "))
+    {
+        if !is_located_in(line, input) {
+            return Some(("error outside the input".into(), line.into()));
+        }
+    }
+    if status == Some(1) {
+        if *tool == Tool::RunVulkanCheck && stdout.contains("MISMATCH") {
+            let line = stdout
+                .lines()
+                .find(|line| line.contains("MISMATCH"))
+                .unwrap_or_default();
+            return Some(("vulkan differs from cpu".into(), line.into()));
+        }
+        if !stderr.lines().any(|line| is_located_in(line, input)) {
+            return Some((
+                "unlocated error".into(),
+                stderr.lines().last().unwrap_or_default().into(),
+            ));
+        }
+        return None;
+    }
+    if let Tool::Compile(_) = tool {
+        if stdout.contains(": 0 kernel(s)") {
+            return Some(("no kernel, status 0".into(), stdout.trim().into()));
+        }
+        for entry in std::fs::read_dir(outputs).into_iter().flatten().flatten() {
+            let path = entry.path();
+            let text = std::fs::read_to_string(&path).unwrap_or_default();
+            match path.extension().and_then(|e| e.to_str()) {
+                Some("ptx") => {
+                    if let Some(line) = text.lines().find(|l| l.contains(".extern .func")) {
+                        return Some((
+                            "ptx calls an unresolved function".into(),
+                            line.trim().into(),
+                        ));
+                    }
+                }
+                Some("s") => {
+                    if let Some(line) = text
+                        .lines()
+                        .find(|l| l.contains("s_swappc_b64") || l.contains("s_setpc_b64"))
+                    {
+                        return Some(("amdgcn calls a function".into(), line.trim().into()));
+                    }
+                }
+                Some("json") => {
+                    if let Some(line) = text.lines().find(|l| l.contains("\"host_argument\": -")) {
+                        return Some((
+                            "manifest names no host argument".into(),
+                            line.trim().into(),
+                        ));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    None
+}
+
+/// Runs `tool` on `text` (written to `name` in the scratch folder) and judges the run.
+pub fn run_case(runner: &Runner, tool: &Tool, text: &str, name: &str) -> Verdict {
+    let input = runner.work.join(format!("{name}.mlir"));
+    let outputs = runner.work.join(format!("{name}.out"));
+    let _ = std::fs::remove_dir_all(&outputs);
+    std::fs::write(&input, text).expect("the scratch folder is writable");
+    let input_text = input.display().to_string();
+    let mut command = match tool {
+        Tool::Opt(pass) => {
+            let mut command = Command::new(runner.bin.join("tile-opt"));
+            command.arg(&input).arg(pass).arg("-o").arg("/dev/null");
+            command
+        }
+        Tool::Compile(target) => {
+            let mut command = Command::new(runner.bin.join("tile-compile"));
+            command
+                .arg(&input)
+                .args(["--target", target, "-o"])
+                .arg(&outputs);
+            command
+        }
+        Tool::RunCpu => {
+            let mut command = Command::new(runner.bin.join("tile-run"));
+            command.arg(&input).args(["--target", "cpu"]);
+            command
+        }
+        Tool::RunVulkanCheck => {
+            let mut command = Command::new(runner.bin.join("tile-run"));
+            command.arg(&input).args(["--target", "vulkan", "--check"]);
+            command
+        }
+    };
+    let stdout_path = runner.work.join(format!("{name}.stdout"));
+    let stderr_path = runner.work.join(format!("{name}.stderr"));
+    command
+        .stdin(Stdio::null())
+        .stdout(std::fs::File::create(&stdout_path).expect("scratch"))
+        .stderr(std::fs::File::create(&stderr_path).expect("scratch"))
+        .env("RUST_BACKTRACE", "0");
+    let mut child = command.spawn().expect("the tools are built");
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break Some(status);
+        }
+        if started.elapsed() > runner.timeout {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    let stdout = std::fs::read_to_string(&stdout_path).unwrap_or_default();
+    let stderr =
+        String::from_utf8_lossy(&std::fs::read(&stderr_path).unwrap_or_default()).into_owned();
+    let Some(status) = status else {
+        return Some((
+            "timeout".into(),
+            format!("more than {} s", runner.timeout.as_secs()),
+        ));
+    };
+    use std::os::unix::process::ExitStatusExt;
+    if std::env::var_os("TILE_FUZZ_VERBOSE").is_some() {
+        let first = stderr
+            .lines()
+            .find(|line| line.contains("error"))
+            .unwrap_or("ok");
+        eprintln!("[{}] {}", tool.describe(), first.replace(&input_text, "IN"));
+    }
+    if status.code() == Some(0) {
+        SUCCEEDED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+    let verdict = match status.code() {
+        Some(code) => judge(tool, &input_text, Some(code), &stdout, &stderr, &outputs),
+        None => Some((
+            format!("signal {}", status.signal().unwrap_or(0)),
+            stderr.lines().last().unwrap_or_default().into(),
+        )),
+    };
+    let _ = std::fs::remove_dir_all(&outputs);
+    verdict
+}
+
+/// How many runs ended with status 0 (the rest of those that kept the contract were refused with a
+/// located error): a fuzzer whose mutants never pass the verifier tests little.
+pub static SUCCEEDED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// One failure of the contract.
+#[derive(Clone, Debug)]
+pub struct Failure {
+    /// The case index.
+    pub case: u64,
+    /// The seed input it mutated.
+    pub origin: String,
+    /// The tool run.
+    pub tool: Tool,
+    /// What went wrong and the line that shows it.
+    pub verdict: (String, String),
+    /// The mutant.
+    pub text: String,
+}
+
+impl Failure {
+    /// Returns what identifies this failure among others: tool, verdict, first line without numbers
+    /// and paths.
+    pub fn signature(&self) -> String {
+        let tool = match &self.tool {
+            Tool::Opt(_) => "tile-opt".to_string(),
+            other => other.describe(),
+        };
+        let line: String = self
+            .verdict
+            .1
+            .split_whitespace()
+            .filter(|word| !word.contains('/'))
+            .collect::<Vec<_>>()
+            .join(" ")
+            .chars()
+            .filter(|c| !c.is_ascii_digit())
+            .take(100)
+            .collect();
+        format!("{tool} | {} | {line}", self.verdict.0)
+    }
+}
+
+/// Returns the mutant and the tool of case `case` of `seed`.
+pub fn case(seeds: &[Seed], seed: u64, case: u64) -> (usize, String, Tool) {
+    let mut rng = Rng::new(seed.wrapping_mul(0x1000_0000_01B3) ^ case.wrapping_mul(0x9E37_79B9));
+    // Mostly valid seeds (a mutant of an invalid one rarely gets past the parser).
+    let valid: Vec<usize> = (0..seeds.len())
+        .filter(|index| seeds[*index].valid)
+        .collect();
+    let index = if !valid.is_empty() && rng.below(10) < 8 {
+        *rng.pick(&valid)
+    } else {
+        rng.below(seeds.len())
+    };
+    let text = mutate(&seeds[index].text, &mut rng);
+    let tool = Tool::random(&mut rng, seeds[index].runnable);
+    (index, text, tool)
+}
+
+/// Runs cases `0..count` of `seed` on `jobs` threads; returns the failures in case order.
+pub fn fuzz(
+    runner: &Runner,
+    seeds: &[Seed],
+    seed: u64,
+    count: u64,
+    jobs: usize,
+    mut progress: impl FnMut(u64) + Send,
+) -> Vec<Failure> {
+    use std::sync::{
+        Mutex,
+        atomic::{AtomicU64, Ordering},
+    };
+    let next = AtomicU64::new(0);
+    let failures = Mutex::new(Vec::new());
+    let done = Mutex::new((0u64, &mut progress));
+    std::thread::scope(|scope| {
+        for job in 0..jobs.max(1) {
+            let (next, failures, done) = (&next, &failures, &done);
+            scope.spawn(move || {
+                loop {
+                    let index = next.fetch_add(1, Ordering::SeqCst);
+                    if index >= count {
+                        break;
+                    }
+                    let (origin, text, tool) = case(seeds, seed, index);
+                    let tool = runner.only.clone().unwrap_or(tool);
+                    if let Some(verdict) = run_case(runner, &tool, &text, &format!("job{job}")) {
+                        failures.lock().expect("lock").push(Failure {
+                            case: index,
+                            origin: seeds[origin].origin.clone(),
+                            tool,
+                            verdict,
+                            text,
+                        });
+                    }
+                    let mut done = done.lock().expect("lock");
+                    done.0 += 1;
+                    let finished = done.0;
+                    (done.1)(finished);
+                }
+            });
+        }
+    });
+    let mut failures = failures.into_inner().expect("lock");
+    failures.sort_by_key(|failure| failure.case);
+    failures
+}
+
+impl Failure {
+    /// Returns true for a Vulkan run that disagrees with the CPU reference: a miscompile, or a mutant
+    /// that reads a tile before writing it (both targets then read whatever memory held); these are
+    /// reported for triage, not counted as broken contracts.
+    pub fn to_triage(&self) -> bool {
+        self.verdict.0 == "vulkan differs from cpu"
+    }
+}
+
+/// Keeps the first failure of each signature.
+pub fn distinct(failures: &[Failure]) -> Vec<Failure> {
+    let mut seen = std::collections::HashSet::new();
+    failures
+        .iter()
+        .filter(|failure| seen.insert(failure.signature()))
+        .cloned()
+        .collect()
+}
+
+/// Deletes lines of `failure`'s mutant while the same verdict kind remains; at most `budget` runs.
+pub fn minimize(runner: &Runner, failure: &Failure, budget: usize) -> String {
+    let mut lines: Vec<String> = failure.text.lines().map(str::to_string).collect();
+    let mut runs = 0;
+    let mut chunk = (lines.len() / 2).max(1);
+    while chunk >= 1 && runs < budget {
+        let mut start = 0;
+        let mut changed = false;
+        while start < lines.len() && runs < budget {
+            let mut candidate = lines.clone();
+            let end = (start + chunk).min(candidate.len());
+            candidate.drain(start..end);
+            runs += 1;
+            let verdict = run_case(
+                runner,
+                &failure.tool,
+                &(candidate.join("\n") + "\n"),
+                "minimize",
+            );
+            if verdict
+                .as_ref()
+                .is_some_and(|(kind, _)| *kind == failure.verdict.0)
+            {
+                lines = candidate;
+                changed = true;
+            } else {
+                start += chunk;
+            }
+        }
+        if !changed {
+            if chunk == 1 {
+                break;
+            }
+            chunk /= 2;
+        }
+    }
+    lines.join("\n") + "\n"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_skip_names_and_floats() {
+        let text = "%c16 = arith.constant 16 : index, memref<8x64xf32>, 0.5";
+        let found: Vec<&str> = numbers(text)
+            .into_iter()
+            .map(|(s, e)| &text[s..e])
+            .collect();
+        assert_eq!(found, ["16", "8", "64"]);
+    }
+
+    #[test]
+    fn cases_are_reproducible() {
+        let seeds = vec![Seed {
+            origin: "x".into(),
+            text: "func.func @f(%a: memref<8x64xf32>) {\n  tile.kernel\n}\n".into(),
+            runnable: true,
+            valid: true,
+        }];
+        assert_eq!(case(&seeds, 7, 3).1, case(&seeds, 7, 3).1);
+    }
+
+    #[test]
+    fn errors_must_be_located_in_the_input() {
+        assert!(is_located_in(
+            "/tmp/a.mlir:3:5: error: 'tile.x' op expects",
+            "/tmp/a.mlir"
+        ));
+        assert!(!is_located_in("loc(unknown): error: x", "/tmp/a.mlir"));
+        assert!(!is_located_in("/tmp/a.mlir: error: x", "/tmp/a.mlir"));
+    }
+}

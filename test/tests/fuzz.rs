@@ -1,0 +1,88 @@
+//! A bounded, seeded run of the mutation fuzzer (`tile_tests::fuzz`): 250 mutants of the lit inputs,
+//! examples and test programs through `tile-opt`, `tile-compile` (every target) and `tile-run` (CPU,
+//! and Vulkan against the CPU), each of which must keep the tools' contract. The longer run is
+//! `target/debug/tile-fuzz --seed N --runs 10000` (README, "Tests").
+
+mod common;
+
+use std::{process::Command, time::Duration};
+use tile_tests::fuzz;
+
+/// The seed and the number of cases of the run `cargo test` makes (about a minute in a debug build
+/// on two cores).
+const SEED: u64 = 2026;
+const RUNS: u64 = 250;
+
+#[test]
+fn mutants_keep_the_contract() {
+    let root = common::repo_root();
+    let exe = std::env::current_exe().expect("test binary path");
+    let bin = exe
+        .parent()
+        .and_then(|deps| deps.parent())
+        .expect("target/<profile>/deps")
+        .to_path_buf();
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let mut build = Command::new(cargo);
+    build.current_dir(&root).args([
+        "build",
+        "-p",
+        "tile-opt",
+        "-p",
+        "tile-compile",
+        "-p",
+        "tile-run",
+    ]);
+    if bin.file_name().is_some_and(|name| name == "release") {
+        build.arg("--release");
+    }
+    assert!(
+        build.status().expect("cargo runs").success(),
+        "building the tools failed"
+    );
+
+    let work = std::env::temp_dir().join(format!("tile-fuzz-test-{}", std::process::id()));
+    std::fs::create_dir_all(&work).expect("scratch folder");
+    let runner = fuzz::Runner {
+        bin,
+        work: work.clone(),
+        timeout: Duration::from_secs(90),
+        only: None,
+    };
+    let mut seeds = fuzz::corpus(&root);
+    fuzz::mark_valid(&runner, &mut seeds);
+    assert!(
+        seeds.iter().filter(|seed| seed.valid).count() > 50,
+        "too few valid seed inputs"
+    );
+    let (triage, failures): (Vec<_>, Vec<_>) = fuzz::fuzz(&runner, &seeds, SEED, RUNS, 2, |_| {})
+        .into_iter()
+        .partition(fuzz::Failure::to_triage);
+    for failure in &triage {
+        eprintln!(
+            "to triage (case {}, {}): {}",
+            failure.case, failure.origin, failure.verdict.1
+        );
+    }
+    let _ = std::fs::remove_dir_all(&work);
+    let report: Vec<String> = fuzz::distinct(&failures)
+        .iter()
+        .map(|failure| {
+            format!(
+                "case {} ({}): {}\n  {}\n--- mutant ---\n{}",
+                failure.case,
+                failure.origin,
+                failure.signature(),
+                failure.verdict.1,
+                failure.text
+            )
+        })
+        .collect();
+    assert!(
+        failures.is_empty(),
+        "{} of {RUNS} runs broke the contract (reproduce: target/debug/tile-fuzz --seed {SEED} --runs {RUNS}):\n{}",
+        failures.len(),
+        report.join("\n\n")
+    );
+    eprintln!("fuzz: {RUNS} runs of seed {SEED} kept the contract");
+}
