@@ -8,7 +8,7 @@ out=target/gpu-check
 rm -rf "$out" && mkdir -p "$out"
 cp target/release/libtile_launch.so "$out/"
 for program in examples/gemm_relu.mlir examples/gemm_transpose_b.mlir examples/gemm_dynamic.mlir examples/softmax.mlir \
-    test/programs/gemm_epilogue_reads.mlir test/programs/multi_head_scores.mlir; do
+    test/programs/gemm_epilogue_reads.mlir test/programs/multi_head_scores.mlir test/programs/tiny_scale.mlir; do
   target/release/tile-compile "$program" --target sm_90a -o "$out"
 done
 # The autotuning variants, compiled into the cache the GPU run reads (a cache hit needs no MLIR).
