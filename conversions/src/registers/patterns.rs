@@ -630,6 +630,31 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         )
     }
 
+    /// Writes every slot of the fragment `fragment` to the flat workgroup scratch `staged`, at the
+    /// index `place` gives for the slot's coordinates, between two barriers (the scratch's earlier
+    /// readers are done; every thread sees every write): how a gemm reads a fragment A operand
+    /// whose rows other threads hold.
+    fn stage(
+        &self,
+        b: &Builder<'c>,
+        at: At<'c, 'a>,
+        fragment: Value<'c, 'a>,
+        staged: Value<'c, 'a>,
+        place: &dyn Fn(&Builder<'c>, At<'c, 'a>, &[Value<'c, 'a>]) -> Value<'c, 'a>,
+    ) {
+        b.barrier(at);
+        let from = placed(self.layouts, fragment).expect("checked");
+        let array = self.private(fragment);
+        let offsets = self.offsets(b, at, from);
+        for slot in from.distribution.used_slots() {
+            let coordinates = self.coordinates(b, at, from, &offsets, slot);
+            let inner = self.guarded(b, at, from, &coordinates);
+            let value = self.slot_value(b, inner, array, from, slot as i64);
+            let index = place(b, inner, &coordinates);
+            b.store(inner, value, staged, &[index]);
+        }
+    }
+
     // ---- tile.gemm ------------------------------------------------------------------------------
 
     /// `C[i, j] += Σ_k op(A)[i, k] op(B)[k, j]` for each element of C this thread holds. A fragment
@@ -643,19 +668,11 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let staged_a = scratch.is_some() && level(a) == Some(MemoryLevel::Fragment);
         let a = match scratch.filter(|_| staged_a) {
             Some(staged) => {
-                b.barrier(at);
-                let from = placed(self.layouts, a).expect("checked");
-                let array = self.private(a);
-                let offsets = self.offsets(&b, at, from);
-                for slot in from.distribution.used_slots() {
-                    let coordinates = self.coordinates(&b, at, from, &offsets, slot);
-                    let inner = self.guarded(&b, at, from, &coordinates);
-                    let value = self.slot_value(&b, inner, array, from, slot as i64);
-                    let columns = b.index(inner, from.layout.shape[1]);
-                    let row = b.op(inner, "arith.muli", &[coordinates[0], columns]);
-                    let flat = b.op(inner, "arith.addi", &[row, coordinates[1]]);
-                    b.store(inner, value, staged, &[flat]);
-                }
+                self.stage(&b, at, a, staged, &|b, at, coordinates| {
+                    let columns = b.index(at, a_shape[1]);
+                    let row = b.op(at, "arith.muli", &[coordinates[0], columns]);
+                    b.op(at, "arith.addi", &[row, coordinates[1]])
+                });
                 b.barrier(at);
                 staged
             }

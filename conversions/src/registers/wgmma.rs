@@ -11,7 +11,7 @@
 //! staged for the instruction), so a tile gets this layout only when nothing else touches it.
 
 /// Elements of an operand tile with `depth` (K) columns before element (mn, k): the formula the
-/// copy and staging rules compute in IR (`Lowering::core_place`), kept here to be tested.
+/// copy and staging rules compute in IR (`Lowering::core_offset`), kept here to be tested.
 #[cfg_attr(not(test), allow(dead_code))]
 pub fn core_offset(mn: i64, k: i64, depth: i64) -> i64 {
     ((mn / 8) * (depth / 8) + k / 8) * 64 + (mn % 8) * 8 + k % 8

@@ -99,7 +99,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                 let inner = self.guarded(&b, at, &spread, &coordinates);
                 let (indices, fits) = self.placed_in(&b, inner, parts.src, &parts.src_offsets, &coordinates);
                 let (mn, k) = if k_dim == 1 { (coordinates[0], coordinates[1]) } else { (coordinates[1], coordinates[0]) };
-                let place = self.core_place_major(&b, inner, mn, k, depth, shape[1], k_dim == 0);
+                let place = self.core_place(&b, inner, mn, k, depth, shape[1], k_dim == 0);
                 let zero = b.constant(inner, ty, 0.0);
                 b.store(inner, zero, tile, &place);
                 let load_at = match fits {
@@ -210,7 +210,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             // A piece is 8 elements along the tile's rows: of K in a K-major tile, of N in an
             // MN-major one; either way one row of a core matrix.
             let (mn, k) = if k_dim == 1 { (coordinates[0], coordinates[1]) } else { (coordinates[1], coordinates[0]) };
-            let place = self.core_place_major(b, at, mn, k, depth, shape[1], k_dim == 0);
+            let place = self.core_place(b, at, mn, k, depth, shape[1], k_dim == 0);
             let mut operands = vec![tile];
             operands.extend_from_slice(&place);
             operands.push(parts.src);
@@ -243,15 +243,18 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
     }
 
     /// The (row, column) of a row-major tile with `columns` columns whose storage holds element
-    /// (mn, k) of a `depth`-deep operand at its core-matrix offset.
-    fn core_place(&self, b: &Builder<'c>, at: At<'c, 'a>, mn: Value<'c, 'a>, k: Value<'c, 'a>, depth: i64, columns: i64) -> Vec<Value<'c, 'a>> {
-        self.core_place_major(b, at, mn, k, depth, columns, false)
+    /// (mn, k) of a `depth`-deep operand at its core-matrix offset; `mn_major` stores each core
+    /// matrix's rows along K with 8 consecutive elements of M/N in a row (the MN-major core matrix).
+    #[allow(clippy::too_many_arguments)]
+    fn core_place(&self, b: &Builder<'c>, at: At<'c, 'a>, mn: Value<'c, 'a>, k: Value<'c, 'a>, depth: i64, columns: i64, mn_major: bool) -> Vec<Value<'c, 'a>> {
+        let offset = self.core_offset(b, at, mn, k, depth, mn_major);
+        let width = b.index(at, columns);
+        vec![b.op(at, "arith.divui", &[offset, width]), b.op(at, "arith.remui", &[offset, width])]
     }
 
-    /// As [`Self::core_place`]; `mn_major` stores each core matrix's rows along K with 8
-    /// consecutive elements of M/N in a row (the MN-major core matrix).
-    #[allow(clippy::too_many_arguments)]
-    fn core_place_major(&self, b: &Builder<'c>, at: At<'c, 'a>, mn: Value<'c, 'a>, k: Value<'c, 'a>, depth: i64, columns: i64, mn_major: bool) -> Vec<Value<'c, 'a>> {
+    /// Elements before element (mn, k) of a `depth`-deep operand kept as core matrices
+    /// ([`crate::registers::wgmma::core_offset`], computed in IR).
+    fn core_offset(&self, b: &Builder<'c>, at: At<'c, 'a>, mn: Value<'c, 'a>, k: Value<'c, 'a>, depth: i64, mn_major: bool) -> Value<'c, 'a> {
         let (inner_row, inner_column) = if mn_major { (k, mn) } else { (mn, k) };
         let (c8, c64) = (b.index(at, 8), b.index(at, 64));
         let groups = b.index(at, depth / 8);
@@ -264,9 +267,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let row = b.op(at, "arith.muli", &[row, c8]);
         let column = b.op(at, "arith.remui", &[inner_column, c8]);
         let offset = b.op(at, "arith.addi", &[start, row]);
-        let offset = b.op(at, "arith.addi", &[offset, column]);
-        let width = b.index(at, columns);
-        vec![b.op(at, "arith.divui", &[offset, width]), b.op(at, "arith.remui", &[offset, width])]
+        b.op(at, "arith.addi", &[offset, column])
     }
 
     fn async_proxy_fence(&self, b: &Builder<'c>, at: At<'c, 'a>) {
@@ -300,17 +301,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let from_registers = register_a(&op, self.layouts);
         let a_tile = match scratch.filter(|_| level(a) == Some(MemoryLevel::Fragment) && !from_registers) {
             Some(staged) => {
-                b.barrier(at);
-                let from = placed(self.layouts, a).expect("checked");
-                let array = self.private(a);
-                let offsets = self.offsets(&b, at, from);
-                for slot in from.distribution.used_slots() {
-                    let coordinates = self.coordinates(&b, at, from, &offsets, slot);
-                    let inner = self.guarded(&b, at, from, &coordinates);
-                    let value = self.slot_value(&b, inner, array, from, slot as i64);
-                    let place = self.core_place(&b, inner, coordinates[0], coordinates[1], depth, m * depth);
-                    b.store(inner, value, staged, &place[1..]);
-                }
+                self.stage(&b, at, a, staged, &|b, at, coordinates| self.core_offset(b, at, coordinates[0], coordinates[1], depth, false));
                 self.async_proxy_fence(&b, at);
                 b.barrier(at);
                 staged
