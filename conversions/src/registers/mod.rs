@@ -86,6 +86,8 @@ pub(crate) struct Layouts {
     core_tiles: HashMap<usize, usize>,
     /// The gemms that run on wgmma (sm_90a).
     wgmma: std::collections::HashSet<usize>,
+    /// Each `tile.reduce`'s plan, by op.
+    reductions: HashMap<usize, patterns::ReducePlan>,
 }
 
 fn key(op: &OperationRef) -> usize {
@@ -120,7 +122,7 @@ pub struct Plan<'c, 'a> {
 /// shuffles (`None`: exchanges go through workgroup memory).
 pub fn plan<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str, shuffles: Option<i64>) -> Result<Result<Plan<'c, 'a>, Unsupported<'c, 'a>>, Failure<'c, 'a>> {
     let inferred = crate::layout::infer_for_lowering(kernel, chip)?;
-    let mut layouts = Layouts { fragments: HashMap::new(), loops: HashMap::new(), core_tiles: HashMap::new(), wgmma: Default::default() };
+    let mut layouts = Layouts { fragments: HashMap::new(), loops: HashMap::new(), core_tiles: HashMap::new(), wgmma: Default::default(), reductions: HashMap::new() };
     let mut fragments = Vec::new();
     for (allocation, layout) in inferred.tiles {
         if let Layout::Fragment(layout) = layout {
@@ -152,6 +154,10 @@ pub fn plan<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str, shuffles: Option<i
         let (core_tiles, gemms) = patterns::wgmma_plan(&ops, &layouts);
         layouts.core_tiles = core_tiles;
         layouts.wgmma = gemms;
+    }
+    match patterns::reduce_plans(&ops, &layouts) {
+        Ok(plans) => layouts.reductions = plans,
+        Err(unsupported) => return Ok(Err(unsupported)),
     }
     for op in &ops {
         if let Err(reason) = patterns::check(*op, &layouts) {

@@ -114,13 +114,29 @@ fn in_parallel(op: &OperationRef) -> bool {
 
 /// How a `tile.reduce` combines: per thread, source slots into destination slots, then over the
 /// thread-index bits (`masks`) that hold the other parts of each destination element.
-struct ReducePlan {
+pub(crate) struct ReducePlan {
     /// (source slot, destination slot, the source slot needs a bounds guard).
     local: Vec<(usize, i64, bool)>,
     /// Destination slots, in order.
     destinations: Vec<i64>,
     /// XOR masks of the butterfly, smallest first.
     masks: Vec<i64>,
+}
+
+/// Plans every `tile.reduce` of a kernel once, by op (what the check, the scratch sizing and the
+/// lowering read); an op no plan fits is the kernel's reason to keep the old plain lowering.
+pub fn reduce_plans<'c, 'a>(ops: &[OperationRef<'c, 'a>], layouts: &Layouts) -> Result<HashMap<usize, ReducePlan>, (OperationRef<'c, 'a>, String)> {
+    let mut plans = HashMap::new();
+    for op in ops.iter().filter(|op| op_name(op) == "tile.reduce") {
+        let plan = (|| {
+            let (src, dst) = (op.operand(0).map_err(|e| e.to_string())?, op.operand(1).map_err(|e| e.to_string())?);
+            let dim = integer_attribute(op, "dim").unwrap_or(0) as usize;
+            reduce_plan(placed(layouts, src)?, placed(layouts, dst)?, dim)
+        })()
+        .map_err(|reason| (*op, reason))?;
+        plans.insert(key(op), plan);
+    }
+    Ok(plans)
 }
 
 fn reduce_plan(src: &Placed, dst: &Placed, dim: usize) -> Result<ReducePlan, String> {
@@ -184,11 +200,8 @@ pub fn check(op: OperationRef, layouts: &Layouts) -> Rule {
         "tile.parallel" => check_parallel(op, layouts),
         "tile.fill" if touches_fragment => placed(layouts, op.operand(0).map_err(|e| e.to_string())?).map(|_| ()),
         "tile.copy" if touches_fragment => check_copy(op, layouts),
-        "tile.reduce" => {
-            let (src, dst) = (op.operand(0).map_err(|e| e.to_string())?, op.operand(1).map_err(|e| e.to_string())?);
-            let dim = integer_attribute(&op, "dim").unwrap_or(0) as usize;
-            reduce_plan(placed(layouts, src)?, placed(layouts, dst)?, dim).map(|_| ())
-        }
+        // Planned (and refused where no plan fits) by `reduce_plans`.
+        "tile.reduce" => Ok(()),
         "tile.gemm" if touches_fragment => {
             let [a, b, c] = [0, 1, 2].map(|i| op.operand(i).ok());
             if b.is_some_and(|value| level(value) == Some(MemoryLevel::Fragment)) {
@@ -548,10 +561,9 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let b = self.builder(&op);
         let at = At::before(op);
         let (src, dst) = (op.operand(0).expect("src"), op.operand(1).expect("dst"));
-        let dim = integer_attribute(&op, "dim").unwrap_or(0) as usize;
         let crate::cpu::compute::Reduction { kind, clear, .. } = crate::cpu::compute::Reduction::of(op);
         let (from, to) = (placed(self.layouts, src).expect("checked"), placed(self.layouts, dst).expect("checked"));
-        let plan = reduce_plan(from, to, dim).expect("checked");
+        let plan = &self.layouts.reductions[&key(&op)];
         let ty = element_type(dst);
         let (src_array, dst_array) = (self.private(src), self.private(dst));
         let offsets = self.offsets(&b, at, from);
@@ -744,9 +756,7 @@ fn scratch_needs<'c, 'a>(ops: &[OperationRef<'c, 'a>], layouts: &Layouts, shuffl
     }
     for op in ops.iter().filter(|op| op_name(op) == "tile.reduce") {
         let (Ok(src), Ok(dst)) = (op.operand(0), op.operand(1)) else { continue };
-        let (Ok(from), Ok(to)) = (placed(layouts, src), placed(layouts, dst)) else { continue };
-        let dim = integer_attribute(op, "dim").unwrap_or(0) as usize;
-        let Ok(plan) = reduce_plan(from, to, dim) else { continue };
+        let (Ok(from), Some(plan)) = (placed(layouts, src), layouts.reductions.get(&key(op))) else { continue };
         let ty = element_type(dst);
         if plan.masks.iter().any(|mask| !(shuffles.is_some_and(|lanes| *mask < lanes) && ty.is_f32())) {
             needs.push((*op, ty, from.distribution.threads * plan.destinations.len() as i64));
