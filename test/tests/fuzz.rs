@@ -5,7 +5,7 @@
 
 mod common;
 
-use std::{process::Command, time::Duration};
+use std::time::Duration;
 use tile_tests::fuzz;
 
 /// The seed and the number of cases of the run `cargo test` makes (about a minute in a debug build
@@ -16,30 +16,7 @@ const RUNS: u64 = 250;
 #[test]
 fn mutants_keep_the_contract() {
     let root = common::repo_root();
-    let exe = std::env::current_exe().expect("test binary path");
-    let bin = exe
-        .parent()
-        .and_then(|deps| deps.parent())
-        .expect("target/<profile>/deps")
-        .to_path_buf();
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let mut build = Command::new(cargo);
-    build.current_dir(&root).args([
-        "build",
-        "-p",
-        "tile-opt",
-        "-p",
-        "tile-compile",
-        "-p",
-        "tile-run",
-    ]);
-    if bin.file_name().is_some_and(|name| name == "release") {
-        build.arg("--release");
-    }
-    assert!(
-        build.status().expect("cargo runs").success(),
-        "building the tools failed"
-    );
+    let bin = common::build_tools(&["tile-opt", "tile-compile", "tile-run"]);
 
     let work = std::env::temp_dir().join(format!("tile-fuzz-test-{}", std::process::id()));
     std::fs::create_dir_all(&work).expect("scratch folder");

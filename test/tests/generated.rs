@@ -6,30 +6,13 @@
 
 mod common;
 
-use std::process::Command;
 
 const SEED: u64 = 11;
 const PROGRAMS: u64 = 30;
 
 #[test]
 fn generated_programs_agree_across_targets() {
-    let root = common::repo_root();
-    let exe = std::env::current_exe().expect("test binary path");
-    let bin = exe
-        .parent()
-        .and_then(|deps| deps.parent())
-        .expect("target/<profile>/deps")
-        .to_path_buf();
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let mut build = Command::new(cargo);
-    build.current_dir(&root).args(["build", "-p", "tile-run"]);
-    if bin.file_name().is_some_and(|name| name == "release") {
-        build.arg("--release");
-    }
-    assert!(
-        build.status().expect("cargo runs").success(),
-        "building tile-run failed"
-    );
+    let bin = common::build_tools(&["tile-run"]);
     let scratch = std::env::temp_dir().join(format!("tile-generated-{}", std::process::id()));
     std::fs::create_dir_all(&scratch).expect("scratch folder");
     let interp = tile_tests::generate::interp_available(&bin, &scratch);

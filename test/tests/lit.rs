@@ -5,41 +5,12 @@ mod common;
 
 use std::process::Command;
 
-/// Returns `target/<profile>`: test binaries live in `target/<profile>/deps/`.
-fn profile_dir() -> std::path::PathBuf {
-    let exe = std::env::current_exe().expect("test binary path");
-    exe.parent()
-        .and_then(|deps| deps.parent())
-        .expect("target/<profile>/deps")
-        .into()
-}
-
 #[test]
 fn lit_suite_passes() {
     let root = common::repo_root();
-    let bin = profile_dir();
     // `cargo test` builds the test targets; make sure the driver and the plugin of this profile exist
     // and are current.
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let mut build = Command::new(cargo);
-    build.current_dir(&root).args([
-        "build",
-        "-p",
-        "tile-opt",
-        "-p",
-        "tile-compile",
-        "-p",
-        "tile-run",
-        "-p",
-        "tile-plugin",
-    ]);
-    if bin.file_name().is_some_and(|name| name == "release") {
-        build.arg("--release");
-    }
-    assert!(
-        build.status().expect("cargo runs").success(),
-        "building tile-opt and the plugin failed"
-    );
+    let bin = common::build_tools(&["tile-opt", "tile-compile", "tile-run", "tile-plugin"]);
 
     let output = Command::new("/usr/lib/llvm-22/bin/lit")
         .current_dir(&root)

@@ -32,3 +32,28 @@ pub fn repo_root() -> std::path::PathBuf {
         .expect("test/ is in the repository")
         .into()
 }
+
+/// Builds `packages` (tools the test runs) in this test binary's profile and returns the folder
+/// their binaries are in, `target/<profile>` (test binaries live one folder down, in `deps/`).
+pub fn build_tools(packages: &[&str]) -> std::path::PathBuf {
+    let exe = std::env::current_exe().expect("test binary path");
+    let bin: std::path::PathBuf = exe
+        .parent()
+        .and_then(|deps| deps.parent())
+        .expect("target/<profile>/deps")
+        .into();
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let mut build = std::process::Command::new(cargo);
+    build.current_dir(repo_root()).arg("build");
+    for package in packages {
+        build.args(["-p", package]);
+    }
+    if bin.file_name().is_some_and(|name| name == "release") {
+        build.arg("--release");
+    }
+    assert!(
+        build.status().expect("cargo runs").success(),
+        "building {packages:?} failed"
+    );
+    bin
+}
