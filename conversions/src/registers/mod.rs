@@ -51,8 +51,8 @@ pub(crate) struct Placed {
 impl Placed {
     fn of(layout: FragmentLayout) -> Result<Placed, String> {
         let distribution = distribute(&layout)?;
-        let used: std::collections::BTreeSet<i64> = layout.elements().map(|element| layout.slot_of(&element)).collect();
-        let registers = used.into_iter().enumerate().map(|(register, slot)| (slot, register as i64)).collect();
+        // The slots some thread uses, as the distribution found them, numbered densely.
+        let registers = distribution.used_slots().enumerate().map(|(register, slot)| (slot as i64, register as i64)).collect();
         Ok(Placed { layout, distribution, registers })
     }
 
