@@ -46,7 +46,8 @@ def ok(result):
 
 class PlainKernel:
     """A kernel of the plain strategy: tensors passed as MLIR memref descriptors (allocated pointer,
-    aligned pointer, offset, sizes, strides), no tensor maps, static shared memory only."""
+    aligned pointer, offset, sizes, strides), no tensor maps; its tiles in dynamic shared memory
+    on NVIDIA (`dynamic_shared_bytes`)."""
 
     def __init__(self, ptx_path, manifest):
         self.name = os.path.basename(ptx_path)[: -len(".ptx")]
@@ -54,6 +55,9 @@ class PlainKernel:
         with open(ptx_path, "rb") as f:
             self.module = ok(cu.cuModuleLoadData(f.read() + b"\0"))
         self.function = ok(cu.cuModuleGetFunction(self.module, manifest["entry"].encode()))
+        self.shared = manifest.get("dynamic_shared_bytes") or 0
+        if self.shared > 48 * 1024:
+            ok(cu.cuFuncSetAttribute(self.function, cu.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, self.shared))
 
     def tensors(self):
         out = {}
@@ -77,7 +81,7 @@ class PlainKernel:
         args = (tuple(values), tuple(types))
 
         def launch():
-            ok(cu.cuLaunchKernel(self.function, *grid, *block, 0, stream, args, 0))
+            ok(cu.cuLaunchKernel(self.function, *grid, *block, self.shared, stream, args, 0))
 
         return launch
 
@@ -141,7 +145,10 @@ TORCH_EQUIVALENT = {
 def time_plain(kernel):
     """Times a plain-strategy kernel against its torch counterpart on the same inputs; returns
     (ours ms, torch ms, GB/s of ours counting each tensor read or written once) or None."""
-    equivalent = TORCH_EQUIVALENT.get(kernel.manifest["host_function"])
+    name = kernel.manifest["host_function"]
+    equivalent = TORCH_EQUIVALENT.get(name)
+    if equivalent is None and name.startswith("attention_bench"):
+        equivalent = TORCH_EQUIVALENT["attention_bench_d128_f16"]
     if equivalent is None:
         return None
     tensors = kernel.tensors()

@@ -512,7 +512,7 @@ pub const PASSES: &[&str] = &[
     "--canonicalize",
     "--convert-tile-to-cpu",
     "--tile-infer-layouts",
-    "--tile-schedule-pipelines",
+    "--tile-plan-pipelines",
     "--pass-pipeline=builtin.module(tile-to-nvvm{chip=sm_90a})",
     "--pass-pipeline=builtin.module(tile-to-rocdl{chip=gfx942})",
     "--pass-pipeline=builtin.module(tile-to-spirv{chip=spirv})",

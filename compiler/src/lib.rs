@@ -330,9 +330,12 @@ fn compile_parsed(
         target: target.to_owned(),
         diagnostics,
     };
+    // The decisions the target pipelines make before their lowering, for this target.
+    let target_attribute = melior::ir::attribute::StringAttribute::new(context, target);
+    melior::ir::operation::OperationMutLike::set_attribute(&mut module.as_operation_mut(), tile_conversions::layout::TARGET_ATTRIBUTE, target_attribute.into());
     pass_manager(
         context,
-        &format!("builtin.module({lowering}, inline, canonicalize, cse)"),
+        &format!("builtin.module({}, {lowering}, inline, canonicalize, cse)", tile_conversions::pipelines::decisions()),
     )
     .map_err(|message| internal(message, collector.take()))?
     .run(module)

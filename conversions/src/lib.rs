@@ -3,7 +3,8 @@
 //! | flag | module | target |
 //! |------|--------|--------|
 //! | `tile-infer-layouts` | [`layout`] | every tile's layout for the module's `tile.target`, conflicts |
-//! | `tile-schedule-pipelines` | [`schedule`] | each pipelined loop's schedule for the module's `tile.target` |
+//! | `tile-plan-pipelines` | [`pipeline::plan`] | each pipelined loop's schedule for the module's `tile.target`, the copies issued ahead |
+//! | `tile-expand-pipelines` | [`pipeline::expand`] | planned loops as rings, barriers and asynchronous copies in tile IR |
 //! | `convert-tile-to-nvgpu` | [`nvgpu`] | sm_90a: TMA, mbarrier rings, wgmma |
 //! | `convert-tile-to-amdgpu` | [`amdgpu`] | gfx942: LDS staging, register prefetch, mfma |
 //! | `convert-tile-to-cpu` | [`cpu`] | plain loops: the reference semantics |
@@ -30,9 +31,9 @@ pub mod kernels;
 pub mod generic;
 pub mod layout;
 pub mod nvgpu;
+pub mod pipeline;
 pub mod pipelines;
 pub mod registers;
-pub mod schedule;
 pub mod spirv;
 pub mod support;
 
@@ -44,7 +45,8 @@ pub fn register_all() {
     tile_dialect::register_pass(amdgpu::ARGUMENT, amdgpu::create_convert_tile_to_amdgpu_pass);
     tile_dialect::register_pass(spirv::ARGUMENT, spirv::create_convert_tile_to_spirv_pass);
     tile_dialect::register_pass(layout::ARGUMENT, layout::create_infer_layouts_pass);
-    tile_dialect::register_pass(schedule::ARGUMENT, schedule::create_schedule_pipelines_pass);
+    tile_dialect::register_pass(pipeline::plan::ARGUMENT, pipeline::plan::create_plan_pipelines_pass);
+    tile_dialect::register_pass(pipeline::EXPAND_ARGUMENT, pipeline::create_expand_pipelines_pass);
     tile_dialect::register_pass(spirv::coopmat::ARGUMENT, spirv::coopmat::create_convert_tile_to_spirv_coopmat_pass);
     tile_dialect::register_pass(spirv::memory_model::ARGUMENT, spirv::memory_model::create_vulkan_memory_model_pass);
     tile_dialect::register_pipeline(

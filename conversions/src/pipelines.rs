@@ -65,6 +65,12 @@ pub fn chip_passes(chip: &str) -> Option<(&'static str, &'static str)> {
         .map(|(_, lowering, backend)| (*lowering, *backend))
 }
 
+/// The passes that decide before a chip's lowering, on a module whose `tile.target` is set: the
+/// layouts, each loop's pipeline plan, and its expansion into rings and asynchronous copies.
+pub fn decisions() -> String {
+    format!("{},{},{}", crate::layout::ARGUMENT, crate::pipeline::plan::ARGUMENT, crate::pipeline::EXPAND_ARGUMENT)
+}
+
 /// The chips of every pipeline, for messages.
 pub fn chips() -> Vec<&'static str> {
     [NVVM_CHIPS, ROCDL_CHIPS, SPIRV_CHIPS].into_iter().flatten().map(|(name, _, _)| *name).collect()
@@ -86,8 +92,7 @@ fn build_target_pipeline(manager: &OperationPassManager, name: &str, chips: &[Ch
     // The target first (tile-infer-layouts reads it), then the layouts, then the lowering, which
     // lowers as they say.
     manager.add_pass(crate::layout::attach_target_pass(chip));
-    let decisions = format!("{},{}", crate::layout::ARGUMENT, crate::schedule::ARGUMENT);
-    if let Err(message) = add_pipeline(manager, &format!("{decisions},{lowering},inline,canonicalize,cse")) {
+    if let Err(message) = add_pipeline(manager, &format!("{},{lowering},inline,canonicalize,cse", decisions())) {
         manager.add_pass(unsupported_chip_pass(name, message));
         return;
     }

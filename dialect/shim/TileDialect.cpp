@@ -66,6 +66,11 @@ TILE_VERIFY_IN_RUST(CopyOp)
 TILE_VERIFY_IN_RUST(GemmOp)
 TILE_VERIFY_IN_RUST(FillOp)
 TILE_VERIFY_IN_RUST(ReduceOp)
+TILE_VERIFY_IN_RUST(AllocBarriersOp)
+TILE_VERIFY_IN_RUST(SlotOp)
+TILE_VERIFY_IN_RUST(CopyAsyncOp)
+TILE_VERIFY_IN_RUST(ArriveOp)
+TILE_VERIFY_IN_RUST(WaitOp)
 #undef TILE_VERIFY_IN_RUST
 
 void PipelinedOp::getCanonicalizationPatterns(RewritePatternSet &results, MLIRContext *context) {

@@ -27,6 +27,8 @@ pub mod registration;
 mod verify;
 
 pub use error::{Error, Result};
+/// The most barriers one `tile.alloc_barriers` may hold.
+pub use verify::MAX_BARRIERS;
 pub use registration::{
     dialect_handle, install_hooks, load, register, register_pass, register_pipeline,
 };

@@ -247,6 +247,59 @@ pub fn reduce<'c>(
         .build()?)
 }
 
+/// Creates `tile.alloc_barriers : type` (a 1-D `memref` of `i64` in workgroup memory).
+pub fn alloc_barriers<'c>(r#type: MemRefType<'c>, location: Location<'c>) -> Result<Operation<'c>> {
+    Ok(OperationBuilder::new("tile.alloc_barriers", location)
+        .add_results(&[r#type.into()])
+        .build()?)
+}
+
+/// Creates `tile.slot ring[index] : ring type -> tile type`.
+pub fn slot<'c>(ring: Value<'c, '_>, index: Value<'c, '_>, tile: MemRefType<'c>, location: Location<'c>) -> Result<Operation<'c>> {
+    Ok(OperationBuilder::new("tile.slot", location)
+        .add_operands(&[ring, index])
+        .add_results(&[tile.into()])
+        .build()?)
+}
+
+/// Creates `tile.copy_async src[src_offsets], dst, barriers[index]`.
+pub fn copy_async<'c>(
+    src: Value<'c, '_>,
+    src_offsets: &[Value<'c, '_>],
+    dst: Value<'c, '_>,
+    [barriers, index]: [Value<'c, '_>; 2],
+    location: Location<'c>,
+) -> Result<Operation<'c>> {
+    let mut operands = vec![src];
+    operands.extend_from_slice(src_offsets);
+    operands.extend_from_slice(&[dst, barriers, index]);
+    Ok(OperationBuilder::new("tile.copy_async", location).add_operands(&operands).build()?)
+}
+
+/// Creates `tile.arrive barriers[index]`.
+pub fn arrive<'c>(barriers: Value<'c, '_>, index: Value<'c, '_>, location: Location<'c>) -> Result<Operation<'c>> {
+    Ok(OperationBuilder::new("tile.arrive", location).add_operands(&[barriers, index]).build()?)
+}
+
+/// Creates `tile.wait barriers[index], phase`.
+pub fn wait<'c>(barriers: Value<'c, '_>, index: Value<'c, '_>, phase: Value<'c, '_>, location: Location<'c>) -> Result<Operation<'c>> {
+    Ok(OperationBuilder::new("tile.wait", location).add_operands(&[barriers, index, phase]).build()?)
+}
+
+/// The operands of a `tile.copy_async`: the copy, then the barriers and the barrier's index.
+pub fn copy_async_parts<'c: 'a, 'a>(copy: &impl OperationLike<'c, 'a>) -> Option<(CopyParts<'c, 'a>, Value<'c, 'a>, Value<'c, 'a>)> {
+    let operands: Vec<Value<'c, 'a>> = copy.operands().collect();
+    let count = operands.len();
+    if count < 4 {
+        return None;
+    }
+    Some((
+        CopyParts { src: operands[0], src_offsets: operands[1..count - 3].to_vec(), dst: operands[count - 3], dst_offsets: Vec::new() },
+        operands[count - 2],
+        operands[count - 1],
+    ))
+}
+
 /// The operands of a `tile.copy`, split into its two sides.
 pub struct CopyParts<'c, 'a> {
     /// The buffer read.

@@ -278,4 +278,125 @@ def Tile_ReduceOp : Tile_Op<"reduce"> {
   }];
 }
 
+//===----------------------------------------------------------------------===//
+// Asynchronous copies (what tile-expand-pipelines writes)
+//===----------------------------------------------------------------------===//
+
+def Tile_AllocBarriersOp : Tile_Op<"alloc_barriers"> {
+  let summary = "Allocation of completion barriers for asynchronous copies";
+  let description = [{
+    The `tile.alloc_barriers` operation allocates one barrier per element of its result, a 1-D
+    `memref` of `i64` in memory space `#gpu.address_space<workgroup>`. A barrier counts phases from
+    0: phase k completes when the block has arrived on it (`tile.arrive`) for the (k+1)-th time and
+    every `tile.copy_async` that arrival covers has landed. `tile.wait` waits for one phase. Only the
+    phase's parity is kept by the hardware, so a wait may be at most one phase behind the barrier.
+    It is only legal inside a `tile.kernel`. `tile-expand-pipelines` writes it; it may also be written
+    by hand.
+
+    Example:
+
+    ```mlir
+    %full = tile.alloc_barriers : memref<2xi64, #gpu.address_space<workgroup>>
+    ```
+  }];
+  let results = (outs Res<AnyMemRef, "the barriers", [MemAlloc<DefaultResource>]>:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+}
+
+def Tile_SlotOp : Tile_Op<"slot", [Pure]> {
+  let summary = "One tile of a ring of shared tiles";
+  let description = [{
+    The `tile.slot` operation names tile `index` of `ring`, a shared buffer whose leading dimension
+    counts the ring's tiles: a `memref<S x T>` ring holds S tiles of shape T, and the result is the
+    tile of shape T at position `index` (0 <= index < S). The result aliases the ring; reads and
+    writes through it are reads and writes of the ring. Software pipelining keeps the copies of
+    later iterations in the other slots of a ring.
+
+    Example:
+
+    ```mlir
+    %Ks = tile.slot %ring[%s] : memref<2x64x128xf16, #gpu.address_space<workgroup>> -> memref<64x128xf16, #gpu.address_space<workgroup>>
+    ```
+  }];
+  let arguments = (ins
+    Arg<AnyMemRef, "the ring of shared tiles">:$ring,
+    Arg<Index, "the slot">:$index);
+  let results = (outs AnyMemRef:$result);
+  let assemblyFormat = [{
+    $ring `[` $index `]` attr-dict `:` type($ring) `->` type($result)
+  }];
+}
+
+def Tile_CopyAsyncOp : Tile_Op<"copy_async"> {
+  let summary = "Asynchronous copy of a tile from global into shared memory";
+  let description = [{
+    The `tile.copy_async` operation starts copying the tile at `srcOffsets` of the global tensor
+    `src` into the shared tile `dst`, with the semantics of `tile.copy` (clipping, N-D tensors,
+    the tile's shape the destination's). The copy lands at an unspecified time: its completion is
+    counted by barrier `index` of `barriers`, covered by the next `tile.arrive` on that barrier, and
+    observed by a `tile.wait` for the phase that arrival completes. Until then `dst` must not be read
+    or written. Source and destination have the same element type.
+
+    Example:
+
+    ```mlir
+    tile.copy_async %K[%b, %h, %k0, %c0], %Ks, %full[%s] : memref<1x32x4096x128xf16>, memref<64x128xf16, #gpu.address_space<workgroup>>, memref<2xi64, #gpu.address_space<workgroup>>
+    ```
+  }];
+  let arguments = (ins
+    Arg<AnyMemRef, "the global tensor read", [MemRead]>:$src,
+    Arg<Variadic<Index>, "the tile's origin in `src`, one index per dimension of `src`">:$srcOffsets,
+    Arg<AnyMemRef, "the shared tile written", [MemWrite]>:$dst,
+    Arg<AnyMemRef, "the barriers counting completion", [MemRead, MemWrite]>:$barriers,
+    Arg<Index, "the barrier">:$index);
+  let assemblyFormat = [{
+    $src `[` $srcOffsets `]` `,` $dst `,` $barriers `[` $index `]` attr-dict `:` type($src) `,` type($dst) `,` type($barriers)
+  }];
+}
+
+def Tile_ArriveOp : Tile_Op<"arrive"> {
+  let summary = "Arrival of the block on a barrier";
+  let description = [{
+    The `tile.arrive` operation is the block's arrival on barrier `index` of `barriers`: it covers
+    every `tile.copy_async` on that barrier since the previous arrival, and, with them landed,
+    completes the barrier's current phase. Writes the block made before it are visible to the
+    threads that wait for that phase.
+
+    Example:
+
+    ```mlir
+    tile.arrive %full[%s] : memref<2xi64, #gpu.address_space<workgroup>>
+    ```
+  }];
+  let arguments = (ins
+    Arg<AnyMemRef, "the barriers", [MemRead, MemWrite]>:$barriers,
+    Arg<Index, "the barrier">:$index);
+  let assemblyFormat = [{
+    $barriers `[` $index `]` attr-dict `:` type($barriers)
+  }];
+}
+
+def Tile_WaitOp : Tile_Op<"wait"> {
+  let summary = "Wait for a phase of a barrier";
+  let description = [{
+    The `tile.wait` operation blocks every thread of the block until phase `phase` (counted from 0)
+    of barrier `index` of `barriers` has completed: the copies it covers have landed and are visible
+    to the block, as are the writes made before its arrival. Only `phase` modulo 2 reaches the
+    hardware: the barrier must not be more than one phase ahead.
+
+    Example:
+
+    ```mlir
+    tile.wait %full[%s], %round : memref<2xi64, #gpu.address_space<workgroup>>
+    ```
+  }];
+  let arguments = (ins
+    Arg<AnyMemRef, "the barriers", [MemRead, MemWrite]>:$barriers,
+    Arg<Index, "the barrier">:$index,
+    Arg<Index, "the phase waited for">:$phase);
+  let assemblyFormat = [{
+    $barriers `[` $index `]` `,` $phase attr-dict `:` type($barriers)
+  }];
+}
+
 #endif // TILE_OPS_TD

@@ -398,6 +398,19 @@ impl Decoder {
                 let parts = copy_parts(op).ok_or_else(unsupported)?;
                 memory(Kind::Copy(parts.src_offsets.len(), parts.dst_offsets.len()))?
             }
+            "tile.copy_async" => {
+                let (parts, _, _) = tile_dialect::ops::copy_async_parts(op).ok_or_else(unsupported)?;
+                for value in [parts.src, parts.dst] {
+                    mem_type(value.r#type()).map_err(form)?;
+                }
+                Kind::Copy(parts.src_offsets.len(), 0)
+            }
+            "tile.slot" => {
+                let r#type = op.result(0).map_err(|_| unsupported())?.r#type();
+                Kind::Slot(mem_type(r#type).map_err(form)?)
+            }
+            "tile.alloc_barriers" => Kind::Barriers,
+            "tile.arrive" | "tile.wait" | "gpu.barrier" => Kind::Sync,
             "tile.gemm" => memory(Kind::Gemm(
                 op.has_attribute("transpose_a"),
                 op.has_attribute("transpose_b"),

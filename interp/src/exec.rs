@@ -25,6 +25,9 @@ pub struct Machine {
     pub buffers: Vec<Buf>,
     /// The grid block being run, for messages.
     pub block: Option<Vec<i64>>,
+    /// The buffer of each (ring, slot) taken by `tile.slot`: a ring is only read and written
+    /// through its slots.
+    pub slots: std::collections::HashMap<(usize, i64), usize>,
 }
 
 /// Returns an [`Error::Undefined`] at `op`.
@@ -111,12 +114,16 @@ impl Machine {
     pub fn run_scoped(&mut self, body: &Body, arguments: &[Val]) -> Result<Vec<Val>> {
         let mark = self.buffers.len();
         let yielded = self.run(body, arguments)?;
+        // The slots of a ring that outlives this body live as long as the ring.
+        let ring_slots = self.slots.iter().any(|((ring, _), id)| *ring < mark && *id >= mark);
         if self.buffers.len() > mark
+            && !ring_slots
             && !yielded
                 .iter()
                 .any(|v| matches!(v, Val::M(id) if *id >= mark))
         {
             self.buffers.truncate(mark);
+            self.slots.retain(|(ring, _), id| *ring < mark && *id < mark);
         }
         Ok(yielded)
     }
@@ -310,6 +317,26 @@ impl Machine {
                 })?;
             }
             Kind::Copy(src_offsets, dst_offsets) => self.copy(op, *src_offsets, *dst_offsets)?,
+            Kind::Slot(r#type) => {
+                let ring = self.buffer(op, 0)?;
+                let slot = self.int(op, 1)?;
+                let slots = self.buffers[ring].shape.first().copied().unwrap_or(0) as i64;
+                if !(0..slots).contains(&slot) {
+                    return Err(undefined(op, format!("takes slot {slot} of a ring of {slots}")));
+                }
+                let id = match self.slots.get(&(ring, slot)) {
+                    Some(id) => *id,
+                    None => {
+                        let shape = self.buffers[ring].shape[1..].to_vec();
+                        self.buffers.push(Buf::new(r#type, shape, Level::Shared));
+                        self.slots.insert((ring, slot), self.buffers.len() - 1);
+                        self.buffers.len() - 1
+                    }
+                };
+                self.set(op, Val::M(id));
+            }
+            Kind::Barriers => self.set(op, Val::Unset),
+            Kind::Sync => {}
             Kind::Gemm(transpose_a, transpose_b) => self.gemm(op, *transpose_a, *transpose_b)?,
             Kind::Fill => {
                 let id = self.buffer(op, 0)?;

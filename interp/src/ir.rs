@@ -165,8 +165,16 @@ pub enum Kind {
     Pipelined,
     /// `tile.parallel` with its extents.
     Parallel(Vec<i64>),
-    /// `tile.copy` with the number of offsets on each side.
+    /// `tile.copy` with the number of offsets on each side (`tile.copy_async`: a copy that has
+    /// landed when it returns).
     Copy(usize, usize),
+    /// `tile.slot`: the tile of the result's type at a slot of a ring.
+    Slot(MemType),
+    /// `tile.alloc_barriers`: nothing to hold, the copies being synchronous.
+    Barriers,
+    /// `tile.arrive`, `tile.wait`, `gpu.barrier`: one thread runs the block, the copies are
+    /// synchronous; nothing to wait for.
+    Sync,
     /// `tile.gemm` with transpose_a, transpose_b.
     Gemm(bool, bool),
     /// `tile.fill`.

@@ -107,6 +107,7 @@ impl Program {
             frame: vec![Val::Unset; function.slots],
             buffers: Vec::new(),
             block: None,
+            slots: std::collections::HashMap::new(),
         };
         for (index, (r#type, tensor)) in function.arguments.iter().zip(tensors.iter()).enumerate() {
             let fits = tensor.shape.len() == r#type.shape.len()

@@ -105,7 +105,11 @@ func.func @shift(%X: memref<32xf32>, %Y: memref<32xf32>) {
 // reads whole rows of it for the accumulator slots it holds.
 // NV-LABEL: gpu.module @chain_0_module
 // NV-SAME: \22strategy\22: \22registers\22
-// NV: gpu.func @chain_0_kernel({{.*}}) workgroup(%[[STAGE:.*]] : memref<1024xf16, #gpu.address_space<workgroup>> {llvm.align = 128 : i64}, %{{.*}} : memref<32x32xf16, #gpu.address_space<workgroup>> {llvm.align = 128 : i64})
+// The tiles are views of the block's dynamic shared memory, each on 128 bytes.
+// NV: gpu.func @chain_0_kernel(
+// NV: %[[SMEM:.*]] = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
+// NV: %[[STAGE:.*]] = memref.view %[[SMEM]][%{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<1024xf16, #gpu.address_space<workgroup>>
+// NV: memref.view %[[SMEM]][%c2048][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<32x32xf16, #gpu.address_space<workgroup>>
 // NV: gpu.barrier
 // NV: memref.store %{{.*}}, %[[STAGE]][%{{.*}}] : memref<1024xf16, #gpu.address_space<workgroup>>
 // NV: gpu.barrier

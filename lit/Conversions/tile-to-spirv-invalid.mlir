@@ -38,3 +38,19 @@ func.func @dynamic(%X: memref<?x?xf32>) {
   }
   return
 }
+
+// -----
+
+// A ring read slot by slot (hand-written, or expanded for another chip): SPIR-V has no views of
+// workgroup memory.
+func.func @ring(%K: memref<256x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(64) (%b) {
+    %ring = tile.alloc_shared : memref<2x32x64xf32, #gpu.address_space<workgroup>>
+    // expected-error @+1 {{'tile.slot' op reads a ring of shared tiles, which the SPIR-V lowering cannot view slot by slot; tile-plan-pipelines keeps SPIR-V loops synchronous, so leave tile.pipelined loops to it (target spirv)}}
+    %s = tile.slot %ring[%c1] : memref<2x32x64xf32, #gpu.address_space<workgroup>> -> memref<32x64xf32, #gpu.address_space<workgroup>>
+    tile.copy %K[%c0, %c0], %s : memref<256x64xf32>, memref<32x64xf32, #gpu.address_space<workgroup>>
+  }
+  return
+}

@@ -51,7 +51,7 @@ func.func @gemm(%A: memref<128x48xf16>, %B: memref<48x96xf16>, %C: memref<128x96
 
 // gfx942: the same program on mfma: padded LDS rows, two LDS buffers, B transposed into K-major rows.
 // CHECK-LABEL: func.func @gemm
-// (The ring depth of the LDS tiles is the schedule's: tile-schedule-pipelines.)
+// (The ring depth of the LDS tiles is the schedule's: tile-plan-pipelines.)
 // CHECK: tile.alloc_shared {tile.layout = #tile.smem<padding = 4>}
 // CHECK: tile.alloc_shared {tile.layout = #tile.smem<padding = 4, transposed = true>}
 // Waves (1, 2), each a 64x32 wave tile of one 32x32 mfma: lane l holds column l mod 32, rows

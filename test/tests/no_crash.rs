@@ -11,7 +11,7 @@ const PASSES: &[&str] = &[
     "--canonicalize",
     "--convert-tile-to-cpu",
     "--tile-infer-layouts",
-    "--tile-schedule-pipelines",
+    "--tile-plan-pipelines",
     "--convert-tile-to-nvgpu",
     "--pass-pipeline=builtin.module(tile-to-nvvm{chip=sm_90a})",
     "--convert-tile-to-amdgpu",

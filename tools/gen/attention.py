@@ -3,7 +3,7 @@
 one block per (64-row query block, head, batch), an online softmax over key blocks."""
 import sys
 
-def attention(name, batch, heads, seq, dim, dtype, causal, block_m=64, block_n=64, threads=128):
+def attention(name, batch, heads, seq, dim, dtype, causal, block_m=64, block_n=64, threads=128, stages=2):
     t4 = f"memref<{batch}x{heads}x{seq}x{dim}x{dtype}>"
     ws = "#gpu.address_space<workgroup>"
     fr = "#tile.fragment"
@@ -61,7 +61,7 @@ func.func @{name}(%Q: {t4}, %K: {t4}, %V: {t4}, %O: {t4}) {{
     tile.fill %Acc, %zero : memref<{block_m}x{dim}xf32, {fr}>
     tile.fill %m, %ninf : memref<{block_m}xf32, {fr}>
     tile.fill %l, %zero : memref<{block_m}xf32, {fr}>{causal_text}
-    tile.pipelined %j = %c0 to {bound} stages(2) {{
+    tile.pipelined %j = %c0 to {bound} stages({stages}) {{
       %k0 = arith.muli %j, %cbn : index
       tile.copy %K[%bb, %bh, %k0, %c0], %Ks : {t4}, memref<{block_n}x{dim}x{dtype}, {ws}>
       tile.copy %V[%bb, %bh, %k0, %c0], %Vs : {t4}, memref<{block_n}x{dim}x{dtype}, {ws}>
@@ -138,4 +138,10 @@ if __name__ == "__main__":
         print("// the interpreter and lavapipe.")
         print(attention("attention_4d_causal" if causal else "attention_4d", 1, 2, 100, 32, "f16", causal, 32, 32, 64))
     elif which == "bench":
+        # The baseline's shape in several block shapes: rows a block (64 on one warpgroup, 128 on
+        # two), keys a step, ring depth.
         print(attention("attention_bench_d128_f16", 1, 32, 4096, 128, "f16", False, block_n=32))
+        print(attention("attention_bench_d128_f16_m64n64", 1, 32, 4096, 128, "f16", False, block_n=64))
+        print(attention("attention_bench_d128_f16_m128n32", 1, 32, 4096, 128, "f16", False, block_m=128, block_n=32, threads=256))
+        print(attention("attention_bench_d128_f16_m128n64", 1, 32, 4096, 128, "f16", False, block_m=128, block_n=64, threads=256))
+        print(attention("attention_bench_d128_f16_m128n64s3", 1, 32, 4096, 128, "f16", False, block_m=128, block_n=64, threads=256, stages=3))

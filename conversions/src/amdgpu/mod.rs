@@ -39,6 +39,7 @@ pub const GENERIC: crate::generic::Flavor = crate::generic::Flavor {
     max_shared_bytes: 65_536,
     shared_limit_note: "the LDS of one workgroup",
     private_space: "#gpu.address_space<private>",
+    dynamic_shared: false,
 };
 
 tile_passes::rust_pass! {
@@ -137,7 +138,7 @@ pub(crate) fn resolve<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Result<Strategy<'
         plan.output.global,
         plan.transpose_b,
     )
-    .and_then(|config| match crate::schedule::requested_buffers(plan.main_loop.op) {
+    .and_then(|config| match crate::pipeline::plan::requested_buffers(plan.main_loop.op) {
         Some(buffers) => config.with_buffers(buffers),
         None => Ok(config),
     })

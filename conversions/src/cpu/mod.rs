@@ -8,7 +8,7 @@
 pub(crate) mod builder;
 pub(crate) mod compute;
 pub(crate) mod data;
-mod structure;
+pub(crate) mod structure;
 
 use builder::Builder;
 use melior::ir::operation::{OperationLike, OperationRef};
@@ -36,6 +36,7 @@ tile_passes::rust_pass! {
 fn lower<'c>(module: OperationRef<'c, '_>) {
     with_context(module, |context| {
         for kernel in tile_dialect::ops::find_ops(module, "tile.kernel") {
+            crate::pipeline::rings::lower(context, kernel, false);
             lower_body(context, kernel, None, Tiles::Allocated(None), &[]);
             let rewriter = melior::IrRewriter::new(context);
             let builder = Builder {
@@ -80,6 +81,8 @@ pub(crate) fn lower_body<'c>(
             "tile.fill" => data::lower_fill(&builder(*op), *op),
             "tile.gemm" => compute::lower_gemm(&builder(*op), *op),
             "tile.reduce" => compute::lower_reduce(&builder(*op), *op),
+            // One thread runs the whole block on the CPU: nothing to wait for.
+            "gpu.barrier" if threads.is_none() => {}
             _ => continue,
         }
         rewriter.erase_op(*op);
@@ -96,7 +99,9 @@ pub(crate) fn lower_body<'c>(
     for op in nested_ops(kernel).iter().rev() {
         match op_name(op).as_str() {
             "tile.parallel" => structure::lower_parallel(&builder(*op), &rewriter, *op),
-            "tile.pipelined" => structure::lower_pipelined(&builder(*op), &rewriter, *op),
+            "tile.pipelined" => {
+                structure::lower_pipelined(&builder(*op), &rewriter, *op);
+            }
             _ => {}
         }
     }

@@ -93,12 +93,13 @@ pub fn lower_parallel<'c>(
 
 // ---- tile.pipelined -----------------------------------------------------------------------------
 
-/// Lowers `tile.pipelined` to the plain loop it means (`stages` only schedules copies on GPUs).
-pub fn lower_pipelined<'c>(
+/// Lowers `tile.pipelined` to the plain loop it means (`stages` only schedules copies on GPUs);
+/// returns the end of the loop's body and its induction variable.
+pub fn lower_pipelined<'c, 'a>(
     b: &Builder<'c>,
     rewriter: &RewriterBase<'c, '_>,
-    pipelined: OperationRef<'c, '_>,
-) {
+    pipelined: OperationRef<'c, 'a>,
+) -> (At<'c, 'a>, Value<'c, 'a>) {
     let at = At::before(pipelined);
     let lower = pipelined.operand(0).expect("verified loop");
     let upper = pipelined.operand(1).expect("verified loop");
@@ -110,6 +111,7 @@ pub fn lower_pipelined<'c>(
     let _ = integer_attribute(&pipelined, "stages");
     let (inside, iv) = b.for_loop(at, lower, upper, step);
     inline_body(rewriter, pipelined, inside, &[iv]);
+    (inside, iv)
 }
 
 // ---- tile.kernel --------------------------------------------------------------------------------

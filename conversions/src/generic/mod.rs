@@ -49,6 +49,9 @@ pub struct Flavor {
     pub shared_limit_note: &'static str,
     /// The memory space of a thread's private memory (thread-owned fragments, see [`owned`]).
     pub private_space: &'static str,
+    /// Tiles are views of the block's dynamic shared memory (NVIDIA: beyond the 48 KiB a kernel may
+    /// declare statically) rather than attributions of their own.
+    pub dynamic_shared: bool,
 }
 
 impl Flavor {
@@ -117,9 +120,9 @@ pub fn lower_module(module: OperationRef, flavor: &Flavor) -> Result<(), String>
     })
 }
 
-/// Bytes of one element of type `ty` (4 for types outside the contract's).
+/// Bytes of one element of type `ty` (8 for types outside the contract's: barriers are i64).
 fn element_bytes(ty: melior::ir::Type) -> i64 {
-    Element::of(ty).map_or(4, |element| element.bytes() as i64)
+    Element::of(ty).map_or(8, |element| element.bytes() as i64)
 }
 
 /// Checks what the plain strategy supports on `flavor`'s target and returns the kernel's
@@ -154,6 +157,15 @@ fn check_kernel<'c, 'a>(
                     ),
                 ));
             }
+        }
+        if flavor.is_spirv() && op_name(&op) == "tile.slot" {
+            return Err((
+                op,
+                format!(
+                    "reads a ring of shared tiles, which the SPIR-V lowering cannot view slot by slot; tile-plan-pipelines keeps SPIR-V loops synchronous, so leave tile.pipelined loops to it (target {})",
+                    flavor.target
+                ),
+            ));
         }
         let name = op.name();
         if name
@@ -298,6 +310,12 @@ pub fn lower_kernel<'c, 'a>(
         }
         Err(_) => owned,
     };
+    // Barriers and arrivals on the chip's own barriers where it has them; what is left of the
+    // asynchronous copies made synchronous, rings as views of bytes.
+    if flavor.target == crate::nvgpu::CHIP {
+        crate::pipeline::nvidia::lower_barriers(context, kernel, threads);
+    }
+    crate::pipeline::rings::lower(context, kernel, true);
     let (splits, scratch_bytes) =
         reduce::plan(context, kernel, threads, flavor.max_shared_bytes - shared);
     shared += scratch_bytes;
@@ -368,7 +386,25 @@ pub fn lower_kernel<'c, 'a>(
         .enumerate()
         .map(|(i, tensor)| format!("%arg{i}: {}", tensor.r#type()))
         .collect();
-    let mut workgroup = if flavor.attributions && !attributions.is_empty() {
+    // Dynamic shared memory: each tile a view at its own 128-byte aligned offset.
+    let dynamic_offsets: Vec<i64> = if flavor.dynamic_shared {
+        let mut offset = 0;
+        let offsets = tiles
+            .iter()
+            .map(|tile| {
+                let memref = MemRefType::try_from(tile.result(0).expect("tile").r#type()).expect("memref");
+                let at = offset;
+                offset += crate::pipeline::rings::padded(static_sizes(memref).into_iter().map(|size| size.unwrap_or(1)).product::<i64>() * element_bytes(memref.element()));
+                at
+            })
+            .collect();
+        shared = shared.max(offset);
+        offsets
+    } else {
+        Vec::new()
+    };
+    let attributed_tiles = if flavor.dynamic_shared { 0 } else { tiles.len() };
+    let mut workgroup = if flavor.attributions && !flavor.dynamic_shared && !attributions.is_empty() {
         format!(" workgroup({})", attributions.join(", "))
     } else {
         String::new()
@@ -384,7 +420,8 @@ pub fn lower_kernel<'c, 'a>(
     // On NVIDIA and AMD the host launches the kernel through a function called where the
     // tile.kernel stood (SPIR-V kernels are launched through Vulkan, from their manifests).
     let launch = (!flavor.is_spirv()).then(|| {
-        let arguments = host::Arguments { tensor: &host::memref_argument, size_type: "index", shared_bytes: None, threads, persistent_blocks: None };
+        let dynamic = flavor.dynamic_shared.then_some(shared);
+        let arguments = host::Arguments { tensor: &host::memref_argument, size_type: "index", shared_bytes: dynamic, threads, persistent_blocks: None };
         let launched = host::Launched { tensors: tensors.clone(), grid: kernel.operands().collect(), params: Vec::new() };
         host::launch(launched, &symbols, &arguments)
     });
@@ -430,7 +467,12 @@ pub fn lower_kernel<'c, 'a>(
     manifest.strategy =
         Some(if registers { tile_manifest::Strategy::Registers } else { tile_manifest::Strategy::Plain });
     manifest.workgroup_size = Some([threads as u32, 1, 1]);
-    manifest.shared_bytes = Some(shared as u64);
+    if flavor.dynamic_shared {
+        manifest.dynamic_shared_bytes = Some(shared as u64);
+        manifest.shared_bytes = Some(0);
+    } else {
+        manifest.shared_bytes = Some(shared as u64);
+    }
     manifest.bindings = Some(bindings);
     let manifest = manifest.to_json();
     melior::ir::operation::OperationMutLike::set_attribute(
@@ -498,7 +540,36 @@ pub fn lower_kernel<'c, 'a>(
     }
     rewriter.inline_block_before(kernel_body, ret, &block_ids);
     rewriter.erase_op(kernel);
-    if flavor.attributions {
+    if flavor.dynamic_shared && !tiles.is_empty() {
+        let first = entry.first_operation().expect("shader body");
+        let at = crate::cpu::builder::At::before(first);
+        let workgroup = Attribute::parse(context, flavor.workgroup_space);
+        let bytes_type = MemRefType::new(melior::ir::r#type::IntegerType::new(context, 8).into(), &[i64::MIN], None, workgroup);
+        let bytes = builder.value(
+            at,
+            melior::ir::operation::OperationBuilder::new("gpu.dynamic_shared_memory", builder.location)
+                .add_results(&[bytes_type.into()])
+                .build()
+                .expect("gpu.dynamic_shared_memory"),
+        );
+        for (tile, offset) in tiles.iter().zip(&dynamic_offsets) {
+            let shift = builder.index(at, *offset);
+            // Fragments the threads share live in workgroup memory too.
+            let memref = MemRefType::try_from(tile.result(0).expect("tile").r#type()).expect("memref");
+            let shape: Vec<i64> = static_sizes(memref).into_iter().map(|size| size.unwrap_or(1)).collect();
+            let view_type = MemRefType::new(memref.element(), &shape, None, workgroup);
+            let view = builder.value(
+                at,
+                melior::ir::operation::OperationBuilder::new("memref.view", builder.location)
+                    .add_operands(&[bytes, shift])
+                    .add_results(&[view_type.into()])
+                    .build()
+                    .expect("memref.view"),
+            );
+            rewriter.replace_all_uses_with(tile.result(0).expect("tile").into(), view);
+            rewriter.erase_op(*tile);
+        }
+    } else if flavor.attributions {
         // gpu.func's entry block holds the arguments, then the workgroup attributions.
         for (i, tile) in tiles.iter().enumerate() {
             let attribution = entry
@@ -512,7 +583,7 @@ pub fn lower_kernel<'c, 'a>(
     for (i, fragment) in owned.iter().enumerate() {
         let private: Value = if flavor.attributions {
             entry
-                .argument(tensors.len() + tiles.len() + i)
+                .argument(tensors.len() + attributed_tiles + i)
                 .expect("private attribution")
                 .into()
         } else {

@@ -143,7 +143,7 @@ pub fn tensor_cores_or_plain<'c, 'a, C>(
         }
         Strategy::TensorCores(plan, config, layouts, schedule) => {
             check_annotations(&layouts, flavor.target)?;
-            crate::schedule::check_schedule(plan.main_loop.op, &schedule, flavor.target)?;
+            crate::pipeline::plan::check_schedule(plan.main_loop.op, &schedule, flavor.target)?;
             Ok(Some((plan, config)))
         }
     }

@@ -24,17 +24,18 @@ pub const ARGUMENT: &str = "convert-tile-to-nvgpu";
 /// The chip this lowering targets.
 pub const CHIP: &str = "sm_90a";
 
-/// The plain strategy on NVIDIA GPUs, for kernels outside the GEMM family: tiles in static shared
-/// memory (48 KiB without an opt-in), tensors as memref descriptors.
+/// The plain strategy on NVIDIA GPUs, for kernels outside the GEMM family: tiles in dynamic shared
+/// memory (the whole 227 KiB a block may have), tensors as memref descriptors.
 pub const GENERIC: crate::generic::Flavor = crate::generic::Flavor {
     target: CHIP,
     module_attributes: "",
     workgroup_space: "#gpu.address_space<workgroup>",
     attributions: true,
     static_tensors: false,
-    max_shared_bytes: 49_152,
-    shared_limit_note: "static shared memory of one block",
+    max_shared_bytes: config::MAX_SHARED_BYTES,
+    shared_limit_note: "shared memory of one block",
     private_space: "#gpu.address_space<private>",
+    dynamic_shared: true,
 };
 
 tile_passes::rust_pass! {
@@ -119,7 +120,7 @@ pub(crate) fn resolve<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Result<Strategy<'
     let grid: Vec<Option<i64>> = plan.grid.iter().map(|size| tile_dialect::ops::constant_integer(*size)).collect();
     if let [x, y] = grid[..] {
         let tiles = x.zip(y);
-        match crate::schedule::requested_persistent(plan.main_loop.op) {
+        match crate::pipeline::plan::requested_persistent(plan.main_loop.op) {
             Some(false) => {}
             asked => config.make_persistent(tiles, asked == Some(true)),
         }

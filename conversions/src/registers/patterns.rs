@@ -19,7 +19,7 @@ use melior::{
 use std::collections::{BTreeSet, HashMap};
 use tile_dialect::{
     level::{MemoryLevel, memory_level},
-    ops::{clone_detached, copy_parts, integer_attribute, memref_shape, nested_ops, op_name},
+    ops::{clone_detached, copy_async_parts, copy_parts, integer_attribute, memref_shape, nested_ops, op_name},
 };
 
 mod tensor_cores;
@@ -276,6 +276,9 @@ struct Lowering<'c, 'a, 'l> {
     private: HashMap<usize, Value<'c, 'a>>,
     tid: Value<'c, 'a>,
     shuffles: Option<i64>,
+    /// The wgmma gemms after which nothing rewrites their shared operands without a barrier of
+    /// its own: they end without one.
+    operands_kept: std::collections::HashSet<usize>,
 }
 
 fn key(op: &OperationRef) -> usize {
@@ -789,7 +792,8 @@ pub fn lower_all<'c, 'a>(
     let tid = b.thread_id(start);
     let space = Attribute::parse(context, private_space);
     let threads = integer_attribute(&kernel, "threads").unwrap_or(128);
-    let mut lowering = Lowering { threads, context, layouts, private: HashMap::new(), tid, shuffles };
+    let operands_kept = tensor_cores::operands_kept(kernel, ops, layouts);
+    let mut lowering = Lowering { threads, context, layouts, private: HashMap::new(), tid, shuffles, operands_kept };
     let allocations: Vec<OperationRef> = ops.iter().copied().filter(|op| op_name(op) == "tile.alloc_fragment").collect();
     for allocation in &allocations {
         let placed = layouts.fragment(allocation).expect("checked");
@@ -815,10 +819,16 @@ pub fn lower_all<'c, 'a>(
         .filter(|op| !in_parallel(op))
         .filter_map(|op| {
             let touches_fragment = op.operands().any(|value| level(value) == Some(MemoryLevel::Fragment));
-            let into_core_tile = op_name(op) == "tile.copy"
-                && copy_parts(op).and_then(|parts| OperationResult::try_from(parts.dst).ok()).is_some_and(|result| layouts.core_tiles.contains_key(&key(&result.owner())));
+            let destination = match op_name(op).as_str() {
+                "tile.copy" => copy_parts(op).map(|parts| parts.dst),
+                "tile.copy_async" => copy_async_parts(op).map(|(parts, _, _)| parts.dst),
+                _ => None,
+            };
+            let into_core_tile = destination
+                .and_then(crate::pipeline::rings::tile_allocation)
+                .is_some_and(|allocation| layouts.core_tiles.contains_key(&key(&allocation)));
             let rule = match op_name(op).as_str() {
-                "tile.copy" if into_core_tile => "copy_core",
+                "tile.copy" | "tile.copy_async" if into_core_tile => "copy_core",
                 "tile.gemm" if layouts.wgmma.contains(&key(op)) => "wgmma",
                 "tile.parallel" => "parallel",
                 "tile.fill" if touches_fragment => "fill",

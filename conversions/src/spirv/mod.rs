@@ -29,6 +29,7 @@ pub const FLAVOR: Flavor = Flavor {
     max_shared_bytes: MAX_SHARED_BYTES,
     shared_limit_note: "lavapipe's limit",
     private_space: "#spirv.storage_class<Function>",
+    dynamic_shared: false,
 };
 
 tile_passes::rust_pass! {

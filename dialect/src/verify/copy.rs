@@ -47,7 +47,7 @@ fn whole_tiles(src: &Buffer, dst: &Buffer) -> Verdict {
 }
 
 /// `tile` (the side without offsets) is placed at `offsets` in `buffer`.
-fn tile_in_buffer(
+pub(super) fn tile_in_buffer(
     tile: &Buffer,
     tile_role: &str,
     buffer: &Buffer,

@@ -9,6 +9,9 @@ mod buffer;
 mod compute;
 mod copy;
 mod layout;
+mod pipeline;
+
+pub use pipeline::MAX_BARRIERS;
 mod regions;
 
 use melior::ir::operation::{OperationLike, OperationRef};
@@ -31,6 +34,11 @@ pub fn verify_op(op: OperationRef) -> Verdict {
         "tile.gemm" => compute::gemm(op),
         "tile.fill" => compute::fill(op),
         "tile.reduce" => compute::reduce(op),
+        "tile.alloc_barriers" => pipeline::alloc_barriers(op),
+        "tile.slot" => pipeline::slot(op),
+        "tile.copy_async" => pipeline::copy_async(op),
+        "tile.arrive" => pipeline::arrive(op),
+        "tile.wait" => pipeline::wait(op),
         _ => Ok(()),
     }
 }

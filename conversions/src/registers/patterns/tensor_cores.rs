@@ -41,14 +41,21 @@ pub fn wgmma_plan(ops: &[OperationRef], layouts: &Layouts) -> (HashMap<usize, us
             .into_iter()
             .filter(|(value, _)| level(*value) == Some(MemoryLevel::Shared))
             .collect();
+        // A ring slot stands for its whole ring: every slot is written and read the same way.
+        let owned = |tile: &Value| crate::pipeline::rings::tile_allocation(*tile).map(|allocation| key(&allocation));
         let alone = operands.iter().all(|(tile, _)| {
-            ops.iter().filter(|op| op.operands().any(|operand| operand == *tile)).all(|user| {
-                *user == *gemm
-                    || (op_name(user) == "tile.copy"
-                        && copy_parts(user).is_some_and(|parts| parts.dst == *tile && level(parts.src) == Some(MemoryLevel::Global)))
-            })
+            let allocation = owned(tile);
+            ops.iter()
+                .filter(|op| op.operands().any(|operand| operand == *tile || (level(operand) == Some(MemoryLevel::Shared) && allocation.is_some() && owned(&operand) == allocation)))
+                .filter(|op| op_name(op) != "tile.slot")
+                .all(|user| {
+                    *user == *gemm
+                        || (op_name(user) == "tile.copy"
+                            && copy_parts(user).is_some_and(|parts| owned(&parts.dst) == allocation && level(parts.src) == Some(MemoryLevel::Global)))
+                        || (op_name(user) == "tile.copy_async"
+                            && copy_async_parts(user).is_some_and(|(parts, _, _)| owned(&parts.dst) == allocation))
+                })
         });
-        let owned = |tile: &Value| OperationResult::try_from(*tile).map(|result| key(&result.owner())).ok();
         if !alone || operands.iter().any(|(tile, _)| owned(tile).is_some_and(|k| core_tiles.contains_key(&k))) {
             continue;
         }
@@ -60,6 +67,48 @@ pub fn wgmma_plan(ops: &[OperationRef], layouts: &Layouts) -> (HashMap<usize, us
         gemms.insert(key(gemm));
     }
     (core_tiles, gemms)
+}
+
+/// The gemms of `kernel` whose shared operands nothing writes after them unless it waits for a
+/// barrier first: ring slots (`tile-expand-pipelines` refills a slot after a `gpu.barrier`), and
+/// tiles whose every writer is in the kernel's body before the op that holds the gemm (a tile
+/// copied once before the main loop). The others end with a barrier, so that a copy into their
+/// operands after them cannot overtake a warpgroup still reading.
+pub fn operands_kept<'c, 'a>(kernel: OperationRef<'c, 'a>, ops: &[OperationRef<'c, 'a>], layouts: &Layouts) -> std::collections::HashSet<usize> {
+    let body = kernel.region(0).ok().and_then(|region| region.first_block()).expect("kernel body");
+    let top = |op: OperationRef<'c, 'a>| -> Option<OperationRef<'c, 'a>> {
+        let mut current = op;
+        while current.block() != Some(body) {
+            current = current.parent_operation()?;
+        }
+        Some(current)
+    };
+    let position = |op: OperationRef| std::iter::successors(body.first_operation(), |op| op.next_in_block()).position(|candidate| candidate == op);
+    let kept = |gemm: &OperationRef<'c, 'a>, tile: Value<'c, 'a>| {
+        let from_slot = OperationResult::try_from(tile).is_ok_and(|result| op_name(&result.owner()) == "tile.slot");
+        if from_slot {
+            return true;
+        }
+        let Some(gemm_at) = top(*gemm).and_then(position) else { return false };
+        ops.iter()
+            .filter(|op| op.operands().any(|operand| operand == tile) && *op != gemm)
+            .filter(|op| match op_name(op).as_str() {
+                "tile.copy" => copy_parts(*op).is_some_and(|parts| parts.dst == tile),
+                "tile.gemm" | "tile.reduce" | "memref.load" => false,
+                _ => true,
+            })
+            .all(|writer| writer.block() == Some(body) && position(*writer).is_some_and(|at| at < gemm_at))
+    };
+    ops.iter()
+        .filter(|op| op_name(op) == "tile.gemm")
+        // A fragment A operand that wgmma does not read from registers is staged in a scratch tile
+        // that the next gemm writes again.
+        .filter(|gemm| gemm.operand(0).is_ok_and(|a| level(a) != Some(MemoryLevel::Fragment) || register_a(gemm, layouts)))
+        .filter(|gemm| {
+            [0, 1].iter().filter_map(|i| gemm.operand(*i).ok()).filter(|value| level(*value) == Some(MemoryLevel::Shared)).all(|tile| kept(gemm, tile))
+        })
+        .map(key)
+        .collect()
 }
 
 /// Whether a wgmma gemm reads its fragment A operand straight from registers: the operand holds
@@ -81,13 +130,17 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
     /// A copy from global memory into a tile kept as core matrices: each thread its elements of the
     /// blocked layout, stored at their core-matrix place, then the async-proxy fence and a barrier
     /// so that wgmma sees them.
+    ///
+    /// A `tile.copy_async` is the same copy left running: no wait, fence or barrier (its
+    /// `tile.arrive` and `tile.wait` are the barriers'; `crate::pipeline::nvidia`).
     pub(super) fn copy_to_core_matrices(&self, op: OperationRef<'c, 'a>) {
         let b = self.builder(&op);
         let at = At::before(op);
-        let parts = copy_parts(&op).expect("checked");
+        let asynchronous = op_name(&op) == "tile.copy_async";
+        let parts = if asynchronous { copy_async_parts(&op).expect("checked").0 } else { copy_parts(&op).expect("checked") };
         let tile = parts.dst;
         let shape = memref_shape(tile);
-        let k_dim = self.layouts.core_tiles[&key(&OperationResult::try_from(tile).expect("a tile").owner())];
+        let k_dim = self.layouts.core_tiles[&key(&crate::pipeline::rings::tile_allocation(tile).expect("a tile"))];
         let depth = shape[k_dim];
         let threads = self.threads;
         let spread = crate::registers::Placed::of(crate::layout::atoms::blocked(&shape, threads)).expect("the blocked layout distributes");
@@ -126,15 +179,17 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         if vectorizable {
             let aligned = self.sixteen_byte_rows(&b, at, parts.src, &parts.src_offsets);
             let fast = b.if_then(at, aligned);
-            self.copy_rows_async(&b, fast, &parts, tile, &shape, depth, threads, k_dim);
+            self.copy_rows_async(&b, fast, &parts, tile, &shape, depth, threads, k_dim, !asynchronous);
             let yes = b.value(at, melior::dialect::arith::constant(self.context, IntegerAttribute::new(IntegerType::new(self.context, 1).into(), 1).into(), b.location));
             let unaligned = b.op(at, "arith.xori", &[aligned, yes]);
             scalar(b.if_then(at, unaligned));
         } else {
             scalar(at);
         }
-        self.async_proxy_fence(&b, at);
-        b.barrier(at);
+        if !asynchronous {
+            self.async_proxy_fence(&b, at);
+            b.barrier(at);
+        }
         erase(self.context, op);
     }
 
@@ -159,7 +214,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
     }
 
     /// Copies the tile's rows in 16-byte pieces (8 elements of K, one row of a core matrix) with
-    /// `nvgpu.device_async_copy`, then waits for them; a piece reaching past the tensor's end copies
+    /// `nvgpu.device_async_copy`, then (with `wait`) waits for them; a piece reaching past the tensor's end copies
     /// what is there and fills the rest with zeros.
     #[allow(clippy::too_many_arguments)]
     fn copy_rows_async(
@@ -172,6 +227,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         depth: i64,
         threads: i64,
         k_dim: usize,
+        wait: bool,
     ) {
         let pieces = crate::registers::Placed::of(crate::layout::atoms::blocked_in_chunks(shape, threads, 8)).expect("the blocked layout distributes");
         let offsets = self.offsets(b, at, &pieces);
@@ -230,6 +286,9 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                     .build()
                     .expect("nvgpu.device_async_copy"),
             ));
+        }
+        if !wait {
+            return;
         }
         let group = b.value(at, OperationBuilder::new("nvgpu.device_async_create_group", b.location).add_operands(&tokens).add_results(&[token_type]).build().expect("group"));
         b.insert(
@@ -332,7 +391,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let a_rows = b.cast(at, "arith.index_cast", a_rows, i64_type);
         let a_address = b.op(at, "arith.addi", &[a_address, a_rows]);
         let constant = constant64(at, crate::registers::wgmma::descriptor_constant(depth));
-        let b_mn_major = OperationResult::try_from(bb).is_ok_and(|result| self.layouts.core_tiles.get(&key(&result.owner())) == Some(&0));
+        let b_mn_major = crate::pipeline::rings::tile_allocation(bb).is_some_and(|allocation| self.layouts.core_tiles.get(&key(&allocation)) == Some(&0));
         let b_constant = constant;
         let descriptor = |at: At<'c, 'a>, base: Value<'c, 'a>, bytes: i64, constant: Value<'c, 'a>| {
             let offset = constant64(at, bytes);
@@ -413,7 +472,9 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             }
         }
         // The operand tiles may be refilled after this: every warpgroup is done reading them.
-        b.barrier(at);
+        if !self.operands_kept.contains(&key(&op)) {
+            b.barrier(at);
+        }
         erase(self.context, op);
     }
 

@@ -40,6 +40,7 @@ pub const FLAVOR: Flavor = Flavor {
     max_shared_bytes: config::MAX_SHARED_BYTES,
     shared_limit_note: "NVIDIA's Vulkan limit",
     private_space: "#spirv.storage_class<Function>",
+    dynamic_shared: false,
 };
 
 /// The upstream passes after this lowering, up to `spirv.module`s ready to serialize: the plain

@@ -1,21 +1,23 @@
-//! `tile-schedule-pipelines`: decides, for the module's `tile.target`, how each kernel's
-//! `tile.pipelined` main loop runs, and records it as a `tile.schedule` dictionary on the loop:
+//! `tile-plan-pipelines`: decides, for the module's `tile.target`, how each `tile.pipelined` loop
+//! runs, and records it as a `tile.schedule` dictionary on the loop:
 //!
-//! - `buffers`: copies of the shared tiles in the ring (sm_90a: the loop's `stages`; gfx942: 2 where
-//!   they fit in LDS, else 1; cooperative matrices and the plain strategy: 1);
+//! - `buffers`: copies of the shared tiles in the ring (sm_90a: the loop's `stages`, fewer where the
+//!   ring would not fit in shared memory; gfx942: 2 where they fit in LDS, else 1; cooperative
+//!   matrices and the plain strategy elsewhere: 1);
 //! - `fill`: how a stage is filled (`tma` bulk copies, `registers` loaded a step ahead then stored,
-//!   `threads` copying element by element);
-//! - `wait`: how the MMAs wait for it (`mbarrier` transaction counts with phase parity,
-//!   `lds_barrier`, `barrier`);
-//! - `prefetch`: how many steps ahead the copies run; on sm_90a also `mma_in_flight` (wgmma groups
-//!   left running across a step), `stage_bytes`, and `persistent` (one block per multiprocessor
-//!   walks several output tiles, its ring running on from one tile into the next).
+//!   `async` copies that `tile-expand-pipelines` writes as `tile.copy_async`, `threads` copying
+//!   element by element);
+//! - `wait`: how the compute waits for it (`mbarrier` phases, `lds_barrier`, `barrier`);
+//! - `prefetch`: how many steps ahead the copies run; for the GEMM-family kernels of sm_90a also
+//!   `mma_in_flight` (wgmma groups left running across a step), `stage_bytes`, and `persistent`
+//!   (one block per multiprocessor walks several output tiles, its ring running on).
 //!
-//! The lowerings build the prologue, steady state and epilogue of that schedule themselves (the tile
-//! dialect has no asynchronous copy or barrier ops to express it before them); they decide it with
-//! the same functions, refuse a `tile.schedule` they would not build, and take some entries from
-//! one, so a schedule can also be asked for: `buffers` on gfx942 (1 or 2), `persistent = false` on
-//! sm_90a.
+//! Loops of the GEMM family on sm_90a, gfx942 and cooperative matrices are built whole by their
+//! lowerings, which refuse a `tile.schedule` they would not build and take some entries from one
+//! (`buffers` on gfx942, `persistent = false` on sm_90a). Every other loop on sm_90a whose copies
+//! from global into shared tiles can be issued ahead gets an `async` schedule, and each such copy
+//! the unit attribute `tile.ahead`: `tile-expand-pipelines` then writes the rings, barriers and
+//! asynchronous copies as tile IR.
 
 use crate::kernels::Failure;
 use melior::{
@@ -29,7 +31,7 @@ use melior::{
 use tile_dialect::ops::{nested_ops, op_name, set_attribute, with_context};
 
 /// The pass's flag.
-pub const ARGUMENT: &str = "tile-schedule-pipelines";
+pub const ARGUMENT: &str = "tile-plan-pipelines";
 /// The attribute that records a loop's schedule.
 pub const SCHEDULE_ATTRIBUTE: &str = "tile.schedule";
 /// The schedule of a loop the plain strategy runs: a plain loop, its copies shared by the threads.
@@ -70,7 +72,7 @@ pub fn check_schedule<'c, 'a>(pipelined: OperationRef<'c, 'a>, schedule: &str, c
     }
     Err((
         pipelined,
-        format!("has tile.schedule {given}, but the {chip} lowering builds {schedule}; drop the attribute or run tile-schedule-pipelines for {chip}"),
+        format!("has tile.schedule {given}, but the {chip} lowering builds {schedule}; drop the attribute or run tile-plan-pipelines for {chip}"),
     ))
 }
 
@@ -78,8 +80,15 @@ pub fn check_schedule<'c, 'a>(pipelined: OperationRef<'c, 'a>, schedule: &str, c
 fn schedule_kernel<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>, chip: &str) -> Result<(), Failure<'c, 'a>> {
     let main = crate::layout::main_loop_schedule(kernel, chip)?;
     for pipelined in nested_ops(kernel).into_iter().filter(|op| op_name(op) == "tile.pipelined") {
-        let schedule = match &main {
-            Some((main, schedule)) if *main == pipelined => schedule.as_str(),
+        let ring = match &main {
+            Some((main, _)) if *main == pipelined => None,
+            _ if chip == "sm_90a" => super::ahead::plan(kernel, pipelined),
+            _ => None,
+        };
+        let ring_schedule = ring.as_ref().map(|ring| ring.schedule());
+        let schedule = match (&main, &ring_schedule) {
+            (Some((main, schedule)), _) if *main == pipelined => schedule.as_str(),
+            (_, Some(schedule)) => schedule.as_str(),
             _ => PLAIN,
         };
         // A schedule the program asks for stays only if it is the one built.
@@ -87,16 +96,19 @@ fn schedule_kernel<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>, c
         let attribute = Attribute::parse(context, schedule)
             .ok_or_else(|| (pipelined, format!("internal error: the schedule {schedule} does not parse")))?;
         set_attribute(pipelined, SCHEDULE_ATTRIBUTE, attribute);
+        for copy in ring.map(|ring| ring.copies).unwrap_or_default() {
+            set_attribute(copy, super::AHEAD_ATTRIBUTE, Attribute::unit(context));
+        }
     }
     Ok(())
 }
 
 tile_passes::rust_pass! {
-    /// Creates the `tile-schedule-pipelines` pass (on `builtin.module`).
-    pub fn create_schedule_pipelines_pass() {
+    /// Creates the `tile-plan-pipelines` pass (on `builtin.module`).
+    pub fn create_plan_pipelines_pass() {
         argument: ARGUMENT,
-        name: "TileSchedulePipelines",
-        description: "Record how each tile.pipelined loop runs for the module's tile.target (tile.schedule: buffers, fill, wait, prefetch)",
+        name: "TilePlanPipelines",
+        description: "Record how each tile.pipelined loop runs for the module's tile.target (tile.schedule: buffers, fill, wait, prefetch; tile.ahead on the copies issued ahead)",
         anchor: "builtin.module",
         dialects: [tile_dialect::dialect_handle()],
         run: |module| {

@@ -1,7 +1,7 @@
-// tile-schedule-pipelines: how each kernel's tile.pipelined main loop runs on the module's
+// tile-plan-pipelines: how each kernel's tile.pipelined main loop runs on the module's
 // tile.target, as tile.schedule on the loop: buffers in the ring, how a stage is filled and awaited,
 // how far ahead the copies run. The target pipelines run it before their lowering, which builds it.
-// RUN: tile-opt %s -split-input-file -tile-schedule-pipelines | FileCheck %s
+// RUN: tile-opt %s -split-input-file -tile-plan-pipelines | FileCheck %s
 
 // sm_90a: the loop's 3 stages as a TMA ring on mbarriers, 2 steps of copies ahead, one wgmma group
 // left running across a step.
@@ -220,6 +220,86 @@ func.func @gemm_relu(%A: memref<4096x4096xf16>, %B: memref<4096x4096xf16>, %C: m
       memref.store %r, %Cf[%i, %j] : memref<128x128xf32, #tile.fragment>
     }
     tile.copy %Cf, %C[%m0, %n0] : memref<128x128xf32, #tile.fragment>, memref<4096x4096xf16>
+  }
+  return
+}
+}
+
+// -----
+
+// sm_90a, plain strategy: the copy into the shared tile that the loop only reads afterwards runs
+// ahead on a ring as deep as the loop's stages; tile-expand-pipelines writes it out.
+// CHECK-LABEL: func.func @column_sums
+// CHECK: tile.pipelined {{.*}} stages(3) attributes {tile.schedule = {buffers = 3 : i64, fill = "async", prefetch = 2 : i64, wait = "mbarrier"}}
+// CHECK: tile.copy {{.*}} {tile.ahead}
+module attributes {tile.target = "sm_90a"} {
+func.func @column_sums(%A: memref<256x64xf32>, %O: memref<64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c32 = arith.constant 32 : index
+  tile.kernel grid(%c1) threads(128) (%b) {
+    %s = tile.alloc_shared : memref<32x64xf32, #gpu.address_space<workgroup>>
+    %acc = tile.alloc_fragment : memref<64xf32, #tile.fragment>
+    tile.pipelined %k = %c0 to %c8 stages(3) {
+      %r0 = arith.muli %k, %c32 : index
+      tile.copy %A[%r0, %c0], %s : memref<256x64xf32>, memref<32x64xf32, #gpu.address_space<workgroup>>
+      tile.reduce <sum> %s, %acc dim(0) {clear = false} : memref<32x64xf32, #gpu.address_space<workgroup>>, memref<64xf32, #tile.fragment>
+    }
+    tile.copy %acc, %O[%c0] : memref<64xf32, #tile.fragment>, memref<64xf32>
+  }
+  return
+}
+}
+
+// -----
+
+// A copy whose tile is read before it in the iteration (the previous iteration's data) cannot run
+// ahead: the loop keeps the plain schedule.
+// CHECK-LABEL: func.func @read_before_copy
+// CHECK: tile.schedule = {buffers = 1 : i64, fill = "threads", prefetch = 0 : i64, wait = "barrier"}
+// CHECK-NOT: tile.ahead
+module attributes {tile.target = "sm_90a"} {
+func.func @read_before_copy(%A: memref<256x64xf32>, %O: memref<64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c32 = arith.constant 32 : index
+  tile.kernel grid(%c1) threads(128) (%b) {
+    %s = tile.alloc_shared : memref<32x64xf32, #gpu.address_space<workgroup>>
+    %acc = tile.alloc_fragment : memref<64xf32, #tile.fragment>
+    tile.pipelined %k = %c0 to %c8 stages(3) {
+      tile.reduce <sum> %s, %acc dim(0) {clear = false} : memref<32x64xf32, #gpu.address_space<workgroup>>, memref<64xf32, #tile.fragment>
+      %r0 = arith.muli %k, %c32 : index
+      tile.copy %A[%r0, %c0], %s : memref<256x64xf32>, memref<32x64xf32, #gpu.address_space<workgroup>>
+    }
+    tile.copy %acc, %O[%c0] : memref<64xf32, #tile.fragment>, memref<64xf32>
+  }
+  return
+}
+}
+
+// -----
+
+// gfx942 and SPIR-V have no asynchronous copies in their lowerings yet: plain loops.
+// CHECK-LABEL: func.func @column_sums_gfx942
+// CHECK: tile.schedule = {buffers = 1 : i64, fill = "threads", prefetch = 0 : i64, wait = "barrier"}
+// CHECK-NOT: tile.ahead
+module attributes {tile.target = "gfx942"} {
+func.func @column_sums_gfx942(%A: memref<256x64xf32>, %O: memref<64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c32 = arith.constant 32 : index
+  tile.kernel grid(%c1) threads(128) (%b) {
+    %s = tile.alloc_shared : memref<32x64xf32, #gpu.address_space<workgroup>>
+    %acc = tile.alloc_fragment : memref<64xf32, #tile.fragment>
+    tile.pipelined %k = %c0 to %c8 stages(3) {
+      %r0 = arith.muli %k, %c32 : index
+      tile.copy %A[%r0, %c0], %s : memref<256x64xf32>, memref<32x64xf32, #gpu.address_space<workgroup>>
+      tile.reduce <sum> %s, %acc dim(0) {clear = false} : memref<32x64xf32, #gpu.address_space<workgroup>>, memref<64xf32, #tile.fragment>
+    }
+    tile.copy %acc, %O[%c0] : memref<64xf32, #tile.fragment>, memref<64xf32>
   }
   return
 }

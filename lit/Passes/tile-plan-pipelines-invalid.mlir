@@ -1,6 +1,6 @@
-// Invalid input for tile-schedule-pipelines: a schedule the program asks for that the target
+// Invalid input for tile-plan-pipelines: a schedule the program asks for that the target
 // does not build is an error naming the loop, the chip and what it builds or would fit.
-// RUN: tile-opt %s -split-input-file -verify-diagnostics -tile-schedule-pipelines
+// RUN: tile-opt %s -split-input-file -verify-diagnostics -tile-plan-pipelines
 
 // sm_90a builds one buffer per stage: stages(3) with 2 buffers asked for.
 module attributes {tile.target = "sm_90a"} {
@@ -16,7 +16,7 @@ func.func @fewer_buffers(%A: memref<4096x4096xf16>, %B: memref<4096x4096xf16>, %
     tile.fill %Cf, %zero : memref<128x128xf32, #tile.fragment>
     %m0 = arith.muli %by, %c128 : index
     %n0 = arith.muli %bx, %c128 : index
-    // expected-error @+1 {{'tile.pipelined' op has tile.schedule {buffers = 2 : i64}, but the sm_90a lowering builds {buffers = 3 : i64, fill = "tma", mma_in_flight = 1 : i64, persistent = false, prefetch = 2 : i64, stage_bytes = 16384 : i64, wait = "mbarrier"}; drop the attribute or run tile-schedule-pipelines for sm_90a}}
+    // expected-error @+1 {{'tile.pipelined' op has tile.schedule {buffers = 2 : i64}, but the sm_90a lowering builds {buffers = 3 : i64, fill = "tma", mma_in_flight = 1 : i64, persistent = false, prefetch = 2 : i64, stage_bytes = 16384 : i64, wait = "mbarrier"}; drop the attribute or run tile-plan-pipelines for sm_90a}}
     tile.pipelined %k = %c0 to %c128 stages(3) attributes {tile.schedule = {buffers = 2 : i64}} {
       %k0 = arith.muli %k, %c32 : index
       tile.copy %A[%m0, %k0], %As : memref<4096x4096xf16>, memref<128x32xf16, #gpu.address_space<workgroup>>

@@ -1,0 +1,147 @@
+//! Which copies of a `tile.pipelined` loop can be issued ahead of the iteration that reads them,
+//! and how deep their ring can be.
+//!
+//! A copy runs ahead when it is a `tile.copy` from a global tensor into a shared tile, directly in
+//! the loop's body, with one element type on both sides (an asynchronous copy does not convert),
+//! into a tile allocated outside the loop that nothing else writes and that is read only later in
+//! the same iteration (by gemms, reductions, copies out of it and loads); and when its source and offsets can be
+//! computed for a later iteration: values from outside the loop, the induction variable, and pure
+//! `arith`/`index` ops of the body over those.
+
+use super::rings::{padded, tile_bytes};
+use melior::ir::ShapedTypeLike;
+use melior::ir::{
+    BlockLike, RegionLike, Value, ValueLike,
+    operation::{OperationLike, OperationRef, OperationResult},
+    r#type::MemRefType,
+};
+use tile_dialect::{
+    level::{MemoryLevel, memory_level},
+    ops::{copy_parts, integer_attribute, is_defined_inside, nested_ops, op_name, static_sizes},
+};
+
+/// The shared memory a block may use on sm_90a (227 KiB), less room for reduction scratch and
+/// barriers.
+const SHARED_BUDGET: i64 = 232_448 - 4096;
+
+/// The plan of one loop: its ring depth and the copies issued ahead.
+pub struct Ring<'c, 'a> {
+    /// Tiles each ring holds (the copies of this many iterations are in flight).
+    pub depth: i64,
+    /// The copies issued ahead.
+    pub copies: Vec<OperationRef<'c, 'a>>,
+}
+
+impl Ring<'_, '_> {
+    /// The `tile.schedule` that records this plan.
+    pub fn schedule(&self) -> String {
+        format!(
+            "{{buffers = {} : i64, fill = \"async\", prefetch = {} : i64, wait = \"mbarrier\"}}",
+            self.depth,
+            self.depth - 1
+        )
+    }
+}
+
+/// Returns the op of `block` that is `op` or holds it.
+fn ancestor_in<'c, 'a>(op: OperationRef<'c, 'a>, body: &melior::ir::block::BlockRef<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
+    let mut current = Some(op);
+    while let Some(candidate) = current {
+        if candidate.block().is_some_and(|block| block == *body) {
+            return Some(candidate);
+        }
+        current = candidate.parent_operation();
+    }
+    None
+}
+
+/// Whether `value` can be computed for another iteration at the loop's top (see the module's
+/// doc): defined outside `pipelined`, its induction variable, or a pure op of its body over those.
+pub fn computable(value: Value, pipelined: OperationRef, depth: usize) -> bool {
+    if !is_defined_inside(value, pipelined) {
+        return true;
+    }
+    let body = pipelined.region(0).ok().and_then(|region| region.first_block()).expect("loop body");
+    if body.argument(0).is_ok_and(|iv| Value::from(iv) == value) {
+        return true;
+    }
+    let Ok(result) = OperationResult::try_from(value) else { return false };
+    let owner = result.owner();
+    let pure = {
+        let name = op_name(&owner);
+        (name.starts_with("arith.") || name.starts_with("index.") || name == "affine.apply") && owner.region_count() == 0
+    };
+    depth < 32
+        && pure
+        && owner.block().is_some_and(|block| block == body)
+        && owner.operands().all(|operand| computable(operand, pipelined, depth + 1))
+}
+
+/// Whether `copy` (in `pipelined`'s body) can run ahead (see the module's doc).
+pub fn goes_ahead(kernel: OperationRef, pipelined: OperationRef, copy: OperationRef) -> bool {
+    let body = pipelined.region(0).ok().and_then(|region| region.first_block()).expect("loop body");
+    let Some(parts) = copy_parts(&copy) else { return false };
+    let tile = parts.dst;
+    let element = |value: Value| MemRefType::try_from(value.r#type()).map(|memref| memref.element().to_string()).ok();
+    let allocated_outside = OperationResult::try_from(tile)
+        .is_ok_and(|result| op_name(&result.owner()) == "tile.alloc_shared" && !is_defined_inside(tile, pipelined));
+    if memory_level(parts.src.r#type()) != Some(MemoryLevel::Global)
+        || !parts.dst_offsets.is_empty()
+        || !allocated_outside
+        || element(parts.src) != element(tile)
+        || !computable(parts.src, pipelined, 0)
+        || !parts.src_offsets.iter().all(|offset| computable(*offset, pipelined, 0))
+    {
+        return false;
+    }
+    // Every other use of the tile reads it, later in the same iteration.
+    let position = |op: OperationRef| body.first_operation().into_iter().flat_map(|first| std::iter::successors(Some(first), |op| op.next_in_block())).position(|candidate| candidate == op);
+    let Some(copy_position) = position(copy) else { return false };
+    nested_ops(kernel)
+        .into_iter()
+        .filter(|user| *user != copy && user.operands().any(|operand| operand == tile))
+        .all(|user| {
+            let reads = match op_name(&user).as_str() {
+                "tile.gemm" => user.operand(2).is_ok_and(|accumulator| accumulator != tile),
+                "tile.copy" => copy_parts(&user).is_some_and(|parts| parts.src == tile && parts.dst != tile),
+                "tile.reduce" => user.operand(1).is_ok_and(|dst| dst != tile),
+                "memref.load" => true,
+                _ => false,
+            };
+            reads && ancestor_in(user, &body).and_then(position).is_some_and(|at| at > copy_position)
+        })
+}
+
+/// Plans `pipelined` (in `kernel`) on sm_90a: `None` when no copy can run ahead or the loop has one
+/// stage.
+pub fn plan<'c, 'a>(kernel: OperationRef<'c, 'a>, pipelined: OperationRef<'c, 'a>) -> Option<Ring<'c, 'a>> {
+    let stages = integer_attribute(&pipelined, "stages").unwrap_or(1);
+    if stages < 2 {
+        return None;
+    }
+    let body = pipelined.region(0).ok()?.first_block()?;
+    let copies: Vec<OperationRef> = std::iter::successors(body.first_operation(), |op| op.next_in_block())
+        .filter(|op| op_name(op) == "tile.copy" && goes_ahead(kernel, pipelined, *op))
+        .collect();
+    if copies.is_empty() {
+        return None;
+    }
+    // The deepest ring up to `stages` that fits beside the kernel's other shared tiles.
+    let bytes = |value: Value| MemRefType::try_from(value.r#type()).map(|memref| {
+        let elements: i64 = static_sizes(memref).into_iter().map(|size| size.unwrap_or(1)).product();
+        elements * tile_dialect::element::Element::of(memref.element()).map_or(8, |element| element.bytes() as i64)
+    });
+    let shared: i64 = nested_ops(kernel)
+        .iter()
+        .filter(|op| op_name(op) == "tile.alloc_shared" || op_name(op) == "tile.alloc_barriers")
+        .filter_map(|op| op.result(0).ok().and_then(|result| bytes(result.into()).ok()))
+        .sum();
+    let ring_tiles: i64 = copies
+        .iter()
+        .filter_map(|copy| copy_parts(copy))
+        .filter_map(|parts| MemRefType::try_from(parts.dst.r#type()).ok())
+        .map(|memref| padded(tile_bytes(memref)))
+        .sum();
+    let depth = (2..=stages.min(super::MAX_DEPTH)).rev().find(|depth| shared + (depth - 1) * ring_tiles + 8 * depth <= SHARED_BUDGET)?;
+    Some(Ring { depth, copies })
+}

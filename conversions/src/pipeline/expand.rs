@@ -1,0 +1,214 @@
+//! `tile-expand-pipelines`: writes the plan of `tile-plan-pipelines` out as tile IR. A loop
+//! `tile.pipelined %i = lb to ub step s` whose schedule fills its stages `async`, with a ring of
+//! depth D, becomes:
+//!
+//! - a ring `memref<D x T>` for each tile T its `tile.ahead` copies write, and D barriers;
+//! - a prologue: for p < D, when lb + p s < ub, the copies of iteration p into slot p
+//!   (`tile.copy_async`), then `tile.arrive` on barrier p;
+//! - an `scf.for` whose iteration k (= (i - lb) / s) waits for phase k / D of barrier k mod D,
+//!   reads slot k mod D of each ring where the body read T, and, when i + D s < ub, refills that
+//!   slot with the copies of iteration k + D once every thread is done with it (`gpu.barrier`).
+//!
+//! Every iteration's copies are issued once and waited for once, whatever the trip count (below,
+//! equal to or not a multiple of D, or dynamic).
+
+use super::{AHEAD_ATTRIBUTE, plan::requested_buffers};
+use crate::{
+    cpu::builder::{At, Builder},
+    kernels::Failure,
+};
+use melior::ir::ShapedTypeLike;
+use melior::{
+    Context,
+    ir::{
+        BlockLike, RegionLike, Value, ValueLike,
+        attribute::StringAttribute,
+        operation::{OperationLike, OperationRef, OperationResult},
+        r#type::{IntegerType, MemRefType},
+    },
+};
+use tile_dialect::ops::{clone_detached, copy_parts, is_defined_inside, nested_ops, op_name, set_operand, static_sizes};
+
+/// One copy issued ahead: where it reads, and the ring that replaces its tile.
+struct Ahead<'c, 'a> {
+    copy: OperationRef<'c, 'a>,
+    tile: Value<'c, 'a>,
+    ring: Value<'c, 'a>,
+}
+
+/// Whether `pipelined`'s schedule asks for asynchronous fills.
+fn fills_async(pipelined: OperationRef) -> bool {
+    pipelined
+        .attribute(super::plan::SCHEDULE_ATTRIBUTE)
+        .ok()
+        .and_then(|attr| melior::ir::attribute::DictionaryAttribute::try_from(attr).ok())
+        .and_then(|schedule| schedule.element_by_name("fill"))
+        .and_then(|fill| StringAttribute::try_from(fill).ok())
+        .is_some_and(|fill| fill.value() == "async")
+}
+
+/// `arith.cmpi slt, lhs, rhs`.
+fn less<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, lhs: Value<'c, 'a>, rhs: Value<'c, 'a>) -> Value<'c, 'a> {
+    b.value(at, melior::dialect::arith::cmpi(b.context, melior::dialect::arith::CmpiPredicate::Slt, lhs, rhs, b.location))
+}
+
+/// The value `value` (of the loop `owner`, whose induction variable is `iv`) takes when the
+/// induction variable is `at_iv`: values from outside the loop as they are, the pure ops between
+/// cloned at `at` (see `ahead::computable`).
+fn materialize<'c, 'a>(
+    value: Value<'c, 'a>,
+    owner: OperationRef<'c, 'a>,
+    iv: Value<'c, 'a>,
+    at_iv: Value<'c, 'a>,
+    at: At<'c, 'a>,
+    done: &mut Vec<(Value<'c, 'a>, Value<'c, 'a>)>,
+) -> Value<'c, 'a> {
+    if value == iv {
+        return at_iv;
+    }
+    if !is_defined_inside(value, owner) {
+        return value;
+    }
+    if let Some((_, known)) = done.iter().find(|(original, _)| *original == value) {
+        return *known;
+    }
+    let result = OperationResult::try_from(value).expect("a computable value is an op's result");
+    let original = result.owner();
+    let operands: Vec<Value> = original.operands().collect();
+    let clone = at.block.insert_operation_before(at.before, clone_detached(original));
+    for (position, operand) in operands.into_iter().enumerate() {
+        let mapped = materialize(operand, owner, iv, at_iv, at, done);
+        set_operand(clone, position, mapped);
+    }
+    let cloned: Value = clone.result(result.result_number()).expect("same results").into();
+    done.push((value, cloned));
+    cloned
+}
+
+/// Issues the copies of the iteration whose induction variable is `at_iv` into `slot`, then the
+/// arrival on its barrier.
+#[allow(clippy::too_many_arguments)]
+fn issue<'c, 'a>(
+    b: &Builder<'c>,
+    at: At<'c, 'a>,
+    aheads: &[Ahead<'c, 'a>],
+    owner: OperationRef<'c, 'a>,
+    iv: Value<'c, 'a>,
+    at_iv: Value<'c, 'a>,
+    slot: Value<'c, 'a>,
+    barriers: Value<'c, 'a>,
+) {
+    let mut done = Vec::new();
+    for ahead in aheads {
+        let parts = copy_parts(&ahead.copy).expect("a planned copy");
+        let src = materialize(parts.src, owner, iv, at_iv, at, &mut done);
+        let offsets: Vec<Value> = parts.src_offsets.iter().map(|offset| materialize(*offset, owner, iv, at_iv, at, &mut done)).collect();
+        let tile_type = MemRefType::try_from(ahead.tile.r#type()).expect("a tile");
+        let view = b.value(at, tile_dialect::ops::slot(ahead.ring, slot, tile_type, ahead.copy.location()).expect("tile.slot"));
+        b.insert(at, tile_dialect::ops::copy_async(src, &offsets, view, [barriers, slot], ahead.copy.location()).expect("tile.copy_async"));
+    }
+    b.insert(at, tile_dialect::ops::arrive(barriers, slot, b.location).expect("tile.arrive"));
+}
+
+/// Expands one planned loop (see the module's doc).
+fn expand_loop<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>, pipelined: OperationRef<'c, 'a>) -> Result<(), Failure<'c, 'a>> {
+    let body = pipelined.region(0).ok().and_then(|region| region.first_block()).expect("loop body");
+    let copies: Vec<OperationRef> = std::iter::successors(body.first_operation(), |op| op.next_in_block())
+        .filter(|op| op.attribute(AHEAD_ATTRIBUTE).is_ok())
+        .collect();
+    let depth = requested_buffers(pipelined).unwrap_or(1);
+    if copies.is_empty() || depth < 2 {
+        return Ok(());
+    }
+    if depth > super::MAX_DEPTH {
+        return Err((pipelined, format!("has a ring of {depth} buffers in its tile.schedule; at most {} are supported", super::MAX_DEPTH)));
+    }
+    for copy in &copies {
+        if op_name(copy) != "tile.copy" || !super::ahead::goes_ahead(kernel, pipelined, *copy) {
+            return Err((
+                *copy,
+                "is marked tile.ahead but cannot be issued ahead: it must copy a global tensor into a shared tile allocated outside the loop, with one element type, from offsets computable from the induction variable and values outside the loop, and be the tile's only writer, before its readers in the iteration".into(),
+            ));
+        }
+    }
+    let b = Builder { context, location: pipelined.location(), threads: None };
+    let before = At::before(pipelined);
+    let workgroup = melior::ir::Attribute::parse(context, "#gpu.address_space<workgroup>");
+    // One ring per tile, D barriers for the loop.
+    let aheads: Vec<Ahead> = copies
+        .iter()
+        .map(|copy| {
+            let tile = copy_parts(copy).expect("a planned copy").dst;
+            let memref = MemRefType::try_from(tile.r#type()).expect("a tile");
+            let mut shape = vec![depth];
+            shape.extend(static_sizes(memref).into_iter().map(|size| size.unwrap_or(1)));
+            let ring_type = MemRefType::new(memref.element(), &shape, None, workgroup);
+            let allocation = OperationResult::try_from(tile).expect("planned: an allocation").owner();
+            let ring = b.value(At::before(allocation), tile_dialect::ops::alloc_shared(ring_type, allocation.location()).expect("tile.alloc_shared"));
+            Ahead { copy: *copy, tile, ring }
+        })
+        .collect();
+    let barrier_type = MemRefType::new(IntegerType::new(context, 64).into(), &[depth], None, workgroup);
+    let barriers = b.value(before, tile_dialect::ops::alloc_barriers(barrier_type, pipelined.location()).expect("tile.alloc_barriers"));
+    let lower = pipelined.operand(0).expect("verified loop");
+    let upper = pipelined.operand(1).expect("verified loop");
+    let step = if pipelined.operand_count() == 3 { pipelined.operand(2).expect("step") } else { b.index(before, 1) };
+    let iv: Value = body.argument(0).expect("induction variable").into();
+    // Prologue: iterations 0 .. D-1 into slots 0 .. D-1.
+    for p in 0..depth {
+        let distance = b.index(before, p);
+        let offset = b.op(before, "arith.muli", &[distance, step]);
+        let at_iv = b.op(before, "arith.addi", &[lower, offset]);
+        let inside = b.if_then(before, less(&b, before, at_iv, upper));
+        let slot = b.index(inside, p);
+        issue(&b, inside, &aheads, pipelined, iv, at_iv, slot, barriers);
+    }
+    // The loop: wait for this iteration's slot, read it, refill it for iteration k + D.
+    let rewriter = melior::IrRewriter::new(context);
+    let rewriter = rewriter.as_rewriter_base();
+    let (end, iv) = crate::cpu::structure::lower_pipelined(&b, &rewriter, pipelined);
+    let looped = end.block.parent_operation().expect("the scf.for");
+    let top = At::before(end.block.first_operation().expect("the body ends in scf.yield"));
+    let distance = b.op(top, "arith.subi", &[iv, lower]);
+    let iteration = b.op(top, "arith.divui", &[distance, step]);
+    let ring_depth = b.index(top, depth);
+    let slot = b.op(top, "arith.remui", &[iteration, ring_depth]);
+    let round = b.op(top, "arith.divui", &[iteration, ring_depth]);
+    b.insert(top, tile_dialect::ops::wait(barriers, slot, round, b.location).expect("tile.wait"));
+    for ahead in &aheads {
+        let tile_type = MemRefType::try_from(ahead.tile.r#type()).expect("a tile");
+        let view = b.value(top, tile_dialect::ops::slot(ahead.ring, slot, tile_type, ahead.copy.location()).expect("tile.slot"));
+        let readers: Vec<OperationRef> = nested_ops(looped).into_iter().filter(|op| *op != ahead.copy && op.operands().any(|operand| operand == ahead.tile)).collect();
+        for reader in readers {
+            for (position, operand) in reader.operands().enumerate() {
+                if operand == ahead.tile {
+                    set_operand(reader, position, view);
+                }
+            }
+        }
+    }
+    let distance = b.op(end, "arith.muli", &[ring_depth, step]);
+    let next = b.op(end, "arith.addi", &[iv, distance]);
+    let refill = b.if_then(end, less(&b, end, next, upper));
+    // Every thread is done with the slot before it is written again.
+    b.barrier(refill);
+    issue(&b, refill, &aheads, looped, iv, next, slot, barriers);
+    for ahead in &aheads {
+        rewriter.erase_op(ahead.copy);
+        if let Ok(result) = OperationResult::try_from(ahead.tile)
+            && !nested_ops(kernel).iter().any(|op| op.operands().any(|operand| operand == ahead.tile))
+        {
+            rewriter.erase_op(result.owner());
+        }
+    }
+    Ok(())
+}
+
+/// Expands every planned loop of `kernel`, innermost first.
+pub fn expand_kernel<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>) -> Result<(), Failure<'c, 'a>> {
+    let loops: Vec<OperationRef> = nested_ops(kernel).into_iter().filter(|op| op_name(op) == "tile.pipelined" && fills_async(*op)).collect();
+    for pipelined in loops.into_iter().rev() {
+        expand_loop(context, kernel, pipelined)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,34 @@
+//! Software pipelining as tile-level passes with visible IR.
+//!
+//! | flag | module | does |
+//! |------|--------|------|
+//! | `tile-plan-pipelines` | [`plan`] (with [`ahead`]) | records each loop's schedule for the module's `tile.target`, and marks the copies issued ahead (`tile.ahead`) |
+//! | `tile-expand-pipelines` | [`expand`] | writes a planned loop out as rings of shared tiles, barriers, `tile.copy_async`, `tile.arrive` and `tile.wait` with their slot and phase arithmetic |
+//!
+//! [`rings`] lowers rings and, where nothing runs asynchronously, the asynchronous-copy ops; each GPU
+//! lowering lowers the rest (sm_90a: cp.async and mbarriers).
+
+pub mod ahead;
+pub mod expand;
+pub mod nvidia;
+pub mod plan;
+pub mod rings;
+
+/// The unit attribute that marks a copy `tile-expand-pipelines` issues ahead.
+pub const AHEAD_ATTRIBUTE: &str = "tile.ahead";
+/// The deepest ring a loop may get (the barriers a `tile.alloc_barriers` may hold).
+pub const MAX_DEPTH: i64 = tile_dialect::MAX_BARRIERS;
+/// The expansion pass's flag.
+pub const EXPAND_ARGUMENT: &str = "tile-expand-pipelines";
+
+tile_passes::rust_pass! {
+    /// Creates the `tile-expand-pipelines` pass (on `builtin.module`).
+    pub fn create_expand_pipelines_pass() {
+        argument: EXPAND_ARGUMENT,
+        name: "TileExpandPipelines",
+        description: "Write each planned tile.pipelined loop out as rings of shared tiles, barriers and asynchronous copies (tile.copy_async, tile.arrive, tile.wait)",
+        anchor: "builtin.module",
+        dialects: tile_dialect::registration::gpu_lowering_dialects(),
+        run: |module| crate::kernels::lower_each_kernel(module, &|context, _, kernel, _| expand::expand_kernel(context, kernel)),
+    }
+}

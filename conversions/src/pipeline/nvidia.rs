@@ -1,0 +1,108 @@
+//! The barrier ops on NVIDIA chips (sm_90a), as mbarriers in shared memory.
+//!
+//! | op | lowering |
+//! |----|----------|
+//! | `tile.alloc_barriers` | kept as a shared tile of `i64`s; after it, once every thread is past it, thread 0 initializes each mbarrier to expect one arrival per thread |
+//! | `tile.arrive` | per thread `cp.async.mbarrier.arrive` (the phase also waits for the thread's cp.async copies) then `mbarrier.arrive` (release: its plain stores are visible after the wait) |
+//! | `tile.wait` | `mbarrier.try_wait.parity` on the phase's parity (acquire), then the async-proxy fence, so that wgmma reads what the copies wrote |
+//!
+//! `tile.copy_async` into a tile that wgmma reads as core matrices is the register rules' (16-byte
+//! cp.async copies); any other becomes synchronous (`super::rings`).
+
+use crate::cpu::builder::{At, Builder};
+use melior::{
+    Context,
+    ir::{
+        Attribute, Identifier, Type, Value, ValueLike,
+        attribute::IntegerAttribute,
+        operation::{OperationBuilder, OperationLike, OperationRef},
+        r#type::IntegerType,
+    },
+};
+use tile_dialect::ops::{nested_ops, op_name, static_sizes};
+
+/// The suspend-time hint of a wait, in nanoseconds (the try_wait loop re-polls after it).
+const WAIT_HINT_NS: i64 = 10_000_000;
+
+/// `!llvm.ptr<3>` to barrier `index` of `barriers`.
+fn barrier_pointer<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, barriers: Value<'c, 'a>, index: Value<'c, 'a>) -> Value<'c, 'a> {
+    let context = b.context;
+    let base = b.value(
+        at,
+        OperationBuilder::new("memref.extract_aligned_pointer_as_index", b.location)
+            .add_operands(&[barriers])
+            .add_results(&[Type::index(context)])
+            .build()
+            .expect("memref.extract_aligned_pointer_as_index"),
+    );
+    let offset = b.op(at, "arith.muli", &[index, b.index(at, 8)]);
+    let address = b.op(at, "arith.addi", &[base, offset]);
+    let i64_type: Type = IntegerType::new(context, 64).into();
+    let address = b.cast(at, "arith.index_cast", address, i64_type);
+    b.cast(at, "llvm.inttoptr", address, Type::parse(context, "!llvm.ptr<3>").expect("shared pointer"))
+}
+
+fn i32_constant<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, value: i64) -> Value<'c, 'a> {
+    b.value(at, melior::dialect::arith::constant(b.context, IntegerAttribute::new(IntegerType::new(b.context, 32).into(), value).into(), b.location))
+}
+
+fn void<'c>(b: &Builder<'c>, at: At<'c, '_>, name: &str, operands: &[Value<'c, '_>], attributes: &[(&str, &str)]) {
+    let attributes: Vec<(Identifier, Attribute)> = attributes
+        .iter()
+        .map(|(name, text)| (Identifier::new(b.context, name), Attribute::parse(b.context, text).expect("nvvm attribute")))
+        .collect();
+    b.insert(at, OperationBuilder::new(name, b.location).add_operands(operands).add_attributes(&attributes).build().unwrap_or_else(|error| panic!("{name}: {error}")));
+}
+
+/// Lowers the barrier ops of `kernel` (see the module's doc); `threads` is the block's size.
+pub fn lower_barriers<'c>(context: &'c Context, kernel: OperationRef<'c, '_>, threads: i64) {
+    let rewriter = melior::IrRewriter::new(context);
+    let rewriter = rewriter.as_rewriter_base();
+    for op in nested_ops(kernel) {
+        let b = Builder { context, location: op.location(), threads: None };
+        match op_name(&op).as_str() {
+            "tile.alloc_barriers" => {
+                let barriers: Value = op.result(0).expect("barriers").into();
+                let count = melior::ir::r#type::MemRefType::try_from(barriers.r#type()).map(|memref| static_sizes(memref)[0].unwrap_or(1)).unwrap_or(1);
+                let Some(next) = op.next_in_block() else { continue };
+                let at = At::before(next);
+                // A loop run again re-initializes its barriers: every thread is done with them.
+                b.barrier(at);
+                let tid = b.thread_id(at);
+                let first = b.compare(at, "eq", tid, b.index(at, 0));
+                let inside = b.if_then(at, first);
+                let arrivals = i32_constant(&b, inside, threads);
+                for index in 0..count {
+                    let pointer = barrier_pointer(&b, inside, barriers, b.index(inside, index));
+                    void(&b, inside, "nvvm.mbarrier.init", &[pointer, arrivals], &[]);
+                }
+                b.barrier(at);
+            }
+            "tile.arrive" => {
+                let at = At::before(op);
+                let pointer = barrier_pointer(&b, at, op.operand(0).expect("barriers"), op.operand(1).expect("index"));
+                void(&b, at, "nvvm.cp.async.mbarrier.arrive", &[pointer], &[]);
+                b.insert(
+                    at,
+                    OperationBuilder::new("nvvm.mbarrier.arrive", b.location)
+                        .add_operands(&[pointer])
+                        .add_results(&[IntegerType::new(context, 64).into()])
+                        .build()
+                        .expect("nvvm.mbarrier.arrive"),
+                );
+                rewriter.erase_op(op);
+            }
+            "tile.wait" => {
+                let at = At::before(op);
+                let pointer = barrier_pointer(&b, at, op.operand(0).expect("barriers"), op.operand(1).expect("index"));
+                let parity = b.op(at, "arith.remui", &[op.operand(2).expect("phase"), b.index(at, 2)]);
+                let parity = b.cast(at, "arith.index_cast", parity, IntegerType::new(context, 32).into());
+                let hint = i32_constant(&b, at, WAIT_HINT_NS);
+                void(&b, at, "nvvm.mbarrier.try_wait.parity", &[pointer, parity, hint], &[]);
+                void(&b, at, "nvvm.fence.proxy", &[], &[("kind", "#nvvm.proxy_kind<async.shared>"), ("space", "#nvvm.shared_space<cta>")]);
+                rewriter.erase_op(op);
+            }
+            _ => {}
+        }
+    }
+}

@@ -1,0 +1,161 @@
+//! The asynchronous-copy ops where nothing runs asynchronously (the CPU reference, and GPU targets
+//! whose plan keeps copies synchronous), and rings of shared tiles on every target.
+//!
+//! - A ring (a shared buffer read through `tile.slot`) becomes a shared tile of bytes; each slot
+//!   (and any other use of the whole ring) a `memref.view` of it: the slot's tile type is unchanged,
+//!   so every lowering downstream sees an ordinary tile whose address starts at the slot.
+//! - `tile.copy_async` becomes the `tile.copy` it describes, `tile.arrive`, `tile.wait` and
+//!   `tile.alloc_barriers` disappear: a synchronous copy has landed when it returns (the GPU
+//!   lowerings of `tile.copy` end with a barrier of the block).
+
+use crate::cpu::builder::{At, Builder};
+use melior::ir::ShapedTypeLike;
+use melior::{
+    Context,
+    ir::{
+        BlockLike, Value, ValueLike,
+        operation::{OperationBuilder, OperationLike, OperationRef, OperationResult},
+        r#type::{IntegerType, MemRefType},
+    },
+};
+use tile_dialect::{
+    element::Element,
+    ops::{copy_async_parts, nested_ops, op_name, static_sizes},
+};
+
+/// Bytes a ring slot (or any shared tile) starts on: wgmma descriptors and 16-byte asynchronous
+/// copies address shared memory in 16-byte units, and 128 keeps rows on bank boundaries.
+pub const SLOT_ALIGNMENT: i64 = 128;
+
+/// Bytes of one tile of type `memref`.
+pub fn tile_bytes(memref: MemRefType) -> i64 {
+    let elements: i64 = static_sizes(memref).into_iter().map(|size| size.unwrap_or(1)).product();
+    elements * Element::of(memref.element()).map_or(8, |element| element.bytes() as i64)
+}
+
+/// `bytes` rounded up to [`SLOT_ALIGNMENT`].
+pub fn padded(bytes: i64) -> i64 {
+    (bytes + SLOT_ALIGNMENT - 1) / SLOT_ALIGNMENT * SLOT_ALIGNMENT
+}
+
+/// Bytes from one slot of `ring` to the next: a slot's tile, rounded up to [`SLOT_ALIGNMENT`].
+pub fn slot_stride(ring: MemRefType) -> i64 {
+    let slots = static_sizes(ring)[0].unwrap_or(1).max(1);
+    padded(tile_bytes(ring) / slots)
+}
+
+/// Returns whether `alloc` (a `tile.alloc_shared`) is a ring: something reads it through `tile.slot`.
+pub fn is_ring(alloc: OperationRef) -> bool {
+    op_name(&alloc) == "tile.alloc_shared"
+        && alloc.result(0).is_ok_and(|result| {
+            nested_ops(alloc.parent_operation().expect("in a kernel"))
+                .iter()
+                .any(|op| op_name(op) == "tile.slot" && op.operand(0).is_ok_and(|ring| ring == result.into()))
+        })
+}
+
+/// `memref.view bytes[shift][] : ... to ty`.
+fn view<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, bytes: Value<'c, 'a>, shift: Value<'c, 'a>, ty: melior::ir::Type<'c>) -> Value<'c, 'a> {
+    b.value(
+        at,
+        OperationBuilder::new("memref.view", b.location)
+            .add_operands(&[bytes, shift])
+            .add_results(&[ty])
+            .build()
+            .expect("memref.view"),
+    )
+}
+
+/// Replaces every ring in `kernel` by a shared tile of bytes and its slots by views of it; on the
+/// CPU (`in_workgroup` false) the views are plain memrefs, as the tiles become.
+pub fn lower_rings<'c>(context: &'c Context, kernel: OperationRef<'c, '_>, in_workgroup: bool) {
+    let rewriter = melior::IrRewriter::new(context);
+    let rewriter = rewriter.as_rewriter_base();
+    for ring in nested_ops(kernel).into_iter().filter(|op| is_ring(*op)) {
+        let b = Builder { context, location: ring.location(), threads: None };
+        let at = At::before(ring);
+        let value: Value = ring.result(0).expect("ring").into();
+        let memref = MemRefType::try_from(value.r#type()).expect("memref");
+        let stride = slot_stride(memref);
+        let slots = static_sizes(memref)[0].unwrap_or(1);
+        let byte_type = MemRefType::new(IntegerType::new(context, 8).into(), &[stride * slots], None, memref.memory_space());
+        let bytes = b.value(at, tile_dialect::ops::alloc_shared(byte_type, ring.location()).expect("tile.alloc_shared"));
+        let users: Vec<OperationRef> = nested_ops(kernel)
+            .into_iter()
+            .filter(|op| op.operands().any(|operand| operand == value))
+            .collect();
+        for user in users {
+            let at = At::before(user);
+            let b = Builder { location: user.location(), ..b };
+            if op_name(&user) == "tile.slot" {
+                let slot = user.operand(1).expect("slot index");
+                let shift = b.op(at, "arith.muli", &[slot, b.index(at, stride)]);
+                let tile = view(&b, at, bytes, shift, view_type(user.result(0).expect("slot").r#type(), in_workgroup));
+                rewriter.replace_all_uses_with(user.result(0).expect("slot").into(), tile);
+                rewriter.erase_op(user);
+            } else {
+                let whole = view(&b, at, bytes, b.index(at, 0), view_type(value.r#type(), in_workgroup));
+                for (position, operand) in user.operands().enumerate() {
+                    if operand == value {
+                        tile_dialect::ops::set_operand(user, position, whole);
+                    }
+                }
+            }
+        }
+        rewriter.erase_op(ring);
+    }
+}
+
+/// `ty`, without its memory space unless `in_workgroup`.
+fn view_type(ty: melior::ir::Type, in_workgroup: bool) -> melior::ir::Type {
+    let memref = MemRefType::try_from(ty).expect("a tile");
+    if in_workgroup {
+        return ty;
+    }
+    let shape: Vec<i64> = static_sizes(memref).into_iter().map(|size| size.unwrap_or(1)).collect();
+    MemRefType::new(memref.element(), &shape, None, None).into()
+}
+
+/// Makes every asynchronous copy of `kernel` synchronous: `tile.copy_async` becomes `tile.copy`;
+/// barriers, arrivals and waits go.
+pub fn make_synchronous<'c>(context: &'c Context, kernel: OperationRef<'c, '_>) {
+    let rewriter = melior::IrRewriter::new(context);
+    let rewriter = rewriter.as_rewriter_base();
+    for op in nested_ops(kernel) {
+        match op_name(&op).as_str() {
+            "tile.copy_async" => {
+                let (parts, _, _) = copy_async_parts(&op).expect("verified tile.copy_async");
+                let copy = tile_dialect::ops::copy(context, parts.src, &parts.src_offsets, parts.dst, &[], op.location())
+                    .expect("tile.copy");
+                op.block().expect("in a block").insert_operation_before(op, copy);
+                rewriter.erase_op(op);
+            }
+            "tile.arrive" | "tile.wait" => rewriter.erase_op(op),
+            _ => {}
+        }
+    }
+    // (Names first: asking an op without results for one prints it into the error.)
+    for op in nested_ops(kernel).into_iter().filter(|op| op_name(op) == "tile.alloc_barriers") {
+        let barriers: Value = op.result(0).expect("barriers").into();
+        if !nested_ops(kernel).iter().any(|user| user.operands().any(|operand| operand == barriers)) {
+            rewriter.erase_op(op);
+        }
+    }
+}
+
+/// What every target does with the asynchronous-copy ops its own lowering left: the copies
+/// synchronous, rings as views of bytes (see the module's doc).
+pub fn lower<'c>(context: &'c Context, kernel: OperationRef<'c, '_>, in_workgroup: bool) {
+    make_synchronous(context, kernel);
+    lower_rings(context, kernel, in_workgroup);
+}
+
+/// The allocation a tile value comes from, through `tile.slot` to its ring.
+pub fn tile_allocation<'c, 'a>(tile: Value<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
+    let owner = OperationResult::try_from(tile).ok()?.owner();
+    match op_name(&owner).as_str() {
+        "tile.slot" => tile_allocation(owner.operand(0).ok()?),
+        name if name.starts_with("tile.alloc_") => Some(owner),
+        _ => None,
+    }
+}

@@ -1,0 +1,103 @@
+//! Rules for the asynchronous-copy ops that software pipelining writes: barriers, ring slots,
+//! `tile.copy_async`, `tile.arrive` and `tile.wait`.
+
+use super::{
+    Verdict,
+    buffer::Buffer,
+};
+use crate::{
+    level::{MemoryLevel, memory_level},
+    ops::{constant_integer, copy_async_parts},
+};
+use melior::ir::{
+    ShapedTypeLike, TypeLike, Value, ValueLike,
+    operation::{OperationLike, OperationRef},
+    r#type::MemRefType,
+};
+
+/// The most barriers one `tile.alloc_barriers` may hold (a ring deeper than this buys nothing).
+pub const MAX_BARRIERS: i64 = 32;
+
+/// Checks that `value` is barriers (`memref<N x i64>` in workgroup memory) and returns N.
+fn barriers(value: Value, role: &str) -> Result<i64, String> {
+    let ty = value.r#type();
+    let shaped = MemRefType::try_from(ty).ok().filter(|memref| {
+        memref.rank() == 1
+            && memref.element().is_integer()
+            && memref.element().to_string() == "i64"
+            && memory_level(ty) == Some(MemoryLevel::Shared)
+            && !ty.to_string().contains("strided<")
+            && !ty.to_string().contains("affine_map<")
+    });
+    let count = shaped.and_then(|memref| crate::ops::static_sizes(memref)[0]);
+    match count {
+        Some(count) if (1..=MAX_BARRIERS).contains(&count) => Ok(count),
+        _ => Err(format!(
+            "expects {role} to be barriers, a memref<N x i64, #gpu.address_space<workgroup>> with 1 <= N <= {MAX_BARRIERS}, but got {ty}"
+        )),
+    }
+}
+
+/// Checks that a constant `index` lies in `0..count` (a computed one is the program's to keep there).
+fn index_in(index: Value, count: i64, what: &str) -> Verdict {
+    match constant_integer(index) {
+        Some(value) if !(0..count).contains(&value) => Err(format!("expects {what} in [0, {count}), but got {value}")),
+        _ => Ok(()),
+    }
+}
+
+pub fn alloc_barriers(op: OperationRef) -> Verdict {
+    let result = op.result(0).map_err(|error| error.to_string())?;
+    barriers(result.into(), "the result").map(|_| ())
+}
+
+pub fn slot(op: OperationRef) -> Verdict {
+    let ring = Buffer::of(op.operand(0).map_err(|error| error.to_string())?, "the ring")?;
+    let tile = Buffer::of(op.result(0).map_err(|error| error.to_string())?.into(), "the result")?;
+    if ring.level != MemoryLevel::Shared || tile.level != MemoryLevel::Shared {
+        return Err(format!("expects a ring and a result in shared memory, but got {} and {}", ring.text, tile.text));
+    }
+    let ring_shape = ring.static_shape("the ring")?;
+    let tile_shape = tile.static_shape("the result")?;
+    if ring_shape.len() < 2 || ring_shape[1..] != tile_shape[..] || ring.element != tile.element {
+        return Err(format!(
+            "expects the result to be one tile of the ring (the ring's shape without its leading dimension, its element type), but got {} from {}",
+            tile.text, ring.text
+        ));
+    }
+    index_in(op.operand(1).map_err(|error| error.to_string())?, ring_shape[0] as i64, "the slot")
+}
+
+pub fn copy_async(op: OperationRef) -> Verdict {
+    let (parts, barrier_list, index) = copy_async_parts(&op).ok_or("expects a source, a destination and barriers")?;
+    let src = Buffer::of(parts.src, "the source")?;
+    let dst = Buffer::of(parts.dst, "the destination")?;
+    if src.level != MemoryLevel::Global || dst.level != MemoryLevel::Shared {
+        return Err(format!(
+            "expects a copy from a global tensor into a shared tile, but got {} into {}",
+            src.text, dst.text
+        ));
+    }
+    if src.element != dst.element {
+        return Err(format!(
+            "expects the source and destination to have one element type (an asynchronous copy does not convert), but got {} and {}",
+            src.text, dst.text
+        ));
+    }
+    super::copy::tile_in_buffer(&dst, "destination", &src, "source", parts.src_offsets.len())?;
+    let count = barriers(barrier_list, "the barriers")?;
+    index_in(index, count, "the barrier")
+}
+
+pub fn arrive(op: OperationRef) -> Verdict {
+    let count = barriers(op.operand(0).map_err(|error| error.to_string())?, "the barriers")?;
+    index_in(op.operand(1).map_err(|error| error.to_string())?, count, "the barrier")
+}
+
+pub fn wait(op: OperationRef) -> Verdict {
+    arrive(op)?;
+    match constant_integer(op.operand(2).map_err(|error| error.to_string())?) {
+        Some(phase) if phase < 0 => Err(format!("expects a phase >= 0, but got {phase}")),
+        _ => Ok(()),
+    }
+}

@@ -1,0 +1,65 @@
+// The asynchronous-copy ops on sm_90a (after tile-plan-pipelines and tile-expand-pipelines): the
+// barriers are mbarriers that thread 0 initializes for one arrival per thread; a copy into a tile
+// that wgmma reads as core matrices becomes 16-byte cp.async copies left running (no wait group);
+// tile.arrive tracks them with cp.async.mbarrier.arrive and arrives; tile.wait polls the phase's
+// parity and fences the async proxy before wgmma reads; rings are views of dynamic shared memory.
+// RUN: tile-opt %s -split-input-file -tile-plan-pipelines -tile-expand-pipelines -convert-tile-to-nvgpu | FileCheck %s
+
+// CHECK-LABEL: gpu.module @chain_0_module
+// CHECK-SAME: \22dynamic_shared_bytes\22: 20{{[0-9]+}}
+// CHECK: gpu.func @chain_0_kernel
+// CHECK: %[[SMEM:.*]] = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
+// CHECK: memref.view %[[SMEM]][%{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<8192xi8, #gpu.address_space<workgroup>>
+// CHECK: memref.view %[[SMEM]][%{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<2xi64, #gpu.address_space<workgroup>>
+// CHECK: gpu.barrier
+// CHECK: scf.if
+// CHECK: nvvm.mbarrier.init %{{.*}}, %{{.*}} : !llvm.ptr<3>, i32
+// CHECK: nvvm.mbarrier.init %{{.*}}, %{{.*}} : !llvm.ptr<3>, i32
+// CHECK: gpu.barrier
+// Prologue: cp.async into slot 0, then the arrival.
+// CHECK: scf.if
+// CHECK: nvgpu.device_async_copy
+// CHECK-NOT: nvgpu.device_async_wait
+// CHECK: nvvm.cp.async.mbarrier.arrive %{{.*}} : !llvm.ptr<3>
+// CHECK: nvvm.mbarrier.arrive %{{.*}} : !llvm.ptr<3> -> i64
+// The loop: wait, fence, wgmma; the refill after a barrier.
+// CHECK: scf.for
+// CHECK: nvvm.mbarrier.try_wait.parity %{{.*}}, %{{.*}}, %{{.*}} : !llvm.ptr<3>, i32, i32
+// CHECK-NEXT: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK: nvvm.wgmma.mma_async
+// CHECK: scf.if
+// CHECK: gpu.barrier
+// CHECK: nvgpu.device_async_copy
+// CHECK-NOT: nvgpu.device_async_wait
+// CHECK: nvvm.cp.async.mbarrier.arrive
+module attributes {tile.target = "sm_90a"} {
+func.func @chain(%X: memref<256x128xf16>, %W1: memref<128x64xf16>, %W2: memref<64x32xf16>, %Y: memref<256x32xf16>) {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %c32 = arith.constant 32 : index
+  %rows = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c4) threads(128) (%b) {
+    %Xs = tile.alloc_shared : memref<64x32xf16, #gpu.address_space<workgroup>>
+    %W1s = tile.alloc_shared : memref<32x64xf16, #gpu.address_space<workgroup>>
+    %W2s = tile.alloc_shared : memref<64x32xf16, #gpu.address_space<workgroup>>
+    %H = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    %P = tile.alloc_fragment : memref<64x64xf16, #tile.fragment>
+    %O = tile.alloc_fragment : memref<64x32xf32, #tile.fragment>
+    %r0 = arith.muli %b, %rows : index
+    tile.fill %H, %zero : memref<64x64xf32, #tile.fragment>
+    tile.pipelined %k = %c0 to %c4 stages(2) {
+      %k0 = arith.muli %k, %c32 : index
+      tile.copy %X[%r0, %k0], %Xs : memref<256x128xf16>, memref<64x32xf16, #gpu.address_space<workgroup>>
+      tile.copy %W1[%k0, %c0], %W1s : memref<128x64xf16>, memref<32x64xf16, #gpu.address_space<workgroup>>
+      tile.gemm %Xs, %W1s, %H : memref<64x32xf16, #gpu.address_space<workgroup>>, memref<32x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+    }
+    tile.copy %H, %P : memref<64x64xf32, #tile.fragment>, memref<64x64xf16, #tile.fragment>
+    tile.copy %W2, %W2s : memref<64x32xf16>, memref<64x32xf16, #gpu.address_space<workgroup>>
+    tile.fill %O, %zero : memref<64x32xf32, #tile.fragment>
+    tile.gemm %P, %W2s, %O : memref<64x64xf16, #tile.fragment>, memref<64x32xf16, #gpu.address_space<workgroup>>, memref<64x32xf32, #tile.fragment>
+    tile.copy %O, %Y[%r0, %c0] : memref<64x32xf32, #tile.fragment>, memref<256x32xf16>
+  }
+  return
+}
+}

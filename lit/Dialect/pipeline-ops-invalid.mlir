@@ -1,0 +1,114 @@
+// Invalid asynchronous-copy ops: each rule of their verifiers, at the op.
+// RUN: tile-opt %s -split-input-file -verify-diagnostics
+
+func.func @barriers_type() {
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(128) (%b) {
+    // expected-error @+1 {{'tile.alloc_barriers' op expects the result to be barriers, a memref<N x i64, #gpu.address_space<workgroup>> with 1 <= N <= 32, but got memref<2xi32, #gpu.address_space<workgroup>>}}
+    %full = tile.alloc_barriers : memref<2xi32, #gpu.address_space<workgroup>>
+  }
+  return
+}
+
+// -----
+
+func.func @slot_shape() {
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(128) (%b) {
+    %ring = tile.alloc_shared : memref<2x32x64xf16, #gpu.address_space<workgroup>>
+    // expected-error @+1 {{'tile.slot' op expects the result to be one tile of the ring (the ring's shape without its leading dimension, its element type), but got memref<64x32xf16, #gpu.address_space<workgroup>> from memref<2x32x64xf16, #gpu.address_space<workgroup>>}}
+    %s = tile.slot %ring[%c1] : memref<2x32x64xf16, #gpu.address_space<workgroup>> -> memref<64x32xf16, #gpu.address_space<workgroup>>
+  }
+  return
+}
+
+// -----
+
+func.func @slot_index() {
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  tile.kernel grid(%c1) threads(128) (%b) {
+    %ring = tile.alloc_shared : memref<2x32x64xf16, #gpu.address_space<workgroup>>
+    // expected-error @+1 {{'tile.slot' op expects the slot in [0, 2), but got 2}}
+    %s = tile.slot %ring[%c2] : memref<2x32x64xf16, #gpu.address_space<workgroup>> -> memref<32x64xf16, #gpu.address_space<workgroup>>
+  }
+  return
+}
+
+// -----
+
+func.func @copy_converts(%K: memref<256x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(128) (%b) {
+    %s = tile.alloc_shared : memref<32x64xf16, #gpu.address_space<workgroup>>
+    %full = tile.alloc_barriers : memref<2xi64, #gpu.address_space<workgroup>>
+    // expected-error @+1 {{'tile.copy_async' op expects the source and destination to have one element type (an asynchronous copy does not convert), but got memref<256x64xf32> and memref<32x64xf16, #gpu.address_space<workgroup>>}}
+    tile.copy_async %K[%c0, %c0], %s, %full[%c0] : memref<256x64xf32>, memref<32x64xf16, #gpu.address_space<workgroup>>, memref<2xi64, #gpu.address_space<workgroup>>
+  }
+  return
+}
+
+// -----
+
+func.func @copy_into_fragment(%K: memref<256x64xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(128) (%b) {
+    %f = tile.alloc_fragment : memref<32x64xf16, #tile.fragment>
+    %full = tile.alloc_barriers : memref<2xi64, #gpu.address_space<workgroup>>
+    // expected-error @+1 {{'tile.copy_async' op expects a copy from a global tensor into a shared tile, but got memref<256x64xf16> into memref<32x64xf16, #tile.fragment>}}
+    tile.copy_async %K[%c0, %c0], %f, %full[%c0] : memref<256x64xf16>, memref<32x64xf16, #tile.fragment>, memref<2xi64, #gpu.address_space<workgroup>>
+  }
+  return
+}
+
+// -----
+
+func.func @copy_offsets(%K: memref<256x64xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(128) (%b) {
+    %s = tile.alloc_shared : memref<32x64xf16, #gpu.address_space<workgroup>>
+    %full = tile.alloc_barriers : memref<2xi64, #gpu.address_space<workgroup>>
+    // expected-error @+1 {{'tile.copy_async' op expects one offset per dimension of the source (2), but got 1}}
+    tile.copy_async %K[%c0], %s, %full[%c0] : memref<256x64xf16>, memref<32x64xf16, #gpu.address_space<workgroup>>, memref<2xi64, #gpu.address_space<workgroup>>
+  }
+  return
+}
+
+// -----
+
+func.func @arrive_index() {
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  tile.kernel grid(%c1) threads(128) (%b) {
+    %full = tile.alloc_barriers : memref<2xi64, #gpu.address_space<workgroup>>
+    // expected-error @+1 {{'tile.arrive' op expects the barrier in [0, 2), but got 4}}
+    tile.arrive %full[%c4] : memref<2xi64, #gpu.address_space<workgroup>>
+  }
+  return
+}
+
+// -----
+
+func.func @wait_phase() {
+  %c1 = arith.constant 1 : index
+  %m1 = arith.constant -1 : index
+  tile.kernel grid(%c1) threads(128) (%b) {
+    %full = tile.alloc_barriers : memref<2xi64, #gpu.address_space<workgroup>>
+    // expected-error @+1 {{'tile.wait' op expects a phase >= 0, but got -1}}
+    tile.wait %full[%c1], %m1 : memref<2xi64, #gpu.address_space<workgroup>>
+  }
+  return
+}
+
+// -----
+
+func.func @wait_outside() {
+  %c1 = arith.constant 1 : index
+  %full = memref.alloc() : memref<2xi64>
+  // expected-error @+1 {{'tile.wait' op expects to be nested in a tile.kernel (it runs on the threads of a block), but it is not}}
+  tile.wait %full[%c1], %c1 : memref<2xi64>
+  return
+}

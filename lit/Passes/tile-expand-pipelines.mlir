@@ -1,0 +1,116 @@
+// tile-expand-pipelines: a loop that tile-plan-pipelines gave an asynchronous schedule becomes
+// rings of shared tiles, barriers and asynchronous copies, with their slot and phase arithmetic in
+// plain IR: a prologue that issues iterations 0 .. D-1 (each guarded by the trip count), then a loop
+// whose iteration k waits for phase k / D of barrier k mod D, reads slot k mod D, and refills it with
+// iteration k + D when there is one.
+// RUN: tile-opt %s -split-input-file -tile-plan-pipelines -tile-expand-pipelines -canonicalize | FileCheck %s
+
+// CHECK-LABEL: func.func @column_sums
+// CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
+// CHECK-DAG: %[[C1:.*]] = arith.constant 1 : index
+// CHECK-DAG: %[[C2:.*]] = arith.constant 2 : index
+// CHECK-DAG: %[[C3:.*]] = arith.constant 3 : index
+// CHECK-DAG: %[[C5:.*]] = arith.constant 5 : index
+// CHECK-DAG: %[[C32:.*]] = arith.constant 32 : index
+// CHECK-DAG: %[[C64:.*]] = arith.constant 64 : index
+// CHECK: tile.kernel
+// CHECK: %[[RING:.*]] = tile.alloc_shared : memref<3x32x64xf32, #gpu.address_space<workgroup>>
+// CHECK-NOT: tile.alloc_shared
+// CHECK: %[[FULL:.*]] = tile.alloc_barriers : memref<3xi64, #gpu.address_space<workgroup>>
+// Prologue: iterations 0, 1, 2 into slots 0, 1, 2 (the trip count of 5 is known: no guards left).
+// CHECK: %[[S0:.*]] = tile.slot %[[RING]][%[[C0]]]
+// CHECK: tile.copy_async %{{.*}}[%[[C0]], %[[C0]]], %[[S0]], %[[FULL]][%[[C0]]]
+// CHECK: tile.arrive %[[FULL]][%[[C0]]]
+// CHECK: %[[S1:.*]] = tile.slot %[[RING]][%[[C1]]]
+// CHECK: tile.copy_async %{{.*}}[%[[C32]], %[[C0]]], %[[S1]], %[[FULL]][%[[C1]]]
+// CHECK: tile.arrive %[[FULL]][%[[C1]]]
+// CHECK: %[[S2:.*]] = tile.slot %[[RING]][%[[C2]]]
+// CHECK: tile.copy_async %{{.*}}[%[[C64]], %[[C0]]], %[[S2]], %[[FULL]][%[[C2]]]
+// CHECK: tile.arrive %[[FULL]][%[[C2]]]
+// CHECK: scf.for %[[K:.*]] = %[[C0]] to %[[C5]] step %[[C1]] {
+// CHECK: %[[SLOT:.*]] = arith.remui %[[K]], %[[C3]] : index
+// CHECK: %[[ROUND:.*]] = arith.divui %[[K]], %[[C3]] : index
+// CHECK: tile.wait %[[FULL]][%[[SLOT]]], %[[ROUND]]
+// CHECK: %[[TILE:.*]] = tile.slot %[[RING]][%[[SLOT]]]
+// CHECK: tile.reduce <sum> %[[TILE]], %{{.*}} dim(0) {clear = false}
+// CHECK: %[[NEXT:.*]] = arith.addi %[[K]], %[[C3]] : index
+// CHECK: %[[MORE:.*]] = arith.cmpi slt, %[[NEXT]], %[[C5]] : index
+// CHECK: scf.if %[[MORE]] {
+// CHECK: gpu.barrier
+// CHECK: %[[ROW:.*]] = arith.muli %[[NEXT]], %[[C32]] : index
+// CHECK: %[[REFILL:.*]] = tile.slot %[[RING]][%[[SLOT]]]
+// CHECK: tile.copy_async %{{.*}}[%[[ROW]], %[[C0]]], %[[REFILL]], %[[FULL]][%[[SLOT]]]
+// CHECK: tile.arrive %[[FULL]][%[[SLOT]]]
+// CHECK-NOT: tile.pipelined
+module attributes {tile.target = "sm_90a"} {
+func.func @column_sums(%A: memref<160x64xf32>, %O: memref<64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c5 = arith.constant 5 : index
+  %c32 = arith.constant 32 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c1) threads(128) (%b) {
+    %s = tile.alloc_shared : memref<32x64xf32, #gpu.address_space<workgroup>>
+    %acc = tile.alloc_fragment : memref<64xf32, #tile.fragment>
+    tile.fill %acc, %zero : memref<64xf32, #tile.fragment>
+    tile.pipelined %k = %c0 to %c5 stages(3) {
+      %r0 = arith.muli %k, %c32 : index
+      tile.copy %A[%r0, %c0], %s : memref<160x64xf32>, memref<32x64xf32, #gpu.address_space<workgroup>>
+      tile.reduce <sum> %s, %acc dim(0) {clear = false} : memref<32x64xf32, #gpu.address_space<workgroup>>, memref<64xf32, #tile.fragment>
+    }
+    tile.copy %acc, %O[%c0] : memref<64xf32, #tile.fragment>, memref<64xf32>
+  }
+  return
+}
+}
+
+// -----
+
+// A dynamic trip count, a lower bound and a step: the guards stay, the iteration number is
+// (i - lb) / step. Two copies share one barrier per slot.
+// CHECK-LABEL: func.func @dynamic
+// CHECK-DAG: %[[C2:.*]] = arith.constant 2 : index
+// CHECK-DAG: %[[C4:.*]] = arith.constant 4 : index
+// CHECK: %[[RA:.*]] = tile.alloc_shared : memref<2x16x64xf32, #gpu.address_space<workgroup>>
+// CHECK: %[[RB:.*]] = tile.alloc_shared : memref<2x16x64xf32, #gpu.address_space<workgroup>>
+// CHECK: %[[FULL:.*]] = tile.alloc_barriers : memref<2xi64, #gpu.address_space<workgroup>>
+// CHECK: %[[FIRST:.*]] = arith.cmpi sgt, %[[N:.*]], %[[C2]] : index
+// CHECK: scf.if %[[FIRST]] {
+// CHECK: tile.copy_async
+// CHECK: tile.copy_async
+// CHECK: tile.arrive
+// CHECK: scf.if
+// CHECK: scf.for %[[I:.*]] = %[[C2]] to %[[N]] step %[[C2]] {
+// CHECK: %[[D:.*]] = arith.subi %[[I]], %[[C2]] : index
+// CHECK: %[[IT:.*]] = arith.divui %[[D]], %[[C2]] : index
+// CHECK: %[[SLOT:.*]] = arith.remui %[[IT]], %[[C2]] : index
+// CHECK: %[[ROUND:.*]] = arith.divui %[[IT]], %[[C2]] : index
+// CHECK: tile.wait %[[FULL]][%[[SLOT]]], %[[ROUND]]
+// CHECK: %[[NEXT:.*]] = arith.addi %[[I]], %[[C4]] : index
+// CHECK: arith.cmpi slt, %[[NEXT]], %[[N]] : index
+module attributes {tile.target = "sm_90a"} {
+func.func @dynamic(%A: memref<?x64xf32>, %B: memref<?x64xf32>, %O: memref<64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c16 = arith.constant 16 : index
+  %zero = arith.constant 0.0 : f32
+  %rows = memref.dim %A, %c0 : memref<?x64xf32>
+  %n = arith.divui %rows, %c16 : index
+  tile.kernel grid(%c1) threads(128) (%b) {
+    %sa = tile.alloc_shared : memref<16x64xf32, #gpu.address_space<workgroup>>
+    %sb = tile.alloc_shared : memref<16x64xf32, #gpu.address_space<workgroup>>
+    %acc = tile.alloc_fragment : memref<64xf32, #tile.fragment>
+    tile.fill %acc, %zero : memref<64xf32, #tile.fragment>
+    tile.pipelined %k = %c2 to %n step %c2 stages(2) {
+      %r0 = arith.muli %k, %c16 : index
+      tile.copy %A[%r0, %c0], %sa : memref<?x64xf32>, memref<16x64xf32, #gpu.address_space<workgroup>>
+      tile.copy %B[%r0, %c0], %sb : memref<?x64xf32>, memref<16x64xf32, #gpu.address_space<workgroup>>
+      tile.reduce <sum> %sa, %acc dim(0) {clear = false} : memref<16x64xf32, #gpu.address_space<workgroup>>, memref<64xf32, #tile.fragment>
+      tile.reduce <sum> %sb, %acc dim(0) {clear = false} : memref<16x64xf32, #gpu.address_space<workgroup>>, memref<64xf32, #tile.fragment>
+    }
+    tile.copy %acc, %O[%c0] : memref<64xf32, #tile.fragment>, memref<64xf32>
+  }
+  return
+}
+}
