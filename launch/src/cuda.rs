@@ -503,6 +503,31 @@ mod tests {
     }
 
     #[test]
+    fn a_prepared_launch_takes_the_addresses_of_its_signature() {
+        let manifest = format!(
+            r#"{{"version": 1, "compiler": "{}", "entry": "k", "target": "sm_90a", "workgroup_size": [128, 1, 1], "grid": [{{"argument": 1}}, 1, 1], "bindings": [{{"set": 0, "binding": 0, "host_argument": 0, "shape": [null], "element": "f32", "written": true}}]}}"#,
+            tile_manifest::COMPILER_VERSION
+        );
+        let kernel = Kernel::dry_run(&manifest, 2).unwrap();
+        assert_eq!(kernel.device(), 2);
+        let args = [
+            Arg::Tensor(crate::Tensor::contiguous(0x100, "f32", &[300])),
+            Arg::Scalar(3),
+        ];
+        let prepared = kernel.prepare(&args).unwrap();
+        assert_eq!((prepared.arguments(), prepared.grid()), (2, [3, 1, 1]));
+        prepared.launch(&[0x200, 0], std::ptr::null_mut()).unwrap();
+        let error = prepared.launch(&[0x200], std::ptr::null_mut()).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "k: the launch was prepared for 2 argument(s), but got 1"
+        );
+        kernel.launch(&args, std::ptr::null_mut()).unwrap();
+        let wrong = [Arg::Tensor(crate::Tensor::contiguous(0x100, "f16", &[300]))];
+        assert!(kernel.prepare(&wrong).is_err());
+    }
+
+    #[test]
     fn a_machine_without_cuda_gets_an_error_not_a_panic() {
         if driver_present() {
             return;
