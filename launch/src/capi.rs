@@ -1,38 +1,43 @@
-//! The C ABI of `libtile_launch.so`, which the Python package (`python/tile`) calls through ctypes:
+//! The C ABI of `libtile_launch.so`, declared for C and C++ in `launch/include/tile-c/TileLaunch.h`
+//! (kept in sync by hand; `launch/tests/c_header.rs` compiles and runs a C program against it and
+//! checks that it declares exactly the functions exported here, with the same argument layout).
+//! The Python package (`python/tile`) calls it through ctypes.
 //!
-//! ```c
-//! typedef struct {
-//!   int32_t kind;            // 0: a device tensor, 1: an integer
-//!   const char *element;     // tensors: "f16", "bf16", "f32", ...
-//!   uint64_t address;        // tensors: device address
-//!   int32_t rank;            // tensors: number of dimensions
-//!   const int64_t *shape;    // tensors: sizes, outermost first
-//!   const int64_t *strides;  // tensors: strides in elements
-//!   int64_t value;           // integers
-//! } TileLaunchArg;
-//! void *tileLaunchLoad(const uint8_t *code, size_t length, const char *manifest, char *error, size_t capacity);
-//! int tileLaunchRun(void *kernel, const TileLaunchArg *args, size_t count, void *stream, char *error, size_t capacity);
-//! int tileLaunchCheck(const char *manifest, const TileLaunchArg *args, size_t count, char *error, size_t capacity);
-//! void tileLaunchDestroy(void *kernel);
-//! const char *tileLaunchCompilerVersion(void);
-//! ```
+//! Two ways to launch: `tileLaunchRun` checks and launches in one call; `tileLaunchPrepare` checks
+//! one argument signature (element types, sizes, strides, integer values) once and returns a
+//! prepared launch, after which `tileLaunchPreparedRun` takes only the tensors' addresses and a
+//! stream (the launchers' fast path for repeated launches).
 //!
 //! Functions that can fail return null or non-zero and write a NUL-terminated message into
-//! `error` (truncated to `capacity`). Panics are caught and reported the same way.
+//! `error` (truncated to `capacity`), except `tileLaunchPreparedRun`, whose message
+//! `tileLaunchLastError` returns. Panics are caught and reported the same way.
 
-use crate::{Arg, Error, Kernel, Tensor, plan_launch};
-use std::ffi::{CStr, c_char, c_void};
+use crate::{Arg, Error, Kernel, PreparedLaunch, Tensor, plan_launch};
+use std::cell::RefCell;
+use std::ffi::{CStr, CString, c_char, c_void};
 
-/// One host argument, as C passes it (see the module documentation).
+/// `TileLaunchArg::kind` of a device tensor.
+pub const TILE_LAUNCH_TENSOR: i32 = 0;
+/// `TileLaunchArg::kind` of an integer.
+pub const TILE_LAUNCH_INTEGER: i32 = 1;
+
+/// One host argument, as C passes it (`TileLaunchArg` in the header).
 #[repr(C)]
 pub struct TileLaunchArg {
-    kind: i32,
-    element: *const c_char,
-    address: u64,
-    rank: i32,
-    shape: *const i64,
-    strides: *const i64,
-    value: i64,
+    /// [`TILE_LAUNCH_TENSOR`] or [`TILE_LAUNCH_INTEGER`].
+    pub kind: i32,
+    /// Tensors: the element type (`f16`, `bf16`, `f32`, ...), NUL-terminated.
+    pub element: *const c_char,
+    /// Tensors: the device address.
+    pub address: u64,
+    /// Tensors: the number of dimensions.
+    pub rank: i32,
+    /// Tensors: `rank` sizes, outermost first.
+    pub shape: *const i64,
+    /// Tensors: `rank` strides in elements, outermost first.
+    pub strides: *const i64,
+    /// Integers: the value.
+    pub value: i64,
 }
 
 /// Writes `message` into the caller's buffer.
@@ -65,7 +70,7 @@ unsafe fn read_args(args: *const TileLaunchArg, count: usize) -> Result<Vec<Arg>
     args.iter()
         .enumerate()
         .map(|(index, arg)| match arg.kind {
-            0 => {
+            TILE_LAUNCH_TENSOR => {
                 let rank = usize::try_from(arg.rank)
                     .map_err(|_| Error::Argument(format!("argument {index}: a negative rank")))?;
                 let (shape, strides) = if rank == 0 {
@@ -92,7 +97,7 @@ unsafe fn read_args(args: *const TileLaunchArg, count: usize) -> Result<Vec<Arg>
                     strides,
                 }))
             }
-            1 => Ok(Arg::Scalar(arg.value)),
+            TILE_LAUNCH_INTEGER => Ok(Arg::Scalar(arg.value)),
             other => Err(Error::Argument(format!(
                 "argument {index}: an unknown kind {other}"
             ))),
@@ -138,12 +143,135 @@ pub unsafe extern "C" fn tileLaunchLoad(
     }
 }
 
+/// A kernel that checks, plans and prepares its launches as one loaded on CUDA device `device`
+/// would, but calls no driver function (nothing is loaded or launched): for tests and host-side
+/// measurements on machines without a GPU. Null with a message in `error` for a manifest that
+/// `tileLaunchLoad` refuses (another schema, compiler version or target).
+///
+/// # Safety
+///
+/// `manifest` must be a NUL-terminated string, `error` point to `capacity` writable bytes (or be
+/// null).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tileLaunchLoadDryRun(
+    manifest: *const c_char,
+    device: i32,
+    error: *mut c_char,
+    capacity: usize,
+) -> *mut c_void {
+    let manifest = unsafe { CStr::from_ptr(manifest) }
+        .to_string_lossy()
+        .into_owned();
+    match guarded(|| Kernel::dry_run(&manifest, device)) {
+        Ok(kernel) => Box::into_raw(Box::new(kernel)).cast(),
+        Err(message) => {
+            unsafe { report(&message, error, capacity) };
+            std::ptr::null_mut()
+        }
+    }
+}
+
+/// Returns the ordinal of the CUDA device `kernel` was loaded on (its arguments must live there).
+///
+/// # Safety
+///
+/// `kernel` must come from `tileLaunchLoad` or `tileLaunchLoadDryRun`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tileLaunchGetDevice(kernel: *const c_void) -> i32 {
+    unsafe { &*kernel.cast::<Kernel>() }.device()
+}
+
+/// Checks `args` against `kernel`'s manifest and returns a launch prepared for their signature
+/// (everything but the tensors' addresses), or null with a message in `error`. It stays valid
+/// after `tileLaunchDestroy(kernel)`; free it with `tileLaunchPreparedDestroy`.
+///
+/// # Safety
+///
+/// `kernel` must come from `tileLaunchLoad` or `tileLaunchLoadDryRun`; `args` must point to
+/// `count` valid arguments; `error` to `capacity` writable bytes (or be null).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tileLaunchPrepare(
+    kernel: *const c_void,
+    args: *const TileLaunchArg,
+    count: usize,
+    error: *mut c_char,
+    capacity: usize,
+) -> *mut c_void {
+    let kernel = unsafe { &*kernel.cast::<Kernel>() };
+    let result = guarded(|| {
+        let args = unsafe { read_args(args, count) }?;
+        kernel.prepare(&args)
+    });
+    match result {
+        Ok(prepared) => Box::into_raw(Box::new(prepared)).cast(),
+        Err(message) => {
+            unsafe { report(&message, error, capacity) };
+            std::ptr::null_mut()
+        }
+    }
+}
+
+thread_local! {
+    static LAST_ERROR: RefCell<CString> = RefCell::new(CString::default());
+}
+
+/// Launches `prepared` on `stream` (a `CUstream`, null for the default stream) with
+/// `addresses[i]` the device address of host argument `i` (one entry per argument it was prepared
+/// with; integers' entries are ignored), the arguments having the signature it was prepared with:
+/// the caller compares signatures. 0 on success; otherwise `tileLaunchLastError` says why.
+///
+/// # Safety
+///
+/// `prepared` must come from `tileLaunchPrepare`; `addresses` must point to as many `uint64_t`
+/// as the arguments it was prepared with.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tileLaunchPreparedRun(
+    prepared: *const c_void,
+    addresses: *const u64,
+    stream: *mut c_void,
+) -> i32 {
+    let prepared = unsafe { &*prepared.cast::<PreparedLaunch>() };
+    let addresses = if prepared.arguments() == 0 {
+        &[][..]
+    } else {
+        unsafe { std::slice::from_raw_parts(addresses, prepared.arguments()) }
+    };
+    match guarded(|| prepared.launch(addresses, stream)) {
+        Ok(()) => 0,
+        Err(message) => {
+            let message = CString::new(message.replace('\0', " ")).unwrap_or_default();
+            LAST_ERROR.with(|last| *last.borrow_mut() = message);
+            1
+        }
+    }
+}
+
+/// Returns the message of the calling thread's last failed `tileLaunchPreparedRun` (empty if
+/// none), valid until its next failure.
+#[unsafe(no_mangle)]
+pub extern "C" fn tileLaunchLastError() -> *const c_char {
+    LAST_ERROR.with(|last| last.borrow().as_ptr())
+}
+
+/// Frees a launch from `tileLaunchPrepare` (null is ignored).
+///
+/// # Safety
+///
+/// `prepared` must be null or come from `tileLaunchPrepare`, and not be used afterwards.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tileLaunchPreparedDestroy(prepared: *mut c_void) {
+    if !prepared.is_null() {
+        drop(unsafe { Box::from_raw(prepared.cast::<PreparedLaunch>()) });
+    }
+}
+
 /// Checks `args` and launches `kernel` on `stream` (a `CUstream`, null for the default stream);
 /// 0 on success.
 ///
 /// # Safety
 ///
-/// `kernel` must come from `tileLaunchLoad`; `args` must point to `count` valid arguments;
+/// `kernel` must come from `tileLaunchLoad` or `tileLaunchLoadDryRun`; `args` must point to
+/// `count` valid arguments;
 /// `error` to `capacity` writable bytes (or be null).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn tileLaunchRun(
@@ -199,11 +327,13 @@ pub unsafe extern "C" fn tileLaunchCheck(
     }
 }
 
-/// Unloads a kernel from `tileLaunchLoad` (null is ignored).
+/// Frees a kernel from `tileLaunchLoad` or `tileLaunchLoadDryRun` (null is ignored); its module is
+/// unloaded once its prepared launches are freed too.
 ///
 /// # Safety
 ///
-/// `kernel` must be null or come from `tileLaunchLoad`, and not be used afterwards.
+/// `kernel` must be null or come from `tileLaunchLoad` or `tileLaunchLoadDryRun`, and not be used
+/// afterwards.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn tileLaunchDestroy(kernel: *mut c_void) {
     if !kernel.is_null() {

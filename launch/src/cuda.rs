@@ -11,8 +11,8 @@ use crate::{
     tensor_map::{DataType, Swizzle, TensorMapParams},
 };
 use cudarc::driver::sys;
-use std::{ffi::c_void, path::Path};
-use tile_manifest::Manifest;
+use std::{ffi::c_void, path::Path, sync::Arc};
+use tile_manifest::{Manifest, ParamKind};
 
 fn check(result: sys::CUresult, what: &str) -> Result<()> {
     if result == sys::CUresult::CUDA_SUCCESS {
@@ -41,8 +41,9 @@ pub fn driver_present() -> bool {
 }
 
 /// Makes sure a context is current on this thread (the primary context of device 0 when none
-/// is), and returns the chip of its device as the compiler names it (`sm_90a` for 9.0).
-fn current_chip() -> Result<String> {
+/// is), and returns the chip of its device as the compiler names it (`sm_90a` for 9.0) and the
+/// device's ordinal.
+fn current_chip() -> Result<(String, i32)> {
     if !driver_present() {
         return Err(Error::Cuda(
             "the CUDA driver (libcuda.so) is not installed".into(),
@@ -77,7 +78,7 @@ fn current_chip() -> Result<String> {
             sys::cuDeviceGetAttribute(&mut minor, MINOR, device),
             "cuDeviceGetAttribute",
         )?;
-        Ok(chip_name(major, minor))
+        Ok((chip_name(major, minor), device))
     }
 }
 
@@ -91,11 +92,32 @@ pub fn chip_name(major: i32, minor: i32) -> String {
     }
 }
 
+/// The CUDA objects of a loaded kernel, shared by the kernel and its prepared launches (the
+/// module stays loaded until the last of them is dropped).
+struct Loaded {
+    context: sys::CUcontext,
+    module: sys::CUmodule,
+    function: sys::CUfunction,
+}
+
+// SAFETY: driver handles may be used from any thread; `Loaded` is never mutated after loading.
+unsafe impl Send for Loaded {}
+// SAFETY: as above.
+unsafe impl Sync for Loaded {}
+
+impl Drop for Loaded {
+    fn drop(&mut self) {
+        // SAFETY: the module was loaded by `Kernel::load` and is unloaded once, by its last owner.
+        let _ = unsafe { sys::cuModuleUnload(self.module) };
+    }
+}
+
 /// A kernel loaded into the current CUDA context, ready to launch.
 pub struct Kernel {
     manifest: Manifest,
-    module: sys::CUmodule,
-    function: sys::CUfunction,
+    /// `None` for a dry-run kernel ([`Kernel::dry_run`]).
+    loaded: Option<Arc<Loaded>>,
+    device: i32,
 }
 
 impl Kernel {
@@ -104,44 +126,62 @@ impl Kernel {
     /// version or chip before loading anything.
     pub fn load(code: &[u8], manifest: &str) -> Result<Kernel> {
         let manifest = Manifest::from_json(manifest)?;
-        if !manifest.target.starts_with("sm_") {
-            return Err(Error::Unsupported(format!(
-                "{}: a kernel compiled for {} is not launched through CUDA",
-                manifest.entry, manifest.target
-            )));
-        }
-        manifest.check_loadable(&current_chip()?)?;
+        refuse_other_targets(&manifest)?;
+        let (chip, device) = current_chip()?;
+        manifest.check_loadable(&chip)?;
         let mut image = code.to_vec();
         image.push(0);
         let entry = std::ffi::CString::new(manifest.entry.clone())
             .map_err(|_| Error::Unsupported("an entry name with NUL".into()))?;
         let mut module: sys::CUmodule = std::ptr::null_mut();
-        // SAFETY: `image` is NUL-terminated PTX; the out-pointers are locals. The kernel owns the
+        let mut context: sys::CUcontext = std::ptr::null_mut();
+        // SAFETY: `image` is NUL-terminated PTX; the out-pointers are locals. `Loaded` owns the
         // module from here on, so a failure below unloads it.
         unsafe {
+            check(sys::cuCtxGetCurrent(&mut context), "cuCtxGetCurrent")?;
             check(
                 sys::cuModuleLoadData(&mut module, image.as_ptr().cast()),
                 "cuModuleLoadData",
             )?;
-            let mut kernel = Kernel {
-                manifest,
+            let mut loaded = Loaded {
+                context,
                 module,
                 function: std::ptr::null_mut(),
             };
             check(
-                sys::cuModuleGetFunction(&mut kernel.function, module, entry.as_ptr()),
+                sys::cuModuleGetFunction(&mut loaded.function, module, entry.as_ptr()),
                 "cuModuleGetFunction",
             )?;
-            let shared = kernel.manifest.dynamic_shared_bytes.unwrap_or(0);
+            let shared = manifest.dynamic_shared_bytes.unwrap_or(0);
             if shared > 48 * 1024 {
                 use sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES as MAX_SHARED;
                 check(
-                    sys::cuFuncSetAttribute(kernel.function, MAX_SHARED, shared as i32),
+                    sys::cuFuncSetAttribute(loaded.function, MAX_SHARED, shared as i32),
                     "cuFuncSetAttribute",
                 )?;
             }
-            Ok(kernel)
+            Ok(Kernel {
+                manifest,
+                loaded: Some(Arc::new(loaded)),
+                device,
+            })
         }
+    }
+
+    /// A kernel that is never loaded: its launches check and plan every argument as a real
+    /// launch on CUDA device `device` does and prepare the kernel parameters, then skip every
+    /// driver call (no tensor map is encoded, nothing is launched). For testing argument
+    /// handling and measuring the host-side cost of a launch on a machine without a GPU. The
+    /// manifest is refused as [`Kernel::load`] refuses it, its own chip standing for the device's.
+    pub fn dry_run(manifest: &str, device: i32) -> Result<Kernel> {
+        let manifest = Manifest::from_json(manifest)?;
+        refuse_other_targets(&manifest)?;
+        manifest.check_loadable(&manifest.target.clone())?;
+        Ok(Kernel {
+            manifest,
+            loaded: None,
+            device,
+        })
     }
 
     /// Loads `<prefix>.ptx` and `<prefix>.json`, as `tile-compile` writes them.
@@ -161,67 +201,205 @@ impl Kernel {
         &self.manifest
     }
 
+    /// Returns the ordinal of the CUDA device the kernel was loaded on: tensors on another device
+    /// are not its arguments.
+    pub fn device(&self) -> i32 {
+        self.device
+    }
+
+    /// Checks `args` against the manifest and prepares launches of this argument signature
+    /// (element types, sizes, strides, integer values): grid, block and every kernel parameter
+    /// but the tensors' addresses, which [`PreparedLaunch::launch`] takes.
+    pub fn prepare(&self, args: &[Arg]) -> Result<PreparedLaunch> {
+        let plan = plan_launch(&self.manifest, args)?;
+        // The plan's tensor maps are the manifest's tensor_map parameters, in order.
+        let mut roles = self
+            .manifest
+            .params
+            .iter()
+            .flatten()
+            .filter(|param| matches!(param.kind, ParamKind::TensorMap { .. }))
+            .map(|param| format!("{} of {}", param.role, self.manifest.entry));
+        let slots = plan
+            .params
+            .into_iter()
+            .zip(plan.sources)
+            .map(|(param, source)| match (param, source) {
+                (Param::TensorMap(params), source) => Slot::TensorMap {
+                    // Every tensor map has its argument (a negative one was refused).
+                    argument: source.unwrap_or(usize::MAX),
+                    params,
+                    role: roles.next().unwrap_or_default(),
+                },
+                (Param::Pointer(_), Some(argument)) => Slot::Address(argument),
+                (Param::Pointer(address), None) => Slot::Value(address),
+                (Param::I64(value), _) => Slot::Value(value as u64),
+            })
+            .collect();
+        Ok(PreparedLaunch {
+            loaded: self.loaded.clone(),
+            entry: self.manifest.entry.clone(),
+            arguments: args.len(),
+            grid: plan.grid,
+            block: plan.block,
+            dynamic_shared_bytes: plan.dynamic_shared_bytes,
+            slots,
+        })
+    }
+
     /// Checks `args` against the manifest and launches the kernel on `stream` (a `CUstream`; null
     /// for the default stream). Returns once the launch is queued.
     pub fn launch(&self, args: &[Arg], stream: *mut c_void) -> Result<()> {
-        let plan = plan_launch(&self.manifest, args)?;
+        let addresses: Vec<u64> = args
+            .iter()
+            .map(|arg| match arg {
+                Arg::Tensor(tensor) => tensor.address,
+                Arg::Scalar(_) => 0,
+            })
+            .collect();
+        self.prepare(args)?.launch(&addresses, stream)
+    }
+}
+
+fn refuse_other_targets(manifest: &Manifest) -> Result<()> {
+    if !manifest.target.starts_with("sm_") {
+        return Err(Error::Unsupported(format!(
+            "{}: a kernel compiled for {} is not launched through CUDA",
+            manifest.entry, manifest.target
+        )));
+    }
+    Ok(())
+}
+
+/// One kernel parameter of a prepared launch.
+enum Slot {
+    /// A value fixed by the signature (a size, a stride, a scalar).
+    Value(u64),
+    /// The address of host argument `.0`.
+    Address(usize),
+    /// A tensor map over host argument `argument`, encoded at each launch with its address.
+    TensorMap {
+        argument: usize,
+        params: TensorMapParams,
+        role: String,
+    },
+}
+
+/// A launch of one kernel with one argument signature, checked against the manifest once
+/// ([`Kernel::prepare`]): each [`PreparedLaunch::launch`] takes only the arguments' addresses
+/// and a stream. It keeps the kernel's module loaded.
+pub struct PreparedLaunch {
+    loaded: Option<Arc<Loaded>>,
+    entry: String,
+    arguments: usize,
+    grid: [u32; 3],
+    block: [u32; 3],
+    dynamic_shared_bytes: u32,
+    slots: Vec<Slot>,
+}
+
+impl PreparedLaunch {
+    /// Returns the number of host arguments of the signature (the length `launch` takes).
+    pub fn arguments(&self) -> usize {
+        self.arguments
+    }
+
+    /// Returns the grid the signature launches.
+    pub fn grid(&self) -> [u32; 3] {
+        self.grid
+    }
+
+    /// Launches the kernel on `stream` (a `CUstream`, null for the default stream) with
+    /// `addresses[i]` the device address of host argument `i` (ignored for integers), every other
+    /// property of the arguments being those the launch was prepared with. Tensor-map addresses
+    /// are checked (16-byte alignment); the kernel must be launched in the context it was loaded
+    /// in (made current if the thread has none).
+    pub fn launch(&self, addresses: &[u64], stream: *mut c_void) -> Result<()> {
+        if addresses.len() != self.arguments {
+            return Err(Error::Argument(format!(
+                "{}: the launch was prepared for {} argument(s), but got {}",
+                self.entry,
+                self.arguments,
+                addresses.len()
+            )));
+        }
         let stream: sys::CUstream = stream.cast();
-        let mut values: Vec<u64> = Vec::with_capacity(plan.params.len());
-        let mut maps: Vec<sys::CUdeviceptr> = Vec::new();
-        let result = (|| {
-            for param in &plan.params {
-                values.push(match param {
-                    Param::TensorMap(params) => {
-                        let map = encode(params)?;
-                        let mut device: sys::CUdeviceptr = 0;
-                        // SAFETY: a 128-byte stream-ordered allocation, filled from `map` (the copy
-                        // from pageable memory is staged before the call returns) and freed after
-                        // the launch on the same stream.
-                        unsafe {
-                            check(
-                                sys::cuMemAllocAsync(
-                                    &mut device,
-                                    size_of::<sys::CUtensorMap>(),
-                                    stream,
-                                ),
-                                "cuMemAllocAsync",
-                            )?;
-                            maps.push(device);
-                            check(
-                                sys::cuMemcpyHtoDAsync_v2(
-                                    device,
-                                    (&raw const map).cast(),
-                                    size_of::<sys::CUtensorMap>(),
-                                    stream,
-                                ),
-                                "cuMemcpyHtoDAsync",
-                            )?;
-                        }
-                        device
+        let mut values: Vec<u64> = Vec::with_capacity(self.slots.len());
+        let mut maps: Vec<sys::CUtensorMap> = Vec::new();
+        for slot in &self.slots {
+            values.push(match slot {
+                Slot::Value(value) => *value,
+                Slot::Address(argument) => addresses[*argument],
+                Slot::TensorMap {
+                    argument,
+                    params,
+                    role,
+                } => {
+                    let address = addresses.get(*argument).copied().unwrap_or(params.address);
+                    if !address.is_multiple_of(16) {
+                        return Err(Error::Argument(format!(
+                            "argument {argument} ({role}): expects a 16-byte aligned address, but got {address:#x}"
+                        )));
                     }
-                    Param::Pointer(address) => *address,
-                    Param::I64(value) => *value as u64,
-                });
+                    if self.loaded.is_some() {
+                        maps.push(encode(&TensorMapParams {
+                            address,
+                            ..params.clone()
+                        })?);
+                    }
+                    0 // the map's device address, below
+                }
+            });
+        }
+        let Some(loaded) = &self.loaded else {
+            return Ok(()); // a dry run: checked and prepared, nothing to launch
+        };
+        make_current(loaded.context)?;
+        let mut device_maps: sys::CUdeviceptr = 0;
+        let result = (|| {
+            if !maps.is_empty() {
+                let bytes = size_of_val(&maps[..]);
+                // SAFETY: a stream-ordered allocation of `maps.len()` 128-byte maps (each 64-byte
+                // aligned, as the driver allocates at least 256-byte aligned), filled from `maps`
+                // (the copy from pageable memory is staged before the call returns) and freed
+                // after the launch on the same stream.
+                unsafe {
+                    check(
+                        sys::cuMemAllocAsync(&mut device_maps, bytes, stream),
+                        "cuMemAllocAsync",
+                    )?;
+                    check(
+                        sys::cuMemcpyHtoDAsync_v2(device_maps, maps.as_ptr().cast(), bytes, stream),
+                        "cuMemcpyHtoDAsync",
+                    )?;
+                }
+                let mut next = device_maps;
+                for (slot, value) in self.slots.iter().zip(values.iter_mut()) {
+                    if matches!(slot, Slot::TensorMap { .. }) {
+                        *value = next;
+                        next += size_of::<sys::CUtensorMap>() as u64;
+                    }
+                }
             }
             let mut pointers: Vec<*mut c_void> = values
                 .iter_mut()
                 .map(|value| (value as *mut u64).cast())
                 .collect();
-            let [gx, gy, gz] = plan.grid;
-            let [bx, by, bz] = plan.block;
+            let [gx, gy, gz] = self.grid;
+            let [bx, by, bz] = self.block;
             // SAFETY: every parameter is 8 bytes (a pointer or an i64), in the order the kernel
             // declares them (see `plan`); `pointers` outlives the call.
             unsafe {
                 check(
                     sys::cuLaunchKernel(
-                        self.function,
+                        loaded.function,
                         gx,
                         gy,
                         gz,
                         bx,
                         by,
                         bz,
-                        plan.dynamic_shared_bytes,
+                        self.dynamic_shared_bytes,
                         stream,
                         pointers.as_mut_ptr(),
                         std::ptr::null_mut(),
@@ -230,19 +408,29 @@ impl Kernel {
                 )
             }
         })();
-        for device in maps {
+        if device_maps != 0 {
             // SAFETY: freed in stream order, after the launch that reads it.
-            let _ = unsafe { sys::cuMemFreeAsync(device, stream) };
+            let _ = unsafe { sys::cuMemFreeAsync(device_maps, stream) };
         }
         result
     }
 }
 
-impl Drop for Kernel {
-    fn drop(&mut self) {
-        // SAFETY: the module was loaded by `load` and is unloaded once.
-        let _ = unsafe { sys::cuModuleUnload(self.module) };
+/// Makes `context` current on this thread if none is; refuses to launch while another is.
+fn make_current(context: sys::CUcontext) -> Result<()> {
+    let mut current: sys::CUcontext = std::ptr::null_mut();
+    // SAFETY: plain driver calls with an out-pointer to a local.
+    unsafe {
+        check(sys::cuCtxGetCurrent(&mut current), "cuCtxGetCurrent")?;
+        if current.is_null() {
+            check(sys::cuCtxSetCurrent(context), "cuCtxSetCurrent")?;
+        } else if current != context {
+            return Err(Error::Cuda(
+                "the current CUDA context is not the one the kernel was loaded in (another device's?): make the kernel's device current".into(),
+            ));
+        }
     }
+    Ok(())
 }
 
 /// Encodes a tensor map on the host.
@@ -312,6 +500,31 @@ mod tests {
         );
         let error = Kernel::load(b"", r#"{"entry": "k"}"#).err().unwrap();
         assert!(error.to_string().contains("has no version"), "{error}");
+    }
+
+    #[test]
+    fn a_prepared_launch_takes_the_addresses_of_its_signature() {
+        let manifest = format!(
+            r#"{{"version": 1, "compiler": "{}", "entry": "k", "target": "sm_90a", "workgroup_size": [128, 1, 1], "grid": [{{"argument": 1}}, 1, 1], "bindings": [{{"set": 0, "binding": 0, "host_argument": 0, "shape": [null], "element": "f32", "written": true}}]}}"#,
+            tile_manifest::COMPILER_VERSION
+        );
+        let kernel = Kernel::dry_run(&manifest, 2).unwrap();
+        assert_eq!(kernel.device(), 2);
+        let args = [
+            Arg::Tensor(crate::Tensor::contiguous(0x100, "f32", &[300])),
+            Arg::Scalar(3),
+        ];
+        let prepared = kernel.prepare(&args).unwrap();
+        assert_eq!((prepared.arguments(), prepared.grid()), (2, [3, 1, 1]));
+        prepared.launch(&[0x200, 0], std::ptr::null_mut()).unwrap();
+        let error = prepared.launch(&[0x200], std::ptr::null_mut()).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "k: the launch was prepared for 2 argument(s), but got 1"
+        );
+        kernel.launch(&args, std::ptr::null_mut()).unwrap();
+        let wrong = [Arg::Tensor(crate::Tensor::contiguous(0x100, "f16", &[300]))];
+        assert!(kernel.prepare(&wrong).is_err());
     }
 
     #[test]

@@ -24,7 +24,7 @@ pub mod plan;
 pub mod tensor_map;
 
 pub use args::{Arg, Tensor};
-pub use cuda::Kernel;
+pub use cuda::{Kernel, PreparedLaunch};
 pub use plan::{LaunchPlan, Param, plan_launch};
 pub use tensor_map::TensorMapParams;
 

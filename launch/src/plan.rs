@@ -36,6 +36,10 @@ pub struct LaunchPlan {
     pub dynamic_shared_bytes: u32,
     /// The kernel's parameters, in order.
     pub params: Vec<Param>,
+    /// For each parameter, the host argument whose device address it holds (tensor maps and
+    /// memref pointers), `None` for the values that do not depend on an address: what a
+    /// [`crate::PreparedLaunch`] refreshes when the same signature is launched on other tensors.
+    pub sources: Vec<Option<usize>>,
 }
 
 /// Returns the tensor argument `argument` as the kernel parameter `role` wants it (element type,
@@ -144,6 +148,8 @@ pub fn plan_launch(manifest: &Manifest, args: &[Arg]) -> Result<LaunchPlan> {
     }
     let entry = &manifest.entry;
     let mut params = Vec::new();
+    let mut sources = Vec::new();
+    let source = |argument: i64| usize::try_from(argument).ok();
     if let Some(kernel_params) = &manifest.params {
         for param in kernel_params {
             match &param.kind {
@@ -161,9 +167,11 @@ pub fn plan_launch(manifest: &Manifest, args: &[Arg]) -> Result<LaunchPlan> {
                     params.push(Param::TensorMap(tensor_map_params(
                         &name, tensor, box_, *swizzle,
                     )?));
+                    sources.push(source(*host_argument));
                 }
                 ParamKind::Scalar { value, .. } => {
-                    params.push(Param::I64(value.evaluate(&Host(args))?))
+                    params.push(Param::I64(value.evaluate(&Host(args))?));
+                    sources.push(None);
                 }
                 ParamKind::Memref {
                     host_argument,
@@ -171,14 +179,16 @@ pub fn plan_launch(manifest: &Manifest, args: &[Arg]) -> Result<LaunchPlan> {
                     element: Some(element),
                     ..
                 } => {
-                    params.extend(memref_descriptor(
+                    let descriptor = memref_descriptor(
                         args,
                         *host_argument,
                         &param.role,
                         entry,
                         element,
                         shape,
-                    )?);
+                    )?;
+                    sources.extend(descriptor_sources(&descriptor, source(*host_argument)));
+                    params.extend(descriptor);
                 }
                 ParamKind::Memref { .. } => {
                     return Err(Error::Unsupported(format!(
@@ -190,14 +200,19 @@ pub fn plan_launch(manifest: &Manifest, args: &[Arg]) -> Result<LaunchPlan> {
     }
     for binding in manifest.bindings.iter().flatten() {
         let role = format!("binding {}", binding.binding);
-        params.extend(memref_descriptor(
+        let descriptor = memref_descriptor(
             args,
             binding.host_argument,
             &role,
             entry,
             &binding.element,
             &binding.shape,
-        )?);
+        )?;
+        sources.extend(descriptor_sources(
+            &descriptor,
+            source(binding.host_argument),
+        ));
+        params.extend(descriptor);
     }
     let dynamic_shared_bytes = manifest.dynamic_shared_bytes.unwrap_or(0);
     Ok(LaunchPlan {
@@ -209,6 +224,18 @@ pub fn plan_launch(manifest: &Manifest, args: &[Arg]) -> Result<LaunchPlan> {
             ))
         })?,
         params,
+        sources,
+    })
+}
+
+/// The sources of a memref descriptor's parameters: its two pointers hold the argument's address.
+fn descriptor_sources(
+    descriptor: &[Param],
+    argument: Option<usize>,
+) -> impl Iterator<Item = Option<usize>> + '_ {
+    descriptor.iter().map(move |param| match param {
+        Param::Pointer(_) => argument,
+        _ => None,
     })
 }
 

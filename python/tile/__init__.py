@@ -4,13 +4,19 @@
     kernel = tile.load("out/gemm_relu_0_kernel")   # out/gemm_relu_0_kernel.ptx + .json (tile-compile)
     kernel(a, b, c)                                 # torch CUDA tensors, on the current stream
 
-    program = tile.compile(source, target="sm_90a") # cached by program, target and compiler version
+    program = tile.compile(source, target="sm_90a") # cached by program, target and compiler build
     program(a, b, c)                                # its only kernel (program.kernels: all of them)
 
 A thin layer over two C ABIs, loaded with ctypes: ``libtile_launch.so`` (the launcher: CUDA driver,
 no MLIR; every argument checked against the manifest before launch) and, for ``compile`` only,
 ``libtile_plugin.so`` (the compiler's ``tileCompile``). They are looked up in ``$TILE_LIB_DIR``, next
-to this package, then in the repository's ``target/release`` and ``target/debug``.
+to this package, in the repository's ``target/release`` and ``target/debug``, then in
+``$LD_LIBRARY_PATH``'s folders and ``/usr/local/lib``.
+
+A launch checks every argument (dtype, shape, strides, device) before launching: in full the first
+time a kernel sees an argument signature (``tileLaunchPrepare``), by comparing the signature with
+the checked one after that, passing only the tensors' addresses and the stream to the launcher
+(``tileLaunchPreparedRun``).
 """
 
 import ctypes
@@ -19,8 +25,9 @@ import json
 import os
 import pathlib
 import shutil
+import struct
 
-__all__ = ["Kernel", "Program", "TileError", "autotune", "compile", "compiler_version", "load"]
+__all__ = ["Kernel", "Program", "TileError", "autotune", "compile", "compiler_build", "compiler_version", "load"]
 
 
 class TileError(RuntimeError):
@@ -28,14 +35,25 @@ class TileError(RuntimeError):
     does not compile (the message holds the compiler's located diagnostics)."""
 
 
-def _library(name):
+def _library_path(name):
+    """Where the shared library `name` is: $TILE_LIB_DIR, next to this package, the repository's
+    target/release and target/debug (a source checkout), then $LD_LIBRARY_PATH's folders and
+    /usr/local/lib; None if nowhere."""
     here = pathlib.Path(__file__).resolve().parent
     places = [os.environ.get("TILE_LIB_DIR"), here, here.parent.parent / "target" / "release",
-              here.parent.parent / "target" / "debug"]
+              here.parent.parent / "target" / "debug", *os.environ.get("LD_LIBRARY_PATH", "").split(os.pathsep),
+              "/usr/local/lib"]
     for place in places:
-        if place and (pathlib.Path(place) / name).exists():
-            return ctypes.CDLL(str(pathlib.Path(place) / name))
-    raise TileError(f"{name} not found (set TILE_LIB_DIR, or build it with cargo build --release)")
+        if place and (pathlib.Path(place) / name).is_file():
+            return pathlib.Path(place) / name
+    return None
+
+
+def _library(name):
+    path = _library_path(name)
+    if path is None:
+        raise TileError(f"{name} not found (set TILE_LIB_DIR to its folder, or build it with cargo build --release)")
+    return ctypes.CDLL(str(path))
 
 
 class _Arg(ctypes.Structure):
@@ -62,22 +80,38 @@ _launcher = None
 
 
 def _launch_library():
-    global _launcher
+    global _launcher, _run_prepared, _last_error
     if _launcher is None:
         lib = _library("libtile_launch.so")
         lib.tileLaunchLoad.restype = ctypes.c_void_p
         lib.tileLaunchLoad.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t]
+        lib.tileLaunchLoadDryRun.restype = ctypes.c_void_p
+        lib.tileLaunchLoadDryRun.argtypes = [ctypes.c_char_p, ctypes.c_int32, ctypes.c_char_p, ctypes.c_size_t]
+        lib.tileLaunchGetDevice.restype = ctypes.c_int32
+        lib.tileLaunchGetDevice.argtypes = [ctypes.c_void_p]
         lib.tileLaunchRun.argtypes = [ctypes.c_void_p, ctypes.POINTER(_Arg), ctypes.c_size_t, ctypes.c_void_p,
                                       ctypes.c_char_p, ctypes.c_size_t]
+        lib.tileLaunchPrepare.restype = ctypes.c_void_p
+        lib.tileLaunchPrepare.argtypes = [ctypes.c_void_p, ctypes.POINTER(_Arg), ctypes.c_size_t, ctypes.c_char_p,
+                                          ctypes.c_size_t]
+        # The hot call: the prepared launch, the addresses packed in a bytes object (immutable, so
+        # no other thread can change them under the call), the stream.
+        lib.tileLaunchPreparedRun.restype = ctypes.c_int
+        lib.tileLaunchPreparedRun.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+        lib.tileLaunchLastError.restype = ctypes.c_char_p
+        lib.tileLaunchLastError.argtypes = []
+        lib.tileLaunchPreparedDestroy.argtypes = [ctypes.c_void_p]
         lib.tileLaunchCheck.argtypes = [ctypes.c_char_p, ctypes.POINTER(_Arg), ctypes.c_size_t, ctypes.c_char_p, ctypes.c_size_t]
         lib.tileLaunchDestroy.argtypes = [ctypes.c_void_p]
         lib.tileLaunchCompilerVersion.restype = ctypes.c_char_p
+        _run_prepared = lib.tileLaunchPreparedRun
+        _last_error = lib.tileLaunchLastError
         _launcher = lib
     return _launcher
 
 
 def compiler_version():
-    """The compiler version whose manifests this launcher takes (and the compile cache's key)."""
+    """The compiler version whose manifests this launcher takes (and part of the compile cache's key)."""
     return _launch_library().tileLaunchCompilerVersion().decode()
 
 
@@ -89,11 +123,13 @@ _ELEMENTS = {"torch.float16": "f16", "torch.bfloat16": "bf16", "torch.float32": 
 
 def _arguments(args):
     """Describes each argument for the launcher: tensors (anything with data_ptr, shape, stride and
-    dtype: torch tensors) and integers."""
+    dtype: torch tensors) and integers (int64)."""
     described = (_Arg * max(len(args), 1))()
     keep = []
     for index, arg in enumerate(args):
         if isinstance(arg, int):
+            if not -(1 << 63) <= arg < 1 << 63:
+                raise TileError(f"argument {index}: expects a 64-bit integer, but got {arg}")
             described[index] = _Arg(kind=1, value=arg)
             continue
         if not all(hasattr(arg, name) for name in ("data_ptr", "shape", "stride", "dtype")):
@@ -108,23 +144,95 @@ def _arguments(args):
     return described, keep
 
 
-class Kernel:
-    """One compiled kernel: its code and manifest; loaded into CUDA at the first launch."""
+def _device(arg):
+    """The CUDA device ordinal of a tensor, -1 on the CPU, None when it does not say: torch's
+    get_device(), else DLPack's __dlpack_device__() (2: CUDA, 1: CPU)."""
+    get_device = getattr(arg, "get_device", None)
+    if get_device is not None:
+        return get_device()
+    dlpack_device = getattr(arg, "__dlpack_device__", None)
+    if dlpack_device is not None:
+        kind, ordinal = dlpack_device()
+        return {2: ordinal, 1: -1}.get(int(kind), ("dlpack device", int(kind), ordinal))
+    return None
 
-    def __init__(self, code, manifest):
+
+def _describe(args):
+    """The signature of `args` (one entry per argument: an int itself, a tensor's (dtype, shape,
+    strides, device)) and their addresses. Kernel.__call__ computes the same inline for torch
+    tensors; this is the general form, for other tensor types and for errors."""
+    key, addresses = [], []
+    for index, arg in enumerate(args):
+        if isinstance(arg, int):
+            key.append(arg)
+            addresses.append(0)
+        elif all(hasattr(arg, name) for name in ("data_ptr", "shape", "stride", "dtype")):
+            key.append((arg.dtype, arg.shape, arg.stride(), _device(arg)))
+            addresses.append(arg.data_ptr())
+        else:
+            raise TileError(f"argument {index}: expects a tensor or an int, but got {type(arg).__name__}")
+    return key, addresses
+
+
+def _device_name(device):
+    return "the CPU" if device == -1 else f"cuda:{device}" if isinstance(device, int) else "an unknown device"
+
+
+def _stream_getter(device):
+    """A function from a device ordinal to its current CUDA stream (a CUstream as an int): torch's
+    raw getter (one C call) where it answers as torch.cuda.current_stream does, else
+    torch.cuda.current_stream; the default stream (0) without torch."""
+    try:
+        import torch
+    except ImportError:
+        return _no_stream
+
+    def current(device):
+        return torch.cuda.current_stream(device).cuda_stream
+
+    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+    try:
+        if raw is not None and raw(device) == current(device):
+            return raw
+    except Exception:  # noqa: BLE001 - another torch: take the public getter
+        pass
+    return current
+
+
+def _no_stream(device):
+    return 0
+
+
+class Kernel:
+    """One compiled kernel: its code and manifest; loaded into CUDA at the first launch.
+
+    With `dry_run_device=N`, launches are checked and prepared as for a kernel loaded on CUDA device
+    N, but nothing is loaded or launched (no GPU needed): for tests and for measuring the host-side
+    cost of a launch."""
+
+    # Argument signatures whose prepared launches a kernel keeps; past that, a new signature is
+    # prepared, launched and freed at each call.
+    MAX_SIGNATURES = 64
+
+    def __init__(self, code, manifest, dry_run_device=None):
         self.code = code
         self.manifest_json = manifest if isinstance(manifest, str) else manifest.decode()
         self.manifest = json.loads(self.manifest_json)
         self.name = self.manifest["entry"]
+        self.dry_run_device = dry_run_device
         self._handle = None
-        # Launches repeat their argument signatures: the ctypes description of the last one is kept
-        # and only the addresses and integer values are refreshed (a launch is a few microseconds).
-        self._signature = None
-        self._described = None
-        self._error = ctypes.create_string_buffer(4096)
+        self._device = None
+        self._stream = None
+        # Launches repeat their argument signatures. Each signature is checked once, in full, by
+        # the launcher (tileLaunchPrepare), which keeps everything of the launch but the tensors'
+        # addresses; a launch of the same signature then compares it (one list compare) and
+        # passes only the addresses and the stream (tileLaunchPreparedRun).
+        self._fast = None  # (signature, prepared launch, address packer) of the last launch
+        self._prepared = {}  # the same by signature, for kernels launched with several
 
     def check(self, *args):
-        """Checks the arguments against the manifest as a launch does (no GPU needed)."""
+        """Checks the arguments against the manifest as a launch does (no GPU needed; the device
+        the tensors are on is not checked: a launch checks it)."""
         described, keep = _arguments(args)
         error = ctypes.create_string_buffer(4096)
         if _launch_library().tileLaunchCheck(self.manifest_json.encode(), described, len(args), error, len(error)):
@@ -132,36 +240,89 @@ class Kernel:
 
     def _load(self):
         if self._handle is None:
+            lib = _launch_library()
             error = ctypes.create_string_buffer(4096)
-            handle = _launch_library().tileLaunchLoad(self.code, len(self.code), self.manifest_json.encode(), error, len(error))
+            if self.dry_run_device is None:
+                handle = lib.tileLaunchLoad(self.code, len(self.code), self.manifest_json.encode(), error, len(error))
+            else:
+                handle = lib.tileLaunchLoadDryRun(self.manifest_json.encode(), self.dry_run_device, error, len(error))
             if not handle:
                 raise TileError(error.value.decode())
+            self._device = lib.tileLaunchGetDevice(handle)
+            self._stream = _no_stream if self.dry_run_device is not None else _stream_getter(self._device)
             self._handle = handle
         return self._handle
 
+    def _prepare(self, args, key):
+        """The prepared launch of the signature `key` of `args`: checks every argument (device
+        here, the rest in the launcher) and keeps the result. Returns (key, handle, packer, owned):
+        `owned` when the caller must free it (past MAX_SIGNATURES)."""
+        prepared = self._prepared.get(tuple(key))
+        if prepared is not None:
+            self._fast = prepared
+            return prepared + (False,)
+        handle = self._load()
+        for index, (entry, arg) in enumerate(zip(key, args)):
+            if not isinstance(arg, int) and entry[3] != self._device:
+                raise TileError(f"argument {index} of {self.name}: expects a tensor on {_device_name(self._device)}, "
+                                f"but got one on {_device_name(entry[3])}")
+        described, keep = _arguments(args)
+        error = ctypes.create_string_buffer(4096)
+        launch = _launcher.tileLaunchPrepare(handle, described, len(args), error, len(error))
+        if not launch:
+            raise TileError(error.value.decode())
+        prepared = (key, launch, struct.Struct(f"={max(len(args), 1)}Q").pack)
+        if len(self._prepared) >= self.MAX_SIGNATURES:
+            return prepared + (True,)
+        self._prepared[tuple(key)] = prepared
+        self._fast = prepared
+        return prepared + (False,)
+
     def __call__(self, *args, stream=None):
         """Launches the kernel on the arguments of its host function, on `stream` (a CUstream
-        handle; the current PyTorch stream by default). Returns once the launch is queued."""
-        handle = self._load()
+        handle; the current PyTorch stream of the kernel's device by default). Every argument is
+        checked before the launch (dtype, shape, strides, device: a signature seen before is
+        compared with the one checked then). Returns once the launch is queued."""
+        # The fast path, for torch tensors and ints: the signature read with one attribute access
+        # or call each.
+        try:
+            key, addresses = [], []
+            for arg in args:
+                if type(arg) is int:
+                    key.append(arg)
+                    addresses.append(0)
+                else:
+                    key.append((arg.dtype, arg.shape, arg.stride(), arg.get_device()))
+                    addresses.append(arg.data_ptr())
+        except AttributeError:  # not a torch tensor: the general form (or its error)
+            key, addresses = _describe(args)
+        fast = self._fast
+        if fast is None or key != fast[0]:
+            *fast, owned = self._prepare(args, key)
+            if owned:
+                try:
+                    self._run(fast, addresses, stream)
+                finally:
+                    _launcher.tileLaunchPreparedDestroy(fast[1])
+                return
         if stream is None:
-            import torch
-            stream = torch.cuda.current_stream().cuda_stream
-        signature = tuple(arg if isinstance(arg, int) else (arg.dtype, tuple(arg.shape), tuple(arg.stride())) if hasattr(arg, "stride") else type(arg) for arg in args)
-        if signature == self._signature:
-            described, _ = self._described
-            for index, arg in enumerate(args):
-                if not isinstance(arg, int):
-                    described[index].address = arg.data_ptr()
-        else:
-            self._described = _arguments(args)
-            self._signature = signature
-            described = self._described[0]
-        error = self._error
-        if _launch_library().tileLaunchRun(handle, described, len(args), ctypes.c_void_p(stream), error, len(error)):
-            raise TileError(error.value.decode())
+            stream = self._stream(self._device)
+        if _run_prepared(fast[1], fast[2](*addresses) if addresses else None, stream):
+            raise TileError(_last_error().decode())
+
+    def _run(self, prepared, addresses, stream):
+        if stream is None:
+            stream = self._stream(self._device)
+        if _run_prepared(prepared[1], prepared[2](*addresses) if addresses else None, stream):
+            raise TileError(_last_error().decode())
 
     def __del__(self):
-        if getattr(self, "_handle", None) and _launcher is not None:
+        if _launcher is None:
+            return
+        for _, launch, _ in getattr(self, "_prepared", {}).values():
+            _launcher.tileLaunchPreparedDestroy(launch)
+        self._prepared, self._fast = {}, None
+        if getattr(self, "_handle", None):
             _launcher.tileLaunchDestroy(self._handle)
             self._handle = None
 
@@ -169,9 +330,9 @@ class Kernel:
         return f"tile.Kernel({self.name!r}, target={self.manifest.get('target')!r})"
 
 
-def load(path):
+def load(path, dry_run_device=None):
     """Loads a kernel tile-compile wrote: `path` is `DIR/NAME` (NAME.ptx + NAME.json), NAME.json,
-    or a directory holding exactly one kernel."""
+    or a directory holding exactly one kernel. `dry_run_device`: see Kernel."""
     path = pathlib.Path(path)
     if path.is_dir():
         manifests = sorted(path.glob("*.json"))
@@ -185,7 +346,7 @@ def load(path):
     manifest = manifest_path.read_text()
     extension = {"sm": ".ptx", "gf": ".hsaco"}.get(json.loads(manifest).get("target", "sm")[:2], ".spv")
     code = (stem.parent / (stem.name + extension)).read_bytes()
-    return Kernel(code, manifest)
+    return Kernel(code, manifest, dry_run_device)
 
 
 class Program:
@@ -236,13 +397,66 @@ def _cache_dir(cache_dir):
     return pathlib.Path(os.environ.get("XDG_CACHE_HOME", pathlib.Path.home() / ".cache")) / "tile"
 
 
+_builds = {}
+
+
+def _write_atomically(path, text):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    staging = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    staging.write_text(text)
+    os.replace(staging, path)
+
+
+def compiler_build(cache_dir=None):
+    """The build of the compiler `compile` would use: the SHA-256 of its library (libtile_plugin.so,
+    found as the launcher is) and of the libMLIR-C.so beside it, so that a rebuilt compiler, even
+    from the same commit, never hits the kernels of another build. None where the compiler library
+    is not found (a machine that only launches). The digest is remembered per file identity (path,
+    size, modification time, inode), in memory and under the cache's `builds/`, so a hit hashes
+    nothing."""
+    plugin = _library_path("libtile_plugin.so")
+    if plugin is None:
+        return None
+    files = [plugin] + [path for path in [plugin.parent / "libMLIR-C.so"] if path.is_file()]
+    identity = []
+    for path in files:
+        stat = path.stat()
+        identity.append([str(path.resolve()), stat.st_size, stat.st_mtime_ns, stat.st_ino, stat.st_dev])
+    identity = json.dumps(identity)
+    build = _builds.get(identity)
+    if build is None:
+        record = _cache_dir(cache_dir) / "builds" / hashlib.sha256(identity.encode()).hexdigest()[:32]
+        try:
+            build = record.read_text()
+        except OSError:
+            digest = hashlib.sha256()
+            for path in files:
+                digest.update(hashlib.sha256(path.read_bytes()).digest())
+            build = digest.hexdigest()[:32]
+            _write_atomically(record, build)
+        _builds[identity] = build
+    return build
+
+
 def compile(source, target="sm_90a", cache_dir=None, name="program.mlir"):
     """Compiles the tile program `source` (text) for `target` and returns its kernels as a
     Program. Results are cached under `cache_dir` (default $TILE_CACHE_DIR, else ~/.cache/tile) by
-    program text, target and compiler version; a hit needs neither the compiler nor MLIR."""
+    program text, target, compiler version and compiler build (see compiler_build); a hit needs
+    neither MLIR nor loading the compiler. Where the compiler library is not found (a machine that
+    only launches), the kernels the latest build compiled for the program and target are taken."""
     version = compiler_version()
-    key = hashlib.sha256("\0".join([version, target, source]).encode()).hexdigest()[:32]
-    directory = _cache_dir(cache_dir) / key
+    build = compiler_build(cache_dir)
+    root = _cache_dir(cache_dir)
+    program_key = hashlib.sha256("\0".join([version, target, source]).encode()).hexdigest()[:32]
+    latest = root / "by-program" / program_key
+    if build is None:
+        try:
+            directory = root / latest.read_text()
+        except OSError:
+            raise TileError(f"the program is not in the cache ({root}) for {target}, and the compiler "
+                            f"(libtile_plugin.so) is not found to compile it") from None
+    else:
+        directory = root / hashlib.sha256("\0".join([version, build, target, source]).encode()).hexdigest()[:32]
     index = directory / "kernels.json"
     extension = {"sm": ".ptx", "gf": ".s"}.get(target[:2], ".spv")
     if not index.exists():
@@ -261,13 +475,15 @@ def compile(source, target="sm_90a", cache_dir=None, name="program.mlir"):
                 (staging / (kernel_name + extension)).write_bytes(lib.tileCompilationGetKernelCode(result, i).bytes())
                 (staging / (kernel_name + ".json")).write_bytes(lib.tileCompilationGetKernelManifest(result, i).bytes())
                 names.append(kernel_name)
-            (staging / "kernels.json").write_text(json.dumps({"compiler": version, "target": target, "kernels": names}))
+            (staging / "kernels.json").write_text(
+                json.dumps({"compiler": version, "build": build, "target": target, "kernels": names}))
             try:
                 staging.rename(directory)  # atomic: another process may have won the race
             except OSError:
                 shutil.rmtree(staging, ignore_errors=True)
         finally:
             lib.tileCompilationDestroy(result)
+        _write_atomically(latest, directory.name)
     names = json.loads(index.read_text())["kernels"]
     kernels = [Kernel((directory / (n + extension)).read_bytes(), (directory / (n + ".json")).read_text()) for n in names]
     return Program(kernels, directory)
@@ -305,9 +521,12 @@ def autotune(template, configs, args, target="sm_90a", cache_dir=None, measure=N
     tile sizes and stages), measures each on `args` with `measure(program, args) -> seconds` (CUDA
     events by default), and returns (best program, its config). Variants that do not compile are
     skipped. The choice is cached with the kernels, keyed by template, configs, target, compiler
-    version and the arguments' shapes, dtypes and strides, so a later call measures nothing."""
+    version (and build, where the compiler is found) and the arguments' shapes, dtypes and strides,
+    so a later call measures nothing."""
     measure = measure or _cuda_time
-    key_text = json.dumps([compiler_version(), target, template, configs, _signature(args)], sort_keys=True)
+    key = [compiler_version(), target, template, configs, _signature(args)]
+    build = compiler_build(cache_dir)
+    key_text = json.dumps(key + [build] if build else key, sort_keys=True)
     record = _cache_dir(cache_dir) / "autotune" / (hashlib.sha256(key_text.encode()).hexdigest()[:32] + ".json")
     if record.exists():
         best = json.loads(record.read_text())["best"]
