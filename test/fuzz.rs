@@ -690,10 +690,14 @@ pub fn judge(
                     }
                 }
                 Some("s") => {
-                    if let Some(line) = text
-                        .lines()
-                        .find(|l| l.contains("s_swappc_b64") || l.contains("s_setpc_b64"))
-                    {
+                    // A call is s_swappc_b64 (and a callee returns by s_setpc_b64); an s_setpc_b64
+                    // a few lines after s_getpc_b64 is a long branch (branch relaxation in a large
+                    // kernel), not a call.
+                    let lines: Vec<&str> = text.lines().collect();
+                    let long_branch = |at: usize| lines[at.saturating_sub(4)..at].iter().any(|l| l.contains("s_getpc_b64"));
+                    if let Some(line) = lines.iter().enumerate().find_map(|(at, l)| {
+                        (l.contains("s_swappc_b64") || (l.contains("s_setpc_b64") && !long_branch(at))).then_some(*l)
+                    }) {
                         return Some(("amdgcn calls a function".into(), line.trim().into()));
                     }
                 }

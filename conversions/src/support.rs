@@ -1,9 +1,10 @@
 //! What a target cannot build, refused at the op before anything is lowered: 8-bit floats (a CPU
 //! program whose translation failed, an AMDGCN serialization error located nowhere) and host memrefs
-//! outside the default memory space (an upstream error located nowhere).
+//! outside the default memory space (an upstream error located nowhere), index constants wider than
+//! SPIR-V's 32 bits.
 
 use melior::ir::{
-    ValueLike,
+    TypeLike, ValueLike,
     operation::{OperationLike, OperationRef},
 };
 use tile_dialect::{diagnostics::emit_error, ops::op_name};
@@ -89,5 +90,35 @@ pub fn check_supported(module: OperationRef, target: &str) -> Result<(), String>
             }
         }
     }
+    if target.starts_with("spirv") {
+        failed |= !indices_fit_32_bits(module, target);
+    }
     if failed { Err(String::new()) } else { Ok(()) }
+}
+
+/// Checks that the index constants the kernels of `module` use fit SPIR-V's 32-bit indices
+/// (upstream's conversion would fail on the constant, located nowhere); emits an error at the first
+/// op of a kernel that uses one that does not, and returns false when there was one.
+fn indices_fit_32_bits(module: OperationRef, target: &str) -> bool {
+    let mut fits = true;
+    for kernel in tile_dialect::ops::find_ops(module, "tile.kernel") {
+        let wide = tile_dialect::ops::nested_ops(kernel).into_iter().find_map(|op| {
+            op.operands()
+                .filter(|value| value.r#type().is_index())
+                .filter_map(tile_dialect::ops::constant_integer)
+                .find(|value| i32::try_from(*value).is_err())
+                .map(|value| (op, value))
+        });
+        if let Some((op, value)) = wide {
+            emit_error(
+                op.location(),
+                &format!(
+                    "'{}' op uses the index {value}, which does not fit the 32-bit indices of {target}",
+                    op_name(&op)
+                ),
+            );
+            fits = false;
+        }
+    }
+    fits
 }

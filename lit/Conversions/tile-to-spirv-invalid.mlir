@@ -54,3 +54,18 @@ func.func @ring(%K: memref<256x64xf32>) {
   }
   return
 }
+
+// -----
+
+// SPIR-V indices have 32 bits.
+func.func @wide_index(%X: memref<4x64xf32>) {
+  %c1 = arith.constant 1 : index
+  %c0 = arith.constant 0 : index
+  %far = arith.constant 4294967296 : index
+  tile.kernel grid(%c1) threads(32) (%bx) {
+    %F = tile.alloc_fragment : memref<4x32xf32, #tile.fragment>
+    // expected-error @+1 {{'tile.copy' op uses the index 4294967296, which does not fit the 32-bit indices of spirv}}
+    tile.copy %X[%c0, %far], %F : memref<4x64xf32>, memref<4x32xf32, #tile.fragment>
+  }
+  return
+}

@@ -6,6 +6,13 @@
 // RUN: FileCheck %s --check-prefix=BF16 < %t/gemm_bf16_0_kernel.s
 // RUN: cat %t/*.s | FileCheck %s --check-prefix=ALL
 // RUN: FileCheck %s --check-prefix=JSON < %t/gemm_relu_0_kernel.json
+// The kernels of the register rules (attention, the MLP chain, the GEMM reading a bias and a
+// residual) run their gemms on mfma too (the mfma rule), A and B read from LDS 8 bytes at a time
+// where K is contiguous.
+// RUN: FileCheck %s --check-prefix=REGS < %t/attention_d64_f16_0_kernel.s
+// RUN: FileCheck %s --check-prefix=REGS < %t/mlp_chain_0_kernel.s
+// RUN: FileCheck %s --check-prefix=REGS < %t/gemm_bias_residual_0_kernel.s
+// RUN: FileCheck %s --check-prefix=REGS-BF16 < %t/attention_d128_bf16_3_kernel.s
 // With lld-22 installed, each kernel also becomes an HSA code object.
 // RUN: llvm-readelf -h --notes %t/gemm_relu_0_kernel.hsaco | FileCheck %s --check-prefix=OBJECT
 // Row reductions of the accumulator (a softmax epilogue): lane butterflies (ds_swizzle) within an
@@ -44,6 +51,11 @@
 // CHECK: .vgpr_spill_count: 0
 
 // BF16: v_mfma_f32_32x32x8_bf16
+
+// REGS-DAG: ds_read{{2?}}_b64
+// REGS-DAG: v_mfma_f32_32x32x8_f16
+// REGS: .private_segment_fixed_size: 0
+// REGS-BF16: v_mfma_f32_32x32x8_bf16
 
 // No example spills or uses scratch.
 // ALL-NOT: .private_segment_fixed_size: {{[1-9]}}

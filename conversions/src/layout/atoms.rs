@@ -65,6 +65,28 @@ pub fn mfma_accumulator(m: i64, n: i64, waves: (i64, i64), size: i64) -> Fragmen
     }
 }
 
+/// The A operand of the gfx942 mfma (`m`x`k`, 16-bit) for an accumulator on waves `(wm, wn)` of
+/// `size`x`size` instruction tiles: in each instruction tile of a wave's rows, lane `l` holds row
+/// `l % size` and, of each K step of `256 / size`, the 4 elements from `4 (l / size)`; the `wn`
+/// waves along N that share those rows each hold a copy (replicas). Slot: (instruction tile along
+/// M, K step, element).
+pub fn mfma_a_operand(m: i64, k: i64, waves: (i64, i64), size: i64) -> FragmentLayout {
+    let (wm, wn) = waves;
+    let rows = m / wm;
+    let step = 256 / size;
+    let (i, j) = (dim(0), dim(1));
+    let lane = i.clone().modulo(rows).modulo(size) + j.clone().modulo(step).floor_div(4) * size;
+    let replica = if wn > 1 { symbol(0) * 64 } else { constant(0) };
+    FragmentLayout {
+        shape: vec![m, k],
+        threads: 64 * wm * wn,
+        replicate: wn,
+        thread: i.clone().floor_div(rows) * (64 * wn) + replica + lane,
+        slot: (i.modulo(rows).floor_div(size) * (k / step) + j.clone().floor_div(step)) * 4 + j.modulo(4),
+        origin: format!("mfma.a.{size}x{size}x{step}"),
+    }
+}
+
 /// A cooperative-matrix accumulator (16x16 matrices, 32-wide subgroups `(sm, sn)`): which lane of
 /// the owning subgroup holds an element is the device's secret, so every lane of the subgroup is
 /// listed as holding it (replicated 32 times) at the element's place in the subgroup's matrices.
@@ -198,6 +220,11 @@ mod tests {
             let layout = mfma_accumulator(m, n, waves, size);
             assert_eq!(layout.check(&[m, n], 64 * waves.0 * waves.1), Ok(()), "{layout:?}");
             assert_eq!(layout.slots(), m * n / (64 * waves.0 * waves.1));
+        }
+        for (m, k, waves, size) in [(64, 64, (2, 1), 32), (64, 32, (1, 2), 32), (128, 64, (2, 2), 16)] {
+            let layout = mfma_a_operand(m, k, waves, size);
+            assert_eq!(layout.check(&[m, k], 64 * waves.0 * waves.1), Ok(()), "{layout:?}");
+            assert_eq!(layout.slots() * 64 * waves.0, m * k);
         }
         let layout = coopmat_accumulator(64, 64, (2, 2));
         assert_eq!(layout.check(&[64, 64], 128), Ok(()));

@@ -15,6 +15,7 @@
 //! | `tile.copy` fragment -> fragment | per slot, the source slot holding the same element, converted |
 //! | `tile.reduce` | the thread's slots combined per destination slot, then a butterfly over the thread bits the reduced dimension spreads over: warp shuffles on NVIDIA, a small workgroup scratch elsewhere |
 //! | `tile.gemm` (shared A and B) | per accumulator slot, a loop over K |
+//! | `tile.gemm` on gfx942, mfma accumulator | per K step, each lane's A and B elements from shared tiles (a fragment A staged there first), one `amdgpu.mfma` per instruction tile |
 //!
 //! A kernel with an op outside this table (a fragment read at computed indices, a register A
 //! operand, a replicated reduction source) keeps the plain strategy's own lowering; [`plan`] says
@@ -86,6 +87,8 @@ pub(crate) struct Layouts {
     core_tiles: HashMap<usize, usize>,
     /// The gemms that run on wgmma (sm_90a).
     wgmma: std::collections::HashSet<usize>,
+    /// The gemms that run on mfma (gfx942), with their instruction and wave split.
+    mfma: HashMap<usize, patterns::MfmaGemm>,
     /// Each `tile.reduce`'s plan, by op.
     reductions: HashMap<usize, patterns::ReducePlan>,
 }
@@ -122,7 +125,7 @@ pub struct Plan<'c, 'a> {
 /// shuffles (`None`: exchanges go through workgroup memory).
 pub fn plan<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str, shuffles: Option<i64>) -> Result<Result<Plan<'c, 'a>, Unsupported<'c, 'a>>, Failure<'c, 'a>> {
     let inferred = crate::layout::infer_for_lowering(kernel, chip)?;
-    let mut layouts = Layouts { fragments: HashMap::new(), loops: HashMap::new(), core_tiles: HashMap::new(), wgmma: Default::default(), reductions: HashMap::new() };
+    let mut layouts = Layouts { fragments: HashMap::new(), loops: HashMap::new(), core_tiles: HashMap::new(), wgmma: Default::default(), mfma: HashMap::new(), reductions: HashMap::new() };
     let mut fragments = Vec::new();
     for (allocation, layout) in inferred.tiles {
         if let Layout::Fragment(layout) = layout {
@@ -155,6 +158,10 @@ pub fn plan<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str, shuffles: Option<i
         layouts.core_tiles = core_tiles;
         layouts.wgmma = gemms;
     }
+    let mut off_mfma = Vec::new();
+    if chip == "gfx942" {
+        (layouts.mfma, off_mfma) = patterns::mfma_plan(&ops, &layouts);
+    }
     match patterns::reduce_plans(&ops, &layouts) {
         Ok(plans) => layouts.reductions = plans,
         Err(unsupported) => return Ok(Err(unsupported)),
@@ -165,6 +172,14 @@ pub fn plan<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str, shuffles: Option<i
         }
     }
     let scratch_bytes = patterns::scratch_bytes(&ops, &layouts, shuffles);
+    // A gemm whose accumulator has the mfma layout but that the mfma rule cannot take runs on the
+    // scalar rule: say so at the gemm.
+    for (gemm, reason) in off_mfma {
+        tile_dialect::diagnostics::emit_warning(
+            gemm.location(),
+            &format!("'tile.gemm' op {reason}; it runs without matrix instructions on gfx942 (one loop over K per accumulator element)"),
+        );
+    }
     Ok(Ok(Plan { layouts, ops, fragments, scratch_bytes }))
 }
 

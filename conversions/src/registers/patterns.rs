@@ -22,8 +22,10 @@ use tile_dialect::{
     ops::{clone_detached, copy_async_parts, copy_parts, integer_attribute, memref_shape, nested_ops, op_name},
 };
 
+mod mfma;
 mod tensor_cores;
 
+pub use mfma::{MfmaGemm, mfma_plan};
 pub use tensor_cores::wgmma_plan;
 use tensor_cores::register_a;
 
@@ -753,7 +755,7 @@ fn scratch_needs<'c, 'a>(ops: &[OperationRef<'c, 'a>], layouts: &Layouts, shuffl
     let mut needs = Vec::new();
     for op in ops.iter().filter(|op| op_name(op) == "tile.gemm") {
         let Ok(a) = op.operand(0) else { continue };
-        if level(a) == Some(MemoryLevel::Fragment) && !register_a(op, layouts) {
+        if level(a) == Some(MemoryLevel::Fragment) && !register_a(op, layouts) && !mfma::register_a(op, layouts) {
             needs.push((*op, element_type(a), memref_shape(a).iter().product()));
         }
     }
@@ -830,6 +832,7 @@ pub fn lower_all<'c, 'a>(
             let rule = match op_name(op).as_str() {
                 "tile.copy" | "tile.copy_async" if into_core_tile => "copy_core",
                 "tile.gemm" if layouts.wgmma.contains(&key(op)) => "wgmma",
+                "tile.gemm" if layouts.mfma.contains_key(&key(op)) => "mfma",
                 "tile.parallel" => "parallel",
                 "tile.fill" if touches_fragment => "fill",
                 "tile.copy" if touches_fragment => "copy",
@@ -848,6 +851,7 @@ pub fn lower_all<'c, 'a>(
             "reduce" => lowering.reduce(op, scratches.get(&key(&op)).copied()),
             "copy_core" => lowering.copy_to_core_matrices(op),
             "wgmma" => lowering.wgmma(op, scratches.get(&key(&op)).copied()),
+            "mfma" => lowering.mfma(op, scratches.get(&key(&op)).copied()),
             _ => lowering.gemm(op, scratches.get(&key(&op)).copied()),
         }
     }

@@ -1,0 +1,91 @@
+// A gemm whose accumulator has an mfma layout that the mfma rule of the register rules cannot take
+// keeps the scalar rule (one loop over K per accumulator element), with a warning at the gemm
+// naming what is missing.
+// RUN: tile-opt %s -split-input-file -convert-tile-to-amdgpu -verify-diagnostics | FileCheck %s
+
+// K = 4 is not a multiple of the 32x32x8 instruction's K: the first gemm multiplies element by
+// element; the second (K = 64) runs on mfma.
+// CHECK-LABEL: gpu.func @shallow_0_kernel
+// CHECK-NOT: amdgpu.mfma
+// CHECK: arith.mulf
+// CHECK: amdgpu.mfma 32x32x8
+// CHECK-NEXT: amdgpu.mfma 32x32x8
+// CHECK-NOT: amdgpu.mfma
+// CHECK: gpu.return
+func.func @shallow(%X: memref<64x4xf16>, %W1: memref<4x64xf16>, %W2: memref<64x64xf16>, %Y: memref<64x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c1) threads(128) (%b) {
+    %Xs = tile.alloc_shared : memref<64x4xf16, #gpu.address_space<workgroup>>
+    %W1s = tile.alloc_shared : memref<4x64xf16, #gpu.address_space<workgroup>>
+    %W2s = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+    %H = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    %P = tile.alloc_fragment : memref<64x64xf16, #tile.fragment>
+    %O = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    tile.copy %X, %Xs : memref<64x4xf16>, memref<64x4xf16, #gpu.address_space<workgroup>>
+    tile.copy %W1, %W1s : memref<4x64xf16>, memref<4x64xf16, #gpu.address_space<workgroup>>
+    tile.fill %H, %zero : memref<64x64xf32, #tile.fragment>
+    // expected-warning @+1 {{'tile.gemm' op has K = 4, not a multiple of the 32x32x8 instruction's 8; use a K tile that is a multiple of 8; it runs without matrix instructions on gfx942}}
+    tile.gemm %Xs, %W1s, %H : memref<64x4xf16, #gpu.address_space<workgroup>>, memref<4x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+    tile.copy %H, %P : memref<64x64xf32, #tile.fragment>, memref<64x64xf16, #tile.fragment>
+    tile.copy %W2, %W2s : memref<64x64xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+    tile.fill %O, %zero : memref<64x64xf32, #tile.fragment>
+    // expected-warning @+1 {{is a second tile.gemm in the kernel}}
+    tile.gemm %P, %W2s, %O : memref<64x64xf16, #tile.fragment>, memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+    tile.copy %O, %Y : memref<64x64xf32, #tile.fragment>, memref<64x64xf32>
+  }
+  return
+}
+
+// -----
+
+// i8 inputs with the mfma layout written by hand: the rule takes f16 and bf16 only.
+// CHECK-LABEL: gpu.func @i8_inputs_0_kernel
+// CHECK-NOT: amdgpu.mfma
+// CHECK: arith.muli
+// CHECK-NOT: amdgpu.mfma
+// CHECK: gpu.return
+func.func @i8_inputs(%X: memref<64x32xi8>, %W: memref<32x64xi8>, %Y: memref<64x64xi32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0 : i32
+  tile.kernel grid(%c1) threads(128) (%b) {
+    %Xs = tile.alloc_shared : memref<64x32xi8, #gpu.address_space<workgroup>>
+    %Ws = tile.alloc_shared : memref<32x64xi8, #gpu.address_space<workgroup>>
+    %H = tile.alloc_fragment {tile.layout = #tile.frag<shape = [64, 64], threads = 128, thread = (d0, d1) -> ((d0 floordiv 32) * 64 + ((d0 mod 8) floordiv 4) * 32 + d1 mod 32), slot = (d0, d1) -> ((d1 floordiv 32) * 16 + ((d0 mod 32) floordiv 8) * 4 + d0 mod 4), origin = "mfma.32x32">} : memref<64x64xi32, #tile.fragment>
+    // expected-warning @+1 {{into shared memory for the epilogue}}
+    tile.copy %X, %Xs : memref<64x32xi8>, memref<64x32xi8, #gpu.address_space<workgroup>>
+    tile.copy %W, %Ws : memref<32x64xi8>, memref<32x64xi8, #gpu.address_space<workgroup>>
+    tile.fill %H, %zero : memref<64x64xi32, #tile.fragment>
+    // expected-warning @+1 {{'tile.gemm' op multiplies i8 by i8 into i32; mfma on gfx942 takes f16 or bf16 inputs (both alike) with an f32 accumulator; it runs without matrix instructions on gfx942}}
+    tile.gemm %Xs, %Ws, %H : memref<64x32xi8, #gpu.address_space<workgroup>>, memref<32x64xi8, #gpu.address_space<workgroup>>, memref<64x64xi32, #tile.fragment>
+    tile.copy %H, %Y : memref<64x64xi32, #tile.fragment>, memref<64x64xi32>
+  }
+  return
+}
+
+// -----
+
+// A layout named mfma.32x32 that is not the instruction's (a blocked layout, renamed).
+// CHECK-LABEL: gpu.func @misnamed_0_kernel
+// CHECK-NOT: amdgpu.mfma
+// CHECK: gpu.return
+func.func @misnamed(%X: memref<64x32xi8>, %W: memref<32x64xi8>, %Y: memref<64x64xi32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0 : i32
+  tile.kernel grid(%c1) threads(128) (%b) {
+    %Xs = tile.alloc_shared : memref<64x32xi8, #gpu.address_space<workgroup>>
+    %Ws = tile.alloc_shared : memref<32x64xi8, #gpu.address_space<workgroup>>
+    %H = tile.alloc_fragment {tile.layout = #tile.frag<shape = [64, 64], threads = 128, thread = (d0, d1) -> ((d0 * 64 + d1) mod 128), slot = (d0, d1) -> ((d0 * 64 + d1) floordiv 128), origin = "mfma.32x32">} : memref<64x64xi32, #tile.fragment>
+    // expected-warning @+1 {{into shared memory for the epilogue}}
+    tile.copy %X, %Xs : memref<64x32xi8>, memref<64x32xi8, #gpu.address_space<workgroup>>
+    tile.copy %W, %Ws : memref<32x64xi8>, memref<32x64xi8, #gpu.address_space<workgroup>>
+    tile.fill %H, %zero : memref<64x64xi32, #tile.fragment>
+    // expected-warning @+1 {{'tile.gemm' op has an accumulator layout named 'mfma.32x32' that is not the mfma.32x32 layout of any split of its 2 waves over the 64x64 tile}}
+    tile.gemm %Xs, %Ws, %H : memref<64x32xi8, #gpu.address_space<workgroup>>, memref<32x64xi8, #gpu.address_space<workgroup>>, memref<64x64xi32, #tile.fragment>
+    tile.copy %H, %Y : memref<64x64xi32, #tile.fragment>, memref<64x64xi32>
+  }
+  return
+}
