@@ -63,3 +63,52 @@ func.func @chain(%X: memref<256x128xf16>, %W1: memref<128x64xf16>, %W2: memref<6
   return
 }
 }
+
+// -----
+
+// A ring of 3: each thread releases its slot on a free barrier (a plain arrival: those barriers
+// count no copies) and waits on it before the refill of the previous iteration's slot; no barrier
+// of the block in the loop.
+// CHECK-LABEL: gpu.module @chain3_0_module
+// CHECK: scf.for
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: nvvm.wgmma.mma_async
+// CHECK-NOT: nvvm.cp.async.mbarrier.arrive
+// CHECK: nvvm.mbarrier.arrive
+// CHECK: scf.if
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK-NOT: gpu.barrier
+// CHECK: nvgpu.device_async_copy
+// CHECK: nvvm.cp.async.mbarrier.arrive
+// CHECK: nvvm.mbarrier.arrive
+module attributes {tile.target = "sm_90a"} {
+func.func @chain3(%X: memref<256x128xf16>, %W1: memref<128x64xf16>, %W2: memref<64x32xf16>, %Y: memref<256x32xf16>) {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %c32 = arith.constant 32 : index
+  %rows = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c4) threads(128) (%b) {
+    %Xs = tile.alloc_shared : memref<64x32xf16, #gpu.address_space<workgroup>>
+    %W1s = tile.alloc_shared : memref<32x64xf16, #gpu.address_space<workgroup>>
+    %W2s = tile.alloc_shared : memref<64x32xf16, #gpu.address_space<workgroup>>
+    %H = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    %P = tile.alloc_fragment : memref<64x64xf16, #tile.fragment>
+    %O = tile.alloc_fragment : memref<64x32xf32, #tile.fragment>
+    %r0 = arith.muli %b, %rows : index
+    tile.fill %H, %zero : memref<64x64xf32, #tile.fragment>
+    tile.pipelined %k = %c0 to %c4 stages(3) {
+      %k0 = arith.muli %k, %c32 : index
+      tile.copy %X[%r0, %k0], %Xs : memref<256x128xf16>, memref<64x32xf16, #gpu.address_space<workgroup>>
+      tile.copy %W1[%k0, %c0], %W1s : memref<128x64xf16>, memref<32x64xf16, #gpu.address_space<workgroup>>
+      tile.gemm %Xs, %W1s, %H : memref<64x32xf16, #gpu.address_space<workgroup>>, memref<32x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+    }
+    tile.copy %H, %P : memref<64x64xf32, #tile.fragment>, memref<64x64xf16, #tile.fragment>
+    tile.copy %W2, %W2s : memref<64x32xf16>, memref<64x32xf16, #gpu.address_space<workgroup>>
+    tile.fill %O, %zero : memref<64x32xf32, #tile.fragment>
+    tile.gemm %P, %W2s, %O : memref<64x64xf16, #tile.fragment>, memref<64x32xf16, #gpu.address_space<workgroup>>, memref<64x32xf32, #tile.fragment>
+    tile.copy %O, %Y[%r0, %c0] : memref<64x32xf32, #tile.fragment>, memref<256x32xf16>
+  }
+  return
+}
+}

@@ -1,8 +1,9 @@
 // tile-expand-pipelines: a loop that tile-plan-pipelines gave an asynchronous schedule becomes
 // rings of shared tiles, barriers and asynchronous copies, with their slot and phase arithmetic in
 // plain IR: a prologue that issues iterations 0 .. D-1 (each guarded by the trip count), then a loop
-// whose iteration k waits for phase k / D of barrier k mod D, reads slot k mod D, and refills it with
-// iteration k + D when there is one.
+// whose iteration k waits for phase k / D of barrier k mod D, reads slot k mod D, and refills a slot:
+// its own with iteration k + D after a barrier of the block (rings of 2), or, once every thread has
+// released it, the previous iteration's with iteration k - 1 + D (rings of 3 and more).
 // RUN: tile-opt %s -split-input-file -tile-plan-pipelines -tile-expand-pipelines -canonicalize | FileCheck %s
 
 // CHECK-LABEL: func.func @column_sums
@@ -17,6 +18,7 @@
 // CHECK: %[[RING:.*]] = tile.alloc_shared : memref<3x32x64xf32, #gpu.address_space<workgroup>>
 // CHECK-NOT: tile.alloc_shared
 // CHECK: %[[FULL:.*]] = tile.alloc_barriers : memref<3xi64, #gpu.address_space<workgroup>>
+// CHECK: %[[FREE:.*]] = tile.alloc_barriers : memref<3xi64, #gpu.address_space<workgroup>>
 // Prologue: iterations 0, 1, 2 into slots 0, 1, 2 (the trip count of 5 is known: no guards left).
 // CHECK: %[[S0:.*]] = tile.slot %[[RING]][%[[C0]]]
 // CHECK: tile.copy_async %{{.*}}[%[[C0]], %[[C0]]], %[[S0]], %[[FULL]][%[[C0]]]
@@ -33,14 +35,23 @@
 // CHECK: tile.wait %[[FULL]][%[[SLOT]]], %[[ROUND]]
 // CHECK: %[[TILE:.*]] = tile.slot %[[RING]][%[[SLOT]]]
 // CHECK: tile.reduce <sum> %[[TILE]], %{{.*}} dim(0) {clear = false}
-// CHECK: %[[NEXT:.*]] = arith.addi %[[K]], %[[C3]] : index
+// A ring of 3 releases late: the slot is free once every thread has arrived on its free barrier,
+// and the slot of the previous iteration is refilled with iteration k - 1 + 3.
+// CHECK: tile.arrive %[[FREE]][%[[SLOT]]]
+// CHECK: %[[NEXT:.*]] = arith.addi %[[K]], %[[C2]] : index
+// CHECK: %[[STARTED:.*]] = arith.cmpi uge, %[[K]], %[[C1]] : index
 // CHECK: %[[MORE:.*]] = arith.cmpi slt, %[[NEXT]], %[[C5]] : index
-// CHECK: scf.if %[[MORE]] {
-// CHECK: gpu.barrier
+// CHECK: %[[BOTH:.*]] = arith.andi %[[STARTED]], %[[MORE]] : i1
+// CHECK: scf.if %[[BOTH]] {
+// CHECK-NOT: gpu.barrier
+// CHECK: %[[PREVIOUS:.*]] = arith.subi %[[K]], %[[C1]] : index
+// CHECK: %[[PSLOT:.*]] = arith.remui %[[PREVIOUS]], %[[C3]] : index
+// CHECK: %[[PROUND:.*]] = arith.divui %[[PREVIOUS]], %[[C3]] : index
+// CHECK: tile.wait %[[FREE]][%[[PSLOT]]], %[[PROUND]]
 // CHECK: %[[ROW:.*]] = arith.muli %[[NEXT]], %[[C32]] : index
-// CHECK: %[[REFILL:.*]] = tile.slot %[[RING]][%[[SLOT]]]
-// CHECK: tile.copy_async %{{.*}}[%[[ROW]], %[[C0]]], %[[REFILL]], %[[FULL]][%[[SLOT]]]
-// CHECK: tile.arrive %[[FULL]][%[[SLOT]]]
+// CHECK: %[[REFILL:.*]] = tile.slot %[[RING]][%[[PSLOT]]]
+// CHECK: tile.copy_async %{{.*}}[%[[ROW]], %[[C0]]], %[[REFILL]], %[[FULL]][%[[PSLOT]]]
+// CHECK: tile.arrive %[[FULL]][%[[PSLOT]]]
 // CHECK-NOT: tile.pipelined
 module attributes {tile.target = "sm_90a"} {
 func.func @column_sums(%A: memref<160x64xf32>, %O: memref<64xf32>) {
@@ -86,8 +97,10 @@ func.func @column_sums(%A: memref<160x64xf32>, %O: memref<64xf32>) {
 // CHECK: %[[SLOT:.*]] = arith.remui %[[IT]], %[[C2]] : index
 // CHECK: %[[ROUND:.*]] = arith.divui %[[IT]], %[[C2]] : index
 // CHECK: tile.wait %[[FULL]][%[[SLOT]]], %[[ROUND]]
+// A ring of 2 refills at once, after a barrier of the block.
 // CHECK: %[[NEXT:.*]] = arith.addi %[[I]], %[[C4]] : index
 // CHECK: arith.cmpi slt, %[[NEXT]], %[[N]] : index
+// CHECK: gpu.barrier
 module attributes {tile.target = "sm_90a"} {
 func.func @dynamic(%A: memref<?x64xf32>, %B: memref<?x64xf32>, %O: memref<64xf32>) {
   %c0 = arith.constant 0 : index

@@ -145,3 +145,6 @@ if __name__ == "__main__":
         print(attention("attention_bench_d128_f16_m128n32", 1, 32, 4096, 128, "f16", False, block_m=128, block_n=32, threads=256))
         print(attention("attention_bench_d128_f16_m128n64", 1, 32, 4096, 128, "f16", False, block_m=128, block_n=64, threads=256))
         print(attention("attention_bench_d128_f16_m128n64s3", 1, 32, 4096, 128, "f16", False, block_m=128, block_n=64, threads=256, stages=3))
+        print(attention("attention_bench_d128_f16_m128n128", 1, 32, 4096, 128, "f16", False, block_m=128, block_n=128, threads=256))
+        print(attention("attention_bench_d128_f16_m128n128s3", 1, 32, 4096, 128, "f16", False, block_m=128, block_n=128, threads=256, stages=3))
+        print(attention("attention_bench_d128_f16_m128n32s4", 1, 32, 4096, 128, "f16", False, block_m=128, block_n=32, threads=256, stages=4))

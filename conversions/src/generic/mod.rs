@@ -303,6 +303,8 @@ pub fn lower_kernel<'c, 'a>(
         })?;
     // Nothing below fails at an op of the program: the register rules may now rewrite its ops.
     let registers = planned.is_ok();
+    // The barriers that count copies, read before the register rules lower the copies.
+    let counting = crate::pipeline::nvidia::counting_barriers(kernel);
     let owned = match planned {
         Ok(plan) => {
             crate::registers::apply(context, kernel, plan, shuffles, flavor.private_space);
@@ -313,7 +315,7 @@ pub fn lower_kernel<'c, 'a>(
     // Barriers and arrivals on the chip's own barriers where it has them; what is left of the
     // asynchronous copies made synchronous, rings as views of bytes.
     if flavor.target == crate::nvgpu::CHIP {
-        crate::pipeline::nvidia::lower_barriers(context, kernel, threads);
+        crate::pipeline::nvidia::lower_barriers(context, kernel, threads, &counting);
     }
     crate::pipeline::rings::lower(context, kernel, true);
     let (splits, scratch_bytes) =

@@ -35,10 +35,12 @@ pub struct Ring<'c, 'a> {
 impl Ring<'_, '_> {
     /// The `tile.schedule` that records this plan.
     pub fn schedule(&self) -> String {
+        // A ring of 2 has no slot to spare for a late release: the block meets before a refill.
         format!(
-            "{{buffers = {} : i64, fill = \"async\", prefetch = {} : i64, wait = \"mbarrier\"}}",
+            "{{buffers = {} : i64, fill = \"async\", prefetch = {} : i64, release = \"{}\", wait = \"mbarrier\"}}",
             self.depth,
-            self.depth - 1
+            self.depth - 1,
+            if self.depth >= 3 { "mbarrier" } else { "barrier" }
         )
     }
 }

@@ -5,9 +5,13 @@
 //! - a ring `memref<D x T>` for each tile T its `tile.ahead` copies write, and D barriers;
 //! - a prologue: for p < D, when lb + p s < ub, the copies of iteration p into slot p
 //!   (`tile.copy_async`), then `tile.arrive` on barrier p;
-//! - an `scf.for` whose iteration k (= (i - lb) / s) waits for phase k / D of barrier k mod D,
-//!   reads slot k mod D of each ring where the body read T, and, when i + D s < ub, refills that
-//!   slot with the copies of iteration k + D once every thread is done with it (`gpu.barrier`).
+//! - an `scf.for` whose iteration k (= (i - lb) / s) waits for phase k / D of barrier k mod D and
+//!   reads slot k mod D of each ring where the body read T; then, with `release = "barrier"`
+//!   (rings of 2), when i + D s < ub, refills that slot with the copies of iteration k + D once
+//!   every thread is done with it (`gpu.barrier`); with `release = "mbarrier"` (rings of 3 or
+//!   more), arrives on a second set of D barriers (the slot is free) and, when k >= 1 and
+//!   i + (D - 1) s < ub, waits for phase (k - 1) / D of free barrier (k - 1) mod D and refills that
+//!   slot with iteration k - 1 + D: no thread waits for the others to finish this iteration.
 //!
 //! Every iteration's copies are issued once and waited for once, whatever the trip count (below,
 //! equal to or not a multiple of D, or dynamic).
@@ -36,15 +40,20 @@ struct Ahead<'c, 'a> {
     ring: Value<'c, 'a>,
 }
 
-/// Whether `pipelined`'s schedule asks for asynchronous fills.
-fn fills_async(pipelined: OperationRef) -> bool {
+/// The string entry `name` of `pipelined`'s schedule.
+fn schedule_entry(pipelined: OperationRef, name: &str) -> Option<String> {
     pipelined
         .attribute(super::plan::SCHEDULE_ATTRIBUTE)
         .ok()
         .and_then(|attr| melior::ir::attribute::DictionaryAttribute::try_from(attr).ok())
-        .and_then(|schedule| schedule.element_by_name("fill"))
-        .and_then(|fill| StringAttribute::try_from(fill).ok())
-        .is_some_and(|fill| fill.value() == "async")
+        .and_then(|schedule| schedule.element_by_name(name))
+        .and_then(|entry| StringAttribute::try_from(entry).ok())
+        .map(|entry| entry.value().to_owned())
+}
+
+/// Whether `pipelined`'s schedule asks for asynchronous fills.
+fn fills_async(pipelined: OperationRef) -> bool {
+    schedule_entry(pipelined, "fill").as_deref() == Some("async")
 }
 
 /// `arith.cmpi slt, lhs, rhs`.
@@ -150,6 +159,8 @@ fn expand_loop<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>, pipel
         .collect();
     let barrier_type = MemRefType::new(IntegerType::new(context, 64).into(), &[depth], None, workgroup);
     let barriers = b.value(before, tile_dialect::ops::alloc_barriers(barrier_type, pipelined.location()).expect("tile.alloc_barriers"));
+    let empty = (schedule_entry(pipelined, "release").as_deref() == Some("mbarrier"))
+        .then(|| b.value(before, tile_dialect::ops::alloc_barriers(barrier_type, pipelined.location()).expect("tile.alloc_barriers")));
     let lower = pipelined.operand(0).expect("verified loop");
     let upper = pipelined.operand(1).expect("verified loop");
     let step = if pipelined.operand_count() == 3 { pipelined.operand(2).expect("step") } else { b.index(before, 1) };
@@ -187,12 +198,36 @@ fn expand_loop<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>, pipel
             }
         }
     }
-    let distance = b.op(end, "arith.muli", &[ring_depth, step]);
-    let next = b.op(end, "arith.addi", &[iv, distance]);
-    let refill = b.if_then(end, less(&b, end, next, upper));
-    // Every thread is done with the slot before it is written again.
-    b.barrier(refill);
-    issue(&b, refill, &aheads, looped, iv, next, slot, barriers);
+    match empty {
+        // Every thread is done with the slot before it is written again: the block meets at a
+        // barrier, and the slot is refilled with iteration k + D at once.
+        None => {
+            let distance = b.op(end, "arith.muli", &[ring_depth, step]);
+            let next = b.op(end, "arith.addi", &[iv, distance]);
+            let refill = b.if_then(end, less(&b, end, next, upper));
+            b.barrier(refill);
+            issue(&b, refill, &aheads, looped, iv, next, slot, barriers);
+        }
+        // Each thread releases the slot on its barrier, and the slot the previous iteration read
+        // is refilled with iteration k - 1 + D once every thread has released it: threads wait
+        // for the others to finish the previous iteration, not this one, so warpgroups may drift
+        // apart by up to an iteration (one's softmax overlapping another's gemms).
+        Some(empty) => {
+            b.insert(end, tile_dialect::ops::arrive(empty, slot, b.location).expect("tile.arrive"));
+            let distance = b.op(end, "arith.muli", &[b.index(end, depth - 1), step]);
+            let next = b.op(end, "arith.addi", &[iv, distance]);
+            let one = b.index(end, 1);
+            let started = b.compare(end, "uge", iteration, one);
+            let more = less(&b, end, next, upper);
+            let refill = b.if_then(end, b.op(end, "arith.andi", &[started, more]));
+            let previous = b.op(refill, "arith.subi", &[iteration, one]);
+            let ring_depth = b.index(refill, depth);
+            let previous_slot = b.op(refill, "arith.remui", &[previous, ring_depth]);
+            let previous_round = b.op(refill, "arith.divui", &[previous, ring_depth]);
+            b.insert(refill, tile_dialect::ops::wait(empty, previous_slot, previous_round, b.location).expect("tile.wait"));
+            issue(&b, refill, &aheads, looped, iv, next, previous_slot, barriers);
+        }
+    }
     for ahead in &aheads {
         rewriter.erase_op(ahead.copy);
         if let Ok(result) = OperationResult::try_from(ahead.tile)

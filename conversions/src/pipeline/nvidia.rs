@@ -3,7 +3,7 @@
 //! | op | lowering |
 //! |----|----------|
 //! | `tile.alloc_barriers` | kept as a shared tile of `i64`s; after it, once every thread is past it, thread 0 initializes each mbarrier to expect one arrival per thread |
-//! | `tile.arrive` | per thread `cp.async.mbarrier.arrive` (the phase also waits for the thread's cp.async copies) then `mbarrier.arrive` (release: its plain stores are visible after the wait) |
+//! | `tile.arrive` | per thread `cp.async.mbarrier.arrive` where the barriers count copies (the phase also waits for the thread's cp.async copies), then `mbarrier.arrive` (release: its plain stores and reads are ordered before the waiters') |
 //! | `tile.wait` | `mbarrier.try_wait.parity` on the phase's parity (acquire), then the async-proxy fence, so that wgmma reads what the copies wrote |
 //!
 //! `tile.copy_async` into a tile that wgmma reads as core matrices is the register rules' (16-byte
@@ -54,8 +54,19 @@ fn void<'c>(b: &Builder<'c>, at: At<'c, '_>, name: &str, operands: &[Value<'c, '
     b.insert(at, OperationBuilder::new(name, b.location).add_operands(operands).add_attributes(&attributes).build().unwrap_or_else(|error| panic!("{name}: {error}")));
 }
 
-/// Lowers the barrier ops of `kernel` (see the module's doc); `threads` is the block's size.
-pub fn lower_barriers<'c>(context: &'c Context, kernel: OperationRef<'c, '_>, threads: i64) {
+/// The barriers of `kernel` that some `tile.copy_async` counts on (read before the copies are
+/// lowered).
+pub fn counting_barriers<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Vec<Value<'c, 'a>> {
+    nested_ops(kernel)
+        .iter()
+        .filter(|op| op_name(op) == "tile.copy_async")
+        .filter_map(|copy| tile_dialect::ops::copy_async_parts(copy).map(|(_, barriers, _)| barriers))
+        .collect()
+}
+
+/// Lowers the barrier ops of `kernel` (see the module's doc); `threads` is the block's size,
+/// `counting` what [`counting_barriers`] said.
+pub fn lower_barriers<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>, threads: i64, counting: &[Value<'c, 'a>]) {
     let rewriter = melior::IrRewriter::new(context);
     let rewriter = rewriter.as_rewriter_base();
     for op in nested_ops(kernel) {
@@ -80,8 +91,12 @@ pub fn lower_barriers<'c>(context: &'c Context, kernel: OperationRef<'c, '_>, th
             }
             "tile.arrive" => {
                 let at = At::before(op);
-                let pointer = barrier_pointer(&b, at, op.operand(0).expect("barriers"), op.operand(1).expect("index"));
-                void(&b, at, "nvvm.cp.async.mbarrier.arrive", &[pointer], &[]);
+                let barriers = op.operand(0).expect("barriers");
+                let pointer = barrier_pointer(&b, at, barriers, op.operand(1).expect("index"));
+                // Barriers that count copies also wait for the thread's cp.async copies.
+                if counting.contains(&barriers) {
+                    void(&b, at, "nvvm.cp.async.mbarrier.arrive", &[pointer], &[]);
+                }
                 b.insert(
                     at,
                     OperationBuilder::new("nvvm.mbarrier.arrive", b.location)
