@@ -52,17 +52,25 @@ def Tile_KernelOp : Tile_Op<"kernel", [RecursiveMemoryEffects,
 
     Tiles (`tile.alloc_shared`, `tile.alloc_fragment`) may only be allocated inside a kernel.
 
+    `min_blocks_per_multiprocessor` (optional, 1 to 32) asks the code generator to keep each
+    thread's registers few enough that this many blocks fit on one multiprocessor (NVIDIA:
+    `.minnctapersm`); more blocks in flight hide more latency, fewer registers may spill. Other
+    targets ignore it.
+
     Example:
 
     ```mlir
     tile.kernel grid(%c32, %c32) threads(128) (%bx, %by) {
       %As = tile.alloc_shared : memref<128x32xf16, #gpu.address_space<workgroup>>
     }
+    tile.kernel grid(%c64) threads(256) (%b) attributes {min_blocks_per_multiprocessor = 2 : i64} {
+    }
     ```
   }];
   let arguments = (ins
     Arg<Variadic<Index>, "number of blocks in each grid dimension (1 to 3)">:$grid,
-    I64Attr:$threads);
+    I64Attr:$threads,
+    OptionalAttr<I64Attr>:$min_blocks_per_multiprocessor);
   let regions = (region SizedRegion<1>:$body);
   let hasCustomAssemblyFormat = 1;
   let extraClassDeclaration = [{

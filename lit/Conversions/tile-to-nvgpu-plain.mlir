@@ -30,3 +30,22 @@ func.func @row_max(%X: memref<64x64xf32>, %Y: memref<64xf32>) {
   }
   return
 }
+
+// -----
+
+// min_blocks_per_multiprocessor asks NVIDIA's code generator for registers few enough for that many
+// blocks a multiprocessor; gfx942 ignores it.
+// CHECK-LABEL: gpu.func @occupancy_0_kernel
+// CHECK-SAME: nvvm.maxntid = array<i32: 256, 1, 1>, nvvm.minctasm = 2 : i32
+// AMD-LABEL: gpu.func @occupancy_0_kernel
+// AMD-NOT: minctasm
+func.func @occupancy(%X: memref<256xf32>) {
+  %c1 = arith.constant 1 : index
+  %c0 = arith.constant 0 : index
+  tile.kernel grid(%c1) threads(256) (%b) attributes {min_blocks_per_multiprocessor = 2 : i64} {
+    %f = tile.alloc_fragment : memref<256xf32, #tile.fragment>
+    tile.copy %X[%c0], %f : memref<256xf32>, memref<256xf32, #tile.fragment>
+    tile.copy %f, %X[%c0] : memref<256xf32, #tile.fragment>, memref<256xf32>
+  }
+  return
+}

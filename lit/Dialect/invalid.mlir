@@ -538,3 +538,14 @@ func.func private @bad_swizzle() attributes {layout = #tile.smem<swizzle = 16>}
 
 // expected-error @+1 {{expects the thread map to take 2 indices (and at most one replica symbol) to one thread, but got affine_map<(d0) -> (d0)>}}
 func.func private @bad_arity() attributes {layout = #tile.frag<shape = [4, 4], threads = 32, thread = (d0) -> (d0), slot = (d0, d1) -> (d1)>}
+
+// -----
+
+// At most 32 blocks fit on a multiprocessor.
+func.func @kernel_min_blocks() {
+  %c1 = arith.constant 1 : index
+  // expected-error @+1 {{'tile.kernel' op expects min_blocks_per_multiprocessor from 1 to 32, but got 0}}
+  tile.kernel grid(%c1) threads(64) (%bx) attributes {min_blocks_per_multiprocessor = 0 : i64} {
+  }
+  return
+}

@@ -3,13 +3,14 @@
 one block per (64-row query block, head, batch), an online softmax over key blocks."""
 import sys
 
-def attention(name, batch, heads, seq, dim, dtype, causal, block_m=64, block_n=64, threads=128, stages=2):
+def attention(name, batch, heads, seq, dim, dtype, causal, block_m=64, block_n=64, threads=128, stages=2, min_blocks=None):
     t4 = f"memref<{batch}x{heads}x{seq}x{dim}x{dtype}>"
     ws = "#gpu.address_space<workgroup>"
     fr = "#tile.fragment"
     nq = -(-seq // block_m)
     nk = -(-seq // block_n)
     scale = (1.0 / dim ** 0.5) * 1.4426950408889634
+    occupancy = f" attributes {{min_blocks_per_multiprocessor = {min_blocks} : i64}}" if min_blocks else ""
     causal_text = ""
     if causal:
         # Key blocks up to the diagonal: min(nk, ((bq + 1) * block_m + block_n - 1) / block_n).
@@ -45,7 +46,8 @@ func.func @{name}(%Q: {t4}, %K: {t4}, %V: {t4}, %O: {t4}) {{
   %zero = arith.constant 0.0 : f32
   %ninf = arith.constant 0xFF800000 : f32
   %scale = arith.constant {scale!r} : f32
-  tile.kernel grid(%cnq, %cheads, %cbatch) threads({threads}) (%bq, %bh, %bb) {{
+  %nscale = arith.constant {-scale!r} : f32
+  tile.kernel grid(%cnq, %cheads, %cbatch) threads({threads}) (%bq, %bh, %bb){occupancy} {{
     %Qs = tile.alloc_shared : memref<{block_m}x{dim}x{dtype}, {ws}>
     %Ks = tile.alloc_shared : memref<{block_n}x{dim}x{dtype}, {ws}>
     %Vs = tile.alloc_shared : memref<{block_n}x{dim}x{dtype}, {ws}>
@@ -72,8 +74,7 @@ func.func @{name}(%Q: {t4}, %K: {t4}, %V: {t4}, %O: {t4}) {{
         %key = arith.addi %k0, %k : index
         {mask_rule}
         %s = memref.load %S[%i, %k] : memref<{block_m}x{block_n}xf32, {fr}>
-        %scaled = arith.mulf %s, %scale : f32
-        %v = arith.select {masked}, %ninf, %scaled : f32
+        %v = arith.select {masked}, %ninf, %s : f32
         memref.store %v, %S[%i, %k] : memref<{block_m}x{block_n}xf32, {fr}>
       }}
       tile.copy %m, %mp : memref<{block_m}xf32, {fr}>, memref<{block_m}xf32, {fr}>
@@ -81,7 +82,8 @@ func.func @{name}(%Q: {t4}, %K: {t4}, %V: {t4}, %O: {t4}) {{
       tile.parallel (%i, %k) in ({block_m}, {block_n}) {{
         %s = memref.load %S[%i, %k] : memref<{block_m}x{block_n}xf32, {fr}>
         %mi = memref.load %m[%i] : memref<{block_m}xf32, {fr}>
-        %d = arith.subf %s, %mi : f32
+        %shift = arith.mulf %mi, %nscale : f32
+        %d = math.fma %s, %scale, %shift : f32
         %e = math.exp2 %d : f32
         memref.store %e, %S[%i, %k] : memref<{block_m}x{block_n}xf32, {fr}>
       }}
@@ -90,7 +92,8 @@ func.func @{name}(%Q: {t4}, %K: {t4}, %V: {t4}, %O: {t4}) {{
       tile.parallel (%i) in ({block_m}) {{
         %old = memref.load %mp[%i] : memref<{block_m}xf32, {fr}>
         %new = memref.load %m[%i] : memref<{block_m}xf32, {fr}>
-        %d = arith.subf %old, %new : f32
+        %diff = arith.subf %old, %new : f32
+        %d = arith.mulf %diff, %scale : f32
         %c = math.exp2 %d : f32
         %li = memref.load %l[%i] : memref<{block_m}xf32, {fr}>
         %r = memref.load %rs[%i] : memref<{block_m}xf32, {fr}>
@@ -148,3 +151,7 @@ if __name__ == "__main__":
         print(attention("attention_bench_d128_f16_m128n128", 1, 32, 4096, 128, "f16", False, block_m=128, block_n=128, threads=256))
         print(attention("attention_bench_d128_f16_m128n128s3", 1, 32, 4096, 128, "f16", False, block_m=128, block_n=128, threads=256, stages=3))
         print(attention("attention_bench_d128_f16_m128n32s4", 1, 32, 4096, 128, "f16", False, block_m=128, block_n=32, threads=256, stages=4))
+        # Two blocks a multiprocessor: 128 registers a thread.
+        print(attention("attention_bench_d128_f16_m128n32s4b2", 1, 32, 4096, 128, "f16", False, block_m=128, block_n=32, threads=256, stages=4, min_blocks=2))
+        print(attention("attention_bench_d128_f16_m128n32s3b2", 1, 32, 4096, 128, "f16", False, block_m=128, block_n=32, threads=256, stages=3, min_blocks=2))
+        print(attention("attention_bench_d128_f16_m128n64s3b2", 1, 32, 4096, 128, "f16", False, block_m=128, block_n=64, threads=256, stages=3, min_blocks=2))

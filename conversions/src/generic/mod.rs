@@ -60,11 +60,14 @@ impl Flavor {
         self.target.starts_with("spirv")
     }
 
-    fn function_attributes(&self, threads: i64) -> String {
+    fn function_attributes(&self, threads: i64, min_blocks: Option<i64>) -> String {
         if self.is_spirv() {
             format!(
                 "spirv.entry_point_abi = #spirv.entry_point_abi<workgroup_size = [{threads}, 1, 1]>"
             )
+        } else if let (Some(blocks), true) = (min_blocks, self.dynamic_shared) {
+            // NVIDIA: registers few enough for `blocks` blocks a multiprocessor.
+            format!("known_block_size = array<i32: {threads}, 1, 1>, nvvm.maxntid = array<i32: {threads}, 1, 1>, nvvm.minctasm = {blocks} : i32")
         } else {
             format!("known_block_size = array<i32: {threads}, 1, 1>")
         }
@@ -432,7 +435,7 @@ pub fn lower_kernel<'c, 'a>(
         "module attributes {{gpu.container_module}} {{\n  gpu.module @{stem}_module {} {{\n    gpu.func @{stem}_kernel({}){workgroup} kernel attributes {{{}}} {{\n      gpu.return\n    }}\n  }}\n{launch_text}}}\n",
         flavor.module_attributes,
         arguments.join(", "),
-        flavor.function_attributes(threads)
+        flavor.function_attributes(threads, integer_attribute(&kernel, "min_blocks_per_multiprocessor"))
     );
     let parsed = Module::parse(context, &text).ok_or_else(|| {
         (

@@ -54,9 +54,30 @@ fn thread_bits(threads: i64) -> u32 {
     64 - (threads.max(1) - 1).leading_zeros()
 }
 
+thread_local! {
+    /// Layouts already read backwards: a kernel's fragments share a handful of layouts, which the
+    /// planning and the lowering each read (bounded, for hosts that compile many kernels).
+    static READ: std::cell::RefCell<HashMap<FragmentLayout, Result<Distribution, String>>> = std::cell::RefCell::new(HashMap::new());
+}
+
 /// Reads `layout` backwards, or says why its elements cannot be found by a per-slot constant plus
 /// a per-thread offset.
 pub fn distribute(layout: &FragmentLayout) -> Result<Distribution, String> {
+    if let Some(known) = READ.with(|read| read.borrow().get(layout).cloned()) {
+        return known;
+    }
+    let distribution = read_backwards(layout);
+    READ.with(|read| {
+        let mut read = read.borrow_mut();
+        if read.len() >= 256 {
+            read.clear();
+        }
+        read.insert(layout.clone(), distribution.clone());
+    });
+    distribution
+}
+
+fn read_backwards(layout: &FragmentLayout) -> Result<Distribution, String> {
     let slots = layout.slots() as usize;
     let threads = layout.threads;
     // (thread, slot) -> element.

@@ -9,7 +9,7 @@ use melior::{Context, ir::AffineExpr};
 use std::ops::{Add, Mul};
 
 /// An affine expression over indices `d0..` and symbols `s0..`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Expr {
     /// Index `d<n>`.
     Dim(usize),

@@ -26,7 +26,7 @@ pub const LOOP_LAYOUT_ATTRIBUTE: &str = "tile.loop_layout";
 
 /// A fragment layout: element (or iteration) `e` is held by threads `thread(e)[r]`, `r` in
 /// `0..replicate`, each in register slot `slot(e)`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct FragmentLayout {
     /// The fragment's shape (or the loop's extents).
     pub shape: Vec<i64>,

@@ -49,6 +49,11 @@ pub fn kernel(op: OperationRef) -> Verdict {
             "expects threads to be a positive multiple of 32 and at most {MAX_THREADS}, but got {threads}"
         ));
     }
+    if let Some(blocks) = integer_attribute(&op, "min_blocks_per_multiprocessor")
+        && !(1..=32).contains(&blocks)
+    {
+        return Err(format!("expects min_blocks_per_multiprocessor from 1 to 32, but got {blocks}"));
+    }
     index_arguments(op, grid, "block indices (one per grid dimension)")?;
     super::accesses::calls(op)?;
     super::accesses::host_tensors(op)?;

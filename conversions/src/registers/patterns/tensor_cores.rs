@@ -182,7 +182,25 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             self.copy_rows_async(&b, fast, &parts, tile, &shape, depth, threads, k_dim, !asynchronous);
             let yes = b.value(at, melior::dialect::arith::constant(self.context, IntegerAttribute::new(IntegerType::new(self.context, 1).into(), 1).into(), b.location));
             let unaligned = b.op(at, "arith.xori", &[aligned, yes]);
-            scalar(b.if_then(at, unaligned));
+            // Misaligned sources are rare (allocators align to 256 bytes): a loop over the tile
+            // keeps their code small.
+            let rare = b.if_then(at, unaligned);
+            let end = b.index(rare, shape[0] * shape[1]);
+            let step = b.index(rare, threads);
+            let (inside, flat) = b.for_loop(rare, self.tid, end, step);
+            let coordinates = b.unflatten(inside, flat, &shape);
+            let (indices, fits) = self.placed_in(&b, inside, parts.src, &parts.src_offsets, &coordinates);
+            let (mn, k) = if k_dim == 1 { (coordinates[0], coordinates[1]) } else { (coordinates[1], coordinates[0]) };
+            let place = self.core_place(&b, inside, mn, k, depth, shape[1], k_dim == 0);
+            let zero = b.constant(inside, ty, 0.0);
+            b.store(inside, zero, tile, &place);
+            let load_at = match fits {
+                Some(fits) => b.if_then(inside, fits),
+                None => inside,
+            };
+            let value = b.load(load_at, parts.src, &indices);
+            let value = convert(&b, load_at, value, ty);
+            b.store(load_at, value, tile, &place);
         } else {
             scalar(at);
         }
