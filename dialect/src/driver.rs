@@ -90,7 +90,7 @@ pub fn serialize_spirv(op: melior::ir::operation::OperationRef) -> Option<Vec<u3
     let ok = unsafe {
         ffi::tileShimSerializeSpirv(
             op.to_raw(),
-            collect,
+            Some(collect),
             &mut binary as *mut Vec<u32> as *mut std::ffi::c_void,
         )
     };

@@ -19,12 +19,12 @@ static HOOKS: Once = Once::new();
 /// Installs the Rust verifiers and canonicalization patterns into the C++ op classes. Every
 /// registration entry point calls it; calling it again does nothing.
 pub fn install_hooks() {
-    HOOKS.call_once(|| unsafe { ffi::tileShimSetHooks(verify_hook, canonicalize_hook) });
+    HOOKS.call_once(|| unsafe { ffi::tileShimSetHooks(Some(verify_hook), Some(canonicalize_hook)) });
 }
 
 unsafe extern "C" fn verify_hook(
     op: MlirOperation,
-    sink: ffi::MessageSink,
+    sink: ffi::TileMessageSink,
     user_data: *mut c_void,
 ) -> bool {
     let outcome = catch_panic(|| verify::verify_op(unsafe { OperationRef::from_raw(op) }));
@@ -33,7 +33,9 @@ unsafe extern "C" fn verify_hook(
         Ok(Err(message)) => message,
         Err(panic) => format!("{panic} (in the Rust verifier)"),
     };
-    unsafe { sink(user_data, StringRef::new(&message).to_raw()) };
+    if let Some(sink) = sink {
+        unsafe { sink(user_data, StringRef::new(&message).to_raw()) };
+    }
     false
 }
 
@@ -125,7 +127,7 @@ pub fn register_pass(argument: &str, create: fn() -> Pass) {
         return;
     }
     let id = push_entry(&PASSES, create);
-    unsafe { ffi::tileShimRegisterPass(create_registered_pass, id) };
+    unsafe { ffi::tileShimRegisterPass(Some(create_registered_pass), id) };
 }
 
 /// Returns the handles of the upstream dialects the GPU lowerings create ops of (a pass lists them
@@ -186,7 +188,7 @@ pub fn register_pipeline(
     }
     let id = push_entry(&PIPELINES, build);
     unsafe {
-        ffi::tileShimRegisterPipeline(name.as_ptr(), description.as_ptr(), build_registered_pipeline, id)
+        ffi::tileShimRegisterPipeline(name.as_ptr(), description.as_ptr(), Some(build_registered_pipeline), id)
     };
 }
 
