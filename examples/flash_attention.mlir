@@ -17,6 +17,7 @@ func.func @attention_d64_f16(%Q: memref<2x4x1000x64xf16>, %K: memref<2x4x1000x64
   %zero = arith.constant 0.0 : f32
   %ninf = arith.constant 0xFF800000 : f32
   %scale = arith.constant 0.18033688011112042 : f32
+  %nscale = arith.constant -0.18033688011112042 : f32
   tile.kernel grid(%cnq, %cheads, %cbatch) threads(128) (%bq, %bh, %bb) {
     %Qs = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
     %Ks = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
@@ -44,8 +45,7 @@ func.func @attention_d64_f16(%Q: memref<2x4x1000x64xf16>, %K: memref<2x4x1000x64
         %key = arith.addi %k0, %k : index
         %masked = arith.cmpi uge, %key, %cseq : index
         %s = memref.load %S[%i, %k] : memref<64x64xf32, #tile.fragment>
-        %scaled = arith.mulf %s, %scale : f32
-        %v = arith.select %masked, %ninf, %scaled : f32
+        %v = arith.select %masked, %ninf, %s : f32
         memref.store %v, %S[%i, %k] : memref<64x64xf32, #tile.fragment>
       }
       tile.copy %m, %mp : memref<64xf32, #tile.fragment>, memref<64xf32, #tile.fragment>
@@ -53,7 +53,8 @@ func.func @attention_d64_f16(%Q: memref<2x4x1000x64xf16>, %K: memref<2x4x1000x64
       tile.parallel (%i, %k) in (64, 64) {
         %s = memref.load %S[%i, %k] : memref<64x64xf32, #tile.fragment>
         %mi = memref.load %m[%i] : memref<64xf32, #tile.fragment>
-        %d = arith.subf %s, %mi : f32
+        %shift = arith.mulf %mi, %nscale : f32
+        %d = math.fma %s, %scale, %shift : f32
         %e = math.exp2 %d : f32
         memref.store %e, %S[%i, %k] : memref<64x64xf32, #tile.fragment>
       }
@@ -62,7 +63,8 @@ func.func @attention_d64_f16(%Q: memref<2x4x1000x64xf16>, %K: memref<2x4x1000x64
       tile.parallel (%i) in (64) {
         %old = memref.load %mp[%i] : memref<64xf32, #tile.fragment>
         %new = memref.load %m[%i] : memref<64xf32, #tile.fragment>
-        %d = arith.subf %old, %new : f32
+        %diff = arith.subf %old, %new : f32
+        %d = arith.mulf %diff, %scale : f32
         %c = math.exp2 %d : f32
         %li = memref.load %l[%i] : memref<64xf32, #tile.fragment>
         %r = memref.load %rs[%i] : memref<64xf32, #tile.fragment>
@@ -106,6 +108,7 @@ func.func @attention_d64_bf16_causal(%Q: memref<2x4x1000x64xbf16>, %K: memref<2x
   %zero = arith.constant 0.0 : f32
   %ninf = arith.constant 0xFF800000 : f32
   %scale = arith.constant 0.18033688011112042 : f32
+  %nscale = arith.constant -0.18033688011112042 : f32
   tile.kernel grid(%cnq, %cheads, %cbatch) threads(128) (%bq, %bh, %bb) {
     %Qs = tile.alloc_shared : memref<64x64xbf16, #gpu.address_space<workgroup>>
     %Ks = tile.alloc_shared : memref<64x64xbf16, #gpu.address_space<workgroup>>
@@ -140,8 +143,7 @@ func.func @attention_d64_bf16_causal(%Q: memref<2x4x1000x64xbf16>, %K: memref<2x
         %future = arith.cmpi ugt, %key, %query : index
         %masked_any = arith.ori %masked, %future : i1
         %s = memref.load %S[%i, %k] : memref<64x64xf32, #tile.fragment>
-        %scaled = arith.mulf %s, %scale : f32
-        %v = arith.select %masked_any, %ninf, %scaled : f32
+        %v = arith.select %masked_any, %ninf, %s : f32
         memref.store %v, %S[%i, %k] : memref<64x64xf32, #tile.fragment>
       }
       tile.copy %m, %mp : memref<64xf32, #tile.fragment>, memref<64xf32, #tile.fragment>
@@ -149,7 +151,8 @@ func.func @attention_d64_bf16_causal(%Q: memref<2x4x1000x64xbf16>, %K: memref<2x
       tile.parallel (%i, %k) in (64, 64) {
         %s = memref.load %S[%i, %k] : memref<64x64xf32, #tile.fragment>
         %mi = memref.load %m[%i] : memref<64xf32, #tile.fragment>
-        %d = arith.subf %s, %mi : f32
+        %shift = arith.mulf %mi, %nscale : f32
+        %d = math.fma %s, %scale, %shift : f32
         %e = math.exp2 %d : f32
         memref.store %e, %S[%i, %k] : memref<64x64xf32, #tile.fragment>
       }
@@ -158,7 +161,8 @@ func.func @attention_d64_bf16_causal(%Q: memref<2x4x1000x64xbf16>, %K: memref<2x
       tile.parallel (%i) in (64) {
         %old = memref.load %mp[%i] : memref<64xf32, #tile.fragment>
         %new = memref.load %m[%i] : memref<64xf32, #tile.fragment>
-        %d = arith.subf %old, %new : f32
+        %diff = arith.subf %old, %new : f32
+        %d = arith.mulf %diff, %scale : f32
         %c = math.exp2 %d : f32
         %li = memref.load %l[%i] : memref<64xf32, #tile.fragment>
         %r = memref.load %rs[%i] : memref<64xf32, #tile.fragment>
@@ -202,6 +206,7 @@ func.func @attention_d128_f16_causal(%Q: memref<2x4x1000x128xf16>, %K: memref<2x
   %zero = arith.constant 0.0 : f32
   %ninf = arith.constant 0xFF800000 : f32
   %scale = arith.constant 0.12751743082459868 : f32
+  %nscale = arith.constant -0.12751743082459868 : f32
   tile.kernel grid(%cnq, %cheads, %cbatch) threads(128) (%bq, %bh, %bb) {
     %Qs = tile.alloc_shared : memref<64x128xf16, #gpu.address_space<workgroup>>
     %Ks = tile.alloc_shared : memref<32x128xf16, #gpu.address_space<workgroup>>
@@ -236,8 +241,7 @@ func.func @attention_d128_f16_causal(%Q: memref<2x4x1000x128xf16>, %K: memref<2x
         %future = arith.cmpi ugt, %key, %query : index
         %masked_any = arith.ori %masked, %future : i1
         %s = memref.load %S[%i, %k] : memref<64x32xf32, #tile.fragment>
-        %scaled = arith.mulf %s, %scale : f32
-        %v = arith.select %masked_any, %ninf, %scaled : f32
+        %v = arith.select %masked_any, %ninf, %s : f32
         memref.store %v, %S[%i, %k] : memref<64x32xf32, #tile.fragment>
       }
       tile.copy %m, %mp : memref<64xf32, #tile.fragment>, memref<64xf32, #tile.fragment>
@@ -245,7 +249,8 @@ func.func @attention_d128_f16_causal(%Q: memref<2x4x1000x128xf16>, %K: memref<2x
       tile.parallel (%i, %k) in (64, 32) {
         %s = memref.load %S[%i, %k] : memref<64x32xf32, #tile.fragment>
         %mi = memref.load %m[%i] : memref<64xf32, #tile.fragment>
-        %d = arith.subf %s, %mi : f32
+        %shift = arith.mulf %mi, %nscale : f32
+        %d = math.fma %s, %scale, %shift : f32
         %e = math.exp2 %d : f32
         memref.store %e, %S[%i, %k] : memref<64x32xf32, #tile.fragment>
       }
@@ -254,7 +259,8 @@ func.func @attention_d128_f16_causal(%Q: memref<2x4x1000x128xf16>, %K: memref<2x
       tile.parallel (%i) in (64) {
         %old = memref.load %mp[%i] : memref<64xf32, #tile.fragment>
         %new = memref.load %m[%i] : memref<64xf32, #tile.fragment>
-        %d = arith.subf %old, %new : f32
+        %diff = arith.subf %old, %new : f32
+        %d = arith.mulf %diff, %scale : f32
         %c = math.exp2 %d : f32
         %li = memref.load %l[%i] : memref<64xf32, #tile.fragment>
         %r = memref.load %rs[%i] : memref<64xf32, #tile.fragment>
@@ -298,6 +304,7 @@ func.func @attention_d128_bf16(%Q: memref<2x4x1000x128xbf16>, %K: memref<2x4x100
   %zero = arith.constant 0.0 : f32
   %ninf = arith.constant 0xFF800000 : f32
   %scale = arith.constant 0.12751743082459868 : f32
+  %nscale = arith.constant -0.12751743082459868 : f32
   tile.kernel grid(%cnq, %cheads, %cbatch) threads(128) (%bq, %bh, %bb) {
     %Qs = tile.alloc_shared : memref<64x128xbf16, #gpu.address_space<workgroup>>
     %Ks = tile.alloc_shared : memref<32x128xbf16, #gpu.address_space<workgroup>>
@@ -325,8 +332,7 @@ func.func @attention_d128_bf16(%Q: memref<2x4x1000x128xbf16>, %K: memref<2x4x100
         %key = arith.addi %k0, %k : index
         %masked = arith.cmpi uge, %key, %cseq : index
         %s = memref.load %S[%i, %k] : memref<64x32xf32, #tile.fragment>
-        %scaled = arith.mulf %s, %scale : f32
-        %v = arith.select %masked, %ninf, %scaled : f32
+        %v = arith.select %masked, %ninf, %s : f32
         memref.store %v, %S[%i, %k] : memref<64x32xf32, #tile.fragment>
       }
       tile.copy %m, %mp : memref<64xf32, #tile.fragment>, memref<64xf32, #tile.fragment>
@@ -334,7 +340,8 @@ func.func @attention_d128_bf16(%Q: memref<2x4x1000x128xbf16>, %K: memref<2x4x100
       tile.parallel (%i, %k) in (64, 32) {
         %s = memref.load %S[%i, %k] : memref<64x32xf32, #tile.fragment>
         %mi = memref.load %m[%i] : memref<64xf32, #tile.fragment>
-        %d = arith.subf %s, %mi : f32
+        %shift = arith.mulf %mi, %nscale : f32
+        %d = math.fma %s, %scale, %shift : f32
         %e = math.exp2 %d : f32
         memref.store %e, %S[%i, %k] : memref<64x32xf32, #tile.fragment>
       }
@@ -343,7 +350,8 @@ func.func @attention_d128_bf16(%Q: memref<2x4x1000x128xbf16>, %K: memref<2x4x100
       tile.parallel (%i) in (64) {
         %old = memref.load %mp[%i] : memref<64xf32, #tile.fragment>
         %new = memref.load %m[%i] : memref<64xf32, #tile.fragment>
-        %d = arith.subf %old, %new : f32
+        %diff = arith.subf %old, %new : f32
+        %d = arith.mulf %diff, %scale : f32
         %c = math.exp2 %d : f32
         %li = memref.load %l[%i] : memref<64xf32, #tile.fragment>
         %r = memref.load %rs[%i] : memref<64xf32, #tile.fragment>

@@ -16,6 +16,7 @@ func.func @attention_4d(%Q: memref<1x2x100x32xf16>, %K: memref<1x2x100x32xf16>, 
   %zero = arith.constant 0.0 : f32
   %ninf = arith.constant 0xFF800000 : f32
   %scale = arith.constant 0.25503486164919736 : f32
+  %nscale = arith.constant -0.25503486164919736 : f32
   tile.kernel grid(%cnq, %cheads, %cbatch) threads(64) (%bq, %bh, %bb) {
     %Qs = tile.alloc_shared : memref<32x32xf16, #gpu.address_space<workgroup>>
     %Ks = tile.alloc_shared : memref<32x32xf16, #gpu.address_space<workgroup>>
@@ -43,8 +44,7 @@ func.func @attention_4d(%Q: memref<1x2x100x32xf16>, %K: memref<1x2x100x32xf16>, 
         %key = arith.addi %k0, %k : index
         %masked = arith.cmpi uge, %key, %cseq : index
         %s = memref.load %S[%i, %k] : memref<32x32xf32, #tile.fragment>
-        %scaled = arith.mulf %s, %scale : f32
-        %v = arith.select %masked, %ninf, %scaled : f32
+        %v = arith.select %masked, %ninf, %s : f32
         memref.store %v, %S[%i, %k] : memref<32x32xf32, #tile.fragment>
       }
       tile.copy %m, %mp : memref<32xf32, #tile.fragment>, memref<32xf32, #tile.fragment>
@@ -52,7 +52,8 @@ func.func @attention_4d(%Q: memref<1x2x100x32xf16>, %K: memref<1x2x100x32xf16>, 
       tile.parallel (%i, %k) in (32, 32) {
         %s = memref.load %S[%i, %k] : memref<32x32xf32, #tile.fragment>
         %mi = memref.load %m[%i] : memref<32xf32, #tile.fragment>
-        %d = arith.subf %s, %mi : f32
+        %shift = arith.mulf %mi, %nscale : f32
+        %d = math.fma %s, %scale, %shift : f32
         %e = math.exp2 %d : f32
         memref.store %e, %S[%i, %k] : memref<32x32xf32, #tile.fragment>
       }
@@ -61,7 +62,8 @@ func.func @attention_4d(%Q: memref<1x2x100x32xf16>, %K: memref<1x2x100x32xf16>, 
       tile.parallel (%i) in (32) {
         %old = memref.load %mp[%i] : memref<32xf32, #tile.fragment>
         %new = memref.load %m[%i] : memref<32xf32, #tile.fragment>
-        %d = arith.subf %old, %new : f32
+        %diff = arith.subf %old, %new : f32
+        %d = arith.mulf %diff, %scale : f32
         %c = math.exp2 %d : f32
         %li = memref.load %l[%i] : memref<32xf32, #tile.fragment>
         %r = memref.load %rs[%i] : memref<32xf32, #tile.fragment>

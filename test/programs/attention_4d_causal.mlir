@@ -16,6 +16,7 @@ func.func @attention_4d_causal(%Q: memref<1x2x100x32xf16>, %K: memref<1x2x100x32
   %zero = arith.constant 0.0 : f32
   %ninf = arith.constant 0xFF800000 : f32
   %scale = arith.constant 0.25503486164919736 : f32
+  %nscale = arith.constant -0.25503486164919736 : f32
   tile.kernel grid(%cnq, %cheads, %cbatch) threads(64) (%bq, %bh, %bb) {
     %Qs = tile.alloc_shared : memref<32x32xf16, #gpu.address_space<workgroup>>
     %Ks = tile.alloc_shared : memref<32x32xf16, #gpu.address_space<workgroup>>
@@ -50,8 +51,7 @@ func.func @attention_4d_causal(%Q: memref<1x2x100x32xf16>, %K: memref<1x2x100x32
         %future = arith.cmpi ugt, %key, %query : index
         %masked_any = arith.ori %masked, %future : i1
         %s = memref.load %S[%i, %k] : memref<32x32xf32, #tile.fragment>
-        %scaled = arith.mulf %s, %scale : f32
-        %v = arith.select %masked_any, %ninf, %scaled : f32
+        %v = arith.select %masked_any, %ninf, %s : f32
         memref.store %v, %S[%i, %k] : memref<32x32xf32, #tile.fragment>
       }
       tile.copy %m, %mp : memref<32xf32, #tile.fragment>, memref<32xf32, #tile.fragment>
@@ -59,7 +59,8 @@ func.func @attention_4d_causal(%Q: memref<1x2x100x32xf16>, %K: memref<1x2x100x32
       tile.parallel (%i, %k) in (32, 32) {
         %s = memref.load %S[%i, %k] : memref<32x32xf32, #tile.fragment>
         %mi = memref.load %m[%i] : memref<32xf32, #tile.fragment>
-        %d = arith.subf %s, %mi : f32
+        %shift = arith.mulf %mi, %nscale : f32
+        %d = math.fma %s, %scale, %shift : f32
         %e = math.exp2 %d : f32
         memref.store %e, %S[%i, %k] : memref<32x32xf32, #tile.fragment>
       }
@@ -68,7 +69,8 @@ func.func @attention_4d_causal(%Q: memref<1x2x100x32xf16>, %K: memref<1x2x100x32
       tile.parallel (%i) in (32) {
         %old = memref.load %mp[%i] : memref<32xf32, #tile.fragment>
         %new = memref.load %m[%i] : memref<32xf32, #tile.fragment>
-        %d = arith.subf %old, %new : f32
+        %diff = arith.subf %old, %new : f32
+        %d = arith.mulf %diff, %scale : f32
         %c = math.exp2 %d : f32
         %li = memref.load %l[%i] : memref<32xf32, #tile.fragment>
         %r = memref.load %rs[%i] : memref<32xf32, #tile.fragment>
