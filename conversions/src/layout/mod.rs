@@ -249,6 +249,11 @@ fn infer_kernel<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>, chip
     let instructions = chip != "spirv-coopmat" || strategy == "tensor cores";
     let inferred = propagate::infer(kernel, chip, instructions)?;
     for (allocation, layout) in inferred.tiles {
+        // A rank-0 fragment (a reduction to a scalar) has no `#tile.frag` (its shape would be
+        // empty); the lowerings infer its layout again.
+        if matches!(&layout, Layout::Fragment(fragment) if fragment.shape.is_empty()) {
+            continue;
+        }
         set_attribute(allocation, LAYOUT_ATTRIBUTE, layout.to_attribute(context));
     }
     for (parallel, layout) in inferred.loops {

@@ -16,6 +16,7 @@
 //! | `tile.reduce` | the thread's slots combined per destination slot, then a butterfly over the thread bits the reduced dimension spreads over: warp shuffles on NVIDIA, a small workgroup scratch elsewhere |
 //! | `tile.gemm` (shared A and B) | per accumulator slot, a loop over K |
 //! | `tile.gemm` on gfx942, mfma accumulator | per K step, each lane's A and B elements from shared tiles (a fragment A staged there first), one `amdgpu.mfma` per instruction tile |
+//! | `tile.gemm` on spirv-coopmat, f16 x f16 -> f32 | the accumulator's 16x16 matrices staged in workgroup memory in rounds, each loaded as a KHR cooperative matrix, multiplied over K with A and B loaded from shared tiles (a fragment A staged there first), stored back and read into the slots |
 //!
 //! A kernel with an op outside this table (a fragment read at computed indices, a register A
 //! operand, a replicated reduction source) keeps the plain strategy's own lowering; [`plan`] says
@@ -89,6 +90,8 @@ pub(crate) struct Layouts {
     wgmma: std::collections::HashSet<usize>,
     /// The gemms that run on mfma (gfx942), with their instruction and wave split.
     mfma: HashMap<usize, patterns::MfmaGemm>,
+    /// The gemms that run on cooperative matrices (spirv-coopmat).
+    coopmat: HashMap<usize, patterns::CoopmatGemm>,
     /// Each `tile.reduce`'s plan, by op.
     reductions: HashMap<usize, patterns::ReducePlan>,
 }
@@ -125,7 +128,7 @@ pub struct Plan<'c, 'a> {
 /// shuffles (`None`: exchanges go through workgroup memory).
 pub fn plan<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str, shuffles: Option<i64>) -> Result<Result<Plan<'c, 'a>, Unsupported<'c, 'a>>, Failure<'c, 'a>> {
     let inferred = crate::layout::infer_for_lowering(kernel, chip)?;
-    let mut layouts = Layouts { fragments: HashMap::new(), loops: HashMap::new(), core_tiles: HashMap::new(), wgmma: Default::default(), mfma: HashMap::new(), reductions: HashMap::new() };
+    let mut layouts = Layouts { fragments: HashMap::new(), loops: HashMap::new(), core_tiles: HashMap::new(), wgmma: Default::default(), mfma: HashMap::new(), coopmat: HashMap::new(), reductions: HashMap::new() };
     let mut fragments = Vec::new();
     for (allocation, layout) in inferred.tiles {
         if let Layout::Fragment(layout) = layout {
@@ -162,6 +165,11 @@ pub fn plan<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str, shuffles: Option<i
     if chip == "gfx942" {
         (layouts.mfma, off_mfma) = patterns::mfma_plan(&ops, &layouts);
     }
+    let mut off_coopmat = Vec::new();
+    let threads = tile_dialect::ops::integer_attribute(&kernel, "threads").unwrap_or(128);
+    if chip == crate::spirv::coopmat::TARGET {
+        (layouts.coopmat, off_coopmat) = patterns::coopmat_plan(&ops, &layouts, threads);
+    }
     match patterns::reduce_plans(&ops, &layouts) {
         Ok(plans) => layouts.reductions = plans,
         Err(unsupported) => return Ok(Err(unsupported)),
@@ -178,6 +186,12 @@ pub fn plan<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str, shuffles: Option<i
         tile_dialect::diagnostics::emit_warning(
             gemm.location(),
             &format!("'tile.gemm' op {reason}; it runs without matrix instructions on gfx942 (one loop over K per accumulator element)"),
+        );
+    }
+    for (gemm, reason) in off_coopmat {
+        tile_dialect::diagnostics::emit_warning(
+            gemm.location(),
+            &format!("'tile.gemm' op {reason}; it runs without cooperative matrices on spirv-coopmat (one loop over K per accumulator element)"),
         );
     }
     Ok(Ok(Plan { layouts, ops, fragments, scratch_bytes }))

@@ -22,9 +22,11 @@ use tile_dialect::{
     ops::{clone_detached, copy_async_parts, copy_parts, integer_attribute, memref_shape, nested_ops, op_name},
 };
 
+mod coopmat;
 mod mfma;
 mod tensor_cores;
 
+pub use coopmat::{CoopmatGemm, coopmat_plan};
 pub use mfma::{MfmaGemm, mfma_plan};
 pub use tensor_cores::wgmma_plan;
 use tensor_cores::register_a;
@@ -772,10 +774,12 @@ fn scratch_needs<'c, 'a>(ops: &[OperationRef<'c, 'a>], layouts: &Layouts, shuffl
 
 /// Returns the bytes of workgroup memory the reductions of a kernel exchange through.
 pub fn scratch_bytes(ops: &[OperationRef], layouts: &Layouts, shuffles: Option<i64>) -> i64 {
-    scratch_needs(ops, layouts, shuffles)
-        .iter()
-        .map(|(_, ty, elements)| elements * tile_dialect::element::Element::of(*ty).map_or(4, |element| element.bytes() as i64))
-        .sum()
+    let staging = coopmat::staging_elements(&layouts.coopmat) * 4;
+    staging
+        + scratch_needs(ops, layouts, shuffles)
+            .iter()
+            .map(|(_, ty, elements)| elements * tile_dialect::element::Element::of(*ty).map_or(4, |element| element.bytes() as i64))
+            .sum::<i64>()
 }
 
 /// Lowers every fragment op of `kernel` (all of them passed [`check`]).
@@ -815,6 +819,12 @@ pub fn lower_all<'c, 'a>(
         );
         scratches.insert(key(&op), scratch);
     }
+    // The gemms on cooperative matrices share one f32 staging area.
+    let staging = (!layouts.coopmat.is_empty()).then(|| {
+        let workgroup = Attribute::parse(context, "#gpu.address_space<workgroup>");
+        let staging_type = MemRefType::new(Type::float32(context), &[coopmat::staging_elements(&layouts.coopmat)], None, workgroup);
+        b.value(start, OperationBuilder::new("tile.alloc_shared", kernel.location()).add_results(&[staging_type.into()]).build().expect("tile.alloc_shared"))
+    });
     // Decide every op's rule before rewriting any: lowering a tile.parallel erases its body's ops.
     let work: Vec<(OperationRef, &str)> = ops
         .iter()
@@ -833,6 +843,7 @@ pub fn lower_all<'c, 'a>(
                 "tile.copy" | "tile.copy_async" if into_core_tile => "copy_core",
                 "tile.gemm" if layouts.wgmma.contains(&key(op)) => "wgmma",
                 "tile.gemm" if layouts.mfma.contains_key(&key(op)) => "mfma",
+                "tile.gemm" if layouts.coopmat.contains_key(&key(op)) => "coopmat",
                 "tile.parallel" => "parallel",
                 "tile.fill" if touches_fragment => "fill",
                 "tile.copy" if touches_fragment => "copy",
@@ -852,6 +863,7 @@ pub fn lower_all<'c, 'a>(
             "copy_core" => lowering.copy_to_core_matrices(op),
             "wgmma" => lowering.wgmma(op, scratches.get(&key(&op)).copied()),
             "mfma" => lowering.mfma(op, scratches.get(&key(&op)).copied()),
+            "coopmat" => lowering.coopmat(op, scratches.get(&key(&op)).copied(), staging.expect("a staging area")),
             _ => lowering.gemm(op, scratches.get(&key(&op)).copied()),
         }
     }

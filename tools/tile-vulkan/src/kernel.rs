@@ -64,17 +64,39 @@ impl SpirvKernel {
                 written: binding.written,
             })
             .collect();
+        // The register strategy's gemms may run on cooperative matrices too (spirv-coopmat): the
+        // binary says so, and their code is written for 32-wide subgroups.
+        let cooperative_matrix = manifest.strategy == Some(Strategy::CooperativeMatrix) || declares_cooperative_matrix(&spirv);
         Ok(SpirvKernel {
             function: manifest.host_function.clone().unwrap_or_default(),
             spirv,
             workgroups,
             bindings,
             shared_bytes: manifest.shared_memory_bytes() as u32,
-            subgroup_size: manifest.subgroup_size,
-            cooperative_matrix: manifest.strategy == Some(Strategy::CooperativeMatrix),
+            subgroup_size: manifest.subgroup_size.or(cooperative_matrix.then_some(32)),
+            cooperative_matrix,
             entry,
         })
     }
+}
+
+/// Whether a SPIR-V module's words declare `OpCapability CooperativeMatrixKHR`.
+pub fn declares_cooperative_matrix(words: &[u32]) -> bool {
+    const OP_CAPABILITY: u32 = 17;
+    const COOPERATIVE_MATRIX_KHR: u32 = 6022;
+    // Instructions follow the 5-word header: the word count in the high half of each first word.
+    let mut at = 5;
+    while let Some(&first) = words.get(at) {
+        let (count, opcode) = ((first >> 16) as usize, first & 0xffff);
+        if opcode == OP_CAPABILITY && words.get(at + 1) == Some(&COOPERATIVE_MATRIX_KHR) {
+            return true;
+        }
+        if count == 0 {
+            break;
+        }
+        at += count;
+    }
+    false
 }
 
 /// Reads a SPIR-V binary's words (little-endian).
@@ -123,6 +145,21 @@ mod tests {
         let manifest = MANIFEST.replace("\"version\": 1, ", "");
         let error = SpirvKernel::from_manifest(&manifest, Vec::new()).unwrap_err();
         assert!(error.contains("has no version"), "{error}");
+    }
+
+    #[test]
+    fn a_register_kernel_on_cooperative_matrices_says_so_in_its_binary() {
+        let manifest = MANIFEST.replace("\"strategy\": \"cooperative-matrix\"", "\"strategy\": \"registers\"").replace("\"subgroup_size\": 32, ", "");
+        // Header, OpCapability Shader, OpCapability CooperativeMatrixKHR.
+        let header = vec![0x0723_0203, 0x0001_0600, 0, 100, 0];
+        let shader = [header.clone(), vec![(2 << 16) | 17, 1]].concat();
+        let kernel = SpirvKernel::from_manifest(&manifest, shader.clone()).unwrap();
+        assert!(!kernel.cooperative_matrix);
+        assert_eq!(kernel.subgroup_size, None);
+        let matrices = [shader, vec![(2 << 16) | 17, 6022]].concat();
+        let kernel = SpirvKernel::from_manifest(&manifest, matrices).unwrap();
+        assert!(kernel.cooperative_matrix);
+        assert_eq!(kernel.subgroup_size, Some(32));
     }
 
     #[test]
