@@ -2,17 +2,23 @@
 //! mutation fuzzer of `tile_tests::fuzz` over the tools next to this binary (`target/<profile>/`).
 //! Prints each distinct failure with its case and seed, and writes it (and its minimized form) to
 //! `--out` (default `target/fuzz/`). Exit status 1 when any run broke the contract.
+//!
+//! `tile-fuzz --generate N [--seed N]` runs generated programs on the CPU reference, Vulkan and the
+//! interpreter instead; with `--gpu-cases DIR [--with-cpu]` it writes each program's sm_90a case
+//! (PTX, manifests, inputs, the interpreter's outputs) into DIR for `bench/generated_check.py` on
+//! the GPU machine (`tile_tests::generate::write_gpu_cases`).
 
 use std::{path::PathBuf, process::ExitCode, time::Duration};
 use tile_tests::fuzz;
 
-const USAGE: &str = "usage: tile-fuzz [--seed N] [--runs N] [--jobs N] [--timeout S] [--minimize N] [--out DIR] [--only cpu|vulkan|TARGET] | tile-fuzz --generate N [--seed N]";
+const USAGE: &str = "usage: tile-fuzz [--seed N] [--runs N] [--jobs N] [--timeout S] [--minimize N] [--out DIR] [--only cpu|vulkan|TARGET] | tile-fuzz --generate N [--seed N] [--gpu-cases DIR [--with-cpu]]";
 
 fn main() -> ExitCode {
     let (mut seed, mut runs, mut jobs, mut timeout, mut budget) =
         (1u64, 1000u64, 2usize, 60u64, 200usize);
     let mut generate = None;
     let mut only = None;
+    let (mut gpu_cases, mut with_cpu) = (None, false);
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .parent()
         .expect("repository")
@@ -39,6 +45,14 @@ fn main() -> ExitCode {
                 only.is_some()
             }
             "--generate" => value().parse().map(|v: u64| generate = Some(v)).is_ok(),
+            "--gpu-cases" => {
+                gpu_cases = Some(PathBuf::from(value()));
+                true
+            }
+            "--with-cpu" => {
+                with_cpu = true;
+                true
+            }
             "--out" => {
                 out = PathBuf::from(value());
                 true
@@ -58,6 +72,33 @@ fn main() -> ExitCode {
     let work = std::env::temp_dir().join(format!("tile-fuzz-{}", std::process::id()));
     std::fs::create_dir_all(&work).expect("scratch folder");
     std::fs::create_dir_all(&out).expect("output folder");
+    if let (Some(programs), Some(directory)) = (generate, &gpu_cases) {
+        // The sm_90a cases of generated programs, for bench/generated_check.py on the GPU machine.
+        let started = std::time::Instant::now();
+        let _ = std::fs::remove_dir_all(directory);
+        let result = tile_tests::generate::write_gpu_cases(directory, seed, programs, with_cpu, |_, line| {
+            eprintln!("  {line}");
+        });
+        let _ = std::fs::remove_dir_all(&work);
+        return match result {
+            Ok((written, skipped, failures)) => {
+                for failure in &failures {
+                    println!("{failure}\n");
+                }
+                println!(
+                    "tile-fuzz: {programs} generated programs of seed {seed} in {:.0} s: {written} sm_90a cases written to {}, {skipped} skipped ({} of them failed to prepare)",
+                    started.elapsed().as_secs_f64(),
+                    directory.display(),
+                    failures.len()
+                );
+                if failures.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE }
+            }
+            Err(message) => {
+                eprintln!("error: {message}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     if let Some(programs) = generate {
         // Differential runs of generated programs instead of mutants.
         let interp = tile_tests::generate::interp_available(&bin, &work);
