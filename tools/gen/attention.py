@@ -154,4 +154,3 @@ if __name__ == "__main__":
         # Two blocks a multiprocessor: 128 registers a thread.
         print(attention("attention_bench_d128_f16_m128n32s4b2", 1, 32, 4096, 128, "f16", False, block_m=128, block_n=32, threads=256, stages=4, min_blocks=2))
         print(attention("attention_bench_d128_f16_m128n32s3b2", 1, 32, 4096, 128, "f16", False, block_m=128, block_n=32, threads=256, stages=3, min_blocks=2))
-        print(attention("attention_bench_d128_f16_m128n64s3b2", 1, 32, 4096, 128, "f16", False, block_m=128, block_n=64, threads=256, stages=3, min_blocks=2))
