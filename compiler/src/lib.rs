@@ -2,15 +2,25 @@
 //!
 //! ```text
 //! tile IR (text, file or module) ──parse──▶ builtin.module
-//!   ──the target's lowering, inline, canonicalize, cse──▶ gpu.modules with tile.manifest  ─┐ manifests read here
-//!   ──the target's upstream passes──▶ gpu.binary (PTX / AMDGCN) or spirv.module           │
-//!   ──▶ Compilation { kernels: [Kernel { name, code, manifest }], diagnostics } ◀──────────┘
+//!   ──split into parts (runs of functions closed under calls, see `parts`)
+//!   ──the target's lowering, inline, canonicalize, cse, per part──▶ gpu.modules with tile.manifest ─┐ manifests read here
+//!   ──each gpu.module in a unit of its own: the target's upstream passes, verify, serialize──▶       │
+//!        gpu.binary (PTX / AMDGCN) or spirv.module, back in its part                                │
+//!   ──the host code per part (NVIDIA, AMD)──▶ merged back into the module                           │
+//!   ──▶ Compilation { kernels: [Kernel { name, code, manifest }], diagnostics } ◀───────────────────┘
 //! ```
+//!
+//! The parts and the units are ops of one container module each, so MLIR's pass manager runs them
+//! on the context's threads; each kernel module gets the passes it would get in the whole module,
+//! in the same order, and its code is the same. Kernel modules are verified once before they are
+//! serialized rather than after every pass. gfx942 code objects are assembled and linked from the
+//! assembly (llvm-mc, ld.lld), not generated a second time.
 //!
 //! Invariants: nothing is printed; every MLIR diagnostic raised during the call is collected, with
 //! its location, into the [`Compilation`] (warnings) or the [`Error`] (what failed and why). Each
 //! kernel's manifest is the typed [`tile_manifest::Manifest`] its lowering wrote. Scratch files live
-//! in `tempfile` directories removed when the call returns.
+//! in `tempfile` directories removed when the call returns. With `TILE_COMPILE_PASS_TIMING` set in
+//! the environment, each pass manager prints MLIR's pass timing report.
 //!
 //! `tile-compile` is a thin tool over [`compile_file`]; the C header's `tileCompile` is one over
 //! [`compile_source`].
@@ -18,6 +28,7 @@
 #![deny(missing_docs)]
 
 mod diagnostics;
+mod parts;
 
 pub use diagnostics::{Diagnostic, Severity, SourceLocation};
 pub use tile_manifest::Manifest;
@@ -32,7 +43,18 @@ use std::{
     path::Path,
     time::{Duration, Instant},
 };
-use tile_dialect::driver::pass_manager;
+/// Returns a pass manager running `pipeline`; with `TILE_COMPILE_PASS_TIMING` set in the
+/// environment, it prints MLIR's pass timing report (`--mlir-timing`) when dropped.
+fn pass_manager<'c>(
+    context: &'c Context,
+    pipeline: &str,
+) -> std::result::Result<melior::pass::PassManager<'c>, String> {
+    let manager = tile_dialect::driver::pass_manager(context, pipeline)?;
+    if std::env::var_os("TILE_COMPILE_PASS_TIMING").is_some() {
+        unsafe { mlir_sys::mlirPassManagerEnableTiming(manager.to_raw()) };
+    }
+    Ok(manager)
+}
 
 /// Everything that can make a compilation fail; each variant carries the diagnostics that say
 /// where and why.
@@ -125,7 +147,7 @@ pub fn targets() -> Vec<&'static str> {
 pub enum Code {
     /// PTX text (sm_90a).
     Ptx(String),
-    /// AMDGCN (gfx942): the assembly, and the HSA code object where lld-22 is installed.
+    /// AMDGCN (gfx942): the assembly, and the HSA code object where lld-22 and llvm-mc are installed.
     Amdgcn {
         /// The assembly text.
         assembly: String,
@@ -241,7 +263,11 @@ pub fn compile_source(source: &str, source_name: &str, target: &str) -> Result<C
 
 /// Compiles `module` (tile IR in `context`, which must hold the dialects and passes of
 /// [`context`]) for `target`, lowering it in place: afterwards it holds the target's code.
-pub fn compile_module(context: &Context, module: &mut Module, target: &str) -> Result<Compilation> {
+pub fn compile_module<'c>(
+    context: &'c Context,
+    module: &mut Module<'c>,
+    target: &str,
+) -> Result<Compilation> {
     let collector = Collector::attach(context, str::to_owned);
     if !module.as_operation().verify() {
         return Err(parse_error("the module", String::new(), &collector));
@@ -273,108 +299,237 @@ fn internal(message: String, diagnostics: Vec<Diagnostic>) -> Error {
     }
 }
 
-/// The linker MLIR's ROCDL serialization looks for, at `<toolkit>/llvm/bin/ld.lld`.
+/// The linker of HSA code objects (the one MLIR's ROCDL serialization runs).
 const LLD: &str = "/usr/lib/llvm-22/bin/ld.lld";
+/// The assembler of AMDGCN assembly into ELF objects (LLVM's MC layer, as MLIR's ROCDL
+/// serialization uses it in-process).
+const LLVM_MC: &str = "/usr/lib/llvm-22/bin/llvm-mc";
 
-/// Returns the text of `module` with its locations, so that a copy parsed from it reports errors
-/// where the input had them.
-fn located_text(module: &Module) -> std::result::Result<String, String> {
-    use melior::ir::operation::OperationPrintingFlags;
-    module
-        .as_operation()
-        .to_string_with_flags(OperationPrintingFlags::new().enable_debug_info(true, false))
-        .map_err(|error| format!("the lowered module does not print: {error}"))
+/// Runs `program` with `arguments`; fails with its error output.
+fn run_tool(program: &str, arguments: &[&std::ffi::OsStr]) -> std::result::Result<(), String> {
+    let output = std::process::Command::new(program)
+        .args(arguments)
+        .output()
+        .map_err(|error| format!("{program}: {error}"))?;
+    if output.status.success() {
+        Ok(())
+    } else {
+        Err(format!("{program} failed: {}", String::from_utf8_lossy(&output.stderr).trim()))
+    }
 }
 
-/// Serializes each lowered AMD kernel module of `lowered` (a module's [`located_text`]) to an HSA
-/// code object (`backend` with `format=bin`, on a copy, linked by lld through a scratch toolkit
-/// directory that holds only it). Empty where lld is missing.
+/// Makes the HSA code object (`.hsaco`) of each kernel's AMDGCN `assembly` for `chip`: assembled
+/// by llvm-mc, linked by ld.lld, as `gpu-module-to-binary{format=bin}` makes it (the same bytes),
+/// without generating the code a second time. The kernels are spread over the machine's cores.
+/// Empty where llvm-mc or lld-22 is missing.
 fn code_objects(
-    context: &Context,
-    lowered: &str,
-    backend: &str,
+    chip: &str,
+    assembly: &[(String, &str)],
 ) -> std::result::Result<Vec<(String, Vec<u8>)>, String> {
-    if !Path::new(LLD).exists() {
+    if !Path::new(LLD).exists() || !Path::new(LLVM_MC).exists() {
         return Ok(Vec::new());
     }
-    let toolkit = tempfile::tempdir().map_err(|error| format!("a scratch directory: {error}"))?;
-    let linker = toolkit.path().join("llvm/bin");
-    std::fs::create_dir_all(&linker).map_err(|error| format!("{}: {error}", linker.display()))?;
-    std::os::unix::fs::symlink(LLD, linker.join("ld.lld"))
-        .map_err(|error| format!("{}: {error}", linker.display()))?;
-    let mut copy =
-        Module::parse(context, lowered).ok_or("the lowered module does not parse again")?;
-    let binary = backend.replace(
-        "format=isa",
-        &format!("format=bin toolkit={}", toolkit.path().display()),
-    );
-    pass_manager(context, &format!("builtin.module({binary})"))?
-        .run(&mut copy)
-        .map_err(|_| "making the code objects failed".to_string())?;
-    Ok(tile_dialect::driver::gpu_binary_objects(&copy))
+    let scratch = tempfile::tempdir().map_err(|error| format!("a scratch directory: {error}"))?;
+    let one = |index: usize| -> std::result::Result<Vec<u8>, String> {
+        let (name, text) = &assembly[index];
+        let source = scratch.path().join(format!("{index}.s"));
+        let object = scratch.path().join(format!("{index}.o"));
+        let linked = scratch.path().join(format!("{index}.hsaco"));
+        std::fs::write(&source, text).map_err(|error| format!("{}: {error}", source.display()))?;
+        let mcpu = format!("-mcpu={chip}");
+        run_tool(
+            LLVM_MC,
+            &[
+                "-triple=amdgcn-amd-amdhsa".as_ref(),
+                mcpu.as_ref(),
+                "-filetype=obj".as_ref(),
+                source.as_os_str(),
+                "-o".as_ref(),
+                object.as_os_str(),
+            ],
+        )
+        .map_err(|message| format!("{name}: {message}"))?;
+        run_tool(LLD, &["-shared".as_ref(), object.as_os_str(), "-o".as_ref(), linked.as_os_str()])
+            .map_err(|message| format!("{name}: {message}"))?;
+        std::fs::read(&linked).map_err(|error| format!("{}: {error}", linked.display()))
+    };
+    let threads = std::thread::available_parallelism().map_or(1, |count| count.get());
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let mut results: Vec<Option<std::result::Result<Vec<u8>, String>>> =
+        (0..assembly.len()).map(|_| None).collect();
+    let done = std::sync::Mutex::new(&mut results);
+    std::thread::scope(|scope| {
+        for _ in 0..threads.min(assembly.len()) {
+            scope.spawn(|| {
+                loop {
+                    let index = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    if index >= assembly.len() {
+                        break;
+                    }
+                    let result = one(index);
+                    done.lock().unwrap()[index] = Some(result);
+                }
+            });
+        }
+    });
+    assembly
+        .iter()
+        .zip(results)
+        .map(|((name, _), result)| Ok((name.clone(), result.unwrap_or(Err(String::new()))?)))
+        .collect()
 }
 
-fn compile_parsed(
+/// Splits a comma-separated pass list at its first top-level `gpu-module-to-binary`: the passes
+/// before it, and it with the passes after it (none for SPIR-V backends, which serialize apart).
+fn split_at_serialization(passes: &str) -> (String, Option<String>) {
+    let mut depth = 0;
+    let mut start = 0;
+    for (index, character) in passes.char_indices() {
+        match character {
+            '(' | '{' => depth += 1,
+            ')' | '}' => depth -= 1,
+            ',' if depth == 0 => start = index + 1,
+            _ => {}
+        }
+        if depth == 0 && index == start && passes[start..].trim_start().starts_with("gpu-module-to-binary") {
+            let before = passes[..start].trim().trim_end_matches(',').trim().to_owned();
+            return (before, Some(passes[start..].trim().to_owned()));
+        }
+    }
+    (passes.to_owned(), None)
+}
+
+/// Runs `backend` on every unit, on MLIR's threads. The pass managers do not verify after each
+/// pass (that was a sixth of the time of 200 kernels for sm_90a): the units are verified once,
+/// in full, before they are serialized, and after it for SPIR-V, which serializes later. `Err`
+/// holds the message of a pipeline that does not parse, or nothing when a pass or the
+/// verification failed (its diagnostics are out).
+fn compile_units(
     context: &Context,
-    module: &mut Module,
+    units: &mut parts::Units,
+    backend: &str,
+) -> std::result::Result<(), Option<String>> {
+    let (prepare, serialize) = split_at_serialization(backend);
+    let run = |passes: &str, container: &mut Module| -> std::result::Result<(), Option<String>> {
+        let manager = pass_manager(context, &units_pipeline(passes)).map_err(Some)?;
+        manager.enable_verifier(false);
+        manager.run(container).map_err(|_| None)
+    };
+    if !prepare.is_empty() {
+        run(&prepare, &mut units.container)?;
+    }
+    if !units.container.as_operation().verify() {
+        return Err(None);
+    }
+    if let Some(serialize) = serialize {
+        run(&serialize, &mut units.container)?;
+    }
+    Ok(())
+}
+
+/// Returns `passes` as a pipeline over each unit of a container of units.
+fn units_pipeline(passes: &str) -> String {
+    format!("builtin.module(builtin.module({passes}))")
+}
+
+fn compile_parsed<'c>(
+    context: &'c Context,
+    module: &mut Module<'c>,
     target: &str,
     collector: &Collector,
     started: Instant,
 ) -> Result<Compilation> {
-    let parsed = started.elapsed();
-    let (lowering, backend) =
+    let passes =
         tile_conversions::pipelines::chip_passes(target).ok_or_else(|| Error::UnknownTarget {
             target: target.to_owned(),
         })?;
+    // The decisions the target pipelines make before their lowering, for this target (the parts
+    // take the module's attributes).
+    let target_attribute = melior::ir::attribute::StringAttribute::new(context, target);
+    melior::ir::operation::OperationMutLike::set_attribute(
+        &mut module.as_operation_mut(),
+        tile_conversions::layout::TARGET_ATTRIBUTE,
+        target_attribute.into(),
+    );
+    // The module's functions and their kernels, in parts that MLIR's threads lower and compile
+    // side by side; back in `module` afterwards, whatever happened.
+    // A copy of the program as it came, for the diagnostics of a failed lowering (see
+    // `compile_parts`).
+    let pristine = unsafe {
+        Module::from_option_raw(mlir_sys::mlirModuleFromOperation(mlir_sys::mlirOperationClone(
+            module.as_operation().to_raw(),
+        )))
+    };
+    let mut parts = parts::Parts::split(context, module);
+    let pristine = pristine.filter(|_| parts.count() > 1);
+    let result = compile_parts(context, &mut parts, pristine, target, passes, collector, started);
+    parts.merge(module);
+    result
+}
+
+/// Compiles the parts. A lowering that fails in a part stops the parts not yet begun (MLIR's
+/// parallel loop gives up at the first failure), so which errors come out would depend on the
+/// threads; the lowering then runs again on `pristine`, the whole program, to report exactly the
+/// errors a single module gives.
+fn compile_parts<'c>(
+    context: &'c Context,
+    parts: &mut parts::Parts<'c>,
+    pristine: Option<Module<'c>>,
+    target: &str,
+    (lowering, backend): (&str, &str),
+    collector: &Collector,
+    started: Instant,
+) -> Result<Compilation> {
+    let parsed = started.elapsed();
     let failed = |diagnostics: Vec<Diagnostic>| Error::Lowering {
         target: target.to_owned(),
         diagnostics,
     };
-    // The decisions the target pipelines make before their lowering, for this target.
-    let target_attribute = melior::ir::attribute::StringAttribute::new(context, target);
-    melior::ir::operation::OperationMutLike::set_attribute(&mut module.as_operation_mut(), tile_conversions::layout::TARGET_ATTRIBUTE, target_attribute.into());
-    pass_manager(
-        context,
-        &format!("builtin.module({}, {lowering}, inline, canonicalize, cse)", tile_conversions::pipelines::decisions()),
-    )
-    .map_err(|message| internal(message, collector.take()))?
-    .run(module)
-    .map_err(|_| failed(collector.take()))?;
+    let lowering = format!(
+        "{}, {lowering}, inline, canonicalize, cse",
+        tile_conversions::pipelines::decisions()
+    );
+    let lowered_parts = pass_manager(context, &parts.pipeline(&lowering))
+        .map_err(|message| internal(message, collector.take()))?
+        .run(&mut parts.container);
+    if lowered_parts.is_err() {
+        let in_parts = collector.take();
+        let Some(mut whole) = pristine else {
+            return Err(failed(in_parts));
+        };
+        let lowered_whole = pass_manager(context, &format!("builtin.module({lowering})"))
+            .map_err(|message| internal(message, collector.take()))?
+            .run(&mut whole);
+        let diagnostics = collector.take();
+        return Err(failed(if lowered_whole.is_err() { diagnostics } else { in_parts }));
+    }
     let lowered = started.elapsed();
-    let manifests = tile_conversions::kernels::typed_manifests(module)
+    let manifests = tile_conversions::kernels::typed_manifests(&parts.container)
         .map_err(|message| internal(message, collector.take()))?;
-    // gfx942 also gets code objects (.hsaco) where lld-22 is installed, made from the lowered
-    // module once the assembly has compiled (whose errors come first).
-    let lowered_text = if target.starts_with("gfx") {
-        Some(located_text(module).map_err(|message| internal(message, collector.take()))?)
-    } else {
-        None
-    };
     let code_generation_failed = |diagnostics| Error::CodeGeneration {
         target: target.to_owned(),
         diagnostics,
     };
-    pass_manager(context, &format!("builtin.module({backend})"))
-        .map_err(|message| internal(message, collector.take()))?
-        .run(module)
-        .map_err(|_| code_generation_failed(collector.take()))?;
-    let mut code_objects = match &lowered_text {
-        Some(lowered) => code_objects(context, lowered, backend).map_err(|message| {
-            let mut diagnostics = collector.take();
-            diagnostics.push(Diagnostic {
-                severity: Severity::Error,
-                location: None,
-                location_text: "code objects".into(),
-                message,
-                notes: Vec::new(),
-            });
-            code_generation_failed(diagnostics)
-        })?,
-        None => Vec::new(),
-    };
-    let generated = started.elapsed();
+    // The kernel modules compile each in a unit of its own, side by side, and go back into their
+    // parts; then the host code, part by part.
+    let mut units = parts.take_kernel_modules(context);
+    let compiled = compile_units(context, &mut units, backend);
+    units.put_back();
+    match compiled {
+        Err(Some(message)) => return Err(internal(message, collector.take())),
+        Err(None) => return Err(code_generation_failed(collector.take())),
+        Ok(()) => {}
+    }
+    if let Some(host) = tile_conversions::pipelines::host_passes(target) {
+        pass_manager(context, &parts.pipeline(host))
+            .map_err(|message| internal(message, collector.take()))?
+            .run(&mut parts.container)
+            .map_err(|_| code_generation_failed(collector.take()))?;
+    }
+    let module = &parts.container;
 
     let spirv = target.starts_with("spirv");
+    let amd = target.starts_with("gfx");
     let mut objects: Vec<(String, Code)> = if spirv {
         tile_dialect::driver::spirv_binaries(module)
             .map_err(|message| internal(message, collector.take()))?
@@ -386,14 +541,10 @@ fn compile_parsed(
             .into_iter()
             .map(|(name, bytes)| {
                 let text = String::from_utf8_lossy(&bytes).into_owned();
-                let code = if target.starts_with("gfx") {
-                    let code_object = code_objects
-                        .iter()
-                        .position(|(object, _)| *object == name)
-                        .map(|position| code_objects.swap_remove(position).1);
+                let code = if amd {
                     Code::Amdgcn {
                         assembly: text,
-                        code_object,
+                        code_object: None,
                     }
                 } else {
                     Code::Ptx(text)
@@ -402,6 +553,37 @@ fn compile_parsed(
             })
             .collect()
     };
+    // gfx942 also gets code objects (.hsaco) where lld-22 is installed, made from the assembly of
+    // the kernels that have manifests once it has all compiled (whose errors come first).
+    if amd {
+        let assembly: Vec<(String, &str)> = objects
+            .iter()
+            .filter(|(name, _)| manifests.iter().any(|(module, _)| module == name))
+            .filter_map(|(name, code)| match code {
+                Code::Amdgcn { assembly, .. } => Some((name.clone(), assembly.as_str())),
+                _ => None,
+            })
+            .collect();
+        let mut made = code_objects(target, &assembly).map_err(|message| {
+            let mut diagnostics = collector.take();
+            diagnostics.push(Diagnostic {
+                severity: Severity::Error,
+                location: None,
+                location_text: "code objects".into(),
+                message,
+                notes: Vec::new(),
+            });
+            code_generation_failed(diagnostics)
+        })?;
+        for (name, code) in &mut objects {
+            if let Code::Amdgcn { code_object, .. } = code {
+                if let Some(position) = made.iter().position(|(object, _)| object == name) {
+                    *code_object = Some(made.swap_remove(position).1);
+                }
+            }
+        }
+    }
+    let generated = started.elapsed();
     let spirv_modules = if spirv {
         spirv_module_texts(module)
     } else {
@@ -450,7 +632,7 @@ fn spirv_module_texts(module: &Module) -> Vec<(String, String)> {
             let symbol = tile_dialect::ops::string_attribute(&op, "sym_name").unwrap_or_default();
             (
                 symbol.trim_start_matches("__spv__").to_owned(),
-                op.to_string(),
+                parts::local_text(op),
             )
         })
         .collect()

@@ -164,3 +164,100 @@ fn every_example_manifest_is_held_whole_by_the_schema() {
     }
     assert!(compiled >= 15, "{compiled}");
 }
+
+#[test]
+fn the_serialization_pass_is_found_at_the_top_level_of_a_pass_list() {
+    assert_eq!(
+        split_at_serialization("a, gpu.module(b, c), gpu-module-to-binary{format=isa}, d"),
+        ("a, gpu.module(b, c)".to_owned(), Some("gpu-module-to-binary{format=isa}, d".to_owned()))
+    );
+    assert_eq!(
+        split_at_serialization("gpu-module-to-binary, d"),
+        (String::new(), Some("gpu-module-to-binary, d".to_owned()))
+    );
+    assert_eq!(split_at_serialization("a, spirv.module(b)"), ("a, spirv.module(b)".to_owned(), None));
+}
+
+/// `count` kernels in host functions `f0`, `f1`, ... of which every third calls the next one, so
+/// that the parts the compile call splits the module into must keep callers with their callees.
+fn many_kernels(count: usize) -> String {
+    let gemm = include_str!("../../examples/gemm_relu.mlir");
+    let mut source = String::new();
+    for index in 0..count {
+        let function = gemm.replace("@gemm_relu", &format!("@f{index}"));
+        if index % 3 == 0 && index + 1 < count {
+            let call = format!(
+                "  func.call @f{}(%A, %B, %C) : (memref<4096x4096xf16>, memref<4096x4096xf16>, memref<4096x4096xf16>) -> ()\n  return\n}}",
+                index + 1
+            );
+            let end = function.rfind("  return\n}").unwrap();
+            source.push_str(&function[..end]);
+            source.push_str(&call);
+        } else {
+            source.push_str(&function);
+        }
+        source.push('\n');
+    }
+    source
+}
+
+#[test]
+fn many_kernels_compile_in_parts_named_and_ordered_as_in_the_whole_module() {
+    let source = many_kernels(13);
+    for target in ["sm_90a", "spirv"] {
+        let context = context();
+        let mut module = Module::parse(&context, &source).unwrap();
+        let compilation = compile_module(&context, &mut module, target).unwrap();
+        let names: Vec<&str> = compilation.kernels.iter().map(|kernel| kernel.name.as_str()).collect();
+        let expected: Vec<String> = (0..13).map(|index| format!("f{index}_{index}_kernel")).collect();
+        assert_eq!(names, expected, "{target}");
+        // Every part's ops are back in the module, which verifies (the runtime declarations each
+        // part made are kept once).
+        assert!(module.as_operation().verify(), "{target}");
+        let text = module.as_operation().to_string();
+        assert!(!text.contains(tile_conversions::kernels::KERNEL_OFFSET_ATTRIBUTE), "{target}");
+        let top_level_modules = text.lines().filter(|line| line.starts_with("  module")).count();
+        assert_eq!(top_level_modules, 0, "{target}: {text}");
+    }
+}
+
+#[test]
+fn the_parts_give_the_same_code_as_one_module() {
+    // Each kernel of a module split in parts against the same kernel compiled alone: the same
+    // PTX but for the kernel's number in its symbols.
+    let split = compile_source(&many_kernels(5), "many.mlir", "sm_90a").unwrap();
+    let gemm = include_str!("../../examples/gemm_relu.mlir");
+    for index in 0..5 {
+        let single = gemm.replace("@gemm_relu", &format!("@f{index}"));
+        let alone = compile_source(&single, "one.mlir", "sm_90a").unwrap();
+        let Code::Ptx(ptx) = &alone.kernels[0].code else { panic!("not PTX") };
+        let Code::Ptx(in_parts) = &split.kernels[index].code else { panic!("not PTX") };
+        let renumbered = ptx.replace(&format!("f{index}_0_"), &format!("f{index}_{index}_"));
+        assert_eq!(&renumbered, in_parts, "kernel {index}");
+    }
+}
+
+#[test]
+fn a_failed_lowering_reports_every_kernels_errors_whatever_the_parts() {
+    // Twelve functions with a host memref in a GPU memory space: each is an error at its function
+    // when the kernels are lowered. The parts stop at the first failure, so the errors are those of the whole module,
+    // in program order, every time.
+    let tiny = include_str!("../../test/programs/tiny_scale.mlir");
+    let source: String = (0..12)
+        .map(|index| {
+            tiny.replace("@tiny_scale", &format!("@f{index}"))
+                .replace("%Y: memref<128xf32>)", "%Y: memref<128xf32>, %Z: memref<4xf32, 1>)")
+        })
+        .collect();
+    for _ in 0..3 {
+        let error = compile_source(&source, "many.mlir", "sm_90a").unwrap_err();
+        let lines: Vec<u32> = error
+            .diagnostics()
+            .iter()
+            .filter(|diagnostic| diagnostic.severity == Severity::Error)
+            .map(|diagnostic| diagnostic.location.as_ref().unwrap().line)
+            .collect();
+        let expected: Vec<u32> = (0..12).map(|index| 2 + 17 * index).collect();
+        assert_eq!(lines, expected, "{error}");
+    }
+}

@@ -13,11 +13,29 @@ pub type Failure<'c, 'a> = (OperationRef<'c, 'a>, String);
 /// Lowers one kernel: (context, module, kernel, index of the kernel in the module).
 pub type LowerKernel<'f, 'c, 'a> = dyn Fn(&'c Context, OperationRef<'c, 'a>, OperationRef<'c, 'a>, usize) -> Result<(), Failure<'c, 'a>> + 'f;
 
-/// Runs `lower` on every `tile.kernel` of `module`. Errors are emitted at the ops they concern; the
-/// `Err` (with an empty message) only tells the pass to fail.
+/// The integer attribute on a module that is one part of a larger module (see `tile-compile`, which
+/// splits a module so that MLIR's threads lower and compile the parts side by side): how many
+/// `tile.kernel`s the parts before it hold. Kernels are numbered from it, so that their symbols
+/// (`{function}_{index}`) are those of the whole module.
+pub const KERNEL_OFFSET_ATTRIBUTE: &str = "tile.kernel_offset";
+
+/// The number of the first `tile.kernel` of `module`: its [`KERNEL_OFFSET_ATTRIBUTE`], or 0.
+fn kernel_offset(module: OperationRef) -> usize {
+    module
+        .attribute(KERNEL_OFFSET_ATTRIBUTE)
+        .ok()
+        .and_then(|attribute| melior::ir::attribute::IntegerAttribute::try_from(attribute).ok())
+        .map_or(0, |offset| offset.value().max(0) as usize)
+}
+
+/// Runs `lower` on every `tile.kernel` of `module`, numbered in program order from the module's
+/// [`KERNEL_OFFSET_ATTRIBUTE`]. Errors are emitted at the ops they concern; the `Err` (with an
+/// empty message) only tells the pass to fail.
 pub fn lower_each_kernel<'c, 'a>(module: OperationRef<'c, 'a>, lower: &LowerKernel<'_, 'c, 'a>) -> Result<(), String> {
     let mut failed = false;
+    let offset = kernel_offset(module);
     for (index, kernel) in find_ops(module, "tile.kernel").into_iter().enumerate() {
+        let index = offset + index;
         if let Err((op, message)) = with_context(kernel, |context| lower(context, module, kernel, index)) {
             let name = op.name();
             emit_error(op.location(), &format!("'{}' op {message}", name.as_string_ref().as_str().unwrap_or("?")));

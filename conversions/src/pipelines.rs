@@ -71,6 +71,19 @@ pub fn decisions() -> String {
     format!("{},{},{}", crate::layout::ARGUMENT, crate::pipeline::plan::ARGUMENT, crate::pipeline::EXPAND_ARGUMENT)
 }
 
+/// Returns the passes `tile-compile` runs on the host code of `chip` once it has compiled the
+/// kernel modules apart (each with the backend of [`chip_passes`], on MLIR's threads): the backend
+/// again where it lowers the host code too (NVIDIA, AMD: the launches to LLVM; its kernel-module
+/// passes find none, the kernels are `gpu.binary`s by then), none for SPIR-V, whose backend only
+/// converts the kernel modules (the host code stays as the lowering left it: Vulkan launchers
+/// read the manifests).
+pub fn host_passes(chip: &str) -> Option<&'static str> {
+    if SPIRV_CHIPS.iter().any(|(name, _, _)| *name == chip) {
+        return None;
+    }
+    chip_passes(chip).map(|(_, backend)| backend)
+}
+
 /// The chips of every pipeline, for messages.
 pub fn chips() -> Vec<&'static str> {
     [NVVM_CHIPS, ROCDL_CHIPS, SPIRV_CHIPS].into_iter().flatten().map(|(name, _, _)| *name).collect()
