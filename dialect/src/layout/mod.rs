@@ -96,22 +96,48 @@ impl FragmentLayout {
         if self.threads != threads {
             return Err(format!("expects a layout over the block's {threads} threads, but got {}", self.threads));
         }
-        let mut held: HashMap<(i64, i64), Vec<i64>> = HashMap::new();
-        for index in self.elements() {
-            let slot = self.slot_of(&index);
+        // Each element's slot and owners, then a (thread, slot) table of element numbers: the check
+        // runs on every layout inference proposes, so it avoids hashing every element.
+        let elements: Vec<Vec<i64>> = self.elements().collect();
+        let mut placed = Vec::with_capacity(elements.len());
+        let mut width = 0;
+        for index in &elements {
+            let slot = self.slot_of(index);
             if slot < 0 {
                 return Err(format!("expects non-negative slots, but element {index:?} is in slot {slot}"));
             }
-            for thread in self.owner_set(&index) {
-                if !(0..threads).contains(&thread) {
-                    return Err(format!("expects threads in 0..{threads}, but element {index:?} is held by thread {thread}"));
+            let owners = self.owner_set(index);
+            if let Some(thread) = owners.iter().find(|thread| !(0..threads).contains(*thread)) {
+                return Err(format!("expects threads in 0..{threads}, but element {index:?} is held by thread {thread}"));
+            }
+            width = width.max(slot + 1);
+            placed.push((slot, owners));
+        }
+        let clash = |thread: i64, slot: i64, other: usize, element: usize| {
+            format!(
+                "expects each thread to hold each element in a slot of its own, but thread {thread} holds {:?} and {:?} in slot {slot}",
+                elements[other], elements[element]
+            )
+        };
+        if threads.saturating_mul(width) <= 1 << 24 {
+            let mut held = vec![usize::MAX; (threads * width) as usize];
+            for (element, (slot, owners)) in placed.iter().enumerate() {
+                for thread in owners {
+                    let cell = &mut held[(thread * width + slot) as usize];
+                    if *cell != usize::MAX && *cell != element {
+                        return Err(clash(*thread, *slot, *cell, element));
+                    }
+                    *cell = element;
                 }
-                if let Some(other) = held.get(&(thread, slot)).filter(|other| **other != index) {
-                    return Err(format!(
-                        "expects each thread to hold each element in a slot of its own, but thread {thread} holds {other:?} and {index:?} in slot {slot}"
-                    ));
+            }
+        } else {
+            let mut held: HashMap<(i64, i64), usize> = HashMap::new();
+            for (element, (slot, owners)) in placed.iter().enumerate() {
+                for thread in owners {
+                    if let Some(other) = held.insert((*thread, *slot), element).filter(|other| *other != element) {
+                        return Err(clash(*thread, *slot, other, element));
+                    }
                 }
-                held.insert((thread, slot), index.clone());
             }
         }
         Ok(())

@@ -145,23 +145,26 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let threads = self.threads;
         let spread = crate::registers::Placed::of(crate::layout::atoms::blocked(&shape, threads)).expect("the blocked layout distributes");
         let ty = element_type(tile);
+        // One element at its core-matrix place: zero, or the source's value where it is inside.
+        let element = |at: At<'c, 'a>, coordinates: &[Value<'c, 'a>]| {
+            let (indices, fits) = self.placed_in(&b, at, parts.src, &parts.src_offsets, coordinates);
+            let (mn, k) = if k_dim == 1 { (coordinates[0], coordinates[1]) } else { (coordinates[1], coordinates[0]) };
+            let place = self.core_place(&b, at, mn, k, depth, shape[1], k_dim == 0);
+            let zero = b.constant(at, ty, 0.0);
+            b.store(at, zero, tile, &place);
+            let load_at = match fits {
+                Some(fits) => b.if_then(at, fits),
+                None => at,
+            };
+            let value = b.load(load_at, parts.src, &indices);
+            let value = convert(&b, load_at, value, ty);
+            b.store(load_at, value, tile, &place);
+        };
         let scalar = |at: At<'c, 'a>| {
             let offsets = self.offsets(&b, at, &spread);
             for slot in spread.distribution.used_slots() {
                 let coordinates = self.coordinates(&b, at, &spread, &offsets, slot);
-                let inner = self.guarded(&b, at, &spread, &coordinates);
-                let (indices, fits) = self.placed_in(&b, inner, parts.src, &parts.src_offsets, &coordinates);
-                let (mn, k) = if k_dim == 1 { (coordinates[0], coordinates[1]) } else { (coordinates[1], coordinates[0]) };
-                let place = self.core_place(&b, inner, mn, k, depth, shape[1], k_dim == 0);
-                let zero = b.constant(inner, ty, 0.0);
-                b.store(inner, zero, tile, &place);
-                let load_at = match fits {
-                    Some(fits) => b.if_then(inner, fits),
-                    None => inner,
-                };
-                let value = b.load(load_at, parts.src, &indices);
-                let value = convert(&b, load_at, value, ty);
-                b.store(load_at, value, tile, &place);
+                element(self.guarded(&b, at, &spread, &coordinates), &coordinates);
             }
         };
         // A row of K in global memory is a row of core matrices: 16-byte asynchronous copies
@@ -189,18 +192,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             let step = b.index(rare, threads);
             let (inside, flat) = b.for_loop(rare, self.tid, end, step);
             let coordinates = b.unflatten(inside, flat, &shape);
-            let (indices, fits) = self.placed_in(&b, inside, parts.src, &parts.src_offsets, &coordinates);
-            let (mn, k) = if k_dim == 1 { (coordinates[0], coordinates[1]) } else { (coordinates[1], coordinates[0]) };
-            let place = self.core_place(&b, inside, mn, k, depth, shape[1], k_dim == 0);
-            let zero = b.constant(inside, ty, 0.0);
-            b.store(inside, zero, tile, &place);
-            let load_at = match fits {
-                Some(fits) => b.if_then(inside, fits),
-                None => inside,
-            };
-            let value = b.load(load_at, parts.src, &indices);
-            let value = convert(&b, load_at, value, ty);
-            b.store(load_at, value, tile, &place);
+            element(inside, &coordinates);
         } else {
             scalar(at);
         }
