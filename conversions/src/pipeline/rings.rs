@@ -4,9 +4,10 @@
 //! - A ring (a shared buffer read through `tile.slot`) becomes a shared tile of bytes; each slot
 //!   (and any other use of the whole ring) a `memref.view` of it: the slot's tile type is unchanged,
 //!   so every lowering downstream sees an ordinary tile whose address starts at the slot.
-//! - `tile.copy_async` becomes the `tile.copy` it describes, `tile.arrive`, `tile.wait` and
+//! - `tile.copy_async` becomes the `tile.copy` it describes, `tile.arrive` and
 //!   `tile.alloc_barriers` disappear: a synchronous copy has landed when it returns (the GPU
-//!   lowerings of `tile.copy` end with a barrier of the block).
+//!   lowerings of `tile.copy` end with a barrier of the block); `tile.wait` becomes a barrier of
+//!   the block on GPUs (no thread reads a slot, or refills one, before every thread is there).
 
 use crate::cpu::builder::{At, Builder};
 use melior::ir::ShapedTypeLike;
@@ -117,8 +118,10 @@ fn view_type(ty: melior::ir::Type, in_workgroup: bool) -> melior::ir::Type {
 }
 
 /// Makes every asynchronous copy of `kernel` synchronous: `tile.copy_async` becomes `tile.copy`;
-/// barriers, arrivals and waits go.
-pub fn make_synchronous<'c>(context: &'c Context, kernel: OperationRef<'c, '_>) {
+/// barriers and arrivals go; a wait becomes a barrier of the block where the block's threads run
+/// together (`on_gpu`: every thread arrived before it waits, so all have arrived once all meet),
+/// and goes on the CPU, where one thread runs the block.
+pub fn make_synchronous<'c>(context: &'c Context, kernel: OperationRef<'c, '_>, on_gpu: bool) {
     let rewriter = melior::IrRewriter::new(context);
     let rewriter = rewriter.as_rewriter_base();
     for op in nested_ops(kernel) {
@@ -128,6 +131,10 @@ pub fn make_synchronous<'c>(context: &'c Context, kernel: OperationRef<'c, '_>) 
                 let copy = tile_dialect::ops::copy(context, parts.src, &parts.src_offsets, parts.dst, &[], op.location())
                     .expect("tile.copy");
                 op.block().expect("in a block").insert_operation_before(op, copy);
+                rewriter.erase_op(op);
+            }
+            "tile.wait" if on_gpu => {
+                Builder { context, location: op.location(), threads: None }.barrier(At::before(op));
                 rewriter.erase_op(op);
             }
             "tile.arrive" | "tile.wait" => rewriter.erase_op(op),
@@ -146,7 +153,7 @@ pub fn make_synchronous<'c>(context: &'c Context, kernel: OperationRef<'c, '_>) 
 /// What every target does with the asynchronous-copy ops its own lowering left: the copies
 /// synchronous, rings as views of bytes (see the module's doc).
 pub fn lower<'c>(context: &'c Context, kernel: OperationRef<'c, '_>, in_workgroup: bool) {
-    make_synchronous(context, kernel);
+    make_synchronous(context, kernel, in_workgroup);
     lower_rings(context, kernel, in_workgroup);
 }
 
