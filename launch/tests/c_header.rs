@@ -13,8 +13,9 @@ fn crate_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// The folder of this profile's `libtile_launch.so` (`target/<profile>`), which cargo builds with
-/// the library for the tests.
+/// The folder of this profile's `libtile_launch.so` (`target/<profile>`), built here: `cargo
+/// test` builds the crate's library for its tests as an rlib only, so on a clean checkout the
+/// shared library is not there yet.
 fn library_dir() -> PathBuf {
     let exe = std::env::current_exe().expect("test binary path");
     let dir = exe
@@ -22,6 +23,12 @@ fn library_dir() -> PathBuf {
         .and_then(Path::parent)
         .expect("target/<profile>/deps")
         .to_path_buf();
+    let mut build = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    build.current_dir(crate_dir()).args(["build", "-p", "tile-launch"]);
+    if dir.file_name().is_some_and(|name| name == "release") {
+        build.arg("--release");
+    }
+    assert!(build.status().expect("cargo runs").success(), "building libtile_launch.so failed");
     assert!(
         dir.join("libtile_launch.so").exists(),
         "{} has no libtile_launch.so",
