@@ -35,6 +35,9 @@ fn barrier_pointer<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, barriers: Value<'c, 
             .build()
             .expect("memref.extract_aligned_pointer_as_index"),
     );
+    // A computed index outside the barriers wraps around rather than reach other shared memory.
+    let count = melior::ir::r#type::MemRefType::try_from(barriers.r#type()).map(|memref| static_sizes(memref)[0].unwrap_or(1)).unwrap_or(1);
+    let index = if tile_dialect::ops::constant_integer(index).is_some() { index } else { b.op(at, "arith.remui", &[index, b.index(at, count)]) };
     let offset = b.op(at, "arith.muli", &[index, b.index(at, 8)]);
     let address = b.op(at, "arith.addi", &[base, offset]);
     let i64_type: Type = IntegerType::new(context, 64).into();

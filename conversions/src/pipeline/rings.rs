@@ -89,7 +89,12 @@ pub fn lower_rings<'c>(context: &'c Context, kernel: OperationRef<'c, '_>, in_wo
             let at = At::before(user);
             let b = Builder { location: user.location(), ..b };
             if op_name(&user) == "tile.slot" {
-                let slot = user.operand(1).expect("slot index");
+                // A computed slot outside the ring is the program's error (the interpreter reports
+                // it); here it wraps around rather than reach memory past the ring.
+                let mut slot = user.operand(1).expect("slot index");
+                if tile_dialect::ops::constant_integer(slot).is_none() {
+                    slot = b.op(at, "arith.remui", &[slot, b.index(at, slots)]);
+                }
                 let shift = b.op(at, "arith.muli", &[slot, b.index(at, stride)]);
                 let tile = view(&b, at, bytes, shift, view_type(user.result(0).expect("slot").r#type(), in_workgroup));
                 rewriter.replace_all_uses_with(user.result(0).expect("slot").into(), tile);
