@@ -112,3 +112,33 @@ func.func @chain3(%X: memref<256x128xf16>, %W1: memref<128x64xf16>, %W2: memref<
   return
 }
 }
+
+// -----
+
+// Found by the fuzzer: a 64x96 B tile does not split into a per-thread formula over 128 threads,
+// so its copy into core matrices deals the elements out in a loop (it used to panic). The second
+// copy into B keeps the kernel off the template; B is not a ring (two writers), A is.
+// CHECK-LABEL: gpu.module @wide_0_module
+// CHECK: gpu.func @wide_0_kernel
+// CHECK: nvvm.wgmma.mma_async
+module attributes {tile.target = "sm_90a"} {
+func.func @wide(%A: memref<1024x1024xf16>, %B: memref<1024x1024xf16>, %C: memref<1024x1024xf16>) {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c4) threads(128) (%bx) {
+    %As = tile.alloc_shared : memref<128x64xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<64x96xf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<128x96xf32, #tile.fragment>
+    tile.fill %Cf, %zero : memref<128x96xf32, #tile.fragment>
+    tile.pipelined %k = %c0 to %c4 stages(3) {
+      tile.copy %A[%c0, %k], %As : memref<1024x1024xf16>, memref<128x64xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%k, %c0], %Bs : memref<1024x1024xf16>, memref<64x96xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%k, %c0], %Bs : memref<1024x1024xf16>, memref<64x96xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %Cf : memref<128x64xf16, #gpu.address_space<workgroup>>, memref<64x96xf16, #gpu.address_space<workgroup>>, memref<128x96xf32, #tile.fragment>
+    }
+    tile.copy %Cf, %C[%c0, %c0] : memref<128x96xf32, #tile.fragment>, memref<1024x1024xf16>
+  }
+  return
+}
+}

@@ -88,9 +88,12 @@ pub fn fall_back<'c, 'a>(
     op: OperationRef<'c, 'a>,
     reason: String,
 ) -> Result<(), Failure<'c, 'a>> {
+    // An expanded pipeline's kernel was warned about where its pipeline was planned, at the op
+    // that kept it off the template (`crate::pipeline::plan`).
     let has_gemm = nested_ops(kernel)
         .iter()
-        .any(|nested| nested.name().as_string_ref().as_str() == Ok("tile.gemm"));
+        .any(|nested| nested.name().as_string_ref().as_str() == Ok("tile.gemm"))
+        && !nested_ops(kernel).iter().any(|nested| op_name(nested) == "tile.alloc_barriers");
     // The lowering erases `op`: keep what the warning needs.
     let (location, name) = (
         op.location(),
@@ -99,12 +102,7 @@ pub fn fall_back<'c, 'a>(
     match lower_kernel(context, module, kernel, index, flavor) {
         Ok(()) => {
             if has_gemm {
-                tile_dialect::diagnostics::emit_warning(
-                    location,
-                    &format!(
-                        "'{name}' op {reason}; the kernel is lowered with the plain strategy instead (correct, far from tensor-core speed)"
-                    ),
-                );
+                tile_dialect::diagnostics::emit_warning(location, &plain_warning(&name, &reason));
             }
             Ok(())
         }
@@ -113,6 +111,11 @@ pub fn fall_back<'c, 'a>(
             format!("{reason}; the plain strategy cannot run this kernel either: {plain}"),
         )),
     }
+}
+
+/// The warning of a kernel with a gemm that falls to the plain strategy because of op `name`.
+pub fn plain_warning(name: &str, reason: &str) -> String {
+    format!("'{name}' op {reason}; the kernel is lowered with the plain strategy instead (correct, far from tensor-core speed)")
 }
 
 /// Lowers every `tile.kernel` of `module` with the plain strategy of `flavor`.

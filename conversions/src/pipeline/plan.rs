@@ -76,9 +76,20 @@ pub fn check_schedule<'c, 'a>(pipelined: OperationRef<'c, 'a>, schedule: &str, c
     ))
 }
 
+/// Warns, once a kernel with a gemm gets a ring (its expansion keeps it off the sm_90a template
+/// for good), at the op that kept it off and why: after the expansion the template would only
+/// name the ops the expansion wrote.
+fn warn_plain(kernel: OperationRef) {
+    let has_gemm = nested_ops(kernel).iter().any(|op| op_name(op) == "tile.gemm");
+    if let (true, Ok(crate::layout::Strategy::Plain { op, reason })) = (has_gemm, crate::nvgpu::resolve(kernel)) {
+        tile_dialect::diagnostics::emit_warning(op.location(), &crate::generic::plain_warning(&op_name(&op), &reason));
+    }
+}
+
 /// Records the schedule of every `tile.pipelined` of `kernel` on `chip`.
 fn schedule_kernel<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>, chip: &str) -> Result<(), Failure<'c, 'a>> {
     let main = crate::layout::main_loop_schedule(kernel, chip)?;
+    let mut warned = false;
     for pipelined in nested_ops(kernel).into_iter().filter(|op| op_name(op) == "tile.pipelined") {
         let ring = match &main {
             Some((main, _)) if *main == pipelined => None,
@@ -96,6 +107,10 @@ fn schedule_kernel<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>, c
         let attribute = Attribute::parse(context, schedule)
             .ok_or_else(|| (pipelined, format!("internal error: the schedule {schedule} does not parse")))?;
         set_attribute(pipelined, SCHEDULE_ATTRIBUTE, attribute);
+        if ring.is_some() && !warned {
+            warn_plain(kernel);
+            warned = true;
+        }
         for copy in ring.map(|ring| ring.copies).unwrap_or_default() {
             set_attribute(copy, super::AHEAD_ATTRIBUTE, Attribute::unit(context));
         }

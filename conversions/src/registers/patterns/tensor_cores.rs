@@ -143,7 +143,10 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let k_dim = self.layouts.core_tiles[&key(&crate::pipeline::rings::tile_allocation(tile).expect("a tile"))];
         let depth = shape[k_dim];
         let threads = self.threads;
-        let spread = crate::registers::Placed::of(crate::layout::atoms::blocked(&shape, threads)).expect("the blocked layout distributes");
+        // Tiles whose rows do not split evenly over the threads have no per-thread formula: they
+        // take the loop below.
+        let spread = crate::registers::Placed::of(crate::layout::atoms::blocked(&shape, threads)).ok();
+        let pieces = crate::registers::Placed::of(crate::layout::atoms::blocked_in_chunks(&shape, threads, 8)).ok();
         let ty = element_type(tile);
         // One element at its core-matrix place: zero, or the source's value where it is inside.
         let element = |at: At<'c, 'a>, coordinates: &[Value<'c, 'a>]| {
@@ -160,12 +163,21 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             let value = convert(&b, load_at, value, ty);
             b.store(load_at, value, tile, &place);
         };
-        let scalar = |at: At<'c, 'a>| {
-            let offsets = self.offsets(&b, at, &spread);
+        // Each thread its elements of the blocked layout, unrolled.
+        let unrolled = |at: At<'c, 'a>, spread: &crate::registers::Placed| {
+            let offsets = self.offsets(&b, at, spread);
             for slot in spread.distribution.used_slots() {
-                let coordinates = self.coordinates(&b, at, &spread, &offsets, slot);
-                element(self.guarded(&b, at, &spread, &coordinates), &coordinates);
+                let coordinates = self.coordinates(&b, at, spread, &offsets, slot);
+                element(self.guarded(&b, at, spread, &coordinates), &coordinates);
             }
+        };
+        // The elements dealt out to the threads by a loop: small code.
+        let looped = |at: At<'c, 'a>| {
+            let end = b.index(at, shape[0] * shape[1]);
+            let step = b.index(at, threads);
+            let (inside, flat) = b.for_loop(at, self.tid, end, step);
+            let coordinates = b.unflatten(inside, flat, &shape);
+            element(inside, &coordinates);
         };
         // A row of K in global memory is a row of core matrices: 16-byte asynchronous copies
         // (cp.async, zero-filled past the tensor's end) where the addresses allow, element by
@@ -179,22 +191,18 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             && !parts.src_offsets.is_empty()
             // Every thread the same number of whole pieces: no piece needs a guard.
             && (shape[0] * shape[1] / 8) % threads == 0;
-        if vectorizable {
-            let aligned = self.sixteen_byte_rows(&b, at, parts.src, &parts.src_offsets);
-            let fast = b.if_then(at, aligned);
-            self.copy_rows_async(&b, fast, &parts, tile, &shape, depth, threads, k_dim, !asynchronous);
-            let yes = b.value(at, melior::dialect::arith::constant(self.context, IntegerAttribute::new(IntegerType::new(self.context, 1).into(), 1).into(), b.location));
-            let unaligned = b.op(at, "arith.xori", &[aligned, yes]);
-            // Misaligned sources are rare (allocators align to 256 bytes): a loop over the tile
-            // keeps their code small.
-            let rare = b.if_then(at, unaligned);
-            let end = b.index(rare, shape[0] * shape[1]);
-            let step = b.index(rare, threads);
-            let (inside, flat) = b.for_loop(rare, self.tid, end, step);
-            let coordinates = b.unflatten(inside, flat, &shape);
-            element(inside, &coordinates);
-        } else {
-            scalar(at);
+        match (&pieces, &spread) {
+            (Some(pieces), _) if vectorizable => {
+                let aligned = self.sixteen_byte_rows(&b, at, parts.src, &parts.src_offsets);
+                let fast = b.if_then(at, aligned);
+                self.copy_rows_async(&b, fast, &parts, tile, pieces, depth, k_dim, !asynchronous);
+                let yes = b.value(at, melior::dialect::arith::constant(self.context, IntegerAttribute::new(IntegerType::new(self.context, 1).into(), 1).into(), b.location));
+                let unaligned = b.op(at, "arith.xori", &[aligned, yes]);
+                // Misaligned sources are rare (allocators align to 256 bytes).
+                looped(b.if_then(at, unaligned));
+            }
+            (_, Some(spread)) => unrolled(at, spread),
+            (_, None) => looped(at),
         }
         if !asynchronous {
             self.async_proxy_fence(&b, at);
@@ -233,14 +241,13 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         at: At<'c, 'a>,
         parts: &tile_dialect::ops::CopyParts<'c, 'a>,
         tile: Value<'c, 'a>,
-        shape: &[i64],
+        pieces: &crate::registers::Placed,
         depth: i64,
-        threads: i64,
         k_dim: usize,
         wait: bool,
     ) {
-        let pieces = crate::registers::Placed::of(crate::layout::atoms::blocked_in_chunks(shape, threads, 8)).expect("the blocked layout distributes");
-        let offsets = self.offsets(b, at, &pieces);
+        let shape = &pieces.layout.shape;
+        let offsets = self.offsets(b, at, pieces);
         let token_type = Type::parse(self.context, "!nvgpu.device.async.token").expect("token type");
         let mut tokens = Vec::new();
         for slot in pieces.distribution.used_slots().filter(|slot| slot % 8 == 0) {
