@@ -17,7 +17,7 @@ use melior::ir::{
 };
 use tile_dialect::{
     level::{MemoryLevel, memory_level},
-    ops::{copy_parts, integer_attribute, is_defined_inside, nested_ops, op_name, static_sizes},
+    ops::{copy_parts, integer_attribute, is_defined_inside, nested_ops, op_name},
 };
 
 /// The shared memory a block may use on sm_90a (227 KiB), less room for reduction scratch and
@@ -129,10 +129,7 @@ pub fn plan<'c, 'a>(kernel: OperationRef<'c, 'a>, pipelined: OperationRef<'c, 'a
         return None;
     }
     // The deepest ring up to `stages` that fits beside the kernel's other shared tiles.
-    let bytes = |value: Value| MemRefType::try_from(value.r#type()).map(|memref| {
-        let elements: i64 = static_sizes(memref).into_iter().map(|size| size.unwrap_or(1)).product();
-        elements * tile_dialect::element::Element::of(memref.element()).map_or(8, |element| element.bytes() as i64)
-    });
+    let bytes = |value: Value| MemRefType::try_from(value.r#type()).map(tile_bytes);
     let shared: i64 = nested_ops(kernel)
         .iter()
         .filter(|op| op_name(op) == "tile.alloc_shared" || op_name(op) == "tile.alloc_barriers")

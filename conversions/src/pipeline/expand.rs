@@ -16,7 +16,7 @@
 //! Every iteration's copies are issued once and waited for once, whatever the trip count (below,
 //! equal to or not a multiple of D, or dynamic).
 
-use super::{AHEAD_ATTRIBUTE, plan::requested_buffers};
+use super::{AHEAD_ATTRIBUTE, plan::{requested_buffers, requested_string}};
 use crate::{
     cpu::builder::{At, Builder},
     kernels::Failure,
@@ -26,7 +26,6 @@ use melior::{
     Context,
     ir::{
         BlockLike, RegionLike, Value, ValueLike,
-        attribute::StringAttribute,
         operation::{OperationLike, OperationRef, OperationResult},
         r#type::{IntegerType, MemRefType},
     },
@@ -40,20 +39,9 @@ struct Ahead<'c, 'a> {
     ring: Value<'c, 'a>,
 }
 
-/// The string entry `name` of `pipelined`'s schedule.
-fn schedule_entry(pipelined: OperationRef, name: &str) -> Option<String> {
-    pipelined
-        .attribute(super::plan::SCHEDULE_ATTRIBUTE)
-        .ok()
-        .and_then(|attr| melior::ir::attribute::DictionaryAttribute::try_from(attr).ok())
-        .and_then(|schedule| schedule.element_by_name(name))
-        .and_then(|entry| StringAttribute::try_from(entry).ok())
-        .map(|entry| entry.value().to_owned())
-}
-
 /// Whether `pipelined`'s schedule asks for asynchronous fills.
 fn fills_async(pipelined: OperationRef) -> bool {
-    schedule_entry(pipelined, "fill").as_deref() == Some("async")
+    requested_string(pipelined, "fill").as_deref() == Some("async")
 }
 
 /// `arith.cmpi slt, lhs, rhs`.
@@ -159,7 +147,7 @@ fn expand_loop<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>, pipel
         .collect();
     let barrier_type = MemRefType::new(IntegerType::new(context, 64).into(), &[depth], None, workgroup);
     let barriers = b.value(before, tile_dialect::ops::alloc_barriers(barrier_type, pipelined.location()).expect("tile.alloc_barriers"));
-    let empty = (schedule_entry(pipelined, "release").as_deref() == Some("mbarrier"))
+    let empty = (requested_string(pipelined, "release").as_deref() == Some("mbarrier"))
         .then(|| b.value(before, tile_dialect::ops::alloc_barriers(barrier_type, pipelined.location()).expect("tile.alloc_barriers")));
     let lower = pipelined.operand(0).expect("verified loop");
     let upper = pipelined.operand(1).expect("verified loop");

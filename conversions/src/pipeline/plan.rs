@@ -39,8 +39,17 @@ const PLAIN: &str = "{buffers = 1 : i64, fill = \"threads\", prefetch = 0 : i64,
 
 /// The integer (or flag: nonzero) entry `name` a `tile.schedule` on `pipelined` asks for, if any.
 fn requested(pipelined: OperationRef, name: &str) -> Option<i64> {
-    let schedule = DictionaryAttribute::try_from(pipelined.attribute(SCHEDULE_ATTRIBUTE).ok()?).ok()?;
-    IntegerAttribute::try_from(schedule.element_by_name(name)?).ok().map(|value| value.value())
+    IntegerAttribute::try_from(schedule_entry(pipelined, name)?).ok().map(|value| value.value())
+}
+
+/// Entry `name` of the `tile.schedule` on `pipelined`, if any.
+fn schedule_entry<'c>(pipelined: OperationRef<'c, '_>, name: &str) -> Option<Attribute<'c>> {
+    DictionaryAttribute::try_from(pipelined.attribute(SCHEDULE_ATTRIBUTE).ok()?).ok()?.element_by_name(name)
+}
+
+/// The string entry `name` of the `tile.schedule` on `pipelined` (`fill`, `release`, ...), if any.
+pub fn requested_string(pipelined: OperationRef, name: &str) -> Option<String> {
+    melior::ir::attribute::StringAttribute::try_from(schedule_entry(pipelined, name)?).ok().map(|entry| entry.value().to_owned())
 }
 
 /// The buffer count a `tile.schedule` on `pipelined` asks for, if any.
