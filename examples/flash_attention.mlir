@@ -4,15 +4,19 @@
 // end are masked). Two gemms a loop, the second with its A operand in registers.
 
 // attention_d64_f16: non-causal attention, 2x4 heads of 1000 tokens, head dim 64, f16.
+// FlashAttention-3's order: an iteration issues S = Q K^T of the next key block and O += P V of
+// this one, and computes the softmax of the next block while the second product runs; the first
+// block's S is computed before the loop and the last block's P V after it.
 func.func @attention_d64_f16(%Q: memref<2x4x1000x64xf16>, %K: memref<2x4x1000x64xf16>, %V: memref<2x4x1000x64xf16>, %O: memref<2x4x1000x64xf16>) {
   %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
   %cnq = arith.constant 16 : index
-  %cnk = arith.constant 16 : index
+  %cnk = arith.constant 32 : index
   %cheads = arith.constant 4 : index
   %cbatch = arith.constant 2 : index
   %cbm = arith.constant 64 : index
-  %cbn = arith.constant 64 : index
-  %cbn_1 = arith.constant 63 : index
+  %cbn = arith.constant 32 : index
+  %cbn_1 = arith.constant 31 : index
   %cseq = arith.constant 1000 : index
   %zero = arith.constant 0.0 : f32
   %ninf = arith.constant 0xFF800000 : f32
@@ -20,10 +24,12 @@ func.func @attention_d64_f16(%Q: memref<2x4x1000x64xf16>, %K: memref<2x4x1000x64
   %nscale = arith.constant -0.18033688011112042 : f32
   tile.kernel grid(%cnq, %cheads, %cbatch) threads(128) (%bq, %bh, %bb) {
     %Qs = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
-    %Ks = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
-    %Vs = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
-    %S = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
-    %P = tile.alloc_fragment : memref<64x64xf16, #tile.fragment>
+    %Ks = tile.alloc_shared : memref<32x64xf16, #gpu.address_space<workgroup>>
+    %Vs = tile.alloc_shared : memref<32x64xf16, #gpu.address_space<workgroup>>
+    %K0s = tile.alloc_shared : memref<32x64xf16, #gpu.address_space<workgroup>>
+    %Vls = tile.alloc_shared : memref<32x64xf16, #gpu.address_space<workgroup>>
+    %S = tile.alloc_fragment : memref<64x32xf32, #tile.fragment>
+    %P = tile.alloc_fragment : memref<64x32xf16, #tile.fragment>
     %Acc = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
     %m = tile.alloc_fragment : memref<64xf32, #tile.fragment>
     %mp = tile.alloc_fragment : memref<64xf32, #tile.fragment>
@@ -34,32 +40,29 @@ func.func @attention_d64_f16(%Q: memref<2x4x1000x64xf16>, %K: memref<2x4x1000x64
     tile.fill %Acc, %zero : memref<64x64xf32, #tile.fragment>
     tile.fill %m, %ninf : memref<64xf32, #tile.fragment>
     tile.fill %l, %zero : memref<64xf32, #tile.fragment>
-    tile.pipelined %j = %c0 to %cnk stages(2) {
-      %k0 = arith.muli %j, %cbn : index
-      tile.copy %K[%bb, %bh, %k0, %c0], %Ks : memref<2x4x1000x64xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
-      tile.copy %V[%bb, %bh, %k0, %c0], %Vs : memref<2x4x1000x64xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
-      tile.fill %S, %zero : memref<64x64xf32, #tile.fragment>
-      tile.gemm %Qs, %Ks, %S {transpose_b} : memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
-      // Keys past the sequence (and, causally, past the query) do not take part.
-      tile.parallel (%i, %k) in (64, 64) {
-        %key = arith.addi %k0, %k : index
+    %last = arith.subi %cnk, %c1 : index
+    // The first key block's scores and softmax.
+    tile.copy %K[%bb, %bh, %c0, %c0], %K0s : memref<2x4x1000x64xf16>, memref<32x64xf16, #gpu.address_space<workgroup>>
+    tile.fill %S, %zero : memref<64x32xf32, #tile.fragment>
+    tile.gemm %Qs, %K0s, %S {transpose_b} : memref<64x64xf16, #gpu.address_space<workgroup>>, memref<32x64xf16, #gpu.address_space<workgroup>>, memref<64x32xf32, #tile.fragment>
+      tile.parallel (%i, %k) in (64, 32) {
+        %key = arith.addi %c0, %k : index
         %masked = arith.cmpi uge, %key, %cseq : index
-        %s = memref.load %S[%i, %k] : memref<64x64xf32, #tile.fragment>
+        %s = memref.load %S[%i, %k] : memref<64x32xf32, #tile.fragment>
         %v = arith.select %masked, %ninf, %s : f32
-        memref.store %v, %S[%i, %k] : memref<64x64xf32, #tile.fragment>
+        memref.store %v, %S[%i, %k] : memref<64x32xf32, #tile.fragment>
       }
       tile.copy %m, %mp : memref<64xf32, #tile.fragment>, memref<64xf32, #tile.fragment>
-      tile.reduce <max> %S, %m dim(1) {clear = false} : memref<64x64xf32, #tile.fragment>, memref<64xf32, #tile.fragment>
-      tile.parallel (%i, %k) in (64, 64) {
-        %s = memref.load %S[%i, %k] : memref<64x64xf32, #tile.fragment>
+      tile.reduce <max> %S, %m dim(1) {clear = false} : memref<64x32xf32, #tile.fragment>, memref<64xf32, #tile.fragment>
+      tile.parallel (%i, %k) in (64, 32) {
+        %s = memref.load %S[%i, %k] : memref<64x32xf32, #tile.fragment>
         %mi = memref.load %m[%i] : memref<64xf32, #tile.fragment>
         %shift = arith.mulf %mi, %nscale : f32
         %d = math.fma %s, %scale, %shift : f32
         %e = math.exp2 %d : f32
-        memref.store %e, %S[%i, %k] : memref<64x64xf32, #tile.fragment>
+        memref.store %e, %S[%i, %k] : memref<64x32xf32, #tile.fragment>
       }
-      tile.reduce <sum> %S, %rs dim(1) : memref<64x64xf32, #tile.fragment>, memref<64xf32, #tile.fragment>
-      // The running sum and the factor that rescales what was accumulated with the old maximum.
+      tile.reduce <sum> %S, %rs dim(1) : memref<64x32xf32, #tile.fragment>, memref<64xf32, #tile.fragment>
       tile.parallel (%i) in (64) {
         %old = memref.load %mp[%i] : memref<64xf32, #tile.fragment>
         %new = memref.load %m[%i] : memref<64xf32, #tile.fragment>
@@ -73,15 +76,58 @@ func.func @attention_d64_f16(%Q: memref<2x4x1000x64xf16>, %K: memref<2x4x1000x64
         memref.store %n2, %l[%i] : memref<64xf32, #tile.fragment>
         memref.store %c, %mp[%i] : memref<64xf32, #tile.fragment>
       }
-      tile.copy %S, %P : memref<64x64xf32, #tile.fragment>, memref<64x64xf16, #tile.fragment>
+    tile.copy %S, %P : memref<64x32xf32, #tile.fragment>, memref<64x32xf16, #tile.fragment>
+    tile.pipelined %j = %c0 to %last stages(2) {
+      %k0 = arith.muli %j, %cbn : index
+      %k1 = arith.addi %k0, %cbn : index
+      tile.copy %K[%bb, %bh, %k1, %c0], %Ks : memref<2x4x1000x64xf16>, memref<32x64xf16, #gpu.address_space<workgroup>>
+      tile.copy %V[%bb, %bh, %k0, %c0], %Vs : memref<2x4x1000x64xf16>, memref<32x64xf16, #gpu.address_space<workgroup>>
+      tile.fill %S, %zero : memref<64x32xf32, #tile.fragment>
+      tile.gemm %Qs, %Ks, %S {transpose_b} : memref<64x64xf16, #gpu.address_space<workgroup>>, memref<32x64xf16, #gpu.address_space<workgroup>>, memref<64x32xf32, #tile.fragment>
+      tile.gemm %P, %Vs, %Acc : memref<64x32xf16, #tile.fragment>, memref<32x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+      tile.parallel (%i, %k) in (64, 32) {
+        %key = arith.addi %k1, %k : index
+        %masked = arith.cmpi uge, %key, %cseq : index
+        %s = memref.load %S[%i, %k] : memref<64x32xf32, #tile.fragment>
+        %v = arith.select %masked, %ninf, %s : f32
+        memref.store %v, %S[%i, %k] : memref<64x32xf32, #tile.fragment>
+      }
+      tile.copy %m, %mp : memref<64xf32, #tile.fragment>, memref<64xf32, #tile.fragment>
+      tile.reduce <max> %S, %m dim(1) {clear = false} : memref<64x32xf32, #tile.fragment>, memref<64xf32, #tile.fragment>
+      tile.parallel (%i, %k) in (64, 32) {
+        %s = memref.load %S[%i, %k] : memref<64x32xf32, #tile.fragment>
+        %mi = memref.load %m[%i] : memref<64xf32, #tile.fragment>
+        %shift = arith.mulf %mi, %nscale : f32
+        %d = math.fma %s, %scale, %shift : f32
+        %e = math.exp2 %d : f32
+        memref.store %e, %S[%i, %k] : memref<64x32xf32, #tile.fragment>
+      }
+      tile.reduce <sum> %S, %rs dim(1) : memref<64x32xf32, #tile.fragment>, memref<64xf32, #tile.fragment>
+      tile.parallel (%i) in (64) {
+        %old = memref.load %mp[%i] : memref<64xf32, #tile.fragment>
+        %new = memref.load %m[%i] : memref<64xf32, #tile.fragment>
+        %diff = arith.subf %old, %new : f32
+        %d = arith.mulf %diff, %scale : f32
+        %c = math.exp2 %d : f32
+        %li = memref.load %l[%i] : memref<64xf32, #tile.fragment>
+        %r = memref.load %rs[%i] : memref<64xf32, #tile.fragment>
+        %n = arith.mulf %li, %c : f32
+        %n2 = arith.addf %n, %r : f32
+        memref.store %n2, %l[%i] : memref<64xf32, #tile.fragment>
+        memref.store %c, %mp[%i] : memref<64xf32, #tile.fragment>
+      }
       tile.parallel (%i, %d) in (64, 64) {
         %o = memref.load %Acc[%i, %d] : memref<64x64xf32, #tile.fragment>
         %c = memref.load %mp[%i] : memref<64xf32, #tile.fragment>
         %r = arith.mulf %o, %c : f32
         memref.store %r, %Acc[%i, %d] : memref<64x64xf32, #tile.fragment>
       }
-      tile.gemm %P, %Vs, %Acc : memref<64x64xf16, #tile.fragment>, memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+      tile.copy %S, %P : memref<64x32xf32, #tile.fragment>, memref<64x32xf16, #tile.fragment>
     }
+    // The last key block's P V.
+    %kl = arith.muli %last, %cbn : index
+    tile.copy %V[%bb, %bh, %kl, %c0], %Vls : memref<2x4x1000x64xf16>, memref<32x64xf16, #gpu.address_space<workgroup>>
+    tile.gemm %P, %Vls, %Acc : memref<64x32xf16, #tile.fragment>, memref<32x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
     tile.parallel (%i, %d) in (64, 64) {
       %o = memref.load %Acc[%i, %d] : memref<64x64xf32, #tile.fragment>
       %li = memref.load %l[%i] : memref<64xf32, #tile.fragment>
@@ -95,15 +141,19 @@ func.func @attention_d64_f16(%Q: memref<2x4x1000x64xf16>, %K: memref<2x4x1000x64
 
 
 // attention_d64_bf16_causal: causal attention, 2x4 heads of 1000 tokens, head dim 64, bf16.
+// FlashAttention-3's order: an iteration issues S = Q K^T of the next key block and O += P V of
+// this one, and computes the softmax of the next block while the second product runs; the first
+// block's S is computed before the loop and the last block's P V after it.
 func.func @attention_d64_bf16_causal(%Q: memref<2x4x1000x64xbf16>, %K: memref<2x4x1000x64xbf16>, %V: memref<2x4x1000x64xbf16>, %O: memref<2x4x1000x64xbf16>) {
   %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
   %cnq = arith.constant 16 : index
-  %cnk = arith.constant 16 : index
+  %cnk = arith.constant 32 : index
   %cheads = arith.constant 4 : index
   %cbatch = arith.constant 2 : index
   %cbm = arith.constant 64 : index
-  %cbn = arith.constant 64 : index
-  %cbn_1 = arith.constant 63 : index
+  %cbn = arith.constant 32 : index
+  %cbn_1 = arith.constant 31 : index
   %cseq = arith.constant 1000 : index
   %zero = arith.constant 0.0 : f32
   %ninf = arith.constant 0xFF800000 : f32
@@ -111,10 +161,12 @@ func.func @attention_d64_bf16_causal(%Q: memref<2x4x1000x64xbf16>, %K: memref<2x
   %nscale = arith.constant -0.18033688011112042 : f32
   tile.kernel grid(%cnq, %cheads, %cbatch) threads(128) (%bq, %bh, %bb) {
     %Qs = tile.alloc_shared : memref<64x64xbf16, #gpu.address_space<workgroup>>
-    %Ks = tile.alloc_shared : memref<64x64xbf16, #gpu.address_space<workgroup>>
-    %Vs = tile.alloc_shared : memref<64x64xbf16, #gpu.address_space<workgroup>>
-    %S = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
-    %P = tile.alloc_fragment : memref<64x64xbf16, #tile.fragment>
+    %Ks = tile.alloc_shared : memref<32x64xbf16, #gpu.address_space<workgroup>>
+    %Vs = tile.alloc_shared : memref<32x64xbf16, #gpu.address_space<workgroup>>
+    %K0s = tile.alloc_shared : memref<32x64xbf16, #gpu.address_space<workgroup>>
+    %Vls = tile.alloc_shared : memref<32x64xbf16, #gpu.address_space<workgroup>>
+    %S = tile.alloc_fragment : memref<64x32xf32, #tile.fragment>
+    %P = tile.alloc_fragment : memref<64x32xbf16, #tile.fragment>
     %Acc = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
     %m = tile.alloc_fragment : memref<64xf32, #tile.fragment>
     %mp = tile.alloc_fragment : memref<64xf32, #tile.fragment>
@@ -129,35 +181,32 @@ func.func @attention_d64_bf16_causal(%Q: memref<2x4x1000x64xbf16>, %K: memref<2x
     %qend_up = arith.addi %qend, %cbn_1 : index
     %diag = arith.divui %qend_up, %cbn : index
     %kblocks = arith.minui %diag, %cnk : index
-    tile.pipelined %j = %c0 to %kblocks stages(2) {
-      %k0 = arith.muli %j, %cbn : index
-      tile.copy %K[%bb, %bh, %k0, %c0], %Ks : memref<2x4x1000x64xbf16>, memref<64x64xbf16, #gpu.address_space<workgroup>>
-      tile.copy %V[%bb, %bh, %k0, %c0], %Vs : memref<2x4x1000x64xbf16>, memref<64x64xbf16, #gpu.address_space<workgroup>>
-      tile.fill %S, %zero : memref<64x64xf32, #tile.fragment>
-      tile.gemm %Qs, %Ks, %S {transpose_b} : memref<64x64xbf16, #gpu.address_space<workgroup>>, memref<64x64xbf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
-      // Keys past the sequence (and, causally, past the query) do not take part.
-      tile.parallel (%i, %k) in (64, 64) {
-        %key = arith.addi %k0, %k : index
+    %last = arith.subi %kblocks, %c1 : index
+    // The first key block's scores and softmax.
+    tile.copy %K[%bb, %bh, %c0, %c0], %K0s : memref<2x4x1000x64xbf16>, memref<32x64xbf16, #gpu.address_space<workgroup>>
+    tile.fill %S, %zero : memref<64x32xf32, #tile.fragment>
+    tile.gemm %Qs, %K0s, %S {transpose_b} : memref<64x64xbf16, #gpu.address_space<workgroup>>, memref<32x64xbf16, #gpu.address_space<workgroup>>, memref<64x32xf32, #tile.fragment>
+      tile.parallel (%i, %k) in (64, 32) {
+        %key = arith.addi %c0, %k : index
         %masked = arith.cmpi uge, %key, %cseq : index
         %query = arith.addi %q0, %i : index
         %future = arith.cmpi ugt, %key, %query : index
         %masked_any = arith.ori %masked, %future : i1
-        %s = memref.load %S[%i, %k] : memref<64x64xf32, #tile.fragment>
+        %s = memref.load %S[%i, %k] : memref<64x32xf32, #tile.fragment>
         %v = arith.select %masked_any, %ninf, %s : f32
-        memref.store %v, %S[%i, %k] : memref<64x64xf32, #tile.fragment>
+        memref.store %v, %S[%i, %k] : memref<64x32xf32, #tile.fragment>
       }
       tile.copy %m, %mp : memref<64xf32, #tile.fragment>, memref<64xf32, #tile.fragment>
-      tile.reduce <max> %S, %m dim(1) {clear = false} : memref<64x64xf32, #tile.fragment>, memref<64xf32, #tile.fragment>
-      tile.parallel (%i, %k) in (64, 64) {
-        %s = memref.load %S[%i, %k] : memref<64x64xf32, #tile.fragment>
+      tile.reduce <max> %S, %m dim(1) {clear = false} : memref<64x32xf32, #tile.fragment>, memref<64xf32, #tile.fragment>
+      tile.parallel (%i, %k) in (64, 32) {
+        %s = memref.load %S[%i, %k] : memref<64x32xf32, #tile.fragment>
         %mi = memref.load %m[%i] : memref<64xf32, #tile.fragment>
         %shift = arith.mulf %mi, %nscale : f32
         %d = math.fma %s, %scale, %shift : f32
         %e = math.exp2 %d : f32
-        memref.store %e, %S[%i, %k] : memref<64x64xf32, #tile.fragment>
+        memref.store %e, %S[%i, %k] : memref<64x32xf32, #tile.fragment>
       }
-      tile.reduce <sum> %S, %rs dim(1) : memref<64x64xf32, #tile.fragment>, memref<64xf32, #tile.fragment>
-      // The running sum and the factor that rescales what was accumulated with the old maximum.
+      tile.reduce <sum> %S, %rs dim(1) : memref<64x32xf32, #tile.fragment>, memref<64xf32, #tile.fragment>
       tile.parallel (%i) in (64) {
         %old = memref.load %mp[%i] : memref<64xf32, #tile.fragment>
         %new = memref.load %m[%i] : memref<64xf32, #tile.fragment>
@@ -171,15 +220,61 @@ func.func @attention_d64_bf16_causal(%Q: memref<2x4x1000x64xbf16>, %K: memref<2x
         memref.store %n2, %l[%i] : memref<64xf32, #tile.fragment>
         memref.store %c, %mp[%i] : memref<64xf32, #tile.fragment>
       }
-      tile.copy %S, %P : memref<64x64xf32, #tile.fragment>, memref<64x64xbf16, #tile.fragment>
+    tile.copy %S, %P : memref<64x32xf32, #tile.fragment>, memref<64x32xbf16, #tile.fragment>
+    tile.pipelined %j = %c0 to %last stages(2) {
+      %k0 = arith.muli %j, %cbn : index
+      %k1 = arith.addi %k0, %cbn : index
+      tile.copy %K[%bb, %bh, %k1, %c0], %Ks : memref<2x4x1000x64xbf16>, memref<32x64xbf16, #gpu.address_space<workgroup>>
+      tile.copy %V[%bb, %bh, %k0, %c0], %Vs : memref<2x4x1000x64xbf16>, memref<32x64xbf16, #gpu.address_space<workgroup>>
+      tile.fill %S, %zero : memref<64x32xf32, #tile.fragment>
+      tile.gemm %Qs, %Ks, %S {transpose_b} : memref<64x64xbf16, #gpu.address_space<workgroup>>, memref<32x64xbf16, #gpu.address_space<workgroup>>, memref<64x32xf32, #tile.fragment>
+      tile.gemm %P, %Vs, %Acc : memref<64x32xbf16, #tile.fragment>, memref<32x64xbf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+      tile.parallel (%i, %k) in (64, 32) {
+        %key = arith.addi %k1, %k : index
+        %masked = arith.cmpi uge, %key, %cseq : index
+        %query = arith.addi %q0, %i : index
+        %future = arith.cmpi ugt, %key, %query : index
+        %masked_any = arith.ori %masked, %future : i1
+        %s = memref.load %S[%i, %k] : memref<64x32xf32, #tile.fragment>
+        %v = arith.select %masked_any, %ninf, %s : f32
+        memref.store %v, %S[%i, %k] : memref<64x32xf32, #tile.fragment>
+      }
+      tile.copy %m, %mp : memref<64xf32, #tile.fragment>, memref<64xf32, #tile.fragment>
+      tile.reduce <max> %S, %m dim(1) {clear = false} : memref<64x32xf32, #tile.fragment>, memref<64xf32, #tile.fragment>
+      tile.parallel (%i, %k) in (64, 32) {
+        %s = memref.load %S[%i, %k] : memref<64x32xf32, #tile.fragment>
+        %mi = memref.load %m[%i] : memref<64xf32, #tile.fragment>
+        %shift = arith.mulf %mi, %nscale : f32
+        %d = math.fma %s, %scale, %shift : f32
+        %e = math.exp2 %d : f32
+        memref.store %e, %S[%i, %k] : memref<64x32xf32, #tile.fragment>
+      }
+      tile.reduce <sum> %S, %rs dim(1) : memref<64x32xf32, #tile.fragment>, memref<64xf32, #tile.fragment>
+      tile.parallel (%i) in (64) {
+        %old = memref.load %mp[%i] : memref<64xf32, #tile.fragment>
+        %new = memref.load %m[%i] : memref<64xf32, #tile.fragment>
+        %diff = arith.subf %old, %new : f32
+        %d = arith.mulf %diff, %scale : f32
+        %c = math.exp2 %d : f32
+        %li = memref.load %l[%i] : memref<64xf32, #tile.fragment>
+        %r = memref.load %rs[%i] : memref<64xf32, #tile.fragment>
+        %n = arith.mulf %li, %c : f32
+        %n2 = arith.addf %n, %r : f32
+        memref.store %n2, %l[%i] : memref<64xf32, #tile.fragment>
+        memref.store %c, %mp[%i] : memref<64xf32, #tile.fragment>
+      }
       tile.parallel (%i, %d) in (64, 64) {
         %o = memref.load %Acc[%i, %d] : memref<64x64xf32, #tile.fragment>
         %c = memref.load %mp[%i] : memref<64xf32, #tile.fragment>
         %r = arith.mulf %o, %c : f32
         memref.store %r, %Acc[%i, %d] : memref<64x64xf32, #tile.fragment>
       }
-      tile.gemm %P, %Vs, %Acc : memref<64x64xbf16, #tile.fragment>, memref<64x64xbf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+      tile.copy %S, %P : memref<64x32xf32, #tile.fragment>, memref<64x32xbf16, #tile.fragment>
     }
+    // The last key block's P V.
+    %kl = arith.muli %last, %cbn : index
+    tile.copy %V[%bb, %bh, %kl, %c0], %Vls : memref<2x4x1000x64xbf16>, memref<32x64xbf16, #gpu.address_space<workgroup>>
+    tile.gemm %P, %Vls, %Acc : memref<64x32xbf16, #tile.fragment>, memref<32x64xbf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
     tile.parallel (%i, %d) in (64, 64) {
       %o = memref.load %Acc[%i, %d] : memref<64x64xf32, #tile.fragment>
       %li = memref.load %l[%i] : memref<64xf32, #tile.fragment>
@@ -193,8 +288,10 @@ func.func @attention_d64_bf16_causal(%Q: memref<2x4x1000x64xbf16>, %K: memref<2x
 
 
 // attention_d128_f16_causal: causal attention, 2x4 heads of 1000 tokens, head dim 128, f16.
+// FlashAttention-2's order: an iteration computes S, its softmax, then O += P V.
 func.func @attention_d128_f16_causal(%Q: memref<2x4x1000x128xf16>, %K: memref<2x4x1000x128xf16>, %V: memref<2x4x1000x128xf16>, %O: memref<2x4x1000x128xf16>) {
   %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
   %cnq = arith.constant 16 : index
   %cnk = arith.constant 32 : index
   %cheads = arith.constant 4 : index
@@ -233,7 +330,6 @@ func.func @attention_d128_f16_causal(%Q: memref<2x4x1000x128xf16>, %K: memref<2x
       tile.copy %V[%bb, %bh, %k0, %c0], %Vs : memref<2x4x1000x128xf16>, memref<32x128xf16, #gpu.address_space<workgroup>>
       tile.fill %S, %zero : memref<64x32xf32, #tile.fragment>
       tile.gemm %Qs, %Ks, %S {transpose_b} : memref<64x128xf16, #gpu.address_space<workgroup>>, memref<32x128xf16, #gpu.address_space<workgroup>>, memref<64x32xf32, #tile.fragment>
-      // Keys past the sequence (and, causally, past the query) do not take part.
       tile.parallel (%i, %k) in (64, 32) {
         %key = arith.addi %k0, %k : index
         %masked = arith.cmpi uge, %key, %cseq : index
@@ -255,7 +351,6 @@ func.func @attention_d128_f16_causal(%Q: memref<2x4x1000x128xf16>, %K: memref<2x
         memref.store %e, %S[%i, %k] : memref<64x32xf32, #tile.fragment>
       }
       tile.reduce <sum> %S, %rs dim(1) : memref<64x32xf32, #tile.fragment>, memref<64xf32, #tile.fragment>
-      // The running sum and the factor that rescales what was accumulated with the old maximum.
       tile.parallel (%i) in (64) {
         %old = memref.load %mp[%i] : memref<64xf32, #tile.fragment>
         %new = memref.load %m[%i] : memref<64xf32, #tile.fragment>
@@ -291,8 +386,12 @@ func.func @attention_d128_f16_causal(%Q: memref<2x4x1000x128xf16>, %K: memref<2x
 
 
 // attention_d128_bf16: non-causal attention, 2x4 heads of 1000 tokens, head dim 128, bf16.
+// FlashAttention-3's order: an iteration issues S = Q K^T of the next key block and O += P V of
+// this one, and computes the softmax of the next block while the second product runs; the first
+// block's S is computed before the loop and the last block's P V after it.
 func.func @attention_d128_bf16(%Q: memref<2x4x1000x128xbf16>, %K: memref<2x4x1000x128xbf16>, %V: memref<2x4x1000x128xbf16>, %O: memref<2x4x1000x128xbf16>) {
   %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
   %cnq = arith.constant 16 : index
   %cnk = arith.constant 32 : index
   %cheads = arith.constant 4 : index
@@ -309,6 +408,8 @@ func.func @attention_d128_bf16(%Q: memref<2x4x1000x128xbf16>, %K: memref<2x4x100
     %Qs = tile.alloc_shared : memref<64x128xbf16, #gpu.address_space<workgroup>>
     %Ks = tile.alloc_shared : memref<32x128xbf16, #gpu.address_space<workgroup>>
     %Vs = tile.alloc_shared : memref<32x128xbf16, #gpu.address_space<workgroup>>
+    %K0s = tile.alloc_shared : memref<32x128xbf16, #gpu.address_space<workgroup>>
+    %Vls = tile.alloc_shared : memref<32x128xbf16, #gpu.address_space<workgroup>>
     %S = tile.alloc_fragment : memref<64x32xf32, #tile.fragment>
     %P = tile.alloc_fragment : memref<64x32xbf16, #tile.fragment>
     %Acc = tile.alloc_fragment : memref<64x128xf32, #tile.fragment>
@@ -321,15 +422,13 @@ func.func @attention_d128_bf16(%Q: memref<2x4x1000x128xbf16>, %K: memref<2x4x100
     tile.fill %Acc, %zero : memref<64x128xf32, #tile.fragment>
     tile.fill %m, %ninf : memref<64xf32, #tile.fragment>
     tile.fill %l, %zero : memref<64xf32, #tile.fragment>
-    tile.pipelined %j = %c0 to %cnk stages(2) {
-      %k0 = arith.muli %j, %cbn : index
-      tile.copy %K[%bb, %bh, %k0, %c0], %Ks : memref<2x4x1000x128xbf16>, memref<32x128xbf16, #gpu.address_space<workgroup>>
-      tile.copy %V[%bb, %bh, %k0, %c0], %Vs : memref<2x4x1000x128xbf16>, memref<32x128xbf16, #gpu.address_space<workgroup>>
-      tile.fill %S, %zero : memref<64x32xf32, #tile.fragment>
-      tile.gemm %Qs, %Ks, %S {transpose_b} : memref<64x128xbf16, #gpu.address_space<workgroup>>, memref<32x128xbf16, #gpu.address_space<workgroup>>, memref<64x32xf32, #tile.fragment>
-      // Keys past the sequence (and, causally, past the query) do not take part.
+    %last = arith.subi %cnk, %c1 : index
+    // The first key block's scores and softmax.
+    tile.copy %K[%bb, %bh, %c0, %c0], %K0s : memref<2x4x1000x128xbf16>, memref<32x128xbf16, #gpu.address_space<workgroup>>
+    tile.fill %S, %zero : memref<64x32xf32, #tile.fragment>
+    tile.gemm %Qs, %K0s, %S {transpose_b} : memref<64x128xbf16, #gpu.address_space<workgroup>>, memref<32x128xbf16, #gpu.address_space<workgroup>>, memref<64x32xf32, #tile.fragment>
       tile.parallel (%i, %k) in (64, 32) {
-        %key = arith.addi %k0, %k : index
+        %key = arith.addi %c0, %k : index
         %masked = arith.cmpi uge, %key, %cseq : index
         %s = memref.load %S[%i, %k] : memref<64x32xf32, #tile.fragment>
         %v = arith.select %masked, %ninf, %s : f32
@@ -346,7 +445,6 @@ func.func @attention_d128_bf16(%Q: memref<2x4x1000x128xbf16>, %K: memref<2x4x100
         memref.store %e, %S[%i, %k] : memref<64x32xf32, #tile.fragment>
       }
       tile.reduce <sum> %S, %rs dim(1) : memref<64x32xf32, #tile.fragment>, memref<64xf32, #tile.fragment>
-      // The running sum and the factor that rescales what was accumulated with the old maximum.
       tile.parallel (%i) in (64) {
         %old = memref.load %mp[%i] : memref<64xf32, #tile.fragment>
         %new = memref.load %m[%i] : memref<64xf32, #tile.fragment>
@@ -360,15 +458,58 @@ func.func @attention_d128_bf16(%Q: memref<2x4x1000x128xbf16>, %K: memref<2x4x100
         memref.store %n2, %l[%i] : memref<64xf32, #tile.fragment>
         memref.store %c, %mp[%i] : memref<64xf32, #tile.fragment>
       }
-      tile.copy %S, %P : memref<64x32xf32, #tile.fragment>, memref<64x32xbf16, #tile.fragment>
+    tile.copy %S, %P : memref<64x32xf32, #tile.fragment>, memref<64x32xbf16, #tile.fragment>
+    tile.pipelined %j = %c0 to %last stages(2) {
+      %k0 = arith.muli %j, %cbn : index
+      %k1 = arith.addi %k0, %cbn : index
+      tile.copy %K[%bb, %bh, %k1, %c0], %Ks : memref<2x4x1000x128xbf16>, memref<32x128xbf16, #gpu.address_space<workgroup>>
+      tile.copy %V[%bb, %bh, %k0, %c0], %Vs : memref<2x4x1000x128xbf16>, memref<32x128xbf16, #gpu.address_space<workgroup>>
+      tile.fill %S, %zero : memref<64x32xf32, #tile.fragment>
+      tile.gemm %Qs, %Ks, %S {transpose_b} : memref<64x128xbf16, #gpu.address_space<workgroup>>, memref<32x128xbf16, #gpu.address_space<workgroup>>, memref<64x32xf32, #tile.fragment>
+      tile.gemm %P, %Vs, %Acc : memref<64x32xbf16, #tile.fragment>, memref<32x128xbf16, #gpu.address_space<workgroup>>, memref<64x128xf32, #tile.fragment>
+      tile.parallel (%i, %k) in (64, 32) {
+        %key = arith.addi %k1, %k : index
+        %masked = arith.cmpi uge, %key, %cseq : index
+        %s = memref.load %S[%i, %k] : memref<64x32xf32, #tile.fragment>
+        %v = arith.select %masked, %ninf, %s : f32
+        memref.store %v, %S[%i, %k] : memref<64x32xf32, #tile.fragment>
+      }
+      tile.copy %m, %mp : memref<64xf32, #tile.fragment>, memref<64xf32, #tile.fragment>
+      tile.reduce <max> %S, %m dim(1) {clear = false} : memref<64x32xf32, #tile.fragment>, memref<64xf32, #tile.fragment>
+      tile.parallel (%i, %k) in (64, 32) {
+        %s = memref.load %S[%i, %k] : memref<64x32xf32, #tile.fragment>
+        %mi = memref.load %m[%i] : memref<64xf32, #tile.fragment>
+        %shift = arith.mulf %mi, %nscale : f32
+        %d = math.fma %s, %scale, %shift : f32
+        %e = math.exp2 %d : f32
+        memref.store %e, %S[%i, %k] : memref<64x32xf32, #tile.fragment>
+      }
+      tile.reduce <sum> %S, %rs dim(1) : memref<64x32xf32, #tile.fragment>, memref<64xf32, #tile.fragment>
+      tile.parallel (%i) in (64) {
+        %old = memref.load %mp[%i] : memref<64xf32, #tile.fragment>
+        %new = memref.load %m[%i] : memref<64xf32, #tile.fragment>
+        %diff = arith.subf %old, %new : f32
+        %d = arith.mulf %diff, %scale : f32
+        %c = math.exp2 %d : f32
+        %li = memref.load %l[%i] : memref<64xf32, #tile.fragment>
+        %r = memref.load %rs[%i] : memref<64xf32, #tile.fragment>
+        %n = arith.mulf %li, %c : f32
+        %n2 = arith.addf %n, %r : f32
+        memref.store %n2, %l[%i] : memref<64xf32, #tile.fragment>
+        memref.store %c, %mp[%i] : memref<64xf32, #tile.fragment>
+      }
       tile.parallel (%i, %d) in (64, 128) {
         %o = memref.load %Acc[%i, %d] : memref<64x128xf32, #tile.fragment>
         %c = memref.load %mp[%i] : memref<64xf32, #tile.fragment>
         %r = arith.mulf %o, %c : f32
         memref.store %r, %Acc[%i, %d] : memref<64x128xf32, #tile.fragment>
       }
-      tile.gemm %P, %Vs, %Acc : memref<64x32xbf16, #tile.fragment>, memref<32x128xbf16, #gpu.address_space<workgroup>>, memref<64x128xf32, #tile.fragment>
+      tile.copy %S, %P : memref<64x32xf32, #tile.fragment>, memref<64x32xbf16, #tile.fragment>
     }
+    // The last key block's P V.
+    %kl = arith.muli %last, %cbn : index
+    tile.copy %V[%bb, %bh, %kl, %c0], %Vls : memref<2x4x1000x128xbf16>, memref<32x128xbf16, #gpu.address_space<workgroup>>
+    tile.gemm %P, %Vls, %Acc : memref<64x32xbf16, #tile.fragment>, memref<32x128xbf16, #gpu.address_space<workgroup>>, memref<64x128xf32, #tile.fragment>
     tile.parallel (%i, %d) in (64, 128) {
       %o = memref.load %Acc[%i, %d] : memref<64x128xf32, #tile.fragment>
       %li = memref.load %l[%i] : memref<64xf32, #tile.fragment>

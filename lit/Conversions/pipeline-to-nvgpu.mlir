@@ -142,3 +142,81 @@ func.func @wide(%A: memref<1024x1024xf16>, %B: memref<1024x1024xf16>, %C: memref
   return
 }
 }
+
+// -----
+
+// FlashAttention-3's order: an iteration issues the next key block's S = Q K^T and this block's
+// O += P V, then works on S while the second group runs. Each group is waited for where an op first
+// touches its fragments: the scaling of S waits for all but the most recent group (1), the scaling
+// of O for every group (0). The Q tile feeds the gemm before the loop and the one in it: both run on
+// wgmma (a tile kept as core matrices may have several gemm readers that agree on K).
+// CHECK-LABEL: gpu.module @overlap_0_module
+// CHECK: gpu.func @overlap_0_kernel
+// CHECK: nvvm.wgmma.mma_async
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK: scf.for
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: nvvm.wgmma.mma_async
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK-NOT: nvvm.wgmma.wait.group
+// CHECK: llvm.inline_asm has_side_effects
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK-NOT: nvvm.wgmma.wait.group
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 1
+// CHECK-NOT: nvvm.wgmma
+// CHECK: memref.load
+// CHECK-NEXT: arith.mulf
+// CHECK-NOT: nvvm.wgmma
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK-NOT: nvvm.wgmma
+// CHECK: memref.load
+// CHECK-NEXT: arith.mulf
+module attributes {tile.target = "sm_90a"} {
+func.func @overlap(%Q: memref<64x32xf16>, %K: memref<128x32xf16>, %V: memref<128x32xf16>, %O: memref<64x32xf16>) {
+  %c0 = arith.constant 0 : index
+  %c3 = arith.constant 3 : index
+  %c32 = arith.constant 32 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %two = arith.constant 2.0 : f32
+  %half = arith.constant 0.5 : f32
+  tile.kernel grid(%c1) threads(128) (%b) {
+    %Qs = tile.alloc_shared : memref<64x32xf16, #gpu.address_space<workgroup>>
+    %Ks = tile.alloc_shared : memref<32x32xf16, #gpu.address_space<workgroup>>
+    %Vs = tile.alloc_shared : memref<32x32xf16, #gpu.address_space<workgroup>>
+    %K0s = tile.alloc_shared : memref<32x32xf16, #gpu.address_space<workgroup>>
+    %S = tile.alloc_fragment : memref<64x32xf32, #tile.fragment>
+    %P = tile.alloc_fragment : memref<64x32xf16, #tile.fragment>
+    %Acc = tile.alloc_fragment : memref<64x32xf32, #tile.fragment>
+    tile.copy %Q, %Qs : memref<64x32xf16>, memref<64x32xf16, #gpu.address_space<workgroup>>
+    tile.copy %K[%c0, %c0], %K0s : memref<128x32xf16>, memref<32x32xf16, #gpu.address_space<workgroup>>
+    tile.fill %S, %zero : memref<64x32xf32, #tile.fragment>
+    tile.gemm %Qs, %K0s, %S {transpose_b} : memref<64x32xf16, #gpu.address_space<workgroup>>, memref<32x32xf16, #gpu.address_space<workgroup>>, memref<64x32xf32, #tile.fragment>
+    tile.copy %S, %P : memref<64x32xf32, #tile.fragment>, memref<64x32xf16, #tile.fragment>
+    tile.fill %Acc, %zero : memref<64x32xf32, #tile.fragment>
+    tile.pipelined %j = %c0 to %c3 stages(3) {
+      %k0 = arith.muli %j, %c32 : index
+      %k1 = arith.addi %k0, %c32 : index
+      tile.copy %K[%k1, %c0], %Ks : memref<128x32xf16>, memref<32x32xf16, #gpu.address_space<workgroup>>
+      tile.copy %V[%k0, %c0], %Vs : memref<128x32xf16>, memref<32x32xf16, #gpu.address_space<workgroup>>
+      tile.fill %S, %zero : memref<64x32xf32, #tile.fragment>
+      tile.gemm %Qs, %Ks, %S {transpose_b} : memref<64x32xf16, #gpu.address_space<workgroup>>, memref<32x32xf16, #gpu.address_space<workgroup>>, memref<64x32xf32, #tile.fragment>
+      tile.gemm %P, %Vs, %Acc : memref<64x32xf16, #tile.fragment>, memref<32x32xf16, #gpu.address_space<workgroup>>, memref<64x32xf32, #tile.fragment>
+      tile.parallel (%i, %k) in (64, 32) {
+        %s = memref.load %S[%i, %k] : memref<64x32xf32, #tile.fragment>
+        %t = arith.mulf %s, %two : f32
+        memref.store %t, %S[%i, %k] : memref<64x32xf32, #tile.fragment>
+      }
+      tile.parallel (%i, %d) in (64, 32) {
+        %o = memref.load %Acc[%i, %d] : memref<64x32xf32, #tile.fragment>
+        %r = arith.mulf %o, %half : f32
+        memref.store %r, %Acc[%i, %d] : memref<64x32xf32, #tile.fragment>
+      }
+      tile.copy %S, %P : memref<64x32xf32, #tile.fragment>, memref<64x32xf16, #tile.fragment>
+    }
+    tile.copy %Acc, %O : memref<64x32xf32, #tile.fragment>, memref<64x32xf16>
+  }
+  return
+}
+}

@@ -107,7 +107,7 @@ func.func @computed_fill(%A: memref<1024x1024xf16>, %B: memref<1024x1024xf16>, %
     %Cf = tile.alloc_fragment : memref<128x128xf32, #tile.fragment>
     %bi = arith.index_cast %bx : index to i32
     %start = arith.sitofp %bi : i32 to f32
-    // expected-warning @+1 {{'tile.fill' op expects one tile.fill of the accumulator with a constant before the main loop (other fills are not supported on gfx942 yet) (chip gfx942); the kernel is lowered with the plain strategy instead (correct, far from tensor-core speed)}}
+    // expected-warning @+1 {{'tile.fill' op expects one tile.fill of the accumulator with a constant before the main loop (other fills are not supported on gfx942 yet) (chip gfx942); the kernel is lowered by the per-op rules instead (correct; gemms on tensor cores where their operands allow, without the template's TMA pipeline)}}
     tile.fill %Cf, %start : memref<128x128xf32, #tile.fragment>
     tile.pipelined %k = %c0 to %c4 stages(3) {
       tile.copy %A[%c0, %k], %As : memref<1024x1024xf16>, memref<128x64xf16, #gpu.address_space<workgroup>>
@@ -143,7 +143,7 @@ func.func @column_sum(%A: memref<256x128xf16>, %B: memref<128x256xf16>, %C: memr
       tile.copy %B[%k0, %n0], %Bs : memref<128x256xf16>, memref<32x64xf16, #gpu.address_space<workgroup>>
       tile.gemm %As, %Bs, %S : memref<64x32xf16, #gpu.address_space<workgroup>>, memref<32x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
     }
-    // expected-warning @+1 {{'tile.reduce' op reduces the accumulator's columns (dim 0), which is lowered on tensor cores on sm_90a only so far (on gfx942, reduce rows, dim 1); the kernel is lowered with the plain strategy instead (correct, far from tensor-core speed)}}
+    // expected-warning @+1 {{'tile.reduce' op reduces the accumulator's columns (dim 0), which is lowered on tensor cores on sm_90a only so far (on gfx942, reduce rows, dim 1); the kernel is lowered by the per-op rules instead (correct; gemms on tensor cores where their operands allow, without the template's TMA pipeline)}}
     tile.reduce <sum> %S, %sum dim(0) : memref<64x64xf32, #tile.fragment>, memref<64xf32, #tile.fragment>
     tile.parallel (%i, %j) in (64, 64) {
       %v = memref.load %S[%i, %j] : memref<64x64xf32, #tile.fragment>
@@ -183,7 +183,7 @@ func.func @bias_epilogue(%A: memref<256x256xf16>, %B: memref<256x256xf16>, %bias
     tile.parallel (%i, %j) in (128, 128) {
       %v = memref.load %Cf[%i, %j] : memref<128x128xf32, #tile.fragment>
       %n = arith.addi %n0, %j : index
-      // expected-warning @+1 {{'memref.load' op reads the global tensor memref<256xf32> in the epilogue (a bias vector or a residual tile), which is read on tensor cores on sm_90a only so far (on gfx942, the epilogue reads the accumulator and its reductions only); the kernel is lowered with the plain strategy instead (correct, far from tensor-core speed)}}
+      // expected-warning @+1 {{'memref.load' op reads the global tensor memref<256xf32> in the epilogue (a bias vector or a residual tile), which is read on tensor cores on sm_90a only so far (on gfx942, the epilogue reads the accumulator and its reductions only); the kernel is lowered by the per-op rules instead (correct; gemms on tensor cores where their operands allow, without the template's TMA pipeline)}}
       %b = memref.load %bias[%n] : memref<256xf32>
       %r = arith.addf %v, %b : f32
       memref.store %r, %Cf[%i, %j] : memref<128x128xf32, #tile.fragment>

@@ -159,7 +159,7 @@ func.func @computed_fill(%A: memref<1024x1024xf16>, %B: memref<1024x1024xf16>, %
     %Cf = tile.alloc_fragment : memref<128x128xf32, #tile.fragment>
     %bi = arith.index_cast %bx : index to i32
     %start = arith.sitofp %bi : i32 to f32
-    // expected-warning @+1 {{'tile.fill' op expects one tile.fill of the accumulator with a constant before the main loop (other fills are not supported on sm_90a yet) (chip sm_90a); the kernel is lowered with the plain strategy instead (correct, far from tensor-core speed)}}
+    // expected-warning @+1 {{'tile.fill' op expects one tile.fill of the accumulator with a constant before the main loop (other fills are not supported on sm_90a yet) (chip sm_90a); the kernel is lowered by the per-op rules instead (correct; gemms on tensor cores where their operands allow, without the template's TMA pipeline)}}
     tile.fill %Cf, %start : memref<128x128xf32, #tile.fragment>
     tile.pipelined %k = %c0 to %c4 stages(3) {
       tile.copy %A[%c0, %k], %As : memref<1024x1024xf16>, memref<128x64xf16, #gpu.address_space<workgroup>>
@@ -237,7 +237,7 @@ func.func @tma_row_alignment(%A: memref<1000x700xf16>, %B: memref<700x1024xf16>,
     %Cf = tile.alloc_fragment : memref<128x128xf32, #tile.fragment>
     tile.fill %Cf, %z : memref<128x128xf32, #tile.fragment>
     tile.pipelined %k = %c0 to %c1 stages(2) {
-      // expected-warning @+1 {{'tile.copy' op cannot be lowered for sm_90a with TMA: expects global tensors whose rows are multiples of 16 bytes (a TMA requirement), but A (memref<1000x700xf16>) has rows of 1400 bytes; pad its inner dimension to a multiple of 8; the kernel is lowered with the plain strategy instead (correct, far from tensor-core speed)}}
+      // expected-warning @+1 {{'tile.copy' op cannot be lowered for sm_90a with TMA: expects global tensors whose rows are multiples of 16 bytes (a TMA requirement), but A (memref<1000x700xf16>) has rows of 1400 bytes; pad its inner dimension to a multiple of 8; the kernel is lowered by the per-op rules instead (correct; gemms on tensor cores where their operands allow, without the template's TMA pipeline)}}
       tile.copy %A[%c0, %k], %As : memref<1000x700xf16>, memref<128x64xf16, #gpu.address_space<workgroup>>
       tile.copy %B[%k, %c0], %Bs : memref<700x1024xf16>, memref<64x128xf16, #gpu.address_space<workgroup>>
       tile.gemm %As, %Bs, %Cf : memref<128x64xf16, #gpu.address_space<workgroup>>, memref<64x128xf16, #gpu.address_space<workgroup>>, memref<128x128xf32, #tile.fragment>
@@ -313,7 +313,7 @@ func.func @f16_rows(%A: memref<200x256xf16>, %B: memref<256x192xf16>, %C: memref
       %s = arith.mulf %v, %scale : f32
       memref.store %s, %S[%i, %j] : memref<64x64xf32, #tile.fragment>
     }
-    // expected-warning @+1 {{'tile.reduce' op expects epilogue reductions to reduce the accumulator's rows (dim 1) or columns (dim 0), clear, into a 1-D f32 fragment, each fragment once, for the sm_90a lowering (chip sm_90a); the kernel is lowered with the plain strategy instead (correct, far from tensor-core speed)}}
+    // expected-warning @+1 {{'tile.reduce' op expects epilogue reductions to reduce the accumulator's rows (dim 1) or columns (dim 0), clear, into a 1-D f32 fragment, each fragment once, for the sm_90a lowering (chip sm_90a); the kernel is lowered by the per-op rules instead (correct; gemms on tensor cores where their operands allow, without the template's TMA pipeline)}}
     tile.reduce <max> %S, %m dim(1) : memref<64x64xf32, #tile.fragment>, memref<64xf16, #tile.fragment>
     tile.parallel (%i, %j) in (64, 64) {
       %v = memref.load %S[%i, %j] : memref<64x64xf32, #tile.fragment>
@@ -398,7 +398,7 @@ func.func @residual_epilogue(%A: memref<256x256xf16>, %B: memref<256x256xf16>, %
       tile.copy %B[%k0, %n0], %Bs : memref<256x256xf16>, memref<32x128xf16, #gpu.address_space<workgroup>>
       tile.gemm %As, %Bs, %Cf : memref<128x32xf16, #gpu.address_space<workgroup>>, memref<32x128xf16, #gpu.address_space<workgroup>>, memref<128x128xf32, #tile.fragment>
     }
-    // expected-warning @+1 {{'tile.copy' op copies a tile of the global tensor memref<256x256xf16> into a fragment for the epilogue (a bias vector or a residual tile), which the sm_90a lowering cannot read on tensor cores yet (its epilogue reads the accumulator and its reductions only) (chip sm_90a); the kernel is lowered with the plain strategy instead (correct, far from tensor-core speed)}}
+    // expected-warning @+1 {{'tile.copy' op copies a tile of the global tensor memref<256x256xf16> into a fragment for the epilogue (a bias vector or a residual tile), which the sm_90a lowering cannot read on tensor cores yet (its epilogue reads the accumulator and its reductions only) (chip sm_90a); the kernel is lowered by the per-op rules instead (correct; gemms on tensor cores where their operands allow, without the template's TMA pipeline)}}
     tile.copy %R[%m0, %n0], %Rf : memref<256x256xf16>, memref<128x128xf32, #tile.fragment>
     tile.parallel (%i, %j) in (128, 128) {
       %v = memref.load %Cf[%i, %j] : memref<128x128xf32, #tile.fragment>

@@ -161,7 +161,13 @@ func.func @chain(%X: memref<32x32xf16>, %W: memref<32x32xf16>, %Y: memref<32x32x
 // NV: nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <row>]
 // NV: nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <row>]
 // NV: nvvm.wgmma.commit.group.sync.aligned
-// NV-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
+// NV-NOT: nvvm.wgmma.wait.group
+// NV: llvm.extractvalue
+// The group is waited for where an op first touches the accumulator (the copy to P), not at once.
+// NV: nvvm.wgmma.wait.group.sync.aligned 0
+// NV-NEXT: arith.constant 0 : index
+// NV-NEXT: memref.load
+// NV-NEXT: arith.truncf
 // NV: %[[PAIR:.*]] = vector.from_elements %{{.*}}, %{{.*}} : vector<2xf16>
 // NV-NEXT: llvm.bitcast %[[PAIR]] : vector<2xf16> to i32
 // NV: llvm.inline_asm has_side_effects asm_dialect = att "{\0A.reg .pred p;\0Asetp.ne.b32 p, $37, 0;\0Awgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {$0, {{.*}}, $31}, {$32, $33, $34, $35}, $36, p, 1, 1, 1;\0A}"

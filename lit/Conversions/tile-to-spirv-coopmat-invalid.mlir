@@ -119,7 +119,7 @@ func.func @bias(%A: memref<128x48xf16>, %B: memref<48x96xf16>, %C: memref<128x96
     %Cf = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
     %bi = arith.index_cast %bx : index to i32
     %start = arith.sitofp %bi : i32 to f32
-    // expected-warning @+1 {{'tile.fill' op expects one tile.fill of the accumulator with a constant before the main loop (other fills are not supported on spirv-coopmat yet); the kernel is lowered with the plain strategy instead (correct, far from tensor-core speed)}}
+    // expected-warning @+1 {{'tile.fill' op expects one tile.fill of the accumulator with a constant before the main loop (other fills are not supported on spirv-coopmat yet); the kernel is lowered by the per-op rules instead (correct; gemms on tensor cores where their operands allow, without the template's TMA pipeline)}}
     tile.fill %Cf, %start : memref<64x64xf32, #tile.fragment>
     %m0 = arith.muli %by, %c64 : index
     %n0 = arith.muli %bx, %c64 : index
@@ -159,7 +159,7 @@ func.func @nd_gemm(%X: memref<3x100x64xf16>, %W: memref<64x64xf16>, %Y: memref<3
     %m0 = arith.muli %by, %c64 : index
     tile.pipelined %k = %c0 to %c2 stages(2) {
       %k0 = arith.muli %k, %c32 : index
-      // expected-warning @+1 {{'tile.copy' op copies a tile of the rank-3 global tensor memref<3x100x64xf16> (its leading offsets picking a batch or head), which is lowered on tensor cores on sm_90a and gfx942 only so far (on spirv-coopmat, GEMM operands and results of rank 2); the kernel is lowered with the plain strategy instead (correct, far from tensor-core speed)}}
+      // expected-warning @+1 {{'tile.copy' op copies a tile of the rank-3 global tensor memref<3x100x64xf16> (its leading offsets picking a batch or head), which is lowered on tensor cores on sm_90a and gfx942 only so far (on spirv-coopmat, GEMM operands and results of rank 2); the kernel is lowered by the per-op rules instead (correct; gemms on tensor cores where their operands allow, without the template's TMA pipeline)}}
       tile.copy %X[%bz, %m0, %k0], %Xs : memref<3x100x64xf16>, memref<64x32xf16, #gpu.address_space<workgroup>>
       tile.copy %W[%k0, %c0], %Ws : memref<64x64xf16>, memref<32x64xf16, #gpu.address_space<workgroup>>
       tile.gemm %Xs, %Ws, %Yf : memref<64x32xf16, #gpu.address_space<workgroup>>, memref<32x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>

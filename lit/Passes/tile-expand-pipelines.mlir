@@ -127,3 +127,36 @@ func.func @dynamic(%A: memref<?x64xf32>, %B: memref<?x64xf32>, %O: memref<64xf32
   return
 }
 }
+
+// -----
+
+// An offset computed from another offset of the body (k1 = k0 + shift, shift unknown): the copy
+// issued ahead clones the chain operands first, so each clone follows the clones it uses.
+// CHECK-LABEL: func.func @chained_offsets
+// CHECK: scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK: scf.if
+// CHECK: %[[K0:.*]] = arith.muli %{{.*}}, %{{.*}} : index
+// CHECK-NEXT: %[[K1:.*]] = arith.addi %[[K0]], %[[SHIFT:.*]] : index
+// CHECK: tile.copy_async %{{.*}}[%[[K1]], %{{.*}}]
+module attributes {tile.target = "sm_90a"} {
+func.func @chained_offsets(%A: memref<256x64xf32>, %O: memref<64xf32>, %shift: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c5 = arith.constant 5 : index
+  %c32 = arith.constant 32 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c1) threads(128) (%b) {
+    %s = tile.alloc_shared : memref<32x64xf32, #gpu.address_space<workgroup>>
+    %acc = tile.alloc_fragment : memref<64xf32, #tile.fragment>
+    tile.fill %acc, %zero : memref<64xf32, #tile.fragment>
+    tile.pipelined %k = %c0 to %c5 stages(3) {
+      %k0 = arith.muli %k, %c32 : index
+      %k1 = arith.addi %k0, %shift : index
+      tile.copy %A[%k1, %c0], %s : memref<256x64xf32>, memref<32x64xf32, #gpu.address_space<workgroup>>
+      tile.reduce <sum> %s, %acc dim(0) {clear = false} : memref<32x64xf32, #gpu.address_space<workgroup>>, memref<64xf32, #tile.fragment>
+    }
+    tile.copy %acc, %O[%c0] : memref<64xf32, #tile.fragment>, memref<64xf32>
+  }
+  return
+}
+}

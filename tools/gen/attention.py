@@ -3,7 +3,7 @@
 one block per (64-row query block, head, batch), an online softmax over key blocks."""
 import sys
 
-def attention(name, batch, heads, seq, dim, dtype, causal, block_m=64, block_n=64, threads=128, stages=2, min_blocks=None):
+def attention(name, batch, heads, seq, dim, dtype, causal, block_m=64, block_n=64, threads=128, stages=2, min_blocks=None, overlap=True):
     t4 = f"memref<{batch}x{heads}x{seq}x{dim}x{dtype}>"
     ws = "#gpu.address_space<workgroup>"
     fr = "#tile.fragment"
@@ -31,10 +31,103 @@ def attention(name, batch, heads, seq, dim, dtype, causal, block_m=64, block_n=6
         masked = "%masked_any"
     else:
         masked = "%masked"
+    # Keys past the sequence (and, causally, past the query) do not take part; a non-causal
+    # sequence of whole key blocks needs no mask.
+    def mask(k0):
+        if not causal and seq % block_n == 0:
+            return ""
+        return f"""
+      tile.parallel (%i, %k) in ({block_m}, {block_n}) {{{{
+        %key = arith.addi {k0}, %k : index
+        {mask_rule}
+        %s = memref.load %S[%i, %k] : memref<{block_m}x{block_n}xf32, {fr}>
+        %v = arith.select {masked}, %ninf, %s : f32
+        memref.store %v, %S[%i, %k] : memref<{block_m}x{block_n}xf32, {fr}>
+      }}}}""".replace("{{", "{").replace("}}", "}")
+    # The online softmax of one key block in S: the new row maximum, the exponentials, the running
+    # sum, and in %mp the factor that rescales what was accumulated with the old maximum.
+    softmax = f"""
+      tile.copy %m, %mp : memref<{block_m}xf32, {fr}>, memref<{block_m}xf32, {fr}>
+      tile.reduce <max> %S, %m dim(1) {{clear = false}} : memref<{block_m}x{block_n}xf32, {fr}>, memref<{block_m}xf32, {fr}>
+      tile.parallel (%i, %k) in ({block_m}, {block_n}) {{
+        %s = memref.load %S[%i, %k] : memref<{block_m}x{block_n}xf32, {fr}>
+        %mi = memref.load %m[%i] : memref<{block_m}xf32, {fr}>
+        %shift = arith.mulf %mi, %nscale : f32
+        %d = math.fma %s, %scale, %shift : f32
+        %e = math.exp2 %d : f32
+        memref.store %e, %S[%i, %k] : memref<{block_m}x{block_n}xf32, {fr}>
+      }}
+      tile.reduce <sum> %S, %rs dim(1) : memref<{block_m}x{block_n}xf32, {fr}>, memref<{block_m}xf32, {fr}>
+      tile.parallel (%i) in ({block_m}) {{
+        %old = memref.load %mp[%i] : memref<{block_m}xf32, {fr}>
+        %new = memref.load %m[%i] : memref<{block_m}xf32, {fr}>
+        %diff = arith.subf %old, %new : f32
+        %d = arith.mulf %diff, %scale : f32
+        %c = math.exp2 %d : f32
+        %li = memref.load %l[%i] : memref<{block_m}xf32, {fr}>
+        %r = memref.load %rs[%i] : memref<{block_m}xf32, {fr}>
+        %n = arith.mulf %li, %c : f32
+        %n2 = arith.addf %n, %r : f32
+        memref.store %n2, %l[%i] : memref<{block_m}xf32, {fr}>
+        memref.store %c, %mp[%i] : memref<{block_m}xf32, {fr}>
+      }}"""
+    shared = lambda rows: f"memref<{rows}x{dim}x{dtype}, {ws}>"
+    rescale = f"""
+      tile.parallel (%i, %d) in ({block_m}, {dim}) {{
+        %o = memref.load %Acc[%i, %d] : memref<{block_m}x{dim}xf32, {fr}>
+        %c = memref.load %mp[%i] : memref<{block_m}xf32, {fr}>
+        %r = arith.mulf %o, %c : f32
+        memref.store %r, %Acc[%i, %d] : memref<{block_m}x{dim}xf32, {fr}>
+      }}"""
+    if overlap:
+        order = """// FlashAttention-3's order: an iteration issues S = Q K^T of the next key block and O += P V of
+// this one, and computes the softmax of the next block while the second product runs; the first
+// block's S is computed before the loop and the last block's P V after it."""
+        loop = f"""
+    %last = arith.subi {bound}, %c1 : index
+    // The first key block's scores and softmax.
+    tile.copy %K[%bb, %bh, %c0, %c0], %K0s : {t4}, {shared(block_n)}
+    tile.fill %S, %zero : memref<{block_m}x{block_n}xf32, {fr}>
+    tile.gemm %Qs, %K0s, %S {{transpose_b}} : {shared(block_m)}, {shared(block_n)}, memref<{block_m}x{block_n}xf32, {fr}>{mask("%c0")}{softmax}
+    tile.copy %S, %P : memref<{block_m}x{block_n}xf32, {fr}>, memref<{block_m}x{block_n}x{dtype}, {fr}>
+    tile.pipelined %j = %c0 to %last stages({stages}) {{
+      %k0 = arith.muli %j, %cbn : index
+      %k1 = arith.addi %k0, %cbn : index
+      tile.copy %K[%bb, %bh, %k1, %c0], %Ks : {t4}, {shared(block_n)}
+      tile.copy %V[%bb, %bh, %k0, %c0], %Vs : {t4}, {shared(block_n)}
+      tile.fill %S, %zero : memref<{block_m}x{block_n}xf32, {fr}>
+      tile.gemm %Qs, %Ks, %S {{transpose_b}} : {shared(block_m)}, {shared(block_n)}, memref<{block_m}x{block_n}xf32, {fr}>
+      tile.gemm %P, %Vs, %Acc : memref<{block_m}x{block_n}x{dtype}, {fr}>, {shared(block_n)}, memref<{block_m}x{dim}xf32, {fr}>{mask("%k1")}{softmax}{rescale}
+      tile.copy %S, %P : memref<{block_m}x{block_n}xf32, {fr}>, memref<{block_m}x{block_n}x{dtype}, {fr}>
+    }}
+    // The last key block's P V.
+    %kl = arith.muli %last, %cbn : index
+    tile.copy %V[%bb, %bh, %kl, %c0], %Vls : {t4}, {shared(block_n)}
+    tile.gemm %P, %Vls, %Acc : memref<{block_m}x{block_n}x{dtype}, {fr}>, {shared(block_n)}, memref<{block_m}x{dim}xf32, {fr}>
+"""
+    else:
+        order = "// FlashAttention-2's order: an iteration computes S, its softmax, then O += P V."
+        loop = f"""
+    tile.pipelined %j = %c0 to {bound} stages({stages}) {{
+      %k0 = arith.muli %j, %cbn : index
+      tile.copy %K[%bb, %bh, %k0, %c0], %Ks : {t4}, {shared(block_n)}
+      tile.copy %V[%bb, %bh, %k0, %c0], %Vs : {t4}, {shared(block_n)}
+      tile.fill %S, %zero : memref<{block_m}x{block_n}xf32, {fr}>
+      tile.gemm %Qs, %Ks, %S {{transpose_b}} : {shared(block_m)}, {shared(block_n)}, memref<{block_m}x{block_n}xf32, {fr}>{mask("%k0")}{softmax}
+      tile.copy %S, %P : memref<{block_m}x{block_n}xf32, {fr}>, memref<{block_m}x{block_n}x{dtype}, {fr}>{rescale}
+      tile.gemm %P, %Vs, %Acc : memref<{block_m}x{block_n}x{dtype}, {fr}>, {shared(block_n)}, memref<{block_m}x{dim}xf32, {fr}>
+    }}
+"""
+    # The overlapped order keeps the first key block and the last value block in tiles of their own.
+    edge_tiles = f"""
+    %K0s = tile.alloc_shared : {shared(block_n)}
+    %Vls = tile.alloc_shared : {shared(block_n)}""" if overlap else ""
     return f"""
 // {name}: {'causal' if causal else 'non-causal'} attention, {batch}x{heads} heads of {seq} tokens, head dim {dim}, {dtype}.
+{order}
 func.func @{name}(%Q: {t4}, %K: {t4}, %V: {t4}, %O: {t4}) {{
   %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
   %cnq = arith.constant {nq} : index
   %cnk = arith.constant {nk} : index
   %cheads = arith.constant {heads} : index
@@ -48,9 +141,9 @@ func.func @{name}(%Q: {t4}, %K: {t4}, %V: {t4}, %O: {t4}) {{
   %scale = arith.constant {scale!r} : f32
   %nscale = arith.constant {-scale!r} : f32
   tile.kernel grid(%cnq, %cheads, %cbatch) threads({threads}) (%bq, %bh, %bb){occupancy} {{
-    %Qs = tile.alloc_shared : memref<{block_m}x{dim}x{dtype}, {ws}>
-    %Ks = tile.alloc_shared : memref<{block_n}x{dim}x{dtype}, {ws}>
-    %Vs = tile.alloc_shared : memref<{block_n}x{dim}x{dtype}, {ws}>
+    %Qs = tile.alloc_shared : {shared(block_m)}
+    %Ks = tile.alloc_shared : {shared(block_n)}
+    %Vs = tile.alloc_shared : {shared(block_n)}{edge_tiles}
     %S = tile.alloc_fragment : memref<{block_m}x{block_n}xf32, {fr}>
     %P = tile.alloc_fragment : memref<{block_m}x{block_n}x{dtype}, {fr}>
     %Acc = tile.alloc_fragment : memref<{block_m}x{dim}xf32, {fr}>
@@ -59,59 +152,10 @@ func.func @{name}(%Q: {t4}, %K: {t4}, %V: {t4}, %O: {t4}) {{
     %l = tile.alloc_fragment : memref<{block_m}xf32, {fr}>
     %rs = tile.alloc_fragment : memref<{block_m}xf32, {fr}>
     %q0 = arith.muli %bq, %cbm : index
-    tile.copy %Q[%bb, %bh, %q0, %c0], %Qs : {t4}, memref<{block_m}x{dim}x{dtype}, {ws}>
+    tile.copy %Q[%bb, %bh, %q0, %c0], %Qs : {t4}, {shared(block_m)}
     tile.fill %Acc, %zero : memref<{block_m}x{dim}xf32, {fr}>
     tile.fill %m, %ninf : memref<{block_m}xf32, {fr}>
-    tile.fill %l, %zero : memref<{block_m}xf32, {fr}>{causal_text}
-    tile.pipelined %j = %c0 to {bound} stages({stages}) {{
-      %k0 = arith.muli %j, %cbn : index
-      tile.copy %K[%bb, %bh, %k0, %c0], %Ks : {t4}, memref<{block_n}x{dim}x{dtype}, {ws}>
-      tile.copy %V[%bb, %bh, %k0, %c0], %Vs : {t4}, memref<{block_n}x{dim}x{dtype}, {ws}>
-      tile.fill %S, %zero : memref<{block_m}x{block_n}xf32, {fr}>
-      tile.gemm %Qs, %Ks, %S {{transpose_b}} : memref<{block_m}x{dim}x{dtype}, {ws}>, memref<{block_n}x{dim}x{dtype}, {ws}>, memref<{block_m}x{block_n}xf32, {fr}>
-      // Keys past the sequence (and, causally, past the query) do not take part.
-      tile.parallel (%i, %k) in ({block_m}, {block_n}) {{
-        %key = arith.addi %k0, %k : index
-        {mask_rule}
-        %s = memref.load %S[%i, %k] : memref<{block_m}x{block_n}xf32, {fr}>
-        %v = arith.select {masked}, %ninf, %s : f32
-        memref.store %v, %S[%i, %k] : memref<{block_m}x{block_n}xf32, {fr}>
-      }}
-      tile.copy %m, %mp : memref<{block_m}xf32, {fr}>, memref<{block_m}xf32, {fr}>
-      tile.reduce <max> %S, %m dim(1) {{clear = false}} : memref<{block_m}x{block_n}xf32, {fr}>, memref<{block_m}xf32, {fr}>
-      tile.parallel (%i, %k) in ({block_m}, {block_n}) {{
-        %s = memref.load %S[%i, %k] : memref<{block_m}x{block_n}xf32, {fr}>
-        %mi = memref.load %m[%i] : memref<{block_m}xf32, {fr}>
-        %shift = arith.mulf %mi, %nscale : f32
-        %d = math.fma %s, %scale, %shift : f32
-        %e = math.exp2 %d : f32
-        memref.store %e, %S[%i, %k] : memref<{block_m}x{block_n}xf32, {fr}>
-      }}
-      tile.reduce <sum> %S, %rs dim(1) : memref<{block_m}x{block_n}xf32, {fr}>, memref<{block_m}xf32, {fr}>
-      // The running sum and the factor that rescales what was accumulated with the old maximum.
-      tile.parallel (%i) in ({block_m}) {{
-        %old = memref.load %mp[%i] : memref<{block_m}xf32, {fr}>
-        %new = memref.load %m[%i] : memref<{block_m}xf32, {fr}>
-        %diff = arith.subf %old, %new : f32
-        %d = arith.mulf %diff, %scale : f32
-        %c = math.exp2 %d : f32
-        %li = memref.load %l[%i] : memref<{block_m}xf32, {fr}>
-        %r = memref.load %rs[%i] : memref<{block_m}xf32, {fr}>
-        %n = arith.mulf %li, %c : f32
-        %n2 = arith.addf %n, %r : f32
-        memref.store %n2, %l[%i] : memref<{block_m}xf32, {fr}>
-        memref.store %c, %mp[%i] : memref<{block_m}xf32, {fr}>
-      }}
-      tile.copy %S, %P : memref<{block_m}x{block_n}xf32, {fr}>, memref<{block_m}x{block_n}x{dtype}, {fr}>
-      tile.parallel (%i, %d) in ({block_m}, {dim}) {{
-        %o = memref.load %Acc[%i, %d] : memref<{block_m}x{dim}xf32, {fr}>
-        %c = memref.load %mp[%i] : memref<{block_m}xf32, {fr}>
-        %r = arith.mulf %o, %c : f32
-        memref.store %r, %Acc[%i, %d] : memref<{block_m}x{dim}xf32, {fr}>
-      }}
-      tile.gemm %P, %Vs, %Acc : memref<{block_m}x{block_n}x{dtype}, {fr}>, memref<{block_n}x{dim}x{dtype}, {ws}>, memref<{block_m}x{dim}xf32, {fr}>
-    }}
-    tile.parallel (%i, %d) in ({block_m}, {dim}) {{
+    tile.fill %l, %zero : memref<{block_m}xf32, {fr}>{causal_text}{loop}    tile.parallel (%i, %d) in ({block_m}, {dim}) {{
       %o = memref.load %Acc[%i, %d] : memref<{block_m}x{dim}xf32, {fr}>
       %li = memref.load %l[%i] : memref<{block_m}xf32, {fr}>
       %r = arith.divf %o, %li : f32
@@ -130,9 +174,11 @@ if __name__ == "__main__":
         print("// tools/gen/attention.py): head dims 64 and 128, f16 and bf16, causal and not, a sequence of")
         print("// 1000 tokens (not a multiple of the 64-row blocks: the last blocks clip, and keys past the")
         print("// end are masked). Two gemms a loop, the second with its A operand in registers.")
-        print(attention("attention_d64_f16", 2, 4, 1000, 64, "f16", False))
-        print(attention("attention_d64_bf16_causal", 2, 4, 1000, 64, "bf16", True))
-        print(attention("attention_d128_f16_causal", 2, 4, 1000, 128, "f16", True, block_n=32))
+        # Key blocks small enough that the shared tiles fit NVIDIA's Vulkan limit (48 KiB) beside the
+        # cooperative matrices' staging; one kernel in FlashAttention-2's order.
+        print(attention("attention_d64_f16", 2, 4, 1000, 64, "f16", False, block_n=32))
+        print(attention("attention_d64_bf16_causal", 2, 4, 1000, 64, "bf16", True, block_n=32))
+        print(attention("attention_d128_f16_causal", 2, 4, 1000, 128, "f16", True, block_n=32, overlap=False))
         print(attention("attention_d128_bf16", 2, 4, 1000, 128, "bf16", False, block_n=32))
     elif which in ("test", "test-causal"):
         causal = which == "test-causal"
@@ -141,16 +187,16 @@ if __name__ == "__main__":
         print("// the interpreter and lavapipe.")
         print(attention("attention_4d_causal" if causal else "attention_4d", 1, 2, 100, 32, "f16", causal, 32, 32, 64))
     elif which == "bench":
-        # The baseline's shape in several block shapes: rows a block (64 on one warpgroup, 128 on
-        # two), keys a step, ring depth.
-        print(attention("attention_bench_d128_f16", 1, 32, 4096, 128, "f16", False, block_n=32))
-        print(attention("attention_bench_d128_f16_m64n64", 1, 32, 4096, 128, "f16", False, block_n=64))
-        print(attention("attention_bench_d128_f16_m128n32", 1, 32, 4096, 128, "f16", False, block_m=128, block_n=32, threads=256))
-        print(attention("attention_bench_d128_f16_m128n64", 1, 32, 4096, 128, "f16", False, block_m=128, block_n=64, threads=256))
-        print(attention("attention_bench_d128_f16_m128n64s3", 1, 32, 4096, 128, "f16", False, block_m=128, block_n=64, threads=256, stages=3))
-        print(attention("attention_bench_d128_f16_m128n128", 1, 32, 4096, 128, "f16", False, block_m=128, block_n=128, threads=256))
-        print(attention("attention_bench_d128_f16_m128n128s3", 1, 32, 4096, 128, "f16", False, block_m=128, block_n=128, threads=256, stages=3))
-        print(attention("attention_bench_d128_f16_m128n32s4", 1, 32, 4096, 128, "f16", False, block_m=128, block_n=32, threads=256, stages=4))
+        # The baseline's shape in several block shapes (rows a block: 64 on one warpgroup, 128 on
+        # two; keys a step; ring depth) and both orders of the loop.
+        bench = lambda name, **kw: print(attention(f"attention_bench_d128_f16_{name}", 1, 32, 4096, 128, "f16", False, **kw))
+        bench("m64n64", block_n=64)
+        bench("m128n32s4_fa2", block_m=128, block_n=32, threads=256, stages=4, overlap=False)
+        bench("m128n32s4", block_m=128, block_n=32, threads=256, stages=4)
+        bench("m128n32s3", block_m=128, block_n=32, threads=256, stages=3)
+        bench("m128n64s2", block_m=128, block_n=64, threads=256, stages=2)
+        bench("m128n64s3", block_m=128, block_n=64, threads=256, stages=3)
+        bench("m128n128s2", block_m=128, block_n=128, threads=256, stages=2)
         # Two blocks a multiprocessor: 128 registers a thread.
-        print(attention("attention_bench_d128_f16_m128n32s4b2", 1, 32, 4096, 128, "f16", False, block_m=128, block_n=32, threads=256, stages=4, min_blocks=2))
-        print(attention("attention_bench_d128_f16_m128n32s3b2", 1, 32, 4096, 128, "f16", False, block_m=128, block_n=32, threads=256, stages=3, min_blocks=2))
+        bench("m128n32s3b2", block_m=128, block_n=32, threads=256, stages=3, min_blocks=2)
+        bench("m128n64s2b2", block_m=128, block_n=64, threads=256, stages=2, min_blocks=2)

@@ -268,13 +268,13 @@ pub fn plan_gemm<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Planned<'c, 'a, GemmPl
     if let Some(second) = gemms.get(1) {
         return fail(
             *second,
-            "is a second tile.gemm in the kernel; the {chip} tensor-core lowering takes one gemm a kernel yet (attention and GEMM chains run without tensor cores, their fragments in registers)",
+            "is a second tile.gemm in the kernel; the {chip} GEMM template takes one gemm a kernel",
         );
     }
     if let Some(gemm) = gemms.iter().find(|gemm| gemm.operand(0).is_ok_and(|a| memory_level(a.r#type()) == Some(MemoryLevel::Fragment))) {
         return fail(
             *gemm,
-            "reads its A operand from a fragment, which the {chip} tensor-core lowering does not take yet (it runs without tensor cores, the fragment staged through shared memory)",
+            "reads its A operand from a fragment, which the {chip} GEMM template does not take",
         );
     }
     let mut fills = Vec::new();

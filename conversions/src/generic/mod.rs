@@ -94,15 +94,18 @@ pub fn fall_back<'c, 'a>(
         .iter()
         .any(|nested| nested.name().as_string_ref().as_str() == Ok("tile.gemm"))
         && !nested_ops(kernel).iter().any(|nested| op_name(nested) == "tile.alloc_barriers");
+    let beyond_template = beyond_gemm_template(kernel);
     // The lowering erases `op`: keep what the warning needs.
     let (location, name) = (
         op.location(),
         op.name().as_string_ref().as_str().unwrap_or("?").to_owned(),
     );
     match lower_kernel(context, module, kernel, index, flavor) {
-        Ok(()) => {
-            if has_gemm {
-                tile_dialect::diagnostics::emit_warning(location, &plain_warning(&name, &reason));
+        Ok(registers) => {
+            // Kernels of several gemms or a register A operand are the per-op rules' own: they
+            // are not a fallback (a gemm of theirs that misses the tensor cores says so itself).
+            if has_gemm && !(registers && beyond_template) {
+                tile_dialect::diagnostics::emit_warning(location, &plain_warning(&name, &reason, registers));
             }
             Ok(())
         }
@@ -113,16 +116,30 @@ pub fn fall_back<'c, 'a>(
     }
 }
 
-/// The warning of a kernel with a gemm that falls to the plain strategy because of op `name`.
-pub fn plain_warning(name: &str, reason: &str) -> String {
-    format!("'{name}' op {reason}; the kernel is lowered with the plain strategy instead (correct, far from tensor-core speed)")
+/// Whether `kernel` has several gemms or a gemm whose A operand is a fragment: a shape the GEMM
+/// template never took (attention, GEMM chains), which the per-op register rules lower.
+pub fn beyond_gemm_template(kernel: OperationRef) -> bool {
+    let gemms: Vec<OperationRef> = nested_ops(kernel).into_iter().filter(|op| op_name(op) == "tile.gemm").collect();
+    gemms.len() > 1 || gemms.iter().any(|gemm| gemm.operand(0).is_ok_and(|a| tile_dialect::level::memory_level(a.r#type()) == Some(tile_dialect::level::MemoryLevel::Fragment)))
+}
+
+/// The warning of a kernel with a gemm that the GEMM template does not take because of op `name`:
+/// with `registers`, the per-op register rules lower it (gemms on tensor cores where their operands
+/// allow; each gemm that cannot is warned about on its own), otherwise its fragments live in
+/// workgroup memory.
+pub fn plain_warning(name: &str, reason: &str, registers: bool) -> String {
+    if registers {
+        format!("'{name}' op {reason}; the kernel is lowered by the per-op rules instead (correct; gemms on tensor cores where their operands allow, without the template's TMA pipeline)")
+    } else {
+        format!("'{name}' op {reason}; the kernel is lowered with the plain strategy instead (correct, far from tensor-core speed)")
+    }
 }
 
 /// Lowers every `tile.kernel` of `module` with the plain strategy of `flavor`.
 pub fn lower_module(module: OperationRef, flavor: &Flavor) -> Result<(), String> {
     crate::support::check_supported(module, flavor.target)?;
     crate::kernels::lower_each_kernel(module, &|context, module, kernel, index| {
-        lower_kernel(context, module, kernel, index, flavor)
+        lower_kernel(context, module, kernel, index, flavor).map(|_| ())
     })
 }
 
@@ -260,14 +277,15 @@ fn captured_tensors<'c, 'a>(
     Ok(tensors)
 }
 
-/// Lowers one kernel with the plain strategy of `flavor`.
+/// Lowers one kernel with the plain strategy of `flavor`; returns whether its fragments went to
+/// registers (the per-op register rules, tensor cores included) rather than workgroup memory.
 pub fn lower_kernel<'c, 'a>(
     context: &'c Context,
     module: OperationRef<'c, 'a>,
     kernel: OperationRef<'c, 'a>,
     index: usize,
     flavor: &Flavor,
-) -> Result<(), Failure<'c, 'a>> {
+) -> Result<bool, Failure<'c, 'a>> {
     let threads = integer_attribute(&kernel, "threads").unwrap_or(0);
     // Fragments in registers where every op that touches one has a rule for its layouts; otherwise
     // fragments a thread only touches at its own elements are private, the others in workgroup memory.
@@ -643,6 +661,6 @@ pub fn lower_kernel<'c, 'a>(
             }
         }
     }
-    Ok(())
+    Ok(registers)
 }
 

@@ -136,6 +136,28 @@ pub fn blocked_in_chunks(shape: &[i64], threads: i64, v: i64) -> FragmentLayout 
     }
 }
 
+/// A 2-D tile of 16-bit elements dealt out in pieces of 8 along its rows, eight consecutive
+/// threads taking the same piece of eight consecutive rows: a wgmma operand tile's core matrix (8
+/// rows of 16 bytes, 128 contiguous bytes in shared memory) is written by eight neighbouring
+/// threads, and a warp reads whole 32-byte sectors of eight global rows. Pieces dealt along the
+/// rows instead ([`blocked_in_chunks`]) put a warp's shared-memory writes 128 bytes apart, all in
+/// the same banks, and the H200 then fetches each thread's 16 bytes from L2 on its own (one
+/// sector a request, half of it used: L2 bound FlashAttention, RESULTS run 44). Needs rows a
+/// multiple of 8 and columns a multiple of `v`.
+pub fn core_matrix_chunks(shape: &[i64], threads: i64, v: i64) -> FragmentLayout {
+    let (row, column) = (dim(0), dim(1));
+    let pieces = shape[1] / v;
+    let chunk = ((row.clone().floor_div(8) * pieces + column.clone().floor_div(v)) * 8) + row.modulo(8);
+    FragmentLayout {
+        shape: shape.to_vec(),
+        threads,
+        replicate: 1,
+        thread: chunk.clone().modulo(threads),
+        slot: chunk.floor_div(threads) * v + column.modulo(v),
+        origin: "blocked".into(),
+    }
+}
+
 /// Every thread holds every element (what a fragment read at computed indices needs).
 pub fn replicated(shape: &[i64], threads: i64) -> FragmentLayout {
     FragmentLayout {

@@ -71,10 +71,10 @@ fn materialize<'c, 'a>(
     }
     let result = OperationResult::try_from(value).expect("a computable value is an op's result");
     let original = result.owner();
-    let operands: Vec<Value> = original.operands().collect();
+    // The operands first, so that each clone comes after the clones it uses.
+    let operands: Vec<Value> = original.operands().map(|operand| materialize(operand, owner, iv, at_iv, at, done)).collect();
     let clone = at.block.insert_operation_before(at.before, clone_detached(original));
-    for (position, operand) in operands.into_iter().enumerate() {
-        let mapped = materialize(operand, owner, iv, at_iv, at, done);
+    for (position, mapped) in operands.into_iter().enumerate() {
         set_operand(clone, position, mapped);
     }
     let cloned: Value = clone.result(result.result_number()).expect("same results").into();

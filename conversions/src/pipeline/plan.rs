@@ -89,9 +89,10 @@ pub fn check_schedule<'c, 'a>(pipelined: OperationRef<'c, 'a>, schedule: &str, c
 /// for good), at the op that kept it off and why: after the expansion the template would only
 /// name the ops the expansion wrote.
 fn warn_plain(kernel: OperationRef) {
-    let has_gemm = nested_ops(kernel).iter().any(|op| op_name(op) == "tile.gemm");
+    // Attention and GEMM chains are the per-op rules' own, not a fallback.
+    let has_gemm = nested_ops(kernel).iter().any(|op| op_name(op) == "tile.gemm") && !crate::generic::beyond_gemm_template(kernel);
     if let (true, Ok(crate::layout::Strategy::Plain { op, reason })) = (has_gemm, crate::nvgpu::resolve(kernel)) {
-        tile_dialect::diagnostics::emit_warning(op.location(), &crate::generic::plain_warning(&op_name(&op), &reason));
+        tile_dialect::diagnostics::emit_warning(op.location(), &crate::generic::plain_warning(&op_name(&op), &reason, true));
     }
 }
 

@@ -156,10 +156,9 @@ pub fn plan<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str, shuffles: Option<i
         }
     }
     let ops = nested_ops(kernel);
+    let mut off_wgmma = Vec::new();
     if chip == "sm_90a" {
-        let (core_tiles, gemms) = patterns::wgmma_plan(&ops, &layouts);
-        layouts.core_tiles = core_tiles;
-        layouts.wgmma = gemms;
+        (layouts.core_tiles, layouts.wgmma, off_wgmma) = patterns::wgmma_plan(&ops, &layouts);
     }
     let mut off_mfma = Vec::new();
     if chip == "gfx942" {
@@ -182,6 +181,12 @@ pub fn plan<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str, shuffles: Option<i
     let scratch_bytes = patterns::scratch_bytes(&ops, &layouts, shuffles);
     // A gemm whose accumulator has the mfma layout but that the mfma rule cannot take runs on the
     // scalar rule: say so at the gemm.
+    for (gemm, reason) in off_wgmma {
+        tile_dialect::diagnostics::emit_warning(
+            gemm.location(),
+            &format!("'tile.gemm' op {reason}; it runs without tensor cores on sm_90a (one loop over K per accumulator element)"),
+        );
+    }
     for (gemm, reason) in off_mfma {
         tile_dialect::diagnostics::emit_warning(
             gemm.location(),

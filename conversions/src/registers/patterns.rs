@@ -25,6 +25,7 @@ use tile_dialect::{
 mod coopmat;
 mod mfma;
 mod tensor_cores;
+mod wgmma_waits;
 
 pub use coopmat::{CoopmatGemm, coopmat_plan};
 pub use mfma::{MfmaGemm, mfma_plan};
@@ -750,23 +751,33 @@ fn erase<'c>(context: &'c Context, op: OperationRef<'c, '_>) {
     rewriter.as_rewriter_base().erase_op(op);
 }
 
-/// The ops that need a workgroup scratch: reductions that exchange partials through workgroup
-/// memory, gemms whose A operand is a fragment (staged there, since a thread needs whole rows of
-/// it): (op, element type, elements).
-fn scratch_needs<'c, 'a>(ops: &[OperationRef<'c, 'a>], layouts: &Layouts, shuffles: Option<i64>) -> Vec<(OperationRef<'c, 'a>, Type<'c>, i64)> {
-    let mut needs = Vec::new();
+/// The workgroup scratches a kernel needs: one for each gemm whose A operand is a fragment (staged
+/// there, since a thread needs whole rows of it), and one per element type shared by the reductions
+/// that exchange partials through workgroup memory (each exchange starts with a barrier, so the
+/// next reduction's stores wait until every thread has read the last one's partials): (the ops,
+/// element type, elements).
+fn scratch_needs<'c, 'a>(ops: &[OperationRef<'c, 'a>], layouts: &Layouts, shuffles: Option<i64>) -> Vec<(Vec<OperationRef<'c, 'a>>, Type<'c>, i64)> {
+    let mut needs: Vec<(Vec<OperationRef>, Type, i64)> = Vec::new();
     for op in ops.iter().filter(|op| op_name(op) == "tile.gemm") {
         let Ok(a) = op.operand(0) else { continue };
         if level(a) == Some(MemoryLevel::Fragment) && !register_a(op, layouts) && !mfma::register_a(op, layouts) {
-            needs.push((*op, element_type(a), memref_shape(a).iter().product()));
+            needs.push((vec![*op], element_type(a), memref_shape(a).iter().product()));
         }
     }
+    let gemms = needs.len();
     for op in ops.iter().filter(|op| op_name(op) == "tile.reduce") {
         let (Ok(src), Ok(dst)) = (op.operand(0), op.operand(1)) else { continue };
         let (Ok(from), Some(plan)) = (placed(layouts, src), layouts.reductions.get(&key(op))) else { continue };
         let ty = element_type(dst);
         if plan.masks.iter().any(|mask| !(shuffles.is_some_and(|lanes| *mask < lanes) && ty.is_f32())) {
-            needs.push((*op, ty, from.distribution.threads * plan.destinations.len() as i64));
+            let elements = from.distribution.threads * plan.destinations.len() as i64;
+            match needs[gemms..].iter_mut().find(|(_, shared, _)| *shared == ty) {
+                Some((users, _, most)) => {
+                    users.push(*op);
+                    *most = (*most).max(elements);
+                }
+                None => needs.push((vec![*op], ty, elements)),
+            }
         }
     }
     needs
@@ -799,6 +810,12 @@ pub fn lower_all<'c, 'a>(
     let space = Attribute::parse(context, private_space);
     let threads = integer_attribute(&kernel, "threads").unwrap_or(128);
     let operands_kept = tensor_cores::operands_kept(kernel, ops, layouts);
+    // The waits for wgmma groups go in first: each op's rule then writes its code after them.
+    let deferred = operands_kept.iter().copied().filter(|gemm| layouts.wgmma.contains(gemm)).collect();
+    for (op, groups) in wgmma_waits::wgmma_waits(ops, layouts, &deferred) {
+        let group = (Identifier::new(context, "group"), Attribute::parse(context, &format!("{groups} : i64")).expect("group"));
+        b.insert(At::before(op), OperationBuilder::new("nvvm.wgmma.wait.group.sync.aligned", op.location()).add_attributes(&[group]).build().expect("nvvm op"));
+    }
     let mut lowering = Lowering { threads, context, layouts, private: HashMap::new(), tid, shuffles, operands_kept };
     let allocations: Vec<OperationRef> = ops.iter().copied().filter(|op| op_name(op) == "tile.alloc_fragment").collect();
     for allocation in &allocations {
@@ -808,16 +825,19 @@ pub fn lower_all<'c, 'a>(
         let value = b.value(start, melior::dialect::memref::alloca(context, array, &[], &[], None, allocation.location()));
         lowering.private.insert(key(allocation), value);
     }
-    // Reductions that exchange through workgroup memory get a scratch tile of their own.
+    // Reductions that exchange through workgroup memory share a scratch tile per element type; a
+    // staged gemm operand gets one of its own.
     let mut scratches: HashMap<usize, Value> = HashMap::new();
-    for (op, ty, elements) in scratch_needs(ops, layouts, shuffles) {
+    for (users, ty, elements) in scratch_needs(ops, layouts, shuffles) {
         let workgroup = Attribute::parse(context, "#gpu.address_space<workgroup>");
         let scratch_type = MemRefType::new(ty, &[elements], None, workgroup);
         let scratch = b.value(
             start,
-            OperationBuilder::new("tile.alloc_shared", op.location()).add_results(&[scratch_type.into()]).build().expect("tile.alloc_shared"),
+            OperationBuilder::new("tile.alloc_shared", users[0].location()).add_results(&[scratch_type.into()]).build().expect("tile.alloc_shared"),
         );
-        scratches.insert(key(&op), scratch);
+        for op in users {
+            scratches.insert(key(&op), scratch);
+        }
     }
     // The gemms on cooperative matrices share one f32 staging area.
     let staging = (!layouts.coopmat.is_empty()).then(|| {

@@ -10,12 +10,19 @@ use super::*;
 /// Which gemms of a kernel run on wgmma, and the shared tiles they read kept as core matrices (by
 /// allocation: the dimension that is K). A gemm qualifies when its accumulator has the wgmma layout,
 /// its inputs are f16 or bf16 with K a multiple of 16, and each shared operand is written only by
-/// copies from global memory and read only by this gemm.
-pub fn wgmma_plan(ops: &[OperationRef], layouts: &Layouts) -> (HashMap<usize, usize>, std::collections::HashSet<usize>) {
-    let mut core_tiles = HashMap::new();
-    let mut gemms = std::collections::HashSet::new();
+/// copies from global memory and read only by gemms that qualify and take the same dimension as K
+/// (FlashAttention's Q tile feeds the first block's scores and every later block's): a tile kept
+/// as core matrices cannot be read any other way.
+/// Also returns the gemms with a fragment accumulator that stay off wgmma, and why.
+pub fn wgmma_plan<'c, 'a>(ops: &[OperationRef<'c, 'a>], layouts: &Layouts) -> (HashMap<usize, usize>, std::collections::HashSet<usize>, Vec<(OperationRef<'c, 'a>, String)>) {
     let sixteen_bit = |value: Value| matches!(element_type(value).to_string().as_str(), "f16" | "bf16");
-    for gemm in ops.iter().filter(|op| op_name(op) == "tile.gemm") {
+    // A ring slot stands for its whole ring: every slot is written and read the same way.
+    let owned = |tile: &Value| crate::pipeline::rings::tile_allocation(*tile).map(|allocation| key(&allocation));
+    // Each gemm that fits the instruction, with its shared operands' allocations and K dimensions.
+    let mut candidates: HashMap<usize, Vec<(usize, usize)>> = HashMap::new();
+    let gemms: Vec<&OperationRef> = ops.iter().filter(|op| op_name(op) == "tile.gemm").collect();
+    let mut off = Vec::new();
+    for gemm in &gemms {
         let (Ok(a), Ok(b), Ok(c)) = (gemm.operand(0), gemm.operand(1), gemm.operand(2)) else { continue };
         let Ok(accumulator) = placed(layouts, c) else { continue };
         let [m, n] = accumulator.layout.shape[..] else { continue };
@@ -34,39 +41,55 @@ pub fn wgmma_plan(ops: &[OperationRef], layouts: &Layouts) -> (HashMap<usize, us
             && level(b) == Some(MemoryLevel::Shared)
             && (level(a) == Some(MemoryLevel::Shared) && !transpose_a || level(a) == Some(MemoryLevel::Fragment) && !transpose_a);
         if !fits {
+            off.push((**gemm, "does not fit wgmma (it takes f16 or bf16 inputs with K a multiple of 16, an A operand not transposed, a B operand in shared memory, and an f32 accumulator in the wgmma layout with M a multiple of 64 and N a multiple of 8 up to 256)".to_owned()));
             continue;
         }
-        // Each shared operand: written by copies from global memory, read by this gemm alone.
-        let operands: Vec<(Value, usize)> = [(a, 1), (b, if transpose_b { 1 } else { 0 })]
+        let operands: Option<Vec<(usize, usize)>> = [(a, 1), (b, if transpose_b { 1 } else { 0 })]
             .into_iter()
             .filter(|(value, _)| level(*value) == Some(MemoryLevel::Shared))
+            .map(|(tile, k_dim)| owned(&tile).map(|allocation| (allocation, k_dim)))
             .collect();
-        // A ring slot stands for its whole ring: every slot is written and read the same way.
-        let owned = |tile: &Value| crate::pipeline::rings::tile_allocation(*tile).map(|allocation| key(&allocation));
-        let alone = operands.iter().all(|(tile, _)| {
-            let allocation = owned(tile);
-            ops.iter()
-                .filter(|op| op.operands().any(|operand| operand == *tile || (level(operand) == Some(MemoryLevel::Shared) && allocation.is_some() && owned(&operand) == allocation)))
-                .filter(|op| op_name(op) != "tile.slot")
-                .all(|user| {
-                    *user == *gemm
-                        || (op_name(user) == "tile.copy"
-                            && copy_parts(user).is_some_and(|parts| owned(&parts.dst) == allocation && level(parts.src) == Some(MemoryLevel::Global)))
-                        || (op_name(user) == "tile.copy_async"
-                            && copy_async_parts(user).is_some_and(|(parts, _, _)| owned(&parts.dst) == allocation))
-                })
-        });
-        if !alone || operands.iter().any(|(tile, _)| owned(tile).is_some_and(|k| core_tiles.contains_key(&k))) {
-            continue;
+        if let Some(operands) = operands {
+            candidates.insert(key(gemm), operands);
         }
-        for (tile, k_dim) in operands {
-            if let Some(k) = owned(&tile) {
-                core_tiles.insert(k, k_dim);
+    }
+    // Drop candidates until every kept tile is written only by copies from global memory and read
+    // only by remaining candidates that agree on its K dimension.
+    loop {
+        let mut k_dims: HashMap<usize, Vec<usize>> = HashMap::new();
+        for operands in candidates.values() {
+            for (allocation, k_dim) in operands {
+                k_dims.entry(*allocation).or_default().push(*k_dim);
             }
         }
-        gemms.insert(key(gemm));
+        let usable = |allocation: usize| {
+            let agreed = k_dims[&allocation].windows(2).all(|pair| pair[0] == pair[1]);
+            agreed
+                && ops
+                    .iter()
+                    .filter(|op| op_name(op) != "tile.slot")
+                    .filter(|op| op.operands().any(|operand| level(operand) == Some(MemoryLevel::Shared) && owned(&operand) == Some(allocation)))
+                    .all(|user| {
+                        candidates.contains_key(&key(user))
+                            || (op_name(user) == "tile.copy"
+                                && copy_parts(user).is_some_and(|parts| owned(&parts.dst) == Some(allocation) && level(parts.src) == Some(MemoryLevel::Global)))
+                            || (op_name(user) == "tile.copy_async"
+                                && copy_async_parts(user).is_some_and(|(parts, _, _)| owned(&parts.dst) == Some(allocation)))
+                    })
+        };
+        let dropped: Vec<usize> = candidates.iter().filter(|(_, operands)| !operands.iter().all(|(allocation, _)| usable(*allocation))).map(|(gemm, _)| *gemm).collect();
+        if dropped.is_empty() {
+            break;
+        }
+        for gemm in dropped {
+            candidates.remove(&gemm);
+            if let Some(op) = gemms.iter().find(|op| key(op) == gemm) {
+                off.push((**op, "reads a shared tile that wgmma cannot read as core matrices (something other than copies from global memory writes it, or another gemm reads it with another dimension as K)".to_owned()));
+            }
+        }
     }
-    (core_tiles, gemms)
+    let core_tiles = candidates.values().flatten().copied().collect();
+    (core_tiles, candidates.into_keys().collect(), off)
 }
 
 /// The gemms of `kernel` whose shared operands nothing writes after them unless it waits for a
@@ -146,7 +169,11 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         // Tiles whose rows do not split evenly over the threads have no per-thread formula: they
         // take the loop below.
         let spread = crate::registers::Placed::of(crate::layout::atoms::blocked(&shape, threads)).ok();
-        let pieces = crate::registers::Placed::of(crate::layout::atoms::blocked_in_chunks(&shape, threads, 8)).ok();
+        let pieces = if shape[0] % 8 == 0 {
+            crate::registers::Placed::of(crate::layout::atoms::core_matrix_chunks(&shape, threads, 8)).ok()
+        } else {
+            crate::registers::Placed::of(crate::layout::atoms::blocked_in_chunks(&shape, threads, 8)).ok()
+        };
         let ty = element_type(tile);
         // One element at its core-matrix place: zero, or the source's value where it is inside.
         let element = |at: At<'c, 'a>, coordinates: &[Value<'c, 'a>]| {
@@ -473,7 +500,12 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             results.push((tile, value));
         }
         simple("nvvm.wgmma.commit.group.sync.aligned", &[]);
-        simple("nvvm.wgmma.wait.group.sync.aligned", &[attribute("group", "0 : i64".into())]);
+        // A gemm whose operands stay put leaves its group running: the op that needs it waits
+        // (`wgmma_waits`). The others wait here, before their closing barrier.
+        let deferred = self.operands_kept.contains(&key(&op));
+        if !deferred {
+            simple("nvvm.wgmma.wait.group.sync.aligned", &[attribute("group", "0 : i64".into())]);
+        }
         for (tile, value) in results {
             for position in 0..n / 2 {
                 let element = b.value(
@@ -489,7 +521,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             }
         }
         // The operand tiles may be refilled after this: every warpgroup is done reading them.
-        if !self.operands_kept.contains(&key(&op)) {
+        if !deferred {
             b.barrier(at);
         }
         erase(self.context, op);
