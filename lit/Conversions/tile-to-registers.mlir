@@ -168,8 +168,12 @@ func.func @chain(%X: memref<32x32xf16>, %W: memref<32x32xf16>, %Y: memref<32x32x
 // NV-NEXT: arith.constant 0 : index
 // NV-NEXT: memref.load
 // NV-NEXT: arith.truncf
+// The A registers are packed before the second gemm's fence (a register written between the fence
+// and the instruction makes ptxas fence again).
 // NV: %[[PAIR:.*]] = vector.from_elements %{{.*}}, %{{.*}} : vector<2xf16>
 // NV-NEXT: llvm.bitcast %[[PAIR]] : vector<2xf16> to i32
+// NV: nvvm.wgmma.fence.aligned
+// NV-NOT: vector.from_elements
 // NV: llvm.inline_asm has_side_effects asm_dialect = att "{\0A.reg .pred p;\0Asetp.ne.b32 p, $37, 0;\0Awgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {$0, {{.*}}, $31}, {$32, $33, $34, $35}, $36, p, 1, 1, 1;\0A}"
 // NV-NOT: nvvm.wgmma.mma_async
 // VK-LABEL: gpu.func @chain_wgmma_0_kernel

@@ -454,6 +454,13 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         };
         let stride = depth / 8 * 128;
         let mut results = Vec::new();
+        // A register A operand is packed into its 32-bit registers before the fence: a register
+        // written between the fence and the instruction that reads it makes ptxas fence again.
+        let packed: Vec<Vec<Vec<Value>>> = if from_registers {
+            (0..rows / 64).map(|tile| (0..depth / 16).map(|step| self.pack_a_registers(&b, at, a, tile, step, depth, i32_type)).collect()).collect()
+        } else {
+            Vec::new()
+        };
         simple("nvvm.wgmma.fence.aligned", &[]);
         for tile in 0..rows / 64 {
             let mut value = b.value(at, OperationBuilder::new("llvm.mlir.undef", b.location).add_results(&[struct_type]).build().expect("undef"));
@@ -473,7 +480,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             for step in 0..depth / 16 {
                 let db = descriptor(at, b_address, step * 256, b_constant);
                 if from_registers {
-                    value = self.wgmma_register_a(&b, at, a, tile, step, depth, n, &input, value, db, struct_type, i32_type, b_mn_major);
+                    value = self.wgmma_register_a(&b, at, packed[tile as usize][step as usize].clone(), n, &input, value, db, struct_type, i32_type, b_mn_major);
                     continue;
                 }
                 let da = descriptor(at, a_address, tile * 8 * stride + step * 256, constant);
@@ -527,18 +534,34 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         erase(self.context, op);
     }
 
-    /// One m64nNk16 wgmma whose A operand is four registers of the fragment `a` (each two f16 or
-    /// bf16 of its slots, in the wgmma A layout's order), through `llvm.inline_asm`: MLIR 22 has no
-    /// op for the register-A form. The accumulator is tied to the results.
+    /// The four 32-bit registers of the fragment `a` (in the wgmma A layout) that one m64nNk16
+    /// instruction reads for 64-row tile `tile` and 16-column step `step`: each two f16 or bf16 of
+    /// its slots, in the layout's order (8 slots a thread: register q holds slots 2q and 2q + 1).
+    #[allow(clippy::too_many_arguments)]
+    fn pack_a_registers(&self, b: &Builder<'c>, at: At<'c, 'a>, a: Value<'c, 'a>, tile: i64, step: i64, depth: i64, i32_type: Type<'c>) -> Vec<Value<'c, 'a>> {
+        let operand = placed(self.layouts, a).expect("checked");
+        let array = self.private(a);
+        let pair = Type::parse(self.context, &format!("vector<2x{}>", element_type(a))).expect("pair type");
+        let first = tile * (depth / 2) + step * 8;
+        (0..4)
+            .map(|q| {
+                let low = self.slot_value(b, at, array, operand, first + 2 * q);
+                let high = self.slot_value(b, at, array, operand, first + 2 * q + 1);
+                let packed = b.value(at, OperationBuilder::new("vector.from_elements", b.location).add_operands(&[low, high]).add_results(&[pair]).build().expect("vector.from_elements"));
+                b.value(at, OperationBuilder::new("llvm.bitcast", b.location).add_operands(&[packed]).add_results(&[i32_type]).build().expect("llvm.bitcast"))
+            })
+            .collect()
+    }
+
+    /// One m64nNk16 wgmma whose A operand is four packed registers of a fragment
+    /// ([`Self::pack_a_registers`]), through `llvm.inline_asm`: MLIR 22 has no op for the register-A
+    /// form. The accumulator is tied to the results.
     #[allow(clippy::too_many_arguments)]
     fn wgmma_register_a(
         &self,
         b: &Builder<'c>,
         at: At<'c, 'a>,
-        a: Value<'c, 'a>,
-        tile: i64,
-        step: i64,
-        depth: i64,
+        registers: Vec<Value<'c, 'a>>,
         n: i64,
         input: &str,
         accumulator: Value<'c, 'a>,
@@ -547,19 +570,6 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         i32_type: Type<'c>,
         b_mn_major: bool,
     ) -> Value<'c, 'a> {
-        let operand = placed(self.layouts, a).expect("checked");
-        let array = self.private(a);
-        let element = element_type(a);
-        let pair = Type::parse(self.context, &format!("vector<2x{element}>")).expect("pair type");
-        // Slots of this 64-row tile and 16-column step: 8 per thread, registers q = slots 2q, 2q+1.
-        let first = tile * (depth / 2) + step * 8;
-        let mut registers = Vec::new();
-        for q in 0..4 {
-            let low = self.slot_value(b, at, array, operand, first + 2 * q);
-            let high = self.slot_value(b, at, array, operand, first + 2 * q + 1);
-            let packed = b.value(at, OperationBuilder::new("vector.from_elements", b.location).add_operands(&[low, high]).add_results(&[pair]).build().expect("vector.from_elements"));
-            registers.push(b.value(at, OperationBuilder::new("llvm.bitcast", b.location).add_operands(&[packed]).add_results(&[i32_type]).build().expect("llvm.bitcast")));
-        }
         let outputs = n / 2;
         let one = b.value(at, melior::dialect::arith::constant(self.context, IntegerAttribute::new(i32_type, 1).into(), b.location));
         let list = |from: i64, count: i64| (from..from + count).map(|i| format!("${i}")).collect::<Vec<_>>().join(", ");
