@@ -22,12 +22,25 @@ pub fn install_hooks() {
     HOOKS.call_once(|| unsafe { ffi::tileShimSetHooks(Some(verify_hook), Some(canonicalize_hook)) });
 }
 
+thread_local! {
+    /// Whether this thread is inside a Rust verifier: melior prints an op into the error of a
+    /// missing operand or result, and printing an invalid op verifies it again, which would call
+    /// the same verifier on the same op without end (a stack overflow on a `memref.load` with no
+    /// operands in a kernel, found by the fuzzer, seed 6161).
+    static VERIFYING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
 unsafe extern "C" fn verify_hook(
     op: MlirOperation,
     sink: ffi::TileMessageSink,
     user_data: *mut c_void,
 ) -> bool {
+    // A verification started by our own verifier's printing: the outer one decides.
+    if VERIFYING.with(|verifying| verifying.replace(true)) {
+        return true;
+    }
     let outcome = catch_panic(|| verify::verify_op(unsafe { OperationRef::from_raw(op) }));
+    VERIFYING.with(|verifying| verifying.set(false));
     let message = match outcome {
         Ok(Ok(())) => return true,
         Ok(Err(message)) => message,

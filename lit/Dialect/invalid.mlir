@@ -549,3 +549,41 @@ func.func @kernel_min_blocks() {
   }
   return
 }
+
+// -----
+
+// An invalid op inside a kernel: the kernel's verifier reads it while MLIR verifies it, and
+// printing it for a message verifies it again; the located error comes once, no stack overflow
+// (fuzzer, seed 6161).
+func.func @load_without_operands(%n: index) {
+  "tile.kernel"(%n) <{threads = 128 : i64}> ({
+  ^bb0(%bx: index):
+    // expected-error @+1 {{'memref.load' op expected 1 or more operands, but found 0}}
+    %S = "memref.load"() : () -> memref<64x32xf16, #gpu.address_space<workgroup>>
+    "tile.yield"() : () -> ()
+  }) : (index) -> ()
+  return
+}
+
+// -----
+
+// A constant grid past what GPUs launch (the fuzzer's grids of 2^32 and 2^63 - 1 blocks ran for
+// hours on the CPU reference and lavapipe).
+func.func @grid_too_large() {
+  %huge = arith.constant 4294967296 : index
+  // expected-error @+1 {{'tile.kernel' op expects at most 2147483647 blocks along grid dimension x (what GPUs launch), but got 4294967296}}
+  tile.kernel grid(%huge) threads(128) (%b) {
+  }
+  return
+}
+
+// -----
+
+func.func @grid_y_too_large() {
+  %c1 = arith.constant 1 : index
+  %big = arith.constant 65536 : index
+  // expected-error @+1 {{'tile.kernel' op expects at most 65535 blocks along grid dimension y (what GPUs launch), but got 65536}}
+  tile.kernel grid(%c1, %big) threads(128) (%b, %c) {
+  }
+  return
+}

@@ -80,6 +80,10 @@ pub fn access(op: &OperationRef) -> Verdict {
         "memref.store" => (1, 2),
         _ => return Ok(()),
     };
+    // Checked first: a missing operand's error would print the (invalid) op.
+    if op.operand_count() <= memref {
+        return Ok(());
+    }
     let Some(buffer) = op.operand(memref).ok() else {
         return Ok(());
     };

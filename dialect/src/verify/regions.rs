@@ -15,6 +15,10 @@ use melior::ir::{
 /// The largest block the GPUs we target can launch.
 const MAX_THREADS: i64 = 1024;
 
+/// The most blocks a launch takes along x, and along y and z (CUDA; HIP takes the same or more).
+const MAX_GRID_X: i64 = (1 << 31) - 1;
+const MAX_GRID_YZ: i64 = 65535;
+
 /// Checks that the body's arguments are `expected` values of type `index`.
 fn index_arguments(op: OperationRef, expected: usize, what: &str) -> Verdict {
     let Some(body) = op.region(0).ok().and_then(|region| region.first_block()) else {
@@ -53,6 +57,15 @@ pub fn kernel(op: OperationRef) -> Verdict {
         && !(1..=32).contains(&blocks)
     {
         return Err(format!("expects min_blocks_per_multiprocessor from 1 to 32, but got {blocks}"));
+    }
+    // A constant grid size past what the GPUs launch would never run (a CPU reference or lavapipe
+    // would loop over it for hours): CUDA and HIP take 2^31 - 1 blocks along x, 65535 along y and z.
+    for (dimension, size) in op.operands().enumerate() {
+        let limit = if dimension == 0 { MAX_GRID_X } else { MAX_GRID_YZ };
+        if let Some(blocks) = constant_integer(size).filter(|blocks| *blocks > limit) {
+            let name = ["x", "y", "z"][dimension];
+            return Err(format!("expects at most {limit} blocks along grid dimension {name} (what GPUs launch), but got {blocks}"));
+        }
     }
     index_arguments(op, grid, "block indices (one per grid dimension)")?;
     super::accesses::calls(op)?;
