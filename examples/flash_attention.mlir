@@ -59,7 +59,7 @@ func.func @attention_d64_f16(%Q: memref<2x4x1000x64xf16>, %K: memref<2x4x1000x64
         %mi = memref.load %m[%i] : memref<64xf32, #tile.fragment>
         %shift = arith.mulf %mi, %nscale : f32
         %d = math.fma %s, %scale, %shift : f32
-        %e = math.exp2 %d : f32
+        %e = math.exp2 %d fastmath<afn> : f32
         memref.store %e, %S[%i, %k] : memref<64x32xf32, #tile.fragment>
       }
       tile.reduce <sum> %S, %rs dim(1) : memref<64x32xf32, #tile.fragment>, memref<64xf32, #tile.fragment>
@@ -68,7 +68,7 @@ func.func @attention_d64_f16(%Q: memref<2x4x1000x64xf16>, %K: memref<2x4x1000x64
         %new = memref.load %m[%i] : memref<64xf32, #tile.fragment>
         %diff = arith.subf %old, %new : f32
         %d = arith.mulf %diff, %scale : f32
-        %c = math.exp2 %d : f32
+        %c = math.exp2 %d fastmath<afn> : f32
         %li = memref.load %l[%i] : memref<64xf32, #tile.fragment>
         %r = memref.load %rs[%i] : memref<64xf32, #tile.fragment>
         %n = arith.mulf %li, %c : f32
@@ -99,7 +99,7 @@ func.func @attention_d64_f16(%Q: memref<2x4x1000x64xf16>, %K: memref<2x4x1000x64
         %mi = memref.load %m[%i] : memref<64xf32, #tile.fragment>
         %shift = arith.mulf %mi, %nscale : f32
         %d = math.fma %s, %scale, %shift : f32
-        %e = math.exp2 %d : f32
+        %e = math.exp2 %d fastmath<afn> : f32
         memref.store %e, %S[%i, %k] : memref<64x32xf32, #tile.fragment>
       }
       tile.reduce <sum> %S, %rs dim(1) : memref<64x32xf32, #tile.fragment>, memref<64xf32, #tile.fragment>
@@ -108,7 +108,7 @@ func.func @attention_d64_f16(%Q: memref<2x4x1000x64xf16>, %K: memref<2x4x1000x64
         %new = memref.load %m[%i] : memref<64xf32, #tile.fragment>
         %diff = arith.subf %old, %new : f32
         %d = arith.mulf %diff, %scale : f32
-        %c = math.exp2 %d : f32
+        %c = math.exp2 %d fastmath<afn> : f32
         %li = memref.load %l[%i] : memref<64xf32, #tile.fragment>
         %r = memref.load %rs[%i] : memref<64xf32, #tile.fragment>
         %n = arith.mulf %li, %c : f32
@@ -203,7 +203,7 @@ func.func @attention_d64_bf16_causal(%Q: memref<2x4x1000x64xbf16>, %K: memref<2x
         %mi = memref.load %m[%i] : memref<64xf32, #tile.fragment>
         %shift = arith.mulf %mi, %nscale : f32
         %d = math.fma %s, %scale, %shift : f32
-        %e = math.exp2 %d : f32
+        %e = math.exp2 %d fastmath<afn> : f32
         memref.store %e, %S[%i, %k] : memref<64x32xf32, #tile.fragment>
       }
       tile.reduce <sum> %S, %rs dim(1) : memref<64x32xf32, #tile.fragment>, memref<64xf32, #tile.fragment>
@@ -212,7 +212,7 @@ func.func @attention_d64_bf16_causal(%Q: memref<2x4x1000x64xbf16>, %K: memref<2x
         %new = memref.load %m[%i] : memref<64xf32, #tile.fragment>
         %diff = arith.subf %old, %new : f32
         %d = arith.mulf %diff, %scale : f32
-        %c = math.exp2 %d : f32
+        %c = math.exp2 %d fastmath<afn> : f32
         %li = memref.load %l[%i] : memref<64xf32, #tile.fragment>
         %r = memref.load %rs[%i] : memref<64xf32, #tile.fragment>
         %n = arith.mulf %li, %c : f32
@@ -246,7 +246,7 @@ func.func @attention_d64_bf16_causal(%Q: memref<2x4x1000x64xbf16>, %K: memref<2x
         %mi = memref.load %m[%i] : memref<64xf32, #tile.fragment>
         %shift = arith.mulf %mi, %nscale : f32
         %d = math.fma %s, %scale, %shift : f32
-        %e = math.exp2 %d : f32
+        %e = math.exp2 %d fastmath<afn> : f32
         memref.store %e, %S[%i, %k] : memref<64x32xf32, #tile.fragment>
       }
       tile.reduce <sum> %S, %rs dim(1) : memref<64x32xf32, #tile.fragment>, memref<64xf32, #tile.fragment>
@@ -255,7 +255,7 @@ func.func @attention_d64_bf16_causal(%Q: memref<2x4x1000x64xbf16>, %K: memref<2x
         %new = memref.load %m[%i] : memref<64xf32, #tile.fragment>
         %diff = arith.subf %old, %new : f32
         %d = arith.mulf %diff, %scale : f32
-        %c = math.exp2 %d : f32
+        %c = math.exp2 %d fastmath<afn> : f32
         %li = memref.load %l[%i] : memref<64xf32, #tile.fragment>
         %r = memref.load %rs[%i] : memref<64xf32, #tile.fragment>
         %n = arith.mulf %li, %c : f32
@@ -347,7 +347,7 @@ func.func @attention_d128_f16_causal(%Q: memref<2x4x1000x128xf16>, %K: memref<2x
         %mi = memref.load %m[%i] : memref<64xf32, #tile.fragment>
         %shift = arith.mulf %mi, %nscale : f32
         %d = math.fma %s, %scale, %shift : f32
-        %e = math.exp2 %d : f32
+        %e = math.exp2 %d fastmath<afn> : f32
         memref.store %e, %S[%i, %k] : memref<64x32xf32, #tile.fragment>
       }
       tile.reduce <sum> %S, %rs dim(1) : memref<64x32xf32, #tile.fragment>, memref<64xf32, #tile.fragment>
@@ -356,7 +356,7 @@ func.func @attention_d128_f16_causal(%Q: memref<2x4x1000x128xf16>, %K: memref<2x
         %new = memref.load %m[%i] : memref<64xf32, #tile.fragment>
         %diff = arith.subf %old, %new : f32
         %d = arith.mulf %diff, %scale : f32
-        %c = math.exp2 %d : f32
+        %c = math.exp2 %d fastmath<afn> : f32
         %li = memref.load %l[%i] : memref<64xf32, #tile.fragment>
         %r = memref.load %rs[%i] : memref<64xf32, #tile.fragment>
         %n = arith.mulf %li, %c : f32
@@ -441,7 +441,7 @@ func.func @attention_d128_bf16(%Q: memref<2x4x1000x128xbf16>, %K: memref<2x4x100
         %mi = memref.load %m[%i] : memref<64xf32, #tile.fragment>
         %shift = arith.mulf %mi, %nscale : f32
         %d = math.fma %s, %scale, %shift : f32
-        %e = math.exp2 %d : f32
+        %e = math.exp2 %d fastmath<afn> : f32
         memref.store %e, %S[%i, %k] : memref<64x32xf32, #tile.fragment>
       }
       tile.reduce <sum> %S, %rs dim(1) : memref<64x32xf32, #tile.fragment>, memref<64xf32, #tile.fragment>
@@ -450,7 +450,7 @@ func.func @attention_d128_bf16(%Q: memref<2x4x1000x128xbf16>, %K: memref<2x4x100
         %new = memref.load %m[%i] : memref<64xf32, #tile.fragment>
         %diff = arith.subf %old, %new : f32
         %d = arith.mulf %diff, %scale : f32
-        %c = math.exp2 %d : f32
+        %c = math.exp2 %d fastmath<afn> : f32
         %li = memref.load %l[%i] : memref<64xf32, #tile.fragment>
         %r = memref.load %rs[%i] : memref<64xf32, #tile.fragment>
         %n = arith.mulf %li, %c : f32
@@ -481,7 +481,7 @@ func.func @attention_d128_bf16(%Q: memref<2x4x1000x128xbf16>, %K: memref<2x4x100
         %mi = memref.load %m[%i] : memref<64xf32, #tile.fragment>
         %shift = arith.mulf %mi, %nscale : f32
         %d = math.fma %s, %scale, %shift : f32
-        %e = math.exp2 %d : f32
+        %e = math.exp2 %d fastmath<afn> : f32
         memref.store %e, %S[%i, %k] : memref<64x32xf32, #tile.fragment>
       }
       tile.reduce <sum> %S, %rs dim(1) : memref<64x32xf32, #tile.fragment>, memref<64xf32, #tile.fragment>
@@ -490,7 +490,7 @@ func.func @attention_d128_bf16(%Q: memref<2x4x1000x128xbf16>, %K: memref<2x4x100
         %new = memref.load %m[%i] : memref<64xf32, #tile.fragment>
         %diff = arith.subf %old, %new : f32
         %d = arith.mulf %diff, %scale : f32
-        %c = math.exp2 %d : f32
+        %c = math.exp2 %d fastmath<afn> : f32
         %li = memref.load %l[%i] : memref<64xf32, #tile.fragment>
         %r = memref.load %rs[%i] : memref<64xf32, #tile.fragment>
         %n = arith.mulf %li, %c : f32

@@ -52,6 +52,21 @@ func.func @one_instruction(%x: f32) -> (f32, f32, f32, f32, f32, f32, f32, f32, 
 
 // -----
 
+// exp2 with the afn (or fast) flag flushes denormal results (ex2.approx.ftz.f32: no scaling
+// around the instruction); without it, ex2.approx.f32 keeps them.
+// CHECK-LABEL: func.func @fast_exp2
+// CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"(%arg0) : (f32) -> f32
+// CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"(%arg0) : (f32) -> f32
+// CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.ex2.approx.f32"(%arg0) : (f32) -> f32
+func.func @fast_exp2(%x: f32) -> (f32, f32, f32) {
+  %0 = math.exp2 %x fastmath<afn> : f32
+  %1 = math.exp2 %x fastmath<fast> : f32
+  %2 = math.exp2 %x fastmath<nnan> : f32
+  return %0, %1, %2 : f32, f32, f32
+}
+
+// -----
+
 // f16 and bf16 are computed in f32 (PTX's approximations are f32 instructions).
 // CHECK-LABEL: func.func @narrow
 // CHECK-NEXT: %[[X:.*]] = arith.extf %arg0 : f16 to f32

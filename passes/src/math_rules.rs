@@ -33,6 +33,10 @@ pub enum Rule {
     /// `intrinsic(operands...)` with the `afn` fast-math flag, which lets the backend pick its
     /// approximation instruction (NVPTX selects `llvm.tanh` only so, as `tanh.approx.f32`).
     Approximate(&'static str),
+    /// The first intrinsic, or the second (which flushes denormal results to zero) when the op
+    /// carries the `afn` or `fast` fast-math flag: NVPTX's `ex2.approx.f32` keeps denormals with
+    /// a scaling around the instruction, three more instructions an exponential.
+    FlushedWhenFast(&'static str, &'static str),
     /// `function(x * factor)`: a base change on the argument (`exp(x) = 2^(x log2 e)`).
     ScaleInput(&'static str, f64),
     /// `function(x) * factor`: a base change on the result (`ln x = log2(x) ln 2`).
@@ -195,6 +199,15 @@ fn apply(root: OperationRef, name: &str, rule: Rule) {
             let result = match rule {
                 Rule::Intrinsic(intrinsic) => emit.intrinsic(intrinsic, &operands, "none"),
                 Rule::Approximate(intrinsic) => emit.intrinsic(intrinsic, &operands, "afn"),
+                Rule::FlushedWhenFast(exact, flushed) => {
+                    // `#arith.fastmath<afn,contract>`: the flags between the angle brackets.
+                    let fast = op.attribute("fastmath").is_ok_and(|flags| {
+                        let text = flags.to_string();
+                        let inner = text.split_once('<').and_then(|(_, rest)| rest.split_once('>')).map_or("", |(inner, _)| inner);
+                        inner.split(',').any(|flag| matches!(flag.trim(), "afn" | "fast"))
+                    });
+                    emit.intrinsic(if fast { flushed } else { exact }, &operands, "none")
+                }
                 Rule::ScaleInput(function, factor) => {
                     let scaled = emit.binary("arith.mulf", x, emit.constant(factor));
                     emit.call(function, scaled)

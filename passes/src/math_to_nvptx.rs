@@ -5,6 +5,7 @@
 //! | ops (f32; f16/bf16 computed in f32) | become | accuracy |
 //! |---|---|---|
 //! | `exp`, `exp2` | `ex2.approx.f32` (of `x log2 e` for `exp`) | 2 ulp + argument rounding |
+//! | `exp2` with `afn` or `fast` | `ex2.approx.ftz.f32`: results below 2^-126 are 0 (no denormal scaling) | 2 ulp |
 //! | `log`, `log2`, `log10` | `lg2.approx.f32`, times `ln 2` / `log10 2` | 2^-22 absolute near 1 |
 //! | `rsqrt` / `sqrt` | `rsqrt.approx.f32` / `sqrt.rn.f32` (`llvm.sqrt`) | 2^-22.9 relative / exact |
 //! | `tanh` | `tanh.approx.f32` (sm_75+; `llvm.tanh` with `afn`, as LLVM 22 spells it) | 2^-10.9 relative |
@@ -47,7 +48,7 @@ pub const NVPTX: MathLowering = MathLowering {
             "math.exp",
             Rule::ScaleInput("llvm.nvvm.ex2.approx.f32", LOG2_E),
         ),
-        ("math.exp2", Rule::Intrinsic("llvm.nvvm.ex2.approx.f32")),
+        ("math.exp2", Rule::FlushedWhenFast("llvm.nvvm.ex2.approx.f32", "llvm.nvvm.ex2.approx.ftz.f32")),
         (
             "math.log",
             Rule::ScaleOutput("llvm.nvvm.lg2.approx.f", LN_2),

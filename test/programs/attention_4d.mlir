@@ -58,7 +58,7 @@ func.func @attention_4d(%Q: memref<1x2x100x32xf16>, %K: memref<1x2x100x32xf16>, 
         %mi = memref.load %m[%i] : memref<32xf32, #tile.fragment>
         %shift = arith.mulf %mi, %nscale : f32
         %d = math.fma %s, %scale, %shift : f32
-        %e = math.exp2 %d : f32
+        %e = math.exp2 %d fastmath<afn> : f32
         memref.store %e, %S[%i, %k] : memref<32x32xf32, #tile.fragment>
       }
       tile.reduce <sum> %S, %rs dim(1) : memref<32x32xf32, #tile.fragment>, memref<32xf32, #tile.fragment>
@@ -67,7 +67,7 @@ func.func @attention_4d(%Q: memref<1x2x100x32xf16>, %K: memref<1x2x100x32xf16>, 
         %new = memref.load %m[%i] : memref<32xf32, #tile.fragment>
         %diff = arith.subf %old, %new : f32
         %d = arith.mulf %diff, %scale : f32
-        %c = math.exp2 %d : f32
+        %c = math.exp2 %d fastmath<afn> : f32
         %li = memref.load %l[%i] : memref<32xf32, #tile.fragment>
         %r = memref.load %rs[%i] : memref<32xf32, #tile.fragment>
         %n = arith.mulf %li, %c : f32
@@ -98,7 +98,7 @@ func.func @attention_4d(%Q: memref<1x2x100x32xf16>, %K: memref<1x2x100x32xf16>, 
         %mi = memref.load %m[%i] : memref<32xf32, #tile.fragment>
         %shift = arith.mulf %mi, %nscale : f32
         %d = math.fma %s, %scale, %shift : f32
-        %e = math.exp2 %d : f32
+        %e = math.exp2 %d fastmath<afn> : f32
         memref.store %e, %S[%i, %k] : memref<32x32xf32, #tile.fragment>
       }
       tile.reduce <sum> %S, %rs dim(1) : memref<32x32xf32, #tile.fragment>, memref<32xf32, #tile.fragment>
@@ -107,7 +107,7 @@ func.func @attention_4d(%Q: memref<1x2x100x32xf16>, %K: memref<1x2x100x32xf16>, 
         %new = memref.load %m[%i] : memref<32xf32, #tile.fragment>
         %diff = arith.subf %old, %new : f32
         %d = arith.mulf %diff, %scale : f32
-        %c = math.exp2 %d : f32
+        %c = math.exp2 %d fastmath<afn> : f32
         %li = memref.load %l[%i] : memref<32xf32, #tile.fragment>
         %r = memref.load %rs[%i] : memref<32xf32, #tile.fragment>
         %n = arith.mulf %li, %c : f32

@@ -65,7 +65,7 @@ func.func @attention_4d_causal(%Q: memref<1x2x100x32xf16>, %K: memref<1x2x100x32
         %mi = memref.load %m[%i] : memref<32xf32, #tile.fragment>
         %shift = arith.mulf %mi, %nscale : f32
         %d = math.fma %s, %scale, %shift : f32
-        %e = math.exp2 %d : f32
+        %e = math.exp2 %d fastmath<afn> : f32
         memref.store %e, %S[%i, %k] : memref<32x32xf32, #tile.fragment>
       }
       tile.reduce <sum> %S, %rs dim(1) : memref<32x32xf32, #tile.fragment>, memref<32xf32, #tile.fragment>
@@ -74,7 +74,7 @@ func.func @attention_4d_causal(%Q: memref<1x2x100x32xf16>, %K: memref<1x2x100x32
         %new = memref.load %m[%i] : memref<32xf32, #tile.fragment>
         %diff = arith.subf %old, %new : f32
         %d = arith.mulf %diff, %scale : f32
-        %c = math.exp2 %d : f32
+        %c = math.exp2 %d fastmath<afn> : f32
         %li = memref.load %l[%i] : memref<32xf32, #tile.fragment>
         %r = memref.load %rs[%i] : memref<32xf32, #tile.fragment>
         %n = arith.mulf %li, %c : f32
@@ -108,7 +108,7 @@ func.func @attention_4d_causal(%Q: memref<1x2x100x32xf16>, %K: memref<1x2x100x32
         %mi = memref.load %m[%i] : memref<32xf32, #tile.fragment>
         %shift = arith.mulf %mi, %nscale : f32
         %d = math.fma %s, %scale, %shift : f32
-        %e = math.exp2 %d : f32
+        %e = math.exp2 %d fastmath<afn> : f32
         memref.store %e, %S[%i, %k] : memref<32x32xf32, #tile.fragment>
       }
       tile.reduce <sum> %S, %rs dim(1) : memref<32x32xf32, #tile.fragment>, memref<32xf32, #tile.fragment>
@@ -117,7 +117,7 @@ func.func @attention_4d_causal(%Q: memref<1x2x100x32xf16>, %K: memref<1x2x100x32
         %new = memref.load %m[%i] : memref<32xf32, #tile.fragment>
         %diff = arith.subf %old, %new : f32
         %d = arith.mulf %diff, %scale : f32
-        %c = math.exp2 %d : f32
+        %c = math.exp2 %d fastmath<afn> : f32
         %li = memref.load %l[%i] : memref<32xf32, #tile.fragment>
         %r = memref.load %rs[%i] : memref<32xf32, #tile.fragment>
         %n = arith.mulf %li, %c : f32

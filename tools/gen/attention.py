@@ -54,7 +54,7 @@ def attention(name, batch, heads, seq, dim, dtype, causal, block_m=64, block_n=6
         %mi = memref.load %m[%i] : memref<{block_m}xf32, {fr}>
         %shift = arith.mulf %mi, %nscale : f32
         %d = math.fma %s, %scale, %shift : f32
-        %e = math.exp2 %d : f32
+        %e = math.exp2 %d fastmath<afn> : f32
         memref.store %e, %S[%i, %k] : memref<{block_m}x{block_n}xf32, {fr}>
       }}
       tile.reduce <sum> %S, %rs dim(1) : memref<{block_m}x{block_n}xf32, {fr}>, memref<{block_m}xf32, {fr}>
@@ -63,7 +63,7 @@ def attention(name, batch, heads, seq, dim, dtype, causal, block_m=64, block_n=6
         %new = memref.load %m[%i] : memref<{block_m}xf32, {fr}>
         %diff = arith.subf %old, %new : f32
         %d = arith.mulf %diff, %scale : f32
-        %c = math.exp2 %d : f32
+        %c = math.exp2 %d fastmath<afn> : f32
         %li = memref.load %l[%i] : memref<{block_m}xf32, {fr}>
         %r = memref.load %rs[%i] : memref<{block_m}xf32, {fr}>
         %n = arith.mulf %li, %c : f32
