@@ -197,6 +197,8 @@ if __name__ == "__main__":
         bench("m128n64s2", block_m=128, block_n=64, threads=256, stages=2)
         bench("m128n64s3", block_m=128, block_n=64, threads=256, stages=3)
         bench("m128n128s2", block_m=128, block_n=128, threads=256, stages=2)
+        bench("m128n64s3_fa2", block_m=128, block_n=64, threads=256, stages=3, overlap=False)
+
         # Two blocks a multiprocessor: 128 registers a thread.
         bench("m128n32s3b2", block_m=128, block_n=32, threads=256, stages=3, min_blocks=2)
         bench("m128n64s2b2", block_m=128, block_n=64, threads=256, stages=2, min_blocks=2)

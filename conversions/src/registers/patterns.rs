@@ -576,7 +576,9 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let (src_array, dst_array) = (self.private(src), self.private(dst));
         let offsets = self.offsets(&b, at, from);
         let combine = |at: At<'c, 'a>, x: Value<'c, 'a>, y: Value<'c, 'a>| b.op(at, combiner(kind).0, &[x, y]);
-        let mut partials: HashMap<i64, Value> = HashMap::new();
+        // Each destination's values first, then combined as a balanced tree: a chain of 16 or 32
+        // dependent max or add instructions a row is latency a warpgroup waits out.
+        let mut values: Vec<(i64, Vec<Value>)> = Vec::new();
         for &(slot, target, partial) in &plan.local {
             let value = self.slot_value(&b, at, src_array, from, slot as i64);
             let mut value = reduction_input(&b, at, kind, value, ty);
@@ -587,11 +589,17 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                 let neutral = b.constant(at, ty, identity(kind));
                 value = b.value(at, melior::dialect::arith::select(fits, value, neutral, b.location));
             }
-            let next = match partials.get(&target) {
-                Some(previous) => combine(at, *previous, value),
-                None => value,
-            };
-            partials.insert(target, next);
+            match values.iter_mut().find(|(destination, _)| *destination == target) {
+                Some((_, list)) => list.push(value),
+                None => values.push((target, vec![value])),
+            }
+        }
+        let mut partials: HashMap<i64, Value> = HashMap::new();
+        for (target, mut list) in values {
+            while list.len() > 1 {
+                list = list.chunks(2).map(|pair| if let [x, y] = pair { combine(at, *x, *y) } else { pair[0] }).collect();
+            }
+            partials.insert(target, list[0]);
         }
         let threads = from.distribution.threads;
         for &mask in &plan.masks {
