@@ -19,7 +19,7 @@
 // Prologue: cp.async into slot 0, then the arrival.
 // CHECK: scf.if
 // CHECK: nvgpu.device_async_copy
-// CHECK-NOT: nvgpu.device_async_wait
+// CHECK-NOT: nvvm.cp.async.wait.group
 // CHECK: nvvm.cp.async.mbarrier.arrive %{{.*}} : !llvm.ptr<3>
 // CHECK: nvvm.mbarrier.arrive %{{.*}} : !llvm.ptr<3> -> i64
 // The loop: wait, fence, wgmma; the refill after a barrier.
@@ -30,7 +30,7 @@
 // CHECK: scf.if
 // CHECK: gpu.barrier
 // CHECK: nvgpu.device_async_copy
-// CHECK-NOT: nvgpu.device_async_wait
+// CHECK-NOT: nvvm.cp.async.wait.group
 // CHECK: nvvm.cp.async.mbarrier.arrive
 module attributes {tile.target = "sm_90a"} {
 func.func @chain(%X: memref<256x128xf16>, %W1: memref<128x64xf16>, %W2: memref<64x32xf16>, %Y: memref<256x32xf16>) {
@@ -216,6 +216,46 @@ func.func @overlap(%Q: memref<64x32xf16>, %K: memref<128x32xf16>, %V: memref<128
       tile.copy %S, %P : memref<64x32xf32, #tile.fragment>, memref<64x32xf16, #tile.fragment>
     }
     tile.copy %Acc, %O : memref<64x32xf32, #tile.fragment>, memref<64x32xf16>
+  }
+  return
+}
+}
+
+// -----
+
+// A tile whose 16-byte pieces do not split evenly over the threads (64x64 f16: 512 pieces, 384
+// threads): each thread copies its pieces with cp.async, the last one under a guard, and the copy
+// waits for the thread's own group (no token has to leave the guard's branch).
+// CHECK-LABEL: gpu.func @uneven_0_kernel
+// CHECK: nvgpu.device_async_copy %arg0
+// CHECK: nvvm.cp.async.wait.group 0
+// CHECK: scf.if
+// CHECK: nvgpu.device_async_copy %arg1
+// CHECK: scf.if
+// CHECK: nvgpu.device_async_copy %arg1
+// CHECK: nvvm.cp.async.commit.group
+// CHECK-NEXT: nvvm.cp.async.wait.group 0
+module attributes {tile.target = "sm_90a"} {
+func.func @uneven(%Q: memref<192x64xf16>, %K: memref<128x64xf16>, %O: memref<192x64xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c1) threads(384) (%b) {
+    %Qs = tile.alloc_shared : memref<192x64xf16, #gpu.address_space<workgroup>>
+    %Ks = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+    %Vs = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+    %S = tile.alloc_fragment : memref<192x64xf32, #tile.fragment>
+    %P = tile.alloc_fragment : memref<192x64xf16, #tile.fragment>
+    %S2 = tile.alloc_fragment : memref<192x64xf32, #tile.fragment>
+    tile.copy %Q[%c0, %c0], %Qs : memref<192x64xf16>, memref<192x64xf16, #gpu.address_space<workgroup>>
+    tile.copy %K[%c0, %c0], %Ks : memref<128x64xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+    tile.copy %K[%c0, %c0], %Vs : memref<128x64xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+    tile.fill %S, %zero : memref<192x64xf32, #tile.fragment>
+    tile.gemm %Qs, %Ks, %S {transpose_b} : memref<192x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf16, #gpu.address_space<workgroup>>, memref<192x64xf32, #tile.fragment>
+    tile.copy %S, %P : memref<192x64xf32, #tile.fragment>, memref<192x64xf16, #tile.fragment>
+    tile.fill %S2, %zero : memref<192x64xf32, #tile.fragment>
+    tile.gemm %P, %Vs, %S2 : memref<192x64xf16, #tile.fragment>, memref<64x64xf16, #gpu.address_space<workgroup>>, memref<192x64xf32, #tile.fragment>
+    tile.copy %S2, %O : memref<192x64xf32, #tile.fragment>, memref<192x64xf16>
   }
   return
 }

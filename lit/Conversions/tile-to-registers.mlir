@@ -151,7 +151,8 @@ func.func @chain(%X: memref<32x32xf16>, %W: memref<32x32xf16>, %Y: memref<32x32x
 // NV: %[[ALIGNED:.*]] = arith.andi
 // NV-NEXT: scf.if %[[ALIGNED]] {
 // NV: nvgpu.device_async_copy {{.*}}, 8, %{{.*}} {bypassL1}
-// NV: nvgpu.device_async_wait %{{.*}} {numGroups = 0 : i32}
+// NV: nvvm.cp.async.commit.group
+// NV-NEXT: nvvm.cp.async.wait.group 0
 // NV: nvvm.fence.proxy
 // NV: gpu.barrier
 // NV: arith.constant 274878431232 : i64

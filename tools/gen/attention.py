@@ -187,18 +187,18 @@ if __name__ == "__main__":
         print("// the interpreter and lavapipe.")
         print(attention("attention_4d_causal" if causal else "attention_4d", 1, 2, 100, 32, "f16", causal, 32, 32, 64))
     elif which == "bench":
-        # The baseline's shape in several block shapes (rows a block: 64 on one warpgroup, 128 on
-        # two; keys a step; ring depth) and both orders of the loop.
+        # The baseline's shape in several block shapes (rows a block: 64 on each warpgroup; keys a
+        # step; ring depth) and both orders of the loop (RESULTS runs 44-47).
         bench = lambda name, **kw: print(attention(f"attention_bench_d128_f16_{name}", 1, 32, 4096, 128, "f16", False, **kw))
         bench("m64n64", block_n=64)
         bench("m128n32s4_fa2", block_m=128, block_n=32, threads=256, stages=4, overlap=False)
         bench("m128n32s4", block_m=128, block_n=32, threads=256, stages=4)
-        bench("m128n32s3", block_m=128, block_n=32, threads=256, stages=3)
-        bench("m128n64s2", block_m=128, block_n=64, threads=256, stages=2)
         bench("m128n64s3", block_m=128, block_n=64, threads=256, stages=3)
-        bench("m128n128s2", block_m=128, block_n=128, threads=256, stages=2)
         bench("m128n64s3_fa2", block_m=128, block_n=64, threads=256, stages=3, overlap=False)
-
-        # Two blocks a multiprocessor: 128 registers a thread.
-        bench("m128n32s3b2", block_m=128, block_n=32, threads=256, stages=3, min_blocks=2)
-        bench("m128n64s2b2", block_m=128, block_n=64, threads=256, stages=2, min_blocks=2)
+        # Three and four warpgroups a block: more warps a multiprocessor (168 and 128 registers a
+        # thread at most).
+        bench("m192n32s4", block_m=192, block_n=32, threads=384, stages=4)
+        bench("m192n64s3", block_m=192, block_n=64, threads=384, stages=3)
+        bench("m192n64s4", block_m=192, block_n=64, threads=384, stages=4)
+        bench("m256n32s3_fa2", block_m=256, block_n=32, threads=512, stages=3, overlap=False)
+        bench("m256n32s3", block_m=256, block_n=32, threads=512, stages=3)

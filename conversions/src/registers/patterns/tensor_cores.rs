@@ -215,9 +215,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             && element_type(parts.src) == ty
             && shape[1] % 8 == 0
             && row_length.is_some_and(|length| length % 8 == 0)
-            && !parts.src_offsets.is_empty()
-            // Every thread the same number of whole pieces: no piece needs a guard.
-            && (shape[0] * shape[1] / 8) % threads == 0;
+            && !parts.src_offsets.is_empty();
         match (&pieces, &spread) {
             (Some(pieces), _) if vectorizable => {
                 let aligned = self.sixteen_byte_rows(&b, at, parts.src, &parts.src_offsets);
@@ -276,7 +274,6 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let shape = &pieces.layout.shape;
         let offsets = self.offsets(b, at, pieces);
         let token_type = Type::parse(self.context, "!nvgpu.device.async.token").expect("token type");
-        let mut tokens = Vec::new();
         for slot in pieces.distribution.used_slots().filter(|slot| slot % 8 == 0) {
             let coordinates = self.coordinates(b, at, &pieces, &offsets, slot);
             let inner = self.guarded(b, at, &pieces, &coordinates);
@@ -317,7 +314,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             operands.extend_from_slice(&clamped);
             operands.push(elements);
             let segments = format!("array<i32: 1, {}, 1, {}, 1>", place.len(), clamped.len());
-            tokens.push(b.value(
+            b.insert(
                 at,
                 OperationBuilder::new("nvgpu.device_async_copy", b.location)
                     .add_operands(&operands)
@@ -329,19 +326,21 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                     .add_results(&[token_type])
                     .build()
                     .expect("nvgpu.device_async_copy"),
-            ));
+            );
         }
         if !wait {
             return;
         }
-        let group = b.value(at, OperationBuilder::new("nvgpu.device_async_create_group", b.location).add_operands(&tokens).add_results(&[token_type]).build().expect("group"));
+        // The thread's copies as one group, waited for; the group is the thread's, so copies
+        // issued under a guard (tiles whose pieces do not split evenly over the threads) need no
+        // token that reaches out of their branch.
+        b.insert(at, OperationBuilder::new("nvvm.cp.async.commit.group", b.location).build().expect("nvvm.cp.async.commit.group"));
         b.insert(
             at,
-            OperationBuilder::new("nvgpu.device_async_wait", b.location)
-                .add_operands(&[group])
-                .add_attributes(&[(Identifier::new(self.context, "numGroups"), Attribute::parse(self.context, "0 : i32").expect("groups"))])
+            OperationBuilder::new("nvvm.cp.async.wait.group", b.location)
+                .add_attributes(&[(Identifier::new(self.context, "n"), Attribute::parse(self.context, "0 : i32").expect("groups"))])
                 .build()
-                .expect("nvgpu.device_async_wait"),
+                .expect("nvvm.cp.async.wait.group"),
         );
     }
 
