@@ -486,8 +486,9 @@ fn compile_parts<'c>(
         diagnostics,
     };
     let lowering = format!(
-        "{}, {lowering}, inline, canonicalize, cse",
-        tile_conversions::pipelines::decisions()
+        "{}, {lowering}, {}",
+        tile_conversions::pipelines::decisions(),
+        tile_conversions::pipelines::CLEANUP
     );
     let lowered_parts = pass_manager(context, &parts.pipeline(&lowering))
         .map_err(|message| internal(message, collector.take()))?

@@ -74,7 +74,10 @@ impl Layout {
         match (self, other) {
             (Layout::Fragment(a), Layout::Fragment(b)) if a == b => true,
             (Layout::Fragment(a), Layout::Fragment(b)) => {
-                a.same_owners(b) && a.elements().all(|index| a.slot_of(&index) == b.slot_of(&index))
+                a.same_owners(b) && {
+                    let (a, b) = (a.table(), b.table());
+                    (0..a.len()).all(|element| a.slot(element) == b.slot(element))
+                }
             }
             (Layout::Shared(a), Layout::Shared(b)) => SharedLayout { buffers: 1, ..a.clone() } == SharedLayout { buffers: 1, ..b.clone() },
             _ => false,

@@ -245,11 +245,14 @@ fn covers(held: &FragmentLayout, derived: &FragmentLayout) -> bool {
     if held == derived {
         return true;
     }
-    held.shape == derived.shape
-        && derived.elements().all(|index| {
-            let holders = held.owner_set(&index);
-            derived.owner_set(&index).iter().all(|thread| holders.binary_search(thread).is_ok())
-        })
+    if held.shape != derived.shape {
+        return false;
+    }
+    let (held, derived) = (held.table(), derived.table());
+    (0..derived.len()).all(|element| {
+        let holders = held.owners(element);
+        derived.owners(element).iter().all(|thread| holders.binary_search(thread).is_ok())
+    })
 }
 
 /// Whether each iteration of a loop laid out as `loop_layout` runs on threads that hold the element
@@ -261,15 +264,16 @@ fn runs_where_held(loop_layout: &FragmentLayout, dims: &[usize], held: &Fragment
     if held == loop_layout && dims.iter().copied().eq(0..dims.len()) {
         return true;
     }
-    // Each element's holders once (a replicated layout lists many replicas per element).
-    let holders: HashMap<Vec<i64>, Vec<i64>> = held.elements().map(|element| {
-        let set = held.owner_set(&element);
-        (element, set)
-    }).collect();
-    loop_layout.elements().all(|iteration| {
-        let element: Vec<i64> = dims.iter().map(|&d| iteration[d]).collect();
-        let holders = &holders[&element];
-        loop_layout.owner_set(&iteration).iter().all(|thread| holders.binary_search(thread).is_ok())
+    // Each element's holders once, from the tables (a replicated layout lists many replicas per
+    // element).
+    let (holders, runners) = (held.table(), loop_layout.table());
+    let mut element = vec![0; dims.len()];
+    loop_layout.elements().enumerate().all(|(number, iteration)| {
+        for (coordinate, &d) in element.iter_mut().zip(dims) {
+            *coordinate = iteration[d];
+        }
+        let holders = held.linear(&element).map_or(&[][..], |linear| holders.owners(linear));
+        runners.owners(number).iter().all(|thread| holders.binary_search(thread).is_ok())
     })
 }
 

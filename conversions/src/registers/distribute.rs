@@ -77,33 +77,58 @@ pub fn distribute(layout: &FragmentLayout) -> Result<Distribution, String> {
     distribution
 }
 
+/// The element each (thread, slot) holds, by number.
+struct Held<'t> {
+    numbers: &'t [usize],
+    elements: &'t [Vec<i64>],
+    slots: usize,
+    threads: i64,
+}
+
+impl<'t> Held<'t> {
+    fn get(&self, thread: i64, slot: usize) -> Option<&'t [i64]> {
+        if !(0..self.threads).contains(&thread) || slot >= self.slots {
+            return None;
+        }
+        let number = self.numbers[thread as usize * self.slots + slot];
+        (number != usize::MAX).then(|| &self.elements[number][..])
+    }
+}
+
 fn read_backwards(layout: &FragmentLayout) -> Result<Distribution, String> {
     let slots = layout.slots() as usize;
     let threads = layout.threads;
-    // (thread, slot) -> element.
-    let mut held: HashMap<(i64, usize), Vec<i64>> = HashMap::new();
-    for element in layout.elements() {
-        let slot = layout.slot_of(&element) as usize;
-        for thread in layout.owner_set(&element) {
-            held.insert((thread, slot), element.clone());
+    // (thread, slot) -> element, as a dense table of element numbers (the layout's table gives each
+    // element's slot and owners; a layout that fails `check` has already been refused, but threads
+    // or slots outside the table's range are skipped rather than trusted).
+    let elements: Vec<Vec<i64>> = layout.elements().collect();
+    let table = layout.table();
+    let mut numbers = vec![usize::MAX; threads.max(0) as usize * slots];
+    for (number, _) in elements.iter().enumerate() {
+        let slot = table.slot(number);
+        for &thread in table.owners(number) {
+            if (0..threads).contains(&thread) && (0..slots as i64).contains(&slot) {
+                numbers[thread as usize * slots + slot as usize] = number;
+            }
         }
     }
+    let held = Held { numbers: &numbers, elements: &elements, slots, threads };
     let bits = thread_bits(threads);
     let rank = layout.shape.len();
     let mut base = vec![None; slots];
     let mut terms: Option<Vec<Vec<(u32, i64)>>> = None;
     for (slot, entry) in base.iter_mut().enumerate() {
-        if !(0..threads).any(|thread| held.contains_key(&(thread, slot))) {
+        if !(0..threads).any(|thread| held.get(thread, slot).is_some()) {
             continue;
         }
-        let Some(origin) = held.get(&(0, slot)) else {
+        let Some(origin) = held.get(0, slot) else {
             return Err(format!("thread 0 does not use slot {slot}, which other threads use"));
         };
-        *entry = Some(origin.clone());
+        *entry = Some(origin.to_vec());
         if terms.is_none() {
             let mut found = vec![Vec::new(); rank];
             for bit in 0..bits {
-                let Some(other) = held.get(&(1 << bit, slot)) else {
+                let Some(other) = held.get(1 << bit, slot) else {
                     return Err(format!("thread {} does not use slot {slot}", 1 << bit));
                 };
                 for d in 0..rank {
@@ -127,8 +152,8 @@ fn read_backwards(layout: &FragmentLayout) -> Result<Distribution, String> {
     for slot in distribution.used_slots() {
         for thread in 0..threads {
             let formula = distribution.coordinates(thread, slot).unwrap_or_default();
-            match held.get(&(thread, slot)) {
-                Some(element) if *element == formula => {}
+            match held.get(thread, slot) {
+                Some(element) if *element == formula[..] => {}
                 Some(element) => {
                     return Err(format!(
                         "thread {thread} holds {element:?} in slot {slot}, not the {formula:?} a per-thread offset gives"

@@ -48,6 +48,8 @@ pub(crate) struct Placed {
     /// Each slot some element uses -> its register (the index in the thread's array): slot maps
     /// may skip numbers (a row slice keeps the accumulator's), the arrays do not.
     pub registers: std::collections::BTreeMap<i64, i64>,
+    /// Each element's slot and owners (looked up per element by the rules).
+    table: std::rc::Rc<tile_dialect::layout::Table>,
 }
 
 impl Placed {
@@ -55,7 +57,8 @@ impl Placed {
         let distribution = distribute(&layout)?;
         // The slots some thread uses, as the distribution found them, numbered densely.
         let registers = distribution.used_slots().enumerate().map(|(register, slot)| (slot as i64, register as i64)).collect();
-        Ok(Placed { layout, distribution, registers })
+        let table = layout.table();
+        Ok(Placed { layout, distribution, registers, table })
     }
 
     /// Returns the register (array index) of `slot`.
@@ -68,15 +71,18 @@ impl Placed {
         self.registers.len().max(1) as i64
     }
 
+    /// Returns the distinct threads that hold `element` (none outside the shape).
+    pub fn owners(&self, element: &[i64]) -> &[i64] {
+        self.layout.linear(element).map_or(&[], |linear| self.table.owners(linear))
+    }
+
     /// Returns the slot thread `thread` holds `element` in (`None` when it does not hold it).
     pub fn slot(&self, thread: i64, element: &[i64]) -> Option<i64> {
-        if !element.iter().zip(&self.layout.shape).all(|(index, size)| (0..*size).contains(index)) {
-            return None;
-        }
+        let linear = self.layout.linear(element)?;
         // Replicated layouts list many replicas; inference has checked that loops run where their
         // elements are held, so only an unreplicated layout's one owner is checked here.
-        let held = self.layout.replicate > 1 || self.layout.thread.eval(element, &[0]) == thread;
-        held.then(|| self.layout.slot_of(element))
+        let held = self.layout.replicate > 1 || self.table.owners(linear).first() == Some(&thread);
+        held.then(|| self.table.slot(linear))
     }
 }
 

@@ -189,7 +189,7 @@ fn reduce_plan(src: &Placed, dst: &Placed, dim: usize) -> Result<ReducePlan, Str
                 "spreads row {element:?} over threads {threads_of:?}, which no butterfly over thread-index bits combines"
             ));
         }
-        if dst.layout.owner_set(element) != *threads_of {
+        if dst.owners(element) != threads_of.as_slice() {
             return Err(format!("leaves element {element:?} on threads {threads_of:?}, but its destination's layout holds it elsewhere"));
         }
     }

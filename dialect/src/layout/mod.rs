@@ -8,8 +8,10 @@
 //! the ops that carry one run the full check, since they know the shape it must have.
 
 mod expr;
+mod table;
 
 pub use expr::{Expr, constant, dim, symbol};
+pub use table::Table;
 
 use crate::ffi;
 use melior::{
@@ -77,15 +79,21 @@ impl FragmentLayout {
 
     /// Returns the register slots one thread needs (the largest slot used, plus one).
     pub fn slots(&self) -> i64 {
-        self.elements().map(|index| self.slot_of(&index)).max().map_or(0, |slot| slot + 1)
+        let table = self.table();
+        (0..table.len()).map(|element| table.slot(element)).max().map_or(0, |slot| slot + 1)
     }
 
     /// Returns whether each element is held by exactly the threads `other` holds it in (slots may
     /// differ: converting between the two is a per-thread register move).
     pub fn same_owners(&self, other: &FragmentLayout) -> bool {
-        self.shape == other.shape
-            && self.threads == other.threads
-            && self.elements().all(|index| self.owner_set(&index) == other.owner_set(&index))
+        if self.shape != other.shape || self.threads != other.threads {
+            return false;
+        }
+        if self == other {
+            return true;
+        }
+        let (mine, theirs) = (self.table(), other.table());
+        (0..mine.len()).all(|element| mine.owners(element) == theirs.owners(element))
     }
 
     /// Checks the layout's invariants for a fragment of `shape` on `threads` threads.
@@ -96,46 +104,48 @@ impl FragmentLayout {
         if self.threads != threads {
             return Err(format!("expects a layout over the block's {threads} threads, but got {}", self.threads));
         }
-        // Each element's slot and owners, then a (thread, slot) table of element numbers: the check
-        // runs on every layout inference proposes, so it avoids hashing every element.
-        let elements: Vec<Vec<i64>> = self.elements().collect();
-        let mut placed = Vec::with_capacity(elements.len());
+        // Each element's slot and owners from the layout's table, then a (thread, slot) table of
+        // element numbers: the check runs on every layout inference proposes, so it avoids hashing
+        // every element (elements are named by number until a message needs their indices).
+        let table = self.table();
+        let index = |linear: usize| self.elements().nth(linear).unwrap_or_default();
         let mut width = 0;
-        for index in &elements {
-            let slot = self.slot_of(index);
+        for element in 0..table.len() {
+            let slot = table.slot(element);
             if slot < 0 {
-                return Err(format!("expects non-negative slots, but element {index:?} is in slot {slot}"));
+                return Err(format!("expects non-negative slots, but element {:?} is in slot {slot}", index(element)));
             }
-            let owners = self.owner_set(index);
-            if let Some(thread) = owners.iter().find(|thread| !(0..threads).contains(*thread)) {
-                return Err(format!("expects threads in 0..{threads}, but element {index:?} is held by thread {thread}"));
+            if let Some(thread) = table.owners(element).iter().find(|thread| !(0..threads).contains(*thread)) {
+                return Err(format!("expects threads in 0..{threads}, but element {:?} is held by thread {thread}", index(element)));
             }
             width = width.max(slot + 1);
-            placed.push((slot, owners));
         }
         let clash = |thread: i64, slot: i64, other: usize, element: usize| {
             format!(
                 "expects each thread to hold each element in a slot of its own, but thread {thread} holds {:?} and {:?} in slot {slot}",
-                elements[other], elements[element]
+                index(other),
+                index(element)
             )
         };
         if threads.saturating_mul(width) <= 1 << 24 {
             let mut held = vec![usize::MAX; (threads * width) as usize];
-            for (element, (slot, owners)) in placed.iter().enumerate() {
-                for thread in owners {
+            for element in 0..table.len() {
+                let slot = table.slot(element);
+                for thread in table.owners(element) {
                     let cell = &mut held[(thread * width + slot) as usize];
                     if *cell != usize::MAX && *cell != element {
-                        return Err(clash(*thread, *slot, *cell, element));
+                        return Err(clash(*thread, slot, *cell, element));
                     }
                     *cell = element;
                 }
             }
         } else {
             let mut held: HashMap<(i64, i64), usize> = HashMap::new();
-            for (element, (slot, owners)) in placed.iter().enumerate() {
-                for thread in owners {
-                    if let Some(other) = held.insert((*thread, *slot), element).filter(|other| *other != element) {
-                        return Err(clash(*thread, *slot, other, element));
+            for element in 0..table.len() {
+                let slot = table.slot(element);
+                for thread in table.owners(element) {
+                    if let Some(other) = held.insert((*thread, slot), element).filter(|other| *other != element) {
+                        return Err(clash(*thread, slot, other, element));
                     }
                 }
             }
