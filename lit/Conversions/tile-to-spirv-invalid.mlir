@@ -69,3 +69,19 @@ func.func @wide_index(%X: memref<4x64xf32>) {
   }
   return
 }
+
+// -----
+
+// A global tensor past 32-bit indices: a located error, not "failed to legalize operation
+// 'arith.constant'" at an unknown location (fuzzer, seed 7171).
+func.func @huge_tensor(%A: memref<4294967296x64xf32>, %O: memref<32x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(64) (%b) {
+    %s = tile.alloc_shared : memref<32x64xf32, #gpu.address_space<workgroup>>
+    // expected-error @+1 {{'tile.copy' op uses memref<4294967296x64xf32> (274877906944 elements), more than the SPIR-V lowering's 32-bit indices address (2^31 - 1 elements) (target spirv)}}
+    tile.copy %A[%c0, %c0], %s : memref<4294967296x64xf32>, memref<32x64xf32, #gpu.address_space<workgroup>>
+    tile.copy %s, %O : memref<32x64xf32, #gpu.address_space<workgroup>>, memref<32x64xf32>
+  }
+  return
+}

@@ -163,6 +163,21 @@ fn check_kernel<'c, 'a>(
             .map(|value| value.r#type())
             .chain(op.results().map(|result| result.r#type()));
         for ty in types {
+            // SPIR-V kernels index with 32 bits: a tensor past that would not legalize.
+            if flavor.is_spirv()
+                && let Ok(memref) = MemRefType::try_from(ty)
+            {
+                let elements = static_sizes(memref).into_iter().map(|size| size.unwrap_or(1) as i128).product::<i128>();
+                if elements > i32::MAX as i128 {
+                    return Err((
+                        op,
+                        format!(
+                            "uses {ty} ({elements} elements), more than the SPIR-V lowering's 32-bit indices address (2^31 - 1 elements) (target {})",
+                            flavor.target
+                        ),
+                    ));
+                }
+            }
             let element = MemRefType::try_from(ty)
                 .map(|memref| memref.element())
                 .unwrap_or(ty);
