@@ -8,20 +8,20 @@
 //! and Vulkan, in a child process (`tile-fuzz --check-one SEED INDEX`, which prints its verdicts),
 //! compared element by element with the interpreter's results; it prints every failure with its
 //! program and a summary (programs, gemms, pipelined loops, pass/fail/skipped per target, skip
-//! reasons). Exit status 1 when a program failed. With `--gpu-cases DIR [--with-cpu]` it writes each program's sm_90a case
+//! reasons). Exit status 1 when a program failed. `tile-fuzz --print SEED INDEX` prints a program. With `--gpu-cases DIR [--with-cpu]` it writes each program's sm_90a case
 //! (PTX, manifests, inputs, the interpreter's outputs) into DIR for `bench/generated_check.py` on
 //! the GPU machine (`tile_tests::generate::write_gpu_cases`).
 
 use std::{path::PathBuf, process::ExitCode, time::Duration};
 use tile_tests::fuzz;
 
-const USAGE: &str = "usage: tile-fuzz [--seed N] [--runs N] [--jobs N] [--timeout S] [--minimize N] [--out DIR] [--only cpu|vulkan|TARGET] | tile-fuzz --generate N [--seed N] [--start I] [--jobs N] [--timeout S] [--gpu-cases DIR [--with-cpu]] | tile-fuzz --check-one SEED INDEX";
+const USAGE: &str = "usage: tile-fuzz [--seed N] [--runs N] [--jobs N] [--timeout S] [--minimize N] [--out DIR] [--only cpu|vulkan|TARGET] | tile-fuzz --generate N [--seed N] [--start I] [--jobs N] [--timeout S] [--gpu-cases DIR [--with-cpu]] | tile-fuzz --check-one|--print SEED INDEX";
 
 fn main() -> ExitCode {
     let (mut seed, mut runs, mut jobs, mut timeout, mut budget) =
         (1u64, 1000u64, 2usize, 60u64, 200usize);
     let mut generate = None;
-    let (mut start, mut jobs_given, mut check_one) = (0u64, false, None);
+    let (mut start, mut jobs_given, mut check_one, mut print_only) = (0u64, false, None, false);
     let mut only = None;
     let (mut gpu_cases, mut with_cpu) = (None, false);
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -40,8 +40,9 @@ fn main() -> ExitCode {
                 jobs_given = true;
             }).is_ok(),
             "--start" => value().parse().map(|v| start = v).is_ok(),
-            "--check-one" => {
+            "--check-one" | "--print" => {
                 let (s, i) = (value().parse(), value().parse());
+                print_only = arg == "--print";
                 s.ok().zip(i.ok()).map(|pair| check_one = Some(pair)).is_some()
             }
             "--timeout" => value().parse().map(|v| timeout = v).is_ok(),
@@ -83,6 +84,11 @@ fn main() -> ExitCode {
         .expect("folder")
         .to_path_buf();
     let work = std::env::temp_dir().join(format!("tile-fuzz-{}", std::process::id()));
+    if let (Some((seed, index)), true) = (check_one, print_only) {
+        let program = tile_tests::generate::program(seed, index);
+        println!("// {}\n{}", program.summary, program.text);
+        return ExitCode::SUCCESS;
+    }
     if let Some((seed, index)) = check_one {
         // One generated program, checked in this process; the parent reads the verdict lines.
         std::fs::create_dir_all(&work).expect("scratch folder");
