@@ -253,6 +253,8 @@ fn generated_run(bin: &std::path::Path, seed: u64, start: u64, programs: u64, jo
         pipelined: usize,
         broken: usize,
         failed: Vec<u64>,
+        /// The slowest checks: (seconds, index, summary).
+        slowest: Vec<(f64, u64, String)>,
         cpu: Counts,
         vulkan: Counts,
     }
@@ -264,10 +266,15 @@ fn generated_run(bin: &std::path::Path, seed: u64, start: u64, programs: u64, jo
                 if index >= end {
                     break;
                 }
+                let begun = std::time::Instant::now();
                 let (program, result) = tile_tests::check_generated(bin, seed, index, timeout);
+                let seconds = begun.elapsed().as_secs_f64();
                 let report = tile_tests::failure_report(seed, index, &program, &result);
                 let mut totals = totals.lock().expect("totals");
                 totals.done += 1;
+                totals.slowest.push((seconds, index, program.summary.clone()));
+                totals.slowest.sort_by(|a, b| b.0.total_cmp(&a.0));
+                totals.slowest.truncate(5);
                 totals.gemms += program.gemms;
                 totals.with_gemm += usize::from(program.gemms > 0);
                 totals.two_gemms += usize::from(program.gemms > 1);
@@ -317,6 +324,9 @@ fn generated_run(bin: &std::path::Path, seed: u64, start: u64, programs: u64, jo
         for (reason, count) in &counts.reasons {
             println!("  {target} skipped {count}x: {reason}");
         }
+    }
+    for (seconds, index, summary) in &totals.slowest {
+        println!("  slow: program {index} took {seconds:.1} s ({summary})");
     }
     if totals.broken > 0 {
         println!("  {} program(s) could not run at all (counted as failures on both targets)", totals.broken);

@@ -116,7 +116,7 @@ impl Plan {
             k,
             transpose_a: rng.below(3) == 0,
             transpose_b: rng.below(2) == 0,
-            a: *rng.pick(&[AOperand::Shared, AOperand::Shared, AOperand::Fragment, AOperand::SharedThenFragment]),
+            a: *rng.pick(&[AOperand::Shared, AOperand::Shared, AOperand::Shared, AOperand::Fragment, AOperand::SharedThenFragment]),
             shape,
             stages: (k_tiles > 1 || rng.below(2) == 0).then(|| 1 + rng.below(4)),
             k_tiles,
@@ -165,7 +165,12 @@ impl Plan {
     }
 
     fn fits(&self) -> bool {
-        self.bytes() <= 24 * 1024 && self.iterations() <= 12_000
+        // A fragment A operand has no register rule without tensor cores: the plain strategy reads
+        // it at computed indices from a copy on every thread, which lavapipe runs slowly (seconds
+        // for a 64x16 operand on 64 threads), so such operands stay small and on 128 threads.
+        let fragment_a = self.a != AOperand::Shared || (self.shape == Shape::Chain && !self.p_shared);
+        let small_a = self.m * self.k.max(if self.shape == Shape::Chain { self.n } else { 0 }) <= 512;
+        self.bytes() <= 24 * 1024 && self.iterations() <= 12_000 && (!fragment_a || (self.threads == 128 && small_a))
     }
 }
 
@@ -431,20 +436,21 @@ pub fn program(rng: &mut Rng) -> Program {
     let f = fragment(&[p.m, out_columns], "f32");
     let (n_origin, n_size) = if chain_shape { ("%o0", p.n2) } else { ("%n0", p.n) };
     for (index, stage) in stages.iter().enumerate() {
-        let body = |text: &mut String, rng: &mut Rng, name: &str, extra: Option<&str>, lines: &[String]| {
+        // One tile.parallel over the output: `lines` compute `input` from %v, then a chain.
+        let body = |text: &mut String, rng: &mut Rng, name: &str, input: &str, extra: Option<&str>, lines: &[String]| {
             w!(text, "    tile.parallel (%i, %j) in ({}, {n_size}) {{", p.m);
             w!(text, "      %v = memref.load %{out}[%i, %j] : {f}");
             for line in lines {
                 w!(text, "      {line}");
             }
-            let result = chain(rng, text, &format!("{name}{index}_"), "%v", extra);
+            let result = chain(rng, text, &format!("{name}{index}_"), input, extra);
             w!(text, "      memref.store {result}, %{out}[%i, %j] : {f}");
             w!(text, "    }}");
         };
         match stage {
             0 => {
                 notes.push("map");
-                body(&mut text, rng, "e", None, &[]);
+                body(&mut text, rng, "e", "%v", None, &[]);
             }
             1 => {
                 notes.push("bias");
@@ -454,7 +460,7 @@ pub fn program(rng: &mut Rng) -> Program {
                     format!("%bb = memref.load %bias[%bc] : {}", find("bias").ty),
                     "%vb = arith.addf %v, %bb : f32".into(),
                 ];
-                body(&mut text, rng, "bias", Some("%vb"), &lines);
+                body(&mut text, rng, "bias", "%vb", Some("%v"), &lines);
             }
             2 => {
                 notes.push("residual load");
@@ -472,7 +478,7 @@ pub fn program(rng: &mut Rng) -> Program {
                     lines.push("%rv = arith.extf %rh : f16 to f32".into());
                 }
                 lines.push("%vr = arith.addf %v, %rv : f32".into());
-                body(&mut text, rng, "res", Some("%vr"), &lines);
+                body(&mut text, rng, "res", "%vr", Some("%v"), &lines);
             }
             3 => {
                 notes.push("residual copy");
@@ -480,7 +486,7 @@ pub fn program(rng: &mut Rng) -> Program {
                 w!(text, "    {name} = tile.alloc_fragment : {f}");
                 w!(text, "    tile.copy %R[%m0, {n_origin}], {name} : {}, {f}", find("R").ty);
                 let lines = [format!("%rv = memref.load {name}[%i, %j] : {f}"), "%vr = arith.addf %v, %rv : f32".into()];
-                body(&mut text, rng, "rc", Some("%vr"), &lines);
+                body(&mut text, rng, "rc", "%vr", Some("%v"), &lines);
             }
             4..=6 => {
                 // A reduction along the rows (dim 1) or the columns (dim 0), broadcast back.
@@ -500,12 +506,13 @@ pub fn program(rng: &mut Rng) -> Program {
                 };
                 w!(text, "    tile.reduce <{kind}> %{out}, {name} dim({dim}){clear} : {f}, {vector}");
                 accumulation += if rows { n_size } else { p.m };
-                let lines = [format!("%st = memref.load {name}[{index_name}] : {vector}")];
-                body(&mut text, rng, label, Some("%st"), &lines);
+                // v - statistic, as a softmax subtracts the row maximum.
+                let lines = [format!("%st = memref.load {name}[{index_name}] : {vector}"), "%vs = arith.subf %v, %st : f32".into()];
+                body(&mut text, rng, label, "%vs", Some("%st"), &lines);
             }
             _ => {
                 notes.push("clamp");
-                body(&mut text, rng, "c", Some("%k1"), &[]);
+                body(&mut text, rng, "c", "%v", Some("%k1"), &[]);
             }
         }
     }
