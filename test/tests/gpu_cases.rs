@@ -2,7 +2,8 @@
 //! (`tile_tests::generate::write_gpu_cases`, behind `tile-fuzz --gpu-cases`) and a dry run of
 //! `bench/generated_check.py`, which builds every launch from the manifests and compares the CPU
 //! reference's results with the interpreter's element by element, as it compares the GPU's on
-//! the H200. A corrupted result must fail, a worker dying in a case must fail that case only, a
+//! the H200 (row programs and GEMM kernels, each output with the generated program's tolerance). A
+//! corrupted result must fail, a worker dying in a case must fail that case only, a
 //! program with host control flow is skipped, and one of two kernels replays in order.
 
 mod common;
@@ -93,6 +94,10 @@ fn generated_cases_for_sm90a_are_written_and_checked() {
     }
     let (ok, report) = check(&cases, None);
     assert!(ok && report.contains("6 cases, 6 pass, 0 fail, 0 skipped"), "{report}");
+    // A GEMM case (program 1: bf16 gemms) carries the program's tolerances, which grow with K and
+    // fit bf16, not tile-run's defaults.
+    let gemm = std::fs::read_to_string(cases.join("s11-00001/case.json")).expect("case.json");
+    assert!(gemm.contains("\"summary\": \"gemm") && gemm.contains("\"tolerance\": 0.01996"), "{gemm}");
 
     // A wrong element fails its case, and only it.
     let result = cases.join("s11-00002/generated.arg1.interp.bin");
