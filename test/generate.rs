@@ -92,7 +92,8 @@ pub(crate) fn literal(rng: &mut Rng) -> String {
 /// Writes an elementwise chain on `input` into `body` (lines indented by `indent`), returning the
 /// name of its result. It reads the host constants `%k0`..`%k3` and `%one`; `extra`, when given,
 /// is a second value some steps combine with. Values stay bounded (tanh before exp), so every
-/// target computes in the same range.
+/// target computes in the same range, and every step is Lipschitz (sqrt away from 0), so the
+/// targets' last-bit differences in tanh and exp stay last-bit differences.
 pub(crate) fn chain(
     rng: &mut Rng,
     body: &mut String,
@@ -118,9 +119,13 @@ pub(crate) fn chain(
                 format!("{name} = math.exp {squashed} : f32")
             }
             7 => {
+                // sqrt(|x| + 1): away from 0, where sqrt would magnify the last-bit differences
+                // of targets' transcendental functions (x = v - max(v) is 0 or nearly).
                 let magnitude = format!("{name}a");
+                let shifted = format!("{name}b");
                 writeln!(body, "{indent}{magnitude} = math.absf {current} : f32").ok();
-                format!("{name} = math.sqrt {magnitude} : f32")
+                writeln!(body, "{indent}{shifted} = arith.addf {magnitude}, %one : f32").ok();
+                format!("{name} = math.sqrt {shifted} : f32")
             }
             8 => {
                 let magnitude = format!("{name}a");
