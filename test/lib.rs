@@ -76,9 +76,15 @@ pub fn check_generated(
             Err(_) => break None,
         }
     };
-    let (stdout, stderr) = (out.join().unwrap_or_default(), err.join().unwrap_or_default());
+    let (stdout, stderr) = (
+        out.join().unwrap_or_default(),
+        err.join().unwrap_or_default(),
+    );
     let result = match (status, Outcome::parse(&stdout)) {
-        (None, _) => Err(format!("no result within {} s (a hang?)", timeout.as_secs())),
+        (None, _) => Err(format!(
+            "no result within {} s (a hang?)",
+            timeout.as_secs()
+        )),
         (Some(_), Some(outcome)) => Ok(outcome),
         (Some(status), None) => {
             let why = stdout
@@ -86,8 +92,20 @@ pub fn check_generated(
                 .find_map(|line| line.strip_prefix("PROGRAM error "))
                 .map(str::to_owned)
                 .unwrap_or_else(|| format!("the check exited with {status} and no result"));
-            let tail: String = stderr.lines().rev().take(12).collect::<Vec<_>>().into_iter().rev().collect::<Vec<_>>().join("\n");
-            Err(if tail.is_empty() { why } else { format!("{why}\n{tail}") })
+            let tail: String = stderr
+                .lines()
+                .rev()
+                .take(12)
+                .collect::<Vec<_>>()
+                .into_iter()
+                .rev()
+                .collect::<Vec<_>>()
+                .join("\n");
+            Err(if tail.is_empty() {
+                why
+            } else {
+                format!("{why}\n{tail}")
+            })
         }
     };
     (program, result)
@@ -95,7 +113,12 @@ pub fn check_generated(
 
 /// Returns the report of a failed check (what failed, the summary, the program), or `None` when
 /// nothing failed.
-pub fn failure_report(seed: u64, index: u64, program: &generate::Program, result: &Result<Outcome, String>) -> Option<String> {
+pub fn failure_report(
+    seed: u64,
+    index: u64,
+    program: &generate::Program,
+    result: &Result<Outcome, String>,
+) -> Option<String> {
     let what = match result {
         Err(why) => why.clone(),
         Ok(outcome) => {

@@ -35,15 +35,21 @@ fn main() -> ExitCode {
         let parsed = match arg.as_str() {
             "--seed" => value().parse().map(|v| seed = v).is_ok(),
             "--runs" => value().parse().map(|v| runs = v).is_ok(),
-            "--jobs" => value().parse().map(|v| {
-                jobs = v;
-                jobs_given = true;
-            }).is_ok(),
+            "--jobs" => value()
+                .parse()
+                .map(|v| {
+                    jobs = v;
+                    jobs_given = true;
+                })
+                .is_ok(),
             "--start" => value().parse().map(|v| start = v).is_ok(),
             "--check-one" | "--print" => {
                 let (s, i) = (value().parse(), value().parse());
                 print_only = arg == "--print";
-                s.ok().zip(i.ok()).map(|pair| check_one = Some(pair)).is_some()
+                s.ok()
+                    .zip(i.ok())
+                    .map(|pair| check_one = Some(pair))
+                    .is_some()
             }
             "--timeout" => value().parse().map(|v| timeout = v).is_ok(),
             "--minimize" => value().parse().map(|v| budget = v).is_ok(),
@@ -102,9 +108,15 @@ fn main() -> ExitCode {
         // The sm_90a cases of generated programs, for bench/generated_check.py on the GPU machine.
         let started = std::time::Instant::now();
         let _ = std::fs::remove_dir_all(directory);
-        let result = tile_tests::generate::write_gpu_cases(directory, seed, programs, with_cpu, |_, line| {
-            eprintln!("  {line}");
-        });
+        let result = tile_tests::generate::write_gpu_cases(
+            directory,
+            seed,
+            programs,
+            with_cpu,
+            |_, line| {
+                eprintln!("  {line}");
+            },
+        );
         let _ = std::fs::remove_dir_all(&work);
         return match result {
             Ok((written, skipped, failures)) => {
@@ -117,7 +129,11 @@ fn main() -> ExitCode {
                     directory.display(),
                     failures.len()
                 );
-                if failures.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE }
+                if failures.is_empty() {
+                    ExitCode::SUCCESS
+                } else {
+                    ExitCode::FAILURE
+                }
             }
             Err(message) => {
                 eprintln!("error: {message}");
@@ -131,7 +147,11 @@ fn main() -> ExitCode {
         let jobs = if jobs_given { jobs.max(1) } else { 1 };
         let timeout = Duration::from_secs(if timeout == 60 { 600 } else { timeout });
         let summary = generated_run(&bin, seed, start, programs, jobs, timeout);
-        return if summary { ExitCode::SUCCESS } else { ExitCode::FAILURE };
+        return if summary {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::FAILURE
+        };
     }
     let runner = fuzz::Runner {
         bin,
@@ -232,15 +252,28 @@ impl Counts {
     }
 
     fn line(&self) -> String {
-        format!("{} pass, {} fail, {} skipped", self.pass, self.fail, self.skipped)
+        format!(
+            "{} pass, {} fail, {} skipped",
+            self.pass, self.fail, self.skipped
+        )
     }
 }
 
 /// Runs generated programs `start..start + programs` of `seed` on `jobs` threads, each program in
 /// a child process; prints failures as they come and the summary at the end. Returns true when
 /// none failed.
-fn generated_run(bin: &std::path::Path, seed: u64, start: u64, programs: u64, jobs: usize, timeout: Duration) -> bool {
-    use std::sync::{Mutex, atomic::{AtomicU64, Ordering}};
+fn generated_run(
+    bin: &std::path::Path,
+    seed: u64,
+    start: u64,
+    programs: u64,
+    jobs: usize,
+    timeout: Duration,
+) -> bool {
+    use std::sync::{
+        Mutex,
+        atomic::{AtomicU64, Ordering},
+    };
     let started = std::time::Instant::now();
     let next = AtomicU64::new(start);
     let end = start + programs;
@@ -261,47 +294,51 @@ fn generated_run(bin: &std::path::Path, seed: u64, start: u64, programs: u64, jo
     let totals = Mutex::new(Totals::default());
     std::thread::scope(|scope| {
         for _ in 0..jobs {
-            scope.spawn(|| loop {
-                let index = next.fetch_add(1, Ordering::Relaxed);
-                if index >= end {
-                    break;
-                }
-                let begun = std::time::Instant::now();
-                let (program, result) = tile_tests::check_generated(bin, seed, index, timeout);
-                let seconds = begun.elapsed().as_secs_f64();
-                let report = tile_tests::failure_report(seed, index, &program, &result);
-                let mut totals = totals.lock().expect("totals");
-                totals.done += 1;
-                totals.slowest.push((seconds, index, program.summary.clone()));
-                totals.slowest.sort_by(|a, b| b.0.total_cmp(&a.0));
-                totals.slowest.truncate(5);
-                totals.gemms += program.gemms;
-                totals.with_gemm += usize::from(program.gemms > 0);
-                totals.two_gemms += usize::from(program.gemms > 1);
-                totals.pipelined += usize::from(program.pipelined > 0);
-                match &result {
-                    Ok(outcome) => {
-                        totals.cpu.add(&outcome.cpu);
-                        totals.vulkan.add(&outcome.vulkan);
+            scope.spawn(|| {
+                loop {
+                    let index = next.fetch_add(1, Ordering::Relaxed);
+                    if index >= end {
+                        break;
                     }
-                    Err(_) => {
-                        totals.broken += 1;
-                        totals.cpu.fail += 1;
-                        totals.vulkan.fail += 1;
+                    let begun = std::time::Instant::now();
+                    let (program, result) = tile_tests::check_generated(bin, seed, index, timeout);
+                    let seconds = begun.elapsed().as_secs_f64();
+                    let report = tile_tests::failure_report(seed, index, &program, &result);
+                    let mut totals = totals.lock().expect("totals");
+                    totals.done += 1;
+                    totals
+                        .slowest
+                        .push((seconds, index, program.summary.clone()));
+                    totals.slowest.sort_by(|a, b| b.0.total_cmp(&a.0));
+                    totals.slowest.truncate(5);
+                    totals.gemms += program.gemms;
+                    totals.with_gemm += usize::from(program.gemms > 0);
+                    totals.two_gemms += usize::from(program.gemms > 1);
+                    totals.pipelined += usize::from(program.pipelined > 0);
+                    match &result {
+                        Ok(outcome) => {
+                            totals.cpu.add(&outcome.cpu);
+                            totals.vulkan.add(&outcome.vulkan);
+                        }
+                        Err(_) => {
+                            totals.broken += 1;
+                            totals.cpu.fail += 1;
+                            totals.vulkan.fail += 1;
+                        }
                     }
-                }
-                if let Some(report) = report {
-                    totals.failed.push(index);
-                    println!("{report}\n");
-                }
-                if totals.done % 100 == 0 {
-                    eprintln!(
-                        "  {} programs, {:.0} s: CPU {}; Vulkan {}",
-                        totals.done,
-                        started.elapsed().as_secs_f64(),
-                        totals.cpu.line(),
-                        totals.vulkan.line()
-                    );
+                    if let Some(report) = report {
+                        totals.failed.push(index);
+                        println!("{report}\n");
+                    }
+                    if totals.done % 100 == 0 {
+                        eprintln!(
+                            "  {} programs, {:.0} s: CPU {}; Vulkan {}",
+                            totals.done,
+                            started.elapsed().as_secs_f64(),
+                            totals.cpu.line(),
+                            totals.vulkan.line()
+                        );
+                    }
                 }
             });
         }
@@ -319,7 +356,10 @@ fn generated_run(bin: &std::path::Path, seed: u64, start: u64, programs: u64, jo
         totals.pipelined
     );
     println!("  CPU reference vs interpreter: {}", totals.cpu.line());
-    println!("  Vulkan (lavapipe) vs interpreter: {}", totals.vulkan.line());
+    println!(
+        "  Vulkan (lavapipe) vs interpreter: {}",
+        totals.vulkan.line()
+    );
     for (target, counts) in [("CPU", &totals.cpu), ("Vulkan", &totals.vulkan)] {
         for (reason, count) in &counts.reasons {
             println!("  {target} skipped {count}x: {reason}");
@@ -329,7 +369,10 @@ fn generated_run(bin: &std::path::Path, seed: u64, start: u64, programs: u64, jo
         println!("  slow: program {index} took {seconds:.1} s ({summary})");
     }
     if totals.broken > 0 {
-        println!("  {} program(s) could not run at all (counted as failures on both targets)", totals.broken);
+        println!(
+            "  {} program(s) could not run at all (counted as failures on both targets)",
+            totals.broken
+        );
     }
     if !failed.is_empty() {
         println!("  failed: {failed:?}");

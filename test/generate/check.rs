@@ -60,7 +60,9 @@ impl Outcome {
     /// Reads the outcome from a child's output; `None` when either line is missing.
     pub fn parse(output: &str) -> Option<Self> {
         let verdict = |target: &str| {
-            let line = output.lines().find_map(|line| line.strip_prefix(&format!("{target} ")))?;
+            let line = output
+                .lines()
+                .find_map(|line| line.strip_prefix(&format!("{target} ")))?;
             let (word, detail) = line.split_once(' ').unwrap_or((line, ""));
             Some(match word {
                 "pass" => Verdict::Pass(detail.parse().unwrap_or(0.0)),
@@ -68,7 +70,10 @@ impl Outcome {
                 _ => Verdict::Fail(detail.to_owned()),
             })
         };
-        Some(Self { cpu: verdict("CPU")?, vulkan: verdict("VULKAN")? })
+        Some(Self {
+            cpu: verdict("CPU")?,
+            vulkan: verdict("VULKAN")?,
+        })
     }
 }
 
@@ -80,7 +85,12 @@ fn compare(
     reference: &[tile_run::buffer::Buffer],
 ) -> Verdict {
     let mut worst: f64 = 0.0;
-    for (index, argument) in function.arguments.iter().enumerate().filter(|(_, a)| a.output) {
+    for (index, argument) in function
+        .arguments
+        .iter()
+        .enumerate()
+        .filter(|(_, a)| a.output)
+    {
         let bound = program.tolerance(argument.element);
         let (error, mismatches) = tile_run::compare(&data[index], &reference[index], bound);
         worst = worst.max(error);
@@ -97,7 +107,9 @@ fn compare(
             };
             let first: Vec<String> = mismatches
                 .iter()
-                .map(|(element, got, expected)| format!("{} got {got}, interpreter {expected}", at(*element)))
+                .map(|(element, got, expected)| {
+                    format!("{} got {got}, interpreter {expected}", at(*element))
+                })
                 .collect();
             return Verdict::Fail(format!(
                 "output %arg{index} ({}, tolerance {bound:.1e}): worst relative error {error:.3e}; {}",
@@ -112,33 +124,50 @@ fn compare(
 /// Checks `program`, written at `path`, on inputs from `input_seed` (see the module docs); `Err`
 /// when the program itself cannot be run (it does not verify, or the interpreter stops).
 /// `vulkan` is the device to run on (`None`: Vulkan is skipped, no device).
-pub fn check(program: &Program, path: &Path, input_seed: u64, vulkan: Option<&tile_run::Vulkan>) -> Result<Outcome, String> {
+pub fn check(
+    program: &Program,
+    path: &Path,
+    input_seed: u64,
+    vulkan: Option<&tile_run::Vulkan>,
+) -> Result<Outcome, String> {
     let context = tile_run::context();
     let messages: Rc<RefCell<Vec<String>>> = Rc::default();
     let sink = messages.clone();
     context.attach_diagnostic_handler(move |diagnostic| {
-        sink.borrow_mut().push(tile_dialect::diagnostics::format_diagnostic(&diagnostic));
+        sink.borrow_mut()
+            .push(tile_dialect::diagnostics::format_diagnostic(&diagnostic));
         true
     });
     let errors = || {
         let all = messages.borrow();
         let errors: Vec<&String> = all.iter().filter(|m| m.contains("error")).collect();
-        let chosen = if errors.is_empty() { all.iter().collect() } else { errors };
-        chosen.iter().map(|m| m.lines().next().unwrap_or_default().to_owned()).collect::<Vec<_>>().join(" | ")
+        let chosen = if errors.is_empty() {
+            all.iter().collect()
+        } else {
+            errors
+        };
+        chosen
+            .iter()
+            .map(|m| m.lines().next().unwrap_or_default().to_owned())
+            .collect::<Vec<_>>()
+            .join(" | ")
     };
     let path_text = path.to_string_lossy().into_owned();
     let parse = || tile_dialect::driver::parse_file(&context, &path_text);
-    let module = parse().ok_or_else(|| format!("the program does not parse or verify: {}", errors()))?;
+    let module =
+        parse().ok_or_else(|| format!("the program does not parse or verify: {}", errors()))?;
     let functions = tile_run::host_functions(&module).map_err(|e| format!("{e}: {}", errors()))?;
     let interp = tile_run::InterpProgram::new(&module);
     let cpu = {
         let mut module = parse().ok_or("the program does not parse again")?;
-        tile_run::CpuProgram::compile(&context, &mut module).map_err(|e| format!("{e}: {}", errors()))
+        tile_run::CpuProgram::compile(&context, &mut module)
+            .map_err(|e| format!("{e}: {}", errors()))
     };
     messages.borrow_mut().clear();
     let gpu = vulkan.map(|_| {
         let mut module = parse().ok_or("the program does not parse again")?;
-        tile_run::VulkanProgram::compile(&context, &mut module, "spirv").map_err(|e| format!("{e}: {}", errors()))
+        tile_run::VulkanProgram::compile(&context, &mut module, "spirv")
+            .map_err(|e| format!("{e}: {}", errors()))
     });
     let mut random = tile_run::buffer::Random::new(input_seed);
     let mut outcome = Outcome {
@@ -146,8 +175,12 @@ pub fn check(program: &Program, path: &Path, input_seed: u64, vulkan: Option<&ti
         vulkan: match (&gpu, vulkan) {
             (_, None) => Verdict::Skipped("no Vulkan device".into()),
             // A refusal must be located in the program; anything else is a failure.
-            (Some(Err(refusal)), _) if refusal.contains(".mlir:") => Verdict::Skipped(refusal.clone()),
-            (Some(Err(refusal)), _) => Verdict::Fail(format!("SPIR-V compilation failed without a located error: {refusal}")),
+            (Some(Err(refusal)), _) if refusal.contains(".mlir:") => {
+                Verdict::Skipped(refusal.clone())
+            }
+            (Some(Err(refusal)), _) => Verdict::Fail(format!(
+                "SPIR-V compilation failed without a located error: {refusal}"
+            )),
             _ => Verdict::Pass(0.0),
         },
     };
@@ -175,7 +208,9 @@ pub fn check(program: &Program, path: &Path, input_seed: u64, vulkan: Option<&ti
             };
             merge(&mut outcome.cpu, verdict);
         }
-        if let (Some(Ok(program_gpu)), Some(device), Verdict::Pass(_)) = (&gpu, vulkan, &outcome.vulkan) {
+        if let (Some(Ok(program_gpu)), Some(device), Verdict::Pass(_)) =
+            (&gpu, vulkan, &outcome.vulkan)
+        {
             let mut data = inputs.clone();
             let verdict = match program_gpu.run(device, &function.name, &mut data) {
                 Ok(()) => compare(program, function, &data, &reference),

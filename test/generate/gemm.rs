@@ -92,14 +92,24 @@ fn ragged(rng: &mut Rng, tile: usize, blocks: usize) -> usize {
 
 impl Plan {
     fn pick(rng: &mut Rng) -> Self {
-        let shape = *rng.pick(&[Shape::Single, Shape::Single, Shape::Dual, Shape::Sum, Shape::Chain]);
+        let shape = *rng.pick(&[
+            Shape::Single,
+            Shape::Single,
+            Shape::Dual,
+            Shape::Sum,
+            Shape::Chain,
+        ]);
         let m = *rng.pick(&[16usize, 32, 64, 64]);
         let n = *rng.pick(&[8usize, 16, 24, 32, 64]);
         let k = *rng.pick(&[8usize, 16, 16, 32, 64]);
         let k_tiles = 1 + rng.below(4);
         let k_total = ragged(rng, k, k_tiles);
         let m_blocks = 1 + rng.below(2);
-        let n_blocks = if shape == Shape::Chain { 1 } else { 1 + rng.below(2) };
+        let n_blocks = if shape == Shape::Chain {
+            1
+        } else {
+            1 + rng.below(2)
+        };
         let lead = match rng.below(6) {
             0 | 1 => vec![1 + rng.below(3)],
             2 => vec![1 + rng.below(2), 1 + rng.below(3)],
@@ -110,14 +120,20 @@ impl Plan {
         let element = if rng.below(4) == 0 { "bf16" } else { "f16" };
         Plan {
             element,
-            output: *rng.pick(&["f32", "f32", element]),
+            output: rng.pick(&["f32", "f32", element]),
             threads: *rng.pick(&[32usize, 64, 128, 128]),
             m,
             n,
             k,
             transpose_a: rng.below(3) == 0,
             transpose_b: rng.below(2) == 0,
-            a: *rng.pick(&[AOperand::Shared, AOperand::Shared, AOperand::Shared, AOperand::Fragment, AOperand::SharedThenFragment]),
+            a: *rng.pick(&[
+                AOperand::Shared,
+                AOperand::Shared,
+                AOperand::Shared,
+                AOperand::Fragment,
+                AOperand::SharedThenFragment,
+            ]),
             shape,
             stages: (k_tiles > 1 || rng.below(2) == 0).then(|| 1 + rng.below(4)),
             k_tiles,
@@ -141,7 +157,14 @@ impl Plan {
     fn bytes(&self) -> usize {
         let input = 2;
         let (m, n, k) = (self.m, self.n, self.k);
-        let a = m * k * input * if self.a == AOperand::SharedThenFragment { 2 } else { 1 };
+        let a = m
+            * k
+            * input
+            * if self.a == AOperand::SharedThenFragment {
+                2
+            } else {
+                1
+            };
         let b = k * n * input;
         let c = m * n * 4;
         let epilogue = m * n * 4 + 4 * (m + n);
@@ -169,8 +192,15 @@ impl Plan {
         // A fragment A operand has no register rule without tensor cores: the plain strategy reads
         // it at computed indices from a copy on every thread, which lavapipe runs slowly (seconds
         // for a 64x16 operand on 64 threads), so such operands stay small and on 128 threads.
-        let fragment_a = self.a != AOperand::Shared || (self.shape == Shape::Chain && !self.p_shared);
-        let small_a = self.m * self.k.max(if self.shape == Shape::Chain { self.n } else { 0 }) <= 512;
+        let fragment_a =
+            self.a != AOperand::Shared || (self.shape == Shape::Chain && !self.p_shared);
+        let small_a = self.m
+            * self.k.max(if self.shape == Shape::Chain {
+                self.n
+            } else {
+                0
+            })
+            <= 512;
         // lavapipe compiles kernels whose per-thread loops divide by 24 (N = 24) very slowly at
         // most sizes (LLVM 15 in llvmpipe unrolls them and splits the result at every barrier:
         // minutes for a 64x24x64 gemm on 64 threads; the code is valid and correct), so N = 24
@@ -185,7 +215,10 @@ impl Plan {
 }
 
 fn shared(shape: [usize; 2], element: &str) -> String {
-    format!("memref<{}x{}x{element}, #gpu.address_space<workgroup>>", shape[0], shape[1])
+    format!(
+        "memref<{}x{}x{element}, #gpu.address_space<workgroup>>",
+        shape[0], shape[1]
+    )
 }
 
 fn fragment(shape: &[usize], element: &str) -> String {
@@ -237,14 +270,37 @@ pub fn program(rng: &mut Rng) -> Program {
         all.extend(dims);
         all
     };
-    let a_dims = if p.transpose_a { [p.k_total, p.m_total] } else { [p.m_total, p.k_total] };
-    let b_dims = if p.transpose_b { [p.n_total, p.k_total] } else { [p.k_total, p.n_total] };
+    let a_dims = if p.transpose_a {
+        [p.k_total, p.m_total]
+    } else {
+        [p.m_total, p.k_total]
+    };
+    let b_dims = if p.transpose_b {
+        [p.n_total, p.k_total]
+    } else {
+        [p.k_total, p.n_total]
+    };
     let b_global = |name: &str| Tensor {
         name: name.into(),
-        ty: global(&if p.b_batched { with_lead(b_dims) } else { b_dims.to_vec() }, e),
-        lead: if p.b_batched { lead_names.clone() } else { Vec::new() },
+        ty: global(
+            &if p.b_batched {
+                with_lead(b_dims)
+            } else {
+                b_dims.to_vec()
+            },
+            e,
+        ),
+        lead: if p.b_batched {
+            lead_names.clone()
+        } else {
+            Vec::new()
+        },
     };
-    let a_global = |name: &str| Tensor { name: name.into(), ty: global(&with_lead(a_dims), e), lead: lead_names.clone() };
+    let a_global = |name: &str| Tensor {
+        name: name.into(),
+        ty: global(&with_lead(a_dims), e),
+        lead: lead_names.clone(),
+    };
     let mut arguments: Vec<Tensor> = vec![a_global("A"), b_global("B")];
     match p.shape {
         Shape::Dual => arguments.push(b_global("B2")),
@@ -253,8 +309,16 @@ pub fn program(rng: &mut Rng) -> Program {
             arguments.push(b_global("B2"));
         }
         Shape::Chain => {
-            let dims = if p.transpose_b2 { [p.n2_total, p.n_total] } else { [p.n_total, p.n2_total] };
-            arguments.push(Tensor { name: "W".into(), ty: global(&dims, e), lead: Vec::new() });
+            let dims = if p.transpose_b2 {
+                [p.n2_total, p.n_total]
+            } else {
+                [p.n_total, p.n2_total]
+            };
+            arguments.push(Tensor {
+                name: "W".into(),
+                ty: global(&dims, e),
+                lead: Vec::new(),
+            });
         }
         Shape::Single => {}
     }
@@ -262,7 +326,11 @@ pub fn program(rng: &mut Rng) -> Program {
     let stages: Vec<usize> = (0..1 + rng.below(3)).map(|_| rng.below(9)).collect();
     let residual_element = if rng.below(2) == 0 { "f32" } else { "f16" };
     if stages.contains(&1) {
-        arguments.push(Tensor { name: "bias".into(), ty: global(&[out_total], "f32"), lead: Vec::new() });
+        arguments.push(Tensor {
+            name: "bias".into(),
+            ty: global(&[out_total], "f32"),
+            lead: Vec::new(),
+        });
     }
     if stages.iter().any(|s| *s == 2 || *s == 3) {
         arguments.push(Tensor {
@@ -271,8 +339,16 @@ pub fn program(rng: &mut Rng) -> Program {
             lead: Vec::new(),
         });
     }
-    let y = Tensor { name: "Y".into(), ty: global(&with_lead([p.m_total, out_total]), p.output), lead: lead_names.clone() };
-    let signature: Vec<String> = arguments.iter().chain([&y]).map(|t| format!("%{}: {}", t.name, t.ty)).collect();
+    let y = Tensor {
+        name: "Y".into(),
+        ty: global(&with_lead([p.m_total, out_total]), p.output),
+        lead: lead_names.clone(),
+    };
+    let signature: Vec<String> = arguments
+        .iter()
+        .chain([&y])
+        .map(|t| format!("%{}: {}", t.name, t.ty))
+        .collect();
 
     let mut text = String::new();
     w!(text, "func.func @generated({}) {{", signature.join(", "));
@@ -281,7 +357,15 @@ pub fn program(rng: &mut Rng) -> Program {
     for k in 0..4 {
         w!(text, "  %k{k} = arith.constant {} : f32", literal(rng));
     }
-    w!(text, "  %init = arith.constant {} : f32", if rng.below(2) == 0 { "0.0".to_string() } else { literal(rng) });
+    w!(
+        text,
+        "  %init = arith.constant {} : f32",
+        if rng.below(2) == 0 {
+            "0.0".to_string()
+        } else {
+            literal(rng)
+        }
+    );
     for (name, value) in [
         ("cm", p.m),
         ("cn", p.n),
@@ -302,7 +386,11 @@ pub fn program(rng: &mut Rng) -> Program {
     } else {
         ("%gx, %gy, %gz", "%bx, %by, %bz")
     };
-    w!(text, "  tile.kernel grid({grid}) threads({}) ({ids}) {{", p.threads);
+    w!(
+        text,
+        "  tile.kernel grid({grid}) threads({}) ({ids}) {{",
+        p.threads
+    );
     if p.lead.len() == 2 {
         w!(text, "    %lb = arith.divui %bz, %heads : index");
         w!(text, "    %lh = arith.remui %bz, %heads : index");
@@ -310,12 +398,28 @@ pub fn program(rng: &mut Rng) -> Program {
     w!(text, "    %m0 = arith.muli %by, %cm : index");
     w!(text, "    %n0 = arith.muli %bx, %cn : index");
     w!(text, "    %o0 = arith.muli %bx, %cn2 : index");
-    let a_tile = if p.transpose_a { [p.k, p.m] } else { [p.m, p.k] };
-    let b_tile = if p.transpose_b { [p.n, p.k] } else { [p.k, p.n] };
+    let a_tile = if p.transpose_a {
+        [p.k, p.m]
+    } else {
+        [p.m, p.k]
+    };
+    let b_tile = if p.transpose_b {
+        [p.n, p.k]
+    } else {
+        [p.k, p.n]
+    };
     let (st_a, fr_a, st_b) = (shared(a_tile, e), fragment(&a_tile, e), shared(b_tile, e));
     let c = fragment(&[p.m, p.n], "f32");
-    let a_names: Vec<&str> = if p.shape == Shape::Sum { vec!["A", "A2"] } else { vec!["A"] };
-    let b_names: Vec<&str> = if matches!(p.shape, Shape::Dual | Shape::Sum) { vec!["B", "B2"] } else { vec!["B"] };
+    let a_names: Vec<&str> = if p.shape == Shape::Sum {
+        vec!["A", "A2"]
+    } else {
+        vec!["A"]
+    };
+    let b_names: Vec<&str> = if matches!(p.shape, Shape::Dual | Shape::Sum) {
+        vec!["B", "B2"]
+    } else {
+        vec!["B"]
+    };
     for a in &a_names {
         if p.a != AOperand::Fragment {
             w!(text, "    %{a}s = tile.alloc_shared : {st_a}");
@@ -327,7 +431,11 @@ pub fn program(rng: &mut Rng) -> Program {
     for b in &b_names {
         w!(text, "    %{b}s = tile.alloc_shared : {st_b}");
     }
-    let accumulators: Vec<&str> = if p.shape == Shape::Dual { vec!["C", "C2"] } else { vec!["C"] };
+    let accumulators: Vec<&str> = if p.shape == Shape::Dual {
+        vec!["C", "C2"]
+    } else {
+        vec!["C"]
+    };
     for acc in &accumulators {
         w!(text, "    %{acc} = tile.alloc_fragment : {c}");
         w!(text, "    tile.fill %{acc}, %init : {c}");
@@ -336,7 +444,10 @@ pub fn program(rng: &mut Rng) -> Program {
     let indent = if p.stages.is_some() { "      " } else { "    " };
     let k0 = match p.stages {
         Some(stages) => {
-            w!(text, "    tile.pipelined %k = %c0 to %kt stages({stages}) {{");
+            w!(
+                text,
+                "    tile.pipelined %k = %c0 to %kt stages({stages}) {{"
+            );
             w!(text, "      %kk = arith.muli %k, %ck : index");
             "%kk"
         }
@@ -344,27 +455,52 @@ pub fn program(rng: &mut Rng) -> Program {
     };
     // A chain's block covers the whole hidden dimension: its first gemm starts at column 0.
     let n_loop = if chain_shape { "%c0" } else { "%n0" };
-    let find = |name: &str| arguments.iter().find(|t| t.name == name).expect("an argument");
+    let find = |name: &str| {
+        arguments
+            .iter()
+            .find(|t| t.name == name)
+            .expect("an argument")
+    };
     let mut gemm_count = 0;
     for (index, a) in a_names.iter().enumerate() {
         let tensor = find(a);
-        let at = tensor.at(if p.transpose_a { [k0, "%m0"] } else { ["%m0", k0] });
+        let at = tensor.at(if p.transpose_a {
+            [k0, "%m0"]
+        } else {
+            ["%m0", k0]
+        });
         let operand = match p.a {
             AOperand::Shared => {
-                w!(text, "{indent}tile.copy {at}, %{a}s : {}, {st_a}", tensor.ty);
+                w!(
+                    text,
+                    "{indent}tile.copy {at}, %{a}s : {}, {st_a}",
+                    tensor.ty
+                );
                 format!("%{a}s")
             }
             AOperand::Fragment => {
-                w!(text, "{indent}tile.copy {at}, %{a}f : {}, {fr_a}", tensor.ty);
+                w!(
+                    text,
+                    "{indent}tile.copy {at}, %{a}f : {}, {fr_a}",
+                    tensor.ty
+                );
                 format!("%{a}f")
             }
             AOperand::SharedThenFragment => {
-                w!(text, "{indent}tile.copy {at}, %{a}s : {}, {st_a}", tensor.ty);
+                w!(
+                    text,
+                    "{indent}tile.copy {at}, %{a}s : {}, {st_a}",
+                    tensor.ty
+                );
                 w!(text, "{indent}tile.copy %{a}s, %{a}f : {st_a}, {fr_a}");
                 format!("%{a}f")
             }
         };
-        let a_type = if p.a == AOperand::Shared { &st_a } else { &fr_a };
+        let a_type = if p.a == AOperand::Shared {
+            &st_a
+        } else {
+            &fr_a
+        };
         let pairs: Vec<(&str, &str)> = match p.shape {
             Shape::Dual => vec![("B", "C"), ("B2", "C2")],
             Shape::Sum => vec![(b_names[index], "C")],
@@ -372,15 +508,26 @@ pub fn program(rng: &mut Rng) -> Program {
         };
         for (b, acc) in pairs {
             let tensor = find(b);
-            let bt = tensor.at(if p.transpose_b { [n_loop, k0] } else { [k0, n_loop] });
-            w!(text, "{indent}tile.copy {bt}, %{b}s : {}, {st_b}", tensor.ty);
+            let bt = tensor.at(if p.transpose_b {
+                [n_loop, k0]
+            } else {
+                [k0, n_loop]
+            });
+            w!(
+                text,
+                "{indent}tile.copy {bt}, %{b}s : {}, {st_b}",
+                tensor.ty
+            );
             let attributes = match (p.transpose_a, p.transpose_b) {
                 (false, false) => "",
                 (true, false) => " {transpose_a}",
                 (false, true) => " {transpose_b}",
                 (true, true) => " {transpose_a, transpose_b}",
             };
-            w!(text, "{indent}tile.gemm {operand}, %{b}s, %{acc}{attributes} : {a_type}, {st_b}, {c}");
+            w!(
+                text,
+                "{indent}tile.gemm {operand}, %{b}s, %{acc}{attributes} : {a_type}, {st_b}, {c}"
+            );
             gemm_count += 1;
         }
     }
@@ -426,16 +573,31 @@ pub fn program(rng: &mut Rng) -> Program {
                 w!(text, "    %Pf = tile.alloc_fragment : {p_type}");
             }
             w!(text, "    tile.copy %C, {p_name} : {c}, {p_type}");
-            let w_tile = if p.transpose_b2 { [p.n2, p.n] } else { [p.n, p.n2] };
+            let w_tile = if p.transpose_b2 {
+                [p.n2, p.n]
+            } else {
+                [p.n, p.n2]
+            };
             let w_type = shared(w_tile, e);
-            let w_at = if p.transpose_b2 { "%W[%o0, %c0]" } else { "%W[%c0, %o0]" };
+            let w_at = if p.transpose_b2 {
+                "%W[%o0, %c0]"
+            } else {
+                "%W[%c0, %o0]"
+            };
             w!(text, "    %Ws = tile.alloc_shared : {w_type}");
-            w!(text, "    tile.copy {w_at}, %Ws : {}, {w_type}", find("W").ty);
+            w!(
+                text,
+                "    tile.copy {w_at}, %Ws : {}, {w_type}",
+                find("W").ty
+            );
             let o = fragment(&[p.m, p.n2], "f32");
             w!(text, "    %O = tile.alloc_fragment : {o}");
             w!(text, "    tile.fill %O, %init : {o}");
             let attributes = if p.transpose_b2 { " {transpose_b}" } else { "" };
-            w!(text, "    tile.gemm {p_name}, %Ws, %O{attributes} : {p_type}, {w_type}, {o}");
+            w!(
+                text,
+                "    tile.gemm {p_name}, %Ws, %O{attributes} : {p_type}, {w_type}, {o}"
+            );
             gemm_count += 1;
             accumulation += p.n;
             out = "O".into();
@@ -444,10 +606,19 @@ pub fn program(rng: &mut Rng) -> Program {
         _ => {}
     }
     let f = fragment(&[p.m, out_columns], "f32");
-    let (n_origin, n_size) = if chain_shape { ("%o0", p.n2) } else { ("%n0", p.n) };
+    let (n_origin, n_size) = if chain_shape {
+        ("%o0", p.n2)
+    } else {
+        ("%n0", p.n)
+    };
     for (index, stage) in stages.iter().enumerate() {
         // One tile.parallel over the output: `lines` compute `input` from %v, then a chain.
-        let body = |text: &mut String, rng: &mut Rng, name: &str, input: &str, extra: Option<&str>, lines: &[String]| {
+        let body = |text: &mut String,
+                    rng: &mut Rng,
+                    name: &str,
+                    input: &str,
+                    extra: Option<&str>,
+                    lines: &[String]| {
             w!(text, "    tile.parallel (%i, %j) in ({}, {n_size}) {{", p.m);
             w!(text, "      %v = memref.load %{out}[%i, %j] : {f}");
             for line in lines {
@@ -494,16 +665,26 @@ pub fn program(rng: &mut Rng) -> Program {
                 notes.push("residual copy");
                 let name = format!("%Rf{index}");
                 w!(text, "    {name} = tile.alloc_fragment : {f}");
-                w!(text, "    tile.copy %R[%m0, {n_origin}], {name} : {}, {f}", find("R").ty);
-                let lines = [format!("%rv = memref.load {name}[%i, %j] : {f}"), "%vr = arith.addf %v, %rv : f32".into()];
+                w!(
+                    text,
+                    "    tile.copy %R[%m0, {n_origin}], {name} : {}, {f}",
+                    find("R").ty
+                );
+                let lines = [
+                    format!("%rv = memref.load {name}[%i, %j] : {f}"),
+                    "%vr = arith.addf %v, %rv : f32".into(),
+                ];
                 body(&mut text, rng, "rc", "%vr", Some("%v"), &lines);
             }
             4..=6 => {
                 // A reduction along the rows (dim 1) or the columns (dim 0), broadcast back.
                 let kind = *rng.pick(KINDS);
                 let rows = *stage != 6;
-                let (length, dim, index_name, label) =
-                    if rows { (p.m, 1, "%i", "row") } else { (n_size, 0, "%j", "column") };
+                let (length, dim, index_name, label) = if rows {
+                    (p.m, 1, "%i", "row")
+                } else {
+                    (n_size, 0, "%j", "column")
+                };
                 notes.push(if rows { "row reduce" } else { "column reduce" });
                 let vector = fragment(&[length], "f32");
                 let name = format!("%red{index}");
@@ -514,10 +695,16 @@ pub fn program(rng: &mut Rng) -> Program {
                 } else {
                     ""
                 };
-                w!(text, "    tile.reduce <{kind}> %{out}, {name} dim({dim}){clear} : {f}, {vector}");
+                w!(
+                    text,
+                    "    tile.reduce <{kind}> %{out}, {name} dim({dim}){clear} : {f}, {vector}"
+                );
                 accumulation += if rows { n_size } else { p.m };
                 // v - statistic, as a softmax subtracts the row maximum.
-                let lines = [format!("%st = memref.load {name}[{index_name}] : {vector}"), "%vs = arith.subf %v, %st : f32".into()];
+                let lines = [
+                    format!("%st = memref.load {name}[{index_name}] : {vector}"),
+                    "%vs = arith.subf %v, %st : f32".into(),
+                ];
                 body(&mut text, rng, label, "%vs", Some("%st"), &lines);
             }
             _ => {
@@ -552,8 +739,16 @@ pub fn program(rng: &mut Rng) -> Program {
         p.m_total,
         p.n_total,
         p.k_total,
-        if p.lead.is_empty() { String::new() } else { format!(", leading {:?}", p.lead) },
-        if chain_shape { format!(", then N2 {} over {}", p.n2, p.n2_total) } else { String::new() },
+        if p.lead.is_empty() {
+            String::new()
+        } else {
+            format!(", leading {:?}", p.lead)
+        },
+        if chain_shape {
+            format!(", then N2 {} over {}", p.n2, p.n2_total)
+        } else {
+            String::new()
+        },
         if p.b_batched { ", batched B" } else { "" },
         p.threads,
         match p.a {
@@ -573,7 +768,11 @@ pub fn program(rng: &mut Rng) -> Program {
         },
         notes.join(", "),
         p.output,
-        if text.contains("%Ys") { " through shared" } else { "" },
+        if text.contains("%Ys") {
+            " through shared"
+        } else {
+            ""
+        },
     );
     Program {
         text,
@@ -581,6 +780,10 @@ pub fn program(rng: &mut Rng) -> Program {
         gemms: gemm_count,
         pipelined: usize::from(p.stages.is_some()),
         accumulation,
-        inputs: Some(if e == "bf16" { Element::BF16 } else { Element::F16 }),
+        inputs: Some(if e == "bf16" {
+            Element::BF16
+        } else {
+            Element::F16
+        }),
     }
 }

@@ -52,7 +52,15 @@ pub fn write_gpu_case(
     input_seed: u64,
     cpu: bool,
 ) -> Result<CaseOutcome, String> {
-    write_case(directory, name, text, summary, input_seed, cpu, &tile_run::tolerance)
+    write_case(
+        directory,
+        name,
+        text,
+        summary,
+        input_seed,
+        cpu,
+        &tile_run::tolerance,
+    )
 }
 
 /// [`write_gpu_case`] with the comparison's tolerance for an output of each element type.
@@ -94,7 +102,12 @@ fn write_case(
         let mut inner = body.first_operation();
         while let Some(host_op) = inner {
             inner = host_op.next_in_block();
-            let op_name = host_op.name().as_string_ref().as_str().unwrap_or_default().to_owned();
+            let op_name = host_op
+                .name()
+                .as_string_ref()
+                .as_str()
+                .unwrap_or_default()
+                .to_owned();
             if !replayable_host_op(&op_name) {
                 return Ok(CaseOutcome::Skipped(format!(
                     "@{function} runs {op_name} on the host (not a sequence of launches)"
@@ -122,7 +135,8 @@ fn write_case(
     let case = directory.join(name);
     std::fs::create_dir_all(&case).map_err(|e| format!("{}: {e}", case.display()))?;
     let write = |file: &str, bytes: &[u8]| {
-        std::fs::write(case.join(file), bytes).map_err(|e| format!("{}: {e}", case.join(file).display()))
+        std::fs::write(case.join(file), bytes)
+            .map_err(|e| format!("{}: {e}", case.join(file).display()))
     };
     write("program.mlir", text.as_bytes())?;
     let interp = tile_run::InterpProgram::new(&module);
@@ -159,14 +173,21 @@ fn write_case(
                 .flatten()
                 .any(|binding| binding.host_argument < 0 || binding.host_argument >= arguments);
             let host_scalar = manifest.grid.iter().any(reads_host_scalar)
-                || manifest.params.iter().flatten().any(|param| match &param.kind {
-                    tile_manifest::ParamKind::Scalar { value, .. } => reads_host_scalar(value),
-                    tile_manifest::ParamKind::TensorMap { host_argument, .. }
-                    | tile_manifest::ParamKind::Memref { host_argument, .. } => {
-                        *host_argument < 0 || *host_argument >= arguments
-                    }
-                });
-            if bad_binding || host_scalar || (manifest.bindings.is_none() && manifest.params.is_none()) {
+                || manifest
+                    .params
+                    .iter()
+                    .flatten()
+                    .any(|param| match &param.kind {
+                        tile_manifest::ParamKind::Scalar { value, .. } => reads_host_scalar(value),
+                        tile_manifest::ParamKind::TensorMap { host_argument, .. }
+                        | tile_manifest::ParamKind::Memref { host_argument, .. } => {
+                            *host_argument < 0 || *host_argument >= arguments
+                        }
+                    });
+            if bad_binding
+                || host_scalar
+                || (manifest.bindings.is_none() && manifest.params.is_none())
+            {
                 let _ = std::fs::remove_dir_all(&case);
                 return Ok(CaseOutcome::Skipped(format!(
                     "kernel {} binds a buffer that is no host argument, or a host scalar",
@@ -177,7 +198,10 @@ fn write_case(
                 return Err(format!("{name}: kernel {} has no PTX", kernel.name));
             };
             write(&format!("{}.ptx", kernel.name), ptx.as_bytes())?;
-            write(&format!("{}.json", kernel.name), manifest.to_json().as_bytes())?;
+            write(
+                &format!("{}.json", kernel.name),
+                manifest.to_json().as_bytes(),
+            )?;
             kernel_names.push(kernel.name.clone());
         }
         let inputs = tile_run::buffers(function, &mut random, 256);
@@ -202,8 +226,15 @@ fn write_case(
             });
             if argument.output {
                 // tile-run's poison: NaN for floats, 0 for integers (see tile_run::buffers).
-                entry["fill"] = json!(if argument.element.is_float() { "nan" } else { "zero" });
-                write(&format!("{stem}.interp.bin"), interpreted[index].clone().bytes_mut())?;
+                entry["fill"] = json!(if argument.element.is_float() {
+                    "nan"
+                } else {
+                    "zero"
+                });
+                write(
+                    &format!("{stem}.interp.bin"),
+                    interpreted[index].clone().bytes_mut(),
+                )?;
                 entry["interp"] = json!(format!("{stem}.interp.bin"));
                 if let Some(data) = &mut cpu_results {
                     write(&format!("{stem}.cpu.bin"), data[index].bytes_mut())?;
@@ -229,7 +260,9 @@ fn write_case(
     });
     write(
         "case.json",
-        serde_json::to_string_pretty(&index).unwrap_or_default().as_bytes(),
+        serde_json::to_string_pretty(&index)
+            .unwrap_or_default()
+            .as_bytes(),
     )?;
     Ok(CaseOutcome::Written)
 }
@@ -252,7 +285,15 @@ pub fn write_gpu_cases(
         let program = program(seed, index);
         let name = format!("s{seed}-{index:05}");
         let tolerance = |element| program.tolerance(element);
-        match write_case(directory, &name, &program.text, &program.summary, index + 1, cpu, &tolerance) {
+        match write_case(
+            directory,
+            &name,
+            &program.text,
+            &program.summary,
+            index + 1,
+            cpu,
+            &tolerance,
+        ) {
             Ok(CaseOutcome::Written) => cases.push(name.clone()),
             Ok(CaseOutcome::Skipped(reason)) => {
                 progress(index, &format!("{name}: skipped: {reason}"));
@@ -284,4 +325,3 @@ pub fn write_gpu_cases(
     .map_err(|e| format!("{}: {e}", directory.display()))?;
     Ok((cases.len(), skipped.len(), failures))
 }
-

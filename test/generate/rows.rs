@@ -128,4 +128,3 @@ pub fn program(rng: &mut Rng) -> Program {
         inputs: None,
     }
 }
-

@@ -19,14 +19,17 @@ fn generated_programs_agree_with_the_interpreter() {
     let mut failures = Vec::new();
     let (mut gemms, mut pipelined, mut vulkan_runs) = (0, 0, 0);
     for index in 0..PROGRAMS {
-        let (program, result) = tile_tests::check_generated(&bin, SEED, index, Duration::from_secs(600));
+        let (program, result) =
+            tile_tests::check_generated(&bin, SEED, index, Duration::from_secs(600));
         gemms += usize::from(program.gemms > 0);
         pipelined += usize::from(program.pipelined > 0);
         if let Ok(outcome) = &result {
             vulkan_runs += usize::from(matches!(outcome.vulkan, Verdict::Pass(_)));
             // The CPU reference takes every program.
             if let Verdict::Skipped(why) = &outcome.cpu {
-                failures.push(format!("program {index}: the CPU reference skipped it: {why}"));
+                failures.push(format!(
+                    "program {index}: the CPU reference skipped it: {why}"
+                ));
             }
         }
         failures.extend(tile_tests::failure_report(SEED, index, &program, &result));
@@ -38,7 +41,15 @@ fn generated_programs_agree_with_the_interpreter() {
         failures.join("\n\n")
     );
     // The mix covers both families, and most programs run on Vulkan (bf16 ones are refused there).
-    assert!(gemms >= 10 && pipelined >= 5 && gemms < PROGRAMS as usize, "{gemms} gemm programs, {pipelined} pipelined");
-    assert!(vulkan_runs >= 20, "only {vulkan_runs} programs ran on Vulkan");
-    eprintln!("generated: {PROGRAMS} programs of seed {SEED} ({gemms} with gemms, {pipelined} pipelined) agree with the interpreter");
+    assert!(
+        gemms >= 10 && pipelined >= 5 && gemms < PROGRAMS as usize,
+        "{gemms} gemm programs, {pipelined} pipelined"
+    );
+    assert!(
+        vulkan_runs >= 20,
+        "only {vulkan_runs} programs ran on Vulkan"
+    );
+    eprintln!(
+        "generated: {PROGRAMS} programs of seed {SEED} ({gemms} with gemms, {pipelined} pipelined) agree with the interpreter"
+    );
 }
