@@ -111,6 +111,7 @@ fn main() -> ExitCode {
         let result = tile_tests::generate::write_gpu_cases(
             directory,
             seed,
+            start,
             programs,
             with_cpu,
             |_, line| {

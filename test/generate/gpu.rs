@@ -25,6 +25,21 @@ fn replayable_host_op(name: &str) -> bool {
         || name.starts_with("arith.")
 }
 
+/// Returns true when `function` launches `kernel`: its manifest names the host function, or (the
+/// GEMM template's tensor-core manifests name none) its entry is `<function>_<n>_kernel`, the
+/// name the lowering gives a function's n-th kernel.
+fn launched_by(kernel: &tile_compiler::Kernel, function: &str) -> bool {
+    match kernel.manifest.host_function.as_deref() {
+        Some(host) => host == function,
+        None => kernel
+            .name
+            .strip_prefix(function)
+            .and_then(|rest| rest.strip_prefix('_'))
+            .and_then(|rest| rest.strip_suffix("_kernel"))
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit())),
+    }
+}
+
 /// Returns true when `expr` reads a scalar host argument (a launcher over manifests and the case's
 /// buffers has none to give).
 fn reads_host_scalar(expr: &tile_manifest::Expr) -> bool {
@@ -152,7 +167,7 @@ fn write_case(
         let kernels: Vec<_> = compilation
             .kernels
             .iter()
-            .filter(|kernel| kernel.manifest.host_function.as_deref() == Some(&function.name))
+            .filter(|kernel| launched_by(kernel, &function.name))
             .collect();
         if kernels.len() != launches.get(&function.name).copied().unwrap_or(0) {
             let _ = std::fs::remove_dir_all(&case);
@@ -267,7 +282,7 @@ fn write_case(
     Ok(CaseOutcome::Written)
 }
 
-/// Writes the sm_90a cases of generated programs `0..count` of `seed` into `directory` (see
+/// Writes the sm_90a cases of generated programs `start..start + count` of `seed` into `directory` (see
 /// [`write_gpu_case`]; the inputs of program `i` come from seed `i + 1`, each output's tolerance
 /// is the program's, [`super::Program::tolerance`]) and `index.json`, which
 /// lists the written cases and the skipped ones with their reasons. Returns (written, skipped,
@@ -275,13 +290,14 @@ fn write_case(
 pub fn write_gpu_cases(
     directory: &std::path::Path,
     seed: u64,
+    start: u64,
     count: u64,
     cpu: bool,
     mut progress: impl FnMut(u64, &str),
 ) -> Result<(usize, usize, Vec<String>), String> {
     std::fs::create_dir_all(directory).map_err(|e| format!("{}: {e}", directory.display()))?;
     let (mut cases, mut skipped, mut failures) = (Vec::new(), Vec::new(), Vec::new());
-    for index in 0..count {
+    for index in start..start + count {
         let program = program(seed, index);
         let name = format!("s{seed}-{index:05}");
         let tolerance = |element| program.tolerance(element);
@@ -312,6 +328,7 @@ pub fn write_gpu_cases(
     let index = serde_json::json!({
         "generator": "tile_tests::generate::program",
         "seed": seed,
+        "start": start,
         "programs": count,
         "target": "sm_90a",
         "cpu_results": cpu,
