@@ -780,6 +780,7 @@ pub fn program(rng: &mut Rng) -> Program {
         gemms: gemm_count,
         pipelined: usize::from(p.stages.is_some()),
         accumulation,
+        chained: chain_shape,
         inputs: Some(if e == "bf16" {
             Element::BF16
         } else {

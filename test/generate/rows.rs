@@ -126,5 +126,6 @@ pub fn program(rng: &mut Rng) -> Program {
         pipelined: 0,
         accumulation: columns,
         inputs: None,
+        chained: false,
     }
 }

@@ -1,6 +1,7 @@
 //! Regressions the program generator found, minimized into `test/programs/`: each runs on the
 //! reference interpreter, the CPU reference and Vulkan (lavapipe), every output element compared
-//! with the interpreter's (`tile_tests::generate::check`), and compiles for every target.
+//! with the interpreter's (`tile_tests::generate::check`), and compiles for every target; and
+//! generated programs whose differences were the checker's, kept as they are generated.
 
 mod common;
 
@@ -21,6 +22,7 @@ fn regression(file: &str, accumulation: usize) {
         pipelined: 0,
         accumulation,
         inputs: None,
+        chained: false,
     };
     let device = tile_run::Vulkan::new().expect("a Vulkan device (lavapipe)");
     let outcome = check(&program, &path, 1, Some(&device)).expect("the interpreter runs it");
@@ -49,4 +51,33 @@ fn regression(file: &str, accumulation: usize) {
 #[test]
 fn column_reduction_of_24_columns_on_32_threads() {
     regression("column_reduce_24.mlir", 32);
+}
+
+/// Generated program 5441 of seed 2026 (a two-gemm chain: exp(tanh(h)) converted to f16 is the
+/// second gemm's A operand): lavapipe's exp and tanh differ from the interpreter's in the last bit,
+/// which rounded one f16 element of the operand to its neighbour and moved an output by 1.4e-3,
+/// over the tolerance of the 10,000-program run (6.6e-4). Not a miscompile (with exactly rounded
+/// ops in place of exp and tanh lavapipe matches to 1.2e-7); chained programs' tolerance now allows
+/// a few such flips.
+#[test]
+fn chained_operand_rounding_is_within_the_tolerance() {
+    let bin = common::build_tools(&["tile-tests"]);
+    let (program, result) =
+        tile_tests::check_generated(&bin, 2026, 5441, std::time::Duration::from_secs(600));
+    assert!(
+        program.chained && program.summary.starts_with("gemm chain f16"),
+        "{}",
+        program.summary
+    );
+    let outcome = result.expect("the program runs");
+    assert!(
+        matches!(outcome.cpu, Verdict::Pass(_)),
+        "CPU: {:?}",
+        outcome.cpu
+    );
+    assert!(
+        matches!(outcome.vulkan, Verdict::Pass(worst) if worst > 1e-3),
+        "Vulkan: {:?}",
+        outcome.vulkan
+    );
 }
