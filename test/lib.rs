@@ -4,62 +4,138 @@
 pub mod fuzz;
 pub mod generate;
 
-/// Runs generated program `index` of `seed` through `tile-run` in `bin` (Vulkan checked against
-/// the CPU reference, and the interpreter's checksums against the CPU's where it exists); returns
-/// why it failed, if it did.
+use generate::check::{Outcome, Verdict};
+use std::{
+    path::Path,
+    process::{Command, Stdio},
+    time::{Duration, Instant},
+};
+
+/// Checks generated program `index` of `seed` in this process (`tile-fuzz --check-one`): writes
+/// it into `scratch`, runs it on the interpreter, the CPU reference and Vulkan (inputs from seed
+/// `index + 1`), and returns the lines to print: the [`Outcome::lines`], or `PROGRAM error ...`
+/// when the program itself cannot run.
+pub fn check_one(scratch: &Path, seed: u64, index: u64) -> String {
+    let program = generate::program(seed, index);
+    let path = scratch.join(format!("generated-{seed}-{index}.mlir"));
+    if let Err(error) = std::fs::write(&path, &program.text) {
+        return format!("PROGRAM error {error}\n");
+    }
+    let device = tile_run::Vulkan::new().ok();
+    let result = generate::check::check(&program, &path, index + 1, device.as_ref());
+    let _ = std::fs::remove_file(&path);
+    match result {
+        Ok(outcome) => outcome.lines(),
+        Err(why) => format!("PROGRAM error {}\n", why.replace('\n', " | ")),
+    }
+}
+
+/// Runs generated program `index` of `seed` through `bin/tile-fuzz --check-one` in a child process
+/// (so that a crash or a hang fails this program only), killed after `timeout`. Returns the
+/// program and its outcome, or why the child gave none (a crash, a timeout, a program the
+/// interpreter cannot run), which fails both targets.
 pub fn check_generated(
-    bin: &std::path::Path,
-    scratch: &std::path::Path,
+    bin: &Path,
     seed: u64,
     index: u64,
-    interp: bool,
-) -> Result<(), String> {
+    timeout: Duration,
+) -> (generate::Program, Result<Outcome, String>) {
     let program = generate::program(seed, index);
-    let input = scratch.join(format!("generated-{seed}-{index}.mlir"));
-    std::fs::write(&input, &program.text).map_err(|error| error.to_string())?;
-    let run = |args: &[&str]| {
-        std::process::Command::new(bin.join("tile-run"))
-            .arg(&input)
-            .args(args)
-            .output()
-            .map_err(|error| error.to_string())
+    let child = Command::new(bin.join("tile-fuzz"))
+        .args(["--check-one", &seed.to_string(), &index.to_string()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn();
+    let mut child = match child {
+        Ok(child) => child,
+        Err(error) => return (program, Err(format!("tile-fuzz does not start: {error}"))),
     };
-    let describe = |what: &str, output: &std::process::Output| {
-        format!(
-            "program {index} of seed {seed} ({}): {what}\n{}{}\n--- program ---\n{}",
-            program.summary,
-            String::from_utf8_lossy(&output.stdout),
-            String::from_utf8_lossy(&output.stderr),
-            program.text
-        )
-    };
-    let checked = run(&["--target", "vulkan", "--check"])?;
-    if !checked.status.success() {
-        return Err(describe(
-            "Vulkan and the CPU reference disagree, or the run failed",
-            &checked,
-        ));
-    }
-    let _ = std::fs::remove_file(&input);
-    if interp {
-        std::fs::write(&input, &program.text).map_err(|error| error.to_string())?;
-        let cpu = run(&["--target", "cpu"])?;
-        let interpreted = run(&["--target", "interp"])?;
-        let (a, b) = (
-            generate::checksums(&String::from_utf8_lossy(&cpu.stdout)),
-            generate::checksums(&String::from_utf8_lossy(&interpreted.stdout)),
-        );
-        let agree = a.len() == b.len()
-            && a.iter().zip(&b).all(|(x, y)| {
-                (x - y).abs() <= 1e-3 * x.abs().max(1.0) || (x.is_nan() && y.is_nan())
-            });
-        let _ = std::fs::remove_file(&input);
-        if !interpreted.status.success() || !agree {
-            return Err(describe(
-                &format!("the interpreter's checksums {b:?} differ from the CPU's {a:?}"),
-                &interpreted,
-            ));
+    let started = Instant::now();
+    // The pipes are read on threads so that a chatty child cannot block on a full pipe.
+    let mut stdout = child.stdout.take().expect("piped");
+    let mut stderr = child.stderr.take().expect("piped");
+    let out = std::thread::spawn(move || {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut stdout, &mut text).ok();
+        text
+    });
+    let err = std::thread::spawn(move || {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut stderr, &mut text).ok();
+        text
+    });
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break Some(status),
+            Ok(None) if started.elapsed() > timeout => {
+                let _ = child.kill();
+                let _ = child.wait();
+                break None;
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(20)),
+            Err(_) => break None,
         }
-    }
-    Ok(())
+    };
+    let (stdout, stderr) = (
+        out.join().unwrap_or_default(),
+        err.join().unwrap_or_default(),
+    );
+    let result = match (status, Outcome::parse(&stdout)) {
+        (None, _) => Err(format!(
+            "no result within {} s (a hang?)",
+            timeout.as_secs()
+        )),
+        (Some(_), Some(outcome)) => Ok(outcome),
+        (Some(status), None) => {
+            let why = stdout
+                .lines()
+                .find_map(|line| line.strip_prefix("PROGRAM error "))
+                .map(str::to_owned)
+                .unwrap_or_else(|| format!("the check exited with {status} and no result"));
+            let tail: String = stderr
+                .lines()
+                .rev()
+                .take(12)
+                .collect::<Vec<_>>()
+                .into_iter()
+                .rev()
+                .collect::<Vec<_>>()
+                .join("\n");
+            Err(if tail.is_empty() {
+                why
+            } else {
+                format!("{why}\n{tail}")
+            })
+        }
+    };
+    (program, result)
+}
+
+/// Returns the report of a failed check (what failed, the summary, the program), or `None` when
+/// nothing failed.
+pub fn failure_report(
+    seed: u64,
+    index: u64,
+    program: &generate::Program,
+    result: &Result<Outcome, String>,
+) -> Option<String> {
+    let what = match result {
+        Err(why) => why.clone(),
+        Ok(outcome) => {
+            let mut failed = Vec::new();
+            for (target, verdict) in [("CPU", &outcome.cpu), ("Vulkan", &outcome.vulkan)] {
+                if let Verdict::Fail(why) = verdict {
+                    failed.push(format!("{target}: {why}"));
+                }
+            }
+            if failed.is_empty() {
+                return None;
+            }
+            failed.join("\n")
+        }
+    };
+    Some(format!(
+        "program {index} of seed {seed} ({}):\n{what}\n(reproduce: tile-fuzz --check-one {seed} {index})\n--- program ---\n{}",
+        program.summary, program.text
+    ))
 }

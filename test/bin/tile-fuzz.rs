@@ -3,20 +3,25 @@
 //! Prints each distinct failure with its case and seed, and writes it (and its minimized form) to
 //! `--out` (default `target/fuzz/`). Exit status 1 when any run broke the contract.
 //!
-//! `tile-fuzz --generate N [--seed N]` runs generated programs on the CPU reference, Vulkan and the
-//! interpreter instead; with `--gpu-cases DIR [--with-cpu]` it writes each program's sm_90a case
+//! `tile-fuzz --generate N [--seed N] [--start I] [--jobs N] [--timeout S]` runs generated programs
+//! `I..I+N` of the seed instead (`tile_tests::generate`): each on the interpreter, the CPU reference
+//! and Vulkan, in a child process (`tile-fuzz --check-one SEED INDEX`, which prints its verdicts),
+//! compared element by element with the interpreter's results; it prints every failure with its
+//! program and a summary (programs, gemms, pipelined loops, pass/fail/skipped per target, skip
+//! reasons). Exit status 1 when a program failed. `tile-fuzz --print SEED INDEX` prints a program. With `--gpu-cases DIR [--with-cpu]` it writes each program's sm_90a case
 //! (PTX, manifests, inputs, the interpreter's outputs) into DIR for `bench/generated_check.py` on
 //! the GPU machine (`tile_tests::generate::write_gpu_cases`).
 
 use std::{path::PathBuf, process::ExitCode, time::Duration};
 use tile_tests::fuzz;
 
-const USAGE: &str = "usage: tile-fuzz [--seed N] [--runs N] [--jobs N] [--timeout S] [--minimize N] [--out DIR] [--only cpu|vulkan|TARGET] | tile-fuzz --generate N [--seed N] [--gpu-cases DIR [--with-cpu]]";
+const USAGE: &str = "usage: tile-fuzz [--seed N] [--runs N] [--jobs N] [--timeout S] [--minimize N] [--out DIR] [--only cpu|vulkan|TARGET] | tile-fuzz --generate N [--seed N] [--start I] [--jobs N] [--timeout S] [--gpu-cases DIR [--with-cpu]] | tile-fuzz --check-one|--print SEED INDEX";
 
 fn main() -> ExitCode {
     let (mut seed, mut runs, mut jobs, mut timeout, mut budget) =
         (1u64, 1000u64, 2usize, 60u64, 200usize);
     let mut generate = None;
+    let (mut start, mut jobs_given, mut check_one, mut print_only) = (0u64, false, None, false);
     let mut only = None;
     let (mut gpu_cases, mut with_cpu) = (None, false);
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -30,7 +35,22 @@ fn main() -> ExitCode {
         let parsed = match arg.as_str() {
             "--seed" => value().parse().map(|v| seed = v).is_ok(),
             "--runs" => value().parse().map(|v| runs = v).is_ok(),
-            "--jobs" => value().parse().map(|v| jobs = v).is_ok(),
+            "--jobs" => value()
+                .parse()
+                .map(|v| {
+                    jobs = v;
+                    jobs_given = true;
+                })
+                .is_ok(),
+            "--start" => value().parse().map(|v| start = v).is_ok(),
+            "--check-one" | "--print" => {
+                let (s, i) = (value().parse(), value().parse());
+                print_only = arg == "--print";
+                s.ok()
+                    .zip(i.ok())
+                    .map(|pair| check_one = Some(pair))
+                    .is_some()
+            }
             "--timeout" => value().parse().map(|v| timeout = v).is_ok(),
             "--minimize" => value().parse().map(|v| budget = v).is_ok(),
             "--only" => {
@@ -70,15 +90,34 @@ fn main() -> ExitCode {
         .expect("folder")
         .to_path_buf();
     let work = std::env::temp_dir().join(format!("tile-fuzz-{}", std::process::id()));
+    if let (Some((seed, index)), true) = (check_one, print_only) {
+        let program = tile_tests::generate::program(seed, index);
+        println!("// {}\n{}", program.summary, program.text);
+        return ExitCode::SUCCESS;
+    }
+    if let Some((seed, index)) = check_one {
+        // One generated program, checked in this process; the parent reads the verdict lines.
+        std::fs::create_dir_all(&work).expect("scratch folder");
+        print!("{}", tile_tests::check_one(&work, seed, index));
+        let _ = std::fs::remove_dir_all(&work);
+        return ExitCode::SUCCESS;
+    }
     std::fs::create_dir_all(&work).expect("scratch folder");
     std::fs::create_dir_all(&out).expect("output folder");
     if let (Some(programs), Some(directory)) = (generate, &gpu_cases) {
         // The sm_90a cases of generated programs, for bench/generated_check.py on the GPU machine.
         let started = std::time::Instant::now();
         let _ = std::fs::remove_dir_all(directory);
-        let result = tile_tests::generate::write_gpu_cases(directory, seed, programs, with_cpu, |_, line| {
-            eprintln!("  {line}");
-        });
+        let result = tile_tests::generate::write_gpu_cases(
+            directory,
+            seed,
+            start,
+            programs,
+            with_cpu,
+            |_, line| {
+                eprintln!("  {line}");
+            },
+        );
         let _ = std::fs::remove_dir_all(&work);
         return match result {
             Ok((written, skipped, failures)) => {
@@ -91,7 +130,11 @@ fn main() -> ExitCode {
                     directory.display(),
                     failures.len()
                 );
-                if failures.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE }
+                if failures.is_empty() {
+                    ExitCode::SUCCESS
+                } else {
+                    ExitCode::FAILURE
+                }
             }
             Err(message) => {
                 eprintln!("error: {message}");
@@ -101,25 +144,11 @@ fn main() -> ExitCode {
     }
     if let Some(programs) = generate {
         // Differential runs of generated programs instead of mutants.
-        let interp = tile_tests::generate::interp_available(&bin, &work);
-        let started = std::time::Instant::now();
-        let mut failed = 0;
-        for index in 0..programs {
-            if let Err(report) = tile_tests::check_generated(&bin, &work, seed, index, interp) {
-                failed += 1;
-                println!(
-                    "{report}
-"
-                );
-            }
-        }
-        println!(
-            "tile-fuzz: {programs} generated programs of seed {seed} in {:.0} s (CPU vs Vulkan{}): {failed} failed",
-            started.elapsed().as_secs_f64(),
-            if interp { " vs interpreter" } else { "" }
-        );
         let _ = std::fs::remove_dir_all(&work);
-        return if failed == 0 {
+        let jobs = if jobs_given { jobs.max(1) } else { 1 };
+        let timeout = Duration::from_secs(if timeout == 60 { 600 } else { timeout });
+        let summary = generated_run(&bin, seed, start, programs, jobs, timeout);
+        return if summary {
             ExitCode::SUCCESS
         } else {
             ExitCode::FAILURE
@@ -192,4 +221,162 @@ fn main() -> ExitCode {
     } else {
         ExitCode::FAILURE
     }
+}
+
+/// Per-target counts of a generated run.
+#[derive(Default)]
+struct Counts {
+    pass: usize,
+    fail: usize,
+    skipped: usize,
+    reasons: std::collections::BTreeMap<String, usize>,
+}
+
+impl Counts {
+    fn add(&mut self, verdict: &tile_tests::generate::check::Verdict) {
+        use tile_tests::generate::check::Verdict;
+        match verdict {
+            Verdict::Pass(_) => self.pass += 1,
+            Verdict::Fail(_) => self.fail += 1,
+            Verdict::Skipped(why) => {
+                self.skipped += 1;
+                // The reason without its location and numbers, so that like refusals count together.
+                let message = why.split(" error: ").nth(1).unwrap_or(why);
+                let key: String = message
+                    .chars()
+                    .take(90)
+                    .map(|c| if c.is_ascii_digit() { '#' } else { c })
+                    .collect();
+                *self.reasons.entry(key).or_default() += 1;
+            }
+        }
+    }
+
+    fn line(&self) -> String {
+        format!(
+            "{} pass, {} fail, {} skipped",
+            self.pass, self.fail, self.skipped
+        )
+    }
+}
+
+/// Runs generated programs `start..start + programs` of `seed` on `jobs` threads, each program in
+/// a child process; prints failures as they come and the summary at the end. Returns true when
+/// none failed.
+fn generated_run(
+    bin: &std::path::Path,
+    seed: u64,
+    start: u64,
+    programs: u64,
+    jobs: usize,
+    timeout: Duration,
+) -> bool {
+    use std::sync::{
+        Mutex,
+        atomic::{AtomicU64, Ordering},
+    };
+    let started = std::time::Instant::now();
+    let next = AtomicU64::new(start);
+    let end = start + programs;
+    #[derive(Default)]
+    struct Totals {
+        done: u64,
+        gemms: usize,
+        with_gemm: usize,
+        two_gemms: usize,
+        pipelined: usize,
+        broken: usize,
+        failed: Vec<u64>,
+        /// The slowest checks: (seconds, index, summary).
+        slowest: Vec<(f64, u64, String)>,
+        cpu: Counts,
+        vulkan: Counts,
+    }
+    let totals = Mutex::new(Totals::default());
+    std::thread::scope(|scope| {
+        for _ in 0..jobs {
+            scope.spawn(|| {
+                loop {
+                    let index = next.fetch_add(1, Ordering::Relaxed);
+                    if index >= end {
+                        break;
+                    }
+                    let begun = std::time::Instant::now();
+                    let (program, result) = tile_tests::check_generated(bin, seed, index, timeout);
+                    let seconds = begun.elapsed().as_secs_f64();
+                    let report = tile_tests::failure_report(seed, index, &program, &result);
+                    let mut totals = totals.lock().expect("totals");
+                    totals.done += 1;
+                    totals
+                        .slowest
+                        .push((seconds, index, program.summary.clone()));
+                    totals.slowest.sort_by(|a, b| b.0.total_cmp(&a.0));
+                    totals.slowest.truncate(5);
+                    totals.gemms += program.gemms;
+                    totals.with_gemm += usize::from(program.gemms > 0);
+                    totals.two_gemms += usize::from(program.gemms > 1);
+                    totals.pipelined += usize::from(program.pipelined > 0);
+                    match &result {
+                        Ok(outcome) => {
+                            totals.cpu.add(&outcome.cpu);
+                            totals.vulkan.add(&outcome.vulkan);
+                        }
+                        Err(_) => {
+                            totals.broken += 1;
+                            totals.cpu.fail += 1;
+                            totals.vulkan.fail += 1;
+                        }
+                    }
+                    if let Some(report) = report {
+                        totals.failed.push(index);
+                        println!("{report}\n");
+                    }
+                    if totals.done % 100 == 0 {
+                        eprintln!(
+                            "  {} programs, {:.0} s: CPU {}; Vulkan {}",
+                            totals.done,
+                            started.elapsed().as_secs_f64(),
+                            totals.cpu.line(),
+                            totals.vulkan.line()
+                        );
+                    }
+                }
+            });
+        }
+    });
+    let totals = totals.into_inner().expect("totals");
+    let mut failed = totals.failed.clone();
+    failed.sort_unstable();
+    println!(
+        "tile-fuzz: generated programs {start}..{end} of seed {seed} in {:.0} s ({jobs} job(s)): {} programs, {} with a gemm ({} with two, {} gemms in all), {} with a pipelined loop",
+        started.elapsed().as_secs_f64(),
+        totals.done,
+        totals.with_gemm,
+        totals.two_gemms,
+        totals.gemms,
+        totals.pipelined
+    );
+    println!("  CPU reference vs interpreter: {}", totals.cpu.line());
+    println!(
+        "  Vulkan (lavapipe) vs interpreter: {}",
+        totals.vulkan.line()
+    );
+    for (target, counts) in [("CPU", &totals.cpu), ("Vulkan", &totals.vulkan)] {
+        for (reason, count) in &counts.reasons {
+            println!("  {target} skipped {count}x: {reason}");
+        }
+    }
+    for (seconds, index, summary) in &totals.slowest {
+        println!("  slow: program {index} took {seconds:.1} s ({summary})");
+    }
+    if totals.broken > 0 {
+        println!(
+            "  {} program(s) could not run at all (counted as failures on both targets)",
+            totals.broken
+        );
+    }
+    if !failed.is_empty() {
+        println!("  failed: {failed:?}");
+    }
+    failed.is_empty()
 }

@@ -2,8 +2,10 @@
 //! (`tile_tests::generate::write_gpu_cases`, behind `tile-fuzz --gpu-cases`) and a dry run of
 //! `bench/generated_check.py`, which builds every launch from the manifests and compares the CPU
 //! reference's results with the interpreter's element by element, as it compares the GPU's on
-//! the H200. A corrupted result must fail, a worker dying in a case must fail that case only, a
-//! program with host control flow is skipped, and one of two kernels replays in order.
+//! the H200 (row programs and GEMM kernels, each output with the generated program's tolerance). A
+//! corrupted result must fail, a worker dying in a case must fail that case only, a
+//! program with host control flow is skipped, one of two kernels replays in order, and a kernel of
+//! the GEMM template (tensor maps) replays too.
 
 mod common;
 
@@ -82,7 +84,7 @@ fn generated_cases_for_sm90a_are_written_and_checked() {
     let cases = std::env::temp_dir().join(format!("tile-gpu-cases-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&cases);
     let (written, skipped, failures) =
-        write_gpu_cases(&cases, 11, 6, true, |_, _| {}).expect("the cases are written");
+        write_gpu_cases(&cases, 11, 0, 6, true, |_, _| {}).expect("the cases are written");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     assert_eq!((written, skipped), (6, 0));
     let index = std::fs::read_to_string(cases.join("index.json")).expect("index.json");
@@ -93,6 +95,10 @@ fn generated_cases_for_sm90a_are_written_and_checked() {
     }
     let (ok, report) = check(&cases, None);
     assert!(ok && report.contains("6 cases, 6 pass, 0 fail, 0 skipped"), "{report}");
+    // A GEMM case (program 1: bf16 gemms) carries the program's tolerances, which grow with K and
+    // fit bf16, not tile-run's defaults.
+    let gemm = std::fs::read_to_string(cases.join("s11-00001/case.json")).expect("case.json");
+    assert!(gemm.contains("\"summary\": \"gemm") && gemm.contains("\"tolerance\": 0.01996"), "{gemm}");
 
     // A wrong element fails its case, and only it.
     let result = cases.join("s11-00002/generated.arg1.interp.bin");
@@ -110,14 +116,21 @@ fn generated_cases_for_sm90a_are_written_and_checked() {
     assert_eq!(two, CaseOutcome::Written);
     let described = std::fs::read_to_string(cases.join("two/case.json")).expect("case.json");
     assert!(described.contains("\"two_0_kernel\",\n        \"two_1_kernel\""), "{described}");
+    // A kernel of the GEMM template (tensor maps; its manifest names no host function) is
+    // matched to its host function by its entry name and replays from its tensor-map params.
+    let template = include_str!("../programs/gemm_template_generated.mlir");
+    let written = write_gpu_case(&cases, "template", template, "a GEMM template kernel", 4, true).expect("written");
+    assert_eq!(written, CaseOutcome::Written);
+    let manifest = std::fs::read_to_string(cases.join("template/generated_0_kernel.json")).expect("manifest");
+    assert!(manifest.contains("\"tensor_map\"") && !manifest.contains("host_function"), "{manifest}");
     let looped = write_gpu_case(&cases, "looped", HOST_LOOP, "a host loop", 3, true).expect("judged");
     assert!(matches!(&looped, CaseOutcome::Skipped(reason) if reason.contains("scf.for")), "{looped:?}");
     std::fs::write(
         cases.join("index.json"),
-        r#"{"seed": 0, "cases": ["two"], "skipped": [{"name": "looped", "reason": "@twice runs scf.for on the host"}]}"#,
+        r#"{"seed": 0, "cases": ["two", "template"], "skipped": [{"name": "looped", "reason": "@twice runs scf.for on the host"}]}"#,
     )
     .expect("index");
     let (ok, report) = check(&cases, None);
-    assert!(ok && report.contains("2 cases, 1 pass, 0 fail, 1 skipped"), "{report}");
+    assert!(ok && report.contains("3 cases, 2 pass, 0 fail, 1 skipped"), "{report}");
     let _ = std::fs::remove_dir_all(&cases);
 }

@@ -206,14 +206,24 @@ pub fn project(layout: &FragmentLayout, kept: &[usize]) -> FragmentLayout {
         Some(new) => dim(new),
         None => constant(0),
     });
-    FragmentLayout {
+    let projected = FragmentLayout {
         shape: kept.iter().map(|&d| layout.shape[d]).collect(),
         threads: layout.threads,
         replicate: layout.replicate * reduced_extent,
         thread,
         slot,
         origin: format!("slice({})", layout.origin),
+    };
+    // The first summarized element's slot is a thread's own only when the reduced dimension's
+    // elements of different kept positions never meet on one thread in one slot. A blocked layout
+    // whose rows do not divide the threads evenly (24 columns in chunks of 4 on 32 threads) puts
+    // column 0 (row 0) and column 8 (row 5) on thread 0 in slot 0: then each element gets a slot
+    // of its own, its row-major index, as in a replicated layout.
+    if projected.check(&projected.shape, projected.threads).is_err() {
+        let slot = linear_index(&projected.shape);
+        return FragmentLayout { slot, ..projected };
     }
+    projected
 }
 
 /// The row-major linear index of an element of `shape`.
@@ -265,6 +275,20 @@ mod tests {
             assert_eq!(layout.owners(&index).collect::<Vec<_>>(), vec![37]);
             assert_eq!(layout.slot_of(&index), slot);
         }
+    }
+
+    #[test]
+    fn a_column_slice_of_a_blocked_layout_with_rows_not_dividing_the_threads_is_valid() {
+        // Generator, seed 101 program 2: a 32x24 fragment on 32 threads reduced along dim 0.
+        for (shape, threads) in [([32, 24], 32), ([8, 48], 64), ([64, 24], 128), ([2, 24], 32)] {
+            let columns = project(&blocked(&shape, threads), &[1]);
+            assert_eq!(columns.check(&[shape[1]], threads), Ok(()), "{shape:?} on {threads}: {columns:?}");
+            let rows = project(&blocked(&shape, threads), &[0]);
+            assert_eq!(rows.check(&[shape[0]], threads), Ok(()), "{shape:?} on {threads}: {rows:?}");
+        }
+        // Where the first element's slot is a thread's own, it stays (no register per element).
+        let columns = project(&blocked(&[64, 128], 128), &[1]);
+        assert!(columns.slots() < 128, "{columns:?}");
     }
 
     #[test]

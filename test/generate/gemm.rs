@@ -1,0 +1,790 @@
+//! GEMM programs: one kernel whose blocks each compute an M x N tile of `Y = epilogue(op(A) op(B))`
+//! over global tensors of ragged sizes (the last M, N and K tiles clip: reads past the ends give
+//! zeros, writes there are dropped), in one of four shapes:
+//! - `single`: one gemm in a `tile.pipelined` K loop (or straight-line when K fits one tile);
+//! - `dual`: two gemms in the loop sharing A, two accumulators, combined in the epilogue (a
+//!   gated product, as in a SwiGLU block);
+//! - `sum`: two products accumulated into one fragment in the loop (A1 B1 + A2 B2);
+//! - `chain`: after the loop the first result, through an elementwise epilogue and converted to
+//!   the input type (a fragment, or a shared tile), is the A operand of a second gemm with a second
+//!   weight tile (an MLP block); the block covers the whole hidden dimension.
+//!
+//! A is a shared tile, a fragment copied from global memory, or a fragment copied from the shared
+//! tile; A and B in either orientation (`transpose_a`, `transpose_b`). Tile sizes mix those tensor
+//! cores take (M = 64, K a multiple of 16) with those they do not (M = 16, N = 24, K = 8), so the
+//! sm_90a case writer sees both the tensor-core path and its fallbacks. Leading dimensions (3-D
+//! and 4-D A, B and Y) are indexed by the grid's z (split into batch and head for 4-D). Epilogue
+//! stages: elementwise chains, a bias vector and a residual tile loaded from global tensors at
+//! clamped indices, a residual copied into a fragment with clipping, row and column reductions of
+//! every kind (with `clear = false` onto a filled vector too) broadcast back.
+//!
+//! Sizes are bounded so that lavapipe runs every kernel, and quickly: on-chip tiles within 24 KiB
+//! (its limit is 32 KiB; the plain strategy may keep fragments in workgroup memory), per-thread loop
+//! iterations well under the 65535 it allows an invocation, N = 24 and fragment A operands only in
+//! sizes it compiles in about a second (see [`Plan::fits`]).
+
+use super::{Program, chain, literal, rows::KINDS};
+use crate::fuzz::Rng;
+use std::fmt::Write;
+use tile_dialect::element::Element;
+
+macro_rules! w {
+    ($text:expr, $($arg:tt)*) => {{
+        let _ = writeln!($text, $($arg)*);
+    }};
+}
+
+/// How the A operand reaches the gemm.
+#[derive(Clone, Copy, PartialEq)]
+enum AOperand {
+    Shared,
+    /// Copied from global memory straight into a fragment.
+    Fragment,
+    /// Copied into a shared tile, then into a fragment.
+    SharedThenFragment,
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Shape {
+    Single,
+    Dual,
+    Sum,
+    Chain,
+}
+
+/// The random choices of one program.
+struct Plan {
+    element: &'static str,
+    output: &'static str,
+    threads: usize,
+    m: usize,
+    n: usize,
+    k: usize,
+    transpose_a: bool,
+    transpose_b: bool,
+    a: AOperand,
+    shape: Shape,
+    stages: Option<usize>,
+    k_tiles: usize,
+    k_total: usize,
+    m_blocks: usize,
+    m_total: usize,
+    n_blocks: usize,
+    n_total: usize,
+    /// Chain: the second gemm's N tile, its blocks, its global size, B2 transposed, P in shared.
+    n2: usize,
+    n2_blocks: usize,
+    n2_total: usize,
+    transpose_b2: bool,
+    p_shared: bool,
+    /// Leading dimensions of A and Y (B too when `b_batched`).
+    lead: Vec<usize>,
+    b_batched: bool,
+}
+
+fn ragged(rng: &mut Rng, tile: usize, blocks: usize) -> usize {
+    if rng.below(2) == 0 {
+        tile * blocks - 1 - rng.below(tile - 1)
+    } else {
+        tile * blocks
+    }
+}
+
+impl Plan {
+    fn pick(rng: &mut Rng) -> Self {
+        let shape = *rng.pick(&[
+            Shape::Single,
+            Shape::Single,
+            Shape::Dual,
+            Shape::Sum,
+            Shape::Chain,
+        ]);
+        let m = *rng.pick(&[16usize, 32, 64, 64]);
+        let n = *rng.pick(&[8usize, 16, 24, 32, 64]);
+        let k = *rng.pick(&[8usize, 16, 16, 32, 64]);
+        let k_tiles = 1 + rng.below(4);
+        let k_total = ragged(rng, k, k_tiles);
+        let m_blocks = 1 + rng.below(2);
+        let n_blocks = if shape == Shape::Chain {
+            1
+        } else {
+            1 + rng.below(2)
+        };
+        let lead = match rng.below(6) {
+            0 | 1 => vec![1 + rng.below(3)],
+            2 => vec![1 + rng.below(2), 1 + rng.below(3)],
+            _ => Vec::new(),
+        };
+        let n2 = *rng.pick(&[8usize, 16, 24, 32]);
+        let n2_blocks = 1 + rng.below(2);
+        let element = if rng.below(4) == 0 { "bf16" } else { "f16" };
+        Plan {
+            element,
+            output: ["f32", "f32", element][rng.below(3)],
+            threads: *rng.pick(&[32usize, 64, 128, 128]),
+            m,
+            n,
+            k,
+            transpose_a: rng.below(3) == 0,
+            transpose_b: rng.below(2) == 0,
+            a: *rng.pick(&[
+                AOperand::Shared,
+                AOperand::Shared,
+                AOperand::Shared,
+                AOperand::Fragment,
+                AOperand::SharedThenFragment,
+            ]),
+            shape,
+            stages: (k_tiles > 1 || rng.below(2) == 0).then(|| 1 + rng.below(4)),
+            k_tiles,
+            k_total,
+            m_blocks,
+            m_total: ragged(rng, m, m_blocks),
+            n_blocks,
+            n_total: ragged(rng, n, n_blocks),
+            n2,
+            n2_blocks,
+            n2_total: ragged(rng, n2, n2_blocks),
+            transpose_b2: rng.below(2) == 0,
+            p_shared: rng.below(3) == 0,
+            b_batched: !lead.is_empty() && rng.below(2) == 0,
+            lead,
+        }
+    }
+
+    /// Bytes of the on-chip tiles the loop and the chain use (epilogue tiles come on top: a
+    /// residual fragment and the reduction vectors, bounded by M x N x 4 + a little).
+    fn bytes(&self) -> usize {
+        let input = 2;
+        let (m, n, k) = (self.m, self.n, self.k);
+        let a = m
+            * k
+            * input
+            * if self.a == AOperand::SharedThenFragment {
+                2
+            } else {
+                1
+            };
+        let b = k * n * input;
+        let c = m * n * 4;
+        let epilogue = m * n * 4 + 4 * (m + n);
+        match self.shape {
+            Shape::Single => a + b + c + epilogue,
+            Shape::Dual => a + 2 * b + 2 * c + epilogue,
+            Shape::Sum => 2 * a + 2 * b + c + epilogue,
+            Shape::Chain => a + b + c + m * n * input + n * self.n2 * input + m * self.n2 * 4 * 2,
+        }
+    }
+
+    /// Multiply-adds one thread does, over the kernel (lavapipe stops an invocation's loops after
+    /// 65535 iterations in all).
+    fn iterations(&self) -> usize {
+        let per_step = self.m * self.n * self.k;
+        let products = match self.shape {
+            Shape::Single => per_step * self.k_tiles,
+            Shape::Dual | Shape::Sum => 2 * per_step * self.k_tiles,
+            Shape::Chain => per_step * self.k_tiles + self.m * self.n2 * self.n,
+        };
+        products / self.threads
+    }
+
+    fn fits(&self) -> bool {
+        // A fragment A operand has no register rule without tensor cores: the plain strategy reads
+        // it at computed indices from a copy on every thread, which lavapipe runs slowly (seconds
+        // for a 64x16 operand on 64 threads), so such operands stay small and on 128 threads.
+        let fragment_a =
+            self.a != AOperand::Shared || (self.shape == Shape::Chain && !self.p_shared);
+        let small_a = self.m
+            * self.k.max(if self.shape == Shape::Chain {
+                self.n
+            } else {
+                0
+            })
+            <= 512;
+        // lavapipe compiles kernels whose per-thread loops divide by 24 (N = 24) very slowly at
+        // most sizes (LLVM 15 in llvmpipe unrolls them and splits the result at every barrier:
+        // minutes for a 64x24x64 gemm on 64 threads; the code is valid and correct), so N = 24
+        // comes only in the sizes it compiles in about a second: M = 16 on 128 threads.
+        let n24 = self.n == 24 || (self.shape == Shape::Chain && self.n2 == 24);
+        let small_n24 = self.m == 16 && self.threads == 128 && self.k <= 16;
+        self.bytes() <= 24 * 1024
+            && self.iterations() <= 12_000
+            && (!fragment_a || (self.threads == 128 && small_a))
+            && (!n24 || small_n24)
+    }
+}
+
+fn shared(shape: [usize; 2], element: &str) -> String {
+    format!(
+        "memref<{}x{}x{element}, #gpu.address_space<workgroup>>",
+        shape[0], shape[1]
+    )
+}
+
+fn fragment(shape: &[usize], element: &str) -> String {
+    let dims: Vec<String> = shape.iter().map(|d| d.to_string()).collect();
+    format!("memref<{}x{element}, #tile.fragment>", dims.join("x"))
+}
+
+fn global(shape: &[usize], element: &str) -> String {
+    let dims: Vec<String> = shape.iter().map(|d| d.to_string()).collect();
+    format!("memref<{}x{element}>", dims.join("x"))
+}
+
+/// A global tensor of the kernel: its name, its type, its leading offsets.
+struct Tensor {
+    name: String,
+    ty: String,
+    lead: Vec<String>,
+}
+
+impl Tensor {
+    fn at(&self, rest: [&str; 2]) -> String {
+        let mut offsets = self.lead.clone();
+        offsets.extend(rest.iter().map(|s| s.to_string()));
+        format!("%{}[{}]", self.name, offsets.join(", "))
+    }
+}
+
+/// Generates a GEMM program from `rng`.
+pub fn program(rng: &mut Rng) -> Program {
+    let mut plan = Plan::pick(rng);
+    while !plan.fits() {
+        plan = Plan::pick(rng);
+    }
+    let p = &plan;
+    let e = p.element;
+    let chain_shape = p.shape == Shape::Chain;
+    let (out_blocks, out_total) = if chain_shape {
+        (p.n2_blocks, p.n2_total)
+    } else {
+        (p.n_blocks, p.n_total)
+    };
+    let lead_names: Vec<String> = match p.lead.len() {
+        0 => Vec::new(),
+        1 => vec!["%bz".into()],
+        _ => vec!["%lb".into(), "%lh".into()],
+    };
+    let with_lead = |dims: [usize; 2]| -> Vec<usize> {
+        let mut all = p.lead.clone();
+        all.extend(dims);
+        all
+    };
+    let a_dims = if p.transpose_a {
+        [p.k_total, p.m_total]
+    } else {
+        [p.m_total, p.k_total]
+    };
+    let b_dims = if p.transpose_b {
+        [p.n_total, p.k_total]
+    } else {
+        [p.k_total, p.n_total]
+    };
+    let b_global = |name: &str| Tensor {
+        name: name.into(),
+        ty: global(
+            &if p.b_batched {
+                with_lead(b_dims)
+            } else {
+                b_dims.to_vec()
+            },
+            e,
+        ),
+        lead: if p.b_batched {
+            lead_names.clone()
+        } else {
+            Vec::new()
+        },
+    };
+    let a_global = |name: &str| Tensor {
+        name: name.into(),
+        ty: global(&with_lead(a_dims), e),
+        lead: lead_names.clone(),
+    };
+    let mut arguments: Vec<Tensor> = vec![a_global("A"), b_global("B")];
+    match p.shape {
+        Shape::Dual => arguments.push(b_global("B2")),
+        Shape::Sum => {
+            arguments.push(a_global("A2"));
+            arguments.push(b_global("B2"));
+        }
+        Shape::Chain => {
+            let dims = if p.transpose_b2 {
+                [p.n2_total, p.n_total]
+            } else {
+                [p.n_total, p.n2_total]
+            };
+            arguments.push(Tensor {
+                name: "W".into(),
+                ty: global(&dims, e),
+                lead: Vec::new(),
+            });
+        }
+        Shape::Single => {}
+    }
+    // Epilogue stages, chosen now: the tensors they read are arguments.
+    let stages: Vec<usize> = (0..1 + rng.below(3)).map(|_| rng.below(9)).collect();
+    let residual_element = if rng.below(2) == 0 { "f32" } else { "f16" };
+    if stages.contains(&1) {
+        arguments.push(Tensor {
+            name: "bias".into(),
+            ty: global(&[out_total], "f32"),
+            lead: Vec::new(),
+        });
+    }
+    if stages.iter().any(|s| *s == 2 || *s == 3) {
+        arguments.push(Tensor {
+            name: "R".into(),
+            ty: global(&[p.m_total, out_total], residual_element),
+            lead: Vec::new(),
+        });
+    }
+    let y = Tensor {
+        name: "Y".into(),
+        ty: global(&with_lead([p.m_total, out_total]), p.output),
+        lead: lead_names.clone(),
+    };
+    let signature: Vec<String> = arguments
+        .iter()
+        .chain([&y])
+        .map(|t| format!("%{}: {}", t.name, t.ty))
+        .collect();
+
+    let mut text = String::new();
+    w!(text, "func.func @generated({}) {{", signature.join(", "));
+    w!(text, "  %c0 = arith.constant 0 : index");
+    w!(text, "  %one = arith.constant 1.0 : f32");
+    for k in 0..4 {
+        w!(text, "  %k{k} = arith.constant {} : f32", literal(rng));
+    }
+    w!(
+        text,
+        "  %init = arith.constant {} : f32",
+        if rng.below(2) == 0 {
+            "0.0".to_string()
+        } else {
+            literal(rng)
+        }
+    );
+    for (name, value) in [
+        ("cm", p.m),
+        ("cn", p.n),
+        ("ck", p.k),
+        ("cn2", p.n2),
+        ("kt", p.k_tiles),
+        ("mlast", p.m_total - 1),
+        ("nlast", out_total - 1),
+        ("gx", out_blocks),
+        ("gy", p.m_blocks),
+        ("gz", p.lead.iter().product::<usize>()),
+        ("heads", *p.lead.last().unwrap_or(&1)),
+    ] {
+        w!(text, "  %{name} = arith.constant {value} : index");
+    }
+    let (grid, ids) = if p.lead.is_empty() {
+        ("%gx, %gy", "%bx, %by")
+    } else {
+        ("%gx, %gy, %gz", "%bx, %by, %bz")
+    };
+    w!(
+        text,
+        "  tile.kernel grid({grid}) threads({}) ({ids}) {{",
+        p.threads
+    );
+    if p.lead.len() == 2 {
+        w!(text, "    %lb = arith.divui %bz, %heads : index");
+        w!(text, "    %lh = arith.remui %bz, %heads : index");
+    }
+    w!(text, "    %m0 = arith.muli %by, %cm : index");
+    w!(text, "    %n0 = arith.muli %bx, %cn : index");
+    w!(text, "    %o0 = arith.muli %bx, %cn2 : index");
+    let a_tile = if p.transpose_a {
+        [p.k, p.m]
+    } else {
+        [p.m, p.k]
+    };
+    let b_tile = if p.transpose_b {
+        [p.n, p.k]
+    } else {
+        [p.k, p.n]
+    };
+    let (st_a, fr_a, st_b) = (shared(a_tile, e), fragment(&a_tile, e), shared(b_tile, e));
+    let c = fragment(&[p.m, p.n], "f32");
+    let a_names: Vec<&str> = if p.shape == Shape::Sum {
+        vec!["A", "A2"]
+    } else {
+        vec!["A"]
+    };
+    let b_names: Vec<&str> = if matches!(p.shape, Shape::Dual | Shape::Sum) {
+        vec!["B", "B2"]
+    } else {
+        vec!["B"]
+    };
+    for a in &a_names {
+        if p.a != AOperand::Fragment {
+            w!(text, "    %{a}s = tile.alloc_shared : {st_a}");
+        }
+        if p.a != AOperand::Shared {
+            w!(text, "    %{a}f = tile.alloc_fragment : {fr_a}");
+        }
+    }
+    for b in &b_names {
+        w!(text, "    %{b}s = tile.alloc_shared : {st_b}");
+    }
+    let accumulators: Vec<&str> = if p.shape == Shape::Dual {
+        vec!["C", "C2"]
+    } else {
+        vec!["C"]
+    };
+    for acc in &accumulators {
+        w!(text, "    %{acc} = tile.alloc_fragment : {c}");
+        w!(text, "    tile.fill %{acc}, %init : {c}");
+    }
+    // The K loop: copies, then gemms.
+    let indent = if p.stages.is_some() { "      " } else { "    " };
+    let k0 = match p.stages {
+        Some(stages) => {
+            w!(
+                text,
+                "    tile.pipelined %k = %c0 to %kt stages({stages}) {{"
+            );
+            w!(text, "      %kk = arith.muli %k, %ck : index");
+            "%kk"
+        }
+        None => "%c0",
+    };
+    // A chain's block covers the whole hidden dimension: its first gemm starts at column 0.
+    let n_loop = if chain_shape { "%c0" } else { "%n0" };
+    let find = |name: &str| {
+        arguments
+            .iter()
+            .find(|t| t.name == name)
+            .expect("an argument")
+    };
+    let mut gemm_count = 0;
+    for (index, a) in a_names.iter().enumerate() {
+        let tensor = find(a);
+        let at = tensor.at(if p.transpose_a {
+            [k0, "%m0"]
+        } else {
+            ["%m0", k0]
+        });
+        let operand = match p.a {
+            AOperand::Shared => {
+                w!(
+                    text,
+                    "{indent}tile.copy {at}, %{a}s : {}, {st_a}",
+                    tensor.ty
+                );
+                format!("%{a}s")
+            }
+            AOperand::Fragment => {
+                w!(
+                    text,
+                    "{indent}tile.copy {at}, %{a}f : {}, {fr_a}",
+                    tensor.ty
+                );
+                format!("%{a}f")
+            }
+            AOperand::SharedThenFragment => {
+                w!(
+                    text,
+                    "{indent}tile.copy {at}, %{a}s : {}, {st_a}",
+                    tensor.ty
+                );
+                w!(text, "{indent}tile.copy %{a}s, %{a}f : {st_a}, {fr_a}");
+                format!("%{a}f")
+            }
+        };
+        let a_type = if p.a == AOperand::Shared {
+            &st_a
+        } else {
+            &fr_a
+        };
+        let pairs: Vec<(&str, &str)> = match p.shape {
+            Shape::Dual => vec![("B", "C"), ("B2", "C2")],
+            Shape::Sum => vec![(b_names[index], "C")],
+            _ => vec![("B", "C")],
+        };
+        for (b, acc) in pairs {
+            let tensor = find(b);
+            let bt = tensor.at(if p.transpose_b {
+                [n_loop, k0]
+            } else {
+                [k0, n_loop]
+            });
+            w!(
+                text,
+                "{indent}tile.copy {bt}, %{b}s : {}, {st_b}",
+                tensor.ty
+            );
+            let attributes = match (p.transpose_a, p.transpose_b) {
+                (false, false) => "",
+                (true, false) => " {transpose_a}",
+                (false, true) => " {transpose_b}",
+                (true, true) => " {transpose_a, transpose_b}",
+            };
+            w!(
+                text,
+                "{indent}tile.gemm {operand}, %{b}s, %{acc}{attributes} : {a_type}, {st_b}, {c}"
+            );
+            gemm_count += 1;
+        }
+    }
+    if p.stages.is_some() {
+        w!(text, "    }}");
+    }
+    let mut accumulation = p.k_total;
+    let mut out = "C".to_string();
+    let mut out_columns = p.n;
+    let mut notes = Vec::new();
+    match p.shape {
+        Shape::Dual => {
+            // A gated product, C = C * tanh(C2) or C + C2 or max(C, C2).
+            w!(text, "    tile.parallel (%i, %j) in ({}, {}) {{", p.m, p.n);
+            w!(text, "      %u = memref.load %C[%i, %j] : {c}");
+            w!(text, "      %g = memref.load %C2[%i, %j] : {c}");
+            match rng.below(3) {
+                0 => {
+                    w!(text, "      %gt = math.tanh %g : f32");
+                    w!(text, "      %uv = arith.mulf %u, %gt : f32");
+                }
+                1 => w!(text, "      %uv = arith.addf %u, %g : f32"),
+                _ => w!(text, "      %uv = arith.maximumf %u, %g : f32"),
+            };
+            w!(text, "      memref.store %uv, %C[%i, %j] : {c}");
+            w!(text, "    }}");
+        }
+        Shape::Chain => {
+            // The first result, through a chain, as the second gemm's A operand.
+            w!(text, "    tile.parallel (%i, %j) in ({}, {}) {{", p.m, p.n);
+            w!(text, "      %h = memref.load %C[%i, %j] : {c}");
+            let result = chain(rng, &mut text, "h", "%h", None);
+            w!(text, "      memref.store {result}, %C[%i, %j] : {c}");
+            w!(text, "    }}");
+            let (p_type, p_name) = if p.p_shared {
+                (shared([p.m, p.n], e), "%Ps")
+            } else {
+                (fragment(&[p.m, p.n], e), "%Pf")
+            };
+            if p.p_shared {
+                w!(text, "    %Ps = tile.alloc_shared : {p_type}");
+            } else {
+                w!(text, "    %Pf = tile.alloc_fragment : {p_type}");
+            }
+            w!(text, "    tile.copy %C, {p_name} : {c}, {p_type}");
+            let w_tile = if p.transpose_b2 {
+                [p.n2, p.n]
+            } else {
+                [p.n, p.n2]
+            };
+            let w_type = shared(w_tile, e);
+            let w_at = if p.transpose_b2 {
+                "%W[%o0, %c0]"
+            } else {
+                "%W[%c0, %o0]"
+            };
+            w!(text, "    %Ws = tile.alloc_shared : {w_type}");
+            w!(
+                text,
+                "    tile.copy {w_at}, %Ws : {}, {w_type}",
+                find("W").ty
+            );
+            let o = fragment(&[p.m, p.n2], "f32");
+            w!(text, "    %O = tile.alloc_fragment : {o}");
+            w!(text, "    tile.fill %O, %init : {o}");
+            let attributes = if p.transpose_b2 { " {transpose_b}" } else { "" };
+            w!(
+                text,
+                "    tile.gemm {p_name}, %Ws, %O{attributes} : {p_type}, {w_type}, {o}"
+            );
+            gemm_count += 1;
+            accumulation += p.n;
+            out = "O".into();
+            out_columns = p.n2;
+        }
+        _ => {}
+    }
+    let f = fragment(&[p.m, out_columns], "f32");
+    let (n_origin, n_size) = if chain_shape {
+        ("%o0", p.n2)
+    } else {
+        ("%n0", p.n)
+    };
+    for (index, stage) in stages.iter().enumerate() {
+        // One tile.parallel over the output: `lines` compute `input` from %v, then a chain.
+        let body = |text: &mut String,
+                    rng: &mut Rng,
+                    name: &str,
+                    input: &str,
+                    extra: Option<&str>,
+                    lines: &[String]| {
+            w!(text, "    tile.parallel (%i, %j) in ({}, {n_size}) {{", p.m);
+            w!(text, "      %v = memref.load %{out}[%i, %j] : {f}");
+            for line in lines {
+                w!(text, "      {line}");
+            }
+            let result = chain(rng, text, &format!("{name}{index}_"), input, extra);
+            w!(text, "      memref.store {result}, %{out}[%i, %j] : {f}");
+            w!(text, "    }}");
+        };
+        match stage {
+            0 => {
+                notes.push("map");
+                body(&mut text, rng, "e", "%v", None, &[]);
+            }
+            1 => {
+                notes.push("bias");
+                let lines = [
+                    format!("%bn = arith.addi {n_origin}, %j : index"),
+                    "%bc = arith.minui %bn, %nlast : index".into(),
+                    format!("%bb = memref.load %bias[%bc] : {}", find("bias").ty),
+                    "%vb = arith.addf %v, %bb : f32".into(),
+                ];
+                body(&mut text, rng, "bias", "%vb", Some("%v"), &lines);
+            }
+            2 => {
+                notes.push("residual load");
+                let r = find("R");
+                let mut lines = vec![
+                    "%rm = arith.addi %m0, %i : index".to_string(),
+                    format!("%rn = arith.addi {n_origin}, %j : index"),
+                    "%rmc = arith.minui %rm, %mlast : index".into(),
+                    "%rnc = arith.minui %rn, %nlast : index".into(),
+                ];
+                if residual_element == "f32" {
+                    lines.push(format!("%rv = memref.load %R[%rmc, %rnc] : {}", r.ty));
+                } else {
+                    lines.push(format!("%rh = memref.load %R[%rmc, %rnc] : {}", r.ty));
+                    lines.push("%rv = arith.extf %rh : f16 to f32".into());
+                }
+                lines.push("%vr = arith.addf %v, %rv : f32".into());
+                body(&mut text, rng, "res", "%vr", Some("%v"), &lines);
+            }
+            3 => {
+                notes.push("residual copy");
+                let name = format!("%Rf{index}");
+                w!(text, "    {name} = tile.alloc_fragment : {f}");
+                w!(
+                    text,
+                    "    tile.copy %R[%m0, {n_origin}], {name} : {}, {f}",
+                    find("R").ty
+                );
+                let lines = [
+                    format!("%rv = memref.load {name}[%i, %j] : {f}"),
+                    "%vr = arith.addf %v, %rv : f32".into(),
+                ];
+                body(&mut text, rng, "rc", "%vr", Some("%v"), &lines);
+            }
+            4..=6 => {
+                // A reduction along the rows (dim 1) or the columns (dim 0), broadcast back.
+                let kind = *rng.pick(KINDS);
+                let rows = *stage != 6;
+                let (length, dim, index_name, label) = if rows {
+                    (p.m, 1, "%i", "row")
+                } else {
+                    (n_size, 0, "%j", "column")
+                };
+                notes.push(if rows { "row reduce" } else { "column reduce" });
+                let vector = fragment(&[length], "f32");
+                let name = format!("%red{index}");
+                w!(text, "    {name} = tile.alloc_fragment : {vector}");
+                let clear = if rng.below(3) == 0 {
+                    w!(text, "    tile.fill {name}, %k{} : {vector}", rng.below(4));
+                    " {clear = false}"
+                } else {
+                    ""
+                };
+                w!(
+                    text,
+                    "    tile.reduce <{kind}> %{out}, {name} dim({dim}){clear} : {f}, {vector}"
+                );
+                accumulation += if rows { n_size } else { p.m };
+                // v - statistic, as a softmax subtracts the row maximum.
+                let lines = [
+                    format!("%st = memref.load {name}[{index_name}] : {vector}"),
+                    "%vs = arith.subf %v, %st : f32".into(),
+                ];
+                body(&mut text, rng, label, "%vs", Some("%st"), &lines);
+            }
+            _ => {
+                notes.push("clamp");
+                body(&mut text, rng, "c", "%v", Some("%k1"), &[]);
+            }
+        }
+    }
+    let y_at = y.at(["%m0", n_origin]);
+    if rng.below(4) == 0 {
+        let staged = shared([p.m, out_columns], p.output);
+        w!(text, "    %Ys = tile.alloc_shared : {staged}");
+        w!(text, "    tile.copy %{out}, %Ys : {f}, {staged}");
+        w!(text, "    tile.copy %Ys, {y_at} : {staged}, {}", y.ty);
+    } else {
+        w!(text, "    tile.copy %{out}, {y_at} : {f}, {}", y.ty);
+    }
+    w!(text, "  }}");
+    w!(text, "  return");
+    w!(text, "}}");
+    let shape_name = match p.shape {
+        Shape::Single => "single",
+        Shape::Dual => "dual",
+        Shape::Sum => "sum",
+        Shape::Chain => "chain",
+    };
+    let summary = format!(
+        "gemm {shape_name} {e}: tile {}x{}x{} over {}x{}x{}{}{}{}, {} threads, A {}{}, {}, epilogue [{}], out {}{}",
+        p.m,
+        p.n,
+        p.k,
+        p.m_total,
+        p.n_total,
+        p.k_total,
+        if p.lead.is_empty() {
+            String::new()
+        } else {
+            format!(", leading {:?}", p.lead)
+        },
+        if chain_shape {
+            format!(", then N2 {} over {}", p.n2, p.n2_total)
+        } else {
+            String::new()
+        },
+        if p.b_batched { ", batched B" } else { "" },
+        p.threads,
+        match p.a {
+            AOperand::Shared => "shared",
+            AOperand::Fragment => "fragment",
+            AOperand::SharedThenFragment => "shared then fragment",
+        },
+        match (p.transpose_a, p.transpose_b) {
+            (false, false) => "",
+            (true, false) => ", transpose_a",
+            (false, true) => ", transpose_b",
+            (true, true) => ", transpose_a and _b",
+        },
+        match p.stages {
+            Some(stages) => format!("pipelined {} K tiles in {stages} stages", p.k_tiles),
+            None => "no loop".into(),
+        },
+        notes.join(", "),
+        p.output,
+        if text.contains("%Ys") {
+            " through shared"
+        } else {
+            ""
+        },
+    );
+    Program {
+        text,
+        summary,
+        gemms: gemm_count,
+        pipelined: usize::from(p.stages.is_some()),
+        accumulation,
+        chained: chain_shape,
+        inputs: Some(if e == "bf16" {
+            Element::BF16
+        } else {
+            Element::F16
+        }),
+    }
+}

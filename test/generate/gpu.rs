@@ -1,0 +1,344 @@
+//! The sm_90a side of generated programs: each program's case for the GPU machine (its kernels'
+//! PTX and launch manifests, its inputs, the interpreter's outputs and the tolerance of each
+//! comparison), replayed there by `bench/generated_check.py`.
+
+use super::program;
+
+/// What became of one generated program in [`write_gpu_case`].
+#[derive(Clone, Debug, PartialEq)]
+pub enum CaseOutcome {
+    /// Its case was written (kernels, inputs, the interpreter's outputs).
+    Written,
+    /// It cannot be replayed from manifests on the GPU machine, or sm_90a refused it (with a
+    /// located error): why, in one line.
+    Skipped(String),
+}
+
+/// The ops a host function of a replayable case may hold: launches, and the pure integer
+/// arithmetic that feeds their grids (which the manifests carry as expressions). Anything else
+/// (host control flow, host buffers, calls) is more than "the kernels in order".
+fn replayable_host_op(name: &str) -> bool {
+    name == "tile.kernel"
+        || name == "func.return"
+        || name == "memref.dim"
+        || name.starts_with("index.")
+        || name.starts_with("arith.")
+}
+
+/// Returns true when `function` launches `kernel`: its manifest names the host function, or (the
+/// GEMM template's tensor-core manifests name none) its entry is `<function>_<n>_kernel`, the
+/// name the lowering gives a function's n-th kernel.
+fn launched_by(kernel: &tile_compiler::Kernel, function: &str) -> bool {
+    match kernel.manifest.host_function.as_deref() {
+        Some(host) => host == function,
+        None => kernel
+            .name
+            .strip_prefix(function)
+            .and_then(|rest| rest.strip_prefix('_'))
+            .and_then(|rest| rest.strip_suffix("_kernel"))
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit())),
+    }
+}
+
+/// Returns true when `expr` reads a scalar host argument (a launcher over manifests and the case's
+/// buffers has none to give).
+fn reads_host_scalar(expr: &tile_manifest::Expr) -> bool {
+    match expr {
+        tile_manifest::Expr::Argument { .. } => true,
+        tile_manifest::Expr::Op { args, .. } => args.iter().any(reads_host_scalar),
+        _ => false,
+    }
+}
+
+/// Writes the sm_90a case of tile program `text` (named `name`) into `directory/name/`: each
+/// kernel's PTX and launch manifest (`tile_compiler`, as `tile-compile --target sm_90a` writes
+/// them), each host argument's initial contents (inputs uniform in [-1, 1) from `input_seed`, as
+/// `tile-run --seed` fills them; written arguments start as NaN, or 0 for integers) and the
+/// interpreter's result in each written argument, as raw little-endian row-major files, with
+/// `case.json` describing them. With `cpu`, the CPU reference's results too (for dry runs of
+/// `bench/generated_check.py` without a GPU). Programs that are not a sequence of launches (host
+/// control flow, host buffers) and programs sm_90a refuses are skipped; a program the
+/// interpreter or the CPU reference cannot run is an `Err`.
+pub fn write_gpu_case(
+    directory: &std::path::Path,
+    name: &str,
+    text: &str,
+    summary: &str,
+    input_seed: u64,
+    cpu: bool,
+) -> Result<CaseOutcome, String> {
+    write_case(
+        directory,
+        name,
+        text,
+        summary,
+        input_seed,
+        cpu,
+        &tile_run::tolerance,
+    )
+}
+
+/// [`write_gpu_case`] with the comparison's tolerance for an output of each element type.
+fn write_case(
+    directory: &std::path::Path,
+    name: &str,
+    text: &str,
+    summary: &str,
+    input_seed: u64,
+    cpu: bool,
+    tolerance: &dyn Fn(tile_dialect::element::Element) -> f64,
+) -> Result<CaseOutcome, String> {
+    use melior::ir::{BlockLike, Module, RegionLike, operation::OperationLike};
+    use serde_json::json;
+
+    let context = tile_run::context();
+    let parse = || {
+        Module::parse(&context, text).ok_or_else(|| format!("{name}: the program does not parse"))
+    };
+    let module = parse()?;
+    let functions = tile_run::host_functions(&module)?;
+    // Replayable: each host function launches its kernels one after another, nothing else.
+    let mut launches = std::collections::HashMap::new();
+    let mut next = module.body().first_operation();
+    while let Some(op) = next {
+        next = op.next_in_block();
+        if op.name().as_string_ref().as_str() != Ok("func.func") {
+            continue;
+        }
+        let Some(body) = op.region(0).ok().and_then(|region| region.first_block()) else {
+            continue;
+        };
+        let function = op
+            .attribute("sym_name")
+            .ok()
+            .map(|a| a.to_string().trim_matches('"').to_owned())
+            .unwrap_or_default();
+        let mut count = 0usize;
+        let mut inner = body.first_operation();
+        while let Some(host_op) = inner {
+            inner = host_op.next_in_block();
+            let op_name = host_op
+                .name()
+                .as_string_ref()
+                .as_str()
+                .unwrap_or_default()
+                .to_owned();
+            if !replayable_host_op(&op_name) {
+                return Ok(CaseOutcome::Skipped(format!(
+                    "@{function} runs {op_name} on the host (not a sequence of launches)"
+                )));
+            }
+            count += usize::from(op_name == "tile.kernel");
+        }
+        launches.insert(function, count);
+    }
+    let compilation = match tile_compiler::compile_source(text, &format!("{name}.mlir"), "sm_90a") {
+        Ok(compilation) => compilation,
+        Err(
+            error @ (tile_compiler::Error::Lowering { .. }
+            | tile_compiler::Error::CodeGeneration { .. }),
+        ) => {
+            let first = error
+                .diagnostics()
+                .first()
+                .map(|d| d.to_string().lines().next().unwrap_or_default().to_owned())
+                .unwrap_or_else(|| error.to_string());
+            return Ok(CaseOutcome::Skipped(format!("sm_90a refuses it: {first}")));
+        }
+        Err(error) => return Err(format!("{name}: compiling for sm_90a failed: {error}")),
+    };
+    let case = directory.join(name);
+    std::fs::create_dir_all(&case).map_err(|e| format!("{}: {e}", case.display()))?;
+    let write = |file: &str, bytes: &[u8]| {
+        std::fs::write(case.join(file), bytes)
+            .map_err(|e| format!("{}: {e}", case.join(file).display()))
+    };
+    write("program.mlir", text.as_bytes())?;
+    let interp = tile_run::InterpProgram::new(&module);
+    let cpu_program = if cpu {
+        let mut cpu_module = parse()?;
+        Some(tile_run::CpuProgram::compile(&context, &mut cpu_module)?)
+    } else {
+        None
+    };
+    let mut random = tile_run::buffer::Random::new(input_seed);
+    let mut described = Vec::new();
+    for function in &functions {
+        let kernels: Vec<_> = compilation
+            .kernels
+            .iter()
+            .filter(|kernel| launched_by(kernel, &function.name))
+            .collect();
+        if kernels.len() != launches.get(&function.name).copied().unwrap_or(0) {
+            let _ = std::fs::remove_dir_all(&case);
+            return Ok(CaseOutcome::Skipped(format!(
+                "@{} launches {} kernel(s), but {} manifest(s) name it",
+                function.name,
+                launches.get(&function.name).copied().unwrap_or(0),
+                kernels.len()
+            )));
+        }
+        let mut kernel_names = Vec::new();
+        for kernel in &kernels {
+            let manifest = &kernel.manifest;
+            let arguments = function.arguments.len() as i64;
+            let bad_binding = manifest
+                .bindings
+                .iter()
+                .flatten()
+                .any(|binding| binding.host_argument < 0 || binding.host_argument >= arguments);
+            let host_scalar = manifest.grid.iter().any(reads_host_scalar)
+                || manifest
+                    .params
+                    .iter()
+                    .flatten()
+                    .any(|param| match &param.kind {
+                        tile_manifest::ParamKind::Scalar { value, .. } => reads_host_scalar(value),
+                        tile_manifest::ParamKind::TensorMap { host_argument, .. }
+                        | tile_manifest::ParamKind::Memref { host_argument, .. } => {
+                            *host_argument < 0 || *host_argument >= arguments
+                        }
+                    });
+            if bad_binding
+                || host_scalar
+                || (manifest.bindings.is_none() && manifest.params.is_none())
+            {
+                let _ = std::fs::remove_dir_all(&case);
+                return Ok(CaseOutcome::Skipped(format!(
+                    "kernel {} binds a buffer that is no host argument, or a host scalar",
+                    kernel.name
+                )));
+            }
+            let tile_compiler::Code::Ptx(ptx) = &kernel.code else {
+                return Err(format!("{name}: kernel {} has no PTX", kernel.name));
+            };
+            write(&format!("{}.ptx", kernel.name), ptx.as_bytes())?;
+            write(
+                &format!("{}.json", kernel.name),
+                manifest.to_json().as_bytes(),
+            )?;
+            kernel_names.push(kernel.name.clone());
+        }
+        let inputs = tile_run::buffers(function, &mut random, 256);
+        let mut interpreted = inputs.clone();
+        interp
+            .run(&function.name, &mut interpreted)
+            .map_err(|error| format!("{name}: the interpreter stopped: {}", error.diagnostic()))?;
+        let mut cpu_results = None;
+        if let Some(program) = &cpu_program {
+            let mut data = inputs.clone();
+            program.run(&function.name, &mut data)?;
+            cpu_results = Some(data);
+        }
+        let mut arguments = Vec::new();
+        for (index, argument) in function.arguments.iter().enumerate() {
+            let stem = format!("{}.arg{index}", function.name);
+            let mut entry = json!({
+                "element": argument.element.to_string(),
+                "shape": inputs[index].shape,
+                "written": argument.output,
+                "tolerance": tolerance(argument.element),
+            });
+            if argument.output {
+                // tile-run's poison: NaN for floats, 0 for integers (see tile_run::buffers).
+                entry["fill"] = json!(if argument.element.is_float() {
+                    "nan"
+                } else {
+                    "zero"
+                });
+                write(
+                    &format!("{stem}.interp.bin"),
+                    interpreted[index].clone().bytes_mut(),
+                )?;
+                entry["interp"] = json!(format!("{stem}.interp.bin"));
+                if let Some(data) = &mut cpu_results {
+                    write(&format!("{stem}.cpu.bin"), data[index].bytes_mut())?;
+                    entry["cpu"] = json!(format!("{stem}.cpu.bin"));
+                }
+            } else {
+                write(&format!("{stem}.in.bin"), inputs[index].clone().bytes_mut())?;
+                entry["input"] = json!(format!("{stem}.in.bin"));
+            }
+            arguments.push(entry);
+        }
+        described.push(json!({
+            "name": function.name,
+            "kernels": kernel_names,
+            "arguments": arguments,
+        }));
+    }
+    let index = json!({
+        "name": name,
+        "summary": summary,
+        "input_seed": input_seed,
+        "functions": described,
+    });
+    write(
+        "case.json",
+        serde_json::to_string_pretty(&index)
+            .unwrap_or_default()
+            .as_bytes(),
+    )?;
+    Ok(CaseOutcome::Written)
+}
+
+/// Writes the sm_90a cases of generated programs `start..start + count` of `seed` into `directory` (see
+/// [`write_gpu_case`]; the inputs of program `i` come from seed `i + 1`, each output's tolerance
+/// is the program's, [`super::Program::tolerance`]) and `index.json`, which
+/// lists the written cases and the skipped ones with their reasons. Returns (written, skipped,
+/// failures): a failure is a program the interpreter (or the CPU reference) could not run.
+pub fn write_gpu_cases(
+    directory: &std::path::Path,
+    seed: u64,
+    start: u64,
+    count: u64,
+    cpu: bool,
+    mut progress: impl FnMut(u64, &str),
+) -> Result<(usize, usize, Vec<String>), String> {
+    std::fs::create_dir_all(directory).map_err(|e| format!("{}: {e}", directory.display()))?;
+    let (mut cases, mut skipped, mut failures) = (Vec::new(), Vec::new(), Vec::new());
+    for index in start..start + count {
+        let program = program(seed, index);
+        let name = format!("s{seed}-{index:05}");
+        let tolerance = |element| program.tolerance(element);
+        match write_case(
+            directory,
+            &name,
+            &program.text,
+            &program.summary,
+            index + 1,
+            cpu,
+            &tolerance,
+        ) {
+            Ok(CaseOutcome::Written) => cases.push(name.clone()),
+            Ok(CaseOutcome::Skipped(reason)) => {
+                progress(index, &format!("{name}: skipped: {reason}"));
+                skipped.push(serde_json::json!({ "name": name, "reason": reason }));
+            }
+            Err(message) => {
+                progress(index, &format!("{name}: FAILED: {message}"));
+                failures.push(format!("{message}\n--- program ---\n{}", program.text));
+                skipped.push(serde_json::json!({ "name": name, "reason": format!("preparation failed: {message}") }));
+            }
+        }
+        if index % 50 == 49 {
+            progress(index, &format!("{} programs prepared", index + 1));
+        }
+    }
+    let index = serde_json::json!({
+        "generator": "tile_tests::generate::program",
+        "seed": seed,
+        "start": start,
+        "programs": count,
+        "target": "sm_90a",
+        "cpu_results": cpu,
+        "cases": cases,
+        "skipped": skipped,
+    });
+    std::fs::write(
+        directory.join("index.json"),
+        serde_json::to_string_pretty(&index).unwrap_or_default(),
+    )
+    .map_err(|e| format!("{}: {e}", directory.display()))?;
+    Ok((cases.len(), skipped.len(), failures))
+}
