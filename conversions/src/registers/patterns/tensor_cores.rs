@@ -77,7 +77,12 @@ pub fn wgmma_plan<'c, 'a>(ops: &[OperationRef<'c, 'a>], layouts: &Layouts) -> (H
                                 && copy_async_parts(user).is_some_and(|(parts, _, _)| owned(&parts.dst) == Some(allocation)))
                     })
         };
-        let dropped: Vec<usize> = candidates.iter().filter(|(_, operands)| !operands.iter().all(|(allocation, _)| usable(*allocation))).map(|(gemm, _)| *gemm).collect();
+        // In program order, so that the warnings come out in the same order every time.
+        let dropped: Vec<usize> = gemms
+            .iter()
+            .map(|gemm| key(gemm))
+            .filter(|gemm| candidates.get(gemm).is_some_and(|operands| !operands.iter().all(|(allocation, _)| usable(*allocation))))
+            .collect();
         if dropped.is_empty() {
             break;
         }
