@@ -42,6 +42,19 @@ pub struct PlanError<'c, 'a> {
 
 type Planned<'c, 'a, T> = Result<T, PlanError<'c, 'a>>;
 
+/// The gemm of `gemms` (a kernel's, in order) that puts the kernel outside the GEMM template's
+/// shape, and why: a second gemm, or an A operand in a fragment. Such kernels (attention, GEMM
+/// chains) are the per-op register rules' own.
+pub fn beyond_template<'c, 'a>(gemms: &[OperationRef<'c, 'a>]) -> Option<(OperationRef<'c, 'a>, &'static str)> {
+    if let Some(second) = gemms.get(1) {
+        return Some((*second, "is a second tile.gemm in the kernel; the {chip} GEMM template takes one gemm a kernel"));
+    }
+    gemms
+        .iter()
+        .find(|gemm| gemm.operand(0).is_ok_and(|a| memory_level(a.r#type()) == Some(MemoryLevel::Fragment)))
+        .map(|gemm| (*gemm, "reads its A operand from a fragment, which the {chip} GEMM template does not take"))
+}
+
 fn fail<'c, 'a, T>(op: OperationRef<'c, 'a>, message: impl Into<String>) -> Planned<'c, 'a, T> {
     Err(PlanError {
         op,
@@ -265,17 +278,8 @@ pub fn plan_gemm<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Planned<'c, 'a, GemmPl
     let has_gemm = !gemms.is_empty();
     // Kernels of several gemms (attention, GEMM chains) and register A operands are what the
     // per-op tensor-core patterns will take; say so at the gemm, not at whatever comes first.
-    if let Some(second) = gemms.get(1) {
-        return fail(
-            *second,
-            "is a second tile.gemm in the kernel; the {chip} GEMM template takes one gemm a kernel",
-        );
-    }
-    if let Some(gemm) = gemms.iter().find(|gemm| gemm.operand(0).is_ok_and(|a| memory_level(a.r#type()) == Some(MemoryLevel::Fragment))) {
-        return fail(
-            *gemm,
-            "reads its A operand from a fragment, which the {chip} GEMM template does not take",
-        );
+    if let Some((gemm, reason)) = beyond_template(&gemms) {
+        return fail(gemm, reason);
     }
     let mut fills = Vec::new();
     let mut main_loop = None;

@@ -90,11 +90,8 @@ pub fn fall_back<'c, 'a>(
 ) -> Result<(), Failure<'c, 'a>> {
     // An expanded pipeline's kernel was warned about where its pipeline was planned, at the op
     // that kept it off the template (`crate::pipeline::plan`).
-    let has_gemm = nested_ops(kernel)
-        .iter()
-        .any(|nested| nested.name().as_string_ref().as_str() == Ok("tile.gemm"))
-        && !nested_ops(kernel).iter().any(|nested| op_name(nested) == "tile.alloc_barriers");
-    let beyond_template = beyond_gemm_template(kernel);
+    let (has_gemm, beyond_template) = gemm_shape(kernel);
+    let has_gemm = has_gemm && !nested_ops(kernel).iter().any(|nested| op_name(nested) == "tile.alloc_barriers");
     // The lowering erases `op`: keep what the warning needs.
     let (location, name) = (
         op.location(),
@@ -116,11 +113,12 @@ pub fn fall_back<'c, 'a>(
     }
 }
 
-/// Whether `kernel` has several gemms or a gemm whose A operand is a fragment: a shape the GEMM
-/// template never took (attention, GEMM chains), which the per-op register rules lower.
-pub fn beyond_gemm_template(kernel: OperationRef) -> bool {
+/// Whether `kernel` has a gemm and, if so, whether its gemms are of a shape the GEMM template never
+/// took (`crate::gemm::plan::beyond_template`: attention, GEMM chains), which the per-op register
+/// rules lower as their own.
+pub fn gemm_shape(kernel: OperationRef) -> (bool, bool) {
     let gemms: Vec<OperationRef> = nested_ops(kernel).into_iter().filter(|op| op_name(op) == "tile.gemm").collect();
-    gemms.len() > 1 || gemms.iter().any(|gemm| gemm.operand(0).is_ok_and(|a| tile_dialect::level::memory_level(a.r#type()) == Some(tile_dialect::level::MemoryLevel::Fragment)))
+    (!gemms.is_empty(), crate::gemm::plan::beyond_template(&gemms).is_some())
 }
 
 /// The warning of a kernel with a gemm that the GEMM template does not take because of op `name`:

@@ -79,6 +79,18 @@ pub fn computable(value: Value, pipelined: OperationRef, depth: usize) -> bool {
         && owner.operands().all(|operand| computable(operand, pipelined, depth + 1))
 }
 
+/// Whether `user`, an op with `tile` among its operands, only reads it: a gemm's A or B, a copy's
+/// source, a reduction's source, a load.
+pub fn reads_only(user: &OperationRef, tile: Value) -> bool {
+    match op_name(user).as_str() {
+        "tile.gemm" => user.operand(2).is_ok_and(|accumulator| accumulator != tile),
+        "tile.copy" => copy_parts(user).is_some_and(|parts| parts.src == tile && parts.dst != tile),
+        "tile.reduce" => user.operand(1).is_ok_and(|dst| dst != tile),
+        "memref.load" => true,
+        _ => false,
+    }
+}
+
 /// Whether `copy` (in `pipelined`'s body) can run ahead (see the module's doc).
 pub fn goes_ahead(kernel: OperationRef, pipelined: OperationRef, copy: OperationRef) -> bool {
     let body = pipelined.region(0).ok().and_then(|region| region.first_block()).expect("loop body");
@@ -103,14 +115,7 @@ pub fn goes_ahead(kernel: OperationRef, pipelined: OperationRef, copy: Operation
         .into_iter()
         .filter(|user| *user != copy && user.operands().any(|operand| operand == tile))
         .all(|user| {
-            let reads = match op_name(&user).as_str() {
-                "tile.gemm" => user.operand(2).is_ok_and(|accumulator| accumulator != tile),
-                "tile.copy" => copy_parts(&user).is_some_and(|parts| parts.src == tile && parts.dst != tile),
-                "tile.reduce" => user.operand(1).is_ok_and(|dst| dst != tile),
-                "memref.load" => true,
-                _ => false,
-            };
-            reads && ancestor_in(user, &body).and_then(position).is_some_and(|at| at > copy_position)
+            reads_only(&user, tile) && ancestor_in(user, &body).and_then(position).is_some_and(|at| at > copy_position)
         })
 }
 
@@ -137,7 +142,7 @@ pub fn plan<'c, 'a>(kernel: OperationRef<'c, 'a>, pipelined: OperationRef<'c, 'a
         .sum();
     let ring_tiles: i64 = copies
         .iter()
-        .filter_map(|copy| copy_parts(copy))
+        .filter_map(copy_parts)
         .filter_map(|parts| MemRefType::try_from(parts.dst.r#type()).ok())
         .map(|memref| padded(tile_bytes(memref)))
         .sum();

@@ -90,8 +90,8 @@ pub fn check_schedule<'c, 'a>(pipelined: OperationRef<'c, 'a>, schedule: &str, c
 /// name the ops the expansion wrote.
 fn warn_plain(kernel: OperationRef) {
     // Attention and GEMM chains are the per-op rules' own, not a fallback.
-    let has_gemm = nested_ops(kernel).iter().any(|op| op_name(op) == "tile.gemm") && !crate::generic::beyond_gemm_template(kernel);
-    if let (true, Ok(crate::layout::Strategy::Plain { op, reason })) = (has_gemm, crate::nvgpu::resolve(kernel)) {
+    let (has_gemm, beyond_template) = crate::generic::gemm_shape(kernel);
+    if let (true, false, Ok(crate::layout::Strategy::Plain { op, reason })) = (has_gemm, beyond_template, crate::nvgpu::resolve(kernel)) {
         tile_dialect::diagnostics::emit_warning(op.location(), &crate::generic::plain_warning(&op_name(&op), &reason, true));
     }
 }

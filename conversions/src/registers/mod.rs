@@ -164,7 +164,8 @@ pub fn plan<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str, shuffles: Option<i
     let ops = nested_ops(kernel);
     let mut off_wgmma = Vec::new();
     if chip == "sm_90a" {
-        (layouts.core_tiles, layouts.wgmma, off_wgmma) = patterns::wgmma_plan(&ops, &layouts);
+        let plan = patterns::wgmma_plan(&ops, &layouts);
+        (layouts.core_tiles, layouts.wgmma, off_wgmma) = (plan.core_tiles, plan.gemms, plan.off);
     }
     let mut off_mfma = Vec::new();
     if chip == "gfx942" {

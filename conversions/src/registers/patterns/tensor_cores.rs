@@ -13,8 +13,8 @@ use super::*;
 /// copies from global memory and read only by gemms that qualify and take the same dimension as K
 /// (FlashAttention's Q tile feeds the first block's scores and every later block's): a tile kept
 /// as core matrices cannot be read any other way.
-/// Also returns the gemms with a fragment accumulator that stay off wgmma, and why.
-pub fn wgmma_plan<'c, 'a>(ops: &[OperationRef<'c, 'a>], layouts: &Layouts) -> (HashMap<usize, usize>, std::collections::HashSet<usize>, Vec<(OperationRef<'c, 'a>, String)>) {
+/// Also says which gemms with a fragment accumulator stay off wgmma, and why.
+pub fn wgmma_plan<'c, 'a>(ops: &[OperationRef<'c, 'a>], layouts: &Layouts) -> WgmmaPlan<'c, 'a> {
     let sixteen_bit = |value: Value| matches!(element_type(value).to_string().as_str(), "f16" | "bf16");
     // A ring slot stands for its whole ring: every slot is written and read the same way.
     let owned = |tile: &Value| crate::pipeline::rings::tile_allocation(*tile).map(|allocation| key(&allocation));
@@ -39,7 +39,8 @@ pub fn wgmma_plan<'c, 'a>(ops: &[OperationRef<'c, 'a>], layouts: &Layouts) -> (H
             && n <= 256
             && m % 64 == 0
             && level(b) == Some(MemoryLevel::Shared)
-            && (level(a) == Some(MemoryLevel::Shared) && !transpose_a || level(a) == Some(MemoryLevel::Fragment) && !transpose_a);
+            && !transpose_a
+            && matches!(level(a), Some(MemoryLevel::Shared | MemoryLevel::Fragment));
         if !fits {
             off.push((**gemm, "does not fit wgmma (it takes f16 or bf16 inputs with K a multiple of 16, an A operand not transposed, a B operand in shared memory, and an f32 accumulator in the wgmma layout with M a multiple of 64 and N a multiple of 8 up to 256)".to_owned()));
             continue;
@@ -93,8 +94,17 @@ pub fn wgmma_plan<'c, 'a>(ops: &[OperationRef<'c, 'a>], layouts: &Layouts) -> (H
             }
         }
     }
-    let core_tiles = candidates.values().flatten().copied().collect();
-    (core_tiles, candidates.into_keys().collect(), off)
+    WgmmaPlan { core_tiles: candidates.values().flatten().copied().collect(), gemms: candidates.into_keys().collect(), off }
+}
+
+/// What [`wgmma_plan`] decides for a kernel.
+pub struct WgmmaPlan<'c, 'a> {
+    /// The shared tiles kept as core matrices, by allocation: the dimension that is K.
+    pub core_tiles: HashMap<usize, usize>,
+    /// The gemms that run on wgmma.
+    pub gemms: std::collections::HashSet<usize>,
+    /// The gemms with a fragment accumulator that stay off wgmma, and why.
+    pub off: Vec<(OperationRef<'c, 'a>, String)>,
 }
 
 /// The gemms of `kernel` whose shared operands nothing writes after them unless it waits for a
@@ -280,8 +290,8 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let offsets = self.offsets(b, at, pieces);
         let token_type = Type::parse(self.context, "!nvgpu.device.async.token").expect("token type");
         for slot in pieces.distribution.used_slots().filter(|slot| slot % 8 == 0) {
-            let coordinates = self.coordinates(b, at, &pieces, &offsets, slot);
-            let inner = self.guarded(b, at, &pieces, &coordinates);
+            let coordinates = self.coordinates(b, at, pieces, &offsets, slot);
+            let inner = self.guarded(b, at, pieces, &coordinates);
             let (indices, _) = self.placed_in(b, inner, parts.src, &parts.src_offsets, &coordinates);
             let at = inner;
             // Elements of the piece inside the tensor (0 past its end), and indices kept inside it.

@@ -24,26 +24,15 @@ struct Pending<'c, 'a> {
     shared: Vec<usize>,
 }
 
-/// Whether `user` only reads `value` (a shared tile or its ring slot) where it uses it.
-fn reads_only(user: &OperationRef, value: Value) -> bool {
-    match op_name(user).as_str() {
-        "tile.gemm" => user.operand(2).is_ok_and(|accumulator| accumulator != value),
-        "tile.copy" => copy_parts(user).is_some_and(|parts| parts.dst != value),
-        "tile.reduce" => user.operand(1).is_ok_and(|dst| dst != value),
-        "memref.load" | "tile.slot" => true,
-        _ => false,
-    }
-}
-
-/// Whether `op` (with the ops nested in it) needs `group` complete before it runs.
-fn needs(op: &OperationRef, group: &Pending) -> bool {
-    let mut users = nested_ops(*op);
-    users.push(*op);
+/// Whether the ops of `users` (an op and the ops nested in it) need `group` complete before they
+/// run. Taking a ring slot's view (`tile.slot`) reads nothing.
+fn needs(users: &[OperationRef], group: &Pending) -> bool {
     users.iter().any(|user| {
         matches!(op_name(user).as_str(), "gpu.barrier" | "tile.arrive" | "nvvm.barrier0")
             || user.operands().any(|value| {
                 group.fragments.contains(&value)
-                    || (!reads_only(user, value)
+                    || (op_name(user) != "tile.slot"
+                        && !crate::pipeline::ahead::reads_only(user, value)
                         && crate::pipeline::rings::tile_allocation(value).is_some_and(|tile| group.shared.contains(&key(&tile))))
             })
     })
@@ -66,7 +55,15 @@ pub fn wgmma_waits<'c, 'a>(ops: &[OperationRef<'c, 'a>], layouts: &Layouts, defe
         let mut pending: Vec<Pending> = Vec::new();
         for op in std::iter::successors(block.first_operation(), |op| op.next_in_block()) {
             let terminator = op.next_in_block().is_none();
-            let youngest = if terminator && !pending.is_empty() { Some(pending.len() - 1) } else { pending.iter().rposition(|group| needs(&op, group)) };
+            let youngest = if terminator && !pending.is_empty() {
+                Some(pending.len() - 1)
+            } else if pending.is_empty() {
+                None
+            } else {
+                let mut users = nested_ops(op);
+                users.push(op);
+                pending.iter().rposition(|group| needs(&users, group))
+            };
             if let Some(index) = youngest {
                 waits.push((op, (pending.len() - 1 - index) as i64));
                 pending.drain(..=index);
