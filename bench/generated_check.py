@@ -31,6 +31,7 @@ import os
 import struct
 import subprocess
 import sys
+import threading
 
 # The tolerance of tile-run's --check by element type (tile_run::tolerance); case.json carries the
 # value the case writer used, this is the fallback.
@@ -365,6 +366,8 @@ def main():
     parser.add_argument("--filter", default="", help="only cases whose name contains this")
     parser.add_argument("--limit", type=int, default=0, help="at most this many cases")
     parser.add_argument("--quiet", action="store_true", help="print only failing cases and the summary")
+    parser.add_argument("--case-timeout", type=float, default=60.0,
+                        help="seconds a case may run before it counts as hung and its worker is killed")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--start", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -385,14 +388,27 @@ def main():
             command += ["--dry-run", args.dry_run]
         worker_process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
         current, before = None, len(results)
+        # A kernel that never finishes (an mbarrier nobody arrives on) must not stall the whole run:
+        # a watchdog kills the worker when a case outlives --case-timeout, and the case fails as hung.
+        watchdog, hung = None, []
+
+        def kill_hung(name):
+            hung.append(name)
+            worker_process.kill()
+
         for line in worker_process.stdout:
             line = line.rstrip("\n")
+            if watchdog is not None:
+                watchdog.cancel()
+                watchdog = None
             if line.startswith("DEVICE "):
                 if device is None:
                     device = line[len("DEVICE "):]
                     print(f"device: {device}", flush=True)
             elif line.startswith("BEGIN "):
                 current = line[len("BEGIN "):]
+                watchdog = threading.Timer(args.case_timeout, kill_hung, (current,))
+                watchdog.start()
             elif line.startswith("RESULT "):
                 _, name, verdict, worst, summary = (line.split(" ", 4) + [""])[:5]
                 results[name] = (verdict == "PASS", float(worst))
@@ -404,10 +420,14 @@ def main():
             else:
                 print(line, flush=True)
         code = worker_process.wait()
+        if watchdog is not None:
+            watchdog.cancel()
         if current is not None:
-            # The worker died inside this case (a signal, a broken driver): the case fails.
+            # The worker died inside this case (a signal, a broken driver, the watchdog): the case fails.
             results[current] = (False, math.inf)
-            print(f"{current}: FAIL worst inf  (the worker died with status {code} in this case)", flush=True)
+            why = (f"no result within {args.case_timeout:g} s: hung" if current in hung
+                   else f"the worker died with status {code} in this case")
+            print(f"{current}: FAIL worst inf  ({why})", flush=True)
         if code == 0 or len(results) == before:
             if code != 0:
                 print(f"the worker exited with status {code} before running a case; stopping", flush=True)

@@ -194,15 +194,29 @@ impl HopperConfig {
 
     /// Adds the scratch in which `warps` warps exchange their partial column reductions (one f32
     /// per column each), at [`HopperConfig::exchange_offset`].
-    pub fn with_column_exchange(mut self, warps: i64) -> Result<HopperConfig, String> {
+    pub fn with_column_exchange(mut self, warps: i64) -> HopperConfig {
         self.exchange_bytes = warps * self.bn * 4;
-        if self.shared_bytes() > MAX_SHARED_BYTES {
+        self
+    }
+
+    /// Checks that the ring (and the column exchange) fit the shared memory of a block. Unlike a
+    /// shape wgmma cannot take, this is the program's own request (its stages and tiles): no
+    /// other strategy would honour it either, so it is an error, not a fallback.
+    pub fn check_shared_memory(&self) -> Result<(), String> {
+        let (shared_bytes, stages, stage_bytes) = (self.shared_bytes(), self.stages, self.stage_bytes);
+        if shared_bytes <= MAX_SHARED_BYTES {
+            return Ok(());
+        }
+        if self.exchange_bytes > 0 {
             return Err(format!(
-                "needs {} bytes of shared memory ({} stages of {} bytes and {} bytes for the column reductions' exchange between warps), but sm_90a gives a block at most {MAX_SHARED_BYTES}; use fewer stages or a smaller tile",
-                self.shared_bytes(), self.stages, self.stage_bytes, self.exchange_bytes
+                "needs {shared_bytes} bytes of shared memory ({stages} stages of {stage_bytes} bytes and {} bytes for the column reductions' exchange between warps), but sm_90a gives a block at most {MAX_SHARED_BYTES}; use fewer stages or a smaller tile",
+                self.exchange_bytes
             ));
         }
-        Ok(self)
+        let fitting = (MAX_SHARED_BYTES - ALIGN_SLACK) / stage_bytes;
+        Err(format!(
+            "needs {shared_bytes} bytes of shared memory ({stages} stages of {stage_bytes} bytes), but sm_90a gives a block at most {MAX_SHARED_BYTES}; use stages({fitting}) or a smaller tile"
+        ))
     }
 
     /// Makes the launch persistent for a 2-D grid (`tiles`, when static), when one block
@@ -406,13 +420,6 @@ fn shape_config(shape: TileShape) -> Result<HopperConfig, String> {
         exchange_bytes: 0,
         leading: [0; 3],
     };
-    let shared_bytes = config.shared_bytes();
-    if shared_bytes > MAX_SHARED_BYTES {
-        let fitting = (MAX_SHARED_BYTES - ALIGN_SLACK) / stage_bytes;
-        return Err(format!(
-            "needs {shared_bytes} bytes of shared memory ({stages} stages of {stage_bytes} bytes), but sm_90a gives a block at most {MAX_SHARED_BYTES}; use stages({fitting}) or a smaller tile"
-        ));
-    }
     Ok(config)
 }
 
@@ -470,7 +477,7 @@ mod tests {
 
     #[test]
     fn column_exchange_lies_after_the_ring_and_the_staging_tile() {
-        let config = shape(128, 256, 64, 256, 4, Element::F32).with_column_exchange(8).expect("fits");
+        let config = shape(128, 256, 64, 256, 4, Element::F32).with_column_exchange(8);
         assert_eq!(config.exchange_bytes, 8 * 256 * 4);
         assert_eq!(config.exchange_offset(), 4 * 49_152);
         let mut persistent = config;
@@ -487,6 +494,8 @@ mod tests {
             threads: 256, bm: 128, bn: 256, bk: 64, input: Element::F16, output: Element::F16,
             transpose_a: false, transpose_b: false, stages: 5,
         })
+        .expect("a valid wgmma shape")
+        .check_shared_memory()
         .expect_err("5 stages of 48 KiB do not fit");
         assert!(error.contains("use stages(4)"), "{error}");
     }

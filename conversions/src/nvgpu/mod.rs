@@ -74,24 +74,27 @@ pub(crate) fn resolve<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Result<Strategy<'
             return Ok(Strategy::Plain { op: error.op, reason });
         }
     };
+    // What the template cannot take in this program runs on the per-op rules or the plain strategy,
+    // with a warning at the op that decided it, never as a refusal of a program the dialect accepts.
+    let fall_back = |op: OperationRef<'c, 'a>, message: String| Strategy::Plain {
+        op,
+        reason: format!("cannot be lowered for {CHIP} with TMA and wgmma: {message}"),
+    };
     let threads = plan.threads;
     if threads % 128 != 0 || !(128..=512).contains(&threads) {
-        return Err((
+        return Ok(fall_back(
             kernel,
-            format!(
-                "expects 128, 256, 384 or 512 threads on {CHIP} (wgmma runs on warpgroups of 128 threads), but got {threads} (chip {CHIP})"
-            ),
+            format!("expects 128, 256, 384 or 512 threads (wgmma runs on warpgroups of 128 threads), but got {threads}"),
         ));
     }
     for (tile, role) in [(&plan.a, "A"), (&plan.b, "B"), (&plan.output, "the result")] {
-        // The tensors are the program's, not a tile choice: run it the slow way rather than refuse,
-        // with the warning at the copy of the tensor TMA cannot take.
+        // The tensors are the program's, not a tile choice: warn at the copy of the tensor TMA
+        // cannot take.
         if let Err(message) = config::check_tma_rows(tile.global, role) {
-            let reason = format!("cannot be lowered for {CHIP} with TMA: {message}");
-            return Ok(Strategy::Plain { op: tile.copy, reason });
+            return Ok(fall_back(tile.copy, message));
         }
     }
-    let config = config::configure(
+    let config = match config::configure(
         plan.threads,
         plan.a.shared,
         plan.accumulator,
@@ -99,23 +102,20 @@ pub(crate) fn resolve<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Result<Strategy<'
         plan.transpose_a,
         plan.transpose_b,
         plan.main_loop.stages,
-    )
-    .map_err(|message| {
-        (
-            plan.main_loop.op,
-            format!("cannot be lowered for {CHIP}: {message}"),
-        )
-    })?;
-    let ranks = [plan.a.rank(), plan.b.rank(), plan.output.rank()];
-    let config = config.with_leading_dimensions(ranks).map_err(|message| {
-        let tile = plan.nd_tiles().find(|tile| tile.rank() > 5).unwrap_or(&plan.a);
-        (tile.copy, format!("cannot be lowered for {CHIP}: {message}"))
-    })?;
-    let mut config = if plan.column_reduction().is_some() {
-        config.with_column_exchange(plan.threads / 32).map_err(|message| (plan.main_loop.op, format!("cannot be lowered for {CHIP}: {message}")))?
-    } else {
-        config
+    ) {
+        Ok(config) => config,
+        Err(message) => return Ok(fall_back(plan.main_loop.op, message)),
     };
+    let ranks = [plan.a.rank(), plan.b.rank(), plan.output.rank()];
+    let config = match config.with_leading_dimensions(ranks) {
+        Ok(config) => config,
+        Err(message) => {
+            let tile = plan.nd_tiles().find(|tile| tile.rank() > 5).unwrap_or(&plan.a);
+            return Ok(fall_back(tile.copy, message));
+        }
+    };
+    let mut config = if plan.column_reduction().is_some() { config.with_column_exchange(plan.threads / 32) } else { config };
+    config.check_shared_memory().map_err(|message| (plan.main_loop.op, format!("cannot be lowered for {CHIP}: {message}")))?;
     // Large tiles on a 2-D grid run persistent, unless the program's schedule says not to.
     let grid: Vec<Option<i64>> = plan.grid.iter().map(|size| tile_dialect::ops::constant_integer(*size)).collect();
     if let [x, y] = grid[..] {
