@@ -414,3 +414,31 @@ func.func @residual_epilogue(%A: memref<256x256xf16>, %B: memref<256x256xf16>, %
   }
   return
 }
+
+// -----
+
+// One stage: the template's ring refills a stage while the next is read, so it needs two; the
+// per-op rules run the loop synchronously instead (a hang on the H200 before: generated program
+// 27 of seed 3030).
+func.func @one_stage(%A: memref<58x128xf16>, %B: memref<8x128xf16>, %Y: memref<58x8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c32 = arith.constant 32 : index
+  %init = arith.constant 0.36 : f32
+  tile.kernel grid(%c1, %c1) threads(128) (%bx, %by) {
+    %As = tile.alloc_shared : memref<64x32xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<8x32xf16, #gpu.address_space<workgroup>>
+    %C = tile.alloc_fragment : memref<64x8xf32, #tile.fragment>
+    tile.fill %C, %init : memref<64x8xf32, #tile.fragment>
+    // expected-warning @+1 {{'tile.pipelined' op cannot be lowered for sm_90a with TMA and wgmma: expects stages(2) or more (its ring refills a stage while the next one is read), but got stages(1); the kernel is lowered by the per-op rules instead}}
+    tile.pipelined %k = %c0 to %c4 stages(1) {
+      %kk = arith.muli %k, %c32 : index
+      tile.copy %A[%c0, %kk], %As : memref<58x128xf16>, memref<64x32xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%c0, %kk], %Bs : memref<8x128xf16>, memref<8x32xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %C {transpose_b} : memref<64x32xf16, #gpu.address_space<workgroup>>, memref<8x32xf16, #gpu.address_space<workgroup>>, memref<64x8xf32, #tile.fragment>
+    }
+    tile.copy %C, %Y[%c0, %c0] : memref<64x8xf32, #tile.fragment>, memref<58x8xf32>
+  }
+  return
+}

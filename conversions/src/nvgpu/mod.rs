@@ -94,6 +94,15 @@ pub(crate) fn resolve<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Result<Strategy<'
             return Ok(fall_back(tile.copy, message));
         }
     }
+    // The ring refills the stage read one step before: with one stage, the step after the first
+    // would wait for a copy issued after its own wait.
+    if plan.main_loop.stages < 2 {
+        let stages = plan.main_loop.stages;
+        return Ok(fall_back(
+            plan.main_loop.op,
+            format!("expects stages(2) or more (its ring refills a stage while the next one is read), but got stages({stages})"),
+        ));
+    }
     let config = match config::configure(
         plan.threads,
         plan.a.shared,
