@@ -178,8 +178,6 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let parts = if asynchronous { copy_async_parts(&op).expect("checked").0 } else { copy_parts(&op).expect("checked") };
         let tile = parts.dst;
         let shape = memref_shape(tile);
-        let k_dim = self.layouts.core_tiles[&key(&crate::pipeline::rings::tile_allocation(tile).expect("a tile"))];
-        let depth = shape[k_dim];
         let threads = self.threads;
         // Tiles whose rows do not split evenly over the threads have no per-thread formula: they
         // take the loop below.
@@ -193,8 +191,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         // One element at its core-matrix place: zero, or the source's value where it is inside.
         let element = |at: At<'c, 'a>, coordinates: &[Value<'c, 'a>]| {
             let (indices, fits) = self.placed_in(&b, at, parts.src, &parts.src_offsets, coordinates);
-            let (mn, k) = if k_dim == 1 { (coordinates[0], coordinates[1]) } else { (coordinates[1], coordinates[0]) };
-            let place = self.core_place(&b, at, mn, k, depth, shape[1], k_dim == 0);
+            let place = self.core_place(&b, at, coordinates[0], coordinates[1], &shape);
             let zero = b.constant(at, ty, 0.0);
             b.store(at, zero, tile, &place);
             let load_at = match fits {
@@ -235,7 +232,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             (Some(pieces), _) if vectorizable => {
                 let aligned = self.sixteen_byte_rows(&b, at, parts.src, &parts.src_offsets);
                 let fast = b.if_then(at, aligned);
-                self.copy_rows_async(&b, fast, &parts, tile, pieces, depth, k_dim, !asynchronous);
+                self.copy_rows_async(&b, fast, &parts, tile, pieces, !asynchronous);
                 let yes = b.value(at, melior::dialect::arith::constant(self.context, IntegerAttribute::new(IntegerType::new(self.context, 1).into(), 1).into(), b.location));
                 let unaligned = b.op(at, "arith.xori", &[aligned, yes]);
                 // Misaligned sources are rare (allocators align to 256 bytes).
@@ -282,8 +279,6 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         parts: &tile_dialect::ops::CopyParts<'c, 'a>,
         tile: Value<'c, 'a>,
         pieces: &crate::registers::Placed,
-        depth: i64,
-        k_dim: usize,
         wait: bool,
     ) {
         let shape = &pieces.layout.shape;
@@ -321,8 +316,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             let elements = b.value(at, melior::dialect::arith::select(all_inside, left, c0, b.location));
             // A piece is 8 elements along the tile's rows: of K in a K-major tile, of N in an
             // MN-major one; either way one row of a core matrix.
-            let (mn, k) = if k_dim == 1 { (coordinates[0], coordinates[1]) } else { (coordinates[1], coordinates[0]) };
-            let place = self.core_place(b, at, mn, k, depth, shape[1], k_dim == 0);
+            let place = self.core_place(b, at, coordinates[0], coordinates[1], shape);
             let mut operands = vec![tile];
             operands.extend_from_slice(&place);
             operands.push(parts.src);
@@ -359,32 +353,24 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         );
     }
 
-    /// The (row, column) of a row-major tile with `columns` columns whose storage holds element
-    /// (mn, k) of a `depth`-deep operand at its core-matrix offset; `mn_major` stores each core
-    /// matrix's rows along K with 8 consecutive elements of M/N in a row (the MN-major core matrix).
-    #[allow(clippy::too_many_arguments)]
-    fn core_place(&self, b: &Builder<'c>, at: At<'c, 'a>, mn: Value<'c, 'a>, k: Value<'c, 'a>, depth: i64, columns: i64, mn_major: bool) -> Vec<Value<'c, 'a>> {
-        let offset = self.core_offset(b, at, mn, k, depth, mn_major);
-        let width = b.index(at, columns);
+    /// The (row, column) of a row-major tile of `shape` whose storage holds its element (row,
+    /// column) in column slabs ([`crate::registers::wgmma`]).
+    fn core_place(&self, b: &Builder<'c>, at: At<'c, 'a>, row: Value<'c, 'a>, column: Value<'c, 'a>, shape: &[i64]) -> Vec<Value<'c, 'a>> {
+        let offset = self.core_offset(b, at, row, column, shape[0]);
+        let width = b.index(at, shape[1]);
         vec![b.op(at, "arith.divui", &[offset, width]), b.op(at, "arith.remui", &[offset, width])]
     }
 
-    /// Elements before element (mn, k) of a `depth`-deep operand kept as core matrices
+    /// Elements before element (row, column) of a tile of `rows` rows kept in column slabs
     /// ([`crate::registers::wgmma::core_offset`], computed in IR).
-    fn core_offset(&self, b: &Builder<'c>, at: At<'c, 'a>, mn: Value<'c, 'a>, k: Value<'c, 'a>, depth: i64, mn_major: bool) -> Value<'c, 'a> {
-        let (inner_row, inner_column) = if mn_major { (k, mn) } else { (mn, k) };
-        let (c8, c64) = (b.index(at, 8), b.index(at, 64));
-        let groups = b.index(at, depth / 8);
-        let mn_group = b.op(at, "arith.divui", &[mn, c8]);
-        let k_group = b.op(at, "arith.divui", &[k, c8]);
-        let matrix = b.op(at, "arith.muli", &[mn_group, groups]);
-        let matrix = b.op(at, "arith.addi", &[matrix, k_group]);
-        let start = b.op(at, "arith.muli", &[matrix, c64]);
-        let row = b.op(at, "arith.remui", &[inner_row, c8]);
-        let row = b.op(at, "arith.muli", &[row, c8]);
-        let column = b.op(at, "arith.remui", &[inner_column, c8]);
-        let offset = b.op(at, "arith.addi", &[start, row]);
-        b.op(at, "arith.addi", &[offset, column])
+    fn core_offset(&self, b: &Builder<'c>, at: At<'c, 'a>, row: Value<'c, 'a>, column: Value<'c, 'a>, rows: i64) -> Value<'c, 'a> {
+        let c8 = b.index(at, 8);
+        let slab = b.op(at, "arith.divui", &[column, c8]);
+        let slab_start = b.op(at, "arith.muli", &[slab, b.index(at, rows * 8)]);
+        let row_start = b.op(at, "arith.muli", &[row, c8]);
+        let inner = b.op(at, "arith.remui", &[column, c8]);
+        let offset = b.op(at, "arith.addi", &[slab_start, row_start]);
+        b.op(at, "arith.addi", &[offset, inner])
     }
 
     fn async_proxy_fence(&self, b: &Builder<'c>, at: At<'c, 'a>) {
@@ -418,7 +404,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let from_registers = register_a(&op, self.layouts);
         let a_tile = match scratch.filter(|_| level(a) == Some(MemoryLevel::Fragment) && !from_registers) {
             Some(staged) => {
-                self.stage(&b, at, a, staged, &|b, at, coordinates| self.core_offset(b, at, coordinates[0], coordinates[1], depth, false));
+                self.stage(&b, at, a, staged, &|b, at, coordinates| self.core_offset(b, at, coordinates[0], coordinates[1], m));
                 self.async_proxy_fence(&b, at);
                 b.barrier(at);
                 staged
@@ -441,16 +427,24 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         };
         let a_address = if from_registers { constant64(at, 0) } else { address(a_tile) };
         let b_address = address(bb);
-        // This warpgroup's first row of A.
+        // This warpgroup's first row of A: rows lie 16 bytes apart in each slab of A's M rows.
         let c128 = b.index(at, 128);
         let warpgroup = b.op(at, "arith.divui", &[self.tid, c128]);
-        let group_bytes = b.index(at, rows / 8 * (depth / 8) * 128);
+        let group_bytes = b.index(at, rows * 16);
         let a_rows = b.op(at, "arith.muli", &[warpgroup, group_bytes]);
         let a_rows = b.cast(at, "arith.index_cast", a_rows, i64_type);
         let a_address = b.op(at, "arith.addi", &[a_address, a_rows]);
-        let constant = constant64(at, crate::registers::wgmma::descriptor_constant(depth));
+        let constant = constant64(at, crate::registers::wgmma::k_major_descriptor(m));
         let b_mn_major = crate::pipeline::rings::tile_allocation(bb).is_some_and(|allocation| self.layouts.core_tiles.get(&key(&allocation)) == Some(&0));
-        let b_constant = constant;
+        // A k16 step is two slabs further along K in a K-major B (NxK: slabs of N rows), two core
+        // matrices further in an MN-major one (KxN: core matrices along K are 128 bytes apart).
+        let (b_constant, b_step) = if b_mn_major {
+            (crate::registers::wgmma::mn_major_descriptor(depth), 256)
+        } else {
+            let b_rows = memref_shape(bb)[0];
+            (crate::registers::wgmma::k_major_descriptor(b_rows), 2 * b_rows * 16)
+        };
+        let b_constant = constant64(at, b_constant);
         let descriptor = |at: At<'c, 'a>, base: Value<'c, 'a>, bytes: i64, constant: Value<'c, 'a>| {
             let offset = constant64(at, bytes);
             let start = b.op(at, "arith.addi", &[base, offset]);
@@ -466,7 +460,6 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let simple = |name: &str, attributes: &[(Identifier<'c>, Attribute<'c>)]| {
             b.insert(at, OperationBuilder::new(name, b.location).add_attributes(attributes).build().expect("nvvm op"));
         };
-        let stride = depth / 8 * 128;
         let mut results = Vec::new();
         // A register A operand is packed into its 32-bit registers before the fence: a register
         // written between the fence and the instruction that reads it makes ptxas fence again.
@@ -492,12 +485,12 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                 );
             }
             for step in 0..depth / 16 {
-                let db = descriptor(at, b_address, step * 256, b_constant);
+                let db = descriptor(at, b_address, step * b_step, b_constant);
                 if from_registers {
                     value = self.wgmma_register_a(&b, at, packed[tile as usize][step as usize].clone(), n, &input, value, db, struct_type, i32_type, b_mn_major);
                     continue;
                 }
-                let da = descriptor(at, a_address, tile * 8 * stride + step * 256, constant);
+                let da = descriptor(at, a_address, tile * 64 * 16 + step * 2 * m * 16, constant);
                 value = b.value(
                     at,
                     OperationBuilder::new("nvvm.wgmma.mma_async", b.location)
