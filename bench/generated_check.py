@@ -257,7 +257,7 @@ class Gpu:
                 grid, block, shared, values, types = launch_plan(
                     manifest, shapes, pointers,
                     lambda p: self.tensor_map(p, pointers[p["host_argument"]], shapes[p["host_argument"]], allocations))
-                if shared > 48 * 1024:
+                if shared > 0:  # the default 48 KiB counts static shared memory too
                     self.ok(cu.cuFuncSetAttribute(entry, cu.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, shared))
                 self.ok(cu.cuLaunchKernel(entry, *grid, *block, shared, 0, (tuple(values), tuple(types)), 0))
                 self.ok(cu.cuCtxSynchronize())

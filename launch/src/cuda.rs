@@ -153,7 +153,9 @@ impl Kernel {
                 "cuModuleGetFunction",
             )?;
             let shared = manifest.dynamic_shared_bytes.unwrap_or(0);
-            if shared > 48 * 1024 {
+            // The default limit (48 KiB) counts the kernel's static shared memory too (a byte
+            // for the dynamic array's symbol): raise it for any dynamic shared memory.
+            if shared > 0 {
                 use sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES as MAX_SHARED;
                 check(
                     sys::cuFuncSetAttribute(loaded.function, MAX_SHARED, shared as i32),

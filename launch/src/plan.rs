@@ -5,7 +5,8 @@
 //! - sm_90a tensor-core kernels (`params`): per `tensor_map` parameter a pointer to the encoded
 //!   `CUtensorMap` in device memory; per `scalar` an `i64`.
 //! - plain- and registers-strategy kernels (`bindings`): per binding an MLIR memref descriptor
-//!   spread over parameters: allocated pointer, aligned pointer, offset, sizes, strides (`i64`s).
+//!   spread over parameters: allocated pointer, aligned pointer, offset, sizes, strides (`i64`s);
+//!   then, for a registers kernel whose copies run on TMA, its `params` (tensor maps).
 
 use crate::{
     Error, Result,
@@ -150,6 +151,24 @@ pub fn plan_launch(manifest: &Manifest, args: &[Arg]) -> Result<LaunchPlan> {
     let mut params = Vec::new();
     let mut sources = Vec::new();
     let source = |argument: i64| usize::try_from(argument).ok();
+    // A registers-strategy kernel takes its bindings' descriptors first, then the tensor maps
+    // of its TMA copies (`params`); a tensor-core kernel has params only.
+    for binding in manifest.bindings.iter().flatten() {
+        let role = format!("binding {}", binding.binding);
+        let descriptor = memref_descriptor(
+            args,
+            binding.host_argument,
+            &role,
+            entry,
+            &binding.element,
+            &binding.shape,
+        )?;
+        sources.extend(descriptor_sources(
+            &descriptor,
+            source(binding.host_argument),
+        ));
+        params.extend(descriptor);
+    }
     if let Some(kernel_params) = &manifest.params {
         for param in kernel_params {
             match &param.kind {
@@ -197,22 +216,6 @@ pub fn plan_launch(manifest: &Manifest, args: &[Arg]) -> Result<LaunchPlan> {
                 }
             }
         }
-    }
-    for binding in manifest.bindings.iter().flatten() {
-        let role = format!("binding {}", binding.binding);
-        let descriptor = memref_descriptor(
-            args,
-            binding.host_argument,
-            &role,
-            entry,
-            &binding.element,
-            &binding.shape,
-        )?;
-        sources.extend(descriptor_sources(
-            &descriptor,
-            source(binding.host_argument),
-        ));
-        params.extend(descriptor);
     }
     let dynamic_shared_bytes = manifest.dynamic_shared_bytes.unwrap_or(0);
     Ok(LaunchPlan {

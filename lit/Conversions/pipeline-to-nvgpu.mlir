@@ -1,26 +1,38 @@
 // The asynchronous-copy ops on sm_90a (after tile-plan-pipelines and tile-expand-pipelines): the
 // barriers are mbarriers that thread 0 initializes for one arrival per thread; a copy into a tile
-// that wgmma reads as core matrices becomes 16-byte cp.async copies left running (no wait group);
-// tile.arrive tracks them with cp.async.mbarrier.arrive and arrives; tile.wait polls the phase's
+// that wgmma reads as core matrices becomes TMA boxes that thread 0 issues after adding their bytes
+// to the barrier (16-byte cp.async copies where TMA cannot read the tensor), left running;
+// tile.arrive tracks cp.async copies with cp.async.mbarrier.arrive and arrives; tile.wait polls the phase's
 // parity and fences the async proxy before wgmma reads; rings are views of dynamic shared memory.
 // RUN: tile-opt %s -split-input-file -tile-plan-pipelines -tile-expand-pipelines -convert-tile-to-nvgpu | FileCheck %s
 
 // CHECK-LABEL: gpu.module @chain_0_module
-// CHECK-SAME: \22dynamic_shared_bytes\22: 20{{[0-9]+}}
-// CHECK: gpu.func @chain_0_kernel
+// CHECK-SAME: \22dynamic_shared_bytes\22: 38016
+// The ring's copies read X and W1 by TMA: a tensor map each (boxes of the tile's rows by 64
+// elements, 128-byte swizzled), parameters after the tensors' descriptors.
+// CHECK-SAME: \22params\22: [{\22role\22: \22tma\22, \22kind\22: \22tensor_map\22, \22host_argument\22: 0, \22shape\22: [256, 128], \22element\22: \22f16\22, \22box\22: [64, 64], \22swizzle\22: 128, \22oob_fill\22: \22zero\22}, {\22role\22: \22tma\22, \22kind\22: \22tensor_map\22, \22host_argument\22: 1, \22shape\22: [128, 64], \22element\22: \22f16\22, \22box\22: [64, 64], \22swizzle\22: 128
+// CHECK: gpu.func @chain_0_kernel(%{{.*}}: memref<256x128xf16>, %{{.*}}: memref<128x64xf16>, %{{.*}}: memref<64x32xf16>, %{{.*}}: memref<256x32xf16>, %[[XMAP:.*]]: !llvm.ptr, %[[WMAP:.*]]: !llvm.ptr)
 // CHECK: %[[SMEM:.*]] = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
-// CHECK: memref.view %[[SMEM]][%{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<8192xi8, #gpu.address_space<workgroup>>
+// The rings TMA fills start on 1024 bytes (the swizzle's period): the views from the first such
+// boundary of the dynamic shared memory.
+// CHECK: memref.extract_aligned_pointer_as_index %[[SMEM]]
+// CHECK: arith.andi %{{.*}}, %c-1024
+// CHECK: memref.view %[[SMEM]][%{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<16384xi8, #gpu.address_space<workgroup>>
 // CHECK: memref.view %[[SMEM]][%{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<2xi64, #gpu.address_space<workgroup>>
 // CHECK: gpu.barrier
 // CHECK: scf.if
 // CHECK: nvvm.mbarrier.init %{{.*}}, %{{.*}} : !llvm.ptr<3>, i32
 // CHECK: nvvm.mbarrier.init %{{.*}}, %{{.*}} : !llvm.ptr<3>, i32
 // CHECK: gpu.barrier
-// Prologue: cp.async into slot 0, then the arrival.
+// Prologue: thread 0 adds the slot's bytes to its barrier and copies the slot by TMA, one box per
+// 64 columns (X's and W1's 64x64 tiles: one each), then every thread arrives.
 // CHECK: scf.if
-// CHECK: nvgpu.device_async_copy
-// CHECK-NOT: nvvm.cp.async.wait.group
-// CHECK: nvvm.cp.async.mbarrier.arrive %{{.*}} : !llvm.ptr<3>
+// CHECK: scf.if
+// CHECK: nvvm.mbarrier.expect_tx %[[BAR:.*]], %c8192_i32 : !llvm.ptr<3>, i32
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[XMAP]], %[[BAR]], box[%{{.*}}, %{{.*}}] : !llvm.ptr<7>, !llvm.ptr
+// CHECK: nvvm.mbarrier.expect_tx %[[BAR2:.*]], %c8192_i32 : !llvm.ptr<3>, i32
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[WMAP]], %[[BAR2]]
+// CHECK-NOT: nvgpu.device_async_copy
 // CHECK: nvvm.mbarrier.arrive %{{.*}} : !llvm.ptr<3> -> i64
 // The loop: wait, fence, wgmma; the refill after a barrier.
 // CHECK: scf.for
@@ -29,30 +41,35 @@
 // CHECK: nvvm.wgmma.mma_async
 // CHECK: scf.if
 // CHECK: gpu.barrier
-// CHECK: nvgpu.device_async_copy
-// CHECK-NOT: nvvm.cp.async.wait.group
-// CHECK: nvvm.cp.async.mbarrier.arrive
+// CHECK: nvvm.mbarrier.expect_tx
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global
+// The host encodes the maps and passes them after the tensors.
+// CHECK: func.func private @chain_0_launch
+// CHECK: nvgpu.tma.create.descriptor %{{.*}} box[%{{.*}}, %{{.*}}] : memref<*xf16> -> <tensor = memref<64x64xf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b, l2promo = l2promo_128b, oob = zero, interleave = none>
+// CHECK: nvgpu.tma.create.descriptor %{{.*}} box[%{{.*}}, %{{.*}}] : memref<*xf16> -> <tensor = memref<64x64xf16, #gpu.address_space<workgroup>>
+// CHECK: gpu.launch_func
 module attributes {tile.target = "sm_90a"} {
 func.func @chain(%X: memref<256x128xf16>, %W1: memref<128x64xf16>, %W2: memref<64x32xf16>, %Y: memref<256x32xf16>) {
   %c0 = arith.constant 0 : index
   %c4 = arith.constant 4 : index
-  %c32 = arith.constant 32 : index
+  %c2 = arith.constant 2 : index
+  %c64 = arith.constant 64 : index
   %rows = arith.constant 64 : index
   %zero = arith.constant 0.0 : f32
   tile.kernel grid(%c4) threads(128) (%b) {
-    %Xs = tile.alloc_shared : memref<64x32xf16, #gpu.address_space<workgroup>>
-    %W1s = tile.alloc_shared : memref<32x64xf16, #gpu.address_space<workgroup>>
+    %Xs = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+    %W1s = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
     %W2s = tile.alloc_shared : memref<64x32xf16, #gpu.address_space<workgroup>>
     %H = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
     %P = tile.alloc_fragment : memref<64x64xf16, #tile.fragment>
     %O = tile.alloc_fragment : memref<64x32xf32, #tile.fragment>
     %r0 = arith.muli %b, %rows : index
     tile.fill %H, %zero : memref<64x64xf32, #tile.fragment>
-    tile.pipelined %k = %c0 to %c4 stages(2) {
-      %k0 = arith.muli %k, %c32 : index
-      tile.copy %X[%r0, %k0], %Xs : memref<256x128xf16>, memref<64x32xf16, #gpu.address_space<workgroup>>
-      tile.copy %W1[%k0, %c0], %W1s : memref<128x64xf16>, memref<32x64xf16, #gpu.address_space<workgroup>>
-      tile.gemm %Xs, %W1s, %H : memref<64x32xf16, #gpu.address_space<workgroup>>, memref<32x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+    tile.pipelined %k = %c0 to %c2 stages(2) {
+      %k0 = arith.muli %k, %c64 : index
+      tile.copy %X[%r0, %k0], %Xs : memref<256x128xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+      tile.copy %W1[%k0, %c0], %W1s : memref<128x64xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+      tile.gemm %Xs, %W1s, %H : memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
     }
     tile.copy %H, %P : memref<64x64xf32, #tile.fragment>, memref<64x64xf16, #tile.fragment>
     tile.copy %W2, %W2s : memref<64x32xf16>, memref<64x32xf16, #gpu.address_space<workgroup>>
@@ -78,7 +95,9 @@ func.func @chain(%X: memref<256x128xf16>, %W1: memref<128x64xf16>, %W2: memref<6
 // CHECK: scf.if
 // CHECK: nvvm.mbarrier.try_wait.parity
 // CHECK-NOT: gpu.barrier
+// X's 64x32 tile is not a whole TMA box of 64 columns: 16-byte cp.async copies; W1's 32x64 is.
 // CHECK: nvgpu.device_async_copy
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global
 // CHECK: nvvm.cp.async.mbarrier.arrive
 // CHECK: nvvm.mbarrier.arrive
 module attributes {tile.target = "sm_90a"} {

@@ -210,7 +210,7 @@ fn lower_kernel<'c, 'a>(
     };
     let text = emit::render_module(&config, &names, &interface, &helpers.text);
     // The kernel takes the host tensors as they are (memref descriptors) and its sizes as indices.
-    let arguments = host::Arguments { tensor: &host::memref_argument, size_type: "index", shared_bytes: None, threads: plan.threads, persistent_blocks: None };
+    let arguments = host::Arguments { tensor: &host::memref_argument, size_type: "index", shared_bytes: None, threads: plan.threads, persistent_blocks: None, tensor_maps: &[] };
     let launch = host::launch(host::Launched::of(&plan), &symbols, &arguments);
     install::install_kernel(context, module, kernel, &text, &helpers, &manifest, Some(launch)).map_err(cannot)
 }

@@ -49,6 +49,20 @@ pub struct Arguments<'f> {
     /// For a persistent launch, the most blocks it launches (one dimension, at most one per tile
     /// of the program's grid), instead of the program's grid.
     pub persistent_blocks: Option<i64>,
+    /// Tensor maps the kernel takes after its tensors (the register rules' TMA copies).
+    pub tensor_maps: &'f [TensorMapArgument],
+}
+
+/// A tensor map the host encodes for the kernel: of global tensor `tensor` (its index among the
+/// launch's tensors), with the box `box_` (one size per dimension, outermost first), of type
+/// `map_type` (an `!nvgpu.tensormap.descriptor`), passed as a pointer to the encoded map.
+pub struct TensorMapArgument {
+    /// Index of the tensor among the launch's tensors.
+    pub tensor: usize,
+    /// The box, outermost first.
+    pub box_: Vec<i64>,
+    /// The `!nvgpu.tensormap.descriptor` type.
+    pub map_type: String,
 }
 
 /// Passes global tensor `index` to the kernel as it is: a memref, as the host holds it.
@@ -74,6 +88,24 @@ pub fn launch<'c, 'a>(launched: Launched<'c, 'a>, symbols: &Symbols, arguments: 
         inputs.push(format!("%t{index}: {ty}"));
         let element = super::launch::host_tensor(*global).element;
         kernel_arguments.push((arguments.tensor)(&mut line, index, &ty, &element));
+    }
+    for (index, map) in arguments.tensor_maps.iter().enumerate() {
+        let global = globals[map.tensor];
+        let ty = global.r#type().to_string();
+        let element = super::launch::host_tensor(global).element;
+        line(format!("%mu{index} = memref.cast %t{} : {ty} to memref<*x{element}>", map.tensor));
+        let sizes: Vec<String> = map
+            .box_
+            .iter()
+            .enumerate()
+            .map(|(dim, size)| {
+                line(format!("%mb{index}_{dim} = arith.constant {size} : index"));
+                format!("%mb{index}_{dim}")
+            })
+            .collect();
+        line(format!("%md{index} = nvgpu.tma.create.descriptor %mu{index} box[{}] : memref<*x{element}> -> {}", sizes.join(", "), map.map_type));
+        line(format!("%mp{index} = builtin.unrealized_conversion_cast %md{index} : {} to !llvm.ptr", map.map_type));
+        kernel_arguments.push(format!("%mp{index} : !llvm.ptr"));
     }
     inputs.extend((0..launched.grid.len()).map(|dim| format!("%g{dim}: index")));
     for index in 0..launched.params.len() {

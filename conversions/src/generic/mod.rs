@@ -358,6 +358,8 @@ pub fn lower_kernel<'c, 'a>(
     let (splits, scratch_bytes) =
         reduce::plan(context, kernel, threads, flavor.max_shared_bytes - shared);
     shared += scratch_bytes;
+    // The tensor maps the TMA copies read: parameters after the tensors.
+    let maps = tensor_maps(kernel, &tensors);
     let symbols = Symbols::of(kernel, index);
     let Symbols { function: host_function, stem, .. } = &symbols;
     let block_dims = kernel.operand_count();
@@ -372,6 +374,12 @@ pub fn lower_kernel<'c, 'a>(
                 .is_ok_and(|name| name.starts_with("tile.alloc_"))
                 && !owned.contains(op)
         })
+        .collect();
+    // A tile may ask for more than the slots' alignment (`crate::registers::ALIGNMENT_ATTRIBUTE`),
+    // read before the tile ops are lowered.
+    let alignments: Vec<i64> = tiles
+        .iter()
+        .map(|tile| integer_attribute(tile, crate::registers::ALIGNMENT_ATTRIBUTE).unwrap_or(1).max(1))
         .collect();
     let space = flavor.workgroup_space;
     let attributions: Vec<String> = tiles
@@ -424,20 +432,27 @@ pub fn lower_kernel<'c, 'a>(
         .iter()
         .enumerate()
         .map(|(i, tensor)| format!("%arg{i}: {}", tensor.r#type()))
+        .chain((0..maps.len()).map(|j| format!("%map{j}: !llvm.ptr")))
         .collect();
+    let inputs = tensors.len() + maps.len();
     // Dynamic shared memory: each tile a view at its own 128-byte aligned offset.
+    // A tile's offset is rounded up to its alignment, and the views start at the first boundary of
+    // the largest in the dynamic shared memory (which the launch asks for that much more of).
+    let base_alignment = alignments.iter().copied().max().unwrap_or(1).max(crate::pipeline::rings::SLOT_ALIGNMENT);
     let dynamic_offsets: Vec<i64> = if flavor.dynamic_shared {
         let mut offset = 0;
         let offsets = tiles
             .iter()
-            .map(|tile| {
+            .zip(&alignments)
+            .map(|(tile, &aligned)| {
                 let memref = MemRefType::try_from(tile.result(0).expect("tile").r#type()).expect("memref");
-                let at = offset;
-                offset += crate::pipeline::rings::padded(static_sizes(memref).into_iter().map(|size| size.unwrap_or(1)).product::<i64>() * element_bytes(memref.element()));
+                let at = (offset + aligned - 1) / aligned * aligned;
+                offset = at + crate::pipeline::rings::padded(static_sizes(memref).into_iter().map(|size| size.unwrap_or(1)).product::<i64>() * element_bytes(memref.element()));
                 at
             })
             .collect();
-        shared = shared.max(offset);
+        let slack = if base_alignment > crate::pipeline::rings::SLOT_ALIGNMENT { base_alignment } else { 0 };
+        shared = shared.max(offset + slack);
         offsets
     } else {
         Vec::new()
@@ -460,7 +475,16 @@ pub fn lower_kernel<'c, 'a>(
     // tile.kernel stood (SPIR-V kernels are launched through Vulkan, from their manifests).
     let launch = (!flavor.is_spirv()).then(|| {
         let dynamic = flavor.dynamic_shared.then_some(shared);
-        let arguments = host::Arguments { tensor: &host::memref_argument, size_type: "index", shared_bytes: dynamic, threads, persistent_blocks: None };
+        let tensor_maps: Vec<host::TensorMapArgument> = maps
+            .iter()
+            .map(|map| {
+                let element = crate::cpu::data::element_type(tensors[map.tensor]).to_string();
+                let [.., rows, inner] = map.box_[..] else { unreachable!("a box of rank 2 or more") };
+                let map_type = crate::nvgpu::emit::tensor_map(map.box_.len() - 2, rows, inner, &element, crate::nvgpu::emit::swizzle_name(crate::registers::TMA_SWIZZLE));
+                host::TensorMapArgument { tensor: map.tensor, box_: map.box_.clone(), map_type }
+            })
+            .collect();
+        let arguments = host::Arguments { tensor: &host::memref_argument, size_type: "index", shared_bytes: dynamic, threads, persistent_blocks: None, tensor_maps: &tensor_maps };
         let launched = host::Launched { tensors: tensors.clone(), grid: kernel.operands().collect(), params: Vec::new() };
         host::launch(launched, &symbols, &arguments)
     });
@@ -513,6 +537,27 @@ pub fn lower_kernel<'c, 'a>(
         manifest.shared_bytes = Some(shared as u64);
     }
     manifest.bindings = Some(bindings);
+    if !maps.is_empty() {
+        // After the bindings' descriptors, in the kernel's parameter order.
+        let params = maps
+            .iter()
+            .map(|map| {
+                let HostTensor { argument, shape, element } = host_tensor(tensors[map.tensor]);
+                tile_manifest::Param {
+                    role: "tma".into(),
+                    kind: tile_manifest::ParamKind::TensorMap {
+                        host_argument: argument,
+                        shape,
+                        element,
+                        box_: map.box_.iter().map(|size| *size as u32).collect(),
+                        swizzle: crate::registers::TMA_SWIZZLE as u32,
+                        oob_fill: "zero".into(),
+                    },
+                }
+            })
+            .collect();
+        manifest.params = Some(params);
+    }
     let manifest = manifest.to_json();
     melior::ir::operation::OperationMutLike::set_attribute(
         &mut copy,
@@ -579,6 +624,13 @@ pub fn lower_kernel<'c, 'a>(
     }
     rewriter.inline_block_before(kernel_body, ret, &block_ids);
     rewriter.erase_op(kernel);
+    for (j, map) in maps.iter().enumerate() {
+        let parameter: Value = entry.argument(tensors.len() + j).expect("tensor map parameter").into();
+        for cast in &map.casts {
+            rewriter.replace_all_uses_with(cast.result(0).expect("tensor map").into(), parameter);
+            rewriter.erase_op(*cast);
+        }
+    }
     if flavor.dynamic_shared && !tiles.is_empty() {
         let first = entry.first_operation().expect("shader body");
         let at = crate::cpu::builder::At::before(first);
@@ -591,8 +643,29 @@ pub fn lower_kernel<'c, 'a>(
                 .build()
                 .expect("gpu.dynamic_shared_memory"),
         );
+        // The first `base_alignment` boundary in the dynamic shared memory.
+        let start = if base_alignment > crate::pipeline::rings::SLOT_ALIGNMENT {
+            let address = builder.value(
+                at,
+                melior::ir::operation::OperationBuilder::new("memref.extract_aligned_pointer_as_index", builder.location)
+                    .add_operands(&[bytes])
+                    .add_results(&[melior::ir::Type::index(context)])
+                    .build()
+                    .expect("memref.extract_aligned_pointer_as_index"),
+            );
+            let mask = builder.index(at, base_alignment - 1);
+            let rounded = builder.op(at, "arith.addi", &[address, mask]);
+            let rounded = builder.op(at, "arith.andi", &[rounded, builder.index(at, !(base_alignment - 1))]);
+            Some(builder.op(at, "arith.subi", &[rounded, address]))
+        } else {
+            None
+        };
         for (tile, offset) in tiles.iter().zip(&dynamic_offsets) {
             let shift = builder.index(at, *offset);
+            let shift = match start {
+                Some(start) => builder.op(at, "arith.addi", &[start, shift]),
+                None => shift,
+            };
             // Fragments the threads share live in workgroup memory too.
             let memref = MemRefType::try_from(tile.result(0).expect("tile").r#type()).expect("memref");
             let shape: Vec<i64> = static_sizes(memref).into_iter().map(|size| size.unwrap_or(1)).collect();
@@ -612,7 +685,7 @@ pub fn lower_kernel<'c, 'a>(
         // gpu.func's entry block holds the arguments, then the workgroup attributions.
         for (i, tile) in tiles.iter().enumerate() {
             let attribution = entry
-                .argument(tensors.len() + i)
+                .argument(inputs + i)
                 .expect("workgroup attribution");
             rewriter
                 .replace_all_uses_with(tile.result(0).expect("tile").into(), attribution.into());
@@ -622,7 +695,7 @@ pub fn lower_kernel<'c, 'a>(
     for (i, fragment) in owned.iter().enumerate() {
         let private: Value = if flavor.attributions {
             entry
-                .argument(tensors.len() + attributed_tiles + i)
+                .argument(inputs + attributed_tiles + i)
                 .expect("private attribution")
                 .into()
         } else {
@@ -677,3 +750,26 @@ pub fn lower_kernel<'c, 'a>(
     Ok(registers)
 }
 
+/// A tensor map the register rules' TMA copies read (`crate::registers::TENSOR_MAP_BOX`): of the
+/// captured tensor `tensor`, with box `box_`, read through `casts` until the kernel takes it.
+struct TensorMap<'c, 'a> {
+    tensor: usize,
+    box_: Vec<i64>,
+    casts: Vec<OperationRef<'c, 'a>>,
+}
+
+/// The distinct (tensor, box) pairs of the TMA copies of `kernel`, in program order.
+fn tensor_maps<'c, 'a>(kernel: OperationRef<'c, 'a>, tensors: &[Value<'c, 'a>]) -> Vec<TensorMap<'c, 'a>> {
+    let mut maps: Vec<TensorMap> = Vec::new();
+    for cast in nested_ops(kernel).into_iter().filter(|op| op_name(op) == "builtin.unrealized_conversion_cast") {
+        let Ok(attribute) = cast.attribute(crate::registers::TENSOR_MAP_BOX) else { continue };
+        let Ok(array) = melior::ir::attribute::DenseI64ArrayAttribute::try_from(attribute) else { continue };
+        let box_: Vec<i64> = (0..array.len()).filter_map(|i| array.element(i).ok()).collect();
+        let Some(tensor) = cast.operand(0).ok().and_then(|source| tensors.iter().position(|tensor| *tensor == source)) else { continue };
+        match maps.iter_mut().find(|map| map.tensor == tensor && map.box_ == box_) {
+            Some(map) => map.casts.push(cast),
+            None => maps.push(TensorMap { tensor, box_, casts: vec![cast] }),
+        }
+    }
+    maps
+}

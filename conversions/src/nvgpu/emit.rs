@@ -44,11 +44,11 @@ const WS: &str = "#gpu.address_space<workgroup>";
 
 /// The shared-memory type of one TMA box of `rows` x `inner` elements in a tensor with `leading`
 /// dimensions before those two (the box has extent 1 there).
-fn box_type(leading: usize, rows: i64, inner: i64, element: &str) -> String {
+pub(crate) fn box_type(leading: usize, rows: i64, inner: i64, element: &str) -> String {
     format!("memref<{}{rows}x{inner}x{element}, {WS}>", "1x".repeat(leading))
 }
 
-fn tensor_map(leading: usize, rows: i64, inner: i64, element: &str, swizzle: &str) -> String {
+pub(crate) fn tensor_map(leading: usize, rows: i64, inner: i64, element: &str, swizzle: &str) -> String {
     format!(
         "!nvgpu.tensormap.descriptor<tensor = {}, swizzle = {swizzle}, l2promo = l2promo_128b, oob = zero, interleave = none>",
         box_type(leading, rows, inner, element)
@@ -64,7 +64,7 @@ fn coordinates(inner: &str, row: &str, origin: &str, first: usize, leading: usiz
     list.join(", ")
 }
 
-fn swizzle_name(span: i64) -> &'static str {
+pub(crate) fn swizzle_name(span: i64) -> &'static str {
     match span {
         128 => "swizzle_128b",
         64 => "swizzle_64b",

@@ -7,7 +7,7 @@
 //! everything a launcher needs (grid, block, shared memory, tensor maps).
 
 pub(crate) mod config;
-mod emit;
+pub(crate) mod emit;
 mod manifest;
 mod staging;
 mod walk;
@@ -228,6 +228,7 @@ fn lower_kernel<'c, 'a>(
         shared_bytes: Some(config.shared_bytes()),
         threads: plan.threads,
         persistent_blocks: config.persistent.map(|_| config::MULTIPROCESSORS),
+        tensor_maps: &[],
     };
     let mut launched = host::Launched::of(&plan);
     launched.tensors.extend(plan.epilogue_tensors());

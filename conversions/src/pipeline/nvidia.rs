@@ -25,7 +25,7 @@ use tile_dialect::ops::{nested_ops, op_name, static_sizes};
 const WAIT_HINT_NS: i64 = 10_000_000;
 
 /// `!llvm.ptr<3>` to barrier `index` of `barriers`.
-fn barrier_pointer<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, barriers: Value<'c, 'a>, index: Value<'c, 'a>) -> Value<'c, 'a> {
+pub(crate) fn barrier_pointer<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, barriers: Value<'c, 'a>, index: Value<'c, 'a>) -> Value<'c, 'a> {
     let context = b.context;
     let base = b.value(
         at,

@@ -81,6 +81,10 @@ pub fn lower_rings<'c>(context: &'c Context, kernel: OperationRef<'c, '_>, in_wo
         let slots = static_sizes(memref)[0].unwrap_or(1);
         let byte_type = MemRefType::new(IntegerType::new(context, 8).into(), &[stride * slots], None, memref.memory_space());
         let bytes = b.value(at, tile_dialect::ops::alloc_shared(byte_type, ring.location()).expect("tile.alloc_shared"));
+        // An alignment the ring's lowering asked for (TMA's swizzled boxes) holds for its bytes.
+        if let (Ok(alignment), Ok(result)) = (ring.attribute(crate::registers::ALIGNMENT_ATTRIBUTE), OperationResult::try_from(bytes)) {
+            tile_dialect::ops::set_attribute(result.owner(), crate::registers::ALIGNMENT_ATTRIBUTE, alignment);
+        }
         let users: Vec<OperationRef> = nested_ops(kernel)
             .into_iter()
             .filter(|op| op.operands().any(|operand| operand == value))

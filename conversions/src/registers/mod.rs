@@ -27,6 +27,7 @@ mod patterns;
 mod wgmma;
 
 pub use distribute::{Distribution, distribute};
+pub use patterns::{ALIGNMENT_ATTRIBUTE, TENSOR_MAP_BOX, TMA_SWIZZLE};
 
 use crate::{kernels::Failure, layout::Layout};
 use melior::{Context, ir::operation::{OperationLike, OperationRef}};
@@ -92,6 +93,9 @@ pub(crate) struct Layouts {
     loops: HashMap<usize, Placed>,
     /// Shared tiles kept as wgmma core matrices, by allocation: the dimension that is K.
     core_tiles: HashMap<usize, usize>,
+    /// Those of them that TMA fills in 128-byte swizzled boxes, by allocation (the rest are kept
+    /// in column slabs: `wgmma`).
+    swizzled: std::collections::HashSet<usize>,
     /// The gemms that run on wgmma (sm_90a).
     wgmma: std::collections::HashSet<usize>,
     /// The gemms that run on mfma (gfx942), with their instruction and wave split.
@@ -134,7 +138,7 @@ pub struct Plan<'c, 'a> {
 /// shuffles (`None`: exchanges go through workgroup memory).
 pub fn plan<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str, shuffles: Option<i64>) -> Result<Result<Plan<'c, 'a>, Unsupported<'c, 'a>>, Failure<'c, 'a>> {
     let inferred = crate::layout::infer_for_lowering(kernel, chip)?;
-    let mut layouts = Layouts { fragments: HashMap::new(), loops: HashMap::new(), core_tiles: HashMap::new(), wgmma: Default::default(), mfma: HashMap::new(), coopmat: HashMap::new(), reductions: HashMap::new() };
+    let mut layouts = Layouts { fragments: HashMap::new(), loops: HashMap::new(), core_tiles: HashMap::new(), swizzled: Default::default(), wgmma: Default::default(), mfma: HashMap::new(), coopmat: HashMap::new(), reductions: HashMap::new() };
     let mut fragments = Vec::new();
     for (allocation, layout) in inferred.tiles {
         if let Layout::Fragment(layout) = layout {
@@ -165,7 +169,7 @@ pub fn plan<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str, shuffles: Option<i
     let mut off_wgmma = Vec::new();
     if chip == "sm_90a" {
         let plan = patterns::wgmma_plan(&ops, &layouts);
-        (layouts.core_tiles, layouts.wgmma, off_wgmma) = (plan.core_tiles, plan.gemms, plan.off);
+        (layouts.core_tiles, layouts.swizzled, layouts.wgmma, off_wgmma) = (plan.core_tiles, plan.swizzled, plan.gemms, plan.off);
     }
     let mut off_mfma = Vec::new();
     if chip == "gfx942" {

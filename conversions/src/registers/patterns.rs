@@ -25,11 +25,13 @@ use tile_dialect::{
 mod coopmat;
 mod mfma;
 mod tensor_cores;
+mod tma;
 mod wgmma_waits;
 
 pub use coopmat::{CoopmatGemm, coopmat_plan};
 pub use mfma::{MfmaGemm, mfma_plan};
 pub use tensor_cores::wgmma_plan;
+pub use tma::{ALIGNMENT_ATTRIBUTE, SWIZZLE as TMA_SWIZZLE, TENSOR_MAP_BOX};
 use tensor_cores::register_a;
 
 type Rule = Result<(), String>;

@@ -44,6 +44,72 @@ pub fn mn_major_descriptor(depth: i64) -> i64 {
     descriptor_fields(128, depth * 16)
 }
 
+/// How an operand tile lies in shared memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OperandLayout {
+    /// Column slabs of 8 elements (no swizzle; see the module's doc): what the register rules'
+    /// own copies and staging write.
+    Slabs,
+    /// Boxes of 64 columns one after the other, each the tile's rows of 128 bytes with the
+    /// 128-byte swizzle: what TMA writes (`patterns::tma`). Needs the tile on 1024 bytes.
+    Swizzled,
+}
+
+/// The descriptor fields and byte offsets of one operand tile of `rows` rows (as it lies: M/N
+/// rows of a K-major operand, K rows of an MN-major one).
+#[derive(Clone, Copy, Debug)]
+pub struct OperandAddressing {
+    layout: OperandLayout,
+    k_major: bool,
+    rows: i64,
+}
+
+impl OperandAddressing {
+    /// The addressing of an operand tile of `rows` rows in `layout`, K-major or not.
+    pub fn new(layout: OperandLayout, k_major: bool, rows: i64) -> Self {
+        OperandAddressing { layout, k_major, rows }
+    }
+
+    /// The descriptor's constant part (offsets and swizzle mode; the start address is added).
+    pub fn constant(&self) -> i64 {
+        match (self.layout, self.k_major) {
+            (OperandLayout::Slabs, true) => k_major_descriptor(self.rows),
+            (OperandLayout::Slabs, false) => mn_major_descriptor(self.rows),
+            // K-major, swizzled: 8-row groups of 128-byte rows 1024 bytes apart; a k16 step (32
+            // bytes) stays inside a row, so the leading offset is unused (1 by convention).
+            (OperandLayout::Swizzled, true) => descriptor_fields(16, 1024) | SWIZZLE_128B,
+            // MN-major, swizzled: the next 64 columns of N one box (rows x 128 bytes) further, 8 rows
+            // of K 1024 bytes further.
+            (OperandLayout::Swizzled, false) => descriptor_fields(self.rows * 128, 1024) | SWIZZLE_128B,
+        }
+    }
+
+    /// Bytes from the tile's start to where k16 step `step` starts.
+    pub fn step_bytes(&self, step: i64) -> i64 {
+        match (self.layout, self.k_major) {
+            // Two slabs of 8 columns further.
+            (OperandLayout::Slabs, true) => step * 2 * self.rows * 16,
+            // Two core matrices (of 8 rows of K) further.
+            (OperandLayout::Slabs, false) => step * 256,
+            // 32 bytes along a swizzled row, four steps a box.
+            (OperandLayout::Swizzled, true) => step / 4 * self.rows * 128 + step % 4 * 32,
+            // 16 rows of 128 bytes further.
+            (OperandLayout::Swizzled, false) => step * 16 * 128,
+        }
+    }
+
+    /// Bytes from a K-major tile's start to its row `row` (a multiple of 8).
+    pub fn row_bytes(&self, row: i64) -> i64 {
+        match self.layout {
+            OperandLayout::Slabs => row * 16,
+            OperandLayout::Swizzled => row * 128,
+        }
+    }
+}
+
+/// The descriptor's swizzle mode field (bits 62-63) for the 128-byte swizzle.
+const SWIZZLE_128B: i64 = 1 << 62;
+
 /// Returns the `!llvm.struct` of one 64-row accumulator tile of `n` columns.
 pub fn accumulator_type(n: i64) -> String {
     format!("!llvm.struct<({})>", vec!["f32"; (n / 2) as usize].join(", "))
@@ -75,6 +141,20 @@ mod tests {
                 assert_eq!(core_offset(row, column, rows), 2 * rows * 8 + row * 8 + (column - 16));
             }
         }
+    }
+
+    #[test]
+    fn swizzled_k_major_steps_walk_a_row_then_the_next_box() {
+        let a = OperandAddressing::new(OperandLayout::Swizzled, true, 192);
+        assert_eq!(a.step_bytes(0), 0);
+        assert_eq!(a.step_bytes(3), 96);
+        // Step 4 is column 64: the second box, 192 rows of 128 bytes on.
+        assert_eq!(a.step_bytes(4), 192 * 128);
+        assert_eq!(a.row_bytes(64), 8192);
+        assert_eq!(a.constant(), (1 << 16) | (64 << 32) | (1 << 62));
+        let v = OperandAddressing::new(OperandLayout::Swizzled, false, 64);
+        assert_eq!(v.step_bytes(1), 2048);
+        assert_eq!(v.constant(), ((64 * 128 >> 4) << 16) | (64 << 32) | (1 << 62));
     }
 
     #[test]

@@ -94,13 +94,17 @@ pub fn wgmma_plan<'c, 'a>(ops: &[OperationRef<'c, 'a>], layouts: &Layouts) -> Wg
             }
         }
     }
-    WgmmaPlan { core_tiles: candidates.values().flatten().copied().collect(), gemms: candidates.into_keys().collect(), off }
+    let core_tiles: HashMap<usize, usize> = candidates.values().flatten().copied().collect();
+    let swizzled = super::tma::swizzled_tiles(ops, &core_tiles);
+    WgmmaPlan { core_tiles, swizzled, gemms: candidates.into_keys().collect(), off }
 }
 
 /// What [`wgmma_plan`] decides for a kernel.
 pub struct WgmmaPlan<'c, 'a> {
     /// The shared tiles kept as core matrices, by allocation: the dimension that is K.
     pub core_tiles: HashMap<usize, usize>,
+    /// Those of them that TMA fills in 128-byte swizzled boxes ([`super::tma`]), by allocation.
+    pub swizzled: std::collections::HashSet<usize>,
     /// The gemms that run on wgmma.
     pub gemms: std::collections::HashSet<usize>,
     /// The gemms with a fragment accumulator that stay off wgmma, and why.
@@ -177,6 +181,13 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let asynchronous = op_name(&op) == "tile.copy_async";
         let parts = if asynchronous { copy_async_parts(&op).expect("checked").0 } else { copy_parts(&op).expect("checked") };
         let tile = parts.dst;
+        // Into a ring that only TMA fills: the copy engine's swizzled boxes.
+        let swizzled = crate::pipeline::rings::tile_allocation(tile).is_some_and(|allocation| self.layouts.swizzled.contains(&key(&allocation)));
+        if asynchronous && swizzled {
+            let (_, barriers, index) = copy_async_parts(&op).expect("checked");
+            let box_ = super::tma::tma_box(parts.src, parts.src_offsets.len(), tile).expect("a swizzled tile's copies fit TMA");
+            return self.copy_by_tma(op, &parts, tile, barriers, index, box_);
+        }
         let shape = memref_shape(tile);
         let threads = self.threads;
         // Tiles whose rows do not split evenly over the threads have no per-thread formula: they
@@ -427,24 +438,24 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         };
         let a_address = if from_registers { constant64(at, 0) } else { address(a_tile) };
         let b_address = address(bb);
-        // This warpgroup's first row of A: rows lie 16 bytes apart in each slab of A's M rows.
+        // Each operand's layout (column slabs, or TMA's swizzled boxes) and its addressing.
+        use crate::registers::wgmma::{OperandAddressing, OperandLayout};
+        let operand_layout = |tile: Value<'c, 'a>| {
+            let swizzled = crate::pipeline::rings::tile_allocation(tile).is_some_and(|allocation| self.layouts.swizzled.contains(&key(&allocation)));
+            if swizzled { OperandLayout::Swizzled } else { OperandLayout::Slabs }
+        };
+        let a_addressing = OperandAddressing::new(operand_layout(a_tile), true, m);
+        let b_mn_major = crate::pipeline::rings::tile_allocation(bb).is_some_and(|allocation| self.layouts.core_tiles.get(&key(&allocation)) == Some(&0));
+        let b_addressing = OperandAddressing::new(operand_layout(bb), !b_mn_major, memref_shape(bb)[0]);
+        // This warpgroup's first row of A.
         let c128 = b.index(at, 128);
         let warpgroup = b.op(at, "arith.divui", &[self.tid, c128]);
-        let group_bytes = b.index(at, rows * 16);
+        let group_bytes = b.index(at, a_addressing.row_bytes(rows));
         let a_rows = b.op(at, "arith.muli", &[warpgroup, group_bytes]);
         let a_rows = b.cast(at, "arith.index_cast", a_rows, i64_type);
         let a_address = b.op(at, "arith.addi", &[a_address, a_rows]);
-        let constant = constant64(at, crate::registers::wgmma::k_major_descriptor(m));
-        let b_mn_major = crate::pipeline::rings::tile_allocation(bb).is_some_and(|allocation| self.layouts.core_tiles.get(&key(&allocation)) == Some(&0));
-        // A k16 step is two slabs further along K in a K-major B (NxK: slabs of N rows), two core
-        // matrices further in an MN-major one (KxN: core matrices along K are 128 bytes apart).
-        let (b_constant, b_step) = if b_mn_major {
-            (crate::registers::wgmma::mn_major_descriptor(depth), 256)
-        } else {
-            let b_rows = memref_shape(bb)[0];
-            (crate::registers::wgmma::k_major_descriptor(b_rows), 2 * b_rows * 16)
-        };
-        let b_constant = constant64(at, b_constant);
+        let constant = constant64(at, a_addressing.constant());
+        let b_constant = constant64(at, b_addressing.constant());
         let descriptor = |at: At<'c, 'a>, base: Value<'c, 'a>, bytes: i64, constant: Value<'c, 'a>| {
             let offset = constant64(at, bytes);
             let start = b.op(at, "arith.addi", &[base, offset]);
@@ -485,12 +496,12 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                 );
             }
             for step in 0..depth / 16 {
-                let db = descriptor(at, b_address, step * b_step, b_constant);
+                let db = descriptor(at, b_address, b_addressing.step_bytes(step), b_constant);
                 if from_registers {
                     value = self.wgmma_register_a(&b, at, packed[tile as usize][step as usize].clone(), n, &input, value, db, struct_type, i32_type, b_mn_major);
                     continue;
                 }
-                let da = descriptor(at, a_address, tile * 64 * 16 + step * 2 * m * 16, constant);
+                let da = descriptor(at, a_address, a_addressing.row_bytes(tile * 64) + a_addressing.step_bytes(step), constant);
                 value = b.value(
                     at,
                     OperationBuilder::new("nvvm.wgmma.mma_async", b.location)

@@ -1,0 +1,165 @@
+//! TMA copies (sm_90a): a `tile.copy_async` into a ring of wgmma operand tiles that only TMA
+//! fills is, in one thread, the bytes its barrier is to expect and one TMA box per 64 columns of
+//! the tile (R rows of 128 bytes, 128-byte swizzled, the boxes one after the other): the copy
+//! engine writes them, zero-filling what lies past the tensor in any dimension, and completes the
+//! bytes on the barrier. The other threads issue nothing; they only arrive on the barrier as
+//! before, so a phase still needs every thread (the ring's "slot free" side is unchanged). wgmma
+//! reads such tiles through 128-byte swizzled descriptors (`Lowering::wgmma`), which need the
+//! ring to start on 1024 bytes ([`ALIGNMENT_ATTRIBUTE`]).
+//!
+//! The tensor map is a kernel parameter that the host encodes. Until the kernel is outlined the
+//! rule reads it from a `builtin.unrealized_conversion_cast` of the global tensor marked with
+//! [`TENSOR_MAP_BOX`]; the plain strategy's outlining (`crate::generic`) turns each distinct
+//! (tensor, box) into a parameter, a manifest entry and the host's `nvgpu.tma.create.descriptor`.
+
+use super::*;
+
+/// The attribute on the cast that stands for a tensor map until the kernel takes it as a
+/// parameter: the box, one size per dimension of the tensor, outermost first (1 in each leading
+/// dimension, then the tile's rows and 64 elements).
+pub const TENSOR_MAP_BOX: &str = "tile.tensor_map_box";
+/// The bytes a shared allocation starts on, when more than the usual slot alignment.
+pub const ALIGNMENT_ATTRIBUTE: &str = "tile.alignment";
+/// The swizzle span of the boxes, in bytes: one box row.
+pub const SWIZZLE: i64 = 128;
+/// Elements of a box row (16-bit elements).
+pub const BOX_COLUMNS: i64 = 64;
+/// The alignment of a 128-byte swizzled tile: the swizzle pattern repeats every 8 rows of 128 bytes.
+pub const SWIZZLED_ALIGNMENT: i64 = 1024;
+
+/// The TMA box (outermost first) that fills the R x C `tile` from `src` at `offsets`, when TMA
+/// can: a global tensor of the tile's 16-bit element type, static, row-major and contiguous, of
+/// rank 2 to 5 with rows of a multiple of 16 bytes and sizes a 32-bit coordinate reaches; the
+/// tile's two dimensions the tensor's last two, at most 256 rows in whole core matrices, whole
+/// boxes of 64 columns.
+pub fn tma_box(src: Value, offsets: usize, tile: Value) -> Option<Vec<i64>> {
+    let memref = MemRefType::try_from(src.r#type()).ok()?;
+    let shape: Vec<i64> = tile_dialect::ops::static_sizes(memref).into_iter().collect::<Option<_>>()?;
+    let rank = shape.len();
+    let [rows, columns] = memref_shape(tile)[..] else { return None };
+    let element = element_type(tile);
+    let sixteen_bit = matches!(element.to_string().as_str(), "f16" | "bf16");
+    let (strides, offset) = memref.strides_and_offset();
+    let row_major: Vec<i64> = (0..rank).map(|d| shape[d + 1..].iter().product()).collect();
+    let fits = level(src) == Some(MemoryLevel::Global)
+        && element_type(src) == element
+        && sixteen_bit
+        && (2..=5).contains(&rank)
+        && offsets == rank
+        && strides == row_major
+        && offset == 0
+        && shape[rank - 1] % 8 == 0
+        && shape.iter().all(|size| (1..=i32::MAX as i64).contains(size))
+        && (8..=256).contains(&rows)
+        && rows % 8 == 0
+        && columns % BOX_COLUMNS == 0;
+    fits.then(|| std::iter::repeat_n(1, rank - 2).chain([rows, BOX_COLUMNS]).collect())
+}
+
+/// The allocations among `core_tiles` that TMA fills: every write into them is a `tile.copy_async`
+/// [`tma_box`] takes (rings of a pipelined loop's operand tiles).
+pub fn swizzled_tiles(ops: &[OperationRef], core_tiles: &HashMap<usize, usize>) -> std::collections::HashSet<usize> {
+    let owned = |tile: Value| crate::pipeline::rings::tile_allocation(tile).map(|allocation| key(&allocation));
+    core_tiles
+        .keys()
+        .copied()
+        .filter(|allocation| {
+            let mut writers = ops.iter().filter(|op| match op_name(op).as_str() {
+                "tile.copy" => copy_parts(*op).is_some_and(|parts| owned(parts.dst) == Some(*allocation)),
+                "tile.copy_async" => copy_async_parts(*op).is_some_and(|(parts, _, _)| owned(parts.dst) == Some(*allocation)),
+                _ => false,
+            });
+            let mut any = false;
+            let all = writers.all(|writer| {
+                any = true;
+                op_name(writer) == "tile.copy_async"
+                    && copy_async_parts(writer).is_some_and(|(parts, _, _)| tma_box(parts.src, parts.src_offsets.len(), parts.dst).is_some())
+            });
+            any && all
+        })
+        .collect()
+}
+
+impl<'c, 'a> Lowering<'c, 'a, '_> {
+    /// The copy `op` (a `tile.copy_async` of `parts` counting on `barriers[index]`) as TMA boxes
+    /// of `box_` into `tile`, issued by thread 0 after it adds their bytes to the barrier's
+    /// expected transactions; the tile's ring is marked to start on [`SWIZZLED_ALIGNMENT`].
+    pub(super) fn copy_by_tma(
+        &self,
+        op: OperationRef<'c, 'a>,
+        parts: &tile_dialect::ops::CopyParts<'c, 'a>,
+        tile: Value<'c, 'a>,
+        barriers: Value<'c, 'a>,
+        index: Value<'c, 'a>,
+        box_: Vec<i64>,
+    ) {
+        let b = self.builder(&op);
+        let at = At::before(op);
+        let context = self.context;
+        let [rows, columns] = memref_shape(tile)[..] else { unreachable!("a 2-D tile") };
+        let i32_type: Type = IntegerType::new(context, 32).into();
+        let i64_type: Type = IntegerType::new(context, 64).into();
+        let pointer = Type::parse(context, "!llvm.ptr").expect("pointer type");
+        let shared_pointer = Type::parse(context, "!llvm.ptr<3>").expect("shared pointer type");
+        let cluster_pointer = Type::parse(context, "!llvm.ptr<7>").expect("shared::cluster pointer type");
+        let box_attribute = Attribute::parse(context, &format!("array<i64: {}>", box_.iter().map(i64::to_string).collect::<Vec<_>>().join(", "))).expect("box");
+        if let Some(allocation) = crate::pipeline::rings::tile_allocation(tile) {
+            let alignment = IntegerAttribute::new(IntegerType::new(context, 64).into(), SWIZZLED_ALIGNMENT);
+            tile_dialect::ops::set_attribute(allocation, ALIGNMENT_ATTRIBUTE, alignment.into());
+        }
+        let map = b.value(
+            at,
+            OperationBuilder::new("builtin.unrealized_conversion_cast", b.location)
+                .add_operands(&[parts.src])
+                .add_attributes(&[(Identifier::new(context, TENSOR_MAP_BOX), box_attribute)])
+                .add_results(&[pointer])
+                .build()
+                .expect("builtin.unrealized_conversion_cast"),
+        );
+        let first = b.compare(at, "eq", self.tid, b.index(at, 0));
+        let leader = b.if_then(at, first);
+        let barrier = crate::pipeline::nvidia::barrier_pointer(&b, leader, barriers, index);
+        let bytes = rows * columns * 2;
+        let expected = b.value(leader, melior::dialect::arith::constant(context, IntegerAttribute::new(i32_type, bytes).into(), b.location));
+        b.insert(leader, OperationBuilder::new("nvvm.mbarrier.expect_tx", b.location).add_operands(&[barrier, expected]).build().expect("nvvm.mbarrier.expect_tx"));
+        let base = b.value(
+            leader,
+            OperationBuilder::new("memref.extract_aligned_pointer_as_index", b.location)
+                .add_operands(&[tile])
+                .add_results(&[Type::index(context)])
+                .build()
+                .expect("memref.extract_aligned_pointer_as_index"),
+        );
+        let base = b.cast(leader, "arith.index_cast", base, i64_type);
+        // Coordinates innermost first: the column, the row, then the leading offsets inwards out.
+        let coordinate = |value: Value<'c, 'a>| b.cast(leader, "arith.index_cast", value, i32_type);
+        let rank = parts.src_offsets.len();
+        let column = coordinate(parts.src_offsets[rank - 1]);
+        let mut rest: Vec<Value> = vec![coordinate(parts.src_offsets[rank - 2])];
+        rest.extend(parts.src_offsets[..rank - 2].iter().rev().map(|offset| coordinate(*offset)));
+        for box_index in 0..columns / BOX_COLUMNS {
+            let box_bytes = b.value(leader, melior::dialect::arith::constant(context, IntegerAttribute::new(i64_type, box_index * rows * BOX_COLUMNS * 2).into(), b.location));
+            let address = b.op(leader, "arith.addi", &[base, box_bytes]);
+            let destination = b.cast(leader, "llvm.inttoptr", address, shared_pointer);
+            // The instruction writes through a shared::cluster address (this block's own shared
+            // memory when no cluster is launched).
+            let destination = b.cast(leader, "llvm.addrspacecast", destination, cluster_pointer);
+            let shift = b.value(leader, melior::dialect::arith::constant(context, IntegerAttribute::new(i32_type, box_index * BOX_COLUMNS).into(), b.location));
+            let box_column = b.op(leader, "arith.addi", &[column, shift]);
+            let mut operands = vec![destination, map];
+            operands.push(box_column);
+            operands.extend(rest.iter().copied());
+            operands.push(barrier);
+            let segments = format!("array<i32: 1, 1, {}, 1, 0, 0, 0, 0>", rank);
+            b.insert(
+                leader,
+                OperationBuilder::new("nvvm.cp.async.bulk.tensor.shared.cluster.global", b.location)
+                    .add_operands(&operands)
+                    .add_attributes(&[(Identifier::new(context, "operandSegmentSizes"), Attribute::parse(context, &segments).expect("segments"))])
+                    .build()
+                    .expect("nvvm.cp.async.bulk.tensor.shared.cluster.global"),
+            );
+        }
+        erase(context, op);
+    }
+}
