@@ -120,7 +120,7 @@ def plain_reference(kernel, tensors):
         mean = x.mean(1, keepdim=True)
         var = ((x - mean) ** 2).mean(1, keepdim=True)
         return {3: (x - mean) / torch.sqrt(var + 1e-5) * t[1] + t[2]}
-    if name.startswith("debug_"):
+    if name.startswith("debug_") or (name.startswith(("gemm_f16_", "gemm_bf16_")) and "_t" in name):
         # bench/variants.py's corner-case GEMMs, C = A B (B given NxK with "_tb_"); those of one
         # stage run on the per-op rules.
         b = t[1].transpose(0, 1) if "_tb_" in name else t[1]
@@ -161,6 +161,9 @@ def time_plain(kernel):
     equivalent = TORCH_EQUIVALENT.get(name)
     if equivalent is None and name.startswith("attention_bench"):
         equivalent = TORCH_EQUIVALENT["attention_bench_d128_f16"]
+    if equivalent is None and name.startswith(("gemm_f16_", "gemm_bf16_")):
+        # bench/variants.py's GEMMs on the per-op rules: cuBLAS on the same inputs.
+        equivalent = lambda t: torch.matmul(t[0], t[1])
     if equivalent is None:
         return None
     tensors = kernel.tensors()

@@ -63,7 +63,7 @@ fn host_arguments_plain(module: OperationRef) -> bool {
 /// the errors are out) when there was one. (Math ops are the math passes' and
 /// `tile-check-external-calls`' business.)
 pub fn check_supported(module: OperationRef, target: &str) -> Result<(), String> {
-    let mut failed = false;
+    let mut failed = !dims_in_range(module);
     if target != "cpu" {
         failed |= !host_arguments_plain(module);
     }
@@ -94,6 +94,28 @@ pub fn check_supported(module: OperationRef, target: &str) -> Result<(), String>
         failed |= !indices_fit_32_bits(module, target);
     }
     if failed { Err(String::new()) } else { Ok(()) }
+}
+
+/// Checks that every `memref.dim` of `module` with a constant index names a dimension its memref
+/// has: upstream leaves a dimension past the rank undefined (the CPU reference read whatever lay
+/// past the descriptor's sizes and crashed), so it is an error at the op.
+fn dims_in_range(module: OperationRef) -> bool {
+    let mut fine = true;
+    for dim in tile_dialect::ops::find_ops(module, "memref.dim") {
+        let (Ok(source), Ok(index)) = (dim.operand(0), dim.operand(1)) else { continue };
+        let Ok(memref) = melior::ir::r#type::MemRefType::try_from(source.r#type()) else { continue };
+        let rank = tile_dialect::ops::static_sizes(memref).len() as i64;
+        if let Some(index) = tile_dialect::ops::constant_integer(index)
+            && !(0..rank).contains(&index)
+        {
+            emit_error(
+                dim.location(),
+                &format!("'memref.dim' op reads dimension {index} of {}, which has {rank}; use an index below {rank}", source.r#type()),
+            );
+            fine = false;
+        }
+    }
+    fine
 }
 
 /// Checks that the index constants the kernels of `module` use fit SPIR-V's 32-bit indices

@@ -279,3 +279,57 @@ func.func @uneven(%Q: memref<192x64xf16>, %K: memref<128x64xf16>, %O: memref<192
   return
 }
 }
+
+// -----
+
+// A GEMM's main loop on the per-op rules (the template leaves the kernel for its epilogue's bias
+// read): one gemm accumulating across iterations, so each iteration releases the slot the previous
+// one read after issuing its own gemm. The wait before that release keeps this iteration's group
+// running (1), the back edge carries it into the next iteration (whose gemm accumulates after
+// it), and the op after the loop waits for every group.
+// CHECK-LABEL: gpu.module @gemm_bias_0_module
+// CHECK: scf.for
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: nvvm.wgmma.mma_async
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK-NOT: nvvm.wgmma.wait.group
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 1
+// CHECK-NEXT: scf.if
+// CHECK: nvvm.mbarrier.arrive
+// CHECK-NOT: nvvm.wgmma.wait.group
+// CHECK: } {tile.carries_gemm}
+// CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
+module attributes {tile.target = "sm_90a"} {
+func.func @gemm_bias(%A: memref<256x256xf16>, %B: memref<256x256xf16>, %Bias: memref<256xf32>, %C: memref<256x256xf32>) {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c2, %c2) threads(128) (%bx, %by) {
+    %As = tile.alloc_shared : memref<128x64xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<64x128xf16, #gpu.address_space<workgroup>>
+    %Acc = tile.alloc_fragment : memref<128x128xf32, #tile.fragment>
+    %bias = tile.alloc_fragment : memref<128xf32, #tile.fragment>
+    %m0 = arith.muli %by, %c128 : index
+    %n0 = arith.muli %bx, %c128 : index
+    tile.fill %Acc, %zero : memref<128x128xf32, #tile.fragment>
+    tile.pipelined %k = %c0 to %c4 stages(3) {
+      %k0 = arith.muli %k, %c64 : index
+      tile.copy %A[%m0, %k0], %As : memref<256x256xf16>, memref<128x64xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%k0, %n0], %Bs : memref<256x256xf16>, memref<64x128xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %Acc : memref<128x64xf16, #gpu.address_space<workgroup>>, memref<64x128xf16, #gpu.address_space<workgroup>>, memref<128x128xf32, #tile.fragment>
+    }
+    tile.copy %Bias[%n0], %bias : memref<256xf32>, memref<128xf32, #tile.fragment>
+    tile.parallel (%i, %j) in (128, 128) {
+      %v = memref.load %Acc[%i, %j] : memref<128x128xf32, #tile.fragment>
+      %b = memref.load %bias[%j] : memref<128xf32, #tile.fragment>
+      %s = arith.addf %v, %b : f32
+      memref.store %s, %Acc[%i, %j] : memref<128x128xf32, #tile.fragment>
+    }
+    tile.copy %Acc, %C[%m0, %n0] : memref<128x128xf32, #tile.fragment>, memref<256x256xf32>
+  }
+  return
+}
+}

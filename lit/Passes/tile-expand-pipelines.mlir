@@ -160,3 +160,63 @@ func.func @chained_offsets(%A: memref<256x64xf32>, %O: memref<64xf32>, %shift: i
   return
 }
 }
+
+// -----
+
+// A GEMM's main loop (its one gemm accumulates across iterations): tile-plan-pipelines gives it
+// release = "previous", and iteration k >= 1 releases the slot iteration k - 1 read, after its own
+// gemm, then refills that slot with iteration k - 1 + 3 once every thread has released it. The
+// loop is marked for the register rules, which let its gemm run into the next iteration.
+// CHECK-LABEL: func.func @gemm_bias
+// CHECK-DAG: %[[C1:.*]] = arith.constant 1 : index
+// CHECK-DAG: %[[C3:.*]] = arith.constant 3 : index
+// CHECK: %[[FULL:.*]] = tile.alloc_barriers : memref<3xi64
+// CHECK: %[[FREE:.*]] = tile.alloc_barriers : memref<3xi64
+// CHECK: scf.for %[[IV:.*]] = 
+// CHECK: tile.wait %[[FULL]]
+// CHECK: tile.gemm
+// CHECK: %[[STARTED:.*]] = arith.cmpi uge, %[[K:.*]], %[[C1]] : index
+// CHECK: scf.if %[[STARTED]] {
+// CHECK: %[[PREVIOUS:.*]] = arith.subi %[[K]], %[[C1]] : index
+// CHECK: %[[PSLOT:.*]] = arith.remui %[[PREVIOUS]], %[[C3]] : index
+// CHECK: tile.arrive %[[FREE]][%[[PSLOT]]] {tile.releases_previous}
+// CHECK: scf.if
+// CHECK: tile.wait %[[FREE]][%[[PSLOT]]]
+// CHECK: tile.copy_async
+// CHECK: tile.copy_async
+// CHECK: tile.arrive %[[FULL]][%[[PSLOT]]]
+// CHECK: } {tile.carries_gemm}
+module attributes {tile.target = "sm_90a"} {
+func.func @gemm_bias(%A: memref<256x256xf16>, %B: memref<256x256xf16>, %Bias: memref<256xf32>, %C: memref<256x256xf32>) {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c2, %c2) threads(128) (%bx, %by) {
+    %As = tile.alloc_shared : memref<128x64xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<64x128xf16, #gpu.address_space<workgroup>>
+    %Acc = tile.alloc_fragment : memref<128x128xf32, #tile.fragment>
+    %bias = tile.alloc_fragment : memref<128xf32, #tile.fragment>
+    %m0 = arith.muli %by, %c128 : index
+    %n0 = arith.muli %bx, %c128 : index
+    tile.fill %Acc, %zero : memref<128x128xf32, #tile.fragment>
+    tile.pipelined %k = %c0 to %c4 stages(3) {
+      %k0 = arith.muli %k, %c64 : index
+      tile.copy %A[%m0, %k0], %As : memref<256x256xf16>, memref<128x64xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%k0, %n0], %Bs : memref<256x256xf16>, memref<64x128xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %Acc : memref<128x64xf16, #gpu.address_space<workgroup>>, memref<64x128xf16, #gpu.address_space<workgroup>>, memref<128x128xf32, #tile.fragment>
+    }
+    tile.copy %Bias[%n0], %bias : memref<256xf32>, memref<128xf32, #tile.fragment>
+    tile.parallel (%i, %j) in (128, 128) {
+      %v = memref.load %Acc[%i, %j] : memref<128x128xf32, #tile.fragment>
+      %b = memref.load %bias[%j] : memref<128xf32, #tile.fragment>
+      %s = arith.addf %v, %b : f32
+      memref.store %s, %Acc[%i, %j] : memref<128x128xf32, #tile.fragment>
+    }
+    tile.copy %Acc, %C[%m0, %n0] : memref<128x128xf32, #tile.fragment>, memref<256x256xf32>
+  }
+  return
+}
+}

@@ -30,19 +30,45 @@ pub struct Ring<'c, 'a> {
     pub depth: i64,
     /// The copies issued ahead.
     pub copies: Vec<OperationRef<'c, 'a>>,
+    /// The loop's one gemm accumulates across iterations: an iteration releases the slot the
+    /// previous one read, so that its gemm may still run when the next one starts.
+    pub release_previous: bool,
 }
 
 impl Ring<'_, '_> {
     /// The `tile.schedule` that records this plan.
     pub fn schedule(&self) -> String {
         // A ring of 2 has no slot to spare for a late release: the block meets before a refill.
+        let release = match (self.depth >= 3, self.release_previous) {
+            (false, _) => "barrier",
+            (true, false) => "mbarrier",
+            (true, true) => "previous",
+        };
         format!(
-            "{{buffers = {} : i64, fill = \"async\", prefetch = {} : i64, release = \"{}\", wait = \"mbarrier\"}}",
+            "{{buffers = {} : i64, fill = \"async\", prefetch = {} : i64, release = \"{release}\", wait = \"mbarrier\"}}",
             self.depth,
             self.depth - 1,
-            if self.depth >= 3 { "mbarrier" } else { "barrier" }
         )
     }
+}
+
+/// Whether `pipelined`'s body is a GEMM's main loop: its ops are the copies issued ahead, pure
+/// index arithmetic and one `tile.gemm` whose operands are those copies' tiles and whose
+/// accumulator, allocated outside the loop, nothing else in the loop touches. Then an iteration
+/// need not wait for its gemm: the next one accumulates into the same fragment after it.
+fn accumulates_only(pipelined: OperationRef, copies: &[OperationRef]) -> bool {
+    let Some(body) = pipelined.region(0).ok().and_then(|region| region.first_block()) else { return false };
+    let ops: Vec<OperationRef> = std::iter::successors(body.first_operation(), |op| op.next_in_block()).collect();
+    let gemms: Vec<&OperationRef> = ops.iter().filter(|op| op_name(op) == "tile.gemm").collect();
+    let [gemm] = gemms[..] else { return false };
+    let tiles: Vec<Value> = copies.iter().filter_map(copy_parts).map(|parts| parts.dst).collect();
+    let operands_ahead = [0, 1].iter().all(|i| gemm.operand(*i).is_ok_and(|operand| tiles.contains(&operand)));
+    let accumulator_outside = gemm.operand(2).is_ok_and(|accumulator| !is_defined_inside(accumulator, pipelined));
+    let rest_is_arithmetic = ops.iter().all(|op| {
+        let name = op_name(op);
+        op == gemm || copies.contains(op) || name == "tile.yield" || ((name.starts_with("arith.") || name.starts_with("index.")) && op.region_count() == 0)
+    });
+    operands_ahead && accumulator_outside && rest_is_arithmetic
 }
 
 /// Returns the op of `block` that is `op` or holds it.
@@ -147,5 +173,6 @@ pub fn plan<'c, 'a>(kernel: OperationRef<'c, 'a>, pipelined: OperationRef<'c, 'a
         .map(|memref| padded(tile_bytes(memref)))
         .sum();
     let depth = (2..=stages.min(super::MAX_DEPTH)).rev().find(|depth| shared + (depth - 1) * ring_tiles + 8 * depth <= SHARED_BUDGET)?;
-    Some(Ring { depth, copies })
+    let release_previous = accumulates_only(pipelined, &copies);
+    Some(Ring { depth, copies, release_previous })
 }

@@ -11,7 +11,10 @@
 //!   every thread is done with it (`gpu.barrier`); with `release = "mbarrier"` (rings of 3 or
 //!   more), arrives on a second set of D barriers (the slot is free) and, when k >= 1 and
 //!   i + (D - 1) s < ub, waits for phase (k - 1) / D of free barrier (k - 1) mod D and refills that
-//!   slot with iteration k - 1 + D: no thread waits for the others to finish this iteration.
+//!   slot with iteration k - 1 + D: no thread waits for the others to finish this iteration;
+//!   with `release = "previous"` (a GEMM's main loop: one gemm accumulating across iterations),
+//!   iteration k >= 1 arrives on the free barrier of slot k - 1 instead, after issuing its own gemm,
+//!   and refills it as above: the gemm of iteration k may still run when iteration k + 1 starts.
 //!
 //! Every iteration's copies are issued once and waited for once, whatever the trip count (below,
 //! equal to or not a multiple of D, or dynamic).
@@ -147,7 +150,9 @@ fn expand_loop<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>, pipel
         .collect();
     let barrier_type = MemRefType::new(IntegerType::new(context, 64).into(), &[depth], None, workgroup);
     let barriers = b.value(before, tile_dialect::ops::alloc_barriers(barrier_type, pipelined.location()).expect("tile.alloc_barriers"));
-    let empty = (requested_string(pipelined, "release").as_deref() == Some("mbarrier"))
+    let release = requested_string(pipelined, "release");
+    let release_previous = release.as_deref() == Some("previous");
+    let empty = matches!(release.as_deref(), Some("mbarrier" | "previous"))
         .then(|| b.value(before, tile_dialect::ops::alloc_barriers(barrier_type, pipelined.location()).expect("tile.alloc_barriers")));
     let lower = pipelined.operand(0).expect("verified loop");
     let upper = pipelined.operand(1).expect("verified loop");
@@ -200,6 +205,25 @@ fn expand_loop<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>, pipel
         // is refilled with iteration k - 1 + D once every thread has released it: threads wait
         // for the others to finish the previous iteration, not this one, so warpgroups may drift
         // apart by up to an iteration (one's softmax overlapping another's gemms).
+        // The slot the previous iteration read is released after this iteration's gemm is
+        // issued, and refilled: a GEMM's gemms run back to back.
+        Some(empty) if release_previous => {
+            let one = b.index(end, 1);
+            let started = b.compare(end, "uge", iteration, one);
+            let released = b.if_then(end, started);
+            let previous = b.op(released, "arith.subi", &[iteration, one]);
+            let ring_depth = b.index(released, depth);
+            let previous_slot = b.op(released, "arith.remui", &[previous, ring_depth]);
+            let previous_round = b.op(released, "arith.divui", &[previous, ring_depth]);
+            let arrive = b.insert(released, tile_dialect::ops::arrive(empty, previous_slot, b.location).expect("tile.arrive"));
+            tile_dialect::ops::set_attribute(arrive, super::RELEASES_PREVIOUS_ATTRIBUTE, melior::ir::Attribute::unit(context));
+            let distance = b.op(released, "arith.muli", &[b.index(released, depth - 1), step]);
+            let next = b.op(released, "arith.addi", &[iv, distance]);
+            let refill = b.if_then(released, less(&b, released, next, upper));
+            b.insert(refill, tile_dialect::ops::wait(empty, previous_slot, previous_round, b.location).expect("tile.wait"));
+            issue(&b, refill, &aheads, looped, iv, next, previous_slot, barriers);
+            tile_dialect::ops::set_attribute(looped, super::CARRIES_GEMM_ATTRIBUTE, melior::ir::Attribute::unit(context));
+        }
         Some(empty) => {
             b.insert(end, tile_dialect::ops::arrive(empty, slot, b.location).expect("tile.arrive"));
             let distance = b.op(end, "arith.muli", &[b.index(end, depth - 1), step]);

@@ -60,8 +60,12 @@ fn void<'c>(b: &Builder<'c>, at: At<'c, '_>, name: &str, operands: &[Value<'c, '
 /// The barriers of `kernel` that some `tile.copy_async` counts on (read before the copies are
 /// lowered).
 pub fn counting_barriers<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Vec<Value<'c, 'a>> {
-    nested_ops(kernel)
-        .iter()
+    counting_barriers_of(&nested_ops(kernel))
+}
+
+/// [`counting_barriers`] among `ops`.
+pub fn counting_barriers_of<'c, 'a>(ops: &[OperationRef<'c, 'a>]) -> Vec<Value<'c, 'a>> {
+    ops.iter()
         .filter(|op| op_name(op) == "tile.copy_async")
         .filter_map(|copy| tile_dialect::ops::copy_async_parts(copy).map(|(_, barriers, _)| barriers))
         .collect()

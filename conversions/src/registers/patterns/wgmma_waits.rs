@@ -9,7 +9,10 @@
 //! IR expects it.
 //!
 //! Waits are decided per block, in program order, and every block waits for all its groups before
-//! its terminator, so no group is pending across a branch or a loop's back edge. Barriers and
+//! its terminator, so no group is pending across a branch or a loop's back edge, with one
+//! exception: a GEMM's main loop expanded with `release = "previous"` (`tile.carries_gemm`) keeps
+//! its gemm's group pending into the next iteration, whose gemm accumulates after it; the
+//! iteration's release of the previous slot waits for it, and the op after the loop for all. Barriers and
 //! `tile.arrive` wait too: a warpgroup that says it is done with a ring slot, or meets the block
 //! before others write shared memory, must be done reading. A gemm that waits by itself (its shared
 //! operands are written again without a barrier of their own) completes everything before it.
@@ -17,6 +20,7 @@
 use super::*;
 
 /// One committed, not yet waited for, wgmma group.
+#[derive(Clone)]
 struct Pending<'c, 'a> {
     /// The fragments its instructions read or write: the accumulator and a register A operand.
     fragments: Vec<Value<'c, 'a>>,
@@ -25,17 +29,91 @@ struct Pending<'c, 'a> {
 }
 
 /// Whether the ops of `users` (an op and the ops nested in it) need `group` complete before they
-/// run. Taking a ring slot's view (`tile.slot`) reads nothing.
-fn needs(users: &[OperationRef], group: &Pending) -> bool {
+/// run. Taking a ring slot's view (`tile.slot`) reads nothing; a `tile.copy_async` writes a ring
+/// slot that its barriers say is free (and the arrival after it only says it was issued);
+/// another wgmma gemm accumulating into the same fragment
+/// is ordered after the group by the tensor cores; the arrival that releases the previous
+/// iteration's slot is [`releases_previous`]'s.
+fn needs(users: &[OperationRef], group: &Pending, layouts: &Layouts, counting: &[Value]) -> bool {
     users.iter().any(|user| {
-        matches!(op_name(user).as_str(), "gpu.barrier" | "tile.arrive" | "nvvm.barrier0")
+        let name = op_name(user);
+        // An arrival on a barrier that copies count on says they were issued, not that a ring
+        // slot is free.
+        let copies_issued = name == "tile.arrive" && user.operand(0).is_ok_and(|barriers| counting.contains(&barriers));
+        if name == "tile.copy_async" || releases_previous(user) || copies_issued {
+            return false;
+        }
+        let accumulating = layouts.wgmma.contains(&key(user)).then(|| user.operand(2).ok()).flatten();
+        matches!(name.as_str(), "gpu.barrier" | "tile.arrive" | "nvvm.barrier0")
             || user.operands().any(|value| {
-                group.fragments.contains(&value)
-                    || (op_name(user) != "tile.slot"
+                (group.fragments.contains(&value) && Some(value) != accumulating)
+                    || (name != "tile.slot"
                         && !crate::pipeline::ahead::reads_only(user, value)
                         && crate::pipeline::rings::tile_allocation(value).is_some_and(|tile| group.shared.contains(&key(&tile))))
             })
     })
+}
+
+/// Whether `op` is the arrival that releases the slot the previous iteration read
+/// (`tile-expand-pipelines` with `release = "previous"`): it needs the groups of the earlier
+/// iterations complete, not this one's.
+fn releases_previous(op: &OperationRef) -> bool {
+    op_name(op) == "tile.arrive" && op.attribute(crate::pipeline::RELEASES_PREVIOUS_ATTRIBUTE).is_ok()
+}
+
+/// Whether `block` is the body of a loop whose gemm's group may stay pending across its back edge.
+fn carries(block: &melior::ir::block::BlockRef) -> bool {
+    block.parent_operation().is_some_and(|parent| parent.attribute(crate::pipeline::CARRIES_GEMM_ATTRIBUTE).is_ok())
+}
+
+/// The waits of one block, starting with the groups `carried` in from the previous iteration of
+/// its loop; returns them and the groups still pending at its end.
+fn block_waits<'c, 'a>(
+    block: melior::ir::block::BlockRef<'c, 'a>,
+    layouts: &Layouts,
+    deferred: &std::collections::HashSet<usize>,
+    counting: &[Value<'c, 'a>],
+    carried: Vec<Pending<'c, 'a>>,
+) -> (Vec<(OperationRef<'c, 'a>, i64)>, Vec<Pending<'c, 'a>>) {
+    let carrying = carries(&block);
+    let mut carried_left = carried.len();
+    let mut pending = carried;
+    let mut waits = Vec::new();
+    for op in std::iter::successors(block.first_operation(), |op| op.next_in_block()) {
+        let terminator = op.next_in_block().is_none();
+        let mut users = nested_ops(op);
+        users.push(op);
+        let mut youngest = if terminator && !pending.is_empty() && !carrying {
+            Some(pending.len() - 1)
+        } else {
+            pending.iter().rposition(|group| needs(&users, group, layouts, counting))
+        };
+        // Releasing the previous iteration's slot needs the groups carried in.
+        if carried_left > 0 && users.iter().any(releases_previous) {
+            youngest = youngest.max(Some(carried_left - 1));
+        }
+        if let Some(index) = youngest {
+            waits.push((op, (pending.len() - 1 - index) as i64));
+            pending.drain(..=index);
+            carried_left = carried_left.saturating_sub(index + 1);
+        }
+        if layouts.wgmma.contains(&key(&op)) {
+            if !deferred.contains(&key(&op)) {
+                pending.clear();
+                carried_left = 0;
+                continue;
+            }
+            let fragments = [0, 2].iter().filter_map(|i| op.operand(*i).ok()).filter(|value| level(*value) == Some(MemoryLevel::Fragment)).collect();
+            let shared = [0, 1]
+                .iter()
+                .filter_map(|i| op.operand(*i).ok())
+                .filter(|value| level(*value) == Some(MemoryLevel::Shared))
+                .filter_map(|value| crate::pipeline::rings::tile_allocation(value).map(|tile| key(&tile)))
+                .collect();
+            pending.push(Pending { fragments, shared });
+        }
+    }
+    (waits, pending)
 }
 
 /// The waits of a kernel's wgmma gemms: before which op, and how many groups may stay pending.
@@ -50,38 +128,20 @@ pub fn wgmma_waits<'c, 'a>(ops: &[OperationRef<'c, 'a>], layouts: &Layouts, defe
             blocks.push(block);
         }
     }
+    let counting = crate::pipeline::nvidia::counting_barriers_of(ops);
     let mut waits = Vec::new();
     for block in blocks {
-        let mut pending: Vec<Pending> = Vec::new();
-        for op in std::iter::successors(block.first_operation(), |op| op.next_in_block()) {
-            let terminator = op.next_in_block().is_none();
-            let youngest = if terminator && !pending.is_empty() {
-                Some(pending.len() - 1)
-            } else if pending.is_empty() {
-                None
-            } else {
-                let mut users = nested_ops(op);
-                users.push(op);
-                pending.iter().rposition(|group| needs(&users, group))
-            };
-            if let Some(index) = youngest {
-                waits.push((op, (pending.len() - 1 - index) as i64));
-                pending.drain(..=index);
-            }
-            if layouts.wgmma.contains(&key(&op)) {
-                if !deferred.contains(&key(&op)) {
-                    pending.clear();
-                    continue;
-                }
-                let fragments = [0, 2].iter().filter_map(|i| op.operand(*i).ok()).filter(|value| level(*value) == Some(MemoryLevel::Fragment)).collect();
-                let shared = [0, 1]
-                    .iter()
-                    .filter_map(|i| op.operand(*i).ok())
-                    .filter(|value| level(*value) == Some(MemoryLevel::Shared))
-                    .filter_map(|value| crate::pipeline::rings::tile_allocation(value).map(|tile| key(&tile)))
-                    .collect();
-                pending.push(Pending { fragments, shared });
-            }
+        let (first, left) = block_waits(block, layouts, deferred, &counting, Vec::new());
+        if !carries(&block) || left.is_empty() {
+            waits.extend(first);
+            continue;
+        }
+        // A loop carrying its gemm's group: the waits of an iteration that starts with the
+        // previous iteration's groups pending, and every group waited for after the loop.
+        let (steady, _) = block_waits(block, layouts, deferred, &counting, left);
+        waits.extend(steady);
+        if let Some(after) = block.parent_operation().and_then(|looped| looped.next_in_block()) {
+            waits.push((after, 0));
         }
     }
     waits

@@ -1,0 +1,20 @@
+// convert-tile-to-cpu (and every other lowering: they share the check) on host code whose result
+// upstream leaves undefined: one located error each.
+// RUN: tile-opt %s -split-input-file -verify-diagnostics -convert-tile-to-cpu
+// RUN: tile-opt %s -split-input-file -verify-diagnostics -convert-tile-to-nvgpu
+
+// A dimension past the memref's rank (found by the fuzzer: the CPU reference read past the
+// descriptor's sizes and crashed, seed 9191 case 9400).
+func.func @dim_past_rank(%A: memref<?x?xf16>, %C: memref<?x?xf16>) {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  // expected-error @+1 {{'memref.dim' op reads dimension 2 of memref<?x?xf16>, which has 2; use an index below 2}}
+  %k = memref.dim %A, %c2 : memref<?x?xf16>
+  %g = arith.ceildivui %k, %c2 : index
+  tile.kernel grid(%g) threads(32) (%bx) {
+    %S = tile.alloc_shared : memref<8x8xf16, #gpu.address_space<workgroup>>
+    tile.copy %A[%c0, %c0], %S : memref<?x?xf16>, memref<8x8xf16, #gpu.address_space<workgroup>>
+    tile.copy %S, %C[%c0, %c0] : memref<8x8xf16, #gpu.address_space<workgroup>>, memref<?x?xf16>
+  }
+  return
+}
