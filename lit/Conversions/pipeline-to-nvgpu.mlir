@@ -3,7 +3,8 @@
 // that wgmma reads as core matrices becomes TMA boxes that thread 0 issues after adding their bytes
 // to the barrier (16-byte cp.async copies where TMA cannot read the tensor), left running;
 // tile.arrive tracks cp.async copies with cp.async.mbarrier.arrive and arrives; tile.wait polls the phase's
-// parity and fences the async proxy before wgmma reads; rings are views of dynamic shared memory.
+// parity and, where threads wrote slots (cp.async), fences the async proxy before wgmma reads;
+// rings are views of dynamic shared memory.
 // RUN: tile-opt %s -split-input-file -tile-plan-pipelines -tile-expand-pipelines -convert-tile-to-nvgpu | FileCheck %s
 
 // CHECK-LABEL: gpu.module @chain_0_module
@@ -34,10 +35,11 @@
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[WMAP]], %[[BAR2]]
 // CHECK-NOT: nvgpu.device_async_copy
 // CHECK: nvvm.mbarrier.arrive %{{.*}} : !llvm.ptr<3> -> i64
-// The loop: wait, fence, wgmma; the refill after a barrier.
+// The loop: wait, wgmma (TMA writes through the async proxy, as wgmma reads: no fence); the
+// refill after a barrier.
 // CHECK: scf.for
 // CHECK: nvvm.mbarrier.try_wait.parity %{{.*}}, %{{.*}}, %{{.*}} : !llvm.ptr<3>, i32, i32
-// CHECK-NEXT: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK-NOT: nvvm.fence.proxy
 // CHECK: nvvm.wgmma.mma_async
 // CHECK: scf.if
 // CHECK: gpu.barrier
@@ -89,6 +91,8 @@ func.func @chain(%X: memref<256x128xf16>, %W1: memref<128x64xf16>, %W2: memref<6
 // CHECK-LABEL: gpu.module @chain3_0_module
 // CHECK: scf.for
 // CHECK: nvvm.mbarrier.try_wait.parity
+// The threads' own cp.async copies write through the generic proxy: fenced before wgmma reads.
+// CHECK-NEXT: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
 // CHECK: nvvm.wgmma.mma_async
 // CHECK-NOT: nvvm.cp.async.mbarrier.arrive
 // CHECK: nvvm.mbarrier.arrive

@@ -4,7 +4,7 @@
 //! |----|----------|
 //! | `tile.alloc_barriers` | kept as a shared tile of `i64`s; after it, once every thread is past it, thread 0 initializes each mbarrier to expect one arrival per thread |
 //! | `tile.arrive` | per thread `cp.async.mbarrier.arrive` where the barriers count copies (the phase also waits for the thread's cp.async copies), then `mbarrier.arrive` (release: its plain stores and reads are ordered before the waiters') |
-//! | `tile.wait` | `mbarrier.try_wait.parity` on the phase's parity (acquire), then the async-proxy fence, so that wgmma reads what the copies wrote |
+//! | `tile.wait` | `mbarrier.try_wait.parity` on the phase's parity (acquire), then, in a kernel whose threads write ring slots themselves (cp.async), the async-proxy fence, so that wgmma reads what the copies wrote |
 //!
 //! `tile.copy_async` into a tile that wgmma reads as core matrices is the register rules' (16-byte
 //! cp.async copies); any other becomes synchronous (`super::rings`).
@@ -20,6 +20,12 @@ use melior::{
     },
 };
 use tile_dialect::ops::{nested_ops, op_name, static_sizes};
+
+/// The unit attribute on a `tile.alloc_barriers` some copy written by the threads themselves
+/// (cp.async: the generic proxy) counts on: the waits of a kernel with one fence the async proxy,
+/// so that wgmma reads what those copies wrote (and those copies do not overtake its reads). A
+/// kernel whose rings only TMA fills (the async proxy, like wgmma) waits without the fence.
+pub const GENERIC_WRITES_ATTRIBUTE: &str = "tile.generic_writes";
 
 /// The suspend-time hint of a wait, in nanoseconds (the try_wait loop re-polls after it).
 const WAIT_HINT_NS: i64 = 10_000_000;
@@ -76,6 +82,9 @@ pub fn counting_barriers_of<'c, 'a>(ops: &[OperationRef<'c, 'a>]) -> Vec<Value<'
 pub fn lower_barriers<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>, threads: i64, counting: &[Value<'c, 'a>]) {
     let rewriter = melior::IrRewriter::new(context);
     let rewriter = rewriter.as_rewriter_base();
+    let fence = nested_ops(kernel)
+        .iter()
+        .any(|op| op_name(op) == "tile.alloc_barriers" && op.attribute(GENERIC_WRITES_ATTRIBUTE).is_ok());
     for op in nested_ops(kernel) {
         let b = Builder { context, location: op.location(), threads: None };
         match op_name(&op).as_str() {
@@ -121,7 +130,9 @@ pub fn lower_barriers<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>
                 let parity = b.cast(at, "arith.index_cast", parity, IntegerType::new(context, 32).into());
                 let hint = i32_constant(&b, at, WAIT_HINT_NS);
                 void(&b, at, "nvvm.mbarrier.try_wait.parity", &[pointer, parity, hint], &[]);
-                void(&b, at, "nvvm.fence.proxy", &[], &[("kind", "#nvvm.proxy_kind<async.shared>"), ("space", "#nvvm.shared_space<cta>")]);
+                if fence {
+                    void(&b, at, "nvvm.fence.proxy", &[], &[("kind", "#nvvm.proxy_kind<async.shared>"), ("space", "#nvvm.shared_space<cta>")]);
+                }
                 rewriter.erase_op(op);
             }
             _ => {}

@@ -547,7 +547,8 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let array = self.private(src);
         let ty = element_type(dst);
         let offsets_now = self.offsets(&b, at, from);
-        for slot in from.distribution.used_slots() {
+        let pairs = self.store_pairs(&b, at, from, array, dst, offsets, &offsets_now);
+        for slot in from.distribution.used_slots().filter(|slot| !pairs.contains(slot)) {
             let coordinates = self.coordinates(&b, at, from, &offsets_now, slot);
             let inner = self.guarded(&b, at, from, &coordinates);
             let (indices, fits) = self.placed_in(&b, inner, dst, offsets, &coordinates);
@@ -563,6 +564,92 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         if level(dst) == Some(MemoryLevel::Shared) {
             b.barrier(At::before(op));
         }
+    }
+
+    /// Stores the pairs of a wgmma accumulator's slots that hold two neighbouring columns of a row
+    /// (slots 2q and 2q + 1) into a global tensor as one two-element store each, where both
+    /// elements are inside the tensor and the pair's address is aligned to its size; otherwise
+    /// element by element. Returns the slots stored (the caller stores the rest one by one).
+    /// Half the store instructions of the epilogue, each a whole 32-bit (or 64-bit) word.
+    #[allow(clippy::too_many_arguments)]
+    fn store_pairs(
+        &self,
+        b: &Builder<'c>,
+        at: At<'c, 'a>,
+        from: &Placed,
+        array: Value<'c, 'a>,
+        dst: Value<'c, 'a>,
+        offsets: &[Value<'c, 'a>],
+        offsets_now: &[Value<'c, 'a>],
+    ) -> BTreeSet<usize> {
+        let ty = element_type(dst);
+        let bytes = match ty.to_string().as_str() {
+            "f16" | "bf16" => 2,
+            "f32" => 4,
+            _ => 0,
+        };
+        let pairs = column_pairs(from);
+        if level(dst) != Some(MemoryLevel::Global) || bytes == 0 || !from.layout.origin.starts_with("wgmma.acc") || offsets.len() < 2 || pairs.is_empty() {
+            return BTreeSet::new();
+        }
+        // The pair's address is aligned when the tensor's base, its rows and the tile's first
+        // column are (the pair's own column is even).
+        let last = offsets.len() - 1;
+        let (c0, c2) = (b.index(at, 0), b.index(at, 2));
+        let base = b.value(
+            at,
+            OperationBuilder::new("memref.extract_aligned_pointer_as_index", b.location)
+                .add_operands(&[dst])
+                .add_results(&[Type::index(self.context)])
+                .build()
+                .expect("memref.extract_aligned_pointer_as_index"),
+        );
+        let base_rest = b.op(at, "arith.remui", &[base, b.index(at, 2 * bytes)]);
+        let row_rest = b.op(at, "arith.remui", &[b.dim(at, dst, last as i64), c2]);
+        let column_rest = b.op(at, "arith.remui", &[offsets[last], c2]);
+        let rest = b.op(at, "arith.ori", &[base_rest, row_rest]);
+        let rest = b.op(at, "arith.ori", &[rest, column_rest]);
+        let aligned = b.compare(at, "eq", rest, c0);
+        let pair_type = Type::parse(self.context, &format!("vector<2x{ty}>")).expect("pair type");
+        let yes = b.value(at, melior::dialect::arith::constant(self.context, IntegerAttribute::new(IntegerType::new(self.context, 1).into(), 1).into(), b.location));
+        let mut stored = BTreeSet::new();
+        for &slot in &pairs {
+            let coordinates = self.coordinates(b, at, from, offsets_now, slot);
+            let inner = self.guarded(b, at, from, &coordinates);
+            let (indices, fits) = self.placed_in(b, inner, dst, offsets, &coordinates);
+            let second = b.op(inner, "arith.addi", &[indices[last], b.index(inner, 1)]);
+            let second_inside = b.compare(inner, "ult", second, b.dim(inner, dst, last as i64));
+            let mut whole = b.op(inner, "arith.andi", &[aligned, second_inside]);
+            if let Some(fits) = fits {
+                whole = b.op(inner, "arith.andi", &[whole, fits]);
+            }
+            let values: Vec<Value> = [slot, slot + 1].iter().map(|s| convert(b, inner, self.slot_value(b, inner, array, from, *s as i64), ty)).collect();
+            let paired = b.if_then(inner, whole);
+            let vector = b.value(paired, OperationBuilder::new("vector.from_elements", b.location).add_operands(&values).add_results(&[pair_type]).build().expect("vector.from_elements"));
+            let mut operands = vec![vector, dst];
+            operands.extend_from_slice(&indices);
+            b.insert(
+                paired,
+                OperationBuilder::new("vector.store", b.location)
+                    .add_operands(&operands)
+                    .add_attributes(&[(Identifier::new(self.context, "alignment"), Attribute::parse(self.context, &format!("{} : i64", 2 * bytes)).expect("alignment"))])
+                    .build()
+                    .expect("vector.store"),
+            );
+            // Misaligned, or reaching past the tensor's end: each element where it is inside.
+            let apart = b.if_then(inner, b.op(inner, "arith.xori", &[whole, yes]));
+            for (k, value) in values.iter().enumerate() {
+                let coordinates = self.coordinates(b, apart, from, offsets_now, slot + k);
+                let (indices, fits) = self.placed_in(b, apart, dst, offsets, &coordinates);
+                let store_at = match fits {
+                    Some(fits) => b.if_then(apart, fits),
+                    None => apart,
+                };
+                b.store(store_at, *value, dst, &indices);
+            }
+            stored.extend([slot, slot + 1]);
+        }
+        stored
     }
 
     // ---- tile.reduce ----------------------------------------------------------------------------
@@ -901,4 +988,26 @@ pub fn lower_all<'c, 'a>(
     for allocation in allocations {
         rewriter.as_rewriter_base().erase_op(allocation);
     }
+}
+
+/// The even slots s of `placed` whose element, in every thread that holds one, is (r, c) with c
+/// even while slot s + 1 holds (r, c + 1): pairs of neighbouring columns a thread stores together.
+fn column_pairs(placed: &Placed) -> Vec<usize> {
+    let used: BTreeSet<usize> = placed.distribution.used_slots().collect();
+    if placed.layout.shape.len() != 2 {
+        return Vec::new();
+    }
+    used.iter()
+        .copied()
+        .filter(|slot| slot % 2 == 0 && used.contains(&(slot + 1)))
+        .filter(|slot| {
+            (0..placed.distribution.threads).all(|thread| {
+                match (placed.distribution.coordinates(thread, *slot), placed.distribution.coordinates(thread, slot + 1)) {
+                    (Some(first), Some(second)) => first[1] % 2 == 0 && second[0] == first[0] && second[1] == first[1] + 1,
+                    (None, None) => true,
+                    _ => false,
+                }
+            })
+        })
+        .collect()
 }

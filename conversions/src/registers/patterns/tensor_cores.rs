@@ -188,6 +188,11 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             let box_ = super::tma::tma_box(parts.src, parts.src_offsets.len(), tile).expect("a swizzled tile's copies fit TMA");
             return self.copy_by_tma(op, &parts, tile, barriers, index, box_);
         }
+        // Copies left running that threads write (cp.async, the generic proxy) need the
+        // async-proxy fence after the barrier's wait before wgmma reads (TMA's do not).
+        if asynchronous && let Some((_, barriers, _)) = copy_async_parts(&op) && let Ok(result) = OperationResult::try_from(barriers) {
+            tile_dialect::ops::set_attribute(result.owner(), crate::pipeline::nvidia::GENERIC_WRITES_ATTRIBUTE, Attribute::unit(self.context));
+        }
         let shape = memref_shape(tile);
         let threads = self.threads;
         // Tiles whose rows do not split evenly over the threads have no per-thread formula: they
