@@ -251,6 +251,20 @@ impl<'c> Builder<'c> {
         (inside, ivs)
     }
 
+    /// Returns the address of `memref`'s first element as an `index`
+    /// (`memref.extract_aligned_pointer_as_index`): what descriptors, barriers and alignment
+    /// checks compute with.
+    pub fn aligned_pointer<'a>(&self, at: At<'c, 'a>, memref: Value<'c, '_>) -> Value<'c, 'a> {
+        self.value(
+            at,
+            OperationBuilder::new("memref.extract_aligned_pointer_as_index", self.location)
+                .add_operands(&[memref])
+                .add_results(&[Type::index(self.context)])
+                .build()
+                .expect("memref.extract_aligned_pointer_as_index"),
+        )
+    }
+
     /// Returns `gpu.thread_id x`.
     pub fn thread_id<'a>(&self, at: At<'c, 'a>) -> Value<'c, 'a> {
         self.value(

@@ -645,14 +645,7 @@ pub fn lower_kernel<'c, 'a>(
         );
         // The first `base_alignment` boundary in the dynamic shared memory.
         let start = if base_alignment > crate::pipeline::rings::SLOT_ALIGNMENT {
-            let address = builder.value(
-                at,
-                melior::ir::operation::OperationBuilder::new("memref.extract_aligned_pointer_as_index", builder.location)
-                    .add_operands(&[bytes])
-                    .add_results(&[melior::ir::Type::index(context)])
-                    .build()
-                    .expect("memref.extract_aligned_pointer_as_index"),
-            );
+            let address = builder.aligned_pointer(at, bytes);
             let mask = builder.index(at, base_alignment - 1);
             let rounded = builder.op(at, "arith.addi", &[address, mask]);
             let rounded = builder.op(at, "arith.andi", &[rounded, builder.index(at, !(base_alignment - 1))]);

@@ -33,14 +33,7 @@ const WAIT_HINT_NS: i64 = 10_000_000;
 /// `!llvm.ptr<3>` to barrier `index` of `barriers`.
 pub(crate) fn barrier_pointer<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, barriers: Value<'c, 'a>, index: Value<'c, 'a>) -> Value<'c, 'a> {
     let context = b.context;
-    let base = b.value(
-        at,
-        OperationBuilder::new("memref.extract_aligned_pointer_as_index", b.location)
-            .add_operands(&[barriers])
-            .add_results(&[Type::index(context)])
-            .build()
-            .expect("memref.extract_aligned_pointer_as_index"),
-    );
+    let base = b.aligned_pointer(at, barriers);
     // A computed index outside the barriers wraps around rather than reach other shared memory.
     let count = melior::ir::r#type::MemRefType::try_from(barriers.r#type()).map(|memref| static_sizes(memref)[0].unwrap_or(1)).unwrap_or(1);
     let index = if tile_dialect::ops::constant_integer(index).is_some() { index } else { b.op(at, "arith.remui", &[index, b.index(at, count)]) };

@@ -8,6 +8,10 @@
 //!   `async` copies that `tile-expand-pipelines` writes as `tile.copy_async`, `threads` copying
 //!   element by element);
 //! - `wait`: how the compute waits for it (`mbarrier` phases, `lds_barrier`, `barrier`);
+//! - `release` (`async` loops): how a slot is given back before its refill (`barrier`: the block
+//!   meets, rings of 2; `mbarrier`: each thread arrives on the slot's free barrier after reading
+//!   it; `previous`: a GEMM's main loop, whose one gemm accumulates across iterations, releases the
+//!   previous iteration's slot after issuing its own gemm, so that the gemm runs on meanwhile);
 //! - `prefetch`: how many steps ahead the copies run; for the GEMM-family kernels of sm_90a also
 //!   `mma_in_flight` (wgmma groups left running across a step), `stage_bytes`, and `persistent`
 //!   (one block per multiprocessor walks several output tiles, its ring running on).

@@ -596,14 +596,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         // column are (the pair's own column is even).
         let last = offsets.len() - 1;
         let (c0, c2) = (b.index(at, 0), b.index(at, 2));
-        let base = b.value(
-            at,
-            OperationBuilder::new("memref.extract_aligned_pointer_as_index", b.location)
-                .add_operands(&[dst])
-                .add_results(&[Type::index(self.context)])
-                .build()
-                .expect("memref.extract_aligned_pointer_as_index"),
-        );
+        let base = b.aligned_pointer(at, dst);
         let base_rest = b.op(at, "arith.remui", &[base, b.index(at, 2 * bytes)]);
         let row_rest = b.op(at, "arith.remui", &[b.dim(at, dst, last as i64), c2]);
         let column_rest = b.op(at, "arith.remui", &[offsets[last], c2]);

@@ -267,14 +267,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
     /// Whether the copy's source rows start on 16 bytes: the tensor's base and the tile's column
     /// offset (its rows' length is a multiple of 8 elements, checked statically).
     fn sixteen_byte_rows(&self, b: &Builder<'c>, at: At<'c, 'a>, src: Value<'c, 'a>, offsets: &[Value<'c, 'a>]) -> Value<'c, 'a> {
-        let base = b.value(
-            at,
-            OperationBuilder::new("memref.extract_aligned_pointer_as_index", b.location)
-                .add_operands(&[src])
-                .add_results(&[Type::index(self.context)])
-                .build()
-                .expect("memref.extract_aligned_pointer_as_index"),
-        );
+        let base = b.aligned_pointer(at, src);
         let (c16, c8, c0) = (b.index(at, 16), b.index(at, 8), b.index(at, 0));
         let base_rest = b.op(at, "arith.remui", &[base, c16]);
         let base_aligned = b.compare(at, "eq", base_rest, c0);
@@ -431,14 +424,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let i32_type: Type = IntegerType::new(self.context, 32).into();
         let constant64 = |at: At<'c, 'a>, v: i64| b.value(at, melior::dialect::arith::constant(self.context, IntegerAttribute::new(i64_type, v).into(), b.location));
         let address = |tile: Value<'c, 'a>| {
-            let pointer = b.value(
-                at,
-                OperationBuilder::new("memref.extract_aligned_pointer_as_index", b.location)
-                    .add_operands(&[tile])
-                    .add_results(&[Type::index(self.context)])
-                    .build()
-                    .expect("memref.extract_aligned_pointer_as_index"),
-            );
+            let pointer = b.aligned_pointer(at, tile);
             b.cast(at, "arith.index_cast", pointer, i64_type)
         };
         let a_address = if from_registers { constant64(at, 0) } else { address(a_tile) };

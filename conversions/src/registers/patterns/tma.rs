@@ -122,14 +122,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let bytes = rows * columns * 2;
         let expected = b.value(leader, melior::dialect::arith::constant(context, IntegerAttribute::new(i32_type, bytes).into(), b.location));
         b.insert(leader, OperationBuilder::new("nvvm.mbarrier.expect_tx", b.location).add_operands(&[barrier, expected]).build().expect("nvvm.mbarrier.expect_tx"));
-        let base = b.value(
-            leader,
-            OperationBuilder::new("memref.extract_aligned_pointer_as_index", b.location)
-                .add_operands(&[tile])
-                .add_results(&[Type::index(context)])
-                .build()
-                .expect("memref.extract_aligned_pointer_as_index"),
-        );
+        let base = b.aligned_pointer(leader, tile);
         let base = b.cast(leader, "arith.index_cast", base, i64_type);
         // Coordinates innermost first: the column, the row, then the leading offsets inwards out.
         let coordinate = |value: Value<'c, 'a>| b.cast(leader, "arith.index_cast", value, i32_type);
