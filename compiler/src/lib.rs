@@ -221,8 +221,29 @@ pub fn context() -> Context {
     tile_conversions::context()
 }
 
+/// What a compilation keeps besides each kernel's code and manifest.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// Keep the text of each SPIR-V kernel's `spirv.module` ([`Kernel::spirv_module`]). Printing
+    /// them is a serial step after the parallel compilation (about a fifth of a SPIR-V
+    /// compilation's time: MLIR prints every `spirv.Constant`'s type to name it, building a fresh
+    /// printer state each time), so callers that only want code leave it off. On by default.
+    pub spirv_module_text: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self { spirv_module_text: true }
+    }
+}
+
 /// Compiles the tile program in the file `path` for `target`.
 pub fn compile_file(path: &Path, target: &str) -> Result<Compilation> {
+    compile_file_with(path, target, Options::default())
+}
+
+/// Compiles the tile program in the file `path` for `target`, keeping what `options` asks for.
+pub fn compile_file_with(path: &Path, target: &str, options: Options) -> Result<Compilation> {
     let context = context();
     let collector = Collector::attach(&context, str::to_owned);
     let started = Instant::now();
@@ -231,7 +252,7 @@ pub fn compile_file(path: &Path, target: &str) -> Result<Compilation> {
         .map_err(|error| error.to_string())
         .and_then(|_| tile_dialect::driver::parse_file(&context, &name).ok_or_else(String::new));
     let mut module = parsed.map_err(|message| parse_error(&name, message, &collector))?;
-    compile_parsed(&context, &mut module, target, &collector, started)
+    compile_parsed(&context, &mut module, target, options, &collector, started)
 }
 
 /// Compiles the tile program `source` for `target`; diagnostics name the file `source_name`.
@@ -258,7 +279,7 @@ pub fn compile_source(source: &str, source_name: &str, target: &str) -> Result<C
     let started = Instant::now();
     let mut module = tile_dialect::driver::parse_file(&context, &scratch_name)
         .ok_or_else(|| parse_error(source_name, String::new(), &collector))?;
-    compile_parsed(&context, &mut module, target, &collector, started)
+    compile_parsed(&context, &mut module, target, Options::default(), &collector, started)
 }
 
 /// Compiles `module` (tile IR in `context`, which must hold the dialects and passes of
@@ -272,7 +293,7 @@ pub fn compile_module<'c>(
     if !module.as_operation().verify() {
         return Err(parse_error("the module", String::new(), &collector));
     }
-    compile_parsed(context, module, target, &collector, Instant::now())
+    compile_parsed(context, module, target, Options::default(), &collector, Instant::now())
 }
 
 fn parse_error(source: &str, message: String, collector: &Collector) -> Error {
@@ -436,6 +457,7 @@ fn compile_parsed<'c>(
     context: &'c Context,
     module: &mut Module<'c>,
     target: &str,
+    options: Options,
     collector: &Collector,
     started: Instant,
 ) -> Result<Compilation> {
@@ -462,7 +484,7 @@ fn compile_parsed<'c>(
     };
     let mut parts = parts::Parts::split(context, module);
     let pristine = pristine.filter(|_| parts.count() > 1);
-    let result = compile_parts(context, &mut parts, pristine, target, passes, collector, started);
+    let result = compile_parts(context, &mut parts, pristine, (target, options), passes, collector, started);
     parts.merge(module);
     result
 }
@@ -475,7 +497,7 @@ fn compile_parts<'c>(
     context: &'c Context,
     parts: &mut parts::Parts<'c>,
     pristine: Option<Module<'c>>,
-    target: &str,
+    (target, options): (&str, Options),
     (lowering, backend): (&str, &str),
     collector: &Collector,
     started: Instant,
@@ -488,7 +510,7 @@ fn compile_parts<'c>(
     let lowering = format!(
         "{}, {lowering}, {}",
         tile_conversions::pipelines::decisions(),
-        tile_conversions::pipelines::CLEANUP
+        tile_conversions::pipelines::cleanup(target)
     );
     let lowered_parts = pass_manager(context, &parts.pipeline(&lowering))
         .map_err(|message| internal(message, collector.take()))?
@@ -585,7 +607,7 @@ fn compile_parts<'c>(
         }
     }
     let generated = started.elapsed();
-    let spirv_modules = if spirv {
+    let spirv_modules = if spirv && options.spirv_module_text {
         spirv_module_texts(module)
     } else {
         Vec::new()

@@ -12,6 +12,7 @@
 //! | `convert-tile-to-spirv` | [`spirv`] | Vulkan compute: loops shared by the workgroup's threads |
 //! | `convert-tile-to-spirv-coopmat` | [`spirv::coopmat`] | Vulkan compute: GEMMs on KHR cooperative matrices |
 //! | `tile-spirv-vulkan-memory-model` | [`spirv::memory_model`] | `spirv.module`s to the Vulkan memory model |
+//! | `tile-fold-launch-bounds` | [`launch_bounds`] | lowered kernels' comparisons that their static launch sizes decide |
 //!
 //! | pipeline | module | from tile IR to |
 //! |----------|--------|-----------------|
@@ -29,6 +30,7 @@ pub mod embed;
 pub mod gemm;
 pub mod kernels;
 pub mod generic;
+pub mod launch_bounds;
 pub mod layout;
 pub mod nvgpu;
 pub mod pipeline;
@@ -49,6 +51,7 @@ pub fn register_all() {
     tile_dialect::register_pass(pipeline::EXPAND_ARGUMENT, pipeline::create_expand_pipelines_pass);
     tile_dialect::register_pass(spirv::coopmat::ARGUMENT, spirv::coopmat::create_convert_tile_to_spirv_coopmat_pass);
     tile_dialect::register_pass(spirv::memory_model::ARGUMENT, spirv::memory_model::create_vulkan_memory_model_pass);
+    tile_dialect::register_pass(launch_bounds::ARGUMENT, launch_bounds::create_fold_launch_bounds_pass);
     tile_dialect::register_pipeline(
         c"tile-to-rocdl",
         c"Compile tile IR to a gpu.binary of AMDGCN assembly for an AMD chip (gfx942: mfma, LDS)",

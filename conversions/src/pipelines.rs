@@ -72,6 +72,21 @@ pub fn chip_passes(chip: &str) -> Option<(&'static str, &'static str)> {
 /// kernels are large (their first canonicalization was about a fifth of the lowering's time).
 pub const CLEANUP: &str = "inline{default-pipeline=}, canonicalize, cse";
 
+/// [`CLEANUP`] with the bounds checks that the kernels' static launch sizes decide folded first
+/// (`tile-fold-launch-bounds`), so that its `canonicalize` drops the branches that cannot run:
+/// smaller kernels for every pass after it. The canonicalization walks the kernels bottom-up: the
+/// result is the same after `cse`, and top-down it revisited the cooperative-matrix kernels'
+/// folded guards for three times as long.
+pub const CLEANUP_FOLDING_BOUNDS: &str =
+    "inline{default-pipeline=}, tile-fold-launch-bounds, canonicalize{top-down=false}, cse";
+
+/// Returns the cleanup after `chip`'s lowering: [`CLEANUP_FOLDING_BOUNDS`], except on NVIDIA
+/// chips, which keep [`CLEANUP`] (and their PTX) until kernels with the folded guards have run
+/// on an H200; their compile time does not depend on it.
+pub fn cleanup(chip: &str) -> &'static str {
+    if NVVM_CHIPS.iter().any(|(name, _, _)| *name == chip) { CLEANUP } else { CLEANUP_FOLDING_BOUNDS }
+}
+
 /// The passes that decide before a chip's lowering, on a module whose `tile.target` is set: the
 /// layouts, each loop's pipeline plan, and its expansion into rings and asynchronous copies.
 pub fn decisions() -> String {
@@ -112,7 +127,7 @@ fn build_target_pipeline(manager: &OperationPassManager, name: &str, chips: &[Ch
     // The target first (tile-infer-layouts reads it), then the layouts, then the lowering, which
     // lowers as they say.
     manager.add_pass(crate::layout::attach_target_pass(chip));
-    if let Err(message) = add_pipeline(manager, &format!("{},{lowering},{CLEANUP}", decisions())) {
+    if let Err(message) = add_pipeline(manager, &format!("{},{lowering},{}", decisions(), cleanup(chip))) {
         manager.add_pass(unsupported_chip_pass(name, message));
         return;
     }

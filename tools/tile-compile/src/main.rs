@@ -69,7 +69,9 @@ fn run(options: &Options) -> Result<usize, String> {
             options.target
         ));
     }
-    let compilation = tile_compiler::compile_file(options.input.as_ref(), &options.target)
+    // The spirv.module texts only where they are written: printing them is not free.
+    let keep = tile_compiler::Options { spirv_module_text: options.emit == Emit::SpirvModule };
+    let compilation = tile_compiler::compile_file_with(options.input.as_ref(), &options.target, keep)
         .map_err(|error| {
             // The diagnostics first, as compilers print them; then the summary.
             for diagnostic in error.diagnostics() {

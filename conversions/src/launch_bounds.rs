@@ -1,0 +1,388 @@
+//! `tile-fold-launch-bounds`: folds the integer comparisons of each lowered kernel that its static
+//! launch sizes decide, and records the sizes on the kernel's `gpu.func` (`known_grid_size`,
+//! `known_block_size`) for the back ends.
+//!
+//! The lowerings guard every access of a ragged tile: each copy's rows and columns against the
+//! tensor's sizes, each element the epilogue stores. Where the grid and the shapes are static, most
+//! guards are always true (a 4096³ GEMM in 128x128 tiles has none that can fail outside its K
+//! loop), yet each one costs every back end a branch and, for a vector copy, a whole element-wise
+//! fallback path. This pass decides them from the values' ranges, and the `canonicalize` after it
+//! removes the branches that cannot run: every back end gets a smaller kernel.
+//!
+//! The ranges are computed backwards from each `arith.cmpi`, through constants, the block and
+//! thread ids (bounded by the launch), static sizes of memrefs, `scf.for` induction variables and
+//! the integer arithmetic the lowerings write (`addi`, `subi`, `muli`, `divui`, `ceildivui`, `remui`, `minui`, `maxui` and
+//! their signed forms, `andi`, shifts, index casts). Anything else is unknown. It is the part of upstream's
+//! `int-range-optimizations` these kernels need, at a fraction of its cost (its dataflow solver
+//! took longer than the SPIR-V kernels' whole cleanup).
+//!
+//! Invariants:
+//! - the sizes come from the kernel's manifest, which is what every launcher launches with (the
+//!   host code the lowerings write launches the same constants; Vulkan launchers read the
+//!   manifest, and a launch of part of the grid still numbers its blocks within the grid); a size
+//!   computed on the host (a dynamic shape, a persistent kernel's multiprocessor count) is unknown;
+//! - every range is within `[0, 2^31)`, where signed and unsigned comparisons agree and where no
+//!   arithmetic wraps at 32 bits (SPIR-V's index width) or 64: a value that could leave it is
+//!   unknown, so a comparison is only folded when its result holds at every index width;
+//! - a `known_block_size` a lowering set is kept.
+
+use melior::{
+    Context, IrRewriter,
+    ir::{
+        Attribute, BlockLike, Location, RegionLike, TypeLike, Value, ValueLike,
+        attribute::IntegerAttribute,
+        block::BlockArgument,
+        operation::{OperationLike, OperationRef, OperationResult},
+        r#type::{IntegerType, MemRefType},
+    },
+};
+use std::collections::HashMap;
+use tile_dialect::ops::{
+    constant_integer, find_ops, integer_attribute, op_name, set_attribute, static_sizes, string_attribute, with_context,
+};
+use tile_manifest::{Expr, Manifest};
+
+/// The pass's flag.
+pub const ARGUMENT: &str = "tile-fold-launch-bounds";
+
+/// The attribute a lowering leaves each kernel's manifest in, on the kernel's `gpu.module`.
+const MANIFEST: &str = "tile.manifest";
+
+/// The largest value a range may hold: beyond it, arithmetic could wrap at 32 bits and signed
+/// comparisons could disagree with unsigned ones.
+const LIMIT: u64 = (1 << 31) - 1;
+
+/// How deep a value's definition is followed before it counts as unknown.
+const DEPTH: usize = 64;
+
+/// Returns `sizes` as three positive 32-bit sizes (missing trailing ones are 1), if all are numbers.
+fn launch_sizes<I: IntoIterator<Item = Option<i64>>>(sizes: I) -> Option<[i32; 3]> {
+    let mut out = [1i32; 3];
+    for (index, size) in sizes.into_iter().enumerate() {
+        let size = i32::try_from(size?).ok().filter(|size| *size > 0)?;
+        *out.get_mut(index)? = size;
+    }
+    Some(out)
+}
+
+/// Returns the grid `manifest` fixes, if every size is a number.
+fn static_grid(manifest: &Manifest) -> Option<[i32; 3]> {
+    launch_sizes(manifest.grid.iter().map(|size| match size {
+        Expr::Const(value) => Some(*value),
+        _ => None,
+    }))
+}
+
+/// Returns the threads per block `manifest` fixes.
+fn static_block(manifest: &Manifest) -> Option<[i32; 3]> {
+    let block = manifest.block.or(manifest.workgroup_size)?;
+    launch_sizes(block.map(|size| Some(i64::from(size))))
+}
+
+/// The values an integer may take: `lo..=hi`, within `[0, LIMIT]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Range {
+    lo: u64,
+    hi: u64,
+}
+
+impl Range {
+    /// Returns `lo..=hi` if it lies within `[0, LIMIT]`.
+    fn new(lo: u64, hi: u64) -> Option<Range> {
+        (lo <= hi && hi <= LIMIT).then_some(Range { lo, hi })
+    }
+
+    fn exactly(value: i64) -> Option<Range> {
+        let value = u64::try_from(value).ok()?;
+        Range::new(value, value)
+    }
+}
+
+/// Returns the largest value a range of `value`'s type may hold: [`LIMIT`] for `index` and
+/// integers of 32 bits or more, the largest non-negative number of a narrower integer, and 0
+/// (nothing but zero) for any other type.
+fn type_limit(value: Value) -> u64 {
+    let r#type = value.r#type();
+    if r#type.is_index() {
+        return LIMIT;
+    }
+    // A failed conversion prints the type: ask first.
+    if !r#type.is_integer() {
+        return 0;
+    }
+    IntegerType::try_from(r#type).map_or(0, |integer| {
+        let width = integer.width();
+        if width >= 32 { LIMIT } else { (1u64 << width.saturating_sub(1)).saturating_sub(1) }
+    })
+}
+
+/// Returns the range of `name` applied to `a` and `b`, the ranges of its operands.
+fn binary(name: &str, a: Range, b: Range) -> Option<Range> {
+    match name {
+        "arith.addi" => Range::new(a.lo + b.lo, a.hi + b.hi),
+        "arith.subi" => Range::new(a.lo.checked_sub(b.hi)?, a.hi - b.lo),
+        "arith.muli" => Range::new(a.lo * b.lo, a.hi.checked_mul(b.hi)?),
+        "arith.divui" | "arith.divsi" | "arith.floordivsi" if b.lo > 0 => Range::new(a.lo / b.hi, a.hi / b.lo),
+        "arith.ceildivui" | "arith.ceildivsi" if b.lo > 0 => {
+            Range::new(a.lo.div_ceil(b.hi), a.hi.div_ceil(b.lo))
+        }
+        "arith.remui" | "arith.remsi" if b.lo > 0 => {
+            if a.hi < b.lo { Some(a) } else { Range::new(0, a.hi.min(b.hi - 1)) }
+        }
+        "arith.minui" | "arith.minsi" => Range::new(a.lo.min(b.lo), a.hi.min(b.hi)),
+        "arith.maxui" | "arith.maxsi" => Range::new(a.lo.max(b.lo), a.hi.max(b.hi)),
+        "arith.andi" => Range::new(0, a.hi.min(b.hi)),
+        "arith.shrui" | "arith.shrsi" if b.hi < 64 => Range::new(a.lo >> b.hi, a.hi >> b.lo),
+        "arith.shli" if b.hi < 32 => Range::new(a.lo << b.lo, a.hi << b.hi),
+        _ => None,
+    }
+}
+
+/// Returns the value of comparison `predicate` (`arith::CmpIPredicate`'s numbering) of a value in
+/// `a` with one in `b`, if the ranges decide it.
+fn decide(predicate: i64, a: Range, b: Range) -> Option<bool> {
+    // eq, ne, then (slt, sle, sgt, sge) and (ult, ule, ugt, uge): the same within [0, LIMIT].
+    let less = |a: Range, b: Range, strict: bool| -> Option<bool> {
+        if (strict && a.hi < b.lo) || (!strict && a.hi <= b.lo) {
+            Some(true)
+        } else if (strict && a.lo >= b.hi) || (!strict && a.lo > b.hi) {
+            Some(false)
+        } else {
+            None
+        }
+    };
+    let equal = || {
+        if a.lo == a.hi && a == b {
+            Some(true)
+        } else if a.hi < b.lo || b.hi < a.lo {
+            Some(false)
+        } else {
+            None
+        }
+    };
+    match predicate {
+        0 => equal(),
+        1 => equal().map(|equal| !equal),
+        2 | 6 => less(a, b, true),
+        3 | 7 => less(a, b, false),
+        4 | 8 => less(b, a, true),
+        5 | 9 => less(b, a, false),
+        _ => None,
+    }
+}
+
+/// The ranges of one kernel's integer values.
+struct Ranges {
+    grid: Option<[i32; 3]>,
+    block: Option<[i32; 3]>,
+    known: HashMap<usize, Option<Range>>,
+}
+
+impl Ranges {
+    fn of(&mut self, value: Value, depth: usize) -> Option<Range> {
+        let key = value.to_raw().ptr as usize;
+        if let Some(known) = self.known.get(&key) {
+            return *known;
+        }
+        let range = if depth == 0 { None } else { self.compute(value, depth - 1) };
+        // Narrower integers wrap sooner (and their signed comparisons sooner still).
+        let range = range.filter(|range| range.hi <= type_limit(value));
+        self.known.insert(key, range);
+        range
+    }
+
+    fn compute(&mut self, value: Value, depth: usize) -> Option<Range> {
+        // A failed conversion would print the value (verifying the whole function): ask first.
+        if value.is_block_argument() {
+            return self.induction_variable(BlockArgument::try_from(value).ok()?, depth);
+        }
+        if !value.is_operation_result() {
+            return None;
+        }
+        let op = OperationResult::try_from(value).ok()?.owner();
+        let name = op_name(&op);
+        let dimension = || -> Option<usize> {
+            let text = op.attribute("dimension").ok()?.to_string();
+            ["x>", "y>", "z>"].iter().position(|suffix| text.ends_with(suffix))
+        };
+        let size = |sizes: Option<[i32; 3]>| u64::try_from(sizes?[dimension()?]).ok();
+        match name.as_str() {
+            "arith.constant" => Range::exactly(integer_attribute(&op, "value")?),
+            "gpu.block_id" => Range::new(0, size(self.grid)? - 1),
+            "gpu.thread_id" => Range::new(0, size(self.block)? - 1),
+            "gpu.grid_dim" => Range::new(size(self.grid)?, size(self.grid)?),
+            "gpu.block_dim" => Range::new(size(self.block)?, size(self.block)?),
+            "memref.dim" => {
+                let memref = op.operand(0).ok()?.r#type();
+                let memref = if memref.is_mem_ref() { MemRefType::try_from(memref).ok()? } else { return None };
+                let index = usize::try_from(constant_integer(op.operand(1).ok()?)?).ok()?;
+                Range::exactly((*static_sizes(memref).get(index)?)?)
+            }
+            "arith.index_cast" | "arith.index_castui" | "arith.extui" | "arith.extsi" => {
+                self.of(op.operand(0).ok()?, depth)
+            }
+            _ if op.operand_count() == 2 && op.result_count() == 1 => {
+                let a = self.of(op.operand(0).ok()?, depth)?;
+                let b = self.of(op.operand(1).ok()?, depth)?;
+                binary(&name, a, b)
+            }
+            _ => None,
+        }
+    }
+
+    /// The range of an `scf.for`'s induction variable: from its lower bound to below its upper one.
+    fn induction_variable(&mut self, argument: BlockArgument, depth: usize) -> Option<Range> {
+        if argument.argument_number() != 0 {
+            return None;
+        }
+        let owner = argument.owner();
+        let parent = owner.parent_operation()?;
+        if op_name(&parent) != "scf.for" {
+            return None;
+        }
+        let lower = self.of(parent.operand(0).ok()?, depth)?;
+        let upper = self.of(parent.operand(1).ok()?, depth)?;
+        // A loop whose upper bound is at most its lower one never runs its body: any range holds.
+        Range::new(lower.lo, upper.hi.saturating_sub(1).max(lower.lo))
+    }
+}
+
+/// Folds the comparisons of `function` that `grid` and `block` decide; returns how many.
+fn fold<'c>(context: &'c Context, function: OperationRef<'c, '_>, grid: Option<[i32; 3]>, block: Option<[i32; 3]>) -> usize {
+    let mut ranges = Ranges { grid, block, known: HashMap::new() };
+    let rewriter = IrRewriter::new(context);
+    let rewriter = rewriter.as_rewriter_base();
+    let mut folded = 0;
+    for compare in find_ops(function, "arith.cmpi") {
+        let (Ok(a), Ok(b), Ok(result)) = (compare.operand(0), compare.operand(1), compare.result(0)) else { continue };
+        // Comparisons of vectors give vectors of flags.
+        if !result.r#type().is_integer() {
+            continue;
+        }
+        let Some(predicate) = integer_attribute(&compare, "predicate") else { continue };
+        let (Some(ra), Some(rb)) = (ranges.of(a, DEPTH), ranges.of(b, DEPTH)) else { continue };
+        let Some(value) = decide(predicate, ra, rb) else { continue };
+        let Some(block) = compare.block() else { continue };
+        let flag = IntegerAttribute::new(IntegerType::new(context, 1).into(), i64::from(value));
+        let location: Location = compare.location();
+        let constant = block.insert_operation_before(
+            compare,
+            melior::dialect::arith::constant(context, flag.into(), location),
+        );
+        let Ok(constant) = constant.result(0) else { continue };
+        // The comparison stays (the canonicalization after this pass drops it): erased, its memory
+        // could come back as a new value the memoized ranges would mistake for an old one.
+        rewriter.replace_all_uses_with(result.into(), constant.into());
+        folded += 1;
+    }
+    folded
+}
+
+/// Returns the ops named `name` in the body of `op` (its first region's first block), without
+/// walking what they hold.
+fn children<'c, 'a>(op: OperationRef<'c, 'a>, name: &str) -> Vec<OperationRef<'c, 'a>> {
+    let mut found = Vec::new();
+    let Some(block) = op.regions().next().and_then(|region| region.first_block()) else { return found };
+    let mut next = block.first_operation();
+    while let Some(child) = next {
+        if op_name(&child) == name {
+            found.push(child);
+        }
+        next = child.next_in_block();
+    }
+    found
+}
+
+/// Records the launch sizes of every kernel of `module` that has a manifest, and folds its
+/// comparisons.
+fn run(module: OperationRef) -> Result<(), String> {
+    with_context(module, |context| {
+        for gpu_module in children(module, "gpu.module") {
+            let Some(json) = string_attribute(&gpu_module, MANIFEST) else { continue };
+            let Ok(manifest) = Manifest::from_json(&json) else { continue };
+            let Some(function) = children(gpu_module, "gpu.func")
+                .into_iter()
+                .find(|function| string_attribute(function, "sym_name").as_deref() == Some(manifest.entry.as_str()))
+            else {
+                continue;
+            };
+            let (grid, block) = (static_grid(&manifest), static_block(&manifest));
+            for (name, sizes) in [("known_grid_size", grid), ("known_block_size", block)] {
+                let Some(sizes) = sizes else { continue };
+                if function.attribute(name).is_ok() {
+                    continue;
+                }
+                let text = format!("array<i32: {}, {}, {}>", sizes[0], sizes[1], sizes[2]);
+                let attribute = Attribute::parse(context, &text).ok_or("a launch size attribute")?;
+                set_attribute(function, name, attribute);
+            }
+            if grid.is_some() || block.is_some() {
+                fold(context, function, grid, block);
+            }
+        }
+        Ok(())
+    })
+}
+
+tile_passes::rust_pass! {
+    /// Creates `tile-fold-launch-bounds` (on `builtin.module`; the target pipelines run it after
+    /// the lowering, before its canonicalization).
+    pub fn create_fold_launch_bounds_pass() {
+        argument: ARGUMENT,
+        name: "TileFoldLaunchBounds",
+        description: "Fold the integer comparisons of each lowered kernel that the static launch sizes of its manifest decide, and record them as known_grid_size and known_block_size",
+        anchor: "builtin.module",
+        dialects: [],
+        run: |module| run(module),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn range(lo: u64, hi: u64) -> Range {
+        Range::new(lo, hi).unwrap()
+    }
+
+    #[test]
+    fn sizes_are_three_positive_numbers() {
+        assert_eq!(launch_sizes([Some(32), Some(8)]), Some([32, 8, 1]));
+        assert_eq!(launch_sizes([Some(32), None, Some(1)]), None);
+        assert_eq!(launch_sizes([Some(0)]), None);
+        assert_eq!(launch_sizes([Some(1 << 40)]), None);
+        assert_eq!(launch_sizes([Some(1), Some(1), Some(1), Some(1)]), None);
+    }
+
+    #[test]
+    fn arithmetic_keeps_ranges_within_the_limit() {
+        assert_eq!(binary("arith.addi", range(0, 31), range(0, 3968)), Some(range(0, 3999)));
+        assert_eq!(binary("arith.muli", range(0, 31), range(128, 128)), Some(range(0, 3968)));
+        assert_eq!(binary("arith.divui", range(0, 127), range(4, 4)), Some(range(0, 31)));
+        assert_eq!(binary("arith.remui", range(0, 127), range(4, 4)), Some(range(0, 3)));
+        assert_eq!(binary("arith.remui", range(1, 3), range(4, 8)), Some(range(1, 3)));
+        assert_eq!(binary("arith.ceildivui", range(1, 100), range(32, 32)), Some(range(1, 4)));
+        assert_eq!(binary("arith.subi", range(0, 5), range(1, 1)), None);
+        assert_eq!(binary("arith.muli", range(0, 1 << 20), range(0, 1 << 20)), None);
+        assert_eq!(binary("arith.divui", range(0, 5), range(0, 1)), None);
+        assert_eq!(binary("arith.shrui", range(0, 127), range(5, 5)), Some(range(0, 3)));
+        assert_eq!(binary("arith.shli", range(1, 5), range(0, 1)), Some(range(1, 10)));
+        assert_eq!(binary("arith.shli", range(0, 5), range(0, 40)), None);
+        assert_eq!(binary("arith.xori", range(0, 5), range(0, 1)), None);
+    }
+
+    #[test]
+    fn comparisons_are_decided_only_when_every_value_agrees() {
+        // ult (6), ule (7), ugt (8), uge (9); slt (2) the same within the limit.
+        assert_eq!(decide(6, range(0, 3999), range(4096, 4096)), Some(true));
+        assert_eq!(decide(2, range(0, 3999), range(4096, 4096)), Some(true));
+        assert_eq!(decide(7, range(8, 4096), range(4096, 4096)), Some(true));
+        assert_eq!(decide(7, range(8, 4097), range(4096, 4096)), None);
+        assert_eq!(decide(7, range(8, 32), range(4096, 4096)), Some(true));
+        assert_eq!(decide(8, range(0, 10), range(10, 20)), Some(false));
+        assert_eq!(decide(9, range(10, 10), range(0, 10)), Some(true));
+        assert_eq!(decide(0, range(3, 3), range(3, 3)), Some(true));
+        assert_eq!(decide(1, range(0, 2), range(3, 4)), Some(true));
+        assert_eq!(decide(0, range(0, 3), range(3, 4)), None);
+    }
+}
