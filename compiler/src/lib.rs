@@ -510,7 +510,7 @@ fn compile_parts<'c>(
     let lowering = format!(
         "{}, {lowering}, {}",
         tile_conversions::pipelines::decisions(),
-        tile_conversions::pipelines::cleanup(target)
+        tile_conversions::pipelines::CLEANUP
     );
     let lowered_parts = pass_manager(context, &parts.pipeline(&lowering))
         .map_err(|message| internal(message, collector.take()))?

@@ -65,27 +65,15 @@ pub fn chip_passes(chip: &str) -> Option<(&'static str, &'static str)> {
         .map(|(_, lowering, backend)| (*lowering, *backend))
 }
 
-/// The cleanups after a chip's lowering: the GEMM lowerings' helper calls inlined, then one
-/// `canonicalize` and `cse` of everything. The inliner's own nested pipeline (a `canonicalize` of
-/// every function before and after inlining into it, its default) is left empty: the
-/// `canonicalize` that follows does the same work once, on the whole module, and the lowered
-/// kernels are large (their first canonicalization was about a fifth of the lowering's time).
-pub const CLEANUP: &str = "inline{default-pipeline=}, canonicalize, cse";
-
-/// [`CLEANUP`] with the bounds checks that the kernels' static launch sizes decide folded first
-/// (`tile-fold-launch-bounds`), so that its `canonicalize` drops the branches that cannot run:
-/// smaller kernels for every pass after it. The canonicalization walks the kernels bottom-up: the
-/// result is the same after `cse`, and top-down it revisited the cooperative-matrix kernels'
-/// folded guards for three times as long.
-pub const CLEANUP_FOLDING_BOUNDS: &str =
-    "inline{default-pipeline=}, tile-fold-launch-bounds, canonicalize{top-down=false}, cse";
-
-/// Returns the cleanup after `chip`'s lowering: [`CLEANUP_FOLDING_BOUNDS`], except on NVIDIA
-/// chips, which keep [`CLEANUP`] (and their PTX) until kernels with the folded guards have run
-/// on an H200; their compile time does not depend on it.
-pub fn cleanup(chip: &str) -> &'static str {
-    if NVVM_CHIPS.iter().any(|(name, _, _)| *name == chip) { CLEANUP } else { CLEANUP_FOLDING_BOUNDS }
-}
+/// The cleanup after a chip's lowering: the GEMM lowerings' helper calls inlined (the inliner's
+/// own nested pipeline, a `canonicalize` of every function before and after inlining into it, left
+/// empty: the `canonicalize` below does that work once), the bounds checks that the kernels'
+/// static launch sizes decide folded (`tile-fold-launch-bounds`), so that `canonicalize` drops the
+/// branches that cannot run (smaller kernels for every pass after it), then `cse`. The
+/// canonicalization walks the kernels bottom-up: the result is the same after `cse`, and top-down
+/// it revisited the cooperative-matrix kernels' folded guards for three times as long. The same on
+/// every chip (sm_90a's folded kernels checked on the H200, RESULTS run 57).
+pub const CLEANUP: &str = "inline{default-pipeline=}, tile-fold-launch-bounds, canonicalize{top-down=false}, cse";
 
 /// The passes that decide before a chip's lowering, on a module whose `tile.target` is set: the
 /// layouts, each loop's pipeline plan, and its expansion into rings and asynchronous copies.
@@ -127,7 +115,7 @@ fn build_target_pipeline(manager: &OperationPassManager, name: &str, chips: &[Ch
     // The target first (tile-infer-layouts reads it), then the layouts, then the lowering, which
     // lowers as they say.
     manager.add_pass(crate::layout::attach_target_pass(chip));
-    if let Err(message) = add_pipeline(manager, &format!("{},{lowering},{}", decisions(), cleanup(chip))) {
+    if let Err(message) = add_pipeline(manager, &format!("{},{lowering},{CLEANUP}", decisions())) {
         manager.add_pass(unsupported_chip_pass(name, message));
         return;
     }
