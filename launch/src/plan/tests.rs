@@ -94,6 +94,27 @@ fn a_plain_launch_spreads_memref_descriptors() {
 }
 
 #[test]
+fn a_registers_kernel_takes_its_tensor_maps_after_the_descriptors() {
+    // A registers-strategy kernel whose ring refills run on TMA (`patterns::tma`).
+    let with_maps = PLAIN.replace(
+        r#"}]}"#,
+        r#"}], "params": [{"role": "tma", "kind": "tensor_map", "host_argument": 0, "shape": [24, 64], "element": "f32", "box": [8, 32], "swizzle": 128, "oob_fill": "zero"}]}"#,
+    );
+    let args = vec![
+        Arg::Tensor(Tensor::contiguous(0x100, "f32", &[24, 64])),
+        Arg::Tensor(Tensor::contiguous(0x200, "f32", &[24, 64])),
+    ];
+    let plan = plan_launch(&manifest(&with_maps), &args).unwrap();
+    assert_eq!(plan.params.len(), 15);
+    assert_eq!(plan.params[0], Param::Pointer(0x100));
+    assert_eq!(plan.params[7], Param::Pointer(0x200));
+    let Param::TensorMap(map) = &plan.params[14] else {
+        panic!("{:?}", plan.params[14])
+    };
+    assert_eq!((&map.global_dim[..], &map.box_dim[..]), (&[64, 24][..], &[32, 8][..]));
+}
+
+#[test]
 fn mismatched_arguments_are_named() {
     let m = manifest(TMA);
     let error = |args: &[Arg]| plan_launch(&m, args).unwrap_err().to_string();
