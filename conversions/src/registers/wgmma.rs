@@ -13,9 +13,11 @@
 //!   each k16 step starts `2 * R * 16` bytes further, each 64-row tile 1024 bytes further;
 //! - an MN-major B (KxN) has its core matrices 128 bytes apart along K and `K * 16` bytes apart
 //!   along N; each k16 step starts 256 bytes further.
+//!
 //! The only alignment this needs is 16 bytes. The register rules write these tiles themselves
 //! (copies from global memory, a fragment A operand staged for the instruction), so a tile gets
-//! this layout only when nothing else touches it.
+//! this layout only when nothing else touches it. A ring that only TMA fills is kept instead in
+//! TMA's 128-byte swizzled boxes ([`OperandLayout::Swizzled`], `patterns::tma`).
 
 /// Elements of a tile of `rows` rows kept in column slabs before its element (row, column): the
 /// formula the copy and staging rules compute in IR (`Lowering::core_offset`), kept here to be
