@@ -64,6 +64,7 @@ fn host_arguments_plain(module: OperationRef) -> bool {
 /// `tile-check-external-calls`' business.)
 pub fn check_supported(module: OperationRef, target: &str) -> Result<(), String> {
     let mut failed = !dims_in_range(module);
+    failed |= !divisors_nonzero(module);
     if target != "cpu" {
         failed |= !host_arguments_plain(module);
     }
@@ -113,6 +114,29 @@ fn dims_in_range(module: OperationRef) -> bool {
                 &format!("'memref.dim' op reads dimension {index} of {}, which has {rank}; use an index below {rank}", source.r#type()),
             );
             fine = false;
+        }
+    }
+    fine
+}
+
+/// The integer divisions and remainders, whose result upstream leaves undefined for a zero
+/// divisor.
+const DIVISIONS: &[&str] = &[
+    "arith.divui", "arith.divsi", "arith.remui", "arith.remsi", "arith.ceildivui", "arith.ceildivsi", "arith.floordivsi",
+];
+
+/// Checks that no integer division or remainder of `module` divides by a constant zero: its
+/// result is undefined (the CPU reference's code for one ran on without end), so it is an error
+/// at the op.
+fn divisors_nonzero(module: OperationRef) -> bool {
+    let mut fine = true;
+    for name in DIVISIONS {
+        for division in tile_dialect::ops::find_ops(module, name) {
+            let Ok(divisor) = division.operand(1) else { continue };
+            if tile_dialect::ops::constant_integer(divisor) == Some(0) {
+                emit_error(division.location(), &format!("'{name}' op divides by the constant 0, whose result is undefined; divide by a nonzero value"));
+                fine = false;
+            }
         }
     }
     fine

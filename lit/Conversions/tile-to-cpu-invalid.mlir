@@ -1,4 +1,4 @@
-// convert-tile-to-cpu (and every other lowering: they share the check) on host code whose result
+// convert-tile-to-cpu (and every other lowering: they share the check) on code whose result
 // upstream leaves undefined: one located error each.
 // RUN: tile-opt %s -split-input-file -verify-diagnostics -convert-tile-to-cpu
 // RUN: tile-opt %s -split-input-file -verify-diagnostics -convert-tile-to-nvgpu
@@ -15,6 +15,23 @@ func.func @dim_past_rank(%A: memref<?x?xf16>, %C: memref<?x?xf16>) {
     %S = tile.alloc_shared : memref<8x8xf16, #gpu.address_space<workgroup>>
     tile.copy %A[%c0, %c0], %S : memref<?x?xf16>, memref<8x8xf16, #gpu.address_space<workgroup>>
     tile.copy %S, %C[%c0, %c0] : memref<8x8xf16, #gpu.address_space<workgroup>>, memref<?x?xf16>
+  }
+  return
+}
+
+// -----
+
+// A remainder by a constant 0 (found by the fuzzer: the CPU reference's code for it ran on without
+// end, seed 10101).
+func.func @remainder_by_zero(%A: memref<64x64xf16>, %C: memref<64x64xf16>) {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  tile.kernel grid(%c2) threads(32) (%bx) {
+    // expected-error @+1 {{'arith.remui' op divides by the constant 0, whose result is undefined; divide by a nonzero value}}
+    %h = arith.remui %bx, %c0 : index
+    %S = tile.alloc_shared : memref<8x8xf16, #gpu.address_space<workgroup>>
+    tile.copy %A[%h, %c0], %S : memref<64x64xf16>, memref<8x8xf16, #gpu.address_space<workgroup>>
+    tile.copy %S, %C[%h, %c0] : memref<8x8xf16, #gpu.address_space<workgroup>>, memref<64x64xf16>
   }
   return
 }
