@@ -45,7 +45,7 @@ def Tile_KernelOp : Tile_Op<"kernel", [RecursiveMemoryEffects,
   let summary = "One launch of a grid of blocks";
   let description = [{
     The `tile.kernel` operation is one GPU launch. `grid` gives the number of blocks in up to three
-    dimensions as `index` values (a constant size at most 2^31 - 1 along x and 65535 along y and z,
+    dimensions as `index` values (a constant size from 0 to 2^31 - 1 along x and to 65535 along y and z,
     what GPUs launch); `threads` is the static number of threads of each block (a positive
     multiple of 32, at most 1024). The body runs once per block; its arguments are the block's indices,
     one per grid dimension. It lives inside an ordinary host `func.func` whose memref arguments are the

@@ -587,3 +587,15 @@ func.func @grid_y_too_large() {
   }
   return
 }
+
+// -----
+
+// A negative grid size (found by the fuzzer, seed 11111: lavapipe launched it as a huge unsigned
+// size, the CPU reference as none, and their outputs differed).
+func.func @grid_negative() {
+  %minus = arith.constant -1 : index
+  // expected-error @+1 {{'tile.kernel' op expects 0 or more blocks along grid dimension x, but got -1}}
+  tile.kernel grid(%minus) threads(128) (%b) {
+  }
+  return
+}

@@ -62,9 +62,13 @@ pub fn kernel(op: OperationRef) -> Verdict {
     // would loop over it for hours): CUDA and HIP take 2^31 - 1 blocks along x, 65535 along y and z.
     for (dimension, size) in op.operands().enumerate() {
         let limit = if dimension == 0 { MAX_GRID_X } else { MAX_GRID_YZ };
+        let name = ["x", "y", "z"][dimension];
         if let Some(blocks) = constant_integer(size).filter(|blocks| *blocks > limit) {
-            let name = ["x", "y", "z"][dimension];
             return Err(format!("expects at most {limit} blocks along grid dimension {name} (what GPUs launch), but got {blocks}"));
+        }
+        // A negative size is a huge unsigned one to a GPU launch and none to the CPU reference.
+        if let Some(blocks) = constant_integer(size).filter(|blocks| *blocks < 0) {
+            return Err(format!("expects 0 or more blocks along grid dimension {name}, but got {blocks}"));
         }
     }
     index_arguments(op, grid, "block indices (one per grid dimension)")?;
