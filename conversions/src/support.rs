@@ -65,6 +65,9 @@ fn host_arguments_plain(module: OperationRef) -> bool {
 pub fn check_supported(module: OperationRef, target: &str) -> Result<(), String> {
     let mut failed = !dims_in_range(module);
     failed |= !divisors_nonzero(module);
+    if target == "cpu" {
+        failed |= !truncations_linked(module);
+    }
     if target != "cpu" {
         failed |= !host_arguments_plain(module);
     }
@@ -137,6 +140,25 @@ fn divisors_nonzero(module: OperationRef) -> bool {
                 emit_error(division.location(), &format!("'{name}' op divides by the constant 0, whose result is undefined; divide by a nonzero value"));
                 fine = false;
             }
+        }
+    }
+    fine
+}
+
+/// Checks that `module` has no `arith.truncf` from f64 to bf16, which LLVM compiles for the CPU as
+/// a call of compiler-rt's `__truncdfbf2`, a function the CPU reference's JIT does not link (the
+/// fuzzer's "Symbols not found", located nowhere): an error at the op, saying what works.
+fn truncations_linked(module: OperationRef) -> bool {
+    let mut fine = true;
+    for truncation in tile_dialect::ops::find_ops(module, "arith.truncf") {
+        let (Ok(source), Ok(result)) = (truncation.operand(0), truncation.result(0)) else { continue };
+        let (from, to) = (source.r#type().to_string(), result.r#type().to_string());
+        if from.ends_with("f64") && to.ends_with("bf16") {
+            emit_error(
+                truncation.location(),
+                &format!("'arith.truncf' from {from} to {to} needs compiler-rt's __truncdfbf2, which the CPU reference does not link; truncate to f32 first (then to bf16)"),
+            );
+            fine = false;
         }
     }
     fine

@@ -1,7 +1,7 @@
-// convert-tile-to-cpu (and every other lowering: they share the check) on code whose result
-// upstream leaves undefined: one located error each.
+// convert-tile-to-cpu on code whose result upstream leaves undefined, or that the CPU reference
+// cannot link: one located error each. (Every lowering shares the first two checks,
+// `tile_conversions::support::check_supported`.)
 // RUN: tile-opt %s -split-input-file -verify-diagnostics -convert-tile-to-cpu
-// RUN: tile-opt %s -split-input-file -verify-diagnostics -convert-tile-to-nvgpu
 
 // A dimension past the memref's rank (found by the fuzzer: the CPU reference read past the
 // descriptor's sizes and crashed, seed 9191 case 9400).
@@ -32,6 +32,29 @@ func.func @remainder_by_zero(%A: memref<64x64xf16>, %C: memref<64x64xf16>) {
     %S = tile.alloc_shared : memref<8x8xf16, #gpu.address_space<workgroup>>
     tile.copy %A[%h, %c0], %S : memref<64x64xf16>, memref<8x8xf16, #gpu.address_space<workgroup>>
     tile.copy %S, %C[%h, %c0] : memref<8x8xf16, #gpu.address_space<workgroup>>, memref<64x64xf16>
+  }
+  return
+}
+
+// -----
+
+// A truncation from f64 to bf16, which LLVM compiles for the CPU as a call of compiler-rt's
+// __truncdfbf2 that the CPU reference's JIT does not link (found by the fuzzer, seed 12121:
+// "Symbols not found", located nowhere). Only the CPU lowering refuses it.
+func.func @f64_to_bf16(%X: memref<64xbf16>, %Y: memref<64xbf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(64) (%bx) {
+    %x = tile.alloc_fragment : memref<64xbf16, #tile.fragment>
+    tile.copy %X[%c0], %x : memref<64xbf16>, memref<64xbf16, #tile.fragment>
+    tile.parallel (%j) in (64) {
+      %v = memref.load %x[%j] : memref<64xbf16, #tile.fragment>
+      %d = arith.extf %v : bf16 to f64
+      // expected-error @+1 {{'arith.truncf' from f64 to bf16 needs compiler-rt's __truncdfbf2, which the CPU reference does not link; truncate to f32 first (then to bf16)}}
+      %r = arith.truncf %d : f64 to bf16
+      memref.store %r, %x[%j] : memref<64xbf16, #tile.fragment>
+    }
+    tile.copy %x, %Y[%c0] : memref<64xbf16, #tile.fragment>, memref<64xbf16>
   }
   return
 }
