@@ -2,8 +2,8 @@
 //!
 //! | op | lowering |
 //! |----|----------|
-//! | `tile.alloc_barriers` | kept as a shared tile of `i64`s; after it, once every thread is past it, thread 0 initializes each mbarrier to expect one arrival per thread |
-//! | `tile.arrive` | per thread `cp.async.mbarrier.arrive` where the barriers count copies (the phase also waits for the thread's cp.async copies), then `mbarrier.arrive` (release: its plain stores and reads are ordered before the waiters') |
+//! | `tile.alloc_barriers` | kept as a shared tile of `i64`s; after it, once every thread is past it, thread 0 initializes each mbarrier to expect one arrival per thread (one in all on barriers only TMA fills) |
+//! | `tile.arrive` | per thread `cp.async.mbarrier.arrive` where the barriers count copies (the phase also waits for the thread's cp.async copies), then `mbarrier.arrive` (release: its plain stores and reads are ordered before the waiters'); on barriers only TMA fills, thread 0's `mbarrier.arrive` alone |
 //! | `tile.wait` | `mbarrier.try_wait.parity` on the phase's parity (acquire), then, in a kernel whose threads write ring slots themselves (cp.async), the async-proxy fence, so that wgmma reads what the copies wrote |
 //!
 //! `tile.copy_async` into a tile that wgmma reads as core matrices is the register rules' (16-byte
@@ -15,7 +15,7 @@ use melior::{
     ir::{
         Attribute, Identifier, Type, Value, ValueLike,
         attribute::IntegerAttribute,
-        operation::{OperationBuilder, OperationLike, OperationRef},
+        operation::{OperationBuilder, OperationLike, OperationRef, OperationResult},
         r#type::IntegerType,
     },
 };
@@ -26,6 +26,12 @@ use tile_dialect::ops::{nested_ops, op_name, static_sizes};
 /// so that wgmma reads what those copies wrote (and those copies do not overtake its reads). A
 /// kernel whose rings only TMA fills (the async proxy, like wgmma) waits without the fence.
 pub const GENERIC_WRITES_ATTRIBUTE: &str = "tile.generic_writes";
+
+/// The unit attribute on a `tile.alloc_barriers` that TMA copies count on (`registers::patterns::tma`).
+/// Where no other copy counts on those barriers, a phase waits only for the copy engine's bytes,
+/// which the thread issuing the copies expects before it issues them: that thread's arrival is
+/// the only one the phase needs (the other threads wrote nothing the waiters read).
+pub const TMA_FILLS_ATTRIBUTE: &str = "tile.tma_fills";
 
 /// The suspend-time hint of a wait, in nanoseconds (the try_wait loop re-polls after it).
 const WAIT_HINT_NS: i64 = 10_000_000;
@@ -75,10 +81,17 @@ pub fn counting_barriers_of<'c, 'a>(ops: &[OperationRef<'c, 'a>]) -> Vec<Value<'
 pub fn lower_barriers<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>, threads: i64, counting: &[Value<'c, 'a>]) {
     let rewriter = melior::IrRewriter::new(context);
     let rewriter = rewriter.as_rewriter_base();
-    let fence = nested_ops(kernel)
-        .iter()
-        .any(|op| op_name(op) == "tile.alloc_barriers" && op.attribute(GENERIC_WRITES_ATTRIBUTE).is_ok());
-    for op in nested_ops(kernel) {
+    let ops = nested_ops(kernel);
+    let fence = ops.iter().any(|op| op_name(op) == "tile.alloc_barriers" && op.attribute(GENERIC_WRITES_ATTRIBUTE).is_ok());
+    // The copies left here become synchronous (`super::rings`): the threads write those slots.
+    let thread_filled = counting_barriers_of(&ops);
+    let leader_only = |barriers: Value<'c, 'a>| {
+        OperationResult::try_from(barriers).is_ok_and(|result| {
+            let allocation = result.owner();
+            allocation.attribute(TMA_FILLS_ATTRIBUTE).is_ok() && allocation.attribute(GENERIC_WRITES_ATTRIBUTE).is_err()
+        }) && !thread_filled.contains(&barriers)
+    };
+    for op in ops {
         let b = Builder { context, location: op.location(), threads: None };
         match op_name(&op).as_str() {
             "tile.alloc_barriers" => {
@@ -91,7 +104,7 @@ pub fn lower_barriers<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>
                 let tid = b.thread_id(at);
                 let first = b.compare(at, "eq", tid, b.index(at, 0));
                 let inside = b.if_then(at, first);
-                let arrivals = i32_constant(&b, inside, threads);
+                let arrivals = i32_constant(&b, inside, if leader_only(barriers) { 1 } else { threads });
                 for index in 0..count {
                     let pointer = barrier_pointer(&b, inside, barriers, b.index(inside, index));
                     void(&b, inside, "nvvm.mbarrier.init", &[pointer, arrivals], &[]);
@@ -101,9 +114,18 @@ pub fn lower_barriers<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>
             "tile.arrive" => {
                 let at = At::before(op);
                 let barriers = op.operand(0).expect("barriers");
+                // On barriers only TMA fills, the thread that issued the copies (thread 0).
+                let leader = leader_only(barriers);
+                let at = if leader {
+                    let tid = b.thread_id(at);
+                    let first = b.compare(at, "eq", tid, b.index(at, 0));
+                    b.if_then(at, first)
+                } else {
+                    at
+                };
                 let pointer = barrier_pointer(&b, at, barriers, op.operand(1).expect("index"));
                 // Barriers that count copies also wait for the thread's cp.async copies.
-                if counting.contains(&barriers) {
+                if counting.contains(&barriers) && !leader {
                     void(&b, at, "nvvm.cp.async.mbarrier.arrive", &[pointer], &[]);
                 }
                 b.insert(

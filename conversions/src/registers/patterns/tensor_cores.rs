@@ -445,17 +445,18 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let a_rows = b.op(at, "arith.muli", &[warpgroup, group_bytes]);
         let a_rows = b.cast(at, "arith.index_cast", a_rows, i64_type);
         let a_address = b.op(at, "arith.addi", &[a_address, a_rows]);
-        let constant = constant64(at, a_addressing.constant());
-        let b_constant = constant64(at, b_addressing.constant());
-        let descriptor = |at: At<'c, 'a>, base: Value<'c, 'a>, bytes: i64, constant: Value<'c, 'a>| {
-            let offset = constant64(at, bytes);
-            let start = b.op(at, "arith.addi", &[base, offset]);
-            let four = constant64(at, 4);
-            let shifted = b.op(at, "arith.shrui", &[start, four]);
-            let mask = constant64(at, 0x3FFF);
-            let field = b.op(at, "arith.andi", &[shifted, mask]);
+        // A descriptor's start address field is the tile's shared address / 16 in 14 bits, which
+        // holds every address of the 227 KiB a block has: a byte offset inside the tile adds to the
+        // tile's descriptor without a carry, so each operand's descriptor is made once and each
+        // step adds its constant.
+        let base_descriptor = |base: Value<'c, 'a>, constant: Value<'c, 'a>| {
+            let shifted = b.op(at, "arith.shrui", &[base, constant64(at, 4)]);
+            let field = b.op(at, "arith.andi", &[shifted, constant64(at, 0x3FFF)]);
             b.op(at, "arith.ori", &[field, constant])
         };
+        let descriptor = |at: At<'c, 'a>, base: Value<'c, 'a>, bytes: i64| b.op(at, "arith.addi", &[base, constant64(at, bytes >> 4)]);
+        let a_descriptor = base_descriptor(a_address, constant64(at, a_addressing.constant()));
+        let b_descriptor = base_descriptor(b_address, constant64(at, b_addressing.constant()));
         let struct_type = Type::parse(self.context, &crate::registers::wgmma::accumulator_type(n)).expect("accumulator struct");
         let array = self.private(c);
         let attribute = |name: &str, text: String| (Identifier::new(self.context, name), Attribute::parse(self.context, &text).expect("wgmma attribute"));
@@ -487,12 +488,12 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                 );
             }
             for step in 0..depth / 16 {
-                let db = descriptor(at, b_address, b_addressing.step_bytes(step), b_constant);
+                let db = descriptor(at, b_descriptor, b_addressing.step_bytes(step));
                 if from_registers {
                     value = self.wgmma_register_a(&b, at, packed[tile as usize][step as usize].clone(), n, &input, value, db, struct_type, i32_type, b_mn_major);
                     continue;
                 }
-                let da = descriptor(at, a_address, a_addressing.row_bytes(tile * 64) + a_addressing.step_bytes(step), constant);
+                let da = descriptor(at, a_descriptor, a_addressing.row_bytes(tile * 64) + a_addressing.step_bytes(step));
                 value = b.value(
                     at,
                     OperationBuilder::new("nvvm.wgmma.mma_async", b.location)

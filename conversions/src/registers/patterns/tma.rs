@@ -2,8 +2,9 @@
 //! fills is, in one thread, the bytes its barrier is to expect and one TMA box per 64 columns of
 //! the tile (R rows of 128 bytes, 128-byte swizzled, the boxes one after the other): the copy
 //! engine writes them, zero-filling what lies past the tensor in any dimension, and completes the
-//! bytes on the barrier. The other threads issue nothing; they only arrive on the barrier as
-//! before, so a phase still needs every thread (the ring's "slot free" side is unchanged). wgmma
+//! bytes on the barrier. The other threads issue nothing; where only TMA fills a barrier's slots,
+//! thread 0's arrival is the phase's only one (`crate::pipeline::nvidia`; the ring's "slot free"
+//! side is unchanged). wgmma
 //! reads such tiles through 128-byte swizzled descriptors (`Lowering::wgmma`), which need the
 //! ring to start on 1024 bytes ([`ALIGNMENT_ATTRIBUTE`]).
 //!
@@ -116,6 +117,9 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                 .build()
                 .expect("builtin.unrealized_conversion_cast"),
         );
+        if let Ok(result) = OperationResult::try_from(barriers) {
+            tile_dialect::ops::set_attribute(result.owner(), crate::pipeline::nvidia::TMA_FILLS_ATTRIBUTE, Attribute::unit(context));
+        }
         let first = b.compare(at, "eq", self.tid, b.index(at, 0));
         let leader = b.if_then(at, first);
         let barrier = crate::pipeline::nvidia::barrier_pointer(&b, leader, barriers, index);
