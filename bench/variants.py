@@ -114,6 +114,10 @@ def main(out_dir):
         ("check_persist_f16_2048x4096x128", dict(m=2048, n=4096, k=128, dtype="f16", bm=128, bn=256, bk=64, threads=256, stages=4)),
         ("check_persist_relu_bf16_3000x3000x200", dict(m=3000, n=3000, k=200, dtype="bf16", bm=128, bn=256, bk=64, threads=256, stages=4, relu=True)),
         ("check_k32_relu_f16_512x512x512", dict(m=512, n=512, k=512, dtype="f16", bm=128, bn=128, bk=32, threads=128, stages=3, relu=True)),
+        # K tiles of 128, which the template refuses: the per-op rules, persistent (more tiles than
+        # multiprocessors; ragged edges, an epilogue loop, B given as NxK).
+        ("check_perop_persist_relu_f16_1000x1504x704", dict(m=1000, n=1504, k=704, dtype="f16", bm=64, bn=128, bk=128, threads=128, stages=3, relu=True)),
+        ("check_perop_persist_tb_bf16_3000x3000x200", dict(m=3000, n=3000, k=200, dtype="bf16", bm=128, bn=128, bk=128, threads=128, stages=3, transpose_b=True)),
     ]
     # Debug shapes: one tile, few iterations, each operand layout alone.
     extra += [

@@ -49,6 +49,7 @@ pub fn register_all() {
     tile_dialect::register_pass(layout::ARGUMENT, layout::create_infer_layouts_pass);
     tile_dialect::register_pass(pipeline::plan::ARGUMENT, pipeline::plan::create_plan_pipelines_pass);
     tile_dialect::register_pass(pipeline::EXPAND_ARGUMENT, pipeline::create_expand_pipelines_pass);
+    tile_dialect::register_pass(pipeline::persistent::ARGUMENT, pipeline::persistent::create_persistent_kernels_pass);
     tile_dialect::register_pass(spirv::coopmat::ARGUMENT, spirv::coopmat::create_convert_tile_to_spirv_coopmat_pass);
     tile_dialect::register_pass(spirv::memory_model::ARGUMENT, spirv::memory_model::create_vulkan_memory_model_pass);
     tile_dialect::register_pass(launch_bounds::ARGUMENT, launch_bounds::create_fold_launch_bounds_pass);

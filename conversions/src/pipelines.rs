@@ -76,9 +76,16 @@ pub fn chip_passes(chip: &str) -> Option<(&'static str, &'static str)> {
 pub const CLEANUP: &str = "inline{default-pipeline=}, tile-fold-launch-bounds, canonicalize{top-down=false}, cse";
 
 /// The passes that decide before a chip's lowering, on a module whose `tile.target` is set: the
-/// layouts, each loop's pipeline plan, and its expansion into rings and asynchronous copies.
+/// layouts, persistent GEMM kernels (sm_90a), each loop's pipeline plan, and its expansion into
+/// rings and asynchronous copies.
 pub fn decisions() -> String {
-    format!("{},{},{}", crate::layout::ARGUMENT, crate::pipeline::plan::ARGUMENT, crate::pipeline::EXPAND_ARGUMENT)
+    format!(
+        "{},{},{},{}",
+        crate::layout::ARGUMENT,
+        crate::pipeline::persistent::ARGUMENT,
+        crate::pipeline::plan::ARGUMENT,
+        crate::pipeline::EXPAND_ARGUMENT
+    )
 }
 
 /// Returns the passes `tile-compile` runs on the host code of `chip` once it has compiled the

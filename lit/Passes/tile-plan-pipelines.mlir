@@ -230,7 +230,7 @@ func.func @gemm_relu(%A: memref<4096x4096xf16>, %B: memref<4096x4096xf16>, %C: m
 // sm_90a, plain strategy: the copy into the shared tile that the loop only reads afterwards runs
 // ahead on a ring as deep as the loop's stages; tile-expand-pipelines writes it out.
 // CHECK-LABEL: func.func @column_sums
-// CHECK: tile.pipelined {{.*}} stages(3) attributes {tile.schedule = {buffers = 3 : i64, fill = "async", prefetch = 2 : i64, release = "mbarrier", wait = "mbarrier"}}
+// CHECK: tile.pipelined {{.*}} stages(3) attributes {tile.schedule = {buffers = 3 : i64, fill = "async", persistent = false, prefetch = 2 : i64, release = "mbarrier", wait = "mbarrier"}}
 // CHECK: tile.copy {{.*}} {tile.ahead}
 module attributes {tile.target = "sm_90a"} {
 func.func @column_sums(%A: memref<256x64xf32>, %O: memref<64xf32>) {

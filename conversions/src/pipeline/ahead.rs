@@ -33,6 +33,8 @@ pub struct Ring<'c, 'a> {
     /// The loop's one gemm accumulates across iterations: an iteration releases the slot the
     /// previous one read, so that its gemm may still run when the next one starts.
     pub release_previous: bool,
+    /// The loop walks the tiles of a persistent kernel (`super::persistent`).
+    pub persistent: bool,
 }
 
 impl Ring<'_, '_> {
@@ -45,16 +47,17 @@ impl Ring<'_, '_> {
             (true, true) => "previous",
         };
         format!(
-            "{{buffers = {} : i64, fill = \"async\", prefetch = {} : i64, release = \"{release}\", wait = \"mbarrier\"}}",
+            "{{buffers = {} : i64, fill = \"async\", persistent = {}, prefetch = {} : i64, release = \"{release}\", wait = \"mbarrier\"}}",
             self.depth,
+            self.persistent,
             self.depth - 1,
         )
     }
 }
 
 /// Whether `pipelined`'s body is a GEMM's main loop: its ops are the copies issued ahead, pure
-/// index arithmetic and one `tile.gemm` whose operands are those copies' tiles and whose
-/// accumulator, allocated outside the loop, nothing else in the loop touches. Then an iteration
+/// index arithmetic, branches without gemms, and one `tile.gemm` whose operands are those copies'
+/// tiles and whose accumulator is allocated outside the loop. Then an iteration
 /// need not wait for its gemm: the next one accumulates into the same fragment after it.
 fn accumulates_only(pipelined: OperationRef, copies: &[OperationRef]) -> bool {
     let Some(body) = pipelined.region(0).ok().and_then(|region| region.first_block()) else { return false };
@@ -64,9 +67,13 @@ fn accumulates_only(pipelined: OperationRef, copies: &[OperationRef]) -> bool {
     let tiles: Vec<Value> = copies.iter().filter_map(copy_parts).map(|parts| parts.dst).collect();
     let operands_ahead = [0, 1].iter().all(|i| gemm.operand(*i).is_ok_and(|operand| tiles.contains(&operand)));
     let accumulator_outside = gemm.operand(2).is_ok_and(|accumulator| !is_defined_inside(accumulator, pipelined));
+    // Conditional work without gemms (a persistent kernel's fills at a tile's first step and
+    // epilogue at its last, `super::persistent`) waits for the gemm itself where it touches the
+    // accumulator, inside its branch (the register rules' wgmma waits).
+    let conditional = |op: &OperationRef| op_name(op) == "scf.if" && !nested_ops(*op).iter().any(|nested| op_name(nested) == "tile.gemm");
     let rest_is_arithmetic = ops.iter().all(|op| {
         let name = op_name(op);
-        op == gemm || copies.contains(op) || name == "tile.yield" || ((name.starts_with("arith.") || name.starts_with("index.")) && op.region_count() == 0)
+        op == gemm || copies.contains(op) || name == "tile.yield" || conditional(op) || ((name.starts_with("arith.") || name.starts_with("index.")) && op.region_count() == 0)
     });
     operands_ahead && accumulator_outside && rest_is_arithmetic
 }
@@ -174,5 +181,6 @@ pub fn plan<'c, 'a>(kernel: OperationRef<'c, 'a>, pipelined: OperationRef<'c, 'a
         .sum();
     let depth = (2..=stages.min(super::MAX_DEPTH)).rev().find(|depth| shared + (depth - 1) * ring_tiles + 8 * depth <= SHARED_BUDGET)?;
     let release_previous = accumulates_only(pipelined, &copies);
-    Some(Ring { depth, copies, release_previous })
+    let persistent = pipelined.attribute(super::persistent::TILE_STEPS).is_ok();
+    Some(Ring { depth, copies, release_previous, persistent })
 }

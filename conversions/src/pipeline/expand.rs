@@ -170,6 +170,7 @@ fn expand_loop<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>, pipel
     // The loop: wait for this iteration's slot, read it, refill it for iteration k + D.
     let rewriter = melior::IrRewriter::new(context);
     let rewriter = rewriter.as_rewriter_base();
+    let tile_steps = pipelined.attribute(super::persistent::TILE_STEPS).ok();
     let (end, iv) = crate::cpu::structure::lower_pipelined(&b, &rewriter, pipelined);
     let looped = end.block.parent_operation().expect("the scf.for");
     let top = At::before(end.block.first_operation().expect("the body ends in scf.yield"));
@@ -247,6 +248,11 @@ fn expand_loop<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>, pipel
         {
             rewriter.erase_op(result.owner());
         }
+    }
+    // A persistent kernel's loop over (tile, step) pairs is nested by tile (`super::persistent`).
+    if let Some(steps) = tile_steps {
+        tile_dialect::ops::set_attribute(looped, super::persistent::TILE_STEPS, steps);
+        super::persistent::split_tiles(context, looped);
     }
     Ok(())
 }

@@ -11,6 +11,7 @@
 pub mod ahead;
 pub mod expand;
 pub mod nvidia;
+pub mod persistent;
 pub mod plan;
 pub mod rings;
 

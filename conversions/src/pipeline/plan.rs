@@ -13,8 +13,10 @@
 //!   it; `previous`: a GEMM's main loop, whose one gemm accumulates across iterations, releases the
 //!   previous iteration's slot after issuing its own gemm, so that the gemm runs on meanwhile);
 //! - `prefetch`: how many steps ahead the copies run; for the GEMM-family kernels of sm_90a also
-//!   `mma_in_flight` (wgmma groups left running across a step), `stage_bytes`, and `persistent`
-//!   (one block per multiprocessor walks several output tiles, its ring running on).
+//!   `mma_in_flight` (wgmma groups left running across a step) and `stage_bytes`;
+//! - `persistent` (sm_90a): one block per multiprocessor walks several output tiles, its ring
+//!   running on (the template's own walk, or `tile-persistent-kernels`' loop over (tile, step)
+//!   pairs for `async` loops).
 //!
 //! Loops of the GEMM family on sm_90a, gfx942 and cooperative matrices are built whole by their
 //! lowerings, which refuse a `tile.schedule` they would not build and take some entries from one
@@ -92,13 +94,21 @@ pub fn check_schedule<'c, 'a>(pipelined: OperationRef<'c, 'a>, schedule: &str, c
 /// Warns, once a kernel with a gemm gets a ring (its expansion keeps it off the sm_90a template
 /// for good), at the op that kept it off and why: after the expansion the template would only
 /// name the ops the expansion wrote.
-fn warn_plain(kernel: OperationRef) {
+pub(crate) fn warn_plain(kernel: OperationRef) {
+    // Once: a pass that rewrites the kernel (`super::persistent`) warns before it does.
+    if kernel.attribute(WARNED_ATTRIBUTE).is_ok() {
+        return;
+    }
     // Attention and GEMM chains are the per-op rules' own, not a fallback.
     let (has_gemm, beyond_template) = crate::generic::gemm_shape(kernel);
     if let (true, false, Ok(crate::layout::Strategy::Plain { op, reason })) = (has_gemm, beyond_template, crate::nvgpu::resolve(kernel)) {
         tile_dialect::diagnostics::emit_warning(op.location(), &crate::generic::plain_warning(&op_name(&op), &reason, true));
     }
+    with_context(kernel, |context| set_attribute(kernel, WARNED_ATTRIBUTE, Attribute::unit(context)));
 }
+
+/// The unit attribute on a kernel [`warn_plain`] has warned about.
+const WARNED_ATTRIBUTE: &str = "tile.fallback_warned";
 
 /// Records the schedule of every `tile.pipelined` of `kernel` on `chip`.
 fn schedule_kernel<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>, chip: &str) -> Result<(), Failure<'c, 'a>> {

@@ -1,0 +1,391 @@
+//! `tile-persistent-kernels` (sm_90a): a GEMM kernel with more output tiles than the chip has
+//! multiprocessors becomes a persistent kernel, written as tile IR. One block per multiprocessor
+//! walks the output tiles in groups of [`GROUP_ROWS`] grid rows (neighbouring blocks share their A
+//! rows and B columns in L2), and the main loops of its tiles become one `tile.pipelined` loop
+//! over (tile, step) pairs, so that the ring `tile-expand-pipelines` builds runs on from one tile
+//! into the next: the first steps of the next tile are loading while the last ones of this tile
+//! multiply and its epilogue stores.
+//!
+//! A kernel is taken when its grid is static and 1-D or 2-D with more tiles than multiprocessors,
+//! its body is: allocations, pure index arithmetic, fills of fragments, one `tile.pipelined` loop
+//! with the kernel's gemms and static bounds (at least one step), then any epilogue; and its layouts
+//! say the per-op rules lower it (`tile.strategy` "plain: ...", not the template's "tensor
+//! cores"). A loop whose `tile.schedule` says `persistent = false` keeps one tile a block. The
+//! rewrite (G the grid, P = [`MULTIPROCESSORS`] blocks, K the loop's steps):
+//!
+//! ```text
+//! tile.kernel grid(P, 1) (%pid, %unused) {
+//!   allocations
+//!   tile.pipelined %s = 0 to ceil((tiles - %pid) / P) * K stages(S) {
+//!     %t = %pid + (%s / K) * P            // this block's tile
+//!     %bx, %by = the grouped walk of %t    // the program's block indices
+//!     %i = lower + (%s mod K) * step       // the program's induction variable
+//!     index arithmetic of the body, over %bx, %by
+//!     scf.if %s mod K == 0 { fills }
+//!     the loop's body, over %i
+//!     scf.if %s mod K == K - 1 { epilogue }
+//!   }
+//! }
+//! ```
+
+use crate::{
+    cpu::builder::{At, Builder},
+    kernels::Failure,
+};
+use melior::{
+    Context,
+    ir::{
+        Block, BlockLike, RegionLike, Type, Value, ValueLike,
+        operation::{OperationLike, OperationRef, OperationResult},
+    },
+};
+use tile_dialect::ops::{constant_integer, integer_attribute, nested_ops, op_name, set_operand};
+
+/// The pass's flag.
+pub const ARGUMENT: &str = "tile-persistent-kernels";
+/// Blocks a persistent kernel launches: one per multiprocessor of the H200.
+pub const MULTIPROCESSORS: i64 = crate::nvgpu::config::MULTIPROCESSORS;
+/// Grid rows a group of the walk spans: consecutive tiles go down a group's rows, then to its
+/// next column.
+pub const GROUP_ROWS: i64 = 8;
+
+/// The attribute on the flattened loop: steps per tile (K). `tile-expand-pipelines` keeps it on
+/// the `scf.for` it writes, and [`split_tiles`] nests that loop by it.
+pub const TILE_STEPS: &str = "tile.tile_steps";
+/// Unit attributes on the flattened loop's ops that [`split_tiles`] reads: the tile of a step
+/// (`s / K`), the step within its tile (`s mod K`), and the branches of a tile's first and last
+/// steps.
+const TILE_OF_STEP: &str = "tile.tile_of_step";
+const STEP_IN_TILE: &str = "tile.step_in_tile";
+const FIRST_STEP: &str = "tile.first_step";
+const LAST_STEP: &str = "tile.last_step";
+
+fn mark(op: OperationRef, name: &str) {
+    tile_dialect::ops::with_context(op, |context| {
+        tile_dialect::ops::set_attribute(op, name, melior::ir::Attribute::unit(context));
+    });
+}
+
+/// What the rewrite needs of a kernel it takes.
+struct Persistent<'c, 'a> {
+    /// The grid (x, y; y is 1 for a 1-D grid).
+    grid: (i64, i64),
+    /// The main loop.
+    main: OperationRef<'c, 'a>,
+    /// Steps of the main loop.
+    steps: i64,
+    /// Pure ops before the loop that depend on the block indices (moved into the loop).
+    indexing: Vec<OperationRef<'c, 'a>>,
+    /// Fills before the loop (run at each tile's first step).
+    fills: Vec<OperationRef<'c, 'a>>,
+    /// Ops after the loop (run at each tile's last step).
+    epilogue: Vec<OperationRef<'c, 'a>>,
+}
+
+/// Whether `value` is, or is computed from, one of `arguments` (the block indices).
+fn depends_on(value: Value, arguments: &[Value]) -> bool {
+    if arguments.contains(&value) {
+        return true;
+    }
+    OperationResult::try_from(value).is_ok_and(|result| result.owner().operands().any(|operand| depends_on(operand, arguments)))
+}
+
+fn pure(op: &OperationRef) -> bool {
+    let name = op_name(op);
+    (name.starts_with("arith.") || name.starts_with("index.")) && op.region_count() == 0
+}
+
+/// The kernel's shape when the rewrite takes it (see the module's doc).
+fn persistent<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Option<Persistent<'c, 'a>> {
+    let strategy = tile_dialect::ops::string_attribute(&kernel, "tile.strategy")?;
+    if !strategy.starts_with("plain") {
+        return None;
+    }
+    let sizes: Vec<i64> = kernel.operands().map(constant_integer).collect::<Option<_>>()?;
+    let grid = match sizes[..] {
+        [x] => (x, 1),
+        [x, y] => (x, y),
+        _ => return None,
+    };
+    if grid.0 < 1 || grid.1 < 1 || grid.0 * grid.1 <= MULTIPROCESSORS {
+        return None;
+    }
+    let body = kernel.region(0).ok()?.first_block()?;
+    let indices: Vec<Value> = (0..body.argument_count()).filter_map(|i| body.argument(i).ok().map(Value::from)).collect();
+    let ops: Vec<OperationRef> = std::iter::successors(body.first_operation(), |op| op.next_in_block()).collect();
+    let (_terminator, ops) = ops.split_last()?;
+    let main_at = ops.iter().position(|op| op_name(op) == "tile.pipelined")?;
+    let main = ops[main_at];
+    // One loop in the kernel, and every gemm in it.
+    let all = nested_ops(kernel);
+    let count = |name: &str, within: &[OperationRef]| within.iter().filter(|op| op_name(op) == name).count();
+    let in_loop = nested_ops(main);
+    if count("tile.pipelined", &all) != 1
+        || count("tile.gemm", &in_loop) == 0
+        || count("tile.gemm", &in_loop) != count("tile.gemm", &all)
+        || crate::pipeline::plan::requested_persistent(main) == Some(false)
+    {
+        return None;
+    }
+    // Static bounds: every tile runs the same steps, and at least one (the epilogue runs in the
+    // last).
+    let bounds: Vec<i64> = main.operands().map(constant_integer).collect::<Option<_>>()?;
+    let (lower, upper, step) = match bounds[..] {
+        [lower, upper] => (lower, upper, 1),
+        [lower, upper, step] => (lower, upper, step),
+        _ => return None,
+    };
+    if step < 1 || upper <= lower {
+        return None;
+    }
+    let steps = (upper - lower + step - 1) / step;
+    let mut indexing = Vec::new();
+    let mut fills = Vec::new();
+    for op in &ops[..main_at] {
+        let name = op_name(op);
+        if name.starts_with("tile.alloc_") {
+            continue;
+        }
+        if pure(op) {
+            if op.operands().any(|operand| depends_on(operand, &indices)) {
+                indexing.push(*op);
+            }
+            continue;
+        }
+        let fills_fragment = name == "tile.fill"
+            && op.operand(0).is_ok_and(|tile| tile_dialect::level::memory_level(tile.r#type()) == Some(tile_dialect::level::MemoryLevel::Fragment));
+        if !fills_fragment {
+            return None;
+        }
+        fills.push(*op);
+    }
+    let epilogue = ops[main_at + 1..].to_vec();
+    Some(Persistent { grid, main, steps, indexing, fills, epilogue })
+}
+
+/// Rewrites `kernel` (see the module's doc), when it is taken.
+pub fn rewrite_kernel<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>) -> Result<(), Failure<'c, 'a>> {
+    let Some(plan) = persistent(kernel) else { return Ok(()) };
+    // Why the template does not take the kernel, said of the program as written.
+    crate::pipeline::plan::warn_plain(kernel);
+    let body = kernel.region(0).expect("kernel body").first_block().expect("kernel body");
+    let indices: Vec<Value> = (0..body.argument_count()).filter_map(|i| body.argument(i).ok().map(Value::from)).collect();
+    // The ops that read the block indices, before the walk's ops (which read the first) exist.
+    let mut readers: Vec<OperationRef> = plan.indexing.clone();
+    readers.extend(plan.fills.iter().copied());
+    readers.push(plan.main);
+    readers.extend(plan.epilogue.iter().copied());
+    let readers: Vec<OperationRef> = readers.into_iter().flat_map(|op| {
+        let mut all = nested_ops(op);
+        all.push(op);
+        all
+    }).collect();
+    let location = plan.main.location();
+    let rewriter = melior::IrRewriter::new(context);
+    let rewriter = rewriter.as_rewriter_base();
+    let b = Builder { context, location, threads: None };
+    let before = At::before(plan.main);
+    let (gx, gy) = plan.grid;
+    let tiles = gx * gy;
+    // Tiles of this block: pid, pid + P, ... below `tiles`.
+    let pid = indices[0];
+    let blocks = b.index(before, MULTIPROCESSORS);
+    let left = b.op(before, "arith.subi", &[b.index(before, tiles + MULTIPROCESSORS - 1), pid]);
+    let count = b.op(before, "arith.divui", &[left, blocks]);
+    let total = b.op(before, "arith.muli", &[count, b.index(before, plan.steps)]);
+    let index_type = Type::index(context);
+    let loop_body = Block::new(&[(index_type, location)]);
+    loop_body.append_operation(tile_dialect::ops::yield_(location));
+    let stages = integer_attribute(&plan.main, "stages").unwrap_or(1);
+    let looped = b.insert(
+        before,
+        tile_dialect::ops::pipelined(context, b.index(before, 0), total, None, stages, loop_body, location).expect("tile.pipelined"),
+    );
+    let steps_attribute = melior::ir::attribute::IntegerAttribute::new(melior::ir::r#type::IntegerType::new(context, 64).into(), plan.steps);
+    tile_dialect::ops::set_attribute(looped, TILE_STEPS, steps_attribute.into());
+    if let Ok(schedule) = plan.main.attribute(crate::pipeline::plan::SCHEDULE_ATTRIBUTE) {
+        tile_dialect::ops::set_attribute(looped, crate::pipeline::plan::SCHEDULE_ATTRIBUTE, schedule);
+    }
+    let inner = looped.region(0).expect("body").first_block().expect("body");
+    let s: Value = inner.argument(0).expect("induction variable").into();
+    let at = At::before(inner.terminator().expect("tile.yield"));
+    // This step's tile and the program's block indices for it: groups of GROUP_ROWS rows (fewer
+    // in the last group), down a group's rows first.
+    let steps = b.index(at, plan.steps);
+    let local = b.op(at, "arith.divui", &[s, steps]);
+    let step = b.op(at, "arith.remui", &[s, steps]);
+    for (value, name) in [(local, TILE_OF_STEP), (step, STEP_IN_TILE)] {
+        mark(OperationResult::try_from(value).expect("an op's result").owner(), name);
+    }
+    // The clamps change nothing (a block's tiles are below `tiles`, the walk stays in the grid)
+    // but bound the values for `tile-fold-launch-bounds`, which then drops the epilogue's
+    // guards a static grid decides, as it would in a kernel with a block a tile.
+    let clamp = |value: Value<'c, 'a>, largest: i64| b.op(at, "arith.minui", &[value, b.index(at, largest)]);
+    let tile = clamp(b.op(at, "arith.addi", &[pid, b.op(at, "arith.muli", &[local, blocks])]), tiles - 1);
+    let group_rows = GROUP_ROWS.min(gy);
+    let group_tiles = b.index(at, group_rows * gx);
+    let group = b.op(at, "arith.divui", &[tile, group_tiles]);
+    let first_row = b.op(at, "arith.muli", &[group, b.index(at, group_rows)]);
+    // The last group may be short; with full groups only, `rows` is a constant (no division by a
+    // run-time value below).
+    let rows = if gy % group_rows == 0 {
+        b.index(at, group_rows)
+    } else {
+        b.op(at, "arith.minui", &[b.op(at, "arith.subi", &[b.index(at, gy), first_row]), b.index(at, group_rows)])
+    };
+    let within = b.op(at, "arith.remui", &[tile, group_tiles]);
+    let y = clamp(b.op(at, "arith.addi", &[first_row, b.op(at, "arith.remui", &[within, rows])]), gy - 1);
+    let x = clamp(b.op(at, "arith.divui", &[within, rows]), gx - 1);
+    let walked: Vec<Value> = [x, y].into_iter().take(indices.len()).collect();
+    for reader in &readers {
+        for (position, operand) in reader.operands().enumerate().collect::<Vec<_>>() {
+            if let Some(index) = indices.iter().position(|value| *value == operand) {
+                set_operand(*reader, position, walked[index]);
+            }
+        }
+    }
+    // The program's induction variable, its index arithmetic, then the tile's first step's fills.
+    let [lower, step_size] = [0, 2].map(|i| plan.main.operand(i).ok().and_then(constant_integer));
+    let iv = b.op(at, "arith.addi", &[b.index(at, lower.unwrap_or(0)), b.op(at, "arith.muli", &[step, b.index(at, step_size.unwrap_or(1))])]);
+    for op in &plan.indexing {
+        rewriter.move_op_before(*op, at.before);
+    }
+    let first = b.compare(at, "eq", step, b.index(at, 0));
+    let first = b.if_then(at, first);
+    for fill in &plan.fills {
+        rewriter.move_op_before(*fill, first.before);
+    }
+    mark(first.block.parent_operation().expect("scf.if"), FIRST_STEP);
+    let main_body = plan.main.region(0).expect("loop body").first_block().expect("loop body");
+    if let Some(terminator) = main_body.terminator() {
+        rewriter.erase_op(terminator);
+    }
+    rewriter.inline_block_before(main_body, at.before, &[iv]);
+    rewriter.erase_op(plan.main);
+    let last = b.compare(at, "eq", step, b.index(at, plan.steps - 1));
+    let last = b.if_then(at, last);
+    for op in &plan.epilogue {
+        rewriter.move_op_before(*op, last.before);
+    }
+    mark(last.block.parent_operation().expect("scf.if"), LAST_STEP);
+    // The launch: one block per multiprocessor.
+    let host = At::before(kernel);
+    set_operand(kernel, 0, b.index(host, MULTIPROCESSORS));
+    if indices.len() > 1 {
+        set_operand(kernel, 1, b.index(host, 1));
+    }
+    Ok(())
+}
+
+tile_passes::rust_pass! {
+    /// Creates the `tile-persistent-kernels` pass (on `builtin.module`).
+    pub fn create_persistent_kernels_pass() {
+        argument: ARGUMENT,
+        name: "TilePersistentKernels",
+        description: "Rewrite GEMM kernels the per-op rules lower on sm_90a, with more output tiles than multiprocessors, into persistent kernels: one block per multiprocessor walks the tiles in groups, their main loops one pipelined loop so the ring runs on across tiles",
+        anchor: "builtin.module",
+        dialects: tile_dialect::registration::gpu_lowering_dialects(),
+        run: |module| {
+            if crate::layout::target_of(module)? != crate::nvgpu::CHIP {
+                return Ok(());
+            }
+            crate::kernels::lower_each_kernel(module, &|context, _, kernel, _| rewrite_kernel(context, kernel))
+        },
+    }
+}
+
+/// Nests the flattened loop of a persistent kernel, once `tile-expand-pipelines` has written it
+/// out as `looped` (`scf.for %s = 0 to tiles * K`, marked [`TILE_STEPS`]), by tile:
+///
+/// ```text
+/// scf.for %t = 0 to tiles {
+///   step 0 of tile %t, its fills inline           // the previous tile's epilogue waited for
+///   scf.for %k = 1 to K - 1 { step %k }           //   every gemm; only this loop carries one
+///   step K - 1, its epilogue inline
+/// }
+/// ```
+///
+/// The ring and its barriers run on as before (each step's slot and phase are those of
+/// `%s = %t * K + %k`): only the branches go. ptxas serializes every wgmma of a loop in which a
+/// branch may touch their accumulators while one runs; here no loop does.
+pub fn split_tiles<'c, 'a>(context: &'c Context, looped: OperationRef<'c, 'a>) {
+    let Some(steps) = integer_attribute(&looped, TILE_STEPS) else { return };
+    let body = looped.region(0).expect("loop body").first_block().expect("loop body");
+    let s: Value = body.argument(0).expect("induction variable").into();
+    let ops: Vec<OperationRef> = std::iter::successors(body.first_operation(), |op| op.next_in_block()).collect();
+    let Some((_, ops)) = ops.split_last() else { return };
+    let b = Builder { context, location: looped.location(), threads: None };
+    let at = At::before(looped);
+    let upper = looped.operand(1).expect("scf.for bounds");
+    let tiles = b.op(at, "arith.divui", &[upper, b.index(at, steps)]);
+    let (outer, tile) = b.for_loop(at, b.index(at, 0), tiles, b.index(at, 1));
+    let start = b.op(outer, "arith.muli", &[tile, b.index(outer, steps)]);
+    let one_step = |at: At<'c, 'a>, step: Value<'c, 'a>, first: bool, last: bool| {
+        let mut map: Vec<(Value<'c, 'a>, Value<'c, 'a>)> = vec![(s, b.op(at, "arith.addi", &[start, step]))];
+        for op in ops {
+            clone_step_op(&b, at, *op, (tile, step), (first, last), &mut map);
+        }
+    };
+    one_step(outer, b.index(outer, 0), true, steps == 1);
+    if steps >= 3 {
+        let (inner, step) = b.for_loop(outer, b.index(outer, 1), b.index(outer, steps - 1), b.index(outer, 1));
+        if looped.attribute(super::CARRIES_GEMM_ATTRIBUTE).is_ok() {
+            let middle = inner.block.parent_operation().expect("scf.for");
+            tile_dialect::ops::set_attribute(middle, super::CARRIES_GEMM_ATTRIBUTE, melior::ir::Attribute::unit(context));
+        }
+        one_step(inner, step, false, false);
+    }
+    if steps >= 2 {
+        one_step(outer, b.index(outer, steps - 1), false, true);
+    }
+    let rewriter = melior::IrRewriter::new(context);
+    rewriter.as_rewriter_base().erase_op(looped);
+}
+
+/// Clones `op` of the flattened loop's body at `at` for one step: the step's tile and its step
+/// within it replace `s / K` and `s mod K`, the first and last steps' branches are inlined where
+/// `(first, last)` say the step is one and dropped elsewhere; `map` takes each value of the body
+/// to its clone.
+fn clone_step_op<'c, 'a>(
+    b: &Builder<'c>,
+    at: At<'c, 'a>,
+    op: OperationRef<'c, 'a>,
+    (tile, step): (Value<'c, 'a>, Value<'c, 'a>),
+    (first, last): (bool, bool),
+    map: &mut Vec<(Value<'c, 'a>, Value<'c, 'a>)>,
+) {
+    let result = |op: OperationRef<'c, 'a>| -> Value<'c, 'a> { op.result(0).expect("one result").into() };
+    if op.attribute(TILE_OF_STEP).is_ok() {
+        map.push((result(op), tile));
+        return;
+    }
+    if op.attribute(STEP_IN_TILE).is_ok() {
+        map.push((result(op), step));
+        return;
+    }
+    let branch = [(FIRST_STEP, first), (LAST_STEP, last)].into_iter().find(|(name, _)| op.attribute(name).is_ok());
+    if let Some((_, taken)) = branch {
+        if taken {
+            let then = op.region(0).expect("then region").first_block().expect("then block");
+            let inner: Vec<OperationRef> = std::iter::successors(then.first_operation(), |op| op.next_in_block()).collect();
+            for nested in inner.split_last().map(|(_, rest)| rest).unwrap_or_default() {
+                clone_step_op(b, at, *nested, (tile, step), (first, last), map);
+            }
+        }
+        return;
+    }
+    let clone = b.insert(at, tile_dialect::ops::clone_detached(op));
+    let mut users = nested_ops(clone);
+    users.push(clone);
+    for user in users {
+        let operands: Vec<Value> = user.operands().collect();
+        for (position, operand) in operands.into_iter().enumerate() {
+            if let Some((_, mapped)) = map.iter().find(|(original, _)| *original == operand) {
+                set_operand(user, position, *mapped);
+            }
+        }
+    }
+    for index in 0..op.result_count() {
+        map.push((op.result(index).expect("result").into(), clone.result(index).expect("result").into()));
+    }
+}
