@@ -24,12 +24,20 @@
 // CHECK: %[[WHOLE:.*]] = arith.andi %[[RUN_IN]], %[[LEADING_IN]] : i1
 // CHECK: scf.if %[[WHOLE]] {
 // CHECK-NEXT: vector.load %[[X]][%[[BZ]], %[[ROW]], %[[COLUMN]]] : memref<3x100x64xf16>, vector<8xf16>
+// At an end: each lane loads at its indices where inside, at X's first element otherwise (a
+// tensor without elements loads nothing), and keeps zero outside.
 // CHECK: %[[PARTIAL:.*]] = arith.xori %[[WHOLE]], %{{.*}} : i1
 // CHECK: scf.if %[[PARTIAL]] {
+// CHECK: arith.cmpi ugt, %{{.*}}, %{{.*}} : index
+// CHECK: scf.if %{{.*}} {
+// CHECK-NEXT: arith.constant 0.000000e+00 : f16
 // CHECK: %[[LANE_IN:.*]] = arith.cmpi ult, %{{.*}}, %[[COLUMNS]] : index
 // CHECK: %[[IN:.*]] = arith.andi %[[LANE_IN]], %[[LEADING_IN]] : i1
-// CHECK: scf.if %[[IN]] {
-// CHECK-NEXT: memref.load %[[X]][%[[BZ]], %[[ROW]], %{{.*}}] : memref<3x100x64xf16>
+// CHECK: %[[SAFE_BATCH:.*]] = arith.select %[[IN]], %[[BZ]], %[[ZERO:.*]] : index
+// CHECK: %[[SAFE_ROW:.*]] = arith.select %[[IN]], %[[ROW]], %[[ZERO]] : index
+// CHECK: %[[SAFE_COLUMN:.*]] = arith.select %[[IN]], %{{.*}}, %[[ZERO]] : index
+// CHECK: %[[LOADED:.*]] = memref.load %[[X]][%[[SAFE_BATCH]], %[[SAFE_ROW]], %[[SAFE_COLUMN]]] : memref<3x100x64xf16>
+// CHECK: arith.select %[[IN]], %[[LOADED]], %{{.*}} : f16
 // B is a matrix: its runs are the 2-D ones.
 // CHECK: vector.load %[[W]][%{{[^,]*}}, %{{[^,]*}}] : memref<64x48xf16>, vector<8xf16>
 // CHECK: amdgpu.mfma

@@ -186,25 +186,44 @@ fn load_runs<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, runs: &Runs, src: Value<'c
             let element = b.value(fast, OperationBuilder::new("vector.extract", b.location).add_operands(&[value]).add_attributes(&[position]).add_results(&[element]).build().expect("vector.extract"));
             b.store(fast, element, held, &[b.index(fast, trip * runs.run + lane)]);
         }
-        // At an end of the tensor: element by element, zeros outside it.
+        // At an end of the tensor: element by element, zeros outside it. Each lane loads at its
+        // own indices where inside and at the tensor's first element otherwise (no branch a lane:
+        // fewer blocks for LLVM), then keeps the zero there; a tensor without elements loads
+        // nothing.
         let one = b.constant(at, Type::parse(b.context, "i1").expect("i1"), 1.0);
         let partial = b.op(at, "arith.xori", &[whole, one]);
         let slow = b.if_then(at, partial);
+        let zero_index = b.index(slow, 0);
+        let mut nonempty: Option<Value> = None;
+        for dim in 0..offsets.len() {
+            let size = b.dim(slow, src, dim as i64);
+            let some = b.compare(slow, "ugt", size, zero_index);
+            nonempty = Some(match nonempty {
+                Some(previous) => b.op(slow, "arith.andi", &[previous, some]),
+                None => some,
+            });
+        }
+        let nonempty = nonempty.expect("rank >= 1");
+        let loads = b.if_then(slow, nonempty);
+        let zero = b.constant(loads, element, 0.0);
         for lane in 0..runs.run {
-            let column = b.op(slow, "arith.addi", &[indices[last], b.index(slow, lane)]);
-            let mut inside = b.compare(slow, "ult", column, size);
+            let column = b.op(loads, "arith.addi", &[indices[last], b.index(loads, lane)]);
+            let mut inside = b.compare(loads, "ult", column, size);
             if let Some(rows) = rows_inside {
-                inside = b.op(slow, "arith.andi", &[inside, rows]);
+                inside = b.op(loads, "arith.andi", &[inside, rows]);
             }
             let mut at_tensor = indices.clone();
             at_tensor[last] = column;
-            let then = b.if_then(slow, inside);
-            let loaded = b.load(then, src, &at_tensor);
-            b.store(then, loaded, held, &[b.index(then, trip * runs.run + lane)]);
-            let outside = b.op(slow, "arith.xori", &[inside, one]);
-            let otherwise = b.if_then(slow, outside);
-            let zero = b.constant(otherwise, element, 0.0);
-            b.store(otherwise, zero, held, &[b.index(otherwise, trip * runs.run + lane)]);
+            let safe: Vec<Value> = at_tensor.iter().map(|index| b.value(loads, melior::dialect::arith::select(inside, *index, zero_index, b.location))).collect();
+            let loaded = b.load(loads, src, &safe);
+            let value = b.value(loads, melior::dialect::arith::select(inside, loaded, zero, b.location));
+            b.store(loads, value, held, &[b.index(loads, trip * runs.run + lane)]);
+        }
+        let empty = b.op(slow, "arith.xori", &[nonempty, one]);
+        let zeros = b.if_then(slow, empty);
+        let zero = b.constant(zeros, element, 0.0);
+        for lane in 0..runs.run {
+            b.store(zeros, zero, held, &[b.index(zeros, trip * runs.run + lane)]);
         }
     }
 }
