@@ -296,11 +296,10 @@ fn prefetched<'c, 'a>(kernel: OperationRef<'c, 'a>, pipelined: OperationRef<'c, 
             std::iter::once(parts.src).chain(parts.src_offsets.iter().copied()).all(|value| crate::pipeline::ahead::computable(value, pipelined, 0))
         })
     });
-    // Each tile written once: a second copy into a tile would see its stores reordered.
-    let mut tiles: Vec<Value> = copies.iter().filter_map(|copy| copy_parts(copy).map(|parts| parts.dst)).collect();
-    let count = tiles.len();
-    tiles.dedup();
-    if written || !computable || tiles.len() != count || copies.is_empty() {
+    // Each tile written once (kept simple: a tile's runs are held in registers once per copy).
+    let tiles: Vec<Value> = copies.iter().filter_map(|copy| copy_parts(copy).map(|parts| parts.dst)).collect();
+    let distinct = tiles.iter().enumerate().all(|(index, tile)| !tiles[..index].contains(tile));
+    if written || !computable || !distinct || copies.is_empty() {
         return Vec::new();
     }
     copies
