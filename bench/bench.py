@@ -441,7 +441,8 @@ def bench_vulkan(directory, name_filter, no_time):
         if name_filter not in name:
             continue
         manifest = read_manifest(manifest_path)
-        transpose_b = manifest.get("tile", {}).get("transpose_b", False)
+        # Per-op kernels (no template since 2026-11-30) carry no "tile": the variant's name says.
+        transpose_b = manifest.get("tile", {}).get("transpose_b", "_tb_" in name)
         try:
             report, (a, b, c) = run_vulkan(manifest_path, 0 if no_time else 50)
         except RuntimeError as error:

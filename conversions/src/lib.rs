@@ -6,11 +6,11 @@
 //! | `tile-plan-pipelines` | [`pipeline::plan`] | each pipelined loop's schedule for the module's `tile.target`, the copies issued ahead |
 //! | `tile-expand-pipelines` | [`pipeline::expand`] | planned loops as rings, barriers and asynchronous copies in tile IR |
 //! | `convert-tile-to-nvgpu` | [`nvgpu`] | sm_90a: TMA, mbarrier rings, wgmma |
-//! | `convert-tile-to-amdgpu` | [`amdgpu`] | gfx942: LDS staging, register prefetch, mfma |
+//! | `convert-tile-to-amdgpu` | [`amdgpu`] | gfx942, op by op: mfma, 16-byte copies into LDS, register prefetch |
 //! | `convert-tile-to-cpu` | [`cpu`] | plain loops: the reference semantics |
 //! | (in the plain strategy) | [`registers`] | fragments in registers, one rule per op, from the layouts |
 //! | `convert-tile-to-spirv` | [`spirv`] | Vulkan compute: loops shared by the workgroup's threads |
-//! | `convert-tile-to-spirv-coopmat` | [`spirv::coopmat`] | Vulkan compute: GEMMs on KHR cooperative matrices |
+//! | `convert-tile-to-spirv-coopmat` | [`spirv::coopmat`] | Vulkan compute, op by op: f16 gemms on KHR cooperative matrices |
 //! | `tile-spirv-vulkan-memory-model` | [`spirv::memory_model`] | `spirv.module`s to the Vulkan memory model |
 //! | `tile-fold-launch-bounds` | [`launch_bounds`] | lowered kernels' comparisons that their static launch sizes decide |
 //!

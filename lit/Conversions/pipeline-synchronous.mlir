@@ -9,8 +9,10 @@
 // CHECK-SAME: workgroup(%[[BYTES:.*]] : memref<16384xi8, #gpu.address_space<workgroup>>
 // CHECK-NOT: mbarrier
 // CHECK: %[[SLOT:.*]] = memref.view %[[BYTES]][%{{.*}}][] : memref<16384xi8, #gpu.address_space<workgroup>> to memref<32x64xf32, #gpu.address_space<workgroup>>
-// CHECK: scf.for
-// CHECK: memref.store %{{.*}}, %[[SLOT]]
+// The copy into the slot is gfx942's, 16 bytes a run: loads, then stores into the slot's view.
+// CHECK: vector.load %{{.*}} : memref<64x64xf32>, vector<4xf32>
+// CHECK: %[[LDS:.*]] = memref.memory_space_cast %[[SLOT]] : memref<32x64xf32, #gpu.address_space<workgroup>> to memref<32x64xf32, 3>
+// CHECK: vector.store %{{.*}}, %[[LDS]]
 // CHECK: gpu.barrier
 // CHECK: gpu.barrier
 // CHECK: memref.view %[[BYTES]]

@@ -54,7 +54,6 @@ func.func @i8_inputs(%X: memref<64x32xi8>, %W: memref<32x64xi8>, %Y: memref<64x6
     %Xs = tile.alloc_shared : memref<64x32xi8, #gpu.address_space<workgroup>>
     %Ws = tile.alloc_shared : memref<32x64xi8, #gpu.address_space<workgroup>>
     %H = tile.alloc_fragment {tile.layout = #tile.frag<shape = [64, 64], threads = 128, thread = (d0, d1) -> ((d0 floordiv 32) * 64 + ((d0 mod 8) floordiv 4) * 32 + d1 mod 32), slot = (d0, d1) -> ((d1 floordiv 32) * 16 + ((d0 mod 32) floordiv 8) * 4 + d0 mod 4), origin = "mfma.32x32">} : memref<64x64xi32, #tile.fragment>
-    // expected-warning @+1 {{into shared memory for the epilogue}}
     tile.copy %X, %Xs : memref<64x32xi8>, memref<64x32xi8, #gpu.address_space<workgroup>>
     tile.copy %W, %Ws : memref<32x64xi8>, memref<32x64xi8, #gpu.address_space<workgroup>>
     tile.fill %H, %zero : memref<64x64xi32, #tile.fragment>
@@ -79,7 +78,6 @@ func.func @misnamed(%X: memref<64x32xi8>, %W: memref<32x64xi8>, %Y: memref<64x64
     %Xs = tile.alloc_shared : memref<64x32xi8, #gpu.address_space<workgroup>>
     %Ws = tile.alloc_shared : memref<32x64xi8, #gpu.address_space<workgroup>>
     %H = tile.alloc_fragment {tile.layout = #tile.frag<shape = [64, 64], threads = 128, thread = (d0, d1) -> ((d0 * 64 + d1) mod 128), slot = (d0, d1) -> ((d0 * 64 + d1) floordiv 128), origin = "mfma.32x32">} : memref<64x64xi32, #tile.fragment>
-    // expected-warning @+1 {{into shared memory for the epilogue}}
     tile.copy %X, %Xs : memref<64x32xi8>, memref<64x32xi8, #gpu.address_space<workgroup>>
     tile.copy %W, %Ws : memref<32x64xi8>, memref<32x64xi8, #gpu.address_space<workgroup>>
     tile.fill %H, %zero : memref<64x64xi32, #tile.fragment>

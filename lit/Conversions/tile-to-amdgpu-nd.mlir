@@ -1,40 +1,50 @@
-// convert-tile-to-amdgpu on GEMMs over N-D global tensors: the wide loads and the guarded stores
-// index the leading dimensions at the tile origin's leading offsets, each checked against its
-// dimension (a leading or row index outside reads zeros without a load; the masked read clips
-// the columns).
+// convert-tile-to-amdgpu on GEMMs over N-D global tensors: the runs copied into LDS and the guarded
+// stores index the leading dimensions at the tile origin's leading offsets, each checked against
+// its dimension; a run is one vector load only where every index is inside, else each element is
+// loaded where it is inside and zero elsewhere (a leading or row index outside reads nothing).
 // RUN: tile-opt %s -split-input-file -convert-tile-to-amdgpu | FileCheck %s
 
 // A batched GEMM with shared weights: a 3-D A (block z picks the batch), a 2-D B, a 3-D result.
 // CHECK-LABEL: func.func @batched
 // CHECK: gpu.func @batched_0_kernel(%[[X:.*]]: memref<3x100x64xf16>, %[[W:.*]]: memref<64x48xf16>, %[[Y:.*]]: memref<3x100x48xf16>)
 // CHECK: %[[BZ:.*]] = gpu.block_id z
-// The rows and columns of X are its dimensions 1 and 2, its batches dimension 0.
-// CHECK: memref.dim %[[X]], %{{.*}} : memref<3x100x64xf16>
-// CHECK: memref.dim %[[X]], %{{.*}} : memref<3x100x64xf16>
+// The batch is X's dimension 0, the rows and columns its dimensions 1 and 2.
 // CHECK: %[[BATCHES:.*]] = memref.dim %[[X]], %{{.*}} : memref<3x100x64xf16>
-// CHECK: memref.dim %[[Y]], %{{.*}} : memref<3x100x48xf16>
-// CHECK: memref.dim %[[Y]], %{{.*}} : memref<3x100x48xf16>
-// CHECK: %[[YBATCHES:.*]] = memref.dim %[[Y]], %{{.*}} : memref<3x100x48xf16>
 // CHECK: %[[LEAD_IN:.*]] = arith.cmpi ult, %[[BZ]], %[[BATCHES]] : index
-// CHECK: %[[ROW_IN:.*]] = arith.cmpi ult,
-// CHECK: %[[INSIDE:.*]] = arith.andi %[[ROW_IN]], %{{.*}} : i1
-// CHECK: %[[ALL_IN:.*]] = arith.andi %[[INSIDE]], %[[LEAD_IN]] : i1
-// CHECK: %[[ROW_LEAD_IN:.*]] = arith.andi %[[ROW_IN]], %[[LEAD_IN]] : i1
-// CHECK: scf.if %[[ALL_IN]] -> (vector<8xf16>) {
-// CHECK-NEXT: vector.load %[[X]][%[[BZ]], %{{.*}}, %{{.*}}] : memref<3x100x64xf16>, vector<8xf16>
-// CHECK: } else {
-// CHECK-NEXT: scf.if %[[ROW_LEAD_IN]] -> (vector<8xf16>) {
-// CHECK-NEXT: vector.transfer_read %[[X]][%[[BZ]], %{{.*}}, %{{.*}}], %{{.*}} : memref<3x100x64xf16>, vector<8xf16>
-// CHECK: } else {
-// CHECK-NEXT: vector.broadcast %{{.*}} : f16 to vector<8xf16>
-// B is a matrix: its reads are the 2-D ones.
+// CHECK: %[[ROW:.*]] = arith.addi
+// CHECK: %[[ROWS:.*]] = memref.dim %[[X]], %{{.*}} : memref<3x100x64xf16>
+// CHECK: %[[ROW_IN:.*]] = arith.cmpi ult, %[[ROW]], %[[ROWS]] : index
+// CHECK: %[[LEADING_IN:.*]] = arith.andi %[[LEAD_IN]], %[[ROW_IN]] : i1
+// CHECK: %[[COLUMN:.*]] = arith.addi
+// CHECK: %[[COLUMNS:.*]] = memref.dim %[[X]], %{{.*}} : memref<3x100x64xf16>
+// CHECK: %[[FIRST_IN:.*]] = arith.cmpi ult, %[[COLUMN]], %[[COLUMNS]] : index
+// CHECK: %[[END:.*]] = arith.addi %[[COLUMN]], %{{.*}} : index
+// CHECK: %[[END_IN:.*]] = arith.cmpi ule, %[[END]], %[[COLUMNS]] : index
+// CHECK: %[[RUN_IN:.*]] = arith.andi %[[FIRST_IN]], %[[END_IN]] : i1
+// CHECK: %[[WHOLE:.*]] = arith.andi %[[RUN_IN]], %[[LEADING_IN]] : i1
+// CHECK: scf.if %[[WHOLE]] {
+// CHECK-NEXT: vector.load %[[X]][%[[BZ]], %[[ROW]], %[[COLUMN]]] : memref<3x100x64xf16>, vector<8xf16>
+// At an end: each lane loads at its indices where inside, at X's first element otherwise (a
+// tensor without elements loads nothing), and keeps zero outside.
+// CHECK: %[[PARTIAL:.*]] = arith.xori %[[WHOLE]], %{{.*}} : i1
+// CHECK: scf.if %[[PARTIAL]] {
+// CHECK: arith.cmpi ugt, %{{.*}}, %{{.*}} : index
+// CHECK: scf.if %{{.*}} {
+// CHECK-NEXT: arith.constant 0.000000e+00 : f16
+// CHECK: %[[LANE_IN:.*]] = arith.cmpi ult, %{{.*}}, %[[COLUMNS]] : index
+// CHECK: %[[IN:.*]] = arith.andi %[[LANE_IN]], %[[LEADING_IN]] : i1
+// CHECK: %[[SAFE_BATCH:.*]] = arith.select %[[IN]], %[[BZ]], %[[ZERO:.*]] : index
+// CHECK: %[[SAFE_ROW:.*]] = arith.select %[[IN]], %[[ROW]], %[[ZERO]] : index
+// CHECK: %[[SAFE_COLUMN:.*]] = arith.select %[[IN]], %{{.*}}, %[[ZERO]] : index
+// CHECK: %[[LOADED:.*]] = memref.load %[[X]][%[[SAFE_BATCH]], %[[SAFE_ROW]], %[[SAFE_COLUMN]]] : memref<3x100x64xf16>
+// CHECK: arith.select %[[IN]], %[[LOADED]], %{{.*}} : f16
+// B is a matrix: its runs are the 2-D ones.
 // CHECK: vector.load %[[W]][%{{[^,]*}}, %{{[^,]*}}] : memref<64x48xf16>, vector<8xf16>
 // CHECK: amdgpu.mfma
 // The stores: each element guarded by its row, its column and the batch.
-// CHECK: %[[Y_LEAD_IN:.*]] = arith.cmpi ult, %[[BZ]], %[[YBATCHES]] : index
-// CHECK: %[[IN:.*]] = arith.andi %{{.*}}, %[[Y_LEAD_IN]] : i1
-// CHECK-NEXT: scf.if %[[IN]] {
-// CHECK-NEXT: memref.store %{{.*}}, %[[Y]][%[[BZ]], %{{.*}}, %{{.*}}] : memref<3x100x48xf16>
+// CHECK: %[[YBATCHES:.*]] = memref.dim %[[Y]], %{{.*}} : memref<3x100x48xf16>
+// CHECK: arith.cmpi ult, %[[BZ]], %[[YBATCHES]] : index
+// CHECK: memref.store %{{.*}}, %[[Y]][%[[BZ]], %{{.*}}, %{{.*}}] : memref<3x100x48xf16>
 func.func @batched(%X: memref<3x100x64xf16>, %W: memref<64x48xf16>, %Y: memref<3x100x48xf16>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index

@@ -1,41 +1,49 @@
-// convert-tile-to-amdgpu: tile GEMM kernels become gfx942 kernels: registers prefetch a K step
-// ahead while mfma reads the current one from LDS; where two LDS buffers fit, one is filled while
-// the other feeds the MMAs, with one amdgpu.lds_barrier a step.
+// convert-tile-to-amdgpu: tile kernels become gfx942 kernels op by op (no GEMM template): the
+// copies from global tensors into LDS tiles move 16-byte runs (one vector load and one vector store
+// a run, element by element only at a tensor's end), a main loop that begins with such copies is
+// prefetched a step ahead through registers (this step's runs stored into LDS, one barrier, the next
+// step's loads issued before the gemm), gemms run on amdgpu.mfma in the accumulator layout
+// tile-infer-layouts gives, and the epilogue is the parallel rule's, per accumulator register.
 // RUN: tile-opt %s -split-input-file -convert-tile-to-amdgpu | FileCheck %s
 
-// The contract's example: 2 waves split N (wave tile 128x64, 4x2 mfma 32x32x8 tiles), LDS rows
-// padded by 4 elements, two LDS buffers, B transposed into K-contiguous LDS rows, ReLU in the
-// epilogue.
+// The contract's example: 2 waves split N (wave tile 128x64, 4x2 mfma 32x32x8 tiles a K step).
 // CHECK-LABEL: func.func @gemm_relu
-// CHECK: gpu.module @gemm_relu_0_module attributes {tile.manifest = "{{.*}}\22chip\22: \22gfx942\22{{.*}}\22lds_bytes\22: 36864{{.*}}\22mfma\22: \2232x32x8\22
-// CHECK-NOT: func.func
-// CHECK: gpu.func @gemm_relu_0_kernel(%{{.*}}: memref<4096x4096xf16>, %{{.*}}: memref<4096x4096xf16>, %{{.*}}: memref<4096x4096xf16>) workgroup(%[[LA:.*]] : memref<2x128x36xf16, 3>, %[[LB:.*]] : memref<2x128x36xf16, 3>) kernel
-// Step 0 into buffer 0, then step 1's registers are loaded before the loop.
-// CHECK: vector.load %{{.*}} : memref<4096x4096xf16>, vector<8xf16>
-// CHECK: vector.transfer_read
-// CHECK: vector.store %{{.*}}, %[[LA]][%[[ZERO:.*]], %{{.*}}, %{{.*}}] : memref<2x128x36xf16, 3>, vector<8xf16>
-// CHECK: amdgpu.lds_barrier
-// CHECK: vector.load %{{.*}} : memref<4096x4096xf16>, vector<8xf16>
-// CHECK: scf.for %[[IT:.*]] = {{.*}} iter_args(
-// CHECK-NOT: amdgpu.lds_barrier
-// CHECK: %[[READ:.*]] = arith.remui %[[IT]], %{{.*}} : index
-// CHECK: %[[WRITE:.*]] = arith.remui %{{.*}}, %{{.*}} : index
-// CHECK: vector.load %[[LA]][%[[READ]], %{{.*}}, %{{.*}}] : memref<2x128x36xf16, 3>, vector<4xf16>
-// CHECK: amdgpu.mfma 32x32x8 %{{.*}} * %{{.*}} + %{{.*}} blgp = none : vector<4xf16>, vector<4xf16>, vector<16xf32>
-// CHECK: scf.if
-// CHECK: vector.store %{{.*}}, %[[LA]][%[[WRITE]], %{{.*}}, %{{.*}}] : memref<2x128x36xf16, 3>, vector<8xf16>
-// CHECK: memref.store %{{.*}}, %[[LB]][%[[WRITE]], %{{.*}}, %{{.*}}] : memref<2x128x36xf16, 3>
-// CHECK: vector.load %{{.*}} : memref<4096x4096xf16>, vector<8xf16>
-// CHECK: amdgpu.lds_barrier
-// CHECK-NEXT: scf.yield
-// CHECK: vector.extract %{{.*}}[15] : f32 from vector<16xf32>
+// CHECK: call @gemm_relu_0_launch(
+// CHECK: gpu.module @gemm_relu_0_module attributes {tile.manifest = "{{.*}}\22target\22: \22gfx942\22, \22strategy\22: \22registers\22
+// CHECK: gpu.func @gemm_relu_0_kernel(%[[A:.*]]: memref<4096x4096xf16>, %[[B:.*]]: memref<4096x4096xf16>, %{{.*}}: memref<4096x4096xf16>) workgroup(%[[LA:.*]] : memref<128x32xf16, #gpu.address_space<workgroup>> {llvm.align = 128 : i64}, %[[LB:.*]] : memref<32x128xf16, #gpu.address_space<workgroup>> {llvm.align = 128 : i64})
+// A thread's runs of a step, held in registers (private arrays indexed by constants): 4 runs of
+// 8 f16 of A and of B.
+// CHECK: memref.alloca() : memref<32xf16, #gpu.address_space<private>>
+// CHECK: memref.alloca() : memref<32xf16, #gpu.address_space<private>>
+// Step 0's loads before the loop: a vector load where the run lies inside A.
+// CHECK: vector.load %[[A]][%{{.*}}, %{{.*}}] : memref<4096x4096xf16>, vector<8xf16>
+// CHECK: scf.for %[[K:.*]] = %c0 to %c128 step
+// This step's runs into the LDS tiles, one barrier, then the next step's loads (while there is one),
+// kept ahead of the gemm by a scheduling barrier.
+// CHECK: %[[CA:.*]] = memref.memory_space_cast %[[LA]] : memref<128x32xf16, #gpu.address_space<workgroup>> to memref<128x32xf16, 3>
+// CHECK-COUNT-4: vector.store %{{.*}}, %[[CA]][%{{.*}}, %{{.*}}] : memref<128x32xf16, 3>, vector<8xf16>
+// CHECK: %[[CB:.*]] = memref.memory_space_cast %[[LB]]
+// CHECK-COUNT-4: vector.store %{{.*}}, %[[CB]][%{{.*}}, %{{.*}}] : memref<32x128xf16, 3>, vector<8xf16>
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: %[[NEXT:.*]] = arith.addi %[[K]], %{{.*}} : index
+// CHECK: %[[MORE:.*]] = arith.cmpi slt, %[[NEXT]], %c128 : index
+// CHECK-NEXT: scf.if %[[MORE]] {
+// CHECK: vector.load %[[A]]
+// CHECK: vector.load %[[B]]
+// CHECK: amdgpu.sched_barrier allow = <none>
+// The gemm: a loop over K in steps of 8, one mfma per instruction tile.
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(
+// CHECK-COUNT-8: amdgpu.mfma 32x32x8 %{{.*}} * %{{.*}} + %{{.*}} blgp = none : vector<4xf16>, vector<4xf16>, vector<16xf32>
+// The step ends with a barrier: the next step's stores wait for every wave's reads.
+// CHECK: gpu.barrier
+// CHECK-NEXT: }
+// The epilogue: the ReLU per accumulator register, stores clipped at C's end.
 // CHECK: arith.maximumf
 // CHECK: arith.truncf %{{.*}} : f32 to f16
-// CHECK: scf.if
-// CHECK-NEXT: memref.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] : memref<4096x4096xf16>
+// CHECK: memref.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] : memref<4096x4096xf16>
 // The host side: the launch, with the host tensors as they are.
-// CHECK: func.func private @gemm_relu_0_launch(%[[A:.*]]: memref<4096x4096xf16>, %[[B:.*]]: memref<4096x4096xf16>, %[[C:.*]]: memref<4096x4096xf16>, %{{.*}}: index, %{{.*}}: index)
-// CHECK: gpu.launch_func  @gemm_relu_0_module::@gemm_relu_0_kernel blocks in ({{.*}}) threads in ({{.*}})  args(%[[A]] : memref<4096x4096xf16>, %[[B]] : memref<4096x4096xf16>, %[[C]] : memref<4096x4096xf16>)
+// CHECK: func.func private @gemm_relu_0_launch(%[[HA:.*]]: memref<4096x4096xf16>, %[[HB:.*]]: memref<4096x4096xf16>, %[[HC:.*]]: memref<4096x4096xf16>, %{{.*}}: index, %{{.*}}: index)
+// CHECK: gpu.launch_func  @gemm_relu_0_module::@gemm_relu_0_kernel blocks in ({{.*}}) threads in ({{.*}})  args(%[[HA]] : memref<4096x4096xf16>, %[[HB]] : memref<4096x4096xf16>, %[[HC]] : memref<4096x4096xf16>)
 func.func @gemm_relu(%A: memref<4096x4096xf16>, %B: memref<4096x4096xf16>, %C: memref<4096x4096xf16>) {
   %c0 = arith.constant 0 : index
   %c32 = arith.constant 32 : index
@@ -68,10 +76,14 @@ func.func @gemm_relu(%A: memref<4096x4096xf16>, %B: memref<4096x4096xf16>, %C: m
 // -----
 
 // A 64x64 tile on 4 waves: each wave gets 32x32, still the 32x32x8 instruction; B given as NxK is
-// stored to LDS as whole vectors (no transpose).
+// copied to LDS as it is, in whole runs (one a thread a step: 64x32 bf16 is 256 runs).
 // CHECK-LABEL: func.func @small_tile
 // CHECK: gpu.func @small_tile_0_kernel
-// CHECK-NOT: memref.store %{{.*}}, %{{.*}} : memref<64x36xbf16, 3>
+// CHECK: scf.for
+// CHECK: vector.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] : memref<64x32xbf16, 3>, vector<8xbf16>
+// CHECK: vector.from_elements
+// CHECK-NEXT: vector.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] : memref<64x32xbf16, 3>, vector<8xbf16>
+// CHECK-NEXT: gpu.barrier
 // CHECK: amdgpu.mfma 32x32x8 {{.*}} : vector<4xbf16>, vector<4xbf16>, vector<16xf32>
 func.func @small_tile(%A: memref<256x256xbf16>, %B: memref<256x256xbf16>, %C: memref<256x256xf32>) {
   %c0 = arith.constant 0 : index
@@ -101,10 +113,15 @@ func.func @small_tile(%A: memref<256x256xbf16>, %B: memref<256x256xbf16>, %C: me
 
 // -----
 
-// Asked for: one LDS buffer on gfx942; the lowering builds it (memref<128x36xf16, 3>, no ring).
+// Asked for: one LDS buffer on gfx942, which is what the lowering builds (one copy of each tile,
+// the next step held in registers): two barriers a step, none else in the loop.
 // CHECK-LABEL: func.func @asked
-// CHECK: workgroup(%{{.*}} : memref<128x36xf16, 3>, %{{.*}} : memref<128x36xf16, 3>)
-// CHECK-COUNT-2: amdgpu.lds_barrier
+// CHECK: workgroup(%{{.*}} : memref<128x32xf16, #gpu.address_space<workgroup>> {llvm.align = 128 : i64}, %{{.*}} : memref<32x128xf16, #gpu.address_space<workgroup>> {llvm.align = 128 : i64})
+// CHECK: scf.for %{{.*}} = %c0 to %c128
+// CHECK-COUNT-2: gpu.barrier
+// CHECK-NEXT: }
+// CHECK-NOT: gpu.barrier
+// CHECK: arith.maximumf
 func.func @asked(%A: memref<4096x4096xf16>, %B: memref<4096x4096xf16>, %C: memref<4096x4096xf16>) {
   %c0 = arith.constant 0 : index
   %c32 = arith.constant 32 : index

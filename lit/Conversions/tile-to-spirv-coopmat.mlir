@@ -1,9 +1,9 @@
-// convert-tile-to-spirv-coopmat: GEMM kernels on 16x16x16 KHR cooperative matrices. Each 32-wide
-// subgroup owns a block of 16x16 f32 accumulators (gpu.subgroup_mma_*); each step, the invocations
-// load their slice of A and B into registers (whole 4-element vectors through a vector view aliasing
-// the tensor's binding when the step's tiles lie inside the tensors, element by element otherwise),
-// store it to padded workgroup memory, and each subgroup multiplies its matrices. The epilogue goes
-// through a 16x16 staging matrix per subgroup. Other kernels take the plain strategy.
+// convert-tile-to-spirv-coopmat: every kernel op by op (no GEMM template), in the target environment
+// of KHR cooperative matrices (16x16x16, 32-wide subgroups). The copies are the plain strategy's;
+// a gemm on f16 tiles is the cooperative-matrix rule's: the accumulator's 16x16 matrices are staged
+// in rounds through a workgroup area (one matrix per subgroup a round), each loaded as a matrix,
+// multiplied over K with A and B loaded from the shared tiles, and stored back into the registers;
+// the epilogue is the parallel rule's, per register. Row reductions shuffle within a subgroup.
 // RUN: tile-opt %s -split-input-file -convert-tile-to-spirv-coopmat | FileCheck %s
 // The registered pipeline takes it to spirv.modules in the Vulkan memory model.
 // RUN: tile-opt %s -split-input-file --pass-pipeline='builtin.module(tile-to-spirv{chip=spirv-coopmat})' | FileCheck %s --check-prefix=SPIRV
@@ -11,37 +11,37 @@
 // CHECK-LABEL: func.func @gemm
 // CHECK: gpu.module @gemm_0_module [#spirv.target_env<#spirv.vce<v1.6, [{{.*}}CooperativeMatrixKHR, VulkanMemoryModel, GroupNonUniform, GroupNonUniformShuffle]
 // CHECK-SAME: cooperative_matrix_properties_khr = [#spirv.coop_matrix_props_khr<m_size = 16, n_size = 16, k_size = 16, a_type = f16, b_type = f16, c_type = f32
-// CHECK-SAME: \22strategy\22: \22cooperative-matrix\22, \22workgroup_size\22: [128, 1, 1], \22subgroup_size\22: 32, \22grid\22: [2, 2, 1], \22shared_bytes\22: 9472
-// CHECK-SAME: \22tile\22: {\22m\22: 64, \22n\22: 64, \22k\22: 16, \22subgroups\22: [2, 2]
-// CHECK: gpu.func @gemm_0_kernel(%[[A:.*]]: memref<128x48xf16> {spirv.interface_var_abi = #spirv.interface_var_abi<(0, 0)>}, %{{.*}}: memref<48x96xf16> {spirv.interface_var_abi = #spirv.interface_var_abi<(0, 1)>}, %[[C:.*]]: memref<128x96xf16> {spirv.interface_var_abi = #spirv.interface_var_abi<(0, 2)>}, %[[AV:.*]]: memref<128x12xvector<4xf16>> {spirv.interface_var_abi = #spirv.interface_var_abi<(0, 0)>}, %[[BV:.*]]: memref<48x24xvector<4xf16>> {spirv.interface_var_abi = #spirv.interface_var_abi<(0, 1)>})
-// CHECK: %[[AS:.*]] = memref.alloc() : memref<64x24xf16, #spirv.storage_class<Workgroup>>
-// CHECK: %[[BS:.*]] = memref.alloc() : memref<16x72xf16, #spirv.storage_class<Workgroup>>
-// CHECK: %[[STAGING:.*]] = memref.alloc() : memref<4x256xf32, #spirv.storage_class<Workgroup>>
-// The step's prefetch: one uniform branch, whole vectors inside, guarded elements at the ends.
-// CHECK: scf.if %{{.*}} -> (f16, f16, f16, f16, f16, f16, f16, f16, f16, f16, f16, f16, f16, f16, f16, f16) {
-// CHECK: memref.load %[[AV]][%{{.*}}, %{{.*}}] : memref<128x12xvector<4xf16>>
-// CHECK: } else {
-// CHECK: scf.if %{{.*}} -> (f16) {
-// CHECK-NEXT: memref.load %[[A]]
-// CHECK: %[[ZERO:.*]] = gpu.subgroup_mma_constant_matrix %{{.*}} : !gpu.mma_matrix<16x16xf32, "COp">
-// CHECK: %[[ACC:.*]]:20 = scf.for {{.*}} iter_args(%{{.*}} = %[[ZERO]], %{{.*}} = %[[ZERO]], %{{.*}} = %[[ZERO]], %{{.*}} = %[[ZERO]],
-// CHECK: gpu.barrier
+// CHECK-SAME: \22target\22: \22spirv-coopmat\22, \22strategy\22: \22registers\22, \22workgroup_size\22: [128, 1, 1], \22subgroup_size\22: 32, \22grid\22: [2, 2, 1]
+// CHECK: gpu.func @gemm_0_kernel(%{{.*}}: memref<128x48xf16>, %{{.*}}: memref<48x96xf16>, %[[C:.*]]: memref<128x96xf16>)
+// The staging area (4 subgroups, one 16x16 f32 matrix each a round), then the A and B tiles.
+// CHECK: %[[STAGING:.*]] = memref.alloc() : memref<1024xf32, #spirv.storage_class<Workgroup>>
+// CHECK: %[[AS:.*]] = memref.alloc() : memref<64x16xf16, #spirv.storage_class<Workgroup>>
+// CHECK: %[[BS:.*]] = memref.alloc() : memref<16x64xf16, #spirv.storage_class<Workgroup>>
+// CHECK: scf.for
 // CHECK: memref.store %{{.*}}, %[[AS]]
 // CHECK: gpu.barrier
-// CHECK: gpu.subgroup_mma_load_matrix %[[AS]][%{{.*}}, %{{.*}}] {leadDimension = 24 : index} : memref<64x24xf16, #spirv.storage_class<Workgroup>> -> !gpu.mma_matrix<16x16xf16, "AOp">
-// CHECK: gpu.subgroup_mma_load_matrix %[[BS]][%{{.*}}, %{{.*}}] {leadDimension = 72 : index} : memref<16x72xf16, #spirv.storage_class<Workgroup>> -> !gpu.mma_matrix<16x16xf16, "BOp">
-// CHECK-COUNT-4: gpu.subgroup_mma_compute
+// CHECK: memref.store %{{.*}}, %[[BS]]
+// CHECK: gpu.barrier
+// A round: the accumulator's registers into the staging area, a matrix load, K in steps of 16.
+// CHECK: memref.store %{{.*}}, %[[STAGING]]
+// CHECK: gpu.barrier
+// CHECK: %[[ACC:.*]] = gpu.subgroup_mma_load_matrix %[[STAGING]][%{{.*}}] {leadDimension = 16 : index} : memref<1024xf32, #spirv.storage_class<Workgroup>> -> !gpu.mma_matrix<16x16xf32, "COp">
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %[[ACC]])
+// CHECK: gpu.subgroup_mma_load_matrix %[[AS]][%{{.*}}, %{{.*}}] {leadDimension = 16 : index} : memref<64x16xf16, #spirv.storage_class<Workgroup>> -> !gpu.mma_matrix<16x16xf16, "AOp">
+// CHECK: gpu.subgroup_mma_load_matrix %[[BS]][%{{.*}}, %{{.*}}] {leadDimension = 64 : index} : memref<16x64xf16, #spirv.storage_class<Workgroup>> -> !gpu.mma_matrix<16x16xf16, "BOp">
+// CHECK: gpu.subgroup_mma_compute
 // CHECK: scf.yield
-// CHECK: gpu.subgroup_mma_store_matrix %[[ACC]]#0, %[[STAGING]][%{{.*}}, %{{.*}}] {leadDimension = 16 : index}
+// CHECK: gpu.subgroup_mma_store_matrix %{{.*}}, %[[STAGING]][%{{.*}}] {leadDimension = 16 : index}
 // CHECK: gpu.barrier
 // CHECK: memref.load %[[STAGING]]
+// The epilogue, per register: ReLU, f16, stores clipped at C's end.
 // CHECK: arith.maximumf
 // CHECK: arith.truncf %{{.*}} : f32 to f16
 // CHECK: scf.if
-// CHECK-NEXT: memref.store %{{.*}}, %[[C]]
+// CHECK: memref.store %{{.*}}, %[[C]]
 // SPIRV: spirv.module @__spv__gemm_0_module Logical Vulkan requires #spirv.vce<v1.6, [{{.*}}CooperativeMatrixKHR, VulkanMemoryModel
 // SPIRV-DAG: spirv.GlobalVariable @gemm_0_kernel_arg_0 bind(0, 0)
-// SPIRV-DAG: spirv.GlobalVariable @gemm_0_kernel_arg_3 bind(0, 0)
+// SPIRV-DAG: spirv.GlobalVariable @gemm_0_kernel_arg_2 bind(0, 2)
 // SPIRV: spirv.KHR.CooperativeMatrixLoad %{{.*}}, %{{.*}}, <RowMajor> : !spirv.ptr<f16, Workgroup>, i32 -> !spirv.coopmatrix<16x16xf16, Subgroup, MatrixA>
 // SPIRV: spirv.KHR.CooperativeMatrixMulAdd
 // SPIRV: spirv.KHR.CooperativeMatrixStore
@@ -77,12 +77,12 @@ func.func @gemm(%A: memref<128x48xf16>, %B: memref<48x96xf16>, %C: memref<128x96
 
 // -----
 
-// B given as NxK is read column-major; rows of 70 and 90 elements load 2 elements at a time.
+// B given as NxK is read column-major by the matrix loads; the copies are the plain strategy's.
 // CHECK-LABEL: func.func @narrow_transposed
-// CHECK: gpu.func @narrow_transposed_0_kernel(%{{.*}}: memref<100x70xf16> {{.*}}, %{{.*}}: memref<90x70xf16> {{.*}}, %{{.*}}: memref<100x90xf32> {{.*}}, %{{.*}}: memref<100x35xvector<2xf16>> {{.*}}, %{{.*}}: memref<90x35xvector<2xf16>> {{.*}})
-// CHECK: memref.alloc() : memref<64x24xf16, #spirv.storage_class<Workgroup>>
-// CHECK-NEXT: %[[BS:.*]] = memref.alloc() : memref<64x24xf16, #spirv.storage_class<Workgroup>>
-// CHECK: gpu.subgroup_mma_load_matrix %[[BS]][%{{.*}}, %{{.*}}] {leadDimension = 24 : index, transpose} : memref<64x24xf16, #spirv.storage_class<Workgroup>> -> !gpu.mma_matrix<16x16xf16, "BOp">
+// CHECK: gpu.func @narrow_transposed_0_kernel(%{{.*}}: memref<100x70xf16>, %{{.*}}: memref<90x70xf16>, %{{.*}}: memref<100x90xf32>)
+// CHECK: memref.alloc() : memref<64x16xf16, #spirv.storage_class<Workgroup>>
+// CHECK-NEXT: %[[BS:.*]] = memref.alloc() : memref<64x16xf16, #spirv.storage_class<Workgroup>>
+// CHECK: gpu.subgroup_mma_load_matrix %[[BS]][%{{.*}}, %{{.*}}] {leadDimension = 16 : index, transpose} : memref<64x16xf16, #spirv.storage_class<Workgroup>> -> !gpu.mma_matrix<16x16xf16, "BOp">
 // CHECK-NOT: arith.truncf
 // SPIRV: spirv.KHR.CooperativeMatrixLoad %{{.*}}, %{{.*}}, <ColumnMajor> : !spirv.ptr<f16, Workgroup>, i32 -> !spirv.coopmatrix<16x16xf16, Subgroup, MatrixB>
 func.func @narrow_transposed(%A: memref<100x70xf16>, %B: memref<90x70xf16>, %C: memref<100x90xf32>) {
@@ -112,8 +112,7 @@ func.func @narrow_transposed(%A: memref<100x70xf16>, %B: memref<90x70xf16>, %C: 
 
 // -----
 
-// Outside the GEMM family: the plain strategy (fragments in registers), in the cooperative-matrix
-// target environment.
+// No gemm: the same rules (fragments in registers), in the cooperative-matrix target environment.
 // CHECK-LABEL: func.func @scale
 // CHECK: gpu.module @scale_0_module [#spirv.target_env<#spirv.vce<v1.6, [{{.*}}CooperativeMatrixKHR
 // CHECK-SAME: \22target\22: \22spirv-coopmat\22, \22strategy\22: \22registers\22
@@ -140,19 +139,16 @@ func.func @scale(%X: memref<32x16xf32>, %Y: memref<32x16xf32>) {
 
 // -----
 
-// Row reductions: per-lane partial rows, a butterfly over the 16 lanes of a matrix row
-// (gpu.shuffle xor 1, 2, 4, 8), and an exchange of partial rows between the 2 subgroups along N.
+// Row reductions on the accumulator's registers (its blocked layout puts a row on 16 lanes of one
+// subgroup): each thread's slots of a row, then a butterfly over those lanes (gpu.shuffle xor 1, 2,
+// 4, 8, width 32); nothing goes through workgroup memory.
 // CHECK-LABEL: func.func @gemm_row_softmax
-// CHECK: %[[EXCHANGE:.*]] = memref.alloc() : memref<2x64xf32, #spirv.storage_class<Workgroup>>
 // CHECK: gpu.subgroup_mma_compute
 // CHECK: arith.maximumf
-// CHECK: gpu.shuffle  xor
-// CHECK: gpu.shuffle  xor
-// CHECK: gpu.shuffle  xor
-// CHECK: gpu.shuffle  xor
-// CHECK: memref.store %{{.*}}, %[[EXCHANGE]]
-// CHECK: gpu.barrier
-// CHECK: memref.load %[[EXCHANGE]]
+// CHECK: gpu.shuffle  xor %{{.*}}, %c1_i32, %c32_i32 : f32
+// CHECK: gpu.shuffle  xor %{{.*}}, %c2_i32, %{{.*}} : f32
+// CHECK: gpu.shuffle  xor %{{.*}}, %c4_i32, %{{.*}} : f32
+// CHECK: gpu.shuffle  xor %{{.*}}, %c8_i32, %{{.*}} : f32
 // CHECK: math.exp
 // CHECK: arith.divf
 // SPIRV: spirv.GroupNonUniformShuffleXor <Subgroup>

@@ -1,7 +1,7 @@
 // tile-infer-layouts: the layout of every tile for the module's tile.target, as a typed tile.layout
 // on the op that allocates it (#tile.smem for shared tiles, #tile.frag for fragments), the layout of
-// every tile.parallel's iterations (tile.loop_layout), and on the kernel (tile.strategy) whether it
-// runs on tensor cores. tile-infer-layouts-propagation.mlir follows layouts through whole kernels.
+// every tile.parallel's iterations (tile.loop_layout), and on the kernel (tile.strategy) how it is
+// lowered: on sm_90a whether its GEMM template takes it; "per-op" on gfx942 and spirv-coopmat. tile-infer-layouts-propagation.mlir follows layouts through whole kernels.
 // RUN: tile-opt %s -split-input-file -tile-infer-layouts | FileCheck %s
 
 // sm_90a: K tiles of 16 f16 (32-byte rows: 32-byte swizzle, K-major A), B as KxN (N-major, 128-byte
@@ -51,6 +51,7 @@ func.func @gemm(%A: memref<128x48xf16>, %B: memref<48x96xf16>, %C: memref<128x96
 
 // gfx942: the same program on mfma: padded LDS rows, two LDS buffers, B transposed into K-major rows.
 // CHECK-LABEL: func.func @gemm
+// CHECK: tile.kernel {{.*}} attributes {tile.strategy = "per-op"}
 // (The ring depth of the LDS tiles is the schedule's: tile-plan-pipelines.)
 // CHECK: tile.alloc_shared {tile.layout = #tile.smem<padding = 4>}
 // CHECK: tile.alloc_shared {tile.layout = #tile.smem<padding = 4, transposed = true>}
@@ -94,12 +95,13 @@ func.func @gemm(%A: memref<128x48xf16>, %B: memref<48x96xf16>, %C: memref<128x96
 // -----
 
 // spirv-coopmat: which lane of a subgroup holds an element of a cooperative matrix is the device's
-// secret, so all 32 lanes of the owning subgroup (2x2 subgroups) are listed; a row reduction's
-// destination is held by every lane of the two subgroups its row spans.
+// secret, so no register layout follows the matrices: the accumulator takes the blocked layout (the
+// cooperative-matrix rule stages it through workgroup memory at each gemm), and the row statistics
+// its row slice.
 // CHECK-LABEL: func.func @gemm_row_softmax
-// CHECK: tile.alloc_fragment {tile.layout = #tile.frag<shape = [64, 64], threads = 128, replicate = 32,
-// CHECK-SAME: thread = (d0, d1)[s0] -> (((d0 floordiv 32) * 2 + d1 floordiv 32) * 32 + s0), {{.*}} origin = "coopmat.16x16x16">}
-// CHECK-NEXT: tile.alloc_fragment {tile.layout = #tile.frag<shape = [64], threads = 128, replicate = 2048, {{.*}} origin = "slice(coopmat.16x16x16)">}
+// CHECK: tile.kernel {{.*}} attributes {tile.strategy = "per-op"}
+// CHECK: tile.alloc_fragment {tile.layout = #tile.frag<shape = [64, 64], threads = 128, {{.*}} origin = "blocked">}
+// CHECK-NEXT: tile.alloc_fragment {tile.layout = #tile.frag<shape = [64], threads = 128, {{.*}} origin = "slice(blocked)">}
 module attributes {tile.target = "spirv-coopmat"} {
 func.func @gemm_row_softmax(%A: memref<200x256xf16>, %B: memref<256x192xf16>, %C: memref<200x192xf32>) {
   %c0 = arith.constant 0 : index

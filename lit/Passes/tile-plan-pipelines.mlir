@@ -115,9 +115,10 @@ func.func @asked_tilewise(%A: memref<4096x4096xf16>, %B: memref<4096x4096xf16>, 
 
 // -----
 
-// gfx942: two LDS buffers fit (2 x 18 KiB): registers loaded two steps ahead, one lds_barrier a step.
+// gfx942 lowers every kernel op by op, with no GEMM template: its loops are not pipelined yet, so a
+// GEMM's main loop gets the plain schedule (the threads copy, a barrier between steps).
 // CHECK-LABEL: func.func @gemm_relu
-// CHECK: attributes {tile.schedule = {buffers = 2 : i64, fill = "registers", prefetch = 2 : i64, wait = "lds_barrier"}}
+// CHECK: attributes {tile.schedule = {buffers = 1 : i64, fill = "threads", prefetch = 0 : i64, wait = "barrier"}}
 module attributes {tile.target = "gfx942"} {
 func.func @gemm_relu(%A: memref<4096x4096xf16>, %B: memref<4096x4096xf16>, %C: memref<4096x4096xf16>) {
   %c0 = arith.constant 0 : index
@@ -151,9 +152,9 @@ func.func @gemm_relu(%A: memref<4096x4096xf16>, %B: memref<4096x4096xf16>, %C: m
 
 // -----
 
-// gfx942: two copies of 128x64 tiles (2 x 34 KiB) do not fit in 64 KiB: one buffer.
+// gfx942, a ragged GEMM whose two LDS copies would not fit in 64 KiB: the same plain schedule.
 // CHECK-LABEL: func.func @gemm_ragged_relu
-// CHECK: attributes {tile.schedule = {buffers = 1 : i64, fill = "registers", prefetch = 1 : i64, wait = "lds_barrier"}}
+// CHECK: attributes {tile.schedule = {buffers = 1 : i64, fill = "threads", prefetch = 0 : i64, wait = "barrier"}}
 module attributes {tile.target = "gfx942"} {
 func.func @gemm_ragged_relu(%A: memref<1000x704xf16>, %B: memref<704x1504xf16>, %C: memref<1000x1504xf16>) {
   %c0 = arith.constant 0 : index
@@ -191,9 +192,9 @@ func.func @gemm_ragged_relu(%A: memref<1000x704xf16>, %B: memref<704x1504xf16>, 
 
 // -----
 
-// spirv-coopmat: one workgroup buffer, filled from registers loaded a step ahead.
+// spirv-coopmat lowers every kernel op by op too: the plain schedule.
 // CHECK-LABEL: func.func @gemm_relu
-// CHECK: attributes {tile.schedule = {buffers = 1 : i64, fill = "registers", prefetch = 1 : i64, wait = "barrier"}}
+// CHECK: attributes {tile.schedule = {buffers = 1 : i64, fill = "threads", prefetch = 0 : i64, wait = "barrier"}}
 module attributes {tile.target = "spirv-coopmat"} {
 func.func @gemm_relu(%A: memref<4096x4096xf16>, %B: memref<4096x4096xf16>, %C: memref<4096x4096xf16>) {
   %c0 = arith.constant 0 : index

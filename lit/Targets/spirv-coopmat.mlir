@@ -1,7 +1,8 @@
 // tile-compile --target spirv-coopmat writes SPIR-V on KHR cooperative matrices in the Vulkan memory
 // model, which spirv-val (SPIRV-Tools 2025.5: Debian 12's predates the extension) accepts, and a
-// manifest that names the strategy and the subgroup width the code assumes. Every example that fits
-// compiles; the others are refused with what would work.
+// manifest that names the strategy and the subgroup width the code assumes. Every kernel is lowered
+// op by op (no GEMM template): f16 gemms on cooperative matrices through a workgroup staging area.
+// Every example that fits compiles; the others are refused with what would work.
 // REQUIRES: spirv-val-coopmat
 // RUN: rm -rf %t && tile-compile %examples/gemm_relu.mlir --target spirv-coopmat -o %t
 // RUN: tile-compile %examples/gemm_ragged_relu.mlir --target spirv-coopmat -o %t
@@ -10,8 +11,7 @@
 // RUN: %spirv_val_coopmat --target-env vulkan1.3 %t/gemm_ragged_relu_0_kernel.spv
 // RUN: %spirv_val_coopmat --target-env vulkan1.3 %t/softmax_0_kernel.spv
 // RUN: %spirv_dis_coopmat %t/gemm_relu_0_kernel.spv | FileCheck %s --check-prefix=SPV
-// Kernels the GEMM template does not take (attention, the MLP chain) run on the register rules,
-// their gemms on cooperative matrices through a workgroup staging area: valid SPIR-V too.
+// Attention and the MLP chain: the same rules, valid SPIR-V too.
 // RUN: tile-compile %S/../../test/programs/attention_small.mlir --target spirv-coopmat -o %t 2>/dev/null
 // RUN: tile-compile %examples/mlp_chain.mlir --target spirv-coopmat -o %t 2>/dev/null
 // RUN: %spirv_val_coopmat --target-env vulkan1.3 %t/attention_small_0_kernel.spv
@@ -39,10 +39,10 @@
 // REGS: OpCooperativeMatrixLoadKHR
 // REGS: OpCooperativeMatrixMulAddKHR
 // REGS: OpCooperativeMatrixStoreKHR
-// The reductions that exchange through workgroup memory share one scratch tile.
-// REGSJSON: "strategy": "registers", "workgroup_size": [64, 1, 1], "grid": [4, 1, 1], "shared_bytes": 11264
-// JSON: "entry": "gemm_relu_0_kernel", "host_function": "gemm_relu", "target": "spirv-coopmat", "strategy": "cooperative-matrix", "workgroup_size": [128, 1, 1], "subgroup_size": 32, "grid": [32, 32, 1], "shared_bytes": 23040
-// JSON-SAME: "tile": {"m": 128, "n": 128, "k": 32, "subgroups": [2, 2], "matrix": "16x16x16", "transpose_b": false}
-// BF16: error: 'tile.pipelined' op cannot be lowered for spirv-coopmat: expects f16 inputs for 16x16x16 cooperative matrices on spirv-coopmat, but got bf16
+// Row reductions shuffle within 32-wide subgroups: the manifest asks for that width.
+// REGSJSON: "strategy": "registers", "workgroup_size": [64, 1, 1], "subgroup_size": 32, "grid": [4, 1, 1], "shared_bytes": 10240
+// The A and B tiles (8 KiB each) and the staging area of 4 matrices (4 KiB).
+// JSON: "entry": "gemm_relu_0_kernel", "host_function": "gemm_relu", "target": "spirv-coopmat", "strategy": "registers", "workgroup_size": [128, 1, 1], "subgroup_size": 32, "grid": [32, 32, 1], "shared_bytes": 20480
+// BF16: error: 'tile.alloc_shared' op uses bf16, which the SPIR-V lowering does not support (Vulkan devices generally lack it); use f16 or f32 (target spirv-coopmat)
 // RUNERR-REGS: error: attention_small_0_kernel uses cooperative matrices, but {{.*}} lacks VK_KHR_cooperative_matrix
 // RUNERR: error: small_0_kernel uses cooperative matrices, but {{.*}} lacks VK_KHR_cooperative_matrix (or the Vulkan memory model); compile for target spirv instead

@@ -20,8 +20,8 @@
 //! | lowering | launch fields |
 //! |---|---|
 //! | sm_90a TMA + wgmma | `chip`, `block`, `dynamic_shared_bytes`, `params` (tensor maps, scalars), `tile` |
-//! | gfx942 mfma | `chip`, `block`, `lds_bytes`, `params` (memrefs, scalars), `calling_convention`, `tile` |
-//! | plain / registers strategy (every GPU target), cooperative matrices | `host_function`, `strategy`, `workgroup_size`, `shared_bytes`, `bindings` (`subgroup_size`, `tile` for cooperative matrices; on sm_90a `params` after the bindings: the tensor maps of copies on TMA) |
+//! | gfx942 mfma (the deleted template; still read) | `chip`, `block`, `lds_bytes`, `params` (memrefs, scalars), `calling_convention`, `tile` |
+//! | plain / registers strategy (every GPU kernel but the sm_90a template's), the deleted cooperative-matrix template | `host_function`, `strategy`, `workgroup_size`, `shared_bytes`, `bindings` (`subgroup_size` on spirv-coopmat, `tile` for the old cooperative-matrix kernels; on sm_90a `params` after the bindings: the tensor maps of copies on TMA) |
 
 #![deny(missing_docs)]
 

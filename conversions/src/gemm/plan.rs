@@ -15,8 +15,7 @@
 //! ```
 //!
 //! Index arithmetic may stand anywhere. The global tensors may have rank 2 to 5, the tiles lying in
-//! their last two dimensions ([`LoadedTile::offsets`]); lowerings that take matrices only say so
-//! through [`GemmPlan::matrices_only`]. Epilogues may `memref.load` other global tensors (a bias
+//! their last two dimensions ([`LoadedTile::offsets`]). Epilogues may `memref.load` other global tensors (a bias
 //! vector at the column, a residual tile at (row, column)) at any index the epilogue computes
 //! ([`GemmPlan::epilogue_reads`]; on sm_90a only so far); a `tile.copy` of another tensor into a
 //! fragment for the epilogue does not fit, and the error names that copy. Every mismatch is an
@@ -129,38 +128,6 @@ impl<'c, 'a> GemmPlan<'c, 'a> {
     pub fn column_reduction(&self) -> Option<OperationRef<'c, 'a>> {
         self.reduced.iter().find(|reduced| reduced.axis == Axis::Columns).map(|reduced| reduced.op)
     }
-    /// The first part of the program that only the sm_90a lowering takes so far, and why, for the
-    /// `chip` lowering to run the kernel with the plain strategy instead.
-    pub fn lowered_on_sm90a_only(&self, chip: &str) -> Option<(OperationRef<'c, 'a>, String)> {
-        if let Some((op, tensor)) = self.epilogue_reads.first() {
-            let reason = format!(
-                "reads the global tensor {} in the epilogue (a bias vector or a residual tile), which is read on tensor cores on sm_90a only so far (on {chip}, the epilogue reads the accumulator and its reductions only)",
-                tensor.r#type()
-            );
-            return Some((*op, reason));
-        }
-        if let Some(op) = self.column_reduction() {
-            let reason = format!("reduces the accumulator's columns (dim 0), which is lowered on tensor cores on sm_90a only so far (on {chip}, reduce rows, dim 1)");
-            return Some((op, reason));
-        }
-        self.transpose_a.then(|| {
-            let reason = format!("expects A as MxK on {chip} (transpose_a is lowered on sm_90a only so far); transpose the global tensor's view instead");
-            (self.gemm, reason)
-        })
-    }
-
-    /// The first copy of an N-D global tensor and why the `chip` lowering, which takes matrices only
-    /// so far, runs the kernel with the plain strategy instead.
-    pub fn matrices_only(&self, chip: &str) -> Option<(OperationRef<'c, 'a>, String)> {
-        let tile = self.nd_tiles().next()?;
-        let reason = format!(
-            "copies a tile of the rank-{} global tensor {} (its leading offsets picking a batch or head), which is lowered on tensor cores on sm_90a and gfx942 only so far (on {chip}, GEMM operands and results of rank 2)",
-            tile.rank(),
-            tile.global.r#type()
-        );
-        Some((tile.copy, reason))
-    }
-
     /// The other global tensors the epilogue reads, each once, in the order of their first load.
     pub fn epilogue_tensors(&self) -> Vec<Value<'c, 'a>> {
         let mut tensors: Vec<Value> = Vec::new();

@@ -1,12 +1,16 @@
-//! The plain strategy, for any tile kernel on any GPU target: the loop lowering of the CPU reference
-//! (`crate::cpu`) with its iterations dealt out to the block's threads. Every tile op becomes
-//! `for e = tid; e < total; e += threads` over its flattened iteration space, followed by a barrier;
-//! shared tiles and fragments live in workgroup memory; the kernel body moves into a `gpu.func`.
-//! Correct for every tile program, fast for none: it is what SPIR-V gets today, and what the NVIDIA
-//! and AMD lowerings fall back to for kernels outside the GEMM family they specialise.
+//! The plain strategy, for any tile kernel on any GPU target: the fragment ops by the register rules
+//! (`crate::registers`: fragments in registers, gemms on the chip's matrix instructions where their
+//! layouts allow), the rest by the loop lowering of the CPU reference (`crate::cpu`) with its
+//! iterations dealt out to the block's threads (`for e = tid; e < total; e += threads` over the
+//! flattened iteration space, then a barrier); on gfx942 copies from global tensors into LDS go in
+//! 16-byte runs and main loops are prefetched through registers ([`vector_copy`]). The kernel body
+//! moves into a `gpu.func`. It is the whole lowering on gfx942, spirv and spirv-coopmat
+//! ([`lower_per_op`]), and what sm_90a falls back to for kernels outside its GEMM template.
 
+mod host_values;
 mod owned;
 mod reduce;
+mod vector_copy;
 
 use crate::gemm::{
     host,
@@ -275,13 +279,18 @@ fn captured_tensors<'c, 'a>(
                 return Err((
                     op,
                     format!(
-                        "reads a host value that is not a constant; the {} lowering passes tensors and constants only (target {})",
+                        "reads a host value that is not a constant; the {} lowering passes tensors and constants only (target {}){}",
                         if flavor.is_spirv() {
                             "SPIR-V"
                         } else {
                             "generic"
                         },
-                        flavor.target
+                        flavor.target,
+                        if flavor.is_spirv() {
+                            "; give the tensors static shapes (storage buffers are bound as sized arrays) or compute the value inside the kernel from constants"
+                        } else {
+                            ""
+                        }
                     ),
                 ));
             }
@@ -299,10 +308,51 @@ pub fn lower_kernel<'c, 'a>(
     index: usize,
     flavor: &Flavor,
 ) -> Result<bool, Failure<'c, 'a>> {
+    lower(context, module, kernel, index, flavor, false)
+}
+
+/// Lowers a kernel of a target whose kernels all go op by op (gfx942, spirv-coopmat: no GEMM
+/// template beside the rules): fragments in registers where every op that touches one has a rule
+/// (gemms on the chip's matrix instructions where their layouts allow), otherwise the older
+/// lowering, with a warning at the op that kept a kernel with a gemm out of registers.
+pub fn lower_per_op<'c, 'a>(
+    context: &'c Context,
+    module: OperationRef<'c, 'a>,
+    kernel: OperationRef<'c, 'a>,
+    index: usize,
+    flavor: &Flavor,
+) -> Result<(), Failure<'c, 'a>> {
+    // gfx942 takes tensors as memref descriptors, which hold their sizes: the sizes a dynamic
+    // kernel's host computed are computed again inside (SPIR-V binds static shapes only).
+    if !flavor.static_tensors {
+        host_values::recompute_host_values(kernel);
+    }
+    lower(context, module, kernel, index, flavor, true).map(|_| ())
+}
+
+/// [`lower_kernel`]; with `warn_off_registers`, a kernel with a gemm whose fragments cannot be
+/// in registers gets a warning at the op that has no rule.
+fn lower<'c, 'a>(
+    context: &'c Context,
+    module: OperationRef<'c, 'a>,
+    kernel: OperationRef<'c, 'a>,
+    index: usize,
+    flavor: &Flavor,
+    warn_off_registers: bool,
+) -> Result<bool, Failure<'c, 'a>> {
     let threads = integer_attribute(&kernel, "threads").unwrap_or(0);
     // Fragments in registers where every op that touches one has a rule for its layouts; otherwise
     // fragments a thread only touches at its own elements are private, the others in workgroup memory.
-    let shuffles = (flavor.target == "sm_90a").then_some(32);
+    // Lanes a reduction exchanges with register shuffles: a warp on sm_90a, a 64-lane wave on
+    // gfx942 (`gpu.shuffle` is `ds_bpermute` there), a 32-wide subgroup where the cooperative-matrix
+    // environment fixes that width (GroupNonUniformShuffle); plain SPIR-V, whose subgroup width is
+    // the device's, goes through workgroup memory.
+    let shuffles = match flavor.target {
+        "sm_90a" => Some(32),
+        crate::amdgpu::CHIP => Some(64),
+        crate::spirv::coopmat::TARGET => Some(crate::spirv::coopmat::config::SUBGROUP),
+        _ => None,
+    };
     let planned = crate::registers::plan(kernel, flavor.target, shuffles)?;
     let (owned, register_scratch) = match &planned {
         Ok(plan) => (plan.fragments.clone(), plan.scratch_bytes),
@@ -311,6 +361,16 @@ pub fn lower_kernel<'c, 'a>(
     let not_in_registers = planned.as_ref().err().map(|(op, why)| {
         format!("; its fragments are not in registers because '{}' at {} {why}", op_name(op), op.location())
     });
+    if let (true, Err((op, why)), (true, _)) = (warn_off_registers, &planned, gemm_shape(kernel)) {
+        tile_dialect::diagnostics::emit_warning(
+            op.location(),
+            &format!(
+                "'{}' op {why}, so on {} the kernel's fragments live in workgroup memory and its gemms run without matrix instructions (correct, far from tensor-core speed)",
+                op_name(op),
+                flavor.target
+            ),
+        );
+    }
     let mut shared = check_kernel(kernel, flavor, &owned, register_scratch)
         .map_err(|(op, message)| (op, format!("{message}{}", not_in_registers.clone().unwrap_or_default())))?;
     let tensors = captured_tensors(kernel, flavor)?;
@@ -410,6 +470,11 @@ pub fn lower_kernel<'c, 'a>(
             Attribute::parse(context, space).expect("memory space"),
         ))
     };
+    // gfx942 moves global tensors into LDS 16 bytes a load; the other targets have their own
+    // ways (TMA and cp.async on sm_90a) or keep the plain copy (SPIR-V).
+    if flavor.target == crate::amdgpu::CHIP {
+        vector_copy::lower(context, kernel, threads, registers);
+    }
     reduce::lower(context, &melior::IrRewriter::new(context).as_rewriter_base(), &splits);
     crate::cpu::lower_body(context, kernel, Some(threads), tile_memory, &owned);
     // Thread-owned fragments: private attributions, or allocas in the entry block.
@@ -530,6 +595,11 @@ pub fn lower_kernel<'c, 'a>(
     manifest.strategy =
         Some(if registers { tile_manifest::Strategy::Registers } else { tile_manifest::Strategy::Plain });
     manifest.workgroup_size = Some([threads as u32, 1, 1]);
+    // The cooperative-matrix environment fixes 32-wide subgroups: its gemms and shuffles are
+    // written for them, and the launcher must ask for them.
+    if flavor.target == crate::spirv::coopmat::TARGET {
+        manifest.subgroup_size = Some(crate::spirv::coopmat::config::SUBGROUP as u32);
+    }
     if flavor.dynamic_shared {
         manifest.dynamic_shared_bytes = Some(shared as u64);
         manifest.shared_bytes = Some(0);

@@ -93,6 +93,29 @@ fn sm90a<'c, 'a>(ops: &Operands<'c, 'a>, threads: i64) -> Vec<Anchor<'c, 'a>> {
     anchors
 }
 
+/// Why `gemm` gets no mfma layout on gfx942 in a block of `threads` threads (`None` when it does,
+/// or when it is no gemm the anchors read): the conditions of [`gfx942`], said with what would work.
+pub fn mfma_unavailable(gemm: OperationRef, threads: i64, chained: bool) -> Option<String> {
+    let ops = operands(gemm)?;
+    let [a, b, c] = [ops.a, ops.b, ops.c].map(|value| crate::gemm::types::element_of(value).map_or("?".to_owned(), |element| element.to_string()));
+    if c != "f32" || !is_16_bit(ops.a) || !is_16_bit(ops.b) || a != b {
+        return Some(format!("multiplies {a} by {b} into {c}; mfma on gfx942 takes f16 or bf16 inputs (both alike) with an f32 accumulator"));
+    }
+    if threads % 64 != 0 || !(64..=1024).contains(&threads) {
+        return Some(format!("runs in a block of {threads} threads; mfma on gfx942 needs whole 64-lane waves: use a multiple of 64 threads up to 1024"));
+    }
+    if gfx942(&ops, threads, chained).is_empty() {
+        let waves = threads / 64;
+        return Some(format!(
+            "has a {}x{} accumulator that {waves} waves cannot split into 32x32 or 16x16 mfma tiles; use multiples of {} rows and columns",
+            ops.m,
+            ops.n,
+            16 * waves
+        ));
+    }
+    None
+}
+
 /// gfx942: mfma over waves; A and B in LDS rows padded against bank conflicts, B stored K-major
 /// (transposed unless the program gives it as NxK).
 fn gfx942<'c, 'a>(ops: &Operands<'c, 'a>, threads: i64, chained: bool) -> Vec<Anchor<'c, 'a>> {

@@ -11,11 +11,12 @@
 //! to every other fragment; what is left takes the blocked layout. A tile wanted in two layouts that
 //! disagree is an error naming both ops.
 //!
-//! The kernel also gets `tile.strategy`: whether its target's tensor-core lowering takes it, or the
-//! plain strategy and why. The tensor-core lowerings check that the layouts they build are the ones
-//! recorded (they refuse a kernel annotated otherwise, naming the tile).
+//! The kernel also gets `tile.strategy`: on sm_90a whether its GEMM template takes it, or the plain
+//! strategy and why (the template checks that the layouts it builds are the ones recorded, and
+//! refuses a kernel annotated otherwise, naming the tile); `per-op` on gfx942 and spirv-coopmat,
+//! whose lowerings read the recorded layouts op by op.
 
-mod anchors;
+pub(crate) mod anchors;
 pub mod atoms;
 mod propagate;
 
@@ -204,7 +205,9 @@ pub fn check_annotations<'c, 'a>(layouts: &[(Value<'c, 'a>, Layout)], chip: &str
     Ok(())
 }
 
-/// Returns how `kernel` lowers on `chip`: `tensor cores`, or `plain: ` and why.
+/// Returns how `kernel` lowers on `chip`: on sm_90a `tensor cores` (its GEMM template), or
+/// `plain: ` and why; `per-op` on gfx942 and spirv-coopmat (every kernel, op by op); `plain` on
+/// spirv.
 fn strategy<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str) -> Result<String, Failure<'c, 'a>> {
     fn words<C>(strategy: Strategy<C>) -> String {
         match strategy {
@@ -214,8 +217,11 @@ fn strategy<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str) -> Result<String, 
     }
     match chip {
         "sm_90a" => Ok(words(crate::nvgpu::resolve(kernel)?)),
-        "gfx942" => Ok(words(crate::amdgpu::resolve(kernel)?)),
-        "spirv-coopmat" => Ok(words(crate::spirv::coopmat::resolve(kernel)?)),
+        // Lowered op by op: the layouts below are the lowering's.
+        "gfx942" | "spirv-coopmat" => {
+            check_conflicts(kernel, chip)?;
+            Ok("per-op".to_owned())
+        }
         "spirv" => Ok("plain".to_owned()),
         _ => Err((kernel, format!("has no layouts for target {chip}; expected sm_90a, gfx942, spirv or spirv-coopmat"))),
     }
@@ -239,9 +245,7 @@ pub fn main_loop_schedule<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str) -> R
     }
     match chip {
         "sm_90a" => Ok(main(crate::nvgpu::resolve(kernel)?)),
-        "gfx942" => Ok(main(crate::amdgpu::resolve(kernel)?)),
-        "spirv-coopmat" => Ok(main(crate::spirv::coopmat::resolve(kernel)?)),
-        "spirv" => Ok(None),
+        "gfx942" | "spirv-coopmat" | "spirv" => Ok(None),
         _ => Err((kernel, format!("has no schedule for target {chip}; expected sm_90a, gfx942, spirv or spirv-coopmat"))),
     }
 }
@@ -249,8 +253,7 @@ pub fn main_loop_schedule<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str) -> R
 /// Records the layout of every tile and loop of `kernel` on `chip`, and its strategy.
 fn infer_kernel<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>, chip: &str) -> Result<(), Failure<'c, 'a>> {
     let strategy = strategy(kernel, chip)?;
-    let instructions = chip != "spirv-coopmat" || strategy == "tensor cores";
-    let inferred = propagate::infer(kernel, chip, instructions)?;
+    let inferred = infer_for_lowering(kernel, chip)?;
     for (allocation, layout) in inferred.tiles {
         // A rank-0 fragment (a reduction to a scalar) has no `#tile.frag` (its shape would be
         // empty); the lowerings infer its layout again.

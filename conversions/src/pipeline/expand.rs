@@ -55,7 +55,7 @@ fn less<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, lhs: Value<'c, 'a>, rhs: Value<
 /// The value `value` (of the loop `owner`, whose induction variable is `iv`) takes when the
 /// induction variable is `at_iv`: values from outside the loop as they are, the pure ops between
 /// cloned at `at` (see `ahead::computable`).
-fn materialize<'c, 'a>(
+pub(crate) fn materialize<'c, 'a>(
     value: Value<'c, 'a>,
     owner: OperationRef<'c, 'a>,
     iv: Value<'c, 'a>,

@@ -2,8 +2,7 @@
 //! runs, and records it as a `tile.schedule` dictionary on the loop:
 //!
 //! - `buffers`: copies of the shared tiles in the ring (sm_90a: the loop's `stages`, fewer where the
-//!   ring would not fit in shared memory; gfx942: 2 where they fit in LDS, else 1; cooperative
-//!   matrices and the plain strategy elsewhere: 1);
+//!   ring would not fit in shared memory; elsewhere 1);
 //! - `fill`: how a stage is filled (`tma` bulk copies, `registers` loaded a step ahead then stored,
 //!   `async` copies that `tile-expand-pipelines` writes as `tile.copy_async`, `threads` copying
 //!   element by element);
@@ -18,9 +17,8 @@
 //!   running on (the template's own walk, or `tile-persistent-kernels`' loop over (tile, step)
 //!   pairs for `async` loops).
 //!
-//! Loops of the GEMM family on sm_90a, gfx942 and cooperative matrices are built whole by their
-//! lowerings, which refuse a `tile.schedule` they would not build and take some entries from one
-//! (`buffers` on gfx942, `persistent = false` on sm_90a). Every other loop on sm_90a whose copies
+//! Loops of the GEMM family on sm_90a are built whole by its template, which refuses a
+//! `tile.schedule` it would not build and takes `persistent = false` from one. Every other loop on sm_90a whose copies
 //! from global into shared tiles can be issued ahead gets an `async` schedule, and each such copy
 //! the unit attribute `tile.ahead`: `tile-expand-pipelines` then writes the rings, barriers and
 //! asynchronous copies as tile IR.

@@ -171,12 +171,12 @@ pub fn plan<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str, shuffles: Option<i
         let plan = patterns::wgmma_plan(&ops, &layouts);
         (layouts.core_tiles, layouts.swizzled, layouts.wgmma, off_wgmma) = (plan.core_tiles, plan.swizzled, plan.gemms, plan.off);
     }
+    let threads = tile_dialect::ops::integer_attribute(&kernel, "threads").unwrap_or(128);
     let mut off_mfma = Vec::new();
     if chip == "gfx942" {
-        (layouts.mfma, off_mfma) = patterns::mfma_plan(&ops, &layouts);
+        (layouts.mfma, off_mfma) = patterns::mfma_plan(&ops, &layouts, threads);
     }
     let mut off_coopmat = Vec::new();
-    let threads = tile_dialect::ops::integer_attribute(&kernel, "threads").unwrap_or(128);
     if chip == crate::spirv::coopmat::TARGET {
         (layouts.coopmat, off_coopmat) = patterns::coopmat_plan(&ops, &layouts, threads);
     }

@@ -1,29 +1,16 @@
 //! `convert-tile-to-spirv-coopmat`: tile kernels to Vulkan compute shaders for devices with KHR
 //! cooperative matrices (16x16x16, f16 x f16 -> f32, 32-wide subgroups: NVIDIA's driver).
 //!
-//! GEMM kernels ([`crate::gemm::plan`]) get the cooperative-matrix strategy: [`config`] splits the
-//! block tile over the subgroups, [`emit`] renders the kernel in `gpu.subgroup_mma_*` ops, which
-//! upstream `convert-gpu-to-spirv` lowers to `spirv.KHR.CooperativeMatrix*`. Every other kernel gets
-//! the plain strategy ([`crate::generic`]) in the same target environment.
+//! Every kernel is lowered op by op ([`crate::generic`] with fragments in registers,
+//! [`crate::registers`]) in this target environment: a `tile.gemm` on f16 tiles runs on
+//! `gpu.subgroup_mma_*` (the rule in `registers/patterns/coopmat.rs`), which upstream
+//! `convert-gpu-to-spirv` lowers to `spirv.KHR.CooperativeMatrix*`. There is no whole-kernel
+//! template. [`config`] holds the facts the rule and the layout inference share.
 
 pub mod config;
-mod emit;
 
-use crate::{
-    gemm::{
-        install,
-        launch::{self, HostTensor, host_grid, host_tensor},
-        plan,
-    },
-    generic::Flavor,
-    kernels::Failure,
-    layout::{Layout, Strategy, atoms},
-};
-use melior::{
-    Context,
-    ir::{ValueLike, operation::OperationRef},
-};
-use tile_dialect::{layout::SharedLayout, ops::{integer_attribute, memref_shape}};
+use crate::generic::Flavor;
+use melior::{Context, ir::operation::OperationRef};
 
 /// The pass's flag.
 pub const ARGUMENT: &str = "convert-tile-to-spirv-coopmat";
@@ -53,7 +40,7 @@ tile_passes::rust_pass! {
     pub fn create_convert_tile_to_spirv_coopmat_pass() {
         argument: ARGUMENT,
         name: "ConvertTileToSpirvCoopmat",
-        description: "Lower tile GEMM kernels to gpu.funcs on KHR cooperative matrices (gpu.subgroup_mma_*), other kernels with the plain strategy",
+        description: "Lower tile kernels op by op to gpu.funcs for devices with KHR cooperative matrices: fragments in registers, f16 gemms on gpu.subgroup_mma_*",
         anchor: "builtin.module",
         dialects: { let mut dialects = tile_dialect::registration::gpu_lowering_dialects(); dialects.push(tile_dialect::registration::math_dialect()); dialects.push(tile_dialect::registration::spirv_dialect()); dialects },
         run: |module| {
@@ -63,131 +50,13 @@ tile_passes::rust_pass! {
     }
 }
 
-/// Returns the manifest (JSON) of the kernel `entry` launched by `host_function`, lowered from
-/// `plan` with `config`, or says which launch value the host could not compute.
-fn manifest(
-    plan: &plan::GemmPlan,
-    config: &config::CoopConfig,
-    entry: &str,
-    host_function: &str,
-) -> Result<String, String> {
-    use tile_manifest::{Binding, Manifest, Strategy, TileConfig};
-    let grid = host_grid(plan.grid.iter().copied())?;
-    let bindings = [plan.a.global, plan.b.global, plan.output.global]
-        .into_iter()
-        .enumerate()
-        .map(|(binding, tensor)| {
-            let HostTensor { argument, shape, element } = host_tensor(tensor);
-            Binding { set: 0, binding: binding as u32, host_argument: argument, shape, element, written: binding == 2 }
-        })
-        .collect();
-    let mut manifest = Manifest::new(entry, TARGET, grid);
-    manifest.host_function = Some(host_function.into());
-    manifest.strategy = Some(Strategy::CooperativeMatrix);
-    manifest.workgroup_size = Some([config.threads as u32, 1, 1]);
-    manifest.subgroup_size = Some(config::SUBGROUP as u32);
-    manifest.shared_bytes = Some(config.shared_bytes as u64);
-    manifest.bindings = Some(bindings);
-    manifest.tile = Some(TileConfig {
-        m: config.bm as u32,
-        n: config.bn as u32,
-        k: config.bk as u32,
-        stages: None,
-        warpgroups: None,
-        waves: None,
-        mfma: None,
-        subgroups: Some([config.subgroups.0 as u32, config.subgroups.1 as u32]),
-        matrix: Some("16x16x16".into()),
-        transpose_a: None,
-        transpose_b: Some(config.transpose_b),
-        persistent: Default::default(),
-    });
-    Ok(manifest.to_json())
-}
-
-/// Decides how `kernel` lowers on spirv-coopmat: on cooperative matrices with its configuration and
-/// tile layouts, or with the plain strategy and why. Errors are programs neither can take.
-pub(crate) fn resolve<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Result<Strategy<'c, 'a, config::CoopConfig>, Failure<'c, 'a>> {
-    crate::layout::check_conflicts(kernel, TARGET)?;
-    let plan = match plan::plan_gemm(kernel) {
-        Ok(plan) => plan,
-        Err(error) => {
-            let reason = error.message.replace("{chip}", TARGET);
-            return Ok(Strategy::Plain { op: error.op, reason });
-        }
-    };
-    if let Some((op, reason)) = plan.lowered_on_sm90a_only(TARGET).or_else(|| plan.matrices_only(TARGET)) {
-        return Ok(Strategy::Plain { op, reason });
-    }
-    let cannot = |message: String| (kernel, format!("cannot be lowered for {TARGET}: {message}"));
-    if !plan.params.is_empty() {
-        return Err(cannot(
-            "dynamic shapes are not supported on SPIR-V yet (storage buffers are bound as sized arrays); give the tensors static shapes".into(),
-        ));
-    }
-    let threads = integer_attribute(&kernel, "threads").unwrap_or(0);
-    let config = config::configure(
-        threads,
-        (plan.a.global, plan.a.shared),
-        plan.b.global,
-        plan.accumulator,
-        plan.output.global,
-        plan.transpose_b,
-    )
-    .and_then(|config| if plan.reduced.is_empty() { Ok(config) } else { config.with_row_reductions() })
-    .map_err(|message| (plan.main_loop.op, format!("cannot be lowered for {TARGET}: {message}")))?;
-    let plan::Scalar::Const(_) = plan.main_loop.upper else {
-        return Err(cannot("expects a constant main-loop bound on SPIR-V".into()));
-    };
-    let layouts = layouts(&plan, &config);
-    // The main loop's schedule: how many stages are in flight, how they are filled and awaited.
-    let schedule = "{buffers = 1 : i64, fill = \"registers\", prefetch = 1 : i64, wait = \"barrier\"}".to_owned();
-    Ok(Strategy::TensorCores(plan, config, layouts, schedule))
-}
-
-/// The layouts a cooperative-matrix kernel builds its tiles in.
-fn layouts<'c, 'a>(plan: &plan::GemmPlan<'c, 'a>, config: &config::CoopConfig) -> Vec<(melior::ir::Value<'c, 'a>, Layout)> {
-    let rows = |transposed| Layout::Shared(SharedLayout { padding: config::ROW_PADDING, transposed, ..SharedLayout::row_major() });
-    let accumulator = atoms::coopmat_accumulator(config.bm, config.bn, config.subgroups);
-    let mut layouts = vec![
-        (plan.a.shared, rows(false)),
-        (plan.b.shared, rows(config.transpose_b)),
-        (plan.accumulator, Layout::Fragment(accumulator.clone())),
-    ];
-    layouts.extend(plan.reduced.iter().map(|row| (row.fragment, Layout::Fragment(atoms::project(&accumulator, &[0])))));
-    layouts
-}
-
 fn lower_kernel<'c, 'a>(
     context: &'c Context,
     module: OperationRef<'c, 'a>,
     kernel: OperationRef<'c, 'a>,
     index: usize,
-) -> Result<(), Failure<'c, 'a>> {
-    let resolved = resolve(kernel)?;
-    let Some((plan, config)) = crate::layout::tensor_cores_or_plain(resolved, context, module, kernel, index, &FLAVOR)? else {
-        return Ok(());
-    };
-    let cannot = |message: String| (kernel, format!("cannot be lowered for {TARGET}: {message}"));
-    let plan::Scalar::Const(upper) = plan.main_loop.upper else {
-        return Err(cannot("expects a constant main-loop bound on SPIR-V".into()));
-    };
-    let symbols = install::Symbols::of(kernel, index);
-    let manifest = manifest(&plan, &config, &symbols.kernel, &symbols.function)
-        .map_err(|message| cannot(launch::launch_needs(&message)))?;
-    let helpers = install::outline_helpers(context, &plan, &symbols.stem).map_err(cannot)?;
-    let names = install::KernelNames::new(&symbols, &helpers);
-    let shape = |value: melior::ir::Value| match memref_shape(value)[..] {
-        [rows, columns] => (rows, columns),
-        _ => (0, 0),
-    };
-    let interface = emit::Interface {
-        globals: [plan.a.global, plan.b.global, plan.output.global].map(|value| value.r#type().to_string()),
-        shapes: [plan.a.global, plan.b.global, plan.output.global].map(shape),
-        block_dims: plan.block_indices.len(),
-        main_loop: (plan.main_loop.lower, plan.main_loop.step, upper),
-        module_attributes: FLAVOR.module_attributes,
-    };
-    let text = emit::render_module(&config, &names, &interface, &helpers.text);
-    install::install_kernel(context, module, kernel, &text, &helpers, &manifest, None).map_err(cannot)
+) -> Result<(), crate::kernels::Failure<'c, 'a>> {
+    // A tile two gemms want in two roles has no layout: say so before anything is rewritten.
+    crate::layout::check_conflicts(kernel, TARGET)?;
+    crate::generic::lower_per_op(context, module, kernel, index, &FLAVOR)
 }

@@ -1,0 +1,399 @@
+//! Copies from a global tensor into a shared tile, a vector at a time, and the main loops they feed
+//! prefetched a step ahead (gfx942).
+//!
+//! The plain copy deals single elements to the threads, each behind its own bounds check: 32
+//! two-byte loads and LDS writes a thread for a 128x32 f16 tile. Here each thread copies runs of 16
+//! bytes (8 f16) along the tile's last dimension: one `vector.load` and one `vector.store` where
+//! the whole run lies inside the tensor, element by element (zeros outside, as the plain copy) only
+//! where a run reaches past an end of the tensor. Consecutive threads take consecutive runs, so a
+//! wave's loads stay coalesced; a thread's runs are straight-line code (trip `k` takes run
+//! `k * threads + tid`), so the runs it holds are indexed by constants and stay in registers.
+//! Which element lands where is the plain copy's: only the grouping changes.
+//!
+//! A copy is two halves: the loads into the thread's registers (a private array of runs), and the
+//! stores from there into LDS. In a `tile.pipelined` loop whose copies of this kind come first
+//! (with only index arithmetic among them), the loads of step i + 1 are issued right after the
+//! stores of step i, before the ops that read the tiles (the gemm): the global loads are in flight
+//! while the matrix cores work, and the next step only waits for them where it stores them
+//! (CDNA's register prefetch, one LDS buffer). The loop is:
+//!
+//! ```text
+//! registers <- tensor(lb)                       (before the loop)
+//! for i: tiles <- registers; barrier
+//!        if i + step < ub: registers <- tensor(i + step)
+//!        the rest of the body (reads the tiles); barrier
+//! ```
+//!
+//! The barrier at the end of the body (the gemm's own, or one added) keeps a step's stores from
+//! overwriting a tile another wave still reads; the one after the stores makes them visible. Only
+//! loops whose source tensors nothing in the kernel writes are prefetched (a load moved ahead of
+//! the body must read what it would have read after it).
+
+use crate::cpu::builder::{At, Builder};
+use melior::{
+    Context,
+    ir::{
+        Attribute, BlockLike, RegionLike, ShapedTypeLike, Type, Value, ValueLike,
+        operation::{OperationBuilder, OperationLike, OperationRef},
+        r#type::MemRefType,
+    },
+};
+use tile_dialect::{
+    element::Element,
+    ops::{copy_parts, memref_shape, nested_ops, op_name},
+};
+
+/// Bytes one thread moves a step: the widest global load (`global_load_dwordx4`).
+const RUN_BYTES: i64 = 16;
+
+/// Elements of one run of `copy`, if it is a copy this rule takes: from a global tensor (with
+/// offsets) into a shared tile of the same element type whose last dimension is whole runs.
+fn run_length(copy: OperationRef) -> Option<i64> {
+    if op_name(&copy) != "tile.copy" {
+        return None;
+    }
+    let parts = copy_parts(&copy)?;
+    if parts.src_offsets.is_empty() || !parts.dst_offsets.is_empty() {
+        return None;
+    }
+    let (src, dst) = (MemRefType::try_from(parts.src.r#type()).ok()?, MemRefType::try_from(parts.dst.r#type()).ok()?);
+    // Fragments have a memory space of their own (`#tile.fragment`): only workgroup tiles here.
+    let in_workgroup = dst.memory_space().is_some_and(|space| space.to_string().contains("workgroup"));
+    if src.memory_space().is_some() || !in_workgroup || src.element() != dst.element() {
+        return None;
+    }
+    let bytes = Element::of(dst.element())?.bytes() as i64;
+    let run = RUN_BYTES / bytes;
+    let shape = memref_shape(parts.dst);
+    (run > 1 && shape.last().is_some_and(|last| last % run == 0)).then_some(run)
+}
+
+/// How one copy's runs are dealt to the threads.
+struct Runs {
+    /// Elements of a run.
+    run: i64,
+    /// The tile's shape with its last dimension counted in runs.
+    extents: Vec<i64>,
+    /// Runs in the tile.
+    total: i64,
+    /// Runs a thread takes (the last trip guarded where the threads do not divide the runs).
+    trips: i64,
+    threads: i64,
+}
+
+impl Runs {
+    fn of(copy: OperationRef, threads: i64) -> Option<Runs> {
+        let run = run_length(copy)?;
+        let mut extents = memref_shape(copy_parts(&copy)?.dst);
+        *extents.last_mut()? /= run;
+        let total: i64 = extents.iter().product();
+        Some(Runs { run, extents, total, trips: (total + threads - 1) / threads, threads })
+    }
+
+    /// The tile indices of trip `trip`'s run on this thread (`tid`), and where to emit code for
+    /// it: inside a guard when the trip may lie past the tile's runs.
+    fn trip<'c, 'a>(&self, b: &Builder<'c>, at: At<'c, 'a>, tid: Value<'c, 'a>, trip: i64) -> (At<'c, 'a>, Vec<Value<'c, 'a>>) {
+        let start = b.index(at, trip * self.threads);
+        let flat = b.op(at, "arith.addi", &[start, tid]);
+        let inside = if (trip + 1) * self.threads <= self.total {
+            at
+        } else {
+            let total = b.index(at, self.total);
+            let fits = b.compare(at, "ult", flat, total);
+            b.if_then(at, fits)
+        };
+        let mut tile = b.unflatten(inside, flat, &self.extents);
+        let last = tile.len() - 1;
+        let run = b.index(inside, self.run);
+        tile[last] = b.op(inside, "arith.muli", &[tile[last], run]);
+        (inside, tile)
+    }
+}
+
+/// `vector.load memref[indices]` as `ty`.
+fn vector_load<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, memref: Value<'c, 'a>, indices: &[Value<'c, 'a>], ty: Type<'c>) -> Value<'c, 'a> {
+    let operands: Vec<Value> = std::iter::once(memref).chain(indices.iter().copied()).collect();
+    b.value(at, OperationBuilder::new("vector.load", b.location).add_operands(&operands).add_results(&[ty]).build().expect("vector.load"))
+}
+
+/// `vector.store value, memref[indices]`.
+fn vector_store<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, value: Value<'c, 'a>, memref: Value<'c, 'a>, indices: &[Value<'c, 'a>]) {
+    let operands: Vec<Value> = [value, memref].into_iter().chain(indices.iter().copied()).collect();
+    b.insert(at, OperationBuilder::new("vector.store", b.location).add_operands(&operands).build().expect("vector.store"));
+}
+
+/// `tile` as a memref in LDS's integer memory space 3 (`memref.memory_space_cast`): the vector
+/// conversion runs before the GPU conversion that maps `#gpu.address_space<workgroup>` to 3, and
+/// knows integer memory spaces only.
+fn lds_view<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, tile: Value<'c, 'a>) -> Value<'c, 'a> {
+    let memref = MemRefType::try_from(tile.r#type()).expect("a tile");
+    let shape: Vec<String> = memref_shape(tile).iter().map(i64::to_string).collect();
+    let ty = Type::parse(b.context, &format!("memref<{}x{}, 3>", shape.join("x"), memref.element())).expect("an LDS memref type");
+    b.value(at, OperationBuilder::new("memref.memory_space_cast", b.location).add_operands(&[tile]).add_results(&[ty]).build().expect("memref.memory_space_cast"))
+}
+
+/// The thread's registers for `runs` of `element`: a private array of their elements, run after
+/// run, indexed by constants only (so that LLVM keeps it in registers).
+fn registers<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, runs: &Runs, element: Type<'c>) -> Value<'c, 'a> {
+    let space = Attribute::parse(b.context, "#gpu.address_space<private>");
+    let array = MemRefType::new(element, &[runs.trips * runs.run], None, space);
+    b.value(at, melior::dialect::memref::alloca(b.context, array, &[], &[], None, b.location))
+}
+
+/// Loads this thread's runs of the tile `src[offsets]` (shaped like `runs`) into `held`: a vector
+/// load where the run is inside the tensor, else element by element with zeros outside.
+#[allow(clippy::too_many_arguments)]
+fn load_runs<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, runs: &Runs, src: Value<'c, 'a>, offsets: &[Value<'c, 'a>], element: Type<'c>, held: Value<'c, 'a>, tid: Value<'c, 'a>) {
+    let vector = Type::parse(b.context, &format!("vector<{}x{element}>", runs.run)).expect("a vector type");
+    let rank = runs.extents.len();
+    for trip in 0..runs.trips {
+        let (at, tile) = runs.trip(b, at, tid, trip);
+        // The tensor's indices: leading dimensions at their offsets alone, the tile's at offset +
+        // index; every dimension but the last checked whole, the last per element of the run.
+        let leading = offsets.len() - rank;
+        let mut indices = Vec::new();
+        let mut rows_inside: Option<Value> = None;
+        for (dim, offset) in offsets.iter().enumerate() {
+            let index = match dim.checked_sub(leading) {
+                Some(tile_dim) => b.op(at, "arith.addi", &[*offset, tile[tile_dim]]),
+                None => *offset,
+            };
+            if dim + 1 < offsets.len() {
+                let size = b.dim(at, src, dim as i64);
+                let fits = b.compare(at, "ult", index, size);
+                rows_inside = Some(match rows_inside {
+                    Some(previous) => b.op(at, "arith.andi", &[previous, fits]),
+                    None => fits,
+                });
+            }
+            indices.push(index);
+        }
+        let last = indices.len() - 1;
+        let size = b.dim(at, src, last as i64);
+        // Whole inside when the run's first column is (unsigned: a negative offset is outside)
+        // and its end is; the first is below 2^63, so the end does not wrap.
+        let first_in = b.compare(at, "ult", indices[last], size);
+        let end = b.op(at, "arith.addi", &[indices[last], b.index(at, runs.run)]);
+        let end_in = b.compare(at, "ule", end, size);
+        let mut whole = b.op(at, "arith.andi", &[first_in, end_in]);
+        if let Some(rows) = rows_inside {
+            whole = b.op(at, "arith.andi", &[whole, rows]);
+        }
+        let fast = b.if_then(at, whole);
+        let value = vector_load(b, fast, src, &indices, vector);
+        for lane in 0..runs.run {
+            let position = (melior::ir::Identifier::new(b.context, "static_position"), Attribute::parse(b.context, &format!("array<i64: {lane}>")).expect("a position"));
+            let element = b.value(fast, OperationBuilder::new("vector.extract", b.location).add_operands(&[value]).add_attributes(&[position]).add_results(&[element]).build().expect("vector.extract"));
+            b.store(fast, element, held, &[b.index(fast, trip * runs.run + lane)]);
+        }
+        // At an end of the tensor: element by element, zeros outside it. Each lane loads at its
+        // own indices where inside and at the tensor's first element otherwise (no branch a lane:
+        // fewer blocks for LLVM), then keeps the zero there; a tensor without elements loads
+        // nothing.
+        let one = b.constant(at, Type::parse(b.context, "i1").expect("i1"), 1.0);
+        let partial = b.op(at, "arith.xori", &[whole, one]);
+        let slow = b.if_then(at, partial);
+        let zero_index = b.index(slow, 0);
+        let mut nonempty: Option<Value> = None;
+        for dim in 0..offsets.len() {
+            let size = b.dim(slow, src, dim as i64);
+            let some = b.compare(slow, "ugt", size, zero_index);
+            nonempty = Some(match nonempty {
+                Some(previous) => b.op(slow, "arith.andi", &[previous, some]),
+                None => some,
+            });
+        }
+        let nonempty = nonempty.expect("rank >= 1");
+        let loads = b.if_then(slow, nonempty);
+        let zero = b.constant(loads, element, 0.0);
+        for lane in 0..runs.run {
+            let column = b.op(loads, "arith.addi", &[indices[last], b.index(loads, lane)]);
+            let mut inside = b.compare(loads, "ult", column, size);
+            if let Some(rows) = rows_inside {
+                inside = b.op(loads, "arith.andi", &[inside, rows]);
+            }
+            let mut at_tensor = indices.clone();
+            at_tensor[last] = column;
+            let safe: Vec<Value> = at_tensor.iter().map(|index| b.value(loads, melior::dialect::arith::select(inside, *index, zero_index, b.location))).collect();
+            let loaded = b.load(loads, src, &safe);
+            let value = b.value(loads, melior::dialect::arith::select(inside, loaded, zero, b.location));
+            b.store(loads, value, held, &[b.index(loads, trip * runs.run + lane)]);
+        }
+        let empty = b.op(slow, "arith.xori", &[nonempty, one]);
+        let zeros = b.if_then(slow, empty);
+        let zero = b.constant(zeros, element, 0.0);
+        for lane in 0..runs.run {
+            b.store(zeros, zero, held, &[b.index(zeros, trip * runs.run + lane)]);
+        }
+    }
+}
+
+/// Stores this thread's runs from `held` into the tile `dst` (one `vector.store` each).
+fn store_runs<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, runs: &Runs, dst: Value<'c, 'a>, held: Value<'c, 'a>, tid: Value<'c, 'a>) {
+    let lds = lds_view(b, at, dst);
+    let element = MemRefType::try_from(dst.r#type()).expect("a tile").element();
+    let vector = Type::parse(b.context, &format!("vector<{}x{element}>", runs.run)).expect("a vector type");
+    for trip in 0..runs.trips {
+        let (at, tile) = runs.trip(b, at, tid, trip);
+        let lanes: Vec<Value> = (0..runs.run).map(|lane| b.load(at, held, &[b.index(at, trip * runs.run + lane)])).collect();
+        let value = b.value(at, OperationBuilder::new("vector.from_elements", b.location).add_operands(&lanes).add_results(&[vector]).build().expect("vector.from_elements"));
+        vector_store(b, at, value, lds, &tile);
+    }
+}
+
+/// Whether `op` is a copy from a global tensor into a shared tile other than `tile`.
+fn writes_other_tile_from_global(op: OperationRef, tile: Value) -> bool {
+    op_name(&op) == "tile.copy"
+        && copy_parts(&op).is_some_and(|parts| {
+            parts.dst != tile
+                && parts.dst_offsets.is_empty()
+                && MemRefType::try_from(parts.src.r#type()).is_ok_and(|src| src.memory_space().is_none())
+        })
+}
+
+/// Lowers one copy that [`Runs`] takes, in place: loads, stores, a barrier (left out when the next
+/// op is another copy from a global tensor into another tile: one barrier after the last makes
+/// both visible; and the next copy's writes need no barrier before them, because every op that
+/// reads a shared tile, in the register rules and in the plain strategy alike, ends with one).
+fn lower_copy<'c>(context: &'c Context, copy: OperationRef<'c, '_>, runs: &Runs, tid: Value<'c, '_>, start: At<'c, '_>) {
+    let b = Builder { context, location: copy.location(), threads: Some(runs.threads) };
+    let at = At::before(copy);
+    let parts = copy_parts(&copy).expect("a verified copy");
+    let element = MemRefType::try_from(parts.dst.r#type()).expect("a tile").element();
+    let held = registers(&b, start, runs, element);
+    load_runs(&b, at, runs, parts.src, &parts.src_offsets, element, held, tid);
+    store_runs(&b, at, runs, parts.dst, held, tid);
+    if !copy.next_in_block().is_some_and(|next| writes_other_tile_from_global(next, parts.dst)) {
+        b.barrier(at);
+    }
+    melior::IrRewriter::new(context).as_rewriter_base().erase_op(copy);
+}
+
+/// The copies a `tile.pipelined` loop's steps begin with that can be prefetched: every op before the
+/// last of them is such a copy or index arithmetic; their offsets are computed from the induction
+/// variable; no op of `kernel` writes their source tensors. Empty when the loop does not qualify.
+fn prefetched<'c, 'a>(kernel: OperationRef<'c, 'a>, pipelined: OperationRef<'c, 'a>) -> Vec<OperationRef<'c, 'a>> {
+    let Some(body) = pipelined.region(0).ok().and_then(|region| region.first_block()) else { return Vec::new() };
+    let mut copies = Vec::new();
+    let mut op = body.first_operation();
+    while let Some(current) = op {
+        let name = op_name(&current);
+        if Runs::of(current, 1).is_some() {
+            copies.push(current);
+        } else if !(name.starts_with("arith.") && current.region_count() == 0) {
+            break;
+        }
+        op = current.next_in_block();
+    }
+    let sources: Vec<Value> = copies.iter().filter_map(|copy| copy_parts(copy).map(|parts| parts.src)).collect();
+    let written = nested_ops(kernel).into_iter().any(|op| match op_name(&op).as_str() {
+        "tile.copy" => copy_parts(&op).is_some_and(|parts| sources.contains(&parts.dst)),
+        "memref.store" => op.operand(1).is_ok_and(|memref| sources.contains(&memref)),
+        _ => false,
+    });
+    let computable = copies.iter().all(|copy| {
+        copy_parts(copy).is_some_and(|parts| {
+            std::iter::once(parts.src).chain(parts.src_offsets.iter().copied()).all(|value| crate::pipeline::ahead::computable(value, pipelined, 0))
+        })
+    });
+    // Each tile written once (kept simple: a tile's runs are held in registers once per copy).
+    let tiles: Vec<Value> = copies.iter().filter_map(|copy| copy_parts(copy).map(|parts| parts.dst)).collect();
+    let distinct = tiles.iter().enumerate().all(|(index, tile)| !tiles[..index].contains(tile));
+    if written || !computable || !distinct || copies.is_empty() {
+        return Vec::new();
+    }
+    copies
+}
+
+/// `lhs < rhs`, signed (as loop bounds compare).
+fn less<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, lhs: Value<'c, 'a>, rhs: Value<'c, 'a>) -> Value<'c, 'a> {
+    b.value(at, melior::dialect::arith::cmpi(b.context, melior::dialect::arith::CmpiPredicate::Slt, lhs, rhs, b.location))
+}
+
+/// Rewrites `pipelined` so that its `copies` (see [`prefetched`]) load a step ahead (the module doc).
+fn prefetch<'c>(context: &'c Context, pipelined: OperationRef<'c, '_>, copies: &[OperationRef<'c, '_>], threads: i64, tid: Value<'c, '_>, start: At<'c, '_>) {
+    let b = Builder { context, location: pipelined.location(), threads: Some(threads) };
+    let body = pipelined.region(0).ok().and_then(|region| region.first_block()).expect("loop body");
+    let iv: Value = body.argument(0).expect("induction variable").into();
+    let lower = pipelined.operand(0).expect("verified loop");
+    let upper = pipelined.operand(1).expect("verified loop");
+    let before = At::before(pipelined);
+    let step = if pipelined.operand_count() == 3 { pipelined.operand(2).expect("step") } else { b.index(before, 1) };
+    let held: Vec<(Runs, Value, Type)> = copies
+        .iter()
+        .map(|copy| {
+            let runs = Runs::of(*copy, threads).expect("checked");
+            let element = MemRefType::try_from(copy_parts(copy).expect("a copy").dst.r#type()).expect("a tile").element();
+            let array = registers(&b, start, &runs, element);
+            (runs, array, element)
+        })
+        .collect();
+    // Step lb's loads before the loop (guarded: the loop may run no step).
+    let first = b.if_then(before, less(&b, before, lower, upper));
+    let load_step = |at: At<'c, '_>, at_iv: Value<'c, '_>| {
+        let mut done = Vec::new();
+        for (copy, (runs, array, element)) in copies.iter().zip(&held) {
+            let parts = copy_parts(copy).expect("a copy");
+            let src = crate::pipeline::expand::materialize(parts.src, pipelined, iv, at_iv, at, &mut done);
+            let offsets: Vec<Value> = parts.src_offsets.iter().map(|offset| crate::pipeline::expand::materialize(*offset, pipelined, iv, at_iv, at, &mut done)).collect();
+            load_runs(&b, at, runs, src, &offsets, *element, *array, tid);
+        }
+    };
+    load_step(first, lower);
+    // In the body, where the last copy stood: this step's stores, a barrier, the next step's loads.
+    let last = *copies.last().expect("copies");
+    let at = At::before(last);
+    for (copy, (runs, array, _)) in copies.iter().zip(&held) {
+        let dst = copy_parts(copy).expect("a copy").dst;
+        store_runs(&b, at, runs, dst, *array, tid);
+    }
+    b.barrier(at);
+    let next = b.op(at, "arith.addi", &[iv, step]);
+    let more = b.if_then(at, less(&b, at, next, upper));
+    load_step(more, next);
+    // Keep LLVM's scheduler from sinking the loads below the body's work: issued first, they have
+    // the whole step to arrive.
+    let opts = (melior::ir::Identifier::new(context, "opts"), Attribute::parse(context, "#amdgpu.sched_barrier_opt<none>").expect("sched_barrier options"));
+    b.insert(at, OperationBuilder::new("amdgpu.sched_barrier", b.location).add_attributes(&[opts]).build().expect("amdgpu.sched_barrier"));
+    // The body ends with a barrier, so that the next step's stores wait for every reader.
+    let terminator = body.terminator().expect("a loop body ends with its terminator");
+    let mut op = body.first_operation();
+    let mut previous = None;
+    while let Some(current) = op.filter(|current| *current != terminator) {
+        previous = Some(current);
+        op = current.next_in_block();
+    }
+    let ends_with_barrier = previous.is_some_and(|previous| op_name(&previous) == "gpu.barrier");
+    if !ends_with_barrier {
+        b.barrier(At::before(terminator));
+    }
+    let rewriter = melior::IrRewriter::new(context);
+    let rewriter = rewriter.as_rewriter_base();
+    for copy in copies {
+        rewriter.erase_op(*copy);
+    }
+}
+
+/// Lowers every copy of `kernel` from a global tensor into a shared tile that goes in runs, after
+/// prefetching the main loops that begin with them (`prefetch_loops`: the register rules lowered
+/// the kernel, so the ops after the copies are what they read); the plain strategy lowers the rest.
+pub fn lower(context: &Context, kernel: OperationRef, threads: i64, prefetch_loops: bool) {
+    let Some(block) = kernel.region(0).ok().and_then(|region| region.first_block()) else { return };
+    let Some(first) = block.first_operation() else { return };
+    let start = At::before(first);
+    let b = Builder { context, location: kernel.location(), threads: Some(threads) };
+    let tid = b.thread_id(start);
+    if prefetch_loops {
+        for pipelined in nested_ops(kernel).into_iter().filter(|op| op_name(op) == "tile.pipelined") {
+            let copies = prefetched(kernel, pipelined);
+            if !copies.is_empty() {
+                prefetch(context, pipelined, &copies, threads, tid, start);
+            }
+        }
+    }
+    for copy in nested_ops(kernel) {
+        if let Some(runs) = Runs::of(copy, threads) {
+            lower_copy(context, copy, &runs, tid, start);
+        }
+    }
+}
