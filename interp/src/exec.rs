@@ -12,7 +12,7 @@
 //!   non-positive steps) stops the run with [`Error::Undefined`] at that op.
 
 use crate::arith::{binary, bit_count, cast, integer, unary};
-use crate::error::{Error, OutOfBounds, Result};
+use crate::error::{Error, OutOfBounds, Result, UndefinedRead};
 use crate::ir::{Body, Kind, Op};
 use crate::memory::{Buf, Level};
 use crate::scalar::{Val, unsigned, wrap};
@@ -92,6 +92,41 @@ impl Machine {
             access,
             index,
             buffer: self.buffers[id].describe(),
+            block: self.block.clone(),
+        }))
+    }
+
+    /// Returns an error unless element `position` of buffer `id` was written since it was
+    /// allocated: `op` reads it as `role` (`its accumulator`, ...; empty for a plain load).
+    pub fn defined(&self, op: &Op, id: usize, position: usize, role: &'static str) -> Result<()> {
+        let buffer = &self.buffers[id];
+        if buffer.is_written(position) {
+            return Ok(());
+        }
+        Err(self.undefined_read(op, id, position, role))
+    }
+
+    /// Returns an error unless every element of buffer `id` was written: `op` reads all of it.
+    pub fn all_defined(&self, op: &Op, id: usize, role: &'static str) -> Result<()> {
+        let buffer = &self.buffers[id];
+        match buffer.written.first_unwritten(buffer.data.len()) {
+            None => Ok(()),
+            Some(position) => Err(self.undefined_read(op, id, position, role)),
+        }
+    }
+
+    fn undefined_read(&self, op: &Op, id: usize, position: usize, role: &'static str) -> Error {
+        let buffer = &self.buffers[id];
+        Error::UndefinedRead(Box::new(UndefinedRead {
+            site: (*op.site).clone(),
+            role,
+            index: buffer.index_of(position),
+            buffer: buffer.describe(),
+            origin: buffer
+                .origin
+                .as_deref()
+                .cloned()
+                .unwrap_or_else(|| op.site.as_ref().clone()),
             block: self.block.clone(),
         }))
     }
@@ -223,6 +258,7 @@ impl Machine {
                 let Some(position) = self.buffers[id].position(&index) else {
                     return Err(self.out_of_bounds(op, "read", index, id));
                 };
+                self.defined(op, id, position, "")?;
                 self.set(op, self.buffers[id].load(position));
             }
             Kind::Store => {
@@ -264,7 +300,8 @@ impl Machine {
                     }
                     shape.push(size as usize);
                 }
-                self.buffers.push(Buf::new(r#type, shape, *level));
+                self.buffers
+                    .push(Buf::new(r#type, shape, *level, op.site.clone()));
                 self.set(op, Val::M(self.buffers.len() - 1));
             }
             Kind::Dealloc => {}
@@ -328,7 +365,8 @@ impl Machine {
                     Some(id) => *id,
                     None => {
                         let shape = self.buffers[ring].shape[1..].to_vec();
-                        self.buffers.push(Buf::new(r#type, shape, Level::Shared));
+                        self.buffers
+                            .push(Buf::new(r#type, shape, Level::Shared, op.site.clone()));
                         self.slots.insert((ring, slot), self.buffers.len() - 1);
                         self.buffers.len() - 1
                     }

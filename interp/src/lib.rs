@@ -20,6 +20,11 @@
 //! - every access is bounds-checked; outside a buffer (and outside the clipping rule of
 //!   `tile.copy` on global buffers) is an [`Error::OutOfBounds`] with the op, the index and the
 //!   grid block, never undefined behaviour; so is every operation MLIR leaves undefined;
+//! - every read of a tile or other allocation is checked against the elements written since it was
+//!   allocated (one bit per element): a read of an element nothing wrote (a `memref.load`, a copy's
+//!   source, a gemm's operands and accumulator, a reduction's source and, without `clear`, its
+//!   result) is an [`Error::UndefinedRead`] with the op, the buffer, its allocation and the index;
+//!   host buffers are defined;
 //! - the host buffers are the function's memref arguments, row-major, elements as f64 exact in
 //!   their element type ([`Tensor`]); they are written in place.
 
@@ -34,7 +39,7 @@ pub mod memory;
 pub mod scalar;
 mod tile;
 
-pub use error::{Error, OutOfBounds, Result, Site};
+pub use error::{Error, OutOfBounds, Result, Site, UndefinedRead};
 
 use decode::Decoder;
 use exec::Machine;

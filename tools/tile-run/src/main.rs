@@ -65,9 +65,17 @@ fn run() -> Result<bool, String> {
         ));
     }
     let vulkan = target.starts_with("vulkan");
+    // Undefined behaviour of the program (an access out of bounds, a read of an element nothing
+    // wrote, a division by zero, ...) says so on the last line: `tile-fuzz` reads it to tell a
+    // mutant that no target can be expected to agree on from a miscompile.
     let interpreter = |error: tile_interp::Error| {
         eprintln!("{}", error.diagnostic());
-        "the interpreter stopped (see the error above)".to_string()
+        if error.is_undefined_behaviour() {
+            "the interpreter stopped: the program's behaviour is undefined (see the error above)"
+                .to_string()
+        } else {
+            "the interpreter stopped (see the error above)".to_string()
+        }
     };
     let context = context();
     context.attach_diagnostic_handler(|diagnostic| {
