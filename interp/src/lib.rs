@@ -25,6 +25,9 @@
 //!   source, a gemm's operands and accumulator, a reduction's source and, without `clear`, its
 //!   result) is an [`Error::UndefinedRead`] with the op, the buffer, its allocation and the index;
 //!   host buffers are defined;
+//! - the blocks of a kernel and the iterations of a `tile.parallel` run one after another, but a
+//!   program whose result depends on their order (one reads or overwrites what another changed)
+//!   is a race, an [`Error::Undefined`] at the op ([`race`]);
 //! - the host buffers are the function's memref arguments, row-major, elements as f64 exact in
 //!   their element type ([`Tensor`]); they are written in place.
 
@@ -36,6 +39,7 @@ mod error;
 pub mod exec;
 pub mod ir;
 pub mod memory;
+pub mod race;
 pub mod scalar;
 mod tile;
 
@@ -113,6 +117,7 @@ impl Program {
             buffers: Vec::new(),
             block: None,
             slots: std::collections::HashMap::new(),
+            scopes: Vec::new(),
         };
         for (index, (r#type, tensor)) in function.arguments.iter().zip(tensors.iter()).enumerate() {
             let fits = tensor.shape.len() == r#type.shape.len()

@@ -86,6 +86,7 @@ impl Machine {
         }
         let (from, to) = (self.buffers[src].element, self.buffers[dst].element);
         let mut moves = Vec::with_capacity(tile.iter().product());
+        let mut reads = Vec::with_capacity(tile.iter().product());
         for_each_index(&tile, |t| {
             let (value, read) = match place(self, src, &src_origin, t) {
                 Place::At(position) => (self.buffers[src].load(position), Some(position)),
@@ -98,6 +99,7 @@ impl Machine {
                     // the end of a global buffer is dropped, whatever it holds.
                     if let Some(read) = read {
                         self.defined(op, src, read, "its source")?;
+                        reads.push(read);
                     }
                     let converted = if from == to {
                         value
@@ -111,9 +113,11 @@ impl Machine {
             }
             Ok(())
         })?;
-        let buffer = &mut self.buffers[dst];
+        for position in reads {
+            self.note_read(op, src, position)?;
+        }
         for (position, value) in moves {
-            buffer.store(position, value);
+            self.write(op, dst, position, value)?;
         }
         Ok(())
     }
@@ -156,6 +160,14 @@ impl Machine {
         self.all_defined(op, a, "its operand A")?;
         self.all_defined(op, b, "its operand B")?;
         self.all_defined(op, c, "its accumulator")?;
+        if !self.scopes.is_empty() {
+            for (id, len) in [(a, a_rows * a_columns), (b, b_rows * b_columns), (c, m * n)] {
+                for position in 0..len {
+                    self.note_read(op, id, position)?;
+                }
+            }
+        }
+        let before = self.buffers[c].data.clone();
         // op(A) as M rows of K, op(B) as N columns of K: the inner loop walks k contiguously.
         let (a_data, b_data) = (&self.buffers[a].data, &self.buffers[b].data);
         let mut rows = vec![0.0; m * k];
@@ -206,6 +218,9 @@ impl Machine {
                 data[i * n + j] = sum;
             }
         }
+        for (position, old) in before.into_iter().enumerate() {
+            self.note_write(op, c, position, (true, old))?;
+        }
         Ok(())
     }
 
@@ -234,6 +249,16 @@ impl Machine {
         self.all_defined(op, src, "its source")?;
         if !clear {
             self.all_defined(op, dst, "its result (clear = false)")?;
+        }
+        if !self.scopes.is_empty() {
+            for position in 0..self.buffers[src].data.len() {
+                self.note_read(op, src, position)?;
+            }
+            if !clear {
+                for position in 0..self.buffers[dst].data.len() {
+                    self.note_read(op, dst, position)?;
+                }
+            }
         }
         let stride = self.buffers[src].strides[dim];
         let identity = match kind {
@@ -276,9 +301,8 @@ impl Machine {
             results.push((out, acc));
             Ok(())
         })?;
-        let buffer = &mut self.buffers[dst];
         for (position, value) in results {
-            buffer.store(position, Val::F(value));
+            self.write(op, dst, position, Val::F(value))?;
         }
         Ok(())
     }

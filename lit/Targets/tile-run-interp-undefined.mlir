@@ -6,6 +6,10 @@
 // RUN: not tile-run %S/Inputs/interp-undefined-gemm.mlir --target interp 2>&1 | FileCheck %s --check-prefix=GEMM
 // RUN: not tile-run %S/Inputs/interp-undefined-partial.mlir --target interp 2>&1 | FileCheck %s --check-prefix=PARTIAL
 // RUN: not tile-run %S/Inputs/interp-undefined-reduce.mlir --target interp 2>&1 | FileCheck %s --check-prefix=REDUCE
+// Races: the iterations of a tile.parallel and the blocks of a tile.kernel are unordered, so one
+// reading or overwriting what another changed makes the result depend on an order no target keeps.
+// RUN: not tile-run %S/Inputs/interp-race-parallel.mlir --target interp 2>&1 | FileCheck %s --check-prefix=RACE-PARALLEL
+// RUN: not tile-run %S/Inputs/interp-race-blocks.mlir --target interp 2>&1 | FileCheck %s --check-prefix=RACE-BLOCKS
 // A tile read only where it was written is defined: the interpreter runs it, and Vulkan (lavapipe)
 // and the CPU reference agree with it.
 // RUN: tile-run %S/Inputs/interp-partly-written.mlir --target interp 2>&1 | FileCheck %s --check-prefix=PARTLY
@@ -36,3 +40,10 @@
 // PARTLY-VULKAN: @partly ran on {{.*}} (Vulkan) in
 // PARTLY-VULKAN: check %arg1: match
 // PARTLY-VULKAN: check %arg2: match
+
+// A tile.copy in a parallel body that also stores into the copied fragment (the fuzzer's seed
+// 13131, case 339: Vulkan and the CPU reference differed).
+// RACE-PARALLEL: interp-race-parallel.mlir:19:5: error: 'tile.copy' op races: iteration [0, 1] of a tile.parallel reads element [0, 0] of memref<8x64xf32, #tile.fragment>, which iteration [0, 0] changed (the iterations of a tile.parallel are unordered) (in block [0])
+// RACE-PARALLEL-NEXT: error: the interpreter stopped: the program's behaviour is undefined (see the error above)
+
+// RACE-BLOCKS: interp-race-blocks.mlir:12:5: error: 'tile.copy' op races: block [1] of a tile.kernel writes element [0, 0] of memref<16x16xf32>, which block [0] changed (the blocks of a tile.kernel are unordered)

@@ -4,20 +4,21 @@ use super::{pattern, run, tensor};
 use crate::Error;
 
 // The shift goes through a cast, which the verifier's static index check cannot bound (it refuses
-// `%i + 1` over a 4-row tile outright); two ops on one line keep the load's location.
+// `%i + 1` over a 4-row tile outright); two ops on one line keep the load's location. The stencil
+// writes another fragment (one updated in place would be a race between iterations).
 const OUT_OF_BOUNDS: &str = r#"
     func.func @shifted(%X: memref<4x4xf32>, %Y: memref<4x4xf32>) {
       %c0 = arith.constant 0 : index
       %one = arith.constant 1 : i32 %c1 = arith.index_cast %one : i32 to index
       tile.kernel grid(%c1) threads(32) (%b) {
-        %F = tile.alloc_fragment : memref<4x4xf32, #tile.fragment>
+        %F = tile.alloc_fragment : memref<4x4xf32, #tile.fragment> %G = tile.alloc_fragment : memref<4x4xf32, #tile.fragment>
         tile.copy %X[%c0, %c0], %F : memref<4x4xf32>, memref<4x4xf32, #tile.fragment>
         tile.parallel (%i, %j) in (4, 4) {
           %next = arith.addi %i, %c1 : index
           %v = memref.load %F[%next, %j] : memref<4x4xf32, #tile.fragment>
-          memref.store %v, %F[%i, %j] : memref<4x4xf32, #tile.fragment>
+          memref.store %v, %G[%i, %j] : memref<4x4xf32, #tile.fragment>
         }
-        tile.copy %F, %Y[%c0, %c0] : memref<4x4xf32, #tile.fragment>, memref<4x4xf32>
+        tile.copy %G, %Y[%c0, %c0] : memref<4x4xf32, #tile.fragment>, memref<4x4xf32>
       }
       return
     }"#;
@@ -236,4 +237,64 @@ fn partly_written_tiles_read_only_where_written_are_defined() {
     let mut tensors = [tensor(&[2, 4], |_| 9.0)];
     run(PARTLY_WRITTEN, "clipped", &mut tensors).unwrap();
     assert_eq!(tensors[0].data, vec![1.0; 8]);
+}
+
+// Blocks and parallel iterations are unordered: reading or changing what another changed is a race;
+// storing the value an element already holds changes nothing.
+const RACES: &str = r#"
+    func.func @blocks(%X: memref<2xf32>, %Y: memref<1xf32>, %Z: memref<1xf32>) {
+      %c0 = arith.constant 0 : index
+      %c2 = arith.constant 2 : index
+      %one = arith.constant 1.0 : f32
+      tile.kernel grid(%c2) threads(32) (%b) {
+        memref.store %one, %Z[%c0] : memref<1xf32>
+        %v = memref.load %X[%b] : memref<2xf32>
+        memref.store %v, %Y[%c0] : memref<1xf32>
+      }
+      return
+    }
+    func.func @neighbours(%Y: memref<4xf32>) {
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %one = arith.constant 1.0 : f32
+      tile.kernel grid(%c1) threads(32) (%b) {
+        %F = tile.alloc_fragment : memref<4xf32, #tile.fragment>
+        tile.fill %F, %one : memref<4xf32, #tile.fragment>
+        tile.parallel (%i) in (4) {
+          %v = memref.load %F[%i] : memref<4xf32, #tile.fragment>
+          %w = arith.addf %v, %one : f32
+          memref.store %w, %F[%i] : memref<4xf32, #tile.fragment>
+          %l = memref.load %F[%c0] : memref<4xf32, #tile.fragment>
+          memref.store %l, %Y[%i] : memref<4xf32>
+        }
+      }
+      return
+    }"#;
+
+#[test]
+fn races_between_blocks_and_between_iterations_are_errors() {
+    // Both blocks store 1.0 into Z (the same value: no race), then their own X into Y.
+    let mut tensors = [
+        tensor(&[2], |i| i as f64),
+        tensor(&[1], |_| 9.0),
+        tensor(&[1], |_| 9.0),
+    ];
+    let error = run(RACES, "blocks", &mut tensors).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "'memref.store' op races: block [1] of a tile.kernel writes element [0] of memref<1xf32>, which block [0] changed (the blocks of a tile.kernel are unordered)"
+    );
+    assert_eq!(tensors[2].data, vec![1.0]);
+    // The same program with equal X: block 1 stores what block 0 stored.
+    let mut tensors = [tensor(&[2], |_| 3.0), tensor(&[1], |_| 9.0), tensor(&[1], |_| 9.0)];
+    run(RACES, "blocks", &mut tensors).unwrap();
+    assert_eq!(tensors[1].data, vec![3.0]);
+
+    // Iteration 1 reads element 0, which iteration 0 changed.
+    let mut tensors = [tensor(&[4], |_| 0.0)];
+    let error = run(RACES, "neighbours", &mut tensors).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "'memref.load' op races: iteration [1] of a tile.parallel reads element [0] of memref<4xf32, #tile.fragment>, which iteration [0] changed (the iterations of a tile.parallel are unordered) (in block [0])"
+    );
 }
