@@ -32,12 +32,15 @@ fn mutants_keep_the_contract() {
         seeds.iter().filter(|seed| seed.valid).count() > 50,
         "too few valid seed inputs"
     );
-    let (triage, failures): (Vec<_>, Vec<_>) = fuzz::fuzz(&runner, &seeds, SEED, RUNS, 2, |_| {})
-        .into_iter()
-        .partition(fuzz::Failure::to_triage);
-    for failure in &triage {
+    // A mutant that the targets disagree on and whose behaviour the interpreter finds undefined
+    // (it reads a tile nothing wrote, ...) is no failure.
+    let (undefined, failures): (Vec<_>, Vec<_>) =
+        fuzz::fuzz(&runner, &seeds, SEED, RUNS, 2, |_| {})
+            .into_iter()
+            .partition(fuzz::Failure::is_undefined_input);
+    for failure in &undefined {
         eprintln!(
-            "to triage (case {}, {}): {}",
+            "undefined input (case {}, {}): {}",
             failure.case, failure.origin, failure.verdict.1
         );
     }
