@@ -3,7 +3,9 @@
 //! Prints each distinct failure with its case and seed, and writes it (and its minimized form) to
 //! `--out` (default `target/fuzz/`). Mutants that Vulkan and the CPU reference disagree on and
 //! whose behaviour the interpreter finds undefined are counted apart as undefined inputs (written,
-//! unminimized, to `--out`/undefined/). Exit status 1 when any run broke the contract.
+//! unminimized, to `--out`/undefined/), and so are differences only at elements the CPU reference
+//! holds as NaN or an infinity on programs it and the interpreter agree on (Vulkan need not produce
+//! those; `--out`/non-finite/). Exit status 1 when any run broke the contract.
 //!
 //! `tile-fuzz --generate N [--seed N] [--start I] [--jobs N] [--timeout S]` runs generated programs
 //! `I..I+N` of the seed instead (`tile_tests::generate`): each on the interpreter, the CPU reference
@@ -177,7 +179,9 @@ fn main() -> ExitCode {
     });
     // Mutants that targets disagree on and whose behaviour the interpreter finds undefined are
     // counted apart: kept (unminimized) for a look, never failures.
-    let (undefined, failures): (Vec<_>, Vec<_>) = failures
+    let (excused, failures): (Vec<_>, Vec<_>) =
+        failures.into_iter().partition(fuzz::Failure::is_excused);
+    let (undefined, non_finite): (Vec<_>, Vec<_>) = excused
         .into_iter()
         .partition(fuzz::Failure::is_undefined_input);
     let distinct = fuzz::distinct(&failures);
@@ -190,7 +194,7 @@ fn main() -> ExitCode {
         .map(|(kind, count)| format!("{count} {kind}"))
         .collect();
     println!(
-        "tile-fuzz: seed {seed}, {runs} runs in {:.0} s ({} succeeded): {} failing runs, {} distinct; {} undefined inputs{}",
+        "tile-fuzz: seed {seed}, {runs} runs in {:.0} s ({} succeeded): {} failing runs, {} distinct; {} undefined inputs{}; {} Vulkan differences only at NaN or infinities",
         started.elapsed().as_secs_f64(),
         fuzz::SUCCEEDED.load(std::sync::atomic::Ordering::Relaxed),
         failures.len(),
@@ -200,8 +204,28 @@ fn main() -> ExitCode {
             String::new()
         } else {
             format!(" ({})", kinds.join(", "))
-        }
+        },
+        non_finite.len()
     );
+    if !non_finite.is_empty() {
+        let folder = out.join("non-finite");
+        let _ = std::fs::create_dir_all(&folder);
+        for failure in &non_finite {
+            let path = folder.join(format!("seed{seed}-case{}.mlir", failure.case));
+            let header = format!(
+                "// {}: Vulkan differs only where the CPU reference (which the interpreter agrees with) holds NaN or an infinity:\n// {}\n// from {} (seed {seed}, case {})\n",
+                failure.tool.describe(),
+                failure.verdict.1.trim(),
+                failure.origin,
+                failure.case
+            );
+            let _ = std::fs::write(&path, format!("{header}{}", failure.text));
+        }
+        println!(
+            "  Vulkan differences only at NaN or infinities (not failures): {}",
+            folder.display()
+        );
+    }
     if !undefined.is_empty() {
         let folder = out.join("undefined");
         let _ = std::fs::create_dir_all(&folder);

@@ -6,8 +6,8 @@
 
 use std::process::ExitCode;
 use tile_run::{
-    CpuProgram, InterpProgram, VulkanProgram, buffer::Buffer, buffer::Random, buffers, compare, context,
-    host_functions, tolerance, Vulkan,
+    CpuProgram, InterpProgram, VulkanProgram, buffer::Buffer, buffer::Random, buffers, compare,
+    context, count_differences, host_functions, tolerance, Vulkan,
 };
 
 const USAGE: &str =
@@ -172,14 +172,17 @@ fn run() -> Result<bool, String> {
             {
                 let bound = tolerance(argument.element);
                 let (worst, mismatches) = compare(&data[index], &reference[index], bound);
-                let verdict = if mismatches.is_empty() {
-                    "match"
+                if mismatches.is_empty() {
+                    println!(
+                        "  check %arg{index}: match, worst relative error {worst:.3e} (tolerance {bound:.0e})"
+                    );
                 } else {
-                    "MISMATCH"
-                };
-                println!(
-                    "  check %arg{index}: {verdict}, worst relative error {worst:.3e} (tolerance {bound:.0e})"
-                );
+                    let (differ, non_finite) =
+                        count_differences(&data[index], &reference[index], bound);
+                    println!(
+                        "  check %arg{index}: MISMATCH, worst relative error {worst:.3e} (tolerance {bound:.0e}): {differ} elements differ, {non_finite} of them where {against} holds NaN or an infinity"
+                    );
+                }
                 for (element, got, expected) in &mismatches {
                     let columns = *data[index].shape.last().unwrap_or(&1);
                     println!(
