@@ -5,7 +5,17 @@
 //! signal, a panic, an "internal error", an error located only in generated IR, an IR dump, a hang;
 //! never a PTX or AMDGCN kernel calling an unresolved function, a manifest naming a host argument
 //! that does not exist, "0 kernel(s) written" with status 0, or a Vulkan run that disagrees with the
-//! CPU reference.
+//! CPU reference on a program whose behaviour is defined.
+//!
+//! A Vulkan/CPU difference is put to the reference interpreter (`tile-run --target interp`, same
+//! inputs): when it stops on undefined behaviour of the mutant (a read of a tile element nothing
+//! wrote, a race between blocks or parallel iterations, an access out of bounds, a division by
+//! zero, ...) the case is an [`UNDEFINED_INPUT`],
+//! counted apart and not a failure: no target can be expected to agree on it. Otherwise it is a
+//! failure, with what the interpreter says of the CPU reference's result (see
+//! [`disagreement`]), unless the interpreter agrees with the CPU reference and Vulkan differs only
+//! at elements the reference holds as NaN or an infinity, which Vulkan need not produce
+//! ([`NON_FINITE`], also counted apart).
 //!
 //! Inputs are the chunks (`// -----`) of every `.mlir` file under `lit/`, `examples/` and
 //! `test/programs/`, comments removed, each mutated one to three times ([`mutate`]): token swaps,
@@ -663,7 +673,7 @@ pub fn judge(
                 .lines()
                 .find(|line| line.contains("MISMATCH"))
                 .unwrap_or_default();
-            return Some(("vulkan differs from cpu".into(), line.into()));
+            return Some((VULKAN_DIFFERS.into(), line.into()));
         }
         if !stderr.lines().any(|line| is_located_in(line, input)) {
             return Some((
@@ -796,7 +806,123 @@ pub fn run_case(runner: &Runner, tool: &Tool, text: &str, name: &str) -> Verdict
         )),
     };
     let _ = std::fs::remove_dir_all(&outputs);
-    verdict
+    match verdict {
+        Some((kind, line)) if kind == VULKAN_DIFFERS => {
+            Some(disagreement(runner, &input, line, &stdout))
+        }
+        verdict => verdict,
+    }
+}
+
+/// The verdict of a Vulkan run that disagrees with the CPU reference.
+pub const VULKAN_DIFFERS: &str = "vulkan differs from cpu";
+
+/// The verdict of a mutant on which targets disagree and whose behaviour the interpreter finds
+/// undefined: not a failure.
+pub const UNDEFINED_INPUT: &str = "undefined input";
+
+/// The verdict of a mutant whose behaviour is defined, which the interpreter and the CPU reference
+/// agree on, and on which Vulkan differs only at elements the CPU reference holds as NaN or an
+/// infinity: Vulkan need not produce those (see [`only_non_finite`]); not a failure.
+pub const NON_FINITE: &str = "vulkan differs only where the reference is nan or infinite";
+
+/// Returns true when every `MISMATCH` line of `tile-run --check`'s `stdout` says that all of its
+/// differing elements are NaN or infinite in the reference ("N elements differ, N of them where
+/// ... holds NaN or an infinity"). Without the SignedZeroInfNanPreserve execution mode a Vulkan
+/// implementation may ignore NaN and infinities ("instructions that operate on a NaN may not
+/// result in a NaN"), and lavapipe does (it folds `0 * NaN` to 0, even with the mode declared):
+/// lit `Targets/spirv-nan-inf-preserve.mlir`.
+pub fn only_non_finite(stdout: &str) -> bool {
+    let mut any = false;
+    for line in stdout.lines().filter(|line| line.contains("MISMATCH")) {
+        let counts = line.rsplit_once("): ").map(|(_, counts)| counts).unwrap_or("");
+        let numbers: Vec<&str> = counts
+            .split(|c: char| !c.is_ascii_digit())
+            .filter(|word| !word.is_empty())
+            .collect();
+        let all = counts.contains(" elements differ, ")
+            && counts.ends_with(" holds NaN or an infinity")
+            && numbers.len() >= 2
+            && numbers[0] == numbers[1];
+        if !all {
+            return false;
+        }
+        any = true;
+    }
+    any
+}
+
+/// What the last line of `tile-run --target interp` says when the program's behaviour is undefined.
+const UNDEFINED_MARK: &str = "the program's behaviour is undefined";
+
+/// Runs `tile-run --target interp` on `input` with `args`; returns its exit code (`None` past the
+/// time limit), stdout and stderr.
+fn interpret(runner: &Runner, input: &Path, args: &[&str]) -> (Option<i32>, String, String) {
+    let output = |suffix: &str| input.with_extension(suffix);
+    let (stdout_path, stderr_path) = (output("interp.stdout"), output("interp.stderr"));
+    let mut child = Command::new(runner.bin.join("tile-run"))
+        .arg(input)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(std::fs::File::create(&stdout_path).expect("scratch"))
+        .stderr(std::fs::File::create(&stderr_path).expect("scratch"))
+        .env("RUST_BACKTRACE", "0")
+        .spawn()
+        .expect("the tools are built");
+    let started = Instant::now();
+    let code = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status.code().or(Some(-1));
+        }
+        if started.elapsed() > runner.timeout {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    let read = |path: &Path| {
+        String::from_utf8_lossy(&std::fs::read(path).unwrap_or_default()).into_owned()
+    };
+    (code, read(&stdout_path), read(&stderr_path))
+}
+
+/// Judges a Vulkan/CPU difference on `input` (`line` shows it) with the reference interpreter, on
+/// the same seeded inputs: undefined behaviour of the program makes it an [`UNDEFINED_INPUT`] (with
+/// the interpreter's located error); otherwise it stays a [`VULKAN_DIFFERS`] failure, its line
+/// saying which side the interpreter takes (the CPU reference checked against it), unless the
+/// interpreter agrees with the CPU reference and Vulkan's `stdout` differs only where the reference
+/// is NaN or infinite ([`NON_FINITE`]).
+pub fn disagreement(runner: &Runner, input: &Path, line: String, stdout: &str) -> (String, String) {
+    let (code, _, stderr) = interpret(runner, input, &["--target", "interp"]);
+    if code == Some(1) && stderr.contains(UNDEFINED_MARK) {
+        let error = stderr
+            .lines()
+            .find(|line| line.contains(": error: "))
+            .unwrap_or(UNDEFINED_MARK);
+        // The scratch path means nothing later: name the mutant instead (its lines as run).
+        let error = error.replace(&input.display().to_string(), "mutant");
+        return (UNDEFINED_INPUT.into(), error);
+    }
+    let side = match code {
+        Some(0) => {
+            let (code, cpu_stdout, _) =
+                interpret(runner, input, &["--target", "cpu", "--check"]);
+            match code {
+                Some(0) if only_non_finite(stdout) => {
+                    return (NON_FINITE.into(), line);
+                }
+                Some(0) => "the interpreter agrees with the CPU reference",
+                Some(1) if cpu_stdout.contains("MISMATCH") => {
+                    "the interpreter differs from the CPU reference too"
+                }
+                _ => "the CPU reference against the interpreter did not finish",
+            }
+        }
+        None => "the interpreter ran past the time limit",
+        _ => "the interpreter cannot run it",
+    };
+    (VULKAN_DIFFERS.into(), format!("{line} ({side})"))
 }
 
 /// How many runs ended with status 0 (the rest of those that kept the contract were refused with a
@@ -908,11 +1034,38 @@ pub fn fuzz(
 }
 
 impl Failure {
-    /// Returns true for a Vulkan run that disagrees with the CPU reference: a miscompile, or a mutant
-    /// that reads a tile before writing it (both targets then read whatever memory held); these are
-    /// reported for triage, not counted as broken contracts.
-    pub fn to_triage(&self) -> bool {
-        self.verdict.0 == "vulkan differs from cpu"
+    /// Returns true for a mutant on which Vulkan and the CPU reference disagree and whose behaviour
+    /// the interpreter finds undefined (it reads a tile element nothing wrote, say: both targets
+    /// then read whatever memory held): counted apart, not a broken contract.
+    pub fn is_undefined_input(&self) -> bool {
+        self.verdict.0 == UNDEFINED_INPUT
+    }
+
+    /// Returns true for a Vulkan difference only at elements the reference holds as NaN or an
+    /// infinity, on a defined program the interpreter and the CPU reference agree on
+    /// ([`NON_FINITE`]): counted apart, not a broken contract.
+    pub fn is_non_finite(&self) -> bool {
+        self.verdict.0 == NON_FINITE
+    }
+
+    /// Returns true for what the fuzzer counts apart rather than as a failure: an undefined input,
+    /// or a Vulkan difference only at NaN and infinities.
+    pub fn is_excused(&self) -> bool {
+        self.is_undefined_input() || self.is_non_finite()
+    }
+
+    /// Returns the kind of undefined behaviour of an [`UNDEFINED_INPUT`] (`undefined read`,
+    /// `race`, `out of bounds`, or `other`), from the interpreter's message.
+    pub fn undefined_kind(&self) -> &'static str {
+        if self.verdict.1.contains("reads undefined element") {
+            "undefined read"
+        } else if self.verdict.1.contains(" op races: ") {
+            "race"
+        } else if self.verdict.1.contains("out of bounds") {
+            "out of bounds"
+        } else {
+            "other"
+        }
     }
 }
 
@@ -988,6 +1141,20 @@ mod tests {
             valid: true,
         }];
         assert_eq!(case(&seeds, 7, 3).1, case(&seeds, 7, 3).1);
+    }
+
+    #[test]
+    fn differences_only_at_nan_and_infinities_are_recognized() {
+        let line = |differ: usize, non_finite: usize| {
+            format!("  check %arg1: MISMATCH, worst relative error inf (tolerance 1e-4): {differ} elements differ, {non_finite} of them where cpu holds NaN or an infinity\n")
+        };
+        assert!(only_non_finite(&line(8, 8)));
+        assert!(!only_non_finite(&line(8, 7)));
+        assert!(!only_non_finite(&(line(8, 8) + &line(3, 2))));
+        assert!(!only_non_finite("  check %arg1: match, worst relative error 0\n"));
+        assert!(!only_non_finite(
+            "  check %arg1: MISMATCH, worst relative error inf (tolerance 1e-4)\n"
+        ));
     }
 
     #[test]

@@ -30,6 +30,23 @@ pub struct OutOfBounds {
     pub block: Option<Vec<i64>>,
 }
 
+/// A read of a tile element that nothing wrote: what [`Error::UndefinedRead`] reports.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UndefinedRead {
+    /// The reading op.
+    pub site: Site,
+    /// What the op reads there (`its accumulator`, `its source`, ...), empty for a plain load.
+    pub role: &'static str,
+    /// The index, one number per dimension of the buffer.
+    pub index: Vec<i64>,
+    /// The buffer's type as written, and its runtime shape.
+    pub buffer: String,
+    /// The op that allocated the buffer.
+    pub origin: Site,
+    /// The grid block that ran the op, when inside a kernel.
+    pub block: Option<Vec<i64>>,
+}
+
 /// Why the interpreter cannot decode or run a program.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Error {
@@ -43,6 +60,9 @@ pub enum Error {
     UnsupportedForm(Site, String),
     /// A load, store or copy outside a buffer (and outside the clipping rule of `tile.copy`).
     OutOfBounds(Box<OutOfBounds>),
+    /// A read of an element of a tile (or any allocation) that nothing wrote since it was
+    /// allocated: its value is undefined on every target.
+    UndefinedRead(Box<UndefinedRead>),
     /// An operation whose result is undefined in MLIR (division by zero, a conversion out of range,
     /// a non-positive loop step): the interpreter stops rather than pick a value.
     Undefined(Site, String),
@@ -59,6 +79,7 @@ impl Error {
                 Some(site)
             }
             Self::OutOfBounds(details) => Some(&details.site),
+            Self::UndefinedRead(details) => Some(&details.site),
             Self::NoFunction(_) | Self::Arguments(_) => None,
         }
     }
@@ -69,6 +90,16 @@ impl Error {
             Some(site) => format!("{}: error: {self}", site.location),
             None => format!("error: {self}"),
         }
+    }
+
+    /// Returns true for undefined behaviour of the program itself (an access out of bounds, a
+    /// read of an element nothing wrote, an operation MLIR leaves undefined), as opposed to an op
+    /// the interpreter does not implement or a call it cannot take.
+    pub fn is_undefined_behaviour(&self) -> bool {
+        matches!(
+            self,
+            Self::OutOfBounds(_) | Self::UndefinedRead(_) | Self::Undefined(..)
+        )
     }
 }
 
@@ -107,6 +138,34 @@ impl fmt::Display for Error {
                     "'{}' op {access}s index {} out of bounds of {buffer}",
                     site.op,
                     indices(index)
+                )?;
+                if let Some(block) = block {
+                    write!(formatter, " (in block {})", indices(block))?;
+                }
+                Ok(())
+            }
+            Self::UndefinedRead(details) => {
+                let UndefinedRead {
+                    site,
+                    role,
+                    index,
+                    buffer,
+                    origin,
+                    block,
+                } = &**details;
+                write!(
+                    formatter,
+                    "'{}' op reads undefined element {} of ",
+                    site.op,
+                    indices(index)
+                )?;
+                if !role.is_empty() {
+                    write!(formatter, "{role} ")?;
+                }
+                write!(
+                    formatter,
+                    "{buffer}: nothing wrote it since '{}' at {} allocated it",
+                    origin.op, origin.location
                 )?;
                 if let Some(block) = block {
                     write!(formatter, " (in block {})", indices(block))?;

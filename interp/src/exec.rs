@@ -12,9 +12,10 @@
 //!   non-positive steps) stops the run with [`Error::Undefined`] at that op.
 
 use crate::arith::{binary, bit_count, cast, integer, unary};
-use crate::error::{Error, OutOfBounds, Result};
+use crate::error::{Error, OutOfBounds, Result, UndefinedRead};
 use crate::ir::{Body, Kind, Op};
 use crate::memory::{Buf, Level};
+use crate::race::Scope;
 use crate::scalar::{Val, unsigned, wrap};
 
 /// The state of one run: the frame and the buffers.
@@ -28,6 +29,9 @@ pub struct Machine {
     /// The buffer of each (ring, slot) taken by `tile.slot`: a ring is only read and written
     /// through its slots.
     pub slots: std::collections::HashMap<(usize, i64), usize>,
+    /// The unordered scopes running now, outermost first: a kernel's blocks, a parallel's
+    /// iterations (see [`crate::race`]).
+    pub scopes: Vec<Scope>,
 }
 
 /// Returns an [`Error::Undefined`] at `op`.
@@ -94,6 +98,124 @@ impl Machine {
             buffer: self.buffers[id].describe(),
             block: self.block.clone(),
         }))
+    }
+
+    /// Returns an error unless element `position` of buffer `id` was written since it was
+    /// allocated: `op` reads it as `role` (`its accumulator`, ...; empty for a plain load).
+    pub fn defined(&self, op: &Op, id: usize, position: usize, role: &'static str) -> Result<()> {
+        let buffer = &self.buffers[id];
+        if buffer.is_written(position) {
+            return Ok(());
+        }
+        Err(self.undefined_read(op, id, position, role))
+    }
+
+    /// Returns an error unless every element of buffer `id` was written: `op` reads all of it.
+    pub fn all_defined(&self, op: &Op, id: usize, role: &'static str) -> Result<()> {
+        let buffer = &self.buffers[id];
+        match buffer.written.first_unwritten(buffer.data.len()) {
+            None => Ok(()),
+            Some(position) => Err(self.undefined_read(op, id, position, role)),
+        }
+    }
+
+    fn undefined_read(&self, op: &Op, id: usize, position: usize, role: &'static str) -> Error {
+        let buffer = &self.buffers[id];
+        Error::UndefinedRead(Box::new(UndefinedRead {
+            site: (*op.site).clone(),
+            role,
+            index: buffer.index_of(position),
+            buffer: buffer.describe(),
+            origin: buffer
+                .origin
+                .as_deref()
+                .cloned()
+                .unwrap_or_else(|| op.site.as_ref().clone()),
+            block: self.block.clone(),
+        }))
+    }
+
+    /// Notes that `op` reads element `position` of buffer `id`: a race when another agent of an
+    /// enclosing unordered scope (block, iteration) changed it.
+    pub fn note_read(&mut self, op: &Op, id: usize, position: usize) -> Result<()> {
+        let len = self.buffers[id].data.len();
+        for index in 0..self.scopes.len() {
+            if let Some(writer) = self.scopes[index].read(id, len, position) {
+                return Err(self.race(op, index, id, position, "reads", "changed", Some(writer)));
+            }
+        }
+        Ok(())
+    }
+
+    /// Stores `value` at element `position` of buffer `id` for `op`: a race when the store changes
+    /// the element and another agent of an enclosing unordered scope changed or read it.
+    pub fn write(&mut self, op: &Op, id: usize, position: usize, value: Val) -> Result<()> {
+        let buffer = &mut self.buffers[id];
+        let before = (buffer.is_written(position), buffer.data[position]);
+        buffer.store(position, value);
+        self.note_write(op, id, position, before)
+    }
+
+    /// Notes that `op` wrote element `position` of buffer `id`, which held `before` (written, and
+    /// its value) until then.
+    pub fn note_write(
+        &mut self,
+        op: &Op,
+        id: usize,
+        position: usize,
+        before: (bool, f64),
+    ) -> Result<()> {
+        if self.scopes.is_empty() {
+            return Ok(());
+        }
+        let buffer = &self.buffers[id];
+        if before.0 && before.1.to_bits() == buffer.data[position].to_bits() {
+            return Ok(());
+        }
+        let len = buffer.data.len();
+        for index in 0..self.scopes.len() {
+            if let Some((how, other)) = self.scopes[index].change(id, len, position) {
+                return Err(self.race(op, index, id, position, "writes", how, other));
+            }
+        }
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn race(
+        &self,
+        op: &Op,
+        scope: usize,
+        id: usize,
+        position: usize,
+        access: &str,
+        how: &str,
+        other: Option<u32>,
+    ) -> Error {
+        let scope = &self.scopes[scope];
+        let buffer = &self.buffers[id];
+        let index: Vec<String> = buffer
+            .index_of(position)
+            .iter()
+            .map(i64::to_string)
+            .collect();
+        let mut message = format!(
+            "races: {} of a {} {access} element [{}] of {}, which {} {how} (the {}s of a {} are unordered)",
+            scope.current(),
+            scope.op,
+            index.join(", "),
+            buffer.describe(),
+            scope.describe(other),
+            scope.what,
+            scope.op
+        );
+        if scope.what == "iteration"
+            && let Some(block) = &self.block
+        {
+            let block: Vec<String> = block.iter().map(i64::to_string).collect();
+            message.push_str(&format!(" (in block [{}])", block.join(", ")));
+        }
+        undefined(op, message)
     }
 
     /// Runs `body` with its arguments set to `arguments`; returns the values its terminator yields.
@@ -223,6 +345,8 @@ impl Machine {
                 let Some(position) = self.buffers[id].position(&index) else {
                     return Err(self.out_of_bounds(op, "read", index, id));
                 };
+                self.defined(op, id, position, "")?;
+                self.note_read(op, id, position)?;
                 self.set(op, self.buffers[id].load(position));
             }
             Kind::Store => {
@@ -232,7 +356,7 @@ impl Machine {
                 let Some(position) = self.buffers[id].position(&index) else {
                     return Err(self.out_of_bounds(op, "write", index, id));
                 };
-                self.buffers[id].store(position, value);
+                self.write(op, id, position, value)?;
             }
             Kind::Dim => {
                 let id = self.buffer(op, 0)?;
@@ -264,7 +388,8 @@ impl Machine {
                     }
                     shape.push(size as usize);
                 }
-                self.buffers.push(Buf::new(r#type, shape, *level));
+                self.buffers
+                    .push(Buf::new(r#type, shape, *level, op.site.clone()));
                 self.set(op, Val::M(self.buffers.len() - 1));
             }
             Kind::Dealloc => {}
@@ -309,12 +434,21 @@ impl Machine {
                     .map(|extent| (*extent).max(0) as usize)
                     .collect();
                 let mut arguments = vec![Val::Unset; shape.len()];
-                crate::memory::for_each_index(&shape, |index| {
+                self.scopes
+                    .push(Scope::new(self.buffers.len(), "iteration", shape.clone(), false));
+                let mut agent = 0;
+                let result = crate::memory::for_each_index(&shape, |index| {
                     for (argument, i) in arguments.iter_mut().zip(index) {
                         *argument = Val::I(*i as i64);
                     }
+                    if let Some(scope) = self.scopes.last_mut() {
+                        scope.agent = agent;
+                    }
+                    agent += 1;
                     self.run_scoped(&op.regions[0], &arguments).map(drop)
-                })?;
+                });
+                self.scopes.pop();
+                result?;
             }
             Kind::Copy(src_offsets, dst_offsets) => self.copy(op, *src_offsets, *dst_offsets)?,
             Kind::Slot(r#type) => {
@@ -328,7 +462,8 @@ impl Machine {
                     Some(id) => *id,
                     None => {
                         let shape = self.buffers[ring].shape[1..].to_vec();
-                        self.buffers.push(Buf::new(r#type, shape, Level::Shared));
+                        self.buffers
+                            .push(Buf::new(r#type, shape, Level::Shared, op.site.clone()));
                         self.slots.insert((ring, slot), self.buffers.len() - 1);
                         self.buffers.len() - 1
                     }
@@ -341,9 +476,8 @@ impl Machine {
             Kind::Fill => {
                 let id = self.buffer(op, 0)?;
                 let value = self.get(op.operands[1]);
-                let buffer = &mut self.buffers[id];
-                for position in 0..buffer.data.len() {
-                    buffer.store(position, value);
+                for position in 0..self.buffers[id].data.len() {
+                    self.write(op, id, position, value)?;
                 }
             }
             Kind::Reduce(kind, dim, clear) => self.reduce(op, *kind, *dim, *clear)?,
@@ -396,12 +530,20 @@ impl Machine {
         }
         let shape: Vec<usize> = grid.iter().rev().map(|size| *size as usize).collect();
         let outer = self.block.take();
+        self.scopes
+            .push(Scope::new(self.buffers.len(), "block", shape.clone(), true));
+        let mut agent = 0;
         let result = crate::memory::for_each_index(&shape, |reversed| {
             let block: Vec<i64> = reversed.iter().rev().map(|i| *i as i64).collect();
             let arguments: Vec<Val> = block.iter().map(|i| Val::I(*i)).collect();
             self.block = Some(block);
+            if let Some(scope) = self.scopes.last_mut() {
+                scope.agent = agent;
+            }
+            agent += 1;
             self.run_scoped(&op.regions[0], &arguments).map(drop)
         });
+        self.scopes.pop();
         self.block = outer;
         result
     }

@@ -20,6 +20,14 @@
 //! - every access is bounds-checked; outside a buffer (and outside the clipping rule of
 //!   `tile.copy` on global buffers) is an [`Error::OutOfBounds`] with the op, the index and the
 //!   grid block, never undefined behaviour; so is every operation MLIR leaves undefined;
+//! - every read of a tile or other allocation is checked against the elements written since it was
+//!   allocated (one bit per element): a read of an element nothing wrote (a `memref.load`, a copy's
+//!   source, a gemm's operands and accumulator, a reduction's source and, without `clear`, its
+//!   result) is an [`Error::UndefinedRead`] with the op, the buffer, its allocation and the index;
+//!   host buffers are defined;
+//! - the blocks of a kernel and the iterations of a `tile.parallel` run one after another, but a
+//!   program whose result depends on their order (one reads or overwrites what another changed)
+//!   is a race, an [`Error::Undefined`] at the op ([`race`]);
 //! - the host buffers are the function's memref arguments, row-major, elements as f64 exact in
 //!   their element type ([`Tensor`]); they are written in place.
 
@@ -31,10 +39,11 @@ mod error;
 pub mod exec;
 pub mod ir;
 pub mod memory;
+pub mod race;
 pub mod scalar;
 mod tile;
 
-pub use error::{Error, OutOfBounds, Result, Site};
+pub use error::{Error, OutOfBounds, Result, Site, UndefinedRead};
 
 use decode::Decoder;
 use exec::Machine;
@@ -108,6 +117,7 @@ impl Program {
             buffers: Vec::new(),
             block: None,
             slots: std::collections::HashMap::new(),
+            scopes: Vec::new(),
         };
         for (index, (r#type, tensor)) in function.arguments.iter().zip(tensors.iter()).enumerate() {
             let fits = tensor.shape.len() == r#type.shape.len()

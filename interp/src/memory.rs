@@ -7,11 +7,61 @@
 //! - an index is checked against the runtime shape before every access; a miss is reported by the
 //!   caller with the op, never read or written;
 //! - a fresh on-chip buffer holds NaN (floats) or 0 (integers): the contract leaves it undefined, so
-//!   a float read before a write shows as NaN in the output.
+//!   a float read before a write shows as NaN in the output;
+//! - every buffer knows which of its elements were written (one bit each, see [`Written`]): a
+//!   fresh allocation has none, a host buffer all of them; the machine reports a read of an element
+//!   never written as undefined behaviour at the reading op ([`crate::Error::UndefinedRead`]).
 
+use crate::error::Site;
 use crate::ir::MemType;
 use crate::scalar::{Scalar, Val, wrap};
 use std::rc::Rc;
+
+/// Which elements of a buffer were written: one bit per element, and how many are still unwritten
+/// (zero for a fully written buffer, whose checks then cost one comparison).
+#[derive(Clone, Debug, Default)]
+pub struct Written {
+    bits: Vec<u64>,
+    unwritten: usize,
+}
+
+impl Written {
+    /// None of `len` elements written (a fresh allocation).
+    pub fn none(len: usize) -> Self {
+        Self {
+            bits: vec![0; len.div_ceil(64)],
+            unwritten: len,
+        }
+    }
+
+    /// Returns true when element `position` was written.
+    pub fn get(&self, position: usize) -> bool {
+        self.unwritten == 0 || self.bits[position / 64] >> (position % 64) & 1 == 1
+    }
+
+    /// Marks element `position` written.
+    pub fn set(&mut self, position: usize) {
+        if self.unwritten == 0 {
+            return;
+        }
+        let (word, bit) = (position / 64, 1u64 << (position % 64));
+        if self.bits[word] & bit == 0 {
+            self.bits[word] |= bit;
+            self.unwritten -= 1;
+            if self.unwritten == 0 {
+                self.bits = Vec::new();
+            }
+        }
+    }
+
+    /// Returns the first element of `0..len` never written, if any.
+    pub fn first_unwritten(&self, len: usize) -> Option<usize> {
+        if self.unwritten == 0 {
+            return None;
+        }
+        (0..len).find(|position| !self.get(*position))
+    }
+}
 
 /// Where a buffer lives; only global buffers clip the tiles copied across their end.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,17 +91,25 @@ pub struct Buf {
     pub level: Level,
     /// Its memref type, for messages.
     pub text: Rc<str>,
+    /// Which elements were written since it was allocated.
+    pub written: Written,
+    /// The op that allocated it (`None` for a host buffer), for messages.
+    pub origin: Option<Rc<Site>>,
 }
 
 impl Buf {
-    /// Creates a buffer of `type` with runtime `shape`, every element NaN (or 0 for integers).
-    pub fn new(r#type: &MemType, shape: Vec<usize>, level: Level) -> Self {
+    /// Creates a buffer of `type` with runtime `shape` allocated by `origin`, every element NaN (or
+    /// 0 for integers) and unwritten.
+    pub fn new(r#type: &MemType, shape: Vec<usize>, level: Level, origin: Rc<Site>) -> Self {
         let poison = if matches!(r#type.element, Scalar::Float(_)) {
             f64::NAN
         } else {
             0.0
         };
-        Self::with_data(r#type, shape, level, poison)
+        let mut buffer = Self::with_data(r#type, shape, level, poison);
+        buffer.written = Written::none(buffer.data.len());
+        buffer.origin = Some(origin);
+        buffer
     }
 
     fn with_data(r#type: &MemType, shape: Vec<usize>, level: Level, fill: f64) -> Self {
@@ -66,6 +124,8 @@ impl Buf {
             strides,
             level,
             text: r#type.text.clone(),
+            written: Written::default(),
+            origin: None,
         }
     }
 
@@ -104,8 +164,24 @@ impl Buf {
         }
     }
 
-    /// Stores `value` at `position`, rounded to the element type.
+    /// Returns true when element `position` was written since the buffer was allocated (always for
+    /// a host buffer).
+    pub fn is_written(&self, position: usize) -> bool {
+        self.written.get(position)
+    }
+
+    /// Returns the row-major index of `position`.
+    pub fn index_of(&self, position: usize) -> Vec<i64> {
+        self.strides
+            .iter()
+            .zip(&self.shape)
+            .map(|(stride, size)| ((position / stride) % size.max(&1)) as i64)
+            .collect()
+    }
+
+    /// Stores `value` at `position`, rounded to the element type, and marks it written.
     pub fn store(&mut self, position: usize, value: Val) {
+        self.written.set(position);
         self.data[position] = match (self.element, value) {
             (Scalar::Float(float), Val::F(x)) => float.round(x),
             (Scalar::Int(width), Val::I(x)) => wrap(x, width) as f64,

@@ -86,14 +86,21 @@ impl Machine {
         }
         let (from, to) = (self.buffers[src].element, self.buffers[dst].element);
         let mut moves = Vec::with_capacity(tile.iter().product());
+        let mut reads = Vec::with_capacity(tile.iter().product());
         for_each_index(&tile, |t| {
-            let value = match place(self, src, &src_origin, t) {
-                Place::At(position) => self.buffers[src].load(position),
-                Place::Clipped => zero(from),
+            let (value, read) = match place(self, src, &src_origin, t) {
+                Place::At(position) => (self.buffers[src].load(position), Some(position)),
+                Place::Clipped => (zero(from), None),
                 Place::Outside(index) => return Err(self.out_of_bounds(op, "read", index, src)),
             };
             match place(self, dst, &dst_origin, t) {
                 Place::At(position) => {
+                    // Only an element that lands somewhere is read: one whose destination is past
+                    // the end of a global buffer is dropped, whatever it holds.
+                    if let Some(read) = read {
+                        self.defined(op, src, read, "its source")?;
+                        reads.push(read);
+                    }
                     let converted = if from == to {
                         value
                     } else {
@@ -106,9 +113,11 @@ impl Machine {
             }
             Ok(())
         })?;
-        let buffer = &mut self.buffers[dst];
+        for position in reads {
+            self.note_read(op, src, position)?;
+        }
         for (position, value) in moves {
-            buffer.store(position, value);
+            self.write(op, dst, position, value)?;
         }
         Ok(())
     }
@@ -147,6 +156,18 @@ impl Machine {
         if a_m != m || b_n != n || b_k != k {
             return Err(undefined(op, "expects MxK, KxN and MxN operands"));
         }
+        // Every element of A and B is read, and so is C: the gemm adds to what C holds.
+        self.all_defined(op, a, "its operand A")?;
+        self.all_defined(op, b, "its operand B")?;
+        self.all_defined(op, c, "its accumulator")?;
+        if !self.scopes.is_empty() {
+            for (id, len) in [(a, a_rows * a_columns), (b, b_rows * b_columns), (c, m * n)] {
+                for position in 0..len {
+                    self.note_read(op, id, position)?;
+                }
+            }
+        }
+        let before = self.buffers[c].data.clone();
         // op(A) as M rows of K, op(B) as N columns of K: the inner loop walks k contiguously.
         let (a_data, b_data) = (&self.buffers[a].data, &self.buffers[b].data);
         let mut rows = vec![0.0; m * k];
@@ -197,6 +218,9 @@ impl Machine {
                 data[i * n + j] = sum;
             }
         }
+        for (position, old) in before.into_iter().enumerate() {
+            self.note_write(op, c, position, (true, old))?;
+        }
         Ok(())
     }
 
@@ -221,6 +245,21 @@ impl Machine {
         let Scalar::Float(float) = self.buffers[dst].element else {
             return Err(undefined(op, "expects a floating-point result"));
         };
+        // Every element of the source is read; without `clear`, the result's too.
+        self.all_defined(op, src, "its source")?;
+        if !clear {
+            self.all_defined(op, dst, "its result (clear = false)")?;
+        }
+        if !self.scopes.is_empty() {
+            for position in 0..self.buffers[src].data.len() {
+                self.note_read(op, src, position)?;
+            }
+            if !clear {
+                for position in 0..self.buffers[dst].data.len() {
+                    self.note_read(op, dst, position)?;
+                }
+            }
+        }
         let stride = self.buffers[src].strides[dim];
         let identity = match kind {
             ReductionKind::Sum | ReductionKind::AbsSum | ReductionKind::AbsMax => 0.0,
@@ -262,9 +301,8 @@ impl Machine {
             results.push((out, acc));
             Ok(())
         })?;
-        let buffer = &mut self.buffers[dst];
         for (position, value) in results {
-            buffer.store(position, Val::F(value));
+            self.write(op, dst, position, Val::F(value))?;
         }
         Ok(())
     }

@@ -32,7 +32,7 @@
 // Block 0 reads row 16 of its 16-row fragment: the error names the op, its location, the index and
 // the block, and nothing is printed as a result.
 // OOB: interp-out-of-bounds.mlir:15:12: error: 'memref.load' op reads index [16, 0] out of bounds of memref<16x16xf32, #tile.fragment> (in block [0])
-// OOB-NEXT: error: the interpreter stopped (see the error above)
+// OOB-NEXT: error: the interpreter stopped: the program's behaviour is undefined (see the error above)
 // OOB-NOT: output
 func.func @scale_rows(%X: memref<32x16xf32>, %Y: memref<32x16xf32>) {
   %c0 = arith.constant 0 : index

@@ -1,7 +1,11 @@
 //! `tile-fuzz [--seed N] [--runs N] [--jobs N] [--timeout S] [--minimize N] [--out DIR]`: the
 //! mutation fuzzer of `tile_tests::fuzz` over the tools next to this binary (`target/<profile>/`).
 //! Prints each distinct failure with its case and seed, and writes it (and its minimized form) to
-//! `--out` (default `target/fuzz/`). Exit status 1 when any run broke the contract.
+//! `--out` (default `target/fuzz/`). Mutants that Vulkan and the CPU reference disagree on and
+//! whose behaviour the interpreter finds undefined are counted apart as undefined inputs (written,
+//! unminimized, to `--out`/undefined/), and so are differences only at elements the CPU reference
+//! holds as NaN or an infinity on programs it and the interpreter agree on (Vulkan need not produce
+//! those; `--out`/non-finite/). Exit status 1 when any run broke the contract.
 //!
 //! `tile-fuzz --generate N [--seed N] [--start I] [--jobs N] [--timeout S]` runs generated programs
 //! `I..I+N` of the seed instead (`tile_tests::generate`): each on the interpreter, the CPU reference
@@ -173,14 +177,74 @@ fn main() -> ExitCode {
             eprintln!("  {done} runs, {:.0} s", started.elapsed().as_secs_f64());
         }
     });
+    // Mutants that targets disagree on and whose behaviour the interpreter finds undefined are
+    // counted apart: kept (unminimized) for a look, never failures.
+    let (excused, failures): (Vec<_>, Vec<_>) =
+        failures.into_iter().partition(fuzz::Failure::is_excused);
+    let (undefined, non_finite): (Vec<_>, Vec<_>) = excused
+        .into_iter()
+        .partition(fuzz::Failure::is_undefined_input);
     let distinct = fuzz::distinct(&failures);
+    let mut kinds = std::collections::BTreeMap::<&str, usize>::new();
+    for failure in &undefined {
+        *kinds.entry(failure.undefined_kind()).or_default() += 1;
+    }
+    let kinds: Vec<String> = kinds
+        .iter()
+        .map(|(kind, count)| format!("{count} {kind}"))
+        .collect();
     println!(
-        "tile-fuzz: seed {seed}, {runs} runs in {:.0} s ({} succeeded): {} failing runs, {} distinct",
+        "tile-fuzz: seed {seed}, {runs} runs in {:.0} s ({} succeeded): {} failing runs, {} distinct; {} undefined inputs{}; {} Vulkan differences only at NaN or infinities",
         started.elapsed().as_secs_f64(),
         fuzz::SUCCEEDED.load(std::sync::atomic::Ordering::Relaxed),
         failures.len(),
-        distinct.len()
+        distinct.len(),
+        undefined.len(),
+        if kinds.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", kinds.join(", "))
+        },
+        non_finite.len()
     );
+    if !non_finite.is_empty() {
+        let folder = out.join("non-finite");
+        let _ = std::fs::create_dir_all(&folder);
+        for failure in &non_finite {
+            let path = folder.join(format!("seed{seed}-case{}.mlir", failure.case));
+            let header = format!(
+                "// {}: Vulkan differs only where the CPU reference (which the interpreter agrees with) holds NaN or an infinity:\n// {}\n// from {} (seed {seed}, case {})\n",
+                failure.tool.describe(),
+                failure.verdict.1.trim(),
+                failure.origin,
+                failure.case
+            );
+            let _ = std::fs::write(&path, format!("{header}{}", failure.text));
+        }
+        println!(
+            "  Vulkan differences only at NaN or infinities (not failures): {}",
+            folder.display()
+        );
+    }
+    if !undefined.is_empty() {
+        let folder = out.join("undefined");
+        let _ = std::fs::create_dir_all(&folder);
+        for failure in &undefined {
+            let path = folder.join(format!("seed{seed}-case{}.mlir", failure.case));
+            let header = format!(
+                "// {}: Vulkan and the CPU reference differ; the interpreter:\n// {}\n// from {} (seed {seed}, case {})\n",
+                failure.tool.describe(),
+                failure.verdict.1.chars().take(400).collect::<String>(),
+                failure.origin,
+                failure.case
+            );
+            let _ = std::fs::write(&path, format!("{header}{}", failure.text));
+        }
+        println!(
+            "  undefined inputs (not failures; the interpreter's error in each file's header): {}",
+            folder.display()
+        );
+    }
     for failure in &distinct {
         let minimized = if budget > 0 {
             fuzz::minimize(&runner, failure, budget)
@@ -203,8 +267,8 @@ fn main() -> ExitCode {
             failure.case
         );
         let _ = std::fs::write(&path, format!("{header}{minimized}"));
-        let note = if failure.to_triage() {
-            " (to triage: a miscompile, or a mutant reading a tile it never wrote)"
+        let note = if failure.verdict.0 == fuzz::VULKAN_DIFFERS {
+            " (a miscompile, or undefined behaviour the interpreter does not detect)"
         } else {
             ""
         };
@@ -216,7 +280,7 @@ fn main() -> ExitCode {
         );
     }
     let _ = std::fs::remove_dir_all(&work);
-    if failures.iter().all(fuzz::Failure::to_triage) {
+    if failures.is_empty() {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE

@@ -32,13 +32,17 @@ fn mutants_keep_the_contract() {
         seeds.iter().filter(|seed| seed.valid).count() > 50,
         "too few valid seed inputs"
     );
-    let (triage, failures): (Vec<_>, Vec<_>) = fuzz::fuzz(&runner, &seeds, SEED, RUNS, 2, |_| {})
-        .into_iter()
-        .partition(fuzz::Failure::to_triage);
-    for failure in &triage {
+    // A mutant that the targets disagree on and whose behaviour the interpreter finds undefined
+    // (it reads a tile nothing wrote, ...) is no failure, and neither is a Vulkan difference only at
+    // elements the reference holds as NaN or an infinity.
+    let (excused, failures): (Vec<_>, Vec<_>) =
+        fuzz::fuzz(&runner, &seeds, SEED, RUNS, 2, |_| {})
+            .into_iter()
+            .partition(fuzz::Failure::is_excused);
+    for failure in &excused {
         eprintln!(
-            "to triage (case {}, {}): {}",
-            failure.case, failure.origin, failure.verdict.1
+            "{} (case {}, {}): {}",
+            failure.verdict.0, failure.case, failure.origin, failure.verdict.1
         );
     }
     let _ = std::fs::remove_dir_all(&work);

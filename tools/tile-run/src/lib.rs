@@ -400,19 +400,40 @@ pub fn compare(
     let mut mismatches = Vec::new();
     for index in 0..reference.len() {
         let (got, expected) = (actual.get(index), reference.get(index));
-        let error = if got.is_nan() != expected.is_nan() {
-            f64::INFINITY
-        } else if got.is_nan() {
-            0.0
-        } else {
-            (got - expected).abs() / expected.abs().max(1.0)
-        };
+        let error = relative_error(got, expected);
         worst = worst.max(error);
         if error > tolerance && mismatches.len() < 8 {
             mismatches.push((index, got, expected));
         }
     }
     (worst, mismatches)
+}
+
+/// The error [`compare`] measures between `got` and `expected`: relative, with a floor of 1 on the
+/// magnitude; infinite when one is NaN and the other not.
+fn relative_error(got: f64, expected: f64) -> f64 {
+    if got.is_nan() != expected.is_nan() {
+        f64::INFINITY
+    } else if got.is_nan() {
+        0.0
+    } else {
+        (got - expected).abs() / expected.abs().max(1.0)
+    }
+}
+
+/// Counts the elements of `actual` that differ from `reference` beyond `tolerance`, and how many
+/// of those the reference holds as NaN or an infinity (values a Vulkan implementation need not
+/// produce: without the SignedZeroInfNanPreserve execution mode it may ignore NaN and infinities).
+pub fn count_differences(actual: &Buffer, reference: &Buffer, tolerance: f64) -> (usize, usize) {
+    let (mut differ, mut non_finite) = (0, 0);
+    for index in 0..reference.len() {
+        let (got, expected) = (actual.get(index), reference.get(index));
+        if relative_error(got, expected) > tolerance {
+            differ += 1;
+            non_finite += usize::from(!expected.is_finite());
+        }
+    }
+    (differ, non_finite)
 }
 
 /// The tolerance of a comparison between two targets, by element type: both accumulate in f32 in

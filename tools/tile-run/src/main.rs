@@ -6,8 +6,8 @@
 
 use std::process::ExitCode;
 use tile_run::{
-    CpuProgram, InterpProgram, VulkanProgram, buffer::Buffer, buffer::Random, buffers, compare, context,
-    host_functions, tolerance, Vulkan,
+    CpuProgram, InterpProgram, VulkanProgram, buffer::Buffer, buffer::Random, buffers, compare,
+    context, count_differences, host_functions, tolerance, Vulkan,
 };
 
 const USAGE: &str =
@@ -65,9 +65,17 @@ fn run() -> Result<bool, String> {
         ));
     }
     let vulkan = target.starts_with("vulkan");
+    // Undefined behaviour of the program (an access out of bounds, a read of an element nothing
+    // wrote, a division by zero, ...) says so on the last line: `tile-fuzz` reads it to tell a
+    // mutant that no target can be expected to agree on from a miscompile.
     let interpreter = |error: tile_interp::Error| {
         eprintln!("{}", error.diagnostic());
-        "the interpreter stopped (see the error above)".to_string()
+        if error.is_undefined_behaviour() {
+            "the interpreter stopped: the program's behaviour is undefined (see the error above)"
+                .to_string()
+        } else {
+            "the interpreter stopped (see the error above)".to_string()
+        }
     };
     let context = context();
     context.attach_diagnostic_handler(|diagnostic| {
@@ -164,14 +172,17 @@ fn run() -> Result<bool, String> {
             {
                 let bound = tolerance(argument.element);
                 let (worst, mismatches) = compare(&data[index], &reference[index], bound);
-                let verdict = if mismatches.is_empty() {
-                    "match"
+                if mismatches.is_empty() {
+                    println!(
+                        "  check %arg{index}: match, worst relative error {worst:.3e} (tolerance {bound:.0e})"
+                    );
                 } else {
-                    "MISMATCH"
-                };
-                println!(
-                    "  check %arg{index}: {verdict}, worst relative error {worst:.3e} (tolerance {bound:.0e})"
-                );
+                    let (differ, non_finite) =
+                        count_differences(&data[index], &reference[index], bound);
+                    println!(
+                        "  check %arg{index}: MISMATCH, worst relative error {worst:.3e} (tolerance {bound:.0e}): {differ} elements differ, {non_finite} of them where {against} holds NaN or an infinity"
+                    );
+                }
                 for (element, got, expected) in &mismatches {
                     let columns = *data[index].shape.last().unwrap_or(&1);
                     println!(
