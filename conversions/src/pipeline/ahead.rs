@@ -67,15 +67,22 @@ fn accumulates_only(pipelined: OperationRef, copies: &[OperationRef]) -> bool {
     let tiles: Vec<Value> = copies.iter().filter_map(copy_parts).map(|parts| parts.dst).collect();
     let operands_ahead = [0, 1].iter().all(|i| gemm.operand(*i).is_ok_and(|operand| tiles.contains(&operand)));
     let accumulator_outside = gemm.operand(2).is_ok_and(|accumulator| !is_defined_inside(accumulator, pipelined));
-    // Conditional work without gemms (a persistent kernel's fills at a tile's first step and
-    // epilogue at its last, `super::persistent`) waits for the gemm itself where it touches the
-    // accumulator, inside its branch (the register rules' wgmma waits).
+    // Conditional work without gemms: a persistent kernel's fills at a tile's first step and
+    // epilogue at its last (`super::persistent`), which `split_tiles` inlines into those steps
+    // after the expansion; the register rules' wgmma waits then wait where they touch the
+    // accumulator.
     let conditional = |op: &OperationRef| op_name(op) == "scf.if" && !nested_ops(*op).iter().any(|nested| op_name(nested) == "tile.gemm");
     let rest_is_arithmetic = ops.iter().all(|op| {
         let name = op_name(op);
-        op == gemm || copies.contains(op) || name == "tile.yield" || conditional(op) || ((name.starts_with("arith.") || name.starts_with("index.")) && op.region_count() == 0)
+        op == gemm || copies.contains(op) || name == "tile.yield" || conditional(op) || index_arithmetic(op)
     });
     operands_ahead && accumulator_outside && rest_is_arithmetic
+}
+
+/// Whether `op` is a pure `arith` or `index` op (no regions): arithmetic a loop may recompute.
+pub(super) fn index_arithmetic(op: &OperationRef) -> bool {
+    let name = op_name(op);
+    (name.starts_with("arith.") || name.starts_with("index.")) && op.region_count() == 0
 }
 
 /// Returns the op of `block` that is `op` or holds it.

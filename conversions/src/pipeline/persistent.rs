@@ -90,11 +90,6 @@ fn depends_on(value: Value, arguments: &[Value]) -> bool {
     OperationResult::try_from(value).is_ok_and(|result| result.owner().operands().any(|operand| depends_on(operand, arguments)))
 }
 
-fn pure(op: &OperationRef) -> bool {
-    let name = op_name(op);
-    (name.starts_with("arith.") || name.starts_with("index.")) && op.region_count() == 0
-}
-
 /// The kernel's shape when the rewrite takes it (see the module's doc).
 fn persistent<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Option<Persistent<'c, 'a>> {
     let strategy = tile_dialect::ops::string_attribute(&kernel, "tile.strategy")?;
@@ -146,7 +141,7 @@ fn persistent<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Option<Persistent<'c, 'a>
         if name.starts_with("tile.alloc_") {
             continue;
         }
-        if pure(op) {
+        if super::ahead::index_arithmetic(op) {
             if op.operands().any(|operand| depends_on(operand, &indices)) {
                 indexing.push(*op);
             }
