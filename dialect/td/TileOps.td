@@ -87,7 +87,7 @@ def Tile_PipelinedOp : Tile_Op<"pipelined", [RecursiveMemoryEffects,
     The `tile.pipelined` operation is a loop from `lb` to `ub` (exclusive) by `step` (1 when absent)
     whose copies into shared memory are software-pipelined `stages` deep: the copies of iteration
     k + stages - 1 overlap the compute of iteration k. Its semantics are those of the plain loop;
-    `stages` must be at least 1 (1 means no overlap). The body's one argument is the induction variable.
+    `stages` must be between 1 (no overlap) and 64. The body's one argument is the induction variable.
 
     Example:
 

@@ -62,8 +62,22 @@ func.func @kernel_block_indices(%n: index) {
 func.func @pipelined_zero_stages(%n: index) {
   %c0 = arith.constant 0 : index
   tile.kernel grid(%n) threads(128) (%bx) {
-    // expected-error @+1 {{'tile.pipelined' op expects stages >= 1, but got 0}}
+    // expected-error @+1 {{'tile.pipelined' op expects stages between 1 and 64, but got 0}}
     tile.pipelined %k = %c0 to %n stages(0) {
+    }
+  }
+  return
+}
+
+// -----
+
+// Found by tile-fuzz (seed 14141): a ring this deep overflowed the sm_90a shared-memory check and
+// the lowering then wrote out its prologue for ever.
+func.func @pipelined_huge_stages(%n: index) {
+  %c0 = arith.constant 0 : index
+  tile.kernel grid(%n) threads(128) (%bx) {
+    // expected-error @+1 {{'tile.pipelined' op expects stages between 1 and 64, but got 9223372036854775807}}
+    tile.pipelined %k = %c0 to %n stages(9223372036854775807) {
     }
   }
   return

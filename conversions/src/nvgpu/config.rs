@@ -158,7 +158,8 @@ impl HopperConfig {
 
     /// Bytes of the ring.
     fn ring_bytes(&self) -> i64 {
-        self.stages * self.stage_bytes
+        // Saturates: a ring that overflows i64 is as much too big as one that does not.
+        self.stages.saturating_mul(self.stage_bytes)
     }
 
     /// Byte offset of the staging tile: over the drained ring, or after it when persistent (the

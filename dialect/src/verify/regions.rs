@@ -77,10 +77,15 @@ pub fn kernel(op: OperationRef) -> Verdict {
     super::accesses::accesses_of(op)
 }
 
+/// The deepest software pipeline a `tile.pipelined` may ask for. Every stage holds a copy of the
+/// loop's shared tiles, so no chip's shared memory holds more than a few dozen; a bound here keeps
+/// the lowerings' ring arithmetic far from overflow.
+pub const MAX_STAGES: i64 = 64;
+
 pub fn pipelined(op: OperationRef) -> Verdict {
     let stages = integer_attribute(&op, "stages").unwrap_or(0);
-    if stages < 1 {
-        return Err(format!("expects stages >= 1, but got {stages}"));
+    if !(1..=MAX_STAGES).contains(&stages) {
+        return Err(format!("expects stages between 1 and {MAX_STAGES}, but got {stages}"));
     }
     if op.operand_count() == 3 {
         let step = op.operand(2).map_err(|error| error.to_string())?;
