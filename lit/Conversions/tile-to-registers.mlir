@@ -202,3 +202,41 @@ func.func @chain_wgmma(%X: memref<64x64xf16>, %W1: memref<64x64xf16>, %W2: memre
   }
   return
 }
+
+// -----
+
+// A wgmma accumulator stored into a 16-bit global tensor: the four lanes of a quad hold one row's
+// 8-column block, two columns each; they trade packed pairs (three xor shuffles) so that each lane
+// holds a whole block of four neighbouring blocks, and writes it with one 16-byte store where it is
+// aligned and inside the tensor (element by element otherwise).
+// NV-LABEL: gpu.func @wide_stores_0_kernel
+// NV: nvvm.wgmma.wait.group.sync.aligned 0
+// NV: vector.from_elements %{{.*}}, %{{.*}} : vector<2xf16>
+// NV-NEXT: vector.bitcast %{{.*}} : vector<2xf16> to vector<1xi32>
+// NV: gpu.shuffle  xor %{{.*}}, %c1_i32
+// NV: gpu.shuffle  xor %{{.*}}, %c2_i32
+// NV: gpu.shuffle  xor %{{.*}}, %c3_i32
+// NV: %[[WORDS:.*]] = vector.from_elements %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : vector<4xi32>
+// NV-NEXT: %[[VALUES:.*]] = vector.bitcast %[[WORDS]] : vector<4xi32> to vector<8xf16>
+// NV: scf.if
+// NV-NEXT: vector.store %[[VALUES]], %{{.*}} {alignment = 16 : i64} : memref<64x64xf16>, vector<8xf16>
+// NV-NEXT: } else {
+// NV: vector.extract %[[VALUES]][0] : f16 from vector<8xf16>
+// VK-LABEL: gpu.func @wide_stores_0_kernel
+// VK-NOT: gpu.shuffle
+func.func @wide_stores(%A: memref<64x128xf16>, %B: memref<128x64xf16>, %C: memref<64x64xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c1) threads(128) (%bx) {
+    %As = tile.alloc_shared : memref<64x128xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<128x64xf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    tile.copy %A[%c0, %c0], %As : memref<64x128xf16>, memref<64x128xf16, #gpu.address_space<workgroup>>
+    tile.copy %B[%c0, %c0], %Bs : memref<128x64xf16>, memref<128x64xf16, #gpu.address_space<workgroup>>
+    tile.fill %Cf, %zero : memref<64x64xf32, #tile.fragment>
+    tile.gemm %As, %Bs, %Cf : memref<64x128xf16, #gpu.address_space<workgroup>>, memref<128x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+    tile.copy %Cf, %C[%c0, %c0] : memref<64x64xf32, #tile.fragment>, memref<64x64xf16>
+  }
+  return
+}

@@ -321,4 +321,13 @@ impl<'c> Builder<'c> {
         );
         Self::inside(op, 0).1
     }
+
+    /// Creates `scf.if condition {} else {}` at `at`; returns the then- and else-body positions.
+    pub fn if_else<'a>(&self, at: At<'c, 'a>, condition: Value<'c, '_>) -> (At<'c, 'a>, At<'c, 'a>) {
+        let op = self.insert(
+            at,
+            scf::r#if(condition, &[], self.body_region(&[]), self.body_region(&[]), self.location),
+        );
+        (Self::inside(op, 0).1, Self::inside(op, 1).1)
+    }
 }

@@ -27,6 +27,7 @@ mod mfma;
 mod tensor_cores;
 mod tma;
 mod wgmma_waits;
+mod wide_stores;
 
 pub use coopmat::{CoopmatGemm, coopmat_plan};
 pub use mfma::{MfmaGemm, mfma_plan};
@@ -547,8 +548,9 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let array = self.private(src);
         let ty = element_type(dst);
         let offsets_now = self.offsets(&b, at, from);
-        let pairs = self.store_pairs(&b, at, from, array, dst, offsets, &offsets_now);
-        for slot in from.distribution.used_slots().filter(|slot| !pairs.contains(slot)) {
+        let mut stored = self.store_runs(&b, at, from, array, dst, offsets, &offsets_now);
+        stored.extend(self.store_pairs(&b, at, from, array, dst, offsets, &offsets_now, &stored));
+        for slot in from.distribution.used_slots().filter(|slot| !stored.contains(slot)) {
             let coordinates = self.coordinates(&b, at, from, &offsets_now, slot);
             let inner = self.guarded(&b, at, from, &coordinates);
             let (indices, fits) = self.placed_in(&b, inner, dst, offsets, &coordinates);
@@ -569,7 +571,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
     /// Stores the pairs of a wgmma accumulator's slots that hold two neighbouring columns of a row
     /// (slots 2q and 2q + 1) into a global tensor as one two-element store each, where both
     /// elements are inside the tensor and the pair's address is aligned to its size; otherwise
-    /// element by element. Returns the slots stored (the caller stores the rest one by one).
+    /// element by element. Returns the slots stored (the caller stores the rest one by one); skips those in `done`.
     /// Half the store instructions of the epilogue, each a whole 32-bit (or 64-bit) word.
     #[allow(clippy::too_many_arguments)]
     fn store_pairs(
@@ -581,6 +583,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         dst: Value<'c, 'a>,
         offsets: &[Value<'c, 'a>],
         offsets_now: &[Value<'c, 'a>],
+        done: &BTreeSet<usize>,
     ) -> BTreeSet<usize> {
         let ty = element_type(dst);
         let bytes = match ty.to_string().as_str() {
@@ -588,7 +591,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             "f32" => 4,
             _ => 0,
         };
-        let pairs = column_pairs(from);
+        let pairs: Vec<usize> = column_pairs(from).into_iter().filter(|slot| !done.contains(slot)).collect();
         if level(dst) != Some(MemoryLevel::Global) || bytes == 0 || !from.layout.origin.starts_with("wgmma.acc") || offsets.len() < 2 || pairs.is_empty() {
             return BTreeSet::new();
         }

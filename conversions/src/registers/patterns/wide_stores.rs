@@ -1,0 +1,191 @@
+//! 16-byte stores of a wgmma accumulator into a global tensor (sm_90a epilogues).
+//!
+//! In the accumulator's layout the G lanes of a lane group (G = 4 for 16-bit results, 2 for f32)
+//! hold one row's block of 2G columns, two neighbouring columns each. Stored as they lie, one warp
+//! store instruction writes 8 rows of 4 or 8 bytes a lane, and an epilogue issues one instruction
+//! per pair: the per-op GEMM's epilogue spent most of its stalls waiting on the store queue (ncu,
+//! RESULTS run 65). Here the lanes of a group first trade pairs (G - 1 shuffles a word) so that lane
+//! t holds all of block t of G neighbouring blocks of the row; each lane then writes its block with
+//! one 16-byte store, and the group writes 16 G contiguous bytes. A quarter of the store
+//! instructions for 16-bit results (half for f32), each filling whole sectors.
+//!
+//! The exchange is a transpose within the group: lane t's pair j goes to lane j's position t. In
+//! round r (1 <= r < G) lane t sends its pair t ^ r to lane t ^ r and receives that lane's pair t;
+//! which register is sent depends on the lane, so it is chosen with selects.
+
+use super::*;
+
+/// Groups of `lanes` pair slots (see `column_pairs`) of `placed` that one lane group turns into
+/// 16-byte runs: the pairs hold the same row, in `lanes` neighbouring blocks of 2 x `lanes`
+/// columns, in block order. Empty where the layout does not spread a block over the low `lanes`
+/// lanes as the accumulator's does.
+pub(super) fn runs(placed: &Placed, lanes: i64) -> Vec<Vec<usize>> {
+    let distribution = &placed.distribution;
+    let block = 2 * lanes;
+    let low_bits = lanes.trailing_zeros();
+    if placed.layout.shape.len() != 2 || distribution.guarded || !matches!(lanes, 2 | 4) {
+        return Vec::new();
+    }
+    // Lane bits below log2(lanes) move along the columns by 2, 4, ...; nothing else does; every
+    // other column term keeps a lane on block boundaries.
+    let (rows, columns) = (&distribution.terms[0], &distribution.terms[1]);
+    let spread = (0..low_bits).all(|bit| columns.contains(&(bit, 2 << bit)));
+    let rows_apart = rows.iter().all(|(bit, _)| *bit >= low_bits);
+    let blocks_apart = columns.iter().all(|(bit, delta)| *bit < low_bits || delta % block == 0);
+    if !spread || !rows_apart || !blocks_apart {
+        return Vec::new();
+    }
+    let mut pairs: Vec<(i64, i64, usize)> = column_pairs(placed)
+        .into_iter()
+        .filter_map(|slot| {
+            let base = distribution.base[slot].as_ref()?;
+            (base[1] % block == 0).then_some((base[0], base[1], slot))
+        })
+        .collect();
+    pairs.sort();
+    let mut groups = Vec::new();
+    let mut current: Vec<(i64, i64, usize)> = Vec::new();
+    for pair in pairs {
+        let follows = current.last().is_some_and(|last| last.0 == pair.0 && last.1 + block == pair.1);
+        if !follows {
+            current.clear();
+        }
+        current.push(pair);
+        if current.len() as i64 == lanes {
+            groups.push(current.drain(..).map(|(_, _, slot)| slot).collect());
+        }
+    }
+    groups
+}
+
+impl<'c, 'a> Lowering<'c, 'a, '_> {
+    /// Stores the [`runs`] of the fragment `from` (its array `array`) into the global tensor `dst`
+    /// at `offsets` as 16-byte stores, where the run lies inside the tensor and is aligned;
+    /// element by element otherwise. Returns the slots stored.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn store_runs(
+        &self,
+        b: &Builder<'c>,
+        at: At<'c, 'a>,
+        from: &Placed,
+        array: Value<'c, 'a>,
+        dst: Value<'c, 'a>,
+        offsets: &[Value<'c, 'a>],
+        offsets_now: &[Value<'c, 'a>],
+    ) -> BTreeSet<usize> {
+        let ty = element_type(dst);
+        let bytes: i64 = match ty.to_string().as_str() {
+            "f16" | "bf16" => 2,
+            "f32" => 4,
+            _ => return BTreeSet::new(),
+        };
+        let lanes = 16 / (2 * bytes);
+        let wanted = level(dst) == Some(MemoryLevel::Global) && from.layout.origin.starts_with("wgmma.acc") && offsets.len() >= 2 && self.shuffles.is_some();
+        let groups = if wanted { runs(from, lanes) } else { Vec::new() };
+        if groups.is_empty() {
+            return BTreeSet::new();
+        }
+        let run = 2 * lanes;
+        let last = offsets.len() - 1;
+        let i32_type: Type<'c> = IntegerType::new(self.context, 32).into();
+        // A run's address is 16-byte aligned when the tensor's base, its rows and the tile's first
+        // column are (runs start on block boundaries of the tile).
+        let c0 = b.index(at, 0);
+        let rest = [
+            b.op(at, "arith.remui", &[b.aligned_pointer(at, dst), b.index(at, 16)]),
+            b.op(at, "arith.remui", &[b.dim(at, dst, last as i64), b.index(at, run)]),
+            b.op(at, "arith.remui", &[offsets[last], b.index(at, run)]),
+        ]
+        .into_iter()
+        .reduce(|x, y| b.op(at, "arith.ori", &[x, y]))
+        .expect("three terms");
+        let aligned = b.compare(at, "eq", rest, c0);
+        // The lane's place in its group, and one flag per place.
+        let lane = b.op(at, "arith.andi", &[self.tid, b.index(at, lanes - 1)]);
+        let is_lane: Vec<Value> = (0..lanes).map(|place| b.compare(at, "eq", lane, b.index(at, place))).collect();
+        // Of `values` (one per place), the one whose place satisfies `chosen`.
+        let pick = |values: &[Vec<Value<'c, 'a>>], chosen: &dyn Fn(usize) -> Value<'c, 'a>| -> Vec<Value<'c, 'a>> {
+            let mut picked = values[0].clone();
+            for (place, words) in values.iter().enumerate().skip(1) {
+                let condition = chosen(place);
+                picked = picked
+                    .iter()
+                    .zip(words)
+                    .map(|(other, word)| b.value(at, melior::dialect::arith::select(condition, *word, *other, b.location)))
+                    .collect();
+            }
+            picked
+        };
+        let run_type = Type::parse(self.context, &format!("vector<{run}x{ty}>")).expect("run type");
+        let mut stored = BTreeSet::new();
+        for group in groups {
+            // Each pair as 32-bit words: a 16-bit pair packed in one, an f32 pair in two.
+            let words: Vec<Vec<Value>> = group
+                .iter()
+                .map(|slot| {
+                    let pair: Vec<Value> = [*slot, slot + 1].iter().map(|s| convert(b, at, self.slot_value(b, at, array, from, *s as i64), ty)).collect();
+                    self.words(b, at, &pair, bytes, i32_type)
+                })
+                .collect();
+            // got[r]: lane (t ^ r)'s pair t; got[0] is the lane's own.
+            let mut got = vec![pick(&words, &|place| is_lane[place])];
+            for round in 1..lanes as usize {
+                let sent = pick(&words, &|place| is_lane[place ^ round]);
+                got.push(sent.iter().map(|word| self.shuffle_xor(b, at, *word, round as i64, self.shuffles.unwrap_or(32))).collect());
+            }
+            // Position u of the run holds lane u's pair t, which came in round u ^ t.
+            let ordered: Vec<Value> = (0..lanes as usize).flat_map(|position| pick(&got, &|round| is_lane[position ^ round])).collect();
+            let word_vector = Type::parse(self.context, &format!("vector<{}xi32>", ordered.len())).expect("words type");
+            let packed = b.value(at, OperationBuilder::new("vector.from_elements", b.location).add_operands(&ordered).add_results(&[word_vector]).build().expect("vector.from_elements"));
+            let values = b.cast(at, "vector.bitcast", packed, run_type);
+            // The run starts where the lane's own pair would be if each lane's pair were 2 x lanes
+            // columns wide: column (block start + 2 t) + (2 lanes - 2) t.
+            let coordinates = self.coordinates(b, at, from, offsets_now, group[0]);
+            let stretch = b.op(at, "arith.muli", &[lane, b.index(at, run - 2)]);
+            let start = [coordinates[0], b.op(at, "arith.addi", &[coordinates[1], stretch])];
+            let (indices, fits) = self.placed_in(b, at, dst, offsets, &start);
+            let end = b.op(at, "arith.addi", &[indices[last], b.index(at, run)]);
+            let mut whole = b.op(at, "arith.andi", &[aligned, b.compare(at, "ule", end, b.dim(at, dst, last as i64))]);
+            if let Some(fits) = fits {
+                whole = b.op(at, "arith.andi", &[whole, fits]);
+            }
+            let (fast, slow) = b.if_else(at, whole);
+            let mut operands = vec![values, dst];
+            operands.extend_from_slice(&indices);
+            b.insert(
+                fast,
+                OperationBuilder::new("vector.store", b.location)
+                    .add_operands(&operands)
+                    .add_attributes(&[(Identifier::new(self.context, "alignment"), Attribute::parse(self.context, "16 : i64").expect("alignment"))])
+                    .build()
+                    .expect("vector.store"),
+            );
+            // Misaligned, or reaching past the tensor's end: each element where it is inside.
+            for element in 0..run {
+                let column = b.op(slow, "arith.addi", &[start[1], b.index(slow, element)]);
+                let (indices, fits) = self.placed_in(b, slow, dst, offsets, &[start[0], column]);
+                let store_at = match fits {
+                    Some(fits) => b.if_then(slow, fits),
+                    None => slow,
+                };
+                let position = (Identifier::new(self.context, "static_position"), Attribute::parse(self.context, &format!("array<i64: {element}>")).expect("position"));
+                let value = b.value(store_at, OperationBuilder::new("vector.extract", b.location).add_operands(&[values]).add_attributes(&[position]).add_results(&[ty]).build().expect("vector.extract"));
+                b.store(store_at, value, dst, &indices);
+            }
+            stored.extend(group.iter().flat_map(|slot| [*slot, slot + 1]));
+        }
+        stored
+    }
+
+    /// A pair of `bytes`-byte values as 32-bit words.
+    fn words(&self, b: &Builder<'c>, at: At<'c, 'a>, pair: &[Value<'c, 'a>], bytes: i64, i32_type: Type<'c>) -> Vec<Value<'c, 'a>> {
+        if bytes == 4 {
+            return pair.iter().map(|value| b.cast(at, "arith.bitcast", *value, i32_type)).collect();
+        }
+        let pair_type = Type::parse(self.context, &format!("vector<2x{}>", pair[0].r#type())).expect("pair type");
+        let vector = b.value(at, OperationBuilder::new("vector.from_elements", b.location).add_operands(pair).add_results(&[pair_type]).build().expect("vector.from_elements"));
+        let word = b.cast(at, "vector.bitcast", vector, Type::parse(self.context, "vector<1xi32>").expect("word type"));
+        let position = (Identifier::new(self.context, "static_position"), Attribute::parse(self.context, "array<i64: 0>").expect("position"));
+        vec![b.value(at, OperationBuilder::new("vector.extract", b.location).add_operands(&[word]).add_attributes(&[position]).add_results(&[i32_type]).build().expect("vector.extract"))]
+    }
+}
