@@ -52,7 +52,8 @@ func.func @scale(%X: memref<32x16xf32>, %Y: memref<32x16xf32>) {
 // A row max: the blocked layout puts a 16-column row in 4 threads (bits 0, 1 of the thread index),
 // 2 rows a thread; each thread folds its 4 columns of each row, then the 4 threads exchange
 // partials through a workgroup scratch (2 rows x 32 threads), two rounds of barrier, store,
-// barrier, load the partner's (tid xor 1, then tid xor 2).
+// barrier, load the partner's: tid xor 1, then, with bit 0 combined, the threads that share a
+// partial share a place (tid >> 1 squeezed: 16 places a row) and the partner is place xor 1.
 // CHECK-LABEL: func.func @row_max
 // CHECK: gpu.func @row_max_0_kernel
 // CHECK: %[[TID:.*]] = gpu.thread_id x
@@ -66,8 +67,11 @@ func.func @scale(%X: memref<32x16xf32>, %Y: memref<32x16xf32>) {
 // CHECK: arith.xori %[[TID]], %c1{{.*}} : index
 // CHECK: memref.load %[[SCRATCH]]
 // CHECK: arith.maximumf
+// CHECK: %[[PLACE:.*]] = arith.shrui %[[TID]], %c1
+// CHECK: %[[SQUEEZED:.*]] = arith.andi %[[PLACE]], %c15
 // CHECK: gpu.barrier
-// CHECK: arith.xori %[[TID]], %c2{{.*}} : index
+// CHECK: memref.store %{{.*}}, %[[SCRATCH]]
+// CHECK: arith.xori %[[SQUEEZED]], %c1{{.*}} : index
 // CHECK: memref.store %{{.*}}, %[[M]][%c1{{.*}}]
 func.func @row_max(%X: memref<16x16xf32>, %Y: memref<16xf32>) {
   %c0 = arith.constant 0 : index

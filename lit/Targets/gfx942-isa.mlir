@@ -17,7 +17,9 @@
 // With lld-22 installed, each kernel also becomes an HSA code object.
 // RUN: llvm-readelf -h --notes %t/gemm_relu_0_kernel.hsaco | FileCheck %s --check-prefix=OBJECT
 // Row reductions of the accumulator (a softmax epilogue): lane butterflies (gpu.shuffle, here
-// ds_swizzle) within a wave, partial rows exchanged between the two waves along N through LDS.
+// ds_swizzle) within a wave, partial rows exchanged between the two waves along N through LDS,
+// one place per wave and row (the lanes that already combined share it): the LDS is the tiles'
+// 8 KiB and 512 bytes of exchange.
 // RUN: tile-compile %S/../../test/programs/gemm_row_softmax.mlir --target gfx942 -o %t
 // RUN: FileCheck %s --check-prefix=ROWS < %t/gemm_row_softmax_0_kernel.s
 // RUN: tile-opt %examples/gemm_relu.mlir --pass-pipeline='builtin.module(tile-to-rocdl{chip=gfx942})' | FileCheck %s --check-prefix=PIPELINE
@@ -39,7 +41,7 @@
 // ROWS: v_exp_f32
 // ROWS: ds_swizzle_b32
 // ROWS: v_add_f32
-// ROWS: .group_segment_fixed_size: 24576
+// ROWS: .group_segment_fixed_size: 8704
 // ROWS: .private_segment_fixed_size: 0
 
 // CHECK: .amdgcn_target "amdgcn-amd-amdhsa--gfx942"

@@ -687,32 +687,41 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             partials.insert(target, list[0]);
         }
         let threads = from.distribution.threads;
+        // Thread-index bits already combined: threads that differ only there hold equal partials,
+        // so the exchange through the scratch keeps one place per class (the thread index with
+        // those bits squeezed out).
+        let mut combined: i64 = 0;
         for &mask in &plan.masks {
             let shuffled = self.shuffles.is_some_and(|lanes| mask < lanes) && ty.is_f32();
-            if !shuffled {
+            let places = threads >> combined.count_ones();
+            let place = (!shuffled).then(|| squeeze(&b, at, self.tid, combined, threads));
+            if let Some(place) = place {
                 b.barrier(at);
                 let scratch = scratch.expect("a scratch for the exchange");
                 for (position, target) in plan.destinations.iter().enumerate() {
-                    let base = b.index(at, position as i64 * threads);
-                    let index = b.op(at, "arith.addi", &[base, self.tid]);
+                    let base = b.index(at, position as i64 * places);
+                    let index = b.op(at, "arith.addi", &[base, place]);
                     b.store(at, partials[target], scratch, &[index]);
                 }
                 b.barrier(at);
             }
             for (position, target) in plan.destinations.iter().enumerate() {
-                let other = if shuffled {
-                    self.shuffle_xor(&b, at, partials[target], mask, self.shuffles.unwrap_or(32))
-                } else {
-                    let scratch = scratch.expect("a scratch for the exchange");
-                    let base = b.index(at, position as i64 * threads);
-                    let bits = b.index(at, mask);
-                    let partner = b.op(at, "arith.xori", &[self.tid, bits]);
-                    let index = b.op(at, "arith.addi", &[base, partner]);
-                    b.load(at, scratch, &[index])
+                let other = match place {
+                    None => self.shuffle_xor(&b, at, partials[target], mask, self.shuffles.unwrap_or(32)),
+                    Some(place) => {
+                        let scratch = scratch.expect("a scratch for the exchange");
+                        let base = b.index(at, position as i64 * places);
+                        // The partner's place: the mask's bit, squeezed the same way.
+                        let bit = b.index(at, 1 << ((mask - 1) & !combined).count_ones());
+                        let partner = b.op(at, "arith.xori", &[place, bit]);
+                        let index = b.op(at, "arith.addi", &[base, partner]);
+                        b.load(at, scratch, &[index])
+                    }
                 };
                 let next = combine(at, partials[target], other);
                 partials.insert(*target, next);
             }
+            combined |= mask;
         }
         for target in &plan.destinations {
             let mut value = partials[target];
@@ -862,8 +871,10 @@ fn scratch_needs<'c, 'a>(ops: &[OperationRef<'c, 'a>], layouts: &Layouts, shuffl
         let (Ok(src), Ok(dst)) = (op.operand(0), op.operand(1)) else { continue };
         let (Ok(from), Some(plan)) = (placed(layouts, src), layouts.reductions.get(&key(op))) else { continue };
         let ty = element_type(dst);
-        if plan.masks.iter().any(|mask| !(shuffles.is_some_and(|lanes| *mask < lanes) && ty.is_f32())) {
-            let elements = from.distribution.threads * plan.destinations.len() as i64;
+        // The first exchange through the scratch is the widest: one place per class of threads
+        // the earlier masks have not combined.
+        if let Some(first) = plan.masks.iter().position(|mask| !(shuffles.is_some_and(|lanes| *mask < lanes) && ty.is_f32())) {
+            let elements = (from.distribution.threads >> first) * plan.destinations.len() as i64;
             match needs[gemms..].iter_mut().find(|(_, shared, _)| *shared == ty) {
                 Some((users, _, most)) => {
                     users.push(*op);
@@ -874,6 +885,40 @@ fn scratch_needs<'c, 'a>(ops: &[OperationRef<'c, 'a>], layouts: &Layouts, shuffl
         }
     }
     needs
+}
+
+/// `tid` with the bits of `combined` removed (the bits above each removed bit move down): the
+/// index of the thread's class among the `threads` >> |combined| classes.
+fn squeeze<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, tid: Value<'c, 'a>, combined: i64, threads: i64) -> Value<'c, 'a> {
+    if combined == 0 {
+        return tid;
+    }
+    let bits = 64 - (threads.max(1) - 1).leading_zeros();
+    let mut squeezed: Option<Value> = None;
+    let mut placed_bits = 0;
+    let mut bit = 0;
+    while bit < bits {
+        if combined >> bit & 1 == 1 {
+            bit += 1;
+            continue;
+        }
+        // A run of kept bits [bit, end) goes to [placed_bits, placed_bits + end - bit).
+        let mut end = bit;
+        while end < bits && combined >> end & 1 == 0 {
+            end += 1;
+        }
+        let run = end - bit;
+        let shifted = b.op(at, "arith.shrui", &[tid, b.index(at, bit as i64)]);
+        let field = b.op(at, "arith.andi", &[shifted, b.index(at, (1 << run) - 1)]);
+        let term = if placed_bits == 0 { field } else { b.op(at, "arith.shli", &[field, b.index(at, placed_bits as i64)]) };
+        squeezed = Some(match squeezed {
+            Some(previous) => b.op(at, "arith.ori", &[previous, term]),
+            None => term,
+        });
+        placed_bits += run;
+        bit = end;
+    }
+    squeezed.unwrap_or_else(|| b.index(at, 0))
 }
 
 /// Returns the bytes of workgroup memory the reductions of a kernel exchange through.
