@@ -5,10 +5,11 @@
 //! | `tile-infer-layouts` | [`layout`] | every tile's layout for the module's `tile.target`, conflicts |
 //! | `tile-plan-pipelines` | [`pipeline::plan`] | each pipelined loop's schedule for the module's `tile.target`, the copies issued ahead |
 //! | `tile-expand-pipelines` | [`pipeline::expand`] | planned loops as rings, barriers and asynchronous copies in tile IR |
-//! | `convert-tile-to-nvgpu` | [`nvgpu`] | sm_90a: TMA, mbarrier rings, wgmma |
+//! | `convert-tile-to-nvgpu` | [`nvgpu`] | sm_90a, op by op: wgmma, TMA rings, 16-byte epilogue stores |
 //! | `convert-tile-to-amdgpu` | [`amdgpu`] | gfx942, op by op: mfma, 16-byte copies into LDS, register prefetch |
 //! | `convert-tile-to-cpu` | [`cpu`] | plain loops: the reference semantics |
-//! | (in the plain strategy) | [`registers`] | fragments in registers, one rule per op, from the layouts |
+//! | (in every GPU lowering) | [`registers`] | fragments in registers, one rule per op, from the layouts |
+//! | (in every GPU lowering) | [`host`] | the host function that launches a lowered kernel |
 //! | `convert-tile-to-spirv` | [`spirv`] | Vulkan compute: loops shared by the workgroup's threads |
 //! | `convert-tile-to-spirv-coopmat` | [`spirv::coopmat`] | Vulkan compute, op by op: f16 gemms on KHR cooperative matrices |
 //! | `tile-spirv-vulkan-memory-model` | [`spirv::memory_model`] | `spirv.module`s to the Vulkan memory model |
@@ -27,9 +28,9 @@
 pub mod amdgpu;
 pub mod cpu;
 pub mod embed;
-pub mod gemm;
 pub mod kernels;
 pub mod generic;
+pub mod host;
 pub mod launch_bounds;
 pub mod layout;
 pub mod nvgpu;

@@ -159,6 +159,9 @@ pub fn gpu_lowering_dialects() -> Vec<DialectHandle> {
             mlirGetDialectHandle__nvvm__(),
             mlirGetDialectHandle__scf__(),
             mlirGetDialectHandle__vector__(),
+            // Folds of the vector ops the lowerings build make `ub.poison`: loaded up front, since
+            // a dialect loaded while other threads compile other parts races with them.
+            mlirGetDialectHandle__ub__(),
         ]
         .into_iter()
         .map(|handle| DialectHandle::from_raw(handle))

@@ -303,10 +303,11 @@ func.func @uneven(%Q: memref<192x64xf16>, %K: memref<128x64xf16>, %O: memref<192
 // CHECK-NOT: nvvm.wgmma.wait.group
 // CHECK: } {tile.carries_gemm}
 // CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
-// The accumulator goes out two neighbouring columns at a time where the pair is aligned and
-// inside the tensor, element by element otherwise.
-// CHECK: %[[PAIR:.*]] = vector.from_elements %{{.*}}, %{{.*}} : vector<2xf32>
-// CHECK-NEXT: vector.store %[[PAIR]], %{{.*}}[%{{.*}}, %{{.*}}] {alignment = 8 : i64} : memref<256x256xf32>, vector<2xf32>
+// The accumulator goes out 16 bytes at a time (neighbouring lanes trade f32 pairs) where the run
+// is aligned and inside the tensor, element by element otherwise.
+// CHECK: gpu.shuffle  xor
+// CHECK: %[[VALUES:.*]] = vector.bitcast %{{.*}} : vector<4xi32> to vector<4xf32>
+// CHECK: vector.store %[[VALUES]], %{{.*}}[%{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<256x256xf32>, vector<4xf32>
 // CHECK: memref.store
 module attributes {tile.target = "sm_90a"} {
 func.func @gemm_bias(%A: memref<256x256xf16>, %B: memref<256x256xf16>, %Bias: memref<256xf32>, %C: memref<256x256xf32>) {

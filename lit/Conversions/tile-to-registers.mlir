@@ -148,7 +148,7 @@ func.func @chain(%X: memref<32x32xf16>, %W: memref<32x32xf16>, %Y: memref<32x32x
 // The copies from global memory move 16-byte pieces (a core-matrix row) with cp.async when the
 // tensor's base and the tile's column offset allow it, element by element otherwise.
 // NV-LABEL: gpu.func @chain_wgmma_0_kernel
-// NV: %[[ALIGNED:.*]] = arith.andi
+// NV: %[[ALIGNED:.*]] = arith.cmpi eq
 // NV-NEXT: scf.if %[[ALIGNED]] {
 // NV: nvgpu.device_async_copy {{.*}}, 8, %{{.*}} {bypassL1}
 // NV: nvvm.cp.async.commit.group

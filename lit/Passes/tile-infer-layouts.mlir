@@ -1,13 +1,14 @@
 // tile-infer-layouts: the layout of every tile for the module's tile.target, as a typed tile.layout
 // on the op that allocates it (#tile.smem for shared tiles, #tile.frag for fragments), the layout of
 // every tile.parallel's iterations (tile.loop_layout), and on the kernel (tile.strategy) how it is
-// lowered: on sm_90a whether its GEMM template takes it; "per-op" on gfx942 and spirv-coopmat. tile-infer-layouts-propagation.mlir follows layouts through whole kernels.
+// lowered: "per-op" on sm_90a, gfx942 and spirv-coopmat, "plain" on spirv.
+// tile-infer-layouts-propagation.mlir follows layouts through whole kernels.
 // RUN: tile-opt %s -split-input-file -tile-infer-layouts | FileCheck %s
 
 // sm_90a: K tiles of 16 f16 (32-byte rows: 32-byte swizzle, K-major A), B as KxN (N-major, 128-byte
 // swizzle), one warpgroup, two 64-row wgmma tiles.
 // CHECK-LABEL: func.func @gemm
-// CHECK: tile.kernel {{.*}} attributes {tile.strategy = "tensor cores"}
+// CHECK: tile.kernel {{.*}} attributes {tile.strategy = "per-op"}
 // CHECK: tile.alloc_shared {tile.layout = #tile.smem<swizzle = 32, box = [64, 16]>}
 // CHECK: tile.alloc_shared {tile.layout = #tile.smem<swizzle = 128, box = [16, 64]>}
 // CHECK: tile.alloc_fragment {tile.layout = #tile.frag<shape = [64, 64], threads = 128,
@@ -155,11 +156,11 @@ func.func @gemm_row_softmax(%A: memref<200x256xf16>, %B: memref<256x192xf16>, %C
 
 // -----
 
-// Outside the GEMM family: the plain strategy, and the kernel says why. Nothing anchors the loops,
-// so the first takes the blocked layout (chunks of 4 columns, 16 threads a row), and the reductions
+// Outside the GEMM family: nothing anchors the loops, so the first takes the blocked layout
+// (chunks of 4 columns, 16 threads a row), and the reductions
 // and the second loop follow it: a row's statistics are held by the row's 16 threads.
 // CHECK-LABEL: func.func @row_softmax
-// CHECK: tile.kernel {{.*}} attributes {tile.strategy = "plain: cannot be lowered to sm_90a here: {{.*}} and tile.copy does not fit that shape (chip sm_90a)"}
+// CHECK: tile.kernel {{.*}} attributes {tile.strategy = "per-op"}
 // CHECK: tile.alloc_fragment {tile.layout = #tile.frag<shape = [8, 64], threads = 64, thread = (d0, d1) -> ((d0 * 16 + d1 floordiv 4) mod 64), slot = (d0, d1) -> (((d0 * 16 + d1 floordiv 4) floordiv 64) * 4 + d1 mod 4), origin = "blocked">}
 // CHECK-COUNT-2: tile.alloc_fragment {tile.layout = #tile.frag<shape = [8], threads = 64, replicate = 64, thread = (d0)[s0] -> ((d0 * 16 + s0 floordiv 4) mod 64), slot = (d0) -> (((d0 * 16) floordiv 64) * 4), origin = "slice(blocked)">}
 // CHECK: tile.parallel {{.*}} attributes {tile.loop_layout = #tile.frag<shape = [8, 64], {{.*}}, origin = "blocked">}

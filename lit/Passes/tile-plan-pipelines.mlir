@@ -3,10 +3,14 @@
 // how far ahead the copies run. The target pipelines run it before their lowering, which builds it.
 // RUN: tile-opt %s -split-input-file -tile-plan-pipelines | FileCheck %s
 
-// sm_90a: the loop's 3 stages as a TMA ring on mbarriers, 2 steps of copies ahead, one wgmma group
-// left running across a step.
+// sm_90a: the GEMM's main loop as a ring of its 3 stages, filled by asynchronous copies issued 2
+// steps ahead (tile-expand-pipelines writes them as TMA where a box serves the tile, cp.async
+// otherwise) and awaited on mbarriers; its one gemm accumulates across iterations, so an
+// iteration releases the previous one's slot after issuing its own gemm.
 // CHECK-LABEL: func.func @gemm_relu
-// CHECK: tile.pipelined {{.*}} stages(3) attributes {tile.schedule = {buffers = 3 : i64, fill = "tma", mma_in_flight = 1 : i64, persistent = false, prefetch = 2 : i64, stage_bytes = 16384 : i64, wait = "mbarrier"}}
+// CHECK: tile.pipelined {{.*}} stages(3) attributes {tile.schedule = {buffers = 3 : i64, fill = "async", persistent = false, prefetch = 2 : i64, release = "previous", wait = "mbarrier"}}
+// CHECK: tile.copy {{.*}} {tile.ahead}
+// CHECK: tile.copy {{.*}} {tile.ahead}
 module attributes {tile.target = "sm_90a"} {
 func.func @gemm_relu(%A: memref<4096x4096xf16>, %B: memref<4096x4096xf16>, %C: memref<4096x4096xf16>) {
   %c0 = arith.constant 0 : index
@@ -40,47 +44,10 @@ func.func @gemm_relu(%A: memref<4096x4096xf16>, %B: memref<4096x4096xf16>, %C: m
 
 // -----
 
-// sm_90a: a kernel whose blocks share a multiprocessor is not made persistent unless asked.
-// CHECK-LABEL: func.func @asked_persistent
-// CHECK: tile.schedule = {buffers = 3 : i64, fill = "tma", mma_in_flight = 1 : i64, persistent = true, prefetch = 2 : i64, stage_bytes = 16384 : i64, wait = "mbarrier"}
-module attributes {tile.target = "sm_90a"} {
-func.func @asked_persistent(%A: memref<4096x4096xf16>, %B: memref<4096x4096xf16>, %C: memref<4096x4096xf16>) {
-  %c0 = arith.constant 0 : index
-  %c32 = arith.constant 32 : index
-  %c128 = arith.constant 128 : index
-  %zero = arith.constant 0.0 : f32
-  tile.kernel grid(%c32, %c32) threads(128) (%bx, %by) {
-    %As = tile.alloc_shared : memref<128x32xf16, #gpu.address_space<workgroup>>
-    %Bs = tile.alloc_shared : memref<32x128xf16, #gpu.address_space<workgroup>>
-    %Cf = tile.alloc_fragment : memref<128x128xf32, #tile.fragment>
-    tile.fill %Cf, %zero : memref<128x128xf32, #tile.fragment>
-    %m0 = arith.muli %by, %c128 : index
-    %n0 = arith.muli %bx, %c128 : index
-    tile.pipelined %k = %c0 to %c128 stages(3) attributes {tile.schedule = {persistent = true}} {
-      %k0 = arith.muli %k, %c32 : index
-      tile.copy %A[%m0, %k0], %As : memref<4096x4096xf16>, memref<128x32xf16, #gpu.address_space<workgroup>>
-      tile.copy %B[%k0, %n0], %Bs : memref<4096x4096xf16>, memref<32x128xf16, #gpu.address_space<workgroup>>
-      tile.gemm %As, %Bs, %Cf : memref<128x32xf16, #gpu.address_space<workgroup>>,
-          memref<32x128xf16, #gpu.address_space<workgroup>>, memref<128x128xf32, #tile.fragment>
-    }
-    tile.parallel (%i, %j) in (128, 128) {
-      %v = memref.load %Cf[%i, %j] : memref<128x128xf32, #tile.fragment>
-      %r = arith.maximumf %v, %zero : f32
-      memref.store %r, %Cf[%i, %j] : memref<128x128xf32, #tile.fragment>
-    }
-    tile.copy %Cf, %C[%m0, %n0] : memref<128x128xf32, #tile.fragment>, memref<4096x4096xf16>
-  }
-  return
-}
-}
-
-
-// -----
-
-// sm_90a: 12 stages (193 KiB) fill a multiprocessor, which makes a kernel persistent unless, as
-// here, the program asks for one output tile a block.
+// sm_90a: a ring of 12 stages (193 KiB); the program asks for one output tile a block, which the
+// schedule records (tile-persistent-kernels leaves such a loop alone).
 // CHECK-LABEL: func.func @asked_tilewise
-// CHECK: tile.schedule = {buffers = 12 : i64, fill = "tma", mma_in_flight = 1 : i64, persistent = false, prefetch = 11 : i64, stage_bytes = 16384 : i64, wait = "mbarrier"}
+// CHECK: tile.schedule = {buffers = 12 : i64, fill = "async", persistent = false, prefetch = 11 : i64, release = "previous", wait = "mbarrier"}
 module attributes {tile.target = "sm_90a"} {
 func.func @asked_tilewise(%A: memref<4096x4096xf16>, %B: memref<4096x4096xf16>, %C: memref<4096x4096xf16>) {
   %c0 = arith.constant 0 : index
@@ -228,7 +195,7 @@ func.func @gemm_relu(%A: memref<4096x4096xf16>, %B: memref<4096x4096xf16>, %C: m
 
 // -----
 
-// sm_90a, plain strategy: the copy into the shared tile that the loop only reads afterwards runs
+// sm_90a, a loop without a gemm: the copy into the shared tile that the loop only reads afterwards runs
 // ahead on a ring as deep as the loop's stages; tile-expand-pipelines writes it out.
 // CHECK-LABEL: func.func @column_sums
 // CHECK: tile.pipelined {{.*}} stages(3) attributes {tile.schedule = {buffers = 3 : i64, fill = "async", persistent = false, prefetch = 2 : i64, release = "mbarrier", wait = "mbarrier"}}

@@ -16,14 +16,13 @@
 // PTX-DAG: wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16
 // PTX-DAG: wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16
 // PTX-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
-// The attention example's 4-D tensors: 4-D TMA loads and stores.
+// The attention example's 4-D tensors: 4-D TMA loads into its rings.
 // PTX-DAG: cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
-// PTX-DAG: cp.async.bulk.tensor.4d.global.shared::cta.tile.bulk_group
+// Accumulators go out in 16-byte stores.
+// PTX-DAG: st.global.v4.b32
 
-// The dynamic example: grid and trip count are expressions over the tensors' sizes. It is
-// persistent: min(tiles, 132) blocks, the tile grid passed as the last two parameters.
-// DYNAMIC: "grid": [{"op": "arith.minui", "args": [{"op": "arith.muli", "args": [{"op": "arith.ceildivui", "args": [{"dim": [1, 1]}, 256]}, {"op": "arith.ceildivui", "args": [{"dim": [0, 0]}, 128]}]}, 132]}, 1, 1]
+// The dynamic example: its grid is an expression over the tensors' sizes, its tensors memref
+// descriptors (TMA needs static shapes: its copies are 16-byte cp.async into the ring).
+// DYNAMIC: "strategy": "registers"
+// DYNAMIC-SAME: "grid": [{"op": "arith.ceildivui", "args": [{"dim": [1, 1]}, 256]}, {"op": "arith.ceildivui", "args": [{"dim": [0, 0]}, 128]}, 1]
 // DYNAMIC-SAME: "shape": [null, null]
-// DYNAMIC-SAME: {"role": "size", "kind": "scalar", "type": "i64", "value": {"op": "arith.ceildivui", "args": [{"dim": [0, 1]}, 64]}}
-// DYNAMIC-SAME: {"role": "tiles_x", "kind": "scalar", "type": "i64", "value": {"op": "arith.ceildivui", "args": [{"dim": [1, 1]}, 256]}}
-// DYNAMIC-SAME: {"role": "tiles_y", "kind": "scalar", "type": "i64", "value": {"op": "arith.ceildivui", "args": [{"dim": [0, 0]}, 128]}}

@@ -116,13 +116,13 @@ fn generated_cases_for_sm90a_are_written_and_checked() {
     assert_eq!(two, CaseOutcome::Written);
     let described = std::fs::read_to_string(cases.join("two/case.json")).expect("case.json");
     assert!(described.contains("\"two_0_kernel\",\n        \"two_1_kernel\""), "{described}");
-    // A kernel of the GEMM template (tensor maps; its manifest names no host function) is
-    // matched to its host function by its entry name and replays from its tensor-map params.
-    let template = include_str!("../programs/gemm_template_generated.mlir");
-    let written = write_gpu_case(&cases, "template", template, "a GEMM template kernel", 4, true).expect("written");
+    // A generated GEMM on wgmma (per-op) is written like any kernel: its manifest names its host
+    // function and binds its tensors.
+    let gemm = include_str!("../programs/gemm_generated_bf16.mlir");
+    let written = write_gpu_case(&cases, "template", gemm, "a generated GEMM", 4, true).expect("written");
     assert_eq!(written, CaseOutcome::Written);
     let manifest = std::fs::read_to_string(cases.join("template/generated_0_kernel.json")).expect("manifest");
-    assert!(manifest.contains("\"tensor_map\"") && !manifest.contains("host_function"), "{manifest}");
+    assert!(manifest.contains("\"host_function\": \"generated\"") && manifest.contains("\"strategy\": \"registers\""), "{manifest}");
     let looped = write_gpu_case(&cases, "looped", HOST_LOOP, "a host loop", 3, true).expect("judged");
     assert!(matches!(&looped, CaseOutcome::Skipped(reason) if reason.contains("scf.for")), "{looped:?}");
     std::fs::write(

@@ -12,15 +12,15 @@ mod owned;
 mod reduce;
 mod vector_copy;
 
-use crate::gemm::{
-    host,
-    install::{Symbols, call_launch},
-    launch::{HostTensor, host_grid, host_tensor},
+use crate::host::{
+    launch as host,
+    symbols::{Symbols, call_launch},
+    values::{HostTensor, host_grid, host_tensor},
 };
 use melior::{
     Context,
     ir::{
-        Attribute, BlockLike, Module, RegionLike, ShapedTypeLike, Value, ValueLike,
+        Attribute, BlockLike, Module, RegionLike, ShapedTypeLike, TypeLike, Value, ValueLike,
         attribute::StringAttribute,
         operation::{OperationLike, OperationRef, OperationResult},
         r#type::MemRefType,
@@ -80,68 +80,16 @@ impl Flavor {
 
 pub use crate::kernels::Failure;
 
-/// The fallback of a specialised lowering: a kernel its plan cannot take (for `reason`, at `op`) is
-/// lowered with the plain strategy. A kernel with a `tile.gemm` also gets a warning at `op`: it works,
-/// but far slower than the user will expect.
-pub fn fall_back<'c, 'a>(
-    context: &'c Context,
-    module: OperationRef<'c, 'a>,
-    kernel: OperationRef<'c, 'a>,
-    index: usize,
-    flavor: &Flavor,
-    op: OperationRef<'c, 'a>,
-    reason: String,
-) -> Result<(), Failure<'c, 'a>> {
-    // An expanded pipeline's kernel was warned about where its pipeline was planned, at the op
-    // that kept it off the template (`crate::pipeline::plan`).
-    let (has_gemm, beyond_template) = gemm_shape(kernel);
-    let has_gemm = has_gemm && !nested_ops(kernel).iter().any(|nested| op_name(nested) == "tile.alloc_barriers");
-    // The lowering erases `op`: keep what the warning needs.
-    let (location, name) = (
-        op.location(),
-        op.name().as_string_ref().as_str().unwrap_or("?").to_owned(),
-    );
-    match lower_kernel(context, module, kernel, index, flavor) {
-        Ok(registers) => {
-            // Kernels of several gemms or a register A operand are the per-op rules' own: they
-            // are not a fallback (a gemm of theirs that misses the tensor cores says so itself).
-            if has_gemm && !(registers && beyond_template) {
-                tile_dialect::diagnostics::emit_warning(location, &plain_warning(&name, &reason, registers));
-            }
-            Ok(())
-        }
-        Err((_, plain)) => Err((
-            op,
-            format!("{reason}; the plain strategy cannot run this kernel either: {plain}"),
-        )),
-    }
-}
-
-/// Whether `kernel` has a gemm and, if so, whether its gemms are of a shape the GEMM template never
-/// took (`crate::gemm::plan::beyond_template`: attention, GEMM chains), which the per-op register
-/// rules lower as their own.
-pub fn gemm_shape(kernel: OperationRef) -> (bool, bool) {
-    let gemms: Vec<OperationRef> = nested_ops(kernel).into_iter().filter(|op| op_name(op) == "tile.gemm").collect();
-    (!gemms.is_empty(), crate::gemm::plan::beyond_template(&gemms).is_some())
-}
-
-/// The warning of a kernel with a gemm that the GEMM template does not take because of op `name`:
-/// with `registers`, the per-op register rules lower it (gemms on tensor cores where their operands
-/// allow; each gemm that cannot is warned about on its own), otherwise its fragments live in
-/// workgroup memory.
-pub fn plain_warning(name: &str, reason: &str, registers: bool) -> String {
-    if registers {
-        format!("'{name}' op {reason}; the kernel is lowered by the per-op rules instead (correct; gemms on tensor cores where their operands allow, without the template's TMA pipeline)")
-    } else {
-        format!("'{name}' op {reason}; the kernel is lowered with the plain strategy instead (correct, far from tensor-core speed)")
-    }
+/// Whether `kernel` has a gemm (whose kernel, off registers, is far from tensor-core speed).
+fn has_gemm(kernel: OperationRef) -> bool {
+    nested_ops(kernel).iter().any(|op| op_name(op) == "tile.gemm")
 }
 
 /// Lowers every `tile.kernel` of `module` with the plain strategy of `flavor`.
 pub fn lower_module(module: OperationRef, flavor: &Flavor) -> Result<(), String> {
     crate::support::check_supported(module, flavor.target)?;
     crate::kernels::lower_each_kernel(module, &|context, module, kernel, index| {
-        lower_kernel(context, module, kernel, index, flavor).map(|_| ())
+        lower_kernel(context, module, kernel, index, flavor)
     })
 }
 
@@ -246,16 +194,25 @@ fn check_kernel<'c, 'a>(
     Ok(shared)
 }
 
-/// The values the kernel reads from the host function: global tensors become bindings; constants are
-/// cloned into the shader; anything else cannot cross yet.
-fn captured_tensors<'c, 'a>(
+/// The values the kernel reads from the host function, in order of first use: global tensors
+/// (bindings), and on NVIDIA and AMD the integers the host computes from its arguments (scalar
+/// parameters, which the manifest says how to compute); constants are cloned into the kernel;
+/// anything else cannot cross yet.
+fn captured<'c, 'a>(
     kernel: OperationRef<'c, 'a>,
     flavor: &Flavor,
-) -> Result<Vec<Value<'c, 'a>>, Failure<'c, 'a>> {
+) -> Result<(Vec<Value<'c, 'a>>, Vec<Value<'c, 'a>>), Failure<'c, 'a>> {
     let mut tensors: Vec<Value> = Vec::new();
+    let mut scalars: Vec<Value> = Vec::new();
     for op in nested_ops(kernel) {
         for operand in op.operands() {
-            if is_defined_inside(operand, kernel) || tensors.contains(&operand) {
+            if is_defined_inside(operand, kernel) || tensors.contains(&operand) || scalars.contains(&operand) {
+                continue;
+            }
+            let integer = operand.r#type().is_index() || operand.r#type().is_integer();
+            let constant = OperationResult::try_from(operand).is_ok_and(|result| result.owner().name().as_string_ref().as_str() == Ok("arith.constant"));
+            if !flavor.is_spirv() && integer && !constant && crate::host::values::host_expression(operand).is_ok() {
+                scalars.push(operand);
                 continue;
             }
             if let Ok(memref) = MemRefType::try_from(operand.r#type()) {
@@ -276,43 +233,43 @@ fn captured_tensors<'c, 'a>(
                 })
                 .unwrap_or(true)
             {
-                return Err((
-                    op,
+                let message = if flavor.is_spirv() {
                     format!(
-                        "reads a host value that is not a constant; the {} lowering passes tensors and constants only (target {}){}",
-                        if flavor.is_spirv() {
-                            "SPIR-V"
-                        } else {
-                            "generic"
-                        },
-                        flavor.target,
-                        if flavor.is_spirv() {
-                            "; give the tensors static shapes (storage buffers are bound as sized arrays) or compute the value inside the kernel from constants"
-                        } else {
-                            ""
-                        }
-                    ),
-                ));
+                        "reads a host value that is not a constant; the SPIR-V lowering passes tensors and constants only (target {}); give the tensors static shapes (storage buffers are bound as sized arrays) or compute the value inside the kernel from constants",
+                        flavor.target
+                    )
+                } else {
+                    let what = match melior::ir::block::BlockArgument::try_from(operand) {
+                        Ok(argument) => format!("argument {} of the host function", argument.argument_number()),
+                        Err(_) => OperationResult::try_from(operand).map_or("a host value".to_owned(), |result| format!("the result of '{}'", op_name(&result.owner()))),
+                    };
+                    format!(
+                        "reads {what} (of type {}) inside the kernel; the {} lowering passes tensors, constants and integers the host computes from its arguments (sizes, index arguments and integer arithmetic on them)",
+                        operand.r#type(),
+                        flavor.target
+                    )
+                };
+                return Err((op, message));
             }
         }
     }
-    Ok(tensors)
+    Ok((tensors, scalars))
 }
 
-/// Lowers one kernel with the plain strategy of `flavor`; returns whether its fragments went to
-/// registers (the per-op register rules, tensor cores included) rather than workgroup memory.
-pub fn lower_kernel<'c, 'a>(
+/// Lowers one kernel with the plain strategy of `flavor` (spirv): fragments in registers where
+/// every op that touches one has a rule, in workgroup memory otherwise, without a warning.
+fn lower_kernel<'c, 'a>(
     context: &'c Context,
     module: OperationRef<'c, 'a>,
     kernel: OperationRef<'c, 'a>,
     index: usize,
     flavor: &Flavor,
-) -> Result<bool, Failure<'c, 'a>> {
+) -> Result<(), Failure<'c, 'a>> {
     lower(context, module, kernel, index, flavor, false)
 }
 
-/// Lowers a kernel of a target whose kernels all go op by op (gfx942, spirv-coopmat: no GEMM
-/// template beside the rules): fragments in registers where every op that touches one has a rule
+/// Lowers a kernel of a target whose kernels all go op by op (sm_90a, gfx942, spirv-coopmat):
+/// fragments in registers where every op that touches one has a rule
 /// (gemms on the chip's matrix instructions where their layouts allow), otherwise the older
 /// lowering, with a warning at the op that kept a kernel with a gemm out of registers.
 pub fn lower_per_op<'c, 'a>(
@@ -322,12 +279,12 @@ pub fn lower_per_op<'c, 'a>(
     index: usize,
     flavor: &Flavor,
 ) -> Result<(), Failure<'c, 'a>> {
-    // gfx942 takes tensors as memref descriptors, which hold their sizes: the sizes a dynamic
-    // kernel's host computed are computed again inside (SPIR-V binds static shapes only).
+    // sm_90a and gfx942 take tensors as memref descriptors, which hold their sizes: the sizes a
+    // dynamic kernel's host computed are computed again inside (SPIR-V binds static shapes only).
     if !flavor.static_tensors {
         host_values::recompute_host_values(kernel);
     }
-    lower(context, module, kernel, index, flavor, true).map(|_| ())
+    lower(context, module, kernel, index, flavor, true)
 }
 
 /// [`lower_kernel`]; with `warn_off_registers`, a kernel with a gemm whose fragments cannot be
@@ -339,7 +296,7 @@ fn lower<'c, 'a>(
     index: usize,
     flavor: &Flavor,
     warn_off_registers: bool,
-) -> Result<bool, Failure<'c, 'a>> {
+) -> Result<(), Failure<'c, 'a>> {
     let threads = integer_attribute(&kernel, "threads").unwrap_or(0);
     // Fragments in registers where every op that touches one has a rule for its layouts; otherwise
     // fragments a thread only touches at its own elements are private, the others in workgroup memory.
@@ -361,7 +318,7 @@ fn lower<'c, 'a>(
     let not_in_registers = planned.as_ref().err().map(|(op, why)| {
         format!("; its fragments are not in registers because '{}' at {} {why}", op_name(op), op.location())
     });
-    if let (true, Err((op, why)), (true, _)) = (warn_off_registers, &planned, gemm_shape(kernel)) {
+    if let (true, Err((op, why)), true) = (warn_off_registers, &planned, has_gemm(kernel)) {
         tile_dialect::diagnostics::emit_warning(
             op.location(),
             &format!(
@@ -373,7 +330,7 @@ fn lower<'c, 'a>(
     }
     let mut shared = check_kernel(kernel, flavor, &owned, register_scratch)
         .map_err(|(op, message)| (op, format!("{message}{}", not_in_registers.clone().unwrap_or_default())))?;
-    let tensors = captured_tensors(kernel, flavor)?;
+    let (tensors, scalars) = captured(kernel, flavor)?;
     let target = flavor.target;
     // Which tensors the kernel writes (destinations of copies and stores), for the launcher.
     let written: Vec<bool> = tensors
@@ -498,8 +455,9 @@ fn lower<'c, 'a>(
         .enumerate()
         .map(|(i, tensor)| format!("%arg{i}: {}", tensor.r#type()))
         .chain((0..maps.len()).map(|j| format!("%map{j}: !llvm.ptr")))
+        .chain(scalars.iter().enumerate().map(|(k, scalar)| format!("%scalar{k}: {}", scalar.r#type())))
         .collect();
-    let inputs = tensors.len() + maps.len();
+    let inputs = tensors.len() + maps.len() + scalars.len();
     // Dynamic shared memory: each tile a view at its own 128-byte aligned offset.
     // A tile's offset is rounded up to its alignment, and the views start at the first boundary of
     // the largest in the dynamic shared memory (which the launch asks for that much more of).
@@ -544,13 +502,12 @@ fn lower<'c, 'a>(
             .iter()
             .map(|map| {
                 let element = crate::cpu::data::element_type(tensors[map.tensor]).to_string();
-                let [.., rows, inner] = map.box_[..] else { unreachable!("a box of rank 2 or more") };
-                let map_type = crate::nvgpu::emit::tensor_map(map.box_.len() - 2, rows, inner, &element, crate::nvgpu::emit::swizzle_name(crate::registers::TMA_SWIZZLE));
+                let map_type = host::tensor_map_type(&map.box_, &element, crate::registers::TMA_SWIZZLE);
                 host::TensorMapArgument { tensor: map.tensor, box_: map.box_.clone(), map_type }
             })
             .collect();
-        let arguments = host::Arguments { tensor: &host::memref_argument, size_type: "index", shared_bytes: dynamic, threads, persistent_blocks: None, tensor_maps: &tensor_maps };
-        let launched = host::Launched { tensors: tensors.clone(), grid: kernel.operands().collect(), params: Vec::new() };
+        let arguments = host::Arguments { shared_bytes: dynamic, threads, tensor_maps: &tensor_maps };
+        let launched = host::Launched { tensors: tensors.clone(), grid: kernel.operands().collect(), scalars: scalars.clone() };
         host::launch(launched, &symbols, &arguments)
     });
     let launch_text = launch.as_ref().map_or("", |launch| launch.text.as_str());
@@ -607,9 +564,9 @@ fn lower<'c, 'a>(
         manifest.shared_bytes = Some(shared as u64);
     }
     manifest.bindings = Some(bindings);
-    if !maps.is_empty() {
+    if !maps.is_empty() || !scalars.is_empty() {
         // After the bindings' descriptors, in the kernel's parameter order.
-        let params = maps
+        let mut params: Vec<tile_manifest::Param> = maps
             .iter()
             .map(|map| {
                 let HostTensor { argument, shape, element } = host_tensor(tensors[map.tensor]);
@@ -626,6 +583,10 @@ fn lower<'c, 'a>(
                 }
             })
             .collect();
+        for scalar in &scalars {
+            let value = crate::host::values::host_expression(*scalar).map_err(|message| (kernel, message))?;
+            params.push(tile_manifest::Param { role: "scalar".into(), kind: tile_manifest::ParamKind::Scalar { ty: scalar.r#type().to_string(), value } });
+        }
         manifest.params = Some(params);
     }
     let manifest = manifest.to_json();
@@ -694,6 +655,18 @@ fn lower<'c, 'a>(
     }
     rewriter.inline_block_before(kernel_body, ret, &block_ids);
     rewriter.erase_op(kernel);
+    // Host integers read inside: the kernel's scalar parameters (the host keeps its own uses).
+    let inside = nested_ops(function);
+    for (k, scalar) in scalars.iter().enumerate() {
+        let parameter: Value = entry.argument(tensors.len() + maps.len() + k).expect("scalar parameter").into();
+        for op in &inside {
+            for position in 0..op.operand_count() {
+                if op.operand(position).ok() == Some(*scalar) {
+                    set_operand(*op, position, parameter);
+                }
+            }
+        }
+    }
     for (j, map) in maps.iter().enumerate() {
         let parameter: Value = entry.argument(tensors.len() + j).expect("tensor map parameter").into();
         for cast in &map.casts {
@@ -810,7 +783,7 @@ fn lower<'c, 'a>(
             }
         }
     }
-    Ok(registers)
+    Ok(())
 }
 
 /// A tensor map the register rules' TMA copies read (`crate::registers::TENSOR_MAP_BOX`): of the

@@ -42,12 +42,17 @@ fn operands<'c, 'a>(gemm: OperationRef<'c, 'a>) -> Option<Operands<'c, 'a>> {
     Some(Operands { a, b, c, m, n, k, transpose_a, transpose_b })
 }
 
+/// The tile element type of a memref value.
+fn element_of(value: Value) -> Option<Element> {
+    melior::ir::r#type::MemRefType::try_from(value.r#type()).ok().and_then(|memref| Element::of(melior::ir::ShapedTypeLike::element(&memref)))
+}
+
 fn is_shared(value: Value) -> bool {
     memory_level(value.r#type()) == Some(MemoryLevel::Shared)
 }
 
 fn is_16_bit(value: Value) -> bool {
-    crate::gemm::types::element_of(value).is_some_and(|element| matches!(element, Element::F16 | Element::BF16))
+    element_of(value).is_some_and(|element| matches!(element, Element::F16 | Element::BF16))
 }
 
 /// Returns the layouts `gemm` imposes on `chip` in a block of `threads` threads. In a kernel of
@@ -57,7 +62,7 @@ fn is_16_bit(value: Value) -> bool {
 /// device's secret, anchor nothing there (the kernel runs on the plain strategy).
 pub fn gemm_anchors<'c, 'a>(gemm: OperationRef<'c, 'a>, chip: &str, threads: i64, chained: bool) -> Vec<Anchor<'c, 'a>> {
     let Some(ops) = operands(gemm) else { return Vec::new() };
-    if crate::gemm::types::element_of(ops.c) != Some(Element::F32) || !is_16_bit(ops.a) || !is_16_bit(ops.b) {
+    if element_of(ops.c) != Some(Element::F32) || !is_16_bit(ops.a) || !is_16_bit(ops.b) {
         return Vec::new();
     }
     match chip {
@@ -82,12 +87,12 @@ fn sm90a<'c, 'a>(ops: &Operands<'c, 'a>, threads: i64) -> Vec<Anchor<'c, 'a>> {
     if !is_shared(ops.a) && !ops.transpose_a {
         anchors.push(Anchor { tile: ops.a, layout: Layout::Fragment(atoms::wgmma_a_operand(ops.m, ops.k, warpgroups)) });
     }
-    if let Ok((a, b)) = crate::nvgpu::config::operand_layouts(ops.m, ops.n, ops.k, ops.transpose_a, ops.transpose_b) {
+    if let Ok((a, b)) = crate::nvgpu::chip::operand_layouts(ops.m, ops.n, ops.k, ops.transpose_a, ops.transpose_b) {
         if is_shared(ops.a) {
-            anchors.push(Anchor { tile: ops.a, layout: Layout::Shared(a.typed()) });
+            anchors.push(Anchor { tile: ops.a, layout: Layout::Shared(a) });
         }
         if is_shared(ops.b) {
-            anchors.push(Anchor { tile: ops.b, layout: Layout::Shared(b.typed()) });
+            anchors.push(Anchor { tile: ops.b, layout: Layout::Shared(b) });
         }
     }
     anchors
@@ -97,7 +102,7 @@ fn sm90a<'c, 'a>(ops: &Operands<'c, 'a>, threads: i64) -> Vec<Anchor<'c, 'a>> {
 /// or when it is no gemm the anchors read): the conditions of [`gfx942`], said with what would work.
 pub fn mfma_unavailable(gemm: OperationRef, threads: i64, chained: bool) -> Option<String> {
     let ops = operands(gemm)?;
-    let [a, b, c] = [ops.a, ops.b, ops.c].map(|value| crate::gemm::types::element_of(value).map_or("?".to_owned(), |element| element.to_string()));
+    let [a, b, c] = [ops.a, ops.b, ops.c].map(|value| element_of(value).map_or("?".to_owned(), |element| element.to_string()));
     if c != "f32" || !is_16_bit(ops.a) || !is_16_bit(ops.b) || a != b {
         return Some(format!("multiplies {a} by {b} into {c}; mfma on gfx942 takes f16 or bf16 inputs (both alike) with an f32 accumulator"));
     }

@@ -11,10 +11,8 @@
 //! to every other fragment; what is left takes the blocked layout. A tile wanted in two layouts that
 //! disagree is an error naming both ops.
 //!
-//! The kernel also gets `tile.strategy`: on sm_90a whether its GEMM template takes it, or the plain
-//! strategy and why (the template checks that the layouts it builds are the ones recorded, and
-//! refuses a kernel annotated otherwise, naming the tile); `per-op` on gfx942 and spirv-coopmat,
-//! whose lowerings read the recorded layouts op by op.
+//! The kernel also gets `tile.strategy`: `per-op` on sm_90a, gfx942 and spirv-coopmat, whose
+//! lowerings read the recorded layouts op by op; `plain` on spirv.
 
 pub(crate) mod anchors;
 pub mod atoms;
@@ -114,45 +112,6 @@ impl Layout {
     }
 }
 
-/// How a kernel lowers on one target. (One is made per kernel and consumed at once: the size of
-/// the tensor-core variant costs nothing worth a box.)
-#[allow(clippy::large_enum_variant)]
-pub enum Strategy<'c, 'a, C> {
-    /// On tensor cores: the GEMM plan, the target's configuration, the layouts it builds its tiles
-    /// in, and the main loop's `tile.schedule`.
-    TensorCores(crate::gemm::plan::GemmPlan<'c, 'a>, C, Vec<(Value<'c, 'a>, Layout)>, String),
-    /// With the plain strategy, for `reason` (at `op`).
-    Plain {
-        /// The op the reason concerns.
-        op: OperationRef<'c, 'a>,
-        /// Why the kernel is not on tensor cores.
-        reason: String,
-    },
-}
-
-/// The start of every tensor-core lowering: a kernel `strategy` puts on the plain strategy is lowered
-/// so (with `flavor`) and `None` comes back; otherwise its layouts are checked against any already
-/// annotated and the plan and configuration come back.
-pub fn tensor_cores_or_plain<'c, 'a, C>(
-    strategy: Strategy<'c, 'a, C>,
-    context: &'c Context,
-    module: OperationRef<'c, 'a>,
-    kernel: OperationRef<'c, 'a>,
-    index: usize,
-    flavor: &crate::generic::Flavor,
-) -> Result<Option<(crate::gemm::plan::GemmPlan<'c, 'a>, C)>, Failure<'c, 'a>> {
-    match strategy {
-        Strategy::Plain { op, reason } => {
-            crate::generic::fall_back(context, module, kernel, index, flavor, op, reason).map(|()| None)
-        }
-        Strategy::TensorCores(plan, config, layouts, schedule) => {
-            check_annotations(&layouts, flavor.target)?;
-            crate::pipeline::plan::check_schedule(plan.main_loop.op, &schedule, flavor.target)?;
-            Ok(Some((plan, config)))
-        }
-    }
-}
-
 /// Checks that no tile is wanted in two layouts by the tensor-core ops of `kernel`: a shared tile
 /// read by gemms in different operand roles, a fragment that is one gemm's accumulator and another
 /// gemm's operand.
@@ -187,38 +146,11 @@ pub fn check_conflicts<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str) -> Resu
     Ok(())
 }
 
-/// Refuses a kernel whose tiles carry a `tile.layout` other than the one the lowering builds.
-pub fn check_annotations<'c, 'a>(layouts: &[(Value<'c, 'a>, Layout)], chip: &str) -> Result<(), Failure<'c, 'a>> {
-    for (tile, built) in layouts {
-        let Ok(allocation) = OperationResult::try_from(*tile).map(|result| result.owner()) else { continue };
-        let Ok(given) = allocation.attribute(LAYOUT_ATTRIBUTE) else { continue };
-        if !Layout::from_attribute(given).is_some_and(|given| given.agrees(built)) {
-            return Err((
-                allocation,
-                format!(
-                    "has tile.layout {given}, but the {chip} lowering lays it out as {}; drop the attribute or run tile-infer-layouts for {chip}",
-                    built.summary()
-                ),
-            ));
-        }
-    }
-    Ok(())
-}
-
-/// Returns how `kernel` lowers on `chip`: on sm_90a `tensor cores` (its GEMM template), or
-/// `plain: ` and why; `per-op` on gfx942 and spirv-coopmat (every kernel, op by op); `plain` on
-/// spirv.
+/// Returns how `kernel` lowers on `chip`: `per-op` on sm_90a, gfx942 and spirv-coopmat (every
+/// kernel, op by op, reading the layouts recorded here), `plain` on spirv.
 fn strategy<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str) -> Result<String, Failure<'c, 'a>> {
-    fn words<C>(strategy: Strategy<C>) -> String {
-        match strategy {
-            Strategy::TensorCores(..) => "tensor cores".to_owned(),
-            Strategy::Plain { reason, .. } => format!("plain: {reason}"),
-        }
-    }
     match chip {
-        "sm_90a" => Ok(words(crate::nvgpu::resolve(kernel)?)),
-        // Lowered op by op: the layouts below are the lowering's.
-        "gfx942" | "spirv-coopmat" => {
+        "sm_90a" | "gfx942" | "spirv-coopmat" => {
             check_conflicts(kernel, chip)?;
             Ok("per-op".to_owned())
         }
@@ -232,22 +164,6 @@ fn strategy<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str) -> Result<String, 
 /// without the pass.
 pub fn infer_for_lowering<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str) -> Result<Inferred<'c, 'a>, Failure<'c, 'a>> {
     propagate::infer(kernel, chip, chip != "spirv-coopmat")
-}
-
-/// Returns the main loop of a tensor-core kernel and the `tile.schedule` its lowering builds
-/// (`None` on the plain strategy).
-pub fn main_loop_schedule<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str) -> Result<Option<(OperationRef<'c, 'a>, String)>, Failure<'c, 'a>> {
-    fn main<'c, 'a, C>(strategy: Strategy<'c, 'a, C>) -> Option<(OperationRef<'c, 'a>, String)> {
-        match strategy {
-            Strategy::TensorCores(plan, _, _, schedule) => Some((plan.main_loop.op, schedule)),
-            Strategy::Plain { .. } => None,
-        }
-    }
-    match chip {
-        "sm_90a" => Ok(main(crate::nvgpu::resolve(kernel)?)),
-        "gfx942" | "spirv-coopmat" | "spirv" => Ok(None),
-        _ => Err((kernel, format!("has no schedule for target {chip}; expected sm_90a, gfx942, spirv or spirv-coopmat"))),
-    }
 }
 
 /// Records the layout of every tile and loop of `kernel` on `chip`, and its strategy.

@@ -6,12 +6,13 @@
 //! into the next: the first steps of the next tile are loading while the last ones of this tile
 //! multiply and its epilogue stores.
 //!
-//! A kernel is taken when its grid is static and 1-D or 2-D with more tiles than multiprocessors,
+//! A kernel is taken when its grid is static and 1-D or 2-D with more tiles than multiprocessors
+//! (or its loop's `tile.schedule` asks for `persistent = true`: then min(tiles, P) blocks),
 //! its body is: allocations, pure index arithmetic, fills of fragments, one `tile.pipelined` loop
 //! with the kernel's gemms and static bounds (at least one step), then any epilogue; and its layouts
-//! say the per-op rules lower it (`tile.strategy` "plain: ...", not the template's "tensor
-//! cores"). A loop whose `tile.schedule` says `persistent = false` keeps one tile a block. The
-//! rewrite (G the grid, P = [`MULTIPROCESSORS`] blocks, K the loop's steps):
+//! say the per-op rules lower it (`tile.strategy` "per-op"). A loop whose `tile.schedule` says
+//! `persistent = false` keeps one tile a block. The rewrite (G the grid, P = [`MULTIPROCESSORS`]
+//! blocks, K the loop's steps):
 //!
 //! ```text
 //! tile.kernel grid(P, 1) (%pid, %unused) {
@@ -44,7 +45,7 @@ use tile_dialect::ops::{constant_integer, integer_attribute, nested_ops, op_name
 /// The pass's flag.
 pub const ARGUMENT: &str = "tile-persistent-kernels";
 /// Blocks a persistent kernel launches: one per multiprocessor of the H200.
-pub const MULTIPROCESSORS: i64 = crate::nvgpu::config::MULTIPROCESSORS;
+pub const MULTIPROCESSORS: i64 = crate::nvgpu::chip::MULTIPROCESSORS;
 /// Grid rows a group of the walk spans: consecutive tiles go down a group's rows, then to its
 /// next column.
 pub const GROUP_ROWS: i64 = 8;
@@ -70,6 +71,8 @@ fn mark(op: OperationRef, name: &str) {
 struct Persistent<'c, 'a> {
     /// The grid (x, y; y is 1 for a 1-D grid).
     grid: (i64, i64),
+    /// Blocks the kernel launches: one per multiprocessor, at most one per tile.
+    blocks: i64,
     /// The main loop.
     main: OperationRef<'c, 'a>,
     /// Steps of the main loop.
@@ -93,7 +96,7 @@ fn depends_on(value: Value, arguments: &[Value]) -> bool {
 /// The kernel's shape when the rewrite takes it (see the module's doc).
 fn persistent<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Option<Persistent<'c, 'a>> {
     let strategy = tile_dialect::ops::string_attribute(&kernel, "tile.strategy")?;
-    if !strategy.starts_with("plain") {
+    if strategy != "per-op" {
         return None;
     }
     let sizes: Vec<i64> = kernel.operands().map(constant_integer).collect::<Option<_>>()?;
@@ -102,7 +105,7 @@ fn persistent<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Option<Persistent<'c, 'a>
         [x, y] => (x, y),
         _ => return None,
     };
-    if grid.0 < 1 || grid.1 < 1 || grid.0 * grid.1 <= MULTIPROCESSORS {
+    if grid.0 < 1 || grid.1 < 1 {
         return None;
     }
     let body = kernel.region(0).ok()?.first_block()?;
@@ -118,9 +121,16 @@ fn persistent<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Option<Persistent<'c, 'a>
     if count("tile.pipelined", &all) != 1
         || count("tile.gemm", &in_loop) == 0
         || count("tile.gemm", &in_loop) != count("tile.gemm", &all)
-        || crate::pipeline::plan::requested_persistent(main) == Some(false)
     {
         return None;
+    }
+    // More tiles than multiprocessors, or a schedule that asks for it (`persistent = false` keeps
+    // one tile a block).
+    let tiles = grid.0 * grid.1;
+    match crate::pipeline::plan::requested_persistent(main) {
+        Some(false) => return None,
+        None if tiles <= MULTIPROCESSORS => return None,
+        _ => {}
     }
     // Static bounds: every tile runs the same steps, and at least one (the epilogue runs in the
     // last).
@@ -155,14 +165,12 @@ fn persistent<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Option<Persistent<'c, 'a>
         fills.push(*op);
     }
     let epilogue = ops[main_at + 1..].to_vec();
-    Some(Persistent { grid, main, steps, indexing, fills, epilogue })
+    Some(Persistent { grid, blocks: tiles.min(MULTIPROCESSORS), main, steps, indexing, fills, epilogue })
 }
 
 /// Rewrites `kernel` (see the module's doc), when it is taken.
 pub fn rewrite_kernel<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>) -> Result<(), Failure<'c, 'a>> {
     let Some(plan) = persistent(kernel) else { return Ok(()) };
-    // Why the template does not take the kernel, said of the program as written.
-    crate::pipeline::plan::warn_plain(kernel);
     let body = kernel.region(0).expect("kernel body").first_block().expect("kernel body");
     let indices: Vec<Value> = (0..body.argument_count()).filter_map(|i| body.argument(i).ok().map(Value::from)).collect();
     // The ops that read the block indices, before the walk's ops (which read the first) exist.
@@ -184,8 +192,8 @@ pub fn rewrite_kernel<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>
     let tiles = gx * gy;
     // Tiles of this block: pid, pid + P, ... below `tiles`.
     let pid = indices[0];
-    let blocks = b.index(before, MULTIPROCESSORS);
-    let left = b.op(before, "arith.subi", &[b.index(before, tiles + MULTIPROCESSORS - 1), pid]);
+    let blocks = b.index(before, plan.blocks);
+    let left = b.op(before, "arith.subi", &[b.index(before, tiles + plan.blocks - 1), pid]);
     let count = b.op(before, "arith.divui", &[left, blocks]);
     let total = b.op(before, "arith.muli", &[count, b.index(before, plan.steps)]);
     let index_type = Type::index(context);
@@ -240,7 +248,9 @@ pub fn rewrite_kernel<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>
         }
     }
     // The program's induction variable, its index arithmetic, then the tile's first step's fills.
-    let [lower, step_size] = [0, 2].map(|i| plan.main.operand(i).ok().and_then(constant_integer));
+    // The step is optional: counted first, since a missing operand's error prints the whole module
+    // (and reads the other parts that threads are compiling).
+    let [lower, step_size] = [0, 2].map(|i| (i < plan.main.operand_count()).then(|| plan.main.operand(i).ok()).flatten().and_then(constant_integer));
     let iv = b.op(at, "arith.addi", &[b.index(at, lower.unwrap_or(0)), b.op(at, "arith.muli", &[step, b.index(at, step_size.unwrap_or(1))])]);
     for op in &plan.indexing {
         rewriter.move_op_before(*op, at.before);
@@ -263,9 +273,9 @@ pub fn rewrite_kernel<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>
         rewriter.move_op_before(*op, last.before);
     }
     mark(last.block.parent_operation().expect("scf.if"), LAST_STEP);
-    // The launch: one block per multiprocessor.
+    // The launch: one block per multiprocessor (at most one per tile).
     let host = At::before(kernel);
-    set_operand(kernel, 0, b.index(host, MULTIPROCESSORS));
+    set_operand(kernel, 0, b.index(host, plan.blocks));
     if indices.len() > 1 {
         set_operand(kernel, 1, b.index(host, 1));
     }

@@ -11,17 +11,15 @@
 //!   meets, rings of 2; `mbarrier`: each thread arrives on the slot's free barrier after reading
 //!   it; `previous`: a GEMM's main loop, whose one gemm accumulates across iterations, releases the
 //!   previous iteration's slot after issuing its own gemm, so that the gemm runs on meanwhile);
-//! - `prefetch`: how many steps ahead the copies run; for the GEMM-family kernels of sm_90a also
-//!   `mma_in_flight` (wgmma groups left running across a step) and `stage_bytes`;
+//! - `prefetch`: how many steps ahead the copies run;
 //! - `persistent` (sm_90a): one block per multiprocessor walks several output tiles, its ring
-//!   running on (the template's own walk, or `tile-persistent-kernels`' loop over (tile, step)
-//!   pairs for `async` loops).
+//!   running on (`tile-persistent-kernels`' loop over (tile, step) pairs); `persistent = false`
+//!   in the input keeps one tile a block.
 //!
-//! Loops of the GEMM family on sm_90a are built whole by its template, which refuses a
-//! `tile.schedule` it would not build and takes `persistent = false` from one. Every other loop on sm_90a whose copies
-//! from global into shared tiles can be issued ahead gets an `async` schedule, and each such copy
-//! the unit attribute `tile.ahead`: `tile-expand-pipelines` then writes the rings, barriers and
-//! asynchronous copies as tile IR.
+//! Every loop on sm_90a whose copies from global into shared tiles can be issued ahead gets an
+//! `async` schedule, and each such copy the unit attribute `tile.ahead`: `tile-expand-pipelines`
+//! then writes the rings, barriers and asynchronous copies as tile IR. A `tile.schedule` in the
+//! input that differs from the one built is refused at its loop.
 
 use crate::kernels::Failure;
 use melior::{
@@ -83,56 +81,26 @@ pub fn check_schedule<'c, 'a>(pipelined: OperationRef<'c, 'a>, schedule: &str, c
     if agrees {
         return Ok(());
     }
-    Err((
-        pipelined,
-        format!("has tile.schedule {given}, but the {chip} lowering builds {schedule}; drop the attribute or run tile-plan-pipelines for {chip}"),
-    ))
+    // A persistent kernel is a rewrite of its own, which runs before the planning.
+    let fix = if requested_persistent(pipelined) == Some(true) && chip == "sm_90a" {
+        "tile-persistent-kernels writes a persistent kernel: run it before tile-plan-pipelines (the tile-to-nvvm pipeline does), or drop the entry".to_owned()
+    } else {
+        format!("drop the attribute or run tile-plan-pipelines for {chip}")
+    };
+    Err((pipelined, format!("has tile.schedule {given}, but the {chip} lowering builds {schedule}; {fix}")))
 }
-
-/// Warns, once a kernel with a gemm gets a ring (its expansion keeps it off the sm_90a template
-/// for good), at the op that kept it off and why: after the expansion the template would only
-/// name the ops the expansion wrote.
-pub(crate) fn warn_plain(kernel: OperationRef) {
-    // Once: a pass that rewrites the kernel (`super::persistent`) warns before it does.
-    if kernel.attribute(WARNED_ATTRIBUTE).is_ok() {
-        return;
-    }
-    // Attention and GEMM chains are the per-op rules' own, not a fallback.
-    let (has_gemm, beyond_template) = crate::generic::gemm_shape(kernel);
-    if let (true, false, Ok(crate::layout::Strategy::Plain { op, reason })) = (has_gemm, beyond_template, crate::nvgpu::resolve(kernel)) {
-        tile_dialect::diagnostics::emit_warning(op.location(), &crate::generic::plain_warning(&op_name(&op), &reason, true));
-    }
-    with_context(kernel, |context| set_attribute(kernel, WARNED_ATTRIBUTE, Attribute::unit(context)));
-}
-
-/// The unit attribute on a kernel [`warn_plain`] has warned about.
-const WARNED_ATTRIBUTE: &str = "tile.fallback_warned";
 
 /// Records the schedule of every `tile.pipelined` of `kernel` on `chip`.
 fn schedule_kernel<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>, chip: &str) -> Result<(), Failure<'c, 'a>> {
-    let main = crate::layout::main_loop_schedule(kernel, chip)?;
-    let mut warned = false;
     for pipelined in nested_ops(kernel).into_iter().filter(|op| op_name(op) == "tile.pipelined") {
-        let ring = match &main {
-            Some((main, _)) if *main == pipelined => None,
-            _ if chip == "sm_90a" => super::ahead::plan(kernel, pipelined),
-            _ => None,
-        };
+        let ring = if chip == "sm_90a" { super::ahead::plan(kernel, pipelined) } else { None };
         let ring_schedule = ring.as_ref().map(|ring| ring.schedule());
-        let schedule = match (&main, &ring_schedule) {
-            (Some((main, schedule)), _) if *main == pipelined => schedule.as_str(),
-            (_, Some(schedule)) => schedule.as_str(),
-            _ => PLAIN,
-        };
+        let schedule = ring_schedule.as_deref().unwrap_or(PLAIN);
         // A schedule the program asks for stays only if it is the one built.
         check_schedule(pipelined, schedule, chip)?;
         let attribute = Attribute::parse(context, schedule)
             .ok_or_else(|| (pipelined, format!("internal error: the schedule {schedule} does not parse")))?;
         set_attribute(pipelined, SCHEDULE_ATTRIBUTE, attribute);
-        if ring.is_some() && !warned {
-            warn_plain(kernel);
-            warned = true;
-        }
         for copy in ring.map(|ring| ring.copies).unwrap_or_default() {
             set_attribute(copy, super::AHEAD_ATTRIBUTE, Attribute::unit(context));
         }

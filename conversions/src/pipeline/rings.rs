@@ -72,7 +72,9 @@ fn view<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, bytes: Value<'c, 'a>, shift: Va
 pub fn lower_rings<'c>(context: &'c Context, kernel: OperationRef<'c, '_>, in_workgroup: bool) {
     let rewriter = melior::IrRewriter::new(context);
     let rewriter = rewriter.as_rewriter_base();
-    for ring in nested_ops(kernel).into_iter().filter(|op| is_ring(*op)) {
+    // Every ring first: lowering one erases its slots, which a lazy walk would visit after.
+    let rings: Vec<OperationRef> = nested_ops(kernel).into_iter().filter(|op| is_ring(*op)).collect();
+    for ring in rings {
         let b = Builder { context, location: ring.location(), threads: None };
         let at = At::before(ring);
         let value: Value = ring.result(0).expect("ring").into();

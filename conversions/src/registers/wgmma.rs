@@ -11,8 +11,9 @@
 //! - a K-major operand (A, or B given NxK) has its core matrices 128 bytes apart along M/N (the
 //!   descriptor's stride byte offset) and `R * 16` bytes apart along K (its leading byte offset);
 //!   each k16 step starts `2 * R * 16` bytes further, each 64-row tile 1024 bytes further;
-//! - an MN-major B (KxN) has its core matrices 128 bytes apart along K and `K * 16` bytes apart
-//!   along N; each k16 step starts 256 bytes further.
+//! - an MN-major operand (B given KxN, or A given KxM) has its core matrices 128 bytes apart along
+//!   K and `K * 16` bytes apart along M/N; each k16 step starts 256 bytes further, each 64 columns
+//!   of M `8 * K * 16` bytes further.
 //!
 //! The only alignment this needs is 16 bytes. The register rules write these tiles themselves
 //! (copies from global memory, a fragment A operand staged for the instruction), so a tile gets
@@ -107,6 +108,18 @@ impl OperandAddressing {
             OperandLayout::Swizzled => row * 128,
         }
     }
+
+    /// Bytes from the tile's start to index `mn` along M (or N): a row of a K-major tile, a column
+    /// of an MN-major one (a multiple of 8 in slabs, of 64 in swizzled boxes).
+    pub fn mn_bytes(&self, mn: i64) -> i64 {
+        match (self.layout, self.k_major) {
+            (_, true) => self.row_bytes(mn),
+            // Slabs of 8 columns, each the tile's K rows of 16 bytes.
+            (OperandLayout::Slabs, false) => mn / 8 * self.rows * 16,
+            // Boxes of 64 columns, each the tile's K rows of 128 bytes.
+            (OperandLayout::Swizzled, false) => mn / 64 * self.rows * 128,
+        }
+    }
 }
 
 /// The descriptor's swizzle mode field (bits 62-63) for the 128-byte swizzle.
@@ -157,6 +170,17 @@ mod tests {
         let v = OperandAddressing::new(OperandLayout::Swizzled, false, 64);
         assert_eq!(v.step_bytes(1), 2048);
         assert_eq!(v.constant(), ((64 * 128 >> 4) << 16) | (64 << 32) | (1 << 62));
+    }
+
+    #[test]
+    fn an_mn_major_operand_moves_along_m_by_slabs_or_boxes() {
+        // A KxM A of 64 rows of K: the second 64 columns of M are 8 slabs (or one box) further.
+        let slabs = OperandAddressing::new(OperandLayout::Slabs, false, 64);
+        assert_eq!(slabs.mn_bytes(64), 8 * 64 * 16);
+        let boxes = OperandAddressing::new(OperandLayout::Swizzled, false, 64);
+        assert_eq!(boxes.mn_bytes(128), 2 * 64 * 128);
+        // K-major: rows.
+        assert_eq!(OperandAddressing::new(OperandLayout::Slabs, true, 128).mn_bytes(64), 64 * 16);
     }
 
     #[test]

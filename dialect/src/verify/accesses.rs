@@ -9,7 +9,7 @@
 use super::Verdict;
 use crate::ops::{constant_integer, op_name};
 use melior::ir::{
-    BlockLike, Value, ValueLike,
+    BlockLike, TypeLike, Value, ValueLike,
     attribute::DenseI64ArrayAttribute,
     block::BlockArgument,
     operation::{OperationLike, OperationRef, OperationResult},
@@ -162,7 +162,8 @@ pub fn calls(op: OperationRef) -> Verdict {
 pub fn host_tensors(op: OperationRef) -> Verdict {
     for nested in crate::ops::nested_ops(op) {
         for operand in nested.operands() {
-            if MemRefType::try_from(operand.r#type()).is_err()
+            // `is_mem_ref`, not `MemRefType::try_from`, whose error prints every other type.
+            if !operand.r#type().is_mem_ref()
                 || crate::ops::is_defined_inside(operand, op)
             {
                 continue;

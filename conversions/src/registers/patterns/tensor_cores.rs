@@ -39,13 +39,13 @@ pub fn wgmma_plan<'c, 'a>(ops: &[OperationRef<'c, 'a>], layouts: &Layouts) -> Wg
             && n <= 256
             && m % 64 == 0
             && level(b) == Some(MemoryLevel::Shared)
-            && !transpose_a
-            && matches!(level(a), Some(MemoryLevel::Shared | MemoryLevel::Fragment));
+            && (level(a) == Some(MemoryLevel::Shared) || (level(a) == Some(MemoryLevel::Fragment) && !transpose_a));
         if !fits {
-            off.push((**gemm, "does not fit wgmma (it takes f16 or bf16 inputs with K a multiple of 16, an A operand not transposed, a B operand in shared memory, and an f32 accumulator in the wgmma layout with M a multiple of 64 and N a multiple of 8 up to 256)".to_owned()));
+            off.push((**gemm, "does not fit wgmma (it takes f16 or bf16 inputs with K a multiple of 16, an A operand in shared memory (or a fragment, not transposed), a B operand in shared memory, and an f32 accumulator in the wgmma layout with M a multiple of 64 and N a multiple of 8 up to 256)".to_owned()));
             continue;
         }
-        let operands: Option<Vec<(usize, usize)>> = [(a, 1), (b, if transpose_b { 1 } else { 0 })]
+        // The dimension that is K: A is MxK (KxM transposed), B KxN (NxK transposed).
+        let operands: Option<Vec<(usize, usize)>> = [(a, if transpose_a { 0 } else { 1 }), (b, if transpose_b { 1 } else { 0 })]
             .into_iter()
             .filter(|(value, _)| level(*value) == Some(MemoryLevel::Shared))
             .map(|(tile, k_dim)| owned(&tile).map(|allocation| (allocation, k_dim)))
@@ -242,7 +242,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let vectorizable = level(parts.src) == Some(MemoryLevel::Global)
             && element_type(parts.src) == ty
             && shape[1] % 8 == 0
-            && row_length.is_some_and(|length| length % 8 == 0)
+            && row_length.is_none_or(|length| length % 8 == 0)
             && !parts.src_offsets.is_empty();
         match (&pieces, &spread) {
             (Some(pieces), _) if vectorizable => {
@@ -264,17 +264,23 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         erase(self.context, op);
     }
 
-    /// Whether the copy's source rows start on 16 bytes: the tensor's base and the tile's column
-    /// offset (its rows' length is a multiple of 8 elements, checked statically).
+    /// Whether the copy's source rows start on 16 bytes: the tensor's base, the tile's column offset
+    /// and, when it is dynamic, the rows' length (a static one is a multiple of 8 elements,
+    /// checked before).
     fn sixteen_byte_rows(&self, b: &Builder<'c>, at: At<'c, 'a>, src: Value<'c, 'a>, offsets: &[Value<'c, 'a>]) -> Value<'c, 'a> {
         let base = b.aligned_pointer(at, src);
         let (c16, c8, c0) = (b.index(at, 16), b.index(at, 8), b.index(at, 0));
         let base_rest = b.op(at, "arith.remui", &[base, c16]);
-        let base_aligned = b.compare(at, "eq", base_rest, c0);
         let column = *offsets.last().expect("offsets");
         let column_rest = b.op(at, "arith.remui", &[column, c8]);
-        let column_aligned = b.compare(at, "eq", column_rest, c0);
-        b.op(at, "arith.andi", &[base_aligned, column_aligned])
+        let mut rest = b.op(at, "arith.ori", &[base_rest, column_rest]);
+        let last = offsets.len() as i64 - 1;
+        let dynamic_rows = MemRefType::try_from(src.r#type()).is_ok_and(|memref| tile_dialect::ops::static_sizes(memref).last().copied().flatten().is_none());
+        if dynamic_rows {
+            let row_rest = b.op(at, "arith.remui", &[b.dim(at, src, last), c8]);
+            rest = b.op(at, "arith.ori", &[rest, row_rest]);
+        }
+        b.compare(at, "eq", rest, c0)
     }
 
     /// Copies the tile's rows in 16-byte pieces (8 elements of K, one row of a core matrix) with
@@ -404,7 +410,9 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let [a, bb, c] = [0, 1, 2].map(|i| op.operand(i).expect("gemm operand"));
         let accumulator = placed(self.layouts, c).expect("checked");
         let [m, n] = accumulator.layout.shape[..] else { unreachable!("a 2-D accumulator") };
-        let depth = memref_shape(a)[1];
+        // A KxM A (transposed) is read MN-major, as a KxN B is.
+        let a_mn_major = op.attribute("transpose_a").is_ok();
+        let depth = memref_shape(a)[if a_mn_major { 0 } else { 1 }];
         let input = element_type(a).to_string();
         let warpgroups = accumulator.distribution.threads / 128;
         let rows = m / warpgroups;
@@ -435,13 +443,13 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             let swizzled = crate::pipeline::rings::tile_allocation(tile).is_some_and(|allocation| self.layouts.swizzled.contains(&key(&allocation)));
             if swizzled { OperandLayout::Swizzled } else { OperandLayout::Slabs }
         };
-        let a_addressing = OperandAddressing::new(operand_layout(a_tile), true, m);
+        let a_addressing = OperandAddressing::new(operand_layout(a_tile), !a_mn_major, if a_mn_major { depth } else { m });
         let b_mn_major = crate::pipeline::rings::tile_allocation(bb).is_some_and(|allocation| self.layouts.core_tiles.get(&key(&allocation)) == Some(&0));
         let b_addressing = OperandAddressing::new(operand_layout(bb), !b_mn_major, memref_shape(bb)[0]);
         // This warpgroup's first row of A.
         let c128 = b.index(at, 128);
         let warpgroup = b.op(at, "arith.divui", &[self.tid, c128]);
-        let group_bytes = b.index(at, a_addressing.row_bytes(rows));
+        let group_bytes = b.index(at, a_addressing.mn_bytes(rows));
         let a_rows = b.op(at, "arith.muli", &[warpgroup, group_bytes]);
         let a_rows = b.cast(at, "arith.index_cast", a_rows, i64_type);
         let a_address = b.op(at, "arith.addi", &[a_address, a_rows]);
@@ -493,13 +501,13 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                     value = self.wgmma_register_a(&b, at, packed[tile as usize][step as usize].clone(), n, &input, value, db, struct_type, i32_type, b_mn_major);
                     continue;
                 }
-                let da = descriptor(at, a_descriptor, a_addressing.row_bytes(tile * 64) + a_addressing.step_bytes(step));
+                let da = descriptor(at, a_descriptor, a_addressing.mn_bytes(tile * 64) + a_addressing.step_bytes(step));
                 value = b.value(
                     at,
                     OperationBuilder::new("nvvm.wgmma.mma_async", b.location)
                         .add_operands(&[value, da, db])
                         .add_attributes(&[
-                            attribute("layoutA", "#nvvm.mma_layout<row>".into()),
+                            attribute("layoutA", format!("#nvvm.mma_layout<{}>", if a_mn_major { "col" } else { "row" })),
                             attribute("layoutB", format!("#nvvm.mma_layout<{}>", if b_mn_major { "row" } else { "col" })),
                             attribute("scaleA", "#nvvm.wgmma_scale_in<one>".into()),
                             attribute("scaleB", "#nvvm.wgmma_scale_in<one>".into()),

@@ -29,28 +29,26 @@ pub const BOX_COLUMNS: i64 = 64;
 pub const SWIZZLED_ALIGNMENT: i64 = 1024;
 
 /// The TMA box (outermost first) that fills the R x C `tile` from `src` at `offsets`, when TMA
-/// can: a global tensor of the tile's 16-bit element type, static, row-major and contiguous, of
-/// rank 2 to 5 with rows of a multiple of 16 bytes and sizes a 32-bit coordinate reaches; the
-/// tile's two dimensions the tensor's last two, at most 256 rows in whole core matrices, whole
-/// boxes of 64 columns.
+/// can: a global tensor of the tile's 16-bit element type (row-major and contiguous, as the verifier
+/// requires of every tensor), of rank 2 to 5 with rows of a multiple of 16 bytes and sizes a
+/// 32-bit coordinate reaches where they are static; the tile's two dimensions the tensor's last
+/// two, at most 256 rows in whole core matrices, whole boxes of 64 columns. A dynamic tensor's
+/// map is encoded at launch from its sizes: a launcher refuses one whose rows are not 16-byte
+/// multiples (a TMA requirement).
 pub fn tma_box(src: Value, offsets: usize, tile: Value) -> Option<Vec<i64>> {
     let memref = MemRefType::try_from(src.r#type()).ok()?;
-    let shape: Vec<i64> = tile_dialect::ops::static_sizes(memref).into_iter().collect::<Option<_>>()?;
+    let shape = tile_dialect::ops::static_sizes(memref);
     let rank = shape.len();
     let [rows, columns] = memref_shape(tile)[..] else { return None };
     let element = element_type(tile);
     let sixteen_bit = matches!(element.to_string().as_str(), "f16" | "bf16");
-    let (strides, offset) = memref.strides_and_offset();
-    let row_major: Vec<i64> = (0..rank).map(|d| shape[d + 1..].iter().product()).collect();
     let fits = level(src) == Some(MemoryLevel::Global)
         && element_type(src) == element
         && sixteen_bit
         && (2..=5).contains(&rank)
         && offsets == rank
-        && strides == row_major
-        && offset == 0
-        && shape[rank - 1] % 8 == 0
-        && shape.iter().all(|size| (1..=i32::MAX as i64).contains(size))
+        && shape[rank - 1].is_none_or(|inner| inner % 8 == 0)
+        && shape.iter().flatten().all(|size| (1..=i32::MAX as i64).contains(size))
         && (8..=256).contains(&rows)
         && rows % 8 == 0
         && columns % BOX_COLUMNS == 0;

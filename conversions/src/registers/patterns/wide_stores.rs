@@ -1,13 +1,14 @@
 //! 16-byte stores of a wgmma accumulator into a global tensor (sm_90a epilogues).
 //!
-//! In the accumulator's layout the G lanes of a lane group (G = 4 for 16-bit results, 2 for f32)
-//! hold one row's block of 2G columns, two neighbouring columns each. Stored as they lie, one warp
-//! store instruction writes 8 rows of 4 or 8 bytes a lane, and an epilogue issues one instruction
-//! per pair: the per-op GEMM's epilogue spent most of its stalls waiting on the store queue (ncu,
-//! RESULTS run 65). Here the lanes of a group first trade pairs (G - 1 shuffles a word) so that lane
-//! t holds all of block t of G neighbouring blocks of the row; each lane then writes its block with
-//! one 16-byte store, and the group writes 16 G contiguous bytes. A quarter of the store
-//! instructions for 16-bit results (half for f32), each filling whole sectors.
+//! In the accumulator's layout the 4 lanes of a quad hold one row's block of 8 columns, two
+//! neighbouring columns each; 16 bytes are 8 16-bit or 4 f32 elements, so G = 4 (16-bit results)
+//! or 2 (f32) neighbouring lanes trade. Stored as they lie, one warp store instruction writes 8
+//! rows of 4 or 8 bytes a lane, and an epilogue issues one instruction per pair: the per-op GEMM's
+//! epilogue spent most of its stalls waiting on the store queue (ncu, RESULTS run 65). Here the G
+//! lanes first trade pairs (G - 1 shuffles a word) so that lane t holds its G lanes' part of block
+//! t of G neighbouring blocks of the row (f16: all of it; f32: the half its higher lane bit picks),
+//! 16 contiguous bytes that it writes with one store: a quarter of the store instructions for
+//! 16-bit results (half for f32), each filling whole sectors.
 //!
 //! The exchange is a transpose within the group: lane t's pair j goes to lane j's position t. In
 //! round r (1 <= r < G) lane t sends its pair t ^ r to lane t ^ r and receives that lane's pair t;
@@ -16,24 +17,26 @@
 use super::*;
 
 /// Groups of `lanes` pair slots (see `column_pairs`) of `placed` that one lane group turns into
-/// 16-byte runs: the pairs hold the same row, in `lanes` neighbouring blocks of 2 x `lanes`
-/// columns, in block order. Empty where the layout does not spread a block over the low `lanes`
-/// lanes as the accumulator's does.
-pub(super) fn runs(placed: &Placed, lanes: i64) -> Vec<Vec<usize>> {
+/// 16-byte runs, with the columns between two pairs of a lane: the pairs hold the same row, one in
+/// each of `lanes` neighbouring blocks, in block order. A block is what the lanes whose index bits
+/// move along the columns by 2, 4, ... hold together (8 columns of a wgmma accumulator: 4 lanes);
+/// the low log2(`lanes`) of those bits trade. Empty where the layout does not spread its columns
+/// so.
+pub(super) fn runs(placed: &Placed, lanes: i64) -> (Vec<Vec<usize>>, i64) {
     let distribution = &placed.distribution;
-    let block = 2 * lanes;
     let low_bits = lanes.trailing_zeros();
     if placed.layout.shape.len() != 2 || distribution.guarded || !matches!(lanes, 2 | 4) {
-        return Vec::new();
+        return (Vec::new(), 0);
     }
-    // Lane bits below log2(lanes) move along the columns by 2, 4, ...; nothing else does; every
-    // other column term keeps a lane on block boundaries.
     let (rows, columns) = (&distribution.terms[0], &distribution.terms[1]);
-    let spread = (0..low_bits).all(|bit| columns.contains(&(bit, 2 << bit)));
+    // Lane bits 0, 1, ... that move along the columns by 2, 4, ...: a block is 2 << (their count).
+    let spread = (0..).take_while(|bit| columns.contains(&(*bit, 2 << bit))).count() as u32;
+    let block = 2i64 << spread;
+    // The trading lanes share their rows, and every other column term keeps a run on 16 bytes.
     let rows_apart = rows.iter().all(|(bit, _)| *bit >= low_bits);
-    let blocks_apart = columns.iter().all(|(bit, delta)| *bit < low_bits || delta % block == 0);
-    if !spread || !rows_apart || !blocks_apart {
-        return Vec::new();
+    let aligned = columns.iter().all(|(bit, delta)| *bit < low_bits || delta % (2 * lanes) == 0);
+    if spread < low_bits || !rows_apart || !aligned {
+        return (Vec::new(), 0);
     }
     let mut pairs: Vec<(i64, i64, usize)> = column_pairs(placed)
         .into_iter()
@@ -55,7 +58,7 @@ pub(super) fn runs(placed: &Placed, lanes: i64) -> Vec<Vec<usize>> {
             groups.push(current.drain(..).map(|(_, _, slot)| slot).collect());
         }
     }
-    groups
+    (groups, block)
 }
 
 impl<'c, 'a> Lowering<'c, 'a, '_> {
@@ -81,7 +84,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         };
         let lanes = 16 / (2 * bytes);
         let wanted = level(dst) == Some(MemoryLevel::Global) && from.layout.origin.starts_with("wgmma.acc") && offsets.len() >= 2 && self.shuffles.is_some();
-        let groups = if wanted { runs(from, lanes) } else { Vec::new() };
+        let (groups, block) = if wanted { runs(from, lanes) } else { (Vec::new(), 0) };
         if groups.is_empty() {
             return BTreeSet::new();
         }
@@ -138,10 +141,10 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             let word_vector = Type::parse(self.context, &format!("vector<{}xi32>", ordered.len())).expect("words type");
             let packed = b.value(at, OperationBuilder::new("vector.from_elements", b.location).add_operands(&ordered).add_results(&[word_vector]).build().expect("vector.from_elements"));
             let values = b.cast(at, "vector.bitcast", packed, run_type);
-            // The run starts where the lane's own pair would be if each lane's pair were 2 x lanes
-            // columns wide: column (block start + 2 t) + (2 lanes - 2) t.
+            // Lane t's run starts where its own pair of block t would: its column in the group's
+            // first block (block start + 2 t + the rest), moved t blocks on and back by 2 t.
             let coordinates = self.coordinates(b, at, from, offsets_now, group[0]);
-            let stretch = b.op(at, "arith.muli", &[lane, b.index(at, run - 2)]);
+            let stretch = b.op(at, "arith.muli", &[lane, b.index(at, block - 2)]);
             let start = [coordinates[0], b.op(at, "arith.addi", &[coordinates[1], stretch])];
             let (indices, fits) = self.placed_in(b, at, dst, offsets, &start);
             let end = b.op(at, "arith.addi", &[indices[last], b.index(at, run)]);

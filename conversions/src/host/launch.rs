@@ -1,13 +1,9 @@
-//! The host side of a lowered kernel: a `func.func` that takes the host tensors, the grid of the
-//! `tile.kernel` and its size parameters, prepares the kernel's arguments and launches it
+//! The host side of a lowered kernel: a `func.func` that takes the host tensors and the grid of
+//! the `tile.kernel`, prepares the kernel's arguments (tensor maps included) and launches it
 //! (`gpu.launch_func`). The lowering calls it where the `tile.kernel` stood; upstream's
-//! `gpu-to-llvm` turns it into calls of MLIR's GPU runtime wrappers. The GEMM renderers and the
-//! plain strategy use it alike.
+//! `gpu-to-llvm` turns it into calls of MLIR's GPU runtime wrappers. Every GPU target uses it.
 
-use super::{
-    install::{HostLaunch, Symbols},
-    plan::GemmPlan,
-};
+use super::symbols::{HostLaunch, Symbols};
 use melior::ir::{Value, ValueLike};
 
 /// What a launch takes from the host, in the kernel's argument order.
@@ -16,39 +12,16 @@ pub struct Launched<'c, 'a> {
     pub tensors: Vec<Value<'c, 'a>>,
     /// The grid, one host index per dimension the program gives.
     pub grid: Vec<Value<'c, 'a>>,
-    /// The size parameters (host indices).
-    pub params: Vec<Value<'c, 'a>>,
+    /// Integers the kernel takes after its tensors and tensor maps.
+    pub scalars: Vec<Value<'c, 'a>>,
 }
 
-impl<'c, 'a> Launched<'c, 'a> {
-    /// What a GEMM kernel rendered from `plan` takes: A, B, the result, the grid, the sizes.
-    pub fn of(plan: &GemmPlan<'c, 'a>) -> Self {
-        Launched {
-            tensors: vec![plan.a.global, plan.b.global, plan.output.global],
-            grid: plan.grid.clone(),
-            params: plan.params.clone(),
-        }
-    }
-}
-
-/// Emits (as lines, through the first argument) what makes global tensor `index` (host value
-/// `%t{index}` of type `ty`, elements of type `element`) a kernel argument, and returns the argument
-/// as `value : type`.
-pub type TensorArgument<'f> = dyn Fn(&mut dyn FnMut(String), usize, &str, &str) -> String + 'f;
-
-/// How a target passes a kernel its tensors and sizes.
+/// How a kernel is launched beside its tensors (passed as the memrefs the host holds).
 pub struct Arguments<'f> {
-    /// How a global tensor becomes a kernel argument (see [`TensorArgument`]).
-    pub tensor: &'f TensorArgument<'f>,
-    /// The type the kernel takes a size parameter as (`index`, or `i64`).
-    pub size_type: &'static str,
     /// Dynamic shared memory the launch asks for.
     pub shared_bytes: Option<i64>,
     /// Threads a block launches.
     pub threads: i64,
-    /// For a persistent launch, the most blocks it launches (one dimension, at most one per tile
-    /// of the program's grid), instead of the program's grid.
-    pub persistent_blocks: Option<i64>,
     /// Tensor maps the kernel takes after its tensors (the register rules' TMA copies).
     pub tensor_maps: &'f [TensorMapArgument],
 }
@@ -63,11 +36,6 @@ pub struct TensorMapArgument {
     pub box_: Vec<i64>,
     /// The `!nvgpu.tensormap.descriptor` type.
     pub map_type: String,
-}
-
-/// Passes global tensor `index` to the kernel as it is: a memref, as the host holds it.
-pub fn memref_argument(_: &mut dyn FnMut(String), index: usize, ty: &str, _element: &str) -> String {
-    format!("%t{index} : {ty}")
 }
 
 /// The launch function `{stem}_launch` of the kernel `symbols` name, taking what `launched` says.
@@ -86,13 +54,12 @@ pub fn launch<'c, 'a>(launched: Launched<'c, 'a>, symbols: &Symbols, arguments: 
     for (index, global) in globals.iter().enumerate() {
         let ty = global.r#type().to_string();
         inputs.push(format!("%t{index}: {ty}"));
-        let element = super::launch::host_tensor(*global).element;
-        kernel_arguments.push((arguments.tensor)(&mut line, index, &ty, &element));
+        kernel_arguments.push(format!("%t{index} : {ty}"));
     }
     for (index, map) in arguments.tensor_maps.iter().enumerate() {
         let global = globals[map.tensor];
         let ty = global.r#type().to_string();
-        let element = super::launch::host_tensor(global).element;
+        let element = super::values::host_tensor(global).element;
         line(format!("%mu{index} = memref.cast %t{} : {ty} to memref<*x{element}>", map.tensor));
         let sizes: Vec<String> = map
             .box_
@@ -107,31 +74,13 @@ pub fn launch<'c, 'a>(launched: Launched<'c, 'a>, symbols: &Symbols, arguments: 
         line(format!("%mp{index} = builtin.unrealized_conversion_cast %md{index} : {} to !llvm.ptr", map.map_type));
         kernel_arguments.push(format!("%mp{index} : !llvm.ptr"));
     }
-    inputs.extend((0..launched.grid.len()).map(|dim| format!("%g{dim}: index")));
-    for index in 0..launched.params.len() {
-        inputs.push(format!("%s{index}: index"));
-        if arguments.size_type == "index" {
-            kernel_arguments.push(format!("%s{index} : index"));
-        } else {
-            line(format!("%q{index} = arith.index_cast %s{index} : index to {}", arguments.size_type));
-            kernel_arguments.push(format!("%q{index} : {}", arguments.size_type));
-        }
+    for (index, scalar) in launched.scalars.iter().enumerate() {
+        let ty = scalar.r#type().to_string();
+        inputs.push(format!("%s{index}: {ty}"));
+        kernel_arguments.push(format!("%s{index} : {ty}"));
     }
-    let grid: Vec<String> = match arguments.persistent_blocks {
-        Some(most) => {
-            // One block per tile, at most `most`: the blocks walk the grid's tiles.
-            let tiles = (1..launched.grid.len()).fold("%g0".to_owned(), |product, dim| {
-                line(format!("%tiles{dim} = arith.muli {product}, %g{dim} : index"));
-                format!("%tiles{dim}")
-            });
-            line(format!("%most = arith.constant {most} : index"));
-            line(format!("%blocks = arith.minui {tiles}, %most : index"));
-            vec!["%blocks".into(), "%one".into(), "%one".into()]
-        }
-        None => (0..3)
-            .map(|dim| if dim < launched.grid.len() { format!("%g{dim}") } else { "%one".into() })
-            .collect(),
-    };
+    inputs.extend((0..launched.grid.len()).map(|dim| format!("%g{dim}: index")));
+    let grid: Vec<String> = (0..3).map(|dim| if dim < launched.grid.len() { format!("%g{dim}") } else { "%one".into() }).collect();
     line(format!("%threads = arith.constant {} : index", arguments.threads));
     let shared = match arguments.shared_bytes {
         Some(bytes) => {
@@ -149,11 +98,28 @@ pub fn launch<'c, 'a>(launched: Launched<'c, 'a>, symbols: &Symbols, arguments: 
     ));
     line("return".into());
     let mut operands = launched.tensors.clone();
+    operands.extend(launched.scalars);
     operands.extend(launched.grid);
-    operands.extend(launched.params);
     HostLaunch {
         text: format!("  func.func private @{name}({}) {{\n{body}  }}\n", inputs.join(", ")),
         name,
         operands,
     }
+}
+
+/// The `!nvgpu.tensormap.descriptor` type of a TMA box `box_` (outermost first: 1 in each leading
+/// dimension, then rows and columns) of `element`s in workgroup memory, each row swizzled over
+/// `swizzle` bytes, past the tensor's end read as zeros.
+pub fn tensor_map_type(box_: &[i64], element: &str, swizzle: i64) -> String {
+    let shape: Vec<String> = box_.iter().map(i64::to_string).collect();
+    let swizzle = match swizzle {
+        128 => "swizzle_128b",
+        64 => "swizzle_64b",
+        32 => "swizzle_32b",
+        _ => "none",
+    };
+    format!(
+        "!nvgpu.tensormap.descriptor<tensor = memref<{}x{element}, #gpu.address_space<workgroup>>, swizzle = {swizzle}, l2promo = l2promo_128b, oob = zero, interleave = none>",
+        shape.join("x")
+    )
 }

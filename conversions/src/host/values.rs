@@ -69,14 +69,6 @@ pub fn host_expression(value: Value) -> Result<Expr, String> {
     }
 }
 
-/// Says what a launch needs that the host cannot compute (`message` from [`host_expression`]) and
-/// what would work instead.
-pub fn launch_needs(message: &str) -> String {
-    format!(
-        "the launch needs {message}; compute grid sizes and loop bounds from constants, tensor sizes (memref.dim) and integer arithmetic"
-    )
-}
-
 /// The grid of a launch as host expressions (see [`host_expression`]), padded to three dimensions.
 pub fn host_grid<'c, 'a>(sizes: impl IntoIterator<Item = Value<'c, 'a>>) -> Result<Vec<Expr>, String> {
     let mut grid = sizes

@@ -1,7 +1,7 @@
-// A generated GEMM (seed 2026, program 170) that sm_90a builds with its GEMM template (TMA tensor
-// maps, wgmma, no host_function in the manifest): bf16, transpose_b, a pipelined K loop of 4 tiles
-// over ragged M (100 rows on 64-row tiles), a clamp epilogue. test/tests/gpu_cases.rs writes its
-// sm_90a case and replays it from the manifest.
+// A generated GEMM (seed 2026, program 170), once built by the deleted sm_90a GEMM template, now by
+// the per-op rules (wgmma): bf16, transpose_b, a pipelined K loop of 4 tiles over ragged M (100 rows
+// on 64-row tiles), a clamp epilogue. test/tests/gpu_cases.rs writes its sm_90a case and replays it
+// from the manifest.
 func.func @generated(%A: memref<100x64xbf16>, %B: memref<16x64xbf16>, %Y: memref<100x16xf32>) {
   %c0 = arith.constant 0 : index
   %one = arith.constant 1.0 : f32
