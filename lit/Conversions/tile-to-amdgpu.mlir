@@ -10,20 +10,27 @@
 // CHECK-LABEL: func.func @gemm_relu
 // CHECK: call @gemm_relu_0_launch(
 // CHECK: gpu.module @gemm_relu_0_module attributes {tile.manifest = "{{.*}}\22target\22: \22gfx942\22, \22strategy\22: \22registers\22
-// CHECK: gpu.func @gemm_relu_0_kernel(%[[A:.*]]: memref<4096x4096xf16>, %[[B:.*]]: memref<4096x4096xf16>, %{{.*}}: memref<4096x4096xf16>) workgroup(%[[LA:.*]] : memref<128x32xf16, #gpu.address_space<workgroup>> {llvm.align = 128 : i64}, %[[LB:.*]] : memref<32x128xf16, #gpu.address_space<workgroup>> {llvm.align = 128 : i64})
+// The LDS tiles as their layouts say (tile-infer-layouts: rows padded by 4 elements, B stored
+// transposed so that K runs along its rows): allocations of the stored shape, used through views
+// of the tiles' own shapes.
+// CHECK: gpu.func @gemm_relu_0_kernel(%[[A:.*]]: memref<4096x4096xf16>, %[[B:.*]]: memref<4096x4096xf16>, %{{.*}}: memref<4096x4096xf16>) workgroup(%[[LA:.*]] : memref<128x36xf16, #gpu.address_space<workgroup>> {llvm.align = 128 : i64}, %[[LB:.*]] : memref<128x36xf16, #gpu.address_space<workgroup>> {llvm.align = 128 : i64})
 // A thread's runs of a step, held in registers (private arrays indexed by constants): 4 runs of
 // 8 f16 of A and of B.
 // CHECK: memref.alloca() : memref<32xf16, #gpu.address_space<private>>
 // CHECK: memref.alloca() : memref<32xf16, #gpu.address_space<private>>
+// CHECK: %[[VA:.*]] = memref.reinterpret_cast %[[LA]] to offset: [0], sizes: [128, 32], strides: [36, 1] : memref<128x36xf16, #gpu.address_space<workgroup>> to memref<128x32xf16, strided<[36, 1]>, #gpu.address_space<workgroup>>
+// CHECK: memref.reinterpret_cast %[[LB]] to offset: [0], sizes: [32, 128], strides: [1, 36] : memref<128x36xf16, #gpu.address_space<workgroup>> to memref<32x128xf16, strided<[1, 36]>, #gpu.address_space<workgroup>>
 // Step 0's loads before the loop: a vector load where the run lies inside A.
 // CHECK: vector.load %[[A]][%{{.*}}, %{{.*}}] : memref<4096x4096xf16>, vector<8xf16>
 // CHECK: scf.for %[[K:.*]] = %c0 to %c128 step
 // This step's runs into the LDS tiles, one barrier, then the next step's loads (while there is one),
-// kept ahead of the gemm by a scheduling barrier.
-// CHECK: %[[CA:.*]] = memref.memory_space_cast %[[LA]] : memref<128x32xf16, #gpu.address_space<workgroup>> to memref<128x32xf16, 3>
-// CHECK-COUNT-4: vector.store %{{.*}}, %[[CA]][%{{.*}}, %{{.*}}] : memref<128x32xf16, 3>, vector<8xf16>
-// CHECK: %[[CB:.*]] = memref.memory_space_cast %[[LB]]
-// CHECK-COUNT-4: vector.store %{{.*}}, %[[CB]][%{{.*}}, %{{.*}}] : memref<32x128xf16, 3>, vector<8xf16>
+// kept ahead of the gemm by a scheduling barrier. A's runs go along its padded rows; each thread
+// holds 4 rows of 8 columns of B (4 runs) and writes each column's 4 elements of K into B's stored
+// row of that column, 8 bytes at a time.
+// CHECK: %[[CA:.*]] = memref.memory_space_cast %[[VA]] : memref<128x32xf16, strided<[36, 1]>, #gpu.address_space<workgroup>> to memref<128x32xf16, strided<[36, 1]>, 3>
+// CHECK-COUNT-4: vector.store %{{.*}}, %[[CA]][%{{.*}}, %{{.*}}] : memref<128x32xf16, strided<[36, 1]>, 3>, vector<8xf16>
+// CHECK: %[[CB:.*]] = memref.memory_space_cast %[[LB]] : memref<128x36xf16, #gpu.address_space<workgroup>> to memref<128x36xf16, 3>
+// CHECK-COUNT-8: vector.store %{{.*}}, %[[CB]][%{{.*}}, %{{.*}}] {alignment = 8 : i64} : memref<128x36xf16, 3>, vector<4xf16>
 // CHECK-NEXT: gpu.barrier
 // CHECK-NEXT: %[[NEXT:.*]] = arith.addi %[[K]], %{{.*}} : index
 // CHECK: %[[MORE:.*]] = arith.cmpi slt, %[[NEXT]], %c128 : index
@@ -31,8 +38,16 @@
 // CHECK: vector.load %[[A]]
 // CHECK: vector.load %[[B]]
 // CHECK: amdgpu.sched_barrier allow = <none>
-// The gemm: a loop over K in steps of 8, one mfma per instruction tile.
+// The gemm: a loop over K in pairs of steps of 8; each lane reads 8 elements of K of each A and B
+// operand at once (8-byte aligned: the stored rows are 72 bytes), the first 4 for the first step.
+// CHECK: %[[SA:.*]] = memref.memory_space_cast %[[LA]] : memref<128x36xf16, #gpu.address_space<workgroup>> to memref<128x36xf16, 3>
+// CHECK: %[[SB:.*]] = memref.memory_space_cast %[[LB]] : memref<128x36xf16, #gpu.address_space<workgroup>> to memref<128x36xf16, 3>
 // CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(
+// CHECK-COUNT-4: vector.load %[[SA]][%{{.*}}, %{{.*}}] {alignment = 8 : i64} : memref<128x36xf16, 3>, vector<8xf16>
+// CHECK-COUNT-2: vector.load %[[SB]][%{{.*}}, %{{.*}}] {alignment = 8 : i64} : memref<128x36xf16, 3>, vector<8xf16>
+// CHECK: vector.extract_strided_slice %{{.*}} {offsets = [0], sizes = [4], strides = [1]} : vector<8xf16> to vector<4xf16>
+// CHECK-COUNT-8: amdgpu.mfma 32x32x8 %{{.*}} * %{{.*}} + %{{.*}} blgp = none : vector<4xf16>, vector<4xf16>, vector<16xf32>
+// CHECK: vector.extract_strided_slice %{{.*}} {offsets = [4], sizes = [4], strides = [1]} : vector<8xf16> to vector<4xf16>
 // CHECK-COUNT-8: amdgpu.mfma 32x32x8 %{{.*}} * %{{.*}} + %{{.*}} blgp = none : vector<4xf16>, vector<4xf16>, vector<16xf32>
 // The step ends with a barrier: the next step's stores wait for every wave's reads.
 // CHECK: gpu.barrier
@@ -76,13 +91,14 @@ func.func @gemm_relu(%A: memref<4096x4096xf16>, %B: memref<4096x4096xf16>, %C: m
 // -----
 
 // A 64x64 tile on 4 waves: each wave gets 32x32, still the 32x32x8 instruction; B given as NxK is
-// copied to LDS as it is, in whole runs (one a thread a step: 64x32 bf16 is 256 runs).
+// copied to LDS as it is (K already runs along its rows, which are padded), in whole runs (one a
+// thread a step: 64x32 bf16 is 256 runs).
 // CHECK-LABEL: func.func @small_tile
 // CHECK: gpu.func @small_tile_0_kernel
 // CHECK: scf.for
-// CHECK: vector.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] : memref<64x32xbf16, 3>, vector<8xbf16>
+// CHECK: vector.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] : memref<64x32xbf16, strided<[36, 1]>, 3>, vector<8xbf16>
 // CHECK: vector.from_elements
-// CHECK-NEXT: vector.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] : memref<64x32xbf16, 3>, vector<8xbf16>
+// CHECK-NEXT: vector.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] : memref<64x32xbf16, strided<[36, 1]>, 3>, vector<8xbf16>
 // CHECK-NEXT: gpu.barrier
 // CHECK: amdgpu.mfma 32x32x8 {{.*}} : vector<4xbf16>, vector<4xbf16>, vector<16xf32>
 func.func @small_tile(%A: memref<256x256xbf16>, %B: memref<256x256xbf16>, %C: memref<256x256xf32>) {
@@ -116,7 +132,7 @@ func.func @small_tile(%A: memref<256x256xbf16>, %B: memref<256x256xbf16>, %C: me
 // Asked for: one LDS buffer on gfx942, which is what the lowering builds (one copy of each tile,
 // the next step held in registers): two barriers a step, none else in the loop.
 // CHECK-LABEL: func.func @asked
-// CHECK: workgroup(%{{.*}} : memref<128x32xf16, #gpu.address_space<workgroup>> {llvm.align = 128 : i64}, %{{.*}} : memref<32x128xf16, #gpu.address_space<workgroup>> {llvm.align = 128 : i64})
+// CHECK: workgroup(%{{.*}} : memref<128x36xf16, #gpu.address_space<workgroup>> {llvm.align = 128 : i64}, %{{.*}} : memref<128x36xf16, #gpu.address_space<workgroup>> {llvm.align = 128 : i64})
 // CHECK: scf.for %{{.*}} = %c0 to %c128
 // CHECK-COUNT-2: gpu.barrier
 // CHECK-NEXT: }

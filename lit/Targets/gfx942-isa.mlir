@@ -39,16 +39,21 @@
 // ROWS: v_exp_f32
 // ROWS: ds_swizzle_b32
 // ROWS: v_add_f32
-// ROWS: .group_segment_fixed_size: 24576
+// ROWS: .group_segment_fixed_size: 25600
 // ROWS: .private_segment_fixed_size: 0
 
 // CHECK: .amdgcn_target "amdgcn-amd-amdhsa--gfx942"
+// The LDS rows are padded by 8 bytes (72-byte rows): A's 16-byte runs are written as two 8-byte
+// halves in one instruction; B (KxN) is stored transposed, each thread writing 4 rows of K at a
+// time (8 bytes); each lane reads 8 elements of K of A and of B a pair of K steps (ds_read2_b64).
 // CHECK-DAG: global_load_dwordx4
-// CHECK-DAG: ds_write_b128
-// CHECK-DAG: ds_read_b64
+// CHECK-DAG: ds_write2_b64
+// CHECK-DAG: ds_read2_b64
 // CHECK-DAG: v_mfma_f32_32x32x8_f16
-// One copy of the 128x32 A and 32x128 B tiles (f16): the next step waits in registers.
-// CHECK: .group_segment_fixed_size: 16384
+// CHECK-NOT: ds_read_u16
+// One copy of the 128x32 A and 32x128 B tiles (f16, rows of 32 + 4): the next step waits in
+// registers.
+// CHECK: .group_segment_fixed_size: 18432
 // CHECK: .private_segment_fixed_size: 0
 // CHECK: .vgpr_spill_count: 0
 
@@ -63,7 +68,7 @@
 // ALL-NOT: .private_segment_fixed_size: {{[1-9]}}
 // ALL-NOT: .vgpr_spill_count: {{[1-9]}}
 
-// JSON: "target": "gfx942", "strategy": "registers", "workgroup_size": [128, 1, 1], "grid": [32, 32, 1], "shared_bytes": 16384
+// JSON: "target": "gfx942", "strategy": "registers", "workgroup_size": [128, 1, 1], "grid": [32, 32, 1], "shared_bytes": 18432
 
 // HOST: llvm.func @gemm_relu(
 // HOST: gpu.launch_func @gemm_relu_0_module::@gemm_relu_0_kernel blocks in
