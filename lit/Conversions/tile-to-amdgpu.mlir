@@ -13,7 +13,7 @@
 // The LDS tiles as their layouts say (tile-infer-layouts: rows padded by 4 elements, B stored
 // transposed so that K runs along its rows): allocations of the stored shape, used through views
 // of the tiles' own shapes.
-// CHECK: gpu.func @gemm_relu_0_kernel(%[[A:.*]]: memref<4096x4096xf16>, %[[B:.*]]: memref<4096x4096xf16>, %{{.*}}: memref<4096x4096xf16>) workgroup(%[[LA:.*]] : memref<128x36xf16, #gpu.address_space<workgroup>> {llvm.align = 128 : i64}, %[[LB:.*]] : memref<128x36xf16, #gpu.address_space<workgroup>> {llvm.align = 128 : i64})
+// CHECK: gpu.func @gemm_relu_0_kernel(%[[A:.*]]: memref<4096x4096xf16>, %[[B:.*]]: memref<4096x4096xf16>, %[[C:.*]]: memref<4096x4096xf16>) workgroup(%[[LA:.*]] : memref<128x36xf16, #gpu.address_space<workgroup>> {llvm.align = 128 : i64}, %[[LB:.*]] : memref<128x36xf16, #gpu.address_space<workgroup>> {llvm.align = 128 : i64})
 // A thread's runs of a step, held in registers (private arrays indexed by constants): 4 runs of
 // 8 f16 of A and of B.
 // CHECK: memref.alloca() : memref<32xf16, #gpu.address_space<private>>
@@ -52,10 +52,27 @@
 // The step ends with a barrier: the next step's stores wait for every wave's reads.
 // CHECK: gpu.barrier
 // CHECK-NEXT: }
-// The epilogue: the ReLU per accumulator register, stores clipped at C's end.
+// The epilogue: the ReLU per accumulator register; then the accumulator goes to C through A's LDS
+// (nothing reads A after the copy), in 4 rounds of 32 rows of each wave's 128x64 tile: the slots'
+// f16 values into the wave's region, a barrier, a loop of 16-byte runs read back and stored with
+// one vector store where the run lies inside C (element by element otherwise), a barrier.
 // CHECK: arith.maximumf
-// CHECK: arith.truncf %{{.*}} : f32 to f16
-// CHECK: memref.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] : memref<4096x4096xf16>
+// CHECK: %[[STAGE:.*]] = memref.reinterpret_cast %[[LA]] to offset: [0], sizes: [4608], strides: [1] : memref<128x36xf16, #gpu.address_space<workgroup>> to memref<4608xf16, #gpu.address_space<workgroup>>
+// CHECK-NEXT: %[[SL:.*]] = memref.memory_space_cast %[[STAGE]] : memref<4608xf16, #gpu.address_space<workgroup>> to memref<4608xf16, 3>
+// CHECK: gpu.barrier
+// CHECK-COUNT-32: memref.store %{{.*}}, %[[SL]][%{{.*}}] : memref<4608xf16, 3>
+// CHECK-NEXT: gpu.barrier
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step
+// CHECK: vector.load %[[SL]][%{{.*}}] {alignment = 16 : i64} : memref<4608xf16, 3>, vector<8xf16>
+// CHECK: scf.if
+// CHECK-NEXT: vector.store %{{.*}}, %[[C]][%{{.*}}, %{{.*}}] : memref<4096x4096xf16>, vector<8xf16>
+// CHECK: vector.extract %{{.*}}[7] : f16 from vector<8xf16>
+// CHECK-NEXT: memref.store %{{.*}}, %[[C]][%{{.*}}, %{{.*}}] : memref<4096x4096xf16>
+// CHECK: gpu.barrier
+// CHECK-COUNT-32: memref.store %{{.*}}, %[[SL]][%{{.*}}] : memref<4608xf16, 3>
+// CHECK-NOT: memref.store %{{.*}}, %[[C]][%{{.*}}, %{{.*}}] : memref<4096x4096xf16>
+// CHECK: gpu.barrier
+// CHECK: scf.for
 // The host side: the launch, with the host tensors as they are.
 // CHECK: func.func private @gemm_relu_0_launch(%[[HA:.*]]: memref<4096x4096xf16>, %[[HB:.*]]: memref<4096x4096xf16>, %[[HC:.*]]: memref<4096x4096xf16>, %{{.*}}: index, %{{.*}}: index)
 // CHECK: gpu.launch_func  @gemm_relu_0_module::@gemm_relu_0_kernel blocks in ({{.*}}) threads in ({{.*}})  args(%[[HA]] : memref<4096x4096xf16>, %[[HB]] : memref<4096x4096xf16>, %[[HC]] : memref<4096x4096xf16>)
@@ -101,6 +118,11 @@ func.func @gemm_relu(%A: memref<4096x4096xf16>, %B: memref<4096x4096xf16>, %C: m
 // CHECK-NEXT: vector.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] : memref<64x32xbf16, strided<[36, 1]>, 3>, vector<8xbf16>
 // CHECK-NEXT: gpu.barrier
 // CHECK: amdgpu.mfma 32x32x8 {{.*}} : vector<4xbf16>, vector<4xbf16>, vector<16xf32>
+// C is f32 and no LDS tile is: the accumulator is not staged, each slot is stored on its own.
+// CHECK-NOT: vector.store %{{.*}} : memref<256x256xf32>
+// CHECK: memref.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] : memref<256x256xf32>
+// CHECK-NOT: vector.store %{{.*}} : memref<256x256xf32>
+// CHECK: gpu.return
 func.func @small_tile(%A: memref<256x256xbf16>, %B: memref<256x256xbf16>, %C: memref<256x256xf32>) {
   %c0 = arith.constant 0 : index
   %c4 = arith.constant 4 : index

@@ -4,6 +4,9 @@
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: for f in %examples/*.mlir; do tile-compile $f --target gfx942 -o %t || exit 1; done
 // RUN: FileCheck %s < %t/gemm_relu_0_kernel.s
+// The accumulator goes to C through LDS, in 16-byte stores (no 2-byte store of C is left).
+// RUN: FileCheck %s --check-prefix=EPILOGUE < %t/gemm_relu_0_kernel.s
+// RUN: FileCheck %s --check-prefix=EPILOGUE < %t/gemm_bf16_0_kernel.s
 // RUN: FileCheck %s --check-prefix=BF16 < %t/gemm_bf16_0_kernel.s
 // RUN: cat %t/*.s | FileCheck %s --check-prefix=ALL
 // RUN: FileCheck %s --check-prefix=JSON < %t/gemm_relu_0_kernel.json
@@ -56,6 +59,11 @@
 // CHECK: .group_segment_fixed_size: 18432
 // CHECK: .private_segment_fixed_size: 0
 // CHECK: .vgpr_spill_count: 0
+
+// EPILOGUE-NOT: global_store_short
+// EPILOGUE: global_store_dwordx4
+// EPILOGUE-NOT: global_store_short
+// EPILOGUE: .end_amdhsa_kernel
 
 // BF16: v_mfma_f32_32x32x8_bf16
 
