@@ -8,7 +8,10 @@
 //! where a run reaches past an end of the tensor. Consecutive threads take consecutive runs, so a
 //! wave's loads stay coalesced; a thread's runs are straight-line code (trip `k` takes run
 //! `k * threads + tid`), so the runs it holds are indexed by constants and stay in registers.
-//! Which element lands where is the plain copy's: only the grouping changes.
+//! Which element lands where is the plain copy's: only the grouping changes. A tile stored
+//! transposed (`crate::amdgpu::lds`: a B operand given as KxN, stored NxK) takes runs of 4
+//! consecutive rows a trip, so that each column's 4 elements, consecutive in the stored row, go out
+//! as one 8-byte store.
 //!
 //! A copy is two halves: the loads into the thread's registers (a private array of runs), and the
 //! stores from there into LDS. In a `tile.pipelined` loop whose copies of this kind come first

@@ -11,9 +11,12 @@
 //! The accumulator's layout ([`crate::layout::atoms::mfma_accumulator`]) splits the waves over the
 //! tile and numbers each wave's slots (instruction tile along M, along N, accumulator register), so
 //! the registers of one instruction tile are consecutive slots in the instruction's order. The rule
-//! reads each lane's A and B elements from the shared tiles (4 elements of K: consecutive and
-//! 8-byte aligned where K is a tile's last dimension, read as one) and issues one mfma per
-//! instruction tile and K step, the accumulators carried through a loop over K. A fragment A
+//! reads each lane's A and B elements from the shared tiles and issues one mfma per instruction
+//! tile and K step, the accumulators carried through a loop over K. Where K runs along a tile's
+//! stored rows (its last dimension, or its first where its layout stores it transposed:
+//! [`crate::amdgpu::lds`]) a lane's elements are read as one vector: 8 elements of K for two K
+//! steps where both operands are so read ([`paired_element`]: one 16-byte read per operand and
+//! pair of steps), 4 a step otherwise; element by element elsewhere. A fragment A
 //! operand in the instruction's A-operand layout ([`crate::layout::atoms::mfma_a_operand`]) is
 //! read from its registers (the K steps unrolled, so that they are indexed by constants); any
 //! other fragment A is first written to its scratch tile, row-major, as the scalar rule does (its
