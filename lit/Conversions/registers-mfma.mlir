@@ -224,3 +224,32 @@ func.func @one_step(%A: memref<256x8xf16>, %B: memref<8x256xf16>, %C: memref<256
   }
   return
 }
+
+// -----
+
+// Both LDS tiles are read after the accumulator's copy: none is free to stage it through, so each
+// slot is stored on its own (behind its bounds check).
+// CHECK-LABEL: gpu.func @tiles_kept_0_kernel
+// CHECK: amdgpu.mfma 32x32x8
+// CHECK-NOT: vector.store %{{.*}} : memref<256x256xf32>, vector<4xf32>
+// CHECK: memref.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] : memref<256x256xf32>
+// CHECK-NOT: vector.store %{{.*}} : memref<256x256xf32>, vector<4xf32>
+// CHECK: gpu.return
+func.func @tiles_kept(%A: memref<256x8xf16>, %B: memref<8x256xf16>, %C: memref<256x256xf32>, %A2: memref<64x8xf16>, %B2: memref<8x64xf16>) {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c4) threads(128) (%bx) {
+    %As = tile.alloc_shared : memref<64x8xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<8x64xf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    tile.fill %Cf, %zero : memref<64x64xf32, #tile.fragment>
+    tile.copy %A[%c0, %c0], %As : memref<256x8xf16>, memref<64x8xf16, #gpu.address_space<workgroup>>
+    tile.copy %B[%c0, %c0], %Bs : memref<8x256xf16>, memref<8x64xf16, #gpu.address_space<workgroup>>
+    tile.gemm %As, %Bs, %Cf : memref<64x8xf16, #gpu.address_space<workgroup>>, memref<8x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+    tile.copy %Cf, %C[%c0, %c0] : memref<64x64xf32, #tile.fragment>, memref<256x256xf32>
+    tile.copy %As, %A2[%c0, %c0] : memref<64x8xf16, #gpu.address_space<workgroup>>, memref<64x8xf16>
+    tile.copy %Bs, %B2[%c0, %c0] : memref<8x64xf16, #gpu.address_space<workgroup>>, memref<8x64xf16>
+  }
+  return
+}

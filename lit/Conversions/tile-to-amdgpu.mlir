@@ -118,10 +118,16 @@ func.func @gemm_relu(%A: memref<4096x4096xf16>, %B: memref<4096x4096xf16>, %C: m
 // CHECK-NEXT: vector.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] : memref<64x32xbf16, strided<[36, 1]>, 3>, vector<8xbf16>
 // CHECK-NEXT: gpu.barrier
 // CHECK: amdgpu.mfma 32x32x8 {{.*}} : vector<4xbf16>, vector<4xbf16>, vector<16xf32>
-// C is f32 and no LDS tile is: the accumulator is not staged, each slot is stored on its own.
-// CHECK-NOT: vector.store %{{.*}} : memref<256x256xf32>
-// CHECK: memref.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] : memref<256x256xf32>
-// CHECK-NOT: vector.store %{{.*}} : memref<256x256xf32>
+// C is f32, the LDS tiles bf16: each f32 goes through A's LDS as two bf16 (a 4-byte store), and
+// back as 4 f32 a run (16 bytes), in rounds of 8 rows of each wave's 32x32 tile.
+// CHECK: %[[FLAT:.*]] = memref.reinterpret_cast %{{.*}} to offset: [0], sizes: [2304], strides: [1] : memref<64x36xbf16, #gpu.address_space<workgroup>> to memref<2304xbf16, #gpu.address_space<workgroup>>
+// CHECK: %[[STAGE:.*]] = memref.memory_space_cast %[[FLAT]]
+// CHECK: vector.bitcast %{{.*}} : vector<1xf32> to vector<2xbf16>
+// CHECK: vector.store %{{.*}}, %[[STAGE]][%{{.*}}] {alignment = 4 : i64} : memref<2304xbf16, 3>, vector<2xbf16>
+// CHECK: gpu.barrier
+// CHECK: %[[LOADED:.*]] = vector.load %[[STAGE]][%{{.*}}] {alignment = 16 : i64} : memref<2304xbf16, 3>, vector<8xbf16>
+// CHECK-NEXT: %[[F32:.*]] = vector.bitcast %[[LOADED]] : vector<8xbf16> to vector<4xf32>
+// CHECK: vector.store %[[F32]], %{{.*}}[%{{.*}}, %{{.*}}] : memref<256x256xf32>, vector<4xf32>
 // CHECK: gpu.return
 func.func @small_tile(%A: memref<256x256xbf16>, %B: memref<256x256xbf16>, %C: memref<256x256xf32>) {
   %c0 = arith.constant 0 : index

@@ -8,8 +8,9 @@
 //! each run with one vector store where it lies inside the tensor (element by element, each one
 //! checked, where it reaches past an end): a loop of coalesced 16-byte stores.
 //!
-//! The LDS is an existing tile's, of the tensor's element type, that nothing uses after the copy
-//! (the main loop's operand tiles, once the loop is over): no LDS is added. Where the tile holds
+//! The LDS is an existing tile's that nothing uses after the copy (the main loop's operand tiles,
+//! once the loop is over): no LDS is added. A tensor element wider than the tile's goes as its
+//! bytes (an f32 through a 16-bit tile as two of its elements, `vector.bitcast`). Where the tile holds
 //! fewer than the wave tiles, the rows go in rounds: round `w` takes the slots whose rows
 //! (relative to the wave tile: the same on every wave) lie in [w d, (w + 1) d), `d` the largest
 //! divisor of the wave tile's rows whose regions fit and that no slot straddles. Barriers: before
@@ -32,6 +33,9 @@ struct Staging<'c, 'a> {
     rounds: Vec<Vec<usize>>,
     /// Elements of a run (16 bytes).
     run: i64,
+    /// The LDS tile's elements a tensor element takes (its bytes are moved as they are: an f32
+    /// through a 16-bit tile is two of its elements).
+    ratio: i64,
 }
 
 /// The rows (relative to its wave tile) slot `slot` holds over all threads, or `None` where a
@@ -78,7 +82,7 @@ fn uses(op: OperationRef, values: &[Value]) -> bool {
 impl<'c, 'a> Lowering<'c, 'a, '_> {
     /// How the copy `op` of fragment `src` into global `dst` is staged, or `None` (the copy rule's
     /// slot-by-slot stores): the fragment must be in an mfma accumulator layout, the copy at the
-    /// kernel's top level, and some LDS tile of the tensor's element type unused after it.
+    /// kernel's top level, and some LDS tile unused after it whose elements divide the tensor's.
     fn staging(&self, op: OperationRef<'c, 'a>, src: Value<'c, 'a>, dst: Value<'c, 'a>, offsets: &[Value<'c, 'a>]) -> Option<Staging<'c, 'a>> {
         let from = placed(self.layouts, src).ok()?;
         let gemm = MfmaGemm::of_layout(&from.layout).ok()?;
@@ -96,7 +100,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         // tile or a view of it).
         let later: Vec<OperationRef> = std::iter::successors(op.next_in_block(), |next| next.next_in_block()).collect();
         let all: Vec<OperationRef> = std::iter::successors(block.first_operation(), |next| next.next_in_block()).collect();
-        let mut best: Option<(Value, i64)> = None;
+        let mut best: Option<(Value, i64, i64)> = None;
         for &candidate in &all {
             if op_name(&candidate) != "tile.alloc_shared" {
                 continue;
@@ -104,7 +108,8 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             let Ok(result) = candidate.result(0) else { continue };
             let tile: Value = result.into();
             let Ok(memref) = MemRefType::try_from(tile.r#type()) else { continue };
-            if memref.element() != ty {
+            let Some(bytes) = Element::of(memref.element()).map(|element| element.bytes() as i64) else { continue };
+            if (16 / run) % bytes != 0 {
                 continue;
             }
             let mut values = vec![tile];
@@ -113,14 +118,16 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             if later.iter().any(|user| uses(*user, &values)) {
                 continue;
             }
-            let elements: i64 = memref_shape(tile).iter().product();
-            if best.is_none_or(|(_, most)| elements > most) {
-                best = Some((tile, elements));
+            // Its capacity in the tensor's elements.
+            let ratio = 16 / run / bytes;
+            let elements = memref_shape(tile).iter().product::<i64>() / ratio;
+            if best.is_none_or(|(_, most, _)| elements > most) {
+                best = Some((tile, elements, ratio));
             }
         }
-        let (tile, capacity) = best?;
+        let (tile, capacity, ratio) = best?;
         let (rows, rounds) = rounds(from, &gemm, capacity)?;
-        Some(Staging { tile, gemm, rows, rounds, run })
+        Some(Staging { tile, gemm, rows, rounds, run, ratio })
     }
 
     /// Copies fragment `src` into the global tensor `dst` (at `offsets`) through LDS (the module
@@ -136,7 +143,9 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let region = staging.rows * wave_columns;
         // The tile's LDS as a flat array in LDS's numbered memory space (vector loads).
         let capacity: i64 = memref_shape(staging.tile).iter().product();
-        let flat_type = MemRefType::new(ty, &[capacity], None, MemRefType::try_from(staging.tile.r#type()).expect("a tile").memory_space());
+        let tile_type = MemRefType::try_from(staging.tile.r#type()).expect("a tile");
+        let stored = tile_type.element();
+        let flat_type = MemRefType::new(stored, &[capacity], None, tile_type.memory_space());
         let array_attribute = |values: &[i64]| {
             let values: Vec<String> = values.iter().map(i64::to_string).collect();
             Attribute::parse(self.context, &format!("array<i64: {}>", values.join(", "))).expect("an i64 array")
@@ -155,7 +164,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                 .build()
                 .expect("memref.reinterpret_cast"),
         );
-        let lds_type = crate::amdgpu::lds::lds_type(self.context, ty, &[capacity], None);
+        let lds_type = crate::amdgpu::lds::lds_type(self.context, stored, &[capacity], None);
         let lds = b.value(at, OperationBuilder::new("memref.memory_space_cast", b.location).add_operands(&[flat]).add_results(&[lds_type]).build().expect("memref.memory_space_cast"));
         // This wave's tile and region, and the lane.
         let c = |value| b.index(at, value);
@@ -168,6 +177,10 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         // The tensor's indices of the tile's (row, column) and whether the row is inside it.
         let last = offsets.len() - 1;
         let vector = Type::parse(self.context, &format!("vector<{}x{ty}>", staging.run)).expect("a run's vector type");
+        // A tensor element's bytes as the tile's elements.
+        let ratio = staging.ratio;
+        let as_stored = |values: i64| Type::parse(self.context, &format!("vector<{}x{stored}>", values * ratio)).expect("a vector of the tile's elements");
+        let bitcast = |at: At<'c, 'a>, value: Value<'c, 'a>, to: Type<'c>| b.value(at, OperationBuilder::new("vector.bitcast", b.location).add_operands(&[value]).add_results(&[to]).build().expect("vector.bitcast"));
         let runs_per_row = wave_columns / staging.run;
         let runs = staging.rows * runs_per_row;
         let trips = (runs + 63) / 64;
@@ -187,7 +200,16 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                 let index = b.op(inner, "arith.addi", &[index, base]);
                 let value = self.slot_value(&b, inner, array, from, slot as i64);
                 let value = convert(&b, inner, value, ty);
-                b.store(inner, value, lds, &[index]);
+                if ratio == 1 {
+                    b.store(inner, value, lds, &[index]);
+                } else {
+                    let one = Type::parse(self.context, &format!("vector<1x{ty}>")).expect("a one-element vector");
+                    let value = b.value(inner, OperationBuilder::new("vector.from_elements", b.location).add_operands(&[value]).add_results(&[one]).build().expect("vector.from_elements"));
+                    let value = bitcast(inner, value, as_stored(1));
+                    let index = b.op(inner, "arith.muli", &[index, b.index(inner, ratio)]);
+                    let bytes = Attribute::parse(self.context, &format!("{} : i64", 16 / staging.run)).expect("an alignment");
+                    b.insert(inner, OperationBuilder::new("vector.store", b.location).add_operands(&[value, lds, index]).add_attributes(&[(Identifier::new(self.context, "alignment"), bytes)]).build().expect("vector.store"));
+                }
             }
             b.barrier(at);
             // Run q = trip * 64 + lane of the region: row q / runs_per_row, its columns from
@@ -200,15 +222,17 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             let column = b.op(body, "arith.muli", &[b.op(body, "arith.remui", &[q, b.index(body, runs_per_row)]), b.index(body, staging.run)]);
             let at_lds = b.op(body, "arith.addi", &[b.op(body, "arith.muli", &[row, b.index(body, wave_columns)]), column]);
             let at_lds = b.op(body, "arith.addi", &[at_lds, base]);
+            let at_lds = if ratio == 1 { at_lds } else { b.op(body, "arith.muli", &[at_lds, b.index(body, ratio)]) };
             let values = b.value(
                 body,
                 OperationBuilder::new("vector.load", b.location)
                     .add_operands(&[lds, at_lds])
                     .add_attributes(&[(Identifier::new(self.context, "alignment"), IntegerAttribute::new(IntegerType::new(self.context, 64).into(), 16).into())])
-                    .add_results(&[vector])
+                    .add_results(&[as_stored(staging.run)])
                     .build()
                     .expect("vector.load"),
             );
+            let values = if ratio == 1 { values } else { bitcast(body, values, vector) };
             // The tensor's indices: the leading offsets as they are, then row and column.
             let tile_row = b.op(body, "arith.addi", &[b.op(body, "arith.addi", &[row0, b.index(body, first_row)]), row]);
             let tile_column = b.op(body, "arith.addi", &[column0, column]);
