@@ -4,12 +4,11 @@
 // RUN: tile-opt %s -split-input-file -convert-tile-to-amdgpu -verify-diagnostics | FileCheck %s
 
 // K = 4 is not a multiple of the 32x32x8 instruction's K: the first gemm multiplies element by
-// element; the second (K = 64) runs on mfma.
+// element; the second (K = 64) runs on mfma (two tiles a wave, two K steps an iteration).
 // CHECK-LABEL: gpu.func @shallow_0_kernel
 // CHECK-NOT: amdgpu.mfma
 // CHECK: arith.mulf
-// CHECK: amdgpu.mfma 32x32x8
-// CHECK-NEXT: amdgpu.mfma 32x32x8
+// CHECK-COUNT-4: amdgpu.mfma 32x32x8
 // CHECK-NOT: amdgpu.mfma
 // CHECK: gpu.return
 func.func @shallow(%X: memref<64x4xf16>, %W1: memref<4x64xf16>, %W2: memref<64x64xf16>, %Y: memref<64x64xf32>) {

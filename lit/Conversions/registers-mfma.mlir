@@ -1,35 +1,47 @@
 // The mfma rule of the register rules (gfx942): a tile.gemm whose accumulator has the mfma layout
-// becomes amdgpu.mfma over the accumulator's slots. Per K step each lane reads 4 elements of K of
-// its A row and B column (one 8-byte aligned read where K is the stored tile's last dimension),
-// one mfma per instruction tile of its wave, the accumulators carried through the loop over K; a
-// fragment A operand is staged row-major in a workgroup scratch first. These kernels take the
-// register rules because the GEMM template does not take them (two gemms, A given as KxM).
+// becomes amdgpu.mfma over the accumulator's slots, one mfma per instruction tile of its wave, the
+// accumulators carried through the loop over K. The LDS tiles are stored as tile-infer-layouts
+// lays them out (rows padded by 4 elements, a B given as KxN stored transposed), so that K runs
+// along every operand's stored rows: each lane reads its A row's and B column's elements of K as
+// vectors, 8 of them (16 bytes) for a pair of K steps where both operands allow, 4 (8 bytes) a
+// step otherwise; a fragment A operand is staged row-major in a workgroup scratch first. These
+// kernels take the register rules because the GEMM template does not take them (two gemms, A
+// given as KxM).
 // RUN: tile-opt %s -split-input-file -convert-tile-to-amdgpu 2>/dev/null | FileCheck %s
 
 // Attention: S = Q K^T (K given as NxK: both operands K-contiguous), then O += P V with P a
-// fragment (staged) and V as KxN (four loads a lane). The accumulators split M over the two
-// waves: each wave has two 32x32 tiles, one mfma each per K step of 8.
+// fragment (staged) and V given as KxN, stored transposed. The accumulators split M over the two
+// waves: each wave has two 32x32 tiles, one mfma each per K step of 8, two steps an iteration.
 // CHECK-LABEL: gpu.func @attention_0_kernel
-// CHECK-SAME: workgroup(%[[SCRATCH:arg[0-9]+]] : memref<4096xf16, #gpu.address_space<workgroup>> {llvm.align = 128 : i64}, %[[QS:arg[0-9]+]] : memref<64x64xf16, #gpu.address_space<workgroup>> {llvm.align = 128 : i64}, %[[KS:arg[0-9]+]] : memref<64x64xf16, #gpu.address_space<workgroup>> {llvm.align = 128 : i64}, %[[VS:arg[0-9]+]] : memref<64x64xf16
-// CHECK: %[[S:.*]]:2 = scf.for %{{.*}} = %{{.*}} to %c64{{.*}} step %c8{{.*}} iter_args(%[[S0:.*]] = %{{.*}}, %[[S1:.*]] = %{{.*}}) -> (vector<16xf32>, vector<16xf32>) {
-// CHECK: %[[Q0:.*]] = memref.load %[[QS]][%{{.*}}, %{{.*}}] {alignment = 8 : i64}
-// CHECK: %[[QV:.*]] = vector.from_elements %[[Q0]], %{{.*}}, %{{.*}}, %{{.*}} : vector<4xf16>
-// CHECK: memref.load %[[KS]][%{{.*}}, %{{.*}}] {alignment = 8 : i64}
-// CHECK: %[[K0:.*]] = vector.from_elements {{.*}} : vector<4xf16>
-// CHECK: memref.load %[[KS]][%{{.*}}, %{{.*}}] {alignment = 8 : i64}
-// CHECK: %[[K1:.*]] = vector.from_elements {{.*}} : vector<4xf16>
-// CHECK-NEXT: %[[D0:.*]] = amdgpu.mfma 32x32x8 %[[QV]] * %[[K0]] + %[[S0]] blgp = none : vector<4xf16>, vector<4xf16>, vector<16xf32>
-// CHECK-NEXT: %[[D1:.*]] = amdgpu.mfma 32x32x8 %[[QV]] * %[[K1]] + %[[S1]] blgp = none : vector<4xf16>, vector<4xf16>, vector<16xf32>
-// CHECK-NEXT: scf.yield %[[D0]], %[[D1]] : vector<16xf32>, vector<16xf32>
+// CHECK-SAME: workgroup(%[[SCRATCH:arg[0-9]+]] : memref<4096xf16, #gpu.address_space<workgroup>> {llvm.align = 128 : i64}, %[[QS:arg[0-9]+]] : memref<64x68xf16, #gpu.address_space<workgroup>> {llvm.align = 128 : i64}, %[[KS:arg[0-9]+]] : memref<64x68xf16, #gpu.address_space<workgroup>> {llvm.align = 128 : i64}, %[[VS:arg[0-9]+]] : memref<64x68xf16
+// CHECK: memref.reinterpret_cast %[[VS]] to offset: [0], sizes: [64, 64], strides: [1, 68]
+// CHECK: %[[QL:.*]] = memref.memory_space_cast %[[QS]] : memref<64x68xf16, #gpu.address_space<workgroup>> to memref<64x68xf16, 3>
+// CHECK: %[[KL:.*]] = memref.memory_space_cast %[[KS]] : memref<64x68xf16, #gpu.address_space<workgroup>> to memref<64x68xf16, 3>
+// CHECK: %[[S:.*]]:2 = scf.for %{{.*}} = %{{.*}} to %c64{{.*}} step %c16{{.*}} iter_args(%[[S0:.*]] = %{{.*}}, %[[S1:.*]] = %{{.*}}) -> (vector<16xf32>, vector<16xf32>) {
+// CHECK: %[[Q:.*]] = vector.load %[[QL]][%{{.*}}, %{{.*}}] {alignment = 8 : i64} : memref<64x68xf16, 3>, vector<8xf16>
+// CHECK: %[[K0:.*]] = vector.load %[[KL]][%{{.*}}, %{{.*}}] {alignment = 8 : i64} : memref<64x68xf16, 3>, vector<8xf16>
+// CHECK: %[[K1:.*]] = vector.load %[[KL]]
+// CHECK-NEXT: %[[QA:.*]] = vector.extract_strided_slice %[[Q]] {offsets = [0], sizes = [4], strides = [1]} : vector<8xf16> to vector<4xf16>
+// CHECK-NEXT: %[[KA:.*]] = vector.extract_strided_slice %[[K0]] {offsets = [0], sizes = [4], strides = [1]}
+// CHECK-NEXT: %[[KB:.*]] = vector.extract_strided_slice %[[K1]] {offsets = [0], sizes = [4], strides = [1]}
+// CHECK-NEXT: %[[D0:.*]] = amdgpu.mfma 32x32x8 %[[QA]] * %[[KA]] + %[[S0]] blgp = none : vector<4xf16>, vector<4xf16>, vector<16xf32>
+// CHECK-NEXT: %[[D1:.*]] = amdgpu.mfma 32x32x8 %[[QA]] * %[[KB]] + %[[S1]] blgp = none : vector<4xf16>, vector<4xf16>, vector<16xf32>
+// CHECK-NEXT: vector.extract_strided_slice %[[Q]] {offsets = [4], sizes = [4], strides = [1]}
+// CHECK: %[[E0:.*]] = amdgpu.mfma 32x32x8 %{{.*}} * %{{.*}} + %[[D0]]
+// CHECK-NEXT: %[[E1:.*]] = amdgpu.mfma 32x32x8 %{{.*}} * %{{.*}} + %[[D1]]
+// CHECK-NEXT: scf.yield %[[E0]], %[[E1]] : vector<16xf32>, vector<16xf32>
 // CHECK: vector.extract %[[S]]#1[15] : f32 from vector<16xf32>
 // CHECK: gpu.barrier
-// P goes to the scratch, row-major, between barriers.
+// P goes to the scratch, row-major, between barriers; its rows and V's stored rows are read 8
+// elements of K at a time (16-byte aligned in the unpadded scratch).
 // CHECK: memref.store %{{.*}}, %[[SCRATCH]][%{{.*}}] : memref<4096xf16, #gpu.address_space<workgroup>>
 // CHECK: gpu.barrier
-// CHECK: %[[O:.*]]:2 = scf.for {{.*}} step %c8{{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>) {
-// CHECK: memref.load %[[SCRATCH]][%{{.*}}] {alignment = 8 : i64} : memref<4096xf16, #gpu.address_space<workgroup>>
-// CHECK: memref.load %[[VS]][%{{.*}}, %{{.*}}] : memref<64x64xf16, #gpu.address_space<workgroup>>
-// CHECK-COUNT-2: amdgpu.mfma 32x32x8
+// CHECK: %[[PL:.*]] = memref.memory_space_cast %[[SCRATCH]]
+// CHECK: %[[VL:.*]] = memref.memory_space_cast %[[VS]]
+// CHECK: %[[O:.*]]:2 = scf.for {{.*}} step %c16{{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>) {
+// CHECK: vector.load %[[PL]][%{{.*}}] {alignment = 16 : i64} : memref<4096xf16, 3>, vector<8xf16>
+// CHECK: vector.load %[[VL]][%{{.*}}, %{{.*}}] {alignment = 8 : i64} : memref<64x68xf16, 3>, vector<8xf16>
+// CHECK-COUNT-4: amdgpu.mfma 32x32x8
 // CHECK-NEXT: scf.yield
 // CHECK: vector.extract %[[O]]#0[0] : f32 from vector<16xf32>
 // CHECK-NOT: amdgpu.mfma
@@ -74,18 +86,20 @@ func.func @attention(%Q: memref<256x64xf16>, %K: memref<256x64xf16>, %V: memref<
 // O = H W2 with H a fragment (staged) and 16 output columns: 16x16x16, one f32x4 accumulator a
 // tile, two tiles a wave.
 // CHECK-LABEL: gpu.func @mlp_0_kernel
-// CHECK: scf.for {{.*}} to %c32{{.*}} step %c8{{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>)
-// CHECK: vector.from_elements {{.*}} : vector<4xbf16>
-// CHECK: amdgpu.mfma 32x32x8 %{{.*}} * %{{.*}} + %{{.*}} blgp = none : vector<4xbf16>, vector<4xbf16>, vector<16xf32>
-// CHECK-NEXT: amdgpu.mfma 32x32x8
+// CHECK: scf.for {{.*}} to %c32{{.*}} step %c16{{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>)
+// CHECK-COUNT-3: vector.load %{{.*}}[%{{.*}}, %{{.*}}] {alignment = 8 : i64} : memref<64x36xbf16, 3>, vector<8xbf16>
+// CHECK-COUNT-4: amdgpu.mfma 32x32x8 %{{.*}} * %{{.*}} + %{{.*}} blgp = none : vector<4xbf16>, vector<4xbf16>, vector<16xf32>
 // CHECK-NEXT: scf.yield
 // CHECK: memref.store %{{.*}}, %{{.*}}[%{{.*}}] : memref<4096xbf16, #gpu.address_space<workgroup>>
-// CHECK: scf.for {{.*}} to %c64{{.*}} step %c16{{.*}} iter_args({{.*}}) -> (vector<4xf32>, vector<4xf32>)
-// CHECK: %[[A0:.*]] = vector.from_elements {{.*}} : vector<4xbf16>
-// CHECK: %[[A1:.*]] = vector.from_elements {{.*}} : vector<4xbf16>
-// CHECK: %[[B:.*]] = vector.from_elements {{.*}} : vector<4xbf16>
-// CHECK-NEXT: amdgpu.mfma 16x16x16 %[[A0]] * %[[B]] + %{{.*}} blgp = none : vector<4xbf16>, vector<4xbf16>, vector<4xf32>
-// CHECK-NEXT: amdgpu.mfma 16x16x16 %[[A1]] * %[[B]] + %{{.*}} blgp = none : vector<4xbf16>, vector<4xbf16>, vector<4xf32>
+// CHECK: scf.for {{.*}} to %c64{{.*}} step %c32{{.*}} iter_args({{.*}}) -> (vector<4xf32>, vector<4xf32>)
+// CHECK-COUNT-2: vector.load %{{.*}}[%{{.*}}] {alignment = 16 : i64} : memref<4096xbf16, 3>, vector<8xbf16>
+// CHECK: %[[B:.*]] = vector.load %{{.*}}[%{{.*}}, %{{.*}}] {alignment = 8 : i64} : memref<16x68xbf16, 3>, vector<8xbf16>
+// CHECK-NEXT: %[[A0:.*]] = vector.extract_strided_slice %{{.*}} {offsets = [0], sizes = [4], strides = [1]}
+// CHECK-NEXT: %[[A1:.*]] = vector.extract_strided_slice %{{.*}} {offsets = [0], sizes = [4], strides = [1]}
+// CHECK-NEXT: %[[B0:.*]] = vector.extract_strided_slice %[[B]] {offsets = [0], sizes = [4], strides = [1]}
+// CHECK-NEXT: amdgpu.mfma 16x16x16 %[[A0]] * %[[B0]] + %{{.*}} blgp = none : vector<4xbf16>, vector<4xbf16>, vector<4xf32>
+// CHECK-NEXT: amdgpu.mfma 16x16x16 %[[A1]] * %[[B0]] + %{{.*}} blgp = none : vector<4xbf16>, vector<4xbf16>, vector<4xf32>
+// CHECK-COUNT-2: amdgpu.mfma 16x16x16
 // CHECK-NEXT: scf.yield
 func.func @mlp(%X: memref<128x32xbf16>, %W1: memref<32x64xbf16>, %W2: memref<64x16xbf16>, %Y: memref<128x16xf32>) {
   %c0 = arith.constant 0 : index
@@ -121,12 +135,13 @@ func.func @mlp(%X: memref<128x32xbf16>, %W1: memref<32x64xbf16>, %W2: memref<64x
 // -----
 
 // One gemm with A given as KxM (transpose_a) and a bias read in the epilogue, on four waves split
-// 2x2: each wave a 64x32 tile of two 32x32 mfma tiles along M; A and B read four loads a lane.
+// 2x2: each wave a 64x32 tile of two 32x32 mfma tiles along M. A is stored transposed (MxK) and B
+// too (NxK): both are read 8 elements of K a lane.
 // CHECK-LABEL: gpu.func @gemm_bias_0_kernel
-// CHECK: scf.for {{.*}} to %c64{{.*}} step %c8{{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>)
-// CHECK-NOT: alignment
-// CHECK: amdgpu.mfma 32x32x8
-// CHECK-NEXT: amdgpu.mfma 32x32x8
+// CHECK: scf.for {{.*}} to %c64{{.*}} step %c16{{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>)
+// CHECK-COUNT-2: vector.load %{{.*}}[%{{.*}}, %{{.*}}] {alignment = 8 : i64} : memref<128x68xf16, 3>, vector<8xf16>
+// CHECK: vector.load %{{.*}}[%{{.*}}, %{{.*}}] {alignment = 8 : i64} : memref<64x68xf16, 3>, vector<8xf16>
+// CHECK-COUNT-4: amdgpu.mfma 32x32x8
 // CHECK-NEXT: scf.yield
 func.func @gemm_bias(%At: memref<64x128xf16>, %B: memref<64x64xf16>, %bias: memref<64xf32>, %C: memref<128x64xf32>) {
   %c0 = arith.constant 0 : index
@@ -178,6 +193,63 @@ func.func @register_a(%X: memref<64x32xf16>, %W: memref<32x64xf16>, %Y: memref<6
     tile.fill %C, %zero : memref<64x64xf32, #tile.fragment>
     tile.gemm %A, %Ws, %C : memref<64x32xf16, #tile.fragment>, memref<32x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
     tile.copy %C, %Y : memref<64x64xf32, #tile.fragment>, memref<64x64xf32>
+  }
+  return
+}
+
+// -----
+
+// K = 8: a single K step of 32x32x8, no pair to read at once: each lane reads its 4 elements of K
+// of A and of B as one 8-byte vector (rows of 8 + 4 elements, B stored transposed).
+// CHECK-LABEL: gpu.func @one_step_0_kernel
+// CHECK-SAME: workgroup(%{{.*}} : memref<64x12xf16, #gpu.address_space<workgroup>> {llvm.align = 128 : i64}, %{{.*}} : memref<64x12xf16, #gpu.address_space<workgroup>> {llvm.align = 128 : i64})
+// CHECK: scf.for {{.*}} to %c8{{.*}} step %c8{{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>)
+// CHECK-COUNT-3: vector.load %{{.*}}[%{{.*}}, %{{.*}}] {alignment = 8 : i64} : memref<64x12xf16, 3>, vector<4xf16>
+// CHECK-NOT: vector.extract_strided_slice
+// CHECK-COUNT-2: amdgpu.mfma 32x32x8
+// CHECK-NEXT: scf.yield
+func.func @one_step(%A: memref<256x8xf16>, %B: memref<8x256xf16>, %C: memref<256x256xf32>) {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c4) threads(128) (%bx) {
+    %As = tile.alloc_shared : memref<64x8xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<8x64xf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    tile.fill %Cf, %zero : memref<64x64xf32, #tile.fragment>
+    tile.copy %A[%c0, %c0], %As : memref<256x8xf16>, memref<64x8xf16, #gpu.address_space<workgroup>>
+    tile.copy %B[%c0, %c0], %Bs : memref<8x256xf16>, memref<8x64xf16, #gpu.address_space<workgroup>>
+    tile.gemm %As, %Bs, %Cf : memref<64x8xf16, #gpu.address_space<workgroup>>, memref<8x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+    tile.copy %Cf, %C[%c0, %c0] : memref<64x64xf32, #tile.fragment>, memref<256x256xf32>
+  }
+  return
+}
+
+// -----
+
+// Both LDS tiles are read after the accumulator's copy: none is free to stage it through, so each
+// slot is stored on its own (behind its bounds check).
+// CHECK-LABEL: gpu.func @tiles_kept_0_kernel
+// CHECK: amdgpu.mfma 32x32x8
+// CHECK-NOT: vector.store %{{.*}} : memref<256x256xf32>, vector<4xf32>
+// CHECK: memref.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] : memref<256x256xf32>
+// CHECK-NOT: vector.store %{{.*}} : memref<256x256xf32>, vector<4xf32>
+// CHECK: gpu.return
+func.func @tiles_kept(%A: memref<256x8xf16>, %B: memref<8x256xf16>, %C: memref<256x256xf32>, %A2: memref<64x8xf16>, %B2: memref<8x64xf16>) {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c4) threads(128) (%bx) {
+    %As = tile.alloc_shared : memref<64x8xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<8x64xf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    tile.fill %Cf, %zero : memref<64x64xf32, #tile.fragment>
+    tile.copy %A[%c0, %c0], %As : memref<256x8xf16>, memref<64x8xf16, #gpu.address_space<workgroup>>
+    tile.copy %B[%c0, %c0], %Bs : memref<8x256xf16>, memref<8x64xf16, #gpu.address_space<workgroup>>
+    tile.gemm %As, %Bs, %Cf : memref<64x8xf16, #gpu.address_space<workgroup>>, memref<8x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+    tile.copy %Cf, %C[%c0, %c0] : memref<64x64xf32, #tile.fragment>, memref<256x256xf32>
+    tile.copy %As, %A2[%c0, %c0] : memref<64x8xf16, #gpu.address_space<workgroup>>, memref<64x8xf16>
+    tile.copy %Bs, %B2[%c0, %c0] : memref<8x64xf16, #gpu.address_space<workgroup>>, memref<8x64xf16>
   }
   return
 }

@@ -4,6 +4,9 @@
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: for f in %examples/*.mlir; do tile-compile $f --target gfx942 -o %t || exit 1; done
 // RUN: FileCheck %s < %t/gemm_relu_0_kernel.s
+// The accumulator goes to C through LDS, in 16-byte stores (no 2-byte store of C is left).
+// RUN: FileCheck %s --check-prefix=EPILOGUE < %t/gemm_relu_0_kernel.s
+// RUN: FileCheck %s --check-prefix=EPILOGUE < %t/gemm_bf16_0_kernel.s
 // RUN: FileCheck %s --check-prefix=BF16 < %t/gemm_bf16_0_kernel.s
 // RUN: cat %t/*.s | FileCheck %s --check-prefix=ALL
 // RUN: FileCheck %s --check-prefix=JSON < %t/gemm_relu_0_kernel.json
@@ -18,8 +21,8 @@
 // RUN: llvm-readelf -h --notes %t/gemm_relu_0_kernel.hsaco | FileCheck %s --check-prefix=OBJECT
 // Row reductions of the accumulator (a softmax epilogue): lane butterflies (gpu.shuffle, here
 // ds_swizzle) within a wave, partial rows exchanged between the two waves along N through LDS,
-// one place per wave and row (the lanes that already combined share it): the LDS is the tiles'
-// 8 KiB and 512 bytes of exchange.
+// one place per wave and row (the lanes that already combined share it): the LDS is the padded
+// tiles' 9 KiB and 512 bytes of exchange.
 // RUN: tile-compile %S/../../test/programs/gemm_row_softmax.mlir --target gfx942 -o %t
 // RUN: FileCheck %s --check-prefix=ROWS < %t/gemm_row_softmax_0_kernel.s
 // RUN: tile-opt %examples/gemm_relu.mlir --pass-pipeline='builtin.module(tile-to-rocdl{chip=gfx942})' | FileCheck %s --check-prefix=PIPELINE
@@ -41,18 +44,28 @@
 // ROWS: v_exp_f32
 // ROWS: ds_swizzle_b32
 // ROWS: v_add_f32
-// ROWS: .group_segment_fixed_size: 8704
+// ROWS: .group_segment_fixed_size: 9728
 // ROWS: .private_segment_fixed_size: 0
 
 // CHECK: .amdgcn_target "amdgcn-amd-amdhsa--gfx942"
+// The LDS rows are padded by 8 bytes (72-byte rows): A's 16-byte runs are written as two 8-byte
+// halves in one instruction; B (KxN) is stored transposed, each thread writing 4 rows of K at a
+// time (8 bytes); each lane reads 8 elements of K of A and of B a pair of K steps (ds_read2_b64).
 // CHECK-DAG: global_load_dwordx4
-// CHECK-DAG: ds_write_b128
-// CHECK-DAG: ds_read_b64
+// CHECK-DAG: ds_write2_b64
+// CHECK-DAG: ds_read2_b64
 // CHECK-DAG: v_mfma_f32_32x32x8_f16
-// One copy of the 128x32 A and 32x128 B tiles (f16): the next step waits in registers.
-// CHECK: .group_segment_fixed_size: 16384
+// CHECK-NOT: ds_read_u16
+// One copy of the 128x32 A and 32x128 B tiles (f16, rows of 32 + 4): the next step waits in
+// registers.
+// CHECK: .group_segment_fixed_size: 18432
 // CHECK: .private_segment_fixed_size: 0
 // CHECK: .vgpr_spill_count: 0
+
+// EPILOGUE-NOT: global_store_short
+// EPILOGUE: global_store_dwordx4
+// EPILOGUE-NOT: global_store_short
+// EPILOGUE: .end_amdhsa_kernel
 
 // BF16: v_mfma_f32_32x32x8_bf16
 
@@ -65,7 +78,7 @@
 // ALL-NOT: .private_segment_fixed_size: {{[1-9]}}
 // ALL-NOT: .vgpr_spill_count: {{[1-9]}}
 
-// JSON: "target": "gfx942", "strategy": "registers", "workgroup_size": [128, 1, 1], "grid": [32, 32, 1], "shared_bytes": 16384
+// JSON: "target": "gfx942", "strategy": "registers", "workgroup_size": [128, 1, 1], "grid": [32, 32, 1], "shared_bytes": 18432
 
 // HOST: llvm.func @gemm_relu(
 // HOST: gpu.launch_func @gemm_relu_0_module::@gemm_relu_0_kernel blocks in

@@ -8,6 +8,7 @@
 //! inference share (the instruction shapes, how waves split a tile, LDS padding).
 
 pub mod config;
+pub mod lds;
 
 use melior::{Context, ir::operation::OperationRef};
 

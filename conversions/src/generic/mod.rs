@@ -311,6 +311,11 @@ fn lower<'c, 'a>(
         _ => None,
     };
     let planned = crate::registers::plan(kernel, flavor.target, shuffles)?;
+    // gfx942 stores the LDS tiles the register rules read padded and transposed as their layouts
+    // say, before any op that addresses them is lowered.
+    if let (crate::amdgpu::CHIP, Ok(plan)) = (flavor.target, &planned) {
+        crate::amdgpu::lds::apply(context, &plan.shared);
+    }
     let (owned, register_scratch) = match &planned {
         Ok(plan) => (plan.fragments.clone(), plan.scratch_bytes),
         Err(_) => (owned::thread_owned_fragments(kernel, threads), 0),

@@ -8,7 +8,10 @@
 //! where a run reaches past an end of the tensor. Consecutive threads take consecutive runs, so a
 //! wave's loads stay coalesced; a thread's runs are straight-line code (trip `k` takes run
 //! `k * threads + tid`), so the runs it holds are indexed by constants and stay in registers.
-//! Which element lands where is the plain copy's: only the grouping changes.
+//! Which element lands where is the plain copy's: only the grouping changes. A tile stored
+//! transposed (`crate::amdgpu::lds`: a B operand given as KxN, stored NxK) takes runs of 4
+//! consecutive rows a trip, so that each column's 4 elements, consecutive in the stored row, go out
+//! as one 8-byte store.
 //!
 //! A copy is two halves: the loads into the thread's registers (a private array of runs), and the
 //! stores from there into LDS. In a `tile.pipelined` loop whose copies of this kind come first
@@ -69,30 +72,44 @@ fn run_length(copy: OperationRef) -> Option<i64> {
 }
 
 /// How one copy's runs are dealt to the threads.
-struct Runs {
+struct Runs<'c, 'a> {
     /// Elements of a run.
     run: i64,
-    /// The tile's shape with its last dimension counted in runs.
+    /// The tile's shape with its last dimension counted in runs (and its first in groups of
+    /// `rows`).
     extents: Vec<i64>,
-    /// Runs in the tile.
+    /// Runs (groups of `rows` runs) in the tile.
     total: i64,
-    /// Runs a thread takes (the last trip guarded where the threads do not divide the runs).
+    /// Groups a thread takes (the last trip guarded where the threads do not divide them).
     trips: i64,
     threads: i64,
+    /// Runs of consecutive rows a trip takes: 1, or up to 4 where the tile is stored transposed
+    /// (`crate::amdgpu::lds`), so that the thread holds that many consecutive elements of each
+    /// stored row and writes them as one vector (8 bytes of f16) instead of one element a write.
+    rows: i64,
+    /// The tile as stored, where transposed.
+    transposed: Option<crate::amdgpu::lds::Stored<'c, 'a>>,
 }
 
-impl Runs {
-    fn of(copy: OperationRef, threads: i64) -> Option<Runs> {
+impl<'c, 'a> Runs<'c, 'a> {
+    fn of(copy: OperationRef<'c, 'a>, threads: i64) -> Option<Runs<'c, 'a>> {
         let run = run_length(copy)?;
-        let mut extents = memref_shape(copy_parts(&copy)?.dst);
+        let dst = copy_parts(&copy)?.dst;
+        let mut extents = memref_shape(dst);
         *extents.last_mut()? /= run;
+        let transposed = crate::amdgpu::lds::stored(dst).filter(|stored| stored.layout.transposed);
+        let rows = match transposed {
+            Some(_) => [4, 2, 1].into_iter().find(|rows| extents[0] % rows == 0).unwrap_or(1),
+            None => 1,
+        };
+        extents[0] /= rows;
         let total: i64 = extents.iter().product();
-        Some(Runs { run, extents, total, trips: (total + threads - 1) / threads, threads })
+        Some(Runs { run, extents, total, trips: (total + threads - 1) / threads, threads, rows, transposed })
     }
 
     /// The tile indices of trip `trip`'s run on this thread (`tid`), and where to emit code for
     /// it: inside a guard when the trip may lie past the tile's runs.
-    fn trip<'c, 'a>(&self, b: &Builder<'c>, at: At<'c, 'a>, tid: Value<'c, 'a>, trip: i64) -> (At<'c, 'a>, Vec<Value<'c, 'a>>) {
+    fn trip(&self, b: &Builder<'c>, at: At<'c, 'a>, tid: Value<'c, 'a>, trip: i64) -> (At<'c, 'a>, Vec<Value<'c, 'a>>) {
         let start = b.index(at, trip * self.threads);
         let flat = b.op(at, "arith.addi", &[start, tid]);
         let inside = if (trip + 1) * self.threads <= self.total {
@@ -106,6 +123,10 @@ impl Runs {
         let last = tile.len() - 1;
         let run = b.index(inside, self.run);
         tile[last] = b.op(inside, "arith.muli", &[tile[last], run]);
+        if self.rows > 1 {
+            let rows = b.index(inside, self.rows);
+            tile[0] = b.op(inside, "arith.muli", &[tile[0], rows]);
+        }
         (inside, tile)
     }
 }
@@ -125,10 +146,10 @@ fn vector_store<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, value: Value<'c, 'a>, m
 /// `tile` as a memref in LDS's integer memory space 3 (`memref.memory_space_cast`): the vector
 /// conversion runs before the GPU conversion that maps `#gpu.address_space<workgroup>` to 3, and
 /// knows integer memory spaces only.
+/// A padded tile's view keeps its strides.
 fn lds_view<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, tile: Value<'c, 'a>) -> Value<'c, 'a> {
     let memref = MemRefType::try_from(tile.r#type()).expect("a tile");
-    let shape: Vec<String> = memref_shape(tile).iter().map(i64::to_string).collect();
-    let ty = Type::parse(b.context, &format!("memref<{}x{}, 3>", shape.join("x"), memref.element())).expect("an LDS memref type");
+    let ty = crate::amdgpu::lds::lds_type(b.context, memref.element(), &memref_shape(tile), Some(memref.layout()));
     b.value(at, OperationBuilder::new("memref.memory_space_cast", b.location).add_operands(&[tile]).add_results(&[ty]).build().expect("memref.memory_space_cast"))
 }
 
@@ -136,18 +157,23 @@ fn lds_view<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, tile: Value<'c, 'a>) -> Val
 /// run, indexed by constants only (so that LLVM keeps it in registers).
 fn registers<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, runs: &Runs, element: Type<'c>) -> Value<'c, 'a> {
     let space = Attribute::parse(b.context, "#gpu.address_space<private>");
-    let array = MemRefType::new(element, &[runs.trips * runs.run], None, space);
+    let array = MemRefType::new(element, &[runs.trips * runs.rows * runs.run], None, space);
     b.value(at, melior::dialect::memref::alloca(b.context, array, &[], &[], None, b.location))
 }
 
 /// Loads this thread's runs of the tile `src[offsets]` (shaped like `runs`) into `held`: a vector
 /// load where the run is inside the tensor, else element by element with zeros outside.
 #[allow(clippy::too_many_arguments)]
-fn load_runs<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, runs: &Runs, src: Value<'c, 'a>, offsets: &[Value<'c, 'a>], element: Type<'c>, held: Value<'c, 'a>, tid: Value<'c, 'a>) {
+fn load_runs<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, runs: &Runs<'c, 'a>, src: Value<'c, 'a>, offsets: &[Value<'c, 'a>], element: Type<'c>, held: Value<'c, 'a>, tid: Value<'c, 'a>) {
     let vector = Type::parse(b.context, &format!("vector<{}x{element}>", runs.run)).expect("a vector type");
     let rank = runs.extents.len();
-    for trip in 0..runs.trips {
-        let (at, tile) = runs.trip(b, at, tid, trip);
+    for (trip, row) in (0..runs.trips).flat_map(|trip| (0..runs.rows).map(move |row| (trip, row))) {
+        let (at, mut tile) = runs.trip(b, at, tid, trip);
+        if row > 0 {
+            tile[0] = b.op(at, "arith.addi", &[tile[0], b.index(at, row)]);
+        }
+        // Where this run's elements go in the thread's array.
+        let first = (trip * runs.rows + row) * runs.run;
         // The tensor's indices: leading dimensions at their offsets alone, the tile's at offset +
         // index; every dimension but the last checked whole, the last per element of the run.
         let leading = offsets.len() - rank;
@@ -184,7 +210,7 @@ fn load_runs<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, runs: &Runs, src: Value<'c
         for lane in 0..runs.run {
             let position = (melior::ir::Identifier::new(b.context, "static_position"), Attribute::parse(b.context, &format!("array<i64: {lane}>")).expect("a position"));
             let element = b.value(fast, OperationBuilder::new("vector.extract", b.location).add_operands(&[value]).add_attributes(&[position]).add_results(&[element]).build().expect("vector.extract"));
-            b.store(fast, element, held, &[b.index(fast, trip * runs.run + lane)]);
+            b.store(fast, element, held, &[b.index(fast, first + lane)]);
         }
         // At an end of the tensor: element by element, zeros outside it. Each lane loads at its
         // own indices where inside and at the tensor's first element otherwise (no branch a lane:
@@ -217,19 +243,23 @@ fn load_runs<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, runs: &Runs, src: Value<'c
             let safe: Vec<Value> = at_tensor.iter().map(|index| b.value(loads, melior::dialect::arith::select(inside, *index, zero_index, b.location))).collect();
             let loaded = b.load(loads, src, &safe);
             let value = b.value(loads, melior::dialect::arith::select(inside, loaded, zero, b.location));
-            b.store(loads, value, held, &[b.index(loads, trip * runs.run + lane)]);
+            b.store(loads, value, held, &[b.index(loads, first + lane)]);
         }
         let empty = b.op(slow, "arith.xori", &[nonempty, one]);
         let zeros = b.if_then(slow, empty);
         let zero = b.constant(zeros, element, 0.0);
         for lane in 0..runs.run {
-            b.store(zeros, zero, held, &[b.index(zeros, trip * runs.run + lane)]);
+            b.store(zeros, zero, held, &[b.index(zeros, first + lane)]);
         }
     }
 }
 
-/// Stores this thread's runs from `held` into the tile `dst` (one `vector.store` each).
-fn store_runs<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, runs: &Runs, dst: Value<'c, 'a>, held: Value<'c, 'a>, tid: Value<'c, 'a>) {
+/// Stores this thread's runs from `held` into the tile `dst` (one `vector.store` each; into a
+/// transposed tile, one a column of the run, holding the trip's rows).
+fn store_runs<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, runs: &Runs<'c, 'a>, dst: Value<'c, 'a>, held: Value<'c, 'a>, tid: Value<'c, 'a>) {
+    if let Some(stored) = &runs.transposed {
+        return store_transposed(b, at, runs, stored, held, tid);
+    }
     let lds = lds_view(b, at, dst);
     let element = MemRefType::try_from(dst.r#type()).expect("a tile").element();
     let vector = Type::parse(b.context, &format!("vector<{}x{element}>", runs.run)).expect("a vector type");
@@ -238,6 +268,31 @@ fn store_runs<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, runs: &Runs, dst: Value<'
         let lanes: Vec<Value> = (0..runs.run).map(|lane| b.load(at, held, &[b.index(at, trip * runs.run + lane)])).collect();
         let value = b.value(at, OperationBuilder::new("vector.from_elements", b.location).add_operands(&lanes).add_results(&[vector]).build().expect("vector.from_elements"));
         vector_store(b, at, value, lds, &tile);
+    }
+}
+
+/// Stores this thread's runs into a tile stored transposed: column `c` of a trip's runs is `rows`
+/// consecutive elements of stored row `column + c`, one vector store (8 bytes of f16: `rows` is 4;
+/// aligned to its size where the stored rows are a multiple of `rows` long).
+fn store_transposed<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, runs: &Runs<'c, 'a>, stored: &crate::amdgpu::lds::Stored<'c, 'a>, held: Value<'c, 'a>, tid: Value<'c, 'a>) {
+    let lds = lds_view(b, at, stored.allocation);
+    let element = MemRefType::try_from(stored.allocation.r#type()).expect("a tile").element();
+    let vector = Type::parse(b.context, &format!("vector<{}x{element}>", runs.rows)).expect("a vector type");
+    let bytes = Element::of(element).map_or(1, |element| element.bytes() as i64) * runs.rows;
+    let aligned = stored.shape[1] % runs.rows == 0;
+    for trip in 0..runs.trips {
+        let (at, tile) = runs.trip(b, at, tid, trip);
+        for column in 0..runs.run {
+            let lanes: Vec<Value> = (0..runs.rows).map(|row| b.load(at, held, &[b.index(at, (trip * runs.rows + row) * runs.run + column)])).collect();
+            let value = b.value(at, OperationBuilder::new("vector.from_elements", b.location).add_operands(&lanes).add_results(&[vector]).build().expect("vector.from_elements"));
+            let stored_row = b.op(at, "arith.addi", &[tile[1], b.index(at, column)]);
+            let operands = [value, lds, stored_row, tile[0]];
+            let mut store = OperationBuilder::new("vector.store", b.location).add_operands(&operands);
+            if aligned {
+                store = store.add_attributes(&[(melior::ir::Identifier::new(b.context, "alignment"), Attribute::parse(b.context, &format!("{bytes} : i64")).expect("an alignment"))]);
+            }
+            b.insert(at, store.build().expect("vector.store"));
+        }
     }
 }
 
@@ -255,7 +310,7 @@ fn writes_other_tile_from_global(op: OperationRef, tile: Value) -> bool {
 /// op is another copy from a global tensor into another tile: one barrier after the last makes
 /// both visible; and the next copy's writes need no barrier before them, because every op that
 /// reads a shared tile, in the register rules and in the plain strategy alike, ends with one).
-fn lower_copy<'c>(context: &'c Context, copy: OperationRef<'c, '_>, runs: &Runs, tid: Value<'c, '_>, start: At<'c, '_>) {
+fn lower_copy<'c, 'a>(context: &'c Context, copy: OperationRef<'c, 'a>, runs: &Runs<'c, 'a>, tid: Value<'c, 'a>, start: At<'c, 'a>) {
     let b = Builder { context, location: copy.location(), threads: Some(runs.threads) };
     let at = At::before(copy);
     let parts = copy_parts(&copy).expect("a verified copy");
@@ -311,7 +366,7 @@ fn less<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, lhs: Value<'c, 'a>, rhs: Value<
 }
 
 /// Rewrites `pipelined` so that its `copies` (see [`prefetched`]) load a step ahead (the module doc).
-fn prefetch<'c>(context: &'c Context, pipelined: OperationRef<'c, '_>, copies: &[OperationRef<'c, '_>], threads: i64, tid: Value<'c, '_>, start: At<'c, '_>) {
+fn prefetch<'c, 'a>(context: &'c Context, pipelined: OperationRef<'c, 'a>, copies: &[OperationRef<'c, 'a>], threads: i64, tid: Value<'c, 'a>, start: At<'c, 'a>) {
     let b = Builder { context, location: pipelined.location(), threads: Some(threads) };
     let body = pipelined.region(0).ok().and_then(|region| region.first_block()).expect("loop body");
     let iv: Value = body.argument(0).expect("induction variable").into();

@@ -140,9 +140,12 @@ fn gfx942<'c, 'a>(ops: &Operands<'c, 'a>, threads: i64, chained: bool) -> Vec<An
     let Ok((waves, mfma)) = split else { return Vec::new() };
     let lds = |transposed| SharedLayout { padding: crate::amdgpu::config::ROW_PADDING, transposed, ..SharedLayout::row_major() };
     // The accumulator is the instruction's whatever A and B are (a register A operand is staged).
+    // A shared B is laid out so even where A is a fragment (attention's P V).
     let mut anchors = vec![Anchor { tile: ops.c, layout: Layout::Fragment(atoms::mfma_accumulator(ops.m, ops.n, waves, mfma.size)) }];
     if is_shared(ops.a) && is_shared(ops.b) {
         anchors.push(Anchor { tile: ops.a, layout: Layout::Shared(lds(ops.transpose_a)) });
+    }
+    if is_shared(ops.b) {
         anchors.push(Anchor { tile: ops.b, layout: Layout::Shared(lds(!ops.transpose_b)) });
     }
     anchors

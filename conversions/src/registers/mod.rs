@@ -131,6 +131,8 @@ pub struct Plan<'c, 'a> {
     pub fragments: Vec<OperationRef<'c, 'a>>,
     /// Bytes of workgroup memory the reductions' exchanges need.
     pub scratch_bytes: i64,
+    /// Every shared tile's layout (gfx942 stores its LDS tiles so: `crate::amdgpu::lds`).
+    pub shared: Vec<(OperationRef<'c, 'a>, tile_dialect::layout::SharedLayout)>,
 }
 
 /// Decides whether every fragment op of `kernel` on `chip` has a rule for its layouts; if not, says
@@ -140,7 +142,11 @@ pub fn plan<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str, shuffles: Option<i
     let inferred = crate::layout::infer_for_lowering(kernel, chip)?;
     let mut layouts = Layouts { fragments: HashMap::new(), loops: HashMap::new(), core_tiles: HashMap::new(), swizzled: Default::default(), wgmma: Default::default(), mfma: HashMap::new(), coopmat: HashMap::new(), reductions: HashMap::new() };
     let mut fragments = Vec::new();
+    let mut shared = Vec::new();
     for (allocation, layout) in inferred.tiles {
+        if let Layout::Shared(layout) = &layout {
+            shared.push((allocation, layout.clone()));
+        }
         if let Layout::Fragment(layout) = layout {
             // A thread's registers are few; a layout asking for more than a GPU thread has would
             // spill (and unroll into huge code).
@@ -210,7 +216,7 @@ pub fn plan<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str, shuffles: Option<i
             &format!("'tile.gemm' op {reason}; it runs without cooperative matrices on spirv-coopmat (one loop over K per accumulator element)"),
         );
     }
-    Ok(Ok(Plan { layouts, ops, fragments, scratch_bytes }))
+    Ok(Ok(Plan { layouts, ops, fragments, scratch_bytes, shared }))
 }
 
 /// Lowers the fragment ops of a planned kernel; `private_space` is the memory space of per-thread

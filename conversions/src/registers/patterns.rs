@@ -24,6 +24,7 @@ use tile_dialect::{
 
 mod coopmat;
 mod mfma;
+mod staged_store;
 mod tensor_cores;
 mod tma;
 mod wgmma_waits;
@@ -460,7 +461,12 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let parts = copy_parts(&op).expect("checked");
         match (level(parts.src), level(parts.dst)) {
             (Some(MemoryLevel::Fragment), Some(MemoryLevel::Fragment)) => self.copy_between_fragments(op, parts.src, parts.dst),
-            (Some(MemoryLevel::Fragment), _) => self.copy_out(op, parts.src, parts.dst, &parts.dst_offsets),
+            (Some(MemoryLevel::Fragment), _) => {
+                // gfx942 stages an mfma accumulator through LDS where it can (`staged_store`).
+                if !self.copy_out_staged(op, parts.src, parts.dst, &parts.dst_offsets) {
+                    self.copy_out(op, parts.src, parts.dst, &parts.dst_offsets);
+                }
+            }
             _ => self.copy_in(op, parts.src, &parts.src_offsets, parts.dst),
         }
         erase(self.context, op);

@@ -11,9 +11,12 @@
 //! The accumulator's layout ([`crate::layout::atoms::mfma_accumulator`]) splits the waves over the
 //! tile and numbers each wave's slots (instruction tile along M, along N, accumulator register), so
 //! the registers of one instruction tile are consecutive slots in the instruction's order. The rule
-//! reads each lane's A and B elements from the shared tiles (4 elements of K: consecutive and
-//! 8-byte aligned where K is a tile's last dimension, read as one) and issues one mfma per
-//! instruction tile and K step, the accumulators carried through a loop over K. A fragment A
+//! reads each lane's A and B elements from the shared tiles and issues one mfma per instruction
+//! tile and K step, the accumulators carried through a loop over K. Where K runs along a tile's
+//! stored rows (its last dimension, or its first where its layout stores it transposed:
+//! [`crate::amdgpu::lds`]) a lane's elements are read as one vector: 8 elements of K for two K
+//! steps where both operands are so read ([`paired_element`]: one 16-byte read per operand and
+//! pair of steps), 4 a step otherwise; element by element elsewhere. A fragment A
 //! operand in the instruction's A-operand layout ([`crate::layout::atoms::mfma_a_operand`]) is
 //! read from its registers (the K steps unrolled, so that they are indexed by constants); any
 //! other fragment A is first written to its scratch tile, row-major, as the scalar rule does (its
@@ -25,6 +28,7 @@
 
 use super::*;
 use crate::amdgpu::config::{MFMA_16, MFMA_32};
+use melior::ir::ShapedTypeLike;
 
 /// A gemm on mfma: the instruction and the wave split its accumulator's layout says.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -240,6 +244,141 @@ pub(crate) fn stored_at<V: Copy>(math: &impl Arith<V>, storage: Storage, mn: V, 
     }
 }
 
+/// The (M or N, K) element of `operand` this lane feeds as element `e` of instruction tile `t` at
+/// step `half` (0 or 1) of the pair of K steps from `k0`, where the steps are read in pairs: the
+/// lane's eight consecutive elements of K from `k0 + 8 (l / size)`, the first four for the first
+/// step. Every element of the pair's K goes to one lane group and step, for A and B alike.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn paired_element<V: Copy>(
+    math: &impl Arith<V>,
+    plan: &MfmaGemm,
+    lane: &Lane<V>,
+    operand: Operand,
+    t: i64,
+    k0: V,
+    half: i64,
+    e: i64,
+) -> (V, V) {
+    let doubled = Lane {
+        row0: lane.row0,
+        column0: lane.column0,
+        mn: lane.mn,
+        k: math.add(lane.k, lane.k),
+    };
+    operand_element(math, plan, &doubled, operand, t, k0, 4 * half + e)
+}
+
+/// An operand tile read along K as vectors: its stored memref in LDS's numbered memory space
+/// (`vector.load` of a `#gpu.address_space<workgroup>` memref would reach
+/// convert-vector-to-llvm before the address space is numbered), whether its stored dimensions
+/// are the tile's swapped, and the elements of a stored row.
+struct VectorSource<'c, 'a> {
+    memref: Value<'c, 'a>,
+    swapped: bool,
+    row: i64,
+}
+
+/// How `tile`, stored as `storage` says, is read as vectors: where K runs along its stored rows
+/// (the tile's last dimension, or its first where its layout stores it transposed:
+/// `crate::amdgpu::lds`) and a stored row is a multiple of 4 long (a lane's four elements are
+/// then 8-byte aligned); `None` otherwise (element by element).
+fn vector_source<'c, 'a>(
+    b: &Builder<'c>,
+    at: At<'c, 'a>,
+    tile: Value<'c, 'a>,
+    storage: Storage,
+) -> Option<VectorSource<'c, 'a>> {
+    let in_lds = |value: Value| {
+        MemRefType::try_from(value.r#type())
+            .ok()
+            .and_then(|memref| memref.memory_space())
+            .is_some_and(|space| space.to_string().contains("workgroup"))
+    };
+    let (memref, swapped, row) = match crate::amdgpu::lds::stored(tile) {
+        Some(stored) => (storage.k_last != stored.layout.transposed).then_some((
+            stored.allocation,
+            stored.layout.transposed,
+            stored.shape[1],
+        ))?,
+        None => storage.k_last.then(|| {
+            (
+                tile,
+                false,
+                storage
+                    .flat
+                    .unwrap_or_else(|| *memref_shape(tile).last().unwrap_or(&0)),
+            )
+        })?,
+    };
+    if row % 4 != 0 || !in_lds(memref) {
+        return None;
+    }
+    let ty = MemRefType::try_from(memref.r#type()).ok()?;
+    let lds = crate::amdgpu::lds::lds_type(
+        b.context,
+        ty.element(),
+        &memref_shape(memref),
+        Some(ty.layout()),
+    );
+    let memref = b.value(
+        at,
+        OperationBuilder::new("memref.memory_space_cast", b.location)
+            .add_operands(&[memref])
+            .add_results(&[lds])
+            .build()
+            .expect("memref.memory_space_cast"),
+    );
+    Some(VectorSource {
+        memref,
+        swapped,
+        row,
+    })
+}
+
+impl<'c, 'a> VectorSource<'c, 'a> {
+    /// Reads `width` elements of K from element (mn, k) as `ty`, aligned as far as the stored rows
+    /// and `width` allow (`k` is a multiple of `width`).
+    #[allow(clippy::too_many_arguments)]
+    fn read(
+        &self,
+        b: &Builder<'c>,
+        at: At<'c, 'a>,
+        storage: Storage,
+        mn: Value<'c, 'a>,
+        k: Value<'c, 'a>,
+        ty: Type<'c>,
+        width: i64,
+    ) -> Value<'c, 'a> {
+        let mut indices = stored_at(&InIr { b, at }, storage, mn, k);
+        if self.swapped {
+            indices.reverse();
+        }
+        let elements = (1..=width)
+            .rev()
+            .find(|size: &i64| {
+                (*size as u64).is_power_of_two() && width % size == 0 && self.row % size == 0
+            })
+            .unwrap_or(1);
+        let bytes = elements
+            * MemRefType::try_from(self.memref.r#type())
+                .ok()
+                .and_then(|memref| tile_dialect::element::Element::of(memref.element()))
+                .map_or(1, |element| element.bytes() as i64);
+        b.value(
+            at,
+            OperationBuilder::new("vector.load", b.location)
+                .add_operands(&[&[self.memref][..], &indices].concat())
+                .add_attributes(&[(
+                    Identifier::new(b.context, "alignment"),
+                    IntegerAttribute::new(IntegerType::new(b.context, 64).into(), bytes).into(),
+                )])
+                .add_results(&[ty])
+                .build()
+                .expect("vector.load"),
+        )
+    }
+}
+
 /// [`Arith`] as IR at one place.
 struct InIr<'b, 'c, 'a> {
     b: &'b Builder<'c>,
@@ -290,13 +429,34 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         };
         let b_storage = Storage { k_last: transpose_b, flat: None };
         // A fragment A in the mfma A-operand layout: its registers, read per K step.
-        let a_registers = plan.register_a.then(|| (self.private(a), placed(self.layouts, a).expect("checked")));
+        let a_registers = plan
+            .register_a
+            .then(|| (self.private(a), placed(self.layouts, a).expect("checked")));
+        // How A and B are read: as vectors where K runs along the stored rows, else element by
+        // element through the tiles' views.
+        let a_vectors = if plan.register_a {
+            None
+        } else {
+            vector_source(&b, at, a_tile, a_storage)
+        };
+        let b_vectors = vector_source(&b, at, bb, b_storage);
+        // Both read as vectors: each lane reads 8 elements of K for two K steps at once (one
+        // 16-byte read instead of two 8-byte ones; the pair's steps take K in another order than
+        // the instruction's, the same for A and B, which the sum over K does not see).
+        let paired = a_vectors.is_some() && b_vectors.is_some() && depth % (2 * plan.k) == 0;
         let accumulator = placed(self.layouts, c).expect("checked");
         let array = self.private(c);
         let input = element_type(a);
         let f32_type = Type::float32(self.context);
-        let operand_type: Type = Type::parse(self.context, &format!("vector<4x{input}>")).expect("operand vector");
-        let accumulator_type: Type = Type::parse(self.context, &format!("vector<{}xf32>", plan.accumulators())).expect("accumulator vector");
+        let operand_type: Type =
+            Type::parse(self.context, &format!("vector<4x{input}>")).expect("operand vector");
+        let pair_type: Type =
+            Type::parse(self.context, &format!("vector<8x{input}>")).expect("operand pair vector");
+        let accumulator_type: Type = Type::parse(
+            self.context,
+            &format!("vector<{}xf32>", plan.accumulators()),
+        )
+        .expect("accumulator vector");
         let (tiles_m, tiles_n) = plan.tiles();
         let tiles: Vec<(i64, i64)> = (0..tiles_m).flat_map(|tm| (0..tiles_n).map(move |tn| (tm, tn))).collect();
         let outside = InIr { b: &b, at };
@@ -309,40 +469,18 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                 b.value(at, OperationBuilder::new("vector.from_elements", b.location).add_operands(&values).add_results(&[accumulator_type]).build().expect("vector.from_elements"))
             })
             .collect();
-        let attribute = |name: &str, value: i64| (Identifier::new(self.context, name), IntegerAttribute::new(IntegerType::new(self.context, 32).into(), value).into());
-        // One K step at `k0` (the `step`-th, where A is read from registers): each lane's operands,
-        // then one mfma per instruction tile on the accumulators `carried`.
-        let k_step = |at: At<'c, 'a>, k0: Value<'c, 'a>, step: i64, carried: &[Value<'c, 'a>]| -> Vec<Value<'c, 'a>> {
-            let math = InIr { b: &b, at };
-            let vector = |values: &[Value<'c, 'a>]| {
-                b.value(at, OperationBuilder::new("vector.from_elements", b.location).add_operands(values).add_results(&[operand_type]).build().expect("vector.from_elements"))
-            };
-            let read = |operand: Operand, tile: Value<'c, 'a>, storage: Storage, t: i64| -> Value<'c, 'a> {
-                // Four elements of K. Where K is the stored tile's last dimension they are
-                // consecutive and the first is 8-byte aligned (K is a multiple of 8, tiles are
-                // 128-byte aligned), which the first load says so that the backend reads them at
-                // once (ds_read_b64). (A `vector.load` of a workgroup memref would reach
-                // convert-vector-to-llvm before its address space is numbered.)
-                let values: Vec<Value> = (0..4)
-                    .map(|e| {
-                        let (mn, k) = operand_element(&math, &plan, &lane, operand, t, k0, e);
-                        let indices = stored_at(&math, storage, mn, k);
-                        let mut load = OperationBuilder::new("memref.load", b.location).add_operands(&[&[tile][..], &indices].concat()).add_results(&[input]);
-                        if storage.k_last && e == 0 {
-                            load = load.add_attributes(&[(Identifier::new(self.context, "alignment"), IntegerAttribute::new(IntegerType::new(self.context, 64).into(), 8).into())]);
-                        }
-                        b.value(at, load.build().expect("memref.load"))
-                    })
-                    .collect();
-                vector(&values)
-            };
-            let a_values: Vec<Value> = (0..tiles_m)
-                .map(|tm| match a_registers {
-                    Some((array, operand)) => vector(&(0..4).map(|e| self.slot_value(&b, at, array, operand, plan.a_slot(tm, step, e))).collect::<Vec<_>>()),
-                    None => read(Operand::A, a_tile, a_storage, tm),
-                })
-                .collect();
-            let b_values: Vec<Value> = (0..tiles_n).map(|tn| read(Operand::B, bb, b_storage, tn)).collect();
+        let attribute = |name: &str, value: i64| {
+            (
+                Identifier::new(self.context, name),
+                IntegerAttribute::new(IntegerType::new(self.context, 32).into(), value).into(),
+            )
+        };
+        // One mfma per instruction tile on the accumulators `carried`, with the tiles' operands.
+        let issue = |at: At<'c, 'a>,
+                     a_values: &[Value<'c, 'a>],
+                     b_values: &[Value<'c, 'a>],
+                     carried: &[Value<'c, 'a>]|
+         -> Vec<Value<'c, 'a>> {
             tiles
                 .iter()
                 .zip(carried)
@@ -367,6 +505,114 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                 })
                 .collect()
         };
+        // One K step at `k0` (the `step`-th, where A is read from registers): each lane's four
+        // elements of K of each operand, then the mfma.
+        let k_step = |at: At<'c, 'a>,
+                      k0: Value<'c, 'a>,
+                      step: i64,
+                      carried: &[Value<'c, 'a>]|
+         -> Vec<Value<'c, 'a>> {
+            let math = InIr { b: &b, at };
+            let vector = |values: &[Value<'c, 'a>]| {
+                b.value(
+                    at,
+                    OperationBuilder::new("vector.from_elements", b.location)
+                        .add_operands(values)
+                        .add_results(&[operand_type])
+                        .build()
+                        .expect("vector.from_elements"),
+                )
+            };
+            let read = |operand: Operand,
+                        tile: Value<'c, 'a>,
+                        storage: Storage,
+                        source: &Option<VectorSource<'c, 'a>>,
+                        t: i64|
+             -> Value<'c, 'a> {
+                if let Some(source) = source {
+                    let (mn, k) = operand_element(&math, &plan, &lane, operand, t, k0, 0);
+                    return source.read(&b, at, storage, mn, k, operand_type, 4);
+                }
+                let values: Vec<Value> = (0..4)
+                    .map(|e| {
+                        let (mn, k) = operand_element(&math, &plan, &lane, operand, t, k0, e);
+                        b.load(at, tile, &stored_at(&math, storage, mn, k))
+                    })
+                    .collect();
+                vector(&values)
+            };
+            let a_values: Vec<Value> = (0..tiles_m)
+                .map(|tm| match a_registers {
+                    Some((array, operand)) => vector(
+                        &(0..4)
+                            .map(|e| {
+                                self.slot_value(&b, at, array, operand, plan.a_slot(tm, step, e))
+                            })
+                            .collect::<Vec<_>>(),
+                    ),
+                    None => read(Operand::A, a_tile, a_storage, &a_vectors, tm),
+                })
+                .collect();
+            let b_values: Vec<Value> = (0..tiles_n)
+                .map(|tn| read(Operand::B, bb, b_storage, &b_vectors, tn))
+                .collect();
+            issue(at, &a_values, &b_values, carried)
+        };
+        // Two K steps from `k0` (paired): each lane's eight elements of K of each operand, the
+        // first four for the first step's mfma, the others for the second's.
+        let k_pair = |at: At<'c, 'a>,
+                      k0: Value<'c, 'a>,
+                      carried: &[Value<'c, 'a>]|
+         -> Vec<Value<'c, 'a>> {
+            let math = InIr { b: &b, at };
+            let read = |operand: Operand,
+                        source: &Option<VectorSource<'c, 'a>>,
+                        storage: Storage,
+                        t: i64|
+             -> Value<'c, 'a> {
+                let (mn, k) = paired_element(&math, &plan, &lane, operand, t, k0, 0, 0);
+                source
+                    .as_ref()
+                    .expect("paired operands are read as vectors")
+                    .read(&b, at, storage, mn, k, pair_type, 8)
+            };
+            let a_pairs: Vec<Value> = (0..tiles_m)
+                .map(|tm| read(Operand::A, &a_vectors, a_storage, tm))
+                .collect();
+            let b_pairs: Vec<Value> = (0..tiles_n)
+                .map(|tn| read(Operand::B, &b_vectors, b_storage, tn))
+                .collect();
+            let half = |pair: &Value<'c, 'a>, which: i64| {
+                b.value(
+                    at,
+                    OperationBuilder::new("vector.extract_strided_slice", b.location)
+                        .add_operands(&[*pair])
+                        .add_attributes(&[
+                            (
+                                Identifier::new(self.context, "offsets"),
+                                Attribute::parse(self.context, &format!("[{}]", 4 * which))
+                                    .expect("offsets"),
+                            ),
+                            (
+                                Identifier::new(self.context, "sizes"),
+                                Attribute::parse(self.context, "[4]").expect("sizes"),
+                            ),
+                            (
+                                Identifier::new(self.context, "strides"),
+                                Attribute::parse(self.context, "[1]").expect("strides"),
+                            ),
+                        ])
+                        .add_results(&[operand_type])
+                        .build()
+                        .expect("vector.extract_strided_slice"),
+                )
+            };
+            (0..2).fold(carried.to_vec(), |carried, which| {
+                let a_values: Vec<Value> = a_pairs.iter().map(|pair| half(pair, which)).collect();
+                let b_values: Vec<Value> = b_pairs.iter().map(|pair| half(pair, which)).collect();
+                issue(at, &a_values, &b_values, &carried)
+            })
+        };
         let results: Vec<Value> = if a_registers.is_some() {
             // A's registers are indexed by constants: the K steps are unrolled.
             (0..depth / plan.k).fold(initial, |carried, step| {
@@ -374,9 +620,13 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                 k_step(at, k0, step, &carried)
             })
         } else {
-            // scf.for over the K steps, the accumulators carried.
+            // scf.for over the K steps (pairs of them), the accumulators carried.
             let index = Type::index(self.context);
-            let (zero, end, step) = (b.index(at, 0), b.index(at, depth), b.index(at, plan.k));
+            let (zero, end, step) = (
+                b.index(at, 0),
+                b.index(at, depth),
+                b.index(at, if paired { 2 * plan.k } else { plan.k }),
+            );
             let mut arguments = vec![(index, b.location)];
             arguments.extend(tiles.iter().map(|_| (accumulator_type, b.location)));
             let region = melior::ir::Region::new();
@@ -396,8 +646,18 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             let placeholder = body.append_operation(melior::dialect::scf::r#yield(&[], b.location));
             let inner = At { block: body, before: placeholder };
             let k0: Value = body.argument(0).expect("induction variable").into();
-            let carried: Vec<Value> = (0..tiles.len()).map(|position| body.argument(position + 1).expect("carried accumulator").into()).collect();
-            let updated = k_step(inner, k0, 0, &carried);
+            let carried: Vec<Value> = (0..tiles.len())
+                .map(|position| {
+                    body.argument(position + 1)
+                        .expect("carried accumulator")
+                        .into()
+                })
+                .collect();
+            let updated = if paired {
+                k_pair(inner, k0, &carried)
+            } else {
+                k_step(inner, k0, 0, &carried)
+            };
             b.insert(inner, melior::dialect::scf::r#yield(&updated, b.location));
             erase(self.context, placeholder);
             (0..tiles.len()).map(|position| for_op.result(position).expect("loop result").into()).collect()
@@ -479,6 +739,12 @@ mod tests {
     /// documented, and compares the accumulator (read through its layout) with `C + A B`.
     #[allow(clippy::too_many_arguments)]
     fn simulate_with(m: i64, n: i64, depth: i64, threads: i64, size: i64, chained: bool, transpose_a: bool, transpose_b: bool, staged_a: bool, register_a: bool) {
+        simulate_paired(m, n, depth, threads, size, chained, transpose_a, transpose_b, staged_a, register_a, false);
+    }
+
+    /// [`simulate_with`], the K steps read in pairs ([`paired_element`]) where `paired`.
+    #[allow(clippy::too_many_arguments)]
+    fn simulate_paired(m: i64, n: i64, depth: i64, threads: i64, size: i64, chained: bool, transpose_a: bool, transpose_b: bool, staged_a: bool, register_a: bool, paired: bool) {
         let waves = if chained {
             (threads / 64, 1)
         } else {
@@ -530,13 +796,21 @@ mod tests {
                     let mut d: Vec<Vec<i64>> = (0..64)
                         .map(|l| (0..plan.accumulators()).map(|v| registers[(wave * 64 + l) as usize][plan.slot(tm, tn, v) as usize]).collect())
                         .collect();
-                    for step in (0..depth).step_by(plan.k as usize) {
+                    let steps: Vec<(i64, Option<i64>)> = if paired {
+                        (0..depth).step_by(2 * plan.k as usize).flat_map(|step| [(step, Some(0)), (step, Some(1))]).collect()
+                    } else {
+                        (0..depth).step_by(plan.k as usize).map(|step| (step, None)).collect()
+                    };
+                    for (step, half) in steps {
                         let operand = |which: Operand, t: i64, storage: Storage, matrix: &dyn Fn(i64, i64) -> i64, rows: i64| -> Vec<[i64; 4]> {
                             lanes
                                 .iter()
                                 .map(|lane| {
                                     std::array::from_fn(|e| {
-                                        let (mn, k) = operand_element(&Integers, &plan, lane, which, t, step, e as i64);
+                                        let (mn, k) = match half {
+                                            Some(half) => paired_element(&Integers, &plan, lane, which, t, step, half, e as i64),
+                                            None => operand_element(&Integers, &plan, lane, which, t, step, e as i64),
+                                        };
                                         load(storage, matrix, rows, stored_at(&Integers, storage, mn, k))
                                     })
                                 })
@@ -597,6 +871,36 @@ mod tests {
         // A GEMM's wave tile of 4x2 instruction tiles.
         simulate(128, 128, 16, 128, 32, false, false, true, false);
         simulate(128, 128, 16, 128, 32, false, true, false, true);
+    }
+
+    #[test]
+    fn pairs_of_k_steps_compute_the_product() {
+        // Each lane's 8 consecutive elements of K feed two steps: on both instructions, A and B in
+        // every orientation, staged A, 2x2 and chained wave splits.
+        for (transpose_a, transpose_b, staged_a) in [(false, false, false), (false, true, false), (true, false, false), (false, false, true), (true, true, true)] {
+            simulate_paired(64, 64, 64, 128, 32, true, transpose_a, transpose_b, staged_a, false, true);
+            simulate_paired(128, 128, 32, 128, 32, false, transpose_a, transpose_b, staged_a, false, true);
+            simulate_paired(64, 48, 32, 256, 16, false, transpose_a, transpose_b, staged_a, false, true);
+            simulate_paired(64, 16, 64, 64, 16, true, transpose_a, transpose_b, staged_a, false, true);
+        }
+    }
+
+    #[test]
+    fn a_pair_covers_each_element_of_k_once() {
+        // Lane groups and the pair's two steps: every k of the 2 x k of a pair exactly once.
+        for (size, k) in [(32, 8), (16, 16)] {
+            let plan = MfmaGemm { size, k, waves: (1, 1), shape: (size, size), depth: 2 * k, register_a: false };
+            let mut seen = vec![0; 2 * k as usize];
+            for l in (0..64).step_by(size as usize) {
+                let lane = lane(&Integers, &plan, l);
+                for half in 0..2 {
+                    for e in 0..4 {
+                        seen[paired_element(&Integers, &plan, &lane, Operand::B, 0, 0, half, e).1 as usize] += 1;
+                    }
+                }
+            }
+            assert!(seen.iter().all(|count| *count == 1), "{size}x{size}x{k}: {seen:?}");
+        }
     }
 
     #[test]

@@ -1,0 +1,192 @@
+//! LDS tiles stored in the layout `tile-infer-layouts` decides for them (`#tile.smem`): each row
+//! padded by `padding` elements and, where `transposed`, the two dimensions swapped (an mfma B
+//! operand given as KxN is stored NxK, so that each lane's four elements of K are one 8-byte read).
+//!
+//! Each such `tile.alloc_shared` becomes an allocation of the stored shape and a strided view of
+//! the tile's own shape (`memref.reinterpret_cast`, offset 0): every op that indexes the tile
+//! element by element (the plain strategy's loops, the register rules' loads and stores) reaches
+//! the stored place through the view without knowing the layout. The rules that move runs along
+//! the stored rows (the 16-byte copies into LDS, the mfma operand reads) ask [`stored`] for the
+//! layout. The layout is read, never chosen here: the recorded one, or what inference records
+//! (the register rules' plan reads both).
+
+use crate::cpu::builder::{At, Builder};
+use melior::{
+    Context,
+    ir::{
+        Attribute, Identifier, ShapedTypeLike, Type, Value, ValueLike,
+        operation::{OperationBuilder, OperationLike, OperationRef, OperationResult},
+        r#type::MemRefType,
+    },
+};
+use tile_dialect::{
+    layout::{LAYOUT_ATTRIBUTE, SharedLayout},
+    ops::{memref_shape, op_name, set_attribute},
+};
+
+/// How an LDS tile is stored.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Stored<'c, 'a> {
+    /// Its recorded layout.
+    pub layout: SharedLayout,
+    /// The allocation of the stored shape (rows of the tile's last dimension, or of its first
+    /// where transposed, each followed by the padding).
+    pub allocation: Value<'c, 'a>,
+    /// The stored shape.
+    pub shape: [i64; 2],
+}
+
+/// Whether `layout` stores a tile of `shape` otherwise than row-major without padding (only 2-D
+/// tiles: the mfma operands, the one place the layouts differ).
+fn rearranged(layout: &SharedLayout, shape: &[i64]) -> bool {
+    shape.len() == 2
+        && shape.iter().all(|size| *size > 0)
+        && (layout.padding > 0 || layout.transposed)
+}
+
+/// The stored shape of a `rows`x`columns` tile and the strides of its view.
+fn stored_shape(layout: &SharedLayout, [rows, columns]: [i64; 2]) -> ([i64; 2], [i64; 2]) {
+    if layout.transposed {
+        ([columns, rows + layout.padding], [1, rows + layout.padding])
+    } else {
+        (
+            [rows, columns + layout.padding],
+            [columns + layout.padding, 1],
+        )
+    }
+}
+
+/// Stores every LDS tile of `shared` (allocations and their layouts, as the register rules' plan
+/// read them) whose layout pads or transposes it in its stored shape, the tile's uses going through
+/// a view of its own shape (the module doc). Runs before any tile op is lowered. (Kernels whose
+/// fragments are not in registers run no mfma: their tiles stay row-major, the LDS theirs.)
+pub fn apply<'c, 'a>(context: &'c Context, shared: &[(OperationRef<'c, 'a>, SharedLayout)]) {
+    let rewriter = melior::IrRewriter::new(context);
+    for (allocation, layout) in shared {
+        let Ok(result) = allocation.result(0) else {
+            continue;
+        };
+        let tile: Value = result.into();
+        let shape = memref_shape(tile);
+        let Some(next) = allocation.next_in_block() else {
+            continue;
+        };
+        if op_name(allocation) != "tile.alloc_shared" || !rearranged(layout, &shape) {
+            continue;
+        }
+        let memref = MemRefType::try_from(tile.r#type()).expect("a tile is a memref");
+        let (physical, strides) = stored_shape(layout, [shape[0], shape[1]]);
+        let b = Builder {
+            context,
+            location: allocation.location(),
+            threads: None,
+        };
+        let strided = Attribute::parse(
+            context,
+            &format!("strided<[{}, {}]>", strides[0], strides[1]),
+        )
+        .expect("a strided layout");
+        let view_type = MemRefType::new(
+            memref.element(),
+            &shape,
+            Some(strided),
+            memref.memory_space(),
+        );
+        let array = |values: &[i64]| {
+            let values: Vec<String> = values.iter().map(i64::to_string).collect();
+            Attribute::parse(context, &format!("array<i64: {}>", values.join(", ")))
+                .expect("an i64 array")
+        };
+        let view = b.insert(
+            At::before(next),
+            OperationBuilder::new("memref.reinterpret_cast", b.location)
+                .add_operands(&[tile])
+                .add_attributes(&[
+                    (
+                        Identifier::new(context, "operandSegmentSizes"),
+                        Attribute::parse(context, "array<i32: 1, 0, 0, 0>").expect("segments"),
+                    ),
+                    (Identifier::new(context, "static_offsets"), array(&[0])),
+                    (Identifier::new(context, "static_sizes"), array(&shape)),
+                    (Identifier::new(context, "static_strides"), array(&strides)),
+                ])
+                .add_results(&[view_type.into()])
+                .build()
+                .expect("memref.reinterpret_cast"),
+        );
+        rewriter.as_rewriter_base().replace_all_uses_except(
+            tile,
+            view.result(0).expect("view").into(),
+            view,
+        );
+        // The allocation itself takes the stored shape (in place: the plan refers to it), and
+        // keeps the layout it is stored in for the rules that ask [`stored`].
+        tile.set_type(
+            MemRefType::new(memref.element(), &physical, None, memref.memory_space()).into(),
+        );
+        if allocation.attribute(LAYOUT_ATTRIBUTE).is_err() {
+            set_attribute(*allocation, LAYOUT_ATTRIBUTE, layout.to_attribute(context));
+        }
+    }
+}
+
+/// How the LDS tile `tile` is stored, where [`apply`] rearranged it (`None`: row-major, as its type
+/// says).
+pub fn stored<'c: 'a, 'a>(tile: Value<'c, 'a>) -> Option<Stored<'c, 'a>> {
+    let view = OperationResult::try_from(tile).ok()?.owner();
+    if op_name(&view) != "memref.reinterpret_cast" {
+        return None;
+    }
+    let allocation = view.operand(0).ok()?;
+    let owner = OperationResult::try_from(allocation).ok()?.owner();
+    if op_name(&owner) != "tile.alloc_shared" {
+        return None;
+    }
+    let layout = SharedLayout::from_attribute(owner.attribute(LAYOUT_ATTRIBUTE).ok()?)?;
+    let shape = memref_shape(allocation);
+    Some(Stored {
+        layout,
+        allocation,
+        shape: [*shape.first()?, *shape.get(1)?],
+    })
+}
+
+/// The type of `tile`'s stored allocation in LDS's integer memory space 3 (see
+/// `generic::vector_copy`: the vector conversion knows integer memory spaces only).
+pub fn lds_type<'c>(
+    context: &'c Context,
+    element: Type<'c>,
+    shape: &[i64],
+    layout: Option<Attribute<'c>>,
+) -> Type<'c> {
+    MemRefType::new(
+        element,
+        shape,
+        layout,
+        Some(Attribute::parse(context, "3").expect("memory space 3")),
+    )
+    .into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_transposed_b_tile_stores_k_contiguous_rows() {
+        let layout = SharedLayout {
+            padding: 4,
+            transposed: true,
+            ..SharedLayout::row_major()
+        };
+        // B as KxN = 32x128: 128 rows of 32 + 4; element (k, n) at n * 36 + k.
+        assert_eq!(stored_shape(&layout, [32, 128]), ([128, 36], [1, 36]));
+        let layout = SharedLayout {
+            padding: 4,
+            ..SharedLayout::row_major()
+        };
+        assert_eq!(stored_shape(&layout, [128, 32]), ([128, 36], [36, 1]));
+        assert!(!rearranged(&SharedLayout::row_major(), &[128, 32]));
+        assert!(!rearranged(&layout, &[2, 128, 32]));
+    }
+}
