@@ -477,6 +477,8 @@ fn lower<'c, 'a>(
     }
     reduce::lower(context, &melior::IrRewriter::new(context).as_rewriter_base(), &splits);
     crate::cpu::lower_body(context, kernel, Some(threads), tile_memory, &owned);
+    // Held cooperative matrices become values carried by the loops, now that they are scf.fors.
+    crate::registers::promote::promote(context, kernel).map_err(|message| (kernel, format!("cannot be lowered for {target}: {message}")))?;
     // Thread-owned fragments: private attributions, or allocas in the entry block.
     let private_types: Vec<String> = owned
         .iter()

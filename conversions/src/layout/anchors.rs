@@ -63,7 +63,7 @@ pub fn gemm_anchors<'c, 'a>(gemm: OperationRef<'c, 'a>, chip: &str, threads: i64
     match chip {
         "sm_90a" => sm90a(&ops, threads),
         "gfx942" => gfx942(&ops, threads, chained),
-        "spirv-coopmat" if !chained => coopmat(&ops, threads),
+        "spirv-coopmat" if !chained => coopmat(gemm, &ops, threads),
         _ => Vec::new(),
     }
 }
@@ -143,22 +143,25 @@ fn gfx942<'c, 'a>(ops: &Operands<'c, 'a>, threads: i64, chained: bool) -> Vec<An
     anchors
 }
 
-/// spirv-coopmat: 16x16x16 cooperative matrices over 32-wide subgroups; A and B in padded
-/// workgroup rows.
-fn coopmat<'c, 'a>(ops: &Operands<'c, 'a>, threads: i64) -> Vec<Anchor<'c, 'a>> {
-    if threads % 32 != 0 {
+/// spirv-coopmat: an accumulator that only fills and gemms on shared f16 tiles touch before its
+/// epilogue is held in 16x16 cooperative matrices split over the 32-wide subgroups
+/// (`crate::spirv::coopmat::held`); any other keeps the blocked layout, and its gemms stage it
+/// through workgroup memory each time. The shared tiles keep their row-major layout (the copies
+/// into them do not pad rows yet).
+fn coopmat<'c, 'a>(gemm: OperationRef<'c, 'a>, ops: &Operands<'c, 'a>, threads: i64) -> Vec<Anchor<'c, 'a>> {
+    let f16 = |value: Value| crate::gemm::types::element_of(value) == Some(Element::F16);
+    if threads % 32 != 0 || !is_shared(ops.a) || !is_shared(ops.b) || !f16(ops.a) || !f16(ops.b) || ops.k % 16 != 0 {
         return Vec::new();
     }
     let Ok(subgroups) = crate::spirv::coopmat::config::subgroup_split(threads, ops.m, ops.n) else { return Vec::new() };
-    let rows = |transposed| SharedLayout {
-        padding: crate::spirv::coopmat::config::ROW_PADDING,
-        transposed,
-        ..SharedLayout::row_major()
-    };
-    let mut anchors = vec![Anchor { tile: ops.c, layout: Layout::Fragment(atoms::coopmat_accumulator(ops.m, ops.n, subgroups)) }];
-    if is_shared(ops.a) && is_shared(ops.b) {
-        anchors.push(Anchor { tile: ops.a, layout: Layout::Shared(rows(ops.transpose_a)) });
-        anchors.push(Anchor { tile: ops.b, layout: Layout::Shared(rows(ops.transpose_b)) });
+    let Some(kernel) = crate::spirv::coopmat::held::kernel_of(gemm) else { return Vec::new() };
+    if crate::spirv::coopmat::held::staging_point(kernel, ops.c).is_err() {
+        return Vec::new();
     }
-    anchors
+    let layout = atoms::coopmat_accumulator(ops.m, ops.n, subgroups);
+    // Registers must be able to hold it once staged (a split that is no power of two cannot).
+    if crate::registers::distribute(&layout).is_err() || layout.slots() > crate::registers::MAX_REGISTERS {
+        return Vec::new();
+    }
+    vec![Anchor { tile: ops.c, layout: Layout::Fragment(layout) }]
 }

@@ -231,7 +231,7 @@ fn strategy<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str) -> Result<String, 
 /// recorded on it (by this pass or by hand), and what inference gives the rest, for a lowering run
 /// without the pass.
 pub fn infer_for_lowering<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str) -> Result<Inferred<'c, 'a>, Failure<'c, 'a>> {
-    propagate::infer(kernel, chip, chip != "spirv-coopmat")
+    propagate::infer(kernel, chip)
 }
 
 /// Returns the main loop of a tensor-core kernel and the `tile.schedule` its lowering builds
