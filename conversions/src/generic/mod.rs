@@ -470,11 +470,15 @@ fn lower<'c, 'a>(
             Attribute::parse(context, space).expect("memory space"),
         ))
     };
-    // gfx942 moves global tensors into LDS 16 bytes a load; the other targets have their own
-    // ways (TMA and cp.async on sm_90a) or keep the plain copy (SPIR-V).
+    // gfx942 moves global tensors into LDS 16 bytes a load, spirv-coopmat 8 bytes through vector
+    // views; the other targets have their own ways (TMA and cp.async on sm_90a) or keep the plain
+    // copy (plain SPIR-V).
     if flavor.target == crate::amdgpu::CHIP {
-        vector_copy::lower(context, kernel, threads, registers);
+        vector_copy::lower(context, kernel, threads, registers, &vector_copy::GFX942);
+    } else if flavor.target == crate::spirv::coopmat::TARGET {
+        vector_copy::lower(context, kernel, threads, registers, &vector_copy::SPIRV_COOPMAT);
     }
+    let views = vector_views(kernel, &tensors);
     reduce::lower(context, &melior::IrRewriter::new(context).as_rewriter_base(), &splits);
     crate::cpu::lower_body(context, kernel, Some(threads), tile_memory, &owned);
     // Held cooperative matrices become values carried by the loops, now that they are scf.fors.
@@ -498,10 +502,22 @@ fn lower<'c, 'a>(
     let arguments: Vec<String> = tensors
         .iter()
         .enumerate()
-        .map(|(i, tensor)| format!("%arg{i}: {}", tensor.r#type()))
+        .map(|(i, tensor)| {
+            // Beside a view of the same binding every argument names its binding (where none
+            // does, the SPIR-V conversion numbers them in order).
+            if views.is_empty() {
+                format!("%arg{i}: {}", tensor.r#type())
+            } else {
+                format!("%arg{i}: {} {{spirv.interface_var_abi = #spirv.interface_var_abi<(0, {i})>}}", tensor.r#type())
+            }
+        })
         .chain((0..maps.len()).map(|j| format!("%map{j}: !llvm.ptr")))
+        .chain(views.iter().enumerate().map(|(j, (binding, cast))| {
+            let ty = cast.result(0).expect("a view").r#type();
+            format!("%view{j}: {ty} {{spirv.interface_var_abi = #spirv.interface_var_abi<(0, {binding})>}}")
+        }))
         .collect();
-    let inputs = tensors.len() + maps.len();
+    let inputs = tensors.len() + maps.len() + views.len();
     // Dynamic shared memory: each tile a view at its own 128-byte aligned offset.
     // A tile's offset is rounded up to its alignment, and the views start at the first boundary of
     // the largest in the dynamic shared memory (which the launch asks for that much more of).
@@ -703,6 +719,11 @@ fn lower<'c, 'a>(
             rewriter.erase_op(*cast);
         }
     }
+    for (j, (_, cast)) in views.iter().enumerate() {
+        let parameter: Value = entry.argument(tensors.len() + maps.len() + j).expect("vector view parameter").into();
+        rewriter.replace_all_uses_with(cast.result(0).expect("a vector view").into(), parameter);
+        rewriter.erase_op(*cast);
+    }
     if flavor.dynamic_shared && !tiles.is_empty() {
         let first = entry.first_operation().expect("shader body");
         let at = crate::cpu::builder::At::before(first);
@@ -813,6 +834,16 @@ fn lower<'c, 'a>(
         }
     }
     Ok(registers)
+}
+
+/// The vector views of `kernel` (`vector_copy::VECTOR_VIEW`, SPIR-V): each with the binding of the
+/// captured tensor it views.
+fn vector_views<'c, 'a>(kernel: OperationRef<'c, 'a>, tensors: &[Value<'c, 'a>]) -> Vec<(usize, OperationRef<'c, 'a>)> {
+    nested_ops(kernel)
+        .into_iter()
+        .filter(|op| op_name(op) == "builtin.unrealized_conversion_cast" && op.attribute(vector_copy::VECTOR_VIEW).is_ok())
+        .filter_map(|cast| Some((tensors.iter().position(|tensor| cast.operand(0).is_ok_and(|source| source == *tensor))?, cast)))
+        .collect()
 }
 
 /// A tensor map the register rules' TMA copies read (`crate::registers::TENSOR_MAP_BOX`): of the

@@ -1,5 +1,5 @@
 //! Copies from a global tensor into a shared tile, a vector at a time, and the main loops they feed
-//! prefetched a step ahead (gfx942).
+//! prefetched a step ahead (gfx942, spirv-coopmat).
 //!
 //! The plain copy deals single elements to the threads, each behind its own bounds check: 32
 //! two-byte loads and LDS writes a thread for a 128x32 f16 tile. Here each thread copies runs of 16
@@ -28,6 +28,15 @@
 //! overwriting a tile another wave still reads; the one after the stores makes them visible. Only
 //! loops whose source tensors nothing in the kernel writes are prefetched (a load moved ahead of
 //! the body must read what it would have read after it).
+//!
+//! SPIR-V shaders address memory logically: a vector cannot be loaded through a pointer to the
+//! tensor's scalars (no pointer casts). On spirv-coopmat ([`SPIRV_COOPMAT`]) a run is therefore 8
+//! bytes (`vector<4xf16>`, at most four lanes) loaded from a *vector view* of the tensor, a second
+//! binding of the same buffer typed `memref<... x (n / 4) x vector<4xf16>>` (Vulkan lets several
+//! variables alias one binding; the deleted GEMM template read its tensors so): here an
+//! `unrealized_conversion_cast` marked [`VECTOR_VIEW`], which the kernel's skeleton turns into an
+//! argument with the tensor's binding. A run goes the fast way only where its first column is a
+//! whole vector of the view. Workgroup tiles are stored lane by lane.
 
 use crate::cpu::builder::{At, Builder};
 use melior::{
@@ -43,12 +52,36 @@ use tile_dialect::{
     ops::{copy_parts, memref_shape, nested_ops, op_name},
 };
 
-/// Bytes one thread moves a step: the widest global load (`global_load_dwordx4`).
-const RUN_BYTES: i64 = 16;
+/// How a target moves runs.
+#[derive(Clone, Copy)]
+pub struct Target {
+    /// Bytes of one run: the widest load.
+    run_bytes: i64,
+    /// Most elements a vector may have.
+    lanes: i64,
+    /// Loads go through vector views of the tensors and stores lane by lane (SPIR-V), rather than
+    /// vector loads and stores of the memrefs themselves.
+    views: bool,
+    /// A scheduling barrier keeps the prefetched loads ahead of the body (AMDGPU).
+    sched_barrier: bool,
+    /// The memory space of the registers runs are held in.
+    private_space: &'static str,
+}
+
+/// gfx942: 16-byte runs (`global_load_dwordx4`, `ds_write_b128`).
+pub const GFX942: Target = Target { run_bytes: 16, lanes: 16, views: false, sched_barrier: true, private_space: "#gpu.address_space<private>" };
+
+/// spirv-coopmat: 8-byte runs through vector views (see the module).
+pub const SPIRV_COOPMAT: Target = Target { run_bytes: 8, lanes: 4, views: true, sched_barrier: false, private_space: "#spirv.storage_class<Function>" };
+
+/// The unit attribute of the cast that stands for a tensor's vector view until the kernel's
+/// skeleton gives it an argument of its own (SPIR-V).
+pub const VECTOR_VIEW: &str = "tile.vector_view";
 
 /// Elements of one run of `copy`, if it is a copy this rule takes: from a global tensor (with
-/// offsets) into a shared tile of the same element type whose last dimension is whole runs.
-fn run_length(copy: OperationRef) -> Option<i64> {
+/// offsets) into a shared tile of the same element type whose last dimension is whole runs (and,
+/// through a vector view, from a tensor of static shape whose rows are whole runs).
+fn run_length(copy: OperationRef, target: &Target) -> Option<i64> {
     if op_name(&copy) != "tile.copy" {
         return None;
     }
@@ -63,9 +96,10 @@ fn run_length(copy: OperationRef) -> Option<i64> {
         return None;
     }
     let bytes = Element::of(dst.element())?.bytes() as i64;
-    let run = RUN_BYTES / bytes;
+    let run = (target.run_bytes / bytes).min(target.lanes);
     let shape = memref_shape(parts.dst);
-    (run > 1 && shape.last().is_some_and(|last| last % run == 0)).then_some(run)
+    let viewable = !target.views || (src.has_static_shape() && memref_shape(parts.src).last().is_some_and(|row| row % run == 0));
+    (run > 1 && viewable && shape.last().is_some_and(|last| last % run == 0)).then_some(run)
 }
 
 /// How one copy's runs are dealt to the threads.
@@ -82,8 +116,8 @@ struct Runs {
 }
 
 impl Runs {
-    fn of(copy: OperationRef, threads: i64) -> Option<Runs> {
-        let run = run_length(copy)?;
+    fn of(copy: OperationRef, threads: i64, target: &Target) -> Option<Runs> {
+        let run = run_length(copy, target)?;
         let mut extents = memref_shape(copy_parts(&copy)?.dst);
         *extents.last_mut()? /= run;
         let total: i64 = extents.iter().product();
@@ -134,16 +168,17 @@ fn lds_view<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, tile: Value<'c, 'a>) -> Val
 
 /// The thread's registers for `runs` of `element`: a private array of their elements, run after
 /// run, indexed by constants only (so that LLVM keeps it in registers).
-fn registers<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, runs: &Runs, element: Type<'c>) -> Value<'c, 'a> {
-    let space = Attribute::parse(b.context, "#gpu.address_space<private>");
+fn registers<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, runs: &Runs, element: Type<'c>, target: &Target) -> Value<'c, 'a> {
+    let space = Attribute::parse(b.context, target.private_space);
     let array = MemRefType::new(element, &[runs.trips * runs.run], None, space);
     b.value(at, melior::dialect::memref::alloca(b.context, array, &[], &[], None, b.location))
 }
 
 /// Loads this thread's runs of the tile `src[offsets]` (shaped like `runs`) into `held`: a vector
-/// load where the run is inside the tensor, else element by element with zeros outside.
+/// load where the run is inside the tensor (and, through the vector view `view`, starts at a
+/// whole vector of it), else element by element with zeros outside.
 #[allow(clippy::too_many_arguments)]
-fn load_runs<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, runs: &Runs, src: Value<'c, 'a>, offsets: &[Value<'c, 'a>], element: Type<'c>, held: Value<'c, 'a>, tid: Value<'c, 'a>) {
+fn load_runs<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, runs: &Runs, src: Value<'c, 'a>, view: Option<Value<'c, 'a>>, offsets: &[Value<'c, 'a>], element: Type<'c>, held: Value<'c, 'a>, tid: Value<'c, 'a>) {
     let vector = Type::parse(b.context, &format!("vector<{}x{element}>", runs.run)).expect("a vector type");
     let rank = runs.extents.len();
     for trip in 0..runs.trips {
@@ -179,8 +214,21 @@ fn load_runs<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, runs: &Runs, src: Value<'c
         if let Some(rows) = rows_inside {
             whole = b.op(at, "arith.andi", &[whole, rows]);
         }
+        let width = b.index(at, runs.run);
+        if view.is_some() {
+            let misaligned = b.op(at, "arith.remui", &[indices[last], width]);
+            let aligned = b.compare(at, "eq", misaligned, b.index(at, 0));
+            whole = b.op(at, "arith.andi", &[whole, aligned]);
+        }
         let fast = b.if_then(at, whole);
-        let value = vector_load(b, fast, src, &indices, vector);
+        let value = match view {
+            Some(view) => {
+                let mut at_view = indices.clone();
+                at_view[last] = b.op(fast, "arith.divui", &[indices[last], width]);
+                b.load(fast, view, &at_view)
+            }
+            None => vector_load(b, fast, src, &indices, vector),
+        };
         for lane in 0..runs.run {
             let position = (melior::ir::Identifier::new(b.context, "static_position"), Attribute::parse(b.context, &format!("array<i64: {lane}>")).expect("a position"));
             let element = b.value(fast, OperationBuilder::new("vector.extract", b.location).add_operands(&[value]).add_attributes(&[position]).add_results(&[element]).build().expect("vector.extract"));
@@ -228,8 +276,22 @@ fn load_runs<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, runs: &Runs, src: Value<'c
     }
 }
 
-/// Stores this thread's runs from `held` into the tile `dst` (one `vector.store` each).
-fn store_runs<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, runs: &Runs, dst: Value<'c, 'a>, held: Value<'c, 'a>, tid: Value<'c, 'a>) {
+/// Stores this thread's runs from `held` into the tile `dst` (one `vector.store` each; lane by lane
+/// through SPIR-V's logical pointers).
+fn store_runs<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, runs: &Runs, dst: Value<'c, 'a>, held: Value<'c, 'a>, tid: Value<'c, 'a>, target: &Target) {
+    if target.views {
+        for trip in 0..runs.trips {
+            let (at, tile) = runs.trip(b, at, tid, trip);
+            let last = tile.len() - 1;
+            for lane in 0..runs.run {
+                let value = b.load(at, held, &[b.index(at, trip * runs.run + lane)]);
+                let mut indices = tile.clone();
+                indices[last] = b.op(at, "arith.addi", &[tile[last], b.index(at, lane)]);
+                b.store(at, value, dst, &indices);
+            }
+        }
+        return;
+    }
     let lds = lds_view(b, at, dst);
     let element = MemRefType::try_from(dst.r#type()).expect("a tile").element();
     let vector = Type::parse(b.context, &format!("vector<{}x{element}>", runs.run)).expect("a vector type");
@@ -255,14 +317,14 @@ fn writes_other_tile_from_global(op: OperationRef, tile: Value) -> bool {
 /// op is another copy from a global tensor into another tile: one barrier after the last makes
 /// both visible; and the next copy's writes need no barrier before them, because every op that
 /// reads a shared tile, in the register rules and in the plain strategy alike, ends with one).
-fn lower_copy<'c>(context: &'c Context, copy: OperationRef<'c, '_>, runs: &Runs, tid: Value<'c, '_>, start: At<'c, '_>) {
+fn lower_copy<'c, 'a>(context: &'c Context, copy: OperationRef<'c, 'a>, runs: &Runs, tid: Value<'c, 'a>, start: At<'c, 'a>, target: &Target, views: &Views<'c, 'a>) {
     let b = Builder { context, location: copy.location(), threads: Some(runs.threads) };
     let at = At::before(copy);
     let parts = copy_parts(&copy).expect("a verified copy");
     let element = MemRefType::try_from(parts.dst.r#type()).expect("a tile").element();
-    let held = registers(&b, start, runs, element);
-    load_runs(&b, at, runs, parts.src, &parts.src_offsets, element, held, tid);
-    store_runs(&b, at, runs, parts.dst, held, tid);
+    let held = registers(&b, start, runs, element, target);
+    load_runs(&b, at, runs, parts.src, view_of(views, parts.src), &parts.src_offsets, element, held, tid);
+    store_runs(&b, at, runs, parts.dst, held, tid, target);
     if !copy.next_in_block().is_some_and(|next| writes_other_tile_from_global(next, parts.dst)) {
         b.barrier(at);
     }
@@ -272,13 +334,13 @@ fn lower_copy<'c>(context: &'c Context, copy: OperationRef<'c, '_>, runs: &Runs,
 /// The copies a `tile.pipelined` loop's steps begin with that can be prefetched: every op before the
 /// last of them is such a copy or index arithmetic; their offsets are computed from the induction
 /// variable; no op of `kernel` writes their source tensors. Empty when the loop does not qualify.
-fn prefetched<'c, 'a>(kernel: OperationRef<'c, 'a>, pipelined: OperationRef<'c, 'a>) -> Vec<OperationRef<'c, 'a>> {
+fn prefetched<'c, 'a>(kernel: OperationRef<'c, 'a>, pipelined: OperationRef<'c, 'a>, target: &Target) -> Vec<OperationRef<'c, 'a>> {
     let Some(body) = pipelined.region(0).ok().and_then(|region| region.first_block()) else { return Vec::new() };
     let mut copies = Vec::new();
     let mut op = body.first_operation();
     while let Some(current) = op {
         let name = op_name(&current);
-        if Runs::of(current, 1).is_some() {
+        if Runs::of(current, 1, target).is_some() {
             copies.push(current);
         } else if !(name.starts_with("arith.") && current.region_count() == 0) {
             break;
@@ -311,7 +373,8 @@ fn less<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, lhs: Value<'c, 'a>, rhs: Value<
 }
 
 /// Rewrites `pipelined` so that its `copies` (see [`prefetched`]) load a step ahead (the module doc).
-fn prefetch<'c>(context: &'c Context, pipelined: OperationRef<'c, '_>, copies: &[OperationRef<'c, '_>], threads: i64, tid: Value<'c, '_>, start: At<'c, '_>) {
+#[allow(clippy::too_many_arguments)]
+fn prefetch<'c, 'a>(context: &'c Context, pipelined: OperationRef<'c, 'a>, copies: &[OperationRef<'c, 'a>], threads: i64, tid: Value<'c, 'a>, start: At<'c, 'a>, target: &Target, views: &Views<'c, 'a>) {
     let b = Builder { context, location: pipelined.location(), threads: Some(threads) };
     let body = pipelined.region(0).ok().and_then(|region| region.first_block()).expect("loop body");
     let iv: Value = body.argument(0).expect("induction variable").into();
@@ -322,9 +385,9 @@ fn prefetch<'c>(context: &'c Context, pipelined: OperationRef<'c, '_>, copies: &
     let held: Vec<(Runs, Value, Type)> = copies
         .iter()
         .map(|copy| {
-            let runs = Runs::of(*copy, threads).expect("checked");
+            let runs = Runs::of(*copy, threads, target).expect("checked");
             let element = MemRefType::try_from(copy_parts(copy).expect("a copy").dst.r#type()).expect("a tile").element();
-            let array = registers(&b, start, &runs, element);
+            let array = registers(&b, start, &runs, element, target);
             (runs, array, element)
         })
         .collect();
@@ -336,7 +399,7 @@ fn prefetch<'c>(context: &'c Context, pipelined: OperationRef<'c, '_>, copies: &
             let parts = copy_parts(copy).expect("a copy");
             let src = crate::pipeline::expand::materialize(parts.src, pipelined, iv, at_iv, at, &mut done);
             let offsets: Vec<Value> = parts.src_offsets.iter().map(|offset| crate::pipeline::expand::materialize(*offset, pipelined, iv, at_iv, at, &mut done)).collect();
-            load_runs(&b, at, runs, src, &offsets, *element, *array, tid);
+            load_runs(&b, at, runs, src, view_of(views, parts.src), &offsets, *element, *array, tid);
         }
     };
     load_step(first, lower);
@@ -345,7 +408,7 @@ fn prefetch<'c>(context: &'c Context, pipelined: OperationRef<'c, '_>, copies: &
     let at = At::before(last);
     for (copy, (runs, array, _)) in copies.iter().zip(&held) {
         let dst = copy_parts(copy).expect("a copy").dst;
-        store_runs(&b, at, runs, dst, *array, tid);
+        store_runs(&b, at, runs, dst, *array, tid, target);
     }
     b.barrier(at);
     let next = b.op(at, "arith.addi", &[iv, step]);
@@ -353,8 +416,10 @@ fn prefetch<'c>(context: &'c Context, pipelined: OperationRef<'c, '_>, copies: &
     load_step(more, next);
     // Keep LLVM's scheduler from sinking the loads below the body's work: issued first, they have
     // the whole step to arrive.
-    let opts = (melior::ir::Identifier::new(context, "opts"), Attribute::parse(context, "#amdgpu.sched_barrier_opt<none>").expect("sched_barrier options"));
-    b.insert(at, OperationBuilder::new("amdgpu.sched_barrier", b.location).add_attributes(&[opts]).build().expect("amdgpu.sched_barrier"));
+    if target.sched_barrier {
+        let opts = (melior::ir::Identifier::new(context, "opts"), Attribute::parse(context, "#amdgpu.sched_barrier_opt<none>").expect("sched_barrier options"));
+        b.insert(at, OperationBuilder::new("amdgpu.sched_barrier", b.location).add_attributes(&[opts]).build().expect("amdgpu.sched_barrier"));
+    }
     // The body ends with a barrier, so that the next step's stores wait for every reader.
     let terminator = body.terminator().expect("a loop body ends with its terminator");
     let mut op = body.first_operation();
@@ -377,23 +442,56 @@ fn prefetch<'c>(context: &'c Context, pipelined: OperationRef<'c, '_>, copies: &
 /// Lowers every copy of `kernel` from a global tensor into a shared tile that goes in runs, after
 /// prefetching the main loops that begin with them (`prefetch_loops`: the register rules lowered
 /// the kernel, so the ops after the copies are what they read); the plain strategy lowers the rest.
-pub fn lower(context: &Context, kernel: OperationRef, threads: i64, prefetch_loops: bool) {
+pub fn lower<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>, threads: i64, prefetch_loops: bool, target: &Target) {
     let Some(block) = kernel.region(0).ok().and_then(|region| region.first_block()) else { return };
     let Some(first) = block.first_operation() else { return };
     let start = At::before(first);
     let b = Builder { context, location: kernel.location(), threads: Some(threads) };
     let tid = b.thread_id(start);
+    let views = if target.views { vector_views(&b, start, kernel, threads, target) } else { Vec::new() };
     if prefetch_loops {
         for pipelined in nested_ops(kernel).into_iter().filter(|op| op_name(op) == "tile.pipelined") {
-            let copies = prefetched(kernel, pipelined);
+            let copies = prefetched(kernel, pipelined, target);
             if !copies.is_empty() {
-                prefetch(context, pipelined, &copies, threads, tid, start);
+                prefetch(context, pipelined, &copies, threads, tid, start, target, &views);
             }
         }
     }
     for copy in nested_ops(kernel) {
-        if let Some(runs) = Runs::of(copy, threads) {
-            lower_copy(context, copy, &runs, tid, start);
+        if let Some(runs) = Runs::of(copy, threads, target) {
+            lower_copy(context, copy, &runs, tid, start, target, &views);
         }
     }
+}
+
+/// Each source tensor of a run copy and its vector view.
+type Views<'c, 'a> = Vec<(Value<'c, 'a>, Value<'c, 'a>)>;
+
+fn view_of<'c, 'a>(views: &Views<'c, 'a>, tensor: Value<'c, 'a>) -> Option<Value<'c, 'a>> {
+    views.iter().find(|(source, _)| *source == tensor).map(|(_, view)| *view)
+}
+
+/// The vector views (see the module) of the tensors the run copies of `kernel` read, made at
+/// `start`: `memref<d0 x ... x (dn / run) x vector<run x element>>` casts marked [`VECTOR_VIEW`].
+fn vector_views<'c, 'a>(b: &Builder<'c>, start: At<'c, 'a>, kernel: OperationRef<'c, 'a>, threads: i64, target: &Target) -> Views<'c, 'a> {
+    let mut views: Views = Vec::new();
+    for copy in nested_ops(kernel) {
+        let Some(runs) = Runs::of(copy, threads, target) else { continue };
+        let tensor = copy_parts(&copy).expect("a copy").src;
+        if view_of(&views, tensor).is_some() {
+            continue;
+        }
+        let memref = MemRefType::try_from(tensor.r#type()).expect("a tensor");
+        let mut shape: Vec<String> = memref_shape(tensor).iter().map(i64::to_string).collect();
+        let last = shape.len() - 1;
+        shape[last] = (memref_shape(tensor)[last] / runs.run).to_string();
+        let ty = Type::parse(b.context, &format!("memref<{}xvector<{}x{}>>", shape.join("x"), runs.run, memref.element())).expect("a vector view type");
+        let cast = b.insert(
+            start,
+            OperationBuilder::new("builtin.unrealized_conversion_cast", b.location).add_operands(&[tensor]).add_results(&[ty]).build().expect("a cast"),
+        );
+        tile_dialect::ops::set_attribute(cast, VECTOR_VIEW, Attribute::unit(b.context));
+        views.push((tensor, cast.result(0).expect("a view").into()));
+    }
+    views
 }

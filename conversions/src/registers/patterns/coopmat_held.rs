@@ -18,6 +18,11 @@ use super::coopmat::{MATRIX, Source, load_matrix, load_operand, matrix_type};
 use super::*;
 use crate::spirv::coopmat::config::SUBGROUP;
 
+/// The most matrices a subgroup stages at once: 16 KiB of workgroup memory on 4 subgroups, the
+/// staging's barriers few (it runs once a kernel) and the workgroups that fit on a multiprocessor
+/// many.
+const STAGED_AT_ONCE: i64 = 4;
+
 /// An accumulator held in cooperative matrices.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Held {
@@ -87,7 +92,7 @@ pub fn held_plan<'c, 'a>(kernel: OperationRef<'c, 'a>, ops: &[OperationRef<'c, '
             .all(held_gemm);
         let mut plan = Held { shape: (m, n), subgroups, capacity: 1, staged_before: point.map(|op| key(&op)) };
         let per_matrix = subgroups.0 * subgroups.1 * MATRIX * MATRIX * 4;
-        plan.capacity = (free / per_matrix).min(plan.count());
+        plan.capacity = (free / per_matrix).min(plan.count()).min(STAGED_AT_ONCE);
         if gemms_fit && (plan.capacity >= 1 || point.is_none()) {
             held.insert(key(allocation), plan);
         }
