@@ -284,6 +284,8 @@ struct Lowering<'c, 'a, 'l> {
     /// Each fragment allocation (by pointer) and its private array.
     private: HashMap<usize, Value<'c, 'a>>,
     tid: Value<'c, 'a>,
+    /// Index 0, made once at the kernel's start (the index of every held matrix's placeholder).
+    zero_index: Value<'c, 'a>,
     shuffles: Option<i64>,
     /// The wgmma gemms after which nothing rewrites their shared operands without a barrier of
     /// its own: they end without one.
@@ -915,7 +917,8 @@ pub fn lower_all<'c, 'a>(
         let group = (Identifier::new(context, "group"), Attribute::parse(context, &format!("{groups} : i64")).expect("group"));
         b.insert(At::before(op), OperationBuilder::new("nvvm.wgmma.wait.group.sync.aligned", op.location()).add_attributes(&[group]).build().expect("nvvm op"));
     }
-    let mut lowering = Lowering { threads, context, layouts, private: HashMap::new(), tid, shuffles, operands_kept };
+    let zero_index = b.index(start, 0);
+    let mut lowering = Lowering { threads, context, layouts, private: HashMap::new(), tid, zero_index, shuffles, operands_kept };
     let allocations: Vec<OperationRef> = ops.iter().copied().filter(|op| op_name(op) == "tile.alloc_fragment").collect();
     for allocation in &allocations {
         let placed = layouts.fragment(allocation).expect("checked");

@@ -115,14 +115,12 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
 
     /// Loads matrix variable `variable` (a placeholder until `promote`).
     fn load_held(&self, b: &Builder<'c>, at: At<'c, 'a>, variable: Value<'c, 'a>) -> Value<'c, 'a> {
-        let zero = b.index(at, 0);
-        load_matrix(self.context, b, at, variable, &[zero], MATRIX, false, matrix_type(self.context, "f32", "COp"))
+        load_matrix(self.context, b, at, variable, &[self.zero_index], MATRIX, false, matrix_type(self.context, "f32", "COp"))
     }
 
     /// Stores `matrix` into matrix variable `variable`.
     fn store_held(&self, b: &Builder<'c>, at: At<'c, 'a>, matrix: Value<'c, 'a>, variable: Value<'c, 'a>) {
-        let zero = b.index(at, 0);
-        store_matrix(self.context, b, at, matrix, variable, zero);
+        store_matrix(self.context, b, at, matrix, variable, self.zero_index);
     }
 
     /// `tile.fill` of a held accumulator: every matrix the constant.
