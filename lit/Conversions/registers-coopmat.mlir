@@ -153,18 +153,19 @@ func.func @mlp(%X: memref<256x64xf16>, %W1: memref<64x128xf16>, %W2: memref<128x
 
 // -----
 
-// A given as KxM: A's matrices are read transposed. The accumulator is held: 8 subgroups split the
+// A given as KxM: A's matrices are read transposed; the A and B tiles' rows are padded by 8
+// elements (rows of 40 and 72). The accumulator is held: 8 subgroups split the
 // 32x64 tile as 2x4, one matrix each; K = 64 is 4 slices, unrolled, the matrix a value from the
 // zero matrix through the four products; one barrier after the gemm; then staged once (store,
 // barrier, each lane's 8 elements, barrier) for the copy out.
 // CHECK-LABEL: gpu.func @transposed_a_0_kernel
 // CHECK: %[[STAGING:.*]] = memref.alloc() : memref<2048xf32, #spirv.storage_class<Workgroup>>
-// CHECK: %[[AS:.*]] = memref.alloc() : memref<64x32xf16, #spirv.storage_class<Workgroup>>
+// CHECK: %[[AS:.*]] = memref.alloc() : memref<64x40xf16, #spirv.storage_class<Workgroup>>
 // CHECK: %[[ZERO:.*]] = gpu.subgroup_mma_constant_matrix %{{.*}} : !gpu.mma_matrix<16x16xf32, "COp">
-// CHECK: %[[A0:.*]] = gpu.subgroup_mma_load_matrix %[[AS]][%c0{{.*}}, %{{.*}}] {leadDimension = 32 : index, transpose} : memref<64x32xf16, #spirv.storage_class<Workgroup>> -> !gpu.mma_matrix<16x16xf16, "AOp">
-// CHECK: %[[B0:.*]] = gpu.subgroup_mma_load_matrix %{{.*}}[%c0{{.*}}, %{{.*}}] {leadDimension = 64 : index} : memref<64x64xf16, #spirv.storage_class<Workgroup>> -> !gpu.mma_matrix<16x16xf16, "BOp">
+// CHECK: %[[A0:.*]] = gpu.subgroup_mma_load_matrix %[[AS]][%c0{{.*}}, %{{.*}}] {leadDimension = 40 : index, transpose} : memref<64x40xf16, #spirv.storage_class<Workgroup>> -> !gpu.mma_matrix<16x16xf16, "AOp">
+// CHECK: %[[B0:.*]] = gpu.subgroup_mma_load_matrix %{{.*}}[%c0{{.*}}, %{{.*}}] {leadDimension = 72 : index} : memref<64x72xf16, #spirv.storage_class<Workgroup>> -> !gpu.mma_matrix<16x16xf16, "BOp">
 // CHECK-NEXT: %[[D0:.*]] = gpu.subgroup_mma_compute %[[A0]], %[[B0]], %[[ZERO]]
-// CHECK: gpu.subgroup_mma_load_matrix %[[AS]][%c16{{.*}}, %{{.*}}] {leadDimension = 32 : index, transpose}
+// CHECK: gpu.subgroup_mma_load_matrix %[[AS]][%c16{{.*}}, %{{.*}}] {leadDimension = 40 : index, transpose}
 // CHECK: %[[D1:.*]] = gpu.subgroup_mma_compute %{{.*}}, %{{.*}}, %[[D0]]
 // CHECK: %[[D2:.*]] = gpu.subgroup_mma_compute %{{.*}}, %{{.*}}, %[[D1]]
 // CHECK: %[[D3:.*]] = gpu.subgroup_mma_compute %{{.*}}, %{{.*}}, %[[D2]]

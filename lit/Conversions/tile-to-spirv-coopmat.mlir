@@ -15,11 +15,11 @@
 // CHECK-SAME: \22target\22: \22spirv-coopmat\22, \22strategy\22: \22registers\22, \22workgroup_size\22: [128, 1, 1], \22subgroup_size\22: 32, \22grid\22: [2, 2, 1]
 // The tensors with their bindings, then the vector views of A and B on the same bindings.
 // CHECK: gpu.func @gemm_0_kernel(%{{.*}}: memref<128x48xf16> {spirv.interface_var_abi = #spirv.interface_var_abi<(0, 0)>}, %{{.*}}: memref<48x96xf16> {spirv.interface_var_abi = #spirv.interface_var_abi<(0, 1)>}, %[[C:.*]]: memref<128x96xf16> {spirv.interface_var_abi = #spirv.interface_var_abi<(0, 2)>}, %[[AV:.*]]: memref<128x12xvector<4xf16>> {spirv.interface_var_abi = #spirv.interface_var_abi<(0, 0)>}, %[[BV:.*]]: memref<48x24xvector<4xf16>> {spirv.interface_var_abi = #spirv.interface_var_abi<(0, 1)>})
-// The staging area (4 subgroups, 4 matrices each), the A and B tiles, the accumulator's 4 zero
-// matrices.
+// The staging area (4 subgroups, 4 matrices each), the A and B tiles with rows padded by 8
+// elements, the accumulator's 4 zero matrices.
 // CHECK: %[[STAGING:.*]] = memref.alloc() : memref<4096xf32, #spirv.storage_class<Workgroup>>
-// CHECK: %[[AS:.*]] = memref.alloc() : memref<64x16xf16, #spirv.storage_class<Workgroup>>
-// CHECK: %[[BS:.*]] = memref.alloc() : memref<16x64xf16, #spirv.storage_class<Workgroup>>
+// CHECK: %[[AS:.*]] = memref.alloc() : memref<64x24xf16, #spirv.storage_class<Workgroup>>
+// CHECK: %[[BS:.*]] = memref.alloc() : memref<16x72xf16, #spirv.storage_class<Workgroup>>
 // CHECK: %[[ZERO:.*]] = gpu.subgroup_mma_constant_matrix %{{.*}} : !gpu.mma_matrix<16x16xf32, "COp">
 // Step 0's runs before the loop.
 // CHECK: memref.load %[[AV]][%{{.*}}, %{{.*}}] : memref<128x12xvector<4xf16>>
@@ -34,9 +34,9 @@
 // CHECK: memref.load %[[BV]][
 // K = 16: one slice, 2 A and 2 B matrices, 4 products; no staging in the loop.
 // CHECK-NOT: memref.store %{{.*}}, %[[STAGING]][
-// CHECK: %[[A0:.*]] = gpu.subgroup_mma_load_matrix %[[AS]][%{{.*}}, %{{.*}}] {leadDimension = 16 : index} : memref<64x16xf16, #spirv.storage_class<Workgroup>> -> !gpu.mma_matrix<16x16xf16, "AOp">
+// CHECK: %[[A0:.*]] = gpu.subgroup_mma_load_matrix %[[AS]][%{{.*}}, %{{.*}}] {leadDimension = 24 : index} : memref<64x24xf16, #spirv.storage_class<Workgroup>> -> !gpu.mma_matrix<16x16xf16, "AOp">
 // CHECK: %[[A1:.*]] = gpu.subgroup_mma_load_matrix %[[AS]][
-// CHECK: %[[B0:.*]] = gpu.subgroup_mma_load_matrix %[[BS]][%{{.*}}, %{{.*}}] {leadDimension = 64 : index} : memref<16x64xf16, #spirv.storage_class<Workgroup>> -> !gpu.mma_matrix<16x16xf16, "BOp">
+// CHECK: %[[B0:.*]] = gpu.subgroup_mma_load_matrix %[[BS]][%{{.*}}, %{{.*}}] {leadDimension = 72 : index} : memref<16x72xf16, #spirv.storage_class<Workgroup>> -> !gpu.mma_matrix<16x16xf16, "BOp">
 // CHECK: %[[B1:.*]] = gpu.subgroup_mma_load_matrix %[[BS]][
 // CHECK-NEXT: %[[D0:.*]] = gpu.subgroup_mma_compute %[[A0]], %[[B0]], %[[C0]]
 // CHECK-NEXT: %[[D1:.*]] = gpu.subgroup_mma_compute %[[A0]], %[[B1]], %[[C1]]
@@ -95,13 +95,13 @@ func.func @gemm(%A: memref<128x48xf16>, %B: memref<48x96xf16>, %C: memref<128x96
 
 // -----
 
-// B given as NxK is read column-major by the matrix loads. Rows of 70 elements are no whole
-// vectors: the copies are the plain strategy's (no vector views).
+// B given as NxK is read column-major by the matrix loads (both tiles' rows padded: 24 elements).
+// Rows of 70 elements are no whole vectors: the copies are the plain strategy's (no vector views).
 // CHECK-LABEL: func.func @narrow_transposed
 // CHECK: gpu.func @narrow_transposed_0_kernel(%{{.*}}: memref<100x70xf16>, %{{.*}}: memref<90x70xf16>, %{{.*}}: memref<100x90xf32>)
-// CHECK: memref.alloc() : memref<64x16xf16, #spirv.storage_class<Workgroup>>
-// CHECK-NEXT: %[[BS:.*]] = memref.alloc() : memref<64x16xf16, #spirv.storage_class<Workgroup>>
-// CHECK: gpu.subgroup_mma_load_matrix %[[BS]][%{{.*}}, %{{.*}}] {leadDimension = 16 : index, transpose} : memref<64x16xf16, #spirv.storage_class<Workgroup>> -> !gpu.mma_matrix<16x16xf16, "BOp">
+// CHECK: memref.alloc() : memref<64x24xf16, #spirv.storage_class<Workgroup>>
+// CHECK-NEXT: %[[BS:.*]] = memref.alloc() : memref<64x24xf16, #spirv.storage_class<Workgroup>>
+// CHECK: gpu.subgroup_mma_load_matrix %[[BS]][%{{.*}}, %{{.*}}] {leadDimension = 24 : index, transpose} : memref<64x24xf16, #spirv.storage_class<Workgroup>> -> !gpu.mma_matrix<16x16xf16, "BOp">
 // CHECK-NOT: arith.truncf
 // SPIRV: spirv.KHR.CooperativeMatrixLoad %{{.*}}, %{{.*}}, <ColumnMajor> : !spirv.ptr<f16, Workgroup>, i32 -> !spirv.coopmatrix<16x16xf16, Subgroup, MatrixB>
 func.func @narrow_transposed(%A: memref<100x70xf16>, %B: memref<90x70xf16>, %C: memref<100x90xf32>) {

@@ -98,9 +98,12 @@ func.func @gemm(%A: memref<128x48xf16>, %B: memref<48x96xf16>, %C: memref<128x96
 // epilogue is held in cooperative matrices, 16x16 matrices split over the 4 subgroups as 2x2; its
 // slots say where each element lands when the matrices are staged into registers (element e of a
 // matrix on lane e mod 32, slot 8 t + e / 32). The row statistics take its row slice: a row on 16
-// lanes of each of the two subgroups along N.
+// lanes of each of the two subgroups along N. The gemm's A and B tiles get rows padded by 16
+// bytes, so that the rows a matrix load reads fall in different banks.
 // CHECK-LABEL: func.func @gemm_row_softmax
 // CHECK: tile.kernel {{.*}} attributes {tile.strategy = "per-op"}
+// CHECK-NEXT: tile.alloc_shared {tile.layout = #tile.smem<padding = 8>} : memref<64x32xf16
+// CHECK-NEXT: tile.alloc_shared {tile.layout = #tile.smem<padding = 8>} : memref<32x64xf16
 // CHECK: tile.alloc_fragment {tile.layout = #tile.frag<shape = [64, 64], threads = 128, thread = (d0, d1) -> (((d0 floordiv 32) * 2 + d1 floordiv 32) * 32 + (d0 mod 2) * 16 + d1 mod 16), slot = (d0, d1) -> ((((d0 mod 32) floordiv 16) * 2 + (d1 mod 32) floordiv 16) * 8 + (d0 mod 16) floordiv 2), origin = "coopmat.16x16x16">}
 // CHECK-NEXT: tile.alloc_fragment {tile.layout = #tile.frag<shape = [64], threads = 128, replicate = 64, {{.*}} origin = "slice(coopmat.16x16x16)">}
 module attributes {tile.target = "spirv-coopmat"} {
@@ -269,9 +272,11 @@ func.func @column_sum(%A: memref<256x128xf16>, %B: memref<128x256xf16>, %C: memr
 
 // spirv-coopmat: an accumulator read inside the loop that accumulates it (here a rescale before
 // each gemm) cannot stay in cooperative matrices between its gemms: it keeps the blocked layout and
-// its gemm stages it through workgroup memory each time.
+// its gemm stages it through workgroup memory each time (its tiles are not padded).
 // CHECK-LABEL: func.func @rescaled_in_loop
-// CHECK: tile.alloc_fragment {tile.layout = #tile.frag<shape = [64, 64], threads = 128, {{.*}} origin = "blocked">}
+// CHECK: tile.alloc_shared {tile.layout = #tile.smem<>}
+// CHECK-NEXT: tile.alloc_shared {tile.layout = #tile.smem<>}
+// CHECK-NEXT: tile.alloc_fragment {tile.layout = #tile.frag<shape = [64, 64], threads = 128, {{.*}} origin = "blocked">}
 // CHECK-NOT: coopmat.16x16x16
 module attributes {tile.target = "spirv-coopmat"} {
 func.func @rescaled_in_loop(%A: memref<64x128xf16>, %B: memref<128x64xf16>, %C: memref<64x64xf32>) {

@@ -216,7 +216,17 @@ fn check_kernel<'c, 'a>(
         {
             let memref =
                 MemRefType::try_from(op.result(0).expect("allocation").r#type()).expect("memref");
-            let count: i64 = static_sizes(memref).into_iter().map(|size| size.unwrap_or(1)).product();
+            let mut sizes: Vec<i64> = static_sizes(memref).into_iter().map(|size| size.unwrap_or(1)).collect();
+            // Rows padded by the tile's layout (see `cpu::structure::lower_alloc`).
+            if flavor.is_spirv()
+                && let (Some(last), Some(layout)) = (
+                    sizes.last_mut(),
+                    op.attribute(crate::layout::LAYOUT_ATTRIBUTE).ok().and_then(tile_dialect::layout::SharedLayout::from_attribute),
+                )
+            {
+                *last += layout.padding;
+            }
+            let count: i64 = sizes.iter().product();
             shared += count * element_bytes(memref.element());
         }
     }
@@ -354,6 +364,15 @@ fn lower<'c, 'a>(
         _ => None,
     };
     let planned = crate::registers::plan(kernel, flavor.target, shuffles)?;
+    // Shared tiles whose layout pads their rows carry it from here on (the allocation and the
+    // workgroup-memory count read it); a layout written in the input is already there.
+    if let Ok(plan) = &planned {
+        for (allocation, layout) in &plan.padded {
+            if allocation.attribute(crate::layout::LAYOUT_ATTRIBUTE).is_err() {
+                set_attribute(*allocation, crate::layout::LAYOUT_ATTRIBUTE, layout.to_attribute(context));
+            }
+        }
+    }
     let (owned, register_scratch) = match &planned {
         Ok(plan) => (plan.fragments.clone(), plan.scratch_bytes),
         Err(_) => (owned::thread_owned_fragments(kernel, threads), 0),

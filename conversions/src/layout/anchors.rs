@@ -146,8 +146,9 @@ fn gfx942<'c, 'a>(ops: &Operands<'c, 'a>, threads: i64, chained: bool) -> Vec<An
 /// spirv-coopmat: an accumulator that only fills and gemms on shared f16 tiles touch before its
 /// epilogue is held in 16x16 cooperative matrices split over the 32-wide subgroups
 /// (`crate::spirv::coopmat::held`); any other keeps the blocked layout, and its gemms stage it
-/// through workgroup memory each time. The shared tiles keep their row-major layout (the copies
-/// into them do not pad rows yet).
+/// through workgroup memory each time. The held gemm's A and B tiles get rows padded by 16 bytes,
+/// so that the rows one matrix load reads fall in different banks, where nothing but copies, the
+/// gemm and loads or stores at indices touch them (such code follows the allocation's row length).
 fn coopmat<'c, 'a>(gemm: OperationRef<'c, 'a>, ops: &Operands<'c, 'a>, threads: i64) -> Vec<Anchor<'c, 'a>> {
     let f16 = |value: Value| crate::gemm::types::element_of(value) == Some(Element::F16);
     if threads % 32 != 0 || !is_shared(ops.a) || !is_shared(ops.b) || !f16(ops.a) || !f16(ops.b) || ops.k % 16 != 0 {
@@ -163,5 +164,16 @@ fn coopmat<'c, 'a>(gemm: OperationRef<'c, 'a>, ops: &Operands<'c, 'a>, threads: 
     if crate::registers::distribute(&layout).is_err() || layout.slots() > crate::registers::MAX_REGISTERS {
         return Vec::new();
     }
-    vec![Anchor { tile: ops.c, layout: Layout::Fragment(layout) }]
+    let mut anchors = vec![Anchor { tile: ops.c, layout: Layout::Fragment(layout) }];
+    let padding = crate::spirv::coopmat::config::ROW_PADDING;
+    let padded = SharedLayout { padding, ..SharedLayout::row_major() };
+    let tiles: Vec<Value> = [ops.a, ops.b].into_iter().filter(|tile| crate::spirv::coopmat::held::indexed_only(kernel, *tile)).collect();
+    // The padding must leave room to stage one matrix per subgroup.
+    let rows = |tile: Value| memref_shape(tile).iter().rev().skip(1).product::<i64>();
+    let extra: i64 = tiles.iter().map(|tile| rows(*tile) * padding * 2).sum();
+    let staging = subgroups.0 * subgroups.1 * 16 * 16 * 4;
+    if crate::spirv::coopmat::held::shared_bytes(kernel) + extra + staging <= crate::spirv::coopmat::config::MAX_SHARED_BYTES {
+        anchors.extend(tiles.into_iter().map(|tile| Anchor { tile, layout: Layout::Shared(padded.clone()) }));
+    }
+    anchors
 }

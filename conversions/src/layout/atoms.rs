@@ -282,6 +282,19 @@ mod tests {
     }
 
     #[test]
+    fn the_coopmat_accumulator_puts_element_e_of_matrix_t_on_lane_e_mod_32_in_slot_8t_plus_e_div_32() {
+        // 128x128 on 4 subgroups (2x2): subgroup 3 owns rows 64.. and columns 64..; its matrix 5
+        // (row 1, column 1 of its 4x4) starts at (80, 80); element 37 is (2, 5) in it.
+        let layout = coopmat_accumulator(128, 128, (2, 2));
+        assert_eq!(layout.owners(&[82, 85]).collect::<Vec<_>>(), vec![3 * 32 + 37 % 32]);
+        assert_eq!(layout.slot_of(&[82, 85]), 8 * 5 + 37 / 32);
+        // A row of a matrix lies on 16 lanes of its subgroup.
+        let mut lanes: Vec<i64> = (0..16).flat_map(|j| layout.owners(&[3, j]).collect::<Vec<_>>()).collect();
+        lanes.sort_unstable();
+        assert_eq!(lanes, (16..32).collect::<Vec<_>>());
+    }
+
+    #[test]
     fn the_wgmma_accumulator_matches_the_ptx_fragment_of_lane_5_in_warp_1() {
         // Thread 37 (warp 1, lane 5): rows 16 + 1 and 16 + 9, columns 2 and 3 of each 8-column block.
         let layout = wgmma_accumulator(64, 16, 1);

@@ -106,6 +106,9 @@ pub(crate) struct Layouts {
     coopmat: HashMap<usize, patterns::CoopmatGemm>,
     /// The accumulators held in cooperative matrices (spirv-coopmat), by allocation.
     held: HashMap<usize, patterns::Held>,
+    /// Elements of padding after each row of a shared tile, by allocation (where its layout has
+    /// any): the tile is allocated with longer rows, and matrix loads stride over them.
+    padding: HashMap<usize, i64>,
     /// Each `tile.reduce`'s plan, by op.
     reductions: HashMap<usize, patterns::ReducePlan>,
 }
@@ -135,6 +138,9 @@ pub struct Plan<'c, 'a> {
     pub fragments: Vec<OperationRef<'c, 'a>>,
     /// Bytes of workgroup memory the reductions' exchanges need.
     pub scratch_bytes: i64,
+    /// The shared tiles whose layout pads their rows, and that layout (to be recorded on them
+    /// before they are allocated).
+    pub padded: Vec<(OperationRef<'c, 'a>, tile_dialect::layout::SharedLayout)>,
 }
 
 /// Decides whether every fragment op of `kernel` on `chip` has a rule for its layouts; if not, says
@@ -142,9 +148,16 @@ pub struct Plan<'c, 'a> {
 /// shuffles (`None`: exchanges go through workgroup memory).
 pub fn plan<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str, shuffles: Option<i64>) -> Result<Result<Plan<'c, 'a>, Unsupported<'c, 'a>>, Failure<'c, 'a>> {
     let inferred = crate::layout::infer_for_lowering(kernel, chip)?;
-    let mut layouts = Layouts { fragments: HashMap::new(), loops: HashMap::new(), core_tiles: HashMap::new(), swizzled: Default::default(), wgmma: Default::default(), mfma: HashMap::new(), coopmat: HashMap::new(), held: HashMap::new(), reductions: HashMap::new() };
+    let mut layouts = Layouts { fragments: HashMap::new(), loops: HashMap::new(), core_tiles: HashMap::new(), swizzled: Default::default(), wgmma: Default::default(), mfma: HashMap::new(), coopmat: HashMap::new(), held: HashMap::new(), padding: HashMap::new(), reductions: HashMap::new() };
     let mut fragments = Vec::new();
+    let mut padded = Vec::new();
     for (allocation, layout) in inferred.tiles {
+        if let Layout::Shared(shared) = &layout
+            && shared.padding > 0
+        {
+            layouts.padding.insert(key(&allocation), shared.padding);
+            padded.push((allocation, shared.clone()));
+        }
         if let Layout::Fragment(layout) = layout {
             // A thread's registers are few; a layout asking for more than a GPU thread has would
             // spill (and unroll into huge code).
@@ -215,7 +228,7 @@ pub fn plan<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str, shuffles: Option<i
             &format!("'tile.gemm' op {reason}; it runs without cooperative matrices on spirv-coopmat (one loop over K per accumulator element)"),
         );
     }
-    Ok(Ok(Plan { layouts, ops, fragments, scratch_bytes }))
+    Ok(Ok(Plan { layouts, ops, fragments, scratch_bytes, padded }))
 }
 
 /// Lowers the fragment ops of a planned kernel; `private_space` is the memory space of per-thread

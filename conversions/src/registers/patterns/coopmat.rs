@@ -129,11 +129,31 @@ pub fn free_workgroup_bytes(ops: &[OperationRef], layouts: &Layouts) -> i64 {
     let tiles: i64 = ops
         .iter()
         .filter(|op| op_name(op) == "tile.alloc_shared")
-        .filter_map(|op| op.result(0).ok())
-        .map(|tile| bytes(element_type(tile.into()), memref_shape(tile.into()).iter().product()))
+        .filter_map(|op| Some((op, op.result(0).ok()?)))
+        .map(|(op, tile)| bytes(element_type(tile.into()), padded_shape(layouts, op, tile.into()).iter().product()))
         .sum();
     let scratch: i64 = scratch_needs(ops, layouts, None).iter().map(|(_, ty, elements)| bytes(*ty, *elements)).sum();
     crate::spirv::coopmat::config::MAX_SHARED_BYTES - tiles - scratch
+}
+
+/// The shape `tile` (of allocation `op`) is allocated in: its rows longer by the padding its layout
+/// records.
+pub(super) fn padded_shape(layouts: &Layouts, op: &OperationRef, tile: Value) -> Vec<i64> {
+    let mut shape = memref_shape(tile);
+    if let (Some(last), Some(padding)) = (shape.last_mut(), layouts.padding.get(&key(op))) {
+        *last += padding;
+    }
+    shape
+}
+
+/// Elements of a stored row of the shared tile `tile`: its last dimension and the padding its
+/// layout records (the lead dimension of the matrix loads from it).
+pub(super) fn stored_row(layouts: &Layouts, tile: Value) -> i64 {
+    let allocation = OperationResult::try_from(tile).ok().map(|result| result.owner()).filter(|owner| op_name(owner) == "tile.alloc_shared");
+    match allocation {
+        Some(allocation) => *padded_shape(layouts, &allocation, tile).last().expect("a 2-D tile"),
+        None => *memref_shape(tile).last().expect("a 2-D tile"),
+    }
 }
 
 /// Elements (f32) of the staging area of the kernel whose gemms are `gemms`.
@@ -219,9 +239,9 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                 });
                 Source { tile: staged, row: columns, flat: true, k_last: !transpose_a }
             }
-            None => Source { tile: a, row: a_shape[1], flat: false, k_last: !transpose_a },
+            None => Source { tile: a, row: stored_row(self.layouts, a), flat: false, k_last: !transpose_a },
         };
-        let b_source = Source { tile: bb, row: memref_shape(bb)[1], flat: false, k_last: transpose_b };
+        let b_source = Source { tile: bb, row: stored_row(self.layouts, bb), flat: false, k_last: transpose_b };
 
         // Each slot of the accumulator: its guard, and its round and place in the staging area.
         let accumulator = placed(self.layouts, c).expect("checked");

@@ -14,7 +14,7 @@
 //! `crate::registers::promote` replaces the placeholders by values carried through the loops,
 //! once the loops are `scf.for`s.
 
-use super::coopmat::{MATRIX, Source, load_matrix, load_operand, matrix_type};
+use super::coopmat::{MATRIX, Source, load_matrix, load_operand, matrix_type, stored_row};
 use super::*;
 use crate::spirv::coopmat::config::SUBGROUP;
 
@@ -151,8 +151,8 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let (transpose_a, transpose_b) = (op.attribute("transpose_a").is_ok(), op.attribute("transpose_b").is_ok());
         let a_shape = memref_shape(a);
         let depth = if transpose_a { a_shape[0] } else { a_shape[1] };
-        let a_source = Source { tile: a, row: a_shape[1], flat: false, k_last: !transpose_a };
-        let b_source = Source { tile: bb, row: memref_shape(bb)[1], flat: false, k_last: transpose_b };
+        let a_source = Source { tile: a, row: stored_row(self.layouts, a), flat: false, k_last: !transpose_a };
+        let b_source = Source { tile: bb, row: stored_row(self.layouts, bb), flat: false, k_last: transpose_b };
         let (_, row0, column0) = self.subgroup_origin(&b, at, held);
         let (tm, tn) = held.matrices();
         let mut accumulators: Vec<Value> = variables.iter().map(|variable| self.load_held(&b, at, *variable)).collect();
@@ -242,4 +242,45 @@ fn store_matrix<'c, 'a>(context: &'c Context, b: &Builder<'c>, at: At<'c, 'a>, m
             .build()
             .expect("gpu.subgroup_mma_store_matrix"),
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::layout::atoms;
+
+    /// Runs the staging on integers as the rule writes it (subgroup `s`'s matrix `t` at its place
+    /// in the subgroup tile, stored row-major; lane `l` reading elements `l + 32 r` into slot
+    /// `8 t + r`) and checks that every element lands where the recorded layout says.
+    fn staged_where_the_layout_says(m: i64, n: i64, threads: i64) {
+        let subgroups = crate::spirv::coopmat::config::subgroup_split(threads, m, n).expect("a split");
+        let layout = atoms::coopmat_accumulator(m, n, subgroups);
+        let held = Held { shape: (m, n), subgroups, capacity: 1, staged_before: None };
+        let (tm, tn) = held.matrices();
+        let mut seen = std::collections::HashSet::new();
+        for s in 0..subgroups.0 * subgroups.1 {
+            let (row0, column0) = (s / subgroups.1 * (m / subgroups.0), s % subgroups.1 * (n / subgroups.1));
+            for t in 0..tm * tn {
+                let (i0, j0) = (row0 + t / tn * MATRIX, column0 + t % tn * MATRIX);
+                for lane in 0..SUBGROUP {
+                    for r in 0..MATRIX * MATRIX / SUBGROUP {
+                        let e = lane + SUBGROUP * r;
+                        let element = [i0 + e / MATRIX, j0 + e % MATRIX];
+                        assert_eq!(layout.owners(&element).collect::<Vec<_>>(), vec![s * SUBGROUP + lane], "{element:?} of {m}x{n} on {threads}");
+                        assert_eq!(layout.slot_of(&element), t * 8 + r, "{element:?} of {m}x{n} on {threads}");
+                        assert!(seen.insert(element), "{element:?} staged twice");
+                    }
+                }
+            }
+        }
+        assert_eq!(seen.len() as i64, m * n);
+        assert_eq!(held.count() * 8, layout.slots());
+    }
+
+    #[test]
+    fn staging_puts_every_element_where_the_layout_says() {
+        for (m, n, threads) in [(128, 128, 128), (128, 256, 256), (128, 128, 256), (64, 64, 128), (32, 64, 256), (64, 128, 64), (16, 16, 32)] {
+            staged_where_the_layout_says(m, n, threads);
+        }
+    }
 }

@@ -112,3 +112,26 @@ pub fn staging_point<'c, 'a>(kernel: OperationRef<'c, 'a>, fragment: Value<'c, '
     }
     Ok(point)
 }
+
+/// Whether every op of `kernel` that uses the shared tile `tile` reaches its elements at indices
+/// (copies, gemms, loads and stores), so that it may be allocated with longer rows.
+pub fn indexed_only(kernel: OperationRef, tile: Value) -> bool {
+    nested_ops(kernel)
+        .iter()
+        .filter(|op| op.operands().any(|operand| operand == tile))
+        .all(|op| matches!(op_name(op).as_str(), "tile.copy" | "tile.gemm" | "memref.load" | "memref.store"))
+}
+
+/// Bytes of the shared tiles `kernel` allocates, unpadded.
+pub fn shared_bytes(kernel: OperationRef) -> i64 {
+    nested_ops(kernel)
+        .iter()
+        .filter(|op| op_name(op) == "tile.alloc_shared")
+        .filter_map(|op| op.result(0).ok())
+        .map(|tile| {
+            let tile: Value = tile.into();
+            let bytes = crate::gemm::types::element_of(tile).map_or(4, |element| element.bytes() as i64);
+            tile_dialect::ops::memref_shape(tile).iter().product::<i64>() * bytes
+        })
+        .sum()
+}
