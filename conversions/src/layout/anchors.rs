@@ -159,6 +159,13 @@ fn coopmat<'c, 'a>(gemm: OperationRef<'c, 'a>, ops: &Operands<'c, 'a>, threads: 
     if crate::spirv::coopmat::held::staging_point(kernel, ops.c).is_err() {
         return Vec::new();
     }
+    // Held matrices are staged once, one matrix per subgroup at least: without room for that the
+    // accumulator stays blocked (and its gemm runs without cooperative matrices).
+    let staging = subgroups.0 * subgroups.1 * 16 * 16 * 4;
+    let limit = crate::spirv::coopmat::config::MAX_SHARED_BYTES;
+    if crate::spirv::coopmat::held::shared_bytes(kernel) + staging > limit {
+        return Vec::new();
+    }
     let layout = atoms::coopmat_accumulator(ops.m, ops.n, subgroups);
     // Registers must be able to hold it once staged (a split that is no power of two cannot).
     if crate::registers::distribute(&layout).is_err() || layout.slots() > crate::registers::MAX_REGISTERS {
@@ -171,8 +178,7 @@ fn coopmat<'c, 'a>(gemm: OperationRef<'c, 'a>, ops: &Operands<'c, 'a>, threads: 
     // The padding must leave room to stage one matrix per subgroup.
     let rows = |tile: Value| memref_shape(tile).iter().rev().skip(1).product::<i64>();
     let extra: i64 = tiles.iter().map(|tile| rows(*tile) * padding * 2).sum();
-    let staging = subgroups.0 * subgroups.1 * 16 * 16 * 4;
-    if crate::spirv::coopmat::held::shared_bytes(kernel) + extra + staging <= crate::spirv::coopmat::config::MAX_SHARED_BYTES {
+    if crate::spirv::coopmat::held::shared_bytes(kernel) + extra + staging <= limit {
         anchors.extend(tiles.into_iter().map(|tile| Anchor { tile, layout: Layout::Shared(padded.clone()) }));
     }
     anchors
