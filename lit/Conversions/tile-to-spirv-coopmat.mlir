@@ -21,8 +21,17 @@
 // CHECK: %[[AS:.*]] = memref.alloc() : memref<64x24xf16, #spirv.storage_class<Workgroup>>
 // CHECK: %[[BS:.*]] = memref.alloc() : memref<16x72xf16, #spirv.storage_class<Workgroup>>
 // CHECK: %[[ZERO:.*]] = gpu.subgroup_mma_constant_matrix %{{.*}} : !gpu.mma_matrix<16x16xf32, "COp">
-// Step 0's runs before the loop.
+// Step 0's runs before the loop: one test for the whole A tile (inside the tensor, starting at a
+// whole vector), under which its two runs a thread load with no test each; the run-by-run path
+// only where the tile is not whole.
+// CHECK: %[[ALIGNED:.*]] = arith.cmpi eq, %{{.*}}, %{{.*}} : index
+// CHECK-NEXT: %[[INSIDE:.*]] = arith.andi %{{.*}}, %[[ALIGNED]] : i1
+// CHECK-NEXT: scf.if %[[INSIDE]] {
+// CHECK-NOT: scf.if
 // CHECK: memref.load %[[AV]][%{{.*}}, %{{.*}}] : memref<128x12xvector<4xf16>>
+// CHECK-NOT: scf.if
+// CHECK: memref.load %[[AV]][
+// CHECK: arith.xori %[[INSIDE]]
 // The main loop carries the subgroup's 2x2 accumulator matrices.
 // CHECK: %[[ACC:.*]]:4 = scf.for %{{.*}} = %{{.*}} to %c3 step %{{.*}} iter_args(%[[C0:.*]] = %[[ZERO]], %[[C1:.*]] = %[[ZERO]], %[[C2:.*]] = %[[ZERO]], %[[C3:.*]] = %[[ZERO]]) -> (!gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">) {
 // This step's runs into the tiles, lane by lane; one barrier; the next step's runs loaded.

@@ -64,15 +64,19 @@ pub struct Target {
     views: bool,
     /// A scheduling barrier keeps the prefetched loads ahead of the body (AMDGPU).
     sched_barrier: bool,
+    /// One test for a whole tile first: where it lies inside the tensor (every block but those at
+    /// its ends), its runs load with no branch each, back to back (NVIDIA's driver serialized
+    /// loads that each sat behind their own branch: `bench/RESULTS.md`, runs 10 and 11).
+    whole_tile_test: bool,
     /// The memory space of the registers runs are held in.
     private_space: &'static str,
 }
 
 /// gfx942: 16-byte runs (`global_load_dwordx4`, `ds_write_b128`).
-pub const GFX942: Target = Target { run_bytes: 16, lanes: 16, views: false, sched_barrier: true, private_space: "#gpu.address_space<private>" };
+pub const GFX942: Target = Target { run_bytes: 16, lanes: 16, views: false, sched_barrier: true, whole_tile_test: false, private_space: "#gpu.address_space<private>" };
 
 /// spirv-coopmat: 8-byte runs through vector views (see the module).
-pub const SPIRV_COOPMAT: Target = Target { run_bytes: 8, lanes: 4, views: true, sched_barrier: false, private_space: "#spirv.storage_class<Function>" };
+pub const SPIRV_COOPMAT: Target = Target { run_bytes: 8, lanes: 4, views: true, sched_barrier: false, whole_tile_test: true, private_space: "#spirv.storage_class<Function>" };
 
 /// The unit attribute of the cast that stands for a tensor's vector view until the kernel's
 /// skeleton gives it an argument of its own (SPIR-V).
@@ -178,8 +182,89 @@ fn registers<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, runs: &Runs, element: Type
 /// load where the run is inside the tensor (and, through the vector view `view`, starts at a
 /// whole vector of it), else element by element with zeros outside.
 #[allow(clippy::too_many_arguments)]
-fn load_runs<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, runs: &Runs, src: Value<'c, 'a>, view: Option<Value<'c, 'a>>, offsets: &[Value<'c, 'a>], element: Type<'c>, held: Value<'c, 'a>, tid: Value<'c, 'a>) {
+fn load_runs<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, runs: &Runs, src: Value<'c, 'a>, view: Option<Value<'c, 'a>>, offsets: &[Value<'c, 'a>], element: Type<'c>, held: Value<'c, 'a>, tid: Value<'c, 'a>, target: &Target) {
+    if !target.whole_tile_test {
+        load_runs_checked(b, at, runs, src, view, offsets, element, held, tid);
+        return;
+    }
+    let inside = tile_inside(b, at, runs, src, view.is_some(), offsets);
+    let whole = b.if_then(at, inside);
+    let rank = runs.extents.len();
+    let leading = offsets.len() - rank;
+    for trip in 0..runs.trips {
+        let (at, tile) = runs.trip(b, whole, tid, trip);
+        let indices: Vec<Value> = offsets
+            .iter()
+            .enumerate()
+            .map(|(dim, offset)| match dim.checked_sub(leading) {
+                Some(tile_dim) => b.op(at, "arith.addi", &[*offset, tile[tile_dim]]),
+                None => *offset,
+            })
+            .collect();
+        load_run(b, at, runs, src, view, &indices, element, held, trip);
+    }
+    let one = b.constant(at, Type::parse(b.context, "i1").expect("i1"), 1.0);
+    let outside = b.op(at, "arith.xori", &[inside, one]);
+    let edge = b.if_then(at, outside);
+    load_runs_checked(b, edge, runs, src, view, offsets, element, held, tid);
+}
+
+/// Whether the tile `src[offsets]` (shaped like `runs`) lies wholly inside the tensor, and through
+/// a vector view (`view`) starts at a whole vector of it: one test for every thread.
+fn tile_inside<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, runs: &Runs, src: Value<'c, 'a>, view: bool, offsets: &[Value<'c, 'a>]) -> Value<'c, 'a> {
+    let rank = runs.extents.len();
+    let leading = offsets.len() - rank;
+    let mut inside: Option<Value> = None;
+    for (dim, offset) in offsets.iter().enumerate() {
+        let size = b.dim(at, src, dim as i64);
+        // Unsigned: a negative offset is outside; the offset is below 2^63, so its end does not wrap.
+        let mut fits = b.compare(at, "ult", *offset, size);
+        if let Some(tile_dim) = dim.checked_sub(leading) {
+            let extent = runs.extents[tile_dim] * if tile_dim + 1 == rank { runs.run } else { 1 };
+            let end = b.op(at, "arith.addi", &[*offset, b.index(at, extent)]);
+            let end_in = b.compare(at, "ule", end, size);
+            fits = b.op(at, "arith.andi", &[fits, end_in]);
+        }
+        inside = Some(match inside {
+            Some(previous) => b.op(at, "arith.andi", &[previous, fits]),
+            None => fits,
+        });
+    }
+    let mut inside = inside.expect("rank >= 1");
+    if view {
+        let last = offsets.len() - 1;
+        let misaligned = b.op(at, "arith.remui", &[offsets[last], b.index(at, runs.run)]);
+        let aligned = b.compare(at, "eq", misaligned, b.index(at, 0));
+        inside = b.op(at, "arith.andi", &[inside, aligned]);
+    }
+    inside
+}
+
+/// Loads the run at `indices` of `src` (through its vector view `view`, if any) into `held`, run
+/// `trip` of the thread.
+#[allow(clippy::too_many_arguments)]
+fn load_run<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, runs: &Runs, src: Value<'c, 'a>, view: Option<Value<'c, 'a>>, indices: &[Value<'c, 'a>], element: Type<'c>, held: Value<'c, 'a>, trip: i64) {
     let vector = Type::parse(b.context, &format!("vector<{}x{element}>", runs.run)).expect("a vector type");
+    let last = indices.len() - 1;
+    let value = match view {
+        Some(view) => {
+            let mut at_view = indices.to_vec();
+            at_view[last] = b.op(at, "arith.divui", &[indices[last], b.index(at, runs.run)]);
+            b.load(at, view, &at_view)
+        }
+        None => vector_load(b, at, src, indices, vector),
+    };
+    for lane in 0..runs.run {
+        let position = (melior::ir::Identifier::new(b.context, "static_position"), Attribute::parse(b.context, &format!("array<i64: {lane}>")).expect("a position"));
+        let element = b.value(at, OperationBuilder::new("vector.extract", b.location).add_operands(&[value]).add_attributes(&[position]).add_results(&[element]).build().expect("vector.extract"));
+        b.store(at, element, held, &[b.index(at, trip * runs.run + lane)]);
+    }
+}
+
+/// [`load_runs`] with each run tested on its own: a vector load where the run is inside the
+/// tensor (and starts at a whole vector of the view), else element by element with zeros outside.
+#[allow(clippy::too_many_arguments)]
+fn load_runs_checked<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, runs: &Runs, src: Value<'c, 'a>, view: Option<Value<'c, 'a>>, offsets: &[Value<'c, 'a>], element: Type<'c>, held: Value<'c, 'a>, tid: Value<'c, 'a>) {
     let rank = runs.extents.len();
     for trip in 0..runs.trips {
         let (at, tile) = runs.trip(b, at, tid, trip);
@@ -221,19 +306,7 @@ fn load_runs<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, runs: &Runs, src: Value<'c
             whole = b.op(at, "arith.andi", &[whole, aligned]);
         }
         let fast = b.if_then(at, whole);
-        let value = match view {
-            Some(view) => {
-                let mut at_view = indices.clone();
-                at_view[last] = b.op(fast, "arith.divui", &[indices[last], width]);
-                b.load(fast, view, &at_view)
-            }
-            None => vector_load(b, fast, src, &indices, vector),
-        };
-        for lane in 0..runs.run {
-            let position = (melior::ir::Identifier::new(b.context, "static_position"), Attribute::parse(b.context, &format!("array<i64: {lane}>")).expect("a position"));
-            let element = b.value(fast, OperationBuilder::new("vector.extract", b.location).add_operands(&[value]).add_attributes(&[position]).add_results(&[element]).build().expect("vector.extract"));
-            b.store(fast, element, held, &[b.index(fast, trip * runs.run + lane)]);
-        }
+        load_run(b, fast, runs, src, view, &indices, element, held, trip);
         // At an end of the tensor: element by element, zeros outside it. Each lane loads at its
         // own indices where inside and at the tensor's first element otherwise (no branch a lane:
         // fewer blocks for LLVM), then keeps the zero there; a tensor without elements loads
@@ -323,7 +396,7 @@ fn lower_copy<'c, 'a>(context: &'c Context, copy: OperationRef<'c, 'a>, runs: &R
     let parts = copy_parts(&copy).expect("a verified copy");
     let element = MemRefType::try_from(parts.dst.r#type()).expect("a tile").element();
     let held = registers(&b, start, runs, element, target);
-    load_runs(&b, at, runs, parts.src, view_of(views, parts.src), &parts.src_offsets, element, held, tid);
+    load_runs(&b, at, runs, parts.src, view_of(views, parts.src), &parts.src_offsets, element, held, tid, target);
     store_runs(&b, at, runs, parts.dst, held, tid, target);
     if !copy.next_in_block().is_some_and(|next| writes_other_tile_from_global(next, parts.dst)) {
         b.barrier(at);
@@ -399,7 +472,7 @@ fn prefetch<'c, 'a>(context: &'c Context, pipelined: OperationRef<'c, 'a>, copie
             let parts = copy_parts(copy).expect("a copy");
             let src = crate::pipeline::expand::materialize(parts.src, pipelined, iv, at_iv, at, &mut done);
             let offsets: Vec<Value> = parts.src_offsets.iter().map(|offset| crate::pipeline::expand::materialize(*offset, pipelined, iv, at_iv, at, &mut done)).collect();
-            load_runs(&b, at, runs, src, view_of(views, parts.src), &offsets, *element, *array, tid);
+            load_runs(&b, at, runs, src, view_of(views, parts.src), &offsets, *element, *array, tid, target);
         }
     };
     load_step(first, lower);
