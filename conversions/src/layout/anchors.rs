@@ -53,8 +53,9 @@ fn is_16_bit(value: Value) -> bool {
 /// Returns the layouts `gemm` imposes on `chip` in a block of `threads` threads. In a kernel of
 /// several gemms (`chained`: attention, GEMM chains) every gemm splits its rows alone over the
 /// warps (TileLang's "full row" policy), so that one gemm's row statistics and the next gemm's
-/// accumulator rows lie on the same threads; cooperative matrices, whose element placement is the
-/// device's secret, anchor nothing there (the kernel runs on the plain strategy).
+/// accumulator rows lie on the same threads; cooperative matrices anchor nothing there (their
+/// accumulators are staged through workgroup memory at each gemm; holding a chain's accumulators in
+/// matrices is not written yet).
 pub fn gemm_anchors<'c, 'a>(gemm: OperationRef<'c, 'a>, chip: &str, threads: i64, chained: bool) -> Vec<Anchor<'c, 'a>> {
     let Some(ops) = operands(gemm) else { return Vec::new() };
     if crate::gemm::types::element_of(ops.c) != Some(Element::F32) || !is_16_bit(ops.a) || !is_16_bit(ops.b) {
