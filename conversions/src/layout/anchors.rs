@@ -160,11 +160,15 @@ fn coopmat<'c, 'a>(gemm: OperationRef<'c, 'a>, ops: &Operands<'c, 'a>, threads: 
     if crate::spirv::coopmat::held::staging_point(kernel, ops.c).is_err() {
         return Vec::new();
     }
-    // Held matrices are staged once, one matrix per subgroup at least: without room for that the
-    // accumulator stays blocked (and its gemm runs without cooperative matrices).
+    // Held matrices are staged once, one matrix per subgroup at least, beside the exchanges of the
+    // reductions that read it across subgroups: without room for that the accumulator stays
+    // blocked (as it was before cooperative matrices were held).
     let staging = subgroups.0 * subgroups.1 * 16 * 16 * 4;
     let limit = crate::spirv::coopmat::config::MAX_SHARED_BYTES;
-    if crate::spirv::coopmat::held::shared_bytes(kernel) + staging > limit {
+    let matrices = (ops.m / subgroups.0 / 16, ops.n / subgroups.1 / 16);
+    let scratch = crate::spirv::coopmat::held::reduction_scratch_bytes(kernel, ops.c, threads, subgroups, matrices);
+    let needed = crate::spirv::coopmat::held::shared_bytes(kernel) + staging + scratch;
+    if needed > limit {
         return Vec::new();
     }
     let layout = atoms::coopmat_accumulator(ops.m, ops.n, subgroups);
@@ -179,7 +183,7 @@ fn coopmat<'c, 'a>(gemm: OperationRef<'c, 'a>, ops: &Operands<'c, 'a>, threads: 
     // The padding must leave room to stage one matrix per subgroup.
     let rows = |tile: Value| memref_shape(tile).iter().rev().skip(1).product::<i64>();
     let extra: i64 = tiles.iter().map(|tile| rows(*tile) * padding * 2).sum();
-    if crate::spirv::coopmat::held::shared_bytes(kernel) + extra + staging <= limit {
+    if needed + extra <= limit {
         anchors.extend(tiles.into_iter().map(|tile| Anchor { tile, layout: Layout::Shared(padded.clone()) }));
     }
     anchors

@@ -193,14 +193,16 @@ pub fn plan<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str, shuffles: Option<i
     if chip == "gfx942" {
         (layouts.mfma, off_mfma) = patterns::mfma_plan(&ops, &layouts, threads);
     }
-    let mut off_coopmat = Vec::new();
-    if chip == crate::spirv::coopmat::TARGET {
-        layouts.held = patterns::held_plan(kernel, &ops, &layouts, threads, patterns::free_workgroup_bytes(&ops, &layouts));
-        (layouts.coopmat, off_coopmat) = patterns::coopmat_plan(&ops, &layouts, threads);
-    }
+    // The reductions first: the cooperative-matrix staging takes what their exchanges leave.
     match patterns::reduce_plans(&ops, &layouts) {
         Ok(plans) => layouts.reductions = plans,
         Err(unsupported) => return Ok(Err(unsupported)),
+    }
+    let mut off_coopmat = Vec::new();
+    if chip == crate::spirv::coopmat::TARGET {
+        let free = patterns::free_workgroup_bytes(&ops, &layouts, shuffles);
+        layouts.held = patterns::held_plan(kernel, &ops, &layouts, threads, free);
+        (layouts.coopmat, off_coopmat) = patterns::coopmat_plan(&ops, &layouts, threads, shuffles);
     }
     for op in &ops {
         if let Err(reason) = patterns::check(*op, &layouts) {

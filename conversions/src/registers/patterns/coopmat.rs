@@ -83,11 +83,11 @@ impl CoopmatGemm {
 /// accumulator that the rule cannot take, with the reason (they keep the scalar rule, with a
 /// warning). The staging area holds one matrix per subgroup where the workgroup memory that the
 /// kernel's shared tiles and scratch leave allows, fewer otherwise (the other subgroups idle).
-pub fn coopmat_plan<'c, 'a>(ops: &[OperationRef<'c, 'a>], layouts: &Layouts, threads: i64) -> (HashMap<usize, CoopmatGemm>, Vec<(OperationRef<'c, 'a>, String)>) {
+pub fn coopmat_plan<'c, 'a>(ops: &[OperationRef<'c, 'a>], layouts: &Layouts, threads: i64, shuffles: Option<i64>) -> (HashMap<usize, CoopmatGemm>, Vec<(OperationRef<'c, 'a>, String)>) {
     let mut gemms = HashMap::new();
     let mut refused = Vec::new();
     let limit = crate::spirv::coopmat::config::MAX_SHARED_BYTES;
-    let free = free_workgroup_bytes(ops, layouts);
+    let free = free_workgroup_bytes(ops, layouts, shuffles);
     let matrix_bytes = MATRIX * MATRIX * 4;
     let capacity = (threads / INVOCATIONS_PER_MATRIX).min(free / matrix_bytes);
     for gemm in ops.iter().filter(|op| op_name(op) == "tile.gemm") {
@@ -122,9 +122,10 @@ pub fn coopmat_plan<'c, 'a>(ops: &[OperationRef<'c, 'a>], layouts: &Layouts, thr
     (gemms, refused)
 }
 
-/// Bytes of spirv-coopmat's workgroup memory that the kernel's shared tiles and scratch leave for
-/// staging accumulators.
-pub fn free_workgroup_bytes(ops: &[OperationRef], layouts: &Layouts) -> i64 {
+/// Bytes of spirv-coopmat's workgroup memory that the kernel's shared tiles and scratch (the
+/// exchanges of the reductions `shuffles` lanes cannot do, planned before) leave for staging
+/// accumulators.
+pub fn free_workgroup_bytes(ops: &[OperationRef], layouts: &Layouts, shuffles: Option<i64>) -> i64 {
     let bytes = |ty: Type, elements: i64| elements * tile_dialect::element::Element::of(ty).map_or(4, |element| element.bytes() as i64);
     let tiles: i64 = ops
         .iter()
@@ -132,7 +133,7 @@ pub fn free_workgroup_bytes(ops: &[OperationRef], layouts: &Layouts) -> i64 {
         .filter_map(|op| Some((op, op.result(0).ok()?)))
         .map(|(op, tile)| bytes(element_type(tile.into()), padded_shape(layouts, op, tile.into()).iter().product()))
         .sum();
-    let scratch: i64 = scratch_needs(ops, layouts, None).iter().map(|(_, ty, elements)| bytes(*ty, *elements)).sum();
+    let scratch: i64 = scratch_needs(ops, layouts, shuffles).iter().map(|(_, ty, elements)| bytes(*ty, *elements)).sum();
     crate::spirv::coopmat::config::MAX_SHARED_BYTES - tiles - scratch
 }
 

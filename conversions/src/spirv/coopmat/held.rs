@@ -135,3 +135,24 @@ pub fn shared_bytes(kernel: OperationRef) -> i64 {
         })
         .sum()
 }
+
+/// Bytes of workgroup memory the reductions of the accumulator `fragment` (or of a fragment it is
+/// copied into) will exchange partials through once it is held by `subgroups` subgroups of
+/// `matrices` 16x16 matrices each, on `threads` threads: a reduction across subgroups (of rows
+/// where N is split, of columns where M is) writes each thread's partial of every destination it
+/// holds (8 rows of each matrix row, one column of each matrix column); within a subgroup the
+/// lanes shuffle. The reductions share one scratch, so the largest counts.
+pub fn reduction_scratch_bytes(kernel: OperationRef, fragment: Value, threads: i64, subgroups: (i64, i64), matrices: (i64, i64)) -> i64 {
+    let ops = nested_ops(kernel);
+    let mut sources = vec![fragment];
+    sources.extend(ops.iter().filter(|op| op_name(op) == "tile.copy" && op.operand(0).is_ok_and(|src| src == fragment)).filter_map(|op| op.operand(1).ok()));
+    ops.iter()
+        .filter(|op| op_name(op) == "tile.reduce" && op.operand(0).is_ok_and(|src| sources.contains(&src)))
+        .map(|op| {
+            let dim = tile_dialect::ops::integer_attribute(op, "dim").unwrap_or(0);
+            let (across, destinations) = if dim == 1 { (subgroups.1 > 1, matrices.0 * 8) } else { (subgroups.0 > 1, matrices.1) };
+            if across { threads * destinations * 4 } else { 0 }
+        })
+        .max()
+        .unwrap_or(0)
+}
