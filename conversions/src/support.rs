@@ -190,3 +190,13 @@ fn indices_fit_32_bits(module: OperationRef, target: &str) -> bool {
     }
     fits
 }
+
+/// The tile element type of a memref value (`None` for other values and element types).
+pub fn element_of(value: melior::ir::Value) -> Option<tile_dialect::element::Element> {
+    use melior::ir::{ShapedTypeLike, TypeLike, ValueLike};
+    let ty = value.r#type();
+    if !ty.is_mem_ref() {
+        return None;
+    }
+    melior::ir::r#type::MemRefType::try_from(ty).ok().and_then(|memref| tile_dialect::element::Element::of(memref.element()))
+}

@@ -1,11 +1,12 @@
-// The cooperative-matrix rule of the register rules (spirv-coopmat): in the kernels the GEMM
-// template does not take (two gemms, an epilogue that reads another tensor, A given as KxM), an
-// f16 x f16 -> f32 tile.gemm becomes gpu.subgroup_mma_* (KHR cooperative matrices after
-// convert-gpu-to-spirv). Cooperative matrices are opaque, so the accumulator's 16x16 matrices go
-// through a workgroup staging area (one matrix per 32-wide subgroup) in rounds: every thread writes
-// its slots of the round's matrices, subgroup s loads matrix s, multiplies it over K with A and B
-// loaded from the shared tiles (a fragment A staged row-major in a scratch first), stores it back,
-// and every thread reads its slots again.
+// The cooperative-matrix rules of the register rules (spirv-coopmat): an f16 x f16 -> f32
+// tile.gemm becomes gpu.subgroup_mma_* (KHR cooperative matrices after convert-gpu-to-spirv).
+// An accumulator that only fills and gemms touch before its epilogue is held in matrices: each
+// subgroup keeps its matrices as values from the fill to the one staging before the epilogue.
+// Any other accumulator (two gemms in a kernel, attention's rescaled output, a fragment A operand)
+// goes through a workgroup staging area (one matrix per 32-wide subgroup) in rounds at each gemm:
+// every thread writes its slots of the round's matrices, subgroup s loads matrix s, multiplies it
+// over K with A and B loaded from the shared tiles (a fragment A staged row-major in a scratch
+// first), stores it back, and every thread reads its slots again.
 // RUN: tile-opt %s -split-input-file -convert-tile-to-spirv-coopmat 2>/dev/null | FileCheck %s
 
 // Attention: S = Q K^T (K given as NxK: B read transposed), then O += P V with P a fragment
@@ -22,7 +23,7 @@
 // CHECK: scf.if
 // CHECK: memref.store %{{.*}}, %[[STAGING]][%{{.*}}] : memref<1024xf32, #spirv.storage_class<Workgroup>>
 // CHECK: gpu.barrier
-// CHECK: %[[SUBGROUP:.*]] = arith.divui %thread_id_x, %c32
+// CHECK: %[[SUBGROUP:.*]] = arith.divui %thread_id_x{{.*}}, %c32
 // CHECK: %[[AT:.*]] = arith.muli %[[SUBGROUP]], %c256
 // CHECK: %[[C:.*]] = gpu.subgroup_mma_load_matrix %[[STAGING]][%[[AT]]] {leadDimension = 16 : index} : memref<1024xf32, #spirv.storage_class<Workgroup>> -> !gpu.mma_matrix<16x16xf32, "COp">
 // CHECK: %[[S:.*]] = scf.for %[[K:.*]] = %{{.*}} to %c64{{.*}} step %c16{{.*}} iter_args(%[[ACC:.*]] = %[[C]]) -> (!gpu.mma_matrix<16x16xf32, "COp">) {
@@ -96,7 +97,7 @@ func.func @attention(%Q: memref<256x64xf16>, %K: memref<256x64xf16>, %V: memref<
 // CHECK: %[[W2S:.*]] = memref.alloc() : memref<128x64xf16, #spirv.storage_class<Workgroup>>
 // 32 matrices of H: 8 rounds of 4.
 // CHECK: scf.for %{{.*}} = %{{.*}} to %c8{{.*}} step %c1
-// CHECK: %[[SUBGROUP:.*]] = arith.divui %thread_id_x, %c32
+// CHECK: %[[SUBGROUP:.*]] = arith.divui %thread_id_x{{.*}}, %c32
 // CHECK: %[[WORKS:.*]] = arith.cmpi ult, %[[SUBGROUP]], %c4{{.*}} : index
 // CHECK-NEXT: scf.if %[[WORKS]] {
 // CHECK: gpu.subgroup_mma_load_matrix %[[STAGING]]
@@ -152,21 +153,28 @@ func.func @mlp(%X: memref<256x64xf16>, %W1: memref<64x128xf16>, %W2: memref<128x
 
 // -----
 
-// A given as KxM (the template takes A as MxK only): A's matrices are read transposed. 8 output
-// matrices, 8 subgroups: one round, no round loop and no round test.
+// A given as KxM: A's matrices are read transposed; the A and B tiles' rows are padded by 8
+// elements (rows of 40 and 72). The accumulator is held: 8 subgroups split the
+// 32x64 tile as 2x4, one matrix each; K = 64 is 4 slices, unrolled, the matrix a value from the
+// zero matrix through the four products; one barrier after the gemm; then staged once (store,
+// barrier, each lane's 8 elements, barrier) for the copy out.
 // CHECK-LABEL: gpu.func @transposed_a_0_kernel
 // CHECK: %[[STAGING:.*]] = memref.alloc() : memref<2048xf32, #spirv.storage_class<Workgroup>>
-// CHECK: %[[AS:.*]] = memref.alloc() : memref<64x32xf16, #spirv.storage_class<Workgroup>>
-// CHECK-NOT: arith.cmpi eq
-// CHECK: memref.store %{{.*}}, %[[STAGING]]
-// CHECK: gpu.barrier
-// CHECK: gpu.subgroup_mma_load_matrix %[[STAGING]]
-// CHECK: scf.for %[[K:.*]] = %{{.*}} to %c64{{.*}} step %c16{{.*}} iter_args
-// CHECK-NEXT: gpu.subgroup_mma_load_matrix %[[AS]][%[[K]], %{{.*}}] {leadDimension = 32 : index, transpose} : memref<64x32xf16, #spirv.storage_class<Workgroup>> -> !gpu.mma_matrix<16x16xf16, "AOp">
-// CHECK-NEXT: gpu.subgroup_mma_load_matrix %{{.*}}[%[[K]], %{{.*}}] {leadDimension = 64 : index} : memref<64x64xf16, #spirv.storage_class<Workgroup>> -> !gpu.mma_matrix<16x16xf16, "BOp">
-// CHECK: gpu.subgroup_mma_store_matrix
+// CHECK: %[[AS:.*]] = memref.alloc() : memref<64x40xf16, #spirv.storage_class<Workgroup>>
+// CHECK: %[[ZERO:.*]] = gpu.subgroup_mma_constant_matrix %{{.*}} : !gpu.mma_matrix<16x16xf32, "COp">
+// CHECK: %[[A0:.*]] = gpu.subgroup_mma_load_matrix %[[AS]][%c0{{.*}}, %{{.*}}] {leadDimension = 40 : index, transpose} : memref<64x40xf16, #spirv.storage_class<Workgroup>> -> !gpu.mma_matrix<16x16xf16, "AOp">
+// CHECK: %[[B0:.*]] = gpu.subgroup_mma_load_matrix %{{.*}}[%c0{{.*}}, %{{.*}}] {leadDimension = 72 : index} : memref<64x72xf16, #spirv.storage_class<Workgroup>> -> !gpu.mma_matrix<16x16xf16, "BOp">
+// CHECK-NEXT: %[[D0:.*]] = gpu.subgroup_mma_compute %[[A0]], %[[B0]], %[[ZERO]]
+// CHECK: gpu.subgroup_mma_load_matrix %[[AS]][%c16{{.*}}, %{{.*}}] {leadDimension = 40 : index, transpose}
+// CHECK: %[[D1:.*]] = gpu.subgroup_mma_compute %{{.*}}, %{{.*}}, %[[D0]]
+// CHECK: %[[D2:.*]] = gpu.subgroup_mma_compute %{{.*}}, %{{.*}}, %[[D1]]
+// CHECK: %[[D3:.*]] = gpu.subgroup_mma_compute %{{.*}}, %{{.*}}, %[[D2]]
 // CHECK-NEXT: gpu.barrier
-// CHECK: memref.load %[[STAGING]]
+// CHECK: gpu.subgroup_mma_store_matrix %[[D3]], %[[STAGING]][%{{.*}}] {leadDimension = 16 : index}
+// CHECK-NEXT: gpu.barrier
+// CHECK: memref.load %[[STAGING]][
+// CHECK: gpu.barrier
+// CHECK-NOT: gpu.subgroup_mma
 // CHECK: gpu.return
 func.func @transposed_a(%A: memref<64x32xf16>, %B: memref<64x64xf16>, %C: memref<32x64xf32>) {
   %c0 = arith.constant 0 : index

@@ -95,14 +95,18 @@ func.func @gemm(%A: memref<128x48xf16>, %B: memref<48x96xf16>, %C: memref<128x96
 
 // -----
 
-// spirv-coopmat: which lane of a subgroup holds an element of a cooperative matrix is the device's
-// secret, so no register layout follows the matrices: the accumulator takes the blocked layout (the
-// cooperative-matrix rule stages it through workgroup memory at each gemm), and the row statistics
-// its row slice.
+// spirv-coopmat: an accumulator that only a fill and the main loop's gemm touch before its
+// epilogue is held in cooperative matrices, 16x16 matrices split over the 4 subgroups as 2x2; its
+// slots say where each element lands when the matrices are staged into registers (element e of a
+// matrix on lane e mod 32, slot 8 t + e / 32). The row statistics take its row slice: a row on 16
+// lanes of each of the two subgroups along N. The gemm's A and B tiles get rows padded by 16
+// bytes, so that the rows a matrix load reads fall in different banks.
 // CHECK-LABEL: func.func @gemm_row_softmax
 // CHECK: tile.kernel {{.*}} attributes {tile.strategy = "per-op"}
-// CHECK: tile.alloc_fragment {tile.layout = #tile.frag<shape = [64, 64], threads = 128, {{.*}} origin = "blocked">}
-// CHECK-NEXT: tile.alloc_fragment {tile.layout = #tile.frag<shape = [64], threads = 128, {{.*}} origin = "slice(blocked)">}
+// CHECK-NEXT: tile.alloc_shared {tile.layout = #tile.smem<padding = 8>} : memref<64x32xf16
+// CHECK-NEXT: tile.alloc_shared {tile.layout = #tile.smem<padding = 8>} : memref<32x64xf16
+// CHECK: tile.alloc_fragment {tile.layout = #tile.frag<shape = [64, 64], threads = 128, thread = (d0, d1) -> (((d0 floordiv 32) * 2 + d1 floordiv 32) * 32 + (d0 mod 2) * 16 + d1 mod 16), slot = (d0, d1) -> ((((d0 mod 32) floordiv 16) * 2 + (d1 mod 32) floordiv 16) * 8 + (d0 mod 16) floordiv 2), origin = "coopmat.16x16x16">}
+// CHECK-NEXT: tile.alloc_fragment {tile.layout = #tile.frag<shape = [64], threads = 128, replicate = 64, {{.*}} origin = "slice(coopmat.16x16x16)">}
 module attributes {tile.target = "spirv-coopmat"} {
 func.func @gemm_row_softmax(%A: memref<200x256xf16>, %B: memref<256x192xf16>, %C: memref<200x192xf32>) {
   %c0 = arith.constant 0 : index
@@ -260,6 +264,46 @@ func.func @column_sum(%A: memref<256x128xf16>, %B: memref<128x256xf16>, %C: memr
       memref.store %d, %S[%i, %j] : memref<64x64xf32, #tile.fragment>
     }
     tile.copy %S, %C[%m0, %n0] : memref<64x64xf32, #tile.fragment>, memref<256x256xf32>
+  }
+  return
+}
+}
+
+// -----
+
+// spirv-coopmat: an accumulator read inside the loop that accumulates it (here a rescale before
+// each gemm) cannot stay in cooperative matrices between its gemms: it keeps the blocked layout and
+// its gemm stages it through workgroup memory each time (its tiles are not padded).
+// CHECK-LABEL: func.func @rescaled_in_loop
+// CHECK: tile.alloc_shared {tile.layout = #tile.smem<>}
+// CHECK-NEXT: tile.alloc_shared {tile.layout = #tile.smem<>}
+// CHECK-NEXT: tile.alloc_fragment {tile.layout = #tile.frag<shape = [64, 64], threads = 128, {{.*}} origin = "blocked">}
+// CHECK-NOT: coopmat.16x16x16
+module attributes {tile.target = "spirv-coopmat"} {
+func.func @rescaled_in_loop(%A: memref<64x128xf16>, %B: memref<128x64xf16>, %C: memref<64x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c32 = arith.constant 32 : index
+  %zero = arith.constant 0.0 : f32
+  %half = arith.constant 0.5 : f32
+  tile.kernel grid(%c1) threads(128) (%bx) {
+    %As = tile.alloc_shared : memref<64x32xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<32x64xf16, #gpu.address_space<workgroup>>
+    %Acc = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    tile.fill %Acc, %zero : memref<64x64xf32, #tile.fragment>
+    tile.pipelined %k = %c0 to %c4 stages(2) {
+      %k0 = arith.muli %k, %c32 : index
+      tile.copy %A[%c0, %k0], %As : memref<64x128xf16>, memref<64x32xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%k0, %c0], %Bs : memref<128x64xf16>, memref<32x64xf16, #gpu.address_space<workgroup>>
+      tile.parallel (%i, %j) in (64, 64) {
+        %v = memref.load %Acc[%i, %j] : memref<64x64xf32, #tile.fragment>
+        %s = arith.mulf %v, %half : f32
+        memref.store %s, %Acc[%i, %j] : memref<64x64xf32, #tile.fragment>
+      }
+      tile.gemm %As, %Bs, %Acc : memref<64x32xf16, #gpu.address_space<workgroup>>, memref<32x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+    }
+    tile.copy %Acc, %C : memref<64x64xf32, #tile.fragment>, memref<64x64xf32>
   }
   return
 }

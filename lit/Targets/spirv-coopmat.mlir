@@ -1,7 +1,8 @@
 // tile-compile --target spirv-coopmat writes SPIR-V on KHR cooperative matrices in the Vulkan memory
 // model, which spirv-val (SPIRV-Tools 2025.5: Debian 12's predates the extension) accepts, and a
 // manifest that names the strategy and the subgroup width the code assumes. Every kernel is lowered
-// op by op (no GEMM template): f16 gemms on cooperative matrices through a workgroup staging area.
+// op by op (no GEMM template): f16 gemms on cooperative matrices, the GEMMs' accumulators held in
+// matrices across the main loop, their tiles copied through vector views of the tensors.
 // Every example that fits compiles; the others are refused with what would work.
 // REQUIRES: spirv-val-coopmat
 // RUN: rm -rf %t && tile-compile %examples/gemm_relu.mlir --target spirv-coopmat -o %t
@@ -28,6 +29,9 @@
 // SPV: OpCapability CooperativeMatrixKHR
 // SPV: OpCapability VulkanMemoryModel
 // SPV: OpMemoryModel Logical Vulkan
+// Two variables per tensor the copies read: the tensor and its vector view, on one binding.
+// SPV-DAG: OpDecorate %{{.*}} Binding 0
+// SPV-DAG: OpDecorate %{{.*}} Binding 0
 // SPV: OpCooperativeMatrixLoadKHR
 // SPV: OpCooperativeMatrixMulAddKHR
 // SPV: OpCooperativeMatrixStoreKHR
@@ -41,8 +45,9 @@
 // REGS: OpCooperativeMatrixStoreKHR
 // Row reductions shuffle within 32-wide subgroups: the manifest asks for that width.
 // REGSJSON: "strategy": "registers", "workgroup_size": [64, 1, 1], "subgroup_size": 32, "grid": [4, 1, 1], "shared_bytes": 10240
-// The A and B tiles (8 KiB each) and the staging area of 4 matrices (4 KiB).
-// JSON: "entry": "gemm_relu_0_kernel", "host_function": "gemm_relu", "target": "spirv-coopmat", "strategy": "registers", "workgroup_size": [128, 1, 1], "subgroup_size": 32, "grid": [32, 32, 1], "shared_bytes": 20480
+// The A and B tiles with rows padded by 8 elements (10 KiB and 8.5 KiB) and the area the held
+// accumulator is staged through once, 4 matrices of each of the 4 subgroups at a time (16 KiB).
+// JSON: "entry": "gemm_relu_0_kernel", "host_function": "gemm_relu", "target": "spirv-coopmat", "strategy": "registers", "workgroup_size": [128, 1, 1], "subgroup_size": 32, "grid": [32, 32, 1], "shared_bytes": 35328
 // BF16: error: 'tile.alloc_shared' op uses bf16, which the SPIR-V lowering does not support (Vulkan devices generally lack it); use f16 or f32 (target spirv-coopmat)
 // RUNERR-REGS: error: attention_small_0_kernel uses cooperative matrices, but {{.*}} lacks VK_KHR_cooperative_matrix
 // RUNERR: error: small_0_kernel uses cooperative matrices, but {{.*}} lacks VK_KHR_cooperative_matrix (or the Vulkan memory model); compile for target spirv instead

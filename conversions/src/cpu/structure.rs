@@ -26,10 +26,23 @@ pub fn lower_alloc<'c>(
     let at = At::before(alloc);
     let old = alloc.result(0).expect("allocation result");
     let tile = MemRefType::try_from(old.r#type()).expect("memref");
-    let shape: Vec<i64> = tile_dialect::ops::static_sizes(tile)
+    let mut shape: Vec<i64> = tile_dialect::ops::static_sizes(tile)
         .into_iter()
         .map(|size| size.unwrap_or(1))
         .collect();
+    // A SPIR-V tile whose layout pads its rows (spirv-coopmat) is allocated with the longer rows;
+    // the lowered code reaches it at indices only, and its matrix loads stride over the padding.
+    // (gfx942 stores its padded LDS tiles itself, in place: `crate::amdgpu::lds`.)
+    if memory_space.is_some_and(|space| space.to_string().starts_with("#spirv.storage_class")) {
+        let padding = alloc
+            .attribute(tile_dialect::layout::LAYOUT_ATTRIBUTE)
+            .ok()
+            .and_then(tile_dialect::layout::SharedLayout::from_attribute)
+            .map_or(0, |layout| layout.padding);
+        if let Some(last) = shape.last_mut() {
+            *last += padding;
+        }
+    }
     let plain = MemRefType::new(tile.element(), &shape, None, memory_space);
     let new = b.value(
         at,

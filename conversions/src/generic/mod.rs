@@ -164,7 +164,17 @@ fn check_kernel<'c, 'a>(
         {
             let memref =
                 MemRefType::try_from(op.result(0).expect("allocation").r#type()).expect("memref");
-            let count: i64 = static_sizes(memref).into_iter().map(|size| size.unwrap_or(1)).product();
+            let mut sizes: Vec<i64> = static_sizes(memref).into_iter().map(|size| size.unwrap_or(1)).collect();
+            // Rows padded by the tile's layout (see `cpu::structure::lower_alloc`).
+            if flavor.is_spirv()
+                && let (Some(last), Some(layout)) = (
+                    sizes.last_mut(),
+                    op.attribute(crate::layout::LAYOUT_ATTRIBUTE).ok().and_then(tile_dialect::layout::SharedLayout::from_attribute),
+                )
+            {
+                *last += layout.padding;
+            }
+            let count: i64 = sizes.iter().product();
             shared += count * element_bytes(memref.element());
         }
     }
@@ -316,6 +326,15 @@ fn lower<'c, 'a>(
     if let (crate::amdgpu::CHIP, Ok(plan)) = (flavor.target, &planned) {
         crate::amdgpu::lds::apply(context, &plan.shared);
     }
+    // Shared tiles whose layout pads their rows carry it from here on (the allocation and the
+    // workgroup-memory count read it); a layout written in the input is already there.
+    if let (crate::spirv::coopmat::TARGET, Ok(plan)) = (flavor.target, &planned) {
+        for (allocation, layout) in &plan.padded {
+            if allocation.attribute(crate::layout::LAYOUT_ATTRIBUTE).is_err() {
+                set_attribute(*allocation, crate::layout::LAYOUT_ATTRIBUTE, layout.to_attribute(context));
+            }
+        }
+    }
     let (owned, register_scratch) = match &planned {
         Ok(plan) => (plan.fragments.clone(), plan.scratch_bytes),
         Err(_) => (owned::thread_owned_fragments(kernel, threads), 0),
@@ -432,13 +451,19 @@ fn lower<'c, 'a>(
             Attribute::parse(context, space).expect("memory space"),
         ))
     };
-    // gfx942 moves global tensors into LDS 16 bytes a load; the other targets have their own
-    // ways (TMA and cp.async on sm_90a) or keep the plain copy (SPIR-V).
+    // gfx942 moves global tensors into LDS 16 bytes a load, spirv-coopmat 8 bytes through vector
+    // views; the other targets have their own ways (TMA and cp.async on sm_90a) or keep the plain
+    // copy (plain SPIR-V).
     if flavor.target == crate::amdgpu::CHIP {
-        vector_copy::lower(context, kernel, threads, registers);
+        vector_copy::lower(context, kernel, threads, registers, &vector_copy::GFX942);
+    } else if flavor.target == crate::spirv::coopmat::TARGET {
+        vector_copy::lower(context, kernel, threads, registers, &vector_copy::SPIRV_COOPMAT);
     }
+    let views = vector_views(kernel, &tensors);
     reduce::lower(context, &melior::IrRewriter::new(context).as_rewriter_base(), &splits);
     crate::cpu::lower_body(context, kernel, Some(threads), tile_memory, &owned);
+    // Held cooperative matrices become values carried by the loops, now that they are scf.fors.
+    crate::registers::promote::promote(context, kernel).map_err(|message| (kernel, format!("cannot be lowered for {target}: {message}")))?;
     // Thread-owned fragments: private attributions, or allocas in the entry block.
     let private_types: Vec<String> = owned
         .iter()
@@ -458,11 +483,23 @@ fn lower<'c, 'a>(
     let arguments: Vec<String> = tensors
         .iter()
         .enumerate()
-        .map(|(i, tensor)| format!("%arg{i}: {}", tensor.r#type()))
+        .map(|(i, tensor)| {
+            // Beside a view of the same binding every argument names its binding (where none
+            // does, the SPIR-V conversion numbers them in order).
+            if views.is_empty() {
+                format!("%arg{i}: {}", tensor.r#type())
+            } else {
+                format!("%arg{i}: {} {{spirv.interface_var_abi = #spirv.interface_var_abi<(0, {i})>}}", tensor.r#type())
+            }
+        })
         .chain((0..maps.len()).map(|j| format!("%map{j}: !llvm.ptr")))
         .chain(scalars.iter().enumerate().map(|(k, scalar)| format!("%scalar{k}: {}", scalar.r#type())))
+        .chain(views.iter().enumerate().map(|(j, (binding, cast))| {
+            let ty = cast.result(0).expect("a view").r#type();
+            format!("%view{j}: {ty} {{spirv.interface_var_abi = #spirv.interface_var_abi<(0, {binding})>}}")
+        }))
         .collect();
-    let inputs = tensors.len() + maps.len() + scalars.len();
+    let inputs = tensors.len() + maps.len() + scalars.len() + views.len();
     // Dynamic shared memory: each tile a view at its own 128-byte aligned offset.
     // A tile's offset is rounded up to its alignment, and the views start at the first boundary of
     // the largest in the dynamic shared memory (which the launch asks for that much more of).
@@ -679,6 +716,11 @@ fn lower<'c, 'a>(
             rewriter.erase_op(*cast);
         }
     }
+    for (j, (_, cast)) in views.iter().enumerate() {
+        let parameter: Value = entry.argument(tensors.len() + maps.len() + scalars.len() + j).expect("vector view parameter").into();
+        rewriter.replace_all_uses_with(cast.result(0).expect("a vector view").into(), parameter);
+        rewriter.erase_op(*cast);
+    }
     if flavor.dynamic_shared && !tiles.is_empty() {
         let first = entry.first_operation().expect("shader body");
         let at = crate::cpu::builder::At::before(first);
@@ -789,6 +831,16 @@ fn lower<'c, 'a>(
         }
     }
     Ok(())
+}
+
+/// The vector views of `kernel` (`vector_copy::VECTOR_VIEW`, SPIR-V): each with the binding of the
+/// captured tensor it views.
+fn vector_views<'c, 'a>(kernel: OperationRef<'c, 'a>, tensors: &[Value<'c, 'a>]) -> Vec<(usize, OperationRef<'c, 'a>)> {
+    nested_ops(kernel)
+        .into_iter()
+        .filter(|op| op_name(op) == "builtin.unrealized_conversion_cast" && op.attribute(vector_copy::VECTOR_VIEW).is_ok())
+        .filter_map(|cast| Some((tensors.iter().position(|tensor| cast.operand(0).is_ok_and(|source| source == *tensor))?, cast)))
+        .collect()
 }
 
 /// A tensor map the register rules' TMA copies read (`crate::registers::TENSOR_MAP_BOX`): of the

@@ -1,5 +1,5 @@
 //! Copies from a global tensor into a shared tile, a vector at a time, and the main loops they feed
-//! prefetched a step ahead (gfx942).
+//! prefetched a step ahead (gfx942, spirv-coopmat).
 //!
 //! The plain copy deals single elements to the threads, each behind its own bounds check: 32
 //! two-byte loads and LDS writes a thread for a 128x32 f16 tile. Here each thread copies runs of 16
@@ -31,6 +31,15 @@
 //! overwriting a tile another wave still reads; the one after the stores makes them visible. Only
 //! loops whose source tensors nothing in the kernel writes are prefetched (a load moved ahead of
 //! the body must read what it would have read after it).
+//!
+//! SPIR-V shaders address memory logically: a vector cannot be loaded through a pointer to the
+//! tensor's scalars (no pointer casts). On spirv-coopmat ([`SPIRV_COOPMAT`]) a run is therefore 8
+//! bytes (`vector<4xf16>`, at most four lanes) loaded from a *vector view* of the tensor, a second
+//! binding of the same buffer typed `memref<... x (n / 4) x vector<4xf16>>` (Vulkan lets several
+//! variables alias one binding; the deleted GEMM template read its tensors so): here an
+//! `unrealized_conversion_cast` marked [`VECTOR_VIEW`], which the kernel's skeleton turns into an
+//! argument with the tensor's binding. A run goes the fast way only where its first column is a
+//! whole vector of the view. Workgroup tiles are stored lane by lane.
 
 use crate::cpu::builder::{At, Builder};
 use melior::{
@@ -46,12 +55,40 @@ use tile_dialect::{
     ops::{copy_parts, memref_shape, nested_ops, op_name},
 };
 
-/// Bytes one thread moves a step: the widest global load (`global_load_dwordx4`).
-const RUN_BYTES: i64 = 16;
+/// How a target moves runs.
+#[derive(Clone, Copy)]
+pub struct Target {
+    /// Bytes of one run: the widest load.
+    run_bytes: i64,
+    /// Most elements a vector may have.
+    lanes: i64,
+    /// Loads go through vector views of the tensors and stores lane by lane (SPIR-V), rather than
+    /// vector loads and stores of the memrefs themselves.
+    views: bool,
+    /// A scheduling barrier keeps the prefetched loads ahead of the body (AMDGPU).
+    sched_barrier: bool,
+    /// One test for a whole tile first: where it lies inside the tensor (every block but those at
+    /// its ends), its runs load with no branch each, back to back (NVIDIA's driver serialized
+    /// loads that each sat behind their own branch: `bench/RESULTS.md`, runs 10 and 11).
+    whole_tile_test: bool,
+    /// The memory space of the registers runs are held in.
+    private_space: &'static str,
+}
+
+/// gfx942: 16-byte runs (`global_load_dwordx4`, `ds_write_b128`).
+pub const GFX942: Target = Target { run_bytes: 16, lanes: 16, views: false, sched_barrier: true, whole_tile_test: false, private_space: "#gpu.address_space<private>" };
+
+/// spirv-coopmat: 8-byte runs through vector views (see the module).
+pub const SPIRV_COOPMAT: Target = Target { run_bytes: 8, lanes: 4, views: true, sched_barrier: false, whole_tile_test: true, private_space: "#spirv.storage_class<Function>" };
+
+/// The unit attribute of the cast that stands for a tensor's vector view until the kernel's
+/// skeleton gives it an argument of its own (SPIR-V).
+pub const VECTOR_VIEW: &str = "tile.vector_view";
 
 /// Elements of one run of `copy`, if it is a copy this rule takes: from a global tensor (with
-/// offsets) into a shared tile of the same element type whose last dimension is whole runs.
-fn run_length(copy: OperationRef) -> Option<i64> {
+/// offsets) into a shared tile of the same element type whose last dimension is whole runs (and,
+/// through a vector view, from a tensor of static shape whose rows are whole runs).
+fn run_length(copy: OperationRef, target: &Target) -> Option<i64> {
     if op_name(&copy) != "tile.copy" {
         return None;
     }
@@ -66,9 +103,10 @@ fn run_length(copy: OperationRef) -> Option<i64> {
         return None;
     }
     let bytes = Element::of(dst.element())?.bytes() as i64;
-    let run = RUN_BYTES / bytes;
+    let run = (target.run_bytes / bytes).min(target.lanes);
     let shape = memref_shape(parts.dst);
-    (run > 1 && shape.last().is_some_and(|last| last % run == 0)).then_some(run)
+    let viewable = !target.views || (src.has_static_shape() && memref_shape(parts.src).last().is_some_and(|row| row % run == 0));
+    (run > 1 && viewable && shape.last().is_some_and(|last| last % run == 0)).then_some(run)
 }
 
 /// How one copy's runs are dealt to the threads.
@@ -92,12 +130,14 @@ struct Runs<'c, 'a> {
 }
 
 impl<'c, 'a> Runs<'c, 'a> {
-    fn of(copy: OperationRef<'c, 'a>, threads: i64) -> Option<Runs<'c, 'a>> {
-        let run = run_length(copy)?;
+    fn of(copy: OperationRef<'c, 'a>, threads: i64, target: &Target) -> Option<Runs<'c, 'a>> {
+        let run = run_length(copy, target)?;
         let dst = copy_parts(&copy)?.dst;
         let mut extents = memref_shape(dst);
         *extents.last_mut()? /= run;
-        let transposed = crate::amdgpu::lds::stored(dst).filter(|stored| stored.layout.transposed);
+        // Transposed tiles are gfx942's (`crate::amdgpu::lds`); the whole-tile loads take one row
+        // a run.
+        let transposed = crate::amdgpu::lds::stored(dst).filter(|stored| stored.layout.transposed && !target.whole_tile_test);
         let rows = match transposed {
             Some(_) => [4, 2, 1].into_iter().find(|rows| extents[0] % rows == 0).unwrap_or(1),
             None => 1,
@@ -155,17 +195,99 @@ fn lds_view<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, tile: Value<'c, 'a>) -> Val
 
 /// The thread's registers for `runs` of `element`: a private array of their elements, run after
 /// run, indexed by constants only (so that LLVM keeps it in registers).
-fn registers<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, runs: &Runs, element: Type<'c>) -> Value<'c, 'a> {
-    let space = Attribute::parse(b.context, "#gpu.address_space<private>");
+fn registers<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, runs: &Runs<'c, 'a>, element: Type<'c>, target: &Target) -> Value<'c, 'a> {
+    let space = Attribute::parse(b.context, target.private_space);
     let array = MemRefType::new(element, &[runs.trips * runs.rows * runs.run], None, space);
     b.value(at, melior::dialect::memref::alloca(b.context, array, &[], &[], None, b.location))
 }
 
 /// Loads this thread's runs of the tile `src[offsets]` (shaped like `runs`) into `held`: a vector
-/// load where the run is inside the tensor, else element by element with zeros outside.
+/// load where the run is inside the tensor (and, through the vector view `view`, starts at a
+/// whole vector of it), else element by element with zeros outside.
 #[allow(clippy::too_many_arguments)]
-fn load_runs<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, runs: &Runs<'c, 'a>, src: Value<'c, 'a>, offsets: &[Value<'c, 'a>], element: Type<'c>, held: Value<'c, 'a>, tid: Value<'c, 'a>) {
+fn load_runs<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, runs: &Runs<'c, 'a>, src: Value<'c, 'a>, view: Option<Value<'c, 'a>>, offsets: &[Value<'c, 'a>], element: Type<'c>, held: Value<'c, 'a>, tid: Value<'c, 'a>, target: &Target) {
+    if !target.whole_tile_test {
+        load_runs_checked(b, at, runs, src, view, offsets, element, held, tid);
+        return;
+    }
+    let inside = tile_inside(b, at, runs, src, view.is_some(), offsets);
+    let whole = b.if_then(at, inside);
+    let rank = runs.extents.len();
+    let leading = offsets.len() - rank;
+    for trip in 0..runs.trips {
+        let (at, tile) = runs.trip(b, whole, tid, trip);
+        let indices: Vec<Value> = offsets
+            .iter()
+            .enumerate()
+            .map(|(dim, offset)| match dim.checked_sub(leading) {
+                Some(tile_dim) => b.op(at, "arith.addi", &[*offset, tile[tile_dim]]),
+                None => *offset,
+            })
+            .collect();
+        load_run(b, at, runs, src, view, &indices, element, held, trip * runs.run);
+    }
+    let one = b.constant(at, Type::parse(b.context, "i1").expect("i1"), 1.0);
+    let outside = b.op(at, "arith.xori", &[inside, one]);
+    let edge = b.if_then(at, outside);
+    load_runs_checked(b, edge, runs, src, view, offsets, element, held, tid);
+}
+
+/// Whether the tile `src[offsets]` (shaped like `runs`) lies wholly inside the tensor, and through
+/// a vector view (`view`) starts at a whole vector of it: one test for every thread.
+fn tile_inside<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, runs: &Runs<'c, 'a>, src: Value<'c, 'a>, view: bool, offsets: &[Value<'c, 'a>]) -> Value<'c, 'a> {
+    let rank = runs.extents.len();
+    let leading = offsets.len() - rank;
+    let mut inside: Option<Value> = None;
+    for (dim, offset) in offsets.iter().enumerate() {
+        let size = b.dim(at, src, dim as i64);
+        // Unsigned: a negative offset is outside; the offset is below 2^63, so its end does not wrap.
+        let mut fits = b.compare(at, "ult", *offset, size);
+        if let Some(tile_dim) = dim.checked_sub(leading) {
+            let extent = runs.extents[tile_dim] * if tile_dim + 1 == rank { runs.run } else { 1 };
+            let end = b.op(at, "arith.addi", &[*offset, b.index(at, extent)]);
+            let end_in = b.compare(at, "ule", end, size);
+            fits = b.op(at, "arith.andi", &[fits, end_in]);
+        }
+        inside = Some(match inside {
+            Some(previous) => b.op(at, "arith.andi", &[previous, fits]),
+            None => fits,
+        });
+    }
+    let mut inside = inside.expect("rank >= 1");
+    if view {
+        let last = offsets.len() - 1;
+        let misaligned = b.op(at, "arith.remui", &[offsets[last], b.index(at, runs.run)]);
+        let aligned = b.compare(at, "eq", misaligned, b.index(at, 0));
+        inside = b.op(at, "arith.andi", &[inside, aligned]);
+    }
+    inside
+}
+
+/// Loads the run at `indices` of `src` (through its vector view `view`, if any) into `held` from
+/// its element `first` on.
+#[allow(clippy::too_many_arguments)]
+fn load_run<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, runs: &Runs<'c, 'a>, src: Value<'c, 'a>, view: Option<Value<'c, 'a>>, indices: &[Value<'c, 'a>], element: Type<'c>, held: Value<'c, 'a>, first: i64) {
     let vector = Type::parse(b.context, &format!("vector<{}x{element}>", runs.run)).expect("a vector type");
+    let last = indices.len() - 1;
+    let value = match view {
+        Some(view) => {
+            let mut at_view = indices.to_vec();
+            at_view[last] = b.op(at, "arith.divui", &[indices[last], b.index(at, runs.run)]);
+            b.load(at, view, &at_view)
+        }
+        None => vector_load(b, at, src, indices, vector),
+    };
+    for lane in 0..runs.run {
+        let position = (melior::ir::Identifier::new(b.context, "static_position"), Attribute::parse(b.context, &format!("array<i64: {lane}>")).expect("a position"));
+        let element = b.value(at, OperationBuilder::new("vector.extract", b.location).add_operands(&[value]).add_attributes(&[position]).add_results(&[element]).build().expect("vector.extract"));
+        b.store(at, element, held, &[b.index(at, first + lane)]);
+    }
+}
+
+/// [`load_runs`] with each run tested on its own: a vector load where the run is inside the
+/// tensor (and starts at a whole vector of the view), else element by element with zeros outside.
+#[allow(clippy::too_many_arguments)]
+fn load_runs_checked<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, runs: &Runs<'c, 'a>, src: Value<'c, 'a>, view: Option<Value<'c, 'a>>, offsets: &[Value<'c, 'a>], element: Type<'c>, held: Value<'c, 'a>, tid: Value<'c, 'a>) {
     let rank = runs.extents.len();
     for (trip, row) in (0..runs.trips).flat_map(|trip| (0..runs.rows).map(move |row| (trip, row))) {
         let (at, mut tile) = runs.trip(b, at, tid, trip);
@@ -205,13 +327,14 @@ fn load_runs<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, runs: &Runs<'c, 'a>, src: 
         if let Some(rows) = rows_inside {
             whole = b.op(at, "arith.andi", &[whole, rows]);
         }
-        let fast = b.if_then(at, whole);
-        let value = vector_load(b, fast, src, &indices, vector);
-        for lane in 0..runs.run {
-            let position = (melior::ir::Identifier::new(b.context, "static_position"), Attribute::parse(b.context, &format!("array<i64: {lane}>")).expect("a position"));
-            let element = b.value(fast, OperationBuilder::new("vector.extract", b.location).add_operands(&[value]).add_attributes(&[position]).add_results(&[element]).build().expect("vector.extract"));
-            b.store(fast, element, held, &[b.index(fast, first + lane)]);
+        let width = b.index(at, runs.run);
+        if view.is_some() {
+            let misaligned = b.op(at, "arith.remui", &[indices[last], width]);
+            let aligned = b.compare(at, "eq", misaligned, b.index(at, 0));
+            whole = b.op(at, "arith.andi", &[whole, aligned]);
         }
+        let fast = b.if_then(at, whole);
+        load_run(b, fast, runs, src, view, &indices, element, held, first);
         // At an end of the tensor: element by element, zeros outside it. Each lane loads at its
         // own indices where inside and at the tensor's first element otherwise (no branch a lane:
         // fewer blocks for LLVM), then keeps the zero there; a tensor without elements loads
@@ -254,11 +377,25 @@ fn load_runs<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, runs: &Runs<'c, 'a>, src: 
     }
 }
 
-/// Stores this thread's runs from `held` into the tile `dst` (one `vector.store` each; into a
-/// transposed tile, one a column of the run, holding the trip's rows).
-fn store_runs<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, runs: &Runs<'c, 'a>, dst: Value<'c, 'a>, held: Value<'c, 'a>, tid: Value<'c, 'a>) {
+/// Stores this thread's runs from `held` into the tile `dst` (one `vector.store` each; lane by lane
+/// through SPIR-V's logical pointers; into a transposed tile, one a column of the run, holding the
+/// trip's rows).
+fn store_runs<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, runs: &Runs<'c, 'a>, dst: Value<'c, 'a>, held: Value<'c, 'a>, tid: Value<'c, 'a>, target: &Target) {
     if let Some(stored) = &runs.transposed {
         return store_transposed(b, at, runs, stored, held, tid);
+    }
+    if target.views {
+        for trip in 0..runs.trips {
+            let (at, tile) = runs.trip(b, at, tid, trip);
+            let last = tile.len() - 1;
+            for lane in 0..runs.run {
+                let value = b.load(at, held, &[b.index(at, trip * runs.run + lane)]);
+                let mut indices = tile.clone();
+                indices[last] = b.op(at, "arith.addi", &[tile[last], b.index(at, lane)]);
+                b.store(at, value, dst, &indices);
+            }
+        }
+        return;
     }
     let lds = lds_view(b, at, dst);
     let element = MemRefType::try_from(dst.r#type()).expect("a tile").element();
@@ -310,14 +447,14 @@ fn writes_other_tile_from_global(op: OperationRef, tile: Value) -> bool {
 /// op is another copy from a global tensor into another tile: one barrier after the last makes
 /// both visible; and the next copy's writes need no barrier before them, because every op that
 /// reads a shared tile, in the register rules and in the plain strategy alike, ends with one).
-fn lower_copy<'c, 'a>(context: &'c Context, copy: OperationRef<'c, 'a>, runs: &Runs<'c, 'a>, tid: Value<'c, 'a>, start: At<'c, 'a>) {
+fn lower_copy<'c, 'a>(context: &'c Context, copy: OperationRef<'c, 'a>, runs: &Runs<'c, 'a>, tid: Value<'c, 'a>, start: At<'c, 'a>, target: &Target, views: &Views<'c, 'a>) {
     let b = Builder { context, location: copy.location(), threads: Some(runs.threads) };
     let at = At::before(copy);
     let parts = copy_parts(&copy).expect("a verified copy");
     let element = MemRefType::try_from(parts.dst.r#type()).expect("a tile").element();
-    let held = registers(&b, start, runs, element);
-    load_runs(&b, at, runs, parts.src, &parts.src_offsets, element, held, tid);
-    store_runs(&b, at, runs, parts.dst, held, tid);
+    let held = registers(&b, start, runs, element, target);
+    load_runs(&b, at, runs, parts.src, view_of(views, parts.src), &parts.src_offsets, element, held, tid, target);
+    store_runs(&b, at, runs, parts.dst, held, tid, target);
     if !copy.next_in_block().is_some_and(|next| writes_other_tile_from_global(next, parts.dst)) {
         b.barrier(at);
     }
@@ -327,13 +464,13 @@ fn lower_copy<'c, 'a>(context: &'c Context, copy: OperationRef<'c, 'a>, runs: &R
 /// The copies a `tile.pipelined` loop's steps begin with that can be prefetched: every op before the
 /// last of them is such a copy or index arithmetic; their offsets are computed from the induction
 /// variable; no op of `kernel` writes their source tensors. Empty when the loop does not qualify.
-fn prefetched<'c, 'a>(kernel: OperationRef<'c, 'a>, pipelined: OperationRef<'c, 'a>) -> Vec<OperationRef<'c, 'a>> {
+fn prefetched<'c, 'a>(kernel: OperationRef<'c, 'a>, pipelined: OperationRef<'c, 'a>, target: &Target) -> Vec<OperationRef<'c, 'a>> {
     let Some(body) = pipelined.region(0).ok().and_then(|region| region.first_block()) else { return Vec::new() };
     let mut copies = Vec::new();
     let mut op = body.first_operation();
     while let Some(current) = op {
         let name = op_name(&current);
-        if Runs::of(current, 1).is_some() {
+        if Runs::of(current, 1, target).is_some() {
             copies.push(current);
         } else if !(name.starts_with("arith.") && current.region_count() == 0) {
             break;
@@ -366,7 +503,8 @@ fn less<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, lhs: Value<'c, 'a>, rhs: Value<
 }
 
 /// Rewrites `pipelined` so that its `copies` (see [`prefetched`]) load a step ahead (the module doc).
-fn prefetch<'c, 'a>(context: &'c Context, pipelined: OperationRef<'c, 'a>, copies: &[OperationRef<'c, 'a>], threads: i64, tid: Value<'c, 'a>, start: At<'c, 'a>) {
+#[allow(clippy::too_many_arguments)]
+fn prefetch<'c, 'a>(context: &'c Context, pipelined: OperationRef<'c, 'a>, copies: &[OperationRef<'c, 'a>], threads: i64, tid: Value<'c, 'a>, start: At<'c, 'a>, target: &Target, views: &Views<'c, 'a>) {
     let b = Builder { context, location: pipelined.location(), threads: Some(threads) };
     let body = pipelined.region(0).ok().and_then(|region| region.first_block()).expect("loop body");
     let iv: Value = body.argument(0).expect("induction variable").into();
@@ -377,9 +515,9 @@ fn prefetch<'c, 'a>(context: &'c Context, pipelined: OperationRef<'c, 'a>, copie
     let held: Vec<(Runs, Value, Type)> = copies
         .iter()
         .map(|copy| {
-            let runs = Runs::of(*copy, threads).expect("checked");
+            let runs = Runs::of(*copy, threads, target).expect("checked");
             let element = MemRefType::try_from(copy_parts(copy).expect("a copy").dst.r#type()).expect("a tile").element();
-            let array = registers(&b, start, &runs, element);
+            let array = registers(&b, start, &runs, element, target);
             (runs, array, element)
         })
         .collect();
@@ -391,7 +529,7 @@ fn prefetch<'c, 'a>(context: &'c Context, pipelined: OperationRef<'c, 'a>, copie
             let parts = copy_parts(copy).expect("a copy");
             let src = crate::pipeline::expand::materialize(parts.src, pipelined, iv, at_iv, at, &mut done);
             let offsets: Vec<Value> = parts.src_offsets.iter().map(|offset| crate::pipeline::expand::materialize(*offset, pipelined, iv, at_iv, at, &mut done)).collect();
-            load_runs(&b, at, runs, src, &offsets, *element, *array, tid);
+            load_runs(&b, at, runs, src, view_of(views, parts.src), &offsets, *element, *array, tid, target);
         }
     };
     load_step(first, lower);
@@ -400,7 +538,7 @@ fn prefetch<'c, 'a>(context: &'c Context, pipelined: OperationRef<'c, 'a>, copie
     let at = At::before(last);
     for (copy, (runs, array, _)) in copies.iter().zip(&held) {
         let dst = copy_parts(copy).expect("a copy").dst;
-        store_runs(&b, at, runs, dst, *array, tid);
+        store_runs(&b, at, runs, dst, *array, tid, target);
     }
     b.barrier(at);
     let next = b.op(at, "arith.addi", &[iv, step]);
@@ -408,8 +546,10 @@ fn prefetch<'c, 'a>(context: &'c Context, pipelined: OperationRef<'c, 'a>, copie
     load_step(more, next);
     // Keep LLVM's scheduler from sinking the loads below the body's work: issued first, they have
     // the whole step to arrive.
-    let opts = (melior::ir::Identifier::new(context, "opts"), Attribute::parse(context, "#amdgpu.sched_barrier_opt<none>").expect("sched_barrier options"));
-    b.insert(at, OperationBuilder::new("amdgpu.sched_barrier", b.location).add_attributes(&[opts]).build().expect("amdgpu.sched_barrier"));
+    if target.sched_barrier {
+        let opts = (melior::ir::Identifier::new(context, "opts"), Attribute::parse(context, "#amdgpu.sched_barrier_opt<none>").expect("sched_barrier options"));
+        b.insert(at, OperationBuilder::new("amdgpu.sched_barrier", b.location).add_attributes(&[opts]).build().expect("amdgpu.sched_barrier"));
+    }
     // The body ends with a barrier, so that the next step's stores wait for every reader.
     let terminator = body.terminator().expect("a loop body ends with its terminator");
     let mut op = body.first_operation();
@@ -432,23 +572,56 @@ fn prefetch<'c, 'a>(context: &'c Context, pipelined: OperationRef<'c, 'a>, copie
 /// Lowers every copy of `kernel` from a global tensor into a shared tile that goes in runs, after
 /// prefetching the main loops that begin with them (`prefetch_loops`: the register rules lowered
 /// the kernel, so the ops after the copies are what they read); the plain strategy lowers the rest.
-pub fn lower(context: &Context, kernel: OperationRef, threads: i64, prefetch_loops: bool) {
+pub fn lower<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>, threads: i64, prefetch_loops: bool, target: &Target) {
     let Some(block) = kernel.region(0).ok().and_then(|region| region.first_block()) else { return };
     let Some(first) = block.first_operation() else { return };
     let start = At::before(first);
     let b = Builder { context, location: kernel.location(), threads: Some(threads) };
     let tid = b.thread_id(start);
+    let views = if target.views { vector_views(&b, start, kernel, threads, target) } else { Vec::new() };
     if prefetch_loops {
         for pipelined in nested_ops(kernel).into_iter().filter(|op| op_name(op) == "tile.pipelined") {
-            let copies = prefetched(kernel, pipelined);
+            let copies = prefetched(kernel, pipelined, target);
             if !copies.is_empty() {
-                prefetch(context, pipelined, &copies, threads, tid, start);
+                prefetch(context, pipelined, &copies, threads, tid, start, target, &views);
             }
         }
     }
     for copy in nested_ops(kernel) {
-        if let Some(runs) = Runs::of(copy, threads) {
-            lower_copy(context, copy, &runs, tid, start);
+        if let Some(runs) = Runs::of(copy, threads, target) {
+            lower_copy(context, copy, &runs, tid, start, target, &views);
         }
     }
+}
+
+/// Each source tensor of a run copy and its vector view.
+type Views<'c, 'a> = Vec<(Value<'c, 'a>, Value<'c, 'a>)>;
+
+fn view_of<'c, 'a>(views: &Views<'c, 'a>, tensor: Value<'c, 'a>) -> Option<Value<'c, 'a>> {
+    views.iter().find(|(source, _)| *source == tensor).map(|(_, view)| *view)
+}
+
+/// The vector views (see the module) of the tensors the run copies of `kernel` read, made at
+/// `start`: `memref<d0 x ... x (dn / run) x vector<run x element>>` casts marked [`VECTOR_VIEW`].
+fn vector_views<'c, 'a>(b: &Builder<'c>, start: At<'c, 'a>, kernel: OperationRef<'c, 'a>, threads: i64, target: &Target) -> Views<'c, 'a> {
+    let mut views: Views = Vec::new();
+    for copy in nested_ops(kernel) {
+        let Some(runs) = Runs::of(copy, threads, target) else { continue };
+        let tensor = copy_parts(&copy).expect("a copy").src;
+        if view_of(&views, tensor).is_some() {
+            continue;
+        }
+        let memref = MemRefType::try_from(tensor.r#type()).expect("a tensor");
+        let mut shape: Vec<String> = memref_shape(tensor).iter().map(i64::to_string).collect();
+        let last = shape.len() - 1;
+        shape[last] = (memref_shape(tensor)[last] / runs.run).to_string();
+        let ty = Type::parse(b.context, &format!("memref<{}xvector<{}x{}>>", shape.join("x"), runs.run, memref.element())).expect("a vector view type");
+        let cast = b.insert(
+            start,
+            OperationBuilder::new("builtin.unrealized_conversion_cast", b.location).add_operands(&[tensor]).add_results(&[ty]).build().expect("a cast"),
+        );
+        tile_dialect::ops::set_attribute(cast, VECTOR_VIEW, Attribute::unit(b.context));
+        views.push((tensor, cast.result(0).expect("a view").into()));
+    }
+    views
 }

@@ -42,33 +42,29 @@ fn operands<'c, 'a>(gemm: OperationRef<'c, 'a>) -> Option<Operands<'c, 'a>> {
     Some(Operands { a, b, c, m, n, k, transpose_a, transpose_b })
 }
 
-/// The tile element type of a memref value.
-fn element_of(value: Value) -> Option<Element> {
-    melior::ir::r#type::MemRefType::try_from(value.r#type()).ok().and_then(|memref| Element::of(melior::ir::ShapedTypeLike::element(&memref)))
-}
-
 fn is_shared(value: Value) -> bool {
     memory_level(value.r#type()) == Some(MemoryLevel::Shared)
 }
 
 fn is_16_bit(value: Value) -> bool {
-    element_of(value).is_some_and(|element| matches!(element, Element::F16 | Element::BF16))
+    crate::support::element_of(value).is_some_and(|element| matches!(element, Element::F16 | Element::BF16))
 }
 
 /// Returns the layouts `gemm` imposes on `chip` in a block of `threads` threads. In a kernel of
 /// several gemms (`chained`: attention, GEMM chains) every gemm splits its rows alone over the
 /// warps (TileLang's "full row" policy), so that one gemm's row statistics and the next gemm's
-/// accumulator rows lie on the same threads; cooperative matrices, whose element placement is the
-/// device's secret, anchor nothing there (the kernel runs on the plain strategy).
+/// accumulator rows lie on the same threads; cooperative matrices anchor nothing there (their
+/// accumulators are staged through workgroup memory at each gemm; holding a chain's accumulators in
+/// matrices is not written yet).
 pub fn gemm_anchors<'c, 'a>(gemm: OperationRef<'c, 'a>, chip: &str, threads: i64, chained: bool) -> Vec<Anchor<'c, 'a>> {
     let Some(ops) = operands(gemm) else { return Vec::new() };
-    if element_of(ops.c) != Some(Element::F32) || !is_16_bit(ops.a) || !is_16_bit(ops.b) {
+    if crate::support::element_of(ops.c) != Some(Element::F32) || !is_16_bit(ops.a) || !is_16_bit(ops.b) {
         return Vec::new();
     }
     match chip {
         "sm_90a" => sm90a(&ops, threads),
         "gfx942" => gfx942(&ops, threads, chained),
-        "spirv-coopmat" if !chained => coopmat(&ops, threads),
+        "spirv-coopmat" if !chained => coopmat(gemm, &ops, threads),
         _ => Vec::new(),
     }
 }
@@ -102,7 +98,7 @@ fn sm90a<'c, 'a>(ops: &Operands<'c, 'a>, threads: i64) -> Vec<Anchor<'c, 'a>> {
 /// or when it is no gemm the anchors read): the conditions of [`gfx942`], said with what would work.
 pub fn mfma_unavailable(gemm: OperationRef, threads: i64, chained: bool) -> Option<String> {
     let ops = operands(gemm)?;
-    let [a, b, c] = [ops.a, ops.b, ops.c].map(|value| element_of(value).map_or("?".to_owned(), |element| element.to_string()));
+    let [a, b, c] = [ops.a, ops.b, ops.c].map(|value| crate::support::element_of(value).map_or("?".to_owned(), |element| element.to_string()));
     if c != "f32" || !is_16_bit(ops.a) || !is_16_bit(ops.b) || a != b {
         return Some(format!("multiplies {a} by {b} into {c}; mfma on gfx942 takes f16 or bf16 inputs (both alike) with an f32 accumulator"));
     }
@@ -151,22 +147,47 @@ fn gfx942<'c, 'a>(ops: &Operands<'c, 'a>, threads: i64, chained: bool) -> Vec<An
     anchors
 }
 
-/// spirv-coopmat: 16x16x16 cooperative matrices over 32-wide subgroups; A and B in padded
-/// workgroup rows.
-fn coopmat<'c, 'a>(ops: &Operands<'c, 'a>, threads: i64) -> Vec<Anchor<'c, 'a>> {
-    if threads % 32 != 0 {
+/// spirv-coopmat: an accumulator that only fills and gemms on shared f16 tiles touch before its
+/// epilogue is held in 16x16 cooperative matrices split over the 32-wide subgroups
+/// (`crate::spirv::coopmat::held`); any other keeps the blocked layout, and its gemms stage it
+/// through workgroup memory each time. The held gemm's A and B tiles get rows padded by 16 bytes,
+/// so that the rows one matrix load reads fall in different banks, where nothing but copies, the
+/// gemm and loads or stores at indices touch them (such code follows the allocation's row length).
+fn coopmat<'c, 'a>(gemm: OperationRef<'c, 'a>, ops: &Operands<'c, 'a>, threads: i64) -> Vec<Anchor<'c, 'a>> {
+    let f16 = |value: Value| crate::support::element_of(value) == Some(Element::F16);
+    if threads % 32 != 0 || !is_shared(ops.a) || !is_shared(ops.b) || !f16(ops.a) || !f16(ops.b) || ops.k % 16 != 0 {
         return Vec::new();
     }
     let Ok(subgroups) = crate::spirv::coopmat::config::subgroup_split(threads, ops.m, ops.n) else { return Vec::new() };
-    let rows = |transposed| SharedLayout {
-        padding: crate::spirv::coopmat::config::ROW_PADDING,
-        transposed,
-        ..SharedLayout::row_major()
-    };
-    let mut anchors = vec![Anchor { tile: ops.c, layout: Layout::Fragment(atoms::coopmat_accumulator(ops.m, ops.n, subgroups)) }];
-    if is_shared(ops.a) && is_shared(ops.b) {
-        anchors.push(Anchor { tile: ops.a, layout: Layout::Shared(rows(ops.transpose_a)) });
-        anchors.push(Anchor { tile: ops.b, layout: Layout::Shared(rows(ops.transpose_b)) });
+    let Some(kernel) = crate::spirv::coopmat::held::kernel_of(gemm) else { return Vec::new() };
+    if crate::spirv::coopmat::held::staging_point(kernel, ops.c).is_err() {
+        return Vec::new();
+    }
+    // Held matrices are staged once, one matrix per subgroup at least, beside the exchanges of the
+    // reductions that read it across subgroups: without room for that the accumulator stays
+    // blocked (as it was before cooperative matrices were held).
+    let staging = subgroups.0 * subgroups.1 * 16 * 16 * 4;
+    let limit = crate::spirv::coopmat::config::MAX_SHARED_BYTES;
+    let matrices = (ops.m / subgroups.0 / 16, ops.n / subgroups.1 / 16);
+    let scratch = crate::spirv::coopmat::held::reduction_scratch_bytes(kernel, ops.c, threads, subgroups, matrices);
+    let needed = crate::spirv::coopmat::held::shared_bytes(kernel) + staging + scratch;
+    if needed > limit {
+        return Vec::new();
+    }
+    let layout = atoms::coopmat_accumulator(ops.m, ops.n, subgroups);
+    // Registers must be able to hold it once staged (a split that is no power of two cannot).
+    if crate::registers::distribute(&layout).is_err() || layout.slots() > crate::registers::MAX_REGISTERS {
+        return Vec::new();
+    }
+    let mut anchors = vec![Anchor { tile: ops.c, layout: Layout::Fragment(layout) }];
+    let padding = crate::spirv::coopmat::config::ROW_PADDING;
+    let padded = SharedLayout { padding, ..SharedLayout::row_major() };
+    let tiles: Vec<Value> = [ops.a, ops.b].into_iter().filter(|tile| crate::spirv::coopmat::held::indexed_only(kernel, *tile)).collect();
+    // The padding must leave room to stage one matrix per subgroup.
+    let rows = |tile: Value| memref_shape(tile).iter().rev().skip(1).product::<i64>();
+    let extra: i64 = tiles.iter().map(|tile| rows(*tile) * padding * 2).sum();
+    if needed + extra <= limit {
+        anchors.extend(tiles.into_iter().map(|tile| Anchor { tile, layout: Layout::Shared(padded.clone()) }));
     }
     anchors
 }

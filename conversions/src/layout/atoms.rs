@@ -87,9 +87,15 @@ pub fn mfma_a_operand(m: i64, k: i64, waves: (i64, i64), size: i64) -> FragmentL
     }
 }
 
-/// A cooperative-matrix accumulator (16x16 matrices, 32-wide subgroups `(sm, sn)`): which lane of
-/// the owning subgroup holds an element is the device's secret, so every lane of the subgroup is
-/// listed as holding it (replicated 32 times) at the element's place in the subgroup's matrices.
+/// A cooperative-matrix accumulator held in 16x16 matrices by 32-wide subgroups `(sm, sn)`: subgroup
+/// `s` (invocations `32 s .. 32 s + 31`) owns the `m/sm`x`n/sn` subgroup tile at `(s / sn, s % sn)`,
+/// its matrix `t` (row-major in the subgroup tile) being cooperative-matrix value `t` of every lane.
+/// Which lane holds which element of a matrix is the device's secret, so the slots say where each
+/// element lies once the matrices are staged into registers (through workgroup memory, row-major):
+/// element `e = 16 r + c` of matrix `t` goes to lane `e mod 32`, slot `8 t + e / 32`. A row of a
+/// matrix thus lies on 16 lanes of its subgroup, as the staged epilogue of the deleted GEMM template
+/// had it. The register rules keep such a fragment in matrices while only gemms and fills touch it
+/// (`crate::spirv::coopmat::held`) and stage it once before any other op reads it.
 pub fn coopmat_accumulator(m: i64, n: i64, subgroups: (i64, i64)) -> FragmentLayout {
     let (sm, sn) = subgroups;
     let (rows, columns) = (m / sm, n / sn);
@@ -99,12 +105,16 @@ pub fn coopmat_accumulator(m: i64, n: i64, subgroups: (i64, i64)) -> FragmentLay
     FragmentLayout {
         shape: vec![m, n],
         threads: 32 * sm * sn,
-        replicate: 32,
-        thread: subgroup * 32 + symbol(0),
-        slot: matrix * 256 + i.modulo(16) * 16 + j.modulo(16),
-        origin: "coopmat.16x16x16".into(),
+        replicate: 1,
+        thread: subgroup * 32 + i.clone().modulo(2) * 16 + j.modulo(16),
+        slot: matrix * 8 + i.modulo(16).floor_div(2),
+        origin: COOPMAT_ACCUMULATOR.into(),
     }
 }
+
+/// The origin of [`coopmat_accumulator`] layouts: the fragments the register rules hold in
+/// cooperative matrices.
+pub const COOPMAT_ACCUMULATOR: &str = "coopmat.16x16x16";
 
 /// The layout of loops and fragments nothing else lays out: the tile is cut into chunks of `v`
 /// consecutive elements along its last dimension (4 where the tile gives every thread at least one
@@ -258,13 +268,30 @@ mod tests {
             assert_eq!(layout.check(&[m, k], 64 * waves.0 * waves.1), Ok(()), "{layout:?}");
             assert_eq!(layout.slots() * 64 * waves.0, m * k);
         }
-        let layout = coopmat_accumulator(64, 64, (2, 2));
-        assert_eq!(layout.check(&[64, 64], 128), Ok(()));
+        for (m, n, subgroups) in [(64, 64, (2, 2)), (128, 128, (2, 2)), (128, 256, (2, 4)), (64, 128, (1, 2))] {
+            let layout = coopmat_accumulator(m, n, subgroups);
+            let threads = 32 * subgroups.0 * subgroups.1;
+            assert_eq!(layout.check(&[m, n], threads), Ok(()), "{layout:?}");
+            assert_eq!(layout.slots(), m * n / threads);
+        }
         for (shape, threads) in [(vec![64, 128], 128), (vec![8, 64], 64), (vec![100], 128), (vec![6, 10], 32)] {
             let layout = blocked(&shape, threads);
             assert_eq!(layout.check(&shape, threads), Ok(()), "{layout:?}");
         }
         assert_eq!(replicated(&[64], 128).check(&[64], 128), Ok(()));
+    }
+
+    #[test]
+    fn the_coopmat_accumulator_puts_element_e_of_matrix_t_on_lane_e_mod_32_in_slot_8t_plus_e_div_32() {
+        // 128x128 on 4 subgroups (2x2): subgroup 3 owns rows 64.. and columns 64..; its matrix 5
+        // (row 1, column 1 of its 4x4) starts at (80, 80); element 37 is (2, 5) in it.
+        let layout = coopmat_accumulator(128, 128, (2, 2));
+        assert_eq!(layout.owners(&[82, 85]).collect::<Vec<_>>(), vec![3 * 32 + 37 % 32]);
+        assert_eq!(layout.slot_of(&[82, 85]), 8 * 5 + 37 / 32);
+        // A row of a matrix lies on 16 lanes of its subgroup.
+        let mut lanes: Vec<i64> = (0..16).flat_map(|j| layout.owners(&[3, j]).collect::<Vec<_>>()).collect();
+        lanes.sort_unstable();
+        assert_eq!(lanes, (16..32).collect::<Vec<_>>());
     }
 
     #[test]

@@ -163,7 +163,7 @@ fn strategy<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str) -> Result<String, 
 /// recorded on it (by this pass or by hand), and what inference gives the rest, for a lowering run
 /// without the pass.
 pub fn infer_for_lowering<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str) -> Result<Inferred<'c, 'a>, Failure<'c, 'a>> {
-    propagate::infer(kernel, chip, chip != "spirv-coopmat")
+    propagate::infer(kernel, chip)
 }
 
 /// Records the layout of every tile and loop of `kernel` on `chip`, and its strategy.

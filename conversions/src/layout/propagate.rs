@@ -338,11 +338,8 @@ fn accesses<'c, 'a>(parallel: OperationRef<'c, 'a>) -> Vec<Access<'c, 'a>> {
     found
 }
 
-/// Infers the layout of every tile and loop of `kernel` for `chip`; `instructions` says whether the
-/// gemms' instruction layouts anchor it (not on cooperative matrices when the kernel takes the plain
-/// strategy: their layout, every lane holding every element of its subgroup's matrices, is only
-/// what the cooperative-matrix lowering can use).
-pub fn infer<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str, instructions: bool) -> Result<Inferred<'c, 'a>, Failure<'c, 'a>> {
+/// Infers the layout of every tile and loop of `kernel` for `chip`.
+pub fn infer<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str) -> Result<Inferred<'c, 'a>, Failure<'c, 'a>> {
     let threads = integer_attribute(&kernel, "threads").unwrap_or(0);
     let mut inference = Inference { chip: chip.to_owned(), threads, tiles: HashMap::new(), loops: HashMap::new() };
     let ops = nested_ops(kernel);
@@ -361,7 +358,7 @@ pub fn infer<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str, instructions: boo
         }
     }
     let chained = ops.iter().filter(|op| op_name(op) == "tile.gemm").count() > 1;
-    for gemm in ops.iter().filter(|op| op_name(op) == "tile.gemm" && instructions) {
+    for gemm in ops.iter().filter(|op| op_name(op) == "tile.gemm") {
         for anchor in anchors::gemm_anchors(*gemm, chip, threads, chained) {
             if let Some(tile) = allocation(anchor.tile) {
                 inference.want(tile, anchor.layout, *gemm)?;

@@ -16,7 +16,8 @@
 //! | `tile.reduce` | the thread's slots combined per destination slot, then a butterfly over the thread bits the reduced dimension spreads over: warp shuffles on NVIDIA, a small workgroup scratch elsewhere |
 //! | `tile.gemm` (shared A and B) | per accumulator slot, a loop over K |
 //! | `tile.gemm` on gfx942, mfma accumulator | per K step, each lane's A and B elements from shared tiles (a fragment A staged there first), one `amdgpu.mfma` per instruction tile |
-//! | `tile.gemm` on spirv-coopmat, f16 x f16 -> f32 | the accumulator's 16x16 matrices staged in workgroup memory in rounds, each loaded as a KHR cooperative matrix, multiplied over K with A and B loaded from shared tiles (a fragment A staged there first), stored back and read into the slots |
+//! | `tile.gemm` on spirv-coopmat, accumulator held in cooperative matrices | per 16-deep K slice, the subgroup's A and B matrices loaded from the shared tiles and multiplied into its accumulator matrices, which stay matrix values across the loops ([`promote`]) until one staging before the epilogue |
+//! | `tile.gemm` on spirv-coopmat, f16 x f16 -> f32, other accumulators | the accumulator's 16x16 matrices staged in workgroup memory in rounds, each loaded as a KHR cooperative matrix, multiplied over K with A and B loaded from shared tiles (a fragment A staged there first), stored back and read into the slots |
 //!
 //! A kernel with an op outside this table (a fragment read at computed indices, a register A
 //! operand, a replicated reduction source) keeps the plain strategy's own lowering; [`plan`] says
@@ -24,6 +25,7 @@
 
 mod distribute;
 mod patterns;
+pub mod promote;
 mod wgmma;
 
 pub use distribute::{Distribution, distribute};
@@ -100,8 +102,13 @@ pub(crate) struct Layouts {
     wgmma: std::collections::HashSet<usize>,
     /// The gemms that run on mfma (gfx942), with their instruction and wave split.
     mfma: HashMap<usize, patterns::MfmaGemm>,
-    /// The gemms that run on cooperative matrices (spirv-coopmat).
+    /// The gemms that run on cooperative matrices through a staging area (spirv-coopmat).
     coopmat: HashMap<usize, patterns::CoopmatGemm>,
+    /// The accumulators held in cooperative matrices (spirv-coopmat), by allocation.
+    held: HashMap<usize, patterns::Held>,
+    /// Elements of padding after each row of a shared tile, by allocation (where its layout has
+    /// any): the tile is allocated with longer rows, and matrix loads stride over them.
+    padding: HashMap<usize, i64>,
     /// Each `tile.reduce`'s plan, by op.
     reductions: HashMap<usize, patterns::ReducePlan>,
 }
@@ -133,6 +140,9 @@ pub struct Plan<'c, 'a> {
     pub scratch_bytes: i64,
     /// Every shared tile's layout (gfx942 stores its LDS tiles so: `crate::amdgpu::lds`).
     pub shared: Vec<(OperationRef<'c, 'a>, tile_dialect::layout::SharedLayout)>,
+    /// The shared tiles whose layout pads their rows, and that layout (to be recorded on them
+    /// before they are allocated).
+    pub padded: Vec<(OperationRef<'c, 'a>, tile_dialect::layout::SharedLayout)>,
 }
 
 /// Decides whether every fragment op of `kernel` on `chip` has a rule for its layouts; if not, says
@@ -140,12 +150,17 @@ pub struct Plan<'c, 'a> {
 /// shuffles (`None`: exchanges go through workgroup memory).
 pub fn plan<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str, shuffles: Option<i64>) -> Result<Result<Plan<'c, 'a>, Unsupported<'c, 'a>>, Failure<'c, 'a>> {
     let inferred = crate::layout::infer_for_lowering(kernel, chip)?;
-    let mut layouts = Layouts { fragments: HashMap::new(), loops: HashMap::new(), core_tiles: HashMap::new(), swizzled: Default::default(), wgmma: Default::default(), mfma: HashMap::new(), coopmat: HashMap::new(), reductions: HashMap::new() };
+    let mut layouts = Layouts { fragments: HashMap::new(), loops: HashMap::new(), core_tiles: HashMap::new(), swizzled: Default::default(), wgmma: Default::default(), mfma: HashMap::new(), coopmat: HashMap::new(), held: HashMap::new(), padding: HashMap::new(), reductions: HashMap::new() };
     let mut fragments = Vec::new();
     let mut shared = Vec::new();
+    let mut padded = Vec::new();
     for (allocation, layout) in inferred.tiles {
         if let Layout::Shared(layout) = &layout {
             shared.push((allocation, layout.clone()));
+            if layout.padding > 0 {
+                layouts.padding.insert(key(&allocation), layout.padding);
+                padded.push((allocation, layout.clone()));
+            }
         }
         if let Layout::Fragment(layout) = layout {
             // A thread's registers are few; a layout asking for more than a GPU thread has would
@@ -182,13 +197,16 @@ pub fn plan<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str, shuffles: Option<i
     if chip == "gfx942" {
         (layouts.mfma, off_mfma) = patterns::mfma_plan(&ops, &layouts, threads);
     }
-    let mut off_coopmat = Vec::new();
-    if chip == crate::spirv::coopmat::TARGET {
-        (layouts.coopmat, off_coopmat) = patterns::coopmat_plan(&ops, &layouts, threads);
-    }
+    // The reductions first: the cooperative-matrix staging takes what their exchanges leave.
     match patterns::reduce_plans(&ops, &layouts) {
         Ok(plans) => layouts.reductions = plans,
         Err(unsupported) => return Ok(Err(unsupported)),
+    }
+    let mut off_coopmat = Vec::new();
+    if chip == crate::spirv::coopmat::TARGET {
+        let free = patterns::free_workgroup_bytes(&ops, &layouts, shuffles);
+        layouts.held = patterns::held_plan(kernel, &ops, &layouts, threads, free);
+        (layouts.coopmat, off_coopmat) = patterns::coopmat_plan(&ops, &layouts, threads, shuffles);
     }
     for op in &ops {
         if let Err(reason) = patterns::check(*op, &layouts) {
@@ -216,7 +234,7 @@ pub fn plan<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str, shuffles: Option<i
             &format!("'tile.gemm' op {reason}; it runs without cooperative matrices on spirv-coopmat (one loop over K per accumulator element)"),
         );
     }
-    Ok(Ok(Plan { layouts, ops, fragments, scratch_bytes, shared }))
+    Ok(Ok(Plan { layouts, ops, fragments, scratch_bytes, shared, padded }))
 }
 
 /// Lowers the fragment ops of a planned kernel; `private_space` is the memory space of per-thread

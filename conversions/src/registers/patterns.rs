@@ -23,6 +23,7 @@ use tile_dialect::{
 };
 
 mod coopmat;
+mod coopmat_held;
 mod mfma;
 mod staged_store;
 mod tensor_cores;
@@ -30,7 +31,8 @@ mod tma;
 mod wgmma_waits;
 mod wide_stores;
 
-pub use coopmat::{CoopmatGemm, coopmat_plan};
+pub use coopmat::{CoopmatGemm, coopmat_plan, free_workgroup_bytes};
+pub use coopmat_held::{Held, held_plan};
 pub use mfma::{MfmaGemm, mfma_plan};
 pub use tensor_cores::wgmma_plan;
 pub use tma::{ALIGNMENT_ATTRIBUTE, SWIZZLE as TMA_SWIZZLE, TENSOR_MAP_BOX};
@@ -284,6 +286,8 @@ struct Lowering<'c, 'a, 'l> {
     /// Each fragment allocation (by pointer) and its private array.
     private: HashMap<usize, Value<'c, 'a>>,
     tid: Value<'c, 'a>,
+    /// Index 0, made once at the kernel's start (the index of every held matrix's placeholder).
+    zero_index: Value<'c, 'a>,
     shuffles: Option<i64>,
     /// The wgmma gemms after which nothing rewrites their shared operands without a barrier of
     /// its own: they end without one.
@@ -927,9 +931,16 @@ fn squeeze<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, tid: Value<'c, 'a>, combined
     squeezed.unwrap_or_else(|| b.index(at, 0))
 }
 
+/// f32 elements of the one workgroup area every cooperative-matrix staging of a kernel goes
+/// through (each between barriers of its own).
+fn staging_elements(layouts: &Layouts) -> i64 {
+    let held = layouts.held.values().map(Held::staging_elements).max().unwrap_or(0);
+    coopmat::staging_elements(&layouts.coopmat).max(held)
+}
+
 /// Returns the bytes of workgroup memory the reductions of a kernel exchange through.
 pub fn scratch_bytes(ops: &[OperationRef], layouts: &Layouts, shuffles: Option<i64>) -> i64 {
-    let staging = coopmat::staging_elements(&layouts.coopmat) * 4;
+    let staging = staging_elements(layouts) * 4;
     staging
         + scratch_needs(ops, layouts, shuffles)
             .iter()
@@ -960,7 +971,8 @@ pub fn lower_all<'c, 'a>(
         let group = (Identifier::new(context, "group"), Attribute::parse(context, &format!("{groups} : i64")).expect("group"));
         b.insert(At::before(op), OperationBuilder::new("nvvm.wgmma.wait.group.sync.aligned", op.location()).add_attributes(&[group]).build().expect("nvvm op"));
     }
-    let mut lowering = Lowering { threads, context, layouts, private: HashMap::new(), tid, shuffles, operands_kept };
+    let zero_index = b.index(start, 0);
+    let mut lowering = Lowering { threads, context, layouts, private: HashMap::new(), tid, zero_index, shuffles, operands_kept };
     let allocations: Vec<OperationRef> = ops.iter().copied().filter(|op| op_name(op) == "tile.alloc_fragment").collect();
     for allocation in &allocations {
         let placed = layouts.fragment(allocation).expect("checked");
@@ -984,11 +996,33 @@ pub fn lower_all<'c, 'a>(
         }
     }
     // The gemms on cooperative matrices share one f32 staging area.
-    let staging = (!layouts.coopmat.is_empty()).then(|| {
+    let staging = (staging_elements(layouts) > 0).then(|| {
         let workgroup = Attribute::parse(context, "#gpu.address_space<workgroup>");
-        let staging_type = MemRefType::new(Type::float32(context), &[coopmat::staging_elements(&layouts.coopmat)], None, workgroup);
+        let staging_type = MemRefType::new(Type::float32(context), &[staging_elements(layouts)], None, workgroup);
         b.value(start, OperationBuilder::new("tile.alloc_shared", kernel.location()).add_results(&[staging_type.into()]).build().expect("tile.alloc_shared"))
     });
+    // Each held accumulator's matrices, in placeholders until `promote`; staged into its registers
+    // before the first op that reads it otherwise.
+    let mut held_variables: HashMap<usize, Vec<Value>> = HashMap::new();
+    for allocation in &allocations {
+        let Some(held) = layouts.held.get(&key(allocation)) else { continue };
+        let variable_type = MemRefType::new(Type::float32(context), &[coopmat::MATRIX * coopmat::MATRIX], None, None);
+        let variables: Vec<Value> = (0..held.count())
+            .map(|_| {
+                let alloca = b.insert(start, melior::dialect::memref::alloca(context, variable_type, &[], &[], None, allocation.location()));
+                tile_dialect::ops::set_attribute(alloca, super::promote::MATRIX_VARIABLE, Attribute::unit(context));
+                alloca.result(0).expect("an alloca").into()
+            })
+            .collect();
+        if let Some(point) = held.staged_before.and_then(|point| ops.iter().find(|op| key(op) == point)) {
+            let fragment: Value = allocation.result(0).expect("a fragment").into();
+            lowering.stage_held(&b, At::before(*point), fragment, held, &variables, staging.expect("a staging area"));
+        }
+        held_variables.insert(key(allocation), variables);
+    }
+    let held_of = |op: &OperationRef<'c, 'a>, operand: usize| {
+        op.operand(operand).ok().and_then(allocation).and_then(|allocation| layouts.held.get(&key(&allocation)).map(|held| (held, &held_variables[&key(&allocation)])))
+    };
     // Decide every op's rule before rewriting any: lowering a tile.parallel erases its body's ops.
     let work: Vec<(OperationRef, &str)> = ops
         .iter()
@@ -1007,6 +1041,8 @@ pub fn lower_all<'c, 'a>(
                 "tile.copy" | "tile.copy_async" if into_core_tile => "copy_core",
                 "tile.gemm" if layouts.wgmma.contains(&key(op)) => "wgmma",
                 "tile.gemm" if layouts.mfma.contains_key(&key(op)) => "mfma",
+                "tile.gemm" if held_of(op, 2).is_some() => "gemm_held",
+                "tile.fill" if held_of(op, 0).is_some() => "fill_held",
                 "tile.gemm" if layouts.coopmat.contains_key(&key(op)) => "coopmat",
                 "tile.parallel" => "parallel",
                 "tile.fill" if touches_fragment => "fill",
@@ -1027,6 +1063,11 @@ pub fn lower_all<'c, 'a>(
             "copy_core" => lowering.copy_to_core_matrices(op),
             "wgmma" => lowering.wgmma(op, scratches.get(&key(&op)).copied()),
             "mfma" => lowering.mfma(op, scratches.get(&key(&op)).copied()),
+            "gemm_held" => {
+                let (held, variables) = held_of(&op, 2).expect("held");
+                lowering.gemm_held(op, held, variables)
+            }
+            "fill_held" => lowering.fill_held(op, held_of(&op, 0).expect("held").1),
             "coopmat" => lowering.coopmat(op, scratches.get(&key(&op)).copied(), staging.expect("a staging area")),
             _ => lowering.gemm(op, scratches.get(&key(&op)).copied()),
         }

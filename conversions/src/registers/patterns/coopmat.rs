@@ -83,24 +83,20 @@ impl CoopmatGemm {
 /// accumulator that the rule cannot take, with the reason (they keep the scalar rule, with a
 /// warning). The staging area holds one matrix per subgroup where the workgroup memory that the
 /// kernel's shared tiles and scratch leave allows, fewer otherwise (the other subgroups idle).
-pub fn coopmat_plan<'c, 'a>(ops: &[OperationRef<'c, 'a>], layouts: &Layouts, threads: i64) -> (HashMap<usize, CoopmatGemm>, Vec<(OperationRef<'c, 'a>, String)>) {
+pub fn coopmat_plan<'c, 'a>(ops: &[OperationRef<'c, 'a>], layouts: &Layouts, threads: i64, shuffles: Option<i64>) -> (HashMap<usize, CoopmatGemm>, Vec<(OperationRef<'c, 'a>, String)>) {
     let mut gemms = HashMap::new();
     let mut refused = Vec::new();
-    let bytes = |ty: Type, elements: i64| elements * tile_dialect::element::Element::of(ty).map_or(4, |element| element.bytes() as i64);
-    let tiles: i64 = ops
-        .iter()
-        .filter(|op| op_name(op) == "tile.alloc_shared")
-        .filter_map(|op| op.result(0).ok())
-        .map(|tile| bytes(element_type(tile.into()), memref_shape(tile.into()).iter().product()))
-        .sum();
-    let scratch: i64 = scratch_needs(ops, layouts, None).iter().map(|(_, ty, elements)| bytes(*ty, *elements)).sum();
     let limit = crate::spirv::coopmat::config::MAX_SHARED_BYTES;
-    let free = limit - tiles - scratch;
+    let free = free_workgroup_bytes(ops, layouts, shuffles);
     let matrix_bytes = MATRIX * MATRIX * 4;
     let capacity = (threads / INVOCATIONS_PER_MATRIX).min(free / matrix_bytes);
     for gemm in ops.iter().filter(|op| op_name(op) == "tile.gemm") {
         let (Ok(a), Ok(b), Ok(c)) = (gemm.operand(0), gemm.operand(1), gemm.operand(2)) else { continue };
         if level(c) != Some(MemoryLevel::Fragment) || placed(layouts, c).is_err() {
+            continue;
+        }
+        // Held in matrices: the held rule's (`coopmat_held.rs`).
+        if allocation(c).is_some_and(|allocation| layouts.held.contains_key(&key(&allocation))) {
             continue;
         }
         // SPIR-V refuses bf16 kernels itself.
@@ -124,6 +120,41 @@ pub fn coopmat_plan<'c, 'a>(ops: &[OperationRef<'c, 'a>], layouts: &Layouts, thr
         }
     }
     (gemms, refused)
+}
+
+/// Bytes of spirv-coopmat's workgroup memory that the kernel's shared tiles and scratch (the
+/// exchanges of the reductions `shuffles` lanes cannot do, planned before) leave for staging
+/// accumulators.
+pub fn free_workgroup_bytes(ops: &[OperationRef], layouts: &Layouts, shuffles: Option<i64>) -> i64 {
+    let bytes = |ty: Type, elements: i64| elements * tile_dialect::element::Element::of(ty).map_or(4, |element| element.bytes() as i64);
+    let tiles: i64 = ops
+        .iter()
+        .filter(|op| op_name(op) == "tile.alloc_shared")
+        .filter_map(|op| Some((op, op.result(0).ok()?)))
+        .map(|(op, tile)| bytes(element_type(tile.into()), padded_shape(layouts, op, tile.into()).iter().product()))
+        .sum();
+    let scratch: i64 = scratch_needs(ops, layouts, shuffles).iter().map(|(_, ty, elements)| bytes(*ty, *elements)).sum();
+    crate::spirv::coopmat::config::MAX_SHARED_BYTES - tiles - scratch
+}
+
+/// The shape `tile` (of allocation `op`) is allocated in: its rows longer by the padding its layout
+/// records.
+pub(super) fn padded_shape(layouts: &Layouts, op: &OperationRef, tile: Value) -> Vec<i64> {
+    let mut shape = memref_shape(tile);
+    if let (Some(last), Some(padding)) = (shape.last_mut(), layouts.padding.get(&key(op))) {
+        *last += padding;
+    }
+    shape
+}
+
+/// Elements of a stored row of the shared tile `tile`: its last dimension and the padding its
+/// layout records (the lead dimension of the matrix loads from it).
+pub(super) fn stored_row(layouts: &Layouts, tile: Value) -> i64 {
+    let allocation = OperationResult::try_from(tile).ok().map(|result| result.owner()).filter(|owner| op_name(owner) == "tile.alloc_shared");
+    match allocation {
+        Some(allocation) => *padded_shape(layouts, &allocation, tile).last().expect("a 2-D tile"),
+        None => *memref_shape(tile).last().expect("a 2-D tile"),
+    }
 }
 
 /// Elements (f32) of the staging area of the kernel whose gemms are `gemms`.
@@ -162,12 +193,31 @@ fn check_gemm(gemm: &OperationRef, a: Value, b: Value, c: Value, threads: i64) -
 /// How an operand's 16x16 matrices are read: from `tile` (2-D, or flat row-major with `flat`
 /// columns), K along its last dimension (`k_last`) or its first.
 #[derive(Clone, Copy)]
-struct Source<'c, 'a> {
-    tile: Value<'c, 'a>,
+pub(super) struct Source<'c, 'a> {
+    pub tile: Value<'c, 'a>,
     /// Elements per stored row (the load's lead dimension).
-    row: i64,
-    flat: bool,
-    k_last: bool,
+    pub row: i64,
+    pub flat: bool,
+    pub k_last: bool,
+}
+
+/// Loads the `use_` ("AOp" or "BOp") matrix of `source` whose rows (A) or columns (B) start at `mn`
+/// and whose K starts at `k`.
+pub(super) fn load_operand<'c, 'a>(context: &'c Context, b: &Builder<'c>, at: At<'c, 'a>, source: Source<'c, 'a>, mn: Value<'c, 'a>, k: Value<'c, 'a>, use_: &str) -> Value<'c, 'a> {
+    // The stored (row, column) of the matrix's first element, and whether the stored rows run
+    // along K (the matrix is read column-major: transposed).
+    let (row, column) = if source.k_last { (mn, k) } else { (k, mn) };
+    let indices = if source.flat {
+        let width = b.index(at, source.row);
+        let start = b.op(at, "arith.muli", &[row, width]);
+        vec![b.op(at, "arith.addi", &[start, column])]
+    } else {
+        vec![row, column]
+    };
+    // A is MxK: stored with K last it is row-major. B is KxN: stored with K last (NxK) it is the
+    // transpose.
+    let transposed = if use_ == "AOp" { !source.k_last } else { source.k_last };
+    load_matrix(context, b, at, source.tile, &indices, source.row, transposed, matrix_type(context, "f16", use_))
 }
 
 impl<'c, 'a> Lowering<'c, 'a, '_> {
@@ -190,9 +240,9 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                 });
                 Source { tile: staged, row: columns, flat: true, k_last: !transpose_a }
             }
-            None => Source { tile: a, row: a_shape[1], flat: false, k_last: !transpose_a },
+            None => Source { tile: a, row: stored_row(self.layouts, a), flat: false, k_last: !transpose_a },
         };
-        let b_source = Source { tile: bb, row: memref_shape(bb)[1], flat: false, k_last: transpose_b };
+        let b_source = Source { tile: bb, row: stored_row(self.layouts, bb), flat: false, k_last: transpose_b };
 
         // Each slot of the accumulator: its guard, and its round and place in the staging area.
         let accumulator = placed(self.layouts, c).expect("checked");
@@ -332,24 +382,8 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let inner = At { block, before: placeholder };
         let k0: Value = block.argument(0).expect("induction variable").into();
         let carried: Value = block.argument(1).expect("carried accumulator").into();
-        let operand = |source: Source<'c, 'a>, mn: Value<'c, 'a>, use_: &str| {
-            // The stored (row, column) of the matrix's first element, and whether the stored rows
-            // run along K (the matrix is read column-major: transposed).
-            let (row, column) = if source.k_last { (mn, k0) } else { (k0, mn) };
-            let indices = if source.flat {
-                let width = b.index(inner, source.row);
-                let start = b.op(inner, "arith.muli", &[row, width]);
-                vec![b.op(inner, "arith.addi", &[start, column])]
-            } else {
-                vec![row, column]
-            };
-            // A is MxK: stored with K last it is row-major. B is KxN: stored with K last (NxK)
-            // it is the transpose.
-            let transposed = if use_ == "AOp" { !source.k_last } else { source.k_last };
-            load_matrix(self.context, b, inner, source.tile, &indices, source.row, transposed, matrix_type(self.context, "f16", use_))
-        };
-        let x = operand(a, row0, "AOp");
-        let y = operand(bb, column0, "BOp");
+        let x = load_operand(self.context, b, inner, a, row0, k0, "AOp");
+        let y = load_operand(self.context, b, inner, bb, column0, k0, "BOp");
         let product = b.value(
             inner,
             OperationBuilder::new("gpu.subgroup_mma_compute", b.location)
@@ -374,13 +408,13 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
 }
 
 /// `!gpu.mma_matrix<16x16x{element}, "{use_}">`.
-fn matrix_type<'c>(context: &'c Context, element: &str, use_: &str) -> Type<'c> {
+pub(super) fn matrix_type<'c>(context: &'c Context, element: &str, use_: &str) -> Type<'c> {
     Type::parse(context, &format!("!gpu.mma_matrix<{MATRIX}x{MATRIX}x{element}, \"{use_}\">")).expect("mma matrix type")
 }
 
 /// `gpu.subgroup_mma_load_matrix tile[indices] {leadDimension = lead (, transpose)}`.
 #[allow(clippy::too_many_arguments)]
-fn load_matrix<'c, 'a>(context: &'c Context, b: &Builder<'c>, at: At<'c, 'a>, tile: Value<'c, 'a>, indices: &[Value<'c, 'a>], lead: i64, transpose: bool, ty: Type<'c>) -> Value<'c, 'a> {
+pub(super) fn load_matrix<'c, 'a>(context: &'c Context, b: &Builder<'c>, at: At<'c, 'a>, tile: Value<'c, 'a>, indices: &[Value<'c, 'a>], lead: i64, transpose: bool, ty: Type<'c>) -> Value<'c, 'a> {
     let mut attributes = vec![(Identifier::new(context, "leadDimension"), IntegerAttribute::new(Type::index(context), lead).into())];
     if transpose {
         attributes.push((Identifier::new(context, "transpose"), Attribute::unit(context)));

@@ -5,9 +5,11 @@
 //! [`crate::registers`]) in this target environment: a `tile.gemm` on f16 tiles runs on
 //! `gpu.subgroup_mma_*` (the rule in `registers/patterns/coopmat.rs`), which upstream
 //! `convert-gpu-to-spirv` lowers to `spirv.KHR.CooperativeMatrix*`. There is no whole-kernel
-//! template. [`config`] holds the facts the rule and the layout inference share.
+//! template. [`config`] holds the facts the rule and the layout inference share, [`held`] which
+//! accumulators stay in cooperative matrices across their gemms.
 
 pub mod config;
+pub mod held;
 
 use crate::generic::Flavor;
 use melior::{Context, ir::operation::OperationRef};
