@@ -3,11 +3,11 @@
 // RUN: tile-opt %s -split-input-file -tile-infer-layouts -tile-persistent-kernels -tile-plan-pipelines -tile-expand-pipelines -convert-tile-to-nvgpu | FileCheck %s
 
 // A batched GEMM with shared weights: a 3-D A (block z picks the batch), a 2-D B, a 3-D result.
-// B's 32x64 tiles arrive by TMA (a rank-2 map), A's 64x32 tiles by cp.async; the result is stored
-// at the batch the block picks.
+// B's 32x64 tiles arrive by TMA (a rank-2 map, 128-byte swizzle), A's 64x32 tiles too (a rank-3
+// map, one 64-byte swizzled box of K = 32); the result is stored at the batch the block picks.
 // CHECK-LABEL: func.func @batched
 // CHECK: gpu.module @batched_0_module attributes {tile.manifest = "{{.*}}\22grid\22: [1, 2, 3]{{.*}}\22box\22: [32, 64]{{.*}}\22shape\22: [3, 100, 64]
-// CHECK: gpu.func @batched_0_kernel(%{{.*}}: memref<3x100x64xf16>, %{{.*}}: memref<64x48xf16>, %[[Y:.*]]: memref<3x100x48xf16>, %{{.*}}: !llvm.ptr)
+// CHECK: gpu.func @batched_0_kernel(%{{.*}}: memref<3x100x64xf16>, %{{.*}}: memref<64x48xf16>, %[[Y:.*]]: memref<3x100x48xf16>, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr)
 // CHECK: %[[BATCH:.*]] = gpu.block_id  z
 // CHECK: nvvm.wgmma.mma_async
 // CHECK: vector.store %{{.*}}, %[[Y]][%[[BATCH]], %{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<3x100x48xf16>, vector<8xf16>
@@ -44,7 +44,7 @@ func.func @batched(%X: memref<3x100x64xf16>, %W: memref<64x48xf16>, %Y: memref<3
 // is batch x heads; rows past the sequence's end (104 = 64 + 40) read zeros and are not stored.
 // CHECK-LABEL: func.func @scores
 // CHECK: gpu.module @scores_0_module attributes {tile.manifest = "{{.*}}\22grid\22: [2, 2, 6]
-// CHECK: gpu.func @scores_0_kernel(%{{.*}}: memref<2x3x104x64xf16>, %{{.*}}: memref<2x3x104x64xf16>, %{{.*}}: memref<2x3x104x104xf16>)
+// CHECK: gpu.func @scores_0_kernel(%{{.*}}: memref<2x3x104x64xf16>, %{{.*}}: memref<2x3x104x64xf16>, %{{.*}}: memref<2x3x104x104xf16>, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr)
 // CHECK: nvvm.wgmma.mma_async {{.*}} B[<f16>, <one>, <col>]
 // CHECK: vector.store {{.*}} : memref<2x3x104x104xf16>, vector<8xf16>
 module attributes {tile.target = "sm_90a"} {

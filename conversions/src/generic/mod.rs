@@ -544,7 +544,7 @@ fn lower<'c, 'a>(
             .iter()
             .map(|map| {
                 let element = crate::cpu::data::element_type(tensors[map.tensor]).to_string();
-                let map_type = host::tensor_map_type(&map.box_, &element, crate::registers::TMA_SWIZZLE);
+                let map_type = host::tensor_map_type(&map.box_, &element, crate::registers::tma_swizzle(&map.box_));
                 host::TensorMapArgument { tensor: map.tensor, box_: map.box_.clone(), map_type }
             })
             .collect();
@@ -619,7 +619,7 @@ fn lower<'c, 'a>(
                         shape,
                         element,
                         box_: map.box_.iter().map(|size| *size as u32).collect(),
-                        swizzle: crate::registers::TMA_SWIZZLE as u32,
+                        swizzle: crate::registers::tma_swizzle(&map.box_) as u32,
                         oob_fill: "zero".into(),
                     },
                 }

@@ -29,7 +29,7 @@ pub mod promote;
 mod wgmma;
 
 pub use distribute::{Distribution, distribute};
-pub use patterns::{ALIGNMENT_ATTRIBUTE, TENSOR_MAP_BOX, TMA_SWIZZLE};
+pub use patterns::{ALIGNMENT_ATTRIBUTE, TENSOR_MAP_BOX, tma_swizzle};
 
 use crate::{kernels::Failure, layout::Layout};
 use melior::{Context, ir::operation::{OperationLike, OperationRef}};

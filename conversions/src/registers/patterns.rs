@@ -35,7 +35,12 @@ pub use coopmat::{CoopmatGemm, coopmat_plan, free_workgroup_bytes};
 pub use coopmat_held::{Held, held_plan};
 pub use mfma::{MfmaGemm, mfma_plan};
 pub use tensor_cores::wgmma_plan;
-pub use tma::{ALIGNMENT_ATTRIBUTE, SWIZZLE as TMA_SWIZZLE, TENSOR_MAP_BOX};
+pub use tma::{ALIGNMENT_ATTRIBUTE, TENSOR_MAP_BOX};
+
+/// The swizzle, in bytes, of the TMA boxes `box_` (outermost first) that fill swizzled tiles.
+pub fn tma_swizzle(box_: &[i64]) -> i64 {
+    tma::swizzle_of(*box_.last().expect("a box"))
+}
 use tensor_cores::register_a;
 
 type Rule = Result<(), String>;

@@ -53,9 +53,10 @@ pub enum OperandLayout {
     /// Column slabs of 8 elements (no swizzle; see the module's doc): what the register rules'
     /// own copies and staging write.
     Slabs,
-    /// Boxes of 64 columns one after the other, each the tile's rows of 128 bytes with the
-    /// 128-byte swizzle: what TMA writes (`patterns::tma`). Needs the tile on 1024 bytes.
-    Swizzled,
+    /// Boxes one after the other, each the tile's rows of `span` bytes (64 columns and the
+    /// 128-byte swizzle; a K-major tile's 32 or 16 columns and the 64- or 32-byte swizzle): what
+    /// TMA writes (`patterns::tma`). Needs the tile on 1024 bytes.
+    Swizzled(i64),
 }
 
 /// The descriptor fields and byte offsets of one operand tile of `rows` rows (as it lies: M/N
@@ -80,10 +81,10 @@ impl OperandAddressing {
             (OperandLayout::Slabs, false) => mn_major_descriptor(self.rows),
             // K-major, swizzled: 8-row groups of 128-byte rows 1024 bytes apart; a k16 step (32
             // bytes) stays inside a row, so the leading offset is unused (1 by convention).
-            (OperandLayout::Swizzled, true) => descriptor_fields(16, 1024) | SWIZZLE_128B,
+            (OperandLayout::Swizzled(span), true) => descriptor_fields(16, 8 * span) | swizzle_mode(span),
             // MN-major, swizzled: the next 64 columns of N one box (rows x 128 bytes) further, 8 rows
             // of K 1024 bytes further.
-            (OperandLayout::Swizzled, false) => descriptor_fields(self.rows * 128, 1024) | SWIZZLE_128B,
+            (OperandLayout::Swizzled(_), false) => descriptor_fields(self.rows * 128, 1024) | swizzle_mode(128),
         }
     }
 
@@ -95,9 +96,9 @@ impl OperandAddressing {
             // Two core matrices (of 8 rows of K) further.
             (OperandLayout::Slabs, false) => step * 256,
             // 32 bytes along a swizzled row, four steps a box.
-            (OperandLayout::Swizzled, true) => step / 4 * self.rows * 128 + step % 4 * 32,
+            (OperandLayout::Swizzled(span), true) => step / (span / 32) * self.rows * span + step % (span / 32) * 32,
             // 16 rows of 128 bytes further.
-            (OperandLayout::Swizzled, false) => step * 16 * 128,
+            (OperandLayout::Swizzled(_), false) => step * 16 * 128,
         }
     }
 
@@ -105,7 +106,7 @@ impl OperandAddressing {
     pub fn row_bytes(&self, row: i64) -> i64 {
         match self.layout {
             OperandLayout::Slabs => row * 16,
-            OperandLayout::Swizzled => row * 128,
+            OperandLayout::Swizzled(span) => row * span,
         }
     }
 
@@ -117,13 +118,20 @@ impl OperandAddressing {
             // Slabs of 8 columns, each the tile's K rows of 16 bytes.
             (OperandLayout::Slabs, false) => mn / 8 * self.rows * 16,
             // Boxes of 64 columns, each the tile's K rows of 128 bytes.
-            (OperandLayout::Swizzled, false) => mn / 64 * self.rows * 128,
+            (OperandLayout::Swizzled(_), false) => mn / 64 * self.rows * 128,
         }
     }
 }
 
-/// The descriptor's swizzle mode field (bits 62-63) for the 128-byte swizzle.
-const SWIZZLE_128B: i64 = 1 << 62;
+/// The descriptor's swizzle mode field (bits 62-63) for a swizzle of `span` bytes: 1 for 128, 2
+/// for 64, 3 for 32.
+fn swizzle_mode(span: i64) -> i64 {
+    (match span {
+        128 => 1,
+        64 => 2,
+        _ => 3,
+    }) << 62
+}
 
 /// Returns the `!llvm.struct` of one 64-row accumulator tile of `n` columns.
 pub fn accumulator_type(n: i64) -> String {
@@ -160,16 +168,25 @@ mod tests {
 
     #[test]
     fn swizzled_k_major_steps_walk_a_row_then_the_next_box() {
-        let a = OperandAddressing::new(OperandLayout::Swizzled, true, 192);
+        let a = OperandAddressing::new(OperandLayout::Swizzled(128), true, 192);
         assert_eq!(a.step_bytes(0), 0);
         assert_eq!(a.step_bytes(3), 96);
         // Step 4 is column 64: the second box, 192 rows of 128 bytes on.
         assert_eq!(a.step_bytes(4), 192 * 128);
         assert_eq!(a.row_bytes(64), 8192);
         assert_eq!(a.constant(), (1 << 16) | (64 << 32) | (1 << 62));
-        let v = OperandAddressing::new(OperandLayout::Swizzled, false, 64);
+        let v = OperandAddressing::new(OperandLayout::Swizzled(128), false, 64);
         assert_eq!(v.step_bytes(1), 2048);
         assert_eq!(v.constant(), ((64 * 128 >> 4) << 16) | (64 << 32) | (1 << 62));
+    }
+
+    #[test]
+    fn a_k_major_tile_of_32_columns_is_one_64_byte_swizzled_box() {
+        // 128 rows of K = 32: 64-byte rows, 8-row groups 512 bytes apart, two k16 steps a row.
+        let a = OperandAddressing::new(OperandLayout::Swizzled(64), true, 128);
+        assert_eq!((a.step_bytes(0), a.step_bytes(1)), (0, 32));
+        assert_eq!(a.row_bytes(64), 64 * 64);
+        assert_eq!(a.constant(), (1 << 16) | (32 << 32) | (2 << 62));
     }
 
     #[test]
@@ -177,7 +194,7 @@ mod tests {
         // A KxM A of 64 rows of K: the second 64 columns of M are 8 slabs (or one box) further.
         let slabs = OperandAddressing::new(OperandLayout::Slabs, false, 64);
         assert_eq!(slabs.mn_bytes(64), 8 * 64 * 16);
-        let boxes = OperandAddressing::new(OperandLayout::Swizzled, false, 64);
+        let boxes = OperandAddressing::new(OperandLayout::Swizzled(128), false, 64);
         assert_eq!(boxes.mn_bytes(128), 2 * 64 * 128);
         // K-major: rows.
         assert_eq!(OperandAddressing::new(OperandLayout::Slabs, true, 128).mn_bytes(64), 64 * 16);

@@ -439,13 +439,17 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let b_address = address(bb);
         // Each operand's layout (column slabs, or TMA's swizzled boxes) and its addressing.
         use crate::registers::wgmma::{OperandAddressing, OperandLayout};
-        let operand_layout = |tile: Value<'c, 'a>| {
+        // A swizzled K-major tile's rows are its K columns (64 a box, or one box of 32 or 16); an
+        // MN-major one's are 64-column boxes.
+        let operand_layout = |tile: Value<'c, 'a>, k_major: bool| {
             let swizzled = crate::pipeline::rings::tile_allocation(tile).is_some_and(|allocation| self.layouts.swizzled.contains(&key(&allocation)));
-            if swizzled { OperandLayout::Swizzled } else { OperandLayout::Slabs }
+            let columns = memref_shape(tile).last().copied().unwrap_or(64);
+            let span = if k_major { super::tma::swizzle_of(super::tma::box_columns(columns).unwrap_or(64)) } else { super::tma::SWIZZLE };
+            if swizzled { OperandLayout::Swizzled(span) } else { OperandLayout::Slabs }
         };
-        let a_addressing = OperandAddressing::new(operand_layout(a_tile), !a_mn_major, if a_mn_major { depth } else { m });
+        let a_addressing = OperandAddressing::new(operand_layout(a_tile, !a_mn_major), !a_mn_major, if a_mn_major { depth } else { m });
         let b_mn_major = crate::pipeline::rings::tile_allocation(bb).is_some_and(|allocation| self.layouts.core_tiles.get(&key(&allocation)) == Some(&0));
-        let b_addressing = OperandAddressing::new(operand_layout(bb), !b_mn_major, memref_shape(bb)[0]);
+        let b_addressing = OperandAddressing::new(operand_layout(bb, !b_mn_major), !b_mn_major, memref_shape(bb)[0]);
         // This warpgroup's first row of A.
         let c128 = b.index(at, 128);
         let warpgroup = b.op(at, "arith.divui", &[self.tid, c128]);

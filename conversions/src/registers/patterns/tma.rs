@@ -1,6 +1,7 @@
 //! TMA copies (sm_90a): a `tile.copy_async` into a ring of wgmma operand tiles that only TMA
 //! fills is, in one thread, the bytes its barrier is to expect and one TMA box per 64 columns of
-//! the tile (R rows of 128 bytes, 128-byte swizzled, the boxes one after the other): the copy
+//! the tile (R rows of 128 bytes, 128-byte swizzled, the boxes one after the other; a K-major
+//! tile of 32 or 16 columns is one box of 64- or 32-byte rows with that swizzle): the copy
 //! engine writes them, zero-filling what lies past the tensor in any dimension, and completes the
 //! bytes on the barrier. The other threads issue nothing; where only TMA fills a barrier's slots,
 //! thread 0's arrival is the phase's only one (`crate::pipeline::nvidia`; the ring's "slot free"
@@ -25,6 +26,22 @@ pub const ALIGNMENT_ATTRIBUTE: &str = "tile.alignment";
 pub const SWIZZLE: i64 = 128;
 /// Elements of a box row (16-bit elements).
 pub const BOX_COLUMNS: i64 = 64;
+
+/// Columns of the boxes that fill a tile of `columns` 16-bit columns: 64 (rows of 128 bytes, the
+/// 128-byte swizzle) where the tile is whole such boxes; a K-major operand's K tile of 32 or 16
+/// (the 64- or 32-byte swizzle, one box: what a wgmma descriptor with that swizzle mode reads).
+pub fn box_columns(columns: i64) -> Option<i64> {
+    if columns % BOX_COLUMNS == 0 {
+        Some(BOX_COLUMNS)
+    } else {
+        [32, 16].contains(&columns).then_some(columns)
+    }
+}
+
+/// The swizzle span, in bytes, of boxes `columns` 16-bit elements wide: one box row.
+pub fn swizzle_of(columns: i64) -> i64 {
+    columns * 2
+}
 /// The alignment of a 128-byte swizzled tile: the swizzle pattern repeats every 8 rows of 128 bytes.
 pub const SWIZZLED_ALIGNMENT: i64 = 1024;
 
@@ -51,8 +68,8 @@ pub fn tma_box(src: Value, offsets: usize, tile: Value) -> Option<Vec<i64>> {
         && shape.iter().flatten().all(|size| (1..=i32::MAX as i64).contains(size))
         && (8..=256).contains(&rows)
         && rows % 8 == 0
-        && columns % BOX_COLUMNS == 0;
-    fits.then(|| std::iter::repeat_n(1, rank - 2).chain([rows, BOX_COLUMNS]).collect())
+        && box_columns(columns).is_some();
+    fits.then(|| std::iter::repeat_n(1, rank - 2).chain([rows, box_columns(columns).unwrap_or(BOX_COLUMNS)]).collect())
 }
 
 /// The allocations among `core_tiles` that TMA fills: every write into them is a `tile.copy_async`
@@ -71,8 +88,13 @@ pub fn swizzled_tiles(ops: &[OperationRef], core_tiles: &HashMap<usize, usize>) 
             let mut any = false;
             let all = writers.all(|writer| {
                 any = true;
+                // Boxes narrower than 64 columns only for K-major tiles (K the columns): the
+                // descriptors of an MN-major operand step over whole 128-byte rows.
                 op_name(writer) == "tile.copy_async"
-                    && copy_async_parts(writer).is_some_and(|(parts, _, _)| tma_box(parts.src, parts.src_offsets.len(), parts.dst).is_some())
+                    && copy_async_parts(writer).is_some_and(|(parts, _, _)| {
+                        let wide = memref_shape(parts.dst).last().is_some_and(|columns| columns % BOX_COLUMNS == 0);
+                        tma_box(parts.src, parts.src_offsets.len(), parts.dst).is_some() && (wide || core_tiles[allocation] == 1)
+                    })
             });
             any && all
         })
@@ -132,14 +154,15 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let column = coordinate(parts.src_offsets[rank - 1]);
         let mut rest: Vec<Value> = vec![coordinate(parts.src_offsets[rank - 2])];
         rest.extend(parts.src_offsets[..rank - 2].iter().rev().map(|offset| coordinate(*offset)));
-        for box_index in 0..columns / BOX_COLUMNS {
-            let box_bytes = b.value(leader, melior::dialect::arith::constant(context, IntegerAttribute::new(i64_type, box_index * rows * BOX_COLUMNS * 2).into(), b.location));
+        let box_columns = *box_.last().expect("a box");
+        for box_index in 0..columns / box_columns {
+            let box_bytes = b.value(leader, melior::dialect::arith::constant(context, IntegerAttribute::new(i64_type, box_index * rows * box_columns * 2).into(), b.location));
             let address = b.op(leader, "arith.addi", &[base, box_bytes]);
             let destination = b.cast(leader, "llvm.inttoptr", address, shared_pointer);
             // The instruction writes through a shared::cluster address (this block's own shared
             // memory when no cluster is launched).
             let destination = b.cast(leader, "llvm.addrspacecast", destination, cluster_pointer);
-            let shift = b.value(leader, melior::dialect::arith::constant(context, IntegerAttribute::new(i32_type, box_index * BOX_COLUMNS).into(), b.location));
+            let shift = b.value(leader, melior::dialect::arith::constant(context, IntegerAttribute::new(i32_type, box_index * box_columns).into(), b.location));
             let box_column = b.op(leader, "arith.addi", &[column, shift]);
             let mut operands = vec![destination, map];
             operands.push(box_column);
