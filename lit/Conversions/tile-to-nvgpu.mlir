@@ -6,12 +6,13 @@
 // function that makes the tensor maps and launches the kernel.
 // RUN: tile-opt %s -split-input-file -tile-infer-layouts -tile-persistent-kernels -tile-plan-pipelines -tile-expand-pipelines -convert-tile-to-nvgpu | FileCheck %s
 
-// The contract's example on 4096^3: 1024 tiles on 132 persistent blocks. Its 128x32 A tiles arrive
+// The contract's example on 4096^3: 1024 tiles, a block each (four share a multiprocessor, so it is
+// not made persistent). Its 128x32 A tiles arrive
 // by TMA as one box of 64-byte rows (the 64-byte swizzle), its 32x128 B tiles as two 32x64 boxes
 // (the 128-byte swizzle).
 // CHECK-LABEL: func.func @gemm_relu
-// CHECK: call @gemm_relu_0_launch(%arg0, %arg1, %arg2, %c132, %c1)
-// CHECK: gpu.module @gemm_relu_0_module attributes {tile.manifest = "{{.*}}\22strategy\22: \22registers\22{{.*}}\22grid\22: [132, 1, 1]{{.*}}\22params\22: [{\22role\22: \22tma\22, \22kind\22: \22tensor_map\22, \22host_argument\22: 0, \22shape\22: [4096, 4096], \22element\22: \22f16\22, \22box\22: [128, 32], \22swizzle\22: 64, \22oob_fill\22: \22zero\22}, {\22role\22: \22tma\22, \22kind\22: \22tensor_map\22, \22host_argument\22: 1, \22shape\22: [4096, 4096], \22element\22: \22f16\22, \22box\22: [32, 64], \22swizzle\22: 128
+// CHECK: call @gemm_relu_0_launch(%arg0, %arg1, %arg2, %c32, %c32)
+// CHECK: gpu.module @gemm_relu_0_module attributes {tile.manifest = "{{.*}}\22strategy\22: \22registers\22{{.*}}\22grid\22: [32, 32, 1]{{.*}}\22params\22: [{\22role\22: \22tma\22, \22kind\22: \22tensor_map\22, \22host_argument\22: 0, \22shape\22: [4096, 4096], \22element\22: \22f16\22, \22box\22: [128, 32], \22swizzle\22: 64, \22oob_fill\22: \22zero\22}, {\22role\22: \22tma\22, \22kind\22: \22tensor_map\22, \22host_argument\22: 1, \22shape\22: [4096, 4096], \22element\22: \22f16\22, \22box\22: [32, 64], \22swizzle\22: 128
 // CHECK: gpu.func @gemm_relu_0_kernel(%{{.*}}: memref<4096x4096xf16>, %{{.*}}: memref<4096x4096xf16>, %{{.*}}: memref<4096x4096xf16>, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr) kernel
 // CHECK-NOT: nvgpu.device_async_copy
 // CHECK-DAG: nvvm.cp.async.bulk.tensor.shared.cluster.global

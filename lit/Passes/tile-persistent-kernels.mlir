@@ -1,5 +1,6 @@
 // tile-persistent-kernels (sm_90a): a GEMM kernel that the per-op rules lower, with more output
-// tiles than the H200 has multiprocessors (132), becomes a persistent kernel in tile IR: 132
+// tiles than the H200 has multiprocessors (132) and a block that fills a multiprocessor's shared
+// memory, becomes a persistent kernel in tile IR: 132
 // blocks, each walking its tiles in groups of 8 grid rows, the tiles' main loops one pipelined
 // loop over (tile, step) pairs with the fills in a tile's first step and the epilogue in its last.
 // tile-expand-pipelines then writes that loop out with one ring for all the tiles and nests it by
@@ -186,6 +187,38 @@ func.func @one_tile_a_block(%A: memref<2048x1024xf16>, %B: memref<1024x2048xf16>
       tile.gemm %As, %Bs, %Cf : memref<128x128xf16, #gpu.address_space<workgroup>>, memref<128x128xf16, #gpu.address_space<workgroup>>, memref<128x128xf32, #tile.fragment>
     }
     tile.copy %Cf, %C[%m0, %n0] : memref<128x128xf32, #tile.fragment>, memref<2048x2048xf16>
+  }
+  return
+}
+}
+
+// -----
+
+// 1024 tiles of 128x128x32 on a 3-stage ring (48 KiB a block): four blocks share a multiprocessor
+// and already overlap one's epilogue with another's loads, so the kernel stays one tile a block.
+// CHECK-LABEL: func.func @shares_multiprocessor
+// CHECK: tile.kernel grid(%{{.*}}, %{{.*}}) threads(128)
+// CHECK-NOT: tile.tile_steps
+module attributes {tile.target = "sm_90a"} {
+func.func @shares_multiprocessor(%A: memref<4096x4096xf16>, %B: memref<4096x4096xf16>, %C: memref<4096x4096xf16>) {
+  %c0 = arith.constant 0 : index
+  %c32 = arith.constant 32 : index
+  %c128 = arith.constant 128 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c32, %c32) threads(128) (%bx, %by) {
+    %As = tile.alloc_shared : memref<128x32xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<32x128xf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<128x128xf32, #tile.fragment>
+    tile.fill %Cf, %zero : memref<128x128xf32, #tile.fragment>
+    %m0 = arith.muli %by, %c128 : index
+    %n0 = arith.muli %bx, %c128 : index
+    tile.pipelined %k = %c0 to %c128 stages(3) {
+      %k0 = arith.muli %k, %c32 : index
+      tile.copy %A[%m0, %k0], %As : memref<4096x4096xf16>, memref<128x32xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%k0, %n0], %Bs : memref<4096x4096xf16>, memref<32x128xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %Cf : memref<128x32xf16, #gpu.address_space<workgroup>>, memref<32x128xf16, #gpu.address_space<workgroup>>, memref<128x128xf32, #tile.fragment>
+    }
+    tile.copy %Cf, %C[%m0, %n0] : memref<128x128xf32, #tile.fragment>, memref<4096x4096xf16>
   }
   return
 }
