@@ -586,7 +586,8 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
     /// Stores the pairs of a wgmma accumulator's slots that hold two neighbouring columns of a row
     /// (slots 2q and 2q + 1) into a global tensor as one two-element store each, where both
     /// elements are inside the tensor and the pair's address is aligned to its size; otherwise
-    /// element by element. Returns the slots stored (the caller stores the rest one by one); skips those in `done`.
+    /// element by element. Returns the slots stored (the caller stores the rest one by one);
+    /// skips those in `done`.
     /// Half the store instructions of the epilogue, each a whole 32-bit (or 64-bit) word.
     #[allow(clippy::too_many_arguments)]
     fn store_pairs(
