@@ -22,7 +22,7 @@
 // PTX-DAG: st.global.v4.b32
 
 // The dynamic example: its grid is an expression over the tensors' sizes, its tensors memref
-// descriptors (TMA needs static shapes: its copies are 16-byte cp.async into the ring).
+// descriptors, its tiles filled by TMA through maps the launcher encodes from those sizes.
 // DYNAMIC: "strategy": "registers"
 // DYNAMIC-SAME: "grid": [{"op": "arith.ceildivui", "args": [{"dim": [1, 1]}, 256]}, {"op": "arith.ceildivui", "args": [{"dim": [0, 0]}, 128]}, 1]
-// DYNAMIC-SAME: "shape": [null, null]
+// DYNAMIC-SAME: "kind": "tensor_map", "host_argument": 0, "shape": [null, null]
