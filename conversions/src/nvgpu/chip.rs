@@ -7,6 +7,11 @@ use tile_dialect::layout::SharedLayout;
 /// Shared memory one block may use on sm_90a (227 KiB).
 pub const MAX_SHARED_BYTES: i64 = 232_448;
 
+/// Shared memory of one multiprocessor (228 KiB).
+pub const SM_SHARED_BYTES: i64 = 233_472;
+/// Shared memory the runtime reserves for each block beside its own.
+pub const BLOCK_RESERVED_BYTES: i64 = 1024;
+
 /// Multiprocessors of the sm_90a parts this lowering is tuned for: the block count of a persistent
 /// launch. On a part with fewer, the extra blocks wait for a free multiprocessor (correct, slower).
 pub const MULTIPROCESSORS: i64 = 132;

@@ -95,10 +95,6 @@ fn depends_on(value: Value, arguments: &[Value]) -> bool {
     OperationResult::try_from(value).is_ok_and(|result| result.owner().operands().any(|operand| depends_on(operand, arguments)))
 }
 
-/// Shared memory of one multiprocessor on sm_90a (228 KiB), and what the runtime reserves a block.
-const SM_SHARED_BYTES: i64 = 233_472;
-const BLOCK_RESERVED_BYTES: i64 = 1024;
-
 /// Whether two or more blocks of `kernel` fit on a multiprocessor's shared memory, its shared tiles
 /// counted `stages` times (the ring `main` will get, at most): then blocks already overlap one
 /// block's epilogue with another's loads, and one block a multiprocessor would hide less latency
@@ -111,6 +107,7 @@ fn shares_multiprocessor(kernel: OperationRef, main: OperationRef) -> bool {
         .filter_map(|op| op.result(0).ok().and_then(|result| melior::ir::r#type::MemRefType::try_from(Value::from(result).r#type()).ok()))
         .map(|memref| crate::pipeline::rings::padded(crate::pipeline::rings::tile_bytes(memref)))
         .sum();
+    use crate::nvgpu::chip::{BLOCK_RESERVED_BYTES, SM_SHARED_BYTES};
     2 * (shared.saturating_mul(stages) + BLOCK_RESERVED_BYTES) <= SM_SHARED_BYTES
 }
 

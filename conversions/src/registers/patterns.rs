@@ -556,6 +556,35 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         }
     }
 
+    /// Whether runs of `elements` elements of the global tensor `tensor`, starting at the tile's
+    /// columns (the last of `offsets`) plus a multiple of `elements`, are aligned to their size:
+    /// the tensor's base, the tile's first column and the rows' length (skipped where it is a
+    /// static multiple) all allow it.
+    fn runs_aligned(&self, b: &Builder<'c>, at: At<'c, 'a>, tensor: Value<'c, 'a>, offsets: &[Value<'c, 'a>], elements: i64) -> Value<'c, 'a> {
+        let bytes = tile_dialect::element::Element::of(element_type(tensor)).map_or(1, |element| element.bytes() as i64);
+        let last = offsets.len() - 1;
+        let base_rest = b.op(at, "arith.remui", &[b.aligned_pointer(at, tensor), b.index(at, elements * bytes)]);
+        let column_rest = b.op(at, "arith.remui", &[offsets[last], b.index(at, elements)]);
+        let mut rest = b.op(at, "arith.ori", &[base_rest, column_rest]);
+        let rows = MemRefType::try_from(tensor.r#type()).ok().and_then(|memref| tile_dialect::ops::static_sizes(memref).last().copied().flatten());
+        if rows.is_none_or(|rows| rows % elements != 0) {
+            let row_rest = b.op(at, "arith.remui", &[b.dim(at, tensor, last as i64), b.index(at, elements)]);
+            rest = b.op(at, "arith.ori", &[rest, row_rest]);
+        }
+        b.compare(at, "eq", rest, b.index(at, 0))
+    }
+
+    /// Stores `value_at(position)` (built where the store goes) into the global tensor or tile
+    /// `dst` at `coordinates` of the tile at `offsets`, unless it lies past the tensor's end.
+    fn store_clipped(&self, b: &Builder<'c>, at: At<'c, 'a>, dst: Value<'c, 'a>, offsets: &[Value<'c, 'a>], coordinates: &[Value<'c, 'a>], value_at: impl FnOnce(At<'c, 'a>) -> Value<'c, 'a>) {
+        let (indices, fits) = self.placed_in(b, at, dst, offsets, coordinates);
+        let store_at = match fits {
+            Some(fits) => b.if_then(at, fits),
+            None => at,
+        };
+        b.store(store_at, value_at(store_at), dst, &indices);
+    }
+
     fn copy_out(&self, op: OperationRef<'c, 'a>, src: Value<'c, 'a>, dst: Value<'c, 'a>, offsets: &[Value<'c, 'a>]) {
         let b = self.builder(&op);
         let at = At::before(op);
@@ -568,15 +597,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         for slot in from.distribution.used_slots().filter(|slot| !stored.contains(slot)) {
             let coordinates = self.coordinates(&b, at, from, &offsets_now, slot);
             let inner = self.guarded(&b, at, from, &coordinates);
-            let (indices, fits) = self.placed_in(&b, inner, dst, offsets, &coordinates);
-            // Past the end of the tensor is not written.
-            let store_at = match fits {
-                Some(fits) => b.if_then(inner, fits),
-                None => inner,
-            };
-            let value = self.slot_value(&b, store_at, array, from, slot as i64);
-            let value = convert(&b, store_at, value, ty);
-            b.store(store_at, value, dst, &indices);
+            self.store_clipped(&b, inner, dst, offsets, &coordinates, |store_at| convert(&b, store_at, self.slot_value(&b, store_at, array, from, slot as i64), ty));
         }
         if level(dst) == Some(MemoryLevel::Shared) {
             b.barrier(At::before(op));
@@ -614,14 +635,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         // The pair's address is aligned when the tensor's base, its rows and the tile's first
         // column are (the pair's own column is even).
         let last = offsets.len() - 1;
-        let (c0, c2) = (b.index(at, 0), b.index(at, 2));
-        let base = b.aligned_pointer(at, dst);
-        let base_rest = b.op(at, "arith.remui", &[base, b.index(at, 2 * bytes)]);
-        let row_rest = b.op(at, "arith.remui", &[b.dim(at, dst, last as i64), c2]);
-        let column_rest = b.op(at, "arith.remui", &[offsets[last], c2]);
-        let rest = b.op(at, "arith.ori", &[base_rest, row_rest]);
-        let rest = b.op(at, "arith.ori", &[rest, column_rest]);
-        let aligned = b.compare(at, "eq", rest, c0);
+        let aligned = self.runs_aligned(b, at, dst, offsets, 2);
         let pair_type = Type::parse(self.context, &format!("vector<2x{ty}>")).expect("pair type");
         let yes = b.value(at, melior::dialect::arith::constant(self.context, IntegerAttribute::new(IntegerType::new(self.context, 1).into(), 1).into(), b.location));
         let mut stored = BTreeSet::new();
@@ -652,12 +666,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             let apart = b.if_then(inner, b.op(inner, "arith.xori", &[whole, yes]));
             for (k, value) in values.iter().enumerate() {
                 let coordinates = self.coordinates(b, apart, from, offsets_now, slot + k);
-                let (indices, fits) = self.placed_in(b, apart, dst, offsets, &coordinates);
-                let store_at = match fits {
-                    Some(fits) => b.if_then(apart, fits),
-                    None => apart,
-                };
-                b.store(store_at, *value, dst, &indices);
+                self.store_clipped(b, apart, dst, offsets, &coordinates, |_| *value);
             }
             stored.extend([slot, slot + 1]);
         }

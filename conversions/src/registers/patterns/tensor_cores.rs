@@ -246,7 +246,8 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             && !parts.src_offsets.is_empty();
         match (&pieces, &spread) {
             (Some(pieces), _) if vectorizable => {
-                let aligned = self.sixteen_byte_rows(&b, at, parts.src, &parts.src_offsets);
+                // 16-byte pieces: 8 elements of K.
+                let aligned = self.runs_aligned(&b, at, parts.src, &parts.src_offsets, 8);
                 let fast = b.if_then(at, aligned);
                 self.copy_rows_async(&b, fast, &parts, tile, pieces, !asynchronous);
                 let yes = b.value(at, melior::dialect::arith::constant(self.context, IntegerAttribute::new(IntegerType::new(self.context, 1).into(), 1).into(), b.location));
@@ -262,25 +263,6 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             b.barrier(at);
         }
         erase(self.context, op);
-    }
-
-    /// Whether the copy's source rows start on 16 bytes: the tensor's base, the tile's column offset
-    /// and, when it is dynamic, the rows' length (a static one is a multiple of 8 elements,
-    /// checked before).
-    fn sixteen_byte_rows(&self, b: &Builder<'c>, at: At<'c, 'a>, src: Value<'c, 'a>, offsets: &[Value<'c, 'a>]) -> Value<'c, 'a> {
-        let base = b.aligned_pointer(at, src);
-        let (c16, c8, c0) = (b.index(at, 16), b.index(at, 8), b.index(at, 0));
-        let base_rest = b.op(at, "arith.remui", &[base, c16]);
-        let column = *offsets.last().expect("offsets");
-        let column_rest = b.op(at, "arith.remui", &[column, c8]);
-        let mut rest = b.op(at, "arith.ori", &[base_rest, column_rest]);
-        let last = offsets.len() as i64 - 1;
-        let dynamic_rows = MemRefType::try_from(src.r#type()).is_ok_and(|memref| tile_dialect::ops::static_sizes(memref).last().copied().flatten().is_none());
-        if dynamic_rows {
-            let row_rest = b.op(at, "arith.remui", &[b.dim(at, src, last), c8]);
-            rest = b.op(at, "arith.ori", &[rest, row_rest]);
-        }
-        b.compare(at, "eq", rest, c0)
     }
 
     /// Copies the tile's rows in 16-byte pieces (8 elements of K, one row of a core matrix) with

@@ -91,18 +91,8 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let run = 2 * lanes;
         let last = offsets.len() - 1;
         let i32_type: Type<'c> = IntegerType::new(self.context, 32).into();
-        // A run's address is 16-byte aligned when the tensor's base, its rows and the tile's first
-        // column are (runs start on block boundaries of the tile).
-        let c0 = b.index(at, 0);
-        let rest = [
-            b.op(at, "arith.remui", &[b.aligned_pointer(at, dst), b.index(at, 16)]),
-            b.op(at, "arith.remui", &[b.dim(at, dst, last as i64), b.index(at, run)]),
-            b.op(at, "arith.remui", &[offsets[last], b.index(at, run)]),
-        ]
-        .into_iter()
-        .reduce(|x, y| b.op(at, "arith.ori", &[x, y]))
-        .expect("three terms");
-        let aligned = b.compare(at, "eq", rest, c0);
+        // Runs start on block boundaries of the tile.
+        let aligned = self.runs_aligned(b, at, dst, offsets, run);
         // The lane's place in its group, and one flag per place.
         let lane = b.op(at, "arith.andi", &[self.tid, b.index(at, lanes - 1)]);
         let is_lane: Vec<Value> = (0..lanes).map(|place| b.compare(at, "eq", lane, b.index(at, place))).collect();
@@ -166,14 +156,10 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             // Misaligned, or reaching past the tensor's end: each element where it is inside.
             for element in 0..run {
                 let column = b.op(slow, "arith.addi", &[start[1], b.index(slow, element)]);
-                let (indices, fits) = self.placed_in(b, slow, dst, offsets, &[start[0], column]);
-                let store_at = match fits {
-                    Some(fits) => b.if_then(slow, fits),
-                    None => slow,
-                };
                 let position = (Identifier::new(self.context, "static_position"), Attribute::parse(self.context, &format!("array<i64: {element}>")).expect("position"));
-                let value = b.value(store_at, OperationBuilder::new("vector.extract", b.location).add_operands(&[values]).add_attributes(&[position]).add_results(&[ty]).build().expect("vector.extract"));
-                b.store(store_at, value, dst, &indices);
+                self.store_clipped(b, slow, dst, offsets, &[start[0], column], |store_at| {
+                    b.value(store_at, OperationBuilder::new("vector.extract", b.location).add_operands(&[values]).add_attributes(&[position]).add_results(&[ty]).build().expect("vector.extract"))
+                });
             }
             stored.extend(group.iter().flat_map(|slot| [*slot, slot + 1]));
         }
