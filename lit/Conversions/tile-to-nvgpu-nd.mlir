@@ -4,13 +4,14 @@
 
 // A batched GEMM with shared weights: a 3-D A (block z picks the batch), a 2-D B, a 3-D result.
 // B's 32x64 tiles arrive by TMA (a rank-2 map, 128-byte swizzle), A's 64x32 tiles too (a rank-3
-// map, one 64-byte swizzled box of K = 32); the result is stored at the batch the block picks.
+// map, one 64-byte swizzled box of K = 32); the result leaves by TMA at the batch the block picks
+// (a rank-3 map, box 1x64x64; the rows past 100 are dropped by the copy engine).
 // CHECK-LABEL: func.func @batched
-// CHECK: gpu.module @batched_0_module attributes {tile.manifest = "{{.*}}\22grid\22: [1, 2, 3]{{.*}}\22box\22: [32, 64]{{.*}}\22shape\22: [3, 100, 64]
-// CHECK: gpu.func @batched_0_kernel(%{{.*}}: memref<3x100x64xf16>, %{{.*}}: memref<64x48xf16>, %[[Y:.*]]: memref<3x100x48xf16>, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr)
+// CHECK: gpu.module @batched_0_module attributes {tile.manifest = "{{.*}}\22grid\22: [1, 2, 3]{{.*}}\22shape\22: [3, 100, 64], \22element\22: \22f16\22, \22box\22: [1, 64, 32]{{.*}}\22box\22: [32, 64]{{.*}}\22host_argument\22: 2, \22shape\22: [3, 100, 48], \22element\22: \22f16\22, \22box\22: [1, 64, 64]
+// CHECK: gpu.func @batched_0_kernel(%{{.*}}: memref<3x100x64xf16>, %{{.*}}: memref<64x48xf16>, %[[Y:.*]]: memref<3x100x48xf16>, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %[[YMAP:.*]]: !llvm.ptr)
 // CHECK: %[[BATCH:.*]] = gpu.block_id  z
 // CHECK: nvvm.wgmma.mma_async
-// CHECK: vector.store %{{.*}}, %[[Y]][%[[BATCH]], %{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<3x100x48xf16>, vector<8xf16>
+// CHECK: nvvm.cp.async.bulk.tensor.global.shared.cta %[[YMAP]], %{{.*}}, box[%{{.*}}, %{{.*}}, %{{.*}}]
 module attributes {tile.target = "sm_90a"} {
 func.func @batched(%X: memref<3x100x64xf16>, %W: memref<64x48xf16>, %Y: memref<3x100x48xf16>) {
   %c0 = arith.constant 0 : index
@@ -41,12 +42,13 @@ func.func @batched(%X: memref<3x100x64xf16>, %W: memref<64x48xf16>, %Y: memref<3
 // -----
 
 // Attention scores S = Q K^T on 4-D tensors (batch, head, sequence, head dim): the block's z index
-// is batch x heads; rows past the sequence's end (104 = 64 + 40) read zeros and are not stored.
+// is batch x heads; rows past the sequence's end (104 = 64 + 40) read zeros and are not stored
+// (the TMA store drops them).
 // CHECK-LABEL: func.func @scores
 // CHECK: gpu.module @scores_0_module attributes {tile.manifest = "{{.*}}\22grid\22: [2, 2, 6]
 // CHECK: gpu.func @scores_0_kernel(%{{.*}}: memref<2x3x104x64xf16>, %{{.*}}: memref<2x3x104x64xf16>, %{{.*}}: memref<2x3x104x104xf16>, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr)
 // CHECK: nvvm.wgmma.mma_async {{.*}} B[<f16>, <one>, <col>]
-// CHECK: vector.store {{.*}} : memref<2x3x104x104xf16>, vector<8xf16>
+// CHECK: nvvm.cp.async.bulk.tensor.global.shared.cta %{{.*}}, %{{.*}}, box[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}]
 module attributes {tile.target = "sm_90a"} {
 func.func @scores(%Q: memref<2x3x104x64xf16>, %K: memref<2x3x104x64xf16>, %S: memref<2x3x104x104xf16>) {
   %c0 = arith.constant 0 : index

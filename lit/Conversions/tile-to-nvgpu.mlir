@@ -2,27 +2,44 @@
 // tile-to-nvvm pipeline takes first (layouts, persistent kernels, pipeline plans and rings): gemms
 // on wgmma reading their shared operands through descriptors, copies into the rings by TMA where a
 // 64-column box with the 128-byte swizzle serves the tile (16-byte cp.async otherwise), awaited
-// on mbarriers, and accumulators stored 16 bytes a lane. The tile.kernel becomes a call of a host
+// on mbarriers, and accumulators into 16-bit tensors staged in shared memory (128-byte swizzled TMA
+// boxes) and stored by TMA, others stored 16 bytes a lane. The tile.kernel becomes a call of a host
 // function that makes the tensor maps and launches the kernel.
 // RUN: tile-opt %s -split-input-file -tile-infer-layouts -tile-persistent-kernels -tile-plan-pipelines -tile-expand-pipelines -convert-tile-to-nvgpu | FileCheck %s
 
 // The contract's example on 4096^3: 1024 tiles, a block each (four share a multiprocessor, so it is
 // not made persistent). Its 128x32 A tiles arrive
 // by TMA as one box of 64-byte rows (the 64-byte swizzle), its 32x128 B tiles as two 32x64 boxes
-// (the 128-byte swizzle).
+// (the 128-byte swizzle). The accumulator leaves by TMA through the A ring, drained after the loop
+// (24 KiB: one 128x64 box a round, two rounds); thread 0 waits for the stores at the end.
 // CHECK-LABEL: func.func @gemm_relu
 // CHECK: call @gemm_relu_0_launch(%arg0, %arg1, %arg2, %c32, %c32)
-// CHECK: gpu.module @gemm_relu_0_module attributes {tile.manifest = "{{.*}}\22strategy\22: \22registers\22{{.*}}\22grid\22: [32, 32, 1]{{.*}}\22params\22: [{\22role\22: \22tma\22, \22kind\22: \22tensor_map\22, \22host_argument\22: 0, \22shape\22: [4096, 4096], \22element\22: \22f16\22, \22box\22: [128, 32], \22swizzle\22: 64, \22oob_fill\22: \22zero\22}, {\22role\22: \22tma\22, \22kind\22: \22tensor_map\22, \22host_argument\22: 1, \22shape\22: [4096, 4096], \22element\22: \22f16\22, \22box\22: [32, 64], \22swizzle\22: 128
-// CHECK: gpu.func @gemm_relu_0_kernel(%{{.*}}: memref<4096x4096xf16>, %{{.*}}: memref<4096x4096xf16>, %{{.*}}: memref<4096x4096xf16>, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr) kernel
+// CHECK: gpu.module @gemm_relu_0_module attributes {tile.manifest = "{{.*}}\22strategy\22: \22registers\22{{.*}}\22grid\22: [32, 32, 1]{{.*}}\22params\22: [{\22role\22: \22tma\22, \22kind\22: \22tensor_map\22, \22host_argument\22: 0, \22shape\22: [4096, 4096], \22element\22: \22f16\22, \22box\22: [128, 32], \22swizzle\22: 64, \22oob_fill\22: \22zero\22}, {\22role\22: \22tma\22, \22kind\22: \22tensor_map\22, \22host_argument\22: 1, \22shape\22: [4096, 4096], \22element\22: \22f16\22, \22box\22: [32, 64], \22swizzle\22: 128{{.*}}\22host_argument\22: 2, \22shape\22: [4096, 4096], \22element\22: \22f16\22, \22box\22: [128, 64], \22swizzle\22: 128
+// CHECK: gpu.func @gemm_relu_0_kernel(%{{.*}}: memref<4096x4096xf16>, %{{.*}}: memref<4096x4096xf16>, %{{.*}}: memref<4096x4096xf16>, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %[[CMAP:.*]]: !llvm.ptr) kernel
 // CHECK-NOT: nvgpu.device_async_copy
 // CHECK-DAG: nvvm.cp.async.bulk.tensor.shared.cluster.global
 // CHECK-DAG: nvvm.mbarrier.try_wait.parity
 // CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <row>]
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
 // CHECK: arith.maximumf
-// CHECK: vector.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : memref<4096x4096xf16>, vector<8xf16>
+// CHECK: nvvm.cp.async.bulk.wait_group 0 {read}
+// CHECK: gpu.barrier
+// CHECK-COUNT-32: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : i32, !llvm.ptr<3>
+// CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK: gpu.barrier
+// CHECK: nvvm.cp.async.bulk.tensor.global.shared.cta %[[CMAP]], %{{.*}}, box[%{{.*}}, %{{.*}}] : !llvm.ptr, <3>
+// CHECK: nvvm.cp.async.bulk.commit.group
+// CHECK: nvvm.cp.async.bulk.wait_group 0 {read}
+// CHECK: gpu.barrier
+// CHECK-COUNT-32: llvm.store
+// CHECK: nvvm.cp.async.bulk.tensor.global.shared.cta %[[CMAP]]
+// CHECK: nvvm.cp.async.bulk.commit.group
+// CHECK-NOT: vector.store
+// CHECK: nvvm.cp.async.bulk.wait_group 0
+// CHECK-NOT: read
+// CHECK: gpu.return
 // CHECK: func.func private @gemm_relu_0_launch(%{{.*}}: memref<4096x4096xf16>, %{{.*}}: memref<4096x4096xf16>, %{{.*}}: memref<4096x4096xf16>, %[[GX:.*]]: index, %[[GY:.*]]: index)
-// CHECK-COUNT-2: nvgpu.tma.create.descriptor
+// CHECK-COUNT-3: nvgpu.tma.create.descriptor
 // CHECK: gpu.launch_func  @gemm_relu_0_module::@gemm_relu_0_kernel blocks in (%[[GX]], %[[GY]], %{{.*}}) threads in (%{{.*}}, %{{.*}}, %{{.*}})  dynamic_shared_memory_size
 module attributes {tile.target = "sm_90a"} {
 func.func @gemm_relu(%A: memref<4096x4096xf16>, %B: memref<4096x4096xf16>, %C: memref<4096x4096xf16>) {
@@ -214,6 +231,88 @@ func.func @column_sum(%A: memref<256x128xf16>, %B: memref<128x256xf16>, %C: memr
       memref.store %d, %S[%i, %j] : memref<64x64xf32, #tile.fragment>
     }
     tile.copy %S, %C[%m0, %n0] : memref<64x64xf32, #tile.fragment>, memref<256x256xf32>
+  }
+  return
+}
+}
+
+// -----
+
+// A persistent kernel (one block fills a multiprocessor): its epilogue runs while the next tile's
+// loads fill the ring, so the accumulator is staged in an area of its own (32 KiB on the swizzle's
+// alignment, both 128x64 boxes in one round), stored into the bf16 tensor by TMA. Each tile's first
+// step writes D = A B (the fill's zeros are never read).
+// CHECK-LABEL: func.func @persistent_staged
+// CHECK: \22grid\22: [132, 1, 1], \22dynamic_shared_bytes\22: 165120{{.*}}\22element\22: \22bf16\22, \22box\22: [128, 64]
+// CHECK: memref.view %{{.*}} to memref<16384xf16, #gpu.address_space<workgroup>>
+// CHECK: nvvm.wgmma.mma_async {{.*}}, D[<f32>, <zero>], A[<f16>, <one>, <row>], B[<f16>, <one>, <row>]
+// CHECK: nvvm.wgmma.mma_async {{.*}}, D[<f32>, <one>],
+// CHECK: nvvm.cp.async.bulk.wait_group 0 {read}
+// CHECK-COUNT-64: llvm.store %{{.*}} : i32, !llvm.ptr<3>
+// CHECK: nvvm.fence.proxy
+// CHECK-COUNT-2: nvvm.cp.async.bulk.tensor.global.shared.cta
+// CHECK: nvvm.cp.async.bulk.commit.group
+// CHECK-NOT: nvvm.cp.async.bulk.tensor.global.shared.cta
+// CHECK: nvvm.cp.async.bulk.wait_group 0
+// CHECK-NEXT: }
+module attributes {tile.target = "sm_90a"} {
+func.func @persistent_staged(%A: memref<4096x4096xf16>, %B: memref<4096x4096xf16>, %C: memref<4096x4096xbf16>) {
+  %c0 = arith.constant 0 : index
+  %c32 = arith.constant 32 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c32, %c32) threads(128) (%bx, %by) {
+    %As = tile.alloc_shared : memref<128x64xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<64x128xf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<128x128xf32, #tile.fragment>
+    tile.fill %Cf, %zero : memref<128x128xf32, #tile.fragment>
+    %m0 = arith.muli %by, %c128 : index
+    %n0 = arith.muli %bx, %c128 : index
+    tile.pipelined %k = %c0 to %c64 stages(4) {
+      %k0 = arith.muli %k, %c64 : index
+      tile.copy %A[%m0, %k0], %As : memref<4096x4096xf16>, memref<128x64xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%k0, %n0], %Bs : memref<4096x4096xf16>, memref<64x128xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %Cf : memref<128x64xf16, #gpu.address_space<workgroup>>, memref<64x128xf16, #gpu.address_space<workgroup>>, memref<128x128xf32, #tile.fragment>
+    }
+    tile.copy %Cf, %C[%m0, %n0] : memref<128x128xf32, #tile.fragment>, memref<4096x4096xbf16>
+  }
+  return
+}
+}
+
+// -----
+
+// Rows of 4100 f16 (not 16-byte multiples) are no TMA tensor: the accumulator is stored from
+// registers, 16 bytes a lane where a run is aligned and inside the tensor (quad lanes trade their
+// column pairs first), element by element elsewhere.
+// CHECK-LABEL: func.func @unaligned_rows
+// CHECK-NOT: nvvm.cp.async.bulk.tensor.global.shared.cta
+// CHECK: gpu.shuffle  xor %{{.*}}, %c1_i32
+// CHECK: vector.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : memref<4096x4100xf16>, vector<8xf16>
+// CHECK-NOT: nvvm.cp.async.bulk.tensor.global.shared.cta
+// CHECK: gpu.return
+module attributes {tile.target = "sm_90a"} {
+func.func @unaligned_rows(%A: memref<4096x4096xf16>, %B: memref<4096x4096xf16>, %C: memref<4096x4100xf16>) {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c2, %c2) threads(128) (%bx, %by) {
+    %As = tile.alloc_shared : memref<128x64xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<64x128xf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<128x128xf32, #tile.fragment>
+    tile.fill %Cf, %zero : memref<128x128xf32, #tile.fragment>
+    %m0 = arith.muli %by, %c128 : index
+    %n0 = arith.muli %bx, %c128 : index
+    tile.pipelined %k = %c0 to %c64 stages(4) {
+      %k0 = arith.muli %k, %c64 : index
+      tile.copy %A[%m0, %k0], %As : memref<4096x4096xf16>, memref<128x64xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%k0, %n0], %Bs : memref<4096x4096xf16>, memref<64x128xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %Cf : memref<128x64xf16, #gpu.address_space<workgroup>>, memref<64x128xf16, #gpu.address_space<workgroup>>, memref<128x128xf32, #tile.fragment>
+    }
+    tile.copy %Cf, %C[%m0, %n0] : memref<128x128xf32, #tile.fragment>, memref<4096x4100xf16>
   }
   return
 }

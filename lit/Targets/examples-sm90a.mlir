@@ -18,8 +18,9 @@
 // PTX-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
 // The attention example's 4-D tensors: 4-D TMA loads into its rings.
 // PTX-DAG: cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
-// Accumulators go out in 16-byte stores.
-// PTX-DAG: st.global.v4.b32
+// Accumulators into 16-bit tensors go out by TMA (2-D and, for attention's output, 4-D boxes).
+// PTX-DAG: cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group
+// PTX-DAG: cp.async.bulk.tensor.4d.global.shared::cta.tile.bulk_group
 
 // The dynamic example: its grid is an expression over the tensors' sizes, its tensors memref
 // descriptors, its tiles filled by TMA through maps the launcher encodes from those sizes.

@@ -111,6 +111,13 @@ pub(crate) struct Layouts {
     padding: HashMap<usize, i64>,
     /// Each `tile.reduce`'s plan, by op.
     reductions: HashMap<usize, patterns::ReducePlan>,
+    /// The accumulator copies that leave by TMA (sm_90a), by copy.
+    tma_stores: HashMap<usize, patterns::TmaStore>,
+    /// Bytes of the kernel's own TMA staging area (0: none).
+    own_staging: i64,
+    /// The wgmma gemms whose accumulator was just filled with zeros: their first instruction
+    /// writes D = A B instead of adding to registers that would be zeroed one by one.
+    zero_start: std::collections::HashSet<usize>,
 }
 
 fn key(op: &OperationRef) -> usize {
@@ -150,7 +157,7 @@ pub struct Plan<'c, 'a> {
 /// shuffles (`None`: exchanges go through workgroup memory).
 pub fn plan<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str, shuffles: Option<i64>) -> Result<Result<Plan<'c, 'a>, Unsupported<'c, 'a>>, Failure<'c, 'a>> {
     let inferred = crate::layout::infer_for_lowering(kernel, chip)?;
-    let mut layouts = Layouts { fragments: HashMap::new(), loops: HashMap::new(), core_tiles: HashMap::new(), swizzled: Default::default(), wgmma: Default::default(), mfma: HashMap::new(), coopmat: HashMap::new(), held: HashMap::new(), padding: HashMap::new(), reductions: HashMap::new() };
+    let mut layouts = Layouts { fragments: HashMap::new(), loops: HashMap::new(), core_tiles: HashMap::new(), swizzled: Default::default(), wgmma: Default::default(), mfma: HashMap::new(), coopmat: HashMap::new(), held: HashMap::new(), padding: HashMap::new(), reductions: HashMap::new(), tma_stores: HashMap::new(), own_staging: 0, zero_start: Default::default() };
     let mut fragments = Vec::new();
     let mut shared = Vec::new();
     let mut padded = Vec::new();
@@ -191,6 +198,7 @@ pub fn plan<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str, shuffles: Option<i
     if chip == "sm_90a" {
         let plan = patterns::wgmma_plan(&ops, &layouts);
         (layouts.core_tiles, layouts.swizzled, layouts.wgmma, off_wgmma) = (plan.core_tiles, plan.swizzled, plan.gemms, plan.off);
+        layouts.zero_start = patterns::zero_started(&ops, &layouts.wgmma);
     }
     let threads = tile_dialect::ops::integer_attribute(&kernel, "threads").unwrap_or(128);
     let mut off_mfma = Vec::new();
@@ -213,7 +221,12 @@ pub fn plan<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str, shuffles: Option<i
             return Ok(Err((*op, reason)));
         }
     }
-    let scratch_bytes = patterns::scratch_bytes(&ops, &layouts, shuffles);
+    let mut scratch_bytes = patterns::scratch_bytes(&ops, &layouts, shuffles);
+    // Accumulators that leave by TMA, staged where the rest of the kernel leaves room.
+    if chip == "sm_90a" {
+        (layouts.tma_stores, layouts.own_staging) = patterns::tma_store_plan(&ops, &layouts, scratch_bytes);
+        scratch_bytes += layouts.own_staging;
+    }
     // A gemm whose accumulator has the mfma layout but that the mfma rule cannot take runs on the
     // scalar rule: say so at the gemm.
     for (gemm, reason) in off_wgmma {

@@ -28,14 +28,16 @@ mod mfma;
 mod staged_store;
 mod tensor_cores;
 mod tma;
+mod tma_store;
 mod wgmma_waits;
 mod wide_stores;
 
 pub use coopmat::{CoopmatGemm, coopmat_plan, free_workgroup_bytes};
 pub use coopmat_held::{Held, held_plan};
 pub use mfma::{MfmaGemm, mfma_plan};
-pub use tensor_cores::wgmma_plan;
+pub use tensor_cores::{wgmma_plan, zero_started};
 pub use tma::{ALIGNMENT_ATTRIBUTE, TENSOR_MAP_BOX};
+pub(crate) use tma_store::{TmaStore, tma_store_plan};
 
 /// The swizzle, in bytes, of the TMA boxes `box_` (outermost first) that fill swizzled tiles.
 pub fn tma_swizzle(box_: &[i64]) -> i64 {
@@ -297,6 +299,8 @@ struct Lowering<'c, 'a, 'l> {
     /// The wgmma gemms after which nothing rewrites their shared operands without a barrier of
     /// its own: they end without one.
     operands_kept: std::collections::HashSet<usize>,
+    /// The staging area of each accumulator copy that leaves by TMA (`tma_store`), by copy.
+    tma_staging: HashMap<usize, Value<'c, 'a>>,
 }
 
 fn key(op: &OperationRef) -> usize {
@@ -471,8 +475,10 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         match (level(parts.src), level(parts.dst)) {
             (Some(MemoryLevel::Fragment), Some(MemoryLevel::Fragment)) => self.copy_between_fragments(op, parts.src, parts.dst),
             (Some(MemoryLevel::Fragment), _) => {
-                // gfx942 stages an mfma accumulator through LDS where it can (`staged_store`).
-                if !self.copy_out_staged(op, parts.src, parts.dst, &parts.dst_offsets) {
+                // sm_90a stages a wgmma accumulator for TMA where it can (`tma_store`), gfx942 an
+                // mfma accumulator through LDS (`staged_store`).
+                let staging = self.tma_staging.get(&key(&op)).copied();
+                if !self.copy_out_by_tma(op, parts.src, parts.dst, &parts.dst_offsets, staging) && !self.copy_out_staged(op, parts.src, parts.dst, &parts.dst_offsets) {
                     self.copy_out(op, parts.src, parts.dst, &parts.dst_offsets);
                 }
             }
@@ -987,7 +993,8 @@ pub fn lower_all<'c, 'a>(
         b.insert(At::before(op), OperationBuilder::new("nvvm.wgmma.wait.group.sync.aligned", op.location()).add_attributes(&[group]).build().expect("nvvm op"));
     }
     let zero_index = b.index(start, 0);
-    let mut lowering = Lowering { threads, context, layouts, private: HashMap::new(), tid, zero_index, shuffles, operands_kept };
+    let tma_staging = tma_store::staging_areas(&b, start, ops, layouts);
+    let mut lowering = Lowering { threads, context, layouts, private: HashMap::new(), tid, zero_index, shuffles, operands_kept, tma_staging };
     let allocations: Vec<OperationRef> = ops.iter().copied().filter(|op| op_name(op) == "tile.alloc_fragment").collect();
     for allocation in &allocations {
         let placed = layouts.fragment(allocation).expect("checked");
@@ -1086,6 +1093,12 @@ pub fn lower_all<'c, 'a>(
             "coopmat" => lowering.coopmat(op, scratches.get(&key(&op)).copied(), staging.expect("a staging area")),
             _ => lowering.gemm(op, scratches.get(&key(&op)).copied()),
         }
+    }
+    // Thread 0 waits for its TMA stores before the kernel ends (their source is shared memory).
+    if !layouts.tma_stores.is_empty() {
+        let end = At::before(body.terminator().expect("the kernel's tile.yield"));
+        let leader = b.if_then(end, b.compare(end, "eq", tid, b.index(end, 0)));
+        lowering.bulk_wait(&b, leader, false);
     }
     let rewriter = melior::IrRewriter::new(context);
     for allocation in allocations {

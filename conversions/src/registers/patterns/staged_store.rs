@@ -75,7 +75,7 @@ fn rounds(from: &Placed, gemm: &MfmaGemm, capacity: i64) -> Option<(i64, Vec<Vec
 }
 
 /// Whether `value` (or a view of it) is used by `op` or an op nested in it.
-fn uses(op: OperationRef, values: &[Value]) -> bool {
+pub(super) fn uses(op: OperationRef, values: &[Value]) -> bool {
     std::iter::once(op).chain(nested_ops(op)).any(|nested| nested.operands().any(|operand| values.contains(&operand)))
 }
 

@@ -11,6 +11,29 @@ use super::*;
 /// allocation: the dimension that is K). A gemm qualifies when its accumulator has the wgmma layout,
 /// its inputs are f16 or bf16 with K a multiple of 16, and each shared operand is written only by
 /// copies from global memory and read only by gemms that qualify and take the same dimension as K
+/// The gemms among `gemms` whose accumulator the op before them (the nearest op of their block
+/// that touches it) fills with zeros: a `tile.fill` of the constant 0.
+pub fn zero_started(ops: &[OperationRef], gemms: &std::collections::HashSet<usize>) -> std::collections::HashSet<usize> {
+    ops.iter()
+        .filter(|op| gemms.contains(&key(op)))
+        .filter(|gemm| {
+            let Ok(accumulator) = gemm.operand(2) else { return false };
+            // The block's ops before the gemm, forwards (melior cannot walk backwards).
+            let first = gemm.block().and_then(|block| block.first_operation());
+            let touching = std::iter::successors(first, |op| op.next_in_block()).take_while(|op| op != *gemm).filter(|op| super::staged_store::uses(*op, &[accumulator])).last();
+            touching.is_some_and(|fill| {
+                op_name(&fill) == "tile.fill"
+                    && fill.operand_count() == 2
+                    && fill.operand(0).ok() == Some(accumulator)
+                    && fill.operand(1).ok().and_then(|value| OperationResult::try_from(value).ok()).is_some_and(|constant| {
+                        op_name(&constant.owner()) == "arith.constant" && constant.owner().attribute("value").ok().and_then(|value| melior::ir::attribute::FloatAttribute::try_from(value).ok()).is_some_and(|value| value.value() == 0.0)
+                    })
+            })
+        })
+        .map(key)
+        .collect()
+}
+
 /// (FlashAttention's Q tile feeds the first block's scores and every later block's): a tile kept
 /// as core matrices cannot be read any other way.
 /// Also says which gemms with a fragment accumulator stay off wgmma, and why.
@@ -466,9 +489,11 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             Vec::new()
         };
         simple("nvvm.wgmma.fence.aligned", &[]);
+        // After a zero fill the first step writes D = A B: nothing reads the zeros.
+        let zero_start = self.layouts.zero_start.contains(&key(&op));
         for tile in 0..rows / 64 {
             let mut value = b.value(at, OperationBuilder::new("llvm.mlir.undef", b.location).add_results(&[struct_type]).build().expect("undef"));
-            for position in 0..n / 2 {
+            for position in (0..n / 2).filter(|_| !zero_start) {
                 let slot = tile * (n / 2) + position;
                 let element = self.slot_value(&b, at, array, accumulator, slot);
                 value = b.value(
@@ -483,8 +508,9 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             }
             for step in 0..depth / 16 {
                 let db = descriptor(at, b_descriptor, b_addressing.step_bytes(step));
+                let accumulate = !(zero_start && step == 0);
                 if from_registers {
-                    value = self.wgmma_register_a(&b, at, packed[tile as usize][step as usize].clone(), n, &input, value, db, struct_type, i32_type, b_mn_major);
+                    value = self.wgmma_register_a(&b, at, packed[tile as usize][step as usize].clone(), n, &input, value, db, struct_type, i32_type, b_mn_major, accumulate);
                     continue;
                 }
                 let da = descriptor(at, a_descriptor, a_addressing.mn_bytes(tile * 64) + a_addressing.step_bytes(step));
@@ -497,7 +523,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                             attribute("layoutB", format!("#nvvm.mma_layout<{}>", if b_mn_major { "row" } else { "col" })),
                             attribute("scaleA", "#nvvm.wgmma_scale_in<one>".into()),
                             attribute("scaleB", "#nvvm.wgmma_scale_in<one>".into()),
-                            attribute("scaleD", "#nvvm.wgmma_scale_out<one>".into()),
+                            attribute("scaleD", format!("#nvvm.wgmma_scale_out<{}>", if accumulate { "one" } else { "zero" })),
                             attribute("shape", format!("#nvvm.shape<m = 64, n = {n}, k = 16>")),
                             attribute("typeA", format!("#nvvm.wgmma_type<{input}>")),
                             attribute("typeB", format!("#nvvm.wgmma_type<{input}>")),
@@ -559,7 +585,8 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
 
     /// One m64nNk16 wgmma whose A operand is four packed registers of a fragment
     /// ([`Self::pack_a_registers`]), through `llvm.inline_asm`: MLIR 22 has no op for the register-A
-    /// form. The accumulator is tied to the results.
+    /// form. The accumulator is tied to the results; without `accumulate` the instruction writes
+    /// D = A B (its scale-d predicate false).
     #[allow(clippy::too_many_arguments)]
     fn wgmma_register_a(
         &self,
@@ -573,9 +600,10 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         struct_type: Type<'c>,
         i32_type: Type<'c>,
         b_mn_major: bool,
+        accumulate: bool,
     ) -> Value<'c, 'a> {
         let outputs = n / 2;
-        let one = b.value(at, melior::dialect::arith::constant(self.context, IntegerAttribute::new(i32_type, 1).into(), b.location));
+        let scale_d = b.value(at, melior::dialect::arith::constant(self.context, IntegerAttribute::new(i32_type, i64::from(accumulate)).into(), b.location));
         let list = |from: i64, count: i64| (from..from + count).map(|i| format!("${i}")).collect::<Vec<_>>().join(", ");
         let asm = format!(
             "{{\n.reg .pred p;\nsetp.ne.b32 p, ${}, 0;\nwgmma.mma_async.sync.aligned.m64n{n}k16.f32.{input}.{input} {{{}}}, {{{}}}, ${}, p, 1, 1, {};\n}}",
@@ -592,7 +620,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             .collect();
         let mut operands = registers;
         operands.push(descriptor);
-        operands.push(one);
+        operands.push(scale_d);
         for position in 0..outputs {
             operands.push(b.value(
                 at,

@@ -53,15 +53,23 @@ pub const SWIZZLED_ALIGNMENT: i64 = 1024;
 /// map is encoded at launch from its sizes: a launcher refuses one whose rows are not 16-byte
 /// multiples (a TMA requirement).
 pub fn tma_box(src: Value, offsets: usize, tile: Value) -> Option<Vec<i64>> {
+    let element = element_type(tile);
+    let sixteen_bit = matches!(element.to_string().as_str(), "f16" | "bf16");
+    (sixteen_bit && element_type(src) == element).then(|| store_box(src, offsets, &memref_shape(tile))).flatten()
+}
+
+/// The TMA box (outermost first) of an R x C tile of global tensor `tensor` at `offsets` (one per
+/// dimension), when TMA can address it: the conditions of [`tma_box`] but the element types', for
+/// stores from a tile of another type (an f32 accumulator into an f16 tensor).
+pub fn store_box(src: Value, offsets: usize, tile_shape: &[i64]) -> Option<Vec<i64>> {
+    if !src.r#type().is_mem_ref() {
+        return None;
+    }
     let memref = MemRefType::try_from(src.r#type()).ok()?;
     let shape = tile_dialect::ops::static_sizes(memref);
     let rank = shape.len();
-    let [rows, columns] = memref_shape(tile)[..] else { return None };
-    let element = element_type(tile);
-    let sixteen_bit = matches!(element.to_string().as_str(), "f16" | "bf16");
+    let [rows, columns] = tile_shape[..] else { return None };
     let fits = level(src) == Some(MemoryLevel::Global)
-        && element_type(src) == element
-        && sixteen_bit
         && (2..=5).contains(&rank)
         && offsets == rank
         && shape[rank - 1].is_none_or(|inner| inner % 8 == 0)
@@ -120,23 +128,13 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let [rows, columns] = memref_shape(tile)[..] else { unreachable!("a 2-D tile") };
         let i32_type: Type = IntegerType::new(context, 32).into();
         let i64_type: Type = IntegerType::new(context, 64).into();
-        let pointer = Type::parse(context, "!llvm.ptr").expect("pointer type");
         let shared_pointer = Type::parse(context, "!llvm.ptr<3>").expect("shared pointer type");
         let cluster_pointer = Type::parse(context, "!llvm.ptr<7>").expect("shared::cluster pointer type");
-        let box_attribute = Attribute::parse(context, &format!("array<i64: {}>", box_.iter().map(i64::to_string).collect::<Vec<_>>().join(", "))).expect("box");
         if let Some(allocation) = crate::pipeline::rings::tile_allocation(tile) {
             let alignment = IntegerAttribute::new(IntegerType::new(context, 64).into(), SWIZZLED_ALIGNMENT);
             tile_dialect::ops::set_attribute(allocation, ALIGNMENT_ATTRIBUTE, alignment.into());
         }
-        let map = b.value(
-            at,
-            OperationBuilder::new("builtin.unrealized_conversion_cast", b.location)
-                .add_operands(&[parts.src])
-                .add_attributes(&[(Identifier::new(context, TENSOR_MAP_BOX), box_attribute)])
-                .add_results(&[pointer])
-                .build()
-                .expect("builtin.unrealized_conversion_cast"),
-        );
+        let map = self.tensor_map(&b, at, parts.src, &box_);
         if let Ok(result) = OperationResult::try_from(barriers) {
             tile_dialect::ops::set_attribute(result.owner(), crate::pipeline::nvidia::TMA_FILLS_ATTRIBUTE, Attribute::unit(context));
         }
@@ -179,5 +177,21 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             );
         }
         erase(context, op);
+    }
+
+    /// The tensor map of global tensor `tensor` with box `box_` (outermost first): until the
+    /// kernel takes it as a parameter, a cast of the tensor marked with [`TENSOR_MAP_BOX`].
+    pub(super) fn tensor_map(&self, b: &Builder<'c>, at: At<'c, 'a>, tensor: Value<'c, 'a>, box_: &[i64]) -> Value<'c, 'a> {
+        let pointer = Type::parse(self.context, "!llvm.ptr").expect("pointer type");
+        let box_attribute = Attribute::parse(self.context, &format!("array<i64: {}>", box_.iter().map(i64::to_string).collect::<Vec<_>>().join(", "))).expect("box");
+        b.value(
+            at,
+            OperationBuilder::new("builtin.unrealized_conversion_cast", b.location)
+                .add_operands(&[tensor])
+                .add_attributes(&[(Identifier::new(self.context, TENSOR_MAP_BOX), box_attribute)])
+                .add_results(&[pointer])
+                .build()
+                .expect("builtin.unrealized_conversion_cast"),
+        )
     }
 }

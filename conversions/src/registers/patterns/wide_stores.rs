@@ -167,7 +167,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
     }
 
     /// A pair of `bytes`-byte values as 32-bit words.
-    fn words(&self, b: &Builder<'c>, at: At<'c, 'a>, pair: &[Value<'c, 'a>], bytes: i64, i32_type: Type<'c>) -> Vec<Value<'c, 'a>> {
+    pub(super) fn words(&self, b: &Builder<'c>, at: At<'c, 'a>, pair: &[Value<'c, 'a>], bytes: i64, i32_type: Type<'c>) -> Vec<Value<'c, 'a>> {
         if bytes == 4 {
             return pair.iter().map(|value| b.cast(at, "arith.bitcast", *value, i32_type)).collect();
         }

@@ -1,0 +1,319 @@
+//! Staged TMA stores (sm_90a): a wgmma accumulator copied to a 16-bit global tensor goes through
+//! shared memory and leaves by TMA.
+//!
+//! Stored from registers, even 16 bytes a lane (`wide_stores`), an epilogue issues one store
+//! instruction per run and waits on the store queue (38.6% of the 128x128 GEMM's stalls on L1TEX
+//! scoreboards, RESULTS run 73). Here each thread writes its column pairs, converted, as 32-bit
+//! words into a staging area laid out as the tile's TMA boxes (R rows of 64 columns, 128-byte
+//! rows, 128-byte swizzled: conflict-free for the accumulator's lanes, which hold 8 rows of one
+//! 16-byte chunk each), and one thread hands each box to the copy engine, which writes it to the
+//! tensor (dropping what lies past its end in any dimension) while the threads go on.
+//!
+//! The staging area is a shared tile that nothing reads after the copy (a main loop's ring, once
+//! the loop is over; the copy at the kernel's top level), or else one the kernel gets for it (at most
+//! [`OWN_STAGING_BYTES`], where the chip's shared memory has room: a persistent kernel's epilogue
+//! runs while its next tile's loads fill the ring). Where the area holds fewer than the tile's
+//! boxes, they go in rounds. Before a round writes the area, thread 0 waits until the engine has
+//! read what the last round gave it (`cp.async.bulk.wait_group.read 0`) and every thread passes a
+//! barrier (which also lets the last wgmma readers of a reused ring finish); after the writes, a
+//! proxy fence makes them visible to the engine and a second barrier hands the area to thread 0.
+//! At the kernel's end thread 0 waits for every store to complete.
+
+use super::*;
+use tma::BOX_COLUMNS;
+
+/// Bytes of shared memory a kernel gets for its staging area where no drained tile serves: two
+/// boxes of 128 rows (the deleted template's choice).
+pub const OWN_STAGING_BYTES: i64 = 32 * 1024;
+/// Bytes of a box row: 64 16-bit columns, the 128-byte swizzle's span.
+const ROW_BYTES: i64 = 128;
+
+/// How one accumulator copy is staged.
+pub(crate) struct TmaStore {
+    /// The TMA box, outermost first (1 in each leading dimension, the tile's rows, 64 columns).
+    box_: Vec<i64>,
+    /// Boxes the area holds at once.
+    per_round: i64,
+    /// Each round's slots (the first of each column pair).
+    rounds: Vec<Vec<usize>>,
+    /// The drained tile (its allocation's key) the area reuses; `None`: the kernel's own area.
+    drained: Option<usize>,
+}
+
+/// The boxes of the tile of `placed` that column pair `slot` writes, over every thread.
+fn pair_boxes(placed: &Placed, slot: usize) -> BTreeSet<i64> {
+    (0..placed.distribution.threads)
+        .filter_map(|thread| placed.distribution.coordinates(thread, slot))
+        .map(|element| element[1] / BOX_COLUMNS)
+        .collect()
+}
+
+/// Whether the copy `op` (fragment `src` into global `dst` at `offsets`) can leave by TMA: an
+/// unguarded wgmma accumulator of R x C (R a multiple of 8 up to 256, C of 64) whose slots all
+/// pair up, into an f16 or bf16 tensor [`tma::tma_box`] takes. Returns the box and the column pairs.
+fn candidate(src: Value, dst: Value, offsets: usize, layouts: &Layouts) -> Option<(Vec<i64>, Vec<usize>)> {
+    let from = placed(layouts, src).ok()?;
+    let ty = element_type(dst).to_string();
+    let [_, columns] = from.layout.shape[..] else { return None };
+    let usable = from.layout.origin.starts_with("wgmma.acc") && !from.distribution.guarded && from.layout.replicate == 1 && matches!(ty.as_str(), "f16" | "bf16") && columns % BOX_COLUMNS == 0;
+    if !usable {
+        return None;
+    }
+    let box_ = tma::store_box(dst, offsets, &from.layout.shape)?;
+    let pairs = column_pairs(from);
+    let used = from.distribution.used_slots().count();
+    (pairs.len() * 2 == used).then_some((box_, pairs))
+}
+
+/// The rounds of `pairs` when the area holds `per_round` boxes: `None` where a pair's boxes (over
+/// the threads) fall in two rounds.
+fn rounds(from: &Placed, pairs: &[usize], boxes: i64, per_round: i64) -> Option<Vec<Vec<usize>>> {
+    let mut rounds = vec![Vec::new(); ((boxes + per_round - 1) / per_round) as usize];
+    for &slot in pairs {
+        let of: BTreeSet<i64> = pair_boxes(from, slot).iter().map(|b| b / per_round).collect();
+        let [round] = of.into_iter().collect::<Vec<_>>()[..] else { return None };
+        rounds[round as usize].push(slot);
+    }
+    Some(rounds)
+}
+
+/// Shared bytes of `kernel`'s tiles and barriers, each from a 128-byte boundary.
+fn shared_bytes(ops: &[OperationRef]) -> i64 {
+    ops.iter()
+        .filter(|op| matches!(op_name(op).as_str(), "tile.alloc_shared" | "tile.alloc_barriers"))
+        .filter_map(|op| op.result(0).ok())
+        .map(|result| {
+            let value: Value = result.into();
+            let bytes = tile_dialect::element::Element::of(element_type(value)).map_or(8, |element| element.bytes() as i64);
+            crate::pipeline::rings::padded(memref_shape(value).iter().product::<i64>() * bytes)
+        })
+        .sum()
+}
+
+/// Plans every accumulator copy of a kernel that leaves by TMA, given the workgroup scratch the
+/// other rules take (`scratch`): by copy, and the bytes of the kernel's own staging area (0 where
+/// every staged copy reuses a drained tile).
+pub fn tma_store_plan(ops: &[OperationRef], layouts: &Layouts, scratch: i64) -> (HashMap<usize, TmaStore>, i64) {
+    let mut plans = HashMap::new();
+    let mut own = 0;
+    // Room for the kernel's own area: what the tiles, the scratch and the swizzled tiles' alignment leave.
+    let free = crate::nvgpu::chip::MAX_SHARED_BYTES - shared_bytes(ops) - scratch - tma::SWIZZLED_ALIGNMENT;
+    for op in ops.iter().filter(|op| op_name(op) == "tile.copy") {
+        let Some(parts) = copy_parts(op) else { continue };
+        if level(parts.src) != Some(MemoryLevel::Fragment) || level(parts.dst) != Some(MemoryLevel::Global) {
+            continue;
+        }
+        let Some((box_, pairs)) = candidate(parts.src, parts.dst, parts.dst_offsets.len(), layouts) else { continue };
+        let from = placed(layouts, parts.src).expect("a candidate's layout");
+        let box_bytes = box_[box_.len() - 2] * ROW_BYTES;
+        let boxes = from.layout.shape[1] / BOX_COLUMNS;
+        let staged = |capacity: i64| {
+            let per_round = (capacity / box_bytes).min(boxes);
+            (per_round > 0).then(|| rounds(from, &pairs, boxes, per_round).map(|rounds| (per_round, rounds))).flatten()
+        };
+        let drained = drained_tiles(*op, layouts).into_iter().find_map(|(tile, bytes)| staged(bytes).map(|plan| (Some(tile), plan)));
+        let plan = drained.or_else(|| staged(OWN_STAGING_BYTES.min(free)).map(|plan| (None, plan)));
+        let Some((drained, (per_round, rounds))) = plan else { continue };
+        if drained.is_none() {
+            own = own.max(per_round * box_bytes);
+        }
+        plans.insert(key(op), TmaStore { box_, per_round, rounds, drained });
+    }
+    (plans, own)
+}
+
+/// The shared tiles (allocation key, bytes) at the kernel's top level that no op after `op` uses,
+/// largest first, when `op` itself is at the top level (outside any loop that would come back to
+/// them); TMA-filled rings first among equals (they are already on the swizzle's alignment).
+fn drained_tiles(op: OperationRef, layouts: &Layouts) -> Vec<(usize, i64)> {
+    let Some(block) = op.block() else { return Vec::new() };
+    if block.parent_operation().is_none_or(|parent| op_name(&parent) != "tile.kernel") {
+        return Vec::new();
+    }
+    let later: Vec<OperationRef> = std::iter::successors(op.next_in_block(), |next| next.next_in_block()).collect();
+    let mut tiles: Vec<(bool, i64, usize)> = std::iter::successors(block.first_operation(), |next| next.next_in_block())
+        .filter(|candidate| op_name(candidate) == "tile.alloc_shared")
+        .filter_map(|candidate| {
+            let tile: Value = candidate.result(0).ok()?.into();
+            let bytes = tile_dialect::element::Element::of(element_type(tile))?.bytes() as i64;
+            (!later.iter().any(|user| staged_store::uses(*user, &[tile]))).then(|| (layouts.swizzled.contains(&key(&candidate)), memref_shape(tile).iter().product::<i64>() * bytes, key(&candidate)))
+        })
+        .collect();
+    tiles.sort_by(|x, y| (y.1, y.0).cmp(&(x.1, x.0)));
+    tiles.into_iter().map(|(_, bytes, tile)| (tile, bytes)).collect()
+}
+
+/// The staging area of each planned copy (by copy): its drained tile, or the kernel's own area,
+/// allocated at `start`; each on the swizzle's 1024-byte alignment.
+pub(super) fn staging_areas<'c, 'a>(b: &Builder<'c>, start: At<'c, 'a>, ops: &[OperationRef<'c, 'a>], layouts: &Layouts) -> HashMap<usize, Value<'c, 'a>> {
+    let context = b.context;
+    let aligned = |allocation: OperationRef<'c, 'a>| {
+        let alignment = IntegerAttribute::new(IntegerType::new(context, 64).into(), tma::SWIZZLED_ALIGNMENT);
+        tile_dialect::ops::set_attribute(allocation, ALIGNMENT_ATTRIBUTE, alignment.into());
+        allocation.result(0).expect("a tile").into()
+    };
+    let own = (layouts.own_staging > 0).then(|| {
+        let workgroup = Attribute::parse(context, "#gpu.address_space<workgroup>");
+        let area = MemRefType::new(Type::parse(context, "f16").expect("f16"), &[layouts.own_staging / 2], None, workgroup);
+        aligned(b.insert(start, OperationBuilder::new("tile.alloc_shared", b.location).add_results(&[area.into()]).build().expect("tile.alloc_shared")))
+    });
+    let mut areas = HashMap::new();
+    for op in ops {
+        let Some(plan) = layouts.tma_stores.get(&key(op)) else { continue };
+        let area = match plan.drained {
+            Some(tile) => ops.iter().find(|candidate| key(candidate) == tile).map(|allocation| aligned(*allocation)),
+            None => own,
+        };
+        if let Some(area) = area {
+            areas.insert(key(op), area);
+        }
+    }
+    areas
+}
+
+impl<'c, 'a> Lowering<'c, 'a, '_> {
+    /// Copies fragment `src` into the global tensor `dst` at `offsets` through the staging area
+    /// `staging` by TMA (the module doc); false, emitting nothing, where the plan has no store.
+    pub(super) fn copy_out_by_tma(&self, op: OperationRef<'c, 'a>, src: Value<'c, 'a>, dst: Value<'c, 'a>, offsets: &[Value<'c, 'a>], staging: Option<Value<'c, 'a>>) -> bool {
+        let Some(plan) = self.layouts.tma_stores.get(&key(&op)) else { return false };
+        let Some(area) = staging else { return false };
+        let b = self.builder(&op);
+        let at = At::before(op);
+        let context = self.context;
+        let from = placed(self.layouts, src).expect("planned");
+        let array = self.private(src);
+        let ty = element_type(dst);
+        let i32_type: Type = IntegerType::new(context, 32).into();
+        let i64_type: Type = IntegerType::new(context, 64).into();
+        let shared_pointer = Type::parse(context, "!llvm.ptr<3>").expect("shared pointer type");
+        let rows = plan.box_[plan.box_.len() - 2];
+        let box_bytes = rows * ROW_BYTES;
+        let map = self.tensor_map(&b, at, dst, &plan.box_);
+        let base = b.cast(at, "arith.index_cast", b.aligned_pointer(at, area), i64_type);
+        let offsets_now = self.offsets(&b, at, from);
+        let leader = || b.if_then(at, b.compare(at, "eq", self.tid, b.index(at, 0)));
+        let c = |value: i64| b.index(at, value);
+        for (round, pairs) in plan.rounds.iter().enumerate() {
+            // The engine has read the area's last contents, and its last readers are done.
+            self.bulk_wait(&b, leader(), true);
+            b.barrier(at);
+            for &slot in pairs {
+                let [row, column] = self.coordinates(&b, at, from, &offsets_now, slot)[..] else { unreachable!("a 2-D tile") };
+                // Byte of (row, column) in its box: 128-byte rows, the 16-byte chunk index
+                // XOR-ed with the row's place among 8.
+                let in_round = b.op(at, "arith.remui", &[b.op(at, "arith.divui", &[column, c(BOX_COLUMNS)]), c(plan.per_round)]);
+                let within = b.op(at, "arith.remui", &[column, c(BOX_COLUMNS)]);
+                let chunk = b.op(at, "arith.xori", &[b.op(at, "arith.divui", &[within, c(8)]), b.op(at, "arith.remui", &[row, c(8)])]);
+                let mut byte = b.op(at, "arith.muli", &[in_round, c(box_bytes)]);
+                byte = b.op(at, "arith.addi", &[byte, b.op(at, "arith.muli", &[row, c(ROW_BYTES)])]);
+                byte = b.op(at, "arith.addi", &[byte, b.op(at, "arith.muli", &[chunk, c(16)])]);
+                byte = b.op(at, "arith.addi", &[byte, b.op(at, "arith.muli", &[b.op(at, "arith.remui", &[within, c(8)]), c(2)])]);
+                let address = b.op(at, "arith.addi", &[base, b.cast(at, "arith.index_cast", byte, i64_type)]);
+                let pointer = b.cast(at, "llvm.inttoptr", address, shared_pointer);
+                let pair: Vec<Value> = [slot, slot + 1].iter().map(|s| convert(&b, at, self.slot_value(&b, at, array, from, *s as i64), ty)).collect();
+                let word = self.words(&b, at, &pair, 2, i32_type)[0];
+                b.insert(
+                    at,
+                    OperationBuilder::new("llvm.store", b.location)
+                        .add_operands(&[word, pointer])
+                        .add_attributes(&[(Identifier::new(context, "alignment"), Attribute::parse(context, "4 : i64").expect("alignment"))])
+                        .build()
+                        .expect("llvm.store"),
+                );
+            }
+            // The generic proxy's writes, visible to the copy engine; then thread 0 hands the boxes over.
+            b.insert(at, OperationBuilder::new("nvvm.fence.proxy", b.location).add_attributes(&[nvvm_attribute(context, "kind", "#nvvm.proxy_kind<async.shared>"), nvvm_attribute(context, "space", "#nvvm.shared_space<cta>")]).build().expect("nvvm.fence.proxy"));
+            b.barrier(at);
+            let issue = leader();
+            let boxes = from.layout.shape[1] / BOX_COLUMNS;
+            for box_index in (round as i64 * plan.per_round)..((round as i64 + 1) * plan.per_round).min(boxes) {
+                let offset = b.value(issue, melior::dialect::arith::constant(context, IntegerAttribute::new(i64_type, (box_index % plan.per_round) * box_bytes).into(), b.location));
+                let source = b.cast(issue, "llvm.inttoptr", b.op(issue, "arith.addi", &[base, offset]), shared_pointer);
+                let coordinates = self.box_coordinates(&b, issue, offsets, box_index * BOX_COLUMNS);
+                let mut operands = vec![map, source];
+                operands.extend(coordinates.iter().copied());
+                let segments = format!("array<i32: 1, 1, {}, 0, 0>", coordinates.len());
+                b.insert(
+                    issue,
+                    OperationBuilder::new("nvvm.cp.async.bulk.tensor.global.shared.cta", b.location)
+                        .add_operands(&operands)
+                        .add_attributes(&[(Identifier::new(context, "operandSegmentSizes"), Attribute::parse(context, &segments).expect("segments"))])
+                        .build()
+                        .expect("nvvm.cp.async.bulk.tensor.global.shared.cta"),
+                );
+            }
+            b.insert(issue, OperationBuilder::new("nvvm.cp.async.bulk.commit.group", b.location).build().expect("nvvm.cp.async.bulk.commit.group"));
+        }
+        true
+    }
+
+    /// Thread 0's wait (at `at`, inside its branch) for its bulk stores: until the engine has
+    /// read their sources (`read`), or until they are complete.
+    pub(super) fn bulk_wait(&self, b: &Builder<'c>, at: At<'c, 'a>, read: bool) {
+        let mut attributes = vec![(Identifier::new(self.context, "group"), Attribute::parse(self.context, "0 : i32").expect("group"))];
+        if read {
+            attributes.push((Identifier::new(self.context, "read"), Attribute::unit(self.context)));
+        }
+        b.insert(at, OperationBuilder::new("nvvm.cp.async.bulk.wait_group", b.location).add_attributes(&attributes).build().expect("nvvm.cp.async.bulk.wait_group"));
+    }
+
+    /// TMA coordinates (innermost first, i32) of the box at tile column `column` of the tile at
+    /// `offsets`: its column, the tile's row, then the leading offsets inwards out.
+    fn box_coordinates(&self, b: &Builder<'c>, at: At<'c, 'a>, offsets: &[Value<'c, 'a>], column: i64) -> Vec<Value<'c, 'a>> {
+        let i32_type: Type = IntegerType::new(self.context, 32).into();
+        let rank = offsets.len();
+        let first = b.op(at, "arith.addi", &[offsets[rank - 1], b.index(at, column)]);
+        std::iter::once(first).chain(offsets[..rank - 1].iter().rev().copied()).map(|value| b.cast(at, "arith.index_cast", value, i32_type)).collect()
+    }
+}
+
+fn nvvm_attribute<'c>(context: &'c Context, name: &str, value: &str) -> (Identifier<'c>, Attribute<'c>) {
+    (Identifier::new(context, name), Attribute::parse(context, value).expect("an nvvm attribute"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::layout::atoms;
+
+    /// The area's swizzled bytes for every thread's pairs: each 4-byte word of every round's boxes
+    /// is written once, and each warp's 32 stores of one pair hit 32 different banks.
+    fn check(m: i64, n: i64, warpgroups: i64, per_round: i64) -> usize {
+        let layout = atoms::wgmma_accumulator(m, n, warpgroups);
+        let from = Placed::of(layout).expect("placed");
+        let pairs = column_pairs(&from);
+        let boxes = n / BOX_COLUMNS;
+        let rounds = rounds(&from, &pairs, boxes, per_round).expect("rounds");
+        let mut words = 0;
+        for pairs in &rounds {
+            let mut written = vec![0; (per_round * m * ROW_BYTES / 4) as usize];
+            for &slot in pairs {
+                for warp in 0..from.distribution.threads / 32 {
+                    let mut banks = BTreeSet::new();
+                    for lane in 0..32 {
+                        let Some(element) = from.distribution.coordinates(warp * 32 + lane, slot) else { continue };
+                        let (row, column) = (element[0], element[1]);
+                        let within = column % BOX_COLUMNS;
+                        let byte = (column / BOX_COLUMNS % per_round) * m * ROW_BYTES + row * ROW_BYTES + ((within / 8) ^ (row % 8)) * 16 + within % 8 * 2;
+                        written[(byte / 4) as usize] += 1;
+                        banks.insert(byte / 4 % 32);
+                    }
+                    assert_eq!(banks.len(), 32, "slot {slot}, warp {warp}: bank conflicts");
+                }
+            }
+            assert!(written.iter().all(|count| *count <= 1), "a word of the area written twice in one round");
+            words += written.iter().sum::<i64>();
+        }
+        // Every pair of the tile once.
+        assert_eq!(words, m * n / 2);
+        rounds.len()
+    }
+
+    #[test]
+    fn swizzled_staging_is_written_once_without_conflicts() {
+        assert_eq!(check(128, 128, 1, 2), 1);
+        assert_eq!(check(128, 128, 2, 1), 2);
+        assert_eq!(check(128, 256, 2, 2), 2);
+        assert_eq!(check(64, 64, 1, 1), 1);
+    }
+}
