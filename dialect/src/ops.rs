@@ -46,6 +46,30 @@ pub fn fragment_type<'c>(context: &'c Context, shape: &[i64], element: Type<'c>)
     MemRefType::new(element, shape, None, Some(space))
 }
 
+/// Returns `memref<*x element>` in `memref`'s memory space: the type a ranked memref is cast to
+/// where an op takes a tensor of any rank (`nvgpu.tma.create.descriptor`).
+pub fn unranked_type<'c>(memref: MemRefType<'c>) -> Type<'c> {
+    let space = memref
+        .memory_space()
+        .map_or_else(|| unsafe { mlir_sys::mlirAttributeGetNull() }, |space| space.to_raw());
+    let element = melior::ir::ShapedTypeLike::element(&memref);
+    unsafe { Type::from_raw(mlir_sys::mlirUnrankedMemRefTypeGet(element.to_raw(), space)) }
+}
+
+/// Returns the symbol reference `@root::@nested` (e.g. a kernel inside its `gpu.module`, as
+/// `gpu.launch_func` names it); melior builds flat references only.
+pub fn nested_symbol<'c>(context: &'c Context, root: &str, nested: &str) -> Attribute<'c> {
+    let leaf = melior::ir::attribute::FlatSymbolRefAttribute::new(context, nested);
+    unsafe {
+        Attribute::from_raw(mlir_sys::mlirSymbolRefAttrGet(
+            context.to_raw(),
+            melior::StringRef::new(root).to_raw(),
+            1,
+            &leaf.to_raw(),
+        ))
+    }
+}
+
 /// Returns a block with `count` `index` arguments: the body of a kernel (block indices), a pipelined
 /// loop (one induction variable) or a parallel loop nest (one index per dimension).
 pub fn body_block<'c>(context: &'c Context, count: usize, location: Location<'c>) -> Block<'c> {

@@ -536,25 +536,8 @@ fn lower<'c, 'a>(
             .collect();
         workgroup += &format!(" private({})", private.join(", "));
     }
-    // On NVIDIA and AMD the host launches the kernel through a function called where the
-    // tile.kernel stood (SPIR-V kernels are launched through Vulkan, from their manifests).
-    let launch = (!flavor.is_spirv()).then(|| {
-        let dynamic = flavor.dynamic_shared.then_some(shared);
-        let tensor_maps: Vec<host::TensorMapArgument> = maps
-            .iter()
-            .map(|map| {
-                let element = crate::cpu::data::element_type(tensors[map.tensor]).to_string();
-                let map_type = host::tensor_map_type(&map.box_, &element, crate::registers::tma_swizzle(&map.box_));
-                host::TensorMapArgument { tensor: map.tensor, box_: map.box_.clone(), map_type }
-            })
-            .collect();
-        let arguments = host::Arguments { shared_bytes: dynamic, threads, tensor_maps: &tensor_maps };
-        let launched = host::Launched { tensors: tensors.clone(), grid: kernel.operands().collect(), scalars: scalars.clone() };
-        host::launch(launched, &symbols, &arguments)
-    });
-    let launch_text = launch.as_ref().map_or("", |launch| launch.text.as_str());
     let text = format!(
-        "module attributes {{gpu.container_module}} {{\n  gpu.module @{stem}_module {} {{\n    gpu.func @{stem}_kernel({}){workgroup} kernel attributes {{{}}} {{\n      gpu.return\n    }}\n  }}\n{launch_text}}}\n",
+        "module attributes {{gpu.container_module}} {{\n  gpu.module @{stem}_module {} {{\n    gpu.func @{stem}_kernel({}){workgroup} kernel attributes {{{}}} {{\n      gpu.return\n    }}\n  }}\n}}\n",
         flavor.module_attributes,
         arguments.join(", "),
         flavor.function_attributes(threads, integer_attribute(&kernel, "min_blocks_per_multiprocessor"))
@@ -638,12 +621,26 @@ fn lower<'c, 'a>(
         StringAttribute::new(context, &manifest).into(),
     );
     let gpu_module = body.append_operation(copy);
-    // The skeleton is generated text: attribute it (and the launcher) to the tile.kernel.
+    // The skeleton is generated text: attribute it to the tile.kernel.
     tile_dialect::ops::relocate(gpu_module, kernel.location());
-    if let (Some(launch), Some(function)) = (&launch, skeleton.next_in_block()) {
-        let launcher = body.append_operation(clone_detached(function));
-        tile_dialect::ops::relocate(launcher, kernel.location());
-        call_launch(context, kernel, launch).map_err(|message| (kernel, message))?;
+    // On NVIDIA and AMD the host launches the kernel through a function called where the
+    // tile.kernel stood (SPIR-V kernels are launched through Vulkan, from their manifests).
+    if !flavor.is_spirv() {
+        let tensor_maps: Vec<host::TensorMapArgument> = maps
+            .iter()
+            .map(|map| {
+                let element = crate::cpu::data::element_type(tensors[map.tensor]);
+                let swizzle = crate::registers::tma_swizzle(&map.box_);
+                let map_type = host::tensor_map_type(context, &map.box_, element, swizzle);
+                host::TensorMapArgument { tensor: map.tensor, box_: map.box_.clone(), map_type }
+            })
+            .collect();
+        let dynamic = flavor.dynamic_shared.then_some(shared);
+        let arguments = host::Arguments { shared_bytes: dynamic, threads, tensor_maps: &tensor_maps };
+        let launched = host::Launched { tensors: tensors.clone(), grid: kernel.operands().collect(), scalars: scalars.clone() };
+        let (launcher, launch) = host::launch(context, launched, &symbols, &arguments, kernel.location());
+        body.append_operation(launcher);
+        call_launch(context, kernel, &launch).map_err(|message| (kernel, message))?;
     }
     set_attribute(module, "gpu.container_module", Attribute::unit(context));
 
