@@ -398,17 +398,6 @@ pub fn clone_detached<'c>(op: melior::ir::operation::OperationRef<'c, '_>) -> Op
     unsafe { Operation::from_raw(mlir_sys::mlirOperationClone(op.to_raw())) }
 }
 
-/// Gives `root` and every op nested in it the location `location`: what a lowering builds from
-/// generated text (located in that text) is attributed to the tile op it came from, so that an error
-/// an upstream pass reports later points at the user's input, not at IR the user never saw.
-pub fn relocate(root: melior::ir::operation::OperationRef, location: melior::ir::Location) {
-    use melior::ir::operation::{WalkOrder, WalkResult};
-    root.walk(WalkOrder::PreOrder, |op| {
-        unsafe { mlir_sys::mlirOperationSetLocation(op.to_raw(), location.to_raw()) };
-        WalkResult::Advance
-    });
-}
-
 /// Returns every op named `name` nested (at any depth) in `root`, in pre-order.
 pub fn find_ops<'c, 'a>(
     root: melior::ir::operation::OperationRef<'c, 'a>,

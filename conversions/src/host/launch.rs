@@ -126,7 +126,7 @@ fn launch_body<'c>(
                 .build()
                 .expect("nvgpu.tma.create.descriptor"),
         );
-        // The kernel takes the encoded map by pointer (`gpu-to-llvm` passes the descriptor's).
+        // The kernel takes the encoded map as a pointer, which the descriptor becomes in LLVM.
         let pointer = append(
             OperationBuilder::new("builtin.unrealized_conversion_cast", location)
                 .add_operands(&[descriptor])
