@@ -155,7 +155,8 @@ fn prepare_spirv(module: OperationRef) -> Result<(), String> {
     } else {
         crate::spirv::FLAVOR
     }
-    .module_attributes;
+    .targets
+    .expect("SPIR-V flavors name their target environment");
     let mut failed = false;
     with_context(module, |context| {
         for gpu_module in find_ops(module, "gpu.module") {

@@ -46,6 +46,30 @@ pub fn fragment_type<'c>(context: &'c Context, shape: &[i64], element: Type<'c>)
     MemRefType::new(element, shape, None, Some(space))
 }
 
+/// Returns `memref<*x element>` in `memref`'s memory space: the type a ranked memref is cast to
+/// where an op takes a tensor of any rank (`nvgpu.tma.create.descriptor`).
+pub fn unranked_type<'c>(memref: MemRefType<'c>) -> Type<'c> {
+    let space = memref
+        .memory_space()
+        .map_or_else(|| unsafe { mlir_sys::mlirAttributeGetNull() }, |space| space.to_raw());
+    let element = melior::ir::ShapedTypeLike::element(&memref);
+    unsafe { Type::from_raw(mlir_sys::mlirUnrankedMemRefTypeGet(element.to_raw(), space)) }
+}
+
+/// Returns the symbol reference `@root::@nested` (e.g. a kernel inside its `gpu.module`, as
+/// `gpu.launch_func` names it); melior builds flat references only.
+pub fn nested_symbol<'c>(context: &'c Context, root: &str, nested: &str) -> Attribute<'c> {
+    let leaf = melior::ir::attribute::FlatSymbolRefAttribute::new(context, nested);
+    unsafe {
+        Attribute::from_raw(mlir_sys::mlirSymbolRefAttrGet(
+            context.to_raw(),
+            melior::StringRef::new(root).to_raw(),
+            1,
+            &leaf.to_raw(),
+        ))
+    }
+}
+
 /// Returns a block with `count` `index` arguments: the body of a kernel (block indices), a pipelined
 /// loop (one induction variable) or a parallel loop nest (one index per dimension).
 pub fn body_block<'c>(context: &'c Context, count: usize, location: Location<'c>) -> Block<'c> {
@@ -372,17 +396,6 @@ pub fn constant_integer(value: Value) -> Option<i64> {
 /// elsewhere and have its operands remapped.
 pub fn clone_detached<'c>(op: melior::ir::operation::OperationRef<'c, '_>) -> Operation<'c> {
     unsafe { Operation::from_raw(mlir_sys::mlirOperationClone(op.to_raw())) }
-}
-
-/// Gives `root` and every op nested in it the location `location`: what a lowering builds from
-/// generated text (located in that text) is attributed to the tile op it came from, so that an error
-/// an upstream pass reports later points at the user's input, not at IR the user never saw.
-pub fn relocate(root: melior::ir::operation::OperationRef, location: melior::ir::Location) {
-    use melior::ir::operation::{WalkOrder, WalkResult};
-    root.walk(WalkOrder::PreOrder, |op| {
-        unsafe { mlir_sys::mlirOperationSetLocation(op.to_raw(), location.to_raw()) };
-        WalkResult::Advance
-    });
 }
 
 /// Returns every op named `name` nested (at any depth) in `root`, in pre-order.

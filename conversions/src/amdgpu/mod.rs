@@ -21,7 +21,7 @@ pub const CHIP: &str = "gfx942";
 /// descriptors, fragments in registers where the per-op rules take them.
 pub const GENERIC: crate::generic::Flavor = crate::generic::Flavor {
     target: CHIP,
-    module_attributes: "",
+    targets: None,
     workgroup_space: "#gpu.address_space<workgroup>",
     attributions: true,
     static_tensors: false,

@@ -10,6 +10,7 @@
 mod host_values;
 mod owned;
 mod reduce;
+mod skeleton;
 mod vector_copy;
 
 use crate::host::{
@@ -20,7 +21,7 @@ use crate::host::{
 use melior::{
     Context,
     ir::{
-        Attribute, BlockLike, Module, RegionLike, ShapedTypeLike, TypeLike, Value, ValueLike,
+        Attribute, BlockLike, RegionLike, ShapedTypeLike, Type, TypeLike, Value, ValueLike,
         attribute::StringAttribute,
         operation::{OperationLike, OperationRef, OperationResult},
         r#type::MemRefType,
@@ -38,8 +39,8 @@ use tile_dialect::{
 pub struct Flavor {
     /// The target, for messages and the manifest.
     pub target: &'static str,
-    /// Attributes of the `gpu.module` (e.g. a SPIR-V target environment), as written after its name.
-    pub module_attributes: &'static str,
+    /// The `gpu.module`'s targets (an array attribute, e.g. a SPIR-V target environment), if any.
+    pub targets: Option<&'static str>,
     /// The memory space of workgroup memory.
     pub workgroup_space: &'static str,
     /// Tiles become `gpu.func` workgroup attributions (NVVM, ROCDL) rather than `memref.alloc`s
@@ -62,19 +63,6 @@ impl Flavor {
     /// Whether the kernels become SPIR-V (plain or cooperative-matrix environments).
     fn is_spirv(&self) -> bool {
         self.target.starts_with("spirv")
-    }
-
-    fn function_attributes(&self, threads: i64, min_blocks: Option<i64>) -> String {
-        if self.is_spirv() {
-            format!(
-                "spirv.entry_point_abi = #spirv.entry_point_abi<workgroup_size = [{threads}, 1, 1]>"
-            )
-        } else if let (Some(blocks), true) = (min_blocks, self.dynamic_shared) {
-            // NVIDIA: registers few enough for `blocks` blocks a multiprocessor.
-            format!("known_block_size = array<i32: {threads}, 1, 1>, nvvm.maxntid = array<i32: {threads}, 1, 1>, nvvm.minctasm = {blocks} : i32")
-        } else {
-            format!("known_block_size = array<i32: {threads}, 1, 1>")
-        }
     }
 }
 
@@ -422,24 +410,14 @@ fn lower<'c, 'a>(
         .iter()
         .map(|tile| integer_attribute(tile, crate::registers::ALIGNMENT_ATTRIBUTE).unwrap_or(1).max(1))
         .collect();
-    let space = flavor.workgroup_space;
-    let attributions: Vec<String> = tiles
+    let workgroup_space = Attribute::parse(context, flavor.workgroup_space).expect("memory space");
+    let attributions: Vec<Type> = tiles
         .iter()
-        .enumerate()
-        .map(|(i, tile)| {
+        .map(|tile| {
             let memref =
                 MemRefType::try_from(tile.result(0).expect("tile").r#type()).expect("memref");
-            let shape: Vec<String> = static_sizes(memref)
-                .into_iter()
-                .map(|size| size.unwrap_or(1).to_string())
-                .collect();
-            // 128-byte aligned: asynchronous 16-byte copies and wgmma descriptors address the tiles
-            // in 16-byte units, and rows of 128 bytes keep bank patterns.
-            format!(
-                "%tile{i}: memref<{}x{}, {space}> {{llvm.align = 128 : i64}}",
-                shape.join("x"),
-                memref.element()
-            )
+            let shape: Vec<i64> = static_sizes(memref).into_iter().map(|size| size.unwrap_or(1)).collect();
+            MemRefType::new(memref.element(), &shape, None, Some(workgroup_space)).into()
         })
         .collect();
 
@@ -447,9 +425,7 @@ fn lower<'c, 'a>(
     let tile_memory = if flavor.attributions {
         crate::cpu::Tiles::Kept
     } else {
-        crate::cpu::Tiles::Allocated(Some(
-            Attribute::parse(context, space).expect("memory space"),
-        ))
+        crate::cpu::Tiles::Allocated(Some(workgroup_space))
     };
     // gfx942 moves global tensors into LDS 16 bytes a load, spirv-coopmat 8 bytes through vector
     // views; the other targets have their own ways (TMA and cp.async on sm_90a) or keep the plain
@@ -465,38 +441,31 @@ fn lower<'c, 'a>(
     // Held cooperative matrices become values carried by the loops, now that they are scf.fors.
     crate::registers::promote::promote(context, kernel).map_err(|message| (kernel, format!("cannot be lowered for {target}: {message}")))?;
     // Thread-owned fragments: private attributions, or allocas in the entry block.
-    let private_types: Vec<String> = owned
+    let private_space = Attribute::parse(context, flavor.private_space).expect("memory space");
+    let private_types: Vec<MemRefType> = owned
         .iter()
         .map(|fragment| {
             let value: Value = fragment.result(0).expect("fragment").into();
-            let shape = memref_shape(value);
-            format!(
-                "memref<{}x{}, {}>",
-                owned::private_elements(&shape, threads),
-                crate::cpu::data::element_type(value),
-                flavor.private_space
-            )
+            let elements = owned::private_elements(&memref_shape(value), threads);
+            MemRefType::new(crate::cpu::data::element_type(value), &[elements], None, Some(private_space))
         })
         .collect();
 
     // The kernel function: one argument per tensor, in order of first use.
-    let arguments: Vec<String> = tensors
+    let pointer = Type::parse(context, "!llvm.ptr").expect("!llvm.ptr");
+    let arguments: Vec<skeleton::Argument> = tensors
         .iter()
         .enumerate()
         .map(|(i, tensor)| {
             // Beside a view of the same binding every argument names its binding (where none
             // does, the SPIR-V conversion numbers them in order).
-            if views.is_empty() {
-                format!("%arg{i}: {}", tensor.r#type())
-            } else {
-                format!("%arg{i}: {} {{spirv.interface_var_abi = #spirv.interface_var_abi<(0, {i})>}}", tensor.r#type())
-            }
+            skeleton::Argument { ty: tensor.r#type(), binding: (!views.is_empty()).then_some(i) }
         })
-        .chain((0..maps.len()).map(|j| format!("%map{j}: !llvm.ptr")))
-        .chain(scalars.iter().enumerate().map(|(k, scalar)| format!("%scalar{k}: {}", scalar.r#type())))
-        .chain(views.iter().enumerate().map(|(j, (binding, cast))| {
-            let ty = cast.result(0).expect("a view").r#type();
-            format!("%view{j}: {ty} {{spirv.interface_var_abi = #spirv.interface_var_abi<(0, {binding})>}}")
+        .chain(maps.iter().map(|_| skeleton::Argument { ty: pointer, binding: None }))
+        .chain(scalars.iter().map(|scalar| skeleton::Argument { ty: scalar.r#type(), binding: None }))
+        .chain(views.iter().map(|(binding, cast)| skeleton::Argument {
+            ty: cast.result(0).expect("a view").r#type(),
+            binding: Some(*binding),
         }))
         .collect();
     let inputs = tensors.len() + maps.len() + scalars.len() + views.len();
@@ -523,57 +492,6 @@ fn lower<'c, 'a>(
         Vec::new()
     };
     let attributed_tiles = if flavor.dynamic_shared { 0 } else { tiles.len() };
-    let mut workgroup = if flavor.attributions && !flavor.dynamic_shared && !attributions.is_empty() {
-        format!(" workgroup({})", attributions.join(", "))
-    } else {
-        String::new()
-    };
-    if flavor.attributions && !private_types.is_empty() {
-        let private: Vec<String> = private_types
-            .iter()
-            .enumerate()
-            .map(|(i, ty)| format!("%owned{i}: {ty}"))
-            .collect();
-        workgroup += &format!(" private({})", private.join(", "));
-    }
-    // On NVIDIA and AMD the host launches the kernel through a function called where the
-    // tile.kernel stood (SPIR-V kernels are launched through Vulkan, from their manifests).
-    let launch = (!flavor.is_spirv()).then(|| {
-        let dynamic = flavor.dynamic_shared.then_some(shared);
-        let tensor_maps: Vec<host::TensorMapArgument> = maps
-            .iter()
-            .map(|map| {
-                let element = crate::cpu::data::element_type(tensors[map.tensor]).to_string();
-                let map_type = host::tensor_map_type(&map.box_, &element, crate::registers::tma_swizzle(&map.box_));
-                host::TensorMapArgument { tensor: map.tensor, box_: map.box_.clone(), map_type }
-            })
-            .collect();
-        let arguments = host::Arguments { shared_bytes: dynamic, threads, tensor_maps: &tensor_maps };
-        let launched = host::Launched { tensors: tensors.clone(), grid: kernel.operands().collect(), scalars: scalars.clone() };
-        host::launch(launched, &symbols, &arguments)
-    });
-    let launch_text = launch.as_ref().map_or("", |launch| launch.text.as_str());
-    let text = format!(
-        "module attributes {{gpu.container_module}} {{\n  gpu.module @{stem}_module {} {{\n    gpu.func @{stem}_kernel({}){workgroup} kernel attributes {{{}}} {{\n      gpu.return\n    }}\n  }}\n{launch_text}}}\n",
-        flavor.module_attributes,
-        arguments.join(", "),
-        flavor.function_attributes(threads, integer_attribute(&kernel, "min_blocks_per_multiprocessor"))
-    );
-    let parsed = Module::parse(context, &text).ok_or_else(|| {
-        (
-            kernel,
-            format!(
-                "cannot be lowered for {target}: internal error: the kernel skeleton does not parse"
-            ),
-        )
-    })?;
-    let skeleton = parsed.body().first_operation().expect("gpu.module");
-    let body = module
-        .region(0)
-        .ok()
-        .and_then(|region| region.first_block())
-        .expect("builtin.module has a body");
-    let mut copy = clone_detached(skeleton);
     let bindings = tensors
         .iter()
         .enumerate()
@@ -632,18 +550,47 @@ fn lower<'c, 'a>(
         manifest.params = Some(params);
     }
     let manifest = manifest.to_json();
-    melior::ir::operation::OperationMutLike::set_attribute(
-        &mut copy,
-        "tile.manifest",
-        StringAttribute::new(context, &manifest).into(),
-    );
-    let gpu_module = body.append_operation(copy);
-    // The skeleton is generated text: attribute it (and the launcher) to the tile.kernel.
-    tile_dialect::ops::relocate(gpu_module, kernel.location());
-    if let (Some(launch), Some(function)) = (&launch, skeleton.next_in_block()) {
-        let launcher = body.append_operation(clone_detached(function));
-        tile_dialect::ops::relocate(launcher, kernel.location());
-        call_launch(context, kernel, launch).map_err(|message| (kernel, message))?;
+
+    // The kernel's skeleton, then its launcher, after the module's functions; both at the
+    // tile.kernel, whose body then moves in.
+    let location = kernel.location();
+    let body = module
+        .region(0)
+        .ok()
+        .and_then(|region| region.first_block())
+        .expect("builtin.module has a body");
+    let skeleton = skeleton::Kernel {
+        arguments,
+        workgroup: if flavor.attributions && !flavor.dynamic_shared { attributions } else { Vec::new() },
+        private: if flavor.attributions { private_types.iter().map(|ty| (*ty).into()).collect() } else { Vec::new() },
+        attributes: skeleton::kernel_attributes(
+            context,
+            flavor,
+            threads,
+            integer_attribute(&kernel, "min_blocks_per_multiprocessor"),
+        ),
+    };
+    let targets = flavor.targets.map(|targets| Attribute::parse(context, targets).expect("gpu.module targets"));
+    let gpu_module = skeleton::append(context, body, &symbols, targets, skeleton, location);
+    set_attribute(gpu_module, "tile.manifest", StringAttribute::new(context, &manifest).into());
+    // On NVIDIA and AMD the host launches the kernel through a function called where the
+    // tile.kernel stood (SPIR-V kernels are launched through Vulkan, from their manifests).
+    if !flavor.is_spirv() {
+        let tensor_maps: Vec<host::TensorMapArgument> = maps
+            .iter()
+            .map(|map| {
+                let element = crate::cpu::data::element_type(tensors[map.tensor]);
+                let swizzle = crate::registers::tma_swizzle(&map.box_);
+                let map_type = host::tensor_map_type(context, &map.box_, element, swizzle);
+                host::TensorMapArgument { tensor: map.tensor, box_: map.box_.clone(), map_type }
+            })
+            .collect();
+        let dynamic = flavor.dynamic_shared.then_some(shared);
+        let arguments = host::Arguments { shared_bytes: dynamic, threads, tensor_maps: &tensor_maps };
+        let launched = host::Launched { tensors: tensors.clone(), grid: kernel.operands().collect(), scalars: scalars.clone() };
+        let (launcher, launch) = host::launch(context, launched, &symbols, &arguments, location);
+        body.append_operation(launcher);
+        call_launch(context, kernel, &launch).map_err(|message| (kernel, message))?;
     }
     set_attribute(module, "gpu.container_module", Attribute::unit(context));
 
@@ -783,14 +730,10 @@ fn lower<'c, 'a>(
                 .into()
         } else {
             let first = entry.first_operation().expect("shader body");
-            let ty = melior::ir::r#type::MemRefType::try_from(
-                melior::ir::Type::parse(context, &private_types[i]).expect("private memref type"),
-            )
-            .expect("memref");
             builder.value(
                 crate::cpu::builder::At::before(first),
                 // The kernel op is erased by now; the builder kept its location.
-                melior::dialect::memref::alloca(context, ty, &[], &[], None, builder.location),
+                melior::dialect::memref::alloca(context, private_types[i], &[], &[], None, builder.location),
             )
         };
         let value: Value = fragment.result(0).expect("fragment").into();

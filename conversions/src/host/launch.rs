@@ -4,7 +4,18 @@
 //! `gpu-to-llvm` turns it into calls of MLIR's GPU runtime wrappers. Every GPU target uses it.
 
 use super::symbols::{HostLaunch, Symbols};
-use melior::ir::{Value, ValueLike};
+use melior::{
+    Context,
+    dialect::{arith, func},
+    ir::{
+        Block, BlockLike, Identifier, Location, Operation, Region, RegionLike, Type, Value,
+        ValueLike,
+        attribute::{DenseI32ArrayAttribute, IntegerAttribute, StringAttribute, TypeAttribute},
+        operation::OperationBuilder,
+        r#type::{FunctionType, IntegerType, MemRefType},
+    },
+};
+use tile_dialect::ops::{nested_symbol, unranked_type};
 
 /// What a launch takes from the host, in the kernel's argument order.
 pub struct Launched<'c, 'a> {
@@ -17,100 +28,145 @@ pub struct Launched<'c, 'a> {
 }
 
 /// How a kernel is launched beside its tensors (passed as the memrefs the host holds).
-pub struct Arguments<'f> {
+pub struct Arguments<'c, 'f> {
     /// Dynamic shared memory the launch asks for.
     pub shared_bytes: Option<i64>,
     /// Threads a block launches.
     pub threads: i64,
     /// Tensor maps the kernel takes after its tensors (the register rules' TMA copies).
-    pub tensor_maps: &'f [TensorMapArgument],
+    pub tensor_maps: &'f [TensorMapArgument<'c>],
 }
 
 /// A tensor map the host encodes for the kernel: of global tensor `tensor` (its index among the
 /// launch's tensors), with the box `box_` (one size per dimension, outermost first), of type
 /// `map_type` (an `!nvgpu.tensormap.descriptor`), passed as a pointer to the encoded map.
-pub struct TensorMapArgument {
+pub struct TensorMapArgument<'c> {
     /// Index of the tensor among the launch's tensors.
     pub tensor: usize,
     /// The box, outermost first.
     pub box_: Vec<i64>,
     /// The `!nvgpu.tensormap.descriptor` type.
-    pub map_type: String,
+    pub map_type: Type<'c>,
 }
 
-/// The launch function `{stem}_launch` of the kernel `symbols` name, taking what `launched` says.
-pub fn launch<'c, 'a>(launched: Launched<'c, 'a>, symbols: &Symbols, arguments: &Arguments) -> HostLaunch<'c, 'a> {
+/// The launch function `{stem}_launch` of the kernel `symbols` name, taking what `launched` says:
+/// `func.func private @{stem}_launch(tensors..., scalars..., grid...)`, every op of it at
+/// `location` (the `tile.kernel`'s, so that what upstream passes report about it points at the
+/// user's kernel). Returns the function, to be placed in the module, and how to call it.
+pub fn launch<'c, 'a>(
+    context: &'c Context,
+    launched: Launched<'c, 'a>,
+    symbols: &Symbols,
+    arguments: &Arguments<'c, '_>,
+    location: Location<'c>,
+) -> (Operation<'c>, HostLaunch<'c, 'a>) {
     let name = format!("{}_launch", symbols.stem);
-    let globals = &launched.tensors;
-    let mut inputs = Vec::new();
-    let mut body = String::new();
-    let mut line = |text: String| {
-        body.push_str("    ");
-        body.push_str(&text);
-        body.push('\n');
-    };
-    line("%one = arith.constant 1 : index".into());
-    let mut kernel_arguments = Vec::new();
-    for (index, global) in globals.iter().enumerate() {
-        let ty = global.r#type().to_string();
-        inputs.push(format!("%t{index}: {ty}"));
-        kernel_arguments.push(format!("%t{index} : {ty}"));
-    }
-    for (index, map) in arguments.tensor_maps.iter().enumerate() {
-        let global = globals[map.tensor];
-        let ty = global.r#type().to_string();
-        let element = super::values::host_tensor(global).element;
-        line(format!("%mu{index} = memref.cast %t{} : {ty} to memref<*x{element}>", map.tensor));
-        let sizes: Vec<String> = map
-            .box_
-            .iter()
-            .enumerate()
-            .map(|(dim, size)| {
-                line(format!("%mb{index}_{dim} = arith.constant {size} : index"));
-                format!("%mb{index}_{dim}")
-            })
-            .collect();
-        line(format!("%md{index} = nvgpu.tma.create.descriptor %mu{index} box[{}] : memref<*x{element}> -> {}", sizes.join(", "), map.map_type));
-        line(format!("%mp{index} = builtin.unrealized_conversion_cast %md{index} : {} to !llvm.ptr", map.map_type));
-        kernel_arguments.push(format!("%mp{index} : !llvm.ptr"));
-    }
-    for (index, scalar) in launched.scalars.iter().enumerate() {
-        let ty = scalar.r#type().to_string();
-        inputs.push(format!("%s{index}: {ty}"));
-        kernel_arguments.push(format!("%s{index} : {ty}"));
-    }
-    inputs.extend((0..launched.grid.len()).map(|dim| format!("%g{dim}: index")));
-    let grid: Vec<String> = (0..3).map(|dim| if dim < launched.grid.len() { format!("%g{dim}") } else { "%one".into() }).collect();
-    line(format!("%threads = arith.constant {} : index", arguments.threads));
-    let shared = match arguments.shared_bytes {
-        Some(bytes) => {
-            line(format!("%shared = arith.constant {bytes} : i32"));
-            " dynamic_shared_memory_size %shared"
-        }
-        None => "",
-    };
-    line(format!(
-        "gpu.launch_func @{}::@{} blocks in ({}) threads in (%threads, %one, %one){shared} args({})",
-        symbols.module,
-        symbols.kernel,
-        grid.join(", "),
-        kernel_arguments.join(", ")
-    ));
-    line("return".into());
-    let mut operands = launched.tensors.clone();
+    let inputs: Vec<Type> = launched
+        .tensors
+        .iter()
+        .chain(&launched.scalars)
+        .chain(&launched.grid)
+        .map(|value| value.r#type())
+        .collect();
+    let block = Block::new(&inputs.iter().map(|ty| (*ty, location)).collect::<Vec<_>>());
+    launch_body(context, &block, &launched, symbols, arguments, location);
+    let region = Region::new();
+    region.append_block(block);
+    let function = func::func(
+        context,
+        StringAttribute::new(context, &name),
+        TypeAttribute::new(FunctionType::new(context, &inputs, &[]).into()),
+        region,
+        &[(Identifier::new(context, "sym_visibility"), StringAttribute::new(context, "private").into())],
+        location,
+    );
+    let mut operands = launched.tensors;
     operands.extend(launched.scalars);
     operands.extend(launched.grid);
-    HostLaunch {
-        text: format!("  func.func private @{name}({}) {{\n{body}  }}\n", inputs.join(", ")),
-        name,
-        operands,
+    (function, HostLaunch { name, operands })
+}
+
+/// Fills `block`, whose arguments are the tensors, the scalars and the grid of `launched`: encodes
+/// the tensor maps, then launches the kernel with one block of `arguments.threads` threads per
+/// grid point (dimensions the program leaves out are 1).
+fn launch_body<'c>(
+    context: &'c Context,
+    block: &Block<'c>,
+    launched: &Launched,
+    symbols: &Symbols,
+    arguments: &Arguments<'c, '_>,
+    location: Location<'c>,
+) {
+    let argument = |index: usize| -> Value<'c, '_> { block.argument(index).expect("launch argument").into() };
+    let append = |op: Operation<'c>| -> Value<'c, '_> {
+        block.append_operation(op).result(0).expect("a value").into()
+    };
+    let constant = |value: i64, ty: Type<'c>| append(arith::constant(context, IntegerAttribute::new(ty, value).into(), location));
+    let index = Type::index(context);
+    let (tensors, scalars, dims) = (launched.tensors.len(), launched.scalars.len(), launched.grid.len());
+    let one = constant(1, index);
+    let mut kernel_operands: Vec<Value> = (0..tensors).map(argument).collect();
+    for map in arguments.tensor_maps {
+        let tensor = argument(map.tensor);
+        let memref = MemRefType::try_from(tensor.r#type()).expect("global tensors are memrefs");
+        // The descriptor op takes a tensor of any rank.
+        let unranked = append(
+            OperationBuilder::new("memref.cast", location)
+                .add_operands(&[tensor])
+                .add_results(&[unranked_type(memref)])
+                .build()
+                .expect("memref.cast"),
+        );
+        let box_: Vec<Value> = map.box_.iter().map(|size| constant(*size, index)).collect();
+        let descriptor = append(
+            OperationBuilder::new("nvgpu.tma.create.descriptor", location)
+                .add_operands(&[unranked])
+                .add_operands(&box_)
+                .add_results(&[map.map_type])
+                .build()
+                .expect("nvgpu.tma.create.descriptor"),
+        );
+        // The kernel takes the encoded map as a pointer, which the descriptor becomes in LLVM.
+        let pointer = append(
+            OperationBuilder::new("builtin.unrealized_conversion_cast", location)
+                .add_operands(&[descriptor])
+                .add_results(&[Type::parse(context, "!llvm.ptr").expect("!llvm.ptr")])
+                .build()
+                .expect("builtin.unrealized_conversion_cast"),
+        );
+        kernel_operands.push(pointer);
     }
+    kernel_operands.extend((tensors..tensors + scalars).map(argument));
+    let grid: Vec<Value> = (0..3).map(|dim| if dim < dims { argument(tensors + scalars + dim) } else { one }).collect();
+    let threads = constant(arguments.threads, index);
+    let shared: Vec<Value> = arguments
+        .shared_bytes
+        .map(|bytes| constant(bytes, IntegerType::new(context, 32).into()))
+        .into_iter()
+        .collect();
+    // Segments: async dependencies, grid x/y/z, block x/y/z, cluster x/y/z, dynamic shared
+    // memory, kernel operands, async object.
+    let segments = [0, 1, 1, 1, 1, 1, 1, 0, 0, 0, shared.len() as i32, kernel_operands.len() as i32, 0];
+    block.append_operation(
+        OperationBuilder::new("gpu.launch_func", location)
+            .add_operands(&grid)
+            .add_operands(&[threads, one, one])
+            .add_operands(&shared)
+            .add_operands(&kernel_operands)
+            .add_attributes(&[
+                (Identifier::new(context, "kernel"), nested_symbol(context, &symbols.module, &symbols.kernel)),
+                (Identifier::new(context, "operandSegmentSizes"), DenseI32ArrayAttribute::new(context, &segments).into()),
+            ])
+            .build()
+            .expect("gpu.launch_func"),
+    );
+    block.append_operation(func::r#return(&[], location));
 }
 
 /// The `!nvgpu.tensormap.descriptor` type of a TMA box `box_` (outermost first: 1 in each leading
 /// dimension, then rows and columns) of `element`s in workgroup memory, each row swizzled over
-/// `swizzle` bytes, past the tensor's end read as zeros.
-pub fn tensor_map_type(box_: &[i64], element: &str, swizzle: i64) -> String {
+/// `swizzle` bytes, past the tensor's end read as zeros. (melior has no constructor for it.)
+pub fn tensor_map_type<'c>(context: &'c Context, box_: &[i64], element: Type<'c>, swizzle: i64) -> Type<'c> {
     let shape: Vec<String> = box_.iter().map(i64::to_string).collect();
     let swizzle = match swizzle {
         128 => "swizzle_128b",
@@ -118,8 +174,9 @@ pub fn tensor_map_type(box_: &[i64], element: &str, swizzle: i64) -> String {
         32 => "swizzle_32b",
         _ => "none",
     };
-    format!(
+    let text = format!(
         "!nvgpu.tensormap.descriptor<tensor = memref<{}x{element}, #gpu.address_space<workgroup>>, swizzle = {swizzle}, l2promo = l2promo_128b, oob = zero, interleave = none>",
         shape.join("x")
-    )
+    );
+    Type::parse(context, &text).expect("tensor map descriptor type")
 }

@@ -28,13 +28,11 @@ impl Symbols {
     }
 }
 
-/// The host side of a lowered kernel: `func.func private @{name}(operands...)` (its `text`) that
-/// launches it, called where the `tile.kernel` stood.
+/// How the host calls a lowered kernel's launch function `func.func private @{name}(operands...)`
+/// where the `tile.kernel` stood.
 pub struct HostLaunch<'c, 'a> {
     /// The launch function's symbol.
     pub name: String,
-    /// Its `func.func` text.
-    pub text: String,
     /// The host values it takes, in order.
     pub operands: Vec<melior::ir::Value<'c, 'a>>,
 }

@@ -19,7 +19,7 @@ pub const CHIP: &str = "sm_90a";
 /// descriptors.
 pub const GENERIC: crate::generic::Flavor = crate::generic::Flavor {
     target: CHIP,
-    module_attributes: "",
+    targets: None,
     workgroup_space: "#gpu.address_space<workgroup>",
     attributions: true,
     static_tensors: false,
