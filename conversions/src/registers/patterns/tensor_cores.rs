@@ -480,7 +480,6 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let simple = |name: &str, attributes: &[(Identifier<'c>, Attribute<'c>)]| {
             b.insert(at, OperationBuilder::new(name, b.location).add_attributes(attributes).build().expect("nvvm op"));
         };
-        let mut results = Vec::new();
         // A register A operand is packed into its 32-bit registers before the fence: a register
         // written between the fence and the instruction that reads it makes ptxas fence again.
         let packed: Vec<Vec<Vec<Value>>> = if from_registers {
@@ -491,51 +490,62 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         simple("nvvm.wgmma.fence.aligned", &[]);
         // After a zero fill the first step writes D = A B: nothing reads the zeros.
         let zero_start = self.layouts.zero_start.contains(&key(&op));
-        for tile in 0..rows / 64 {
-            let mut value = b.value(at, OperationBuilder::new("llvm.mlir.undef", b.location).add_results(&[struct_type]).build().expect("undef"));
-            for position in (0..n / 2).filter(|_| !zero_start) {
-                let slot = tile * (n / 2) + position;
-                let element = self.slot_value(&b, at, array, accumulator, slot);
-                value = b.value(
-                    at,
-                    OperationBuilder::new("llvm.insertvalue", b.location)
-                        .add_operands(&[value, element])
-                        .add_attributes(&[(Identifier::new(self.context, "position"), Attribute::parse(self.context, &format!("array<i64: {position}>")).expect("position"))])
-                        .add_results(&[struct_type])
-                        .build()
-                        .expect("llvm.insertvalue"),
-                );
-            }
-            for step in 0..depth / 16 {
-                let db = descriptor(at, b_descriptor, b_addressing.step_bytes(step));
-                let accumulate = !(zero_start && step == 0);
-                if from_registers {
-                    value = self.wgmma_register_a(&b, at, packed[tile as usize][step as usize].clone(), n, &input, value, db, struct_type, i32_type, b_mn_major, accumulate);
-                    continue;
+        // Each 64-row tile's accumulator as the instruction's struct.
+        let mut values: Vec<Value> = (0..rows / 64)
+            .map(|tile| {
+                let mut value = b.value(at, OperationBuilder::new("llvm.mlir.undef", b.location).add_results(&[struct_type]).build().expect("undef"));
+                for position in (0..n / 2).filter(|_| !zero_start) {
+                    let slot = tile * (n / 2) + position;
+                    let element = self.slot_value(&b, at, array, accumulator, slot);
+                    value = b.value(
+                        at,
+                        OperationBuilder::new("llvm.insertvalue", b.location)
+                            .add_operands(&[value, element])
+                            .add_attributes(&[(Identifier::new(self.context, "position"), Attribute::parse(self.context, &format!("array<i64: {position}>")).expect("position"))])
+                            .add_results(&[struct_type])
+                            .build()
+                            .expect("llvm.insertvalue"),
+                    );
                 }
-                let da = descriptor(at, a_descriptor, a_addressing.mn_bytes(tile * 64) + a_addressing.step_bytes(step));
-                value = b.value(
-                    at,
-                    OperationBuilder::new("nvvm.wgmma.mma_async", b.location)
-                        .add_operands(&[value, da, db])
-                        .add_attributes(&[
-                            attribute("layoutA", format!("#nvvm.mma_layout<{}>", if a_mn_major { "col" } else { "row" })),
-                            attribute("layoutB", format!("#nvvm.mma_layout<{}>", if b_mn_major { "row" } else { "col" })),
-                            attribute("scaleA", "#nvvm.wgmma_scale_in<one>".into()),
-                            attribute("scaleB", "#nvvm.wgmma_scale_in<one>".into()),
-                            attribute("scaleD", format!("#nvvm.wgmma_scale_out<{}>", if accumulate { "one" } else { "zero" })),
-                            attribute("shape", format!("#nvvm.shape<m = 64, n = {n}, k = 16>")),
-                            attribute("typeA", format!("#nvvm.wgmma_type<{input}>")),
-                            attribute("typeB", format!("#nvvm.wgmma_type<{input}>")),
-                            attribute("typeD", "#nvvm.wgmma_type<f32>".into()),
-                        ])
-                        .add_results(&[struct_type])
-                        .build()
-                        .expect("nvvm.wgmma.mma_async"),
-                );
+                value
+            })
+            .collect();
+        // K steps outside, tiles inside: a warpgroup with two or more 64-row tiles alternates
+        // between independent accumulators, so one instruction does not wait for the last one's
+        // result (the deleted template's order: the 128x128 one-warpgroup GEMM spent its stalls
+        // on `gmma` in the other order, RESULTS run 76).
+        for step in 0..depth / 16 {
+            let accumulate = !(zero_start && step == 0);
+            let db = descriptor(at, b_descriptor, b_addressing.step_bytes(step));
+            for tile in 0..rows / 64 {
+                let value = values[tile as usize];
+                values[tile as usize] = if from_registers {
+                    self.wgmma_register_a(&b, at, packed[tile as usize][step as usize].clone(), n, &input, value, db, struct_type, i32_type, b_mn_major, accumulate)
+                } else {
+                    let da = descriptor(at, a_descriptor, a_addressing.mn_bytes(tile * 64) + a_addressing.step_bytes(step));
+                    b.value(
+                        at,
+                        OperationBuilder::new("nvvm.wgmma.mma_async", b.location)
+                            .add_operands(&[value, da, db])
+                            .add_attributes(&[
+                                attribute("layoutA", format!("#nvvm.mma_layout<{}>", if a_mn_major { "col" } else { "row" })),
+                                attribute("layoutB", format!("#nvvm.mma_layout<{}>", if b_mn_major { "row" } else { "col" })),
+                                attribute("scaleA", "#nvvm.wgmma_scale_in<one>".into()),
+                                attribute("scaleB", "#nvvm.wgmma_scale_in<one>".into()),
+                                attribute("scaleD", format!("#nvvm.wgmma_scale_out<{}>", if accumulate { "one" } else { "zero" })),
+                                attribute("shape", format!("#nvvm.shape<m = 64, n = {n}, k = 16>")),
+                                attribute("typeA", format!("#nvvm.wgmma_type<{input}>")),
+                                attribute("typeB", format!("#nvvm.wgmma_type<{input}>")),
+                                attribute("typeD", "#nvvm.wgmma_type<f32>".into()),
+                            ])
+                            .add_results(&[struct_type])
+                            .build()
+                            .expect("nvvm.wgmma.mma_async"),
+                    )
+                };
             }
-            results.push((tile, value));
         }
+        let results: Vec<(i64, Value)> = values.into_iter().enumerate().map(|(tile, value)| (tile as i64, value)).collect();
         simple("nvvm.wgmma.commit.group.sync.aligned", &[]);
         // A gemm whose operands stay put leaves its group running: the op that needs it waits
         // (`wgmma_waits`). The others wait here, before their closing barrier.
