@@ -75,13 +75,18 @@ func.func @gemm_relu(%A: memref<4096x4096xf16>, %B: memref<4096x4096xf16>, %C: m
 // -----
 
 // Two warpgroups on a 128x256 tile, B given as NxK (K-major, read with the `col` layout), bf16 in,
-// f32 out: both operands by TMA (64-element K rows, 128-byte swizzle), f32 pairs traded between
-// neighbouring lanes and stored 16 bytes at a time.
+// f32 out: both operands by TMA (64-element K rows, 128-byte swizzle); the f32 accumulator staged
+// as 128x32 boxes (128-byte rows of 32 f32, 8 bytes a pair) in the drained B ring (128 KiB: all
+// eight boxes in one round), stored by TMA.
 // CHECK-LABEL: func.func @bf16_transpose_b
-// CHECK: gpu.func @bf16_transpose_b_0_kernel({{.*}}, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr) kernel attributes {known_block_size = array<i32: 256, 1, 1>}
+// CHECK: \22box\22: [128, 32], \22swizzle\22: 128
+// CHECK: gpu.func @bf16_transpose_b_0_kernel({{.*}}, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr) kernel attributes {known_block_size = array<i32: 256, 1, 1>}
 // CHECK-DAG: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 256, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
-// CHECK-DAG: gpu.shuffle  xor
-// CHECK-DAG: vector.store {{.*}} : memref<1024x1024xf32>, vector<4xf32>
+// CHECK-NOT: gpu.shuffle
+// CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 8 : i64} : vector<2xi32>, !llvm.ptr<3>
+// CHECK: nvvm.cp.async.bulk.tensor.global.shared.cta
+// CHECK-NOT: vector.store
+// CHECK: gpu.return
 module attributes {tile.target = "sm_90a"} {
 func.func @bf16_transpose_b(%A: memref<1024x512xbf16>, %B: memref<1024x512xbf16>, %C: memref<1024x1024xf32>) {
   %c0 = arith.constant 0 : index

@@ -537,7 +537,7 @@ fn lower<'c, 'a>(
                         shape,
                         element,
                         box_: map.box_.iter().map(|size| *size as u32).collect(),
-                        swizzle: crate::registers::tma_swizzle(&map.box_) as u32,
+                        swizzle: crate::registers::tma_swizzle(&map.box_, element_bytes(crate::cpu::data::element_type(tensors[map.tensor]))) as u32,
                         oob_fill: "zero".into(),
                     },
                 }
@@ -580,7 +580,7 @@ fn lower<'c, 'a>(
             .iter()
             .map(|map| {
                 let element = crate::cpu::data::element_type(tensors[map.tensor]);
-                let swizzle = crate::registers::tma_swizzle(&map.box_);
+                let swizzle = crate::registers::tma_swizzle(&map.box_, element_bytes(element));
                 let map_type = host::tensor_map_type(context, &map.box_, element, swizzle);
                 host::TensorMapArgument { tensor: map.tensor, box_: map.box_.clone(), map_type }
             })

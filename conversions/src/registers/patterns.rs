@@ -39,9 +39,10 @@ pub use tensor_cores::{wgmma_plan, zero_started};
 pub use tma::{ALIGNMENT_ATTRIBUTE, TENSOR_MAP_BOX};
 pub(crate) use tma_store::{TmaStore, tma_store_plan};
 
-/// The swizzle, in bytes, of the TMA boxes `box_` (outermost first) that fill swizzled tiles.
-pub fn tma_swizzle(box_: &[i64]) -> i64 {
-    tma::swizzle_of(*box_.last().expect("a box"))
+/// The swizzle, in bytes, of the TMA boxes `box_` (outermost first) of elements of `bytes` bytes:
+/// one box row (the maps of swizzled tiles and of staged stores).
+pub fn tma_swizzle(box_: &[i64], bytes: i64) -> i64 {
+    tma::swizzle_of(*box_.last().expect("a box"), bytes)
 }
 use tensor_cores::register_a;
 

@@ -449,7 +449,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let operand_layout = |tile: Value<'c, 'a>, k_major: bool| {
             let swizzled = crate::pipeline::rings::tile_allocation(tile).is_some_and(|allocation| self.layouts.swizzled.contains(&key(&allocation)));
             let columns = memref_shape(tile).last().copied().unwrap_or(64);
-            let span = if k_major { super::tma::swizzle_of(super::tma::box_columns(columns).unwrap_or(64)) } else { super::tma::SWIZZLE };
+            let span = if k_major { super::tma::swizzle_of(super::tma::box_columns(columns).unwrap_or(64), 2) } else { super::tma::SWIZZLE };
             if swizzled { OperandLayout::Swizzled(span) } else { OperandLayout::Slabs }
         };
         let a_addressing = OperandAddressing::new(operand_layout(a_tile, !a_mn_major), !a_mn_major, if a_mn_major { depth } else { m });

@@ -38,9 +38,9 @@ pub fn box_columns(columns: i64) -> Option<i64> {
     }
 }
 
-/// The swizzle span, in bytes, of boxes `columns` 16-bit elements wide: one box row.
-pub fn swizzle_of(columns: i64) -> i64 {
-    columns * 2
+/// The swizzle span, in bytes, of boxes `columns` elements of `bytes` bytes wide: one box row.
+pub fn swizzle_of(columns: i64, bytes: i64) -> i64 {
+    columns * bytes
 }
 /// The alignment of a 128-byte swizzled tile: the swizzle pattern repeats every 8 rows of 128 bytes.
 pub const SWIZZLED_ALIGNMENT: i64 = 1024;
@@ -55,29 +55,29 @@ pub const SWIZZLED_ALIGNMENT: i64 = 1024;
 pub fn tma_box(src: Value, offsets: usize, tile: Value) -> Option<Vec<i64>> {
     let element = element_type(tile);
     let sixteen_bit = matches!(element.to_string().as_str(), "f16" | "bf16");
-    (sixteen_bit && element_type(src) == element).then(|| store_box(src, offsets, &memref_shape(tile))).flatten()
+    let [rows, columns] = memref_shape(tile)[..] else { return None };
+    (sixteen_bit && element_type(src) == element).then(|| tensor_box(src, offsets, rows, box_columns(columns)?, 2)).flatten()
 }
 
-/// The TMA box (outermost first) of an R x C tile of global tensor `tensor` at `offsets` (one per
-/// dimension), when TMA can address it: the conditions of [`tma_box`] but the element types', for
-/// stores from a tile of another type (an f32 accumulator into an f16 tensor).
-pub fn store_box(src: Value, offsets: usize, tile_shape: &[i64]) -> Option<Vec<i64>> {
-    if !src.r#type().is_mem_ref() {
+/// The TMA box (outermost first) of `rows` rows of `box_columns` elements of `bytes` bytes of
+/// global tensor `tensor` at `offsets` (one per dimension), when TMA can address such boxes: the
+/// tensor's conditions of [`tma_box`] for elements of any size (the stores' boxes, from an f32
+/// accumulator into a tensor of f16, bf16 or f32).
+pub fn tensor_box(tensor: Value, offsets: usize, rows: i64, box_columns: i64, bytes: i64) -> Option<Vec<i64>> {
+    if !tensor.r#type().is_mem_ref() {
         return None;
     }
-    let memref = MemRefType::try_from(src.r#type()).ok()?;
+    let memref = MemRefType::try_from(tensor.r#type()).ok()?;
     let shape = tile_dialect::ops::static_sizes(memref);
     let rank = shape.len();
-    let [rows, columns] = tile_shape[..] else { return None };
-    let fits = level(src) == Some(MemoryLevel::Global)
+    let fits = level(tensor) == Some(MemoryLevel::Global)
         && (2..=5).contains(&rank)
         && offsets == rank
-        && shape[rank - 1].is_none_or(|inner| inner % 8 == 0)
+        && shape[rank - 1].is_none_or(|inner| inner * bytes % 16 == 0)
         && shape.iter().flatten().all(|size| (1..=i32::MAX as i64).contains(size))
         && (8..=256).contains(&rows)
-        && rows % 8 == 0
-        && box_columns(columns).is_some();
-    fits.then(|| std::iter::repeat_n(1, rank - 2).chain([rows, box_columns(columns).unwrap_or(BOX_COLUMNS)]).collect())
+        && rows % 8 == 0;
+    fits.then(|| std::iter::repeat_n(1, rank - 2).chain([rows, box_columns]).collect())
 }
 
 /// The allocations among `core_tiles` that TMA fills: every write into them is a `tile.copy_async`

@@ -1,12 +1,13 @@
-//! Staged TMA stores (sm_90a): a wgmma accumulator copied to a 16-bit global tensor goes through
-//! shared memory and leaves by TMA.
+//! Staged TMA stores (sm_90a): a wgmma accumulator copied to a global tensor of f16, bf16 or f32
+//! goes through shared memory and leaves by TMA.
 //!
 //! Stored from registers, even 16 bytes a lane (`wide_stores`), an epilogue issues one store
 //! instruction per run and waits on the store queue (38.6% of the 128x128 GEMM's stalls on L1TEX
-//! scoreboards, RESULTS run 73). Here each thread writes its column pairs, converted, as 32-bit
-//! words into a staging area laid out as the tile's TMA boxes (R rows of 64 columns, 128-byte
-//! rows, 128-byte swizzled: conflict-free for the accumulator's lanes, which hold 8 rows of one
-//! 16-byte chunk each), and one thread hands each box to the copy engine, which writes it to the
+//! scoreboards, RESULTS run 73). Here each thread writes its column pairs, converted, as one 4-byte
+//! (16-bit elements) or 8-byte (f32) store into a staging area laid out as the tile's TMA boxes (R
+//! rows of 128 bytes: 64 or 32 columns, 128-byte swizzled: conflict-free for the 16-bit pairs of
+//! the accumulator's lanes, which hold 8 rows of one 16-byte chunk each; two-way for f32's), and
+//! one thread hands each box to the copy engine, which writes it to the
 //! tensor (dropping what lies past its end in any dimension) while the threads go on.
 //!
 //! The staging area is a shared tile that nothing reads after the copy (a main loop's ring, once
@@ -20,17 +21,26 @@
 //! At the kernel's end thread 0 waits for every store to complete.
 
 use super::*;
-use tma::BOX_COLUMNS;
 
 /// Bytes of shared memory a kernel gets for its staging area where no drained tile serves: two
 /// boxes of 128 rows (the deleted template's choice).
 pub const OWN_STAGING_BYTES: i64 = 32 * 1024;
-/// Bytes of a box row: 64 16-bit columns, the 128-byte swizzle's span.
+/// Bytes of a box row: the 128-byte swizzle's span (64 16-bit or 32 f32 columns).
 const ROW_BYTES: i64 = 128;
+
+/// Bytes of the elements of a tensor the staged stores write, where they write it.
+fn element_bytes(tensor: Value) -> Option<i64> {
+    match element_type(tensor).to_string().as_str() {
+        "f16" | "bf16" => Some(2),
+        "f32" => Some(4),
+        _ => None,
+    }
+}
 
 /// How one accumulator copy is staged.
 pub(crate) struct TmaStore {
-    /// The TMA box, outermost first (1 in each leading dimension, the tile's rows, 64 columns).
+    /// The TMA box, outermost first (1 in each leading dimension, the tile's rows, a 128-byte row
+    /// of columns).
     box_: Vec<i64>,
     /// Boxes the area holds at once.
     per_round: i64,
@@ -40,37 +50,41 @@ pub(crate) struct TmaStore {
     drained: Option<usize>,
 }
 
-/// The boxes of the tile of `placed` that column pair `slot` writes, over every thread.
-fn pair_boxes(placed: &Placed, slot: usize) -> BTreeSet<i64> {
+/// The boxes (of `columns` columns) of the tile of `placed` that column pair `slot` writes, over
+/// every thread.
+fn pair_boxes(placed: &Placed, slot: usize, columns: i64) -> BTreeSet<i64> {
     (0..placed.distribution.threads)
         .filter_map(|thread| placed.distribution.coordinates(thread, slot))
-        .map(|element| element[1] / BOX_COLUMNS)
+        .map(|element| element[1] / columns)
         .collect()
 }
 
-/// Whether the copy `op` (fragment `src` into global `dst` at `offsets`) can leave by TMA: an
-/// unguarded wgmma accumulator of R x C (R a multiple of 8 up to 256, C of 64) whose slots all
-/// pair up, into an f16 or bf16 tensor [`tma::tma_box`] takes. Returns the box and the column pairs.
+/// Whether the copy of fragment `src` into global `dst` (at `offsets` offsets) can leave by TMA: an
+/// unguarded wgmma accumulator of R x C (R a multiple of 8 up to 256, C of a box row's columns)
+/// whose slots all pair up, into an f16, bf16 or f32 tensor [`tma::tensor_box`] takes. Returns the
+/// box and the column pairs.
 fn candidate(src: Value, dst: Value, offsets: usize, layouts: &Layouts) -> Option<(Vec<i64>, Vec<usize>)> {
     let from = placed(layouts, src).ok()?;
-    let ty = element_type(dst).to_string();
-    let [_, columns] = from.layout.shape[..] else { return None };
-    let usable = from.layout.origin.starts_with("wgmma.acc") && !from.distribution.guarded && from.layout.replicate == 1 && matches!(ty.as_str(), "f16" | "bf16") && columns % BOX_COLUMNS == 0;
+    let bytes = element_bytes(dst)?;
+    let [rows, columns] = from.layout.shape[..] else { return None };
+    let box_columns = ROW_BYTES / bytes;
+    let usable = from.layout.origin.starts_with("wgmma.acc") && !from.distribution.guarded && from.layout.replicate == 1 && columns % box_columns == 0;
     if !usable {
         return None;
     }
-    let box_ = tma::store_box(dst, offsets, &from.layout.shape)?;
+    let box_ = tma::tensor_box(dst, offsets, rows, box_columns, bytes)?;
     let pairs = column_pairs(from);
     let used = from.distribution.used_slots().count();
     (pairs.len() * 2 == used).then_some((box_, pairs))
 }
 
-/// The rounds of `pairs` when the area holds `per_round` boxes: `None` where a pair's boxes (over
-/// the threads) fall in two rounds.
-fn rounds(from: &Placed, pairs: &[usize], boxes: i64, per_round: i64) -> Option<Vec<Vec<usize>>> {
+/// The rounds of `pairs` when the area holds `per_round` boxes of `columns` columns: `None` where a
+/// pair's boxes (over the threads) fall in two rounds.
+fn rounds(from: &Placed, pairs: &[usize], columns: i64, per_round: i64) -> Option<Vec<Vec<usize>>> {
+    let boxes = from.layout.shape[1] / columns;
     let mut rounds = vec![Vec::new(); ((boxes + per_round - 1) / per_round) as usize];
     for &slot in pairs {
-        let of: BTreeSet<i64> = pair_boxes(from, slot).iter().map(|b| b / per_round).collect();
+        let of: BTreeSet<i64> = pair_boxes(from, slot, columns).iter().map(|b| b / per_round).collect();
         let [round] = of.into_iter().collect::<Vec<_>>()[..] else { return None };
         rounds[round as usize].push(slot);
     }
@@ -106,10 +120,11 @@ pub fn tma_store_plan(ops: &[OperationRef], layouts: &Layouts, scratch: i64) -> 
         let Some((box_, pairs)) = candidate(parts.src, parts.dst, parts.dst_offsets.len(), layouts) else { continue };
         let from = placed(layouts, parts.src).expect("a candidate's layout");
         let box_bytes = box_[box_.len() - 2] * ROW_BYTES;
-        let boxes = from.layout.shape[1] / BOX_COLUMNS;
+        let box_columns = *box_.last().expect("a box");
+        let boxes = from.layout.shape[1] / box_columns;
         let staged = |capacity: i64| {
             let per_round = (capacity / box_bytes).min(boxes);
-            (per_round > 0).then(|| rounds(from, &pairs, boxes, per_round).map(|rounds| (per_round, rounds))).flatten()
+            (per_round > 0).then(|| rounds(from, &pairs, box_columns, per_round).map(|rounds| (per_round, rounds))).flatten()
         };
         let drained = drained_tiles(*op, layouts).into_iter().find_map(|(tile, bytes)| staged(bytes).map(|plan| (Some(tile), plan)));
         let plan = drained.or_else(|| staged(OWN_STAGING_BYTES.min(free)).map(|plan| (None, plan)));
@@ -188,6 +203,8 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let shared_pointer = Type::parse(context, "!llvm.ptr<3>").expect("shared pointer type");
         let rows = plan.box_[plan.box_.len() - 2];
         let box_bytes = rows * ROW_BYTES;
+        let box_columns = *plan.box_.last().expect("a box");
+        let bytes = element_bytes(dst).expect("planned");
         let map = self.tensor_map(&b, at, dst, &plan.box_);
         let base = b.cast(at, "arith.index_cast", b.aligned_pointer(at, area), i64_type);
         let offsets_now = self.offsets(&b, at, from);
@@ -201,22 +218,30 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                 let [row, column] = self.coordinates(&b, at, from, &offsets_now, slot)[..] else { unreachable!("a 2-D tile") };
                 // Byte of (row, column) in its box: 128-byte rows, the 16-byte chunk index
                 // XOR-ed with the row's place among 8.
-                let in_round = b.op(at, "arith.remui", &[b.op(at, "arith.divui", &[column, c(BOX_COLUMNS)]), c(plan.per_round)]);
-                let within = b.op(at, "arith.remui", &[column, c(BOX_COLUMNS)]);
-                let chunk = b.op(at, "arith.xori", &[b.op(at, "arith.divui", &[within, c(8)]), b.op(at, "arith.remui", &[row, c(8)])]);
+                let in_round = b.op(at, "arith.remui", &[b.op(at, "arith.divui", &[column, c(box_columns)]), c(plan.per_round)]);
+                let within = b.op(at, "arith.muli", &[b.op(at, "arith.remui", &[column, c(box_columns)]), c(bytes)]);
+                let chunk = b.op(at, "arith.xori", &[b.op(at, "arith.divui", &[within, c(16)]), b.op(at, "arith.remui", &[row, c(8)])]);
                 let mut byte = b.op(at, "arith.muli", &[in_round, c(box_bytes)]);
                 byte = b.op(at, "arith.addi", &[byte, b.op(at, "arith.muli", &[row, c(ROW_BYTES)])]);
                 byte = b.op(at, "arith.addi", &[byte, b.op(at, "arith.muli", &[chunk, c(16)])]);
-                byte = b.op(at, "arith.addi", &[byte, b.op(at, "arith.muli", &[b.op(at, "arith.remui", &[within, c(8)]), c(2)])]);
+                byte = b.op(at, "arith.addi", &[byte, b.op(at, "arith.remui", &[within, c(16)])]);
                 let address = b.op(at, "arith.addi", &[base, b.cast(at, "arith.index_cast", byte, i64_type)]);
                 let pointer = b.cast(at, "llvm.inttoptr", address, shared_pointer);
+                // The pair as one 4-byte word (16-bit) or two (f32, one 8-byte store).
                 let pair: Vec<Value> = [slot, slot + 1].iter().map(|s| convert(&b, at, self.slot_value(&b, at, array, from, *s as i64), ty)).collect();
-                let word = self.words(&b, at, &pair, 2, i32_type)[0];
+                let words = self.words(&b, at, &pair, bytes, i32_type);
+                let value = if words.len() == 1 {
+                    words[0]
+                } else {
+                    let pair_type = Type::parse(context, "vector<2xi32>").expect("a word pair");
+                    b.value(at, OperationBuilder::new("vector.from_elements", b.location).add_operands(&words).add_results(&[pair_type]).build().expect("vector.from_elements"))
+                };
+                let alignment = Attribute::parse(context, &format!("{} : i64", 2 * bytes)).expect("alignment");
                 b.insert(
                     at,
                     OperationBuilder::new("llvm.store", b.location)
-                        .add_operands(&[word, pointer])
-                        .add_attributes(&[(Identifier::new(context, "alignment"), Attribute::parse(context, "4 : i64").expect("alignment"))])
+                        .add_operands(&[value, pointer])
+                        .add_attributes(&[(Identifier::new(context, "alignment"), alignment)])
                         .build()
                         .expect("llvm.store"),
                 );
@@ -225,11 +250,11 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             b.insert(at, OperationBuilder::new("nvvm.fence.proxy", b.location).add_attributes(&[nvvm_attribute(context, "kind", "#nvvm.proxy_kind<async.shared>"), nvvm_attribute(context, "space", "#nvvm.shared_space<cta>")]).build().expect("nvvm.fence.proxy"));
             b.barrier(at);
             let issue = leader();
-            let boxes = from.layout.shape[1] / BOX_COLUMNS;
+            let boxes = from.layout.shape[1] / box_columns;
             for box_index in (round as i64 * plan.per_round)..((round as i64 + 1) * plan.per_round).min(boxes) {
                 let offset = b.value(issue, melior::dialect::arith::constant(context, IntegerAttribute::new(i64_type, (box_index % plan.per_round) * box_bytes).into(), b.location));
                 let source = b.cast(issue, "llvm.inttoptr", b.op(issue, "arith.addi", &[base, offset]), shared_pointer);
-                let coordinates = self.box_coordinates(&b, issue, offsets, box_index * BOX_COLUMNS);
+                let coordinates = self.box_coordinates(&b, issue, offsets, box_index * box_columns);
                 let mut operands = vec![map, source];
                 operands.extend(coordinates.iter().copied());
                 let segments = format!("array<i32: 1, 1, {}, 0, 0>", coordinates.len());
@@ -276,44 +301,55 @@ mod tests {
     use super::*;
     use crate::layout::atoms;
 
-    /// The area's swizzled bytes for every thread's pairs: each 4-byte word of every round's boxes
-    /// is written once, and each warp's 32 stores of one pair hit 32 different banks.
-    fn check(m: i64, n: i64, warpgroups: i64, per_round: i64) -> usize {
+    /// The area's swizzled bytes for every thread's pairs of `bytes`-byte elements: each 4-byte
+    /// word of every round's boxes is written once, and the stores of one pair by a warp hit every
+    /// bank once per phase of 32 lanes of 4-byte stores (16-bit elements); an f32 pair's 8 bytes,
+    /// 16 lanes a phase, hit half the banks twice (a quad's 32 bytes of a row span two 16-byte
+    /// chunks, and rows r and r ^ 1 swap the same two).
+    fn check(m: i64, n: i64, warpgroups: i64, per_round: i64, bytes: i64) -> usize {
         let layout = atoms::wgmma_accumulator(m, n, warpgroups);
         let from = Placed::of(layout).expect("placed");
         let pairs = column_pairs(&from);
-        let boxes = n / BOX_COLUMNS;
-        let rounds = rounds(&from, &pairs, boxes, per_round).expect("rounds");
+        let columns = ROW_BYTES / bytes;
+        let rounds = rounds(&from, &pairs, columns, per_round).expect("rounds");
+        let phase = 128 / (2 * bytes);
         let mut words = 0;
         for pairs in &rounds {
             let mut written = vec![0; (per_round * m * ROW_BYTES / 4) as usize];
             for &slot in pairs {
                 for warp in 0..from.distribution.threads / 32 {
-                    let mut banks = BTreeSet::new();
-                    for lane in 0..32 {
-                        let Some(element) = from.distribution.coordinates(warp * 32 + lane, slot) else { continue };
-                        let (row, column) = (element[0], element[1]);
-                        let within = column % BOX_COLUMNS;
-                        let byte = (column / BOX_COLUMNS % per_round) * m * ROW_BYTES + row * ROW_BYTES + ((within / 8) ^ (row % 8)) * 16 + within % 8 * 2;
-                        written[(byte / 4) as usize] += 1;
-                        banks.insert(byte / 4 % 32);
+                    for lanes in (0..32).collect::<Vec<i64>>().chunks(phase as usize) {
+                        let mut banks = BTreeSet::new();
+                        for lane in lanes {
+                            let Some(element) = from.distribution.coordinates(warp * 32 + lane, slot) else { continue };
+                            let (row, column) = (element[0], element[1]);
+                            let within = column % columns * bytes;
+                            let byte = (column / columns % per_round) * m * ROW_BYTES + row * ROW_BYTES + ((within / 16) ^ (row % 8)) * 16 + within % 16;
+                            for word in 0..bytes / 2 {
+                                written[(byte / 4 + word) as usize] += 1;
+                                banks.insert((byte / 4 + word) % 32);
+                            }
+                        }
+                        assert_eq!(banks.len() as i64, if bytes == 2 { 32 } else { 16 }, "slot {slot}, warp {warp}: bank conflicts");
                     }
-                    assert_eq!(banks.len(), 32, "slot {slot}, warp {warp}: bank conflicts");
                 }
             }
             assert!(written.iter().all(|count| *count <= 1), "a word of the area written twice in one round");
             words += written.iter().sum::<i64>();
         }
-        // Every pair of the tile once.
-        assert_eq!(words, m * n / 2);
+        // Every element of the tile once.
+        assert_eq!(words, m * n * bytes / 4);
         rounds.len()
     }
 
     #[test]
     fn swizzled_staging_is_written_once_without_conflicts() {
-        assert_eq!(check(128, 128, 1, 2), 1);
-        assert_eq!(check(128, 128, 2, 1), 2);
-        assert_eq!(check(128, 256, 2, 2), 2);
-        assert_eq!(check(64, 64, 1, 1), 1);
+        assert_eq!(check(128, 128, 1, 2, 2), 1);
+        assert_eq!(check(128, 128, 2, 1, 2), 2);
+        assert_eq!(check(128, 256, 2, 2, 2), 2);
+        assert_eq!(check(64, 64, 1, 1, 2), 1);
+        // f32: boxes of 32 columns.
+        assert_eq!(check(128, 128, 1, 4, 4), 1);
+        assert_eq!(check(128, 256, 2, 2, 4), 4);
     }
 }
