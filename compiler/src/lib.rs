@@ -15,7 +15,7 @@
 //! on the context's threads; each kernel module gets the passes it would get in the whole module,
 //! in the same order, and its code is the same. Kernel modules are verified once before they are
 //! serialized rather than after every pass. gfx942 code objects are assembled and linked from the
-//! assembly (llvm-mc, ld.lld), not generated a second time.
+//! assembly (LLVM's MC layer in process, then ld.lld), not generated a second time.
 //!
 //! Invariants: nothing is printed; every MLIR diagnostic raised during the call is collected, with
 //! its location, into the [`Compilation`] (warnings) or the [`Error`] (what failed and why). Each
@@ -148,7 +148,7 @@ pub fn targets() -> Vec<&'static str> {
 pub enum Code {
     /// PTX text (sm_90a).
     Ptx(String),
-    /// AMDGCN (gfx942): the assembly, and the HSA code object where lld-22 and llvm-mc are installed.
+    /// AMDGCN (gfx942): the assembly, and the HSA code object where lld-22 is installed.
     Amdgcn {
         /// The assembly text.
         assembly: String,
@@ -323,9 +323,6 @@ fn internal(message: String, diagnostics: Vec<Diagnostic>) -> Error {
 
 /// The linker of HSA code objects (the one MLIR's ROCDL serialization runs).
 const LLD: &str = "/usr/lib/llvm-22/bin/ld.lld";
-/// The assembler of AMDGCN assembly into ELF objects (LLVM's MC layer, as MLIR's ROCDL
-/// serialization uses it in-process).
-const LLVM_MC: &str = "/usr/lib/llvm-22/bin/llvm-mc";
 
 /// Runs `program` with `arguments`; fails with its error output.
 fn run_tool(program: &str, arguments: &[&std::ffi::OsStr]) -> std::result::Result<(), String> {
@@ -341,36 +338,25 @@ fn run_tool(program: &str, arguments: &[&std::ffi::OsStr]) -> std::result::Resul
 }
 
 /// Makes the HSA code object (`.hsaco`) of each kernel's AMDGCN `assembly` for `chip`: assembled
-/// by llvm-mc, linked by ld.lld, as `gpu-module-to-binary{format=bin}` makes it (the same bytes),
+/// in process by LLVM's MC layer (what llvm-mc does, without loading LLVM in a process per
+/// kernel), linked by ld.lld, as `gpu-module-to-binary{format=bin}` makes it (the same bytes),
 /// without generating the code a second time. The kernels are spread over the machine's cores.
-/// Empty where llvm-mc or lld-22 is missing.
+/// Empty where lld-22 is missing.
 fn code_objects(
     chip: &str,
     assembly: &[(String, &str)],
 ) -> std::result::Result<Vec<(String, Vec<u8>)>, String> {
-    if !Path::new(LLD).exists() || !Path::new(LLVM_MC).exists() {
+    if !Path::new(LLD).exists() {
         return Ok(Vec::new());
     }
     let scratch = tempfile::tempdir().map_err(|error| format!("a scratch directory: {error}"))?;
     let one = |index: usize| -> std::result::Result<Vec<u8>, String> {
         let (name, text) = &assembly[index];
-        let source = scratch.path().join(format!("{index}.s"));
         let object = scratch.path().join(format!("{index}.o"));
         let linked = scratch.path().join(format!("{index}.hsaco"));
-        std::fs::write(&source, text).map_err(|error| format!("{}: {error}", source.display()))?;
-        let mcpu = format!("-mcpu={chip}");
-        run_tool(
-            LLVM_MC,
-            &[
-                "-triple=amdgcn-amd-amdhsa".as_ref(),
-                mcpu.as_ref(),
-                "-filetype=obj".as_ref(),
-                source.as_os_str(),
-                "-o".as_ref(),
-                object.as_os_str(),
-            ],
-        )
-        .map_err(|message| format!("{name}: {message}"))?;
+        let bytes = tile_dialect::driver::assemble_amdgcn(text, chip)
+            .map_err(|message| format!("{name}: the assembler failed: {message}"))?;
+        std::fs::write(&object, bytes).map_err(|error| format!("{}: {error}", object.display()))?;
         run_tool(LLD, &["-shared".as_ref(), object.as_os_str(), "-o".as_ref(), linked.as_os_str()])
             .map_err(|message| format!("{name}: {message}"))?;
         std::fs::read(&linked).map_err(|error| format!("{}: {error}", linked.display()))
