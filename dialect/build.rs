@@ -78,11 +78,12 @@ fn run_tablegen(prefix: &Path, out: &Path) {
 /// The shim's sources. Each includes `TileShim.h`, so a definition whose signature differs from the
 /// header's declaration is a compile error (or, outside `extern "C"`, a C++ overload, which leaves
 /// the header's function undefined: `check_shim_defines` reports it).
-const SHIM_SOURCES: [&str; 4] = [
+const SHIM_SOURCES: [&str; 5] = [
     "shim/TileDialect.cpp",
     "shim/TileCAPI.cpp",
     "shim/TileOptMain.cpp",
     "shim/TileMath.cpp",
+    "shim/TileAssemble.cpp",
 ];
 
 fn compile_shim(prefix: &Path, out: &Path) {

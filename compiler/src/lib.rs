@@ -3,9 +3,10 @@
 //! ```text
 //! tile IR (text, file or module) ──parse──▶ builtin.module
 //!   ──split into parts (runs of functions closed under calls, see `parts`)
-//!   ──the target's lowering, inline, canonicalize, cse, per part──▶ gpu.modules with tile.manifest ─┐ manifests read here
-//!   ──each gpu.module in a unit of its own: the target's upstream passes, verify, serialize──▶       │
-//!        gpu.binary (PTX / AMDGCN) or spirv.module, back in its part                                │
+//!   ──the target's decisions and lowering, per part──▶ gpu.modules with tile.manifest ──────────────┐ manifests read here
+//!   ──each gpu.module in a unit of its own: its cleanup (fold bounds, canonicalize, cse), the       │
+//!        target's upstream passes, verify, serialize──▶ gpu.binary (PTX / AMDGCN) or spirv.module │
+//!   ──meanwhile the host code's cleanup (inline, canonicalize, cse) per part; the units back──▶     │
 //!   ──the host code per part (NVIDIA, AMD)──▶ merged back into the module                           │
 //!   ──▶ Compilation { kernels: [Kernel { name, code, manifest }], diagnostics } ◀───────────────────┘
 //! ```
@@ -14,7 +15,7 @@
 //! on the context's threads; each kernel module gets the passes it would get in the whole module,
 //! in the same order, and its code is the same. Kernel modules are verified once before they are
 //! serialized rather than after every pass. gfx942 code objects are assembled and linked from the
-//! assembly (llvm-mc, ld.lld), not generated a second time.
+//! assembly (LLVM's MC layer in process, then ld.lld), not generated a second time.
 //!
 //! Invariants: nothing is printed; every MLIR diagnostic raised during the call is collected, with
 //! its location, into the [`Compilation`] (warnings) or the [`Error`] (what failed and why). Each
@@ -147,7 +148,7 @@ pub fn targets() -> Vec<&'static str> {
 pub enum Code {
     /// PTX text (sm_90a).
     Ptx(String),
-    /// AMDGCN (gfx942): the assembly, and the HSA code object where lld-22 and llvm-mc are installed.
+    /// AMDGCN (gfx942): the assembly, and the HSA code object where lld-22 is installed.
     Amdgcn {
         /// The assembly text.
         assembly: String,
@@ -322,9 +323,6 @@ fn internal(message: String, diagnostics: Vec<Diagnostic>) -> Error {
 
 /// The linker of HSA code objects (the one MLIR's ROCDL serialization runs).
 const LLD: &str = "/usr/lib/llvm-22/bin/ld.lld";
-/// The assembler of AMDGCN assembly into ELF objects (LLVM's MC layer, as MLIR's ROCDL
-/// serialization uses it in-process).
-const LLVM_MC: &str = "/usr/lib/llvm-22/bin/llvm-mc";
 
 /// Runs `program` with `arguments`; fails with its error output.
 fn run_tool(program: &str, arguments: &[&std::ffi::OsStr]) -> std::result::Result<(), String> {
@@ -340,36 +338,25 @@ fn run_tool(program: &str, arguments: &[&std::ffi::OsStr]) -> std::result::Resul
 }
 
 /// Makes the HSA code object (`.hsaco`) of each kernel's AMDGCN `assembly` for `chip`: assembled
-/// by llvm-mc, linked by ld.lld, as `gpu-module-to-binary{format=bin}` makes it (the same bytes),
+/// in process by LLVM's MC layer (what llvm-mc does, without loading LLVM in a process per
+/// kernel), linked by ld.lld, as `gpu-module-to-binary{format=bin}` makes it (the same bytes),
 /// without generating the code a second time. The kernels are spread over the machine's cores.
-/// Empty where llvm-mc or lld-22 is missing.
+/// Empty where lld-22 is missing.
 fn code_objects(
     chip: &str,
     assembly: &[(String, &str)],
 ) -> std::result::Result<Vec<(String, Vec<u8>)>, String> {
-    if !Path::new(LLD).exists() || !Path::new(LLVM_MC).exists() {
+    if !Path::new(LLD).exists() {
         return Ok(Vec::new());
     }
     let scratch = tempfile::tempdir().map_err(|error| format!("a scratch directory: {error}"))?;
     let one = |index: usize| -> std::result::Result<Vec<u8>, String> {
         let (name, text) = &assembly[index];
-        let source = scratch.path().join(format!("{index}.s"));
         let object = scratch.path().join(format!("{index}.o"));
         let linked = scratch.path().join(format!("{index}.hsaco"));
-        std::fs::write(&source, text).map_err(|error| format!("{}: {error}", source.display()))?;
-        let mcpu = format!("-mcpu={chip}");
-        run_tool(
-            LLVM_MC,
-            &[
-                "-triple=amdgcn-amd-amdhsa".as_ref(),
-                mcpu.as_ref(),
-                "-filetype=obj".as_ref(),
-                source.as_os_str(),
-                "-o".as_ref(),
-                object.as_os_str(),
-            ],
-        )
-        .map_err(|message| format!("{name}: {message}"))?;
+        let bytes = tile_dialect::driver::assemble_amdgcn(text, chip)
+            .map_err(|message| format!("{name}: the assembler failed: {message}"))?;
+        std::fs::write(&object, bytes).map_err(|error| format!("{}: {error}", object.display()))?;
         run_tool(LLD, &["-shared".as_ref(), object.as_os_str(), "-o".as_ref(), linked.as_os_str()])
             .map_err(|message| format!("{name}: {message}"))?;
         std::fs::read(&linked).map_err(|error| format!("{}: {error}", linked.display()))
@@ -420,7 +407,8 @@ fn split_at_serialization(passes: &str) -> (String, Option<String>) {
     (passes.to_owned(), None)
 }
 
-/// Runs `backend` on every unit, on MLIR's threads. The pass managers do not verify after each
+/// Runs `cleanup` (the kernel modules' share of the lowering's cleanup), then `backend`, on every
+/// unit, on MLIR's threads. The pass managers do not verify after each
 /// pass (that was a sixth of the time of 200 kernels for sm_90a): the units are verified once,
 /// in full, before they are serialized, and after it for SPIR-V, which serializes later. `Err`
 /// holds the message of a pipeline that does not parse, or nothing when a pass or the
@@ -428,9 +416,15 @@ fn split_at_serialization(passes: &str) -> (String, Option<String>) {
 fn compile_units(
     context: &Context,
     units: &mut parts::Units,
+    cleanup: &str,
     backend: &str,
 ) -> std::result::Result<(), Option<String>> {
     let (prepare, serialize) = split_at_serialization(backend);
+    let prepare = [cleanup, prepare.as_str()]
+        .into_iter()
+        .filter(|passes| !passes.trim().is_empty())
+        .collect::<Vec<_>>()
+        .join(", ");
     let run = |passes: &str, container: &mut Module| -> std::result::Result<(), Option<String>> {
         let manager = pass_manager(context, &units_pipeline(passes)).map_err(Some)?;
         manager.enable_verifier(false);
@@ -446,6 +440,15 @@ fn compile_units(
         run(&serialize, &mut units.container)?;
     }
     Ok(())
+}
+
+/// Runs the host code's cleanup ([`HOST_CLEANUP`](tile_conversions::pipelines::HOST_CLEANUP)) on
+/// every part, while the kernel modules are out in their units; `Err` as for [`compile_units`].
+fn clean_host(context: &Context, parts: &mut parts::Parts) -> std::result::Result<(), Option<String>> {
+    let manager = pass_manager(context, &parts.pipeline(tile_conversions::pipelines::HOST_CLEANUP))
+        .map_err(Some)?;
+    manager.enable_verifier(false);
+    manager.run(&mut parts.container).map_err(|_| None)
 }
 
 /// Returns `passes` as a pipeline over each unit of a container of units.
@@ -507,11 +510,9 @@ fn compile_parts<'c>(
         target: target.to_owned(),
         diagnostics,
     };
-    let lowering = format!(
-        "{}, {lowering}, {}",
-        tile_conversions::pipelines::decisions(),
-        tile_conversions::pipelines::CLEANUP
-    );
+    // The cleanup after the lowering runs apart on the kernel modules (in their units, below) and
+    // on the host code (in the parts, while the kernel modules are out).
+    let lowering = format!("{}, {lowering}", tile_conversions::pipelines::decisions());
     let lowered_parts = pass_manager(context, &parts.pipeline(&lowering))
         .map_err(|message| internal(message, collector.take()))?
         .run(&mut parts.container);
@@ -533,11 +534,20 @@ fn compile_parts<'c>(
         target: target.to_owned(),
         diagnostics,
     };
-    // The kernel modules compile each in a unit of its own, side by side, and go back into their
-    // parts; then the host code, part by part.
+    // The kernel modules compile each in a unit of its own, side by side (their cleanup first),
+    // and go back into their parts; meanwhile the host code is cleaned up in the parts, without
+    // the kernel modules (the verifier is off there: the launches name kernels that are out); then
+    // the host code is compiled, part by part.
     let mut units = parts.take_kernel_modules(context);
-    let compiled = compile_units(context, &mut units, backend);
+    let compiled = compile_units(context, &mut units, tile_conversions::pipelines::KERNEL_CLEANUP, backend);
+    let host_cleaned = compiled.is_ok().then(|| clean_host(context, parts));
     units.put_back();
+    if let Some(Err(error)) = host_cleaned {
+        return Err(match error {
+            Some(message) => internal(message, collector.take()),
+            None => code_generation_failed(collector.take()),
+        });
+    }
     match compiled {
         Err(Some(message)) => return Err(internal(message, collector.take())),
         Err(None) => return Err(code_generation_failed(collector.take())),

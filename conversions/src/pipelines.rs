@@ -75,6 +75,18 @@ pub fn chip_passes(chip: &str) -> Option<(&'static str, &'static str)> {
 /// every chip (sm_90a's folded kernels checked on the H200, RESULTS run 57).
 pub const CLEANUP: &str = "inline{default-pipeline=}, tile-fold-launch-bounds, canonicalize{top-down=false}, cse";
 
+/// [`CLEANUP`] as it concerns the kernel modules alone, for a module holding one `gpu.module` and
+/// nothing else (`tile-compile`'s units): no call is left to inline there, and canonicalize and
+/// cse stop at the kernel module (it is isolated from above), so a kernel module gets from it what
+/// [`CLEANUP`] gives it in the whole module.
+pub const KERNEL_CLEANUP: &str = "tile-fold-launch-bounds, canonicalize{top-down=false}, cse";
+
+/// [`CLEANUP`] as it concerns the host code, for a module whose kernel modules were moved out
+/// (`tile-compile`'s parts while their kernels compile): the launch helpers inlined, then
+/// canonicalize and cse. The inliner, run with the kernel modules in place, walked every op of
+/// every kernel for symbol uses and calls (a tenth of a spirv-coopmat compilation).
+pub const HOST_CLEANUP: &str = "inline{default-pipeline=}, canonicalize{top-down=false}, cse";
+
 /// The passes that decide before a chip's lowering, on a module whose `tile.target` is set: the
 /// layouts, persistent GEMM kernels (sm_90a), each loop's pipeline plan, and its expansion into
 /// rings and asynchronous copies.

@@ -102,6 +102,13 @@ void tileShimEmitWarning(MlirLocation loc, const char *message);
 /// Returns false when the rewrite did not converge.
 bool tileShimRewriteMath(MlirOperation root, MlirStringRef seeds, MlirStringRef expand,
                          MlirStringRef approximate);
+/// Receives bytes (an object file, or an error message).
+typedef void (*TileByteSink)(void *userData, const char *bytes, size_t count);
+/// Assembles AMDGCN `assembly` for `chip` (amdgcn-amd-amdhsa) into an ELF object with LLVM's MC
+/// layer and hands it to `sink`; on failure hands the error's text to `sink` and returns false.
+/// Safe to call from several threads at once.
+bool tileShimAssembleAmdgcn(MlirStringRef assembly, MlirStringRef chip, TileByteSink sink,
+                            void *userData);
 /// Runs MlirOptMain with every upstream dialect, extension and pass plus the tile dialect.
 int tileShimOptMain(int argc, char **argv);
 

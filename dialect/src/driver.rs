@@ -97,6 +97,28 @@ pub fn serialize_spirv(op: melior::ir::operation::OperationRef) -> Option<Vec<u3
     ok.then_some(binary)
 }
 
+/// Assembles AMDGCN `assembly` for `chip` into an ELF object (LLVM's MC layer, in process: what
+/// `llvm-mc -triple=amdgcn-amd-amdhsa -mcpu=CHIP -filetype=obj` writes); `Err` holds the
+/// assembler's message. Safe to call from several threads at once.
+pub fn assemble_amdgcn(assembly: &str, chip: &str) -> Result<Vec<u8>, String> {
+    unsafe extern "C" fn collect(user_data: *mut std::ffi::c_void, bytes: *const std::ffi::c_char, count: usize) {
+        let out = unsafe { &mut *(user_data as *mut Vec<u8>) };
+        if count > 0 {
+            out.extend_from_slice(unsafe { std::slice::from_raw_parts(bytes as *const u8, count) });
+        }
+    }
+    let mut out = Vec::new();
+    let ok = unsafe {
+        ffi::tileShimAssembleAmdgcn(
+            melior::StringRef::new(assembly).to_raw(),
+            melior::StringRef::new(chip).to_raw(),
+            Some(collect),
+            &mut out as *mut Vec<u8> as *mut std::ffi::c_void,
+        )
+    };
+    if ok { Ok(out) } else { Err(String::from_utf8_lossy(&out).into_owned()) }
+}
+
 /// Returns a pass manager holding the textual pipeline `pipeline` (e.g.
 /// `builtin.module(cse, canonicalize)`), or the parser's complaint.
 pub fn pass_manager<'c>(

@@ -22,6 +22,7 @@ use melior::{
         operation::{Operation, OperationBuilder, OperationLike, OperationRef},
     },
 };
+use std::collections::HashSet;
 use tile_dialect::ops::{find_ops, with_context};
 
 /// How one f32 op becomes what the target has (`x` is the op's first operand). A function named
@@ -106,10 +107,32 @@ impl MathLowering {
     }
 }
 
-/// Applies `lowering` to every op under `root`: extend, expand, approximate, then the rules.
+/// Returns the names of the `math` ops under `root` (one walk).
+fn math_ops_present(root: OperationRef) -> HashSet<String> {
+    use melior::ir::operation::{WalkOrder, WalkResult};
+    let mut present = HashSet::new();
+    root.walk(WalkOrder::PreOrder, |op| {
+        let name = op.name();
+        if let Ok(name) = name.as_string_ref().as_str() {
+            if name.starts_with("math.") && !present.contains(name) {
+                present.insert(name.to_owned());
+            }
+        }
+        WalkResult::Advance
+    });
+    present
+}
+
+/// Applies `lowering` to every op under `root`: extend, expand, approximate, then the rules. Each
+/// step runs only for the op names under `root` (one walk, again after a step that made new ops),
+/// not once per name of the table: a walk of a whole kernel per name was most of the pass's time.
 pub fn lower(root: OperationRef, lowering: &MathLowering) -> Result<(), String> {
+    let mut present = math_ops_present(root);
+    if present.is_empty() {
+        return Ok(());
+    }
     let names = lowering.op_names();
-    for name in &names {
+    for name in names.iter().filter(|name| present.contains(name.as_str())) {
         extend_to_f32(root, name);
     }
     let expanded: Vec<String> = lowering
@@ -117,15 +140,25 @@ pub fn lower(root: OperationRef, lowering: &MathLowering) -> Result<(), String> 
         .iter()
         .map(|mnemonic| format!("math.{mnemonic}"))
         .collect();
-    let expanded: Vec<&str> = expanded.iter().map(String::as_str).collect();
-    tile_dialect::math::rewrite(root, &expanded, lowering.expand, &[])
-        .map_err(|error| error.to_string())?;
-    let mut approximated = lowering.approximate.to_vec();
-    approximated.extend(lowering.follow);
-    tile_dialect::math::rewrite(root, lowering.approximate, &[], &approximated)
-        .map_err(|error| error.to_string())?;
+    if expanded.iter().any(|name| present.contains(name)) {
+        let expanded: Vec<&str> = expanded.iter().map(String::as_str).collect();
+        tile_dialect::math::rewrite(root, &expanded, lowering.expand, &[])
+            .map_err(|error| error.to_string())?;
+        present = math_ops_present(root);
+    }
+    if lowering.approximate.iter().any(|name| present.contains(*name)) {
+        let mut approximated = lowering.approximate.to_vec();
+        approximated.extend(lowering.follow);
+        tile_dialect::math::rewrite(root, lowering.approximate, &[], &approximated)
+            .map_err(|error| error.to_string())?;
+        present = math_ops_present(root);
+    }
     for (name, rule) in lowering.rules {
-        apply(root, name, *rule);
+        // A rule may write ops that later rules take (`trunc` as `floor` and `copysign`).
+        if present.contains(*name) {
+            apply(root, name, *rule);
+            present = math_ops_present(root);
+        }
     }
     Ok(())
 }

@@ -1,12 +1,19 @@
 //! `tile-compile INPUT.mlir --target sm_90a|gfx942|spirv|spirv-coopmat -o DIR [--emit code|spirv-module] [--timing]`:
 //! per kernel, its code (`.ptx` for NVIDIA; AMDGCN assembly `.s` for AMD, plus an HSA code object
-//! `.hsaco` where lld-22 and llvm-mc are installed; a SPIR-V binary `.spv` for Vulkan) and a `.json` launch
+//! `.hsaco` where lld-22 is installed; a SPIR-V binary `.spv` for Vulkan) and a `.json` launch
 //! manifest, everything a launcher needs to run the kernels without MLIR. `--emit spirv-module`
 //! writes each kernel's `spirv.module` as text (`.spirv.mlir`) instead.
 //!
 //! A thin tool over `tile_compiler::compile_file`, which holds the passes.
 
 use std::{path::PathBuf, process::ExitCode};
+
+/// mimalloc allocates for the whole process: built with its `override` feature, the binary
+/// exports `malloc`, `free` and the rest, which MLIR's and LLVM's shared libraries then call too
+/// (their allocations are most of a compilation's). glibc's malloc spent a tenth of the CPU time of
+/// 200 kernels in its own bookkeeping (`_int_malloc`, `unlink_chunk`, `malloc_consolidate`).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 /// What to write per kernel.
 #[derive(Clone, Copy, PartialEq)]
