@@ -2,7 +2,9 @@
 //! [--seed N] [--dynamic-size N]`: runs every host function on seeded random inputs and prints a
 //! summary of each output buffer. With `--check`, the target's run is compared element by element
 //! with a reference run on the same inputs: the CPU reference, or the interpreter with
-//! `--against interp` (the default for `--target cpu`).
+//! `--against interp` (the default for `--target cpu`); an element over the type's tolerance is a
+//! mismatch only beyond twice the interpreter's error bound of it (`tile_interp::bound`, the
+//! rounding the element types allow given the magnitudes of its terms: `tile_run::differs`).
 
 use std::process::ExitCode;
 use tile_run::{
