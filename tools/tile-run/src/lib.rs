@@ -10,6 +10,7 @@
 #![deny(missing_docs)]
 
 pub mod buffer;
+mod divisions;
 
 pub use tile_vulkan::{SpirvKernel, Vulkan, Workgroups};
 
@@ -220,6 +221,8 @@ pub struct CpuProgram {
 impl CpuProgram {
     /// Lowers `module` with the CPU reference pipeline and compiles it.
     pub fn compile(context: &Context, module: &mut Module) -> Result<Self, String> {
+        // A run-time division by zero must not trap in this process (see divisions.rs).
+        divisions::guard(context, module);
         let manager = pass_manager(context, tile_conversions::cpu::LLVM_PIPELINE)?;
         manager
             .run(module)
