@@ -9,6 +9,7 @@
 
 #![deny(missing_docs)]
 
+mod accesses;
 pub mod buffer;
 mod divisions;
 
@@ -221,8 +222,10 @@ pub struct CpuProgram {
 impl CpuProgram {
     /// Lowers `module` with the CPU reference pipeline and compiles it.
     pub fn compile(context: &Context, module: &mut Module) -> Result<Self, String> {
-        // A run-time division by zero must not trap in this process (see divisions.rs).
+        // A run-time division by zero or an access out of bounds is undefined behaviour of the
+        // program, but must not kill this process (see divisions.rs and accesses.rs).
         divisions::guard(context, module);
+        accesses::guard(context, module);
         let manager = pass_manager(context, tile_conversions::cpu::LLVM_PIPELINE)?;
         manager
             .run(module)
