@@ -63,6 +63,21 @@ fn an_ill_conditioned_attention_differs_within_its_bounds() {
     assert!(mismatches.is_empty(), "{mismatches:?}");
 }
 
+/// Equal infinities are no difference and NaN against a number is one, whatever the bound (seed
+/// 16161's campaign flagged a division by zero whose infinities agreed). An infinite reference
+/// against anything else measures NaN and is left to the NaN-and-infinities rule as before (a
+/// Vulkan implementation need not produce infinities).
+#[test]
+fn infinities_and_nan_are_judged_exactly() {
+    for bound in [None, Some(1.0), Some(f64::NAN), Some(f64::INFINITY)] {
+        assert!(tile_run::differs(1.0, 5.0, 1e-4, bound.filter(|b| *b < 2.0)));
+        assert!(!tile_run::differs(f64::INFINITY, f64::INFINITY, 1e-4, bound));
+        assert!(!tile_run::differs(f64::NAN, f64::NAN, 1e-4, bound));
+        assert!(tile_run::differs(f64::NAN, 1.0, 1e-4, bound));
+        assert!(tile_run::differs(1.0, f64::NAN, 1e-4, bound));
+    }
+}
+
 /// A wrong element or a transposed output is still a mismatch under the bounds: on the
 /// well-conditioned attention (scaled scores, running maximum) and on the ill-conditioned one.
 #[test]

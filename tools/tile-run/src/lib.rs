@@ -427,7 +427,8 @@ pub const BOUND_FACTOR: f64 = 2.0;
 /// produced it. A NaN against a number always differs.
 pub fn differs(got: f64, expected: f64, tolerance: f64, bound: Option<f64>) -> bool {
     let error = relative_error(got, expected);
-    if error <= tolerance {
+    // Equal infinities measure NaN: no difference, as with the tolerance alone.
+    if !(error > tolerance) {
         return false;
     }
     match bound.filter(|bound| bound.is_finite()) {
