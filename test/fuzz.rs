@@ -28,7 +28,7 @@
 use std::{
     path::{Path, PathBuf},
     process::{Command, Stdio},
-    time::{Duration, Instant},
+    time::Duration,
 };
 
 /// A small deterministic generator (SplitMix64).
@@ -68,7 +68,8 @@ pub struct Seed {
     /// The chunk, comments removed.
     pub text: String,
     /// Its host tensors are small enough for the CPU reference to run it in a second or so (under
-    /// 2^20 elements each): only these are given to `tile-run`, whose timeouts then mean a hang.
+    /// 2^20 elements each): only these, and of their mutants only those whose tensors stay under the
+    /// bound, are given to `tile-run`, whose timeouts then mean a hang.
     pub runnable: bool,
     /// It parses and verifies as it is (see [`mark_valid`]); most mutants start from these.
     pub valid: bool,
@@ -565,7 +566,8 @@ pub struct Runner {
     pub bin: PathBuf,
     /// A scratch folder for inputs and outputs.
     pub work: PathBuf,
-    /// How long one run may take before it counts as a hang.
+    /// How much CPU time one run may use before it counts as a hang (and how long it may go without
+    /// any; ten times this in wall time makes it inconclusive: [`crate::watch`]).
     pub timeout: Duration,
     /// Runs every mutant through this tool instead of a random one (`tile-fuzz --only vulkan`).
     pub only: Option<Tool>,
@@ -766,26 +768,14 @@ pub fn run_case(runner: &Runner, tool: &Tool, text: &str, name: &str) -> Verdict
         .stderr(std::fs::File::create(&stderr_path).expect("scratch"))
         .env("RUST_BACKTRACE", "0");
     let mut child = command.spawn().expect("the tools are built");
-    let started = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait") {
-            break Some(status);
-        }
-        if started.elapsed() > runner.timeout {
-            let _ = child.kill();
-            let _ = child.wait();
-            break None;
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    };
+    let ended = crate::watch::wait(&mut child, runner.timeout);
     let stdout = std::fs::read_to_string(&stdout_path).unwrap_or_default();
     let stderr =
         String::from_utf8_lossy(&std::fs::read(&stderr_path).unwrap_or_default()).into_owned();
-    let Some(status) = status else {
-        return Some((
-            "timeout".into(),
-            format!("more than {} s", runner.timeout.as_secs()),
-        ));
+    let status = match ended {
+        crate::watch::Ended::Exited(status) => status,
+        crate::watch::Ended::Hang(why) => return Some(("timeout".into(), why)),
+        crate::watch::Ended::Inconclusive(why) => return Some((INCONCLUSIVE.into(), why)),
     };
     use std::os::unix::process::ExitStatusExt;
     if std::env::var_os("TILE_FUZZ_VERBOSE").is_some() {
@@ -813,6 +803,10 @@ pub fn run_case(runner: &Runner, tool: &Tool, text: &str, name: &str) -> Verdict
         verdict => verdict,
     }
 }
+
+/// The verdict of a run killed by the wall-clock backstop while under its CPU-time limit
+/// ([`crate::watch`]): the machine was loaded, which says nothing of the tool; not a failure.
+pub const INCONCLUSIVE: &str = "inconclusive (machine loaded)";
 
 /// The verdict of a Vulkan run that disagrees with the CPU reference.
 pub const VULKAN_DIFFERS: &str = "vulkan differs from cpu";
@@ -856,7 +850,7 @@ pub fn only_non_finite(stdout: &str) -> bool {
 const UNDEFINED_MARK: &str = "the program's behaviour is undefined";
 
 /// Runs `tile-run --target interp` on `input` with `args`; returns its exit code (`None` past the
-/// time limit), stdout and stderr.
+/// time limit, or inconclusive), stdout and stderr.
 fn interpret(runner: &Runner, input: &Path, args: &[&str]) -> (Option<i32>, String, String) {
     let output = |suffix: &str| input.with_extension(suffix);
     let (stdout_path, stderr_path) = (output("interp.stdout"), output("interp.stderr"));
@@ -869,17 +863,9 @@ fn interpret(runner: &Runner, input: &Path, args: &[&str]) -> (Option<i32>, Stri
         .env("RUST_BACKTRACE", "0")
         .spawn()
         .expect("the tools are built");
-    let started = Instant::now();
-    let code = loop {
-        if let Some(status) = child.try_wait().expect("wait") {
-            break status.code().or(Some(-1));
-        }
-        if started.elapsed() > runner.timeout {
-            let _ = child.kill();
-            let _ = child.wait();
-            break None;
-        }
-        std::thread::sleep(Duration::from_millis(5));
+    let code = match crate::watch::wait(&mut child, runner.timeout) {
+        crate::watch::Ended::Exited(status) => status.code().or(Some(-1)),
+        _ => None,
     };
     let read = |path: &Path| {
         String::from_utf8_lossy(&std::fs::read(path).unwrap_or_default()).into_owned()
@@ -980,7 +966,9 @@ pub fn case(seeds: &[Seed], seed: u64, case: u64) -> (usize, String, Tool) {
         rng.below(seeds.len())
     };
     let text = mutate(&seeds[index].text, &mut rng);
-    let tool = Tool::random(&mut rng, seeds[index].runnable);
+    // The size bound holds for the mutant, not only its seed: a mutated shape (2 x 1000 heads of
+    // 1000 tokens) makes a run long by its work, not stuck, and is for the compilers only.
+    let tool = Tool::random(&mut rng, seeds[index].runnable && small_tensors(&text));
     (index, text, tool)
 }
 
@@ -1048,10 +1036,16 @@ impl Failure {
         self.verdict.0 == NON_FINITE
     }
 
+    /// Returns true for a run killed by the wall-clock backstop under its CPU limit
+    /// ([`INCONCLUSIVE`]).
+    pub fn is_inconclusive(&self) -> bool {
+        self.verdict.0 == INCONCLUSIVE
+    }
+
     /// Returns true for what the fuzzer counts apart rather than as a failure: an undefined input,
-    /// or a Vulkan difference only at NaN and infinities.
+    /// a Vulkan difference only at NaN and infinities, or an inconclusive run.
     pub fn is_excused(&self) -> bool {
-        self.is_undefined_input() || self.is_non_finite()
+        self.is_undefined_input() || self.is_non_finite() || self.is_inconclusive()
     }
 
     /// Returns the kind of undefined behaviour of an [`UNDEFINED_INPUT`] (`undefined read`,
@@ -1141,6 +1135,29 @@ mod tests {
             valid: true,
         }];
         assert_eq!(case(&seeds, 7, 3).1, case(&seeds, 7, 3).1);
+    }
+
+    /// A mutant whose host tensors outgrow the seed's size bound (class 1 of seed 14141: 2 x 1000
+    /// heads) is given to the compilers only, never to `tile-run`.
+    #[test]
+    fn mutants_past_the_size_bound_are_not_run() {
+        let seeds = vec![Seed {
+            origin: "x".into(),
+            text: "func.func @f(%a: memref<64x64xf32>, %b: memref<64x64xf32>) {\n  tile.kernel\n}\n".into(),
+            runnable: true,
+            valid: true,
+        }];
+        let (mut large, mut run) = (0, 0);
+        for index in 0..400 {
+            let (_, text, tool) = case(&seeds, 1, index);
+            let runs = matches!(tool, Tool::RunCpu | Tool::RunVulkanCheck);
+            if !small_tensors(&text) {
+                large += 1;
+                assert!(!runs, "case {index} runs {text}");
+            }
+            run += usize::from(runs);
+        }
+        assert!(large > 0 && run > 0, "{large} large mutants, {run} runs");
     }
 
     #[test]

@@ -3,12 +3,13 @@
 
 pub mod fuzz;
 pub mod generate;
+pub mod watch;
 
 use generate::check::{Outcome, Verdict};
 use std::{
     path::Path,
     process::{Command, Stdio},
-    time::{Duration, Instant},
+    time::Duration,
 };
 
 /// Checks generated program `index` of `seed` in this process (`tile-fuzz --check-one`): writes
@@ -31,7 +32,8 @@ pub fn check_one(scratch: &Path, seed: u64, index: u64) -> String {
 }
 
 /// Runs generated program `index` of `seed` through `bin/tile-fuzz --check-one` in a child process
-/// (so that a crash or a hang fails this program only), killed after `timeout`. Returns the
+/// (so that a crash or a hang fails this program only), killed as a hang past `timeout` of CPU time
+/// ([`watch`]; past ten times it in wall time, inconclusive: both targets skipped). Returns the
 /// program and its outcome, or why the child gave none (a crash, a timeout, a program the
 /// interpreter cannot run), which fails both targets.
 pub fn check_generated(
@@ -50,7 +52,6 @@ pub fn check_generated(
         Ok(child) => child,
         Err(error) => return (program, Err(format!("tile-fuzz does not start: {error}"))),
     };
-    let started = Instant::now();
     // The pipes are read on threads so that a chatty child cannot block on a full pipe.
     let mut stdout = child.stdout.take().expect("piped");
     let mut stderr = child.stderr.take().expect("piped");
@@ -64,29 +65,20 @@ pub fn check_generated(
         std::io::Read::read_to_string(&mut stderr, &mut text).ok();
         text
     });
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break Some(status),
-            Ok(None) if started.elapsed() > timeout => {
-                let _ = child.kill();
-                let _ = child.wait();
-                break None;
-            }
-            Ok(None) => std::thread::sleep(Duration::from_millis(20)),
-            Err(_) => break None,
-        }
-    };
+    let ended = watch::wait(&mut child, timeout);
     let (stdout, stderr) = (
         out.join().unwrap_or_default(),
         err.join().unwrap_or_default(),
     );
-    let result = match (status, Outcome::parse(&stdout)) {
-        (None, _) => Err(format!(
-            "no result within {} s (a hang?)",
-            timeout.as_secs()
-        )),
-        (Some(_), Some(outcome)) => Ok(outcome),
-        (Some(status), None) => {
+    let result = match (ended, Outcome::parse(&stdout)) {
+        (watch::Ended::Hang(why), _) => Err(format!("no result: {why} (a hang?)")),
+        // Slow because the machine is loaded: neither target failed; both are skipped, with why.
+        (watch::Ended::Inconclusive(why), _) => Ok(Outcome {
+            cpu: Verdict::Skipped(format!("inconclusive (machine loaded): {why}")),
+            vulkan: Verdict::Skipped(format!("inconclusive (machine loaded): {why}")),
+        }),
+        (watch::Ended::Exited(_), Some(outcome)) => Ok(outcome),
+        (watch::Ended::Exited(status), None) => {
             let why = stdout
                 .lines()
                 .find_map(|line| line.strip_prefix("PROGRAM error "))

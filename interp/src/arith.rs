@@ -221,14 +221,18 @@ pub fn bit_count(kind: BitCount, x: i64, width: u32) -> i64 {
 /// toward zero and must fit.
 pub fn cast(op: &Op, value: Val, from: Scalar, to: Scalar, signed: bool) -> Result<Val> {
     Ok(match (value, to) {
-        (Val::F(x), Scalar::Float(float)) => Val::F(float.round(x)),
+        (Val::F(x, e), Scalar::Float(float)) => {
+            let r = float.round(x);
+            Val::F(r, e + crate::bound::rounding(float, r))
+        }
         (Val::I(x), Scalar::Float(float)) => {
             let x = if signed {
                 x as f64
             } else {
                 unsigned(x, from.width().unwrap_or(64)) as f64
             };
-            Val::F(float.round(x))
+            let r = float.round(x);
+            Val::F(r, crate::bound::rounding(float, r))
         }
         (Val::I(x), _) => {
             let x = if signed {
@@ -238,7 +242,7 @@ pub fn cast(op: &Op, value: Val, from: Scalar, to: Scalar, signed: bool) -> Resu
             };
             Val::I(wrap(x, to.width().unwrap_or(64)))
         }
-        (Val::F(x), _) => {
+        (Val::F(x, _), _) => {
             let width = to.width().unwrap_or(64) as i32;
             let t = x.trunc();
             let (low, high) = if signed {

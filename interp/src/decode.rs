@@ -244,11 +244,15 @@ impl Decoder {
                 let value = if let Ok(integer) = IntegerAttribute::try_from(attr) {
                     Val::I(integer.value())
                 } else if let Ok(float) = FloatAttribute::try_from(attr) {
-                    Val::F(float.value())
+                    Val::F(float.value(), 0.0)
                 } else {
                     return Err(form(format!("with value {attr}")));
                 };
-                Kind::Constant(scalar.round(value))
+                // Every target rounds a literal alike: a constant is exact (bound 0).
+                Kind::Constant(match scalar.round(value) {
+                    Val::F(x, _) => Val::F(x, 0.0),
+                    other => other,
+                })
             }
             "arith.addi" | "index.add" => int(IntOp::Add)?,
             "arith.subi" | "index.sub" => int(IntOp::Sub)?,

@@ -13,7 +13,8 @@
 
 use crate::arith::{binary, bit_count, cast, integer, unary};
 use crate::error::{Error, OutOfBounds, Result, UndefinedRead};
-use crate::ir::{Body, Kind, Op};
+use crate::bound;
+use crate::ir::{Body, FloatOp, Kind, Op};
 use crate::memory::{Buf, Level};
 use crate::race::Scope;
 use crate::scalar::{Val, unsigned, wrap};
@@ -58,8 +59,13 @@ impl Machine {
 
     /// Returns operand `index` of `op` as a float.
     fn float(&self, op: &Op, index: usize) -> Result<f64> {
+        self.bounded(op, index).map(|(x, _)| x)
+    }
+
+    /// Returns operand `index` of `op` as a float and its error bound.
+    fn bounded(&self, op: &Op, index: usize) -> Result<(f64, f64)> {
         match self.get(op.operands[index]) {
-            Val::F(x) => Ok(x),
+            Val::F(x, e) => Ok((x, e)),
             other => Err(undefined(
                 op,
                 format!("expects a float operand {index}, but got {other}"),
@@ -271,8 +277,12 @@ impl Machine {
                 self.set(op, Val::I(holds as i64));
             }
             Kind::PowI(float) => {
-                let (x, n) = (self.float(op, 0)?, self.int(op, 1)?);
-                self.set(op, Val::F(float.round(x.powi(n as i32))));
+                let ((x, e), n) = (self.bounded(op, 0)?, self.int(op, 1)?);
+                let r = float.round(x.powi(n as i32));
+                // d(x^n) = n x^(n-1) dx, and n - 1 roundings of repeated multiplication.
+                let propagated = (n as f64 * x.powi(n as i32 - 1)).abs() * e;
+                let rounds = (n.unsigned_abs() as f64).max(1.0);
+                self.set(op, Val::F(r, propagated + rounds * bound::rounding(*float, r)));
             }
             Kind::AbsI(width) => {
                 let value = self.int(op, 0)?;
@@ -322,18 +332,22 @@ impl Machine {
                 self.set(op, self.get(op.operands[chosen]));
             }
             Kind::Float(kind, float) => {
-                let value = binary(*kind, self.float(op, 0)?, self.float(op, 1)?);
-                self.set(op, Val::F(float.round(value)));
+                let (a, b) = (self.bounded(op, 0)?, self.bounded(op, 1)?);
+                let r = float.round(binary(*kind, a.0, b.0));
+                self.set(op, Val::F(r, bound::binary(*kind, *float, a, b, r)));
             }
             Kind::Unary(kind, float) => {
-                let value = unary(*kind, self.float(op, 0)?);
-                self.set(op, Val::F(float.round(value)));
+                let x = self.bounded(op, 0)?;
+                let r = float.round(unary(*kind, x.0));
+                self.set(op, Val::F(r, bound::unary(*kind, *float, x, r)));
             }
             Kind::Fma(float) => {
-                let value = self
-                    .float(op, 0)?
-                    .mul_add(self.float(op, 1)?, self.float(op, 2)?);
-                self.set(op, Val::F(float.round(value)));
+                let (a, b, c) = (self.bounded(op, 0)?, self.bounded(op, 1)?, self.bounded(op, 2)?);
+                let r = float.round(a.0.mul_add(b.0, c.0));
+                // A target may round the product too (no fused multiply-add).
+                let product = bound::binary(FloatOp::Mul, *float, a, b, a.0 * b.0);
+                let e = bound::binary(FloatOp::Add, *float, (a.0 * b.0, product), c, r);
+                self.set(op, Val::F(r, e));
             }
             Kind::Cast { from, to, signed } => {
                 let value = cast(op, self.get(op.operands[0]), *from, *to, *signed)?;

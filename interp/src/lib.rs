@@ -34,6 +34,7 @@
 #![deny(missing_docs)]
 
 mod arith;
+pub mod bound;
 pub mod decode;
 mod error;
 pub mod exec;
@@ -104,6 +105,13 @@ impl Program {
     /// Runs the host function `name` on `tensors` (one per argument, in order), writing its outputs
     /// in place. The tensors keep whatever the run wrote before an error.
     pub fn run(&self, name: &str, tensors: &mut [Tensor]) -> Result<()> {
+        self.run_bounded(name, tensors).map(drop)
+    }
+
+    /// Like [`Program::run`], and returns the error bound of every element of every tensor
+    /// ([`bound`]: how far a correct target may be from the exact result, given the magnitudes of
+    /// the terms that produced it; 0 for inputs and integers; NaN or infinite where none is known).
+    pub fn run_bounded(&self, name: &str, tensors: &mut [Tensor]) -> Result<Vec<Vec<f64>>> {
         let function = self.function(name)?;
         if tensors.len() != function.arguments.len() {
             return Err(Error::Arguments(format!(
@@ -142,10 +150,12 @@ impl Program {
         }
         let arguments: Vec<Val> = (0..tensors.len()).map(Val::M).collect();
         let result = machine.run(&function.body, &arguments);
+        let mut bounds = Vec::new();
         for (tensor, buffer) in tensors.iter_mut().zip(machine.buffers.iter_mut()) {
             tensor.data = std::mem::take(&mut buffer.data);
+            bounds.push(std::mem::take(&mut buffer.bound));
         }
-        result.map(drop)
+        result.map(|_| bounds)
     }
 }
 

@@ -87,6 +87,8 @@ pub struct Buf {
     pub strides: Vec<usize>,
     /// The elements.
     pub data: Vec<f64>,
+    /// The error bound of each float element ([`crate::bound`]); 0 for integers.
+    pub bound: Vec<f64>,
     /// Where it lives.
     pub level: Level,
     /// Its memref type, for messages.
@@ -120,6 +122,7 @@ impl Buf {
         Self {
             element: r#type.element,
             data: vec![fill; shape.iter().product()],
+            bound: vec![0.0; shape.iter().product()],
             shape,
             strides,
             level,
@@ -137,6 +140,8 @@ impl Buf {
             let value = buffer.load(position);
             buffer.store(position, value);
         }
+        // Host inputs are exact: what they hold is what every target reads.
+        buffer.bound.fill(0.0);
         buffer
     }
 
@@ -159,7 +164,7 @@ impl Buf {
     pub fn load(&self, position: usize) -> Val {
         let x = self.data[position];
         match self.element {
-            Scalar::Float(_) => Val::F(x),
+            Scalar::Float(_) => Val::F(x, self.bound[position]),
             _ => Val::I(x as i64),
         }
     }
@@ -182,13 +187,21 @@ impl Buf {
     /// Stores `value` at `position`, rounded to the element type, and marks it written.
     pub fn store(&mut self, position: usize, value: Val) {
         self.written.set(position);
-        self.data[position] = match (self.element, value) {
-            (Scalar::Float(float), Val::F(x)) => float.round(x),
-            (Scalar::Int(width), Val::I(x)) => wrap(x, width) as f64,
-            (Scalar::Float(float), Val::I(x)) => float.round(x as f64),
-            (Scalar::Int(width), Val::F(x)) => wrap(x as i64, width) as f64,
-            _ => f64::NAN,
+        let (stored, bound) = match (self.element, value) {
+            (Scalar::Float(float), Val::F(x, e)) => {
+                let r = float.round(x);
+                (r, crate::bound::stored(float, x, e, r))
+            }
+            (Scalar::Int(width), Val::I(x)) => (wrap(x, width) as f64, 0.0),
+            (Scalar::Float(float), Val::I(x)) => {
+                let r = float.round(x as f64);
+                (r, crate::bound::rounding(float, r))
+            }
+            (Scalar::Int(width), Val::F(x, _)) => (wrap(x as i64, width) as f64, 0.0),
+            _ => (f64::NAN, 0.0),
         };
+        self.data[position] = stored;
+        self.bound[position] = bound;
     }
 
     /// Returns the type, with the runtime shape when it has dynamic sizes.

@@ -41,8 +41,9 @@ pub enum Scalar {
 pub enum Val {
     /// An integer or index, sign-extended from its width.
     I(i64),
-    /// A float, exact in its type.
-    F(f64),
+    /// A float, exact in its type, and its error bound ([`crate::bound`]): how far a correct
+    /// implementation's value may be from the program's exact result, to first order.
+    F(f64, f64),
     /// A buffer: its number in the machine's arena.
     M(usize),
     /// Not computed yet (never read by a well-formed program).
@@ -59,6 +60,11 @@ impl Float {
             Self::F64 => (52, -1022, f64::MAX, true),
             Self::F8E4M3FN => (3, -6, 448.0, false),
         }
+    }
+
+    /// Returns the unit roundoff: half the distance from 1 to the next value of this format.
+    pub fn unit_roundoff(self) -> f64 {
+        2f64.powi(-(self.format().0 + 1))
     }
 
     /// Returns `value` rounded to this format: to nearest, ties to even.
@@ -173,7 +179,10 @@ impl Scalar {
     /// Returns `value` as this type holds it (rounded float, wrapped integer).
     pub fn round(self, value: Val) -> Val {
         match (self, value) {
-            (Self::Float(float), Val::F(x)) => Val::F(float.round(x)),
+            (Self::Float(float), Val::F(x, e)) => {
+                let r = float.round(x);
+                Val::F(r, crate::bound::stored(float, x, e, r))
+            }
             (Self::Int(width), Val::I(x)) => Val::I(wrap(x, width)),
             _ => value,
         }
@@ -198,7 +207,7 @@ impl fmt::Display for Val {
     fn fmt(&self, formatter: &mut fmt::Formatter) -> fmt::Result {
         match self {
             Self::I(x) => write!(formatter, "{x}"),
-            Self::F(x) => write!(formatter, "{x}"),
+            Self::F(x, _) => write!(formatter, "{x}"),
             Self::M(id) => write!(formatter, "buffer #{id}"),
             Self::Unset => formatter.write_str("<unset>"),
         }

@@ -14,6 +14,7 @@
 //!   element type after every step; `max`/`min` propagate NaN like `arith.maximumf`.
 
 use crate::arith::{cast, maximum, minimum};
+use crate::bound;
 use crate::error::Result;
 use crate::exec::{Machine, clips, undefined};
 use crate::ir::Op;
@@ -168,44 +169,43 @@ impl Machine {
             }
         }
         let before = self.buffers[c].data.clone();
-        // op(A) as M rows of K, op(B) as N columns of K: the inner loop walks k contiguously.
-        let (a_data, b_data) = (&self.buffers[a].data, &self.buffers[b].data);
-        let mut rows = vec![0.0; m * k];
-        let mut columns = vec![0.0; n * k];
-        for i in 0..m {
-            for p in 0..k {
-                rows[i * k + p] = if transpose_a {
-                    a_data[p * m + i]
-                } else {
-                    a_data[i * k + p]
-                };
+        // op(A) as M rows of K, op(B) as N columns of K: the inner loop walks k contiguously; each
+        // element with its error bound.
+        let gather = |id: usize, outer: usize, at: &dyn Fn(usize, usize) -> usize| {
+            let buffer = &self.buffers[id];
+            let mut values = vec![(0.0, 0.0); outer * k];
+            for i in 0..outer {
+                for p in 0..k {
+                    let position = at(i, p);
+                    values[i * k + p] = (buffer.data[position], buffer.bound[position]);
+                }
             }
-        }
-        for j in 0..n {
-            for p in 0..k {
-                columns[j * k + p] = if transpose_b {
-                    b_data[j * k + p]
-                } else {
-                    b_data[p * n + j]
-                };
-            }
-        }
+            values
+        };
+        let rows = gather(a, m, &|i, p| if transpose_a { p * m + i } else { i * k + p });
+        let columns = gather(b, n, &|j, p| if transpose_b { j * k + p } else { p * n + j });
         let accumulator = self.buffers[c].element;
-        let data = &mut self.buffers[c].data;
+        let buffer = &mut self.buffers[c];
         for i in 0..m {
             let row = &rows[i * k..(i + 1) * k];
             for j in 0..n {
                 let column = &columns[j * k..(j + 1) * k];
-                let mut sum = data[i * n + j];
+                let at = i * n + j;
+                let mut sum = buffer.data[at];
                 match accumulator {
                     Scalar::Float(float) => {
-                        for (x, y) in row.iter().zip(column) {
+                        // K products added to C in an order the target picks ([`crate::bound`]).
+                        let (mut propagated, mut magnitude) = (buffer.bound[at], sum.abs());
+                        for ((x, ex), (y, ey)) in row.iter().zip(column) {
                             sum = float.round(sum + x * y);
+                            propagated += x.abs() * ey + y.abs() * ex;
+                            magnitude += (x * y).abs();
                         }
+                        buffer.bound[at] = bound::sum(float, k, propagated, magnitude);
                     }
                     Scalar::Int(width) => {
                         let mut total = sum as i64;
-                        for (x, y) in row.iter().zip(column) {
+                        for ((x, _), (y, _)) in row.iter().zip(column) {
                             total = crate::scalar::wrap(
                                 total.wrapping_add(*x as i64 * *y as i64),
                                 width,
@@ -215,7 +215,7 @@ impl Machine {
                     }
                     Scalar::Index => return Err(undefined(op, "expects a numeric accumulator")),
                 }
-                data[i * n + j] = sum;
+                buffer.data[at] = sum;
             }
         }
         for (position, old) in before.into_iter().enumerate() {
@@ -283,13 +283,21 @@ impl Machine {
                         .collect::<Vec<_>>(),
                 )
                 .expect("inside the result");
-            let mut acc = if clear {
-                identity
+            let (mut acc, mut propagated) = if clear {
+                (identity, 0.0)
             } else {
-                self.buffers[dst].data[out]
+                (self.buffers[dst].data[out], self.buffers[dst].bound[out])
             };
+            let mut magnitude = if clear { 0.0 } else { acc.abs() };
             for r in 0..length {
                 let x = self.buffers[src].data[start + r * stride];
+                let ex = self.buffers[src].bound[start + r * stride];
+                // A sum adds its terms' bounds; max and min keep the larger one.
+                match kind {
+                    ReductionKind::Sum | ReductionKind::AbsSum => propagated += ex,
+                    _ => propagated = propagated.max(ex),
+                }
+                magnitude += x.abs();
                 acc = float.round(match kind {
                     ReductionKind::Sum => acc + x,
                     ReductionKind::AbsSum => acc + x.abs(),
@@ -298,11 +306,17 @@ impl Machine {
                     ReductionKind::AbsMax => maximum(acc, x.abs()),
                 });
             }
-            results.push((out, acc));
+            let e = match kind {
+                ReductionKind::Sum | ReductionKind::AbsSum => {
+                    bound::sum(float, length, propagated, magnitude)
+                }
+                _ => propagated,
+            };
+            results.push((out, acc, e));
             Ok(())
         })?;
-        for (position, value) in results {
-            self.write(op, dst, position, Val::F(value))?;
+        for (position, value, e) in results {
+            self.write(op, dst, position, Val::F(value, e))?;
         }
         Ok(())
     }
@@ -310,7 +324,7 @@ impl Machine {
 
 fn zero(element: Scalar) -> Val {
     match element {
-        Scalar::Float(_) => Val::F(0.0),
+        Scalar::Float(_) => Val::F(0.0, 0.0),
         _ => Val::I(0),
     }
 }

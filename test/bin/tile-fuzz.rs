@@ -5,7 +5,10 @@
 //! whose behaviour the interpreter finds undefined are counted apart as undefined inputs (written,
 //! unminimized, to `--out`/undefined/), and so are differences only at elements the CPU reference
 //! holds as NaN or an infinity on programs it and the interpreter agree on (Vulkan need not produce
-//! those; `--out`/non-finite/). Exit status 1 when any run broke the contract.
+//! those; `--out`/non-finite/). A run is a hang when it uses more than `--timeout` seconds of CPU
+//! time (default 60), or none at all for that long; one killed by the wall-clock backstop (ten times
+//! that) under its CPU limit is inconclusive, counted apart (`--out`/inconclusive/), never a
+//! failure (`tile_tests::watch`). Exit status 1 when any run broke the contract.
 //!
 //! `tile-fuzz --generate N [--seed N] [--start I] [--jobs N] [--timeout S]` runs generated programs
 //! `I..I+N` of the seed instead (`tile_tests::generate`): each on the interpreter, the CPU reference
@@ -181,6 +184,9 @@ fn main() -> ExitCode {
     // counted apart: kept (unminimized) for a look, never failures.
     let (excused, failures): (Vec<_>, Vec<_>) =
         failures.into_iter().partition(fuzz::Failure::is_excused);
+    let (inconclusive, excused): (Vec<_>, Vec<_>) = excused
+        .into_iter()
+        .partition(fuzz::Failure::is_inconclusive);
     let (undefined, non_finite): (Vec<_>, Vec<_>) = excused
         .into_iter()
         .partition(fuzz::Failure::is_undefined_input);
@@ -194,7 +200,7 @@ fn main() -> ExitCode {
         .map(|(kind, count)| format!("{count} {kind}"))
         .collect();
     println!(
-        "tile-fuzz: seed {seed}, {runs} runs in {:.0} s ({} succeeded): {} failing runs, {} distinct; {} undefined inputs{}; {} Vulkan differences only at NaN or infinities",
+        "tile-fuzz: seed {seed}, {runs} runs in {:.0} s ({} succeeded): {} failing runs, {} distinct; {} undefined inputs{}; {} Vulkan differences only at NaN or infinities; {} inconclusive (machine loaded)",
         started.elapsed().as_secs_f64(),
         fuzz::SUCCEEDED.load(std::sync::atomic::Ordering::Relaxed),
         failures.len(),
@@ -205,8 +211,28 @@ fn main() -> ExitCode {
         } else {
             format!(" ({})", kinds.join(", "))
         },
-        non_finite.len()
+        non_finite.len(),
+        inconclusive.len()
     );
+    if !inconclusive.is_empty() {
+        let folder = out.join("inconclusive");
+        let _ = std::fs::create_dir_all(&folder);
+        for failure in &inconclusive {
+            let path = folder.join(format!("seed{seed}-case{}.mlir", failure.case));
+            let header = format!(
+                "// {}: killed by the wall-clock backstop under its CPU-time limit: {}\n// from {} (seed {seed}, case {})\n",
+                failure.tool.describe(),
+                failure.verdict.1,
+                failure.origin,
+                failure.case
+            );
+            let _ = std::fs::write(&path, format!("{header}{}", failure.text));
+        }
+        println!(
+            "  inconclusive runs (not failures; rerun them on a quiet machine): {}",
+            folder.display()
+        );
+    }
     if !non_finite.is_empty() {
         let folder = out.join("non-finite");
         let _ = std::fs::create_dir_all(&folder);

@@ -77,12 +77,15 @@ impl Outcome {
     }
 }
 
-/// Compares every output of `function` in `data` with the interpreter's `reference`.
+/// Compares every output of `function` in `data` with the interpreter's `reference`, whose error
+/// `bounds` (one list per argument) excuse differences that the magnitudes of an element's terms
+/// allow ([`tile_run::compare_bounded`]).
 fn compare(
     program: &Program,
     function: &tile_run::Function,
     data: &[tile_run::buffer::Buffer],
     reference: &[tile_run::buffer::Buffer],
+    bounds: &[Vec<f64>],
 ) -> Verdict {
     let mut worst: f64 = 0.0;
     for (index, argument) in function
@@ -92,7 +95,8 @@ fn compare(
         .filter(|(_, a)| a.output)
     {
         let bound = program.tolerance(argument.element);
-        let (error, mismatches) = tile_run::compare(&data[index], &reference[index], bound);
+        let (error, mismatches) =
+            tile_run::compare_bounded(&data[index], &reference[index], bound, &bounds[index]);
         worst = worst.max(error);
         if !mismatches.is_empty() {
             let shape = &reference[index].shape;
@@ -190,8 +194,8 @@ pub fn check(
     for function in &functions {
         let inputs = tile_run::buffers(function, &mut random, 256);
         let mut reference = inputs.clone();
-        interp
-            .run(&function.name, &mut reference)
+        let bounds = interp
+            .run_bounded(&function.name, &mut reference)
             .map_err(|error| format!("the interpreter stopped: {}", error.diagnostic()))?;
         let merge = |verdict: &mut Verdict, new: Verdict| {
             if let (Verdict::Pass(old), Verdict::Pass(worst)) = (&*verdict, &new) {
@@ -203,7 +207,7 @@ pub fn check(
         if let (Ok(program_cpu), Verdict::Pass(_)) = (&cpu, &outcome.cpu) {
             let mut data = inputs.clone();
             let verdict = match program_cpu.run(&function.name, &mut data) {
-                Ok(()) => compare(program, function, &data, &reference),
+                Ok(()) => compare(program, function, &data, &reference, &bounds),
                 Err(why) => Verdict::Fail(format!("the CPU run failed: {why}")),
             };
             merge(&mut outcome.cpu, verdict);
@@ -213,7 +217,7 @@ pub fn check(
         {
             let mut data = inputs.clone();
             let verdict = match program_gpu.run(device, &function.name, &mut data) {
-                Ok(()) => compare(program, function, &data, &reference),
+                Ok(()) => compare(program, function, &data, &reference, &bounds),
                 Err(why) => Verdict::Fail(format!("the Vulkan run failed: {why}")),
             };
             merge(&mut outcome.vulkan, verdict);

@@ -1,0 +1,90 @@
+//! The program's own `memref.load`s and `memref.store`s stay inside their buffers on the CPU.
+//!
+//! An access out of bounds is undefined behaviour of the program (the interpreter reports it), and
+//! any result is a correct one; but the CPU reference runs it natively, and a load or store far
+//! outside a buffer kills `tile-run` with SIGSEGV, which the tools never end in (issue 11: the
+//! fuzzer's seed 2026, case 235, a residual load at row 200..255 of a 200-row tensor). So before
+//! the CPU lowering each index that is not a constant inside its dimension is clamped to it
+//! (`minui(i, size - 1)`: a negative index, huge unsigned, becomes the last row too). An empty
+//! dimension (size 0) is not guarded: there is nothing to clamp to.
+
+use melior::{
+    Context,
+    dialect::{arith, memref},
+    ir::{
+        BlockLike, Module, Value,
+        attribute::IntegerAttribute,
+        operation::{OperationBuilder, OperationLike, OperationRef},
+        r#type::Type,
+    },
+};
+use tile_dialect::ops::{constant_integer, find_ops, memref_shape, set_operand};
+
+/// Clamps the indices of every `memref.load` and `memref.store` of `module` to their dimensions.
+pub fn guard(context: &Context, module: &Module) {
+    // (op, position of the memref operand): the indices follow it.
+    for (name, first) in [("memref.load", 0), ("memref.store", 1)] {
+        for access in find_ops(module.as_operation(), name) {
+            let count = access.operand_count();
+            let Ok(buffer) = (if count > first { access.operand(first) } else { continue }) else {
+                continue;
+            };
+            let shape = memref_shape(buffer);
+            if count != first + 1 + shape.len() {
+                continue;
+            }
+            for (dim, size) in shape.iter().enumerate() {
+                let position = first + 1 + dim;
+                let Ok(index) = access.operand(position) else { continue };
+                let inside = constant_integer(index).is_some_and(|i| i >= 0 && (*size < 0 || i < *size));
+                if *size != 0 && !inside {
+                    let clamped = clamp(context, access, buffer, dim, *size, index);
+                    set_operand(access, position, clamped);
+                }
+            }
+        }
+    }
+}
+
+/// Builds `minui(index, size - 1)` before `access` (the size from `memref.dim` when dynamic).
+fn clamp<'c, 'a>(
+    context: &'c Context,
+    access: OperationRef<'c, 'a>,
+    buffer: Value<'c, 'a>,
+    dim: usize,
+    size: i64,
+    index: Value<'c, 'a>,
+) -> Value<'c, 'a> {
+    let block = access.block().expect("an access in a block");
+    let location = access.location();
+    let insert = |op| -> Value<'c, 'a> {
+        block
+            .insert_operation_before(access, op)
+            .result(0)
+            .expect("one result")
+            .into()
+    };
+    let constant = |value: i64| {
+        insert(arith::constant(
+            context,
+            IntegerAttribute::new(Type::index(context), value).into(),
+            location,
+        ))
+    };
+    let binary = |name: &str, a: Value<'c, 'a>, b: Value<'c, 'a>| {
+        insert(
+            OperationBuilder::new(name, location)
+                .add_operands(&[a, b])
+                .enable_result_type_inference()
+                .build()
+                .expect("an index op"),
+        )
+    };
+    let last = if size > 0 {
+        constant(size - 1)
+    } else {
+        let extent = insert(memref::dim(buffer, constant(dim as i64), location));
+        binary("arith.subi", extent, constant(1))
+    };
+    binary("arith.minui", index, last)
+}

@@ -1,0 +1,102 @@
+//! Integer divisions the CPU reference runs natively get a divisor that cannot trap.
+//!
+//! A division or remainder by zero (and a signed one of the type's minimum by -1) is undefined
+//! upstream, and the program's results with it: any value is a correct one. But x86's `div` and
+//! `idiv` trap on it (SIGFPE), which kills `tile-run` itself, and the tools never end in a signal
+//! (issue 11; the fuzzer's seed 15151, case 9535: `arith.remui %bz, %b` with `%b = %bz / 3`, zero
+//! in the first blocks). A divisor that is a constant 0 is an error at the op in every lowering; a
+//! run-time one is replaced by 1 where it would trap, before the CPU lowering. The interpreter
+//! still reports such a program as undefined; Vulkan does not trap.
+
+use melior::{
+    Context,
+    dialect::arith,
+    ir::{
+        BlockLike, Module, Type, Value, ValueLike,
+        attribute::IntegerAttribute,
+        operation::{OperationLike, OperationRef},
+        r#type::IntegerType,
+    },
+};
+use tile_dialect::ops::{constant_integer, find_ops, set_operand};
+
+/// The integer divisions and remainders, and whether each is signed.
+const DIVISIONS: &[(&str, bool)] = &[
+    ("arith.divui", false),
+    ("arith.remui", false),
+    ("arith.ceildivui", false),
+    ("arith.divsi", true),
+    ("arith.remsi", true),
+    ("arith.ceildivsi", true),
+    ("arith.floordivsi", true),
+    ("index.divu", false),
+    ("index.remu", false),
+    ("index.ceildivu", false),
+    ("index.divs", true),
+    ("index.rems", true),
+    ("index.ceildivs", true),
+    ("index.floordivs", true),
+];
+
+/// Replaces the divisor `d` of every integer division of `module` that may trap by
+/// `select(d == 0 [or n == MIN and d == -1, signed], 1, d)`.
+pub fn guard(context: &Context, module: &Module) {
+    for (name, signed) in DIVISIONS {
+        for division in find_ops(module.as_operation(), name) {
+            if division.operand_count() != 2 {
+                continue;
+            }
+            let (Ok(dividend), Ok(divisor)) = (division.operand(0), division.operand(1)) else {
+                continue;
+            };
+            let safe = match constant_integer(divisor) {
+                Some(value) => value != 0 && !(*signed && value == -1),
+                None => false,
+            };
+            if !safe {
+                let guarded = guarded_divisor(context, division, dividend, divisor, *signed);
+                set_operand(division, 1, guarded);
+            }
+        }
+    }
+}
+
+/// Builds the guarded divisor before `division`.
+fn guarded_divisor<'c, 'a>(
+    context: &'c Context,
+    division: OperationRef<'c, 'a>,
+    dividend: Value<'c, 'a>,
+    divisor: Value<'c, 'a>,
+    signed: bool,
+) -> Value<'c, 'a> {
+    let block = division.block().expect("a division in a block");
+    let location = division.location();
+    let r#type: Type<'c> = divisor.r#type();
+    let insert = |op| -> Value<'c, 'a> {
+        block
+            .insert_operation_before(division, op)
+            .result(0)
+            .expect("one result")
+            .into()
+    };
+    let constant = |value: i64| {
+        insert(arith::constant(
+            context,
+            IntegerAttribute::new(r#type, value).into(),
+            location,
+        ))
+    };
+    let equal = |a, b| insert(arith::cmpi(context, arith::CmpiPredicate::Eq, a, b, location));
+    let mut traps = equal(divisor, constant(0));
+    if signed {
+        let width = IntegerType::try_from(r#type).map_or(64, |integer| integer.width());
+        let minimum = if width >= 64 { i64::MIN } else { -(1i64 << (width - 1)) };
+        let overflows = insert(arith::andi(
+            equal(dividend, constant(minimum)),
+            equal(divisor, constant(-1)),
+            location,
+        ));
+        traps = insert(arith::ori(traps, overflows, location));
+    }
+    insert(arith::select(traps, constant(1), divisor, location))
+}
