@@ -10,10 +10,9 @@
 
 use melior::{
     Context,
-    dialect::{arith, memref},
+    dialect::memref,
     ir::{
-        BlockLike, Module, Value,
-        attribute::IntegerAttribute,
+        Module, Value,
         operation::{OperationBuilder, OperationLike, OperationRef},
         r#type::Type,
     },
@@ -55,22 +54,10 @@ fn clamp<'c, 'a>(
     size: i64,
     index: Value<'c, 'a>,
 ) -> Value<'c, 'a> {
-    let block = access.block().expect("an access in a block");
-    let location = access.location();
-    let insert = |op| -> Value<'c, 'a> {
-        block
-            .insert_operation_before(access, op)
-            .result(0)
-            .expect("one result")
-            .into()
-    };
-    let constant = |value: i64| {
-        insert(arith::constant(
-            context,
-            IntegerAttribute::new(Type::index(context), value).into(),
-            location,
-        ))
-    };
+    let before = crate::before::Before::new(context, access);
+    let location = before.location;
+    let insert = |op| before.value(op);
+    let constant = |value: i64| before.constant(Type::index(context), value);
     let binary = |name: &str, a: Value<'c, 'a>, b: Value<'c, 'a>| {
         insert(
             OperationBuilder::new(name, location)

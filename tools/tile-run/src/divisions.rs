@@ -12,8 +12,7 @@ use melior::{
     Context,
     dialect::arith,
     ir::{
-        BlockLike, Module, Type, Value, ValueLike,
-        attribute::IntegerAttribute,
+        Module, Type, Value, ValueLike,
         operation::{OperationLike, OperationRef},
         r#type::IntegerType,
     },
@@ -69,23 +68,11 @@ fn guarded_divisor<'c, 'a>(
     divisor: Value<'c, 'a>,
     signed: bool,
 ) -> Value<'c, 'a> {
-    let block = division.block().expect("a division in a block");
-    let location = division.location();
+    let before = crate::before::Before::new(context, division);
+    let location = before.location;
     let r#type: Type<'c> = divisor.r#type();
-    let insert = |op| -> Value<'c, 'a> {
-        block
-            .insert_operation_before(division, op)
-            .result(0)
-            .expect("one result")
-            .into()
-    };
-    let constant = |value: i64| {
-        insert(arith::constant(
-            context,
-            IntegerAttribute::new(r#type, value).into(),
-            location,
-        ))
-    };
+    let insert = |op| before.value(op);
+    let constant = |value: i64| before.constant(r#type, value);
     let equal = |a, b| insert(arith::cmpi(context, arith::CmpiPredicate::Eq, a, b, location));
     let mut traps = equal(divisor, constant(0));
     if signed {

@@ -10,6 +10,7 @@
 #![deny(missing_docs)]
 
 mod accesses;
+mod before;
 pub mod buffer;
 mod divisions;
 
