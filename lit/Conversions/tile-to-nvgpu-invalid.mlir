@@ -18,7 +18,7 @@ func.func @threads_not_warpgroups(%A: memref<1024x1024xf16>, %B: memref<1024x102
     tile.pipelined %k = %c0 to %c4 stages(3) {
       tile.copy %A[%c0, %k], %As : memref<1024x1024xf16>, memref<128x64xf16, #gpu.address_space<workgroup>>
       tile.copy %B[%k, %c0], %Bs : memref<1024x1024xf16>, memref<64x128xf16, #gpu.address_space<workgroup>>
-      // expected-warning @+1 {{'tile.gemm' op does not fit wgmma (it takes f16 or bf16 inputs with K a multiple of 16, an A operand in shared memory (or a fragment, not transposed), a B operand in shared memory, and an f32 accumulator in the wgmma layout with M a multiple of 64 and N a multiple of 8 up to 256); it runs without tensor cores on sm_90a (one loop over K per accumulator element)}}
+      // expected-warning @+1 {{'tile.gemm' op does not fit wgmma (it takes f16 or bf16 inputs with K a multiple of 16, an A operand in shared memory (or a fragment, not transposed), a B operand in shared memory, and an f32 accumulator in the wgmma layout with M a multiple of 64 and N a multiple of 8 up to 256) nor mma.sync (the same inputs, B in shared memory, the block's warps splitting the accumulator into 16x8 tiles); it runs without tensor cores on sm_90a (one loop over K per accumulator element)}}
       tile.gemm %As, %Bs, %Cf : memref<128x64xf16, #gpu.address_space<workgroup>>, memref<64x128xf16, #gpu.address_space<workgroup>>, memref<128x128xf32, #tile.fragment>
     }
     tile.copy %Cf, %C[%c0, %c0] : memref<128x128xf32, #tile.fragment>, memref<1024x1024xf16>
@@ -28,22 +28,23 @@ func.func @threads_not_warpgroups(%A: memref<1024x1024xf16>, %B: memref<1024x102
 
 // -----
 
-// A 32-row accumulator is no m64 wgmma tile: the gemm runs without tensor cores.
+// A 32-row accumulator is no m64 wgmma tile, and a K tile of 8 is no K step of mma.sync (16): the
+// gemm runs without tensor cores.
 func.func @m_too_small(%A: memref<1024x1024xf16>, %B: memref<1024x1024xf16>, %C: memref<1024x1024xf16>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c4 = arith.constant 4 : index
   %zero = arith.constant 0.0 : f32
   tile.kernel grid(%c4) threads(128) (%bx) {
-    %As = tile.alloc_shared : memref<32x64xf16, #gpu.address_space<workgroup>>
-    %Bs = tile.alloc_shared : memref<64x128xf16, #gpu.address_space<workgroup>>
+    %As = tile.alloc_shared : memref<32x8xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<8x128xf16, #gpu.address_space<workgroup>>
     %Cf = tile.alloc_fragment : memref<32x128xf32, #tile.fragment>
     tile.fill %Cf, %zero : memref<32x128xf32, #tile.fragment>
     tile.pipelined %k = %c0 to %c4 stages(3) {
-      tile.copy %A[%c0, %k], %As : memref<1024x1024xf16>, memref<32x64xf16, #gpu.address_space<workgroup>>
-      tile.copy %B[%k, %c0], %Bs : memref<1024x1024xf16>, memref<64x128xf16, #gpu.address_space<workgroup>>
-      // expected-warning @+1 {{'tile.gemm' op does not fit wgmma (it takes f16 or bf16 inputs with K a multiple of 16, an A operand in shared memory (or a fragment, not transposed), a B operand in shared memory, and an f32 accumulator in the wgmma layout with M a multiple of 64 and N a multiple of 8 up to 256); it runs without tensor cores on sm_90a (one loop over K per accumulator element)}}
-      tile.gemm %As, %Bs, %Cf : memref<32x64xf16, #gpu.address_space<workgroup>>, memref<64x128xf16, #gpu.address_space<workgroup>>, memref<32x128xf32, #tile.fragment>
+      tile.copy %A[%c0, %k], %As : memref<1024x1024xf16>, memref<32x8xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%k, %c0], %Bs : memref<1024x1024xf16>, memref<8x128xf16, #gpu.address_space<workgroup>>
+      // expected-warning @+1 {{'tile.gemm' op does not fit wgmma (it takes f16 or bf16 inputs with K a multiple of 16, an A operand in shared memory (or a fragment, not transposed), a B operand in shared memory, and an f32 accumulator in the wgmma layout with M a multiple of 64 and N a multiple of 8 up to 256) nor mma.sync (the same inputs, B in shared memory, the block's warps splitting the accumulator into 16x8 tiles); it runs without tensor cores on sm_90a (one loop over K per accumulator element)}}
+      tile.gemm %As, %Bs, %Cf : memref<32x8xf16, #gpu.address_space<workgroup>>, memref<8x128xf16, #gpu.address_space<workgroup>>, memref<32x128xf32, #tile.fragment>
     }
     tile.copy %Cf, %C[%c0, %c0] : memref<32x128xf32, #tile.fragment>, memref<1024x1024xf16>
   }
@@ -66,7 +67,7 @@ func.func @integer_inputs(%A: memref<1024x1024xi8>, %B: memref<1024x1024xi8>, %C
     tile.pipelined %k = %c0 to %c4 stages(3) {
       tile.copy %A[%c0, %k], %As : memref<1024x1024xi8>, memref<128x64xi8, #gpu.address_space<workgroup>>
       tile.copy %B[%k, %c0], %Bs : memref<1024x1024xi8>, memref<64x128xi8, #gpu.address_space<workgroup>>
-      // expected-warning @+1 {{'tile.gemm' op does not fit wgmma (it takes f16 or bf16 inputs with K a multiple of 16, an A operand in shared memory (or a fragment, not transposed), a B operand in shared memory, and an f32 accumulator in the wgmma layout with M a multiple of 64 and N a multiple of 8 up to 256); it runs without tensor cores on sm_90a (one loop over K per accumulator element)}}
+      // expected-warning @+1 {{'tile.gemm' op does not fit wgmma (it takes f16 or bf16 inputs with K a multiple of 16, an A operand in shared memory (or a fragment, not transposed), a B operand in shared memory, and an f32 accumulator in the wgmma layout with M a multiple of 64 and N a multiple of 8 up to 256) nor mma.sync (the same inputs, B in shared memory, the block's warps splitting the accumulator into 16x8 tiles); it runs without tensor cores on sm_90a (one loop over K per accumulator element)}}
       tile.gemm %As, %Bs, %Cf : memref<128x64xi8, #gpu.address_space<workgroup>>, memref<64x128xi8, #gpu.address_space<workgroup>>, memref<128x128xi32, #tile.fragment>
     }
     tile.copy %Cf, %C[%c0, %c0] : memref<128x128xi32, #tile.fragment>, memref<1024x1024xi32>

@@ -100,21 +100,25 @@ func.func @shift(%X: memref<32xf32>, %Y: memref<32xf32>) {
 
 // -----
 
-// A gemm whose A operand is a fragment (P V in attention) has no tensor-core pattern yet: on the
-// plain strategy each thread writes its slots of A to a workgroup scratch tile, and every thread
-// reads whole rows of it for the accumulator slots it holds.
+// A gemm whose A operand is a fragment (P V in attention) on two warps, which wgmma cannot take
+// (no warpgroup): on sm_90a it runs on mma.sync (m16n8k16), the warps splitting M (16x32 each:
+// four 16x8 instruction tiles, two K steps), A read from the fragment's registers (the copy from
+// global memory wrote them in the mma A-operand layout: no scratch, no staging barrier), B's
+// elements from the shared tile two at a time into 32-bit registers.
 // NV-LABEL: gpu.module @chain_0_module
 // NV-SAME: \22strategy\22: \22registers\22
-// The tiles are views of the block's dynamic shared memory, each on 128 bytes.
 // NV: gpu.func @chain_0_kernel(
 // NV: %[[SMEM:.*]] = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
-// NV: %[[STAGE:.*]] = memref.view %[[SMEM]][%{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<1024xf16, #gpu.address_space<workgroup>>
-// NV: memref.view %[[SMEM]][%c2048][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<32x32xf16, #gpu.address_space<workgroup>>
+// NV: %[[W:.*]] = memref.view %[[SMEM]][%{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<32x32xf16, #gpu.address_space<workgroup>>
+// NV-NOT: memref<1024xf16
 // NV: gpu.barrier
-// NV: memref.store %{{.*}}, %[[STAGE]][%{{.*}}] : memref<1024xf16, #gpu.address_space<workgroup>>
+// NV-NOT: gpu.barrier
+// NV: %[[B0:.*]] = memref.load %[[W]][%{{.*}}, %{{.*}}] : memref<32x32xf16, #gpu.address_space<workgroup>>
+// NV: %[[B1:.*]] = memref.load %[[W]][%{{.*}}, %{{.*}}] : memref<32x32xf16, #gpu.address_space<workgroup>>
+// NV: vector.from_elements %[[B0]], %[[B1]] : vector<2xf16>
+// NV-COUNT-8: nvvm.mma.sync A[{{.*}}] B[{{.*}}] C[{{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (vector<2xf16>, vector<2xf16>, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+// NV-NOT: nvvm.mma.sync
 // NV: gpu.barrier
-// NV: scf.for
-// NV: memref.load %[[STAGE]][%{{.*}}] : memref<1024xf16, #gpu.address_space<workgroup>>
 // VK-LABEL: gpu.module @chain_0_module
 // VK-SAME: \22strategy\22: \22registers\22
 func.func @chain(%X: memref<32x32xf16>, %W: memref<32x32xf16>, %Y: memref<32x32xf32>) {

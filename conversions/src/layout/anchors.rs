@@ -62,7 +62,10 @@ pub fn gemm_anchors<'c, 'a>(gemm: OperationRef<'c, 'a>, chip: &str, threads: i64
         return Vec::new();
     }
     match chip {
-        "sm_90a" => sm90a(&ops, threads),
+        "sm_90a" => {
+            let anchors = sm90a(&ops, threads);
+            if anchors.is_empty() { mma_sync(&ops, threads, chained) } else { anchors }
+        }
         "gfx942" => gfx942(&ops, threads, chained),
         "spirv-coopmat" if !chained => coopmat(gemm, &ops, threads),
         _ => Vec::new(),
@@ -90,6 +93,22 @@ fn sm90a<'c, 'a>(ops: &Operands<'c, 'a>, threads: i64) -> Vec<Anchor<'c, 'a>> {
         if is_shared(ops.b) {
             anchors.push(Anchor { tile: ops.b, layout: Layout::Shared(b) });
         }
+    }
+    anchors
+}
+
+/// sm_90a, a gemm wgmma cannot take (fewer than 64 rows a warpgroup, a block of warps that are no
+/// whole warpgroups): `mma.sync.m16n8k16` on the warps ([`crate::nvgpu::chip::mma_warp_split`]), A
+/// and B read from shared tiles as they are stored, or A from registers in the accumulator's
+/// arrangement where the warps split M alone.
+fn mma_sync<'c, 'a>(ops: &Operands<'c, 'a>, threads: i64, chained: bool) -> Vec<Anchor<'c, 'a>> {
+    if ops.k % 16 != 0 || crate::support::element_of(ops.a) != crate::support::element_of(ops.b) || !is_shared(ops.b) {
+        return Vec::new();
+    }
+    let Some(warps) = crate::nvgpu::chip::mma_warp_split(threads, ops.m, ops.n, chained) else { return Vec::new() };
+    let mut anchors = vec![Anchor { tile: ops.c, layout: Layout::Fragment(atoms::mma_accumulator(ops.m, ops.n, warps)) }];
+    if !is_shared(ops.a) && !ops.transpose_a && warps.1 == 1 {
+        anchors.push(Anchor { tile: ops.a, layout: Layout::Fragment(atoms::mma_a_operand(ops.m, ops.k, warps.0)) });
     }
     anchors
 }

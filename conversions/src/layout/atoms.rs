@@ -38,6 +38,40 @@ pub fn wgmma_a_operand(m: i64, k: i64, warpgroups: i64) -> FragmentLayout {
     FragmentLayout { origin: format!("wgmma.a.m64k{k}"), ..wgmma_accumulator(m, k, warpgroups) }
 }
 
+/// The origin of [`mma_accumulator`] layouts.
+pub const MMA_ACCUMULATOR: &str = "mma.m16n8k16";
+
+/// The sm_90a `mma.sync.m16n8k16` accumulator of an `m`x`n` f32 tile on warps `(wm, wn)` (warp `w`
+/// at `(w / wn, w % wn)`, each owning an `m/wm`x`n/wn` warp tile of 16x8 instruction tiles): in an
+/// instruction tile lane `l` holds rows `l / 4` and `l / 4 + 8`, columns `2 (l % 4)` and
+/// `2 (l % 4) + 1` (PTX ISA, the m16n8k16 f32 accumulator fragment; a warp's part of the wgmma
+/// accumulator is the same). Slot: (instruction tile along M, along N, row half, column in the
+/// pair), the order of the instruction's four results.
+pub fn mma_accumulator(m: i64, n: i64, warps: (i64, i64)) -> FragmentLayout {
+    let (wm, wn) = warps;
+    let (rows, columns) = (m / wm, n / wn);
+    let (i, j) = (dim(0), dim(1));
+    let warp = i.clone().floor_div(rows) * wn + j.clone().floor_div(columns);
+    FragmentLayout {
+        shape: vec![m, n],
+        threads: 32 * wm * wn,
+        replicate: 1,
+        thread: warp * 32 + i.clone().modulo(8) * 4 + j.clone().modulo(8).floor_div(2),
+        slot: (i.clone().modulo(rows).floor_div(16) * (columns / 8) + j.clone().modulo(columns).floor_div(8)) * 4
+            + i.modulo(16).floor_div(8) * 2
+            + j.modulo(2),
+        origin: MMA_ACCUMULATOR.into(),
+    }
+}
+
+/// The register A operand of `mma.sync.m16n8k16` (`m`x`k`, 16-bit) on `warps` warps splitting M:
+/// per 16-column K step, lane `l` holds rows `l / 4`, `l / 4 + 8` and columns
+/// `2 (l % 4) + {0, 1, 8, 9}`, which is where the accumulator layout of an `m`x`k` tile puts them, so
+/// an accumulator converts into an A operand register by register (FlashAttention's P).
+pub fn mma_a_operand(m: i64, k: i64, warps: i64) -> FragmentLayout {
+    FragmentLayout { origin: format!("mma.a.m16k{k}"), ..mma_accumulator(m, k, (warps, 1)) }
+}
+
 /// The gfx942 mfma accumulator of an `m`x`n` f32 tile: waves `(wm, wn)` (wave `w` at `(w / wn,
 /// w % wn)`) each own an `m/wm`x`n/wn` wave tile of `size`x`size` mfma tiles. In an mfma tile lane
 /// `l` holds column `l % size`; for 32x32 accumulator `v` is row `8 (v / 4) + 4 (l / 32) + v % 4`,

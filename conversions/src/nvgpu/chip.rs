@@ -53,9 +53,45 @@ pub fn operand_layouts(bm: i64, bn: i64, bk: i64, transpose_a: bool, transpose_b
     Ok((a, b))
 }
 
+/// The split of a block's warps over an `m`x`n` accumulator of `mma.sync.m16n8k16` tiles (16x8):
+/// `(wm, wn)` warps along M and N, each warp tile whole instruction tiles. In a kernel of several
+/// gemms (`chained`) the warps split M alone, so that every gemm's rows lie on the same warps; else
+/// the split whose warp tile is squarest (the fewest operand reads a product), more warps along M
+/// on a tie. `None` when the block is no whole number of warps or no split fits.
+pub fn mma_warp_split(threads: i64, m: i64, n: i64, chained: bool) -> Option<(i64, i64)> {
+    if threads % 32 != 0 || !(32..=1024).contains(&threads) {
+        return None;
+    }
+    let warps = threads / 32;
+    let fits = |(wm, wn): (i64, i64)| m % (16 * wm) == 0 && n % (8 * wn) == 0;
+    if chained {
+        return Some((warps, 1)).filter(|split| fits(*split));
+    }
+    (1..=warps)
+        .rev()
+        .filter(|wm| warps % wm == 0)
+        .map(|wm| (wm, warps / wm))
+        .filter(|split| fits(*split))
+        .min_by_key(|(wm, wn)| {
+            let (rows, columns) = (m / wm, n / wn);
+            (rows.max(columns) * 1000) / rows.min(columns)
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn mma_warps_split_the_accumulator_into_whole_instruction_tiles() {
+        assert_eq!(mma_warp_split(64, 32, 32, true), Some((2, 1)));
+        assert_eq!(mma_warp_split(64, 16, 32, true), None);
+        assert_eq!(mma_warp_split(64, 16, 32, false), Some((1, 2)));
+        assert_eq!(mma_warp_split(128, 64, 64, false), Some((2, 2)));
+        assert_eq!(mma_warp_split(32, 16, 8, false), Some((1, 1)));
+        assert_eq!(mma_warp_split(48, 32, 32, false), None);
+        assert_eq!(mma_warp_split(128, 16, 24, false), None);
+    }
 
     #[test]
     fn k_major_operands_take_the_swizzle_their_rows_fill() {

@@ -15,6 +15,7 @@
 //! | `tile.copy` fragment -> fragment | per slot, the source slot holding the same element, converted |
 //! | `tile.reduce` | the thread's slots combined per destination slot, then a butterfly over the thread bits the reduced dimension spreads over: warp shuffles on NVIDIA, a small workgroup scratch elsewhere |
 //! | `tile.gemm` (shared A and B) | per accumulator slot, a loop over K |
+//! | `tile.gemm` on sm_90a, mma accumulator (what wgmma cannot take: fewer than 64 rows a warpgroup, blocks of warps that are no warpgroups) | per K step (unrolled), each lane's A and B elements from the shared tiles two at a time (a fragment A from its registers in the mma A-operand layout, else staged), one `nvvm.mma.sync` m16n8k16 per instruction tile |
 //! | `tile.gemm` on gfx942, mfma accumulator | per K step, each lane's A and B elements from shared tiles (a fragment A staged there first), one `amdgpu.mfma` per instruction tile |
 //! | `tile.gemm` on spirv-coopmat, accumulator held in cooperative matrices | per 16-deep K slice, the subgroup's A and B matrices loaded from the shared tiles and multiplied into its accumulator matrices, which stay matrix values across the loops ([`promote`]) until one staging before the epilogue |
 //! | `tile.gemm` on spirv-coopmat, f16 x f16 -> f32, other accumulators | the accumulator's 16x16 matrices staged in workgroup memory in rounds, each loaded as a KHR cooperative matrix, multiplied over K with A and B loaded from shared tiles (a fragment A staged there first), stored back and read into the slots |
@@ -102,6 +103,8 @@ pub(crate) struct Layouts {
     wgmma: std::collections::HashSet<usize>,
     /// The gemms that run on mfma (gfx942), with their instruction and wave split.
     mfma: HashMap<usize, patterns::MfmaGemm>,
+    /// The gemms that run on mma.sync (sm_90a, those wgmma cannot take), with their warp split.
+    mma: HashMap<usize, patterns::MmaGemm>,
     /// The gemms that run on cooperative matrices through a staging area (spirv-coopmat).
     coopmat: HashMap<usize, patterns::CoopmatGemm>,
     /// The accumulators held in cooperative matrices (spirv-coopmat), by allocation.
@@ -157,7 +160,7 @@ pub struct Plan<'c, 'a> {
 /// shuffles (`None`: exchanges go through workgroup memory).
 pub fn plan<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str, shuffles: Option<i64>) -> Result<Result<Plan<'c, 'a>, Unsupported<'c, 'a>>, Failure<'c, 'a>> {
     let inferred = crate::layout::infer_for_lowering(kernel, chip)?;
-    let mut layouts = Layouts { fragments: HashMap::new(), loops: HashMap::new(), core_tiles: HashMap::new(), swizzled: Default::default(), wgmma: Default::default(), mfma: HashMap::new(), coopmat: HashMap::new(), held: HashMap::new(), padding: HashMap::new(), reductions: HashMap::new(), tma_stores: HashMap::new(), own_staging: 0, zero_start: Default::default() };
+    let mut layouts = Layouts { fragments: HashMap::new(), loops: HashMap::new(), core_tiles: HashMap::new(), swizzled: Default::default(), wgmma: Default::default(), mfma: HashMap::new(), mma: HashMap::new(), coopmat: HashMap::new(), held: HashMap::new(), padding: HashMap::new(), reductions: HashMap::new(), tma_stores: HashMap::new(), own_staging: 0, zero_start: Default::default() };
     let mut fragments = Vec::new();
     let mut shared = Vec::new();
     let mut padded = Vec::new();
@@ -199,6 +202,12 @@ pub fn plan<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str, shuffles: Option<i
         let plan = patterns::wgmma_plan(&ops, &layouts);
         (layouts.core_tiles, layouts.swizzled, layouts.wgmma, off_wgmma) = (plan.core_tiles, plan.swizzled, plan.gemms, plan.off);
         layouts.zero_start = patterns::zero_started(&ops, &layouts.wgmma);
+        // The gemms off wgmma whose accumulator has the mma layout run on mma.sync; the rest,
+        // and those the mma rule cannot take, on the scalar rule (with a warning).
+        let (mma, off_mma) = patterns::mma_plan(&ops, &layouts);
+        off_wgmma.retain(|(gemm, _)| !mma.contains_key(&key(gemm)) && !off_mma.iter().any(|(other, _)| other == gemm));
+        off_wgmma.extend(off_mma);
+        layouts.mma = mma;
     }
     let threads = tile_dialect::ops::integer_attribute(&kernel, "threads").unwrap_or(128);
     let mut off_mfma = Vec::new();

@@ -25,6 +25,7 @@ use tile_dialect::{
 mod coopmat;
 mod coopmat_held;
 mod mfma;
+mod mma_sync;
 mod staged_store;
 mod tensor_cores;
 mod tma;
@@ -35,6 +36,7 @@ mod wide_stores;
 pub use coopmat::{CoopmatGemm, coopmat_plan, free_workgroup_bytes};
 pub use coopmat_held::{Held, held_plan};
 pub use mfma::{MfmaGemm, mfma_plan};
+pub use mma_sync::{MmaGemm, mma_plan};
 pub use tensor_cores::{wgmma_plan, zero_started};
 pub use tma::{ALIGNMENT_ATTRIBUTE, TENSOR_MAP_BOX};
 pub(crate) use tma_store::{TmaStore, tma_store_plan};
@@ -894,7 +896,7 @@ fn scratch_needs<'c, 'a>(ops: &[OperationRef<'c, 'a>], layouts: &Layouts, shuffl
     let mut needs: Vec<(Vec<OperationRef>, Type, i64)> = Vec::new();
     for op in ops.iter().filter(|op| op_name(op) == "tile.gemm") {
         let Ok(a) = op.operand(0) else { continue };
-        if level(a) == Some(MemoryLevel::Fragment) && !register_a(op, layouts) && !mfma::register_a(op, layouts) {
+        if level(a) == Some(MemoryLevel::Fragment) && !register_a(op, layouts) && !mfma::register_a(op, layouts) && !mma_sync::register_a(op, layouts) {
             needs.push((vec![*op], element_type(a), memref_shape(a).iter().product()));
         }
     }
@@ -1064,6 +1066,7 @@ pub fn lower_all<'c, 'a>(
                 "tile.copy" | "tile.copy_async" if into_core_tile => "copy_core",
                 "tile.gemm" if layouts.wgmma.contains(&key(op)) => "wgmma",
                 "tile.gemm" if layouts.mfma.contains_key(&key(op)) => "mfma",
+                "tile.gemm" if layouts.mma.contains_key(&key(op)) => "mma_sync",
                 "tile.gemm" if held_of(op, 2).is_some() => "gemm_held",
                 "tile.fill" if held_of(op, 0).is_some() => "fill_held",
                 "tile.gemm" if layouts.coopmat.contains_key(&key(op)) => "coopmat",
@@ -1086,6 +1089,7 @@ pub fn lower_all<'c, 'a>(
             "copy_core" => lowering.copy_to_core_matrices(op),
             "wgmma" => lowering.wgmma(op, scratches.get(&key(&op)).copied()),
             "mfma" => lowering.mfma(op, scratches.get(&key(&op)).copied()),
+            "mma_sync" => lowering.mma_sync(op, scratches.get(&key(&op)).copied()),
             "gemm_held" => {
                 let (held, variables) = held_of(&op, 2).expect("held");
                 lowering.gemm_held(op, held, variables)

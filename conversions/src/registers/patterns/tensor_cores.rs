@@ -64,7 +64,7 @@ pub fn wgmma_plan<'c, 'a>(ops: &[OperationRef<'c, 'a>], layouts: &Layouts) -> Wg
             && level(b) == Some(MemoryLevel::Shared)
             && (level(a) == Some(MemoryLevel::Shared) || (level(a) == Some(MemoryLevel::Fragment) && !transpose_a));
         if !fits {
-            off.push((**gemm, "does not fit wgmma (it takes f16 or bf16 inputs with K a multiple of 16, an A operand in shared memory (or a fragment, not transposed), a B operand in shared memory, and an f32 accumulator in the wgmma layout with M a multiple of 64 and N a multiple of 8 up to 256)".to_owned()));
+            off.push((**gemm, "does not fit wgmma (it takes f16 or bf16 inputs with K a multiple of 16, an A operand in shared memory (or a fragment, not transposed), a B operand in shared memory, and an f32 accumulator in the wgmma layout with M a multiple of 64 and N a multiple of 8 up to 256) nor mma.sync (the same inputs, B in shared memory, the block's warps splitting the accumulator into 16x8 tiles)".to_owned()));
             continue;
         }
         // The dimension that is K: A is MxK (KxM transposed), B KxN (NxK transposed).

@@ -1,0 +1,429 @@
+//! The sm_90a rule for the gemms wgmma cannot take (fewer than 64 accumulator rows a warpgroup,
+//! blocks that are no whole warpgroups): `tile.gemm` on `nvvm.mma.sync` (m16n8k16) when its
+//! accumulator has the mma layout (`tile-infer-layouts` anchors it, origin `mma.m16n8k16`).
+//!
+//! The instruction (PTX ISA, `mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}`), lane `l` with
+//! `g = l / 4` and `t = l % 4`:
+//! - A (16x16, four 32-bit registers of two elements): register `r` holds `A[g + 8 (r % 2)]`
+//!   `[2 t + 8 (r / 2) + {0, 1}]`;
+//! - B (16x8, two registers): register `r` holds `B[2 t + 8 r + {0, 1}][g]`;
+//! - accumulator (16x8 f32, four): `v` is `D[g + 8 (v / 2)][2 t + v % 2]`.
+//!
+//! The accumulator's layout ([`crate::layout::atoms::mma_accumulator`]) splits the warps over the
+//! tile and numbers each warp's slots (instruction tile along M, along N, accumulator), so the
+//! four registers of one instruction tile are consecutive slots. The rule unrolls the K steps:
+//! per step, each lane reads its A and B elements of every instruction tile of its warp from the
+//! shared tiles (a fragment A in the mma A-operand layout from its registers; any other fragment A
+//! staged in its scratch first, as the scalar rule does) and each instruction tile takes one
+//! `mma.sync`.
+
+use super::*;
+
+/// A gemm on `mma.sync`: the warp split its accumulator's layout says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MmaGemm {
+    /// Warps along M and along N.
+    pub warps: (i64, i64),
+    /// Rows and columns of the accumulator.
+    pub shape: (i64, i64),
+    /// K of the gemm.
+    pub depth: i64,
+    /// A is a fragment in the mma A-operand layout: its registers are the instruction's operands.
+    pub register_a: bool,
+}
+
+impl MmaGemm {
+    /// Rows and columns of one warp's tile.
+    pub fn warp_tile(&self) -> (i64, i64) {
+        (self.shape.0 / self.warps.0, self.shape.1 / self.warps.1)
+    }
+
+    /// Instruction tiles of one warp (along M, along N).
+    pub fn tiles(&self) -> (i64, i64) {
+        let (rows, columns) = self.warp_tile();
+        (rows / 16, columns / 8)
+    }
+
+    /// The accumulator slot of register `v` of instruction tile (`tm`, `tn`).
+    pub fn slot(&self, tm: i64, tn: i64, v: i64) -> i64 {
+        (tm * self.tiles().1 + tn) * 4 + v
+    }
+
+    /// The slot of a register A operand ([`crate::layout::atoms::mma_a_operand`]) holding element
+    /// `e` of register `r` of instruction tile `tm` at K step `step`.
+    pub fn a_slot(&self, tm: i64, step: i64, r: i64, e: i64) -> i64 {
+        (tm * (self.depth / 8) + 2 * step + r / 2) * 4 + (r % 2) * 2 + e
+    }
+
+    /// The gemm of an accumulator laid out as `layout`: the mma layout of some split of its warps,
+    /// or why not.
+    pub fn of_layout(layout: &tile_dialect::layout::FragmentLayout) -> Result<MmaGemm, String> {
+        let origin = &layout.origin;
+        if origin != crate::layout::atoms::MMA_ACCUMULATOR {
+            return Err(format!("has an accumulator layout '{origin}' that names no mma.sync shape of sm_90a ({})", crate::layout::atoms::MMA_ACCUMULATOR));
+        }
+        let [m, n] = layout.shape[..] else { return Err(format!("has a {}-D accumulator", layout.shape.len())) };
+        let warps = layout.threads / 32;
+        let wanted = crate::layout::Layout::Fragment(layout.clone());
+        (1..=warps)
+            .filter(|wm| layout.threads % 32 == 0 && warps % wm == 0)
+            .map(|wm| (wm, warps / wm))
+            .filter(|(wm, wn)| m % (16 * wm) == 0 && n % (8 * wn) == 0)
+            .find(|split| wanted.agrees(&crate::layout::Layout::Fragment(crate::layout::atoms::mma_accumulator(m, n, *split))))
+            .map(|warps| MmaGemm { warps, shape: (m, n), depth: 0, register_a: false })
+            .ok_or_else(|| format!("has an accumulator layout named '{origin}' that is not the mma layout of any split of its {warps} warps over the {m}x{n} tile"))
+    }
+}
+
+/// Which gemms of a kernel that are not on wgmma run on `mma.sync` (by op), and the gemms whose
+/// accumulator has the mma layout that the rule cannot take, with the reason.
+pub fn mma_plan<'c, 'a>(ops: &[OperationRef<'c, 'a>], layouts: &Layouts) -> (HashMap<usize, MmaGemm>, Vec<(OperationRef<'c, 'a>, String)>) {
+    let mut gemms = HashMap::new();
+    let mut refused = Vec::new();
+    for gemm in ops.iter().copied().filter(|op| op_name(op) == "tile.gemm" && !layouts.wgmma.contains(&key(op))) {
+        let (Ok(a), Ok(b), Ok(c)) = (gemm.operand(0), gemm.operand(1), gemm.operand(2)) else { continue };
+        let Ok(accumulator) = placed(layouts, c) else { continue };
+        if accumulator.layout.origin != crate::layout::atoms::MMA_ACCUMULATOR {
+            continue;
+        }
+        match check_gemm(&gemm, a, b, c, accumulator, layouts) {
+            Ok(plan) => {
+                gemms.insert(key(&gemm), plan);
+            }
+            Err(reason) => refused.push((gemm, reason)),
+        }
+    }
+    (gemms, refused)
+}
+
+fn check_gemm(gemm: &OperationRef, a: Value, b: Value, c: Value, accumulator: &Placed, layouts: &Layouts) -> Result<MmaGemm, String> {
+    let plan = MmaGemm::of_layout(&accumulator.layout)?;
+    let (input, other) = (element_type(a).to_string(), element_type(b).to_string());
+    if !matches!(input.as_str(), "f16" | "bf16") || input != other || !element_type(c).is_f32() {
+        return Err(format!("multiplies {input} by {other} into {}; mma.sync on sm_90a takes f16 or bf16 inputs (both alike) with an f32 accumulator", element_type(c)));
+    }
+    if level(b) != Some(MemoryLevel::Shared) || !matches!(level(a), Some(MemoryLevel::Shared | MemoryLevel::Fragment)) {
+        return Err("reads an operand that is neither a shared tile nor (A) a fragment".into());
+    }
+    // A shared tile kept as wgmma core matrices is no row-major tile.
+    let core = |tile: Value| crate::pipeline::rings::tile_allocation(tile).is_some_and(|allocation| layouts.core_tiles.contains_key(&key(&allocation)));
+    if core(a) || core(b) {
+        return Err("reads a shared tile that wgmma gemms read as core matrices".into());
+    }
+    let transpose_a = gemm.attribute("transpose_a").is_ok();
+    let a_shape = memref_shape(a);
+    let depth = if transpose_a { a_shape[0] } else { a_shape[1] };
+    if depth % 16 != 0 {
+        return Err(format!("has K = {depth}, not a multiple of the m16n8k16 instruction's 16; use a K tile that is a multiple of 16"));
+    }
+    let register_a = !transpose_a
+        && plan.warps.1 == 1
+        && level(a) == Some(MemoryLevel::Fragment)
+        && placed(layouts, a).is_ok_and(|operand| {
+            let wanted = crate::layout::atoms::mma_a_operand(plan.shape.0, depth, plan.warps.0);
+            crate::layout::Layout::Fragment(operand.layout.clone()).agrees(&crate::layout::Layout::Fragment(wanted))
+        });
+    Ok(MmaGemm { depth, register_a, ..plan })
+}
+
+/// Whether the mma gemm `gemm` reads its fragment A operand from registers (it needs no scratch).
+pub(in crate::registers) fn register_a(gemm: &OperationRef, layouts: &Layouts) -> bool {
+    layouts.mma.get(&key(gemm)).is_some_and(|plan| plan.register_a)
+}
+
+/// Where lane `l` of a warp works in one instruction tile: the A element of register `r`, element
+/// `e` at K step `step` (row, k within the warp tile), the B element (k, column) and the
+/// accumulator element of register `v` (row, column).
+pub(crate) fn a_element(lane: i64, tm: i64, step: i64, r: i64, e: i64) -> (i64, i64) {
+    (16 * tm + lane / 4 + 8 * (r % 2), 16 * step + 2 * (lane % 4) + 8 * (r / 2) + e)
+}
+
+pub(crate) fn b_element(lane: i64, tn: i64, step: i64, r: i64, e: i64) -> (i64, i64) {
+    (16 * step + 2 * (lane % 4) + 8 * r + e, 8 * tn + lane / 4)
+}
+
+impl<'c, 'a> Lowering<'c, 'a, '_> {
+    /// `C += A B` on `mma.sync`: per K step (unrolled), each lane's A and B elements of every
+    /// instruction tile of its warp, then one instruction per tile; the accumulators are the
+    /// fragment's slots, carried as values through the steps.
+    pub(super) fn mma_sync(&self, op: OperationRef<'c, 'a>, scratch: Option<Value<'c, 'a>>) {
+        let b = self.builder(&op);
+        let at = At::before(op);
+        let [a, bb, c] = [0, 1, 2].map(|i| op.operand(i).expect("gemm operand"));
+        let plan = self.layouts.mma[&key(&op)];
+        let (transpose_a, transpose_b) = (op.attribute("transpose_a").is_ok(), op.attribute("transpose_b").is_ok());
+        let a_shape = memref_shape(a);
+        // Any other fragment A goes to its scratch, row-major in its own shape.
+        let (a_tile, flat) = match scratch.filter(|_| level(a) == Some(MemoryLevel::Fragment) && !plan.register_a) {
+            Some(staged) => {
+                let columns = a_shape[1];
+                self.stage(&b, at, a, staged, &|b, at, coordinates| {
+                    let row = b.op(at, "arith.muli", &[coordinates[0], b.index(at, columns)]);
+                    b.op(at, "arith.addi", &[row, coordinates[1]])
+                });
+                b.barrier(at);
+                (staged, true)
+            }
+            None => (a, false),
+        };
+        let input = element_type(a);
+        let bf16 = input.to_string() == "bf16";
+        let pair: Type = Type::parse(self.context, &format!("vector<2x{input}>")).expect("pair type");
+        let i32_type: Type = IntegerType::new(self.context, 32).into();
+        let f32_type = Type::float32(self.context);
+        let results: Type = Type::parse(self.context, "!llvm.struct<(f32, f32, f32, f32)>").expect("mma results");
+        // This lane's place: its warp tile's first row and column, and its row and K pair offsets.
+        let (rows, columns) = plan.warp_tile();
+        let (lane, warp) = (b.op(at, "arith.remui", &[self.tid, b.index(at, 32)]), b.op(at, "arith.divui", &[self.tid, b.index(at, 32)]));
+        let group = b.op(at, "arith.divui", &[lane, b.index(at, 4)]);
+        let pair_column = b.op(at, "arith.muli", &[b.op(at, "arith.remui", &[lane, b.index(at, 4)]), b.index(at, 2)]);
+        let row0 = b.op(at, "arith.muli", &[b.op(at, "arith.divui", &[warp, b.index(at, plan.warps.1)]), b.index(at, rows)]);
+        let column0 = b.op(at, "arith.muli", &[b.op(at, "arith.remui", &[warp, b.index(at, plan.warps.1)]), b.index(at, columns)]);
+        let (a_row, b_column) = (b.op(at, "arith.addi", &[row0, group]), b.op(at, "arith.addi", &[column0, group]));
+        let plus = |value: Value<'c, 'a>, constant: i64| if constant == 0 { value } else { b.op(at, "arith.addi", &[value, b.index(at, constant)]) };
+        // Element (row, k) of A and (k, column) of B as stored.
+        let load_a = |row: Value<'c, 'a>, k: Value<'c, 'a>| {
+            let (first, second) = if transpose_a { (k, row) } else { (row, k) };
+            if flat {
+                let start = b.op(at, "arith.muli", &[first, b.index(at, a_shape[1])]);
+                b.load(at, a_tile, &[b.op(at, "arith.addi", &[start, second])])
+            } else {
+                b.load(at, a_tile, &[first, second])
+            }
+        };
+        let load_b = |k: Value<'c, 'a>, column: Value<'c, 'a>| b.load(at, bb, &if transpose_b { [column, k] } else { [k, column] });
+        // Two elements as one 32-bit operand register (bf16 pairs as i32, as the instruction's
+        // bf16 form takes them).
+        let register = |low: Value<'c, 'a>, high: Value<'c, 'a>| {
+            let packed = b.value(at, OperationBuilder::new("vector.from_elements", b.location).add_operands(&[low, high]).add_results(&[pair]).build().expect("vector.from_elements"));
+            if bf16 {
+                b.value(at, OperationBuilder::new("llvm.bitcast", b.location).add_operands(&[packed]).add_results(&[i32_type]).build().expect("llvm.bitcast"))
+            } else {
+                packed
+            }
+        };
+        let accumulator = placed(self.layouts, c).expect("checked");
+        let array = self.private(c);
+        let operand_a = plan.register_a.then(|| (self.private(a), placed(self.layouts, a).expect("checked")));
+        let (tiles_m, tiles_n) = plan.tiles();
+        let tiles: Vec<(i64, i64)> = (0..tiles_m).flat_map(|tm| (0..tiles_n).map(move |tn| (tm, tn))).collect();
+        let mut carried: Vec<Vec<Value>> = tiles
+            .iter()
+            .map(|&(tm, tn)| (0..4).map(|v| self.slot_value(&b, at, array, accumulator, plan.slot(tm, tn, v))).collect())
+            .collect();
+        let attribute = |name: &str, text: &str| (Identifier::new(self.context, name), Attribute::parse(self.context, text).expect("mma attribute"));
+        let ptx_type = format!("#nvvm.mma_type<{input}>");
+        for step in 0..plan.depth / 16 {
+            // A lane's element places are its base (`a_row`, `b_column`, `pair_column`) plus the
+            // constant parts `a_element` and `b_element` give at lane 0.
+            let a_registers: Vec<Vec<Value>> = (0..tiles_m)
+                .map(|tm| {
+                    (0..4)
+                        .map(|r| {
+                            let [low, high] = [0, 1].map(|e| match operand_a {
+                                Some((array, operand)) => self.slot_value(&b, at, array, operand, plan.a_slot(tm, step, r, e)),
+                                None => {
+                                    let (row, k) = a_element(0, tm, step, r, e);
+                                    load_a(plus(a_row, row), plus(pair_column, k))
+                                }
+                            });
+                            register(low, high)
+                        })
+                        .collect()
+                })
+                .collect();
+            let b_registers: Vec<Vec<Value>> = (0..tiles_n)
+                .map(|tn| {
+                    (0..2)
+                        .map(|r| {
+                            let [low, high] = [0, 1].map(|e| {
+                                let (k, column) = b_element(0, tn, step, r, e);
+                                load_b(plus(pair_column, k), plus(b_column, column))
+                            });
+                            register(low, high)
+                        })
+                        .collect()
+                })
+                .collect();
+            for tm in 0..tiles_m {
+                for tn in 0..tiles_n {
+                    let tile = (tm * tiles_n + tn) as usize;
+                    let operands: Vec<Value> = [&a_registers[tm as usize][..], &b_registers[tn as usize][..], &carried[tile][..]].concat();
+                    let product = b.value(
+                        at,
+                        OperationBuilder::new("nvvm.mma.sync", b.location)
+                            .add_operands(&operands)
+                            .add_attributes(&[
+                                attribute("layoutA", "#nvvm.mma_layout<row>"),
+                                attribute("layoutB", "#nvvm.mma_layout<col>"),
+                                attribute("multiplicandAPtxType", &ptx_type),
+                                attribute("multiplicandBPtxType", &ptx_type),
+                                attribute("operandSegmentSizes", "array<i32: 4, 2, 4>"),
+                                attribute("shape", "#nvvm.shape<m = 16, n = 8, k = 16>"),
+                            ])
+                            .add_results(&[results])
+                            .build()
+                            .expect("nvvm.mma.sync"),
+                    );
+                    carried[tile] = (0..4)
+                        .map(|v| {
+                            b.value(
+                                at,
+                                OperationBuilder::new("llvm.extractvalue", b.location)
+                                    .add_operands(&[product])
+                                    .add_attributes(&[attribute("position", &format!("array<i64: {v}>"))])
+                                    .add_results(&[f32_type])
+                                    .build()
+                                    .expect("llvm.extractvalue"),
+                            )
+                        })
+                        .collect();
+                }
+            }
+        }
+        for (&(tm, tn), values) in tiles.iter().zip(&carried) {
+            for (v, value) in values.iter().enumerate() {
+                self.set_slot(&b, at, *value, array, accumulator, plan.slot(tm, tn, v as i64));
+            }
+        }
+        // The operand tiles may be refilled after this: every warp is done reading them.
+        b.barrier(at);
+        erase(self.context, op);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::layout::atoms;
+
+    /// The documented instruction: `a[l][r]`, `b[l][r]` are lane `l`'s operand registers (two
+    /// elements each), `d[l][v]` its accumulators, updated to `D + A B` (rows of A and D:
+    /// `l / 4 + 8 (r % 2)`, `l / 4 + 8 (v / 2)`; K of A: `2 (l % 4) + 8 (r / 2) + e`; K of B:
+    /// `2 (l % 4) + 8 r + e`, its column `l / 4`; D's column `2 (l % 4) + v % 2`).
+    fn mma_model(a: &[[[i64; 2]; 4]], b: &[[[i64; 2]; 2]], d: &mut [[i64; 4]]) {
+        let mut a_matrix = [[0i64; 16]; 16];
+        let mut b_matrix = [[0i64; 8]; 16];
+        for l in 0..32usize {
+            for r in 0..4 {
+                for e in 0..2 {
+                    a_matrix[l / 4 + 8 * (r % 2)][2 * (l % 4) + 8 * (r / 2) + e] = a[l][r][e];
+                }
+            }
+            for r in 0..2 {
+                for e in 0..2 {
+                    b_matrix[2 * (l % 4) + 8 * r + e][l / 4] = b[l][r][e];
+                }
+            }
+        }
+        for (l, registers) in d.iter_mut().enumerate() {
+            for (v, register) in registers.iter_mut().enumerate() {
+                let (i, j) = (l / 4 + 8 * (v / 2), 2 * (l % 4) + v % 2);
+                *register += (0..16).map(|k| a_matrix[i][k] * b_matrix[k][j]).sum::<i64>();
+            }
+        }
+    }
+
+    /// Runs the rule's element places and slot mapping on every lane of every warp, the
+    /// instruction as documented, and compares the accumulator (read through its layout) with
+    /// `C + A B`.
+    fn simulate(m: i64, n: i64, depth: i64, threads: i64, chained: bool, register_a: bool) {
+        let warps = crate::nvgpu::chip::mma_warp_split(threads, m, n, chained).expect("a split");
+        let layout = atoms::mma_accumulator(m, n, warps);
+        let plan = MmaGemm { depth, register_a, ..MmaGemm::of_layout(&layout).expect("an mma layout") };
+        assert_eq!(plan.warps, warps);
+        let value = |seed: i64| (seed * 7919 + 13) % 11 - 5;
+        let a: Vec<Vec<i64>> = (0..m).map(|i| (0..depth).map(|k| value(i * 131 + k)).collect()).collect();
+        let bm: Vec<Vec<i64>> = (0..depth).map(|k| (0..n).map(|j| value(k * 37 + j * 3 + 1)).collect()).collect();
+        let c: Vec<Vec<i64>> = (0..m).map(|i| (0..n).map(|j| value(i + j * 5 + 2)).collect()).collect();
+        let mut registers = vec![vec![0i64; layout.slots() as usize]; threads as usize];
+        for element in layout.elements() {
+            for thread in layout.owner_set(&element) {
+                registers[thread as usize][layout.slot_of(&element) as usize] = c[element[0] as usize][element[1] as usize];
+            }
+        }
+        let a_layout = atoms::mma_a_operand(m, depth, warps.0);
+        let mut a_registers = vec![vec![0i64; a_layout.slots() as usize]; threads as usize];
+        for element in a_layout.elements() {
+            for thread in a_layout.owner_set(&element) {
+                a_registers[thread as usize][a_layout.slot_of(&element) as usize] = a[element[0] as usize][element[1] as usize];
+            }
+        }
+        let (rows, columns) = plan.warp_tile();
+        let (tiles_m, tiles_n) = plan.tiles();
+        for warp in 0..threads / 32 {
+            let (row0, column0) = ((warp / warps.1) * rows, (warp % warps.1) * columns);
+            for tm in 0..tiles_m {
+                for tn in 0..tiles_n {
+                    let mut d: Vec<[i64; 4]> = (0..32).map(|l| std::array::from_fn(|v| registers[(warp * 32 + l) as usize][plan.slot(tm, tn, v as i64) as usize])).collect();
+                    for step in 0..depth / 16 {
+                        let a_operand: Vec<[[i64; 2]; 4]> = (0..32)
+                            .map(|l| {
+                                std::array::from_fn(|r| {
+                                    std::array::from_fn(|e| {
+                                        let (r, e) = (r as i64, e as i64);
+                                        if register_a {
+                                            a_registers[(warp * 32 + l) as usize][plan.a_slot(tm, step, r, e) as usize]
+                                        } else {
+                                            let (row, k) = a_element(l, tm, step, r, e);
+                                            a[(row0 + row) as usize][k as usize]
+                                        }
+                                    })
+                                })
+                            })
+                            .collect();
+                        let b_operand: Vec<[[i64; 2]; 2]> = (0..32)
+                            .map(|l| {
+                                std::array::from_fn(|r| {
+                                    std::array::from_fn(|e| {
+                                        let (k, column) = b_element(l, tn, step, r as i64, e as i64);
+                                        bm[k as usize][(column0 + column) as usize]
+                                    })
+                                })
+                            })
+                            .collect();
+                        mma_model(&a_operand, &b_operand, &mut d);
+                    }
+                    for l in 0..32 {
+                        for v in 0..4 {
+                            registers[(warp * 32 + l) as usize][plan.slot(tm, tn, v) as usize] = d[l as usize][v as usize];
+                        }
+                    }
+                }
+            }
+        }
+        for element in layout.elements() {
+            let (i, j) = (element[0] as usize, element[1] as usize);
+            let expected = c[i][j] + (0..depth as usize).map(|k| a[i][k] * bm[k][j]).sum::<i64>();
+            let thread = layout.owner_set(&element)[0];
+            assert_eq!(registers[thread as usize][layout.slot_of(&element) as usize], expected, "element ({i}, {j}) of a {m}x{n}x{depth} gemm on {threads} threads, warps {warps:?}");
+        }
+    }
+
+    #[test]
+    fn the_rule_computes_the_product() {
+        // Attention on two warps (chained: warps split M), a 2x2 split, one warp, N split alone.
+        simulate(32, 32, 32, 64, true, false);
+        simulate(64, 64, 32, 128, false, false);
+        simulate(16, 8, 16, 32, false, false);
+        simulate(16, 64, 48, 64, false, false);
+        simulate(64, 24, 16, 128, true, false);
+    }
+
+    #[test]
+    fn a_register_operand_in_the_a_layout_computes_the_product() {
+        simulate(32, 32, 32, 64, true, true);
+        simulate(64, 16, 64, 128, true, true);
+        simulate(16, 40, 16, 32, true, true);
+    }
+
+    #[test]
+    fn only_mma_layouts_of_a_warp_split_are_taken() {
+        let plan = MmaGemm::of_layout(&atoms::mma_accumulator(64, 64, (2, 2))).expect("mma");
+        assert_eq!((plan.warps, plan.tiles()), ((2, 2), (2, 4)));
+        let blocked = atoms::blocked(&[32, 32], 64);
+        assert!(MmaGemm::of_layout(&blocked).is_err());
+        let renamed = tile_dialect::layout::FragmentLayout { origin: atoms::MMA_ACCUMULATOR.into(), ..blocked };
+        assert!(MmaGemm::of_layout(&renamed).unwrap_err().contains("not the mma layout"));
+    }
+}
