@@ -131,6 +131,27 @@ fn in_parallel(op: &OperationRef) -> bool {
     false
 }
 
+/// The checks every matrix-instruction rule makes of a gemm's operands: f16 or bf16 inputs alike
+/// into an f32 accumulator, B a shared tile and A a shared tile or a fragment, K a multiple of the
+/// instruction's depth `step` (`name`, the instruction and its shape, as `mfma.32x32x8`, on `chip`
+/// in the messages). Returns K.
+fn matrix_gemm_depth(gemm: &OperationRef, [a, b, c]: [Value; 3], name: &str, chip: &str, step: i64) -> Result<i64, String> {
+    let (instruction, shape) = name.rsplit_once('.').unwrap_or((name, name));
+    let (input, other) = (element_type(a).to_string(), element_type(b).to_string());
+    if !matches!(input.as_str(), "f16" | "bf16") || input != other || !element_type(c).is_f32() {
+        return Err(format!("multiplies {input} by {other} into {}; {instruction} on {chip} takes f16 or bf16 inputs (both alike) with an f32 accumulator", element_type(c)));
+    }
+    if level(b) != Some(MemoryLevel::Shared) || !matches!(level(a), Some(MemoryLevel::Shared | MemoryLevel::Fragment)) {
+        return Err("reads an operand that is neither a shared tile nor (A) a fragment".into());
+    }
+    let a_shape = memref_shape(a);
+    let depth = if gemm.attribute("transpose_a").is_ok() { a_shape[0] } else { a_shape[1] };
+    if depth % step != 0 {
+        return Err(format!("has K = {depth}, not a multiple of the {shape} instruction's {step}; use a K tile that is a multiple of {step}"));
+    }
+    Ok(depth)
+}
+
 // ---- the reduction plan -------------------------------------------------------------------------
 
 /// How a `tile.reduce` combines: per thread, source slots into destination slots, then over the

@@ -133,27 +133,8 @@ pub fn mfma_plan<'c, 'a>(ops: &[OperationRef<'c, 'a>], layouts: &Layouts, thread
 
 fn check_gemm(gemm: &OperationRef, a: Value, b: Value, c: Value, accumulator: &Placed, layouts: &Layouts) -> Result<MfmaGemm, String> {
     let plan = MfmaGemm::of_layout(&accumulator.layout)?;
-    let (input, other) = (element_type(a).to_string(), element_type(b).to_string());
-    if !matches!(input.as_str(), "f16" | "bf16") || input != other || !element_type(c).is_f32() {
-        return Err(format!(
-            "multiplies {input} by {other} into {}; mfma on gfx942 takes f16 or bf16 inputs (both alike) with an f32 accumulator",
-            element_type(c)
-        ));
-    }
-    if level(b) != Some(MemoryLevel::Shared) || !matches!(level(a), Some(MemoryLevel::Shared | MemoryLevel::Fragment)) {
-        return Err("reads an operand that is neither a shared tile nor (A) a fragment".into());
-    }
-    let a_shape = memref_shape(a);
+    let depth = matrix_gemm_depth(gemm, [a, b, c], &format!("mfma.{}", plan.name()), "gfx942", plan.k)?;
     let transpose_a = gemm.attribute("transpose_a").is_ok();
-    let depth = if transpose_a { a_shape[0] } else { a_shape[1] };
-    if depth % plan.k != 0 {
-        return Err(format!(
-            "has K = {depth}, not a multiple of the {} instruction's {}; use a K tile that is a multiple of {}",
-            plan.name(),
-            plan.k,
-            plan.k
-        ));
-    }
     // A fragment A already in the instruction's operand layout is read from its registers.
     let register_a = !transpose_a
         && level(a) == Some(MemoryLevel::Fragment)

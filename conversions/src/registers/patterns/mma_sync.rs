@@ -98,24 +98,13 @@ pub fn mma_plan<'c, 'a>(ops: &[OperationRef<'c, 'a>], layouts: &Layouts) -> (Has
 
 fn check_gemm(gemm: &OperationRef, a: Value, b: Value, c: Value, accumulator: &Placed, layouts: &Layouts) -> Result<MmaGemm, String> {
     let plan = MmaGemm::of_layout(&accumulator.layout)?;
-    let (input, other) = (element_type(a).to_string(), element_type(b).to_string());
-    if !matches!(input.as_str(), "f16" | "bf16") || input != other || !element_type(c).is_f32() {
-        return Err(format!("multiplies {input} by {other} into {}; mma.sync on sm_90a takes f16 or bf16 inputs (both alike) with an f32 accumulator", element_type(c)));
-    }
-    if level(b) != Some(MemoryLevel::Shared) || !matches!(level(a), Some(MemoryLevel::Shared | MemoryLevel::Fragment)) {
-        return Err("reads an operand that is neither a shared tile nor (A) a fragment".into());
-    }
+    let depth = matrix_gemm_depth(gemm, [a, b, c], "mma.sync.m16n8k16", "sm_90a", 16)?;
     // A shared tile kept as wgmma core matrices is no row-major tile.
     let core = |tile: Value| crate::pipeline::rings::tile_allocation(tile).is_some_and(|allocation| layouts.core_tiles.contains_key(&key(&allocation)));
     if core(a) || core(b) {
         return Err("reads a shared tile that wgmma gemms read as core matrices".into());
     }
     let transpose_a = gemm.attribute("transpose_a").is_ok();
-    let a_shape = memref_shape(a);
-    let depth = if transpose_a { a_shape[0] } else { a_shape[1] };
-    if depth % 16 != 0 {
-        return Err(format!("has K = {depth}, not a multiple of the m16n8k16 instruction's 16; use a K tile that is a multiple of 16"));
-    }
     let register_a = !transpose_a
         && plan.warps.1 == 1
         && level(a) == Some(MemoryLevel::Fragment)
