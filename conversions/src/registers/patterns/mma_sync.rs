@@ -157,10 +157,10 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         };
         let input = element_type(a);
         let bf16 = input.to_string() == "bf16";
-        let pair: Type = Type::parse(self.context, &format!("vector<2x{input}>")).expect("pair type");
+        let pair = Type::vector(&[2], input);
         let i32_type: Type = IntegerType::new(self.context, 32).into();
         let f32_type = Type::float32(self.context);
-        let results: Type = Type::parse(self.context, "!llvm.struct<(f32, f32, f32, f32)>").expect("mma results");
+        let results = melior::dialect::llvm::r#type::r#struct(self.context, &[f32_type; 4], false);
         // This lane's place: its warp tile's first row and column, and its row and K pair offsets.
         let (rows, columns) = plan.warp_tile();
         let (lane, warp) = (b.op(at, "arith.remui", &[self.tid, b.index(at, 32)]), b.op(at, "arith.divui", &[self.tid, b.index(at, 32)]));
@@ -200,8 +200,19 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             .iter()
             .map(|&(tm, tn)| (0..4).map(|v| self.slot_value(&b, at, array, accumulator, plan.slot(tm, tn, v))).collect())
             .collect();
+        // The instruction's attributes, made once: NVVM's have no builders in melior, so they are
+        // read from their syntax.
         let attribute = |name: &str, text: &str| (Identifier::new(self.context, name), Attribute::parse(self.context, text).expect("mma attribute"));
         let ptx_type = format!("#nvvm.mma_type<{input}>");
+        let mma_attributes = [
+            attribute("layoutA", "#nvvm.mma_layout<row>"),
+            attribute("layoutB", "#nvvm.mma_layout<col>"),
+            attribute("multiplicandAPtxType", &ptx_type),
+            attribute("multiplicandBPtxType", &ptx_type),
+            (Identifier::new(self.context, "operandSegmentSizes"), melior::ir::attribute::DenseI32ArrayAttribute::new(self.context, &[4, 2, 4]).into()),
+            attribute("shape", "#nvvm.shape<m = 16, n = 8, k = 16>"),
+        ];
+        let positions: Vec<(Identifier, Attribute)> = (0..4).map(|v| (Identifier::new(self.context, "position"), melior::ir::attribute::DenseI64ArrayAttribute::new(self.context, &[v]).into())).collect();
         for step in 0..plan.depth / 16 {
             // A lane's element places are its base (`a_row`, `b_column`, `pair_column`) plus the
             // constant parts `a_element` and `b_element` give at lane 0.
@@ -242,14 +253,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                         at,
                         OperationBuilder::new("nvvm.mma.sync", b.location)
                             .add_operands(&operands)
-                            .add_attributes(&[
-                                attribute("layoutA", "#nvvm.mma_layout<row>"),
-                                attribute("layoutB", "#nvvm.mma_layout<col>"),
-                                attribute("multiplicandAPtxType", &ptx_type),
-                                attribute("multiplicandBPtxType", &ptx_type),
-                                attribute("operandSegmentSizes", "array<i32: 4, 2, 4>"),
-                                attribute("shape", "#nvvm.shape<m = 16, n = 8, k = 16>"),
-                            ])
+                            .add_attributes(&mma_attributes)
                             .add_results(&[results])
                             .build()
                             .expect("nvvm.mma.sync"),
@@ -260,7 +264,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                                 at,
                                 OperationBuilder::new("llvm.extractvalue", b.location)
                                     .add_operands(&[product])
-                                    .add_attributes(&[attribute("position", &format!("array<i64: {v}>"))])
+                                    .add_attributes(&[positions[v]])
                                     .add_results(&[f32_type])
                                     .build()
                                     .expect("llvm.extractvalue"),
