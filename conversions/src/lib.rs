@@ -26,6 +26,7 @@
 #![deny(missing_docs)]
 
 pub mod amdgpu;
+pub mod attributes;
 pub mod cpu;
 pub mod embed;
 pub mod kernels;

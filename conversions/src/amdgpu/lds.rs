@@ -92,11 +92,7 @@ pub fn apply<'c, 'a>(context: &'c Context, shared: &[(OperationRef<'c, 'a>, Shar
             Some(strided),
             memref.memory_space(),
         );
-        let array = |values: &[i64]| {
-            let values: Vec<String> = values.iter().map(i64::to_string).collect();
-            Attribute::parse(context, &format!("array<i64: {}>", values.join(", ")))
-                .expect("an i64 array")
-        };
+        let array = |values: &[i64]| crate::attributes::i64_array(context, values);
         let view = b.insert(
             At::before(next),
             OperationBuilder::new("memref.reinterpret_cast", b.location)
@@ -104,7 +100,7 @@ pub fn apply<'c, 'a>(context: &'c Context, shared: &[(OperationRef<'c, 'a>, Shar
                 .add_attributes(&[
                     (
                         Identifier::new(context, "operandSegmentSizes"),
-                        Attribute::parse(context, "array<i32: 1, 0, 0, 0>").expect("segments"),
+                        crate::attributes::i32_array(context, &[1, 0, 0, 0]),
                     ),
                     (Identifier::new(context, "static_offsets"), array(&[0])),
                     (Identifier::new(context, "static_sizes"), array(&shape)),
@@ -163,7 +159,7 @@ pub fn lds_type<'c>(
         element,
         shape,
         layout,
-        Some(Attribute::parse(context, "3").expect("memory space 3")),
+        Some(crate::attributes::integer(context, 64, 3)),
     )
     .into()
 }

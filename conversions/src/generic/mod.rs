@@ -452,7 +452,7 @@ fn lower<'c, 'a>(
         .collect();
 
     // The kernel function: one argument per tensor, in order of first use.
-    let pointer = Type::parse(context, "!llvm.ptr").expect("!llvm.ptr");
+    let pointer = crate::attributes::llvm_pointer(context, 0);
     let arguments: Vec<skeleton::Argument> = tensors
         .iter()
         .enumerate()

@@ -226,7 +226,7 @@ fn load_runs<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, runs: &Runs<'c, 'a>, src: 
             .collect();
         load_run(b, at, runs, src, view, &indices, element, held, trip * runs.run);
     }
-    let one = b.constant(at, Type::parse(b.context, "i1").expect("i1"), 1.0);
+    let one = b.constant(at, melior::ir::r#type::IntegerType::new(b.context, 1).into(), 1.0);
     let outside = b.op(at, "arith.xori", &[inside, one]);
     let edge = b.if_then(at, outside);
     load_runs_checked(b, edge, runs, src, view, offsets, element, held, tid);
@@ -267,7 +267,7 @@ fn tile_inside<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, runs: &Runs<'c, 'a>, src
 /// its element `first` on.
 #[allow(clippy::too_many_arguments)]
 fn load_run<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, runs: &Runs<'c, 'a>, src: Value<'c, 'a>, view: Option<Value<'c, 'a>>, indices: &[Value<'c, 'a>], element: Type<'c>, held: Value<'c, 'a>, first: i64) {
-    let vector = Type::parse(b.context, &format!("vector<{}x{element}>", runs.run)).expect("a vector type");
+    let vector = crate::attributes::vector(runs.run, element);
     let last = indices.len() - 1;
     let value = match view {
         Some(view) => {
@@ -278,7 +278,7 @@ fn load_run<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, runs: &Runs<'c, 'a>, src: V
         None => vector_load(b, at, src, indices, vector),
     };
     for lane in 0..runs.run {
-        let position = (melior::ir::Identifier::new(b.context, "static_position"), Attribute::parse(b.context, &format!("array<i64: {lane}>")).expect("a position"));
+        let position = (melior::ir::Identifier::new(b.context, "static_position"), crate::attributes::i64_array(b.context, &[lane as i64]));
         let element = b.value(at, OperationBuilder::new("vector.extract", b.location).add_operands(&[value]).add_attributes(&[position]).add_results(&[element]).build().expect("vector.extract"));
         b.store(at, element, held, &[b.index(at, first + lane)]);
     }
@@ -339,7 +339,7 @@ fn load_runs_checked<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, runs: &Runs<'c, 'a
         // own indices where inside and at the tensor's first element otherwise (no branch a lane:
         // fewer blocks for LLVM), then keeps the zero there; a tensor without elements loads
         // nothing.
-        let one = b.constant(at, Type::parse(b.context, "i1").expect("i1"), 1.0);
+        let one = b.constant(at, melior::ir::r#type::IntegerType::new(b.context, 1).into(), 1.0);
         let partial = b.op(at, "arith.xori", &[whole, one]);
         let slow = b.if_then(at, partial);
         let zero_index = b.index(slow, 0);
@@ -399,7 +399,7 @@ fn store_runs<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, runs: &Runs<'c, 'a>, dst:
     }
     let lds = lds_view(b, at, dst);
     let element = MemRefType::try_from(dst.r#type()).expect("a tile").element();
-    let vector = Type::parse(b.context, &format!("vector<{}x{element}>", runs.run)).expect("a vector type");
+    let vector = crate::attributes::vector(runs.run, element);
     for trip in 0..runs.trips {
         let (at, tile) = runs.trip(b, at, tid, trip);
         let lanes: Vec<Value> = (0..runs.run).map(|lane| b.load(at, held, &[b.index(at, trip * runs.run + lane)])).collect();
@@ -414,7 +414,7 @@ fn store_runs<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, runs: &Runs<'c, 'a>, dst:
 fn store_transposed<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, runs: &Runs<'c, 'a>, stored: &crate::amdgpu::lds::Stored<'c, 'a>, held: Value<'c, 'a>, tid: Value<'c, 'a>) {
     let lds = lds_view(b, at, stored.allocation);
     let element = MemRefType::try_from(stored.allocation.r#type()).expect("a tile").element();
-    let vector = Type::parse(b.context, &format!("vector<{}x{element}>", runs.rows)).expect("a vector type");
+    let vector = crate::attributes::vector(runs.rows, element);
     let bytes = Element::of(element).map_or(1, |element| element.bytes() as i64) * runs.rows;
     let aligned = stored.shape[1] % runs.rows == 0;
     for trip in 0..runs.trips {
@@ -426,7 +426,7 @@ fn store_transposed<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, runs: &Runs<'c, 'a>
             let operands = [value, lds, stored_row, tile[0]];
             let mut store = OperationBuilder::new("vector.store", b.location).add_operands(&operands);
             if aligned {
-                store = store.add_attributes(&[(melior::ir::Identifier::new(b.context, "alignment"), Attribute::parse(b.context, &format!("{bytes} : i64")).expect("an alignment"))]);
+                store = store.add_attributes(&[(melior::ir::Identifier::new(b.context, "alignment"), crate::attributes::integer(b.context, 64, bytes as i64))]);
             }
             b.insert(at, store.build().expect("vector.store"));
         }
@@ -612,10 +612,10 @@ fn vector_views<'c, 'a>(b: &Builder<'c>, start: At<'c, 'a>, kernel: OperationRef
             continue;
         }
         let memref = MemRefType::try_from(tensor.r#type()).expect("a tensor");
-        let mut shape: Vec<String> = memref_shape(tensor).iter().map(i64::to_string).collect();
+        let mut shape = memref_shape(tensor);
         let last = shape.len() - 1;
-        shape[last] = (memref_shape(tensor)[last] / runs.run).to_string();
-        let ty = Type::parse(b.context, &format!("memref<{}xvector<{}x{}>>", shape.join("x"), runs.run, memref.element())).expect("a vector view type");
+        shape[last] /= runs.run;
+        let ty: Type = MemRefType::new(crate::attributes::vector(runs.run, memref.element()), &shape, None, None).into();
         let cast = b.insert(
             start,
             OperationBuilder::new("builtin.unrealized_conversion_cast", b.location).add_operands(&[tensor]).add_results(&[ty]).build().expect("a cast"),

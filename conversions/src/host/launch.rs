@@ -130,7 +130,7 @@ fn launch_body<'c>(
         let pointer = append(
             OperationBuilder::new("builtin.unrealized_conversion_cast", location)
                 .add_operands(&[descriptor])
-                .add_results(&[Type::parse(context, "!llvm.ptr").expect("!llvm.ptr")])
+                .add_results(&[crate::attributes::llvm_pointer(context, 0)])
                 .build()
                 .expect("builtin.unrealized_conversion_cast"),
         );

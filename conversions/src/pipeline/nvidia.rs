@@ -47,7 +47,7 @@ pub(crate) fn barrier_pointer<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, barriers:
     let address = b.op(at, "arith.addi", &[base, offset]);
     let i64_type: Type = IntegerType::new(context, 64).into();
     let address = b.cast(at, "arith.index_cast", address, i64_type);
-    b.cast(at, "llvm.inttoptr", address, Type::parse(context, "!llvm.ptr<3>").expect("shared pointer"))
+    b.cast(at, "llvm.inttoptr", address, crate::attributes::llvm_pointer(context, 3))
 }
 
 fn i32_constant<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, value: i64) -> Value<'c, 'a> {

@@ -666,7 +666,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         // column are (the pair's own column is even).
         let last = offsets.len() - 1;
         let aligned = self.runs_aligned(b, at, dst, offsets, 2);
-        let pair_type = Type::parse(self.context, &format!("vector<2x{ty}>")).expect("pair type");
+        let pair_type = crate::attributes::vector(2, ty);
         let yes = b.value(at, melior::dialect::arith::constant(self.context, IntegerAttribute::new(IntegerType::new(self.context, 1).into(), 1).into(), b.location));
         let mut stored = BTreeSet::new();
         for &slot in &pairs {
@@ -688,7 +688,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                 paired,
                 OperationBuilder::new("vector.store", b.location)
                     .add_operands(&operands)
-                    .add_attributes(&[(Identifier::new(self.context, "alignment"), Attribute::parse(self.context, &format!("{} : i64", 2 * bytes)).expect("alignment"))])
+                    .add_attributes(&[(Identifier::new(self.context, "alignment"), crate::attributes::integer(self.context, 64, 2 * bytes))])
                     .build()
                     .expect("vector.store"),
             );
@@ -1013,7 +1013,7 @@ pub fn lower_all<'c, 'a>(
     // The waits for wgmma groups go in first: each op's rule then writes its code after them.
     let deferred = operands_kept.iter().copied().filter(|gemm| layouts.wgmma.contains(gemm)).collect();
     for (op, groups) in wgmma_waits::wgmma_waits(ops, layouts, &deferred) {
-        let group = (Identifier::new(context, "group"), Attribute::parse(context, &format!("{groups} : i64")).expect("group"));
+        let group = (Identifier::new(context, "group"), crate::attributes::integer(context, 64, groups as i64));
         b.insert(At::before(op), OperationBuilder::new("nvvm.wgmma.wait.group.sync.aligned", op.location()).add_attributes(&[group]).build().expect("nvvm op"));
     }
     let zero_index = b.index(start, 0);

@@ -133,11 +133,6 @@ fn swizzle_mode(span: i64) -> i64 {
     }) << 62
 }
 
-/// Returns the `!llvm.struct` of one 64-row accumulator tile of `n` columns.
-pub fn accumulator_type(n: i64) -> String {
-    format!("!llvm.struct<({})>", vec!["f32"; (n / 2) as usize].join(", "))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -146,16 +146,13 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let tile_type = MemRefType::try_from(staging.tile.r#type()).expect("a tile");
         let stored = tile_type.element();
         let flat_type = MemRefType::new(stored, &[capacity], None, tile_type.memory_space());
-        let array_attribute = |values: &[i64]| {
-            let values: Vec<String> = values.iter().map(i64::to_string).collect();
-            Attribute::parse(self.context, &format!("array<i64: {}>", values.join(", "))).expect("an i64 array")
-        };
+        let array_attribute = |values: &[i64]| crate::attributes::i64_array(self.context, values);
         let flat = b.value(
             at,
             OperationBuilder::new("memref.reinterpret_cast", b.location)
                 .add_operands(&[staging.tile])
                 .add_attributes(&[
-                    (Identifier::new(self.context, "operandSegmentSizes"), Attribute::parse(self.context, "array<i32: 1, 0, 0, 0>").expect("segments")),
+                    (Identifier::new(self.context, "operandSegmentSizes"), crate::attributes::i32_array(self.context, &[1, 0, 0, 0])),
                     (Identifier::new(self.context, "static_offsets"), array_attribute(&[0])),
                     (Identifier::new(self.context, "static_sizes"), array_attribute(&[capacity])),
                     (Identifier::new(self.context, "static_strides"), array_attribute(&[1])),
@@ -176,10 +173,10 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let offsets_now = self.offsets(&b, at, from);
         // The tensor's indices of the tile's (row, column) and whether the row is inside it.
         let last = offsets.len() - 1;
-        let vector = Type::parse(self.context, &format!("vector<{}x{ty}>", staging.run)).expect("a run's vector type");
+        let vector = crate::attributes::vector(staging.run, ty);
         // A tensor element's bytes as the tile's elements.
         let ratio = staging.ratio;
-        let as_stored = |values: i64| Type::parse(self.context, &format!("vector<{}x{stored}>", values * ratio)).expect("a vector of the tile's elements");
+        let as_stored = |values: i64| crate::attributes::vector(values * ratio, stored);
         let bitcast = |at: At<'c, 'a>, value: Value<'c, 'a>, to: Type<'c>| b.value(at, OperationBuilder::new("vector.bitcast", b.location).add_operands(&[value]).add_results(&[to]).build().expect("vector.bitcast"));
         let runs_per_row = wave_columns / staging.run;
         let runs = staging.rows * runs_per_row;
@@ -203,11 +200,11 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                 if ratio == 1 {
                     b.store(inner, value, lds, &[index]);
                 } else {
-                    let one = Type::parse(self.context, &format!("vector<1x{ty}>")).expect("a one-element vector");
+                    let one = crate::attributes::vector(1, ty);
                     let value = b.value(inner, OperationBuilder::new("vector.from_elements", b.location).add_operands(&[value]).add_results(&[one]).build().expect("vector.from_elements"));
                     let value = bitcast(inner, value, as_stored(1));
                     let index = b.op(inner, "arith.muli", &[index, b.index(inner, ratio)]);
-                    let bytes = Attribute::parse(self.context, &format!("{} : i64", 16 / staging.run)).expect("an alignment");
+                    let bytes = crate::attributes::integer(self.context, 64, 16 / staging.run);
                     b.insert(inner, OperationBuilder::new("vector.store", b.location).add_operands(&[value, lds, index]).add_attributes(&[(Identifier::new(self.context, "alignment"), bytes)]).build().expect("vector.store"));
                 }
             }
@@ -252,7 +249,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             for e in 0..staging.run {
                 let (checked, inside) = self.placed_in(&b, slow, dst, offsets, &[tile_row, b.op(slow, "arith.addi", &[tile_column, b.index(slow, e)])]);
                 let store = b.if_then(slow, inside.expect("checked"));
-                let position = (Identifier::new(self.context, "static_position"), Attribute::parse(self.context, &format!("array<i64: {e}>")).expect("a position"));
+                let position = (Identifier::new(self.context, "static_position"), crate::attributes::i64_array(self.context, &[e as i64]));
                 let element = b.value(store, OperationBuilder::new("vector.extract", b.location).add_operands(&[values]).add_attributes(&[position]).add_results(&[ty]).build().expect("vector.extract"));
                 b.store(store, element, dst, &checked);
             }

@@ -342,15 +342,15 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             operands.push(parts.src);
             operands.extend_from_slice(&clamped);
             operands.push(elements);
-            let segments = format!("array<i32: 1, {}, 1, {}, 1>", place.len(), clamped.len());
+            let segments = crate::attributes::i32_array(self.context, &[1, place.len() as i32, 1, clamped.len() as i32, 1]);
             b.insert(
                 at,
                 OperationBuilder::new("nvgpu.device_async_copy", b.location)
                     .add_operands(&operands)
                     .add_attributes(&[
-                        (Identifier::new(self.context, "dstElements"), Attribute::parse(self.context, "8 : index").expect("elements")),
+                        (Identifier::new(self.context, "dstElements"), crate::attributes::index(self.context, 8)),
                         (Identifier::new(self.context, "bypassL1"), Attribute::unit(self.context)),
-                        (Identifier::new(self.context, "operandSegmentSizes"), Attribute::parse(self.context, &segments).expect("segments")),
+                        (Identifier::new(self.context, "operandSegmentSizes"), segments),
                     ])
                     .add_results(&[token_type])
                     .build()
@@ -367,7 +367,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         b.insert(
             at,
             OperationBuilder::new("nvvm.cp.async.wait.group", b.location)
-                .add_attributes(&[(Identifier::new(self.context, "n"), Attribute::parse(self.context, "0 : i32").expect("groups"))])
+                .add_attributes(&[(Identifier::new(self.context, "n"), crate::attributes::integer(self.context, 32, 0))])
                 .build()
                 .expect("nvvm.cp.async.wait.group"),
         );
@@ -474,7 +474,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let descriptor = |at: At<'c, 'a>, base: Value<'c, 'a>, bytes: i64| b.op(at, "arith.addi", &[base, constant64(at, bytes >> 4)]);
         let a_descriptor = base_descriptor(a_address, constant64(at, a_addressing.constant()));
         let b_descriptor = base_descriptor(b_address, constant64(at, b_addressing.constant()));
-        let struct_type = Type::parse(self.context, &crate::registers::wgmma::accumulator_type(n)).expect("accumulator struct");
+        let struct_type = crate::attributes::f32_struct(self.context, (n / 2) as usize);
         let array = self.private(c);
         let attribute = |name: &str, text: String| (Identifier::new(self.context, name), Attribute::parse(self.context, &text).expect("wgmma attribute"));
         let simple = |name: &str, attributes: &[(Identifier<'c>, Attribute<'c>)]| {
@@ -501,7 +501,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                         at,
                         OperationBuilder::new("llvm.insertvalue", b.location)
                             .add_operands(&[value, element])
-                            .add_attributes(&[(Identifier::new(self.context, "position"), Attribute::parse(self.context, &format!("array<i64: {position}>")).expect("position"))])
+                            .add_attributes(&[(Identifier::new(self.context, "position"), crate::attributes::i64_array(self.context, &[position as i64]))])
                             .add_results(&[struct_type])
                             .build()
                             .expect("llvm.insertvalue"),
@@ -559,7 +559,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                     at,
                     OperationBuilder::new("llvm.extractvalue", b.location)
                         .add_operands(&[value])
-                        .add_attributes(&[(Identifier::new(self.context, "position"), Attribute::parse(self.context, &format!("array<i64: {position}>")).expect("position"))])
+                        .add_attributes(&[(Identifier::new(self.context, "position"), crate::attributes::i64_array(self.context, &[position as i64]))])
                         .add_results(&[Type::float32(self.context)])
                         .build()
                         .expect("llvm.extractvalue"),
@@ -581,7 +581,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
     fn pack_a_registers(&self, b: &Builder<'c>, at: At<'c, 'a>, a: Value<'c, 'a>, tile: i64, step: i64, depth: i64, i32_type: Type<'c>) -> Vec<Value<'c, 'a>> {
         let operand = placed(self.layouts, a).expect("checked");
         let array = self.private(a);
-        let pair = Type::parse(self.context, &format!("vector<2x{}>", element_type(a))).expect("pair type");
+        let pair = crate::attributes::vector(2, element_type(a));
         let first = tile * (depth / 2) + step * 8;
         (0..4)
             .map(|q| {
@@ -636,7 +636,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                 at,
                 OperationBuilder::new("llvm.extractvalue", b.location)
                     .add_operands(&[accumulator])
-                    .add_attributes(&[(Identifier::new(self.context, "position"), Attribute::parse(self.context, &format!("array<i64: {position}>")).expect("position"))])
+                    .add_attributes(&[(Identifier::new(self.context, "position"), crate::attributes::i64_array(self.context, &[position as i64]))])
                     .add_results(&[Type::float32(self.context)])
                     .build()
                     .expect("llvm.extractvalue"),
@@ -648,7 +648,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             OperationBuilder::new("llvm.inline_asm", b.location)
                 .add_operands(&operands)
                 .add_attributes(&[
-                    (Identifier::new(self.context, "asm_dialect"), Attribute::parse(self.context, "0 : i64").expect("dialect")),
+                    (Identifier::new(self.context, "asm_dialect"), crate::attributes::integer(self.context, 64, 0)),
                     (Identifier::new(self.context, "asm_string"), string(&asm)),
                     (Identifier::new(self.context, "constraints"), string(&constraints.join(","))),
                     (Identifier::new(self.context, "has_side_effects"), Attribute::unit(self.context)),

@@ -128,8 +128,8 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let [rows, columns] = memref_shape(tile)[..] else { unreachable!("a 2-D tile") };
         let i32_type: Type = IntegerType::new(context, 32).into();
         let i64_type: Type = IntegerType::new(context, 64).into();
-        let shared_pointer = Type::parse(context, "!llvm.ptr<3>").expect("shared pointer type");
-        let cluster_pointer = Type::parse(context, "!llvm.ptr<7>").expect("shared::cluster pointer type");
+        let shared_pointer = crate::attributes::llvm_pointer(context, 3);
+        let cluster_pointer = crate::attributes::llvm_pointer(context, 7);
         if let Some(allocation) = crate::pipeline::rings::tile_allocation(tile) {
             let alignment = IntegerAttribute::new(IntegerType::new(context, 64).into(), SWIZZLED_ALIGNMENT);
             tile_dialect::ops::set_attribute(allocation, ALIGNMENT_ATTRIBUTE, alignment.into());
@@ -166,12 +166,12 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             operands.push(box_column);
             operands.extend(rest.iter().copied());
             operands.push(barrier);
-            let segments = format!("array<i32: 1, 1, {}, 1, 0, 0, 0, 0>", rank);
+            let segments = crate::attributes::i32_array(context, &[1, 1, rank as i32, 1, 0, 0, 0, 0]);
             b.insert(
                 leader,
                 OperationBuilder::new("nvvm.cp.async.bulk.tensor.shared.cluster.global", b.location)
                     .add_operands(&operands)
-                    .add_attributes(&[(Identifier::new(context, "operandSegmentSizes"), Attribute::parse(context, &segments).expect("segments"))])
+                    .add_attributes(&[(Identifier::new(context, "operandSegmentSizes"), segments)])
                     .build()
                     .expect("nvvm.cp.async.bulk.tensor.shared.cluster.global"),
             );
@@ -182,8 +182,8 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
     /// The tensor map of global tensor `tensor` with box `box_` (outermost first): until the
     /// kernel takes it as a parameter, a cast of the tensor marked with [`TENSOR_MAP_BOX`].
     pub(super) fn tensor_map(&self, b: &Builder<'c>, at: At<'c, 'a>, tensor: Value<'c, 'a>, box_: &[i64]) -> Value<'c, 'a> {
-        let pointer = Type::parse(self.context, "!llvm.ptr").expect("pointer type");
-        let box_attribute = Attribute::parse(self.context, &format!("array<i64: {}>", box_.iter().map(i64::to_string).collect::<Vec<_>>().join(", "))).expect("box");
+        let pointer = crate::attributes::llvm_pointer(self.context, 0);
+        let box_attribute = crate::attributes::i64_array(self.context, box_);
         b.value(
             at,
             OperationBuilder::new("builtin.unrealized_conversion_cast", b.location)

@@ -169,7 +169,7 @@ pub(super) fn staging_areas<'c, 'a>(b: &Builder<'c>, start: At<'c, 'a>, ops: &[O
     };
     let own = (layouts.own_staging > 0).then(|| {
         let workgroup = Attribute::parse(context, "#gpu.address_space<workgroup>");
-        let area = MemRefType::new(Type::parse(context, "f16").expect("f16"), &[layouts.own_staging / 2], None, workgroup);
+        let area = MemRefType::new(Type::float16(context), &[layouts.own_staging / 2], None, workgroup);
         aligned(b.insert(start, OperationBuilder::new("tile.alloc_shared", b.location).add_results(&[area.into()]).build().expect("tile.alloc_shared")))
     });
     let mut areas = HashMap::new();
@@ -200,7 +200,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let ty = element_type(dst);
         let i32_type: Type = IntegerType::new(context, 32).into();
         let i64_type: Type = IntegerType::new(context, 64).into();
-        let shared_pointer = Type::parse(context, "!llvm.ptr<3>").expect("shared pointer type");
+        let shared_pointer = crate::attributes::llvm_pointer(context, 3);
         let rows = plan.box_[plan.box_.len() - 2];
         let box_bytes = rows * ROW_BYTES;
         let box_columns = *plan.box_.last().expect("a box");
@@ -233,10 +233,10 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                 let value = if words.len() == 1 {
                     words[0]
                 } else {
-                    let pair_type = Type::parse(context, "vector<2xi32>").expect("a word pair");
+                    let pair_type = crate::attributes::vector(2, i32_type);
                     b.value(at, OperationBuilder::new("vector.from_elements", b.location).add_operands(&words).add_results(&[pair_type]).build().expect("vector.from_elements"))
                 };
-                let alignment = Attribute::parse(context, &format!("{} : i64", 2 * bytes)).expect("alignment");
+                let alignment = crate::attributes::integer(context, 64, 2 * bytes);
                 b.insert(
                     at,
                     OperationBuilder::new("llvm.store", b.location)
@@ -257,12 +257,12 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                 let coordinates = self.box_coordinates(&b, issue, offsets, box_index * box_columns);
                 let mut operands = vec![map, source];
                 operands.extend(coordinates.iter().copied());
-                let segments = format!("array<i32: 1, 1, {}, 0, 0>", coordinates.len());
+                let segments = crate::attributes::i32_array(context, &[1, 1, coordinates.len() as i32, 0, 0]);
                 b.insert(
                     issue,
                     OperationBuilder::new("nvvm.cp.async.bulk.tensor.global.shared.cta", b.location)
                         .add_operands(&operands)
-                        .add_attributes(&[(Identifier::new(context, "operandSegmentSizes"), Attribute::parse(context, &segments).expect("segments"))])
+                        .add_attributes(&[(Identifier::new(context, "operandSegmentSizes"), segments)])
                         .build()
                         .expect("nvvm.cp.async.bulk.tensor.global.shared.cta"),
                 );
@@ -275,7 +275,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
     /// Thread 0's wait (at `at`, inside its branch) for its bulk stores: until the engine has
     /// read their sources (`read`), or until they are complete.
     pub(super) fn bulk_wait(&self, b: &Builder<'c>, at: At<'c, 'a>, read: bool) {
-        let mut attributes = vec![(Identifier::new(self.context, "group"), Attribute::parse(self.context, "0 : i32").expect("group"))];
+        let mut attributes = vec![(Identifier::new(self.context, "group"), crate::attributes::integer(self.context, 32, 0))];
         if read {
             attributes.push((Identifier::new(self.context, "read"), Attribute::unit(self.context)));
         }

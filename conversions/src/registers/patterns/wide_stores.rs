@@ -109,7 +109,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             }
             picked
         };
-        let run_type = Type::parse(self.context, &format!("vector<{run}x{ty}>")).expect("run type");
+        let run_type = crate::attributes::vector(run as i64, ty);
         let mut stored = BTreeSet::new();
         for group in groups {
             // Each pair as 32-bit words: a 16-bit pair packed in one, an f32 pair in two.
@@ -128,7 +128,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             }
             // Position u of the run holds lane u's pair t, which came in round u ^ t.
             let ordered: Vec<Value> = (0..lanes as usize).flat_map(|position| pick(&got, &|round| is_lane[position ^ round])).collect();
-            let word_vector = Type::parse(self.context, &format!("vector<{}xi32>", ordered.len())).expect("words type");
+            let word_vector = crate::attributes::vector(ordered.len() as i64, IntegerType::new(self.context, 32).into());
             let packed = b.value(at, OperationBuilder::new("vector.from_elements", b.location).add_operands(&ordered).add_results(&[word_vector]).build().expect("vector.from_elements"));
             let values = b.cast(at, "vector.bitcast", packed, run_type);
             // Lane t's run starts where its own pair of block t would: its column in the group's
@@ -149,14 +149,14 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                 fast,
                 OperationBuilder::new("vector.store", b.location)
                     .add_operands(&operands)
-                    .add_attributes(&[(Identifier::new(self.context, "alignment"), Attribute::parse(self.context, "16 : i64").expect("alignment"))])
+                    .add_attributes(&[(Identifier::new(self.context, "alignment"), crate::attributes::integer(self.context, 64, 16))])
                     .build()
                     .expect("vector.store"),
             );
             // Misaligned, or reaching past the tensor's end: each element where it is inside.
             for element in 0..run {
                 let column = b.op(slow, "arith.addi", &[start[1], b.index(slow, element)]);
-                let position = (Identifier::new(self.context, "static_position"), Attribute::parse(self.context, &format!("array<i64: {element}>")).expect("position"));
+                let position = (Identifier::new(self.context, "static_position"), crate::attributes::i64_array(self.context, &[element as i64]));
                 self.store_clipped(b, slow, dst, offsets, &[start[0], column], |store_at| {
                     b.value(store_at, OperationBuilder::new("vector.extract", b.location).add_operands(&[values]).add_attributes(&[position]).add_results(&[ty]).build().expect("vector.extract"))
                 });
@@ -171,10 +171,10 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         if bytes == 4 {
             return pair.iter().map(|value| b.cast(at, "arith.bitcast", *value, i32_type)).collect();
         }
-        let pair_type = Type::parse(self.context, &format!("vector<2x{}>", pair[0].r#type())).expect("pair type");
+        let pair_type = crate::attributes::vector(2, pair[0].r#type());
         let vector = b.value(at, OperationBuilder::new("vector.from_elements", b.location).add_operands(pair).add_results(&[pair_type]).build().expect("vector.from_elements"));
-        let word = b.cast(at, "vector.bitcast", vector, Type::parse(self.context, "vector<1xi32>").expect("word type"));
-        let position = (Identifier::new(self.context, "static_position"), Attribute::parse(self.context, "array<i64: 0>").expect("position"));
+        let word = b.cast(at, "vector.bitcast", vector, crate::attributes::vector(1, IntegerType::new(self.context, 32).into()));
+        let position = (Identifier::new(self.context, "static_position"), crate::attributes::i64_array(self.context, &[0]));
         vec![b.value(at, OperationBuilder::new("vector.extract", b.location).add_operands(&[word]).add_attributes(&[position]).add_results(&[i32_type]).build().expect("vector.extract"))]
     }
 }
