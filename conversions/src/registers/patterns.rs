@@ -152,6 +152,33 @@ fn matrix_gemm_depth(gemm: &OperationRef, [a, b, c]: [Value; 3], name: &str, chi
     Ok(depth)
 }
 
+/// Plans `gemms` for one matrix instruction: `unlaid` says, for a gemm whose accumulator does
+/// not have the instruction's layout (`origin` tells), why it gets none (`None`: nothing to say);
+/// `check` plans the others. Returns the planned gemms by op and the refused ones with the reason.
+fn plan_gemms<'c, 'a, P>(
+    gemms: &[OperationRef<'c, 'a>],
+    layouts: &Layouts,
+    origin: impl Fn(&str) -> bool,
+    unlaid: impl Fn(OperationRef<'c, 'a>) -> Option<String>,
+    check: impl Fn(&OperationRef<'c, 'a>, [Value<'c, 'a>; 3], &Placed) -> Result<P, String>,
+) -> (HashMap<usize, P>, Vec<(OperationRef<'c, 'a>, String)>) {
+    let mut planned = HashMap::new();
+    let mut refused = Vec::new();
+    for gemm in gemms.iter().copied() {
+        let (Ok(a), Ok(b), Ok(c)) = (gemm.operand(0), gemm.operand(1), gemm.operand(2)) else { continue };
+        let Ok(accumulator) = placed(layouts, c) else { continue };
+        let result = if origin(&accumulator.layout.origin) { Some(check(&gemm, [a, b, c], accumulator)) } else { unlaid(gemm).map(Err) };
+        match result {
+            Some(Ok(plan)) => {
+                planned.insert(key(&gemm), plan);
+            }
+            Some(Err(reason)) => refused.push((gemm, reason)),
+            None => {}
+        }
+    }
+    (planned, refused)
+}
+
 // ---- the reduction plan -------------------------------------------------------------------------
 
 /// How a `tile.reduce` combines: per thread, source slots into destination slots, then over the

@@ -106,29 +106,17 @@ impl MfmaGemm {
 /// Which gemms of a kernel run on mfma (by op), and the gemms whose accumulator has an mfma layout
 /// that the rule cannot build, with the reason (they keep the scalar rule, with a warning).
 pub fn mfma_plan<'c, 'a>(ops: &[OperationRef<'c, 'a>], layouts: &Layouts, threads: i64) -> (HashMap<usize, MfmaGemm>, Vec<(OperationRef<'c, 'a>, String)>) {
-    let mut gemms = HashMap::new();
-    let mut refused = Vec::new();
     let all: Vec<OperationRef> = ops.iter().copied().filter(|op| op_name(op) == "tile.gemm").collect();
     let chained = all.len() > 1;
-    for gemm in all {
-        let (Ok(a), Ok(b), Ok(c)) = (gemm.operand(0), gemm.operand(1), gemm.operand(2)) else { continue };
-        let Ok(accumulator) = placed(layouts, c) else { continue };
-        if !accumulator.layout.origin.starts_with("mfma.") {
-            // No mfma layout was inferred: say why. (Where inference would have given one, the
-            // program wrote another layout by hand: its choice, nothing to warn about.)
-            if let Some(reason) = crate::layout::anchors::mfma_unavailable(gemm, threads, chained) {
-                refused.push((gemm, reason));
-            }
-            continue;
-        }
-        match check_gemm(&gemm, a, b, c, accumulator, layouts) {
-            Ok(plan) => {
-                gemms.insert(key(&gemm), plan);
-            }
-            Err(reason) => refused.push((gemm, reason)),
-        }
-    }
-    (gemms, refused)
+    // A gemm with no mfma layout: say why. (Where inference would have given one, the program
+    // wrote another layout by hand: its choice, nothing to warn about.)
+    plan_gemms(
+        &all,
+        layouts,
+        |origin| origin.starts_with("mfma."),
+        |gemm| crate::layout::anchors::mfma_unavailable(gemm, threads, chained),
+        |gemm, [a, b, c], accumulator| check_gemm(gemm, a, b, c, accumulator, layouts),
+    )
 }
 
 fn check_gemm(gemm: &OperationRef, a: Value, b: Value, c: Value, accumulator: &Placed, layouts: &Layouts) -> Result<MfmaGemm, String> {

@@ -78,22 +78,15 @@ impl MmaGemm {
 /// Which gemms of a kernel that are not on wgmma run on `mma.sync` (by op), and the gemms whose
 /// accumulator has the mma layout that the rule cannot take, with the reason.
 pub fn mma_plan<'c, 'a>(ops: &[OperationRef<'c, 'a>], layouts: &Layouts) -> (HashMap<usize, MmaGemm>, Vec<(OperationRef<'c, 'a>, String)>) {
-    let mut gemms = HashMap::new();
-    let mut refused = Vec::new();
-    for gemm in ops.iter().copied().filter(|op| op_name(op) == "tile.gemm" && !layouts.wgmma.contains(&key(op))) {
-        let (Ok(a), Ok(b), Ok(c)) = (gemm.operand(0), gemm.operand(1), gemm.operand(2)) else { continue };
-        let Ok(accumulator) = placed(layouts, c) else { continue };
-        if accumulator.layout.origin != crate::layout::atoms::MMA_ACCUMULATOR {
-            continue;
-        }
-        match check_gemm(&gemm, a, b, c, accumulator, layouts) {
-            Ok(plan) => {
-                gemms.insert(key(&gemm), plan);
-            }
-            Err(reason) => refused.push((gemm, reason)),
-        }
-    }
-    (gemms, refused)
+    let gemms: Vec<OperationRef> = ops.iter().copied().filter(|op| op_name(op) == "tile.gemm" && !layouts.wgmma.contains(&key(op))).collect();
+    // A gemm with neither layout already has wgmma's warning.
+    plan_gemms(
+        &gemms,
+        layouts,
+        |origin| origin == crate::layout::atoms::MMA_ACCUMULATOR,
+        |_| None,
+        |gemm, [a, b, c], accumulator| check_gemm(gemm, a, b, c, accumulator, layouts),
+    )
 }
 
 fn check_gemm(gemm: &OperationRef, a: Value, b: Value, c: Value, accumulator: &Placed, layouts: &Layouts) -> Result<MmaGemm, String> {
