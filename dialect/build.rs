@@ -56,6 +56,12 @@ fn main() {
         "cargo:rustc-link-search=native={}",
         prefix.join("lib").display()
     );
+    // lld's ELF driver for `shim/TileLink.cpp` (lld-22's static libraries, from liblld-22-dev; the
+    // LLVM they call is libLLVM's, the compression libraries theirs).
+    println!("cargo:rustc-link-lib=static=lldELF");
+    println!("cargo:rustc-link-lib=static=lldCommon");
+    println!("cargo:rustc-link-lib=dylib=z");
+    println!("cargo:rustc-link-lib=dylib=zstd");
 }
 
 fn run_tablegen(prefix: &Path, out: &Path) {
@@ -78,12 +84,13 @@ fn run_tablegen(prefix: &Path, out: &Path) {
 /// The shim's sources. Each includes `TileShim.h`, so a definition whose signature differs from the
 /// header's declaration is a compile error (or, outside `extern "C"`, a C++ overload, which leaves
 /// the header's function undefined: `check_shim_defines` reports it).
-const SHIM_SOURCES: [&str; 5] = [
+const SHIM_SOURCES: [&str; 6] = [
     "shim/TileDialect.cpp",
     "shim/TileCAPI.cpp",
     "shim/TileOptMain.cpp",
     "shim/TileMath.cpp",
     "shim/TileAssemble.cpp",
+    "shim/TileLink.cpp",
 ];
 
 fn compile_shim(prefix: &Path, out: &Path) {

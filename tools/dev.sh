@@ -11,10 +11,10 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
 spirv_val_coopmat="$repo/target/spirv-tools/cmeel.prefix/bin/spirv-val"
 
-# LLVM/MLIR 22 and what linking against it needs (see ../shared/design/platform-facts.md); lld-22,
-# which links AMD code objects; Vulkan on
+# LLVM/MLIR 22 and what linking against it needs (see ../shared/design/platform-facts.md); lld-22's
+# libraries, whose ELF driver links AMD code objects in process; Vulkan on
 # the CPU (lavapipe) and spirv-val for the SPIR-V target's execution tests.
-packages=(libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools clang-22 libclang-22-dev lld-22
+packages=(libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools clang-22 libclang-22-dev lld-22 liblld-22-dev
           mesa-vulkan-drivers libvulkan1 spirv-tools python3-pip
           libpolly-22-dev libzstd-dev libz3-dev libxml2-dev zlib1g-dev)
 

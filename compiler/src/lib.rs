@@ -15,7 +15,7 @@
 //! on the context's threads; each kernel module gets the passes it would get in the whole module,
 //! in the same order, and its code is the same. Kernel modules are verified once before they are
 //! serialized rather than after every pass. gfx942 code objects are assembled and linked from the
-//! assembly (LLVM's MC layer in process, then ld.lld), not generated a second time.
+//! assembly (LLVM's MC layer, then lld's ELF driver, both in process), not generated a second time.
 //!
 //! Invariants: nothing is printed; every MLIR diagnostic raised during the call is collected, with
 //! its location, into the [`Compilation`] (warnings) or the [`Error`] (what failed and why). Each
@@ -148,7 +148,8 @@ pub fn targets() -> Vec<&'static str> {
 pub enum Code {
     /// PTX text (sm_90a).
     Ptx(String),
-    /// AMDGCN (gfx942): the assembly, and the HSA code object where lld-22 is installed.
+    /// AMDGCN (gfx942): the assembly, and the HSA code object (`None` only where the kernel has
+    /// no manifest: another frontend's).
     Amdgcn {
         /// The assembly text.
         assembly: String,
@@ -321,34 +322,16 @@ fn internal(message: String, diagnostics: Vec<Diagnostic>) -> Error {
     }
 }
 
-/// The linker of HSA code objects (the one MLIR's ROCDL serialization runs).
-const LLD: &str = "/usr/lib/llvm-22/bin/ld.lld";
-
-/// Runs `program` with `arguments`; fails with its error output.
-fn run_tool(program: &str, arguments: &[&std::ffi::OsStr]) -> std::result::Result<(), String> {
-    let output = std::process::Command::new(program)
-        .args(arguments)
-        .output()
-        .map_err(|error| format!("{program}: {error}"))?;
-    if output.status.success() {
-        Ok(())
-    } else {
-        Err(format!("{program} failed: {}", String::from_utf8_lossy(&output.stderr).trim()))
-    }
-}
-
 /// Makes the HSA code object (`.hsaco`) of each kernel's AMDGCN `assembly` for `chip`: assembled
 /// in process by LLVM's MC layer (what llvm-mc does, without loading LLVM in a process per
-/// kernel), linked by ld.lld, as `gpu-module-to-binary{format=bin}` makes it (the same bytes),
-/// without generating the code a second time. The kernels are spread over the machine's cores.
-/// Empty where lld-22 is missing.
+/// kernel), linked by lld's ELF driver in process (what `ld.lld -shared` does: MLIR's ROCDL
+/// serialization runs that program), as `gpu-module-to-binary{format=bin}` makes it (the same
+/// bytes), without generating the code a second time. The kernels are spread over the machine's
+/// cores.
 fn code_objects(
     chip: &str,
     assembly: &[(String, &str)],
 ) -> std::result::Result<Vec<(String, Vec<u8>)>, String> {
-    if !Path::new(LLD).exists() {
-        return Ok(Vec::new());
-    }
     let scratch = tempfile::tempdir().map_err(|error| format!("a scratch directory: {error}"))?;
     let one = |index: usize| -> std::result::Result<Vec<u8>, String> {
         let (name, text) = &assembly[index];
@@ -357,8 +340,8 @@ fn code_objects(
         let bytes = tile_dialect::driver::assemble_amdgcn(text, chip)
             .map_err(|message| format!("{name}: the assembler failed: {message}"))?;
         std::fs::write(&object, bytes).map_err(|error| format!("{}: {error}", object.display()))?;
-        run_tool(LLD, &["-shared".as_ref(), object.as_os_str(), "-o".as_ref(), linked.as_os_str()])
-            .map_err(|message| format!("{name}: {message}"))?;
+        tile_dialect::driver::link_amdgcn(&object, &linked)
+            .map_err(|message| format!("{name}: ld.lld failed: {message}"))?;
         std::fs::read(&linked).map_err(|error| format!("{}: {error}", linked.display()))
     };
     let threads = std::thread::available_parallelism().map_or(1, |count| count.get());
@@ -586,7 +569,7 @@ fn compile_parts<'c>(
             })
             .collect()
     };
-    // gfx942 also gets code objects (.hsaco) where lld-22 is installed, made from the assembly of
+    // gfx942 also gets code objects (.hsaco), made from the assembly of
     // the kernels that have manifests once it has all compiled (whose errors come first).
     if amd {
         let assembly: Vec<(String, &str)> = objects

@@ -109,6 +109,11 @@ typedef void (*TileByteSink)(void *userData, const char *bytes, size_t count);
 /// Safe to call from several threads at once.
 bool tileShimAssembleAmdgcn(MlirStringRef assembly, MlirStringRef chip, TileByteSink sink,
                             void *userData);
+/// Links the ELF object at path `object` into an HSA code object at path `output`, as
+/// `ld.lld -shared OBJECT -o OUTPUT` does, with lld's ELF driver in process; on failure hands the
+/// linker's message to `sink` and returns false. Safe to call from several threads (one link runs
+/// at a time).
+bool tileShimLinkAmdgcn(const char *object, const char *output, TileByteSink sink, void *userData);
 /// Runs MlirOptMain with every upstream dialect, extension and pass plus the tile dialect.
 int tileShimOptMain(int argc, char **argv);
 

@@ -119,6 +119,33 @@ pub fn assemble_amdgcn(assembly: &str, chip: &str) -> Result<Vec<u8>, String> {
     if ok { Ok(out) } else { Err(String::from_utf8_lossy(&out).into_owned()) }
 }
 
+/// Links the ELF object at `object` into an HSA code object at `output` (lld's ELF driver in
+/// process: what `ld.lld -shared OBJECT -o OUTPUT` writes); `Err` holds the linker's message.
+/// Safe to call from several threads at once (the links take turns).
+pub fn link_amdgcn(object: &std::path::Path, output: &std::path::Path) -> Result<(), String> {
+    unsafe extern "C" fn collect(user_data: *mut std::ffi::c_void, bytes: *const std::ffi::c_char, count: usize) {
+        let out = unsafe { &mut *(user_data as *mut Vec<u8>) };
+        if count > 0 {
+            out.extend_from_slice(unsafe { std::slice::from_raw_parts(bytes as *const u8, count) });
+        }
+    }
+    let path = |path: &std::path::Path| {
+        std::ffi::CString::new(path.as_os_str().as_encoded_bytes())
+            .map_err(|_| format!("{}: a path with a NUL byte", path.display()))
+    };
+    let (object, output) = (path(object)?, path(output)?);
+    let mut message = Vec::new();
+    let ok = unsafe {
+        ffi::tileShimLinkAmdgcn(
+            object.as_ptr(),
+            output.as_ptr(),
+            Some(collect),
+            &mut message as *mut Vec<u8> as *mut std::ffi::c_void,
+        )
+    };
+    if ok { Ok(()) } else { Err(String::from_utf8_lossy(&message).into_owned()) }
+}
+
 /// Returns a pass manager holding the textual pipeline `pipeline` (e.g.
 /// `builtin.module(cse, canonicalize)`), or the parser's complaint.
 pub fn pass_manager<'c>(

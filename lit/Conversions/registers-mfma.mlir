@@ -38,12 +38,17 @@
 // CHECK: gpu.barrier
 // CHECK: %[[PL:.*]] = memref.memory_space_cast %[[SCRATCH]]
 // CHECK: %[[VL:.*]] = memref.memory_space_cast %[[VS]]
+// Nothing but the gemm touches the output's accumulator in the loop: its slots go to the loop and
+// back as one vector per instruction tile, through the array in the private memory space's number.
+// (S is filled and rescaled in the loop: its slots move one by one, as above.)
+// CHECK: %[[ACC:.*]] = memref.memory_space_cast %{{.*}} : memref<32xf32, #gpu.address_space<private>> to memref<32xf32, 5>
+// CHECK: vector.load %[[ACC]][%{{.*}}] : memref<32xf32, 5>, vector<16xf32>
 // CHECK: %[[O:.*]]:2 = scf.for {{.*}} step %c16{{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>) {
 // CHECK: vector.load %[[PL]][%{{.*}}] {alignment = 16 : i64} : memref<4096xf16, 3>, vector<8xf16>
 // CHECK: vector.load %[[VL]][%{{.*}}, %{{.*}}] {alignment = 8 : i64} : memref<64x68xf16, 3>, vector<8xf16>
 // CHECK-COUNT-4: amdgpu.mfma 32x32x8
 // CHECK-NEXT: scf.yield
-// CHECK: vector.extract %[[O]]#0[0] : f32 from vector<16xf32>
+// CHECK: vector.store %[[O]]#0, %[[ACC]][%{{.*}}] : memref<32xf32, 5>, vector<16xf32>
 // CHECK-NOT: amdgpu.mfma
 // CHECK: gpu.return
 func.func @attention(%Q: memref<256x64xf16>, %K: memref<256x64xf16>, %V: memref<256x64xf16>, %O: memref<256x64xf16>) {

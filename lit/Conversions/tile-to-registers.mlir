@@ -171,7 +171,6 @@ func.func @chain(%X: memref<32x32xf16>, %W: memref<32x32xf16>, %Y: memref<32x32x
 // NV: llvm.extractvalue
 // The group is waited for where an op first touches the accumulator (the copy to P), not at once.
 // NV: nvvm.wgmma.wait.group.sync.aligned 0
-// NV-NEXT: arith.constant 0 : index
 // NV-NEXT: memref.load
 // NV-NEXT: arith.truncf
 // The A registers are packed before the second gemm's fence (a register written between the fence

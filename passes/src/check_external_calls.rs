@@ -13,17 +13,52 @@ use melior::ir::{
 };
 use tile_dialect::{
     diagnostics::emit_error,
-    ops::{find_ops, nested_ops, op_name, string_attribute},
+    ops::{find_ops, op_name, string_attribute},
 };
 
 /// The pass's flag.
 pub const ARGUMENT: &str = "tile-check-external-calls";
 
-/// Returns the names of the functions `module` declares without a body, other than intrinsics,
-/// with their printed types.
-fn external_functions(module: OperationRef) -> Vec<(String, String)> {
+/// The ops of a kernel module the check looks at, gathered in one walk (in program order each):
+/// its kernels are large by now, and a walk per kind with a name copied per op was a few
+/// percent of their upstream passes' time.
+#[derive(Default)]
+struct Gathered<'c, 'a> {
+    math: Vec<OperationRef<'c, 'a>>,
+    intrinsics: Vec<OperationRef<'c, 'a>>,
+    functions: Vec<OperationRef<'c, 'a>>,
+    calls: Vec<OperationRef<'c, 'a>>,
+}
+
+fn gather<'c, 'a>(module: OperationRef<'c, 'a>) -> Gathered<'c, 'a> {
+    use melior::ir::operation::{WalkOrder, WalkResult};
+    let mut gathered = Gathered::default();
+    module.walk(WalkOrder::PreOrder, |op| {
+        let name = op.name();
+        let name = name.as_string_ref().as_str().unwrap_or_default();
+        let list = if name.starts_with("math.") {
+            &mut gathered.math
+        } else if name.starts_with("llvm.intr.") {
+            &mut gathered.intrinsics
+        } else if name == "llvm.func" {
+            &mut gathered.functions
+        } else if name == "llvm.call" {
+            &mut gathered.calls
+        } else {
+            return WalkResult::Advance;
+        };
+        // The walk hands out shorter-lived references to ops that live as long as `module`'s.
+        list.push(unsafe { OperationRef::from_raw(op.to_raw()) });
+        WalkResult::Advance
+    });
+    gathered
+}
+
+/// Returns the names of `functions` declared without a body, other than intrinsics, with their
+/// printed types.
+fn external_functions(functions: &[OperationRef]) -> Vec<(String, String)> {
     let mut found = Vec::new();
-    for function in find_ops(module, "llvm.func") {
+    for &function in functions {
         let has_body = function
             .region(0)
             .ok()
@@ -106,11 +141,9 @@ fn check(root: OperationRef) -> bool {
     let mut clean = true;
     for module in modules {
         let chip = chip(module);
-        for op in nested_ops(module) {
+        let gathered = gather(module);
+        for &op in &gathered.math {
             let name = op_name(&op);
-            if !name.starts_with("math.") {
-                continue;
-            }
             clean = false;
             let ty = op
                 .operand(0)
@@ -135,7 +168,7 @@ fn check(root: OperationRef) -> bool {
         // Upstream turns some math ops it maps to no library function into LLVM intrinsics that
         // the back ends can only lower as calls to a library (f64 `math.asin` on gfx942 ended as
         // "no libcall available for fasin", located nowhere): refused here, at the math op.
-        for op in nested_ops(module) {
+        for &op in &gathered.intrinsics {
             let name = op_name(&op);
             let Some(function) = name.strip_prefix("llvm.intr.") else { continue };
             let ty = op.operand(0).map(|operand| operand.r#type().to_string()).unwrap_or_default();
@@ -150,11 +183,11 @@ fn check(root: OperationRef) -> bool {
                 ),
             );
         }
-        let externals = external_functions(module);
+        let externals = external_functions(&gathered.functions);
         if externals.is_empty() {
             continue;
         }
-        for call in find_ops(module, "llvm.call") {
+        for &call in &gathered.calls {
             let callee = call
                 .attribute("callee")
                 .map(|callee| callee.to_string())

@@ -373,7 +373,7 @@ fn lower<'c, 'a>(
     let counting = crate::pipeline::nvidia::counting_barriers(kernel);
     let owned = match planned {
         Ok(plan) => {
-            crate::registers::apply(context, kernel, plan, shuffles, flavor.private_space);
+            crate::registers::apply(context, kernel, plan, shuffles, flavor.private_space, flavor.target.starts_with("spirv"));
             Vec::new()
         }
         Err(_) => owned,

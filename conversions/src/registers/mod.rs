@@ -260,7 +260,7 @@ pub fn plan<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str, shuffles: Option<i
 }
 
 /// Lowers the fragment ops of a planned kernel; `private_space` is the memory space of per-thread
-/// arrays.
-pub fn apply<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>, plan: Plan<'c, 'a>, shuffles: Option<i64>, private_space: &str) {
-    patterns::lower_all(context, kernel, &plan.ops, &plan.layouts, shuffles, private_space);
+/// arrays, `spirv` whether the kernel goes to SPIR-V.
+pub fn apply<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>, plan: Plan<'c, 'a>, shuffles: Option<i64>, private_space: &str, spirv: bool) {
+    patterns::lower_all(context, kernel, &plan.ops, &plan.layouts, shuffles, private_space, spirv);
 }

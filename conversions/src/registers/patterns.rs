@@ -352,6 +352,12 @@ struct Lowering<'c, 'a, 'l> {
     operands_kept: std::collections::HashSet<usize>,
     /// The staging area of each accumulator copy that leaves by TMA (`tma_store`), by copy.
     tma_staging: HashMap<usize, Value<'c, 'a>>,
+    /// The register indices made so far, each once at the kernel's start ([`Lowering::register`]);
+    /// `None` where each access makes its own (SPIR-V: the serializer declares constants in the
+    /// order it meets them, and the binaries stay as they were).
+    registers: Option<std::cell::RefCell<HashMap<i64, Value<'c, 'a>>>>,
+    /// Where they go: the kernel's first op (the thread index), which dominates every slot access.
+    first: At<'c, 'a>,
 }
 
 fn key(op: &OperationRef) -> usize {
@@ -367,15 +373,25 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         self.private[&key(&allocation(fragment).expect("a fragment allocation"))]
     }
 
+    /// Returns the index constant `register`, made once per kernel at its start: every slot access
+    /// takes one, and a constant per access was a third of the ops the rules wrote (for the
+    /// cleanup's canonicalization to fold into one each).
+    fn register(&self, b: &Builder<'c>, at: At<'c, 'a>, register: i64) -> Value<'c, 'a> {
+        let Some(registers) = &self.registers else { return b.index(at, register) };
+        *registers.borrow_mut().entry(register).or_insert_with(|| {
+            Builder { context: self.context, location: self.first.before.location(), threads: None }.index(self.first, register)
+        })
+    }
+
     /// Loads slot `slot` of a fragment laid out as `placed` from its array.
     fn slot_value(&self, b: &Builder<'c>, at: At<'c, 'a>, array: Value<'c, 'a>, placed: &Placed, slot: i64) -> Value<'c, 'a> {
-        let index = b.index(at, placed.register(slot));
+        let index = self.register(b, at, placed.register(slot));
         b.load(at, array, &[index])
     }
 
     /// Stores `value` into slot `slot` of a fragment laid out as `placed`.
     fn set_slot(&self, b: &Builder<'c>, at: At<'c, 'a>, value: Value<'c, 'a>, array: Value<'c, 'a>, placed: &Placed, slot: i64) {
-        let index = b.index(at, placed.register(slot));
+        let index = self.register(b, at, placed.register(slot));
         b.store(at, value, array, &[index]);
     }
 
@@ -1028,6 +1044,7 @@ pub fn lower_all<'c, 'a>(
     layouts: &Layouts,
     shuffles: Option<i64>,
     private_space: &str,
+    spirv: bool,
 ) {
     let body = kernel.region(0).ok().and_then(|region| region.first_block()).expect("kernel body");
     let kernel_start = body.first_operation().expect("a kernel body");
@@ -1045,7 +1062,9 @@ pub fn lower_all<'c, 'a>(
     }
     let zero_index = b.index(start, 0);
     let tma_staging = tma_store::staging_areas(&b, start, ops, layouts);
-    let mut lowering = Lowering { threads, context, layouts, private: HashMap::new(), tid, zero_index, shuffles, operands_kept, tma_staging };
+    let first = At { block: body, before: OperationResult::try_from(tid).expect("the thread index is an op's").owner() };
+    let registers = (!spirv).then(Default::default);
+    let mut lowering = Lowering { threads, context, layouts, private: HashMap::new(), tid, zero_index, shuffles, operands_kept, tma_staging, registers, first };
     let allocations: Vec<OperationRef> = ops.iter().copied().filter(|op| op_name(op) == "tile.alloc_fragment").collect();
     for allocation in &allocations {
         let placed = layouts.fragment(allocation).expect("checked");

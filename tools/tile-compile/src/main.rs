@@ -1,6 +1,6 @@
 //! `tile-compile INPUT.mlir --target sm_90a|gfx942|spirv|spirv-coopmat -o DIR [--emit code|spirv-module] [--timing]`:
 //! per kernel, its code (`.ptx` for NVIDIA; AMDGCN assembly `.s` for AMD, plus an HSA code object
-//! `.hsaco` where lld-22 is installed; a SPIR-V binary `.spv` for Vulkan) and a `.json` launch
+//! `.hsaco`; a SPIR-V binary `.spv` for Vulkan) and a `.json` launch
 //! manifest, everything a launcher needs to run the kernels without MLIR. `--emit spirv-module`
 //! writes each kernel's `spirv.module` as text (`.spirv.mlir`) instead.
 //!

@@ -244,8 +244,7 @@ pub unsafe extern "C" fn tileCompilationGetKernelCode(result: *const TileCompila
     kernel_field(unsafe { compilation(result) }, index, |kernel| &kernel.code)
 }
 
-/// Returns the HSA code object of gfx942 kernel `index` (empty for other targets, or where lld-22
-/// is missing). The bytes live as long as `result`.
+/// Returns the HSA code object of gfx942 kernel `index` (empty for other targets). The bytes live as long as `result`.
 ///
 /// # Safety
 ///

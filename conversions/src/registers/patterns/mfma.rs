@@ -45,6 +45,9 @@ pub struct MfmaGemm {
     pub depth: i64,
     /// A is a fragment in the mfma A-operand layout: its registers are the instruction's operands.
     pub register_a: bool,
+    /// The accumulator's registers are read and written as one vector per instruction tile
+    /// (see [`vector_accumulators`]).
+    pub vector_accumulators: bool,
 }
 
 impl MfmaGemm {
@@ -98,7 +101,7 @@ impl MfmaGemm {
             .map(|wm| (wm, waves / wm))
             .filter(|(wm, wn)| m % (wm * instruction.size) == 0 && n % (wn * instruction.size) == 0)
             .find(|waves| wanted.agrees(&crate::layout::Layout::Fragment(crate::layout::atoms::mfma_accumulator(m, n, *waves, instruction.size))))
-            .map(|waves| MfmaGemm { size: instruction.size, k: instruction.k, waves, shape: (m, n), depth: 0, register_a: false })
+            .map(|waves| MfmaGemm { size: instruction.size, k: instruction.k, waves, shape: (m, n), depth: 0, register_a: false, vector_accumulators: false })
             .ok_or_else(|| format!("has an accumulator layout named '{origin}' that is not the {origin} layout of any split of its {waves} waves over the {m}x{n} tile"))
     }
 }
@@ -115,8 +118,43 @@ pub fn mfma_plan<'c, 'a>(ops: &[OperationRef<'c, 'a>], layouts: &Layouts, thread
         layouts,
         |origin| origin.starts_with("mfma."),
         |gemm| crate::layout::anchors::mfma_unavailable(gemm, threads, chained),
-        |gemm, [a, b, c], accumulator| check_gemm(gemm, a, b, c, accumulator, layouts),
+        |gemm, [a, b, c], accumulator| {
+            let plan = check_gemm(gemm, a, b, c, accumulator, layouts)?;
+            Ok(MfmaGemm { vector_accumulators: vector_accumulators(*gemm, c, ops), ..plan })
+        },
     )
+}
+
+/// Whether the accumulator `c` of `gemm` is moved between its slots and the instruction's
+/// vectors as whole vectors (one load and one store per instruction tile, where the tile's
+/// registers are consecutive): where the gemm sits in a loop in which nothing but gemms touches the
+/// accumulator (a GEMM's main loop). LLVM's SROA then carries the accumulators across the loop as
+/// vectors, and the SLP vectorizer has no element-by-element vectors to try to rebuild (a fifth
+/// of a gfx942 GEMM kernel's compilation, for the same code). Where other ops touch it in the
+/// loop (attention's rescaling of its output), the slots are moved one by one as before: the
+/// vectorizer's work there shapes LLVM's later unrolling and peeling decisions.
+fn vector_accumulators(gemm: OperationRef, c: Value, ops: &[OperationRef]) -> bool {
+    let Some(body) = gemm.parent_operation().filter(|parent| op_name(parent) != "tile.kernel") else {
+        return false;
+    };
+    let inside = |op: &OperationRef| {
+        let mut parent = op.parent_operation();
+        while let Some(current) = parent {
+            if current == body {
+                return true;
+            }
+            if op_name(&current) == "tile.kernel" {
+                return false;
+            }
+            parent = current.parent_operation();
+        }
+        false
+    };
+    !ops.iter().any(|op| {
+        op_name(op) != "tile.gemm"
+            && (0..op.operand_count()).any(|i| op.operand(i).is_ok_and(|operand| operand == c))
+            && inside(op)
+    })
 }
 
 fn check_gemm(gemm: &OperationRef, a: Value, b: Value, c: Value, accumulator: &Placed, layouts: &Layouts) -> Result<MfmaGemm, String> {
@@ -430,10 +468,29 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let tiles: Vec<(i64, i64)> = (0..tiles_m).flat_map(|tm| (0..tiles_n).map(move |tn| (tm, tn))).collect();
         let outside = InIr { b: &b, at };
         let lane = lane(&outside, &plan, self.tid);
-        // The accumulators of each instruction tile, from the fragment's slots.
+        // The accumulators of each instruction tile, from the fragment's slots: one vector load
+        // where the tile's registers are consecutive in the array (the mfma layout's own order),
+        // so that LLVM's SROA keeps them as vectors across the loops and the SLP vectorizer finds
+        // no element-by-element vectors to rebuild (it spent a fifth of a gfx942 kernel's
+        // compilation on them, to the same code).
+        let first_register = |tm: i64, tn: i64| {
+            let registers: Vec<i64> = (0..plan.accumulators()).map(|v| accumulator.register(plan.slot(tm, tn, v))).collect();
+            (plan.vector_accumulators && registers.windows(2).all(|pair| pair[1] == pair[0] + 1)).then_some(registers[0])
+        };
+        // The array in the private memory space's number, as the LDS tiles are read
+        // (`vector_source`): convert-vector-to-llvm runs before `#gpu.address_space<private>`
+        // is numbered.
+        let numbered = tiles.iter().any(|&(tm, tn)| first_register(tm, tn).is_some()).then(|| {
+            let private = MemRefType::new(f32_type, &[accumulator.register_count()], None, Some(Attribute::parse(self.context, "5").expect("memory space 5")));
+            b.value(at, OperationBuilder::new("memref.memory_space_cast", b.location).add_operands(&[array]).add_results(&[private.into()]).build().expect("memref.memory_space_cast"))
+        });
         let initial: Vec<Value> = tiles
             .iter()
             .map(|&(tm, tn)| {
+                if let (Some(first), Some(numbered)) = (first_register(tm, tn), numbered) {
+                    let index = b.index(at, first);
+                    return b.value(at, OperationBuilder::new("vector.load", b.location).add_operands(&[numbered, index]).add_results(&[accumulator_type]).build().expect("vector.load"));
+                }
                 let values: Vec<Value> = (0..plan.accumulators()).map(|v| self.slot_value(&b, at, array, accumulator, plan.slot(tm, tn, v))).collect();
                 b.value(at, OperationBuilder::new("vector.from_elements", b.location).add_operands(&values).add_results(&[accumulator_type]).build().expect("vector.from_elements"))
             })
@@ -631,8 +688,13 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             erase(self.context, placeholder);
             (0..tiles.len()).map(|position| for_op.result(position).expect("loop result").into()).collect()
         };
-        // The results back to the fragment's slots.
+        // The results back to the fragment's slots (one vector store where they are consecutive).
         for (&result, &(tm, tn)) in results.iter().zip(&tiles) {
+            if let (Some(first), Some(numbered)) = (first_register(tm, tn), numbered) {
+                let index = b.index(at, first);
+                b.insert(at, OperationBuilder::new("vector.store", b.location).add_operands(&[result, numbered, index]).build().expect("vector.store"));
+                continue;
+            }
             for v in 0..plan.accumulators() {
                 let element = b.value(
                     at,
@@ -858,7 +920,7 @@ mod tests {
     fn a_pair_covers_each_element_of_k_once() {
         // Lane groups and the pair's two steps: every k of the 2 x k of a pair exactly once.
         for (size, k) in [(32, 8), (16, 16)] {
-            let plan = MfmaGemm { size, k, waves: (1, 1), shape: (size, size), depth: 2 * k, register_a: false };
+            let plan = MfmaGemm { size, k, waves: (1, 1), shape: (size, size), depth: 2 * k, register_a: false, vector_accumulators: false };
             let mut seen = vec![0; 2 * k as usize];
             for l in (0..64).step_by(size as usize) {
                 let lane = lane(&Integers, &plan, l);
@@ -884,7 +946,7 @@ mod tests {
     #[test]
     fn lanes_read_the_old_templates_operand_places() {
         // The GEMM template's reads: lane l takes row l % size of its tile at K 4 (l / size).
-        let plan = MfmaGemm { size: 32, k: 8, waves: (2, 2), shape: (128, 128), depth: 64, register_a: false };
+        let plan = MfmaGemm { size: 32, k: 8, waves: (2, 2), shape: (128, 128), depth: 64, register_a: false, vector_accumulators: false };
         let lane = lane(&Integers, &plan, 64 * 3 + 37);
         let (mn, k) = operand_element(&Integers, &plan, &lane, Operand::A, 1, 16, 2);
         assert_eq!((mn, k), (64 + 32 + 5, 16 + 4 + 2));
