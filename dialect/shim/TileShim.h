@@ -109,8 +109,14 @@ typedef void (*TileByteSink)(void *userData, const char *bytes, size_t count);
 /// Safe to call from several threads at once.
 bool tileShimAssembleAmdgcn(MlirStringRef assembly, MlirStringRef chip, TileByteSink sink,
                             void *userData);
-/// Runs MlirOptMain with every upstream dialect, extension and pass plus the tile dialect.
-int tileShimOptMain(int argc, char **argv);
+/// Checks source text before MLIR's parser sees it: returns true when it may be parsed; otherwise
+/// stores the byte offset of the problem in `*offset`, calls `sink` once with the message and
+/// returns false.
+typedef bool (*TileSourceCheck)(MlirStringRef source, size_t *offset, TileMessageSink sink,
+                                void *userData);
+/// Runs MlirOptMain with every upstream dialect, extension and pass plus the tile dialect; the
+/// input is first handed to `check`, whose refusal is printed as a located error (exit code 1).
+int tileShimOptMain(int argc, char **argv, TileSourceCheck check);
 
 #ifdef __cplusplus
 }
