@@ -69,6 +69,20 @@ fn errors_are_collected_with_their_locations() {
     );
 }
 
+/// The entry of the C API and the Python package: text MLIR 22's parser would crash on is an error
+/// at it (`tile_dialect::parser_guard`), in the caller's file name.
+#[test]
+fn dense_arrays_of_index_are_located_errors_not_crashes() {
+    let source = "!i = index\nfunc.func @f() attributes {a = array<!i: 1>} {\n  return\n}\n";
+    let error = compile_source(source, "user.mlir", "spirv").unwrap_err();
+    assert!(matches!(error, Error::Parse { .. }), "{error}");
+    assert_eq!(
+        error.diagnostics()[0].location,
+        Some(SourceLocation { file: "user.mlir".into(), line: 2, column: 38 })
+    );
+    assert!(error.to_string().contains("got 'index'"), "{error}");
+}
+
 #[test]
 fn unknown_targets_and_missing_files_are_errors() {
     let error = compile_source(SOFTMAX, "row_softmax.mlir", "sm_80").unwrap_err();

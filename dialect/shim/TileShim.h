@@ -114,8 +114,14 @@ bool tileShimAssembleAmdgcn(MlirStringRef assembly, MlirStringRef chip, TileByte
 /// linker's message to `sink` and returns false. Safe to call from several threads (one link runs
 /// at a time).
 bool tileShimLinkAmdgcn(const char *object, const char *output, TileByteSink sink, void *userData);
-/// Runs MlirOptMain with every upstream dialect, extension and pass plus the tile dialect.
-int tileShimOptMain(int argc, char **argv);
+/// Checks source text before MLIR's parser sees it: returns true when it may be parsed; otherwise
+/// stores the byte offset of the problem in `*offset`, calls `sink` once with the message and
+/// returns false.
+typedef bool (*TileSourceCheck)(MlirStringRef source, size_t *offset, TileMessageSink sink,
+                                void *userData);
+/// Runs MlirOptMain with every upstream dialect, extension and pass plus the tile dialect; the
+/// input is first handed to `check`, whose refusal is printed as a located error (exit code 1).
+int tileShimOptMain(int argc, char **argv, TileSourceCheck check);
 
 #ifdef __cplusplus
 }

@@ -22,12 +22,38 @@ pub fn opt_main(args: impl IntoIterator<Item = String>) -> i32 {
         .map(|arg| arg.as_ptr() as *mut c_char)
         .collect();
     argv.push(std::ptr::null_mut());
-    unsafe { ffi::tileShimOptMain(owned.len() as i32, argv.as_mut_ptr()) }
+    unsafe { ffi::tileShimOptMain(owned.len() as i32, argv.as_mut_ptr(), Some(check_source)) }
+}
+
+/// `tile-opt`'s look at its input before MLIR parses it (see [`crate::parser_guard`]).
+unsafe extern "C" fn check_source(
+    source: mlir_sys::MlirStringRef,
+    offset: *mut usize,
+    sink: ffi::TileMessageSink,
+    user_data: *mut std::ffi::c_void,
+) -> bool {
+    let text = unsafe { std::slice::from_raw_parts(source.data as *const u8, source.length) };
+    let Ok(Some(refusal)) = crate::diagnostics::catch_panic(|| crate::parser_guard::check(text))
+    else {
+        return true;
+    };
+    unsafe { *offset = refusal.offset };
+    if let Some(sink) = sink {
+        unsafe { sink(user_data, melior::StringRef::new(&refusal.message).to_raw()) };
+    }
+    false
 }
 
 /// Parses the file at `path` into a module (diagnostics carry the file name); `None` when it does
-/// not parse or verify (the diagnostics say why).
+/// not parse or verify (the diagnostics say why), or holds text MLIR's parser would crash on (an
+/// error at it: see [`crate::parser_guard`]).
 pub fn parse_file<'c>(context: &'c melior::Context, path: &str) -> Option<melior::ir::Module<'c>> {
+    // Unreadable files are left to MLIR, which says so in its words.
+    if let Some(refusal) = std::fs::read(path).ok().and_then(|text| crate::parser_guard::check(&text)) {
+        let location = melior::ir::Location::new(context, path, refusal.line, refusal.column);
+        crate::diagnostics::emit_error(location, &refusal.message);
+        return None;
+    }
     let module = unsafe {
         mlir_sys::mlirModuleCreateParseFromFile(
             context.to_raw(),

@@ -23,6 +23,7 @@ pub mod layout;
 pub mod level;
 pub mod math;
 pub mod ops;
+pub mod parser_guard;
 pub mod registration;
 mod verify;
 

@@ -225,24 +225,25 @@ pub fn cast(op: &Op, value: Val, from: Scalar, to: Scalar, signed: bool) -> Resu
             let r = float.round(x);
             Val::F(r, e + crate::bound::rounding(float, r))
         }
-        (Val::I(x), Scalar::Float(float)) => {
+        (Val::I(x, d), Scalar::Float(float)) => {
             let x = if signed {
                 x as f64
             } else {
                 unsigned(x, from.width().unwrap_or(64)) as f64
             };
             let r = float.round(x);
-            Val::F(r, crate::bound::rounding(float, r))
+            Val::F(r, d + crate::bound::rounding(float, r))
         }
-        (Val::I(x), _) => {
+        (Val::I(x, d), _) => {
             let x = if signed {
                 x
             } else {
                 unsigned(x, from.width().unwrap_or(64)) as i64
             };
-            Val::I(wrap(x, to.width().unwrap_or(64)))
+            let width = to.width().unwrap_or(64);
+            Val::I(wrap(x, width), crate::bound::flips(width, d))
         }
-        (Val::F(x, _), _) => {
+        (Val::F(x, e), _) => {
             let width = to.width().unwrap_or(64) as i32;
             let t = x.trunc();
             let (low, high) = if signed {
@@ -256,14 +257,19 @@ pub fn cast(op: &Op, value: Val, from: Scalar, to: Scalar, signed: bool) -> Resu
                     format!("converts {x} ({from}) to {to}, which cannot hold it"),
                 ));
             }
-            Val::I(wrap(
-                if t >= 2f64.powi(63) {
-                    t as u64 as i64
-                } else {
-                    t as i64
-                },
-                width as u32,
-            ))
+            // Toward zero: a step at every integer, which the bound may reach.
+            let d = crate::bound::flips(width as u32, crate::bound::step(f64::trunc, x, e));
+            Val::I(
+                wrap(
+                    if t >= 2f64.powi(63) {
+                        t as u64 as i64
+                    } else {
+                        t as i64
+                    },
+                    width as u32,
+                ),
+                d,
+            )
         }
         (other, _) => return Err(undefined(op, format!("converts {other}, not a number"))),
     })

@@ -17,17 +17,40 @@
 //!   (Vulkan's `exp2`, for one, is held to `3 + 2|x|` ULPs): `|f'(x)| (e_x + c u |x|) + c u |r|`;
 //! - a sum of `n` terms in an order the target picks (a gemm's K, a reduction): the operands'
 //!   bounds plus `n u` times the sum of the terms' magnitudes, the classical bound for any order;
-//! - host inputs and constants are exact (0); integers carry no bound (an integer result that
-//!   depends on a float's rounding, and a comparison that flips, are not modelled).
+//! - host inputs and constants are exact (0).
 //!
-//! Discontinuities (floor, comparisons, selects) are not modelled either: a bound that is NaN or
-//! infinite means "no bound" to its users, who then fall back to their fixed tolerance.
+//! Discontinuities: each correct implementation's operand lies within `e` of the exact one, so
+//! within `2e` of the interpreter's, and where a discontinuity lies within that reach two targets
+//! may land on either side of it (seed 16161, case 4303: an attention mutant flooring its scores,
+//! whose targets floored one argument to neighbouring integers). The result's bound then covers
+//! every outcome:
+//! - floor, ceil, round, roundeven, trunc and the conversions of a float to an integer (steps,
+//!   non-decreasing): `f(x + 2e) - f(x - 2e)` ([`step`]; 0 when no step is in reach);
+//! - a float comparison whose operands' difference is within `2 (e_a + e_b)` of 0 may flip
+//!   ([`may_flip`]): its `i1` gets bound 1, and so does a comparison of integers with bounds;
+//! - integers carry a bound too ([`crate::scalar::Val::I`]): sums and products propagate it, min
+//!   and max keep the larger, an `i1` can only flip (bound 1), any other integer op on an
+//!   uncertain operand is unbounded ([`integer`]); a conversion to a float keeps it;
+//! - `select` on a condition that may flip holds either arm: the larger bound plus the distance
+//!   between them ([`either`]), which also covers a maximum or minimum written as compare and
+//!   select; an `scf.if` on such a condition, and a load or store at an index with a bound, give
+//!   what they produce no bound.
+//!
+//! A bound that is NaN or infinite means "no bound" to its users, who then fall back to their
+//! fixed tolerance. Loop bounds and tile offsets with bounds are not modelled.
 
-use crate::ir::{FloatOp, UnaryOp};
+use crate::ir::{FloatOp, IntOp, UnaryOp};
 use crate::scalar::Float;
 
 /// How many ULPs of its argument and of its result a library function may be off.
 pub const LIBRARY_ULPS: f64 = 4.0;
+
+/// Returns `magnitude` times `bound`, 0 when either is: an exact operand moves nothing however
+/// large its partner (a masked score of -inf times an exact scale, `exp2` of -inf), where the
+/// product alone would be NaN (no bound) for the whole computation downstream.
+pub fn times(magnitude: f64, bound: f64) -> f64 {
+    if magnitude == 0.0 || bound == 0.0 { 0.0 } else { magnitude * bound }
+}
 
 /// Returns the bound of a result `r` of type `float` rounded from an exact value.
 pub fn rounding(float: Float, r: f64) -> f64 {
@@ -46,9 +69,9 @@ pub fn binary(kind: FloatOp, float: Float, (a, ea): (f64, f64), (b, eb): (f64, f
     let c = LIBRARY_ULPS * float.unit_roundoff();
     let propagated = match kind {
         FloatOp::Add | FloatOp::Sub => ea + eb,
-        FloatOp::Mul => b.abs() * ea + a.abs() * eb,
-        FloatOp::Div => (ea + r.abs() * eb) / b.abs(),
-        FloatOp::Rem => ea + eb * (a / b).trunc().abs(),
+        FloatOp::Mul => times(b.abs(), ea) + times(a.abs(), eb),
+        FloatOp::Div => (ea + times(r.abs(), eb)) / b.abs(),
+        FloatOp::Rem => ea + times((a / b).trunc().abs(), eb),
         FloatOp::Maximum | FloatOp::Minimum | FloatOp::MaxNum | FloatOp::MinNum => ea.max(eb),
         FloatOp::CopySign => return ea,
         // r = exp(b ln a): d r = r (b / a da + ln a db); the library's error as exp's of b ln a.
@@ -68,9 +91,9 @@ pub fn binary(kind: FloatOp, float: Float, (a, ea): (f64, f64), (b, eb): (f64, f
 pub fn unary(kind: UnaryOp, float: Float, (x, ex): (f64, f64), r: f64) -> f64 {
     let derivative = match kind {
         UnaryOp::Neg | UnaryOp::Abs => return ex,
-        // Exact but discontinuous: a bound of x that reaches the next integer is not modelled.
+        // Exact but steps: flat unless a step is within reach of x's bound.
         UnaryOp::Floor | UnaryOp::Ceil | UnaryOp::Round | UnaryOp::RoundEven | UnaryOp::Trunc => {
-            return 0.0;
+            return step(|x| crate::arith::unary(kind, x), x, ex);
         }
         UnaryOp::Exp | UnaryOp::Sinh | UnaryOp::Cosh => r.abs().max(x.exp().abs()),
         UnaryOp::Exp2 => r.abs() * std::f64::consts::LN_2,
@@ -90,7 +113,55 @@ pub fn unary(kind: UnaryOp, float: Float, (x, ex): (f64, f64), r: f64) -> f64 {
         UnaryOp::Erf | UnaryOp::Erfc => 2.0 / std::f64::consts::PI.sqrt() * (-x * x).exp(),
     };
     let c = LIBRARY_ULPS * float.unit_roundoff();
-    derivative * (ex + c * x.abs()) + c * r.abs() + rounding(float, r)
+    times(derivative, ex + c * x.abs()) + c * r.abs() + rounding(float, r)
+}
+
+/// Returns the bound of `f(x)` for a non-decreasing step function `f` (floor, ceil, round,
+/// roundeven, trunc, a conversion to an integer) of `x` with bound `e`: every correct
+/// implementation's argument lies within `2e` of `x`, so its result between `f(x - 2e)` and
+/// `f(x + 2e)`; 0 when no step lies between them.
+pub fn step(f: impl Fn(f64) -> f64, x: f64, e: f64) -> f64 {
+    if e == 0.0 {
+        return 0.0;
+    }
+    let width = f(x + 2.0 * e) - f(x - 2.0 * e);
+    if width.is_nan() { f64::INFINITY } else { width }
+}
+
+/// Whether a comparison of `a` and `b`, with bounds `ea` and `eb`, may come out the other way on a
+/// correct implementation: their difference, which each implementation has within `ea + eb` of
+/// the exact one, is within twice that of 0 (a NaN difference or bound may flip too).
+pub fn may_flip(a: f64, b: f64, ea: f64, eb: f64) -> bool {
+    let reach = ea + eb;
+    reach != 0.0 && !((a - b).abs() > 2.0 * reach)
+}
+
+/// Returns the bound of a value that is `a` (bound `ea`) or `b` (bound `eb`) depending on a
+/// condition that may flip: the larger bound plus the distance between them.
+pub fn either(a: f64, b: f64, ea: f64, eb: f64) -> f64 {
+    ea.max(eb) + (a - b).abs()
+}
+
+/// Returns the bound of the `width`-bit integer `a kind b` from its operands' bounds `da`, `db`:
+/// sums and products propagate them, min and max keep the larger, any other op of an uncertain
+/// operand is unbounded; an `i1` can only flip ([`flips`]).
+pub fn integer(kind: IntOp, width: u32, (a, da): (i64, f64), (b, db): (i64, f64)) -> f64 {
+    if da == 0.0 && db == 0.0 {
+        return 0.0;
+    }
+    let bound = match kind {
+        IntOp::Add | IntOp::Sub => da + db,
+        IntOp::Mul => (b as f64).abs() * da + (a as f64).abs() * db + da * db,
+        IntOp::MinS | IntOp::MaxS | IntOp::MinU | IntOp::MaxU => da.max(db),
+        _ => f64::INFINITY,
+    };
+    flips(width, bound)
+}
+
+/// The bound of a `width`-bit integer whose value may be off by `bound`: an `i1` can only flip
+/// (`true` is -1), so its bound is at most 1.
+pub fn flips(width: u32, bound: f64) -> f64 {
+    if width == 1 && bound != 0.0 { 1.0 } else { bound }
 }
 
 /// Returns the bound of a sum `start + Σ terms` of `count` terms in an order the target picks:
@@ -117,6 +188,31 @@ mod tests {
         // A well-conditioned sum of the same size stays near its rounding.
         let bound = sum(Float::F32, 2, 0.0, 2.0);
         assert!(bound < 1e-6, "{bound}");
+    }
+
+    /// Seed 16161, case 4303: a score within rounding of an integer floors to either neighbour.
+    #[test]
+    fn steps_within_reach_cover_both_sides() {
+        let e = 1e-6;
+        assert_eq!(unary(UnaryOp::Floor, Float::F32, (3.0 - e / 2.0, e), 2.0), 1.0);
+        assert_eq!(unary(UnaryOp::Floor, Float::F32, (2.5, e), 2.0), 0.0);
+        assert_eq!(unary(UnaryOp::Round, Float::F32, (2.5, e), 3.0), 1.0);
+        assert_eq!(unary(UnaryOp::Ceil, Float::F32, (2.0, 0.0), 2.0), 0.0);
+        assert_eq!(step(f64::trunc, -0.5e-6, e), 0.0);
+        assert_eq!(step(f64::floor, 0.0, 1.5), 6.0);
+    }
+
+    #[test]
+    fn comparisons_flip_only_within_reach() {
+        assert!(may_flip(1.0, 1.0 + 1e-7, 1e-7, 0.0));
+        assert!(!may_flip(1.0, 1.1, 1e-7, 1e-7));
+        assert!(!may_flip(1.0, 1.0, 0.0, 0.0));
+        assert_eq!(either(1.0, 3.0, 0.5, 0.25), 2.5);
+        assert_eq!(integer(IntOp::Add, 32, (1, 1.0), (2, 0.0)), 1.0);
+        assert_eq!(integer(IntOp::Mul, 32, (3, 1.0), (4, 0.0)), 4.0);
+        assert_eq!(integer(IntOp::And, 1, (-1, 1.0), (0, 0.0)), 1.0);
+        assert_eq!(integer(IntOp::DivS, 32, (8, 1.0), (2, 0.0)), f64::INFINITY);
+        assert_eq!(integer(IntOp::DivS, 32, (8, 0.0), (2, 0.0)), 0.0);
     }
 
     #[test]

@@ -242,7 +242,7 @@ impl Decoder {
                 let attr = op.attribute("value").map_err(|_| unsupported())?;
                 let scalar = result_type()?;
                 let value = if let Ok(integer) = IntegerAttribute::try_from(attr) {
-                    Val::I(integer.value())
+                    Val::int(integer.value())
                 } else if let Ok(float) = FloatAttribute::try_from(attr) {
                     Val::F(float.value(), 0.0)
                 } else {

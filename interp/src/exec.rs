@@ -48,13 +48,24 @@ impl Machine {
 
     /// Returns operand `index` of `op` as an integer.
     pub fn int(&self, op: &Op, index: usize) -> Result<i64> {
+        self.int_bounded(op, index).map(|(x, _)| x)
+    }
+
+    /// Returns operand `index` of `op` as an integer and its error bound.
+    fn int_bounded(&self, op: &Op, index: usize) -> Result<(i64, f64)> {
         match self.get(op.operands[index]) {
-            Val::I(x) => Ok(x),
+            Val::I(x, d) => Ok((x, d)),
             other => Err(undefined(
                 op,
                 format!("expects an integer operand {index}, but got {other}"),
             )),
         }
+    }
+
+    /// Whether any of operands `range` of `op` (indices) has an error bound: where it points
+    /// depends on a discontinuity another target may land on the other side of.
+    fn uncertain_index(&self, op: &Op, range: std::ops::Range<usize>) -> bool {
+        range.into_iter().any(|index| matches!(self.get(op.operands[index]), Val::I(_, d) if d != 0.0))
     }
 
     /// Returns operand `index` of `op` as a float.
@@ -264,32 +275,35 @@ impl Machine {
         match &op.kind {
             Kind::Constant(value) => self.set(op, *value),
             Kind::Int(kind, width) => {
-                let value = integer(op, *kind, *width, self.int(op, 0)?, self.int(op, 1)?)?;
-                self.set(op, Val::I(value));
+                let (a, b) = (self.int_bounded(op, 0)?, self.int_bounded(op, 1)?);
+                let value = integer(op, *kind, *width, a.0, b.0)?;
+                self.set(op, Val::I(value, bound::integer(*kind, *width, a, b)));
             }
             Kind::Bits(kind, width) => {
-                let value = self.int(op, 0)?;
-                self.set(op, Val::I(bit_count(*kind, value, *width)));
+                let (value, d) = self.int_bounded(op, 0)?;
+                let d = if d == 0.0 { 0.0 } else { f64::INFINITY };
+                self.set(op, Val::I(bit_count(*kind, value, *width), d));
             }
             Kind::FloatClass(nan) => {
                 let x = self.float(op, 0)?;
                 let holds = if *nan { x.is_nan() } else { x.is_finite() };
-                self.set(op, Val::I(holds as i64));
+                self.set(op, Val::int(holds as i64));
             }
             Kind::PowI(float) => {
-                let ((x, e), n) = (self.bounded(op, 0)?, self.int(op, 1)?);
+                let ((x, e), (n, dn)) = (self.bounded(op, 0)?, self.int_bounded(op, 1)?);
                 let r = float.round(x.powi(n as i32));
                 // d(x^n) = n x^(n-1) dx, and n - 1 roundings of repeated multiplication.
-                let propagated = (n as f64 * x.powi(n as i32 - 1)).abs() * e;
+                let propagated = bound::times((n as f64 * x.powi(n as i32 - 1)).abs(), e);
                 let rounds = (n.unsigned_abs() as f64).max(1.0);
-                self.set(op, Val::F(r, propagated + rounds * bound::rounding(*float, r)));
+                let exponent = if dn == 0.0 { 0.0 } else { f64::INFINITY };
+                self.set(op, Val::F(r, propagated + rounds * bound::rounding(*float, r) + exponent));
             }
             Kind::AbsI(width) => {
-                let value = self.int(op, 0)?;
-                self.set(op, Val::I(wrap(value.wrapping_abs(), *width)));
+                let (value, d) = self.int_bounded(op, 0)?;
+                self.set(op, Val::I(wrap(value.wrapping_abs(), *width), d));
             }
             Kind::CmpI(predicate, width) => {
-                let (a, b) = (self.int(op, 0)?, self.int(op, 1)?);
+                let ((a, da), (b, db)) = (self.int_bounded(op, 0)?, self.int_bounded(op, 1)?);
                 let (ua, ub) = (unsigned(a, *width), unsigned(b, *width));
                 let holds = match predicate {
                     0 => a == b,
@@ -304,10 +318,11 @@ impl Machine {
                     9 => ua >= ub,
                     other => return Err(undefined(op, format!("has no predicate {other}"))),
                 };
-                self.set(op, Val::I(-(holds as i64)));
+                let flips = bound::may_flip(a as f64, b as f64, da, db);
+                self.set(op, Val::I(-(holds as i64), if flips { 1.0 } else { 0.0 }));
             }
             Kind::CmpF(predicate) => {
-                let (a, b) = (self.float(op, 0)?, self.float(op, 1)?);
+                let ((a, ea), (b, eb)) = (self.bounded(op, 0)?, self.bounded(op, 1)?);
                 let unordered = a.is_nan() || b.is_nan();
                 let relation = |p: i64| match p {
                     1 => a == b,
@@ -325,11 +340,23 @@ impl Machine {
                     14 => unordered,
                     _ => true,
                 };
-                self.set(op, Val::I(-(holds as i64)));
+                // Always and never hold whatever the operands.
+                let flips = !matches!(predicate, 0 | 15) && bound::may_flip(a, b, ea, eb);
+                self.set(op, Val::I(-(holds as i64), if flips { 1.0 } else { 0.0 }));
             }
             Kind::Select => {
-                let chosen = if self.int(op, 0)? != 0 { 1 } else { 2 };
-                self.set(op, self.get(op.operands[chosen]));
+                let (condition, flips) = self.int_bounded(op, 0)?;
+                let chosen = if condition != 0 { 1 } else { 2 };
+                let value = self.get(op.operands[chosen]);
+                // On a condition that may flip, either arm.
+                let value = match (flips != 0.0, value, self.get(op.operands[3 - chosen])) {
+                    (true, Val::F(x, e), Val::F(y, f)) => Val::F(x, bound::either(x, y, e, f)),
+                    (true, Val::I(x, d), Val::I(y, f)) => {
+                        Val::I(x, bound::either(x as f64, y as f64, d, f))
+                    }
+                    _ => value,
+                };
+                self.set(op, value);
             }
             Kind::Float(kind, float) => {
                 let (a, b) = (self.bounded(op, 0)?, self.bounded(op, 1)?);
@@ -361,7 +388,13 @@ impl Machine {
                 };
                 self.defined(op, id, position, "")?;
                 self.note_read(op, id, position)?;
-                self.set(op, self.buffers[id].load(position));
+                let value = self.buffers[id].load(position);
+                let value = if self.uncertain_index(op, 1..op.operands.len()) {
+                    unbounded(value)
+                } else {
+                    value
+                };
+                self.set(op, value);
             }
             Kind::Store => {
                 let value = self.get(op.operands[0]);
@@ -369,6 +402,11 @@ impl Machine {
                 let index = self.ints(op, 2..op.operands.len())?;
                 let Some(position) = self.buffers[id].position(&index) else {
                     return Err(self.out_of_bounds(op, "write", index, id));
+                };
+                let value = if self.uncertain_index(op, 2..op.operands.len()) {
+                    unbounded(value)
+                } else {
+                    value
                 };
                 self.write(op, id, position, value)?;
             }
@@ -387,7 +425,7 @@ impl Machine {
                             ),
                         )
                     })?;
-                self.set(op, Val::I(*size as i64));
+                self.set(op, Val::int(*size as i64));
             }
             Kind::Alloc(r#type, level) => {
                 let mut sizes = self.ints(op, 0..op.operands.len())?.into_iter();
@@ -409,13 +447,14 @@ impl Machine {
             Kind::Dealloc => {}
             Kind::For(unsigned_compare) => self.scf_for(op, *unsigned_compare)?,
             Kind::If => {
-                let region = if self.int(op, 0)? != 0 { 0 } else { 1 };
+                let (condition, flips) = self.int_bounded(op, 0)?;
+                let region = if condition != 0 { 0 } else { 1 };
                 let yielded = match op.regions.get(region) {
                     Some(body) => self.run_scoped(body, &[])?,
                     None => Vec::new(),
                 };
                 for (slot, value) in op.results.iter().zip(yielded) {
-                    self.frame[*slot] = value;
+                    self.frame[*slot] = if flips != 0.0 { unbounded(value) } else { value };
                 }
             }
             Kind::Yield => {}
@@ -435,7 +474,7 @@ impl Machine {
                 }
                 let mut k = lower;
                 while k < upper {
-                    self.run_scoped(&op.regions[0], &[Val::I(k)])?;
+                    self.run_scoped(&op.regions[0], &[Val::int(k)])?;
                     k = match k.checked_add(step) {
                         Some(next) => next,
                         None => break,
@@ -453,7 +492,7 @@ impl Machine {
                 let mut agent = 0;
                 let result = crate::memory::for_each_index(&shape, |index| {
                     for (argument, i) in arguments.iter_mut().zip(index) {
-                        *argument = Val::I(*i as i64);
+                        *argument = Val::int(*i as i64);
                     }
                     if let Some(scope) = self.scopes.last_mut() {
                         scope.agent = agent;
@@ -520,7 +559,7 @@ impl Machine {
             .collect();
         let mut i = lower;
         while below(i) {
-            let mut arguments = vec![Val::I(i)];
+            let mut arguments = vec![Val::int(i)];
             arguments.extend_from_slice(&carried);
             carried = self.run_scoped(&op.regions[0], &arguments)?;
             i = match i.checked_add(step) {
@@ -549,7 +588,7 @@ impl Machine {
         let mut agent = 0;
         let result = crate::memory::for_each_index(&shape, |reversed| {
             let block: Vec<i64> = reversed.iter().rev().map(|i| *i as i64).collect();
-            let arguments: Vec<Val> = block.iter().map(|i| Val::I(*i)).collect();
+            let arguments: Vec<Val> = block.iter().map(|i| Val::int(*i)).collect();
             self.block = Some(block);
             if let Some(scope) = self.scopes.last_mut() {
                 scope.agent = agent;
@@ -560,6 +599,15 @@ impl Machine {
         self.scopes.pop();
         self.block = outer;
         result
+    }
+}
+
+/// `value` with no error bound (infinite): what depends on a discontinuity that is not modelled.
+fn unbounded(value: Val) -> Val {
+    match value {
+        Val::F(x, _) => Val::F(x, f64::INFINITY),
+        Val::I(x, _) => Val::I(x, f64::INFINITY),
+        other => other,
     }
 }
 

@@ -165,7 +165,7 @@ impl Buf {
         let x = self.data[position];
         match self.element {
             Scalar::Float(_) => Val::F(x, self.bound[position]),
-            _ => Val::I(x as i64),
+            _ => Val::I(x as i64, self.bound[position]),
         }
     }
 
@@ -192,12 +192,12 @@ impl Buf {
                 let r = float.round(x);
                 (r, crate::bound::stored(float, x, e, r))
             }
-            (Scalar::Int(width), Val::I(x)) => (wrap(x, width) as f64, 0.0),
-            (Scalar::Float(float), Val::I(x)) => {
+            (Scalar::Int(width), Val::I(x, d)) => (wrap(x, width) as f64, d),
+            (Scalar::Float(float), Val::I(x, d)) => {
                 let r = float.round(x as f64);
-                (r, crate::bound::rounding(float, r))
+                (r, d + crate::bound::rounding(float, r))
             }
-            (Scalar::Int(width), Val::F(x, _)) => (wrap(x as i64, width) as f64, 0.0),
+            (Scalar::Int(width), Val::F(x, e)) => (wrap(x as i64, width) as f64, e),
             _ => (f64::NAN, 0.0),
         };
         self.data[position] = stored;

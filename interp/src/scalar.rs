@@ -39,8 +39,10 @@ pub enum Scalar {
 /// A runtime value.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Val {
-    /// An integer or index, sign-extended from its width.
-    I(i64),
+    /// An integer or index, sign-extended from its width, and its error bound: nonzero only for
+    /// an integer that a discontinuity made of floats (a conversion, a comparison: a correct
+    /// implementation may land on another integer, [`crate::bound`]).
+    I(i64, f64),
     /// A float, exact in its type, and its error bound ([`crate::bound`]): how far a correct
     /// implementation's value may be from the program's exact result, to first order.
     F(f64, f64),
@@ -183,7 +185,7 @@ impl Scalar {
                 let r = float.round(x);
                 Val::F(r, crate::bound::stored(float, x, e, r))
             }
-            (Self::Int(width), Val::I(x)) => Val::I(wrap(x, width)),
+            (Self::Int(width), Val::I(x, d)) => Val::I(wrap(x, width), d),
             _ => value,
         }
     }
@@ -203,10 +205,17 @@ impl fmt::Display for Scalar {
     }
 }
 
+impl Val {
+    /// An exact integer (bound 0).
+    pub fn int(x: i64) -> Self {
+        Self::I(x, 0.0)
+    }
+}
+
 impl fmt::Display for Val {
     fn fmt(&self, formatter: &mut fmt::Formatter) -> fmt::Result {
         match self {
-            Self::I(x) => write!(formatter, "{x}"),
+            Self::I(x, _) => write!(formatter, "{x}"),
             Self::F(x, _) => write!(formatter, "{x}"),
             Self::M(id) => write!(formatter, "buffer #{id}"),
             Self::Unset => formatter.write_str("<unset>"),

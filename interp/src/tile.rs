@@ -198,7 +198,7 @@ impl Machine {
                         let (mut propagated, mut magnitude) = (buffer.bound[at], sum.abs());
                         for ((x, ex), (y, ey)) in row.iter().zip(column) {
                             sum = float.round(sum + x * y);
-                            propagated += x.abs() * ey + y.abs() * ex;
+                            propagated += bound::times(x.abs(), *ey) + bound::times(y.abs(), *ex);
                             magnitude += (x * y).abs();
                         }
                         buffer.bound[at] = bound::sum(float, k, propagated, magnitude);
@@ -325,6 +325,6 @@ impl Machine {
 fn zero(element: Scalar) -> Val {
     match element {
         Scalar::Float(_) => Val::F(0.0, 0.0),
-        _ => Val::I(0),
+        _ => Val::int(0),
     }
 }

@@ -85,3 +85,43 @@ func.func @row_max(%X: memref<16x16xf32>, %Y: memref<16xf32>) {
   }
   return
 }
+
+// -----
+
+// A gemm off the register rules (N = 49) as loops: K's chunks (8 of 8) enclose each thread's loop
+// over its 25 private elements of O, the chunk inside that, one barrier after them all. The
+// elements' loop, whose trip count is the private array's length, is what backends unroll whole;
+// with K inside it lavapipe's LLVM did not finish compiling (lit Targets/spirv-run-unrolled-slots.mlir).
+// CHECK-LABEL: func.func @gemm_k_outside
+// CHECK: memref.alloca() : memref<25xf32, #spirv.storage_class<Function>>
+// CHECK: scf.for %[[CHUNK:.*]] = %{{.*}} to %c8{{.*}} step
+// CHECK-NOT: gpu.barrier
+// CHECK: scf.for %[[SLOT:.*]] = %{{.*}} to %c25{{.*}} step
+// CHECK: scf.if
+// CHECK: scf.for %[[STEP:.*]] = %{{.*}} to %c8{{.*}} step
+// CHECK-NOT: gpu.barrier
+// CHECK: arith.muli %[[CHUNK]], %c8
+// CHECK: arith.mulf
+// CHECK: memref.store %{{.*}}, %{{.*}}[%[[SLOT]]] : memref<25xf32, #spirv.storage_class<Function>>
+// CHECK: }
+// CHECK-NEXT: }
+// CHECK-NEXT: }
+// CHECK-NEXT: }
+// CHECK-NEXT: gpu.barrier
+func.func @gemm_k_outside(%W: memref<64x49xf16>, %Y: memref<64x49xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %one = arith.constant 1.0 : f16
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c1) threads(128) (%b) {
+    %Ws = tile.alloc_shared : memref<64x49xf16, #gpu.address_space<workgroup>>
+    %P = tile.alloc_fragment : memref<64x64xf16, #tile.fragment>
+    %O = tile.alloc_fragment : memref<64x49xf32, #tile.fragment>
+    tile.fill %P, %one : memref<64x64xf16, #tile.fragment>
+    tile.copy %W, %Ws : memref<64x49xf16>, memref<64x49xf16, #gpu.address_space<workgroup>>
+    tile.fill %O, %zero : memref<64x49xf32, #tile.fragment>
+    tile.gemm %P, %Ws, %O : memref<64x64xf16, #tile.fragment>, memref<64x49xf16, #gpu.address_space<workgroup>>, memref<64x49xf32, #tile.fragment>
+    tile.copy %O, %Y[%c0, %c0] : memref<64x49xf32, #tile.fragment>, memref<64x49xf32>
+  }
+  return
+}

@@ -113,3 +113,35 @@ fn wrong_results_are_still_mismatches() {
         assert!(!mismatches.is_empty(), "{file}: a transposed block");
     }
 }
+
+/// Seed 16161, case 4303 (`test/conditioning/attention_floor.mlir`): a softmax mutated to floor its
+/// scores. On seed 1 lavapipe floors one argument to the neighbouring integer of the
+/// interpreter's: one output row (51 elements) beyond f16's tolerance by up to 2.7%. The step is
+/// within reach of the argument's bound, so the floor's bound covers both integers (1), which the
+/// gemm with V and the division by the row sum carry to that row: every element within its bound.
+/// Elsewhere the bounds stay tight: the element of largest magnitude 10% off is still a mismatch,
+/// and so is one element of the flipped row moved by twice the flip's effect.
+#[test]
+fn a_floor_within_rounding_of_a_step_may_land_on_either_side() {
+    let (vulkan, interpreted, bounds, tolerance) = outputs("test/conditioning/attention_floor.mlir", 1);
+    let (worst, beyond) = compare(&vulkan, &interpreted, tolerance);
+    assert!(beyond.len() >= 8, "the case no longer floors to neighbours: worst {worst:e}");
+    let (_, mismatches) = compare_bounded(&vulkan, &interpreted, tolerance, &bounds);
+    assert!(mismatches.is_empty(), "{mismatches:?}");
+
+    // (The rows past the 100 of the sequence stay unwritten: NaN on both.)
+    let largest = (0..vulkan.len())
+        .filter(|index| vulkan.get(*index).is_finite())
+        .max_by(|a, b| vulkan.get(*a).abs().total_cmp(&vulkan.get(*b).abs()))
+        .unwrap();
+    let mut wrong = vulkan.clone();
+    wrong.set(largest, vulkan.get(largest) * 1.1);
+    let (_, mismatches) = compare_bounded(&wrong, &interpreted, tolerance, &bounds);
+    assert_eq!(mismatches.iter().map(|m| m.0).collect::<Vec<_>>(), [largest]);
+
+    let (flipped, got, expected) = beyond[0];
+    let mut wrong = vulkan.clone();
+    wrong.set(flipped, expected + 2.0 * (got - expected) + 0.1f64.copysign(got - expected));
+    let (_, mismatches) = compare_bounded(&wrong, &interpreted, tolerance, &bounds);
+    assert_eq!(mismatches.iter().map(|m| m.0).collect::<Vec<_>>(), [flipped]);
+}

@@ -223,6 +223,21 @@ impl<'c> Builder<'c> {
         at: At<'c, 'a>,
         extents: &[i64],
     ) -> (At<'c, 'a>, Vec<Value<'c, 'a>>) {
+        let nest = self.own_nest(at, extents);
+        if self.threads.is_some() {
+            self.barrier(at);
+        }
+        nest
+    }
+
+    /// The loops of [`Self::parallel_nest`] without its barrier: for a tile op that deals the same
+    /// iterations out several times (each thread meets only its own elements each time) and
+    /// synchronizes once after them all.
+    pub fn own_nest<'a>(
+        &self,
+        at: At<'c, 'a>,
+        extents: &[i64],
+    ) -> (At<'c, 'a>, Vec<Value<'c, 'a>>) {
         let Some(threads) = self.threads else {
             let extents: Vec<Value> = extents
                 .iter()
@@ -236,7 +251,6 @@ impl<'c> Builder<'c> {
         let trips = self.index(at, (total + threads - 1) / threads);
         let one = self.index(at, 1);
         let (body, trip) = self.for_loop(at, zero, trips, one);
-        self.barrier(at);
         let stride = self.index(body, threads);
         let start = self.op(body, "arith.muli", &[trip, stride]);
         let flat = self.op(body, "arith.addi", &[start, tid]);

@@ -29,13 +29,32 @@ pub fn lower_gemm<'c>(b: &Builder<'c>, gemm: OperationRef<'c, '_>) {
     // additions, and an inner loop with a small constant trip count, which GPU compilers unroll.
     // (Mesa's lavapipe also caps the loop iterations of one invocation at 65535, all loops
     // together, and silently leaves the loops past that: unrolled chunks keep big GEMMs under it.)
-    let (outer, ivs) = b.parallel_nest(at, &c_shape);
     let chunk = [8, 4, 2, 1].into_iter().find(|chunk| k_size % chunk == 0).unwrap_or(1);
-    let chunks = b.index(outer, k_size / chunk);
-    let chunk_size = b.index(outer, chunk);
-    let (body, reduction) = b.loop_nest(outer, &[chunks, chunk_size]);
-    let first = b.op(body, "arith.muli", &[reduction[0], chunk_size]);
-    let k = b.op(body, "arith.addi", &[first, reduction[1]]);
+    let (body, ivs, chunk_index, step, chunk_size) = if b.threads.is_some() {
+        // On a GPU the chunks loop encloses each thread's loop over its elements of C: that loop's
+        // trip count is the thread's private slots, which backends unroll whole (Mesa's NIR
+        // always unrolls a loop whose trip count is the length of a private array it indexes, so
+        // that the array lives in registers), and a K loop inside would be unrolled with it,
+        // slots x K bodies: lavapipe's LLVM 15 did not finish compiling 25 x 64 of them in minutes
+        // (seed 16161, case 2671). Outside, the unrolled body is slots x chunk. Every element
+        // still adds its products in increasing k, and each chunk's loop deals out the same
+        // elements, so one barrier after them all suffices.
+        let chunks = b.index(at, k_size / chunk);
+        let chunk_size = b.index(at, chunk);
+        let (chunk_body, chunk_index) = b.loop_nest(at, &[chunks]);
+        let (mine, ivs) = b.own_nest(chunk_body, &c_shape);
+        let (body, step) = b.loop_nest(mine, &[chunk_size]);
+        b.barrier(at);
+        (body, ivs, chunk_index[0], step[0], chunk_size)
+    } else {
+        let (outer, ivs) = b.parallel_nest(at, &c_shape);
+        let chunks = b.index(outer, k_size / chunk);
+        let chunk_size = b.index(outer, chunk);
+        let (body, reduction) = b.loop_nest(outer, &[chunks, chunk_size]);
+        (body, ivs, reduction[0], reduction[1], chunk_size)
+    };
+    let first = b.op(body, "arith.muli", &[chunk_index, chunk_size]);
+    let k = b.op(body, "arith.addi", &[first, step]);
     let (m, n) = (ivs[0], ivs[1]);
     let acc_type = element_type(c);
     let a_value = b.load(body, a, &if transpose_a { [k, m] } else { [m, k] });

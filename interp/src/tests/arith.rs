@@ -143,3 +143,63 @@ fn f16_and_bf16_arithmetic_rounds_every_result() {
     }
     assert_eq!(tensors[1].data[0], 0.0, "1 + 2^-11 rounds to 1 in f16");
 }
+
+/// Discontinuities within reach of an operand's bound (`crate::bound`): x / 3 * 3 is 1 within an
+/// f32 rounding of each step, so a correct target may floor it or convert it to 0 or to 1, and a
+/// comparison with 1 may go either way; 1.5 is far from both.
+#[test]
+fn steps_and_comparisons_within_reach_cover_both_outcomes() {
+    let source = r#"
+    func.func @steps(%X: memref<2xf32>, %O: memref<2x4xf32>) {
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %c2 = arith.constant 2 : index
+      %c3 = arith.constant 3 : index
+      %three = arith.constant 3.0 : f32
+      %one = arith.constant 1.0 : f32
+      %ten = arith.constant 10.0 : f32
+      %twenty = arith.constant 20.0 : f32
+      tile.kernel grid(%c1) threads(32) (%b) {
+        %A = tile.alloc_fragment : memref<2xf32, #tile.fragment>
+        %R = tile.alloc_fragment : memref<2x4xf32, #tile.fragment>
+        tile.copy %X, %A : memref<2xf32>, memref<2xf32, #tile.fragment>
+        tile.parallel (%i) in (2) {
+          %x = memref.load %A[%i] : memref<2xf32, #tile.fragment>
+          %third = arith.divf %x, %three : f32
+          %y = arith.mulf %third, %three : f32
+          %f = math.floor %y : f32
+          %n = arith.fptosi %y : f32 to i32
+          %m = arith.muli %n, %n : i32
+          %g = arith.sitofp %m : i32 to f32
+          %ge = arith.cmpf oge, %y, %one : f32
+          %s = arith.select %ge, %ten, %twenty : f32
+          %e = arith.cmpf ole, %y, %y : f32
+          %t = arith.select %e, %ten, %twenty : f32
+          memref.store %f, %R[%i, %c0] : memref<2x4xf32, #tile.fragment>
+          memref.store %g, %R[%i, %c1] : memref<2x4xf32, #tile.fragment>
+          memref.store %s, %R[%i, %c2] : memref<2x4xf32, #tile.fragment>
+          memref.store %t, %R[%i, %c3] : memref<2x4xf32, #tile.fragment>
+        }
+        tile.copy %R, %O : memref<2x4xf32, #tile.fragment>, memref<2x4xf32>
+      }
+      return
+    }"#;
+    let context = super::context();
+    let module = melior::ir::Module::parse(&context, source).unwrap();
+    let mut tensors = [tensor(&[2], |i| [1.0, 1.5][i]), tensor(&[2, 4], |_| 0.0)];
+    let bounds = crate::Program::new(&module).run_bounded("steps", &mut tensors).unwrap();
+    let (values, bounds) = (&tensors[1].data, &bounds[1]);
+    // Near 1: floor is 0 or 1; fptosi too, and its square 0 or 1; y >= 1 may fail (10 or 20).
+    assert!(values[0] == 0.0 || values[0] == 1.0, "{values:?}");
+    assert!(bounds[0] >= 1.0, "{bounds:?}");
+    assert!(bounds[1] >= 1.0, "{bounds:?}");
+    assert!(bounds[2] >= 10.0, "{bounds:?}");
+    // A comparison of a value with itself cannot flip by rounding, but the bounds do not know
+    // that the operands are one value: it is judged like any other within reach.
+    assert!(bounds[3] >= 10.0, "{bounds:?}");
+    // Near 1.5: nothing within reach; floor, the conversion and the comparison are exact.
+    assert_eq!(&values[4..7], &[1.0, 1.0, 10.0]);
+    assert_eq!((bounds[4], bounds[6]), (0.0, 0.0), "{bounds:?}");
+    // (A conversion of an integer to a float adds a rounding, exact or not.)
+    assert!(bounds[5] < 1e-6, "{bounds:?}");
+}
