@@ -522,6 +522,18 @@ func.func @layout_two_elements_in_one_slot() {
 
 // -----
 
+// The fuzzer's seed 17171, case 31479: slot 2^63 - 1 made `slot + 1` wrap and the verifier panic.
+func.func @layout_slot_past_the_registers() {
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(128) (%bx) {
+    // expected-error @+1 {{'tile.alloc_fragment' op expects a valid tile.layout: expects slots below 16777216, but element [0] is in slot 9223372036854775807}}
+    %m = tile.alloc_fragment {tile.layout = #tile.frag<shape = [64], threads = 128, thread = (d0) -> (d0), slot = (d0) -> (9223372036854775807), origin = "rows">} : memref<64xf32, #tile.fragment>
+  }
+  return
+}
+
+// -----
+
 func.func @layout_on_other_threads() {
   %c1 = arith.constant 1 : index
   tile.kernel grid(%c1) threads(32) (%bx) {

@@ -26,6 +26,10 @@ pub const LAYOUT_ATTRIBUTE: &str = "tile.layout";
 /// The attribute that records which thread runs each iteration of a `tile.parallel`.
 pub const LOOP_LAYOUT_ATTRIBUTE: &str = "tile.loop_layout";
 
+/// The most register slots a fragment layout may give one thread (2^24): checked by
+/// [`FragmentLayout::check`], so that `slot + 1` and the (thread, slot) table stay in range.
+pub const MAX_SLOTS: i64 = 1 << 24;
+
 /// A fragment layout: element (or iteration) `e` is held by threads `thread(e)[r]`, `r` in
 /// `0..replicate`, each in register slot `slot(e)`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -114,6 +118,10 @@ impl FragmentLayout {
             let slot = table.slot(element);
             if slot < 0 {
                 return Err(format!("expects non-negative slots, but element {:?} is in slot {slot}", index(element)));
+            }
+            // A thread's slots are its registers; a slot past this would also overflow `slot + 1`.
+            if slot >= MAX_SLOTS {
+                return Err(format!("expects slots below {MAX_SLOTS}, but element {:?} is in slot {slot}", index(element)));
             }
             if let Some(thread) = table.owners(element).iter().find(|thread| !(0..threads).contains(*thread)) {
                 return Err(format!("expects threads in 0..{threads}, but element {:?} is held by thread {thread}", index(element)));
