@@ -6,7 +6,7 @@
 use melior::{
     Context,
     ir::{
-        Attribute, Identifier, Type,
+        Attribute, Type,
         attribute::{DenseI32ArrayAttribute, DenseI64ArrayAttribute, IntegerAttribute},
         r#type::IntegerType,
     },
@@ -35,11 +35,6 @@ pub fn i64_array<'c>(context: &'c Context, values: &[i64]) -> Attribute<'c> {
 /// `array<i32: values>`.
 pub fn i32_array<'c>(context: &'c Context, values: &[i32]) -> Attribute<'c> {
     DenseI32ArrayAttribute::new(context, values).into()
-}
-
-/// A named attribute.
-pub fn named<'c>(context: &'c Context, name: &str, attribute: Attribute<'c>) -> (Identifier<'c>, Attribute<'c>) {
-    (Identifier::new(context, name), attribute)
 }
 
 /// `!llvm.ptr<space>` (`!llvm.ptr` for 0).

@@ -150,10 +150,10 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         };
         let input = element_type(a);
         let bf16 = input.to_string() == "bf16";
-        let pair = Type::vector(&[2], input);
+        let pair = crate::attributes::vector(2, input);
         let i32_type: Type = IntegerType::new(self.context, 32).into();
         let f32_type = Type::float32(self.context);
-        let results = melior::dialect::llvm::r#type::r#struct(self.context, &[f32_type; 4], false);
+        let results = crate::attributes::f32_struct(self.context, 4);
         // This lane's place: its warp tile's first row and column, and its row and K pair offsets.
         let (rows, columns) = plan.warp_tile();
         let (lane, warp) = (b.op(at, "arith.remui", &[self.tid, b.index(at, 32)]), b.op(at, "arith.divui", &[self.tid, b.index(at, 32)]));
@@ -202,10 +202,10 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             attribute("layoutB", "#nvvm.mma_layout<col>"),
             attribute("multiplicandAPtxType", &ptx_type),
             attribute("multiplicandBPtxType", &ptx_type),
-            (Identifier::new(self.context, "operandSegmentSizes"), melior::ir::attribute::DenseI32ArrayAttribute::new(self.context, &[4, 2, 4]).into()),
+            (Identifier::new(self.context, "operandSegmentSizes"), crate::attributes::i32_array(self.context, &[4, 2, 4])),
             attribute("shape", "#nvvm.shape<m = 16, n = 8, k = 16>"),
         ];
-        let positions: Vec<(Identifier, Attribute)> = (0..4).map(|v| (Identifier::new(self.context, "position"), melior::ir::attribute::DenseI64ArrayAttribute::new(self.context, &[v]).into())).collect();
+        let positions: Vec<(Identifier, Attribute)> = (0..4).map(|v| (Identifier::new(self.context, "position"), crate::attributes::i64_array(self.context, &[v]))).collect();
         for step in 0..plan.depth / 16 {
             // A lane's element places are its base (`a_row`, `b_column`, `pair_column`) plus the
             // constant parts `a_element` and `b_element` give at lane 0.
