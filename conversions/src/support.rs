@@ -97,7 +97,27 @@ pub fn check_supported(module: OperationRef, target: &str) -> Result<(), String>
     if target.starts_with("spirv") {
         failed |= !indices_fit_32_bits(module, target);
     }
+    if target != crate::nvgpu::CHIP {
+        failed |= !no_producers(module, target);
+    }
     if failed { Err(String::new()) } else { Ok(()) }
+}
+
+/// Checks that no kernel of `module` has a `tile.producer`: only sm_90a gives one a warp of its
+/// own (its copies run ahead of the threads that read them; run one after the other, the
+/// producer's refills would overwrite slots before they are read).
+fn no_producers(module: OperationRef, target: &str) -> bool {
+    let producers = tile_dialect::ops::find_ops(module, "tile.producer");
+    for producer in &producers {
+        emit_error(
+            producer.location(),
+            &format!(
+                "'tile.producer' op needs a warpgroup of its own running beside the kernel's threads, which only sm_90a gives it, not {}; compile for sm_90a, or expand the pipeline without producer = \"warpgroup\"",
+                display(target)
+            ),
+        );
+    }
+    producers.is_empty()
 }
 
 /// Checks that every `memref.dim` of `module` with a constant index names a dimension its memref

@@ -71,6 +71,7 @@ TILE_VERIFY_IN_RUST(SlotOp)
 TILE_VERIFY_IN_RUST(CopyAsyncOp)
 TILE_VERIFY_IN_RUST(ArriveOp)
 TILE_VERIFY_IN_RUST(WaitOp)
+TILE_VERIFY_IN_RUST(ProducerOp)
 #undef TILE_VERIFY_IN_RUST
 
 void PipelinedOp::getCanonicalizationPatterns(RewritePatternSet &results, MLIRContext *context) {

@@ -29,7 +29,7 @@ mod verify;
 
 pub use error::{Error, Result};
 /// The most barriers one `tile.alloc_barriers` may hold.
-pub use verify::MAX_BARRIERS;
+pub use verify::{MAX_BARRIERS, PRODUCER_THREADS};
 pub use registration::{
     dialect_handle, install_hooks, load, register, register_pass, register_pipeline,
 };

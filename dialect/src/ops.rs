@@ -178,6 +178,11 @@ pub fn parallel<'c>(
         .build()?)
 }
 
+/// Creates `tile.producer { }`: an empty body (its `tile.yield`) to build the producer's code in.
+pub fn producer<'c>(location: Location<'c>) -> Result<Operation<'c>> {
+    Ok(OperationBuilder::new("tile.producer", location).add_regions([body_region(Block::new(&[]), location)]).build()?)
+}
+
 /// Creates `tile.alloc_shared : type` (see [`shared_type`]).
 pub fn alloc_shared<'c>(r#type: MemRefType<'c>, location: Location<'c>) -> Result<Operation<'c>> {
     Ok(OperationBuilder::new("tile.alloc_shared", location)

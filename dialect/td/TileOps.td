@@ -25,10 +25,11 @@ class Tile_Op<string mnemonic, list<Trait> traits = []> : Op<Tile_Dialect, mnemo
 //===----------------------------------------------------------------------===//
 
 def Tile_YieldOp : Op<Tile_Dialect, "yield", [Pure, Terminator, ReturnLike,
-    ParentOneOf<["KernelOp", "PipelinedOp", "ParallelOp"]>]> {
-  let summary = "Terminator of the regions of tile.kernel, tile.pipelined and tile.parallel";
+    ParentOneOf<["KernelOp", "PipelinedOp", "ParallelOp", "ProducerOp"]>]> {
+  let summary = "Terminator of the regions of tile.kernel, tile.pipelined, tile.parallel and tile.producer";
   let description = [{
-    The `tile.yield` operation ends the body of a `tile.kernel`, `tile.pipelined` or `tile.parallel`.
+    The `tile.yield` operation ends the body of a `tile.kernel`, `tile.pipelined`, `tile.parallel`
+    or `tile.producer`.
     It carries no values and is implicit in the custom form of its parents.
 
     Example:
@@ -406,6 +407,50 @@ def Tile_WaitOp : Tile_Op<"wait"> {
   let assemblyFormat = [{
     $barriers `[` $index `]` `,` $phase attr-dict `:` type($barriers)
   }];
+}
+
+def Tile_ProducerOp : Tile_Op<"producer", [RecursiveMemoryEffects,
+    SingleBlockImplicitTerminator<"YieldOp">]> {
+  let summary = "The asynchronous copies of a kernel, issued by a producer warp of their own";
+  let description = [{
+    The `tile.producer` operation holds the code that issues a kernel's asynchronous copies into
+    rings of shared tiles: it runs on one thread of a warpgroup that the block gets beside the
+    kernel's `threads` (the block is launched with `threads` + 128 threads), concurrently with the
+    ops after it, which run on the kernel's `threads` only (their block-wide barriers become
+    barriers of those threads). The ops before it run on every thread of the block. On sm_90a the
+    producer's warpgroup gives up registers for the kernel's threads (`setmaxnreg`). The producer fills a slot
+    once the kernel's threads have released it (`tile.wait` on a barrier they arrive on) and
+    arrives on the barrier the slot's readers wait for; a barrier the producer arrives on counts
+    its arrival alone. Software pipelining writes it (`tile-expand-pipelines`, schedules with
+    `producer = "warpgroup"` on sm_90a): a GEMM's or an attention's threads then never wait for each
+    other to refill a ring, only for the copies they read.
+
+    It is a direct child of a `tile.kernel` (at most one per kernel, whose `threads` is a multiple
+    of 128, whole warpgroups, and at most 896). Its body holds only index arithmetic, `scf.for`, `scf.if`, `tile.slot`,
+    `tile.copy_async`, `tile.wait` and `tile.arrive`; the barriers it arrives on are arrived on
+    nowhere else. Only sm_90a lowers it (its copies must be TMA copies); elsewhere it is refused.
+
+    Example:
+
+    ```mlir
+    tile.producer {
+      scf.for %k = %c0 to %c64 step %c1 {
+        %s = arith.remui %k, %c4 : index
+        %r = arith.divui %k, %c4 : index
+        %reuse = arith.cmpi uge, %k, %c4 : index
+        scf.if %reuse {
+          %released = arith.subi %r, %c1 : index
+          tile.wait %empty[%s], %released : memref<4xi64, #gpu.address_space<workgroup>>
+        }
+        %As = tile.slot %ring[%s] : memref<4x128x64xf16, #gpu.address_space<workgroup>> -> memref<128x64xf16, #gpu.address_space<workgroup>>
+        tile.copy_async %A[%m0, %k0], %As, %full[%s] : memref<4096x4096xf16>, memref<128x64xf16, #gpu.address_space<workgroup>>, memref<4xi64, #gpu.address_space<workgroup>>
+        tile.arrive %full[%s] : memref<4xi64, #gpu.address_space<workgroup>>
+      }
+    }
+    ```
+  }];
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = "$body attr-dict";
 }
 
 #endif // TILE_OPS_TD

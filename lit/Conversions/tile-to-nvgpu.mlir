@@ -322,3 +322,68 @@ func.func @unaligned_rows(%A: memref<4096x4096xf16>, %B: memref<4096x4096xf16>, 
   return
 }
 }
+
+// -----
+
+// A persistent GEMM with a producer (tile-plan-pipelines' producer = "warpgroup"): the block is its
+// 128 threads and the producer's warpgroup (256, in the manifest and the launch). The barriers'
+// initialization meets the whole block; then threads 128 .. 255 give their registers back and
+// thread 128 alone walks the ring, each step's TMA boxes issued and its arrival made without a
+// thread-0 guard (the full barriers count that one arrival, the free ones the 128 threads'). The
+// kernel's threads take the registers freed and meet at named barrier 1 of 128 threads, never at
+// the block's barrier.
+// CHECK-LABEL: func.func @producer_gemm
+// CHECK: \22workgroup_size\22: [256, 1, 1]
+// CHECK: gpu.func @producer_gemm_0_kernel({{.*}}) kernel attributes {known_block_size = array<i32: 256, 1, 1>}
+// CHECK: nvvm.mbarrier.init %{{.*}}, %c1_i32 : !llvm.ptr<3>, i32
+// CHECK: nvvm.mbarrier.init %{{.*}}, %c128_i32 : !llvm.ptr<3>, i32
+// CHECK: gpu.barrier
+// CHECK-NEXT: arith.constant
+// CHECK-NEXT: %[[TID:.*]] = gpu.thread_id x
+// CHECK: %[[KERNEL:.*]] = arith.cmpi ult, %[[TID]], %[[C128:.*]] : index
+// CHECK: %[[OTHER:.*]] = arith.cmpi uge, %[[TID]], %[[C128]] : index
+// CHECK: scf.if %[[OTHER]] {
+// CHECK-NEXT: nvvm.setmaxregister decrease 40
+// CHECK-NEXT: %[[LEADER:.*]] = arith.cmpi eq, %[[TID]], %[[C128]] : index
+// CHECK-NEXT: scf.if %[[LEADER]] {
+// CHECK: scf.for
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK-NOT: gpu.thread_id
+// CHECK: nvvm.mbarrier.expect_tx
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global
+// CHECK: nvvm.mbarrier.arrive
+// CHECK: scf.if %[[KERNEL]] {
+// CHECK-NEXT: nvvm.setmaxregister increase 256
+// CHECK-NOT: gpu.barrier
+// CHECK-NOT: nvvm.cp.async.bulk.tensor.shared.cluster.global
+// CHECK: nvvm.wgmma.mma_async
+// CHECK: nvvm.barrier id = %{{.*}} number_of_threads = %{{.*}}
+// CHECK: nvvm.cp.async.bulk.tensor.global.shared.cta
+// CHECK-NOT: gpu.barrier
+// CHECK: gpu.return
+module attributes {tile.target = "sm_90a"} {
+func.func @producer_gemm(%A: memref<4096x512xf16>, %B: memref<512x4096xf16>, %C: memref<4096x4096xf16>) {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %c8 = arith.constant 8 : index
+  %c32 = arith.constant 32 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c32, %c32) threads(128) (%bx, %by) {
+    %As = tile.alloc_shared : memref<128x64xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<64x128xf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<128x128xf32, #tile.fragment>
+    tile.fill %Cf, %zero : memref<128x128xf32, #tile.fragment>
+    %m0 = arith.muli %by, %c128 : index
+    %n0 = arith.muli %bx, %c128 : index
+    tile.pipelined %kt = %c0 to %c8 stages(4) {
+      %k0 = arith.muli %kt, %c64 : index
+      tile.copy %A[%m0, %k0], %As : memref<4096x512xf16>, memref<128x64xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%k0, %n0], %Bs : memref<512x4096xf16>, memref<64x128xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %Cf : memref<128x64xf16, #gpu.address_space<workgroup>>, memref<64x128xf16, #gpu.address_space<workgroup>>, memref<128x128xf32, #tile.fragment>
+    }
+    tile.copy %Cf, %C[%m0, %n0] : memref<128x128xf32, #tile.fragment>, memref<4096x4096xf16>
+  }
+  return
+}
+}

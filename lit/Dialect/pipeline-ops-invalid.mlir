@@ -112,3 +112,79 @@ func.func @wait_outside() {
   tile.wait %full[%c1], %c1 : memref<2xi64>
   return
 }
+
+// -----
+
+// A producer's block is the kernel's plus a warpgroup: the kernel's threads must be whole
+// warpgroups.
+func.func @producer_threads() {
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(96) (%b) {
+    // expected-error @+1 {{'tile.producer' op expects its kernel's threads to be whole warpgroups (a multiple of 128) and at most 896 (the producer's warpgroup comes on top), but the kernel has 96 threads}}
+    tile.producer {
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @producer_nested() {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(128) (%b) {
+    scf.for %k = %c0 to %c1 step %c1 {
+      // expected-error @+1 {{'tile.producer' op expects to be a direct child of a tile.kernel (the block's extra warpgroup runs it beside the kernel's threads), but it is nested in another op}}
+      tile.producer {
+      }
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @producer_twice() {
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(128) (%b) {
+    // expected-error @+1 {{'tile.producer' op expects to be the only tile.producer of its kernel, but the kernel has 2}}
+    tile.producer {
+    }
+    tile.producer {
+    }
+  }
+  return
+}
+
+// -----
+
+// Only what issues copies: a gemm belongs to the kernel's threads.
+func.func @producer_computes(%A: memref<64x64xf16>) {
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c1) threads(128) (%b) {
+    %Cf = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    // expected-error @+1 {{'tile.producer' op expects only index arithmetic, scf.for, scf.if, tile.slot, tile.copy_async, tile.wait and tile.arrive in its body, but it holds 'tile.fill'}}
+    tile.producer {
+      tile.fill %Cf, %zero : memref<64x64xf32, #tile.fragment>
+    }
+  }
+  return
+}
+
+// -----
+
+// A barrier the producer arrives on completes on its arrival alone.
+func.func @producer_shares_barrier() {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(128) (%b) {
+    %full = tile.alloc_barriers : memref<2xi64, #gpu.address_space<workgroup>>
+    // expected-error @+1 {{'tile.producer' op expects the barriers it arrives on to be arrived on only by the producer, but the kernel's threads arrive on one of them too}}
+    tile.producer {
+      tile.arrive %full[%c0] : memref<2xi64, #gpu.address_space<workgroup>>
+    }
+    tile.arrive %full[%c1] : memref<2xi64, #gpu.address_space<workgroup>>
+  }
+  return
+}

@@ -309,6 +309,9 @@ fn lower<'c, 'a>(
         _ => None,
     };
     let planned = crate::registers::plan(kernel, flavor.target, shuffles)?;
+    crate::pipeline::producer::check(kernel, &planned)?;
+    // A producer warp beside the kernel's threads (sm_90a; the other targets refuse one).
+    let block_threads = crate::pipeline::producer::block_threads(kernel, threads);
     // gfx942 stores the LDS tiles the register rules read padded and transposed as their layouts
     // say, before any op that addresses them is lowered.
     if let (crate::amdgpu::CHIP, Ok(plan)) = (flavor.target, &planned) {
@@ -440,6 +443,8 @@ fn lower<'c, 'a>(
     crate::cpu::lower_body(context, kernel, Some(threads), tile_memory, &owned);
     // Held cooperative matrices become values carried by the loops, now that they are scf.fors.
     crate::registers::promote::promote(context, kernel).map_err(|message| (kernel, format!("cannot be lowered for {target}: {message}")))?;
+    // The producer's thread and the kernel's threads part ways (their barriers are named ones).
+    crate::pipeline::producer::split(context, kernel, threads);
     // Thread-owned fragments: private attributions, or allocas in the entry block.
     let private_space = Attribute::parse(context, flavor.private_space).expect("memory space");
     let private_types: Vec<MemRefType> = owned
@@ -511,7 +516,7 @@ fn lower<'c, 'a>(
     manifest.host_function = Some(host_function.to_string());
     manifest.strategy =
         Some(if registers { tile_manifest::Strategy::Registers } else { tile_manifest::Strategy::Plain });
-    manifest.workgroup_size = Some([threads as u32, 1, 1]);
+    manifest.workgroup_size = Some([block_threads as u32, 1, 1]);
     // The cooperative-matrix environment fixes 32-wide subgroups: its gemms and shuffles are
     // written for them, and the launcher must ask for them.
     if flavor.target == crate::spirv::coopmat::TARGET {
@@ -566,7 +571,7 @@ fn lower<'c, 'a>(
         attributes: skeleton::kernel_attributes(
             context,
             flavor,
-            threads,
+            block_threads,
             integer_attribute(&kernel, "min_blocks_per_multiprocessor"),
         ),
     };
@@ -586,7 +591,7 @@ fn lower<'c, 'a>(
             })
             .collect();
         let dynamic = flavor.dynamic_shared.then_some(shared);
-        let arguments = host::Arguments { shared_bytes: dynamic, threads, tensor_maps: &tensor_maps };
+        let arguments = host::Arguments { shared_bytes: dynamic, threads: block_threads, tensor_maps: &tensor_maps };
         let launched = host::Launched { tensors: tensors.clone(), grid: kernel.operands().collect(), scalars: scalars.clone() };
         let (launcher, launch) = host::launch(context, launched, &symbols, &arguments, location);
         body.append_operation(launcher);

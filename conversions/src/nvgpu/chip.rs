@@ -16,6 +16,21 @@ pub const BLOCK_RESERVED_BYTES: i64 = 1024;
 /// launch. On a part with fewer, the extra blocks wait for a free multiprocessor (correct, slower).
 pub const MULTIPROCESSORS: i64 = 132;
 
+/// Registers one of a multiprocessor's four schedulers holds: a block's warps are dealt out to them
+/// in turn, so ptxas gives each thread of a block of W warpgroups at most 16,384 / (32 W).
+pub const SCHEDULER_REGISTERS: i64 = 16_384;
+
+/// The registers a thread of a producer warpgroup (`tile.producer`) keeps: enough for its loop.
+pub const PRODUCER_REGISTERS: i64 = 40;
+
+/// The registers each of `threads` threads (whole warpgroups) may take beside a producer
+/// warpgroup that keeps [`PRODUCER_REGISTERS`] (`setmaxnreg`: counts in steps of 8, at most 255
+/// usable): 232 for two warpgroups, 152 for three.
+pub fn registers_beside_producer(threads: i64) -> i64 {
+    let warps_per_scheduler = (threads / 128).max(1);
+    ((SCHEDULER_REGISTERS - 32 * PRODUCER_REGISTERS) / (32 * warps_per_scheduler) / 8 * 8).min(256)
+}
+
 /// The largest swizzle span that one row of `row_bytes` fills exactly.
 fn swizzle_for_row(row_bytes: i64) -> Option<i64> {
     [128, 64, 32].into_iter().find(|span| row_bytes % span == 0)

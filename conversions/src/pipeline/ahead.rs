@@ -35,19 +35,29 @@ pub struct Ring<'c, 'a> {
     pub release_previous: bool,
     /// The loop walks the tiles of a persistent kernel (`super::persistent`).
     pub persistent: bool,
+    /// The ring's copies are issued by a producer warpgroup of their own (`tile.producer`): `None`
+    /// where the loop cannot have one, `Some(false)` where the input asked for none.
+    pub producer: Option<bool>,
 }
 
 impl Ring<'_, '_> {
     /// The `tile.schedule` that records this plan.
     pub fn schedule(&self) -> String {
-        // A ring of 2 has no slot to spare for a late release: the block meets before a refill.
-        let release = match (self.depth >= 3, self.release_previous) {
+        // A ring of 2 has no slot to spare for a late release: the block meets before a refill,
+        // unless a producer warp refills it (the threads then only say they are done with it).
+        let producer = self.producer == Some(true);
+        let release = match (self.depth >= 3 || producer, self.release_previous) {
             (false, _) => "barrier",
             (true, false) => "mbarrier",
             (true, true) => "previous",
         };
+        let producer = match self.producer {
+            Some(true) => ", producer = \"warpgroup\"",
+            Some(false) => ", producer = \"none\"",
+            None => "",
+        };
         format!(
-            "{{buffers = {} : i64, fill = \"async\", persistent = {}, prefetch = {} : i64, release = \"{release}\", wait = \"mbarrier\"}}",
+            "{{buffers = {} : i64, fill = \"async\", persistent = {}, prefetch = {} : i64{producer}, release = \"{release}\", wait = \"mbarrier\"}}",
             self.depth,
             self.persistent,
             self.depth - 1,
@@ -189,5 +199,61 @@ pub fn plan<'c, 'a>(kernel: OperationRef<'c, 'a>, pipelined: OperationRef<'c, 'a
     let depth = (2..=stages.min(super::MAX_DEPTH)).rev().find(|depth| shared + (depth - 1) * ring_tiles + 8 * depth <= SHARED_BUDGET)?;
     let release_previous = accumulates_only(pipelined, &copies);
     let persistent = pipelined.attribute(super::persistent::TILE_STEPS).is_ok();
-    Some(Ring { depth, copies, release_previous, persistent })
+    // A producer pays where the ring is refilled (a loop whose every iteration fits in the ring
+    // has all its copies issued before the first wait anyway), in a persistent kernel: one block
+    // a multiprocessor, whose registers the producer's warpgroup does not take from other blocks.
+    let refilled = static_trips(pipelined).is_none_or(|trips| trips > depth);
+    let producer = (persistent && refilled && producer_possible(kernel, pipelined, &copies)).then(|| super::plan::requested_string(pipelined, "producer").as_deref() != Some("none"));
+    Some(Ring { depth, copies, release_previous, persistent, producer })
+}
+
+/// The iterations of `pipelined` where its bounds and step are constants.
+fn static_trips(pipelined: OperationRef) -> Option<i64> {
+    let bound = |index: usize| pipelined.operand(index).ok().and_then(tile_dialect::ops::constant_integer);
+    let step = if pipelined.operand_count() == 3 { bound(2)? } else { 1 };
+    let (lower, upper) = (bound(0)?, bound(1)?);
+    (step > 0).then(|| ((upper - lower).max(0) + step - 1) / step)
+}
+
+/// The registers a wgmma kernel's thread needs beside its fragments' (addresses, indices, the
+/// loop's state; a 128x256 GEMM on two warpgroups used 212 with 128 in its accumulator).
+const REGISTERS_BESIDE_FRAGMENTS: i64 = 88;
+
+/// Whether the copies of `pipelined` (in `kernel`) can be issued by a producer warpgroup of their
+/// own (`tile.producer`, see `super::expand`): the loop is the kernel's one pipelined loop, at
+/// its top level; every copy it issues ahead is a TMA copy (one thread issues them all: the tile's
+/// recorded layout has TMA boxes that the source can serve); the ops before the loop, which every
+/// thread of the larger block runs, only allocate, compute indices and fill fragments (a thread
+/// of the producer writes nothing another thread reads); and the kernel's threads are whole
+/// warpgroups with room for one more.
+fn producer_possible(kernel: OperationRef, pipelined: OperationRef, copies: &[OperationRef]) -> bool {
+    let threads = integer_attribute(&kernel, "threads").unwrap_or(0);
+    let top_level = pipelined.parent_operation().is_some_and(|parent| parent == kernel);
+    let loops = nested_ops(kernel).iter().filter(|op| op_name(op) == "tile.pipelined").count();
+    let by_tma = copies.iter().filter_map(copy_parts).all(|parts| {
+        let boxed = OperationResult::try_from(parts.dst).ok().and_then(|result| result.owner().attribute(crate::layout::LAYOUT_ATTRIBUTE).ok()).and_then(tile_dialect::layout::SharedLayout::from_attribute).is_some_and(|layout| !layout.r#box.is_empty());
+        boxed && crate::registers::tma_box(parts.src, parts.src_offsets.len(), parts.dst).is_some()
+    });
+    // (melior's `previous_in_block` panics at a block's first op: walk forward to the loop.)
+    let first = pipelined.block().and_then(|block| block.first_operation());
+    let mut before = std::iter::successors(first, |op| op.next_in_block()).take_while(|op| *op != pipelined);
+    let replicable = before.all(|op| {
+        let name = op_name(&op);
+        index_arithmetic(&op)
+            || name.starts_with("tile.alloc_")
+            || (name == "tile.fill" && op.operand(0).is_ok_and(|tile| memory_level(tile.r#type()) == Some(MemoryLevel::Fragment)))
+    });
+    let whole_warpgroups = threads % tile_dialect::PRODUCER_THREADS == 0 && threads + tile_dialect::PRODUCER_THREADS <= 1024;
+    // The fragments' registers, and room beside them for addresses and indices, within what the
+    // kernel's threads keep beside the producer (a 128x256 accumulator on two warpgroups: 128 of
+    // 232; on three, 192x256: not within 152).
+    let fragments: i64 = nested_ops(kernel)
+        .iter()
+        .filter(|op| op_name(op) == "tile.alloc_fragment")
+        .filter_map(|op| op.attribute(crate::layout::LAYOUT_ATTRIBUTE).ok())
+        .filter_map(tile_dialect::layout::FragmentLayout::from_attribute)
+        .map(|layout| layout.slots())
+        .sum();
+    let registers = fragments + REGISTERS_BESIDE_FRAGMENTS <= crate::nvgpu::chip::registers_beside_producer(threads);
+    top_level && loops == 1 && by_tma && replicable && whole_warpgroups && registers
 }

@@ -16,6 +16,13 @@
 //!   iteration k >= 1 arrives on the free barrier of slot k - 1 instead, after issuing its own gemm,
 //!   and refills it as above: the gemm of iteration k may still run when iteration k + 1 starts.
 //!
+//! With `producer = "warpgroup"` the copies leave the loop: a `tile.producer` before it (one thread of a
+//! warp of its own) walks the iterations, waits for phase k / D - 1 of free barrier k mod D when
+//! k >= D (the slot's previous round released), issues iteration k's copies into slot k mod D and
+//! arrives on its barrier; the loop only waits for its slots and releases them (`release =
+//! "previous"` or `"mbarrier"` as above). No thread of the kernel waits for another to refill a
+//! slot, nor issues a copy.
+//!
 //! Every iteration's copies are issued once and waited for once, whatever the trip count (below,
 //! equal to or not a multiple of D, or dynamic).
 
@@ -110,6 +117,36 @@ fn issue<'c, 'a>(
     b.insert(at, tile_dialect::ops::arrive(barriers, slot, b.location).expect("tile.arrive"));
 }
 
+/// Writes the `tile.producer` of a loop from `lower` to `upper` by `step` at `at` (see the
+/// module's doc): for each iteration k, once free barrier k mod D has completed the phase of the
+/// slot's previous round (k >= D), the copies of iteration k into slot k mod D and the arrival on
+/// full barrier k mod D.
+#[allow(clippy::too_many_arguments)]
+fn produce<'c, 'a>(
+    b: &Builder<'c>,
+    at: At<'c, 'a>,
+    aheads: &[Ahead<'c, 'a>],
+    pipelined: OperationRef<'c, 'a>,
+    iv: Value<'c, 'a>,
+    [lower, upper, step]: [Value<'c, 'a>; 3],
+    depth: i64,
+    [full, empty]: [Value<'c, 'a>; 2],
+) {
+    let producer = b.insert(at, tile_dialect::ops::producer(pipelined.location()).expect("tile.producer"));
+    let body = producer.region(0).ok().and_then(|region| region.first_block()).expect("the producer's body");
+    let inside = At::before(body.terminator().expect("tile.yield"));
+    let (looped, at_iv) = b.for_loop(inside, lower, upper, step);
+    let distance = b.op(looped, "arith.subi", &[at_iv, lower]);
+    let iteration = b.op(looped, "arith.divui", &[distance, step]);
+    let ring_depth = b.index(looped, depth);
+    let slot = b.op(looped, "arith.remui", &[iteration, ring_depth]);
+    let round = b.op(looped, "arith.divui", &[iteration, ring_depth]);
+    let refill = b.if_then(looped, b.compare(looped, "uge", iteration, ring_depth));
+    let released = b.op(refill, "arith.subi", &[round, b.index(refill, 1)]);
+    b.insert(refill, tile_dialect::ops::wait(empty, slot, released, b.location).expect("tile.wait"));
+    issue(b, looped, aheads, pipelined, iv, at_iv, slot, full);
+}
+
 /// Expands one planned loop (see the module's doc).
 fn expand_loop<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>, pipelined: OperationRef<'c, 'a>) -> Result<(), Failure<'c, 'a>> {
     let body = pipelined.region(0).ok().and_then(|region| region.first_block()).expect("loop body");
@@ -158,8 +195,18 @@ fn expand_loop<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>, pipel
     let upper = pipelined.operand(1).expect("verified loop");
     let step = if pipelined.operand_count() == 3 { pipelined.operand(2).expect("step") } else { b.index(before, 1) };
     let iv: Value = body.argument(0).expect("induction variable").into();
-    // Prologue: iterations 0 .. D-1 into slots 0 .. D-1.
-    for p in 0..depth {
+    let producer = requested_string(pipelined, "producer").as_deref() == Some("warpgroup");
+    if producer {
+        let Some(empty) = empty else {
+            return Err((pipelined, "has a tile.schedule with producer = \"warpgroup\" but no release its producer can wait for (\"previous\" or \"mbarrier\")".into()));
+        };
+        if pipelined.parent_operation() != Some(kernel) {
+            return Err((pipelined, "has a tile.schedule with producer = \"warpgroup\" but is not at its kernel's top level, where a tile.producer must be".into()));
+        }
+        produce(&b, before, &aheads, pipelined, iv, [lower, upper, step], depth, [barriers, empty]);
+    }
+    // Prologue: iterations 0 .. D-1 into slots 0 .. D-1 (the producer's own, when there is one).
+    for p in (0..depth).filter(|_| !producer) {
         let distance = b.index(before, p);
         let offset = b.op(before, "arith.muli", &[distance, step]);
         let at_iv = b.op(before, "arith.addi", &[lower, offset]);
@@ -193,6 +240,26 @@ fn expand_loop<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>, pipel
         }
     }
     match empty {
+        // The producer refills; the kernel's threads release the previous iteration's slot after
+        // issuing this iteration's gemm, or this iteration's slot at its end.
+        Some(empty) if producer => {
+            if release_previous {
+                // Right after the gemm: a persistent kernel's epilogue, after it in a tile's last
+                // step, then holds no slot the producer could refill.
+                let gemm = std::iter::successors(end.block.first_operation(), |op| op.next_in_block()).find(|op| op_name(op) == "tile.gemm");
+                let end = gemm.and_then(|gemm| gemm.next_in_block()).map_or(end, At::before);
+                let one = b.index(end, 1);
+                let started = b.compare(end, "uge", iteration, one);
+                let released = b.if_then(end, started);
+                let previous = b.op(released, "arith.subi", &[iteration, one]);
+                let previous_slot = b.op(released, "arith.remui", &[previous, b.index(released, depth)]);
+                let arrive = b.insert(released, tile_dialect::ops::arrive(empty, previous_slot, b.location).expect("tile.arrive"));
+                tile_dialect::ops::set_attribute(arrive, super::RELEASES_PREVIOUS_ATTRIBUTE, melior::ir::Attribute::unit(context));
+                tile_dialect::ops::set_attribute(looped, super::CARRIES_GEMM_ATTRIBUTE, melior::ir::Attribute::unit(context));
+            } else {
+                b.insert(end, tile_dialect::ops::arrive(empty, slot, b.location).expect("tile.arrive"));
+            }
+        }
         // Every thread is done with the slot before it is written again: the block meets at a
         // barrier, and the slot is refilled with iteration k + D at once.
         None => {

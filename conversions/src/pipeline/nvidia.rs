@@ -2,7 +2,7 @@
 //!
 //! | op | lowering |
 //! |----|----------|
-//! | `tile.alloc_barriers` | kept as a shared tile of `i64`s; after it, once every thread is past it, thread 0 initializes each mbarrier to expect one arrival per thread (one in all on barriers only TMA fills) |
+//! | `tile.alloc_barriers` | kept as a shared tile of `i64`s; after it, once every thread is past it, thread 0 initializes each mbarrier to expect one arrival per thread of the kernel (one in all on barriers only TMA fills or a `tile.producer` arrives on) |
 //! | `tile.arrive` | per thread `cp.async.mbarrier.arrive` where the barriers count copies (the phase also waits for the thread's cp.async copies), then `mbarrier.arrive` (release: its plain stores and reads are ordered before the waiters'); on barriers only TMA fills, thread 0's `mbarrier.arrive` alone |
 //! | `tile.wait` | `mbarrier.try_wait.parity` on the phase's parity (acquire), then, in a kernel whose threads write ring slots themselves (cp.async), the async-proxy fence, so that wgmma reads what the copies wrote |
 //!
@@ -91,6 +91,13 @@ pub fn lower_barriers<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>
             allocation.attribute(TMA_FILLS_ATTRIBUTE).is_ok() && allocation.attribute(GENERIC_WRITES_ATTRIBUTE).is_err()
         }) && !thread_filled.contains(&barriers)
     };
+    // Barriers a producer arrives on count its one thread's arrival (the verifier keeps the
+    // kernel's threads off them).
+    let produced: Vec<Value> = ops
+        .iter()
+        .filter(|op| op_name(op) == "tile.arrive" && super::producer::in_producer(**op))
+        .filter_map(|op| op.operand(0).ok())
+        .collect();
     for op in ops {
         let b = Builder { context, location: op.location(), threads: None };
         match op_name(&op).as_str() {
@@ -104,7 +111,7 @@ pub fn lower_barriers<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>
                 let tid = b.thread_id(at);
                 let first = b.compare(at, "eq", tid, b.index(at, 0));
                 let inside = b.if_then(at, first);
-                let arrivals = i32_constant(&b, inside, if leader_only(barriers) { 1 } else { threads });
+                let arrivals = i32_constant(&b, inside, if leader_only(barriers) || produced.contains(&barriers) { 1 } else { threads });
                 for index in 0..count {
                     let pointer = barrier_pointer(&b, inside, barriers, b.index(inside, index));
                     void(&b, inside, "nvvm.mbarrier.init", &[pointer, arrivals], &[]);
@@ -114,9 +121,10 @@ pub fn lower_barriers<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>
             "tile.arrive" => {
                 let at = At::before(op);
                 let barriers = op.operand(0).expect("barriers");
-                // On barriers only TMA fills, the thread that issued the copies (thread 0).
-                let leader = leader_only(barriers);
-                let at = if leader {
+                // On barriers only TMA fills, the thread that issued the copies (thread 0, or a
+                // producer's one thread).
+                let leader = leader_only(barriers) || produced.contains(&barriers);
+                let at = if leader && !super::producer::in_producer(op) {
                     let tid = b.thread_id(at);
                     let first = b.compare(at, "eq", tid, b.index(at, 0));
                     b.if_then(at, first)

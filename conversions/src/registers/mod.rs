@@ -30,7 +30,7 @@ pub mod promote;
 mod wgmma;
 
 pub use distribute::{Distribution, distribute};
-pub use patterns::{ALIGNMENT_ATTRIBUTE, TENSOR_MAP_BOX, tma_swizzle};
+pub use patterns::{ALIGNMENT_ATTRIBUTE, TENSOR_MAP_BOX, tma_box, tma_swizzle};
 
 use crate::{kernels::Failure, layout::Layout};
 use melior::{Context, ir::operation::{OperationLike, OperationRef}};
@@ -153,6 +153,13 @@ pub struct Plan<'c, 'a> {
     /// The shared tiles whose layout pads their rows, and that layout (to be recorded on them
     /// before they are allocated).
     pub padded: Vec<(OperationRef<'c, 'a>, tile_dialect::layout::SharedLayout)>,
+}
+
+impl Plan<'_, '_> {
+    /// Whether the ring tile `tile` (a slot of it, or the tile) is filled by TMA boxes alone.
+    pub fn filled_by_tma(&self, tile: melior::ir::Value) -> bool {
+        crate::pipeline::rings::tile_allocation(tile).is_some_and(|allocation| self.layouts.swizzled.contains(&key(&allocation)))
+    }
 }
 
 /// Decides whether every fragment op of `kernel` on `chip` has a rule for its layouts; if not, says

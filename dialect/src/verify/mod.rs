@@ -11,7 +11,7 @@ mod copy;
 mod layout;
 mod pipeline;
 
-pub use pipeline::MAX_BARRIERS;
+pub use pipeline::{MAX_BARRIERS, PRODUCER_THREADS};
 mod regions;
 
 use melior::ir::operation::{OperationLike, OperationRef};
@@ -39,6 +39,7 @@ pub fn verify_op(op: OperationRef) -> Verdict {
         "tile.copy_async" => pipeline::copy_async(op),
         "tile.arrive" => pipeline::arrive(op),
         "tile.wait" => pipeline::wait(op),
+        "tile.producer" => pipeline::producer(op),
         _ => Ok(()),
     }
 }

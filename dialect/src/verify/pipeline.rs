@@ -101,3 +101,49 @@ pub fn wait(op: OperationRef) -> Verdict {
         _ => Ok(()),
     }
 }
+
+/// The threads a `tile.producer` adds to its kernel's block: one warpgroup (the unit that gives
+/// registers to the others on sm_90a).
+pub const PRODUCER_THREADS: i64 = 128;
+
+/// Whether `name` may be in a `tile.producer` body: what issues copies into ring slots and orders
+/// them (see the op's description).
+fn issues_copies(name: &str) -> bool {
+    (name.starts_with("arith.") || name.starts_with("index."))
+        || matches!(name, "affine.apply" | "scf.for" | "scf.if" | "scf.yield" | "tile.yield" | "tile.slot" | "tile.copy_async" | "tile.wait" | "tile.arrive")
+}
+
+pub fn producer(op: OperationRef) -> Verdict {
+    let name_of = |op: &OperationRef| op.name().as_string_ref().as_str().unwrap_or_default().to_owned();
+    let kernel = op.parent_operation().filter(|parent| name_of(parent) == "tile.kernel").ok_or(
+        "expects to be a direct child of a tile.kernel (the block's extra warpgroup runs it beside the kernel's threads), but it is nested in another op",
+    )?;
+    let threads = crate::ops::integer_attribute(&kernel, "threads").unwrap_or(0);
+    if threads % PRODUCER_THREADS != 0 || threads + PRODUCER_THREADS > 1024 {
+        return Err(format!(
+            "expects its kernel's threads to be whole warpgroups (a multiple of {PRODUCER_THREADS}) and at most {} (the producer's warpgroup comes on top), but the kernel has {threads} threads",
+            1024 - PRODUCER_THREADS
+        ));
+    }
+    let producers = crate::ops::nested_ops(kernel).into_iter().filter(|other| name_of(other) == "tile.producer").count();
+    if producers > 1 {
+        return Err(format!("expects to be the only tile.producer of its kernel, but the kernel has {producers}"));
+    }
+    let body = crate::ops::nested_ops(op);
+    if let Some(other) = body.iter().find(|nested| !issues_copies(&name_of(nested))) {
+        return Err(format!(
+            "expects only index arithmetic, scf.for, scf.if, tile.slot, tile.copy_async, tile.wait and tile.arrive in its body, but it holds '{}'",
+            name_of(other)
+        ));
+    }
+    // A barrier the producer arrives on completes its phases on the producer's arrival alone.
+    let arrived: Vec<Value> = body.iter().filter(|nested| name_of(nested) == "tile.arrive").filter_map(|arrive| arrive.operand(0).ok()).collect();
+    let elsewhere = crate::ops::nested_ops(kernel)
+        .into_iter()
+        .filter(|other| name_of(other) == "tile.arrive" && !body.contains(other))
+        .find(|other| other.operand(0).is_ok_and(|barriers| arrived.contains(&barriers)));
+    if elsewhere.is_some() {
+        return Err("expects the barriers it arrives on to be arrived on only by the producer, but the kernel's threads arrive on one of them too".into());
+    }
+    Ok(())
+}

@@ -138,8 +138,13 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         if let Ok(result) = OperationResult::try_from(barriers) {
             tile_dialect::ops::set_attribute(result.owner(), crate::pipeline::nvidia::TMA_FILLS_ATTRIBUTE, Attribute::unit(context));
         }
-        let first = b.compare(at, "eq", self.tid, b.index(at, 0));
-        let leader = b.if_then(at, first);
+        // Thread 0 issues them; in a producer, its one thread.
+        let leader = if crate::pipeline::producer::in_producer(op) {
+            at
+        } else {
+            let first = b.compare(at, "eq", self.tid, b.index(at, 0));
+            b.if_then(at, first)
+        };
         let barrier = crate::pipeline::nvidia::barrier_pointer(&b, leader, barriers, index);
         let bytes = rows * columns * 2;
         let expected = b.value(leader, melior::dialect::arith::constant(context, IntegerAttribute::new(i32_type, bytes).into(), b.location));

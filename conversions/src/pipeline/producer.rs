@@ -1,0 +1,130 @@
+//! The producer warpgroup on sm_90a: a kernel with a `tile.producer` (what `tile-expand-pipelines`
+//! writes for schedules with `producer = "warpgroup"`) is launched with one warpgroup more than its
+//! `threads`. Thread `threads` (the warpgroup's first) runs the producer's body, issuing every
+//! TMA copy of the ring and arriving on the barriers its copies count on; the ops after the
+//! producer run on threads 0 .. `threads` - 1, whose block-wide barriers become named barrier 1
+//! of those threads (the producer never meets them); the ops before it run on the whole block
+//! (allocations, the barriers' initialization and its block-wide barrier).
+//!
+//! Registers: ptxas gives each thread of a block of W warpgroups at most 16,384 / (32 W) (168
+//! for three: `crate::nvgpu::chip`). The producer's warpgroup gives back all but
+//! `PRODUCER_REGISTERS` (`setmaxnreg.dec`), and the kernel's threads take what that frees
+//! (`setmaxnreg.inc`): 232 each for two warpgroups, what a 128x256 f32 accumulator needs.
+
+use crate::cpu::builder::{At, Builder};
+use melior::{
+    Context,
+    ir::{
+        BlockLike, RegionLike, Value,
+        attribute::IntegerAttribute,
+        operation::{OperationBuilder, OperationLike, OperationRef},
+        r#type::IntegerType,
+    },
+};
+use tile_dialect::ops::{nested_ops, op_name};
+
+/// The named barrier the kernel's threads meet at when a producer runs beside them (0 is the
+/// whole block's).
+const THREADS_BARRIER: i64 = 1;
+
+/// `nvvm.setmaxregister <action> <count>` at `at`.
+fn set_max_registers<'c>(b: &Builder<'c>, at: At<'c, '_>, action: &str, count: i64) {
+    let context = b.context;
+    let i32_type = IntegerType::new(context, 32).into();
+    let action = melior::ir::Attribute::parse(context, &format!("#nvvm<action {action}>")).expect("nvvm action");
+    b.insert(
+        at,
+        OperationBuilder::new("nvvm.setmaxregister", b.location)
+            .add_attributes(&[
+                (melior::ir::Identifier::new(context, "regCount"), IntegerAttribute::new(i32_type, count).into()),
+                (melior::ir::Identifier::new(context, "action"), action),
+            ])
+            .build()
+            .expect("nvvm.setmaxregister"),
+    );
+}
+
+/// The `tile.producer` of `kernel`, if it has one.
+pub fn producer_of<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
+    nested_ops(kernel).into_iter().find(|op| op_name(op) == "tile.producer")
+}
+
+/// The threads `kernel`'s block is launched with: its `threads`, and the producer warp where it has
+/// a `tile.producer`.
+pub fn block_threads(kernel: OperationRef, threads: i64) -> i64 {
+    threads + if producer_of(kernel).is_some() { tile_dialect::PRODUCER_THREADS } else { 0 }
+}
+
+/// Checks that the register rules lower `kernel`'s producer (`planned`: their plan): its one
+/// thread issues TMA copies, which only those rules write, and nothing the threads copy
+/// themselves.
+pub fn check<'c, 'a>(kernel: OperationRef<'c, 'a>, planned: &Result<crate::registers::Plan<'c, 'a>, crate::registers::Unsupported<'c, 'a>>) -> Result<(), crate::kernels::Failure<'c, 'a>> {
+    let Some(producer) = producer_of(kernel) else { return Ok(()) };
+    let plan = planned.as_ref().map_err(|(op, why)| {
+        (producer, format!("needs the kernel's fragments in registers on sm_90a (its copies are TMA copies, which only those rules write), but '{}' at {} {why}", op_name(op), op.location()))
+    })?;
+    for copy in nested_ops(producer).into_iter().filter(|op| op_name(op) == "tile.copy_async") {
+        let Some((parts, _, _)) = tile_dialect::ops::copy_async_parts(&copy) else { continue };
+        if !plan.filled_by_tma(parts.dst) {
+            return Err((
+                copy,
+                "is in a tile.producer, whose one thread issues TMA copies only, but TMA does not fill this tile on sm_90a (TMA fills rings of f16/bf16 wgmma operand tiles read from 2-D to 5-D tensors in 128-byte swizzled boxes); issue the copy from the kernel's threads".into(),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Whether `op` is inside a `tile.producer`, which one thread runs: the copies and arrivals that
+/// one thread of the block issues elsewhere (thread 0) need no guard there.
+pub fn in_producer(op: OperationRef) -> bool {
+    std::iter::successors(op.parent_operation(), |parent| parent.parent_operation()).any(|parent| op_name(&parent) == "tile.producer")
+}
+
+/// Splits the lowered `kernel` at its `tile.producer` (see the module's doc): the producer's body
+/// into `if tid == threads` (after its warpgroup's `setmaxnreg.dec`), the ops after it into
+/// `if tid < threads` (after `setmaxnreg.inc`) with their `gpu.barrier`s made named barriers of
+/// `threads` threads.
+pub fn split<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>, threads: i64) {
+    let Some(producer) = producer_of(kernel) else { return };
+    let rewriter = melior::IrRewriter::new(context);
+    let rewriter = rewriter.as_rewriter_base();
+    let b = Builder { context, location: producer.location(), threads: None };
+    let at = At::before(producer);
+    let tid = b.thread_id(at);
+    let bound = b.index(at, threads);
+    // The kernel's threads: every op after the producer but the kernel's terminator.
+    let after: Vec<OperationRef> = std::iter::successors(producer.next_in_block(), |op| op.next_in_block()).collect();
+    let consumers = b.if_then(At::before(*after.last().expect("the kernel's terminator")), b.compare(at, "ult", tid, bound));
+    for op in &after[..after.len() - 1] {
+        rewriter.move_op_before(*op, consumers.before);
+    }
+    let i32_type = IntegerType::new(context, 32).into();
+    let i32_constant = |at: At<'c, 'a>, value: i64| b.value(at, melior::dialect::arith::constant(context, IntegerAttribute::new(i32_type, value).into(), b.location));
+    let consumer_if = consumers.block.parent_operation().expect("scf.if");
+    for barrier in nested_ops(consumer_if).into_iter().filter(|op| op_name(op) == "gpu.barrier") {
+        let at = At::before(barrier);
+        let operands: [Value; 2] = [i32_constant(at, THREADS_BARRIER), i32_constant(at, threads)];
+        b.insert(
+            at,
+            OperationBuilder::new("nvvm.barrier", barrier.location())
+                .add_operands(&operands)
+                .add_attributes(&[(melior::ir::Identifier::new(context, "operandSegmentSizes"), crate::attributes::i32_array(context, &[1, 1, 0]))])
+                .build()
+                .expect("nvvm.barrier"),
+        );
+        rewriter.erase_op(barrier);
+    }
+    let first = consumers.block.first_operation().expect("the kernel's threads' ops");
+    set_max_registers(&b, At::before(first), "increase", crate::nvgpu::chip::registers_beside_producer(threads));
+    // The producer: its warpgroup gives its registers back, its first thread runs the body.
+    let warpgroup = b.if_then(at, b.compare(at, "uge", tid, bound));
+    set_max_registers(&b, warpgroup, "decrease", crate::nvgpu::chip::PRODUCER_REGISTERS);
+    let leader = b.if_then(warpgroup, b.compare(warpgroup, "eq", tid, bound));
+    let body = producer.region(0).ok().and_then(|region| region.first_block()).expect("the producer's body");
+    let ops: Vec<OperationRef> = std::iter::successors(body.first_operation(), |op| op.next_in_block()).collect();
+    for op in &ops[..ops.len() - 1] {
+        rewriter.move_op_before(*op, leader.before);
+    }
+    rewriter.erase_op(producer);
+}

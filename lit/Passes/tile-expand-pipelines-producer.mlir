@@ -1,0 +1,209 @@
+// Producer warpgroups (sm_90a): tile-plan-pipelines gives a persistent GEMM's ring, filled by TMA
+// alone, `producer = "warpgroup"`, and tile-expand-pipelines writes its copies into a tile.producer
+// before the loop: one loop over the block's (tile, step) pairs that waits for the slot's previous
+// round to be released (from round 1 on), issues the step's copies and arrives on the slot's
+// barrier. The kernel's threads only wait for their slots and release them, each right after the
+// gemm that read the previous one (a tile's epilogue then holds no slot). The trip count is the
+// block's share of the tiles times the steps a tile, known only at run time.
+// RUN: tile-opt %s -split-input-file -tile-infer-layouts -tile-persistent-kernels -tile-plan-pipelines | FileCheck %s --check-prefix=PLAN
+// RUN: tile-opt %s -split-input-file -tile-infer-layouts -tile-persistent-kernels -tile-plan-pipelines -tile-expand-pipelines -canonicalize | FileCheck %s
+
+// PLAN-LABEL: func.func @gemm_128x128
+// PLAN: tile.pipelined {{.*}} {tile.schedule = {buffers = 4 : i64, fill = "async", persistent = true, prefetch = 3 : i64, producer = "warpgroup", release = "previous", wait = "mbarrier"}
+
+// CHECK-LABEL: func.func @gemm_128x128
+// CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
+// CHECK-DAG: %[[C1:.*]] = arith.constant 1 : index
+// CHECK-DAG: %[[C4:.*]] = arith.constant 4 : index
+// CHECK: tile.kernel grid(%{{.*}}, %{{.*}}) threads(128)
+// CHECK: %[[A:.*]] = tile.alloc_shared : memref<4x128x64xf16, #gpu.address_space<workgroup>>
+// CHECK: %[[B:.*]] = tile.alloc_shared : memref<4x64x128xf16, #gpu.address_space<workgroup>>
+// CHECK: %[[STEPS:.*]] = arith.muli %{{.*}}, %{{.*}} : index
+// CHECK: %[[FULL:.*]] = tile.alloc_barriers : memref<4xi64, #gpu.address_space<workgroup>>
+// CHECK: %[[FREE:.*]] = tile.alloc_barriers : memref<4xi64, #gpu.address_space<workgroup>>
+// No prologue: the producer issues every step.
+// CHECK-NOT: tile.copy_async
+// CHECK: tile.producer {
+// CHECK-NEXT: scf.for %[[S:.*]] = %[[C0]] to %[[STEPS]] step %[[C1]] {
+// CHECK-NEXT: %[[SLOT:.*]] = arith.remui %[[S]], %[[C4]] : index
+// CHECK-NEXT: %[[ROUND:.*]] = arith.divui %[[S]], %[[C4]] : index
+// CHECK-NEXT: %[[REUSE:.*]] = arith.cmpi uge, %[[S]], %[[C4]] : index
+// CHECK-NEXT: scf.if %[[REUSE]] {
+// CHECK-NEXT: %[[RELEASED:.*]] = arith.subi %[[ROUND]], %[[C1]] : index
+// CHECK-NEXT: tile.wait %[[FREE]][%[[SLOT]]], %[[RELEASED]]
+// CHECK-NEXT: }
+// CHECK: %[[AS:.*]] = tile.slot %[[A]][%[[SLOT]]]
+// CHECK: tile.copy_async %{{.*}}, %[[AS]], %[[FULL]][%[[SLOT]]]
+// CHECK: %[[BS:.*]] = tile.slot %[[B]][%[[SLOT]]]
+// CHECK: tile.copy_async %{{.*}}, %[[BS]], %[[FULL]][%[[SLOT]]]
+// CHECK-NEXT: tile.arrive %[[FULL]][%[[SLOT]]]
+// CHECK-NEXT: }
+// CHECK-NEXT: }
+// The kernel's threads: per tile, step 0 (the fill), steps 1 .. 6, step 7 (the epilogue); no
+// copy, no wait for a free slot.
+// CHECK: scf.for
+// CHECK: tile.wait %[[FULL]]
+// CHECK: tile.fill
+// CHECK-NEXT: tile.gemm
+// CHECK: tile.arrive %[[FREE]][%{{.*}}] {tile.releases_previous}
+// CHECK: scf.for
+// CHECK-NOT: tile.copy_async
+// CHECK-NOT: tile.wait %[[FREE]]
+// CHECK: tile.gemm
+// CHECK: tile.arrive %[[FREE]][%{{.*}}] {tile.releases_previous}
+// CHECK: } {tile.carries_gemm}
+// CHECK: tile.wait %[[FULL]]
+// CHECK: tile.gemm
+// CHECK-NEXT: %[[STARTED:.*]] = arith.cmpi uge
+// CHECK-NEXT: scf.if %[[STARTED]] {
+// CHECK: tile.arrive %[[FREE]][%{{.*}}] {tile.releases_previous}
+// CHECK-NEXT: }
+// CHECK-NEXT: tile.copy %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] : memref<128x128xf32, #tile.fragment>, memref<4096x4096xf16>
+// CHECK-NOT: tile.copy_async
+// CHECK: return
+module attributes {tile.target = "sm_90a"} {
+func.func @gemm_128x128(%A: memref<4096x512xf16>, %B: memref<512x4096xf16>, %C: memref<4096x4096xf16>) {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %c8 = arith.constant 8 : index
+  %c32 = arith.constant 32 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c32, %c32) threads(128) (%bx, %by) {
+    %As = tile.alloc_shared : memref<128x64xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<64x128xf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<128x128xf32, #tile.fragment>
+    tile.fill %Cf, %zero : memref<128x128xf32, #tile.fragment>
+    %m0 = arith.muli %by, %c128 : index
+    %n0 = arith.muli %bx, %c128 : index
+    tile.pipelined %kt = %c0 to %c8 stages(4) {
+      %k0 = arith.muli %kt, %c64 : index
+      tile.copy %A[%m0, %k0], %As : memref<4096x512xf16>, memref<128x64xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%k0, %n0], %Bs : memref<512x4096xf16>, memref<64x128xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %Cf : memref<128x64xf16, #gpu.address_space<workgroup>>, memref<64x128xf16, #gpu.address_space<workgroup>>, memref<128x128xf32, #tile.fragment>
+    }
+    tile.copy %Cf, %C[%m0, %n0] : memref<128x128xf32, #tile.fragment>, memref<4096x4096xf16>
+  }
+  return
+}
+}
+
+// -----
+
+// Three steps a tile, fewer than the ring's 4 slots: the producer's one loop runs on across the
+// tiles all the same (a tile's steps take slots 0-2, the next tile's 3, 0, 1, ...).
+// PLAN-LABEL: func.func @gemm_k192
+// PLAN: producer = "warpgroup"
+// CHECK-LABEL: func.func @gemm_k192
+// CHECK: tile.producer {
+// CHECK: scf.for
+// CHECK: arith.remui %{{.*}}, %[[C4:.*]] : index
+// CHECK: tile.copy_async
+// CHECK: tile.copy_async
+// CHECK-NEXT: tile.arrive
+// The tile's three steps, the middle one's loop of one iteration inlined.
+// CHECK: scf.for
+// CHECK-COUNT-3: tile.gemm
+// CHECK-NOT: tile.copy_async
+// CHECK: tile.copy %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] : memref<128x256xf32, #tile.fragment>
+module attributes {tile.target = "sm_90a"} {
+func.func @gemm_k192(%A: memref<4096x192xf16>, %B: memref<192x4096xf16>, %C: memref<4096x4096xf16>) {
+  %c0 = arith.constant 0 : index
+  %c3 = arith.constant 3 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %c256 = arith.constant 256 : index
+  %c16 = arith.constant 16 : index
+  %c32 = arith.constant 32 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c16, %c32) threads(256) (%bx, %by) {
+    %As = tile.alloc_shared : memref<128x64xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<64x256xf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<128x256xf32, #tile.fragment>
+    tile.fill %Cf, %zero : memref<128x256xf32, #tile.fragment>
+    %m0 = arith.muli %by, %c128 : index
+    %n0 = arith.muli %bx, %c256 : index
+    tile.pipelined %kt = %c0 to %c3 stages(4) {
+      %k0 = arith.muli %kt, %c64 : index
+      tile.copy %A[%m0, %k0], %As : memref<4096x192xf16>, memref<128x64xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%k0, %n0], %Bs : memref<192x4096xf16>, memref<64x256xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %Cf : memref<128x64xf16, #gpu.address_space<workgroup>>, memref<64x256xf16, #gpu.address_space<workgroup>>, memref<128x256xf32, #tile.fragment>
+    }
+    tile.copy %Cf, %C[%m0, %n0] : memref<128x256xf32, #tile.fragment>, memref<4096x4096xf16>
+  }
+  return
+}
+}
+
+// -----
+
+// Three warpgroups on a 192x256 tile keep their 128 accumulator registers a thread beside 168
+// without a producer; beside one they would have 152: no producer, the ring as before.
+// PLAN-LABEL: func.func @gemm_192x256
+// PLAN-NOT: producer
+// PLAN: release = "previous"
+// CHECK-LABEL: func.func @gemm_192x256
+// CHECK-NOT: tile.producer
+// CHECK: tile.copy_async
+module attributes {tile.target = "sm_90a"} {
+func.func @gemm_192x256(%A: memref<4032x4096xf16>, %B: memref<4096x4096xf16>, %C: memref<4032x4096xf16>) {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %c192 = arith.constant 192 : index
+  %c256 = arith.constant 256 : index
+  %c16 = arith.constant 16 : index
+  %c21 = arith.constant 21 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c16, %c21) threads(384) (%bx, %by) {
+    %As = tile.alloc_shared : memref<192x64xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<64x256xf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<192x256xf32, #tile.fragment>
+    tile.fill %Cf, %zero : memref<192x256xf32, #tile.fragment>
+    %m0 = arith.muli %by, %c192 : index
+    %n0 = arith.muli %bx, %c256 : index
+    tile.pipelined %kt = %c0 to %c64 stages(3) {
+      %k0 = arith.muli %kt, %c64 : index
+      tile.copy %A[%m0, %k0], %As : memref<4032x4096xf16>, memref<192x64xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%k0, %n0], %Bs : memref<4096x4096xf16>, memref<64x256xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %Cf : memref<192x64xf16, #gpu.address_space<workgroup>>, memref<64x256xf16, #gpu.address_space<workgroup>>, memref<192x256xf32, #tile.fragment>
+    }
+    tile.copy %Cf, %C[%m0, %n0] : memref<192x256xf32, #tile.fragment>, memref<4032x4096xf16>
+  }
+  return
+}
+}
+
+// -----
+
+// A program that asks for no producer keeps the ring of its threads.
+// PLAN-LABEL: func.func @no_producer
+// PLAN: producer = "none", release = "previous"
+// CHECK-LABEL: func.func @no_producer
+// CHECK-NOT: tile.producer
+// CHECK-COUNT-4: tile.arrive
+module attributes {tile.target = "sm_90a"} {
+func.func @no_producer(%A: memref<4096x512xf16>, %B: memref<512x4096xf16>, %C: memref<4096x4096xf16>) {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %c8 = arith.constant 8 : index
+  %c32 = arith.constant 32 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c32, %c32) threads(128) (%bx, %by) {
+    %As = tile.alloc_shared : memref<128x64xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<64x128xf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<128x128xf32, #tile.fragment>
+    tile.fill %Cf, %zero : memref<128x128xf32, #tile.fragment>
+    %m0 = arith.muli %by, %c128 : index
+    %n0 = arith.muli %bx, %c128 : index
+    tile.pipelined %kt = %c0 to %c8 stages(4) attributes {tile.schedule = {producer = "none"}} {
+      %k0 = arith.muli %kt, %c64 : index
+      tile.copy %A[%m0, %k0], %As : memref<4096x512xf16>, memref<128x64xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%k0, %n0], %Bs : memref<512x4096xf16>, memref<64x128xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %Cf : memref<128x64xf16, #gpu.address_space<workgroup>>, memref<64x128xf16, #gpu.address_space<workgroup>>, memref<128x128xf32, #tile.fragment>
+    }
+    tile.copy %Cf, %C[%m0, %n0] : memref<128x128xf32, #tile.fragment>, memref<4096x4096xf16>
+  }
+  return
+}
+}
