@@ -77,10 +77,11 @@ func.func @gemm_relu(%A: memref<4096x4096xf16>, %B: memref<4096x4096xf16>, %C: m
 // Two warpgroups on a 128x256 tile, B given as NxK (K-major, read with the `col` layout), bf16 in,
 // f32 out: both operands by TMA (64-element K rows, 128-byte swizzle); the f32 accumulator staged
 // as 128x32 boxes (128-byte rows of 32 f32, 8 bytes a pair) in the drained B ring (128 KiB: all
-// eight boxes in one round), stored by TMA.
+// eight boxes in one round), stored by TMA. Its ring fills the multiprocessor (one block each): a
+// producer warpgroup (the block is 384 threads).
 // CHECK-LABEL: func.func @bf16_transpose_b
 // CHECK: \22box\22: [128, 32], \22swizzle\22: 128
-// CHECK: gpu.func @bf16_transpose_b_0_kernel({{.*}}, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr) kernel attributes {known_block_size = array<i32: 256, 1, 1>}
+// CHECK: gpu.func @bf16_transpose_b_0_kernel({{.*}}, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr) kernel attributes {known_block_size = array<i32: 384, 1, 1>}
 // CHECK-DAG: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 256, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
 // CHECK-NOT: gpu.shuffle
 // CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 8 : i64} : vector<2xi32>, !llvm.ptr<3>

@@ -207,3 +207,60 @@ func.func @no_producer(%A: memref<4096x512xf16>, %B: memref<512x4096xf16>, %C: m
   return
 }
 }
+
+// -----
+
+// One tile a block, but a ring that fills most of a multiprocessor's shared memory (one block a
+// multiprocessor anyway): a producer. It goes before the first op the larger block's every
+// thread may not run (a copy into a shared tile, which the kernel's threads do after it), with
+// the loop's bound and the copies' offsets, computed after that copy, hoisted before it.
+// PLAN-LABEL: func.func @one_block_per_multiprocessor
+// PLAN: persistent = false, prefetch = 3 : i64, producer = "warpgroup"
+// CHECK-LABEL: func.func @one_block_per_multiprocessor
+// CHECK: tile.kernel grid
+// CHECK: tile.fill
+// CHECK-NEXT: arith.muli
+// CHECK-NEXT: arith.muli
+// CHECK-NEXT: %[[BOUND:.*]] = arith.addi
+// CHECK-NEXT: %[[FULL:.*]] = tile.alloc_barriers
+// CHECK-NEXT: %[[FREE:.*]] = tile.alloc_barriers
+// CHECK-NEXT: tile.producer {
+// CHECK-NEXT: scf.for %{{.*}} = %{{.*}} to %[[BOUND]] step
+// CHECK: tile.copy_async
+// CHECK: tile.copy_async
+// CHECK: tile.arrive %[[FULL]]
+// CHECK: }
+// CHECK-NEXT: }
+// CHECK-NEXT: tile.copy %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}} : memref<128x64xf16>, memref<128x64xf16, #gpu.address_space<workgroup>>
+// CHECK: scf.for %{{.*}} = %{{.*}} to %[[BOUND]] step
+// CHECK: tile.wait %[[FULL]]
+// CHECK: tile.gemm
+// CHECK: tile.arrive %[[FREE]]
+module attributes {tile.target = "sm_90a"} {
+func.func @one_block_per_multiprocessor(%A: memref<512x512xf16>, %B: memref<512x512xf16>, %X: memref<128x64xf16>, %C: memref<512x512xf32>) {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c4, %c4) threads(128) (%bx, %by) {
+    %As = tile.alloc_shared : memref<128x64xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<64x128xf16, #gpu.address_space<workgroup>>
+    %Xs = tile.alloc_shared : memref<128x64xf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<128x128xf32, #tile.fragment>
+    tile.fill %Cf, %zero : memref<128x128xf32, #tile.fragment>
+    tile.copy %X[%c0, %c0], %Xs : memref<128x64xf16>, memref<128x64xf16, #gpu.address_space<workgroup>>
+    %steps = arith.addi %bx, %c4 : index
+    %m0 = arith.muli %by, %c128 : index
+    %n0 = arith.muli %bx, %c128 : index
+    tile.pipelined %kt = %c0 to %steps stages(4) {
+      %k0 = arith.muli %kt, %c64 : index
+      tile.copy %A[%m0, %k0], %As : memref<512x512xf16>, memref<128x64xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%k0, %n0], %Bs : memref<512x512xf16>, memref<64x128xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %Cf : memref<128x64xf16, #gpu.address_space<workgroup>>, memref<64x128xf16, #gpu.address_space<workgroup>>, memref<128x128xf32, #tile.fragment>
+    }
+    tile.copy %Cf, %C[%m0, %n0] : memref<128x128xf32, #tile.fragment>, memref<512x512xf32>
+  }
+  return
+}
+}

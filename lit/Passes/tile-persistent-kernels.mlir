@@ -21,7 +21,7 @@
 // CHECK: %[[LEFT:.*]] = arith.subi %[[C387]], %[[PID]]
 // CHECK: %[[COUNT:.*]] = arith.divui %[[LEFT]], %[[C132]]
 // CHECK: %[[TOTAL:.*]] = arith.muli %[[COUNT]], %[[C8]]
-// CHECK: tile.pipelined %[[S:.*]] = %{{.*}} to %[[TOTAL]] stages(3) attributes {tile.tile_steps = 8 : i64}
+// CHECK: tile.pipelined %[[S:.*]] = %{{.*}} to %[[TOTAL]] stages(3) attributes {tile.schedule = {producer = "none"}, tile.tile_steps = 8 : i64}
 // CHECK: %[[LOCAL:.*]] = arith.divui %[[S]], %[[C8]] {tile.tile_of_step}
 // CHECK: %[[STEP:.*]] = arith.remui %[[S]], %[[C8]] {tile.step_in_tile}
 // The walk: tile pid + 132 * local, down the 8 rows of its group, clamped into the grid.
@@ -39,6 +39,8 @@
 // CHECK-NEXT: tile.copy %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] : memref<128x128xf32, #tile.fragment>, memref<2048x2048xf16>
 // CHECK-NEXT: } {tile.last_step}
 
+// The kernel's threads fill its ring here (producer = "none"), whose prologue and refills this
+// test follows; tile-expand-pipelines-producer.mlir has the producer's loop.
 // NESTED-LABEL: func.func @gemm_k128
 // NESTED: tile.kernel grid(
 // The ring's prologue: steps 0, 1, 2 (of the block's first tile) into slots 0, 1, 2.
@@ -77,7 +79,7 @@ func.func @gemm_k128(%A: memref<2048x1024xf16>, %B: memref<1024x2048xf16>, %C: m
     tile.fill %Cf, %zero : memref<128x128xf32, #tile.fragment>
     %m0 = arith.muli %by, %cbm : index
     %n0 = arith.muli %bx, %cbn : index
-    tile.pipelined %kt = %c0 to %ktiles stages(3) {
+    tile.pipelined %kt = %c0 to %ktiles stages(3) attributes {tile.schedule = {producer = "none"}} {
       %k0 = arith.muli %kt, %cbk : index
       tile.copy %A[%m0, %k0], %As : memref<2048x1024xf16>, memref<128x128xf16, #gpu.address_space<workgroup>>
       tile.copy %B[%k0, %n0], %Bs : memref<1024x2048xf16>, memref<128x128xf16, #gpu.address_space<workgroup>>

@@ -45,9 +45,10 @@ func.func @gemm_relu(%A: memref<4096x4096xf16>, %B: memref<4096x4096xf16>, %C: m
 // -----
 
 // sm_90a: a ring of 12 stages (193 KiB); the program asks for one output tile a block, which the
-// schedule records (tile-persistent-kernels leaves such a loop alone).
+// schedule records (tile-persistent-kernels leaves such a loop alone). The ring fills the
+// multiprocessor's shared memory (one block each): a producer warpgroup fills it.
 // CHECK-LABEL: func.func @asked_tilewise
-// CHECK: tile.schedule = {buffers = 12 : i64, fill = "async", persistent = false, prefetch = 11 : i64, release = "previous", wait = "mbarrier"}
+// CHECK: tile.schedule = {buffers = 12 : i64, fill = "async", persistent = false, prefetch = 11 : i64, producer = "warpgroup", release = "previous", wait = "mbarrier"}
 module attributes {tile.target = "sm_90a"} {
 func.func @asked_tilewise(%A: memref<4096x4096xf16>, %B: memref<4096x4096xf16>, %C: memref<4096x4096xf16>) {
   %c0 = arith.constant 0 : index

@@ -3,10 +3,12 @@
 one block per (64-row query block, head, batch), an online softmax over key blocks."""
 import sys
 
-def attention(name, batch, heads, seq, dim, dtype, causal, block_m=64, block_n=64, threads=128, stages=2, min_blocks=None, overlap=True):
+def attention(name, batch, heads, seq, dim, dtype, causal, block_m=64, block_n=64, threads=128, stages=2, min_blocks=None, overlap=True, producer=None):
     t4 = f"memref<{batch}x{heads}x{seq}x{dim}x{dtype}>"
     ws = "#gpu.address_space<workgroup>"
     fr = "#tile.fragment"
+    # A producer warpgroup asked for (or declined) in the loop's schedule, else the plan's choice.
+    schedule = f' attributes {{tile.schedule = {{producer = "{producer}"}}}}' if producer else ""
     nq = -(-seq // block_m)
     nk = -(-seq // block_n)
     scale = (1.0 / dim ** 0.5) * 1.4426950408889634
@@ -90,7 +92,7 @@ def attention(name, batch, heads, seq, dim, dtype, causal, block_m=64, block_n=6
     tile.fill %S, %zero : memref<{block_m}x{block_n}xf32, {fr}>
     tile.gemm %Qs, %K0s, %S {{transpose_b}} : {shared(block_m)}, {shared(block_n)}, memref<{block_m}x{block_n}xf32, {fr}>{mask("%c0")}{softmax}
     tile.copy %S, %P : memref<{block_m}x{block_n}xf32, {fr}>, memref<{block_m}x{block_n}x{dtype}, {fr}>
-    tile.pipelined %j = %c0 to %last stages({stages}) {{
+    tile.pipelined %j = %c0 to %last stages({stages}){schedule} {{
       %k0 = arith.muli %j, %cbn : index
       %k1 = arith.addi %k0, %cbn : index
       tile.copy %K[%bb, %bh, %k1, %c0], %Ks : {t4}, {shared(block_n)}
@@ -108,7 +110,7 @@ def attention(name, batch, heads, seq, dim, dtype, causal, block_m=64, block_n=6
     else:
         order = "// FlashAttention-2's order: an iteration computes S, its softmax, then O += P V."
         loop = f"""
-    tile.pipelined %j = %c0 to {bound} stages({stages}) {{
+    tile.pipelined %j = %c0 to {bound} stages({stages}){schedule} {{
       %k0 = arith.muli %j, %cbn : index
       tile.copy %K[%bb, %bh, %k0, %c0], %Ks : {t4}, {shared(block_n)}
       tile.copy %V[%bb, %bh, %k0, %c0], %Vs : {t4}, {shared(block_n)}
@@ -205,10 +207,13 @@ if __name__ == "__main__":
         # Key blocks of 128 on two warpgroups, ring of 2, FA2's order: the fastest since the ring
         # refills run on TMA (RESULTS run 62; FA3's order needs 240 registers there).
         bench("m128n128s2_fa2", block_m=128, block_n=128, threads=256, stages=2, overlap=False)
+        # The same with a producer warpgroup, which the plan's register estimate does not choose.
+        bench("m128n128s2_fa2_ws", block_m=128, block_n=128, threads=256, stages=2, overlap=False, producer="warpgroup")
         bench("m128n64s4", block_m=128, block_n=64, threads=256, stages=4)
         # bf16, in the block shapes that lead in f16 since the ring refills run on TMA (runs 50, 62).
         bench16 = lambda name, **kw: print(attention(f"attention_bench_d128_bf16_{name}", 1, 32, 4096, 128, "bf16", False, **kw))
         bench16("m128n128s2_fa2", block_m=128, block_n=128, threads=256, stages=2, overlap=False)
+        bench16("m128n128s2_fa2_ws", block_m=128, block_n=128, threads=256, stages=2, overlap=False, producer="warpgroup")
         bench16("m192n64s4", block_m=192, block_n=64, threads=384, stages=4)
         bench16("m192n64s3", block_m=192, block_n=64, threads=384, stages=3)
         bench16("m128n64s3_fa2", block_m=128, block_n=64, threads=256, stages=3, overlap=False)

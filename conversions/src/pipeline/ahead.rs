@@ -200,10 +200,20 @@ pub fn plan<'c, 'a>(kernel: OperationRef<'c, 'a>, pipelined: OperationRef<'c, 'a
     let release_previous = accumulates_only(pipelined, &copies);
     let persistent = pipelined.attribute(super::persistent::TILE_STEPS).is_ok();
     // A producer pays where the ring is refilled (a loop whose every iteration fits in the ring
-    // has all its copies issued before the first wait anyway), in a persistent kernel: one block
-    // a multiprocessor, whose registers the producer's warpgroup does not take from other blocks.
+    // has all its copies issued before the first wait anyway), in a kernel that runs one block a
+    // multiprocessor (persistent, or by its shared memory), whose registers the producer's
+    // warpgroup does not take from other blocks.
     let refilled = static_trips(pipelined).is_none_or(|trips| trips > depth);
-    let producer = (persistent && refilled && producer_possible(kernel, pipelined, &copies)).then(|| super::plan::requested_string(pipelined, "producer").as_deref() != Some("none"));
+    let alone = persistent || 2 * (shared + (depth - 1) * ring_tiles + crate::nvgpu::chip::BLOCK_RESERVED_BYTES) > crate::nvgpu::chip::SM_SHARED_BYTES;
+    let producer = if refilled && alone && producer_site(kernel, pipelined, &copies).is_some() {
+        match super::plan::requested_string(pipelined, "producer").as_deref() {
+            Some("none") => Some(false),
+            Some("warpgroup") => Some(true),
+            _ => registers_fit(kernel).then_some(true),
+        }
+    } else {
+        None
+    };
     Some(Ring { depth, copies, release_previous, persistent, producer })
 }
 
@@ -219,34 +229,116 @@ fn static_trips(pipelined: OperationRef) -> Option<i64> {
 /// loop's state; a 128x256 GEMM on two warpgroups used 212 with 128 in its accumulator).
 const REGISTERS_BESIDE_FRAGMENTS: i64 = 88;
 
-/// Whether the copies of `pipelined` (in `kernel`) can be issued by a producer warpgroup of their
-/// own (`tile.producer`, see `super::expand`): the loop is the kernel's one pipelined loop, at
-/// its top level; every copy it issues ahead is a TMA copy (one thread issues them all: the tile's
-/// recorded layout has TMA boxes that the source can serve); the ops before the loop, which every
-/// thread of the larger block runs, only allocate, compute indices and fill fragments (a thread
-/// of the producer writes nothing another thread reads); and the kernel's threads are whole
-/// warpgroups with room for one more.
-fn producer_possible(kernel: OperationRef, pipelined: OperationRef, copies: &[OperationRef]) -> bool {
+/// Where the `tile.producer` of `pipelined` (in `kernel`) goes, if its copies can be issued by a
+/// producer warpgroup of their own (see `super::expand`): the loop is the kernel's one pipelined
+/// loop, at its top level; every copy it issues ahead is a TMA copy (one thread issues them all:
+/// `crate::registers::tma_fillable`); and the kernel's threads
+/// are whole warpgroups with room for one more. The producer goes before the kernel's first op
+/// that the larger block's every thread may not run (the ops before it only allocate, compute
+/// indices and fill fragments: a producer thread writes nothing another thread reads), once
+/// everything its copies read from outside the loop is defined, and when no op between there and
+/// the loop writes a tensor its copies read; index arithmetic it needs from after the site is
+/// hoisted before it ([`hoist`]).
+pub fn producer_site<'c, 'a>(kernel: OperationRef<'c, 'a>, pipelined: OperationRef<'c, 'a>, copies: &[OperationRef<'c, 'a>]) -> Option<OperationRef<'c, 'a>> {
     let threads = integer_attribute(&kernel, "threads").unwrap_or(0);
     let top_level = pipelined.parent_operation().is_some_and(|parent| parent == kernel);
     let loops = nested_ops(kernel).iter().filter(|op| op_name(op) == "tile.pipelined").count();
-    let by_tma = copies.iter().filter_map(copy_parts).all(|parts| {
-        let boxed = OperationResult::try_from(parts.dst).ok().and_then(|result| result.owner().attribute(crate::layout::LAYOUT_ATTRIBUTE).ok()).and_then(tile_dialect::layout::SharedLayout::from_attribute).is_some_and(|layout| !layout.r#box.is_empty());
-        boxed && crate::registers::tma_box(parts.src, parts.src_offsets.len(), parts.dst).is_some()
-    });
+    let whole_warpgroups = threads % tile_dialect::PRODUCER_THREADS == 0 && threads + tile_dialect::PRODUCER_THREADS <= 1024;
+    if !(top_level && loops == 1 && whole_warpgroups && crate::registers::tma_fillable(kernel, copies)) {
+        return None;
+    }
     // (melior's `previous_in_block` panics at a block's first op: walk forward to the loop.)
     let first = pipelined.block().and_then(|block| block.first_operation());
-    let mut before = std::iter::successors(first, |op| op.next_in_block()).take_while(|op| *op != pipelined);
-    let replicable = before.all(|op| {
-        let name = op_name(&op);
-        index_arithmetic(&op)
+    let before: Vec<OperationRef> = std::iter::successors(first, |op| op.next_in_block()).take_while(|op| *op != pipelined).collect();
+    let replicable = |op: &OperationRef| {
+        let name = op_name(op);
+        index_arithmetic(op)
             || name.starts_with("tile.alloc_")
             || (name == "tile.fill" && op.operand(0).is_ok_and(|tile| memory_level(tile.r#type()) == Some(MemoryLevel::Fragment)))
-    });
-    let whole_warpgroups = threads % tile_dialect::PRODUCER_THREADS == 0 && threads + tile_dialect::PRODUCER_THREADS <= 1024;
-    // The fragments' registers, and room beside them for addresses and indices, within what the
-    // kernel's threads keep beside the producer (a 128x256 accumulator on two warpgroups: 128 of
-    // 232; on three, 192x256: not within 152).
+    };
+    let position = before.iter().position(|op| !replicable(op)).unwrap_or(before.len());
+    let site = before.get(position).copied().unwrap_or(pipelined);
+    // What the copies read from outside the loop, defined before the site (or hoisted there).
+    let outside = producer_inputs(pipelined, copies);
+    let defined_before = |value: &Value| hoistable(*value, kernel, &before[..position], 0);
+    let tensors: Vec<Value> = copies.iter().filter_map(copy_parts).map(|parts| parts.src).collect();
+    let writes_tensor = |op: &OperationRef| {
+        nested_ops(*op).into_iter().chain([*op]).any(|op| match op_name(&op).as_str() {
+            "tile.copy" => copy_parts(&op).is_some_and(|parts| tensors.contains(&parts.dst)),
+            "memref.store" => op.operand(1).is_ok_and(|memref| tensors.contains(&memref)),
+            _ => false,
+        })
+    };
+    (outside.iter().all(defined_before) && !before[position..].iter().any(writes_tensor)).then_some(site)
+}
+
+/// Whether `value` is available at the `tile.producer` of `kernel`, whose top-level ops before it
+/// are `earlier`: defined outside the kernel, a block index, by one of `earlier`, or by pure index
+/// arithmetic of the kernel's top level over such values ([`hoist`] moves it up).
+fn hoistable(value: Value, kernel: OperationRef, earlier: &[OperationRef], depth: usize) -> bool {
+    let Ok(result) = OperationResult::try_from(value) else { return true };
+    let owner = result.owner();
+    match ancestor_in(owner, &kernel_body(kernel)) {
+        None => true,
+        Some(op) if earlier.contains(&op) => true,
+        Some(op) => op == owner && depth < 32 && index_arithmetic(&owner) && owner.operands().all(|operand| hoistable(operand, kernel, earlier, depth + 1)),
+    }
+}
+
+/// Moves the top-level index arithmetic of `kernel` that `value` is computed from before `site`
+/// (what [`hoistable`] accepted), operands first.
+pub fn hoist<'c, 'a>(context: &'c melior::Context, value: Value<'c, 'a>, kernel: OperationRef<'c, 'a>, site: OperationRef<'c, 'a>) {
+    let Ok(result) = OperationResult::try_from(value) else { return };
+    let owner = result.owner();
+    let body = kernel_body(kernel);
+    let first = body.first_operation();
+    let before_site = std::iter::successors(first, |op| op.next_in_block()).take_while(|op| *op != site).any(|op| op == owner);
+    if owner.block() != Some(body) || before_site || owner == site {
+        return;
+    }
+    for operand in owner.operands() {
+        hoist(context, operand, kernel, site);
+    }
+    melior::IrRewriter::new(context).as_rewriter_base().move_op_before(owner, site);
+}
+
+/// The values the copies of `pipelined` read from outside it, and its bounds: what its producer
+/// needs.
+pub fn producer_inputs<'c, 'a>(pipelined: OperationRef<'c, 'a>, copies: &[OperationRef<'c, 'a>]) -> Vec<Value<'c, 'a>> {
+    let mut outside = Vec::new();
+    for parts in copies.iter().filter_map(copy_parts) {
+        outside_values(parts.src, pipelined, &mut outside);
+        for offset in &parts.src_offsets {
+            outside_values(*offset, pipelined, &mut outside);
+        }
+    }
+    outside.extend(pipelined.operands());
+    outside
+}
+
+/// The body block of `kernel`.
+fn kernel_body<'c, 'a>(kernel: OperationRef<'c, 'a>) -> melior::ir::block::BlockRef<'c, 'a> {
+    kernel.region(0).ok().and_then(|region| region.first_block()).expect("a kernel body")
+}
+
+/// Collects into `found` the values from outside `pipelined` that `value` is computed from (see
+/// [`computable`]).
+fn outside_values<'c, 'a>(value: Value<'c, 'a>, pipelined: OperationRef<'c, 'a>, found: &mut Vec<Value<'c, 'a>>) {
+    if !is_defined_inside(value, pipelined) {
+        found.push(value);
+    } else if let Ok(result) = OperationResult::try_from(value) {
+        for operand in result.owner().operands() {
+            outside_values(operand, pipelined, found);
+        }
+    }
+}
+
+/// Whether the fragments of `kernel` fit the registers its threads keep beside a producer
+/// warpgroup, with room for addresses and indices (a 128x256 accumulator on two warpgroups: 128
+/// of 232; on three, 192x256: not within 152). An estimate: a program may ask for a producer
+/// where it does not hold (`producer = "warpgroup"` in its schedule).
+fn registers_fit(kernel: OperationRef) -> bool {
+    let threads = integer_attribute(&kernel, "threads").unwrap_or(0);
     let fragments: i64 = nested_ops(kernel)
         .iter()
         .filter(|op| op_name(op) == "tile.alloc_fragment")
@@ -254,6 +346,5 @@ fn producer_possible(kernel: OperationRef, pipelined: OperationRef, copies: &[Op
         .filter_map(tile_dialect::layout::FragmentLayout::from_attribute)
         .map(|layout| layout.slots())
         .sum();
-    let registers = fragments + REGISTERS_BESIDE_FRAGMENTS <= crate::nvgpu::chip::registers_beside_producer(threads);
-    top_level && loops == 1 && by_tma && replicable && whole_warpgroups && registers
+    fragments + REGISTERS_BESIDE_FRAGMENTS <= crate::nvgpu::chip::registers_beside_producer(threads)
 }

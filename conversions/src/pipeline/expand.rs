@@ -185,25 +185,36 @@ fn expand_loop<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>, pipel
             Ahead { copy: *copy, tile, ring }
         })
         .collect();
+    // With a producer, the barriers come before it, where `ahead::producer_site` puts it.
+    let producer = requested_string(pipelined, "producer").as_deref() == Some("warpgroup");
+    let site = match producer {
+        true => Some(super::ahead::producer_site(kernel, pipelined, &copies).ok_or((
+            pipelined,
+            "has a tile.schedule with producer = \"warpgroup\" but no producer can issue its copies (the kernel's one pipelined loop, at its top level, TMA copies only, whole warpgroups)".to_owned(),
+        ))?),
+        false => None,
+    };
+    if let Some(site) = site {
+        for value in super::ahead::producer_inputs(pipelined, &copies) {
+            super::ahead::hoist(context, value, kernel, site);
+        }
+    }
+    let allocate = site.map_or(before, At::before);
     let barrier_type = MemRefType::new(IntegerType::new(context, 64).into(), &[depth], None, workgroup);
-    let barriers = b.value(before, tile_dialect::ops::alloc_barriers(barrier_type, pipelined.location()).expect("tile.alloc_barriers"));
+    let barriers = b.value(allocate, tile_dialect::ops::alloc_barriers(barrier_type, pipelined.location()).expect("tile.alloc_barriers"));
     let release = requested_string(pipelined, "release");
     let release_previous = release.as_deref() == Some("previous");
     let empty = matches!(release.as_deref(), Some("mbarrier" | "previous"))
-        .then(|| b.value(before, tile_dialect::ops::alloc_barriers(barrier_type, pipelined.location()).expect("tile.alloc_barriers")));
+        .then(|| b.value(allocate, tile_dialect::ops::alloc_barriers(barrier_type, pipelined.location()).expect("tile.alloc_barriers")));
     let lower = pipelined.operand(0).expect("verified loop");
     let upper = pipelined.operand(1).expect("verified loop");
-    let step = if pipelined.operand_count() == 3 { pipelined.operand(2).expect("step") } else { b.index(before, 1) };
+    let step = if pipelined.operand_count() == 3 { pipelined.operand(2).expect("step") } else { b.index(allocate, 1) };
     let iv: Value = body.argument(0).expect("induction variable").into();
-    let producer = requested_string(pipelined, "producer").as_deref() == Some("warpgroup");
-    if producer {
+    if let Some(site) = site {
         let Some(empty) = empty else {
             return Err((pipelined, "has a tile.schedule with producer = \"warpgroup\" but no release its producer can wait for (\"previous\" or \"mbarrier\")".into()));
         };
-        if pipelined.parent_operation() != Some(kernel) {
-            return Err((pipelined, "has a tile.schedule with producer = \"warpgroup\" but is not at its kernel's top level, where a tile.producer must be".into()));
-        }
-        produce(&b, before, &aheads, pipelined, iv, [lower, upper, step], depth, [barriers, empty]);
+        produce(&b, At::before(site), &aheads, pipelined, iv, [lower, upper, step], depth, [barriers, empty]);
     }
     // Prologue: iterations 0 .. D-1 into slots 0 .. D-1 (the producer's own, when there is one).
     for p in (0..depth).filter(|_| !producer) {

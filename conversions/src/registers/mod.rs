@@ -91,6 +91,7 @@ impl Placed {
 }
 
 /// The layouts of one kernel, by allocation and loop (raw op pointer).
+#[derive(Default)]
 pub(crate) struct Layouts {
     fragments: HashMap<usize, Placed>,
     loops: HashMap<usize, Placed>,
@@ -160,6 +161,30 @@ impl Plan<'_, '_> {
     pub fn filled_by_tma(&self, tile: melior::ir::Value) -> bool {
         crate::pipeline::rings::tile_allocation(tile).is_some_and(|allocation| self.layouts.swizzled.contains(&key(&allocation)))
     }
+}
+
+/// Whether TMA would fill the tiles `copies` (`tile.copy`s from global memory into shared tiles,
+/// about to be issued ahead into rings) write, on sm_90a: each tile is a wgmma operand kept as
+/// core matrices and TMA's boxes serve its copy (what `patterns::tma::swizzled_tiles` decides of
+/// the ring's `tile.copy_async`s once they exist). Quiet: the lowering says why a gemm is off
+/// wgmma.
+pub fn tma_fillable(kernel: OperationRef, copies: &[OperationRef]) -> bool {
+    let Ok(inferred) = crate::layout::infer_for_lowering(kernel, "sm_90a") else { return false };
+    let mut layouts = Layouts::default();
+    for (allocation, layout) in inferred.tiles {
+        if let Layout::Fragment(layout) = layout
+            && let Ok(placed) = Placed::of(layout)
+        {
+            layouts.fragments.insert(key(&allocation), placed);
+        }
+    }
+    let plan = patterns::wgmma_plan(&nested_ops(kernel), &layouts);
+    copies.iter().filter_map(tile_dialect::ops::copy_parts).all(|parts| {
+        let allocation = crate::pipeline::rings::tile_allocation(parts.dst).map(|allocation| key(&allocation));
+        let k_dimension = allocation.and_then(|allocation| plan.core_tiles.get(&allocation).copied());
+        let wide = tile_dialect::ops::memref_shape(parts.dst).last().is_some_and(|columns| columns % patterns::BOX_COLUMNS == 0);
+        k_dimension.is_some_and(|k| wide || k == 1) && tma_box(parts.src, parts.src_offsets.len(), parts.dst).is_some()
+    })
 }
 
 /// Decides whether every fragment op of `kernel` on `chip` has a rule for its layouts; if not, says
