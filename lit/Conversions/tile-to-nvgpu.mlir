@@ -330,14 +330,15 @@ func.func @unaligned_rows(%A: memref<4096x4096xf16>, %B: memref<4096x4096xf16>, 
 // 128 threads and the producer's warpgroup (256, in the manifest and the launch). The barriers'
 // initialization meets the whole block; then threads 128 .. 255 give their registers back and
 // thread 128 alone walks the ring, each step's TMA boxes issued and its arrival made without a
-// thread-0 guard (the full barriers count that one arrival, the free ones the 128 threads'). The
+// thread-0 guard (the full barriers count that one arrival, the free ones one a warp of the 128
+// threads: each warp's first lane after bar.warp.sync). The
 // kernel's threads take the registers freed and meet at named barrier 1 of 128 threads, never at
 // the block's barrier.
 // CHECK-LABEL: func.func @producer_gemm
 // CHECK: \22workgroup_size\22: [256, 1, 1]
 // CHECK: gpu.func @producer_gemm_0_kernel({{.*}}) kernel attributes {known_block_size = array<i32: 256, 1, 1>}
 // CHECK: nvvm.mbarrier.init %{{.*}}, %c1_i32 : !llvm.ptr<3>, i32
-// CHECK: nvvm.mbarrier.init %{{.*}}, %c128_i32 : !llvm.ptr<3>, i32
+// CHECK: nvvm.mbarrier.init %{{.*}}, %c4_i32 : !llvm.ptr<3>, i32
 // CHECK: gpu.barrier
 // CHECK-NEXT: arith.constant
 // CHECK-NEXT: %[[TID:.*]] = gpu.thread_id x
@@ -358,6 +359,8 @@ func.func @unaligned_rows(%A: memref<4096x4096xf16>, %B: memref<4096x4096xf16>, 
 // CHECK-NOT: gpu.barrier
 // CHECK-NOT: nvvm.cp.async.bulk.tensor.shared.cluster.global
 // CHECK: nvvm.wgmma.mma_async
+// CHECK: nvvm.bar.warp.sync
+// CHECK: nvvm.mbarrier.arrive
 // CHECK: nvvm.barrier id = %{{.*}} number_of_threads = %{{.*}}
 // CHECK: nvvm.cp.async.bulk.tensor.global.shared.cta
 // CHECK-NOT: gpu.barrier

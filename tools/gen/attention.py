@@ -207,13 +207,13 @@ if __name__ == "__main__":
         # Key blocks of 128 on two warpgroups, ring of 2, FA2's order: the fastest since the ring
         # refills run on TMA (RESULTS run 62; FA3's order needs 240 registers there).
         bench("m128n128s2_fa2", block_m=128, block_n=128, threads=256, stages=2, overlap=False)
-        # The same with a producer warpgroup, which the plan's register estimate does not choose.
-        bench("m128n128s2_fa2_ws", block_m=128, block_n=128, threads=256, stages=2, overlap=False, producer="warpgroup")
+        # The same without a producer warpgroup (the ring of the kernel's threads), to compare.
+        bench("m128n128s2_fa2_noproducer", block_m=128, block_n=128, threads=256, stages=2, overlap=False, producer="none")
         bench("m128n64s4", block_m=128, block_n=64, threads=256, stages=4)
         # bf16, in the block shapes that lead in f16 since the ring refills run on TMA (runs 50, 62).
         bench16 = lambda name, **kw: print(attention(f"attention_bench_d128_bf16_{name}", 1, 32, 4096, 128, "bf16", False, **kw))
         bench16("m128n128s2_fa2", block_m=128, block_n=128, threads=256, stages=2, overlap=False)
-        bench16("m128n128s2_fa2_ws", block_m=128, block_n=128, threads=256, stages=2, overlap=False, producer="warpgroup")
+        bench16("m128n128s2_fa2_noproducer", block_m=128, block_n=128, threads=256, stages=2, overlap=False, producer="none")
         bench16("m192n64s4", block_m=192, block_n=64, threads=384, stages=4)
         bench16("m192n64s3", block_m=192, block_n=64, threads=384, stages=3)
         bench16("m128n64s3_fa2", block_m=128, block_n=64, threads=256, stages=3, overlap=False)

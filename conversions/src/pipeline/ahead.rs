@@ -226,8 +226,9 @@ fn static_trips(pipelined: OperationRef) -> Option<i64> {
 }
 
 /// The registers a wgmma kernel's thread needs beside its fragments' (addresses, indices, the
-/// loop's state; a 128x256 GEMM on two warpgroups used 212 with 128 in its accumulator).
-const REGISTERS_BESIDE_FRAGMENTS: i64 = 88;
+/// loop's state; a 128x256 GEMM on two warpgroups used 212 with 128 in its accumulator, a
+/// 128x128 FlashAttention on two warpgroups fits 232 with 172 in its fragments).
+const REGISTERS_BESIDE_FRAGMENTS: i64 = 60;
 
 /// Where the `tile.producer` of `pipelined` (in `kernel`) goes, if its copies can be issued by a
 /// producer warpgroup of their own (see `super::expand`): the loop is the kernel's one pipelined
@@ -342,9 +343,17 @@ fn registers_fit(kernel: OperationRef) -> bool {
     let fragments: i64 = nested_ops(kernel)
         .iter()
         .filter(|op| op_name(op) == "tile.alloc_fragment")
-        .filter_map(|op| op.attribute(crate::layout::LAYOUT_ATTRIBUTE).ok())
-        .filter_map(tile_dialect::layout::FragmentLayout::from_attribute)
-        .map(|layout| layout.slots())
+        .filter_map(|op| Some((*op, tile_dialect::layout::FragmentLayout::from_attribute(op.attribute(crate::layout::LAYOUT_ATTRIBUTE).ok()?)?)))
+        .map(|(op, layout)| {
+            // 16-bit elements go two to a register.
+            let bytes = op
+                .result(0)
+                .ok()
+                .and_then(|result| MemRefType::try_from(result.r#type()).ok())
+                .and_then(|memref| tile_dialect::element::Element::of(memref.element()))
+                .map_or(4, |element| (element.bytes() as i64).min(4));
+            (layout.slots() * bytes + 3) / 4
+        })
         .sum();
     fragments + REGISTERS_BESIDE_FRAGMENTS <= crate::nvgpu::chip::registers_beside_producer(threads)
 }

@@ -2,8 +2,8 @@
 //!
 //! | op | lowering |
 //! |----|----------|
-//! | `tile.alloc_barriers` | kept as a shared tile of `i64`s; after it, once every thread is past it, thread 0 initializes each mbarrier to expect one arrival per thread of the kernel (one in all on barriers only TMA fills or a `tile.producer` arrives on) |
-//! | `tile.arrive` | per thread `cp.async.mbarrier.arrive` where the barriers count copies (the phase also waits for the thread's cp.async copies), then `mbarrier.arrive` (release: its plain stores and reads are ordered before the waiters'); on barriers only TMA fills, thread 0's `mbarrier.arrive` alone |
+//! | `tile.alloc_barriers` | kept as a shared tile of `i64`s; after it, once every thread is past it, thread 0 initializes each mbarrier to expect one arrival per thread of the kernel where copies count on it, one per warp where none does (a slot's release), one in all on barriers only TMA fills or a `tile.producer` arrives on |
+//! | `tile.arrive` | per thread `cp.async.mbarrier.arrive` where the barriers count copies (the phase also waits for the thread's cp.async copies), then `mbarrier.arrive` (release: its plain stores and reads are ordered before the waiters'); on barriers no copy counts on, `bar.warp.sync` then the warp's first lane's `mbarrier.arrive`; on barriers only TMA fills, thread 0's `mbarrier.arrive` alone |
 //! | `tile.wait` | `mbarrier.try_wait.parity` on the phase's parity (acquire), then, in a kernel whose threads write ring slots themselves (cp.async), the async-proxy fence, so that wgmma reads what the copies wrote |
 //!
 //! `tile.copy_async` into a tile that wgmma reads as core matrices is the register rules' (16-byte
@@ -32,6 +32,9 @@ pub const GENERIC_WRITES_ATTRIBUTE: &str = "tile.generic_writes";
 /// which the thread issuing the copies expects before it issues them: that thread's arrival is
 /// the only one the phase needs (the other threads wrote nothing the waiters read).
 pub const TMA_FILLS_ATTRIBUTE: &str = "tile.tma_fills";
+
+/// Threads of a warp.
+const WARP: i64 = 32;
 
 /// The suspend-time hint of a wait, in nanoseconds (the try_wait loop re-polls after it).
 const WAIT_HINT_NS: i64 = 10_000_000;
@@ -98,6 +101,9 @@ pub fn lower_barriers<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>
         .filter(|op| op_name(op) == "tile.arrive" && super::producer::in_producer(**op))
         .filter_map(|op| op.operand(0).ok())
         .collect();
+    // Barriers no copy counts on only say that the threads are done reading a slot: a warp says
+    // it once, its first lane after the warp has met (32 times fewer arrivals on one mbarrier).
+    let released = |barriers: Value<'c, 'a>| !counting.contains(&barriers) && !leader_only(barriers) && !produced.contains(&barriers);
     for op in ops {
         let b = Builder { context, location: op.location(), threads: None };
         match op_name(&op).as_str() {
@@ -111,7 +117,14 @@ pub fn lower_barriers<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>
                 let tid = b.thread_id(at);
                 let first = b.compare(at, "eq", tid, b.index(at, 0));
                 let inside = b.if_then(at, first);
-                let arrivals = i32_constant(&b, inside, if leader_only(barriers) || produced.contains(&barriers) { 1 } else { threads });
+                let arrivals = if leader_only(barriers) || produced.contains(&barriers) {
+                    1
+                } else if released(barriers) {
+                    threads / WARP
+                } else {
+                    threads
+                };
+                let arrivals = i32_constant(&b, inside, arrivals);
                 for index in 0..count {
                     let pointer = barrier_pointer(&b, inside, barriers, b.index(inside, index));
                     void(&b, inside, "nvvm.mbarrier.init", &[pointer, arrivals], &[]);
@@ -127,6 +140,14 @@ pub fn lower_barriers<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>
                 let at = if leader && !super::producer::in_producer(op) {
                     let tid = b.thread_id(at);
                     let first = b.compare(at, "eq", tid, b.index(at, 0));
+                    b.if_then(at, first)
+                } else if released(barriers) {
+                    // The warp's lanes are done reading (bar.warp.sync orders their reads before
+                    // the first lane's release).
+                    let all_lanes = b.value(at, melior::dialect::arith::constant(context, IntegerAttribute::new(IntegerType::new(context, 32).into(), -1).into(), b.location));
+                    void(&b, at, "nvvm.bar.warp.sync", &[all_lanes], &[]);
+                    let lane = b.op(at, "arith.remui", &[b.thread_id(at), b.index(at, WARP)]);
+                    let first = b.compare(at, "eq", lane, b.index(at, 0));
                     b.if_then(at, first)
                 } else {
                     at
