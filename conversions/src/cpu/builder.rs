@@ -279,6 +279,20 @@ impl<'c> Builder<'c> {
         )
     }
 
+    /// Returns field `position` of `aggregate`, a struct of f32s (a tensor-core instruction's
+    /// results), as `llvm.extractvalue`.
+    pub fn extract_f32<'a>(&self, at: At<'c, 'a>, aggregate: Value<'c, '_>, position: i64) -> Value<'c, 'a> {
+        self.value(
+            at,
+            OperationBuilder::new("llvm.extractvalue", self.location)
+                .add_operands(&[aggregate])
+                .add_attributes(&[(melior::ir::Identifier::new(self.context, "position"), crate::attributes::i64_array(self.context, &[position]))])
+                .add_results(&[Type::float32(self.context)])
+                .build()
+                .expect("llvm.extractvalue"),
+        )
+    }
+
     /// Returns `gpu.thread_id x`.
     pub fn thread_id<'a>(&self, at: At<'c, 'a>) -> Value<'c, 'a> {
         self.value(

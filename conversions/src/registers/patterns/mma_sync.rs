@@ -152,7 +152,6 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let bf16 = input.to_string() == "bf16";
         let pair = crate::attributes::vector(2, input);
         let i32_type: Type = IntegerType::new(self.context, 32).into();
-        let f32_type = Type::float32(self.context);
         let results = crate::attributes::f32_struct(self.context, 4);
         // This lane's place: its warp tile's first row and column, and its row and K pair offsets.
         let (rows, columns) = plan.warp_tile();
@@ -205,7 +204,6 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             (Identifier::new(self.context, "operandSegmentSizes"), crate::attributes::i32_array(self.context, &[4, 2, 4])),
             attribute("shape", "#nvvm.shape<m = 16, n = 8, k = 16>"),
         ];
-        let positions: Vec<(Identifier, Attribute)> = (0..4).map(|v| (Identifier::new(self.context, "position"), crate::attributes::i64_array(self.context, &[v]))).collect();
         for step in 0..plan.depth / 16 {
             // A lane's element places are its base (`a_row`, `b_column`, `pair_column`) plus the
             // constant parts `a_element` and `b_element` give at lane 0.
@@ -251,19 +249,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                             .build()
                             .expect("nvvm.mma.sync"),
                     );
-                    carried[tile] = (0..4)
-                        .map(|v| {
-                            b.value(
-                                at,
-                                OperationBuilder::new("llvm.extractvalue", b.location)
-                                    .add_operands(&[product])
-                                    .add_attributes(&[positions[v]])
-                                    .add_results(&[f32_type])
-                                    .build()
-                                    .expect("llvm.extractvalue"),
-                            )
-                        })
-                        .collect();
+                    carried[tile] = (0..4).map(|v| b.extract_f32(at, product, v)).collect();
                 }
             }
         }

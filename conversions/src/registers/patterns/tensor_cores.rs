@@ -555,15 +555,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         }
         for (tile, value) in results {
             for position in 0..n / 2 {
-                let element = b.value(
-                    at,
-                    OperationBuilder::new("llvm.extractvalue", b.location)
-                        .add_operands(&[value])
-                        .add_attributes(&[(Identifier::new(self.context, "position"), crate::attributes::i64_array(self.context, &[position as i64]))])
-                        .add_results(&[Type::float32(self.context)])
-                        .build()
-                        .expect("llvm.extractvalue"),
-                );
+                let element = b.extract_f32(at, value, position as i64);
                 self.set_slot(&b, at, element, array, accumulator, tile * (n / 2) + position);
             }
         }
@@ -632,15 +624,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         operands.push(descriptor);
         operands.push(scale_d);
         for position in 0..outputs {
-            operands.push(b.value(
-                at,
-                OperationBuilder::new("llvm.extractvalue", b.location)
-                    .add_operands(&[accumulator])
-                    .add_attributes(&[(Identifier::new(self.context, "position"), crate::attributes::i64_array(self.context, &[position as i64]))])
-                    .add_results(&[Type::float32(self.context)])
-                    .build()
-                    .expect("llvm.extractvalue"),
-            ));
+            operands.push(b.extract_f32(at, accumulator, position as i64));
         }
         let string = |text: &str| melior::ir::attribute::StringAttribute::new(self.context, text).into();
         b.value(
