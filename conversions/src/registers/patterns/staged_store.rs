@@ -171,6 +171,18 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let column0 = b.op(at, "arith.muli", &[b.op(at, "arith.remui", &[wave, c(staging.gemm.waves.1)]), c(wave_columns)]);
         let base = b.op(at, "arith.muli", &[wave, c(region)]);
         let offsets_now = self.offsets(&b, at, from);
+        // A slot's place in this wave's region, (row - row0 - first_row) * columns + (column -
+        // column0) + base, is the same for every slot but for a constant (a slot's coordinates are
+        // the thread's offsets plus the slot's own constant base): the thread's part once here,
+        // one addition a slot. Spelled out a slot, it was five index ops of each of the 128 slots
+        // of gemm_relu's accumulator, a fifth of the kernel for every pass after it, LLVM's
+        // included, to fold back into this form.
+        let region_index = {
+            let row = b.op(at, "arith.subi", &[offsets_now[0], row0]);
+            let column = b.op(at, "arith.subi", &[offsets_now[1], column0]);
+            let index = b.op(at, "arith.addi", &[b.op(at, "arith.muli", &[row, c(wave_columns)]), column]);
+            b.op(at, "arith.addi", &[index, base])
+        };
         // The tensor's indices of the tile's (row, column) and whether the row is inside it.
         let last = offsets.len() - 1;
         let vector = crate::attributes::vector(staging.run, ty);
@@ -186,15 +198,15 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         for (round, slots) in staging.rounds.iter().enumerate() {
             let first_row = round as i64 * staging.rows;
             for &slot in slots {
-                let coordinates = self.coordinates(&b, at, from, &offsets_now, slot);
-                let inner = self.guarded(&b, at, from, &coordinates);
-                // (row - row0 - first_row) * columns + (column - column0), in this wave's region.
-                let row = b.op(inner, "arith.subi", &[coordinates[0], row0]);
-                let row = b.op(inner, "arith.subi", &[row, b.index(inner, first_row)]);
-                let column = b.op(inner, "arith.subi", &[coordinates[1], column0]);
-                let index = b.op(inner, "arith.muli", &[row, b.index(inner, wave_columns)]);
-                let index = b.op(inner, "arith.addi", &[index, column]);
-                let index = b.op(inner, "arith.addi", &[index, base]);
+                let inner = if from.distribution.guarded {
+                    let coordinates = self.coordinates(&b, at, from, &offsets_now, slot);
+                    self.guarded(&b, at, from, &coordinates)
+                } else {
+                    at
+                };
+                let slot_base = from.distribution.base[slot].as_ref().expect("a used slot");
+                let constant = (slot_base[0] - first_row) * wave_columns + slot_base[1];
+                let index = b.op(inner, "arith.addi", &[region_index, b.index(inner, constant)]);
                 let value = self.slot_value(&b, inner, array, from, slot as i64);
                 let value = convert(&b, inner, value, ty);
                 if ratio == 1 {
