@@ -74,6 +74,15 @@ fn rounds(from: &Placed, gemm: &MfmaGemm, capacity: i64) -> Option<(i64, Vec<Vec
     Some((rows, rounds))
 }
 
+/// The part of slot `slot`'s place in its wave's region (rows from `first_row`, `columns` wide)
+/// that does not depend on the thread: its coordinates are the thread's offsets plus the slot's
+/// base, so the place is `(offset_row - row0) * columns + (offset_column - column0) + region` (the
+/// thread's, made once) plus `(base_row - first_row) * columns + base_column`.
+fn slot_constant(from: &Placed, slot: usize, first_row: i64, columns: i64) -> i64 {
+    let base = from.distribution.base[slot].as_ref().expect("a used slot");
+    (base[0] - first_row) * columns + base[1]
+}
+
 /// Whether `value` (or a view of it) is used by `op` or an op nested in it.
 pub(super) fn uses(op: OperationRef, values: &[Value]) -> bool {
     std::iter::once(op).chain(nested_ops(op)).any(|nested| nested.operands().any(|operand| values.contains(&operand)))
@@ -171,6 +180,18 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let column0 = b.op(at, "arith.muli", &[b.op(at, "arith.remui", &[wave, c(staging.gemm.waves.1)]), c(wave_columns)]);
         let base = b.op(at, "arith.muli", &[wave, c(region)]);
         let offsets_now = self.offsets(&b, at, from);
+        // A slot's place in this wave's region, (row - row0 - first_row) * columns + (column -
+        // column0) + base, is the same for every slot but for a constant (a slot's coordinates are
+        // the thread's offsets plus the slot's own constant base): the thread's part once here,
+        // one addition a slot. Spelled out a slot, it was five index ops of each of the 128 slots
+        // of gemm_relu's accumulator, a fifth of the kernel for every pass after it, LLVM's
+        // included, to fold back into this form.
+        let region_index = {
+            let row = b.op(at, "arith.subi", &[offsets_now[0], row0]);
+            let column = b.op(at, "arith.subi", &[offsets_now[1], column0]);
+            let index = b.op(at, "arith.addi", &[b.op(at, "arith.muli", &[row, c(wave_columns)]), column]);
+            b.op(at, "arith.addi", &[index, base])
+        };
         // The tensor's indices of the tile's (row, column) and whether the row is inside it.
         let last = offsets.len() - 1;
         let vector = crate::attributes::vector(staging.run, ty);
@@ -186,15 +207,14 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         for (round, slots) in staging.rounds.iter().enumerate() {
             let first_row = round as i64 * staging.rows;
             for &slot in slots {
-                let coordinates = self.coordinates(&b, at, from, &offsets_now, slot);
-                let inner = self.guarded(&b, at, from, &coordinates);
-                // (row - row0 - first_row) * columns + (column - column0), in this wave's region.
-                let row = b.op(inner, "arith.subi", &[coordinates[0], row0]);
-                let row = b.op(inner, "arith.subi", &[row, b.index(inner, first_row)]);
-                let column = b.op(inner, "arith.subi", &[coordinates[1], column0]);
-                let index = b.op(inner, "arith.muli", &[row, b.index(inner, wave_columns)]);
-                let index = b.op(inner, "arith.addi", &[index, column]);
-                let index = b.op(inner, "arith.addi", &[index, base]);
+                let inner = if from.distribution.guarded {
+                    let coordinates = self.coordinates(&b, at, from, &offsets_now, slot);
+                    self.guarded(&b, at, from, &coordinates)
+                } else {
+                    at
+                };
+                let constant = slot_constant(from, slot, first_row, wave_columns);
+                let index = b.op(inner, "arith.addi", &[region_index, b.index(inner, constant)]);
                 let value = self.slot_value(&b, inner, array, from, slot as i64);
                 let value = convert(&b, inner, value, ty);
                 if ratio == 1 {
@@ -322,6 +342,36 @@ mod tests {
         // Enough LDS for everything: one round; 16x16 tiles; f32 runs of 4.
         assert_eq!(stage(64, 64, 256, 16, 64 * 64, 8), 1);
         assert_eq!(stage(64, 64, 128, 32, 64 * 36, 4), 2);
+    }
+
+    /// The lowering's split of a slot's place into the thread's part and the slot's constant
+    /// gives, for every thread and slot, the place the staging computes from the coordinates.
+    #[test]
+    fn slot_places_are_the_threads_part_plus_the_slots_constant() {
+        for (m, n, threads, size, capacity) in [(128, 128, 128, 32, 128 * 36), (128, 256, 256, 32, 256 * 68), (64, 64, 256, 16, 64 * 64)] {
+            let waves = crate::amdgpu::config::wave_split(threads, m, n).expect("a split").0;
+            let from = crate::registers::Placed::of(atoms::mfma_accumulator(m, n, waves, size)).expect("placed");
+            let gemm = MfmaGemm::of_layout(&from.layout).expect("an mfma layout");
+            let (rows, rounds) = rounds(&from, &gemm, capacity).expect("staged");
+            let (wave_rows, wave_columns) = gemm.wave_tile();
+            for thread in 0..threads {
+                let wave = thread / 64;
+                let (row0, column0) = (wave / gemm.waves.1 * wave_rows, wave % gemm.waves.1 * wave_columns);
+                let region = wave * rows * wave_columns;
+                let first_slot = *rounds.iter().flatten().next().expect("a slot");
+                // The thread's offsets: its coordinates less a slot's base.
+                let offsets: Vec<i64> = from.distribution.coordinates(thread, first_slot).expect("used").iter().zip(from.distribution.base[first_slot].as_ref().expect("used")).map(|(c, b)| c - b).collect();
+                let threads_part = (offsets[0] - row0) * wave_columns + (offsets[1] - column0) + region;
+                for (round, slots) in rounds.iter().enumerate() {
+                    let first_row = round as i64 * rows;
+                    for &slot in slots {
+                        let element = from.distribution.coordinates(thread, slot).expect("used");
+                        let place = (element[0] - row0 - first_row) * wave_columns + (element[1] - column0) + region;
+                        assert_eq!(threads_part + slot_constant(&from, slot, first_row, wave_columns), place, "thread {thread}, slot {slot}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]
