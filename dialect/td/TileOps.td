@@ -121,6 +121,10 @@ def Tile_ParallelOp : Tile_Op<"parallel", [RecursiveMemoryEffects,
     (`extents`, all positive). Iterations are unordered: each runs exactly once, on whichever thread the
     layout assigns it (for a fragment, the thread that holds that element). The body is written with
     upstream `arith`/`math` ops and `memref.load`/`memref.store` on tiles.
+    It is per-element work: the ops that work on whole tiles or for the whole block (`tile.copy`,
+    `tile.gemm`, `tile.fill`, `tile.reduce`, `tile.pipelined`, the allocations, `tile.copy_async`,
+    `tile.arrive`, `tile.wait`) and another `tile.parallel` may not be in the body at any depth,
+    since each would run once per element; the verifier refuses them.
 
     Example:
 

@@ -70,6 +70,174 @@ func.func @nested_parallel(%n: index) {
 
 // -----
 
+// Whole-tile ops in a tile.parallel body: the body runs once per element, so each iteration would
+// run the whole op (a gemm in a 128x256 loop: 32,768 gemms, each writing all of its accumulator).
+// The fuzzer's seed 17171 (case 5656) moved a gemm into such a body.
+func.func @gemm_in_parallel(%n: index) {
+  tile.kernel grid(%n) threads(128) (%bx) {
+    %As = tile.alloc_shared : memref<128x64xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<64x256xf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<128x256xf32, #tile.fragment>
+    tile.parallel (%i, %j) in (128, 256) {
+      // expected-error @+1 {{'tile.gemm' op expects to be outside every tile.parallel (it works on whole tiles, and a tile.parallel body runs once per element: move it out of the loop), but it is nested in one}}
+      tile.gemm %As, %Bs, %Cf : memref<128x64xf16, #gpu.address_space<workgroup>>, memref<64x256xf16, #gpu.address_space<workgroup>>, memref<128x256xf32, #tile.fragment>
+    }
+  }
+  return
+}
+
+// -----
+
+// The fuzzer's seed 18181: a tile.copy of a whole K tile moved into a 64x64 parallel body.
+func.func @copy_in_parallel(%K: memref<256x64xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(128) (%bx) {
+    %Ks = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+    %S = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    tile.parallel (%i, %k) in (64, 64) {
+      %s = memref.load %S[%i, %k] : memref<64x64xf32, #tile.fragment>
+      %e = math.exp2 %s : f32
+      // expected-error @+1 {{'tile.copy' op expects to be outside every tile.parallel (it works on whole tiles, and a tile.parallel body runs once per element: move it out of the loop), but it is nested in one}}
+      tile.copy %K[%c0, %c0], %Ks : memref<256x64xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+      memref.store %e, %S[%i, %k] : memref<64x64xf32, #tile.fragment>
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @reduce_in_parallel(%n: index) {
+  tile.kernel grid(%n) threads(32) (%bx) {
+    %f = tile.alloc_fragment : memref<8x64xf32, #tile.fragment>
+    %r = tile.alloc_fragment : memref<8xf32, #tile.fragment>
+    tile.parallel (%i) in (8) {
+      // expected-error @+1 {{'tile.reduce' op expects to be outside every tile.parallel (it works on whole tiles}}
+      tile.reduce <max> %f, %r dim(1) : memref<8x64xf32, #tile.fragment>, memref<8xf32, #tile.fragment>
+    }
+  }
+  return
+}
+
+// -----
+
+// At any depth: a fill in an scf.for in the body runs once per element all the same.
+func.func @fill_in_loop_in_parallel(%n: index) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%n) threads(32) (%bx) {
+    %f = tile.alloc_fragment : memref<8x8xf32, #tile.fragment>
+    tile.parallel (%i, %j) in (8, 8) {
+      scf.for %t = %c0 to %c2 step %c1 {
+        // expected-error @+1 {{'tile.fill' op expects to be outside every tile.parallel (it works on whole tiles}}
+        tile.fill %f, %zero : memref<8x8xf32, #tile.fragment>
+      }
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @alloc_in_parallel(%n: index) {
+  tile.kernel grid(%n) threads(32) (%bx) {
+    tile.parallel (%i) in (8) {
+      // expected-error @+1 {{'tile.alloc_fragment' op expects to be outside every tile.parallel (it allocates a tile of the block, and a tile.parallel body runs once per element: move it out of the loop), but it is nested in one}}
+      %f = tile.alloc_fragment : memref<8xf32, #tile.fragment>
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @alloc_shared_in_parallel(%n: index) {
+  tile.kernel grid(%n) threads(32) (%bx) {
+    tile.parallel (%i) in (8) {
+      // expected-error @+1 {{'tile.alloc_shared' op expects to be outside every tile.parallel (it allocates a tile of the block}}
+      %s = tile.alloc_shared : memref<8xf32, #gpu.address_space<workgroup>>
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @pipelined_in_parallel(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  tile.kernel grid(%n) threads(32) (%bx) {
+    tile.parallel (%i) in (8) {
+      // expected-error @+1 {{'tile.pipelined' op expects to be outside every tile.parallel (it is a loop over whole tiles, and a tile.parallel body runs once per element: move it out of the loop), but it is nested in one}}
+      tile.pipelined %k = %c0 to %c4 stages(2) {
+      }
+    }
+  }
+  return
+}
+
+// -----
+
+// The pipelining ops act for the whole block too.
+func.func @barriers_in_parallel(%n: index) {
+  %c0 = arith.constant 0 : index
+  tile.kernel grid(%n) threads(32) (%bx) {
+    %full = tile.alloc_barriers : memref<2xi64, #gpu.address_space<workgroup>>
+    tile.parallel (%i) in (8) {
+      // expected-error @+1 {{'tile.arrive' op expects to be outside every tile.parallel (it synchronizes the whole block, and a tile.parallel body runs once per element: move it out of the loop), but it is nested in one}}
+      tile.arrive %full[%c0] : memref<2xi64, #gpu.address_space<workgroup>>
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @wait_in_parallel(%n: index) {
+  %c0 = arith.constant 0 : index
+  tile.kernel grid(%n) threads(32) (%bx) {
+    %full = tile.alloc_barriers : memref<2xi64, #gpu.address_space<workgroup>>
+    tile.parallel (%i) in (8) {
+      // expected-error @+1 {{'tile.wait' op expects to be outside every tile.parallel (it synchronizes the whole block}}
+      tile.wait %full[%c0], %c0 : memref<2xi64, #gpu.address_space<workgroup>>
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @alloc_barriers_in_parallel(%n: index) {
+  tile.kernel grid(%n) threads(32) (%bx) {
+    tile.parallel (%i) in (8) {
+      // expected-error @+1 {{'tile.alloc_barriers' op expects to be outside every tile.parallel (it allocates barriers of the block}}
+      %full = tile.alloc_barriers : memref<2xi64, #gpu.address_space<workgroup>>
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @copy_async_in_parallel(%K: memref<256x64xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(128) (%bx) {
+    %Ks = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+    %full = tile.alloc_barriers : memref<2xi64, #gpu.address_space<workgroup>>
+    tile.parallel (%i) in (8) {
+      // expected-error @+1 {{'tile.copy_async' op expects to be outside every tile.parallel (it works on whole tiles}}
+      tile.copy_async %K[%c0, %c0], %Ks, %full[%c0] : memref<256x64xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>, memref<2xi64, #gpu.address_space<workgroup>>
+    }
+  }
+  return
+}
+
+// -----
+
 // Extents larger than the tile the body stores to: the CPU reference would write past the buffer.
 func.func @parallel_past_tile(%n: index) {
   %zero = arith.constant 0.0 : f32

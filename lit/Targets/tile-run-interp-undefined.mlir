@@ -41,9 +41,9 @@
 // PARTLY-VULKAN: check %arg1: match
 // PARTLY-VULKAN: check %arg2: match
 
-// A tile.copy in a parallel body that also stores into the copied fragment (the fuzzer's seed
-// 13131, case 339: Vulkan and the CPU reference differed).
-// RACE-PARALLEL: interp-race-parallel.mlir:19:5: error: 'tile.copy' op races: iteration [0, 1] of a tile.parallel reads element [0, 0] of memref<8x64xf32, #tile.fragment>, which iteration [0, 0] changed (the iterations of a tile.parallel are unordered) (in block [0])
+// A tile.parallel whose iterations read an element another one overwrites (a row divided in
+// place by its first element).
+// RACE-PARALLEL: interp-race-parallel.mlir:16:12: error: 'memref.load' op races: iteration [0, 1] of a tile.parallel reads element [0, 0] of memref<8x64xf32, #tile.fragment>, which iteration [0, 0] changed (the iterations of a tile.parallel are unordered) (in block [0])
 // RACE-PARALLEL-NEXT: error: the interpreter stopped: the program's behaviour is undefined (see the error above)
 
 // RACE-BLOCKS: interp-race-blocks.mlir:12:5: error: 'tile.copy' op races: block [1] of a tile.kernel writes element [0, 0] of memref<16x16xf32>, which block [0] changed (the blocks of a tile.kernel are unordered)

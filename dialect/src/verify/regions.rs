@@ -161,6 +161,34 @@ pub fn placement(op: OperationRef, name: &str) -> Verdict {
     }
 }
 
+/// What each tile op that acts for the whole block does, for the rule below; `None` for the ops a
+/// `tile.parallel` body may hold (`tile.yield`, and `tile.slot`, which only names a tile of a ring)
+/// and for `tile.parallel` and `tile.kernel`, which have rules of their own.
+fn whole_block_work(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "tile.copy" | "tile.gemm" | "tile.fill" | "tile.reduce" | "tile.copy_async" => "it works on whole tiles",
+        "tile.pipelined" => "it is a loop over whole tiles",
+        "tile.alloc_shared" | "tile.alloc_fragment" => "it allocates a tile of the block",
+        "tile.alloc_barriers" => "it allocates barriers of the block",
+        "tile.arrive" | "tile.wait" => "it synchronizes the whole block",
+        _ => return None,
+    })
+}
+
+/// The body of a `tile.parallel` is per-element work: it runs once per index tuple, each on one
+/// thread. An op that works on whole tiles (or for the whole block) in it would run once per
+/// element (a gemm in a 128x256 loop: 32,768 gemms), each iteration writing the whole tile (a race
+/// between iterations); no target lowers that as the program means.
+pub fn outside_parallel(op: OperationRef, name: &str) -> Verdict {
+    match whole_block_work(name) {
+        Some(why) if super::accesses::nested_in(op, "tile.parallel") => Err(format!(
+            "expects to be outside every tile.parallel ({why}, and a tile.parallel body runs once \
+             per element: move it out of the loop), but it is nested in one"
+        )),
+        _ => Ok(()),
+    }
+}
+
 pub fn alloc(op: OperationRef, level: MemoryLevel) -> Verdict {
     let result = op.result(0).map_err(|error| error.to_string())?;
     let tile = Buffer::of(result.into(), "the result")?;
