@@ -1219,7 +1219,7 @@ mod tests {
         assert!(large > 0 && run > 0, "{large} large mutants, {run} runs");
     }
 
-    /// Seed 19191's failing run (case 1 of 1, from `lit/Conversions/tile-to-spirv-coopmat-invalid.mlir`
+    /// Seed 19191's failing run (case 35214, from `lit/Conversions/tile-to-spirv-coopmat-invalid.mlir`
     /// `@bias`): its K loop's bound mutated from 3 to 2^32, a 64x64x16 gemm each iteration on the
     /// CPU reference (about 40 hours), judged a hang. Such mutants are for the compilers only.
     #[test]
