@@ -109,6 +109,64 @@ fn small_tensors(text: &str) -> bool {
         })
 }
 
+/// The most loop iterations and blocks a mutant given to `tile-run` may ask for (see [`small_work`]).
+const MAX_WORK: u64 = 1 << 24;
+
+/// Returns true when the product of the constant trip counts of the `tile.pipelined` and `scf.for`
+/// loops of each function of `text` and of its kernels' constant grid sizes stays under
+/// [`MAX_WORK`]: a number
+/// mutated into a loop bound (seed 19191's case: `tile.pipelined` to 2^32, a gemm each iteration,
+/// 40 hours on the CPU reference) multiplies the work as a mutated shape does, and makes a run long,
+/// not stuck. Bounds that are not constants (function arguments) count as 1: the seeds' are small.
+/// Loops are multiplied whether they nest or follow one another, an overestimate the bound allows
+/// for (no seed comes near it).
+fn small_work(text: &str) -> bool {
+    let mut constants = std::collections::HashMap::new();
+    let mut work: u128 = 1;
+    for line in text.lines() {
+        if line.contains("func.func") {
+            // Each function on its own (a file of several runs them one after another).
+            if work >= MAX_WORK as u128 {
+                return false;
+            }
+            (work, constants) = (1, Default::default());
+            continue;
+        }
+        if let Some((name, rest)) = line.trim().split_once(" = arith.constant ")
+            && let Some(value) = rest.strip_suffix(" : index")
+            && let Ok(value) = value.trim().parse::<i128>()
+        {
+            constants.insert(name.trim().to_string(), value);
+            continue;
+        }
+        let value = |name: Option<&str>| name.and_then(|name| constants.get(name.trim_end_matches(',')).copied());
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let trip = match words.first() {
+            // tile.pipelined %k = %lb to %ub [step %s] stages(n) / scf.for %k = %lb to %ub step %s
+            Some(&"tile.pipelined") | Some(&"scf.for") if words.len() > 5 => {
+                let lower = value(words.get(3).copied()).unwrap_or(0);
+                let Some(upper) = value(words.get(5).copied()) else { continue };
+                let step = if words.get(6) == Some(&"step") {
+                    value(words.get(7).copied()).filter(|step| *step > 0).unwrap_or(1)
+                } else {
+                    1
+                };
+                ((upper - lower).max(0) + step - 1) / step
+            }
+            _ if line.contains("tile.kernel grid(") => {
+                let inside = line.split("grid(").nth(1).and_then(|rest| rest.split(')').next()).unwrap_or("");
+                inside
+                    .split(',')
+                    .map(|name| value(Some(name.trim())).unwrap_or(1).max(0))
+                    .fold(1i128, |product, blocks| product.saturating_mul(blocks))
+            }
+            _ => continue,
+        };
+        work = work.saturating_mul(trip.max(1) as u128);
+    }
+    work < MAX_WORK as u128
+}
+
 /// Returns every chunk of every `.mlir` file under `lit/`, `examples/` and `test/programs/` of `root`
 /// that holds a `tile.` op, sorted by origin.
 pub fn corpus(root: &Path) -> Vec<Seed> {
@@ -144,7 +202,7 @@ pub fn corpus(root: &Path) -> Vec<Seed> {
                 .collect();
             let body = body.join("\n");
             if body.contains("tile.") && body.contains("func.func") {
-                let runnable = small_tensors(&body);
+                let runnable = small_tensors(&body) && small_work(&body);
                 seeds.push(Seed {
                     origin: format!("{name}#{index}"),
                     text: body + "\n",
@@ -967,8 +1025,9 @@ pub fn case(seeds: &[Seed], seed: u64, case: u64) -> (usize, String, Tool) {
     };
     let text = mutate(&seeds[index].text, &mut rng);
     // The size bound holds for the mutant, not only its seed: a mutated shape (2 x 1000 heads of
-    // 1000 tokens) makes a run long by its work, not stuck, and is for the compilers only.
-    let tool = Tool::random(&mut rng, seeds[index].runnable && small_tensors(&text));
+    // 1000 tokens) or loop bound (2^32 iterations) makes a run long by its work, not stuck, and is
+    // for the compilers only.
+    let tool = Tool::random(&mut rng, seeds[index].runnable && small_tensors(&text) && small_work(&text));
     (index, text, tool)
 }
 
@@ -1158,6 +1217,50 @@ mod tests {
             run += usize::from(runs);
         }
         assert!(large > 0 && run > 0, "{large} large mutants, {run} runs");
+    }
+
+    /// Seed 19191's failing run (case 35214, from `lit/Conversions/tile-to-spirv-coopmat-invalid.mlir`
+    /// `@bias`): its K loop's bound mutated from 3 to 2^32, a 64x64x16 gemm each iteration on the
+    /// CPU reference (about 40 hours), judged a hang. Such mutants are for the compilers only.
+    #[test]
+    fn mutants_past_the_work_bound_are_not_run() {
+        let kernel = |upper: &str| {
+            format!(
+                "func.func @bias(%A: memref<128x48xf16>) {{\n  %c0 = arith.constant 0 : index\n  \
+                 %c2 = arith.constant 2 : index\n  %c3 = arith.constant {upper} : index\n  \
+                 tile.kernel grid(%c2, %c2) threads(128) (%bx, %by) {{\n    \
+                 tile.pipelined %k = %c0 to %c3 stages(2) {{\n    }}\n  }}\n  return\n}}\n"
+            )
+        };
+        assert!(small_work(&kernel("3")));
+        assert!(small_work(&kernel("-1")));
+        assert!(!small_work(&kernel("4294967296")));
+        assert!(!small_work(&kernel("9223372036854775807")));
+        // Loops multiply, a step divides, and so do the blocks of a grid.
+        let nested = "%c0 = arith.constant 0 : index\n%c1 = arith.constant 1 : index\n\
+                      %n = arith.constant 1024 : index\n%s = arith.constant 2 : index\n\
+                      tile.kernel grid(%n) threads(32) (%b) {\n\
+                      scf.for %i = %c0 to %n step %c1 {\n\
+                      tile.pipelined %k = %c0 to %n step %s stages(2) {\n";
+        assert!(!small_work(nested));
+        assert!(small_work(&nested.replace("grid(%n)", "grid(%c1)")));
+        assert!(small_work("tile.pipelined %k = %c0 to %arg3 stages(2) {\n"));
+    }
+
+    /// No seed of the corpus is past the work bound (only mutants are).
+    #[test]
+    fn seeds_are_within_the_work_bound() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("repository");
+        let seeds = corpus(root);
+        assert!(seeds.len() > 100);
+        let past: Vec<&str> = seeds
+            .iter()
+            .filter(|seed| small_tensors(&seed.text) && !small_work(&seed.text))
+            // The verifier's grid rule: a kernel of 2^32 blocks, an invalid seed.
+            .filter(|seed| !seed.text.contains("@grid_too_large"))
+            .map(|seed| seed.origin.as_str())
+            .collect();
+        assert!(past.is_empty(), "{past:?}");
     }
 
     #[test]
