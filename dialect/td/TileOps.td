@@ -415,7 +415,7 @@ def Tile_WaitOp : Tile_Op<"wait"> {
 
 def Tile_ProducerOp : Tile_Op<"producer", [RecursiveMemoryEffects,
     SingleBlockImplicitTerminator<"YieldOp">]> {
-  let summary = "The asynchronous copies of a kernel, issued by a producer warp of their own";
+  let summary = "The asynchronous copies of a kernel, issued by a producer warpgroup of their own";
   let description = [{
     The `tile.producer` operation holds the code that issues a kernel's asynchronous copies into
     rings of shared tiles: it runs on one thread of a warpgroup that the block gets beside the

@@ -310,7 +310,7 @@ fn lower<'c, 'a>(
     };
     let planned = crate::registers::plan(kernel, flavor.target, shuffles)?;
     crate::pipeline::producer::check(kernel, &planned)?;
-    // A producer warp beside the kernel's threads (sm_90a; the other targets refuse one).
+    // A producer warpgroup beside the kernel's threads (sm_90a; the other targets refuse one).
     let block_threads = crate::pipeline::producer::block_threads(kernel, threads);
     // gfx942 stores the LDS tiles the register rules read padded and transposed as their layouts
     // say, before any op that addresses them is lowered.

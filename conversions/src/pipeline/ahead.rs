@@ -44,7 +44,7 @@ impl Ring<'_, '_> {
     /// The `tile.schedule` that records this plan.
     pub fn schedule(&self) -> String {
         // A ring of 2 has no slot to spare for a late release: the block meets before a refill,
-        // unless a producer warp refills it (the threads then only say they are done with it).
+        // unless a producer warpgroup refills it (the threads then only say they are done with it).
         let producer = self.producer == Some(true);
         let release = match (self.depth >= 3 || producer, self.release_previous) {
             (false, _) => "barrier",

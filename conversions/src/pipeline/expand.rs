@@ -17,7 +17,7 @@
 //!   and refills it as above: the gemm of iteration k may still run when iteration k + 1 starts.
 //!
 //! With `producer = "warpgroup"` the copies leave the loop: a `tile.producer` before it (one thread of a
-//! warp of its own) walks the iterations, waits for phase k / D - 1 of free barrier k mod D when
+//! warpgroup of its own) walks the iterations, waits for phase k / D - 1 of free barrier k mod D when
 //! k >= D (the slot's previous round released), issues iteration k's copies into slot k mod D and
 //! arrives on its barrier; the loop only waits for its slots and releases them (`release =
 //! "previous"` or `"mbarrier"` as above). No thread of the kernel waits for another to refill a

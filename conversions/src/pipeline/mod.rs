@@ -5,7 +5,7 @@
 //! | `tile-plan-pipelines` | [`plan`] (with [`ahead`]) | records each loop's schedule for the module's `tile.target`, and marks the copies issued ahead (`tile.ahead`) |
 //! | `tile-expand-pipelines` | [`expand`] | writes a planned loop out as rings of shared tiles, barriers, `tile.copy_async`, `tile.arrive` and `tile.wait` with their slot and phase arithmetic |
 //!
-//! [`producer`] lowers a `tile.producer` on sm_90a (a warp of its own beside the kernel's threads).
+//! [`producer`] lowers a `tile.producer` on sm_90a (a warpgroup of its own beside the kernel's threads).
 //! [`rings`] lowers rings and, where nothing runs asynchronously, the asynchronous-copy ops; each GPU
 //! lowering lowers the rest (sm_90a: cp.async and mbarriers).
 

@@ -49,7 +49,7 @@ pub fn producer_of<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Option<OperationRef<
     nested_ops(kernel).into_iter().find(|op| op_name(op) == "tile.producer")
 }
 
-/// The threads `kernel`'s block is launched with: its `threads`, and the producer warp where it has
+/// The threads `kernel`'s block is launched with: its `threads`, and the producer's warpgroup where it has
 /// a `tile.producer`.
 pub fn block_threads(kernel: OperationRef, threads: i64) -> i64 {
     threads + if producer_of(kernel).is_some() { tile_dialect::PRODUCER_THREADS } else { 0 }
