@@ -112,9 +112,38 @@ fn small_tensors(text: &str) -> bool {
 /// The most loop iterations and blocks a mutant given to `tile-run` may ask for (see [`small_work`]).
 const MAX_WORK: u64 = 1 << 24;
 
+/// The most multiply-adds those iterations and blocks may ask for, each doing the function's
+/// largest `tile.gemm` (a few seconds of the CPU reference; seed 21212's failing run asked for
+/// 2.7e11: 65,536 trips of a 128x128x64 gemm on 4 blocks, past the 60 s limit).
+const MAX_MULTIPLY_ADDS: u128 = 1 << 34;
+
+/// The multiply-adds of the `tile.gemm` on `line` (its A tile's elements times its accumulator's
+/// columns, whether A is transposed or not), 1 on other lines.
+fn gemm_work(line: &str) -> u128 {
+    if !line.contains("tile.gemm") {
+        return 1;
+    }
+    let tiles: Vec<Vec<u128>> = line
+        .match_indices("memref<")
+        .map(|(start, _)| {
+            line[start + 7..]
+                .split(|c: char| !(c.is_ascii_digit() || c == 'x'))
+                .next()
+                .unwrap_or("")
+                .split('x')
+                .filter_map(|size| size.parse::<u128>().ok())
+                .collect()
+        })
+        .collect();
+    match &tiles[..] {
+        [a, _, c] => a.iter().product::<u128>().saturating_mul(*c.last().unwrap_or(&1)),
+        _ => 1,
+    }
+}
+
 /// Returns true when the product of the constant trip counts of the `tile.pipelined` and `scf.for`
 /// loops of each function of `text` and of its kernels' constant grid sizes stays under
-/// [`MAX_WORK`]: a number
+/// [`MAX_WORK`], and that product times the function's largest gemm under [`MAX_MULTIPLY_ADDS`]: a number
 /// mutated into a loop bound (seed 19191's case: `tile.pipelined` to 2^32, a gemm each iteration,
 /// 40 hours on the CPU reference) multiplies the work as a mutated shape does, and makes a run long,
 /// not stuck. Bounds that are not constants (function arguments) count as 1: the seeds' are small.
@@ -123,15 +152,18 @@ const MAX_WORK: u64 = 1 << 24;
 fn small_work(text: &str) -> bool {
     let mut constants = std::collections::HashMap::new();
     let mut work: u128 = 1;
+    let mut gemm: u128 = 1;
+    let small = |work: u128, gemm: u128| work < MAX_WORK as u128 && work.saturating_mul(gemm) < MAX_MULTIPLY_ADDS;
     for line in text.lines() {
         if line.contains("func.func") {
             // Each function on its own (a file of several runs them one after another).
-            if work >= MAX_WORK as u128 {
+            if !small(work, gemm) {
                 return false;
             }
-            (work, constants) = (1, Default::default());
+            (work, gemm, constants) = (1, 1, Default::default());
             continue;
         }
+        gemm = gemm.max(gemm_work(line));
         if let Some((name, rest)) = line.trim().split_once(" = arith.constant ")
             && let Some(value) = rest.strip_suffix(" : index")
             && let Ok(value) = value.trim().parse::<i128>()
@@ -164,7 +196,7 @@ fn small_work(text: &str) -> bool {
         };
         work = work.saturating_mul(trip.max(1) as u128);
     }
-    work < MAX_WORK as u128
+    small(work, gemm)
 }
 
 /// Returns every chunk of every `.mlir` file under `lit/`, `examples/` and `test/programs/` of `root`
@@ -1245,6 +1277,27 @@ mod tests {
         assert!(!small_work(nested));
         assert!(small_work(&nested.replace("grid(%n)", "grid(%c1)")));
         assert!(small_work("tile.pipelined %k = %c0 to %arg3 stages(2) {\n"));
+    }
+
+    /// Seed 21212's failing run (the `@gemm_bias` of `lit/Passes/tile-expand-pipelines.mlir` and
+    /// `lit/Conversions/pipeline-to-nvgpu.mlir`): 65,536 trips of a 128x128x64 gemm on 4 blocks, under the trip bound,
+    /// 2.7e11 multiply-adds on the CPU reference. The gemm's work counts.
+    #[test]
+    fn mutants_past_the_gemm_work_bound_are_not_run() {
+        let kernel = |upper: &str| {
+            format!(
+                "func.func @gemm_bias(%A: memref<256x256xf16>) {{\n  %c0 = arith.constant 0 : index\n  \
+                 %c2 = arith.constant 2 : index\n  %c4 = arith.constant {upper} : index\n  \
+                 tile.kernel grid(%c2, %c2) threads(128) (%bx, %by) {{\n    \
+                 tile.pipelined %k = %c0 to %c4 stages(3) {{\n      \
+                 tile.gemm %As, %Bs, %Acc : memref<128x64xf16, #gpu.address_space<workgroup>>, memref<64x128xf16, #gpu.address_space<workgroup>>, memref<128x128xf32, #tile.fragment>\n    \
+                 }}\n  }}\n  return\n}}\n"
+            )
+        };
+        assert_eq!(gemm_work("tile.gemm %As, %Bs, %Acc : memref<128x64xf16, #gpu.address_space<workgroup>>, memref<64x128xf16, #gpu.address_space<workgroup>>, memref<128x128xf32, #tile.fragment>"), 128 * 64 * 128);
+        assert!(small_work(&kernel("4")));
+        assert!(small_work(&kernel("1000")));
+        assert!(!small_work(&kernel("65536")));
     }
 
     /// No seed of the corpus is past the work bound (only mutants are).
