@@ -27,7 +27,8 @@ pub const PRODUCER_REGISTERS: i64 = 40;
 /// warpgroup that keeps [`PRODUCER_REGISTERS`] (`setmaxnreg`: counts in steps of 8, at most 255
 /// usable): 232 for two warpgroups, 152 for three.
 pub fn registers_beside_producer(threads: i64) -> i64 {
-    let warps_per_scheduler = (threads / 128).max(1);
+    // A warpgroup puts one warp on each scheduler.
+    let warps_per_scheduler = (threads / tile_dialect::PRODUCER_THREADS).max(1);
     ((SCHEDULER_REGISTERS - 32 * PRODUCER_REGISTERS) / (32 * warps_per_scheduler) / 8 * 8).min(256)
 }
 

@@ -117,6 +117,32 @@ fn issue<'c, 'a>(
     b.insert(at, tile_dialect::ops::arrive(barriers, slot, b.location).expect("tile.arrive"));
 }
 
+/// The iteration number (from 0) of induction value `iv` of a loop from `lower` by `step`.
+fn iteration_of<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, iv: Value<'c, 'a>, [lower, step]: [Value<'c, 'a>; 2]) -> Value<'c, 'a> {
+    let distance = b.op(at, "arith.subi", &[iv, lower]);
+    b.op(at, "arith.divui", &[distance, step])
+}
+
+/// The slot and round of iteration `iteration` in a ring of `depth`.
+fn slot_and_round<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, iteration: Value<'c, 'a>, depth: i64) -> [Value<'c, 'a>; 2] {
+    let ring_depth = b.index(at, depth);
+    [b.op(at, "arith.remui", &[iteration, ring_depth]), b.op(at, "arith.divui", &[iteration, ring_depth])]
+}
+
+/// From iteration 1 on, arrives on free barrier `empty` of the slot the previous iteration read
+/// (`tile.releases_previous`: that iteration's gemm is the one carried across the back edge of
+/// `looped`). Returns the branch taken from iteration 1 on, the previous iteration and its slot.
+fn release_previous_slot<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, iteration: Value<'c, 'a>, depth: i64, empty: Value<'c, 'a>, looped: OperationRef<'c, 'a>) -> (At<'c, 'a>, Value<'c, 'a>, Value<'c, 'a>) {
+    let one = b.index(at, 1);
+    let released = b.if_then(at, b.compare(at, "uge", iteration, one));
+    let previous = b.op(released, "arith.subi", &[iteration, one]);
+    let previous_slot = b.op(released, "arith.remui", &[previous, b.index(released, depth)]);
+    let arrive = b.insert(released, tile_dialect::ops::arrive(empty, previous_slot, b.location).expect("tile.arrive"));
+    tile_dialect::ops::set_attribute(arrive, super::RELEASES_PREVIOUS_ATTRIBUTE, melior::ir::Attribute::unit(b.context));
+    tile_dialect::ops::set_attribute(looped, super::CARRIES_GEMM_ATTRIBUTE, melior::ir::Attribute::unit(b.context));
+    (released, previous, previous_slot)
+}
+
 /// Writes the `tile.producer` of a loop from `lower` to `upper` by `step` at `at` (see the
 /// module's doc): for each iteration k, once free barrier k mod D has completed the phase of the
 /// slot's previous round (k >= D), the copies of iteration k into slot k mod D and the arrival on
@@ -136,12 +162,9 @@ fn produce<'c, 'a>(
     let body = producer.region(0).ok().and_then(|region| region.first_block()).expect("the producer's body");
     let inside = At::before(body.terminator().expect("tile.yield"));
     let (looped, at_iv) = b.for_loop(inside, lower, upper, step);
-    let distance = b.op(looped, "arith.subi", &[at_iv, lower]);
-    let iteration = b.op(looped, "arith.divui", &[distance, step]);
-    let ring_depth = b.index(looped, depth);
-    let slot = b.op(looped, "arith.remui", &[iteration, ring_depth]);
-    let round = b.op(looped, "arith.divui", &[iteration, ring_depth]);
-    let refill = b.if_then(looped, b.compare(looped, "uge", iteration, ring_depth));
+    let iteration = iteration_of(b, looped, at_iv, [lower, step]);
+    let [slot, round] = slot_and_round(b, looped, iteration, depth);
+    let refill = b.if_then(looped, b.compare(looped, "uge", iteration, b.index(looped, depth)));
     let released = b.op(refill, "arith.subi", &[round, b.index(refill, 1)]);
     b.insert(refill, tile_dialect::ops::wait(empty, slot, released, b.location).expect("tile.wait"));
     issue(b, looped, aheads, pipelined, iv, at_iv, slot, full);
@@ -232,11 +255,8 @@ fn expand_loop<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>, pipel
     let (end, iv) = crate::cpu::structure::lower_pipelined(&b, &rewriter, pipelined);
     let looped = end.block.parent_operation().expect("the scf.for");
     let top = At::before(end.block.first_operation().expect("the body ends in scf.yield"));
-    let distance = b.op(top, "arith.subi", &[iv, lower]);
-    let iteration = b.op(top, "arith.divui", &[distance, step]);
-    let ring_depth = b.index(top, depth);
-    let slot = b.op(top, "arith.remui", &[iteration, ring_depth]);
-    let round = b.op(top, "arith.divui", &[iteration, ring_depth]);
+    let iteration = iteration_of(&b, top, iv, [lower, step]);
+    let [slot, round] = slot_and_round(&b, top, iteration, depth);
     b.insert(top, tile_dialect::ops::wait(barriers, slot, round, b.location).expect("tile.wait"));
     for ahead in &aheads {
         let tile_type = MemRefType::try_from(ahead.tile.r#type()).expect("a tile");
@@ -259,14 +279,7 @@ fn expand_loop<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>, pipel
                 // step, then holds no slot the producer could refill.
                 let gemm = std::iter::successors(end.block.first_operation(), |op| op.next_in_block()).find(|op| op_name(op) == "tile.gemm");
                 let end = gemm.and_then(|gemm| gemm.next_in_block()).map_or(end, At::before);
-                let one = b.index(end, 1);
-                let started = b.compare(end, "uge", iteration, one);
-                let released = b.if_then(end, started);
-                let previous = b.op(released, "arith.subi", &[iteration, one]);
-                let previous_slot = b.op(released, "arith.remui", &[previous, b.index(released, depth)]);
-                let arrive = b.insert(released, tile_dialect::ops::arrive(empty, previous_slot, b.location).expect("tile.arrive"));
-                tile_dialect::ops::set_attribute(arrive, super::RELEASES_PREVIOUS_ATTRIBUTE, melior::ir::Attribute::unit(context));
-                tile_dialect::ops::set_attribute(looped, super::CARRIES_GEMM_ATTRIBUTE, melior::ir::Attribute::unit(context));
+                release_previous_slot(&b, end, iteration, depth, empty, looped);
             } else {
                 b.insert(end, tile_dialect::ops::arrive(empty, slot, b.location).expect("tile.arrive"));
             }
@@ -274,7 +287,7 @@ fn expand_loop<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>, pipel
         // Every thread is done with the slot before it is written again: the block meets at a
         // barrier, and the slot is refilled with iteration k + D at once.
         None => {
-            let distance = b.op(end, "arith.muli", &[ring_depth, step]);
+            let distance = b.op(end, "arith.muli", &[b.index(end, depth), step]);
             let next = b.op(end, "arith.addi", &[iv, distance]);
             let refill = b.if_then(end, less(&b, end, next, upper));
             b.barrier(refill);
@@ -287,21 +300,13 @@ fn expand_loop<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>, pipel
         // The slot the previous iteration read is released after this iteration's gemm is
         // issued, and refilled: a GEMM's gemms run back to back.
         Some(empty) if release_previous => {
-            let one = b.index(end, 1);
-            let started = b.compare(end, "uge", iteration, one);
-            let released = b.if_then(end, started);
-            let previous = b.op(released, "arith.subi", &[iteration, one]);
-            let ring_depth = b.index(released, depth);
-            let previous_slot = b.op(released, "arith.remui", &[previous, ring_depth]);
-            let previous_round = b.op(released, "arith.divui", &[previous, ring_depth]);
-            let arrive = b.insert(released, tile_dialect::ops::arrive(empty, previous_slot, b.location).expect("tile.arrive"));
-            tile_dialect::ops::set_attribute(arrive, super::RELEASES_PREVIOUS_ATTRIBUTE, melior::ir::Attribute::unit(context));
+            let (released, previous, previous_slot) = release_previous_slot(&b, end, iteration, depth, empty, looped);
+            let previous_round = b.op(released, "arith.divui", &[previous, b.index(released, depth)]);
             let distance = b.op(released, "arith.muli", &[b.index(released, depth - 1), step]);
             let next = b.op(released, "arith.addi", &[iv, distance]);
             let refill = b.if_then(released, less(&b, released, next, upper));
             b.insert(refill, tile_dialect::ops::wait(empty, previous_slot, previous_round, b.location).expect("tile.wait"));
             issue(&b, refill, &aheads, looped, iv, next, previous_slot, barriers);
-            tile_dialect::ops::set_attribute(looped, super::CARRIES_GEMM_ATTRIBUTE, melior::ir::Attribute::unit(context));
         }
         Some(empty) => {
             b.insert(end, tile_dialect::ops::arrive(empty, slot, b.location).expect("tile.arrive"));
@@ -312,9 +317,7 @@ fn expand_loop<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>, pipel
             let more = less(&b, end, next, upper);
             let refill = b.if_then(end, b.op(end, "arith.andi", &[started, more]));
             let previous = b.op(refill, "arith.subi", &[iteration, one]);
-            let ring_depth = b.index(refill, depth);
-            let previous_slot = b.op(refill, "arith.remui", &[previous, ring_depth]);
-            let previous_round = b.op(refill, "arith.divui", &[previous, ring_depth]);
+            let [previous_slot, previous_round] = slot_and_round(&b, refill, previous, depth);
             b.insert(refill, tile_dialect::ops::wait(empty, previous_slot, previous_round, b.location).expect("tile.wait"));
             issue(&b, refill, &aheads, looped, iv, next, previous_slot, barriers);
         }

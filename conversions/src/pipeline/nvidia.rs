@@ -53,7 +53,8 @@ pub(crate) fn barrier_pointer<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, barriers:
     b.cast(at, "llvm.inttoptr", address, crate::attributes::llvm_pointer(context, 3))
 }
 
-fn i32_constant<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, value: i64) -> Value<'c, 'a> {
+/// An `i32` constant at `at`.
+pub(crate) fn i32_constant<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, value: i64) -> Value<'c, 'a> {
     b.value(at, melior::dialect::arith::constant(b.context, IntegerAttribute::new(IntegerType::new(b.context, 32).into(), value).into(), b.location))
 }
 
@@ -144,8 +145,7 @@ pub fn lower_barriers<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>
                 } else if released(barriers) {
                     // The warp's lanes are done reading (bar.warp.sync orders their reads before
                     // the first lane's release).
-                    let all_lanes = b.value(at, melior::dialect::arith::constant(context, IntegerAttribute::new(IntegerType::new(context, 32).into(), -1).into(), b.location));
-                    void(&b, at, "nvvm.bar.warp.sync", &[all_lanes], &[]);
+                    void(&b, at, "nvvm.bar.warp.sync", &[i32_constant(&b, at, -1)], &[]);
                     let lane = b.op(at, "arith.remui", &[b.thread_id(at), b.index(at, WARP)]);
                     let first = b.compare(at, "eq", lane, b.index(at, 0));
                     b.if_then(at, first)

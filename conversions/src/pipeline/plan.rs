@@ -15,9 +15,10 @@
 //! - `persistent` (sm_90a): one block per multiprocessor walks several output tiles, its ring
 //!   running on (`tile-persistent-kernels`' loop over (tile, step) pairs); `persistent = false`
 //!   in the input keeps one tile a block.
-//! - `producer` (sm_90a): `"warpgroup"` where a persistent kernel's ring, refilled and filled by
-//!   TMA alone, is filled by a warpgroup of its own (`tile.producer`, see `ahead` for when);
-//!   `producer = "none"` in the input keeps the copies on the kernel's threads.
+//! - `producer` (sm_90a): `"warpgroup"` where a ring, refilled and filled by TMA alone in a kernel
+//!   that runs one block a multiprocessor, is filled by a warpgroup of its own (`tile.producer`,
+//!   see `ahead` for when); `producer = "none"` in the input keeps the copies on the kernel's
+//!   threads, `"warpgroup"` asks for one where the register estimate would not choose it.
 //!
 //! Every loop on sm_90a whose copies from global into shared tiles can be issued ahead gets an
 //! `async` schedule, and each such copy the unit attribute `tile.ahead`: `tile-expand-pipelines`

@@ -16,9 +16,7 @@ use melior::{
     Context,
     ir::{
         BlockLike, RegionLike, Value,
-        attribute::IntegerAttribute,
         operation::{OperationBuilder, OperationLike, OperationRef},
-        r#type::IntegerType,
     },
 };
 use tile_dialect::ops::{nested_ops, op_name};
@@ -30,13 +28,12 @@ const THREADS_BARRIER: i64 = 1;
 /// `nvvm.setmaxregister <action> <count>` at `at`.
 fn set_max_registers<'c>(b: &Builder<'c>, at: At<'c, '_>, action: &str, count: i64) {
     let context = b.context;
-    let i32_type = IntegerType::new(context, 32).into();
     let action = melior::ir::Attribute::parse(context, &format!("#nvvm<action {action}>")).expect("nvvm action");
     b.insert(
         at,
         OperationBuilder::new("nvvm.setmaxregister", b.location)
             .add_attributes(&[
-                (melior::ir::Identifier::new(context, "regCount"), IntegerAttribute::new(i32_type, count).into()),
+                (melior::ir::Identifier::new(context, "regCount"), crate::attributes::integer(context, 32, count)),
                 (melior::ir::Identifier::new(context, "action"), action),
             ])
             .build()
@@ -99,12 +96,10 @@ pub fn split<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>, threads
     for op in &after[..after.len() - 1] {
         rewriter.move_op_before(*op, consumers.before);
     }
-    let i32_type = IntegerType::new(context, 32).into();
-    let i32_constant = |at: At<'c, 'a>, value: i64| b.value(at, melior::dialect::arith::constant(context, IntegerAttribute::new(i32_type, value).into(), b.location));
     let consumer_if = consumers.block.parent_operation().expect("scf.if");
     for barrier in nested_ops(consumer_if).into_iter().filter(|op| op_name(op) == "gpu.barrier") {
         let at = At::before(barrier);
-        let operands: [Value; 2] = [i32_constant(at, THREADS_BARRIER), i32_constant(at, threads)];
+        let operands: [Value; 2] = [super::nvidia::i32_constant(&b, at, THREADS_BARRIER), super::nvidia::i32_constant(&b, at, threads)];
         b.insert(
             at,
             OperationBuilder::new("nvvm.barrier", barrier.location())

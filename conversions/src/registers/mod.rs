@@ -182,8 +182,7 @@ pub fn tma_fillable(kernel: OperationRef, copies: &[OperationRef]) -> bool {
     copies.iter().filter_map(tile_dialect::ops::copy_parts).all(|parts| {
         let allocation = crate::pipeline::rings::tile_allocation(parts.dst).map(|allocation| key(&allocation));
         let k_dimension = allocation.and_then(|allocation| plan.core_tiles.get(&allocation).copied());
-        let wide = tile_dialect::ops::memref_shape(parts.dst).last().is_some_and(|columns| columns % patterns::BOX_COLUMNS == 0);
-        k_dimension.is_some_and(|k| wide || k == 1) && tma_box(parts.src, parts.src_offsets.len(), parts.dst).is_some()
+        k_dimension.is_some_and(|k| patterns::boxes_fill(&parts, k))
     })
 }
 

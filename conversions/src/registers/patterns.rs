@@ -38,7 +38,7 @@ pub use coopmat_held::{Held, held_plan};
 pub use mfma::{MfmaGemm, mfma_plan};
 pub use mma_sync::{MmaGemm, mma_plan};
 pub use tensor_cores::{wgmma_plan, zero_started};
-pub use tma::{ALIGNMENT_ATTRIBUTE, BOX_COLUMNS, TENSOR_MAP_BOX, tma_box};
+pub use tma::{ALIGNMENT_ATTRIBUTE, TENSOR_MAP_BOX, boxes_fill, tma_box};
 pub(crate) use tma_store::{TmaStore, tma_store_plan};
 
 /// The swizzle, in bytes, of the TMA boxes `box_` (outermost first) of elements of `bytes` bytes:

@@ -114,8 +114,7 @@ fn issues_copies(name: &str) -> bool {
 }
 
 pub fn producer(op: OperationRef) -> Verdict {
-    let name_of = |op: &OperationRef| op.name().as_string_ref().as_str().unwrap_or_default().to_owned();
-    let kernel = op.parent_operation().filter(|parent| name_of(parent) == "tile.kernel").ok_or(
+    let kernel = op.parent_operation().filter(|parent| crate::ops::op_name(parent) == "tile.kernel").ok_or(
         "expects to be a direct child of a tile.kernel (the block's extra warpgroup runs it beside the kernel's threads), but it is nested in another op",
     )?;
     let threads = crate::ops::integer_attribute(&kernel, "threads").unwrap_or(0);
@@ -125,22 +124,22 @@ pub fn producer(op: OperationRef) -> Verdict {
             1024 - PRODUCER_THREADS
         ));
     }
-    let producers = crate::ops::nested_ops(kernel).into_iter().filter(|other| name_of(other) == "tile.producer").count();
+    let producers = crate::ops::nested_ops(kernel).into_iter().filter(|other| crate::ops::op_name(other) == "tile.producer").count();
     if producers > 1 {
         return Err(format!("expects to be the only tile.producer of its kernel, but the kernel has {producers}"));
     }
     let body = crate::ops::nested_ops(op);
-    if let Some(other) = body.iter().find(|nested| !issues_copies(&name_of(nested))) {
+    if let Some(other) = body.iter().find(|nested| !issues_copies(&crate::ops::op_name(nested))) {
         return Err(format!(
             "expects only index arithmetic, scf.for, scf.if, tile.slot, tile.copy_async, tile.wait and tile.arrive in its body, but it holds '{}'",
-            name_of(other)
+            crate::ops::op_name(other)
         ));
     }
     // A barrier the producer arrives on completes its phases on the producer's arrival alone.
-    let arrived: Vec<Value> = body.iter().filter(|nested| name_of(nested) == "tile.arrive").filter_map(|arrive| arrive.operand(0).ok()).collect();
+    let arrived: Vec<Value> = body.iter().filter(|nested| crate::ops::op_name(nested) == "tile.arrive").filter_map(|arrive| arrive.operand(0).ok()).collect();
     let elsewhere = crate::ops::nested_ops(kernel)
         .into_iter()
-        .filter(|other| name_of(other) == "tile.arrive" && !body.contains(other))
+        .filter(|other| crate::ops::op_name(other) == "tile.arrive" && !body.contains(other))
         .find(|other| other.operand(0).is_ok_and(|barriers| arrived.contains(&barriers)));
     if elsewhere.is_some() {
         return Err("expects the barriers it arrives on to be arrived on only by the producer, but the kernel's threads arrive on one of them too".into());

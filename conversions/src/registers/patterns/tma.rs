@@ -80,6 +80,14 @@ pub fn tensor_box(tensor: Value, offsets: usize, rows: i64, box_columns: i64, by
     fits.then(|| std::iter::repeat_n(1, rank - 2).chain([rows, box_columns]).collect())
 }
 
+/// Whether TMA boxes fill the core-matrix tile that `parts` copies into, whose K is dimension
+/// `k_dimension`: [`tma_box`] serves it, and boxes narrower than 64 columns only where K is the
+/// columns (the descriptors of an MN-major operand step over whole 128-byte rows).
+pub fn boxes_fill(parts: &tile_dialect::ops::CopyParts, k_dimension: usize) -> bool {
+    let wide = memref_shape(parts.dst).last().is_some_and(|columns| columns % BOX_COLUMNS == 0);
+    tma_box(parts.src, parts.src_offsets.len(), parts.dst).is_some() && (wide || k_dimension == 1)
+}
+
 /// The allocations among `core_tiles` that TMA fills: every write into them is a `tile.copy_async`
 /// [`tma_box`] takes (rings of a pipelined loop's operand tiles).
 pub fn swizzled_tiles(ops: &[OperationRef], core_tiles: &HashMap<usize, usize>) -> std::collections::HashSet<usize> {
@@ -96,13 +104,7 @@ pub fn swizzled_tiles(ops: &[OperationRef], core_tiles: &HashMap<usize, usize>) 
             let mut any = false;
             let all = writers.all(|writer| {
                 any = true;
-                // Boxes narrower than 64 columns only for K-major tiles (K the columns): the
-                // descriptors of an MN-major operand step over whole 128-byte rows.
-                op_name(writer) == "tile.copy_async"
-                    && copy_async_parts(writer).is_some_and(|(parts, _, _)| {
-                        let wide = memref_shape(parts.dst).last().is_some_and(|columns| columns % BOX_COLUMNS == 0);
-                        tma_box(parts.src, parts.src_offsets.len(), parts.dst).is_some() && (wide || core_tiles[allocation] == 1)
-                    })
+                op_name(writer) == "tile.copy_async" && copy_async_parts(writer).is_some_and(|(parts, _, _)| boxes_fill(&parts, core_tiles[allocation]))
             });
             any && all
         })
