@@ -394,6 +394,28 @@ def bench_vulkan(directory, name_filter, no_time):
     return len(rows), failures
 
 
+ROUNDS = 1
+
+
+def time_pair(ours_fn, theirs_fn):
+    """Median times (ms) of our kernel and the baseline. With ROUNDS > 1 the two alternate, each
+    timed ROUNDS times, so that clock and temperature drift falls on both alike: the ratio is the
+    median of the rounds' ratios, reported with its range."""
+    if ROUNDS == 1:
+        ours = triton.testing.do_bench(ours_fn, warmup=50, rep=300, return_mode="median")
+        theirs = triton.testing.do_bench(theirs_fn, warmup=50, rep=300, return_mode="median")
+        return ours, theirs, ""
+    pairs = []
+    for _ in range(ROUNDS):
+        pairs.append((triton.testing.do_bench(ours_fn, warmup=25, rep=100, return_mode="median"),
+                      triton.testing.do_bench(theirs_fn, warmup=25, rep=100, return_mode="median")))
+    ratios = sorted(theirs / ours for ours, theirs in pairs)
+    ratio = float(numpy.median(ratios))
+    theirs = float(numpy.median([theirs for _, theirs in pairs]))
+    spread = f" (median of {ROUNDS} alternating rounds, range {ratios[0]:.3f}-{ratios[-1]:.3f})"
+    return theirs / ratio, theirs, spread
+
+
 def time_gemm(kernel):
     """Times a GEMM-family kernel against torch.matmul (cuBLAS) and a Triton GEMM on the same
     inputs; returns (name, ours, cuBLAS, Triton) in TFLOP/s."""
@@ -408,25 +430,26 @@ def time_gemm(kernel):
     m, k = a.shape
     n = b_kn.shape[1]
     flops = 2 * m * n * k
-    ours = triton.testing.do_bench(launch, warmup=50, rep=300, return_mode="median")
-    cublas = triton.testing.do_bench(lambda: torch.matmul(a, b_kn), warmup=50, rep=300, return_mode="median")
+    ours, cublas, spread = time_pair(launch, lambda: torch.matmul(a, b_kn))
     trit = time_triton(a.contiguous(), b_kn.contiguous())
     tf = lambda ms: flops / ms / 1e9
-    print(f"  ours {tf(ours):.0f} TFLOP/s, cuBLAS {tf(cublas):.0f}, Triton {tf(trit):.0f}, ours/cuBLAS {cublas / ours:.3f}", flush=True)
+    print(f"  ours {tf(ours):.0f} TFLOP/s, cuBLAS {tf(cublas):.0f}, Triton {tf(trit):.0f}, ours/cuBLAS {cublas / ours:.3f}{spread}", flush=True)
     return kernel.name, tf(ours), tf(cublas), tf(trit)
 
 
 def main():
-    global DYNAMIC_MNK
+    global DYNAMIC_MNK, ROUNDS
     parser = argparse.ArgumentParser()
     parser.add_argument("kernels")
     parser.add_argument("--filter", default="")
     parser.add_argument("--no-time", action="store_true")
     parser.add_argument("--vulkan-only", action="store_true", help="only the spirv-coopmat kernels in KERNEL_DIR/vulkan")
     parser.add_argument("--force-time", action="store_true", help="time kernels that failed the check too (experiments)")
+    parser.add_argument("--rounds", type=int, default=1, help="time GEMMs and cuBLAS in this many alternating rounds")
     parser.add_argument("--dynamic-mnk", default=",".join(map(str, DYNAMIC_MNK)), help="M,N,K for kernels with dynamic shapes")
     args = parser.parse_args()
     DYNAMIC_MNK = tuple(int(size) for size in args.dynamic_mnk.split(","))
+    ROUNDS = args.rounds
     ok(cu.cuInit(0))
     torch.manual_seed(0)
     torch.empty(1, device="cuda")  # make the primary context current
