@@ -96,6 +96,10 @@ def Tile_SharedLayoutAttr : Tile_Attr<"SharedLayout", "smem"> {
       `boxes` how many boxes side by side make the tile;
     - `buffers`: copies of the tile in a pipelined loop's ring (1 outside one).
 
+    A box with no swizzle, 8 columns wide (`box = [R, 8]`, `boxes` = columns / 8) is the column
+    slabs sm_90a's threads write a wgmma operand tile in when TMA does not fill it: 8 rows of a
+    slab are one core matrix.
+
     Example: an sm_90a B tile of 32x128 f16 read N-major by wgmma, in two 64-column boxes.
 
     ```mlir

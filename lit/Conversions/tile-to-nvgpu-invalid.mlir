@@ -106,8 +106,9 @@ func.func @float_capture(%A: memref<1024x1024xf16>, %B: memref<1024x1024xf16>, %
 
 // -----
 
-// A tile.layout written by hand that the gemm's operand cannot use (wgmma reads this 64x16 A tile
-// with the 32-byte swizzle) is an error naming the tile, the layout and the gemm that wants another.
+// A tile.layout written by hand that the gemm's operand cannot use (lowered without the planning
+// passes, the threads copy this 64x16 A tile: wgmma reads it as column slabs) is an error naming the
+// tile, the layout and the gemm that wants another.
 func.func @stale_layout(%A: memref<128x48xf16>, %B: memref<48x96xf16>, %C: memref<128x96xf16>) {
   %c0 = arith.constant 0 : index
   %c2 = arith.constant 2 : index
@@ -135,6 +136,33 @@ func.func @stale_layout(%A: memref<128x48xf16>, %B: memref<48x96xf16>, %C: memre
       memref.store %r, %Cf[%i, %j] : memref<64x64xf32, #tile.fragment>
     }
     tile.copy %Cf, %C[%m0, %n0] : memref<64x64xf32, #tile.fragment>, memref<128x96xf16>
+  }
+  return
+}
+
+// -----
+
+// A tile laid out for TMA's swizzled boxes (what tile-infer-layouts records for a tile the loop's
+// ring will fill) lowered without tile-plan-pipelines and tile-expand-pipelines, whose rings TMA
+// fills: the threads copy it, and the error says which passes the layout needs.
+func.func @layout_for_rings(%A: memref<128x64xf16>, %B: memref<64x64xf16>, %C: memref<128x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c2) threads(128) (%bx) {
+    // expected-error-re @+1 {{'tile.alloc_shared' op has no consistent layout on sm_90a: its tile.layout attribute lays it out as #tile.smem<swizzle = 128, box = [64, 64]>, 'tile.gemm' at {{.*}} wants #tile.smem<box = [64, 8], boxes = 8>; TMA fills a swizzled tile only from the rings of tile-plan-pipelines and tile-expand-pipelines (run them before the lowering, as the tile-to-nvvm pipeline does, or drop the attribute)}}
+    %As = tile.alloc_shared {tile.layout = #tile.smem<swizzle = 128, box = [64, 64]>} : memref<64x64xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    tile.fill %Cf, %zero : memref<64x64xf32, #tile.fragment>
+    %m0 = arith.muli %bx, %c64 : index
+    tile.pipelined %k = %c0 to %c2 stages(2) {
+      tile.copy %A[%m0, %c0], %As : memref<128x64xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%c0, %c0], %Bs : memref<64x64xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %Cf : memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+    }
+    tile.copy %Cf, %C[%m0, %c0] : memref<64x64xf32, #tile.fragment>, memref<128x64xf32>
   }
   return
 }

@@ -16,8 +16,9 @@
 // CHECK-DAG: %[[C1:.*]] = arith.constant 1 : index
 // CHECK-DAG: %[[C4:.*]] = arith.constant 4 : index
 // CHECK: tile.kernel grid(%{{.*}}, %{{.*}}) threads(128)
-// CHECK: %[[A:.*]] = tile.alloc_shared : memref<4x128x64xf16, #gpu.address_space<workgroup>>
-// CHECK: %[[B:.*]] = tile.alloc_shared : memref<4x64x128xf16, #gpu.address_space<workgroup>>
+// The rings keep their tiles' layouts (TMA's swizzled boxes), four times.
+// CHECK: %[[A:.*]] = tile.alloc_shared {tile.layout = #tile.smem<swizzle = 128, box = [128, 64], buffers = 4>} : memref<4x128x64xf16, #gpu.address_space<workgroup>>
+// CHECK: %[[B:.*]] = tile.alloc_shared {tile.layout = #tile.smem<swizzle = 128, box = [64, 64], boxes = 2, buffers = 4>} : memref<4x64x128xf16, #gpu.address_space<workgroup>>
 // CHECK: %[[STEPS:.*]] = arith.muli %{{.*}}, %{{.*}} : index
 // CHECK: %[[FULL:.*]] = tile.alloc_barriers : memref<4xi64, #gpu.address_space<workgroup>>
 // CHECK: %[[FREE:.*]] = tile.alloc_barriers : memref<4xi64, #gpu.address_space<workgroup>>

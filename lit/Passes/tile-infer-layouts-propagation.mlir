@@ -7,7 +7,10 @@
 // accumulators; the row statistics get the row slice (a row lies in the 4 lanes of a quad); P, the
 // second gemm's register A operand, holds each element where S does, so S -> P is per thread.
 // CHECK-LABEL: func.func @attention
-// CHECK-COUNT-3: tile.alloc_shared {tile.layout = #tile.smem<swizzle = 128, box = [64, 64]>}
+// Q, copied once by the threads, is column slabs of 8 (core matrices, no swizzle); K and V, which the
+// loop's ring fills by TMA (tile-plan-pipelines issues their copies ahead), TMA's swizzled boxes.
+// CHECK: tile.alloc_shared {tile.layout = #tile.smem<box = [64, 8], boxes = 8>}
+// CHECK-COUNT-2: tile.alloc_shared {tile.layout = #tile.smem<swizzle = 128, box = [64, 64]>}
 // CHECK-NEXT: %[[S:.*]] = tile.alloc_fragment {tile.layout = #tile.frag<shape = [64, 64], threads = 128,
 // CHECK-SAME: thread = (d0, d1) -> ((d0 floordiv 16) * 32 + (d0 mod 8) * 4 + (d1 mod 8) floordiv 2),
 // CHECK-SAME: slot = (d0, d1) -> ((d1 floordiv 8) * 4 + ((d0 mod 16) floordiv 8) * 2 + d1 mod 2), origin = "wgmma.acc.m64n64">}

@@ -308,3 +308,37 @@ func.func @rescaled_in_loop(%A: memref<64x128xf16>, %B: memref<128x64xf16>, %C: 
   return
 }
 }
+
+// -----
+
+// sm_90a: a wgmma operand tile is laid out the way it is filled. A, copied ahead into the loop's
+// ring (tile-plan-pipelines will issue it as TMA boxes), with K = 128: two 64-column boxes along K,
+// each with the 128-byte swizzle. B, copied once by the threads before the loop: column slabs of 8
+// elements (core matrices, no swizzle).
+// CHECK-LABEL: func.func @operands_as_filled
+// CHECK: tile.alloc_shared {tile.layout = #tile.smem<swizzle = 128, box = [64, 64], boxes = 2>} : memref<64x128xf16
+// CHECK-NEXT: tile.alloc_shared {tile.layout = #tile.smem<box = [128, 8], boxes = 8>} : memref<128x64xf16
+module attributes {tile.target = "sm_90a"} {
+func.func @operands_as_filled(%A: memref<256x512xf16>, %B: memref<128x64xf16>, %C: memref<256x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c4) threads(128) (%bx) {
+    %As = tile.alloc_shared : memref<64x128xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<128x64xf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    tile.fill %Cf, %zero : memref<64x64xf32, #tile.fragment>
+    %m0 = arith.muli %bx, %c64 : index
+    tile.copy %B[%c0, %c0], %Bs : memref<128x64xf16>, memref<128x64xf16, #gpu.address_space<workgroup>>
+    tile.pipelined %k = %c0 to %c4 stages(2) {
+      %k0 = arith.muli %k, %c128 : index
+      tile.copy %A[%m0, %k0], %As : memref<256x512xf16>, memref<64x128xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %Cf : memref<64x128xf16, #gpu.address_space<workgroup>>, memref<128x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+    }
+    tile.copy %Cf, %C[%m0, %c0] : memref<64x64xf32, #tile.fragment>, memref<256x64xf32>
+  }
+  return
+}
+}

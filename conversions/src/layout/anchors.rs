@@ -56,14 +56,16 @@ fn is_16_bit(value: Value) -> bool {
 /// accumulator rows lie on the same threads; cooperative matrices anchor nothing there (their
 /// accumulators are staged through workgroup memory at each gemm; holding a chain's accumulators in
 /// matrices is not written yet).
-pub fn gemm_anchors<'c, 'a>(gemm: OperationRef<'c, 'a>, chip: &str, threads: i64, chained: bool) -> Vec<Anchor<'c, 'a>> {
+/// `tma` says whether TMA fills a shared tile whose K is the given dimension (sm_90a: swizzled
+/// boxes; otherwise the threads' column slabs).
+pub fn gemm_anchors<'c, 'a>(gemm: OperationRef<'c, 'a>, chip: &str, threads: i64, chained: bool, tma: &dyn Fn(Value<'c, 'a>, usize) -> bool) -> Vec<Anchor<'c, 'a>> {
     let Some(ops) = operands(gemm) else { return Vec::new() };
     if crate::support::element_of(ops.c) != Some(Element::F32) || !is_16_bit(ops.a) || !is_16_bit(ops.b) {
         return Vec::new();
     }
     match chip {
         "sm_90a" => {
-            let anchors = sm90a(&ops, threads);
+            let anchors = sm90a(&ops, threads, tma);
             if anchors.is_empty() { mma_sync(&ops, threads, chained) } else { anchors }
         }
         "gfx942" => gfx942(&ops, threads, chained),
@@ -72,9 +74,10 @@ pub fn gemm_anchors<'c, 'a>(gemm: OperationRef<'c, 'a>, chip: &str, threads: i64
     }
 }
 
-/// sm_90a: wgmma on warpgroups splitting M; A and B in swizzled shared tiles (TMA boxes), or A in
+/// sm_90a: wgmma on warpgroups splitting M; A and B in shared tiles as core matrices (TMA's
+/// swizzled boxes where `tma` says TMA fills them, else the threads' column slabs), or A in
 /// registers in the accumulator's arrangement.
-fn sm90a<'c, 'a>(ops: &Operands<'c, 'a>, threads: i64) -> Vec<Anchor<'c, 'a>> {
+fn sm90a<'c, 'a>(ops: &Operands<'c, 'a>, threads: i64, tma: &dyn Fn(Value<'c, 'a>, usize) -> bool) -> Vec<Anchor<'c, 'a>> {
     let warpgroups = threads / 128;
     if threads % 128 != 0 || ops.m % (64 * warpgroups.max(1)) != 0 || ops.n % 8 != 0 || ops.n > 256 || ops.k % 16 != 0 {
         return Vec::new();
@@ -86,12 +89,11 @@ fn sm90a<'c, 'a>(ops: &Operands<'c, 'a>, threads: i64) -> Vec<Anchor<'c, 'a>> {
     if !is_shared(ops.a) && !ops.transpose_a {
         anchors.push(Anchor { tile: ops.a, layout: Layout::Fragment(atoms::wgmma_a_operand(ops.m, ops.k, warpgroups)) });
     }
-    if let Ok((a, b)) = crate::nvgpu::chip::operand_layouts(ops.m, ops.n, ops.k, ops.transpose_a, ops.transpose_b) {
-        if is_shared(ops.a) {
-            anchors.push(Anchor { tile: ops.a, layout: Layout::Shared(a) });
-        }
-        if is_shared(ops.b) {
-            anchors.push(Anchor { tile: ops.b, layout: Layout::Shared(b) });
+    // The dimension that is K: A is MxK (KxM transposed), B KxN (NxK transposed).
+    for (tile, k_dimension) in [(ops.a, if ops.transpose_a { 0 } else { 1 }), (ops.b, if ops.transpose_b { 1 } else { 0 })] {
+        let [rows, columns] = memref_shape(tile)[..] else { continue };
+        if let Some(layout) = is_shared(tile).then(|| crate::nvgpu::chip::operand_layout(rows, columns, tma(tile, k_dimension))).flatten() {
+            anchors.push(Anchor { tile, layout: Layout::Shared(layout) });
         }
     }
     anchors

@@ -159,17 +159,29 @@ fn strategy<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str) -> Result<String, 
     }
 }
 
-/// Returns the layouts of `kernel`'s tiles and loops on `chip` for the plain strategy: those
-/// recorded on it (by this pass or by hand), and what inference gives the rest, for a lowering run
-/// without the pass.
-pub fn infer_for_lowering<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str) -> Result<Inferred<'c, 'a>, Failure<'c, 'a>> {
-    propagate::infer(kernel, chip)
+/// Which copies layout inference takes to fill wgmma's shared tiles by TMA on sm_90a (swizzled
+/// boxes; the threads' copies write column slabs).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Rings {
+    /// The copies the loops' rings issue ahead, as `tile-plan-pipelines` marks them or will: what
+    /// this pass records, for the rings `tile-expand-pipelines` then writes (the tile-to-nvvm
+    /// pipeline runs both before the lowering).
+    Forecast,
+    /// The `tile.copy_async`s already written: what a lowering finds.
+    Written,
+}
+
+/// Returns the layouts of `kernel`'s tiles and loops on `chip`: those recorded on it (by this pass
+/// or by hand), and what inference gives the rest (a lowering run without the pass), with `rings`
+/// saying which copies fill wgmma's tiles by TMA.
+pub fn infer_for_lowering<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str, rings: Rings) -> Result<Inferred<'c, 'a>, Failure<'c, 'a>> {
+    propagate::infer(kernel, chip, rings)
 }
 
 /// Records the layout of every tile and loop of `kernel` on `chip`, and its strategy.
 fn infer_kernel<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>, chip: &str) -> Result<(), Failure<'c, 'a>> {
     let strategy = strategy(kernel, chip)?;
-    let inferred = infer_for_lowering(kernel, chip)?;
+    let inferred = infer_for_lowering(kernel, chip, Rings::Forecast)?;
     for (allocation, layout) in inferred.tiles {
         // A rank-0 fragment (a reduction to a scalar) has no `#tile.frag` (its shape would be
         // empty); the lowerings infer its layout again.

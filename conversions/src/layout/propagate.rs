@@ -84,19 +84,17 @@ impl<'c, 'a> Inference<'c, 'a> {
         let first = if *first == tile { format!("its {LAYOUT_ATTRIBUTE} attribute") } else { describe(first) };
         // Two layouts of one origin differ in their maps: say so, or the message reads as a
         // conflict of a layout with itself.
+        // A shared tile laid out for the TMA ring the planning passes build, lowered without them
+        // (the threads copy it): the fix is the passes, not another tile.
+        let swizzled = |layout: &Layout| matches!(layout, Layout::Shared(shared) if shared.swizzle > 0);
+        let fix = if swizzled(had) != swizzled(wants) && matches!((had, wants), (Layout::Shared(_), Layout::Shared(_))) {
+            "TMA fills a swizzled tile only from the rings of tile-plan-pipelines and tile-expand-pipelines (run them before the lowering, as the tile-to-nvvm pipeline does, or drop the attribute)"
+        } else {
+            "give each use a tile of its own (copy it, through shared memory where the threads differ)"
+        };
         let (had, wants) = (had.summary(), wants.summary());
         let wants = if had == wants { format!("another {} (other thread or slot maps)", wants.trim_start_matches("the ")) } else { wants };
-        (
-            tile,
-            format!(
-                "has no consistent layout on {}: {} lays it out as {}, {} wants {}; give each use a tile of its own (copy it, through shared memory where the threads differ)",
-                self.chip,
-                first,
-                had,
-                describe(second),
-                wants
-            ),
-        )
+        (tile, format!("has no consistent layout on {}: {} lays it out as {}, {} wants {}; {fix}", self.chip, first, had, describe(second), wants))
     }
 
     fn fragment(&self, tile: &OperationRef) -> Option<&FragmentLayout> {
@@ -343,7 +341,7 @@ fn accesses<'c, 'a>(parallel: OperationRef<'c, 'a>) -> Vec<Access<'c, 'a>> {
 }
 
 /// Infers the layout of every tile and loop of `kernel` for `chip`.
-pub fn infer<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str) -> Result<Inferred<'c, 'a>, Failure<'c, 'a>> {
+pub fn infer<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str, rings: super::Rings) -> Result<Inferred<'c, 'a>, Failure<'c, 'a>> {
     let threads = integer_attribute(&kernel, "threads").unwrap_or(0);
     let mut inference = Inference { chip: chip.to_owned(), threads, tiles: HashMap::new(), loops: HashMap::new() };
     let ops = nested_ops(kernel);
@@ -362,9 +360,16 @@ pub fn infer<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str) -> Result<Inferre
         }
     }
     let chained = ops.iter().filter(|op| op_name(op) == "tile.gemm").count() > 1;
+    // sm_90a: the copies the loops' rings issue ahead, which TMA may fill wgmma's tiles with (as
+    // `tile-plan-pipelines` marked them, or will).
+    let ahead: Vec<OperationRef> = if chip == crate::nvgpu::CHIP && rings == super::Rings::Forecast { crate::pipeline::ahead::issued_ahead(kernel, &ops) } else { Vec::new() };
+    let tma = |tile: Value<'c, 'a>, k_dimension: usize| {
+        crate::pipeline::rings::tile_allocation(tile).is_some_and(|allocation| crate::registers::tma_fills(&ops, key(&allocation), k_dimension, &ahead))
+    };
     for gemm in ops.iter().filter(|op| op_name(op) == "tile.gemm") {
-        for anchor in anchors::gemm_anchors(*gemm, chip, threads, chained) {
-            if let Some(tile) = allocation(anchor.tile) {
+        for anchor in anchors::gemm_anchors(*gemm, chip, threads, chained, &tma) {
+            // A ring's slot stands for the ring (`tile-expand-pipelines`).
+            if let Some(tile) = allocation(anchor.tile).or_else(|| crate::pipeline::rings::tile_allocation(anchor.tile)) {
                 inference.want(tile, anchor.layout, *gemm)?;
             }
         }

@@ -1,6 +1,6 @@
 //! Facts of the sm_90a parts this lowering is tuned for (H100 SXM, H200), and the shared layouts
-//! in which TMA writes and wgmma reads a gemm's operand tiles (the anchors `tile-infer-layouts`
-//! records for them).
+//! in which TMA or the threads write and wgmma reads a gemm's operand tiles (the anchors
+//! `tile-infer-layouts` records for them, which the lowering reads).
 
 use tile_dialect::layout::SharedLayout;
 
@@ -32,41 +32,23 @@ pub fn registers_beside_producer(threads: i64) -> i64 {
     ((SCHEDULER_REGISTERS - 32 * PRODUCER_REGISTERS) / (32 * warps_per_scheduler) / 8 * 8).min(256)
 }
 
-/// The largest swizzle span that one row of `row_bytes` fills exactly.
-fn swizzle_for_row(row_bytes: i64) -> Option<i64> {
-    [128, 64, 32].into_iter().find(|span| row_bytes % span == 0)
-}
-
 /// A shared tile written in boxes of `rows` x `inner` elements, `boxes` of them side by side along
 /// the inner dimension, each row swizzled over `swizzle` bytes.
 fn boxed(swizzle: i64, rows: i64, inner: i64, boxes: i64) -> SharedLayout {
     SharedLayout { swizzle, r#box: vec![rows, inner], boxes, ..SharedLayout::row_major() }
 }
 
-/// Returns the shared layouts of the A and B tiles of an `bm`x`bn`x`bk` wgmma gemm (16-bit inputs):
-/// K-major rows take the largest swizzle a row fills; MN-major tiles are read in 64-column boxes
-/// with the 128-byte swizzle. `Err` says which shape no swizzled layout serves.
-pub fn operand_layouts(bm: i64, bn: i64, bk: i64, transpose_a: bool, transpose_b: bool) -> Result<(SharedLayout, SharedLayout), String> {
-    let k_row = bk * 2;
-    let k_major_swizzle = swizzle_for_row(k_row).filter(|_| k_row <= 128).ok_or_else(|| {
-        format!("expects a K tile of 16, 32 or 64 elements on sm_90a (one swizzled row of at most 128 bytes), but got {bk}")
-    })?;
-    if bm > 256 {
-        return Err(format!("expects M <= 256 (one TMA box), but got {bm}"));
+/// The layout in which a `rows` x `columns` wgmma operand tile (16-bit elements) is written and
+/// read: with `tma`, the copy engine's boxes of 64 columns with the 128-byte swizzle (a tile of 32
+/// or 16 columns: one box, its rows' 64- or 32-byte swizzle); without, column slabs of 8 elements
+/// in which 8 rows make one core matrix (no swizzle: what the threads' own copies write). `None`
+/// where neither serves the shape (columns not whole slabs; for TMA, not whole boxes).
+pub fn operand_layout(rows: i64, columns: i64, tma: bool) -> Option<SharedLayout> {
+    if tma {
+        let width = if columns % 64 == 0 { 64 } else { columns };
+        return (columns > 0 && (width == 64 || width == 32 || width == 16)).then(|| boxed(width * 2, rows, width, columns / width));
     }
-    // A as KxM is M-major: 64-column boxes with the 128-byte swizzle, one per m64 tile.
-    let a = if transpose_a { boxed(128, bk, 64, bm / 64) } else { boxed(k_major_swizzle, bm, bk, 1) };
-    let b = if transpose_b {
-        boxed(k_major_swizzle, bn, bk, 1)
-    } else {
-        if bn % 64 != 0 {
-            return Err(format!(
-                "expects N to be a multiple of 64 when B is KxN (N-major, read in 128-byte swizzled columns), but got {bn}; use transpose_b with an NxK B"
-            ));
-        }
-        boxed(128, bk, 64, bn / 64)
-    };
-    Ok((a, b))
+    (columns > 0 && columns % 8 == 0).then(|| boxed(0, rows, 8, columns / 8))
 }
 
 /// The split of a block's warps over an `m`x`n` accumulator of `mma.sync.m16n8k16` tiles (16x8):
@@ -110,18 +92,19 @@ mod tests {
     }
 
     #[test]
-    fn k_major_operands_take_the_swizzle_their_rows_fill() {
-        let (a, b) = operand_layouts(128, 256, 32, false, true).expect("a wgmma shape");
-        assert_eq!((a.swizzle, a.r#box.clone(), a.boxes), (64, vec![128, 32], 1));
-        assert_eq!((b.swizzle, b.r#box.clone(), b.boxes), (64, vec![256, 32], 1));
+    fn tma_boxes_are_64_columns_wide_or_a_k_tile_of_32_or_16() {
+        let layout = |rows, columns| operand_layout(rows, columns, true).map(|l| (l.swizzle, l.r#box, l.boxes));
+        assert_eq!(layout(64, 256), Some((128, vec![64, 64], 4)));
+        assert_eq!(layout(64, 128), Some((128, vec![64, 64], 2)), "a K tile of 128: two boxes along K");
+        assert_eq!(layout(128, 32), Some((64, vec![128, 32], 1)));
+        assert_eq!(layout(256, 16), Some((32, vec![256, 16], 1)));
+        assert_eq!(layout(64, 96), None, "96 columns are no whole boxes");
     }
 
     #[test]
-    fn n_major_b_is_read_in_64_column_boxes() {
-        let (_, b) = operand_layouts(128, 256, 64, false, false).expect("a wgmma shape");
-        assert_eq!((b.swizzle, b.r#box.clone(), b.boxes), (128, vec![64, 64], 4));
-        let error = operand_layouts(128, 96, 64, false, false).expect_err("N = 96 is no whole box");
-        assert!(error.contains("use transpose_b"), "{error}");
-        assert!(operand_layouts(128, 128, 128, false, false).is_err());
+    fn threads_write_column_slabs_of_8() {
+        let slabs = operand_layout(64, 96, false).expect("12 slabs");
+        assert_eq!((slabs.swizzle, slabs.r#box, slabs.boxes), (0, vec![64, 8], 12));
+        assert!(operand_layout(64, 12, false).is_none());
     }
 }

@@ -169,9 +169,10 @@ pub fn goes_ahead(kernel: OperationRef, pipelined: OperationRef, copy: Operation
         })
 }
 
-/// Plans `pipelined` (in `kernel`) on sm_90a: `None` when no copy can run ahead or the loop has one
-/// stage.
-pub fn plan<'c, 'a>(kernel: OperationRef<'c, 'a>, pipelined: OperationRef<'c, 'a>) -> Option<Ring<'c, 'a>> {
+/// The ring of `pipelined` (in `kernel`) on sm_90a, its depth and the copies issued ahead into it:
+/// `None` when no copy can run ahead, the loop has one stage or no ring of two fits. What
+/// [`plan`] builds on, and what layout inference asks to know which tiles TMA will fill.
+pub fn ring<'c, 'a>(kernel: OperationRef<'c, 'a>, pipelined: OperationRef<'c, 'a>) -> Option<RingFit<'c, 'a>> {
     let stages = integer_attribute(&pipelined, "stages").unwrap_or(1);
     if stages < 2 {
         return None;
@@ -197,6 +198,40 @@ pub fn plan<'c, 'a>(kernel: OperationRef<'c, 'a>, pipelined: OperationRef<'c, 'a
         .map(|memref| padded(tile_bytes(memref)))
         .sum();
     let depth = (2..=stages.min(super::MAX_DEPTH)).rev().find(|depth| shared + (depth - 1) * ring_tiles + 8 * depth <= SHARED_BUDGET)?;
+    Some(RingFit { depth, copies, shared, ring_tiles })
+}
+
+/// The copies of `kernel` (whose ops are `ops`) that rings issue ahead on sm_90a: those
+/// `tile-plan-pipelines` marked (`tile.ahead`: it planned their loop, whose rings the expansion
+/// may be building), or where a loop has none, those its [`ring`] would issue.
+pub fn issued_ahead<'c, 'a>(kernel: OperationRef<'c, 'a>, ops: &[OperationRef<'c, 'a>]) -> Vec<OperationRef<'c, 'a>> {
+    let mut copies = Vec::new();
+    for pipelined in ops.iter().filter(|op| op_name(op) == "tile.pipelined") {
+        let marked: Vec<OperationRef> = nested_ops(*pipelined).into_iter().filter(|op| op.attribute(super::AHEAD_ATTRIBUTE).is_ok()).collect();
+        if !marked.is_empty() {
+            copies.extend(marked);
+        } else if let Some(ring) = ring(kernel, *pipelined) {
+            copies.extend(ring.copies);
+        }
+    }
+    copies
+}
+
+/// A loop's [`ring`].
+pub struct RingFit<'c, 'a> {
+    /// Tiles each ring holds.
+    pub depth: i64,
+    /// The copies issued ahead.
+    pub copies: Vec<OperationRef<'c, 'a>>,
+    /// Bytes of the kernel's shared tiles and barriers.
+    shared: i64,
+    /// Bytes of one slot of every ring.
+    ring_tiles: i64,
+}
+
+/// Plans `pipelined` (in `kernel`) on sm_90a: `None` where it has no [`ring`].
+pub fn plan<'c, 'a>(kernel: OperationRef<'c, 'a>, pipelined: OperationRef<'c, 'a>) -> Option<Ring<'c, 'a>> {
+    let RingFit { depth, copies, shared, ring_tiles } = ring(kernel, pipelined)?;
     let release_previous = accumulates_only(pipelined, &copies);
     let persistent = pipelined.attribute(super::persistent::TILE_STEPS).is_ok();
     // A producer pays where the ring is refilled (a loop whose every iteration fits in the ring

@@ -205,6 +205,11 @@ fn expand_loop<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>, pipel
             let ring_type = MemRefType::new(memref.element(), &shape, None, workgroup);
             let allocation = OperationResult::try_from(tile).expect("planned: an allocation").owner();
             let ring = b.value(At::before(allocation), tile_dialect::ops::alloc_shared(ring_type, allocation.location()).expect("tile.alloc_shared"));
+            // The ring keeps the tile's layout, `depth` times.
+            if let Some(layout) = allocation.attribute(tile_dialect::layout::LAYOUT_ATTRIBUTE).ok().and_then(tile_dialect::layout::SharedLayout::from_attribute) {
+                let ring_layout = tile_dialect::layout::SharedLayout { buffers: depth, ..layout };
+                tile_dialect::ops::set_attribute(OperationResult::try_from(ring).expect("an allocation").owner(), tile_dialect::layout::LAYOUT_ATTRIBUTE, ring_layout.to_attribute(context));
+            }
             Ahead { copy: *copy, tile, ring }
         })
         .collect();

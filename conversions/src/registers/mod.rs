@@ -30,7 +30,7 @@ pub mod promote;
 mod wgmma;
 
 pub use distribute::{Distribution, distribute};
-pub use patterns::{ALIGNMENT_ATTRIBUTE, TENSOR_MAP_BOX, tma_box, tma_swizzle};
+pub use patterns::{ALIGNMENT_ATTRIBUTE, TENSOR_MAP_BOX, tma_box, tma_fills, tma_swizzle};
 
 use crate::{kernels::Failure, layout::Layout};
 use melior::{Context, ir::operation::{OperationLike, OperationRef}};
@@ -169,7 +169,7 @@ impl Plan<'_, '_> {
 /// the ring's `tile.copy_async`s once they exist). Quiet: the lowering says why a gemm is off
 /// wgmma.
 pub fn tma_fillable(kernel: OperationRef, copies: &[OperationRef]) -> bool {
-    let Ok(inferred) = crate::layout::infer_for_lowering(kernel, "sm_90a") else { return false };
+    let Ok(inferred) = crate::layout::infer_for_lowering(kernel, "sm_90a", crate::layout::Rings::Forecast) else { return false };
     let mut layouts = Layouts::default();
     for (allocation, layout) in inferred.tiles {
         if let Layout::Fragment(layout) = layout
@@ -190,7 +190,7 @@ pub fn tma_fillable(kernel: OperationRef, copies: &[OperationRef]) -> bool {
 /// which op has none and why. Changes nothing. `shuffles` is the lane count of the target's warp
 /// shuffles (`None`: exchanges go through workgroup memory).
 pub fn plan<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str, shuffles: Option<i64>) -> Result<Result<Plan<'c, 'a>, Unsupported<'c, 'a>>, Failure<'c, 'a>> {
-    let inferred = crate::layout::infer_for_lowering(kernel, chip)?;
+    let inferred = crate::layout::infer_for_lowering(kernel, chip, crate::layout::Rings::Written)?;
     let mut layouts = Layouts { fragments: HashMap::new(), loops: HashMap::new(), core_tiles: HashMap::new(), swizzled: Default::default(), wgmma: Default::default(), mfma: HashMap::new(), mma: HashMap::new(), coopmat: HashMap::new(), held: HashMap::new(), padding: HashMap::new(), reductions: HashMap::new(), tma_stores: HashMap::new(), own_staging: 0, zero_start: Default::default() };
     let mut fragments = Vec::new();
     let mut shared = Vec::new();
@@ -231,7 +231,12 @@ pub fn plan<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str, shuffles: Option<i
     let mut off_wgmma = Vec::new();
     if chip == "sm_90a" {
         let plan = patterns::wgmma_plan(&ops, &layouts);
-        (layouts.core_tiles, layouts.swizzled, layouts.wgmma, off_wgmma) = (plan.core_tiles, plan.swizzled, plan.gemms, plan.off);
+        if let Err(unsupported) = core_tiles_as_recorded(&ops, &shared, &plan) {
+            return Ok(Err(unsupported));
+        }
+        // The tiles TMA fills, as their recorded layouts say (checked against their copies above).
+        let swizzled = shared.iter().filter(|(allocation, layout)| layout.swizzle > 0 && plan.core_tiles.contains_key(&key(allocation))).map(|(allocation, _)| key(allocation)).collect();
+        (layouts.core_tiles, layouts.swizzled, layouts.wgmma, off_wgmma) = (plan.core_tiles, swizzled, plan.gemms, plan.off);
         layouts.zero_start = patterns::zero_started(&ops, &layouts.wgmma);
         // The gemms off wgmma whose accumulator has the mma layout run on mma.sync; the rest,
         // and those the mma rule cannot take, on the scalar rule (with a warning).
@@ -288,6 +293,41 @@ pub fn plan<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str, shuffles: Option<i
         );
     }
     Ok(Ok(Plan { layouts, ops, fragments, scratch_bytes, shared, padded }))
+}
+
+/// Checks that every shared tile wgmma reads as core matrices (a live one: rings replace the tiles
+/// they were made for) is laid out as its `tile.layout` says: in TMA's swizzled boxes where TMA
+/// fills it, in the threads' column slabs where the threads copy it
+/// (`crate::nvgpu::chip::operand_layout`; `tile-infer-layouts` records the same from the copies the
+/// rings will issue).
+fn core_tiles_as_recorded<'c, 'a>(ops: &[OperationRef<'c, 'a>], shared: &[(OperationRef<'c, 'a>, tile_dialect::layout::SharedLayout)], plan: &patterns::WgmmaPlan<'c, 'a>) -> Result<(), Unsupported<'c, 'a>> {
+    for (allocation, recorded) in shared {
+        let Some(&k_dimension) = plan.core_tiles.get(&key(allocation)) else { continue };
+        let Ok(tile) = allocation.result(0).map(melior::ir::Value::from) else { continue };
+        if !ops.iter().any(|op| op.operands().any(|operand| operand == tile)) {
+            continue;
+        }
+        let shape = tile_dialect::ops::memref_shape(tile);
+        let [rows, columns] = shape[shape.len().saturating_sub(2)..] else { continue };
+        let tma = plan.swizzled.contains(&key(allocation));
+        let wanted = crate::nvgpu::chip::operand_layout(rows, columns, tma);
+        use tile_dialect::layout::SharedLayout;
+        let same = wanted.as_ref().is_some_and(|wanted| SharedLayout { buffers: 1, ..wanted.clone() } == SharedLayout { buffers: 1, ..recorded.clone() });
+        if !same {
+            let (recorded, wanted) = tile_dialect::ops::with_context(*allocation, |context| {
+                (recorded.to_attribute(context).to_string(), wanted.map_or("no layout".to_owned(), |wanted| wanted.to_attribute(context).to_string()))
+            });
+            let filled = if tma { "TMA fills it" } else { "the threads copy it (TMA fills only tiles whose every copy is issued ahead into a ring in whole 128-byte swizzled boxes)" };
+            let dimension = if k_dimension == 0 { "rows" } else { "columns" };
+            return Err((
+                *allocation,
+                format!(
+                    "is laid out as {recorded}, but wgmma reads it (K along its {dimension}) as {wanted} on sm_90a, since {filled}; tile-infer-layouts lays out the tiles rings will fill for tile-plan-pipelines and tile-expand-pipelines (run them before the lowering, as the tile-to-nvvm pipeline does); a layout written by hand must be this one"
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Lowers the fragment ops of a planned kernel; `private_space` is the memory space of per-thread

@@ -37,8 +37,8 @@ pub use coopmat::{CoopmatGemm, coopmat_plan, free_workgroup_bytes};
 pub use coopmat_held::{Held, held_plan};
 pub use mfma::{MfmaGemm, mfma_plan};
 pub use mma_sync::{MmaGemm, mma_plan};
-pub use tensor_cores::{wgmma_plan, zero_started};
-pub use tma::{ALIGNMENT_ATTRIBUTE, TENSOR_MAP_BOX, boxes_fill, tma_box};
+pub use tensor_cores::{WgmmaPlan, wgmma_plan, zero_started};
+pub use tma::{ALIGNMENT_ATTRIBUTE, TENSOR_MAP_BOX, boxes_fill, tma_box, tma_fills};
 pub(crate) use tma_store::{TmaStore, tma_store_plan};
 
 /// The swizzle, in bytes, of the TMA boxes `box_` (outermost first) of elements of `bytes` bytes:

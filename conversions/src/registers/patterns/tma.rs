@@ -88,27 +88,33 @@ pub fn boxes_fill(parts: &tile_dialect::ops::CopyParts, k_dimension: usize) -> b
     tma_box(parts.src, parts.src_offsets.len(), parts.dst).is_some() && (wide || k_dimension == 1)
 }
 
-/// The allocations among `core_tiles` that TMA fills: every write into them is a `tile.copy_async`
-/// [`tma_box`] takes (rings of a pipelined loop's operand tiles).
-pub fn swizzled_tiles(ops: &[OperationRef], core_tiles: &HashMap<usize, usize>) -> std::collections::HashSet<usize> {
+/// Whether TMA boxes fill the shared tile `allocation` (its key) whose K is dimension
+/// `k_dimension`: it is written, and every write into it is a copy issued ahead that [`boxes_fill`]
+/// serves: a `tile.copy_async`, or (before `tile-expand-pipelines` writes those) a `tile.copy`
+/// among `ahead`, the copies the loops' rings will issue (`crate::pipeline::ahead::ring`).
+pub fn tma_fills(ops: &[OperationRef], allocation: usize, k_dimension: usize, ahead: &[OperationRef]) -> bool {
     let owned = |tile: Value| crate::pipeline::rings::tile_allocation(tile).map(|allocation| key(&allocation));
-    core_tiles
-        .keys()
-        .copied()
-        .filter(|allocation| {
-            let mut writers = ops.iter().filter(|op| match op_name(op).as_str() {
-                "tile.copy" => copy_parts(*op).is_some_and(|parts| owned(parts.dst) == Some(*allocation)),
-                "tile.copy_async" => copy_async_parts(*op).is_some_and(|(parts, _, _)| owned(parts.dst) == Some(*allocation)),
-                _ => false,
-            });
-            let mut any = false;
-            let all = writers.all(|writer| {
-                any = true;
-                op_name(writer) == "tile.copy_async" && copy_async_parts(writer).is_some_and(|(parts, _, _)| boxes_fill(&parts, core_tiles[allocation]))
-            });
-            any && all
-        })
-        .collect()
+    let mut writers = ops.iter().filter(|op| match op_name(op).as_str() {
+        "tile.copy" => copy_parts(*op).is_some_and(|parts| owned(parts.dst) == Some(allocation)),
+        "tile.copy_async" => copy_async_parts(*op).is_some_and(|(parts, _, _)| owned(parts.dst) == Some(allocation)),
+        _ => false,
+    });
+    let mut any = false;
+    let all = writers.all(|writer| {
+        any = true;
+        let parts = match op_name(writer).as_str() {
+            "tile.copy_async" => copy_async_parts(writer).map(|(parts, _, _)| parts),
+            _ => copy_parts(writer).filter(|_| ahead.contains(writer)),
+        };
+        parts.is_some_and(|parts| boxes_fill(&parts, k_dimension))
+    });
+    any && all
+}
+
+/// The allocations among `core_tiles` that TMA fills ([`tma_fills`]: rings of a pipelined loop's
+/// operand tiles).
+pub fn swizzled_tiles(ops: &[OperationRef], core_tiles: &HashMap<usize, usize>) -> std::collections::HashSet<usize> {
+    core_tiles.iter().filter(|(allocation, k_dimension)| tma_fills(ops, **allocation, **k_dimension, &[])).map(|(allocation, _)| *allocation).collect()
 }
 
 impl<'c, 'a> Lowering<'c, 'a, '_> {
