@@ -82,8 +82,6 @@ impl<'c, 'a> Inference<'c, 'a> {
 
     fn conflict(&self, tile: OperationRef<'c, 'a>, first: &OperationRef, had: &Layout, second: &OperationRef, wants: &Layout) -> Failure<'c, 'a> {
         let first = if *first == tile { format!("its {LAYOUT_ATTRIBUTE} attribute") } else { describe(first) };
-        // Two layouts of one origin differ in their maps: say so, or the message reads as a
-        // conflict of a layout with itself.
         // A shared tile laid out for the TMA ring the planning passes build, lowered without them
         // (the threads copy it): the fix is the passes, not another tile.
         let swizzled = |layout: &Layout| matches!(layout, Layout::Shared(shared) if shared.swizzle > 0);
@@ -92,6 +90,8 @@ impl<'c, 'a> Inference<'c, 'a> {
         } else {
             "give each use a tile of its own (copy it, through shared memory where the threads differ)"
         };
+        // Two layouts of one origin differ in their maps: say so, or the message reads as a
+        // conflict of a layout with itself.
         let (had, wants) = (had.summary(), wants.summary());
         let wants = if had == wants { format!("another {} (other thread or slot maps)", wants.trim_start_matches("the ")) } else { wants };
         (tile, format!("has no consistent layout on {}: {} lays it out as {}, {} wants {}; {fix}", self.chip, first, had, describe(second), wants))
