@@ -13,6 +13,7 @@ mod accesses;
 mod before;
 pub mod buffer;
 mod divisions;
+mod recursion;
 
 pub use tile_vulkan::{SpirvKernel, Vulkan, Workgroups};
 
@@ -104,6 +105,18 @@ pub fn host_functions(module: &Module) -> Result<Vec<Function>, String> {
             Err(message) => {
                 tile_dialect::diagnostics::emit_error(op.location(), &message);
                 refused.push(format!("@{name}"));
+            }
+        }
+    }
+    for (call, cycle) in recursion::recursive_calls(module) {
+        tile_dialect::diagnostics::emit_error(
+            call.location(),
+            &format!("'func.call' op starts a call cycle ({cycle}); tile-run runs host functions without recursion (it could not bound the run): call a function that does not call back"),
+        );
+        if let Some(function) = std::iter::successors(call.parent_operation(), |parent| parent.parent_operation()).find(|parent| tile_dialect::ops::op_name(parent) == "func.func") {
+            let name = format!("@{}", tile_dialect::ops::string_attribute(&function, "sym_name").unwrap_or_default());
+            if !refused.contains(&name) {
+                refused.push(name);
             }
         }
     }
