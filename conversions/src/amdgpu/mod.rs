@@ -9,6 +9,7 @@
 
 pub mod config;
 pub mod lds;
+pub mod private_values;
 
 use melior::{Context, ir::operation::OperationRef};
 
