@@ -13,7 +13,8 @@
 //! | `convert-tile-to-spirv` | [`spirv`] | Vulkan compute: loops shared by the workgroup's threads |
 //! | `convert-tile-to-spirv-coopmat` | [`spirv::coopmat`] | Vulkan compute, op by op: f16 gemms on KHR cooperative matrices |
 //! | `tile-spirv-vulkan-memory-model` | [`spirv::memory_model`] | `spirv.module`s to the Vulkan memory model |
-//! | `tile-fold-launch-bounds` | [`launch_bounds`] | lowered kernels' comparisons that their static launch sizes decide |
+//! | `tile-fold-launch-bounds` | [`launch_bounds`] | lowered kernels' comparisons that their static launch sizes (and the guards around them) decide |
+//! | `tile-promote-private` | [`amdgpu::private_values`] | gfx942 kernels' vector-accessed private arrays (mfma accumulators) as the values they hold |
 //!
 //! | pipeline | module | from tile IR to |
 //! |----------|--------|-----------------|

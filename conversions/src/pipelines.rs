@@ -29,8 +29,10 @@ pub fn build_tile_to_nvvm(manager: &OperationPassManager, chip: &str) {
 }
 
 /// Chips `tile-to-rocdl` compiles for, with the passes after our lowering: the kernel modules to
-/// AMDGCN (their math ops to AMDGCN instructions first, and calls nothing could resolve refused
-/// last), then the host code (the launches) to LLVM. LDS is addressed with the integer memory space
+/// AMDGCN (their accumulators' private arrays as values first, so that no conversion carries their
+/// slot-by-slot loads and stores (`amdgpu::private_values`), their math ops to AMDGCN
+/// instructions, and calls nothing could resolve refused last), then the host code (the launches)
+/// to LLVM. LDS is addressed with the integer memory space
 /// 3 in the emitted kernel, which every conversion below maps the same way.
 const ROCDL_CHIPS: &[Chip] = &[(
     "gfx942",
