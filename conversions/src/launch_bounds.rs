@@ -12,9 +12,12 @@
 //! The ranges are computed backwards from each `arith.cmpi`, through constants, the block and
 //! thread ids (bounded by the launch), static sizes of memrefs, `scf.for` induction variables and
 //! the integer arithmetic the lowerings write (`addi`, `subi`, `muli`, `divui`, `ceildivui`, `remui`, `minui`, `maxui` and
-//! their signed forms, `andi`, shifts, index casts). Anything else is unknown. It is the part of upstream's
-//! `int-range-optimizations` these kernels need, at a fraction of its cost (its dataflow solver
-//! took longer than the SPIR-V kernels' whole cleanup).
+//! their signed forms, `andi`, shifts, index casts). Anything else is unknown. Where an op sits in
+//! the then-region of `scf.if`s, each operand's range is narrowed by the comparisons of it in their
+//! conditions (a prefetch guarded by `k + 1 < ub` reads step `k + 1` only below `ub`: its copy's
+//! bounds checks are decided there, where the unguarded range of `k + 1` reaches `ub`). It is the
+//! part of upstream's `int-range-optimizations` these kernels need, at a fraction of its cost (its
+//! dataflow solver took longer than the SPIR-V kernels' whole cleanup).
 //!
 //! Invariants:
 //! - the sizes come from the kernel's manifest, which is what every launcher launches with (the
@@ -171,6 +174,38 @@ fn decide(predicate: i64, a: Range, b: Range) -> Option<bool> {
     }
 }
 
+/// How many conjunctions deep a guard's comparisons are looked for.
+const GUARD_TERMS: usize = 4;
+
+/// Comparison `predicate` with its operands swapped (`a < b` is `b > a`).
+fn swapped(predicate: i64) -> i64 {
+    match predicate {
+        2 => 4,
+        3 => 5,
+        4 => 2,
+        5 => 3,
+        6 => 8,
+        7 => 9,
+        8 => 6,
+        9 => 7,
+        other => other,
+    }
+}
+
+/// The part of `a` for which comparison `predicate` of a value in `a` with some value in `b` can
+/// hold, if it is a range (none where it cannot hold at all: code that never runs keeps `a`).
+fn narrowed(predicate: i64, a: Range, b: Range) -> Option<Range> {
+    // Within [0, LIMIT] the signed and unsigned comparisons agree.
+    match predicate {
+        0 => Range::new(a.lo.max(b.lo), a.hi.min(b.hi)),
+        2 | 6 => Range::new(a.lo, a.hi.min(b.hi.checked_sub(1)?)),
+        3 | 7 => Range::new(a.lo, a.hi.min(b.hi)),
+        4 | 8 => Range::new(a.lo.max(b.lo + 1), a.hi),
+        5 | 9 => Range::new(a.lo.max(b.lo), a.hi),
+        _ => Some(a),
+    }
+}
+
 /// The ranges of one kernel's integer values.
 struct Ranges {
     grid: Option<[i32; 3]>,
@@ -219,14 +254,74 @@ impl Ranges {
                 Range::exactly((*static_sizes(memref).get(index)?)?)
             }
             "arith.index_cast" | "arith.index_castui" | "arith.extui" | "arith.extsi" => {
-                self.of(op.operand(0).ok()?, depth)
+                self.at(op, op.operand(0).ok()?, depth)
             }
             _ if op.operand_count() == 2 && op.result_count() == 1 => {
-                let a = self.of(op.operand(0).ok()?, depth)?;
-                let b = self.of(op.operand(1).ok()?, depth)?;
+                let a = self.at(op, op.operand(0).ok()?, depth)?;
+                let b = self.at(op, op.operand(1).ok()?, depth)?;
                 binary(&name, a, b)
             }
             _ => None,
+        }
+    }
+
+    /// The range of `value` where `user` runs: its own range, narrowed by the conditions of the
+    /// `scf.if`s whose then-regions hold `user` (a prefetch guarded by `i + 1 < ub` reads step
+    /// `i + 1` only below `ub`). A result of `user` may take the narrowed ranges of its operands:
+    /// it is only defined, and used, where they hold.
+    fn at(&mut self, user: OperationRef, value: Value, depth: usize) -> Option<Range> {
+        let mut range = self.of(value, depth)?;
+        let mut inner = user;
+        while let Some(parent) = inner.parent_operation() {
+            let name = op_name(&parent);
+            if name == "gpu.func" || name == "func.func" {
+                break;
+            }
+            let in_then = inner.block().and_then(|block| block.parent_region()) == parent.region(0).ok();
+            if name == "scf.if" && in_then {
+                if let Ok(condition) = parent.operand(0) {
+                    range = self.narrow(range, value, condition, depth, GUARD_TERMS);
+                }
+            }
+            inner = parent;
+        }
+        Some(range)
+    }
+
+    /// Narrows `range`, that of `value`, by what `condition` being true says of it: comparisons
+    /// of `value` with a value of known range, and conjunctions of them (`terms` deep).
+    fn narrow(&mut self, range: Range, value: Value, condition: Value, depth: usize, terms: usize) -> Range {
+        // A failed conversion or operand query would print the op (verifying it): ask first.
+        if !condition.is_operation_result() {
+            return range;
+        }
+        let Ok(result) = OperationResult::try_from(condition) else { return range };
+        let op = result.owner();
+        if op.operand_count() != 2 {
+            return range;
+        }
+        let (Ok(a), Ok(b)) = (op.operand(0), op.operand(1)) else { return range };
+        match op_name(&op).as_str() {
+            "arith.andi" if terms > 0 => {
+                let range = self.narrow(range, value, a, depth, terms - 1);
+                self.narrow(range, value, b, depth, terms - 1)
+            }
+            "arith.cmpi" => {
+                let Some(predicate) = integer_attribute(&op, "predicate") else { return range };
+                // As `value` (predicate) `bound`: the operands swapped where `value` is the second.
+                let (predicate, bound) = if a == value {
+                    (predicate, b)
+                } else if b == value {
+                    (swapped(predicate), a)
+                } else {
+                    return range;
+                };
+                match self.of(bound, depth) {
+                    Some(bound) => narrowed(predicate, range, bound).unwrap_or(range),
+                    None => range,
+                }
+            }
+            _ => range,
         }
     }
 
@@ -240,8 +335,8 @@ impl Ranges {
         if op_name(&parent) != "scf.for" {
             return None;
         }
-        let lower = self.of(parent.operand(0).ok()?, depth)?;
-        let upper = self.of(parent.operand(1).ok()?, depth)?;
+        let lower = self.at(parent, parent.operand(0).ok()?, depth)?;
+        let upper = self.at(parent, parent.operand(1).ok()?, depth)?;
         // A loop whose upper bound is at most its lower one never runs its body: any range holds.
         Range::new(lower.lo, upper.hi.saturating_sub(1).max(lower.lo))
     }
@@ -260,7 +355,7 @@ fn fold<'c>(context: &'c Context, function: OperationRef<'c, '_>, grid: Option<[
             continue;
         }
         let Some(predicate) = integer_attribute(&compare, "predicate") else { continue };
-        let (Some(ra), Some(rb)) = (ranges.of(a, DEPTH), ranges.of(b, DEPTH)) else { continue };
+        let (Some(ra), Some(rb)) = (ranges.at(compare, a, DEPTH), ranges.at(compare, b, DEPTH)) else { continue };
         let Some(value) = decide(predicate, ra, rb) else { continue };
         let Some(block) = compare.block() else { continue };
         let flag = IntegerAttribute::new(IntegerType::new(context, 1).into(), i64::from(value));
@@ -384,5 +479,25 @@ mod tests {
         assert_eq!(decide(0, range(3, 3), range(3, 3)), Some(true));
         assert_eq!(decide(1, range(0, 2), range(3, 4)), Some(true));
         assert_eq!(decide(0, range(0, 3), range(3, 4)), None);
+    }
+
+    #[test]
+    fn guards_narrow_the_side_they_bound() {
+        // k + 1 in [1, 128] under k + 1 < 128 (slt, ult): at most 127.
+        assert_eq!(narrowed(2, range(1, 128), range(128, 128)), Some(range(1, 127)));
+        assert_eq!(narrowed(6, range(1, 128), range(128, 128)), Some(range(1, 127)));
+        // Under x <= b (sle, ule): at most b's largest; under x > b, x >= b: from b's smallest.
+        assert_eq!(narrowed(7, range(0, 100), range(10, 20)), Some(range(0, 20)));
+        assert_eq!(narrowed(8, range(0, 100), range(10, 20)), Some(range(11, 100)));
+        assert_eq!(narrowed(9, range(0, 100), range(10, 20)), Some(range(10, 100)));
+        assert_eq!(narrowed(0, range(0, 100), range(10, 20)), Some(range(10, 20)));
+        // ne says nothing of a range; a guard that cannot hold leaves the range to its caller.
+        assert_eq!(narrowed(1, range(0, 100), range(10, 10)), Some(range(0, 100)));
+        assert_eq!(narrowed(6, range(5, 9), range(0, 0)), None);
+        assert_eq!(narrowed(8, range(5, 9), range(9, 9)), None);
+        // b < x is x > b.
+        assert_eq!(narrowed(swapped(6), range(0, 100), range(10, 20)), Some(range(11, 100)));
+        assert_eq!(swapped(swapped(3)), 3);
+        assert_eq!(swapped(0), 0);
     }
 }

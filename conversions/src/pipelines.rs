@@ -29,13 +29,15 @@ pub fn build_tile_to_nvvm(manager: &OperationPassManager, chip: &str) {
 }
 
 /// Chips `tile-to-rocdl` compiles for, with the passes after our lowering: the kernel modules to
-/// AMDGCN (their math ops to AMDGCN instructions first, and calls nothing could resolve refused
-/// last), then the host code (the launches) to LLVM. LDS is addressed with the integer memory space
+/// AMDGCN (their accumulators' private arrays as values first, so that no conversion carries their
+/// slot-by-slot loads and stores (`amdgpu::private_values`), their math ops to AMDGCN
+/// instructions, and calls nothing could resolve refused last), then the host code (the launches)
+/// to LLVM. LDS is addressed with the integer memory space
 /// 3 in the emitted kernel, which every conversion below maps the same way.
 const ROCDL_CHIPS: &[Chip] = &[(
     "gfx942",
     crate::amdgpu::ARGUMENT,
-    "rocdl-attach-target{chip=gfx942 O=3}, gpu.module(tile-math-to-rocdl, convert-vector-to-scf, convert-scf-to-cf, expand-strided-metadata, lower-affine, convert-amdgpu-to-rocdl{chipset=gfx942}, convert-vector-to-llvm, convert-gpu-to-rocdl{chipset=gfx942}, reconcile-unrealized-casts, tile-check-external-calls), gpu-module-to-binary{format=isa}, convert-scf-to-cf, expand-strided-metadata, finalize-memref-to-llvm, convert-arith-to-llvm, convert-index-to-llvm, convert-cf-to-llvm, convert-func-to-llvm, gpu-to-llvm, reconcile-unrealized-casts",
+    "rocdl-attach-target{chip=gfx942 O=3}, gpu.module(tile-promote-private, tile-math-to-rocdl, convert-vector-to-scf, convert-scf-to-cf, expand-strided-metadata, lower-affine, convert-amdgpu-to-rocdl{chipset=gfx942}, convert-vector-to-llvm, convert-gpu-to-rocdl{chipset=gfx942}, reconcile-unrealized-casts, tile-check-external-calls), gpu-module-to-binary{format=isa}, convert-scf-to-cf, expand-strided-metadata, finalize-memref-to-llvm, convert-arith-to-llvm, convert-index-to-llvm, convert-cf-to-llvm, convert-func-to-llvm, gpu-to-llvm, reconcile-unrealized-casts",
 )];
 
 /// Builds `tile-to-rocdl{chip}` into `manager`.

@@ -127,3 +127,66 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// A prefetch in a K loop of 128 steps: step k + 1 is loaded only where k + 1 < 128 (the guard), so
+// inside it (k + 1) * 32 + the thread's column (up to 24) + 8 is at most 4096 and the run is
+// inside; the same test outside the guard (k + 1 up to 128) is not decided, nor one in its else.
+// CHECK-LABEL: gpu.module @guarded
+// CHECK: %[[NEXT:.*]] = arith.cmpi slt
+// CHECK-NEXT: scf.if %[[NEXT]]
+// CHECK: %[[INSIDE:.*]] = arith.constant true
+// CHECK-NEXT: arith.cmpi ule
+// CHECK-NEXT: scf.if %[[INSIDE]]
+// CHECK: } else {
+// CHECK: %[[ELSE:.*]] = arith.cmpi ule
+// CHECK-NEXT: scf.if %[[ELSE]]
+// CHECK: %[[OUTSIDE:.*]] = arith.cmpi ule
+// CHECK-NEXT: scf.if %[[OUTSIDE]]
+module attributes {gpu.container_module} {
+  gpu.module @guarded attributes {tile.manifest = "{\22version\22: 1, \22compiler\22: \220.1.0\22, \22entry\22: \22guarded_kernel\22, \22target\22: \22gfx942\22, \22workgroup_size\22: [128, 1, 1], \22grid\22: [1, 1, 1]}"} {
+    gpu.func @guarded_kernel(%A: memref<4096xf16>) kernel {
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %c4 = arith.constant 4 : index
+      %c8 = arith.constant 8 : index
+      %c32 = arith.constant 32 : index
+      %c128 = arith.constant 128 : index
+      %c4096 = arith.constant 4096 : index
+      %cst = arith.constant 0.0 : f16
+      %thread = gpu.thread_id x
+      %lane = arith.remui %thread, %c4 : index
+      %column = arith.muli %lane, %c8 : index
+      scf.for %k = %c0 to %c128 step %c1 {
+        %next = arith.addi %k, %c1 : index
+        %more = arith.cmpi slt, %next, %c128 : index
+        scf.if %more {
+          %start = arith.muli %next, %c32 : index
+          %first = arith.addi %start, %column : index
+          %end = arith.addi %first, %c8 : index
+          %inside = arith.cmpi ule, %end, %c4096 : index
+          scf.if %inside {
+            memref.store %cst, %A[%first] : memref<4096xf16>
+          }
+        } else {
+          %start = arith.muli %next, %c32 : index
+          %first = arith.addi %start, %column : index
+          %end = arith.addi %first, %c8 : index
+          %inside = arith.cmpi ule, %end, %c4096 : index
+          scf.if %inside {
+            memref.store %cst, %A[%first] : memref<4096xf16>
+          }
+        }
+        %start = arith.muli %next, %c32 : index
+        %first = arith.addi %start, %column : index
+        %end = arith.addi %first, %c8 : index
+        %outside = arith.cmpi ule, %end, %c4096 : index
+        scf.if %outside {
+          memref.store %cst, %A[%first] : memref<4096xf16>
+        }
+      }
+      gpu.return
+    }
+  }
+}

@@ -20,20 +20,31 @@ pub fn element_type<'c>(value: Value<'c, '_>) -> Type<'c> {
         .element()
 }
 
+// Widths asked of the types rather than read from their printed names: printing a type builds an
+// AsmState, which gathers every loaded dialect's interfaces (a conversion is made for each copied
+// and widened element).
 fn float_width(ty: Type) -> Option<u32> {
-    match ty.to_string().as_str() {
-        "f8E4M3FN" => Some(8),
-        "f16" | "bf16" => Some(16),
-        "f32" => Some(32),
-        "f64" => Some(64),
-        _ => None,
+    use melior::ir::TypeLike;
+    if ty.is_float8e4m3fn() {
+        Some(8)
+    } else if ty.is_f16() || ty.is_bf16() {
+        Some(16)
+    } else if ty.is_f32() {
+        Some(32)
+    } else if ty.is_f64() {
+        Some(64)
+    } else {
+        None
     }
 }
 
+/// The width of a signless integer type (what `iN` names).
 fn int_width(ty: Type) -> Option<u32> {
-    ty.to_string()
-        .strip_prefix('i')
-        .and_then(|width| width.parse().ok())
+    use melior::ir::TypeLike;
+    if !ty.is_integer() {
+        return None;
+    }
+    melior::ir::r#type::IntegerType::try_from(ty).ok().filter(|integer| integer.is_signless()).map(|integer| integer.width())
 }
 
 /// Converts `value` to `to`: the element conversion of a copy, a gemm's widening, a reduce's.
