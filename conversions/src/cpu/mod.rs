@@ -8,6 +8,7 @@
 pub(crate) mod builder;
 pub(crate) mod compute;
 pub(crate) mod data;
+mod powi;
 pub(crate) mod structure;
 
 use builder::Builder;
@@ -28,6 +29,7 @@ tile_passes::rust_pass! {
         run: |module| {
             crate::support::check_supported(module, "cpu")?;
             lower(module);
+            with_context(module, |context| powi::widen_exponents(context, module));
             Ok(())
         },
     }
@@ -109,9 +111,10 @@ pub(crate) fn lower_body<'c>(
 
 /// The pipeline from tile IR to the LLVM dialect on the host, ready for MLIR's execution engine:
 /// our lowering, then upstream conversions (bf16 conversions expanded to integer ops, since the host
-/// has no bf16 instructions; `math.ipowi` as an outlined loop, math functions as LLVM intrinsics
+/// has no bf16 instructions; `math.ipowi`, and `math.fpowi` with exponents wider than a C int, as
+/// outlined loops, math functions as LLVM intrinsics
 /// and, where LLVM has none (`erf`, `tanh`, ...), calls into the host's libm).
 pub const LLVM_PIPELINE: &str = "builtin.module(convert-tile-to-cpu, canonicalize, cse, arith-expand{include-bf16=true}, \
-     convert-scf-to-cf, convert-math-to-funcs{min-width-of-fpowi-exponent=128}, convert-math-to-llvm, convert-math-to-libm, expand-strided-metadata, finalize-memref-to-llvm, \
+     convert-scf-to-cf, convert-math-to-funcs{min-width-of-fpowi-exponent=33}, convert-math-to-llvm, convert-math-to-libm, expand-strided-metadata, finalize-memref-to-llvm, \
      convert-arith-to-llvm, convert-index-to-llvm, convert-cf-to-llvm, convert-func-to-llvm, \
      reconcile-unrealized-casts)";
