@@ -211,6 +211,12 @@ fn indices_fit_32_bits(module: OperationRef, target: &str) -> bool {
     fits
 }
 
+/// The dimension of a gemm's A and B tiles that is K: A is MxK (KxM with `transpose_a`), B is KxN
+/// (NxK with `transpose_b`).
+pub fn k_dimensions(transpose_a: bool, transpose_b: bool) -> [usize; 2] {
+    [if transpose_a { 0 } else { 1 }, if transpose_b { 1 } else { 0 }]
+}
+
 /// The tile element type of a memref value (`None` for other values and element types).
 pub fn element_of(value: melior::ir::Value) -> Option<tile_dialect::element::Element> {
     use melior::ir::{ShapedTypeLike, TypeLike, ValueLike};

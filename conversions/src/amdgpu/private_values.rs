@@ -374,12 +374,8 @@ impl<'c, 'a> Promotion<'c, 'a> {
 
     /// Promotes the accesses of `block` in order; `state` holds the slots on entry and on exit.
     fn block(&mut self, block: BlockRef<'c, 'a>, state: &mut State<'c, 'a>) -> Result<(), String> {
-        let mut ops = Vec::new();
-        let mut next = block.first_operation();
-        while let Some(op) = next {
-            ops.push(op);
-            next = op.next_in_block();
-        }
+        // Collected first: the loop below erases and rebuilds ops of the block.
+        let ops: Vec<OperationRef> = std::iter::successors(block.first_operation(), |op| op.next_in_block()).collect();
         let rewriter = melior::IrRewriter::new(self.context);
         let rewriter = rewriter.as_rewriter_base();
         for op in ops {
@@ -435,7 +431,7 @@ impl<'c, 'a> Promotion<'c, 'a> {
         let body = new.region(0).ok().and_then(|region| region.first_block()).expect("the new body");
         let placeholder = body.append_operation(melior::dialect::scf::r#yield(&[], location));
         let old_yield = old_body.terminator().ok_or("an scf.for body without its yield")?;
-        let mut yielded: Vec<Value> = old_yield.operands().collect();
+        let yielded: Vec<Value> = old_yield.operands().collect();
         rewriter.erase_op(old_yield);
         let inherited: Vec<Value> = (0..1 + carried).map(|i| body.argument(i).expect("an argument").into()).collect();
         rewriter.inline_block_before(old_body, placeholder, &inherited);
@@ -444,17 +440,32 @@ impl<'c, 'a> Promotion<'c, 'a> {
             Self::set_group(&mut inside, *group, body.argument(1 + carried + k).expect("a carried group").into());
         }
         self.block(body, &mut inside)?;
-        yielded.extend(groups.iter().map(|group| self.group_value(At::before(placeholder), &inside, *group)));
-        b.insert(At::before(placeholder), melior::dialect::scf::r#yield(&yielded, location));
-        rewriter.erase_op(placeholder);
-        for k in 0..carried {
+        self.close(placeholder, yielded, &inside, &groups);
+        self.replace(old, new, carried, &groups, state);
+        Ok(())
+    }
+
+    /// Ends a rebuilt region at `placeholder` with a yield of `yielded` and then the value of each
+    /// of `groups` in `inside` (the slots as the region leaves them).
+    fn close(&self, placeholder: OperationRef<'c, 'a>, mut yielded: Vec<Value<'c, 'a>>, inside: &State<'c, 'a>, groups: &[Group]) {
+        let b = Builder { context: self.context, location: placeholder.location(), threads: None };
+        yielded.extend(groups.iter().map(|group| self.group_value(At::before(placeholder), inside, *group)));
+        b.insert(At::before(placeholder), melior::dialect::scf::r#yield(&yielded, b.location));
+        melior::IrRewriter::new(self.context).as_rewriter_base().erase_op(placeholder);
+    }
+
+    /// Replaces `old` by its rebuilt `new`: `old`'s `kept` results by `new`'s first ones, and the
+    /// slots of `groups` in `state` by `new`'s results after them.
+    fn replace(&self, old: OperationRef<'c, 'a>, new: OperationRef<'c, 'a>, kept: usize, groups: &[Group], state: &mut State<'c, 'a>) {
+        let rewriter = melior::IrRewriter::new(self.context);
+        let rewriter = rewriter.as_rewriter_base();
+        for k in 0..kept {
             rewriter.replace_all_uses_with(old.result(k).expect("a result").into(), new.result(k).expect("a result").into());
         }
         for (k, group) in groups.iter().enumerate() {
-            Self::set_group(state, *group, new.result(carried + k).expect("a carried group").into());
+            Self::set_group(state, *group, new.result(kept + k).expect("a group's result").into());
         }
         rewriter.erase_op(old);
-        Ok(())
     }
 
     /// Rebuilds the `scf.if` `old` with a result per group its branches write, both promoted (an
@@ -488,17 +499,9 @@ impl<'c, 'a> Promotion<'c, 'a> {
                 rewriter.inline_block_before(old_block, placeholder, &[]);
                 self.block(block, &mut inside)?;
             }
-            yielded.extend(groups.iter().map(|group| self.group_value(At::before(placeholder), &inside, *group)));
-            b.insert(At::before(placeholder), melior::dialect::scf::r#yield(&yielded, location));
-            rewriter.erase_op(placeholder);
+            self.close(placeholder, yielded, &inside, &groups);
         }
-        for k in 0..kept {
-            rewriter.replace_all_uses_with(old.result(k).expect("a result").into(), new.result(k).expect("a result").into());
-        }
-        for (k, group) in groups.iter().enumerate() {
-            Self::set_group(state, *group, new.result(kept + k).expect("a group's result").into());
-        }
-        rewriter.erase_op(old);
+        self.replace(old, new, kept, &groups, state);
         Ok(())
     }
 

@@ -89,8 +89,8 @@ fn sm90a<'c, 'a>(ops: &Operands<'c, 'a>, threads: i64, tma: &dyn Fn(Value<'c, 'a
     if !is_shared(ops.a) && !ops.transpose_a {
         anchors.push(Anchor { tile: ops.a, layout: Layout::Fragment(atoms::wgmma_a_operand(ops.m, ops.k, warpgroups)) });
     }
-    // The dimension that is K: A is MxK (KxM transposed), B KxN (NxK transposed).
-    for (tile, k_dimension) in [(ops.a, if ops.transpose_a { 0 } else { 1 }), (ops.b, if ops.transpose_b { 1 } else { 0 })] {
+    let [a_k, b_k] = crate::support::k_dimensions(ops.transpose_a, ops.transpose_b);
+    for (tile, k_dimension) in [(ops.a, a_k), (ops.b, b_k)] {
         let [rows, columns] = memref_shape(tile)[..] else { continue };
         if let Some(layout) = is_shared(tile).then(|| crate::nvgpu::chip::operand_layout(rows, columns, tma(tile, k_dimension))).flatten() {
             anchors.push(Anchor { tile, layout: Layout::Shared(layout) });

@@ -89,12 +89,8 @@ impl<'c, 'a> Promotion<'c, 'a> {
     /// Promotes the accesses of `block` in order; `current` holds each variable's value on entry
     /// and on exit.
     fn block(&mut self, block: BlockRef<'c, 'a>, current: &mut [Option<Value<'c, 'a>>]) -> Result<(), String> {
-        let mut ops = Vec::new();
-        let mut next = block.first_operation();
-        while let Some(op) = next {
-            ops.push(op);
-            next = op.next_in_block();
-        }
+        // Collected first: the loop below erases and rebuilds ops of the block.
+        let ops: Vec<OperationRef> = std::iter::successors(block.first_operation(), |op| op.next_in_block()).collect();
         let rewriter = melior::IrRewriter::new(self.context);
         let rewriter = rewriter.as_rewriter_base();
         for op in ops {

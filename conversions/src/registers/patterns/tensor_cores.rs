@@ -67,8 +67,8 @@ pub fn wgmma_plan<'c, 'a>(ops: &[OperationRef<'c, 'a>], layouts: &Layouts) -> Wg
             off.push((**gemm, "does not fit wgmma (it takes f16 or bf16 inputs with K a multiple of 16, an A operand in shared memory (or a fragment, not transposed), a B operand in shared memory, and an f32 accumulator in the wgmma layout with M a multiple of 64 and N a multiple of 8 up to 256) nor mma.sync (the same inputs, B in shared memory, the block's warps splitting the accumulator into 16x8 tiles)".to_owned()));
             continue;
         }
-        // The dimension that is K: A is MxK (KxM transposed), B KxN (NxK transposed).
-        let operands: Option<Vec<(usize, usize)>> = [(a, if transpose_a { 0 } else { 1 }), (b, if transpose_b { 1 } else { 0 })]
+        let [a_k, b_k] = crate::support::k_dimensions(transpose_a, transpose_b);
+        let operands: Option<Vec<(usize, usize)>> = [(a, a_k), (b, b_k)]
             .into_iter()
             .filter(|(value, _)| level(*value) == Some(MemoryLevel::Shared))
             .map(|(tile, k_dim)| owned(&tile).map(|allocation| (allocation, k_dim)))
