@@ -370,8 +370,9 @@ fn code_objects(
         .collect()
 }
 
-/// Splits a comma-separated pass list at its first top-level `gpu-module-to-binary`: the passes
-/// before it, and it with the passes after it (none for SPIR-V backends, which serialize apart).
+/// Splits a comma-separated pass list at its first top-level serialization (`gpu-module-to-binary`
+/// or `tile-gpu-module-to-isa`): the passes before it, and it with the passes after it (none for
+/// SPIR-V backends, which serialize apart).
 fn split_at_serialization(passes: &str) -> (String, Option<String>) {
     let mut depth = 0;
     let mut start = 0;
@@ -382,7 +383,11 @@ fn split_at_serialization(passes: &str) -> (String, Option<String>) {
             ',' if depth == 0 => start = index + 1,
             _ => {}
         }
-        if depth == 0 && index == start && passes[start..].trim_start().starts_with("gpu-module-to-binary") {
+        let rest = passes[start..].trim_start();
+        if depth == 0
+            && index == start
+            && tile_conversions::pipelines::SERIALIZATIONS.iter().any(|pass| rest.starts_with(pass))
+        {
             let before = passes[..start].trim().trim_end_matches(',').trim().to_owned();
             return (before, Some(passes[start..].trim().to_owned()));
         }

@@ -189,6 +189,10 @@ fn the_serialization_pass_is_found_at_the_top_level_of_a_pass_list() {
         split_at_serialization("gpu-module-to-binary, d"),
         (String::new(), Some("gpu-module-to-binary, d".to_owned()))
     );
+    assert_eq!(
+        split_at_serialization("a, tile-gpu-module-to-isa, d"),
+        ("a".to_owned(), Some("tile-gpu-module-to-isa, d".to_owned()))
+    );
     assert_eq!(split_at_serialization("a, spirv.module(b)"), ("a, spirv.module(b)".to_owned(), None));
 }
 

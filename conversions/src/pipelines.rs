@@ -37,8 +37,11 @@ pub fn build_tile_to_nvvm(manager: &OperationPassManager, chip: &str) {
 const ROCDL_CHIPS: &[Chip] = &[(
     "gfx942",
     crate::amdgpu::ARGUMENT,
-    "rocdl-attach-target{chip=gfx942 O=3}, gpu.module(tile-promote-private, tile-math-to-rocdl, convert-vector-to-scf, convert-scf-to-cf, expand-strided-metadata, lower-affine, convert-amdgpu-to-rocdl{chipset=gfx942}, convert-vector-to-llvm, convert-gpu-to-rocdl{chipset=gfx942}, reconcile-unrealized-casts, tile-check-external-calls), gpu-module-to-binary{format=isa}, convert-scf-to-cf, expand-strided-metadata, finalize-memref-to-llvm, convert-arith-to-llvm, convert-index-to-llvm, convert-cf-to-llvm, convert-func-to-llvm, gpu-to-llvm, reconcile-unrealized-casts",
+    "rocdl-attach-target{chip=gfx942 O=3}, gpu.module(tile-promote-private, tile-math-to-rocdl, convert-vector-to-scf, convert-scf-to-cf, expand-strided-metadata, lower-affine, convert-amdgpu-to-rocdl{chipset=gfx942}, convert-vector-to-llvm, convert-gpu-to-rocdl{chipset=gfx942}, reconcile-unrealized-casts, tile-check-external-calls), tile-gpu-module-to-isa, convert-scf-to-cf, expand-strided-metadata, finalize-memref-to-llvm, convert-arith-to-llvm, convert-index-to-llvm, convert-cf-to-llvm, convert-func-to-llvm, gpu-to-llvm, reconcile-unrealized-casts",
 )];
+
+/// The passes that turn kernel modules into code (`gpu.binary`s): the target pipelines end with one.
+pub const SERIALIZATIONS: [&str; 2] = ["gpu-module-to-binary", tile_passes::gpu_module_to_isa::ARGUMENT];
 
 /// Builds `tile-to-rocdl{chip}` into `manager`.
 pub fn build_tile_to_rocdl(manager: &OperationPassManager, chip: &str) {

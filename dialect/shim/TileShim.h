@@ -109,6 +109,10 @@ typedef void (*TileByteSink)(void *userData, const char *bytes, size_t count);
 /// Safe to call from several threads at once.
 bool tileShimAssembleAmdgcn(MlirStringRef assembly, MlirStringRef chip, TileByteSink sink,
                             void *userData);
+/// Replaces each `gpu.module` directly in `op`'s regions by a `gpu.binary` of its targets'
+/// assembly, as `gpu-module-to-binary{format=isa}` does, AMDGCN on a target machine kept per thread
+/// (see TileSerialize.cpp). Returns false, with the error emitted, at the first module that fails.
+bool tileShimSerializeGpuModulesToAssembly(MlirOperation op);
 /// Links the ELF object at path `object` into an HSA code object at path `output`, as
 /// `ld.lld -shared OBJECT -o OUTPUT` does, with lld's ELF driver in process; on failure hands the
 /// linker's message to `sink` and returns false. Safe to call from several threads (one link runs

@@ -123,6 +123,14 @@ pub fn serialize_spirv(op: melior::ir::operation::OperationRef) -> Option<Vec<u3
     ok.then_some(binary)
 }
 
+/// Replaces each `gpu.module` directly in `op` by a `gpu.binary` of its targets' assembly, as
+/// `gpu-module-to-binary{format=isa}` does, with each thread's AMDGCN target machine made once and
+/// kept (upstream makes one per module); false, with the error emitted, at the first module that
+/// fails.
+pub fn serialize_gpu_modules_to_assembly(op: melior::ir::operation::OperationRef) -> bool {
+    unsafe { ffi::tileShimSerializeGpuModulesToAssembly(op.to_raw()) }
+}
+
 /// Assembles AMDGCN `assembly` for `chip` into an ELF object (LLVM's MC layer, in process: what
 /// `llvm-mc -triple=amdgcn-amd-amdhsa -mcpu=CHIP -filetype=obj` writes); `Err` holds the
 /// assembler's message. Safe to call from several threads at once.

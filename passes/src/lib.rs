@@ -7,6 +7,7 @@
 //! | `tile-math-to-rocdl` | [`math_to_rocdl`] | `math` ops as AMDGCN instructions and polynomials (no `__ocml_*`) |
 //! | `tile-math-to-spirv` | [`math_to_spirv`] | the `math` ops `convert-math-to-spirv` lacks, rewritten into ones it has |
 //! | `tile-check-external-calls` | [`check_external_calls`] | an error at each call a GPU kernel could not resolve |
+//! | `tile-gpu-module-to-isa` | [`gpu_module_to_isa`] | `gpu-module-to-binary{format=isa}`, on one AMDGCN target machine per thread |
 //!
 //! [`register_all`] registers the dialect hooks and every pass in MLIR's global registry; `tile-opt`,
 //! the `mlir-opt` plugin and the C API all call it.
@@ -15,6 +16,7 @@
 
 pub mod canonicalize;
 pub mod check_external_calls;
+pub mod gpu_module_to_isa;
 pub mod guard;
 pub mod math_rules;
 pub mod math_to_nvptx;
@@ -42,5 +44,9 @@ pub fn register_all() {
     tile_dialect::register_pass(
         check_external_calls::ARGUMENT,
         check_external_calls::create_check_external_calls_pass,
+    );
+    tile_dialect::register_pass(
+        gpu_module_to_isa::ARGUMENT,
+        gpu_module_to_isa::create_gpu_module_to_isa_pass,
     );
 }
