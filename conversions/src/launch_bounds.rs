@@ -241,7 +241,7 @@ impl Ranges {
             ["x>", "y>", "z>"].iter().position(|suffix| text.ends_with(suffix))
         };
         let size = |sizes: Option<[i32; 3]>| u64::try_from(sizes?[dimension()?]).ok();
-        match name.as_str() {
+        match name {
             "arith.constant" => Range::exactly(integer_attribute(&op, "value")?),
             "gpu.block_id" => Range::new(0, size(self.grid)? - 1),
             "gpu.thread_id" => Range::new(0, size(self.block)? - 1),
@@ -301,7 +301,7 @@ impl Ranges {
             return range;
         }
         let (Ok(a), Ok(b)) = (op.operand(0), op.operand(1)) else { return range };
-        match op_name(&op).as_str() {
+        match op_name(&op) {
             "arith.andi" if terms > 0 => {
                 let range = self.narrow(range, value, a, depth, terms - 1);
                 self.narrow(range, value, b, depth, terms - 1)

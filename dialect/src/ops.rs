@@ -527,9 +527,15 @@ pub fn flat_symbol<'c: 'a, 'a>(op: &impl OperationLike<'c, 'a>, name: &str) -> O
         .map(|attr| attr.value().to_owned())
 }
 
-/// Returns the name of `op` (`tile.gemm`, `memref.load`, ...).
-pub fn op_name(op: &melior::ir::operation::OperationRef) -> String {
-    op.name().as_string_ref().as_str().unwrap_or_default().to_owned()
+/// Returns the name of `op` (`tile.gemm`, `memref.load`, ...), as the context holds it: no copy (the
+/// rules ask every op's name, often several times).
+pub fn op_name<'c>(op: &melior::ir::operation::OperationRef<'c, '_>) -> &'c str {
+    // An op's name is an identifier interned in its context, which outlives `'c`.
+    let name = unsafe {
+        let name = mlir_sys::mlirIdentifierStr(mlir_sys::mlirOperationGetName(op.to_raw()));
+        std::slice::from_raw_parts(name.data as *const u8, name.length)
+    };
+    std::str::from_utf8(name).unwrap_or_default()
 }
 
 /// Returns the symbol name of the closest op around `op` that has one (the host function of a

@@ -149,7 +149,7 @@ fn check(root: OperationRef) -> bool {
                 .operand(0)
                 .map(|operand| operand.r#type().to_string())
                 .unwrap_or_default();
-            let instead = match name.as_str() {
+            let instead = match name {
                 "math.ipowi" => "an integer power by arith.muli, or math.fpowi on f32",
                 _ => "other arith or math ops",
             };

@@ -159,7 +159,7 @@ fn inside_loops_and_branches<'c, 'a>(op: OperationRef<'c, 'a>, function: Operati
         if parent == function {
             return true;
         }
-        if !matches!(op_name(&parent).as_str(), "scf.for" | "scf.if") {
+        if !matches!(op_name(&parent), "scf.for" | "scf.if") {
             return false;
         }
         inner = parent;
@@ -224,7 +224,7 @@ impl<'c, 'a> Promotion<'c, 'a> {
                 let direct = self.arrays.iter().position(|array| array.value == operand);
                 let viewed = self.arrays.iter().position(|array| array.views.contains(&operand));
                 let Some(index) = direct.or(viewed) else { continue };
-                let allowed = match (op_name(op).as_str(), direct.is_some(), position) {
+                let allowed = match (op_name(op), direct.is_some(), position) {
                     ("memref.memory_space_cast", true, 0) => {
                         let result = op.result(0).ok();
                         if let Some(result) = result {
@@ -271,7 +271,7 @@ impl<'c, 'a> Promotion<'c, 'a> {
 
     /// The access `op` makes to a promoted array, if it is one.
     fn access(&mut self, op: &OperationRef<'c, 'a>) -> Option<Access<'c, 'a>> {
-        let (memref, index, stored, vector) = match (op_name(op).as_str(), op.operand_count()) {
+        let (memref, index, stored, vector) = match (op_name(op), op.operand_count()) {
             ("memref.load", 2) => (op.operand(0).ok()?, op.operand(1).ok()?, None, false),
             ("memref.store", 3) => (op.operand(1).ok()?, op.operand(2).ok()?, Some(op.operand(0).ok()?), false),
             ("vector.load", 2) => (op.operand(0).ok()?, op.operand(1).ok()?, None, true),
@@ -395,7 +395,7 @@ impl<'c, 'a> Promotion<'c, 'a> {
             if op.region_count() == 0 || !nested_ops(op).iter().any(|nested| self.access(nested).is_some()) {
                 continue;
             }
-            match op_name(&op).as_str() {
+            match op_name(&op) {
                 "scf.for" => self.for_loop(op, state)?,
                 "scf.if" => self.branch(op, state)?,
                 other => return Err(format!("internal error: a private array promoted inside '{other}'")),

@@ -78,7 +78,7 @@ pub(crate) fn lower_body<'c>(
         threads,
     };
     for op in &nested_ops(kernel) {
-        match op_name(op).as_str() {
+        match op_name(op) {
             "tile.copy" => data::lower_copy(&builder(*op), *op),
             "tile.fill" => data::lower_fill(&builder(*op), *op),
             "tile.gemm" => compute::lower_gemm(&builder(*op), *op),
@@ -99,7 +99,7 @@ pub(crate) fn lower_body<'c>(
     }
     // Innermost region ops first: reverse pre-order visits children before their parents.
     for op in nested_ops(kernel).iter().rev() {
-        match op_name(op).as_str() {
+        match op_name(op) {
             "tile.parallel" => structure::lower_parallel(&builder(*op), &rewriter, *op),
             "tile.pipelined" => {
                 structure::lower_pipelined(&builder(*op), &rewriter, *op);

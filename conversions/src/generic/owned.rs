@@ -61,7 +61,7 @@ fn keeps_ownership<'c, 'a>(
     let at = |index: usize| op.operand(index).is_ok_and(|value| value == fragment);
     let uses = op.operands().filter(|value| *value == fragment).count();
     let in_parallel = enclosing_parallel(op, kernel);
-    match op_name(&op).as_str() {
+    match op_name(&op) {
         "tile.fill" => in_parallel.is_none() && at(0),
         "tile.gemm" => in_parallel.is_none() && uses == 1 && at(2),
         "tile.reduce" => in_parallel.is_none() && uses == 1 && at(1),
@@ -160,7 +160,7 @@ pub fn privatize<'c>(
         if !op.operands().any(|value| value == fragment) {
             continue;
         }
-        let store = match op_name(&op).as_str() {
+        let store = match op_name(&op) {
             "memref.load" => false,
             "memref.store" => true,
             other => return Err(format!("internal error: a thread-owned fragment is used by {other}")),

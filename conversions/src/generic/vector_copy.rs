@@ -478,7 +478,7 @@ fn prefetched<'c, 'a>(kernel: OperationRef<'c, 'a>, pipelined: OperationRef<'c, 
         op = current.next_in_block();
     }
     let sources: Vec<Value> = copies.iter().filter_map(|copy| copy_parts(copy).map(|parts| parts.src)).collect();
-    let written = nested_ops(kernel).into_iter().any(|op| match op_name(&op).as_str() {
+    let written = nested_ops(kernel).into_iter().any(|op| match op_name(&op) {
         "tile.copy" => copy_parts(&op).is_some_and(|parts| sources.contains(&parts.dst)),
         "memref.store" => op.operand(1).is_ok_and(|memref| sources.contains(&memref)),
         _ => false,

@@ -190,7 +190,7 @@ impl<'c, 'a> Inference<'c, 'a> {
         let default = atoms::blocked(&shape, self.threads);
         let value: Value = fragment.result(0).expect("a fragment").into();
         let fits = |candidate: &FragmentLayout| {
-            ops.iter().all(|op| match op_name(op).as_str() {
+            ops.iter().all(|op| match op_name(op) {
                 "tile.reduce" if op.operand(0).is_ok_and(|src| src == value) => {
                     let dim = integer_attribute(op, "dim").unwrap_or(0) as usize;
                     let kept: Vec<usize> = (0..shape.len()).filter(|d| *d != dim).collect();
@@ -313,7 +313,7 @@ fn accesses<'c, 'a>(parallel: OperationRef<'c, 'a>) -> Vec<Access<'c, 'a>> {
         if name == "tile.parallel" {
             continue;
         }
-        let (memref, first_index, write) = match name.as_str() {
+        let (memref, first_index, write) = match name {
             "memref.load" => (op.operand(0).ok(), 1, false),
             "memref.store" => (op.operand(1).ok(), 2, true),
             _ => (None, 0, false),
@@ -381,7 +381,7 @@ pub fn infer<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str, rings: super::Rin
         while changed {
             changed = false;
             for op in &ops {
-                changed |= match op_name(op).as_str() {
+                changed |= match op_name(op) {
                     "tile.reduce" => inference.reduce(*op)?,
                     "tile.copy" => inference.copy(*op)?,
                     "tile.parallel" => inference.parallel(*op, false)?,

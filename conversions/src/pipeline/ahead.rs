@@ -132,7 +132,7 @@ pub fn computable(value: Value, pipelined: OperationRef, depth: usize) -> bool {
 /// Whether `user`, an op with `tile` among its operands, only reads it: a gemm's A or B, a copy's
 /// source, a reduction's source, a load.
 pub fn reads_only(user: &OperationRef, tile: Value) -> bool {
-    match op_name(user).as_str() {
+    match op_name(user) {
         "tile.gemm" => user.operand(2).is_ok_and(|accumulator| accumulator != tile),
         "tile.copy" => copy_parts(user).is_some_and(|parts| parts.src == tile && parts.dst != tile),
         "tile.reduce" => user.operand(1).is_ok_and(|dst| dst != tile),
@@ -299,7 +299,7 @@ pub fn producer_site<'c, 'a>(kernel: OperationRef<'c, 'a>, pipelined: OperationR
     let defined_before = |value: &Value| hoistable(*value, kernel, &before[..position], 0);
     let tensors: Vec<Value> = copies.iter().filter_map(copy_parts).map(|parts| parts.src).collect();
     let writes_tensor = |op: &OperationRef| {
-        nested_ops(*op).into_iter().chain([*op]).any(|op| match op_name(&op).as_str() {
+        nested_ops(*op).into_iter().chain([*op]).any(|op| match op_name(&op) {
             "tile.copy" => copy_parts(&op).is_some_and(|parts| tensors.contains(&parts.dst)),
             "memref.store" => op.operand(1).is_ok_and(|memref| tensors.contains(&memref)),
             _ => false,

@@ -107,7 +107,7 @@ pub fn lower_barriers<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>
     let released = |barriers: Value<'c, 'a>| !counting.contains(&barriers) && !leader_only(barriers) && !produced.contains(&barriers);
     for op in ops {
         let b = Builder { context, location: op.location(), threads: None };
-        match op_name(&op).as_str() {
+        match op_name(&op) {
             "tile.alloc_barriers" => {
                 let barriers: Value = op.result(0).expect("barriers").into();
                 let count = melior::ir::r#type::MemRefType::try_from(barriers.r#type()).map(|memref| static_sizes(memref)[0].unwrap_or(1)).unwrap_or(1);

@@ -136,7 +136,7 @@ pub fn make_synchronous<'c>(context: &'c Context, kernel: OperationRef<'c, '_>, 
     let rewriter = melior::IrRewriter::new(context);
     let rewriter = rewriter.as_rewriter_base();
     for op in nested_ops(kernel) {
-        match op_name(&op).as_str() {
+        match op_name(&op) {
             "tile.copy_async" => {
                 let (parts, _, _) = copy_async_parts(&op).expect("verified tile.copy_async");
                 let copy = tile_dialect::ops::copy(context, parts.src, &parts.src_offsets, parts.dst, &[], op.location())
@@ -171,7 +171,7 @@ pub fn lower<'c>(context: &'c Context, kernel: OperationRef<'c, '_>, in_workgrou
 /// The allocation a tile value comes from, through `tile.slot` to its ring.
 pub fn tile_allocation<'c, 'a>(tile: Value<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
     let owner = OperationResult::try_from(tile).ok()?.owner();
-    match op_name(&owner).as_str() {
+    match op_name(&owner) {
         "tile.slot" => tile_allocation(owner.operand(0).ok()?),
         name if name.starts_with("tile.alloc_") => Some(owner),
         _ => None,

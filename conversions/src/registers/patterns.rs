@@ -96,7 +96,7 @@ fn uniform_slot(by: &Placed, slot: usize, dims: &[usize], fragment: &Placed) -> 
 
 /// A fragment access in a `tile.parallel` body: the loop index of each fragment index.
 fn access_dims<'c, 'a>(access: OperationRef<'c, 'a>, loop_indices: &[Value<'c, 'a>]) -> Option<(Value<'c, 'a>, Vec<usize>, bool)> {
-    let (memref, first, write) = match op_name(&access).as_str() {
+    let (memref, first, write) = match op_name(&access) {
         "memref.load" => (access.operand(0).ok()?, 1, false),
         "memref.store" => (access.operand(1).ok()?, 2, true),
         _ => return None,
@@ -122,7 +122,7 @@ fn loop_indices<'c, 'a>(parallel: OperationRef<'c, 'a>) -> Vec<Value<'c, 'a>> {
 fn in_parallel(op: &OperationRef) -> bool {
     let mut parent = op.parent_operation();
     while let Some(current) = parent {
-        match op_name(&current).as_str() {
+        match op_name(&current) {
             "tile.parallel" => return true,
             "tile.kernel" => return false,
             _ => parent = current.parent_operation(),
@@ -265,7 +265,7 @@ fn reduce_plan(src: &Placed, dst: &Placed, dim: usize) -> Result<ReducePlan, Str
 /// Says whether `op` has a rule for its operands' layouts.
 pub fn check(op: OperationRef, layouts: &Layouts) -> Rule {
     let touches_fragment = op.operands().any(|value| level(value) == Some(MemoryLevel::Fragment));
-    match op_name(&op).as_str() {
+    match op_name(&op) {
         "tile.parallel" => check_parallel(op, layouts),
         "tile.fill" if touches_fragment => placed(layouts, op.operand(0).map_err(|e| e.to_string())?).map(|_| ()),
         "tile.copy" if touches_fragment => check_copy(op, layouts),
@@ -1121,7 +1121,7 @@ pub fn lower_all<'c, 'a>(
         .filter(|op| !in_parallel(op))
         .filter_map(|op| {
             let touches_fragment = op.operands().any(|value| level(value) == Some(MemoryLevel::Fragment));
-            let destination = match op_name(op).as_str() {
+            let destination = match op_name(op) {
                 "tile.copy" => copy_parts(op).map(|parts| parts.dst),
                 "tile.copy_async" => copy_async_parts(op).map(|(parts, _, _)| parts.dst),
                 _ => None,
@@ -1129,7 +1129,7 @@ pub fn lower_all<'c, 'a>(
             let into_core_tile = destination
                 .and_then(crate::pipeline::rings::tile_allocation)
                 .is_some_and(|allocation| layouts.core_tiles.contains_key(&key(&allocation)));
-            let rule = match op_name(op).as_str() {
+            let rule = match op_name(op) {
                 "tile.copy" | "tile.copy_async" if into_core_tile => "copy_core",
                 "tile.gemm" if layouts.wgmma.contains(&key(op)) => "wgmma",
                 "tile.gemm" if layouts.mfma.contains_key(&key(op)) => "mfma",

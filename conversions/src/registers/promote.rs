@@ -61,7 +61,7 @@ struct Promotion<'c, 'a> {
 impl<'c, 'a> Promotion<'c, 'a> {
     /// Which variable `op` stores to or loads from, and whether it stores.
     fn access(&self, op: &OperationRef<'c, 'a>) -> Option<(usize, bool)> {
-        let (memref, store) = match op_name(op).as_str() {
+        let (memref, store) = match op_name(op) {
             "gpu.subgroup_mma_store_matrix" => (op.operand(1).ok()?, true),
             "gpu.subgroup_mma_load_matrix" => (op.operand(0).ok()?, false),
             _ => return None,

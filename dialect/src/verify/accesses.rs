@@ -52,7 +52,7 @@ fn range(value: Value, depth: usize) -> Option<(i128, i128)> {
             range(*operands.get(1)?, depth + 1)?,
         ))
     };
-    match op_name(&owner).as_str() {
+    match op_name(&owner) {
         // Checked: ranges of nested products can leave even 128 bits (then nothing is known).
         "arith.addi" => {
             pair().and_then(|((a, b), (c, d))| Some((a.checked_add(c)?, b.checked_add(d)?)))
@@ -75,7 +75,7 @@ fn range(value: Value, depth: usize) -> Option<(i128, i128)> {
 
 /// Checks the indices of one `memref.load` or `memref.store`.
 pub fn access(op: &OperationRef) -> Verdict {
-    let (memref, first_index) = match op_name(op).as_str() {
+    let (memref, first_index) = match op_name(op) {
         "memref.load" => (0, 1),
         "memref.store" => (1, 2),
         _ => return Ok(()),

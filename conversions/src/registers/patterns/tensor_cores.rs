@@ -157,7 +157,7 @@ pub fn operands_kept<'c, 'a>(kernel: OperationRef<'c, 'a>, ops: &[OperationRef<'
         let Some(gemm_at) = top(*gemm).and_then(position) else { return false };
         ops.iter()
             .filter(|op| op.operands().any(|operand| operand == tile) && *op != gemm)
-            .filter(|op| match op_name(op).as_str() {
+            .filter(|op| match op_name(op) {
                 "tile.copy" => copy_parts(*op).is_some_and(|parts| parts.dst == tile),
                 "tile.gemm" | "tile.reduce" | "memref.load" => false,
                 _ => true,

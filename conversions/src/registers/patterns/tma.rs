@@ -94,7 +94,7 @@ pub fn boxes_fill(parts: &tile_dialect::ops::CopyParts, k_dimension: usize) -> b
 /// among `ahead`, the copies the loops' rings will issue (`crate::pipeline::ahead::ring`).
 pub fn tma_fills(ops: &[OperationRef], allocation: usize, k_dimension: usize, ahead: &[OperationRef]) -> bool {
     let owned = |tile: Value| crate::pipeline::rings::tile_allocation(tile).map(|allocation| key(&allocation));
-    let mut writers = ops.iter().filter(|op| match op_name(op).as_str() {
+    let mut writers = ops.iter().filter(|op| match op_name(op) {
         "tile.copy" => copy_parts(*op).is_some_and(|parts| owned(parts.dst) == Some(allocation)),
         "tile.copy_async" => copy_async_parts(*op).is_some_and(|(parts, _, _)| owned(parts.dst) == Some(allocation)),
         _ => false,
@@ -102,7 +102,7 @@ pub fn tma_fills(ops: &[OperationRef], allocation: usize, k_dimension: usize, ah
     let mut any = false;
     let all = writers.all(|writer| {
         any = true;
-        let parts = match op_name(writer).as_str() {
+        let parts = match op_name(writer) {
             "tile.copy_async" => copy_async_parts(writer).map(|(parts, _, _)| parts),
             _ => copy_parts(writer).filter(|_| ahead.contains(writer)),
         };

@@ -94,7 +94,7 @@ fn rounds(from: &Placed, pairs: &[usize], columns: i64, per_round: i64) -> Optio
 /// Shared bytes of `kernel`'s tiles and barriers, each from a 128-byte boundary.
 fn shared_bytes(ops: &[OperationRef]) -> i64 {
     ops.iter()
-        .filter(|op| matches!(op_name(op).as_str(), "tile.alloc_shared" | "tile.alloc_barriers"))
+        .filter(|op| matches!(op_name(op), "tile.alloc_shared" | "tile.alloc_barriers"))
         .filter_map(|op| op.result(0).ok())
         .map(|result| {
             let value: Value = result.into();

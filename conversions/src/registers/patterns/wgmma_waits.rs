@@ -44,7 +44,7 @@ fn needs(users: &[OperationRef], group: &Pending, layouts: &Layouts, counting: &
             return false;
         }
         let accumulating = layouts.wgmma.contains(&key(user)).then(|| user.operand(2).ok()).flatten();
-        matches!(name.as_str(), "gpu.barrier" | "tile.arrive" | "nvvm.barrier0")
+        matches!(name, "gpu.barrier" | "tile.arrive" | "nvvm.barrier0")
             || user.operands().any(|value| {
                 (group.fragments.contains(&value) && Some(value) != accumulating)
                     || (name != "tile.slot"

@@ -27,7 +27,7 @@ use tile_dialect::ops::{nested_ops, op_name};
 /// Whether `op` uses `fragment` as a held accumulator does: a fill of it, or a gemm accumulating
 /// into it (and reading it as no operand).
 fn matrix_use(op: &OperationRef, fragment: Value) -> bool {
-    match op_name(op).as_str() {
+    match op_name(op) {
         "tile.fill" => op.operand(0).is_ok_and(|tile| tile == fragment),
         "tile.gemm" => {
             op.operand(2).is_ok_and(|tile| tile == fragment)
@@ -41,7 +41,7 @@ fn matrix_use(op: &OperationRef, fragment: Value) -> bool {
 fn in_carrying_loops(op: &OperationRef) -> bool {
     let mut parent = op.parent_operation();
     while let Some(current) = parent {
-        match op_name(&current).as_str() {
+        match op_name(&current) {
             "tile.kernel" => return true,
             "tile.pipelined" | "scf.for" => parent = current.parent_operation(),
             _ => return false,
@@ -119,7 +119,7 @@ pub fn indexed_only(kernel: OperationRef, tile: Value) -> bool {
     nested_ops(kernel)
         .iter()
         .filter(|op| op.operands().any(|operand| operand == tile))
-        .all(|op| matches!(op_name(op).as_str(), "tile.copy" | "tile.gemm" | "memref.load" | "memref.store"))
+        .all(|op| matches!(op_name(op), "tile.copy" | "tile.gemm" | "memref.load" | "memref.store"))
 }
 
 /// Bytes of the shared tiles `kernel` allocates, unpadded.
