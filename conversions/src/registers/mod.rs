@@ -122,6 +122,9 @@ pub(crate) struct Layouts {
     /// The wgmma gemms whose accumulator was just filled with zeros: their first instruction
     /// writes D = A B instead of adding to registers that would be zeroed one by one.
     zero_start: std::collections::HashSet<usize>,
+    /// [`Layouts::uniform_slot`]'s answers, by (iterated layout, slot, dimensions, read layout):
+    /// the check and the lowering ask the same questions, each over every thread.
+    uniform: std::cell::RefCell<HashMap<(usize, usize, Vec<usize>, usize), Result<Option<i64>, String>>>,
 }
 
 fn key(op: &OperationRef) -> usize {
@@ -135,6 +138,18 @@ impl Layouts {
 
     pub fn parallel(&self, parallel: &OperationRef) -> Option<&Placed> {
         self.loops.get(&key(parallel))
+    }
+
+    /// [`patterns::uniform_slot`] of two of these layouts (`by` and `fragment` are held here, so
+    /// their addresses name them while the layouts live), asked once.
+    pub fn uniform_slot(&self, by: &Placed, slot: usize, dims: &[usize], fragment: &Placed) -> Result<Option<i64>, String> {
+        let question = (by as *const Placed as usize, slot, dims.to_vec(), fragment as *const Placed as usize);
+        if let Some(answer) = self.uniform.borrow().get(&question) {
+            return answer.clone();
+        }
+        let answer = patterns::uniform_slot(by, slot, dims, fragment);
+        self.uniform.borrow_mut().insert(question, answer.clone());
+        answer
     }
 }
 
@@ -191,7 +206,7 @@ pub fn tma_fillable(kernel: OperationRef, copies: &[OperationRef]) -> bool {
 /// shuffles (`None`: exchanges go through workgroup memory).
 pub fn plan<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str, shuffles: Option<i64>) -> Result<Result<Plan<'c, 'a>, Unsupported<'c, 'a>>, Failure<'c, 'a>> {
     let inferred = crate::layout::infer_for_lowering(kernel, chip, crate::layout::Rings::Written)?;
-    let mut layouts = Layouts { fragments: HashMap::new(), loops: HashMap::new(), core_tiles: HashMap::new(), swizzled: Default::default(), wgmma: Default::default(), mfma: HashMap::new(), mma: HashMap::new(), coopmat: HashMap::new(), held: HashMap::new(), padding: HashMap::new(), reductions: HashMap::new(), tma_stores: HashMap::new(), own_staging: 0, zero_start: Default::default() };
+    let mut layouts = Layouts::default();
     let mut fragments = Vec::new();
     let mut shared = Vec::new();
     let mut padded = Vec::new();

@@ -71,7 +71,7 @@ fn inside(coordinates: &[i64], shape: &[i64]) -> bool {
 
 /// The slot of `fragment` that holds, on every thread that runs slot `slot` of `by`, the element
 /// made of the coordinates `dims` of that thread's element; `None` when no thread runs the slot.
-fn uniform_slot(by: &Placed, slot: usize, dims: &[usize], fragment: &Placed) -> Result<Option<i64>, String> {
+pub(super) fn uniform_slot(by: &Placed, slot: usize, dims: &[usize], fragment: &Placed) -> Result<Option<i64>, String> {
     let mut found = None;
     for thread in 0..by.distribution.threads {
         let Some(coordinates) = by.distribution.coordinates(thread, slot) else { continue };
@@ -309,7 +309,7 @@ fn check_parallel(op: OperationRef, layouts: &Layouts) -> Rule {
             return Err("reads a fragment at indices that are not the loop's indices (a thread would not know the register)".into());
         }
         for slot in by.distribution.used_slots() {
-            uniform_slot(by, slot, &dims, fragment)?;
+            layouts.uniform_slot(by, slot, &dims, fragment)?;
         }
     }
     Ok(())
@@ -325,7 +325,7 @@ fn check_copy(op: OperationRef, layouts: &Layouts) -> Rule {
             let (src, dst) = (placed(layouts, parts.src)?, placed(layouts, parts.dst)?);
             let all: Vec<usize> = (0..dst.layout.shape.len()).collect();
             for slot in dst.distribution.used_slots() {
-                uniform_slot(dst, slot, &all, src)?;
+                layouts.uniform_slot(dst, slot, &all, src)?;
             }
             Ok(())
         }
@@ -499,7 +499,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             for (original, copy) in originals.iter().zip(copies) {
                 let Some((memref, dims, write)) = access_dims(*original, &original_indices) else { continue };
                 let fragment = placed(self.layouts, memref).expect("checked");
-                let Some(index) = uniform_slot(by, slot, &dims, fragment).expect("checked") else { continue };
+                let Some(index) = self.layouts.uniform_slot(by, slot, &dims, fragment).expect("checked") else { continue };
                 let private = self.private(memref);
                 let place = At::before(copy);
                 let cb = self.builder(&copy);
@@ -562,7 +562,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let (src_array, dst_array) = (self.private(src), self.private(dst));
         let ty = element_type(dst);
         for slot in to.distribution.used_slots() {
-            let Some(source) = uniform_slot(to, slot, &all, from).expect("checked") else { continue };
+            let Some(source) = self.layouts.uniform_slot(to, slot, &all, from).expect("checked") else { continue };
             let value = self.slot_value(&b, at, src_array, from, source);
             let value = convert(&b, at, value, ty);
             self.set_slot(&b, at, value, dst_array, to, slot as i64);
