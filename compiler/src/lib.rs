@@ -456,14 +456,6 @@ fn compile_parsed<'c>(
         tile_conversions::pipelines::chip_passes(target).ok_or_else(|| Error::UnknownTarget {
             target: target.to_owned(),
         })?;
-    // The host code goes to LLVM where the target has host passes (the SPIR-V targets launch
-    // through tile-vulkan-run instead).
-    if tile_conversions::pipelines::host_passes(target).is_some() && !host_signatures_lower(module) {
-        return Err(Error::Lowering {
-            target: target.to_owned(),
-            diagnostics: collector.take(),
-        });
-    }
     // The decisions the target pipelines make before their lowering, for this target (the parts
     // take the module's attributes).
     let target_attribute = melior::ir::attribute::StringAttribute::new(context, target);
@@ -486,53 +478,6 @@ fn compile_parsed<'c>(
     let result = compile_parts(context, &mut parts, pristine, (target, options), passes, collector, started);
     parts.merge(module);
     result
-}
-
-/// Checks that every function of `module` has a signature LLVM can take: the host code is compiled
-/// to LLVM (the launches), whose conversions pass a memref as a strided descriptor and fail,
-/// located nowhere, on a layout that is not strided (an `affine_map` permuting the dimensions,
-/// say). An error at the function for each such argument or result; true when there is none.
-fn host_signatures_lower(module: &Module) -> bool {
-    use melior::ir::{BlockLike, TypeLike, attribute::TypeAttribute, r#type::FunctionType};
-    let mut clean = true;
-    let mut function = module.body().first_operation();
-    while let Some(op) = function {
-        function = op.next_in_block();
-        if tile_dialect::ops::op_name(&op) != "func.func" {
-            continue;
-        }
-        let Some(signature) = op
-            .attribute("function_type")
-            .ok()
-            .and_then(|attribute| TypeAttribute::try_from(attribute).ok())
-            .and_then(|attribute| FunctionType::try_from(attribute.value()).ok())
-        else {
-            continue;
-        };
-        let inputs = (0..signature.input_count()).filter_map(|index| Some(("argument", index, signature.input(index).ok()?)));
-        let results = (0..signature.result_count()).filter_map(|index| Some(("result", index, signature.result(index).ok()?)));
-        for (role, index, ty) in inputs.chain(results) {
-            if !unsafe { mlir_sys::mlirTypeIsAMemRef(ty.to_raw()) } {
-                continue;
-            }
-            let rank = unsafe { mlir_sys::mlirShapedTypeGetRank(ty.to_raw()) }.max(0) as usize;
-            let (mut strides, mut offset) = (vec![0i64; rank], 0i64);
-            let strided = unsafe {
-                mlir_sys::mlirMemRefTypeGetStridesAndOffset(ty.to_raw(), strides.as_mut_ptr(), &mut offset).value != 0
-            };
-            if !strided {
-                let name = tile_dialect::ops::string_attribute(&op, "sym_name").unwrap_or_default();
-                tile_dialect::diagnostics::emit_error(
-                    op.location(),
-                    &format!(
-                        "'func.func' op {role} {index} of @{name} has type {ty}, whose layout is not strided: the host code is compiled to LLVM, which passes memrefs as strided descriptors; use the identity layout or strided<...>"
-                    ),
-                );
-                clean = false;
-            }
-        }
-    }
-    clean
 }
 
 /// Compiles the parts. A lowering that fails in a part stops the parts not yet begun (MLIR's

@@ -364,6 +364,16 @@ pub fn integer_attribute<'c: 'a, 'a>(op: &impl OperationLike<'c, 'a>, name: &str
         .map(|attr| attr.value())
 }
 
+/// Whether `memref`'s layout has a strided form (what LLVM's memref descriptors need; melior's
+/// `strides_and_offset` drops the answer).
+pub fn has_strided_form(memref: melior::ir::r#type::MemRefType) -> bool {
+    use melior::ir::{ShapedTypeLike, TypeLike};
+    let mut strides = vec![0i64; memref.rank()];
+    let mut offset = 0i64;
+    let ty: melior::ir::Type = memref.into();
+    unsafe { mlir_sys::mlirMemRefTypeGetStridesAndOffset(ty.to_raw(), strides.as_mut_ptr(), &mut offset).value != 0 }
+}
+
 /// Returns the sizes of a memref type, `None` for dynamic ones.
 pub fn static_sizes(memref: melior::ir::r#type::MemRefType) -> Vec<Option<i64>> {
     use melior::ir::{ShapedTypeLike, r#type::DimSize};
