@@ -14,7 +14,8 @@
 //! | `convert-tile-to-spirv-coopmat` | [`spirv::coopmat`] | Vulkan compute, op by op: f16 gemms on KHR cooperative matrices |
 //! | `tile-spirv-vulkan-memory-model` | [`spirv::memory_model`] | `spirv.module`s to the Vulkan memory model |
 //! | `tile-fold-launch-bounds` | [`launch_bounds`] | lowered kernels' comparisons that their static launch sizes (and the guards around them) decide |
-//! | `tile-promote-private` | [`amdgpu::private_values`] | gfx942 kernels' vector-accessed private arrays (mfma accumulators) as the values they hold |
+//! | `tile-promote-private` | [`private_values`] | lowered kernels' private arrays indexed by constants as the values they hold (sm_90a) |
+//! | `tile-promote-private-vectors` | [`private_values`] | the same for the arrays read or written as vectors (mfma accumulators; gfx942) |
 //!
 //! | pipeline | module | from tile IR to |
 //! |----------|--------|-----------------|
@@ -38,6 +39,7 @@ pub mod layout;
 pub mod nvgpu;
 pub mod pipeline;
 pub mod pipelines;
+pub mod private_values;
 pub mod registers;
 pub mod spirv;
 pub mod support;
@@ -56,7 +58,8 @@ pub fn register_all() {
     tile_dialect::register_pass(spirv::coopmat::ARGUMENT, spirv::coopmat::create_convert_tile_to_spirv_coopmat_pass);
     tile_dialect::register_pass(spirv::memory_model::ARGUMENT, spirv::memory_model::create_vulkan_memory_model_pass);
     tile_dialect::register_pass(launch_bounds::ARGUMENT, launch_bounds::create_fold_launch_bounds_pass);
-    tile_dialect::register_pass(amdgpu::private_values::ARGUMENT, amdgpu::private_values::create_promote_private_pass);
+    tile_dialect::register_pass(private_values::ARGUMENT, private_values::create_promote_private_pass);
+    tile_dialect::register_pass(private_values::VECTORS_ARGUMENT, private_values::create_promote_private_vectors_pass);
     tile_dialect::register_pipeline(
         c"tile-to-rocdl",
         c"Compile tile IR to a gpu.binary of AMDGCN assembly for an AMD chip (gfx942: mfma, LDS)",

@@ -12,15 +12,17 @@ use tile_dialect::registration::add_pipeline;
 /// One chip a pipeline compiles for: its name, our lowering, and the upstream passes after it.
 type Chip = (&'static str, &'static str, &'static str);
 
-/// Chips `tile-to-nvvm` compiles for, with the passes after our lowering: the kernels' math ops to
-/// PTX instructions, then upstream's `gpu-lower-to-nvvm-pipeline{cubin-chip=sm_90a
-/// cubin-features=+ptx80 opt-level=3 cubin-format=isa}` written out pass by pass (as
+/// Chips `tile-to-nvvm` compiles for, with the passes after our lowering: the kernels' private
+/// arrays as values (`tile-promote-private`, so that no conversion carries their slot-by-slot
+/// loads and stores), their math ops to PTX instructions, then upstream's
+/// `gpu-lower-to-nvvm-pipeline{cubin-chip=sm_90a cubin-features=+ptx80 opt-level=3
+/// cubin-format=isa}` written out pass by pass (as
 /// `--dump-pass-pipeline` prints it), so that `tile-check-external-calls` runs on the kernel
 /// modules in LLVM form before they become PTX.
 const NVVM_CHIPS: &[Chip] = &[(
     "sm_90a",
     crate::nvgpu::ARGUMENT,
-    "gpu.module(tile-math-to-nvptx), convert-nvgpu-to-nvvm, gpu-kernel-outlining, convert-vector-to-scf, convert-scf-to-cf, convert-nvvm-to-llvm, convert-func-to-llvm, expand-strided-metadata, nvvm-attach-target{O=3 chip=sm_90a features=+ptx80 triple=nvptx64-nvidia-cuda}, lower-affine, convert-arith-to-llvm, convert-index-to-llvm{index-bitwidth=64}, canonicalize, cse, gpu.module(convert-gpu-to-nvvm{index-bitwidth=64 has-redux=false}, canonicalize, cse, reconcile-unrealized-casts, tile-check-external-calls), gpu-to-llvm, gpu-module-to-binary{format=isa}, convert-math-to-llvm{approximate-log1p=true}, canonicalize, cse, reconcile-unrealized-casts",
+    "gpu.module(tile-promote-private, tile-math-to-nvptx), convert-nvgpu-to-nvvm, gpu-kernel-outlining, convert-vector-to-scf, convert-scf-to-cf, convert-nvvm-to-llvm, convert-func-to-llvm, expand-strided-metadata, nvvm-attach-target{O=3 chip=sm_90a features=+ptx80 triple=nvptx64-nvidia-cuda}, lower-affine, convert-arith-to-llvm, convert-index-to-llvm{index-bitwidth=64}, canonicalize, cse, gpu.module(convert-gpu-to-nvvm{index-bitwidth=64 has-redux=false}, canonicalize, cse, reconcile-unrealized-casts, tile-check-external-calls), gpu-to-llvm, gpu-module-to-binary{format=isa}, convert-math-to-llvm{approximate-log1p=true}, canonicalize, cse, reconcile-unrealized-casts",
 )];
 
 /// Builds `tile-to-nvvm{chip}` into `manager`.
@@ -30,14 +32,14 @@ pub fn build_tile_to_nvvm(manager: &OperationPassManager, chip: &str) {
 
 /// Chips `tile-to-rocdl` compiles for, with the passes after our lowering: the kernel modules to
 /// AMDGCN (their accumulators' private arrays as values first, so that no conversion carries their
-/// slot-by-slot loads and stores (`amdgpu::private_values`), their math ops to AMDGCN
+/// slot-by-slot loads and stores (`tile-promote-private-vectors`), their math ops to AMDGCN
 /// instructions, and calls nothing could resolve refused last), then the host code (the launches)
 /// to LLVM. LDS is addressed with the integer memory space
 /// 3 in the emitted kernel, which every conversion below maps the same way.
 const ROCDL_CHIPS: &[Chip] = &[(
     "gfx942",
     crate::amdgpu::ARGUMENT,
-    "rocdl-attach-target{chip=gfx942 O=3}, gpu.module(tile-promote-private, tile-math-to-rocdl, convert-vector-to-scf, convert-scf-to-cf, expand-strided-metadata, lower-affine, convert-amdgpu-to-rocdl{chipset=gfx942}, convert-vector-to-llvm, convert-gpu-to-rocdl{chipset=gfx942}, reconcile-unrealized-casts, tile-check-external-calls), tile-gpu-module-to-isa, convert-scf-to-cf, expand-strided-metadata, finalize-memref-to-llvm, convert-arith-to-llvm, convert-index-to-llvm, convert-cf-to-llvm, convert-func-to-llvm, gpu-to-llvm, reconcile-unrealized-casts",
+    "rocdl-attach-target{chip=gfx942 O=3}, gpu.module(tile-promote-private-vectors, tile-math-to-rocdl, convert-vector-to-scf, convert-scf-to-cf, expand-strided-metadata, lower-affine, convert-amdgpu-to-rocdl{chipset=gfx942}, convert-vector-to-llvm, convert-gpu-to-rocdl{chipset=gfx942}, reconcile-unrealized-casts, tile-check-external-calls), tile-gpu-module-to-isa, convert-scf-to-cf, expand-strided-metadata, finalize-memref-to-llvm, convert-arith-to-llvm, convert-index-to-llvm, convert-cf-to-llvm, convert-func-to-llvm, gpu-to-llvm, reconcile-unrealized-casts",
 )];
 
 /// The passes that turn kernel modules into code (`gpu.binary`s): the target pipelines end with one.

@@ -1,8 +1,11 @@
-// tile-promote-private: a private array read and written through a vector view (an accumulator)
-// becomes the values it holds: its fill a constant vector, its vector loads and stores in a loop
-// the loop's iteration argument, its reads after the loop lanes of the loop's result. An array
-// only ever read and written slot by slot stays for LLVM's SROA, and so does one used otherwise.
-// RUN: tile-opt %s -split-input-file -tile-promote-private | FileCheck %s
+// tile-promote-private and tile-promote-private-vectors: a private array read and written through
+// a vector view (an accumulator) becomes the values it holds: its fill a constant vector, its
+// vector loads and stores in a loop the loop's iteration argument, its reads after the loop lanes
+// of the loop's result. An array only ever read and written slot by slot becomes its values in
+// tile-promote-private (sm_90a) and stays for LLVM's SROA in tile-promote-private-vectors
+// (gfx942); one used otherwise stays in both.
+// RUN: tile-opt %s -split-input-file -tile-promote-private-vectors | FileCheck %s --check-prefixes=CHECK,VECTORS
+// RUN: tile-opt %s -split-input-file -tile-promote-private | FileCheck %s --check-prefixes=CHECK,ALL
 
 // CHECK-LABEL: gpu.func @accumulator
 // CHECK-NOT: memref.alloca() : memref<8xf32
@@ -16,9 +19,12 @@
 // CHECK: memref.store %[[LANE]], %arg0[%{{.*}}]
 // CHECK: %[[SLOT:.*]] = vector.extract %[[LOOP]]#1[1] : f32 from vector<4xf32>
 // CHECK: memref.store %[[SLOT]], %arg0[%{{.*}}]
-// CHECK: memref.alloca() : memref<4xf32, #gpu.address_space<private>>
-// CHECK: memref.store
-// CHECK: memref.load
+// VECTORS: memref.alloca() : memref<4xf32, #gpu.address_space<private>>
+// VECTORS: memref.store
+// VECTORS: memref.load
+// ALL-NOT: memref.alloca
+// ALL: %[[AGAIN:.*]] = vector.extract %[[LOOP]]#0[2] : f32 from vector<4xf32>
+// ALL: memref.store %[[AGAIN]], %arg0[%{{.*}}]
 // CHECK: gpu.return
 module attributes {gpu.container_module} {
   gpu.module @accumulator {

@@ -6,12 +6,11 @@
 //! (the rule in `registers/patterns/mfma.rs`). There is no whole-kernel template: a GEMM is the
 //! same ops as any other kernel. [`config`] holds the chip's facts the rules and the layout
 //! inference share (the instruction shapes, how waves split a tile, LDS padding).
-//! [`private_values`] (`tile-promote-private`, in the backend after the cleanup) replaces the
-//! accumulators' private arrays by the values they hold.
+//! [`crate::private_values`] (`tile-promote-private-vectors`, in the backend after the cleanup)
+//! replaces the accumulators' private arrays by the values they hold.
 
 pub mod config;
 pub mod lds;
-pub mod private_values;
 
 use melior::{Context, ir::operation::OperationRef};
 

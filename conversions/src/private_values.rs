@@ -1,11 +1,12 @@
-//! `tile-promote-private`: the private arrays of gfx942 kernels (the mfma accumulators, the copy
-//! runs' registers, any fragment held in registers) as SSA values.
+//! `tile-promote-private` and `tile-promote-private-vectors`: the private arrays of lowered kernels
+//! (the mfma accumulators, the copy runs' registers, any fragment held in registers) as SSA values.
 //!
 //! The register rules hold a thread's part of a fragment in a private `memref.alloca` indexed by
 //! constants only, so that LLVM's SROA keeps it in registers. Until then every slot access is a
 //! `memref.load` or `memref.store` that every conversion and LLVM's early passes carry: about half
 //! of gemm_relu's ops after the cleanup (its 128-slot accumulator filled, carried through the K loop
-//! through a vector view, read and written by the ReLU, read by the epilogue). This pass does the
+//! through a vector view, read and written by the ReLU, read by the epilogue), and over a third of
+//! an sm_90a FlashAttention kernel's (its softmax statistics and probabilities). This pass does the
 //! promotion SROA would do, before the conversions: walking the kernel in program order, it keeps
 //! the value each slot holds, replaces each load by that value and drops the stores; the slots a
 //! loop or a branch writes become its iteration arguments or results:
@@ -28,13 +29,16 @@
 //! of static rank-1 shape, each of whose uses is a `memref.load` or `memref.store` at a constant
 //! index, or a `memref.memory_space_cast` used only by `vector.load`s and `vector.store`s of its
 //! element type at constant indices, all inside the array, and only inside `scf.for` and `scf.if`
-//! ops (others keep their arrays for SROA), and where at least one such cast reads or writes it as
-//! vectors: the fragments the register rules carry as vectors (the mfma accumulators). Arrays only
-//! ever accessed slot by slot (the copy runs' registers) are left to SROA: promoted here too, the
-//! kernels compiled faster still, but LLVM scheduled the loops that carry them differently, one to
-//! two instructions longer in most GEMMs' main loops (`bench/RESULTS.md`, compile time part 5). A
-//! slot read before anything was stored to it reads zero (an undefined value in LLVM's promotion;
-//! zero is one of its values).
+//! ops (others keep their arrays for SROA).
+//!
+//! The two passes differ in the arrays read and written by scalars alone (the copy runs'
+//! registers, softmax statistics): `tile-promote-private` (sm_90a's backend) promotes them too,
+//! and the PTX of every benchmark and test program keeps its instructions, one fewer in six of
+//! them (`bench/RESULTS.md`, compile time part 7); `tile-promote-private-vectors` (gfx942's
+//! backend) leaves them to SROA, because LLVM's AMDGPU backend scheduled the loops that carry them
+//! one to two instructions longer in most GEMMs' main loops when they arrived promoted (compile
+//! time part 5). A slot read before anything was stored to it reads zero (an undefined value in
+//! LLVM's promotion; zero is one of its values).
 
 use crate::cpu::builder::{At, Builder};
 use melior::{
@@ -50,8 +54,10 @@ use melior::{
 use std::collections::{HashMap, HashSet};
 use tile_dialect::ops::{constant_integer, nested_ops, op_name, with_context};
 
-/// The pass's flag.
+/// The flag of the pass that promotes every array it can.
 pub const ARGUMENT: &str = "tile-promote-private";
+/// The flag of the pass that promotes only arrays read or written as vectors somewhere.
+pub const VECTORS_ARGUMENT: &str = "tile-promote-private-vectors";
 
 /// What a slot holds: a value, or lane `lane` of a vector.
 #[derive(Clone, Copy, PartialEq)]
@@ -87,22 +93,23 @@ struct Group {
 /// What each slot of each array holds at a point of the walk (`None`: nothing stored yet).
 type State<'c, 'a> = Vec<Vec<Option<Held<'c, 'a>>>>;
 
-/// Promotes the private arrays of every `gpu.func` in `op`.
-fn run(op: OperationRef) -> Result<(), String> {
+/// Promotes the private arrays of every `gpu.func` in `op`; those accessed by scalars alone only
+/// where `scalars` is set.
+fn run(op: OperationRef, scalars: bool) -> Result<(), String> {
     with_context(op, |context| {
         // Found before any is rewritten: the walk's list holds the ops the promotion erases.
         let functions: Vec<OperationRef> = nested_ops(op).into_iter().filter(|op| op_name(op) == "gpu.func").collect();
         for function in functions {
-            promote(context, function)?;
+            promote(context, function, scalars)?;
         }
         Ok(())
     })
 }
 
 /// Promotes the private arrays of `function` (see the module).
-fn promote<'c, 'a>(context: &'c Context, function: OperationRef<'c, 'a>) -> Result<(), String> {
+fn promote<'c, 'a>(context: &'c Context, function: OperationRef<'c, 'a>, scalars: bool) -> Result<(), String> {
     let Some(body) = function.region(0).ok().and_then(|region| region.first_block()) else { return Ok(()) };
-    let mut promotion = Promotion { context, arrays: Vec::new(), widths: HashMap::new() };
+    let mut promotion = Promotion { context, scalars, arrays: Vec::new(), widths: HashMap::new() };
     let (allocas, views) = promotion.select(function, body);
     if promotion.arrays.is_empty() {
         return Ok(());
@@ -189,6 +196,8 @@ fn lane_of<'c, 'a>(value: Value<'c, 'a>) -> Option<(Value<'c, 'a>, usize)> {
 
 struct Promotion<'c, 'a> {
     context: &'c Context,
+    /// Whether arrays accessed by scalars alone are promoted.
+    scalars: bool,
     arrays: Vec<Array<'c, 'a>>,
     /// Lanes of the vector types met, by type.
     widths: HashMap<usize, Option<usize>>,
@@ -245,9 +254,8 @@ impl<'c, 'a> Promotion<'c, 'a> {
         let mut views = Vec::new();
         let arrays = std::mem::take(&mut self.arrays);
         for (index, (alloca, array)) in allocas.into_iter().zip(arrays).enumerate() {
-            // Arrays read and written by scalars alone (the copy runs' registers) stay for SROA:
-            // promoted here, LLVM schedules their loops differently (see the module).
-            if rejected[index] || array.views.is_empty() {
+            // Arrays read and written by scalars alone stay for SROA unless asked (see the module).
+            if rejected[index] || (array.views.is_empty() && !self.scalars) {
                 continue;
             }
             views.extend(view_ops.iter().filter(|(owner, _)| *owner == index).map(|(_, op)| *op));
@@ -513,7 +521,7 @@ impl<'c, 'a> Promotion<'c, 'a> {
 }
 
 tile_passes::rust_pass! {
-    /// Creates `tile-promote-private` (on any op holding `gpu.func`s; the gfx942 backend runs it on
+    /// Creates `tile-promote-private` (on any op holding `gpu.func`s; the sm_90a backend runs it on
     /// each kernel module first).
     pub fn create_promote_private_pass() {
         argument: ARGUMENT,
@@ -521,6 +529,19 @@ tile_passes::rust_pass! {
         description: "Replace the private arrays of lowered kernels that are indexed by constants by the values they hold, carried through scf.for and scf.if",
         anchor: "",
         dialects: [],
-        run: |op| run(op),
+        run: |op| run(op, true),
+    }
+}
+
+tile_passes::rust_pass! {
+    /// Creates `tile-promote-private-vectors` (on any op holding `gpu.func`s; the gfx942 backend
+    /// runs it on each kernel module first).
+    pub fn create_promote_private_vectors_pass() {
+        argument: VECTORS_ARGUMENT,
+        name: "TilePromotePrivateVectors",
+        description: "Replace the private arrays of lowered kernels that are indexed by constants and read or written as vectors somewhere (accumulators) by the values they hold; arrays only accessed slot by slot stay for LLVM's SROA",
+        anchor: "",
+        dialects: [],
+        run: |op| run(op, false),
     }
 }
