@@ -270,7 +270,7 @@ fn runs_where_held(loop_layout: &FragmentLayout, dims: &[usize], held: &Fragment
     // element).
     let (holders, runners) = (held.table(), loop_layout.table());
     let mut element = vec![0; dims.len()];
-    loop_layout.elements().enumerate().all(|(number, iteration)| {
+    loop_layout.all_elements(|number, iteration| {
         for (coordinate, &d) in element.iter_mut().zip(dims) {
             *coordinate = iteration[d];
         }

@@ -53,7 +53,7 @@ pub(crate) struct Placed {
     /// may skip numbers (a row slice keeps the accumulator's), the arrays do not.
     pub registers: std::collections::BTreeMap<i64, i64>,
     /// Each element's slot and owners (looked up per element by the rules).
-    table: std::rc::Rc<tile_dialect::layout::Table>,
+    table: std::sync::Arc<tile_dialect::layout::Table>,
 }
 
 impl Placed {

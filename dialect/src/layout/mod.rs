@@ -62,6 +62,27 @@ impl FragmentLayout {
         })
     }
 
+    /// Calls `visit` with the row-major number and the index of every element, in row-major
+    /// order, until it returns `false`; returns whether it never did. One buffer holds each index
+    /// in turn (the tables and the loop checks walk tiles of up to 2^15 elements many times).
+    pub fn all_elements(&self, mut visit: impl FnMut(usize, &[i64]) -> bool) -> bool {
+        let total = self.shape.iter().product::<i64>().max(0) as usize;
+        let mut index = vec![0i64; self.shape.len()];
+        for linear in 0..total {
+            if !visit(linear, &index) {
+                return false;
+            }
+            for (coordinate, size) in index.iter_mut().zip(&self.shape).rev() {
+                *coordinate += 1;
+                if *coordinate < *size {
+                    break;
+                }
+                *coordinate = 0;
+            }
+        }
+        true
+    }
+
     /// Returns the threads that hold `index` (with repeats when replicas share a thread).
     pub fn owners(&self, index: &[i64]) -> impl Iterator<Item = i64> + '_ {
         let index = index.to_vec();
@@ -307,6 +328,27 @@ mod tests {
             slot: dim(1).floor_div(8) * 4 + dim(0).modulo(16).floor_div(8) * 2 + dim(1).modulo(2),
             origin: "wgmma.acc.m64n16".into(),
         }
+    }
+
+    #[test]
+    fn all_elements_walks_the_elements_in_order_and_stops_when_asked() {
+        let mut layout = accumulator();
+        layout.shape = vec![3, 2, 4];
+        let mut walked = Vec::new();
+        assert!(layout.all_elements(|linear, index| {
+            walked.push((linear, index.to_vec()));
+            true
+        }));
+        let expected: Vec<(usize, Vec<i64>)> = layout.elements().enumerate().collect();
+        assert_eq!(walked, expected);
+        let mut visits = 0;
+        assert!(!layout.all_elements(|linear, _| {
+            visits += 1;
+            linear < 5
+        }));
+        assert_eq!(visits, 6);
+        layout.shape = vec![2, 0];
+        assert!(layout.all_elements(|_, _| panic!("a tile without elements")));
     }
 
     #[test]
