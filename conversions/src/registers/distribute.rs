@@ -9,7 +9,10 @@
 //! says. A slot some threads do not use gets the same formula; there it must land outside the
 //! tile, so that a bounds guard skips it.
 
-use std::collections::HashMap;
+use std::{
+    collections::HashMap,
+    sync::{LazyLock, Mutex},
+};
 use tile_dialect::layout::FragmentLayout;
 
 /// A layout read backwards: the element each (thread, slot) holds.
@@ -30,13 +33,21 @@ pub struct Distribution {
 impl Distribution {
     /// Returns the coordinates thread `thread` finds in `slot` (by the formula).
     pub fn coordinates(&self, thread: i64, slot: usize) -> Option<Vec<i64>> {
-        let base = self.base.get(slot)?.as_ref()?;
-        Some(
+        let mut coordinates = Vec::new();
+        self.coordinates_into(thread, slot, &mut coordinates).then_some(coordinates)
+    }
+
+    /// Writes the coordinates thread `thread` finds in `slot` into `coordinates`; returns `false`
+    /// (leaving it empty) when no thread uses the slot. For the checks that ask every thread.
+    pub fn coordinates_into(&self, thread: i64, slot: usize, coordinates: &mut Vec<i64>) -> bool {
+        coordinates.clear();
+        let Some(Some(base)) = self.base.get(slot) else { return false };
+        coordinates.extend(
             base.iter()
                 .zip(&self.terms)
-                .map(|(base, terms)| base + terms.iter().map(|(bit, delta)| ((thread >> bit) & 1) * delta).sum::<i64>())
-                .collect(),
-        )
+                .map(|(base, terms)| base + terms.iter().map(|(bit, delta)| ((thread >> bit) & 1) * delta).sum::<i64>()),
+        );
+        true
     }
 
     /// Returns the slots some thread uses.
@@ -54,33 +65,34 @@ fn thread_bits(threads: i64) -> u32 {
     64 - (threads.max(1) - 1).leading_zeros()
 }
 
-thread_local! {
-    /// Layouts already read backwards: a kernel's fragments share a handful of layouts, which the
-    /// planning and the lowering each read (bounded, for hosts that compile many kernels).
-    static READ: std::cell::RefCell<HashMap<FragmentLayout, Result<Distribution, String>>> = std::cell::RefCell::new(HashMap::new());
-}
+/// Layouts already read backwards: a kernel's fragments share a handful of layouts, which the
+/// planning and the lowering each read, and the kernels of a program share most of them across
+/// the threads that lower them (bounded, for hosts that compile many kernels; the lock is not
+/// held while a layout is read).
+static READ: LazyLock<Mutex<HashMap<FragmentLayout, Result<Distribution, String>>>> = LazyLock::new(Default::default);
 
 /// Reads `layout` backwards, or says why its elements cannot be found by a per-slot constant plus
 /// a per-thread offset.
 pub fn distribute(layout: &FragmentLayout) -> Result<Distribution, String> {
-    if let Some(known) = READ.with(|read| read.borrow().get(layout).cloned()) {
+    let read = || READ.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some(known) = read().get(layout).cloned() {
         return known;
     }
     let distribution = read_backwards(layout);
-    READ.with(|read| {
-        let mut read = read.borrow_mut();
-        if read.len() >= 256 {
-            read.clear();
-        }
-        read.insert(layout.clone(), distribution.clone());
-    });
+    let mut read = read();
+    if read.len() >= 256 {
+        read.clear();
+    }
+    read.insert(layout.clone(), distribution.clone());
     distribution
 }
 
 /// The element each (thread, slot) holds, by number.
 struct Held<'t> {
     numbers: &'t [usize],
-    elements: &'t [Vec<i64>],
+    /// Every element's coordinates, one after the other (`rank` each).
+    elements: &'t [i64],
+    rank: usize,
     slots: usize,
     threads: i64,
 }
@@ -91,7 +103,7 @@ impl<'t> Held<'t> {
             return None;
         }
         let number = self.numbers[thread as usize * self.slots + slot];
-        (number != usize::MAX).then(|| &self.elements[number][..])
+        (number != usize::MAX).then(|| &self.elements[number * self.rank..(number + 1) * self.rank])
     }
 }
 
@@ -101,10 +113,15 @@ fn read_backwards(layout: &FragmentLayout) -> Result<Distribution, String> {
     // (thread, slot) -> element, as a dense table of element numbers (the layout's table gives each
     // element's slot and owners; a layout that fails `check` has already been refused, but threads
     // or slots outside the table's range are skipped rather than trusted).
-    let elements: Vec<Vec<i64>> = layout.elements().collect();
+    let rank = layout.shape.len();
+    let mut elements = Vec::with_capacity(layout.shape.iter().product::<i64>().max(0) as usize * rank);
+    layout.all_elements(|_, index| {
+        elements.extend_from_slice(index);
+        true
+    });
     let table = layout.table();
     let mut numbers = vec![usize::MAX; threads.max(0) as usize * slots];
-    for (number, _) in elements.iter().enumerate() {
+    for number in 0..table.len() {
         let slot = table.slot(number);
         for &thread in table.owners(number) {
             if (0..threads).contains(&thread) && (0..slots as i64).contains(&slot) {
@@ -112,9 +129,8 @@ fn read_backwards(layout: &FragmentLayout) -> Result<Distribution, String> {
             }
         }
     }
-    let held = Held { numbers: &numbers, elements: &elements, slots, threads };
+    let held = Held { numbers: &numbers, elements: &elements, rank, slots, threads };
     let bits = thread_bits(threads);
-    let rank = layout.shape.len();
     let mut base = vec![None; slots];
     let mut terms: Option<Vec<Vec<(u32, i64)>>> = None;
     for (slot, entry) in base.iter_mut().enumerate() {
@@ -149,9 +165,10 @@ fn read_backwards(layout: &FragmentLayout) -> Result<Distribution, String> {
         threads,
     };
     let mut guarded = false;
+    let mut formula = Vec::with_capacity(rank);
     for slot in distribution.used_slots() {
         for thread in 0..threads {
-            let formula = distribution.coordinates(thread, slot).unwrap_or_default();
+            distribution.coordinates_into(thread, slot, &mut formula);
             match held.get(thread, slot) {
                 Some(element) if *element == formula[..] => {}
                 Some(element) => {

@@ -73,12 +73,14 @@ fn inside(coordinates: &[i64], shape: &[i64]) -> bool {
 /// made of the coordinates `dims` of that thread's element; `None` when no thread runs the slot.
 pub(super) fn uniform_slot(by: &Placed, slot: usize, dims: &[usize], fragment: &Placed) -> Result<Option<i64>, String> {
     let mut found = None;
+    // One buffer each for every thread's coordinates and element.
+    let (mut coordinates, mut element) = (Vec::new(), Vec::with_capacity(dims.len()));
     for thread in 0..by.distribution.threads {
-        let Some(coordinates) = by.distribution.coordinates(thread, slot) else { continue };
-        if !inside(&coordinates, &by.layout.shape) {
+        if !by.distribution.coordinates_into(thread, slot, &mut coordinates) || !inside(&coordinates, &by.layout.shape) {
             continue;
         }
-        let element: Vec<i64> = dims.iter().map(|d| coordinates[*d]).collect();
+        element.clear();
+        element.extend(dims.iter().map(|d| coordinates[*d]));
         let Some(held) = fragment.slot(thread, &element) else {
             return Err(format!("thread {thread} needs element {element:?} of a fragment ({}) it does not hold", fragment.layout.origin));
         };

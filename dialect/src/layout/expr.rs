@@ -110,15 +110,15 @@ impl Expr {
             }
             Expr::Mod(a, b) => {
                 let (a, b) = binary(a, b);
-                if b == 0 { 0 } else { a.rem_euclid(b) }
+                super::program::modulo(a, b)
             }
             Expr::FloorDiv(a, b) => {
                 let (a, b) = binary(a, b);
-                if b == 0 { 0 } else { a.div_euclid(b) }
+                super::program::floor_div(a, b)
             }
             Expr::CeilDiv(a, b) => {
                 let (a, b) = binary(a, b);
-                if b == 0 { 0 } else { -((-a).div_euclid(b)) }
+                super::program::ceil_div(a, b)
             }
         }
     }
@@ -328,6 +328,21 @@ mod tests {
         assert_eq!(thread.eval(&[0, 0], &[]), 0);
         assert_eq!(thread.eval(&[9, 3], &[]), 4 + 1);
         assert_eq!(thread.eval(&[17, 15], &[]), 32 + 4 + 3);
+    }
+
+    #[test]
+    fn mod_and_floordiv_are_euclidean_for_every_sign_and_divisor() {
+        let (a, b) = (dim(0), dim(1));
+        let modulo = Expr::Mod(Box::new(a.clone()), Box::new(b.clone()));
+        let floor_div = Expr::FloorDiv(Box::new(a), Box::new(b));
+        for x in -70..70 {
+            for y in [1, 2, 3, 4, 6, 8, 16, 64, 100, -1, -2, -3, -8] {
+                assert_eq!(modulo.eval(&[x, y], &[]), x.rem_euclid(y), "{x} mod {y}");
+                assert_eq!(floor_div.eval(&[x, y], &[]), x.div_euclid(y), "{x} floordiv {y}");
+            }
+            assert_eq!(modulo.eval(&[x, 0], &[]), 0);
+            assert_eq!(floor_div.eval(&[x, 0], &[]), 0);
+        }
     }
 
     #[test]

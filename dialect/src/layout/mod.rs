@@ -8,6 +8,7 @@
 //! the ops that carry one run the full check, since they know the shape it must have.
 
 mod expr;
+mod program;
 mod table;
 
 pub use expr::{Expr, constant, dim, symbol};

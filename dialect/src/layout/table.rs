@@ -10,7 +10,7 @@
 //! were 79 layouts twice), at most [`KEPT`] of them, and are equal to what evaluating the layout
 //! gives by construction.
 
-use super::FragmentLayout;
+use super::{FragmentLayout, program::Program};
 use std::{
     collections::HashMap,
     sync::{Arc, LazyLock, Mutex},
@@ -38,11 +38,13 @@ impl Table {
         let mut starts = Vec::with_capacity(total + 1);
         let mut owners = Vec::with_capacity(total);
         let mut replicas = Vec::with_capacity(layout.replicate.max(1) as usize);
+        let (slot, thread) = (Program::of(&layout.slot), Program::of(&layout.thread));
+        let mut stack = Vec::new();
         starts.push(0);
         layout.all_elements(|_, index| {
-            slots.push(layout.slot.eval(index, &[]));
+            slots.push(slot.eval(index, &[], &mut stack));
             replicas.clear();
-            replicas.extend((0..layout.replicate).map(|replica| layout.thread.eval(index, &[replica])));
+            replicas.extend((0..layout.replicate).map(|replica| thread.eval(index, &[replica], &mut stack)));
             replicas.sort_unstable();
             replicas.dedup();
             owners.extend_from_slice(&replicas);
