@@ -146,11 +146,17 @@ fn gemm_work(line: &str) -> u128 {
 /// [`MAX_WORK`], and that product times the function's largest gemm under [`MAX_MULTIPLY_ADDS`]: a number
 /// mutated into a loop bound (seed 19191's case: `tile.pipelined` to 2^32, a gemm each iteration,
 /// 40 hours on the CPU reference) multiplies the work as a mutated shape does, and makes a run long,
-/// not stuck. Bounds that are not constants (function arguments) count as 1: the seeds' are small.
-/// Loops are multiplied whether they nest or follow one another, an overestimate the bound allows
-/// for (no seed comes near it).
+/// not stuck. A bound the kernel computes counts as the largest value its index arithmetic can
+/// give (constants, block indices below their grid sizes, `addi`, `subi`, `muli`, `divui`,
+/// `ceildivui`, `minui`, `maxui` and their signed forms): seed 28282's case, an attention's key-block
+/// count, the `minui` of a count that grows with the query block and a constant mutated to 65,536,
+/// on a grid mutated to 65,536 query blocks, asked some 10^15 multiply-adds of the CPU reference and
+/// was judged a hang. Bounds that come from elsewhere (function arguments) count as 1: the seeds'
+/// are small. Loops are multiplied whether they nest or follow one another, an overestimate the
+/// bound allows for (no seed comes near it).
 fn small_work(text: &str) -> bool {
-    let mut constants = std::collections::HashMap::new();
+    // The largest value of each index the function defines (a constant's value).
+    let mut bounds: std::collections::HashMap<String, i128> = std::collections::HashMap::new();
     let mut work: u128 = 1;
     let mut gemm: u128 = 1;
     let small = |work: u128, gemm: u128| work < MAX_WORK as u128 && work.saturating_mul(gemm) < MAX_MULTIPLY_ADDS;
@@ -160,26 +166,47 @@ fn small_work(text: &str) -> bool {
             if !small(work, gemm) {
                 return false;
             }
-            (work, gemm, constants) = (1, 1, Default::default());
+            (work, gemm, bounds) = (1, 1, Default::default());
             continue;
         }
         gemm = gemm.max(gemm_work(line));
-        if let Some((name, rest)) = line.trim().split_once(" = arith.constant ")
-            && let Some(value) = rest.strip_suffix(" : index")
-            && let Ok(value) = value.trim().parse::<i128>()
+        let bound = |name: Option<&str>| name.and_then(|name| bounds.get(name.trim_end_matches(',')).copied());
+        let mut words: Vec<&str> = line.split_whitespace().collect();
+        if let [name, "=", op, rest @ ..] = &words[..]
+            && op.starts_with("arith.")
         {
-            constants.insert(name.trim().to_string(), value);
+            let operands: Vec<Option<i128>> = rest.iter().take(2).map(|word| bound(Some(word))).collect();
+            let (a, b) = (operands.first().copied().flatten(), operands.get(1).copied().flatten());
+            let largest = match *op {
+                "arith.constant" => rest.first().and_then(|value| value.parse::<i128>().ok()).filter(|_| line.ends_with(": index")),
+                "arith.addi" => a.zip(b).map(|(a, b)| a.saturating_add(b)),
+                "arith.subi" => a,
+                "arith.muli" => a.zip(b).map(|(a, b)| a.saturating_mul(b)),
+                // At most the dividend (the divisor's smallest value is not tracked).
+                "arith.divui" | "arith.divsi" | "arith.floordivsi" | "arith.ceildivui" | "arith.ceildivsi" => a,
+                "arith.minui" | "arith.minsi" => match (a, b) {
+                    (Some(a), Some(b)) => Some(a.min(b)),
+                    (one, other) => one.or(other),
+                },
+                "arith.maxui" | "arith.maxsi" => a.zip(b).map(|(a, b)| a.max(b)),
+                _ => None,
+            };
+            if let Some(largest) = largest {
+                bounds.insert(name.to_string(), largest);
+            }
             continue;
         }
-        let value = |name: Option<&str>| name.and_then(|name| constants.get(name.trim_end_matches(',')).copied());
-        let words: Vec<&str> = line.split_whitespace().collect();
+        // A loop with results: `%r = scf.for ...`.
+        if words.get(1) == Some(&"=") {
+            words.drain(..2);
+        }
         let trip = match words.first() {
             // tile.pipelined %k = %lb to %ub [step %s] stages(n) / scf.for %k = %lb to %ub step %s
             Some(&"tile.pipelined") | Some(&"scf.for") if words.len() > 5 => {
-                let lower = value(words.get(3).copied()).unwrap_or(0);
-                let Some(upper) = value(words.get(5).copied()) else { continue };
+                let lower = bound(words.get(3).copied()).unwrap_or(0);
+                let Some(upper) = bound(words.get(5).copied()) else { continue };
                 let step = if words.get(6) == Some(&"step") {
-                    value(words.get(7).copied()).filter(|step| *step > 0).unwrap_or(1)
+                    bound(words.get(7).copied()).filter(|step| *step > 0).unwrap_or(1)
                 } else {
                     1
                 };
@@ -187,10 +214,15 @@ fn small_work(text: &str) -> bool {
             }
             _ if line.contains("tile.kernel grid(") => {
                 let inside = line.split("grid(").nth(1).and_then(|rest| rest.split(')').next()).unwrap_or("");
-                inside
-                    .split(',')
-                    .map(|name| value(Some(name.trim())).unwrap_or(1).max(0))
-                    .fold(1i128, |product, blocks| product.saturating_mul(blocks))
+                let sizes: Vec<i128> = inside.split(',').map(|name| bound(Some(name.trim())).unwrap_or(1).max(0)).collect();
+                // The block indices, `(%bx, %by)` after `threads(n)`, are below their grid sizes.
+                let indices = line.split("threads(").nth(1).and_then(|rest| rest.split_once(") (")).map(|(_, rest)| rest);
+                if let Some(indices) = indices.and_then(|rest| rest.split(')').next()) {
+                    for (index, size) in indices.split(',').zip(&sizes) {
+                        bounds.insert(index.trim().to_string(), (size - 1).max(0));
+                    }
+                }
+                sizes.iter().fold(1i128, |product, blocks| product.saturating_mul(*blocks))
             }
             _ => continue,
         };
@@ -1277,6 +1309,28 @@ mod tests {
         assert!(!small_work(nested));
         assert!(small_work(&nested.replace("grid(%n)", "grid(%c1)")));
         assert!(small_work("tile.pipelined %k = %c0 to %arg3 stages(2) {\n"));
+    }
+
+    /// Seed 28282's failing run (`test/programs/attention_4d_causal.mlir`): the grid's query blocks
+    /// and the key-block count's constant both mutated to 65,536, so that the key loop, whose bound
+    /// the kernel computes, runs up to 65,536 trips on each of 131,072 blocks. A bound the kernel
+    /// computes counts at the largest value its arithmetic gives.
+    #[test]
+    fn loop_bounds_the_kernel_computes_count_at_their_largest() {
+        let kernel = |blocks: &str| {
+            format!(
+                "func.func @attention(%Q: memref<1x2x100x49xf16>) {{\n  %c0 = arith.constant 0 : index\n  \
+                 %c1 = arith.constant 1 : index\n  %cnq = arith.constant {blocks} : index\n  \
+                 %c2 = arith.constant 2 : index\n  %c49 = arith.constant 49 : index\n  \
+                 tile.kernel grid(%cnq, %c2, %c1) threads(64) (%bq, %bh, %bb) {{\n    \
+                 %diag = arith.divui %bq, %c49 : index\n    %kblocks = arith.minui %diag, %cnq : index\n    \
+                 scf.for %kb = %c1 to %kblocks step %c1 {{\n      \
+                 tile.gemm %Qs, %Ks, %S {{transpose_b}} : memref<49x49xf16, #gpu.address_space<workgroup>>, memref<49x49xf16, #gpu.address_space<workgroup>>, memref<49x49xf32, #tile.fragment>\n    \
+                 }}\n  }}\n  return\n}}\n"
+            )
+        };
+        assert!(small_work(&kernel("2")));
+        assert!(!small_work(&kernel("65536")));
     }
 
     /// Seed 21212's failing run (the `@gemm_bias` of `lit/Passes/tile-expand-pipelines.mlir` and
