@@ -9,11 +9,7 @@
 //! says. A slot some threads do not use gets the same formula; there it must land outside the
 //! tile, so that a bounds guard skips it.
 
-use std::{
-    collections::HashMap,
-    sync::{LazyLock, Mutex},
-};
-use tile_dialect::layout::FragmentLayout;
+use tile_dialect::layout::{FragmentLayout, PerLayout};
 
 /// A layout read backwards: the element each (thread, slot) holds.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -66,25 +62,13 @@ fn thread_bits(threads: i64) -> u32 {
 }
 
 /// Layouts already read backwards: a kernel's fragments share a handful of layouts, which the
-/// planning and the lowering each read, and the kernels of a program share most of them across
-/// the threads that lower them (bounded, for hosts that compile many kernels; the lock is not
-/// held while a layout is read).
-static READ: LazyLock<Mutex<HashMap<FragmentLayout, Result<Distribution, String>>>> = LazyLock::new(Default::default);
+/// planning and the lowering each read, and so do the kernels of a program.
+static READ: PerLayout<Result<Distribution, String>> = PerLayout::new(256);
 
 /// Reads `layout` backwards, or says why its elements cannot be found by a per-slot constant plus
 /// a per-thread offset.
 pub fn distribute(layout: &FragmentLayout) -> Result<Distribution, String> {
-    let read = || READ.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-    if let Some(known) = read().get(layout).cloned() {
-        return known;
-    }
-    let distribution = read_backwards(layout);
-    let mut read = read();
-    if read.len() >= 256 {
-        read.clear();
-    }
-    read.insert(layout.clone(), distribution.clone());
-    distribution
+    READ.get_or_make(layout, || read_backwards(layout))
 }
 
 /// The element each (thread, slot) holds, by number.

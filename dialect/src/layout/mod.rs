@@ -8,10 +8,12 @@
 //! the ops that carry one run the full check, since they know the shape it must have.
 
 mod expr;
+mod per_layout;
 mod program;
 mod table;
 
 pub use expr::{Expr, constant, dim, symbol};
+pub use per_layout::PerLayout;
 pub use table::Table;
 
 use crate::ffi;

@@ -5,16 +5,12 @@
 //! layouts for every element of a tile (who holds it, in which slot), many times per kernel; each
 //! answer by [`Expr::eval`](super::Expr::eval) walks the maps' expression trees and collects the
 //! owners into a fresh vector. A [`Table`] answers them by indexing. Tables are shared by the
-//! threads of the process (compile calls lower kernels on MLIR's threads, and the kernels of one
-//! program share most layouts: made per thread, 128 tables of an 18-kernel attention benchmark
-//! were 79 layouts twice), at most [`KEPT`] of them, and are equal to what evaluating the layout
-//! gives by construction.
+//! threads of the process ([`PerLayout`]: made per thread, 128 tables of an 18-kernel attention
+//! benchmark were 79 layouts twice), at most [`KEPT`] of them, and are equal to what evaluating the
+//! layout gives by construction.
 
-use super::{FragmentLayout, program::Program};
-use std::{
-    collections::HashMap,
-    sync::{Arc, LazyLock, Mutex},
-};
+use super::{FragmentLayout, PerLayout, program::Program};
+use std::sync::Arc;
 
 /// How many tables the process keeps before it starts over (a kernel uses a handful of layouts;
 /// a host that compiles many kernels must not keep every one).
@@ -75,25 +71,13 @@ impl Table {
     }
 }
 
-/// The tables made so far. The lock is held to look a table up or to keep one, never while one
-/// is made: two threads may make the same table at once, and the second one kept replaces an
-/// equal first.
-static TABLES: LazyLock<Mutex<HashMap<FragmentLayout, Arc<Table>>>> = LazyLock::new(Default::default);
+/// The tables made so far.
+static TABLES: PerLayout<Arc<Table>> = PerLayout::new(KEPT);
 
 impl FragmentLayout {
     /// Returns the layout's table (made once, then shared).
     pub fn table(&self) -> Arc<Table> {
-        let kept = |tables: &HashMap<FragmentLayout, Arc<Table>>| tables.get(self).cloned();
-        if let Some(table) = kept(&TABLES.lock().unwrap_or_else(|poisoned| poisoned.into_inner())) {
-            return table;
-        }
-        let table = Arc::new(Table::of(self));
-        let mut tables = TABLES.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        if tables.len() >= KEPT {
-            tables.clear();
-        }
-        tables.insert(self.clone(), table.clone());
-        table
+        TABLES.get_or_make(self, || Arc::new(Table::of(self)))
     }
 
     /// Returns the row-major number of `index`, or `None` when it lies outside the shape.
