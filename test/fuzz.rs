@@ -210,7 +210,8 @@ fn small_work(text: &str) -> bool {
                 } else {
                     1
                 };
-                ((upper - lower).max(0) + step - 1) / step
+                // Saturating: the bounds saturate (a product of mutated constants).
+                upper.saturating_sub(lower).max(0).saturating_add(step - 1) / step
             }
             _ if line.contains("tile.kernel grid(") => {
                 let inside = line.split("grid(").nth(1).and_then(|rest| rest.split(')').next()).unwrap_or("");
@@ -1331,6 +1332,11 @@ mod tests {
         };
         assert!(small_work(&kernel("2")));
         assert!(!small_work(&kernel("65536")));
+        // A product of mutated constants saturates, and a negative lower bound does not overflow it.
+        let saturated = "%lo = arith.constant -5 : index\n%one = arith.constant 1 : index\n\
+                         %n = arith.constant 170141183460469231731687303715884105727 : index\n\
+                         %m = arith.muli %n, %n : index\nscf.for %i = %lo to %m step %one {\n";
+        assert!(!small_work(saturated));
     }
 
     /// Seed 21212's failing run (the `@gemm_bias` of `lit/Passes/tile-expand-pipelines.mlir` and
