@@ -103,3 +103,49 @@ func.func @f64_untouched(%x: f64) -> f64 {
   %s = math.sin %x : f64
   return %s : f64
 }
+
+// -----
+
+// A maximum or minimum against a constant (a ReLU, a clamp) is an unordered comparison and a
+// select: a NaN x is kept, and the zeros of opposite sign compare so that max(+0, -0) = +0 and
+// min(-0, +0) = -0. The constant may be either operand.
+// CHECK-LABEL: func.func @bounds
+// CHECK-DAG: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-DAG: %[[NZERO:.*]] = arith.constant -0.000000e+00 : f32
+// CHECK-DAG: %[[SIX:.*]] = arith.constant 6.000000e+00 : f16
+// CHECK: %[[C0:.*]] = arith.cmpf ugt, %arg0, %[[ZERO]] : f32
+// CHECK-NEXT: %[[R:.*]] = arith.select %[[C0]], %arg0, %[[ZERO]] : f32
+// CHECK-NEXT: %[[C1:.*]] = arith.cmpf uge, %[[R]], %[[NZERO]] : f32
+// CHECK-NEXT: %[[M:.*]] = arith.select %[[C1]], %[[R]], %[[NZERO]] : f32
+// CHECK-NEXT: %[[C2:.*]] = arith.cmpf ule, %[[M]], %[[ZERO]] : f32
+// CHECK-NEXT: %[[N:.*]] = arith.select %[[C2]], %[[M]], %[[ZERO]] : f32
+// CHECK-NEXT: %[[C3:.*]] = arith.cmpf ult, %arg1, %[[SIX]] : f16
+// CHECK-NEXT: arith.select %[[C3]], %arg1, %[[SIX]] : f16
+// CHECK-NOT: arith.maximumf
+// CHECK-NOT: arith.minimumf
+func.func @bounds(%x: f32, %h: f16) -> (f32, f16) {
+  %zero = arith.constant 0.0 : f32
+  %nzero = arith.constant -0.0 : f32
+  %six = arith.constant 6.0 : f16
+  %r = arith.maximumf %x, %zero : f32
+  %m = arith.maximumf %nzero, %r : f32
+  %n = arith.minimumf %m, %zero : f32
+  %c = arith.minimumf %six, %h : f16
+  return %n, %c : f32, f16
+}
+
+// -----
+
+// Not a constant, a NaN constant, a vector: left for LLVM.
+// CHECK-LABEL: func.func @bounds_kept
+// CHECK: arith.maximumf %arg0, %arg1 : f32
+// CHECK: arith.minimumf %arg0, %{{.*}} : f32
+// CHECK: arith.maximumf %arg2, %{{.*}} : vector<2xf32>
+func.func @bounds_kept(%x: f32, %y: f32, %v: vector<2xf32>) -> (f32, f32, vector<2xf32>) {
+  %nan = arith.constant 0x7FC00000 : f32
+  %zeros = arith.constant dense<0.0> : vector<2xf32>
+  %a = arith.maximumf %x, %y : f32
+  %b = arith.minimumf %x, %nan : f32
+  %c = arith.maximumf %v, %zeros : vector<2xf32>
+  return %a, %b, %c : f32, f32, vector<2xf32>
+}
