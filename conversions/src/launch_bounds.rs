@@ -35,8 +35,8 @@ use melior::{
         Attribute, BlockLike, Location, RegionLike, TypeLike, Value, ValueLike,
         attribute::IntegerAttribute,
         block::BlockArgument,
-        operation::{OperationLike, OperationRef, OperationResult},
-        r#type::{IntegerType, MemRefType},
+        operation::{OperationLike, OperationRef},
+        r#type::IntegerType,
     },
 };
 use std::collections::HashMap;
@@ -234,7 +234,7 @@ impl Ranges {
         if !value.is_operation_result() {
             return None;
         }
-        let op = OperationResult::try_from(value).ok()?.owner();
+        let op = tile_dialect::ops::as_result(value)?.owner();
         let name = op_name(&op);
         let dimension = || -> Option<usize> {
             let text = op.attribute("dimension").ok()?.to_string();
@@ -249,7 +249,7 @@ impl Ranges {
             "gpu.block_dim" => Range::new(size(self.block)?, size(self.block)?),
             "memref.dim" => {
                 let memref = op.operand(0).ok()?.r#type();
-                let memref = if memref.is_mem_ref() { MemRefType::try_from(memref).ok()? } else { return None };
+                let memref = if memref.is_mem_ref() { tile_dialect::ops::as_memref(memref)? } else { return None };
                 let index = usize::try_from(constant_integer(op.operand(1).ok()?)?).ok()?;
                 Range::exactly((*static_sizes(memref).get(index)?)?)
             }
@@ -295,7 +295,7 @@ impl Ranges {
         if !condition.is_operation_result() {
             return range;
         }
-        let Ok(result) = OperationResult::try_from(condition) else { return range };
+        let Some(result) = tile_dialect::ops::as_result(condition) else { return range };
         let op = result.owner();
         if op.operand_count() != 2 {
             return range;

@@ -46,8 +46,7 @@ use melior::{
     ir::{
         Block, BlockLike, BlockRef, Region, RegionLike, Type, TypeLike, Value, ValueLike,
         attribute::DenseI64ArrayAttribute,
-        operation::{OperationBuilder, OperationLike, OperationRef, OperationResult},
-        r#type::MemRefType,
+        operation::{OperationBuilder, OperationLike, OperationRef},
         ShapedTypeLike,
     },
 };
@@ -181,7 +180,7 @@ fn lane_of<'c, 'a>(value: Value<'c, 'a>) -> Option<(Value<'c, 'a>, usize)> {
     if !value.is_operation_result() {
         return None;
     }
-    let op = OperationResult::try_from(value).ok()?.owner();
+    let op = tile_dialect::ops::as_result(value)?.owner();
     if op_name(&op) != "vector.extract" || op.operand_count() != 1 {
         return None;
     }
@@ -214,7 +213,7 @@ impl<'c, 'a> Promotion<'c, 'a> {
                 continue;
             }
             let Ok(result) = op.result(0) else { continue };
-            let Ok(memref) = MemRefType::try_from(result.r#type()) else { continue };
+            let Some(memref) = tile_dialect::ops::as_memref(result.r#type()) else { continue };
             let private = memref.memory_space().is_some_and(|space| space.to_string().contains("private"));
             if !private || memref.rank() != 1 || !memref.has_static_shape() {
                 continue;

@@ -29,7 +29,7 @@ fn display(target: &str) -> &str {
 fn host_arguments_plain(module: OperationRef, strided: bool) -> bool {
     use melior::ir::{
         attribute::TypeAttribute,
-        r#type::{FunctionType, MemRefType},
+        r#type::FunctionType,
     };
     let mut plain = true;
     for function in tile_dialect::ops::find_ops(module, "func.func") {
@@ -45,7 +45,7 @@ fn host_arguments_plain(module: OperationRef, strided: bool) -> bool {
             let Ok(ty) = signature.input(index) else {
                 continue;
             };
-            if MemRefType::try_from(ty).is_ok_and(|memref| memref.memory_space().is_some()) {
+            if tile_dialect::ops::as_memref(ty).is_some_and(|memref| memref.memory_space().is_some()) {
                 emit_error(
                     function.location(),
                     &format!(
@@ -63,7 +63,7 @@ fn host_arguments_plain(module: OperationRef, strided: bool) -> bool {
         let arguments = (0..signature.input_count()).filter_map(|index| Some(("argument", index, signature.input(index).ok()?)));
         let results = (0..signature.result_count()).filter_map(|index| Some(("result", index, signature.result(index).ok()?)));
         for (role, index, ty) in arguments.chain(results) {
-            if MemRefType::try_from(ty).is_ok_and(|memref| !tile_dialect::ops::has_strided_form(memref)) {
+            if tile_dialect::ops::as_memref(ty).is_some_and(|memref| !tile_dialect::ops::has_strided_form(memref)) {
                 let name = tile_dialect::ops::string_attribute(&function, "sym_name").unwrap_or_default();
                 emit_error(
                     function.location(),
@@ -97,9 +97,10 @@ pub fn check_supported(module: OperationRef, target: &str) -> Result<(), String>
             for op in tile_dialect::ops::nested_ops(kernel) {
                 let f8 = op
                     .operands()
-                    .map(|value| value.r#type().to_string())
-                    .chain(op.results().map(|value| value.r#type().to_string()))
-                    .any(|ty| ty.contains("f8E4M3FN"));
+                    .map(|value| value.r#type())
+                    .chain(op.results().map(|value| value.r#type()))
+                    .map(tile_dialect::ops::scalar_type)
+                    .any(|ty| ty.is_float8e4m3fn() || ty.is_float8e4m3fnuz());
                 if f8 {
                     emit_error(
                         op.location(),
@@ -148,7 +149,7 @@ fn dims_in_range(module: OperationRef) -> bool {
     let mut fine = true;
     for dim in tile_dialect::ops::find_ops(module, "memref.dim") {
         let (Ok(source), Ok(index)) = (dim.operand(0), dim.operand(1)) else { continue };
-        let Ok(memref) = melior::ir::r#type::MemRefType::try_from(source.r#type()) else { continue };
+        let Some(memref) = tile_dialect::ops::as_memref(source.r#type()) else { continue };
         let rank = tile_dialect::ops::static_sizes(memref).len() as i64;
         if let Some(index) = tile_dialect::ops::constant_integer(index)
             && !(0..rank).contains(&index)
@@ -245,5 +246,5 @@ pub fn element_of(value: melior::ir::Value) -> Option<tile_dialect::element::Ele
     if !ty.is_mem_ref() {
         return None;
     }
-    melior::ir::r#type::MemRefType::try_from(ty).ok().and_then(|memref| tile_dialect::element::Element::of(memref.element()))
+    tile_dialect::ops::as_memref(ty).and_then(|memref| tile_dialect::element::Element::of(memref.element()))
 }

@@ -374,6 +374,28 @@ pub fn has_strided_form(memref: melior::ir::r#type::MemRefType) -> bool {
     unsafe { mlir_sys::mlirMemRefTypeGetStridesAndOffset(ty.to_raw(), strides.as_mut_ptr(), &mut offset).value != 0 }
 }
 
+/// Returns the element type of a shaped type (memref, vector, tensor), or `ty` itself.
+pub fn scalar_type(ty: Type) -> Type {
+    unsafe {
+        if mlir_sys::mlirTypeIsAShaped(ty.to_raw()) {
+            Type::from_raw(mlir_sys::mlirShapedTypeGetElementType(ty.to_raw()))
+        } else {
+            ty
+        }
+    }
+}
+
+/// Returns whether `memref` has the identity layout (row-major and contiguous: no strided or affine
+/// map layout), asked of its layout attribute rather than of its printed form.
+pub fn has_identity_layout(memref: melior::ir::r#type::MemRefType) -> bool {
+    use melior::ir::TypeLike;
+    unsafe {
+        let layout = mlir_sys::mlirMemRefTypeGetLayout(memref.to_raw());
+        mlir_sys::mlirAttributeIsAAffineMap(layout)
+            && mlir_sys::mlirAffineMapIsIdentity(mlir_sys::mlirAffineMapAttrGetValue(layout))
+    }
+}
+
 /// Returns the sizes of a memref type, `None` for dynamic ones.
 pub fn static_sizes(memref: melior::ir::r#type::MemRefType) -> Vec<Option<i64>> {
     use melior::ir::{ShapedTypeLike, r#type::DimSize};
@@ -385,10 +407,27 @@ pub fn static_sizes(memref: melior::ir::r#type::MemRefType) -> Vec<Option<i64>> 
         .collect()
 }
 
+/// Returns `ty` as a memref type, or `None` for any other type. Asked of the type: melior's
+/// `MemRefType::try_from` prints a type it refuses into its error, and printing builds an
+/// `AsmState`, which gathers every loaded dialect's interfaces (2-3% of a compilation when the
+/// lowerings asked it of every operand).
+pub fn as_memref(ty: Type) -> Option<MemRefType> {
+    ty.is_mem_ref().then(|| MemRefType::try_from(ty).ok()).flatten()
+}
+
+/// Returns the op result `value` is, or `None` for a block argument (without printing it, as
+/// melior's `OperationResult::try_from` does into its error: see [`as_memref`]).
+pub fn as_result<'c, 'a>(value: Value<'c, 'a>) -> Option<melior::ir::operation::OperationResult<'c, 'a>> {
+    value
+        .is_operation_result()
+        .then(|| melior::ir::operation::OperationResult::try_from(value).ok())
+        .flatten()
+}
+
 /// Returns the shape of a memref value, -1 for dynamic sizes (empty for a value that is not a
 /// memref).
 pub fn memref_shape(value: Value) -> Vec<i64> {
-    melior::ir::r#type::MemRefType::try_from(melior::ir::ValueLike::r#type(&value))
+    as_memref(value.r#type())
         .map(|memref| static_sizes(memref).into_iter().map(|size| size.unwrap_or(-1)).collect())
         .unwrap_or_default()
 }
@@ -399,7 +438,7 @@ pub fn constant_integer(value: Value) -> Option<i64> {
     if !melior::ir::ValueLike::is_operation_result(&value) {
         return None;
     }
-    let result = melior::ir::operation::OperationResult::try_from(value).ok()?;
+    let result = as_result(value)?;
     let owner = result.owner();
     if owner.name().as_string_ref().as_str().ok()? != "arith.constant" {
         return None;
@@ -472,10 +511,10 @@ pub fn nested_ops<'c, 'a>(
 /// Returns true when `value` is computed inside `ancestor` (by an op nested in it, or as an argument
 /// of a block in one of its regions).
 pub fn is_defined_inside(value: Value, ancestor: melior::ir::operation::OperationRef) -> bool {
-    use melior::ir::{block::BlockArgument, operation::OperationResult};
+    use melior::ir::block::BlockArgument;
     // A failed conversion prints the value (and verifies its op): convert only what it is.
     let start = if melior::ir::ValueLike::is_operation_result(&value) {
-        OperationResult::try_from(value).ok().map(|result| result.owner().to_raw())
+        as_result(value).map(|result| result.owner().to_raw())
     } else if let Some(argument) = melior::ir::ValueLike::is_block_argument(&value)
         .then(|| BlockArgument::try_from(value).ok())
         .flatten()

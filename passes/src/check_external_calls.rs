@@ -171,10 +171,11 @@ fn check(root: OperationRef) -> bool {
         for &op in &gathered.intrinsics {
             let name = op_name(&op);
             let Some(function) = name.strip_prefix("llvm.intr.") else { continue };
-            let ty = op.operand(0).map(|operand| operand.r#type().to_string()).unwrap_or_default();
-            if !LIBRARY_INTRINSICS.contains(&function) || !ty.contains("f64") {
+            let Ok(operand) = op.operand(0) else { continue };
+            if !LIBRARY_INTRINSICS.contains(&function) || !melior::ir::TypeLike::is_f64(&tile_dialect::ops::scalar_type(operand.r#type())) {
                 continue;
             }
+            let ty = operand.r#type().to_string();
             clean = false;
             emit_error(
                 op.location(),

@@ -114,12 +114,12 @@ crate::rust_pass! {
 fn bound_by_constant(root: melior::ir::OperationRef) {
     use melior::dialect::arith::{cmpf, select};
     use melior::ir::attribute::FloatAttribute;
-    use melior::ir::operation::{OperationLike, OperationResult};
+    use melior::ir::operation::OperationLike;
     use melior::ir::{BlockLike, TypeLike, Value, ValueLike};
     use tile_dialect::ops::{find_ops, op_name, with_context};
     // The constant an operand is, if it is a float `arith.constant` that is not NaN.
     let constant = |value: Value| -> Option<f64> {
-        let owner = OperationResult::try_from(value).ok()?.owner();
+        let owner = tile_dialect::ops::as_result(value)?.owner();
         (op_name(&owner) == "arith.constant")
             .then(|| owner.attribute("value").ok())
             .flatten()

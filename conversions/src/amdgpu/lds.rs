@@ -15,7 +15,7 @@ use melior::{
     Context,
     ir::{
         Attribute, Identifier, ShapedTypeLike, Type, Value, ValueLike,
-        operation::{OperationBuilder, OperationLike, OperationRef, OperationResult},
+        operation::{OperationBuilder, OperationLike, OperationRef},
         r#type::MemRefType,
     },
 };
@@ -129,12 +129,12 @@ pub fn apply<'c, 'a>(context: &'c Context, shared: &[(OperationRef<'c, 'a>, Shar
 /// How the LDS tile `tile` is stored, where [`apply`] rearranged it (`None`: row-major, as its type
 /// says).
 pub fn stored<'c: 'a, 'a>(tile: Value<'c, 'a>) -> Option<Stored<'c, 'a>> {
-    let view = OperationResult::try_from(tile).ok()?.owner();
+    let view = tile_dialect::ops::as_result(tile)?.owner();
     if op_name(&view) != "memref.reinterpret_cast" {
         return None;
     }
     let allocation = view.operand(0).ok()?;
-    let owner = OperationResult::try_from(allocation).ok()?.owner();
+    let owner = tile_dialect::ops::as_result(allocation)?.owner();
     if op_name(&owner) != "tile.alloc_shared" {
         return None;
     }

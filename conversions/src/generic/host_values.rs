@@ -7,15 +7,14 @@
 use melior::ir::{
     BlockLike, RegionLike, Value, ValueLike,
     operation::{OperationLike, OperationRef, OperationResult},
-    r#type::MemRefType,
 };
 use tile_dialect::ops::{clone_detached, is_defined_inside, nested_ops, op_name, set_operand};
 
 /// Whether `value` crosses into the kernel as it is: a tensor (a kernel argument) or a constant
 /// (cloned into the kernel by the plain strategy).
 fn crosses(value: Value) -> bool {
-    MemRefType::try_from(value.r#type()).is_ok()
-        || OperationResult::try_from(value).is_ok_and(|result| op_name(&result.owner()) == "arith.constant")
+    tile_dialect::ops::as_memref(value.r#type()).is_some()
+        || tile_dialect::ops::as_result(value).is_some_and(|result| op_name(&result.owner()) == "arith.constant")
 }
 
 /// Whether `value` is computed on the host from tensors' sizes and constants by pure ops only
@@ -24,7 +23,7 @@ fn recomputable(value: Value, depth: usize) -> bool {
     if crosses(value) {
         return true;
     }
-    let Ok(result) = OperationResult::try_from(value) else { return false };
+    let Some(result) = tile_dialect::ops::as_result(value) else { return false };
     let owner = result.owner();
     let name = op_name(&owner);
     let pure = name == "memref.dim" || (name.starts_with("arith.") && owner.region_count() == 0);

@@ -103,7 +103,7 @@ fn check_kernel<'c, 'a>(
         for ty in types {
             // SPIR-V kernels index with 32 bits: a tensor past that would not legalize.
             if flavor.is_spirv()
-                && let Ok(memref) = MemRefType::try_from(ty)
+                && let Some(memref) = tile_dialect::ops::as_memref(ty)
             {
                 let elements = static_sizes(memref).into_iter().map(|size| size.unwrap_or(1) as i128).product::<i128>();
                 if elements > i32::MAX as i128 {
@@ -116,7 +116,7 @@ fn check_kernel<'c, 'a>(
                     ));
                 }
             }
-            let element = MemRefType::try_from(ty)
+            let element = tile_dialect::ops::as_memref(ty)
                 .map(|memref| memref.element())
                 .unwrap_or(ty);
             if flavor.is_spirv()
@@ -208,12 +208,12 @@ fn captured<'c, 'a>(
                 continue;
             }
             let integer = operand.r#type().is_index() || operand.r#type().is_integer();
-            let constant = OperationResult::try_from(operand).is_ok_and(|result| result.owner().name().as_string_ref().as_str() == Ok("arith.constant"));
+            let constant = tile_dialect::ops::as_result(operand).is_some_and(|result| result.owner().name().as_string_ref().as_str() == Ok("arith.constant"));
             if !flavor.is_spirv() && integer && !constant && crate::host::values::host_expression(operand).is_ok() {
                 scalars.push(operand);
                 continue;
             }
-            if let Ok(memref) = MemRefType::try_from(operand.r#type()) {
+            if let Some(memref) = tile_dialect::ops::as_memref(operand.r#type()) {
                 if flavor.static_tensors && !memref.has_static_shape() {
                     return Err((
                         op,
@@ -225,7 +225,7 @@ fn captured<'c, 'a>(
                     ));
                 }
                 tensors.push(operand);
-            } else if OperationResult::try_from(operand)
+            } else if tile_dialect::ops::as_result(operand)
                 .map(|result| {
                     result.owner().name().as_string_ref().as_str() != Ok("arith.constant")
                 })
@@ -759,7 +759,7 @@ fn lower<'c, 'a>(
                     entry.argument(binding).expect("binding argument").into(),
                 );
             } else if !is_defined_inside(operand, function)
-                && OperationResult::try_from(operand).is_ok()
+                && tile_dialect::ops::as_result(operand).is_some()
             {
                 // captured_tensors let only constants through.
                 let replacement = match cloned.iter().find(|(original, _)| *original == operand) {

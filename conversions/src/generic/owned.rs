@@ -120,7 +120,7 @@ pub fn private_elements(shape: &[i64], threads: i64) -> i64 {
 
 /// The operation defining `value`, if it is named `name`.
 fn defined_by<'c, 'a>(value: Value<'c, 'a>, name: &str) -> Option<OperationRef<'c, 'a>> {
-    let owner = melior::ir::operation::OperationResult::try_from(value).ok()?.owner();
+    let owner = tile_dialect::ops::as_result(value)?.owner();
     (owner.name().as_string_ref().as_str() == Ok(name)).then_some(owner)
 }
 

@@ -96,7 +96,7 @@ fn run_length(copy: OperationRef, target: &Target) -> Option<i64> {
     if parts.src_offsets.is_empty() || !parts.dst_offsets.is_empty() {
         return None;
     }
-    let (src, dst) = (MemRefType::try_from(parts.src.r#type()).ok()?, MemRefType::try_from(parts.dst.r#type()).ok()?);
+    let (src, dst) = (tile_dialect::ops::as_memref(parts.src.r#type())?, tile_dialect::ops::as_memref(parts.dst.r#type())?);
     // Fragments have a memory space of their own (`#tile.fragment`): only workgroup tiles here.
     let in_workgroup = dst.memory_space().is_some_and(|space| space.to_string().contains("workgroup"));
     if src.memory_space().is_some() || !in_workgroup || src.element() != dst.element() {
@@ -439,7 +439,7 @@ fn writes_other_tile_from_global(op: OperationRef, tile: Value) -> bool {
         && copy_parts(&op).is_some_and(|parts| {
             parts.dst != tile
                 && parts.dst_offsets.is_empty()
-                && MemRefType::try_from(parts.src.r#type()).is_ok_and(|src| src.memory_space().is_none())
+                && tile_dialect::ops::as_memref(parts.src.r#type()).is_some_and(|src| src.memory_space().is_none())
         })
 }
 

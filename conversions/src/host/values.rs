@@ -4,7 +4,7 @@
 use melior::ir::{
     ShapedTypeLike, Value, ValueLike,
     block::BlockArgument,
-    operation::{OperationLike, OperationResult},
+    operation::OperationLike,
     r#type::MemRefType,
 };
 use tile_dialect::ops::constant_integer;
@@ -36,8 +36,8 @@ pub fn host_expression(value: Value) -> Result<Expr, String> {
     if let Ok(argument) = BlockArgument::try_from(value) {
         return Ok(Expr::Argument { argument: argument.argument_number() });
     }
-    let owner = OperationResult::try_from(value)
-        .map_err(|_| "an unknown value".to_string())?
+    let owner = tile_dialect::ops::as_result(value)
+        .ok_or_else(|| "an unknown value".to_string())?
         .owner();
     let name = owner
         .name()

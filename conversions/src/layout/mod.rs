@@ -26,7 +26,7 @@ use melior::{
     ir::{
         Attribute, Value,
         attribute::StringAttribute,
-        operation::{OperationLike, OperationRef, OperationResult},
+        operation::{OperationLike, OperationRef},
         r#type::TypeId,
     },
     pass::{ExternalPass, Pass, RunExternalPass, create_external},
@@ -128,7 +128,7 @@ pub fn check_conflicts<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str) -> Resu
         for (operand, role) in roles {
             let Ok(tile) = gemm.operand(operand) else { continue };
             if let Some((_, other_role, other)) = uses.iter().find(|(used, r, _)| *used == tile && *r != role) {
-                let allocation = OperationResult::try_from(tile).map(|result| result.owner()).unwrap_or(gemm);
+                let allocation = tile_dialect::ops::as_result(tile).map(|result| result.owner()).unwrap_or(gemm);
                 return Err((
                     allocation,
                     format!(

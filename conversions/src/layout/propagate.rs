@@ -18,7 +18,7 @@ use super::{Layout, anchors, atoms};
 use crate::kernels::Failure;
 use melior::ir::{
     BlockLike, RegionLike, Value, ValueLike,
-    operation::{OperationLike, OperationRef, OperationResult},
+    operation::{OperationLike, OperationRef},
 };
 use std::collections::HashMap;
 use tile_dialect::{
@@ -47,7 +47,7 @@ fn key(op: &OperationRef) -> usize {
 
 /// The allocation a tile value comes from.
 fn allocation<'c, 'a>(value: Value<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
-    let owner = OperationResult::try_from(value).ok()?.owner();
+    let owner = tile_dialect::ops::as_result(value)?.owner();
     op_name(&owner).starts_with("tile.alloc_").then_some(owner)
 }
 

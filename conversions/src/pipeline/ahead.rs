@@ -12,8 +12,7 @@ use super::rings::{padded, tile_bytes};
 use melior::ir::ShapedTypeLike;
 use melior::ir::{
     BlockLike, RegionLike, Value, ValueLike,
-    operation::{OperationLike, OperationRef, OperationResult},
-    r#type::MemRefType,
+    operation::{OperationLike, OperationRef},
 };
 use tile_dialect::{
     level::{MemoryLevel, memory_level},
@@ -117,7 +116,7 @@ pub fn computable(value: Value, pipelined: OperationRef, depth: usize) -> bool {
     if body.argument(0).is_ok_and(|iv| Value::from(iv) == value) {
         return true;
     }
-    let Ok(result) = OperationResult::try_from(value) else { return false };
+    let Some(result) = tile_dialect::ops::as_result(value) else { return false };
     let owner = result.owner();
     let pure = {
         let name = op_name(&owner);
@@ -146,9 +145,9 @@ pub fn goes_ahead(kernel: OperationRef, pipelined: OperationRef, copy: Operation
     let body = pipelined.region(0).ok().and_then(|region| region.first_block()).expect("loop body");
     let Some(parts) = copy_parts(&copy) else { return false };
     let tile = parts.dst;
-    let element = |value: Value| MemRefType::try_from(value.r#type()).map(|memref| memref.element().to_string()).ok();
-    let allocated_outside = OperationResult::try_from(tile)
-        .is_ok_and(|result| op_name(&result.owner()) == "tile.alloc_shared" && !is_defined_inside(tile, pipelined));
+    let element = |value: Value| tile_dialect::ops::as_memref(value.r#type()).map(|memref| memref.element().to_string());
+    let allocated_outside = tile_dialect::ops::as_result(tile)
+        .is_some_and(|result| op_name(&result.owner()) == "tile.alloc_shared" && !is_defined_inside(tile, pipelined));
     if memory_level(parts.src.r#type()) != Some(MemoryLevel::Global)
         || !parts.dst_offsets.is_empty()
         || !allocated_outside
@@ -185,16 +184,16 @@ pub fn ring<'c, 'a>(kernel: OperationRef<'c, 'a>, pipelined: OperationRef<'c, 'a
         return None;
     }
     // The deepest ring up to `stages` that fits beside the kernel's other shared tiles.
-    let bytes = |value: Value| MemRefType::try_from(value.r#type()).map(tile_bytes);
+    let bytes = |value: Value| tile_dialect::ops::as_memref(value.r#type()).map(tile_bytes);
     let shared: i64 = nested_ops(kernel)
         .iter()
         .filter(|op| op_name(op) == "tile.alloc_shared" || op_name(op) == "tile.alloc_barriers")
-        .filter_map(|op| op.result(0).ok().and_then(|result| bytes(result.into()).ok()))
+        .filter_map(|op| op.result(0).ok().and_then(|result| bytes(result.into())))
         .sum();
     let ring_tiles: i64 = copies
         .iter()
         .filter_map(copy_parts)
-        .filter_map(|parts| MemRefType::try_from(parts.dst.r#type()).ok())
+        .filter_map(|parts| tile_dialect::ops::as_memref(parts.dst.r#type()))
         .map(|memref| padded(tile_bytes(memref)))
         .sum();
     let depth = (2..=stages.min(super::MAX_DEPTH)).rev().find(|depth| shared + (depth - 1) * ring_tiles + 8 * depth <= SHARED_BUDGET)?;
@@ -312,7 +311,7 @@ pub fn producer_site<'c, 'a>(kernel: OperationRef<'c, 'a>, pipelined: OperationR
 /// are `earlier`: defined outside the kernel, a block index, by one of `earlier`, or by pure index
 /// arithmetic of the kernel's top level over such values ([`hoist`] moves it up).
 fn hoistable(value: Value, kernel: OperationRef, earlier: &[OperationRef], depth: usize) -> bool {
-    let Ok(result) = OperationResult::try_from(value) else { return true };
+    let Some(result) = tile_dialect::ops::as_result(value) else { return true };
     let owner = result.owner();
     match ancestor_in(owner, &kernel_body(kernel)) {
         None => true,
@@ -324,7 +323,7 @@ fn hoistable(value: Value, kernel: OperationRef, earlier: &[OperationRef], depth
 /// Moves the top-level index arithmetic of `kernel` that `value` is computed from before `site`
 /// (what [`hoistable`] accepted), operands first.
 pub fn hoist<'c, 'a>(context: &'c melior::Context, value: Value<'c, 'a>, kernel: OperationRef<'c, 'a>, site: OperationRef<'c, 'a>) {
-    let Ok(result) = OperationResult::try_from(value) else { return };
+    let Some(result) = tile_dialect::ops::as_result(value) else { return };
     let owner = result.owner();
     let body = kernel_body(kernel);
     let first = body.first_operation();
@@ -362,7 +361,7 @@ fn kernel_body<'c, 'a>(kernel: OperationRef<'c, 'a>) -> melior::ir::block::Block
 fn outside_values<'c, 'a>(value: Value<'c, 'a>, pipelined: OperationRef<'c, 'a>, found: &mut Vec<Value<'c, 'a>>) {
     if !is_defined_inside(value, pipelined) {
         found.push(value);
-    } else if let Ok(result) = OperationResult::try_from(value) {
+    } else if let Some(result) = tile_dialect::ops::as_result(value) {
         for operand in result.owner().operands() {
             outside_values(operand, pipelined, found);
         }
@@ -384,7 +383,7 @@ fn registers_fit(kernel: OperationRef) -> bool {
             let bytes = op
                 .result(0)
                 .ok()
-                .and_then(|result| MemRefType::try_from(result.r#type()).ok())
+                .and_then(|result| tile_dialect::ops::as_memref(result.r#type()))
                 .and_then(|memref| tile_dialect::element::Element::of(memref.element()))
                 .map_or(4, |element| (element.bytes() as i64).min(4));
             (layout.slots() * bytes + 3) / 4

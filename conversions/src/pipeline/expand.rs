@@ -329,7 +329,7 @@ fn expand_loop<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>, pipel
     }
     for ahead in &aheads {
         rewriter.erase_op(ahead.copy);
-        if let Ok(result) = OperationResult::try_from(ahead.tile)
+        if let Some(result) = tile_dialect::ops::as_result(ahead.tile)
             && !nested_ops(kernel).iter().any(|op| op.operands().any(|operand| operand == ahead.tile))
         {
             rewriter.erase_op(result.owner());

@@ -15,7 +15,7 @@ use melior::{
     ir::{
         Attribute, Identifier, Type, Value, ValueLike,
         attribute::IntegerAttribute,
-        operation::{OperationBuilder, OperationLike, OperationRef, OperationResult},
+        operation::{OperationBuilder, OperationLike, OperationRef},
         r#type::IntegerType,
     },
 };
@@ -44,7 +44,7 @@ pub(crate) fn barrier_pointer<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, barriers:
     let context = b.context;
     let base = b.aligned_pointer(at, barriers);
     // A computed index outside the barriers wraps around rather than reach other shared memory.
-    let count = melior::ir::r#type::MemRefType::try_from(barriers.r#type()).map(|memref| static_sizes(memref)[0].unwrap_or(1)).unwrap_or(1);
+    let count = tile_dialect::ops::as_memref(barriers.r#type()).map(|memref| static_sizes(memref)[0].unwrap_or(1)).unwrap_or(1);
     let index = if tile_dialect::ops::constant_integer(index).is_some() { index } else { b.op(at, "arith.remui", &[index, b.index(at, count)]) };
     let offset = b.op(at, "arith.muli", &[index, b.index(at, 8)]);
     let address = b.op(at, "arith.addi", &[base, offset]);
@@ -90,7 +90,7 @@ pub fn lower_barriers<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>
     // The copies left here become synchronous (`super::rings`): the threads write those slots.
     let thread_filled = counting_barriers_of(&ops);
     let leader_only = |barriers: Value<'c, 'a>| {
-        OperationResult::try_from(barriers).is_ok_and(|result| {
+        tile_dialect::ops::as_result(barriers).is_some_and(|result| {
             let allocation = result.owner();
             allocation.attribute(TMA_FILLS_ATTRIBUTE).is_ok() && allocation.attribute(GENERIC_WRITES_ATTRIBUTE).is_err()
         }) && !thread_filled.contains(&barriers)
@@ -110,7 +110,7 @@ pub fn lower_barriers<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>
         match op_name(&op) {
             "tile.alloc_barriers" => {
                 let barriers: Value = op.result(0).expect("barriers").into();
-                let count = melior::ir::r#type::MemRefType::try_from(barriers.r#type()).map(|memref| static_sizes(memref)[0].unwrap_or(1)).unwrap_or(1);
+                let count = tile_dialect::ops::as_memref(barriers.r#type()).map(|memref| static_sizes(memref)[0].unwrap_or(1)).unwrap_or(1);
                 let Some(next) = op.next_in_block() else { continue };
                 let at = At::before(next);
                 // A loop run again re-initializes its barriers: every thread is done with them.

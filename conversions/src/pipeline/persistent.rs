@@ -92,7 +92,7 @@ fn depends_on(value: Value, arguments: &[Value]) -> bool {
     if arguments.contains(&value) {
         return true;
     }
-    OperationResult::try_from(value).is_ok_and(|result| result.owner().operands().any(|operand| depends_on(operand, arguments)))
+    tile_dialect::ops::as_result(value).is_some_and(|result| result.owner().operands().any(|operand| depends_on(operand, arguments)))
 }
 
 /// Whether two or more blocks of `kernel` fit on a multiprocessor's shared memory, its shared tiles
@@ -104,7 +104,7 @@ fn shares_multiprocessor(kernel: OperationRef, main: OperationRef) -> bool {
     let shared: i64 = nested_ops(kernel)
         .iter()
         .filter(|op| op_name(op) == "tile.alloc_shared")
-        .filter_map(|op| op.result(0).ok().and_then(|result| melior::ir::r#type::MemRefType::try_from(Value::from(result).r#type()).ok()))
+        .filter_map(|op| op.result(0).ok().and_then(|result| tile_dialect::ops::as_memref(Value::from(result).r#type())))
         .map(|memref| crate::pipeline::rings::padded(crate::pipeline::rings::tile_bytes(memref)))
         .sum();
     use crate::nvgpu::chip::{BLOCK_RESERVED_BYTES, SM_SHARED_BYTES};

@@ -170,7 +170,7 @@ pub fn lower<'c>(context: &'c Context, kernel: OperationRef<'c, '_>, in_workgrou
 
 /// The allocation a tile value comes from, through `tile.slot` to its ring.
 pub fn tile_allocation<'c, 'a>(tile: Value<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
-    let owner = OperationResult::try_from(tile).ok()?.owner();
+    let owner = tile_dialect::ops::as_result(tile)?.owner();
     match op_name(&owner) {
         "tile.slot" => tile_allocation(owner.operand(0).ok()?),
         name if name.starts_with("tile.alloc_") => Some(owner),

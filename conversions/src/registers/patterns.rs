@@ -55,7 +55,7 @@ fn level(value: Value) -> Option<MemoryLevel> {
 }
 
 fn allocation<'c, 'a>(value: Value<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
-    let owner = OperationResult::try_from(value).ok()?.owner();
+    let owner = tile_dialect::ops::as_result(value)?.owner();
     (op_name(&owner) == "tile.alloc_fragment").then_some(owner)
 }
 
@@ -641,7 +641,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let base_rest = b.op(at, "arith.remui", &[b.aligned_pointer(at, tensor), b.index(at, elements * bytes)]);
         let column_rest = b.op(at, "arith.remui", &[offsets[last], b.index(at, elements)]);
         let mut rest = b.op(at, "arith.ori", &[base_rest, column_rest]);
-        let rows = MemRefType::try_from(tensor.r#type()).ok().and_then(|memref| tile_dialect::ops::static_sizes(memref).last().copied().flatten());
+        let rows = tile_dialect::ops::as_memref(tensor.r#type()).and_then(|memref| tile_dialect::ops::static_sizes(memref).last().copied().flatten());
         if rows.is_none_or(|rows| rows % elements != 0) {
             let row_rest = b.op(at, "arith.remui", &[b.dim(at, tensor, last as i64), b.index(at, elements)]);
             rest = b.op(at, "arith.ori", &[rest, row_rest]);

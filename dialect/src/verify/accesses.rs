@@ -12,8 +12,7 @@ use melior::ir::{
     BlockLike, TypeLike, Value, ValueLike,
     attribute::DenseI64ArrayAttribute,
     block::BlockArgument,
-    operation::{OperationLike, OperationRef, OperationResult},
-    r#type::MemRefType,
+    operation::{OperationLike, OperationRef},
 };
 
 /// The extents of a `tile.parallel`.
@@ -44,7 +43,7 @@ fn range(value: Value, depth: usize) -> Option<(i128, i128)> {
         let extent = *extents(&owner)?.get(argument.argument_number())?;
         return Some((0, extent as i128 - 1));
     }
-    let owner = OperationResult::try_from(value).ok()?.owner();
+    let owner = crate::ops::as_result(value)?.owner();
     let operands: Vec<Value> = owner.operands().collect();
     let pair = || {
         Some((
@@ -87,7 +86,7 @@ pub fn access(op: &OperationRef) -> Verdict {
     let Some(buffer) = op.operand(memref).ok() else {
         return Ok(());
     };
-    let Ok(memref_type) = MemRefType::try_from(buffer.r#type()) else {
+    let Some(memref_type) = crate::ops::as_memref(buffer.r#type()) else {
         return Ok(());
     };
     let sizes = crate::ops::static_sizes(memref_type);
@@ -181,7 +180,7 @@ pub fn host_tensors(op: OperationRef) -> Verdict {
             if !from_host_function {
                 let origin = operand
                     .is_operation_result()
-                    .then(|| OperationResult::try_from(operand).ok())
+                    .then(|| crate::ops::as_result(operand))
                     .flatten()
                     .map(|result| format!("the result of {}", op_name(&result.owner())))
                     .unwrap_or_else(|| "a block argument".into());

@@ -1,10 +1,7 @@
 //! What the verifiers need to know about one buffer operand.
 
 use crate::{element, element::Element, level::MemoryLevel, level::memory_level};
-use melior::ir::{
-    ShapedTypeLike, Value, ValueLike,
-    r#type::MemRefType,
-};
+use melior::ir::{ShapedTypeLike, Type, Value, ValueLike};
 
 /// The most elements a tile may hold: 2^18, 1 MiB of f32, what 1024 threads' 255 registers could
 /// hold at most (and four times the largest shared memory): no block can hold a larger tile.
@@ -15,20 +12,20 @@ pub const MAX_PARALLEL_ITERATIONS: u64 = 1 << 24;
 pub const MAX_TENSOR_ELEMENTS: u64 = 1 << 40;
 
 /// A buffer operand: its level, shape (`None` for a dynamic size) and element type.
-pub struct Buffer {
+pub struct Buffer<'c> {
     pub level: MemoryLevel,
     pub shape: Vec<Option<u64>>,
     pub element: Element,
-    /// The type as written, for messages.
-    pub text: String,
+    /// The type, printed for messages only (printing builds an `AsmState`: see `ops::as_memref`).
+    r#type: Type<'c>,
 }
 
-impl Buffer {
+impl<'c> Buffer<'c> {
     /// Describes `value`, or explains why it cannot be a tile buffer. `role` names the operand.
-    pub fn of(value: Value, role: &str) -> Result<Self, String> {
+    pub fn of(value: Value<'c, '_>, role: &str) -> Result<Self, String> {
         let r#type = value.r#type();
-        let memref = MemRefType::try_from(r#type)
-            .map_err(|_| format!("expects {role} to be a memref, but got {type}"))?;
+        let memref = crate::ops::as_memref(r#type)
+            .ok_or_else(|| format!("expects {role} to be a memref, but got {type}"))?;
         let level = memory_level(r#type).ok_or_else(|| {
             format!(
                 "expects {role} in global memory (no memory space or #gpu.address_space<global>), \
@@ -61,8 +58,7 @@ impl Buffer {
         if elements.is_none_or(|elements| elements > limit) {
             return Err(format!("expects {role} to hold at most {limit} elements ({why}), but got {type}"));
         }
-        let text = r#type.to_string();
-        if text.contains("strided<") || text.contains("affine_map<") {
+        if !crate::ops::has_identity_layout(memref) {
             return Err(format!(
                 "expects {role} in the identity layout (row-major and contiguous, no strided or \
                  affine map layout), but got {type}"
@@ -72,7 +68,7 @@ impl Buffer {
             level,
             shape,
             element,
-            text,
+            r#type,
         })
     }
 
@@ -85,9 +81,14 @@ impl Buffer {
             .ok_or_else(|| {
                 format!(
                     "expects {role} to have a static shape, but got {}",
-                    self.text
+                    self.text()
                 )
             })
+    }
+
+    /// Returns the type as written, for messages.
+    pub fn text(&self) -> String {
+        self.r#type.to_string()
     }
 
     /// Returns true when this buffer is on-chip (shared memory or a fragment).

@@ -8,7 +8,6 @@ use crate::{element::Element, ffi, level::MemoryLevel};
 use melior::ir::{
     AttributeLike, ShapedTypeLike, ValueLike,
     operation::{OperationLike, OperationRef},
-    r#type::MemRefType,
 };
 
 fn operand<'c, 'a>(
@@ -23,7 +22,7 @@ fn matrix(buffer: &Buffer, role: &str) -> Result<[u64; 2], String> {
     let shape = buffer.static_shape(role)?;
     match shape[..] {
         [rows, columns] => Ok([rows, columns]),
-        _ => Err(format!("expects {role} to be 2-D, but got {}", buffer.text)),
+        _ => Err(format!("expects {role} to be 2-D, but got {}", buffer.text())),
     }
 }
 
@@ -102,8 +101,8 @@ pub fn fill(op: OperationRef) -> Verdict {
         );
     }
     dst.static_shape("the filled tile")?;
-    let element = MemRefType::try_from(dst_value.r#type())
-        .map_err(|error| error.to_string())?
+    let element = crate::ops::as_memref(dst_value.r#type())
+        .ok_or_else(|| format!("expects the filled tile to be a memref, but got {}", dst_value.r#type()))?
         .element();
     let value = operand(&op, 1)?.r#type();
     if value != element {

@@ -12,7 +12,6 @@ use crate::{
 use melior::ir::{
     ShapedTypeLike, TypeLike, Value, ValueLike,
     operation::{OperationLike, OperationRef},
-    r#type::MemRefType,
 };
 
 /// The most barriers one `tile.alloc_barriers` may hold (a ring deeper than this buys nothing).
@@ -21,7 +20,7 @@ pub const MAX_BARRIERS: i64 = 32;
 /// Checks that `value` is barriers (`memref<N x i64>` in workgroup memory) and returns N.
 fn barriers(value: Value, role: &str) -> Result<i64, String> {
     let ty = value.r#type();
-    let shaped = MemRefType::try_from(ty).ok().filter(|memref| {
+    let shaped = crate::ops::as_memref(ty).filter(|memref| {
         memref.rank() == 1
             && memref.element().is_integer()
             && memref.element().to_string() == "i64"
@@ -55,14 +54,14 @@ pub fn slot(op: OperationRef) -> Verdict {
     let ring = Buffer::of(op.operand(0).map_err(|error| error.to_string())?, "the ring")?;
     let tile = Buffer::of(op.result(0).map_err(|error| error.to_string())?.into(), "the result")?;
     if ring.level != MemoryLevel::Shared || tile.level != MemoryLevel::Shared {
-        return Err(format!("expects a ring and a result in shared memory, but got {} and {}", ring.text, tile.text));
+        return Err(format!("expects a ring and a result in shared memory, but got {} and {}", ring.text(), tile.text()));
     }
     let ring_shape = ring.static_shape("the ring")?;
     let tile_shape = tile.static_shape("the result")?;
     if ring_shape.len() < 2 || ring_shape[1..] != tile_shape[..] || ring.element != tile.element {
         return Err(format!(
             "expects the result to be one tile of the ring (the ring's shape without its leading dimension, its element type), but got {} from {}",
-            tile.text, ring.text
+            tile.text(), ring.text()
         ));
     }
     index_in(op.operand(1).map_err(|error| error.to_string())?, ring_shape[0] as i64, "the slot")
@@ -75,13 +74,13 @@ pub fn copy_async(op: OperationRef) -> Verdict {
     if src.level != MemoryLevel::Global || dst.level != MemoryLevel::Shared {
         return Err(format!(
             "expects a copy from a global tensor into a shared tile, but got {} into {}",
-            src.text, dst.text
+            src.text(), dst.text()
         ));
     }
     if src.element != dst.element {
         return Err(format!(
             "expects the source and destination to have one element type (an asynchronous copy does not convert), but got {} and {}",
-            src.text, dst.text
+            src.text(), dst.text()
         ));
     }
     super::copy::tile_in_buffer(&dst, "destination", &src, "source", parts.src_offsets.len())?;

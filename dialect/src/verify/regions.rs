@@ -199,7 +199,7 @@ pub fn alloc(op: OperationRef, level: MemoryLevel) -> Verdict {
         };
         return Err(format!(
             "expects a result in memory space {space}, but got {}",
-            tile.text
+            tile.text()
         ));
     }
     let shape: Vec<i64> = tile.static_shape("the result")?.into_iter().map(|size| size as i64).collect();

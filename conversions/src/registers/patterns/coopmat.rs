@@ -150,7 +150,7 @@ pub(super) fn padded_shape(layouts: &Layouts, op: &OperationRef, tile: Value) ->
 /// Elements of a stored row of the shared tile `tile`: its last dimension and the padding its
 /// layout records (the lead dimension of the matrix loads from it).
 pub(super) fn stored_row(layouts: &Layouts, tile: Value) -> i64 {
-    let allocation = OperationResult::try_from(tile).ok().map(|result| result.owner()).filter(|owner| op_name(owner) == "tile.alloc_shared");
+    let allocation = tile_dialect::ops::as_result(tile).map(|result| result.owner()).filter(|owner| op_name(owner) == "tile.alloc_shared");
     match allocation {
         Some(allocation) => *padded_shape(layouts, &allocation, tile).last().expect("a 2-D tile"),
         None => *memref_shape(tile).last().expect("a 2-D tile"),

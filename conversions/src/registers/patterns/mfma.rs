@@ -296,8 +296,7 @@ fn vector_source<'c, 'a>(
     storage: Storage,
 ) -> Option<VectorSource<'c, 'a>> {
     let in_lds = |value: Value| {
-        MemRefType::try_from(value.r#type())
-            .ok()
+        tile_dialect::ops::as_memref(value.r#type())
             .and_then(|memref| memref.memory_space())
             .is_some_and(|space| space.to_string().contains("workgroup"))
     };
@@ -320,7 +319,7 @@ fn vector_source<'c, 'a>(
     if row % 4 != 0 || !in_lds(memref) {
         return None;
     }
-    let ty = MemRefType::try_from(memref.r#type()).ok()?;
+    let ty = tile_dialect::ops::as_memref(memref.r#type())?;
     let lds = crate::amdgpu::lds::lds_type(
         b.context,
         ty.element(),
@@ -367,8 +366,7 @@ impl<'c, 'a> VectorSource<'c, 'a> {
             })
             .unwrap_or(1);
         let bytes = elements
-            * MemRefType::try_from(self.memref.r#type())
-                .ok()
+            * tile_dialect::ops::as_memref(self.memref.r#type())
                 .and_then(|memref| tile_dialect::element::Element::of(memref.element()))
                 .map_or(1, |element| element.bytes() as i64);
         b.value(

@@ -116,7 +116,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             }
             let Ok(result) = candidate.result(0) else { continue };
             let tile: Value = result.into();
-            let Ok(memref) = MemRefType::try_from(tile.r#type()) else { continue };
+            let Some(memref) = tile_dialect::ops::as_memref(tile.r#type()) else { continue };
             let Some(bytes) = Element::of(memref.element()).map(|element| element.bytes() as i64) else { continue };
             if (16 / run) % bytes != 0 {
                 continue;

@@ -25,7 +25,7 @@ pub fn zero_started(ops: &[OperationRef], gemms: &std::collections::HashSet<usiz
                 op_name(&fill) == "tile.fill"
                     && fill.operand_count() == 2
                     && fill.operand(0).ok() == Some(accumulator)
-                    && fill.operand(1).ok().and_then(|value| OperationResult::try_from(value).ok()).is_some_and(|constant| {
+                    && fill.operand(1).ok().and_then(|value| tile_dialect::ops::as_result(value)).is_some_and(|constant| {
                         op_name(&constant.owner()) == "arith.constant" && constant.owner().attribute("value").ok().and_then(|value| melior::ir::attribute::FloatAttribute::try_from(value).ok()).is_some_and(|value| value.value() == 0.0)
                     })
             })
@@ -150,7 +150,7 @@ pub fn operands_kept<'c, 'a>(kernel: OperationRef<'c, 'a>, ops: &[OperationRef<'
     };
     let position = |op: OperationRef| std::iter::successors(body.first_operation(), |op| op.next_in_block()).position(|candidate| candidate == op);
     let kept = |gemm: &OperationRef<'c, 'a>, tile: Value<'c, 'a>| {
-        let from_slot = OperationResult::try_from(tile).is_ok_and(|result| op_name(&result.owner()) == "tile.slot");
+        let from_slot = tile_dialect::ops::as_result(tile).is_some_and(|result| op_name(&result.owner()) == "tile.slot");
         if from_slot {
             return true;
         }
@@ -213,7 +213,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         }
         // Copies left running that threads write (cp.async, the generic proxy) need the
         // async-proxy fence after the barrier's wait before wgmma reads (TMA's do not).
-        if asynchronous && let Some((_, barriers, _)) = copy_async_parts(&op) && let Ok(result) = OperationResult::try_from(barriers) {
+        if asynchronous && let Some((_, barriers, _)) = copy_async_parts(&op) && let Some(result) = tile_dialect::ops::as_result(barriers) {
             tile_dialect::ops::set_attribute(result.owner(), crate::pipeline::nvidia::GENERIC_WRITES_ATTRIBUTE, Attribute::unit(self.context));
         }
         let shape = memref_shape(tile);
@@ -260,7 +260,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         // A row of K in global memory is a row of core matrices: 16-byte asynchronous copies
         // (cp.async, zero-filled past the tensor's end) where the addresses allow, element by
         // element where they do not.
-        let source = MemRefType::try_from(parts.src.r#type()).ok();
+        let source = tile_dialect::ops::as_memref(parts.src.r#type());
         let row_length = source.and_then(|memref| tile_dialect::ops::static_sizes(memref).last().copied().flatten());
         let vectorizable = level(parts.src) == Some(MemoryLevel::Global)
             && element_type(parts.src) == ty

@@ -67,7 +67,7 @@ pub fn tensor_box(tensor: Value, offsets: usize, rows: i64, box_columns: i64, by
     if !tensor.r#type().is_mem_ref() {
         return None;
     }
-    let memref = MemRefType::try_from(tensor.r#type()).ok()?;
+    let memref = tile_dialect::ops::as_memref(tensor.r#type())?;
     let shape = tile_dialect::ops::static_sizes(memref);
     let rank = shape.len();
     let fits = level(tensor) == Some(MemoryLevel::Global)
@@ -143,7 +143,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             tile_dialect::ops::set_attribute(allocation, ALIGNMENT_ATTRIBUTE, alignment.into());
         }
         let map = self.tensor_map(&b, at, parts.src, &box_);
-        if let Ok(result) = OperationResult::try_from(barriers) {
+        if let Some(result) = tile_dialect::ops::as_result(barriers) {
             tile_dialect::ops::set_attribute(result.owner(), crate::pipeline::nvidia::TMA_FILLS_ATTRIBUTE, Attribute::unit(context));
         }
         // Thread 0 issues them; in a producer, its one thread.
