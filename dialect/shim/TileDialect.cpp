@@ -247,6 +247,11 @@ LogicalResult FragmentLayoutAttr::verify(function_ref<InFlightDiagnostic()> emit
     return emitError() << "expects a positive number of threads, but got " << threads;
   if (replicate <= 0)
     return emitError() << "expects replicate to be positive, but got " << replicate;
+  // The layout's table evaluates the thread map for each element and replica (replicas may
+  // name the same thread: a reduction's result is replicated over the threads that reduced it,
+  // modulo the block's).
+  if (replicate > (int64_t(1) << 24))
+    return emitError() << "expects replicate to be at most 16777216, but got " << replicate;
   unsigned rank = shape.size();
   if (thread.getNumDims() != rank || thread.getNumResults() != 1 || thread.getNumSymbols() > 1)
     return emitError() << "expects the thread map to take " << rank

@@ -534,6 +534,31 @@ func.func @layout_slot_past_the_registers() {
 
 // -----
 
+// The fuzzer's seed 30303, case 87255: replicate 2^63 - 1 asked the layout's table for as many
+// owners an element, and the verifier panicked on the allocation.
+func.func @layout_replicated_past_the_threads() {
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(128) (%bx) {
+    // expected-error @+1 {{expects replicate to be at most 16777216, but got 9223372036854775807}}
+    %m = tile.alloc_fragment {tile.layout = #tile.frag<shape = [64, 32], threads = 128, replicate = 9223372036854775807, thread = (d0, d1)[s0] -> (s0 * 64 + d0 mod 32), slot = (d0, d1) -> (d1), origin = "mfma.a.32x32x4">} : memref<64x32xf16, #tile.fragment>
+  }
+  return
+}
+
+// -----
+
+// A replicate the attribute allows, but more (element, replica) pairs than the table may hold.
+func.func @layout_with_too_many_owners() {
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(1024) (%bx) {
+    // expected-error @+1 {{'tile.alloc_fragment' op expects a valid tile.layout: expects elements times replicas at most 16777216, but got 262144 elements replicated 128 times}}
+    %m = tile.alloc_fragment {tile.layout = #tile.frag<shape = [512, 512], threads = 1024, replicate = 128, thread = (d0, d1)[s0] -> (s0 * 8 + d0 mod 8), slot = (d0, d1) -> (d0 floordiv 8 + d1 * 64), origin = "rows">} : memref<512x512xf32, #tile.fragment>
+  }
+  return
+}
+
+// -----
+
 func.func @layout_on_other_threads() {
   %c1 = arith.constant 1 : index
   tile.kernel grid(%c1) threads(32) (%bx) {

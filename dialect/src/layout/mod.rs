@@ -32,6 +32,9 @@ pub const LOOP_LAYOUT_ATTRIBUTE: &str = "tile.loop_layout";
 /// The most register slots a fragment layout may give one thread (2^24): checked by
 /// [`FragmentLayout::check`], so that `slot + 1` and the (thread, slot) table stay in range.
 pub const MAX_SLOTS: i64 = 1 << 24;
+/// The most (element, replica) pairs a fragment layout may have (2^24, a 128x128 fragment
+/// replicated 1024 times): the layout's table evaluates the thread map for each.
+pub const MAX_OWNERS: i64 = 1 << 24;
 
 /// A fragment layout: element (or iteration) `e` is held by threads `thread(e)[r]`, `r` in
 /// `0..replicate`, each in register slot `slot(e)`.
@@ -131,6 +134,18 @@ impl FragmentLayout {
         }
         if self.threads != threads {
             return Err(format!("expects a layout over the block's {threads} threads, but got {}", self.threads));
+        }
+        // The table below evaluates the thread map for every element and replica: bounded first, so
+        // that a layout written by hand cannot ask for more owners than memory holds.
+        let elements = self.shape.iter().try_fold(1i64, |product, &size| product.checked_mul(size));
+        if self.replicate < 1
+            || elements.and_then(|elements| elements.checked_mul(self.replicate)).is_none_or(|owners| owners > MAX_OWNERS)
+        {
+            return Err(format!(
+                "expects elements times replicas at most {MAX_OWNERS}, but got {} elements replicated {} times",
+                elements.map_or("too many".to_string(), |elements| elements.to_string()),
+                self.replicate
+            ));
         }
         // Each element's slot and owners from the layout's table, then a (thread, slot) table of
         // element numbers: the check runs on every layout inference proposes, so it avoids hashing
