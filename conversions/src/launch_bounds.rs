@@ -227,12 +227,8 @@ impl Ranges {
     }
 
     fn compute(&mut self, value: Value, depth: usize) -> Option<Range> {
-        // A failed conversion would print the value (verifying the whole function): ask first.
-        if value.is_block_argument() {
-            return self.induction_variable(BlockArgument::try_from(value).ok()?, depth);
-        }
-        if !value.is_operation_result() {
-            return None;
+        if let Some(argument) = tile_dialect::ops::as_argument(value) {
+            return self.induction_variable(argument, depth);
         }
         let op = tile_dialect::ops::as_result(value)?.owner();
         let name = op_name(&op);
@@ -249,7 +245,7 @@ impl Ranges {
             "gpu.block_dim" => Range::new(size(self.block)?, size(self.block)?),
             "memref.dim" => {
                 let memref = op.operand(0).ok()?.r#type();
-                let memref = if memref.is_mem_ref() { tile_dialect::ops::as_memref(memref)? } else { return None };
+                let memref = tile_dialect::ops::as_memref(memref)?;
                 let index = usize::try_from(constant_integer(op.operand(1).ok()?)?).ok()?;
                 Range::exactly((*static_sizes(memref).get(index)?)?)
             }
@@ -291,10 +287,6 @@ impl Ranges {
     /// Narrows `range`, that of `value`, by what `condition` being true says of it: comparisons
     /// of `value` with a value of known range, and conjunctions of them (`terms` deep).
     fn narrow(&mut self, range: Range, value: Value, condition: Value, depth: usize, terms: usize) -> Range {
-        // A failed conversion or operand query would print the op (verifying it): ask first.
-        if !condition.is_operation_result() {
-            return range;
-        }
         let Some(result) = tile_dialect::ops::as_result(condition) else { return range };
         let op = result.owner();
         if op.operand_count() != 2 {

@@ -176,10 +176,6 @@ fn inside_loops_and_branches<'c, 'a>(op: OperationRef<'c, 'a>, function: Operati
 /// The vector and lane `value` was extracted from, where it is a `vector.extract` of one lane of a
 /// one-dimensional vector at a constant position.
 fn lane_of<'c, 'a>(value: Value<'c, 'a>) -> Option<(Value<'c, 'a>, usize)> {
-    // A failed conversion would print the value: ask first.
-    if !value.is_operation_result() {
-        return None;
-    }
     let op = tile_dialect::ops::as_result(value)?.owner();
     if op_name(&op) != "vector.extract" || op.operand_count() != 1 {
         return None;

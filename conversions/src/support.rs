@@ -241,10 +241,6 @@ pub fn k_dimensions(transpose_a: bool, transpose_b: bool) -> [usize; 2] {
 
 /// The tile element type of a memref value (`None` for other values and element types).
 pub fn element_of(value: melior::ir::Value) -> Option<tile_dialect::element::Element> {
-    use melior::ir::{ShapedTypeLike, TypeLike, ValueLike};
-    let ty = value.r#type();
-    if !ty.is_mem_ref() {
-        return None;
-    }
-    tile_dialect::ops::as_memref(ty).and_then(|memref| tile_dialect::element::Element::of(memref.element()))
+    use melior::ir::{ShapedTypeLike, ValueLike};
+    tile_dialect::ops::as_memref(value.r#type()).and_then(|memref| tile_dialect::element::Element::of(memref.element()))
 }

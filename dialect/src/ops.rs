@@ -424,6 +424,15 @@ pub fn as_result<'c, 'a>(value: Value<'c, 'a>) -> Option<melior::ir::operation::
         .flatten()
 }
 
+/// Returns the block argument `value` is, or `None` for an op result (without printing it, as
+/// melior's `BlockArgument::try_from` does into its error: see [`as_memref`]).
+pub fn as_argument<'c, 'a>(value: Value<'c, 'a>) -> Option<melior::ir::block::BlockArgument<'c, 'a>> {
+    value
+        .is_block_argument()
+        .then(|| melior::ir::block::BlockArgument::try_from(value).ok())
+        .flatten()
+}
+
 /// Returns the shape of a memref value, -1 for dynamic sizes (empty for a value that is not a
 /// memref).
 pub fn memref_shape(value: Value) -> Vec<i64> {
@@ -434,16 +443,23 @@ pub fn memref_shape(value: Value) -> Vec<i64> {
 
 /// Returns the value of an `arith.constant` of integer or index type that defines `value`.
 pub fn constant_integer(value: Value) -> Option<i64> {
-    // A failed conversion prints the value, which verifies the op it is in: only convert results.
-    if !melior::ir::ValueLike::is_operation_result(&value) {
-        return None;
-    }
     let result = as_result(value)?;
     let owner = result.owner();
     if owner.name().as_string_ref().as_str().ok()? != "arith.constant" {
         return None;
     }
     integer_attribute(&owner, "value")
+}
+
+/// Returns the value of a float `arith.constant` that defines `value`.
+pub fn constant_float(value: Value) -> Option<f64> {
+    let owner = as_result(value)?.owner();
+    if op_name(&owner) != "arith.constant" {
+        return None;
+    }
+    melior::ir::attribute::FloatAttribute::try_from(owner.attribute("value").ok()?)
+        .ok()
+        .map(|attribute| attribute.value())
 }
 
 /// Returns a detached deep copy of `op` (same operands, attributes and regions), to be inserted
@@ -511,17 +527,10 @@ pub fn nested_ops<'c, 'a>(
 /// Returns true when `value` is computed inside `ancestor` (by an op nested in it, or as an argument
 /// of a block in one of its regions).
 pub fn is_defined_inside(value: Value, ancestor: melior::ir::operation::OperationRef) -> bool {
-    use melior::ir::block::BlockArgument;
-    // A failed conversion prints the value (and verifies its op): convert only what it is.
-    let start = if melior::ir::ValueLike::is_operation_result(&value) {
-        as_result(value).map(|result| result.owner().to_raw())
-    } else if let Some(argument) = melior::ir::ValueLike::is_block_argument(&value)
-        .then(|| BlockArgument::try_from(value).ok())
-        .flatten()
-    {
-        argument.owner().parent_operation().map(|op| op.to_raw())
+    let start = if let Some(result) = as_result(value) {
+        Some(result.owner().to_raw())
     } else {
-        None
+        as_argument(value).and_then(|argument| argument.owner().parent_operation().map(|op| op.to_raw()))
     };
     let mut current =
         start.map(|raw| unsafe { melior::ir::operation::OperationRef::from_raw(raw) });

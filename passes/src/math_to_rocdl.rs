@@ -113,20 +113,11 @@ crate::rust_pass! {
 /// `+0.0` the minimum compares `<=` (`min(-0, +0)` is `-0`).
 fn bound_by_constant(root: melior::ir::OperationRef) {
     use melior::dialect::arith::{cmpf, select};
-    use melior::ir::attribute::FloatAttribute;
     use melior::ir::operation::OperationLike;
     use melior::ir::{BlockLike, TypeLike, Value, ValueLike};
-    use tile_dialect::ops::{find_ops, op_name, with_context};
-    // The constant an operand is, if it is a float `arith.constant` that is not NaN.
-    let constant = |value: Value| -> Option<f64> {
-        let owner = tile_dialect::ops::as_result(value)?.owner();
-        (op_name(&owner) == "arith.constant")
-            .then(|| owner.attribute("value").ok())
-            .flatten()
-            .and_then(|value| FloatAttribute::try_from(value).ok())
-            .map(|value| value.value())
-            .filter(|value| !value.is_nan())
-    };
+    use tile_dialect::ops::{constant_float, find_ops, with_context};
+    // The constant an operand is, if it is one that is not NaN.
+    let constant = |value: Value| constant_float(value).filter(|value| !value.is_nan());
     with_context(root, |context| {
         let rewriter = melior::IrRewriter::new(context);
         let rewriter = rewriter.as_rewriter_base();

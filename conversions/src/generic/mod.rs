@@ -237,9 +237,9 @@ fn captured<'c, 'a>(
                         flavor.target
                     )
                 } else {
-                    let what = match melior::ir::block::BlockArgument::try_from(operand) {
-                        Ok(argument) => format!("argument {} of the host function", argument.argument_number()),
-                        Err(_) => OperationResult::try_from(operand).map_or("a host value".to_owned(), |result| format!("the result of '{}'", op_name(&result.owner()))),
+                    let what = match tile_dialect::ops::as_argument(operand) {
+                        Some(argument) => format!("argument {} of the host function", argument.argument_number()),
+                        None => tile_dialect::ops::as_result(operand).map_or("a host value".to_owned(), |result| format!("the result of '{}'", op_name(&result.owner()))),
                     };
                     format!(
                         "reads {what} (of type {}) inside the kernel; the {} lowering passes tensors, constants and integers the host computes from its arguments (sizes, index arguments and integer arithmetic on them)",

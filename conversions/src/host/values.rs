@@ -3,7 +3,6 @@
 
 use melior::ir::{
     ShapedTypeLike, Value, ValueLike,
-    block::BlockArgument,
     operation::OperationLike,
     r#type::MemRefType,
 };
@@ -33,7 +32,7 @@ pub fn host_expression(value: Value) -> Result<Expr, String> {
     if let Some(constant) = constant_integer(value) {
         return Ok(Expr::Const(constant));
     }
-    if let Ok(argument) = BlockArgument::try_from(value) {
+    if let Some(argument) = tile_dialect::ops::as_argument(value) {
         return Ok(Expr::Argument { argument: argument.argument_number() });
     }
     let owner = tile_dialect::ops::as_result(value)
@@ -48,8 +47,8 @@ pub fn host_expression(value: Value) -> Result<Expr, String> {
     let operands: Vec<Value> = owner.operands().collect();
     match name.as_str() {
         "memref.dim" => {
-            let tensor = BlockArgument::try_from(operands[0])
-                .map_err(|_| "memref.dim of a tensor that is not a host argument".to_string())?;
+            let tensor = tile_dialect::ops::as_argument(operands[0])
+                .ok_or("memref.dim of a tensor that is not a host argument")?;
             let dim =
                 constant_integer(operands[1]).ok_or("memref.dim with a dynamic dimension index")?;
             Ok(Expr::Dim { dim: [tensor.argument_number(), dim as usize] })
@@ -93,7 +92,7 @@ pub struct HostTensor {
 pub fn host_tensor(value: Value) -> HostTensor {
     let memref = MemRefType::try_from(value.r#type()).expect("global tensors are memrefs");
     HostTensor {
-        argument: BlockArgument::try_from(value)
+        argument: tile_dialect::ops::as_argument(value)
             .map(|argument| argument.argument_number() as i64)
             .unwrap_or(-1),
         shape: tile_dialect::ops::static_sizes(memref),

@@ -11,7 +11,6 @@ use crate::ops::{constant_integer, op_name};
 use melior::ir::{
     BlockLike, TypeLike, Value, ValueLike,
     attribute::DenseI64ArrayAttribute,
-    block::BlockArgument,
     operation::{OperationLike, OperationRef},
 };
 
@@ -33,9 +32,7 @@ fn range(value: Value, depth: usize) -> Option<(i128, i128)> {
     if let Some(constant) = constant_integer(value) {
         return Some((constant as i128, constant as i128));
     }
-    // A failed conversion prints the value, which verifies its op (and so this op): check first.
-    if value.is_block_argument() {
-        let argument = BlockArgument::try_from(value).ok()?;
+    if let Some(argument) = crate::ops::as_argument(value) {
         let owner = argument.owner().parent_operation()?;
         if op_name(&owner) != "tile.parallel" {
             return None;
@@ -167,10 +164,7 @@ pub fn host_tensors(op: OperationRef) -> Verdict {
             {
                 continue;
             }
-            let argument = operand
-                .is_block_argument()
-                .then(|| BlockArgument::try_from(operand).ok())
-                .flatten();
+            let argument = crate::ops::as_argument(operand);
             let from_host_function = argument.is_some_and(|argument| {
                 argument
                     .owner()
@@ -178,10 +172,7 @@ pub fn host_tensors(op: OperationRef) -> Verdict {
                     .is_some_and(|parent| op_name(&parent) == "func.func")
             });
             if !from_host_function {
-                let origin = operand
-                    .is_operation_result()
-                    .then(|| crate::ops::as_result(operand))
-                    .flatten()
+                let origin = crate::ops::as_result(operand)
                     .map(|result| format!("the result of {}", op_name(&result.owner())))
                     .unwrap_or_else(|| "a block argument".into());
                 return Err(format!(

@@ -25,9 +25,7 @@ pub fn zero_started(ops: &[OperationRef], gemms: &std::collections::HashSet<usiz
                 op_name(&fill) == "tile.fill"
                     && fill.operand_count() == 2
                     && fill.operand(0).ok() == Some(accumulator)
-                    && fill.operand(1).ok().and_then(|value| tile_dialect::ops::as_result(value)).is_some_and(|constant| {
-                        op_name(&constant.owner()) == "arith.constant" && constant.owner().attribute("value").ok().and_then(|value| melior::ir::attribute::FloatAttribute::try_from(value).ok()).is_some_and(|value| value.value() == 0.0)
-                    })
+                    && fill.operand(1).ok().and_then(tile_dialect::ops::constant_float) == Some(0.0)
             })
         })
         .map(key)

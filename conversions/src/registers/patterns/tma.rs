@@ -64,9 +64,6 @@ pub fn tma_box(src: Value, offsets: usize, tile: Value) -> Option<Vec<i64>> {
 /// tensor's conditions of [`tma_box`] for elements of any size (the stores' boxes, from an f32
 /// accumulator into a tensor of f16, bf16 or f32).
 pub fn tensor_box(tensor: Value, offsets: usize, rows: i64, box_columns: i64, bytes: i64) -> Option<Vec<i64>> {
-    if !tensor.r#type().is_mem_ref() {
-        return None;
-    }
     let memref = tile_dialect::ops::as_memref(tensor.r#type())?;
     let shape = tile_dialect::ops::static_sizes(memref);
     let rank = shape.len();
