@@ -13,8 +13,9 @@
 //! | `convert-tile-to-spirv` | [`spirv`] | Vulkan compute: loops shared by the workgroup's threads |
 //! | `convert-tile-to-spirv-coopmat` | [`spirv::coopmat`] | Vulkan compute, op by op: f16 gemms on KHR cooperative matrices |
 //! | `tile-spirv-vulkan-memory-model` | [`spirv::memory_model`] | `spirv.module`s to the Vulkan memory model |
+//! | `tile-spirv-guard-empty-loops` | [`spirv::empty_loops`] | loops with results under a branch on their trip count (upstream's SPIR-V loops leave them undefined when they do not run) |
 //! | `tile-fold-launch-bounds` | [`launch_bounds`] | lowered kernels' comparisons that their static launch sizes (and the guards around them) decide |
-//! | `tile-promote-private` | [`private_values`] | lowered kernels' private arrays indexed by constants as the values they hold (sm_90a) |
+//! | `tile-promote-private` | [`private_values`] | lowered kernels' private arrays indexed by constants as the values they hold (sm_90a, SPIR-V) |
 //! | `tile-promote-private-vectors` | [`private_values`] | the same for the arrays read or written as vectors (mfma accumulators; gfx942) |
 //!
 //! | pipeline | module | from tile IR to |
@@ -57,6 +58,7 @@ pub fn register_all() {
     tile_dialect::register_pass(pipeline::persistent::ARGUMENT, pipeline::persistent::create_persistent_kernels_pass);
     tile_dialect::register_pass(spirv::coopmat::ARGUMENT, spirv::coopmat::create_convert_tile_to_spirv_coopmat_pass);
     tile_dialect::register_pass(spirv::memory_model::ARGUMENT, spirv::memory_model::create_vulkan_memory_model_pass);
+    tile_dialect::register_pass(spirv::empty_loops::ARGUMENT, spirv::empty_loops::create_guard_empty_loops_pass);
     tile_dialect::register_pass(launch_bounds::ARGUMENT, launch_bounds::create_fold_launch_bounds_pass);
     tile_dialect::register_pass(private_values::ARGUMENT, private_values::create_promote_private_pass);
     tile_dialect::register_pass(private_values::VECTORS_ARGUMENT, private_values::create_promote_private_vectors_pass);

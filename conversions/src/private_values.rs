@@ -25,14 +25,15 @@
 //! region op writes travel as they were written: a vector store's slots as one vector, any other
 //! slot alone (slots written both ways, alone).
 //!
-//! An array is promoted where it is an alloca of the kernel's body in the private address space,
+//! An array is promoted where it is an alloca of the kernel's body in the private address space
+//! (SPIR-V's `Function` storage class),
 //! of static rank-1 shape, each of whose uses is a `memref.load` or `memref.store` at a constant
 //! index, or a `memref.memory_space_cast` used only by `vector.load`s and `vector.store`s of its
 //! element type at constant indices, all inside the array, and only inside `scf.for` and `scf.if`
 //! ops (others keep their arrays for SROA).
 //!
 //! The two passes differ in the arrays read and written by scalars alone (the copy runs'
-//! registers, softmax statistics): `tile-promote-private` (sm_90a's backend) promotes them too,
+//! registers, softmax statistics): `tile-promote-private` (the sm_90a and SPIR-V backends) promotes them too,
 //! and the PTX of every benchmark and test program keeps its instructions, one fewer in six of
 //! them (`bench/RESULTS.md`, compile time part 7); `tile-promote-private-vectors` (gfx942's
 //! backend) leaves them to SROA, because LLVM's AMDGPU backend scheduled the loops that carry them
@@ -210,7 +211,11 @@ impl<'c, 'a> Promotion<'c, 'a> {
             }
             let Ok(result) = op.result(0) else { continue };
             let Some(memref) = tile_dialect::ops::as_memref(result.r#type()) else { continue };
-            let private = memref.memory_space().is_some_and(|space| space.to_string().contains("private"));
+            // NVIDIA's and AMD's private address space, SPIR-V's Function storage class.
+            let private = memref.memory_space().is_some_and(|space| {
+                let space = space.to_string();
+                space.contains("private") || space.contains("<Function>")
+            });
             if !private || memref.rank() != 1 || !memref.has_static_shape() {
                 continue;
             }

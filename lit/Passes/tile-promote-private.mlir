@@ -122,3 +122,35 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// SPIR-V's private arrays (the Function storage class) are promoted as the private address space's
+// are: slot by slot in tile-promote-private (the SPIR-V backends), left in -vectors; an array in
+// workgroup memory stays in both.
+// CHECK-LABEL: gpu.func @spirv_function_storage
+// VECTORS: memref.alloca() : memref<2xf32, #spirv.storage_class<Function>>
+// ALL-NOT: memref.alloca() : memref<2xf32, #spirv.storage_class<Function>>
+// ALL: %[[SUM:.*]] = arith.addf %[[ONE:.*]], %[[ONE]] : f32
+// ALL: memref.store %[[SUM]], %arg0[%{{.*}}] : memref<2xf32>
+// CHECK: memref.alloca() : memref<2xf32, #spirv.storage_class<Workgroup>>
+// CHECK: gpu.return
+module attributes {gpu.container_module} {
+  gpu.module @spirv_function_storage {
+    gpu.func @spirv_function_storage(%out: memref<2xf32>) kernel {
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %one = arith.constant 1.0 : f32
+      %slots = memref.alloca() : memref<2xf32, #spirv.storage_class<Function>>
+      memref.store %one, %slots[%c0] : memref<2xf32, #spirv.storage_class<Function>>
+      %x = memref.load %slots[%c0] : memref<2xf32, #spirv.storage_class<Function>>
+      %sum = arith.addf %x, %x : f32
+      memref.store %sum, %slots[%c1] : memref<2xf32, #spirv.storage_class<Function>>
+      %y = memref.load %slots[%c1] : memref<2xf32, #spirv.storage_class<Function>>
+      memref.store %y, %out[%c0] : memref<2xf32>
+      %shared = memref.alloca() : memref<2xf32, #spirv.storage_class<Workgroup>>
+      memref.store %one, %shared[%c0] : memref<2xf32, #spirv.storage_class<Workgroup>>
+      gpu.return
+    }
+  }
+}

@@ -4,9 +4,11 @@
 //! for upstream `convert-gpu-to-spirv`.
 //!
 //! [`coopmat`] is the second strategy, for devices with KHR cooperative matrices; [`memory_model`]
-//! is the post-conversion fix-up that strategy needs.
+//! is the post-conversion fix-up that strategy needs; [`empty_loops`] readies both strategies'
+//! loops for upstream's conversion.
 
 pub mod coopmat;
+pub mod empty_loops;
 pub mod memory_model;
 
 use crate::generic::{Flavor, lower_module};
@@ -16,8 +18,12 @@ pub const ARGUMENT: &str = "convert-tile-to-spirv";
 /// Shared memory one workgroup may use: Vulkan guarantees 16 KiB, lavapipe gives 32 KiB, NVIDIA's
 /// driver 48 KiB.
 pub const MAX_SHARED_BYTES: i64 = 32_768;
-/// The upstream passes after this lowering, up to `spirv.module`s ready to serialize.
-pub const BACKEND: &str = "canonicalize, cse, gpu.module(tile-math-to-spirv, convert-math-to-spirv), convert-gpu-to-spirv, spirv.module(spirv-lower-abi-attrs, spirv-update-vce)";
+/// The upstream passes after this lowering, up to `spirv.module`s ready to serialize. The private
+/// arrays indexed by constants become values first (`tile-promote-private`: a fifth fewer ops for
+/// every later pass in a GEMM kernel, whose element-by-element array accesses each became an
+/// access chain and three constants), and the loops that then carry them are guarded against
+/// running no iteration ([`empty_loops`]).
+pub const BACKEND: &str = "canonicalize, cse, gpu.module(tile-promote-private, tile-spirv-guard-empty-loops, tile-math-to-spirv, convert-math-to-spirv), convert-gpu-to-spirv, spirv.module(spirv-lower-abi-attrs, spirv-update-vce)";
 
 /// The SPIR-V flavor of the plain strategy: Vulkan 1.3-class compute with 8/16-bit storage.
 pub const FLAVOR: Flavor = Flavor {

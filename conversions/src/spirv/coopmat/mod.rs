@@ -35,7 +35,7 @@ pub const FLAVOR: Flavor = Flavor {
 /// The upstream passes after this lowering, up to `spirv.module`s ready to serialize: the plain
 /// backend, with the Vulkan memory model (cooperative matrices require it) set before the
 /// capabilities are recomputed.
-pub const BACKEND: &str = "canonicalize, cse, gpu.module(tile-math-to-spirv, convert-math-to-spirv), convert-gpu-to-spirv, tile-spirv-vulkan-memory-model, spirv.module(spirv-lower-abi-attrs, spirv-update-vce)";
+pub const BACKEND: &str = "canonicalize, cse, gpu.module(tile-promote-private, tile-spirv-guard-empty-loops, tile-math-to-spirv, convert-math-to-spirv), convert-gpu-to-spirv, tile-spirv-vulkan-memory-model, spirv.module(spirv-lower-abi-attrs, spirv-update-vce)";
 
 tile_passes::rust_pass! {
     /// Creates the `convert-tile-to-spirv-coopmat` pass (on `builtin.module`).
