@@ -84,7 +84,7 @@ fn run_tablegen(prefix: &Path, out: &Path) {
 /// The shim's sources. Each includes `TileShim.h`, so a definition whose signature differs from the
 /// header's declaration is a compile error (or, outside `extern "C"`, a C++ overload, which leaves
 /// the header's function undefined: `check_shim_defines` reports it).
-const SHIM_SOURCES: [&str; 7] = [
+const SHIM_SOURCES: [&str; 8] = [
     "shim/TileDialect.cpp",
     "shim/TileCAPI.cpp",
     "shim/TileOptMain.cpp",
@@ -92,6 +92,7 @@ const SHIM_SOURCES: [&str; 7] = [
     "shim/TileAssemble.cpp",
     "shim/TileLink.cpp",
     "shim/TileSerialize.cpp",
+    "shim/TileVectorToScf.cpp",
 ];
 
 fn compile_shim(prefix: &Path, out: &Path) {

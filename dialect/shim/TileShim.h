@@ -113,6 +113,9 @@ bool tileShimAssembleAmdgcn(MlirStringRef assembly, MlirStringRef chip, TileByte
 /// assembly, as `gpu-module-to-binary{format=isa}` does, AMDGCN on a target machine kept per thread
 /// (see TileSerialize.cpp). Returns false, with the error emitted, at the first module that fails.
 bool tileShimSerializeGpuModulesToAssembly(MlirOperation op);
+/// Applies `convert-vector-to-scf`'s patterns (default options) to `op` when it holds a vector
+/// transfer or `vector.print`; leaves it untouched otherwise (see TileVectorToScf.cpp).
+void tileShimVectorTransfersToScf(MlirOperation op);
 /// Links the ELF object at path `object` into an HSA code object at path `output`, as
 /// `ld.lld -shared OBJECT -o OUTPUT` does, with lld's ELF driver in process; on failure hands the
 /// linker's message to `sink` and returns false. Safe to call from several threads (one link runs

@@ -131,6 +131,12 @@ pub fn serialize_gpu_modules_to_assembly(op: melior::ir::operation::OperationRef
     unsafe { ffi::tileShimSerializeGpuModulesToAssembly(op.to_raw()) }
 }
 
+/// Lowers the vector transfers and `vector.print`s in `op` to loops with `convert-vector-to-scf`'s
+/// patterns, doing nothing (not even folding) where there are none.
+pub fn vector_transfers_to_scf(op: melior::ir::operation::OperationRef) {
+    unsafe { ffi::tileShimVectorTransfersToScf(op.to_raw()) }
+}
+
 /// Assembles AMDGCN `assembly` for `chip` into an ELF object (LLVM's MC layer, in process: what
 /// `llvm-mc -triple=amdgcn-amd-amdhsa -mcpu=CHIP -filetype=obj` writes); `Err` holds the
 /// assembler's message. Safe to call from several threads at once.

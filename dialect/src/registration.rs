@@ -169,6 +169,24 @@ pub fn gpu_lowering_dialects() -> Vec<DialectHandle> {
     }
 }
 
+/// Returns the handles of the dialects `convert-vector-to-scf`'s patterns create ops of.
+pub fn vector_to_scf_dialects() -> Vec<DialectHandle> {
+    use mlir_sys::*;
+    unsafe {
+        [
+            mlirGetDialectHandle__affine__(),
+            mlirGetDialectHandle__arith__(),
+            mlirGetDialectHandle__memref__(),
+            mlirGetDialectHandle__scf__(),
+            mlirGetDialectHandle__tensor__(),
+            mlirGetDialectHandle__vector__(),
+        ]
+        .into_iter()
+        .map(|handle| DialectHandle::from_raw(handle))
+        .collect()
+    }
+}
+
 /// Builds a target pipeline into a pass manager for one chip.
 pub type PipelineBuild = fn(&melior::pass::OperationPassManager, &str);
 

@@ -8,6 +8,7 @@
 //! | `tile-math-to-spirv` | [`math_to_spirv`] | the `math` ops `convert-math-to-spirv` lacks, rewritten into ones it has |
 //! | `tile-check-external-calls` | [`check_external_calls`] | an error at each call a GPU kernel could not resolve |
 //! | `tile-gpu-module-to-isa` | [`gpu_module_to_isa`] | `gpu-module-to-binary{format=isa}`, on one AMDGCN target machine per thread |
+//! | `tile-vector-to-scf` | [`vector_to_scf`] | `convert-vector-to-scf` where there are vector transfers, nothing elsewhere |
 //!
 //! [`register_all`] registers the dialect hooks and every pass in MLIR's global registry; `tile-opt`,
 //! the `mlir-opt` plugin and the C API all call it.
@@ -22,6 +23,7 @@ pub mod math_rules;
 pub mod math_to_nvptx;
 pub mod math_to_rocdl;
 pub mod math_to_spirv;
+pub mod vector_to_scf;
 
 pub use canonicalize::create_canonicalize_pass;
 
@@ -49,4 +51,5 @@ pub fn register_all() {
         gpu_module_to_isa::ARGUMENT,
         gpu_module_to_isa::create_gpu_module_to_isa_pass,
     );
+    tile_dialect::register_pass(vector_to_scf::ARGUMENT, vector_to_scf::create_vector_to_scf_pass);
 }
