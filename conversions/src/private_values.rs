@@ -26,20 +26,20 @@
 //! slot alone (slots written both ways, alone).
 //!
 //! An array is promoted where it is an alloca of the kernel's body in the private address space
-//! (SPIR-V's `Function` storage class),
-//! of static rank-1 shape, each of whose uses is a `memref.load` or `memref.store` at a constant
-//! index, or a `memref.memory_space_cast` used only by `vector.load`s and `vector.store`s of its
-//! element type at constant indices, all inside the array, and only inside `scf.for` and `scf.if`
-//! ops (others keep their arrays for SROA).
+//! (SPIR-V's `Function` storage class), of static rank-1 shape, each of whose uses is a
+//! `memref.load` or `memref.store` at a constant index, or a `memref.memory_space_cast` used only
+//! by `vector.load`s and `vector.store`s of its element type at constant indices, all inside the
+//! array, and only inside `scf.for` and `scf.if` ops (others keep their arrays for SROA).
 //!
 //! The two passes differ in the arrays read and written by scalars alone (the copy runs'
-//! registers, softmax statistics): `tile-promote-private` (the sm_90a and SPIR-V backends) promotes them too,
-//! and the PTX of every benchmark and test program keeps its instructions, one fewer in six of
-//! them (`bench/RESULTS.md`, compile time part 7); `tile-promote-private-vectors` (gfx942's
-//! backend) leaves them to SROA, because LLVM's AMDGPU backend scheduled the loops that carry them
-//! one to two instructions longer in most GEMMs' main loops when they arrived promoted (compile
-//! time part 5; in part 7, 69 of 92 gfx942 kernels came out longer). A slot read before anything was stored to it reads zero (an undefined value in
-//! LLVM's promotion; zero is one of its values).
+//! registers, softmax statistics): `tile-promote-private` (the sm_90a and SPIR-V backends)
+//! promotes them too, and the PTX of every benchmark and test program keeps its instructions, one
+//! fewer in six of them (`bench/RESULTS.md`, compile time part 7); `tile-promote-private-vectors`
+//! (gfx942's backend) leaves them to SROA, because LLVM's AMDGPU backend scheduled the loops that
+//! carry them one to two instructions longer in most GEMMs' main loops when they arrived promoted
+//! (compile time part 5; in part 7, 69 of 92 gfx942 kernels came out longer). A slot read before
+//! anything was stored to it reads zero (an undefined value in LLVM's promotion; zero is one of
+//! its values). On SPIR-V the loops that then carry slots need `tile-spirv-guard-empty-loops`.
 
 use crate::cpu::builder::{At, Builder};
 use melior::{
