@@ -491,10 +491,7 @@ impl<'c, 'a> Promotion<'c, 'a> {
         then_region.append_block(Block::new(&[]));
         else_region.append_block(Block::new(&[]));
         let b = Builder { context: self.context, location, threads: None };
-        let new = b.insert(
-            At::before(old),
-            OperationBuilder::new("scf.if", location).add_operands(&[condition]).add_regions([then_region, else_region]).add_results(&results).build().map_err(|e| e.to_string())?,
-        );
+        let new = b.insert(At::before(old), melior::dialect::scf::r#if(condition, &results, then_region, else_region, location));
         for index in 0..2 {
             let block = new.region(index).ok().and_then(|region| region.first_block()).expect("a new branch");
             let placeholder = block.append_operation(melior::dialect::scf::r#yield(&[], location));

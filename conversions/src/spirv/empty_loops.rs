@@ -24,7 +24,7 @@ use melior::{
     },
     ir::{
         Block, BlockLike, Region, RegionLike, Type, Value, ValueLike,
-        operation::{OperationBuilder, OperationLike, OperationMutLike, OperationRef, OperationRefMut},
+        operation::{OperationLike, OperationMutLike, OperationRef, OperationRefMut},
     },
 };
 use tile_dialect::ops::{constant_integer, nested_ops, op_name, with_context};
@@ -42,31 +42,23 @@ fn runs(for_op: &OperationRef, unsigned: bool) -> bool {
     }
 }
 
-/// Puts `for_op` (an `scf.for` with results) under an `scf.if` on its trip count.
-fn guard<'c, 'a>(context: &'c melior::Context, for_op: OperationRef<'c, 'a>) -> Result<(), String> {
+/// Puts `for_op` (an `scf.for` with results, `unsigned` if it compares its bounds unsigned) under
+/// an `scf.if` on its trip count.
+fn guard<'c, 'a>(context: &'c melior::Context, for_op: OperationRef<'c, 'a>, unsigned: bool) -> Result<(), String> {
     let location = for_op.location();
-    let unsigned = for_op.attribute("unsignedCmp").is_ok();
     let operand = |index: usize| for_op.operand(index).map_err(|error| error.to_string());
     let (lower, upper) = (operand(0)?, operand(1)?);
     let initial: Vec<Value> = (3..for_op.operand_count()).map(operand).collect::<Result<_, _>>()?;
     let results: Vec<Type> = for_op.results().map(|result| result.r#type()).collect();
     let b = Builder { context, location, threads: None };
     let predicate = if unsigned { CmpiPredicate::Ult } else { CmpiPredicate::Slt };
-    let run = b.insert(At::before(for_op), arith::cmpi(context, predicate, lower, upper, location));
+    let run = b.value(At::before(for_op), arith::cmpi(context, predicate, lower, upper, location));
     let (then_region, else_region) = (Region::new(), Region::new());
     then_region.append_block(Block::new(&[]));
     let otherwise = Block::new(&[]);
     otherwise.append_operation(scf::r#yield(&initial, location));
     else_region.append_block(otherwise);
-    let branch = b.insert(
-        At::before(for_op),
-        OperationBuilder::new("scf.if", location)
-            .add_operands(&[run.result(0).map_err(|error| error.to_string())?.into()])
-            .add_regions([then_region, else_region])
-            .add_results(&results)
-            .build()
-            .map_err(|error| error.to_string())?,
-    );
+    let branch = b.insert(At::before(for_op), scf::r#if(run, &results, then_region, else_region, location));
     // The loop's uses move to the branch's results before the loop moves into the branch, so
     // that the branch's own yield of the loop's results keeps them.
     let rewriter = melior::IrRewriter::new(context);
@@ -89,7 +81,7 @@ fn run(op: OperationRef) -> Result<(), String> {
             if op_name(&for_op) == "scf.for" && for_op.result_count() > 0 {
                 let unsigned = for_op.attribute("unsignedCmp").is_ok();
                 if !runs(&for_op, unsigned) {
-                    guard(context, for_op)?;
+                    guard(context, for_op, unsigned)?;
                 }
             }
         }
