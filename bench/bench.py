@@ -22,7 +22,7 @@ import triton
 import triton.language as tl
 from cuda.bindings import driver as cu
 
-DTYPES = {"f16": torch.float16, "bf16": torch.bfloat16, "f32": torch.float32}
+DTYPES = {"f16": torch.float16, "bf16": torch.bfloat16, "f32": torch.float32, "i8": torch.int8, "i32": torch.int32}
 TMA_TYPES = {
     "f16": cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
     "bf16": cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
@@ -76,10 +76,17 @@ class Kernel:
         for position, binding in enumerate(self.manifest["bindings"]):
             dtype = DTYPES[binding["element"]]
             shape = self.shape(position, binding)
-            out[binding["host_argument"]] = (
-                torch.full(shape, float("nan"), dtype=dtype, device="cuda") if binding["written"]
-                else torch.randn(shape, dtype=dtype, device="cuda")
-            )
+            if dtype.is_floating_point:
+                out[binding["host_argument"]] = (
+                    torch.full(shape, float("nan"), dtype=dtype, device="cuda") if binding["written"]
+                    else torch.randn(shape, dtype=dtype, device="cuda")
+                )
+            else:
+                # Integers: outputs poisoned with a value no product here reaches, inputs i8-wide.
+                out[binding["host_argument"]] = (
+                    torch.full(shape, -2**31, dtype=dtype, device="cuda") if binding["written"]
+                    else torch.randint(-128, 128, shape, dtype=dtype, device="cuda")
+                )
         return out
 
     def launcher(self, tensors):
@@ -119,6 +126,13 @@ def plain_reference(kernel, tensors):
         return {1: torch.softmax(t[0], dim=1)}
     if name == "bias_fill":
         return {2: 0.5 + t[0] @ t[1]}
+    if name in ("gemm_i8", "gemm_i8_large"):
+        # i8 x i8 (B given N x K) into i32: exact in float64 at these sizes.
+        return {2: t[0] @ t[1].T}
+    if name == "gemm_i8_kn":
+        return {2: t[0] @ t[1]}
+    if name == "i8_scaled":
+        return {2: 0.125 * (t[0] @ t[1].T)}
     if name == "small":
         return {2: torch.relu(t[0] @ t[1])}
     if name == "reduce_kinds":
@@ -167,6 +181,7 @@ TORCH_EQUIVALENT = {
     "layer_norm": lambda t: torch.nn.functional.layer_norm(t[0], (t[0].shape[1],), t[1].to(t[0].dtype), t[2].to(t[0].dtype), 1e-5),
     "attention_bench_d128_f16": lambda t: torch.nn.functional.scaled_dot_product_attention(t[0], t[1], t[2]),
     "bias_fill": lambda t: torch.addmm(torch.full((1,), 0.5, dtype=t[0].dtype, device="cuda"), t[0], t[1]),
+    "gemm_i8_large": lambda t: torch._int_mm(t[0], t[1].T),
 }
 
 
@@ -474,13 +489,17 @@ def main():
         print(f"{kernel.name}: {'PASS' if passed else 'FAIL'} rel_err={rel:.2e} nan={nan} ({manifest.get('strategy')} strategy)", flush=True)
         if args.no_time or not (passed or args.force_time):
             continue
-        if kernel.name.startswith("gemm_") and "softmax" not in kernel.name and "column" not in kernel.name:
+        if kernel.name.startswith("gemm_") and "softmax" not in kernel.name and "column" not in kernel.name and "_i8" not in kernel.name:
             rows.append(time_gemm(kernel))
             continue
         timed = time_plain(kernel)
         if timed:
             ours, theirs, bandwidth = timed
             print(f"  ours {ours * 1e3:.1f} us ({bandwidth:.0f} GB/s), torch {theirs * 1e3:.1f} us, ours/torch speed {theirs / ours:.3f}", flush=True)
+            if manifest["host_function"] == "gemm_i8_large":
+                m, k = kernel.shape(0, manifest["bindings"][0])
+                n = kernel.shape(1, manifest["bindings"][1])[0]
+                print(f"  i8 GEMM {m}x{n}x{k}: ours {2 * m * n * k / ours / 1e9:.0f} TOP/s, torch._int_mm {2 * m * n * k / theirs / 1e9:.0f} TOP/s", flush=True)
     if rows:
         print("\n| kernel | ours TFLOP/s | cuBLAS | Triton | ours/cuBLAS | ours/Triton |")
         print("|---|---|---|---|---|---|")

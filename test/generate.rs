@@ -25,7 +25,7 @@ pub mod gemm;
 pub mod gpu;
 pub mod rows;
 
-pub use gpu::{CaseOutcome, write_gpu_case, write_gpu_cases};
+pub use gpu::{CaseOutcome, write_gpu_case, write_gpu_cases, write_program_cases};
 
 use crate::fuzz::Rng;
 use std::fmt::Write;

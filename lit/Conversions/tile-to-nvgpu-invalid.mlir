@@ -53,7 +53,8 @@ func.func @m_too_small(%A: memref<1024x1024xf16>, %B: memref<1024x1024xf16>, %C:
 
 // -----
 
-// i8 inputs: wgmma on sm_90a is lowered for f16 and bf16 only; the gemm runs without tensor cores.
+// i8 inputs: wgmma on sm_90a is lowered for f16 and bf16 only; the gemm runs on mma.sync (m16n8k32),
+// with a warning that says so.
 func.func @integer_inputs(%A: memref<1024x1024xi8>, %B: memref<1024x1024xi8>, %C: memref<1024x1024xi32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -67,7 +68,7 @@ func.func @integer_inputs(%A: memref<1024x1024xi8>, %B: memref<1024x1024xi8>, %C
     tile.pipelined %k = %c0 to %c4 stages(3) {
       tile.copy %A[%c0, %k], %As : memref<1024x1024xi8>, memref<128x64xi8, #gpu.address_space<workgroup>>
       tile.copy %B[%k, %c0], %Bs : memref<1024x1024xi8>, memref<64x128xi8, #gpu.address_space<workgroup>>
-      // expected-warning @+1 {{'tile.gemm' op does not fit wgmma (it takes f16 or bf16 inputs with K a multiple of 16, an A operand in shared memory (or a fragment, not transposed), a B operand in shared memory, and an f32 accumulator in the wgmma layout with M a multiple of 64 and N a multiple of 8 up to 256) nor mma.sync (the same inputs, B in shared memory, the block's warps splitting the accumulator into 16x8 tiles); it runs without tensor cores on sm_90a (one loop over K per accumulator element)}}
+      // expected-warning @+1 {{'tile.gemm' op multiplies i8 on mma.sync.m16n8k32, at a fraction of sm_90a's tensor-core rate: wgmma takes only f16 and bf16 inputs in this compiler}}
       tile.gemm %As, %Bs, %Cf : memref<128x64xi8, #gpu.address_space<workgroup>>, memref<64x128xi8, #gpu.address_space<workgroup>>, memref<128x128xi32, #tile.fragment>
     }
     tile.copy %Cf, %C[%c0, %c0] : memref<128x128xi32, #tile.fragment>, memref<1024x1024xi32>
@@ -163,6 +164,28 @@ func.func @layout_for_rings(%A: memref<128x64xf16>, %B: memref<64x64xf16>, %C: m
       tile.gemm %As, %Bs, %Cf : memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
     }
     tile.copy %Cf, %C[%m0, %c0] : memref<64x64xf32, #tile.fragment>, memref<128x64xf32>
+  }
+  return
+}
+
+// -----
+
+// i8 inputs with K = 16: mma.sync's i8 form takes K steps of 32, so the gemm runs without tensor
+// cores, and says what would work.
+func.func @integer_inputs_short_k(%A: memref<64x64xi8>, %B: memref<64x64xi8>, %C: memref<64x64xi32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0 : i32
+  tile.kernel grid(%c1) threads(128) (%bx) {
+    %As = tile.alloc_shared : memref<64x16xi8, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<16x64xi8, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<64x64xi32, #tile.fragment>
+    tile.fill %Cf, %zero : memref<64x64xi32, #tile.fragment>
+    tile.copy %A[%c0, %c0], %As : memref<64x64xi8>, memref<64x16xi8, #gpu.address_space<workgroup>>
+    tile.copy %B[%c0, %c0], %Bs : memref<64x64xi8>, memref<16x64xi8, #gpu.address_space<workgroup>>
+    // expected-warning @+1 {{'tile.gemm' op does not fit wgmma}}
+    tile.gemm %As, %Bs, %Cf : memref<64x16xi8, #gpu.address_space<workgroup>>, memref<16x64xi8, #gpu.address_space<workgroup>>, memref<64x64xi32, #tile.fragment>
+    tile.copy %Cf, %C[%c0, %c0] : memref<64x64xi32, #tile.fragment>, memref<64x64xi32>
   }
   return
 }

@@ -17,12 +17,14 @@
 //! program and a summary (programs, gemms, pipelined loops, pass/fail/skipped per target, skip
 //! reasons). Exit status 1 when a program failed. `tile-fuzz --print SEED INDEX` prints a program. With `--gpu-cases DIR [--with-cpu]` it writes each program's sm_90a case
 //! (PTX, manifests, inputs, the interpreter's outputs) into DIR for `bench/generated_check.py` on
-//! the GPU machine (`tile_tests::generate::write_gpu_cases`).
+//! the GPU machine (`tile_tests::generate::write_gpu_cases`); `tile-fuzz --gpu-cases DIR [--with-cpu]
+//! PROGRAM.mlir...` writes the cases of the given program files instead
+//! (`tile_tests::generate::write_program_cases`).
 
 use std::{path::PathBuf, process::ExitCode, time::Duration};
 use tile_tests::fuzz;
 
-const USAGE: &str = "usage: tile-fuzz [--seed N] [--runs N] [--jobs N] [--timeout S] [--minimize N] [--out DIR] [--only cpu|vulkan|TARGET] | tile-fuzz --generate N [--seed N] [--start I] [--jobs N] [--timeout S] [--gpu-cases DIR [--with-cpu]] | tile-fuzz --check-one|--print SEED INDEX";
+const USAGE: &str = "usage: tile-fuzz [--seed N] [--runs N] [--jobs N] [--timeout S] [--minimize N] [--out DIR] [--only cpu|vulkan|TARGET] | tile-fuzz --generate N [--seed N] [--start I] [--jobs N] [--timeout S] [--gpu-cases DIR [--with-cpu]] | tile-fuzz --gpu-cases DIR [--with-cpu] PROGRAM.mlir... | tile-fuzz --check-one|--print SEED INDEX";
 
 fn main() -> ExitCode {
     let (mut seed, mut runs, mut jobs, mut timeout, mut budget) =
@@ -30,7 +32,7 @@ fn main() -> ExitCode {
     let mut generate = None;
     let (mut start, mut jobs_given, mut check_one, mut print_only) = (0u64, false, None, false);
     let mut only = None;
-    let (mut gpu_cases, mut with_cpu) = (None, false);
+    let (mut gpu_cases, mut with_cpu, mut files) = (None, false, Vec::new());
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .parent()
         .expect("repository")
@@ -84,6 +86,10 @@ fn main() -> ExitCode {
                 out = PathBuf::from(value());
                 true
             }
+            file if file.ends_with(".mlir") => {
+                files.push(PathBuf::from(file));
+                true
+            }
             _ => false,
         };
         if !parsed {
@@ -111,6 +117,25 @@ fn main() -> ExitCode {
     }
     std::fs::create_dir_all(&work).expect("scratch folder");
     std::fs::create_dir_all(&out).expect("output folder");
+    if let (false, Some(directory)) = (files.is_empty(), &gpu_cases) {
+        // The sm_90a cases of program files, for bench/generated_check.py on the GPU machine.
+        let _ = std::fs::remove_dir_all(directory);
+        let result = tile_tests::generate::write_program_cases(directory, &files, with_cpu, |line| eprintln!("  {line}"));
+        let _ = std::fs::remove_dir_all(&work);
+        return match result {
+            Ok((written, skipped, failures)) => {
+                for failure in &failures {
+                    println!("{failure}\n");
+                }
+                println!("tile-fuzz: {} programs: {written} sm_90a cases written to {}, {skipped} skipped ({} of them failed to prepare)", files.len(), directory.display(), failures.len());
+                if failures.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE }
+            }
+            Err(message) => {
+                eprintln!("tile-fuzz: {message}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     if let (Some(programs), Some(directory)) = (generate, &gpu_cases) {
         // The sm_90a cases of generated programs, for bench/generated_check.py on the GPU machine.
         let started = std::time::Instant::now();

@@ -325,7 +325,7 @@ pub fn write_gpu_cases(
             progress(index, &format!("{} programs prepared", index + 1));
         }
     }
-    let index = serde_json::json!({
+    write_index(directory, serde_json::json!({
         "generator": "tile_tests::generate::program",
         "seed": seed,
         "start": start,
@@ -334,11 +334,50 @@ pub fn write_gpu_cases(
         "cpu_results": cpu,
         "cases": cases,
         "skipped": skipped,
-    });
-    std::fs::write(
-        directory.join("index.json"),
-        serde_json::to_string_pretty(&index).unwrap_or_default(),
-    )
-    .map_err(|e| format!("{}: {e}", directory.display()))?;
+    }))?;
     Ok((cases.len(), skipped.len(), failures))
+}
+
+/// Writes the sm_90a case of each program file of `programs` (named by its file stem; inputs of
+/// seed 1, `tile-run --check`'s tolerance by element type) into `directory`, as
+/// [`write_gpu_cases`] does for generated programs: any program `tile-run` can replay, checked on
+/// the GPU machine against the interpreter. Returns the cases written, skipped and the failures.
+pub fn write_program_cases(
+    directory: &std::path::Path,
+    programs: &[std::path::PathBuf],
+    cpu: bool,
+    mut progress: impl FnMut(&str),
+) -> Result<(usize, usize, Vec<String>), String> {
+    std::fs::create_dir_all(directory).map_err(|e| format!("{}: {e}", directory.display()))?;
+    let (mut cases, mut skipped, mut failures) = (Vec::new(), Vec::new(), Vec::new());
+    for path in programs {
+        let name = path.file_stem().map_or_else(|| "program".to_owned(), |stem| stem.to_string_lossy().into_owned());
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        match write_gpu_case(directory, &name, &text, &path.display().to_string(), 1, cpu) {
+            Ok(CaseOutcome::Written) => cases.push(name),
+            Ok(CaseOutcome::Skipped(reason)) => {
+                progress(&format!("{name}: skipped: {reason}"));
+                skipped.push(serde_json::json!({ "name": name, "reason": reason }));
+            }
+            Err(message) => {
+                progress(&format!("{name}: FAILED: {message}"));
+                failures.push(format!("{name}: {message}"));
+                skipped.push(serde_json::json!({ "name": name, "reason": format!("preparation failed: {message}") }));
+            }
+        }
+    }
+    write_index(directory, serde_json::json!({
+        "generator": "program files",
+        "target": "sm_90a",
+        "cpu_results": cpu,
+        "cases": cases,
+        "skipped": skipped,
+    }))?;
+    Ok((cases.len(), skipped.len(), failures))
+}
+
+/// Writes a case directory's `index.json`.
+fn write_index(directory: &std::path::Path, index: serde_json::Value) -> Result<(), String> {
+    std::fs::write(directory.join("index.json"), serde_json::to_string_pretty(&index).unwrap_or_default())
+        .map_err(|e| format!("{}: {e}", directory.display()))
 }

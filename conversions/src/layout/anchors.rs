@@ -50,6 +50,12 @@ fn is_16_bit(value: Value) -> bool {
     crate::support::element_of(value).is_some_and(|element| matches!(element, Element::F16 | Element::BF16))
 }
 
+/// i8 times i8 into an i32 accumulator.
+fn is_i8_product(ops: &Operands) -> bool {
+    let element = crate::support::element_of;
+    element(ops.a) == Some(Element::I8) && element(ops.b) == Some(Element::I8) && element(ops.c) == Some(Element::I32)
+}
+
 /// Returns the layouts `gemm` imposes on `chip` in a block of `threads` threads. In a kernel of
 /// several gemms (`chained`: attention, GEMM chains) every gemm splits its rows alone over the
 /// warps (TileLang's "full row" policy), so that one gemm's row statistics and the next gemm's
@@ -60,13 +66,17 @@ fn is_16_bit(value: Value) -> bool {
 /// boxes; otherwise the threads' column slabs).
 pub fn gemm_anchors<'c, 'a>(gemm: OperationRef<'c, 'a>, chip: &str, threads: i64, chained: bool, tma: &dyn Fn(Value<'c, 'a>, usize) -> bool) -> Vec<Anchor<'c, 'a>> {
     let Some(ops) = operands(gemm) else { return Vec::new() };
+    // i8 products on sm_90a: mma.sync's m16n8k32 (this compiler's wgmma takes 16-bit inputs only).
+    if chip == "sm_90a" && is_i8_product(&ops) {
+        return mma_sync(&ops, threads, chained, 32);
+    }
     if crate::support::element_of(ops.c) != Some(Element::F32) || !is_16_bit(ops.a) || !is_16_bit(ops.b) {
         return Vec::new();
     }
     match chip {
         "sm_90a" => {
             let anchors = sm90a(&ops, threads, tma);
-            if anchors.is_empty() { mma_sync(&ops, threads, chained) } else { anchors }
+            if anchors.is_empty() { mma_sync(&ops, threads, chained, 16) } else { anchors }
         }
         "gfx942" => gfx942(&ops, threads, chained),
         "spirv-coopmat" if !chained => coopmat(gemm, &ops, threads),
@@ -100,16 +110,17 @@ fn sm90a<'c, 'a>(ops: &Operands<'c, 'a>, threads: i64, tma: &dyn Fn(Value<'c, 'a
 }
 
 /// sm_90a, a gemm wgmma cannot take (fewer than 64 rows a warpgroup, a block of warps that are no
-/// whole warpgroups): `mma.sync.m16n8k16` on the warps ([`crate::nvgpu::chip::mma_warp_split`]), A
-/// and B read from shared tiles as they are stored, or A from registers in the accumulator's
-/// arrangement where the warps split M alone.
-fn mma_sync<'c, 'a>(ops: &Operands<'c, 'a>, threads: i64, chained: bool) -> Vec<Anchor<'c, 'a>> {
-    if ops.k % 16 != 0 || crate::support::element_of(ops.a) != crate::support::element_of(ops.b) || !is_shared(ops.b) {
+/// whole warpgroups, i8 inputs): `mma.sync` on the warps ([`crate::nvgpu::chip::mma_warp_split`];
+/// K of `depth` an instruction: 16 for 16-bit inputs, 32 for i8, whose 16x8 accumulator is laid
+/// out alike), A and B read from shared tiles as they are stored, or (16-bit) A from registers in
+/// the accumulator's arrangement where the warps split M alone.
+fn mma_sync<'c, 'a>(ops: &Operands<'c, 'a>, threads: i64, chained: bool, depth: i64) -> Vec<Anchor<'c, 'a>> {
+    if ops.k % depth != 0 || crate::support::element_of(ops.a) != crate::support::element_of(ops.b) || !is_shared(ops.b) {
         return Vec::new();
     }
     let Some(warps) = crate::nvgpu::chip::mma_warp_split(threads, ops.m, ops.n, chained) else { return Vec::new() };
     let mut anchors = vec![Anchor { tile: ops.c, layout: Layout::Fragment(atoms::mma_accumulator(ops.m, ops.n, warps)) }];
-    if !is_shared(ops.a) && !ops.transpose_a && warps.1 == 1 {
+    if !is_shared(ops.a) && !ops.transpose_a && warps.1 == 1 && depth == 16 {
         anchors.push(Anchor { tile: ops.a, layout: Layout::Fragment(atoms::mma_a_operand(ops.m, ops.k, warps.0)) });
     }
     anchors

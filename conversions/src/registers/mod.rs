@@ -258,6 +258,13 @@ pub fn plan<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str, shuffles: Option<i
         let (mma, off_mma) = patterns::mma_plan(&ops, &layouts);
         off_wgmma.retain(|(gemm, _)| !mma.contains_key(&key(gemm)) && !off_mma.iter().any(|(other, _)| other == gemm));
         off_wgmma.extend(off_mma);
+        // i8 products run on mma.sync, a fraction of what wgmma would give: say so at the gemm.
+        for gemm in ops.iter().filter(|op| mma.get(&key(op)).is_some_and(|plan| plan.input == patterns::MmaInput::S8)) {
+            tile_dialect::diagnostics::emit_warning(
+                gemm.location(),
+                "'tile.gemm' op multiplies i8 on mma.sync.m16n8k32, at a fraction of sm_90a's tensor-core rate: wgmma takes only f16 and bf16 inputs in this compiler",
+            );
+        }
         layouts.mma = mma;
     }
     let threads = tile_dialect::ops::integer_attribute(&kernel, "threads").unwrap_or(128);

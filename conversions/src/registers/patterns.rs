@@ -36,7 +36,7 @@ mod wide_stores;
 pub use coopmat::{CoopmatGemm, coopmat_plan, free_workgroup_bytes};
 pub use coopmat_held::{Held, held_plan};
 pub use mfma::{MfmaGemm, mfma_plan};
-pub use mma_sync::{MmaGemm, mma_plan};
+pub use mma_sync::{MmaGemm, MmaInput, mma_plan};
 pub use tensor_cores::{WgmmaPlan, wgmma_plan, zero_started};
 pub use tma::{ALIGNMENT_ATTRIBUTE, TENSOR_MAP_BOX, boxes_fill, tma_box, tma_fills};
 pub(crate) use tma_store::{TmaStore, tma_store_plan};
@@ -138,10 +138,17 @@ fn in_parallel(op: &OperationRef) -> bool {
 /// instruction's depth `step` (`name`, the instruction and its shape, as `mfma.32x32x8`, on `chip`
 /// in the messages). Returns K.
 fn matrix_gemm_depth(gemm: &OperationRef, [a, b, c]: [Value; 3], name: &str, chip: &str, step: i64) -> Result<i64, String> {
+    matrix_gemm_depth_of(gemm, [a, b, c], name, chip, step, false)
+}
+
+/// [`matrix_gemm_depth`] of an instruction that takes i8 inputs into an i32 accumulator
+/// (`integer`) instead of f16 or bf16 into f32.
+fn matrix_gemm_depth_of(gemm: &OperationRef, [a, b, c]: [Value; 3], name: &str, chip: &str, step: i64, integer: bool) -> Result<i64, String> {
     let (instruction, shape) = name.rsplit_once('.').unwrap_or((name, name));
-    let (input, other) = (element_type(a).to_string(), element_type(b).to_string());
-    if !matches!(input.as_str(), "f16" | "bf16") || input != other || !element_type(c).is_f32() {
-        return Err(format!("multiplies {input} by {other} into {}; {instruction} on {chip} takes f16 or bf16 inputs (both alike) with an f32 accumulator", element_type(c)));
+    let (input, other, output) = (element_type(a).to_string(), element_type(b).to_string(), element_type(c).to_string());
+    let (inputs, accumulator, takes) = if integer { (&["i8"][..], "i32", "i8 inputs with an i32 accumulator") } else { (&["f16", "bf16"][..], "f32", "f16 or bf16 inputs (both alike) with an f32 accumulator") };
+    if !inputs.contains(&input.as_str()) || input != other || output != accumulator {
+        return Err(format!("multiplies {input} by {other} into {output}; {instruction} on {chip} takes {takes}"));
     }
     if level(b) != Some(MemoryLevel::Shared) || !matches!(level(a), Some(MemoryLevel::Shared | MemoryLevel::Fragment)) {
         return Err("reads an operand that is neither a shared tile nor (A) a fragment".into());

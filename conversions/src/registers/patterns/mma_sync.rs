@@ -1,13 +1,14 @@
 //! The sm_90a rule for the gemms wgmma cannot take (fewer than 64 accumulator rows a warpgroup,
-//! blocks that are no whole warpgroups): `tile.gemm` on `nvvm.mma.sync` (m16n8k16) when its
-//! accumulator has the mma layout (`tile-infer-layouts` anchors it, origin `mma.m16n8k16`).
+//! blocks that are no whole warpgroups, i8 inputs): `tile.gemm` on `nvvm.mma.sync` (m16n8k16 for
+//! f16 and bf16, m16n8k32 for i8) when its accumulator has the mma layout (`tile-infer-layouts`
+//! anchors it, origin `mma.m16n8k16`).
 //!
-//! The instruction (PTX ISA, `mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}`), lane `l` with
-//! `g = l / 4` and `t = l % 4`:
-//! - A (16x16, four 32-bit registers of two elements): register `r` holds `A[g + 8 (r % 2)]`
-//!   `[2 t + 8 (r / 2) + {0, 1}]`;
-//! - B (16x8, two registers): register `r` holds `B[2 t + 8 r + {0, 1}][g]`;
-//! - accumulator (16x8 f32, four): `v` is `D[g + 8 (v / 2)][2 t + v % 2]`.
+//! The instruction (PTX ISA, `mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}` and
+//! `mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32`), lane `l` with `g = l / 4` and `t = l % 4`,
+//! `E` elements a 32-bit register (2 of 16 bits, 4 of i8) and `K = 8 E` a step:
+//! - A (16xK, four registers): register `r` holds `A[g + 8 (r % 2)][E t + K/2 (r / 2) + e]`;
+//! - B (Kx8, two registers): register `r` holds `B[E t + K/2 r + e][g]` (`e` below `E`);
+//! - accumulator (16x8 f32 or s32, four): `v` is `D[g + 8 (v / 2)][2 t + v % 2]`, for both.
 //!
 //! The accumulator's layout ([`crate::layout::atoms::mma_accumulator`]) splits the warps over the
 //! tile and numbers each warp's slots (instruction tile along M, along N, accumulator), so the
@@ -18,6 +19,38 @@
 //! `mma.sync`.
 
 use super::*;
+
+/// The inputs of an `mma.sync`: what its operand registers hold.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MmaInput {
+    F16,
+    BF16,
+    /// i8 as the instruction's signed 8-bit integers, into an i32 accumulator.
+    S8,
+}
+
+impl MmaInput {
+    /// Elements one 32-bit operand register holds.
+    pub fn per_register(self) -> i64 {
+        match self {
+            MmaInput::S8 => 4,
+            MmaInput::F16 | MmaInput::BF16 => 2,
+        }
+    }
+
+    /// K of one instruction (16 or 32): four registers of A hold a 16xK tile.
+    pub fn depth(self) -> i64 {
+        8 * self.per_register()
+    }
+
+    fn ptx(self) -> &'static str {
+        match self {
+            MmaInput::F16 => "f16",
+            MmaInput::BF16 => "bf16",
+            MmaInput::S8 => "s8",
+        }
+    }
+}
 
 /// A gemm on `mma.sync`: the warp split its accumulator's layout says.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -30,6 +63,8 @@ pub struct MmaGemm {
     pub depth: i64,
     /// A is a fragment in the mma A-operand layout: its registers are the instruction's operands.
     pub register_a: bool,
+    /// What A and B hold.
+    pub input: MmaInput,
 }
 
 impl MmaGemm {
@@ -70,7 +105,7 @@ impl MmaGemm {
             .map(|wm| (wm, warps / wm))
             .filter(|(wm, wn)| m % (16 * wm) == 0 && n % (8 * wn) == 0)
             .find(|split| wanted.agrees(&crate::layout::Layout::Fragment(crate::layout::atoms::mma_accumulator(m, n, *split))))
-            .map(|warps| MmaGemm { warps, shape: (m, n), depth: 0, register_a: false })
+            .map(|warps| MmaGemm { warps, shape: (m, n), depth: 0, register_a: false, input: MmaInput::F16 })
             .ok_or_else(|| format!("has an accumulator layout named '{origin}' that is not the mma layout of any split of its {warps} warps over the {m}x{n} tile"))
     }
 }
@@ -91,7 +126,13 @@ pub fn mma_plan<'c, 'a>(ops: &[OperationRef<'c, 'a>], layouts: &Layouts) -> (Has
 
 fn check_gemm(gemm: &OperationRef, a: Value, b: Value, c: Value, accumulator: &Placed, layouts: &Layouts) -> Result<MmaGemm, String> {
     let plan = MmaGemm::of_layout(&accumulator.layout)?;
-    let depth = matrix_gemm_depth(gemm, [a, b, c], "mma.sync.m16n8k16", "sm_90a", 16)?;
+    let i8_product = [a, b].iter().all(|value| element_type(*value).is_integer()) && element_type(c).is_integer();
+    let (input, depth) = if i8_product {
+        (MmaInput::S8, matrix_gemm_depth_of(gemm, [a, b, c], "mma.sync.m16n8k32", "sm_90a", 32, true)?)
+    } else {
+        let depth = matrix_gemm_depth(gemm, [a, b, c], "mma.sync.m16n8k16", "sm_90a", 16)?;
+        (if element_type(a).to_string() == "bf16" { MmaInput::BF16 } else { MmaInput::F16 }, depth)
+    };
     // A shared tile kept as wgmma core matrices is no row-major tile.
     let core = |tile: Value| crate::pipeline::rings::tile_allocation(tile).is_some_and(|allocation| layouts.core_tiles.contains_key(&key(&allocation)));
     if core(a) || core(b) {
@@ -99,13 +140,14 @@ fn check_gemm(gemm: &OperationRef, a: Value, b: Value, c: Value, accumulator: &P
     }
     let transpose_a = gemm.attribute("transpose_a").is_ok();
     let register_a = !transpose_a
+        && input != MmaInput::S8
         && plan.warps.1 == 1
         && level(a) == Some(MemoryLevel::Fragment)
         && placed(layouts, a).is_ok_and(|operand| {
             let wanted = crate::layout::atoms::mma_a_operand(plan.shape.0, depth, plan.warps.0);
             crate::layout::Layout::Fragment(operand.layout.clone()).agrees(&crate::layout::Layout::Fragment(wanted))
         });
-    Ok(MmaGemm { depth, register_a, ..plan })
+    Ok(MmaGemm { depth, register_a, input, ..plan })
 }
 
 /// Whether the mma gemm `gemm` reads its fragment A operand from registers (it needs no scratch).
@@ -113,15 +155,16 @@ pub(in crate::registers) fn register_a(gemm: &OperationRef, layouts: &Layouts) -
     layouts.mma.get(&key(gemm)).is_some_and(|plan| plan.register_a)
 }
 
-/// Where lane `l` of a warp works in one instruction tile: the A element of register `r`, element
-/// `e` at K step `step` (row, k within the warp tile), the B element (k, column) and the
-/// accumulator element of register `v` (row, column).
-pub(crate) fn a_element(lane: i64, tm: i64, step: i64, r: i64, e: i64) -> (i64, i64) {
-    (16 * tm + lane / 4 + 8 * (r % 2), 16 * step + 2 * (lane % 4) + 8 * (r / 2) + e)
+/// Where lane `l` of a warp works in one instruction tile of `input`: the A element of register
+/// `r`, element `e` at K step `step` (row, k within the warp tile), and the B element (k, column).
+pub(crate) fn a_element(input: MmaInput, lane: i64, tm: i64, step: i64, r: i64, e: i64) -> (i64, i64) {
+    let (per, depth) = (input.per_register(), input.depth());
+    (16 * tm + lane / 4 + 8 * (r % 2), depth * step + per * (lane % 4) + depth / 2 * (r / 2) + e)
 }
 
-pub(crate) fn b_element(lane: i64, tn: i64, step: i64, r: i64, e: i64) -> (i64, i64) {
-    (16 * step + 2 * (lane % 4) + 8 * r + e, 8 * tn + lane / 4)
+pub(crate) fn b_element(input: MmaInput, lane: i64, tn: i64, step: i64, r: i64, e: i64) -> (i64, i64) {
+    let (per, depth) = (input.per_register(), input.depth());
+    (depth * step + per * (lane % 4) + depth / 2 * r + e, 8 * tn + lane / 4)
 }
 
 impl<'c, 'a> Lowering<'c, 'a, '_> {
@@ -148,16 +191,16 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             }
             None => (a, false),
         };
-        let input = element_type(a);
-        let bf16 = input.to_string() == "bf16";
-        let pair = crate::attributes::vector(2, input);
+        let per_register = plan.input.per_register();
+        let packed_type = crate::attributes::vector(per_register, element_type(a));
         let i32_type: Type = IntegerType::new(self.context, 32).into();
-        let results = crate::attributes::f32_struct(self.context, 4);
+        let accumulator_type = element_type(c);
+        let results = melior::dialect::llvm::r#type::r#struct(self.context, &[accumulator_type; 4], false);
         // This lane's place: its warp tile's first row and column, and its row and K pair offsets.
         let (rows, columns) = plan.warp_tile();
         let (lane, warp) = (b.op(at, "arith.remui", &[self.tid, b.index(at, 32)]), b.op(at, "arith.divui", &[self.tid, b.index(at, 32)]));
         let group = b.op(at, "arith.divui", &[lane, b.index(at, 4)]);
-        let pair_column = b.op(at, "arith.muli", &[b.op(at, "arith.remui", &[lane, b.index(at, 4)]), b.index(at, 2)]);
+        let pair_column = b.op(at, "arith.muli", &[b.op(at, "arith.remui", &[lane, b.index(at, 4)]), b.index(at, per_register)]);
         let row0 = b.op(at, "arith.muli", &[b.op(at, "arith.divui", &[warp, b.index(at, plan.warps.1)]), b.index(at, rows)]);
         let column0 = b.op(at, "arith.muli", &[b.op(at, "arith.remui", &[warp, b.index(at, plan.warps.1)]), b.index(at, columns)]);
         let (a_row, b_column) = (b.op(at, "arith.addi", &[row0, group]), b.op(at, "arith.addi", &[column0, group]));
@@ -173,11 +216,11 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             }
         };
         let load_b = |k: Value<'c, 'a>, column: Value<'c, 'a>| b.load(at, bb, &if transpose_b { [column, k] } else { [k, column] });
-        // Two elements as one 32-bit operand register (bf16 pairs as i32, as the instruction's
-        // bf16 form takes them).
-        let register = |low: Value<'c, 'a>, high: Value<'c, 'a>| {
-            let packed = b.value(at, OperationBuilder::new("vector.from_elements", b.location).add_operands(&[low, high]).add_results(&[pair]).build().expect("vector.from_elements"));
-            if bf16 {
+        // A register's elements as one 32-bit operand (bf16 pairs and i8 quads as i32, as the
+        // instruction's bf16 and s8 forms take them).
+        let register = |elements: &[Value<'c, 'a>]| {
+            let packed = b.value(at, OperationBuilder::new("vector.from_elements", b.location).add_operands(elements).add_results(&[packed_type]).build().expect("vector.from_elements"));
+            if plan.input != MmaInput::F16 {
                 b.value(at, OperationBuilder::new("llvm.bitcast", b.location).add_operands(&[packed]).add_results(&[i32_type]).build().expect("llvm.bitcast"))
             } else {
                 packed
@@ -195,30 +238,38 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         // The instruction's attributes, made once: NVVM's have no builders in melior, so they are
         // read from their syntax.
         let attribute = |name: &str, text: &str| (Identifier::new(self.context, name), Attribute::parse(self.context, text).expect("mma attribute"));
-        let ptx_type = format!("#nvvm.mma_type<{input}>");
-        let mma_attributes = [
+        let ptx_type = format!("#nvvm.mma_type<{}>", plan.input.ptx());
+        let mut mma_attributes = vec![
             attribute("layoutA", "#nvvm.mma_layout<row>"),
             attribute("layoutB", "#nvvm.mma_layout<col>"),
             attribute("multiplicandAPtxType", &ptx_type),
             attribute("multiplicandBPtxType", &ptx_type),
             (Identifier::new(self.context, "operandSegmentSizes"), crate::attributes::i32_array(self.context, &[4, 2, 4])),
-            attribute("shape", "#nvvm.shape<m = 16, n = 8, k = 16>"),
+            attribute("shape", &format!("#nvvm.shape<m = 16, n = 8, k = {}>", plan.input.depth())),
         ];
-        for step in 0..plan.depth / 16 {
+        if plan.input == MmaInput::S8 {
+            // i32 sums wrap, as the dialect's integer arithmetic (and the interpreter) does.
+            mma_attributes.push(attribute("intOverflowBehavior", "#nvvm.mma_int_overflow<wrapped>"));
+        }
+        let elements: Vec<i64> = (0..per_register).collect();
+        for step in 0..plan.depth / plan.input.depth() {
             // A lane's element places are its base (`a_row`, `b_column`, `pair_column`) plus the
             // constant parts `a_element` and `b_element` give at lane 0.
             let a_registers: Vec<Vec<Value>> = (0..tiles_m)
                 .map(|tm| {
                     (0..4)
                         .map(|r| {
-                            let [low, high] = [0, 1].map(|e| match operand_a {
-                                Some((array, operand)) => self.slot_value(&b, at, array, operand, plan.a_slot(tm, step, r, e)),
-                                None => {
-                                    let (row, k) = a_element(0, tm, step, r, e);
-                                    load_a(plus(a_row, row), plus(pair_column, k))
-                                }
-                            });
-                            register(low, high)
+                            let values: Vec<Value> = elements
+                                .iter()
+                                .map(|&e| match operand_a {
+                                    Some((array, operand)) => self.slot_value(&b, at, array, operand, plan.a_slot(tm, step, r, e)),
+                                    None => {
+                                        let (row, k) = a_element(plan.input, 0, tm, step, r, e);
+                                        load_a(plus(a_row, row), plus(pair_column, k))
+                                    }
+                                })
+                                .collect();
+                            register(&values)
                         })
                         .collect()
                 })
@@ -227,11 +278,14 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                 .map(|tn| {
                     (0..2)
                         .map(|r| {
-                            let [low, high] = [0, 1].map(|e| {
-                                let (k, column) = b_element(0, tn, step, r, e);
-                                load_b(plus(pair_column, k), plus(b_column, column))
-                            });
-                            register(low, high)
+                            let values: Vec<Value> = elements
+                                .iter()
+                                .map(|&e| {
+                                    let (k, column) = b_element(plan.input, 0, tn, step, r, e);
+                                    load_b(plus(pair_column, k), plus(b_column, column))
+                                })
+                                .collect();
+                            register(&values)
                         })
                         .collect()
                 })
@@ -249,7 +303,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                             .build()
                             .expect("nvvm.mma.sync"),
                     );
-                    carried[tile] = (0..4).map(|v| b.extract_f32(at, product, v)).collect();
+                    carried[tile] = (0..4).map(|v| b.extract(at, product, v, accumulator_type)).collect();
                 }
             }
         }
@@ -269,29 +323,33 @@ mod tests {
     use super::*;
     use crate::layout::atoms;
 
-    /// The documented instruction: `a[l][r]`, `b[l][r]` are lane `l`'s operand registers (two
-    /// elements each), `d[l][v]` its accumulators, updated to `D + A B` (rows of A and D:
-    /// `l / 4 + 8 (r % 2)`, `l / 4 + 8 (v / 2)`; K of A: `2 (l % 4) + 8 (r / 2) + e`; K of B:
-    /// `2 (l % 4) + 8 r + e`, its column `l / 4`; D's column `2 (l % 4) + v % 2`).
-    fn mma_model(a: &[[[i64; 2]; 4]], b: &[[[i64; 2]; 2]], d: &mut [[i64; 4]]) {
-        let mut a_matrix = [[0i64; 16]; 16];
-        let mut b_matrix = [[0i64; 8]; 16];
+    /// The documented instruction, written from the PTX ISA's fragment tables (not from the
+    /// rule's `a_element`/`b_element`): `a[l][r][e]`, `b[l][r][e]` are lane `l`'s operand
+    /// registers (`per` elements each: 2 for m16n8k16, 4 for m16n8k32), `d[l][v]` its
+    /// accumulators, updated to `D + A B`.
+    fn mma_model(per: usize, a: &[Vec<Vec<i64>>], b: &[Vec<Vec<i64>>], d: &mut [[i64; 4]]) {
+        let depth = 8 * per;
+        let mut a_matrix = vec![vec![0i64; depth]; 16];
+        let mut b_matrix = vec![vec![0i64; 8]; depth];
         for l in 0..32usize {
+            let (group, thread) = (l / 4, l % 4);
             for r in 0..4 {
-                for e in 0..2 {
-                    a_matrix[l / 4 + 8 * (r % 2)][2 * (l % 4) + 8 * (r / 2) + e] = a[l][r][e];
+                for e in 0..per {
+                    // m16n8k16: a0 (row g, k 2t..), a1 (row g+8), a2 (row g, k 8+2t..), a3;
+                    // m16n8k32: the same with k 4t.. and 16+4t...
+                    a_matrix[group + 8 * (r % 2)][per * thread + depth / 2 * (r / 2) + e] = a[l][r][e];
                 }
             }
             for r in 0..2 {
-                for e in 0..2 {
-                    b_matrix[2 * (l % 4) + 8 * r + e][l / 4] = b[l][r][e];
+                for e in 0..per {
+                    b_matrix[per * thread + depth / 2 * r + e][group] = b[l][r][e];
                 }
             }
         }
         for (l, registers) in d.iter_mut().enumerate() {
             for (v, register) in registers.iter_mut().enumerate() {
                 let (i, j) = (l / 4 + 8 * (v / 2), 2 * (l % 4) + v % 2);
-                *register += (0..16).map(|k| a_matrix[i][k] * b_matrix[k][j]).sum::<i64>();
+                *register += (0..depth).map(|k| a_matrix[i][k] * b_matrix[k][j]).sum::<i64>();
             }
         }
     }
@@ -300,9 +358,14 @@ mod tests {
     /// instruction as documented, and compares the accumulator (read through its layout) with
     /// `C + A B`.
     fn simulate(m: i64, n: i64, depth: i64, threads: i64, chained: bool, register_a: bool) {
+        simulate_input(MmaInput::F16, m, n, depth, threads, chained, register_a);
+    }
+
+    fn simulate_input(input: MmaInput, m: i64, n: i64, depth: i64, threads: i64, chained: bool, register_a: bool) {
         let warps = crate::nvgpu::chip::mma_warp_split(threads, m, n, chained).expect("a split");
         let layout = atoms::mma_accumulator(m, n, warps);
-        let plan = MmaGemm { depth, register_a, ..MmaGemm::of_layout(&layout).expect("an mma layout") };
+        let plan = MmaGemm { depth, register_a, input, ..MmaGemm::of_layout(&layout).expect("an mma layout") };
+        let per = input.per_register() as usize;
         assert_eq!(plan.warps, warps);
         let value = |seed: i64| (seed * 7919 + 13) % 11 - 5;
         let a: Vec<Vec<i64>> = (0..m).map(|i| (0..depth).map(|k| value(i * 131 + k)).collect()).collect();
@@ -328,33 +391,40 @@ mod tests {
             for tm in 0..tiles_m {
                 for tn in 0..tiles_n {
                     let mut d: Vec<[i64; 4]> = (0..32).map(|l| std::array::from_fn(|v| registers[(warp * 32 + l) as usize][plan.slot(tm, tn, v as i64) as usize])).collect();
-                    for step in 0..depth / 16 {
-                        let a_operand: Vec<[[i64; 2]; 4]> = (0..32)
+                    for step in 0..depth / input.depth() {
+                        let a_operand: Vec<Vec<Vec<i64>>> = (0..32)
                             .map(|l| {
-                                std::array::from_fn(|r| {
-                                    std::array::from_fn(|e| {
-                                        let (r, e) = (r as i64, e as i64);
-                                        if register_a {
-                                            a_registers[(warp * 32 + l) as usize][plan.a_slot(tm, step, r, e) as usize]
-                                        } else {
-                                            let (row, k) = a_element(l, tm, step, r, e);
-                                            a[(row0 + row) as usize][k as usize]
-                                        }
+                                (0..4)
+                                    .map(|r| {
+                                        (0..per as i64)
+                                            .map(|e| {
+                                                if register_a {
+                                                    a_registers[(warp * 32 + l) as usize][plan.a_slot(tm, step, r, e) as usize]
+                                                } else {
+                                                    let (row, k) = a_element(input, l, tm, step, r, e);
+                                                    a[(row0 + row) as usize][k as usize]
+                                                }
+                                            })
+                                            .collect()
                                     })
-                                })
+                                    .collect()
                             })
                             .collect();
-                        let b_operand: Vec<[[i64; 2]; 2]> = (0..32)
+                        let b_operand: Vec<Vec<Vec<i64>>> = (0..32)
                             .map(|l| {
-                                std::array::from_fn(|r| {
-                                    std::array::from_fn(|e| {
-                                        let (k, column) = b_element(l, tn, step, r as i64, e as i64);
-                                        bm[k as usize][(column0 + column) as usize]
+                                (0..2)
+                                    .map(|r| {
+                                        (0..per as i64)
+                                            .map(|e| {
+                                                let (k, column) = b_element(input, l, tn, step, r, e);
+                                                bm[k as usize][(column0 + column) as usize]
+                                            })
+                                            .collect()
                                     })
-                                })
+                                    .collect()
                             })
                             .collect();
-                        mma_model(&a_operand, &b_operand, &mut d);
+                        mma_model(per, &a_operand, &b_operand, &mut d);
                     }
                     for l in 0..32 {
                         for v in 0..4 {
@@ -380,6 +450,13 @@ mod tests {
         simulate(16, 8, 16, 32, false, false);
         simulate(16, 64, 48, 64, false, false);
         simulate(64, 24, 16, 128, true, false);
+    }
+
+    #[test]
+    fn i8_products_on_m16n8k32_compute_the_product() {
+        simulate_input(MmaInput::S8, 64, 64, 64, 128, false, false);
+        simulate_input(MmaInput::S8, 16, 8, 32, 32, false, false);
+        simulate_input(MmaInput::S8, 32, 32, 96, 64, true, false);
     }
 
     #[test]
