@@ -196,11 +196,11 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let i32_type: Type = IntegerType::new(self.context, 32).into();
         let accumulator_type = element_type(c);
         let results = melior::dialect::llvm::r#type::r#struct(self.context, &[accumulator_type; 4], false);
-        // This lane's place: its warp tile's first row and column, and its row and K pair offsets.
+        // This lane's place: its warp tile's first row and column, and its row and the K offset of its register elements (E t).
         let (rows, columns) = plan.warp_tile();
         let (lane, warp) = (b.op(at, "arith.remui", &[self.tid, b.index(at, 32)]), b.op(at, "arith.divui", &[self.tid, b.index(at, 32)]));
         let group = b.op(at, "arith.divui", &[lane, b.index(at, 4)]);
-        let pair_column = b.op(at, "arith.muli", &[b.op(at, "arith.remui", &[lane, b.index(at, 4)]), b.index(at, per_register)]);
+        let lane_k = b.op(at, "arith.muli", &[b.op(at, "arith.remui", &[lane, b.index(at, 4)]), b.index(at, per_register)]);
         let row0 = b.op(at, "arith.muli", &[b.op(at, "arith.divui", &[warp, b.index(at, plan.warps.1)]), b.index(at, rows)]);
         let column0 = b.op(at, "arith.muli", &[b.op(at, "arith.remui", &[warp, b.index(at, plan.warps.1)]), b.index(at, columns)]);
         let (a_row, b_column) = (b.op(at, "arith.addi", &[row0, group]), b.op(at, "arith.addi", &[column0, group]));
@@ -253,7 +253,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         }
         let elements: Vec<i64> = (0..per_register).collect();
         for step in 0..plan.depth / plan.input.depth() {
-            // A lane's element places are its base (`a_row`, `b_column`, `pair_column`) plus the
+            // A lane's element places are its base (`a_row`, `b_column`, `lane_k`) plus the
             // constant parts `a_element` and `b_element` give at lane 0.
             let a_registers: Vec<Vec<Value>> = (0..tiles_m)
                 .map(|tm| {
@@ -265,7 +265,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                                     Some((array, operand)) => self.slot_value(&b, at, array, operand, plan.a_slot(tm, step, r, e)),
                                     None => {
                                         let (row, k) = a_element(plan.input, 0, tm, step, r, e);
-                                        load_a(plus(a_row, row), plus(pair_column, k))
+                                        load_a(plus(a_row, row), plus(lane_k, k))
                                     }
                                 })
                                 .collect();
@@ -282,7 +282,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                                 .iter()
                                 .map(|&e| {
                                     let (k, column) = b_element(plan.input, 0, tn, step, r, e);
-                                    load_b(plus(pair_column, k), plus(b_column, column))
+                                    load_b(plus(lane_k, k), plus(b_column, column))
                                 })
                                 .collect();
                             register(&values)
