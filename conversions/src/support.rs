@@ -239,6 +239,12 @@ pub fn k_dimensions(transpose_a: bool, transpose_b: bool) -> [usize; 2] {
     [if transpose_a { 0 } else { 1 }, if transpose_b { 1 } else { 0 }]
 }
 
+/// Whether a gemm of these operands multiplies i8 by i8 into an i32 accumulator.
+pub fn i8_product(a: melior::ir::Value, b: melior::ir::Value, c: melior::ir::Value) -> bool {
+    use tile_dialect::element::Element;
+    element_of(a) == Some(Element::I8) && element_of(b) == Some(Element::I8) && element_of(c) == Some(Element::I32)
+}
+
 /// The tile element type of a memref value (`None` for other values and element types).
 pub fn element_of(value: melior::ir::Value) -> Option<tile_dialect::element::Element> {
     use melior::ir::{ShapedTypeLike, ValueLike};

@@ -26,6 +26,28 @@ use tile_tests::fuzz;
 
 const USAGE: &str = "usage: tile-fuzz [--seed N] [--runs N] [--jobs N] [--timeout S] [--minimize N] [--out DIR] [--only cpu|vulkan|TARGET] | tile-fuzz --generate N [--seed N] [--start I] [--jobs N] [--timeout S] [--gpu-cases DIR [--with-cpu]] | tile-fuzz --gpu-cases DIR [--with-cpu] PROGRAM.mlir... | tile-fuzz --check-one|--print SEED INDEX";
 
+/// Prints what a case writer (`--gpu-cases`) did with `what` (its failures, then a summary) and
+/// returns the exit status: 1 when a program failed to prepare.
+fn report_cases(result: Result<(usize, usize, Vec<String>), String>, what: &str, directory: &std::path::Path) -> ExitCode {
+    match result {
+        Ok((written, skipped, failures)) => {
+            for failure in &failures {
+                println!("{failure}\n");
+            }
+            println!(
+                "tile-fuzz: {what}: {written} sm_90a cases written to {}, {skipped} skipped ({} of them failed to prepare)",
+                directory.display(),
+                failures.len()
+            );
+            if failures.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE }
+        }
+        Err(message) => {
+            eprintln!("error: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
 fn main() -> ExitCode {
     let (mut seed, mut runs, mut jobs, mut timeout, mut budget) =
         (1u64, 1000u64, 2usize, 60u64, 200usize);
@@ -122,19 +144,7 @@ fn main() -> ExitCode {
         let _ = std::fs::remove_dir_all(directory);
         let result = tile_tests::generate::write_program_cases(directory, &files, with_cpu, |line| eprintln!("  {line}"));
         let _ = std::fs::remove_dir_all(&work);
-        return match result {
-            Ok((written, skipped, failures)) => {
-                for failure in &failures {
-                    println!("{failure}\n");
-                }
-                println!("tile-fuzz: {} programs: {written} sm_90a cases written to {}, {skipped} skipped ({} of them failed to prepare)", files.len(), directory.display(), failures.len());
-                if failures.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE }
-            }
-            Err(message) => {
-                eprintln!("tile-fuzz: {message}");
-                ExitCode::FAILURE
-            }
-        };
+        return report_cases(result, &format!("{} programs", files.len()), directory);
     }
     if let (Some(programs), Some(directory)) = (generate, &gpu_cases) {
         // The sm_90a cases of generated programs, for bench/generated_check.py on the GPU machine.
@@ -151,28 +161,8 @@ fn main() -> ExitCode {
             },
         );
         let _ = std::fs::remove_dir_all(&work);
-        return match result {
-            Ok((written, skipped, failures)) => {
-                for failure in &failures {
-                    println!("{failure}\n");
-                }
-                println!(
-                    "tile-fuzz: {programs} generated programs of seed {seed} in {:.0} s: {written} sm_90a cases written to {}, {skipped} skipped ({} of them failed to prepare)",
-                    started.elapsed().as_secs_f64(),
-                    directory.display(),
-                    failures.len()
-                );
-                if failures.is_empty() {
-                    ExitCode::SUCCESS
-                } else {
-                    ExitCode::FAILURE
-                }
-            }
-            Err(message) => {
-                eprintln!("error: {message}");
-                ExitCode::FAILURE
-            }
-        };
+        let what = format!("{programs} generated programs of seed {seed} in {:.0} s", started.elapsed().as_secs_f64());
+        return report_cases(result, &what, directory);
     }
     if let Some(programs) = generate {
         // Differential runs of generated programs instead of mutants.

@@ -296,12 +296,12 @@ pub fn write_gpu_cases(
     mut progress: impl FnMut(u64, &str),
 ) -> Result<(usize, usize, Vec<String>), String> {
     std::fs::create_dir_all(directory).map_err(|e| format!("{}: {e}", directory.display()))?;
-    let (mut cases, mut skipped, mut failures) = (Vec::new(), Vec::new(), Vec::new());
+    let mut log = Cases::default();
     for index in start..start + count {
         let program = program(seed, index);
         let name = format!("s{seed}-{index:05}");
         let tolerance = |element| program.tolerance(element);
-        match write_case(
+        let outcome = write_case(
             directory,
             &name,
             &program.text,
@@ -309,33 +309,18 @@ pub fn write_gpu_cases(
             index + 1,
             cpu,
             &tolerance,
-        ) {
-            Ok(CaseOutcome::Written) => cases.push(name.clone()),
-            Ok(CaseOutcome::Skipped(reason)) => {
-                progress(index, &format!("{name}: skipped: {reason}"));
-                skipped.push(serde_json::json!({ "name": name, "reason": reason }));
-            }
-            Err(message) => {
-                progress(index, &format!("{name}: FAILED: {message}"));
-                failures.push(format!("{message}\n--- program ---\n{}", program.text));
-                skipped.push(serde_json::json!({ "name": name, "reason": format!("preparation failed: {message}") }));
-            }
-        }
+        );
+        log.record(name, outcome, &program.text, |line| progress(index, line));
         if index % 50 == 49 {
             progress(index, &format!("{} programs prepared", index + 1));
         }
     }
-    write_index(directory, serde_json::json!({
+    log.finish(directory, cpu, serde_json::json!({
         "generator": "tile_tests::generate::program",
         "seed": seed,
         "start": start,
         "programs": count,
-        "target": "sm_90a",
-        "cpu_results": cpu,
-        "cases": cases,
-        "skipped": skipped,
-    }))?;
-    Ok((cases.len(), skipped.len(), failures))
+    }))
 }
 
 /// Writes the sm_90a case of each program file of `programs` (named by its file stem; inputs of
@@ -349,35 +334,54 @@ pub fn write_program_cases(
     mut progress: impl FnMut(&str),
 ) -> Result<(usize, usize, Vec<String>), String> {
     std::fs::create_dir_all(directory).map_err(|e| format!("{}: {e}", directory.display()))?;
-    let (mut cases, mut skipped, mut failures) = (Vec::new(), Vec::new(), Vec::new());
+    let mut log = Cases::default();
     for path in programs {
         let name = path.file_stem().map_or_else(|| "program".to_owned(), |stem| stem.to_string_lossy().into_owned());
         let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        match write_gpu_case(directory, &name, &text, &path.display().to_string(), 1, cpu) {
-            Ok(CaseOutcome::Written) => cases.push(name),
+        let outcome = write_gpu_case(directory, &name, &text, &path.display().to_string(), 1, cpu);
+        log.record(name, outcome, &text, &mut progress);
+    }
+    log.finish(directory, cpu, serde_json::json!({ "generator": "program files" }))
+}
+
+/// What a case writer did with each program: the cases written, the skipped ones with their reason
+/// (as `index.json` lists them), and the failures with the program's text.
+#[derive(Default)]
+struct Cases {
+    cases: Vec<String>,
+    skipped: Vec<serde_json::Value>,
+    failures: Vec<String>,
+}
+
+impl Cases {
+    /// Records program `name` (`text`), whose case `outcome` was, telling `progress` of a skip or a
+    /// failure.
+    fn record(&mut self, name: String, outcome: Result<CaseOutcome, String>, text: &str, mut progress: impl FnMut(&str)) {
+        match outcome {
+            Ok(CaseOutcome::Written) => self.cases.push(name),
             Ok(CaseOutcome::Skipped(reason)) => {
                 progress(&format!("{name}: skipped: {reason}"));
-                skipped.push(serde_json::json!({ "name": name, "reason": reason }));
+                self.skipped.push(serde_json::json!({ "name": name, "reason": reason }));
             }
             Err(message) => {
                 progress(&format!("{name}: FAILED: {message}"));
-                failures.push(format!("{name}: {message}"));
-                skipped.push(serde_json::json!({ "name": name, "reason": format!("preparation failed: {message}") }));
+                self.failures.push(format!("{message}\n--- program ---\n{text}"));
+                self.skipped.push(serde_json::json!({ "name": name, "reason": format!("preparation failed: {message}") }));
             }
         }
     }
-    write_index(directory, serde_json::json!({
-        "generator": "program files",
-        "target": "sm_90a",
-        "cpu_results": cpu,
-        "cases": cases,
-        "skipped": skipped,
-    }))?;
-    Ok((cases.len(), skipped.len(), failures))
-}
 
-/// Writes a case directory's `index.json`.
-fn write_index(directory: &std::path::Path, index: serde_json::Value) -> Result<(), String> {
-    std::fs::write(directory.join("index.json"), serde_json::to_string_pretty(&index).unwrap_or_default())
-        .map_err(|e| format!("{}: {e}", directory.display()))
+    /// Writes `directory`'s `index.json`: `index` (the writer's own fields) with the target,
+    /// whether the CPU reference's results are there (`cpu`), the cases and the skipped programs.
+    /// Returns (written, skipped, failures).
+    fn finish(self, directory: &std::path::Path, cpu: bool, mut index: serde_json::Value) -> Result<(usize, usize, Vec<String>), String> {
+        index["target"] = "sm_90a".into();
+        index["cpu_results"] = cpu.into();
+        let counts = (self.cases.len(), self.skipped.len());
+        index["cases"] = self.cases.into();
+        index["skipped"] = self.skipped.into();
+        std::fs::write(directory.join("index.json"), serde_json::to_string_pretty(&index).unwrap_or_default())
+            .map_err(|e| format!("{}: {e}", directory.display()))?;
+        Ok((counts.0, counts.1, self.failures))
+    }
 }

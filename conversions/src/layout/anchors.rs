@@ -50,12 +50,6 @@ fn is_16_bit(value: Value) -> bool {
     crate::support::element_of(value).is_some_and(|element| matches!(element, Element::F16 | Element::BF16))
 }
 
-/// i8 times i8 into an i32 accumulator.
-fn is_i8_product(ops: &Operands) -> bool {
-    let element = crate::support::element_of;
-    element(ops.a) == Some(Element::I8) && element(ops.b) == Some(Element::I8) && element(ops.c) == Some(Element::I32)
-}
-
 /// Returns the layouts `gemm` imposes on `chip` in a block of `threads` threads. In a kernel of
 /// several gemms (`chained`: attention, GEMM chains) every gemm splits its rows alone over the
 /// warps (TileLang's "full row" policy), so that one gemm's row statistics and the next gemm's
@@ -67,7 +61,7 @@ fn is_i8_product(ops: &Operands) -> bool {
 pub fn gemm_anchors<'c, 'a>(gemm: OperationRef<'c, 'a>, chip: &str, threads: i64, chained: bool, tma: &dyn Fn(Value<'c, 'a>, usize) -> bool) -> Vec<Anchor<'c, 'a>> {
     let Some(ops) = operands(gemm) else { return Vec::new() };
     // i8 products on sm_90a: mma.sync's m16n8k32 (this compiler's wgmma takes 16-bit inputs only).
-    if chip == "sm_90a" && is_i8_product(&ops) {
+    if chip == "sm_90a" && crate::support::i8_product(ops.a, ops.b, ops.c) {
         return mma_sync(&ops, threads, chained, 32);
     }
     if crate::support::element_of(ops.c) != Some(Element::F32) || !is_16_bit(ops.a) || !is_16_bit(ops.b) {

@@ -126,12 +126,12 @@ pub fn mma_plan<'c, 'a>(ops: &[OperationRef<'c, 'a>], layouts: &Layouts) -> (Has
 
 fn check_gemm(gemm: &OperationRef, a: Value, b: Value, c: Value, accumulator: &Placed, layouts: &Layouts) -> Result<MmaGemm, String> {
     let plan = MmaGemm::of_layout(&accumulator.layout)?;
-    let i8_product = [a, b].iter().all(|value| element_type(*value).is_integer()) && element_type(c).is_integer();
-    let (input, depth) = if i8_product {
+    let (input, depth) = if crate::support::i8_product(a, b, c) {
         (MmaInput::S8, matrix_gemm_depth_of(gemm, [a, b, c], "mma.sync.m16n8k32", "sm_90a", 32, true)?)
     } else {
         let depth = matrix_gemm_depth(gemm, [a, b, c], "mma.sync.m16n8k16", "sm_90a", 16)?;
-        (if element_type(a).to_string() == "bf16" { MmaInput::BF16 } else { MmaInput::F16 }, depth)
+        let bf16 = crate::support::element_of(a) == Some(tile_dialect::element::Element::BF16);
+        (if bf16 { MmaInput::BF16 } else { MmaInput::F16 }, depth)
     };
     // A shared tile kept as wgmma core matrices is no row-major tile.
     let core = |tile: Value| crate::pipeline::rings::tile_allocation(tile).is_some_and(|allocation| layouts.core_tiles.contains_key(&key(&allocation)));
