@@ -27,6 +27,8 @@ TMA_TYPES = {
     "f16": cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
     "bf16": cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
     "f32": cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
+    "i32": cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_INT32,
+    "i8": cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_UINT8,
 }
 SWIZZLES = {
     0: cu.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_NONE,
@@ -126,7 +128,7 @@ def plain_reference(kernel, tensors):
         return {1: torch.softmax(t[0], dim=1)}
     if name == "bias_fill":
         return {2: 0.5 + t[0] @ t[1]}
-    if name in ("gemm_i8", "gemm_i8_large"):
+    if name in ("gemm_i8", "gemm_i8_large", "gemm_i8_wide", "gemm_i8_warps") or name.startswith("gemm_i8w_"):
         # i8 x i8 (B given N x K) into i32: exact in float64 at these sizes.
         return {2: t[0] @ t[1].T}
     if name == "gemm_i8_kn":
@@ -190,6 +192,9 @@ def time_plain(kernel):
     (ours ms, torch ms, GB/s of ours counting each tensor read or written once) or None."""
     name = kernel.manifest["host_function"]
     equivalent = TORCH_EQUIVALENT.get(name)
+    if equivalent is None and name.startswith("gemm_i8w_"):
+        # bench/prepare.sh's i8 tile variants (B given N x K).
+        equivalent = TORCH_EQUIVALENT["gemm_i8_large"]
     if equivalent is None and name.startswith("attention_bench"):
         equivalent = TORCH_EQUIVALENT["attention_bench_d128_f16"]
     if equivalent is None:
@@ -496,7 +501,7 @@ def main():
         if timed:
             ours, theirs, bandwidth = timed
             print(f"  ours {ours * 1e3:.1f} us ({bandwidth:.0f} GB/s), torch {theirs * 1e3:.1f} us, ours/torch speed {theirs / ours:.3f}", flush=True)
-            if manifest["host_function"] == "gemm_i8_large":
+            if manifest["host_function"] == "gemm_i8_large" or manifest["host_function"].startswith("gemm_i8w_"):
                 m, k = kernel.shape(0, manifest["bindings"][0])
                 n = kernel.shape(1, manifest["bindings"][1])[0]
                 print(f"  i8 GEMM {m}x{n}x{k}: ours {2 * m * n * k / ours / 1e9:.0f} TOP/s, torch._int_mm {2 * m * n * k / theirs / 1e9:.0f} TOP/s", flush=True)

@@ -13,13 +13,13 @@ mkdir -p bench/kernels
 # The 64x128 f32 row softmax with fragments in registers, on enough rows to time (1024 blocks).
 sed 's/256x128xf32/65536x128xf32/g; s/%c4 = arith.constant 4 : index/%c4 = arith.constant 1024 : index/; s/@row_softmax_64x128/@row_softmax_64x128_large/' \
   test/programs/row_softmax_64x128.mlir > bench/programs/row_softmax_64x128_large.mlir
-# The i8 GEMM (mma.sync m16n8k32) at 4096^3, to time against torch._int_mm.
+# The i8 GEMM test program (wgmma m64n128k32) at 4096^3, to time against torch._int_mm.
 sed 's/512x512x/4096x4096x/g; s/%c4 = arith.constant 4 : index/%c4 = arith.constant 32 : index/; s/%c8 = arith.constant 8 : index/%c8 = arith.constant 64 : index/; s/@gemm_i8/@gemm_i8_large/' \
   test/programs/gemm_i8.mlir > bench/programs/gemm_i8_large.mlir
 # FlashAttention forward at the attention baseline's shape (4096 tokens, 32 heads, head dim 128).
 python3 tools/gen/attention.py bench > bench/programs/attention_bench_d128_f16.mlir
 # The test programs outside the GEMM family run with the plain strategy.
-for program in bench/programs/*.mlir examples/*.mlir test/programs/row_softmax.mlir test/programs/row_softmax_64x128.mlir test/programs/reduce_kinds.mlir test/programs/gemm_bias_fill.mlir test/programs/gemm_row_softmax.mlir test/programs/gemm_column_center.mlir test/programs/multi_head_scores.mlir test/programs/batched_gemm_relu.mlir test/programs/gemm_epilogue_reads.mlir test/programs/attention_4d.mlir test/programs/attention_4d_causal.mlir test/programs/gemm_i8.mlir test/programs/gemm_i8_scaled.mlir test/programs/gemm_i8_kn.mlir; do
+for program in bench/programs/*.mlir examples/*.mlir test/programs/row_softmax.mlir test/programs/row_softmax_64x128.mlir test/programs/reduce_kinds.mlir test/programs/gemm_bias_fill.mlir test/programs/gemm_row_softmax.mlir test/programs/gemm_column_center.mlir test/programs/multi_head_scores.mlir test/programs/batched_gemm_relu.mlir test/programs/gemm_epilogue_reads.mlir test/programs/attention_4d.mlir test/programs/attention_4d_causal.mlir test/programs/gemm_i8.mlir test/programs/gemm_i8_scaled.mlir test/programs/gemm_i8_kn.mlir test/programs/gemm_i8_wide.mlir test/programs/gemm_i8_warps.mlir; do
   case "$program" in */vk_*) continue ;; esac
   target/release/tile-compile "$program" --target sm_90a -o bench/kernels --timing 2>&1 >/dev/null | sed "s|^|$(basename "$program"): |" || true
 done

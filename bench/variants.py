@@ -9,7 +9,7 @@ import os
 import sys
 
 TEMPLATE = """// {name}: C = {relu_open}{fill} + A * {b_desc}{relu_close}, {m}x{n}x{k} {dtype}, tile {bm}x{bn}x{bk}, {threads} threads, {stages} stages.
-func.func @{name}(%A: memref<{a_shape}x{dtype}>, %B: memref<{b_shape}x{dtype}>, %C: memref<{m}x{n}x{dtype}>) {{
+func.func @{name}(%A: memref<{a_shape}x{dtype}>, %B: memref<{b_shape}x{dtype}>, %C: memref<{m}x{n}x{out}>) {{
   %c0 = arith.constant 0 : index
   %cbk = arith.constant {bk} : index
   %cbm = arith.constant {bm} : index
@@ -17,13 +17,12 @@ func.func @{name}(%A: memref<{a_shape}x{dtype}>, %B: memref<{b_shape}x{dtype}>, 
   %ktiles = arith.constant {ktiles} : index
   %gx = arith.constant {gx} : index
   %gy = arith.constant {gy} : index
-  %zero = arith.constant 0.0 : f32
-  %start = arith.constant {fill} : f32
+{zero}  %start = arith.constant {fill} : {acc}
   tile.kernel grid(%gx, %gy) threads({threads}) (%bx, %by) {{
     %As = tile.alloc_shared : memref<{as_shape}x{dtype}, #gpu.address_space<workgroup>>
     %Bs = tile.alloc_shared : memref<{bs_shape}x{dtype}, #gpu.address_space<workgroup>>
-    %Cf = tile.alloc_fragment : memref<{bm}x{bn}xf32, #tile.fragment>
-    tile.fill %Cf, %start : memref<{bm}x{bn}xf32, #tile.fragment>
+    %Cf = tile.alloc_fragment : memref<{bm}x{bn}x{acc}, #tile.fragment>
+    tile.fill %Cf, %start : memref<{bm}x{bn}x{acc}, #tile.fragment>
     %m0 = arith.muli %by, %cbm : index
     %n0 = arith.muli %bx, %cbn : index
     tile.pipelined %kt = %c0 to %ktiles stages({stages}){schedule} {{
@@ -31,9 +30,9 @@ func.func @{name}(%A: memref<{a_shape}x{dtype}>, %B: memref<{b_shape}x{dtype}>, 
       tile.copy %A[{a_offsets}], %As : memref<{a_shape}x{dtype}>, memref<{as_shape}x{dtype}, #gpu.address_space<workgroup>>
       tile.copy %B[{b_offsets}], %Bs : memref<{b_shape}x{dtype}>, memref<{bs_shape}x{dtype}, #gpu.address_space<workgroup>>
       tile.gemm %As, %Bs, %Cf{transpose} : memref<{as_shape}x{dtype}, #gpu.address_space<workgroup>>,
-          memref<{bs_shape}x{dtype}, #gpu.address_space<workgroup>>, memref<{bm}x{bn}xf32, #tile.fragment>
+          memref<{bs_shape}x{dtype}, #gpu.address_space<workgroup>>, memref<{bm}x{bn}x{acc}, #tile.fragment>
     }}
-{epilogue}    tile.copy %Cf, %C[%m0, %n0] : memref<{bm}x{bn}xf32, #tile.fragment>, memref<{m}x{n}x{dtype}>
+{epilogue}    tile.copy %Cf, %C[%m0, %n0] : memref<{bm}x{bn}x{acc}, #tile.fragment>, memref<{m}x{n}x{out}>
   }}
   return
 }}
@@ -62,7 +61,13 @@ def program(name, m, n, k, dtype, bm, bn, bk, threads, stages, relu=False, trans
         a_offsets="%k0, %m0" if transpose_a else "%m0, %k0",
         relu_open="relu(" if relu else "", relu_close=")" if relu else "", fill=fill,
         schedule="" if persistent else " attributes {tile.schedule = {persistent = false}}",
+        # i8 products sum into i32 (the dialect's rule), the others into f32.
+        acc="i32" if dtype == "i8" else "f32",
+        out="i32" if dtype == "i8" else dtype,
     )
+    fields["zero"] = "" if dtype == "i8" else "  %zero = arith.constant 0.0 : f32\n"
+    if dtype == "i8":
+        fields["fill"] = int(fill)
     fields["epilogue"] = RELU.format(**fields) if relu else ""
     return TEMPLATE.format(**fields)
 
@@ -141,6 +146,15 @@ def main(out_dir):
         ("vk_check_tb_f16_777x640x320", dict(m=777, n=640, k=320, dtype="f16", bm=128, bn=128, bk=32, threads=128, stages=2, transpose_b=True)),
         ("vk_check_narrow_f16_100x90x70", dict(m=100, n=90, k=70, dtype="f16", bm=64, bn=64, bk=16, threads=128, stages=2)),
         ("vk_check_tb_narrow_f16_100x90x70", dict(m=100, n=90, k=70, dtype="f16", bm=64, bn=64, bk=16, threads=128, stages=2, transpose_b=True)),
+    ]
+    # i8 x i8 -> i32 with B given as NxK (K-major, what wgmma reads 8-bit operands as): K tiles of
+    # 128 i8 (128-byte rows, as 64 of f16), timed against torch._int_mm.
+    extra += [
+        (f"gemm_i8w_{size}_{tag}", dict(m=size, n=size, k=size, dtype="i8", bm=bm, bn=bn, bk=128, threads=threads, stages=stages, transpose_b=True))
+        for size, (tag, bm, bn, threads, stages) in itertools.product(
+            (4096, 8192),
+            [("t128x256x128w2s4", 128, 256, 256, 4), ("t128x256x128w2s3", 128, 256, 256, 3), ("t256x128x128w2s4", 256, 128, 256, 4), ("t128x128x128w2s4", 128, 128, 256, 4)],
+        )
     ]
     for name, kw in extra:
         written.append(name)

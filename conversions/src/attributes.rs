@@ -42,9 +42,10 @@ pub fn llvm_pointer(context: &Context, space: u32) -> Type<'_> {
     melior::dialect::llvm::r#type::pointer(context, space)
 }
 
-/// `!llvm.struct<(f32, ..)>` of `fields` f32s: the results of the matrix instructions.
-pub fn f32_struct(context: &Context, fields: usize) -> Type<'_> {
-    melior::dialect::llvm::r#type::r#struct(context, &vec![Type::float32(context); fields], false)
+/// `!llvm.struct<(T, T, ...)>` of `fields` fields of type `field`: the results of the matrix
+/// instructions.
+pub fn struct_of<'c>(context: &'c Context, field: Type<'c>, fields: usize) -> Type<'c> {
+    melior::dialect::llvm::r#type::r#struct(context, &vec![field; fields], false)
 }
 
 #[cfg(test)]
@@ -63,6 +64,6 @@ mod tests {
         assert_eq!(i32_array(&context, &[4, 2, 4]).to_string(), "array<i32: 4, 2, 4>");
         assert_eq!(llvm_pointer(&context, 3).to_string(), "!llvm.ptr<3>");
         assert_eq!(llvm_pointer(&context, 0).to_string(), "!llvm.ptr");
-        assert_eq!(f32_struct(&context, 2).to_string(), "!llvm.struct<(f32, f32)>");
+        assert_eq!(struct_of(&context, Type::float32(&context), 2).to_string(), "!llvm.struct<(f32, f32)>");
     }
 }

@@ -442,6 +442,8 @@ fn encode(params: &TensorMapParams) -> Result<sys::CUtensorMap> {
         CUtensorMapInterleave as Interleave, CUtensorMapL2promotion as L2, CUtensorMapSwizzle as S,
     };
     let data_type = match params.data_type {
+        DataType::UInt8 => T::CU_TENSOR_MAP_DATA_TYPE_UINT8,
+        DataType::Int32 => T::CU_TENSOR_MAP_DATA_TYPE_INT32,
         DataType::Float16 => T::CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
         DataType::Float32 => T::CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
         DataType::Float64 => T::CU_TENSOR_MAP_DATA_TYPE_FLOAT64,

@@ -7,6 +7,10 @@ use crate::{Error, Result, args::Tensor};
 /// The element types a tensor map can hold (the values of `CUtensorMapDataType`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DataType {
+    /// `CU_TENSOR_MAP_DATA_TYPE_UINT8` (i8 tensors: a copy moves bytes, whatever their sign).
+    UInt8 = 0,
+    /// `CU_TENSOR_MAP_DATA_TYPE_INT32`.
+    Int32 = 3,
     /// `CU_TENSOR_MAP_DATA_TYPE_FLOAT16`.
     Float16 = 6,
     /// `CU_TENSOR_MAP_DATA_TYPE_FLOAT32`.
@@ -61,6 +65,8 @@ impl TensorMapParams {
 
 fn data_type(element: &str) -> Option<(DataType, u64)> {
     Some(match element {
+        "i8" => (DataType::UInt8, 1),
+        "i32" => (DataType::Int32, 4),
         "f16" => (DataType::Float16, 2),
         "bf16" => (DataType::BFloat16, 2),
         "f32" => (DataType::Float32, 4),
@@ -82,7 +88,7 @@ pub fn tensor_map_params(
     let fail = |message: String| Err(Error::Argument(format!("{what}: {message}")));
     let Some((data_type, bytes)) = data_type(&tensor.element) else {
         return fail(format!(
-            "expects an element type a tensor map holds (f16, bf16, f32, f64), but got {}",
+            "expects an element type a tensor map holds (i8, i32, f16, bf16, f32, f64), but got {}",
             tensor.element
         ));
     };
@@ -228,7 +234,7 @@ mod tests {
         let mut unaligned = tensor("f16", &[64, 64]);
         unaligned.address += 2;
         assert!(message(&unaligned).contains("16-byte aligned address"));
-        assert!(message(&tensor("i32", &[64, 64])).contains("but got i32"));
+        assert!(message(&tensor("i64", &[64, 64])).contains("but got i64"));
         assert!(
             message(&tensor("f16", &[8, 8, 8])).contains("box has 2 dimensions for a tensor of 3")
         );

@@ -124,20 +124,21 @@ func.func @staged_a(%A: memref<16x32xf16>, %B: memref<32x64xf16>, %C: memref<16x
 
 // -----
 
-// i8 times i8 into i32 (B given N x K): m16n8k32, four i8 a register (a vector<4xi8> as i32), the
-// i32 sums wrapping; the accumulator has the same mma layout as an f32 one.
+// i8 times i8 into i32 (B given N x K) on two warps (no warpgroup, so no wgmma): m16n8k32, four i8
+// a register (a vector<4xi8> as i32), the i32 sums wrapping; the accumulator has the same mma
+// layout as an f32 one.
 // CHECK-LABEL: gpu.func @integer_inputs_0_kernel
 // CHECK: nvvm.mma.sync A[{{.*}}] B[{{.*}}] C[{{.*}}] {intOverflowBehavior = #nvvm.mma_int_overflow<wrapped>, layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<s8>, multiplicandBPtxType = #nvvm.mma_type<s8>, shape = #nvvm.shape<m = 16, n = 8, k = 32>} : (i32, i32, i32) -> !llvm.struct<(i32, i32, i32, i32)>
-// CHECK-COUNT-15: nvvm.mma.sync
+// CHECK-COUNT-31: nvvm.mma.sync
 // CHECK-NOT: nvvm.mma.sync
 // LAYOUT-LABEL: func.func @integer_inputs
-// LAYOUT: tile.alloc_fragment {tile.layout = #tile.frag<shape = [64, 64], threads = 128, {{.*}}origin = "mma.m16n8k16">} : memref<64x64xi32, #tile.fragment>
+// LAYOUT: tile.alloc_fragment {tile.layout = #tile.frag<shape = [64, 64], threads = 64, {{.*}}origin = "mma.m16n8k16">} : memref<64x64xi32, #tile.fragment>
 module attributes {tile.target = "sm_90a"} {
 func.func @integer_inputs(%A: memref<64x64xi8>, %B: memref<64x64xi8>, %C: memref<64x64xi32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %zero = arith.constant 0 : i32
-  tile.kernel grid(%c1) threads(128) (%bx) {
+  tile.kernel grid(%c1) threads(64) (%bx) {
     %As = tile.alloc_shared : memref<64x64xi8, #gpu.address_space<workgroup>>
     %Bs = tile.alloc_shared : memref<64x64xi8, #gpu.address_space<workgroup>>
     %Cf = tile.alloc_fragment : memref<64x64xi32, #tile.fragment>

@@ -391,3 +391,75 @@ func.func @producer_gemm(%A: memref<4096x512xf16>, %B: memref<512x4096xf16>, %C:
   return
 }
 }
+
+// -----
+
+// i8 x i8 -> i32, B given as NxK: wgmma m64n256k32 with s8 operands and s32 sums, each operand
+// from TMA boxes of 128 i8 columns (128-byte rows, the 128-byte swizzle; 16 KiB of A and 32 KiB of
+// B a stage, expected on the stage's barrier), filled by a producer warpgroup (384 threads); the
+// i32 accumulator leaves by TMA in 128x32 boxes.
+// CHECK-LABEL: func.func @i8_wgmma
+// CHECK: gpu.module @i8_wgmma_0_module attributes {tile.manifest = "{{.*}}\22workgroup_size\22: [384, 1, 1]{{.*}}\22element\22: \22i8\22, \22box\22: [128, 128], \22swizzle\22: 128{{.*}}\22element\22: \22i8\22, \22box\22: [256, 128], \22swizzle\22: 128{{.*}}\22element\22: \22i32\22, \22box\22: [128, 32], \22swizzle\22: 128
+// CHECK-NOT: nvgpu.device_async_copy
+// CHECK: nvvm.mbarrier.expect_tx %{{.*}}, %c16384_i32
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global
+// CHECK: nvvm.mbarrier.expect_tx %{{.*}}, %c32768_i32
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global
+// CHECK-COUNT-4: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 256, k = 32>, D[<s32>, <one>], A[<s8>, <one>, <row>], B[<s8>, <one>, <col>] : !llvm.struct<(i32,
+// CHECK-NOT: nvvm.wgmma.mma_async
+// CHECK: nvvm.cp.async.bulk.tensor.global.shared.cta
+module attributes {tile.target = "sm_90a"} {
+func.func @i8_wgmma(%A: memref<1024x1024xi8>, %B: memref<1024x1024xi8>, %C: memref<1024x1024xi32>) {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %c128 = arith.constant 128 : index
+  %c256 = arith.constant 256 : index
+  %zero = arith.constant 0 : i32
+  tile.kernel grid(%c4, %c8) threads(256) (%bx, %by) {
+    %As = tile.alloc_shared : memref<128x128xi8, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<256x128xi8, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<128x256xi32, #tile.fragment>
+    tile.fill %Cf, %zero : memref<128x256xi32, #tile.fragment>
+    %m0 = arith.muli %by, %c128 : index
+    %n0 = arith.muli %bx, %c256 : index
+    tile.pipelined %k = %c0 to %c8 stages(3) {
+      %k0 = arith.muli %k, %c128 : index
+      tile.copy %A[%m0, %k0], %As : memref<1024x1024xi8>, memref<128x128xi8, #gpu.address_space<workgroup>>
+      tile.copy %B[%n0, %k0], %Bs : memref<1024x1024xi8>, memref<256x128xi8, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %Cf {transpose_b} : memref<128x128xi8, #gpu.address_space<workgroup>>, memref<256x128xi8, #gpu.address_space<workgroup>>, memref<128x256xi32, #tile.fragment>
+    }
+    tile.copy %Cf, %C[%m0, %n0] : memref<128x256xi32, #tile.fragment>, memref<1024x1024xi32>
+  }
+  return
+}
+}
+
+// -----
+
+// i8, B as NxK, copied by the threads outside any pipelined loop: the tiles are kept in column
+// slabs of 16 i8 (one core matrix row), written by 16-byte cp.async pieces of 16 elements, and
+// read by wgmma m64n64k32 through unswizzled descriptors.
+// CHECK-LABEL: func.func @i8_slabs
+// CHECK: nvgpu.device_async_copy %{{.*}}, %{{.*}}, 16, %{{.*}} {bypassL1} : memref<64x64xi8> to memref<64x64xi8, #gpu.address_space<workgroup>>
+// CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 32>, D[<s32>, <one>], A[<s8>, <one>, <row>], B[<s8>, <one>, <col>]
+// CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 32>
+// CHECK-NOT: nvvm.wgmma.mma_async
+module attributes {tile.target = "sm_90a"} {
+func.func @i8_slabs(%A: memref<64x64xi8>, %B: memref<64x64xi8>, %C: memref<64x64xi32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0 : i32
+  tile.kernel grid(%c1) threads(128) (%bx) {
+    %As = tile.alloc_shared : memref<64x64xi8, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<64x64xi8, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<64x64xi32, #tile.fragment>
+    tile.fill %Cf, %zero : memref<64x64xi32, #tile.fragment>
+    tile.copy %A[%c0, %c0], %As : memref<64x64xi8>, memref<64x64xi8, #gpu.address_space<workgroup>>
+    tile.copy %B[%c0, %c0], %Bs : memref<64x64xi8>, memref<64x64xi8, #gpu.address_space<workgroup>>
+    tile.gemm %As, %Bs, %Cf {transpose_b} : memref<64x64xi8, #gpu.address_space<workgroup>>, memref<64x64xi8, #gpu.address_space<workgroup>>, memref<64x64xi32, #tile.fragment>
+    tile.copy %Cf, %C[%c0, %c0] : memref<64x64xi32, #tile.fragment>, memref<64x64xi32>
+  }
+  return
+}
+}

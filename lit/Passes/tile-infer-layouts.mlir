@@ -342,3 +342,38 @@ func.func @operands_as_filled(%A: memref<256x512xf16>, %B: memref<128x64xf16>, %
   return
 }
 }
+
+// -----
+
+// sm_90a, i8 x i8 -> i32 with B given as NxK (both K-major, what wgmma reads 8-bit operands as):
+// A, copied ahead into the loop's ring, K = 256 i8: two boxes of 128-byte rows (128 i8 columns),
+// the 128-byte swizzle; B, copied once by the threads: column slabs of 16 bytes (16 i8 elements).
+// The accumulator has the wgmma layout.
+// CHECK-LABEL: func.func @i8_operands_as_filled
+// CHECK: tile.alloc_shared {tile.layout = #tile.smem<swizzle = 128, box = [64, 128], boxes = 2>} : memref<64x256xi8
+// CHECK-NEXT: tile.alloc_shared {tile.layout = #tile.smem<box = [64, 16], boxes = 16>} : memref<64x256xi8
+// CHECK-NEXT: tile.alloc_fragment {tile.layout = #tile.frag<shape = [64, 64], threads = 128, {{.*}}origin = "wgmma.acc.m64n64">} : memref<64x64xi32
+module attributes {tile.target = "sm_90a"} {
+func.func @i8_operands_as_filled(%A: memref<256x1024xi8>, %B: memref<64x256xi8>, %C: memref<256x64xi32>) {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %c64 = arith.constant 64 : index
+  %c256 = arith.constant 256 : index
+  %zero = arith.constant 0 : i32
+  tile.kernel grid(%c4) threads(128) (%bx) {
+    %As = tile.alloc_shared : memref<64x256xi8, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<64x256xi8, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<64x64xi32, #tile.fragment>
+    tile.fill %Cf, %zero : memref<64x64xi32, #tile.fragment>
+    %m0 = arith.muli %bx, %c64 : index
+    tile.copy %B[%c0, %c0], %Bs : memref<64x256xi8>, memref<64x256xi8, #gpu.address_space<workgroup>>
+    tile.pipelined %k = %c0 to %c4 stages(2) {
+      %k0 = arith.muli %k, %c256 : index
+      tile.copy %A[%m0, %k0], %As : memref<256x1024xi8>, memref<64x256xi8, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %Cf {transpose_b} : memref<64x256xi8, #gpu.address_space<workgroup>>, memref<64x256xi8, #gpu.address_space<workgroup>>, memref<64x64xi32, #tile.fragment>
+    }
+    tile.copy %Cf, %C[%m0, %c0] : memref<64x64xi32, #tile.fragment>, memref<256x64xi32>
+  }
+  return
+}
+}

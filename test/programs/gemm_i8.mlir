@@ -1,6 +1,6 @@
-// An i8 GEMM into i32 (B given N x K, as int8 weights usually are), 128x128x64 tiles on 8 warps,
-// pipelined: mma.sync m16n8k32 on sm_90a. bench/prepare.sh scales it to 4096^3 (gemm_i8_large)
-// to time against torch._int_mm.
+// An i8 GEMM into i32 (B given N x K, as int8 weights usually are), 128x128x64 tiles on two
+// warpgroups, pipelined: wgmma m64n128k32 on sm_90a, A and B in TMA's 64-byte swizzled boxes.
+// bench/prepare.sh makes 4096^3 versions of it (gemm_i8_large) to time against torch._int_mm.
 func.func @gemm_i8(%A: memref<512x512xi8>, %B: memref<512x512xi8>, %C: memref<512x512xi32>) {
   %c0 = arith.constant 0 : index
   %c4 = arith.constant 4 : index

@@ -1,4 +1,5 @@
-// An i8 GEMM (B given N x K) on ragged sizes, pipelined, whose i32 accumulator is scaled into f32.
+// An i8 GEMM (B given N x K) on ragged sizes, pipelined, whose i32 accumulator is scaled into f32
+// (wgmma m64n64k32 on sm_90a, one warpgroup).
 func.func @i8_scaled(%A: memref<300x160xi8>, %B: memref<200x160xi8>, %C: memref<300x200xf32>) {
   %c0 = arith.constant 0 : index
   %c3 = arith.constant 3 : index

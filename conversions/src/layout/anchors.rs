@@ -60,9 +60,12 @@ fn is_16_bit(value: Value) -> bool {
 /// boxes; otherwise the threads' column slabs).
 pub fn gemm_anchors<'c, 'a>(gemm: OperationRef<'c, 'a>, chip: &str, threads: i64, chained: bool, tma: &dyn Fn(Value<'c, 'a>, usize) -> bool) -> Vec<Anchor<'c, 'a>> {
     let Some(ops) = operands(gemm) else { return Vec::new() };
-    // i8 products on sm_90a: mma.sync's m16n8k32 (this compiler's wgmma takes 16-bit inputs only).
+    // i8 products on sm_90a: wgmma (m64nNk32) reads 8-bit operands K-major only, from shared
+    // memory; any other arrangement takes mma.sync's m16n8k32.
     if chip == "sm_90a" && crate::support::i8_product(ops.a, ops.b, ops.c) {
-        return mma_sync(&ops, threads, chained, 32);
+        let k_major = !ops.transpose_a && ops.transpose_b && is_shared(ops.a);
+        let anchors = if k_major { sm90a(&ops, threads, tma) } else { Vec::new() };
+        return if anchors.is_empty() { mma_sync(&ops, threads, chained, 32) } else { anchors };
     }
     if crate::support::element_of(ops.c) != Some(Element::F32) || !is_16_bit(ops.a) || !is_16_bit(ops.b) {
         return Vec::new();
@@ -79,24 +82,25 @@ pub fn gemm_anchors<'c, 'a>(gemm: OperationRef<'c, 'a>, chip: &str, threads: i64
 }
 
 /// sm_90a: wgmma on warpgroups splitting M; A and B in shared tiles as core matrices (TMA's
-/// swizzled boxes where `tma` says TMA fills them, else the threads' column slabs), or A in
-/// registers in the accumulator's arrangement.
+/// swizzled boxes where `tma` says TMA fills them, else the threads' column slabs), or (16-bit
+/// inputs) A in registers in the accumulator's arrangement. An instruction takes 32 bytes of K.
 fn sm90a<'c, 'a>(ops: &Operands<'c, 'a>, threads: i64, tma: &dyn Fn(Value<'c, 'a>, usize) -> bool) -> Vec<Anchor<'c, 'a>> {
     let warpgroups = threads / 128;
-    if threads % 128 != 0 || ops.m % (64 * warpgroups.max(1)) != 0 || ops.n % 8 != 0 || ops.n > 256 || ops.k % 16 != 0 {
+    let bytes = crate::support::element_of(ops.a).map_or(2, |element| element.bytes() as i64);
+    if threads % 128 != 0 || ops.m % (64 * warpgroups.max(1)) != 0 || ops.n % 8 != 0 || ops.n > 256 || ops.k % (32 / bytes) != 0 {
         return Vec::new();
     }
     let mut anchors = vec![Anchor {
         tile: ops.c,
         layout: Layout::Fragment(atoms::wgmma_accumulator(ops.m, ops.n, warpgroups)),
     }];
-    if !is_shared(ops.a) && !ops.transpose_a {
+    if !is_shared(ops.a) && !ops.transpose_a && bytes == 2 {
         anchors.push(Anchor { tile: ops.a, layout: Layout::Fragment(atoms::wgmma_a_operand(ops.m, ops.k, warpgroups)) });
     }
     let [a_k, b_k] = crate::support::k_dimensions(ops.transpose_a, ops.transpose_b);
     for (tile, k_dimension) in [(ops.a, a_k), (ops.b, b_k)] {
         let [rows, columns] = memref_shape(tile)[..] else { continue };
-        if let Some(layout) = is_shared(tile).then(|| crate::nvgpu::chip::operand_layout(rows, columns, tma(tile, k_dimension))).flatten() {
+        if let Some(layout) = is_shared(tile).then(|| crate::nvgpu::chip::operand_layout(rows, columns, tma(tile, k_dimension), bytes)).flatten() {
             anchors.push(Anchor { tile, layout: Layout::Shared(layout) });
         }
     }

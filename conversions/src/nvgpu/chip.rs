@@ -38,17 +38,20 @@ fn boxed(swizzle: i64, rows: i64, inner: i64, boxes: i64) -> SharedLayout {
     SharedLayout { swizzle, r#box: vec![rows, inner], boxes, ..SharedLayout::row_major() }
 }
 
-/// The layout in which a `rows` x `columns` wgmma operand tile (16-bit elements) is written and
-/// read: with `tma`, the copy engine's boxes of 64 columns with the 128-byte swizzle (a tile of 32
-/// or 16 columns: one box, its rows' 64- or 32-byte swizzle); without, column slabs of 8 elements
-/// in which 8 rows make one core matrix (no swizzle: what the threads' own copies write). `None`
-/// where neither serves the shape (columns not whole slabs; for TMA, not whole boxes).
-pub fn operand_layout(rows: i64, columns: i64, tma: bool) -> Option<SharedLayout> {
+/// The layout in which a `rows` x `columns` wgmma operand tile of `bytes`-byte elements (2: f16
+/// and bf16; 1: i8) is written and read: with `tma`, the copy engine's boxes of 128-byte rows (64
+/// 16-bit or 128 i8 columns) with the 128-byte swizzle (a tile of 64- or 32-byte rows: one box,
+/// that swizzle); without, column slabs of 16 bytes (8 16-bit or 16 i8 elements) in which 8 rows
+/// make one core matrix (no swizzle: what the threads' own copies write). `None` where neither
+/// serves the shape (columns not whole slabs; for TMA, not whole boxes).
+pub fn operand_layout(rows: i64, columns: i64, tma: bool, bytes: i64) -> Option<SharedLayout> {
     if tma {
-        let width = if columns % 64 == 0 { 64 } else { columns };
-        return (columns > 0 && (width == 64 || width == 32 || width == 16)).then(|| boxed(width * 2, rows, width, columns / width));
+        let full = 128 / bytes;
+        let width = if columns % full == 0 { full } else { columns };
+        return (columns > 0 && [128, 64, 32].contains(&(width * bytes))).then(|| boxed(width * bytes, rows, width, columns / width));
     }
-    (columns > 0 && columns % 8 == 0).then(|| boxed(0, rows, 8, columns / 8))
+    let slab = 16 / bytes;
+    (columns > 0 && columns % slab == 0).then(|| boxed(0, rows, slab, columns / slab))
 }
 
 /// The split of a block's warps over an `m`x`n` accumulator of `mma.sync.m16n8k16` tiles (16x8):
@@ -93,18 +96,26 @@ mod tests {
 
     #[test]
     fn tma_boxes_are_64_columns_wide_or_a_k_tile_of_32_or_16() {
-        let layout = |rows, columns| operand_layout(rows, columns, true).map(|l| (l.swizzle, l.r#box, l.boxes));
+        let layout = |rows, columns| operand_layout(rows, columns, true, 2).map(|l| (l.swizzle, l.r#box, l.boxes));
         assert_eq!(layout(64, 256), Some((128, vec![64, 64], 4)));
         assert_eq!(layout(64, 128), Some((128, vec![64, 64], 2)), "a K tile of 128: two boxes along K");
         assert_eq!(layout(128, 32), Some((64, vec![128, 32], 1)));
         assert_eq!(layout(256, 16), Some((32, vec![256, 16], 1)));
         assert_eq!(layout(64, 96), None, "96 columns are no whole boxes");
+        let i8_layout = |rows, columns| operand_layout(rows, columns, true, 1).map(|l| (l.swizzle, l.r#box, l.boxes));
+        assert_eq!(i8_layout(128, 256), Some((128, vec![128, 128], 2)), "i8: 128 columns a 128-byte row");
+        assert_eq!(i8_layout(128, 64), Some((64, vec![128, 64], 1)));
+        assert_eq!(i8_layout(128, 32), Some((32, vec![128, 32], 1)));
+        assert_eq!(i8_layout(128, 16), None, "16-byte rows have no swizzle wgmma reads");
     }
 
     #[test]
-    fn threads_write_column_slabs_of_8() {
-        let slabs = operand_layout(64, 96, false).expect("12 slabs");
+    fn threads_write_column_slabs_of_16_bytes() {
+        let slabs = operand_layout(64, 96, false, 2).expect("12 slabs");
         assert_eq!((slabs.swizzle, slabs.r#box, slabs.boxes), (0, vec![64, 8], 12));
-        assert!(operand_layout(64, 12, false).is_none());
+        assert!(operand_layout(64, 12, false, 2).is_none());
+        let i8_slabs = operand_layout(64, 96, false, 1).expect("6 slabs of 16 i8");
+        assert_eq!((i8_slabs.swizzle, i8_slabs.r#box, i8_slabs.boxes), (0, vec![64, 16], 6));
+        assert!(operand_layout(64, 24, false, 1).is_none());
     }
 }

@@ -258,11 +258,12 @@ pub fn plan<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str, shuffles: Option<i
         let (mma, off_mma) = patterns::mma_plan(&ops, &layouts);
         off_wgmma.retain(|(gemm, _)| !mma.contains_key(&key(gemm)) && !off_mma.iter().any(|(other, _)| other == gemm));
         off_wgmma.extend(off_mma);
-        // i8 products run on mma.sync, a fraction of what wgmma would give: say so at the gemm.
+        // i8 products off wgmma run on mma.sync, a fraction of what wgmma would give: say so at
+        // the gemm, with what would put it on wgmma.
         for gemm in ops.iter().filter(|op| mma.get(&key(op)).is_some_and(|plan| plan.input == patterns::MmaInput::S8)) {
             tile_dialect::diagnostics::emit_warning(
                 gemm.location(),
-                "'tile.gemm' op multiplies i8 on mma.sync.m16n8k32, at a fraction of sm_90a's tensor-core rate: wgmma takes only f16 and bf16 inputs in this compiler",
+                "'tile.gemm' op multiplies i8 on mma.sync.m16n8k32, at a fraction of sm_90a's tensor-core rate: wgmma reads i8 operands K-major only, so give A as MxK in a shared tile and B as NxK (transpose_b) in a shared tile, with M a multiple of 64 a warpgroup and K of 32",
             );
         }
         layouts.mma = mma;
@@ -332,7 +333,8 @@ fn core_tiles_as_recorded<'c, 'a>(ops: &[OperationRef<'c, 'a>], shared: &[(Opera
         let shape = tile_dialect::ops::memref_shape(tile);
         let [rows, columns] = shape[shape.len().saturating_sub(2)..] else { continue };
         let tma = plan.swizzled.contains(&key(allocation));
-        let wanted = crate::nvgpu::chip::operand_layout(rows, columns, tma);
+        let bytes = crate::support::element_of(tile).map_or(2, |element| element.bytes() as i64);
+        let wanted = crate::nvgpu::chip::operand_layout(rows, columns, tma, bytes);
         use tile_dialect::layout::SharedLayout;
         let same = wanted.as_ref().is_some_and(|wanted| SharedLayout { buffers: 1, ..wanted.clone() } == SharedLayout { buffers: 1, ..recorded.clone() });
         if !same {

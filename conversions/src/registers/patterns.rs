@@ -41,6 +41,16 @@ pub use tensor_cores::{WgmmaPlan, wgmma_plan, zero_started};
 pub use tma::{ALIGNMENT_ATTRIBUTE, TENSOR_MAP_BOX, boxes_fill, tma_box, tma_fills};
 pub(crate) use tma_store::{TmaStore, tma_store_plan};
 
+/// Bytes of an element of a tensor the accumulator stores write in pairs, runs or TMA boxes (f16,
+/// bf16, f32 and i32); `None` for the others, which are stored element by element.
+pub(crate) fn stored_bytes(ty: Type) -> Option<i64> {
+    match ty.to_string().as_str() {
+        "f16" | "bf16" => Some(2),
+        "f32" | "i32" => Some(4),
+        _ => None,
+    }
+}
+
 /// The swizzle, in bytes, of the TMA boxes `box_` (outermost first) of elements of `bytes` bytes:
 /// one box row (the maps of swizzled tiles and of staged stores).
 pub fn tma_swizzle(box_: &[i64], bytes: i64) -> i64 {
@@ -705,11 +715,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         done: &BTreeSet<usize>,
     ) -> BTreeSet<usize> {
         let ty = element_type(dst);
-        let bytes = match ty.to_string().as_str() {
-            "f16" | "bf16" => 2,
-            "f32" => 4,
-            _ => 0,
-        };
+        let bytes = stored_bytes(ty).unwrap_or(0);
         let pairs: Vec<usize> = column_pairs(from).into_iter().filter(|slot| !done.contains(slot)).collect();
         if level(dst) != Some(MemoryLevel::Global) || bytes == 0 || !from.layout.origin.starts_with("wgmma.acc") || offsets.len() < 2 || pairs.is_empty() {
             return BTreeSet::new();

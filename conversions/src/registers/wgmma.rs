@@ -4,13 +4,14 @@
 //! Both operands are kept in shared memory without a swizzle, as the instruction's core matrices
 //! (8 rows of 16 bytes, 128 contiguous bytes each), in column slabs: a tile of R rows (as it lies
 //! in global memory: MN rows of a K-major operand, K rows of an MN-major one) is stored as its
-//! slabs of 8 columns one after the other, each slab R rows of 16 bytes, row-major. Element (r, c)
-//! lies at `(c / 8) * R * 8 + r * 8 + c % 8` elements from the tile's start. A slab is what one
-//! TMA box of R rows by 8 elements writes (no swizzle), and 8 neighbouring rows of a slab are one
-//! core matrix, so
+//! slabs of 16 bytes (8 16-bit columns; 16 of i8) one after the other, each slab R rows of 16
+//! bytes, row-major. Element (r, c) of a 16-bit tile lies at `(c / 8) * R * 8 + r * 8 + c % 8`
+//! elements from the tile's start. A slab is what one TMA box of R rows by 16 bytes writes (no
+//! swizzle), and 8 neighbouring rows of a slab are one core matrix, so
 //! - a K-major operand (A, or B given NxK) has its core matrices 128 bytes apart along M/N (the
 //!   descriptor's stride byte offset) and `R * 16` bytes apart along K (its leading byte offset);
-//!   each k16 step starts `2 * R * 16` bytes further, each 64-row tile 1024 bytes further;
+//!   each instruction's K step (32 bytes: k16 of 16-bit, k32 of i8 elements) starts `2 * R * 16`
+//!   bytes further, each 64-row tile 1024 bytes further;
 //! - an MN-major operand (B given KxN, or A given KxM) has its core matrices 128 bytes apart along
 //!   K and `K * 16` bytes apart along M/N; each k16 step starts 256 bytes further, each 64 columns
 //!   of M `8 * K * 16` bytes further.
@@ -88,7 +89,7 @@ impl OperandAddressing {
         }
     }
 
-    /// Bytes from the tile's start to where k16 step `step` starts.
+    /// Bytes from the tile's start to where the instruction's K step `step` (32 bytes of K) starts.
     pub fn step_bytes(&self, step: i64) -> i64 {
         match (self.layout, self.k_major) {
             // Two slabs of 8 columns further.

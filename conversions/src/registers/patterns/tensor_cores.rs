@@ -37,6 +37,10 @@ pub fn zero_started(ops: &[OperationRef], gemms: &std::collections::HashSet<usiz
 /// Also says which gemms with a fragment accumulator stay off wgmma, and why.
 pub fn wgmma_plan<'c, 'a>(ops: &[OperationRef<'c, 'a>], layouts: &Layouts) -> WgmmaPlan<'c, 'a> {
     let sixteen_bit = |value: Value| matches!(element_type(value).to_string().as_str(), "f16" | "bf16");
+    // wgmma reads 8-bit operands K-major only (A as MxK, B as NxK) and from shared memory.
+    let i8_k_major = |a: Value, b: Value, c: Value, transpose_a: bool, transpose_b: bool| {
+        crate::support::i8_product(a, b, c) && !transpose_a && transpose_b && level(a) == Some(MemoryLevel::Shared)
+    };
     // A ring slot stands for its whole ring: every slot is written and read the same way.
     let owned = |tile: &Value| crate::pipeline::rings::tile_allocation(*tile).map(|allocation| key(&allocation));
     // Each gemm that fits the instruction, with its shared operands' allocations and K dimensions.
@@ -51,18 +55,18 @@ pub fn wgmma_plan<'c, 'a>(ops: &[OperationRef<'c, 'a>], layouts: &Layouts) -> Wg
         let transpose_b = gemm.attribute("transpose_b").is_ok();
         let a_shape = memref_shape(a);
         let depth = if transpose_a { a_shape[0] } else { a_shape[1] };
+        let bytes = if sixteen_bit(a) { 2 } else { 1 };
         let fits = accumulator.layout.origin.starts_with("wgmma.acc")
-            && element_type(c).is_f32()
-            && sixteen_bit(a)
+            && ((element_type(c).is_f32() && sixteen_bit(a)) || i8_k_major(a, b, c, transpose_a, transpose_b))
             && element_type(a) == element_type(b)
-            && depth % 16 == 0
+            && depth % (32 / bytes) == 0
             && n % 8 == 0
             && n <= 256
             && m % 64 == 0
             && level(b) == Some(MemoryLevel::Shared)
             && (level(a) == Some(MemoryLevel::Shared) || (level(a) == Some(MemoryLevel::Fragment) && !transpose_a));
         if !fits {
-            off.push((**gemm, "does not fit wgmma (it takes f16 or bf16 inputs with K a multiple of 16, an A operand in shared memory (or a fragment, not transposed), a B operand in shared memory, and an f32 accumulator in the wgmma layout with M a multiple of 64 and N a multiple of 8 up to 256) nor mma.sync (the same inputs, B in shared memory, the block's warps splitting the accumulator into 16x8 tiles)".to_owned()));
+            off.push((**gemm, "does not fit wgmma (it takes f16 or bf16 inputs with K a multiple of 16 into f32, or i8 inputs with A as MxK, B as NxK and K a multiple of 32 into i32; an A operand in shared memory (or a 16-bit fragment, not transposed), a B operand in shared memory, and an accumulator in the wgmma layout with M a multiple of 64 and N a multiple of 8 up to 256) nor mma.sync (the same inputs, B in shared memory, the block's warps splitting the accumulator into 16x8 tiles)".to_owned()));
             continue;
         }
         let [a_k, b_k] = crate::support::k_dimensions(transpose_a, transpose_b);
@@ -187,6 +191,11 @@ pub(super) fn register_a(gemm: &OperationRef, layouts: &Layouts) -> bool {
     crate::layout::Layout::Fragment(operand.layout.clone()).agrees(&crate::layout::Layout::Fragment(wanted))
 }
 
+/// Elements of a core matrix row (16 bytes) of `ty`: 8 of f16 or bf16, 16 of i8.
+fn slab_elements(ty: Type) -> i64 {
+    if ty.to_string() == "i8" { 16 } else { 8 }
+}
+
 impl<'c, 'a> Lowering<'c, 'a, '_> {
     // ---- tile.copy into a wgmma operand tile -----------------------------------------------------
 
@@ -216,19 +225,21 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         }
         let shape = memref_shape(tile);
         let threads = self.threads;
+        let ty = element_type(tile);
+        // A core matrix row: 16 bytes, 8 16-bit or 16 i8 elements.
+        let slab = slab_elements(ty);
         // Tiles whose rows do not split evenly over the threads have no per-thread formula: they
         // take the loop below.
         let spread = crate::registers::Placed::of(crate::layout::atoms::blocked(&shape, threads)).ok();
         let pieces = if shape[0] % 8 == 0 {
-            crate::registers::Placed::of(crate::layout::atoms::core_matrix_chunks(&shape, threads, 8)).ok()
+            crate::registers::Placed::of(crate::layout::atoms::core_matrix_chunks(&shape, threads, slab)).ok()
         } else {
-            crate::registers::Placed::of(crate::layout::atoms::blocked_in_chunks(&shape, threads, 8)).ok()
+            crate::registers::Placed::of(crate::layout::atoms::blocked_in_chunks(&shape, threads, slab)).ok()
         };
-        let ty = element_type(tile);
         // One element at its core-matrix place: zero, or the source's value where it is inside.
         let element = |at: At<'c, 'a>, coordinates: &[Value<'c, 'a>]| {
             let (indices, fits) = self.placed_in(&b, at, parts.src, &parts.src_offsets, coordinates);
-            let place = self.core_place(&b, at, coordinates[0], coordinates[1], &shape);
+            let place = self.core_place(&b, at, coordinates[0], coordinates[1], &shape, slab);
             let zero = b.constant(at, ty, 0.0);
             b.store(at, zero, tile, &place);
             let load_at = match fits {
@@ -255,22 +266,22 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             let coordinates = b.unflatten(inside, flat, &shape);
             element(inside, &coordinates);
         };
-        // A row of K in global memory is a row of core matrices: 16-byte asynchronous copies
+        // A row in global memory is a row of core matrices: 16-byte asynchronous copies
         // (cp.async, zero-filled past the tensor's end) where the addresses allow, element by
         // element where they do not.
         let source = tile_dialect::ops::as_memref(parts.src.r#type());
         let row_length = source.and_then(|memref| tile_dialect::ops::static_sizes(memref).last().copied().flatten());
         let vectorizable = level(parts.src) == Some(MemoryLevel::Global)
             && element_type(parts.src) == ty
-            && shape[1] % 8 == 0
-            && row_length.is_none_or(|length| length % 8 == 0)
+            && shape[1] % slab == 0
+            && row_length.is_none_or(|length| length % slab == 0)
             && !parts.src_offsets.is_empty();
         match (&pieces, &spread) {
             (Some(pieces), _) if vectorizable => {
-                // 16-byte pieces: 8 elements of K.
-                let aligned = self.runs_aligned(&b, at, parts.src, &parts.src_offsets, 8);
+                // 16-byte pieces: one core matrix row.
+                let aligned = self.runs_aligned(&b, at, parts.src, &parts.src_offsets, slab);
                 let fast = b.if_then(at, aligned);
-                self.copy_rows_async(&b, fast, &parts, tile, pieces, !asynchronous);
+                self.copy_rows_async(&b, fast, &parts, tile, pieces, slab, !asynchronous);
                 let yes = b.value(at, melior::dialect::arith::constant(self.context, IntegerAttribute::new(IntegerType::new(self.context, 1).into(), 1).into(), b.location));
                 let unaligned = b.op(at, "arith.xori", &[aligned, yes]);
                 // Misaligned sources are rare (allocators align to 256 bytes).
@@ -286,7 +297,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         erase(self.context, op);
     }
 
-    /// Copies the tile's rows in 16-byte pieces (8 elements of K, one row of a core matrix) with
+    /// Copies the tile's rows in 16-byte pieces (`slab` elements, one row of a core matrix) with
     /// `nvgpu.device_async_copy`, then (with `wait`) waits for them; a piece reaching past the tensor's end copies
     /// what is there and fills the rest with zeros.
     #[allow(clippy::too_many_arguments)]
@@ -297,19 +308,20 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         parts: &tile_dialect::ops::CopyParts<'c, 'a>,
         tile: Value<'c, 'a>,
         pieces: &crate::registers::Placed,
+        slab: i64,
         wait: bool,
     ) {
         let shape = &pieces.layout.shape;
         let offsets = self.offsets(b, at, pieces);
         let token_type = Type::parse(self.context, "!nvgpu.device.async.token").expect("token type");
-        for slot in pieces.distribution.used_slots().filter(|slot| slot % 8 == 0) {
+        for slot in pieces.distribution.used_slots().filter(|slot| *slot as i64 % slab == 0) {
             let coordinates = self.coordinates(b, at, pieces, &offsets, slot);
             let inner = self.guarded(b, at, pieces, &coordinates);
             let (indices, _) = self.placed_in(b, inner, parts.src, &parts.src_offsets, &coordinates);
             let at = inner;
             // Elements of the piece inside the tensor (0 past its end), and indices kept inside it.
             let last = indices.len() - 1;
-            let (c0, c8) = (b.index(at, 0), b.index(at, 8));
+            let (c0, c_slab) = (b.index(at, 0), b.index(at, slab));
             let mut rows_inside: Option<Value> = None;
             let mut clamped = Vec::new();
             for (d, index) in indices.iter().enumerate() {
@@ -326,15 +338,15 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             let size = b.dim(at, parts.src, last as i64);
             let column_inside = b.compare(at, "ult", indices[last], size);
             let left = b.op(at, "arith.subi", &[size, indices[last]]);
-            let left = b.op(at, "arith.minui", &[left, c8]);
+            let left = b.op(at, "arith.minui", &[left, c_slab]);
             let all_inside = match rows_inside {
                 Some(rows) => b.op(at, "arith.andi", &[rows, column_inside]),
                 None => column_inside,
             };
             let elements = b.value(at, melior::dialect::arith::select(all_inside, left, c0, b.location));
-            // A piece is 8 elements along the tile's rows: of K in a K-major tile, of N in an
+            // A piece is 16 bytes along the tile's rows: of K in a K-major tile, of N in an
             // MN-major one; either way one row of a core matrix.
-            let place = self.core_place(b, at, coordinates[0], coordinates[1], shape);
+            let place = self.core_place(b, at, coordinates[0], coordinates[1], shape, slab);
             let mut operands = vec![tile];
             operands.extend_from_slice(&place);
             operands.push(parts.src);
@@ -346,7 +358,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                 OperationBuilder::new("nvgpu.device_async_copy", b.location)
                     .add_operands(&operands)
                     .add_attributes(&[
-                        (Identifier::new(self.context, "dstElements"), crate::attributes::index(self.context, 8)),
+                        (Identifier::new(self.context, "dstElements"), crate::attributes::index(self.context, slab)),
                         (Identifier::new(self.context, "bypassL1"), Attribute::unit(self.context)),
                         (Identifier::new(self.context, "operandSegmentSizes"), segments),
                     ])
@@ -372,21 +384,21 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
     }
 
     /// The (row, column) of a row-major tile of `shape` whose storage holds its element (row,
-    /// column) in column slabs ([`crate::registers::wgmma`]).
-    fn core_place(&self, b: &Builder<'c>, at: At<'c, 'a>, row: Value<'c, 'a>, column: Value<'c, 'a>, shape: &[i64]) -> Vec<Value<'c, 'a>> {
-        let offset = self.core_offset(b, at, row, column, shape[0]);
+    /// column) in column slabs of `slab` elements ([`crate::registers::wgmma`]).
+    fn core_place(&self, b: &Builder<'c>, at: At<'c, 'a>, row: Value<'c, 'a>, column: Value<'c, 'a>, shape: &[i64], slab: i64) -> Vec<Value<'c, 'a>> {
+        let offset = self.core_offset(b, at, row, column, shape[0], slab);
         let width = b.index(at, shape[1]);
         vec![b.op(at, "arith.divui", &[offset, width]), b.op(at, "arith.remui", &[offset, width])]
     }
 
-    /// Elements before element (row, column) of a tile of `rows` rows kept in column slabs
-    /// ([`crate::registers::wgmma::core_offset`], computed in IR).
-    fn core_offset(&self, b: &Builder<'c>, at: At<'c, 'a>, row: Value<'c, 'a>, column: Value<'c, 'a>, rows: i64) -> Value<'c, 'a> {
-        let c8 = b.index(at, 8);
-        let slab = b.op(at, "arith.divui", &[column, c8]);
-        let slab_start = b.op(at, "arith.muli", &[slab, b.index(at, rows * 8)]);
-        let row_start = b.op(at, "arith.muli", &[row, c8]);
-        let inner = b.op(at, "arith.remui", &[column, c8]);
+    /// Elements before element (row, column) of a tile of `rows` rows kept in column slabs of
+    /// `slab` elements ([`crate::registers::wgmma::core_offset`], computed in IR).
+    fn core_offset(&self, b: &Builder<'c>, at: At<'c, 'a>, row: Value<'c, 'a>, column: Value<'c, 'a>, rows: i64, slab: i64) -> Value<'c, 'a> {
+        let width = b.index(at, slab);
+        let slab_index = b.op(at, "arith.divui", &[column, width]);
+        let slab_start = b.op(at, "arith.muli", &[slab_index, b.index(at, rows * slab)]);
+        let row_start = b.op(at, "arith.muli", &[row, width]);
+        let inner = b.op(at, "arith.remui", &[column, width]);
         let offset = b.op(at, "arith.addi", &[slab_start, row_start]);
         b.op(at, "arith.addi", &[offset, inner])
     }
@@ -416,7 +428,10 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         // A KxM A (transposed) is read MN-major, as a KxN B is.
         let a_mn_major = op.attribute("transpose_a").is_ok();
         let depth = memref_shape(a)[if a_mn_major { 0 } else { 1 }];
-        let input = element_type(a).to_string();
+        // An instruction takes 32 bytes of K: k16 of f16 or bf16, k32 of i8 (summed into s32).
+        let integer = element_type(a).to_string() == "i8";
+        let (input, output, bytes) = if integer { ("s8".to_owned(), "s32", 1) } else { (element_type(a).to_string(), "f32", 2) };
+        let k_step = 32 / bytes;
         let warpgroups = accumulator.distribution.threads / 128;
         let rows = m / warpgroups;
         // A fragment A operand in the wgmma A layout is read from registers; any other goes to its
@@ -424,7 +439,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let from_registers = register_a(&op, self.layouts);
         let a_tile = match scratch.filter(|_| level(a) == Some(MemoryLevel::Fragment) && !from_registers) {
             Some(staged) => {
-                self.stage(&b, at, a, staged, &|b, at, coordinates| self.core_offset(b, at, coordinates[0], coordinates[1], m));
+                self.stage(&b, at, a, staged, &|b, at, coordinates| self.core_offset(b, at, coordinates[0], coordinates[1], m, slab_elements(element_type(a))));
                 self.async_proxy_fence(&b, at);
                 b.barrier(at);
                 staged
@@ -447,7 +462,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let operand_layout = |tile: Value<'c, 'a>, k_major: bool| {
             let swizzled = crate::pipeline::rings::tile_allocation(tile).is_some_and(|allocation| self.layouts.swizzled.contains(&key(&allocation)));
             let columns = memref_shape(tile).last().copied().unwrap_or(64);
-            let span = if k_major { super::tma::swizzle_of(super::tma::box_columns(columns).unwrap_or(64), 2) } else { super::tma::SWIZZLE };
+            let span = if k_major { super::tma::swizzle_of(super::tma::box_columns(columns, bytes).unwrap_or(super::tma::SWIZZLE / bytes), bytes) } else { super::tma::SWIZZLE };
             if swizzled { OperandLayout::Swizzled(span) } else { OperandLayout::Slabs }
         };
         let a_addressing = OperandAddressing::new(operand_layout(a_tile, !a_mn_major), !a_mn_major, if a_mn_major { depth } else { m });
@@ -472,7 +487,8 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let descriptor = |at: At<'c, 'a>, base: Value<'c, 'a>, bytes: i64| b.op(at, "arith.addi", &[base, constant64(at, bytes >> 4)]);
         let a_descriptor = base_descriptor(a_address, constant64(at, a_addressing.constant()));
         let b_descriptor = base_descriptor(b_address, constant64(at, b_addressing.constant()));
-        let struct_type = crate::attributes::f32_struct(self.context, (n / 2) as usize);
+        let field = element_type(c);
+        let struct_type = crate::attributes::struct_of(self.context, field, (n / 2) as usize);
         let array = self.private(c);
         let attribute = |name: &str, text: String| (Identifier::new(self.context, name), Attribute::parse(self.context, &text).expect("wgmma attribute"));
         let simple = |name: &str, attributes: &[(Identifier<'c>, Attribute<'c>)]| {
@@ -512,7 +528,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         // between independent accumulators, so one instruction does not wait for the last one's
         // result (the deleted template's order: the 128x128 one-warpgroup GEMM spent its stalls
         // on `gmma` in the other order, RESULTS run 76).
-        for step in 0..depth / 16 {
+        for step in 0..depth / k_step {
             let accumulate = !(zero_start && step == 0);
             let db = descriptor(at, b_descriptor, b_addressing.step_bytes(step));
             for tile in 0..rows / 64 {
@@ -531,10 +547,10 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                                 attribute("scaleA", "#nvvm.wgmma_scale_in<one>".into()),
                                 attribute("scaleB", "#nvvm.wgmma_scale_in<one>".into()),
                                 attribute("scaleD", format!("#nvvm.wgmma_scale_out<{}>", if accumulate { "one" } else { "zero" })),
-                                attribute("shape", format!("#nvvm.shape<m = 64, n = {n}, k = 16>")),
+                                attribute("shape", format!("#nvvm.shape<m = 64, n = {n}, k = {k_step}>")),
                                 attribute("typeA", format!("#nvvm.wgmma_type<{input}>")),
                                 attribute("typeB", format!("#nvvm.wgmma_type<{input}>")),
-                                attribute("typeD", "#nvvm.wgmma_type<f32>".into()),
+                                attribute("typeD", format!("#nvvm.wgmma_type<{output}>")),
                             ])
                             .add_results(&[struct_type])
                             .build()
@@ -553,7 +569,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         }
         for (tile, value) in results {
             for position in 0..n / 2 {
-                let element = b.extract_f32(at, value, position as i64);
+                let element = b.extract(at, value, position as i64, field);
                 self.set_slot(&b, at, element, array, accumulator, tile * (n / 2) + position);
             }
         }

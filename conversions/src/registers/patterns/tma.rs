@@ -24,17 +24,25 @@ pub const TENSOR_MAP_BOX: &str = "tile.tensor_map_box";
 pub const ALIGNMENT_ATTRIBUTE: &str = "tile.alignment";
 /// The swizzle span of the boxes, in bytes: one box row.
 pub const SWIZZLE: i64 = 128;
-/// Elements of a box row (16-bit elements).
-pub const BOX_COLUMNS: i64 = 64;
 
-/// Columns of the boxes that fill a tile of `columns` 16-bit columns: 64 (rows of 128 bytes, the
-/// 128-byte swizzle) where the tile is whole such boxes; a K-major operand's K tile of 32 or 16
-/// (the 64- or 32-byte swizzle, one box: what a wgmma descriptor with that swizzle mode reads).
-pub fn box_columns(columns: i64) -> Option<i64> {
-    if columns % BOX_COLUMNS == 0 {
-        Some(BOX_COLUMNS)
+/// Columns of the boxes that fill a tile of `columns` columns of `bytes`-byte elements: a 128-byte
+/// row (64 16-bit or 128 i8 columns, the 128-byte swizzle) where the tile is whole such boxes; a
+/// K-major operand's K tile of 64 or 32 bytes (the 64- or 32-byte swizzle, one box: what a wgmma
+/// descriptor with that swizzle mode reads).
+pub fn box_columns(columns: i64, bytes: i64) -> Option<i64> {
+    if columns % (SWIZZLE / bytes) == 0 {
+        Some(SWIZZLE / bytes)
     } else {
-        [32, 16].contains(&columns).then_some(columns)
+        [64, 32].contains(&(columns * bytes)).then_some(columns)
+    }
+}
+
+/// Bytes of an element of the operand tiles TMA fills for wgmma: 2 for f16 and bf16, 1 for i8.
+pub fn operand_bytes(tile: Value) -> Option<i64> {
+    match element_type(tile).to_string().as_str() {
+        "f16" | "bf16" => Some(2),
+        "i8" => Some(1),
+        _ => None,
     }
 }
 
@@ -46,17 +54,16 @@ pub fn swizzle_of(columns: i64, bytes: i64) -> i64 {
 pub const SWIZZLED_ALIGNMENT: i64 = 1024;
 
 /// The TMA box (outermost first) that fills the R x C `tile` from `src` at `offsets`, when TMA
-/// can: a global tensor of the tile's 16-bit element type (row-major and contiguous, as the verifier
+/// can: a global tensor of the tile's element type, f16, bf16 or i8 (row-major and contiguous, as the verifier
 /// requires of every tensor), of rank 2 to 5 with rows of a multiple of 16 bytes and sizes a
 /// 32-bit coordinate reaches where they are static; the tile's two dimensions the tensor's last
-/// two, at most 256 rows in whole core matrices, whole boxes of 64 columns. A dynamic tensor's
+/// two, at most 256 rows in whole core matrices, whole boxes of 128-byte rows. A dynamic tensor's
 /// map is encoded at launch from its sizes: a launcher refuses one whose rows are not 16-byte
 /// multiples (a TMA requirement).
 pub fn tma_box(src: Value, offsets: usize, tile: Value) -> Option<Vec<i64>> {
-    let element = element_type(tile);
-    let sixteen_bit = matches!(element.to_string().as_str(), "f16" | "bf16");
+    let bytes = operand_bytes(tile)?;
     let [rows, columns] = memref_shape(tile)[..] else { return None };
-    (sixteen_bit && element_type(src) == element).then(|| tensor_box(src, offsets, rows, box_columns(columns)?, 2)).flatten()
+    (element_type(src) == element_type(tile)).then(|| tensor_box(src, offsets, rows, box_columns(columns, bytes)?, bytes)).flatten()
 }
 
 /// The TMA box (outermost first) of `rows` rows of `box_columns` elements of `bytes` bytes of
@@ -81,7 +88,7 @@ pub fn tensor_box(tensor: Value, offsets: usize, rows: i64, box_columns: i64, by
 /// `k_dimension`: [`tma_box`] serves it, and boxes narrower than 64 columns only where K is the
 /// columns (the descriptors of an MN-major operand step over whole 128-byte rows).
 pub fn boxes_fill(parts: &tile_dialect::ops::CopyParts, k_dimension: usize) -> bool {
-    let wide = memref_shape(parts.dst).last().is_some_and(|columns| columns % BOX_COLUMNS == 0);
+    let wide = memref_shape(parts.dst).last().is_some_and(|columns| operand_bytes(parts.dst).is_some_and(|bytes| columns * bytes % SWIZZLE == 0));
     tma_box(parts.src, parts.src_offsets.len(), parts.dst).is_some() && (wide || k_dimension == 1)
 }
 
@@ -151,7 +158,8 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             b.if_then(at, first)
         };
         let barrier = crate::pipeline::nvidia::barrier_pointer(&b, leader, barriers, index);
-        let bytes = rows * columns * 2;
+        let element_bytes = operand_bytes(tile).expect("a TMA-filled tile");
+        let bytes = rows * columns * element_bytes;
         let expected = b.value(leader, melior::dialect::arith::constant(context, IntegerAttribute::new(i32_type, bytes).into(), b.location));
         b.insert(leader, OperationBuilder::new("nvvm.mbarrier.expect_tx", b.location).add_operands(&[barrier, expected]).build().expect("nvvm.mbarrier.expect_tx"));
         let base = b.aligned_pointer(leader, tile);
@@ -164,7 +172,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         rest.extend(parts.src_offsets[..rank - 2].iter().rev().map(|offset| coordinate(*offset)));
         let box_columns = *box_.last().expect("a box");
         for box_index in 0..columns / box_columns {
-            let box_bytes = b.value(leader, melior::dialect::arith::constant(context, IntegerAttribute::new(i64_type, box_index * rows * box_columns * 2).into(), b.location));
+            let box_bytes = b.value(leader, melior::dialect::arith::constant(context, IntegerAttribute::new(i64_type, box_index * rows * box_columns * element_bytes).into(), b.location));
             let address = b.op(leader, "arith.addi", &[base, box_bytes]);
             let destination = b.cast(leader, "llvm.inttoptr", address, shared_pointer);
             // The instruction writes through a shared::cluster address (this block's own shared

@@ -30,11 +30,7 @@ const ROW_BYTES: i64 = 128;
 
 /// Bytes of the elements of a tensor the staged stores write, where they write it.
 fn element_bytes(tensor: Value) -> Option<i64> {
-    match element_type(tensor).to_string().as_str() {
-        "f16" | "bf16" => Some(2),
-        "f32" => Some(4),
-        _ => None,
-    }
+    super::stored_bytes(element_type(tensor))
 }
 
 /// How one accumulator copy is staged.

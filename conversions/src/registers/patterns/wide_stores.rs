@@ -77,11 +77,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         offsets_now: &[Value<'c, 'a>],
     ) -> BTreeSet<usize> {
         let ty = element_type(dst);
-        let bytes: i64 = match ty.to_string().as_str() {
-            "f16" | "bf16" => 2,
-            "f32" => 4,
-            _ => return BTreeSet::new(),
-        };
+        let Some(bytes) = super::stored_bytes(ty) else { return BTreeSet::new() };
         let lanes = 16 / (2 * bytes);
         let wanted = level(dst) == Some(MemoryLevel::Global) && from.layout.origin.starts_with("wgmma.acc") && offsets.len() >= 2 && self.shuffles.is_some();
         let (groups, block) = if wanted { runs(from, lanes) } else { (Vec::new(), 0) };
@@ -169,7 +165,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
     /// A pair of `bytes`-byte values as 32-bit words.
     pub(super) fn words(&self, b: &Builder<'c>, at: At<'c, 'a>, pair: &[Value<'c, 'a>], bytes: i64, i32_type: Type<'c>) -> Vec<Value<'c, 'a>> {
         if bytes == 4 {
-            return pair.iter().map(|value| b.cast(at, "arith.bitcast", *value, i32_type)).collect();
+            return pair.iter().map(|value| if value.r#type() == i32_type { *value } else { b.cast(at, "arith.bitcast", *value, i32_type) }).collect();
         }
         let pair_type = crate::attributes::vector(2, pair[0].r#type());
         let vector = b.value(at, OperationBuilder::new("vector.from_elements", b.location).add_operands(pair).add_results(&[pair_type]).build().expect("vector.from_elements"));
