@@ -22,13 +22,14 @@ import triton
 import triton.language as tl
 from cuda.bindings import driver as cu
 
-DTYPES = {"f16": torch.float16, "bf16": torch.bfloat16, "f32": torch.float32, "i8": torch.int8, "i32": torch.int32}
+DTYPES = {"f16": torch.float16, "bf16": torch.bfloat16, "f32": torch.float32, "i8": torch.int8, "i32": torch.int32, "f8E4M3FN": torch.float8_e4m3fn}
 TMA_TYPES = {
     "f16": cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
     "bf16": cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
     "f32": cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
     "i32": cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_INT32,
     "i8": cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_UINT8,
+    "f8E4M3FN": cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_UINT8,
 }
 SWIZZLES = {
     0: cu.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_NONE,
@@ -81,6 +82,10 @@ class Kernel:
             if dtype.is_floating_point:
                 out[binding["host_argument"]] = (
                     torch.full(shape, float("nan"), dtype=dtype, device="cuda") if binding["written"]
+                    # f8E4M3FN: small integers (exact in it), so that the products' sums are
+                    # integers that wgmma's fp8 accumulation (about 14 bits, truncating) holds
+                    # exactly and the check can ask for equality.
+                    else torch.randint(-4, 5, shape, device="cuda").to(dtype) if dtype == torch.float8_e4m3fn
                     else torch.randn(shape, dtype=dtype, device="cuda")
                 )
             else:
@@ -128,7 +133,7 @@ def plain_reference(kernel, tensors):
         return {1: torch.softmax(t[0], dim=1)}
     if name == "bias_fill":
         return {2: 0.5 + t[0] @ t[1]}
-    if name in ("gemm_i8", "gemm_i8_large", "gemm_i8_wide", "gemm_i8_warps") or name.startswith("gemm_i8w_"):
+    if name in ("gemm_i8", "gemm_i8_large", "gemm_i8_wide", "gemm_i8_warps") or name.startswith(("gemm_i8w_", "gemm_f8w_")):
         # i8 x i8 (B given N x K) into i32: exact in float64 at these sizes.
         return {2: t[0] @ t[1].T}
     if name == "gemm_i8_kn":
@@ -171,7 +176,9 @@ def check_plain(kernel):
         nan += int(torch.isnan(out).sum())
         worst = max(worst, float(torch.linalg.norm(out - ref) / torch.linalg.norm(ref)))
     # bf16 operands land between 1e-3 and 1e-2 (METHOD.md); the output rounding adds ~1e-3.
-    passed = nan == 0 and worst < (1e-2 if "bf16" in kernel.name else 5e-3)
+    # f8E4M3FN inputs are small integers: their products sum exactly.
+    exact = any(binding["element"] == "f8E4M3FN" for binding in kernel.manifest["bindings"])
+    passed = nan == 0 and (worst == 0.0 if exact else worst < (1e-2 if "bf16" in kernel.name else 5e-3))
     return passed, worst, nan
 
 
@@ -195,6 +202,12 @@ def time_plain(kernel):
     if equivalent is None and name.startswith("gemm_i8w_"):
         # bench/prepare.sh's i8 tile variants (B given N x K).
         equivalent = TORCH_EQUIVALENT["gemm_i8_large"]
+    if equivalent is None and name.startswith("gemm_f8w_"):
+        # f8E4M3FN x f8E4M3FN (B given N x K) into f32: cuBLASLt's fp8 GEMM through torch, unscaled.
+        one = torch.ones((), device="cuda")
+
+        def equivalent(t):
+            return torch._scaled_mm(t[0], t[1].T, scale_a=one, scale_b=one, out_dtype=torch.float32)
     if equivalent is None and name.startswith("attention_bench"):
         equivalent = TORCH_EQUIVALENT["attention_bench_d128_f16"]
     if equivalent is None:
@@ -494,17 +507,18 @@ def main():
         print(f"{kernel.name}: {'PASS' if passed else 'FAIL'} rel_err={rel:.2e} nan={nan} ({manifest.get('strategy')} strategy)", flush=True)
         if args.no_time or not (passed or args.force_time):
             continue
-        if kernel.name.startswith("gemm_") and "softmax" not in kernel.name and "column" not in kernel.name and "_i8" not in kernel.name:
+        if kernel.name.startswith("gemm_") and "softmax" not in kernel.name and "column" not in kernel.name and "_i8" not in kernel.name and "_f8w_" not in kernel.name:
             rows.append(time_gemm(kernel))
             continue
         timed = time_plain(kernel)
         if timed:
             ours, theirs, bandwidth = timed
             print(f"  ours {ours * 1e3:.1f} us ({bandwidth:.0f} GB/s), torch {theirs * 1e3:.1f} us, ours/torch speed {theirs / ours:.3f}", flush=True)
-            if manifest["host_function"] == "gemm_i8_large" or manifest["host_function"].startswith("gemm_i8w_"):
+            if manifest["host_function"] == "gemm_i8_large" or manifest["host_function"].startswith(("gemm_i8w_", "gemm_f8w_")):
                 m, k = kernel.shape(0, manifest["bindings"][0])
                 n = kernel.shape(1, manifest["bindings"][1])[0]
-                print(f"  i8 GEMM {m}x{n}x{k}: ours {2 * m * n * k / ours / 1e9:.0f} TOP/s, torch._int_mm {2 * m * n * k / theirs / 1e9:.0f} TOP/s", flush=True)
+                baseline = "torch._scaled_mm" if "_f8w_" in manifest["host_function"] else "torch._int_mm"
+                print(f"  8-bit GEMM {m}x{n}x{k}: ours {2 * m * n * k / ours / 1e9:.0f} TOP/s, {baseline} {2 * m * n * k / theirs / 1e9:.0f} TOP/s", flush=True)
     if rows:
         print("\n| kernel | ours TFLOP/s | cuBLAS | Triton | ours/cuBLAS | ours/Triton |")
         print("|---|---|---|---|---|---|")

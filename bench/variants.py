@@ -63,7 +63,8 @@ def program(name, m, n, k, dtype, bm, bn, bk, threads, stages, relu=False, trans
         schedule="" if persistent else " attributes {tile.schedule = {persistent = false}}",
         # i8 products sum into i32 (the dialect's rule), the others into f32.
         acc="i32" if dtype == "i8" else "f32",
-        out="i32" if dtype == "i8" else dtype,
+        # f8E4M3FN products leave as f32.
+        out={"i8": "i32", "f8E4M3FN": "f32"}.get(dtype, dtype),
     )
     fields["zero"] = "" if dtype == "i8" else "  %zero = arith.constant 0.0 : f32\n"
     if dtype == "i8":
@@ -154,6 +155,21 @@ def main(out_dir):
         for size, (tag, bm, bn, threads, stages) in itertools.product(
             (4096, 8192),
             [("t128x256x128w2s4", 128, 256, 256, 4), ("t128x256x128w2s3", 128, 256, 256, 3), ("t256x128x128w2s4", 256, 128, 256, 4), ("t128x128x128w2s4", 128, 128, 256, 4)],
+        )
+    ]
+    # 8-bit checks on ragged sizes, B given as NxK (bench.py asks for exact results: i8 sums, and
+    # f8E4M3FN products of the small integers it fills them with).
+    extra += [
+        ("check_i8w_tb_1000x1000x640", dict(m=1000, n=1000, k=640, dtype="i8", bm=128, bn=256, bk=128, threads=256, stages=3, transpose_b=True)),
+        ("check_f8w_tb_1000x1000x640", dict(m=1000, n=1000, k=640, dtype="f8E4M3FN", bm=128, bn=256, bk=128, threads=256, stages=3, transpose_b=True)),
+        ("check_f8w_tb_k32_300x260x96", dict(m=300, n=260, k=96, dtype="f8E4M3FN", bm=64, bn=128, bk=32, threads=128, stages=2, transpose_b=True)),
+    ]
+    # f8E4M3FN x f8E4M3FN -> f32, B given as NxK, against torch._scaled_mm (cuBLASLt, unit scales).
+    extra += [
+        (f"gemm_f8w_{size}_{tag}", dict(m=size, n=size, k=size, dtype="f8E4M3FN", bm=bm, bn=bn, bk=128, threads=threads, stages=stages, transpose_b=True))
+        for size, (tag, bm, bn, threads, stages) in itertools.product(
+            (4096, 8192),
+            [("t128x256x128w2s4", 128, 256, 256, 4), ("t128x256x128w2s3", 128, 256, 256, 3), ("t256x128x128w2s4", 256, 128, 256, 4)],
         )
     ]
     for name, kw in extra:

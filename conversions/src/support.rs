@@ -79,7 +79,8 @@ fn host_arguments_plain(module: OperationRef, strided: bool) -> bool {
 }
 
 /// Checks that no op in the kernels of `module` uses f8E4M3FN (no target converts 8-bit floats yet;
-/// the SPIR-V lowering says so itself) and, on GPU targets, that host memrefs are in the default
+/// the SPIR-V lowering says so itself) except, on sm_90a, as wgmma operands ([`f8_operand_op`]),
+/// and, on GPU targets, that host memrefs are in the default
 /// memory space; emits an error at each op or function it cannot build and returns `Err` (empty:
 /// the errors are out) when there was one. (Math ops are the math passes' and
 /// `tile-check-external-calls`' business.)
@@ -101,15 +102,13 @@ pub fn check_supported(module: OperationRef, target: &str) -> Result<(), String>
                     .chain(op.results().map(|value| value.r#type()))
                     .map(tile_dialect::ops::scalar_type)
                     .any(|ty| ty.is_float8e4m3fn() || ty.is_float8e4m3fnuz());
-                if f8 {
-                    emit_error(
-                        op.location(),
-                        &format!(
-                            "'{}' op uses f8E4M3FN, which {} does not lower yet (no 8-bit float conversions); use f16 or f32",
-                            op_name(&op),
-                            display(target)
-                        ),
-                    );
+                if f8 && !(target == crate::nvgpu::CHIP && f8_operand_op(op)) {
+                    let lowered = if target == crate::nvgpu::CHIP {
+                        "lowers only as wgmma operands (shared tiles that copies from f8E4M3FN tensors fill and gemms read; no 8-bit float conversions yet)"
+                    } else {
+                        "does not lower yet (no 8-bit float conversions)"
+                    };
+                    emit_error(op.location(), &format!("'{}' op uses f8E4M3FN, which {} {lowered}; use f16 or f32", op_name(&op), display(target)));
                     failed = true;
                     break; // one error a kernel: every op on the same tiles would say the same
                 }
@@ -123,6 +122,19 @@ pub fn check_supported(module: OperationRef, target: &str) -> Result<(), String>
         failed |= !no_producers(module, target);
     }
     if failed { Err(String::new()) } else { Ok(()) }
+}
+
+/// Whether `op` handles f8E4M3FN values without converting them, as the sm_90a lowering does for
+/// wgmma operands: shared tiles, the copies that fill them from tensors of the same type (bytes
+/// moved as they are), the ring slots they become, and the gemms that read them (whose own rule
+/// refuses what wgmma cannot take).
+fn f8_operand_op(op: OperationRef) -> bool {
+    match op_name(&op) {
+        "tile.alloc_shared" | "tile.gemm" | "tile.slot" => true,
+        "tile.copy" => tile_dialect::ops::copy_parts(&op).is_some_and(|parts| element_of(parts.src) == element_of(parts.dst)),
+        "tile.copy_async" => tile_dialect::ops::copy_async_parts(&op).is_some_and(|(parts, _, _)| element_of(parts.src) == element_of(parts.dst)),
+        _ => false,
+    }
 }
 
 /// Checks that no kernel of `module` has a `tile.producer`: only sm_90a gives one a warp of its
@@ -243,6 +255,12 @@ pub fn k_dimensions(transpose_a: bool, transpose_b: bool) -> [usize; 2] {
 pub fn i8_product(a: melior::ir::Value, b: melior::ir::Value, c: melior::ir::Value) -> bool {
     use tile_dialect::element::Element;
     element_of(a) == Some(Element::I8) && element_of(b) == Some(Element::I8) && element_of(c) == Some(Element::I32)
+}
+
+/// Whether a gemm of these operands multiplies f8E4M3FN by f8E4M3FN into an f32 accumulator.
+pub fn f8_product(a: melior::ir::Value, b: melior::ir::Value, c: melior::ir::Value) -> bool {
+    use tile_dialect::element::Element;
+    element_of(a) == Some(Element::F8E4M3FN) && element_of(b) == Some(Element::F8E4M3FN) && element_of(c) == Some(Element::F32)
 }
 
 /// The tile element type of a memref value (`None` for other values and element types).

@@ -18,7 +18,7 @@ func.func @threads_not_warpgroups(%A: memref<1024x1024xf16>, %B: memref<1024x102
     tile.pipelined %k = %c0 to %c4 stages(3) {
       tile.copy %A[%c0, %k], %As : memref<1024x1024xf16>, memref<128x64xf16, #gpu.address_space<workgroup>>
       tile.copy %B[%k, %c0], %Bs : memref<1024x1024xf16>, memref<64x128xf16, #gpu.address_space<workgroup>>
-      // expected-warning @+1 {{'tile.gemm' op does not fit wgmma (it takes f16 or bf16 inputs with K a multiple of 16 into f32, or i8 inputs with A as MxK, B as NxK and K a multiple of 32 into i32; an A operand in shared memory (or a 16-bit fragment, not transposed), a B operand in shared memory, and an accumulator in the wgmma layout with M a multiple of 64 and N a multiple of 8 up to 256) nor mma.sync (the same inputs, B in shared memory, the block's warps splitting the accumulator into 16x8 tiles); it runs without tensor cores on sm_90a (one loop over K per accumulator element)}}
+      // expected-warning @+1 {{'tile.gemm' op does not fit wgmma (it takes f16 or bf16 inputs with K a multiple of 16 into f32, or i8 (into i32) or f8E4M3FN (into f32) inputs with A as MxK, B as NxK and K a multiple of 32; an A operand in shared memory (or a 16-bit fragment, not transposed), a B operand in shared memory, and an accumulator in the wgmma layout with M a multiple of 64 and N a multiple of 8 up to 256) nor mma.sync (the same inputs, B in shared memory, the block's warps splitting the accumulator into 16x8 tiles); it runs without tensor cores on sm_90a (one loop over K per accumulator element)}}
       tile.gemm %As, %Bs, %Cf : memref<128x64xf16, #gpu.address_space<workgroup>>, memref<64x128xf16, #gpu.address_space<workgroup>>, memref<128x128xf32, #tile.fragment>
     }
     tile.copy %Cf, %C[%c0, %c0] : memref<128x128xf32, #tile.fragment>, memref<1024x1024xf16>
@@ -43,7 +43,7 @@ func.func @m_too_small(%A: memref<1024x1024xf16>, %B: memref<1024x1024xf16>, %C:
     tile.pipelined %k = %c0 to %c4 stages(3) {
       tile.copy %A[%c0, %k], %As : memref<1024x1024xf16>, memref<32x8xf16, #gpu.address_space<workgroup>>
       tile.copy %B[%k, %c0], %Bs : memref<1024x1024xf16>, memref<8x128xf16, #gpu.address_space<workgroup>>
-      // expected-warning @+1 {{'tile.gemm' op does not fit wgmma (it takes f16 or bf16 inputs with K a multiple of 16 into f32, or i8 inputs with A as MxK, B as NxK and K a multiple of 32 into i32; an A operand in shared memory (or a 16-bit fragment, not transposed), a B operand in shared memory, and an accumulator in the wgmma layout with M a multiple of 64 and N a multiple of 8 up to 256) nor mma.sync (the same inputs, B in shared memory, the block's warps splitting the accumulator into 16x8 tiles); it runs without tensor cores on sm_90a (one loop over K per accumulator element)}}
+      // expected-warning @+1 {{'tile.gemm' op does not fit wgmma (it takes f16 or bf16 inputs with K a multiple of 16 into f32, or i8 (into i32) or f8E4M3FN (into f32) inputs with A as MxK, B as NxK and K a multiple of 32; an A operand in shared memory (or a 16-bit fragment, not transposed), a B operand in shared memory, and an accumulator in the wgmma layout with M a multiple of 64 and N a multiple of 8 up to 256) nor mma.sync (the same inputs, B in shared memory, the block's warps splitting the accumulator into 16x8 tiles); it runs without tensor cores on sm_90a (one loop over K per accumulator element)}}
       tile.gemm %As, %Bs, %Cf : memref<32x8xf16, #gpu.address_space<workgroup>>, memref<8x128xf16, #gpu.address_space<workgroup>>, memref<32x128xf32, #tile.fragment>
     }
     tile.copy %Cf, %C[%c0, %c0] : memref<32x128xf32, #tile.fragment>, memref<1024x1024xf16>
@@ -186,6 +186,36 @@ func.func @integer_inputs_short_k(%A: memref<64x64xi8>, %B: memref<64x64xi8>, %C
     // expected-warning @+1 {{'tile.gemm' op does not fit wgmma}}
     tile.gemm %As, %Bs, %Cf : memref<64x16xi8, #gpu.address_space<workgroup>>, memref<16x64xi8, #gpu.address_space<workgroup>>, memref<64x64xi32, #tile.fragment>
     tile.copy %Cf, %C[%c0, %c0] : memref<64x64xi32, #tile.fragment>, memref<64x64xi32>
+  }
+  return
+}
+
+// -----
+
+// f8E4M3FN inputs with B given K x N: wgmma reads 8-bit operands K-major only, and no other rule
+// converts 8-bit floats, so the gemm is refused (no slow fallback), saying what wgmma takes.
+func.func @f8_b_kn(%A: memref<256x256xf8E4M3FN>, %B: memref<256x256xf8E4M3FN>, %C: memref<256x256xf32>) {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c2, %c2) threads(128) (%bx, %by) {
+    %As = tile.alloc_shared : memref<128x64xf8E4M3FN, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<64x128xf8E4M3FN, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<128x128xf32, #tile.fragment>
+    tile.fill %Cf, %zero : memref<128x128xf32, #tile.fragment>
+    %m0 = arith.muli %by, %c128 : index
+    %n0 = arith.muli %bx, %c128 : index
+    tile.pipelined %k = %c0 to %c4 stages(2) {
+      %k0 = arith.muli %k, %c64 : index
+      tile.copy %A[%m0, %k0], %As : memref<256x256xf8E4M3FN>, memref<128x64xf8E4M3FN, #gpu.address_space<workgroup>>
+      tile.copy %B[%k0, %n0], %Bs : memref<256x256xf8E4M3FN>, memref<64x128xf8E4M3FN, #gpu.address_space<workgroup>>
+      // expected-error @+1 {{'tile.gemm' op multiplies f8E4M3FN, which sm_90a runs on wgmma alone (no rule converts 8-bit floats): give A as MxK and B as NxK (transpose_b) in shared tiles filled by copies from f8E4M3FN tensors, K a multiple of 32, and an f32 accumulator in a block of whole warpgroups with M a multiple of 64 a warpgroup and N a multiple of 8 up to 256}}
+      tile.gemm %As, %Bs, %Cf : memref<128x64xf8E4M3FN, #gpu.address_space<workgroup>>, memref<64x128xf8E4M3FN, #gpu.address_space<workgroup>>, memref<128x128xf32, #tile.fragment>
+    }
+    tile.copy %Cf, %C[%m0, %n0] : memref<128x128xf32, #tile.fragment>, memref<256x256xf32>
   }
   return
 }

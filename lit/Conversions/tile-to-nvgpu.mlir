@@ -1,7 +1,7 @@
 // convert-tile-to-nvgpu: tile kernels become sm_90a kernels op by op, after the decisions the
 // tile-to-nvvm pipeline takes first (layouts, persistent kernels, pipeline plans and rings): gemms
-// on wgmma reading their shared operands through descriptors, copies into the rings by TMA where a
-// 64-column box with the 128-byte swizzle serves the tile (16-byte cp.async otherwise), awaited
+// on wgmma reading their shared operands through descriptors, copies into the rings by TMA where
+// boxes of 128-byte rows with the 128-byte swizzle serve the tile (16-byte cp.async otherwise), awaited
 // on mbarriers, and accumulators into 16-bit tensors staged in shared memory (128-byte swizzled TMA
 // boxes) and stored by TMA, others stored 16 bytes a lane. The tile.kernel becomes a call of a host
 // function that makes the tensor maps and launches the kernel.
@@ -459,6 +459,45 @@ func.func @i8_slabs(%A: memref<64x64xi8>, %B: memref<64x64xi8>, %C: memref<64x64
     tile.copy %B[%c0, %c0], %Bs : memref<64x64xi8>, memref<64x64xi8, #gpu.address_space<workgroup>>
     tile.gemm %As, %Bs, %Cf {transpose_b} : memref<64x64xi8, #gpu.address_space<workgroup>>, memref<64x64xi8, #gpu.address_space<workgroup>>, memref<64x64xi32, #tile.fragment>
     tile.copy %Cf, %C[%c0, %c0] : memref<64x64xi32, #tile.fragment>, memref<64x64xi32>
+  }
+  return
+}
+}
+
+// -----
+
+// f8E4M3FN x f8E4M3FN -> f32, B given as NxK: wgmma m64n256k32 with e4m3 operands, from TMA boxes
+// of 128 f8 columns (128-byte rows, the 128-byte swizzle), the copies moving the bytes as they are;
+// the f32 accumulator leaves by TMA.
+// CHECK-LABEL: func.func @f8_wgmma
+// CHECK: gpu.module @f8_wgmma_0_module attributes {tile.manifest = "{{.*}}\22element\22: \22f8E4M3FN\22, \22box\22: [128, 128], \22swizzle\22: 128{{.*}}\22element\22: \22f8E4M3FN\22, \22box\22: [256, 128], \22swizzle\22: 128{{.*}}\22element\22: \22f32\22, \22box\22: [128, 32], \22swizzle\22: 128
+// CHECK-NOT: nvgpu.device_async_copy
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global
+// CHECK-COUNT-4: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 256, k = 32>, D[<f32>, <one>], A[<e4m3>, <one>, <row>], B[<e4m3>, <one>, <col>] : !llvm.struct<(f32,
+// CHECK-NOT: nvvm.wgmma.mma_async
+// CHECK: nvvm.cp.async.bulk.tensor.global.shared.cta
+module attributes {tile.target = "sm_90a"} {
+func.func @f8_wgmma(%A: memref<1024x1024xf8E4M3FN>, %B: memref<1024x1024xf8E4M3FN>, %C: memref<1024x1024xf32>) {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %c128 = arith.constant 128 : index
+  %c256 = arith.constant 256 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c4, %c8) threads(256) (%bx, %by) {
+    %As = tile.alloc_shared : memref<128x128xf8E4M3FN, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<256x128xf8E4M3FN, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<128x256xf32, #tile.fragment>
+    tile.fill %Cf, %zero : memref<128x256xf32, #tile.fragment>
+    %m0 = arith.muli %by, %c128 : index
+    %n0 = arith.muli %bx, %c256 : index
+    tile.pipelined %k = %c0 to %c8 stages(3) {
+      %k0 = arith.muli %k, %c128 : index
+      tile.copy %A[%m0, %k0], %As : memref<1024x1024xf8E4M3FN>, memref<128x128xf8E4M3FN, #gpu.address_space<workgroup>>
+      tile.copy %B[%n0, %k0], %Bs : memref<1024x1024xf8E4M3FN>, memref<256x128xf8E4M3FN, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %Cf {transpose_b} : memref<128x128xf8E4M3FN, #gpu.address_space<workgroup>>, memref<256x128xf8E4M3FN, #gpu.address_space<workgroup>>, memref<128x256xf32, #tile.fragment>
+    }
+    tile.copy %Cf, %C[%m0, %n0] : memref<128x256xf32, #tile.fragment>, memref<1024x1024xf32>
   }
   return
 }

@@ -1,12 +1,13 @@
 // What a target cannot build is refused at the op before lowering (issue 11): 8-bit floats no
-// target converts yet, host memrefs outside the default memory space. Never an AMDGCN serialization
+// target converts yet (sm_90a takes them only as wgmma operands), host memrefs outside the default
+// memory space. Never an AMDGCN serialization
 // error located nowhere or a failed translation. (Math ops: the math passes' own lit files.)
 // RUN: not tile-opt %s -split-input-file -convert-tile-to-nvgpu 2>&1 | FileCheck %s --check-prefix=NV
 // RUN: not tile-opt %s -split-input-file -convert-tile-to-amdgpu 2>&1 | FileCheck %s --check-prefix=AMD
 // RUN: not tile-opt %s -split-input-file -convert-tile-to-spirv 2>&1 | FileCheck %s --check-prefix=VK
 // RUN: not tile-opt %s -split-input-file -convert-tile-to-cpu 2>&1 | FileCheck %s --check-prefix=CPU
 
-// NV: unsupported.mlir:[[# @LINE + 8]]:5: error: 'tile.copy' op uses f8E4M3FN, which sm_90a does not lower yet (no 8-bit float conversions); use f16 or f32
+// NV: unsupported.mlir:[[# @LINE + 8]]:5: error: 'tile.copy' op uses f8E4M3FN, which sm_90a lowers only as wgmma operands (shared tiles that copies from f8E4M3FN tensors fill and gemms read; no 8-bit float conversions yet); use f16 or f32
 // AMD: unsupported.mlir:[[# @LINE + 7]]:5: error: 'tile.copy' op uses f8E4M3FN, which gfx942 does not lower yet
 // CPU: unsupported.mlir:[[# @LINE + 6]]:5: error: 'tile.copy' op uses f8E4M3FN, which the CPU reference does not lower yet
 func.func @fp8(%X: memref<64xf8E4M3FN>) {

@@ -67,16 +67,16 @@ pub fn write_gpu_case(
     input_seed: u64,
     cpu: bool,
 ) -> Result<CaseOutcome, String> {
-    write_case(
-        directory,
-        name,
-        text,
-        summary,
-        input_seed,
-        cpu,
-        &tile_run::tolerance,
-    )
+    // Hopper's wgmma sums f8E4M3FN products in about 14 bits of mantissa, truncated: on uniform
+    // inputs in [-1, 1) the outputs of a K = 640 product stray up to 1.2e-2 from exact sums (RESULTS
+    // run 107; bench.py checks these kernels for equality on integer inputs instead).
+    let f8_products = text.contains("xf8E4M3FN, #gpu.address_space<workgroup>>");
+    let tolerance = move |element| if f8_products { tile_run::tolerance(element).max(F8_PRODUCT_TOLERANCE) } else { tile_run::tolerance(element) };
+    write_case(directory, name, text, summary, input_seed, cpu, &tolerance)
 }
+
+/// The tolerance of the outputs of a program whose gemms multiply f8E4M3FN tiles on sm_90a.
+const F8_PRODUCT_TOLERANCE: f64 = 3e-2;
 
 /// [`write_gpu_case`] with the comparison's tolerance for an output of each element type.
 fn write_case(

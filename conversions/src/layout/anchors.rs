@@ -67,6 +67,12 @@ pub fn gemm_anchors<'c, 'a>(gemm: OperationRef<'c, 'a>, chip: &str, threads: i64
         let anchors = if k_major { sm90a(&ops, threads, tma) } else { Vec::new() };
         return if anchors.is_empty() { mma_sync(&ops, threads, chained, 32) } else { anchors };
     }
+    // f8E4M3FN products on sm_90a: wgmma alone (K-major, as for i8); nothing else converts 8-bit
+    // floats, so the lowering refuses them off wgmma.
+    if chip == "sm_90a" && crate::support::f8_product(ops.a, ops.b, ops.c) {
+        let k_major = !ops.transpose_a && ops.transpose_b && is_shared(ops.a);
+        return if k_major { sm90a(&ops, threads, tma) } else { Vec::new() };
+    }
     if crate::support::element_of(ops.c) != Some(Element::F32) || !is_16_bit(ops.a) || !is_16_bit(ops.b) {
         return Vec::new();
     }

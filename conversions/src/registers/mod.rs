@@ -249,6 +249,11 @@ pub fn plan<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str, shuffles: Option<i
         if let Err(unsupported) = core_tiles_as_recorded(&ops, &shared, &plan) {
             return Ok(Err(unsupported));
         }
+        // Nothing but wgmma takes f8E4M3FN (no rule converts 8-bit floats, the plain strategy's
+        // neither): an error, not a fallback.
+        if let Some(gemm) = ops.iter().find(|op| tile_dialect::ops::op_name(op) == "tile.gemm" && !plan.gemms.contains(&key(op)) && f8_inputs(op)) {
+            return Err((*gemm, F8_OFF_WGMMA.to_owned()));
+        }
         // The tiles TMA fills, as their recorded layouts say (checked against their copies above).
         let swizzled = shared.iter().filter(|(allocation, layout)| layout.swizzle > 0 && plan.core_tiles.contains_key(&key(allocation))).map(|(allocation, _)| key(allocation)).collect();
         (layouts.core_tiles, layouts.swizzled, layouts.wgmma, off_wgmma) = (plan.core_tiles, swizzled, plan.gemms, plan.off);
@@ -316,6 +321,14 @@ pub fn plan<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str, shuffles: Option<i
         );
     }
     Ok(Ok(Plan { layouts, ops, fragments, scratch_bytes, shared, padded }))
+}
+
+/// Why an f8E4M3FN gemm that wgmma cannot take is refused on sm_90a, and what it would take.
+const F8_OFF_WGMMA: &str = "multiplies f8E4M3FN, which sm_90a runs on wgmma alone (no rule converts 8-bit floats): give A as MxK and B as NxK (transpose_b) in shared tiles filled by copies from f8E4M3FN tensors, K a multiple of 32, and an f32 accumulator in a block of whole warpgroups with M a multiple of 64 a warpgroup and N a multiple of 8 up to 256";
+
+/// Whether a gemm reads f8E4M3FN operands.
+fn f8_inputs(gemm: &OperationRef) -> bool {
+    [0, 1].iter().filter_map(|i| gemm.operand(*i).ok()).any(|value| crate::support::element_of(value) == Some(tile_dialect::element::Element::F8E4M3FN))
 }
 
 /// Checks that every shared tile wgmma reads as core matrices (a live one: rings replace the tiles

@@ -37,9 +37,10 @@ pub fn zero_started(ops: &[OperationRef], gemms: &std::collections::HashSet<usiz
 /// Also says which gemms with a fragment accumulator stay off wgmma, and why.
 pub fn wgmma_plan<'c, 'a>(ops: &[OperationRef<'c, 'a>], layouts: &Layouts) -> WgmmaPlan<'c, 'a> {
     let sixteen_bit = |value: Value| matches!(element_type(value).to_string().as_str(), "f16" | "bf16");
-    // wgmma reads 8-bit operands K-major only (A as MxK, B as NxK) and from shared memory.
-    let i8_k_major = |a: Value, b: Value, c: Value, transpose_a: bool, transpose_b: bool| {
-        crate::support::i8_product(a, b, c) && !transpose_a && transpose_b && level(a) == Some(MemoryLevel::Shared)
+    // wgmma reads 8-bit operands (i8 into i32, f8E4M3FN into f32) K-major only (A as MxK, B as
+    // NxK) and from shared memory.
+    let eight_bit_k_major = |a: Value, b: Value, c: Value, transpose_a: bool, transpose_b: bool| {
+        (crate::support::i8_product(a, b, c) || crate::support::f8_product(a, b, c)) && !transpose_a && transpose_b && level(a) == Some(MemoryLevel::Shared)
     };
     // A ring slot stands for its whole ring: every slot is written and read the same way.
     let owned = |tile: &Value| crate::pipeline::rings::tile_allocation(*tile).map(|allocation| key(&allocation));
@@ -57,7 +58,7 @@ pub fn wgmma_plan<'c, 'a>(ops: &[OperationRef<'c, 'a>], layouts: &Layouts) -> Wg
         let depth = if transpose_a { a_shape[0] } else { a_shape[1] };
         let bytes = if sixteen_bit(a) { 2 } else { 1 };
         let fits = accumulator.layout.origin.starts_with("wgmma.acc")
-            && ((element_type(c).is_f32() && sixteen_bit(a)) || i8_k_major(a, b, c, transpose_a, transpose_b))
+            && ((element_type(c).is_f32() && sixteen_bit(a)) || eight_bit_k_major(a, b, c, transpose_a, transpose_b))
             && element_type(a) == element_type(b)
             && depth % (32 / bytes) == 0
             && n % 8 == 0
@@ -66,7 +67,7 @@ pub fn wgmma_plan<'c, 'a>(ops: &[OperationRef<'c, 'a>], layouts: &Layouts) -> Wg
             && level(b) == Some(MemoryLevel::Shared)
             && (level(a) == Some(MemoryLevel::Shared) || (level(a) == Some(MemoryLevel::Fragment) && !transpose_a));
         if !fits {
-            off.push((**gemm, "does not fit wgmma (it takes f16 or bf16 inputs with K a multiple of 16 into f32, or i8 inputs with A as MxK, B as NxK and K a multiple of 32 into i32; an A operand in shared memory (or a 16-bit fragment, not transposed), a B operand in shared memory, and an accumulator in the wgmma layout with M a multiple of 64 and N a multiple of 8 up to 256) nor mma.sync (the same inputs, B in shared memory, the block's warps splitting the accumulator into 16x8 tiles)".to_owned()));
+            off.push((**gemm, "does not fit wgmma (it takes f16 or bf16 inputs with K a multiple of 16 into f32, or i8 (into i32) or f8E4M3FN (into f32) inputs with A as MxK, B as NxK and K a multiple of 32; an A operand in shared memory (or a 16-bit fragment, not transposed), a B operand in shared memory, and an accumulator in the wgmma layout with M a multiple of 64 and N a multiple of 8 up to 256) nor mma.sync (the same inputs, B in shared memory, the block's warps splitting the accumulator into 16x8 tiles)".to_owned()));
             continue;
         }
         let [a_k, b_k] = crate::support::k_dimensions(transpose_a, transpose_b);
@@ -191,9 +192,9 @@ pub(super) fn register_a(gemm: &OperationRef, layouts: &Layouts) -> bool {
     crate::layout::Layout::Fragment(operand.layout.clone()).agrees(&crate::layout::Layout::Fragment(wanted))
 }
 
-/// Elements of a core matrix row (16 bytes) of `ty`: 8 of f16 or bf16, 16 of i8.
+/// Elements of a core matrix row (16 bytes) of `ty`: 8 of f16 or bf16, 16 of i8 or f8E4M3FN.
 fn slab_elements(ty: Type) -> i64 {
-    if ty.to_string() == "i8" { 16 } else { 8 }
+    if matches!(ty.to_string().as_str(), "i8" | "f8E4M3FN") { 16 } else { 8 }
 }
 
 impl<'c, 'a> Lowering<'c, 'a, '_> {
@@ -428,9 +429,13 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         // A KxM A (transposed) is read MN-major, as a KxN B is.
         let a_mn_major = op.attribute("transpose_a").is_ok();
         let depth = memref_shape(a)[if a_mn_major { 0 } else { 1 }];
-        // An instruction takes 32 bytes of K: k16 of f16 or bf16, k32 of i8 (summed into s32).
-        let integer = element_type(a).to_string() == "i8";
-        let (input, output, bytes) = if integer { ("s8".to_owned(), "s32", 1) } else { (element_type(a).to_string(), "f32", 2) };
+        // An instruction takes 32 bytes of K: k16 of f16 or bf16, k32 of i8 (summed into s32) or
+        // of f8E4M3FN (e4m3, summed into f32).
+        let (input, output, bytes) = match element_type(a).to_string().as_str() {
+            "i8" => ("s8".to_owned(), "s32", 1),
+            "f8E4M3FN" => ("e4m3".to_owned(), "f32", 1),
+            other => (other.to_owned(), "f32", 2),
+        };
         let k_step = 32 / bytes;
         let warpgroups = accumulator.distribution.threads / 128;
         let rows = m / warpgroups;

@@ -37,11 +37,12 @@ pub fn box_columns(columns: i64, bytes: i64) -> Option<i64> {
     }
 }
 
-/// Bytes of an element of the operand tiles TMA fills for wgmma: 2 for f16 and bf16, 1 for i8.
+/// Bytes of an element of the operand tiles TMA fills for wgmma: 2 for f16 and bf16, 1 for i8 and
+/// f8E4M3FN.
 pub fn operand_bytes(tile: Value) -> Option<i64> {
     match element_type(tile).to_string().as_str() {
         "f16" | "bf16" => Some(2),
-        "i8" => Some(1),
+        "i8" | "f8E4M3FN" => Some(1),
         _ => None,
     }
 }
@@ -54,7 +55,7 @@ pub fn swizzle_of(columns: i64, bytes: i64) -> i64 {
 pub const SWIZZLED_ALIGNMENT: i64 = 1024;
 
 /// The TMA box (outermost first) that fills the R x C `tile` from `src` at `offsets`, when TMA
-/// can: a global tensor of the tile's element type, f16, bf16 or i8 (row-major and contiguous, as the verifier
+/// can: a global tensor of the tile's element type, f16, bf16, i8 or f8E4M3FN (row-major and contiguous, as the verifier
 /// requires of every tensor), of rank 2 to 5 with rows of a multiple of 16 bytes and sizes a
 /// 32-bit coordinate reaches where they are static; the tile's two dimensions the tensor's last
 /// two, at most 256 rows in whole core matrices, whole boxes of 128-byte rows. A dynamic tensor's
