@@ -211,12 +211,7 @@ impl<'c, 'a> Promotion<'c, 'a> {
             }
             let Ok(result) = op.result(0) else { continue };
             let Some(memref) = tile_dialect::ops::as_memref(result.r#type()) else { continue };
-            // NVIDIA's and AMD's private address space, SPIR-V's Function storage class.
-            let private = memref.memory_space().is_some_and(|space| {
-                let space = space.to_string();
-                space.contains("private") || space.contains("<Function>")
-            });
-            if !private || memref.rank() != 1 || !memref.has_static_shape() {
+            if !tile_dialect::level::is_private(result.r#type()) || memref.rank() != 1 || !memref.has_static_shape() {
                 continue;
             }
             let Ok(melior::ir::r#type::DimSize::Static(slots)) = memref.dim_size(0) else { continue };

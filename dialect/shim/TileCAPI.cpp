@@ -42,6 +42,18 @@ extern "C" int32_t tileShimMemoryLevel(MlirType type) {
   return -1;
 }
 
+extern "C" bool tileShimIsPrivateMemory(MlirType type) {
+  auto memref = llvm::dyn_cast<MemRefType>(unwrap(type));
+  if (!memref || !memref.getMemorySpace())
+    return false;
+  Attribute space = memref.getMemorySpace();
+  if (auto gpuSpace = llvm::dyn_cast<gpu::AddressSpaceAttr>(space))
+    return gpuSpace.getValue() == gpu::AddressSpace::Private;
+  if (auto storage = llvm::dyn_cast<spirv::StorageClassAttr>(space))
+    return storage.getValue() == spirv::StorageClass::Function;
+  return false;
+}
+
 extern "C" MlirAttribute tileShimFragmentSpaceGet(MlirContext context) {
   return wrap(tile::FragmentSpaceAttr::get(unwrap(context)));
 }

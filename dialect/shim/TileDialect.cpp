@@ -250,8 +250,8 @@ LogicalResult FragmentLayoutAttr::verify(function_ref<InFlightDiagnostic()> emit
   // The layout's table evaluates the thread map for each element and replica (replicas may
   // name the same thread: a reduction's result is replicated over the threads that reduced it,
   // modulo the block's).
-  if (replicate > (int64_t(1) << 24))
-    return emitError() << "expects replicate to be at most 16777216, but got " << replicate;
+  if (replicate > TILE_MAX_LAYOUT_OWNERS)
+    return emitError() << "expects replicate to be at most " << TILE_MAX_LAYOUT_OWNERS << ", but got " << replicate;
   unsigned rank = shape.size();
   if (thread.getNumDims() != rank || thread.getNumResults() != 1 || thread.getNumSymbols() > 1)
     return emitError() << "expects the thread map to take " << rank

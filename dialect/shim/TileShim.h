@@ -37,9 +37,17 @@ MlirDialectHandle tileShimGetDialectHandle(void);
 /// Inserts the tile dialect into a C++ `mlir::DialectRegistry *` (the plugin callback's argument).
 void tileShimInsertDialect(void *registry);
 
+/// The most (element, replica) pairs a fragment layout may have (2^24, a 128x128 fragment
+/// replicated 1024 times): its table evaluates the thread map for each. The attribute's verifier
+/// bounds the replica count by it, the Rust layout check the pairs.
+#define TILE_MAX_LAYOUT_OWNERS 16777216
+
 /// Memory level of a memref type: 0 global, 1 shared, 2 fragment, -1 other memory space,
 /// -2 not a memref.
 int32_t tileShimMemoryLevel(MlirType type);
+/// Whether a memref type is in a thread's private memory: `#gpu.address_space<private>` (NVIDIA's
+/// and AMD's per-thread arrays) or SPIR-V's `Function` storage class.
+bool tileShimIsPrivateMemory(MlirType type);
 /// Returns `#tile.fragment`.
 MlirAttribute tileShimFragmentSpaceGet(MlirContext context);
 /// Returns `#gpu.address_space<workgroup>`.

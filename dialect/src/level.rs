@@ -31,6 +31,13 @@ impl fmt::Display for MemoryLevel {
     }
 }
 
+/// Whether a memref type is in a thread's private memory (`#gpu.address_space<private>`, SPIR-V's
+/// `Function` storage class): the per-thread arrays the lowerings make of fragments. No tile lives
+/// there, so it is no [`MemoryLevel`].
+pub fn is_private(r#type: Type) -> bool {
+    unsafe { ffi::tileShimIsPrivateMemory(r#type.to_raw()) }
+}
+
 /// Returns the memory level of a memref type, or `None` for a non-memref type or a memory space that
 /// is none of the three levels.
 pub fn memory_level(r#type: Type) -> Option<MemoryLevel> {

@@ -33,8 +33,9 @@ pub const LOOP_LAYOUT_ATTRIBUTE: &str = "tile.loop_layout";
 /// [`FragmentLayout::check`], so that `slot + 1` and the (thread, slot) table stay in range.
 pub const MAX_SLOTS: i64 = 1 << 24;
 /// The most (element, replica) pairs a fragment layout may have (2^24, a 128x128 fragment
-/// replicated 1024 times): the layout's table evaluates the thread map for each.
-pub const MAX_OWNERS: i64 = 1 << 24;
+/// replicated 1024 times): the layout's table evaluates the thread map for each. One number with
+/// the attribute's C++ verifier, which bounds the replica count by it (`TILE_MAX_LAYOUT_OWNERS`).
+pub const MAX_OWNERS: i64 = crate::ffi::TILE_MAX_LAYOUT_OWNERS as i64;
 
 /// A fragment layout: element (or iteration) `e` is held by threads `thread(e)[r]`, `r` in
 /// `0..replicate`, each in register slot `slot(e)`.
