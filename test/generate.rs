@@ -9,7 +9,7 @@
 //!   a shared tile, the last block ragged), applies elementwise chains and reductions of every
 //!   kind, and writes the rows and a row statistic out;
 //! - [`gemm`]: GEMM kernels: `tile.gemm` on f16/bf16 shared tiles (or a fragment A) into f32
-//!   fragments, either orientation of A and B, tile sizes tensor cores take and sizes they do not
+//!   fragments (or i8 tiles into i32 fragments, converted to f32 for the epilogue), either orientation of A and B, tile sizes tensor cores take and sizes they do not
 //!   (K = 8, N = 24, M = 16), inside `tile.pipelined` K loops over ragged global tensors (the last
 //!   K, M and N tiles clip), one gemm, two gemms in the loop (two accumulators, or two products into
 //!   one), or two gemms chained (the first result, converted, is the second's A operand); 2-D, 3-D

@@ -117,10 +117,21 @@ impl Plan {
         };
         let n2 = *rng.pick(&[8usize, 16, 24, 32]);
         let n2_blocks = 1 + rng.below(2);
-        let element = if rng.below(4) == 0 { "bf16" } else { "f16" };
+        let element = match rng.below(8) {
+            0 | 1 => "bf16",
+            2 => "i8",
+            _ => "f16",
+        };
+        // i8 products sum into an i32 accumulator that the epilogue converts to f32 (one or two
+        // products into it: the single and sum shapes), with K in steps of 32 as the i8 tensor-core
+        // instructions take it.
+        let integer = element == "i8";
+        let shape = if integer && !matches!(shape, Shape::Single | Shape::Sum) { Shape::Single } else { shape };
+        let k = if integer { *rng.pick(&[32usize, 64]) } else { k };
+        let k_total = if integer { ragged(rng, k, k_tiles) } else { k_total };
         Plan {
             element,
-            output: ["f32", "f32", element][rng.below(3)],
+            output: ["f32", "f32", if integer { "f16" } else { element }][rng.below(3)],
             threads: *rng.pick(&[32usize, 64, 128, 128]),
             m,
             n,
@@ -155,7 +166,7 @@ impl Plan {
     /// Bytes of the on-chip tiles the loop and the chain use (epilogue tiles come on top: a
     /// residual fragment and the reduction vectors, bounded by M x N x 4 + a little).
     fn bytes(&self) -> usize {
-        let input = 2;
+        let input = if self.element == "i8" { 1 } else { 2 };
         let (m, n, k) = (self.m, self.n, self.k);
         let a = m
             * k
@@ -166,7 +177,8 @@ impl Plan {
                 1
             };
         let b = k * n * input;
-        let c = m * n * 4;
+        // i8: the i32 accumulator and its f32 conversion.
+        let c = m * n * 4 * if self.element == "i8" { 2 } else { 1 };
         let epilogue = m * n * 4 + 4 * (m + n);
         match self.shape {
             Shape::Single => a + b + c + epilogue,
@@ -366,6 +378,10 @@ pub fn program(rng: &mut Rng) -> Program {
             literal(rng)
         }
     );
+    if e == "i8" {
+        w!(text, "  %init_i = arith.constant {} : i32", rng.below(3) as i64 * 7 - 7);
+        w!(text, "  %scale = arith.constant 0.015625 : f32");
+    }
     for (name, value) in [
         ("cm", p.m),
         ("cn", p.n),
@@ -409,7 +425,10 @@ pub fn program(rng: &mut Rng) -> Program {
         [p.k, p.n]
     };
     let (st_a, fr_a, st_b) = (shared(a_tile, e), fragment(&a_tile, e), shared(b_tile, e));
+    let integer = e == "i8";
+    // The accumulators' type: i32 for i8 products (converted to the f32 `c` after the loop).
     let c = fragment(&[p.m, p.n], "f32");
+    let acc_type = if integer { fragment(&[p.m, p.n], "i32") } else { c.clone() };
     let a_names: Vec<&str> = if p.shape == Shape::Sum {
         vec!["A", "A2"]
     } else {
@@ -437,8 +456,13 @@ pub fn program(rng: &mut Rng) -> Program {
         vec!["C"]
     };
     for acc in &accumulators {
-        w!(text, "    %{acc} = tile.alloc_fragment : {c}");
-        w!(text, "    tile.fill %{acc}, %init : {c}");
+        if integer {
+            w!(text, "    %{acc}i = tile.alloc_fragment : {acc_type}");
+            w!(text, "    tile.fill %{acc}i, %init_i : {acc_type}");
+        } else {
+            w!(text, "    %{acc} = tile.alloc_fragment : {c}");
+            w!(text, "    tile.fill %{acc}, %init : {c}");
+        }
     }
     // The K loop: copies, then gemms.
     let indent = if p.stages.is_some() { "      " } else { "    " };
@@ -524,14 +548,25 @@ pub fn program(rng: &mut Rng) -> Program {
                 (false, true) => " {transpose_b}",
                 (true, true) => " {transpose_a, transpose_b}",
             };
+            let acc_name = if integer { format!("{acc}i") } else { acc.to_string() };
             w!(
                 text,
-                "{indent}tile.gemm {operand}, %{b}s, %{acc}{attributes} : {a_type}, {st_b}, {c}"
+                "{indent}tile.gemm {operand}, %{b}s, %{acc_name}{attributes} : {a_type}, {st_b}, {acc_type}"
             );
             gemm_count += 1;
         }
     }
     if p.stages.is_some() {
+        w!(text, "    }}");
+    }
+    if integer {
+        // The i32 sums, scaled into the f32 accumulator the epilogue reads.
+        w!(text, "    %C = tile.alloc_fragment : {c}");
+        w!(text, "    tile.parallel (%i, %j) in ({}, {}) {{", p.m, p.n);
+        w!(text, "      %q = memref.load %Ci[%i, %j] : {acc_type}");
+        w!(text, "      %qf = arith.sitofp %q : i32 to f32");
+        w!(text, "      %qs = arith.mulf %qf, %scale : f32");
+        w!(text, "      memref.store %qs, %C[%i, %j] : {c}");
         w!(text, "    }}");
     }
     let mut accumulation = p.k_total;
@@ -781,10 +816,10 @@ pub fn program(rng: &mut Rng) -> Program {
         pipelined: usize::from(p.stages.is_some()),
         accumulation,
         chained: chain_shape,
-        inputs: Some(if e == "bf16" {
-            Element::BF16
-        } else {
-            Element::F16
+        inputs: Some(match e {
+            "bf16" => Element::BF16,
+            "i8" => Element::I8,
+            _ => Element::F16,
         }),
     }
 }
