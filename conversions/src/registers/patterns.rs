@@ -44,11 +44,8 @@ pub(crate) use tma_store::{TmaStore, tma_store_plan};
 /// Bytes of an element of a tensor the accumulator stores write in pairs, runs or TMA boxes (f16,
 /// bf16, f32 and i32); `None` for the others, which are stored element by element.
 pub(crate) fn stored_bytes(ty: Type) -> Option<i64> {
-    match ty.to_string().as_str() {
-        "f16" | "bf16" => Some(2),
-        "f32" | "i32" => Some(4),
-        _ => None,
-    }
+    use tile_dialect::element::Element;
+    Element::of(ty).filter(|element| matches!(element, Element::F16 | Element::BF16 | Element::F32 | Element::I32)).map(|element| element.bytes() as i64)
 }
 
 /// The swizzle, in bytes, of the TMA boxes `box_` (outermost first) of elements of `bytes` bytes:

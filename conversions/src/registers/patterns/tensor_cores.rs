@@ -194,7 +194,7 @@ pub(super) fn register_a(gemm: &OperationRef, layouts: &Layouts) -> bool {
 
 /// Elements of a core matrix row (16 bytes) of `ty`: 8 of f16 or bf16, 16 of i8 or f8E4M3FN.
 fn slab_elements(ty: Type) -> i64 {
-    if matches!(ty.to_string().as_str(), "i8" | "f8E4M3FN") { 16 } else { 8 }
+    16 / tile_dialect::element::Element::of(ty).map_or(2, |element| element.bytes() as i64)
 }
 
 impl<'c, 'a> Lowering<'c, 'a, '_> {
@@ -431,10 +431,12 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let depth = memref_shape(a)[if a_mn_major { 0 } else { 1 }];
         // An instruction takes 32 bytes of K: k16 of f16 or bf16, k32 of i8 (summed into s32) or
         // of f8E4M3FN (e4m3, summed into f32).
-        let (input, output, bytes) = match element_type(a).to_string().as_str() {
-            "i8" => ("s8".to_owned(), "s32", 1),
-            "f8E4M3FN" => ("e4m3".to_owned(), "f32", 1),
-            other => (other.to_owned(), "f32", 2),
+        use tile_dialect::element::Element;
+        let (input, output, bytes) = match crate::support::element_of(a) {
+            Some(Element::I8) => ("s8", "s32", 1),
+            Some(Element::F8E4M3FN) => ("e4m3", "f32", 1),
+            Some(Element::BF16) => ("bf16", "f32", 2),
+            _ => ("f16", "f32", 2),
         };
         let k_step = 32 / bytes;
         let warpgroups = accumulator.distribution.threads / 128;
@@ -539,7 +541,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             for tile in 0..rows / 64 {
                 let value = values[tile as usize];
                 values[tile as usize] = if from_registers {
-                    self.wgmma_register_a(&b, at, packed[tile as usize][step as usize].clone(), n, &input, value, db, struct_type, i32_type, b_mn_major, accumulate)
+                    self.wgmma_register_a(&b, at, packed[tile as usize][step as usize].clone(), n, input, value, db, struct_type, i32_type, b_mn_major, accumulate)
                 } else {
                     let da = descriptor(at, a_descriptor, a_addressing.mn_bytes(tile * 64) + a_addressing.step_bytes(step));
                     b.value(

@@ -40,11 +40,8 @@ pub fn box_columns(columns: i64, bytes: i64) -> Option<i64> {
 /// Bytes of an element of the operand tiles TMA fills for wgmma: 2 for f16 and bf16, 1 for i8 and
 /// f8E4M3FN.
 pub fn operand_bytes(tile: Value) -> Option<i64> {
-    match element_type(tile).to_string().as_str() {
-        "f16" | "bf16" => Some(2),
-        "i8" | "f8E4M3FN" => Some(1),
-        _ => None,
-    }
+    use tile_dialect::element::Element;
+    crate::support::element_of(tile).filter(|element| matches!(element, Element::F16 | Element::BF16 | Element::I8 | Element::F8E4M3FN)).map(|element| element.bytes() as i64)
 }
 
 /// The swizzle span, in bytes, of boxes `columns` elements of `bytes` bytes wide: one box row.
