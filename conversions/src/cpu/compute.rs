@@ -25,12 +25,31 @@ pub fn lower_gemm<'c>(b: &Builder<'c>, gemm: OperationRef<'c, '_>) {
     let a_shape = memref_shape(a);
     let k_size = if transpose_a { a_shape[0] } else { a_shape[1] };
     // Each (m, n) is independent; the K loop of one output element stays sequential, in increasing
-    // k. It runs as chunks of up to 8 steps with the chunk as the inner loop: the same order of
-    // additions, and an inner loop with a small constant trip count, which GPU compilers unroll.
-    // (Mesa's lavapipe also caps the loop iterations of one invocation at 65535, all loops
-    // together, and silently leaves the loops past that: unrolled chunks keep big GEMMs under it.)
-    let chunk = [8, 4, 2, 1].into_iter().find(|chunk| k_size % chunk == 0).unwrap_or(1);
-    let (body, ivs, chunk_index, step, chunk_size) = if b.threads.is_some() {
+    // k. It runs as chunks of steps with the chunk as the inner loop: the same order of additions,
+    // and an inner loop with a small constant trip count, which GPU compilers unroll. (Mesa's
+    // lavapipe also caps the loop iterations of one invocation at 65535, all loops together, and
+    // silently leaves the loops past that: unrolled chunks keep big GEMMs under it.)
+    let acc_type = element_type(c);
+    let float = !acc_type.is_integer();
+    // C[m, n] += A[m, k] B[k, n] at `body`, k = chunk_index * chunk_size + step (+ `offset`).
+    let product = |body: At<'c, '_>, ivs: &[Value<'c, '_>], chunk_index: Value<'c, '_>, chunk_size: Value<'c, '_>, step: Value<'c, '_>, offset: Option<Value<'c, '_>>| {
+        let first = b.op(body, "arith.muli", &[chunk_index, chunk_size]);
+        let first = match offset {
+            Some(offset) => b.op(body, "arith.addi", &[first, offset]),
+            None => first,
+        };
+        let k = b.op(body, "arith.addi", &[first, step]);
+        let (m, n) = (ivs[0], ivs[1]);
+        let a_value = b.load(body, a, &if transpose_a { [k, m] } else { [m, k] });
+        let b_value = b.load(body, bb, &if transpose_b { [n, k] } else { [k, n] });
+        let a_value = convert(b, body, a_value, acc_type);
+        let b_value = convert(b, body, b_value, acc_type);
+        let product = b.op(body, if float { "arith.mulf" } else { "arith.muli" }, &[a_value, b_value]);
+        let old = b.load(body, c, &[m, n]);
+        let sum = b.op(body, if float { "arith.addf" } else { "arith.addi" }, &[old, product]);
+        b.store(body, sum, c, &[m, n]);
+    };
+    if b.threads.is_some() {
         // On a GPU the chunks loop encloses each thread's loop over its elements of C: that loop's
         // trip count is the thread's private slots, which backends unroll whole (Mesa's NIR
         // always unrolls a loop whose trip count is the length of a private array it indexes, so
@@ -38,42 +57,33 @@ pub fn lower_gemm<'c>(b: &Builder<'c>, gemm: OperationRef<'c, '_>) {
         // slots x K bodies: lavapipe's LLVM 15 did not finish compiling 25 x 64 of them in minutes
         // (seed 16161, case 2671). Outside, the unrolled body is slots x chunk. Every element
         // still adds its products in increasing k, and each chunk's loop deals out the same
-        // elements, so one barrier after them all suffices.
+        // elements, so one barrier after them all suffices. Chunks of 8, and the rest of K (K mod
+        // 8) as one last chunk: a K with no small divisor (65) in chunks of 1 made 8 times the
+        // loop trips and ran past lavapipe's cap (seed 37373, case 3456).
+        let chunk = k_size.min(8);
         let chunks = b.index(at, k_size / chunk);
         let chunk_size = b.index(at, chunk);
         let (chunk_body, chunk_index) = b.loop_nest(at, &[chunks]);
         let (mine, ivs) = b.own_nest(chunk_body, &c_shape);
         let (body, step) = b.loop_nest(mine, &[chunk_size]);
+        product(body, &ivs, chunk_index[0], chunk_size, step[0], None);
+        if k_size % chunk != 0 {
+            let done = b.index(at, k_size / chunk * chunk);
+            let (mine, ivs) = b.own_nest(at, &c_shape);
+            let rest = b.index(mine, k_size % chunk);
+            let (body, step) = b.loop_nest(mine, &[rest]);
+            let zero = b.index(body, 0);
+            product(body, &ivs, zero, zero, step[0], Some(done));
+        }
         b.barrier(at);
-        (body, ivs, chunk_index[0], step[0], chunk_size)
     } else {
+        let chunk = [8, 4, 2, 1].into_iter().find(|chunk| k_size % chunk == 0).unwrap_or(1);
         let (outer, ivs) = b.parallel_nest(at, &c_shape);
         let chunks = b.index(outer, k_size / chunk);
         let chunk_size = b.index(outer, chunk);
         let (body, reduction) = b.loop_nest(outer, &[chunks, chunk_size]);
-        (body, ivs, reduction[0], reduction[1], chunk_size)
-    };
-    let first = b.op(body, "arith.muli", &[chunk_index, chunk_size]);
-    let k = b.op(body, "arith.addi", &[first, step]);
-    let (m, n) = (ivs[0], ivs[1]);
-    let acc_type = element_type(c);
-    let a_value = b.load(body, a, &if transpose_a { [k, m] } else { [m, k] });
-    let b_value = b.load(body, bb, &if transpose_b { [n, k] } else { [k, n] });
-    let a_value = convert(b, body, a_value, acc_type);
-    let b_value = convert(b, body, b_value, acc_type);
-    let float = !acc_type.is_integer();
-    let product = b.op(
-        body,
-        if float { "arith.mulf" } else { "arith.muli" },
-        &[a_value, b_value],
-    );
-    let old = b.load(body, c, &[m, n]);
-    let sum = b.op(
-        body,
-        if float { "arith.addf" } else { "arith.addi" },
-        &[old, product],
-    );
-    b.store(body, sum, c, &[m, n]);
+        product(body, &ivs, reduction[0], chunk_size, reduction[1], None);
+    }
 }
 
 // ---- tile.reduce --------------------------------------------------------------------------------
