@@ -31,13 +31,8 @@ pub fn lower_gemm<'c>(b: &Builder<'c>, gemm: OperationRef<'c, '_>) {
     // silently leaves the loops past that: unrolled chunks keep big GEMMs under it.)
     let acc_type = element_type(c);
     let float = !acc_type.is_integer();
-    // C[m, n] += A[m, k] B[k, n] at `body`, k = chunk_index * chunk_size + step (+ `offset`).
-    let product = |body: At<'c, '_>, ivs: &[Value<'c, '_>], chunk_index: Value<'c, '_>, chunk_size: Value<'c, '_>, step: Value<'c, '_>, offset: Option<Value<'c, '_>>| {
-        let first = b.op(body, "arith.muli", &[chunk_index, chunk_size]);
-        let first = match offset {
-            Some(offset) => b.op(body, "arith.addi", &[first, offset]),
-            None => first,
-        };
+    // K step `first + step` of a chunk starting at `first`: C[m, n] += A[m, k] B[k, n] at `body`.
+    let product = |body: At<'c, '_>, ivs: &[Value<'c, '_>], first: Value<'c, '_>, step: Value<'c, '_>| {
         let k = b.op(body, "arith.addi", &[first, step]);
         let (m, n) = (ivs[0], ivs[1]);
         let a_value = b.load(body, a, &if transpose_a { [k, m] } else { [m, k] });
@@ -66,14 +61,13 @@ pub fn lower_gemm<'c>(b: &Builder<'c>, gemm: OperationRef<'c, '_>) {
         let (chunk_body, chunk_index) = b.loop_nest(at, &[chunks]);
         let (mine, ivs) = b.own_nest(chunk_body, &c_shape);
         let (body, step) = b.loop_nest(mine, &[chunk_size]);
-        product(body, &ivs, chunk_index[0], chunk_size, step[0], None);
+        product(body, &ivs, b.op(body, "arith.muli", &[chunk_index[0], chunk_size]), step[0]);
         if k_size % chunk != 0 {
             let done = b.index(at, k_size / chunk * chunk);
             let (mine, ivs) = b.own_nest(at, &c_shape);
             let rest = b.index(mine, k_size % chunk);
             let (body, step) = b.loop_nest(mine, &[rest]);
-            let zero = b.index(body, 0);
-            product(body, &ivs, zero, zero, step[0], Some(done));
+            product(body, &ivs, done, step[0]);
         }
         b.barrier(at);
     } else {
@@ -82,7 +76,7 @@ pub fn lower_gemm<'c>(b: &Builder<'c>, gemm: OperationRef<'c, '_>) {
         let chunks = b.index(outer, k_size / chunk);
         let chunk_size = b.index(outer, chunk);
         let (body, reduction) = b.loop_nest(outer, &[chunks, chunk_size]);
-        product(body, &ivs, reduction[0], chunk_size, reduction[1], None);
+        product(body, &ivs, b.op(body, "arith.muli", &[reduction[0], chunk_size]), reduction[1]);
     }
 }
 
