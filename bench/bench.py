@@ -31,6 +31,8 @@ TMA_TYPES = {
     "i8": cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_UINT8,
     "f8E4M3FN": cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_UINT8,
 }
+# bench/variants.py's 8-bit GEMMs (B given N x K), timed against torch's i8 and fp8 GEMMs.
+EIGHT_BIT_VARIANTS = ("gemm_i8w_", "gemm_f8w_")
 SWIZZLES = {
     0: cu.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_NONE,
     32: cu.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_32B,
@@ -133,7 +135,7 @@ def plain_reference(kernel, tensors):
         return {1: torch.softmax(t[0], dim=1)}
     if name == "bias_fill":
         return {2: 0.5 + t[0] @ t[1]}
-    if name in ("gemm_i8", "gemm_i8_large", "gemm_i8_wide", "gemm_i8_warps") or name.startswith(("gemm_i8w_", "gemm_f8w_")):
+    if name in ("gemm_i8", "gemm_i8_large", "gemm_i8_wide", "gemm_i8_warps") or name.startswith(EIGHT_BIT_VARIANTS):
         # i8 x i8 (B given N x K) into i32: exact in float64 at these sizes.
         return {2: t[0] @ t[1].T}
     if name == "gemm_i8_kn":
@@ -200,7 +202,7 @@ def time_plain(kernel):
     name = kernel.manifest["host_function"]
     equivalent = TORCH_EQUIVALENT.get(name)
     if equivalent is None and name.startswith("gemm_i8w_"):
-        # bench/prepare.sh's i8 tile variants (B given N x K).
+        # bench/variants.py's i8 tile variants (B given N x K).
         equivalent = TORCH_EQUIVALENT["gemm_i8_large"]
     if equivalent is None and name.startswith("gemm_f8w_"):
         # f8E4M3FN x f8E4M3FN (B given N x K) into f32: cuBLASLt's fp8 GEMM through torch, unscaled.
@@ -514,7 +516,7 @@ def main():
         if timed:
             ours, theirs, bandwidth = timed
             print(f"  ours {ours * 1e3:.1f} us ({bandwidth:.0f} GB/s), torch {theirs * 1e3:.1f} us, ours/torch speed {theirs / ours:.3f}", flush=True)
-            if manifest["host_function"] == "gemm_i8_large" or manifest["host_function"].startswith(("gemm_i8w_", "gemm_f8w_")):
+            if manifest["host_function"] == "gemm_i8_large" or manifest["host_function"].startswith(EIGHT_BIT_VARIANTS):
                 m, k = kernel.shape(0, manifest["bindings"][0])
                 n = kernel.shape(1, manifest["bindings"][1])[0]
                 baseline = "torch._scaled_mm" if "_f8w_" in manifest["host_function"] else "torch._int_mm"

@@ -253,14 +253,17 @@ pub fn k_dimensions(transpose_a: bool, transpose_b: bool) -> [usize; 2] {
 
 /// Whether a gemm of these operands multiplies i8 by i8 into an i32 accumulator.
 pub fn i8_product(a: melior::ir::Value, b: melior::ir::Value, c: melior::ir::Value) -> bool {
-    use tile_dialect::element::Element;
-    element_of(a) == Some(Element::I8) && element_of(b) == Some(Element::I8) && element_of(c) == Some(Element::I32)
+    product_of(a, b, c, tile_dialect::element::Element::I8, tile_dialect::element::Element::I32)
 }
 
 /// Whether a gemm of these operands multiplies f8E4M3FN by f8E4M3FN into an f32 accumulator.
 pub fn f8_product(a: melior::ir::Value, b: melior::ir::Value, c: melior::ir::Value) -> bool {
-    use tile_dialect::element::Element;
-    element_of(a) == Some(Element::F8E4M3FN) && element_of(b) == Some(Element::F8E4M3FN) && element_of(c) == Some(Element::F32)
+    product_of(a, b, c, tile_dialect::element::Element::F8E4M3FN, tile_dialect::element::Element::F32)
+}
+
+/// Whether A and B hold `input` and C `accumulator`.
+fn product_of(a: melior::ir::Value, b: melior::ir::Value, c: melior::ir::Value, input: tile_dialect::element::Element, accumulator: tile_dialect::element::Element) -> bool {
+    element_of(a) == Some(input) && element_of(b) == Some(input) && element_of(c) == Some(accumulator)
 }
 
 /// The tile element type of a memref value (`None` for other values and element types).

@@ -165,8 +165,13 @@ impl Plan {
 
     /// Bytes of the on-chip tiles the loop and the chain use (epilogue tiles come on top: a
     /// residual fragment and the reduction vectors, bounded by M x N x 4 + a little).
+    /// Whether the gemms multiply i8 tiles (into an i32 accumulator).
+    fn integer(&self) -> bool {
+        self.element == "i8"
+    }
+
     fn bytes(&self) -> usize {
-        let input = if self.element == "i8" { 1 } else { 2 };
+        let input = if self.integer() { 1 } else { 2 };
         let (m, n, k) = (self.m, self.n, self.k);
         let a = m
             * k
@@ -178,7 +183,7 @@ impl Plan {
             };
         let b = k * n * input;
         // i8: the i32 accumulator and its f32 conversion.
-        let c = m * n * 4 * if self.element == "i8" { 2 } else { 1 };
+        let c = m * n * 4 * if self.integer() { 2 } else { 1 };
         let epilogue = m * n * 4 + 4 * (m + n);
         match self.shape {
             Shape::Single => a + b + c + epilogue,
@@ -378,7 +383,8 @@ pub fn program(rng: &mut Rng) -> Program {
             literal(rng)
         }
     );
-    if e == "i8" {
+    let integer = p.integer();
+    if integer {
         w!(text, "  %init_i = arith.constant {} : i32", rng.below(3) as i64 * 7 - 7);
         w!(text, "  %scale = arith.constant 0.015625 : f32");
     }
@@ -425,7 +431,6 @@ pub fn program(rng: &mut Rng) -> Program {
         [p.k, p.n]
     };
     let (st_a, fr_a, st_b) = (shared(a_tile, e), fragment(&a_tile, e), shared(b_tile, e));
-    let integer = e == "i8";
     // The accumulators' type: i32 for i8 products (converted to the f32 `c` after the loop).
     let c = fragment(&[p.m, p.n], "f32");
     let acc_type = if integer { fragment(&[p.m, p.n], "i32") } else { c.clone() };

@@ -279,13 +279,8 @@ impl<'c> Builder<'c> {
         )
     }
 
-    /// Returns field `position` of `aggregate`, a struct of f32s (a tensor-core instruction's
-    /// results), as `llvm.extractvalue`.
-    pub fn extract_f32<'a>(&self, at: At<'c, 'a>, aggregate: Value<'c, '_>, position: i64) -> Value<'c, 'a> {
-        self.extract(at, aggregate, position, Type::float32(self.context))
-    }
-
-    /// Returns field `position`, of type `field`, of the struct `aggregate`, as `llvm.extractvalue`.
+    /// Returns field `position`, of type `field`, of the struct `aggregate` (a tensor-core
+    /// instruction's results), as `llvm.extractvalue`.
     pub fn extract<'a>(&self, at: At<'c, 'a>, aggregate: Value<'c, '_>, position: i64, field: Type<'c>) -> Value<'c, 'a> {
         self.value(
             at,

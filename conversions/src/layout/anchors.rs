@@ -60,18 +60,14 @@ fn is_16_bit(value: Value) -> bool {
 /// boxes; otherwise the threads' column slabs).
 pub fn gemm_anchors<'c, 'a>(gemm: OperationRef<'c, 'a>, chip: &str, threads: i64, chained: bool, tma: &dyn Fn(Value<'c, 'a>, usize) -> bool) -> Vec<Anchor<'c, 'a>> {
     let Some(ops) = operands(gemm) else { return Vec::new() };
-    // i8 products on sm_90a: wgmma (m64nNk32) reads 8-bit operands K-major only, from shared
-    // memory; any other arrangement takes mma.sync's m16n8k32.
-    if chip == "sm_90a" && crate::support::i8_product(ops.a, ops.b, ops.c) {
-        let k_major = !ops.transpose_a && ops.transpose_b && is_shared(ops.a);
-        let anchors = if k_major { sm90a(&ops, threads, tma) } else { Vec::new() };
-        return if anchors.is_empty() { mma_sync(&ops, threads, chained, 32) } else { anchors };
-    }
-    // f8E4M3FN products on sm_90a: wgmma alone (K-major, as for i8); nothing else converts 8-bit
-    // floats, so the lowering refuses them off wgmma.
-    if chip == "sm_90a" && crate::support::f8_product(ops.a, ops.b, ops.c) {
-        let k_major = !ops.transpose_a && ops.transpose_b && is_shared(ops.a);
-        return if k_major { sm90a(&ops, threads, tma) } else { Vec::new() };
+    // 8-bit products on sm_90a: wgmma (m64nNk32) where it reads the operands; elsewhere i8 takes
+    // mma.sync's m16n8k32, and f8E4M3FN nothing (no rule converts 8-bit floats: the lowering
+    // refuses it off wgmma).
+    let i8 = crate::support::i8_product(ops.a, ops.b, ops.c);
+    if chip == "sm_90a" && (i8 || crate::support::f8_product(ops.a, ops.b, ops.c)) {
+        let wgmma = crate::nvgpu::chip::wgmma_reads_eight_bit(is_shared(ops.a), ops.transpose_a, ops.transpose_b);
+        let anchors = if wgmma { sm90a(&ops, threads, tma) } else { Vec::new() };
+        return if anchors.is_empty() && i8 { mma_sync(&ops, threads, chained, 32) } else { anchors };
     }
     if crate::support::element_of(ops.c) != Some(Element::F32) || !is_16_bit(ops.a) || !is_16_bit(ops.b) {
         return Vec::new();

@@ -54,6 +54,12 @@ pub fn operand_layout(rows: i64, columns: i64, tma: bool, bytes: i64) -> Option<
     (columns > 0 && columns % slab == 0).then(|| boxed(0, rows, slab, columns / slab))
 }
 
+/// Whether wgmma can read the 8-bit (i8 or f8E4M3FN) operands of a gemm: only K-major (A as MxK,
+/// B as NxK) and only from shared memory (`a_shared`; B is always shared).
+pub fn wgmma_reads_eight_bit(a_shared: bool, transpose_a: bool, transpose_b: bool) -> bool {
+    a_shared && !transpose_a && transpose_b
+}
+
 /// The split of a block's warps over an `m`x`n` accumulator of `mma.sync.m16n8k16` tiles (16x8):
 /// `(wm, wn)` warps along M and N, each warp tile whole instruction tiles. In a kernel of several
 /// gemms (`chained`) the warps split M alone, so that every gemm's rows lie on the same warps; else

@@ -195,7 +195,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let packed_type = crate::attributes::vector(per_register, element_type(a));
         let i32_type: Type = IntegerType::new(self.context, 32).into();
         let accumulator_type = element_type(c);
-        let results = melior::dialect::llvm::r#type::r#struct(self.context, &[accumulator_type; 4], false);
+        let results = crate::attributes::struct_of(self.context, accumulator_type, 4);
         // This lane's place: its warp tile's first row and column, and its row and the K offset of its register elements (E t).
         let (rows, columns) = plan.warp_tile();
         let (lane, warp) = (b.op(at, "arith.remui", &[self.tid, b.index(at, 32)]), b.op(at, "arith.divui", &[self.tid, b.index(at, 32)]));

@@ -37,10 +37,10 @@ pub fn zero_started(ops: &[OperationRef], gemms: &std::collections::HashSet<usiz
 /// Also says which gemms with a fragment accumulator stay off wgmma, and why.
 pub fn wgmma_plan<'c, 'a>(ops: &[OperationRef<'c, 'a>], layouts: &Layouts) -> WgmmaPlan<'c, 'a> {
     let sixteen_bit = |value: Value| matches!(element_type(value).to_string().as_str(), "f16" | "bf16");
-    // wgmma reads 8-bit operands (i8 into i32, f8E4M3FN into f32) K-major only (A as MxK, B as
-    // NxK) and from shared memory.
-    let eight_bit_k_major = |a: Value, b: Value, c: Value, transpose_a: bool, transpose_b: bool| {
-        (crate::support::i8_product(a, b, c) || crate::support::f8_product(a, b, c)) && !transpose_a && transpose_b && level(a) == Some(MemoryLevel::Shared)
+    // 8-bit operands (i8 into i32, f8E4M3FN into f32) where wgmma reads them.
+    let eight_bit = |a: Value, b: Value, c: Value, transpose_a: bool, transpose_b: bool| {
+        (crate::support::i8_product(a, b, c) || crate::support::f8_product(a, b, c))
+            && crate::nvgpu::chip::wgmma_reads_eight_bit(level(a) == Some(MemoryLevel::Shared), transpose_a, transpose_b)
     };
     // A ring slot stands for its whole ring: every slot is written and read the same way.
     let owned = |tile: &Value| crate::pipeline::rings::tile_allocation(*tile).map(|allocation| key(&allocation));
@@ -58,7 +58,7 @@ pub fn wgmma_plan<'c, 'a>(ops: &[OperationRef<'c, 'a>], layouts: &Layouts) -> Wg
         let depth = if transpose_a { a_shape[0] } else { a_shape[1] };
         let bytes = if sixteen_bit(a) { 2 } else { 1 };
         let fits = accumulator.layout.origin.starts_with("wgmma.acc")
-            && ((element_type(c).is_f32() && sixteen_bit(a)) || eight_bit_k_major(a, b, c, transpose_a, transpose_b))
+            && ((element_type(c).is_f32() && sixteen_bit(a)) || eight_bit(a, b, c, transpose_a, transpose_b))
             && element_type(a) == element_type(b)
             && depth % (32 / bytes) == 0
             && n % 8 == 0
@@ -645,7 +645,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         operands.push(descriptor);
         operands.push(scale_d);
         for position in 0..outputs {
-            operands.push(b.extract_f32(at, accumulator, position as i64));
+            operands.push(b.extract(at, accumulator, position as i64, Type::float32(self.context)));
         }
         let string = |text: &str| melior::ir::attribute::StringAttribute::new(self.context, text).into();
         b.value(
