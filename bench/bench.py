@@ -22,23 +22,13 @@ import triton
 import triton.language as tl
 from cuda.bindings import driver as cu
 
+import tensor_maps
+
 DTYPES = {"f16": torch.float16, "bf16": torch.bfloat16, "f32": torch.float32, "i8": torch.int8, "i32": torch.int32, "f8E4M3FN": torch.float8_e4m3fn}
-TMA_TYPES = {
-    "f16": cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
-    "bf16": cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
-    "f32": cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
-    "i32": cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_INT32,
-    "i8": cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_UINT8,
-    "f8E4M3FN": cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_UINT8,
-}
+TMA_TYPES = tensor_maps.data_types(cu)
 # bench/variants.py's 8-bit GEMMs (B given N x K), timed against torch's i8 and fp8 GEMMs.
 EIGHT_BIT_VARIANTS = ("gemm_i8w_", "gemm_f8w_")
-SWIZZLES = {
-    0: cu.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_NONE,
-    32: cu.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_32B,
-    64: cu.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_64B,
-    128: cu.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_128B,
-}
+SWIZZLES = tensor_maps.swizzles(cu)
 
 
 def ok(result):
@@ -255,7 +245,7 @@ def encode_tensor_maps(manifest, tensors):
             [cu.cuuint64_t(t.stride(dim) * t.element_size()) for dim in reversed(range(rank - 1))],
             [cu.cuuint32_t(size) for size in reversed(param["box"])], [cu.cuuint32_t(1)] * rank,
             cu.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE, SWIZZLES[param["swizzle"]],
-            cu.CUtensorMapL2promotion.CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+            tensor_maps.l2_promotion(cu),
             cu.CUtensorMapFloatOOBfill.CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE))
         raw = ctypes.string_at(tmap.getPtr(), 128)
         maps.append(torch.frombuffer(bytearray(raw), dtype=torch.uint8).cuda())

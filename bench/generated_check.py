@@ -33,6 +33,8 @@ import subprocess
 import sys
 import threading
 
+import tensor_maps
+
 # The tolerance of tile-run's --check by element type (tile_run::tolerance); case.json carries the
 # value the case writer used, this is the fallback.
 TOLERANCE = {"f32": 1e-4, "i32": 1e-4, "i8": 1e-4, "f16": 4e-3, "bf16": 4e-3, "f8E4M3FN": 4e-3}
@@ -201,30 +203,16 @@ class Gpu:
 
     def tensor_map(self, param, pointer, shape, allocations):
         cu = self.cu
-        types = {
-            "f16": cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
-            "bf16": cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
-            "f32": cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
-            "i32": cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_INT32,
-            "i8": cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_UINT8,
-            "f8E4M3FN": cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_UINT8,
-        }
-        swizzles = {
-            0: cu.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_NONE,
-            32: cu.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_32B,
-            64: cu.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_64B,
-            128: cu.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_128B,
-        }
         rank, width = len(shape), BYTES[param["element"]]
         strides = row_major_strides(shape)
         # The driver wants dimensions innermost first, and byte strides of all but the innermost.
         tmap = self.ok(cu.cuTensorMapEncodeTiled(
-            types[param["element"]], rank, pointer,
+            tensor_maps.data_types(cu)[param["element"]], rank, pointer,
             [cu.cuuint64_t(size) for size in reversed(shape)],
             [cu.cuuint64_t(strides[dim] * width) for dim in reversed(range(rank - 1))],
             [cu.cuuint32_t(size) for size in reversed(param["box"])], [cu.cuuint32_t(1)] * rank,
-            cu.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE, swizzles[param["swizzle"]],
-            cu.CUtensorMapL2promotion.CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+            cu.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE, tensor_maps.swizzles(cu)[param["swizzle"]],
+            tensor_maps.l2_promotion(cu),
             cu.CUtensorMapFloatOOBfill.CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE))
         # The kernel takes a pointer to the map in global memory.
         device = self.ok(cu.cuMemAlloc(128))
