@@ -326,6 +326,75 @@ func.func @unaligned_rows(%A: memref<4096x4096xf16>, %B: memref<4096x4096xf16>, 
 
 // -----
 
+// A persistent 128x256 GEMM on two warpgroups (and the producer's): each warpgroup stages its
+// 64-row slab of the accumulator alone, in its half of the kernel's own 32 KiB area (boxes of 64
+// rows, two a round), between barriers of its own 128 threads (named barrier 2 + warpgroup), and
+// its first thread waits for and issues its boxes, at the slab's first row; so one warpgroup's
+// epilogue never waits for the other's. At the end each warpgroup's first thread waits for its
+// stores.
+// CHECK-LABEL: func.func @warpgroup_staged
+// CHECK: \22host_argument\22: 2, {{.*}}\22box\22: [64, 64]
+// CHECK: nvvm.setmaxregister increase 232
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK-NEXT: %[[C128:.*]] = arith.constant 128 : index
+// CHECK-NEXT: %[[WG:.*]] = arith.divui %thread_id_x, %[[C128]] : index
+// CHECK-NEXT: %[[C128B:.*]] = arith.constant 128 : index
+// CHECK-NEXT: %[[LANE:.*]] = arith.remui %thread_id_x, %[[C128B]] : index
+// CHECK-NEXT: %[[PART_BYTES:.*]] = arith.constant 16384 : index
+// CHECK-NEXT: %[[PART:.*]] = arith.muli %[[WG]], %[[PART_BYTES]] : index
+// CHECK-NEXT: %[[SLAB_ROWS:.*]] = arith.constant 64 : index
+// CHECK-NEXT: %[[SLAB:.*]] = arith.muli %[[WG]], %[[SLAB_ROWS]] : index
+// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[LANE]], %{{.*}} : index
+// CHECK-NEXT: scf.if %[[FIRST]] {
+// CHECK-NEXT: nvvm.cp.async.bulk.wait_group 0 {read}
+// CHECK: %[[ID:.*]] = arith.addi %[[WG]], %c2{{.*}} : index
+// CHECK-NEXT: %[[ID32:.*]] = arith.index_cast %[[ID]] : index to i32
+// CHECK-NEXT: %c128{{.*}} = arith.constant 128 : index
+// CHECK-NEXT: %[[THREADS:.*]] = arith.index_cast %c128{{.*}} : index to i32
+// CHECK-NEXT: nvvm.barrier id = %[[ID32]] number_of_threads = %[[THREADS]]
+// CHECK-COUNT-64: llvm.store %{{.*}} : i32, !llvm.ptr<3>
+// CHECK: nvvm.fence.proxy
+// CHECK: nvvm.barrier id
+// CHECK: scf.if
+// CHECK-COUNT-2: nvvm.cp.async.bulk.tensor.global.shared.cta
+// CHECK-NEXT: nvvm.cp.async.bulk.commit.group
+// CHECK-NOT: gpu.barrier
+// CHECK: %[[ISSUER:.*]] = arith.remui %thread_id_x, %c128{{.*}} : index
+// CHECK: arith.cmpi eq, %[[ISSUER]]
+// CHECK-NEXT: scf.if
+// CHECK-NEXT: nvvm.cp.async.bulk.wait_group 0
+// CHECK-NEXT: }
+module attributes {tile.target = "sm_90a"} {
+func.func @warpgroup_staged(%A: memref<4096x4096xf16>, %B: memref<4096x4096xf16>, %C: memref<4096x4096xf16>) {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %c32 = arith.constant 32 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %c256 = arith.constant 256 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c16, %c32) threads(256) (%bx, %by) {
+    %As = tile.alloc_shared : memref<128x64xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<64x256xf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<128x256xf32, #tile.fragment>
+    tile.fill %Cf, %zero : memref<128x256xf32, #tile.fragment>
+    %m0 = arith.muli %by, %c128 : index
+    %n0 = arith.muli %bx, %c256 : index
+    tile.pipelined %k = %c0 to %c64 stages(4) {
+      %k0 = arith.muli %k, %c64 : index
+      tile.copy %A[%m0, %k0], %As : memref<4096x4096xf16>, memref<128x64xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%k0, %n0], %Bs : memref<4096x4096xf16>, memref<64x256xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %Cf : memref<128x64xf16, #gpu.address_space<workgroup>>, memref<64x256xf16, #gpu.address_space<workgroup>>, memref<128x256xf32, #tile.fragment>
+    }
+    tile.copy %Cf, %C[%m0, %n0] : memref<128x256xf32, #tile.fragment>, memref<4096x4096xf16>
+  }
+  return
+}
+}
+
+// -----
+
 // A persistent GEMM with a producer (tile-plan-pipelines' producer = "warpgroup"): the block is its
 // 128 threads and the producer's warpgroup (256, in the manifest and the launch). The barriers'
 // initialization meets the whole block; then threads 128 .. 255 give their registers back and

@@ -1178,10 +1178,12 @@ pub fn lower_all<'c, 'a>(
             _ => lowering.gemm(op, scratches.get(&key(&op)).copied()),
         }
     }
-    // Thread 0 waits for its TMA stores before the kernel ends (their source is shared memory).
+    // The threads that issued TMA stores (thread 0, or each warpgroup's first where warpgroups
+    // stage alone) wait for them before the kernel ends (their source is shared memory).
     if !layouts.tma_stores.is_empty() {
         let end = At::before(body.terminator().expect("the kernel's tile.yield"));
-        let leader = b.if_then(end, b.compare(end, "eq", tid, b.index(end, 0)));
+        let issuer = if layouts.tma_stores.values().any(|plan| plan.warpgroups > 1) { b.op(end, "arith.remui", &[tid, b.index(end, 128)]) } else { tid };
+        let leader = b.if_then(end, b.compare(end, "eq", issuer, b.index(end, 0)));
         lowering.bulk_wait(&b, leader, false);
     }
     let rewriter = melior::IrRewriter::new(context);

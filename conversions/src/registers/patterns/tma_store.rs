@@ -19,6 +19,15 @@
 //! barrier (which also lets the last wgmma readers of a reused ring finish); after the writes, a
 //! proxy fence makes them visible to the engine and a second barrier hands the area to thread 0.
 //! At the kernel's end thread 0 waits for every store to complete.
+//!
+//! In the kernel's own area, an accumulator of several warpgroups (each owning a slab of rows)
+//! is staged by each warpgroup alone: the area splits into one part a warpgroup, the boxes have
+//! a slab's rows, and each warpgroup's first thread waits for and issues its own boxes between
+//! barriers of its own 128 threads (named barrier [`FIRST_WARPGROUP_BARRIER`] + warpgroup). So one
+//! warpgroup's epilogue never waits for the other's, and what one stages the tensor cores spend
+//! on the other's next tile where the two drift apart (a persistent kernel's epilogue takes 1-4%
+//! of the 4096^3 GEMM's time, RESULTS run 112). A drained ring is still staged by the block
+//! together: its last wgmma readers are both warpgroups.
 
 use super::*;
 
@@ -27,6 +36,9 @@ use super::*;
 pub const OWN_STAGING_BYTES: i64 = 32 * 1024;
 /// Bytes of a box row: the 128-byte swizzle's span (64 16-bit or 32 f32 columns).
 const ROW_BYTES: i64 = 128;
+/// The named barrier of warpgroup 0's staging (0 is the block's, 1 the kernel's threads' beside a
+/// producer: `crate::pipeline::producer`); warpgroup w meets at this + w.
+const FIRST_WARPGROUP_BARRIER: i64 = 2;
 
 /// Bytes of the elements of a tensor the staged stores write, where they write it.
 fn element_bytes(tensor: Value) -> Option<i64> {
@@ -44,6 +56,8 @@ pub(crate) struct TmaStore {
     rounds: Vec<Vec<usize>>,
     /// The drained tile (its allocation's key) the area reuses; `None`: the kernel's own area.
     drained: Option<usize>,
+    /// Warpgroups that stage their slabs of rows each alone (1: the block's threads together).
+    pub(crate) warpgroups: i64,
 }
 
 /// The boxes (of `columns` columns) of the tile of `placed` that column pair `slot` writes, over
@@ -57,21 +71,29 @@ fn pair_boxes(placed: &Placed, slot: usize, columns: i64) -> BTreeSet<i64> {
 
 /// Whether the copy of fragment `src` into global `dst` (at `offsets` offsets) can leave by TMA: an
 /// unguarded wgmma accumulator of R x C (R a multiple of 8 up to 256, C of a box row's columns)
-/// whose slots all pair up, into an f16, bf16 or f32 tensor [`tma::tensor_box`] takes. Returns the
-/// box and the column pairs.
-fn candidate(src: Value, dst: Value, offsets: usize, layouts: &Layouts) -> Option<(Vec<i64>, Vec<usize>)> {
+/// whose slots all pair up, into an f16, bf16 or f32 tensor [`tma::tensor_box`] takes with boxes
+/// of R / `warpgroups` rows. Returns the box and the column pairs.
+fn candidate(src: Value, dst: Value, offsets: usize, layouts: &Layouts, warpgroups: i64) -> Option<(Vec<i64>, Vec<usize>)> {
     let from = placed(layouts, src).ok()?;
     let bytes = element_bytes(dst)?;
     let [rows, columns] = from.layout.shape[..] else { return None };
     let box_columns = ROW_BYTES / bytes;
     let usable = from.layout.origin.starts_with("wgmma.acc") && !from.distribution.guarded && from.layout.replicate == 1 && columns % box_columns == 0;
-    if !usable {
+    if !usable || rows % warpgroups != 0 {
         return None;
     }
-    let box_ = tma::tensor_box(dst, offsets, rows, box_columns, bytes)?;
+    let box_ = tma::tensor_box(dst, offsets, rows / warpgroups, box_columns, bytes)?;
     let pairs = column_pairs(from);
     let used = from.distribution.used_slots().count();
     (pairs.len() * 2 == used).then_some((box_, pairs))
+}
+
+/// The warpgroups of accumulator `from` that can stage their slabs alone: its warpgroups where it
+/// has several (each holds rows `w R / W` .. `(w + 1) R / W`, `atoms::wgmma_accumulator`), else 1.
+fn slab_warpgroups(from: &Placed) -> i64 {
+    let warpgroups = from.layout.threads / 128;
+    let rows = from.layout.shape[0];
+    if warpgroups > 1 && from.layout.threads % 128 == 0 && rows % (64 * warpgroups) == 0 { warpgroups } else { 1 }
 }
 
 /// The rounds of `pairs` when the area holds `per_round` boxes of `columns` columns: `None` where a
@@ -113,7 +135,7 @@ pub fn tma_store_plan(ops: &[OperationRef], layouts: &Layouts, scratch: i64) -> 
         if level(parts.src) != Some(MemoryLevel::Fragment) || level(parts.dst) != Some(MemoryLevel::Global) {
             continue;
         }
-        let Some((box_, pairs)) = candidate(parts.src, parts.dst, parts.dst_offsets.len(), layouts) else { continue };
+        let Some((box_, pairs)) = candidate(parts.src, parts.dst, parts.dst_offsets.len(), layouts, 1) else { continue };
         let from = placed(layouts, parts.src).expect("a candidate's layout");
         let box_bytes = box_[box_.len() - 2] * ROW_BYTES;
         let box_columns = *box_.last().expect("a box");
@@ -125,10 +147,20 @@ pub fn tma_store_plan(ops: &[OperationRef], layouts: &Layouts, scratch: i64) -> 
         let drained = drained_tiles(*op, layouts).into_iter().find_map(|(tile, bytes)| staged(bytes).map(|plan| (Some(tile), plan)));
         let plan = drained.or_else(|| staged(OWN_STAGING_BYTES.min(free)).map(|plan| (None, plan)));
         let Some((drained, (per_round, rounds))) = plan else { continue };
-        if drained.is_none() {
-            own = own.max(per_round * box_bytes);
+        if drained.is_some() {
+            plans.insert(key(op), TmaStore { box_, per_round, rounds, drained, warpgroups: 1 });
+            continue;
         }
-        plans.insert(key(op), TmaStore { box_, per_round, rounds, drained });
+        own = own.max(per_round * box_bytes);
+        // In the kernel's own area each warpgroup stages its slab in its part: boxes of the slab's
+        // rows, as many a round as the whole block's (the parts together are the same area).
+        let warpgroups = slab_warpgroups(from);
+        let slabs = (warpgroups > 1).then(|| candidate(parts.src, parts.dst, parts.dst_offsets.len(), layouts, warpgroups)).flatten();
+        let plan = match slabs {
+            Some((box_, _)) => TmaStore { box_, per_round, rounds, drained, warpgroups },
+            None => TmaStore { box_, per_round, rounds, drained, warpgroups: 1 },
+        };
+        plans.insert(key(op), plan);
     }
     (plans, own)
 }
@@ -182,6 +214,57 @@ pub(super) fn staging_areas<'c, 'a>(b: &Builder<'c>, start: At<'c, 'a>, ops: &[O
     areas
 }
 
+/// Who stages a copy's boxes where: the block's threads together, or each warpgroup alone.
+struct Staging<'c, 'a> {
+    /// Warpgroups that stage alone (1: the block together).
+    warpgroups: i64,
+    /// The thread's index among those that stage with it (0 issues the boxes).
+    thread: Value<'c, 'a>,
+    /// The byte of the area where the thread's part begins.
+    part: Value<'c, 'a>,
+    /// The first row of the tile that the part holds.
+    first_row: Value<'c, 'a>,
+    /// The thread's warpgroup.
+    warpgroup: Value<'c, 'a>,
+}
+
+impl<'c, 'a> Staging<'c, 'a> {
+    /// The staging of thread `tid` where `warpgroups` warpgroups each stage `rows` rows in parts
+    /// of `part_bytes`.
+    fn new(b: &Builder<'c>, at: At<'c, 'a>, tid: Value<'c, 'a>, warpgroups: i64, rows: i64, part_bytes: i64) -> Self {
+        let c = |value: i64| b.index(at, value);
+        if warpgroups == 1 {
+            return Staging { warpgroups, thread: tid, part: c(0), first_row: c(0), warpgroup: c(0) };
+        }
+        let warpgroup = b.op(at, "arith.divui", &[tid, c(128)]);
+        Staging {
+            warpgroups,
+            thread: b.op(at, "arith.remui", &[tid, c(128)]),
+            part: b.op(at, "arith.muli", &[warpgroup, c(part_bytes)]),
+            first_row: b.op(at, "arith.muli", &[warpgroup, c(rows)]),
+            warpgroup,
+        }
+    }
+
+    /// The barrier of those that stage together: the block's, or the warpgroup's named barrier.
+    fn barrier(&self, b: &Builder<'c>, at: At<'c, 'a>) {
+        if self.warpgroups == 1 {
+            return b.barrier(at);
+        }
+        let i32_type: Type = IntegerType::new(b.context, 32).into();
+        let id = b.cast(at, "arith.index_cast", b.op(at, "arith.addi", &[self.warpgroup, b.index(at, FIRST_WARPGROUP_BARRIER)]), i32_type);
+        let threads = b.cast(at, "arith.index_cast", b.index(at, 128), i32_type);
+        b.insert(
+            at,
+            OperationBuilder::new("nvvm.barrier", b.location)
+                .add_operands(&[id, threads])
+                .add_attributes(&[(Identifier::new(b.context, "operandSegmentSizes"), crate::attributes::i32_array(b.context, &[1, 1, 0]))])
+                .build()
+                .expect("nvvm.barrier"),
+        );
+    }
+}
+
 impl<'c, 'a> Lowering<'c, 'a, '_> {
     /// Copies fragment `src` into the global tensor `dst` at `offsets` through the staging area
     /// `staging` by TMA (the module doc); false, emitting nothing, where the plan has no store.
@@ -202,16 +285,26 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let box_columns = *plan.box_.last().expect("a box");
         let bytes = element_bytes(dst).expect("planned");
         let map = self.tensor_map(&b, at, dst, &plan.box_);
-        let base = b.cast(at, "arith.index_cast", b.aligned_pointer(at, area), i64_type);
-        let offsets_now = self.offsets(&b, at, from);
-        let leader = || b.if_then(at, b.compare(at, "eq", self.tid, b.index(at, 0)));
         let c = |value: i64| b.index(at, value);
+        // Each warpgroup's slab in its part of the area (one part: the block's threads together).
+        let staging = Staging::new(&b, at, self.tid, plan.warpgroups, rows, plan.per_round * box_bytes);
+        let mut base = b.cast(at, "arith.index_cast", b.aligned_pointer(at, area), i64_type);
+        let offsets_now = self.offsets(&b, at, from);
+        let leader = || b.if_then(at, b.compare(at, "eq", staging.thread, c(0)));
+        let mut box_offsets = offsets.to_vec();
+        if plan.warpgroups > 1 {
+            base = b.op(at, "arith.addi", &[base, b.cast(at, "arith.index_cast", staging.part, i64_type)]);
+            let row_offset = box_offsets.len() - 2;
+            box_offsets[row_offset] = b.op(at, "arith.addi", &[offsets[row_offset], staging.first_row]);
+        }
         for (round, pairs) in plan.rounds.iter().enumerate() {
             // The engine has read the area's last contents, and its last readers are done.
             self.bulk_wait(&b, leader(), true);
-            b.barrier(at);
+            staging.barrier(&b, at);
             for &slot in pairs {
                 let [row, column] = self.coordinates(&b, at, from, &offsets_now, slot)[..] else { unreachable!("a 2-D tile") };
+                // The row within the part's boxes.
+                let row = if plan.warpgroups == 1 { row } else { b.op(at, "arith.remui", &[row, c(rows)]) };
                 // Byte of (row, column) in its box: 128-byte rows, the 16-byte chunk index
                 // XOR-ed with the row's place among 8.
                 let in_round = b.op(at, "arith.remui", &[b.op(at, "arith.divui", &[column, c(box_columns)]), c(plan.per_round)]);
@@ -244,13 +337,13 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             }
             // The generic proxy's writes, visible to the copy engine; then thread 0 hands the boxes over.
             b.insert(at, OperationBuilder::new("nvvm.fence.proxy", b.location).add_attributes(&[nvvm_attribute(context, "kind", "#nvvm.proxy_kind<async.shared>"), nvvm_attribute(context, "space", "#nvvm.shared_space<cta>")]).build().expect("nvvm.fence.proxy"));
-            b.barrier(at);
+            staging.barrier(&b, at);
             let issue = leader();
             let boxes = from.layout.shape[1] / box_columns;
             for box_index in (round as i64 * plan.per_round)..((round as i64 + 1) * plan.per_round).min(boxes) {
                 let offset = b.value(issue, melior::dialect::arith::constant(context, IntegerAttribute::new(i64_type, (box_index % plan.per_round) * box_bytes).into(), b.location));
                 let source = b.cast(issue, "llvm.inttoptr", b.op(issue, "arith.addi", &[base, offset]), shared_pointer);
-                let coordinates = self.box_coordinates(&b, issue, offsets, box_index * box_columns);
+                let coordinates = self.box_coordinates(&b, issue, &box_offsets, box_index * box_columns);
                 let mut operands = vec![map, source];
                 operands.extend(coordinates.iter().copied());
                 let segments = crate::attributes::i32_array(context, &[1, 1, coordinates.len() as i32, 0, 0]);
