@@ -58,6 +58,18 @@ pub(crate) fn i32_constant<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, value: i64) 
     b.value(at, melior::dialect::arith::constant(b.context, IntegerAttribute::new(IntegerType::new(b.context, 32).into(), value).into(), b.location))
 }
 
+/// `bar.sync id, threads` at `at`: named barrier `id` (an i32) of `threads` (an i32) threads.
+pub(crate) fn named_barrier<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, id: Value<'c, 'a>, threads: Value<'c, 'a>) {
+    b.insert(
+        at,
+        OperationBuilder::new("nvvm.barrier", b.location)
+            .add_operands(&[id, threads])
+            .add_attributes(&[(Identifier::new(b.context, "operandSegmentSizes"), crate::attributes::i32_array(b.context, &[1, 1, 0]))])
+            .build()
+            .expect("nvvm.barrier"),
+    );
+}
+
 fn void<'c>(b: &Builder<'c>, at: At<'c, '_>, name: &str, operands: &[Value<'c, '_>], attributes: &[(&str, &str)]) {
     let attributes: Vec<(Identifier, Attribute)> = attributes
         .iter()

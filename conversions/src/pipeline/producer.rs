@@ -15,7 +15,7 @@ use crate::cpu::builder::{At, Builder};
 use melior::{
     Context,
     ir::{
-        BlockLike, RegionLike, Value,
+        BlockLike, RegionLike,
         operation::{OperationBuilder, OperationLike, OperationRef},
     },
 };
@@ -99,15 +99,8 @@ pub fn split<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>, threads
     let consumer_if = consumers.block.parent_operation().expect("scf.if");
     for barrier in nested_ops(consumer_if).into_iter().filter(|op| op_name(op) == "gpu.barrier") {
         let at = At::before(barrier);
-        let operands: [Value; 2] = [super::nvidia::i32_constant(&b, at, THREADS_BARRIER), super::nvidia::i32_constant(&b, at, threads)];
-        b.insert(
-            at,
-            OperationBuilder::new("nvvm.barrier", barrier.location())
-                .add_operands(&operands)
-                .add_attributes(&[(melior::ir::Identifier::new(context, "operandSegmentSizes"), crate::attributes::i32_array(context, &[1, 1, 0]))])
-                .build()
-                .expect("nvvm.barrier"),
-        );
+        let b = Builder { location: barrier.location(), ..b };
+        super::nvidia::named_barrier(&b, at, super::nvidia::i32_constant(&b, at, THREADS_BARRIER), super::nvidia::i32_constant(&b, at, threads));
         rewriter.erase_op(barrier);
     }
     let first = consumers.block.first_operation().expect("the kernel's threads' ops");

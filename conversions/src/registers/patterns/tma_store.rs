@@ -254,14 +254,7 @@ impl<'c, 'a> Staging<'c, 'a> {
         let i32_type: Type = IntegerType::new(b.context, 32).into();
         let id = b.cast(at, "arith.index_cast", b.op(at, "arith.addi", &[self.warpgroup, b.index(at, FIRST_WARPGROUP_BARRIER)]), i32_type);
         let threads = b.cast(at, "arith.index_cast", b.index(at, 128), i32_type);
-        b.insert(
-            at,
-            OperationBuilder::new("nvvm.barrier", b.location)
-                .add_operands(&[id, threads])
-                .add_attributes(&[(Identifier::new(b.context, "operandSegmentSizes"), crate::attributes::i32_array(b.context, &[1, 1, 0]))])
-                .build()
-                .expect("nvvm.barrier"),
-        );
+        crate::pipeline::nvidia::named_barrier(b, at, id, threads);
     }
 }
 
