@@ -20,13 +20,13 @@
 //! proxy fence makes them visible to the engine and a second barrier hands the area to thread 0.
 //! At the kernel's end thread 0 waits for every store to complete.
 //!
-//! In the kernel's own area, an accumulator of several warpgroups (each owning a slab of rows)
-//! is staged by each warpgroup alone: the area splits into one part a warpgroup, the boxes have
-//! a slab's rows, and each warpgroup's first thread waits for and issues its own boxes between
-//! barriers of its own 128 threads (named barrier [`FIRST_WARPGROUP_BARRIER`] + warpgroup). So one
-//! warpgroup's epilogue never waits for the other's, and what one stages the tensor cores spend
-//! on the other's next tile where the two drift apart (a persistent kernel's epilogue takes 1-4%
-//! of the 4096^3 GEMM's time, RESULTS run 112). A drained ring is still staged by the block
+//! In the kernel's own area, accumulators of several warpgroups (each owning a slab of rows) are
+//! staged by each warpgroup alone where every copy into that area can be: the area splits into
+//! one part a warpgroup, the boxes have a slab's rows, and each warpgroup's first thread waits
+//! for and issues its own boxes between barriers of its own 128 threads (named barrier
+//! [`FIRST_WARPGROUP_BARRIER`] + warpgroup). So one warpgroup's epilogue never waits at the
+//! other's barriers or hand-overs (0.5-1.4% of the persistent 4096^3 GEMM, whose epilogue takes
+//! 1-3.5% of its time: RESULTS runs 112-113). A drained ring is still staged by the block
 //! together: its last wgmma readers are both warpgroups.
 
 use super::*;
@@ -128,6 +128,8 @@ fn shared_bytes(ops: &[OperationRef]) -> i64 {
 pub fn tma_store_plan(ops: &[OperationRef], layouts: &Layouts, scratch: i64) -> (HashMap<usize, TmaStore>, i64) {
     let mut plans = HashMap::new();
     let mut own = 0;
+    // The copies staged in the kernel's own area: staged by the whole block, and by warpgroups.
+    let mut own_area = Vec::new();
     // Room for the kernel's own area: what the tiles, the scratch and the swizzled tiles' alignment leave.
     let free = crate::nvgpu::chip::MAX_SHARED_BYTES - shared_bytes(ops) - scratch - tma::SWIZZLED_ALIGNMENT;
     for op in ops.iter().filter(|op| op_name(op) == "tile.copy") {
@@ -152,15 +154,20 @@ pub fn tma_store_plan(ops: &[OperationRef], layouts: &Layouts, scratch: i64) -> 
             continue;
         }
         own = own.max(per_round * box_bytes);
-        // In the kernel's own area each warpgroup stages its slab in its part: boxes of the slab's
-        // rows, as many a round as the whole block's (the parts together are the same area).
+        // In the kernel's own area each warpgroup may stage its slab in its part: boxes of the
+        // slab's rows, as many a round as the whole block's (the parts together are the same area).
         let warpgroups = slab_warpgroups(from);
         let slabs = (warpgroups > 1).then(|| candidate(parts.src, parts.dst, parts.dst_offsets.len(), layouts, warpgroups)).flatten();
-        let plan = match slabs {
-            Some((box_, _)) => TmaStore { box_, per_round, rounds, drained, warpgroups },
-            None => TmaStore { box_, per_round, rounds, drained, warpgroups: 1 },
-        };
-        plans.insert(key(op), plan);
+        let whole = TmaStore { box_, per_round, rounds: rounds.clone(), drained, warpgroups: 1 };
+        own_area.push((key(op), whole, slabs.map(|(box_, _)| TmaStore { box_, per_round, rounds, drained, warpgroups })));
+    }
+    // Warpgroups stage alone only where every copy into the own area can, in as many parts: a
+    // copy of the whole block after split ones would write parts whose last stores another
+    // warpgroup's first thread issued, and thread 0 cannot wait for those.
+    let parts: BTreeSet<Option<i64>> = own_area.iter().map(|(_, _, split)| split.as_ref().map(|plan| plan.warpgroups)).collect();
+    let split = parts.len() == 1 && parts.first().is_some_and(|parts| parts.is_some());
+    for (copy, whole, slabs) in own_area {
+        plans.insert(copy, if split { slabs.expect("every copy splits") } else { whole });
     }
     (plans, own)
 }
