@@ -261,6 +261,11 @@ pub fn f8_product(a: melior::ir::Value, b: melior::ir::Value, c: melior::ir::Val
     product_of(a, b, c, tile_dialect::element::Element::F8E4M3FN, tile_dialect::element::Element::F32)
 }
 
+/// Whether a gemm of these operands multiplies 8-bit tiles ([`i8_product`] or [`f8_product`]).
+pub fn eight_bit_product(a: melior::ir::Value, b: melior::ir::Value, c: melior::ir::Value) -> bool {
+    i8_product(a, b, c) || f8_product(a, b, c)
+}
+
 /// Whether A and B hold `input` and C `accumulator`.
 fn product_of(a: melior::ir::Value, b: melior::ir::Value, c: melior::ir::Value, input: tile_dialect::element::Element, accumulator: tile_dialect::element::Element) -> bool {
     element_of(a) == Some(input) && element_of(b) == Some(input) && element_of(c) == Some(accumulator)

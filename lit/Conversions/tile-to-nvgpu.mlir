@@ -339,23 +339,25 @@ func.func @unaligned_rows(%A: memref<4096x4096xf16>, %B: memref<4096x4096xf16>, 
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK-NEXT: %[[C128:.*]] = arith.constant 128 : index
 // CHECK-NEXT: %[[WG:.*]] = arith.divui %thread_id_x, %[[C128]] : index
-// CHECK-NEXT: %[[C128B:.*]] = arith.constant 128 : index
-// CHECK-NEXT: %[[LANE:.*]] = arith.remui %thread_id_x, %[[C128B]] : index
 // CHECK-NEXT: %[[PART_BYTES:.*]] = arith.constant 16384 : index
 // CHECK-NEXT: %[[PART:.*]] = arith.muli %[[WG]], %[[PART_BYTES]] : index
 // CHECK-NEXT: %[[SLAB_ROWS:.*]] = arith.constant 64 : index
 // CHECK-NEXT: %[[SLAB:.*]] = arith.muli %[[WG]], %[[SLAB_ROWS]] : index
+// CHECK-NEXT: %[[C2:.*]] = arith.constant 2 : index
+// CHECK-NEXT: %[[ID:.*]] = arith.addi %[[WG]], %[[C2]] : index
+// CHECK-NEXT: %[[ID32:.*]] = arith.index_cast %[[ID]] : index to i32
+// CHECK-NEXT: %[[C128T:.*]] = arith.constant 128 : index
+// CHECK-NEXT: %[[THREADS:.*]] = arith.index_cast %[[C128T]] : index to i32
+// CHECK-NEXT: %[[C128B:.*]] = arith.constant 128 : index
+// CHECK-NEXT: %[[LANE:.*]] = arith.remui %thread_id_x, %[[C128B]] : index
 // CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[LANE]], %{{.*}} : index
 // CHECK-NEXT: scf.if %[[FIRST]] {
 // CHECK-NEXT: nvvm.cp.async.bulk.wait_group 0 {read}
-// CHECK: %[[ID:.*]] = arith.addi %[[WG]], %c2{{.*}} : index
-// CHECK-NEXT: %[[ID32:.*]] = arith.index_cast %[[ID]] : index to i32
-// CHECK-NEXT: %c128{{.*}} = arith.constant 128 : index
-// CHECK-NEXT: %[[THREADS:.*]] = arith.index_cast %c128{{.*}} : index to i32
+// CHECK-NEXT: }
 // CHECK-NEXT: nvvm.barrier id = %[[ID32]] number_of_threads = %[[THREADS]]
 // CHECK-COUNT-64: llvm.store %{{.*}} : i32, !llvm.ptr<3>
 // CHECK: nvvm.fence.proxy
-// CHECK: nvvm.barrier id
+// CHECK-NEXT: nvvm.barrier id = %[[ID32]] number_of_threads = %[[THREADS]]
 // CHECK: scf.if
 // CHECK-COUNT-2: nvvm.cp.async.bulk.tensor.global.shared.cta
 // CHECK-NEXT: nvvm.cp.async.bulk.commit.group

@@ -163,13 +163,13 @@ impl Plan {
         }
     }
 
-    /// Bytes of the on-chip tiles the loop and the chain use (epilogue tiles come on top: a
-    /// residual fragment and the reduction vectors, bounded by M x N x 4 + a little).
     /// Whether the gemms multiply i8 tiles (into an i32 accumulator).
     fn integer(&self) -> bool {
         self.element == "i8"
     }
 
+    /// Bytes of the on-chip tiles the loop and the chain use (epilogue tiles come on top: a
+    /// residual fragment and the reduction vectors, bounded by M x N x 4 + a little).
     fn bytes(&self) -> usize {
         let input = if self.integer() { 1 } else { 2 };
         let (m, n, k) = (self.m, self.n, self.k);

@@ -64,7 +64,7 @@ pub fn gemm_anchors<'c, 'a>(gemm: OperationRef<'c, 'a>, chip: &str, threads: i64
     // mma.sync's m16n8k32, and f8E4M3FN nothing (no rule converts 8-bit floats: the lowering
     // refuses it off wgmma).
     let i8 = crate::support::i8_product(ops.a, ops.b, ops.c);
-    if chip == "sm_90a" && (i8 || crate::support::f8_product(ops.a, ops.b, ops.c)) {
+    if chip == "sm_90a" && crate::support::eight_bit_product(ops.a, ops.b, ops.c) {
         let wgmma = crate::nvgpu::chip::wgmma_reads_eight_bit(is_shared(ops.a), ops.transpose_a, ops.transpose_b);
         let anchors = if wgmma { sm90a(&ops, threads, tma) } else { Vec::new() };
         return if anchors.is_empty() && i8 { mma_sync(&ops, threads, chained, 32) } else { anchors };

@@ -39,7 +39,7 @@ pub fn wgmma_plan<'c, 'a>(ops: &[OperationRef<'c, 'a>], layouts: &Layouts) -> Wg
     let sixteen_bit = |value: Value| matches!(element_type(value).to_string().as_str(), "f16" | "bf16");
     // 8-bit operands (i8 into i32, f8E4M3FN into f32) where wgmma reads them.
     let eight_bit = |a: Value, b: Value, c: Value, transpose_a: bool, transpose_b: bool| {
-        (crate::support::i8_product(a, b, c) || crate::support::f8_product(a, b, c))
+        crate::support::eight_bit_product(a, b, c)
             && crate::nvgpu::chip::wgmma_reads_eight_bit(level(a) == Some(MemoryLevel::Shared), transpose_a, transpose_b)
     };
     // A ring slot stands for its whole ring: every slot is written and read the same way.

@@ -221,47 +221,51 @@ pub(super) fn staging_areas<'c, 'a>(b: &Builder<'c>, start: At<'c, 'a>, ops: &[O
     areas
 }
 
-/// Who stages a copy's boxes where: the block's threads together, or each warpgroup alone.
+/// Who stages a copy's boxes: the block's threads together, or each warpgroup its slab.
 struct Staging<'c, 'a> {
-    /// Warpgroups that stage alone (1: the block together).
-    warpgroups: i64,
     /// The thread's index among those that stage with it (0 issues the boxes).
     thread: Value<'c, 'a>,
-    /// The byte of the area where the thread's part begins.
+    /// The thread's warpgroup's part, where warpgroups stage alone.
+    slab: Option<Slab<'c, 'a>>,
+}
+
+/// A warpgroup's part of the staging.
+struct Slab<'c, 'a> {
+    /// The byte of the area where the part begins.
     part: Value<'c, 'a>,
     /// The first row of the tile that the part holds.
     first_row: Value<'c, 'a>,
-    /// The thread's warpgroup.
-    warpgroup: Value<'c, 'a>,
+    /// The warpgroup's named barrier (i32).
+    barrier: Value<'c, 'a>,
+    /// The threads that meet there (i32: a warpgroup's).
+    threads: Value<'c, 'a>,
 }
 
 impl<'c, 'a> Staging<'c, 'a> {
     /// The staging of thread `tid` where `warpgroups` warpgroups each stage `rows` rows in parts
-    /// of `part_bytes`.
+    /// of `part_bytes` (1: the block's threads together, nothing to compute).
     fn new(b: &Builder<'c>, at: At<'c, 'a>, tid: Value<'c, 'a>, warpgroups: i64, rows: i64, part_bytes: i64) -> Self {
-        let c = |value: i64| b.index(at, value);
         if warpgroups == 1 {
-            return Staging { warpgroups, thread: tid, part: c(0), first_row: c(0), warpgroup: c(0) };
+            return Staging { thread: tid, slab: None };
         }
+        let c = |value: i64| b.index(at, value);
+        let i32_type: Type = IntegerType::new(b.context, 32).into();
         let warpgroup = b.op(at, "arith.divui", &[tid, c(128)]);
-        Staging {
-            warpgroups,
-            thread: b.op(at, "arith.remui", &[tid, c(128)]),
+        let slab = Slab {
             part: b.op(at, "arith.muli", &[warpgroup, c(part_bytes)]),
             first_row: b.op(at, "arith.muli", &[warpgroup, c(rows)]),
-            warpgroup,
-        }
+            barrier: b.cast(at, "arith.index_cast", b.op(at, "arith.addi", &[warpgroup, c(FIRST_WARPGROUP_BARRIER)]), i32_type),
+            threads: b.cast(at, "arith.index_cast", c(128), i32_type),
+        };
+        Staging { thread: b.op(at, "arith.remui", &[tid, c(128)]), slab: Some(slab) }
     }
 
     /// The barrier of those that stage together: the block's, or the warpgroup's named barrier.
     fn barrier(&self, b: &Builder<'c>, at: At<'c, 'a>) {
-        if self.warpgroups == 1 {
-            return b.barrier(at);
+        match &self.slab {
+            None => b.barrier(at),
+            Some(slab) => crate::pipeline::nvidia::named_barrier(b, at, slab.barrier, slab.threads),
         }
-        let i32_type: Type = IntegerType::new(b.context, 32).into();
-        let id = b.cast(at, "arith.index_cast", b.op(at, "arith.addi", &[self.warpgroup, b.index(at, FIRST_WARPGROUP_BARRIER)]), i32_type);
-        let threads = b.cast(at, "arith.index_cast", b.index(at, 128), i32_type);
-        crate::pipeline::nvidia::named_barrier(b, at, id, threads);
     }
 }
 
@@ -292,10 +296,10 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let offsets_now = self.offsets(&b, at, from);
         let leader = || b.if_then(at, b.compare(at, "eq", staging.thread, c(0)));
         let mut box_offsets = offsets.to_vec();
-        if plan.warpgroups > 1 {
-            base = b.op(at, "arith.addi", &[base, b.cast(at, "arith.index_cast", staging.part, i64_type)]);
+        if let Some(slab) = &staging.slab {
+            base = b.op(at, "arith.addi", &[base, b.cast(at, "arith.index_cast", slab.part, i64_type)]);
             let row_offset = box_offsets.len() - 2;
-            box_offsets[row_offset] = b.op(at, "arith.addi", &[offsets[row_offset], staging.first_row]);
+            box_offsets[row_offset] = b.op(at, "arith.addi", &[offsets[row_offset], slab.first_row]);
         }
         for (round, pairs) in plan.rounds.iter().enumerate() {
             // The engine has read the area's last contents, and its last readers are done.
@@ -304,7 +308,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             for &slot in pairs {
                 let [row, column] = self.coordinates(&b, at, from, &offsets_now, slot)[..] else { unreachable!("a 2-D tile") };
                 // The row within the part's boxes.
-                let row = if plan.warpgroups == 1 { row } else { b.op(at, "arith.remui", &[row, c(rows)]) };
+                let row = if staging.slab.is_some() { b.op(at, "arith.remui", &[row, c(rows)]) } else { row };
                 // Byte of (row, column) in its box: 128-byte rows, the 16-byte chunk index
                 // XOR-ed with the row's place among 8.
                 let in_round = b.op(at, "arith.remui", &[b.op(at, "arith.divui", &[column, c(box_columns)]), c(plan.per_round)]);
