@@ -52,10 +52,7 @@ fn main() {
     place_next_to_binaries(&capi, &out);
 
     println!("cargo:rustc-link-search=native={}", out.display());
-    println!(
-        "cargo:rustc-link-search=native={}",
-        prefix.join("lib").display()
-    );
+    println!("cargo:rustc-link-search=native={}", prefix.join("lib").display());
     // lld's ELF driver for `shim/TileLink.cpp` (lld-22's static libraries, from liblld-22-dev; the
     // LLVM they call is libLLVM's, the compression libraries theirs).
     println!("cargo:rustc-link-lib=static=lldELF");
@@ -136,13 +133,9 @@ fn generate_bindings(prefix: &Path, out: &Path) -> Vec<String> {
         .merge_extern_blocks(true)
         .layout_tests(false)
         .generate()
-        .expect(
-            "bindgen parses shim/TileShim.h (libclang from LIBCLANG_PATH: install libclang-22-dev)",
-        );
+        .expect("bindgen parses shim/TileShim.h (libclang from LIBCLANG_PATH: install libclang-22-dev)");
     let file = out.join("tile_shim.rs");
-    bindings
-        .write_to_file(&file)
-        .expect("write the shim bindings");
+    bindings.write_to_file(&file).expect("write the shim bindings");
     let text = bindings.to_string();
     let declared: Vec<String> = text
         .lines()
@@ -173,14 +166,8 @@ fn check_shim_defines(prefix: &Path, out: &Path, declared: &[String]) {
         .filter(|name| name.starts_with("tileShim"))
         .map(str::to_string)
         .collect();
-    let missing: Vec<&String> = declared
-        .iter()
-        .filter(|name| !defined.contains(name))
-        .collect();
-    let undeclared: Vec<&String> = defined
-        .iter()
-        .filter(|name| !declared.contains(name))
-        .collect();
+    let missing: Vec<&String> = declared.iter().filter(|name| !defined.contains(name)).collect();
+    let undeclared: Vec<&String> = defined.iter().filter(|name| !declared.contains(name)).collect();
     let mut problems = Vec::new();
     if !missing.is_empty() {
         problems.push(format!(
@@ -213,11 +200,7 @@ fn link_capi_library(prefix: &Path, out: &Path) -> PathBuf {
         })
         .collect();
     archives.sort();
-    assert!(
-        !archives.is_empty(),
-        "no libMLIRCAPI*.a in {}",
-        lib.display()
-    );
+    assert!(!archives.is_empty(), "no libMLIRCAPI*.a in {}", lib.display());
     let status = Command::new(prefix.join("bin/clang++"))
         .args(["-shared", "-o"])
         .arg(&library)
@@ -225,12 +208,7 @@ fn link_capi_library(prefix: &Path, out: &Path) -> PathBuf {
         .args(&archives)
         .arg("-Wl,--no-whole-archive")
         .arg(format!("-L{}", lib.display()))
-        .args([
-            "-lMLIR",
-            "-lLLVM",
-            "-Wl,--no-undefined",
-            "-Wl,-soname,libMLIR-C.so",
-        ])
+        .args(["-lMLIR", "-lLLVM", "-Wl,--no-undefined", "-Wl,-soname,libMLIR-C.so"])
         // Its own search path for libMLIR.so: an executable's RUNPATH does not reach the
         // dependencies of the libraries it loads.
         .arg(format!("-Wl,-rpath,{}", lib.display()))

@@ -92,21 +92,19 @@ pub fn mark_valid(runner: &Runner, seeds: &mut [Seed]) {
 
 /// Returns true when every memref of the `func.func` lines of `text` has under 2^20 elements.
 fn small_tensors(text: &str) -> bool {
-    text.lines()
-        .filter(|line| line.contains("func.func"))
-        .all(|line| {
-            line.match_indices("memref<").all(|(start, _)| {
-                let dims = line[start + 7..]
-                    .split(|c: char| !(c.is_ascii_digit() || c == 'x' || c == '?'))
-                    .next()
-                    .unwrap_or("");
-                dims.split('x')
-                    .filter(|d| !d.is_empty())
-                    .map(|d| d.parse::<u64>().unwrap_or(256))
-                    .fold(1u64, u64::saturating_mul)
-                    < 1 << 20
-            })
+    text.lines().filter(|line| line.contains("func.func")).all(|line| {
+        line.match_indices("memref<").all(|(start, _)| {
+            let dims = line[start + 7..]
+                .split(|c: char| !(c.is_ascii_digit() || c == 'x' || c == '?'))
+                .next()
+                .unwrap_or("");
+            dims.split('x')
+                .filter(|d| !d.is_empty())
+                .map(|d| d.parse::<u64>().unwrap_or(256))
+                .fold(1u64, u64::saturating_mul)
+                < 1 << 20
         })
+    })
 }
 
 /// The most loop iterations and blocks a mutant given to `tile-run` may ask for (see [`small_work`]).
@@ -178,7 +176,10 @@ fn small_work(text: &str) -> bool {
             let operands: Vec<Option<i128>> = rest.iter().take(2).map(|word| bound(Some(word))).collect();
             let (a, b) = (operands.first().copied().flatten(), operands.get(1).copied().flatten());
             let largest = match *op {
-                "arith.constant" => rest.first().and_then(|value| value.parse::<i128>().ok()).filter(|_| line.ends_with(": index")),
+                "arith.constant" => rest
+                    .first()
+                    .and_then(|value| value.parse::<i128>().ok())
+                    .filter(|_| line.ends_with(": index")),
                 "arith.addi" => a.zip(b).map(|(a, b)| a.saturating_add(b)),
                 "arith.subi" => a,
                 "arith.muli" => a.zip(b).map(|(a, b)| a.saturating_mul(b)),
@@ -204,7 +205,9 @@ fn small_work(text: &str) -> bool {
             // tile.pipelined %k = %lb to %ub [step %s] stages(n) / scf.for %k = %lb to %ub step %s
             Some(&"tile.pipelined") | Some(&"scf.for") if words.len() > 5 => {
                 let lower = bound(words.get(3).copied()).unwrap_or(0);
-                let Some(upper) = bound(words.get(5).copied()) else { continue };
+                let Some(upper) = bound(words.get(5).copied()) else {
+                    continue;
+                };
                 let step = if words.get(6) == Some(&"step") {
                     bound(words.get(7).copied()).filter(|step| *step > 0).unwrap_or(1)
                 } else {
@@ -214,16 +217,29 @@ fn small_work(text: &str) -> bool {
                 upper.saturating_sub(lower).max(0).saturating_add(step - 1) / step
             }
             _ if line.contains("tile.kernel grid(") => {
-                let inside = line.split("grid(").nth(1).and_then(|rest| rest.split(')').next()).unwrap_or("");
-                let sizes: Vec<i128> = inside.split(',').map(|name| bound(Some(name.trim())).unwrap_or(1).max(0)).collect();
+                let inside = line
+                    .split("grid(")
+                    .nth(1)
+                    .and_then(|rest| rest.split(')').next())
+                    .unwrap_or("");
+                let sizes: Vec<i128> = inside
+                    .split(',')
+                    .map(|name| bound(Some(name.trim())).unwrap_or(1).max(0))
+                    .collect();
                 // The block indices, `(%bx, %by)` after `threads(n)`, are below their grid sizes.
-                let indices = line.split("threads(").nth(1).and_then(|rest| rest.split_once(") (")).map(|(_, rest)| rest);
+                let indices = line
+                    .split("threads(")
+                    .nth(1)
+                    .and_then(|rest| rest.split_once(") ("))
+                    .map(|(_, rest)| rest);
                 if let Some(indices) = indices.and_then(|rest| rest.split(')').next()) {
                     for (index, size) in indices.split(',').zip(&sizes) {
                         bounds.insert(index.trim().to_string(), (size - 1).max(0));
                     }
                 }
-                sizes.iter().fold(1i128, |product, blocks| product.saturating_mul(*blocks))
+                sizes
+                    .iter()
+                    .fold(1i128, |product, blocks| product.saturating_mul(*blocks))
             }
             _ => continue,
         };
@@ -255,11 +271,7 @@ pub fn corpus(root: &Path) -> Vec<Seed> {
         let Ok(text) = std::fs::read_to_string(&file) else {
             continue;
         };
-        let name = file
-            .strip_prefix(root)
-            .unwrap_or(&file)
-            .display()
-            .to_string();
+        let name = file.strip_prefix(root).unwrap_or(&file).display().to_string();
         for (index, chunk) in text.split("\n// -----").enumerate() {
             let body: Vec<&str> = chunk
                 .lines()
@@ -280,9 +292,7 @@ pub fn corpus(root: &Path) -> Vec<Seed> {
     seeds
 }
 
-const TYPES: &[&str] = &[
-    "f16", "bf16", "f32", "f8E4M3FN", "i8", "i32", "f64", "index", "i1",
-];
+const TYPES: &[&str] = &["f16", "bf16", "f32", "f8E4M3FN", "i8", "i32", "f64", "index", "i1"];
 const SPACES: &[&str] = &[
     "#gpu.address_space<workgroup>",
     "#tile.fragment",
@@ -403,15 +413,12 @@ fn occurrences(text: &str, needle: &str) -> Vec<(usize, usize)> {
         .filter(|(start, _)| {
             let after = text[start + needle.len()..].chars().next();
             let after_ok = if numeric {
-                !after.is_some_and(|c| {
-                    c.is_ascii_digit() || c == '.' || (c.is_ascii_alphabetic() && c != 'x')
-                })
+                !after.is_some_and(|c| c.is_ascii_digit() || c == '.' || (c.is_ascii_alphabetic() && c != 'x'))
             } else {
                 !after.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
                     || !needle.ends_with(|c: char| c.is_ascii_alphanumeric())
             };
-            (starts_token(text, *start) || !needle.starts_with(|c: char| c.is_ascii_alphanumeric()))
-                && after_ok
+            (starts_token(text, *start) || !needle.starts_with(|c: char| c.is_ascii_alphanumeric())) && after_ok
         })
         .map(|(start, _)| (start, start + needle.len()))
         .collect()
@@ -461,18 +468,14 @@ fn replace_some(
 }
 
 fn replace_any(text: &str, choices: &[&str], rng: &mut Rng) -> Option<String> {
-    let ranges: Vec<(usize, usize)> = choices
-        .iter()
-        .flat_map(|choice| occurrences(text, choice))
-        .collect();
+    let ranges: Vec<(usize, usize)> = choices.iter().flat_map(|choice| occurrences(text, choice)).collect();
     replace_some(text, &ranges, rng, |_, rng| rng.pick(choices).to_string())
 }
 
 /// Returns the tokens of `text` (identifiers, SSA names, numbers) as byte ranges.
 fn tokens(text: &str) -> Vec<(usize, usize)> {
     let bytes = text.as_bytes();
-    let word =
-        |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'%' || b == b'.' || b == b'#';
+    let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'%' || b == b'.' || b == b'#';
     let mut found = Vec::new();
     let mut index = 0;
     while index < bytes.len() {
@@ -729,14 +732,7 @@ fn looks_like_ir(line: &str) -> bool {
 }
 
 /// Judges one finished run against the contract.
-pub fn judge(
-    tool: &Tool,
-    input: &str,
-    status: Option<i32>,
-    stdout: &str,
-    stderr: &str,
-    outputs: &Path,
-) -> Verdict {
+pub fn judge(tool: &Tool, input: &str, status: Option<i32>, stdout: &str, stderr: &str, outputs: &Path) -> Verdict {
     let first = |needle: &str| {
         stderr
             .lines()
@@ -760,10 +756,7 @@ pub fn judge(
     }
     match status {
         None => {
-            return Some((
-                "signal".into(),
-                stderr.lines().last().unwrap_or_default().into(),
-            ));
+            return Some(("signal".into(), stderr.lines().last().unwrap_or_default().into()));
         }
         Some(0) | Some(1) => {}
         Some(code) => {
@@ -818,10 +811,7 @@ pub fn judge(
             match path.extension().and_then(|e| e.to_str()) {
                 Some("ptx") => {
                     if let Some(line) = text.lines().find(|l| l.contains(".extern .func")) {
-                        return Some((
-                            "ptx calls an unresolved function".into(),
-                            line.trim().into(),
-                        ));
+                        return Some(("ptx calls an unresolved function".into(), line.trim().into()));
                     }
                 }
                 Some("s") => {
@@ -829,7 +819,11 @@ pub fn judge(
                     // a few lines after s_getpc_b64 is a long branch (branch relaxation in a large
                     // kernel), not a call.
                     let lines: Vec<&str> = text.lines().collect();
-                    let long_branch = |at: usize| lines[at.saturating_sub(4)..at].iter().any(|l| l.contains("s_getpc_b64"));
+                    let long_branch = |at: usize| {
+                        lines[at.saturating_sub(4)..at]
+                            .iter()
+                            .any(|l| l.contains("s_getpc_b64"))
+                    };
                     if let Some(line) = lines.iter().enumerate().find_map(|(at, l)| {
                         (l.contains("s_swappc_b64") || (l.contains("s_setpc_b64") && !long_branch(at))).then_some(*l)
                     }) {
@@ -838,10 +832,7 @@ pub fn judge(
                 }
                 Some("json") => {
                     if let Some(line) = text.lines().find(|l| l.contains("\"host_argument\": -")) {
-                        return Some((
-                            "manifest names no host argument".into(),
-                            line.trim().into(),
-                        ));
+                        return Some(("manifest names no host argument".into(), line.trim().into()));
                     }
                 }
                 _ => {}
@@ -866,10 +857,7 @@ pub fn run_case(runner: &Runner, tool: &Tool, text: &str, name: &str) -> Verdict
         }
         Tool::Compile(target) => {
             let mut command = Command::new(runner.bin.join("tile-compile"));
-            command
-                .arg(&input)
-                .args(["--target", target, "-o"])
-                .arg(&outputs);
+            command.arg(&input).args(["--target", target, "-o"]).arg(&outputs);
             command
         }
         Tool::RunCpu => {
@@ -893,8 +881,7 @@ pub fn run_case(runner: &Runner, tool: &Tool, text: &str, name: &str) -> Verdict
     let mut child = command.spawn().expect("the tools are built");
     let ended = crate::watch::wait(&mut child, runner.timeout);
     let stdout = std::fs::read_to_string(&stdout_path).unwrap_or_default();
-    let stderr =
-        String::from_utf8_lossy(&std::fs::read(&stderr_path).unwrap_or_default()).into_owned();
+    let stderr = String::from_utf8_lossy(&std::fs::read(&stderr_path).unwrap_or_default()).into_owned();
     let status = match ended {
         crate::watch::Ended::Exited(status) => status,
         crate::watch::Ended::Hang(why) => return Some(("timeout".into(), why)),
@@ -902,10 +889,7 @@ pub fn run_case(runner: &Runner, tool: &Tool, text: &str, name: &str) -> Verdict
     };
     use std::os::unix::process::ExitStatusExt;
     if std::env::var_os("TILE_FUZZ_VERBOSE").is_some() {
-        let first = stderr
-            .lines()
-            .find(|line| line.contains("error"))
-            .unwrap_or("ok");
+        let first = stderr.lines().find(|line| line.contains("error")).unwrap_or("ok");
         eprintln!("[{}] {}", tool.describe(), first.replace(&input_text, "IN"));
     }
     if status.code() == Some(0) {
@@ -920,9 +904,7 @@ pub fn run_case(runner: &Runner, tool: &Tool, text: &str, name: &str) -> Verdict
     };
     let _ = std::fs::remove_dir_all(&outputs);
     match verdict {
-        Some((kind, line)) if kind == VULKAN_DIFFERS => {
-            Some(disagreement(runner, &input, line, &stdout))
-        }
+        Some((kind, line)) if kind == VULKAN_DIFFERS => Some(disagreement(runner, &input, line, &stdout)),
         verdict => verdict,
     }
 }
@@ -990,9 +972,7 @@ fn interpret(runner: &Runner, input: &Path, args: &[&str]) -> (Option<i32>, Stri
         crate::watch::Ended::Exited(status) => status.code().or(Some(-1)),
         _ => None,
     };
-    let read = |path: &Path| {
-        String::from_utf8_lossy(&std::fs::read(path).unwrap_or_default()).into_owned()
-    };
+    let read = |path: &Path| String::from_utf8_lossy(&std::fs::read(path).unwrap_or_default()).into_owned();
     (code, read(&stdout_path), read(&stderr_path))
 }
 
@@ -1015,16 +995,13 @@ pub fn disagreement(runner: &Runner, input: &Path, line: String, stdout: &str) -
     }
     let side = match code {
         Some(0) => {
-            let (code, cpu_stdout, _) =
-                interpret(runner, input, &["--target", "cpu", "--check"]);
+            let (code, cpu_stdout, _) = interpret(runner, input, &["--target", "cpu", "--check"]);
             match code {
                 Some(0) if only_non_finite(stdout) => {
                     return (NON_FINITE.into(), line);
                 }
                 Some(0) => "the interpreter agrees with the CPU reference",
-                Some(1) if cpu_stdout.contains("MISMATCH") => {
-                    "the interpreter differs from the CPU reference too"
-                }
+                Some(1) if cpu_stdout.contains("MISMATCH") => "the interpreter differs from the CPU reference too",
                 _ => "the CPU reference against the interpreter did not finish",
             }
         }
@@ -1080,9 +1057,7 @@ impl Failure {
 pub fn case(seeds: &[Seed], seed: u64, case: u64) -> (usize, String, Tool) {
     let mut rng = Rng::new(seed.wrapping_mul(0x1000_0000_01B3) ^ case.wrapping_mul(0x9E37_79B9));
     // Mostly valid seeds (a mutant of an invalid one rarely gets past the parser).
-    let valid: Vec<usize> = (0..seeds.len())
-        .filter(|index| seeds[*index].valid)
-        .collect();
+    let valid: Vec<usize> = (0..seeds.len()).filter(|index| seeds[*index].valid).collect();
     let index = if !valid.is_empty() && rng.below(10) < 8 {
         *rng.pick(&valid)
     } else {
@@ -1092,7 +1067,10 @@ pub fn case(seeds: &[Seed], seed: u64, case: u64) -> (usize, String, Tool) {
     // The size bound holds for the mutant, not only its seed: a mutated shape (2 x 1000 heads of
     // 1000 tokens) or loop bound (2^32 iterations) makes a run long by its work, not stuck, and is
     // for the compilers only.
-    let tool = Tool::random(&mut rng, seeds[index].runnable && small_tensors(&text) && small_work(&text));
+    let tool = Tool::random(
+        &mut rng,
+        seeds[index].runnable && small_tensors(&text) && small_work(&text),
+    );
     (index, text, tool)
 }
 
@@ -1210,16 +1188,8 @@ pub fn minimize(runner: &Runner, failure: &Failure, budget: usize) -> String {
             let end = (start + chunk).min(candidate.len());
             candidate.drain(start..end);
             runs += 1;
-            let verdict = run_case(
-                runner,
-                &failure.tool,
-                &(candidate.join("\n") + "\n"),
-                "minimize",
-            );
-            if verdict
-                .as_ref()
-                .is_some_and(|(kind, _)| *kind == failure.verdict.0)
-            {
+            let verdict = run_case(runner, &failure.tool, &(candidate.join("\n") + "\n"), "minimize");
+            if verdict.as_ref().is_some_and(|(kind, _)| *kind == failure.verdict.0) {
                 lines = candidate;
                 changed = true;
             } else {
@@ -1243,10 +1213,7 @@ mod tests {
     #[test]
     fn numbers_skip_names_and_floats() {
         let text = "%c16 = arith.constant 16 : index, memref<8x64xf32>, 0.5";
-        let found: Vec<&str> = numbers(text)
-            .into_iter()
-            .map(|(s, e)| &text[s..e])
-            .collect();
+        let found: Vec<&str> = numbers(text).into_iter().map(|(s, e)| &text[s..e]).collect();
         assert_eq!(found, ["16", "8", "64"]);
     }
 
@@ -1354,7 +1321,12 @@ mod tests {
                  }}\n  }}\n  return\n}}\n"
             )
         };
-        assert_eq!(gemm_work("tile.gemm %As, %Bs, %Acc : memref<128x64xf16, #gpu.address_space<workgroup>>, memref<64x128xf16, #gpu.address_space<workgroup>>, memref<128x128xf32, #tile.fragment>"), 128 * 64 * 128);
+        assert_eq!(
+            gemm_work(
+                "tile.gemm %As, %Bs, %Acc : memref<128x64xf16, #gpu.address_space<workgroup>>, memref<64x128xf16, #gpu.address_space<workgroup>>, memref<128x128xf32, #tile.fragment>"
+            ),
+            128 * 64 * 128
+        );
         assert!(small_work(&kernel("4")));
         assert!(small_work(&kernel("1000")));
         assert!(!small_work(&kernel("65536")));
@@ -1363,7 +1335,9 @@ mod tests {
     /// No seed of the corpus is past the work bound (only mutants are).
     #[test]
     fn seeds_are_within_the_work_bound() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("repository");
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .parent()
+            .expect("repository");
         let seeds = corpus(root);
         assert!(seeds.len() > 100);
         let past: Vec<&str> = seeds
@@ -1379,7 +1353,9 @@ mod tests {
     #[test]
     fn differences_only_at_nan_and_infinities_are_recognized() {
         let line = |differ: usize, non_finite: usize| {
-            format!("  check %arg1: MISMATCH, worst relative error inf (tolerance 1e-4): {differ} elements differ, {non_finite} of them where cpu holds NaN or an infinity\n")
+            format!(
+                "  check %arg1: MISMATCH, worst relative error inf (tolerance 1e-4): {differ} elements differ, {non_finite} of them where cpu holds NaN or an infinity\n"
+            )
         };
         assert!(only_non_finite(&line(8, 8)));
         assert!(!only_non_finite(&line(8, 7)));

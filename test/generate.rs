@@ -92,10 +92,7 @@ pub fn program(seed: u64, index: u64) -> Program {
     } else {
         rows::program(&mut rng)
     };
-    program.text = format!(
-        "// generated: seed {seed}, program {index}\n{}",
-        program.text
-    );
+    program.text = format!("// generated: seed {seed}, program {index}\n{}", program.text);
     program
 }
 
@@ -109,13 +106,7 @@ pub(crate) fn literal(rng: &mut Rng) -> String {
 /// is a second value some steps combine with. Values stay bounded (tanh before exp), so every
 /// target computes in the same range, and every step is Lipschitz (sqrt away from 0), so the
 /// targets' last-bit differences in tanh and exp stay last-bit differences.
-pub(crate) fn chain(
-    rng: &mut Rng,
-    body: &mut String,
-    prefix: &str,
-    input: &str,
-    extra: Option<&str>,
-) -> String {
+pub(crate) fn chain(rng: &mut Rng, body: &mut String, prefix: &str, input: &str, extra: Option<&str>) -> String {
     let indent = "      ";
     let mut current = input.to_string();
     let steps = 1 + rng.below(4);
@@ -124,14 +115,8 @@ pub(crate) fn chain(
         let line = match rng.below(if extra.is_some() { 10 } else { 9 }) {
             0 => format!("{name} = arith.addf {current}, %k{} : f32", rng.below(4)),
             1 => format!("{name} = arith.mulf {current}, %k{} : f32", rng.below(4)),
-            2 => format!(
-                "{name} = arith.maximumf {current}, %k{} : f32",
-                rng.below(4)
-            ),
-            3 => format!(
-                "{name} = arith.minimumf {current}, %k{} : f32",
-                rng.below(4)
-            ),
+            2 => format!("{name} = arith.maximumf {current}, %k{} : f32", rng.below(4)),
+            3 => format!("{name} = arith.minimumf {current}, %k{} : f32", rng.below(4)),
             4 => format!("{name} = arith.negf {current} : f32"),
             5 => format!("{name} = math.tanh {current} : f32"),
             6 => {
@@ -145,26 +130,15 @@ pub(crate) fn chain(
                 let magnitude = format!("{name}a");
                 let shifted = format!("{name}b");
                 writeln!(body, "{indent}{magnitude} = math.absf {current} : f32").ok();
-                writeln!(
-                    body,
-                    "{indent}{shifted} = arith.addf {magnitude}, %one : f32"
-                )
-                .ok();
+                writeln!(body, "{indent}{shifted} = arith.addf {magnitude}, %one : f32").ok();
                 format!("{name} = math.sqrt {shifted} : f32")
             }
             8 => {
                 let magnitude = format!("{name}a");
                 let denominator = format!("{name}d");
                 writeln!(body, "{indent}{magnitude} = math.absf {current} : f32").ok();
-                writeln!(
-                    body,
-                    "{indent}{denominator} = arith.addf {magnitude}, %one : f32"
-                )
-                .ok();
-                format!(
-                    "{name} = arith.divf %k{}, {denominator} : f32",
-                    rng.below(4)
-                )
+                writeln!(body, "{indent}{denominator} = arith.addf {magnitude}, %one : f32").ok();
+                format!("{name} = arith.divf %k{}, {denominator} : f32", rng.below(4))
             }
             _ => {
                 let other = extra.unwrap_or(&current);

@@ -66,10 +66,7 @@ pub fn check_generated(
         text
     });
     let ended = watch::wait(&mut child, timeout);
-    let (stdout, stderr) = (
-        out.join().unwrap_or_default(),
-        err.join().unwrap_or_default(),
-    );
+    let (stdout, stderr) = (out.join().unwrap_or_default(), err.join().unwrap_or_default());
     let result = match (ended, Outcome::parse(&stdout)) {
         (watch::Ended::Hang(why), _) => Err(format!("no result: {why} (a hang?)")),
         // Slow because the machine is loaded: neither target failed; both are skipped, with why.
@@ -93,11 +90,7 @@ pub fn check_generated(
                 .rev()
                 .collect::<Vec<_>>()
                 .join("\n");
-            Err(if tail.is_empty() {
-                why
-            } else {
-                format!("{why}\n{tail}")
-            })
+            Err(if tail.is_empty() { why } else { format!("{why}\n{tail}") })
         }
     };
     (program, result)

@@ -70,10 +70,7 @@ pub fn wait(child: &mut Child, limit: Duration) -> Ended {
                 (used, progressed) = (time, now);
             }
             let verdict = if used > limit {
-                Some(Ended::Hang(format!(
-                    "more than {} s of CPU time",
-                    limit.as_secs()
-                )))
+                Some(Ended::Hang(format!("more than {} s of CPU time", limit.as_secs())))
             } else if now - progressed > limit {
                 Some(Ended::Hang(format!(
                     "blocked: no CPU time for {} s (after {:.1} s of it)",
@@ -106,19 +103,22 @@ mod tests {
 
     #[test]
     fn a_spinning_child_is_a_hang_by_cpu_time() {
-        let mut child = Command::new("sh")
-            .args(["-c", "while :; do :; done"])
-            .spawn()
-            .unwrap();
+        let mut child = Command::new("sh").args(["-c", "while :; do :; done"]).spawn().unwrap();
         let ended = wait(&mut child, Duration::from_secs(1));
-        assert!(matches!(&ended, Ended::Hang(why) if why.contains("CPU time")), "{ended:?}");
+        assert!(
+            matches!(&ended, Ended::Hang(why) if why.contains("CPU time")),
+            "{ended:?}"
+        );
     }
 
     #[test]
     fn a_blocked_child_is_a_hang_without_cpu_time() {
         let mut child = Command::new("sleep").arg("30").spawn().unwrap();
         let ended = wait(&mut child, Duration::from_secs(1));
-        assert!(matches!(&ended, Ended::Hang(why) if why.starts_with("blocked")), "{ended:?}");
+        assert!(
+            matches!(&ended, Ended::Hang(why) if why.starts_with("blocked")),
+            "{ended:?}"
+        );
     }
 
     /// A child that computes a little at a time (about 7% of a core, as a `nice -n 19` run might
@@ -126,7 +126,10 @@ mod tests {
     #[test]
     fn a_slow_but_computing_child_is_inconclusive() {
         let mut child = Command::new("sh")
-            .args(["-c", "while :; do i=0; while [ $i -lt 2000 ]; do i=$((i+1)); done; sleep 0.1; done"])
+            .args([
+                "-c",
+                "while :; do i=0; while [ $i -lt 2000 ]; do i=$((i+1)); done; sleep 0.1; done",
+            ])
             .spawn()
             .unwrap();
         let ended = wait(&mut child, Duration::from_secs(2));

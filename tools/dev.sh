@@ -5,6 +5,10 @@
 #   tools/dev.sh examples   build (release), compile every example for every target, show what came out
 #   tools/dev.sh test       build and run every test: Rust unit/integration tests and the lit suite
 #   tools/dev.sh setup      only install the packages
+#   tools/dev.sh outputs DIR [BIN]
+#                           compile every program (examples, test programs, bench programs) for every
+#                           target into DIR with the binaries in BIN (default target/debug): code,
+#                           manifests, diagnostics and exit status, to compare two trees with `diff -r`
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -99,6 +103,11 @@ examples() {
 }
 
 run_tests() {
+  if ! cargo fmt --all -- --check >/dev/null; then
+    echo "error: sources differ from rustfmt's formatting: run \`cargo fmt --all\`" >&2
+    cargo fmt --all -- --check -l >&2 || true
+    return 1
+  fi
   local log
   log=$(mktemp)
   set +e
@@ -113,8 +122,30 @@ run_tests() {
   return "$status"
 }
 
+# A restructuring proves itself by byte-identical output: run this before and after, then `diff -r`.
+outputs() {
+  local out=${1:?usage: tools/dev.sh outputs DIR [BIN]} bin=${2:-$repo/target/debug}
+  out=$(mkdir -p "$out" && cd "$out" && pwd); bin=$(cd "$bin" && pwd)
+  rm -rf "$out"
+  mkdir -p "$out/programs/bench" "$out/programs/examples" "$out/programs/test"
+  python3 bench/variants.py "$out/programs/bench" >/dev/null
+  python3 tools/gen/attention.py bench >"$out/programs/bench/attention_bench_d128_f16.mlir"
+  cp examples/*.mlir "$out/programs/examples/"
+  cp test/programs/*.mlir "$out/programs/test/"
+  # Paths relative to DIR, so that diagnostics and listings compare equal between two trees.
+  (cd "$out" && for target in "${targets[@]}"; do
+    for program in programs/*/*.mlir; do
+      echo "$target $program"
+    done
+  done | xargs -P "$(nproc)" -n 2 sh -c '
+    dir="$1/${2#programs/}"; dir="${dir%.mlir}"; mkdir -p "$dir"
+    "$0/tile-compile" "$2" --target "$1" -o "$dir" >"$dir/stdout" 2>"$dir/stderr"; echo $? >"$dir/status"' "$bin")
+  echo "==> $(find "$out" -name status | wc -l) compilations in $out"
+}
+
 case "${1:-}" in
   setup) setup ;;
+  outputs) shift; outputs "$@" ;;
   examples) setup; examples ;;
   test) setup; run_tests ;;
   *) echo "usage: tools/dev.sh setup|examples|test" >&2; exit 2 ;;

@@ -118,10 +118,7 @@ pub(crate) struct Collector<'c> {
 impl<'c> Collector<'c> {
     /// Attaches a handler to `context` that collects every diagnostic (and prints none), naming
     /// files `rename(file)`.
-    pub(crate) fn attach(
-        context: &'c melior::Context,
-        rename: impl Fn(&str) -> String + Send + 'static,
-    ) -> Self {
+    pub(crate) fn attach(context: &'c melior::Context, rename: impl Fn(&str) -> String + Send + 'static) -> Self {
         let collected = Arc::new(Mutex::new(Vec::new()));
         let sink = collected.clone();
         let id = context.attach_diagnostic_handler(move |diagnostic| {
@@ -139,12 +136,7 @@ impl<'c> Collector<'c> {
 
     /// Returns the diagnostics collected so far, leaving none.
     pub(crate) fn take(&self) -> Vec<Diagnostic> {
-        std::mem::take(
-            &mut *self
-                .collected
-                .lock()
-                .unwrap_or_else(|poisoned| poisoned.into_inner()),
-        )
+        std::mem::take(&mut *self.collected.lock().unwrap_or_else(|poisoned| poisoned.into_inner()))
     }
 }
 

@@ -121,9 +121,7 @@ impl fmt::Display for Error {
             )?,
             Error::Parse { source, .. } => write!(f, "{source}: cannot be compiled")?,
             Error::Lowering { target, .. } => write!(f, "lowering for {target} failed")?,
-            Error::CodeGeneration { target, .. } => {
-                write!(f, "code generation for {target} failed")?
-            }
+            Error::CodeGeneration { target, .. } => write!(f, "code generation for {target} failed")?,
             Error::Internal { message, .. } => write!(f, "internal error: {message}")?,
         }
         for diagnostic in self.diagnostics() {
@@ -235,7 +233,9 @@ pub struct Options {
 
 impl Default for Options {
     fn default() -> Self {
-        Self { spirv_module_text: true }
+        Self {
+            spirv_module_text: true,
+        }
     }
 }
 
@@ -261,23 +261,20 @@ pub fn compile_file_with(path: &Path, target: &str, options: Options) -> Result<
 pub fn compile_source(source: &str, source_name: &str, target: &str) -> Result<Compilation> {
     let context = context();
     // Parsed from a file so that locations carry `source_name`, which replaces the scratch path.
-    let scratch = tempfile::tempdir()
-        .map_err(|error| internal(format!("a scratch directory: {error}"), Vec::new()))?;
+    let scratch = tempfile::tempdir().map_err(|error| internal(format!("a scratch directory: {error}"), Vec::new()))?;
     let file_name = Path::new(source_name)
         .file_name()
         .map_or("input.mlir".into(), |name| name.to_owned());
     let path = scratch.path().join(file_name);
-    std::fs::write(&path, source)
-        .map_err(|error| internal(format!("{}: {error}", path.display()), Vec::new()))?;
+    std::fs::write(&path, source).map_err(|error| internal(format!("{}: {error}", path.display()), Vec::new()))?;
     let scratch_name = path.display().to_string();
     let (from, to) = (scratch_name.clone(), source_name.to_owned());
-    let collector = Collector::attach(&context, move |file| {
-        if file == from {
-            to.clone()
-        } else {
-            file.to_owned()
-        }
-    });
+    let collector = Collector::attach(
+        &context,
+        move |file| {
+            if file == from { to.clone() } else { file.to_owned() }
+        },
+    );
     let started = Instant::now();
     let mut module = tile_dialect::driver::parse_file(&context, &scratch_name)
         .ok_or_else(|| parse_error(source_name, String::new(), &collector))?;
@@ -286,11 +283,7 @@ pub fn compile_source(source: &str, source_name: &str, target: &str) -> Result<C
 
 /// Compiles `module` (tile IR in `context`, which must hold the dialects and passes of
 /// [`context`]) for `target`, lowering it in place: afterwards it holds the target's code.
-pub fn compile_module<'c>(
-    context: &'c Context,
-    module: &mut Module<'c>,
-    target: &str,
-) -> Result<Compilation> {
+pub fn compile_module<'c>(context: &'c Context, module: &mut Module<'c>, target: &str) -> Result<Compilation> {
     let collector = Collector::attach(context, str::to_owned);
     if !module.as_operation().verify() {
         return Err(parse_error("the module", String::new(), &collector));
@@ -316,10 +309,7 @@ fn parse_error(source: &str, message: String, collector: &Collector) -> Error {
 }
 
 fn internal(message: String, diagnostics: Vec<Diagnostic>) -> Error {
-    Error::Internal {
-        message,
-        diagnostics,
-    }
+    Error::Internal { message, diagnostics }
 }
 
 /// Makes the HSA code object (`.hsaco`) of each kernel's AMDGCN `assembly` for `chip`: assembled
@@ -328,10 +318,7 @@ fn internal(message: String, diagnostics: Vec<Diagnostic>) -> Error {
 /// serialization runs that program), as `gpu-module-to-binary{format=bin}` makes it (the same
 /// bytes), without generating the code a second time. The kernels are spread over the machine's
 /// cores.
-fn code_objects(
-    chip: &str,
-    assembly: &[(String, &str)],
-) -> std::result::Result<Vec<(String, Vec<u8>)>, String> {
+fn code_objects(chip: &str, assembly: &[(String, &str)]) -> std::result::Result<Vec<(String, Vec<u8>)>, String> {
     let scratch = tempfile::tempdir().map_err(|error| format!("a scratch directory: {error}"))?;
     let one = |index: usize| -> std::result::Result<Vec<u8>, String> {
         let (name, text) = &assembly[index];
@@ -346,8 +333,7 @@ fn code_objects(
     };
     let threads = std::thread::available_parallelism().map_or(1, |count| count.get());
     let next = std::sync::atomic::AtomicUsize::new(0);
-    let mut results: Vec<Option<std::result::Result<Vec<u8>, String>>> =
-        (0..assembly.len()).map(|_| None).collect();
+    let mut results: Vec<Option<std::result::Result<Vec<u8>, String>>> = (0..assembly.len()).map(|_| None).collect();
     let done = std::sync::Mutex::new(&mut results);
     std::thread::scope(|scope| {
         for _ in 0..threads.min(assembly.len()) {
@@ -386,7 +372,9 @@ fn split_at_serialization(passes: &str) -> (String, Option<String>) {
         let rest = passes[start..].trim_start();
         if depth == 0
             && index == start
-            && tile_conversions::pipelines::SERIALIZATIONS.iter().any(|pass| rest.starts_with(pass))
+            && tile_conversions::pipelines::SERIALIZATIONS
+                .iter()
+                .any(|pass| rest.starts_with(pass))
         {
             let before = passes[..start].trim().trim_end_matches(',').trim().to_owned();
             return (before, Some(passes[start..].trim().to_owned()));
@@ -433,8 +421,7 @@ fn compile_units(
 /// Runs the host code's cleanup ([`HOST_CLEANUP`](tile_conversions::pipelines::HOST_CLEANUP)) on
 /// every part, while the kernel modules are out in their units; `Err` as for [`compile_units`].
 fn clean_host(context: &Context, parts: &mut parts::Parts) -> std::result::Result<(), Option<String>> {
-    let manager = pass_manager(context, &parts.pipeline(tile_conversions::pipelines::HOST_CLEANUP))
-        .map_err(Some)?;
+    let manager = pass_manager(context, &parts.pipeline(tile_conversions::pipelines::HOST_CLEANUP)).map_err(Some)?;
     manager.enable_verifier(false);
     manager.run(&mut parts.container).map_err(|_| None)
 }
@@ -452,10 +439,9 @@ fn compile_parsed<'c>(
     collector: &Collector,
     started: Instant,
 ) -> Result<Compilation> {
-    let passes =
-        tile_conversions::pipelines::chip_passes(target).ok_or_else(|| Error::UnknownTarget {
-            target: target.to_owned(),
-        })?;
+    let passes = tile_conversions::pipelines::chip_passes(target).ok_or_else(|| Error::UnknownTarget {
+        target: target.to_owned(),
+    })?;
     // The decisions the target pipelines make before their lowering, for this target (the parts
     // take the module's attributes).
     let target_attribute = melior::ir::attribute::StringAttribute::new(context, target);
@@ -475,7 +461,15 @@ fn compile_parsed<'c>(
     };
     let mut parts = parts::Parts::split(context, module);
     let pristine = pristine.filter(|_| parts.count() > 1);
-    let result = compile_parts(context, &mut parts, pristine, (target, options), passes, collector, started);
+    let result = compile_parts(
+        context,
+        &mut parts,
+        pristine,
+        (target, options),
+        passes,
+        collector,
+        started,
+    );
     parts.merge(module);
     result
 }
@@ -527,7 +521,12 @@ fn compile_parts<'c>(
     // the kernel modules (the verifier is off there: the launches name kernels that are out); then
     // the host code is compiled, part by part.
     let mut units = parts.take_kernel_modules(context);
-    let compiled = compile_units(context, &mut units, tile_conversions::pipelines::KERNEL_CLEANUP, backend);
+    let compiled = compile_units(
+        context,
+        &mut units,
+        tile_conversions::pipelines::KERNEL_CLEANUP,
+        backend,
+    );
     let host_cleaned = compiled.is_ok().then(|| clean_host(context, parts));
     units.put_back();
     if let Some(Err(error)) = host_cleaned {
@@ -615,12 +614,7 @@ fn compile_parts<'c>(
         let position = objects
             .iter()
             .position(|(name, _)| *name == module_name)
-            .ok_or_else(|| {
-                internal(
-                    format!("no code was generated for {module_name}"),
-                    collector.take(),
-                )
-            })?;
+            .ok_or_else(|| internal(format!("no code was generated for {module_name}"), collector.take()))?;
         let code = objects.swap_remove(position).1;
         let spirv_module = spirv_modules
             .iter()
@@ -651,10 +645,7 @@ fn spirv_module_texts(module: &Module) -> Vec<(String, String)> {
         .into_iter()
         .map(|op| {
             let symbol = tile_dialect::ops::string_attribute(&op, "sym_name").unwrap_or_default();
-            (
-                symbol.trim_start_matches("__spv__").to_owned(),
-                parts::local_text(op),
-            )
+            (symbol.trim_start_matches("__spv__").to_owned(), parts::local_text(op))
         })
         .collect()
 }

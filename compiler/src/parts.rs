@@ -169,7 +169,8 @@ impl<'c> Parts<'c> {
             }
             let offset_attribute: Attribute =
                 IntegerAttribute::new(IntegerType::new(context, 64).into(), offset as i64).into();
-            part.as_operation_mut().set_attribute(KERNEL_OFFSET_ATTRIBUTE, offset_attribute);
+            part.as_operation_mut()
+                .set_attribute(KERNEL_OFFSET_ATTRIBUTE, offset_attribute);
             for op in &ops[start..end] {
                 unsafe {
                     mlir_sys::mlirOperationRemoveFromParent(op.to_raw());
@@ -296,11 +297,7 @@ impl<'c> Parts<'c> {
                     let empty = Module::new(location);
                     let placeholder = mlir_sys::mlirModuleGetOperation(empty.to_raw());
                     std::mem::forget(empty);
-                    mlir_sys::mlirBlockInsertOwnedOperationBefore(
-                        body.to_raw(),
-                        kernel_module.to_raw(),
-                        placeholder,
-                    );
+                    mlir_sys::mlirBlockInsertOwnedOperationBefore(body.to_raw(), kernel_module.to_raw(), placeholder);
                     placeholders.push(placeholder);
                     mlir_sys::mlirOperationRemoveFromParent(kernel_module.to_raw());
                     mlir_sys::mlirBlockAppendOwnedOperation(unit.body().to_raw(), kernel_module.to_raw());
@@ -310,7 +307,10 @@ impl<'c> Parts<'c> {
                 }
             }
         }
-        Units { container, placeholders }
+        Units {
+            container,
+            placeholders,
+        }
     }
 }
 
@@ -340,7 +340,8 @@ impl Units<'_> {
 /// printing a nested op otherwise numbers the whole module first).
 pub fn local_text(op: OperationRef) -> String {
     use melior::ir::operation::OperationPrintingFlags;
-    op.to_string_with_flags(OperationPrintingFlags::new().use_local_scope()).unwrap_or_default()
+    op.to_string_with_flags(OperationPrintingFlags::new().use_local_scope())
+        .unwrap_or_default()
 }
 
 /// Renames the symbol `op` defines in `part` from `from` to `to`, with every use in `part`.
@@ -354,10 +355,6 @@ fn rename_symbol(part: OperationRef, op: OperationRef, from: &str, to: &str) {
             part.to_raw(),
         );
         let name: Attribute = StringAttribute::new(&context.to_ref(), to).into();
-        mlir_sys::mlirOperationSetAttributeByName(
-            op.to_raw(),
-            StringRef::new("sym_name").to_raw(),
-            name.to_raw(),
-        );
+        mlir_sys::mlirOperationSetAttributeByName(op.to_raw(), StringRef::new("sym_name").to_raw(), name.to_raw());
     }
 }

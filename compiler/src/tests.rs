@@ -4,8 +4,7 @@ use crate as tile_compiler;
 
 const SOFTMAX: &str = include_str!("../../test/programs/row_softmax.mlir");
 
-const BAD: &str =
-    "func.func @bad(%n: index) {\n  tile.kernel grid(%n) threads(100) (%bx) {\n  }\n  return\n}\n";
+const BAD: &str = "func.func @bad(%n: index) {\n  tile.kernel grid(%n) threads(100) (%bx) {\n  }\n  return\n}\n";
 
 #[test]
 fn a_program_compiles_to_spirv_with_its_manifest() {
@@ -21,13 +20,7 @@ fn a_program_compiles_to_spirv_with_its_manifest() {
     };
     assert_eq!(words[0], 0x0723_0203);
     assert_eq!(kernel.code.extension(), "spv");
-    assert!(
-        kernel
-            .spirv_module
-            .as_deref()
-            .unwrap()
-            .starts_with("spirv.module")
-    );
+    assert!(kernel.spirv_module.as_deref().unwrap().starts_with("spirv.module"));
 }
 
 #[test]
@@ -56,9 +49,7 @@ fn errors_are_collected_with_their_locations() {
         })
     );
     assert!(
-        diagnostic
-            .message
-            .contains("threads to be a positive multiple of 32"),
+        diagnostic.message.contains("threads to be a positive multiple of 32"),
         "{diagnostic}"
     );
     assert!(
@@ -78,7 +69,11 @@ fn dense_arrays_of_index_are_located_errors_not_crashes() {
     assert!(matches!(error, Error::Parse { .. }), "{error}");
     assert_eq!(
         error.diagnostics()[0].location,
-        Some(SourceLocation { file: "user.mlir".into(), line: 2, column: 38 })
+        Some(SourceLocation {
+            file: "user.mlir".into(),
+            line: 2,
+            column: 38
+        })
     );
     assert!(error.to_string().contains("got 'index'"), "{error}");
 }
@@ -87,9 +82,7 @@ fn dense_arrays_of_index_are_located_errors_not_crashes() {
 fn unknown_targets_and_missing_files_are_errors() {
     let error = compile_source(SOFTMAX, "row_softmax.mlir", "sm_80").unwrap_err();
     assert!(
-        error
-            .to_string()
-            .starts_with("unknown target sm_80: expected sm_90a"),
+        error.to_string().starts_with("unknown target sm_80: expected sm_90a"),
         "{error}"
     );
     let error = compile_file(Path::new("/nonexistent.mlir"), "spirv").unwrap_err();
@@ -123,12 +116,7 @@ fn readme_rust_example() {
                     unreachable!()
                 };
                 let manifest: &tile_manifest::Manifest = &kernel.manifest;
-                println!(
-                    "{}: {} bytes of PTX, grid {:?}",
-                    kernel.name,
-                    ptx.len(),
-                    manifest.grid
-                );
+                println!("{}: {} bytes of PTX, grid {:?}", kernel.name, ptx.len(), manifest.grid);
                 std::fs::write(format!("{}.json", kernel.name), manifest.to_json()).unwrap();
             }
         }
@@ -183,7 +171,10 @@ fn every_example_manifest_is_held_whole_by_the_schema() {
 fn the_serialization_pass_is_found_at_the_top_level_of_a_pass_list() {
     assert_eq!(
         split_at_serialization("a, gpu.module(b, c), gpu-module-to-binary{format=isa}, d"),
-        ("a, gpu.module(b, c)".to_owned(), Some("gpu-module-to-binary{format=isa}, d".to_owned()))
+        (
+            "a, gpu.module(b, c)".to_owned(),
+            Some("gpu-module-to-binary{format=isa}, d".to_owned())
+        )
     );
     assert_eq!(
         split_at_serialization("gpu-module-to-binary, d"),
@@ -193,7 +184,10 @@ fn the_serialization_pass_is_found_at_the_top_level_of_a_pass_list() {
         split_at_serialization("a, tile-gpu-module-to-isa, d"),
         ("a".to_owned(), Some("tile-gpu-module-to-isa, d".to_owned()))
     );
-    assert_eq!(split_at_serialization("a, spirv.module(b)"), ("a, spirv.module(b)".to_owned(), None));
+    assert_eq!(
+        split_at_serialization("a, spirv.module(b)"),
+        ("a, spirv.module(b)".to_owned(), None)
+    );
 }
 
 /// `count` kernels in host functions `f0`, `f1`, ... of which every third calls the next one, so
@@ -233,7 +227,10 @@ fn many_kernels_compile_in_parts_named_and_ordered_as_in_the_whole_module() {
         // part made are kept once).
         assert!(module.as_operation().verify(), "{target}");
         let text = module.as_operation().to_string();
-        assert!(!text.contains(tile_conversions::kernels::KERNEL_OFFSET_ATTRIBUTE), "{target}");
+        assert!(
+            !text.contains(tile_conversions::kernels::KERNEL_OFFSET_ATTRIBUTE),
+            "{target}"
+        );
         let top_level_modules = text.lines().filter(|line| line.starts_with("  module")).count();
         assert_eq!(top_level_modules, 0, "{target}: {text}");
     }
@@ -248,8 +245,12 @@ fn the_parts_give_the_same_code_as_one_module() {
     for index in 0..5 {
         let single = gemm.replace("@gemm_relu", &format!("@f{index}"));
         let alone = compile_source(&single, "one.mlir", "sm_90a").unwrap();
-        let Code::Ptx(ptx) = &alone.kernels[0].code else { panic!("not PTX") };
-        let Code::Ptx(in_parts) = &split.kernels[index].code else { panic!("not PTX") };
+        let Code::Ptx(ptx) = &alone.kernels[0].code else {
+            panic!("not PTX")
+        };
+        let Code::Ptx(in_parts) = &split.kernels[index].code else {
+            panic!("not PTX")
+        };
         let renumbered = ptx.replace(&format!("f{index}_0_"), &format!("f{index}_{index}_"));
         assert_eq!(&renumbered, in_parts, "kernel {index}");
     }

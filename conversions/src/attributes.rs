@@ -64,6 +64,9 @@ mod tests {
         assert_eq!(i32_array(&context, &[4, 2, 4]).to_string(), "array<i32: 4, 2, 4>");
         assert_eq!(llvm_pointer(&context, 3).to_string(), "!llvm.ptr<3>");
         assert_eq!(llvm_pointer(&context, 0).to_string(), "!llvm.ptr");
-        assert_eq!(struct_of(&context, Type::float32(&context), 2).to_string(), "!llvm.struct<(f32, f32)>");
+        assert_eq!(
+            struct_of(&context, Type::float32(&context), 2).to_string(),
+            "!llvm.struct<(f32, f32)>"
+        );
     }
 }

@@ -68,11 +68,7 @@ fn stash(module: OperationRef) -> Result<(), String> {
             })
             .collect();
         if !entries.is_empty() {
-            set_attribute(
-                module,
-                STASH,
-                DictionaryAttribute::new(context, &entries).into(),
-            );
+            set_attribute(module, STASH, DictionaryAttribute::new(context, &entries).into());
         }
     });
     Ok(())
@@ -125,9 +121,7 @@ fn check_lowered(module: OperationRef, pipeline: &str, binaries: bool) -> Result
         let left = if name.starts_with("tile.") || name == "gpu.launch" {
             true
         } else if name == "gpu.module" {
-            binaries
-                || !string_attribute(&op, "sym_name")
-                    .is_some_and(|symbol| spirv_modules.contains(&symbol))
+            binaries || !string_attribute(&op, "sym_name").is_some_and(|symbol| spirv_modules.contains(&symbol))
         } else {
             false
         };
@@ -148,8 +142,7 @@ fn check_lowered(module: OperationRef, pipeline: &str, binaries: bool) -> Result
 /// targets gets the target environment tile's kernels use for the module's `tile.target`, and a
 /// kernel without `spirv.entry_point_abi` one from its known block size (an error at it without).
 fn prepare_spirv(module: OperationRef) -> Result<(), String> {
-    let target = string_attribute(&module, crate::layout::TARGET_ATTRIBUTE)
-        .unwrap_or_else(|| "spirv".into());
+    let target = string_attribute(&module, crate::layout::TARGET_ATTRIBUTE).unwrap_or_else(|| "spirv".into());
     let environment = if target == crate::spirv::coopmat::TARGET {
         crate::spirv::coopmat::FLAVOR
     } else {
@@ -168,15 +161,10 @@ fn prepare_spirv(module: OperationRef) -> Result<(), String> {
                 );
             }
             for function in find_ops(gpu_module, "gpu.func") {
-                if function.attribute("gpu.kernel").is_err()
-                    || function.attribute("spirv.entry_point_abi").is_ok()
-                {
+                if function.attribute("gpu.kernel").is_err() || function.attribute("spirv.entry_point_abi").is_ok() {
                     continue;
                 }
-                let size = function
-                    .attribute("known_block_size")
-                    .ok()
-                    .map(|size| size.to_string());
+                let size = function.attribute("known_block_size").ok().map(|size| size.to_string());
                 let Some(size) = size.and_then(|size| {
                     size.strip_prefix("array<i32: ")
                         .and_then(|rest| rest.strip_suffix('>'))

@@ -1,7 +1,10 @@
 //! The driver every kernel lowering shares: visit each `tile.kernel` of a module, report a failure
 //! as an error at the op it concerns, and fail the pass if any kernel failed.
 
-use melior::{Context, ir::operation::{OperationLike, OperationRef}};
+use melior::{
+    Context,
+    ir::operation::{OperationLike, OperationRef},
+};
 use tile_dialect::{
     diagnostics::emit_error,
     ops::{find_ops, with_context},
@@ -11,7 +14,8 @@ use tile_dialect::{
 pub type Failure<'c, 'a> = (OperationRef<'c, 'a>, String);
 
 /// Lowers one kernel: (context, module, kernel, index of the kernel in the module).
-pub type LowerKernel<'f, 'c, 'a> = dyn Fn(&'c Context, OperationRef<'c, 'a>, OperationRef<'c, 'a>, usize) -> Result<(), Failure<'c, 'a>> + 'f;
+pub type LowerKernel<'f, 'c, 'a> =
+    dyn Fn(&'c Context, OperationRef<'c, 'a>, OperationRef<'c, 'a>, usize) -> Result<(), Failure<'c, 'a>> + 'f;
 
 /// The integer attribute on a module that is one part of a larger module (see `tile-compile`, which
 /// splits a module so that MLIR's threads lower and compile the parts side by side): how many
@@ -38,7 +42,10 @@ pub fn lower_each_kernel<'c, 'a>(module: OperationRef<'c, 'a>, lower: &LowerKern
         let index = offset + index;
         if let Err((op, message)) = with_context(kernel, |context| lower(context, module, kernel, index)) {
             let name = op.name();
-            emit_error(op.location(), &format!("'{}' op {message}", name.as_string_ref().as_str().unwrap_or("?")));
+            emit_error(
+                op.location(),
+                &format!("'{}' op {message}", name.as_string_ref().as_str().unwrap_or("?")),
+            );
             failed = true;
         }
     }
@@ -51,7 +58,10 @@ pub fn manifests(module: &melior::ir::Module) -> Vec<(String, String)> {
         .into_iter()
         .filter_map(|op| {
             let manifest = tile_dialect::ops::string_attribute(&op, "tile.manifest")?;
-            Some((tile_dialect::ops::string_attribute(&op, "sym_name").unwrap_or_default(), manifest))
+            Some((
+                tile_dialect::ops::string_attribute(&op, "sym_name").unwrap_or_default(),
+                manifest,
+            ))
         })
         .collect()
 }
@@ -66,7 +76,9 @@ pub fn typed_manifests(module: &melior::ir::Module) -> Result<Vec<(String, tile_
             let manifest = tile_manifest::Manifest::from_json(&json).map_err(|error| format!("{name}: {error}"))?;
             // The schema must hold everything a lowering wrote: no field dropped or reordered.
             if manifest.to_json() != json {
-                return Err(format!("{name}: the manifest does not round-trip through tile-manifest's schema: {json}"));
+                return Err(format!(
+                    "{name}: the manifest does not round-trip through tile-manifest's schema: {json}"
+                ));
             }
             Ok((name, manifest))
         })

@@ -115,7 +115,11 @@ fn type_limit(value: Value) -> u64 {
     }
     IntegerType::try_from(r#type).map_or(0, |integer| {
         let width = integer.width();
-        if width >= 32 { LIMIT } else { (1u64 << width.saturating_sub(1)).saturating_sub(1) }
+        if width >= 32 {
+            LIMIT
+        } else {
+            (1u64 << width.saturating_sub(1)).saturating_sub(1)
+        }
     })
 }
 
@@ -126,11 +130,13 @@ fn binary(name: &str, a: Range, b: Range) -> Option<Range> {
         "arith.subi" => Range::new(a.lo.checked_sub(b.hi)?, a.hi - b.lo),
         "arith.muli" => Range::new(a.lo * b.lo, a.hi.checked_mul(b.hi)?),
         "arith.divui" | "arith.divsi" | "arith.floordivsi" if b.lo > 0 => Range::new(a.lo / b.hi, a.hi / b.lo),
-        "arith.ceildivui" | "arith.ceildivsi" if b.lo > 0 => {
-            Range::new(a.lo.div_ceil(b.hi), a.hi.div_ceil(b.lo))
-        }
+        "arith.ceildivui" | "arith.ceildivsi" if b.lo > 0 => Range::new(a.lo.div_ceil(b.hi), a.hi.div_ceil(b.lo)),
         "arith.remui" | "arith.remsi" if b.lo > 0 => {
-            if a.hi < b.lo { Some(a) } else { Range::new(0, a.hi.min(b.hi - 1)) }
+            if a.hi < b.lo {
+                Some(a)
+            } else {
+                Range::new(0, a.hi.min(b.hi - 1))
+            }
         }
         "arith.minui" | "arith.minsi" => Range::new(a.lo.min(b.lo), a.hi.min(b.hi)),
         "arith.maxui" | "arith.maxsi" => Range::new(a.lo.max(b.lo), a.hi.max(b.hi)),
@@ -219,7 +225,11 @@ impl Ranges {
         if let Some(known) = self.known.get(&key) {
             return *known;
         }
-        let range = if depth == 0 { None } else { self.compute(value, depth - 1) };
+        let range = if depth == 0 {
+            None
+        } else {
+            self.compute(value, depth - 1)
+        };
         // Narrower integers wrap sooner (and their signed comparisons sooner still).
         let range = range.filter(|range| range.hi <= type_limit(value));
         self.known.insert(key, range);
@@ -287,19 +297,25 @@ impl Ranges {
     /// Narrows `range`, that of `value`, by what `condition` being true says of it: comparisons
     /// of `value` with a value of known range, and conjunctions of them (`terms` deep).
     fn narrow(&mut self, range: Range, value: Value, condition: Value, depth: usize, terms: usize) -> Range {
-        let Some(result) = tile_dialect::ops::as_result(condition) else { return range };
+        let Some(result) = tile_dialect::ops::as_result(condition) else {
+            return range;
+        };
         let op = result.owner();
         if op.operand_count() != 2 {
             return range;
         }
-        let (Ok(a), Ok(b)) = (op.operand(0), op.operand(1)) else { return range };
+        let (Ok(a), Ok(b)) = (op.operand(0), op.operand(1)) else {
+            return range;
+        };
         match op_name(&op) {
             "arith.andi" if terms > 0 => {
                 let range = self.narrow(range, value, a, depth, terms - 1);
                 self.narrow(range, value, b, depth, terms - 1)
             }
             "arith.cmpi" => {
-                let Some(predicate) = integer_attribute(&op, "predicate") else { return range };
+                let Some(predicate) = integer_attribute(&op, "predicate") else {
+                    return range;
+                };
                 // As `value` (predicate) `bound`: the operands swapped where `value` is the second.
                 let (predicate, bound) = if a == value {
                     (predicate, b)
@@ -335,20 +351,37 @@ impl Ranges {
 }
 
 /// Folds the comparisons of `function` that `grid` and `block` decide; returns how many.
-fn fold<'c>(context: &'c Context, function: OperationRef<'c, '_>, grid: Option<[i32; 3]>, block: Option<[i32; 3]>) -> usize {
-    let mut ranges = Ranges { grid, block, known: HashMap::new() };
+fn fold<'c>(
+    context: &'c Context,
+    function: OperationRef<'c, '_>,
+    grid: Option<[i32; 3]>,
+    block: Option<[i32; 3]>,
+) -> usize {
+    let mut ranges = Ranges {
+        grid,
+        block,
+        known: HashMap::new(),
+    };
     let rewriter = IrRewriter::new(context);
     let rewriter = rewriter.as_rewriter_base();
     let mut folded = 0;
     for compare in find_ops(function, "arith.cmpi") {
-        let (Ok(a), Ok(b), Ok(result)) = (compare.operand(0), compare.operand(1), compare.result(0)) else { continue };
+        let (Ok(a), Ok(b), Ok(result)) = (compare.operand(0), compare.operand(1), compare.result(0)) else {
+            continue;
+        };
         // Comparisons of vectors give vectors of flags.
         if !result.r#type().is_integer() {
             continue;
         }
-        let Some(predicate) = integer_attribute(&compare, "predicate") else { continue };
-        let (Some(ra), Some(rb)) = (ranges.at(compare, a, DEPTH), ranges.at(compare, b, DEPTH)) else { continue };
-        let Some(value) = decide(predicate, ra, rb) else { continue };
+        let Some(predicate) = integer_attribute(&compare, "predicate") else {
+            continue;
+        };
+        let (Some(ra), Some(rb)) = (ranges.at(compare, a, DEPTH), ranges.at(compare, b, DEPTH)) else {
+            continue;
+        };
+        let Some(value) = decide(predicate, ra, rb) else {
+            continue;
+        };
         let Some(block) = compare.block() else { continue };
         let flag = IntegerAttribute::new(IntegerType::new(context, 1).into(), i64::from(value));
         let location: Location = compare.location();
@@ -369,7 +402,9 @@ fn fold<'c>(context: &'c Context, function: OperationRef<'c, '_>, grid: Option<[
 /// walking what they hold.
 fn children<'c, 'a>(op: OperationRef<'c, 'a>, name: &str) -> Vec<OperationRef<'c, 'a>> {
     let mut found = Vec::new();
-    let Some(block) = op.regions().next().and_then(|region| region.first_block()) else { return found };
+    let Some(block) = op.regions().next().and_then(|region| region.first_block()) else {
+        return found;
+    };
     let mut next = block.first_operation();
     while let Some(child) = next {
         if op_name(&child) == name {
@@ -385,8 +420,12 @@ fn children<'c, 'a>(op: OperationRef<'c, 'a>, name: &str) -> Vec<OperationRef<'c
 fn run(module: OperationRef) -> Result<(), String> {
     with_context(module, |context| {
         for gpu_module in children(module, "gpu.module") {
-            let Some(json) = string_attribute(&gpu_module, MANIFEST) else { continue };
-            let Ok(manifest) = Manifest::from_json(&json) else { continue };
+            let Some(json) = string_attribute(&gpu_module, MANIFEST) else {
+                continue;
+            };
+            let Ok(manifest) = Manifest::from_json(&json) else {
+                continue;
+            };
             let Some(function) = children(gpu_module, "gpu.func")
                 .into_iter()
                 .find(|function| string_attribute(function, "sym_name").as_deref() == Some(manifest.entry.as_str()))
@@ -444,11 +483,17 @@ mod tests {
     #[test]
     fn arithmetic_keeps_ranges_within_the_limit() {
         assert_eq!(binary("arith.addi", range(0, 31), range(0, 3968)), Some(range(0, 3999)));
-        assert_eq!(binary("arith.muli", range(0, 31), range(128, 128)), Some(range(0, 3968)));
+        assert_eq!(
+            binary("arith.muli", range(0, 31), range(128, 128)),
+            Some(range(0, 3968))
+        );
         assert_eq!(binary("arith.divui", range(0, 127), range(4, 4)), Some(range(0, 31)));
         assert_eq!(binary("arith.remui", range(0, 127), range(4, 4)), Some(range(0, 3)));
         assert_eq!(binary("arith.remui", range(1, 3), range(4, 8)), Some(range(1, 3)));
-        assert_eq!(binary("arith.ceildivui", range(1, 100), range(32, 32)), Some(range(1, 4)));
+        assert_eq!(
+            binary("arith.ceildivui", range(1, 100), range(32, 32)),
+            Some(range(1, 4))
+        );
         assert_eq!(binary("arith.subi", range(0, 5), range(1, 1)), None);
         assert_eq!(binary("arith.muli", range(0, 1 << 20), range(0, 1 << 20)), None);
         assert_eq!(binary("arith.divui", range(0, 5), range(0, 1)), None);

@@ -32,9 +32,9 @@ pub mod amdgpu;
 pub mod attributes;
 pub mod cpu;
 pub mod embed;
-pub mod kernels;
 pub mod generic;
 pub mod host;
+pub mod kernels;
 pub mod launch_bounds;
 pub mod layout;
 pub mod nvgpu;
@@ -55,13 +55,28 @@ pub fn register_all() {
     tile_dialect::register_pass(layout::ARGUMENT, layout::create_infer_layouts_pass);
     tile_dialect::register_pass(pipeline::plan::ARGUMENT, pipeline::plan::create_plan_pipelines_pass);
     tile_dialect::register_pass(pipeline::EXPAND_ARGUMENT, pipeline::create_expand_pipelines_pass);
-    tile_dialect::register_pass(pipeline::persistent::ARGUMENT, pipeline::persistent::create_persistent_kernels_pass);
-    tile_dialect::register_pass(spirv::coopmat::ARGUMENT, spirv::coopmat::create_convert_tile_to_spirv_coopmat_pass);
-    tile_dialect::register_pass(spirv::memory_model::ARGUMENT, spirv::memory_model::create_vulkan_memory_model_pass);
-    tile_dialect::register_pass(spirv::empty_loops::ARGUMENT, spirv::empty_loops::create_guard_empty_loops_pass);
+    tile_dialect::register_pass(
+        pipeline::persistent::ARGUMENT,
+        pipeline::persistent::create_persistent_kernels_pass,
+    );
+    tile_dialect::register_pass(
+        spirv::coopmat::ARGUMENT,
+        spirv::coopmat::create_convert_tile_to_spirv_coopmat_pass,
+    );
+    tile_dialect::register_pass(
+        spirv::memory_model::ARGUMENT,
+        spirv::memory_model::create_vulkan_memory_model_pass,
+    );
+    tile_dialect::register_pass(
+        spirv::empty_loops::ARGUMENT,
+        spirv::empty_loops::create_guard_empty_loops_pass,
+    );
     tile_dialect::register_pass(launch_bounds::ARGUMENT, launch_bounds::create_fold_launch_bounds_pass);
     tile_dialect::register_pass(private_values::ARGUMENT, private_values::create_promote_private_pass);
-    tile_dialect::register_pass(private_values::VECTORS_ARGUMENT, private_values::create_promote_private_vectors_pass);
+    tile_dialect::register_pass(
+        private_values::VECTORS_ARGUMENT,
+        private_values::create_promote_private_vectors_pass,
+    );
     tile_dialect::register_pipeline(
         c"tile-to-rocdl",
         c"Compile tile IR to a gpu.binary of AMDGCN assembly for an AMD chip (gfx942: mfma, LDS)",

@@ -67,7 +67,11 @@ pub fn build_tile_to_rocdl(manager: &OperationPassManager, chip: &str) {
 /// cooperative matrices.
 const SPIRV_CHIPS: &[Chip] = &[
     ("spirv", crate::spirv::ARGUMENT, crate::spirv::BACKEND),
-    ("spirv-coopmat", crate::spirv::coopmat::ARGUMENT, crate::spirv::coopmat::BACKEND),
+    (
+        "spirv-coopmat",
+        crate::spirv::coopmat::ARGUMENT,
+        crate::spirv::coopmat::BACKEND,
+    ),
 ];
 
 /// Builds `tile-to-spirv{chip}` into `manager`.
@@ -96,7 +100,8 @@ pub fn chip_passes(chip: &str) -> Option<(&'static str, &'static str)> {
 /// region-wide liveness analysis found nothing the patterns and folds leave behind in the 108
 /// benchmark, example and test programs, and cost 1.2% of an attention kernel's compilation. The
 /// same on every chip (sm_90a's folded kernels checked on the H200, RESULTS run 57).
-pub const CLEANUP: &str = "inline{default-pipeline=}, tile-fold-launch-bounds, canonicalize{top-down=false region-simplify=disabled}, cse";
+pub const CLEANUP: &str =
+    "inline{default-pipeline=}, tile-fold-launch-bounds, canonicalize{top-down=false region-simplify=disabled}, cse";
 
 /// [`CLEANUP`] as it concerns the kernel modules alone, for a module holding one `gpu.module` and
 /// nothing else (`tile-compile`'s units): no call is left to inline there, and canonicalize and
@@ -138,7 +143,11 @@ pub fn host_passes(chip: &str) -> Option<&'static str> {
 
 /// The chips of every pipeline, for messages.
 pub fn chips() -> Vec<&'static str> {
-    [NVVM_CHIPS, ROCDL_CHIPS, SPIRV_CHIPS].into_iter().flatten().map(|(name, _, _)| *name).collect()
+    [NVVM_CHIPS, ROCDL_CHIPS, SPIRV_CHIPS]
+        .into_iter()
+        .flatten()
+        .map(|(name, _, _)| *name)
+        .collect()
 }
 
 /// Builds pipeline `name` for `chip` (the first of `chips` when empty): `tile.target`, the layouts
@@ -206,7 +215,10 @@ impl<'c> RunExternalPass<'c> for Unsupported {
 
 fn unsupported_chip_pass(pipeline: &str, message: String) -> Pass {
     create_external(
-        Unsupported { pipeline: pipeline.into(), message },
+        Unsupported {
+            pipeline: pipeline.into(),
+            message,
+        },
         TypeId::create(&PASS_ID),
         "TileUnsupportedChip",
         "tile-unsupported-chip",

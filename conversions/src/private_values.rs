@@ -45,10 +45,9 @@ use crate::cpu::builder::{At, Builder};
 use melior::{
     Context,
     ir::{
-        Block, BlockLike, BlockRef, Region, RegionLike, Type, TypeLike, Value, ValueLike,
+        Block, BlockLike, BlockRef, Region, RegionLike, ShapedTypeLike, Type, TypeLike, Value, ValueLike,
         attribute::DenseI64ArrayAttribute,
         operation::{OperationBuilder, OperationLike, OperationRef},
-        ShapedTypeLike,
     },
 };
 use std::collections::{HashMap, HashSet};
@@ -98,7 +97,10 @@ type State<'c, 'a> = Vec<Vec<Option<Held<'c, 'a>>>>;
 fn run(op: OperationRef, scalars: bool) -> Result<(), String> {
     with_context(op, |context| {
         // Found before any is rewritten: the walk's list holds the ops the promotion erases.
-        let functions: Vec<OperationRef> = nested_ops(op).into_iter().filter(|op| op_name(op) == "gpu.func").collect();
+        let functions: Vec<OperationRef> = nested_ops(op)
+            .into_iter()
+            .filter(|op| op_name(op) == "gpu.func")
+            .collect();
         for function in functions {
             promote(context, function, scalars)?;
         }
@@ -108,8 +110,15 @@ fn run(op: OperationRef, scalars: bool) -> Result<(), String> {
 
 /// Promotes the private arrays of `function` (see the module).
 fn promote<'c, 'a>(context: &'c Context, function: OperationRef<'c, 'a>, scalars: bool) -> Result<(), String> {
-    let Some(body) = function.region(0).ok().and_then(|region| region.first_block()) else { return Ok(()) };
-    let mut promotion = Promotion { context, scalars, arrays: Vec::new(), widths: HashMap::new() };
+    let Some(body) = function.region(0).ok().and_then(|region| region.first_block()) else {
+        return Ok(());
+    };
+    let mut promotion = Promotion {
+        context,
+        scalars,
+        arrays: Vec::new(),
+        widths: HashMap::new(),
+    };
     let (allocas, views) = promotion.select(function, body);
     if promotion.arrays.is_empty() {
         return Ok(());
@@ -150,10 +159,17 @@ fn erase_dead_extracts(context: &Context, function: OperationRef) {
         }
     }
     let ops = nested_ops(function);
-    let used: HashSet<usize> = ops.iter().flat_map(|op| op.operands().map(|value| value.to_raw().ptr as usize)).collect();
+    let used: HashSet<usize> = ops
+        .iter()
+        .flat_map(|op| op.operands().map(|value| value.to_raw().ptr as usize))
+        .collect();
     let rewriter = melior::IrRewriter::new(context);
     for op in ops {
-        if op_name(&op) == "vector.extract" && op.result(0).is_ok_and(|result| !used.contains(&(Value::from(result).to_raw().ptr as usize))) {
+        if op_name(&op) == "vector.extract"
+            && op
+                .result(0)
+                .is_ok_and(|result| !used.contains(&(Value::from(result).to_raw().ptr as usize)))
+        {
             rewriter.as_rewriter_base().erase_op(op);
         }
     }
@@ -201,7 +217,11 @@ struct Promotion<'c, 'a> {
 
 impl<'c, 'a> Promotion<'c, 'a> {
     /// Records the arrays of `function` that can be promoted; returns their allocas and views.
-    fn select(&mut self, function: OperationRef<'c, 'a>, body: BlockRef<'c, 'a>) -> (Vec<OperationRef<'c, 'a>>, Vec<OperationRef<'c, 'a>>) {
+    fn select(
+        &mut self,
+        function: OperationRef<'c, 'a>,
+        body: BlockRef<'c, 'a>,
+    ) -> (Vec<OperationRef<'c, 'a>>, Vec<OperationRef<'c, 'a>>) {
         let ops = nested_ops(function);
         // The candidates are `self.arrays` while their uses are checked.
         let mut allocas = Vec::new();
@@ -210,13 +230,22 @@ impl<'c, 'a> Promotion<'c, 'a> {
                 continue;
             }
             let Ok(result) = op.result(0) else { continue };
-            let Some(memref) = tile_dialect::ops::as_memref(result.r#type()) else { continue };
+            let Some(memref) = tile_dialect::ops::as_memref(result.r#type()) else {
+                continue;
+            };
             if !tile_dialect::level::is_private(result.r#type()) || memref.rank() != 1 || !memref.has_static_shape() {
                 continue;
             }
-            let Ok(melior::ir::r#type::DimSize::Static(slots)) = memref.dim_size(0) else { continue };
+            let Ok(melior::ir::r#type::DimSize::Static(slots)) = memref.dim_size(0) else {
+                continue;
+            };
             allocas.push(*op);
-            self.arrays.push(Array { value: result.into(), views: Vec::new(), element: memref.element(), slots: slots as usize });
+            self.arrays.push(Array {
+                value: result.into(),
+                views: Vec::new(),
+                element: memref.element(),
+                slots: slots as usize,
+            });
         }
         if allocas.is_empty() {
             return (Vec::new(), Vec::new());
@@ -237,8 +266,12 @@ impl<'c, 'a> Promotion<'c, 'a> {
                         }
                         result.is_some()
                     }
-                    ("memref.load", true, 0) | ("memref.store", true, 1) | ("vector.load", false, 0) | ("vector.store", false, 1) => {
-                        self.access(op).is_some_and(|access| access.array == index) && inside_loops_and_branches(*op, function)
+                    ("memref.load", true, 0)
+                    | ("memref.store", true, 1)
+                    | ("vector.load", false, 0)
+                    | ("vector.store", false, 1) => {
+                        self.access(op).is_some_and(|access| access.array == index)
+                            && inside_loops_and_branches(*op, function)
                     }
                     _ => false,
                 };
@@ -267,7 +300,11 @@ impl<'c, 'a> Promotion<'c, 'a> {
             return *known;
         }
         // Vector types are uniqued: compare with each length rather than print the type.
-        let width = if ty.is_vector() { (1..=slots).find(|lanes| crate::attributes::vector(*lanes as i64, element) == ty) } else { None };
+        let width = if ty.is_vector() {
+            (1..=slots).find(|lanes| crate::attributes::vector(*lanes as i64, element) == ty)
+        } else {
+            None
+        };
         self.widths.insert(key, width);
         width
     }
@@ -276,12 +313,28 @@ impl<'c, 'a> Promotion<'c, 'a> {
     fn access(&mut self, op: &OperationRef<'c, 'a>) -> Option<Access<'c, 'a>> {
         let (memref, index, stored, vector) = match (op_name(op), op.operand_count()) {
             ("memref.load", 2) => (op.operand(0).ok()?, op.operand(1).ok()?, None, false),
-            ("memref.store", 3) => (op.operand(1).ok()?, op.operand(2).ok()?, Some(op.operand(0).ok()?), false),
+            ("memref.store", 3) => (
+                op.operand(1).ok()?,
+                op.operand(2).ok()?,
+                Some(op.operand(0).ok()?),
+                false,
+            ),
             ("vector.load", 2) => (op.operand(0).ok()?, op.operand(1).ok()?, None, true),
-            ("vector.store", 3) => (op.operand(1).ok()?, op.operand(2).ok()?, Some(op.operand(0).ok()?), true),
+            ("vector.store", 3) => (
+                op.operand(1).ok()?,
+                op.operand(2).ok()?,
+                Some(op.operand(0).ok()?),
+                true,
+            ),
             _ => return None,
         };
-        let array = self.arrays.iter().position(|array| if vector { array.views.contains(&memref) } else { array.value == memref })?;
+        let array = self.arrays.iter().position(|array| {
+            if vector {
+                array.views.contains(&memref)
+            } else {
+                array.value == memref
+            }
+        })?;
         let first = usize::try_from(constant_integer(index)?).ok()?;
         let (element, slots) = (self.arrays[array].element, self.arrays[array].slots);
         let width = if vector {
@@ -293,7 +346,12 @@ impl<'c, 'a> Promotion<'c, 'a> {
         } else {
             1
         };
-        (first + width <= slots).then_some(Access { array, first, width, stored })
+        (first + width <= slots).then_some(Access {
+            array,
+            first,
+            width,
+            stored,
+        })
     }
 
     /// What a store of `value` leaves in a slot: the lane it was extracted from, or the value.
@@ -306,11 +364,18 @@ impl<'c, 'a> Promotion<'c, 'a> {
 
     /// The value of one slot of `array`, built at `at` where it is a lane or nothing.
     fn scalar(&self, at: At<'c, 'a>, array: usize, held: Option<Held<'c, 'a>>) -> Value<'c, 'a> {
-        let b = Builder { context: self.context, location: at.before.location(), threads: None };
+        let b = Builder {
+            context: self.context,
+            location: at.before.location(),
+            threads: None,
+        };
         match held {
             Some(Held::Scalar(value)) => value,
             Some(Held::Lane(vector, lane)) => {
-                let position = (melior::ir::Identifier::new(self.context, "static_position"), crate::attributes::i64_array(self.context, &[lane as i64]));
+                let position = (
+                    melior::ir::Identifier::new(self.context, "static_position"),
+                    crate::attributes::i64_array(self.context, &[lane as i64]),
+                );
                 b.value(
                     at,
                     OperationBuilder::new("vector.extract", b.location)
@@ -333,19 +398,39 @@ impl<'c, 'a> Promotion<'c, 'a> {
         }
         let ty = crate::attributes::vector(group.width as i64, self.arrays[group.array].element);
         if let Some(Held::Lane(vector, 0)) = slots[0] {
-            if vector.r#type() == ty && slots.iter().enumerate().all(|(lane, held)| *held == Some(Held::Lane(vector, lane))) {
+            if vector.r#type() == ty
+                && slots
+                    .iter()
+                    .enumerate()
+                    .all(|(lane, held)| *held == Some(Held::Lane(vector, lane)))
+            {
                 return vector;
             }
         }
         let lanes: Vec<Value> = slots.iter().map(|held| self.scalar(at, group.array, *held)).collect();
-        let b = Builder { context: self.context, location: at.before.location(), threads: None };
-        b.value(at, OperationBuilder::new("vector.from_elements", b.location).add_operands(&lanes).add_results(&[ty]).build().expect("vector.from_elements"))
+        let b = Builder {
+            context: self.context,
+            location: at.before.location(),
+            threads: None,
+        };
+        b.value(
+            at,
+            OperationBuilder::new("vector.from_elements", b.location)
+                .add_operands(&lanes)
+                .add_results(&[ty])
+                .build()
+                .expect("vector.from_elements"),
+        )
     }
 
     /// Sets `group`'s slots in `state` to the lanes of `value` (or to it, for one slot).
     fn set_group(state: &mut State<'c, 'a>, group: Group, value: Value<'c, 'a>) {
         for lane in 0..group.width {
-            state[group.array][group.first + lane] = Some(if group.width == 1 { Held::Scalar(value) } else { Held::Lane(value, lane) });
+            state[group.array][group.first + lane] = Some(if group.width == 1 {
+                Held::Scalar(value)
+            } else {
+                Held::Lane(value, lane)
+            });
         }
     }
 
@@ -356,16 +441,26 @@ impl<'c, 'a> Promotion<'c, 'a> {
         for nested in nested_ops(op) {
             let Some(access) = self.access(&nested) else { continue };
             if access.stored.is_some() {
-                wanted.push(Group { array: access.array, first: access.first, width: access.width });
+                wanted.push(Group {
+                    array: access.array,
+                    first: access.first,
+                    width: access.width,
+                });
             }
         }
         wanted.sort_unstable();
         wanted.dedup();
-        let overlaps = |a: &Group, b: &Group| a != b && a.array == b.array && a.first < b.first + b.width && b.first < a.first + a.width;
+        let overlaps = |a: &Group, b: &Group| {
+            a != b && a.array == b.array && a.first < b.first + b.width && b.first < a.first + a.width
+        };
         let mut groups: Vec<Group> = Vec::new();
         for group in &wanted {
             if wanted.iter().any(|other| overlaps(group, other)) {
-                groups.extend((group.first..group.first + group.width).map(|first| Group { array: group.array, first, width: 1 }));
+                groups.extend((group.first..group.first + group.width).map(|first| Group {
+                    array: group.array,
+                    first,
+                    width: 1,
+                }));
             } else {
                 groups.push(*group);
             }
@@ -383,7 +478,11 @@ impl<'c, 'a> Promotion<'c, 'a> {
         let rewriter = rewriter.as_rewriter_base();
         for op in ops {
             if let Some(access) = self.access(&op) {
-                let group = Group { array: access.array, first: access.first, width: access.width };
+                let group = Group {
+                    array: access.array,
+                    first: access.first,
+                    width: access.width,
+                };
                 match access.stored {
                     Some(value) if access.width == 1 => state[access.array][access.first] = Some(self.held(value)),
                     Some(value) => Self::set_group(state, group, value),
@@ -414,33 +513,61 @@ impl<'c, 'a> Promotion<'c, 'a> {
         let location = old.location();
         let rewriter = melior::IrRewriter::new(self.context);
         let rewriter = rewriter.as_rewriter_base();
-        let old_body = old.region(0).ok().and_then(|region| region.first_block()).ok_or("an scf.for without a body")?;
+        let old_body = old
+            .region(0)
+            .ok()
+            .and_then(|region| region.first_block())
+            .ok_or("an scf.for without a body")?;
         let carried = old.operand_count() - 3;
         let mut operands: Vec<Value> = old.operands().collect();
-        operands.extend(groups.iter().map(|group| self.group_value(At::before(old), state, *group)));
+        operands.extend(
+            groups
+                .iter()
+                .map(|group| self.group_value(At::before(old), state, *group)),
+        );
         let types: Vec<Type> = groups.iter().map(|group| self.group_type(*group)).collect();
-        let mut arguments: Vec<(Type, melior::ir::Location)> =
-            (0..old_body.argument_count()).map(|i| (old_body.argument(i).expect("an argument").r#type(), location)).collect();
+        let mut arguments: Vec<(Type, melior::ir::Location)> = (0..old_body.argument_count())
+            .map(|i| (old_body.argument(i).expect("an argument").r#type(), location))
+            .collect();
         arguments.extend(types.iter().map(|ty| (*ty, location)));
         let region = Region::new();
         region.append_block(Block::new(&arguments));
         let mut results: Vec<Type> = old.results().map(|result| result.r#type()).collect();
         results.extend(types.iter().copied());
-        let b = Builder { context: self.context, location, threads: None };
+        let b = Builder {
+            context: self.context,
+            location,
+            threads: None,
+        };
         let new = b.insert(
             At::before(old),
-            OperationBuilder::new("scf.for", location).add_operands(&operands).add_regions([region]).add_results(&results).build().map_err(|e| e.to_string())?,
+            OperationBuilder::new("scf.for", location)
+                .add_operands(&operands)
+                .add_regions([region])
+                .add_results(&results)
+                .build()
+                .map_err(|e| e.to_string())?,
         );
-        let body = new.region(0).ok().and_then(|region| region.first_block()).expect("the new body");
+        let body = new
+            .region(0)
+            .ok()
+            .and_then(|region| region.first_block())
+            .expect("the new body");
         let placeholder = body.append_operation(melior::dialect::scf::r#yield(&[], location));
         let old_yield = old_body.terminator().ok_or("an scf.for body without its yield")?;
         let yielded: Vec<Value> = old_yield.operands().collect();
         rewriter.erase_op(old_yield);
-        let inherited: Vec<Value> = (0..1 + carried).map(|i| body.argument(i).expect("an argument").into()).collect();
+        let inherited: Vec<Value> = (0..1 + carried)
+            .map(|i| body.argument(i).expect("an argument").into())
+            .collect();
         rewriter.inline_block_before(old_body, placeholder, &inherited);
         let mut inside = state.clone();
         for (k, group) in groups.iter().enumerate() {
-            Self::set_group(&mut inside, *group, body.argument(1 + carried + k).expect("a carried group").into());
+            Self::set_group(
+                &mut inside,
+                *group,
+                body.argument(1 + carried + k).expect("a carried group").into(),
+            );
         }
         self.block(body, &mut inside)?;
         self.close(placeholder, yielded, &inside, &groups);
@@ -450,20 +577,49 @@ impl<'c, 'a> Promotion<'c, 'a> {
 
     /// Ends a rebuilt region at `placeholder` with a yield of `yielded` and then the value of each
     /// of `groups` in `inside` (the slots as the region leaves them).
-    fn close(&self, placeholder: OperationRef<'c, 'a>, mut yielded: Vec<Value<'c, 'a>>, inside: &State<'c, 'a>, groups: &[Group]) {
-        let b = Builder { context: self.context, location: placeholder.location(), threads: None };
-        yielded.extend(groups.iter().map(|group| self.group_value(At::before(placeholder), inside, *group)));
-        b.insert(At::before(placeholder), melior::dialect::scf::r#yield(&yielded, b.location));
-        melior::IrRewriter::new(self.context).as_rewriter_base().erase_op(placeholder);
+    fn close(
+        &self,
+        placeholder: OperationRef<'c, 'a>,
+        mut yielded: Vec<Value<'c, 'a>>,
+        inside: &State<'c, 'a>,
+        groups: &[Group],
+    ) {
+        let b = Builder {
+            context: self.context,
+            location: placeholder.location(),
+            threads: None,
+        };
+        yielded.extend(
+            groups
+                .iter()
+                .map(|group| self.group_value(At::before(placeholder), inside, *group)),
+        );
+        b.insert(
+            At::before(placeholder),
+            melior::dialect::scf::r#yield(&yielded, b.location),
+        );
+        melior::IrRewriter::new(self.context)
+            .as_rewriter_base()
+            .erase_op(placeholder);
     }
 
     /// Replaces `old` by its rebuilt `new`: `old`'s `kept` results by `new`'s first ones, and the
     /// slots of `groups` in `state` by `new`'s results after them.
-    fn replace(&self, old: OperationRef<'c, 'a>, new: OperationRef<'c, 'a>, kept: usize, groups: &[Group], state: &mut State<'c, 'a>) {
+    fn replace(
+        &self,
+        old: OperationRef<'c, 'a>,
+        new: OperationRef<'c, 'a>,
+        kept: usize,
+        groups: &[Group],
+        state: &mut State<'c, 'a>,
+    ) {
         let rewriter = melior::IrRewriter::new(self.context);
         let rewriter = rewriter.as_rewriter_base();
         for k in 0..kept {
-            rewriter.replace_all_uses_with(old.result(k).expect("a result").into(), new.result(k).expect("a result").into());
+            rewriter.replace_all_uses_with(
+                old.result(k).expect("a result").into(),
+                new.result(k).expect("a result").into(),
+            );
         }
         for (k, group) in groups.iter().enumerate() {
             Self::set_group(state, *group, new.result(kept + k).expect("a group's result").into());
@@ -485,10 +641,21 @@ impl<'c, 'a> Promotion<'c, 'a> {
         let (then_region, else_region) = (Region::new(), Region::new());
         then_region.append_block(Block::new(&[]));
         else_region.append_block(Block::new(&[]));
-        let b = Builder { context: self.context, location, threads: None };
-        let new = b.insert(At::before(old), melior::dialect::scf::r#if(condition, &results, then_region, else_region, location));
+        let b = Builder {
+            context: self.context,
+            location,
+            threads: None,
+        };
+        let new = b.insert(
+            At::before(old),
+            melior::dialect::scf::r#if(condition, &results, then_region, else_region, location),
+        );
         for index in 0..2 {
-            let block = new.region(index).ok().and_then(|region| region.first_block()).expect("a new branch");
+            let block = new
+                .region(index)
+                .ok()
+                .and_then(|region| region.first_block())
+                .expect("a new branch");
             let placeholder = block.append_operation(melior::dialect::scf::r#yield(&[], location));
             let mut inside = state.clone();
             let mut yielded: Vec<Value> = Vec::new();
@@ -508,7 +675,11 @@ impl<'c, 'a> Promotion<'c, 'a> {
     /// The type `group` travels as: its element, or a vector of them.
     fn group_type(&self, group: Group) -> Type<'c> {
         let element = self.arrays[group.array].element;
-        if group.width == 1 { element } else { crate::attributes::vector(group.width as i64, element) }
+        if group.width == 1 {
+            element
+        } else {
+            crate::attributes::vector(group.width as i64, element)
+        }
     }
 }
 

@@ -11,11 +11,7 @@ use tile_dialect::{diagnostics::emit_error, ops::op_name};
 
 /// How messages name a target.
 fn display(target: &str) -> &str {
-    if target == "cpu" {
-        "the CPU reference"
-    } else {
-        target
-    }
+    if target == "cpu" { "the CPU reference" } else { target }
 }
 
 /// Checks that the host functions of `module` have signatures the host code's lowering to LLVM
@@ -27,10 +23,7 @@ fn display(target: &str) -> &str {
 /// strided form failed", and `tile-compile` went on). Emits an error at each function that does
 /// not; returns false when there was one.
 fn host_arguments_plain(module: OperationRef, strided: bool) -> bool {
-    use melior::ir::{
-        attribute::TypeAttribute,
-        r#type::FunctionType,
-    };
+    use melior::ir::{attribute::TypeAttribute, r#type::FunctionType};
     let mut plain = true;
     for function in tile_dialect::ops::find_ops(module, "func.func") {
         let Some(signature) = function
@@ -60,8 +53,10 @@ fn host_arguments_plain(module: OperationRef, strided: bool) -> bool {
         if !strided {
             continue;
         }
-        let arguments = (0..signature.input_count()).filter_map(|index| Some(("argument", index, signature.input(index).ok()?)));
-        let results = (0..signature.result_count()).filter_map(|index| Some(("result", index, signature.result(index).ok()?)));
+        let arguments =
+            (0..signature.input_count()).filter_map(|index| Some(("argument", index, signature.input(index).ok()?)));
+        let results =
+            (0..signature.result_count()).filter_map(|index| Some(("result", index, signature.result(index).ok()?)));
         for (role, index, ty) in arguments.chain(results) {
             if tile_dialect::ops::as_memref(ty).is_some_and(|memref| !tile_dialect::ops::has_strided_form(memref)) {
                 let name = tile_dialect::ops::string_attribute(&function, "sym_name").unwrap_or_default();
@@ -108,7 +103,14 @@ pub fn check_supported(module: OperationRef, target: &str) -> Result<(), String>
                     } else {
                         "does not lower yet (no 8-bit float conversions)"
                     };
-                    emit_error(op.location(), &format!("'{}' op uses f8E4M3FN, which {} {lowered}; use f16 or f32", op_name(&op), display(target)));
+                    emit_error(
+                        op.location(),
+                        &format!(
+                            "'{}' op uses f8E4M3FN, which {} {lowered}; use f16 or f32",
+                            op_name(&op),
+                            display(target)
+                        ),
+                    );
                     failed = true;
                     break; // one error a kernel: every op on the same tiles would say the same
                 }
@@ -131,8 +133,11 @@ pub fn check_supported(module: OperationRef, target: &str) -> Result<(), String>
 fn f8_operand_op(op: OperationRef) -> bool {
     match op_name(&op) {
         "tile.alloc_shared" | "tile.gemm" | "tile.slot" => true,
-        "tile.copy" => tile_dialect::ops::copy_parts(&op).is_some_and(|parts| element_of(parts.src) == element_of(parts.dst)),
-        "tile.copy_async" => tile_dialect::ops::copy_async_parts(&op).is_some_and(|(parts, _, _)| element_of(parts.src) == element_of(parts.dst)),
+        "tile.copy" => {
+            tile_dialect::ops::copy_parts(&op).is_some_and(|parts| element_of(parts.src) == element_of(parts.dst))
+        }
+        "tile.copy_async" => tile_dialect::ops::copy_async_parts(&op)
+            .is_some_and(|(parts, _, _)| element_of(parts.src) == element_of(parts.dst)),
         _ => false,
     }
 }
@@ -160,15 +165,22 @@ fn no_producers(module: OperationRef, target: &str) -> bool {
 fn dims_in_range(module: OperationRef) -> bool {
     let mut fine = true;
     for dim in tile_dialect::ops::find_ops(module, "memref.dim") {
-        let (Ok(source), Ok(index)) = (dim.operand(0), dim.operand(1)) else { continue };
-        let Some(memref) = tile_dialect::ops::as_memref(source.r#type()) else { continue };
+        let (Ok(source), Ok(index)) = (dim.operand(0), dim.operand(1)) else {
+            continue;
+        };
+        let Some(memref) = tile_dialect::ops::as_memref(source.r#type()) else {
+            continue;
+        };
         let rank = tile_dialect::ops::static_sizes(memref).len() as i64;
         if let Some(index) = tile_dialect::ops::constant_integer(index)
             && !(0..rank).contains(&index)
         {
             emit_error(
                 dim.location(),
-                &format!("'memref.dim' op reads dimension {index} of {}, which has {rank}; use an index below {rank}", source.r#type()),
+                &format!(
+                    "'memref.dim' op reads dimension {index} of {}, which has {rank}; use an index below {rank}",
+                    source.r#type()
+                ),
             );
             fine = false;
         }
@@ -179,7 +191,13 @@ fn dims_in_range(module: OperationRef) -> bool {
 /// The integer divisions and remainders, whose result upstream leaves undefined for a zero
 /// divisor.
 const DIVISIONS: &[&str] = &[
-    "arith.divui", "arith.divsi", "arith.remui", "arith.remsi", "arith.ceildivui", "arith.ceildivsi", "arith.floordivsi",
+    "arith.divui",
+    "arith.divsi",
+    "arith.remui",
+    "arith.remsi",
+    "arith.ceildivui",
+    "arith.ceildivsi",
+    "arith.floordivsi",
 ];
 
 /// Checks that no integer division or remainder of `module` divides by a constant zero: its
@@ -191,7 +209,12 @@ fn divisors_nonzero(module: OperationRef) -> bool {
         for division in tile_dialect::ops::find_ops(module, name) {
             let Ok(divisor) = division.operand(1) else { continue };
             if tile_dialect::ops::constant_integer(divisor) == Some(0) {
-                emit_error(division.location(), &format!("'{name}' op divides by the constant 0, whose result is undefined; divide by a nonzero value"));
+                emit_error(
+                    division.location(),
+                    &format!(
+                        "'{name}' op divides by the constant 0, whose result is undefined; divide by a nonzero value"
+                    ),
+                );
                 fine = false;
             }
         }
@@ -205,12 +228,16 @@ fn divisors_nonzero(module: OperationRef) -> bool {
 fn truncations_linked(module: OperationRef) -> bool {
     let mut fine = true;
     for truncation in tile_dialect::ops::find_ops(module, "arith.truncf") {
-        let (Ok(source), Ok(result)) = (truncation.operand(0), truncation.result(0)) else { continue };
+        let (Ok(source), Ok(result)) = (truncation.operand(0), truncation.result(0)) else {
+            continue;
+        };
         let (from, to) = (source.r#type().to_string(), result.r#type().to_string());
         if from.ends_with("f64") && to.ends_with("bf16") {
             emit_error(
                 truncation.location(),
-                &format!("'arith.truncf' from {from} to {to} needs compiler-rt's __truncdfbf2, which the CPU reference does not link; truncate to f32 first (then to bf16)"),
+                &format!(
+                    "'arith.truncf' from {from} to {to} needs compiler-rt's __truncdfbf2, which the CPU reference does not link; truncate to f32 first (then to bf16)"
+                ),
             );
             fine = false;
         }
@@ -253,12 +280,24 @@ pub fn k_dimensions(transpose_a: bool, transpose_b: bool) -> [usize; 2] {
 
 /// Whether a gemm of these operands multiplies i8 by i8 into an i32 accumulator.
 pub fn i8_product(a: melior::ir::Value, b: melior::ir::Value, c: melior::ir::Value) -> bool {
-    product_of(a, b, c, tile_dialect::element::Element::I8, tile_dialect::element::Element::I32)
+    product_of(
+        a,
+        b,
+        c,
+        tile_dialect::element::Element::I8,
+        tile_dialect::element::Element::I32,
+    )
 }
 
 /// Whether a gemm of these operands multiplies f8E4M3FN by f8E4M3FN into an f32 accumulator.
 pub fn f8_product(a: melior::ir::Value, b: melior::ir::Value, c: melior::ir::Value) -> bool {
-    product_of(a, b, c, tile_dialect::element::Element::F8E4M3FN, tile_dialect::element::Element::F32)
+    product_of(
+        a,
+        b,
+        c,
+        tile_dialect::element::Element::F8E4M3FN,
+        tile_dialect::element::Element::F32,
+    )
 }
 
 /// Whether a gemm of these operands multiplies 8-bit tiles ([`i8_product`] or [`f8_product`]).
@@ -267,7 +306,13 @@ pub fn eight_bit_product(a: melior::ir::Value, b: melior::ir::Value, c: melior::
 }
 
 /// Whether A and B hold `input` and C `accumulator`.
-fn product_of(a: melior::ir::Value, b: melior::ir::Value, c: melior::ir::Value, input: tile_dialect::element::Element, accumulator: tile_dialect::element::Element) -> bool {
+fn product_of(
+    a: melior::ir::Value,
+    b: melior::ir::Value,
+    c: melior::ir::Value,
+    input: tile_dialect::element::Element,
+    accumulator: tile_dialect::element::Element,
+) -> bool {
     element_of(a) == Some(input) && element_of(b) == Some(input) && element_of(c) == Some(accumulator)
 }
 

@@ -70,7 +70,12 @@ pub fn message_without_ir(message: &str) -> String {
     let lines: Vec<&str> = message.lines().collect();
     match lines.as_slice() {
         [first, op, rest @ ..] => {
-            format!("{}{} ({} more lines of IR omitted)", first.trim_end(), op.trim_end(), rest.len())
+            format!(
+                "{}{} ({} more lines of IR omitted)",
+                first.trim_end(),
+                op.trim_end(),
+                rest.len()
+            )
         }
         _ => message.trim_end().to_owned(),
     }

@@ -17,10 +17,7 @@ pub fn opt_main(args: impl IntoIterator<Item = String>) -> i32 {
         .into_iter()
         .map(|arg| CString::new(arg.replace('\0', "")).unwrap_or_default())
         .collect();
-    let mut argv: Vec<*mut c_char> = owned
-        .iter()
-        .map(|arg| arg.as_ptr() as *mut c_char)
-        .collect();
+    let mut argv: Vec<*mut c_char> = owned.iter().map(|arg| arg.as_ptr() as *mut c_char).collect();
     argv.push(std::ptr::null_mut());
     unsafe { ffi::tileShimOptMain(owned.len() as i32, argv.as_mut_ptr(), Some(check_source)) }
 }
@@ -33,8 +30,7 @@ unsafe extern "C" fn check_source(
     user_data: *mut std::ffi::c_void,
 ) -> bool {
     let text = unsafe { std::slice::from_raw_parts(source.data as *const u8, source.length) };
-    let Ok(Some(refusal)) = crate::diagnostics::catch_panic(|| crate::parser_guard::check(text))
-    else {
+    let Ok(Some(refusal)) = crate::diagnostics::catch_panic(|| crate::parser_guard::check(text)) else {
         return true;
     };
     unsafe { *offset = refusal.offset };
@@ -49,17 +45,16 @@ unsafe extern "C" fn check_source(
 /// error at it: see [`crate::parser_guard`]).
 pub fn parse_file<'c>(context: &'c melior::Context, path: &str) -> Option<melior::ir::Module<'c>> {
     // Unreadable files are left to MLIR, which says so in its words.
-    if let Some(refusal) = std::fs::read(path).ok().and_then(|text| crate::parser_guard::check(&text)) {
+    if let Some(refusal) = std::fs::read(path)
+        .ok()
+        .and_then(|text| crate::parser_guard::check(&text))
+    {
         let location = melior::ir::Location::new(context, path, refusal.line, refusal.column);
         crate::diagnostics::emit_error(location, &refusal.message);
         return None;
     }
-    let module = unsafe {
-        mlir_sys::mlirModuleCreateParseFromFile(
-            context.to_raw(),
-            melior::StringRef::new(path).to_raw(),
-        )
-    };
+    let module =
+        unsafe { mlir_sys::mlirModuleCreateParseFromFile(context.to_raw(), melior::StringRef::new(path).to_raw()) };
     if module.ptr.is_null() {
         None
     } else {
@@ -86,11 +81,8 @@ pub fn gpu_binary_objects(module: &melior::ir::Module) -> Vec<(String, Vec<u8>)>
             {
                 for index in 0..list.len() {
                     if let Ok(object) = list.element(index) {
-                        let payload =
-                            unsafe { mlir_sys::mlirGPUObjectAttrGetObject(object.to_raw()) };
-                        let bytes = unsafe {
-                            std::slice::from_raw_parts(payload.data as *const u8, payload.length)
-                        };
+                        let payload = unsafe { mlir_sys::mlirGPUObjectAttrGetObject(object.to_raw()) };
+                        let bytes = unsafe { std::slice::from_raw_parts(payload.data as *const u8, payload.length) };
                         objects.push((name.clone(), bytes.to_vec()));
                     }
                 }
@@ -104,11 +96,7 @@ pub fn gpu_binary_objects(module: &melior::ir::Module) -> Vec<(String, Vec<u8>)>
 /// Serializes a `spirv.module` op to its SPIR-V binary; `None` when it is not one or does not
 /// serialize (the diagnostics say why).
 pub fn serialize_spirv(op: melior::ir::operation::OperationRef) -> Option<Vec<u32>> {
-    unsafe extern "C" fn collect(
-        user_data: *mut std::ffi::c_void,
-        words: *const u32,
-        count: usize,
-    ) {
+    unsafe extern "C" fn collect(user_data: *mut std::ffi::c_void, words: *const u32, count: usize) {
         let binary = unsafe { &mut *(user_data as *mut Vec<u32>) };
         binary.extend_from_slice(unsafe { std::slice::from_raw_parts(words, count) });
     }
@@ -156,7 +144,11 @@ pub fn assemble_amdgcn(assembly: &str, chip: &str) -> Result<Vec<u8>, String> {
             &mut out as *mut Vec<u8> as *mut std::ffi::c_void,
         )
     };
-    if ok { Ok(out) } else { Err(String::from_utf8_lossy(&out).into_owned()) }
+    if ok {
+        Ok(out)
+    } else {
+        Err(String::from_utf8_lossy(&out).into_owned())
+    }
 }
 
 /// Links the ELF object at `object` into an HSA code object at `output` (lld's ELF driver in
@@ -183,15 +175,16 @@ pub fn link_amdgcn(object: &std::path::Path, output: &std::path::Path) -> Result
             &mut message as *mut Vec<u8> as *mut std::ffi::c_void,
         )
     };
-    if ok { Ok(()) } else { Err(String::from_utf8_lossy(&message).into_owned()) }
+    if ok {
+        Ok(())
+    } else {
+        Err(String::from_utf8_lossy(&message).into_owned())
+    }
 }
 
 /// Returns a pass manager holding the textual pipeline `pipeline` (e.g.
 /// `builtin.module(cse, canonicalize)`), or the parser's complaint.
-pub fn pass_manager<'c>(
-    context: &'c melior::Context,
-    pipeline: &str,
-) -> Result<melior::pass::PassManager<'c>, String> {
+pub fn pass_manager<'c>(context: &'c melior::Context, pipeline: &str) -> Result<melior::pass::PassManager<'c>, String> {
     let manager = melior::pass::PassManager::new(context);
     melior::utility::parse_pass_pipeline(manager.as_operation_pass_manager(), pipeline)
         .map_err(|error| error.to_string())?;
@@ -206,8 +199,7 @@ pub fn spirv_binaries(module: &melior::ir::Module) -> Result<Vec<(String, Vec<u3
         .map(|op| {
             let symbol = crate::ops::string_attribute(&op, "sym_name").unwrap_or_default();
             let name = symbol.trim_start_matches("__spv__").to_owned();
-            let words =
-                serialize_spirv(op).ok_or_else(|| format!("{name}: SPIR-V serialization failed"))?;
+            let words = serialize_spirv(op).ok_or_else(|| format!("{name}: SPIR-V serialization failed"))?;
             Ok((name, words))
         })
         .collect()

@@ -95,11 +95,7 @@ mod tests {
             assert_eq!(element.name(), name);
         }
         for name in ["f64", "i16", "index", "f8E5M2"] {
-            assert_eq!(
-                Element::of(Type::parse(&context, name).unwrap()),
-                None,
-                "{name}"
-            );
+            assert_eq!(Element::of(Type::parse(&context, name).unwrap()), None, "{name}");
         }
         assert!(Element::BF16.is_float() && !Element::I8.is_float());
     }

@@ -12,12 +12,7 @@ use melior::{StringRef, ir::operation::OperationRef};
 /// polynomial approximations of the `approximate` op names (`math.erf`, ...). Other ops are left
 /// alone, so an approximation of `math.expm1` may approximate the `math.exp` it creates while the
 /// kernel's own `math.exp` stays for a hardware instruction.
-pub fn rewrite(
-    root: OperationRef,
-    seeds: &[&str],
-    expand: &[&str],
-    approximate: &[&str],
-) -> crate::Result<()> {
+pub fn rewrite(root: OperationRef, seeds: &[&str], expand: &[&str], approximate: &[&str]) -> crate::Result<()> {
     let (seeds, expand, approximate) = (seeds.join(","), expand.join(","), approximate.join(","));
     let converged = unsafe {
         crate::ffi::tileShimRewriteMath(

@@ -8,11 +8,9 @@ use melior::ir::AttributeLike;
 use melior::{
     Context,
     ir::{
-        Attribute, Block, BlockLike, Identifier, Location, Operation, Region, RegionLike, Type,
-        TypeLike, Value, ValueLike,
-        attribute::{
-            BoolAttribute, DenseI32ArrayAttribute, DenseI64ArrayAttribute, IntegerAttribute,
-        },
+        Attribute, Block, BlockLike, Identifier, Location, Operation, Region, RegionLike, Type, TypeLike, Value,
+        ValueLike,
+        attribute::{BoolAttribute, DenseI32ArrayAttribute, DenseI64ArrayAttribute, IntegerAttribute},
         operation::{OperationBuilder, OperationLike},
         r#type::{IntegerType, MemRefType},
     },
@@ -76,11 +74,7 @@ pub fn body_block<'c>(context: &'c Context, count: usize, location: Location<'c>
     Block::new(&vec![(Type::index(context), location); count])
 }
 
-fn attribute<'c>(
-    context: &'c Context,
-    name: &str,
-    value: Attribute<'c>,
-) -> (Identifier<'c>, Attribute<'c>) {
+fn attribute<'c>(context: &'c Context, name: &str, value: Attribute<'c>) -> (Identifier<'c>, Attribute<'c>) {
     (Identifier::new(context, name), value)
 }
 
@@ -128,11 +122,7 @@ pub fn kernel<'c>(
     expect_arguments("tile.kernel", &body, grid.len())?;
     Ok(OperationBuilder::new("tile.kernel", location)
         .add_operands(grid)
-        .add_attributes(&[attribute(
-            context,
-            "threads",
-            i64_attribute(context, threads),
-        )])
+        .add_attributes(&[attribute(context, "threads", i64_attribute(context, threads))])
         .add_regions([body_region(body, location)])
         .build()?)
 }
@@ -180,7 +170,9 @@ pub fn parallel<'c>(
 
 /// Creates `tile.producer { }`: an empty body (its `tile.yield`) to build the producer's code in.
 pub fn producer<'c>(location: Location<'c>) -> Result<Operation<'c>> {
-    Ok(OperationBuilder::new("tile.producer", location).add_regions([body_region(Block::new(&[]), location)]).build()?)
+    Ok(OperationBuilder::new("tile.producer", location)
+        .add_regions([body_region(Block::new(&[]), location)])
+        .build()?)
 }
 
 /// Creates `tile.alloc_shared : type` (see [`shared_type`]).
@@ -242,11 +234,7 @@ pub fn gemm<'c>(
 }
 
 /// Creates `tile.fill dst, value`.
-pub fn fill<'c>(
-    dst: Value<'c, '_>,
-    value: Value<'c, '_>,
-    location: Location<'c>,
-) -> Result<Operation<'c>> {
+pub fn fill<'c>(dst: Value<'c, '_>, value: Value<'c, '_>, location: Location<'c>) -> Result<Operation<'c>> {
     Ok(OperationBuilder::new("tile.fill", location)
         .add_operands(&[dst, value])
         .build()?)
@@ -263,9 +251,7 @@ pub fn reduce<'c>(
     location: Location<'c>,
 ) -> Result<Operation<'c>> {
     crate::load(context);
-    let kind = unsafe {
-        Attribute::from_raw(ffi::tileShimReductionKindGet(context.to_raw(), kind as i32))
-    };
+    let kind = unsafe { Attribute::from_raw(ffi::tileShimReductionKindGet(context.to_raw(), kind as i32)) };
     Ok(OperationBuilder::new("tile.reduce", location)
         .add_operands(&[src, dst])
         .add_attributes(&[
@@ -284,7 +270,12 @@ pub fn alloc_barriers<'c>(r#type: MemRefType<'c>, location: Location<'c>) -> Res
 }
 
 /// Creates `tile.slot ring[index] : ring type -> tile type`.
-pub fn slot<'c>(ring: Value<'c, '_>, index: Value<'c, '_>, tile: MemRefType<'c>, location: Location<'c>) -> Result<Operation<'c>> {
+pub fn slot<'c>(
+    ring: Value<'c, '_>,
+    index: Value<'c, '_>,
+    tile: MemRefType<'c>,
+    location: Location<'c>,
+) -> Result<Operation<'c>> {
     Ok(OperationBuilder::new("tile.slot", location)
         .add_operands(&[ring, index])
         .add_results(&[tile.into()])
@@ -302,28 +293,46 @@ pub fn copy_async<'c>(
     let mut operands = vec![src];
     operands.extend_from_slice(src_offsets);
     operands.extend_from_slice(&[dst, barriers, index]);
-    Ok(OperationBuilder::new("tile.copy_async", location).add_operands(&operands).build()?)
+    Ok(OperationBuilder::new("tile.copy_async", location)
+        .add_operands(&operands)
+        .build()?)
 }
 
 /// Creates `tile.arrive barriers[index]`.
 pub fn arrive<'c>(barriers: Value<'c, '_>, index: Value<'c, '_>, location: Location<'c>) -> Result<Operation<'c>> {
-    Ok(OperationBuilder::new("tile.arrive", location).add_operands(&[barriers, index]).build()?)
+    Ok(OperationBuilder::new("tile.arrive", location)
+        .add_operands(&[barriers, index])
+        .build()?)
 }
 
 /// Creates `tile.wait barriers[index], phase`.
-pub fn wait<'c>(barriers: Value<'c, '_>, index: Value<'c, '_>, phase: Value<'c, '_>, location: Location<'c>) -> Result<Operation<'c>> {
-    Ok(OperationBuilder::new("tile.wait", location).add_operands(&[barriers, index, phase]).build()?)
+pub fn wait<'c>(
+    barriers: Value<'c, '_>,
+    index: Value<'c, '_>,
+    phase: Value<'c, '_>,
+    location: Location<'c>,
+) -> Result<Operation<'c>> {
+    Ok(OperationBuilder::new("tile.wait", location)
+        .add_operands(&[barriers, index, phase])
+        .build()?)
 }
 
 /// The operands of a `tile.copy_async`: the copy, then the barriers and the barrier's index.
-pub fn copy_async_parts<'c: 'a, 'a>(copy: &impl OperationLike<'c, 'a>) -> Option<(CopyParts<'c, 'a>, Value<'c, 'a>, Value<'c, 'a>)> {
+pub fn copy_async_parts<'c: 'a, 'a>(
+    copy: &impl OperationLike<'c, 'a>,
+) -> Option<(CopyParts<'c, 'a>, Value<'c, 'a>, Value<'c, 'a>)> {
     let operands: Vec<Value<'c, 'a>> = copy.operands().collect();
     let count = operands.len();
     if count < 4 {
         return None;
     }
     Some((
-        CopyParts { src: operands[0], src_offsets: operands[1..count - 3].to_vec(), dst: operands[count - 3], dst_offsets: Vec::new() },
+        CopyParts {
+            src: operands[0],
+            src_offsets: operands[1..count - 3].to_vec(),
+            dst: operands[count - 3],
+            dst_offsets: Vec::new(),
+        },
         operands[count - 2],
         operands[count - 1],
     ))
@@ -345,9 +354,7 @@ pub struct CopyParts<'c, 'a> {
 /// operand types tell where one side ends.
 pub fn copy_parts<'c: 'a, 'a>(copy: &impl OperationLike<'c, 'a>) -> Option<CopyParts<'c, 'a>> {
     let operands: Vec<Value<'c, 'a>> = copy.operands().collect();
-    let split = 1 + operands[1..]
-        .iter()
-        .position(|value| value.r#type().is_mem_ref())?;
+    let split = 1 + operands[1..].iter().position(|value| value.r#type().is_mem_ref())?;
     Some(CopyParts {
         src: operands[0],
         src_offsets: operands[1..split].to_vec(),
@@ -437,7 +444,12 @@ pub fn as_argument<'c, 'a>(value: Value<'c, 'a>) -> Option<melior::ir::block::Bl
 /// memref).
 pub fn memref_shape(value: Value) -> Vec<i64> {
     as_memref(value.r#type())
-        .map(|memref| static_sizes(memref).into_iter().map(|size| size.unwrap_or(-1)).collect())
+        .map(|memref| {
+            static_sizes(memref)
+                .into_iter()
+                .map(|size| size.unwrap_or(-1))
+                .collect()
+        })
         .unwrap_or_default()
 }
 
@@ -488,8 +500,7 @@ pub fn find_ops<'c, 'a>(
 /// Sets the discardable attribute `name` of `op` (an op the caller may modify, e.g. in a pass).
 pub fn set_attribute(op: melior::ir::operation::OperationRef, name: &str, value: Attribute) {
     use melior::ir::operation::OperationMutLike;
-    unsafe { melior::ir::operation::OperationRefMut::from_raw(op.to_raw()) }
-        .set_attribute(name, value);
+    unsafe { melior::ir::operation::OperationRefMut::from_raw(op.to_raw()) }.set_attribute(name, value);
 }
 
 /// Removes the attribute `name` of `op`, if it has one.
@@ -499,10 +510,7 @@ pub fn remove_attribute(op: melior::ir::operation::OperationRef, name: &str) {
 }
 
 /// Runs `body` with the context `op` lives in, for melior APIs that take `&Context`.
-pub fn with_context<'c, T>(
-    op: melior::ir::operation::OperationRef<'c, '_>,
-    body: impl FnOnce(&'c Context) -> T,
-) -> T {
+pub fn with_context<'c, T>(op: melior::ir::operation::OperationRef<'c, '_>, body: impl FnOnce(&'c Context) -> T) -> T {
     let context = op.context();
     // `to_ref` reinterprets the ContextRef itself, so it must outlive the borrow: it lives in this
     // frame for the whole call of `body`.
@@ -532,8 +540,7 @@ pub fn is_defined_inside(value: Value, ancestor: melior::ir::operation::Operatio
     } else {
         as_argument(value).and_then(|argument| argument.owner().parent_operation().map(|op| op.to_raw()))
     };
-    let mut current =
-        start.map(|raw| unsafe { melior::ir::operation::OperationRef::from_raw(raw) });
+    let mut current = start.map(|raw| unsafe { melior::ir::operation::OperationRef::from_raw(raw) });
     while let Some(op) = current {
         if op == ancestor {
             return true;
@@ -546,27 +553,20 @@ pub fn is_defined_inside(value: Value, ancestor: melior::ir::operation::Operatio
 /// Returns the reduction kind of a `tile.reduce`.
 pub fn reduction_kind<'c: 'a, 'a>(reduce: &impl OperationLike<'c, 'a>) -> Option<ReductionKind> {
     let attr = reduce.attribute("kind").ok()?;
-    Some(
-        match unsafe { ffi::tileShimReductionKindValue(attr.to_raw()) } {
-            0 => ReductionKind::Sum,
-            1 => ReductionKind::Max,
-            2 => ReductionKind::Min,
-            3 => ReductionKind::AbsSum,
-            4 => ReductionKind::AbsMax,
-            _ => return None,
-        },
-    )
+    Some(match unsafe { ffi::tileShimReductionKindValue(attr.to_raw()) } {
+        0 => ReductionKind::Sum,
+        1 => ReductionKind::Max,
+        2 => ReductionKind::Min,
+        3 => ReductionKind::AbsSum,
+        4 => ReductionKind::AbsMax,
+        _ => return None,
+    })
 }
 
 /// Sets operand `index` of `op` to `value` (an op the caller may modify, e.g. in a pass).
-pub fn set_operand<'c, 'a>(
-    op: melior::ir::operation::OperationRef<'c, 'a>,
-    index: usize,
-    value: Value<'c, 'a>,
-) {
+pub fn set_operand<'c, 'a>(op: melior::ir::operation::OperationRef<'c, 'a>, index: usize, value: Value<'c, 'a>) {
     use melior::ir::operation::OperationMutLike;
-    unsafe { melior::ir::operation::OperationRefMut::from_raw(op.to_raw()) }
-        .set_operand(index, value);
+    unsafe { melior::ir::operation::OperationRefMut::from_raw(op.to_raw()) }.set_operand(index, value);
 }
 
 /// Returns the string attribute `name` of `op` (for example `sym_name`), if it has one.

@@ -49,9 +49,7 @@ pub fn check(source: &[u8]) -> Option<Refusal> {
             offset: element.offset,
             line,
             column,
-            message: format!(
-                "a dense array's element type must be an integer or a float, got 'index'{alias}"
-            ),
+            message: format!("a dense array's element type must be an integer or a float, got 'index'{alias}"),
         })
     })
 }
@@ -100,9 +98,7 @@ fn is_suffix_byte(byte: u8) -> bool {
 fn tokens(source: &[u8]) -> Vec<Token<'_>> {
     let mut tokens = Vec::new();
     let mut at = 0;
-    let run = |from: usize, keep: fn(u8) -> bool| {
-        from + source[from..].iter().take_while(|&&byte| keep(byte)).count()
-    };
+    let run = |from: usize, keep: fn(u8) -> bool| from + source[from..].iter().take_while(|&&byte| keep(byte)).count();
     while at < source.len() {
         let byte = source[at];
         let start = at;
@@ -148,7 +144,11 @@ fn tokens(source: &[u8]) -> Vec<Token<'_>> {
             Kind::Alias => &source[start + 1..at],
             _ => &source[start..at],
         };
-        tokens.push(Token { kind, text, offset: start });
+        tokens.push(Token {
+            kind,
+            text,
+            offset: start,
+        });
     }
     tokens
 }
@@ -162,8 +162,7 @@ fn aliases<'a>(tokens: &[Token<'a>]) -> HashMap<&'a [u8], Token<'a>> {
         .filter(|window| {
             window[0].kind == Kind::Alias
                 && window[1].is(b"=")
-                && (window[2].kind == Kind::Alias
-                    || (window[2].kind == Kind::Word && window[2].text == b"index"))
+                && (window[2].kind == Kind::Alias || (window[2].kind == Kind::Word && window[2].text == b"index"))
         })
         .map(|window| (window[0].text, window[2]))
         .collect()
@@ -204,7 +203,10 @@ mod tests {
         assert_eq!(refused("x = array<index>"), Some((1, 11)));
         assert_eq!(refused("x = array< // note\n index : 1>"), Some((2, 2)));
         assert_eq!(refused("#a = array<index: 0>"), Some((1, 12)));
-        assert_eq!(refused("<{operandSegmentSizes = array<index: 1, 2, 1, 0>}>"), Some((1, 31)));
+        assert_eq!(
+            refused("<{operandSegmentSizes = array<index: 1, 2, 1, 0>}>"),
+            Some((1, 31))
+        );
     }
 
     #[test]

@@ -30,11 +30,7 @@ thread_local! {
     static VERIFYING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
-unsafe extern "C" fn verify_hook(
-    op: MlirOperation,
-    sink: ffi::TileMessageSink,
-    user_data: *mut c_void,
-) -> bool {
+unsafe extern "C" fn verify_hook(op: MlirOperation, sink: ffi::TileMessageSink, user_data: *mut c_void) -> bool {
     // A verification started by our own verifier's printing: the outer one decides.
     if VERIFYING.with(|verifying| verifying.replace(true)) {
         return true;
@@ -64,11 +60,7 @@ unsafe fn owned_string(text: MlirStringRef) -> String {
     String::from_utf8_lossy(unsafe { std::slice::from_raw_parts(text.data as *const u8, text.length) }).into_owned()
 }
 
-unsafe extern "C" fn canonicalize_hook(
-    op_name: MlirStringRef,
-    patterns: MlirRewritePatternSet,
-    context: MlirContext,
-) {
+unsafe extern "C" fn canonicalize_hook(op_name: MlirStringRef, patterns: MlirRewritePatternSet, context: MlirContext) {
     let name = unsafe { owned_string(op_name) };
     // A panic here only loses patterns; it must not unwind into C++.
     let _ = catch_panic(|| {
@@ -192,14 +184,8 @@ pub type PipelineBuild = fn(&melior::pass::OperationPassManager, &str);
 
 static PIPELINES: Mutex<Vec<PipelineBuild>> = Mutex::new(Vec::new());
 
-unsafe extern "C" fn build_registered_pipeline(
-    id: i32,
-    pm: mlir_sys::MlirOpPassManager,
-    chip: MlirStringRef,
-) {
-    let build = PIPELINES
-        .lock()
-        .unwrap_or_else(|poison| poison.into_inner())[id as usize];
+unsafe extern "C" fn build_registered_pipeline(id: i32, pm: mlir_sys::MlirOpPassManager, chip: MlirStringRef) {
+    let build = PIPELINES.lock().unwrap_or_else(|poison| poison.into_inner())[id as usize];
     let chip = unsafe { owned_string(chip) };
     let manager = unsafe { melior::pass::OperationPassManager::from_raw(pm) };
     // A panic here would unwind into the pass registry; there is no diagnostic engine at pipeline
@@ -211,26 +197,17 @@ unsafe extern "C" fn build_registered_pipeline(
 
 /// Registers a pipeline `name{chip=...}` in MLIR's global registry; `build` adds its passes for the
 /// chip asked for. Registering the same name twice does nothing.
-pub fn register_pipeline(
-    name: &'static std::ffi::CStr,
-    description: &'static std::ffi::CStr,
-    build: PipelineBuild,
-) {
+pub fn register_pipeline(name: &'static std::ffi::CStr, description: &'static std::ffi::CStr, build: PipelineBuild) {
     install_hooks();
     if !first_registration(&name.to_string_lossy()) {
         return;
     }
     let id = push_entry(&PIPELINES, build);
-    unsafe {
-        ffi::tileShimRegisterPipeline(name.as_ptr(), description.as_ptr(), Some(build_registered_pipeline), id)
-    };
+    unsafe { ffi::tileShimRegisterPipeline(name.as_ptr(), description.as_ptr(), Some(build_registered_pipeline), id) };
 }
 
 /// Appends the textual pass list `passes` (e.g. `"cse,canonicalize"`) to `manager`.
-pub fn add_pipeline(
-    manager: &melior::pass::OperationPassManager,
-    passes: &str,
-) -> Result<(), String> {
+pub fn add_pipeline(manager: &melior::pass::OperationPassManager, passes: &str) -> Result<(), String> {
     let mut message = String::new();
     unsafe extern "C" fn collect(text: MlirStringRef, user_data: *mut c_void) {
         let message = unsafe { &mut *(user_data as *mut String) };
@@ -244,11 +221,7 @@ pub fn add_pipeline(
             &mut message as *mut String as *mut c_void,
         )
     };
-    if result.value == 0 {
-        Err(message)
-    } else {
-        Ok(())
-    }
+    if result.value == 0 { Err(message) } else { Ok(()) }
 }
 
 /// Returns the handle of the upstream `math` dialect (the CPU lowering creates `math.absf`).

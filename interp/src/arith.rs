@@ -18,10 +18,7 @@ pub fn integer(op: &Op, kind: IntOp, width: u32, a: i64, b: i64) -> Result<i64> 
         if b == 0 {
             Err(undefined(op, "divides by zero"))
         } else if signed && a == min && b == -1 {
-            Err(undefined(
-                op,
-                format!("overflows: {a} / -1 at {width} bits"),
-            ))
+            Err(undefined(op, format!("overflows: {a} / -1 at {width} bits")))
         } else {
             Ok(())
         }
@@ -59,11 +56,7 @@ pub fn integer(op: &Op, kind: IntOp, width: u32, a: i64, b: i64) -> Result<i64> 
         IntOp::CeilDivS => {
             divisor(true)?;
             let q = a / b;
-            if a % b != 0 && (a < 0) == (b < 0) {
-                q + 1
-            } else {
-                q
-            }
+            if a % b != 0 && (a < 0) == (b < 0) { q + 1 } else { q }
         }
         IntOp::CeilDivU => {
             divisor(false)?;
@@ -72,11 +65,7 @@ pub fn integer(op: &Op, kind: IntOp, width: u32, a: i64, b: i64) -> Result<i64> 
         IntOp::FloorDivS => {
             divisor(true)?;
             let q = a / b;
-            if a % b != 0 && (a < 0) != (b < 0) {
-                q - 1
-            } else {
-                q
-            }
+            if a % b != 0 && (a < 0) != (b < 0) { q - 1 } else { q }
         }
         IntOp::MinS => a.min(b),
         IntOp::MaxS => a.max(b),
@@ -261,11 +250,7 @@ pub fn cast(op: &Op, value: Val, from: Scalar, to: Scalar, signed: bool) -> Resu
             let d = crate::bound::flips(width as u32, crate::bound::step(f64::trunc, x, e));
             Val::I(
                 wrap(
-                    if t >= 2f64.powi(63) {
-                        t as u64 as i64
-                    } else {
-                        t as i64
-                    },
+                    if t >= 2f64.powi(63) { t as u64 as i64 } else { t as i64 },
                     width as u32,
                 ),
                 d,
@@ -282,7 +267,12 @@ mod math_tests {
     #[test]
     fn erf_matches_tabulated_values() {
         // Abramowitz & Stegun, table 7.1, and erf(5) = 1 - 1.5375e-12.
-        for (x, expected) in [(0.5, 0.520_499_877_813_046_5), (2.0, 0.995_322_265_018_952_7), (-1.0, -0.842_700_792_949_714_9), (5.0, 0.999_999_999_998_462_5)] {
+        for (x, expected) in [
+            (0.5, 0.520_499_877_813_046_5),
+            (2.0, 0.995_322_265_018_952_7),
+            (-1.0, -0.842_700_792_949_714_9),
+            (5.0, 0.999_999_999_998_462_5),
+        ] {
             assert!((erf(x) - expected).abs() < 1e-12, "erf({x}) = {}", erf(x));
         }
     }

@@ -49,7 +49,11 @@ pub const LIBRARY_ULPS: f64 = 4.0;
 /// large its partner (a masked score of -inf times an exact scale, `exp2` of -inf), where the
 /// product alone would be NaN (no bound) for the whole computation downstream.
 pub fn times(magnitude: f64, bound: f64) -> f64 {
-    if magnitude == 0.0 || bound == 0.0 { 0.0 } else { magnitude * bound }
+    if magnitude == 0.0 || bound == 0.0 {
+        0.0
+    } else {
+        magnitude * bound
+    }
 }
 
 /// Returns the bound of a result `r` of type `float` rounded from an exact value.
@@ -61,7 +65,11 @@ pub fn rounding(float: Float, r: f64) -> f64 {
 /// one another target may meet because its value is not exactly `x` (`e` > 0), adds `u|r|`; an
 /// exact value that fits stays exact.
 pub fn stored(float: Float, x: f64, e: f64, r: f64) -> f64 {
-    if r == x && e == 0.0 { 0.0 } else { e + rounding(float, r) }
+    if r == x && e == 0.0 {
+        0.0
+    } else {
+        e + rounding(float, r)
+    }
 }
 
 /// Returns the bound of `r = a op b`, computed in `float`.

@@ -17,8 +17,7 @@ use crate::scalar::{Scalar, Val};
 use melior::ir::{
     BlockLike, RegionLike, ShapedTypeLike, Type, TypeLike, Value, ValueLike,
     attribute::{
-        BoolAttribute, DenseI64ArrayAttribute, FloatAttribute, IntegerAttribute, StringAttribute,
-        TypeAttribute,
+        BoolAttribute, DenseI64ArrayAttribute, FloatAttribute, IntegerAttribute, StringAttribute, TypeAttribute,
     },
     block::BlockRef,
     operation::{OperationLike, OperationRef},
@@ -101,26 +100,21 @@ impl Decoder {
             .ok()
             .and_then(|attr| TypeAttribute::try_from(attr).ok())
             .and_then(|attr| FunctionType::try_from(attr.value()).ok())
-            .ok_or_else(|| {
-                Error::UnsupportedForm(site.clone(), "without a function type".into())
-            })?;
+            .ok_or_else(|| Error::UnsupportedForm(site.clone(), "without a function type".into()))?;
         let mut arguments = Vec::new();
         for index in 0..signature.input_count() {
-            let r#type = signature
-                .input(index)
-                .map_err(|e| Error::Arguments(e.to_string()))?;
-            arguments.push(mem_type(r#type).map_err(|why| {
-                Error::UnsupportedForm(site.clone(), format!("argument {index} {why}"))
-            })?);
+            let r#type = signature.input(index).map_err(|e| Error::Arguments(e.to_string()))?;
+            arguments.push(
+                mem_type(r#type)
+                    .map_err(|why| Error::UnsupportedForm(site.clone(), format!("argument {index} {why}")))?,
+            );
         }
         let mut decoder = Self {
             slots: HashMap::new(),
             in_kernel: false,
         };
         let region = op.region(0).map_err(|_| Error::NoFunction(name.clone()))?;
-        let block = region
-            .first_block()
-            .ok_or_else(|| Error::NoFunction(name.clone()))?;
+        let block = region.first_block().ok_or_else(|| Error::NoFunction(name.clone()))?;
         let body = decoder.block(block)?;
         Ok(Function {
             name,
@@ -137,10 +131,7 @@ impl Decoder {
 
     fn use_of(&self, value: Value, site: &Rc<Site>) -> Result<usize> {
         self.slots.get(&key(value)).copied().ok_or_else(|| {
-            Error::UnsupportedForm(
-                (**site).clone(),
-                "using a value defined outside its function".into(),
-            )
+            Error::UnsupportedForm((**site).clone(), "using a value defined outside its function".into())
         })
     }
 
@@ -182,10 +173,7 @@ impl Decoder {
             regions.push(self.block(block)?);
         }
         self.in_kernel = was_in_kernel;
-        let results = op
-            .results()
-            .map(|result| self.define(result.into()))
-            .collect();
+        let results = op.results().map(|result| self.define(result.into())).collect();
         Ok(Op {
             kind,
             operands,
@@ -213,10 +201,8 @@ impl Decoder {
         };
         let width = |scalar: Scalar| scalar.width().ok_or_else(|| form(format!("on {scalar}")));
         let int = |kind: IntOp| -> Result<Kind> { Ok(Kind::Int(kind, width(result_type()?)?)) };
-        let binary =
-            |kind: FloatOp| -> Result<Kind> { Ok(Kind::Float(kind, float(result_type()?)?)) };
-        let unary =
-            |kind: UnaryOp| -> Result<Kind> { Ok(Kind::Unary(kind, float(result_type()?)?)) };
+        let binary = |kind: FloatOp| -> Result<Kind> { Ok(Kind::Float(kind, float(result_type()?)?)) };
+        let unary = |kind: UnaryOp| -> Result<Kind> { Ok(Kind::Unary(kind, float(result_type()?)?)) };
         let cast = |signed: bool| -> Result<Kind> {
             Ok(Kind::Cast {
                 from: operand_type(0)?,
@@ -286,13 +272,8 @@ impl Decoder {
                 Kind::CmpI(predicate, width(operand_type(0)?)?)
             }
             "index.cmp" => {
-                let text = op
-                    .attribute("pred")
-                    .map(|attr| attr.to_string())
-                    .unwrap_or_default();
-                let names = [
-                    "eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge",
-                ];
+                let text = op.attribute("pred").map(|attr| attr.to_string()).unwrap_or_default();
+                let names = ["eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge"];
                 let predicate = names
                     .iter()
                     .position(|name| text.ends_with(&format!(" {name}>")))
@@ -351,10 +332,9 @@ impl Decoder {
             "arith.truncf" if op.has_attribute("roundingmode") => {
                 return Err(form("with a rounding mode".into()));
             }
-            "arith.extf" | "arith.truncf" | "arith.sitofp" | "arith.fptosi" | "arith.extsi"
-            | "arith.trunci" | "arith.index_cast" | "index.casts" => cast(true)?,
-            "arith.uitofp" | "arith.fptoui" | "arith.extui" | "arith.index_castui"
-            | "index.castu" => cast(false)?,
+            "arith.extf" | "arith.truncf" | "arith.sitofp" | "arith.fptosi" | "arith.extsi" | "arith.trunci"
+            | "arith.index_cast" | "index.casts" => cast(true)?,
+            "arith.uitofp" | "arith.fptoui" | "arith.extui" | "arith.index_castui" | "index.castu" => cast(false)?,
             "memref.load" => {
                 result_type()?;
                 memory(Kind::Load)?
@@ -365,14 +345,9 @@ impl Decoder {
             }
             "memref.dim" => memory(Kind::Dim)?,
             "memref.alloc" | "memref.alloca" => {
-                let kind = alloc(if self.in_kernel {
-                    Level::Local
-                } else {
-                    Level::Global
-                })?;
+                let kind = alloc(if self.in_kernel { Level::Local } else { Level::Global })?;
                 if let Kind::Alloc(r#type, _) = &kind
-                    && op.operand_count()
-                        != r#type.shape.iter().filter(|size| size.is_none()).count()
+                    && op.operand_count() != r#type.shape.iter().filter(|size| size.is_none()).count()
                 {
                     return Err(form("with symbol operands".into()));
                 }
@@ -390,11 +365,7 @@ impl Decoder {
                     .ok()
                     .and_then(|attr| DenseI64ArrayAttribute::try_from(attr).ok())
                     .ok_or_else(unsupported)?;
-                Kind::Parallel(
-                    (0..extents.len())
-                        .filter_map(|i| extents.element(i).ok())
-                        .collect(),
-                )
+                Kind::Parallel((0..extents.len()).filter_map(|i| extents.element(i).ok()).collect())
             }
             "tile.alloc_shared" => alloc(Level::Shared)?,
             "tile.alloc_fragment" => alloc(Level::Fragment)?,

@@ -75,9 +75,7 @@ impl Error {
     /// Returns the op and location of an error raised at an op.
     pub fn site(&self) -> Option<&Site> {
         match self {
-            Self::Unsupported(site) | Self::UnsupportedForm(site, _) | Self::Undefined(site, _) => {
-                Some(site)
-            }
+            Self::Unsupported(site) | Self::UnsupportedForm(site, _) | Self::Undefined(site, _) => Some(site),
             Self::OutOfBounds(details) => Some(&details.site),
             Self::UndefinedRead(details) => Some(&details.site),
             Self::NoFunction(_) | Self::Arguments(_) => None,
@@ -114,17 +112,11 @@ impl fmt::Display for Error {
             Self::NoFunction(name) => write!(formatter, "no host function @{name} with a body"),
             Self::Arguments(message) => formatter.write_str(message),
             Self::Unsupported(site) => {
-                write!(
-                    formatter,
-                    "'{}' op is not supported by the interpreter",
-                    site.op
-                )
+                write!(formatter, "'{}' op is not supported by the interpreter", site.op)
             }
-            Self::UnsupportedForm(site, what) => write!(
-                formatter,
-                "'{}' op {what} is not supported by the interpreter",
-                site.op
-            ),
+            Self::UnsupportedForm(site, what) => {
+                write!(formatter, "'{}' op {what} is not supported by the interpreter", site.op)
+            }
             Self::OutOfBounds(details) => {
                 let OutOfBounds {
                     site,

@@ -12,8 +12,8 @@
 //!   non-positive steps) stops the run with [`Error::Undefined`] at that op.
 
 use crate::arith::{binary, bit_count, cast, integer, unary};
-use crate::error::{Error, OutOfBounds, Result, UndefinedRead};
 use crate::bound;
+use crate::error::{Error, OutOfBounds, Result, UndefinedRead};
 use crate::ir::{Body, FloatOp, Kind, Op};
 use crate::memory::{Buf, Level};
 use crate::race::Scope;
@@ -65,7 +65,9 @@ impl Machine {
     /// Whether any of operands `range` of `op` (indices) has an error bound: where it points
     /// depends on a discontinuity another target may land on the other side of.
     fn uncertain_index(&self, op: &Op, range: std::ops::Range<usize>) -> bool {
-        range.into_iter().any(|index| matches!(self.get(op.operands[index]), Val::I(_, d) if d != 0.0))
+        range
+            .into_iter()
+            .any(|index| matches!(self.get(op.operands[index]), Val::I(_, d) if d != 0.0))
     }
 
     /// Returns operand `index` of `op` as a float.
@@ -101,13 +103,7 @@ impl Machine {
     }
 
     /// Returns an out-of-bounds error of `op` accessing `index` in buffer `id`.
-    pub fn out_of_bounds(
-        &self,
-        op: &Op,
-        access: &'static str,
-        index: Vec<i64>,
-        id: usize,
-    ) -> Error {
+    pub fn out_of_bounds(&self, op: &Op, access: &'static str, index: Vec<i64>, id: usize) -> Error {
         Error::OutOfBounds(Box::new(OutOfBounds {
             site: (*op.site).clone(),
             access,
@@ -175,13 +171,7 @@ impl Machine {
 
     /// Notes that `op` wrote element `position` of buffer `id`, which held `before` (written, and
     /// its value) until then.
-    pub fn note_write(
-        &mut self,
-        op: &Op,
-        id: usize,
-        position: usize,
-        before: (bool, f64),
-    ) -> Result<()> {
+    pub fn note_write(&mut self, op: &Op, id: usize, position: usize, before: (bool, f64)) -> Result<()> {
         if self.scopes.is_empty() {
             return Ok(());
         }
@@ -211,11 +201,7 @@ impl Machine {
     ) -> Error {
         let scope = &self.scopes[scope];
         let buffer = &self.buffers[id];
-        let index: Vec<String> = buffer
-            .index_of(position)
-            .iter()
-            .map(i64::to_string)
-            .collect();
+        let index: Vec<String> = buffer.index_of(position).iter().map(i64::to_string).collect();
         let mut message = format!(
             "races: {} of a {} {access} element [{}] of {}, which {} {how} (the {}s of a {} are unordered)",
             scope.current(),
@@ -255,12 +241,7 @@ impl Machine {
         let yielded = self.run(body, arguments)?;
         // The slots of a ring that outlives this body live as long as the ring.
         let ring_slots = self.slots.iter().any(|((ring, _), id)| *ring < mark && *id >= mark);
-        if self.buffers.len() > mark
-            && !ring_slots
-            && !yielded
-                .iter()
-                .any(|v| matches!(v, Val::M(id) if *id >= mark))
-        {
+        if self.buffers.len() > mark && !ring_slots && !yielded.iter().any(|v| matches!(v, Val::M(id) if *id >= mark)) {
             self.buffers.truncate(mark);
             self.slots.retain(|(ring, _), id| *ring < mark && *id < mark);
         }
@@ -296,7 +277,10 @@ impl Machine {
                 let propagated = bound::times((n as f64 * x.powi(n as i32 - 1)).abs(), e);
                 let rounds = (n.unsigned_abs() as f64).max(1.0);
                 let exponent = if dn == 0.0 { 0.0 } else { f64::INFINITY };
-                self.set(op, Val::F(r, propagated + rounds * bound::rounding(*float, r) + exponent));
+                self.set(
+                    op,
+                    Val::F(r, propagated + rounds * bound::rounding(*float, r) + exponent),
+                );
             }
             Kind::AbsI(width) => {
                 let (value, d) = self.int_bounded(op, 0)?;
@@ -351,9 +335,7 @@ impl Machine {
                 // On a condition that may flip, either arm.
                 let value = match (flips != 0.0, value, self.get(op.operands[3 - chosen])) {
                     (true, Val::F(x, e), Val::F(y, f)) => Val::F(x, bound::either(x, y, e, f)),
-                    (true, Val::I(x, d), Val::I(y, f)) => {
-                        Val::I(x, bound::either(x as f64, y as f64, d, f))
-                    }
+                    (true, Val::I(x, d), Val::I(y, f)) => Val::I(x, bound::either(x as f64, y as f64, d, f)),
                     _ => value,
                 };
                 self.set(op, value);
@@ -440,8 +422,7 @@ impl Machine {
                     }
                     shape.push(size as usize);
                 }
-                self.buffers
-                    .push(Buf::new(r#type, shape, *level, op.site.clone()));
+                self.buffers.push(Buf::new(r#type, shape, *level, op.site.clone()));
                 self.set(op, Val::M(self.buffers.len() - 1));
             }
             Kind::Dealloc => {}
@@ -461,16 +442,9 @@ impl Machine {
             Kind::Kernel => self.kernel(op)?,
             Kind::Pipelined => {
                 let (lower, upper) = (self.int(op, 0)?, self.int(op, 1)?);
-                let step = if op.operands.len() > 2 {
-                    self.int(op, 2)?
-                } else {
-                    1
-                };
+                let step = if op.operands.len() > 2 { self.int(op, 2)? } else { 1 };
                 if step <= 0 {
-                    return Err(undefined(
-                        op,
-                        format!("expects a positive step, but got {step}"),
-                    ));
+                    return Err(undefined(op, format!("expects a positive step, but got {step}")));
                 }
                 let mut k = lower;
                 while k < upper {
@@ -482,10 +456,7 @@ impl Machine {
                 }
             }
             Kind::Parallel(extents) => {
-                let shape: Vec<usize> = extents
-                    .iter()
-                    .map(|extent| (*extent).max(0) as usize)
-                    .collect();
+                let shape: Vec<usize> = extents.iter().map(|extent| (*extent).max(0) as usize).collect();
                 let mut arguments = vec![Val::Unset; shape.len()];
                 self.scopes
                     .push(Scope::new(self.buffers.len(), "iteration", shape.clone(), false));
@@ -548,15 +519,9 @@ impl Machine {
             }
         };
         if step <= 0 && (unsigned_compare || below(lower)) {
-            return Err(undefined(
-                op,
-                format!("expects a positive step, but got {step}"),
-            ));
+            return Err(undefined(op, format!("expects a positive step, but got {step}")));
         }
-        let mut carried: Vec<Val> = op.operands[3..]
-            .iter()
-            .map(|slot| self.get(*slot))
-            .collect();
+        let mut carried: Vec<Val> = op.operands[3..].iter().map(|slot| self.get(*slot)).collect();
         let mut i = lower;
         while below(i) {
             let mut arguments = vec![Val::int(i)];

@@ -75,11 +75,7 @@ impl Program {
         while let Some(op) = next {
             next = op.next_in_block();
             if op.name().as_string_ref().as_str() != Ok("func.func")
-                || op
-                    .region(0)
-                    .ok()
-                    .and_then(|region| region.first_block())
-                    .is_none()
+                || op.region(0).ok().and_then(|region| region.first_block()).is_none()
             {
                 continue;
             }
@@ -91,11 +87,7 @@ impl Program {
 
     /// Returns the decoded function `name`, or why it cannot run.
     fn function(&self, name: &str) -> Result<&Function> {
-        match self
-            .functions
-            .iter()
-            .find(|(candidate, _)| candidate == name)
-        {
+        match self.functions.iter().find(|(candidate, _)| candidate == name) {
             Some((_, Ok(function))) => Ok(function),
             Some((_, Err(error))) => Err(error.clone()),
             None => Err(Error::NoFunction(name.into())),
@@ -144,9 +136,7 @@ impl Program {
         }
         for (r#type, tensor) in function.arguments.iter().zip(tensors.iter_mut()) {
             let data = std::mem::take(&mut tensor.data);
-            machine
-                .buffers
-                .push(Buf::global(r#type, tensor.shape.clone(), data));
+            machine.buffers.push(Buf::global(r#type, tensor.shape.clone(), data));
         }
         let arguments: Vec<Val> = (0..tensors.len()).map(Val::M).collect();
         let result = machine.run(&function.body, &arguments);

@@ -216,10 +216,7 @@ impl Buf {
 }
 
 /// Calls `visit` with every index of `shape` in row-major order (once for rank 0).
-pub fn for_each_index(
-    shape: &[usize],
-    mut visit: impl FnMut(&[usize]) -> crate::Result<()>,
-) -> crate::Result<()> {
+pub fn for_each_index(shape: &[usize], mut visit: impl FnMut(&[usize]) -> crate::Result<()>) -> crate::Result<()> {
     if shape.contains(&0) {
         return Ok(());
     }

@@ -47,7 +47,11 @@ impl Scope {
     /// A scope over agents of `shape` sharing the buffers below `mark`.
     pub fn new(mark: usize, what: &'static str, shape: Vec<usize>, reversed: bool) -> Self {
         Self {
-            op: if what == "block" { "tile.kernel" } else { "tile.parallel" },
+            op: if what == "block" {
+                "tile.kernel"
+            } else {
+                "tile.parallel"
+            },
             mark,
             what,
             shape,
@@ -84,12 +88,7 @@ impl Scope {
 
     /// Notes a change of element `position` of buffer `id`; returns how another agent touched it
     /// (`changed` or `read`) and which (`None` for several readers), if one did.
-    pub fn change(
-        &mut self,
-        id: usize,
-        len: usize,
-        position: usize,
-    ) -> Option<(&'static str, Option<u32>)> {
+    pub fn change(&mut self, id: usize, len: usize, position: usize) -> Option<(&'static str, Option<u32>)> {
         if id >= self.mark {
             return None;
         }

@@ -82,10 +82,7 @@ impl Float {
 /// Rounds `value` to a binary format with `fraction` stored mantissa bits and minimum normal exponent
 /// `min_exponent`: scale to the quantum of the value's binade (or the subnormal quantum), round to an
 /// integer with ties to even, scale back. Scaling by powers of two is exact in f64 for these formats.
-fn round_to_format(
-    value: f64,
-    (fraction, min_exponent, max, infinity): (i32, i32, f64, bool),
-) -> f64 {
+fn round_to_format(value: f64, (fraction, min_exponent, max, infinity): (i32, i32, f64, bool)) -> f64 {
     if value.is_nan() {
         return f64::NAN;
     }
@@ -237,12 +234,7 @@ mod tests {
             if h.is_finite() {
                 let x = h.to_f64();
                 let next = f16::from_bits(bits.wrapping_add(1)).to_f64();
-                for probe in [
-                    x,
-                    (x + next) / 2.0,
-                    x + (next - x) * 0.499,
-                    x + (next - x) * 0.501,
-                ] {
+                for probe in [x, (x + next) / 2.0, x + (next - x) * 0.499, x + (next - x) * 0.501] {
                     if probe.is_finite() {
                         let expected = f16::from_f64(probe).to_f64();
                         let got = Float::F16.round(probe);
@@ -289,11 +281,7 @@ mod tests {
             } else {
                 (1.0 + mantissa / 8.0) * 2f64.powi(exponent - 7)
             };
-            if bits & 0x80 != 0 {
-                -magnitude
-            } else {
-                magnitude
-            }
+            if bits & 0x80 != 0 { -magnitude } else { magnitude }
         };
         let codes: Vec<(u8, f64)> = (0..=0x7Eu8).map(|bits| (bits, decode(bits))).collect();
         for window in codes.windows(2) {
@@ -301,11 +289,7 @@ mod tests {
             assert_eq!(Float::F8E4M3FN.round(low), low);
             let middle = (low + high) / 2.0;
             let even = if low_bits & 1 == 0 { low } else { high };
-            assert_eq!(
-                Float::F8E4M3FN.round(middle),
-                even,
-                "tie between {low} and {high}"
-            );
+            assert_eq!(Float::F8E4M3FN.round(middle), even, "tie between {low} and {high}");
             assert_eq!(Float::F8E4M3FN.round(low + (high - low) * 0.3), low);
             assert_eq!(Float::F8E4M3FN.round(-(low + (high - low) * 0.7)), -high);
         }

@@ -46,11 +46,8 @@ fn place(machine: &Machine, id: usize, offsets: &[i64], tile: &[usize]) -> Place
     if let Some(position) = buffer.position(&index) {
         return Place::At(position);
     }
-    let past_end = index.iter().all(|i| *i >= 0)
-        && index
-            .iter()
-            .zip(&buffer.shape)
-            .any(|(i, size)| *i as usize >= *size);
+    let past_end =
+        index.iter().all(|i| *i >= 0) && index.iter().zip(&buffer.shape).any(|(i, size)| *i as usize >= *size);
     if past_end && clips(buffer.level) && index.len() == buffer.shape.len() {
         Place::Clipped
     } else {
@@ -125,25 +122,17 @@ impl Machine {
 
     /// Runs `tile.gemm`: `C += op(A) * op(B)`.
     pub fn gemm(&mut self, op: &Op, transpose_a: bool, transpose_b: bool) -> Result<()> {
-        let (a, b, c) = (
-            self.buffer(op, 0)?,
-            self.buffer(op, 1)?,
-            self.buffer(op, 2)?,
-        );
+        let (a, b, c) = (self.buffer(op, 0)?, self.buffer(op, 1)?, self.buffer(op, 2)?);
         let matrix = |id: usize| -> Result<[usize; 2]> {
             match self.buffers[id].shape[..] {
                 [rows, columns] => Ok([rows, columns]),
                 _ => Err(undefined(
                     op,
-                    format!(
-                        "expects 2-D operands, but got {}",
-                        self.buffers[id].describe()
-                    ),
+                    format!("expects 2-D operands, but got {}", self.buffers[id].describe()),
                 )),
             }
         };
-        let ([a_rows, a_columns], [b_rows, b_columns], [m, n]) =
-            (matrix(a)?, matrix(b)?, matrix(c)?);
+        let ([a_rows, a_columns], [b_rows, b_columns], [m, n]) = (matrix(a)?, matrix(b)?, matrix(c)?);
         let (a_m, k) = if transpose_a {
             (a_columns, a_rows)
         } else {
@@ -206,10 +195,7 @@ impl Machine {
                     Scalar::Int(width) => {
                         let mut total = sum as i64;
                         for ((x, _), (y, _)) in row.iter().zip(column) {
-                            total = crate::scalar::wrap(
-                                total.wrapping_add(*x as i64 * *y as i64),
-                                width,
-                            );
+                            total = crate::scalar::wrap(total.wrapping_add(*x as i64 * *y as i64), width);
                         }
                         sum = total as f64;
                     }
@@ -237,10 +223,7 @@ impl Machine {
         }
         let length = expected.remove(dim);
         if self.buffers[dst].shape != expected {
-            return Err(undefined(
-                op,
-                "expects a result of the source's shape without dim",
-            ));
+            return Err(undefined(op, "expects a result of the source's shape without dim"));
         }
         let Scalar::Float(float) = self.buffers[dst].element else {
             return Err(undefined(op, "expects a floating-point result"));
@@ -270,9 +253,7 @@ impl Machine {
         for_each_index(&expected, |index| {
             let mut full: Vec<i64> = index.iter().map(|i| *i as i64).collect();
             full.insert(dim, 0);
-            let start = self.buffers[src]
-                .position(&full)
-                .expect("inside the source");
+            let start = self.buffers[src].position(&full).expect("inside the source");
             let out = self.buffers[dst]
                 .position(
                     &full
@@ -307,9 +288,7 @@ impl Machine {
                 });
             }
             let e = match kind {
-                ReductionKind::Sum | ReductionKind::AbsSum => {
-                    bound::sum(float, length, propagated, magnitude)
-                }
+                ReductionKind::Sum | ReductionKind::AbsSum => bound::sum(float, length, propagated, magnitude),
                 _ => propagated,
             };
             results.push((out, acc, e));

@@ -86,9 +86,7 @@ unsafe fn read_args(args: *const TileLaunchArg, count: usize) -> Result<Vec<Arg>
                 let element = if arg.element.is_null() {
                     String::new()
                 } else {
-                    unsafe { CStr::from_ptr(arg.element) }
-                        .to_string_lossy()
-                        .into_owned()
+                    unsafe { CStr::from_ptr(arg.element) }.to_string_lossy().into_owned()
                 };
                 Ok(Arg::Tensor(Tensor {
                     address: arg.address,
@@ -98,9 +96,7 @@ unsafe fn read_args(args: *const TileLaunchArg, count: usize) -> Result<Vec<Arg>
                 }))
             }
             TILE_LAUNCH_INTEGER => Ok(Arg::Scalar(arg.value)),
-            other => Err(Error::Argument(format!(
-                "argument {index}: an unknown kind {other}"
-            ))),
+            other => Err(Error::Argument(format!("argument {index}: an unknown kind {other}"))),
         })
         .collect()
 }
@@ -131,9 +127,7 @@ pub unsafe extern "C" fn tileLaunchLoad(
     } else {
         unsafe { std::slice::from_raw_parts(code, length) }
     };
-    let manifest = unsafe { CStr::from_ptr(manifest) }
-        .to_string_lossy()
-        .into_owned();
+    let manifest = unsafe { CStr::from_ptr(manifest) }.to_string_lossy().into_owned();
     match guarded(|| Kernel::load(code, &manifest)) {
         Ok(kernel) => Box::into_raw(Box::new(kernel)).cast(),
         Err(message) => {
@@ -159,9 +153,7 @@ pub unsafe extern "C" fn tileLaunchLoadDryRun(
     error: *mut c_char,
     capacity: usize,
 ) -> *mut c_void {
-    let manifest = unsafe { CStr::from_ptr(manifest) }
-        .to_string_lossy()
-        .into_owned();
+    let manifest = unsafe { CStr::from_ptr(manifest) }.to_string_lossy().into_owned();
     match guarded(|| Kernel::dry_run(&manifest, device)) {
         Ok(kernel) => Box::into_raw(Box::new(kernel)).cast(),
         Err(message) => {
@@ -310,9 +302,7 @@ pub unsafe extern "C" fn tileLaunchCheck(
     error: *mut c_char,
     capacity: usize,
 ) -> i32 {
-    let manifest = unsafe { CStr::from_ptr(manifest) }
-        .to_string_lossy()
-        .into_owned();
+    let manifest = unsafe { CStr::from_ptr(manifest) }.to_string_lossy().into_owned();
     let result = guarded(|| {
         let manifest = tile_manifest::Manifest::from_json(&manifest)?;
         let args = unsafe { read_args(args, count) }?;

@@ -21,12 +21,8 @@ fn check(result: sys::CUresult, what: &str) -> Result<()> {
     let mut text: *const std::ffi::c_char = std::ptr::null();
     // SAFETY: cuGetErrorString writes a pointer to a static string or leaves it null.
     let name = unsafe {
-        if sys::cuGetErrorString(result, &mut text) == sys::CUresult::CUDA_SUCCESS
-            && !text.is_null()
-        {
-            std::ffi::CStr::from_ptr(text)
-                .to_string_lossy()
-                .into_owned()
+        if sys::cuGetErrorString(result, &mut text) == sys::CUresult::CUDA_SUCCESS && !text.is_null() {
+            std::ffi::CStr::from_ptr(text).to_string_lossy().into_owned()
         } else {
             format!("{result:?}")
         }
@@ -45,9 +41,7 @@ pub fn driver_present() -> bool {
 /// device's ordinal.
 fn current_chip() -> Result<(String, i32)> {
     if !driver_present() {
-        return Err(Error::Cuda(
-            "the CUDA driver (libcuda.so) is not installed".into(),
-        ));
+        return Err(Error::Cuda("the CUDA driver (libcuda.so) is not installed".into()));
     }
     // SAFETY: plain driver calls with out-pointers to locals.
     unsafe {
@@ -190,11 +184,10 @@ impl Kernel {
     pub fn load_files(prefix: &Path) -> Result<Kernel> {
         let read = |extension: &str| {
             let path = prefix.with_extension(extension);
-            std::fs::read(&path)
-                .map_err(|error| Error::Unsupported(format!("{}: {error}", path.display())))
+            std::fs::read(&path).map_err(|error| Error::Unsupported(format!("{}: {error}", path.display())))
         };
-        let manifest = String::from_utf8(read("json")?)
-            .map_err(|_| Error::Unsupported("a manifest that is not UTF-8".into()))?;
+        let manifest =
+            String::from_utf8(read("json")?).map_err(|_| Error::Unsupported("a manifest that is not UTF-8".into()))?;
         Kernel::load(&read("ptx")?, &manifest)
     }
 
@@ -332,11 +325,7 @@ impl PreparedLaunch {
             values.push(match slot {
                 Slot::Value(value) => *value,
                 Slot::Address(argument) => addresses[*argument],
-                Slot::TensorMap {
-                    argument,
-                    params,
-                    role,
-                } => {
+                Slot::TensorMap { argument, params, role } => {
                     let address = addresses.get(*argument).copied().unwrap_or(params.address);
                     if !address.is_multiple_of(16) {
                         return Err(Error::Argument(format!(
@@ -366,10 +355,7 @@ impl PreparedLaunch {
                 // (the copy from pageable memory is staged before the call returns) and freed
                 // after the launch on the same stream.
                 unsafe {
-                    check(
-                        sys::cuMemAllocAsync(&mut device_maps, bytes, stream),
-                        "cuMemAllocAsync",
-                    )?;
+                    check(sys::cuMemAllocAsync(&mut device_maps, bytes, stream), "cuMemAllocAsync")?;
                     check(
                         sys::cuMemcpyHtoDAsync_v2(device_maps, maps.as_ptr().cast(), bytes, stream),
                         "cuMemcpyHtoDAsync",
@@ -383,10 +369,7 @@ impl PreparedLaunch {
                     }
                 }
             }
-            let mut pointers: Vec<*mut c_void> = values
-                .iter_mut()
-                .map(|value| (value as *mut u64).cast())
-                .collect();
+            let mut pointers: Vec<*mut c_void> = values.iter_mut().map(|value| (value as *mut u64).cast()).collect();
             let [gx, gy, gz] = self.grid;
             let [bx, by, bz] = self.block;
             // SAFETY: every parameter is 8 bytes (a pointer or an i64), in the order the kernel
@@ -438,8 +421,8 @@ fn make_current(context: sys::CUcontext) -> Result<()> {
 /// Encodes a tensor map on the host.
 fn encode(params: &TensorMapParams) -> Result<sys::CUtensorMap> {
     use sys::{
-        CUtensorMapDataType as T, CUtensorMapFloatOOBfill as Oob,
-        CUtensorMapInterleave as Interleave, CUtensorMapL2promotion as L2, CUtensorMapSwizzle as S,
+        CUtensorMapDataType as T, CUtensorMapFloatOOBfill as Oob, CUtensorMapInterleave as Interleave,
+        CUtensorMapL2promotion as L2, CUtensorMapSwizzle as S,
     };
     let data_type = match params.data_type {
         DataType::UInt8 => T::CU_TENSOR_MAP_DATA_TYPE_UINT8,
@@ -541,9 +524,6 @@ mod tests {
             tile_manifest::COMPILER_VERSION
         );
         let error = Kernel::load(b"", &manifest).err().unwrap();
-        assert_eq!(
-            error.to_string(),
-            "CUDA: the CUDA driver (libcuda.so) is not installed"
-        );
+        assert_eq!(error.to_string(), "CUDA: the CUDA driver (libcuda.so) is not installed");
     }
 }

@@ -54,15 +54,10 @@ fn tensor_argument<'a>(
     shape: &[Option<i64>],
 ) -> Result<&'a Tensor> {
     let name = format!("argument {argument} ({role} of {entry})");
-    let tensor = match usize::try_from(argument)
-        .ok()
-        .and_then(|index| args.get(index))
-    {
+    let tensor = match usize::try_from(argument).ok().and_then(|index| args.get(index)) {
         Some(Arg::Tensor(tensor)) => tensor,
         Some(Arg::Scalar(_)) => {
-            return Err(Error::Argument(format!(
-                "{name}: expects a tensor, but got an integer"
-            )));
+            return Err(Error::Argument(format!("{name}: expects a tensor, but got an integer")));
         }
         None => {
             return Err(Error::Argument(format!(
@@ -163,10 +158,7 @@ pub fn plan_launch(manifest: &Manifest, args: &[Arg]) -> Result<LaunchPlan> {
             &binding.element,
             &binding.shape,
         )?;
-        sources.extend(descriptor_sources(
-            &descriptor,
-            source(binding.host_argument),
-        ));
+        sources.extend(descriptor_sources(&descriptor, source(binding.host_argument)));
         params.extend(descriptor);
     }
     if let Some(kernel_params) = &manifest.params {
@@ -180,12 +172,9 @@ pub fn plan_launch(manifest: &Manifest, args: &[Arg]) -> Result<LaunchPlan> {
                     swizzle,
                     ..
                 } => {
-                    let tensor =
-                        tensor_argument(args, *host_argument, &param.role, entry, element, shape)?;
+                    let tensor = tensor_argument(args, *host_argument, &param.role, entry, element, shape)?;
                     let name = format!("argument {host_argument} ({} of {entry})", param.role);
-                    params.push(Param::TensorMap(tensor_map_params(
-                        &name, tensor, box_, *swizzle,
-                    )?));
+                    params.push(Param::TensorMap(tensor_map_params(&name, tensor, box_, *swizzle)?));
                     sources.push(source(*host_argument));
                 }
                 ParamKind::Scalar { value, .. } => {
@@ -198,14 +187,7 @@ pub fn plan_launch(manifest: &Manifest, args: &[Arg]) -> Result<LaunchPlan> {
                     element: Some(element),
                     ..
                 } => {
-                    let descriptor = memref_descriptor(
-                        args,
-                        *host_argument,
-                        &param.role,
-                        entry,
-                        element,
-                        shape,
-                    )?;
+                    let descriptor = memref_descriptor(args, *host_argument, &param.role, entry, element, shape)?;
                     sources.extend(descriptor_sources(&descriptor, source(*host_argument)));
                     params.extend(descriptor);
                 }
@@ -221,21 +203,15 @@ pub fn plan_launch(manifest: &Manifest, args: &[Arg]) -> Result<LaunchPlan> {
     Ok(LaunchPlan {
         grid: manifest.evaluate_grid(&Host(args))?,
         block: manifest.threads(),
-        dynamic_shared_bytes: u32::try_from(dynamic_shared_bytes).map_err(|_| {
-            Error::Unsupported(format!(
-                "{entry}: {dynamic_shared_bytes} bytes of shared memory"
-            ))
-        })?,
+        dynamic_shared_bytes: u32::try_from(dynamic_shared_bytes)
+            .map_err(|_| Error::Unsupported(format!("{entry}: {dynamic_shared_bytes} bytes of shared memory")))?,
         params,
         sources,
     })
 }
 
 /// The sources of a memref descriptor's parameters: its two pointers hold the argument's address.
-fn descriptor_sources(
-    descriptor: &[Param],
-    argument: Option<usize>,
-) -> impl Iterator<Item = Option<usize>> + '_ {
+fn descriptor_sources(descriptor: &[Param], argument: Option<usize>) -> impl Iterator<Item = Option<usize>> + '_ {
     descriptor.iter().map(move |param| match param {
         Param::Pointer(_) => argument,
         _ => None,

@@ -79,12 +79,7 @@ fn data_type(element: &str) -> Option<(DataType, u64)> {
 /// dimension, outermost first, as the manifest writes it) and `swizzle` bytes, or says (naming
 /// `what`) which driver constraint the argument breaks. The tensor's element type and sizes are
 /// checked against the manifest before.
-pub fn tensor_map_params(
-    what: &str,
-    tensor: &Tensor,
-    box_: &[u32],
-    swizzle: u32,
-) -> Result<TensorMapParams> {
+pub fn tensor_map_params(what: &str, tensor: &Tensor, box_: &[u32], swizzle: u32) -> Result<TensorMapParams> {
     let fail = |message: String| Err(Error::Argument(format!("{what}: {message}")));
     let Some((data_type, bytes)) = data_type(&tensor.element) else {
         return fail(format!(
@@ -94,9 +89,7 @@ pub fn tensor_map_params(
     };
     let rank = tensor.shape.len();
     if !(1..=5).contains(&rank) || tensor.strides.len() != rank {
-        return fail(format!(
-            "expects a tensor of rank 1 to 5, but got {rank} dimensions"
-        ));
+        return fail(format!("expects a tensor of rank 1 to 5, but got {rank} dimensions"));
     }
     if box_.len() != rank {
         return Err(Error::Unsupported(format!(
@@ -116,11 +109,7 @@ pub fn tensor_map_params(
             tensor.address
         ));
     }
-    if let Some(size) = tensor
-        .shape
-        .iter()
-        .find(|size| **size <= 0 || **size as u64 > 1 << 32)
-    {
+    if let Some(size) = tensor.shape.iter().find(|size| **size <= 0 || **size as u64 > 1 << 32) {
         return fail(format!("expects sizes in [1, 2^32], but got {size}"));
     }
     let mut global_strides = Vec::new();
@@ -134,9 +123,7 @@ pub fn tensor_map_params(
         global_strides.push(stride);
     }
     let box_inner = box_[rank - 1];
-    if box_.iter().any(|size| !(1..=256).contains(size))
-        || !(u64::from(box_inner) * bytes).is_multiple_of(16)
-    {
+    if box_.iter().any(|size| !(1..=256).contains(size)) || !(u64::from(box_inner) * bytes).is_multiple_of(16) {
         return Err(Error::Unsupported(format!(
             "{what}: the manifest's box {box_:?} is not one a tensor map takes"
         )));
@@ -147,13 +134,10 @@ pub fn tensor_map_params(
         64 => Swizzle::Bytes64,
         128 => Swizzle::Bytes128,
         other => {
-            return Err(Error::Unsupported(format!(
-                "{what}: a swizzle of {other} bytes"
-            )));
+            return Err(Error::Unsupported(format!("{what}: a swizzle of {other} bytes")));
         }
     };
-    if swizzle != Swizzle::None && u64::from(box_inner) * bytes > u64::from(swizzle_bytes(swizzle))
-    {
+    if swizzle != Swizzle::None && u64::from(box_inner) * bytes > u64::from(swizzle_bytes(swizzle)) {
         return Err(Error::Unsupported(format!(
             "{what}: a box row of {} bytes exceeds its {}-byte swizzle",
             u64::from(box_inner) * bytes,
@@ -235,16 +219,12 @@ mod tests {
         unaligned.address += 2;
         assert!(message(&unaligned).contains("16-byte aligned address"));
         assert!(message(&tensor("i64", &[64, 64])).contains("but got i64"));
-        assert!(
-            message(&tensor("f16", &[8, 8, 8])).contains("box has 2 dimensions for a tensor of 3")
-        );
+        assert!(message(&tensor("f16", &[8, 8, 8])).contains("box has 2 dimensions for a tensor of 3"));
     }
 
     #[test]
     fn a_4d_tensor_gets_a_4d_map_with_unit_leading_boxes() {
-        let params =
-            tensor_map_params("Q", &tensor("f16", &[2, 8, 1000, 64]), &[1, 1, 64, 64], 128)
-                .unwrap();
+        let params = tensor_map_params("Q", &tensor("f16", &[2, 8, 1000, 64]), &[1, 1, 64, 64], 128).unwrap();
         assert_eq!(params.rank(), 4);
         assert_eq!(params.global_dim, [64, 1000, 8, 2]);
         assert_eq!(params.global_strides, [128, 128 * 1000, 128 * 1000 * 8]);
@@ -254,8 +234,7 @@ mod tests {
 
     #[test]
     fn a_box_wider_than_its_swizzle_is_refused() {
-        let error =
-            tensor_map_params("C", &tensor("f32", &[256, 256]), &[128, 64], 128).unwrap_err();
+        let error = tensor_map_params("C", &tensor("f32", &[256, 256]), &[128, 64], 128).unwrap_err();
         assert_eq!(
             error.to_string(),
             "C: a box row of 256 bytes exceeds its 128-byte swizzle"

@@ -28,7 +28,10 @@ fn library_dir() -> PathBuf {
     if dir.file_name().is_some_and(|name| name == "release") {
         build.arg("--release");
     }
-    assert!(build.status().expect("cargo runs").success(), "building libtile_launch.so failed");
+    assert!(
+        build.status().expect("cargo runs").success(),
+        "building libtile_launch.so failed"
+    );
     assert!(
         dir.join("libtile_launch.so").exists(),
         "{} has no libtile_launch.so",

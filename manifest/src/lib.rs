@@ -349,11 +349,7 @@ impl HostOp {
     }
 
     fn apply(self, a: i64, b: i64) -> Result<i64> {
-        let overflow = || {
-            Error::Evaluate(format!(
-                "{self:?} of {a} and {b} overflows or divides by zero"
-            ))
-        };
+        let overflow = || Error::Evaluate(format!("{self:?} of {a} and {b} overflows or divides by zero"));
         let (ua, ub) = (a as u64, b as u64);
         Ok(match self {
             HostOp::Add => a.checked_add(b).ok_or_else(overflow)?,
@@ -361,9 +357,7 @@ impl HostOp {
             HostOp::Mul => a.checked_mul(b).ok_or_else(overflow)?,
             HostOp::DivU => ua.checked_div(ub).ok_or_else(overflow)? as i64,
             HostOp::DivS => a.checked_div(b).ok_or_else(overflow)?,
-            HostOp::CeilDivU => {
-                ua.checked_div(ub).ok_or_else(overflow)? as i64 + i64::from(ub != 0 && ua % ub != 0)
-            }
+            HostOp::CeilDivU => ua.checked_div(ub).ok_or_else(overflow)? as i64 + i64::from(ub != 0 && ua % ub != 0),
             HostOp::CeilDivS => {
                 let quotient = a.checked_div(b).ok_or_else(overflow)?;
                 quotient + i64::from(a % b != 0 && ((a < 0) == (b < 0)))
@@ -426,16 +420,14 @@ impl Expr {
     pub fn evaluate<H: HostArguments + ?Sized>(&self, host: &H) -> Result<i64> {
         match self {
             Expr::Const(value) => Ok(*value),
-            Expr::Dim {
-                dim: [argument, dim],
-            } => host.size(*argument, *dim).ok_or_else(|| {
+            Expr::Dim { dim: [argument, dim] } => host.size(*argument, *dim).ok_or_else(|| {
                 Error::Evaluate(format!(
                     "host argument {argument} is not a tensor with a dimension {dim}"
                 ))
             }),
-            Expr::Argument { argument } => host.scalar(*argument).ok_or_else(|| {
-                Error::Evaluate(format!("host argument {argument} is not a scalar"))
-            }),
+            Expr::Argument { argument } => host
+                .scalar(*argument)
+                .ok_or_else(|| Error::Evaluate(format!("host argument {argument} is not a scalar"))),
             Expr::Op { op, args } => match args.as_slice() {
                 [a, b] => op.apply(a.evaluate(host)?, b.evaluate(host)?),
                 _ => Err(Error::Evaluate(format!(
@@ -465,32 +457,13 @@ impl From<i64> for Expr {
 struct Spaced;
 
 impl serde_json::ser::Formatter for Spaced {
-    fn begin_array_value<W: ?Sized + std::io::Write>(
-        &mut self,
-        writer: &mut W,
-        first: bool,
-    ) -> std::io::Result<()> {
-        if first {
-            Ok(())
-        } else {
-            writer.write_all(b", ")
-        }
+    fn begin_array_value<W: ?Sized + std::io::Write>(&mut self, writer: &mut W, first: bool) -> std::io::Result<()> {
+        if first { Ok(()) } else { writer.write_all(b", ") }
     }
-    fn begin_object_key<W: ?Sized + std::io::Write>(
-        &mut self,
-        writer: &mut W,
-        first: bool,
-    ) -> std::io::Result<()> {
-        if first {
-            Ok(())
-        } else {
-            writer.write_all(b", ")
-        }
+    fn begin_object_key<W: ?Sized + std::io::Write>(&mut self, writer: &mut W, first: bool) -> std::io::Result<()> {
+        if first { Ok(()) } else { writer.write_all(b", ") }
     }
-    fn begin_object_value<W: ?Sized + std::io::Write>(
-        &mut self,
-        writer: &mut W,
-    ) -> std::io::Result<()> {
+    fn begin_object_value<W: ?Sized + std::io::Write>(&mut self, writer: &mut W) -> std::io::Result<()> {
         writer.write_all(b": ")
     }
 }
@@ -523,8 +496,7 @@ impl Manifest {
 
     /// Reads a manifest from its JSON text; refuses another [`SCHEMA_VERSION`].
     pub fn from_json(text: &str) -> Result<Self> {
-        let value: serde_json::Value =
-            serde_json::from_str(text).map_err(|error| Error::Json(error.to_string()))?;
+        let value: serde_json::Value = serde_json::from_str(text).map_err(|error| Error::Json(error.to_string()))?;
         let version = value.get("version").and_then(serde_json::Value::as_u64);
         if version != Some(u64::from(SCHEMA_VERSION)) {
             return Err(Error::Schema {
@@ -538,8 +510,7 @@ impl Manifest {
     pub fn to_json(&self) -> String {
         let mut bytes = Vec::new();
         let mut serializer = serde_json::Serializer::with_formatter(&mut bytes, Spaced);
-        self.serialize(&mut serializer)
-            .expect("manifests always serialize");
+        self.serialize(&mut serializer).expect("manifests always serialize");
         String::from_utf8(bytes).expect("JSON is UTF-8")
     }
 

@@ -73,10 +73,7 @@ fn host_ops_follow_arith() {
 #[test]
 fn other_versions_are_refused_with_a_message() {
     let old = text(PLAIN).replace(r#""version": 1, "#, "");
-    assert_eq!(
-        Manifest::from_json(&old).unwrap_err(),
-        Error::Schema { found: None }
-    );
+    assert_eq!(Manifest::from_json(&old).unwrap_err(), Error::Schema { found: None });
     let newer = text(PLAIN).replace(r#""version": 1"#, r#""version": 7"#);
     assert!(
         Manifest::from_json(&newer)
@@ -87,9 +84,7 @@ fn other_versions_are_refused_with_a_message() {
     let manifest = Manifest::from_json(&text(PLAIN).replace(COMPILER_VERSION, "0.0.1")).unwrap();
     assert_eq!(
         manifest.check_loadable("spirv").unwrap_err(),
-        Error::Compiler {
-            found: "0.0.1".into()
-        }
+        Error::Compiler { found: "0.0.1".into() }
     );
     let manifest = Manifest::from_json(&text(PLAIN)).unwrap();
     assert!(manifest.check_loadable("spirv").is_ok());

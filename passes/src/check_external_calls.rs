@@ -95,9 +95,7 @@ fn math_function(callee: &str, ty: &str) -> Option<(String, &'static str)> {
         }
     } else {
         let rest = callee.strip_prefix("__ocml_")?;
-        rest.rsplit_once('_')
-            .map_or(rest, |(base, _)| base)
-            .to_string()
+        rest.rsplit_once('_').map_or(rest, |(base, _)| base).to_string()
     };
     let op = match base.as_str() {
         "fabs" => "absf",
@@ -128,7 +126,8 @@ fn chip(module: OperationRef) -> String {
 /// The LLVM intrinsics (by their `math` names) that the GPU back ends lower only as library calls
 /// on f64.
 const LIBRARY_INTRINSICS: &[&str] = &[
-    "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "sin", "cos", "tan", "exp", "exp2", "exp10", "log", "log2", "log10", "pow", "powi",
+    "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "sin", "cos", "tan", "exp", "exp2", "exp10", "log",
+    "log2", "log10", "pow", "powi",
 ];
 
 /// Reports every call to an external function in the `gpu.module`s under `root` (or `root`
@@ -170,9 +169,13 @@ fn check(root: OperationRef) -> bool {
         // "no libcall available for fasin", located nowhere): refused here, at the math op.
         for &op in &gathered.intrinsics {
             let name = op_name(&op);
-            let Some(function) = name.strip_prefix("llvm.intr.") else { continue };
+            let Some(function) = name.strip_prefix("llvm.intr.") else {
+                continue;
+            };
             let Ok(operand) = op.operand(0) else { continue };
-            if !LIBRARY_INTRINSICS.contains(&function) || !melior::ir::TypeLike::is_f64(&tile_dialect::ops::scalar_type(operand.r#type())) {
+            if !LIBRARY_INTRINSICS.contains(&function)
+                || !melior::ir::TypeLike::is_f64(&tile_dialect::ops::scalar_type(operand.r#type()))
+            {
                 continue;
             }
             let ty = operand.r#type().to_string();

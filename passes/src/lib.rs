@@ -31,18 +31,9 @@ pub use canonicalize::create_canonicalize_pass;
 pub fn register_all() {
     tile_dialect::install_hooks();
     tile_dialect::register_pass(canonicalize::ARGUMENT, create_canonicalize_pass);
-    tile_dialect::register_pass(
-        math_to_nvptx::ARGUMENT,
-        math_to_nvptx::create_math_to_nvptx_pass,
-    );
-    tile_dialect::register_pass(
-        math_to_rocdl::ARGUMENT,
-        math_to_rocdl::create_math_to_rocdl_pass,
-    );
-    tile_dialect::register_pass(
-        math_to_spirv::ARGUMENT,
-        math_to_spirv::create_math_to_spirv_pass,
-    );
+    tile_dialect::register_pass(math_to_nvptx::ARGUMENT, math_to_nvptx::create_math_to_nvptx_pass);
+    tile_dialect::register_pass(math_to_rocdl::ARGUMENT, math_to_rocdl::create_math_to_rocdl_pass);
+    tile_dialect::register_pass(math_to_spirv::ARGUMENT, math_to_spirv::create_math_to_spirv_pass);
     tile_dialect::register_pass(
         check_external_calls::ARGUMENT,
         check_external_calls::create_check_external_calls_pass,

@@ -93,11 +93,7 @@ pub struct MathLowering {
 impl MathLowering {
     /// Returns every op name the lowering takes, in f32 and, extended, in f16/bf16.
     fn op_names(&self) -> Vec<String> {
-        let mut names: Vec<String> = self
-            .expand
-            .iter()
-            .map(|mnemonic| format!("math.{mnemonic}"))
-            .collect();
+        let mut names: Vec<String> = self.expand.iter().map(|mnemonic| format!("math.{mnemonic}")).collect();
         names.extend(self.approximate.iter().map(|name| name.to_string()));
         names.extend(self.rules.iter().map(|(name, _)| name.to_string()));
         names.extend(self.extend.iter().map(|name| name.to_string()));
@@ -142,8 +138,7 @@ pub fn lower(root: OperationRef, lowering: &MathLowering) -> Result<(), String> 
         .collect();
     if expanded.iter().any(|name| present.contains(name)) {
         let expanded: Vec<&str> = expanded.iter().map(String::as_str).collect();
-        tile_dialect::math::rewrite(root, &expanded, lowering.expand, &[])
-            .map_err(|error| error.to_string())?;
+        tile_dialect::math::rewrite(root, &expanded, lowering.expand, &[]).map_err(|error| error.to_string())?;
         present = math_ops_present(root);
     }
     if lowering.approximate.iter().any(|name| present.contains(*name)) {
@@ -236,7 +231,10 @@ fn apply(root: OperationRef, name: &str, rule: Rule) {
                     // `#arith.fastmath<afn,contract>`: the flags between the angle brackets.
                     let fast = op.attribute("fastmath").is_ok_and(|flags| {
                         let text = flags.to_string();
-                        let inner = text.split_once('<').and_then(|(_, rest)| rest.split_once('>')).map_or("", |(inner, _)| inner);
+                        let inner = text
+                            .split_once('<')
+                            .and_then(|(_, rest)| rest.split_once('>'))
+                            .map_or("", |(inner, _)| inner);
                         inner.split(',').any(|flag| matches!(flag.trim(), "afn" | "fast"))
                     });
                     emit.intrinsic(if fast { flushed } else { exact }, &operands, "none")
@@ -282,11 +280,7 @@ fn apply(root: OperationRef, name: &str, rule: Rule) {
 }
 
 /// Returns `powf(x, y)` as [`Rule::PowBySign`] says, in `math` and `arith` ops.
-fn pow_by_sign<'c, 'a>(
-    emit: &Emitter<'c, 'a>,
-    x: Value<'c, 'a>,
-    y: Value<'c, 'a>,
-) -> Value<'c, 'a> {
+fn pow_by_sign<'c, 'a>(emit: &Emitter<'c, 'a>, x: Value<'c, 'a>, y: Value<'c, 'a>) -> Value<'c, 'a> {
     use melior::dialect::arith::{CmpfPredicate, andi, cmpf, select};
     let magnitude = emit.unary("math.exp2", {
         let log = emit.unary("math.log2", emit.unary("math.absf", x));
@@ -335,29 +329,15 @@ fn classify<'c, 'a>(emit: &Emitter<'c, 'a>, x: Value<'c, 'a>, class: Class) -> V
     }
     let constant = |value: f64| {
         let attribute: Attribute = FloatAttribute::new(context, x.r#type(), value).into();
-        emit.op_value(melior::dialect::arith::constant(
-            context, attribute, location,
-        ))
+        emit.op_value(melior::dialect::arith::constant(context, attribute, location))
     };
     // Only comparisons, so that no other math op needs lowering after this one.
     let (predicate, combine) = match class {
         Class::Infinite => (CmpfPredicate::Oeq, "arith.ori"),
         _ => (CmpfPredicate::One, "arith.andi"),
     };
-    let above = emit.op_value(cmpf(
-        context,
-        predicate,
-        x,
-        constant(f64::INFINITY),
-        location,
-    ));
-    let below = emit.op_value(cmpf(
-        context,
-        predicate,
-        x,
-        constant(f64::NEG_INFINITY),
-        location,
-    ));
+    let above = emit.op_value(cmpf(context, predicate, x, constant(f64::INFINITY), location));
+    let below = emit.op_value(cmpf(context, predicate, x, constant(f64::NEG_INFINITY), location));
     emit.binary(combine, above, below)
 }
 
@@ -412,17 +392,12 @@ impl<'c, 'a> Emitter<'c, 'a> {
     fn integer(&self, width: u32, value: i64) -> Value<'c, 'a> {
         let ty = melior::ir::r#type::IntegerType::new(self.context, width).into();
         let attribute = melior::ir::attribute::IntegerAttribute::new(ty, value).into();
-        self.op_value(melior::dialect::arith::constant(
-            self.context,
-            attribute,
-            self.location,
-        ))
+        self.op_value(melior::dialect::arith::constant(self.context, attribute, self.location))
     }
 
     /// Returns an f32 constant.
     fn constant(&self, value: f64) -> Value<'c, 'a> {
-        let attribute: Attribute =
-            FloatAttribute::new(self.context, Type::float32(self.context), value).into();
+        let attribute: Attribute = FloatAttribute::new(self.context, Type::float32(self.context), value).into();
         self.op(OperationBuilder::new("arith.constant", self.location)
             .add_attributes(&[(Identifier::new(self.context, "value"), attribute)])
             .add_results(&[Type::float32(self.context)]))
@@ -458,10 +433,7 @@ impl<'c, 'a> Emitter<'c, 'a> {
                 attribute("intrin", &format!("\"{intrinsic}\"")),
                 attribute("fastmathFlags", &format!("#llvm.fastmath<{flags}>")),
                 attribute("op_bundle_sizes", "array<i32>"),
-                attribute(
-                    "operandSegmentSizes",
-                    &format!("array<i32: {}, 0>", operands.len()),
-                ),
+                attribute("operandSegmentSizes", &format!("array<i32: {}, 0>", operands.len())),
             ]))
     }
 }

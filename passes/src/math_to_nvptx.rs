@@ -44,20 +44,14 @@ pub const NVPTX: MathLowering = MathLowering {
     follow: &["math.exp", "math.log"],
     rules: &[
         ("math.powf", Rule::PowBySign),
+        ("math.exp", Rule::ScaleInput("llvm.nvvm.ex2.approx.f32", LOG2_E)),
         (
-            "math.exp",
-            Rule::ScaleInput("llvm.nvvm.ex2.approx.f32", LOG2_E),
+            "math.exp2",
+            Rule::FlushedWhenFast("llvm.nvvm.ex2.approx.f32", "llvm.nvvm.ex2.approx.ftz.f32"),
         ),
-        ("math.exp2", Rule::FlushedWhenFast("llvm.nvvm.ex2.approx.f32", "llvm.nvvm.ex2.approx.ftz.f32")),
-        (
-            "math.log",
-            Rule::ScaleOutput("llvm.nvvm.lg2.approx.f", LN_2),
-        ),
+        ("math.log", Rule::ScaleOutput("llvm.nvvm.lg2.approx.f", LN_2)),
         ("math.log2", Rule::Intrinsic("llvm.nvvm.lg2.approx.f")),
-        (
-            "math.log10",
-            Rule::ScaleOutput("llvm.nvvm.lg2.approx.f", LOG10_2),
-        ),
+        ("math.log10", Rule::ScaleOutput("llvm.nvvm.lg2.approx.f", LOG10_2)),
         ("math.rsqrt", Rule::Intrinsic("llvm.nvvm.rsqrt.approx.f")),
         ("math.sqrt", Rule::Intrinsic("llvm.sqrt.f32")),
         ("math.tanh", Rule::Approximate("llvm.tanh.f32")),

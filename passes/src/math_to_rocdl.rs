@@ -54,27 +54,16 @@ pub const ROCDL: MathLowering = MathLowering {
         ("math.exp2", Rule::Intrinsic("llvm.amdgcn.exp2.f32")),
         ("math.log", Rule::ScaleOutput("llvm.amdgcn.log.f32", LN_2)),
         ("math.log2", Rule::Intrinsic("llvm.amdgcn.log.f32")),
-        (
-            "math.log10",
-            Rule::ScaleOutput("llvm.amdgcn.log.f32", LOG10_2),
-        ),
+        ("math.log10", Rule::ScaleOutput("llvm.amdgcn.log.f32", LOG10_2)),
         ("math.rsqrt", Rule::Intrinsic("llvm.amdgcn.rsq.f32")),
         ("math.sqrt", Rule::Intrinsic("llvm.sqrt.f32")),
         (
             "math.sin",
-            Rule::Revolutions(
-                "llvm.amdgcn.sin.f32",
-                "llvm.amdgcn.fract.f32",
-                REVOLUTIONS_PER_RADIAN,
-            ),
+            Rule::Revolutions("llvm.amdgcn.sin.f32", "llvm.amdgcn.fract.f32", REVOLUTIONS_PER_RADIAN),
         ),
         (
             "math.cos",
-            Rule::Revolutions(
-                "llvm.amdgcn.cos.f32",
-                "llvm.amdgcn.fract.f32",
-                REVOLUTIONS_PER_RADIAN,
-            ),
+            Rule::Revolutions("llvm.amdgcn.cos.f32", "llvm.amdgcn.fract.f32", REVOLUTIONS_PER_RADIAN),
         ),
         ("math.absf", Rule::Intrinsic("llvm.fabs.f32")),
         ("math.floor", Rule::Intrinsic("llvm.floor.f32")),
@@ -123,7 +112,9 @@ fn bound_by_constant(root: melior::ir::OperationRef) {
         let rewriter = rewriter.as_rewriter_base();
         for (name, maximum) in [("arith.maximumf", true), ("arith.minimumf", false)] {
             for op in find_ops(root, name) {
-                let (Ok(a), Ok(b)) = (op.operand(0), op.operand(1)) else { continue };
+                let (Ok(a), Ok(b)) = (op.operand(0), op.operand(1)) else {
+                    continue;
+                };
                 if !a.r#type().is_float() {
                     continue;
                 }
@@ -168,7 +159,11 @@ mod tests {
             return f64::NAN;
         }
         if x == c {
-            let negative = if maximum { x.is_sign_negative() && c.is_sign_negative() } else { x.is_sign_negative() || c.is_sign_negative() };
+            let negative = if maximum {
+                x.is_sign_negative() && c.is_sign_negative()
+            } else {
+                x.is_sign_negative() || c.is_sign_negative()
+            };
             return if negative { -x.abs() } else { x.abs() };
         }
         if (x > c) == maximum { x } else { c }
@@ -188,7 +183,19 @@ mod tests {
 
     #[test]
     fn the_select_is_the_maximum_and_minimum_bit_for_bit() {
-        let values = [0.0, -0.0, 1.0, -1.0, 2.5, -2.5, f64::MIN_POSITIVE / 2.0, -f64::MIN_POSITIVE / 2.0, f64::INFINITY, f64::NEG_INFINITY, f64::NAN];
+        let values = [
+            0.0,
+            -0.0,
+            1.0,
+            -1.0,
+            2.5,
+            -2.5,
+            f64::MIN_POSITIVE / 2.0,
+            -f64::MIN_POSITIVE / 2.0,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+        ];
         for maximum in [true, false] {
             for &c in values.iter().filter(|c| !c.is_nan()) {
                 for &x in &values {

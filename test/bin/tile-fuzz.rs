@@ -28,7 +28,11 @@ const USAGE: &str = "usage: tile-fuzz [--seed N] [--runs N] [--jobs N] [--timeou
 
 /// Prints what a case writer (`--gpu-cases`) did with `what` (its failures, then a summary) and
 /// returns the exit status: 1 when a program failed to prepare.
-fn report_cases(result: Result<(usize, usize, Vec<String>), String>, what: &str, directory: &std::path::Path) -> ExitCode {
+fn report_cases(
+    result: Result<(usize, usize, Vec<String>), String>,
+    what: &str,
+    directory: &std::path::Path,
+) -> ExitCode {
     match result {
         Ok((written, skipped, failures)) => {
             for failure in &failures {
@@ -39,7 +43,11 @@ fn report_cases(result: Result<(usize, usize, Vec<String>), String>, what: &str,
                 directory.display(),
                 failures.len()
             );
-            if failures.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE }
+            if failures.is_empty() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            }
         }
         Err(message) => {
             eprintln!("error: {message}");
@@ -49,8 +57,7 @@ fn report_cases(result: Result<(usize, usize, Vec<String>), String>, what: &str,
 }
 
 fn main() -> ExitCode {
-    let (mut seed, mut runs, mut jobs, mut timeout, mut budget) =
-        (1u64, 1000u64, 2usize, 60u64, 200usize);
+    let (mut seed, mut runs, mut jobs, mut timeout, mut budget) = (1u64, 1000u64, 2usize, 60u64, 200usize);
     let mut generate = None;
     let (mut start, mut jobs_given, mut check_one, mut print_only) = (0u64, false, None, false);
     let mut only = None;
@@ -77,10 +84,7 @@ fn main() -> ExitCode {
             "--check-one" | "--print" => {
                 let (s, i) = (value().parse(), value().parse());
                 print_only = arg == "--print";
-                s.ok()
-                    .zip(i.ok())
-                    .map(|pair| check_one = Some(pair))
-                    .is_some()
+                s.ok().zip(i.ok()).map(|pair| check_one = Some(pair)).is_some()
             }
             "--timeout" => value().parse().map(|v| timeout = v).is_ok(),
             "--minimize" => value().parse().map(|v| budget = v).is_ok(),
@@ -142,7 +146,8 @@ fn main() -> ExitCode {
     if let (false, Some(directory)) = (files.is_empty(), &gpu_cases) {
         // The sm_90a cases of program files, for bench/generated_check.py on the GPU machine.
         let _ = std::fs::remove_dir_all(directory);
-        let result = tile_tests::generate::write_program_cases(directory, &files, with_cpu, |line| eprintln!("  {line}"));
+        let result =
+            tile_tests::generate::write_program_cases(directory, &files, with_cpu, |line| eprintln!("  {line}"));
         let _ = std::fs::remove_dir_all(&work);
         return report_cases(result, &format!("{} programs", files.len()), directory);
     }
@@ -150,18 +155,14 @@ fn main() -> ExitCode {
         // The sm_90a cases of generated programs, for bench/generated_check.py on the GPU machine.
         let started = std::time::Instant::now();
         let _ = std::fs::remove_dir_all(directory);
-        let result = tile_tests::generate::write_gpu_cases(
-            directory,
-            seed,
-            start,
-            programs,
-            with_cpu,
-            |_, line| {
-                eprintln!("  {line}");
-            },
-        );
+        let result = tile_tests::generate::write_gpu_cases(directory, seed, start, programs, with_cpu, |_, line| {
+            eprintln!("  {line}");
+        });
         let _ = std::fs::remove_dir_all(&work);
-        let what = format!("{programs} generated programs of seed {seed} in {:.0} s", started.elapsed().as_secs_f64());
+        let what = format!(
+            "{programs} generated programs of seed {seed} in {:.0} s",
+            started.elapsed().as_secs_f64()
+        );
         return report_cases(result, &what, directory);
     }
     if let Some(programs) = generate {
@@ -170,11 +171,7 @@ fn main() -> ExitCode {
         let jobs = if jobs_given { jobs.max(1) } else { 1 };
         let timeout = Duration::from_secs(if timeout == 60 { 600 } else { timeout });
         let summary = generated_run(&bin, seed, start, programs, jobs, timeout);
-        return if summary {
-            ExitCode::SUCCESS
-        } else {
-            ExitCode::FAILURE
-        };
+        return if summary { ExitCode::SUCCESS } else { ExitCode::FAILURE };
     }
     let runner = fuzz::Runner {
         bin,
@@ -197,23 +194,15 @@ fn main() -> ExitCode {
     });
     // Mutants that targets disagree on and whose behaviour the interpreter finds undefined are
     // counted apart: kept (unminimized) for a look, never failures.
-    let (excused, failures): (Vec<_>, Vec<_>) =
-        failures.into_iter().partition(fuzz::Failure::is_excused);
-    let (inconclusive, excused): (Vec<_>, Vec<_>) = excused
-        .into_iter()
-        .partition(fuzz::Failure::is_inconclusive);
-    let (undefined, non_finite): (Vec<_>, Vec<_>) = excused
-        .into_iter()
-        .partition(fuzz::Failure::is_undefined_input);
+    let (excused, failures): (Vec<_>, Vec<_>) = failures.into_iter().partition(fuzz::Failure::is_excused);
+    let (inconclusive, excused): (Vec<_>, Vec<_>) = excused.into_iter().partition(fuzz::Failure::is_inconclusive);
+    let (undefined, non_finite): (Vec<_>, Vec<_>) = excused.into_iter().partition(fuzz::Failure::is_undefined_input);
     let distinct = fuzz::distinct(&failures);
     let mut kinds = std::collections::BTreeMap::<&str, usize>::new();
     for failure in &undefined {
         *kinds.entry(failure.undefined_kind()).or_default() += 1;
     }
-    let kinds: Vec<String> = kinds
-        .iter()
-        .map(|(kind, count)| format!("{count} {kind}"))
-        .collect();
+    let kinds: Vec<String> = kinds.iter().map(|(kind, count)| format!("{count} {kind}")).collect();
     println!(
         "tile-fuzz: seed {seed}, {runs} runs in {:.0} s ({} succeeded): {} failing runs, {} distinct; {} undefined inputs{}; {} Vulkan differences only at NaN or infinities; {} inconclusive (machine loaded)",
         started.elapsed().as_secs_f64(),
@@ -358,24 +347,14 @@ impl Counts {
     }
 
     fn line(&self) -> String {
-        format!(
-            "{} pass, {} fail, {} skipped",
-            self.pass, self.fail, self.skipped
-        )
+        format!("{} pass, {} fail, {} skipped", self.pass, self.fail, self.skipped)
     }
 }
 
 /// Runs generated programs `start..start + programs` of `seed` on `jobs` threads, each program in
 /// a child process; prints failures as they come and the summary at the end. Returns true when
 /// none failed.
-fn generated_run(
-    bin: &std::path::Path,
-    seed: u64,
-    start: u64,
-    programs: u64,
-    jobs: usize,
-    timeout: Duration,
-) -> bool {
+fn generated_run(bin: &std::path::Path, seed: u64, start: u64, programs: u64, jobs: usize, timeout: Duration) -> bool {
     use std::sync::{
         Mutex,
         atomic::{AtomicU64, Ordering},
@@ -412,9 +391,7 @@ fn generated_run(
                     let report = tile_tests::failure_report(seed, index, &program, &result);
                     let mut totals = totals.lock().expect("totals");
                     totals.done += 1;
-                    totals
-                        .slowest
-                        .push((seconds, index, program.summary.clone()));
+                    totals.slowest.push((seconds, index, program.summary.clone()));
                     totals.slowest.sort_by(|a, b| b.0.total_cmp(&a.0));
                     totals.slowest.truncate(5);
                     totals.gemms += program.gemms;
@@ -462,10 +439,7 @@ fn generated_run(
         totals.pipelined
     );
     println!("  CPU reference vs interpreter: {}", totals.cpu.line());
-    println!(
-        "  Vulkan (lavapipe) vs interpreter: {}",
-        totals.vulkan.line()
-    );
+    println!("  Vulkan (lavapipe) vs interpreter: {}", totals.vulkan.line());
     for (target, counts) in [("CPU", &totals.cpu), ("Vulkan", &totals.vulkan)] {
         for (reason, count) in &counts.reasons {
             println!("  {target} skipped {count}x: {reason}");

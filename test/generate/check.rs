@@ -88,15 +88,9 @@ fn compare(
     bounds: &[Vec<f64>],
 ) -> Verdict {
     let mut worst: f64 = 0.0;
-    for (index, argument) in function
-        .arguments
-        .iter()
-        .enumerate()
-        .filter(|(_, a)| a.output)
-    {
+    for (index, argument) in function.arguments.iter().enumerate().filter(|(_, a)| a.output) {
         let bound = program.tolerance(argument.element);
-        let (error, mismatches) =
-            tile_run::compare_bounded(&data[index], &reference[index], bound, &bounds[index]);
+        let (error, mismatches) = tile_run::compare_bounded(&data[index], &reference[index], bound, &bounds[index]);
         worst = worst.max(error);
         if !mismatches.is_empty() {
             let shape = &reference[index].shape;
@@ -111,9 +105,7 @@ fn compare(
             };
             let first: Vec<String> = mismatches
                 .iter()
-                .map(|(element, got, expected)| {
-                    format!("{} got {got}, interpreter {expected}", at(*element))
-                })
+                .map(|(element, got, expected)| format!("{} got {got}, interpreter {expected}", at(*element)))
                 .collect();
             return Verdict::Fail(format!(
                 "output %arg{index} ({}, tolerance {bound:.1e}): worst relative error {error:.3e}; {}",
@@ -158,20 +150,17 @@ pub fn check(
     };
     let path_text = path.to_string_lossy().into_owned();
     let parse = || tile_dialect::driver::parse_file(&context, &path_text);
-    let module =
-        parse().ok_or_else(|| format!("the program does not parse or verify: {}", errors()))?;
+    let module = parse().ok_or_else(|| format!("the program does not parse or verify: {}", errors()))?;
     let functions = tile_run::host_functions(&module).map_err(|e| format!("{e}: {}", errors()))?;
     let interp = tile_run::InterpProgram::new(&module);
     let cpu = {
         let mut module = parse().ok_or("the program does not parse again")?;
-        tile_run::CpuProgram::compile(&context, &mut module)
-            .map_err(|e| format!("{e}: {}", errors()))
+        tile_run::CpuProgram::compile(&context, &mut module).map_err(|e| format!("{e}: {}", errors()))
     };
     messages.borrow_mut().clear();
     let gpu = vulkan.map(|_| {
         let mut module = parse().ok_or("the program does not parse again")?;
-        tile_run::VulkanProgram::compile(&context, &mut module, "spirv")
-            .map_err(|e| format!("{e}: {}", errors()))
+        tile_run::VulkanProgram::compile(&context, &mut module, "spirv").map_err(|e| format!("{e}: {}", errors()))
     });
     let mut random = tile_run::buffer::Random::new(input_seed);
     let mut outcome = Outcome {
@@ -179,12 +168,10 @@ pub fn check(
         vulkan: match (&gpu, vulkan) {
             (_, None) => Verdict::Skipped("no Vulkan device".into()),
             // A refusal must be located in the program; anything else is a failure.
-            (Some(Err(refusal)), _) if refusal.contains(".mlir:") => {
-                Verdict::Skipped(refusal.clone())
+            (Some(Err(refusal)), _) if refusal.contains(".mlir:") => Verdict::Skipped(refusal.clone()),
+            (Some(Err(refusal)), _) => {
+                Verdict::Fail(format!("SPIR-V compilation failed without a located error: {refusal}"))
             }
-            (Some(Err(refusal)), _) => Verdict::Fail(format!(
-                "SPIR-V compilation failed without a located error: {refusal}"
-            )),
             _ => Verdict::Pass(0.0),
         },
     };
@@ -212,9 +199,7 @@ pub fn check(
             };
             merge(&mut outcome.cpu, verdict);
         }
-        if let (Some(Ok(program_gpu)), Some(device), Verdict::Pass(_)) =
-            (&gpu, vulkan, &outcome.vulkan)
-        {
+        if let (Some(Ok(program_gpu)), Some(device), Verdict::Pass(_)) = (&gpu, vulkan, &outcome.vulkan) {
             let mut data = inputs.clone();
             let verdict = match program_gpu.run(device, &function.name, &mut data) {
                 Ok(()) => compare(program, function, &data, &reference, &bounds),

@@ -92,24 +92,14 @@ fn ragged(rng: &mut Rng, tile: usize, blocks: usize) -> usize {
 
 impl Plan {
     fn pick(rng: &mut Rng) -> Self {
-        let shape = *rng.pick(&[
-            Shape::Single,
-            Shape::Single,
-            Shape::Dual,
-            Shape::Sum,
-            Shape::Chain,
-        ]);
+        let shape = *rng.pick(&[Shape::Single, Shape::Single, Shape::Dual, Shape::Sum, Shape::Chain]);
         let m = *rng.pick(&[16usize, 32, 64, 64]);
         let n = *rng.pick(&[8usize, 16, 24, 32, 64]);
         let k = *rng.pick(&[8usize, 16, 16, 32, 64]);
         let k_tiles = 1 + rng.below(4);
         let k_total = ragged(rng, k, k_tiles);
         let m_blocks = 1 + rng.below(2);
-        let n_blocks = if shape == Shape::Chain {
-            1
-        } else {
-            1 + rng.below(2)
-        };
+        let n_blocks = if shape == Shape::Chain { 1 } else { 1 + rng.below(2) };
         let lead = match rng.below(6) {
             0 | 1 => vec![1 + rng.below(3)],
             2 => vec![1 + rng.below(2), 1 + rng.below(3)],
@@ -126,7 +116,11 @@ impl Plan {
         // products into it: the single and sum shapes), with K in steps of 32 as the i8 tensor-core
         // instructions take it.
         let integer = element == "i8";
-        let shape = if integer && !matches!(shape, Shape::Single | Shape::Sum) { Shape::Single } else { shape };
+        let shape = if integer && !matches!(shape, Shape::Single | Shape::Sum) {
+            Shape::Single
+        } else {
+            shape
+        };
         let k = if integer { *rng.pick(&[32usize, 64]) } else { k };
         let k_total = if integer { ragged(rng, k, k_tiles) } else { k_total };
         Plan {
@@ -173,14 +167,7 @@ impl Plan {
     fn bytes(&self) -> usize {
         let input = if self.integer() { 1 } else { 2 };
         let (m, n, k) = (self.m, self.n, self.k);
-        let a = m
-            * k
-            * input
-            * if self.a == AOperand::SharedThenFragment {
-                2
-            } else {
-                1
-            };
+        let a = m * k * input * if self.a == AOperand::SharedThenFragment { 2 } else { 1 };
         let b = k * n * input;
         // i8: the i32 accumulator and its f32 conversion.
         let c = m * n * 4 * if self.integer() { 2 } else { 1 };
@@ -209,15 +196,8 @@ impl Plan {
         // A fragment A operand has no register rule without tensor cores: the plain strategy reads
         // it at computed indices from a copy on every thread, which lavapipe runs slowly (seconds
         // for a 64x16 operand on 64 threads), so such operands stay small and on 128 threads.
-        let fragment_a =
-            self.a != AOperand::Shared || (self.shape == Shape::Chain && !self.p_shared);
-        let small_a = self.m
-            * self.k.max(if self.shape == Shape::Chain {
-                self.n
-            } else {
-                0
-            })
-            <= 512;
+        let fragment_a = self.a != AOperand::Shared || (self.shape == Shape::Chain && !self.p_shared);
+        let small_a = self.m * self.k.max(if self.shape == Shape::Chain { self.n } else { 0 }) <= 512;
         // lavapipe compiles kernels whose per-thread loops divide by 24 (N = 24) very slowly at
         // most sizes (LLVM 15 in llvmpipe unrolls them and splits the result at every barrier:
         // minutes for a 64x24x64 gemm on 64 threads; the code is valid and correct), so N = 24
@@ -307,11 +287,7 @@ pub fn program(rng: &mut Rng) -> Program {
             },
             e,
         ),
-        lead: if p.b_batched {
-            lead_names.clone()
-        } else {
-            Vec::new()
-        },
+        lead: if p.b_batched { lead_names.clone() } else { Vec::new() },
     };
     let a_global = |name: &str| Tensor {
         name: name.into(),
@@ -408,11 +384,7 @@ pub fn program(rng: &mut Rng) -> Program {
     } else {
         ("%gx, %gy, %gz", "%bx, %by, %bz")
     };
-    w!(
-        text,
-        "  tile.kernel grid({grid}) threads({}) ({ids}) {{",
-        p.threads
-    );
+    w!(text, "  tile.kernel grid({grid}) threads({}) ({ids}) {{", p.threads);
     if p.lead.len() == 2 {
         w!(text, "    %lb = arith.divui %bz, %heads : index");
         w!(text, "    %lh = arith.remui %bz, %heads : index");
@@ -420,20 +392,16 @@ pub fn program(rng: &mut Rng) -> Program {
     w!(text, "    %m0 = arith.muli %by, %cm : index");
     w!(text, "    %n0 = arith.muli %bx, %cn : index");
     w!(text, "    %o0 = arith.muli %bx, %cn2 : index");
-    let a_tile = if p.transpose_a {
-        [p.k, p.m]
-    } else {
-        [p.m, p.k]
-    };
-    let b_tile = if p.transpose_b {
-        [p.n, p.k]
-    } else {
-        [p.k, p.n]
-    };
+    let a_tile = if p.transpose_a { [p.k, p.m] } else { [p.m, p.k] };
+    let b_tile = if p.transpose_b { [p.n, p.k] } else { [p.k, p.n] };
     let (st_a, fr_a, st_b) = (shared(a_tile, e), fragment(&a_tile, e), shared(b_tile, e));
     // The accumulators' type: i32 for i8 products (converted to the f32 `c` after the loop).
     let c = fragment(&[p.m, p.n], "f32");
-    let acc_type = if integer { fragment(&[p.m, p.n], "i32") } else { c.clone() };
+    let acc_type = if integer {
+        fragment(&[p.m, p.n], "i32")
+    } else {
+        c.clone()
+    };
     let a_names: Vec<&str> = if p.shape == Shape::Sum {
         vec!["A", "A2"]
     } else {
@@ -473,10 +441,7 @@ pub fn program(rng: &mut Rng) -> Program {
     let indent = if p.stages.is_some() { "      " } else { "    " };
     let k0 = match p.stages {
         Some(stages) => {
-            w!(
-                text,
-                "    tile.pipelined %k = %c0 to %kt stages({stages}) {{"
-            );
+            w!(text, "    tile.pipelined %k = %c0 to %kt stages({stages}) {{");
             w!(text, "      %kk = arith.muli %k, %ck : index");
             "%kk"
         }
@@ -484,52 +449,27 @@ pub fn program(rng: &mut Rng) -> Program {
     };
     // A chain's block covers the whole hidden dimension: its first gemm starts at column 0.
     let n_loop = if chain_shape { "%c0" } else { "%n0" };
-    let find = |name: &str| {
-        arguments
-            .iter()
-            .find(|t| t.name == name)
-            .expect("an argument")
-    };
+    let find = |name: &str| arguments.iter().find(|t| t.name == name).expect("an argument");
     let mut gemm_count = 0;
     for (index, a) in a_names.iter().enumerate() {
         let tensor = find(a);
-        let at = tensor.at(if p.transpose_a {
-            [k0, "%m0"]
-        } else {
-            ["%m0", k0]
-        });
+        let at = tensor.at(if p.transpose_a { [k0, "%m0"] } else { ["%m0", k0] });
         let operand = match p.a {
             AOperand::Shared => {
-                w!(
-                    text,
-                    "{indent}tile.copy {at}, %{a}s : {}, {st_a}",
-                    tensor.ty
-                );
+                w!(text, "{indent}tile.copy {at}, %{a}s : {}, {st_a}", tensor.ty);
                 format!("%{a}s")
             }
             AOperand::Fragment => {
-                w!(
-                    text,
-                    "{indent}tile.copy {at}, %{a}f : {}, {fr_a}",
-                    tensor.ty
-                );
+                w!(text, "{indent}tile.copy {at}, %{a}f : {}, {fr_a}", tensor.ty);
                 format!("%{a}f")
             }
             AOperand::SharedThenFragment => {
-                w!(
-                    text,
-                    "{indent}tile.copy {at}, %{a}s : {}, {st_a}",
-                    tensor.ty
-                );
+                w!(text, "{indent}tile.copy {at}, %{a}s : {}, {st_a}", tensor.ty);
                 w!(text, "{indent}tile.copy %{a}s, %{a}f : {st_a}, {fr_a}");
                 format!("%{a}f")
             }
         };
-        let a_type = if p.a == AOperand::Shared {
-            &st_a
-        } else {
-            &fr_a
-        };
+        let a_type = if p.a == AOperand::Shared { &st_a } else { &fr_a };
         let pairs: Vec<(&str, &str)> = match p.shape {
             Shape::Dual => vec![("B", "C"), ("B2", "C2")],
             Shape::Sum => vec![(b_names[index], "C")],
@@ -537,16 +477,8 @@ pub fn program(rng: &mut Rng) -> Program {
         };
         for (b, acc) in pairs {
             let tensor = find(b);
-            let bt = tensor.at(if p.transpose_b {
-                [n_loop, k0]
-            } else {
-                [k0, n_loop]
-            });
-            w!(
-                text,
-                "{indent}tile.copy {bt}, %{b}s : {}, {st_b}",
-                tensor.ty
-            );
+            let bt = tensor.at(if p.transpose_b { [n_loop, k0] } else { [k0, n_loop] });
+            w!(text, "{indent}tile.copy {bt}, %{b}s : {}, {st_b}", tensor.ty);
             let attributes = match (p.transpose_a, p.transpose_b) {
                 (false, false) => "",
                 (true, false) => " {transpose_a}",
@@ -613,23 +545,11 @@ pub fn program(rng: &mut Rng) -> Program {
                 w!(text, "    %Pf = tile.alloc_fragment : {p_type}");
             }
             w!(text, "    tile.copy %C, {p_name} : {c}, {p_type}");
-            let w_tile = if p.transpose_b2 {
-                [p.n2, p.n]
-            } else {
-                [p.n, p.n2]
-            };
+            let w_tile = if p.transpose_b2 { [p.n2, p.n] } else { [p.n, p.n2] };
             let w_type = shared(w_tile, e);
-            let w_at = if p.transpose_b2 {
-                "%W[%o0, %c0]"
-            } else {
-                "%W[%c0, %o0]"
-            };
+            let w_at = if p.transpose_b2 { "%W[%o0, %c0]" } else { "%W[%c0, %o0]" };
             w!(text, "    %Ws = tile.alloc_shared : {w_type}");
-            w!(
-                text,
-                "    tile.copy {w_at}, %Ws : {}, {w_type}",
-                find("W").ty
-            );
+            w!(text, "    tile.copy {w_at}, %Ws : {}, {w_type}", find("W").ty);
             let o = fragment(&[p.m, p.n2], "f32");
             w!(text, "    %O = tile.alloc_fragment : {o}");
             w!(text, "    tile.fill %O, %init : {o}");
@@ -646,28 +566,20 @@ pub fn program(rng: &mut Rng) -> Program {
         _ => {}
     }
     let f = fragment(&[p.m, out_columns], "f32");
-    let (n_origin, n_size) = if chain_shape {
-        ("%o0", p.n2)
-    } else {
-        ("%n0", p.n)
-    };
+    let (n_origin, n_size) = if chain_shape { ("%o0", p.n2) } else { ("%n0", p.n) };
     for (index, stage) in stages.iter().enumerate() {
         // One tile.parallel over the output: `lines` compute `input` from %v, then a chain.
-        let body = |text: &mut String,
-                    rng: &mut Rng,
-                    name: &str,
-                    input: &str,
-                    extra: Option<&str>,
-                    lines: &[String]| {
-            w!(text, "    tile.parallel (%i, %j) in ({}, {n_size}) {{", p.m);
-            w!(text, "      %v = memref.load %{out}[%i, %j] : {f}");
-            for line in lines {
-                w!(text, "      {line}");
-            }
-            let result = chain(rng, text, &format!("{name}{index}_"), input, extra);
-            w!(text, "      memref.store {result}, %{out}[%i, %j] : {f}");
-            w!(text, "    }}");
-        };
+        let body =
+            |text: &mut String, rng: &mut Rng, name: &str, input: &str, extra: Option<&str>, lines: &[String]| {
+                w!(text, "    tile.parallel (%i, %j) in ({}, {n_size}) {{", p.m);
+                w!(text, "      %v = memref.load %{out}[%i, %j] : {f}");
+                for line in lines {
+                    w!(text, "      {line}");
+                }
+                let result = chain(rng, text, &format!("{name}{index}_"), input, extra);
+                w!(text, "      memref.store {result}, %{out}[%i, %j] : {f}");
+                w!(text, "    }}");
+            };
         match stage {
             0 => {
                 notes.push("map");
@@ -808,11 +720,7 @@ pub fn program(rng: &mut Rng) -> Program {
         },
         notes.join(", "),
         p.output,
-        if text.contains("%Ys") {
-            " through shared"
-        } else {
-            ""
-        },
+        if text.contains("%Ys") { " through shared" } else { "" },
     );
     Program {
         text,

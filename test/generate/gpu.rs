@@ -80,10 +80,15 @@ const F8_PRODUCT_TOLERANCE: f64 = 3e-2;
 fn multiplies_f8(module: &melior::ir::Module) -> bool {
     use melior::ir::{ShapedTypeLike, ValueLike, operation::OperationLike};
     use tile_dialect::element::Element;
-    tile_dialect::ops::find_ops(module.as_operation(), "tile.gemm").iter().any(|gemm| {
-        let a = gemm.operand(0).ok().and_then(|a| tile_dialect::ops::as_memref(a.r#type()));
-        a.is_some_and(|memref| Element::of(memref.element()) == Some(Element::F8E4M3FN))
-    })
+    tile_dialect::ops::find_ops(module.as_operation(), "tile.gemm")
+        .iter()
+        .any(|gemm| {
+            let a = gemm
+                .operand(0)
+                .ok()
+                .and_then(|a| tile_dialect::ops::as_memref(a.r#type()));
+            a.is_some_and(|memref| Element::of(memref.element()) == Some(Element::F8E4M3FN))
+        })
 }
 
 /// [`write_gpu_case`] with the comparison's tolerance for an output of each element type (at
@@ -101,12 +106,16 @@ fn write_case(
     use serde_json::json;
 
     let context = tile_run::context();
-    let parse = || {
-        Module::parse(&context, text).ok_or_else(|| format!("{name}: the program does not parse"))
-    };
+    let parse = || Module::parse(&context, text).ok_or_else(|| format!("{name}: the program does not parse"));
     let module = parse()?;
     let f8_products = multiplies_f8(&module);
-    let tolerance = |element| if f8_products { tolerance(element).max(F8_PRODUCT_TOLERANCE) } else { tolerance(element) };
+    let tolerance = |element| {
+        if f8_products {
+            tolerance(element).max(F8_PRODUCT_TOLERANCE)
+        } else {
+            tolerance(element)
+        }
+    };
     let functions = tile_run::host_functions(&module)?;
     // Replayable: each host function launches its kernels one after another, nothing else.
     let mut launches = std::collections::HashMap::new();
@@ -128,12 +137,7 @@ fn write_case(
         let mut inner = body.first_operation();
         while let Some(host_op) = inner {
             inner = host_op.next_in_block();
-            let op_name = host_op
-                .name()
-                .as_string_ref()
-                .as_str()
-                .unwrap_or_default()
-                .to_owned();
+            let op_name = host_op.name().as_string_ref().as_str().unwrap_or_default().to_owned();
             if !replayable_host_op(&op_name) {
                 return Ok(CaseOutcome::Skipped(format!(
                     "@{function} runs {op_name} on the host (not a sequence of launches)"
@@ -145,10 +149,7 @@ fn write_case(
     }
     let compilation = match tile_compiler::compile_source(text, &format!("{name}.mlir"), "sm_90a") {
         Ok(compilation) => compilation,
-        Err(
-            error @ (tile_compiler::Error::Lowering { .. }
-            | tile_compiler::Error::CodeGeneration { .. }),
-        ) => {
+        Err(error @ (tile_compiler::Error::Lowering { .. } | tile_compiler::Error::CodeGeneration { .. })) => {
             let first = error
                 .diagnostics()
                 .first()
@@ -161,8 +162,7 @@ fn write_case(
     let case = directory.join(name);
     std::fs::create_dir_all(&case).map_err(|e| format!("{}: {e}", case.display()))?;
     let write = |file: &str, bytes: &[u8]| {
-        std::fs::write(case.join(file), bytes)
-            .map_err(|e| format!("{}: {e}", case.join(file).display()))
+        std::fs::write(case.join(file), bytes).map_err(|e| format!("{}: {e}", case.join(file).display()))
     };
     write("program.mlir", text.as_bytes())?;
     let interp = tile_run::InterpProgram::new(&module);
@@ -199,21 +199,14 @@ fn write_case(
                 .flatten()
                 .any(|binding| binding.host_argument < 0 || binding.host_argument >= arguments);
             let host_scalar = manifest.grid.iter().any(reads_host_scalar)
-                || manifest
-                    .params
-                    .iter()
-                    .flatten()
-                    .any(|param| match &param.kind {
-                        tile_manifest::ParamKind::Scalar { value, .. } => reads_host_scalar(value),
-                        tile_manifest::ParamKind::TensorMap { host_argument, .. }
-                        | tile_manifest::ParamKind::Memref { host_argument, .. } => {
-                            *host_argument < 0 || *host_argument >= arguments
-                        }
-                    });
-            if bad_binding
-                || host_scalar
-                || (manifest.bindings.is_none() && manifest.params.is_none())
-            {
+                || manifest.params.iter().flatten().any(|param| match &param.kind {
+                    tile_manifest::ParamKind::Scalar { value, .. } => reads_host_scalar(value),
+                    tile_manifest::ParamKind::TensorMap { host_argument, .. }
+                    | tile_manifest::ParamKind::Memref { host_argument, .. } => {
+                        *host_argument < 0 || *host_argument >= arguments
+                    }
+                });
+            if bad_binding || host_scalar || (manifest.bindings.is_none() && manifest.params.is_none()) {
                 let _ = std::fs::remove_dir_all(&case);
                 return Ok(CaseOutcome::Skipped(format!(
                     "kernel {} binds a buffer that is no host argument, or a host scalar",
@@ -224,10 +217,7 @@ fn write_case(
                 return Err(format!("{name}: kernel {} has no PTX", kernel.name));
             };
             write(&format!("{}.ptx", kernel.name), ptx.as_bytes())?;
-            write(
-                &format!("{}.json", kernel.name),
-                manifest.to_json().as_bytes(),
-            )?;
+            write(&format!("{}.json", kernel.name), manifest.to_json().as_bytes())?;
             kernel_names.push(kernel.name.clone());
         }
         let inputs = tile_run::buffers(function, &mut random, 256);
@@ -252,15 +242,8 @@ fn write_case(
             });
             if argument.output {
                 // tile-run's poison: NaN for floats, 0 for integers (see tile_run::buffers).
-                entry["fill"] = json!(if argument.element.is_float() {
-                    "nan"
-                } else {
-                    "zero"
-                });
-                write(
-                    &format!("{stem}.interp.bin"),
-                    interpreted[index].clone().bytes_mut(),
-                )?;
+                entry["fill"] = json!(if argument.element.is_float() { "nan" } else { "zero" });
+                write(&format!("{stem}.interp.bin"), interpreted[index].clone().bytes_mut())?;
                 entry["interp"] = json!(format!("{stem}.interp.bin"));
                 if let Some(data) = &mut cpu_results {
                     write(&format!("{stem}.cpu.bin"), data[index].bytes_mut())?;
@@ -286,9 +269,7 @@ fn write_case(
     });
     write(
         "case.json",
-        serde_json::to_string_pretty(&index)
-            .unwrap_or_default()
-            .as_bytes(),
+        serde_json::to_string_pretty(&index).unwrap_or_default().as_bytes(),
     )?;
     Ok(CaseOutcome::Written)
 }
@@ -326,12 +307,16 @@ pub fn write_gpu_cases(
             progress(index, &format!("{} programs prepared", index + 1));
         }
     }
-    log.finish(directory, cpu, serde_json::json!({
-        "generator": "tile_tests::generate::program",
-        "seed": seed,
-        "start": start,
-        "programs": count,
-    }))
+    log.finish(
+        directory,
+        cpu,
+        serde_json::json!({
+            "generator": "tile_tests::generate::program",
+            "seed": seed,
+            "start": start,
+            "programs": count,
+        }),
+    )
 }
 
 /// Writes the sm_90a case of each program file of `programs` (named by its file stem; inputs of
@@ -347,7 +332,9 @@ pub fn write_program_cases(
     std::fs::create_dir_all(directory).map_err(|e| format!("{}: {e}", directory.display()))?;
     let mut log = Cases::default();
     for path in programs {
-        let name = path.file_stem().map_or_else(|| "program".to_owned(), |stem| stem.to_string_lossy().into_owned());
+        let name = path
+            .file_stem()
+            .map_or_else(|| "program".to_owned(), |stem| stem.to_string_lossy().into_owned());
         let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
         let outcome = write_gpu_case(directory, &name, &text, &path.display().to_string(), 1, cpu);
         log.record(name, outcome, &text, &mut progress);
@@ -367,7 +354,13 @@ struct Cases {
 impl Cases {
     /// Records program `name` (`text`), whose case `outcome` was, telling `progress` of a skip or a
     /// failure.
-    fn record(&mut self, name: String, outcome: Result<CaseOutcome, String>, text: &str, mut progress: impl FnMut(&str)) {
+    fn record(
+        &mut self,
+        name: String,
+        outcome: Result<CaseOutcome, String>,
+        text: &str,
+        mut progress: impl FnMut(&str),
+    ) {
         match outcome {
             Ok(CaseOutcome::Written) => self.cases.push(name),
             Ok(CaseOutcome::Skipped(reason)) => {
@@ -377,7 +370,8 @@ impl Cases {
             Err(message) => {
                 progress(&format!("{name}: FAILED: {message}"));
                 self.failures.push(format!("{message}\n--- program ---\n{text}"));
-                self.skipped.push(serde_json::json!({ "name": name, "reason": format!("preparation failed: {message}") }));
+                self.skipped
+                    .push(serde_json::json!({ "name": name, "reason": format!("preparation failed: {message}") }));
             }
         }
     }
@@ -385,14 +379,22 @@ impl Cases {
     /// Writes `directory`'s `index.json`: `index` (the writer's own fields) with the target,
     /// whether the CPU reference's results are there (`cpu`), the cases and the skipped programs.
     /// Returns (written, skipped, failures).
-    fn finish(self, directory: &std::path::Path, cpu: bool, mut index: serde_json::Value) -> Result<(usize, usize, Vec<String>), String> {
+    fn finish(
+        self,
+        directory: &std::path::Path,
+        cpu: bool,
+        mut index: serde_json::Value,
+    ) -> Result<(usize, usize, Vec<String>), String> {
         index["target"] = "sm_90a".into();
         index["cpu_results"] = cpu.into();
         let counts = (self.cases.len(), self.skipped.len());
         index["cases"] = self.cases.into();
         index["skipped"] = self.skipped.into();
-        std::fs::write(directory.join("index.json"), serde_json::to_string_pretty(&index).unwrap_or_default())
-            .map_err(|e| format!("{}: {e}", directory.display()))?;
+        std::fs::write(
+            directory.join("index.json"),
+            serde_json::to_string_pretty(&index).unwrap_or_default(),
+        )
+        .map_err(|e| format!("{}: {e}", directory.display()))?;
         Ok((counts.0, counts.1, self.failures))
     }
 }

@@ -40,11 +40,7 @@ pub fn program(rng: &mut Rng) -> Program {
     for k in 0..4 {
         writeln!(text, "  %k{k} = arith.constant {} : f32", literal(rng)).ok();
     }
-    writeln!(
-        text,
-        "  tile.kernel grid(%grid) threads({threads}) (%bx) {{"
-    )
-    .ok();
+    writeln!(text, "  tile.kernel grid(%grid) threads({threads}) (%bx) {{").ok();
     writeln!(text, "    %F = tile.alloc_fragment : {f}").ok();
     writeln!(text, "    %r = tile.alloc_fragment : {r}").ok();
     writeln!(text, "    %row = arith.muli %bx, %rows : index").ok();
@@ -87,16 +83,8 @@ pub fn program(rng: &mut Rng) -> Program {
                 writeln!(text, "      %v = memref.load %F[%i, %j] : {f}").ok();
                 writeln!(text, "      %m = memref.load %r[%i] : {r}").ok();
                 let scaled = chain(rng, &mut text, &format!("s{stage}_"), "%m", None);
-                writeln!(
-                    text,
-                    "      %gt{stage} = arith.cmpf ogt, %v, {scaled} : f32"
-                )
-                .ok();
-                writeln!(
-                    text,
-                    "      %w{stage} = arith.select %gt{stage}, %v, {scaled} : f32"
-                )
-                .ok();
+                writeln!(text, "      %gt{stage} = arith.cmpf ogt, %v, {scaled} : f32").ok();
+                writeln!(text, "      %w{stage} = arith.select %gt{stage}, %v, {scaled} : f32").ok();
                 writeln!(text, "      memref.store %w{stage}, %F[%i, %j] : {f}").ok();
                 writeln!(text, "    }}").ok();
             }
@@ -112,11 +100,7 @@ pub fn program(rng: &mut Rng) -> Program {
     let summary = format!(
         "{total}x{columns} in {grid} block(s) of {rows} rows, {threads} threads{}{}, stages [{}], then <{last}>",
         if ragged { ", ragged" } else { "" },
-        if through_shared {
-            ", through shared memory"
-        } else {
-            ""
-        },
+        if through_shared { ", through shared memory" } else { "" },
         names.join(", ")
     );
     Program {

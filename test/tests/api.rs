@@ -26,12 +26,7 @@ fn index_constant<'c>(context: &'c Context, value: i64, location: Location<'c>) 
     )
 }
 
-fn binary<'c>(
-    name: &str,
-    lhs: Value<'c, '_>,
-    rhs: Value<'c, '_>,
-    location: Location<'c>,
-) -> Operation<'c> {
+fn binary<'c>(name: &str, lhs: Value<'c, '_>, rhs: Value<'c, '_>, location: Location<'c>) -> Operation<'c> {
     OperationBuilder::new(name, location)
         .add_operands(&[lhs, rhs])
         .enable_result_type_inference()
@@ -116,24 +111,11 @@ fn build_gemm_relu(context: &Context) -> Module<'_> {
         .into();
     loop_body.append_operation(ops::copy(context, a, &[m0, k0], a_shared, &[], location).unwrap());
     loop_body.append_operation(ops::copy(context, b, &[k0, n0], b_shared, &[], location).unwrap());
-    loop_body.append_operation(
-        ops::gemm(
-            context,
-            [a_shared, b_shared, c_fragment],
-            false,
-            false,
-            location,
-        )
-        .unwrap(),
-    );
-    kernel_body
-        .append_operation(ops::pipelined(context, c0, c128, None, 3, loop_body, location).unwrap());
+    loop_body.append_operation(ops::gemm(context, [a_shared, b_shared, c_fragment], false, false, location).unwrap());
+    kernel_body.append_operation(ops::pipelined(context, c0, c128, None, 3, loop_body, location).unwrap());
 
     let relu = ops::body_block(context, 2, location);
-    let (i, j) = (
-        relu.argument(0).unwrap().into(),
-        relu.argument(1).unwrap().into(),
-    );
+    let (i, j) = (relu.argument(0).unwrap().into(), relu.argument(1).unwrap().into());
     let v = relu
         .append_operation(memref::load(c_fragment, &[i, j], location))
         .result(0)
@@ -146,8 +128,7 @@ fn build_gemm_relu(context: &Context) -> Module<'_> {
         .into();
     relu.append_operation(memref::store(r, c_fragment, &[i, j], location));
     kernel_body.append_operation(ops::parallel(context, &[128, 128], relu, location).unwrap());
-    kernel_body
-        .append_operation(ops::copy(context, c_fragment, &[], c, &[m0, n0], location).unwrap());
+    kernel_body.append_operation(ops::copy(context, c_fragment, &[], c, &[m0, n0], location).unwrap());
 
     body.append_operation(ops::kernel(context, &[c32, c32], 128, kernel_body, location).unwrap());
     body.append_operation(func::r#return(&[], location));
@@ -168,17 +149,10 @@ fn build_gemm_relu(context: &Context) -> Module<'_> {
 fn builders_reproduce_the_contract_example() {
     let (context, diagnostics) = test_context();
     let built = build_gemm_relu(&context);
-    assert!(
-        built.as_operation().verify(),
-        "diagnostics: {:?}",
-        diagnostics.borrow()
-    );
+    assert!(built.as_operation().verify(), "diagnostics: {:?}", diagnostics.borrow());
     let source = std::fs::read_to_string(repo_root().join("examples/gemm_relu.mlir")).unwrap();
     let parsed = Module::parse(&context, &source).expect("the example parses");
-    assert_eq!(
-        parsed.as_operation().to_string(),
-        built.as_operation().to_string()
-    );
+    assert_eq!(parsed.as_operation().to_string(), built.as_operation().to_string());
 }
 
 #[test]
@@ -188,14 +162,8 @@ fn pass_runs_on_built_ir() {
     let before = module.as_operation().to_string();
     let manager = PassManager::new(&context);
     manager.add_pass(tile_passes::create_canonicalize_pass());
-    manager
-        .run(&mut module)
-        .expect("tile-canonicalize succeeds");
-    assert!(
-        diagnostics.borrow().is_empty(),
-        "{:?}",
-        diagnostics.borrow()
-    );
+    manager.run(&mut module).expect("tile-canonicalize succeeds");
+    assert!(diagnostics.borrow().is_empty(), "{:?}", diagnostics.borrow());
     // Nothing in the example is dead: the pass must leave it as it was.
     assert_eq!(before, module.as_operation().to_string());
 }
@@ -219,33 +187,19 @@ fn pass_erases_a_dead_fill_built_in_rust() {
         .into();
     let kernel_body = ops::body_block(&context, 1, location);
     let tile = kernel_body
-        .append_operation(
-            ops::alloc_shared(ops::shared_type(&context, &[8, 8], f32), location).unwrap(),
-        )
+        .append_operation(ops::alloc_shared(ops::shared_type(&context, &[8, 8], f32), location).unwrap())
         .result(0)
         .unwrap()
         .into();
     kernel_body.append_operation(ops::fill(tile, zero, location).unwrap());
     kernel_body.append_operation(ops::fill(tile, zero, location).unwrap());
     let scratch = kernel_body
-        .append_operation(
-            ops::alloc_fragment(ops::fragment_type(&context, &[8], f32), location).unwrap(),
-        )
+        .append_operation(ops::alloc_fragment(ops::fragment_type(&context, &[8], f32), location).unwrap())
         .result(0)
         .unwrap()
         .into();
-    kernel_body.append_operation(
-        ops::reduce(
-            &context,
-            ops::ReductionKind::Sum,
-            tile,
-            scratch,
-            1,
-            false,
-            location,
-        )
-        .unwrap(),
-    );
+    kernel_body
+        .append_operation(ops::reduce(&context, ops::ReductionKind::Sum, tile, scratch, 1, false, location).unwrap());
     body.append_operation(ops::kernel(&context, &[n], 32, kernel_body, location).unwrap());
     body.append_operation(func::r#return(&[], location));
     let region = Region::new();
@@ -274,16 +228,7 @@ fn verifier_failures_are_diagnostics() {
     let module = Module::new(location);
     let body = Block::new(&[(Type::index(&context), location)]);
     let n = body.argument(0).unwrap().into();
-    body.append_operation(
-        ops::kernel(
-            &context,
-            &[n],
-            100,
-            ops::body_block(&context, 1, location),
-            location,
-        )
-        .unwrap(),
-    );
+    body.append_operation(ops::kernel(&context, &[n], 100, ops::body_block(&context, 1, location), location).unwrap());
     body.append_operation(func::r#return(&[], location));
     let region = Region::new();
     region.append_block(body);
@@ -298,8 +243,9 @@ fn verifier_failures_are_diagnostics() {
     assert!(!module.as_operation().verify());
     let diagnostics = diagnostics.borrow();
     assert!(
-        diagnostics.iter().any(|message| message
-            .contains("'tile.kernel' op expects threads to be a positive multiple of 32 and at most 1024, but got 100")),
+        diagnostics.iter().any(|message| message.contains(
+            "'tile.kernel' op expects threads to be a positive multiple of 32 and at most 1024, but got 100"
+        )),
         "{diagnostics:?}"
     );
 }
@@ -308,13 +254,7 @@ fn verifier_failures_are_diagnostics() {
 fn builders_reject_mismatched_bodies() {
     let (context, _) = test_context();
     let location = Location::unknown(&context);
-    let error = ops::parallel(
-        &context,
-        &[16, 16],
-        ops::body_block(&context, 1, location),
-        location,
-    )
-    .unwrap_err();
+    let error = ops::parallel(&context, &[16, 16], ops::body_block(&context, 1, location), location).unwrap_err();
     assert_eq!(
         error.to_string(),
         "invalid argument: tile.parallel expects a body with 2 index arguments, but got 1"

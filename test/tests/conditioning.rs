@@ -7,8 +7,8 @@
 mod common;
 
 use tile_run::{
-    CpuProgram, InterpProgram, VulkanProgram, buffer::Buffer, buffer::Random, buffers, compare,
-    compare_bounded, context, host_functions, tolerance, Vulkan,
+    CpuProgram, InterpProgram, Vulkan, VulkanProgram, buffer::Buffer, buffer::Random, buffers, compare,
+    compare_bounded, context, host_functions, tolerance,
 };
 
 /// The outputs of `file`'s single host function on `seed`'s inputs, from Vulkan (lavapipe) and
@@ -23,8 +23,7 @@ fn outputs(file: &str, seed: u64) -> (Buffer, Buffer, Vec<f64>, f64) {
     let function = &functions[0];
     let output = function.arguments.len() - 1;
     let inputs = buffers(function, &mut Random::new(seed), 0);
-    let device =
-        Vulkan::new().expect("a Vulkan device (CI installs mesa-vulkan-drivers: lavapipe)");
+    let device = Vulkan::new().expect("a Vulkan device (CI installs mesa-vulkan-drivers: lavapipe)");
     let gpu = VulkanProgram::compile(&context, &mut gpu_module, "spirv").expect("lowers to SPIR-V");
     let mut on_gpu = inputs.clone();
     gpu.run(&device, &function.name, &mut on_gpu).expect("runs on Vulkan");
@@ -42,7 +41,11 @@ fn outputs(file: &str, seed: u64) -> (Buffer, Buffer, Vec<f64>, f64) {
         .run(&function.name, &mut on_cpu)
         .unwrap();
     let element = function.arguments[output].element;
-    assert!(compare(&on_cpu[output], &interpreted[output], tolerance(element)).1.is_empty());
+    assert!(
+        compare(&on_cpu[output], &interpreted[output], tolerance(element))
+            .1
+            .is_empty()
+    );
     (
         on_gpu.swap_remove(output),
         interpreted.swap_remove(output),
@@ -55,10 +58,12 @@ fn outputs(file: &str, seed: u64) -> (Buffer, Buffer, Vec<f64>, f64) {
 /// beyond f32's tolerance (up to 0.7% of the element), each within the bounds of its terms.
 #[test]
 fn an_ill_conditioned_attention_differs_within_its_bounds() {
-    let (vulkan, interpreted, bounds, tolerance) =
-        outputs("test/programs/attention_unscaled.mlir", 3);
+    let (vulkan, interpreted, bounds, tolerance) = outputs("test/programs/attention_unscaled.mlir", 3);
     let (worst, beyond) = compare(&vulkan, &interpreted, tolerance);
-    assert!(!beyond.is_empty(), "the case no longer tests conditioning: worst {worst:e}");
+    assert!(
+        !beyond.is_empty(),
+        "the case no longer tests conditioning: worst {worst:e}"
+    );
     let (_, mismatches) = compare_bounded(&vulkan, &interpreted, tolerance, &bounds);
     assert!(mismatches.is_empty(), "{mismatches:?}");
 }
@@ -125,7 +130,10 @@ fn wrong_results_are_still_mismatches() {
 fn a_floor_within_rounding_of_a_step_may_land_on_either_side() {
     let (vulkan, interpreted, bounds, tolerance) = outputs("test/conditioning/attention_floor.mlir", 1);
     let (worst, beyond) = compare(&vulkan, &interpreted, tolerance);
-    assert!(beyond.len() >= 8, "the case no longer floors to neighbours: worst {worst:e}");
+    assert!(
+        beyond.len() >= 8,
+        "the case no longer floors to neighbours: worst {worst:e}"
+    );
     let (_, mismatches) = compare_bounded(&vulkan, &interpreted, tolerance, &bounds);
     assert!(mismatches.is_empty(), "{mismatches:?}");
 
@@ -141,7 +149,10 @@ fn a_floor_within_rounding_of_a_step_may_land_on_either_side() {
 
     let (flipped, got, expected) = beyond[0];
     let mut wrong = vulkan.clone();
-    wrong.set(flipped, expected + 2.0 * (got - expected) + 0.1f64.copysign(got - expected));
+    wrong.set(
+        flipped,
+        expected + 2.0 * (got - expected) + 0.1f64.copysign(got - expected),
+    );
     let (_, mismatches) = compare_bounded(&wrong, &interpreted, tolerance, &bounds);
     assert_eq!(mismatches.iter().map(|m| m.0).collect::<Vec<_>>(), [flipped]);
 }

@@ -10,8 +10,7 @@ use tile_run::{CpuProgram, buffer::Buffer, buffer::Random, buffers, context, hos
 fn run(file: &str, seed: u64, dynamic_size: usize) -> Vec<Buffer> {
     let path = common::repo_root().join("test/programs").join(file);
     let context = context();
-    let mut module =
-        tile_dialect::driver::parse_file(&context, path.to_str().unwrap()).expect("program parses");
+    let mut module = tile_dialect::driver::parse_file(&context, path.to_str().unwrap()).expect("program parses");
     let functions = host_functions(&module).expect("host functions");
     assert_eq!(functions.len(), 1);
     let program = CpuProgram::compile(&context, &mut module).expect("lowers and compiles");
@@ -83,10 +82,7 @@ fn ragged_gemm_with_relu() {
 #[test]
 fn gemm_accumulating_onto_a_nonzero_fill() {
     let data = run("gemm_bias_fill.mlir", 8, 0);
-    let reference: Vec<f64> = matmul(&data[0], &data[1], false)
-        .into_iter()
-        .map(|x| x + 0.5)
-        .collect();
+    let reference: Vec<f64> = matmul(&data[0], &data[1], false).into_iter().map(|x| x + 0.5).collect();
     assert_close(&data[2], &reference, 2e-3);
 }
 
@@ -234,9 +230,7 @@ fn dynamic_gemm_example_on_small_sizes() {
 #[test]
 fn unwritten_outputs_stay_nan() {
     // Only rows 0..64 of a 100-row output are written by a 1x1 grid: the rest must stay NaN.
-    let source =
-        std::fs::read_to_string(common::repo_root().join("test/programs/gemm_ragged_relu.mlir"))
-            .unwrap();
+    let source = std::fs::read_to_string(common::repo_root().join("test/programs/gemm_ragged_relu.mlir")).unwrap();
     let one_block = source
         .replace("tile.kernel grid(%c2, %c2)", "tile.kernel grid(%c1, %c1)")
         .replace(
@@ -251,10 +245,7 @@ fn unwritten_outputs_stay_nan() {
     program.run(&functions[0].name, &mut data).unwrap();
     let c = &data[2];
     assert!(!c.get(0).is_nan());
-    assert!(
-        c.get(64 * 90).is_nan(),
-        "row 64 is outside the one block's tile"
-    );
+    assert!(c.get(64 * 90).is_nan(), "row 64 is outside the one block's tile");
     assert!(
         c.get(63 * 90 + 64).is_nan(),
         "column 64 is outside the one block's tile"

@@ -35,10 +35,9 @@ fn mutants_keep_the_contract() {
     // A mutant that the targets disagree on and whose behaviour the interpreter finds undefined
     // (it reads a tile nothing wrote, ...) is no failure, and neither is a Vulkan difference only at
     // elements the reference holds as NaN or an infinity.
-    let (excused, failures): (Vec<_>, Vec<_>) =
-        fuzz::fuzz(&runner, &seeds, SEED, RUNS, 2, |_| {})
-            .into_iter()
-            .partition(fuzz::Failure::is_excused);
+    let (excused, failures): (Vec<_>, Vec<_>) = fuzz::fuzz(&runner, &seeds, SEED, RUNS, 2, |_| {})
+        .into_iter()
+        .partition(fuzz::Failure::is_excused);
     for failure in &excused {
         eprintln!(
             "{} (case {}, {}): {}",

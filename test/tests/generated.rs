@@ -19,17 +19,14 @@ fn generated_programs_agree_with_the_interpreter() {
     let mut failures = Vec::new();
     let (mut gemms, mut pipelined, mut vulkan_runs) = (0, 0, 0);
     for index in 0..PROGRAMS {
-        let (program, result) =
-            tile_tests::check_generated(&bin, SEED, index, Duration::from_secs(600));
+        let (program, result) = tile_tests::check_generated(&bin, SEED, index, Duration::from_secs(600));
         gemms += usize::from(program.gemms > 0);
         pipelined += usize::from(program.pipelined > 0);
         if let Ok(outcome) = &result {
             vulkan_runs += usize::from(matches!(outcome.vulkan, Verdict::Pass(_)));
             // The CPU reference takes every program.
             if let Verdict::Skipped(why) = &outcome.cpu {
-                failures.push(format!(
-                    "program {index}: the CPU reference skipped it: {why}"
-                ));
+                failures.push(format!("program {index}: the CPU reference skipped it: {why}"));
             }
         }
         failures.extend(tile_tests::failure_report(SEED, index, &program, &result));
@@ -45,10 +42,7 @@ fn generated_programs_agree_with_the_interpreter() {
         gemms >= 10 && pipelined >= 5 && gemms < PROGRAMS as usize,
         "{gemms} gemm programs, {pipelined} pipelined"
     );
-    assert!(
-        vulkan_runs >= 20,
-        "only {vulkan_runs} programs ran on Vulkan"
-    );
+    assert!(vulkan_runs >= 20, "only {vulkan_runs} programs ran on Vulkan");
     eprintln!(
         "generated: {PROGRAMS} programs of seed {SEED} ({gemms} with gemms, {pipelined} pipelined) agree with the interpreter"
     );

@@ -26,11 +26,7 @@ fn regression(file: &str, accumulation: usize) {
     };
     let device = tile_run::Vulkan::new().expect("a Vulkan device (lavapipe)");
     let outcome = check(&program, &path, 1, Some(&device)).expect("the interpreter runs it");
-    assert!(
-        matches!(outcome.cpu, Verdict::Pass(_)),
-        "CPU: {:?}",
-        outcome.cpu
-    );
+    assert!(matches!(outcome.cpu, Verdict::Pass(_)), "CPU: {:?}", outcome.cpu);
     assert!(
         matches!(outcome.vulkan, Verdict::Pass(_)),
         "Vulkan: {:?}",
@@ -62,19 +58,14 @@ fn column_reduction_of_24_columns_on_32_threads() {
 #[test]
 fn chained_operand_rounding_is_within_the_tolerance() {
     let bin = common::build_tools(&["tile-tests"]);
-    let (program, result) =
-        tile_tests::check_generated(&bin, 2026, 5441, std::time::Duration::from_secs(600));
+    let (program, result) = tile_tests::check_generated(&bin, 2026, 5441, std::time::Duration::from_secs(600));
     assert!(
         program.chained && program.summary.starts_with("gemm chain f16"),
         "{}",
         program.summary
     );
     let outcome = result.expect("the program runs");
-    assert!(
-        matches!(outcome.cpu, Verdict::Pass(_)),
-        "CPU: {:?}",
-        outcome.cpu
-    );
+    assert!(matches!(outcome.cpu, Verdict::Pass(_)), "CPU: {:?}", outcome.cpu);
     assert!(
         matches!(outcome.vulkan, Verdict::Pass(worst) if worst > 1e-3),
         "Vulkan: {:?}",

@@ -90,7 +90,14 @@ fn generated_cases_for_sm90a_are_written_and_checked() {
     let index = std::fs::read_to_string(cases.join("index.json")).expect("index.json");
     assert!(index.contains("\"s11-00005\""), "{index}");
     let case = cases.join("s11-00000");
-    for file in ["case.json", "program.mlir", "generated_0_kernel.ptx", "generated_0_kernel.json", "generated.arg0.in.bin", "generated.arg1.interp.bin"] {
+    for file in [
+        "case.json",
+        "program.mlir",
+        "generated_0_kernel.ptx",
+        "generated_0_kernel.json",
+        "generated.arg0.in.bin",
+        "generated.arg1.interp.bin",
+    ] {
         assert!(case.join(file).is_file(), "{file} is missing");
     }
     let (ok, report) = check(&cases, None);
@@ -98,7 +105,10 @@ fn generated_cases_for_sm90a_are_written_and_checked() {
     // A GEMM case (program 1: bf16 gemms) carries the program's tolerances, which grow with K and
     // fit bf16, not tile-run's defaults.
     let gemm = std::fs::read_to_string(cases.join("s11-00001/case.json")).expect("case.json");
-    assert!(gemm.contains("\"summary\": \"gemm") && gemm.contains("\"tolerance\": 0.01996"), "{gemm}");
+    assert!(
+        gemm.contains("\"summary\": \"gemm") && gemm.contains("\"tolerance\": 0.01996"),
+        "{gemm}"
+    );
 
     // A wrong element fails its case, and only it.
     let result = cases.join("s11-00002/generated.arg1.interp.bin");
@@ -106,25 +116,40 @@ fn generated_cases_for_sm90a_are_written_and_checked() {
     bytes[4..8].copy_from_slice(&7.5f32.to_le_bytes());
     std::fs::write(&result, bytes).expect("written");
     let (ok, report) = check(&cases, None);
-    assert!(!ok && report.contains("s11-00002: FAIL") && report.contains("6 cases, 5 pass, 1 fail, 0 skipped"), "{report}");
+    assert!(
+        !ok && report.contains("s11-00002: FAIL") && report.contains("6 cases, 5 pass, 1 fail, 0 skipped"),
+        "{report}"
+    );
     // A worker that dies in a case fails that case; a new one runs the rest.
     let (ok, report) = check(&cases, Some("s11-00004"));
-    assert!(!ok && report.contains("s11-00004: FAIL") && report.contains("6 cases, 4 pass, 2 fail, 0 skipped"), "{report}");
+    assert!(
+        !ok && report.contains("s11-00004: FAIL") && report.contains("6 cases, 4 pass, 2 fail, 0 skipped"),
+        "{report}"
+    );
 
     // Two kernels replay in order; host control flow is skipped, counted in the summary.
     let two = write_gpu_case(&cases, "two", TWO_KERNELS, "two kernels", 3, true).expect("written");
     assert_eq!(two, CaseOutcome::Written);
     let described = std::fs::read_to_string(cases.join("two/case.json")).expect("case.json");
-    assert!(described.contains("\"two_0_kernel\",\n        \"two_1_kernel\""), "{described}");
+    assert!(
+        described.contains("\"two_0_kernel\",\n        \"two_1_kernel\""),
+        "{described}"
+    );
     // A generated GEMM on wgmma (per-op) is written like any kernel: its manifest names its host
     // function and binds its tensors.
     let gemm = include_str!("../programs/gemm_generated_bf16.mlir");
     let written = write_gpu_case(&cases, "template", gemm, "a generated GEMM", 4, true).expect("written");
     assert_eq!(written, CaseOutcome::Written);
     let manifest = std::fs::read_to_string(cases.join("template/generated_0_kernel.json")).expect("manifest");
-    assert!(manifest.contains("\"host_function\": \"generated\"") && manifest.contains("\"strategy\": \"registers\""), "{manifest}");
+    assert!(
+        manifest.contains("\"host_function\": \"generated\"") && manifest.contains("\"strategy\": \"registers\""),
+        "{manifest}"
+    );
     let looped = write_gpu_case(&cases, "looped", HOST_LOOP, "a host loop", 3, true).expect("judged");
-    assert!(matches!(&looped, CaseOutcome::Skipped(reason) if reason.contains("scf.for")), "{looped:?}");
+    assert!(
+        matches!(&looped, CaseOutcome::Skipped(reason) if reason.contains("scf.for")),
+        "{looped:?}"
+    );
     std::fs::write(
         cases.join("index.json"),
         r#"{"seed": 0, "cases": ["two", "template"], "skipped": [{"name": "looped", "reason": "@twice runs scf.for on the host"}]}"#,

@@ -6,9 +6,7 @@
 mod common;
 
 use tile_dialect::element::Element;
-use tile_run::{
-    CpuProgram, InterpProgram, buffer::Buffer, buffer::Random, buffers, context, host_functions,
-};
+use tile_run::{CpuProgram, InterpProgram, buffer::Buffer, buffer::Random, buffers, context, host_functions};
 
 /// The largest difference allowed between the two, relative to max(1, |expected|): both accumulate
 /// in f32 in the same order, so they differ by the rounding of transcendental functions, which can
@@ -27,8 +25,7 @@ fn tolerance(element: Element) -> f64 {
 /// reference with `seed`, and compares every output.
 fn agree(name: &str, source: &str, seed: u64, dynamic_size: usize) {
     let context = context();
-    let module =
-        melior::ir::Module::parse(&context, source).unwrap_or_else(|| panic!("{name} parses"));
+    let module = melior::ir::Module::parse(&context, source).unwrap_or_else(|| panic!("{name} parses"));
     let functions = host_functions(&module).unwrap();
     let interpreter = InterpProgram::new(&module);
     let mut cpu_module = melior::ir::Module::parse(&context, source).unwrap();
@@ -37,10 +34,7 @@ fn agree(name: &str, source: &str, seed: u64, dynamic_size: usize) {
         let inputs = buffers(function, &mut Random::new(seed), dynamic_size);
         for (argument, buffer) in function.arguments.iter().zip(&inputs) {
             if !argument.output {
-                assert!(
-                    (0..buffer.len()).any(|i| buffer.get(i) != 0.0),
-                    "{name}: zero input"
-                );
+                assert!((0..buffer.len()).any(|i| buffer.get(i) != 0.0), "{name}: zero input");
             }
         }
         let (mut interpreted, mut compiled) = (inputs.clone(), inputs);
@@ -48,12 +42,7 @@ fn agree(name: &str, source: &str, seed: u64, dynamic_size: usize) {
             .run(&function.name, &mut interpreted)
             .unwrap_or_else(|error| panic!("{name}: {}", error.diagnostic()));
         cpu.run(&function.name, &mut compiled).unwrap();
-        for (index, argument) in function
-            .arguments
-            .iter()
-            .enumerate()
-            .filter(|(_, a)| a.output)
-        {
+        for (index, argument) in function.arguments.iter().enumerate().filter(|(_, a)| a.output) {
             compare(
                 name,
                 index,
@@ -71,8 +60,8 @@ fn compare(name: &str, argument: usize, interpreted: &Buffer, compiled: &Buffer,
     for index in 0..compiled.len() {
         let (got, expected) = (interpreted.get(index), compiled.get(index));
         nonzero += (expected != 0.0) as usize;
-        let close = (got.is_nan() && expected.is_nan())
-            || (got - expected).abs() <= tolerance * expected.abs().max(1.0);
+        let close =
+            (got.is_nan() && expected.is_nan()) || (got - expected).abs() <= tolerance * expected.abs().max(1.0);
         assert!(
             close,
             "{name} %arg{argument} at [{}, {}]: interpreter {got}, CPU reference {expected}",
@@ -80,10 +69,7 @@ fn compare(name: &str, argument: usize, interpreted: &Buffer, compiled: &Buffer,
             index % columns
         );
     }
-    assert!(
-        nonzero > 0,
-        "{name} %arg{argument}: an all-zero output checks nothing"
-    );
+    assert!(nonzero > 0, "{name} %arg{argument}: an all-zero output checks nothing");
 }
 
 fn program(file: &str) -> String {
@@ -92,12 +78,10 @@ fn program(file: &str) -> String {
 
 /// Returns `source` with each (from, to) replacement made, each of which must apply.
 fn shrink(source: &str, replacements: &[(&str, &str)]) -> String {
-    replacements
-        .iter()
-        .fold(source.to_string(), |text, (from, to)| {
-            assert!(text.contains(from), "{from} is not in the example any more");
-            text.replace(from, to)
-        })
+    replacements.iter().fold(source.to_string(), |text, (from, to)| {
+        assert!(text.contains(from), "{from} is not in the example any more");
+        text.replace(from, to)
+    })
 }
 
 #[test]
@@ -146,14 +130,8 @@ fn the_128x256_tile_examples_on_ragged_300x300_agree() {
                     "%ktiles = arith.constant 64 : index",
                     "%ktiles = arith.constant 5 : index",
                 ),
-                (
-                    "%gx = arith.constant 16 : index",
-                    "%gx = arith.constant 2 : index",
-                ),
-                (
-                    "%gy = arith.constant 32 : index",
-                    "%gy = arith.constant 3 : index",
-                ),
+                ("%gx = arith.constant 16 : index", "%gx = arith.constant 2 : index"),
+                ("%gy = arith.constant 32 : index", "%gy = arith.constant 3 : index"),
             ],
         );
         agree(file, &source, 5, 0);
@@ -173,14 +151,8 @@ fn the_ragged_gemm_example_on_smaller_ragged_sizes_agrees() {
                 "%ktiles = arith.constant 11 : index",
                 "%ktiles = arith.constant 3 : index",
             ),
-            (
-                "%gx = arith.constant 12 : index",
-                "%gx = arith.constant 3 : index",
-            ),
-            (
-                "%gy = arith.constant 8 : index",
-                "%gy = arith.constant 2 : index",
-            ),
+            ("%gx = arith.constant 12 : index", "%gx = arith.constant 3 : index"),
+            ("%gy = arith.constant 8 : index", "%gy = arith.constant 2 : index"),
         ],
     );
     agree("gemm_ragged_relu", &source, 6, 0);

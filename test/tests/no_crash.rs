@@ -49,10 +49,7 @@ fn no_program_crashes_any_pass() {
         .parent()
         .unwrap()
         .join("tile-opt");
-    assert!(
-        tile_opt.exists(),
-        "build tile-opt first (the lit test builds it)"
-    );
+    assert!(tile_opt.exists(), "build tile-opt first (the lit test builds it)");
     let mut runs = 0;
     let mut failures = Vec::new();
     for program in programs(&root) {
@@ -68,10 +65,7 @@ fn no_program_crashes_any_pass() {
             runs += 1;
             let stderr = String::from_utf8_lossy(&output.stderr);
             let status = output.status.code();
-            if !matches!(status, Some(0) | Some(1))
-                || stderr.contains("Stack dump")
-                || stderr.contains("panicked")
-            {
+            if !matches!(status, Some(0) | Some(1)) || stderr.contains("Stack dump") || stderr.contains("panicked") {
                 failures.push(format!(
                     "{} {pass}: status {status:?}\n{}",
                     program.display(),

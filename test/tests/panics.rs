@@ -41,7 +41,9 @@ fn panic_in_pass_becomes_a_diagnostic() {
     assert!(manager.run(&mut module).is_err());
     let diagnostics = diagnostics.borrow();
     assert!(
-        diagnostics.iter().any(|message| message.contains("test-panic failed: internal error: boom in a rewrite")),
+        diagnostics
+            .iter()
+            .any(|message| message.contains("test-panic failed: internal error: boom in a rewrite")),
         "{diagnostics:?}"
     );
 }

@@ -4,8 +4,7 @@
 mod common;
 
 use tile_run::{
-    CpuProgram, VulkanProgram, Workgroups, buffer::Random, buffers, compare, context,
-    host_functions, tolerance, Vulkan,
+    CpuProgram, Vulkan, VulkanProgram, Workgroups, buffer::Random, buffers, compare, context, host_functions, tolerance,
 };
 
 /// Runs `file` (relative to the repository root) on Vulkan and on the CPU reference and compares.
@@ -13,8 +12,7 @@ fn check_on_vulkan(file: &str, seed: u64) {
     let path = common::repo_root().join(file);
     let path = path.to_str().unwrap();
     let context = context();
-    let device =
-        Vulkan::new().expect("a Vulkan device (CI installs mesa-vulkan-drivers: lavapipe)");
+    let device = Vulkan::new().expect("a Vulkan device (CI installs mesa-vulkan-drivers: lavapipe)");
     let mut gpu_module = tile_dialect::driver::parse_file(&context, path).unwrap();
     let functions = host_functions(&gpu_module).unwrap();
     let gpu = VulkanProgram::compile(&context, &mut gpu_module, "spirv").expect("lowers to SPIR-V");
@@ -23,17 +21,10 @@ fn check_on_vulkan(file: &str, seed: u64) {
     for function in &functions {
         let inputs = buffers(function, &mut Random::new(seed), 0);
         let (mut on_gpu, mut on_cpu) = (inputs.clone(), inputs);
-        gpu.run(&device, &function.name, &mut on_gpu)
-            .expect("runs on Vulkan");
+        gpu.run(&device, &function.name, &mut on_gpu).expect("runs on Vulkan");
         cpu.run(&function.name, &mut on_cpu).unwrap();
-        for (index, argument) in function
-            .arguments
-            .iter()
-            .enumerate()
-            .filter(|(_, a)| a.output)
-        {
-            let (worst, mismatches) =
-                compare(&on_gpu[index], &on_cpu[index], tolerance(argument.element));
+        for (index, argument) in function.arguments.iter().enumerate().filter(|(_, a)| a.output) {
+            let (worst, mismatches) = compare(&on_gpu[index], &on_cpu[index], tolerance(argument.element));
             assert!(
                 mismatches.is_empty(),
                 "{file} %arg{index}: worst {worst:e}, first mismatches {mismatches:?}"
@@ -135,7 +126,10 @@ fn gemm_relu_example_corner_tiles_match_dot_products() {
     let (n, tile) = (4096usize, 128usize);
     let corners = [(0usize, 0usize), (31, 31)];
     for (bx, by) in corners {
-        let workgroups = Workgroups { base: [bx as u32, by as u32, 0], count: [1, 1, 1] };
+        let workgroups = Workgroups {
+            base: [bx as u32, by as u32, 0],
+            count: [1, 1, 1],
+        };
         gpu.run_workgroups(&device, &function.name, &mut data, Some(workgroups))
             .expect("runs on Vulkan");
     }
@@ -160,7 +154,11 @@ fn gemm_relu_example_corner_tiles_match_dot_products() {
         }
     }
     let written = (0..c.len()).filter(|&index| !c.get(index).is_nan()).count();
-    assert_eq!(written, corners.len() * tile * tile, "elements outside the two tiles were written");
+    assert_eq!(
+        written,
+        corners.len() * tile * tile,
+        "elements outside the two tiles were written"
+    );
 }
 
 #[test]

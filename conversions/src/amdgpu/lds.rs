@@ -39,9 +39,7 @@ pub struct Stored<'c, 'a> {
 /// Whether `layout` stores a tile of `shape` otherwise than row-major without padding (only 2-D
 /// tiles: the mfma operands, the one place the layouts differ).
 fn rearranged(layout: &SharedLayout, shape: &[i64]) -> bool {
-    shape.len() == 2
-        && shape.iter().all(|size| *size > 0)
-        && (layout.padding > 0 || layout.transposed)
+    shape.len() == 2 && shape.iter().all(|size| *size > 0) && (layout.padding > 0 || layout.transposed)
 }
 
 /// The stored shape of a `rows`x`columns` tile and the strides of its view.
@@ -49,10 +47,7 @@ fn stored_shape(layout: &SharedLayout, [rows, columns]: [i64; 2]) -> ([i64; 2], 
     if layout.transposed {
         ([columns, rows + layout.padding], [1, rows + layout.padding])
     } else {
-        (
-            [rows, columns + layout.padding],
-            [columns + layout.padding, 1],
-        )
+        ([rows, columns + layout.padding], [columns + layout.padding, 1])
     }
 }
 
@@ -81,17 +76,9 @@ pub fn apply<'c, 'a>(context: &'c Context, shared: &[(OperationRef<'c, 'a>, Shar
             location: allocation.location(),
             threads: None,
         };
-        let strided = Attribute::parse(
-            context,
-            &format!("strided<[{}, {}]>", strides[0], strides[1]),
-        )
-        .expect("a strided layout");
-        let view_type = MemRefType::new(
-            memref.element(),
-            &shape,
-            Some(strided),
-            memref.memory_space(),
-        );
+        let strided =
+            Attribute::parse(context, &format!("strided<[{}, {}]>", strides[0], strides[1])).expect("a strided layout");
+        let view_type = MemRefType::new(memref.element(), &shape, Some(strided), memref.memory_space());
         let array = |values: &[i64]| crate::attributes::i64_array(context, values);
         let view = b.insert(
             At::before(next),
@@ -110,16 +97,12 @@ pub fn apply<'c, 'a>(context: &'c Context, shared: &[(OperationRef<'c, 'a>, Shar
                 .build()
                 .expect("memref.reinterpret_cast"),
         );
-        rewriter.as_rewriter_base().replace_all_uses_except(
-            tile,
-            view.result(0).expect("view").into(),
-            view,
-        );
+        rewriter
+            .as_rewriter_base()
+            .replace_all_uses_except(tile, view.result(0).expect("view").into(), view);
         // The allocation itself takes the stored shape (in place: the plan refers to it), and
         // keeps the layout it is stored in for the rules that ask [`stored`].
-        tile.set_type(
-            MemRefType::new(memref.element(), &physical, None, memref.memory_space()).into(),
-        );
+        tile.set_type(MemRefType::new(memref.element(), &physical, None, memref.memory_space()).into());
         if allocation.attribute(LAYOUT_ATTRIBUTE).is_err() {
             set_attribute(*allocation, LAYOUT_ATTRIBUTE, layout.to_attribute(context));
         }
@@ -149,19 +132,8 @@ pub fn stored<'c: 'a, 'a>(tile: Value<'c, 'a>) -> Option<Stored<'c, 'a>> {
 
 /// The type of `tile`'s stored allocation in LDS's integer memory space 3 (see
 /// `generic::vector_copy`: the vector conversion knows integer memory spaces only).
-pub fn lds_type<'c>(
-    context: &'c Context,
-    element: Type<'c>,
-    shape: &[i64],
-    layout: Option<Attribute<'c>>,
-) -> Type<'c> {
-    MemRefType::new(
-        element,
-        shape,
-        layout,
-        Some(crate::attributes::integer(context, 64, 3)),
-    )
-    .into()
+pub fn lds_type<'c>(context: &'c Context, element: Type<'c>, shape: &[i64], layout: Option<Attribute<'c>>) -> Type<'c> {
+    MemRefType::new(element, shape, layout, Some(crate::attributes::integer(context, 64, 3))).into()
 }
 
 #[cfg(test)]

@@ -5,8 +5,7 @@ use melior::{
     Context,
     dialect::{arith, memref, scf},
     ir::{
-        Attribute, Block, BlockLike, Location, Operation, Region, RegionLike, Type, TypeLike,
-        Value,
+        Attribute, Block, BlockLike, Location, Operation, Region, RegionLike, Type, TypeLike, Value,
         attribute::{FloatAttribute, IntegerAttribute},
         block::BlockRef,
         operation::{OperationBuilder, OperationLike, OperationRef},
@@ -51,10 +50,7 @@ impl<'c> Builder<'c> {
 
     /// Inserts `op` and returns its first result.
     pub fn value<'a>(&self, at: At<'c, 'a>, op: Operation<'c>) -> Value<'c, 'a> {
-        self.insert(at, op)
-            .result(0)
-            .expect("op with a result")
-            .into()
+        self.insert(at, op).result(0).expect("op with a result").into()
     }
 
     /// Returns an `index` constant.
@@ -84,13 +80,7 @@ impl<'c> Builder<'c> {
     }
 
     /// Returns `name(operand) : result` (casts).
-    pub fn cast<'a>(
-        &self,
-        at: At<'c, 'a>,
-        name: &str,
-        operand: Value<'c, '_>,
-        result: Type<'c>,
-    ) -> Value<'c, 'a> {
+    pub fn cast<'a>(&self, at: At<'c, 'a>, name: &str, operand: Value<'c, '_>, result: Type<'c>) -> Value<'c, 'a> {
         let op = OperationBuilder::new(name, self.location)
             .add_operands(&[operand])
             .add_results(&[result])
@@ -115,30 +105,16 @@ impl<'c> Builder<'c> {
             "uge" => arith::CmpiPredicate::Uge,
             other => panic!("unsupported predicate {other}"),
         };
-        self.value(
-            at,
-            arith::cmpi(self.context, predicate, lhs, rhs, self.location),
-        )
+        self.value(at, arith::cmpi(self.context, predicate, lhs, rhs, self.location))
     }
 
     /// Returns `memref[indices]`.
-    pub fn load<'a>(
-        &self,
-        at: At<'c, 'a>,
-        memref: Value<'c, '_>,
-        indices: &[Value<'c, '_>],
-    ) -> Value<'c, 'a> {
+    pub fn load<'a>(&self, at: At<'c, 'a>, memref: Value<'c, '_>, indices: &[Value<'c, '_>]) -> Value<'c, 'a> {
         self.value(at, memref::load(memref, indices, self.location))
     }
 
     /// Stores `value` at `memref[indices]`.
-    pub fn store(
-        &self,
-        at: At<'c, '_>,
-        value: Value<'c, '_>,
-        memref: Value<'c, '_>,
-        indices: &[Value<'c, '_>],
-    ) {
+    pub fn store(&self, at: At<'c, '_>, value: Value<'c, '_>, memref: Value<'c, '_>, indices: &[Value<'c, '_>]) {
         self.insert(at, memref::store(value, memref, indices, self.location));
     }
 
@@ -149,12 +125,7 @@ impl<'c> Builder<'c> {
     }
 
     fn body_region(&self, arguments: &[Type<'c>]) -> Region<'c> {
-        let block = Block::new(
-            &arguments
-                .iter()
-                .map(|ty| (*ty, self.location))
-                .collect::<Vec<_>>(),
-        );
+        let block = Block::new(&arguments.iter().map(|ty| (*ty, self.location)).collect::<Vec<_>>());
         block.append_operation(scf::r#yield(&[], self.location));
         let region = Region::new();
         region.append_block(block);
@@ -162,11 +133,7 @@ impl<'c> Builder<'c> {
     }
 
     fn inside<'a>(op: OperationRef<'c, 'a>, region: usize) -> (BlockRef<'c, 'a>, At<'c, 'a>) {
-        let block = op
-            .region(region)
-            .expect("region")
-            .first_block()
-            .expect("body block");
+        let block = op.region(region).expect("region").first_block().expect("body block");
         let terminator = block.terminator().expect("scf.yield");
         (
             block,
@@ -188,19 +155,12 @@ impl<'c> Builder<'c> {
         let region = self.body_region(&[Type::index(self.context)]);
         let op = self.insert(at, scf::r#for(lower, upper, step, region, self.location));
         let (block, inside) = Self::inside(op, 0);
-        (
-            inside,
-            block.argument(0).expect("induction variable").into(),
-        )
+        (inside, block.argument(0).expect("induction variable").into())
     }
 
     /// Creates a nest of loops from 0 to each of `extents` (step 1); returns the innermost body and
     /// the induction variables, outermost first.
-    pub fn loop_nest<'a>(
-        &self,
-        at: At<'c, 'a>,
-        extents: &[Value<'c, 'a>],
-    ) -> (At<'c, 'a>, Vec<Value<'c, 'a>>) {
+    pub fn loop_nest<'a>(&self, at: At<'c, 'a>, extents: &[Value<'c, 'a>]) -> (At<'c, 'a>, Vec<Value<'c, 'a>>) {
         let mut position = at;
         let mut ivs = Vec::new();
         for extent in extents {
@@ -218,11 +178,7 @@ impl<'c> Builder<'c> {
     /// tid` in trip `k`), and a barrier after the loops makes the results visible to every thread.
     /// The trip count is a constant (the last trip guarded when threads do not divide the total), so
     /// the backend can unroll the loop and overlap its loads.
-    pub fn parallel_nest<'a>(
-        &self,
-        at: At<'c, 'a>,
-        extents: &[i64],
-    ) -> (At<'c, 'a>, Vec<Value<'c, 'a>>) {
+    pub fn parallel_nest<'a>(&self, at: At<'c, 'a>, extents: &[i64]) -> (At<'c, 'a>, Vec<Value<'c, 'a>>) {
         let nest = self.own_nest(at, extents);
         if self.threads.is_some() {
             self.barrier(at);
@@ -233,16 +189,9 @@ impl<'c> Builder<'c> {
     /// The loops of [`Self::parallel_nest`] without its barrier: for a tile op that deals the same
     /// iterations out several times (each thread meets only its own elements each time) and
     /// synchronizes once after them all.
-    pub fn own_nest<'a>(
-        &self,
-        at: At<'c, 'a>,
-        extents: &[i64],
-    ) -> (At<'c, 'a>, Vec<Value<'c, 'a>>) {
+    pub fn own_nest<'a>(&self, at: At<'c, 'a>, extents: &[i64]) -> (At<'c, 'a>, Vec<Value<'c, 'a>>) {
         let Some(threads) = self.threads else {
-            let extents: Vec<Value> = extents
-                .iter()
-                .map(|extent| self.index(at, *extent))
-                .collect();
+            let extents: Vec<Value> = extents.iter().map(|extent| self.index(at, *extent)).collect();
             return self.loop_nest(at, &extents);
         };
         let total: i64 = extents.iter().product();
@@ -281,12 +230,21 @@ impl<'c> Builder<'c> {
 
     /// Returns field `position`, of type `field`, of the struct `aggregate` (a tensor-core
     /// instruction's results), as `llvm.extractvalue`.
-    pub fn extract<'a>(&self, at: At<'c, 'a>, aggregate: Value<'c, '_>, position: i64, field: Type<'c>) -> Value<'c, 'a> {
+    pub fn extract<'a>(
+        &self,
+        at: At<'c, 'a>,
+        aggregate: Value<'c, '_>,
+        position: i64,
+        field: Type<'c>,
+    ) -> Value<'c, 'a> {
         self.value(
             at,
             OperationBuilder::new("llvm.extractvalue", self.location)
                 .add_operands(&[aggregate])
-                .add_attributes(&[(melior::ir::Identifier::new(self.context, "position"), crate::attributes::i64_array(self.context, &[position]))])
+                .add_attributes(&[(
+                    melior::ir::Identifier::new(self.context, "position"),
+                    crate::attributes::i64_array(self.context, &[position]),
+                )])
                 .add_results(&[field])
                 .build()
                 .expect("llvm.extractvalue"),
@@ -319,12 +277,7 @@ impl<'c> Builder<'c> {
     }
 
     /// Splits the row-major flat index `flat` into indices of `extents` (innermost fastest).
-    pub fn unflatten<'a>(
-        &self,
-        at: At<'c, 'a>,
-        flat: Value<'c, 'a>,
-        extents: &[i64],
-    ) -> Vec<Value<'c, 'a>> {
+    pub fn unflatten<'a>(&self, at: At<'c, 'a>, flat: Value<'c, 'a>, extents: &[i64]) -> Vec<Value<'c, 'a>> {
         let mut ivs = Vec::new();
         let mut rest = flat;
         for (position, extent) in extents.iter().enumerate().rev() {
@@ -343,10 +296,7 @@ impl<'c> Builder<'c> {
     /// Creates `scf.if condition {}` (no else) at `at`; returns the then-body position.
     pub fn if_then<'a>(&self, at: At<'c, 'a>, condition: Value<'c, '_>) -> At<'c, 'a> {
         let then_region = self.body_region(&[]);
-        let op = self.insert(
-            at,
-            scf::r#if(condition, &[], then_region, Region::new(), self.location),
-        );
+        let op = self.insert(at, scf::r#if(condition, &[], then_region, Region::new(), self.location));
         Self::inside(op, 0).1
     }
 
@@ -354,7 +304,13 @@ impl<'c> Builder<'c> {
     pub fn if_else<'a>(&self, at: At<'c, 'a>, condition: Value<'c, '_>) -> (At<'c, 'a>, At<'c, 'a>) {
         let op = self.insert(
             at,
-            scf::r#if(condition, &[], self.body_region(&[]), self.body_region(&[]), self.location),
+            scf::r#if(
+                condition,
+                &[],
+                self.body_region(&[]),
+                self.body_region(&[]),
+                self.location,
+            ),
         );
         (Self::inside(op, 0).1, Self::inside(op, 1).1)
     }

@@ -17,10 +17,7 @@ use tile_dialect::ops::{ReductionKind, integer_attribute, memref_shape, reductio
 pub fn lower_gemm<'c>(b: &Builder<'c>, gemm: OperationRef<'c, '_>) {
     let at = At::before(gemm);
     let [a, bb, c] = [0, 1, 2].map(|index| gemm.operand(index).expect("verified gemm"));
-    let (transpose_a, transpose_b) = (
-        gemm.has_attribute("transpose_a"),
-        gemm.has_attribute("transpose_b"),
-    );
+    let (transpose_a, transpose_b) = (gemm.has_attribute("transpose_a"), gemm.has_attribute("transpose_b"));
     let c_shape = memref_shape(c);
     let a_shape = memref_shape(a);
     let k_size = if transpose_a { a_shape[0] } else { a_shape[1] };
@@ -39,7 +36,11 @@ pub fn lower_gemm<'c>(b: &Builder<'c>, gemm: OperationRef<'c, '_>) {
         let b_value = b.load(body, bb, &if transpose_b { [n, k] } else { [k, n] });
         let a_value = convert(b, body, a_value, acc_type);
         let b_value = convert(b, body, b_value, acc_type);
-        let product = b.op(body, if float { "arith.mulf" } else { "arith.muli" }, &[a_value, b_value]);
+        let product = b.op(
+            body,
+            if float { "arith.mulf" } else { "arith.muli" },
+            &[a_value, b_value],
+        );
         let old = b.load(body, c, &[m, n]);
         let sum = b.op(body, if float { "arith.addf" } else { "arith.addi" }, &[old, product]);
         b.store(body, sum, c, &[m, n]);
@@ -61,7 +62,12 @@ pub fn lower_gemm<'c>(b: &Builder<'c>, gemm: OperationRef<'c, '_>) {
         let (chunk_body, chunk_index) = b.loop_nest(at, &[chunks]);
         let (mine, ivs) = b.own_nest(chunk_body, &c_shape);
         let (body, step) = b.loop_nest(mine, &[chunk_size]);
-        product(body, &ivs, b.op(body, "arith.muli", &[chunk_index[0], chunk_size]), step[0]);
+        product(
+            body,
+            &ivs,
+            b.op(body, "arith.muli", &[chunk_index[0], chunk_size]),
+            step[0],
+        );
         if k_size % chunk != 0 {
             let done = b.index(at, k_size / chunk * chunk);
             let (mine, ivs) = b.own_nest(at, &c_shape);
@@ -76,7 +82,12 @@ pub fn lower_gemm<'c>(b: &Builder<'c>, gemm: OperationRef<'c, '_>) {
         let chunks = b.index(outer, k_size / chunk);
         let chunk_size = b.index(outer, chunk);
         let (body, reduction) = b.loop_nest(outer, &[chunks, chunk_size]);
-        product(body, &ivs, b.op(body, "arith.muli", &[reduction[0], chunk_size]), reduction[1]);
+        product(
+            body,
+            &ivs,
+            b.op(body, "arith.muli", &[reduction[0], chunk_size]),
+            reduction[1],
+        );
     }
 }
 
@@ -86,7 +97,16 @@ pub fn lower_gemm<'c>(b: &Builder<'c>, gemm: OperationRef<'c, '_>) {
 /// kind's identity when `clear`, from what `dst` holds otherwise).
 pub fn lower_reduce<'c>(b: &Builder<'c>, reduce: OperationRef<'c, '_>) {
     let at = At::before(reduce);
-    let Reduction { src, dst, dim, kind, clear, ty, src_shape, kept } = Reduction::of(reduce);
+    let Reduction {
+        src,
+        dst,
+        dim,
+        kind,
+        clear,
+        ty,
+        src_shape,
+        kept,
+    } = Reduction::of(reduce);
     let (outer, kept_ivs) = b.parallel_nest(at, &kept);
     if clear {
         let start = b.constant(outer, ty, identity(kind));

@@ -12,12 +12,9 @@ use melior::ir::{
 };
 use tile_dialect::ops::{copy_parts, memref_shape};
 
-
 /// Returns the element type of a memref value.
 pub fn element_type<'c>(value: Value<'c, '_>) -> Type<'c> {
-    MemRefType::try_from(value.r#type())
-        .expect("a memref")
-        .element()
+    MemRefType::try_from(value.r#type()).expect("a memref").element()
 }
 
 // Widths asked of the types rather than read from their printed names: printing a type builds an
@@ -44,26 +41,19 @@ fn int_width(ty: Type) -> Option<u32> {
     if !ty.is_integer() {
         return None;
     }
-    melior::ir::r#type::IntegerType::try_from(ty).ok().filter(|integer| integer.is_signless()).map(|integer| integer.width())
+    melior::ir::r#type::IntegerType::try_from(ty)
+        .ok()
+        .filter(|integer| integer.is_signless())
+        .map(|integer| integer.width())
 }
 
 /// Converts `value` to `to`: the element conversion of a copy, a gemm's widening, a reduce's.
-pub fn convert<'c, 'a>(
-    b: &Builder<'c>,
-    at: At<'c, 'a>,
-    value: Value<'c, 'a>,
-    to: Type<'c>,
-) -> Value<'c, 'a> {
+pub fn convert<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, value: Value<'c, 'a>, to: Type<'c>) -> Value<'c, 'a> {
     let from = value.r#type();
     if from == to {
         return value;
     }
-    match (
-        float_width(from),
-        float_width(to),
-        int_width(from),
-        int_width(to),
-    ) {
+    match (float_width(from), float_width(to), int_width(from), int_width(to)) {
         (Some(a), Some(z), _, _) if a < z => b.cast(at, "arith.extf", value, to),
         (Some(a), Some(z), _, _) if a > z => b.cast(at, "arith.truncf", value, to),
         // Same width, different format (f16 and bf16): through f32.
@@ -116,11 +106,7 @@ pub fn lower_copy<'c>(b: &Builder<'c>, copy: OperationRef<'c, '_>) {
     let parts = copy_parts(&copy).expect("verified copy");
     let (src, dst) = (parts.src, parts.dst);
     let to = element_type(dst);
-    let tile_side = if parts.src_offsets.is_empty() {
-        src
-    } else {
-        dst
-    };
+    let tile_side = if parts.src_offsets.is_empty() { src } else { dst };
     let (body, ivs) = b.parallel_nest(at, &memref_shape(tile_side));
     if !parts.src_offsets.is_empty() {
         // Read from the larger buffer: zero outside it.

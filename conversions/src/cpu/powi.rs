@@ -6,7 +6,11 @@
 
 use melior::{
     Context,
-    ir::{Type, ValueLike, operation::{OperationLike, OperationRef}, r#type::IntegerType},
+    ir::{
+        Type, ValueLike,
+        operation::{OperationLike, OperationRef},
+        r#type::IntegerType,
+    },
 };
 use tile_dialect::ops::{nested_ops, op_name, set_operand};
 
@@ -17,12 +21,18 @@ const INT_BITS: u32 = 32;
 pub fn widen_exponents<'c>(context: &'c Context, root: OperationRef<'c, '_>) {
     for op in nested_ops(root).into_iter().filter(|op| op_name(op) == "math.fpowi") {
         let Ok(exponent) = op.operand(1) else { continue };
-        let Ok(width) = IntegerType::try_from(exponent.r#type()).map(|ty| ty.width()) else { continue };
+        let Ok(width) = IntegerType::try_from(exponent.r#type()).map(|ty| ty.width()) else {
+            continue;
+        };
         if width >= INT_BITS {
             continue;
         }
         let int: Type = IntegerType::new(context, INT_BITS).into();
-        let b = super::builder::Builder { context, location: op.location(), threads: None };
+        let b = super::builder::Builder {
+            context,
+            location: op.location(),
+            threads: None,
+        };
         let widened = b.cast(super::builder::At::before(op), "arith.extsi", exponent, int);
         set_operand(op, 1, widened);
     }

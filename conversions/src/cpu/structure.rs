@@ -69,11 +69,7 @@ fn inline_body<'c>(
     inside: At<'c, '_>,
     values: &[Value<'c, '_>],
 ) {
-    let body = op
-        .region(0)
-        .expect("region op")
-        .first_block()
-        .expect("body block");
+    let body = op.region(0).expect("region op").first_block().expect("body block");
     if let Some(terminator) = body.terminator()
         && terminator.name().as_string_ref().as_str() == Ok("tile.yield")
     {
@@ -86,11 +82,7 @@ fn inline_body<'c>(
 // ---- tile.parallel ------------------------------------------------------------------------------
 
 /// Lowers `tile.parallel` to a loop nest over its extents.
-pub fn lower_parallel<'c>(
-    b: &Builder<'c>,
-    rewriter: &RewriterBase<'c, '_>,
-    parallel: OperationRef<'c, '_>,
-) {
+pub fn lower_parallel<'c>(b: &Builder<'c>, rewriter: &RewriterBase<'c, '_>, parallel: OperationRef<'c, '_>) {
     let at = At::before(parallel);
     let extents = parallel
         .attribute("extents")
@@ -130,11 +122,7 @@ pub fn lower_pipelined<'c, 'a>(
 // ---- tile.kernel --------------------------------------------------------------------------------
 
 /// Lowers `tile.kernel` to a loop nest over the grid: block (bx, by, bz) runs as one iteration.
-pub fn lower_kernel<'c>(
-    b: &Builder<'c>,
-    rewriter: &RewriterBase<'c, '_>,
-    kernel: OperationRef<'c, '_>,
-) {
+pub fn lower_kernel<'c>(b: &Builder<'c>, rewriter: &RewriterBase<'c, '_>, kernel: OperationRef<'c, '_>) {
     let at = At::before(kernel);
     let grid: Vec<Value> = kernel.operands().collect();
     let (inside, ivs) = b.loop_nest(at, &grid);

@@ -23,7 +23,9 @@ fn recomputable(value: Value, depth: usize) -> bool {
     if crosses(value) {
         return true;
     }
-    let Some(result) = tile_dialect::ops::as_result(value) else { return false };
+    let Some(result) = tile_dialect::ops::as_result(value) else {
+        return false;
+    };
     let owner = result.owner();
     let name = op_name(&owner);
     let pure = name == "memref.dim" || (name.starts_with("arith.") && owner.region_count() == 0);
@@ -45,7 +47,10 @@ fn clone_into<'c, 'a>(
     }
     let result = OperationResult::try_from(value).expect("a recomputable value is an op's result");
     let original = result.owner();
-    let operands: Vec<Value> = original.operands().map(|operand| clone_into(operand, block, before, done)).collect();
+    let operands: Vec<Value> = original
+        .operands()
+        .map(|operand| clone_into(operand, block, before, done))
+        .collect();
     let clone = block.insert_operation_before(before, clone_detached(original));
     for (position, mapped) in operands.into_iter().enumerate() {
         set_operand(clone, position, mapped);
@@ -58,7 +63,9 @@ fn clone_into<'c, 'a>(
 /// Makes every op of `kernel` that reads a recomputable host value read a copy computed at the
 /// start of the kernel. Values that cannot be recomputed are left for the capture check to report.
 pub fn recompute_host_values(kernel: OperationRef) {
-    let Some(block) = kernel.region(0).ok().and_then(|region| region.first_block()) else { return };
+    let Some(block) = kernel.region(0).ok().and_then(|region| region.first_block()) else {
+        return;
+    };
     let Some(first) = block.first_operation() else { return };
     let mut done = Vec::new();
     for op in nested_ops(kernel) {

@@ -30,8 +30,8 @@ use melior::{
 use tile_dialect::{
     element::Element,
     ops::{
-        clone_detached, integer_attribute, op_name, is_defined_inside, memref_shape, nested_ops, static_sizes, set_attribute,
-        set_operand,
+        clone_detached, integer_attribute, is_defined_inside, memref_shape, nested_ops, op_name, set_attribute,
+        set_operand, static_sizes,
     },
 };
 
@@ -105,7 +105,10 @@ fn check_kernel<'c, 'a>(
             if flavor.is_spirv()
                 && let Some(memref) = tile_dialect::ops::as_memref(ty)
             {
-                let elements = static_sizes(memref).into_iter().map(|size| size.unwrap_or(1) as i128).product::<i128>();
+                let elements = static_sizes(memref)
+                    .into_iter()
+                    .map(|size| size.unwrap_or(1) as i128)
+                    .product::<i128>();
                 if elements > i32::MAX as i128 {
                     return Err((
                         op,
@@ -119,12 +122,7 @@ fn check_kernel<'c, 'a>(
             let element = tile_dialect::ops::as_memref(ty)
                 .map(|memref| memref.element())
                 .unwrap_or(ty);
-            if flavor.is_spirv()
-                && matches!(
-                    Element::of(element),
-                    Some(Element::BF16 | Element::F8E4M3FN)
-                )
-            {
+            if flavor.is_spirv() && matches!(Element::of(element), Some(Element::BF16 | Element::F8E4M3FN)) {
                 return Err((
                     op,
                     format!(
@@ -150,14 +148,15 @@ fn check_kernel<'c, 'a>(
             .is_ok_and(|name| name.starts_with("tile.alloc_"))
             && !owned.contains(&op)
         {
-            let memref =
-                MemRefType::try_from(op.result(0).expect("allocation").r#type()).expect("memref");
+            let memref = MemRefType::try_from(op.result(0).expect("allocation").r#type()).expect("memref");
             let mut sizes: Vec<i64> = static_sizes(memref).into_iter().map(|size| size.unwrap_or(1)).collect();
             // Rows padded by the tile's layout (see `cpu::structure::lower_alloc`).
             if flavor.is_spirv()
                 && let (Some(last), Some(layout)) = (
                     sizes.last_mut(),
-                    op.attribute(crate::layout::LAYOUT_ATTRIBUTE).ok().and_then(tile_dialect::layout::SharedLayout::from_attribute),
+                    op.attribute(crate::layout::LAYOUT_ATTRIBUTE)
+                        .ok()
+                        .and_then(tile_dialect::layout::SharedLayout::from_attribute),
                 )
             {
                 *last += layout.padding;
@@ -208,7 +207,8 @@ fn captured<'c, 'a>(
                 continue;
             }
             let integer = operand.r#type().is_index() || operand.r#type().is_integer();
-            let constant = tile_dialect::ops::as_result(operand).is_some_and(|result| result.owner().name().as_string_ref().as_str() == Ok("arith.constant"));
+            let constant = tile_dialect::ops::as_result(operand)
+                .is_some_and(|result| result.owner().name().as_string_ref().as_str() == Ok("arith.constant"));
             if !flavor.is_spirv() && integer && !constant && crate::host::values::host_expression(operand).is_ok() {
                 scalars.push(operand);
                 continue;
@@ -226,9 +226,7 @@ fn captured<'c, 'a>(
                 }
                 tensors.push(operand);
             } else if tile_dialect::ops::as_result(operand)
-                .map(|result| {
-                    result.owner().name().as_string_ref().as_str() != Ok("arith.constant")
-                })
+                .map(|result| result.owner().name().as_string_ref().as_str() != Ok("arith.constant"))
                 .unwrap_or(true)
             {
                 let message = if flavor.is_spirv() {
@@ -239,7 +237,9 @@ fn captured<'c, 'a>(
                 } else {
                     let what = match tile_dialect::ops::as_argument(operand) {
                         Some(argument) => format!("argument {} of the host function", argument.argument_number()),
-                        None => tile_dialect::ops::as_result(operand).map_or("a host value".to_owned(), |result| format!("the result of '{}'", op_name(&result.owner()))),
+                        None => tile_dialect::ops::as_result(operand).map_or("a host value".to_owned(), |result| {
+                            format!("the result of '{}'", op_name(&result.owner()))
+                        }),
                     };
                     format!(
                         "reads {what} (of type {}) inside the kernel; the {} lowering passes tensors, constants and integers the host computes from its arguments (sizes, index arguments and integer arithmetic on them)",
@@ -322,7 +322,11 @@ fn lower<'c, 'a>(
     if let (crate::spirv::coopmat::TARGET, Ok(plan)) = (flavor.target, &planned) {
         for (allocation, layout) in &plan.padded {
             if allocation.attribute(crate::layout::LAYOUT_ATTRIBUTE).is_err() {
-                set_attribute(*allocation, crate::layout::LAYOUT_ATTRIBUTE, layout.to_attribute(context));
+                set_attribute(
+                    *allocation,
+                    crate::layout::LAYOUT_ATTRIBUTE,
+                    layout.to_attribute(context),
+                );
             }
         }
     }
@@ -331,7 +335,11 @@ fn lower<'c, 'a>(
         Err(_) => (owned::thread_owned_fragments(kernel, threads), 0),
     };
     let not_in_registers = planned.as_ref().err().map(|(op, why)| {
-        format!("; its fragments are not in registers because '{}' at {} {why}", op_name(op), op.location())
+        format!(
+            "; its fragments are not in registers because '{}' at {} {why}",
+            op_name(op),
+            op.location()
+        )
     });
     if let (true, Err((op, why)), true) = (warn_off_registers, &planned, has_gemm(kernel)) {
         tile_dialect::diagnostics::emit_warning(
@@ -351,32 +359,35 @@ fn lower<'c, 'a>(
     let written: Vec<bool> = tensors
         .iter()
         .map(|tensor| {
-            nested_ops(kernel).iter().any(|op| {
-                match op.name().as_string_ref().as_str().unwrap_or_default() {
-                    "tile.copy" => {
-                        tile_dialect::ops::copy_parts(op).is_some_and(|parts| parts.dst == *tensor)
-                    }
-                    "memref.store" => op
-                        .operand(1)
-                        .is_ok_and(|destination| destination == *tensor),
+            nested_ops(kernel)
+                .iter()
+                .any(|op| match op.name().as_string_ref().as_str().unwrap_or_default() {
+                    "tile.copy" => tile_dialect::ops::copy_parts(op).is_some_and(|parts| parts.dst == *tensor),
+                    "memref.store" => op.operand(1).is_ok_and(|destination| destination == *tensor),
                     _ => false,
-                }
-            })
+                })
         })
         .collect();
     let grid = host_grid(kernel.operands()).map_err(|message| {
-            (
-                kernel,
-                format!("cannot be lowered for {target}: the launch needs {message}"),
-            )
-        })?;
+        (
+            kernel,
+            format!("cannot be lowered for {target}: the launch needs {message}"),
+        )
+    })?;
     // Nothing below fails at an op of the program: the register rules may now rewrite its ops.
     let registers = planned.is_ok();
     // The barriers that count copies, read before the register rules lower the copies.
     let counting = crate::pipeline::nvidia::counting_barriers(kernel);
     let owned = match planned {
         Ok(plan) => {
-            crate::registers::apply(context, kernel, plan, shuffles, flavor.private_space, flavor.target.starts_with("spirv"));
+            crate::registers::apply(
+                context,
+                kernel,
+                plan,
+                shuffles,
+                flavor.private_space,
+                flavor.target.starts_with("spirv"),
+            );
             Vec::new()
         }
         Err(_) => owned,
@@ -387,13 +398,16 @@ fn lower<'c, 'a>(
         crate::pipeline::nvidia::lower_barriers(context, kernel, threads, &counting);
     }
     crate::pipeline::rings::lower(context, kernel, true);
-    let (splits, scratch_bytes) =
-        reduce::plan(context, kernel, threads, flavor.max_shared_bytes - shared);
+    let (splits, scratch_bytes) = reduce::plan(context, kernel, threads, flavor.max_shared_bytes - shared);
     shared += scratch_bytes;
     // The tensor maps the TMA copies read: parameters after the tensors.
     let maps = tensor_maps(kernel, &tensors);
     let symbols = Symbols::of(kernel, index);
-    let Symbols { function: host_function, stem, .. } = &symbols;
+    let Symbols {
+        function: host_function,
+        stem,
+        ..
+    } = &symbols;
     let block_dims = kernel.operand_count();
 
     // The tiles, in program order: workgroup attributions or workgroup allocations.
@@ -411,14 +425,17 @@ fn lower<'c, 'a>(
     // read before the tile ops are lowered.
     let alignments: Vec<i64> = tiles
         .iter()
-        .map(|tile| integer_attribute(tile, crate::registers::ALIGNMENT_ATTRIBUTE).unwrap_or(1).max(1))
+        .map(|tile| {
+            integer_attribute(tile, crate::registers::ALIGNMENT_ATTRIBUTE)
+                .unwrap_or(1)
+                .max(1)
+        })
         .collect();
     let workgroup_space = Attribute::parse(context, flavor.workgroup_space).expect("memory space");
     let attributions: Vec<Type> = tiles
         .iter()
         .map(|tile| {
-            let memref =
-                MemRefType::try_from(tile.result(0).expect("tile").r#type()).expect("memref");
+            let memref = MemRefType::try_from(tile.result(0).expect("tile").r#type()).expect("memref");
             let shape: Vec<i64> = static_sizes(memref).into_iter().map(|size| size.unwrap_or(1)).collect();
             MemRefType::new(memref.element(), &shape, None, Some(workgroup_space)).into()
         })
@@ -442,7 +459,8 @@ fn lower<'c, 'a>(
     reduce::lower(context, &melior::IrRewriter::new(context).as_rewriter_base(), &splits);
     crate::cpu::lower_body(context, kernel, Some(threads), tile_memory, &owned);
     // Held cooperative matrices become values carried by the loops, now that they are scf.fors.
-    crate::registers::promote::promote(context, kernel).map_err(|message| (kernel, format!("cannot be lowered for {target}: {message}")))?;
+    crate::registers::promote::promote(context, kernel)
+        .map_err(|message| (kernel, format!("cannot be lowered for {target}: {message}")))?;
     // The producer's thread and the kernel's threads part ways (their barriers are named ones).
     crate::pipeline::producer::split(context, kernel, threads);
     // Thread-owned fragments: private attributions, or allocas in the entry block.
@@ -452,7 +470,12 @@ fn lower<'c, 'a>(
         .map(|fragment| {
             let value: Value = fragment.result(0).expect("fragment").into();
             let elements = owned::private_elements(&memref_shape(value), threads);
-            MemRefType::new(crate::cpu::data::element_type(value), &[elements], None, Some(private_space))
+            MemRefType::new(
+                crate::cpu::data::element_type(value),
+                &[elements],
+                None,
+                Some(private_space),
+            )
         })
         .collect();
 
@@ -464,10 +487,19 @@ fn lower<'c, 'a>(
         .map(|(i, tensor)| {
             // Beside a view of the same binding every argument names its binding (where none
             // does, the SPIR-V conversion numbers them in order).
-            skeleton::Argument { ty: tensor.r#type(), binding: (!views.is_empty()).then_some(i) }
+            skeleton::Argument {
+                ty: tensor.r#type(),
+                binding: (!views.is_empty()).then_some(i),
+            }
         })
-        .chain(maps.iter().map(|_| skeleton::Argument { ty: pointer, binding: None }))
-        .chain(scalars.iter().map(|scalar| skeleton::Argument { ty: scalar.r#type(), binding: None }))
+        .chain(maps.iter().map(|_| skeleton::Argument {
+            ty: pointer,
+            binding: None,
+        }))
+        .chain(scalars.iter().map(|scalar| skeleton::Argument {
+            ty: scalar.r#type(),
+            binding: None,
+        }))
         .chain(views.iter().map(|(binding, cast)| skeleton::Argument {
             ty: cast.result(0).expect("a view").r#type(),
             binding: Some(*binding),
@@ -477,7 +509,12 @@ fn lower<'c, 'a>(
     // Dynamic shared memory: each tile a view at its own 128-byte aligned offset.
     // A tile's offset is rounded up to its alignment, and the views start at the first boundary of
     // the largest in the dynamic shared memory (which the launch asks for that much more of).
-    let base_alignment = alignments.iter().copied().max().unwrap_or(1).max(crate::pipeline::rings::SLOT_ALIGNMENT);
+    let base_alignment = alignments
+        .iter()
+        .copied()
+        .max()
+        .unwrap_or(1)
+        .max(crate::pipeline::rings::SLOT_ALIGNMENT);
     let dynamic_offsets: Vec<i64> = if flavor.dynamic_shared {
         let mut offset = 0;
         let offsets = tiles
@@ -486,11 +523,22 @@ fn lower<'c, 'a>(
             .map(|(tile, &aligned)| {
                 let memref = MemRefType::try_from(tile.result(0).expect("tile").r#type()).expect("memref");
                 let at = (offset + aligned - 1) / aligned * aligned;
-                offset = at + crate::pipeline::rings::padded(static_sizes(memref).into_iter().map(|size| size.unwrap_or(1)).product::<i64>() * element_bytes(memref.element()));
+                offset = at
+                    + crate::pipeline::rings::padded(
+                        static_sizes(memref)
+                            .into_iter()
+                            .map(|size| size.unwrap_or(1))
+                            .product::<i64>()
+                            * element_bytes(memref.element()),
+                    );
                 at
             })
             .collect();
-        let slack = if base_alignment > crate::pipeline::rings::SLOT_ALIGNMENT { base_alignment } else { 0 };
+        let slack = if base_alignment > crate::pipeline::rings::SLOT_ALIGNMENT {
+            base_alignment
+        } else {
+            0
+        };
         shared = shared.max(offset + slack);
         offsets
     } else {
@@ -501,7 +549,11 @@ fn lower<'c, 'a>(
         .iter()
         .enumerate()
         .map(|(binding, tensor)| {
-            let HostTensor { argument, shape, element } = host_tensor(*tensor);
+            let HostTensor {
+                argument,
+                shape,
+                element,
+            } = host_tensor(*tensor);
             tile_manifest::Binding {
                 set: 0,
                 binding: binding as u32,
@@ -514,8 +566,11 @@ fn lower<'c, 'a>(
         .collect();
     let mut manifest = tile_manifest::Manifest::new(format!("{stem}_kernel"), target, grid);
     manifest.host_function = Some(host_function.to_string());
-    manifest.strategy =
-        Some(if registers { tile_manifest::Strategy::Registers } else { tile_manifest::Strategy::Plain });
+    manifest.strategy = Some(if registers {
+        tile_manifest::Strategy::Registers
+    } else {
+        tile_manifest::Strategy::Plain
+    });
     manifest.workgroup_size = Some([block_threads as u32, 1, 1]);
     // The cooperative-matrix environment fixes 32-wide subgroups: its gemms and shuffles are
     // written for them, and the launcher must ask for them.
@@ -534,7 +589,11 @@ fn lower<'c, 'a>(
         let mut params: Vec<tile_manifest::Param> = maps
             .iter()
             .map(|map| {
-                let HostTensor { argument, shape, element } = host_tensor(tensors[map.tensor]);
+                let HostTensor {
+                    argument,
+                    shape,
+                    element,
+                } = host_tensor(tensors[map.tensor]);
                 tile_manifest::Param {
                     role: "tma".into(),
                     kind: tile_manifest::ParamKind::TensorMap {
@@ -542,7 +601,10 @@ fn lower<'c, 'a>(
                         shape,
                         element,
                         box_: map.box_.iter().map(|size| *size as u32).collect(),
-                        swizzle: crate::registers::tma_swizzle(&map.box_, element_bytes(crate::cpu::data::element_type(tensors[map.tensor]))) as u32,
+                        swizzle: crate::registers::tma_swizzle(
+                            &map.box_,
+                            element_bytes(crate::cpu::data::element_type(tensors[map.tensor])),
+                        ) as u32,
                         oob_fill: "zero".into(),
                     },
                 }
@@ -550,7 +612,13 @@ fn lower<'c, 'a>(
             .collect();
         for scalar in &scalars {
             let value = crate::host::values::host_expression(*scalar).map_err(|message| (kernel, message))?;
-            params.push(tile_manifest::Param { role: "scalar".into(), kind: tile_manifest::ParamKind::Scalar { ty: scalar.r#type().to_string(), value } });
+            params.push(tile_manifest::Param {
+                role: "scalar".into(),
+                kind: tile_manifest::ParamKind::Scalar {
+                    ty: scalar.r#type().to_string(),
+                    value,
+                },
+            });
         }
         manifest.params = Some(params);
     }
@@ -566,8 +634,16 @@ fn lower<'c, 'a>(
         .expect("builtin.module has a body");
     let skeleton = skeleton::Kernel {
         arguments,
-        workgroup: if flavor.attributions && !flavor.dynamic_shared { attributions } else { Vec::new() },
-        private: if flavor.attributions { private_types.iter().map(|ty| (*ty).into()).collect() } else { Vec::new() },
+        workgroup: if flavor.attributions && !flavor.dynamic_shared {
+            attributions
+        } else {
+            Vec::new()
+        },
+        private: if flavor.attributions {
+            private_types.iter().map(|ty| (*ty).into()).collect()
+        } else {
+            Vec::new()
+        },
         attributes: skeleton::kernel_attributes(
             context,
             flavor,
@@ -575,9 +651,15 @@ fn lower<'c, 'a>(
             integer_attribute(&kernel, "min_blocks_per_multiprocessor"),
         ),
     };
-    let targets = flavor.targets.map(|targets| Attribute::parse(context, targets).expect("gpu.module targets"));
+    let targets = flavor
+        .targets
+        .map(|targets| Attribute::parse(context, targets).expect("gpu.module targets"));
     let gpu_module = skeleton::append(context, body, &symbols, targets, skeleton, location);
-    set_attribute(gpu_module, "tile.manifest", StringAttribute::new(context, &manifest).into());
+    set_attribute(
+        gpu_module,
+        "tile.manifest",
+        StringAttribute::new(context, &manifest).into(),
+    );
     // On NVIDIA and AMD the host launches the kernel through a function called where the
     // tile.kernel stood (SPIR-V kernels are launched through Vulkan, from their manifests).
     if !flavor.is_spirv() {
@@ -587,12 +669,24 @@ fn lower<'c, 'a>(
                 let element = crate::cpu::data::element_type(tensors[map.tensor]);
                 let swizzle = crate::registers::tma_swizzle(&map.box_, element_bytes(element));
                 let map_type = host::tensor_map_type(context, &map.box_, element, swizzle);
-                host::TensorMapArgument { tensor: map.tensor, box_: map.box_.clone(), map_type }
+                host::TensorMapArgument {
+                    tensor: map.tensor,
+                    box_: map.box_.clone(),
+                    map_type,
+                }
             })
             .collect();
         let dynamic = flavor.dynamic_shared.then_some(shared);
-        let arguments = host::Arguments { shared_bytes: dynamic, threads: block_threads, tensor_maps: &tensor_maps };
-        let launched = host::Launched { tensors: tensors.clone(), grid: kernel.operands().collect(), scalars: scalars.clone() };
+        let arguments = host::Arguments {
+            shared_bytes: dynamic,
+            threads: block_threads,
+            tensor_maps: &tensor_maps,
+        };
+        let launched = host::Launched {
+            tensors: tensors.clone(),
+            grid: kernel.operands().collect(),
+            scalars: scalars.clone(),
+        };
         let (launcher, launch) = host::launch(context, launched, &symbols, &arguments, location);
         body.append_operation(launcher);
         call_launch(context, kernel, &launch).map_err(|message| (kernel, message))?;
@@ -652,7 +746,10 @@ fn lower<'c, 'a>(
     // Host integers read inside: the kernel's scalar parameters (the host keeps its own uses).
     let inside = nested_ops(function);
     for (k, scalar) in scalars.iter().enumerate() {
-        let parameter: Value = entry.argument(tensors.len() + maps.len() + k).expect("scalar parameter").into();
+        let parameter: Value = entry
+            .argument(tensors.len() + maps.len() + k)
+            .expect("scalar parameter")
+            .into();
         for op in &inside {
             for position in 0..op.operand_count() {
                 if op.operand(position).ok() == Some(*scalar) {
@@ -669,7 +766,10 @@ fn lower<'c, 'a>(
         }
     }
     for (j, (_, cast)) in views.iter().enumerate() {
-        let parameter: Value = entry.argument(tensors.len() + maps.len() + scalars.len() + j).expect("vector view parameter").into();
+        let parameter: Value = entry
+            .argument(tensors.len() + maps.len() + scalars.len() + j)
+            .expect("vector view parameter")
+            .into();
         rewriter.replace_all_uses_with(cast.result(0).expect("a vector view").into(), parameter);
         rewriter.erase_op(*cast);
     }
@@ -677,7 +777,12 @@ fn lower<'c, 'a>(
         let first = entry.first_operation().expect("shader body");
         let at = crate::cpu::builder::At::before(first);
         let workgroup = Attribute::parse(context, flavor.workgroup_space);
-        let bytes_type = MemRefType::new(melior::ir::r#type::IntegerType::new(context, 8).into(), &[i64::MIN], None, workgroup);
+        let bytes_type = MemRefType::new(
+            melior::ir::r#type::IntegerType::new(context, 8).into(),
+            &[i64::MIN],
+            None,
+            workgroup,
+        );
         let bytes = builder.value(
             at,
             melior::ir::operation::OperationBuilder::new("gpu.dynamic_shared_memory", builder.location)
@@ -719,11 +824,8 @@ fn lower<'c, 'a>(
     } else if flavor.attributions {
         // gpu.func's entry block holds the arguments, then the workgroup attributions.
         for (i, tile) in tiles.iter().enumerate() {
-            let attribution = entry
-                .argument(inputs + i)
-                .expect("workgroup attribution");
-            rewriter
-                .replace_all_uses_with(tile.result(0).expect("tile").into(), attribution.into());
+            let attribution = entry.argument(inputs + i).expect("workgroup attribution");
+            rewriter.replace_all_uses_with(tile.result(0).expect("tile").into(), attribution.into());
             rewriter.erase_op(*tile);
         }
     }
@@ -753,21 +855,13 @@ fn lower<'c, 'a>(
     for op in nested_ops(function) {
         for (position, operand) in op.operands().enumerate() {
             if let Some(binding) = tensors.iter().position(|tensor| *tensor == operand) {
-                set_operand(
-                    op,
-                    position,
-                    entry.argument(binding).expect("binding argument").into(),
-                );
-            } else if !is_defined_inside(operand, function)
-                && tile_dialect::ops::as_result(operand).is_some()
-            {
+                set_operand(op, position, entry.argument(binding).expect("binding argument").into());
+            } else if !is_defined_inside(operand, function) && tile_dialect::ops::as_result(operand).is_some() {
                 // captured_tensors let only constants through.
                 let replacement = match cloned.iter().find(|(original, _)| *original == operand) {
                     Some((_, replacement)) => *replacement,
                     None => {
-                        let owner = OperationResult::try_from(operand)
-                            .expect("a constant")
-                            .owner();
+                        let owner = OperationResult::try_from(operand).expect("a constant").owner();
                         let copy = entry.insert_operation_before(first, clone_detached(owner));
                         let value: Value = copy.result(0).expect("constant result").into();
                         cloned.push((operand, value));
@@ -786,8 +880,17 @@ fn lower<'c, 'a>(
 fn vector_views<'c, 'a>(kernel: OperationRef<'c, 'a>, tensors: &[Value<'c, 'a>]) -> Vec<(usize, OperationRef<'c, 'a>)> {
     nested_ops(kernel)
         .into_iter()
-        .filter(|op| op_name(op) == "builtin.unrealized_conversion_cast" && op.attribute(vector_copy::VECTOR_VIEW).is_ok())
-        .filter_map(|cast| Some((tensors.iter().position(|tensor| cast.operand(0).is_ok_and(|source| source == *tensor))?, cast)))
+        .filter(|op| {
+            op_name(op) == "builtin.unrealized_conversion_cast" && op.attribute(vector_copy::VECTOR_VIEW).is_ok()
+        })
+        .filter_map(|cast| {
+            Some((
+                tensors
+                    .iter()
+                    .position(|tensor| cast.operand(0).is_ok_and(|source| source == *tensor))?,
+                cast,
+            ))
+        })
         .collect()
 }
 
@@ -802,14 +905,31 @@ struct TensorMap<'c, 'a> {
 /// The distinct (tensor, box) pairs of the TMA copies of `kernel`, in program order.
 fn tensor_maps<'c, 'a>(kernel: OperationRef<'c, 'a>, tensors: &[Value<'c, 'a>]) -> Vec<TensorMap<'c, 'a>> {
     let mut maps: Vec<TensorMap> = Vec::new();
-    for cast in nested_ops(kernel).into_iter().filter(|op| op_name(op) == "builtin.unrealized_conversion_cast") {
-        let Ok(attribute) = cast.attribute(crate::registers::TENSOR_MAP_BOX) else { continue };
-        let Ok(array) = melior::ir::attribute::DenseI64ArrayAttribute::try_from(attribute) else { continue };
+    for cast in nested_ops(kernel)
+        .into_iter()
+        .filter(|op| op_name(op) == "builtin.unrealized_conversion_cast")
+    {
+        let Ok(attribute) = cast.attribute(crate::registers::TENSOR_MAP_BOX) else {
+            continue;
+        };
+        let Ok(array) = melior::ir::attribute::DenseI64ArrayAttribute::try_from(attribute) else {
+            continue;
+        };
         let box_: Vec<i64> = (0..array.len()).filter_map(|i| array.element(i).ok()).collect();
-        let Some(tensor) = cast.operand(0).ok().and_then(|source| tensors.iter().position(|tensor| *tensor == source)) else { continue };
+        let Some(tensor) = cast
+            .operand(0)
+            .ok()
+            .and_then(|source| tensors.iter().position(|tensor| *tensor == source))
+        else {
+            continue;
+        };
         match maps.iter_mut().find(|map| map.tensor == tensor && map.box_ == box_) {
             Some(map) => map.casts.push(cast),
-            None => maps.push(TensorMap { tensor, box_, casts: vec![cast] }),
+            None => maps.push(TensorMap {
+                tensor,
+                box_,
+                casts: vec![cast],
+            }),
         }
     }
     maps

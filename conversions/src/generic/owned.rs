@@ -10,9 +10,7 @@
 //! else (reading it along a reduced dimension, as a gemm operand, at other indices) keeps the
 //! fragment in workgroup memory.
 
-use crate::cpu::{
-    builder::{At, Builder},
-};
+use crate::cpu::builder::{At, Builder};
 use melior::{
     RewriterBase,
     ir::{
@@ -27,7 +25,10 @@ use tile_dialect::ops::{copy_parts, memref_shape, nested_ops, op_name};
 pub const MAX_PRIVATE_ELEMENTS: i64 = 256;
 
 /// The nearest enclosing `tile.parallel` of `op` below `kernel`, if any.
-pub(super) fn enclosing_parallel<'c, 'a>(op: OperationRef<'c, 'a>, kernel: OperationRef<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
+pub(super) fn enclosing_parallel<'c, 'a>(
+    op: OperationRef<'c, 'a>,
+    kernel: OperationRef<'c, 'a>,
+) -> Option<OperationRef<'c, 'a>> {
     let mut parent = op.parent_operation();
     while let Some(candidate) = parent {
         if candidate == kernel {
@@ -67,7 +68,11 @@ fn keeps_ownership<'c, 'a>(
         "tile.reduce" => in_parallel.is_none() && uses == 1 && at(1),
         "tile.copy" => {
             let Some(parts) = copy_parts(&op) else { return false };
-            let tile_side = if parts.src_offsets.is_empty() { parts.src } else { parts.dst };
+            let tile_side = if parts.src_offsets.is_empty() {
+                parts.src
+            } else {
+                parts.dst
+            };
             in_parallel.is_none()
                 && uses == 1
                 && ((parts.src == fragment && parts.src_offsets.is_empty())
@@ -77,10 +82,16 @@ fn keeps_ownership<'c, 'a>(
         "memref.load" | "memref.store" => {
             let memref_position = if op_name(&op) == "memref.load" { 0 } else { 1 };
             let Some(parallel) = in_parallel else { return false };
-            if uses != 1 || !at(memref_position) || enclosing_parallel(parallel, kernel).is_some() || extents(parallel) != shape {
+            if uses != 1
+                || !at(memref_position)
+                || enclosing_parallel(parallel, kernel).is_some()
+                || extents(parallel) != shape
+            {
                 return false;
             }
-            let Some(body) = parallel.region(0).ok().and_then(|region| region.first_block()) else { return false };
+            let Some(body) = parallel.region(0).ok().and_then(|region| region.first_block()) else {
+                return false;
+            };
             let indices: Vec<Value> = op.operands().skip(memref_position + 1).collect();
             indices.len() == shape.len()
                 && indices

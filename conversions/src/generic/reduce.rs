@@ -42,7 +42,9 @@ pub fn plan<'c, 'a>(
     let mut splits = Vec::new();
     let mut used = 0;
     for reduce in nested_ops(kernel) {
-        if reduce.name().as_string_ref().as_str() != Ok("tile.reduce") || super::owned::enclosing_parallel(reduce, kernel).is_some() {
+        if reduce.name().as_string_ref().as_str() != Ok("tile.reduce")
+            || super::owned::enclosing_parallel(reduce, kernel).is_some()
+        {
             continue;
         }
         let reduction = Reduction::of(reduce);
@@ -59,7 +61,9 @@ pub fn plan<'c, 'a>(
         }
         let Some(first) = body.first_operation() else { continue };
         let tile = shared_type(context, &[outputs * group], reduction.ty);
-        let Ok(alloc) = alloc_shared(tile, reduce.location()) else { continue };
+        let Ok(alloc) = alloc_shared(tile, reduce.location()) else {
+            continue;
+        };
         let scratch = body.insert_operation_before(first, alloc);
         used += bytes;
         splits.push(Split { reduce, scratch, group });
@@ -70,14 +74,27 @@ pub fn plan<'c, 'a>(
 /// Lowers each planned reduction (before the loop lowering sees it).
 pub fn lower<'c>(context: &'c Context, rewriter: &RewriterBase<'c, '_>, splits: &[Split<'c, '_>]) {
     for split in splits {
-        let b = Builder { context, location: split.reduce.location(), threads: None };
+        let b = Builder {
+            context,
+            location: split.reduce.location(),
+            threads: None,
+        };
         lower_one(&b, split);
         rewriter.erase_op(split.reduce);
     }
 }
 
 fn lower_one<'c>(b: &Builder<'c>, split: &Split<'c, '_>) {
-    let Reduction { src, dst, dim, kind, clear, ty, src_shape, kept } = Reduction::of(split.reduce);
+    let Reduction {
+        src,
+        dst,
+        dim,
+        kind,
+        clear,
+        ty,
+        src_shape,
+        kept,
+    } = Reduction::of(split.reduce);
     let scratch: Value = split.scratch.result(0).expect("scratch tile").into();
     let at = At::before(split.reduce);
     let outputs: i64 = kept.iter().product();

@@ -11,8 +11,8 @@ use melior::{
     ir::{
         Attribute, Block, BlockLike, BlockRef, Identifier, Location, Region, RegionLike, Type,
         attribute::{
-            ArrayAttribute, DenseI32ArrayAttribute, DictionaryAttribute, IntegerAttribute,
-            StringAttribute, TypeAttribute,
+            ArrayAttribute, DenseI32ArrayAttribute, DictionaryAttribute, IntegerAttribute, StringAttribute,
+            TypeAttribute,
         },
         operation::{OperationBuilder, OperationRef},
         r#type::{FunctionType, IntegerType},
@@ -52,7 +52,10 @@ pub fn kernel_attributes<'c>(
     let named = |name: &str, value: Attribute<'c>| (Identifier::new(context, name), value);
     if flavor.is_spirv() {
         let abi = format!("#spirv.entry_point_abi<workgroup_size = [{threads}, 1, 1]>");
-        return vec![named("spirv.entry_point_abi", Attribute::parse(context, &abi).expect("entry point ABI"))];
+        return vec![named(
+            "spirv.entry_point_abi",
+            Attribute::parse(context, &abi).expect("entry point ABI"),
+        )];
     }
     let block: Attribute = DenseI32ArrayAttribute::new(context, &[threads as i32, 1, 1]).into();
     let mut attributes = vec![named("known_block_size", block)];
@@ -107,15 +110,25 @@ fn function<'c>(
         .map(|ty| (*ty, location))
         .collect();
     let block = Block::new(&entry);
-    block.append_operation(OperationBuilder::new("gpu.return", location).build().expect("gpu.return"));
+    block.append_operation(
+        OperationBuilder::new("gpu.return", location)
+            .build()
+            .expect("gpu.return"),
+    );
     let region = Region::new();
     region.append_block(block);
     let i64 = IntegerType::new(context, 64).into();
     let mut attributes = vec![
         named("sym_name", StringAttribute::new(context, name).into()),
-        named("function_type", TypeAttribute::new(FunctionType::new(context, &inputs, &[]).into()).into()),
+        named(
+            "function_type",
+            TypeAttribute::new(FunctionType::new(context, &inputs, &[]).into()).into(),
+        ),
         named("gpu.kernel", Attribute::unit(context)),
-        named("workgroup_attributions", IntegerAttribute::new(i64, kernel.workgroup.len() as i64).into()),
+        named(
+            "workgroup_attributions",
+            IntegerAttribute::new(i64, kernel.workgroup.len() as i64).into(),
+        ),
     ];
     if kernel.arguments.iter().any(|argument| argument.binding.is_some()) {
         let per_argument: Vec<Attribute> = kernel
@@ -124,7 +137,10 @@ fn function<'c>(
             .map(|argument| {
                 let abi = argument.binding.map(|binding| {
                     let abi = format!("#spirv.interface_var_abi<(0, {binding})>");
-                    named("spirv.interface_var_abi", Attribute::parse(context, &abi).expect("interface ABI"))
+                    named(
+                        "spirv.interface_var_abi",
+                        Attribute::parse(context, &abi).expect("interface ABI"),
+                    )
                 });
                 DictionaryAttribute::new(context, &abi.into_iter().collect::<Vec<_>>()).into()
             })
@@ -137,7 +153,10 @@ fn function<'c>(
         let aligned: Attribute =
             DictionaryAttribute::new(context, &[named("llvm.align", IntegerAttribute::new(i64, 128).into())]).into();
         let per_tile = vec![aligned; kernel.workgroup.len()];
-        attributes.push(named("workgroup_attrib_attrs", ArrayAttribute::new(context, &per_tile).into()));
+        attributes.push(named(
+            "workgroup_attrib_attrs",
+            ArrayAttribute::new(context, &per_tile).into(),
+        ));
     }
     attributes.extend(kernel.attributes);
     OperationBuilder::new("gpu.func", location)

@@ -76,10 +76,24 @@ pub struct Target {
 }
 
 /// gfx942: 16-byte runs (`global_load_dwordx4`, `ds_write_b128`).
-pub const GFX942: Target = Target { run_bytes: 16, lanes: 16, views: false, sched_barrier: true, whole_tile_test: false, private_space: "#gpu.address_space<private>" };
+pub const GFX942: Target = Target {
+    run_bytes: 16,
+    lanes: 16,
+    views: false,
+    sched_barrier: true,
+    whole_tile_test: false,
+    private_space: "#gpu.address_space<private>",
+};
 
 /// spirv-coopmat: 8-byte runs through vector views (see the module).
-pub const SPIRV_COOPMAT: Target = Target { run_bytes: 8, lanes: 4, views: true, sched_barrier: false, whole_tile_test: true, private_space: "#spirv.storage_class<Function>" };
+pub const SPIRV_COOPMAT: Target = Target {
+    run_bytes: 8,
+    lanes: 4,
+    views: true,
+    sched_barrier: false,
+    whole_tile_test: true,
+    private_space: "#spirv.storage_class<Function>",
+};
 
 /// The unit attribute of the cast that stands for a tensor's vector view until the kernel's
 /// skeleton gives it an argument of its own (SPIR-V).
@@ -96,16 +110,22 @@ fn run_length(copy: OperationRef, target: &Target) -> Option<i64> {
     if parts.src_offsets.is_empty() || !parts.dst_offsets.is_empty() {
         return None;
     }
-    let (src, dst) = (tile_dialect::ops::as_memref(parts.src.r#type())?, tile_dialect::ops::as_memref(parts.dst.r#type())?);
+    let (src, dst) = (
+        tile_dialect::ops::as_memref(parts.src.r#type())?,
+        tile_dialect::ops::as_memref(parts.dst.r#type())?,
+    );
     // Fragments have a memory space of their own (`#tile.fragment`): only workgroup tiles here.
-    let in_workgroup = dst.memory_space().is_some_and(|space| space.to_string().contains("workgroup"));
+    let in_workgroup = dst
+        .memory_space()
+        .is_some_and(|space| space.to_string().contains("workgroup"));
     if src.memory_space().is_some() || !in_workgroup || src.element() != dst.element() {
         return None;
     }
     let bytes = Element::of(dst.element())?.bytes() as i64;
     let run = (target.run_bytes / bytes).min(target.lanes);
     let shape = memref_shape(parts.dst);
-    let viewable = !target.views || (src.has_static_shape() && memref_shape(parts.src).last().is_some_and(|row| row % run == 0));
+    let viewable =
+        !target.views || (src.has_static_shape() && memref_shape(parts.src).last().is_some_and(|row| row % run == 0));
     (run > 1 && viewable && shape.last().is_some_and(|last| last % run == 0)).then_some(run)
 }
 
@@ -137,14 +157,23 @@ impl<'c, 'a> Runs<'c, 'a> {
         *extents.last_mut()? /= run;
         // Transposed tiles are gfx942's (`crate::amdgpu::lds`); the whole-tile loads take one row
         // a run.
-        let transposed = crate::amdgpu::lds::stored(dst).filter(|stored| stored.layout.transposed && !target.whole_tile_test);
+        let transposed =
+            crate::amdgpu::lds::stored(dst).filter(|stored| stored.layout.transposed && !target.whole_tile_test);
         let rows = match transposed {
             Some(_) => [4, 2, 1].into_iter().find(|rows| extents[0] % rows == 0).unwrap_or(1),
             None => 1,
         };
         extents[0] /= rows;
         let total: i64 = extents.iter().product();
-        Some(Runs { run, extents, total, trips: (total + threads - 1) / threads, threads, rows, transposed })
+        Some(Runs {
+            run,
+            extents,
+            total,
+            trips: (total + threads - 1) / threads,
+            threads,
+            rows,
+            transposed,
+        })
     }
 
     /// The tile indices of trip `trip`'s run on this thread (`tid`), and where to emit code for
@@ -172,15 +201,40 @@ impl<'c, 'a> Runs<'c, 'a> {
 }
 
 /// `vector.load memref[indices]` as `ty`.
-fn vector_load<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, memref: Value<'c, 'a>, indices: &[Value<'c, 'a>], ty: Type<'c>) -> Value<'c, 'a> {
+fn vector_load<'c, 'a>(
+    b: &Builder<'c>,
+    at: At<'c, 'a>,
+    memref: Value<'c, 'a>,
+    indices: &[Value<'c, 'a>],
+    ty: Type<'c>,
+) -> Value<'c, 'a> {
     let operands: Vec<Value> = std::iter::once(memref).chain(indices.iter().copied()).collect();
-    b.value(at, OperationBuilder::new("vector.load", b.location).add_operands(&operands).add_results(&[ty]).build().expect("vector.load"))
+    b.value(
+        at,
+        OperationBuilder::new("vector.load", b.location)
+            .add_operands(&operands)
+            .add_results(&[ty])
+            .build()
+            .expect("vector.load"),
+    )
 }
 
 /// `vector.store value, memref[indices]`.
-fn vector_store<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, value: Value<'c, 'a>, memref: Value<'c, 'a>, indices: &[Value<'c, 'a>]) {
+fn vector_store<'c, 'a>(
+    b: &Builder<'c>,
+    at: At<'c, 'a>,
+    value: Value<'c, 'a>,
+    memref: Value<'c, 'a>,
+    indices: &[Value<'c, 'a>],
+) {
     let operands: Vec<Value> = [value, memref].into_iter().chain(indices.iter().copied()).collect();
-    b.insert(at, OperationBuilder::new("vector.store", b.location).add_operands(&operands).build().expect("vector.store"));
+    b.insert(
+        at,
+        OperationBuilder::new("vector.store", b.location)
+            .add_operands(&operands)
+            .build()
+            .expect("vector.store"),
+    );
 }
 
 /// `tile` as a memref in LDS's integer memory space 3 (`memref.memory_space_cast`): the vector
@@ -190,22 +244,49 @@ fn vector_store<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, value: Value<'c, 'a>, m
 fn lds_view<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, tile: Value<'c, 'a>) -> Value<'c, 'a> {
     let memref = MemRefType::try_from(tile.r#type()).expect("a tile");
     let ty = crate::amdgpu::lds::lds_type(b.context, memref.element(), &memref_shape(tile), Some(memref.layout()));
-    b.value(at, OperationBuilder::new("memref.memory_space_cast", b.location).add_operands(&[tile]).add_results(&[ty]).build().expect("memref.memory_space_cast"))
+    b.value(
+        at,
+        OperationBuilder::new("memref.memory_space_cast", b.location)
+            .add_operands(&[tile])
+            .add_results(&[ty])
+            .build()
+            .expect("memref.memory_space_cast"),
+    )
 }
 
 /// The thread's registers for `runs` of `element`: a private array of their elements, run after
 /// run, indexed by constants only (so that LLVM keeps it in registers).
-fn registers<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, runs: &Runs<'c, 'a>, element: Type<'c>, target: &Target) -> Value<'c, 'a> {
+fn registers<'c, 'a>(
+    b: &Builder<'c>,
+    at: At<'c, 'a>,
+    runs: &Runs<'c, 'a>,
+    element: Type<'c>,
+    target: &Target,
+) -> Value<'c, 'a> {
     let space = Attribute::parse(b.context, target.private_space);
     let array = MemRefType::new(element, &[runs.trips * runs.rows * runs.run], None, space);
-    b.value(at, melior::dialect::memref::alloca(b.context, array, &[], &[], None, b.location))
+    b.value(
+        at,
+        melior::dialect::memref::alloca(b.context, array, &[], &[], None, b.location),
+    )
 }
 
 /// Loads this thread's runs of the tile `src[offsets]` (shaped like `runs`) into `held`: a vector
 /// load where the run is inside the tensor (and, through the vector view `view`, starts at a
 /// whole vector of it), else element by element with zeros outside.
 #[allow(clippy::too_many_arguments)]
-fn load_runs<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, runs: &Runs<'c, 'a>, src: Value<'c, 'a>, view: Option<Value<'c, 'a>>, offsets: &[Value<'c, 'a>], element: Type<'c>, held: Value<'c, 'a>, tid: Value<'c, 'a>, target: &Target) {
+fn load_runs<'c, 'a>(
+    b: &Builder<'c>,
+    at: At<'c, 'a>,
+    runs: &Runs<'c, 'a>,
+    src: Value<'c, 'a>,
+    view: Option<Value<'c, 'a>>,
+    offsets: &[Value<'c, 'a>],
+    element: Type<'c>,
+    held: Value<'c, 'a>,
+    tid: Value<'c, 'a>,
+    target: &Target,
+) {
     if !target.whole_tile_test {
         load_runs_checked(b, at, runs, src, view, offsets, element, held, tid);
         return;
@@ -234,7 +315,14 @@ fn load_runs<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, runs: &Runs<'c, 'a>, src: 
 
 /// Whether the tile `src[offsets]` (shaped like `runs`) lies wholly inside the tensor, and through
 /// a vector view (`view`) starts at a whole vector of it: one test for every thread.
-fn tile_inside<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, runs: &Runs<'c, 'a>, src: Value<'c, 'a>, view: bool, offsets: &[Value<'c, 'a>]) -> Value<'c, 'a> {
+fn tile_inside<'c, 'a>(
+    b: &Builder<'c>,
+    at: At<'c, 'a>,
+    runs: &Runs<'c, 'a>,
+    src: Value<'c, 'a>,
+    view: bool,
+    offsets: &[Value<'c, 'a>],
+) -> Value<'c, 'a> {
     let rank = runs.extents.len();
     let leading = offsets.len() - rank;
     let mut inside: Option<Value> = None;
@@ -266,7 +354,17 @@ fn tile_inside<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, runs: &Runs<'c, 'a>, src
 /// Loads the run at `indices` of `src` (through its vector view `view`, if any) into `held` from
 /// its element `first` on.
 #[allow(clippy::too_many_arguments)]
-fn load_run<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, runs: &Runs<'c, 'a>, src: Value<'c, 'a>, view: Option<Value<'c, 'a>>, indices: &[Value<'c, 'a>], element: Type<'c>, held: Value<'c, 'a>, first: i64) {
+fn load_run<'c, 'a>(
+    b: &Builder<'c>,
+    at: At<'c, 'a>,
+    runs: &Runs<'c, 'a>,
+    src: Value<'c, 'a>,
+    view: Option<Value<'c, 'a>>,
+    indices: &[Value<'c, 'a>],
+    element: Type<'c>,
+    held: Value<'c, 'a>,
+    first: i64,
+) {
     let vector = crate::attributes::vector(runs.run, element);
     let last = indices.len() - 1;
     let value = match view {
@@ -278,8 +376,19 @@ fn load_run<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, runs: &Runs<'c, 'a>, src: V
         None => vector_load(b, at, src, indices, vector),
     };
     for lane in 0..runs.run {
-        let position = (melior::ir::Identifier::new(b.context, "static_position"), crate::attributes::i64_array(b.context, &[lane as i64]));
-        let element = b.value(at, OperationBuilder::new("vector.extract", b.location).add_operands(&[value]).add_attributes(&[position]).add_results(&[element]).build().expect("vector.extract"));
+        let position = (
+            melior::ir::Identifier::new(b.context, "static_position"),
+            crate::attributes::i64_array(b.context, &[lane as i64]),
+        );
+        let element = b.value(
+            at,
+            OperationBuilder::new("vector.extract", b.location)
+                .add_operands(&[value])
+                .add_attributes(&[position])
+                .add_results(&[element])
+                .build()
+                .expect("vector.extract"),
+        );
         b.store(at, element, held, &[b.index(at, first + lane)]);
     }
 }
@@ -287,7 +396,17 @@ fn load_run<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, runs: &Runs<'c, 'a>, src: V
 /// [`load_runs`] with each run tested on its own: a vector load where the run is inside the
 /// tensor (and starts at a whole vector of the view), else element by element with zeros outside.
 #[allow(clippy::too_many_arguments)]
-fn load_runs_checked<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, runs: &Runs<'c, 'a>, src: Value<'c, 'a>, view: Option<Value<'c, 'a>>, offsets: &[Value<'c, 'a>], element: Type<'c>, held: Value<'c, 'a>, tid: Value<'c, 'a>) {
+fn load_runs_checked<'c, 'a>(
+    b: &Builder<'c>,
+    at: At<'c, 'a>,
+    runs: &Runs<'c, 'a>,
+    src: Value<'c, 'a>,
+    view: Option<Value<'c, 'a>>,
+    offsets: &[Value<'c, 'a>],
+    element: Type<'c>,
+    held: Value<'c, 'a>,
+    tid: Value<'c, 'a>,
+) {
     let rank = runs.extents.len();
     for (trip, row) in (0..runs.trips).flat_map(|trip| (0..runs.rows).map(move |row| (trip, row))) {
         let (at, mut tile) = runs.trip(b, at, tid, trip);
@@ -363,7 +482,15 @@ fn load_runs_checked<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, runs: &Runs<'c, 'a
             }
             let mut at_tensor = indices.clone();
             at_tensor[last] = column;
-            let safe: Vec<Value> = at_tensor.iter().map(|index| b.value(loads, melior::dialect::arith::select(inside, *index, zero_index, b.location))).collect();
+            let safe: Vec<Value> = at_tensor
+                .iter()
+                .map(|index| {
+                    b.value(
+                        loads,
+                        melior::dialect::arith::select(inside, *index, zero_index, b.location),
+                    )
+                })
+                .collect();
             let loaded = b.load(loads, src, &safe);
             let value = b.value(loads, melior::dialect::arith::select(inside, loaded, zero, b.location));
             b.store(loads, value, held, &[b.index(loads, first + lane)]);
@@ -380,7 +507,15 @@ fn load_runs_checked<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, runs: &Runs<'c, 'a
 /// Stores this thread's runs from `held` into the tile `dst` (one `vector.store` each; lane by lane
 /// through SPIR-V's logical pointers; into a transposed tile, one a column of the run, holding the
 /// trip's rows).
-fn store_runs<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, runs: &Runs<'c, 'a>, dst: Value<'c, 'a>, held: Value<'c, 'a>, tid: Value<'c, 'a>, target: &Target) {
+fn store_runs<'c, 'a>(
+    b: &Builder<'c>,
+    at: At<'c, 'a>,
+    runs: &Runs<'c, 'a>,
+    dst: Value<'c, 'a>,
+    held: Value<'c, 'a>,
+    tid: Value<'c, 'a>,
+    target: &Target,
+) {
     if let Some(stored) = &runs.transposed {
         return store_transposed(b, at, runs, stored, held, tid);
     }
@@ -402,8 +537,17 @@ fn store_runs<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, runs: &Runs<'c, 'a>, dst:
     let vector = crate::attributes::vector(runs.run, element);
     for trip in 0..runs.trips {
         let (at, tile) = runs.trip(b, at, tid, trip);
-        let lanes: Vec<Value> = (0..runs.run).map(|lane| b.load(at, held, &[b.index(at, trip * runs.run + lane)])).collect();
-        let value = b.value(at, OperationBuilder::new("vector.from_elements", b.location).add_operands(&lanes).add_results(&[vector]).build().expect("vector.from_elements"));
+        let lanes: Vec<Value> = (0..runs.run)
+            .map(|lane| b.load(at, held, &[b.index(at, trip * runs.run + lane)]))
+            .collect();
+        let value = b.value(
+            at,
+            OperationBuilder::new("vector.from_elements", b.location)
+                .add_operands(&lanes)
+                .add_results(&[vector])
+                .build()
+                .expect("vector.from_elements"),
+        );
         vector_store(b, at, value, lds, &tile);
     }
 }
@@ -411,22 +555,43 @@ fn store_runs<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, runs: &Runs<'c, 'a>, dst:
 /// Stores this thread's runs into a tile stored transposed: column `c` of a trip's runs is `rows`
 /// consecutive elements of stored row `column + c`, one vector store (8 bytes of f16: `rows` is 4;
 /// aligned to its size where the stored rows are a multiple of `rows` long).
-fn store_transposed<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, runs: &Runs<'c, 'a>, stored: &crate::amdgpu::lds::Stored<'c, 'a>, held: Value<'c, 'a>, tid: Value<'c, 'a>) {
+fn store_transposed<'c, 'a>(
+    b: &Builder<'c>,
+    at: At<'c, 'a>,
+    runs: &Runs<'c, 'a>,
+    stored: &crate::amdgpu::lds::Stored<'c, 'a>,
+    held: Value<'c, 'a>,
+    tid: Value<'c, 'a>,
+) {
     let lds = lds_view(b, at, stored.allocation);
-    let element = MemRefType::try_from(stored.allocation.r#type()).expect("a tile").element();
+    let element = MemRefType::try_from(stored.allocation.r#type())
+        .expect("a tile")
+        .element();
     let vector = crate::attributes::vector(runs.rows, element);
     let bytes = Element::of(element).map_or(1, |element| element.bytes() as i64) * runs.rows;
     let aligned = stored.shape[1] % runs.rows == 0;
     for trip in 0..runs.trips {
         let (at, tile) = runs.trip(b, at, tid, trip);
         for column in 0..runs.run {
-            let lanes: Vec<Value> = (0..runs.rows).map(|row| b.load(at, held, &[b.index(at, (trip * runs.rows + row) * runs.run + column)])).collect();
-            let value = b.value(at, OperationBuilder::new("vector.from_elements", b.location).add_operands(&lanes).add_results(&[vector]).build().expect("vector.from_elements"));
+            let lanes: Vec<Value> = (0..runs.rows)
+                .map(|row| b.load(at, held, &[b.index(at, (trip * runs.rows + row) * runs.run + column)]))
+                .collect();
+            let value = b.value(
+                at,
+                OperationBuilder::new("vector.from_elements", b.location)
+                    .add_operands(&lanes)
+                    .add_results(&[vector])
+                    .build()
+                    .expect("vector.from_elements"),
+            );
             let stored_row = b.op(at, "arith.addi", &[tile[1], b.index(at, column)]);
             let operands = [value, lds, stored_row, tile[0]];
             let mut store = OperationBuilder::new("vector.store", b.location).add_operands(&operands);
             if aligned {
-                store = store.add_attributes(&[(melior::ir::Identifier::new(b.context, "alignment"), crate::attributes::integer(b.context, 64, bytes as i64))]);
+                store = store.add_attributes(&[(
+                    melior::ir::Identifier::new(b.context, "alignment"),
+                    crate::attributes::integer(b.context, 64, bytes as i64),
+                )]);
             }
             b.insert(at, store.build().expect("vector.store"));
         }
@@ -447,15 +612,41 @@ fn writes_other_tile_from_global(op: OperationRef, tile: Value) -> bool {
 /// op is another copy from a global tensor into another tile: one barrier after the last makes
 /// both visible; and the next copy's writes need no barrier before them, because every op that
 /// reads a shared tile, in the register rules and in the plain strategy alike, ends with one).
-fn lower_copy<'c, 'a>(context: &'c Context, copy: OperationRef<'c, 'a>, runs: &Runs<'c, 'a>, tid: Value<'c, 'a>, start: At<'c, 'a>, target: &Target, views: &Views<'c, 'a>) {
-    let b = Builder { context, location: copy.location(), threads: Some(runs.threads) };
+fn lower_copy<'c, 'a>(
+    context: &'c Context,
+    copy: OperationRef<'c, 'a>,
+    runs: &Runs<'c, 'a>,
+    tid: Value<'c, 'a>,
+    start: At<'c, 'a>,
+    target: &Target,
+    views: &Views<'c, 'a>,
+) {
+    let b = Builder {
+        context,
+        location: copy.location(),
+        threads: Some(runs.threads),
+    };
     let at = At::before(copy);
     let parts = copy_parts(&copy).expect("a verified copy");
     let element = MemRefType::try_from(parts.dst.r#type()).expect("a tile").element();
     let held = registers(&b, start, runs, element, target);
-    load_runs(&b, at, runs, parts.src, view_of(views, parts.src), &parts.src_offsets, element, held, tid, target);
+    load_runs(
+        &b,
+        at,
+        runs,
+        parts.src,
+        view_of(views, parts.src),
+        &parts.src_offsets,
+        element,
+        held,
+        tid,
+        target,
+    );
     store_runs(&b, at, runs, parts.dst, held, tid, target);
-    if !copy.next_in_block().is_some_and(|next| writes_other_tile_from_global(next, parts.dst)) {
+    if !copy
+        .next_in_block()
+        .is_some_and(|next| writes_other_tile_from_global(next, parts.dst))
+    {
         b.barrier(at);
     }
     melior::IrRewriter::new(context).as_rewriter_base().erase_op(copy);
@@ -464,8 +655,14 @@ fn lower_copy<'c, 'a>(context: &'c Context, copy: OperationRef<'c, 'a>, runs: &R
 /// The copies a `tile.pipelined` loop's steps begin with that can be prefetched: every op before the
 /// last of them is such a copy or index arithmetic; their offsets are computed from the induction
 /// variable; no op of `kernel` writes their source tensors. Empty when the loop does not qualify.
-fn prefetched<'c, 'a>(kernel: OperationRef<'c, 'a>, pipelined: OperationRef<'c, 'a>, target: &Target) -> Vec<OperationRef<'c, 'a>> {
-    let Some(body) = pipelined.region(0).ok().and_then(|region| region.first_block()) else { return Vec::new() };
+fn prefetched<'c, 'a>(
+    kernel: OperationRef<'c, 'a>,
+    pipelined: OperationRef<'c, 'a>,
+    target: &Target,
+) -> Vec<OperationRef<'c, 'a>> {
+    let Some(body) = pipelined.region(0).ok().and_then(|region| region.first_block()) else {
+        return Vec::new();
+    };
     let mut copies = Vec::new();
     let mut op = body.first_operation();
     while let Some(current) = op {
@@ -477,7 +674,10 @@ fn prefetched<'c, 'a>(kernel: OperationRef<'c, 'a>, pipelined: OperationRef<'c, 
         }
         op = current.next_in_block();
     }
-    let sources: Vec<Value> = copies.iter().filter_map(|copy| copy_parts(copy).map(|parts| parts.src)).collect();
+    let sources: Vec<Value> = copies
+        .iter()
+        .filter_map(|copy| copy_parts(copy).map(|parts| parts.src))
+        .collect();
     let written = nested_ops(kernel).into_iter().any(|op| match op_name(&op) {
         "tile.copy" => copy_parts(&op).is_some_and(|parts| sources.contains(&parts.dst)),
         "memref.store" => op.operand(1).is_ok_and(|memref| sources.contains(&memref)),
@@ -485,12 +685,20 @@ fn prefetched<'c, 'a>(kernel: OperationRef<'c, 'a>, pipelined: OperationRef<'c, 
     });
     let computable = copies.iter().all(|copy| {
         copy_parts(copy).is_some_and(|parts| {
-            std::iter::once(parts.src).chain(parts.src_offsets.iter().copied()).all(|value| crate::pipeline::ahead::computable(value, pipelined, 0))
+            std::iter::once(parts.src)
+                .chain(parts.src_offsets.iter().copied())
+                .all(|value| crate::pipeline::ahead::computable(value, pipelined, 0))
         })
     });
     // Each tile written once (kept simple: a tile's runs are held in registers once per copy).
-    let tiles: Vec<Value> = copies.iter().filter_map(|copy| copy_parts(copy).map(|parts| parts.dst)).collect();
-    let distinct = tiles.iter().enumerate().all(|(index, tile)| !tiles[..index].contains(tile));
+    let tiles: Vec<Value> = copies
+        .iter()
+        .filter_map(|copy| copy_parts(copy).map(|parts| parts.dst))
+        .collect();
+    let distinct = tiles
+        .iter()
+        .enumerate()
+        .all(|(index, tile)| !tiles[..index].contains(tile));
     if written || !computable || !distinct || copies.is_empty() {
         return Vec::new();
     }
@@ -499,24 +707,56 @@ fn prefetched<'c, 'a>(kernel: OperationRef<'c, 'a>, pipelined: OperationRef<'c, 
 
 /// `lhs < rhs`, signed (as loop bounds compare).
 fn less<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, lhs: Value<'c, 'a>, rhs: Value<'c, 'a>) -> Value<'c, 'a> {
-    b.value(at, melior::dialect::arith::cmpi(b.context, melior::dialect::arith::CmpiPredicate::Slt, lhs, rhs, b.location))
+    b.value(
+        at,
+        melior::dialect::arith::cmpi(
+            b.context,
+            melior::dialect::arith::CmpiPredicate::Slt,
+            lhs,
+            rhs,
+            b.location,
+        ),
+    )
 }
 
 /// Rewrites `pipelined` so that its `copies` (see [`prefetched`]) load a step ahead (the module doc).
 #[allow(clippy::too_many_arguments)]
-fn prefetch<'c, 'a>(context: &'c Context, pipelined: OperationRef<'c, 'a>, copies: &[OperationRef<'c, 'a>], threads: i64, tid: Value<'c, 'a>, start: At<'c, 'a>, target: &Target, views: &Views<'c, 'a>) {
-    let b = Builder { context, location: pipelined.location(), threads: Some(threads) };
-    let body = pipelined.region(0).ok().and_then(|region| region.first_block()).expect("loop body");
+fn prefetch<'c, 'a>(
+    context: &'c Context,
+    pipelined: OperationRef<'c, 'a>,
+    copies: &[OperationRef<'c, 'a>],
+    threads: i64,
+    tid: Value<'c, 'a>,
+    start: At<'c, 'a>,
+    target: &Target,
+    views: &Views<'c, 'a>,
+) {
+    let b = Builder {
+        context,
+        location: pipelined.location(),
+        threads: Some(threads),
+    };
+    let body = pipelined
+        .region(0)
+        .ok()
+        .and_then(|region| region.first_block())
+        .expect("loop body");
     let iv: Value = body.argument(0).expect("induction variable").into();
     let lower = pipelined.operand(0).expect("verified loop");
     let upper = pipelined.operand(1).expect("verified loop");
     let before = At::before(pipelined);
-    let step = if pipelined.operand_count() == 3 { pipelined.operand(2).expect("step") } else { b.index(before, 1) };
+    let step = if pipelined.operand_count() == 3 {
+        pipelined.operand(2).expect("step")
+    } else {
+        b.index(before, 1)
+    };
     let held: Vec<(Runs, Value, Type)> = copies
         .iter()
         .map(|copy| {
             let runs = Runs::of(*copy, threads, target).expect("checked");
-            let element = MemRefType::try_from(copy_parts(copy).expect("a copy").dst.r#type()).expect("a tile").element();
+            let element = MemRefType::try_from(copy_parts(copy).expect("a copy").dst.r#type())
+                .expect("a tile")
+                .element();
             let array = registers(&b, start, &runs, element, target);
             (runs, array, element)
         })
@@ -528,8 +768,23 @@ fn prefetch<'c, 'a>(context: &'c Context, pipelined: OperationRef<'c, 'a>, copie
         for (copy, (runs, array, element)) in copies.iter().zip(&held) {
             let parts = copy_parts(copy).expect("a copy");
             let src = crate::pipeline::expand::materialize(parts.src, pipelined, iv, at_iv, at, &mut done);
-            let offsets: Vec<Value> = parts.src_offsets.iter().map(|offset| crate::pipeline::expand::materialize(*offset, pipelined, iv, at_iv, at, &mut done)).collect();
-            load_runs(&b, at, runs, src, view_of(views, parts.src), &offsets, *element, *array, tid, target);
+            let offsets: Vec<Value> = parts
+                .src_offsets
+                .iter()
+                .map(|offset| crate::pipeline::expand::materialize(*offset, pipelined, iv, at_iv, at, &mut done))
+                .collect();
+            load_runs(
+                &b,
+                at,
+                runs,
+                src,
+                view_of(views, parts.src),
+                &offsets,
+                *element,
+                *array,
+                tid,
+                target,
+            );
         }
     };
     load_step(first, lower);
@@ -547,8 +802,17 @@ fn prefetch<'c, 'a>(context: &'c Context, pipelined: OperationRef<'c, 'a>, copie
     // Keep LLVM's scheduler from sinking the loads below the body's work: issued first, they have
     // the whole step to arrive.
     if target.sched_barrier {
-        let opts = (melior::ir::Identifier::new(context, "opts"), Attribute::parse(context, "#amdgpu.sched_barrier_opt<none>").expect("sched_barrier options"));
-        b.insert(at, OperationBuilder::new("amdgpu.sched_barrier", b.location).add_attributes(&[opts]).build().expect("amdgpu.sched_barrier"));
+        let opts = (
+            melior::ir::Identifier::new(context, "opts"),
+            Attribute::parse(context, "#amdgpu.sched_barrier_opt<none>").expect("sched_barrier options"),
+        );
+        b.insert(
+            at,
+            OperationBuilder::new("amdgpu.sched_barrier", b.location)
+                .add_attributes(&[opts])
+                .build()
+                .expect("amdgpu.sched_barrier"),
+        );
     }
     // The body ends with a barrier, so that the next step's stores wait for every reader.
     let terminator = body.terminator().expect("a loop body ends with its terminator");
@@ -572,15 +836,34 @@ fn prefetch<'c, 'a>(context: &'c Context, pipelined: OperationRef<'c, 'a>, copie
 /// Lowers every copy of `kernel` from a global tensor into a shared tile that goes in runs, after
 /// prefetching the main loops that begin with them (`prefetch_loops`: the register rules lowered
 /// the kernel, so the ops after the copies are what they read); the plain strategy lowers the rest.
-pub fn lower<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>, threads: i64, prefetch_loops: bool, target: &Target) {
-    let Some(block) = kernel.region(0).ok().and_then(|region| region.first_block()) else { return };
+pub fn lower<'c, 'a>(
+    context: &'c Context,
+    kernel: OperationRef<'c, 'a>,
+    threads: i64,
+    prefetch_loops: bool,
+    target: &Target,
+) {
+    let Some(block) = kernel.region(0).ok().and_then(|region| region.first_block()) else {
+        return;
+    };
     let Some(first) = block.first_operation() else { return };
     let start = At::before(first);
-    let b = Builder { context, location: kernel.location(), threads: Some(threads) };
+    let b = Builder {
+        context,
+        location: kernel.location(),
+        threads: Some(threads),
+    };
     let tid = b.thread_id(start);
-    let views = if target.views { vector_views(&b, start, kernel, threads, target) } else { Vec::new() };
+    let views = if target.views {
+        vector_views(&b, start, kernel, threads, target)
+    } else {
+        Vec::new()
+    };
     if prefetch_loops {
-        for pipelined in nested_ops(kernel).into_iter().filter(|op| op_name(op) == "tile.pipelined") {
+        for pipelined in nested_ops(kernel)
+            .into_iter()
+            .filter(|op| op_name(op) == "tile.pipelined")
+        {
             let copies = prefetched(kernel, pipelined, target);
             if !copies.is_empty() {
                 prefetch(context, pipelined, &copies, threads, tid, start, target, &views);
@@ -598,15 +881,26 @@ pub fn lower<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>, threads
 type Views<'c, 'a> = Vec<(Value<'c, 'a>, Value<'c, 'a>)>;
 
 fn view_of<'c, 'a>(views: &Views<'c, 'a>, tensor: Value<'c, 'a>) -> Option<Value<'c, 'a>> {
-    views.iter().find(|(source, _)| *source == tensor).map(|(_, view)| *view)
+    views
+        .iter()
+        .find(|(source, _)| *source == tensor)
+        .map(|(_, view)| *view)
 }
 
 /// The vector views (see the module) of the tensors the run copies of `kernel` read, made at
 /// `start`: `memref<d0 x ... x (dn / run) x vector<run x element>>` casts marked [`VECTOR_VIEW`].
-fn vector_views<'c, 'a>(b: &Builder<'c>, start: At<'c, 'a>, kernel: OperationRef<'c, 'a>, threads: i64, target: &Target) -> Views<'c, 'a> {
+fn vector_views<'c, 'a>(
+    b: &Builder<'c>,
+    start: At<'c, 'a>,
+    kernel: OperationRef<'c, 'a>,
+    threads: i64,
+    target: &Target,
+) -> Views<'c, 'a> {
     let mut views: Views = Vec::new();
     for copy in nested_ops(kernel) {
-        let Some(runs) = Runs::of(copy, threads, target) else { continue };
+        let Some(runs) = Runs::of(copy, threads, target) else {
+            continue;
+        };
         let tensor = copy_parts(&copy).expect("a copy").src;
         if view_of(&views, tensor).is_some() {
             continue;
@@ -615,10 +909,20 @@ fn vector_views<'c, 'a>(b: &Builder<'c>, start: At<'c, 'a>, kernel: OperationRef
         let mut shape = memref_shape(tensor);
         let last = shape.len() - 1;
         shape[last] /= runs.run;
-        let ty: Type = MemRefType::new(crate::attributes::vector(runs.run, memref.element()), &shape, None, None).into();
+        let ty: Type = MemRefType::new(
+            crate::attributes::vector(runs.run, memref.element()),
+            &shape,
+            None,
+            None,
+        )
+        .into();
         let cast = b.insert(
             start,
-            OperationBuilder::new("builtin.unrealized_conversion_cast", b.location).add_operands(&[tensor]).add_results(&[ty]).build().expect("a cast"),
+            OperationBuilder::new("builtin.unrealized_conversion_cast", b.location)
+                .add_operands(&[tensor])
+                .add_results(&[ty])
+                .build()
+                .expect("a cast"),
         );
         tile_dialect::ops::set_attribute(cast, VECTOR_VIEW, Attribute::unit(b.context));
         views.push((tensor, cast.result(0).expect("a view").into()));

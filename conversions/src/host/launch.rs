@@ -8,8 +8,7 @@ use melior::{
     Context,
     dialect::{arith, func},
     ir::{
-        Block, BlockLike, Identifier, Location, Operation, Region, RegionLike, Type, Value,
-        ValueLike,
+        Block, BlockLike, Identifier, Location, Operation, Region, RegionLike, Type, Value, ValueLike,
         attribute::{DenseI32ArrayAttribute, IntegerAttribute, StringAttribute, TypeAttribute},
         operation::OperationBuilder,
         r#type::{FunctionType, IntegerType, MemRefType},
@@ -77,7 +76,10 @@ pub fn launch<'c, 'a>(
         StringAttribute::new(context, &name),
         TypeAttribute::new(FunctionType::new(context, &inputs, &[]).into()),
         region,
-        &[(Identifier::new(context, "sym_visibility"), StringAttribute::new(context, "private").into())],
+        &[(
+            Identifier::new(context, "sym_visibility"),
+            StringAttribute::new(context, "private").into(),
+        )],
         location,
     );
     let mut operands = launched.tensors;
@@ -98,10 +100,14 @@ fn launch_body<'c>(
     location: Location<'c>,
 ) {
     let argument = |index: usize| -> Value<'c, '_> { block.argument(index).expect("launch argument").into() };
-    let append = |op: Operation<'c>| -> Value<'c, '_> {
-        block.append_operation(op).result(0).expect("a value").into()
+    let append = |op: Operation<'c>| -> Value<'c, '_> { block.append_operation(op).result(0).expect("a value").into() };
+    let constant = |value: i64, ty: Type<'c>| {
+        append(arith::constant(
+            context,
+            IntegerAttribute::new(ty, value).into(),
+            location,
+        ))
     };
-    let constant = |value: i64, ty: Type<'c>| append(arith::constant(context, IntegerAttribute::new(ty, value).into(), location));
     let index = Type::index(context);
     let (tensors, scalars, dims) = (launched.tensors.len(), launched.scalars.len(), launched.grid.len());
     let one = constant(1, index);
@@ -137,7 +143,15 @@ fn launch_body<'c>(
         kernel_operands.push(pointer);
     }
     kernel_operands.extend((tensors..tensors + scalars).map(argument));
-    let grid: Vec<Value> = (0..3).map(|dim| if dim < dims { argument(tensors + scalars + dim) } else { one }).collect();
+    let grid: Vec<Value> = (0..3)
+        .map(|dim| {
+            if dim < dims {
+                argument(tensors + scalars + dim)
+            } else {
+                one
+            }
+        })
+        .collect();
     let threads = constant(arguments.threads, index);
     let shared: Vec<Value> = arguments
         .shared_bytes
@@ -146,7 +160,21 @@ fn launch_body<'c>(
         .collect();
     // Segments: async dependencies, grid x/y/z, block x/y/z, cluster x/y/z, dynamic shared
     // memory, kernel operands, async object.
-    let segments = [0, 1, 1, 1, 1, 1, 1, 0, 0, 0, shared.len() as i32, kernel_operands.len() as i32, 0];
+    let segments = [
+        0,
+        1,
+        1,
+        1,
+        1,
+        1,
+        1,
+        0,
+        0,
+        0,
+        shared.len() as i32,
+        kernel_operands.len() as i32,
+        0,
+    ];
     block.append_operation(
         OperationBuilder::new("gpu.launch_func", location)
             .add_operands(&grid)
@@ -154,8 +182,14 @@ fn launch_body<'c>(
             .add_operands(&shared)
             .add_operands(&kernel_operands)
             .add_attributes(&[
-                (Identifier::new(context, "kernel"), nested_symbol(context, &symbols.module, &symbols.kernel)),
-                (Identifier::new(context, "operandSegmentSizes"), DenseI32ArrayAttribute::new(context, &segments).into()),
+                (
+                    Identifier::new(context, "kernel"),
+                    nested_symbol(context, &symbols.module, &symbols.kernel),
+                ),
+                (
+                    Identifier::new(context, "operandSegmentSizes"),
+                    DenseI32ArrayAttribute::new(context, &segments).into(),
+                ),
             ])
             .build()
             .expect("gpu.launch_func"),

@@ -3,7 +3,10 @@
 
 use melior::{
     Context,
-    ir::{BlockLike, operation::{OperationLike, OperationRef}},
+    ir::{
+        BlockLike,
+        operation::{OperationLike, OperationRef},
+    },
 };
 
 /// The symbols the lowering of a `tile.kernel` defines: `{function}_{index}` is the stem of its
@@ -24,7 +27,12 @@ impl Symbols {
     pub fn of(kernel: OperationRef, index: usize) -> Self {
         let function = tile_dialect::ops::enclosing_symbol(kernel, "kernel");
         let stem = format!("{function}_{index}");
-        Symbols { module: format!("{stem}_module"), kernel: format!("{stem}_kernel"), function, stem }
+        Symbols {
+            module: format!("{stem}_module"),
+            kernel: format!("{stem}_kernel"),
+            function,
+            stem,
+        }
     }
 }
 
@@ -38,7 +46,11 @@ pub struct HostLaunch<'c, 'a> {
 }
 
 /// Calls `launch`'s function just before `kernel`, with the host values it takes.
-pub fn call_launch<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>, launch: &HostLaunch<'c, 'a>) -> Result<(), String> {
+pub fn call_launch<'c, 'a>(
+    context: &'c Context,
+    kernel: OperationRef<'c, 'a>,
+    launch: &HostLaunch<'c, 'a>,
+) -> Result<(), String> {
     let call = melior::dialect::func::call(
         context,
         melior::ir::attribute::FlatSymbolRefAttribute::new(context, &launch.name),
@@ -50,4 +62,3 @@ pub fn call_launch<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>, l
     block.insert_operation_before(kernel, call);
     Ok(())
 }
-

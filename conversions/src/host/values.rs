@@ -1,11 +1,7 @@
 //! Launch values: how the host recomputes, from its own arguments, the grid and the scalars a
 //! lowered kernel takes. Every target's manifest writes them the same way.
 
-use melior::ir::{
-    ShapedTypeLike, Value, ValueLike,
-    operation::OperationLike,
-    r#type::MemRefType,
-};
+use melior::ir::{ShapedTypeLike, Value, ValueLike, operation::OperationLike, r#type::MemRefType};
 use tile_dialect::ops::constant_integer;
 use tile_manifest::{Expr, HostOp};
 
@@ -33,25 +29,23 @@ pub fn host_expression(value: Value) -> Result<Expr, String> {
         return Ok(Expr::Const(constant));
     }
     if let Some(argument) = tile_dialect::ops::as_argument(value) {
-        return Ok(Expr::Argument { argument: argument.argument_number() });
+        return Ok(Expr::Argument {
+            argument: argument.argument_number(),
+        });
     }
     let owner = tile_dialect::ops::as_result(value)
         .ok_or_else(|| "an unknown value".to_string())?
         .owner();
-    let name = owner
-        .name()
-        .as_string_ref()
-        .as_str()
-        .unwrap_or_default()
-        .to_owned();
+    let name = owner.name().as_string_ref().as_str().unwrap_or_default().to_owned();
     let operands: Vec<Value> = owner.operands().collect();
     match name.as_str() {
         "memref.dim" => {
             let tensor = tile_dialect::ops::as_argument(operands[0])
                 .ok_or("memref.dim of a tensor that is not a host argument")?;
-            let dim =
-                constant_integer(operands[1]).ok_or("memref.dim with a dynamic dimension index")?;
-            Ok(Expr::Dim { dim: [tensor.argument_number(), dim as usize] })
+            let dim = constant_integer(operands[1]).ok_or("memref.dim with a dynamic dimension index")?;
+            Ok(Expr::Dim {
+                dim: [tensor.argument_number(), dim as usize],
+            })
         }
         "arith.index_cast" | "arith.index_castui" => host_expression(operands[0]),
         _ if HOST_OPS.contains(&name.as_str()) => {
@@ -62,18 +56,13 @@ pub fn host_expression(value: Value) -> Result<Expr, String> {
             let op = HostOp::from_name(&name).ok_or_else(|| format!("{name}, which the manifest schema lacks"))?;
             Ok(Expr::Op { op, args })
         }
-        _ => Err(format!(
-            "a value computed by {name}, which a launcher cannot recompute"
-        )),
+        _ => Err(format!("a value computed by {name}, which a launcher cannot recompute")),
     }
 }
 
 /// The grid of a launch as host expressions (see [`host_expression`]), padded to three dimensions.
 pub fn host_grid<'c, 'a>(sizes: impl IntoIterator<Item = Value<'c, 'a>>) -> Result<Vec<Expr>, String> {
-    let mut grid = sizes
-        .into_iter()
-        .map(host_expression)
-        .collect::<Result<Vec<_>, _>>()?;
+    let mut grid = sizes.into_iter().map(host_expression).collect::<Result<Vec<_>, _>>()?;
     grid.resize(3, Expr::Const(1));
     Ok(grid)
 }

@@ -35,7 +35,10 @@ pub fn wgmma_accumulator(m: i64, n: i64, warpgroups: i64) -> FragmentLayout {
 /// every element as the accumulator layout of an `m`x`k` tile, so an accumulator converts into an A
 /// operand register by register.
 pub fn wgmma_a_operand(m: i64, k: i64, warpgroups: i64) -> FragmentLayout {
-    FragmentLayout { origin: format!("wgmma.a.m64k{k}"), ..wgmma_accumulator(m, k, warpgroups) }
+    FragmentLayout {
+        origin: format!("wgmma.a.m64k{k}"),
+        ..wgmma_accumulator(m, k, warpgroups)
+    }
 }
 
 /// The origin of [`mma_accumulator`] layouts.
@@ -69,7 +72,10 @@ pub fn mma_accumulator(m: i64, n: i64, warps: (i64, i64)) -> FragmentLayout {
 /// `2 (l % 4) + {0, 1, 8, 9}`, which is where the accumulator layout of an `m`x`k` tile puts them, so
 /// an accumulator converts into an A operand register by register (FlashAttention's P).
 pub fn mma_a_operand(m: i64, k: i64, warps: i64) -> FragmentLayout {
-    FragmentLayout { origin: format!("mma.a.m16k{k}"), ..mma_accumulator(m, k, (warps, 1)) }
+    FragmentLayout {
+        origin: format!("mma.a.m16k{k}"),
+        ..mma_accumulator(m, k, (warps, 1))
+    }
 }
 
 /// The gfx942 mfma accumulator of an `m`x`n` f32 tile: waves `(wm, wn)` (wave `w` at `(w / wn,
@@ -83,7 +89,11 @@ pub fn mfma_accumulator(m: i64, n: i64, waves: (i64, i64), size: i64) -> Fragmen
     let (i, j) = (dim(0), dim(1));
     let within = i.clone().modulo(wave_rows).modulo(size);
     let (group, accumulator, accumulators) = if size == 32 {
-        (within.clone().modulo(8).floor_div(4), within.clone().floor_div(8) * 4 + within.modulo(4), 16)
+        (
+            within.clone().modulo(8).floor_div(4),
+            within.clone().floor_div(8) * 4 + within.modulo(4),
+            16,
+        )
     } else {
         (within.clone().floor_div(4), within.modulo(4), 4)
     };
@@ -158,7 +168,10 @@ pub const COOPMAT_ACCUMULATOR: &str = "coopmat.16x16x16";
 pub fn blocked(shape: &[i64], threads: i64) -> FragmentLayout {
     let total: i64 = shape.iter().product();
     let last = shape.last().copied().unwrap_or(1);
-    let v = [4, 2, 1].into_iter().find(|v| last % v == 0 && total >= threads * v).unwrap_or(1);
+    let v = [4, 2, 1]
+        .into_iter()
+        .find(|v| last % v == 0 && total >= threads * v)
+        .unwrap_or(1);
     blocked_in_chunks(shape, threads, v)
 }
 
@@ -302,13 +315,23 @@ mod tests {
             assert_eq!(layout.check(&[m, k], 64 * waves.0 * waves.1), Ok(()), "{layout:?}");
             assert_eq!(layout.slots() * 64 * waves.0, m * k);
         }
-        for (m, n, subgroups) in [(64, 64, (2, 2)), (128, 128, (2, 2)), (128, 256, (2, 4)), (64, 128, (1, 2))] {
+        for (m, n, subgroups) in [
+            (64, 64, (2, 2)),
+            (128, 128, (2, 2)),
+            (128, 256, (2, 4)),
+            (64, 128, (1, 2)),
+        ] {
             let layout = coopmat_accumulator(m, n, subgroups);
             let threads = 32 * subgroups.0 * subgroups.1;
             assert_eq!(layout.check(&[m, n], threads), Ok(()), "{layout:?}");
             assert_eq!(layout.slots(), m * n / threads);
         }
-        for (shape, threads) in [(vec![64, 128], 128), (vec![8, 64], 64), (vec![100], 128), (vec![6, 10], 32)] {
+        for (shape, threads) in [
+            (vec![64, 128], 128),
+            (vec![8, 64], 64),
+            (vec![100], 128),
+            (vec![6, 10], 32),
+        ] {
             let layout = blocked(&shape, threads);
             assert_eq!(layout.check(&shape, threads), Ok(()), "{layout:?}");
         }
@@ -323,7 +346,9 @@ mod tests {
         assert_eq!(layout.owners(&[82, 85]).collect::<Vec<_>>(), vec![3 * 32 + 37 % 32]);
         assert_eq!(layout.slot_of(&[82, 85]), 8 * 5 + 37 / 32);
         // A row of a matrix lies on 16 lanes of its subgroup.
-        let mut lanes: Vec<i64> = (0..16).flat_map(|j| layout.owners(&[3, j]).collect::<Vec<_>>()).collect();
+        let mut lanes: Vec<i64> = (0..16)
+            .flat_map(|j| layout.owners(&[3, j]).collect::<Vec<_>>())
+            .collect();
         lanes.sort_unstable();
         assert_eq!(lanes, (16..32).collect::<Vec<_>>());
     }
@@ -343,9 +368,17 @@ mod tests {
         // Generator, seed 101 program 2: a 32x24 fragment on 32 threads reduced along dim 0.
         for (shape, threads) in [([32, 24], 32), ([8, 48], 64), ([64, 24], 128), ([2, 24], 32)] {
             let columns = project(&blocked(&shape, threads), &[1]);
-            assert_eq!(columns.check(&[shape[1]], threads), Ok(()), "{shape:?} on {threads}: {columns:?}");
+            assert_eq!(
+                columns.check(&[shape[1]], threads),
+                Ok(()),
+                "{shape:?} on {threads}: {columns:?}"
+            );
             let rows = project(&blocked(&shape, threads), &[0]);
-            assert_eq!(rows.check(&[shape[0]], threads), Ok(()), "{shape:?} on {threads}: {rows:?}");
+            assert_eq!(
+                rows.check(&[shape[0]], threads),
+                Ok(()),
+                "{shape:?} on {threads}: {rows:?}"
+            );
         }
         // Where the first element's slot is a thread's own, it stays (no register per element).
         let columns = project(&blocked(&[64, 128], 128), &[1]);

@@ -78,7 +78,15 @@ impl Layout {
                     (0..a.len()).all(|element| a.slot(element) == b.slot(element))
                 }
             }
-            (Layout::Shared(a), Layout::Shared(b)) => SharedLayout { buffers: 1, ..a.clone() } == SharedLayout { buffers: 1, ..b.clone() },
+            (Layout::Shared(a), Layout::Shared(b)) => {
+                SharedLayout {
+                    buffers: 1,
+                    ..a.clone()
+                } == SharedLayout {
+                    buffers: 1,
+                    ..b.clone()
+                }
+            }
             _ => false,
         }
     }
@@ -121,14 +129,30 @@ pub fn check_conflicts<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str) -> Resu
     for gemm in nested_ops(kernel).into_iter().filter(|op| op_name(op) == "tile.gemm") {
         let transposed = |name: &str| gemm.attribute(name).is_ok();
         let roles = [
-            (0, if transposed("transpose_a") { "A (transposed)" } else { "A" }),
-            (1, if transposed("transpose_b") { "B (transposed)" } else { "B" }),
+            (
+                0,
+                if transposed("transpose_a") {
+                    "A (transposed)"
+                } else {
+                    "A"
+                },
+            ),
+            (
+                1,
+                if transposed("transpose_b") {
+                    "B (transposed)"
+                } else {
+                    "B"
+                },
+            ),
             (2, "the accumulator"),
         ];
         for (operand, role) in roles {
             let Ok(tile) = gemm.operand(operand) else { continue };
             if let Some((_, other_role, other)) = uses.iter().find(|(used, r, _)| *used == tile && *r != role) {
-                let allocation = tile_dialect::ops::as_result(tile).map(|result| result.owner()).unwrap_or(gemm);
+                let allocation = tile_dialect::ops::as_result(tile)
+                    .map(|result| result.owner())
+                    .unwrap_or(gemm);
                 return Err((
                     allocation,
                     format!(
@@ -155,7 +179,10 @@ fn strategy<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str) -> Result<String, 
             Ok("per-op".to_owned())
         }
         "spirv" => Ok("plain".to_owned()),
-        _ => Err((kernel, format!("has no layouts for target {chip}; expected sm_90a, gfx942, spirv or spirv-coopmat"))),
+        _ => Err((
+            kernel,
+            format!("has no layouts for target {chip}; expected sm_90a, gfx942, spirv or spirv-coopmat"),
+        )),
     }
 }
 
@@ -174,7 +201,11 @@ pub enum Rings {
 /// Returns the layouts of `kernel`'s tiles and loops on `chip`: those recorded on it (by this pass
 /// or by hand), and what inference gives the rest (a lowering run without the pass), with `rings`
 /// saying which copies fill wgmma's tiles by TMA.
-pub fn infer_for_lowering<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str, rings: Rings) -> Result<Inferred<'c, 'a>, Failure<'c, 'a>> {
+pub fn infer_for_lowering<'c, 'a>(
+    kernel: OperationRef<'c, 'a>,
+    chip: &str,
+    rings: Rings,
+) -> Result<Inferred<'c, 'a>, Failure<'c, 'a>> {
     propagate::infer(kernel, chip, rings)
 }
 

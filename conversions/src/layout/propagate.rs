@@ -69,7 +69,12 @@ struct Inference<'c, 'a> {
 impl<'c, 'a> Inference<'c, 'a> {
     /// Records that `by` wants `tile` laid out as `layout`; an incompatible earlier decision is an
     /// error naming both ops. Returns whether anything changed.
-    fn want(&mut self, tile: OperationRef<'c, 'a>, layout: Layout, by: OperationRef<'c, 'a>) -> Result<bool, Failure<'c, 'a>> {
+    fn want(
+        &mut self,
+        tile: OperationRef<'c, 'a>,
+        layout: Layout,
+        by: OperationRef<'c, 'a>,
+    ) -> Result<bool, Failure<'c, 'a>> {
         match self.tiles.get(&key(&tile)) {
             None => {
                 self.tiles.insert(key(&tile), Decision { layout, by });
@@ -80,12 +85,24 @@ impl<'c, 'a> Inference<'c, 'a> {
         }
     }
 
-    fn conflict(&self, tile: OperationRef<'c, 'a>, first: &OperationRef, had: &Layout, second: &OperationRef, wants: &Layout) -> Failure<'c, 'a> {
-        let first = if *first == tile { format!("its {LAYOUT_ATTRIBUTE} attribute") } else { describe(first) };
+    fn conflict(
+        &self,
+        tile: OperationRef<'c, 'a>,
+        first: &OperationRef,
+        had: &Layout,
+        second: &OperationRef,
+        wants: &Layout,
+    ) -> Failure<'c, 'a> {
+        let first = if *first == tile {
+            format!("its {LAYOUT_ATTRIBUTE} attribute")
+        } else {
+            describe(first)
+        };
         // A shared tile laid out for the TMA ring the planning passes build, lowered without them
         // (the threads copy it): the fix is the passes, not another tile.
         let swizzled = |layout: &Layout| matches!(layout, Layout::Shared(shared) if shared.swizzle > 0);
-        let fix = if swizzled(had) != swizzled(wants) && matches!((had, wants), (Layout::Shared(_), Layout::Shared(_))) {
+        let fix = if swizzled(had) != swizzled(wants) && matches!((had, wants), (Layout::Shared(_), Layout::Shared(_)))
+        {
             "TMA fills a swizzled tile only from the rings of tile-plan-pipelines and tile-expand-pipelines (run them before the lowering, as the tile-to-nvvm pipeline does, or drop the attribute)"
         } else {
             "give each use a tile of its own (copy it, through shared memory where the threads differ)"
@@ -93,29 +110,57 @@ impl<'c, 'a> Inference<'c, 'a> {
         // Two layouts of one origin differ in their maps: say so, or the message reads as a
         // conflict of a layout with itself.
         let (had, wants) = (had.summary(), wants.summary());
-        let wants = if had == wants { format!("another {} (other thread or slot maps)", wants.trim_start_matches("the ")) } else { wants };
-        (tile, format!("has no consistent layout on {}: {} lays it out as {}, {} wants {}; {fix}", self.chip, first, had, describe(second), wants))
+        let wants = if had == wants {
+            format!(
+                "another {} (other thread or slot maps)",
+                wants.trim_start_matches("the ")
+            )
+        } else {
+            wants
+        };
+        (
+            tile,
+            format!(
+                "has no consistent layout on {}: {} lays it out as {}, {} wants {}; {fix}",
+                self.chip,
+                first,
+                had,
+                describe(second),
+                wants
+            ),
+        )
     }
 
     fn fragment(&self, tile: &OperationRef) -> Option<&FragmentLayout> {
         match self.tiles.get(&key(tile)) {
-            Some(Decision { layout: Layout::Fragment(layout), .. }) => Some(layout),
+            Some(Decision {
+                layout: Layout::Fragment(layout),
+                ..
+            }) => Some(layout),
             _ => None,
         }
     }
 
     /// `tile.reduce`: the destination holds what the reduction leaves on each thread.
     fn reduce(&mut self, op: OperationRef<'c, 'a>) -> Result<bool, Failure<'c, 'a>> {
-        let (Some(src), Some(dst)) = (op.operand(0).ok().and_then(allocation), op.operand(1).ok().and_then(allocation)) else {
+        let (Some(src), Some(dst)) = (
+            op.operand(0).ok().and_then(allocation),
+            op.operand(1).ok().and_then(allocation),
+        ) else {
             return Ok(false);
         };
-        let Some(source) = self.fragment(&src).cloned() else { return Ok(false) };
+        let Some(source) = self.fragment(&src).cloned() else {
+            return Ok(false);
+        };
         let dim = integer_attribute(&op, "dim").unwrap_or(0) as usize;
         let kept: Vec<usize> = (0..source.shape.len()).filter(|d| *d != dim).collect();
         let derived = atoms::project(&source, &kept);
         match self.tiles.get(&key(&dst)) {
             None => self.want(dst, Layout::Fragment(derived), op),
-            Some(Decision { layout: Layout::Fragment(held), .. }) if covers(held, &derived) => Ok(false),
+            Some(Decision {
+                layout: Layout::Fragment(held),
+                ..
+            }) if covers(held, &derived) => Ok(false),
             Some(decided) => Err(self.conflict(dst, &decided.by, &decided.layout, &op, &Layout::Fragment(derived))),
         }
     }
@@ -124,10 +169,16 @@ impl<'c, 'a> Inference<'c, 'a> {
     /// converting each element).
     fn copy(&mut self, op: OperationRef<'c, 'a>) -> Result<bool, Failure<'c, 'a>> {
         let Some(parts) = copy_parts(&op) else { return Ok(false) };
-        if !parts.src_offsets.is_empty() || !parts.dst_offsets.is_empty() || !is_fragment(parts.src) || !is_fragment(parts.dst) {
+        if !parts.src_offsets.is_empty()
+            || !parts.dst_offsets.is_empty()
+            || !is_fragment(parts.src)
+            || !is_fragment(parts.dst)
+        {
             return Ok(false);
         }
-        let (Some(src), Some(dst)) = (allocation(parts.src), allocation(parts.dst)) else { return Ok(false) };
+        let (Some(src), Some(dst)) = (allocation(parts.src), allocation(parts.dst)) else {
+            return Ok(false);
+        };
         match (self.fragment(&src).cloned(), self.fragment(&dst).cloned()) {
             (Some(layout), None) => self.want(dst, Layout::Fragment(layout), op),
             (None, Some(layout)) => self.want(src, Layout::Fragment(layout), op),
@@ -167,13 +218,30 @@ impl<'c, 'a> Inference<'c, 'a> {
             let Some(dims) = &access.dims else { continue };
             let wanted = atoms::project(&loop_layout, dims);
             // A loop over part of a fragment says nothing about the rest of it.
-            if wanted.shape != access.tile.result(0).map(|tile| memref_shape(tile.into())).unwrap_or_default() {
+            if wanted.shape
+                != access
+                    .tile
+                    .result(0)
+                    .map(|tile| memref_shape(tile.into()))
+                    .unwrap_or_default()
+            {
                 continue;
             }
             match self.tiles.get(&key(&access.tile)) {
                 None => changed |= self.want(access.tile, Layout::Fragment(wanted), op)?,
-                Some(Decision { layout: Layout::Fragment(held), .. }) if runs_where_held(&loop_layout, dims, held) => {}
-                Some(decided) => return Err(self.conflict(access.tile, &decided.by, &decided.layout, &access.op, &Layout::Fragment(wanted))),
+                Some(Decision {
+                    layout: Layout::Fragment(held),
+                    ..
+                }) if runs_where_held(&loop_layout, dims, held) => {}
+                Some(decided) => {
+                    return Err(self.conflict(
+                        access.tile,
+                        &decided.by,
+                        &decided.layout,
+                        &access.op,
+                        &Layout::Fragment(wanted),
+                    ));
+                }
             }
         }
         Ok(changed)
@@ -186,7 +254,10 @@ impl<'c, 'a> Inference<'c, 'a> {
     /// reduction leaves on each thread, laid-out loops that index it by their indices run where
     /// its elements are.
     fn free_fragment_layout(&self, fragment: OperationRef<'c, 'a>, ops: &[OperationRef<'c, 'a>]) -> FragmentLayout {
-        let shape = fragment.result(0).map(|result| memref_shape(result.into())).unwrap_or_default();
+        let shape = fragment
+            .result(0)
+            .map(|result| memref_shape(result.into()))
+            .unwrap_or_default();
         let default = atoms::blocked(&shape, self.threads);
         let value: Value = fragment.result(0).expect("a fragment").into();
         let fits = |candidate: &FragmentLayout| {
@@ -194,7 +265,12 @@ impl<'c, 'a> Inference<'c, 'a> {
                 "tile.reduce" if op.operand(0).is_ok_and(|src| src == value) => {
                     let dim = integer_attribute(op, "dim").unwrap_or(0) as usize;
                     let kept: Vec<usize> = (0..shape.len()).filter(|d| *d != dim).collect();
-                    match op.operand(1).ok().and_then(allocation).and_then(|dst| self.fragment(&dst)) {
+                    match op
+                        .operand(1)
+                        .ok()
+                        .and_then(allocation)
+                        .and_then(|dst| self.fragment(&dst))
+                    {
                         Some(held) => covers(held, &atoms::project(candidate, &kept)),
                         None => true,
                     }
@@ -203,7 +279,12 @@ impl<'c, 'a> Inference<'c, 'a> {
                     Some(loop_layout) => accesses(*op)
                         .iter()
                         .filter(|access| access.tile == fragment)
-                        .all(|access| access.dims.as_ref().is_none_or(|dims| runs_where_held(loop_layout, dims, candidate))),
+                        .all(|access| {
+                            access
+                                .dims
+                                .as_ref()
+                                .is_none_or(|dims| runs_where_held(loop_layout, dims, candidate))
+                        }),
                     None => true,
                 },
                 _ => true,
@@ -253,14 +334,22 @@ fn covers(held: &FragmentLayout, derived: &FragmentLayout) -> bool {
     let (held, derived) = (held.table(), derived.table());
     (0..derived.len()).all(|element| {
         let holders = held.owners(element);
-        derived.owners(element).iter().all(|thread| holders.binary_search(thread).is_ok())
+        derived
+            .owners(element)
+            .iter()
+            .all(|thread| holders.binary_search(thread).is_ok())
     })
 }
 
 /// Whether each iteration of a loop laid out as `loop_layout` runs on threads that hold the element
 /// it touches (fragment dimension `f` indexed by loop index `dims[f]`).
 fn runs_where_held(loop_layout: &FragmentLayout, dims: &[usize], held: &FragmentLayout) -> bool {
-    if dims.iter().map(|&d| loop_layout.shape.get(d).copied()).collect::<Option<Vec<i64>>>() != Some(held.shape.clone()) {
+    if dims
+        .iter()
+        .map(|&d| loop_layout.shape.get(d).copied())
+        .collect::<Option<Vec<i64>>>()
+        != Some(held.shape.clone())
+    {
         return false;
     }
     if held == loop_layout && dims.iter().copied().eq(0..dims.len()) {
@@ -275,7 +364,10 @@ fn runs_where_held(loop_layout: &FragmentLayout, dims: &[usize], held: &Fragment
             *coordinate = iteration[d];
         }
         let holders = held.linear(&element).map_or(&[][..], |linear| holders.owners(linear));
-        runners.owners(number).iter().all(|thread| holders.binary_search(thread).is_ok())
+        runners
+            .owners(number)
+            .iter()
+            .all(|thread| holders.binary_search(thread).is_ok())
     })
 }
 
@@ -298,9 +390,15 @@ fn extents(op: &OperationRef) -> Vec<i64> {
 
 /// The fragment accesses of a `tile.parallel`'s body, outside nested `tile.parallel`s.
 fn accesses<'c, 'a>(parallel: OperationRef<'c, 'a>) -> Vec<Access<'c, 'a>> {
-    let Ok(body) = parallel.region(0) else { return Vec::new() };
-    let Some(block) = body.first_block() else { return Vec::new() };
-    let indices: Vec<Value> = (0..block.argument_count()).filter_map(|i| block.argument(i).ok().map(Into::into)).collect();
+    let Ok(body) = parallel.region(0) else {
+        return Vec::new();
+    };
+    let Some(block) = body.first_block() else {
+        return Vec::new();
+    };
+    let indices: Vec<Value> = (0..block.argument_count())
+        .filter_map(|i| block.argument(i).ok().map(Into::into))
+        .collect();
     let mut found = Vec::new();
     let mut pending: Vec<OperationRef> = Vec::new();
     let mut next = block.first_operation();
@@ -320,7 +418,11 @@ fn accesses<'c, 'a>(parallel: OperationRef<'c, 'a>) -> Vec<Access<'c, 'a>> {
         };
         if let Some(tile) = memref.filter(|memref| is_fragment(*memref)).and_then(allocation) {
             let dims = (first_index..op.operand_count())
-                .map(|i| op.operand(i).ok().and_then(|index| indices.iter().position(|loop_index| *loop_index == index)))
+                .map(|i| {
+                    op.operand(i)
+                        .ok()
+                        .and_then(|index| indices.iter().position(|loop_index| *loop_index == index))
+                })
                 .collect::<Option<Vec<usize>>>();
             found.push(Access { op, tile, dims, write });
         }
@@ -341,35 +443,60 @@ fn accesses<'c, 'a>(parallel: OperationRef<'c, 'a>) -> Vec<Access<'c, 'a>> {
 }
 
 /// Infers the layout of every tile and loop of `kernel` for `chip`.
-pub fn infer<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str, rings: super::Rings) -> Result<Inferred<'c, 'a>, Failure<'c, 'a>> {
+pub fn infer<'c, 'a>(
+    kernel: OperationRef<'c, 'a>,
+    chip: &str,
+    rings: super::Rings,
+) -> Result<Inferred<'c, 'a>, Failure<'c, 'a>> {
     let threads = integer_attribute(&kernel, "threads").unwrap_or(0);
-    let mut inference = Inference { chip: chip.to_owned(), threads, tiles: HashMap::new(), loops: HashMap::new() };
+    let mut inference = Inference {
+        chip: chip.to_owned(),
+        threads,
+        tiles: HashMap::new(),
+        loops: HashMap::new(),
+    };
     let ops = nested_ops(kernel);
-    let allocations: Vec<OperationRef> = ops.iter().copied().filter(|op| op_name(op).starts_with("tile.alloc_")).collect();
+    let allocations: Vec<OperationRef> = ops
+        .iter()
+        .copied()
+        .filter(|op| op_name(op).starts_with("tile.alloc_"))
+        .collect();
     // Strict: what the input says, then what the instructions impose.
     for alloc in &allocations {
-        let Ok(given) = alloc.attribute(LAYOUT_ATTRIBUTE) else { continue };
+        let Ok(given) = alloc.attribute(LAYOUT_ATTRIBUTE) else {
+            continue;
+        };
         let layout = Layout::from_attribute(given).ok_or_else(|| {
             (*alloc, format!("expects its {LAYOUT_ATTRIBUTE} to be a #tile.frag (fragments) or #tile.smem (shared tiles), but got {given}"))
         })?;
         inference.tiles.insert(key(alloc), Decision { layout, by: *alloc });
     }
     for op in ops.iter().filter(|op| op_name(op) == "tile.parallel") {
-        if let Some(given) = op.attribute(LOOP_LAYOUT_ATTRIBUTE).ok().and_then(FragmentLayout::from_attribute) {
+        if let Some(given) = op
+            .attribute(LOOP_LAYOUT_ATTRIBUTE)
+            .ok()
+            .and_then(FragmentLayout::from_attribute)
+        {
             inference.loops.insert(key(op), given);
         }
     }
     let chained = ops.iter().filter(|op| op_name(op) == "tile.gemm").count() > 1;
     // sm_90a: the copies the loops' rings issue ahead, which TMA may fill wgmma's tiles with (as
     // `tile-plan-pipelines` marked them, or will).
-    let ahead: Vec<OperationRef> = if chip == crate::nvgpu::CHIP && rings == super::Rings::Forecast { crate::pipeline::ahead::issued_ahead(kernel, &ops) } else { Vec::new() };
+    let ahead: Vec<OperationRef> = if chip == crate::nvgpu::CHIP && rings == super::Rings::Forecast {
+        crate::pipeline::ahead::issued_ahead(kernel, &ops)
+    } else {
+        Vec::new()
+    };
     let tma = |tile: Value<'c, 'a>, k_dimension: usize| {
-        crate::pipeline::rings::tile_allocation(tile).is_some_and(|allocation| crate::registers::tma_fills(&ops, key(&allocation), k_dimension, &ahead))
+        crate::pipeline::rings::tile_allocation(tile)
+            .is_some_and(|allocation| crate::registers::tma_fills(&ops, key(&allocation), k_dimension, &ahead))
     };
     for gemm in ops.iter().filter(|op| op_name(op) == "tile.gemm") {
         for anchor in anchors::gemm_anchors(*gemm, chip, threads, chained, &tma) {
             // A ring's slot stands for the ring (`tile-expand-pipelines`).
-            if let Some(tile) = allocation(anchor.tile).or_else(|| crate::pipeline::rings::tile_allocation(anchor.tile)) {
+            if let Some(tile) = allocation(anchor.tile).or_else(|| crate::pipeline::rings::tile_allocation(anchor.tile))
+            {
                 inference.want(tile, anchor.layout, *gemm)?;
             }
         }
@@ -389,7 +516,10 @@ pub fn infer<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str, rings: super::Rin
                 };
             }
         }
-        if let Some(unlaid) = ops.iter().find(|op| op_name(op) == "tile.parallel" && !inference.loops.contains_key(&key(op))) {
+        if let Some(unlaid) = ops
+            .iter()
+            .find(|op| op_name(op) == "tile.parallel" && !inference.loops.contains_key(&key(op)))
+        {
             inference.parallel(*unlaid, true)?;
             continue;
         }
@@ -398,7 +528,12 @@ pub fn infer<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str, rings: super::Rin
         let unlaid = allocations
             .iter()
             .filter(|alloc| op_name(alloc) == "tile.alloc_fragment" && !inference.tiles.contains_key(&key(alloc)))
-            .max_by_key(|alloc| alloc.result(0).map(|result| memref_shape(result.into()).len()).unwrap_or(0));
+            .max_by_key(|alloc| {
+                alloc
+                    .result(0)
+                    .map(|result| memref_shape(result.into()).len())
+                    .unwrap_or(0)
+            });
         let Some(unlaid) = unlaid.copied() else { break };
         let layout = inference.free_fragment_layout(unlaid, &ops);
         inference.want(unlaid, Layout::Fragment(layout), unlaid)?;
@@ -408,14 +543,22 @@ pub fn infer<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str, rings: super::Rin
         let layout = match inference.tiles.remove(&key(&alloc)) {
             Some(decision) => decision.layout,
             None if op_name(&alloc) == "tile.alloc_fragment" => {
-                let shape = alloc.result(0).map(|result| memref_shape(result.into())).unwrap_or_default();
+                let shape = alloc
+                    .result(0)
+                    .map(|result| memref_shape(result.into()))
+                    .unwrap_or_default();
                 Layout::Fragment(atoms::blocked(&shape, threads))
             }
             None => Layout::Shared(SharedLayout::row_major()),
         };
         if let Layout::Fragment(fragment) = &layout {
-            let shape = alloc.result(0).map(|result| memref_shape(result.into())).unwrap_or_default();
-            fragment.check(&shape, threads).map_err(|message| (alloc, format!("has an invalid layout: {message}")))?;
+            let shape = alloc
+                .result(0)
+                .map(|result| memref_shape(result.into()))
+                .unwrap_or_default();
+            fragment
+                .check(&shape, threads)
+                .map_err(|message| (alloc, format!("has an invalid layout: {message}")))?;
         }
         tiles.push((alloc, layout));
     }

@@ -35,7 +35,12 @@ pub fn registers_beside_producer(threads: i64) -> i64 {
 /// A shared tile written in boxes of `rows` x `inner` elements, `boxes` of them side by side along
 /// the inner dimension, each row swizzled over `swizzle` bytes.
 fn boxed(swizzle: i64, rows: i64, inner: i64, boxes: i64) -> SharedLayout {
-    SharedLayout { swizzle, r#box: vec![rows, inner], boxes, ..SharedLayout::row_major() }
+    SharedLayout {
+        swizzle,
+        r#box: vec![rows, inner],
+        boxes,
+        ..SharedLayout::row_major()
+    }
 }
 
 /// The layout in which a `rows` x `columns` wgmma operand tile of `bytes`-byte elements (2: f16
@@ -48,7 +53,8 @@ pub fn operand_layout(rows: i64, columns: i64, tma: bool, bytes: i64) -> Option<
     if tma {
         let full = 128 / bytes;
         let width = if columns % full == 0 { full } else { columns };
-        return (columns > 0 && [128, 64, 32].contains(&(width * bytes))).then(|| boxed(width * bytes, rows, width, columns / width));
+        return (columns > 0 && [128, 64, 32].contains(&(width * bytes)))
+            .then(|| boxed(width * bytes, rows, width, columns / width));
     }
     let slab = 16 / bytes;
     (columns > 0 && columns % slab == 0).then(|| boxed(0, rows, slab, columns / slab))
@@ -104,12 +110,20 @@ mod tests {
     fn tma_boxes_are_64_columns_wide_or_a_k_tile_of_32_or_16() {
         let layout = |rows, columns| operand_layout(rows, columns, true, 2).map(|l| (l.swizzle, l.r#box, l.boxes));
         assert_eq!(layout(64, 256), Some((128, vec![64, 64], 4)));
-        assert_eq!(layout(64, 128), Some((128, vec![64, 64], 2)), "a K tile of 128: two boxes along K");
+        assert_eq!(
+            layout(64, 128),
+            Some((128, vec![64, 64], 2)),
+            "a K tile of 128: two boxes along K"
+        );
         assert_eq!(layout(128, 32), Some((64, vec![128, 32], 1)));
         assert_eq!(layout(256, 16), Some((32, vec![256, 16], 1)));
         assert_eq!(layout(64, 96), None, "96 columns are no whole boxes");
         let i8_layout = |rows, columns| operand_layout(rows, columns, true, 1).map(|l| (l.swizzle, l.r#box, l.boxes));
-        assert_eq!(i8_layout(128, 256), Some((128, vec![128, 128], 2)), "i8: 128 columns a 128-byte row");
+        assert_eq!(
+            i8_layout(128, 256),
+            Some((128, vec![128, 128], 2)),
+            "i8: 128 columns a 128-byte row"
+        );
         assert_eq!(i8_layout(128, 64), Some((64, vec![128, 64], 1)));
         assert_eq!(i8_layout(128, 32), Some((32, vec![128, 32], 1)));
         assert_eq!(i8_layout(128, 16), None, "16-byte rows have no swizzle wgmma reads");

@@ -69,18 +69,26 @@ impl Ring<'_, '_> {
 /// tiles and whose accumulator is allocated outside the loop. Then an iteration
 /// need not wait for its gemm: the next one accumulates into the same fragment after it.
 fn accumulates_only(pipelined: OperationRef, copies: &[OperationRef]) -> bool {
-    let Some(body) = pipelined.region(0).ok().and_then(|region| region.first_block()) else { return false };
+    let Some(body) = pipelined.region(0).ok().and_then(|region| region.first_block()) else {
+        return false;
+    };
     let ops: Vec<OperationRef> = std::iter::successors(body.first_operation(), |op| op.next_in_block()).collect();
     let gemms: Vec<&OperationRef> = ops.iter().filter(|op| op_name(op) == "tile.gemm").collect();
     let [gemm] = gemms[..] else { return false };
     let tiles: Vec<Value> = copies.iter().filter_map(copy_parts).map(|parts| parts.dst).collect();
-    let operands_ahead = [0, 1].iter().all(|i| gemm.operand(*i).is_ok_and(|operand| tiles.contains(&operand)));
-    let accumulator_outside = gemm.operand(2).is_ok_and(|accumulator| !is_defined_inside(accumulator, pipelined));
+    let operands_ahead = [0, 1]
+        .iter()
+        .all(|i| gemm.operand(*i).is_ok_and(|operand| tiles.contains(&operand)));
+    let accumulator_outside = gemm
+        .operand(2)
+        .is_ok_and(|accumulator| !is_defined_inside(accumulator, pipelined));
     // Conditional work without gemms: a persistent kernel's fills at a tile's first step and
     // epilogue at its last (`super::persistent`), which `split_tiles` inlines into those steps
     // after the expansion; the register rules' wgmma waits then wait where they touch the
     // accumulator.
-    let conditional = |op: &OperationRef| op_name(op) == "scf.if" && !nested_ops(*op).iter().any(|nested| op_name(nested) == "tile.gemm");
+    let conditional = |op: &OperationRef| {
+        op_name(op) == "scf.if" && !nested_ops(*op).iter().any(|nested| op_name(nested) == "tile.gemm")
+    };
     let rest_is_arithmetic = ops.iter().all(|op| {
         let name = op_name(op);
         op == gemm || copies.contains(op) || name == "tile.yield" || conditional(op) || index_arithmetic(op)
@@ -95,7 +103,10 @@ pub(super) fn index_arithmetic(op: &OperationRef) -> bool {
 }
 
 /// Returns the op of `block` that is `op` or holds it.
-fn ancestor_in<'c, 'a>(op: OperationRef<'c, 'a>, body: &melior::ir::block::BlockRef<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
+fn ancestor_in<'c, 'a>(
+    op: OperationRef<'c, 'a>,
+    body: &melior::ir::block::BlockRef<'c, 'a>,
+) -> Option<OperationRef<'c, 'a>> {
     let mut current = Some(op);
     while let Some(candidate) = current {
         if candidate.block().is_some_and(|block| block == *body) {
@@ -112,20 +123,29 @@ pub fn computable(value: Value, pipelined: OperationRef, depth: usize) -> bool {
     if !is_defined_inside(value, pipelined) {
         return true;
     }
-    let body = pipelined.region(0).ok().and_then(|region| region.first_block()).expect("loop body");
+    let body = pipelined
+        .region(0)
+        .ok()
+        .and_then(|region| region.first_block())
+        .expect("loop body");
     if body.argument(0).is_ok_and(|iv| Value::from(iv) == value) {
         return true;
     }
-    let Some(result) = tile_dialect::ops::as_result(value) else { return false };
+    let Some(result) = tile_dialect::ops::as_result(value) else {
+        return false;
+    };
     let owner = result.owner();
     let pure = {
         let name = op_name(&owner);
-        (name.starts_with("arith.") || name.starts_with("index.") || name == "affine.apply") && owner.region_count() == 0
+        (name.starts_with("arith.") || name.starts_with("index.") || name == "affine.apply")
+            && owner.region_count() == 0
     };
     depth < 32
         && pure
         && owner.block().is_some_and(|block| block == body)
-        && owner.operands().all(|operand| computable(operand, pipelined, depth + 1))
+        && owner
+            .operands()
+            .all(|operand| computable(operand, pipelined, depth + 1))
 }
 
 /// Whether `user`, an op with `tile` among its operands, only reads it: a gemm's A or B, a copy's
@@ -142,10 +162,15 @@ pub fn reads_only(user: &OperationRef, tile: Value) -> bool {
 
 /// Whether `copy` (in `pipelined`'s body) can run ahead (see the module's doc).
 pub fn goes_ahead(kernel: OperationRef, pipelined: OperationRef, copy: OperationRef) -> bool {
-    let body = pipelined.region(0).ok().and_then(|region| region.first_block()).expect("loop body");
+    let body = pipelined
+        .region(0)
+        .ok()
+        .and_then(|region| region.first_block())
+        .expect("loop body");
     let Some(parts) = copy_parts(&copy) else { return false };
     let tile = parts.dst;
-    let element = |value: Value| tile_dialect::ops::as_memref(value.r#type()).map(|memref| memref.element().to_string());
+    let element =
+        |value: Value| tile_dialect::ops::as_memref(value.r#type()).map(|memref| memref.element().to_string());
     let allocated_outside = tile_dialect::ops::as_result(tile)
         .is_some_and(|result| op_name(&result.owner()) == "tile.alloc_shared" && !is_defined_inside(tile, pipelined));
     if memory_level(parts.src.r#type()) != Some(MemoryLevel::Global)
@@ -158,13 +183,23 @@ pub fn goes_ahead(kernel: OperationRef, pipelined: OperationRef, copy: Operation
         return false;
     }
     // Every other use of the tile reads it, later in the same iteration.
-    let position = |op: OperationRef| body.first_operation().into_iter().flat_map(|first| std::iter::successors(Some(first), |op| op.next_in_block())).position(|candidate| candidate == op);
-    let Some(copy_position) = position(copy) else { return false };
+    let position = |op: OperationRef| {
+        body.first_operation()
+            .into_iter()
+            .flat_map(|first| std::iter::successors(Some(first), |op| op.next_in_block()))
+            .position(|candidate| candidate == op)
+    };
+    let Some(copy_position) = position(copy) else {
+        return false;
+    };
     nested_ops(kernel)
         .into_iter()
         .filter(|user| *user != copy && user.operands().any(|operand| operand == tile))
         .all(|user| {
-            reads_only(&user, tile) && ancestor_in(user, &body).and_then(position).is_some_and(|at| at > copy_position)
+            reads_only(&user, tile)
+                && ancestor_in(user, &body)
+                    .and_then(position)
+                    .is_some_and(|at| at > copy_position)
         })
 }
 
@@ -196,8 +231,15 @@ pub fn ring<'c, 'a>(kernel: OperationRef<'c, 'a>, pipelined: OperationRef<'c, 'a
         .filter_map(|parts| tile_dialect::ops::as_memref(parts.dst.r#type()))
         .map(|memref| padded(tile_bytes(memref)))
         .sum();
-    let depth = (2..=stages.min(super::MAX_DEPTH)).rev().find(|depth| shared + (depth - 1) * ring_tiles + 8 * depth <= SHARED_BUDGET)?;
-    Some(RingFit { depth, copies, shared, ring_tiles })
+    let depth = (2..=stages.min(super::MAX_DEPTH))
+        .rev()
+        .find(|depth| shared + (depth - 1) * ring_tiles + 8 * depth <= SHARED_BUDGET)?;
+    Some(RingFit {
+        depth,
+        copies,
+        shared,
+        ring_tiles,
+    })
 }
 
 /// The copies of `kernel` (whose ops are `ops`) that rings issue ahead on sm_90a: those
@@ -206,7 +248,10 @@ pub fn ring<'c, 'a>(kernel: OperationRef<'c, 'a>, pipelined: OperationRef<'c, 'a
 pub fn issued_ahead<'c, 'a>(kernel: OperationRef<'c, 'a>, ops: &[OperationRef<'c, 'a>]) -> Vec<OperationRef<'c, 'a>> {
     let mut copies = Vec::new();
     for pipelined in ops.iter().filter(|op| op_name(op) == "tile.pipelined") {
-        let marked: Vec<OperationRef> = nested_ops(*pipelined).into_iter().filter(|op| op.attribute(super::AHEAD_ATTRIBUTE).is_ok()).collect();
+        let marked: Vec<OperationRef> = nested_ops(*pipelined)
+            .into_iter()
+            .filter(|op| op.attribute(super::AHEAD_ATTRIBUTE).is_ok())
+            .collect();
         if !marked.is_empty() {
             copies.extend(marked);
         } else if let Some(ring) = ring(kernel, *pipelined) {
@@ -230,7 +275,12 @@ pub struct RingFit<'c, 'a> {
 
 /// Plans `pipelined` (in `kernel`) on sm_90a: `None` where it has no [`ring`].
 pub fn plan<'c, 'a>(kernel: OperationRef<'c, 'a>, pipelined: OperationRef<'c, 'a>) -> Option<Ring<'c, 'a>> {
-    let RingFit { depth, copies, shared, ring_tiles } = ring(kernel, pipelined)?;
+    let RingFit {
+        depth,
+        copies,
+        shared,
+        ring_tiles,
+    } = ring(kernel, pipelined)?;
     let release_previous = accumulates_only(pipelined, &copies);
     let persistent = pipelined.attribute(super::persistent::TILE_STEPS).is_ok();
     // A producer pays where the ring is refilled (a loop whose every iteration fits in the ring
@@ -238,7 +288,9 @@ pub fn plan<'c, 'a>(kernel: OperationRef<'c, 'a>, pipelined: OperationRef<'c, 'a
     // multiprocessor (persistent, or by its shared memory), whose registers the producer's
     // warpgroup does not take from other blocks.
     let refilled = static_trips(pipelined).is_none_or(|trips| trips > depth);
-    let alone = persistent || 2 * (shared + (depth - 1) * ring_tiles + crate::nvgpu::chip::BLOCK_RESERVED_BYTES) > crate::nvgpu::chip::SM_SHARED_BYTES;
+    let alone = persistent
+        || 2 * (shared + (depth - 1) * ring_tiles + crate::nvgpu::chip::BLOCK_RESERVED_BYTES)
+            > crate::nvgpu::chip::SM_SHARED_BYTES;
     let producer = if refilled && alone && producer_site(kernel, pipelined, &copies).is_some() {
         match super::plan::requested_string(pipelined, "producer").as_deref() {
             Some("none") => Some(false),
@@ -248,12 +300,23 @@ pub fn plan<'c, 'a>(kernel: OperationRef<'c, 'a>, pipelined: OperationRef<'c, 'a
     } else {
         None
     };
-    Some(Ring { depth, copies, release_previous, persistent, producer })
+    Some(Ring {
+        depth,
+        copies,
+        release_previous,
+        persistent,
+        producer,
+    })
 }
 
 /// The iterations of `pipelined` where its bounds and step are constants.
 fn static_trips(pipelined: OperationRef) -> Option<i64> {
-    let bound = |index: usize| pipelined.operand(index).ok().and_then(tile_dialect::ops::constant_integer);
+    let bound = |index: usize| {
+        pipelined
+            .operand(index)
+            .ok()
+            .and_then(tile_dialect::ops::constant_integer)
+    };
     let step = if pipelined.operand_count() == 3 { bound(2)? } else { 1 };
     let (lower, upper) = (bound(0)?, bound(1)?);
     (step > 0).then(|| ((upper - lower).max(0) + step - 1) / step)
@@ -274,22 +337,35 @@ const REGISTERS_BESIDE_FRAGMENTS: i64 = 60;
 /// everything its copies read from outside the loop is defined, and when no op between there and
 /// the loop writes a tensor its copies read; index arithmetic it needs from after the site is
 /// hoisted before it ([`hoist`]).
-pub fn producer_site<'c, 'a>(kernel: OperationRef<'c, 'a>, pipelined: OperationRef<'c, 'a>, copies: &[OperationRef<'c, 'a>]) -> Option<OperationRef<'c, 'a>> {
+pub fn producer_site<'c, 'a>(
+    kernel: OperationRef<'c, 'a>,
+    pipelined: OperationRef<'c, 'a>,
+    copies: &[OperationRef<'c, 'a>],
+) -> Option<OperationRef<'c, 'a>> {
     let threads = integer_attribute(&kernel, "threads").unwrap_or(0);
     let top_level = pipelined.parent_operation().is_some_and(|parent| parent == kernel);
-    let loops = nested_ops(kernel).iter().filter(|op| op_name(op) == "tile.pipelined").count();
-    let whole_warpgroups = threads % tile_dialect::PRODUCER_THREADS == 0 && threads + tile_dialect::PRODUCER_THREADS <= 1024;
+    let loops = nested_ops(kernel)
+        .iter()
+        .filter(|op| op_name(op) == "tile.pipelined")
+        .count();
+    let whole_warpgroups =
+        threads % tile_dialect::PRODUCER_THREADS == 0 && threads + tile_dialect::PRODUCER_THREADS <= 1024;
     if !(top_level && loops == 1 && whole_warpgroups && crate::registers::tma_fillable(kernel, copies)) {
         return None;
     }
     // (melior's `previous_in_block` panics at a block's first op: walk forward to the loop.)
     let first = pipelined.block().and_then(|block| block.first_operation());
-    let before: Vec<OperationRef> = std::iter::successors(first, |op| op.next_in_block()).take_while(|op| *op != pipelined).collect();
+    let before: Vec<OperationRef> = std::iter::successors(first, |op| op.next_in_block())
+        .take_while(|op| *op != pipelined)
+        .collect();
     let replicable = |op: &OperationRef| {
         let name = op_name(op);
         index_arithmetic(op)
             || name.starts_with("tile.alloc_")
-            || (name == "tile.fill" && op.operand(0).is_ok_and(|tile| memory_level(tile.r#type()) == Some(MemoryLevel::Fragment)))
+            || (name == "tile.fill"
+                && op
+                    .operand(0)
+                    .is_ok_and(|tile| memory_level(tile.r#type()) == Some(MemoryLevel::Fragment)))
     };
     let position = before.iter().position(|op| !replicable(op)).unwrap_or(before.len());
     let site = before.get(position).copied().unwrap_or(pipelined);
@@ -311,30 +387,50 @@ pub fn producer_site<'c, 'a>(kernel: OperationRef<'c, 'a>, pipelined: OperationR
 /// are `earlier`: defined outside the kernel, a block index, by one of `earlier`, or by pure index
 /// arithmetic of the kernel's top level over such values ([`hoist`] moves it up).
 fn hoistable(value: Value, kernel: OperationRef, earlier: &[OperationRef], depth: usize) -> bool {
-    let Some(result) = tile_dialect::ops::as_result(value) else { return true };
+    let Some(result) = tile_dialect::ops::as_result(value) else {
+        return true;
+    };
     let owner = result.owner();
     match ancestor_in(owner, &kernel_body(kernel)) {
         None => true,
         Some(op) if earlier.contains(&op) => true,
-        Some(op) => op == owner && depth < 32 && index_arithmetic(&owner) && owner.operands().all(|operand| hoistable(operand, kernel, earlier, depth + 1)),
+        Some(op) => {
+            op == owner
+                && depth < 32
+                && index_arithmetic(&owner)
+                && owner
+                    .operands()
+                    .all(|operand| hoistable(operand, kernel, earlier, depth + 1))
+        }
     }
 }
 
 /// Moves the top-level index arithmetic of `kernel` that `value` is computed from before `site`
 /// (what [`hoistable`] accepted), operands first.
-pub fn hoist<'c, 'a>(context: &'c melior::Context, value: Value<'c, 'a>, kernel: OperationRef<'c, 'a>, site: OperationRef<'c, 'a>) {
-    let Some(result) = tile_dialect::ops::as_result(value) else { return };
+pub fn hoist<'c, 'a>(
+    context: &'c melior::Context,
+    value: Value<'c, 'a>,
+    kernel: OperationRef<'c, 'a>,
+    site: OperationRef<'c, 'a>,
+) {
+    let Some(result) = tile_dialect::ops::as_result(value) else {
+        return;
+    };
     let owner = result.owner();
     let body = kernel_body(kernel);
     let first = body.first_operation();
-    let before_site = std::iter::successors(first, |op| op.next_in_block()).take_while(|op| *op != site).any(|op| op == owner);
+    let before_site = std::iter::successors(first, |op| op.next_in_block())
+        .take_while(|op| *op != site)
+        .any(|op| op == owner);
     if owner.block() != Some(body) || before_site || owner == site {
         return;
     }
     for operand in owner.operands() {
         hoist(context, operand, kernel, site);
     }
-    melior::IrRewriter::new(context).as_rewriter_base().move_op_before(owner, site);
+    melior::IrRewriter::new(context)
+        .as_rewriter_base()
+        .move_op_before(owner, site);
 }
 
 /// The values the copies of `pipelined` read from outside it, and its bounds: what its producer
@@ -353,7 +449,11 @@ pub fn producer_inputs<'c, 'a>(pipelined: OperationRef<'c, 'a>, copies: &[Operat
 
 /// The body block of `kernel`.
 fn kernel_body<'c, 'a>(kernel: OperationRef<'c, 'a>) -> melior::ir::block::BlockRef<'c, 'a> {
-    kernel.region(0).ok().and_then(|region| region.first_block()).expect("a kernel body")
+    kernel
+        .region(0)
+        .ok()
+        .and_then(|region| region.first_block())
+        .expect("a kernel body")
 }
 
 /// Collects into `found` the values from outside `pipelined` that `value` is computed from (see
@@ -377,7 +477,14 @@ fn registers_fit(kernel: OperationRef) -> bool {
     let fragments: i64 = nested_ops(kernel)
         .iter()
         .filter(|op| op_name(op) == "tile.alloc_fragment")
-        .filter_map(|op| Some((*op, tile_dialect::layout::FragmentLayout::from_attribute(op.attribute(crate::layout::LAYOUT_ATTRIBUTE).ok()?)?)))
+        .filter_map(|op| {
+            Some((
+                *op,
+                tile_dialect::layout::FragmentLayout::from_attribute(
+                    op.attribute(crate::layout::LAYOUT_ATTRIBUTE).ok()?,
+                )?,
+            ))
+        })
         .map(|(op, layout)| {
             // 16-bit elements go two to a register.
             let bytes = op

@@ -26,7 +26,10 @@
 //! Every iteration's copies are issued once and waited for once, whatever the trip count (below,
 //! equal to or not a multiple of D, or dynamic).
 
-use super::{AHEAD_ATTRIBUTE, plan::{requested_buffers, requested_string}};
+use super::{
+    AHEAD_ATTRIBUTE,
+    plan::{requested_buffers, requested_string},
+};
 use crate::{
     cpu::builder::{At, Builder},
     kernels::Failure,
@@ -40,7 +43,9 @@ use melior::{
         r#type::{IntegerType, MemRefType},
     },
 };
-use tile_dialect::ops::{clone_detached, copy_parts, is_defined_inside, nested_ops, op_name, set_operand, static_sizes};
+use tile_dialect::ops::{
+    clone_detached, copy_parts, is_defined_inside, nested_ops, op_name, set_operand, static_sizes,
+};
 
 /// One copy issued ahead: where it reads, and the ring that replaces its tile.
 struct Ahead<'c, 'a> {
@@ -56,7 +61,16 @@ fn fills_async(pipelined: OperationRef) -> bool {
 
 /// `arith.cmpi slt, lhs, rhs`.
 fn less<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, lhs: Value<'c, 'a>, rhs: Value<'c, 'a>) -> Value<'c, 'a> {
-    b.value(at, melior::dialect::arith::cmpi(b.context, melior::dialect::arith::CmpiPredicate::Slt, lhs, rhs, b.location))
+    b.value(
+        at,
+        melior::dialect::arith::cmpi(
+            b.context,
+            melior::dialect::arith::CmpiPredicate::Slt,
+            lhs,
+            rhs,
+            b.location,
+        ),
+    )
 }
 
 /// The value `value` (of the loop `owner`, whose induction variable is `iv`) takes when the
@@ -82,7 +96,10 @@ pub(crate) fn materialize<'c, 'a>(
     let result = OperationResult::try_from(value).expect("a computable value is an op's result");
     let original = result.owner();
     // The operands first, so that each clone comes after the clones it uses.
-    let operands: Vec<Value> = original.operands().map(|operand| materialize(operand, owner, iv, at_iv, at, done)).collect();
+    let operands: Vec<Value> = original
+        .operands()
+        .map(|operand| materialize(operand, owner, iv, at_iv, at, done))
+        .collect();
     let clone = at.block.insert_operation_before(at.before, clone_detached(original));
     for (position, mapped) in operands.into_iter().enumerate() {
         set_operand(clone, position, mapped);
@@ -109,16 +126,35 @@ fn issue<'c, 'a>(
     for ahead in aheads {
         let parts = copy_parts(&ahead.copy).expect("a planned copy");
         let src = materialize(parts.src, owner, iv, at_iv, at, &mut done);
-        let offsets: Vec<Value> = parts.src_offsets.iter().map(|offset| materialize(*offset, owner, iv, at_iv, at, &mut done)).collect();
+        let offsets: Vec<Value> = parts
+            .src_offsets
+            .iter()
+            .map(|offset| materialize(*offset, owner, iv, at_iv, at, &mut done))
+            .collect();
         let tile_type = MemRefType::try_from(ahead.tile.r#type()).expect("a tile");
-        let view = b.value(at, tile_dialect::ops::slot(ahead.ring, slot, tile_type, ahead.copy.location()).expect("tile.slot"));
-        b.insert(at, tile_dialect::ops::copy_async(src, &offsets, view, [barriers, slot], ahead.copy.location()).expect("tile.copy_async"));
+        let view = b.value(
+            at,
+            tile_dialect::ops::slot(ahead.ring, slot, tile_type, ahead.copy.location()).expect("tile.slot"),
+        );
+        b.insert(
+            at,
+            tile_dialect::ops::copy_async(src, &offsets, view, [barriers, slot], ahead.copy.location())
+                .expect("tile.copy_async"),
+        );
     }
-    b.insert(at, tile_dialect::ops::arrive(barriers, slot, b.location).expect("tile.arrive"));
+    b.insert(
+        at,
+        tile_dialect::ops::arrive(barriers, slot, b.location).expect("tile.arrive"),
+    );
 }
 
 /// The iteration number (from 0) of induction value `iv` of a loop from `lower` by `step`.
-fn iteration_of<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, iv: Value<'c, 'a>, [lower, step]: [Value<'c, 'a>; 2]) -> Value<'c, 'a> {
+fn iteration_of<'c, 'a>(
+    b: &Builder<'c>,
+    at: At<'c, 'a>,
+    iv: Value<'c, 'a>,
+    [lower, step]: [Value<'c, 'a>; 2],
+) -> Value<'c, 'a> {
     let distance = b.op(at, "arith.subi", &[iv, lower]);
     b.op(at, "arith.divui", &[distance, step])
 }
@@ -126,20 +162,41 @@ fn iteration_of<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, iv: Value<'c, 'a>, [low
 /// The slot and round of iteration `iteration` in a ring of `depth`.
 fn slot_and_round<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, iteration: Value<'c, 'a>, depth: i64) -> [Value<'c, 'a>; 2] {
     let ring_depth = b.index(at, depth);
-    [b.op(at, "arith.remui", &[iteration, ring_depth]), b.op(at, "arith.divui", &[iteration, ring_depth])]
+    [
+        b.op(at, "arith.remui", &[iteration, ring_depth]),
+        b.op(at, "arith.divui", &[iteration, ring_depth]),
+    ]
 }
 
 /// From iteration 1 on, arrives on free barrier `empty` of the slot the previous iteration read
 /// (`tile.releases_previous`: that iteration's gemm is the one carried across the back edge of
 /// `looped`). Returns the branch taken from iteration 1 on, the previous iteration and its slot.
-fn release_previous_slot<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, iteration: Value<'c, 'a>, depth: i64, empty: Value<'c, 'a>, looped: OperationRef<'c, 'a>) -> (At<'c, 'a>, Value<'c, 'a>, Value<'c, 'a>) {
+fn release_previous_slot<'c, 'a>(
+    b: &Builder<'c>,
+    at: At<'c, 'a>,
+    iteration: Value<'c, 'a>,
+    depth: i64,
+    empty: Value<'c, 'a>,
+    looped: OperationRef<'c, 'a>,
+) -> (At<'c, 'a>, Value<'c, 'a>, Value<'c, 'a>) {
     let one = b.index(at, 1);
     let released = b.if_then(at, b.compare(at, "uge", iteration, one));
     let previous = b.op(released, "arith.subi", &[iteration, one]);
     let previous_slot = b.op(released, "arith.remui", &[previous, b.index(released, depth)]);
-    let arrive = b.insert(released, tile_dialect::ops::arrive(empty, previous_slot, b.location).expect("tile.arrive"));
-    tile_dialect::ops::set_attribute(arrive, super::RELEASES_PREVIOUS_ATTRIBUTE, melior::ir::Attribute::unit(b.context));
-    tile_dialect::ops::set_attribute(looped, super::CARRIES_GEMM_ATTRIBUTE, melior::ir::Attribute::unit(b.context));
+    let arrive = b.insert(
+        released,
+        tile_dialect::ops::arrive(empty, previous_slot, b.location).expect("tile.arrive"),
+    );
+    tile_dialect::ops::set_attribute(
+        arrive,
+        super::RELEASES_PREVIOUS_ATTRIBUTE,
+        melior::ir::Attribute::unit(b.context),
+    );
+    tile_dialect::ops::set_attribute(
+        looped,
+        super::CARRIES_GEMM_ATTRIBUTE,
+        melior::ir::Attribute::unit(b.context),
+    );
     (released, previous, previous_slot)
 }
 
@@ -158,21 +215,39 @@ fn produce<'c, 'a>(
     depth: i64,
     [full, empty]: [Value<'c, 'a>; 2],
 ) {
-    let producer = b.insert(at, tile_dialect::ops::producer(pipelined.location()).expect("tile.producer"));
-    let body = producer.region(0).ok().and_then(|region| region.first_block()).expect("the producer's body");
+    let producer = b.insert(
+        at,
+        tile_dialect::ops::producer(pipelined.location()).expect("tile.producer"),
+    );
+    let body = producer
+        .region(0)
+        .ok()
+        .and_then(|region| region.first_block())
+        .expect("the producer's body");
     let inside = At::before(body.terminator().expect("tile.yield"));
     let (looped, at_iv) = b.for_loop(inside, lower, upper, step);
     let iteration = iteration_of(b, looped, at_iv, [lower, step]);
     let [slot, round] = slot_and_round(b, looped, iteration, depth);
     let refill = b.if_then(looped, b.compare(looped, "uge", iteration, b.index(looped, depth)));
     let released = b.op(refill, "arith.subi", &[round, b.index(refill, 1)]);
-    b.insert(refill, tile_dialect::ops::wait(empty, slot, released, b.location).expect("tile.wait"));
+    b.insert(
+        refill,
+        tile_dialect::ops::wait(empty, slot, released, b.location).expect("tile.wait"),
+    );
     issue(b, looped, aheads, pipelined, iv, at_iv, slot, full);
 }
 
 /// Expands one planned loop (see the module's doc).
-fn expand_loop<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>, pipelined: OperationRef<'c, 'a>) -> Result<(), Failure<'c, 'a>> {
-    let body = pipelined.region(0).ok().and_then(|region| region.first_block()).expect("loop body");
+fn expand_loop<'c, 'a>(
+    context: &'c Context,
+    kernel: OperationRef<'c, 'a>,
+    pipelined: OperationRef<'c, 'a>,
+) -> Result<(), Failure<'c, 'a>> {
+    let body = pipelined
+        .region(0)
+        .ok()
+        .and_then(|region| region.first_block())
+        .expect("loop body");
     let copies: Vec<OperationRef> = std::iter::successors(body.first_operation(), |op| op.next_in_block())
         .filter(|op| op.attribute(AHEAD_ATTRIBUTE).is_ok())
         .collect();
@@ -181,7 +256,13 @@ fn expand_loop<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>, pipel
         return Ok(());
     }
     if depth > super::MAX_DEPTH {
-        return Err((pipelined, format!("has a ring of {depth} buffers in its tile.schedule; at most {} are supported", super::MAX_DEPTH)));
+        return Err((
+            pipelined,
+            format!(
+                "has a ring of {depth} buffers in its tile.schedule; at most {} are supported",
+                super::MAX_DEPTH
+            ),
+        ));
     }
     for copy in &copies {
         if op_name(copy) != "tile.copy" || !super::ahead::goes_ahead(kernel, pipelined, *copy) {
@@ -191,7 +272,11 @@ fn expand_loop<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>, pipel
             ));
         }
     }
-    let b = Builder { context, location: pipelined.location(), threads: None };
+    let b = Builder {
+        context,
+        location: pipelined.location(),
+        threads: None,
+    };
     let before = At::before(pipelined);
     let workgroup = melior::ir::Attribute::parse(context, "#gpu.address_space<workgroup>");
     // One ring per tile, D barriers for the loop.
@@ -204,13 +289,31 @@ fn expand_loop<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>, pipel
             shape.extend(static_sizes(memref).into_iter().map(|size| size.unwrap_or(1)));
             let ring_type = MemRefType::new(memref.element(), &shape, None, workgroup);
             let allocation = OperationResult::try_from(tile).expect("planned: an allocation").owner();
-            let ring = b.value(At::before(allocation), tile_dialect::ops::alloc_shared(ring_type, allocation.location()).expect("tile.alloc_shared"));
+            let ring = b.value(
+                At::before(allocation),
+                tile_dialect::ops::alloc_shared(ring_type, allocation.location()).expect("tile.alloc_shared"),
+            );
             // The ring keeps the tile's layout, `depth` times.
-            if let Some(layout) = allocation.attribute(tile_dialect::layout::LAYOUT_ATTRIBUTE).ok().and_then(tile_dialect::layout::SharedLayout::from_attribute) {
-                let ring_layout = tile_dialect::layout::SharedLayout { buffers: depth, ..layout };
-                tile_dialect::ops::set_attribute(OperationResult::try_from(ring).expect("an allocation").owner(), tile_dialect::layout::LAYOUT_ATTRIBUTE, ring_layout.to_attribute(context));
+            if let Some(layout) = allocation
+                .attribute(tile_dialect::layout::LAYOUT_ATTRIBUTE)
+                .ok()
+                .and_then(tile_dialect::layout::SharedLayout::from_attribute)
+            {
+                let ring_layout = tile_dialect::layout::SharedLayout {
+                    buffers: depth,
+                    ..layout
+                };
+                tile_dialect::ops::set_attribute(
+                    OperationResult::try_from(ring).expect("an allocation").owner(),
+                    tile_dialect::layout::LAYOUT_ATTRIBUTE,
+                    ring_layout.to_attribute(context),
+                );
             }
-            Ahead { copy: *copy, tile, ring }
+            Ahead {
+                copy: *copy,
+                tile,
+                ring,
+            }
         })
         .collect();
     // With a producer, the barriers come before it, where `ahead::producer_site` puts it.
@@ -229,20 +332,40 @@ fn expand_loop<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>, pipel
     }
     let allocate = site.map_or(before, At::before);
     let barrier_type = MemRefType::new(IntegerType::new(context, 64).into(), &[depth], None, workgroup);
-    let barriers = b.value(allocate, tile_dialect::ops::alloc_barriers(barrier_type, pipelined.location()).expect("tile.alloc_barriers"));
+    let barriers = b.value(
+        allocate,
+        tile_dialect::ops::alloc_barriers(barrier_type, pipelined.location()).expect("tile.alloc_barriers"),
+    );
     let release = requested_string(pipelined, "release");
     let release_previous = release.as_deref() == Some("previous");
-    let empty = matches!(release.as_deref(), Some("mbarrier" | "previous"))
-        .then(|| b.value(allocate, tile_dialect::ops::alloc_barriers(barrier_type, pipelined.location()).expect("tile.alloc_barriers")));
+    let empty = matches!(release.as_deref(), Some("mbarrier" | "previous")).then(|| {
+        b.value(
+            allocate,
+            tile_dialect::ops::alloc_barriers(barrier_type, pipelined.location()).expect("tile.alloc_barriers"),
+        )
+    });
     let lower = pipelined.operand(0).expect("verified loop");
     let upper = pipelined.operand(1).expect("verified loop");
-    let step = if pipelined.operand_count() == 3 { pipelined.operand(2).expect("step") } else { b.index(allocate, 1) };
+    let step = if pipelined.operand_count() == 3 {
+        pipelined.operand(2).expect("step")
+    } else {
+        b.index(allocate, 1)
+    };
     let iv: Value = body.argument(0).expect("induction variable").into();
     if let Some(site) = site {
         let Some(empty) = empty else {
             return Err((pipelined, "has a tile.schedule with producer = \"warpgroup\" but no release its producer can wait for (\"previous\" or \"mbarrier\")".into()));
         };
-        produce(&b, At::before(site), &aheads, pipelined, iv, [lower, upper, step], depth, [barriers, empty]);
+        produce(
+            &b,
+            At::before(site),
+            &aheads,
+            pipelined,
+            iv,
+            [lower, upper, step],
+            depth,
+            [barriers, empty],
+        );
     }
     // Prologue: iterations 0 .. D-1 into slots 0 .. D-1 (the producer's own, when there is one).
     for p in (0..depth).filter(|_| !producer) {
@@ -262,11 +385,20 @@ fn expand_loop<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>, pipel
     let top = At::before(end.block.first_operation().expect("the body ends in scf.yield"));
     let iteration = iteration_of(&b, top, iv, [lower, step]);
     let [slot, round] = slot_and_round(&b, top, iteration, depth);
-    b.insert(top, tile_dialect::ops::wait(barriers, slot, round, b.location).expect("tile.wait"));
+    b.insert(
+        top,
+        tile_dialect::ops::wait(barriers, slot, round, b.location).expect("tile.wait"),
+    );
     for ahead in &aheads {
         let tile_type = MemRefType::try_from(ahead.tile.r#type()).expect("a tile");
-        let view = b.value(top, tile_dialect::ops::slot(ahead.ring, slot, tile_type, ahead.copy.location()).expect("tile.slot"));
-        let readers: Vec<OperationRef> = nested_ops(looped).into_iter().filter(|op| *op != ahead.copy && op.operands().any(|operand| operand == ahead.tile)).collect();
+        let view = b.value(
+            top,
+            tile_dialect::ops::slot(ahead.ring, slot, tile_type, ahead.copy.location()).expect("tile.slot"),
+        );
+        let readers: Vec<OperationRef> = nested_ops(looped)
+            .into_iter()
+            .filter(|op| *op != ahead.copy && op.operands().any(|operand| operand == ahead.tile))
+            .collect();
         for reader in readers {
             for (position, operand) in reader.operands().enumerate() {
                 if operand == ahead.tile {
@@ -282,11 +414,15 @@ fn expand_loop<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>, pipel
             if release_previous {
                 // Right after the gemm: a persistent kernel's epilogue, after it in a tile's last
                 // step, then holds no slot the producer could refill.
-                let gemm = std::iter::successors(end.block.first_operation(), |op| op.next_in_block()).find(|op| op_name(op) == "tile.gemm");
+                let gemm = std::iter::successors(end.block.first_operation(), |op| op.next_in_block())
+                    .find(|op| op_name(op) == "tile.gemm");
                 let end = gemm.and_then(|gemm| gemm.next_in_block()).map_or(end, At::before);
                 release_previous_slot(&b, end, iteration, depth, empty, looped);
             } else {
-                b.insert(end, tile_dialect::ops::arrive(empty, slot, b.location).expect("tile.arrive"));
+                b.insert(
+                    end,
+                    tile_dialect::ops::arrive(empty, slot, b.location).expect("tile.arrive"),
+                );
             }
         }
         // Every thread is done with the slot before it is written again: the block meets at a
@@ -310,11 +446,17 @@ fn expand_loop<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>, pipel
             let distance = b.op(released, "arith.muli", &[b.index(released, depth - 1), step]);
             let next = b.op(released, "arith.addi", &[iv, distance]);
             let refill = b.if_then(released, less(&b, released, next, upper));
-            b.insert(refill, tile_dialect::ops::wait(empty, previous_slot, previous_round, b.location).expect("tile.wait"));
+            b.insert(
+                refill,
+                tile_dialect::ops::wait(empty, previous_slot, previous_round, b.location).expect("tile.wait"),
+            );
             issue(&b, refill, &aheads, looped, iv, next, previous_slot, barriers);
         }
         Some(empty) => {
-            b.insert(end, tile_dialect::ops::arrive(empty, slot, b.location).expect("tile.arrive"));
+            b.insert(
+                end,
+                tile_dialect::ops::arrive(empty, slot, b.location).expect("tile.arrive"),
+            );
             let distance = b.op(end, "arith.muli", &[b.index(end, depth - 1), step]);
             let next = b.op(end, "arith.addi", &[iv, distance]);
             let one = b.index(end, 1);
@@ -323,14 +465,19 @@ fn expand_loop<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>, pipel
             let refill = b.if_then(end, b.op(end, "arith.andi", &[started, more]));
             let previous = b.op(refill, "arith.subi", &[iteration, one]);
             let [previous_slot, previous_round] = slot_and_round(&b, refill, previous, depth);
-            b.insert(refill, tile_dialect::ops::wait(empty, previous_slot, previous_round, b.location).expect("tile.wait"));
+            b.insert(
+                refill,
+                tile_dialect::ops::wait(empty, previous_slot, previous_round, b.location).expect("tile.wait"),
+            );
             issue(&b, refill, &aheads, looped, iv, next, previous_slot, barriers);
         }
     }
     for ahead in &aheads {
         rewriter.erase_op(ahead.copy);
         if let Some(result) = tile_dialect::ops::as_result(ahead.tile)
-            && !nested_ops(kernel).iter().any(|op| op.operands().any(|operand| operand == ahead.tile))
+            && !nested_ops(kernel)
+                .iter()
+                .any(|op| op.operands().any(|operand| operand == ahead.tile))
         {
             rewriter.erase_op(result.owner());
         }
@@ -345,7 +492,10 @@ fn expand_loop<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>, pipel
 
 /// Expands every planned loop of `kernel`, innermost first.
 pub fn expand_kernel<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>) -> Result<(), Failure<'c, 'a>> {
-    let loops: Vec<OperationRef> = nested_ops(kernel).into_iter().filter(|op| op_name(op) == "tile.pipelined" && fills_async(*op)).collect();
+    let loops: Vec<OperationRef> = nested_ops(kernel)
+        .into_iter()
+        .filter(|op| op_name(op) == "tile.pipelined" && fills_async(*op))
+        .collect();
     for pipelined in loops.into_iter().rev() {
         expand_loop(context, kernel, pipelined)?;
     }

@@ -40,22 +40,45 @@ const WARP: i64 = 32;
 const WAIT_HINT_NS: i64 = 10_000_000;
 
 /// `!llvm.ptr<3>` to barrier `index` of `barriers`.
-pub(crate) fn barrier_pointer<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, barriers: Value<'c, 'a>, index: Value<'c, 'a>) -> Value<'c, 'a> {
+pub(crate) fn barrier_pointer<'c, 'a>(
+    b: &Builder<'c>,
+    at: At<'c, 'a>,
+    barriers: Value<'c, 'a>,
+    index: Value<'c, 'a>,
+) -> Value<'c, 'a> {
     let context = b.context;
     let base = b.aligned_pointer(at, barriers);
     // A computed index outside the barriers wraps around rather than reach other shared memory.
-    let count = tile_dialect::ops::as_memref(barriers.r#type()).map(|memref| static_sizes(memref)[0].unwrap_or(1)).unwrap_or(1);
-    let index = if tile_dialect::ops::constant_integer(index).is_some() { index } else { b.op(at, "arith.remui", &[index, b.index(at, count)]) };
+    let count = tile_dialect::ops::as_memref(barriers.r#type())
+        .map(|memref| static_sizes(memref)[0].unwrap_or(1))
+        .unwrap_or(1);
+    let index = if tile_dialect::ops::constant_integer(index).is_some() {
+        index
+    } else {
+        b.op(at, "arith.remui", &[index, b.index(at, count)])
+    };
     let offset = b.op(at, "arith.muli", &[index, b.index(at, 8)]);
     let address = b.op(at, "arith.addi", &[base, offset]);
     let i64_type: Type = IntegerType::new(context, 64).into();
     let address = b.cast(at, "arith.index_cast", address, i64_type);
-    b.cast(at, "llvm.inttoptr", address, crate::attributes::llvm_pointer(context, 3))
+    b.cast(
+        at,
+        "llvm.inttoptr",
+        address,
+        crate::attributes::llvm_pointer(context, 3),
+    )
 }
 
 /// An `i32` constant at `at`.
 pub(crate) fn i32_constant<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, value: i64) -> Value<'c, 'a> {
-    b.value(at, melior::dialect::arith::constant(b.context, IntegerAttribute::new(IntegerType::new(b.context, 32).into(), value).into(), b.location))
+    b.value(
+        at,
+        melior::dialect::arith::constant(
+            b.context,
+            IntegerAttribute::new(IntegerType::new(b.context, 32).into(), value).into(),
+            b.location,
+        ),
+    )
 }
 
 /// `bar.sync id, threads` at `at`: named barrier `id` (an i32) of `threads` (an i32) threads.
@@ -64,7 +87,10 @@ pub(crate) fn named_barrier<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, id: Value<'
         at,
         OperationBuilder::new("nvvm.barrier", b.location)
             .add_operands(&[id, threads])
-            .add_attributes(&[(Identifier::new(b.context, "operandSegmentSizes"), crate::attributes::i32_array(b.context, &[1, 1, 0]))])
+            .add_attributes(&[(
+                Identifier::new(b.context, "operandSegmentSizes"),
+                crate::attributes::i32_array(b.context, &[1, 1, 0]),
+            )])
             .build()
             .expect("nvvm.barrier"),
     );
@@ -73,9 +99,21 @@ pub(crate) fn named_barrier<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, id: Value<'
 fn void<'c>(b: &Builder<'c>, at: At<'c, '_>, name: &str, operands: &[Value<'c, '_>], attributes: &[(&str, &str)]) {
     let attributes: Vec<(Identifier, Attribute)> = attributes
         .iter()
-        .map(|(name, text)| (Identifier::new(b.context, name), Attribute::parse(b.context, text).expect("nvvm attribute")))
+        .map(|(name, text)| {
+            (
+                Identifier::new(b.context, name),
+                Attribute::parse(b.context, text).expect("nvvm attribute"),
+            )
+        })
         .collect();
-    b.insert(at, OperationBuilder::new(name, b.location).add_operands(operands).add_attributes(&attributes).build().unwrap_or_else(|error| panic!("{name}: {error}")));
+    b.insert(
+        at,
+        OperationBuilder::new(name, b.location)
+            .add_operands(operands)
+            .add_attributes(&attributes)
+            .build()
+            .unwrap_or_else(|error| panic!("{name}: {error}")),
+    );
 }
 
 /// The barriers of `kernel` that some `tile.copy_async` counts on (read before the copies are
@@ -94,11 +132,18 @@ pub fn counting_barriers_of<'c, 'a>(ops: &[OperationRef<'c, 'a>]) -> Vec<Value<'
 
 /// Lowers the barrier ops of `kernel` (see the module's doc); `threads` is the block's size,
 /// `counting` what [`counting_barriers`] said.
-pub fn lower_barriers<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>, threads: i64, counting: &[Value<'c, 'a>]) {
+pub fn lower_barriers<'c, 'a>(
+    context: &'c Context,
+    kernel: OperationRef<'c, 'a>,
+    threads: i64,
+    counting: &[Value<'c, 'a>],
+) {
     let rewriter = melior::IrRewriter::new(context);
     let rewriter = rewriter.as_rewriter_base();
     let ops = nested_ops(kernel);
-    let fence = ops.iter().any(|op| op_name(op) == "tile.alloc_barriers" && op.attribute(GENERIC_WRITES_ATTRIBUTE).is_ok());
+    let fence = ops
+        .iter()
+        .any(|op| op_name(op) == "tile.alloc_barriers" && op.attribute(GENERIC_WRITES_ATTRIBUTE).is_ok());
     // The copies left here become synchronous (`super::rings`): the threads write those slots.
     let thread_filled = counting_barriers_of(&ops);
     let leader_only = |barriers: Value<'c, 'a>| {
@@ -116,13 +161,21 @@ pub fn lower_barriers<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>
         .collect();
     // Barriers no copy counts on only say that the threads are done reading a slot: a warp says
     // it once, its first lane after the warp has met (32 times fewer arrivals on one mbarrier).
-    let released = |barriers: Value<'c, 'a>| !counting.contains(&barriers) && !leader_only(barriers) && !produced.contains(&barriers);
+    let released = |barriers: Value<'c, 'a>| {
+        !counting.contains(&barriers) && !leader_only(barriers) && !produced.contains(&barriers)
+    };
     for op in ops {
-        let b = Builder { context, location: op.location(), threads: None };
+        let b = Builder {
+            context,
+            location: op.location(),
+            threads: None,
+        };
         match op_name(&op) {
             "tile.alloc_barriers" => {
                 let barriers: Value = op.result(0).expect("barriers").into();
-                let count = tile_dialect::ops::as_memref(barriers.r#type()).map(|memref| static_sizes(memref)[0].unwrap_or(1)).unwrap_or(1);
+                let count = tile_dialect::ops::as_memref(barriers.r#type())
+                    .map(|memref| static_sizes(memref)[0].unwrap_or(1))
+                    .unwrap_or(1);
                 let Some(next) = op.next_in_block() else { continue };
                 let at = At::before(next);
                 // A loop run again re-initializes its barriers: every thread is done with them.
@@ -187,7 +240,16 @@ pub fn lower_barriers<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>
                 let hint = i32_constant(&b, at, WAIT_HINT_NS);
                 void(&b, at, "nvvm.mbarrier.try_wait.parity", &[pointer, parity, hint], &[]);
                 if fence {
-                    void(&b, at, "nvvm.fence.proxy", &[], &[("kind", "#nvvm.proxy_kind<async.shared>"), ("space", "#nvvm.shared_space<cta>")]);
+                    void(
+                        &b,
+                        at,
+                        "nvvm.fence.proxy",
+                        &[],
+                        &[
+                            ("kind", "#nvvm.proxy_kind<async.shared>"),
+                            ("space", "#nvvm.shared_space<cta>"),
+                        ],
+                    );
                 }
                 rewriter.erase_op(op);
             }

@@ -92,7 +92,8 @@ fn depends_on(value: Value, arguments: &[Value]) -> bool {
     if arguments.contains(&value) {
         return true;
     }
-    tile_dialect::ops::as_result(value).is_some_and(|result| result.owner().operands().any(|operand| depends_on(operand, arguments)))
+    tile_dialect::ops::as_result(value)
+        .is_some_and(|result| result.owner().operands().any(|operand| depends_on(operand, arguments)))
 }
 
 /// Whether two or more blocks of `kernel` fit on a multiprocessor's shared memory, its shared tiles
@@ -104,7 +105,11 @@ fn shares_multiprocessor(kernel: OperationRef, main: OperationRef) -> bool {
     let shared: i64 = nested_ops(kernel)
         .iter()
         .filter(|op| op_name(op) == "tile.alloc_shared")
-        .filter_map(|op| op.result(0).ok().and_then(|result| tile_dialect::ops::as_memref(Value::from(result).r#type())))
+        .filter_map(|op| {
+            op.result(0)
+                .ok()
+                .and_then(|result| tile_dialect::ops::as_memref(Value::from(result).r#type()))
+        })
         .map(|memref| crate::pipeline::rings::padded(crate::pipeline::rings::tile_bytes(memref)))
         .sum();
     use crate::nvgpu::chip::{BLOCK_RESERVED_BYTES, SM_SHARED_BYTES};
@@ -127,7 +132,9 @@ fn persistent<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Option<Persistent<'c, 'a>
         return None;
     }
     let body = kernel.region(0).ok()?.first_block()?;
-    let indices: Vec<Value> = (0..body.argument_count()).filter_map(|i| body.argument(i).ok().map(Value::from)).collect();
+    let indices: Vec<Value> = (0..body.argument_count())
+        .filter_map(|i| body.argument(i).ok().map(Value::from))
+        .collect();
     let ops: Vec<OperationRef> = std::iter::successors(body.first_operation(), |op| op.next_in_block()).collect();
     let (_terminator, ops) = ops.split_last()?;
     let main_at = ops.iter().position(|op| op_name(op) == "tile.pipelined")?;
@@ -176,35 +183,58 @@ fn persistent<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Option<Persistent<'c, 'a>
             continue;
         }
         let fills_fragment = name == "tile.fill"
-            && op.operand(0).is_ok_and(|tile| tile_dialect::level::memory_level(tile.r#type()) == Some(tile_dialect::level::MemoryLevel::Fragment));
+            && op.operand(0).is_ok_and(|tile| {
+                tile_dialect::level::memory_level(tile.r#type()) == Some(tile_dialect::level::MemoryLevel::Fragment)
+            });
         if !fills_fragment {
             return None;
         }
         fills.push(*op);
     }
     let epilogue = ops[main_at + 1..].to_vec();
-    Some(Persistent { grid, blocks: tiles.min(MULTIPROCESSORS), main, steps, indexing, fills, epilogue })
+    Some(Persistent {
+        grid,
+        blocks: tiles.min(MULTIPROCESSORS),
+        main,
+        steps,
+        indexing,
+        fills,
+        epilogue,
+    })
 }
 
 /// Rewrites `kernel` (see the module's doc), when it is taken.
 pub fn rewrite_kernel<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>) -> Result<(), Failure<'c, 'a>> {
     let Some(plan) = persistent(kernel) else { return Ok(()) };
-    let body = kernel.region(0).expect("kernel body").first_block().expect("kernel body");
-    let indices: Vec<Value> = (0..body.argument_count()).filter_map(|i| body.argument(i).ok().map(Value::from)).collect();
+    let body = kernel
+        .region(0)
+        .expect("kernel body")
+        .first_block()
+        .expect("kernel body");
+    let indices: Vec<Value> = (0..body.argument_count())
+        .filter_map(|i| body.argument(i).ok().map(Value::from))
+        .collect();
     // The ops that read the block indices, before the walk's ops (which read the first) exist.
     let mut readers: Vec<OperationRef> = plan.indexing.clone();
     readers.extend(plan.fills.iter().copied());
     readers.push(plan.main);
     readers.extend(plan.epilogue.iter().copied());
-    let readers: Vec<OperationRef> = readers.into_iter().flat_map(|op| {
-        let mut all = nested_ops(op);
-        all.push(op);
-        all
-    }).collect();
+    let readers: Vec<OperationRef> = readers
+        .into_iter()
+        .flat_map(|op| {
+            let mut all = nested_ops(op);
+            all.push(op);
+            all
+        })
+        .collect();
     let location = plan.main.location();
     let rewriter = melior::IrRewriter::new(context);
     let rewriter = rewriter.as_rewriter_base();
-    let b = Builder { context, location, threads: None };
+    let b = Builder {
+        context,
+        location,
+        threads: None,
+    };
     let before = At::before(plan.main);
     let (gx, gy) = plan.grid;
     let tiles = gx * gy;
@@ -220,9 +250,13 @@ pub fn rewrite_kernel<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>
     let stages = integer_attribute(&plan.main, "stages").unwrap_or(1);
     let looped = b.insert(
         before,
-        tile_dialect::ops::pipelined(context, b.index(before, 0), total, None, stages, loop_body, location).expect("tile.pipelined"),
+        tile_dialect::ops::pipelined(context, b.index(before, 0), total, None, stages, loop_body, location)
+            .expect("tile.pipelined"),
     );
-    let steps_attribute = melior::ir::attribute::IntegerAttribute::new(melior::ir::r#type::IntegerType::new(context, 64).into(), plan.steps);
+    let steps_attribute = melior::ir::attribute::IntegerAttribute::new(
+        melior::ir::r#type::IntegerType::new(context, 64).into(),
+        plan.steps,
+    );
     tile_dialect::ops::set_attribute(looped, TILE_STEPS, steps_attribute.into());
     if let Ok(schedule) = plan.main.attribute(crate::pipeline::plan::SCHEDULE_ATTRIBUTE) {
         tile_dialect::ops::set_attribute(looped, crate::pipeline::plan::SCHEDULE_ATTRIBUTE, schedule);
@@ -242,7 +276,10 @@ pub fn rewrite_kernel<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>
     // but bound the values for `tile-fold-launch-bounds`, which then drops the epilogue's
     // guards a static grid decides, as it would in a kernel with a block a tile.
     let clamp = |value: Value<'c, 'a>, largest: i64| b.op(at, "arith.minui", &[value, b.index(at, largest)]);
-    let tile = clamp(b.op(at, "arith.addi", &[pid, b.op(at, "arith.muli", &[local, blocks])]), tiles - 1);
+    let tile = clamp(
+        b.op(at, "arith.addi", &[pid, b.op(at, "arith.muli", &[local, blocks])]),
+        tiles - 1,
+    );
     let group_rows = GROUP_ROWS.min(gy);
     let group_tiles = b.index(at, group_rows * gx);
     let group = b.op(at, "arith.divui", &[tile, group_tiles]);
@@ -252,10 +289,20 @@ pub fn rewrite_kernel<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>
     let rows = if gy % group_rows == 0 {
         b.index(at, group_rows)
     } else {
-        b.op(at, "arith.minui", &[b.op(at, "arith.subi", &[b.index(at, gy), first_row]), b.index(at, group_rows)])
+        b.op(
+            at,
+            "arith.minui",
+            &[
+                b.op(at, "arith.subi", &[b.index(at, gy), first_row]),
+                b.index(at, group_rows),
+            ],
+        )
     };
     let within = b.op(at, "arith.remui", &[tile, group_tiles]);
-    let y = clamp(b.op(at, "arith.addi", &[first_row, b.op(at, "arith.remui", &[within, rows])]), gy - 1);
+    let y = clamp(
+        b.op(at, "arith.addi", &[first_row, b.op(at, "arith.remui", &[within, rows])]),
+        gy - 1,
+    );
     let x = clamp(b.op(at, "arith.divui", &[within, rows]), gx - 1);
     let walked: Vec<Value> = [x, y].into_iter().take(indices.len()).collect();
     for reader in &readers {
@@ -268,8 +315,20 @@ pub fn rewrite_kernel<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>
     // The program's induction variable, its index arithmetic, then the tile's first step's fills.
     // The step is optional: counted first, since a missing operand's error prints the whole module
     // (and reads the other parts that threads are compiling).
-    let [lower, step_size] = [0, 2].map(|i| (i < plan.main.operand_count()).then(|| plan.main.operand(i).ok()).flatten().and_then(constant_integer));
-    let iv = b.op(at, "arith.addi", &[b.index(at, lower.unwrap_or(0)), b.op(at, "arith.muli", &[step, b.index(at, step_size.unwrap_or(1))])]);
+    let [lower, step_size] = [0, 2].map(|i| {
+        (i < plan.main.operand_count())
+            .then(|| plan.main.operand(i).ok())
+            .flatten()
+            .and_then(constant_integer)
+    });
+    let iv = b.op(
+        at,
+        "arith.addi",
+        &[
+            b.index(at, lower.unwrap_or(0)),
+            b.op(at, "arith.muli", &[step, b.index(at, step_size.unwrap_or(1))]),
+        ],
+    );
     for op in &plan.indexing {
         rewriter.move_op_before(*op, at.before);
     }
@@ -279,7 +338,12 @@ pub fn rewrite_kernel<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>
         rewriter.move_op_before(*fill, first.before);
     }
     mark(first.block.parent_operation().expect("scf.if"), FIRST_STEP);
-    let main_body = plan.main.region(0).expect("loop body").first_block().expect("loop body");
+    let main_body = plan
+        .main
+        .region(0)
+        .expect("loop body")
+        .first_block()
+        .expect("loop body");
     if let Some(terminator) = main_body.terminator() {
         rewriter.erase_op(terminator);
     }
@@ -332,12 +396,18 @@ tile_passes::rust_pass! {
 /// `%s = %t * K + %k`): only the branches go. ptxas serializes every wgmma of a loop in which a
 /// branch may touch their accumulators while one runs; here no loop does.
 pub fn split_tiles<'c, 'a>(context: &'c Context, looped: OperationRef<'c, 'a>) {
-    let Some(steps) = integer_attribute(&looped, TILE_STEPS) else { return };
+    let Some(steps) = integer_attribute(&looped, TILE_STEPS) else {
+        return;
+    };
     let body = looped.region(0).expect("loop body").first_block().expect("loop body");
     let s: Value = body.argument(0).expect("induction variable").into();
     let ops: Vec<OperationRef> = std::iter::successors(body.first_operation(), |op| op.next_in_block()).collect();
     let Some((_, ops)) = ops.split_last() else { return };
-    let b = Builder { context, location: looped.location(), threads: None };
+    let b = Builder {
+        context,
+        location: looped.location(),
+        threads: None,
+    };
     let at = At::before(looped);
     let upper = looped.operand(1).expect("scf.for bounds");
     let tiles = b.op(at, "arith.divui", &[upper, b.index(at, steps)]);
@@ -354,7 +424,11 @@ pub fn split_tiles<'c, 'a>(context: &'c Context, looped: OperationRef<'c, 'a>) {
         let (inner, step) = b.for_loop(outer, b.index(outer, 1), b.index(outer, steps - 1), b.index(outer, 1));
         if looped.attribute(super::CARRIES_GEMM_ATTRIBUTE).is_ok() {
             let middle = inner.block.parent_operation().expect("scf.for");
-            tile_dialect::ops::set_attribute(middle, super::CARRIES_GEMM_ATTRIBUTE, melior::ir::Attribute::unit(context));
+            tile_dialect::ops::set_attribute(
+                middle,
+                super::CARRIES_GEMM_ATTRIBUTE,
+                melior::ir::Attribute::unit(context),
+            );
         }
         one_step(inner, step, false, false);
     }
@@ -386,11 +460,14 @@ fn clone_step_op<'c, 'a>(
         map.push((result(op), step));
         return;
     }
-    let branch = [(FIRST_STEP, first), (LAST_STEP, last)].into_iter().find(|(name, _)| op.attribute(name).is_ok());
+    let branch = [(FIRST_STEP, first), (LAST_STEP, last)]
+        .into_iter()
+        .find(|(name, _)| op.attribute(name).is_ok());
     if let Some((_, taken)) = branch {
         if taken {
             let then = op.region(0).expect("then region").first_block().expect("then block");
-            let inner: Vec<OperationRef> = std::iter::successors(then.first_operation(), |op| op.next_in_block()).collect();
+            let inner: Vec<OperationRef> =
+                std::iter::successors(then.first_operation(), |op| op.next_in_block()).collect();
             for nested in inner.split_last().map(|(_, rest)| rest).unwrap_or_default() {
                 clone_step_op(b, at, *nested, (tile, step), (first, last), map);
             }
@@ -409,6 +486,9 @@ fn clone_step_op<'c, 'a>(
         }
     }
     for index in 0..op.result_count() {
-        map.push((op.result(index).expect("result").into(), clone.result(index).expect("result").into()));
+        map.push((
+            op.result(index).expect("result").into(),
+            clone.result(index).expect("result").into(),
+        ));
     }
 }

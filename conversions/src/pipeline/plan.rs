@@ -45,17 +45,23 @@ const PLAIN: &str = "{buffers = 1 : i64, fill = \"threads\", prefetch = 0 : i64,
 
 /// The integer (or flag: nonzero) entry `name` a `tile.schedule` on `pipelined` asks for, if any.
 fn requested(pipelined: OperationRef, name: &str) -> Option<i64> {
-    IntegerAttribute::try_from(schedule_entry(pipelined, name)?).ok().map(|value| value.value())
+    IntegerAttribute::try_from(schedule_entry(pipelined, name)?)
+        .ok()
+        .map(|value| value.value())
 }
 
 /// Entry `name` of the `tile.schedule` on `pipelined`, if any.
 fn schedule_entry<'c>(pipelined: OperationRef<'c, '_>, name: &str) -> Option<Attribute<'c>> {
-    DictionaryAttribute::try_from(pipelined.attribute(SCHEDULE_ATTRIBUTE).ok()?).ok()?.element_by_name(name)
+    DictionaryAttribute::try_from(pipelined.attribute(SCHEDULE_ATTRIBUTE).ok()?)
+        .ok()?
+        .element_by_name(name)
 }
 
 /// The string entry `name` of the `tile.schedule` on `pipelined` (`fill`, `release`, ...), if any.
 pub fn requested_string(pipelined: OperationRef, name: &str) -> Option<String> {
-    melior::ir::attribute::StringAttribute::try_from(schedule_entry(pipelined, name)?).ok().map(|entry| entry.value().to_owned())
+    melior::ir::attribute::StringAttribute::try_from(schedule_entry(pipelined, name)?)
+        .ok()
+        .map(|entry| entry.value().to_owned())
 }
 
 /// The buffer count a `tile.schedule` on `pipelined` asks for, if any.
@@ -70,14 +76,22 @@ pub fn requested_persistent(pipelined: OperationRef) -> Option<bool> {
 
 /// Refuses a `tile.schedule` on `pipelined` with an entry that differs from `schedule` (what the
 /// lowering builds). A schedule may name only some entries: the ones asked for.
-pub fn check_schedule<'c, 'a>(pipelined: OperationRef<'c, 'a>, schedule: &str, chip: &str) -> Result<(), Failure<'c, 'a>> {
-    let Ok(given) = pipelined.attribute(SCHEDULE_ATTRIBUTE) else { return Ok(()) };
+pub fn check_schedule<'c, 'a>(
+    pipelined: OperationRef<'c, 'a>,
+    schedule: &str,
+    chip: &str,
+) -> Result<(), Failure<'c, 'a>> {
+    let Ok(given) = pipelined.attribute(SCHEDULE_ATTRIBUTE) else {
+        return Ok(());
+    };
     let built = with_context(pipelined, |context| Attribute::parse(context, schedule))
         .and_then(|built| DictionaryAttribute::try_from(built).ok());
     let agrees = match (DictionaryAttribute::try_from(given), built) {
         (Ok(given), Some(built)) => (0..given.len()).all(|index| {
             given.element(index).is_ok_and(|(name, value)| {
-                name.as_string_ref().as_str().is_ok_and(|name| built.element_by_name(name) == Some(value))
+                name.as_string_ref()
+                    .as_str()
+                    .is_ok_and(|name| built.element_by_name(name) == Some(value))
             })
         }),
         _ => false,
@@ -91,19 +105,37 @@ pub fn check_schedule<'c, 'a>(pipelined: OperationRef<'c, 'a>, schedule: &str, c
     } else {
         format!("drop the attribute or run tile-plan-pipelines for {chip}")
     };
-    Err((pipelined, format!("has tile.schedule {given}, but the {chip} lowering builds {schedule}; {fix}")))
+    Err((
+        pipelined,
+        format!("has tile.schedule {given}, but the {chip} lowering builds {schedule}; {fix}"),
+    ))
 }
 
 /// Records the schedule of every `tile.pipelined` of `kernel` on `chip`.
-fn schedule_kernel<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>, chip: &str) -> Result<(), Failure<'c, 'a>> {
-    for pipelined in nested_ops(kernel).into_iter().filter(|op| op_name(op) == "tile.pipelined") {
-        let ring = if chip == "sm_90a" { super::ahead::plan(kernel, pipelined) } else { None };
+fn schedule_kernel<'c, 'a>(
+    context: &'c Context,
+    kernel: OperationRef<'c, 'a>,
+    chip: &str,
+) -> Result<(), Failure<'c, 'a>> {
+    for pipelined in nested_ops(kernel)
+        .into_iter()
+        .filter(|op| op_name(op) == "tile.pipelined")
+    {
+        let ring = if chip == "sm_90a" {
+            super::ahead::plan(kernel, pipelined)
+        } else {
+            None
+        };
         let ring_schedule = ring.as_ref().map(|ring| ring.schedule());
         let schedule = ring_schedule.as_deref().unwrap_or(PLAIN);
         // A schedule the program asks for stays only if it is the one built.
         check_schedule(pipelined, schedule, chip)?;
-        let attribute = Attribute::parse(context, schedule)
-            .ok_or_else(|| (pipelined, format!("internal error: the schedule {schedule} does not parse")))?;
+        let attribute = Attribute::parse(context, schedule).ok_or_else(|| {
+            (
+                pipelined,
+                format!("internal error: the schedule {schedule} does not parse"),
+            )
+        })?;
         set_attribute(pipelined, SCHEDULE_ATTRIBUTE, attribute);
         for copy in ring.map(|ring| ring.copies).unwrap_or_default() {
             set_attribute(copy, super::AHEAD_ATTRIBUTE, Attribute::unit(context));

@@ -33,7 +33,10 @@ fn set_max_registers<'c>(b: &Builder<'c>, at: At<'c, '_>, action: &str, count: i
         at,
         OperationBuilder::new("nvvm.setmaxregister", b.location)
             .add_attributes(&[
-                (melior::ir::Identifier::new(context, "regCount"), crate::attributes::integer(context, 32, count)),
+                (
+                    melior::ir::Identifier::new(context, "regCount"),
+                    crate::attributes::integer(context, 32, count),
+                ),
                 (melior::ir::Identifier::new(context, "action"), action),
             ])
             .build()
@@ -49,19 +52,34 @@ pub fn producer_of<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Option<OperationRef<
 /// The threads `kernel`'s block is launched with: its `threads`, and the producer's warpgroup where it has
 /// a `tile.producer`.
 pub fn block_threads(kernel: OperationRef, threads: i64) -> i64 {
-    threads + if producer_of(kernel).is_some() { tile_dialect::PRODUCER_THREADS } else { 0 }
+    threads
+        + if producer_of(kernel).is_some() {
+            tile_dialect::PRODUCER_THREADS
+        } else {
+            0
+        }
 }
 
 /// Checks that the register rules lower `kernel`'s producer (`planned`: their plan): its one
 /// thread issues TMA copies, which only those rules write, and nothing the threads copy
 /// themselves.
-pub fn check<'c, 'a>(kernel: OperationRef<'c, 'a>, planned: &Result<crate::registers::Plan<'c, 'a>, crate::registers::Unsupported<'c, 'a>>) -> Result<(), crate::kernels::Failure<'c, 'a>> {
-    let Some(producer) = producer_of(kernel) else { return Ok(()) };
+pub fn check<'c, 'a>(
+    kernel: OperationRef<'c, 'a>,
+    planned: &Result<crate::registers::Plan<'c, 'a>, crate::registers::Unsupported<'c, 'a>>,
+) -> Result<(), crate::kernels::Failure<'c, 'a>> {
+    let Some(producer) = producer_of(kernel) else {
+        return Ok(());
+    };
     let plan = planned.as_ref().map_err(|(op, why)| {
         (producer, format!("needs the kernel's fragments in registers on sm_90a (its copies are TMA copies, which only those rules write), but '{}' at {} {why}", op_name(op), op.location()))
     })?;
-    for copy in nested_ops(producer).into_iter().filter(|op| op_name(op) == "tile.copy_async") {
-        let Some((parts, _, _)) = tile_dialect::ops::copy_async_parts(&copy) else { continue };
+    for copy in nested_ops(producer)
+        .into_iter()
+        .filter(|op| op_name(op) == "tile.copy_async")
+    {
+        let Some((parts, _, _)) = tile_dialect::ops::copy_async_parts(&copy) else {
+            continue;
+        };
         if !plan.filled_by_tma(parts.dst) {
             return Err((
                 copy,
@@ -75,7 +93,8 @@ pub fn check<'c, 'a>(kernel: OperationRef<'c, 'a>, planned: &Result<crate::regis
 /// Whether `op` is inside a `tile.producer`, which one thread runs: the copies and arrivals that
 /// one thread of the block issues elsewhere (thread 0) need no guard there.
 pub fn in_producer(op: OperationRef) -> bool {
-    std::iter::successors(op.parent_operation(), |parent| parent.parent_operation()).any(|parent| op_name(&parent) == "tile.producer")
+    std::iter::successors(op.parent_operation(), |parent| parent.parent_operation())
+        .any(|parent| op_name(&parent) == "tile.producer")
 }
 
 /// Splits the lowered `kernel` at its `tile.producer` (see the module's doc): the producer's body
@@ -86,30 +105,57 @@ pub fn split<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>, threads
     let Some(producer) = producer_of(kernel) else { return };
     let rewriter = melior::IrRewriter::new(context);
     let rewriter = rewriter.as_rewriter_base();
-    let b = Builder { context, location: producer.location(), threads: None };
+    let b = Builder {
+        context,
+        location: producer.location(),
+        threads: None,
+    };
     let at = At::before(producer);
     let tid = b.thread_id(at);
     let bound = b.index(at, threads);
     // The kernel's threads: every op after the producer but the kernel's terminator.
     let after: Vec<OperationRef> = std::iter::successors(producer.next_in_block(), |op| op.next_in_block()).collect();
-    let consumers = b.if_then(At::before(*after.last().expect("the kernel's terminator")), b.compare(at, "ult", tid, bound));
+    let consumers = b.if_then(
+        At::before(*after.last().expect("the kernel's terminator")),
+        b.compare(at, "ult", tid, bound),
+    );
     for op in &after[..after.len() - 1] {
         rewriter.move_op_before(*op, consumers.before);
     }
     let consumer_if = consumers.block.parent_operation().expect("scf.if");
-    for barrier in nested_ops(consumer_if).into_iter().filter(|op| op_name(op) == "gpu.barrier") {
+    for barrier in nested_ops(consumer_if)
+        .into_iter()
+        .filter(|op| op_name(op) == "gpu.barrier")
+    {
         let at = At::before(barrier);
-        let b = Builder { location: barrier.location(), ..b };
-        super::nvidia::named_barrier(&b, at, super::nvidia::i32_constant(&b, at, THREADS_BARRIER), super::nvidia::i32_constant(&b, at, threads));
+        let b = Builder {
+            location: barrier.location(),
+            ..b
+        };
+        super::nvidia::named_barrier(
+            &b,
+            at,
+            super::nvidia::i32_constant(&b, at, THREADS_BARRIER),
+            super::nvidia::i32_constant(&b, at, threads),
+        );
         rewriter.erase_op(barrier);
     }
     let first = consumers.block.first_operation().expect("the kernel's threads' ops");
-    set_max_registers(&b, At::before(first), "increase", crate::nvgpu::chip::registers_beside_producer(threads));
+    set_max_registers(
+        &b,
+        At::before(first),
+        "increase",
+        crate::nvgpu::chip::registers_beside_producer(threads),
+    );
     // The producer: its warpgroup gives its registers back, its first thread runs the body.
     let warpgroup = b.if_then(at, b.compare(at, "uge", tid, bound));
     set_max_registers(&b, warpgroup, "decrease", crate::nvgpu::chip::PRODUCER_REGISTERS);
     let leader = b.if_then(warpgroup, b.compare(warpgroup, "eq", tid, bound));
-    let body = producer.region(0).ok().and_then(|region| region.first_block()).expect("the producer's body");
+    let body = producer
+        .region(0)
+        .ok()
+        .and_then(|region| region.first_block())
+        .expect("the producer's body");
     let ops: Vec<OperationRef> = std::iter::successors(body.first_operation(), |op| op.next_in_block()).collect();
     for op in &ops[..ops.len() - 1] {
         rewriter.move_op_before(*op, leader.before);

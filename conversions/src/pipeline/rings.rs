@@ -56,7 +56,13 @@ pub fn is_ring(alloc: OperationRef) -> bool {
 }
 
 /// `memref.view bytes[shift][] : ... to ty`.
-fn view<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, bytes: Value<'c, 'a>, shift: Value<'c, 'a>, ty: melior::ir::Type<'c>) -> Value<'c, 'a> {
+fn view<'c, 'a>(
+    b: &Builder<'c>,
+    at: At<'c, 'a>,
+    bytes: Value<'c, 'a>,
+    shift: Value<'c, 'a>,
+    ty: melior::ir::Type<'c>,
+) -> Value<'c, 'a> {
     b.value(
         at,
         OperationBuilder::new("memref.view", b.location)
@@ -75,16 +81,31 @@ pub fn lower_rings<'c>(context: &'c Context, kernel: OperationRef<'c, '_>, in_wo
     // Every ring first: lowering one erases its slots, which a lazy walk would visit after.
     let rings: Vec<OperationRef> = nested_ops(kernel).into_iter().filter(|op| is_ring(*op)).collect();
     for ring in rings {
-        let b = Builder { context, location: ring.location(), threads: None };
+        let b = Builder {
+            context,
+            location: ring.location(),
+            threads: None,
+        };
         let at = At::before(ring);
         let value: Value = ring.result(0).expect("ring").into();
         let memref = MemRefType::try_from(value.r#type()).expect("memref");
         let stride = slot_stride(memref);
         let slots = static_sizes(memref)[0].unwrap_or(1);
-        let byte_type = MemRefType::new(IntegerType::new(context, 8).into(), &[stride * slots], None, memref.memory_space());
-        let bytes = b.value(at, tile_dialect::ops::alloc_shared(byte_type, ring.location()).expect("tile.alloc_shared"));
+        let byte_type = MemRefType::new(
+            IntegerType::new(context, 8).into(),
+            &[stride * slots],
+            None,
+            memref.memory_space(),
+        );
+        let bytes = b.value(
+            at,
+            tile_dialect::ops::alloc_shared(byte_type, ring.location()).expect("tile.alloc_shared"),
+        );
         // An alignment the ring's lowering asked for (TMA's swizzled boxes) holds for its bytes.
-        if let (Ok(alignment), Ok(result)) = (ring.attribute(crate::registers::ALIGNMENT_ATTRIBUTE), OperationResult::try_from(bytes)) {
+        if let (Ok(alignment), Ok(result)) = (
+            ring.attribute(crate::registers::ALIGNMENT_ATTRIBUTE),
+            OperationResult::try_from(bytes),
+        ) {
             tile_dialect::ops::set_attribute(result.owner(), crate::registers::ALIGNMENT_ATTRIBUTE, alignment);
         }
         let users: Vec<OperationRef> = nested_ops(kernel)
@@ -93,7 +114,10 @@ pub fn lower_rings<'c>(context: &'c Context, kernel: OperationRef<'c, '_>, in_wo
             .collect();
         for user in users {
             let at = At::before(user);
-            let b = Builder { location: user.location(), ..b };
+            let b = Builder {
+                location: user.location(),
+                ..b
+            };
             if op_name(&user) == "tile.slot" {
                 // A computed slot outside the ring is the program's error (the interpreter reports
                 // it); here it wraps around rather than reach memory past the ring.
@@ -102,7 +126,13 @@ pub fn lower_rings<'c>(context: &'c Context, kernel: OperationRef<'c, '_>, in_wo
                     slot = b.op(at, "arith.remui", &[slot, b.index(at, slots)]);
                 }
                 let shift = b.op(at, "arith.muli", &[slot, b.index(at, stride)]);
-                let tile = view(&b, at, bytes, shift, view_type(user.result(0).expect("slot").r#type(), in_workgroup));
+                let tile = view(
+                    &b,
+                    at,
+                    bytes,
+                    shift,
+                    view_type(user.result(0).expect("slot").r#type(), in_workgroup),
+                );
                 rewriter.replace_all_uses_with(user.result(0).expect("slot").into(), tile);
                 rewriter.erase_op(user);
             } else {
@@ -139,13 +169,19 @@ pub fn make_synchronous<'c>(context: &'c Context, kernel: OperationRef<'c, '_>, 
         match op_name(&op) {
             "tile.copy_async" => {
                 let (parts, _, _) = copy_async_parts(&op).expect("verified tile.copy_async");
-                let copy = tile_dialect::ops::copy(context, parts.src, &parts.src_offsets, parts.dst, &[], op.location())
-                    .expect("tile.copy");
+                let copy =
+                    tile_dialect::ops::copy(context, parts.src, &parts.src_offsets, parts.dst, &[], op.location())
+                        .expect("tile.copy");
                 op.block().expect("in a block").insert_operation_before(op, copy);
                 rewriter.erase_op(op);
             }
             "tile.wait" if on_gpu => {
-                Builder { context, location: op.location(), threads: None }.barrier(At::before(op));
+                Builder {
+                    context,
+                    location: op.location(),
+                    threads: None,
+                }
+                .barrier(At::before(op));
                 rewriter.erase_op(op);
             }
             "tile.arrive" | "tile.wait" => rewriter.erase_op(op),
@@ -153,9 +189,15 @@ pub fn make_synchronous<'c>(context: &'c Context, kernel: OperationRef<'c, '_>, 
         }
     }
     // (Names first: asking an op without results for one prints it into the error.)
-    for op in nested_ops(kernel).into_iter().filter(|op| op_name(op) == "tile.alloc_barriers") {
+    for op in nested_ops(kernel)
+        .into_iter()
+        .filter(|op| op_name(op) == "tile.alloc_barriers")
+    {
         let barriers: Value = op.result(0).expect("barriers").into();
-        if !nested_ops(kernel).iter().any(|user| user.operands().any(|operand| operand == barriers)) {
+        if !nested_ops(kernel)
+            .iter()
+            .any(|user| user.operands().any(|operand| operand == barriers))
+        {
             rewriter.erase_op(op);
         }
     }

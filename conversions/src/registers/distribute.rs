@@ -30,19 +30,23 @@ impl Distribution {
     /// Returns the coordinates thread `thread` finds in `slot` (by the formula).
     pub fn coordinates(&self, thread: i64, slot: usize) -> Option<Vec<i64>> {
         let mut coordinates = Vec::new();
-        self.coordinates_into(thread, slot, &mut coordinates).then_some(coordinates)
+        self.coordinates_into(thread, slot, &mut coordinates)
+            .then_some(coordinates)
     }
 
     /// Writes the coordinates thread `thread` finds in `slot` into `coordinates`; returns `false`
     /// (leaving it empty) when no thread uses the slot. For the checks that ask every thread.
     pub fn coordinates_into(&self, thread: i64, slot: usize, coordinates: &mut Vec<i64>) -> bool {
         coordinates.clear();
-        let Some(Some(base)) = self.base.get(slot) else { return false };
-        coordinates.extend(
-            base.iter()
-                .zip(&self.terms)
-                .map(|(base, terms)| base + terms.iter().map(|(bit, delta)| ((thread >> bit) & 1) * delta).sum::<i64>()),
-        );
+        let Some(Some(base)) = self.base.get(slot) else {
+            return false;
+        };
+        coordinates.extend(base.iter().zip(&self.terms).map(|(base, terms)| {
+            base + terms
+                .iter()
+                .map(|(bit, delta)| ((thread >> bit) & 1) * delta)
+                .sum::<i64>()
+        }));
         true
     }
 
@@ -52,7 +56,10 @@ impl Distribution {
     }
 
     fn inside(&self, coordinates: &[i64]) -> bool {
-        coordinates.iter().zip(&self.shape).all(|(c, size)| (0..*size).contains(c))
+        coordinates
+            .iter()
+            .zip(&self.shape)
+            .all(|(c, size)| (0..*size).contains(c))
     }
 }
 
@@ -113,7 +120,13 @@ fn read_backwards(layout: &FragmentLayout) -> Result<Distribution, String> {
             }
         }
     }
-    let held = Held { numbers: &numbers, elements: &elements, rank, slots, threads };
+    let held = Held {
+        numbers: &numbers,
+        elements: &elements,
+        rank,
+        slots,
+        threads,
+    };
     let bits = thread_bits(threads);
     let mut base = vec![None; slots];
     let mut terms: Option<Vec<Vec<(u32, i64)>>> = None;
@@ -161,13 +174,18 @@ fn read_backwards(layout: &FragmentLayout) -> Result<Distribution, String> {
                     ));
                 }
                 None if distribution.inside(&formula) => {
-                    return Err(format!("thread {thread} leaves slot {slot} empty, but the offset lands inside the tile"));
+                    return Err(format!(
+                        "thread {thread} leaves slot {slot} empty, but the offset lands inside the tile"
+                    ));
                 }
                 None => guarded = true,
             }
         }
     }
-    Ok(Distribution { guarded, ..distribution })
+    Ok(Distribution {
+        guarded,
+        ..distribution
+    })
 }
 
 #[cfg(test)]

@@ -33,12 +33,12 @@ pub use distribute::{Distribution, distribute};
 pub use patterns::{ALIGNMENT_ATTRIBUTE, TENSOR_MAP_BOX, tma_box, tma_fills, tma_swizzle};
 
 use crate::{kernels::Failure, layout::Layout};
-use melior::{Context, ir::operation::{OperationLike, OperationRef}};
-use std::collections::HashMap;
-use tile_dialect::{
-    layout::FragmentLayout,
-    ops::nested_ops,
+use melior::{
+    Context,
+    ir::operation::{OperationLike, OperationRef},
 };
+use std::collections::HashMap;
+use tile_dialect::{layout::FragmentLayout, ops::nested_ops};
 
 /// The most registers (slots) one fragment may take in a thread.
 pub const MAX_REGISTERS: i64 = 255;
@@ -60,9 +60,18 @@ impl Placed {
     fn of(layout: FragmentLayout) -> Result<Placed, String> {
         let distribution = distribute(&layout)?;
         // The slots some thread uses, as the distribution found them, numbered densely.
-        let registers = distribution.used_slots().enumerate().map(|(register, slot)| (slot as i64, register as i64)).collect();
+        let registers = distribution
+            .used_slots()
+            .enumerate()
+            .map(|(register, slot)| (slot as i64, register as i64))
+            .collect();
         let table = layout.table();
-        Ok(Placed { layout, distribution, registers, table })
+        Ok(Placed {
+            layout,
+            distribution,
+            registers,
+            table,
+        })
     }
 
     /// Returns the register (array index) of `slot`.
@@ -77,7 +86,9 @@ impl Placed {
 
     /// Returns the distinct threads that hold `element` (none outside the shape).
     pub fn owners(&self, element: &[i64]) -> &[i64] {
-        self.layout.linear(element).map_or(&[], |linear| self.table.owners(linear))
+        self.layout
+            .linear(element)
+            .map_or(&[], |linear| self.table.owners(linear))
     }
 
     /// Returns the slot thread `thread` holds `element` in (`None` when it does not hold it).
@@ -142,8 +153,19 @@ impl Layouts {
 
     /// [`patterns::uniform_slot`] of two of these layouts (`by` and `fragment` are held here, so
     /// their addresses name them while the layouts live), asked once.
-    pub fn uniform_slot(&self, by: &Placed, slot: usize, dims: &[usize], fragment: &Placed) -> Result<Option<i64>, String> {
-        let question = (by as *const Placed as usize, slot, dims.to_vec(), fragment as *const Placed as usize);
+    pub fn uniform_slot(
+        &self,
+        by: &Placed,
+        slot: usize,
+        dims: &[usize],
+        fragment: &Placed,
+    ) -> Result<Option<i64>, String> {
+        let question = (
+            by as *const Placed as usize,
+            slot,
+            dims.to_vec(),
+            fragment as *const Placed as usize,
+        );
         if let Some(answer) = self.uniform.borrow().get(&question) {
             return answer.clone();
         }
@@ -174,7 +196,8 @@ pub struct Plan<'c, 'a> {
 impl Plan<'_, '_> {
     /// Whether the ring tile `tile` (a slot of it, or the tile) is filled by TMA boxes alone.
     pub fn filled_by_tma(&self, tile: melior::ir::Value) -> bool {
-        crate::pipeline::rings::tile_allocation(tile).is_some_and(|allocation| self.layouts.swizzled.contains(&key(&allocation)))
+        crate::pipeline::rings::tile_allocation(tile)
+            .is_some_and(|allocation| self.layouts.swizzled.contains(&key(&allocation)))
     }
 }
 
@@ -184,7 +207,9 @@ impl Plan<'_, '_> {
 /// the ring's `tile.copy_async`s once they exist). Quiet: the lowering says why a gemm is off
 /// wgmma.
 pub fn tma_fillable(kernel: OperationRef, copies: &[OperationRef]) -> bool {
-    let Ok(inferred) = crate::layout::infer_for_lowering(kernel, "sm_90a", crate::layout::Rings::Forecast) else { return false };
+    let Ok(inferred) = crate::layout::infer_for_lowering(kernel, "sm_90a", crate::layout::Rings::Forecast) else {
+        return false;
+    };
     let mut layouts = Layouts::default();
     for (allocation, layout) in inferred.tiles {
         if let Layout::Fragment(layout) = layout
@@ -204,7 +229,11 @@ pub fn tma_fillable(kernel: OperationRef, copies: &[OperationRef]) -> bool {
 /// Decides whether every fragment op of `kernel` on `chip` has a rule for its layouts; if not, says
 /// which op has none and why. Changes nothing. `shuffles` is the lane count of the target's warp
 /// shuffles (`None`: exchanges go through workgroup memory).
-pub fn plan<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str, shuffles: Option<i64>) -> Result<Result<Plan<'c, 'a>, Unsupported<'c, 'a>>, Failure<'c, 'a>> {
+pub fn plan<'c, 'a>(
+    kernel: OperationRef<'c, 'a>,
+    chip: &str,
+    shuffles: Option<i64>,
+) -> Result<Result<Plan<'c, 'a>, Unsupported<'c, 'a>>, Failure<'c, 'a>> {
     let inferred = crate::layout::infer_for_lowering(kernel, chip, crate::layout::Rings::Written)?;
     let mut layouts = Layouts::default();
     let mut fragments = Vec::new();
@@ -223,14 +252,25 @@ pub fn plan<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str, shuffles: Option<i
             // spill (and unroll into huge code).
             let slots = layout.slots();
             if slots > MAX_REGISTERS {
-                return Ok(Err((allocation, format!("needs {slots} registers a thread in its {} layout, more than {MAX_REGISTERS}", layout.origin))));
+                return Ok(Err((
+                    allocation,
+                    format!(
+                        "needs {slots} registers a thread in its {} layout, more than {MAX_REGISTERS}",
+                        layout.origin
+                    ),
+                )));
             }
             match Placed::of(layout) {
                 Ok(placed) => {
                     layouts.fragments.insert(key(&allocation), placed);
                     fragments.push(allocation);
                 }
-                Err(reason) => return Ok(Err((allocation, format!("has a layout registers cannot hold: {reason}")))),
+                Err(reason) => {
+                    return Ok(Err((
+                        allocation,
+                        format!("has a layout registers cannot hold: {reason}"),
+                    )));
+                }
             }
         }
     }
@@ -239,7 +279,12 @@ pub fn plan<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str, shuffles: Option<i
             Ok(placed) => {
                 layouts.loops.insert(key(&parallel), placed);
             }
-            Err(reason) => return Ok(Err((parallel, format!("has a loop layout no thread offset gives: {reason}")))),
+            Err(reason) => {
+                return Ok(Err((
+                    parallel,
+                    format!("has a loop layout no thread offset gives: {reason}"),
+                )));
+            }
         }
     }
     let ops = nested_ops(kernel);
@@ -251,12 +296,20 @@ pub fn plan<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str, shuffles: Option<i
         }
         // Nothing but wgmma takes f8E4M3FN (no rule converts 8-bit floats, the plain strategy's
         // neither): an error, not a fallback.
-        if let Some(gemm) = ops.iter().find(|op| tile_dialect::ops::op_name(op) == "tile.gemm" && !plan.gemms.contains(&key(op)) && f8_inputs(op)) {
+        if let Some(gemm) = ops
+            .iter()
+            .find(|op| tile_dialect::ops::op_name(op) == "tile.gemm" && !plan.gemms.contains(&key(op)) && f8_inputs(op))
+        {
             return Err((*gemm, F8_OFF_WGMMA.to_owned()));
         }
         // The tiles TMA fills, as their recorded layouts say (checked against their copies above).
-        let swizzled = shared.iter().filter(|(allocation, layout)| layout.swizzle > 0 && plan.core_tiles.contains_key(&key(allocation))).map(|(allocation, _)| key(allocation)).collect();
-        (layouts.core_tiles, layouts.swizzled, layouts.wgmma, off_wgmma) = (plan.core_tiles, swizzled, plan.gemms, plan.off);
+        let swizzled = shared
+            .iter()
+            .filter(|(allocation, layout)| layout.swizzle > 0 && plan.core_tiles.contains_key(&key(allocation)))
+            .map(|(allocation, _)| key(allocation))
+            .collect();
+        (layouts.core_tiles, layouts.swizzled, layouts.wgmma, off_wgmma) =
+            (plan.core_tiles, swizzled, plan.gemms, plan.off);
         layouts.zero_start = patterns::zero_started(&ops, &layouts.wgmma);
         // The gemms off wgmma whose accumulator has the mma layout run on mma.sync; the rest,
         // and those the mma rule cannot take, on the scalar rule (with a warning).
@@ -265,7 +318,10 @@ pub fn plan<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str, shuffles: Option<i
         off_wgmma.extend(off_mma);
         // i8 products off wgmma run on mma.sync, a fraction of what wgmma would give: say so at
         // the gemm, with what would put it on wgmma.
-        for gemm in ops.iter().filter(|op| mma.get(&key(op)).is_some_and(|plan| plan.input == patterns::MmaInput::S8)) {
+        for gemm in ops.iter().filter(|op| {
+            mma.get(&key(op))
+                .is_some_and(|plan| plan.input == patterns::MmaInput::S8)
+        }) {
             tile_dialect::diagnostics::emit_warning(
                 gemm.location(),
                 "'tile.gemm' op multiplies i8 on mma.sync.m16n8k32, at a fraction of sm_90a's tensor-core rate: wgmma reads i8 operands K-major only, so give A as MxK in a shared tile and B as NxK (transpose_b) in a shared tile, with M a multiple of 64 a warpgroup and K of 32",
@@ -305,22 +361,35 @@ pub fn plan<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str, shuffles: Option<i
     for (gemm, reason) in off_wgmma {
         tile_dialect::diagnostics::emit_warning(
             gemm.location(),
-            &format!("'tile.gemm' op {reason}; it runs without tensor cores on sm_90a (one loop over K per accumulator element)"),
+            &format!(
+                "'tile.gemm' op {reason}; it runs without tensor cores on sm_90a (one loop over K per accumulator element)"
+            ),
         );
     }
     for (gemm, reason) in off_mfma {
         tile_dialect::diagnostics::emit_warning(
             gemm.location(),
-            &format!("'tile.gemm' op {reason}; it runs without matrix instructions on gfx942 (one loop over K per accumulator element)"),
+            &format!(
+                "'tile.gemm' op {reason}; it runs without matrix instructions on gfx942 (one loop over K per accumulator element)"
+            ),
         );
     }
     for (gemm, reason) in off_coopmat {
         tile_dialect::diagnostics::emit_warning(
             gemm.location(),
-            &format!("'tile.gemm' op {reason}; it runs without cooperative matrices on spirv-coopmat (one loop over K per accumulator element)"),
+            &format!(
+                "'tile.gemm' op {reason}; it runs without cooperative matrices on spirv-coopmat (one loop over K per accumulator element)"
+            ),
         );
     }
-    Ok(Ok(Plan { layouts, ops, fragments, scratch_bytes, shared, padded }))
+    Ok(Ok(Plan {
+        layouts,
+        ops,
+        fragments,
+        scratch_bytes,
+        shared,
+        padded,
+    }))
 }
 
 /// Why an f8E4M3FN gemm that wgmma cannot take is refused on sm_90a, and what it would take.
@@ -328,7 +397,10 @@ const F8_OFF_WGMMA: &str = "multiplies f8E4M3FN, which sm_90a runs on wgmma alon
 
 /// Whether a gemm reads f8E4M3FN operands.
 fn f8_inputs(gemm: &OperationRef) -> bool {
-    [0, 1].iter().filter_map(|i| gemm.operand(*i).ok()).any(|value| crate::support::element_of(value) == Some(tile_dialect::element::Element::F8E4M3FN))
+    [0, 1]
+        .iter()
+        .filter_map(|i| gemm.operand(*i).ok())
+        .any(|value| crate::support::element_of(value) == Some(tile_dialect::element::Element::F8E4M3FN))
 }
 
 /// Checks that every shared tile wgmma reads as core matrices (a live one: rings replace the tiles
@@ -336,25 +408,52 @@ fn f8_inputs(gemm: &OperationRef) -> bool {
 /// fills it, in the threads' column slabs where the threads copy it
 /// (`crate::nvgpu::chip::operand_layout`; `tile-infer-layouts` records the same from the copies the
 /// rings will issue).
-fn core_tiles_as_recorded<'c, 'a>(ops: &[OperationRef<'c, 'a>], shared: &[(OperationRef<'c, 'a>, tile_dialect::layout::SharedLayout)], plan: &patterns::WgmmaPlan<'c, 'a>) -> Result<(), Unsupported<'c, 'a>> {
+fn core_tiles_as_recorded<'c, 'a>(
+    ops: &[OperationRef<'c, 'a>],
+    shared: &[(OperationRef<'c, 'a>, tile_dialect::layout::SharedLayout)],
+    plan: &patterns::WgmmaPlan<'c, 'a>,
+) -> Result<(), Unsupported<'c, 'a>> {
     for (allocation, recorded) in shared {
-        let Some(&k_dimension) = plan.core_tiles.get(&key(allocation)) else { continue };
-        let Ok(tile) = allocation.result(0).map(melior::ir::Value::from) else { continue };
+        let Some(&k_dimension) = plan.core_tiles.get(&key(allocation)) else {
+            continue;
+        };
+        let Ok(tile) = allocation.result(0).map(melior::ir::Value::from) else {
+            continue;
+        };
         if !ops.iter().any(|op| op.operands().any(|operand| operand == tile)) {
             continue;
         }
         let shape = tile_dialect::ops::memref_shape(tile);
-        let [rows, columns] = shape[shape.len().saturating_sub(2)..] else { continue };
+        let [rows, columns] = shape[shape.len().saturating_sub(2)..] else {
+            continue;
+        };
         let tma = plan.swizzled.contains(&key(allocation));
         let bytes = crate::support::element_of(tile).map_or(2, |element| element.bytes() as i64);
         let wanted = crate::nvgpu::chip::operand_layout(rows, columns, tma, bytes);
         use tile_dialect::layout::SharedLayout;
-        let same = wanted.as_ref().is_some_and(|wanted| SharedLayout { buffers: 1, ..wanted.clone() } == SharedLayout { buffers: 1, ..recorded.clone() });
+        let same = wanted.as_ref().is_some_and(|wanted| {
+            SharedLayout {
+                buffers: 1,
+                ..wanted.clone()
+            } == SharedLayout {
+                buffers: 1,
+                ..recorded.clone()
+            }
+        });
         if !same {
             let (recorded, wanted) = tile_dialect::ops::with_context(*allocation, |context| {
-                (recorded.to_attribute(context).to_string(), wanted.map_or("no layout".to_owned(), |wanted| wanted.to_attribute(context).to_string()))
+                (
+                    recorded.to_attribute(context).to_string(),
+                    wanted.map_or("no layout".to_owned(), |wanted| {
+                        wanted.to_attribute(context).to_string()
+                    }),
+                )
             });
-            let filled = if tma { "TMA fills it" } else { "the threads copy it (TMA fills only tiles whose every copy is issued ahead into a ring in whole 128-byte swizzled boxes)" };
+            let filled = if tma {
+                "TMA fills it"
+            } else {
+                "the threads copy it (TMA fills only tiles whose every copy is issued ahead into a ring in whole 128-byte swizzled boxes)"
+            };
             let dimension = if k_dimension == 0 { "rows" } else { "columns" };
             return Err((
                 *allocation,
@@ -369,6 +468,21 @@ fn core_tiles_as_recorded<'c, 'a>(ops: &[OperationRef<'c, 'a>], shared: &[(Opera
 
 /// Lowers the fragment ops of a planned kernel; `private_space` is the memory space of per-thread
 /// arrays, `spirv` whether the kernel goes to SPIR-V.
-pub fn apply<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>, plan: Plan<'c, 'a>, shuffles: Option<i64>, private_space: &str, spirv: bool) {
-    patterns::lower_all(context, kernel, &plan.ops, &plan.layouts, shuffles, private_space, spirv);
+pub fn apply<'c, 'a>(
+    context: &'c Context,
+    kernel: OperationRef<'c, 'a>,
+    plan: Plan<'c, 'a>,
+    shuffles: Option<i64>,
+    private_space: &str,
+    spirv: bool,
+) {
+    patterns::lower_all(
+        context,
+        kernel,
+        &plan.ops,
+        &plan.layouts,
+        shuffles,
+        private_space,
+        spirv,
+    );
 }

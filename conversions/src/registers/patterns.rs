@@ -45,7 +45,9 @@ pub(crate) use tma_store::{TmaStore, tma_store_plan};
 /// bf16, f32 and i32); `None` for the others, which are stored element by element.
 pub(crate) fn stored_bytes(ty: Type) -> Option<i64> {
     use tile_dialect::element::Element;
-    Element::of(ty).filter(|element| matches!(element, Element::F16 | Element::BF16 | Element::F32 | Element::I32)).map(|element| element.bytes() as i64)
+    Element::of(ty)
+        .filter(|element| matches!(element, Element::F16 | Element::BF16 | Element::F32 | Element::I32))
+        .map(|element| element.bytes() as i64)
 }
 
 /// The swizzle, in bytes, of the TMA boxes `box_` (outermost first) of elements of `bytes` bytes:
@@ -83,13 +85,17 @@ pub(super) fn uniform_slot(by: &Placed, slot: usize, dims: &[usize], fragment: &
     // One buffer each for every thread's coordinates and element.
     let (mut coordinates, mut element) = (Vec::new(), Vec::with_capacity(dims.len()));
     for thread in 0..by.distribution.threads {
-        if !by.distribution.coordinates_into(thread, slot, &mut coordinates) || !inside(&coordinates, &by.layout.shape) {
+        if !by.distribution.coordinates_into(thread, slot, &mut coordinates) || !inside(&coordinates, &by.layout.shape)
+        {
             continue;
         }
         element.clear();
         element.extend(dims.iter().map(|d| coordinates[*d]));
         let Some(held) = fragment.slot(thread, &element) else {
-            return Err(format!("thread {thread} needs element {element:?} of a fragment ({}) it does not hold", fragment.layout.origin));
+            return Err(format!(
+                "thread {thread} needs element {element:?} of a fragment ({}) it does not hold",
+                fragment.layout.origin
+            ));
         };
         match found {
             Some(other) if other != held => {
@@ -104,7 +110,10 @@ pub(super) fn uniform_slot(by: &Placed, slot: usize, dims: &[usize], fragment: &
 }
 
 /// A fragment access in a `tile.parallel` body: the loop index of each fragment index.
-fn access_dims<'c, 'a>(access: OperationRef<'c, 'a>, loop_indices: &[Value<'c, 'a>]) -> Option<(Value<'c, 'a>, Vec<usize>, bool)> {
+fn access_dims<'c, 'a>(
+    access: OperationRef<'c, 'a>,
+    loop_indices: &[Value<'c, 'a>],
+) -> Option<(Value<'c, 'a>, Vec<usize>, bool)> {
     let (memref, first, write) = match op_name(&access) {
         "memref.load" => (access.operand(0).ok()?, 1, false),
         "memref.store" => (access.operand(1).ok()?, 2, true),
@@ -114,7 +123,12 @@ fn access_dims<'c, 'a>(access: OperationRef<'c, 'a>, loop_indices: &[Value<'c, '
         return None;
     }
     let dims = (first..access.operand_count())
-        .map(|i| access.operand(i).ok().and_then(|index| loop_indices.iter().position(|loop_index| *loop_index == index)))
+        .map(|i| {
+            access
+                .operand(i)
+                .ok()
+                .and_then(|index| loop_indices.iter().position(|loop_index| *loop_index == index))
+        })
         .collect::<Option<Vec<usize>>>()
         .unwrap_or_default();
     Some((memref, dims, write))
@@ -123,7 +137,11 @@ fn access_dims<'c, 'a>(access: OperationRef<'c, 'a>, loop_indices: &[Value<'c, '
 fn loop_indices<'c, 'a>(parallel: OperationRef<'c, 'a>) -> Vec<Value<'c, 'a>> {
     let block = parallel.region(0).ok().and_then(|region| region.first_block());
     block
-        .map(|block| (0..block.argument_count()).filter_map(|i| block.argument(i).ok().map(Into::into)).collect())
+        .map(|block| {
+            (0..block.argument_count())
+                .filter_map(|i| block.argument(i).ok().map(Into::into))
+                .collect()
+        })
         .unwrap_or_default()
 }
 
@@ -144,26 +162,59 @@ fn in_parallel(op: &OperationRef) -> bool {
 /// into an f32 accumulator, B a shared tile and A a shared tile or a fragment, K a multiple of the
 /// instruction's depth `step` (`name`, the instruction and its shape, as `mfma.32x32x8`, on `chip`
 /// in the messages). Returns K.
-fn matrix_gemm_depth(gemm: &OperationRef, [a, b, c]: [Value; 3], name: &str, chip: &str, step: i64) -> Result<i64, String> {
+fn matrix_gemm_depth(
+    gemm: &OperationRef,
+    [a, b, c]: [Value; 3],
+    name: &str,
+    chip: &str,
+    step: i64,
+) -> Result<i64, String> {
     matrix_gemm_depth_of(gemm, [a, b, c], name, chip, step, false)
 }
 
 /// [`matrix_gemm_depth`] of an instruction that takes i8 inputs into an i32 accumulator
 /// (`integer`) instead of f16 or bf16 into f32.
-fn matrix_gemm_depth_of(gemm: &OperationRef, [a, b, c]: [Value; 3], name: &str, chip: &str, step: i64, integer: bool) -> Result<i64, String> {
+fn matrix_gemm_depth_of(
+    gemm: &OperationRef,
+    [a, b, c]: [Value; 3],
+    name: &str,
+    chip: &str,
+    step: i64,
+    integer: bool,
+) -> Result<i64, String> {
     let (instruction, shape) = name.rsplit_once('.').unwrap_or((name, name));
-    let (input, other, output) = (element_type(a).to_string(), element_type(b).to_string(), element_type(c).to_string());
-    let (inputs, accumulator, takes) = if integer { (&["i8"][..], "i32", "i8 inputs with an i32 accumulator") } else { (&["f16", "bf16"][..], "f32", "f16 or bf16 inputs (both alike) with an f32 accumulator") };
+    let (input, other, output) = (
+        element_type(a).to_string(),
+        element_type(b).to_string(),
+        element_type(c).to_string(),
+    );
+    let (inputs, accumulator, takes) = if integer {
+        (&["i8"][..], "i32", "i8 inputs with an i32 accumulator")
+    } else {
+        (
+            &["f16", "bf16"][..],
+            "f32",
+            "f16 or bf16 inputs (both alike) with an f32 accumulator",
+        )
+    };
     if !inputs.contains(&input.as_str()) || input != other || output != accumulator {
-        return Err(format!("multiplies {input} by {other} into {output}; {instruction} on {chip} takes {takes}"));
+        return Err(format!(
+            "multiplies {input} by {other} into {output}; {instruction} on {chip} takes {takes}"
+        ));
     }
     if level(b) != Some(MemoryLevel::Shared) || !matches!(level(a), Some(MemoryLevel::Shared | MemoryLevel::Fragment)) {
         return Err("reads an operand that is neither a shared tile nor (A) a fragment".into());
     }
     let a_shape = memref_shape(a);
-    let depth = if gemm.attribute("transpose_a").is_ok() { a_shape[0] } else { a_shape[1] };
+    let depth = if gemm.attribute("transpose_a").is_ok() {
+        a_shape[0]
+    } else {
+        a_shape[1]
+    };
     if depth % step != 0 {
-        return Err(format!("has K = {depth}, not a multiple of the {shape} instruction's {step}; use a K tile that is a multiple of {step}"));
+        return Err(format!(
+            "has K = {depth}, not a multiple of the {shape} instruction's {step}; use a K tile that is a multiple of {step}"
+        ));
     }
     Ok(depth)
 }
@@ -181,9 +232,15 @@ fn plan_gemms<'c, 'a, P>(
     let mut planned = HashMap::new();
     let mut refused = Vec::new();
     for gemm in gemms.iter().copied() {
-        let (Ok(a), Ok(b), Ok(c)) = (gemm.operand(0), gemm.operand(1), gemm.operand(2)) else { continue };
+        let (Ok(a), Ok(b), Ok(c)) = (gemm.operand(0), gemm.operand(1), gemm.operand(2)) else {
+            continue;
+        };
         let Ok(accumulator) = placed(layouts, c) else { continue };
-        let result = if origin(&accumulator.layout.origin) { Some(check(&gemm, [a, b, c], accumulator)) } else { unlaid(gemm).map(Err) };
+        let result = if origin(&accumulator.layout.origin) {
+            Some(check(&gemm, [a, b, c], accumulator))
+        } else {
+            unlaid(gemm).map(Err)
+        };
         match result {
             Some(Ok(plan)) => {
                 planned.insert(key(&gemm), plan);
@@ -210,11 +267,17 @@ pub(crate) struct ReducePlan {
 
 /// Plans every `tile.reduce` of a kernel once, by op (what the check, the scratch sizing and the
 /// lowering read); an op no plan fits is the kernel's reason to keep the old plain lowering.
-pub fn reduce_plans<'c, 'a>(ops: &[OperationRef<'c, 'a>], layouts: &Layouts) -> Result<HashMap<usize, ReducePlan>, (OperationRef<'c, 'a>, String)> {
+pub fn reduce_plans<'c, 'a>(
+    ops: &[OperationRef<'c, 'a>],
+    layouts: &Layouts,
+) -> Result<HashMap<usize, ReducePlan>, (OperationRef<'c, 'a>, String)> {
     let mut plans = HashMap::new();
     for op in ops.iter().filter(|op| op_name(op) == "tile.reduce") {
         let plan = (|| {
-            let (src, dst) = (op.operand(0).map_err(|e| e.to_string())?, op.operand(1).map_err(|e| e.to_string())?);
+            let (src, dst) = (
+                op.operand(0).map_err(|e| e.to_string())?,
+                op.operand(1).map_err(|e| e.to_string())?,
+            );
             let dim = integer_attribute(op, "dim").unwrap_or(0) as usize;
             reduce_plan(placed(layouts, src)?, placed(layouts, dst)?, dim)
         })()
@@ -253,7 +316,9 @@ fn reduce_plan(src: &Placed, dst: &Placed, dim: usize) -> Result<ReducePlan, Str
     let bits = 64 - (threads.max(1) - 1).leading_zeros();
     let masks: Vec<i64> = (0..bits)
         .map(|bit| 1i64 << bit)
-        .filter(|mask| (0..threads).all(|t| (t ^ mask) < threads && contributes[t as usize] == contributes[(t ^ mask) as usize]))
+        .filter(|mask| {
+            (0..threads).all(|t| (t ^ mask) < threads && contributes[t as usize] == contributes[(t ^ mask) as usize])
+        })
         .collect();
     // Each destination element: its contributors must be one coset of the masks' group, and exactly
     // the threads that hold it.
@@ -270,10 +335,16 @@ fn reduce_plan(src: &Placed, dst: &Placed, dim: usize) -> Result<ReducePlan, Str
             ));
         }
         if dst.owners(element) != threads_of.as_slice() {
-            return Err(format!("leaves element {element:?} on threads {threads_of:?}, but its destination's layout holds it elsewhere"));
+            return Err(format!(
+                "leaves element {element:?} on threads {threads_of:?}, but its destination's layout holds it elsewhere"
+            ));
         }
     }
-    Ok(ReducePlan { local, destinations, masks })
+    Ok(ReducePlan {
+        local,
+        destinations,
+        masks,
+    })
 }
 
 // ---- check --------------------------------------------------------------------------------------
@@ -301,7 +372,9 @@ pub fn check(op: OperationRef, layouts: &Layouts) -> Rule {
             Err("accesses a fragment outside a tile.parallel, where no thread is known to hold the element".into())
         }
         "tile.alloc_fragment" | "tile.fill" | "tile.copy" | "tile.gemm" | "memref.load" | "memref.store" => Ok(()),
-        name if touches_fragment && !in_parallel(&op) => Err(format!("uses a fragment in '{name}', which the register lowering has no rule for")),
+        name if touches_fragment && !in_parallel(&op) => Err(format!(
+            "uses a fragment in '{name}', which the register lowering has no rule for"
+        )),
         _ => Ok(()),
     }
 }
@@ -315,14 +388,20 @@ fn check_parallel(op: OperationRef, layouts: &Layouts) -> Rule {
             return Err(format!("holds a '{name}', which the register lowering does not nest"));
         }
         let Some((memref, dims, _)) = access_dims(nested, &indices) else {
-            if nested.operands().any(|value| level(value) == Some(MemoryLevel::Fragment)) {
+            if nested
+                .operands()
+                .any(|value| level(value) == Some(MemoryLevel::Fragment))
+            {
                 return Err(format!("uses a fragment in '{name}' inside its body"));
             }
             continue;
         };
         let fragment = placed(layouts, memref)?;
         if dims.len() != fragment.layout.shape.len() {
-            return Err("reads a fragment at indices that are not the loop's indices (a thread would not know the register)".into());
+            return Err(
+                "reads a fragment at indices that are not the loop's indices (a thread would not know the register)"
+                    .into(),
+            );
         }
         for slot in by.distribution.used_slots() {
             layouts.uniform_slot(by, slot, &dims, fragment)?;
@@ -382,7 +461,11 @@ fn key(op: &OperationRef) -> usize {
 
 impl<'c, 'a> Lowering<'c, 'a, '_> {
     fn builder(&self, op: &OperationRef<'c, 'a>) -> Builder<'c> {
-        Builder { context: self.context, location: op.location(), threads: None }
+        Builder {
+            context: self.context,
+            location: op.location(),
+            threads: None,
+        }
     }
 
     fn private(&self, fragment: Value<'c, 'a>) -> Value<'c, 'a> {
@@ -393,20 +476,42 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
     /// takes one, and a constant per access was a third of the ops the rules wrote (for the
     /// cleanup's canonicalization to fold into one each).
     fn register(&self, b: &Builder<'c>, at: At<'c, 'a>, register: i64) -> Value<'c, 'a> {
-        let Some(registers) = &self.registers else { return b.index(at, register) };
+        let Some(registers) = &self.registers else {
+            return b.index(at, register);
+        };
         *registers.borrow_mut().entry(register).or_insert_with(|| {
-            Builder { context: self.context, location: self.first.before.location(), threads: None }.index(self.first, register)
+            Builder {
+                context: self.context,
+                location: self.first.before.location(),
+                threads: None,
+            }
+            .index(self.first, register)
         })
     }
 
     /// Loads slot `slot` of a fragment laid out as `placed` from its array.
-    fn slot_value(&self, b: &Builder<'c>, at: At<'c, 'a>, array: Value<'c, 'a>, placed: &Placed, slot: i64) -> Value<'c, 'a> {
+    fn slot_value(
+        &self,
+        b: &Builder<'c>,
+        at: At<'c, 'a>,
+        array: Value<'c, 'a>,
+        placed: &Placed,
+        slot: i64,
+    ) -> Value<'c, 'a> {
         let index = self.register(b, at, placed.register(slot));
         b.load(at, array, &[index])
     }
 
     /// Stores `value` into slot `slot` of a fragment laid out as `placed`.
-    fn set_slot(&self, b: &Builder<'c>, at: At<'c, 'a>, value: Value<'c, 'a>, array: Value<'c, 'a>, placed: &Placed, slot: i64) {
+    fn set_slot(
+        &self,
+        b: &Builder<'c>,
+        at: At<'c, 'a>,
+        value: Value<'c, 'a>,
+        array: Value<'c, 'a>,
+        placed: &Placed,
+        slot: i64,
+    ) {
         let index = self.register(b, at, placed.register(slot));
         b.store(at, value, array, &[index]);
     }
@@ -449,7 +554,14 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
     }
 
     /// The coordinates of slot `slot` on this thread.
-    fn coordinates(&self, b: &Builder<'c>, at: At<'c, 'a>, placed: &Placed, offsets: &[Value<'c, 'a>], slot: usize) -> Vec<Value<'c, 'a>> {
+    fn coordinates(
+        &self,
+        b: &Builder<'c>,
+        at: At<'c, 'a>,
+        placed: &Placed,
+        offsets: &[Value<'c, 'a>],
+        slot: usize,
+    ) -> Vec<Value<'c, 'a>> {
         let base = placed.distribution.base[slot].as_ref().expect("a used slot");
         offsets
             .iter()
@@ -466,7 +578,13 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
     }
 
     /// Whether `coordinates` lie in `shape` (`None` when the layout needs no guard).
-    fn in_tile(&self, b: &Builder<'c>, at: At<'c, 'a>, placed: &Placed, coordinates: &[Value<'c, 'a>]) -> Option<Value<'c, 'a>> {
+    fn in_tile(
+        &self,
+        b: &Builder<'c>,
+        at: At<'c, 'a>,
+        placed: &Placed,
+        coordinates: &[Value<'c, 'a>],
+    ) -> Option<Value<'c, 'a>> {
         if !placed.distribution.guarded {
             return None;
         }
@@ -506,16 +624,24 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             let inner = self.guarded(&b, at, by, &coordinates);
             let clone = b.insert(inner, clone_detached(op));
             let copies = nested_ops(clone);
-            let body = clone.region(0).ok().and_then(|region| region.first_block()).expect("body");
+            let body = clone
+                .region(0)
+                .ok()
+                .and_then(|region| region.first_block())
+                .expect("body");
             if let Some(terminator) = body.terminator() {
                 rewriter.erase_op(terminator);
             }
             rewriter.inline_block_before(body, clone, &coordinates);
             rewriter.erase_op(clone);
             for (original, copy) in originals.iter().zip(copies) {
-                let Some((memref, dims, write)) = access_dims(*original, &original_indices) else { continue };
+                let Some((memref, dims, write)) = access_dims(*original, &original_indices) else {
+                    continue;
+                };
                 let fragment = placed(self.layouts, memref).expect("checked");
-                let Some(index) = self.layouts.uniform_slot(by, slot, &dims, fragment).expect("checked") else { continue };
+                let Some(index) = self.layouts.uniform_slot(by, slot, &dims, fragment).expect("checked") else {
+                    continue;
+                };
                 let private = self.private(memref);
                 let place = At::before(copy);
                 let cb = self.builder(&copy);
@@ -530,7 +656,10 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             }
         }
         // Other threads may read what the body wrote to a shared tile, or overwrite what it read.
-        if originals.iter().any(|nested| nested.operands().any(|value| level(value) == Some(MemoryLevel::Shared))) {
+        if originals
+            .iter()
+            .any(|nested| nested.operands().any(|value| level(value) == Some(MemoryLevel::Shared)))
+        {
             b.barrier(at);
         }
         rewriter.erase_op(op);
@@ -556,12 +685,16 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
     fn copy(&self, op: OperationRef<'c, 'a>) {
         let parts = copy_parts(&op).expect("checked");
         match (level(parts.src), level(parts.dst)) {
-            (Some(MemoryLevel::Fragment), Some(MemoryLevel::Fragment)) => self.copy_between_fragments(op, parts.src, parts.dst),
+            (Some(MemoryLevel::Fragment), Some(MemoryLevel::Fragment)) => {
+                self.copy_between_fragments(op, parts.src, parts.dst)
+            }
             (Some(MemoryLevel::Fragment), _) => {
                 // sm_90a stages a wgmma accumulator for TMA where it can (`tma_store`), gfx942 an
                 // mfma accumulator through LDS (`staged_store`).
                 let staging = self.tma_staging.get(&key(&op)).copied();
-                if !self.copy_out_by_tma(op, parts.src, parts.dst, &parts.dst_offsets, staging) && !self.copy_out_staged(op, parts.src, parts.dst, &parts.dst_offsets) {
+                if !self.copy_out_by_tma(op, parts.src, parts.dst, &parts.dst_offsets, staging)
+                    && !self.copy_out_staged(op, parts.src, parts.dst, &parts.dst_offsets)
+                {
                     self.copy_out(op, parts.src, parts.dst, &parts.dst_offsets);
                 }
             }
@@ -573,12 +706,17 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
     fn copy_between_fragments(&self, op: OperationRef<'c, 'a>, src: Value<'c, 'a>, dst: Value<'c, 'a>) {
         let b = self.builder(&op);
         let at = At::before(op);
-        let (from, to) = (placed(self.layouts, src).expect("checked"), placed(self.layouts, dst).expect("checked"));
+        let (from, to) = (
+            placed(self.layouts, src).expect("checked"),
+            placed(self.layouts, dst).expect("checked"),
+        );
         let all: Vec<usize> = (0..to.layout.shape.len()).collect();
         let (src_array, dst_array) = (self.private(src), self.private(dst));
         let ty = element_type(dst);
         for slot in to.distribution.used_slots() {
-            let Some(source) = self.layouts.uniform_slot(to, slot, &all, from).expect("checked") else { continue };
+            let Some(source) = self.layouts.uniform_slot(to, slot, &all, from).expect("checked") else {
+                continue;
+            };
             let value = self.slot_value(&b, at, src_array, from, source);
             let value = convert(&b, at, value, ty);
             self.set_slot(&b, at, value, dst_array, to, slot as i64);
@@ -602,7 +740,11 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let mut indices = Vec::new();
         let mut fits: Option<Value> = None;
         for (d, offset) in offsets.iter().enumerate() {
-            let index = if d < leading { *offset } else { b.op(at, "arith.addi", &[*offset, coordinates[d - leading]]) };
+            let index = if d < leading {
+                *offset
+            } else {
+                b.op(at, "arith.addi", &[*offset, coordinates[d - leading]])
+            };
             if level(buffer) == Some(MemoryLevel::Global) {
                 let size = b.dim(at, buffer, d as i64);
                 let inside = b.compare(at, "ult", index, size);
@@ -649,15 +791,32 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
     /// columns (the last of `offsets`) plus a multiple of `elements`, are aligned to their size:
     /// the tensor's base, the tile's first column and the rows' length (skipped where it is a
     /// static multiple) all allow it.
-    fn runs_aligned(&self, b: &Builder<'c>, at: At<'c, 'a>, tensor: Value<'c, 'a>, offsets: &[Value<'c, 'a>], elements: i64) -> Value<'c, 'a> {
-        let bytes = tile_dialect::element::Element::of(element_type(tensor)).map_or(1, |element| element.bytes() as i64);
+    fn runs_aligned(
+        &self,
+        b: &Builder<'c>,
+        at: At<'c, 'a>,
+        tensor: Value<'c, 'a>,
+        offsets: &[Value<'c, 'a>],
+        elements: i64,
+    ) -> Value<'c, 'a> {
+        let bytes =
+            tile_dialect::element::Element::of(element_type(tensor)).map_or(1, |element| element.bytes() as i64);
         let last = offsets.len() - 1;
-        let base_rest = b.op(at, "arith.remui", &[b.aligned_pointer(at, tensor), b.index(at, elements * bytes)]);
+        let base_rest = b.op(
+            at,
+            "arith.remui",
+            &[b.aligned_pointer(at, tensor), b.index(at, elements * bytes)],
+        );
         let column_rest = b.op(at, "arith.remui", &[offsets[last], b.index(at, elements)]);
         let mut rest = b.op(at, "arith.ori", &[base_rest, column_rest]);
-        let rows = tile_dialect::ops::as_memref(tensor.r#type()).and_then(|memref| tile_dialect::ops::static_sizes(memref).last().copied().flatten());
+        let rows = tile_dialect::ops::as_memref(tensor.r#type())
+            .and_then(|memref| tile_dialect::ops::static_sizes(memref).last().copied().flatten());
         if rows.is_none_or(|rows| rows % elements != 0) {
-            let row_rest = b.op(at, "arith.remui", &[b.dim(at, tensor, last as i64), b.index(at, elements)]);
+            let row_rest = b.op(
+                at,
+                "arith.remui",
+                &[b.dim(at, tensor, last as i64), b.index(at, elements)],
+            );
             rest = b.op(at, "arith.ori", &[rest, row_rest]);
         }
         b.compare(at, "eq", rest, b.index(at, 0))
@@ -665,7 +824,15 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
 
     /// Stores `value_at(position)` (built where the store goes) into the global tensor or tile
     /// `dst` at `coordinates` of the tile at `offsets`, unless it lies past the tensor's end.
-    fn store_clipped(&self, b: &Builder<'c>, at: At<'c, 'a>, dst: Value<'c, 'a>, offsets: &[Value<'c, 'a>], coordinates: &[Value<'c, 'a>], value_at: impl FnOnce(At<'c, 'a>) -> Value<'c, 'a>) {
+    fn store_clipped(
+        &self,
+        b: &Builder<'c>,
+        at: At<'c, 'a>,
+        dst: Value<'c, 'a>,
+        offsets: &[Value<'c, 'a>],
+        coordinates: &[Value<'c, 'a>],
+        value_at: impl FnOnce(At<'c, 'a>) -> Value<'c, 'a>,
+    ) {
         let (indices, fits) = self.placed_in(b, at, dst, offsets, coordinates);
         let store_at = match fits {
             Some(fits) => b.if_then(at, fits),
@@ -686,7 +853,14 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         for slot in from.distribution.used_slots().filter(|slot| !stored.contains(slot)) {
             let coordinates = self.coordinates(&b, at, from, &offsets_now, slot);
             let inner = self.guarded(&b, at, from, &coordinates);
-            self.store_clipped(&b, inner, dst, offsets, &coordinates, |store_at| convert(&b, store_at, self.slot_value(&b, store_at, array, from, slot as i64), ty));
+            self.store_clipped(&b, inner, dst, offsets, &coordinates, |store_at| {
+                convert(
+                    &b,
+                    store_at,
+                    self.slot_value(&b, store_at, array, from, slot as i64),
+                    ty,
+                )
+            });
         }
         if level(dst) == Some(MemoryLevel::Shared) {
             b.barrier(At::before(op));
@@ -713,8 +887,16 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
     ) -> BTreeSet<usize> {
         let ty = element_type(dst);
         let bytes = stored_bytes(ty).unwrap_or(0);
-        let pairs: Vec<usize> = column_pairs(from).into_iter().filter(|slot| !done.contains(slot)).collect();
-        if level(dst) != Some(MemoryLevel::Global) || bytes == 0 || !from.layout.origin.starts_with("wgmma.acc") || offsets.len() < 2 || pairs.is_empty() {
+        let pairs: Vec<usize> = column_pairs(from)
+            .into_iter()
+            .filter(|slot| !done.contains(slot))
+            .collect();
+        if level(dst) != Some(MemoryLevel::Global)
+            || bytes == 0
+            || !from.layout.origin.starts_with("wgmma.acc")
+            || offsets.len() < 2
+            || pairs.is_empty()
+        {
             return BTreeSet::new();
         }
         // The pair's address is aligned when the tensor's base, its rows and the tile's first
@@ -722,7 +904,14 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let last = offsets.len() - 1;
         let aligned = self.runs_aligned(b, at, dst, offsets, 2);
         let pair_type = crate::attributes::vector(2, ty);
-        let yes = b.value(at, melior::dialect::arith::constant(self.context, IntegerAttribute::new(IntegerType::new(self.context, 1).into(), 1).into(), b.location));
+        let yes = b.value(
+            at,
+            melior::dialect::arith::constant(
+                self.context,
+                IntegerAttribute::new(IntegerType::new(self.context, 1).into(), 1).into(),
+                b.location,
+            ),
+        );
         let mut stored = BTreeSet::new();
         for &slot in &pairs {
             let coordinates = self.coordinates(b, at, from, offsets_now, slot);
@@ -734,16 +923,29 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             if let Some(fits) = fits {
                 whole = b.op(inner, "arith.andi", &[whole, fits]);
             }
-            let values: Vec<Value> = [slot, slot + 1].iter().map(|s| convert(b, inner, self.slot_value(b, inner, array, from, *s as i64), ty)).collect();
+            let values: Vec<Value> = [slot, slot + 1]
+                .iter()
+                .map(|s| convert(b, inner, self.slot_value(b, inner, array, from, *s as i64), ty))
+                .collect();
             let paired = b.if_then(inner, whole);
-            let vector = b.value(paired, OperationBuilder::new("vector.from_elements", b.location).add_operands(&values).add_results(&[pair_type]).build().expect("vector.from_elements"));
+            let vector = b.value(
+                paired,
+                OperationBuilder::new("vector.from_elements", b.location)
+                    .add_operands(&values)
+                    .add_results(&[pair_type])
+                    .build()
+                    .expect("vector.from_elements"),
+            );
             let mut operands = vec![vector, dst];
             operands.extend_from_slice(&indices);
             b.insert(
                 paired,
                 OperationBuilder::new("vector.store", b.location)
                     .add_operands(&operands)
-                    .add_attributes(&[(Identifier::new(self.context, "alignment"), crate::attributes::integer(self.context, 64, 2 * bytes))])
+                    .add_attributes(&[(
+                        Identifier::new(self.context, "alignment"),
+                        crate::attributes::integer(self.context, 64, 2 * bytes),
+                    )])
                     .build()
                     .expect("vector.store"),
             );
@@ -765,7 +967,10 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let at = At::before(op);
         let (src, dst) = (op.operand(0).expect("src"), op.operand(1).expect("dst"));
         let crate::cpu::compute::Reduction { kind, clear, .. } = crate::cpu::compute::Reduction::of(op);
-        let (from, to) = (placed(self.layouts, src).expect("checked"), placed(self.layouts, dst).expect("checked"));
+        let (from, to) = (
+            placed(self.layouts, src).expect("checked"),
+            placed(self.layouts, dst).expect("checked"),
+        );
         let plan = &self.layouts.reductions[&key(&op)];
         let ty = element_type(dst);
         let (src_array, dst_array) = (self.private(src), self.private(dst));
@@ -792,7 +997,16 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let mut partials: HashMap<i64, Value> = HashMap::new();
         for (target, mut list) in values {
             while list.len() > 1 {
-                list = list.chunks(2).map(|pair| if let [x, y] = pair { combine(at, *x, *y) } else { pair[0] }).collect();
+                list = list
+                    .chunks(2)
+                    .map(|pair| {
+                        if let [x, y] = pair {
+                            combine(at, *x, *y)
+                        } else {
+                            pair[0]
+                        }
+                    })
+                    .collect();
             }
             partials.insert(target, list[0]);
         }
@@ -844,9 +1058,21 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         erase(self.context, op);
     }
 
-    fn shuffle_xor(&self, b: &Builder<'c>, at: At<'c, 'a>, value: Value<'c, 'a>, mask: i64, width: i64) -> Value<'c, 'a> {
+    fn shuffle_xor(
+        &self,
+        b: &Builder<'c>,
+        at: At<'c, 'a>,
+        value: Value<'c, 'a>,
+        mask: i64,
+        width: i64,
+    ) -> Value<'c, 'a> {
         let i32_type: Type = IntegerType::new(self.context, 32).into();
-        let constant = |v: i64| b.value(at, melior::dialect::arith::constant(self.context, IntegerAttribute::new(i32_type, v).into(), b.location));
+        let constant = |v: i64| {
+            b.value(
+                at,
+                melior::dialect::arith::constant(self.context, IntegerAttribute::new(i32_type, v).into(), b.location),
+            )
+        };
         let (offset, width) = (constant(mask), constant(width));
         b.value(
             at,
@@ -968,22 +1194,38 @@ fn erase<'c>(context: &'c Context, op: OperationRef<'c, '_>) {
 /// that exchange partials through workgroup memory (each exchange starts with a barrier, so the
 /// next reduction's stores wait until every thread has read the last one's partials): (the ops,
 /// element type, elements).
-fn scratch_needs<'c, 'a>(ops: &[OperationRef<'c, 'a>], layouts: &Layouts, shuffles: Option<i64>) -> Vec<(Vec<OperationRef<'c, 'a>>, Type<'c>, i64)> {
+fn scratch_needs<'c, 'a>(
+    ops: &[OperationRef<'c, 'a>],
+    layouts: &Layouts,
+    shuffles: Option<i64>,
+) -> Vec<(Vec<OperationRef<'c, 'a>>, Type<'c>, i64)> {
     let mut needs: Vec<(Vec<OperationRef>, Type, i64)> = Vec::new();
     for op in ops.iter().filter(|op| op_name(op) == "tile.gemm") {
         let Ok(a) = op.operand(0) else { continue };
-        if level(a) == Some(MemoryLevel::Fragment) && !register_a(op, layouts) && !mfma::register_a(op, layouts) && !mma_sync::register_a(op, layouts) {
+        if level(a) == Some(MemoryLevel::Fragment)
+            && !register_a(op, layouts)
+            && !mfma::register_a(op, layouts)
+            && !mma_sync::register_a(op, layouts)
+        {
             needs.push((vec![*op], element_type(a), memref_shape(a).iter().product()));
         }
     }
     let gemms = needs.len();
     for op in ops.iter().filter(|op| op_name(op) == "tile.reduce") {
-        let (Ok(src), Ok(dst)) = (op.operand(0), op.operand(1)) else { continue };
-        let (Ok(from), Some(plan)) = (placed(layouts, src), layouts.reductions.get(&key(op))) else { continue };
+        let (Ok(src), Ok(dst)) = (op.operand(0), op.operand(1)) else {
+            continue;
+        };
+        let (Ok(from), Some(plan)) = (placed(layouts, src), layouts.reductions.get(&key(op))) else {
+            continue;
+        };
         let ty = element_type(dst);
         // The first exchange through the scratch is the widest: one place per class of threads
         // the earlier masks have not combined.
-        if let Some(first) = plan.masks.iter().position(|mask| !(shuffles.is_some_and(|lanes| *mask < lanes) && ty.is_f32())) {
+        if let Some(first) = plan
+            .masks
+            .iter()
+            .position(|mask| !(shuffles.is_some_and(|lanes| *mask < lanes) && ty.is_f32()))
+        {
             let elements = (from.distribution.threads >> first) * plan.destinations.len() as i64;
             match needs[gemms..].iter_mut().find(|(_, shared, _)| *shared == ty) {
                 Some((users, _, most)) => {
@@ -1020,7 +1262,11 @@ fn squeeze<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, tid: Value<'c, 'a>, combined
         let run = end - bit;
         let shifted = b.op(at, "arith.shrui", &[tid, b.index(at, bit as i64)]);
         let field = b.op(at, "arith.andi", &[shifted, b.index(at, (1 << run) - 1)]);
-        let term = if placed_bits == 0 { field } else { b.op(at, "arith.shli", &[field, b.index(at, placed_bits as i64)]) };
+        let term = if placed_bits == 0 {
+            field
+        } else {
+            b.op(at, "arith.shli", &[field, b.index(at, placed_bits as i64)])
+        };
         squeezed = Some(match squeezed {
             Some(previous) => b.op(at, "arith.ori", &[previous, term]),
             None => term,
@@ -1044,7 +1290,9 @@ pub fn scratch_bytes(ops: &[OperationRef], layouts: &Layouts, shuffles: Option<i
     staging
         + scratch_needs(ops, layouts, shuffles)
             .iter()
-            .map(|(_, ty, elements)| elements * tile_dialect::element::Element::of(*ty).map_or(4, |element| element.bytes() as i64))
+            .map(|(_, ty, elements)| {
+                elements * tile_dialect::element::Element::of(*ty).map_or(4, |element| element.bytes() as i64)
+            })
             .sum::<i64>()
 }
 
@@ -1058,31 +1306,76 @@ pub fn lower_all<'c, 'a>(
     private_space: &str,
     spirv: bool,
 ) {
-    let body = kernel.region(0).ok().and_then(|region| region.first_block()).expect("kernel body");
+    let body = kernel
+        .region(0)
+        .ok()
+        .and_then(|region| region.first_block())
+        .expect("kernel body");
     let kernel_start = body.first_operation().expect("a kernel body");
-    let b = Builder { context, location: kernel.location(), threads: None };
+    let b = Builder {
+        context,
+        location: kernel.location(),
+        threads: None,
+    };
     let start = At::before(kernel_start);
     let tid = b.thread_id(start);
     let space = Attribute::parse(context, private_space);
     let threads = integer_attribute(&kernel, "threads").unwrap_or(128);
     let operands_kept = tensor_cores::operands_kept(kernel, ops, layouts);
     // The waits for wgmma groups go in first: each op's rule then writes its code after them.
-    let deferred = operands_kept.iter().copied().filter(|gemm| layouts.wgmma.contains(gemm)).collect();
+    let deferred = operands_kept
+        .iter()
+        .copied()
+        .filter(|gemm| layouts.wgmma.contains(gemm))
+        .collect();
     for (op, groups) in wgmma_waits::wgmma_waits(ops, layouts, &deferred) {
-        let group = (Identifier::new(context, "group"), crate::attributes::integer(context, 64, groups as i64));
-        b.insert(At::before(op), OperationBuilder::new("nvvm.wgmma.wait.group.sync.aligned", op.location()).add_attributes(&[group]).build().expect("nvvm op"));
+        let group = (
+            Identifier::new(context, "group"),
+            crate::attributes::integer(context, 64, groups as i64),
+        );
+        b.insert(
+            At::before(op),
+            OperationBuilder::new("nvvm.wgmma.wait.group.sync.aligned", op.location())
+                .add_attributes(&[group])
+                .build()
+                .expect("nvvm op"),
+        );
     }
     let zero_index = b.index(start, 0);
     let tma_staging = tma_store::staging_areas(&b, start, ops, layouts);
-    let first = At { block: body, before: OperationResult::try_from(tid).expect("the thread index is an op's").owner() };
+    let first = At {
+        block: body,
+        before: OperationResult::try_from(tid)
+            .expect("the thread index is an op's")
+            .owner(),
+    };
     let registers = (!spirv).then(Default::default);
-    let mut lowering = Lowering { threads, context, layouts, private: HashMap::new(), tid, zero_index, shuffles, operands_kept, tma_staging, registers, first };
-    let allocations: Vec<OperationRef> = ops.iter().copied().filter(|op| op_name(op) == "tile.alloc_fragment").collect();
+    let mut lowering = Lowering {
+        threads,
+        context,
+        layouts,
+        private: HashMap::new(),
+        tid,
+        zero_index,
+        shuffles,
+        operands_kept,
+        tma_staging,
+        registers,
+        first,
+    };
+    let allocations: Vec<OperationRef> = ops
+        .iter()
+        .copied()
+        .filter(|op| op_name(op) == "tile.alloc_fragment")
+        .collect();
     for allocation in &allocations {
         let placed = layouts.fragment(allocation).expect("checked");
         let element = element_type(allocation.result(0).expect("fragment").into());
         let array = MemRefType::new(element, &[placed.register_count()], None, space);
-        let value = b.value(start, melior::dialect::memref::alloca(context, array, &[], &[], None, allocation.location()));
+        let value = b.value(
+            start,
+            melior::dialect::memref::alloca(context, array, &[], &[], None, allocation.location()),
+        );
         lowering.private.insert(key(allocation), value);
     }
     // Reductions that exchange through workgroup memory share a scratch tile per element type; a
@@ -1093,7 +1386,10 @@ pub fn lower_all<'c, 'a>(
         let scratch_type = MemRefType::new(ty, &[elements], None, workgroup);
         let scratch = b.value(
             start,
-            OperationBuilder::new("tile.alloc_shared", users[0].location()).add_results(&[scratch_type.into()]).build().expect("tile.alloc_shared"),
+            OperationBuilder::new("tile.alloc_shared", users[0].location())
+                .add_results(&[scratch_type.into()])
+                .build()
+                .expect("tile.alloc_shared"),
         );
         for op in users {
             scratches.insert(key(&op), scratch);
@@ -1103,29 +1399,55 @@ pub fn lower_all<'c, 'a>(
     let staging = (staging_elements(layouts) > 0).then(|| {
         let workgroup = Attribute::parse(context, "#gpu.address_space<workgroup>");
         let staging_type = MemRefType::new(Type::float32(context), &[staging_elements(layouts)], None, workgroup);
-        b.value(start, OperationBuilder::new("tile.alloc_shared", kernel.location()).add_results(&[staging_type.into()]).build().expect("tile.alloc_shared"))
+        b.value(
+            start,
+            OperationBuilder::new("tile.alloc_shared", kernel.location())
+                .add_results(&[staging_type.into()])
+                .build()
+                .expect("tile.alloc_shared"),
+        )
     });
     // Each held accumulator's matrices, in placeholders until `promote`; staged into its registers
     // before the first op that reads it otherwise.
     let mut held_variables: HashMap<usize, Vec<Value>> = HashMap::new();
     for allocation in &allocations {
-        let Some(held) = layouts.held.get(&key(allocation)) else { continue };
+        let Some(held) = layouts.held.get(&key(allocation)) else {
+            continue;
+        };
         let variable_type = MemRefType::new(Type::float32(context), &[coopmat::MATRIX * coopmat::MATRIX], None, None);
         let variables: Vec<Value> = (0..held.count())
             .map(|_| {
-                let alloca = b.insert(start, melior::dialect::memref::alloca(context, variable_type, &[], &[], None, allocation.location()));
+                let alloca = b.insert(
+                    start,
+                    melior::dialect::memref::alloca(context, variable_type, &[], &[], None, allocation.location()),
+                );
                 tile_dialect::ops::set_attribute(alloca, super::promote::MATRIX_VARIABLE, Attribute::unit(context));
                 alloca.result(0).expect("an alloca").into()
             })
             .collect();
-        if let Some(point) = held.staged_before.and_then(|point| ops.iter().find(|op| key(op) == point)) {
+        if let Some(point) = held
+            .staged_before
+            .and_then(|point| ops.iter().find(|op| key(op) == point))
+        {
             let fragment: Value = allocation.result(0).expect("a fragment").into();
-            lowering.stage_held(&b, At::before(*point), fragment, held, &variables, staging.expect("a staging area"));
+            lowering.stage_held(
+                &b,
+                At::before(*point),
+                fragment,
+                held,
+                &variables,
+                staging.expect("a staging area"),
+            );
         }
         held_variables.insert(key(allocation), variables);
     }
     let held_of = |op: &OperationRef<'c, 'a>, operand: usize| {
-        op.operand(operand).ok().and_then(allocation).and_then(|allocation| layouts.held.get(&key(&allocation)).map(|held| (held, &held_variables[&key(&allocation)])))
+        op.operand(operand).ok().and_then(allocation).and_then(|allocation| {
+            layouts
+                .held
+                .get(&key(&allocation))
+                .map(|held| (held, &held_variables[&key(&allocation)]))
+        })
     };
     // Decide every op's rule before rewriting any: lowering a tile.parallel erases its body's ops.
     let work: Vec<(OperationRef, &str)> = ops
@@ -1182,7 +1504,11 @@ pub fn lower_all<'c, 'a>(
     // stage alone) wait for them before the kernel ends (their source is shared memory).
     if !layouts.tma_stores.is_empty() {
         let end = At::before(body.terminator().expect("the kernel's tile.yield"));
-        let issuer = if layouts.tma_stores.values().any(|plan| plan.warpgroups > 1) { b.op(end, "arith.remui", &[tid, b.index(end, 128)]) } else { tid };
+        let issuer = if layouts.tma_stores.values().any(|plan| plan.warpgroups > 1) {
+            b.op(end, "arith.remui", &[tid, b.index(end, 128)])
+        } else {
+            tid
+        };
         let leader = b.if_then(end, b.compare(end, "eq", issuer, b.index(end, 0)));
         lowering.bulk_wait(&b, leader, false);
     }
@@ -1204,8 +1530,13 @@ fn column_pairs(placed: &Placed) -> Vec<usize> {
         .filter(|slot| slot % 2 == 0 && used.contains(&(slot + 1)))
         .filter(|slot| {
             (0..placed.distribution.threads).all(|thread| {
-                match (placed.distribution.coordinates(thread, *slot), placed.distribution.coordinates(thread, slot + 1)) {
-                    (Some(first), Some(second)) => first[1] % 2 == 0 && second[0] == first[0] && second[1] == first[1] + 1,
+                match (
+                    placed.distribution.coordinates(thread, *slot),
+                    placed.distribution.coordinates(thread, slot + 1),
+                ) {
+                    (Some(first), Some(second)) => {
+                        first[1] % 2 == 0 && second[0] == first[0] && second[1] == first[1] + 1
+                    }
                     (None, None) => true,
                     _ => false,
                 }

@@ -39,9 +39,20 @@ pub fn promote<'c>(context: &'c Context, kernel: OperationRef<'c, '_>) -> Result
     if placeholders.is_empty() {
         return Ok(());
     }
-    let variables: Vec<Value> = placeholders.iter().map(|op| op.result(0).expect("an alloca").into()).collect();
-    let body = kernel.region(0).ok().and_then(|region| region.first_block()).ok_or("a kernel without a body")?;
-    let mut promotion = Promotion { context, variables, matrix: None };
+    let variables: Vec<Value> = placeholders
+        .iter()
+        .map(|op| op.result(0).expect("an alloca").into())
+        .collect();
+    let body = kernel
+        .region(0)
+        .ok()
+        .and_then(|region| region.first_block())
+        .ok_or("a kernel without a body")?;
+    let mut promotion = Promotion {
+        context,
+        variables,
+        matrix: None,
+    };
     let mut current = vec![None; promotion.variables.len()];
     promotion.block(body, &mut current)?;
     let rewriter = melior::IrRewriter::new(context);
@@ -66,12 +77,19 @@ impl<'c, 'a> Promotion<'c, 'a> {
             "gpu.subgroup_mma_load_matrix" => (op.operand(0).ok()?, false),
             _ => return None,
         };
-        self.variables.iter().position(|variable| *variable == memref).map(|index| (index, store))
+        self.variables
+            .iter()
+            .position(|variable| *variable == memref)
+            .map(|index| (index, store))
     }
 
     /// The variables accessed inside `op`, in order.
     fn touched(&self, op: OperationRef<'c, 'a>) -> Vec<usize> {
-        let mut found: Vec<usize> = nested_ops(op).iter().filter_map(|nested| self.access(nested)).map(|(index, _)| index).collect();
+        let mut found: Vec<usize> = nested_ops(op)
+            .iter()
+            .filter_map(|nested| self.access(nested))
+            .map(|(index, _)| index)
+            .collect();
         found.sort_unstable();
         found.dedup();
         found
@@ -80,10 +98,21 @@ impl<'c, 'a> Promotion<'c, 'a> {
     /// A zero matrix before `op` (what an accumulator nothing stored to holds).
     fn zero(&self, op: OperationRef<'c, 'a>) -> Result<Value<'c, 'a>, String> {
         let ty = self.matrix.ok_or("a matrix read before its type is known")?;
-        let b = Builder { context: self.context, location: op.location(), threads: None };
+        let b = Builder {
+            context: self.context,
+            location: op.location(),
+            threads: None,
+        };
         let at = At::before(op);
         let zero = b.constant(at, Type::float32(self.context), 0.0);
-        Ok(b.value(at, OperationBuilder::new("gpu.subgroup_mma_constant_matrix", b.location).add_operands(&[zero]).add_results(&[ty]).build().map_err(|e| e.to_string())?))
+        Ok(b.value(
+            at,
+            OperationBuilder::new("gpu.subgroup_mma_constant_matrix", b.location)
+                .add_operands(&[zero])
+                .add_results(&[ty])
+                .build()
+                .map_err(|e| e.to_string())?,
+        ))
     }
 
     /// Promotes the accesses of `block` in order; `current` holds each variable's value on entry
@@ -118,7 +147,10 @@ impl<'c, 'a> Promotion<'c, 'a> {
                 continue;
             }
             if op_name(&op) != "scf.for" {
-                return Err(format!("internal error: a held cooperative matrix is used inside '{}', which cannot carry it", op_name(&op)));
+                return Err(format!(
+                    "internal error: a held cooperative matrix is used inside '{}', which cannot carry it",
+                    op_name(&op)
+                ));
             }
             self.for_loop(op, &touched, current)?;
         }
@@ -127,7 +159,12 @@ impl<'c, 'a> Promotion<'c, 'a> {
 
     /// Rebuilds the `scf.for` `old` with one more iteration argument and result per variable of
     /// `touched`, its body promoted.
-    fn for_loop(&mut self, old: OperationRef<'c, 'a>, touched: &[usize], current: &mut [Option<Value<'c, 'a>>]) -> Result<(), String> {
+    fn for_loop(
+        &mut self,
+        old: OperationRef<'c, 'a>,
+        touched: &[usize],
+        current: &mut [Option<Value<'c, 'a>>],
+    ) -> Result<(), String> {
         let location = old.location();
         let rewriter = melior::IrRewriter::new(self.context);
         let rewriter = rewriter.as_rewriter_base();
@@ -138,8 +175,14 @@ impl<'c, 'a> Promotion<'c, 'a> {
                 (_, false) => nested.result(0).ok().map(|result| result.r#type()),
             });
         }
-        let matrix = self.matrix.ok_or("internal error: a matrix variable without accesses")?;
-        let old_body = old.region(0).ok().and_then(|region| region.first_block()).ok_or("an scf.for without a body")?;
+        let matrix = self
+            .matrix
+            .ok_or("internal error: a matrix variable without accesses")?;
+        let old_body = old
+            .region(0)
+            .ok()
+            .and_then(|region| region.first_block())
+            .ok_or("an scf.for without a body")?;
         let carried = old.operand_count() - 3;
         let mut inits: Vec<Value> = old.operands().collect();
         for variable in touched {
@@ -148,14 +191,19 @@ impl<'c, 'a> Promotion<'c, 'a> {
                 None => self.zero(old)?,
             });
         }
-        let mut argument_types: Vec<(Type, melior::ir::Location)> =
-            (0..old_body.argument_count()).map(|i| (old_body.argument(i).expect("an argument").r#type(), location)).collect();
+        let mut argument_types: Vec<(Type, melior::ir::Location)> = (0..old_body.argument_count())
+            .map(|i| (old_body.argument(i).expect("an argument").r#type(), location))
+            .collect();
         argument_types.extend(touched.iter().map(|_| (matrix, location)));
         let region = Region::new();
         region.append_block(Block::new(&argument_types));
         let mut result_types: Vec<Type> = old.results().map(|result| result.r#type()).collect();
         result_types.extend(touched.iter().map(|_| matrix));
-        let b = Builder { context: self.context, location, threads: None };
+        let b = Builder {
+            context: self.context,
+            location,
+            threads: None,
+        };
         let new = b.insert(
             At::before(old),
             OperationBuilder::new("scf.for", location)
@@ -165,12 +213,18 @@ impl<'c, 'a> Promotion<'c, 'a> {
                 .build()
                 .map_err(|e| e.to_string())?,
         );
-        let body = new.region(0).ok().and_then(|region| region.first_block()).expect("the new body");
+        let body = new
+            .region(0)
+            .ok()
+            .and_then(|region| region.first_block())
+            .expect("the new body");
         let placeholder = body.append_operation(melior::dialect::scf::r#yield(&[], location));
         let old_yield = old_body.terminator().ok_or("an scf.for body without its yield")?;
         let mut yielded: Vec<Value> = old_yield.operands().collect();
         rewriter.erase_op(old_yield);
-        let arguments: Vec<Value> = (0..1 + carried).map(|i| body.argument(i).expect("an argument").into()).collect();
+        let arguments: Vec<Value> = (0..1 + carried)
+            .map(|i| body.argument(i).expect("an argument").into())
+            .collect();
         rewriter.inline_block_before(old_body, placeholder, &arguments);
         let mut inside = current.to_vec();
         for (k, variable) in touched.iter().enumerate() {
@@ -178,10 +232,16 @@ impl<'c, 'a> Promotion<'c, 'a> {
         }
         self.block(body, &mut inside)?;
         yielded.extend(touched.iter().map(|variable| inside[*variable].expect("set above")));
-        b.insert(At::before(placeholder), melior::dialect::scf::r#yield(&yielded, location));
+        b.insert(
+            At::before(placeholder),
+            melior::dialect::scf::r#yield(&yielded, location),
+        );
         rewriter.erase_op(placeholder);
         for k in 0..carried {
-            rewriter.replace_all_uses_with(old.result(k).expect("a result").into(), new.result(k).expect("a result").into());
+            rewriter.replace_all_uses_with(
+                old.result(k).expect("a result").into(),
+                new.result(k).expect("a result").into(),
+            );
         }
         for (k, variable) in touched.iter().enumerate() {
             current[*variable] = Some(new.result(carried + k).expect("a carried matrix").into());

@@ -146,7 +146,9 @@ mod tests {
         assert_eq!(core_offset(8, 0, 64), 64);
         // The second slab of 8 columns starts after the first slab's 64 rows.
         assert_eq!(core_offset(0, 8, 64), 64 * 8);
-        let mut offsets: Vec<i64> = (0..64).flat_map(|row| (0..48).map(move |column| core_offset(row, column, 64))).collect();
+        let mut offsets: Vec<i64> = (0..64)
+            .flat_map(|row| (0..48).map(move |column| core_offset(row, column, 64)))
+            .collect();
         offsets.sort_unstable();
         assert!(offsets.iter().copied().eq(0..64 * 48));
     }
@@ -193,7 +195,10 @@ mod tests {
         let boxes = OperandAddressing::new(OperandLayout::Swizzled(128), false, 64);
         assert_eq!(boxes.mn_bytes(128), 2 * 64 * 128);
         // K-major: rows.
-        assert_eq!(OperandAddressing::new(OperandLayout::Slabs, true, 128).mn_bytes(64), 64 * 16);
+        assert_eq!(
+            OperandAddressing::new(OperandLayout::Slabs, true, 128).mn_bytes(64),
+            64 * 16
+        );
     }
 
     #[test]

@@ -50,24 +50,44 @@ fn guard<'c, 'a>(context: &'c melior::Context, for_op: OperationRef<'c, 'a>, uns
     let (lower, upper) = (operand(0)?, operand(1)?);
     let initial: Vec<Value> = (3..for_op.operand_count()).map(operand).collect::<Result<_, _>>()?;
     let results: Vec<Type> = for_op.results().map(|result| result.r#type()).collect();
-    let b = Builder { context, location, threads: None };
-    let predicate = if unsigned { CmpiPredicate::Ult } else { CmpiPredicate::Slt };
-    let run = b.value(At::before(for_op), arith::cmpi(context, predicate, lower, upper, location));
+    let b = Builder {
+        context,
+        location,
+        threads: None,
+    };
+    let predicate = if unsigned {
+        CmpiPredicate::Ult
+    } else {
+        CmpiPredicate::Slt
+    };
+    let run = b.value(
+        At::before(for_op),
+        arith::cmpi(context, predicate, lower, upper, location),
+    );
     let (then_region, else_region) = (Region::new(), Region::new());
     then_region.append_block(Block::new(&[]));
     let otherwise = Block::new(&[]);
     otherwise.append_operation(scf::r#yield(&initial, location));
     else_region.append_block(otherwise);
-    let branch = b.insert(At::before(for_op), scf::r#if(run, &results, then_region, else_region, location));
+    let branch = b.insert(
+        At::before(for_op),
+        scf::r#if(run, &results, then_region, else_region, location),
+    );
     // The loop's uses move to the branch's results before the loop moves into the branch, so
     // that the branch's own yield of the loop's results keeps them.
     let rewriter = melior::IrRewriter::new(context);
     for index in 0..results.len() {
         let old = for_op.result(index).map_err(|error| error.to_string())?;
         let new = branch.result(index).map_err(|error| error.to_string())?;
-        rewriter.as_rewriter_base().replace_all_uses_with(old.into(), new.into());
+        rewriter
+            .as_rewriter_base()
+            .replace_all_uses_with(old.into(), new.into());
     }
-    let then_block = branch.region(0).ok().and_then(|region| region.first_block()).ok_or("an scf.if without its block")?;
+    let then_block = branch
+        .region(0)
+        .ok()
+        .and_then(|region| region.first_block())
+        .ok_or("an scf.if without its block")?;
     let yielded: Vec<Value> = for_op.results().map(Into::into).collect();
     let terminator = then_block.append_operation(scf::r#yield(&yielded, location));
     // An op of the function being rewritten: the pass owns it.

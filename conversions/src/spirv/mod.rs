@@ -28,7 +28,9 @@ pub const BACKEND: &str = "canonicalize, cse, gpu.module(tile-promote-private, t
 /// The SPIR-V flavor of the plain strategy: Vulkan 1.3-class compute with 8/16-bit storage.
 pub const FLAVOR: Flavor = Flavor {
     target: "spirv",
-    targets: Some("[#spirv.target_env<#spirv.vce<v1.3, [Shader, Float16, Int8, Int16, StorageBuffer16BitAccess, StorageBuffer8BitAccess], [SPV_KHR_storage_buffer_storage_class, SPV_KHR_16bit_storage, SPV_KHR_8bit_storage]>, #spirv.resource_limits<max_compute_shared_memory_size = 32768, max_compute_workgroup_invocations = 1024, max_compute_workgroup_size = [1024, 1024, 64]>>]"),
+    targets: Some(
+        "[#spirv.target_env<#spirv.vce<v1.3, [Shader, Float16, Int8, Int16, StorageBuffer16BitAccess, StorageBuffer8BitAccess], [SPV_KHR_storage_buffer_storage_class, SPV_KHR_16bit_storage, SPV_KHR_8bit_storage]>, #spirv.resource_limits<max_compute_shared_memory_size = 32768, max_compute_workgroup_invocations = 1024, max_compute_workgroup_size = [1024, 1024, 64]>>]",
+    ),
     workgroup_space: "#spirv.storage_class<Workgroup>",
     attributions: false,
     static_tensors: true,

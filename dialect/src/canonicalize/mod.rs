@@ -9,8 +9,8 @@ mod zero_trip_loop;
 
 use crate::diagnostics::catch_panic;
 use melior::{
-    Context, PatternRewriter, RewritePattern, RewritePatternSet, RewriterBase,
-    create_op_rewrite_pattern, ir::operation::OperationRef,
+    Context, PatternRewriter, RewritePattern, RewritePatternSet, RewriterBase, create_op_rewrite_pattern,
+    ir::operation::OperationRef,
 };
 
 /// A rewrite rule: looks at one op and rewrites it, returning true when it did.
@@ -77,6 +77,5 @@ pub fn apply(op: OperationRef) -> crate::Result<()> {
         set.freeze()
     });
     let config = melior::GreedyRewriteDriverConfig::new();
-    melior::apply_patterns_and_fold_greedily_with_op(op, frozen, &config)
-        .map_err(crate::Error::Melior)
+    melior::apply_patterns_and_fold_greedily_with_op(op, frozen, &config).map_err(crate::Error::Melior)
 }

@@ -40,9 +40,9 @@ pub fn erase_overwritten_fill(fill: OperationRef, rewriter: &RewriterBase) -> bo
 fn overwrites_whole_tile(op: OperationRef, name: &str, tile: Value) -> bool {
     match name {
         "tile.fill" => op.operand(0).is_ok_and(|dst| dst == tile),
-        "tile.copy" => copy_parts(&op).is_some_and(|copy| {
-            copy.dst == tile && copy.dst_offsets.is_empty() && copy.src != tile
-        }),
+        "tile.copy" => {
+            copy_parts(&op).is_some_and(|copy| copy.dst == tile && copy.dst_offsets.is_empty() && copy.src != tile)
+        }
         _ => false,
     }
 }

@@ -167,15 +167,26 @@ impl Expr {
         match self {
             Expr::Symbol(0) => replacement.clone(),
             Expr::Dim(_) | Expr::Symbol(_) | Expr::Constant(_) => self.clone(),
-            Expr::Add(a, b) => Expr::Add(Box::new(a.substitute_symbol(replacement)), Box::new(b.substitute_symbol(replacement))),
-            Expr::Mul(a, b) => Expr::Mul(Box::new(a.substitute_symbol(replacement)), Box::new(b.substitute_symbol(replacement))),
-            Expr::Mod(a, b) => Expr::Mod(Box::new(a.substitute_symbol(replacement)), Box::new(b.substitute_symbol(replacement))),
-            Expr::FloorDiv(a, b) => {
-                Expr::FloorDiv(Box::new(a.substitute_symbol(replacement)), Box::new(b.substitute_symbol(replacement)))
-            }
-            Expr::CeilDiv(a, b) => {
-                Expr::CeilDiv(Box::new(a.substitute_symbol(replacement)), Box::new(b.substitute_symbol(replacement)))
-            }
+            Expr::Add(a, b) => Expr::Add(
+                Box::new(a.substitute_symbol(replacement)),
+                Box::new(b.substitute_symbol(replacement)),
+            ),
+            Expr::Mul(a, b) => Expr::Mul(
+                Box::new(a.substitute_symbol(replacement)),
+                Box::new(b.substitute_symbol(replacement)),
+            ),
+            Expr::Mod(a, b) => Expr::Mod(
+                Box::new(a.substitute_symbol(replacement)),
+                Box::new(b.substitute_symbol(replacement)),
+            ),
+            Expr::FloorDiv(a, b) => Expr::FloorDiv(
+                Box::new(a.substitute_symbol(replacement)),
+                Box::new(b.substitute_symbol(replacement)),
+            ),
+            Expr::CeilDiv(a, b) => Expr::CeilDiv(
+                Box::new(a.substitute_symbol(replacement)),
+                Box::new(b.substitute_symbol(replacement)),
+            ),
         }
     }
 
@@ -193,13 +204,27 @@ impl Expr {
             Expr::Symbol(n) => (self.clone(), bound(symbols, *n)),
             Expr::Constant(value) => (self.clone(), (*value, *value)),
             Expr::Add(a, b) => {
-                let ((a, (al, ah)), (b, (bl, bh))) = (a.simplify_with_range(dims, symbols), b.simplify_with_range(dims, symbols));
+                let ((a, (al, ah)), (b, (bl, bh))) = (
+                    a.simplify_with_range(dims, symbols),
+                    b.simplify_with_range(dims, symbols),
+                );
                 (a + b, (al.saturating_add(bl), ah.saturating_add(bh)))
             }
             Expr::Mul(a, b) => {
-                let ((a, (al, ah)), (b, (bl, bh))) = (a.simplify_with_range(dims, symbols), b.simplify_with_range(dims, symbols));
-                let products = [al.saturating_mul(bl), al.saturating_mul(bh), ah.saturating_mul(bl), ah.saturating_mul(bh)];
-                let range = (*products.iter().min().unwrap_or(&0), *products.iter().max().unwrap_or(&0));
+                let ((a, (al, ah)), (b, (bl, bh))) = (
+                    a.simplify_with_range(dims, symbols),
+                    b.simplify_with_range(dims, symbols),
+                );
+                let products = [
+                    al.saturating_mul(bl),
+                    al.saturating_mul(bh),
+                    ah.saturating_mul(bl),
+                    ah.saturating_mul(bh),
+                ];
+                let range = (
+                    *products.iter().min().unwrap_or(&0),
+                    *products.iter().max().unwrap_or(&0),
+                );
                 let product = match (a, b) {
                     (a, Expr::Constant(c)) => a * c,
                     (Expr::Constant(c), b) => b * c,
@@ -208,7 +233,10 @@ impl Expr {
                 (product, range)
             }
             Expr::Mod(a, b) | Expr::FloorDiv(a, b) | Expr::CeilDiv(a, b) => {
-                let ((a, (al, ah)), (b, _)) = (a.simplify_with_range(dims, symbols), b.simplify_with_range(dims, symbols));
+                let ((a, (al, ah)), (b, _)) = (
+                    a.simplify_with_range(dims, symbols),
+                    b.simplify_with_range(dims, symbols),
+                );
                 let Expr::Constant(divisor) = b else {
                     let rebuilt = match self {
                         Expr::Mod(..) => Expr::Mod(Box::new(a), Box::new(b)),
@@ -232,7 +260,10 @@ impl Expr {
                     Expr::Mod(..) => (a.modulo(divisor), (0, divisor - 1)),
                     Expr::FloorDiv(..) if below => (constant(0), (0, 0)),
                     Expr::FloorDiv(..) => (a.floor_div(divisor), (al.div_euclid(divisor), ah.div_euclid(divisor))),
-                    _ => (Expr::CeilDiv(Box::new(a), Box::new(constant(divisor))), (i64::MIN / 4, i64::MAX / 4)),
+                    _ => (
+                        Expr::CeilDiv(Box::new(a), Box::new(constant(divisor))),
+                        (i64::MIN / 4, i64::MAX / 4),
+                    ),
                 }
             }
         }
@@ -291,7 +322,12 @@ impl Expr {
 
     /// Returns the Rust twin of an MLIR affine expression.
     pub fn from_mlir(expr: AffineExpr) -> Expr {
-        let binary = || (Box::new(Expr::from_mlir(expr.lhs())), Box::new(Expr::from_mlir(expr.rhs())));
+        let binary = || {
+            (
+                Box::new(Expr::from_mlir(expr.lhs())),
+                Box::new(Expr::from_mlir(expr.rhs())),
+            )
+        };
         if expr.is_dim() {
             Expr::Dim(expr.dim_position())
         } else if expr.is_symbol() {

@@ -112,7 +112,10 @@ impl FragmentLayout {
     /// Returns the register slots one thread needs (the largest slot used, plus one).
     pub fn slots(&self) -> i64 {
         let table = self.table();
-        (0..table.len()).map(|element| table.slot(element)).max().map_or(0, |slot| slot + 1)
+        (0..table.len())
+            .map(|element| table.slot(element))
+            .max()
+            .map_or(0, |slot| slot + 1)
     }
 
     /// Returns whether each element is held by exactly the threads `other` holds it in (slots may
@@ -131,16 +134,27 @@ impl FragmentLayout {
     /// Checks the layout's invariants for a fragment of `shape` on `threads` threads.
     pub fn check(&self, shape: &[i64], threads: i64) -> Result<(), String> {
         if self.shape != shape {
-            return Err(format!("expects a layout of shape {:?}, but got {:?}", shape, self.shape));
+            return Err(format!(
+                "expects a layout of shape {:?}, but got {:?}",
+                shape, self.shape
+            ));
         }
         if self.threads != threads {
-            return Err(format!("expects a layout over the block's {threads} threads, but got {}", self.threads));
+            return Err(format!(
+                "expects a layout over the block's {threads} threads, but got {}",
+                self.threads
+            ));
         }
         // The table below evaluates the thread map for every element and replica: bounded first, so
         // that a layout written by hand cannot ask for more owners than memory holds.
-        let elements = self.shape.iter().try_fold(1i64, |product, &size| product.checked_mul(size));
+        let elements = self
+            .shape
+            .iter()
+            .try_fold(1i64, |product, &size| product.checked_mul(size));
         if self.replicate < 1
-            || elements.and_then(|elements| elements.checked_mul(self.replicate)).is_none_or(|owners| owners > MAX_OWNERS)
+            || elements
+                .and_then(|elements| elements.checked_mul(self.replicate))
+                .is_none_or(|owners| owners > MAX_OWNERS)
         {
             return Err(format!(
                 "expects elements times replicas at most {MAX_OWNERS}, but got {} elements replicated {} times",
@@ -157,14 +171,27 @@ impl FragmentLayout {
         for element in 0..table.len() {
             let slot = table.slot(element);
             if slot < 0 {
-                return Err(format!("expects non-negative slots, but element {:?} is in slot {slot}", index(element)));
+                return Err(format!(
+                    "expects non-negative slots, but element {:?} is in slot {slot}",
+                    index(element)
+                ));
             }
             // A thread's slots are its registers; a slot past this would also overflow `slot + 1`.
             if slot >= MAX_SLOTS {
-                return Err(format!("expects slots below {MAX_SLOTS}, but element {:?} is in slot {slot}", index(element)));
+                return Err(format!(
+                    "expects slots below {MAX_SLOTS}, but element {:?} is in slot {slot}",
+                    index(element)
+                ));
             }
-            if let Some(thread) = table.owners(element).iter().find(|thread| !(0..threads).contains(*thread)) {
-                return Err(format!("expects threads in 0..{threads}, but element {:?} is held by thread {thread}", index(element)));
+            if let Some(thread) = table
+                .owners(element)
+                .iter()
+                .find(|thread| !(0..threads).contains(*thread))
+            {
+                return Err(format!(
+                    "expects threads in 0..{threads}, but element {:?} is held by thread {thread}",
+                    index(element)
+                ));
             }
             width = width.max(slot + 1);
         }
@@ -253,7 +280,8 @@ impl FragmentLayout {
                 origin: if origin.length == 0 || origin.data.is_null() {
                     String::new()
                 } else {
-                    String::from_utf8_lossy(std::slice::from_raw_parts(origin.data as *const u8, origin.length)).into_owned()
+                    String::from_utf8_lossy(std::slice::from_raw_parts(origin.data as *const u8, origin.length))
+                        .into_owned()
                 },
             })
         }
@@ -280,7 +308,11 @@ pub struct SharedLayout {
 impl SharedLayout {
     /// Returns a row-major layout without swizzle, padding or boxes.
     pub fn row_major() -> SharedLayout {
-        SharedLayout { boxes: 1, buffers: 1, ..SharedLayout::default() }
+        SharedLayout {
+            boxes: 1,
+            buffers: 1,
+            ..SharedLayout::default()
+        }
     }
 
     /// Creates the `#tile.smem` attribute.
@@ -322,7 +354,10 @@ impl SharedLayout {
 }
 
 fn string_ref(text: &str) -> MlirStringRef {
-    MlirStringRef { data: text.as_ptr() as *const _, length: text.len() }
+    MlirStringRef {
+        data: text.as_ptr() as *const _,
+        length: text.len(),
+    }
 }
 
 #[cfg(test)]
@@ -375,10 +410,17 @@ mod tests {
         let context = context();
         let layout = accumulator();
         let attribute = layout.to_attribute(&context);
-        assert!(attribute.to_string().starts_with("#tile.frag<shape = [64, 16], threads = 128"));
+        assert!(
+            attribute
+                .to_string()
+                .starts_with("#tile.frag<shape = [64, 16], threads = 128")
+        );
         let back = FragmentLayout::from_attribute(attribute).expect("a #tile.frag");
         for index in layout.elements() {
-            assert_eq!(back.owners(&index).collect::<Vec<_>>(), layout.owners(&index).collect::<Vec<_>>());
+            assert_eq!(
+                back.owners(&index).collect::<Vec<_>>(),
+                layout.owners(&index).collect::<Vec<_>>()
+            );
             assert_eq!(back.slot_of(&index), layout.slot_of(&index));
         }
         assert_eq!(back.origin, "wgmma.acc.m64n16");
@@ -393,16 +435,32 @@ mod tests {
 
     #[test]
     fn two_elements_in_one_slot_of_one_thread_are_refused() {
-        let layout = FragmentLayout { slot: constant(0), ..accumulator() };
-        assert!(layout.check(&[64, 16], 128).unwrap_err().contains("in a slot of its own"));
+        let layout = FragmentLayout {
+            slot: constant(0),
+            ..accumulator()
+        };
+        assert!(
+            layout
+                .check(&[64, 16], 128)
+                .unwrap_err()
+                .contains("in a slot of its own")
+        );
     }
 
     #[test]
     fn shared_layouts_round_trip_through_their_attribute() {
         let context = context();
-        let layout = SharedLayout { swizzle: 128, r#box: vec![32, 64], boxes: 2, ..SharedLayout::row_major() };
+        let layout = SharedLayout {
+            swizzle: 128,
+            r#box: vec![32, 64],
+            boxes: 2,
+            ..SharedLayout::row_major()
+        };
         let attribute = layout.to_attribute(&context);
-        assert_eq!(attribute.to_string(), "#tile.smem<swizzle = 128, box = [32, 64], boxes = 2>");
+        assert_eq!(
+            attribute.to_string(),
+            "#tile.smem<swizzle = 128, box = [32, 64], boxes = 2>"
+        );
         assert_eq!(SharedLayout::from_attribute(attribute), Some(layout));
     }
 }

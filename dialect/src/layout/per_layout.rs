@@ -17,7 +17,10 @@ pub struct PerLayout<V> {
 impl<V: Clone> PerLayout<V> {
     /// An empty store of at most `kept` values.
     pub const fn new(kept: usize) -> Self {
-        PerLayout { kept, values: Mutex::new(None) }
+        PerLayout {
+            kept,
+            values: Mutex::new(None),
+        }
     }
 
     /// Returns the value kept for `layout`, or makes it with `make` and keeps it.

@@ -135,14 +135,22 @@ fn flatten(expr: &Expr, steps: &mut Vec<Step>) {
         Expr::Mod(a, b) => match **b {
             Expr::Constant(c) => {
                 flatten(a, steps);
-                steps.push(if c > 0 && c & (c - 1) == 0 { Step::Mask(c - 1) } else { Step::ModConstant(c) });
+                steps.push(if c > 0 && c & (c - 1) == 0 {
+                    Step::Mask(c - 1)
+                } else {
+                    Step::ModConstant(c)
+                });
             }
             _ => binary(a, b, steps, Step::Mod),
         },
         Expr::FloorDiv(a, b) => match **b {
             Expr::Constant(c) => {
                 flatten(a, steps);
-                steps.push(if c > 0 && c & (c - 1) == 0 { Step::Shift(c.trailing_zeros()) } else { Step::FloorDivConstant(c) });
+                steps.push(if c > 0 && c & (c - 1) == 0 {
+                    Step::Shift(c.trailing_zeros())
+                } else {
+                    Step::FloorDivConstant(c)
+                });
             }
             _ => binary(a, b, steps, Step::FloorDiv),
         },
@@ -165,7 +173,17 @@ mod tests {
             3 => Expr::FloorDiv(Box::new(a), Box::new(b)),
             _ => Expr::CeilDiv(Box::new(a), Box::new(b)),
         };
-        let leaves = [dim(0), dim(1), symbol(0), constant(-3), constant(0), constant(1), constant(8), constant(6), dim(5)];
+        let leaves = [
+            dim(0),
+            dim(1),
+            symbol(0),
+            constant(-3),
+            constant(0),
+            constant(1),
+            constant(8),
+            constant(6),
+            dim(5),
+        ];
         let mut expressions = Vec::new();
         for kind in 0..5 {
             for a in &leaves {
@@ -192,7 +210,11 @@ mod tests {
                 for y in [-9, -1, 0, 1, 2, 7, 16, 33] {
                     for s in [0, 3] {
                         let (dims, symbols) = ([x, y], [s]);
-                        assert_eq!(program.eval(&dims, &symbols, &mut stack), expr.eval(&dims, &symbols), "{expr:?} at {dims:?} {symbols:?}");
+                        assert_eq!(
+                            program.eval(&dims, &symbols, &mut stack),
+                            expr.eval(&dims, &symbols),
+                            "{expr:?} at {dims:?} {symbols:?}"
+                        );
                     }
                 }
             }

@@ -50,12 +50,8 @@ fn range(value: Value, depth: usize) -> Option<(i128, i128)> {
     };
     match op_name(&owner) {
         // Checked: ranges of nested products can leave even 128 bits (then nothing is known).
-        "arith.addi" => {
-            pair().and_then(|((a, b), (c, d))| Some((a.checked_add(c)?, b.checked_add(d)?)))
-        }
-        "arith.subi" => {
-            pair().and_then(|((a, b), (c, d))| Some((a.checked_sub(d)?, b.checked_sub(c)?)))
-        }
+        "arith.addi" => pair().and_then(|((a, b), (c, d))| Some((a.checked_add(c)?, b.checked_add(d)?))),
+        "arith.subi" => pair().and_then(|((a, b), (c, d))| Some((a.checked_sub(d)?, b.checked_sub(c)?))),
         "arith.muli" => pair().and_then(|((a, b), (c, d))| {
             let products = [
                 a.checked_mul(c)?,
@@ -159,9 +155,7 @@ pub fn host_tensors(op: OperationRef) -> Verdict {
     for nested in crate::ops::nested_ops(op) {
         for operand in nested.operands() {
             // `is_mem_ref`, not `MemRefType::try_from`, whose error prints every other type.
-            if !operand.r#type().is_mem_ref()
-                || crate::ops::is_defined_inside(operand, op)
-            {
+            if !operand.r#type().is_mem_ref() || crate::ops::is_defined_inside(operand, op) {
                 continue;
             }
             let argument = crate::ops::as_argument(operand);

@@ -24,8 +24,8 @@ impl<'c> Buffer<'c> {
     /// Describes `value`, or explains why it cannot be a tile buffer. `role` names the operand.
     pub fn of(value: Value<'c, '_>, role: &str) -> Result<Self, String> {
         let r#type = value.r#type();
-        let memref = crate::ops::as_memref(r#type)
-            .ok_or_else(|| format!("expects {role} to be a memref, but got {type}"))?;
+        let memref =
+            crate::ops::as_memref(r#type).ok_or_else(|| format!("expects {role} to be a memref, but got {type}"))?;
         let level = memory_level(r#type).ok_or_else(|| {
             format!(
                 "expects {role} in global memory (no memory space or #gpu.address_space<global>), \
@@ -51,12 +51,17 @@ impl<'c> Buffer<'c> {
             .iter()
             .try_fold(1u64, |product, size| product.checked_mul(size.unwrap_or(1)));
         let (limit, why) = if level == MemoryLevel::Global {
-            (MAX_TENSOR_ELEMENTS, "the lowerings index tensors with 64-bit byte offsets")
+            (
+                MAX_TENSOR_ELEMENTS,
+                "the lowerings index tensors with 64-bit byte offsets",
+            )
         } else {
             (MAX_TILE_ELEMENTS, "a tile lives in the on-chip memory of one block")
         };
         if elements.is_none_or(|elements| elements > limit) {
-            return Err(format!("expects {role} to hold at most {limit} elements ({why}), but got {type}"));
+            return Err(format!(
+                "expects {role} to hold at most {limit} elements ({why}), but got {type}"
+            ));
         }
         if !crate::ops::has_identity_layout(memref) {
             return Err(format!(
@@ -78,12 +83,7 @@ impl<'c> Buffer<'c> {
             .iter()
             .copied()
             .collect::<Option<Vec<u64>>>()
-            .ok_or_else(|| {
-                format!(
-                    "expects {role} to have a static shape, but got {}",
-                    self.text()
-                )
-            })
+            .ok_or_else(|| format!("expects {role} to have a static shape, but got {}", self.text()))
     }
 
     /// Returns the type as written, for messages.

@@ -10,10 +10,7 @@ use melior::ir::{
     operation::{OperationLike, OperationRef},
 };
 
-fn operand<'c, 'a>(
-    op: &OperationRef<'c, 'a>,
-    index: usize,
-) -> Result<melior::ir::Value<'c, 'a>, String> {
+fn operand<'c, 'a>(op: &OperationRef<'c, 'a>, index: usize) -> Result<melior::ir::Value<'c, 'a>, String> {
     op.operand(index).map_err(|error| error.to_string())
 }
 
@@ -31,10 +28,7 @@ pub fn gemm(op: OperationRef) -> Verdict {
     let b = Buffer::of(operand(&op, 1)?, "B")?;
     let c = Buffer::of(operand(&op, 2)?, "C")?;
     if a.level == MemoryLevel::Global {
-        return Err(format!(
-            "expects A in shared memory or a fragment, but got {}",
-            a.level
-        ));
+        return Err(format!("expects A in shared memory or a fragment, but got {}", a.level));
     }
     if b.level != MemoryLevel::Shared {
         return Err(format!("expects B in shared memory, but got {}", b.level));
@@ -96,9 +90,7 @@ pub fn fill(op: OperationRef) -> Verdict {
     let dst_value = operand(&op, 0)?;
     let dst = Buffer::of(dst_value, "the filled tile")?;
     if !dst.on_chip() {
-        return Err(
-            "expects the filled tile in shared memory or a fragment, but got global memory".into(),
-        );
+        return Err("expects the filled tile in shared memory or a fragment, but got global memory".into());
     }
     dst.static_shape("the filled tile")?;
     let element = crate::ops::as_memref(dst_value.r#type())
@@ -139,10 +131,7 @@ pub fn reduce(op: OperationRef) -> Verdict {
     let dst_shape = dst.static_shape("the result")?;
     let dim = crate::ops::integer_attribute(&op, "dim").unwrap_or(-1);
     if dim < 0 || dim as usize >= src_shape.len() {
-        return Err(format!(
-            "expects dim in [0, {}), but got {dim}",
-            src_shape.len()
-        ));
+        return Err(format!("expects dim in [0, {}), but got {dim}", src_shape.len()));
     }
     let mut expected = src_shape.clone();
     expected.remove(dim as usize);

@@ -6,7 +6,10 @@
 use super::Verdict;
 use crate::layout::{FragmentLayout, LAYOUT_ATTRIBUTE, LOOP_LAYOUT_ATTRIBUTE, SharedLayout};
 use crate::level::MemoryLevel;
-use melior::ir::{Attribute, operation::{OperationLike, OperationRef}};
+use melior::ir::{
+    Attribute,
+    operation::{OperationLike, OperationRef},
+};
 use std::{collections::HashMap, sync::Mutex};
 
 /// The threads of the kernel around `op`.
@@ -40,7 +43,9 @@ fn check_fragment(op: OperationRef, given: Attribute, layout: &FragmentLayout, s
 
 /// Checks the `tile.layout` of an allocation of `shape` at `level`.
 pub fn allocation(op: OperationRef, level: MemoryLevel, shape: &[i64]) -> Verdict {
-    let Ok(given) = op.attribute(LAYOUT_ATTRIBUTE) else { return Ok(()) };
+    let Ok(given) = op.attribute(LAYOUT_ATTRIBUTE) else {
+        return Ok(());
+    };
     match level {
         MemoryLevel::Fragment => {
             let layout = FragmentLayout::from_attribute(given)
@@ -55,7 +60,9 @@ pub fn allocation(op: OperationRef, level: MemoryLevel, shape: &[i64]) -> Verdic
 
 /// Checks the `tile.loop_layout` of a `tile.parallel` over `extents`.
 pub fn parallel(op: OperationRef, extents: &[i64]) -> Verdict {
-    let Ok(given) = op.attribute(LOOP_LAYOUT_ATTRIBUTE) else { return Ok(()) };
+    let Ok(given) = op.attribute(LOOP_LAYOUT_ATTRIBUTE) else {
+        return Ok(());
+    };
     let layout = FragmentLayout::from_attribute(given)
         .ok_or_else(|| format!("expects {LOOP_LAYOUT_ATTRIBUTE} to be a #tile.frag, but got {given}"))?;
     check_fragment(op, given, &layout, extents, LOOP_LAYOUT_ATTRIBUTE)

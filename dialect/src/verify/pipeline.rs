@@ -1,10 +1,7 @@
 //! Rules for the asynchronous-copy ops that software pipelining writes: barriers, ring slots,
 //! `tile.copy_async`, `tile.arrive` and `tile.wait`.
 
-use super::{
-    Verdict,
-    buffer::Buffer,
-};
+use super::{Verdict, buffer::Buffer};
 use crate::{
     level::{MemoryLevel, memory_level},
     ops::{constant_integer, copy_async_parts},
@@ -54,17 +51,26 @@ pub fn slot(op: OperationRef) -> Verdict {
     let ring = Buffer::of(op.operand(0).map_err(|error| error.to_string())?, "the ring")?;
     let tile = Buffer::of(op.result(0).map_err(|error| error.to_string())?.into(), "the result")?;
     if ring.level != MemoryLevel::Shared || tile.level != MemoryLevel::Shared {
-        return Err(format!("expects a ring and a result in shared memory, but got {} and {}", ring.text(), tile.text()));
+        return Err(format!(
+            "expects a ring and a result in shared memory, but got {} and {}",
+            ring.text(),
+            tile.text()
+        ));
     }
     let ring_shape = ring.static_shape("the ring")?;
     let tile_shape = tile.static_shape("the result")?;
     if ring_shape.len() < 2 || ring_shape[1..] != tile_shape[..] || ring.element != tile.element {
         return Err(format!(
             "expects the result to be one tile of the ring (the ring's shape without its leading dimension, its element type), but got {} from {}",
-            tile.text(), ring.text()
+            tile.text(),
+            ring.text()
         ));
     }
-    index_in(op.operand(1).map_err(|error| error.to_string())?, ring_shape[0] as i64, "the slot")
+    index_in(
+        op.operand(1).map_err(|error| error.to_string())?,
+        ring_shape[0] as i64,
+        "the slot",
+    )
 }
 
 pub fn copy_async(op: OperationRef) -> Verdict {
@@ -74,13 +80,15 @@ pub fn copy_async(op: OperationRef) -> Verdict {
     if src.level != MemoryLevel::Global || dst.level != MemoryLevel::Shared {
         return Err(format!(
             "expects a copy from a global tensor into a shared tile, but got {} into {}",
-            src.text(), dst.text()
+            src.text(),
+            dst.text()
         ));
     }
     if src.element != dst.element {
         return Err(format!(
             "expects the source and destination to have one element type (an asynchronous copy does not convert), but got {} and {}",
-            src.text(), dst.text()
+            src.text(),
+            dst.text()
         ));
     }
     super::copy::tile_in_buffer(&dst, "destination", &src, "source", parts.src_offsets.len())?;
@@ -109,7 +117,18 @@ pub const PRODUCER_THREADS: i64 = 128;
 /// them (see the op's description).
 fn issues_copies(name: &str) -> bool {
     (name.starts_with("arith.") || name.starts_with("index."))
-        || matches!(name, "affine.apply" | "scf.for" | "scf.if" | "scf.yield" | "tile.yield" | "tile.slot" | "tile.copy_async" | "tile.wait" | "tile.arrive")
+        || matches!(
+            name,
+            "affine.apply"
+                | "scf.for"
+                | "scf.if"
+                | "scf.yield"
+                | "tile.yield"
+                | "tile.slot"
+                | "tile.copy_async"
+                | "tile.wait"
+                | "tile.arrive"
+        )
 }
 
 pub fn producer(op: OperationRef) -> Verdict {
@@ -123,9 +142,14 @@ pub fn producer(op: OperationRef) -> Verdict {
             1024 - PRODUCER_THREADS
         ));
     }
-    let producers = crate::ops::nested_ops(kernel).into_iter().filter(|other| crate::ops::op_name(other) == "tile.producer").count();
+    let producers = crate::ops::nested_ops(kernel)
+        .into_iter()
+        .filter(|other| crate::ops::op_name(other) == "tile.producer")
+        .count();
     if producers > 1 {
-        return Err(format!("expects to be the only tile.producer of its kernel, but the kernel has {producers}"));
+        return Err(format!(
+            "expects to be the only tile.producer of its kernel, but the kernel has {producers}"
+        ));
     }
     let body = crate::ops::nested_ops(op);
     if let Some(other) = body.iter().find(|nested| !issues_copies(&crate::ops::op_name(nested))) {
@@ -135,7 +159,11 @@ pub fn producer(op: OperationRef) -> Verdict {
         ));
     }
     // A barrier the producer arrives on completes its phases on the producer's arrival alone.
-    let arrived: Vec<Value> = body.iter().filter(|nested| crate::ops::op_name(nested) == "tile.arrive").filter_map(|arrive| arrive.operand(0).ok()).collect();
+    let arrived: Vec<Value> = body
+        .iter()
+        .filter(|nested| crate::ops::op_name(nested) == "tile.arrive")
+        .filter_map(|arrive| arrive.operand(0).ok())
+        .collect();
     let elsewhere = crate::ops::nested_ops(kernel)
         .into_iter()
         .filter(|other| crate::ops::op_name(other) == "tile.arrive" && !body.contains(other))

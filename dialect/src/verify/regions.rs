@@ -33,10 +33,7 @@ fn index_arguments(op: OperationRef, expected: usize, what: &str) -> Verdict {
     for index in 0..expected {
         let argument = body.argument(index).map_err(|error| error.to_string())?;
         if !argument.r#type().is_index() {
-            return Err(format!(
-                "expects {what} of type index, but got {}",
-                argument.r#type()
-            ));
+            return Err(format!("expects {what} of type index, but got {}", argument.r#type()));
         }
     }
     Ok(())
@@ -56,7 +53,9 @@ pub fn kernel(op: OperationRef) -> Verdict {
     if let Some(blocks) = integer_attribute(&op, "min_blocks_per_multiprocessor")
         && !(1..=32).contains(&blocks)
     {
-        return Err(format!("expects min_blocks_per_multiprocessor from 1 to 32, but got {blocks}"));
+        return Err(format!(
+            "expects min_blocks_per_multiprocessor from 1 to 32, but got {blocks}"
+        ));
     }
     // A constant grid size past what the GPUs launch would never run (a CPU reference or lavapipe
     // would loop over it for hours): CUDA and HIP take 2^31 - 1 blocks along x, 65535 along y and z.
@@ -64,11 +63,15 @@ pub fn kernel(op: OperationRef) -> Verdict {
         let limit = if dimension == 0 { MAX_GRID_X } else { MAX_GRID_YZ };
         let name = ["x", "y", "z"][dimension];
         if let Some(blocks) = constant_integer(size).filter(|blocks| *blocks > limit) {
-            return Err(format!("expects at most {limit} blocks along grid dimension {name} (what GPUs launch), but got {blocks}"));
+            return Err(format!(
+                "expects at most {limit} blocks along grid dimension {name} (what GPUs launch), but got {blocks}"
+            ));
         }
         // A negative size is a huge unsigned one to a GPU launch and none to the CPU reference.
         if let Some(blocks) = constant_integer(size).filter(|blocks| *blocks < 0) {
-            return Err(format!("expects 0 or more blocks along grid dimension {name}, but got {blocks}"));
+            return Err(format!(
+                "expects 0 or more blocks along grid dimension {name}, but got {blocks}"
+            ));
         }
     }
     index_arguments(op, grid, "block indices (one per grid dimension)")?;
@@ -112,7 +115,9 @@ pub fn parallel(op: OperationRef) -> Verdict {
             text.join(", ")
         ));
     }
-    let iterations = extents.iter().try_fold(1u64, |product, extent| product.checked_mul(*extent as u64));
+    let iterations = extents
+        .iter()
+        .try_fold(1u64, |product, extent| product.checked_mul(*extent as u64));
     let limit = super::buffer::MAX_PARALLEL_ITERATIONS;
     if iterations.is_none_or(|iterations| iterations > limit) {
         let text: Vec<String> = extents.iter().map(i64::to_string).collect();
@@ -202,6 +207,10 @@ pub fn alloc(op: OperationRef, level: MemoryLevel) -> Verdict {
             tile.text()
         ));
     }
-    let shape: Vec<i64> = tile.static_shape("the result")?.into_iter().map(|size| size as i64).collect();
+    let shape: Vec<i64> = tile
+        .static_shape("the result")?
+        .into_iter()
+        .map(|size| size as i64)
+        .collect();
     super::layout::allocation(op, level, &shape)
 }

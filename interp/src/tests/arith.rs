@@ -74,10 +74,7 @@ fn integer_ops_follow_arith_on_negative_operands_and_narrow_widths() {
             ((a[i] as u32) < (d[i] as u32)) as i64,
             (a[i] as i8).wrapping_mul(d[i] as i8) as i64,
         ];
-        let got: Vec<i64> = tensors[2].data[i * 8..(i + 1) * 8]
-            .iter()
-            .map(|v| *v as i64)
-            .collect();
+        let got: Vec<i64> = tensors[2].data[i * 8..(i + 1) * 8].iter().map(|v| *v as i64).collect();
         assert_eq!(got, expected, "a = {x}, d = {y}");
     }
 }
@@ -132,12 +129,10 @@ fn f16_and_bf16_arithmetic_rounds_every_result() {
     run(source, "narrow", &mut tensors).unwrap();
     for (i, value) in x.iter().enumerate() {
         let (h, eh) = (f16::from_f64(*value), f16::from_f64(4.8828125e-4));
-        let expected_h =
-            f16::from_f32(f16::from_f32(h.to_f32() + eh.to_f32()).to_f32() - h.to_f32());
+        let expected_h = f16::from_f32(f16::from_f32(h.to_f32() + eh.to_f32()).to_f32() - h.to_f32());
         assert_eq!(tensors[1].data[i], expected_h.to_f64(), "f16 at {value}");
         let (b, eb) = (bf16::from_f64(*value), bf16::from_f64(3.90625e-3));
-        let expected_b =
-            bf16::from_f32(bf16::from_f32(b.to_f32() + eb.to_f32()).to_f32() - b.to_f32());
+        let expected_b = bf16::from_f32(bf16::from_f32(b.to_f32() + eb.to_f32()).to_f32() - b.to_f32());
         assert_eq!(tensors[2].data[i], expected_b.to_f64(), "bf16 at {value}");
         assert_eq!(tensors[3].data[i], 1.0, "ult holds and olt does not on NaN");
     }

@@ -69,15 +69,9 @@ fn copies_outside_an_on_chip_tile_are_errors_not_clipped() {
     match run(source, "spill", &mut tensors).unwrap_err() {
         Error::OutOfBounds(details) => {
             let crate::OutOfBounds {
-                site,
-                access,
-                index,
-                ..
+                site, access, index, ..
             } = *details;
-            assert_eq!(
-                (site.op.as_str(), access, index),
-                ("tile.copy", "write", vec![4, 0])
-            );
+            assert_eq!((site.op.as_str(), access, index), ("tile.copy", "write", vec![4, 0]));
         }
         other => panic!("expected an out-of-bounds error, got {other:?}"),
     }
@@ -114,14 +108,8 @@ fn unsupported_ops_and_undefined_operations_are_located_errors() {
     }"#;
     let mut tensors = [tensor(&[4], |_| 0.0), tensor(&[4], |_| 0.0)];
     let error = run(source, "erf", &mut tensors).unwrap_err();
-    assert_eq!(
-        error.to_string(),
-        "'math.atanh' op is not supported by the interpreter"
-    );
-    assert!(
-        error.site().unwrap().location.ends_with(":8:16"),
-        "{error:?}"
-    );
+    assert_eq!(error.to_string(), "'math.atanh' op is not supported by the interpreter");
+    assert!(error.site().unwrap().location.ends_with(":8:16"), "{error:?}");
     let error = run(source, "divide", &mut tensors).unwrap_err();
     assert_eq!(error.to_string(), "'arith.divsi' op divides by zero");
     assert!(matches!(
@@ -274,11 +262,7 @@ const RACES: &str = r#"
 #[test]
 fn races_between_blocks_and_between_iterations_are_errors() {
     // Both blocks store 1.0 into Z (the same value: no race), then their own X into Y.
-    let mut tensors = [
-        tensor(&[2], |i| i as f64),
-        tensor(&[1], |_| 9.0),
-        tensor(&[1], |_| 9.0),
-    ];
+    let mut tensors = [tensor(&[2], |i| i as f64), tensor(&[1], |_| 9.0), tensor(&[1], |_| 9.0)];
     let error = run(RACES, "blocks", &mut tensors).unwrap_err();
     assert_eq!(
         error.to_string(),

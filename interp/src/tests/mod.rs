@@ -60,11 +60,7 @@ fn copy_clips_reads_and_writes_at_the_end_of_global_buffers() {
       return
     }"#;
     let x = tensor(&[5, 7], pattern(1));
-    let mut tensors = [
-        x.clone(),
-        tensor(&[5, 7], |_| 9.0),
-        tensor(&[4, 4], |_| 9.0),
-    ];
+    let mut tensors = [x.clone(), tensor(&[5, 7], |_| 9.0), tensor(&[4, 4], |_| 9.0)];
     run(source, "clip", &mut tensors).unwrap();
     for r in 0..4 {
         for c in 0..4 {
@@ -84,11 +80,7 @@ fn copy_clips_reads_and_writes_at_the_end_of_global_buffers() {
             } else {
                 9.0
             };
-            assert_eq!(
-                tensors[1].data[row * 7 + column],
-                expected,
-                "Y ({row}, {column})"
-            );
+            assert_eq!(tensors[1].data[row * 7 + column], expected, "Y ({row}, {column})");
         }
     }
 }
@@ -162,11 +154,7 @@ fn copy_converts_with_round_to_nearest_even() {
         best.1.copysign(value)
     };
     for (index, value) in x.data.iter().enumerate() {
-        assert_eq!(
-            tensors[1].data[index],
-            f16::from_f64(*value).to_f64(),
-            "f16 of {value}"
-        );
+        assert_eq!(tensors[1].data[index], f16::from_f64(*value).to_f64(), "f16 of {value}");
         assert_eq!(
             tensors[2].data[index],
             bf16::from_f64(*value).to_f64(),

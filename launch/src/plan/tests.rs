@@ -48,20 +48,11 @@ fn epilogue_tensors_follow_the_tensor_maps_as_memref_descriptors() {
     use Param::{I64, Pointer};
     assert_eq!(
         plan.params[3..9],
-        [
-            Pointer(0x5000),
-            Pointer(0x5000),
-            I64(0),
-            I64(512),
-            I64(1),
-            I64(300)
-        ]
+        [Pointer(0x5000), Pointer(0x5000), I64(0), I64(512), I64(1), I64(300)]
     );
     args[3] = Arg::Tensor(Tensor::contiguous(0x5000, "f32", &[256]));
     assert_eq!(
-        plan_launch(&manifest(&with_bias), &args)
-            .unwrap_err()
-            .to_string(),
+        plan_launch(&manifest(&with_bias), &args).unwrap_err().to_string(),
         "argument 3 (epilogue of gemm_0_kernel): expects shape 512, but got 256"
     );
 }
@@ -80,15 +71,7 @@ fn a_plain_launch_spreads_memref_descriptors() {
     use Param::{I64, Pointer};
     assert_eq!(
         plan.params[..7],
-        [
-            Pointer(0x10),
-            Pointer(0x10),
-            I64(0),
-            I64(24),
-            I64(64),
-            I64(64),
-            I64(1)
-        ]
+        [Pointer(0x10), Pointer(0x10), I64(0), I64(24), I64(64), I64(64), I64(1)]
     );
     assert_eq!(plan.params.len(), 14);
 }
@@ -155,9 +138,7 @@ fn a_strided_tensor_is_refused_where_the_kernel_assumes_contiguity() {
         Arg::Tensor(Tensor::contiguous(0x20, "f32", &[24, 64])),
     ];
     assert_eq!(
-        plan_launch(&manifest(PLAIN), &args)
-            .unwrap_err()
-            .to_string(),
+        plan_launch(&manifest(PLAIN), &args).unwrap_err().to_string(),
         "argument 0 (binding 0 of softmax_0_kernel): expects a row-major contiguous tensor, but got strides [128, 1]"
     );
 }

@@ -36,8 +36,7 @@ const USAGE: &str = "usage: tile-compile INPUT.mlir --target sm_90a|gfx942|spirv
 
 fn parse_options() -> Result<Options, String> {
     let mut args = std::env::args().skip(1);
-    let (mut input, mut target, mut output, mut emit, mut timing) =
-        (None, None, None, Emit::Code, false);
+    let (mut input, mut target, mut output, mut emit, mut timing) = (None, None, None, Emit::Code, false);
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--target" => target = args.next(),
@@ -77,18 +76,19 @@ fn run(options: &Options) -> Result<usize, String> {
         ));
     }
     // The spirv.module texts only where they are written: printing them is not free.
-    let keep = tile_compiler::Options { spirv_module_text: options.emit == Emit::SpirvModule };
-    let compilation = tile_compiler::compile_file_with(options.input.as_ref(), &options.target, keep)
-        .map_err(|error| {
+    let keep = tile_compiler::Options {
+        spirv_module_text: options.emit == Emit::SpirvModule,
+    };
+    let compilation =
+        tile_compiler::compile_file_with(options.input.as_ref(), &options.target, keep).map_err(|error| {
             // The diagnostics first, as compilers print them; then the summary.
             for diagnostic in error.diagnostics() {
                 eprintln!("{diagnostic}");
             }
             match error {
-                tile_compiler::Error::Parse { .. } => format!(
-                    "{}: cannot be compiled (see the errors above)",
-                    options.input
-                ),
+                tile_compiler::Error::Parse { .. } => {
+                    format!("{}: cannot be compiled (see the errors above)", options.input)
+                }
                 tile_compiler::Error::Lowering { .. } => {
                     format!(
                         "{}: lowering for {} failed (see the errors above)",
@@ -101,12 +101,7 @@ fn run(options: &Options) -> Result<usize, String> {
                         options.input, options.target
                     )
                 }
-                other => other
-                    .to_string()
-                    .lines()
-                    .next()
-                    .unwrap_or_default()
-                    .to_owned(),
+                other => other.to_string().lines().next().unwrap_or_default().to_owned(),
             }
         })?;
     for diagnostic in &compilation.diagnostics {
@@ -120,8 +115,7 @@ fn run(options: &Options) -> Result<usize, String> {
         );
         return Err(format!("{}: nothing to compile", options.input));
     }
-    std::fs::create_dir_all(&options.output)
-        .map_err(|error| format!("{}: {error}", options.output.display()))?;
+    std::fs::create_dir_all(&options.output).map_err(|error| format!("{}: {error}", options.output.display()))?;
     for kernel in &compilation.kernels {
         let write = |extension: &str, contents: &[u8]| {
             let path = options.output.join(format!("{}.{extension}", kernel.name));
@@ -130,11 +124,7 @@ fn run(options: &Options) -> Result<usize, String> {
         if options.emit == Emit::SpirvModule {
             write(
                 "spirv.mlir",
-                kernel
-                    .spirv_module
-                    .as_deref()
-                    .unwrap_or_default()
-                    .as_bytes(),
+                kernel.spirv_module.as_deref().unwrap_or_default().as_bytes(),
             )?;
             continue;
         }

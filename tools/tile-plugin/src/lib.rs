@@ -119,7 +119,10 @@ fn terminated(mut bytes: Vec<u8>) -> Vec<u8> {
 }
 
 fn string_ref(bytes: &[u8]) -> MlirStringRef {
-    MlirStringRef { data: bytes.as_ptr().cast(), length: bytes.len().saturating_sub(1) }
+    MlirStringRef {
+        data: bytes.as_ptr().cast(),
+        length: bytes.len().saturating_sub(1),
+    }
 }
 
 /// Reads a caller's string (empty for a null pointer).
@@ -146,20 +149,36 @@ fn compile(source: &str, source_name: &str, target: &str) -> TileCompilation {
                     name: terminated(kernel.name.clone().into_bytes()),
                     code: terminated(kernel.code.bytes()),
                     code_object: terminated(match &kernel.code {
-                        tile_compiler::Code::Amdgcn { code_object: Some(object), .. } => object.clone(),
+                        tile_compiler::Code::Amdgcn {
+                            code_object: Some(object),
+                            ..
+                        } => object.clone(),
                         _ => Vec::new(),
                     }),
                     manifest: terminated(kernel.manifest.to_json().into_bytes()),
                 })
                 .collect(),
-            diagnostics: compilation.diagnostics.iter().map(|d| terminated(d.to_string().into_bytes())).collect(),
+            diagnostics: compilation
+                .diagnostics
+                .iter()
+                .map(|d| terminated(d.to_string().into_bytes()))
+                .collect(),
         },
         Err(error) => {
-            let mut diagnostics: Vec<Vec<u8>> =
-                error.diagnostics().iter().map(|d| terminated(d.to_string().into_bytes())).collect();
+            let mut diagnostics: Vec<Vec<u8>> = error
+                .diagnostics()
+                .iter()
+                .map(|d| terminated(d.to_string().into_bytes()))
+                .collect();
             // The summary last, so that a program without located errors still says why.
-            diagnostics.push(terminated(error.to_string().lines().next().unwrap_or_default().as_bytes().to_vec()));
-            TileCompilation { succeeded: false, kernels: Vec::new(), diagnostics }
+            diagnostics.push(terminated(
+                error.to_string().lines().next().unwrap_or_default().as_bytes().to_vec(),
+            ));
+            TileCompilation {
+                succeeded: false,
+                kernels: Vec::new(),
+                diagnostics,
+            }
         }
     }
 }
@@ -250,7 +269,10 @@ pub unsafe extern "C" fn tileCompilationGetKernelCode(result: *const TileCompila
 ///
 /// `result` must be null or a live result of `tileCompile`.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn tileCompilationGetKernelCodeObject(result: *const TileCompilation, index: isize) -> MlirStringRef {
+pub unsafe extern "C" fn tileCompilationGetKernelCodeObject(
+    result: *const TileCompilation,
+    index: isize,
+) -> MlirStringRef {
     kernel_field(unsafe { compilation(result) }, index, |kernel| &kernel.code_object)
 }
 
@@ -261,7 +283,10 @@ pub unsafe extern "C" fn tileCompilationGetKernelCodeObject(result: *const TileC
 ///
 /// `result` must be null or a live result of `tileCompile`.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn tileCompilationGetKernelManifest(result: *const TileCompilation, index: isize) -> MlirStringRef {
+pub unsafe extern "C" fn tileCompilationGetKernelManifest(
+    result: *const TileCompilation,
+    index: isize,
+) -> MlirStringRef {
     kernel_field(unsafe { compilation(result) }, index, |kernel| &kernel.manifest)
 }
 
@@ -284,7 +309,9 @@ pub unsafe extern "C" fn tileCompilationGetNumDiagnostics(result: *const TileCom
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn tileCompilationGetDiagnostic(result: *const TileCompilation, index: isize) -> MlirStringRef {
     let result = unsafe { compilation(result) };
-    let diagnostic = usize::try_from(index).ok().and_then(|index| result?.diagnostics.get(index));
+    let diagnostic = usize::try_from(index)
+        .ok()
+        .and_then(|index| result?.diagnostics.get(index));
     string_ref(diagnostic.map_or(EMPTY, Vec::as_slice))
 }
 

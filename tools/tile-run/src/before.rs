@@ -20,7 +20,11 @@ pub(crate) struct Before<'c, 'a> {
 
 impl<'c, 'a> Before<'c, 'a> {
     pub fn new(context: &'c Context, anchor: OperationRef<'c, 'a>) -> Self {
-        Self { context, anchor, location: anchor.location() }
+        Self {
+            context,
+            anchor,
+            location: anchor.location(),
+        }
     }
 
     /// Inserts `op` and returns its result.
@@ -36,6 +40,10 @@ impl<'c, 'a> Before<'c, 'a> {
 
     /// An integer constant of type `ty`.
     pub fn constant(&self, ty: Type<'c>, value: i64) -> Value<'c, 'a> {
-        self.value(arith::constant(self.context, IntegerAttribute::new(ty, value).into(), self.location))
+        self.value(arith::constant(
+            self.context,
+            IntegerAttribute::new(ty, value).into(),
+            self.location,
+        ))
     }
 }

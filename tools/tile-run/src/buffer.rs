@@ -77,7 +77,6 @@ impl Buffer {
     }
 }
 
-
 fn f8e4m3fn_to_f64(bits: u8) -> f64 {
     let sign = if bits & 0x80 != 0 { -1.0 } else { 1.0 };
     let exponent = ((bits >> 3) & 0xF) as i32;
@@ -110,11 +109,7 @@ pub struct Random(u64);
 impl Random {
     /// Creates a generator; seed 0 is replaced by a fixed non-zero state.
     pub fn new(seed: u64) -> Self {
-        Self(if seed == 0 {
-            0x9E37_79B9_7F4A_7C15
-        } else {
-            seed
-        })
+        Self(if seed == 0 { 0x9E37_79B9_7F4A_7C15 } else { seed })
     }
 
     /// Returns a value uniform in [-1, 1).

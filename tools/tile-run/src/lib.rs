@@ -55,15 +55,10 @@ pub fn context() -> Context {
 }
 
 fn written_arguments(function: OperationRef, count: usize) -> Vec<bool> {
-    let body = function
-        .region(0)
-        .ok()
-        .and_then(|region| region.first_block());
+    let body = function.region(0).ok().and_then(|region| region.first_block());
     let mut written = vec![false; count];
     let Some(body) = body else { return written };
-    let arguments: Vec<_> = (0..count)
-        .filter_map(|index| body.argument(index).ok())
-        .collect();
+    let arguments: Vec<_> = (0..count).filter_map(|index| body.argument(index).ok()).collect();
     for op in tile_dialect::ops::nested_ops(function) {
         let destination = match op.name().as_string_ref().as_str().unwrap_or_default() {
             "tile.copy" => copy_parts(&op).map(|parts| parts.dst),
@@ -111,17 +106,27 @@ pub fn host_functions(module: &Module) -> Result<Vec<Function>, String> {
     for (call, cycle) in recursion::recursive_calls(module) {
         tile_dialect::diagnostics::emit_error(
             call.location(),
-            &format!("'func.call' op starts a call cycle ({cycle}); tile-run runs host functions without recursion (it could not bound the run): call a function that does not call back"),
+            &format!(
+                "'func.call' op starts a call cycle ({cycle}); tile-run runs host functions without recursion (it could not bound the run): call a function that does not call back"
+            ),
         );
-        if let Some(function) = std::iter::successors(call.parent_operation(), |parent| parent.parent_operation()).find(|parent| tile_dialect::ops::op_name(parent) == "func.func") {
-            let name = format!("@{}", tile_dialect::ops::string_attribute(&function, "sym_name").unwrap_or_default());
+        if let Some(function) = std::iter::successors(call.parent_operation(), |parent| parent.parent_operation())
+            .find(|parent| tile_dialect::ops::op_name(parent) == "func.func")
+        {
+            let name = format!(
+                "@{}",
+                tile_dialect::ops::string_attribute(&function, "sym_name").unwrap_or_default()
+            );
             if !refused.contains(&name) {
                 refused.push(name);
             }
         }
     }
     if !refused.is_empty() {
-        return Err(format!("tile-run cannot run {} (see the errors above)", refused.join(", ")));
+        return Err(format!(
+            "tile-run cannot run {} (see the errors above)",
+            refused.join(", ")
+        ));
     }
     Ok(functions)
 }
@@ -143,9 +148,8 @@ fn host_function(op: OperationRef, name: &str) -> Result<Function, String> {
     let mut arguments = Vec::new();
     for (index, output) in written.into_iter().enumerate() {
         let ty: Type = signature.input(index).map_err(|e| e.to_string())?;
-        let memref = MemRefType::try_from(ty).map_err(|_| {
-            format!("tile-run passes memrefs only, but argument {index} of @{name} is {ty}")
-        })?;
+        let memref = MemRefType::try_from(ty)
+            .map_err(|_| format!("tile-run passes memrefs only, but argument {index} of @{name} is {ty}"))?;
         let element = Element::of(memref.element()).ok_or_else(|| {
             format!(
                 "tile-run fills memrefs of {}, but argument {index} of @{name} holds {}",
@@ -154,7 +158,11 @@ fn host_function(op: OperationRef, name: &str) -> Result<Function, String> {
             )
         })?;
         let text = ty.to_string();
-        if text.contains("strided<") || text.contains("affine_map<") || text.contains("#gpu.address_space") || text.contains("#tile.") {
+        if text.contains("strided<")
+            || text.contains("affine_map<")
+            || text.contains("#gpu.address_space")
+            || text.contains("#tile.")
+        {
             return Err(format!(
                 "tile-run passes row-major global memrefs, but argument {index} of @{name} is {ty}"
             ));
@@ -163,23 +171,18 @@ fn host_function(op: OperationRef, name: &str) -> Result<Function, String> {
             .into_iter()
             .map(|size| size.map(|size| size as usize))
             .collect();
-        let bytes = shape
-            .iter()
-            .map(|size| size.unwrap_or(1) as u128)
-            .product::<u128>()
-            * element.bytes() as u128;
+        let bytes = shape.iter().map(|size| size.unwrap_or(1) as u128).product::<u128>() * element.bytes() as u128;
         if bytes > MAX_BUFFER_BYTES {
             return Err(format!(
                 "tile-run fills at most {MAX_BUFFER_BYTES} bytes per argument, but argument {index} of @{name} ({ty}) takes {bytes}"
             ));
         }
-        arguments.push(Argument {
-            element,
-            shape,
-            output,
-        });
+        arguments.push(Argument { element, shape, output });
     }
-    Ok(Function { name: name.to_owned(), arguments })
+    Ok(Function {
+        name: name.to_owned(),
+        arguments,
+    })
 }
 
 /// Creates the buffers of `function`: inputs uniform in [-1, 1) from `random`, outputs NaN (zero for
@@ -189,16 +192,8 @@ pub fn buffers(function: &Function, random: &mut Random, dynamic_size: usize) ->
         .arguments
         .iter()
         .map(|argument| {
-            let shape: Vec<usize> = argument
-                .shape
-                .iter()
-                .map(|size| size.unwrap_or(dynamic_size))
-                .collect();
-            let poison = if argument.element.is_float() {
-                f64::NAN
-            } else {
-                0.0
-            };
+            let shape: Vec<usize> = argument.shape.iter().map(|size| size.unwrap_or(dynamic_size)).collect();
+            let poison = if argument.element.is_float() { f64::NAN } else { 0.0 };
             let mut buffer = Buffer::filled(argument.element, &shape, poison);
             if !argument.output {
                 for index in 0..buffer.len() {
@@ -330,11 +325,7 @@ impl InterpProgram {
 
     /// Like [`InterpProgram::run`], and returns every element's error bound, one list per buffer
     /// ([`tile_interp::Program::run_bounded`]).
-    pub fn run_bounded(
-        &self,
-        name: &str,
-        buffers: &mut [Buffer],
-    ) -> Result<Vec<Vec<f64>>, tile_interp::Error> {
+    pub fn run_bounded(&self, name: &str, buffers: &mut [Buffer]) -> Result<Vec<Vec<f64>>, tile_interp::Error> {
         let mut tensors: Vec<tile_interp::Tensor> = buffers
             .iter()
             .map(|buffer| tile_interp::Tensor {
@@ -421,11 +412,7 @@ impl VulkanProgram {
 
 /// Compares `actual` with `reference` element by element: returns the worst relative error (floor 1
 /// on the magnitude) and the first elements over `tolerance` as (row-major index, actual, expected).
-pub fn compare(
-    actual: &Buffer,
-    reference: &Buffer,
-    tolerance: f64,
-) -> (f64, Vec<(usize, f64, f64)>) {
+pub fn compare(actual: &Buffer, reference: &Buffer, tolerance: f64) -> (f64, Vec<(usize, f64, f64)>) {
     compare_bounded(actual, reference, tolerance, &[])
 }
 
@@ -487,12 +474,7 @@ fn relative_error(got: f64, expected: f64) -> f64 {
 /// one per element), and how many of those the reference holds as NaN or an infinity (values a
 /// Vulkan implementation need not produce: without the SignedZeroInfNanPreserve execution mode it
 /// may ignore NaN and infinities).
-pub fn count_differences(
-    actual: &Buffer,
-    reference: &Buffer,
-    tolerance: f64,
-    bounds: &[f64],
-) -> (usize, usize) {
+pub fn count_differences(actual: &Buffer, reference: &Buffer, tolerance: f64, bounds: &[f64]) -> (usize, usize) {
     let (mut differ, mut non_finite) = (0, 0);
     for index in 0..reference.len() {
         let (got, expected) = (actual.get(index), reference.get(index));

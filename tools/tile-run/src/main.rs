@@ -8,13 +8,11 @@
 
 use std::process::ExitCode;
 use tile_run::{
-    BOUND_FACTOR, CpuProgram, InterpProgram, VulkanProgram, buffer::Buffer, buffer::Random,
-    buffers, compare, compare_bounded, context, count_differences, host_functions, tolerance,
-    Vulkan,
+    BOUND_FACTOR, CpuProgram, InterpProgram, Vulkan, VulkanProgram, buffer::Buffer, buffer::Random, buffers, compare,
+    compare_bounded, context, count_differences, host_functions, tolerance,
 };
 
-const USAGE: &str =
-    "usage: tile-run INPUT.mlir [--target cpu|interp|vulkan|vulkan-coopmat] [--check [--against cpu|interp]] [--seed N] [--dynamic-size N]";
+const USAGE: &str = "usage: tile-run INPUT.mlir [--target cpu|interp|vulkan|vulkan-coopmat] [--check [--against cpu|interp]] [--seed N] [--dynamic-size N]";
 
 fn summary(function: &tile_run::Function, data: &[Buffer]) {
     for (index, (argument, buffer)) in function.arguments.iter().zip(data).enumerate() {
@@ -36,8 +34,7 @@ fn summary(function: &tile_run::Function, data: &[Buffer]) {
 
 fn run() -> Result<bool, String> {
     let mut args = std::env::args().skip(1);
-    let (mut input, mut target, mut seed, mut dynamic, mut check) =
-        (None, "cpu".to_string(), 1u64, 256usize, false);
+    let (mut input, mut target, mut seed, mut dynamic, mut check) = (None, "cpu".to_string(), 1u64, 256usize, false);
     let mut against = None;
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -74,24 +71,17 @@ fn run() -> Result<bool, String> {
     let interpreter = |error: tile_interp::Error| {
         eprintln!("{}", error.diagnostic());
         if error.is_undefined_behaviour() {
-            "the interpreter stopped: the program's behaviour is undefined (see the error above)"
-                .to_string()
+            "the interpreter stopped: the program's behaviour is undefined (see the error above)".to_string()
         } else {
             "the interpreter stopped (see the error above)".to_string()
         }
     };
     let context = context();
     context.attach_diagnostic_handler(|diagnostic| {
-        eprintln!(
-            "{}",
-            tile_dialect::diagnostics::format_diagnostic(&diagnostic)
-        );
+        eprintln!("{}", tile_dialect::diagnostics::format_diagnostic(&diagnostic));
         true
     });
-    let parse = || {
-        tile_dialect::driver::parse_file(&context, &input)
-            .ok_or_else(|| format!("{input}: cannot be run"))
-    };
+    let parse = || tile_dialect::driver::parse_file(&context, &input).ok_or_else(|| format!("{input}: cannot be run"));
     let mut module = parse()?;
     let functions = host_functions(&module)?;
     let (device, gpu_program) = if vulkan {
@@ -119,7 +109,11 @@ fn run() -> Result<bool, String> {
     let mut all_match = true;
     for function in &functions {
         for (index, argument) in function.arguments.iter().enumerate() {
-            let bytes = argument.shape.iter().map(|size| size.unwrap_or(dynamic) as u128).product::<u128>()
+            let bytes = argument
+                .shape
+                .iter()
+                .map(|size| size.unwrap_or(dynamic) as u128)
+                .product::<u128>()
                 * argument.element.bytes() as u128;
             if bytes > tile_run::MAX_BUFFER_BYTES {
                 return Err(format!(
@@ -197,8 +191,7 @@ fn run() -> Result<bool, String> {
             {
                 let bound = tolerance(argument.element);
                 let errors: &[f64] = bounds.as_ref().and_then(|b| b.get(index)).map_or(&[], |b| b);
-                let (worst, mismatches) =
-                    compare_bounded(&data[index], &reference[index], bound, errors);
+                let (worst, mismatches) = compare_bounded(&data[index], &reference[index], bound, errors);
                 if mismatches.is_empty() {
                     let (beyond, _) = count_differences(&data[index], &reference[index], bound, &[]);
                     let conditioned = if beyond > 0 {
@@ -212,8 +205,7 @@ fn run() -> Result<bool, String> {
                         "  check %arg{index}: match, worst relative error {worst:.3e} (tolerance {bound:.0e}{conditioned})"
                     );
                 } else {
-                    let (differ, non_finite) =
-                        count_differences(&data[index], &reference[index], bound, errors);
+                    let (differ, non_finite) = count_differences(&data[index], &reference[index], bound, errors);
                     println!(
                         "  check %arg{index}: MISMATCH, worst relative error {worst:.3e} (tolerance {bound:.0e}): {differ} elements differ, {non_finite} of them where {against} holds NaN or an infinity"
                     );

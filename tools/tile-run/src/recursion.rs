@@ -3,13 +3,18 @@
 //! `tile-run` could check (a cycle without a way out runs forever, found by the fuzzer as a kernel's
 //! call to its own host function moved out of the kernel).
 
-use melior::ir::{BlockLike, Module, RegionLike, operation::{OperationLike, OperationRef}};
+use melior::ir::{
+    BlockLike, Module, RegionLike,
+    operation::{OperationLike, OperationRef},
+};
 use std::collections::HashMap;
 use tile_dialect::ops::{nested_ops, op_name, string_attribute};
 
 /// The callee a `func.call` names.
 fn callee(call: &OperationRef) -> Option<String> {
-    call.attribute("callee").ok().map(|symbol| symbol.to_string().trim_start_matches('@').to_owned())
+    call.attribute("callee")
+        .ok()
+        .map(|symbol| symbol.to_string().trim_start_matches('@').to_owned())
 }
 
 /// Each `func.call` of `module`'s functions that starts a cycle back to its own function, with the
@@ -24,7 +29,11 @@ pub fn recursive_calls<'c, 'a>(module: &'a Module<'c>) -> Vec<(OperationRef<'c, 
             continue;
         }
         let name = string_attribute(&op, "sym_name").unwrap_or_default();
-        let outgoing = nested_ops(op).into_iter().filter(|nested| op_name(nested) == "func.call").filter_map(|call| Some((call, callee(&call)?))).collect();
+        let outgoing = nested_ops(op)
+            .into_iter()
+            .filter(|nested| op_name(nested) == "func.call")
+            .filter_map(|call| Some((call, callee(&call)?)))
+            .collect();
         calls.insert(name.clone(), outgoing);
         order.push(name);
     }
@@ -32,7 +41,16 @@ pub fn recursive_calls<'c, 'a>(module: &'a Module<'c>) -> Vec<(OperationRef<'c, 
     for name in &order {
         for (call, first) in &calls[name] {
             if let Some(path) = path_to(&calls, first, name) {
-                found.push((*call, format!("@{name} -> {}", path.iter().map(|step| format!("@{step}")).collect::<Vec<_>>().join(" -> "))));
+                found.push((
+                    *call,
+                    format!(
+                        "@{name} -> {}",
+                        path.iter()
+                            .map(|step| format!("@{step}"))
+                            .collect::<Vec<_>>()
+                            .join(" -> ")
+                    ),
+                ));
             }
         }
     }

@@ -44,7 +44,10 @@ pub struct Workgroups {
 impl Workgroups {
     /// The whole grid of `kernel`.
     pub fn all(kernel: &SpirvKernel) -> Self {
-        Workgroups { base: [0; 3], count: kernel.workgroups }
+        Workgroups {
+            base: [0; 3],
+            count: kernel.workgroups,
+        }
     }
 }
 
@@ -61,16 +64,15 @@ impl Vulkan {
     /// Opens the first Vulkan device with a compute queue, enabling the 8/16-bit storage, f16
     /// arithmetic, Vulkan memory model and cooperative matrices it has.
     pub fn new() -> Result<Self, String> {
-        let entry = unsafe { ash::Entry::load() }
-            .map_err(|error| format!("no Vulkan loader ({error}); install libvulkan1 and a driver such as mesa-vulkan-drivers"))?;
+        let entry = unsafe { ash::Entry::load() }.map_err(|error| {
+            format!("no Vulkan loader ({error}); install libvulkan1 and a driver such as mesa-vulkan-drivers")
+        })?;
         let name = CString::new("tile").expect("name");
         let application = vk::ApplicationInfo::default()
             .application_name(&name)
             .api_version(vk::API_VERSION_1_3);
         let instance = check(
-            unsafe {
-                entry.create_instance(&vk::InstanceCreateInfo::default().application_info(&application), None)
-            },
+            unsafe { entry.create_instance(&vk::InstanceCreateInfo::default().application_info(&application), None) },
             "creating an instance",
         )?;
         let devices = check(unsafe { instance.enumerate_physical_devices() }, "listing devices")?;
@@ -97,9 +99,9 @@ impl Vulkan {
             unsafe { instance.enumerate_device_extension_properties(physical) },
             "listing device extensions",
         )?;
-        let has_cooperative_matrix = extensions.iter().any(|extension| {
-            extension.extension_name_as_c_str() == Ok(ash::khr::cooperative_matrix::NAME)
-        });
+        let has_cooperative_matrix = extensions
+            .iter()
+            .any(|extension| extension.extension_name_as_c_str() == Ok(ash::khr::cooperative_matrix::NAME));
         let mut supported11 = vk::PhysicalDeviceVulkan11Features::default();
         let mut supported12 = vk::PhysicalDeviceVulkan12Features::default();
         let mut supported_matrix = vk::PhysicalDeviceCooperativeMatrixFeaturesKHR::default();
@@ -134,9 +136,14 @@ impl Vulkan {
             .push_next(&mut enable11)
             .push_next(&mut enable12);
         if cooperative_matrix {
-            create = create.enabled_extension_names(&extension_names).push_next(&mut enable_matrix);
+            create = create
+                .enabled_extension_names(&extension_names)
+                .push_next(&mut enable_matrix);
         }
-        let device = check(unsafe { instance.create_device(physical, &create, None) }, "creating the device")?;
+        let device = check(
+            unsafe { instance.create_device(physical, &create, None) },
+            "creating the device",
+        )?;
         let queue = unsafe { device.get_device_queue(queue_family, 0) };
         Ok(Self {
             _entry: entry,
@@ -163,7 +170,12 @@ impl Vulkan {
             .ok_or_else(|| format!("vulkan: no memory type with {flags:?}"))
     }
 
-    fn buffer(&self, size: u64, usage: vk::BufferUsageFlags, flags: vk::MemoryPropertyFlags) -> Result<(vk::Buffer, vk::DeviceMemory), String> {
+    fn buffer(
+        &self,
+        size: u64,
+        usage: vk::BufferUsageFlags,
+        flags: vk::MemoryPropertyFlags,
+    ) -> Result<(vk::Buffer, vk::DeviceMemory), String> {
         let d = &self.device;
         let buffer = check(
             unsafe { d.create_buffer(&vk::BufferCreateInfo::default().size(size).usage(usage), None) },
@@ -221,7 +233,12 @@ impl Vulkan {
     /// Runs `kernel` once with `buffers` bound at set 0, bindings 0.. in order (copied to the device
     /// before and back after); then, when `repetitions` > 0, dispatches it that many times more,
     /// back to back, and returns the mean seconds per dispatch (from device timestamps).
-    pub fn run(&self, kernel: &SpirvKernel, buffers: &mut [&mut [u8]], repetitions: u32) -> Result<Option<f64>, String> {
+    pub fn run(
+        &self,
+        kernel: &SpirvKernel,
+        buffers: &mut [&mut [u8]],
+        repetitions: u32,
+    ) -> Result<Option<f64>, String> {
         self.run_workgroups(kernel, buffers, Workgroups::all(kernel), repetitions)
     }
 
@@ -236,7 +253,10 @@ impl Vulkan {
     ) -> Result<Option<f64>, String> {
         self.check_kernel(kernel)?;
         if (0..3).any(|d| workgroups.base[d] + workgroups.count[d] > kernel.workgroups[d]) {
-            return Err(format!("{:?} reach past the grid {:?} of {}", workgroups, kernel.workgroups, kernel.entry));
+            return Err(format!(
+                "{:?} reach past the grid {:?} of {}",
+                workgroups, kernel.workgroups, kernel.entry
+            ));
         }
         let mut bindings = Vec::new();
         let result = self.execute(kernel, buffers, workgroups, repetitions, &mut bindings);
@@ -268,7 +288,11 @@ impl Vulkan {
                 | vk::BufferUsageFlags::TRANSFER_SRC
                 | vk::BufferUsageFlags::TRANSFER_DST;
             let (buffer, memory) = self.buffer(size, usage, vk::MemoryPropertyFlags::DEVICE_LOCAL)?;
-            let staging = self.buffer(size, vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST, host);
+            let staging = self.buffer(
+                size,
+                vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST,
+                host,
+            );
             let (staging, staging_memory) = match staging {
                 Ok(pair) => pair,
                 Err(error) => {
@@ -279,7 +303,13 @@ impl Vulkan {
                     return Err(error);
                 }
             };
-            bindings.push(Binding { buffer, memory, staging, staging_memory, size });
+            bindings.push(Binding {
+                buffer,
+                memory,
+                staging,
+                staging_memory,
+                size,
+            });
             let mapped = check(
                 unsafe { d.map_memory(staging_memory, 0, size, vk::MemoryMapFlags::empty()) },
                 "mapping memory",
@@ -296,9 +326,19 @@ impl Vulkan {
                     let region = [vk::BufferCopy::default().size(binding.size)];
                     d.cmd_copy_buffer(command, binding.staging, binding.buffer, &region);
                 }
-                barrier(d, command, vk::PipelineStageFlags::TRANSFER, vk::PipelineStageFlags::COMPUTE_SHADER);
+                barrier(
+                    d,
+                    command,
+                    vk::PipelineStageFlags::TRANSFER,
+                    vk::PipelineStageFlags::COMPUTE_SHADER,
+                );
                 pipeline.dispatch(d, command, workgroups);
-                barrier(d, command, vk::PipelineStageFlags::COMPUTE_SHADER, vk::PipelineStageFlags::TRANSFER);
+                barrier(
+                    d,
+                    command,
+                    vk::PipelineStageFlags::COMPUTE_SHADER,
+                    vk::PipelineStageFlags::TRANSFER,
+                );
                 for binding in bindings.iter() {
                     let region = [vk::BufferCopy::default().size(binding.size)];
                     d.cmd_copy_buffer(command, binding.buffer, binding.staging, &region);
@@ -317,11 +357,15 @@ impl Vulkan {
             if repetitions == 0 {
                 return Ok(None);
             }
-            let period = self.timestamp_period.ok_or_else(|| format!("{} cannot time its compute queue", self.name))?;
+            let period = self
+                .timestamp_period
+                .ok_or_else(|| format!("{} cannot time its compute queue", self.name))?;
             let pool = check(
                 unsafe {
                     d.create_query_pool(
-                        &vk::QueryPoolCreateInfo::default().query_type(vk::QueryType::TIMESTAMP).query_count(2),
+                        &vk::QueryPoolCreateInfo::default()
+                            .query_type(vk::QueryType::TIMESTAMP)
+                            .query_count(2),
                         None,
                     )
                 },
@@ -336,7 +380,12 @@ impl Vulkan {
                         d.cmd_write_timestamp(command, vk::PipelineStageFlags::TOP_OF_PIPE, pool, 0);
                         for _ in 0..if warm { repetitions } else { repetitions.min(10) } {
                             pipeline.dispatch(d, command, workgroups);
-                            barrier(d, command, vk::PipelineStageFlags::COMPUTE_SHADER, vk::PipelineStageFlags::COMPUTE_SHADER);
+                            barrier(
+                                d,
+                                command,
+                                vk::PipelineStageFlags::COMPUTE_SHADER,
+                                vk::PipelineStageFlags::COMPUTE_SHADER,
+                            );
                         }
                         d.cmd_write_timestamp(command, vk::PipelineStageFlags::BOTTOM_OF_PIPE, pool, 1);
                     })
@@ -346,7 +395,12 @@ impl Vulkan {
             let read = timed.and_then(|()| {
                 check(
                     unsafe {
-                        d.get_query_pool_results(pool, 0, &mut ticks, vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WAIT)
+                        d.get_query_pool_results(
+                            pool,
+                            0,
+                            &mut ticks,
+                            vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WAIT,
+                        )
                     },
                     "reading the timestamps",
                 )
@@ -361,13 +415,30 @@ impl Vulkan {
 }
 
 /// Makes the writes of `source` stages visible to `destination` stages.
-unsafe fn barrier(d: &ash::Device, command: vk::CommandBuffer, source: vk::PipelineStageFlags, destination: vk::PipelineStageFlags) {
+unsafe fn barrier(
+    d: &ash::Device,
+    command: vk::CommandBuffer,
+    source: vk::PipelineStageFlags,
+    destination: vk::PipelineStageFlags,
+) {
     let access = vk::AccessFlags::SHADER_READ
         | vk::AccessFlags::SHADER_WRITE
         | vk::AccessFlags::TRANSFER_READ
         | vk::AccessFlags::TRANSFER_WRITE;
-    let memory = [vk::MemoryBarrier::default().src_access_mask(access).dst_access_mask(access)];
-    unsafe { d.cmd_pipeline_barrier(command, source, destination, vk::DependencyFlags::empty(), &memory, &[], &[]) };
+    let memory = [vk::MemoryBarrier::default()
+        .src_access_mask(access)
+        .dst_access_mask(access)];
+    unsafe {
+        d.cmd_pipeline_barrier(
+            command,
+            source,
+            destination,
+            vk::DependencyFlags::empty(),
+            &memory,
+            &[],
+            &[],
+        )
+    };
 }
 
 /// The compute pipeline of one kernel with its buffers bound, and a command pool to record into.
@@ -411,7 +482,10 @@ impl Pipeline {
             .collect();
         self.layout = check(
             unsafe {
-                d.create_descriptor_set_layout(&vk::DescriptorSetLayoutCreateInfo::default().bindings(&layout_bindings), None)
+                d.create_descriptor_set_layout(
+                    &vk::DescriptorSetLayoutCreateInfo::default().bindings(&layout_bindings),
+                    None,
+                )
             },
             "creating the set layout",
         )?;
@@ -444,20 +518,32 @@ impl Pipeline {
             .ty(vk::DescriptorType::STORAGE_BUFFER)
             .descriptor_count(bindings.len().max(1) as u32)];
         self.pool = check(
-            unsafe { d.create_descriptor_pool(&vk::DescriptorPoolCreateInfo::default().max_sets(1).pool_sizes(&sizes), None) },
+            unsafe {
+                d.create_descriptor_pool(
+                    &vk::DescriptorPoolCreateInfo::default().max_sets(1).pool_sizes(&sizes),
+                    None,
+                )
+            },
             "creating the descriptor pool",
         )?;
         self.set = check(
             unsafe {
                 d.allocate_descriptor_sets(
-                    &vk::DescriptorSetAllocateInfo::default().descriptor_pool(self.pool).set_layouts(&layouts),
+                    &vk::DescriptorSetAllocateInfo::default()
+                        .descriptor_pool(self.pool)
+                        .set_layouts(&layouts),
                 )
             },
             "allocating the descriptor set",
         )?[0];
         let infos: Vec<[vk::DescriptorBufferInfo; 1]> = bindings
             .iter()
-            .map(|binding| [vk::DescriptorBufferInfo::default().buffer(binding.buffer).offset(0).range(vk::WHOLE_SIZE)])
+            .map(|binding| {
+                [vk::DescriptorBufferInfo::default()
+                    .buffer(binding.buffer)
+                    .offset(0)
+                    .range(vk::WHOLE_SIZE)]
+            })
             .collect();
         let writes: Vec<vk::WriteDescriptorSet> = infos
             .iter()
@@ -479,7 +565,14 @@ impl Pipeline {
         let ([x, y, z], [cx, cy, cz]) = (workgroups.base, workgroups.count);
         unsafe {
             d.cmd_bind_pipeline(command, vk::PipelineBindPoint::COMPUTE, self.pipeline);
-            d.cmd_bind_descriptor_sets(command, vk::PipelineBindPoint::COMPUTE, self.pipeline_layout, 0, &[self.set], &[]);
+            d.cmd_bind_descriptor_sets(
+                command,
+                vk::PipelineBindPoint::COMPUTE,
+                self.pipeline_layout,
+                0,
+                &[self.set],
+                &[],
+            );
             d.cmd_dispatch_base(command, x, y, z, cx, cy, cz);
         }
     }
@@ -489,23 +582,39 @@ impl Pipeline {
         let d = &vulkan.device;
         let pool = check(
             unsafe {
-                d.create_command_pool(&vk::CommandPoolCreateInfo::default().queue_family_index(vulkan.queue_family), None)
+                d.create_command_pool(
+                    &vk::CommandPoolCreateInfo::default().queue_family_index(vulkan.queue_family),
+                    None,
+                )
             },
             "creating the command pool",
         )?;
         let result = (|| {
             let command = check(
                 unsafe {
-                    d.allocate_command_buffers(&vk::CommandBufferAllocateInfo::default().command_pool(pool).command_buffer_count(1))
+                    d.allocate_command_buffers(
+                        &vk::CommandBufferAllocateInfo::default()
+                            .command_pool(pool)
+                            .command_buffer_count(1),
+                    )
                 },
                 "allocating the command buffer",
             )?[0];
-            check(unsafe { d.begin_command_buffer(command, &vk::CommandBufferBeginInfo::default()) }, "recording")?;
+            check(
+                unsafe { d.begin_command_buffer(command, &vk::CommandBufferBeginInfo::default()) },
+                "recording",
+            )?;
             record(command);
             check(unsafe { d.end_command_buffer(command) }, "recording")?;
             let commands = [command];
             check(
-                unsafe { d.queue_submit(vulkan.queue, &[vk::SubmitInfo::default().command_buffers(&commands)], vk::Fence::null()) },
+                unsafe {
+                    d.queue_submit(
+                        vulkan.queue,
+                        &[vk::SubmitInfo::default().command_buffers(&commands)],
+                        vk::Fence::null(),
+                    )
+                },
                 "submitting",
             )?;
             check(unsafe { d.queue_wait_idle(vulkan.queue) }, "waiting for the kernel")

@@ -48,9 +48,10 @@ impl SpirvKernel {
         let entry = manifest.entry.clone();
         let mut workgroups = [1u32; 3];
         for (slot, size) in workgroups.iter_mut().zip(&manifest.grid) {
-            *slot = size.as_const().ok_or_else(|| {
-                format!("{entry}: a launch size the host computes at run time is not supported yet")
-            })? as u32;
+            *slot = size
+                .as_const()
+                .ok_or_else(|| format!("{entry}: a launch size the host computes at run time is not supported yet"))?
+                as u32;
         }
         let bindings = manifest
             .bindings
@@ -66,7 +67,8 @@ impl SpirvKernel {
             .collect();
         // The register strategy's gemms may run on cooperative matrices too (spirv-coopmat): the
         // binary says so, and their code is written for 32-wide subgroups.
-        let cooperative_matrix = manifest.strategy == Some(Strategy::CooperativeMatrix) || declares_cooperative_matrix(&spirv);
+        let cooperative_matrix =
+            manifest.strategy == Some(Strategy::CooperativeMatrix) || declares_cooperative_matrix(&spirv);
         Ok(SpirvKernel {
             function: manifest.host_function.clone().unwrap_or_default(),
             spirv,
@@ -104,7 +106,10 @@ pub fn spirv_words(bytes: &[u8]) -> Result<Vec<u32>, String> {
     if !bytes.len().is_multiple_of(4) || bytes.len() < 20 {
         return Err("not a SPIR-V binary (length)".into());
     }
-    let words: Vec<u32> = bytes.chunks(4).map(|word| u32::from_le_bytes([word[0], word[1], word[2], word[3]])).collect();
+    let words: Vec<u32> = bytes
+        .chunks(4)
+        .map(|word| u32::from_le_bytes([word[0], word[1], word[2], word[3]]))
+        .collect();
     if words[0] != 0x0723_0203 {
         return Err("not a SPIR-V binary (magic number)".into());
     }
@@ -149,7 +154,9 @@ mod tests {
 
     #[test]
     fn a_register_kernel_on_cooperative_matrices_says_so_in_its_binary() {
-        let manifest = MANIFEST.replace("\"strategy\": \"cooperative-matrix\"", "\"strategy\": \"registers\"").replace("\"subgroup_size\": 32, ", "");
+        let manifest = MANIFEST
+            .replace("\"strategy\": \"cooperative-matrix\"", "\"strategy\": \"registers\"")
+            .replace("\"subgroup_size\": 32, ", "");
         // Header, OpCapability Shader, OpCapability CooperativeMatrixKHR.
         let header = vec![0x0723_0203, 0x0001_0600, 0, 100, 0];
         let shader = [header.clone(), vec![(2 << 16) | 17, 1]].concat();

@@ -69,7 +69,10 @@ impl CoopmatGemm {
     #[cfg(test)]
     pub fn staged(&self, i: i64, j: i64) -> (i64, i64) {
         let matrix = i / MATRIX * self.columns() + j / MATRIX;
-        (matrix / self.capacity, matrix % self.capacity * MATRIX * MATRIX + i % MATRIX * MATRIX + j % MATRIX)
+        (
+            matrix / self.capacity,
+            matrix % self.capacity * MATRIX * MATRIX + i % MATRIX * MATRIX + j % MATRIX,
+        )
     }
 
     /// The first row and column of output matrix `matrix`.
@@ -83,7 +86,12 @@ impl CoopmatGemm {
 /// accumulator that the rule cannot take, with the reason (they keep the scalar rule, with a
 /// warning). The staging area holds one matrix per subgroup where the workgroup memory that the
 /// kernel's shared tiles and scratch leave allows, fewer otherwise (the other subgroups idle).
-pub fn coopmat_plan<'c, 'a>(ops: &[OperationRef<'c, 'a>], layouts: &Layouts, threads: i64, shuffles: Option<i64>) -> (HashMap<usize, CoopmatGemm>, Vec<(OperationRef<'c, 'a>, String)>) {
+pub fn coopmat_plan<'c, 'a>(
+    ops: &[OperationRef<'c, 'a>],
+    layouts: &Layouts,
+    threads: i64,
+    shuffles: Option<i64>,
+) -> (HashMap<usize, CoopmatGemm>, Vec<(OperationRef<'c, 'a>, String)>) {
     let mut gemms = HashMap::new();
     let mut refused = Vec::new();
     let limit = crate::spirv::coopmat::config::MAX_SHARED_BYTES;
@@ -91,7 +99,9 @@ pub fn coopmat_plan<'c, 'a>(ops: &[OperationRef<'c, 'a>], layouts: &Layouts, thr
     let matrix_bytes = MATRIX * MATRIX * 4;
     let capacity = (threads / INVOCATIONS_PER_MATRIX).min(free / matrix_bytes);
     for gemm in ops.iter().filter(|op| op_name(op) == "tile.gemm") {
-        let (Ok(a), Ok(b), Ok(c)) = (gemm.operand(0), gemm.operand(1), gemm.operand(2)) else { continue };
+        let (Ok(a), Ok(b), Ok(c)) = (gemm.operand(0), gemm.operand(1), gemm.operand(2)) else {
+            continue;
+        };
         if level(c) != Some(MemoryLevel::Fragment) || placed(layouts, c).is_err() {
             continue;
         }
@@ -100,7 +110,10 @@ pub fn coopmat_plan<'c, 'a>(ops: &[OperationRef<'c, 'a>], layouts: &Layouts, thr
             continue;
         }
         // SPIR-V refuses bf16 kernels itself.
-        if [a, b].iter().any(|operand| element_type(*operand).to_string() == "bf16") {
+        if [a, b]
+            .iter()
+            .any(|operand| element_type(*operand).to_string() == "bf16")
+        {
             continue;
         }
         let checked = check_gemm(gemm, a, b, c, threads).and_then(|plan| {
@@ -126,14 +139,24 @@ pub fn coopmat_plan<'c, 'a>(ops: &[OperationRef<'c, 'a>], layouts: &Layouts, thr
 /// exchanges of the reductions `shuffles` lanes cannot do, planned before) leave for staging
 /// accumulators.
 pub fn free_workgroup_bytes(ops: &[OperationRef], layouts: &Layouts, shuffles: Option<i64>) -> i64 {
-    let bytes = |ty: Type, elements: i64| elements * tile_dialect::element::Element::of(ty).map_or(4, |element| element.bytes() as i64);
+    let bytes = |ty: Type, elements: i64| {
+        elements * tile_dialect::element::Element::of(ty).map_or(4, |element| element.bytes() as i64)
+    };
     let tiles: i64 = ops
         .iter()
         .filter(|op| op_name(op) == "tile.alloc_shared")
         .filter_map(|op| Some((op, op.result(0).ok()?)))
-        .map(|(op, tile)| bytes(element_type(tile.into()), padded_shape(layouts, op, tile.into()).iter().product()))
+        .map(|(op, tile)| {
+            bytes(
+                element_type(tile.into()),
+                padded_shape(layouts, op, tile.into()).iter().product(),
+            )
+        })
         .sum();
-    let scratch: i64 = scratch_needs(ops, layouts, shuffles).iter().map(|(_, ty, elements)| bytes(*ty, *elements)).sum();
+    let scratch: i64 = scratch_needs(ops, layouts, shuffles)
+        .iter()
+        .map(|(_, ty, elements)| bytes(*ty, *elements))
+        .sum();
     crate::spirv::coopmat::config::MAX_SHARED_BYTES - tiles - scratch
 }
 
@@ -150,7 +173,9 @@ pub(super) fn padded_shape(layouts: &Layouts, op: &OperationRef, tile: Value) ->
 /// Elements of a stored row of the shared tile `tile`: its last dimension and the padding its
 /// layout records (the lead dimension of the matrix loads from it).
 pub(super) fn stored_row(layouts: &Layouts, tile: Value) -> i64 {
-    let allocation = tile_dialect::ops::as_result(tile).map(|result| result.owner()).filter(|owner| op_name(owner) == "tile.alloc_shared");
+    let allocation = tile_dialect::ops::as_result(tile)
+        .map(|result| result.owner())
+        .filter(|owner| op_name(owner) == "tile.alloc_shared");
     match allocation {
         Some(allocation) => *padded_shape(layouts, &allocation, tile).last().expect("a 2-D tile"),
         None => *memref_shape(tile).last().expect("a 2-D tile"),
@@ -159,7 +184,11 @@ pub(super) fn stored_row(layouts: &Layouts, tile: Value) -> i64 {
 
 /// Elements (f32) of the staging area of the kernel whose gemms are `gemms`.
 pub fn staging_elements(gemms: &HashMap<usize, CoopmatGemm>) -> i64 {
-    gemms.values().map(|gemm| gemm.capacity * MATRIX * MATRIX).max().unwrap_or(0)
+    gemms
+        .values()
+        .map(|gemm| gemm.capacity * MATRIX * MATRIX)
+        .max()
+        .unwrap_or(0)
 }
 
 fn check_gemm(gemm: &OperationRef, a: Value, b: Value, c: Value, threads: i64) -> Result<CoopmatGemm, String> {
@@ -178,16 +207,26 @@ fn check_gemm(gemm: &OperationRef, a: Value, b: Value, c: Value, threads: i64) -
         return Err("has operands that are not 2-D tiles".into());
     };
     let (m, n) = (*m, *n);
-    let depth = if gemm.attribute("transpose_a").is_ok() { *a0 } else { *a1 };
+    let depth = if gemm.attribute("transpose_a").is_ok() {
+        *a0
+    } else {
+        *a1
+    };
     if [m, n, depth].iter().any(|size| size % MATRIX != 0) {
         return Err(format!(
             "is a {m}x{n}x{depth} gemm; cooperative matrices on spirv-coopmat need M, N and K to be multiples of {MATRIX}"
         ));
     }
     if threads < INVOCATIONS_PER_MATRIX {
-        return Err(format!("runs on {threads} invocations, fewer than one 32-wide subgroup"));
+        return Err(format!(
+            "runs on {threads} invocations, fewer than one 32-wide subgroup"
+        ));
     }
-    Ok(CoopmatGemm { shape: (m, n), depth, capacity: threads / INVOCATIONS_PER_MATRIX })
+    Ok(CoopmatGemm {
+        shape: (m, n),
+        depth,
+        capacity: threads / INVOCATIONS_PER_MATRIX,
+    })
 }
 
 /// How an operand's 16x16 matrices are read: from `tile` (2-D, or flat row-major with `flat`
@@ -203,7 +242,15 @@ pub(super) struct Source<'c, 'a> {
 
 /// Loads the `use_` ("AOp" or "BOp") matrix of `source` whose rows (A) or columns (B) start at `mn`
 /// and whose K starts at `k`.
-pub(super) fn load_operand<'c, 'a>(context: &'c Context, b: &Builder<'c>, at: At<'c, 'a>, source: Source<'c, 'a>, mn: Value<'c, 'a>, k: Value<'c, 'a>, use_: &str) -> Value<'c, 'a> {
+pub(super) fn load_operand<'c, 'a>(
+    context: &'c Context,
+    b: &Builder<'c>,
+    at: At<'c, 'a>,
+    source: Source<'c, 'a>,
+    mn: Value<'c, 'a>,
+    k: Value<'c, 'a>,
+    use_: &str,
+) -> Value<'c, 'a> {
     // The stored (row, column) of the matrix's first element, and whether the stored rows run
     // along K (the matrix is read column-major: transposed).
     let (row, column) = if source.k_last { (mn, k) } else { (k, mn) };
@@ -217,7 +264,16 @@ pub(super) fn load_operand<'c, 'a>(context: &'c Context, b: &Builder<'c>, at: At
     // A is MxK: stored with K last it is row-major. B is KxN: stored with K last (NxK) it is the
     // transpose.
     let transposed = if use_ == "AOp" { !source.k_last } else { source.k_last };
-    load_matrix(context, b, at, source.tile, &indices, source.row, transposed, matrix_type(context, "f16", use_))
+    load_matrix(
+        context,
+        b,
+        at,
+        source.tile,
+        &indices,
+        source.row,
+        transposed,
+        matrix_type(context, "f16", use_),
+    )
 }
 
 impl<'c, 'a> Lowering<'c, 'a, '_> {
@@ -238,11 +294,26 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                     let row = b.op(at, "arith.muli", &[coordinates[0], width]);
                     b.op(at, "arith.addi", &[row, coordinates[1]])
                 });
-                Source { tile: staged, row: columns, flat: true, k_last: !transpose_a }
+                Source {
+                    tile: staged,
+                    row: columns,
+                    flat: true,
+                    k_last: !transpose_a,
+                }
             }
-            None => Source { tile: a, row: stored_row(self.layouts, a), flat: false, k_last: !transpose_a },
+            None => Source {
+                tile: a,
+                row: stored_row(self.layouts, a),
+                flat: false,
+                k_last: !transpose_a,
+            },
         };
-        let b_source = Source { tile: bb, row: stored_row(self.layouts, bb), flat: false, k_last: transpose_b };
+        let b_source = Source {
+            tile: bb,
+            row: stored_row(self.layouts, bb),
+            flat: false,
+            k_last: transpose_b,
+        };
 
         // Each slot of the accumulator: its guard, and its round and place in the staging area.
         let accumulator = placed(self.layouts, c).expect("checked");
@@ -257,17 +328,26 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                 let fits = self.in_tile(&b, at, accumulator, &coordinates);
                 let (i, j) = (coordinates[0], coordinates[1]);
                 let sixteen = b.index(at, MATRIX);
-                let (row_matrix, column_matrix) = (b.op(at, "arith.divui", &[i, sixteen]), b.op(at, "arith.divui", &[j, sixteen]));
+                let (row_matrix, column_matrix) = (
+                    b.op(at, "arith.divui", &[i, sixteen]),
+                    b.op(at, "arith.divui", &[j, sixteen]),
+                );
                 let columns = b.index(at, plan.columns());
                 let row_start = b.op(at, "arith.muli", &[row_matrix, columns]);
                 let matrix = b.op(at, "arith.addi", &[row_start, column_matrix]);
                 let capacity = b.index(at, plan.capacity);
                 let (round, position) = if rounds > 1 {
-                    (Some(b.op(at, "arith.divui", &[matrix, capacity])), b.op(at, "arith.remui", &[matrix, capacity]))
+                    (
+                        Some(b.op(at, "arith.divui", &[matrix, capacity])),
+                        b.op(at, "arith.remui", &[matrix, capacity]),
+                    )
                 } else {
                     (None, matrix)
                 };
-                let (row_in, column_in) = (b.op(at, "arith.remui", &[i, sixteen]), b.op(at, "arith.remui", &[j, sixteen]));
+                let (row_in, column_in) = (
+                    b.op(at, "arith.remui", &[i, sixteen]),
+                    b.op(at, "arith.remui", &[j, sixteen]),
+                );
                 let elements = b.index(at, MATRIX * MATRIX);
                 let base = b.op(at, "arith.muli", &[position, elements]);
                 let row_offset = b.op(at, "arith.muli", &[row_in, sixteen]);
@@ -277,7 +357,11 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             })
             .collect();
         // Where a slot takes part in round `r`: under its guard and its round's test.
-        let in_round = |at: At<'c, 'a>, r: Option<Value<'c, 'a>>, fits: Option<Value<'c, 'a>>, round: Option<Value<'c, 'a>>| -> At<'c, 'a> {
+        let in_round = |at: At<'c, 'a>,
+                        r: Option<Value<'c, 'a>>,
+                        fits: Option<Value<'c, 'a>>,
+                        round: Option<Value<'c, 'a>>|
+         -> At<'c, 'a> {
             let now = match (r, round) {
                 (Some(r), Some(round)) => Some(b.compare(at, "eq", round, r)),
                 _ => None,
@@ -323,7 +407,16 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
     /// Each subgroup's share of round `r` (`None`: the only round): the staged output matrix at
     /// its own position, loaded, multiplied over K and stored back.
     #[allow(clippy::too_many_arguments)]
-    fn multiply_staged(&self, b: &Builder<'c>, at: At<'c, 'a>, plan: &CoopmatGemm, r: Option<Value<'c, 'a>>, a: Source<'c, 'a>, bb: Source<'c, 'a>, staging: Value<'c, 'a>) {
+    fn multiply_staged(
+        &self,
+        b: &Builder<'c>,
+        at: At<'c, 'a>,
+        plan: &CoopmatGemm,
+        r: Option<Value<'c, 'a>>,
+        a: Source<'c, 'a>,
+        bb: Source<'c, 'a>,
+        staging: Value<'c, 'a>,
+    ) {
         let index_type = Type::index(self.context);
         // Subgroup s is invocations 32 s .. 32 s + 31 (the rule is written for 32-wide subgroups,
         // as the GEMM template is); it takes staged matrix s of each round.
@@ -363,11 +456,23 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let elements = b.index(body, MATRIX * MATRIX);
         let staged_at = b.op(body, "arith.muli", &[position, elements]);
         let accumulator_type = matrix_type(self.context, "f32", "COp");
-        let loaded = load_matrix(self.context, b, body, staging, &[staged_at], MATRIX, false, accumulator_type);
+        let loaded = load_matrix(
+            self.context,
+            b,
+            body,
+            staging,
+            &[staged_at],
+            MATRIX,
+            false,
+            accumulator_type,
+        );
         // scf.for over K, the accumulator carried.
         let (zero, end) = (b.index(body, 0), b.index(body, plan.depth));
         let region = melior::ir::Region::new();
-        region.append_block(melior::ir::Block::new(&[(index_type, b.location), (accumulator_type, b.location)]));
+        region.append_block(melior::ir::Block::new(&[
+            (index_type, b.location),
+            (accumulator_type, b.location),
+        ]));
         let for_op = b.insert(
             body,
             OperationBuilder::new("scf.for", b.location)
@@ -377,9 +482,16 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                 .build()
                 .expect("scf.for"),
         );
-        let block = for_op.region(0).ok().and_then(|region| region.first_block()).expect("loop body");
+        let block = for_op
+            .region(0)
+            .ok()
+            .and_then(|region| region.first_block())
+            .expect("loop body");
         let placeholder = block.append_operation(melior::dialect::scf::r#yield(&[], b.location));
-        let inner = At { block, before: placeholder };
+        let inner = At {
+            block,
+            before: placeholder,
+        };
         let k0: Value = block.argument(0).expect("induction variable").into();
         let carried: Value = block.argument(1).expect("carried accumulator").into();
         let x = load_operand(self.context, b, inner, a, row0, k0, "AOp");
@@ -395,7 +507,10 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         b.insert(inner, melior::dialect::scf::r#yield(&[product], b.location));
         erase(self.context, placeholder);
         let result: Value = for_op.result(0).expect("loop result").into();
-        let lead = (Identifier::new(self.context, "leadDimension"), IntegerAttribute::new(index_type, MATRIX).into());
+        let lead = (
+            Identifier::new(self.context, "leadDimension"),
+            IntegerAttribute::new(index_type, MATRIX).into(),
+        );
         b.insert(
             body,
             OperationBuilder::new("gpu.subgroup_mma_store_matrix", b.location)
@@ -409,13 +524,29 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
 
 /// `!gpu.mma_matrix<16x16x{element}, "{use_}">`.
 pub(super) fn matrix_type<'c>(context: &'c Context, element: &str, use_: &str) -> Type<'c> {
-    Type::parse(context, &format!("!gpu.mma_matrix<{MATRIX}x{MATRIX}x{element}, \"{use_}\">")).expect("mma matrix type")
+    Type::parse(
+        context,
+        &format!("!gpu.mma_matrix<{MATRIX}x{MATRIX}x{element}, \"{use_}\">"),
+    )
+    .expect("mma matrix type")
 }
 
 /// `gpu.subgroup_mma_load_matrix tile[indices] {leadDimension = lead (, transpose)}`.
 #[allow(clippy::too_many_arguments)]
-pub(super) fn load_matrix<'c, 'a>(context: &'c Context, b: &Builder<'c>, at: At<'c, 'a>, tile: Value<'c, 'a>, indices: &[Value<'c, 'a>], lead: i64, transpose: bool, ty: Type<'c>) -> Value<'c, 'a> {
-    let mut attributes = vec![(Identifier::new(context, "leadDimension"), IntegerAttribute::new(Type::index(context), lead).into())];
+pub(super) fn load_matrix<'c, 'a>(
+    context: &'c Context,
+    b: &Builder<'c>,
+    at: At<'c, 'a>,
+    tile: Value<'c, 'a>,
+    indices: &[Value<'c, 'a>],
+    lead: i64,
+    transpose: bool,
+    ty: Type<'c>,
+) -> Value<'c, 'a> {
+    let mut attributes = vec![(
+        Identifier::new(context, "leadDimension"),
+        IntegerAttribute::new(Type::index(context), lead).into(),
+    )];
     if transpose {
         attributes.push((Identifier::new(context, "transpose"), Attribute::unit(context)));
     }
@@ -439,7 +570,11 @@ mod tests {
     /// round, each staged matrix multiplied as a subgroup would, and compares with `C + A B`.
     fn simulate(m: i64, n: i64, depth: i64, threads: i64, capacity: i64) {
         let layout = atoms::blocked(&[m, n], threads);
-        let plan = CoopmatGemm { shape: (m, n), depth, capacity };
+        let plan = CoopmatGemm {
+            shape: (m, n),
+            depth,
+            capacity,
+        };
         let value = |seed: i64, i: i64, j: i64| (seed * 31 + i * 7 + j * 3) % 11 - 5;
         let c = |i, j| value(1, i, j);
         let a = |i, k| value(2, i, k);
@@ -458,7 +593,10 @@ mod tests {
                 if r == round {
                     for thread in layout.owner_set(&element) {
                         let slot = registers[thread as usize][layout.slot_of(&element) as usize];
-                        assert!(staging[index as usize].is_none_or(|old| old == slot), "two elements staged at {index}");
+                        assert!(
+                            staging[index as usize].is_none_or(|old| old == slot),
+                            "two elements staged at {index}"
+                        );
                         staging[index as usize] = Some(slot);
                     }
                 }
@@ -483,7 +621,8 @@ mod tests {
                 let (r, index) = plan.staged(element[0], element[1]);
                 if r == round {
                     for thread in layout.owner_set(&element) {
-                        registers[thread as usize][layout.slot_of(&element) as usize] = staging[index as usize].expect("staged");
+                        registers[thread as usize][layout.slot_of(&element) as usize] =
+                            staging[index as usize].expect("staged");
                     }
                 }
             }
@@ -492,7 +631,11 @@ mod tests {
             let (i, j) = (element[0], element[1]);
             let expected = c(i, j) + (0..depth).map(|k| a(i, k) * bm(k, j)).sum::<i64>();
             for thread in layout.owner_set(&element) {
-                assert_eq!(registers[thread as usize][layout.slot_of(&element) as usize], expected, "({i}, {j}) of {m}x{n}x{depth} on {threads}");
+                assert_eq!(
+                    registers[thread as usize][layout.slot_of(&element) as usize],
+                    expected,
+                    "({i}, {j}) of {m}x{n}x{depth} on {threads}"
+                );
             }
         }
     }
@@ -501,14 +644,27 @@ mod tests {
     fn every_accumulator_element_goes_through_one_staged_matrix() {
         // Attention's 64x64 (16 matrices, 4 rounds), the MLP's 64x128, a 16x16 on 4 subgroups
         // (three idle), uneven last rounds, 8 subgroups, a staging area smaller than the subgroups.
-        for (m, n, depth, threads, capacity) in [(64, 64, 64, 128, 4), (64, 128, 32, 128, 4), (16, 16, 16, 128, 4), (48, 32, 16, 128, 4), (64, 64, 32, 256, 8), (32, 48, 16, 64, 2), (64, 128, 32, 256, 3), (64, 64, 16, 128, 1)] {
+        for (m, n, depth, threads, capacity) in [
+            (64, 64, 64, 128, 4),
+            (64, 128, 32, 128, 4),
+            (16, 16, 16, 128, 4),
+            (48, 32, 16, 128, 4),
+            (64, 64, 32, 256, 8),
+            (32, 48, 16, 64, 2),
+            (64, 128, 32, 256, 3),
+            (64, 64, 16, 128, 1),
+        ] {
             simulate(m, n, depth, threads, capacity);
         }
     }
 
     #[test]
     fn rounds_and_places() {
-        let plan = CoopmatGemm { shape: (64, 64), depth: 64, capacity: 4 };
+        let plan = CoopmatGemm {
+            shape: (64, 64),
+            depth: 64,
+            capacity: 4,
+        };
         assert_eq!((plan.matrices(), plan.rounds()), (16, 4));
         assert_eq!(plan.staged(17, 35), (1, 2 * 256 + 16 + 3));
         assert_eq!(plan.origin(6), (16, 32));

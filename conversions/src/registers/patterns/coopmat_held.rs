@@ -39,7 +39,10 @@ pub struct Held {
 impl Held {
     /// Matrices of a subgroup along M and along N.
     pub fn matrices(&self) -> (i64, i64) {
-        (self.shape.0 / self.subgroups.0 / MATRIX, self.shape.1 / self.subgroups.1 / MATRIX)
+        (
+            self.shape.0 / self.subgroups.0 / MATRIX,
+            self.shape.1 / self.subgroups.1 / MATRIX,
+        )
     }
 
     /// Matrices a subgroup holds.
@@ -60,11 +63,17 @@ impl Held {
 /// Whether `gemm` is one the held rule multiplies: f16 x f16 -> f32 with shared A and B and K a
 /// multiple of 16.
 fn held_gemm(gemm: &OperationRef) -> bool {
-    let [Ok(a), Ok(b), Ok(c)] = [0, 1, 2].map(|i| gemm.operand(i)) else { return false };
+    let [Ok(a), Ok(b), Ok(c)] = [0, 1, 2].map(|i| gemm.operand(i)) else {
+        return false;
+    };
     let f16 = |value: Value| element_type(value).to_string() == "f16";
     let shared = |value: Value| level(value) == Some(MemoryLevel::Shared);
     let a_shape = memref_shape(a);
-    let depth = if gemm.attribute("transpose_a").is_ok() { a_shape[0] } else { a_shape[a_shape.len() - 1] };
+    let depth = if gemm.attribute("transpose_a").is_ok() {
+        a_shape[0]
+    } else {
+        a_shape[a_shape.len() - 1]
+    };
     f16(a) && f16(b) && element_type(c).is_f32() && shared(a) && shared(b) && a_shape.len() == 2 && depth % MATRIX == 0
 }
 
@@ -72,25 +81,42 @@ fn held_gemm(gemm: &OperationRef) -> bool {
 /// layout is the cooperative-matrix one for the kernel's subgroups, whose uses fall in the two
 /// phases, whose gemms the rule takes, and whose staging fits in the `free` bytes of workgroup
 /// memory. Any other fragment (one laid out by hand, say) is an ordinary register fragment.
-pub fn held_plan<'c, 'a>(kernel: OperationRef<'c, 'a>, ops: &[OperationRef<'c, 'a>], layouts: &Layouts, threads: i64, free: i64) -> HashMap<usize, Held> {
+pub fn held_plan<'c, 'a>(
+    kernel: OperationRef<'c, 'a>,
+    ops: &[OperationRef<'c, 'a>],
+    layouts: &Layouts,
+    threads: i64,
+    free: i64,
+) -> HashMap<usize, Held> {
     let mut held = HashMap::new();
     for allocation in ops.iter().filter(|op| op_name(op) == "tile.alloc_fragment") {
-        let Some(placed) = layouts.fragment(allocation) else { continue };
+        let Some(placed) = layouts.fragment(allocation) else {
+            continue;
+        };
         let &[m, n] = &placed.layout.shape[..] else { continue };
         if placed.layout.origin != crate::layout::atoms::COOPMAT_ACCUMULATOR {
             continue;
         }
-        let Ok(subgroups) = crate::spirv::coopmat::config::subgroup_split(threads, m, n) else { continue };
+        let Ok(subgroups) = crate::spirv::coopmat::config::subgroup_split(threads, m, n) else {
+            continue;
+        };
         if placed.layout != crate::layout::atoms::coopmat_accumulator(m, n, subgroups) {
             continue;
         }
         let fragment: Value = allocation.result(0).expect("a fragment").into();
-        let Ok(point) = crate::spirv::coopmat::held::staging_point(kernel, fragment) else { continue };
+        let Ok(point) = crate::spirv::coopmat::held::staging_point(kernel, fragment) else {
+            continue;
+        };
         let gemms_fit = ops
             .iter()
             .filter(|op| op_name(op) == "tile.gemm" && op.operand(2).is_ok_and(|c| c == fragment))
             .all(held_gemm);
-        let mut plan = Held { shape: (m, n), subgroups, capacity: 1, staged_before: point.map(|op| key(&op)) };
+        let mut plan = Held {
+            shape: (m, n),
+            subgroups,
+            capacity: 1,
+            staged_before: point.map(|op| key(&op)),
+        };
         let per_matrix = subgroups.0 * subgroups.1 * MATRIX * MATRIX * 4;
         plan.capacity = (free / per_matrix).min(plan.count()).min(STAGED_AT_ONCE);
         if gemms_fit && (plan.capacity >= 1 || point.is_none()) {
@@ -103,19 +129,40 @@ pub fn held_plan<'c, 'a>(kernel: OperationRef<'c, 'a>, ops: &[OperationRef<'c, '
 impl<'c, 'a> Lowering<'c, 'a, '_> {
     /// The subgroup of this invocation, and its first row and column in an accumulator held as
     /// `held`.
-    fn subgroup_origin(&self, b: &Builder<'c>, at: At<'c, 'a>, held: &Held) -> (Value<'c, 'a>, Value<'c, 'a>, Value<'c, 'a>) {
+    fn subgroup_origin(
+        &self,
+        b: &Builder<'c>,
+        at: At<'c, 'a>,
+        held: &Held,
+    ) -> (Value<'c, 'a>, Value<'c, 'a>, Value<'c, 'a>) {
         let width = b.index(at, SUBGROUP);
         let subgroup = b.op(at, "arith.divui", &[self.tid, width]);
         let along_n = b.index(at, held.subgroups.1);
-        let (sm, sn) = (b.op(at, "arith.divui", &[subgroup, along_n]), b.op(at, "arith.remui", &[subgroup, along_n]));
+        let (sm, sn) = (
+            b.op(at, "arith.divui", &[subgroup, along_n]),
+            b.op(at, "arith.remui", &[subgroup, along_n]),
+        );
         let rows = b.index(at, held.shape.0 / held.subgroups.0);
         let columns = b.index(at, held.shape.1 / held.subgroups.1);
-        (subgroup, b.op(at, "arith.muli", &[sm, rows]), b.op(at, "arith.muli", &[sn, columns]))
+        (
+            subgroup,
+            b.op(at, "arith.muli", &[sm, rows]),
+            b.op(at, "arith.muli", &[sn, columns]),
+        )
     }
 
     /// Loads matrix variable `variable` (a placeholder until `promote`).
     fn load_held(&self, b: &Builder<'c>, at: At<'c, 'a>, variable: Value<'c, 'a>) -> Value<'c, 'a> {
-        load_matrix(self.context, b, at, variable, &[self.zero_index], MATRIX, false, matrix_type(self.context, "f32", "COp"))
+        load_matrix(
+            self.context,
+            b,
+            at,
+            variable,
+            &[self.zero_index],
+            MATRIX,
+            false,
+            matrix_type(self.context, "f32", "COp"),
+        )
     }
 
     /// Stores `matrix` into matrix variable `variable`.
@@ -151,11 +198,24 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let (transpose_a, transpose_b) = (op.attribute("transpose_a").is_ok(), op.attribute("transpose_b").is_ok());
         let a_shape = memref_shape(a);
         let depth = if transpose_a { a_shape[0] } else { a_shape[1] };
-        let a_source = Source { tile: a, row: stored_row(self.layouts, a), flat: false, k_last: !transpose_a };
-        let b_source = Source { tile: bb, row: stored_row(self.layouts, bb), flat: false, k_last: transpose_b };
+        let a_source = Source {
+            tile: a,
+            row: stored_row(self.layouts, a),
+            flat: false,
+            k_last: !transpose_a,
+        };
+        let b_source = Source {
+            tile: bb,
+            row: stored_row(self.layouts, bb),
+            flat: false,
+            k_last: transpose_b,
+        };
         let (_, row0, column0) = self.subgroup_origin(&b, at, held);
         let (tm, tn) = held.matrices();
-        let mut accumulators: Vec<Value> = variables.iter().map(|variable| self.load_held(&b, at, *variable)).collect();
+        let mut accumulators: Vec<Value> = variables
+            .iter()
+            .map(|variable| self.load_held(&b, at, *variable))
+            .collect();
         for slice in 0..depth / MATRIX {
             let k = b.index(at, slice * MATRIX);
             let rows: Vec<Value> = (0..tm)
@@ -197,7 +257,15 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
     /// Stages the held accumulator `fragment` into its registers before `at` (see the module):
     /// matrix `t` of subgroup `s` goes through `staging[(s * capacity + t % capacity) * 256 ..]`,
     /// row-major, and lane `l` reads its elements `l + 32 r` into slot `8 t + r`.
-    pub(super) fn stage_held(&self, b: &Builder<'c>, at: At<'c, 'a>, fragment: Value<'c, 'a>, held: &Held, variables: &[Value<'c, 'a>], staging: Value<'c, 'a>) {
+    pub(super) fn stage_held(
+        &self,
+        b: &Builder<'c>,
+        at: At<'c, 'a>,
+        fragment: Value<'c, 'a>,
+        held: &Held,
+        variables: &[Value<'c, 'a>],
+        staging: Value<'c, 'a>,
+    ) {
         let placed = placed(self.layouts, fragment).expect("a held fragment has a layout");
         let array = self.private(fragment);
         let width = b.index(at, SUBGROUP);
@@ -209,7 +277,11 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             let offset = b.index(at, q * MATRIX * MATRIX);
             b.op(at, "arith.addi", &[base, offset])
         };
-        let rounds: Vec<Vec<usize>> = (0..variables.len()).collect::<Vec<_>>().chunks(held.capacity as usize).map(<[usize]>::to_vec).collect();
+        let rounds: Vec<Vec<usize>> = (0..variables.len())
+            .collect::<Vec<_>>()
+            .chunks(held.capacity as usize)
+            .map(<[usize]>::to_vec)
+            .collect();
         for round in rounds {
             for (q, t) in round.iter().enumerate() {
                 let matrix = self.load_held(b, at, variables[*t]);
@@ -232,8 +304,18 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
 }
 
 /// `gpu.subgroup_mma_store_matrix matrix, memref[index] {leadDimension = 16}`.
-fn store_matrix<'c, 'a>(context: &'c Context, b: &Builder<'c>, at: At<'c, 'a>, matrix: Value<'c, 'a>, memref: Value<'c, 'a>, index: Value<'c, 'a>) {
-    let lead = (Identifier::new(context, "leadDimension"), IntegerAttribute::new(Type::index(context), MATRIX).into());
+fn store_matrix<'c, 'a>(
+    context: &'c Context,
+    b: &Builder<'c>,
+    at: At<'c, 'a>,
+    matrix: Value<'c, 'a>,
+    memref: Value<'c, 'a>,
+    index: Value<'c, 'a>,
+) {
+    let lead = (
+        Identifier::new(context, "leadDimension"),
+        IntegerAttribute::new(Type::index(context), MATRIX).into(),
+    );
     b.insert(
         at,
         OperationBuilder::new("gpu.subgroup_mma_store_matrix", b.location)
@@ -255,7 +337,12 @@ mod tests {
     fn staged_where_the_layout_says(m: i64, n: i64, threads: i64) {
         let subgroups = crate::spirv::coopmat::config::subgroup_split(threads, m, n).expect("a split");
         let layout = atoms::coopmat_accumulator(m, n, subgroups);
-        let held = Held { shape: (m, n), subgroups, capacity: 1, staged_before: None };
+        let held = Held {
+            shape: (m, n),
+            subgroups,
+            capacity: 1,
+            staged_before: None,
+        };
         let (tm, tn) = held.matrices();
         let mut seen = std::collections::HashSet::new();
         for s in 0..subgroups.0 * subgroups.1 {
@@ -266,8 +353,16 @@ mod tests {
                     for r in 0..MATRIX * MATRIX / SUBGROUP {
                         let e = lane + SUBGROUP * r;
                         let element = [i0 + e / MATRIX, j0 + e % MATRIX];
-                        assert_eq!(layout.owners(&element).collect::<Vec<_>>(), vec![s * SUBGROUP + lane], "{element:?} of {m}x{n} on {threads}");
-                        assert_eq!(layout.slot_of(&element), t * 8 + r, "{element:?} of {m}x{n} on {threads}");
+                        assert_eq!(
+                            layout.owners(&element).collect::<Vec<_>>(),
+                            vec![s * SUBGROUP + lane],
+                            "{element:?} of {m}x{n} on {threads}"
+                        );
+                        assert_eq!(
+                            layout.slot_of(&element),
+                            t * 8 + r,
+                            "{element:?} of {m}x{n} on {threads}"
+                        );
                         assert!(seen.insert(element), "{element:?} staged twice");
                     }
                 }
@@ -279,7 +374,15 @@ mod tests {
 
     #[test]
     fn staging_puts_every_element_where_the_layout_says() {
-        for (m, n, threads) in [(128, 128, 128), (128, 256, 256), (128, 128, 256), (64, 64, 128), (32, 64, 256), (64, 128, 64), (16, 16, 32)] {
+        for (m, n, threads) in [
+            (128, 128, 128),
+            (128, 256, 256),
+            (128, 128, 256),
+            (64, 64, 128),
+            (32, 64, 256),
+            (64, 128, 64),
+            (16, 16, 32),
+        ] {
             staged_where_the_layout_says(m, n, threads);
         }
     }

@@ -93,7 +93,9 @@ impl MfmaGemm {
             .into_iter()
             .find(|instruction| *origin == format!("mfma.{0}x{0}", instruction.size))
             .ok_or_else(|| format!("has an accumulator layout '{origin}' that names no mfma instruction of gfx942 (mfma.32x32, mfma.16x16)"))?;
-        let [m, n] = layout.shape[..] else { return Err(format!("has a {}-D accumulator", layout.shape.len())) };
+        let [m, n] = layout.shape[..] else {
+            return Err(format!("has a {}-D accumulator", layout.shape.len()));
+        };
         let waves = layout.threads / 64;
         let wanted = crate::layout::Layout::Fragment(layout.clone());
         (1..=waves)
@@ -108,7 +110,11 @@ impl MfmaGemm {
 
 /// Which gemms of a kernel run on mfma (by op), and the gemms whose accumulator has an mfma layout
 /// that the rule cannot build, with the reason (they keep the scalar rule, with a warning).
-pub fn mfma_plan<'c, 'a>(ops: &[OperationRef<'c, 'a>], layouts: &Layouts, threads: i64) -> (HashMap<usize, MfmaGemm>, Vec<(OperationRef<'c, 'a>, String)>) {
+pub fn mfma_plan<'c, 'a>(
+    ops: &[OperationRef<'c, 'a>],
+    layouts: &Layouts,
+    threads: i64,
+) -> (HashMap<usize, MfmaGemm>, Vec<(OperationRef<'c, 'a>, String)>) {
     let all: Vec<OperationRef> = ops.iter().copied().filter(|op| op_name(op) == "tile.gemm").collect();
     let chained = all.len() > 1;
     // A gemm with no mfma layout: say why. (Where inference would have given one, the program
@@ -120,7 +126,10 @@ pub fn mfma_plan<'c, 'a>(ops: &[OperationRef<'c, 'a>], layouts: &Layouts, thread
         |gemm| crate::layout::anchors::mfma_unavailable(gemm, threads, chained),
         |gemm, [a, b, c], accumulator| {
             let plan = check_gemm(gemm, a, b, c, accumulator, layouts)?;
-            Ok(MfmaGemm { vector_accumulators: vector_accumulators(*gemm, c, ops), ..plan })
+            Ok(MfmaGemm {
+                vector_accumulators: vector_accumulators(*gemm, c, ops),
+                ..plan
+            })
         },
     )
 }
@@ -134,7 +143,10 @@ pub fn mfma_plan<'c, 'a>(ops: &[OperationRef<'c, 'a>], layouts: &Layouts, thread
 /// loop (attention's rescaling of its output), the slots are moved one by one as before: the
 /// vectorizer's work there shapes LLVM's later unrolling and peeling decisions.
 fn vector_accumulators(gemm: OperationRef, c: Value, ops: &[OperationRef]) -> bool {
-    let Some(body) = gemm.parent_operation().filter(|parent| op_name(parent) != "tile.kernel") else {
+    let Some(body) = gemm
+        .parent_operation()
+        .filter(|parent| op_name(parent) != "tile.kernel")
+    else {
         return false;
     };
     let inside = |op: &OperationRef| {
@@ -157,7 +169,14 @@ fn vector_accumulators(gemm: OperationRef, c: Value, ops: &[OperationRef]) -> bo
     })
 }
 
-fn check_gemm(gemm: &OperationRef, a: Value, b: Value, c: Value, accumulator: &Placed, layouts: &Layouts) -> Result<MfmaGemm, String> {
+fn check_gemm(
+    gemm: &OperationRef,
+    a: Value,
+    b: Value,
+    c: Value,
+    accumulator: &Placed,
+    layouts: &Layouts,
+) -> Result<MfmaGemm, String> {
     let plan = MfmaGemm::of_layout(&accumulator.layout)?;
     let depth = matrix_gemm_depth(gemm, [a, b, c], &format!("mfma.{}", plan.name()), "gfx942", plan.k)?;
     let transpose_a = gemm.attribute("transpose_a").is_ok();
@@ -168,7 +187,11 @@ fn check_gemm(gemm: &OperationRef, a: Value, b: Value, c: Value, accumulator: &P
             let wanted = crate::layout::atoms::mfma_a_operand(plan.shape.0, depth, plan.waves, plan.size);
             crate::layout::Layout::Fragment(operand.layout.clone()).agrees(&crate::layout::Layout::Fragment(wanted))
         });
-    Ok(MfmaGemm { depth, register_a, ..plan })
+    Ok(MfmaGemm {
+        depth,
+        register_a,
+        ..plan
+    })
 }
 
 /// Whether the mfma gemm `gemm` reads its fragment A operand from registers (it needs no scratch).
@@ -230,12 +253,24 @@ pub(crate) struct Storage {
 
 /// The (M or N, K) element of `operand` this lane feeds as element `e` of instruction tile `t`
 /// (along M for A, along N for B) at the K step starting at `step`.
-pub(crate) fn operand_element<V: Copy>(math: &impl Arith<V>, plan: &MfmaGemm, lane: &Lane<V>, operand: Operand, t: i64, step: V, e: i64) -> (V, V) {
+pub(crate) fn operand_element<V: Copy>(
+    math: &impl Arith<V>,
+    plan: &MfmaGemm,
+    lane: &Lane<V>,
+    operand: Operand,
+    t: i64,
+    step: V,
+    e: i64,
+) -> (V, V) {
     let origin = match operand {
         Operand::A => lane.row0,
         Operand::B => lane.column0,
     };
-    let first = if t == 0 { origin } else { math.add(origin, math.constant(t * plan.size)) };
+    let first = if t == 0 {
+        origin
+    } else {
+        math.add(origin, math.constant(t * plan.size))
+    };
     let mn = math.add(first, lane.mn);
     let k = math.add(step, lane.k);
     let k = if e == 0 { k } else { math.add(k, math.constant(e)) };
@@ -310,9 +345,7 @@ fn vector_source<'c, 'a>(
             (
                 tile,
                 false,
-                storage
-                    .flat
-                    .unwrap_or_else(|| *memref_shape(tile).last().unwrap_or(&0)),
+                storage.flat.unwrap_or_else(|| *memref_shape(tile).last().unwrap_or(&0)),
             )
         })?,
     };
@@ -320,12 +353,7 @@ fn vector_source<'c, 'a>(
         return None;
     }
     let ty = tile_dialect::ops::as_memref(memref.r#type())?;
-    let lds = crate::amdgpu::lds::lds_type(
-        b.context,
-        ty.element(),
-        &memref_shape(memref),
-        Some(ty.layout()),
-    );
+    let lds = crate::amdgpu::lds::lds_type(b.context, ty.element(), &memref_shape(memref), Some(ty.layout()));
     let memref = b.value(
         at,
         OperationBuilder::new("memref.memory_space_cast", b.location)
@@ -334,11 +362,7 @@ fn vector_source<'c, 'a>(
             .build()
             .expect("memref.memory_space_cast"),
     );
-    Some(VectorSource {
-        memref,
-        swapped,
-        row,
-    })
+    Some(VectorSource { memref, swapped, row })
 }
 
 impl<'c, 'a> VectorSource<'c, 'a> {
@@ -361,9 +385,7 @@ impl<'c, 'a> VectorSource<'c, 'a> {
         }
         let elements = (1..=width)
             .rev()
-            .find(|size: &i64| {
-                (*size as u64).is_power_of_two() && width % size == 0 && self.row % size == 0
-            })
+            .find(|size: &i64| (*size as u64).is_power_of_two() && width % size == 0 && self.row % size == 0)
             .unwrap_or(1);
         let bytes = elements
             * tile_dialect::ops::as_memref(self.memref.r#type())
@@ -421,18 +443,42 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let a_shape = memref_shape(a);
         let depth = if transpose_a { a_shape[0] } else { a_shape[1] };
         // A fragment A operand goes to its scratch, row-major in its own shape.
-        let (a_tile, a_storage) = match scratch.filter(|_| level(a) == Some(MemoryLevel::Fragment) && !plan.register_a) {
+        let (a_tile, a_storage) = match scratch.filter(|_| level(a) == Some(MemoryLevel::Fragment) && !plan.register_a)
+        {
             Some(staged) => {
                 let columns = a_shape[1];
                 self.stage(&b, at, a, staged, &|b, at, coordinates| {
-                    stored_at(&InIr { b, at }, Storage { k_last: true, flat: Some(columns) }, coordinates[0], coordinates[1])[0]
+                    stored_at(
+                        &InIr { b, at },
+                        Storage {
+                            k_last: true,
+                            flat: Some(columns),
+                        },
+                        coordinates[0],
+                        coordinates[1],
+                    )[0]
                 });
                 b.barrier(at);
-                (staged, Storage { k_last: !transpose_a, flat: Some(columns) })
+                (
+                    staged,
+                    Storage {
+                        k_last: !transpose_a,
+                        flat: Some(columns),
+                    },
+                )
             }
-            None => (a, Storage { k_last: !transpose_a, flat: None }),
+            None => (
+                a,
+                Storage {
+                    k_last: !transpose_a,
+                    flat: None,
+                },
+            ),
         };
-        let b_storage = Storage { k_last: transpose_b, flat: None };
+        let b_storage = Storage {
+            k_last: transpose_b,
+            flat: None,
+        };
         // A fragment A in the mfma A-operand layout: its registers, read per K step.
         let a_registers = plan
             .register_a
@@ -453,17 +499,14 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let array = self.private(c);
         let input = element_type(a);
         let f32_type = Type::float32(self.context);
-        let operand_type: Type =
-            Type::parse(self.context, &format!("vector<4x{input}>")).expect("operand vector");
-        let pair_type: Type =
-            Type::parse(self.context, &format!("vector<8x{input}>")).expect("operand pair vector");
-        let accumulator_type: Type = Type::parse(
-            self.context,
-            &format!("vector<{}xf32>", plan.accumulators()),
-        )
-        .expect("accumulator vector");
+        let operand_type: Type = Type::parse(self.context, &format!("vector<4x{input}>")).expect("operand vector");
+        let pair_type: Type = Type::parse(self.context, &format!("vector<8x{input}>")).expect("operand pair vector");
+        let accumulator_type: Type =
+            Type::parse(self.context, &format!("vector<{}xf32>", plan.accumulators())).expect("accumulator vector");
         let (tiles_m, tiles_n) = plan.tiles();
-        let tiles: Vec<(i64, i64)> = (0..tiles_m).flat_map(|tm| (0..tiles_n).map(move |tn| (tm, tn))).collect();
+        let tiles: Vec<(i64, i64)> = (0..tiles_m)
+            .flat_map(|tm| (0..tiles_n).map(move |tn| (tm, tn)))
+            .collect();
         let outside = InIr { b: &b, at };
         let lane = lane(&outside, &plan, self.tid);
         // The accumulators of each instruction tile, from the fragment's slots: one vector load
@@ -472,25 +515,56 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         // no element-by-element vectors to rebuild (it spent a fifth of a gfx942 kernel's
         // compilation on them, to the same code).
         let first_register = |tm: i64, tn: i64| {
-            let registers: Vec<i64> = (0..plan.accumulators()).map(|v| accumulator.register(plan.slot(tm, tn, v))).collect();
-            (plan.vector_accumulators && registers.windows(2).all(|pair| pair[1] == pair[0] + 1)).then_some(registers[0])
+            let registers: Vec<i64> = (0..plan.accumulators())
+                .map(|v| accumulator.register(plan.slot(tm, tn, v)))
+                .collect();
+            (plan.vector_accumulators && registers.windows(2).all(|pair| pair[1] == pair[0] + 1))
+                .then_some(registers[0])
         };
         // The array in the private memory space's number, as the LDS tiles are read
         // (`vector_source`): convert-vector-to-llvm runs before `#gpu.address_space<private>`
         // is numbered.
         let numbered = tiles.iter().any(|&(tm, tn)| first_register(tm, tn).is_some()).then(|| {
-            let private = MemRefType::new(f32_type, &[accumulator.register_count()], None, Some(Attribute::parse(self.context, "5").expect("memory space 5")));
-            b.value(at, OperationBuilder::new("memref.memory_space_cast", b.location).add_operands(&[array]).add_results(&[private.into()]).build().expect("memref.memory_space_cast"))
+            let private = MemRefType::new(
+                f32_type,
+                &[accumulator.register_count()],
+                None,
+                Some(Attribute::parse(self.context, "5").expect("memory space 5")),
+            );
+            b.value(
+                at,
+                OperationBuilder::new("memref.memory_space_cast", b.location)
+                    .add_operands(&[array])
+                    .add_results(&[private.into()])
+                    .build()
+                    .expect("memref.memory_space_cast"),
+            )
         });
         let initial: Vec<Value> = tiles
             .iter()
             .map(|&(tm, tn)| {
                 if let (Some(first), Some(numbered)) = (first_register(tm, tn), numbered) {
                     let index = b.index(at, first);
-                    return b.value(at, OperationBuilder::new("vector.load", b.location).add_operands(&[numbered, index]).add_results(&[accumulator_type]).build().expect("vector.load"));
+                    return b.value(
+                        at,
+                        OperationBuilder::new("vector.load", b.location)
+                            .add_operands(&[numbered, index])
+                            .add_results(&[accumulator_type])
+                            .build()
+                            .expect("vector.load"),
+                    );
                 }
-                let values: Vec<Value> = (0..plan.accumulators()).map(|v| self.slot_value(&b, at, array, accumulator, plan.slot(tm, tn, v))).collect();
-                b.value(at, OperationBuilder::new("vector.from_elements", b.location).add_operands(&values).add_results(&[accumulator_type]).build().expect("vector.from_elements"))
+                let values: Vec<Value> = (0..plan.accumulators())
+                    .map(|v| self.slot_value(&b, at, array, accumulator, plan.slot(tm, tn, v)))
+                    .collect();
+                b.value(
+                    at,
+                    OperationBuilder::new("vector.from_elements", b.location)
+                        .add_operands(&values)
+                        .add_results(&[accumulator_type])
+                        .build()
+                        .expect("vector.from_elements"),
+                )
             })
             .collect();
         let attribute = |name: &str, value: i64| {
@@ -520,7 +594,10 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                                 attribute("blocks", 1),
                                 attribute("cbsz", 0),
                                 attribute("abid", 0),
-                                (Identifier::new(self.context, "blgp"), Attribute::parse(self.context, "#amdgpu<mfma_perm_b none>").expect("blgp")),
+                                (
+                                    Identifier::new(self.context, "blgp"),
+                                    Attribute::parse(self.context, "#amdgpu<mfma_perm_b none>").expect("blgp"),
+                                ),
                             ])
                             .add_results(&[accumulator_type])
                             .build()
@@ -531,11 +608,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         };
         // One K step at `k0` (the `step`-th, where A is read from registers): each lane's four
         // elements of K of each operand, then the mfma.
-        let k_step = |at: At<'c, 'a>,
-                      k0: Value<'c, 'a>,
-                      step: i64,
-                      carried: &[Value<'c, 'a>]|
-         -> Vec<Value<'c, 'a>> {
+        let k_step = |at: At<'c, 'a>, k0: Value<'c, 'a>, step: i64, carried: &[Value<'c, 'a>]| -> Vec<Value<'c, 'a>> {
             let math = InIr { b: &b, at };
             let vector = |values: &[Value<'c, 'a>]| {
                 b.value(
@@ -569,9 +642,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                 .map(|tm| match a_registers {
                     Some((array, operand)) => vector(
                         &(0..4)
-                            .map(|e| {
-                                self.slot_value(&b, at, array, operand, plan.a_slot(tm, step, e))
-                            })
+                            .map(|e| self.slot_value(&b, at, array, operand, plan.a_slot(tm, step, e)))
                             .collect::<Vec<_>>(),
                     ),
                     None => read(Operand::A, a_tile, a_storage, &a_vectors, tm),
@@ -584,22 +655,16 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         };
         // Two K steps from `k0` (paired): each lane's eight elements of K of each operand, the
         // first four for the first step's mfma, the others for the second's.
-        let k_pair = |at: At<'c, 'a>,
-                      k0: Value<'c, 'a>,
-                      carried: &[Value<'c, 'a>]|
-         -> Vec<Value<'c, 'a>> {
+        let k_pair = |at: At<'c, 'a>, k0: Value<'c, 'a>, carried: &[Value<'c, 'a>]| -> Vec<Value<'c, 'a>> {
             let math = InIr { b: &b, at };
-            let read = |operand: Operand,
-                        source: &Option<VectorSource<'c, 'a>>,
-                        storage: Storage,
-                        t: i64|
-             -> Value<'c, 'a> {
-                let (mn, k) = paired_element(&math, &plan, &lane, operand, t, k0, 0, 0);
-                source
-                    .as_ref()
-                    .expect("paired operands are read as vectors")
-                    .read(&b, at, storage, mn, k, pair_type, 8)
-            };
+            let read =
+                |operand: Operand, source: &Option<VectorSource<'c, 'a>>, storage: Storage, t: i64| -> Value<'c, 'a> {
+                    let (mn, k) = paired_element(&math, &plan, &lane, operand, t, k0, 0, 0);
+                    source
+                        .as_ref()
+                        .expect("paired operands are read as vectors")
+                        .read(&b, at, storage, mn, k, pair_type, 8)
+                };
             let a_pairs: Vec<Value> = (0..tiles_m)
                 .map(|tm| read(Operand::A, &a_vectors, a_storage, tm))
                 .collect();
@@ -614,8 +679,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                         .add_attributes(&[
                             (
                                 Identifier::new(self.context, "offsets"),
-                                Attribute::parse(self.context, &format!("[{}]", 4 * which))
-                                    .expect("offsets"),
+                                Attribute::parse(self.context, &format!("[{}]", 4 * which)).expect("offsets"),
                             ),
                             (
                                 Identifier::new(self.context, "sizes"),
@@ -666,16 +730,19 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                     .build()
                     .expect("scf.for"),
             );
-            let body = for_op.region(0).ok().and_then(|region| region.first_block()).expect("loop body");
+            let body = for_op
+                .region(0)
+                .ok()
+                .and_then(|region| region.first_block())
+                .expect("loop body");
             let placeholder = body.append_operation(melior::dialect::scf::r#yield(&[], b.location));
-            let inner = At { block: body, before: placeholder };
+            let inner = At {
+                block: body,
+                before: placeholder,
+            };
             let k0: Value = body.argument(0).expect("induction variable").into();
             let carried: Vec<Value> = (0..tiles.len())
-                .map(|position| {
-                    body.argument(position + 1)
-                        .expect("carried accumulator")
-                        .into()
-                })
+                .map(|position| body.argument(position + 1).expect("carried accumulator").into())
                 .collect();
             let updated = if paired {
                 k_pair(inner, k0, &carried)
@@ -684,13 +751,21 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             };
             b.insert(inner, melior::dialect::scf::r#yield(&updated, b.location));
             erase(self.context, placeholder);
-            (0..tiles.len()).map(|position| for_op.result(position).expect("loop result").into()).collect()
+            (0..tiles.len())
+                .map(|position| for_op.result(position).expect("loop result").into())
+                .collect()
         };
         // The results back to the fragment's slots (one vector store where they are consecutive).
         for (&result, &(tm, tn)) in results.iter().zip(&tiles) {
             if let (Some(first), Some(numbered)) = (first_register(tm, tn), numbered) {
                 let index = b.index(at, first);
-                b.insert(at, OperationBuilder::new("vector.store", b.location).add_operands(&[result, numbered, index]).build().expect("vector.store"));
+                b.insert(
+                    at,
+                    OperationBuilder::new("vector.store", b.location)
+                        .add_operands(&[result, numbered, index])
+                        .build()
+                        .expect("vector.store"),
+                );
                 continue;
             }
             for v in 0..plan.accumulators() {
@@ -698,7 +773,10 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                     at,
                     OperationBuilder::new("vector.extract", b.location)
                         .add_operands(&[result])
-                        .add_attributes(&[(Identifier::new(self.context, "static_position"), Attribute::parse(self.context, &format!("array<i64: {v}>")).expect("position"))])
+                        .add_attributes(&[(
+                            Identifier::new(self.context, "static_position"),
+                            Attribute::parse(self.context, &format!("array<i64: {v}>")).expect("position"),
+                        )])
                         .add_results(&[f32_type])
                         .build()
                         .expect("vector.extract"),
@@ -748,7 +826,11 @@ mod tests {
             let l = l as i64;
             for (v, register) in registers.iter_mut().enumerate() {
                 let v = v as i64;
-                let (i, j) = if size == 32 { (8 * (v / 4) + 4 * (l / 32) + v % 4, l % 32) } else { (4 * (l / 16) + v, l % 16) };
+                let (i, j) = if size == 32 {
+                    (8 * (v / 4) + 4 * (l / 32) + v % 4, l % 32)
+                } else {
+                    (4 * (l / 16) + v, l % 16)
+                };
                 *register += (0..depth).map(|k| a_at(i, k) * b_at(k, j)).sum::<i64>();
             }
         }
@@ -759,7 +841,10 @@ mod tests {
 
     impl Random {
         fn next(&mut self) -> i64 {
-            self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            self.0 = self
+                .0
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             ((self.0 >> 33) % 7) as i64 - 3
         }
     }
@@ -767,13 +852,48 @@ mod tests {
     /// Runs the rule's reads and slot mapping on every lane of every wave, the instruction as
     /// documented, and compares the accumulator (read through its layout) with `C + A B`.
     #[allow(clippy::too_many_arguments)]
-    fn simulate_with(m: i64, n: i64, depth: i64, threads: i64, size: i64, chained: bool, transpose_a: bool, transpose_b: bool, staged_a: bool, register_a: bool) {
-        simulate_paired(m, n, depth, threads, size, chained, transpose_a, transpose_b, staged_a, register_a, false);
+    fn simulate_with(
+        m: i64,
+        n: i64,
+        depth: i64,
+        threads: i64,
+        size: i64,
+        chained: bool,
+        transpose_a: bool,
+        transpose_b: bool,
+        staged_a: bool,
+        register_a: bool,
+    ) {
+        simulate_paired(
+            m,
+            n,
+            depth,
+            threads,
+            size,
+            chained,
+            transpose_a,
+            transpose_b,
+            staged_a,
+            register_a,
+            false,
+        );
     }
 
     /// [`simulate_with`], the K steps read in pairs ([`paired_element`]) where `paired`.
     #[allow(clippy::too_many_arguments)]
-    fn simulate_paired(m: i64, n: i64, depth: i64, threads: i64, size: i64, chained: bool, transpose_a: bool, transpose_b: bool, staged_a: bool, register_a: bool, paired: bool) {
+    fn simulate_paired(
+        m: i64,
+        n: i64,
+        depth: i64,
+        threads: i64,
+        size: i64,
+        chained: bool,
+        transpose_a: bool,
+        transpose_b: bool,
+        staged_a: bool,
+        register_a: bool,
+        paired: bool,
+    ) {
         let waves = if chained {
             (threads / 64, 1)
         } else {
@@ -782,13 +902,20 @@ mod tests {
         let layout = atoms::mfma_accumulator(m, n, waves, size);
         let plan = MfmaGemm::of_layout(&layout).expect("an mfma layout");
         assert_eq!((plan.size, plan.waves), (size, waves));
-        let mut random = Random(m as u64 * 31 + n as u64 * 7 + depth as u64 + u64::from(transpose_a) * 2 + u64::from(transpose_b));
+        let mut random =
+            Random(m as u64 * 31 + n as u64 * 7 + depth as u64 + u64::from(transpose_a) * 2 + u64::from(transpose_b));
         let a: Vec<Vec<i64>> = (0..m).map(|_| (0..depth).map(|_| random.next()).collect()).collect();
         let bm: Vec<Vec<i64>> = (0..depth).map(|_| (0..n).map(|_| random.next()).collect()).collect();
         let c: Vec<Vec<i64>> = (0..m).map(|_| (0..n).map(|_| random.next()).collect()).collect();
         // The stored operands: A as MxK or KxM (flat row-major when staged), B as KxN or NxK.
-        let a_storage = Storage { k_last: !transpose_a, flat: staged_a.then_some(if transpose_a { m } else { depth }) };
-        let b_storage = Storage { k_last: transpose_b, flat: None };
+        let a_storage = Storage {
+            k_last: !transpose_a,
+            flat: staged_a.then_some(if transpose_a { m } else { depth }),
+        };
+        let b_storage = Storage {
+            k_last: transpose_b,
+            flat: None,
+        };
         let load = |storage: Storage, matrix: &dyn Fn(i64, i64) -> i64, rows: i64, indices: Vec<i64>| -> i64 {
             let (row, column) = match storage.flat {
                 Some(columns) => (indices[0] / columns, indices[0] % columns),
@@ -796,7 +923,11 @@ mod tests {
             };
             assert!(row < rows, "row {row} outside {rows}");
             // `matrix` takes (mn, k): undo the storage's orientation.
-            if storage.k_last { matrix(row, column) } else { matrix(column, row) }
+            if storage.k_last {
+                matrix(row, column)
+            } else {
+                matrix(column, row)
+            }
         };
         let a_of = |mn: i64, k: i64| a[mn as usize][k as usize];
         // A in registers: each thread's slots of the A-operand layout.
@@ -804,17 +935,23 @@ mod tests {
         let mut a_registers = vec![vec![0i64; a_layout.slots() as usize]; threads as usize];
         for element in a_layout.elements() {
             for thread in a_layout.owner_set(&element) {
-                a_registers[thread as usize][a_layout.slot_of(&element) as usize] = a[element[0] as usize][element[1] as usize];
+                a_registers[thread as usize][a_layout.slot_of(&element) as usize] =
+                    a[element[0] as usize][element[1] as usize];
             }
         }
-        let plan = MfmaGemm { depth, register_a: register_a && !transpose_a, ..plan };
+        let plan = MfmaGemm {
+            depth,
+            register_a: register_a && !transpose_a,
+            ..plan
+        };
         let b_of = |mn: i64, k: i64| bm[k as usize][mn as usize];
         let (a_rows, b_rows) = (if transpose_a { depth } else { m }, if transpose_b { n } else { depth });
         // Registers: thread -> slot -> value, filled from C through the layout.
         let mut registers = vec![vec![0i64; layout.slots() as usize]; threads as usize];
         for element in layout.elements() {
             for thread in layout.owner_set(&element) {
-                registers[thread as usize][layout.slot_of(&element) as usize] = c[element[0] as usize][element[1] as usize];
+                registers[thread as usize][layout.slot_of(&element) as usize] =
+                    c[element[0] as usize][element[1] as usize];
             }
         }
         let (tiles_m, tiles_n) = plan.tiles();
@@ -823,21 +960,35 @@ mod tests {
             for tm in 0..tiles_m {
                 for tn in 0..tiles_n {
                     let mut d: Vec<Vec<i64>> = (0..64)
-                        .map(|l| (0..plan.accumulators()).map(|v| registers[(wave * 64 + l) as usize][plan.slot(tm, tn, v) as usize]).collect())
+                        .map(|l| {
+                            (0..plan.accumulators())
+                                .map(|v| registers[(wave * 64 + l) as usize][plan.slot(tm, tn, v) as usize])
+                                .collect()
+                        })
                         .collect();
                     let steps: Vec<(i64, Option<i64>)> = if paired {
-                        (0..depth).step_by(2 * plan.k as usize).flat_map(|step| [(step, Some(0)), (step, Some(1))]).collect()
+                        (0..depth)
+                            .step_by(2 * plan.k as usize)
+                            .flat_map(|step| [(step, Some(0)), (step, Some(1))])
+                            .collect()
                     } else {
                         (0..depth).step_by(plan.k as usize).map(|step| (step, None)).collect()
                     };
                     for (step, half) in steps {
-                        let operand = |which: Operand, t: i64, storage: Storage, matrix: &dyn Fn(i64, i64) -> i64, rows: i64| -> Vec<[i64; 4]> {
+                        let operand = |which: Operand,
+                                       t: i64,
+                                       storage: Storage,
+                                       matrix: &dyn Fn(i64, i64) -> i64,
+                                       rows: i64|
+                         -> Vec<[i64; 4]> {
                             lanes
                                 .iter()
                                 .map(|lane| {
                                     std::array::from_fn(|e| {
                                         let (mn, k) = match half {
-                                            Some(half) => paired_element(&Integers, &plan, lane, which, t, step, half, e as i64),
+                                            Some(half) => {
+                                                paired_element(&Integers, &plan, lane, which, t, step, half, e as i64)
+                                            }
                                             None => operand_element(&Integers, &plan, lane, which, t, step, e as i64),
                                         };
                                         load(storage, matrix, rows, stored_at(&Integers, storage, mn, k))
@@ -846,7 +997,14 @@ mod tests {
                                 .collect()
                         };
                         let a_operand = if plan.register_a {
-                            (0..64).map(|l| std::array::from_fn(|e| a_registers[(wave * 64 + l) as usize][plan.a_slot(tm, step / plan.k, e as i64) as usize])).collect()
+                            (0..64)
+                                .map(|l| {
+                                    std::array::from_fn(|e| {
+                                        a_registers[(wave * 64 + l) as usize]
+                                            [plan.a_slot(tm, step / plan.k, e as i64) as usize]
+                                    })
+                                })
+                                .collect()
                         } else {
                             operand(Operand::A, tm, a_storage, &a_of, a_rows)
                         };
@@ -855,7 +1013,8 @@ mod tests {
                     }
                     for l in 0..64 {
                         for v in 0..plan.accumulators() {
-                            registers[(wave * 64 + l) as usize][plan.slot(tm, tn, v) as usize] = d[l as usize][v as usize];
+                            registers[(wave * 64 + l) as usize][plan.slot(tm, tn, v) as usize] =
+                                d[l as usize][v as usize];
                         }
                     }
                 }
@@ -874,8 +1033,29 @@ mod tests {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn simulate(m: i64, n: i64, depth: i64, threads: i64, size: i64, chained: bool, transpose_a: bool, transpose_b: bool, staged_a: bool) {
-        simulate_with(m, n, depth, threads, size, chained, transpose_a, transpose_b, staged_a, false);
+    fn simulate(
+        m: i64,
+        n: i64,
+        depth: i64,
+        threads: i64,
+        size: i64,
+        chained: bool,
+        transpose_a: bool,
+        transpose_b: bool,
+        staged_a: bool,
+    ) {
+        simulate_with(
+            m,
+            n,
+            depth,
+            threads,
+            size,
+            chained,
+            transpose_a,
+            transpose_b,
+            staged_a,
+            false,
+        );
     }
 
     #[test]
@@ -891,7 +1071,13 @@ mod tests {
 
     #[test]
     fn the_rule_computes_the_product_on_32x32x8() {
-        for (transpose_a, transpose_b, staged_a) in [(false, false, false), (false, true, false), (true, false, false), (false, false, true), (true, true, true)] {
+        for (transpose_a, transpose_b, staged_a) in [
+            (false, false, false),
+            (false, true, false),
+            (true, false, false),
+            (false, false, true),
+            (true, true, true),
+        ] {
             // Attention's scores and output (chained: waves split M), a GEMM's 2x2 waves.
             simulate(64, 64, 64, 128, 32, true, transpose_a, transpose_b, staged_a);
             simulate(128, 64, 16, 256, 32, false, transpose_a, transpose_b, staged_a);
@@ -906,11 +1092,65 @@ mod tests {
     fn pairs_of_k_steps_compute_the_product() {
         // Each lane's 8 consecutive elements of K feed two steps: on both instructions, A and B in
         // every orientation, staged A, 2x2 and chained wave splits.
-        for (transpose_a, transpose_b, staged_a) in [(false, false, false), (false, true, false), (true, false, false), (false, false, true), (true, true, true)] {
-            simulate_paired(64, 64, 64, 128, 32, true, transpose_a, transpose_b, staged_a, false, true);
-            simulate_paired(128, 128, 32, 128, 32, false, transpose_a, transpose_b, staged_a, false, true);
-            simulate_paired(64, 48, 32, 256, 16, false, transpose_a, transpose_b, staged_a, false, true);
-            simulate_paired(64, 16, 64, 64, 16, true, transpose_a, transpose_b, staged_a, false, true);
+        for (transpose_a, transpose_b, staged_a) in [
+            (false, false, false),
+            (false, true, false),
+            (true, false, false),
+            (false, false, true),
+            (true, true, true),
+        ] {
+            simulate_paired(
+                64,
+                64,
+                64,
+                128,
+                32,
+                true,
+                transpose_a,
+                transpose_b,
+                staged_a,
+                false,
+                true,
+            );
+            simulate_paired(
+                128,
+                128,
+                32,
+                128,
+                32,
+                false,
+                transpose_a,
+                transpose_b,
+                staged_a,
+                false,
+                true,
+            );
+            simulate_paired(
+                64,
+                48,
+                32,
+                256,
+                16,
+                false,
+                transpose_a,
+                transpose_b,
+                staged_a,
+                false,
+                true,
+            );
+            simulate_paired(
+                64,
+                16,
+                64,
+                64,
+                16,
+                true,
+                transpose_a,
+                transpose_b,
+                staged_a,
+                false,
+                true,
+            );
         }
     }
 
@@ -918,7 +1158,15 @@ mod tests {
     fn a_pair_covers_each_element_of_k_once() {
         // Lane groups and the pair's two steps: every k of the 2 x k of a pair exactly once.
         for (size, k) in [(32, 8), (16, 16)] {
-            let plan = MfmaGemm { size, k, waves: (1, 1), shape: (size, size), depth: 2 * k, register_a: false, vector_accumulators: false };
+            let plan = MfmaGemm {
+                size,
+                k,
+                waves: (1, 1),
+                shape: (size, size),
+                depth: 2 * k,
+                register_a: false,
+                vector_accumulators: false,
+            };
             let mut seen = vec![0; 2 * k as usize];
             for l in (0..64).step_by(size as usize) {
                 let lane = lane(&Integers, &plan, l);
@@ -934,7 +1182,12 @@ mod tests {
 
     #[test]
     fn the_rule_computes_the_product_on_16x16x16() {
-        for (transpose_a, transpose_b, staged_a) in [(false, false, false), (false, true, false), (true, false, true), (false, false, true)] {
+        for (transpose_a, transpose_b, staged_a) in [
+            (false, false, false),
+            (false, true, false),
+            (true, false, true),
+            (false, false, true),
+        ] {
             simulate(64, 48, 32, 256, 16, false, transpose_a, transpose_b, staged_a);
             simulate(64, 16, 16, 64, 16, true, transpose_a, transpose_b, staged_a);
             simulate(64, 64, 32, 64, 16, false, transpose_a, transpose_b, staged_a);
@@ -944,14 +1197,44 @@ mod tests {
     #[test]
     fn lanes_read_the_old_templates_operand_places() {
         // The GEMM template's reads: lane l takes row l % size of its tile at K 4 (l / size).
-        let plan = MfmaGemm { size: 32, k: 8, waves: (2, 2), shape: (128, 128), depth: 64, register_a: false, vector_accumulators: false };
+        let plan = MfmaGemm {
+            size: 32,
+            k: 8,
+            waves: (2, 2),
+            shape: (128, 128),
+            depth: 64,
+            register_a: false,
+            vector_accumulators: false,
+        };
         let lane = lane(&Integers, &plan, 64 * 3 + 37);
         let (mn, k) = operand_element(&Integers, &plan, &lane, Operand::A, 1, 16, 2);
         assert_eq!((mn, k), (64 + 32 + 5, 16 + 4 + 2));
         let (mn, k) = operand_element(&Integers, &plan, &lane, Operand::B, 0, 8, 0);
         assert_eq!((mn, k), (64 + 5, 8 + 4));
-        assert_eq!(stored_at(&Integers, Storage { k_last: false, flat: None }, mn, k), vec![k, mn]);
-        assert_eq!(stored_at(&Integers, Storage { k_last: true, flat: Some(64) }, mn, k), vec![mn * 64 + k]);
+        assert_eq!(
+            stored_at(
+                &Integers,
+                Storage {
+                    k_last: false,
+                    flat: None
+                },
+                mn,
+                k
+            ),
+            vec![k, mn]
+        );
+        assert_eq!(
+            stored_at(
+                &Integers,
+                Storage {
+                    k_last: true,
+                    flat: Some(64)
+                },
+                mn,
+                k
+            ),
+            vec![mn * 64 + k]
+        );
     }
 
     #[test]
@@ -962,7 +1245,14 @@ mod tests {
         assert_eq!((plan.waves, plan.k, plan.accumulators()), ((2, 2), 16, 4));
         let blocked = atoms::blocked(&[64, 64], 128);
         assert!(MfmaGemm::of_layout(&blocked).is_err());
-        let renamed = tile_dialect::layout::FragmentLayout { origin: "mfma.32x32".into(), ..blocked };
-        assert!(MfmaGemm::of_layout(&renamed).unwrap_err().contains("not the mfma.32x32 layout"));
+        let renamed = tile_dialect::layout::FragmentLayout {
+            origin: "mfma.32x32".into(),
+            ..blocked
+        };
+        assert!(
+            MfmaGemm::of_layout(&renamed)
+                .unwrap_err()
+                .contains("not the mfma.32x32 layout")
+        );
     }
 }

@@ -95,9 +95,14 @@ impl MmaGemm {
     pub fn of_layout(layout: &tile_dialect::layout::FragmentLayout) -> Result<MmaGemm, String> {
         let origin = &layout.origin;
         if origin != crate::layout::atoms::MMA_ACCUMULATOR {
-            return Err(format!("has an accumulator layout '{origin}' that names no mma.sync shape of sm_90a ({})", crate::layout::atoms::MMA_ACCUMULATOR));
+            return Err(format!(
+                "has an accumulator layout '{origin}' that names no mma.sync shape of sm_90a ({})",
+                crate::layout::atoms::MMA_ACCUMULATOR
+            ));
         }
-        let [m, n] = layout.shape[..] else { return Err(format!("has a {}-D accumulator", layout.shape.len())) };
+        let [m, n] = layout.shape[..] else {
+            return Err(format!("has a {}-D accumulator", layout.shape.len()));
+        };
         let warps = layout.threads / 32;
         let wanted = crate::layout::Layout::Fragment(layout.clone());
         (1..=warps)
@@ -112,8 +117,15 @@ impl MmaGemm {
 
 /// Which gemms of a kernel that are not on wgmma run on `mma.sync` (by op), and the gemms whose
 /// accumulator has the mma layout that the rule cannot take, with the reason.
-pub fn mma_plan<'c, 'a>(ops: &[OperationRef<'c, 'a>], layouts: &Layouts) -> (HashMap<usize, MmaGemm>, Vec<(OperationRef<'c, 'a>, String)>) {
-    let gemms: Vec<OperationRef> = ops.iter().copied().filter(|op| op_name(op) == "tile.gemm" && !layouts.wgmma.contains(&key(op))).collect();
+pub fn mma_plan<'c, 'a>(
+    ops: &[OperationRef<'c, 'a>],
+    layouts: &Layouts,
+) -> (HashMap<usize, MmaGemm>, Vec<(OperationRef<'c, 'a>, String)>) {
+    let gemms: Vec<OperationRef> = ops
+        .iter()
+        .copied()
+        .filter(|op| op_name(op) == "tile.gemm" && !layouts.wgmma.contains(&key(op)))
+        .collect();
     // A gemm with neither layout already has wgmma's warning.
     plan_gemms(
         &gemms,
@@ -124,17 +136,30 @@ pub fn mma_plan<'c, 'a>(ops: &[OperationRef<'c, 'a>], layouts: &Layouts) -> (Has
     )
 }
 
-fn check_gemm(gemm: &OperationRef, a: Value, b: Value, c: Value, accumulator: &Placed, layouts: &Layouts) -> Result<MmaGemm, String> {
+fn check_gemm(
+    gemm: &OperationRef,
+    a: Value,
+    b: Value,
+    c: Value,
+    accumulator: &Placed,
+    layouts: &Layouts,
+) -> Result<MmaGemm, String> {
     let plan = MmaGemm::of_layout(&accumulator.layout)?;
     let (input, depth) = if crate::support::i8_product(a, b, c) {
-        (MmaInput::S8, matrix_gemm_depth_of(gemm, [a, b, c], "mma.sync.m16n8k32", "sm_90a", 32, true)?)
+        (
+            MmaInput::S8,
+            matrix_gemm_depth_of(gemm, [a, b, c], "mma.sync.m16n8k32", "sm_90a", 32, true)?,
+        )
     } else {
         let depth = matrix_gemm_depth(gemm, [a, b, c], "mma.sync.m16n8k16", "sm_90a", 16)?;
         let bf16 = crate::support::element_of(a) == Some(tile_dialect::element::Element::BF16);
         (if bf16 { MmaInput::BF16 } else { MmaInput::F16 }, depth)
     };
     // A shared tile kept as wgmma core matrices is no row-major tile.
-    let core = |tile: Value| crate::pipeline::rings::tile_allocation(tile).is_some_and(|allocation| layouts.core_tiles.contains_key(&key(&allocation)));
+    let core = |tile: Value| {
+        crate::pipeline::rings::tile_allocation(tile)
+            .is_some_and(|allocation| layouts.core_tiles.contains_key(&key(&allocation)))
+    };
     if core(a) || core(b) {
         return Err("reads a shared tile that wgmma gemms read as core matrices".into());
     }
@@ -147,7 +172,12 @@ fn check_gemm(gemm: &OperationRef, a: Value, b: Value, c: Value, accumulator: &P
             let wanted = crate::layout::atoms::mma_a_operand(plan.shape.0, depth, plan.warps.0);
             crate::layout::Layout::Fragment(operand.layout.clone()).agrees(&crate::layout::Layout::Fragment(wanted))
         });
-    Ok(MmaGemm { depth, register_a, input, ..plan })
+    Ok(MmaGemm {
+        depth,
+        register_a,
+        input,
+        ..plan
+    })
 }
 
 /// Whether the mma gemm `gemm` reads its fragment A operand from registers (it needs no scratch).
@@ -159,7 +189,10 @@ pub(in crate::registers) fn register_a(gemm: &OperationRef, layouts: &Layouts) -
 /// `r`, element `e` at K step `step` (row, k within the warp tile), and the B element (k, column).
 pub(crate) fn a_element(input: MmaInput, lane: i64, tm: i64, step: i64, r: i64, e: i64) -> (i64, i64) {
     let (per, depth) = (input.per_register(), input.depth());
-    (16 * tm + lane / 4 + 8 * (r % 2), depth * step + per * (lane % 4) + depth / 2 * (r / 2) + e)
+    (
+        16 * tm + lane / 4 + 8 * (r % 2),
+        depth * step + per * (lane % 4) + depth / 2 * (r / 2) + e,
+    )
 }
 
 pub(crate) fn b_element(input: MmaInput, lane: i64, tn: i64, step: i64, r: i64, e: i64) -> (i64, i64) {
@@ -198,13 +231,46 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let results = crate::attributes::struct_of(self.context, accumulator_type, 4);
         // This lane's place: its warp tile's first row and column, and its row and the K offset of its register elements (E t).
         let (rows, columns) = plan.warp_tile();
-        let (lane, warp) = (b.op(at, "arith.remui", &[self.tid, b.index(at, 32)]), b.op(at, "arith.divui", &[self.tid, b.index(at, 32)]));
+        let (lane, warp) = (
+            b.op(at, "arith.remui", &[self.tid, b.index(at, 32)]),
+            b.op(at, "arith.divui", &[self.tid, b.index(at, 32)]),
+        );
         let group = b.op(at, "arith.divui", &[lane, b.index(at, 4)]);
-        let lane_k = b.op(at, "arith.muli", &[b.op(at, "arith.remui", &[lane, b.index(at, 4)]), b.index(at, per_register)]);
-        let row0 = b.op(at, "arith.muli", &[b.op(at, "arith.divui", &[warp, b.index(at, plan.warps.1)]), b.index(at, rows)]);
-        let column0 = b.op(at, "arith.muli", &[b.op(at, "arith.remui", &[warp, b.index(at, plan.warps.1)]), b.index(at, columns)]);
-        let (a_row, b_column) = (b.op(at, "arith.addi", &[row0, group]), b.op(at, "arith.addi", &[column0, group]));
-        let plus = |value: Value<'c, 'a>, constant: i64| if constant == 0 { value } else { b.op(at, "arith.addi", &[value, b.index(at, constant)]) };
+        let lane_k = b.op(
+            at,
+            "arith.muli",
+            &[
+                b.op(at, "arith.remui", &[lane, b.index(at, 4)]),
+                b.index(at, per_register),
+            ],
+        );
+        let row0 = b.op(
+            at,
+            "arith.muli",
+            &[
+                b.op(at, "arith.divui", &[warp, b.index(at, plan.warps.1)]),
+                b.index(at, rows),
+            ],
+        );
+        let column0 = b.op(
+            at,
+            "arith.muli",
+            &[
+                b.op(at, "arith.remui", &[warp, b.index(at, plan.warps.1)]),
+                b.index(at, columns),
+            ],
+        );
+        let (a_row, b_column) = (
+            b.op(at, "arith.addi", &[row0, group]),
+            b.op(at, "arith.addi", &[column0, group]),
+        );
+        let plus = |value: Value<'c, 'a>, constant: i64| {
+            if constant == 0 {
+                value
+            } else {
+                b.op(at, "arith.addi", &[value, b.index(at, constant)])
+            }
+        };
         // Element (row, k) of A and (k, column) of B as stored.
         let load_a = |row: Value<'c, 'a>, k: Value<'c, 'a>| {
             let (first, second) = if transpose_a { (k, row) } else { (row, k) };
@@ -215,37 +281,72 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                 b.load(at, a_tile, &[first, second])
             }
         };
-        let load_b = |k: Value<'c, 'a>, column: Value<'c, 'a>| b.load(at, bb, &if transpose_b { [column, k] } else { [k, column] });
+        let load_b = |k: Value<'c, 'a>, column: Value<'c, 'a>| {
+            b.load(at, bb, &if transpose_b { [column, k] } else { [k, column] })
+        };
         // A register's elements as one 32-bit operand (bf16 pairs and i8 quads as i32, as the
         // instruction's bf16 and s8 forms take them).
         let register = |elements: &[Value<'c, 'a>]| {
-            let packed = b.value(at, OperationBuilder::new("vector.from_elements", b.location).add_operands(elements).add_results(&[packed_type]).build().expect("vector.from_elements"));
+            let packed = b.value(
+                at,
+                OperationBuilder::new("vector.from_elements", b.location)
+                    .add_operands(elements)
+                    .add_results(&[packed_type])
+                    .build()
+                    .expect("vector.from_elements"),
+            );
             if plan.input != MmaInput::F16 {
-                b.value(at, OperationBuilder::new("llvm.bitcast", b.location).add_operands(&[packed]).add_results(&[i32_type]).build().expect("llvm.bitcast"))
+                b.value(
+                    at,
+                    OperationBuilder::new("llvm.bitcast", b.location)
+                        .add_operands(&[packed])
+                        .add_results(&[i32_type])
+                        .build()
+                        .expect("llvm.bitcast"),
+                )
             } else {
                 packed
             }
         };
         let accumulator = placed(self.layouts, c).expect("checked");
         let array = self.private(c);
-        let operand_a = plan.register_a.then(|| (self.private(a), placed(self.layouts, a).expect("checked")));
+        let operand_a = plan
+            .register_a
+            .then(|| (self.private(a), placed(self.layouts, a).expect("checked")));
         let (tiles_m, tiles_n) = plan.tiles();
-        let tiles: Vec<(i64, i64)> = (0..tiles_m).flat_map(|tm| (0..tiles_n).map(move |tn| (tm, tn))).collect();
+        let tiles: Vec<(i64, i64)> = (0..tiles_m)
+            .flat_map(|tm| (0..tiles_n).map(move |tn| (tm, tn)))
+            .collect();
         let mut carried: Vec<Vec<Value>> = tiles
             .iter()
-            .map(|&(tm, tn)| (0..4).map(|v| self.slot_value(&b, at, array, accumulator, plan.slot(tm, tn, v))).collect())
+            .map(|&(tm, tn)| {
+                (0..4)
+                    .map(|v| self.slot_value(&b, at, array, accumulator, plan.slot(tm, tn, v)))
+                    .collect()
+            })
             .collect();
         // The instruction's attributes, made once: NVVM's have no builders in melior, so they are
         // read from their syntax.
-        let attribute = |name: &str, text: &str| (Identifier::new(self.context, name), Attribute::parse(self.context, text).expect("mma attribute"));
+        let attribute = |name: &str, text: &str| {
+            (
+                Identifier::new(self.context, name),
+                Attribute::parse(self.context, text).expect("mma attribute"),
+            )
+        };
         let ptx_type = format!("#nvvm.mma_type<{}>", plan.input.ptx());
         let mut mma_attributes = vec![
             attribute("layoutA", "#nvvm.mma_layout<row>"),
             attribute("layoutB", "#nvvm.mma_layout<col>"),
             attribute("multiplicandAPtxType", &ptx_type),
             attribute("multiplicandBPtxType", &ptx_type),
-            (Identifier::new(self.context, "operandSegmentSizes"), crate::attributes::i32_array(self.context, &[4, 2, 4])),
-            attribute("shape", &format!("#nvvm.shape<m = 16, n = 8, k = {}>", plan.input.depth())),
+            (
+                Identifier::new(self.context, "operandSegmentSizes"),
+                crate::attributes::i32_array(self.context, &[4, 2, 4]),
+            ),
+            attribute(
+                "shape",
+                &format!("#nvvm.shape<m = 16, n = 8, k = {}>", plan.input.depth()),
+            ),
         ];
         if plan.input == MmaInput::S8 {
             // i32 sums wrap, as the dialect's integer arithmetic (and the interpreter) does.
@@ -262,7 +363,9 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                             let values: Vec<Value> = elements
                                 .iter()
                                 .map(|&e| match operand_a {
-                                    Some((array, operand)) => self.slot_value(&b, at, array, operand, plan.a_slot(tm, step, r, e)),
+                                    Some((array, operand)) => {
+                                        self.slot_value(&b, at, array, operand, plan.a_slot(tm, step, r, e))
+                                    }
                                     None => {
                                         let (row, k) = a_element(plan.input, 0, tm, step, r, e);
                                         load_a(plus(a_row, row), plus(lane_k, k))
@@ -293,7 +396,12 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             for tm in 0..tiles_m {
                 for tn in 0..tiles_n {
                     let tile = (tm * tiles_n + tn) as usize;
-                    let operands: Vec<Value> = [&a_registers[tm as usize][..], &b_registers[tn as usize][..], &carried[tile][..]].concat();
+                    let operands: Vec<Value> = [
+                        &a_registers[tm as usize][..],
+                        &b_registers[tn as usize][..],
+                        &carried[tile][..],
+                    ]
+                    .concat();
                     let product = b.value(
                         at,
                         OperationBuilder::new("nvvm.mma.sync", b.location)
@@ -364,24 +472,35 @@ mod tests {
     fn simulate_input(input: MmaInput, m: i64, n: i64, depth: i64, threads: i64, chained: bool, register_a: bool) {
         let warps = crate::nvgpu::chip::mma_warp_split(threads, m, n, chained).expect("a split");
         let layout = atoms::mma_accumulator(m, n, warps);
-        let plan = MmaGemm { depth, register_a, input, ..MmaGemm::of_layout(&layout).expect("an mma layout") };
+        let plan = MmaGemm {
+            depth,
+            register_a,
+            input,
+            ..MmaGemm::of_layout(&layout).expect("an mma layout")
+        };
         let per = input.per_register() as usize;
         assert_eq!(plan.warps, warps);
         let value = |seed: i64| (seed * 7919 + 13) % 11 - 5;
-        let a: Vec<Vec<i64>> = (0..m).map(|i| (0..depth).map(|k| value(i * 131 + k)).collect()).collect();
-        let bm: Vec<Vec<i64>> = (0..depth).map(|k| (0..n).map(|j| value(k * 37 + j * 3 + 1)).collect()).collect();
+        let a: Vec<Vec<i64>> = (0..m)
+            .map(|i| (0..depth).map(|k| value(i * 131 + k)).collect())
+            .collect();
+        let bm: Vec<Vec<i64>> = (0..depth)
+            .map(|k| (0..n).map(|j| value(k * 37 + j * 3 + 1)).collect())
+            .collect();
         let c: Vec<Vec<i64>> = (0..m).map(|i| (0..n).map(|j| value(i + j * 5 + 2)).collect()).collect();
         let mut registers = vec![vec![0i64; layout.slots() as usize]; threads as usize];
         for element in layout.elements() {
             for thread in layout.owner_set(&element) {
-                registers[thread as usize][layout.slot_of(&element) as usize] = c[element[0] as usize][element[1] as usize];
+                registers[thread as usize][layout.slot_of(&element) as usize] =
+                    c[element[0] as usize][element[1] as usize];
             }
         }
         let a_layout = atoms::mma_a_operand(m, depth, warps.0);
         let mut a_registers = vec![vec![0i64; a_layout.slots() as usize]; threads as usize];
         for element in a_layout.elements() {
             for thread in a_layout.owner_set(&element) {
-                a_registers[thread as usize][a_layout.slot_of(&element) as usize] = a[element[0] as usize][element[1] as usize];
+                a_registers[thread as usize][a_layout.slot_of(&element) as usize] =
+                    a[element[0] as usize][element[1] as usize];
             }
         }
         let (rows, columns) = plan.warp_tile();
@@ -390,7 +509,13 @@ mod tests {
             let (row0, column0) = ((warp / warps.1) * rows, (warp % warps.1) * columns);
             for tm in 0..tiles_m {
                 for tn in 0..tiles_n {
-                    let mut d: Vec<[i64; 4]> = (0..32).map(|l| std::array::from_fn(|v| registers[(warp * 32 + l) as usize][plan.slot(tm, tn, v as i64) as usize])).collect();
+                    let mut d: Vec<[i64; 4]> = (0..32)
+                        .map(|l| {
+                            std::array::from_fn(|v| {
+                                registers[(warp * 32 + l) as usize][plan.slot(tm, tn, v as i64) as usize]
+                            })
+                        })
+                        .collect();
                     for step in 0..depth / input.depth() {
                         let a_operand: Vec<Vec<Vec<i64>>> = (0..32)
                             .map(|l| {
@@ -399,7 +524,8 @@ mod tests {
                                         (0..per as i64)
                                             .map(|e| {
                                                 if register_a {
-                                                    a_registers[(warp * 32 + l) as usize][plan.a_slot(tm, step, r, e) as usize]
+                                                    a_registers[(warp * 32 + l) as usize]
+                                                        [plan.a_slot(tm, step, r, e) as usize]
                                                 } else {
                                                     let (row, k) = a_element(input, l, tm, step, r, e);
                                                     a[(row0 + row) as usize][k as usize]
@@ -428,7 +554,8 @@ mod tests {
                     }
                     for l in 0..32 {
                         for v in 0..4 {
-                            registers[(warp * 32 + l) as usize][plan.slot(tm, tn, v) as usize] = d[l as usize][v as usize];
+                            registers[(warp * 32 + l) as usize][plan.slot(tm, tn, v) as usize] =
+                                d[l as usize][v as usize];
                         }
                     }
                 }
@@ -438,7 +565,11 @@ mod tests {
             let (i, j) = (element[0] as usize, element[1] as usize);
             let expected = c[i][j] + (0..depth as usize).map(|k| a[i][k] * bm[k][j]).sum::<i64>();
             let thread = layout.owner_set(&element)[0];
-            assert_eq!(registers[thread as usize][layout.slot_of(&element) as usize], expected, "element ({i}, {j}) of a {m}x{n}x{depth} gemm on {threads} threads, warps {warps:?}");
+            assert_eq!(
+                registers[thread as usize][layout.slot_of(&element) as usize],
+                expected,
+                "element ({i}, {j}) of a {m}x{n}x{depth} gemm on {threads} threads, warps {warps:?}"
+            );
         }
     }
 
@@ -472,7 +603,10 @@ mod tests {
         assert_eq!((plan.warps, plan.tiles()), ((2, 2), (2, 4)));
         let blocked = atoms::blocked(&[32, 32], 64);
         assert!(MmaGemm::of_layout(&blocked).is_err());
-        let renamed = tile_dialect::layout::FragmentLayout { origin: atoms::MMA_ACCUMULATOR.into(), ..blocked };
+        let renamed = tile_dialect::layout::FragmentLayout {
+            origin: atoms::MMA_ACCUMULATOR.into(),
+            ..blocked
+        };
         assert!(MmaGemm::of_layout(&renamed).unwrap_err().contains("not the mma layout"));
     }
 }

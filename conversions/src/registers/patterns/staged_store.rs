@@ -44,9 +44,14 @@ fn slot_rows(from: &Placed, gemm: &MfmaGemm, slot: usize) -> Option<(i64, i64)> 
     let (rows, columns) = gemm.wave_tile();
     let mut range: Option<(i64, i64)> = None;
     for thread in 0..from.distribution.threads {
-        let Some(element) = from.distribution.coordinates(thread, slot) else { continue };
+        let Some(element) = from.distribution.coordinates(thread, slot) else {
+            continue;
+        };
         let wave = thread / 64;
-        let (row, column) = (element[0] - wave / gemm.waves.1 * rows, element[1] - wave % gemm.waves.1 * columns);
+        let (row, column) = (
+            element[0] - wave / gemm.waves.1 * rows,
+            element[1] - wave % gemm.waves.1 * columns,
+        );
         if !(0..rows).contains(&row) || !(0..columns).contains(&column) {
             return None;
         }
@@ -62,7 +67,11 @@ fn slot_rows(from: &Placed, gemm: &MfmaGemm, slot: usize) -> Option<(i64, i64)> 
 fn rounds(from: &Placed, gemm: &MfmaGemm, capacity: i64) -> Option<(i64, Vec<Vec<usize>>)> {
     let (wave_rows, wave_columns) = gemm.wave_tile();
     let waves = gemm.waves.0 * gemm.waves.1;
-    let ranges: Vec<(usize, (i64, i64))> = from.distribution.used_slots().map(|slot| slot_rows(from, gemm, slot).map(|range| (slot, range))).collect::<Option<_>>()?;
+    let ranges: Vec<(usize, (i64, i64))> = from
+        .distribution
+        .used_slots()
+        .map(|slot| slot_rows(from, gemm, slot).map(|range| (slot, range)))
+        .collect::<Option<_>>()?;
     let rows = (1..=wave_rows)
         .rev()
         .filter(|rows| wave_rows % rows == 0 && waves * rows * wave_columns <= capacity)
@@ -85,30 +94,46 @@ fn slot_constant(from: &Placed, slot: usize, first_row: i64, columns: i64) -> i6
 
 /// Whether `value` (or a view of it) is used by `op` or an op nested in it.
 pub(super) fn uses(op: OperationRef, values: &[Value]) -> bool {
-    std::iter::once(op).chain(nested_ops(op)).any(|nested| nested.operands().any(|operand| values.contains(&operand)))
+    std::iter::once(op)
+        .chain(nested_ops(op))
+        .any(|nested| nested.operands().any(|operand| values.contains(&operand)))
 }
 
 impl<'c, 'a> Lowering<'c, 'a, '_> {
     /// How the copy `op` of fragment `src` into global `dst` is staged, or `None` (the copy rule's
     /// slot-by-slot stores): the fragment must be in an mfma accumulator layout, the copy at the
     /// kernel's top level, and some LDS tile unused after it whose elements divide the tensor's.
-    fn staging(&self, op: OperationRef<'c, 'a>, src: Value<'c, 'a>, dst: Value<'c, 'a>, offsets: &[Value<'c, 'a>]) -> Option<Staging<'c, 'a>> {
+    fn staging(
+        &self,
+        op: OperationRef<'c, 'a>,
+        src: Value<'c, 'a>,
+        dst: Value<'c, 'a>,
+        offsets: &[Value<'c, 'a>],
+    ) -> Option<Staging<'c, 'a>> {
         let from = placed(self.layouts, src).ok()?;
         let gemm = MfmaGemm::of_layout(&from.layout).ok()?;
         let ty = element_type(dst);
         let run = 16 / Element::of(ty)?.bytes() as i64;
         let wave_columns = gemm.wave_tile().1;
-        if level(dst) != Some(MemoryLevel::Global) || offsets.len() < 2 || from.layout.replicate != 1 || wave_columns % run != 0 {
+        if level(dst) != Some(MemoryLevel::Global)
+            || offsets.len() < 2
+            || from.layout.replicate != 1
+            || wave_columns % run != 0
+        {
             return None;
         }
         let block = op.block()?;
-        if block.parent_operation().is_none_or(|parent| op_name(&parent) != "tile.kernel") {
+        if block
+            .parent_operation()
+            .is_none_or(|parent| op_name(&parent) != "tile.kernel")
+        {
             return None;
         }
         // The largest LDS tile of the tensor's element type that no op after the copy uses (the
         // tile or a view of it).
         let later: Vec<OperationRef> = std::iter::successors(op.next_in_block(), |next| next.next_in_block()).collect();
-        let all: Vec<OperationRef> = std::iter::successors(block.first_operation(), |next| next.next_in_block()).collect();
+        let all: Vec<OperationRef> =
+            std::iter::successors(block.first_operation(), |next| next.next_in_block()).collect();
         let mut best: Option<(Value, i64, i64)> = None;
         for &candidate in &all {
             if op_name(&candidate) != "tile.alloc_shared" {
@@ -116,14 +141,22 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             }
             let Ok(result) = candidate.result(0) else { continue };
             let tile: Value = result.into();
-            let Some(memref) = tile_dialect::ops::as_memref(tile.r#type()) else { continue };
-            let Some(bytes) = Element::of(memref.element()).map(|element| element.bytes() as i64) else { continue };
+            let Some(memref) = tile_dialect::ops::as_memref(tile.r#type()) else {
+                continue;
+            };
+            let Some(bytes) = Element::of(memref.element()).map(|element| element.bytes() as i64) else {
+                continue;
+            };
             if (16 / run) % bytes != 0 {
                 continue;
             }
             let mut values = vec![tile];
             // Its views (`crate::amdgpu::lds`) sit beside it.
-            values.extend(all.iter().filter(|user| op_name(user) == "memref.reinterpret_cast" && user.operand(0).ok() == Some(tile)).filter_map(|view| view.result(0).ok().map(Value::from)));
+            values.extend(
+                all.iter()
+                    .filter(|user| op_name(user) == "memref.reinterpret_cast" && user.operand(0).ok() == Some(tile))
+                    .filter_map(|view| view.result(0).ok().map(Value::from)),
+            );
             if later.iter().any(|user| uses(*user, &values)) {
                 continue;
             }
@@ -136,13 +169,28 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         }
         let (tile, capacity, ratio) = best?;
         let (rows, rounds) = rounds(from, &gemm, capacity)?;
-        Some(Staging { tile, gemm, rows, rounds, run, ratio })
+        Some(Staging {
+            tile,
+            gemm,
+            rows,
+            rounds,
+            run,
+            ratio,
+        })
     }
 
     /// Copies fragment `src` into the global tensor `dst` (at `offsets`) through LDS (the module
     /// doc); returns false, emitting nothing, where the copy is not staged.
-    pub(super) fn copy_out_staged(&self, op: OperationRef<'c, 'a>, src: Value<'c, 'a>, dst: Value<'c, 'a>, offsets: &[Value<'c, 'a>]) -> bool {
-        let Some(staging) = self.staging(op, src, dst, offsets) else { return false };
+    pub(super) fn copy_out_staged(
+        &self,
+        op: OperationRef<'c, 'a>,
+        src: Value<'c, 'a>,
+        dst: Value<'c, 'a>,
+        offsets: &[Value<'c, 'a>],
+    ) -> bool {
+        let Some(staging) = self.staging(op, src, dst, offsets) else {
+            return false;
+        };
         let b = self.builder(&op);
         let at = At::before(op);
         let from = placed(self.layouts, src).expect("checked");
@@ -161,9 +209,15 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             OperationBuilder::new("memref.reinterpret_cast", b.location)
                 .add_operands(&[staging.tile])
                 .add_attributes(&[
-                    (Identifier::new(self.context, "operandSegmentSizes"), crate::attributes::i32_array(self.context, &[1, 0, 0, 0])),
+                    (
+                        Identifier::new(self.context, "operandSegmentSizes"),
+                        crate::attributes::i32_array(self.context, &[1, 0, 0, 0]),
+                    ),
                     (Identifier::new(self.context, "static_offsets"), array_attribute(&[0])),
-                    (Identifier::new(self.context, "static_sizes"), array_attribute(&[capacity])),
+                    (
+                        Identifier::new(self.context, "static_sizes"),
+                        array_attribute(&[capacity]),
+                    ),
                     (Identifier::new(self.context, "static_strides"), array_attribute(&[1])),
                 ])
                 .add_results(&[flat_type.into()])
@@ -171,13 +225,31 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                 .expect("memref.reinterpret_cast"),
         );
         let lds_type = crate::amdgpu::lds::lds_type(self.context, stored, &[capacity], None);
-        let lds = b.value(at, OperationBuilder::new("memref.memory_space_cast", b.location).add_operands(&[flat]).add_results(&[lds_type]).build().expect("memref.memory_space_cast"));
+        let lds = b.value(
+            at,
+            OperationBuilder::new("memref.memory_space_cast", b.location)
+                .add_operands(&[flat])
+                .add_results(&[lds_type])
+                .build()
+                .expect("memref.memory_space_cast"),
+        );
         // This wave's tile and region, and the lane.
         let c = |value| b.index(at, value);
         let wave = b.op(at, "arith.divui", &[self.tid, c(64)]);
         let lane = b.op(at, "arith.remui", &[self.tid, c(64)]);
-        let row0 = b.op(at, "arith.muli", &[b.op(at, "arith.divui", &[wave, c(staging.gemm.waves.1)]), c(wave_rows)]);
-        let column0 = b.op(at, "arith.muli", &[b.op(at, "arith.remui", &[wave, c(staging.gemm.waves.1)]), c(wave_columns)]);
+        let row0 = b.op(
+            at,
+            "arith.muli",
+            &[b.op(at, "arith.divui", &[wave, c(staging.gemm.waves.1)]), c(wave_rows)],
+        );
+        let column0 = b.op(
+            at,
+            "arith.muli",
+            &[
+                b.op(at, "arith.remui", &[wave, c(staging.gemm.waves.1)]),
+                c(wave_columns),
+            ],
+        );
         let base = b.op(at, "arith.muli", &[wave, c(region)]);
         let offsets_now = self.offsets(&b, at, from);
         // A slot's place in this wave's region, (row - row0 - first_row) * columns + (column -
@@ -189,7 +261,11 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let region_index = {
             let row = b.op(at, "arith.subi", &[offsets_now[0], row0]);
             let column = b.op(at, "arith.subi", &[offsets_now[1], column0]);
-            let index = b.op(at, "arith.addi", &[b.op(at, "arith.muli", &[row, c(wave_columns)]), column]);
+            let index = b.op(
+                at,
+                "arith.addi",
+                &[b.op(at, "arith.muli", &[row, c(wave_columns)]), column],
+            );
             b.op(at, "arith.addi", &[index, base])
         };
         // The tensor's indices of the tile's (row, column) and whether the row is inside it.
@@ -198,7 +274,16 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         // A tensor element's bytes as the tile's elements.
         let ratio = staging.ratio;
         let as_stored = |values: i64| crate::attributes::vector(values * ratio, stored);
-        let bitcast = |at: At<'c, 'a>, value: Value<'c, 'a>, to: Type<'c>| b.value(at, OperationBuilder::new("vector.bitcast", b.location).add_operands(&[value]).add_results(&[to]).build().expect("vector.bitcast"));
+        let bitcast = |at: At<'c, 'a>, value: Value<'c, 'a>, to: Type<'c>| {
+            b.value(
+                at,
+                OperationBuilder::new("vector.bitcast", b.location)
+                    .add_operands(&[value])
+                    .add_results(&[to])
+                    .build()
+                    .expect("vector.bitcast"),
+            )
+        };
         let runs_per_row = wave_columns / staging.run;
         let runs = staging.rows * runs_per_row;
         let trips = (runs + 63) / 64;
@@ -221,11 +306,25 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                     b.store(inner, value, lds, &[index]);
                 } else {
                     let one = crate::attributes::vector(1, ty);
-                    let value = b.value(inner, OperationBuilder::new("vector.from_elements", b.location).add_operands(&[value]).add_results(&[one]).build().expect("vector.from_elements"));
+                    let value = b.value(
+                        inner,
+                        OperationBuilder::new("vector.from_elements", b.location)
+                            .add_operands(&[value])
+                            .add_results(&[one])
+                            .build()
+                            .expect("vector.from_elements"),
+                    );
                     let value = bitcast(inner, value, as_stored(1));
                     let index = b.op(inner, "arith.muli", &[index, b.index(inner, ratio)]);
                     let bytes = crate::attributes::integer(self.context, 64, 16 / staging.run);
-                    b.insert(inner, OperationBuilder::new("vector.store", b.location).add_operands(&[value, lds, index]).add_attributes(&[(Identifier::new(self.context, "alignment"), bytes)]).build().expect("vector.store"));
+                    b.insert(
+                        inner,
+                        OperationBuilder::new("vector.store", b.location)
+                            .add_operands(&[value, lds, index])
+                            .add_attributes(&[(Identifier::new(self.context, "alignment"), bytes)])
+                            .build()
+                            .expect("vector.store"),
+                    );
                 }
             }
             b.barrier(at);
@@ -233,25 +332,59 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             // (q % runs_per_row) * run.
             let (zero, end, one) = (c(0), c(trips), c(1));
             let (body, trip) = b.for_loop(at, zero, end, one);
-            let q = b.op(body, "arith.addi", &[b.op(body, "arith.muli", &[trip, b.index(body, 64)]), lane]);
-            let body = if runs % 64 == 0 { body } else { b.if_then(body, b.compare(body, "ult", q, b.index(body, runs))) };
+            let q = b.op(
+                body,
+                "arith.addi",
+                &[b.op(body, "arith.muli", &[trip, b.index(body, 64)]), lane],
+            );
+            let body = if runs % 64 == 0 {
+                body
+            } else {
+                b.if_then(body, b.compare(body, "ult", q, b.index(body, runs)))
+            };
             let row = b.op(body, "arith.divui", &[q, b.index(body, runs_per_row)]);
-            let column = b.op(body, "arith.muli", &[b.op(body, "arith.remui", &[q, b.index(body, runs_per_row)]), b.index(body, staging.run)]);
-            let at_lds = b.op(body, "arith.addi", &[b.op(body, "arith.muli", &[row, b.index(body, wave_columns)]), column]);
+            let column = b.op(
+                body,
+                "arith.muli",
+                &[
+                    b.op(body, "arith.remui", &[q, b.index(body, runs_per_row)]),
+                    b.index(body, staging.run),
+                ],
+            );
+            let at_lds = b.op(
+                body,
+                "arith.addi",
+                &[b.op(body, "arith.muli", &[row, b.index(body, wave_columns)]), column],
+            );
             let at_lds = b.op(body, "arith.addi", &[at_lds, base]);
-            let at_lds = if ratio == 1 { at_lds } else { b.op(body, "arith.muli", &[at_lds, b.index(body, ratio)]) };
+            let at_lds = if ratio == 1 {
+                at_lds
+            } else {
+                b.op(body, "arith.muli", &[at_lds, b.index(body, ratio)])
+            };
             let values = b.value(
                 body,
                 OperationBuilder::new("vector.load", b.location)
                     .add_operands(&[lds, at_lds])
-                    .add_attributes(&[(Identifier::new(self.context, "alignment"), IntegerAttribute::new(IntegerType::new(self.context, 64).into(), 16).into())])
+                    .add_attributes(&[(
+                        Identifier::new(self.context, "alignment"),
+                        IntegerAttribute::new(IntegerType::new(self.context, 64).into(), 16).into(),
+                    )])
                     .add_results(&[as_stored(staging.run)])
                     .build()
                     .expect("vector.load"),
             );
-            let values = if ratio == 1 { values } else { bitcast(body, values, vector) };
+            let values = if ratio == 1 {
+                values
+            } else {
+                bitcast(body, values, vector)
+            };
             // The tensor's indices: the leading offsets as they are, then row and column.
-            let tile_row = b.op(body, "arith.addi", &[b.op(body, "arith.addi", &[row0, b.index(body, first_row)]), row]);
+            let tile_row = b.op(
+                body,
+                "arith.addi",
+                &[b.op(body, "arith.addi", &[row0, b.index(body, first_row)]), row],
+            );
             let tile_column = b.op(body, "arith.addi", &[column0, column]);
             let (indices, fits) = self.placed_in(&b, body, dst, offsets, &[tile_row, tile_column]);
             let fits = fits.expect("a global tensor's indices are checked");
@@ -262,15 +395,45 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             let fast = b.if_then(body, whole);
             let mut operands = vec![values, dst];
             operands.extend_from_slice(&indices);
-            b.insert(fast, OperationBuilder::new("vector.store", b.location).add_operands(&operands).build().expect("vector.store"));
+            b.insert(
+                fast,
+                OperationBuilder::new("vector.store", b.location)
+                    .add_operands(&operands)
+                    .build()
+                    .expect("vector.store"),
+            );
             // At the tensor's end: each element where it is inside.
-            let yes = b.value(body, melior::dialect::arith::constant(self.context, IntegerAttribute::new(IntegerType::new(self.context, 1).into(), 1).into(), b.location));
+            let yes = b.value(
+                body,
+                melior::dialect::arith::constant(
+                    self.context,
+                    IntegerAttribute::new(IntegerType::new(self.context, 1).into(), 1).into(),
+                    b.location,
+                ),
+            );
             let slow = b.if_then(body, b.op(body, "arith.xori", &[whole, yes]));
             for e in 0..staging.run {
-                let (checked, inside) = self.placed_in(&b, slow, dst, offsets, &[tile_row, b.op(slow, "arith.addi", &[tile_column, b.index(slow, e)])]);
+                let (checked, inside) = self.placed_in(
+                    &b,
+                    slow,
+                    dst,
+                    offsets,
+                    &[tile_row, b.op(slow, "arith.addi", &[tile_column, b.index(slow, e)])],
+                );
                 let store = b.if_then(slow, inside.expect("checked"));
-                let position = (Identifier::new(self.context, "static_position"), crate::attributes::i64_array(self.context, &[e as i64]));
-                let element = b.value(store, OperationBuilder::new("vector.extract", b.location).add_operands(&[values]).add_attributes(&[position]).add_results(&[ty]).build().expect("vector.extract"));
+                let position = (
+                    Identifier::new(self.context, "static_position"),
+                    crate::attributes::i64_array(self.context, &[e as i64]),
+                );
+                let element = b.value(
+                    store,
+                    OperationBuilder::new("vector.extract", b.location)
+                        .add_operands(&[values])
+                        .add_attributes(&[position])
+                        .add_results(&[ty])
+                        .build()
+                        .expect("vector.extract"),
+                );
                 b.store(store, element, dst, &checked);
             }
             b.barrier(at);
@@ -303,9 +466,14 @@ mod tests {
                 let wave = thread / 64;
                 let (row0, column0) = (wave / gemm.waves.1 * wave_rows, wave % gemm.waves.1 * wave_columns);
                 for &slot in slots {
-                    let Some(element) = from.distribution.coordinates(thread, slot) else { continue };
+                    let Some(element) = from.distribution.coordinates(thread, slot) else {
+                        continue;
+                    };
                     let index = wave * region + (element[0] - row0 - first_row) * wave_columns + (element[1] - column0);
-                    assert!((0..capacity).contains(&index), "index {index} outside the tile's {capacity}");
+                    assert!(
+                        (0..capacity).contains(&index),
+                        "index {index} outside the tile's {capacity}"
+                    );
                     lds[index as usize] = Some((element[0], element[1]));
                 }
             }
@@ -322,7 +490,11 @@ mod tests {
                     for e in 0..run {
                         let at = wave * region + row * wave_columns + column + e;
                         let (i, j) = (row0 + first_row + row, column0 + column + e);
-                        assert_eq!(lds[at as usize], Some((i, j)), "round {round}, thread {thread}: LDS {at} should hold ({i}, {j})");
+                        assert_eq!(
+                            lds[at as usize],
+                            Some((i, j)),
+                            "round {round}, thread {thread}: LDS {at} should hold ({i}, {j})"
+                        );
                         written[(i * n + j) as usize] += 1;
                     }
                 }
@@ -348,7 +520,11 @@ mod tests {
     /// gives, for every thread and slot, the place the staging computes from the coordinates.
     #[test]
     fn slot_places_are_the_threads_part_plus_the_slots_constant() {
-        for (m, n, threads, size, capacity) in [(128, 128, 128, 32, 128 * 36), (128, 256, 256, 32, 256 * 68), (64, 64, 256, 16, 64 * 64)] {
+        for (m, n, threads, size, capacity) in [
+            (128, 128, 128, 32, 128 * 36),
+            (128, 256, 256, 32, 256 * 68),
+            (64, 64, 256, 16, 64 * 64),
+        ] {
             let waves = crate::amdgpu::config::wave_split(threads, m, n).expect("a split").0;
             let from = crate::registers::Placed::of(atoms::mfma_accumulator(m, n, waves, size)).expect("placed");
             let gemm = MfmaGemm::of_layout(&from.layout).expect("an mfma layout");
@@ -360,14 +536,25 @@ mod tests {
                 let region = wave * rows * wave_columns;
                 let first_slot = *rounds.iter().flatten().next().expect("a slot");
                 // The thread's offsets: its coordinates less a slot's base.
-                let offsets: Vec<i64> = from.distribution.coordinates(thread, first_slot).expect("used").iter().zip(from.distribution.base[first_slot].as_ref().expect("used")).map(|(c, b)| c - b).collect();
+                let offsets: Vec<i64> = from
+                    .distribution
+                    .coordinates(thread, first_slot)
+                    .expect("used")
+                    .iter()
+                    .zip(from.distribution.base[first_slot].as_ref().expect("used"))
+                    .map(|(c, b)| c - b)
+                    .collect();
                 let threads_part = (offsets[0] - row0) * wave_columns + (offsets[1] - column0) + region;
                 for (round, slots) in rounds.iter().enumerate() {
                     let first_row = round as i64 * rows;
                     for &slot in slots {
                         let element = from.distribution.coordinates(thread, slot).expect("used");
                         let place = (element[0] - row0 - first_row) * wave_columns + (element[1] - column0) + region;
-                        assert_eq!(threads_part + slot_constant(&from, slot, first_row, wave_columns), place, "thread {thread}, slot {slot}");
+                        assert_eq!(
+                            threads_part + slot_constant(&from, slot, first_row, wave_columns),
+                            place,
+                            "thread {thread}, slot {slot}"
+                        );
                     }
                 }
             }

@@ -13,14 +13,20 @@ use super::*;
 /// copies from global memory and read only by gemms that qualify and take the same dimension as K
 /// The gemms among `gemms` whose accumulator the op before them (the nearest op of their block
 /// that touches it) fills with zeros: a `tile.fill` of the constant 0.
-pub fn zero_started(ops: &[OperationRef], gemms: &std::collections::HashSet<usize>) -> std::collections::HashSet<usize> {
+pub fn zero_started(
+    ops: &[OperationRef],
+    gemms: &std::collections::HashSet<usize>,
+) -> std::collections::HashSet<usize> {
     ops.iter()
         .filter(|op| gemms.contains(&key(op)))
         .filter(|gemm| {
             let Ok(accumulator) = gemm.operand(2) else { return false };
             // The block's ops before the gemm, forwards (melior cannot walk backwards).
             let first = gemm.block().and_then(|block| block.first_operation());
-            let touching = std::iter::successors(first, |op| op.next_in_block()).take_while(|op| op != *gemm).filter(|op| super::staged_store::uses(*op, &[accumulator])).last();
+            let touching = std::iter::successors(first, |op| op.next_in_block())
+                .take_while(|op| op != *gemm)
+                .filter(|op| super::staged_store::uses(*op, &[accumulator]))
+                .last();
             touching.is_some_and(|fill| {
                 op_name(&fill) == "tile.fill"
                     && fill.operand_count() == 2
@@ -40,7 +46,11 @@ pub fn wgmma_plan<'c, 'a>(ops: &[OperationRef<'c, 'a>], layouts: &Layouts) -> Wg
     // 8-bit operands (i8 into i32, f8E4M3FN into f32) where wgmma reads them.
     let eight_bit = |a: Value, b: Value, c: Value, transpose_a: bool, transpose_b: bool| {
         crate::support::eight_bit_product(a, b, c)
-            && crate::nvgpu::chip::wgmma_reads_eight_bit(level(a) == Some(MemoryLevel::Shared), transpose_a, transpose_b)
+            && crate::nvgpu::chip::wgmma_reads_eight_bit(
+                level(a) == Some(MemoryLevel::Shared),
+                transpose_a,
+                transpose_b,
+            )
     };
     // A ring slot stands for its whole ring: every slot is written and read the same way.
     let owned = |tile: &Value| crate::pipeline::rings::tile_allocation(*tile).map(|allocation| key(&allocation));
@@ -49,7 +59,9 @@ pub fn wgmma_plan<'c, 'a>(ops: &[OperationRef<'c, 'a>], layouts: &Layouts) -> Wg
     let gemms: Vec<&OperationRef> = ops.iter().filter(|op| op_name(op) == "tile.gemm").collect();
     let mut off = Vec::new();
     for gemm in &gemms {
-        let (Ok(a), Ok(b), Ok(c)) = (gemm.operand(0), gemm.operand(1), gemm.operand(2)) else { continue };
+        let (Ok(a), Ok(b), Ok(c)) = (gemm.operand(0), gemm.operand(1), gemm.operand(2)) else {
+            continue;
+        };
         let Ok(accumulator) = placed(layouts, c) else { continue };
         let [m, n] = accumulator.layout.shape[..] else { continue };
         let transpose_a = gemm.attribute("transpose_a").is_ok();
@@ -95,20 +107,32 @@ pub fn wgmma_plan<'c, 'a>(ops: &[OperationRef<'c, 'a>], layouts: &Layouts) -> Wg
                 && ops
                     .iter()
                     .filter(|op| op_name(op) != "tile.slot")
-                    .filter(|op| op.operands().any(|operand| level(operand) == Some(MemoryLevel::Shared) && owned(&operand) == Some(allocation)))
+                    .filter(|op| {
+                        op.operands().any(|operand| {
+                            level(operand) == Some(MemoryLevel::Shared) && owned(&operand) == Some(allocation)
+                        })
+                    })
                     .all(|user| {
                         candidates.contains_key(&key(user))
                             || (op_name(user) == "tile.copy"
-                                && copy_parts(user).is_some_and(|parts| owned(&parts.dst) == Some(allocation) && level(parts.src) == Some(MemoryLevel::Global)))
+                                && copy_parts(user).is_some_and(|parts| {
+                                    owned(&parts.dst) == Some(allocation)
+                                        && level(parts.src) == Some(MemoryLevel::Global)
+                                }))
                             || (op_name(user) == "tile.copy_async"
-                                && copy_async_parts(user).is_some_and(|(parts, _, _)| owned(&parts.dst) == Some(allocation)))
+                                && copy_async_parts(user)
+                                    .is_some_and(|(parts, _, _)| owned(&parts.dst) == Some(allocation)))
                     })
         };
         // In program order, so that the warnings come out in the same order every time.
         let dropped: Vec<usize> = gemms
             .iter()
             .map(|gemm| key(gemm))
-            .filter(|gemm| candidates.get(gemm).is_some_and(|operands| !operands.iter().all(|(allocation, _)| usable(*allocation))))
+            .filter(|gemm| {
+                candidates
+                    .get(gemm)
+                    .is_some_and(|operands| !operands.iter().all(|(allocation, _)| usable(*allocation)))
+            })
             .collect();
         if dropped.is_empty() {
             break;
@@ -122,7 +146,12 @@ pub fn wgmma_plan<'c, 'a>(ops: &[OperationRef<'c, 'a>], layouts: &Layouts) -> Wg
     }
     let core_tiles: HashMap<usize, usize> = candidates.values().flatten().copied().collect();
     let swizzled = super::tma::swizzled_tiles(ops, &core_tiles);
-    WgmmaPlan { core_tiles, swizzled, gemms: candidates.into_keys().collect(), off }
+    WgmmaPlan {
+        core_tiles,
+        swizzled,
+        gemms: candidates.into_keys().collect(),
+        off,
+    }
 }
 
 /// What [`wgmma_plan`] decides for a kernel.
@@ -142,8 +171,16 @@ pub struct WgmmaPlan<'c, 'a> {
 /// tiles whose every writer is in the kernel's body before the op that holds the gemm (a tile
 /// copied once before the main loop). The others end with a barrier, so that a copy into their
 /// operands after them cannot overtake a warpgroup still reading.
-pub fn operands_kept<'c, 'a>(kernel: OperationRef<'c, 'a>, ops: &[OperationRef<'c, 'a>], layouts: &Layouts) -> std::collections::HashSet<usize> {
-    let body = kernel.region(0).ok().and_then(|region| region.first_block()).expect("kernel body");
+pub fn operands_kept<'c, 'a>(
+    kernel: OperationRef<'c, 'a>,
+    ops: &[OperationRef<'c, 'a>],
+    layouts: &Layouts,
+) -> std::collections::HashSet<usize> {
+    let body = kernel
+        .region(0)
+        .ok()
+        .and_then(|region| region.first_block())
+        .expect("kernel body");
     let top = |op: OperationRef<'c, 'a>| -> Option<OperationRef<'c, 'a>> {
         let mut current = op;
         while current.block() != Some(body) {
@@ -151,13 +188,18 @@ pub fn operands_kept<'c, 'a>(kernel: OperationRef<'c, 'a>, ops: &[OperationRef<'
         }
         Some(current)
     };
-    let position = |op: OperationRef| std::iter::successors(body.first_operation(), |op| op.next_in_block()).position(|candidate| candidate == op);
+    let position = |op: OperationRef| {
+        std::iter::successors(body.first_operation(), |op| op.next_in_block()).position(|candidate| candidate == op)
+    };
     let kept = |gemm: &OperationRef<'c, 'a>, tile: Value<'c, 'a>| {
-        let from_slot = tile_dialect::ops::as_result(tile).is_some_and(|result| op_name(&result.owner()) == "tile.slot");
+        let from_slot =
+            tile_dialect::ops::as_result(tile).is_some_and(|result| op_name(&result.owner()) == "tile.slot");
         if from_slot {
             return true;
         }
-        let Some(gemm_at) = top(*gemm).and_then(position) else { return false };
+        let Some(gemm_at) = top(*gemm).and_then(position) else {
+            return false;
+        };
         ops.iter()
             .filter(|op| op.operands().any(|operand| operand == tile) && *op != gemm)
             .filter(|op| match op_name(op) {
@@ -171,9 +213,16 @@ pub fn operands_kept<'c, 'a>(kernel: OperationRef<'c, 'a>, ops: &[OperationRef<'
         .filter(|op| op_name(op) == "tile.gemm")
         // A fragment A operand that wgmma does not read from registers is staged in a scratch tile
         // that the next gemm writes again.
-        .filter(|gemm| gemm.operand(0).is_ok_and(|a| level(a) != Some(MemoryLevel::Fragment) || register_a(gemm, layouts)))
         .filter(|gemm| {
-            [0, 1].iter().filter_map(|i| gemm.operand(*i).ok()).filter(|value| level(*value) == Some(MemoryLevel::Shared)).all(|tile| kept(gemm, tile))
+            gemm.operand(0)
+                .is_ok_and(|a| level(a) != Some(MemoryLevel::Fragment) || register_a(gemm, layouts))
+        })
+        .filter(|gemm| {
+            [0, 1]
+                .iter()
+                .filter_map(|i| gemm.operand(*i).ok())
+                .filter(|value| level(*value) == Some(MemoryLevel::Shared))
+                .all(|tile| kept(gemm, tile))
         })
         .map(key)
         .collect()
@@ -182,11 +231,15 @@ pub fn operands_kept<'c, 'a>(kernel: OperationRef<'c, 'a>, ops: &[OperationRef<'
 /// Whether a wgmma gemm reads its fragment A operand straight from registers: the operand holds
 /// each element in the wgmma A layout (the accumulator's threads and slots, per 16 columns).
 pub(super) fn register_a(gemm: &OperationRef, layouts: &Layouts) -> bool {
-    let (Ok(a), Ok(c)) = (gemm.operand(0), gemm.operand(2)) else { return false };
+    let (Ok(a), Ok(c)) = (gemm.operand(0), gemm.operand(2)) else {
+        return false;
+    };
     if !layouts.wgmma.contains(&key(gemm)) || level(a) != Some(MemoryLevel::Fragment) {
         return false;
     }
-    let (Ok(operand), Ok(accumulator)) = (placed(layouts, a), placed(layouts, c)) else { return false };
+    let (Ok(operand), Ok(accumulator)) = (placed(layouts, a), placed(layouts, c)) else {
+        return false;
+    };
     let [m, k] = operand.layout.shape[..] else { return false };
     let wanted = crate::layout::atoms::wgmma_a_operand(m, k, accumulator.distribution.threads / 128);
     crate::layout::Layout::Fragment(operand.layout.clone()).agrees(&crate::layout::Layout::Fragment(wanted))
@@ -210,19 +263,32 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let b = self.builder(&op);
         let at = At::before(op);
         let asynchronous = op_name(&op) == "tile.copy_async";
-        let parts = if asynchronous { copy_async_parts(&op).expect("checked").0 } else { copy_parts(&op).expect("checked") };
+        let parts = if asynchronous {
+            copy_async_parts(&op).expect("checked").0
+        } else {
+            copy_parts(&op).expect("checked")
+        };
         let tile = parts.dst;
         // Into a ring that only TMA fills: the copy engine's swizzled boxes.
-        let swizzled = crate::pipeline::rings::tile_allocation(tile).is_some_and(|allocation| self.layouts.swizzled.contains(&key(&allocation)));
+        let swizzled = crate::pipeline::rings::tile_allocation(tile)
+            .is_some_and(|allocation| self.layouts.swizzled.contains(&key(&allocation)));
         if asynchronous && swizzled {
             let (_, barriers, index) = copy_async_parts(&op).expect("checked");
-            let box_ = super::tma::tma_box(parts.src, parts.src_offsets.len(), tile).expect("a swizzled tile's copies fit TMA");
+            let box_ = super::tma::tma_box(parts.src, parts.src_offsets.len(), tile)
+                .expect("a swizzled tile's copies fit TMA");
             return self.copy_by_tma(op, &parts, tile, barriers, index, box_);
         }
         // Copies left running that threads write (cp.async, the generic proxy) need the
         // async-proxy fence after the barrier's wait before wgmma reads (TMA's do not).
-        if asynchronous && let Some((_, barriers, _)) = copy_async_parts(&op) && let Some(result) = tile_dialect::ops::as_result(barriers) {
-            tile_dialect::ops::set_attribute(result.owner(), crate::pipeline::nvidia::GENERIC_WRITES_ATTRIBUTE, Attribute::unit(self.context));
+        if asynchronous
+            && let Some((_, barriers, _)) = copy_async_parts(&op)
+            && let Some(result) = tile_dialect::ops::as_result(barriers)
+        {
+            tile_dialect::ops::set_attribute(
+                result.owner(),
+                crate::pipeline::nvidia::GENERIC_WRITES_ATTRIBUTE,
+                Attribute::unit(self.context),
+            );
         }
         let shape = memref_shape(tile);
         let threads = self.threads;
@@ -283,7 +349,14 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                 let aligned = self.runs_aligned(&b, at, parts.src, &parts.src_offsets, slab);
                 let fast = b.if_then(at, aligned);
                 self.copy_rows_async(&b, fast, &parts, tile, pieces, slab, !asynchronous);
-                let yes = b.value(at, melior::dialect::arith::constant(self.context, IntegerAttribute::new(IntegerType::new(self.context, 1).into(), 1).into(), b.location));
+                let yes = b.value(
+                    at,
+                    melior::dialect::arith::constant(
+                        self.context,
+                        IntegerAttribute::new(IntegerType::new(self.context, 1).into(), 1).into(),
+                        b.location,
+                    ),
+                );
                 let unaligned = b.op(at, "arith.xori", &[aligned, yes]);
                 // Misaligned sources are rare (allocators align to 256 bytes).
                 looped(b.if_then(at, unaligned));
@@ -353,13 +426,17 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             operands.push(parts.src);
             operands.extend_from_slice(&clamped);
             operands.push(elements);
-            let segments = crate::attributes::i32_array(self.context, &[1, place.len() as i32, 1, clamped.len() as i32, 1]);
+            let segments =
+                crate::attributes::i32_array(self.context, &[1, place.len() as i32, 1, clamped.len() as i32, 1]);
             b.insert(
                 at,
                 OperationBuilder::new("nvgpu.device_async_copy", b.location)
                     .add_operands(&operands)
                     .add_attributes(&[
-                        (Identifier::new(self.context, "dstElements"), crate::attributes::index(self.context, slab)),
+                        (
+                            Identifier::new(self.context, "dstElements"),
+                            crate::attributes::index(self.context, slab),
+                        ),
                         (Identifier::new(self.context, "bypassL1"), Attribute::unit(self.context)),
                         (Identifier::new(self.context, "operandSegmentSizes"), segments),
                     ])
@@ -374,11 +451,19 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         // The thread's copies as one group, waited for; the group is the thread's, so copies
         // issued under a guard (tiles whose pieces do not split evenly over the threads) need no
         // token that reaches out of their branch.
-        b.insert(at, OperationBuilder::new("nvvm.cp.async.commit.group", b.location).build().expect("nvvm.cp.async.commit.group"));
+        b.insert(
+            at,
+            OperationBuilder::new("nvvm.cp.async.commit.group", b.location)
+                .build()
+                .expect("nvvm.cp.async.commit.group"),
+        );
         b.insert(
             at,
             OperationBuilder::new("nvvm.cp.async.wait.group", b.location)
-                .add_attributes(&[(Identifier::new(self.context, "n"), crate::attributes::integer(self.context, 32, 0))])
+                .add_attributes(&[(
+                    Identifier::new(self.context, "n"),
+                    crate::attributes::integer(self.context, 32, 0),
+                )])
                 .build()
                 .expect("nvvm.cp.async.wait.group"),
         );
@@ -386,15 +471,34 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
 
     /// The (row, column) of a row-major tile of `shape` whose storage holds its element (row,
     /// column) in column slabs of `slab` elements ([`crate::registers::wgmma`]).
-    fn core_place(&self, b: &Builder<'c>, at: At<'c, 'a>, row: Value<'c, 'a>, column: Value<'c, 'a>, shape: &[i64], slab: i64) -> Vec<Value<'c, 'a>> {
+    fn core_place(
+        &self,
+        b: &Builder<'c>,
+        at: At<'c, 'a>,
+        row: Value<'c, 'a>,
+        column: Value<'c, 'a>,
+        shape: &[i64],
+        slab: i64,
+    ) -> Vec<Value<'c, 'a>> {
         let offset = self.core_offset(b, at, row, column, shape[0], slab);
         let width = b.index(at, shape[1]);
-        vec![b.op(at, "arith.divui", &[offset, width]), b.op(at, "arith.remui", &[offset, width])]
+        vec![
+            b.op(at, "arith.divui", &[offset, width]),
+            b.op(at, "arith.remui", &[offset, width]),
+        ]
     }
 
     /// Elements before element (row, column) of a tile of `rows` rows kept in column slabs of
     /// `slab` elements ([`crate::registers::wgmma::core_offset`], computed in IR).
-    fn core_offset(&self, b: &Builder<'c>, at: At<'c, 'a>, row: Value<'c, 'a>, column: Value<'c, 'a>, rows: i64, slab: i64) -> Value<'c, 'a> {
+    fn core_offset(
+        &self,
+        b: &Builder<'c>,
+        at: At<'c, 'a>,
+        row: Value<'c, 'a>,
+        column: Value<'c, 'a>,
+        rows: i64,
+        slab: i64,
+    ) -> Value<'c, 'a> {
         let width = b.index(at, slab);
         let slab_index = b.op(at, "arith.divui", &[column, width]);
         let slab_start = b.op(at, "arith.muli", &[slab_index, b.index(at, rows * slab)]);
@@ -405,11 +509,19 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
     }
 
     fn async_proxy_fence(&self, b: &Builder<'c>, at: At<'c, 'a>) {
-        let attribute = |name: &str, text: &str| (Identifier::new(self.context, name), Attribute::parse(self.context, text).expect("nvvm attribute"));
+        let attribute = |name: &str, text: &str| {
+            (
+                Identifier::new(self.context, name),
+                Attribute::parse(self.context, text).expect("nvvm attribute"),
+            )
+        };
         b.insert(
             at,
             OperationBuilder::new("nvvm.fence.proxy", b.location)
-                .add_attributes(&[attribute("kind", "#nvvm.proxy_kind<async.shared>"), attribute("space", "#nvvm.shared_space<cta>")])
+                .add_attributes(&[
+                    attribute("kind", "#nvvm.proxy_kind<async.shared>"),
+                    attribute("space", "#nvvm.shared_space<cta>"),
+                ])
                 .build()
                 .expect("nvvm.fence.proxy"),
         );
@@ -425,7 +537,9 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let at = At::before(op);
         let [a, bb, c] = [0, 1, 2].map(|i| op.operand(i).expect("gemm operand"));
         let accumulator = placed(self.layouts, c).expect("checked");
-        let [m, n] = accumulator.layout.shape[..] else { unreachable!("a 2-D accumulator") };
+        let [m, n] = accumulator.layout.shape[..] else {
+            unreachable!("a 2-D accumulator")
+        };
         // A KxM A (transposed) is read MN-major, as a KxN B is.
         let a_mn_major = op.attribute("transpose_a").is_ok();
         let depth = memref_shape(a)[if a_mn_major { 0 } else { 1 }];
@@ -446,7 +560,9 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let from_registers = register_a(&op, self.layouts);
         let a_tile = match scratch.filter(|_| level(a) == Some(MemoryLevel::Fragment) && !from_registers) {
             Some(staged) => {
-                self.stage(&b, at, a, staged, &|b, at, coordinates| self.core_offset(b, at, coordinates[0], coordinates[1], m, slab_elements(element_type(a))));
+                self.stage(&b, at, a, staged, &|b, at, coordinates| {
+                    self.core_offset(b, at, coordinates[0], coordinates[1], m, slab_elements(element_type(a)))
+                });
                 self.async_proxy_fence(&b, at);
                 b.barrier(at);
                 staged
@@ -455,25 +571,51 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         };
         let i64_type: Type = IntegerType::new(self.context, 64).into();
         let i32_type: Type = IntegerType::new(self.context, 32).into();
-        let constant64 = |at: At<'c, 'a>, v: i64| b.value(at, melior::dialect::arith::constant(self.context, IntegerAttribute::new(i64_type, v).into(), b.location));
+        let constant64 = |at: At<'c, 'a>, v: i64| {
+            b.value(
+                at,
+                melior::dialect::arith::constant(self.context, IntegerAttribute::new(i64_type, v).into(), b.location),
+            )
+        };
         let address = |tile: Value<'c, 'a>| {
             let pointer = b.aligned_pointer(at, tile);
             b.cast(at, "arith.index_cast", pointer, i64_type)
         };
-        let a_address = if from_registers { constant64(at, 0) } else { address(a_tile) };
+        let a_address = if from_registers {
+            constant64(at, 0)
+        } else {
+            address(a_tile)
+        };
         let b_address = address(bb);
         // Each operand's layout (column slabs, or TMA's swizzled boxes) and its addressing.
         use crate::registers::wgmma::{OperandAddressing, OperandLayout};
         // A swizzled K-major tile's rows are its K columns (64 a box, or one box of 32 or 16); an
         // MN-major one's are 64-column boxes.
         let operand_layout = |tile: Value<'c, 'a>, k_major: bool| {
-            let swizzled = crate::pipeline::rings::tile_allocation(tile).is_some_and(|allocation| self.layouts.swizzled.contains(&key(&allocation)));
+            let swizzled = crate::pipeline::rings::tile_allocation(tile)
+                .is_some_and(|allocation| self.layouts.swizzled.contains(&key(&allocation)));
             let columns = memref_shape(tile).last().copied().unwrap_or(64);
-            let span = if k_major { super::tma::swizzle_of(super::tma::box_columns(columns, bytes).unwrap_or(super::tma::SWIZZLE / bytes), bytes) } else { super::tma::SWIZZLE };
-            if swizzled { OperandLayout::Swizzled(span) } else { OperandLayout::Slabs }
+            let span = if k_major {
+                super::tma::swizzle_of(
+                    super::tma::box_columns(columns, bytes).unwrap_or(super::tma::SWIZZLE / bytes),
+                    bytes,
+                )
+            } else {
+                super::tma::SWIZZLE
+            };
+            if swizzled {
+                OperandLayout::Swizzled(span)
+            } else {
+                OperandLayout::Slabs
+            }
         };
-        let a_addressing = OperandAddressing::new(operand_layout(a_tile, !a_mn_major), !a_mn_major, if a_mn_major { depth } else { m });
-        let b_mn_major = crate::pipeline::rings::tile_allocation(bb).is_some_and(|allocation| self.layouts.core_tiles.get(&key(&allocation)) == Some(&0));
+        let a_addressing = OperandAddressing::new(
+            operand_layout(a_tile, !a_mn_major),
+            !a_mn_major,
+            if a_mn_major { depth } else { m },
+        );
+        let b_mn_major = crate::pipeline::rings::tile_allocation(bb)
+            .is_some_and(|allocation| self.layouts.core_tiles.get(&key(&allocation)) == Some(&0));
         let b_addressing = OperandAddressing::new(operand_layout(bb, !b_mn_major), !b_mn_major, memref_shape(bb)[0]);
         // This warpgroup's first row of A.
         let c128 = b.index(at, 128);
@@ -491,20 +633,39 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             let field = b.op(at, "arith.andi", &[shifted, constant64(at, 0x3FFF)]);
             b.op(at, "arith.ori", &[field, constant])
         };
-        let descriptor = |at: At<'c, 'a>, base: Value<'c, 'a>, bytes: i64| b.op(at, "arith.addi", &[base, constant64(at, bytes >> 4)]);
+        let descriptor = |at: At<'c, 'a>, base: Value<'c, 'a>, bytes: i64| {
+            b.op(at, "arith.addi", &[base, constant64(at, bytes >> 4)])
+        };
         let a_descriptor = base_descriptor(a_address, constant64(at, a_addressing.constant()));
         let b_descriptor = base_descriptor(b_address, constant64(at, b_addressing.constant()));
         let field = element_type(c);
         let struct_type = crate::attributes::struct_of(self.context, field, (n / 2) as usize);
         let array = self.private(c);
-        let attribute = |name: &str, text: String| (Identifier::new(self.context, name), Attribute::parse(self.context, &text).expect("wgmma attribute"));
+        let attribute = |name: &str, text: String| {
+            (
+                Identifier::new(self.context, name),
+                Attribute::parse(self.context, &text).expect("wgmma attribute"),
+            )
+        };
         let simple = |name: &str, attributes: &[(Identifier<'c>, Attribute<'c>)]| {
-            b.insert(at, OperationBuilder::new(name, b.location).add_attributes(attributes).build().expect("nvvm op"));
+            b.insert(
+                at,
+                OperationBuilder::new(name, b.location)
+                    .add_attributes(attributes)
+                    .build()
+                    .expect("nvvm op"),
+            );
         };
         // A register A operand is packed into its 32-bit registers before the fence: a register
         // written between the fence and the instruction that reads it makes ptxas fence again.
         let packed: Vec<Vec<Vec<Value>>> = if from_registers {
-            (0..rows / 64).map(|tile| (0..depth / 16).map(|step| self.pack_a_registers(&b, at, a, tile, step, depth, i32_type)).collect()).collect()
+            (0..rows / 64)
+                .map(|tile| {
+                    (0..depth / 16)
+                        .map(|step| self.pack_a_registers(&b, at, a, tile, step, depth, i32_type))
+                        .collect()
+                })
+                .collect()
         } else {
             Vec::new()
         };
@@ -514,7 +675,13 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         // Each 64-row tile's accumulator as the instruction's struct.
         let mut values: Vec<Value> = (0..rows / 64)
             .map(|tile| {
-                let mut value = b.value(at, OperationBuilder::new("llvm.mlir.undef", b.location).add_results(&[struct_type]).build().expect("undef"));
+                let mut value = b.value(
+                    at,
+                    OperationBuilder::new("llvm.mlir.undef", b.location)
+                        .add_results(&[struct_type])
+                        .build()
+                        .expect("undef"),
+                );
                 for position in (0..n / 2).filter(|_| !zero_start) {
                     let slot = tile * (n / 2) + position;
                     let element = self.slot_value(&b, at, array, accumulator, slot);
@@ -522,7 +689,10 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                         at,
                         OperationBuilder::new("llvm.insertvalue", b.location)
                             .add_operands(&[value, element])
-                            .add_attributes(&[(Identifier::new(self.context, "position"), crate::attributes::i64_array(self.context, &[position as i64]))])
+                            .add_attributes(&[(
+                                Identifier::new(self.context, "position"),
+                                crate::attributes::i64_array(self.context, &[position as i64]),
+                            )])
                             .add_results(&[struct_type])
                             .build()
                             .expect("llvm.insertvalue"),
@@ -541,19 +711,44 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             for tile in 0..rows / 64 {
                 let value = values[tile as usize];
                 values[tile as usize] = if from_registers {
-                    self.wgmma_register_a(&b, at, packed[tile as usize][step as usize].clone(), n, input, value, db, struct_type, i32_type, b_mn_major, accumulate)
+                    self.wgmma_register_a(
+                        &b,
+                        at,
+                        packed[tile as usize][step as usize].clone(),
+                        n,
+                        input,
+                        value,
+                        db,
+                        struct_type,
+                        i32_type,
+                        b_mn_major,
+                        accumulate,
+                    )
                 } else {
-                    let da = descriptor(at, a_descriptor, a_addressing.mn_bytes(tile * 64) + a_addressing.step_bytes(step));
+                    let da = descriptor(
+                        at,
+                        a_descriptor,
+                        a_addressing.mn_bytes(tile * 64) + a_addressing.step_bytes(step),
+                    );
                     b.value(
                         at,
                         OperationBuilder::new("nvvm.wgmma.mma_async", b.location)
                             .add_operands(&[value, da, db])
                             .add_attributes(&[
-                                attribute("layoutA", format!("#nvvm.mma_layout<{}>", if a_mn_major { "col" } else { "row" })),
-                                attribute("layoutB", format!("#nvvm.mma_layout<{}>", if b_mn_major { "row" } else { "col" })),
+                                attribute(
+                                    "layoutA",
+                                    format!("#nvvm.mma_layout<{}>", if a_mn_major { "col" } else { "row" }),
+                                ),
+                                attribute(
+                                    "layoutB",
+                                    format!("#nvvm.mma_layout<{}>", if b_mn_major { "row" } else { "col" }),
+                                ),
                                 attribute("scaleA", "#nvvm.wgmma_scale_in<one>".into()),
                                 attribute("scaleB", "#nvvm.wgmma_scale_in<one>".into()),
-                                attribute("scaleD", format!("#nvvm.wgmma_scale_out<{}>", if accumulate { "one" } else { "zero" })),
+                                attribute(
+                                    "scaleD",
+                                    format!("#nvvm.wgmma_scale_out<{}>", if accumulate { "one" } else { "zero" }),
+                                ),
                                 attribute("shape", format!("#nvvm.shape<m = 64, n = {n}, k = {k_step}>")),
                                 attribute("typeA", format!("#nvvm.wgmma_type<{input}>")),
                                 attribute("typeB", format!("#nvvm.wgmma_type<{input}>")),
@@ -566,13 +761,20 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                 };
             }
         }
-        let results: Vec<(i64, Value)> = values.into_iter().enumerate().map(|(tile, value)| (tile as i64, value)).collect();
+        let results: Vec<(i64, Value)> = values
+            .into_iter()
+            .enumerate()
+            .map(|(tile, value)| (tile as i64, value))
+            .collect();
         simple("nvvm.wgmma.commit.group.sync.aligned", &[]);
         // A gemm whose operands stay put leaves its group running: the op that needs it waits
         // (`wgmma_waits`). The others wait here, before their closing barrier.
         let deferred = self.operands_kept.contains(&key(&op));
         if !deferred {
-            simple("nvvm.wgmma.wait.group.sync.aligned", &[attribute("group", "0 : i64".into())]);
+            simple(
+                "nvvm.wgmma.wait.group.sync.aligned",
+                &[attribute("group", "0 : i64".into())],
+            );
         }
         for (tile, value) in results {
             for position in 0..n / 2 {
@@ -591,7 +793,16 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
     /// instruction reads for 64-row tile `tile` and 16-column step `step`: each two f16 or bf16 of
     /// its slots, in the layout's order (8 slots a thread: register q holds slots 2q and 2q + 1).
     #[allow(clippy::too_many_arguments)]
-    fn pack_a_registers(&self, b: &Builder<'c>, at: At<'c, 'a>, a: Value<'c, 'a>, tile: i64, step: i64, depth: i64, i32_type: Type<'c>) -> Vec<Value<'c, 'a>> {
+    fn pack_a_registers(
+        &self,
+        b: &Builder<'c>,
+        at: At<'c, 'a>,
+        a: Value<'c, 'a>,
+        tile: i64,
+        step: i64,
+        depth: i64,
+        i32_type: Type<'c>,
+    ) -> Vec<Value<'c, 'a>> {
         let operand = placed(self.layouts, a).expect("checked");
         let array = self.private(a);
         let pair = crate::attributes::vector(2, element_type(a));
@@ -600,8 +811,22 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             .map(|q| {
                 let low = self.slot_value(b, at, array, operand, first + 2 * q);
                 let high = self.slot_value(b, at, array, operand, first + 2 * q + 1);
-                let packed = b.value(at, OperationBuilder::new("vector.from_elements", b.location).add_operands(&[low, high]).add_results(&[pair]).build().expect("vector.from_elements"));
-                b.value(at, OperationBuilder::new("llvm.bitcast", b.location).add_operands(&[packed]).add_results(&[i32_type]).build().expect("llvm.bitcast"))
+                let packed = b.value(
+                    at,
+                    OperationBuilder::new("vector.from_elements", b.location)
+                        .add_operands(&[low, high])
+                        .add_results(&[pair])
+                        .build()
+                        .expect("vector.from_elements"),
+                );
+                b.value(
+                    at,
+                    OperationBuilder::new("llvm.bitcast", b.location)
+                        .add_operands(&[packed])
+                        .add_results(&[i32_type])
+                        .build()
+                        .expect("llvm.bitcast"),
+                )
             })
             .collect()
     }
@@ -626,8 +851,20 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         accumulate: bool,
     ) -> Value<'c, 'a> {
         let outputs = n / 2;
-        let scale_d = b.value(at, melior::dialect::arith::constant(self.context, IntegerAttribute::new(i32_type, i64::from(accumulate)).into(), b.location));
-        let list = |from: i64, count: i64| (from..from + count).map(|i| format!("${i}")).collect::<Vec<_>>().join(", ");
+        let scale_d = b.value(
+            at,
+            melior::dialect::arith::constant(
+                self.context,
+                IntegerAttribute::new(i32_type, i64::from(accumulate)).into(),
+                b.location,
+            ),
+        );
+        let list = |from: i64, count: i64| {
+            (from..from + count)
+                .map(|i| format!("${i}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
         let asm = format!(
             "{{\n.reg .pred p;\nsetp.ne.b32 p, ${}, 0;\nwgmma.mma_async.sync.aligned.m64n{n}k16.f32.{input}.{input} {{{}}}, {{{}}}, ${}, p, 1, 1, {};\n}}",
             outputs + 5,
@@ -653,10 +890,19 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             OperationBuilder::new("llvm.inline_asm", b.location)
                 .add_operands(&operands)
                 .add_attributes(&[
-                    (Identifier::new(self.context, "asm_dialect"), crate::attributes::integer(self.context, 64, 0)),
+                    (
+                        Identifier::new(self.context, "asm_dialect"),
+                        crate::attributes::integer(self.context, 64, 0),
+                    ),
                     (Identifier::new(self.context, "asm_string"), string(&asm)),
-                    (Identifier::new(self.context, "constraints"), string(&constraints.join(","))),
-                    (Identifier::new(self.context, "has_side_effects"), Attribute::unit(self.context)),
+                    (
+                        Identifier::new(self.context, "constraints"),
+                        string(&constraints.join(",")),
+                    ),
+                    (
+                        Identifier::new(self.context, "has_side_effects"),
+                        Attribute::unit(self.context),
+                    ),
                 ])
                 .add_results(&[struct_type])
                 .build()

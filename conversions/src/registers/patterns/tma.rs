@@ -41,7 +41,9 @@ pub fn box_columns(columns: i64, bytes: i64) -> Option<i64> {
 /// f8E4M3FN.
 pub fn operand_bytes(tile: Value) -> Option<i64> {
     use tile_dialect::element::Element;
-    crate::support::element_of(tile).filter(|element| matches!(element, Element::F16 | Element::BF16 | Element::I8 | Element::F8E4M3FN)).map(|element| element.bytes() as i64)
+    crate::support::element_of(tile)
+        .filter(|element| matches!(element, Element::F16 | Element::BF16 | Element::I8 | Element::F8E4M3FN))
+        .map(|element| element.bytes() as i64)
 }
 
 /// The swizzle span, in bytes, of boxes `columns` elements of `bytes` bytes wide: one box row.
@@ -60,8 +62,12 @@ pub const SWIZZLED_ALIGNMENT: i64 = 1024;
 /// multiples (a TMA requirement).
 pub fn tma_box(src: Value, offsets: usize, tile: Value) -> Option<Vec<i64>> {
     let bytes = operand_bytes(tile)?;
-    let [rows, columns] = memref_shape(tile)[..] else { return None };
-    (element_type(src) == element_type(tile)).then(|| tensor_box(src, offsets, rows, box_columns(columns, bytes)?, bytes)).flatten()
+    let [rows, columns] = memref_shape(tile)[..] else {
+        return None;
+    };
+    (element_type(src) == element_type(tile))
+        .then(|| tensor_box(src, offsets, rows, box_columns(columns, bytes)?, bytes))
+        .flatten()
 }
 
 /// The TMA box (outermost first) of `rows` rows of `box_columns` elements of `bytes` bytes of
@@ -86,7 +92,9 @@ pub fn tensor_box(tensor: Value, offsets: usize, rows: i64, box_columns: i64, by
 /// `k_dimension`: [`tma_box`] serves it, and boxes narrower than 64 columns only where K is the
 /// columns (the descriptors of an MN-major operand step over whole 128-byte rows).
 pub fn boxes_fill(parts: &tile_dialect::ops::CopyParts, k_dimension: usize) -> bool {
-    let wide = memref_shape(parts.dst).last().is_some_and(|columns| operand_bytes(parts.dst).is_some_and(|bytes| columns * bytes % SWIZZLE == 0));
+    let wide = memref_shape(parts.dst)
+        .last()
+        .is_some_and(|columns| operand_bytes(parts.dst).is_some_and(|bytes| columns * bytes % SWIZZLE == 0));
     tma_box(parts.src, parts.src_offsets.len(), parts.dst).is_some() && (wide || k_dimension == 1)
 }
 
@@ -116,7 +124,11 @@ pub fn tma_fills(ops: &[OperationRef], allocation: usize, k_dimension: usize, ah
 /// The allocations among `core_tiles` that TMA fills ([`tma_fills`]: rings of a pipelined loop's
 /// operand tiles).
 pub fn swizzled_tiles(ops: &[OperationRef], core_tiles: &HashMap<usize, usize>) -> std::collections::HashSet<usize> {
-    core_tiles.iter().filter(|(allocation, k_dimension)| tma_fills(ops, **allocation, **k_dimension, &[])).map(|(allocation, _)| *allocation).collect()
+    core_tiles
+        .iter()
+        .filter(|(allocation, k_dimension)| tma_fills(ops, **allocation, **k_dimension, &[]))
+        .map(|(allocation, _)| *allocation)
+        .collect()
 }
 
 impl<'c, 'a> Lowering<'c, 'a, '_> {
@@ -135,7 +147,9 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let b = self.builder(&op);
         let at = At::before(op);
         let context = self.context;
-        let [rows, columns] = memref_shape(tile)[..] else { unreachable!("a 2-D tile") };
+        let [rows, columns] = memref_shape(tile)[..] else {
+            unreachable!("a 2-D tile")
+        };
         let i32_type: Type = IntegerType::new(context, 32).into();
         let i64_type: Type = IntegerType::new(context, 64).into();
         let shared_pointer = crate::attributes::llvm_pointer(context, 3);
@@ -146,7 +160,11 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         }
         let map = self.tensor_map(&b, at, parts.src, &box_);
         if let Some(result) = tile_dialect::ops::as_result(barriers) {
-            tile_dialect::ops::set_attribute(result.owner(), crate::pipeline::nvidia::TMA_FILLS_ATTRIBUTE, Attribute::unit(context));
+            tile_dialect::ops::set_attribute(
+                result.owner(),
+                crate::pipeline::nvidia::TMA_FILLS_ATTRIBUTE,
+                Attribute::unit(context),
+            );
         }
         // Thread 0 issues them; in a producer, its one thread.
         let leader = if crate::pipeline::producer::in_producer(op) {
@@ -158,8 +176,17 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let barrier = crate::pipeline::nvidia::barrier_pointer(&b, leader, barriers, index);
         let element_bytes = operand_bytes(tile).expect("a TMA-filled tile");
         let bytes = rows * columns * element_bytes;
-        let expected = b.value(leader, melior::dialect::arith::constant(context, IntegerAttribute::new(i32_type, bytes).into(), b.location));
-        b.insert(leader, OperationBuilder::new("nvvm.mbarrier.expect_tx", b.location).add_operands(&[barrier, expected]).build().expect("nvvm.mbarrier.expect_tx"));
+        let expected = b.value(
+            leader,
+            melior::dialect::arith::constant(context, IntegerAttribute::new(i32_type, bytes).into(), b.location),
+        );
+        b.insert(
+            leader,
+            OperationBuilder::new("nvvm.mbarrier.expect_tx", b.location)
+                .add_operands(&[barrier, expected])
+                .build()
+                .expect("nvvm.mbarrier.expect_tx"),
+        );
         let base = b.aligned_pointer(leader, tile);
         let base = b.cast(leader, "arith.index_cast", base, i64_type);
         // Coordinates innermost first: the column, the row, then the leading offsets inwards out.
@@ -167,16 +194,35 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let rank = parts.src_offsets.len();
         let column = coordinate(parts.src_offsets[rank - 1]);
         let mut rest: Vec<Value> = vec![coordinate(parts.src_offsets[rank - 2])];
-        rest.extend(parts.src_offsets[..rank - 2].iter().rev().map(|offset| coordinate(*offset)));
+        rest.extend(
+            parts.src_offsets[..rank - 2]
+                .iter()
+                .rev()
+                .map(|offset| coordinate(*offset)),
+        );
         let box_columns = *box_.last().expect("a box");
         for box_index in 0..columns / box_columns {
-            let box_bytes = b.value(leader, melior::dialect::arith::constant(context, IntegerAttribute::new(i64_type, box_index * rows * box_columns * element_bytes).into(), b.location));
+            let box_bytes = b.value(
+                leader,
+                melior::dialect::arith::constant(
+                    context,
+                    IntegerAttribute::new(i64_type, box_index * rows * box_columns * element_bytes).into(),
+                    b.location,
+                ),
+            );
             let address = b.op(leader, "arith.addi", &[base, box_bytes]);
             let destination = b.cast(leader, "llvm.inttoptr", address, shared_pointer);
             // The instruction writes through a shared::cluster address (this block's own shared
             // memory when no cluster is launched).
             let destination = b.cast(leader, "llvm.addrspacecast", destination, cluster_pointer);
-            let shift = b.value(leader, melior::dialect::arith::constant(context, IntegerAttribute::new(i32_type, box_index * box_columns).into(), b.location));
+            let shift = b.value(
+                leader,
+                melior::dialect::arith::constant(
+                    context,
+                    IntegerAttribute::new(i32_type, box_index * box_columns).into(),
+                    b.location,
+                ),
+            );
             let box_column = b.op(leader, "arith.addi", &[column, shift]);
             let mut operands = vec![destination, map];
             operands.push(box_column);
@@ -197,7 +243,13 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
 
     /// The tensor map of global tensor `tensor` with box `box_` (outermost first): until the
     /// kernel takes it as a parameter, a cast of the tensor marked with [`TENSOR_MAP_BOX`].
-    pub(super) fn tensor_map(&self, b: &Builder<'c>, at: At<'c, 'a>, tensor: Value<'c, 'a>, box_: &[i64]) -> Value<'c, 'a> {
+    pub(super) fn tensor_map(
+        &self,
+        b: &Builder<'c>,
+        at: At<'c, 'a>,
+        tensor: Value<'c, 'a>,
+        box_: &[i64],
+    ) -> Value<'c, 'a> {
         let pointer = crate::attributes::llvm_pointer(self.context, 0);
         let box_attribute = crate::attributes::i64_array(self.context, box_);
         b.value(

@@ -73,12 +73,23 @@ fn pair_boxes(placed: &Placed, slot: usize, columns: i64) -> BTreeSet<i64> {
 /// unguarded wgmma accumulator of R x C (R a multiple of 8 up to 256, C of a box row's columns)
 /// whose slots all pair up, into an f16, bf16 or f32 tensor [`tma::tensor_box`] takes with boxes
 /// of R / `warpgroups` rows. Returns the box and the column pairs.
-fn candidate(src: Value, dst: Value, offsets: usize, layouts: &Layouts, warpgroups: i64) -> Option<(Vec<i64>, Vec<usize>)> {
+fn candidate(
+    src: Value,
+    dst: Value,
+    offsets: usize,
+    layouts: &Layouts,
+    warpgroups: i64,
+) -> Option<(Vec<i64>, Vec<usize>)> {
     let from = placed(layouts, src).ok()?;
     let bytes = element_bytes(dst)?;
-    let [rows, columns] = from.layout.shape[..] else { return None };
+    let [rows, columns] = from.layout.shape[..] else {
+        return None;
+    };
     let box_columns = ROW_BYTES / bytes;
-    let usable = from.layout.origin.starts_with("wgmma.acc") && !from.distribution.guarded && from.layout.replicate == 1 && columns % box_columns == 0;
+    let usable = from.layout.origin.starts_with("wgmma.acc")
+        && !from.distribution.guarded
+        && from.layout.replicate == 1
+        && columns % box_columns == 0;
     if !usable || rows % warpgroups != 0 {
         return None;
     }
@@ -93,7 +104,11 @@ fn candidate(src: Value, dst: Value, offsets: usize, layouts: &Layouts, warpgrou
 fn slab_warpgroups(from: &Placed) -> i64 {
     let warpgroups = from.layout.threads / 128;
     let rows = from.layout.shape[0];
-    if warpgroups > 1 && from.layout.threads % 128 == 0 && rows % (64 * warpgroups) == 0 { warpgroups } else { 1 }
+    if warpgroups > 1 && from.layout.threads % 128 == 0 && rows % (64 * warpgroups) == 0 {
+        warpgroups
+    } else {
+        1
+    }
 }
 
 /// The rounds of `pairs` when the area holds `per_round` boxes of `columns` columns: `None` where a
@@ -103,7 +118,9 @@ fn rounds(from: &Placed, pairs: &[usize], columns: i64, per_round: i64) -> Optio
     let mut rounds = vec![Vec::new(); ((boxes + per_round - 1) / per_round) as usize];
     for &slot in pairs {
         let of: BTreeSet<i64> = pair_boxes(from, slot, columns).iter().map(|b| b / per_round).collect();
-        let [round] = of.into_iter().collect::<Vec<_>>()[..] else { return None };
+        let [round] = of.into_iter().collect::<Vec<_>>()[..] else {
+            return None;
+        };
         rounds[round as usize].push(slot);
     }
     Some(rounds)
@@ -116,7 +133,8 @@ fn shared_bytes(ops: &[OperationRef]) -> i64 {
         .filter_map(|op| op.result(0).ok())
         .map(|result| {
             let value: Value = result.into();
-            let bytes = tile_dialect::element::Element::of(element_type(value)).map_or(8, |element| element.bytes() as i64);
+            let bytes =
+                tile_dialect::element::Element::of(element_type(value)).map_or(8, |element| element.bytes() as i64);
             crate::pipeline::rings::padded(memref_shape(value).iter().product::<i64>() * bytes)
         })
         .sum()
@@ -137,37 +155,82 @@ pub fn tma_store_plan(ops: &[OperationRef], layouts: &Layouts, scratch: i64) -> 
         if level(parts.src) != Some(MemoryLevel::Fragment) || level(parts.dst) != Some(MemoryLevel::Global) {
             continue;
         }
-        let Some((box_, pairs)) = candidate(parts.src, parts.dst, parts.dst_offsets.len(), layouts, 1) else { continue };
+        let Some((box_, pairs)) = candidate(parts.src, parts.dst, parts.dst_offsets.len(), layouts, 1) else {
+            continue;
+        };
         let from = placed(layouts, parts.src).expect("a candidate's layout");
         let box_bytes = box_[box_.len() - 2] * ROW_BYTES;
         let box_columns = *box_.last().expect("a box");
         let boxes = from.layout.shape[1] / box_columns;
         let staged = |capacity: i64| {
             let per_round = (capacity / box_bytes).min(boxes);
-            (per_round > 0).then(|| rounds(from, &pairs, box_columns, per_round).map(|rounds| (per_round, rounds))).flatten()
+            (per_round > 0)
+                .then(|| rounds(from, &pairs, box_columns, per_round).map(|rounds| (per_round, rounds)))
+                .flatten()
         };
-        let drained = drained_tiles(*op, layouts).into_iter().find_map(|(tile, bytes)| staged(bytes).map(|plan| (Some(tile), plan)));
+        let drained = drained_tiles(*op, layouts)
+            .into_iter()
+            .find_map(|(tile, bytes)| staged(bytes).map(|plan| (Some(tile), plan)));
         let plan = drained.or_else(|| staged(OWN_STAGING_BYTES.min(free)).map(|plan| (None, plan)));
-        let Some((drained, (per_round, rounds))) = plan else { continue };
+        let Some((drained, (per_round, rounds))) = plan else {
+            continue;
+        };
         if drained.is_some() {
-            plans.insert(key(op), TmaStore { box_, per_round, rounds, drained, warpgroups: 1 });
+            plans.insert(
+                key(op),
+                TmaStore {
+                    box_,
+                    per_round,
+                    rounds,
+                    drained,
+                    warpgroups: 1,
+                },
+            );
             continue;
         }
         own = own.max(per_round * box_bytes);
         // In the kernel's own area each warpgroup may stage its slab in its part: boxes of the
         // slab's rows, as many a round as the whole block's (the parts together are the same area).
         let warpgroups = slab_warpgroups(from);
-        let slabs = (warpgroups > 1).then(|| candidate(parts.src, parts.dst, parts.dst_offsets.len(), layouts, warpgroups)).flatten();
-        let whole = TmaStore { box_, per_round, rounds: rounds.clone(), drained, warpgroups: 1 };
-        own_area.push((key(op), whole, slabs.map(|(box_, _)| TmaStore { box_, per_round, rounds, drained, warpgroups })));
+        let slabs = (warpgroups > 1)
+            .then(|| candidate(parts.src, parts.dst, parts.dst_offsets.len(), layouts, warpgroups))
+            .flatten();
+        let whole = TmaStore {
+            box_,
+            per_round,
+            rounds: rounds.clone(),
+            drained,
+            warpgroups: 1,
+        };
+        own_area.push((
+            key(op),
+            whole,
+            slabs.map(|(box_, _)| TmaStore {
+                box_,
+                per_round,
+                rounds,
+                drained,
+                warpgroups,
+            }),
+        ));
     }
     // Warpgroups stage alone only where every copy into the own area can, in as many parts: a
     // copy of the whole block after split ones would write parts whose last stores another
     // warpgroup's first thread issued, and thread 0 cannot wait for those.
-    let parts: BTreeSet<Option<i64>> = own_area.iter().map(|(_, _, split)| split.as_ref().map(|plan| plan.warpgroups)).collect();
+    let parts: BTreeSet<Option<i64>> = own_area
+        .iter()
+        .map(|(_, _, split)| split.as_ref().map(|plan| plan.warpgroups))
+        .collect();
     let split = parts.len() == 1 && parts.first().is_some_and(|parts| parts.is_some());
     for (copy, whole, slabs) in own_area {
-        plans.insert(copy, if split { slabs.expect("every copy splits") } else { whole });
+        plans.insert(
+            copy,
+            if split {
+                slabs.expect("every copy splits")
+            } else {
+                whole
+            },
+        );
     }
     (plans, own)
 }
@@ -177,25 +240,40 @@ pub fn tma_store_plan(ops: &[OperationRef], layouts: &Layouts, scratch: i64) -> 
 /// them); TMA-filled rings first among equals (they are already on the swizzle's alignment).
 fn drained_tiles(op: OperationRef, layouts: &Layouts) -> Vec<(usize, i64)> {
     let Some(block) = op.block() else { return Vec::new() };
-    if block.parent_operation().is_none_or(|parent| op_name(&parent) != "tile.kernel") {
+    if block
+        .parent_operation()
+        .is_none_or(|parent| op_name(&parent) != "tile.kernel")
+    {
         return Vec::new();
     }
     let later: Vec<OperationRef> = std::iter::successors(op.next_in_block(), |next| next.next_in_block()).collect();
-    let mut tiles: Vec<(bool, i64, usize)> = std::iter::successors(block.first_operation(), |next| next.next_in_block())
-        .filter(|candidate| op_name(candidate) == "tile.alloc_shared")
-        .filter_map(|candidate| {
-            let tile: Value = candidate.result(0).ok()?.into();
-            let bytes = tile_dialect::element::Element::of(element_type(tile))?.bytes() as i64;
-            (!later.iter().any(|user| staged_store::uses(*user, &[tile]))).then(|| (layouts.swizzled.contains(&key(&candidate)), memref_shape(tile).iter().product::<i64>() * bytes, key(&candidate)))
-        })
-        .collect();
+    let mut tiles: Vec<(bool, i64, usize)> =
+        std::iter::successors(block.first_operation(), |next| next.next_in_block())
+            .filter(|candidate| op_name(candidate) == "tile.alloc_shared")
+            .filter_map(|candidate| {
+                let tile: Value = candidate.result(0).ok()?.into();
+                let bytes = tile_dialect::element::Element::of(element_type(tile))?.bytes() as i64;
+                (!later.iter().any(|user| staged_store::uses(*user, &[tile]))).then(|| {
+                    (
+                        layouts.swizzled.contains(&key(&candidate)),
+                        memref_shape(tile).iter().product::<i64>() * bytes,
+                        key(&candidate),
+                    )
+                })
+            })
+            .collect();
     tiles.sort_by(|x, y| (y.1, y.0).cmp(&(x.1, x.0)));
     tiles.into_iter().map(|(_, bytes, tile)| (tile, bytes)).collect()
 }
 
 /// The staging area of each planned copy (by copy): its drained tile, or the kernel's own area,
 /// allocated at `start`; each on the swizzle's 1024-byte alignment.
-pub(super) fn staging_areas<'c, 'a>(b: &Builder<'c>, start: At<'c, 'a>, ops: &[OperationRef<'c, 'a>], layouts: &Layouts) -> HashMap<usize, Value<'c, 'a>> {
+pub(super) fn staging_areas<'c, 'a>(
+    b: &Builder<'c>,
+    start: At<'c, 'a>,
+    ops: &[OperationRef<'c, 'a>],
+    layouts: &Layouts,
+) -> HashMap<usize, Value<'c, 'a>> {
     let context = b.context;
     let aligned = |allocation: OperationRef<'c, 'a>| {
         let alignment = IntegerAttribute::new(IntegerType::new(context, 64).into(), tma::SWIZZLED_ALIGNMENT);
@@ -205,13 +283,26 @@ pub(super) fn staging_areas<'c, 'a>(b: &Builder<'c>, start: At<'c, 'a>, ops: &[O
     let own = (layouts.own_staging > 0).then(|| {
         let workgroup = Attribute::parse(context, "#gpu.address_space<workgroup>");
         let area = MemRefType::new(Type::float16(context), &[layouts.own_staging / 2], None, workgroup);
-        aligned(b.insert(start, OperationBuilder::new("tile.alloc_shared", b.location).add_results(&[area.into()]).build().expect("tile.alloc_shared")))
+        aligned(
+            b.insert(
+                start,
+                OperationBuilder::new("tile.alloc_shared", b.location)
+                    .add_results(&[area.into()])
+                    .build()
+                    .expect("tile.alloc_shared"),
+            ),
+        )
     });
     let mut areas = HashMap::new();
     for op in ops {
-        let Some(plan) = layouts.tma_stores.get(&key(op)) else { continue };
+        let Some(plan) = layouts.tma_stores.get(&key(op)) else {
+            continue;
+        };
         let area = match plan.drained {
-            Some(tile) => ops.iter().find(|candidate| key(candidate) == tile).map(|allocation| aligned(*allocation)),
+            Some(tile) => ops
+                .iter()
+                .find(|candidate| key(candidate) == tile)
+                .map(|allocation| aligned(*allocation)),
             None => own,
         };
         if let Some(area) = area {
@@ -246,7 +337,10 @@ impl<'c, 'a> Staging<'c, 'a> {
     /// of `part_bytes` (1: the block's threads together, nothing to compute).
     fn new(b: &Builder<'c>, at: At<'c, 'a>, tid: Value<'c, 'a>, warpgroups: i64, rows: i64, part_bytes: i64) -> Self {
         if warpgroups == 1 {
-            return Staging { thread: tid, slab: None };
+            return Staging {
+                thread: tid,
+                slab: None,
+            };
         }
         let c = |value: i64| b.index(at, value);
         let i32_type: Type = IntegerType::new(b.context, 32).into();
@@ -254,10 +348,18 @@ impl<'c, 'a> Staging<'c, 'a> {
         let slab = Slab {
             part: b.op(at, "arith.muli", &[warpgroup, c(part_bytes)]),
             first_row: b.op(at, "arith.muli", &[warpgroup, c(rows)]),
-            barrier: b.cast(at, "arith.index_cast", b.op(at, "arith.addi", &[warpgroup, c(FIRST_WARPGROUP_BARRIER)]), i32_type),
+            barrier: b.cast(
+                at,
+                "arith.index_cast",
+                b.op(at, "arith.addi", &[warpgroup, c(FIRST_WARPGROUP_BARRIER)]),
+                i32_type,
+            ),
             threads: b.cast(at, "arith.index_cast", c(128), i32_type),
         };
-        Staging { thread: b.op(at, "arith.remui", &[tid, c(128)]), slab: Some(slab) }
+        Staging {
+            thread: b.op(at, "arith.remui", &[tid, c(128)]),
+            slab: Some(slab),
+        }
     }
 
     /// The barrier of those that stage together: the block's, or the warpgroup's named barrier.
@@ -272,8 +374,17 @@ impl<'c, 'a> Staging<'c, 'a> {
 impl<'c, 'a> Lowering<'c, 'a, '_> {
     /// Copies fragment `src` into the global tensor `dst` at `offsets` through the staging area
     /// `staging` by TMA (the module doc); false, emitting nothing, where the plan has no store.
-    pub(super) fn copy_out_by_tma(&self, op: OperationRef<'c, 'a>, src: Value<'c, 'a>, dst: Value<'c, 'a>, offsets: &[Value<'c, 'a>], staging: Option<Value<'c, 'a>>) -> bool {
-        let Some(plan) = self.layouts.tma_stores.get(&key(&op)) else { return false };
+    pub(super) fn copy_out_by_tma(
+        &self,
+        op: OperationRef<'c, 'a>,
+        src: Value<'c, 'a>,
+        dst: Value<'c, 'a>,
+        offsets: &[Value<'c, 'a>],
+        staging: Option<Value<'c, 'a>>,
+    ) -> bool {
+        let Some(plan) = self.layouts.tma_stores.get(&key(&op)) else {
+            return false;
+        };
         let Some(area) = staging else { return false };
         let b = self.builder(&op);
         let at = At::before(op);
@@ -297,7 +408,11 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let leader = || b.if_then(at, b.compare(at, "eq", staging.thread, c(0)));
         let mut box_offsets = offsets.to_vec();
         if let Some(slab) = &staging.slab {
-            base = b.op(at, "arith.addi", &[base, b.cast(at, "arith.index_cast", slab.part, i64_type)]);
+            base = b.op(
+                at,
+                "arith.addi",
+                &[base, b.cast(at, "arith.index_cast", slab.part, i64_type)],
+            );
             let row_offset = box_offsets.len() - 2;
             box_offsets[row_offset] = b.op(at, "arith.addi", &[offsets[row_offset], slab.first_row]);
         }
@@ -306,28 +421,63 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             self.bulk_wait(&b, leader(), true);
             staging.barrier(&b, at);
             for &slot in pairs {
-                let [row, column] = self.coordinates(&b, at, from, &offsets_now, slot)[..] else { unreachable!("a 2-D tile") };
+                let [row, column] = self.coordinates(&b, at, from, &offsets_now, slot)[..] else {
+                    unreachable!("a 2-D tile")
+                };
                 // The row within the part's boxes.
-                let row = if staging.slab.is_some() { b.op(at, "arith.remui", &[row, c(rows)]) } else { row };
+                let row = if staging.slab.is_some() {
+                    b.op(at, "arith.remui", &[row, c(rows)])
+                } else {
+                    row
+                };
                 // Byte of (row, column) in its box: 128-byte rows, the 16-byte chunk index
                 // XOR-ed with the row's place among 8.
-                let in_round = b.op(at, "arith.remui", &[b.op(at, "arith.divui", &[column, c(box_columns)]), c(plan.per_round)]);
-                let within = b.op(at, "arith.muli", &[b.op(at, "arith.remui", &[column, c(box_columns)]), c(bytes)]);
-                let chunk = b.op(at, "arith.xori", &[b.op(at, "arith.divui", &[within, c(16)]), b.op(at, "arith.remui", &[row, c(8)])]);
+                let in_round = b.op(
+                    at,
+                    "arith.remui",
+                    &[b.op(at, "arith.divui", &[column, c(box_columns)]), c(plan.per_round)],
+                );
+                let within = b.op(
+                    at,
+                    "arith.muli",
+                    &[b.op(at, "arith.remui", &[column, c(box_columns)]), c(bytes)],
+                );
+                let chunk = b.op(
+                    at,
+                    "arith.xori",
+                    &[
+                        b.op(at, "arith.divui", &[within, c(16)]),
+                        b.op(at, "arith.remui", &[row, c(8)]),
+                    ],
+                );
                 let mut byte = b.op(at, "arith.muli", &[in_round, c(box_bytes)]);
                 byte = b.op(at, "arith.addi", &[byte, b.op(at, "arith.muli", &[row, c(ROW_BYTES)])]);
                 byte = b.op(at, "arith.addi", &[byte, b.op(at, "arith.muli", &[chunk, c(16)])]);
                 byte = b.op(at, "arith.addi", &[byte, b.op(at, "arith.remui", &[within, c(16)])]);
-                let address = b.op(at, "arith.addi", &[base, b.cast(at, "arith.index_cast", byte, i64_type)]);
+                let address = b.op(
+                    at,
+                    "arith.addi",
+                    &[base, b.cast(at, "arith.index_cast", byte, i64_type)],
+                );
                 let pointer = b.cast(at, "llvm.inttoptr", address, shared_pointer);
                 // The pair as one 4-byte word (16-bit) or two (f32, one 8-byte store).
-                let pair: Vec<Value> = [slot, slot + 1].iter().map(|s| convert(&b, at, self.slot_value(&b, at, array, from, *s as i64), ty)).collect();
+                let pair: Vec<Value> = [slot, slot + 1]
+                    .iter()
+                    .map(|s| convert(&b, at, self.slot_value(&b, at, array, from, *s as i64), ty))
+                    .collect();
                 let words = self.words(&b, at, &pair, bytes, i32_type);
                 let value = if words.len() == 1 {
                     words[0]
                 } else {
                     let pair_type = crate::attributes::vector(2, i32_type);
-                    b.value(at, OperationBuilder::new("vector.from_elements", b.location).add_operands(&words).add_results(&[pair_type]).build().expect("vector.from_elements"))
+                    b.value(
+                        at,
+                        OperationBuilder::new("vector.from_elements", b.location)
+                            .add_operands(&words)
+                            .add_results(&[pair_type])
+                            .build()
+                            .expect("vector.from_elements"),
+                    )
                 };
                 let alignment = crate::attributes::integer(context, 64, 2 * bytes);
                 b.insert(
@@ -340,13 +490,34 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                 );
             }
             // The generic proxy's writes, visible to the copy engine; then thread 0 hands the boxes over.
-            b.insert(at, OperationBuilder::new("nvvm.fence.proxy", b.location).add_attributes(&[nvvm_attribute(context, "kind", "#nvvm.proxy_kind<async.shared>"), nvvm_attribute(context, "space", "#nvvm.shared_space<cta>")]).build().expect("nvvm.fence.proxy"));
+            b.insert(
+                at,
+                OperationBuilder::new("nvvm.fence.proxy", b.location)
+                    .add_attributes(&[
+                        nvvm_attribute(context, "kind", "#nvvm.proxy_kind<async.shared>"),
+                        nvvm_attribute(context, "space", "#nvvm.shared_space<cta>"),
+                    ])
+                    .build()
+                    .expect("nvvm.fence.proxy"),
+            );
             staging.barrier(&b, at);
             let issue = leader();
             let boxes = from.layout.shape[1] / box_columns;
             for box_index in (round as i64 * plan.per_round)..((round as i64 + 1) * plan.per_round).min(boxes) {
-                let offset = b.value(issue, melior::dialect::arith::constant(context, IntegerAttribute::new(i64_type, (box_index % plan.per_round) * box_bytes).into(), b.location));
-                let source = b.cast(issue, "llvm.inttoptr", b.op(issue, "arith.addi", &[base, offset]), shared_pointer);
+                let offset = b.value(
+                    issue,
+                    melior::dialect::arith::constant(
+                        context,
+                        IntegerAttribute::new(i64_type, (box_index % plan.per_round) * box_bytes).into(),
+                        b.location,
+                    ),
+                );
+                let source = b.cast(
+                    issue,
+                    "llvm.inttoptr",
+                    b.op(issue, "arith.addi", &[base, offset]),
+                    shared_pointer,
+                );
                 let coordinates = self.box_coordinates(&b, issue, &box_offsets, box_index * box_columns);
                 let mut operands = vec![map, source];
                 operands.extend(coordinates.iter().copied());
@@ -360,7 +531,12 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                         .expect("nvvm.cp.async.bulk.tensor.global.shared.cta"),
                 );
             }
-            b.insert(issue, OperationBuilder::new("nvvm.cp.async.bulk.commit.group", b.location).build().expect("nvvm.cp.async.bulk.commit.group"));
+            b.insert(
+                issue,
+                OperationBuilder::new("nvvm.cp.async.bulk.commit.group", b.location)
+                    .build()
+                    .expect("nvvm.cp.async.bulk.commit.group"),
+            );
         }
         true
     }
@@ -368,25 +544,46 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
     /// Thread 0's wait (at `at`, inside its branch) for its bulk stores: until the engine has
     /// read their sources (`read`), or until they are complete.
     pub(super) fn bulk_wait(&self, b: &Builder<'c>, at: At<'c, 'a>, read: bool) {
-        let mut attributes = vec![(Identifier::new(self.context, "group"), crate::attributes::integer(self.context, 32, 0))];
+        let mut attributes = vec![(
+            Identifier::new(self.context, "group"),
+            crate::attributes::integer(self.context, 32, 0),
+        )];
         if read {
             attributes.push((Identifier::new(self.context, "read"), Attribute::unit(self.context)));
         }
-        b.insert(at, OperationBuilder::new("nvvm.cp.async.bulk.wait_group", b.location).add_attributes(&attributes).build().expect("nvvm.cp.async.bulk.wait_group"));
+        b.insert(
+            at,
+            OperationBuilder::new("nvvm.cp.async.bulk.wait_group", b.location)
+                .add_attributes(&attributes)
+                .build()
+                .expect("nvvm.cp.async.bulk.wait_group"),
+        );
     }
 
     /// TMA coordinates (innermost first, i32) of the box at tile column `column` of the tile at
     /// `offsets`: its column, the tile's row, then the leading offsets inwards out.
-    fn box_coordinates(&self, b: &Builder<'c>, at: At<'c, 'a>, offsets: &[Value<'c, 'a>], column: i64) -> Vec<Value<'c, 'a>> {
+    fn box_coordinates(
+        &self,
+        b: &Builder<'c>,
+        at: At<'c, 'a>,
+        offsets: &[Value<'c, 'a>],
+        column: i64,
+    ) -> Vec<Value<'c, 'a>> {
         let i32_type: Type = IntegerType::new(self.context, 32).into();
         let rank = offsets.len();
         let first = b.op(at, "arith.addi", &[offsets[rank - 1], b.index(at, column)]);
-        std::iter::once(first).chain(offsets[..rank - 1].iter().rev().copied()).map(|value| b.cast(at, "arith.index_cast", value, i32_type)).collect()
+        std::iter::once(first)
+            .chain(offsets[..rank - 1].iter().rev().copied())
+            .map(|value| b.cast(at, "arith.index_cast", value, i32_type))
+            .collect()
     }
 }
 
 fn nvvm_attribute<'c>(context: &'c Context, name: &str, value: &str) -> (Identifier<'c>, Attribute<'c>) {
-    (Identifier::new(context, name), Attribute::parse(context, value).expect("an nvvm attribute"))
+    (
+        Identifier::new(context, name),
+        Attribute::parse(context, value).expect("an nvvm attribute"),
+    )
 }
 
 #[cfg(test)]
@@ -414,20 +611,32 @@ mod tests {
                     for lanes in (0..32).collect::<Vec<i64>>().chunks(phase as usize) {
                         let mut banks = BTreeSet::new();
                         for lane in lanes {
-                            let Some(element) = from.distribution.coordinates(warp * 32 + lane, slot) else { continue };
+                            let Some(element) = from.distribution.coordinates(warp * 32 + lane, slot) else {
+                                continue;
+                            };
                             let (row, column) = (element[0], element[1]);
                             let within = column % columns * bytes;
-                            let byte = (column / columns % per_round) * m * ROW_BYTES + row * ROW_BYTES + ((within / 16) ^ (row % 8)) * 16 + within % 16;
+                            let byte = (column / columns % per_round) * m * ROW_BYTES
+                                + row * ROW_BYTES
+                                + ((within / 16) ^ (row % 8)) * 16
+                                + within % 16;
                             for word in 0..bytes / 2 {
                                 written[(byte / 4 + word) as usize] += 1;
                                 banks.insert((byte / 4 + word) % 32);
                             }
                         }
-                        assert_eq!(banks.len() as i64, if bytes == 2 { 32 } else { 16 }, "slot {slot}, warp {warp}: bank conflicts");
+                        assert_eq!(
+                            banks.len() as i64,
+                            if bytes == 2 { 32 } else { 16 },
+                            "slot {slot}, warp {warp}: bank conflicts"
+                        );
                     }
                 }
             }
-            assert!(written.iter().all(|count| *count <= 1), "a word of the area written twice in one round");
+            assert!(
+                written.iter().all(|count| *count <= 1),
+                "a word of the area written twice in one round"
+            );
             words += written.iter().sum::<i64>();
         }
         // Every element of the tile once.

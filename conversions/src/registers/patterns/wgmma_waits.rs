@@ -43,13 +43,18 @@ fn needs(users: &[OperationRef], group: &Pending, layouts: &Layouts, counting: &
         if name == "tile.copy_async" || releases_previous(user) || copies_issued {
             return false;
         }
-        let accumulating = layouts.wgmma.contains(&key(user)).then(|| user.operand(2).ok()).flatten();
+        let accumulating = layouts
+            .wgmma
+            .contains(&key(user))
+            .then(|| user.operand(2).ok())
+            .flatten();
         matches!(name, "gpu.barrier" | "tile.arrive" | "nvvm.barrier0")
             || user.operands().any(|value| {
                 (group.fragments.contains(&value) && Some(value) != accumulating)
                     || (name != "tile.slot"
                         && !crate::pipeline::ahead::reads_only(user, value)
-                        && crate::pipeline::rings::tile_allocation(value).is_some_and(|tile| group.shared.contains(&key(&tile))))
+                        && crate::pipeline::rings::tile_allocation(value)
+                            .is_some_and(|tile| group.shared.contains(&key(&tile))))
             })
     })
 }
@@ -63,7 +68,9 @@ fn releases_previous(op: &OperationRef) -> bool {
 
 /// Whether `block` is the body of a loop whose gemm's group may stay pending across its back edge.
 fn carries(block: &melior::ir::block::BlockRef) -> bool {
-    block.parent_operation().is_some_and(|parent| parent.attribute(crate::pipeline::CARRIES_GEMM_ATTRIBUTE).is_ok())
+    block
+        .parent_operation()
+        .is_some_and(|parent| parent.attribute(crate::pipeline::CARRIES_GEMM_ATTRIBUTE).is_ok())
 }
 
 /// The waits of one block, starting with the groups `carried` in from the previous iteration of
@@ -86,7 +93,9 @@ fn block_waits<'c, 'a>(
         let mut youngest = if terminator && !pending.is_empty() && !carrying {
             Some(pending.len() - 1)
         } else {
-            pending.iter().rposition(|group| needs(&users, group, layouts, counting))
+            pending
+                .iter()
+                .rposition(|group| needs(&users, group, layouts, counting))
         };
         // Releasing the previous iteration's slot needs the groups carried in.
         if carried_left > 0 && users.iter().any(releases_previous) {
@@ -103,7 +112,11 @@ fn block_waits<'c, 'a>(
                 carried_left = 0;
                 continue;
             }
-            let fragments = [0, 2].iter().filter_map(|i| op.operand(*i).ok()).filter(|value| level(*value) == Some(MemoryLevel::Fragment)).collect();
+            let fragments = [0, 2]
+                .iter()
+                .filter_map(|i| op.operand(*i).ok())
+                .filter(|value| level(*value) == Some(MemoryLevel::Fragment))
+                .collect();
             let shared = [0, 1]
                 .iter()
                 .filter_map(|i| op.operand(*i).ok())
@@ -119,7 +132,11 @@ fn block_waits<'c, 'a>(
 /// The waits of a kernel's wgmma gemms: before which op, and how many groups may stay pending.
 /// `deferred` are the gemms that do not wait by themselves; the others (the rest of
 /// `layouts.wgmma`) end with a wait for every group.
-pub fn wgmma_waits<'c, 'a>(ops: &[OperationRef<'c, 'a>], layouts: &Layouts, deferred: &std::collections::HashSet<usize>) -> Vec<(OperationRef<'c, 'a>, i64)> {
+pub fn wgmma_waits<'c, 'a>(
+    ops: &[OperationRef<'c, 'a>],
+    layouts: &Layouts,
+    deferred: &std::collections::HashSet<usize>,
+) -> Vec<(OperationRef<'c, 'a>, i64)> {
     let mut blocks = Vec::new();
     for gemm in ops.iter().filter(|op| deferred.contains(&key(op))) {
         if let Some(block) = gemm.block()

@@ -34,7 +34,9 @@ pub(super) fn runs(placed: &Placed, lanes: i64) -> (Vec<Vec<usize>>, i64) {
     let block = 2i64 << spread;
     // The trading lanes share their rows, and every other column term keeps a run on 16 bytes.
     let rows_apart = rows.iter().all(|(bit, _)| *bit >= low_bits);
-    let aligned = columns.iter().all(|(bit, delta)| *bit < low_bits || delta % (2 * lanes) == 0);
+    let aligned = columns
+        .iter()
+        .all(|(bit, delta)| *bit < low_bits || delta % (2 * lanes) == 0);
     if spread < low_bits || !rows_apart || !aligned {
         return (Vec::new(), 0);
     }
@@ -49,7 +51,9 @@ pub(super) fn runs(placed: &Placed, lanes: i64) -> (Vec<Vec<usize>>, i64) {
     let mut groups = Vec::new();
     let mut current: Vec<(i64, i64, usize)> = Vec::new();
     for pair in pairs {
-        let follows = current.last().is_some_and(|last| last.0 == pair.0 && last.1 + block == pair.1);
+        let follows = current
+            .last()
+            .is_some_and(|last| last.0 == pair.0 && last.1 + block == pair.1);
         if !follows {
             current.clear();
         }
@@ -77,9 +81,14 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         offsets_now: &[Value<'c, 'a>],
     ) -> BTreeSet<usize> {
         let ty = element_type(dst);
-        let Some(bytes) = super::stored_bytes(ty) else { return BTreeSet::new() };
+        let Some(bytes) = super::stored_bytes(ty) else {
+            return BTreeSet::new();
+        };
         let lanes = 16 / (2 * bytes);
-        let wanted = level(dst) == Some(MemoryLevel::Global) && from.layout.origin.starts_with("wgmma.acc") && offsets.len() >= 2 && self.shuffles.is_some();
+        let wanted = level(dst) == Some(MemoryLevel::Global)
+            && from.layout.origin.starts_with("wgmma.acc")
+            && offsets.len() >= 2
+            && self.shuffles.is_some();
         let (groups, block) = if wanted { runs(from, lanes) } else { (Vec::new(), 0) };
         if groups.is_empty() {
             return BTreeSet::new();
@@ -91,7 +100,9 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let aligned = self.runs_aligned(b, at, dst, offsets, run);
         // The lane's place in its group, and one flag per place.
         let lane = b.op(at, "arith.andi", &[self.tid, b.index(at, lanes - 1)]);
-        let is_lane: Vec<Value> = (0..lanes).map(|place| b.compare(at, "eq", lane, b.index(at, place))).collect();
+        let is_lane: Vec<Value> = (0..lanes)
+            .map(|place| b.compare(at, "eq", lane, b.index(at, place)))
+            .collect();
         // Of `values` (one per place), the one whose place satisfies `chosen`.
         let pick = |values: &[Vec<Value<'c, 'a>>], chosen: &dyn Fn(usize) -> Value<'c, 'a>| -> Vec<Value<'c, 'a>> {
             let mut picked = values[0].clone();
@@ -100,7 +111,9 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                 picked = picked
                     .iter()
                     .zip(words)
-                    .map(|(other, word)| b.value(at, melior::dialect::arith::select(condition, *word, *other, b.location)))
+                    .map(|(other, word)| {
+                        b.value(at, melior::dialect::arith::select(condition, *word, *other, b.location))
+                    })
                     .collect();
             }
             picked
@@ -112,7 +125,10 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             let words: Vec<Vec<Value>> = group
                 .iter()
                 .map(|slot| {
-                    let pair: Vec<Value> = [*slot, slot + 1].iter().map(|s| convert(b, at, self.slot_value(b, at, array, from, *s as i64), ty)).collect();
+                    let pair: Vec<Value> = [*slot, slot + 1]
+                        .iter()
+                        .map(|s| convert(b, at, self.slot_value(b, at, array, from, *s as i64), ty))
+                        .collect();
                     self.words(b, at, &pair, bytes, i32_type)
                 })
                 .collect();
@@ -120,12 +136,26 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             let mut got = vec![pick(&words, &|place| is_lane[place])];
             for round in 1..lanes as usize {
                 let sent = pick(&words, &|place| is_lane[place ^ round]);
-                got.push(sent.iter().map(|word| self.shuffle_xor(b, at, *word, round as i64, self.shuffles.unwrap_or(32))).collect());
+                got.push(
+                    sent.iter()
+                        .map(|word| self.shuffle_xor(b, at, *word, round as i64, self.shuffles.unwrap_or(32)))
+                        .collect(),
+                );
             }
             // Position u of the run holds lane u's pair t, which came in round u ^ t.
-            let ordered: Vec<Value> = (0..lanes as usize).flat_map(|position| pick(&got, &|round| is_lane[position ^ round])).collect();
-            let word_vector = crate::attributes::vector(ordered.len() as i64, IntegerType::new(self.context, 32).into());
-            let packed = b.value(at, OperationBuilder::new("vector.from_elements", b.location).add_operands(&ordered).add_results(&[word_vector]).build().expect("vector.from_elements"));
+            let ordered: Vec<Value> = (0..lanes as usize)
+                .flat_map(|position| pick(&got, &|round| is_lane[position ^ round]))
+                .collect();
+            let word_vector =
+                crate::attributes::vector(ordered.len() as i64, IntegerType::new(self.context, 32).into());
+            let packed = b.value(
+                at,
+                OperationBuilder::new("vector.from_elements", b.location)
+                    .add_operands(&ordered)
+                    .add_results(&[word_vector])
+                    .build()
+                    .expect("vector.from_elements"),
+            );
             let values = b.cast(at, "vector.bitcast", packed, run_type);
             // Lane t's run starts where its own pair of block t would: its column in the group's
             // first block (block start + 2 t + the rest), moved t blocks on and back by 2 t.
@@ -134,7 +164,11 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             let start = [coordinates[0], b.op(at, "arith.addi", &[coordinates[1], stretch])];
             let (indices, fits) = self.placed_in(b, at, dst, offsets, &start);
             let end = b.op(at, "arith.addi", &[indices[last], b.index(at, run)]);
-            let mut whole = b.op(at, "arith.andi", &[aligned, b.compare(at, "ule", end, b.dim(at, dst, last as i64))]);
+            let mut whole = b.op(
+                at,
+                "arith.andi",
+                &[aligned, b.compare(at, "ule", end, b.dim(at, dst, last as i64))],
+            );
             if let Some(fits) = fits {
                 whole = b.op(at, "arith.andi", &[whole, fits]);
             }
@@ -145,16 +179,30 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                 fast,
                 OperationBuilder::new("vector.store", b.location)
                     .add_operands(&operands)
-                    .add_attributes(&[(Identifier::new(self.context, "alignment"), crate::attributes::integer(self.context, 64, 16))])
+                    .add_attributes(&[(
+                        Identifier::new(self.context, "alignment"),
+                        crate::attributes::integer(self.context, 64, 16),
+                    )])
                     .build()
                     .expect("vector.store"),
             );
             // Misaligned, or reaching past the tensor's end: each element where it is inside.
             for element in 0..run {
                 let column = b.op(slow, "arith.addi", &[start[1], b.index(slow, element)]);
-                let position = (Identifier::new(self.context, "static_position"), crate::attributes::i64_array(self.context, &[element as i64]));
+                let position = (
+                    Identifier::new(self.context, "static_position"),
+                    crate::attributes::i64_array(self.context, &[element as i64]),
+                );
                 self.store_clipped(b, slow, dst, offsets, &[start[0], column], |store_at| {
-                    b.value(store_at, OperationBuilder::new("vector.extract", b.location).add_operands(&[values]).add_attributes(&[position]).add_results(&[ty]).build().expect("vector.extract"))
+                    b.value(
+                        store_at,
+                        OperationBuilder::new("vector.extract", b.location)
+                            .add_operands(&[values])
+                            .add_attributes(&[position])
+                            .add_results(&[ty])
+                            .build()
+                            .expect("vector.extract"),
+                    )
                 });
             }
             stored.extend(group.iter().flat_map(|slot| [*slot, slot + 1]));
@@ -163,14 +211,55 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
     }
 
     /// A pair of `bytes`-byte values as 32-bit words.
-    pub(super) fn words(&self, b: &Builder<'c>, at: At<'c, 'a>, pair: &[Value<'c, 'a>], bytes: i64, i32_type: Type<'c>) -> Vec<Value<'c, 'a>> {
+    pub(super) fn words(
+        &self,
+        b: &Builder<'c>,
+        at: At<'c, 'a>,
+        pair: &[Value<'c, 'a>],
+        bytes: i64,
+        i32_type: Type<'c>,
+    ) -> Vec<Value<'c, 'a>> {
         if bytes == 4 {
-            return pair.iter().map(|value| if value.r#type() == i32_type { *value } else { b.cast(at, "arith.bitcast", *value, i32_type) }).collect();
+            return pair
+                .iter()
+                .map(|value| {
+                    if value.r#type() == i32_type {
+                        *value
+                    } else {
+                        b.cast(at, "arith.bitcast", *value, i32_type)
+                    }
+                })
+                .collect();
         }
         let pair_type = crate::attributes::vector(2, pair[0].r#type());
-        let vector = b.value(at, OperationBuilder::new("vector.from_elements", b.location).add_operands(pair).add_results(&[pair_type]).build().expect("vector.from_elements"));
-        let word = b.cast(at, "vector.bitcast", vector, crate::attributes::vector(1, IntegerType::new(self.context, 32).into()));
-        let position = (Identifier::new(self.context, "static_position"), crate::attributes::i64_array(self.context, &[0]));
-        vec![b.value(at, OperationBuilder::new("vector.extract", b.location).add_operands(&[word]).add_attributes(&[position]).add_results(&[i32_type]).build().expect("vector.extract"))]
+        let vector = b.value(
+            at,
+            OperationBuilder::new("vector.from_elements", b.location)
+                .add_operands(pair)
+                .add_results(&[pair_type])
+                .build()
+                .expect("vector.from_elements"),
+        );
+        let word = b.cast(
+            at,
+            "vector.bitcast",
+            vector,
+            crate::attributes::vector(1, IntegerType::new(self.context, 32).into()),
+        );
+        let position = (
+            Identifier::new(self.context, "static_position"),
+            crate::attributes::i64_array(self.context, &[0]),
+        );
+        vec![
+            b.value(
+                at,
+                OperationBuilder::new("vector.extract", b.location)
+                    .add_operands(&[word])
+                    .add_attributes(&[position])
+                    .add_results(&[i32_type])
+                    .build()
+                    .expect("vector.extract"),
+            ),
+        ]
     }
 }

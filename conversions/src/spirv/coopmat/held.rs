@@ -31,7 +31,9 @@ fn matrix_use(op: &OperationRef, fragment: Value) -> bool {
         "tile.fill" => op.operand(0).is_ok_and(|tile| tile == fragment),
         "tile.gemm" => {
             op.operand(2).is_ok_and(|tile| tile == fragment)
-                && [0, 1].iter().all(|operand| op.operand(*operand).is_ok_and(|tile| tile != fragment))
+                && [0, 1]
+                    .iter()
+                    .all(|operand| op.operand(*operand).is_ok_and(|tile| tile != fragment))
         }
         _ => false,
     }
@@ -77,7 +79,10 @@ pub fn kernel_of<'c, 'a>(op: OperationRef<'c, 'a>) -> Option<OperationRef<'c, 'a
 /// Where the accumulator `fragment` of `kernel` leaves its cooperative matrices: `Ok(Some(op))`,
 /// the top-level op before which it is staged into registers; `Ok(None)` when only gemms and fills
 /// use it; `Err` says why it cannot be held (see the module).
-pub fn staging_point<'c, 'a>(kernel: OperationRef<'c, 'a>, fragment: Value<'c, 'a>) -> Result<Option<OperationRef<'c, 'a>>, String> {
+pub fn staging_point<'c, 'a>(
+    kernel: OperationRef<'c, 'a>,
+    fragment: Value<'c, 'a>,
+) -> Result<Option<OperationRef<'c, 'a>>, String> {
     let uses: Vec<OperationRef> = nested_ops(kernel)
         .into_iter()
         .filter(|op| op.operands().any(|operand| operand == fragment))
@@ -88,7 +93,10 @@ pub fn staging_point<'c, 'a>(kernel: OperationRef<'c, 'a>, fragment: Value<'c, '
         match point {
             None if matrix => {
                 if !in_carrying_loops(op) {
-                    return Err(format!("is filled or accumulated in '{}' inside an op other than a loop", op_name(op)));
+                    return Err(format!(
+                        "is filled or accumulated in '{}' inside an op other than a loop",
+                        op_name(op)
+                    ));
                 }
             }
             None => point = Some(top_level(*op)),
@@ -106,9 +114,15 @@ pub fn staging_point<'c, 'a>(kernel: OperationRef<'c, 'a>, fragment: Value<'c, '
     // A gemm or fill inside the op that reads it first (one loop around both) would run again after
     // the read.
     if let Some(staged) = point
-        && uses.iter().any(|op| matrix_use(op, fragment) && top_level(*op) == staged)
+        && uses
+            .iter()
+            .any(|op| matrix_use(op, fragment) && top_level(*op) == staged)
     {
-        return Err(format!("is read by '{}' at {} in the loop that accumulates it", op_name(&staged), staged.location()));
+        return Err(format!(
+            "is read by '{}' at {} in the loop that accumulates it",
+            op_name(&staged),
+            staged.location()
+        ));
     }
     Ok(point)
 }
@@ -142,15 +156,29 @@ pub fn shared_bytes(kernel: OperationRef) -> i64 {
 /// where N is split, of columns where M is) writes each thread's partial of every destination it
 /// holds (8 rows of each matrix row, one column of each matrix column); within a subgroup the
 /// lanes shuffle. The reductions share one scratch, so the largest counts.
-pub fn reduction_scratch_bytes(kernel: OperationRef, fragment: Value, threads: i64, subgroups: (i64, i64), matrices: (i64, i64)) -> i64 {
+pub fn reduction_scratch_bytes(
+    kernel: OperationRef,
+    fragment: Value,
+    threads: i64,
+    subgroups: (i64, i64),
+    matrices: (i64, i64),
+) -> i64 {
     let ops = nested_ops(kernel);
     let mut sources = vec![fragment];
-    sources.extend(ops.iter().filter(|op| op_name(op) == "tile.copy" && op.operand(0).is_ok_and(|src| src == fragment)).filter_map(|op| op.operand(1).ok()));
+    sources.extend(
+        ops.iter()
+            .filter(|op| op_name(op) == "tile.copy" && op.operand(0).is_ok_and(|src| src == fragment))
+            .filter_map(|op| op.operand(1).ok()),
+    );
     ops.iter()
         .filter(|op| op_name(op) == "tile.reduce" && op.operand(0).is_ok_and(|src| sources.contains(&src)))
         .map(|op| {
             let dim = tile_dialect::ops::integer_attribute(op, "dim").unwrap_or(0);
-            let (across, destinations) = if dim == 1 { (subgroups.1 > 1, matrices.0 * 8) } else { (subgroups.0 > 1, matrices.1) };
+            let (across, destinations) = if dim == 1 {
+                (subgroups.1 > 1, matrices.0 * 8)
+            } else {
+                (subgroups.0 > 1, matrices.1)
+            };
             if across { threads * destinations * 4 } else { 0 }
         })
         .max()

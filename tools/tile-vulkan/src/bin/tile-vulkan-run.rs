@@ -28,7 +28,11 @@ fn buffer(element: &str, len: usize, mut value: impl FnMut() -> f64) -> Result<V
     Ok(match element {
         "f16" => (0..len).flat_map(|_| f16::from_f64(value()).to_le_bytes()).collect(),
         "f32" => (0..len).flat_map(|_| (value() as f32).to_le_bytes()).collect(),
-        other => return Err(format!("element type {other} is not supported by tile-vulkan-run (f16, f32)")),
+        other => {
+            return Err(format!(
+                "element type {other} is not supported by tile-vulkan-run (f16, f32)"
+            ));
+        }
     })
 }
 
