@@ -44,6 +44,7 @@ use std::{
     path::Path,
     time::{Duration, Instant},
 };
+use tile_conversions::target::{Code as CodeKind, Target};
 /// Returns a pass manager running `pipeline`; with `TILE_COMPILE_PASS_TIMING` set in the
 /// environment, it prints MLIR's pass timing report (`--mlir-timing`) when dropped.
 fn pass_manager<'c>(
@@ -116,8 +117,9 @@ impl fmt::Display for Error {
         match self {
             Error::UnknownTarget { target } => write!(
                 f,
-                "unknown target {target}: expected {} (sm_90a: TMA, mbarrier, wgmma; gfx942: LDS, mfma; spirv: loops shared by a workgroup's threads; spirv-coopmat: KHR cooperative matrices)",
-                targets().join(", ")
+                "unknown target {target}: expected {} ({})",
+                targets().join(", "),
+                tile_conversions::target::summaries()
             )?,
             Error::Parse { source, .. } => write!(f, "{source}: cannot be compiled")?,
             Error::Lowering { target, .. } => write!(f, "lowering for {target} failed")?,
@@ -138,7 +140,7 @@ pub type Result<T> = std::result::Result<T, Error>;
 
 /// Returns the targets [`compile_source`] compiles for.
 pub fn targets() -> Vec<&'static str> {
-    tile_conversions::pipelines::chips()
+    tile_conversions::target::names()
 }
 
 /// The code of one kernel.
@@ -439,12 +441,12 @@ fn compile_parsed<'c>(
     collector: &Collector,
     started: Instant,
 ) -> Result<Compilation> {
-    let passes = tile_conversions::pipelines::chip_passes(target).ok_or_else(|| Error::UnknownTarget {
+    let target = Target::parse(target).map_err(|_| Error::UnknownTarget {
         target: target.to_owned(),
     })?;
     // The decisions the target pipelines make before their lowering, for this target (the parts
     // take the module's attributes).
-    let target_attribute = melior::ir::attribute::StringAttribute::new(context, target);
+    let target_attribute = melior::ir::attribute::StringAttribute::new(context, target.name);
     melior::ir::operation::OperationMutLike::set_attribute(
         &mut module.as_operation_mut(),
         tile_conversions::layout::TARGET_ATTRIBUTE,
@@ -461,15 +463,7 @@ fn compile_parsed<'c>(
     };
     let mut parts = parts::Parts::split(context, module);
     let pristine = pristine.filter(|_| parts.count() > 1);
-    let result = compile_parts(
-        context,
-        &mut parts,
-        pristine,
-        (target, options),
-        passes,
-        collector,
-        started,
-    );
+    let result = compile_parts(context, &mut parts, pristine, (target, options), collector, started);
     parts.merge(module);
     result
 }
@@ -482,19 +476,22 @@ fn compile_parts<'c>(
     context: &'c Context,
     parts: &mut parts::Parts<'c>,
     pristine: Option<Module<'c>>,
-    (target, options): (&str, Options),
-    (lowering, backend): (&str, &str),
+    (target, options): (&'static Target, Options),
     collector: &Collector,
     started: Instant,
 ) -> Result<Compilation> {
     let parsed = started.elapsed();
     let failed = |diagnostics: Vec<Diagnostic>| Error::Lowering {
-        target: target.to_owned(),
+        target: target.name.to_owned(),
         diagnostics,
     };
     // The cleanup after the lowering runs apart on the kernel modules (in their units, below) and
     // on the host code (in the parts, while the kernel modules are out).
-    let lowering = format!("{}, {lowering}", tile_conversions::pipelines::decisions());
+    let lowering = format!(
+        "{}, {}",
+        tile_conversions::pipelines::decisions(),
+        target.lowering.argument
+    );
     let lowered_parts = pass_manager(context, &parts.pipeline(&lowering))
         .map_err(|message| internal(message, collector.take()))?
         .run(&mut parts.container);
@@ -513,7 +510,7 @@ fn compile_parts<'c>(
     let manifests = tile_conversions::kernels::typed_manifests(&parts.container)
         .map_err(|message| internal(message, collector.take()))?;
     let code_generation_failed = |diagnostics| Error::CodeGeneration {
-        target: target.to_owned(),
+        target: target.name.to_owned(),
         diagnostics,
     };
     // The kernel modules compile each in a unit of its own, side by side (their cleanup first),
@@ -525,7 +522,7 @@ fn compile_parts<'c>(
         context,
         &mut units,
         tile_conversions::pipelines::KERNEL_CLEANUP,
-        backend,
+        &(target.backend)(),
     );
     let host_cleaned = compiled.is_ok().then(|| clean_host(context, parts));
     units.put_back();
@@ -541,15 +538,15 @@ fn compile_parts<'c>(
         Ok(()) => {}
     }
     if let Some(host) = tile_conversions::pipelines::host_passes(target) {
-        pass_manager(context, &parts.pipeline(host))
+        pass_manager(context, &parts.pipeline(&host))
             .map_err(|message| internal(message, collector.take()))?
             .run(&mut parts.container)
             .map_err(|_| code_generation_failed(collector.take()))?;
     }
     let module = &parts.container;
 
-    let spirv = target.starts_with("spirv");
-    let amd = target.starts_with("gfx");
+    let spirv = target.code == CodeKind::Spirv;
+    let amd = target.code == CodeKind::Amdgcn;
     let mut objects: Vec<(String, Code)> = if spirv {
         tile_dialect::driver::spirv_binaries(module)
             .map_err(|message| internal(message, collector.take()))?
@@ -584,7 +581,7 @@ fn compile_parts<'c>(
                 _ => None,
             })
             .collect();
-        let mut made = code_objects(target, &assembly).map_err(|message| {
+        let mut made = code_objects(target.name, &assembly).map_err(|message| {
             let mut diagnostics = collector.take();
             diagnostics.push(Diagnostic {
                 severity: Severity::Error,

@@ -142,14 +142,13 @@ fn check_lowered(module: OperationRef, pipeline: &str, binaries: bool) -> Result
 /// targets gets the target environment tile's kernels use for the module's `tile.target`, and a
 /// kernel without `spirv.entry_point_abi` one from its known block size (an error at it without).
 fn prepare_spirv(module: OperationRef) -> Result<(), String> {
-    let target = string_attribute(&module, crate::layout::TARGET_ATTRIBUTE).unwrap_or_else(|| "spirv".into());
-    let environment = if target == crate::spirv::coopmat::TARGET {
-        crate::spirv::coopmat::FLAVOR
-    } else {
-        crate::spirv::FLAVOR
-    }
-    .targets
-    .expect("SPIR-V flavors name their target environment");
+    use crate::target::{Pipeline, Target};
+    // The SPIR-V pipeline's own target where the module names none (or one without an environment).
+    let environment = Target::of(module)
+        .ok()
+        .and_then(|target| target.environment)
+        .or_else(|| Pipeline::Spirv.targets().find_map(|target| target.environment))
+        .expect("SPIR-V targets name their target environment");
     let mut failed = false;
     with_context(module, |context| {
         for gpu_module in find_ops(module, "gpu.module") {

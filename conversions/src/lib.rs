@@ -1,17 +1,20 @@
 //! Lowerings of tile IR to the upstream GPU dialects.
 //!
+//! Each target is one value ([`target`]: `sm_90a`, `gfx942`, `spirv`, `spirv-coopmat`), parsed once
+//! from its name; the passes below ask it what differs between targets.
+//!
 //! | flag | module | target |
 //! |------|--------|--------|
 //! | `tile-infer-layouts` | [`layout`] | every tile's layout for the module's `tile.target`, conflicts |
 //! | `tile-plan-pipelines` | [`pipeline::plan`] | each pipelined loop's schedule for the module's `tile.target`, the copies issued ahead |
 //! | `tile-expand-pipelines` | [`pipeline::expand`] | planned loops as rings, barriers and asynchronous copies in tile IR |
-//! | `convert-tile-to-nvgpu` | [`nvgpu`] | sm_90a, op by op: wgmma, TMA rings, 16-byte epilogue stores |
-//! | `convert-tile-to-amdgpu` | [`amdgpu`] | gfx942, op by op: mfma, 16-byte copies into LDS, register prefetch |
+//! | `convert-tile-to-nvgpu` | [`lowering`], [`target::sm_90a`] | sm_90a, op by op: wgmma, TMA rings, 16-byte epilogue stores |
+//! | `convert-tile-to-amdgpu` | [`lowering`], [`target::gfx942`] | gfx942, op by op: mfma, 16-byte copies into LDS, register prefetch |
 //! | `convert-tile-to-cpu` | [`cpu`] | plain loops: the reference semantics |
 //! | (in every GPU lowering) | [`registers`] | fragments in registers, one rule per op, from the layouts |
 //! | (in every GPU lowering) | [`host`] | the host function that launches a lowered kernel |
-//! | `convert-tile-to-spirv` | [`spirv`] | Vulkan compute: loops shared by the workgroup's threads |
-//! | `convert-tile-to-spirv-coopmat` | [`spirv::coopmat`] | Vulkan compute, op by op: f16 gemms on KHR cooperative matrices |
+//! | `convert-tile-to-spirv` | [`lowering`], [`target::spirv`] | Vulkan compute: loops shared by the workgroup's threads |
+//! | `convert-tile-to-spirv-coopmat` | [`lowering`], [`target::spirv_coopmat`] | Vulkan compute, op by op: f16 gemms on KHR cooperative matrices |
 //! | `tile-spirv-vulkan-memory-model` | [`spirv::memory_model`] | `spirv.module`s to the Vulkan memory model |
 //! | `tile-spirv-guard-empty-loops` | [`spirv::empty_loops`] | loops with results under a branch on their trip count (upstream's SPIR-V loops leave them undefined when they do not run) |
 //! | `tile-fold-launch-bounds` | [`launch_bounds`] | lowered kernels' comparisons that their static launch sizes (and the guards around them) decide |
@@ -37,6 +40,7 @@ pub mod host;
 pub mod kernels;
 pub mod launch_bounds;
 pub mod layout;
+pub mod lowering;
 pub mod nvgpu;
 pub mod pipeline;
 pub mod pipelines;
@@ -44,24 +48,21 @@ pub mod private_values;
 pub mod registers;
 pub mod spirv;
 pub mod support;
+pub mod target;
 
 /// Registers the tile dialect hooks, the tile passes and the conversions (idempotent).
 pub fn register_all() {
     tile_passes::register_all();
-    tile_dialect::register_pass(nvgpu::ARGUMENT, nvgpu::create_convert_tile_to_nvgpu_pass);
+    for target in target::TARGETS {
+        tile_dialect::register_pass(target.lowering.argument, target.lowering.create);
+    }
     tile_dialect::register_pass(cpu::ARGUMENT, cpu::create_convert_tile_to_cpu_pass);
-    tile_dialect::register_pass(amdgpu::ARGUMENT, amdgpu::create_convert_tile_to_amdgpu_pass);
-    tile_dialect::register_pass(spirv::ARGUMENT, spirv::create_convert_tile_to_spirv_pass);
     tile_dialect::register_pass(layout::ARGUMENT, layout::create_infer_layouts_pass);
     tile_dialect::register_pass(pipeline::plan::ARGUMENT, pipeline::plan::create_plan_pipelines_pass);
     tile_dialect::register_pass(pipeline::EXPAND_ARGUMENT, pipeline::create_expand_pipelines_pass);
     tile_dialect::register_pass(
         pipeline::persistent::ARGUMENT,
         pipeline::persistent::create_persistent_kernels_pass,
-    );
-    tile_dialect::register_pass(
-        spirv::coopmat::ARGUMENT,
-        spirv::coopmat::create_convert_tile_to_spirv_coopmat_pass,
     );
     tile_dialect::register_pass(
         spirv::memory_model::ARGUMENT,

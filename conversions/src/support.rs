@@ -3,15 +3,16 @@
 //! outside the default memory space (an upstream error located nowhere), index constants wider than
 //! SPIR-V's 32 bits.
 
+use crate::target::{Matrix, Target};
 use melior::ir::{
     TypeLike, ValueLike,
     operation::{OperationLike, OperationRef},
 };
 use tile_dialect::{diagnostics::emit_error, ops::op_name};
 
-/// How messages name a target.
-fn display(target: &str) -> &str {
-    if target == "cpu" { "the CPU reference" } else { target }
+/// How messages name a target (`None`: the CPU reference).
+fn display(target: Option<&Target>) -> &str {
+    target.map_or("the CPU reference", |target| target.name)
 }
 
 /// Checks that the host functions of `module` have signatures the host code's lowering to LLVM
@@ -73,57 +74,68 @@ fn host_arguments_plain(module: OperationRef, strided: bool) -> bool {
     plain
 }
 
-/// Checks that no op in the kernels of `module` uses f8E4M3FN (no target converts 8-bit floats yet;
-/// the SPIR-V lowering says so itself) except, on sm_90a, as wgmma operands ([`f8_operand_op`]),
-/// and, on GPU targets, that host memrefs are in the default
-/// memory space; emits an error at each op or function it cannot build and returns `Err` (empty:
-/// the errors are out) when there was one. (Math ops are the math passes' and
-/// `tile-check-external-calls`' business.)
-pub fn check_supported(module: OperationRef, target: &str) -> Result<(), String> {
+/// Checks what `target` (`None`: the CPU reference) cannot build in `module`: f8E4M3FN (no target
+/// converts 8-bit floats yet; the SPIR-V lowering says so itself) except as wgmma operands
+/// ([`no_eight_bit_floats`]), host memrefs outside the default memory space on GPU targets, index
+/// constants wider than 32-bit indices, producer warpgroups where the target has no TMA; emits an
+/// error at each op or function it cannot build and returns `Err` (empty: the errors are out) when
+/// there was one. (Math ops are the math passes' and `tile-check-external-calls`' business.)
+pub fn check_supported(module: OperationRef, target: Option<&Target>) -> Result<(), String> {
     let mut failed = !dims_in_range(module);
     failed |= !divisors_nonzero(module);
-    if target == "cpu" {
+    let Some(gpu) = target else {
         failed |= !truncations_linked(module);
+        failed |= !no_eight_bit_floats(module, target);
+        failed |= !no_producers(module, target);
+        return if failed { Err(String::new()) } else { Ok(()) };
+    };
+    failed |= !host_arguments_plain(module, gpu.compiles_host_code());
+    if !gpu.is_spirv() {
+        failed |= !no_eight_bit_floats(module, target);
     }
-    if target != "cpu" {
-        failed |= !host_arguments_plain(module, !target.starts_with("spirv"));
+    if gpu.memory.indices_32_bit {
+        failed |= !indices_fit_32_bits(module, gpu);
     }
-    if !target.starts_with("spirv") {
-        for kernel in tile_dialect::ops::find_ops(module, "tile.kernel") {
-            for op in tile_dialect::ops::nested_ops(kernel) {
-                let f8 = op
-                    .operands()
-                    .map(|value| value.r#type())
-                    .chain(op.results().map(|value| value.r#type()))
-                    .map(tile_dialect::ops::scalar_type)
-                    .any(|ty| ty.is_float8e4m3fn() || ty.is_float8e4m3fnuz());
-                if f8 && !(target == crate::nvgpu::CHIP && f8_operand_op(op)) {
-                    let lowered = if target == crate::nvgpu::CHIP {
-                        "lowers only as wgmma operands (shared tiles that copies from f8E4M3FN tensors fill and gemms read; no 8-bit float conversions yet)"
-                    } else {
-                        "does not lower yet (no 8-bit float conversions)"
-                    };
-                    emit_error(
-                        op.location(),
-                        &format!(
-                            "'{}' op uses f8E4M3FN, which {} {lowered}; use f16 or f32",
-                            op_name(&op),
-                            display(target)
-                        ),
-                    );
-                    failed = true;
-                    break; // one error a kernel: every op on the same tiles would say the same
-                }
-            }
-        }
-    }
-    if target.starts_with("spirv") {
-        failed |= !indices_fit_32_bits(module, target);
-    }
-    if target != crate::nvgpu::CHIP {
+    if !gpu.tma {
         failed |= !no_producers(module, target);
     }
     if failed { Err(String::new()) } else { Ok(()) }
+}
+
+/// Checks that no op in the kernels of `module` uses f8E4M3FN except, where the target's gemms
+/// read it on wgmma, the ops that move it unconverted to them ([`f8_operand_op`]); emits an error
+/// at the first such op of each kernel and returns false when there was one.
+fn no_eight_bit_floats(module: OperationRef, target: Option<&Target>) -> bool {
+    let mut failed = false;
+    let wgmma = target.is_some_and(|target| target.matrix == Matrix::Wgmma);
+    for kernel in tile_dialect::ops::find_ops(module, "tile.kernel") {
+        for op in tile_dialect::ops::nested_ops(kernel) {
+            let f8 = op
+                .operands()
+                .map(|value| value.r#type())
+                .chain(op.results().map(|value| value.r#type()))
+                .map(tile_dialect::ops::scalar_type)
+                .any(|ty| ty.is_float8e4m3fn() || ty.is_float8e4m3fnuz());
+            if f8 && !(wgmma && f8_operand_op(op)) {
+                let lowered = if wgmma {
+                    "lowers only as wgmma operands (shared tiles that copies from f8E4M3FN tensors fill and gemms read; no 8-bit float conversions yet)"
+                } else {
+                    "does not lower yet (no 8-bit float conversions)"
+                };
+                emit_error(
+                    op.location(),
+                    &format!(
+                        "'{}' op uses f8E4M3FN, which {} {lowered}; use f16 or f32",
+                        op_name(&op),
+                        display(target)
+                    ),
+                );
+                failed = true;
+                break; // one error a kernel: every op on the same tiles would say the same
+            }
+        }
+    }
+    !failed
 }
 
 /// Whether `op` handles f8E4M3FN values without converting them, as the sm_90a lowering does for
@@ -145,13 +157,14 @@ fn f8_operand_op(op: OperationRef) -> bool {
 /// Checks that no kernel of `module` has a `tile.producer`: only sm_90a gives one a warp of its
 /// own (its copies run ahead of the threads that read them; run one after the other, the
 /// producer's refills would overwrite slots before they are read).
-fn no_producers(module: OperationRef, target: &str) -> bool {
+fn no_producers(module: OperationRef, target: Option<&Target>) -> bool {
+    let tma = crate::target::names_where(|target| target.tma);
     let producers = tile_dialect::ops::find_ops(module, "tile.producer");
     for producer in &producers {
         emit_error(
             producer.location(),
             &format!(
-                "'tile.producer' op needs a warpgroup of its own running beside the kernel's threads, which only sm_90a gives it, not {}; compile for sm_90a, or expand the pipeline without producer = \"warpgroup\"",
+                "'tile.producer' op needs a warpgroup of its own running beside the kernel's threads, which only {tma} gives it, not {}; compile for {tma}, or expand the pipeline without producer = \"warpgroup\"",
                 display(target)
             ),
         );
@@ -248,7 +261,7 @@ fn truncations_linked(module: OperationRef) -> bool {
 /// Checks that the index constants the kernels of `module` use fit SPIR-V's 32-bit indices
 /// (upstream's conversion would fail on the constant, located nowhere); emits an error at the first
 /// op of a kernel that uses one that does not, and returns false when there was one.
-fn indices_fit_32_bits(module: OperationRef, target: &str) -> bool {
+fn indices_fit_32_bits(module: OperationRef, target: &Target) -> bool {
     let mut fits = true;
     for kernel in tile_dialect::ops::find_ops(module, "tile.kernel") {
         let wide = tile_dialect::ops::nested_ops(kernel).into_iter().find_map(|op| {

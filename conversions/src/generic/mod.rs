@@ -11,13 +11,14 @@ mod host_values;
 mod owned;
 mod reduce;
 mod skeleton;
-mod vector_copy;
+pub mod vector_copy;
 
 use crate::host::{
     launch as host,
     symbols::{Symbols, call_launch},
     values::{HostTensor, host_grid, host_tensor},
 };
+use crate::target::{Matrix, Target};
 use melior::{
     Context,
     ir::{
@@ -35,37 +36,6 @@ use tile_dialect::{
     },
 };
 
-/// How one target wants its plain kernels.
-pub struct Flavor {
-    /// The target, for messages and the manifest.
-    pub target: &'static str,
-    /// The `gpu.module`'s targets (an array attribute, e.g. a SPIR-V target environment), if any.
-    pub targets: Option<&'static str>,
-    /// The memory space of workgroup memory.
-    pub workgroup_space: &'static str,
-    /// Tiles become `gpu.func` workgroup attributions (NVVM, ROCDL) rather than `memref.alloc`s
-    /// (SPIR-V).
-    pub attributions: bool,
-    /// Global tensors must have static shapes (SPIR-V binds them as sized arrays).
-    pub static_tensors: bool,
-    /// Workgroup memory a block may use.
-    pub max_shared_bytes: i64,
-    /// What to add to the error when the tiles do not fit.
-    pub shared_limit_note: &'static str,
-    /// The memory space of a thread's private memory (thread-owned fragments, see [`owned`]).
-    pub private_space: &'static str,
-    /// Tiles are views of the block's dynamic shared memory (NVIDIA: beyond the 48 KiB a kernel may
-    /// declare statically) rather than attributions of their own.
-    pub dynamic_shared: bool,
-}
-
-impl Flavor {
-    /// Whether the kernels become SPIR-V (plain or cooperative-matrix environments).
-    fn is_spirv(&self) -> bool {
-        self.target.starts_with("spirv")
-    }
-}
-
 pub use crate::kernels::Failure;
 
 /// Whether `kernel` has a gemm (whose kernel, off registers, is far from tensor-core speed).
@@ -73,24 +43,16 @@ fn has_gemm(kernel: OperationRef) -> bool {
     nested_ops(kernel).iter().any(|op| op_name(op) == "tile.gemm")
 }
 
-/// Lowers every `tile.kernel` of `module` with the plain strategy of `flavor`.
-pub fn lower_module(module: OperationRef, flavor: &Flavor) -> Result<(), String> {
-    crate::support::check_supported(module, flavor.target)?;
-    crate::kernels::lower_each_kernel(module, &|context, module, kernel, index| {
-        lower_kernel(context, module, kernel, index, flavor)
-    })
-}
-
 /// Bytes of one element of type `ty` (8 for types outside the contract's: barriers are i64).
 fn element_bytes(ty: melior::ir::Type) -> i64 {
     Element::of(ty).map_or(8, |element| element.bytes() as i64)
 }
 
-/// Checks what the plain strategy supports on `flavor`'s target and returns the kernel's
+/// Checks what the plain strategy supports on `target` and returns the kernel's
 /// workgroup-memory bytes.
 fn check_kernel<'c, 'a>(
     kernel: OperationRef<'c, 'a>,
-    flavor: &Flavor,
+    target: &'static Target,
     owned: &[OperationRef<'c, 'a>],
     scratch: i64,
 ) -> Result<i64, Failure<'c, 'a>> {
@@ -102,7 +64,7 @@ fn check_kernel<'c, 'a>(
             .chain(op.results().map(|result| result.r#type()));
         for ty in types {
             // SPIR-V kernels index with 32 bits: a tensor past that would not legalize.
-            if flavor.is_spirv()
+            if target.is_spirv()
                 && let Some(memref) = tile_dialect::ops::as_memref(ty)
             {
                 let elements = static_sizes(memref)
@@ -114,7 +76,7 @@ fn check_kernel<'c, 'a>(
                         op,
                         format!(
                             "uses {ty} ({elements} elements), more than the SPIR-V lowering's 32-bit indices address (2^31 - 1 elements) (target {})",
-                            flavor.target
+                            target.name
                         ),
                     ));
                 }
@@ -122,22 +84,22 @@ fn check_kernel<'c, 'a>(
             let element = tile_dialect::ops::as_memref(ty)
                 .map(|memref| memref.element())
                 .unwrap_or(ty);
-            if flavor.is_spirv() && matches!(Element::of(element), Some(Element::BF16 | Element::F8E4M3FN)) {
+            if target.is_spirv() && matches!(Element::of(element), Some(Element::BF16 | Element::F8E4M3FN)) {
                 return Err((
                     op,
                     format!(
                         "uses {element}, which the SPIR-V lowering does not support (Vulkan devices generally lack it); use f16 or f32 (target {})",
-                        flavor.target
+                        target.name
                     ),
                 ));
             }
         }
-        if flavor.is_spirv() && op_name(&op) == "tile.slot" {
+        if target.is_spirv() && op_name(&op) == "tile.slot" {
             return Err((
                 op,
                 format!(
                     "reads a ring of shared tiles, which the SPIR-V lowering cannot view slot by slot; tile-plan-pipelines keeps SPIR-V loops synchronous, so leave tile.pipelined loops to it (target {})",
-                    flavor.target
+                    target.name
                 ),
             ));
         }
@@ -151,7 +113,7 @@ fn check_kernel<'c, 'a>(
             let memref = MemRefType::try_from(op.result(0).expect("allocation").r#type()).expect("memref");
             let mut sizes: Vec<i64> = static_sizes(memref).into_iter().map(|size| size.unwrap_or(1)).collect();
             // Rows padded by the tile's layout (see `cpu::structure::lower_alloc`).
-            if flavor.is_spirv()
+            if target.is_spirv()
                 && let (Some(last), Some(layout)) = (
                     sizes.last_mut(),
                     op.attribute(crate::layout::LAYOUT_ATTRIBUTE)
@@ -165,26 +127,26 @@ fn check_kernel<'c, 'a>(
             shared += count * element_bytes(memref.element());
         }
     }
-    if shared > flavor.max_shared_bytes {
-        let (strategy, target, limit, note) = (
-            if flavor.is_spirv() {
+    if shared > target.memory.max_shared_bytes {
+        let (strategy, lowering, limit, note) = (
+            if target.is_spirv() {
                 "the plain SPIR-V strategy"
             } else {
                 "the generic strategy"
             },
-            if flavor.is_spirv() {
+            if target.is_spirv() {
                 "the SPIR-V lowering"
             } else {
-                flavor.target
+                target.name
             },
-            flavor.max_shared_bytes,
-            flavor.shared_limit_note,
+            target.memory.max_shared_bytes,
+            target.memory.shared_limit_note,
         );
         return Err((
             kernel,
             format!(
-                "needs {shared} bytes of workgroup memory for its tiles (shared tiles, and fragments the threads share, live there in {strategy}), but {target} allows {limit} ({note}); use smaller tiles (target {})",
-                flavor.target
+                "needs {shared} bytes of workgroup memory for its tiles (shared tiles, and fragments the threads share, live there in {strategy}), but {lowering} allows {limit} ({note}); use smaller tiles (target {})",
+                target.name
             ),
         ));
     }
@@ -197,7 +159,7 @@ fn check_kernel<'c, 'a>(
 /// anything else cannot cross yet.
 fn captured<'c, 'a>(
     kernel: OperationRef<'c, 'a>,
-    flavor: &Flavor,
+    target: &'static Target,
 ) -> Result<(Vec<Value<'c, 'a>>, Vec<Value<'c, 'a>>), Failure<'c, 'a>> {
     let mut tensors: Vec<Value> = Vec::new();
     let mut scalars: Vec<Value> = Vec::new();
@@ -209,18 +171,18 @@ fn captured<'c, 'a>(
             let integer = operand.r#type().is_index() || operand.r#type().is_integer();
             let constant = tile_dialect::ops::as_result(operand)
                 .is_some_and(|result| result.owner().name().as_string_ref().as_str() == Ok("arith.constant"));
-            if !flavor.is_spirv() && integer && !constant && crate::host::values::host_expression(operand).is_ok() {
+            if !target.is_spirv() && integer && !constant && crate::host::values::host_expression(operand).is_ok() {
                 scalars.push(operand);
                 continue;
             }
             if let Some(memref) = tile_dialect::ops::as_memref(operand.r#type()) {
-                if flavor.static_tensors && !memref.has_static_shape() {
+                if target.memory.static_tensors && !memref.has_static_shape() {
                     return Err((
                         op,
                         format!(
                             "reads the tensor {}, whose shape is dynamic; the SPIR-V lowering binds static shapes only (target {})",
                             operand.r#type(),
-                            flavor.target
+                            target.name
                         ),
                     ));
                 }
@@ -229,10 +191,10 @@ fn captured<'c, 'a>(
                 .map(|result| result.owner().name().as_string_ref().as_str() != Ok("arith.constant"))
                 .unwrap_or(true)
             {
-                let message = if flavor.is_spirv() {
+                let message = if target.is_spirv() {
                     format!(
                         "reads a host value that is not a constant; the SPIR-V lowering passes tensors and constants only (target {}); give the tensors static shapes (storage buffers are bound as sized arrays) or compute the value inside the kernel from constants",
-                        flavor.target
+                        target.name
                     )
                 } else {
                     let what = match tile_dialect::ops::as_argument(operand) {
@@ -244,7 +206,7 @@ fn captured<'c, 'a>(
                     format!(
                         "reads {what} (of type {}) inside the kernel; the {} lowering passes tensors, constants and integers the host computes from its arguments (sizes, index arguments and integer arithmetic on them)",
                         operand.r#type(),
-                        flavor.target
+                        target.name
                     )
                 };
                 return Err((op, message));
@@ -254,16 +216,16 @@ fn captured<'c, 'a>(
     Ok((tensors, scalars))
 }
 
-/// Lowers one kernel with the plain strategy of `flavor` (spirv): fragments in registers where
+/// Lowers one kernel with the plain strategy (spirv): fragments in registers where
 /// every op that touches one has a rule, in workgroup memory otherwise, without a warning.
-fn lower_kernel<'c, 'a>(
+pub fn lower_plain<'c, 'a>(
     context: &'c Context,
     module: OperationRef<'c, 'a>,
     kernel: OperationRef<'c, 'a>,
     index: usize,
-    flavor: &Flavor,
+    target: &'static Target,
 ) -> Result<(), Failure<'c, 'a>> {
-    lower(context, module, kernel, index, flavor, false)
+    lower(context, module, kernel, index, target, false)
 }
 
 /// Lowers a kernel of a target whose kernels all go op by op (sm_90a, gfx942, spirv-coopmat):
@@ -275,14 +237,14 @@ pub fn lower_per_op<'c, 'a>(
     module: OperationRef<'c, 'a>,
     kernel: OperationRef<'c, 'a>,
     index: usize,
-    flavor: &Flavor,
+    target: &'static Target,
 ) -> Result<(), Failure<'c, 'a>> {
     // sm_90a and gfx942 take tensors as memref descriptors, which hold their sizes: the sizes a
     // dynamic kernel's host computed are computed again inside (SPIR-V binds static shapes only).
-    if !flavor.static_tensors {
+    if !target.memory.static_tensors {
         host_values::recompute_host_values(kernel);
     }
-    lower(context, module, kernel, index, flavor, true)
+    lower(context, module, kernel, index, target, true)
 }
 
 /// [`lower_kernel`]; with `warn_off_registers`, a kernel with a gemm whose fragments cannot be
@@ -292,7 +254,7 @@ fn lower<'c, 'a>(
     module: OperationRef<'c, 'a>,
     kernel: OperationRef<'c, 'a>,
     index: usize,
-    flavor: &Flavor,
+    target: &'static Target,
     warn_off_registers: bool,
 ) -> Result<(), Failure<'c, 'a>> {
     let threads = integer_attribute(&kernel, "threads").unwrap_or(0);
@@ -302,24 +264,19 @@ fn lower<'c, 'a>(
     // gfx942 (`gpu.shuffle` is `ds_bpermute` there), a 32-wide subgroup where the cooperative-matrix
     // environment fixes that width (GroupNonUniformShuffle); plain SPIR-V, whose subgroup width is
     // the device's, goes through workgroup memory.
-    let shuffles = match flavor.target {
-        "sm_90a" => Some(32),
-        crate::amdgpu::CHIP => Some(64),
-        crate::spirv::coopmat::TARGET => Some(crate::spirv::coopmat::config::SUBGROUP),
-        _ => None,
-    };
-    let planned = crate::registers::plan(kernel, flavor.target, shuffles)?;
+    let shuffles = target.shuffle_lanes;
+    let planned = crate::registers::plan(kernel, target, shuffles)?;
     crate::pipeline::producer::check(kernel, &planned)?;
     // A producer warpgroup beside the kernel's threads (sm_90a; the other targets refuse one).
     let block_threads = crate::pipeline::producer::block_threads(kernel, threads);
     // gfx942 stores the LDS tiles the register rules read padded and transposed as their layouts
     // say, before any op that addresses them is lowered.
-    if let (crate::amdgpu::CHIP, Ok(plan)) = (flavor.target, &planned) {
+    if let (Matrix::Mfma, Ok(plan)) = (target.matrix, &planned) {
         crate::amdgpu::lds::apply(context, &plan.shared);
     }
     // Shared tiles whose layout pads their rows carry it from here on (the allocation and the
     // workgroup-memory count read it); a layout written in the input is already there.
-    if let (crate::spirv::coopmat::TARGET, Ok(plan)) = (flavor.target, &planned) {
+    if let (Matrix::CooperativeMatrix, Ok(plan)) = (target.matrix, &planned) {
         for (allocation, layout) in &plan.padded {
             if allocation.attribute(crate::layout::LAYOUT_ATTRIBUTE).is_err() {
                 set_attribute(
@@ -347,14 +304,13 @@ fn lower<'c, 'a>(
             &format!(
                 "'{}' op {why}, so on {} the kernel's fragments live in workgroup memory and its gemms run without matrix instructions (correct, far from tensor-core speed)",
                 op_name(op),
-                flavor.target
+                target.name
             ),
         );
     }
-    let mut shared = check_kernel(kernel, flavor, &owned, register_scratch)
+    let mut shared = check_kernel(kernel, target, &owned, register_scratch)
         .map_err(|(op, message)| (op, format!("{message}{}", not_in_registers.clone().unwrap_or_default())))?;
-    let (tensors, scalars) = captured(kernel, flavor)?;
-    let target = flavor.target;
+    let (tensors, scalars) = captured(kernel, target)?;
     // Which tensors the kernel writes (destinations of copies and stores), for the launcher.
     let written: Vec<bool> = tensors
         .iter()
@@ -385,8 +341,8 @@ fn lower<'c, 'a>(
                 kernel,
                 plan,
                 shuffles,
-                flavor.private_space,
-                flavor.target.starts_with("spirv"),
+                target.memory.private_space,
+                target.is_spirv(),
             );
             Vec::new()
         }
@@ -394,11 +350,11 @@ fn lower<'c, 'a>(
     };
     // Barriers and arrivals on the chip's own barriers where it has them; what is left of the
     // asynchronous copies made synchronous, rings as views of bytes.
-    if flavor.target == crate::nvgpu::CHIP {
+    if target.tma {
         crate::pipeline::nvidia::lower_barriers(context, kernel, threads, &counting);
     }
     crate::pipeline::rings::lower(context, kernel, true);
-    let (splits, scratch_bytes) = reduce::plan(context, kernel, threads, flavor.max_shared_bytes - shared);
+    let (splits, scratch_bytes) = reduce::plan(context, kernel, threads, target.memory.max_shared_bytes - shared);
     shared += scratch_bytes;
     // The tensor maps the TMA copies read: parameters after the tensors.
     let maps = tensor_maps(kernel, &tensors);
@@ -431,7 +387,7 @@ fn lower<'c, 'a>(
                 .max(1)
         })
         .collect();
-    let workgroup_space = Attribute::parse(context, flavor.workgroup_space).expect("memory space");
+    let workgroup_space = Attribute::parse(context, target.memory.workgroup_space).expect("memory space");
     let attributions: Vec<Type> = tiles
         .iter()
         .map(|tile| {
@@ -442,7 +398,7 @@ fn lower<'c, 'a>(
         .collect();
 
     // Tile ops to loops shared by the threads.
-    let tile_memory = if flavor.attributions {
+    let tile_memory = if target.memory.attributions {
         crate::cpu::Tiles::Kept
     } else {
         crate::cpu::Tiles::Allocated(Some(workgroup_space))
@@ -450,10 +406,8 @@ fn lower<'c, 'a>(
     // gfx942 moves global tensors into LDS 16 bytes a load, spirv-coopmat 8 bytes through vector
     // views; the other targets have their own ways (TMA and cp.async on sm_90a) or keep the plain
     // copy (plain SPIR-V).
-    if flavor.target == crate::amdgpu::CHIP {
-        vector_copy::lower(context, kernel, threads, registers, &vector_copy::GFX942);
-    } else if flavor.target == crate::spirv::coopmat::TARGET {
-        vector_copy::lower(context, kernel, threads, registers, &vector_copy::SPIRV_COOPMAT);
+    if let Some(wide_copies) = &target.wide_copies {
+        vector_copy::lower(context, kernel, threads, registers, wide_copies);
     }
     let views = vector_views(kernel, &tensors);
     reduce::lower(context, &melior::IrRewriter::new(context).as_rewriter_base(), &splits);
@@ -464,7 +418,7 @@ fn lower<'c, 'a>(
     // The producer's thread and the kernel's threads part ways (their barriers are named ones).
     crate::pipeline::producer::split(context, kernel, threads);
     // Thread-owned fragments: private attributions, or allocas in the entry block.
-    let private_space = Attribute::parse(context, flavor.private_space).expect("memory space");
+    let private_space = Attribute::parse(context, target.memory.private_space).expect("memory space");
     let private_types: Vec<MemRefType> = owned
         .iter()
         .map(|fragment| {
@@ -515,7 +469,7 @@ fn lower<'c, 'a>(
         .max()
         .unwrap_or(1)
         .max(crate::pipeline::rings::SLOT_ALIGNMENT);
-    let dynamic_offsets: Vec<i64> = if flavor.dynamic_shared {
+    let dynamic_offsets: Vec<i64> = if target.memory.dynamic_shared {
         let mut offset = 0;
         let offsets = tiles
             .iter()
@@ -544,7 +498,7 @@ fn lower<'c, 'a>(
     } else {
         Vec::new()
     };
-    let attributed_tiles = if flavor.dynamic_shared { 0 } else { tiles.len() };
+    let attributed_tiles = if target.memory.dynamic_shared { 0 } else { tiles.len() };
     let bindings = tensors
         .iter()
         .enumerate()
@@ -564,7 +518,7 @@ fn lower<'c, 'a>(
             }
         })
         .collect();
-    let mut manifest = tile_manifest::Manifest::new(format!("{stem}_kernel"), target, grid);
+    let mut manifest = tile_manifest::Manifest::new(format!("{stem}_kernel"), target.name, grid);
     manifest.host_function = Some(host_function.to_string());
     manifest.strategy = Some(if registers {
         tile_manifest::Strategy::Registers
@@ -574,10 +528,8 @@ fn lower<'c, 'a>(
     manifest.workgroup_size = Some([block_threads as u32, 1, 1]);
     // The cooperative-matrix environment fixes 32-wide subgroups: its gemms and shuffles are
     // written for them, and the launcher must ask for them.
-    if flavor.target == crate::spirv::coopmat::TARGET {
-        manifest.subgroup_size = Some(crate::spirv::coopmat::config::SUBGROUP as u32);
-    }
-    if flavor.dynamic_shared {
+    manifest.subgroup_size = target.subgroup_size;
+    if target.memory.dynamic_shared {
         manifest.dynamic_shared_bytes = Some(shared as u64);
         manifest.shared_bytes = Some(0);
     } else {
@@ -634,25 +586,25 @@ fn lower<'c, 'a>(
         .expect("builtin.module has a body");
     let skeleton = skeleton::Kernel {
         arguments,
-        workgroup: if flavor.attributions && !flavor.dynamic_shared {
+        workgroup: if target.memory.attributions && !target.memory.dynamic_shared {
             attributions
         } else {
             Vec::new()
         },
-        private: if flavor.attributions {
+        private: if target.memory.attributions {
             private_types.iter().map(|ty| (*ty).into()).collect()
         } else {
             Vec::new()
         },
         attributes: skeleton::kernel_attributes(
             context,
-            flavor,
+            target,
             block_threads,
             integer_attribute(&kernel, "min_blocks_per_multiprocessor"),
         ),
     };
-    let targets = flavor
-        .targets
+    let targets = target
+        .environment
         .map(|targets| Attribute::parse(context, targets).expect("gpu.module targets"));
     let gpu_module = skeleton::append(context, body, &symbols, targets, skeleton, location);
     set_attribute(
@@ -662,7 +614,7 @@ fn lower<'c, 'a>(
     );
     // On NVIDIA and AMD the host launches the kernel through a function called where the
     // tile.kernel stood (SPIR-V kernels are launched through Vulkan, from their manifests).
-    if !flavor.is_spirv() {
+    if !target.is_spirv() {
         let tensor_maps: Vec<host::TensorMapArgument> = maps
             .iter()
             .map(|map| {
@@ -676,7 +628,7 @@ fn lower<'c, 'a>(
                 }
             })
             .collect();
-        let dynamic = flavor.dynamic_shared.then_some(shared);
+        let dynamic = target.memory.dynamic_shared.then_some(shared);
         let arguments = host::Arguments {
             shared_bytes: dynamic,
             threads: block_threads,
@@ -773,10 +725,10 @@ fn lower<'c, 'a>(
         rewriter.replace_all_uses_with(cast.result(0).expect("a vector view").into(), parameter);
         rewriter.erase_op(*cast);
     }
-    if flavor.dynamic_shared && !tiles.is_empty() {
+    if target.memory.dynamic_shared && !tiles.is_empty() {
         let first = entry.first_operation().expect("shader body");
         let at = crate::cpu::builder::At::before(first);
-        let workgroup = Attribute::parse(context, flavor.workgroup_space);
+        let workgroup = Attribute::parse(context, target.memory.workgroup_space);
         let bytes_type = MemRefType::new(
             melior::ir::r#type::IntegerType::new(context, 8).into(),
             &[i64::MIN],
@@ -821,7 +773,7 @@ fn lower<'c, 'a>(
             rewriter.replace_all_uses_with(tile.result(0).expect("tile").into(), view);
             rewriter.erase_op(*tile);
         }
-    } else if flavor.attributions {
+    } else if target.memory.attributions {
         // gpu.func's entry block holds the arguments, then the workgroup attributions.
         for (i, tile) in tiles.iter().enumerate() {
             let attribution = entry.argument(inputs + i).expect("workgroup attribution");
@@ -830,7 +782,7 @@ fn lower<'c, 'a>(
         }
     }
     for (i, fragment) in owned.iter().enumerate() {
-        let private: Value = if flavor.attributions {
+        let private: Value = if target.memory.attributions {
             entry
                 .argument(inputs + attributed_tiles + i)
                 .expect("private attribution")

@@ -4,8 +4,8 @@
 //! op at the `tile.kernel`'s location, so that what upstream passes report about the kernel points
 //! at the user's input.
 
-use super::Flavor;
 use crate::host::symbols::Symbols;
+use crate::target::Target;
 use melior::{
     Context,
     ir::{
@@ -40,17 +40,17 @@ pub struct Kernel<'c> {
     pub attributes: Vec<(Identifier<'c>, Attribute<'c>)>,
 }
 
-/// What `flavor`'s kernels of `threads` threads say of their launch: the SPIR-V entry point's
+/// What `target`'s kernels of `threads` threads say of their launch: the SPIR-V entry point's
 /// workgroup size, or the known block size (and, on NVIDIA with `min_blocks`, the launch bounds
 /// that keep registers few enough for `min_blocks` blocks a multiprocessor).
 pub fn kernel_attributes<'c>(
     context: &'c Context,
-    flavor: &Flavor,
+    target: &Target,
     threads: i64,
     min_blocks: Option<i64>,
 ) -> Vec<(Identifier<'c>, Attribute<'c>)> {
     let named = |name: &str, value: Attribute<'c>| (Identifier::new(context, name), value);
-    if flavor.is_spirv() {
+    if target.is_spirv() {
         let abi = format!("#spirv.entry_point_abi<workgroup_size = [{threads}, 1, 1]>");
         return vec![named(
             "spirv.entry_point_abi",
@@ -59,7 +59,7 @@ pub fn kernel_attributes<'c>(
     }
     let block: Attribute = DenseI32ArrayAttribute::new(context, &[threads as i32, 1, 1]).into();
     let mut attributes = vec![named("known_block_size", block)];
-    if let (Some(blocks), true) = (min_blocks, flavor.dynamic_shared) {
+    if let (Some(blocks), true) = (min_blocks, target.memory.dynamic_shared) {
         attributes.push(named("nvvm.maxntid", block));
         let i32 = IntegerType::new(context, 32).into();
         attributes.push(named("nvvm.minctasm", IntegerAttribute::new(i32, blocks).into()));

@@ -33,7 +33,7 @@
 //! the body must read what it would have read after it).
 //!
 //! SPIR-V shaders address memory logically: a vector cannot be loaded through a pointer to the
-//! tensor's scalars (no pointer casts). On spirv-coopmat ([`SPIRV_COOPMAT`]) a run is therefore 8
+//! tensor's scalars (no pointer casts). On spirv-coopmat (`crate::target::spirv_coopmat`) a run is therefore 8
 //! bytes (`vector<4xf16>`, at most four lanes) loaded from a *vector view* of the tensor, a second
 //! binding of the same buffer typed `memref<... x (n / 4) x vector<4xf16>>` (Vulkan lets several
 //! variables alias one binding; the deleted GEMM template read its tensors so): here an
@@ -57,43 +57,23 @@ use tile_dialect::{
 
 /// How a target moves runs.
 #[derive(Clone, Copy)]
-pub struct Target {
+pub struct WideCopies {
     /// Bytes of one run: the widest load.
-    run_bytes: i64,
+    pub run_bytes: i64,
     /// Most elements a vector may have.
-    lanes: i64,
+    pub lanes: i64,
     /// Loads go through vector views of the tensors and stores lane by lane (SPIR-V), rather than
     /// vector loads and stores of the memrefs themselves.
-    views: bool,
+    pub views: bool,
     /// A scheduling barrier keeps the prefetched loads ahead of the body (AMDGPU).
-    sched_barrier: bool,
+    pub sched_barrier: bool,
     /// One test for a whole tile first: where it lies inside the tensor (every block but those at
     /// its ends), its runs load with no branch each, back to back (NVIDIA's driver serialized
     /// loads that each sat behind their own branch: `bench/RESULTS.md`, runs 10 and 11).
-    whole_tile_test: bool,
+    pub whole_tile_test: bool,
     /// The memory space of the registers runs are held in.
-    private_space: &'static str,
+    pub private_space: &'static str,
 }
-
-/// gfx942: 16-byte runs (`global_load_dwordx4`, `ds_write_b128`).
-pub const GFX942: Target = Target {
-    run_bytes: 16,
-    lanes: 16,
-    views: false,
-    sched_barrier: true,
-    whole_tile_test: false,
-    private_space: "#gpu.address_space<private>",
-};
-
-/// spirv-coopmat: 8-byte runs through vector views (see the module).
-pub const SPIRV_COOPMAT: Target = Target {
-    run_bytes: 8,
-    lanes: 4,
-    views: true,
-    sched_barrier: false,
-    whole_tile_test: true,
-    private_space: "#spirv.storage_class<Function>",
-};
 
 /// The unit attribute of the cast that stands for a tensor's vector view until the kernel's
 /// skeleton gives it an argument of its own (SPIR-V).
@@ -102,7 +82,7 @@ pub const VECTOR_VIEW: &str = "tile.vector_view";
 /// Elements of one run of `copy`, if it is a copy this rule takes: from a global tensor (with
 /// offsets) into a shared tile of the same element type whose last dimension is whole runs (and,
 /// through a vector view, from a tensor of static shape whose rows are whole runs).
-fn run_length(copy: OperationRef, target: &Target) -> Option<i64> {
+fn run_length(copy: OperationRef, target: &WideCopies) -> Option<i64> {
     if op_name(&copy) != "tile.copy" {
         return None;
     }
@@ -150,7 +130,7 @@ struct Runs<'c, 'a> {
 }
 
 impl<'c, 'a> Runs<'c, 'a> {
-    fn of(copy: OperationRef<'c, 'a>, threads: i64, target: &Target) -> Option<Runs<'c, 'a>> {
+    fn of(copy: OperationRef<'c, 'a>, threads: i64, target: &WideCopies) -> Option<Runs<'c, 'a>> {
         let run = run_length(copy, target)?;
         let dst = copy_parts(&copy)?.dst;
         let mut extents = memref_shape(dst);
@@ -261,7 +241,7 @@ fn registers<'c, 'a>(
     at: At<'c, 'a>,
     runs: &Runs<'c, 'a>,
     element: Type<'c>,
-    target: &Target,
+    target: &WideCopies,
 ) -> Value<'c, 'a> {
     let space = Attribute::parse(b.context, target.private_space);
     let array = MemRefType::new(element, &[runs.trips * runs.rows * runs.run], None, space);
@@ -285,7 +265,7 @@ fn load_runs<'c, 'a>(
     element: Type<'c>,
     held: Value<'c, 'a>,
     tid: Value<'c, 'a>,
-    target: &Target,
+    target: &WideCopies,
 ) {
     if !target.whole_tile_test {
         load_runs_checked(b, at, runs, src, view, offsets, element, held, tid);
@@ -514,7 +494,7 @@ fn store_runs<'c, 'a>(
     dst: Value<'c, 'a>,
     held: Value<'c, 'a>,
     tid: Value<'c, 'a>,
-    target: &Target,
+    target: &WideCopies,
 ) {
     if let Some(stored) = &runs.transposed {
         return store_transposed(b, at, runs, stored, held, tid);
@@ -618,7 +598,7 @@ fn lower_copy<'c, 'a>(
     runs: &Runs<'c, 'a>,
     tid: Value<'c, 'a>,
     start: At<'c, 'a>,
-    target: &Target,
+    target: &WideCopies,
     views: &Views<'c, 'a>,
 ) {
     let b = Builder {
@@ -658,7 +638,7 @@ fn lower_copy<'c, 'a>(
 fn prefetched<'c, 'a>(
     kernel: OperationRef<'c, 'a>,
     pipelined: OperationRef<'c, 'a>,
-    target: &Target,
+    target: &WideCopies,
 ) -> Vec<OperationRef<'c, 'a>> {
     let Some(body) = pipelined.region(0).ok().and_then(|region| region.first_block()) else {
         return Vec::new();
@@ -728,7 +708,7 @@ fn prefetch<'c, 'a>(
     threads: i64,
     tid: Value<'c, 'a>,
     start: At<'c, 'a>,
-    target: &Target,
+    target: &WideCopies,
     views: &Views<'c, 'a>,
 ) {
     let b = Builder {
@@ -841,7 +821,7 @@ pub fn lower<'c, 'a>(
     kernel: OperationRef<'c, 'a>,
     threads: i64,
     prefetch_loops: bool,
-    target: &Target,
+    target: &WideCopies,
 ) {
     let Some(block) = kernel.region(0).ok().and_then(|region| region.first_block()) else {
         return;
@@ -894,7 +874,7 @@ fn vector_views<'c, 'a>(
     start: At<'c, 'a>,
     kernel: OperationRef<'c, 'a>,
     threads: i64,
-    target: &Target,
+    target: &WideCopies,
 ) -> Views<'c, 'a> {
     let mut views: Views = Vec::new();
     for copy in nested_ops(kernel) {

@@ -14,13 +14,14 @@
 //! The kernel also gets `tile.strategy`: `per-op` on sm_90a, gfx942 and spirv-coopmat, whose
 //! lowerings read the recorded layouts op by op; `plain` on spirv.
 
-pub(crate) mod anchors;
+pub mod anchors;
 pub mod atoms;
 mod propagate;
 
 pub use propagate::Inferred;
 
 use crate::kernels::Failure;
+use crate::target::{Strategy, Target};
 use melior::{
     Context, ContextRef,
     ir::{
@@ -33,13 +34,13 @@ use melior::{
 };
 use tile_dialect::{
     layout::{FragmentLayout, SharedLayout},
-    ops::{nested_ops, op_name, set_attribute, string_attribute},
+    ops::{nested_ops, op_name, set_attribute},
 };
 
 /// The pass's flag.
 pub const ARGUMENT: &str = "tile-infer-layouts";
 /// The module attribute naming the target.
-pub const TARGET_ATTRIBUTE: &str = "tile.target";
+pub const TARGET_ATTRIBUTE: &str = crate::target::ATTRIBUTE;
 pub use tile_dialect::layout::{LAYOUT_ATTRIBUTE, LOOP_LAYOUT_ATTRIBUTE};
 
 /// A tile's layout: a fragment's or a shared tile's.
@@ -123,7 +124,7 @@ impl Layout {
 /// Checks that no tile is wanted in two layouts by the tensor-core ops of `kernel`: a shared tile
 /// read by gemms in different operand roles, a fragment that is one gemm's accumulator and another
 /// gemm's operand.
-pub fn check_conflicts<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str) -> Result<(), Failure<'c, 'a>> {
+pub fn check_conflicts<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &Target) -> Result<(), Failure<'c, 'a>> {
     // (tile, role, the gemm that wants it so)
     let mut uses: Vec<(Value, &str, OperationRef)> = Vec::new();
     for gemm in nested_ops(kernel).into_iter().filter(|op| op_name(op) == "tile.gemm") {
@@ -170,20 +171,13 @@ pub fn check_conflicts<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str) -> Resu
     Ok(())
 }
 
-/// Returns how `kernel` lowers on `chip`: `per-op` on sm_90a, gfx942 and spirv-coopmat (every
-/// kernel, op by op, reading the layouts recorded here), `plain` on spirv.
-fn strategy<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &str) -> Result<String, Failure<'c, 'a>> {
-    match chip {
-        "sm_90a" | "gfx942" | "spirv-coopmat" => {
-            check_conflicts(kernel, chip)?;
-            Ok("per-op".to_owned())
-        }
-        "spirv" => Ok("plain".to_owned()),
-        _ => Err((
-            kernel,
-            format!("has no layouts for target {chip}; expected sm_90a, gfx942, spirv or spirv-coopmat"),
-        )),
+/// Returns how `kernel` lowers on `target`, after checking that its tiles have consistent
+/// layouts where the target lowers op by op.
+fn strategy<'c, 'a>(kernel: OperationRef<'c, 'a>, target: &Target) -> Result<Strategy, Failure<'c, 'a>> {
+    if target.strategy == Strategy::PerOp {
+        check_conflicts(kernel, target)?;
     }
+    Ok(target.strategy)
 }
 
 /// Which copies layout inference takes to fill wgmma's shared tiles by TMA on sm_90a (swizzled
@@ -203,14 +197,18 @@ pub enum Rings {
 /// saying which copies fill wgmma's tiles by TMA.
 pub fn infer_for_lowering<'c, 'a>(
     kernel: OperationRef<'c, 'a>,
-    chip: &str,
+    chip: &'static Target,
     rings: Rings,
 ) -> Result<Inferred<'c, 'a>, Failure<'c, 'a>> {
     propagate::infer(kernel, chip, rings)
 }
 
 /// Records the layout of every tile and loop of `kernel` on `chip`, and its strategy.
-fn infer_kernel<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>, chip: &str) -> Result<(), Failure<'c, 'a>> {
+fn infer_kernel<'c, 'a>(
+    context: &'c Context,
+    kernel: OperationRef<'c, 'a>,
+    chip: &'static Target,
+) -> Result<(), Failure<'c, 'a>> {
     let strategy = strategy(kernel, chip)?;
     let inferred = infer_for_lowering(kernel, chip, Rings::Forecast)?;
     for (allocation, layout) in inferred.tiles {
@@ -224,15 +222,12 @@ fn infer_kernel<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>, chip
     for (parallel, layout) in inferred.loops {
         set_attribute(parallel, LOOP_LAYOUT_ATTRIBUTE, layout.to_attribute(context));
     }
-    set_attribute(kernel, "tile.strategy", StringAttribute::new(context, &strategy).into());
+    set_attribute(
+        kernel,
+        "tile.strategy",
+        StringAttribute::new(context, strategy.name()).into(),
+    );
     Ok(())
-}
-
-/// The module's `tile.target`, or what to do without one.
-pub fn target_of(module: OperationRef) -> Result<String, String> {
-    string_attribute(&module, TARGET_ATTRIBUTE).ok_or(format!(
-        "needs the target: set {TARGET_ATTRIBUTE} = \"sm_90a\" (or \"gfx942\", \"spirv\", \"spirv-coopmat\") on the module, or run the tile-to-nvvm, tile-to-rocdl or tile-to-spirv pipeline"
-    ))
 }
 
 tile_passes::rust_pass! {
@@ -244,8 +239,8 @@ tile_passes::rust_pass! {
         anchor: "builtin.module",
         dialects: [tile_dialect::dialect_handle()],
         run: |module| {
-            let chip = target_of(module)?;
-            crate::kernels::lower_each_kernel(module, &|context, _, kernel, _| infer_kernel(context, kernel, &chip))
+            let target = Target::of(module)?;
+            crate::kernels::lower_each_kernel(module, &|context, _, kernel, _| infer_kernel(context, kernel, target))
         },
     }
 }
@@ -257,26 +252,27 @@ static ATTACH_ID: AttachId = AttachId;
 /// Sets `tile.target` on the module: the first pass of each target pipeline.
 #[derive(Clone)]
 struct AttachTarget {
-    chip: String,
+    target: &'static Target,
 }
 
 impl<'c> RunExternalPass<'c> for AttachTarget {
     fn initialize(&mut self, _context: ContextRef<'c>) {}
 
     fn run(&mut self, module: OperationRef<'c, '_>, pass: ExternalPass<'_>) {
-        let chip = self.chip.clone();
+        let name = self.target.name;
         tile_passes::guard::run_guarded("tile-attach-target", module, pass, |module| {
-            let value = tile_dialect::ops::with_context(module, |context| StringAttribute::new(context, &chip).into());
+            let value = tile_dialect::ops::with_context(module, |context| StringAttribute::new(context, name).into());
             set_attribute(module, TARGET_ATTRIBUTE, value);
             Ok(())
         });
     }
 }
 
-/// A pass that sets `tile.target = chip` on the module (not registered: the pipelines add it).
-pub fn attach_target_pass(chip: &str) -> Pass {
+/// A pass that sets `tile.target` to `target` on the module (not registered: the pipelines add
+/// it).
+pub fn attach_target_pass(target: &'static Target) -> Pass {
     create_external(
-        AttachTarget { chip: chip.to_owned() },
+        AttachTarget { target },
         TypeId::create(&ATTACH_ID),
         "TileAttachTarget",
         "tile-attach-target",

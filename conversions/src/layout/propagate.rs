@@ -16,6 +16,7 @@
 
 use super::{Layout, anchors, atoms};
 use crate::kernels::Failure;
+use crate::target::Target;
 use melior::ir::{
     BlockLike, RegionLike, Value, ValueLike,
     operation::{OperationLike, OperationRef},
@@ -60,7 +61,7 @@ fn describe(op: &OperationRef) -> String {
 }
 
 struct Inference<'c, 'a> {
-    chip: String,
+    chip: &'static Target,
     threads: i64,
     tiles: HashMap<usize, Decision<'c, 'a>>,
     loops: HashMap<usize, FragmentLayout>,
@@ -445,12 +446,12 @@ fn accesses<'c, 'a>(parallel: OperationRef<'c, 'a>) -> Vec<Access<'c, 'a>> {
 /// Infers the layout of every tile and loop of `kernel` for `chip`.
 pub fn infer<'c, 'a>(
     kernel: OperationRef<'c, 'a>,
-    chip: &str,
+    chip: &'static Target,
     rings: super::Rings,
 ) -> Result<Inferred<'c, 'a>, Failure<'c, 'a>> {
     let threads = integer_attribute(&kernel, "threads").unwrap_or(0);
     let mut inference = Inference {
-        chip: chip.to_owned(),
+        chip,
         threads,
         tiles: HashMap::new(),
         loops: HashMap::new(),
@@ -481,9 +482,9 @@ pub fn infer<'c, 'a>(
         }
     }
     let chained = ops.iter().filter(|op| op_name(op) == "tile.gemm").count() > 1;
-    // sm_90a: the copies the loops' rings issue ahead, which TMA may fill wgmma's tiles with (as
+    // TMA targets: the copies the loops' rings issue ahead, which TMA may fill wgmma's tiles with (as
     // `tile-plan-pipelines` marked them, or will).
-    let ahead: Vec<OperationRef> = if chip == crate::nvgpu::CHIP && rings == super::Rings::Forecast {
+    let ahead: Vec<OperationRef> = if chip.tma && rings == super::Rings::Forecast {
         crate::pipeline::ahead::issued_ahead(kernel, &ops)
     } else {
         Vec::new()

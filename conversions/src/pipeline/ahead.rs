@@ -9,6 +9,7 @@
 //! `arith`/`index` ops of the body over those.
 
 use super::rings::{padded, tile_bytes};
+use crate::target::Target;
 use melior::ir::ShapedTypeLike;
 use melior::ir::{
     BlockLike, RegionLike, Value, ValueLike,
@@ -274,7 +275,11 @@ pub struct RingFit<'c, 'a> {
 }
 
 /// Plans `pipelined` (in `kernel`) on sm_90a: `None` where it has no [`ring`].
-pub fn plan<'c, 'a>(kernel: OperationRef<'c, 'a>, pipelined: OperationRef<'c, 'a>) -> Option<Ring<'c, 'a>> {
+pub fn plan<'c, 'a>(
+    kernel: OperationRef<'c, 'a>,
+    target: &'static Target,
+    pipelined: OperationRef<'c, 'a>,
+) -> Option<Ring<'c, 'a>> {
     let RingFit {
         depth,
         copies,
@@ -291,7 +296,7 @@ pub fn plan<'c, 'a>(kernel: OperationRef<'c, 'a>, pipelined: OperationRef<'c, 'a
     let alone = persistent
         || 2 * (shared + (depth - 1) * ring_tiles + crate::nvgpu::chip::BLOCK_RESERVED_BYTES)
             > crate::nvgpu::chip::SM_SHARED_BYTES;
-    let producer = if refilled && alone && producer_site(kernel, pipelined, &copies).is_some() {
+    let producer = if refilled && alone && producer_site(kernel, target, pipelined, &copies).is_some() {
         match super::plan::requested_string(pipelined, "producer").as_deref() {
             Some("none") => Some(false),
             Some("warpgroup") => Some(true),
@@ -339,6 +344,7 @@ const REGISTERS_BESIDE_FRAGMENTS: i64 = 60;
 /// hoisted before it ([`hoist`]).
 pub fn producer_site<'c, 'a>(
     kernel: OperationRef<'c, 'a>,
+    target: &'static Target,
     pipelined: OperationRef<'c, 'a>,
     copies: &[OperationRef<'c, 'a>],
 ) -> Option<OperationRef<'c, 'a>> {
@@ -350,7 +356,7 @@ pub fn producer_site<'c, 'a>(
         .count();
     let whole_warpgroups =
         threads % tile_dialect::PRODUCER_THREADS == 0 && threads + tile_dialect::PRODUCER_THREADS <= 1024;
-    if !(top_level && loops == 1 && whole_warpgroups && crate::registers::tma_fillable(kernel, copies)) {
+    if !(top_level && loops == 1 && whole_warpgroups && crate::registers::tma_fillable(kernel, target, copies)) {
         return None;
     }
     // (melior's `previous_in_block` panics at a block's first op: walk forward to the loop.)

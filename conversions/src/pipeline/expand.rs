@@ -30,6 +30,7 @@ use super::{
     AHEAD_ATTRIBUTE,
     plan::{requested_buffers, requested_string},
 };
+use crate::target::Target;
 use crate::{
     cpu::builder::{At, Builder},
     kernels::Failure,
@@ -241,6 +242,7 @@ fn produce<'c, 'a>(
 fn expand_loop<'c, 'a>(
     context: &'c Context,
     kernel: OperationRef<'c, 'a>,
+    target: Option<&'static Target>,
     pipelined: OperationRef<'c, 'a>,
 ) -> Result<(), Failure<'c, 'a>> {
     let body = pipelined
@@ -319,7 +321,8 @@ fn expand_loop<'c, 'a>(
     // With a producer, the barriers come before it, where `ahead::producer_site` puts it.
     let producer = requested_string(pipelined, "producer").as_deref() == Some("warpgroup");
     let site = match producer {
-        true => Some(super::ahead::producer_site(kernel, pipelined, &copies).ok_or((
+        true => Some(
+            target.and_then(|target| super::ahead::producer_site(kernel, target, pipelined, &copies)).ok_or((
             pipelined,
             "has a tile.schedule with producer = \"warpgroup\" but no producer can issue its copies (the kernel's one pipelined loop, at its top level, TMA copies only, whole warpgroups)".to_owned(),
         ))?),
@@ -490,14 +493,19 @@ fn expand_loop<'c, 'a>(
     Ok(())
 }
 
-/// Expands every planned loop of `kernel`, innermost first.
-pub fn expand_kernel<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>) -> Result<(), Failure<'c, 'a>> {
+/// Expands every planned loop of `kernel`, innermost first; `target` (the module's, where it has
+/// one) decides where a producer warpgroup can issue a ring's copies.
+pub fn expand_kernel<'c, 'a>(
+    context: &'c Context,
+    kernel: OperationRef<'c, 'a>,
+    target: Option<&'static Target>,
+) -> Result<(), Failure<'c, 'a>> {
     let loops: Vec<OperationRef> = nested_ops(kernel)
         .into_iter()
         .filter(|op| op_name(op) == "tile.pipelined" && fills_async(*op))
         .collect();
     for pipelined in loops.into_iter().rev() {
-        expand_loop(context, kernel, pipelined)?;
+        expand_loop(context, kernel, target, pipelined)?;
     }
     Ok(())
 }

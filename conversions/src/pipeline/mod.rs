@@ -38,6 +38,9 @@ tile_passes::rust_pass! {
         description: "Write each planned tile.pipelined loop out as rings of shared tiles, barriers and asynchronous copies (tile.copy_async, tile.arrive, tile.wait)",
         anchor: "builtin.module",
         dialects: tile_dialect::registration::gpu_lowering_dialects(),
-        run: |module| crate::kernels::lower_each_kernel(module, &|context, _, kernel, _| expand::expand_kernel(context, kernel)),
+        run: |module| {
+            let target = crate::target::Target::of(module).ok();
+            crate::kernels::lower_each_kernel(module, &|context, _, kernel, _| expand::expand_kernel(context, kernel, target))
+        },
     }
 }

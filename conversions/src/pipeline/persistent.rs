@@ -373,7 +373,7 @@ tile_passes::rust_pass! {
         anchor: "builtin.module",
         dialects: tile_dialect::registration::gpu_lowering_dialects(),
         run: |module| {
-            if crate::layout::target_of(module)? != crate::nvgpu::CHIP {
+            if !crate::target::Target::of(module)?.tma {
                 return Ok(());
             }
             crate::kernels::lower_each_kernel(module, &|context, _, kernel, _| rewrite_kernel(context, kernel))

@@ -26,6 +26,7 @@
 //! input that differs from the one built is refused at its loop.
 
 use crate::kernels::Failure;
+use crate::target::Target;
 use melior::{
     Context,
     ir::{
@@ -79,7 +80,7 @@ pub fn requested_persistent(pipelined: OperationRef) -> Option<bool> {
 pub fn check_schedule<'c, 'a>(
     pipelined: OperationRef<'c, 'a>,
     schedule: &str,
-    chip: &str,
+    chip: &Target,
 ) -> Result<(), Failure<'c, 'a>> {
     let Ok(given) = pipelined.attribute(SCHEDULE_ATTRIBUTE) else {
         return Ok(());
@@ -100,7 +101,7 @@ pub fn check_schedule<'c, 'a>(
         return Ok(());
     }
     // A persistent kernel is a rewrite of its own, which runs before the planning.
-    let fix = if requested_persistent(pipelined) == Some(true) && chip == "sm_90a" {
+    let fix = if requested_persistent(pipelined) == Some(true) && chip.tma {
         "tile-persistent-kernels writes a persistent kernel: run it before tile-plan-pipelines (the tile-to-nvvm pipeline does), or drop the entry".to_owned()
     } else {
         format!("drop the attribute or run tile-plan-pipelines for {chip}")
@@ -115,14 +116,14 @@ pub fn check_schedule<'c, 'a>(
 fn schedule_kernel<'c, 'a>(
     context: &'c Context,
     kernel: OperationRef<'c, 'a>,
-    chip: &str,
+    chip: &'static Target,
 ) -> Result<(), Failure<'c, 'a>> {
     for pipelined in nested_ops(kernel)
         .into_iter()
         .filter(|op| op_name(op) == "tile.pipelined")
     {
-        let ring = if chip == "sm_90a" {
-            super::ahead::plan(kernel, pipelined)
+        let ring = if chip.tma {
+            super::ahead::plan(kernel, chip, pipelined)
         } else {
             None
         };
@@ -153,8 +154,8 @@ tile_passes::rust_pass! {
         anchor: "builtin.module",
         dialects: [tile_dialect::dialect_handle()],
         run: |module| {
-            let chip = crate::layout::target_of(module)?;
-            crate::kernels::lower_each_kernel(module, &|context, _, kernel, _| schedule_kernel(context, kernel, &chip))
+            let chip = Target::of(module)?;
+            crate::kernels::lower_each_kernel(module, &|context, _, kernel, _| schedule_kernel(context, kernel, chip))
         },
     }
 }

@@ -32,6 +32,7 @@ mod wgmma;
 pub use distribute::{Distribution, distribute};
 pub use patterns::{ALIGNMENT_ATTRIBUTE, TENSOR_MAP_BOX, tma_box, tma_fills, tma_swizzle};
 
+use crate::target::{Matrix, Target};
 use crate::{kernels::Failure, layout::Layout};
 use melior::{
     Context,
@@ -206,8 +207,8 @@ impl Plan<'_, '_> {
 /// core matrices and TMA's boxes serve its copy (what `patterns::tma::swizzled_tiles` decides of
 /// the ring's `tile.copy_async`s once they exist). Quiet: the lowering says why a gemm is off
 /// wgmma.
-pub fn tma_fillable(kernel: OperationRef, copies: &[OperationRef]) -> bool {
-    let Ok(inferred) = crate::layout::infer_for_lowering(kernel, "sm_90a", crate::layout::Rings::Forecast) else {
+pub fn tma_fillable(kernel: OperationRef, target: &'static Target, copies: &[OperationRef]) -> bool {
+    let Ok(inferred) = crate::layout::infer_for_lowering(kernel, target, crate::layout::Rings::Forecast) else {
         return false;
     };
     let mut layouts = Layouts::default();
@@ -231,7 +232,7 @@ pub fn tma_fillable(kernel: OperationRef, copies: &[OperationRef]) -> bool {
 /// shuffles (`None`: exchanges go through workgroup memory).
 pub fn plan<'c, 'a>(
     kernel: OperationRef<'c, 'a>,
-    chip: &str,
+    chip: &'static Target,
     shuffles: Option<i64>,
 ) -> Result<Result<Plan<'c, 'a>, Unsupported<'c, 'a>>, Failure<'c, 'a>> {
     let inferred = crate::layout::infer_for_lowering(kernel, chip, crate::layout::Rings::Written)?;
@@ -289,7 +290,7 @@ pub fn plan<'c, 'a>(
     }
     let ops = nested_ops(kernel);
     let mut off_wgmma = Vec::new();
-    if chip == "sm_90a" {
+    if chip.matrix == Matrix::Wgmma {
         let plan = patterns::wgmma_plan(&ops, &layouts);
         if let Err(unsupported) = core_tiles_as_recorded(&ops, &shared, &plan) {
             return Ok(Err(unsupported));
@@ -324,14 +325,16 @@ pub fn plan<'c, 'a>(
         }) {
             tile_dialect::diagnostics::emit_warning(
                 gemm.location(),
-                "'tile.gemm' op multiplies i8 on mma.sync.m16n8k32, at a fraction of sm_90a's tensor-core rate: wgmma reads i8 operands K-major only, so give A as MxK in a shared tile and B as NxK (transpose_b) in a shared tile, with M a multiple of 64 a warpgroup and K of 32",
+                &format!(
+                    "'tile.gemm' op multiplies i8 on mma.sync.m16n8k32, at a fraction of {chip}'s tensor-core rate: wgmma reads i8 operands K-major only, so give A as MxK in a shared tile and B as NxK (transpose_b) in a shared tile, with M a multiple of 64 a warpgroup and K of 32"
+                ),
             );
         }
         layouts.mma = mma;
     }
     let threads = tile_dialect::ops::integer_attribute(&kernel, "threads").unwrap_or(128);
     let mut off_mfma = Vec::new();
-    if chip == "gfx942" {
+    if chip.matrix == Matrix::Mfma {
         (layouts.mfma, off_mfma) = patterns::mfma_plan(&ops, &layouts, threads);
     }
     // The reductions first: the cooperative-matrix staging takes what their exchanges leave.
@@ -340,7 +343,7 @@ pub fn plan<'c, 'a>(
         Err(unsupported) => return Ok(Err(unsupported)),
     }
     let mut off_coopmat = Vec::new();
-    if chip == crate::spirv::coopmat::TARGET {
+    if chip.matrix == Matrix::CooperativeMatrix {
         let free = patterns::free_workgroup_bytes(&ops, &layouts, shuffles);
         layouts.held = patterns::held_plan(kernel, &ops, &layouts, threads, free);
         (layouts.coopmat, off_coopmat) = patterns::coopmat_plan(&ops, &layouts, threads, shuffles);
@@ -352,7 +355,7 @@ pub fn plan<'c, 'a>(
     }
     let mut scratch_bytes = patterns::scratch_bytes(&ops, &layouts, shuffles);
     // Accumulators that leave by TMA, staged where the rest of the kernel leaves room.
-    if chip == "sm_90a" {
+    if chip.tma {
         (layouts.tma_stores, layouts.own_staging) = patterns::tma_store_plan(&ops, &layouts, scratch_bytes);
         scratch_bytes += layouts.own_staging;
     }
@@ -362,7 +365,7 @@ pub fn plan<'c, 'a>(
         tile_dialect::diagnostics::emit_warning(
             gemm.location(),
             &format!(
-                "'tile.gemm' op {reason}; it runs without tensor cores on sm_90a (one loop over K per accumulator element)"
+                "'tile.gemm' op {reason}; it runs without tensor cores on {chip} (one loop over K per accumulator element)"
             ),
         );
     }
@@ -370,7 +373,7 @@ pub fn plan<'c, 'a>(
         tile_dialect::diagnostics::emit_warning(
             gemm.location(),
             &format!(
-                "'tile.gemm' op {reason}; it runs without matrix instructions on gfx942 (one loop over K per accumulator element)"
+                "'tile.gemm' op {reason}; it runs without matrix instructions on {chip} (one loop over K per accumulator element)"
             ),
         );
     }
@@ -378,7 +381,7 @@ pub fn plan<'c, 'a>(
         tile_dialect::diagnostics::emit_warning(
             gemm.location(),
             &format!(
-                "'tile.gemm' op {reason}; it runs without cooperative matrices on spirv-coopmat (one loop over K per accumulator element)"
+                "'tile.gemm' op {reason}; it runs without cooperative matrices on {chip} (one loop over K per accumulator element)"
             ),
         );
     }

@@ -1296,6 +1296,35 @@ pub fn scratch_bytes(ops: &[OperationRef], layouts: &Layouts, shuffles: Option<i
             .sum::<i64>()
 }
 
+/// The rule that lowers one fragment op, decided for every op before any is rewritten.
+#[derive(Clone, Copy)]
+enum OpRule {
+    /// A `tile.parallel` over fragments.
+    Parallel,
+    /// A `tile.fill` of a fragment.
+    Fill,
+    /// A `tile.copy` to or from a fragment.
+    Copy,
+    /// A `tile.reduce`.
+    Reduce,
+    /// A copy into a shared tile a matrix instruction reads as core matrices.
+    CopyCore,
+    /// A gemm on wgmma.
+    Wgmma,
+    /// A gemm on mfma.
+    Mfma,
+    /// A gemm on mma.sync.
+    MmaSync,
+    /// A gemm into an accumulator held in cooperative matrices.
+    GemmHeld,
+    /// A fill of an accumulator held in cooperative matrices.
+    FillHeld,
+    /// A gemm on cooperative matrices, its accumulator staged through workgroup memory.
+    Coopmat,
+    /// A gemm on no matrix instruction: a loop over K per accumulator element.
+    Gemm,
+}
+
 /// Lowers every fragment op of `kernel` (all of them passed [`check`]).
 pub fn lower_all<'c, 'a>(
     context: &'c Context,
@@ -1450,7 +1479,7 @@ pub fn lower_all<'c, 'a>(
         })
     };
     // Decide every op's rule before rewriting any: lowering a tile.parallel erases its body's ops.
-    let work: Vec<(OperationRef, &str)> = ops
+    let work: Vec<(OperationRef, OpRule)> = ops
         .iter()
         .filter(|op| !in_parallel(op))
         .filter_map(|op| {
@@ -1464,18 +1493,18 @@ pub fn lower_all<'c, 'a>(
                 .and_then(crate::pipeline::rings::tile_allocation)
                 .is_some_and(|allocation| layouts.core_tiles.contains_key(&key(&allocation)));
             let rule = match op_name(op) {
-                "tile.copy" | "tile.copy_async" if into_core_tile => "copy_core",
-                "tile.gemm" if layouts.wgmma.contains(&key(op)) => "wgmma",
-                "tile.gemm" if layouts.mfma.contains_key(&key(op)) => "mfma",
-                "tile.gemm" if layouts.mma.contains_key(&key(op)) => "mma_sync",
-                "tile.gemm" if held_of(op, 2).is_some() => "gemm_held",
-                "tile.fill" if held_of(op, 0).is_some() => "fill_held",
-                "tile.gemm" if layouts.coopmat.contains_key(&key(op)) => "coopmat",
-                "tile.parallel" => "parallel",
-                "tile.fill" if touches_fragment => "fill",
-                "tile.copy" if touches_fragment => "copy",
-                "tile.reduce" => "reduce",
-                "tile.gemm" if touches_fragment => "gemm",
+                "tile.copy" | "tile.copy_async" if into_core_tile => OpRule::CopyCore,
+                "tile.gemm" if layouts.wgmma.contains(&key(op)) => OpRule::Wgmma,
+                "tile.gemm" if layouts.mfma.contains_key(&key(op)) => OpRule::Mfma,
+                "tile.gemm" if layouts.mma.contains_key(&key(op)) => OpRule::MmaSync,
+                "tile.gemm" if held_of(op, 2).is_some() => OpRule::GemmHeld,
+                "tile.fill" if held_of(op, 0).is_some() => OpRule::FillHeld,
+                "tile.gemm" if layouts.coopmat.contains_key(&key(op)) => OpRule::Coopmat,
+                "tile.parallel" => OpRule::Parallel,
+                "tile.fill" if touches_fragment => OpRule::Fill,
+                "tile.copy" if touches_fragment => OpRule::Copy,
+                "tile.reduce" => OpRule::Reduce,
+                "tile.gemm" if touches_fragment => OpRule::Gemm,
                 _ => return None,
             };
             Some((*op, rule))
@@ -1483,21 +1512,23 @@ pub fn lower_all<'c, 'a>(
         .collect();
     for (op, rule) in work {
         match rule {
-            "parallel" => lowering.parallel(op),
-            "fill" => lowering.fill(op),
-            "copy" => lowering.copy(op),
-            "reduce" => lowering.reduce(op, scratches.get(&key(&op)).copied()),
-            "copy_core" => lowering.copy_to_core_matrices(op),
-            "wgmma" => lowering.wgmma(op, scratches.get(&key(&op)).copied()),
-            "mfma" => lowering.mfma(op, scratches.get(&key(&op)).copied()),
-            "mma_sync" => lowering.mma_sync(op, scratches.get(&key(&op)).copied()),
-            "gemm_held" => {
+            OpRule::Parallel => lowering.parallel(op),
+            OpRule::Fill => lowering.fill(op),
+            OpRule::Copy => lowering.copy(op),
+            OpRule::Reduce => lowering.reduce(op, scratches.get(&key(&op)).copied()),
+            OpRule::CopyCore => lowering.copy_to_core_matrices(op),
+            OpRule::Wgmma => lowering.wgmma(op, scratches.get(&key(&op)).copied()),
+            OpRule::Mfma => lowering.mfma(op, scratches.get(&key(&op)).copied()),
+            OpRule::MmaSync => lowering.mma_sync(op, scratches.get(&key(&op)).copied()),
+            OpRule::GemmHeld => {
                 let (held, variables) = held_of(&op, 2).expect("held");
                 lowering.gemm_held(op, held, variables)
             }
-            "fill_held" => lowering.fill_held(op, held_of(&op, 0).expect("held").1),
-            "coopmat" => lowering.coopmat(op, scratches.get(&key(&op)).copied(), staging.expect("a staging area")),
-            _ => lowering.gemm(op, scratches.get(&key(&op)).copied()),
+            OpRule::FillHeld => lowering.fill_held(op, held_of(&op, 0).expect("held").1),
+            OpRule::Coopmat => {
+                lowering.coopmat(op, scratches.get(&key(&op)).copied(), staging.expect("a staging area"))
+            }
+            OpRule::Gemm => lowering.gemm(op, scratches.get(&key(&op)).copied()),
         }
     }
     // The threads that issued TMA stores (thread 0, or each warpgroup's first where warpgroups

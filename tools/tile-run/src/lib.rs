@@ -352,9 +352,11 @@ impl VulkanProgram {
     /// Lowers `module` for `target` (`spirv`, or `spirv-coopmat` for cooperative matrices) with
     /// our lowering and the upstream SPIR-V conversions, and serializes each kernel.
     pub fn compile(context: &Context, module: &mut Module, target: &str) -> Result<Self, String> {
-        let (lowering, backend) = tile_conversions::pipelines::chip_passes(target)
-            .filter(|_| target.starts_with("spirv"))
+        let target = tile_conversions::target::Target::parse(target)
+            .ok()
+            .filter(|target| target.is_spirv())
             .ok_or_else(|| format!("{target} is not a SPIR-V target (spirv, spirv-coopmat)"))?;
+        let (lowering, backend) = (target.lowering.argument, (target.backend)());
         pass_manager(context, &format!("builtin.module({lowering})"))?
             .run(module)
             .map_err(|_| "lowering to SPIR-V failed (see the errors above)".to_string())?;

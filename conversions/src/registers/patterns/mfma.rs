@@ -123,7 +123,7 @@ pub fn mfma_plan<'c, 'a>(
         &all,
         layouts,
         |origin| origin.starts_with("mfma."),
-        |gemm| crate::layout::anchors::mfma_unavailable(gemm, threads, chained),
+        |gemm| crate::amdgpu::anchors::mfma_unavailable(gemm, threads, chained),
         |gemm, [a, b, c], accumulator| {
             let plan = check_gemm(gemm, a, b, c, accumulator, layouts)?;
             Ok(MfmaGemm {

@@ -1,0 +1,112 @@
+//! The layouts wgmma and mma.sync impose on a gemm's operands on sm_90a: the target's anchor rule
+//! ([`crate::target::Target::gemm_anchors`]).
+
+use crate::layout::{
+    Layout,
+    anchors::{Anchor, Operands, Site, is_shared, sixteen_bit_product},
+    atoms,
+};
+use melior::ir::Value;
+use tile_dialect::ops::memref_shape;
+
+/// The rule: 8-bit products on wgmma (m64nNk32) where it reads the operands, else i8 on mma.sync's
+/// m16n8k32 (f8E4M3FN gets nothing: no rule converts 8-bit floats, and the lowering refuses it off
+/// wgmma); 16-bit products on wgmma, else on mma.sync's m16n8k16.
+pub fn gemm_anchors<'c, 'a>(site: &Site<'c, 'a, '_>) -> Vec<Anchor<'c, 'a>> {
+    let (ops, threads, chained) = (&site.ops, site.threads, site.chained);
+    if crate::support::eight_bit_product(ops.a, ops.b, ops.c) {
+        let i8 = crate::support::i8_product(ops.a, ops.b, ops.c);
+        let wgmma = super::chip::wgmma_reads_eight_bit(is_shared(ops.a), ops.transpose_a, ops.transpose_b);
+        let anchors = if wgmma {
+            wgmma_anchors(ops, threads, site.tma)
+        } else {
+            Vec::new()
+        };
+        return if anchors.is_empty() && i8 {
+            mma_sync(ops, threads, chained, 32)
+        } else {
+            anchors
+        };
+    }
+    if !sixteen_bit_product(ops) {
+        return Vec::new();
+    }
+    let anchors = wgmma_anchors(ops, threads, site.tma);
+    if anchors.is_empty() {
+        mma_sync(ops, threads, chained, 16)
+    } else {
+        anchors
+    }
+}
+
+/// sm_90a: wgmma on warpgroups splitting M; A and B in shared tiles as core matrices (TMA's
+/// swizzled boxes where `tma` says TMA fills them, else the threads' column slabs), or (16-bit
+/// inputs) A in registers in the accumulator's arrangement. An instruction takes 32 bytes of K.
+fn wgmma_anchors<'c, 'a>(
+    ops: &Operands<'c, 'a>,
+    threads: i64,
+    tma: &dyn Fn(Value<'c, 'a>, usize) -> bool,
+) -> Vec<Anchor<'c, 'a>> {
+    let warpgroups = threads / 128;
+    let bytes = crate::support::element_of(ops.a).map_or(2, |element| element.bytes() as i64);
+    if threads % 128 != 0
+        || ops.m % (64 * warpgroups.max(1)) != 0
+        || ops.n % 8 != 0
+        || ops.n > 256
+        || ops.k % (32 / bytes) != 0
+    {
+        return Vec::new();
+    }
+    let mut anchors = vec![Anchor {
+        tile: ops.c,
+        layout: Layout::Fragment(atoms::wgmma_accumulator(ops.m, ops.n, warpgroups)),
+    }];
+    if !is_shared(ops.a) && !ops.transpose_a && bytes == 2 {
+        anchors.push(Anchor {
+            tile: ops.a,
+            layout: Layout::Fragment(atoms::wgmma_a_operand(ops.m, ops.k, warpgroups)),
+        });
+    }
+    let [a_k, b_k] = crate::support::k_dimensions(ops.transpose_a, ops.transpose_b);
+    for (tile, k_dimension) in [(ops.a, a_k), (ops.b, b_k)] {
+        let [rows, columns] = memref_shape(tile)[..] else {
+            continue;
+        };
+        if let Some(layout) = is_shared(tile)
+            .then(|| super::chip::operand_layout(rows, columns, tma(tile, k_dimension), bytes))
+            .flatten()
+        {
+            anchors.push(Anchor {
+                tile,
+                layout: Layout::Shared(layout),
+            });
+        }
+    }
+    anchors
+}
+
+/// sm_90a, a gemm wgmma cannot take (fewer than 64 rows a warpgroup, a block of warps that are no
+/// whole warpgroups, i8 inputs): `mma.sync` on the warps ([`super::chip::mma_warp_split`];
+/// K of `depth` an instruction: 16 for 16-bit inputs, 32 for i8, whose 16x8 accumulator is laid
+/// out alike), A and B read from shared tiles as they are stored, or (16-bit) A from registers in
+/// the accumulator's arrangement where the warps split M alone.
+fn mma_sync<'c, 'a>(ops: &Operands<'c, 'a>, threads: i64, chained: bool, depth: i64) -> Vec<Anchor<'c, 'a>> {
+    if ops.k % depth != 0 || crate::support::element_of(ops.a) != crate::support::element_of(ops.b) || !is_shared(ops.b)
+    {
+        return Vec::new();
+    }
+    let Some(warps) = super::chip::mma_warp_split(threads, ops.m, ops.n, chained) else {
+        return Vec::new();
+    };
+    let mut anchors = vec![Anchor {
+        tile: ops.c,
+        layout: Layout::Fragment(atoms::mma_accumulator(ops.m, ops.n, warps)),
+    }];
+    if !is_shared(ops.a) && !ops.transpose_a && warps.1 == 1 && depth == 16 {
+        anchors.push(Anchor {
+            tile: ops.a,
+            layout: Layout::Fragment(atoms::mma_a_operand(ops.m, ops.k, warps.0)),
+        });
+    }
+    anchors
+}

@@ -1,0 +1,259 @@
+//! Targets as values: every fact and choice that differs between the chips tile compiles for, one
+//! file a target ([`sm_90a`], [`gfx942`], [`spirv`], [`spirv_coopmat`]), listed in [`TARGETS`].
+//!
+//! A target's name is parsed once, where it enters (the command line, a pipeline's `chip`
+//! option, the module's `tile.target` attribute: [`Target::parse`], [`Target::of`]); from there on
+//! the passes hold a `&'static Target` and ask it questions (which matrix instructions exist, how
+//! rings are filled, how much shared memory a block has) instead of comparing names. The lowering
+//! pass of every target is one ([`crate::lowering`]), built from the value; so is its pipeline
+//! ([`crate::pipelines`]).
+
+pub mod gfx942;
+pub mod sm_90a;
+pub mod spirv;
+pub mod spirv_coopmat;
+
+use melior::{dialect::DialectHandle, ir::operation::OperationRef, pass::Pass};
+
+/// The targets tile compiles for, in the order messages list them; the first of a pipeline's is
+/// what it compiles for without a `chip` option.
+pub static TARGETS: [&Target; 4] = [&sm_90a::TARGET, &gfx942::TARGET, &spirv::TARGET, &spirv_coopmat::TARGET];
+
+/// The module attribute naming the target (set by the target pipelines and `tile-compile`, read by
+/// every pass that decides something for a target).
+pub const ATTRIBUTE: &str = "tile.target";
+
+/// One chip (or device class) tile compiles for. The address is the identity: each target is one
+/// `static`, and its lowering pass's type id is the target's address.
+#[repr(align(8))]
+pub struct Target {
+    /// The name the command line, the pipelines' `chip` option, `tile.target` and the launch
+    /// manifests use.
+    pub name: &'static str,
+    /// What distinguishes it, for the message that lists the targets.
+    pub summary: &'static str,
+    /// The registered pipeline that compiles for it (`tile-to-nvvm{chip=...}`).
+    pub pipeline: Pipeline,
+    /// Its lowering pass ([`crate::lowering`]).
+    pub lowering: Lowering,
+    /// The upstream passes after the lowering and the cleanup, up to the serialized code (or the
+    /// `spirv.module`s): written from the target's facts.
+    pub backend: fn() -> String,
+    /// The code its kernels become.
+    pub code: Code,
+    /// How its kernels are lowered.
+    pub strategy: Strategy,
+    /// The matrix instructions its gemms run on.
+    pub matrix: Matrix,
+    /// The layouts those instructions impose on a gemm's operands: where layout inference starts.
+    pub gemm_anchors: crate::layout::anchors::Rule,
+    /// Lanes that exchange values with register shuffles (a warp, a wave, a fixed-width subgroup);
+    /// `None`: exchanges go through workgroup memory.
+    pub shuffle_lanes: Option<i64>,
+    /// The `gpu.module`'s `targets` (a SPIR-V target environment), where the target has one.
+    pub environment: Option<&'static str>,
+    /// Where tiles, fragments and tensors live.
+    pub memory: Memory,
+    /// Whether copies into pipelined loops' rings can be TMA boxes awaited on mbarriers (and with
+    /// them producer warpgroups, staged TMA stores, persistent GEMM kernels and f8E4M3FN wgmma
+    /// operands moved unconverted).
+    pub tma: bool,
+    /// How copies from global tensors into shared tiles move in wide runs, where the target has
+    /// its own way (`None`: TMA and cp.async, or the plain copy).
+    pub wide_copies: Option<crate::generic::vector_copy::WideCopies>,
+    /// The subgroup size the launch must ask for (a manifest field), where the code assumes one.
+    pub subgroup_size: Option<u32>,
+}
+
+/// The registered pipelines, one a code kind.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Pipeline {
+    /// `tile-to-nvvm`: a `gpu.binary` of PTX.
+    Nvvm,
+    /// `tile-to-rocdl`: a `gpu.binary` of AMDGCN assembly.
+    Rocdl,
+    /// `tile-to-spirv`: `spirv.module`s, ready to serialize.
+    Spirv,
+}
+
+impl Pipeline {
+    /// The pipeline's registered name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Pipeline::Nvvm => "tile-to-nvvm",
+            Pipeline::Rocdl => "tile-to-rocdl",
+            Pipeline::Spirv => "tile-to-spirv",
+        }
+    }
+
+    /// The targets this pipeline compiles for, the default first.
+    pub fn targets(self) -> impl Iterator<Item = &'static Target> {
+        TARGETS.into_iter().filter(move |target| target.pipeline == self)
+    }
+}
+
+/// A target's lowering pass: the same pass ([`crate::lowering`]) for every target, registered
+/// under the target's flag.
+pub struct Lowering {
+    /// The pass's flag.
+    pub argument: &'static str,
+    /// The pass's name.
+    pub name: &'static str,
+    /// What `--help` says of it.
+    pub description: &'static str,
+    /// The dialects it creates ops of, loaded before it runs.
+    pub dialects: fn() -> Vec<DialectHandle>,
+    /// Creates the pass (what the registry calls).
+    pub create: fn() -> Pass,
+}
+
+/// The code a target's kernels become.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Code {
+    /// PTX in a `gpu.binary`; the host code is compiled to LLVM.
+    Ptx,
+    /// AMDGCN assembly in a `gpu.binary` (and an HSA code object); the host code is compiled to
+    /// LLVM.
+    Amdgcn,
+    /// SPIR-V modules; the host code stays as the lowering leaves it (Vulkan launchers read the
+    /// manifests).
+    Spirv,
+}
+
+/// How a target lowers its kernels.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Strategy {
+    /// Every kernel op by op, reading the layouts `tile-infer-layouts` records: fragments in
+    /// registers, gemms on the matrix instructions, with a warning where a kernel with a gemm
+    /// cannot keep its fragments in registers.
+    PerOp,
+    /// Tile ops as loops shared by a workgroup's threads where no register rule applies, without
+    /// a warning.
+    Plain,
+}
+
+impl Strategy {
+    /// The name `tile-infer-layouts` records in `tile.strategy`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Strategy::PerOp => "per-op",
+            Strategy::Plain => "plain",
+        }
+    }
+}
+
+/// The matrix instructions a target's gemms run on.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Matrix {
+    /// Hopper's wgmma on warpgroups, mma.sync on warps where wgmma cannot take a gemm.
+    Wgmma,
+    /// CDNA's mfma on 64-lane waves.
+    Mfma,
+    /// KHR cooperative matrices (16x16x16, f16 x f16 -> f32) on 32-wide subgroups.
+    CooperativeMatrix,
+    /// None: gemms are loops over K.
+    None,
+}
+
+/// Where a target's kernels keep tiles, fragments and tensors.
+pub struct Memory {
+    /// The memory space of workgroup memory.
+    pub workgroup_space: &'static str,
+    /// The memory space of a thread's private memory.
+    pub private_space: &'static str,
+    /// Tiles become `gpu.func` workgroup attributions (NVVM, ROCDL) rather than `memref.alloc`s
+    /// (SPIR-V).
+    pub attributions: bool,
+    /// Tiles are views of the block's dynamic shared memory (NVIDIA: beyond the 48 KiB a kernel may
+    /// declare statically) rather than attributions of their own.
+    pub dynamic_shared: bool,
+    /// Global tensors must have static shapes (SPIR-V binds them as sized arrays), and host values
+    /// other than constants cannot cross into a kernel.
+    pub static_tensors: bool,
+    /// Workgroup memory a block may use.
+    pub max_shared_bytes: i64,
+    /// What the error adds when a kernel's tiles do not fit.
+    pub shared_limit_note: &'static str,
+    /// Kernels index with 32 bits (SPIR-V): tensors and index constants past that are refused.
+    pub indices_32_bit: bool,
+}
+
+impl Target {
+    /// Returns the target named `name`, or a message that lists the targets.
+    pub fn parse(name: &str) -> Result<&'static Target, String> {
+        TARGETS
+            .into_iter()
+            .find(|target| target.name == name)
+            .ok_or_else(|| format!("unknown target {name}: expected {}", names().join(", ")))
+    }
+
+    /// Returns the target `module`'s `tile.target` names, or what to do without one.
+    pub fn of(module: OperationRef) -> Result<&'static Target, String> {
+        let name = tile_dialect::ops::string_attribute(&module, ATTRIBUTE).ok_or(format!(
+            "needs the target: set {ATTRIBUTE} = \"sm_90a\" (or \"gfx942\", \"spirv\", \"spirv-coopmat\") on the module, or run the tile-to-nvvm, tile-to-rocdl or tile-to-spirv pipeline"
+        ))?;
+        Target::parse(&name).map_err(|message| format!("has {ATTRIBUTE} = \"{name}\": {message}"))
+    }
+
+    /// Whether the kernels become SPIR-V.
+    pub fn is_spirv(&self) -> bool {
+        self.code == Code::Spirv
+    }
+
+    /// Whether `tile-compile` compiles the host code of this target to LLVM (NVIDIA, AMD) after
+    /// the kernels: then host memrefs must have strided layouts.
+    pub fn compiles_host_code(&self) -> bool {
+        self.code != Code::Spirv
+    }
+}
+
+impl PartialEq for Target {
+    fn eq(&self, other: &Self) -> bool {
+        std::ptr::eq(self, other)
+    }
+}
+
+impl std::fmt::Debug for Target {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str(self.name)
+    }
+}
+
+impl std::fmt::Display for Target {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str(self.name)
+    }
+}
+
+/// The names of every target, in [`TARGETS`]' order.
+pub fn names() -> Vec<&'static str> {
+    TARGETS.iter().map(|target| target.name).collect()
+}
+
+/// Each target with what distinguishes it (`sm_90a: TMA, mbarrier, wgmma; ...`), for messages.
+pub fn summaries() -> String {
+    TARGETS
+        .iter()
+        .map(|target| format!("{}: {}", target.name, target.summary))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// `anchor(pass, pass, ...)`: passes nested on `anchor` ops, for the backends' pipeline text.
+fn nested(anchor: &str, passes: &[&str]) -> String {
+    format!("{anchor}({})", passes.join(", "))
+}
+
+/// The names of the targets that have `property`, joined for a message (`sm_90a`; `a or b`).
+pub fn names_where(property: impl Fn(&Target) -> bool) -> String {
+    let names: Vec<&str> = TARGETS
+        .iter()
+        .filter(|target| property(target))
+        .map(|target| target.name)
+        .collect();
+    match names.split_last() {
+        Some((last, [])) => (*last).to_owned(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+        None => "no target".to_owned(),
+    }
+}

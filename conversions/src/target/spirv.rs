@@ -1,0 +1,83 @@
+//! `spirv`: Vulkan 1.3-class compute with 8/16-bit storage, as lavapipe and every Vulkan driver
+//! run it. Kernels with the plain strategy: tile ops as loops shared by a workgroup's threads,
+//! tiles in workgroup memory, tensors bound as sized storage buffers.
+
+use super::{Code, Lowering, Matrix, Memory, Pipeline, Strategy, Target};
+
+/// The target.
+pub static TARGET: Target = Target {
+    name: "spirv",
+    summary: "loops shared by a workgroup's threads",
+    pipeline: Pipeline::Spirv,
+    lowering: Lowering {
+        argument: "convert-tile-to-spirv",
+        name: "ConvertTileToSpirv",
+        description: "Lower tile kernels to gpu.funcs for SPIR-V: tile ops as loops shared by the workgroup's threads, tiles in workgroup memory",
+        dialects: dialects,
+        create: || crate::lowering::create_pass(&TARGET),
+    },
+    backend: || backend(false),
+    code: Code::Spirv,
+    strategy: Strategy::Plain,
+    matrix: Matrix::None,
+    gemm_anchors: crate::layout::anchors::no_anchors,
+    // The subgroup width is the device's: exchanges go through workgroup memory.
+    shuffle_lanes: None,
+    environment: Some(
+        "[#spirv.target_env<#spirv.vce<v1.3, [Shader, Float16, Int8, Int16, StorageBuffer16BitAccess, StorageBuffer8BitAccess], [SPV_KHR_storage_buffer_storage_class, SPV_KHR_16bit_storage, SPV_KHR_8bit_storage]>, #spirv.resource_limits<max_compute_shared_memory_size = 32768, max_compute_workgroup_invocations = 1024, max_compute_workgroup_size = [1024, 1024, 64]>>]",
+    ),
+    memory: Memory {
+        workgroup_space: "#spirv.storage_class<Workgroup>",
+        private_space: "#spirv.storage_class<Function>",
+        attributions: false,
+        dynamic_shared: false,
+        static_tensors: true,
+        max_shared_bytes: MAX_SHARED_BYTES,
+        shared_limit_note: "lavapipe's limit",
+        indices_32_bit: true,
+    },
+    tma: false,
+    wide_copies: None,
+    subgroup_size: None,
+};
+
+/// Shared memory one workgroup may use: Vulkan guarantees 16 KiB, lavapipe gives 32 KiB, NVIDIA's
+/// driver 48 KiB.
+pub const MAX_SHARED_BYTES: i64 = 32_768;
+
+/// The dialects the SPIR-V lowerings create ops of.
+pub(super) fn dialects() -> Vec<melior::dialect::DialectHandle> {
+    let mut dialects = tile_dialect::registration::gpu_lowering_dialects();
+    dialects.push(tile_dialect::registration::math_dialect());
+    dialects.push(tile_dialect::registration::spirv_dialect());
+    dialects
+}
+
+/// The upstream passes after a SPIR-V lowering, up to `spirv.module`s ready to serialize. The
+/// private arrays indexed by constants become values first (`tile-promote-private`: a fifth fewer
+/// ops for every later pass in a GEMM kernel, whose element-by-element array accesses each became
+/// an access chain and three constants), and the loops that then carry them are guarded against
+/// running no iteration (`tile-spirv-guard-empty-loops`). With `memory_model`, the Vulkan memory
+/// model (cooperative matrices require it) is set before the capabilities are recomputed.
+pub(super) fn backend(memory_model: bool) -> String {
+    let kernel_modules = [
+        "tile-promote-private",
+        crate::spirv::empty_loops::ARGUMENT,
+        "tile-math-to-spirv",
+        "convert-math-to-spirv",
+    ];
+    let mut passes = vec![
+        "canonicalize".to_owned(),
+        "cse".into(),
+        super::nested("gpu.module", &kernel_modules),
+        "convert-gpu-to-spirv".into(),
+    ];
+    if memory_model {
+        passes.push(crate::spirv::memory_model::ARGUMENT.into());
+    }
+    passes.push(super::nested(
+        "spirv.module",
+        &["spirv-lower-abi-attrs", "spirv-update-vce"],
+    ));
+    passes.join(", ")
+}

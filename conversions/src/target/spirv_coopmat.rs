@@ -1,0 +1,52 @@
+//! `spirv-coopmat`: Vulkan 1.3 with KHR cooperative matrices (16x16x16, f16 x f16 -> f32) on
+//! 32-wide subgroups and the Vulkan memory model they require (NVIDIA's driver). Kernels lowered
+//! op by op: f16 gemms on `gpu.subgroup_mma_*`, copies into workgroup memory in 8-byte runs through
+//! vector views. The device's numbers are in [`crate::spirv::coopmat::config`].
+
+use super::{Code, Lowering, Matrix, Memory, Pipeline, Strategy, Target};
+use crate::spirv::coopmat::config;
+
+/// The target.
+pub static TARGET: Target = Target {
+    name: "spirv-coopmat",
+    summary: "KHR cooperative matrices",
+    pipeline: Pipeline::Spirv,
+    lowering: Lowering {
+        argument: "convert-tile-to-spirv-coopmat",
+        name: "ConvertTileToSpirvCoopmat",
+        description: "Lower tile kernels op by op to gpu.funcs for devices with KHR cooperative matrices: fragments in registers, f16 gemms on gpu.subgroup_mma_*",
+        dialects: super::spirv::dialects,
+        create: || crate::lowering::create_pass(&TARGET),
+    },
+    backend: || super::spirv::backend(true),
+    code: Code::Spirv,
+    strategy: Strategy::PerOp,
+    matrix: Matrix::CooperativeMatrix,
+    gemm_anchors: crate::spirv::coopmat::anchors::gemm_anchors,
+    // The environment fixes the subgroup width (GroupNonUniformShuffle).
+    shuffle_lanes: Some(config::SUBGROUP),
+    environment: Some(
+        "[#spirv.target_env<#spirv.vce<v1.6, [Shader, Float16, Int8, Int16, StorageBuffer16BitAccess, StorageBuffer8BitAccess, CooperativeMatrixKHR, VulkanMemoryModel, GroupNonUniform, GroupNonUniformShuffle], [SPV_KHR_storage_buffer_storage_class, SPV_KHR_16bit_storage, SPV_KHR_8bit_storage, SPV_KHR_cooperative_matrix, SPV_KHR_vulkan_memory_model]>, #spirv.resource_limits<max_compute_shared_memory_size = 49152, max_compute_workgroup_invocations = 1024, max_compute_workgroup_size = [1024, 1024, 64], subgroup_size = 32, cooperative_matrix_properties_khr = [#spirv.coop_matrix_props_khr<m_size = 16, n_size = 16, k_size = 16, a_type = f16, b_type = f16, c_type = f32, result_type = f32, acc_sat = false, scope = <Subgroup>>]>>]",
+    ),
+    memory: Memory {
+        workgroup_space: "#spirv.storage_class<Workgroup>",
+        private_space: "#spirv.storage_class<Function>",
+        attributions: false,
+        dynamic_shared: false,
+        static_tensors: true,
+        max_shared_bytes: config::MAX_SHARED_BYTES,
+        shared_limit_note: "NVIDIA's Vulkan limit",
+        indices_32_bit: true,
+    },
+    tma: false,
+    // 8-byte runs through vector views (see `generic::vector_copy`).
+    wide_copies: Some(crate::generic::vector_copy::WideCopies {
+        run_bytes: 8,
+        lanes: 4,
+        views: true,
+        sched_barrier: false,
+        whole_tile_test: true,
+        private_space: "#spirv.storage_class<Function>",
+    }),
+    subgroup_size: Some(config::SUBGROUP as u32),
+};
