@@ -11,4 +11,3 @@
 
 pub mod anchors;
 pub mod config;
-pub mod lds;

@@ -266,13 +266,13 @@ fn lower<'c, 'a>(
     // the device's, goes through workgroup memory.
     let shuffles = target.shuffle_lanes;
     let planned = crate::registers::plan(kernel, target, shuffles)?;
-    crate::pipeline::producer::check(kernel, &planned)?;
+    crate::pipeline::producer::check(kernel, target, &planned)?;
     // A producer warpgroup beside the kernel's threads (sm_90a; the other targets refuse one).
     let block_threads = crate::pipeline::producer::block_threads(kernel, threads);
-    // gfx942 stores the LDS tiles the register rules read padded and transposed as their layouts
-    // say, before any op that addresses them is lowered.
-    if let (Matrix::Mfma, Ok(plan)) = (target.matrix, &planned) {
-        crate::amdgpu::lds::apply(context, &plan.shared);
+    // Where the target rearranges its shared tiles, those the register rules read are stored padded
+    // and transposed as their layouts say, before any op that addresses them is lowered.
+    if let (true, Ok(plan)) = (target.memory.rearranged_tiles, &planned) {
+        crate::layout::stored::apply(context, &plan.shared);
     }
     // Shared tiles whose layout pads their rows carry it from here on (the allocation and the
     // workgroup-memory count read it); a layout written in the input is already there.
@@ -416,7 +416,7 @@ fn lower<'c, 'a>(
     crate::registers::promote::promote(context, kernel)
         .map_err(|message| (kernel, format!("cannot be lowered for {target}: {message}")))?;
     // The producer's thread and the kernel's threads part ways (their barriers are named ones).
-    crate::pipeline::producer::split(context, kernel, threads);
+    crate::pipeline::producer::split(context, kernel, threads, target);
     // Thread-owned fragments: private attributions, or allocas in the entry block.
     let private_space = Attribute::parse(context, target.memory.private_space).expect("memory space");
     let private_types: Vec<MemRefType> = owned

@@ -9,7 +9,7 @@
 //! wave's loads stay coalesced; a thread's runs are straight-line code (trip `k` takes run
 //! `k * threads + tid`), so the runs it holds are indexed by constants and stay in registers.
 //! Which element lands where is the plain copy's: only the grouping changes. A tile stored
-//! transposed (`crate::amdgpu::lds`: a B operand given as KxN, stored NxK) takes runs of 4
+//! transposed (`crate::layout::stored`: a B operand given as KxN, stored NxK) takes runs of 4
 //! consecutive rows a trip, so that each column's 4 elements, consecutive in the stored row, go out
 //! as one 8-byte store.
 //!
@@ -122,11 +122,11 @@ struct Runs<'c, 'a> {
     trips: i64,
     threads: i64,
     /// Runs of consecutive rows a trip takes: 1, or up to 4 where the tile is stored transposed
-    /// (`crate::amdgpu::lds`), so that the thread holds that many consecutive elements of each
+    /// (`crate::layout::stored`), so that the thread holds that many consecutive elements of each
     /// stored row and writes them as one vector (8 bytes of f16) instead of one element a write.
     rows: i64,
     /// The tile as stored, where transposed.
-    transposed: Option<crate::amdgpu::lds::Stored<'c, 'a>>,
+    transposed: Option<crate::layout::stored::Stored<'c, 'a>>,
 }
 
 impl<'c, 'a> Runs<'c, 'a> {
@@ -135,10 +135,10 @@ impl<'c, 'a> Runs<'c, 'a> {
         let dst = copy_parts(&copy)?.dst;
         let mut extents = memref_shape(dst);
         *extents.last_mut()? /= run;
-        // Transposed tiles are gfx942's (`crate::amdgpu::lds`); the whole-tile loads take one row
+        // Transposed tiles are gfx942's (`crate::layout::stored`); the whole-tile loads take one row
         // a run.
         let transposed =
-            crate::amdgpu::lds::stored(dst).filter(|stored| stored.layout.transposed && !target.whole_tile_test);
+            crate::layout::stored::stored(dst).filter(|stored| stored.layout.transposed && !target.whole_tile_test);
         let rows = match transposed {
             Some(_) => [4, 2, 1].into_iter().find(|rows| extents[0] % rows == 0).unwrap_or(1),
             None => 1,
@@ -223,7 +223,8 @@ fn vector_store<'c, 'a>(
 /// A padded tile's view keeps its strides.
 fn lds_view<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, tile: Value<'c, 'a>) -> Value<'c, 'a> {
     let memref = MemRefType::try_from(tile.r#type()).expect("a tile");
-    let ty = crate::amdgpu::lds::lds_type(b.context, memref.element(), &memref_shape(tile), Some(memref.layout()));
+    let ty =
+        crate::layout::stored::stored_type(b.context, memref.element(), &memref_shape(tile), Some(memref.layout()));
     b.value(
         at,
         OperationBuilder::new("memref.memory_space_cast", b.location)
@@ -539,7 +540,7 @@ fn store_transposed<'c, 'a>(
     b: &Builder<'c>,
     at: At<'c, 'a>,
     runs: &Runs<'c, 'a>,
-    stored: &crate::amdgpu::lds::Stored<'c, 'a>,
+    stored: &crate::layout::stored::Stored<'c, 'a>,
     held: Value<'c, 'a>,
     tid: Value<'c, 'a>,
 ) {

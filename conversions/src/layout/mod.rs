@@ -17,6 +17,7 @@
 pub mod anchors;
 pub mod atoms;
 mod propagate;
+pub mod stored;
 
 pub use propagate::Inferred;
 

@@ -293,14 +293,18 @@ pub fn plan<'c, 'a>(
     // multiprocessor (persistent, or by its shared memory), whose registers the producer's
     // warpgroup does not take from other blocks.
     let refilled = static_trips(pipelined).is_none_or(|trips| trips > depth);
+    let multiprocessor = target.multiprocessors.as_ref();
     let alone = persistent
-        || 2 * (shared + (depth - 1) * ring_tiles + crate::nvgpu::chip::BLOCK_RESERVED_BYTES)
-            > crate::nvgpu::chip::SM_SHARED_BYTES;
+        || multiprocessor.is_some_and(|multiprocessor| {
+            2 * (shared + (depth - 1) * ring_tiles + multiprocessor.block_reserved_bytes) > multiprocessor.shared_bytes
+        });
     let producer = if refilled && alone && producer_site(kernel, target, pipelined, &copies).is_some() {
         match super::plan::requested_string(pipelined, "producer").as_deref() {
             Some("none") => Some(false),
             Some("warpgroup") => Some(true),
-            _ => registers_fit(kernel).then_some(true),
+            _ => multiprocessor
+                .is_some_and(|multiprocessor| registers_fit(kernel, multiprocessor))
+                .then_some(true),
         }
     } else {
         None
@@ -478,7 +482,7 @@ fn outside_values<'c, 'a>(value: Value<'c, 'a>, pipelined: OperationRef<'c, 'a>,
 /// warpgroup, with room for addresses and indices (a 128x256 accumulator on two warpgroups: 128
 /// of 232; on three, 192x256: not within 152). An estimate: a program may ask for a producer
 /// where it does not hold (`producer = "warpgroup"` in its schedule).
-fn registers_fit(kernel: OperationRef) -> bool {
+fn registers_fit(kernel: OperationRef, multiprocessor: &crate::target::Multiprocessors) -> bool {
     let threads = integer_attribute(&kernel, "threads").unwrap_or(0);
     let fragments: i64 = nested_ops(kernel)
         .iter()
@@ -502,5 +506,5 @@ fn registers_fit(kernel: OperationRef) -> bool {
             (layout.slots() * bytes + 3) / 4
         })
         .sum();
-    fragments + REGISTERS_BESIDE_FRAGMENTS <= crate::nvgpu::chip::registers_beside_producer(threads)
+    fragments + REGISTERS_BESIDE_FRAGMENTS <= (multiprocessor.registers_beside_producer)(threads)
 }

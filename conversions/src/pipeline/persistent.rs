@@ -13,7 +13,7 @@
 //! its body is: allocations, pure index arithmetic, fills of fragments, one `tile.pipelined` loop
 //! with the kernel's gemms and static bounds (at least one step), then any epilogue; and its layouts
 //! say the per-op rules lower it (`tile.strategy` "per-op"). A loop whose `tile.schedule` says
-//! `persistent = false` keeps one tile a block. The rewrite (G the grid, P = [`MULTIPROCESSORS`]
+//! `persistent = false` keeps one tile a block. The rewrite (G the grid, P = the target's multiprocessors
 //! blocks, K the loop's steps):
 //!
 //! ```text
@@ -31,6 +31,7 @@
 //! }
 //! ```
 
+use crate::target::Multiprocessors;
 use crate::{
     cpu::builder::{At, Builder},
     kernels::Failure,
@@ -46,8 +47,6 @@ use tile_dialect::ops::{constant_integer, integer_attribute, nested_ops, op_name
 
 /// The pass's flag.
 pub const ARGUMENT: &str = "tile-persistent-kernels";
-/// Blocks a persistent kernel launches: one per multiprocessor of the H200.
-pub const MULTIPROCESSORS: i64 = crate::nvgpu::chip::MULTIPROCESSORS;
 /// Grid rows a group of the walk spans: consecutive tiles go down a group's rows, then to its
 /// next column.
 pub const GROUP_ROWS: i64 = 8;
@@ -100,7 +99,7 @@ fn depends_on(value: Value, arguments: &[Value]) -> bool {
 /// counted `stages` times (the ring `main` will get, at most): then blocks already overlap one
 /// block's epilogue with another's loads, and one block a multiprocessor would hide less latency
 /// (the 128x128x32 `gemm_relu` ran 0.44x cuBLAS persistent).
-fn shares_multiprocessor(kernel: OperationRef, main: OperationRef) -> bool {
+fn shares_multiprocessor(kernel: OperationRef, main: OperationRef, multiprocessor: &Multiprocessors) -> bool {
     let stages = integer_attribute(&main, "stages").unwrap_or(1).max(1);
     let shared: i64 = nested_ops(kernel)
         .iter()
@@ -112,12 +111,11 @@ fn shares_multiprocessor(kernel: OperationRef, main: OperationRef) -> bool {
         })
         .map(|memref| crate::pipeline::rings::padded(crate::pipeline::rings::tile_bytes(memref)))
         .sum();
-    use crate::nvgpu::chip::{BLOCK_RESERVED_BYTES, SM_SHARED_BYTES};
-    2 * (shared.saturating_mul(stages) + BLOCK_RESERVED_BYTES) <= SM_SHARED_BYTES
+    2 * (shared.saturating_mul(stages) + multiprocessor.block_reserved_bytes) <= multiprocessor.shared_bytes
 }
 
 /// The kernel's shape when the rewrite takes it (see the module's doc).
-fn persistent<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Option<Persistent<'c, 'a>> {
+fn persistent<'c, 'a>(kernel: OperationRef<'c, 'a>, multiprocessors: &Multiprocessors) -> Option<Persistent<'c, 'a>> {
     let strategy = tile_dialect::ops::string_attribute(&kernel, "tile.strategy")?;
     if strategy != "per-op" {
         return None;
@@ -154,7 +152,7 @@ fn persistent<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Option<Persistent<'c, 'a>
     let tiles = grid.0 * grid.1;
     match crate::pipeline::plan::requested_persistent(main) {
         Some(false) => return None,
-        None if tiles <= MULTIPROCESSORS || shares_multiprocessor(kernel, main) => return None,
+        None if tiles <= multiprocessors.count || shares_multiprocessor(kernel, main, multiprocessors) => return None,
         _ => {}
     }
     // Static bounds: every tile runs the same steps, and at least one (the epilogue runs in the
@@ -194,7 +192,7 @@ fn persistent<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Option<Persistent<'c, 'a>
     let epilogue = ops[main_at + 1..].to_vec();
     Some(Persistent {
         grid,
-        blocks: tiles.min(MULTIPROCESSORS),
+        blocks: tiles.min(multiprocessors.count),
         main,
         steps,
         indexing,
@@ -204,8 +202,14 @@ fn persistent<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Option<Persistent<'c, 'a>
 }
 
 /// Rewrites `kernel` (see the module's doc), when it is taken.
-pub fn rewrite_kernel<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>) -> Result<(), Failure<'c, 'a>> {
-    let Some(plan) = persistent(kernel) else { return Ok(()) };
+pub fn rewrite_kernel<'c, 'a>(
+    context: &'c Context,
+    kernel: OperationRef<'c, 'a>,
+    multiprocessors: &Multiprocessors,
+) -> Result<(), Failure<'c, 'a>> {
+    let Some(plan) = persistent(kernel, multiprocessors) else {
+        return Ok(());
+    };
     let body = kernel
         .region(0)
         .expect("kernel body")
@@ -369,14 +373,17 @@ tile_passes::rust_pass! {
     pub fn create_persistent_kernels_pass() {
         argument: ARGUMENT,
         name: "TilePersistentKernels",
-        description: "Rewrite GEMM kernels the per-op rules lower on sm_90a, with more output tiles than multiprocessors, into persistent kernels: one block per multiprocessor walks the tiles in groups, their main loops one pipelined loop so the ring runs on across tiles",
+        description: "Rewrite GEMM kernels the per-op rules lower on a target with TMA rings, with more output tiles than multiprocessors, into persistent kernels: one block per multiprocessor walks the tiles in groups, their main loops one pipelined loop so the ring runs on across tiles",
         anchor: "builtin.module",
         dialects: tile_dialect::registration::gpu_lowering_dialects(),
         run: |module| {
-            if !crate::target::Target::of(module)?.tma {
+            let target = crate::target::Target::of(module)?;
+            let (true, Some(multiprocessors)) = (target.tma, &target.multiprocessors) else {
                 return Ok(());
-            }
-            crate::kernels::lower_each_kernel(module, &|context, _, kernel, _| rewrite_kernel(context, kernel))
+            };
+            crate::kernels::lower_each_kernel(module, &|context, _, kernel, _| {
+                rewrite_kernel(context, kernel, multiprocessors)
+            })
         },
     }
 }

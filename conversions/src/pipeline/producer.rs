@@ -12,6 +12,7 @@
 //! (`setmaxnreg.inc`): 232 each for two warpgroups, what a 128x256 f32 accumulator needs.
 
 use crate::cpu::builder::{At, Builder};
+use crate::target::Target;
 use melior::{
     Context,
     ir::{
@@ -65,13 +66,14 @@ pub fn block_threads(kernel: OperationRef, threads: i64) -> i64 {
 /// themselves.
 pub fn check<'c, 'a>(
     kernel: OperationRef<'c, 'a>,
+    target: &Target,
     planned: &Result<crate::registers::Plan<'c, 'a>, crate::registers::Unsupported<'c, 'a>>,
 ) -> Result<(), crate::kernels::Failure<'c, 'a>> {
     let Some(producer) = producer_of(kernel) else {
         return Ok(());
     };
     let plan = planned.as_ref().map_err(|(op, why)| {
-        (producer, format!("needs the kernel's fragments in registers on sm_90a (its copies are TMA copies, which only those rules write), but '{}' at {} {why}", op_name(op), op.location()))
+        (producer, format!("needs the kernel's fragments in registers on {target} (its copies are TMA copies, which only those rules write), but '{}' at {} {why}", op_name(op), op.location()))
     })?;
     for copy in nested_ops(producer)
         .into_iter()
@@ -83,7 +85,9 @@ pub fn check<'c, 'a>(
         if !plan.filled_by_tma(parts.dst) {
             return Err((
                 copy,
-                "is in a tile.producer, whose one thread issues TMA copies only, but TMA does not fill this tile on sm_90a (TMA fills rings of f16/bf16 wgmma operand tiles read from 2-D to 5-D tensors in 128-byte swizzled boxes); issue the copy from the kernel's threads".into(),
+                format!(
+                    "is in a tile.producer, whose one thread issues TMA copies only, but TMA does not fill this tile on {target} (TMA fills rings of f16/bf16 wgmma operand tiles read from 2-D to 5-D tensors in 128-byte swizzled boxes); issue the copy from the kernel's threads"
+                ),
             ));
         }
     }
@@ -101,8 +105,12 @@ pub fn in_producer(op: OperationRef) -> bool {
 /// into `if tid == threads` (after its warpgroup's `setmaxnreg.dec`), the ops after it into
 /// `if tid < threads` (after `setmaxnreg.inc`) with their `gpu.barrier`s made named barriers of
 /// `threads` threads.
-pub fn split<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>, threads: i64) {
+pub fn split<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>, threads: i64, target: &Target) {
     let Some(producer) = producer_of(kernel) else { return };
+    let multiprocessor = target
+        .multiprocessors
+        .as_ref()
+        .expect("a producer only where the target has TMA rings (checked before the lowering)");
     let rewriter = melior::IrRewriter::new(context);
     let rewriter = rewriter.as_rewriter_base();
     let b = Builder {
@@ -145,11 +153,11 @@ pub fn split<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>, threads
         &b,
         At::before(first),
         "increase",
-        crate::nvgpu::chip::registers_beside_producer(threads),
+        (multiprocessor.registers_beside_producer)(threads),
     );
     // The producer: its warpgroup gives its registers back, its first thread runs the body.
     let warpgroup = b.if_then(at, b.compare(at, "uge", tid, bound));
-    set_max_registers(&b, warpgroup, "decrease", crate::nvgpu::chip::PRODUCER_REGISTERS);
+    set_max_registers(&b, warpgroup, "decrease", multiprocessor.producer_registers);
     let leader = b.if_then(warpgroup, b.compare(warpgroup, "eq", tid, bound));
     let body = producer
         .region(0)

@@ -187,7 +187,7 @@ pub struct Plan<'c, 'a> {
     pub fragments: Vec<OperationRef<'c, 'a>>,
     /// Bytes of workgroup memory the reductions' exchanges need.
     pub scratch_bytes: i64,
-    /// Every shared tile's layout (gfx942 stores its LDS tiles so: `crate::amdgpu::lds`).
+    /// Every shared tile's layout (gfx942 stores its LDS tiles so: `crate::layout::stored`).
     pub shared: Vec<(OperationRef<'c, 'a>, tile_dialect::layout::SharedLayout)>,
     /// The shared tiles whose layout pads their rows, and that layout (to be recorded on them
     /// before they are allocated).
@@ -292,7 +292,7 @@ pub fn plan<'c, 'a>(
     let mut off_wgmma = Vec::new();
     if chip.matrix == Matrix::Wgmma {
         let plan = patterns::wgmma_plan(&ops, &layouts);
-        if let Err(unsupported) = core_tiles_as_recorded(&ops, &shared, &plan) {
+        if let Err(unsupported) = core_tiles_as_recorded(&ops, &shared, &plan, chip) {
             return Ok(Err(unsupported));
         }
         // Nothing but wgmma takes f8E4M3FN (no rule converts 8-bit floats, the plain strategy's
@@ -301,7 +301,7 @@ pub fn plan<'c, 'a>(
             .iter()
             .find(|op| tile_dialect::ops::op_name(op) == "tile.gemm" && !plan.gemms.contains(&key(op)) && f8_inputs(op))
         {
-            return Err((*gemm, F8_OFF_WGMMA.to_owned()));
+            return Err((*gemm, f8_off_wgmma(chip)));
         }
         // The tiles TMA fills, as their recorded layouts say (checked against their copies above).
         let swizzled = shared
@@ -395,8 +395,12 @@ pub fn plan<'c, 'a>(
     }))
 }
 
-/// Why an f8E4M3FN gemm that wgmma cannot take is refused on sm_90a, and what it would take.
-const F8_OFF_WGMMA: &str = "multiplies f8E4M3FN, which sm_90a runs on wgmma alone (no rule converts 8-bit floats): give A as MxK and B as NxK (transpose_b) in shared tiles filled by copies from f8E4M3FN tensors, K a multiple of 32, and an f32 accumulator in a block of whole warpgroups with M a multiple of 64 a warpgroup and N a multiple of 8 up to 256";
+/// Why an f8E4M3FN gemm that wgmma cannot take is refused on `target`, and what it would take.
+fn f8_off_wgmma(target: &Target) -> String {
+    format!(
+        "multiplies f8E4M3FN, which {target} runs on wgmma alone (no rule converts 8-bit floats): give A as MxK and B as NxK (transpose_b) in shared tiles filled by copies from f8E4M3FN tensors, K a multiple of 32, and an f32 accumulator in a block of whole warpgroups with M a multiple of 64 a warpgroup and N a multiple of 8 up to 256"
+    )
+}
 
 /// Whether a gemm reads f8E4M3FN operands.
 fn f8_inputs(gemm: &OperationRef) -> bool {
@@ -415,6 +419,7 @@ fn core_tiles_as_recorded<'c, 'a>(
     ops: &[OperationRef<'c, 'a>],
     shared: &[(OperationRef<'c, 'a>, tile_dialect::layout::SharedLayout)],
     plan: &patterns::WgmmaPlan<'c, 'a>,
+    target: &Target,
 ) -> Result<(), Unsupported<'c, 'a>> {
     for (allocation, recorded) in shared {
         let Some(&k_dimension) = plan.core_tiles.get(&key(allocation)) else {
@@ -461,7 +466,7 @@ fn core_tiles_as_recorded<'c, 'a>(
             return Err((
                 *allocation,
                 format!(
-                    "is laid out as {recorded}, but wgmma reads it (K along its {dimension}) as {wanted} on sm_90a, since {filled}; tile-infer-layouts lays out the tiles rings will fill for tile-plan-pipelines and tile-expand-pipelines (run them before the lowering, as the tile-to-nvvm pipeline does); a layout written by hand must be this one"
+                    "is laid out as {recorded}, but wgmma reads it (K along its {dimension}) as {wanted} on {target}, since {filled}; tile-infer-layouts lays out the tiles rings will fill for tile-plan-pipelines and tile-expand-pipelines (run them before the lowering, as the tile-to-nvvm pipeline does); a layout written by hand must be this one"
                 ),
             ));
         }

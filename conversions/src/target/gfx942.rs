@@ -38,9 +38,11 @@ pub static TARGET: Target = Target {
         static_tensors: false,
         max_shared_bytes: crate::amdgpu::config::MAX_LDS_BYTES,
         shared_limit_note: "the LDS of one workgroup",
+        rearranged_tiles: true,
         indices_32_bit: false,
     },
     tma: false,
+    multiprocessors: None,
     // 16-byte runs (`global_load_dwordx4`, `ds_write_b128`).
     wide_copies: Some(crate::generic::vector_copy::WideCopies {
         run_bytes: 16,

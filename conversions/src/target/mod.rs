@@ -58,6 +58,9 @@ pub struct Target {
     /// them producer warpgroups, staged TMA stores, persistent GEMM kernels and f8E4M3FN wgmma
     /// operands moved unconverted).
     pub tma: bool,
+    /// The multiprocessors the target's kernels are planned for, where a plan counts them
+    /// (persistent kernels, producer warpgroups).
+    pub multiprocessors: Option<Multiprocessors>,
     /// How copies from global tensors into shared tiles move in wide runs, where the target has
     /// its own way (`None`: TMA and cp.async, or the plain copy).
     pub wide_copies: Option<crate::generic::vector_copy::WideCopies>,
@@ -155,6 +158,23 @@ pub enum Matrix {
     None,
 }
 
+/// What one multiprocessor holds and how many a chip has: the numbers behind persistent kernels
+/// (one block a multiprocessor) and producer warpgroups (the registers they give back).
+pub struct Multiprocessors {
+    /// Multiprocessors of the parts the target is tuned for: the block count of a persistent
+    /// launch (on a part with fewer, the extra blocks wait: correct, slower).
+    pub count: i64,
+    /// Shared memory of one multiprocessor.
+    pub shared_bytes: i64,
+    /// Shared memory the runtime reserves for each block beside its own.
+    pub block_reserved_bytes: i64,
+    /// The registers a thread of a producer warpgroup keeps.
+    pub producer_registers: i64,
+    /// The registers each of a block's threads (whole warpgroups) may take beside a producer
+    /// warpgroup.
+    pub registers_beside_producer: fn(i64) -> i64,
+}
+
 /// Where a target's kernels keep tiles, fragments and tensors.
 pub struct Memory {
     /// The memory space of workgroup memory.
@@ -176,6 +196,10 @@ pub struct Memory {
     pub shared_limit_note: &'static str,
     /// Kernels index with 32 bits (SPIR-V): tensors and index constants past that are refused.
     pub indices_32_bit: bool,
+    /// Shared tiles are stored padded and transposed as their layouts say, before any op that
+    /// addresses them is lowered ([`crate::layout::stored`]); elsewhere padded layouts pad the
+    /// allocation's rows and transposed ones are not made.
+    pub rearranged_tiles: bool,
 }
 
 impl Target {

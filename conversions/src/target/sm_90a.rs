@@ -4,7 +4,8 @@
 //! path. The chip's numbers (shared memory, multiprocessors, registers) are in
 //! [`crate::nvgpu::chip`].
 
-use super::{Code, Lowering, Matrix, Memory, Pipeline, Strategy, Target};
+use super::{Code, Lowering, Matrix, Memory, Multiprocessors, Pipeline, Strategy, Target};
+use crate::nvgpu::chip;
 
 /// The target.
 pub static TARGET: Target = Target {
@@ -33,11 +34,19 @@ pub static TARGET: Target = Target {
         attributions: true,
         dynamic_shared: true,
         static_tensors: false,
-        max_shared_bytes: crate::nvgpu::chip::MAX_SHARED_BYTES,
+        max_shared_bytes: chip::MAX_SHARED_BYTES,
         shared_limit_note: "shared memory of one block",
+        rearranged_tiles: false,
         indices_32_bit: false,
     },
     tma: true,
+    multiprocessors: Some(Multiprocessors {
+        count: chip::MULTIPROCESSORS,
+        shared_bytes: chip::SM_SHARED_BYTES,
+        block_reserved_bytes: chip::BLOCK_RESERVED_BYTES,
+        producer_registers: chip::PRODUCER_REGISTERS,
+        registers_beside_producer: chip::registers_beside_producer,
+    }),
     wide_copies: None,
     subgroup_size: None,
 };

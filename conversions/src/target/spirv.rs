@@ -34,9 +34,11 @@ pub static TARGET: Target = Target {
         static_tensors: true,
         max_shared_bytes: MAX_SHARED_BYTES,
         shared_limit_note: "lavapipe's limit",
+        rearranged_tiles: false,
         indices_32_bit: true,
     },
     tma: false,
+    multiprocessors: None,
     wide_copies: None,
     subgroup_size: None,
 };

@@ -36,9 +36,11 @@ pub static TARGET: Target = Target {
         static_tensors: true,
         max_shared_bytes: config::MAX_SHARED_BYTES,
         shared_limit_note: "NVIDIA's Vulkan limit",
+        rearranged_tiles: false,
         indices_32_bit: true,
     },
     tma: false,
+    multiprocessors: None,
     // 8-byte runs through vector views (see `generic::vector_copy`).
     wide_copies: Some(crate::generic::vector_copy::WideCopies {
         run_bytes: 8,

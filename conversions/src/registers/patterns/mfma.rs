@@ -14,7 +14,7 @@
 //! reads each lane's A and B elements from the shared tiles and issues one mfma per instruction
 //! tile and K step, the accumulators carried through a loop over K. Where K runs along a tile's
 //! stored rows (its last dimension, or its first where its layout stores it transposed:
-//! [`crate::amdgpu::lds`]) a lane's elements are read as one vector: 8 elements of K for two K
+//! [`crate::layout::stored`]) a lane's elements are read as one vector: 8 elements of K for two K
 //! steps where both operands are so read ([`paired_element`]: one 16-byte read per operand and
 //! pair of steps), 4 a step otherwise; element by element elsewhere. A fragment A
 //! operand in the instruction's A-operand layout ([`crate::layout::atoms::mfma_a_operand`]) is
@@ -322,7 +322,7 @@ struct VectorSource<'c, 'a> {
 
 /// How `tile`, stored as `storage` says, is read as vectors: where K runs along its stored rows
 /// (the tile's last dimension, or its first where its layout stores it transposed:
-/// `crate::amdgpu::lds`) and a stored row is a multiple of 4 long (a lane's four elements are
+/// `crate::layout::stored`) and a stored row is a multiple of 4 long (a lane's four elements are
 /// then 8-byte aligned); `None` otherwise (element by element).
 fn vector_source<'c, 'a>(
     b: &Builder<'c>,
@@ -335,7 +335,7 @@ fn vector_source<'c, 'a>(
             .and_then(|memref| memref.memory_space())
             .is_some_and(|space| space.to_string().contains("workgroup"))
     };
-    let (memref, swapped, row) = match crate::amdgpu::lds::stored(tile) {
+    let (memref, swapped, row) = match crate::layout::stored::stored(tile) {
         Some(stored) => (storage.k_last != stored.layout.transposed).then_some((
             stored.allocation,
             stored.layout.transposed,
@@ -353,7 +353,7 @@ fn vector_source<'c, 'a>(
         return None;
     }
     let ty = tile_dialect::ops::as_memref(memref.r#type())?;
-    let lds = crate::amdgpu::lds::lds_type(b.context, ty.element(), &memref_shape(memref), Some(ty.layout()));
+    let lds = crate::layout::stored::stored_type(b.context, ty.element(), &memref_shape(memref), Some(ty.layout()));
     let memref = b.value(
         at,
         OperationBuilder::new("memref.memory_space_cast", b.location)

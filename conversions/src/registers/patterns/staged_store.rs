@@ -151,7 +151,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                 continue;
             }
             let mut values = vec![tile];
-            // Its views (`crate::amdgpu::lds`) sit beside it.
+            // Its views (`crate::layout::stored`) sit beside it.
             values.extend(
                 all.iter()
                     .filter(|user| op_name(user) == "memref.reinterpret_cast" && user.operand(0).ok() == Some(tile))
@@ -224,7 +224,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                 .build()
                 .expect("memref.reinterpret_cast"),
         );
-        let lds_type = crate::amdgpu::lds::lds_type(self.context, stored, &[capacity], None);
+        let lds_type = crate::layout::stored::stored_type(self.context, stored, &[capacity], None);
         let lds = b.value(
             at,
             OperationBuilder::new("memref.memory_space_cast", b.location)

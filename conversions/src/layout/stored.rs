@@ -1,6 +1,8 @@
-//! LDS tiles stored in the layout `tile-infer-layouts` decides for them (`#tile.smem`): each row
-//! padded by `padding` elements and, where `transposed`, the two dimensions swapped (an mfma B
-//! operand given as KxN is stored NxK, so that each lane's four elements of K are one 8-byte read).
+//! Shared tiles stored in the layout `tile-infer-layouts` decides for them (`#tile.smem`), on the
+//! targets that rearrange their tiles ([`crate::target::Memory::rearranged_tiles`]: gfx942's LDS):
+//! each row padded by `padding` elements and, where `transposed`, the two dimensions swapped (an
+//! mfma B operand given as KxN is stored NxK, so that each lane's four elements of K are one
+//! 8-byte read).
 //!
 //! Each such `tile.alloc_shared` becomes an allocation of the stored shape and a strided view of
 //! the tile's own shape (`memref.reinterpret_cast`, offset 0): every op that indexes the tile
@@ -24,7 +26,7 @@ use tile_dialect::{
     ops::{memref_shape, op_name, set_attribute},
 };
 
-/// How an LDS tile is stored.
+/// How a shared tile is stored.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Stored<'c, 'a> {
     /// Its recorded layout.
@@ -51,7 +53,7 @@ fn stored_shape(layout: &SharedLayout, [rows, columns]: [i64; 2]) -> ([i64; 2], 
     }
 }
 
-/// Stores every LDS tile of `shared` (allocations and their layouts, as the register rules' plan
+/// Stores every shared tile of `shared` (allocations and their layouts, as the register rules' plan
 /// read them) whose layout pads or transposes it in its stored shape, the tile's uses going through
 /// a view of its own shape (the module doc). Runs before any tile op is lowered. (Kernels whose
 /// fragments are not in registers run no mfma: their tiles stay row-major, the LDS theirs.)
@@ -109,7 +111,7 @@ pub fn apply<'c, 'a>(context: &'c Context, shared: &[(OperationRef<'c, 'a>, Shar
     }
 }
 
-/// How the LDS tile `tile` is stored, where [`apply`] rearranged it (`None`: row-major, as its type
+/// How the shared tile `tile` is stored, where [`apply`] rearranged it (`None`: row-major, as its type
 /// says).
 pub fn stored<'c: 'a, 'a>(tile: Value<'c, 'a>) -> Option<Stored<'c, 'a>> {
     let view = tile_dialect::ops::as_result(tile)?.owner();
@@ -130,9 +132,14 @@ pub fn stored<'c: 'a, 'a>(tile: Value<'c, 'a>) -> Option<Stored<'c, 'a>> {
     })
 }
 
-/// The type of `tile`'s stored allocation in LDS's integer memory space 3 (see
+/// The type of `tile`'s stored allocation in workgroup memory as the integer memory space 3 (see
 /// `generic::vector_copy`: the vector conversion knows integer memory spaces only).
-pub fn lds_type<'c>(context: &'c Context, element: Type<'c>, shape: &[i64], layout: Option<Attribute<'c>>) -> Type<'c> {
+pub fn stored_type<'c>(
+    context: &'c Context,
+    element: Type<'c>,
+    shape: &[i64],
+    layout: Option<Attribute<'c>>,
+) -> Type<'c> {
     MemRefType::new(element, shape, layout, Some(crate::attributes::integer(context, 64, 3))).into()
 }
 
