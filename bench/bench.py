@@ -5,7 +5,7 @@ times our kernel, torch.matmul (cuBLAS) and a Triton GEMM on the same inputs in 
 Usage (on the GPU machine, no MLIR needed): python3 bench/bench.py KERNEL_DIR [--filter SUBSTRING]
 KERNEL_DIR holds NAME.ptx + NAME.json pairs written by tile-compile (see bench/prepare.sh), and
 KERNEL_DIR/vulkan the spirv-coopmat kernels (NAME.spv + NAME.json) with tile-vulkan-run, which
-launches them through NVIDIA's Vulkan driver (the Vulkan loader must be installed; see README).
+launches them through NVIDIA's Vulkan driver (the Vulkan loader must be installed).
 """
 import argparse
 import ctypes

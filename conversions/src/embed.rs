@@ -26,10 +26,10 @@ use tile_dialect::{
 
 /// The module attribute that holds the manifests while the backend runs: `{module symbol =
 /// manifest}`.
-const STASH: &str = "tile.manifests";
+const STASH: &str = tile_dialect::decisions::MANIFESTS.name;
 
 /// The attribute a manifest is kept in.
-const MANIFEST: &str = "tile.manifest";
+const MANIFEST: &str = tile_dialect::decisions::MANIFEST.name;
 
 /// Returns every op nested in `root` (excluding it), in pre-order.
 fn all_ops<'c, 'a>(root: OperationRef<'c, 'a>) -> Vec<OperationRef<'c, 'a>> {

@@ -21,7 +21,7 @@ pub type LowerKernel<'f, 'c, 'a> =
 /// splits a module so that MLIR's threads lower and compile the parts side by side): how many
 /// `tile.kernel`s the parts before it hold. Kernels are numbered from it, so that their symbols
 /// (`{function}_{index}`) are those of the whole module.
-pub const KERNEL_OFFSET_ATTRIBUTE: &str = "tile.kernel_offset";
+pub const KERNEL_OFFSET_ATTRIBUTE: &str = tile_dialect::decisions::KERNEL_OFFSET.name;
 
 /// The number of the first `tile.kernel` of `module`: its [`KERNEL_OFFSET_ATTRIBUTE`], or 0.
 fn kernel_offset(module: OperationRef) -> usize {
@@ -57,7 +57,7 @@ pub fn manifests(module: &melior::ir::Module) -> Vec<(String, String)> {
     find_ops(module.as_operation(), "gpu.module")
         .into_iter()
         .filter_map(|op| {
-            let manifest = tile_dialect::ops::string_attribute(&op, "tile.manifest")?;
+            let manifest = tile_dialect::ops::string_attribute(&op, tile_dialect::decisions::MANIFEST.name)?;
             Some((
                 tile_dialect::ops::string_attribute(&op, "sym_name").unwrap_or_default(),
                 manifest,

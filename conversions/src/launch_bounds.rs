@@ -49,7 +49,7 @@ use tile_manifest::{Expr, Manifest};
 pub const ARGUMENT: &str = "tile-fold-launch-bounds";
 
 /// The attribute a lowering leaves each kernel's manifest in, on the kernel's `gpu.module`.
-const MANIFEST: &str = "tile.manifest";
+const MANIFEST: &str = tile_dialect::decisions::MANIFEST.name;
 
 /// The largest value a range may hold: beyond it, arithmetic could wrap at 32 bits and signed
 /// comparisons could disagree with unsigned ones.

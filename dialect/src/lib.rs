@@ -14,6 +14,7 @@
 #![deny(missing_docs)]
 
 pub mod canonicalize;
+pub mod decisions;
 pub mod diagnostics;
 pub mod driver;
 pub mod element;

@@ -1,7 +1,7 @@
 //! `tile-interp`: a reference interpreter of tile IR, an oracle independent of the lowerings.
 //!
 //! It executes a host `func.func` of a parsed, verified module directly from the documented
-//! semantics of its ops (`tile-dialect.md`, `docs/TileDialect.md`), sharing no code with
+//! semantics of its ops (`docs/contract.md`, `docs/TileDialect.md`), sharing no code with
 //! `convert-tile-to-cpu` or the GPU lowerings, so that comparing it with them can catch a bug they
 //! share:
 //!

@@ -1,6 +1,6 @@
 //! The tile ops that move and combine whole tiles: `tile.copy`, `tile.gemm`, `tile.reduce`.
 //!
-//! Invariants (the contract's semantics, `tile-dialect.md`):
+//! Invariants (the contract's semantics, `docs/contract.md`):
 //! - `tile.copy`: the tile shape is the shape of the side without offsets; element (t) of the tile
 //!   moves between `offsets + t` on the other side and `t` on the tile side; on a global buffer an
 //!   index past the end reads 0 and drops the write (clipping); any other index outside a buffer,

@@ -1,6 +1,6 @@
 """Tests of the Python package that need no GPU: compiling with the cache, loading what
 tile-compile wrote, and the launcher's argument checks on stand-in tensors. (Launches themselves
-need the GPU machine: see README, "Python".)"""
+need the GPU machine: see docs/embedding.md, "Python".)"""
 
 import os
 import pathlib

@@ -1,7 +1,7 @@
 //! A bounded, seeded run of the mutation fuzzer (`tile_tests::fuzz`): 250 mutants of the lit inputs,
 //! examples and test programs through `tile-opt`, `tile-compile` (every target) and `tile-run` (CPU,
 //! and Vulkan against the CPU), each of which must keep the tools' contract. The longer run is
-//! `target/debug/tile-fuzz --seed N --runs 10000` (README, "Tests").
+//! `target/debug/tile-fuzz --seed N --runs 10000` (docs/testing.md).
 
 mod common;
 

@@ -609,7 +609,7 @@ fn lower<'c, 'a>(
     let gpu_module = skeleton::append(context, body, &symbols, targets, skeleton, location);
     set_attribute(
         gpu_module,
-        "tile.manifest",
+        tile_dialect::decisions::MANIFEST.name,
         StringAttribute::new(context, &manifest).into(),
     );
     // On NVIDIA and AMD the host launches the kernel through a function called where the

@@ -77,7 +77,7 @@ pub struct WideCopies {
 
 /// The unit attribute of the cast that stands for a tensor's vector view until the kernel's
 /// skeleton gives it an argument of its own (SPIR-V).
-pub const VECTOR_VIEW: &str = "tile.vector_view";
+pub const VECTOR_VIEW: &str = tile_dialect::decisions::VECTOR_VIEW;
 
 /// Elements of one run of `copy`, if it is a copy this rule takes: from a global tensor (with
 /// offsets) into a shared tile of the same element type whose last dimension is whole runs (and,

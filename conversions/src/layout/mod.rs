@@ -225,7 +225,7 @@ fn infer_kernel<'c, 'a>(
     }
     set_attribute(
         kernel,
-        "tile.strategy",
+        tile_dialect::decisions::STRATEGY.name,
         StringAttribute::new(context, strategy.name()).into(),
     );
     Ok(())

@@ -18,15 +18,15 @@ pub mod producer;
 pub mod rings;
 
 /// The unit attribute that marks a copy `tile-expand-pipelines` issues ahead.
-pub const AHEAD_ATTRIBUTE: &str = "tile.ahead";
+pub const AHEAD_ATTRIBUTE: &str = tile_dialect::decisions::AHEAD.name;
 /// The deepest ring a loop may get (the barriers a `tile.alloc_barriers` may hold).
 pub const MAX_DEPTH: i64 = tile_dialect::MAX_BARRIERS;
 /// The unit attribute on the `scf.for` of a loop expanded with `release = "previous"`: its gemm
 /// may still run when the next iteration starts (the register rules' wgmma waits carry its group
 /// across the back edge and wait for it after the loop).
-pub const CARRIES_GEMM_ATTRIBUTE: &str = "tile.carries_gemm";
+pub const CARRIES_GEMM_ATTRIBUTE: &str = tile_dialect::decisions::CARRIES_GEMM.name;
 /// The unit attribute on the `tile.arrive` that releases the slot the previous iteration read.
-pub const RELEASES_PREVIOUS_ATTRIBUTE: &str = "tile.releases_previous";
+pub const RELEASES_PREVIOUS_ATTRIBUTE: &str = tile_dialect::decisions::RELEASES_PREVIOUS.name;
 /// The expansion pass's flag.
 pub const EXPAND_ARGUMENT: &str = "tile-expand-pipelines";
 

@@ -25,13 +25,13 @@ use tile_dialect::ops::{nested_ops, op_name, static_sizes};
 /// (cp.async: the generic proxy) counts on: the waits of a kernel with one fence the async proxy,
 /// so that wgmma reads what those copies wrote (and those copies do not overtake its reads). A
 /// kernel whose rings only TMA fills (the async proxy, like wgmma) waits without the fence.
-pub const GENERIC_WRITES_ATTRIBUTE: &str = "tile.generic_writes";
+pub const GENERIC_WRITES_ATTRIBUTE: &str = tile_dialect::decisions::GENERIC_WRITES;
 
 /// The unit attribute on a `tile.alloc_barriers` that TMA copies count on (`registers::patterns::tma`).
 /// Where no other copy counts on those barriers, a phase waits only for the copy engine's bytes,
 /// which the thread issuing the copies expects before it issues them: that thread's arrival is
 /// the only one the phase needs (the other threads wrote nothing the waiters read).
-pub const TMA_FILLS_ATTRIBUTE: &str = "tile.tma_fills";
+pub const TMA_FILLS_ATTRIBUTE: &str = tile_dialect::decisions::TMA_FILLS;
 
 /// Threads of a warp.
 const WARP: i64 = 32;

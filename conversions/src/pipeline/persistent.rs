@@ -53,14 +53,11 @@ pub const GROUP_ROWS: i64 = 8;
 
 /// The attribute on the flattened loop: steps per tile (K). `tile-expand-pipelines` keeps it on
 /// the `scf.for` it writes, and [`split_tiles`] nests that loop by it.
-pub const TILE_STEPS: &str = "tile.tile_steps";
+pub const TILE_STEPS: &str = tile_dialect::decisions::TILE_STEPS.name;
 /// Unit attributes on the flattened loop's ops that [`split_tiles`] reads: the tile of a step
 /// (`s / K`), the step within its tile (`s mod K`), and the branches of a tile's first and last
 /// steps.
-const TILE_OF_STEP: &str = "tile.tile_of_step";
-const STEP_IN_TILE: &str = "tile.step_in_tile";
-const FIRST_STEP: &str = "tile.first_step";
-const LAST_STEP: &str = "tile.last_step";
+use tile_dialect::decisions::{FIRST_STEP, LAST_STEP, STEP_IN_TILE, TILE_OF_STEP};
 
 fn mark(op: OperationRef, name: &str) {
     tile_dialect::ops::with_context(op, |context| {
@@ -116,7 +113,7 @@ fn shares_multiprocessor(kernel: OperationRef, main: OperationRef, multiprocesso
 
 /// The kernel's shape when the rewrite takes it (see the module's doc).
 fn persistent<'c, 'a>(kernel: OperationRef<'c, 'a>, multiprocessors: &Multiprocessors) -> Option<Persistent<'c, 'a>> {
-    let strategy = tile_dialect::ops::string_attribute(&kernel, "tile.strategy")?;
+    let strategy = tile_dialect::ops::string_attribute(&kernel, tile_dialect::decisions::STRATEGY.name)?;
     if strategy != "per-op" {
         return None;
     }

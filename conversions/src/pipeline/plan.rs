@@ -40,7 +40,7 @@ use tile_dialect::ops::{nested_ops, op_name, set_attribute, with_context};
 /// The pass's flag.
 pub const ARGUMENT: &str = "tile-plan-pipelines";
 /// The attribute that records a loop's schedule.
-pub const SCHEDULE_ATTRIBUTE: &str = "tile.schedule";
+pub const SCHEDULE_ATTRIBUTE: &str = tile_dialect::decisions::SCHEDULE.name;
 /// The schedule of a loop the plain strategy runs: a plain loop, its copies shared by the threads.
 const PLAIN: &str = "{buffers = 1 : i64, fill = \"threads\", prefetch = 0 : i64, wait = \"barrier\"}";
 

@@ -28,7 +28,7 @@ use melior::{
 use tile_dialect::ops::{nested_ops, op_name};
 
 /// The unit attribute marking a placeholder alloca of one held matrix.
-pub const MATRIX_VARIABLE: &str = "tile.coopmat_matrix";
+pub const MATRIX_VARIABLE: &str = tile_dialect::decisions::COOPMAT_MATRIX;
 
 /// Replaces the matrix placeholders of `kernel` by values (see the module) and erases them.
 pub fn promote<'c>(context: &'c Context, kernel: OperationRef<'c, '_>) -> Result<(), String> {

@@ -21,7 +21,7 @@ pub static TARGETS: [&Target; 4] = [&sm_90a::TARGET, &gfx942::TARGET, &spirv::TA
 
 /// The module attribute naming the target (set by the target pipelines and `tile-compile`, read by
 /// every pass that decides something for a target).
-pub const ATTRIBUTE: &str = "tile.target";
+pub const ATTRIBUTE: &str = tile_dialect::decisions::TARGET.name;
 
 /// One chip (or device class) tile compiles for. The address is the identity: each target is one
 /// `static`, and its lowering pass's type id is the target's address.

@@ -25,6 +25,7 @@ pub fn verify_op(op: OperationRef) -> Verdict {
     let name = name.as_string_ref().as_str().unwrap_or_default();
     regions::placement(op, name)?;
     regions::outside_parallel(op, name)?;
+    crate::decisions::verify(op, name)?;
     match name {
         "tile.kernel" => regions::kernel(op),
         "tile.pipelined" => regions::pipelined(op),

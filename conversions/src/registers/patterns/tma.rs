@@ -19,9 +19,9 @@ use super::*;
 /// The attribute on the cast that stands for a tensor map until the kernel takes it as a
 /// parameter: the box, one size per dimension of the tensor, outermost first (1 in each leading
 /// dimension, then the tile's rows and 64 elements).
-pub const TENSOR_MAP_BOX: &str = "tile.tensor_map_box";
+pub const TENSOR_MAP_BOX: &str = tile_dialect::decisions::TENSOR_MAP_BOX;
 /// The bytes a shared allocation starts on, when more than the usual slot alignment.
-pub const ALIGNMENT_ATTRIBUTE: &str = "tile.alignment";
+pub const ALIGNMENT_ATTRIBUTE: &str = tile_dialect::decisions::ALIGNMENT;
 /// The swizzle span of the boxes, in bytes: one box row.
 pub const SWIZZLE: i64 = 128;
 

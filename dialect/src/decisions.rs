@@ -1,0 +1,276 @@
+//! The decisions passes record in the IR for the passes after them: every discardable `tile.*`
+//! attribute, declared once here with the ops it sits on, what it holds, which pass writes it and
+//! which read it. Passes name them through these declarations (`SCHEDULE.name`); the op verifiers
+//! check those on tile ops ([`verify`]), so that a decision written by hand, or left by another
+//! tool, is refused at its op instead of being misread by a later pass.
+//!
+//! [`DECLARED`] lists the decisions that cross pass boundaries; [`MARKS`] the attributes a pass
+//! sets and reads itself, between the rewrites of one lowering (they never reach its output).
+
+use melior::ir::{
+    Attribute,
+    attribute::{AttributeLike, DictionaryAttribute, IntegerAttribute, StringAttribute},
+    operation::{OperationLike, OperationRef},
+};
+
+/// One decision: a discardable attribute that one pass writes and later ones read.
+pub struct Decision {
+    /// The attribute's name.
+    pub name: &'static str,
+    /// The ops that carry it.
+    pub on: &'static [&'static str],
+    /// What it holds.
+    pub holds: Holds,
+    /// The pass (or tool) that writes it.
+    pub written_by: &'static str,
+    /// The passes that read it.
+    pub read_by: &'static str,
+}
+
+/// What a decision holds.
+pub enum Holds {
+    /// A unit attribute: its presence is the decision.
+    Unit,
+    /// An integer.
+    Integer,
+    /// A string, one of the values given (any string where none are).
+    String(&'static [&'static str]),
+    /// A dictionary of the entries given.
+    Dictionary(&'static [(&'static str, Holds)]),
+    /// A layout attribute (`#tile.frag`, `#tile.smem`), checked by the layout rules.
+    Layout,
+}
+
+/// `tile.target`: the target every decision is made for.
+pub const TARGET: Decision = Decision {
+    name: "tile.target",
+    on: &["builtin.module"],
+    holds: Holds::String(&[]),
+    written_by: "the target pipelines (tile-to-nvvm, tile-to-rocdl, tile-to-spirv), tile-compile",
+    read_by: "tile-infer-layouts, tile-persistent-kernels, tile-plan-pipelines, tile-expand-pipelines, the lowerings",
+};
+
+/// `tile.layout`: the layout of a tile (`#tile.frag` of a fragment, `#tile.smem` of a shared tile).
+pub const LAYOUT: Decision = Decision {
+    name: crate::layout::LAYOUT_ATTRIBUTE,
+    on: &["tile.alloc_fragment", "tile.alloc_shared"],
+    holds: Holds::Layout,
+    written_by: "tile-infer-layouts (or the program)",
+    read_by: "tile-expand-pipelines, the lowerings",
+};
+
+/// `tile.loop_layout`: how a `tile.parallel`'s iterations are dealt out to the threads.
+pub const LOOP_LAYOUT: Decision = Decision {
+    name: crate::layout::LOOP_LAYOUT_ATTRIBUTE,
+    on: &["tile.parallel"],
+    holds: Holds::Layout,
+    written_by: "tile-infer-layouts (or the program)",
+    read_by: "the lowerings",
+};
+
+/// `tile.strategy`: how the target lowers a kernel (op by op, or the plain loops).
+pub const STRATEGY: Decision = Decision {
+    name: "tile.strategy",
+    on: &["tile.kernel"],
+    holds: Holds::String(&["per-op", "plain"]),
+    written_by: "tile-infer-layouts",
+    read_by: "tile-persistent-kernels",
+};
+
+/// `tile.schedule`: how a pipelined loop runs (see `tile-plan-pipelines` for each entry).
+pub const SCHEDULE: Decision = Decision {
+    name: "tile.schedule",
+    on: &["tile.pipelined"],
+    holds: Holds::Dictionary(&[
+        ("buffers", Holds::Integer),
+        ("fill", Holds::String(&["tma", "registers", "async", "threads"])),
+        ("wait", Holds::String(&["mbarrier", "lds_barrier", "barrier"])),
+        ("release", Holds::String(&["barrier", "mbarrier", "previous"])),
+        ("prefetch", Holds::Integer),
+        ("persistent", Holds::Integer),
+        ("producer", Holds::String(&["warpgroup", "none"])),
+    ]),
+    written_by: "tile-plan-pipelines (a program may ask for entries)",
+    read_by: "tile-persistent-kernels, tile-expand-pipelines",
+};
+
+/// `tile.ahead`: a copy a ring issues ahead of the step that reads it.
+pub const AHEAD: Decision = Decision {
+    name: "tile.ahead",
+    on: &["tile.copy"],
+    holds: Holds::Unit,
+    written_by: "tile-plan-pipelines",
+    read_by: "tile-infer-layouts (the tiles TMA fills), tile-expand-pipelines",
+};
+
+/// `tile.tile_steps`: steps per output tile (K) of a persistent kernel's flattened loop.
+pub const TILE_STEPS: Decision = Decision {
+    name: "tile.tile_steps",
+    on: &["tile.pipelined", "scf.for"],
+    holds: Holds::Integer,
+    written_by: "tile-persistent-kernels (kept on the scf.for by tile-expand-pipelines)",
+    read_by: "tile-plan-pipelines, the lowering (which nests the loop by tile)",
+};
+
+/// `tile.carries_gemm`: an expanded loop whose gemm may still run when the next iteration starts.
+pub const CARRIES_GEMM: Decision = Decision {
+    name: "tile.carries_gemm",
+    on: &["scf.for"],
+    holds: Holds::Unit,
+    written_by: "tile-expand-pipelines (release = \"previous\")",
+    read_by: "the register rules (wgmma waits across the back edge)",
+};
+
+/// `tile.releases_previous`: the arrival that releases the slot the previous iteration read.
+pub const RELEASES_PREVIOUS: Decision = Decision {
+    name: "tile.releases_previous",
+    on: &["tile.arrive"],
+    holds: Holds::Unit,
+    written_by: "tile-expand-pipelines",
+    read_by: "the register rules",
+};
+
+/// `tile.kernel_offset`: how many kernels the parts of a split module before this one hold, so
+/// that kernels are numbered as in the whole module.
+pub const KERNEL_OFFSET: Decision = Decision {
+    name: "tile.kernel_offset",
+    on: &["builtin.module"],
+    holds: Holds::Integer,
+    written_by: "tile-compile (when it splits a module into parts)",
+    read_by: "the lowerings (kernel symbols)",
+};
+
+/// `tile.manifest`: a lowered kernel's launch manifest (JSON).
+pub const MANIFEST: Decision = Decision {
+    name: "tile.manifest",
+    on: &["gpu.module"],
+    holds: Holds::String(&[]),
+    written_by: "the lowerings",
+    read_by: "tile-fold-launch-bounds, tile-compile, the embedding passes",
+};
+
+/// `tile.manifests`: the manifests of a module's kernels, kept while the backend turns the kernel
+/// modules into code.
+pub const MANIFESTS: Decision = Decision {
+    name: "tile.manifests",
+    on: &["builtin.module"],
+    holds: Holds::Dictionary(&[]),
+    written_by: "the target pipelines (before the backend)",
+    read_by: "the target pipelines (after the backend)",
+};
+
+/// The decisions that cross pass boundaries.
+pub const DECLARED: [&Decision; 12] = [
+    &TARGET,
+    &LAYOUT,
+    &LOOP_LAYOUT,
+    &STRATEGY,
+    &SCHEDULE,
+    &AHEAD,
+    &TILE_STEPS,
+    &CARRIES_GEMM,
+    &RELEASES_PREVIOUS,
+    &KERNEL_OFFSET,
+    &MANIFEST,
+    &MANIFESTS,
+];
+
+/// A persistent loop's op that computes the tile of a step (`s / K`).
+pub const TILE_OF_STEP: &str = "tile.tile_of_step";
+/// A persistent loop's op that computes the step within its tile (`s mod K`).
+pub const STEP_IN_TILE: &str = "tile.step_in_tile";
+/// The branch of a persistent loop's first step of a tile.
+pub const FIRST_STEP: &str = "tile.first_step";
+/// The branch of a persistent loop's last step of a tile.
+pub const LAST_STEP: &str = "tile.last_step";
+/// Barriers whose phases only TMA's bytes complete.
+pub const TMA_FILLS: &str = "tile.tma_fills";
+/// Barriers that copies of the generic proxy (cp.async) count on.
+pub const GENERIC_WRITES: &str = "tile.generic_writes";
+/// The box of a tensor map, on the cast that stands for it until the kernel takes it.
+pub const TENSOR_MAP_BOX: &str = "tile.tensor_map_box";
+/// The bytes a shared allocation starts on, when more than the slots' alignment.
+pub const ALIGNMENT: &str = "tile.alignment";
+/// A placeholder alloca of one cooperative matrix held across gemms.
+pub const COOPMAT_MATRIX: &str = "tile.coopmat_matrix";
+/// The cast that stands for a tensor's vector view until the kernel gives it an argument.
+pub const VECTOR_VIEW: &str = "tile.vector_view";
+
+/// The marks one lowering sets and reads between its own rewrites (they never reach its output):
+/// declared so that no two passes reuse a name.
+pub const MARKS: [&str; 10] = [
+    TILE_OF_STEP,
+    STEP_IN_TILE,
+    FIRST_STEP,
+    LAST_STEP,
+    TMA_FILLS,
+    GENERIC_WRITES,
+    TENSOR_MAP_BOX,
+    ALIGNMENT,
+    COOPMAT_MATRIX,
+    VECTOR_VIEW,
+];
+
+/// Checks the decisions on the tile op `op` named `name`: each declared one it carries sits on an
+/// op that may carry it and holds what it should. (Layouts are the layout rules' to check.)
+pub fn verify(op: OperationRef, name: &str) -> Result<(), String> {
+    for decision in DECLARED {
+        let Ok(given) = op.attribute(decision.name) else {
+            continue;
+        };
+        if !decision.on.contains(&name) {
+            return Err(format!(
+                "expects no {} (it belongs on {}), but got {given}",
+                decision.name,
+                decision.on.join(", ")
+            ));
+        }
+        check(&decision.holds, given).map_err(|what| {
+            format!(
+                "expects {} to be {what} (what {} records), but got {given}",
+                decision.name, decision.written_by
+            )
+        })?;
+    }
+    Ok(())
+}
+
+/// Checks that `given` holds what `holds` says; the error says what it should be.
+fn check(holds: &Holds, given: Attribute) -> Result<(), String> {
+    match holds {
+        Holds::Unit => given
+            .is_unit()
+            .then_some(())
+            .ok_or_else(|| "a unit attribute".to_owned()),
+        Holds::Integer => IntegerAttribute::try_from(given)
+            .map(|_| ())
+            .map_err(|_| "an integer".to_owned()),
+        Holds::String(values) => {
+            let string = StringAttribute::try_from(given).map_err(|_| "a string".to_owned())?;
+            if values.is_empty() || values.contains(&string.value()) {
+                Ok(())
+            } else {
+                Err(format!("one of \"{}\"", values.join("\", \"")))
+            }
+        }
+        Holds::Dictionary(entries) => {
+            let dictionary = DictionaryAttribute::try_from(given).map_err(|_| "a dictionary".to_owned())?;
+            if entries.is_empty() {
+                return Ok(());
+            }
+            let keys: Vec<&str> = entries.iter().map(|(key, _)| *key).collect();
+            for index in 0..dictionary.len() {
+                let Ok((key, value)) = dictionary.element(index) else {
+                    continue;
+                };
+                let key = key.as_string_ref().as_str().unwrap_or_default();
+                let Some((_, entry)) = entries.iter().find(|(known, _)| *known == key) else {
+                    return Err(format!("a dictionary of {}, not '{key}'", keys.join(", ")));
+                };
+                check(entry, value).map_err(|what| format!("a dictionary whose '{key}' is {what}"))?;
+            }
+            Ok(())
+        }
+        Holds::Layout => Ok(()),
+    }
+}
