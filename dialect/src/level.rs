@@ -38,6 +38,17 @@ pub fn is_private(r#type: Type) -> bool {
     unsafe { ffi::tileShimIsPrivateMemory(r#type.to_raw()) }
 }
 
+/// Whether a memory space is a SPIR-V storage class (the SPIR-V lowering's memory spaces), asked of
+/// the attribute's dialect rather than of its printed form.
+pub fn is_spirv_storage_class(space: melior::ir::Attribute) -> bool {
+    use melior::ir::attribute::AttributeLike;
+    unsafe {
+        let dialect = mlir_sys::mlirAttributeGetDialect(space.to_raw());
+        let namespace = mlir_sys::mlirDialectGetNamespace(dialect);
+        std::slice::from_raw_parts(namespace.data as *const u8, namespace.length) == b"spirv"
+    }
+}
+
 /// Returns the memory level of a memref type, or `None` for a non-memref type or a memory space that
 /// is none of the three levels.
 pub fn memory_level(r#type: Type) -> Option<MemoryLevel> {

@@ -160,7 +160,7 @@ pub fn lower(root: OperationRef, lowering: &MathLowering) -> Result<(), String> 
 
 /// Returns whether `ty` is a float type narrower than f32 that the rules compute in f32.
 fn is_narrow_float(ty: Type) -> bool {
-    matches!(ty.to_string().as_str(), "f16" | "bf16")
+    ty.is_f16() || ty.is_bf16()
 }
 
 /// Rewrites every `name` op under `root` whose result is f16/bf16 as the same op on f32 operands
@@ -210,11 +210,10 @@ fn apply(root: OperationRef, name: &str, rule: Rule) {
         for op in find_ops(root, name) {
             let operands: Vec<Value> = op.operands().collect();
             let Some(&x) = operands.first() else { continue };
-            let width = match x.r#type().to_string().as_str() {
-                "i32" => 32,
-                "i64" => 64,
-                _ => 0,
-            };
+            let width = melior::ir::r#type::IntegerType::try_from(x.r#type())
+                .ok()
+                .filter(|integer| integer.is_signless() && matches!(integer.width(), 32 | 64))
+                .map_or(0, |integer| integer.width());
             let takes = match rule {
                 Rule::Bits(..) | Rule::CttzByCtpop | Rule::PopcountBySwar => width > 0,
                 Rule::Classify(_) => x.r#type().is_float(),

@@ -155,7 +155,7 @@ impl<'c, 'a> Reduction<'c, 'a> {
             kind: reduction_kind(&reduce).expect("verified reduce"),
             clear: reduce
                 .attribute("clear")
-                .map(|attr| attr.to_string() != "false")
+                .map(|attr| melior::ir::attribute::BoolAttribute::try_from(attr).map_or(true, |flag| flag.value()))
                 .unwrap_or(true),
             ty: element_type(dst),
             src_shape,

@@ -33,7 +33,7 @@ pub fn lower_alloc<'c>(
     // A SPIR-V tile whose layout pads its rows (spirv-coopmat) is allocated with the longer rows;
     // the lowered code reaches it at indices only, and its matrix loads stride over the padding.
     // (gfx942 stores its padded LDS tiles itself, in place: `crate::layout::stored`.)
-    if memory_space.is_some_and(|space| space.to_string().starts_with("#spirv.storage_class")) {
+    if memory_space.is_some_and(tile_dialect::level::is_spirv_storage_class) {
         let padding = alloc
             .attribute(tile_dialect::layout::LAYOUT_ATTRIBUTE)
             .ok()

@@ -95,9 +95,7 @@ fn run_length(copy: OperationRef, target: &WideCopies) -> Option<i64> {
         tile_dialect::ops::as_memref(parts.dst.r#type())?,
     );
     // Fragments have a memory space of their own (`#tile.fragment`): only workgroup tiles here.
-    let in_workgroup = dst
-        .memory_space()
-        .is_some_and(|space| space.to_string().contains("workgroup"));
+    let in_workgroup = tile_dialect::level::memory_level(dst.into()) == Some(tile_dialect::level::MemoryLevel::Shared);
     if src.memory_space().is_some() || !in_workgroup || src.element() != dst.element() {
         return None;
     }

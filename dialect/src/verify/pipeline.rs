@@ -7,7 +7,7 @@ use crate::{
     ops::{constant_integer, copy_async_parts},
 };
 use melior::ir::{
-    ShapedTypeLike, TypeLike, Value, ValueLike,
+    ShapedTypeLike, Value, ValueLike,
     operation::{OperationLike, OperationRef},
 };
 
@@ -19,11 +19,10 @@ fn barriers(value: Value, role: &str) -> Result<i64, String> {
     let ty = value.r#type();
     let shaped = crate::ops::as_memref(ty).filter(|memref| {
         memref.rank() == 1
-            && memref.element().is_integer()
-            && memref.element().to_string() == "i64"
+            && melior::ir::r#type::IntegerType::try_from(memref.element())
+                .is_ok_and(|integer| integer.is_signless() && integer.width() == 64)
             && memory_level(ty) == Some(MemoryLevel::Shared)
-            && !ty.to_string().contains("strided<")
-            && !ty.to_string().contains("affine_map<")
+            && crate::ops::has_identity_layout(*memref)
     });
     let count = shaped.and_then(|memref| crate::ops::static_sizes(memref)[0]);
     match count {

@@ -110,10 +110,7 @@ pub fn coopmat_plan<'c, 'a>(
             continue;
         }
         // SPIR-V refuses bf16 kernels itself.
-        if [a, b]
-            .iter()
-            .any(|operand| element_type(*operand).to_string() == "bf16")
-        {
+        if [a, b].iter().any(|operand| element_type(*operand).is_bf16()) {
             continue;
         }
         let checked = check_gemm(gemm, a, b, c, threads).and_then(|plan| {

@@ -66,7 +66,7 @@ fn held_gemm(gemm: &OperationRef) -> bool {
     let [Ok(a), Ok(b), Ok(c)] = [0, 1, 2].map(|i| gemm.operand(i)) else {
         return false;
     };
-    let f16 = |value: Value| element_type(value).to_string() == "f16";
+    let f16 = |value: Value| element_type(value).is_f16();
     let shared = |value: Value| level(value) == Some(MemoryLevel::Shared);
     let a_shape = memref_shape(a);
     let depth = if gemm.attribute("transpose_a").is_ok() {

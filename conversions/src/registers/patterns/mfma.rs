@@ -331,9 +331,7 @@ fn vector_source<'c, 'a>(
     storage: Storage,
 ) -> Option<VectorSource<'c, 'a>> {
     let in_lds = |value: Value| {
-        tile_dialect::ops::as_memref(value.r#type())
-            .and_then(|memref| memref.memory_space())
-            .is_some_and(|space| space.to_string().contains("workgroup"))
+        tile_dialect::level::memory_level(value.r#type()) == Some(tile_dialect::level::MemoryLevel::Shared)
     };
     let (memref, swapped, row) = match crate::layout::stored::stored(tile) {
         Some(stored) => (storage.k_last != stored.layout.transposed).then_some((

@@ -42,7 +42,12 @@ pub fn zero_started(
 /// as core matrices cannot be read any other way.
 /// Also says which gemms with a fragment accumulator stay off wgmma, and why.
 pub fn wgmma_plan<'c, 'a>(ops: &[OperationRef<'c, 'a>], layouts: &Layouts) -> WgmmaPlan<'c, 'a> {
-    let sixteen_bit = |value: Value| matches!(element_type(value).to_string().as_str(), "f16" | "bf16");
+    let sixteen_bit = |value: Value| {
+        matches!(
+            tile_dialect::element::Element::of(element_type(value)),
+            Some(tile_dialect::element::Element::F16 | tile_dialect::element::Element::BF16)
+        )
+    };
     // 8-bit operands (i8 into i32, f8E4M3FN into f32) where wgmma reads them.
     let eight_bit = |a: Value, b: Value, c: Value, transpose_a: bool, transpose_b: bool| {
         crate::support::eight_bit_product(a, b, c)
