@@ -26,21 +26,25 @@ pub static TARGET: Target = Target {
     environment: Some(
         "[#spirv.target_env<#spirv.vce<v1.3, [Shader, Float16, Int8, Int16, StorageBuffer16BitAccess, StorageBuffer8BitAccess], [SPV_KHR_storage_buffer_storage_class, SPV_KHR_16bit_storage, SPV_KHR_8bit_storage]>, #spirv.resource_limits<max_compute_shared_memory_size = 32768, max_compute_workgroup_invocations = 1024, max_compute_workgroup_size = [1024, 1024, 64]>>]",
     ),
-    memory: Memory {
-        workgroup_space: "#spirv.storage_class<Workgroup>",
-        private_space: "#spirv.storage_class<Function>",
-        attributions: false,
-        dynamic_shared: false,
-        static_tensors: true,
-        max_shared_bytes: MAX_SHARED_BYTES,
-        shared_limit_note: "lavapipe's limit",
-        rearranged_tiles: false,
-        indices_32_bit: true,
-    },
+    memory: MEMORY,
     tma: false,
     multiprocessors: None,
     wide_copies: None,
     subgroup_size: None,
+};
+
+/// Where Vulkan compute kernels keep tiles and tensors: workgroup memory as allocations, tensors as
+/// sized storage buffers, 32-bit indices; lavapipe's shared-memory limit.
+pub(super) const MEMORY: Memory = Memory {
+    workgroup_space: "#spirv.storage_class<Workgroup>",
+    private_space: "#spirv.storage_class<Function>",
+    attributions: false,
+    dynamic_shared: false,
+    static_tensors: true,
+    max_shared_bytes: MAX_SHARED_BYTES,
+    shared_limit_note: "lavapipe's limit",
+    rearranged_tiles: false,
+    indices_32_bit: true,
 };
 
 /// Shared memory one workgroup may use: Vulkan guarantees 16 KiB, lavapipe gives 32 KiB, NVIDIA's

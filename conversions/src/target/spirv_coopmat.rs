@@ -29,15 +29,9 @@ pub static TARGET: Target = Target {
         "[#spirv.target_env<#spirv.vce<v1.6, [Shader, Float16, Int8, Int16, StorageBuffer16BitAccess, StorageBuffer8BitAccess, CooperativeMatrixKHR, VulkanMemoryModel, GroupNonUniform, GroupNonUniformShuffle], [SPV_KHR_storage_buffer_storage_class, SPV_KHR_16bit_storage, SPV_KHR_8bit_storage, SPV_KHR_cooperative_matrix, SPV_KHR_vulkan_memory_model]>, #spirv.resource_limits<max_compute_shared_memory_size = 49152, max_compute_workgroup_invocations = 1024, max_compute_workgroup_size = [1024, 1024, 64], subgroup_size = 32, cooperative_matrix_properties_khr = [#spirv.coop_matrix_props_khr<m_size = 16, n_size = 16, k_size = 16, a_type = f16, b_type = f16, c_type = f32, result_type = f32, acc_sat = false, scope = <Subgroup>>]>>]",
     ),
     memory: Memory {
-        workgroup_space: "#spirv.storage_class<Workgroup>",
-        private_space: "#spirv.storage_class<Function>",
-        attributions: false,
-        dynamic_shared: false,
-        static_tensors: true,
         max_shared_bytes: config::MAX_SHARED_BYTES,
         shared_limit_note: "NVIDIA's Vulkan limit",
-        rearranged_tiles: false,
-        indices_32_bit: true,
+        ..super::spirv::MEMORY
     },
     tma: false,
     multiprocessors: None,
