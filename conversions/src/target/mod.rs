@@ -281,3 +281,52 @@ pub fn names_where(property: impl Fn(&Target) -> bool) -> String {
         None => "no target".to_owned(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_target_parses_by_its_name_and_unknown_names_list_them_all() {
+        for target in TARGETS {
+            assert_eq!(Target::parse(target.name), Ok(target));
+        }
+        let message = Target::parse("sm_80").unwrap_err();
+        assert_eq!(
+            message,
+            "unknown target sm_80: expected sm_90a, gfx942, spirv, spirv-coopmat"
+        );
+    }
+
+    #[test]
+    fn every_pipeline_compiles_for_its_targets_and_each_target_has_its_own_lowering() {
+        for pipeline in [Pipeline::Nvvm, Pipeline::Rocdl, Pipeline::Spirv] {
+            assert!(pipeline.targets().next().is_some(), "{pipeline:?} has no target");
+            assert!(pipeline.targets().all(|target| target.pipeline == pipeline));
+        }
+        let mut flags: Vec<&str> = TARGETS.iter().map(|target| target.lowering.argument).collect();
+        flags.sort();
+        flags.dedup();
+        assert_eq!(flags.len(), TARGETS.len());
+    }
+
+    #[test]
+    fn facts_agree_with_each_other() {
+        for target in TARGETS {
+            // A target that plans with TMA rings counts multiprocessors; SPIR-V code comes with an
+            // environment; the plain strategy has no matrix instructions to anchor layouts to.
+            assert_eq!(target.tma, target.multiprocessors.is_some(), "{target}");
+            assert_eq!(target.is_spirv(), target.environment.is_some(), "{target}");
+            if target.strategy == Strategy::Plain {
+                assert_eq!(target.matrix, Matrix::None, "{target}");
+            }
+        }
+    }
+
+    #[test]
+    fn names_where_joins_the_names_for_a_message() {
+        assert_eq!(names_where(|target| target.tma), "sm_90a");
+        assert_eq!(names_where(|target| target.is_spirv()), "spirv or spirv-coopmat");
+        assert_eq!(names_where(|_| false), "no target");
+    }
+}
