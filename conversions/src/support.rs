@@ -90,6 +90,7 @@ pub fn check_supported(module: OperationRef, target: Option<&Target>) -> Result<
         return if failed { Err(String::new()) } else { Ok(()) };
     };
     failed |= !host_arguments_plain(module, gpu.compiles_host_code());
+    failed |= !kernel_hosts_named_plainly(module);
     if !gpu.is_spirv() {
         failed |= !no_eight_bit_floats(module, target);
     }
@@ -100,6 +101,36 @@ pub fn check_supported(module: OperationRef, target: Option<&Target>) -> Result<
         failed |= !no_producers(module, target);
     }
     if failed { Err(String::new()) } else { Ok(()) }
+}
+
+/// Checks that every function of `module` holding a `tile.kernel` has a name its kernels' symbols
+/// and files can be made from (`{function}_{index}_kernel`: PTX and AMDGCN symbols, the files
+/// `tile-compile` writes in its output folder): ASCII letters, digits and '_', not starting with a
+/// digit. A name with a '/' wrote outside the output folder, one with a space aborted LLVM's PTX
+/// printer. Emits an error at each function that has another and returns false when there was one.
+fn kernel_hosts_named_plainly(module: OperationRef) -> bool {
+    let mut plain = true;
+    for function in tile_dialect::ops::find_ops(module, "func.func") {
+        if tile_dialect::ops::find_ops(function, "tile.kernel").is_empty() {
+            continue;
+        }
+        let name = tile_dialect::ops::string_attribute(&function, "sym_name").unwrap_or_default();
+        let identifier = name.chars().next().is_some_and(|first| !first.is_ascii_digit())
+            && name
+                .chars()
+                .all(|character| character.is_ascii_alphanumeric() || character == '_');
+        if !identifier {
+            emit_error(
+                function.location(),
+                &format!(
+                    "'func.func' op expects a name of ASCII letters, digits and '_' (its kernels' symbols and files are named after it), but got @\"{}\"",
+                    name.escape_default()
+                ),
+            );
+            plain = false;
+        }
+    }
+    plain
 }
 
 /// Checks that no op in the kernels of `module` uses f8E4M3FN except, where the target's gemms
