@@ -81,6 +81,11 @@ pub enum Error {
         /// The errors.
         diagnostics: Vec<Diagnostic>,
     },
+    /// The input has no `tile.kernel` (an empty file, host code only): nothing would be written.
+    NothingToCompile {
+        /// The error, at the input.
+        diagnostics: Vec<Diagnostic>,
+    },
     /// An upstream pass after the lowering failed (code generation, serialization).
     CodeGeneration {
         /// The target.
@@ -104,6 +109,7 @@ impl Error {
         match self {
             Error::UnknownTarget { .. } => &[],
             Error::Parse { diagnostics, .. }
+            | Error::NothingToCompile { diagnostics }
             | Error::Lowering { diagnostics, .. }
             | Error::CodeGeneration { diagnostics, .. }
             | Error::Internal { diagnostics, .. } => diagnostics,
@@ -123,6 +129,7 @@ impl fmt::Display for Error {
             )?,
             Error::Parse { source, .. } => write!(f, "{source}: cannot be compiled")?,
             Error::Lowering { target, .. } => write!(f, "lowering for {target} failed")?,
+            Error::NothingToCompile { .. } => write!(f, "nothing to compile")?,
             Error::CodeGeneration { target, .. } => write!(f, "code generation for {target} failed")?,
             Error::Internal { message, .. } => write!(f, "internal error: {message}")?,
         }
@@ -256,7 +263,14 @@ pub fn compile_file_with(path: &Path, target: &str, options: Options) -> Result<
         .map_err(|error| error.to_string())
         .and_then(|_| tile_dialect::driver::parse_file(&context, &name).ok_or_else(String::new));
     let mut module = parsed.map_err(|message| parse_error(&name, message, &collector))?;
-    compile_parsed(&context, &mut module, target, options, &collector, started)
+    compile_parsed(
+        &context,
+        &mut module,
+        (target, Some(&name)),
+        options,
+        &collector,
+        started,
+    )
 }
 
 /// Compiles the tile program `source` for `target`; diagnostics name the file `source_name`.
@@ -280,7 +294,14 @@ pub fn compile_source(source: &str, source_name: &str, target: &str) -> Result<C
     let started = Instant::now();
     let mut module = tile_dialect::driver::parse_file(&context, &scratch_name)
         .ok_or_else(|| parse_error(source_name, String::new(), &collector))?;
-    compile_parsed(&context, &mut module, target, Options::default(), &collector, started)
+    compile_parsed(
+        &context,
+        &mut module,
+        (target, Some(&scratch_name)),
+        Options::default(),
+        &collector,
+        started,
+    )
 }
 
 /// Compiles `module` (tile IR in `context`, which must hold the dialects and passes of
@@ -290,7 +311,14 @@ pub fn compile_module<'c>(context: &'c Context, module: &mut Module<'c>, target:
     if !module.as_operation().verify() {
         return Err(parse_error("the module", String::new(), &collector));
     }
-    compile_parsed(context, module, target, Options::default(), &collector, Instant::now())
+    compile_parsed(
+        context,
+        module,
+        (target, None),
+        Options::default(),
+        &collector,
+        Instant::now(),
+    )
 }
 
 fn parse_error(source: &str, message: String, collector: &Collector) -> Error {
@@ -433,10 +461,12 @@ fn units_pipeline(passes: &str) -> String {
     format!("builtin.module(builtin.module({passes}))")
 }
 
+/// Compiles the parsed `module` for `target`; `source` names the file it came from, where there
+/// is one (errors about the whole input are at its first line).
 fn compile_parsed<'c>(
     context: &'c Context,
     module: &mut Module<'c>,
-    target: &str,
+    (target, source): (&str, Option<&str>),
     options: Options,
     collector: &Collector,
     started: Instant,
@@ -461,6 +491,19 @@ fn compile_parsed<'c>(
             module.as_operation().to_raw(),
         )))
     };
+    // An input without a kernel is a mistake, not "0 kernels": the same error for every caller.
+    if tile_dialect::ops::find_ops(module.as_operation(), "tile.kernel").is_empty() {
+        let at = source.map_or(module.as_operation().location(), |file| {
+            melior::ir::Location::new(context, file, 1, 1)
+        });
+        tile_dialect::diagnostics::emit_error(
+            at,
+            "expects at least one tile.kernel to compile, but the input has none",
+        );
+        return Err(Error::NothingToCompile {
+            diagnostics: collector.take(),
+        });
+    }
     let mut parts = parts::Parts::split(context, module);
     let pristine = pristine.filter(|_| parts.count() > 1);
     let result = compile_parts(context, &mut parts, pristine, (target, options), collector, started);

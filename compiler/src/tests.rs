@@ -280,3 +280,31 @@ fn a_failed_lowering_reports_every_kernels_errors_whatever_the_parts() {
         assert_eq!(lines, expected, "{error}");
     }
 }
+
+#[test]
+fn an_input_without_a_kernel_is_an_error_for_every_caller() {
+    // The tool, the library and the C API (which calls the library) refuse it alike, located at
+    // the input's first line.
+    let host_only = "func.func @host_only(%X: memref<8xf32>) {\n  return\n}\n";
+    for source in [host_only, ""] {
+        let error = compile_source(source, "host.mlir", "spirv").unwrap_err();
+        assert!(matches!(error, Error::NothingToCompile { .. }), "{error}");
+        let diagnostic = &error.diagnostics()[0];
+        assert_eq!(
+            diagnostic.location,
+            Some(SourceLocation {
+                file: "host.mlir".into(),
+                line: 1,
+                column: 1
+            })
+        );
+        assert_eq!(
+            diagnostic.message,
+            "expects at least one tile.kernel to compile, but the input has none"
+        );
+    }
+    let context = context();
+    let mut module = melior::ir::Module::parse(&context, host_only).unwrap();
+    let error = compile_module(&context, &mut module, "sm_90a").unwrap_err();
+    assert!(matches!(error, Error::NothingToCompile { .. }), "{error}");
+}

@@ -95,6 +95,7 @@ fn run(options: &Options) -> Result<usize, String> {
                         options.input, options.target
                     )
                 }
+                tile_compiler::Error::NothingToCompile { .. } => format!("{}: nothing to compile", options.input),
                 tile_compiler::Error::CodeGeneration { .. } => {
                     format!(
                         "{}: code generation for {} failed (see the errors above)",
@@ -106,14 +107,6 @@ fn run(options: &Options) -> Result<usize, String> {
         })?;
     for diagnostic in &compilation.diagnostics {
         eprintln!("{diagnostic}");
-    }
-    // An input without a kernel (an empty file, host code only) is a mistake, not "0 written".
-    if compilation.kernels.is_empty() {
-        eprintln!(
-            "{}:1:1: error: expects at least one tile.kernel to compile, but the input has none",
-            options.input
-        );
-        return Err(format!("{}: nothing to compile", options.input));
     }
     std::fs::create_dir_all(&options.output).map_err(|error| format!("{}: {error}", options.output.display()))?;
     for kernel in &compilation.kernels {
