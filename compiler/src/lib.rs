@@ -474,23 +474,6 @@ fn compile_parsed<'c>(
     let target = Target::parse(target).map_err(|_| Error::UnknownTarget {
         target: target.to_owned(),
     })?;
-    // The decisions the target pipelines make before their lowering, for this target (the parts
-    // take the module's attributes).
-    let target_attribute = melior::ir::attribute::StringAttribute::new(context, target.name);
-    melior::ir::operation::OperationMutLike::set_attribute(
-        &mut module.as_operation_mut(),
-        tile_conversions::layout::TARGET_ATTRIBUTE,
-        target_attribute.into(),
-    );
-    // The module's functions and their kernels, in parts that MLIR's threads lower and compile
-    // side by side; back in `module` afterwards, whatever happened.
-    // A copy of the program as it came, for the diagnostics of a failed lowering (see
-    // `compile_parts`).
-    let pristine = unsafe {
-        Module::from_option_raw(mlir_sys::mlirModuleFromOperation(mlir_sys::mlirOperationClone(
-            module.as_operation().to_raw(),
-        )))
-    };
     // An input without a kernel is a mistake, not "0 kernels": the same error for every caller.
     if tile_dialect::ops::find_ops(module.as_operation(), "tile.kernel").is_empty() {
         let at = source.map_or(module.as_operation().location(), |file| {
@@ -504,6 +487,23 @@ fn compile_parsed<'c>(
             diagnostics: collector.take(),
         });
     }
+    // The decisions the target pipelines make before their lowering, for this target (the parts
+    // take the module's attributes).
+    let target_attribute = melior::ir::attribute::StringAttribute::new(context, target.name);
+    melior::ir::operation::OperationMutLike::set_attribute(
+        &mut module.as_operation_mut(),
+        tile_conversions::target::ATTRIBUTE,
+        target_attribute.into(),
+    );
+    // The module's functions and their kernels, in parts that MLIR's threads lower and compile
+    // side by side; back in `module` afterwards, whatever happened.
+    // A copy of the program as it came, for the diagnostics of a failed lowering (see
+    // `compile_parts`).
+    let pristine = unsafe {
+        Module::from_option_raw(mlir_sys::mlirModuleFromOperation(mlir_sys::mlirOperationClone(
+            module.as_operation().to_raw(),
+        )))
+    };
     let mut parts = parts::Parts::split(context, module);
     let pristine = pristine.filter(|_| parts.count() > 1);
     let result = compile_parts(context, &mut parts, pristine, (target, options), collector, started);

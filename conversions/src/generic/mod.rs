@@ -260,12 +260,7 @@ fn lower<'c, 'a>(
     let threads = integer_attribute(&kernel, "threads").unwrap_or(0);
     // Fragments in registers where every op that touches one has a rule for its layouts; otherwise
     // fragments a thread only touches at its own elements are private, the others in workgroup memory.
-    // Lanes a reduction exchanges with register shuffles: a warp on sm_90a, a 64-lane wave on
-    // gfx942 (`gpu.shuffle` is `ds_bpermute` there), a 32-wide subgroup where the cooperative-matrix
-    // environment fixes that width (GroupNonUniformShuffle); plain SPIR-V, whose subgroup width is
-    // the device's, goes through workgroup memory.
-    let shuffles = target.shuffle_lanes;
-    let planned = crate::registers::plan(kernel, target, shuffles)?;
+    let planned = crate::registers::plan(kernel, target)?;
     crate::pipeline::producer::check(kernel, target, &planned)?;
     // A producer warpgroup beside the kernel's threads (sm_90a; the other targets refuse one).
     let block_threads = crate::pipeline::producer::block_threads(kernel, threads);
@@ -336,14 +331,7 @@ fn lower<'c, 'a>(
     let counting = crate::pipeline::nvidia::counting_barriers(kernel);
     let owned = match planned {
         Ok(plan) => {
-            crate::registers::apply(
-                context,
-                kernel,
-                plan,
-                shuffles,
-                target.memory.private_space,
-                target.is_spirv(),
-            );
+            crate::registers::apply(context, kernel, plan, target);
             Vec::new()
         }
         Err(_) => owned,

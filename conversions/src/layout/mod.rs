@@ -40,8 +40,6 @@ use tile_dialect::{
 
 /// The pass's flag.
 pub const ARGUMENT: &str = "tile-infer-layouts";
-/// The module attribute naming the target.
-pub const TARGET_ATTRIBUTE: &str = crate::target::ATTRIBUTE;
 pub use tile_dialect::layout::{LAYOUT_ATTRIBUTE, LOOP_LAYOUT_ATTRIBUTE};
 
 /// A tile's layout: a fragment's or a shared tile's.
@@ -263,7 +261,7 @@ impl<'c> RunExternalPass<'c> for AttachTarget {
         let name = self.target.name;
         tile_passes::guard::run_guarded("tile-attach-target", module, pass, |module| {
             let value = tile_dialect::ops::with_context(module, |context| StringAttribute::new(context, name).into());
-            set_attribute(module, TARGET_ATTRIBUTE, value);
+            set_attribute(module, crate::target::ATTRIBUTE, value);
             Ok(())
         });
     }

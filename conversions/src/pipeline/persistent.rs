@@ -114,7 +114,7 @@ fn shares_multiprocessor(kernel: OperationRef, main: OperationRef, multiprocesso
 /// The kernel's shape when the rewrite takes it (see the module's doc).
 fn persistent<'c, 'a>(kernel: OperationRef<'c, 'a>, multiprocessors: &Multiprocessors) -> Option<Persistent<'c, 'a>> {
     let strategy = tile_dialect::ops::string_attribute(&kernel, tile_dialect::decisions::STRATEGY.name)?;
-    if strategy != "per-op" {
+    if strategy != crate::target::Strategy::PerOp.name() {
         return None;
     }
     let sizes: Vec<i64> = kernel.operands().map(constant_integer).collect::<Option<_>>()?;

@@ -228,13 +228,14 @@ pub fn tma_fillable(kernel: OperationRef, target: &'static Target, copies: &[Ope
 }
 
 /// Decides whether every fragment op of `kernel` on `chip` has a rule for its layouts; if not, says
-/// which op has none and why. Changes nothing. `shuffles` is the lane count of the target's warp
-/// shuffles (`None`: exchanges go through workgroup memory).
+/// which op has none and why. Changes nothing.
 pub fn plan<'c, 'a>(
     kernel: OperationRef<'c, 'a>,
     chip: &'static Target,
-    shuffles: Option<i64>,
 ) -> Result<Result<Plan<'c, 'a>, Unsupported<'c, 'a>>, Failure<'c, 'a>> {
+    // The lanes the target's register shuffles exchange (`None`: exchanges go through workgroup
+    // memory).
+    let shuffles = chip.shuffle_lanes;
     let inferred = crate::layout::infer_for_lowering(kernel, chip, crate::layout::Rings::Written)?;
     let mut layouts = Layouts::default();
     let mut fragments = Vec::new();
@@ -474,23 +475,15 @@ fn core_tiles_as_recorded<'c, 'a>(
     Ok(())
 }
 
-/// Lowers the fragment ops of a planned kernel; `private_space` is the memory space of per-thread
-/// arrays, `spirv` whether the kernel goes to SPIR-V.
-pub fn apply<'c, 'a>(
-    context: &'c Context,
-    kernel: OperationRef<'c, 'a>,
-    plan: Plan<'c, 'a>,
-    shuffles: Option<i64>,
-    private_space: &str,
-    spirv: bool,
-) {
+/// Lowers the fragment ops of a kernel planned for `target`.
+pub fn apply<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>, plan: Plan<'c, 'a>, target: &Target) {
     patterns::lower_all(
         context,
         kernel,
         &plan.ops,
         &plan.layouts,
-        shuffles,
-        private_space,
-        spirv,
+        target.shuffle_lanes,
+        target.memory.private_space,
+        target.is_spirv(),
     );
 }

@@ -213,9 +213,17 @@ impl Target {
 
     /// Returns the target `module`'s `tile.target` names, or what to do without one.
     pub fn of(module: OperationRef) -> Result<&'static Target, String> {
-        let name = tile_dialect::ops::string_attribute(&module, ATTRIBUTE).ok_or(format!(
-            "needs the target: set {ATTRIBUTE} = \"sm_90a\" (or \"gfx942\", \"spirv\", \"spirv-coopmat\") on the module, or run the tile-to-nvvm, tile-to-rocdl or tile-to-spirv pipeline"
-        ))?;
+        let name = tile_dialect::ops::string_attribute(&module, ATTRIBUTE).ok_or_else(|| {
+            let quoted: Vec<String> = names().iter().map(|name| format!("\"{name}\"")).collect();
+            let pipelines = [Pipeline::Nvvm, Pipeline::Rocdl, Pipeline::Spirv].map(Pipeline::name);
+            format!(
+                "needs the target: set {ATTRIBUTE} = {} (or {}) on the module, or run the {} or {} pipeline",
+                quoted[0],
+                quoted[1..].join(", "),
+                pipelines[..2].join(", "),
+                pipelines[2]
+            )
+        })?;
         Target::parse(&name).map_err(|message| format!("has {ATTRIBUTE} = \"{name}\": {message}"))
     }
 
