@@ -3,7 +3,7 @@
 //! outside the default memory space (an upstream error located nowhere), index constants wider than
 //! SPIR-V's 32 bits.
 
-use crate::target::{Matrix, Target};
+use crate::target::Target;
 use melior::ir::{
     TypeLike, ValueLike,
     operation::{OperationLike, OperationRef},
@@ -138,7 +138,9 @@ fn kernel_hosts_named_plainly(module: OperationRef) -> bool {
 /// at the first such op of each kernel and returns false when there was one.
 fn no_eight_bit_floats(module: OperationRef, target: Option<&Target>) -> bool {
     let mut failed = false;
-    let wgmma = target.is_some_and(|target| target.matrix == Matrix::Wgmma);
+    let unconverted = target
+        .and_then(|target| target.matrix)
+        .and_then(|rules| rules.f8_instruction());
     for kernel in tile_dialect::ops::find_ops(module, "tile.kernel") {
         for op in tile_dialect::ops::nested_ops(kernel) {
             let f8 = op
@@ -147,11 +149,12 @@ fn no_eight_bit_floats(module: OperationRef, target: Option<&Target>) -> bool {
                 .chain(op.results().map(|value| value.r#type()))
                 .map(tile_dialect::ops::scalar_type)
                 .any(|ty| ty.is_float8e4m3fn() || ty.is_float8e4m3fnuz());
-            if f8 && !(wgmma && f8_operand_op(op)) {
-                let lowered = if wgmma {
-                    "lowers only as wgmma operands (shared tiles that copies from f8E4M3FN tensors fill and gemms read; no 8-bit float conversions yet)"
-                } else {
-                    "does not lower yet (no 8-bit float conversions)"
+            if f8 && !(unconverted.is_some() && f8_operand_op(op)) {
+                let lowered = match unconverted {
+                    Some(instruction) => format!(
+                        "lowers only as {instruction} operands (shared tiles that copies from f8E4M3FN tensors fill and gemms read; no 8-bit float conversions yet)"
+                    ),
+                    None => "does not lower yet (no 8-bit float conversions)".to_owned(),
                 };
                 emit_error(
                     op.location(),
@@ -169,8 +172,8 @@ fn no_eight_bit_floats(module: OperationRef, target: Option<&Target>) -> bool {
     !failed
 }
 
-/// Whether `op` handles f8E4M3FN values without converting them, as the sm_90a lowering does for
-/// wgmma operands: shared tiles, the copies that fill them from tensors of the same type (bytes
+/// Whether `op` handles f8E4M3FN values without converting them, as the rules of a target whose
+/// matrix instructions take them do for their operands ([`crate::registers::matrix::MatrixRules::f8_instruction`]): shared tiles, the copies that fill them from tensors of the same type (bytes
 /// moved as they are), the ring slots they become, and the gemms that read them (whose own rule
 /// refuses what wgmma cannot take).
 fn f8_operand_op(op: OperationRef) -> bool {
@@ -185,7 +188,7 @@ fn f8_operand_op(op: OperationRef) -> bool {
     }
 }
 
-/// Checks that no kernel of `module` has a `tile.producer`: only sm_90a gives one a warp of its
+/// Checks that no kernel of `module` has a `tile.producer`: only TMA targets give one a warp of its
 /// own (its copies run ahead of the threads that read them; run one after the other, the
 /// producer's refills would overwrite slots before they are read).
 fn no_producers(module: OperationRef, target: Option<&Target>) -> bool {

@@ -11,3 +11,4 @@
 
 pub mod anchors;
 pub mod config;
+pub mod rules;

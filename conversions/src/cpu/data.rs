@@ -1,7 +1,7 @@
 //! Rules for the data-movement ops: `tile.copy` and `tile.fill` as loop nests over the tile.
 //!
 //! A tile placed in a larger buffer is clipped: reads outside the buffer give zero, writes outside it
-//! are dropped (the contract's semantics, which TMA implements in hardware on Hopper). A tile of lower
+//! are dropped (the contract's semantics, which TMA implements in hardware). A tile of lower
 //! rank than its global tensor lies in the tensor's trailing dimensions (see [`placed`]).
 
 use super::builder::{At, Builder};

@@ -30,9 +30,9 @@ pub fn lower_alloc<'c>(
         .into_iter()
         .map(|size| size.unwrap_or(1))
         .collect();
-    // A SPIR-V tile whose layout pads its rows (spirv-coopmat) is allocated with the longer rows;
+    // A SPIR-V tile whose layout pads its rows is allocated with the longer rows;
     // the lowered code reaches it at indices only, and its matrix loads stride over the padding.
-    // (gfx942 stores its padded LDS tiles itself, in place: `crate::layout::stored`.)
+    // (A target that rearranges its tiles stores padded ones itself, in place: `crate::layout::stored`.)
     if memory_space.is_some_and(tile_dialect::level::is_spirv_storage_class) {
         let padding = alloc
             .attribute(tile_dialect::layout::LAYOUT_ATTRIBUTE)

@@ -2,10 +2,10 @@
 //! (`crate::registers`: fragments in registers, gemms on the chip's matrix instructions where their
 //! layouts allow), the rest by the loop lowering of the CPU reference (`crate::cpu`) with its
 //! iterations dealt out to the block's threads (`for e = tid; e < total; e += threads` over the
-//! flattened iteration space, then a barrier); on gfx942 copies from global tensors into LDS go in
-//! 16-byte runs and main loops are prefetched through registers ([`vector_copy`]). The kernel body
-//! moves into a `gpu.func`. It is the whole lowering on gfx942, spirv and spirv-coopmat
-//! ([`lower_per_op`]), and what sm_90a falls back to for kernels outside its GEMM template.
+//! flattened iteration space, then a barrier); where the target has wide copies, copies from global tensors into shared tiles go
+//! in 16-byte (or 8-byte) runs and main loops are prefetched through registers ([`vector_copy`]).
+//! The kernel body moves into a `gpu.func`. Every GPU target lowers through it ([`lower_per_op`] on
+//! the per-op targets, [`lower_kernel`] on the plain ones).
 
 mod host_values;
 mod owned;
@@ -18,7 +18,7 @@ use crate::host::{
     symbols::{Symbols, call_launch},
     values::{HostTensor, host_grid, host_tensor},
 };
-use crate::target::{Matrix, Target};
+use crate::target::Target;
 use melior::{
     Context,
     ir::{
@@ -228,7 +228,7 @@ pub fn lower_plain<'c, 'a>(
     lower(context, module, kernel, index, target, false)
 }
 
-/// Lowers a kernel of a target whose kernels all go op by op (sm_90a, gfx942, spirv-coopmat):
+/// Lowers a kernel of a target whose kernels all go op by op ([`crate::target::Strategy::PerOp`]):
 /// fragments in registers where every op that touches one has a rule
 /// (gemms on the chip's matrix instructions where their layouts allow), otherwise the older
 /// lowering, with a warning at the op that kept a kernel with a gemm out of registers.
@@ -239,8 +239,8 @@ pub fn lower_per_op<'c, 'a>(
     index: usize,
     target: &'static Target,
 ) -> Result<(), Failure<'c, 'a>> {
-    // sm_90a and gfx942 take tensors as memref descriptors, which hold their sizes: the sizes a
-    // dynamic kernel's host computed are computed again inside (SPIR-V binds static shapes only).
+    // Where tensors are memref descriptors, which hold their sizes, the sizes a dynamic kernel's
+    // host computed are computed again inside (SPIR-V binds static shapes only).
     if !target.memory.static_tensors {
         host_values::recompute_host_values(kernel);
     }
@@ -262,23 +262,24 @@ fn lower<'c, 'a>(
     // fragments a thread only touches at its own elements are private, the others in workgroup memory.
     let planned = crate::registers::plan(kernel, target)?;
     crate::pipeline::producer::check(kernel, target, &planned)?;
-    // A producer warpgroup beside the kernel's threads (sm_90a; the other targets refuse one).
+    // A producer warpgroup beside the kernel's threads (TMA targets; the others refuse one).
     let block_threads = crate::pipeline::producer::block_threads(kernel, threads);
     // Where the target rearranges its shared tiles, those the register rules read are stored padded
-    // and transposed as their layouts say, before any op that addresses them is lowered.
-    if let (true, Ok(plan)) = (target.memory.rearranged_tiles, &planned) {
-        crate::layout::stored::apply(context, &plan.shared);
-    }
-    // Shared tiles whose layout pads their rows carry it from here on (the allocation and the
-    // workgroup-memory count read it); a layout written in the input is already there.
-    if let (Matrix::CooperativeMatrix, Ok(plan)) = (target.matrix, &planned) {
-        for (allocation, layout) in &plan.padded {
-            if allocation.attribute(crate::layout::LAYOUT_ATTRIBUTE).is_err() {
-                set_attribute(
-                    *allocation,
-                    crate::layout::LAYOUT_ATTRIBUTE,
-                    layout.to_attribute(context),
-                );
+    // and transposed as their layouts say, before any op that addresses them is lowered; elsewhere
+    // shared tiles whose layout pads their rows carry it from here on (the allocation and the
+    // workgroup-memory count read it; a layout written in the input is already there).
+    if let Ok(plan) = &planned {
+        if target.memory.rearranged_tiles {
+            crate::layout::stored::apply(context, &plan.shared);
+        } else {
+            for (allocation, layout) in &plan.padded {
+                if allocation.attribute(crate::layout::LAYOUT_ATTRIBUTE).is_err() {
+                    set_attribute(
+                        *allocation,
+                        crate::layout::LAYOUT_ATTRIBUTE,
+                        layout.to_attribute(context),
+                    );
+                }
             }
         }
     }
@@ -328,7 +329,7 @@ fn lower<'c, 'a>(
     // Nothing below fails at an op of the program: the register rules may now rewrite its ops.
     let registers = planned.is_ok();
     // The barriers that count copies, read before the register rules lower the copies.
-    let counting = crate::pipeline::nvidia::counting_barriers(kernel);
+    let counting = crate::pipeline::mbarriers::counting_barriers(kernel);
     let owned = match planned {
         Ok(plan) => {
             crate::registers::apply(context, kernel, plan, target);
@@ -339,7 +340,7 @@ fn lower<'c, 'a>(
     // Barriers and arrivals on the chip's own barriers where it has them; what is left of the
     // asynchronous copies made synchronous, rings as views of bytes.
     if target.tma {
-        crate::pipeline::nvidia::lower_barriers(context, kernel, threads, &counting);
+        crate::pipeline::mbarriers::lower_barriers(context, kernel, threads, &counting);
     }
     crate::pipeline::rings::lower(context, kernel, true);
     let (splits, scratch_bytes) = reduce::plan(context, kernel, threads, target.memory.max_shared_bytes - shared);
@@ -365,12 +366,12 @@ fn lower<'c, 'a>(
                 && !owned.contains(op)
         })
         .collect();
-    // A tile may ask for more than the slots' alignment (`crate::registers::ALIGNMENT_ATTRIBUTE`),
+    // A tile may ask for more than the slots' alignment (`crate::layout::tma::ALIGNMENT_ATTRIBUTE`),
     // read before the tile ops are lowered.
     let alignments: Vec<i64> = tiles
         .iter()
         .map(|tile| {
-            integer_attribute(tile, crate::registers::ALIGNMENT_ATTRIBUTE)
+            integer_attribute(tile, crate::layout::tma::ALIGNMENT_ATTRIBUTE)
                 .unwrap_or(1)
                 .max(1)
         })
@@ -391,9 +392,8 @@ fn lower<'c, 'a>(
     } else {
         crate::cpu::Tiles::Allocated(Some(workgroup_space))
     };
-    // gfx942 moves global tensors into LDS 16 bytes a load, spirv-coopmat 8 bytes through vector
-    // views; the other targets have their own ways (TMA and cp.async on sm_90a) or keep the plain
-    // copy (plain SPIR-V).
+    // Targets with wide copies move global tensors into shared tiles 16 bytes a load (or 8 through
+    // vector views); the others have their own ways (TMA and cp.async) or keep the plain copy.
     if let Some(wide_copies) = &target.wide_copies {
         vector_copy::lower(context, kernel, threads, registers, wide_copies);
     }
@@ -541,7 +541,7 @@ fn lower<'c, 'a>(
                         shape,
                         element,
                         box_: map.box_.iter().map(|size| *size as u32).collect(),
-                        swizzle: crate::registers::tma_swizzle(
+                        swizzle: crate::layout::tma::tma_swizzle(
                             &map.box_,
                             element_bytes(crate::cpu::data::element_type(tensors[map.tensor])),
                         ) as u32,
@@ -607,7 +607,7 @@ fn lower<'c, 'a>(
             .iter()
             .map(|map| {
                 let element = crate::cpu::data::element_type(tensors[map.tensor]);
-                let swizzle = crate::registers::tma_swizzle(&map.box_, element_bytes(element));
+                let swizzle = crate::layout::tma::tma_swizzle(&map.box_, element_bytes(element));
                 let map_type = host::tensor_map_type(context, &map.box_, element, swizzle);
                 host::TensorMapArgument {
                     tensor: map.tensor,
@@ -834,7 +834,7 @@ fn vector_views<'c, 'a>(kernel: OperationRef<'c, 'a>, tensors: &[Value<'c, 'a>])
         .collect()
 }
 
-/// A tensor map the register rules' TMA copies read (`crate::registers::TENSOR_MAP_BOX`): of the
+/// A tensor map the register rules' TMA copies read (`crate::layout::tma::TENSOR_MAP_BOX`): of the
 /// captured tensor `tensor`, with box `box_`, read through `casts` until the kernel takes it.
 struct TensorMap<'c, 'a> {
     tensor: usize,
@@ -849,7 +849,7 @@ fn tensor_maps<'c, 'a>(kernel: OperationRef<'c, 'a>, tensors: &[Value<'c, 'a>]) 
         .into_iter()
         .filter(|op| op_name(op) == "builtin.unrealized_conversion_cast")
     {
-        let Ok(attribute) = cast.attribute(crate::registers::TENSOR_MAP_BOX) else {
+        let Ok(attribute) = cast.attribute(crate::layout::tma::TENSOR_MAP_BOX) else {
             continue;
         };
         let Ok(array) = melior::ir::attribute::DenseI64ArrayAttribute::try_from(attribute) else {

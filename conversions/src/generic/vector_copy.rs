@@ -1,5 +1,5 @@
 //! Copies from a global tensor into a shared tile, a vector at a time, and the main loops they feed
-//! prefetched a step ahead (gfx942, spirv-coopmat).
+//! prefetched a step ahead, on the targets with wide copies ([`crate::target::Target::wide_copies`]).
 //!
 //! The plain copy deals single elements to the threads, each behind its own bounds check: 32
 //! two-byte loads and LDS writes a thread for a 128x32 f16 tile. Here each thread copies runs of 16
@@ -18,7 +18,7 @@
 //! (with only index arithmetic among them), the loads of step i + 1 are issued right after the
 //! stores of step i, before the ops that read the tiles (the gemm): the global loads are in flight
 //! while the matrix cores work, and the next step only waits for them where it stores them
-//! (CDNA's register prefetch, one LDS buffer). The loop is:
+//! (a register prefetch, one shared buffer). The loop is:
 //!
 //! ```text
 //! registers <- tensor(lb)                       (before the loop)
@@ -33,7 +33,7 @@
 //! the body must read what it would have read after it).
 //!
 //! SPIR-V shaders address memory logically: a vector cannot be loaded through a pointer to the
-//! tensor's scalars (no pointer casts). On spirv-coopmat (`crate::target::spirv_coopmat`) a run is therefore 8
+//! tensor's scalars (no pointer casts). On SPIR-V ([`WideCopies::views`]) a run is therefore 8
 //! bytes (`vector<4xf16>`, at most four lanes) loaded from a *vector view* of the tensor, a second
 //! binding of the same buffer typed `memref<... x (n / 4) x vector<4xf16>>` (Vulkan lets several
 //! variables alias one binding; the deleted GEMM template read its tensors so): here an
@@ -133,7 +133,7 @@ impl<'c, 'a> Runs<'c, 'a> {
         let dst = copy_parts(&copy)?.dst;
         let mut extents = memref_shape(dst);
         *extents.last_mut()? /= run;
-        // Transposed tiles are gfx942's (`crate::layout::stored`); the whole-tile loads take one row
+        // Transposed tiles are rearranged ones (`crate::layout::stored`); the whole-tile loads take one row
         // a run.
         let transposed =
             crate::layout::stored::stored(dst).filter(|stored| stored.layout.transposed && !target.whole_tile_test);

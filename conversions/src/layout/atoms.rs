@@ -2,12 +2,12 @@
 //!
 //! Each function returns the `#tile.frag` model of one instruction's register tile, repeated over
 //! the block's warps (warpgroups, waves, subgroups) the way the lowerings issue it. The index maps
-//! are the instruction's documented ones (PTX ISA wgmma accumulator and A-operand fragments; CDNA3
-//! mfma output lanes), so a lowering can read the element each slot holds from the layout alone.
+//! are the instruction's documented ones (PTX ISA wgmma and mma.sync fragments; the AMD
+//! instruction set's mfma output lanes), so a lowering can read the element each slot holds from the layout alone.
 
 use tile_dialect::layout::{Expr, FragmentLayout, constant, dim, symbol};
 
-/// The sm_90a wgmma accumulator of an `m`x`n` f32 tile on `warpgroups` warpgroups splitting M: in
+/// The wgmma accumulator of an `m`x`n` f32 tile on `warpgroups` warpgroups splitting M: in
 /// each 64-row tile, warp `w` holds rows `16w .. 16w + 15`, lane `l` rows `l / 4` and `l / 4 + 8` and
 /// columns `2 (l % 4)` and `2 (l % 4) + 1` of every 8-column block. Slot: (m-tile, 8-column block,
 /// row half, column in the pair), the order of `nvvm.wgmma.mma_async`'s result struct.
@@ -30,7 +30,7 @@ pub fn wgmma_accumulator(m: i64, n: i64, warpgroups: i64) -> FragmentLayout {
     }
 }
 
-/// The register A operand of a 16-bit sm_90a wgmma (`m`x`k`): per 16-column k-step, lane `l` holds
+/// The register A operand of a 16-bit wgmma (`m`x`k`): per 16-column k-step, lane `l` holds
 /// rows `l / 4`, `l / 4 + 8` and columns `2 (l % 4) + {0, 1, 8, 9}`: the same thread and slot of
 /// every element as the accumulator layout of an `m`x`k` tile, so an accumulator converts into an A
 /// operand register by register.
@@ -44,7 +44,7 @@ pub fn wgmma_a_operand(m: i64, k: i64, warpgroups: i64) -> FragmentLayout {
 /// The origin of [`mma_accumulator`] layouts.
 pub const MMA_ACCUMULATOR: &str = "mma.m16n8k16";
 
-/// The sm_90a `mma.sync.m16n8k16` accumulator of an `m`x`n` f32 tile on warps `(wm, wn)` (warp `w`
+/// The `mma.sync.m16n8k16` accumulator of an `m`x`n` f32 tile on warps `(wm, wn)` (warp `w`
 /// at `(w / wn, w % wn)`, each owning an `m/wm`x`n/wn` warp tile of 16x8 instruction tiles): in an
 /// instruction tile lane `l` holds rows `l / 4` and `l / 4 + 8`, columns `2 (l % 4)` and
 /// `2 (l % 4) + 1` (PTX ISA, the m16n8k16 f32 accumulator fragment; a warp's part of the wgmma
@@ -78,7 +78,7 @@ pub fn mma_a_operand(m: i64, k: i64, warps: i64) -> FragmentLayout {
     }
 }
 
-/// The gfx942 mfma accumulator of an `m`x`n` f32 tile: waves `(wm, wn)` (wave `w` at `(w / wn,
+/// The mfma accumulator of an `m`x`n` f32 tile: waves `(wm, wn)` (wave `w` at `(w / wn,
 /// w % wn)`) each own an `m/wm`x`n/wn` wave tile of `size`x`size` mfma tiles. In an mfma tile lane
 /// `l` holds column `l % size`; for 32x32 accumulator `v` is row `8 (v / 4) + 4 (l / 32) + v % 4`,
 /// for 16x16 row `4 (l / 16) + v`. Slot: (mfma tile along M, along N, accumulator).
@@ -109,7 +109,7 @@ pub fn mfma_accumulator(m: i64, n: i64, waves: (i64, i64), size: i64) -> Fragmen
     }
 }
 
-/// The A operand of the gfx942 mfma (`m`x`k`, 16-bit) for an accumulator on waves `(wm, wn)` of
+/// The A operand of the mfma (`m`x`k`, 16-bit) for an accumulator on waves `(wm, wn)` of
 /// `size`x`size` instruction tiles: in each instruction tile of a wave's rows, lane `l` holds row
 /// `l % size` and, of each K step of `256 / size`, the 4 elements from `4 (l / size)`; the `wn`
 /// waves along N that share those rows each hold a copy (replicas). Slot: (instruction tile along
@@ -139,7 +139,7 @@ pub fn mfma_a_operand(m: i64, k: i64, waves: (i64, i64), size: i64) -> FragmentL
 /// element `e = 16 r + c` of matrix `t` goes to lane `e mod 32`, slot `8 t + e / 32`. A row of a
 /// matrix thus lies on 16 lanes of its subgroup, as the staged epilogue of the deleted GEMM template
 /// had it. The register rules keep such a fragment in matrices while only gemms and fills touch it
-/// (`crate::spirv::coopmat::held`) and stage it once before any other op reads it.
+/// (the cooperative-matrix rules' held accumulators) and stage it once before any other op reads it.
 pub fn coopmat_accumulator(m: i64, n: i64, subgroups: (i64, i64)) -> FragmentLayout {
     let (sm, sn) = subgroups;
     let (rows, columns) = (m / sm, n / sn);

@@ -11,13 +11,14 @@
 //! to every other fragment; what is left takes the blocked layout. A tile wanted in two layouts that
 //! disagree is an error naming both ops.
 //!
-//! The kernel also gets `tile.strategy`: `per-op` on sm_90a, gfx942 and spirv-coopmat, whose
-//! lowerings read the recorded layouts op by op; `plain` on spirv.
+//! The kernel also gets `tile.strategy`: the target's [`crate::target::Strategy`] (`per-op` where
+//! the lowering reads the recorded layouts op by op, `plain` elsewhere).
 
 pub mod anchors;
 pub mod atoms;
 mod propagate;
 pub mod stored;
+pub mod tma;
 
 pub use propagate::Inferred;
 
@@ -179,7 +180,7 @@ fn strategy<'c, 'a>(kernel: OperationRef<'c, 'a>, target: &Target) -> Result<Str
     Ok(target.strategy)
 }
 
-/// Which copies layout inference takes to fill wgmma's shared tiles by TMA on sm_90a (swizzled
+/// Which copies layout inference takes to fill wgmma's shared tiles by TMA, where rings have it (swizzled
 /// boxes; the threads' copies write column slabs).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Rings {

@@ -491,7 +491,7 @@ pub fn infer<'c, 'a>(
     };
     let tma = |tile: Value<'c, 'a>, k_dimension: usize| {
         crate::pipeline::rings::tile_allocation(tile)
-            .is_some_and(|allocation| crate::registers::tma_fills(&ops, key(&allocation), k_dimension, &ahead))
+            .is_some_and(|allocation| crate::layout::tma::tma_fills(&ops, key(&allocation), k_dimension, &ahead))
     };
     for gemm in ops.iter().filter(|op| op_name(op) == "tile.gemm") {
         for anchor in anchors::gemm_anchors(*gemm, chip, threads, chained, &tma) {

@@ -1,5 +1,5 @@
 //! Shared tiles stored in the layout `tile-infer-layouts` decides for them (`#tile.smem`), on the
-//! targets that rearrange their tiles ([`crate::target::Memory::rearranged_tiles`]: gfx942's LDS):
+//! targets that rearrange their tiles ([`crate::target::Memory::rearranged_tiles`]: LDS tiles read by mfma):
 //! each row padded by `padding` elements and, where `transposed`, the two dimensions swapped (an
 //! mfma B operand given as KxN is stored NxK, so that each lane's four elements of K are one
 //! 8-byte read).

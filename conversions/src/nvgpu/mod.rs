@@ -9,3 +9,4 @@
 
 pub mod anchors;
 pub(crate) mod chip;
+pub mod rules;

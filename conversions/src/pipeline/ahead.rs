@@ -20,7 +20,7 @@ use tile_dialect::{
     ops::{copy_parts, integer_attribute, is_defined_inside, nested_ops, op_name},
 };
 
-/// The shared memory a block may use on sm_90a (227 KiB), less room for reduction scratch and
+/// The shared memory a block may use on a TMA target, less room for reduction scratch and
 /// barriers.
 const SHARED_BUDGET: i64 = 232_448 - 4096;
 
@@ -204,7 +204,7 @@ pub fn goes_ahead(kernel: OperationRef, pipelined: OperationRef, copy: Operation
         })
 }
 
-/// The ring of `pipelined` (in `kernel`) on sm_90a, its depth and the copies issued ahead into it:
+/// The ring of `pipelined` (in `kernel`) on a TMA target, its depth and the copies issued ahead into it:
 /// `None` when no copy can run ahead, the loop has one stage or no ring of two fits. What
 /// [`plan`] builds on, and what layout inference asks to know which tiles TMA will fill.
 pub fn ring<'c, 'a>(kernel: OperationRef<'c, 'a>, pipelined: OperationRef<'c, 'a>) -> Option<RingFit<'c, 'a>> {
@@ -243,7 +243,7 @@ pub fn ring<'c, 'a>(kernel: OperationRef<'c, 'a>, pipelined: OperationRef<'c, 'a
     })
 }
 
-/// The copies of `kernel` (whose ops are `ops`) that rings issue ahead on sm_90a: those
+/// The copies of `kernel` (whose ops are `ops`) that rings issue ahead on a TMA target: those
 /// `tile-plan-pipelines` marked (`tile.ahead`: it planned their loop, whose rings the expansion
 /// may be building), or where a loop has none, those its [`ring`] would issue.
 pub fn issued_ahead<'c, 'a>(kernel: OperationRef<'c, 'a>, ops: &[OperationRef<'c, 'a>]) -> Vec<OperationRef<'c, 'a>> {
@@ -274,7 +274,7 @@ pub struct RingFit<'c, 'a> {
     ring_tiles: i64,
 }
 
-/// Plans `pipelined` (in `kernel`) on sm_90a: `None` where it has no [`ring`].
+/// Plans `pipelined` (in `kernel`) on a TMA target: `None` where it has no [`ring`].
 pub fn plan<'c, 'a>(
     kernel: OperationRef<'c, 'a>,
     target: &'static Target,

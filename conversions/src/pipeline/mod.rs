@@ -5,13 +5,13 @@
 //! | `tile-plan-pipelines` | [`plan`] (with [`ahead`]) | records each loop's schedule for the module's `tile.target`, and marks the copies issued ahead (`tile.ahead`) |
 //! | `tile-expand-pipelines` | [`expand`] | writes a planned loop out as rings of shared tiles, barriers, `tile.copy_async`, `tile.arrive` and `tile.wait` with their slot and phase arithmetic |
 //!
-//! [`producer`] lowers a `tile.producer` on sm_90a (a warpgroup of its own beside the kernel's threads).
+//! [`producer`] lowers a `tile.producer` on TMA targets (a warpgroup of its own beside the kernel's threads).
 //! [`rings`] lowers rings and, where nothing runs asynchronously, the asynchronous-copy ops; each GPU
-//! lowering lowers the rest (sm_90a: cp.async and mbarriers).
+//! lowering lowers the rest ([`mbarriers`] where rings are awaited on them).
 
 pub mod ahead;
 pub mod expand;
-pub mod nvidia;
+pub mod mbarriers;
 pub mod persistent;
 pub mod plan;
 pub mod producer;

@@ -1,4 +1,4 @@
-//! `tile-persistent-kernels` (sm_90a): a GEMM kernel with more output tiles than the chip has
+//! `tile-persistent-kernels` (targets that count their multiprocessors): a GEMM kernel with more output tiles than the chip has
 //! multiprocessors becomes a persistent kernel, written as tile IR. One block per multiprocessor
 //! walks the output tiles in groups of [`GROUP_ROWS`] grid rows (neighbouring blocks share their A
 //! rows and B columns in L2), and the main loops of its tiles become one `tile.pipelined` loop

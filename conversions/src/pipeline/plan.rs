@@ -1,7 +1,7 @@
 //! `tile-plan-pipelines`: decides, for the module's `tile.target`, how each `tile.pipelined` loop
 //! runs, and records it as a `tile.schedule` dictionary on the loop:
 //!
-//! - `buffers`: copies of the shared tiles in the ring (sm_90a: the loop's `stages`, fewer where the
+//! - `buffers`: copies of the shared tiles in the ring (TMA targets: the loop's `stages`, fewer where the
 //!   ring would not fit in shared memory; elsewhere 1);
 //! - `fill`: how a stage is filled (`tma` bulk copies, `registers` loaded a step ahead then stored,
 //!   `async` copies that `tile-expand-pipelines` writes as `tile.copy_async`, `threads` copying
@@ -12,15 +12,15 @@
 //!   it; `previous`: a GEMM's main loop, whose one gemm accumulates across iterations, releases the
 //!   previous iteration's slot after issuing its own gemm, so that the gemm runs on meanwhile);
 //! - `prefetch`: how many steps ahead the copies run;
-//! - `persistent` (sm_90a): one block per multiprocessor walks several output tiles, its ring
+//! - `persistent` (TMA targets): one block per multiprocessor walks several output tiles, its ring
 //!   running on (`tile-persistent-kernels`' loop over (tile, step) pairs); `persistent = false`
 //!   in the input keeps one tile a block.
-//! - `producer` (sm_90a): `"warpgroup"` where a ring, refilled and filled by TMA alone in a kernel
+//! - `producer` (TMA targets): `"warpgroup"` where a ring, refilled and filled by TMA alone in a kernel
 //!   that runs one block a multiprocessor, is filled by a warpgroup of its own (`tile.producer`,
 //!   see `ahead` for when); `producer = "none"` in the input keeps the copies on the kernel's
 //!   threads, `"warpgroup"` asks for one where the register estimate would not choose it.
 //!
-//! Every loop on sm_90a whose copies from global into shared tiles can be issued ahead gets an
+//! Every loop on a TMA target whose copies from global into shared tiles can be issued ahead gets an
 //! `async` schedule, and each such copy the unit attribute `tile.ahead`: `tile-expand-pipelines`
 //! then writes the rings, barriers and asynchronous copies as tile IR. A `tile.schedule` in the
 //! input that differs from the one built is refused at its loop.
@@ -70,7 +70,7 @@ pub fn requested_buffers(pipelined: OperationRef) -> Option<i64> {
     requested(pipelined, "buffers")
 }
 
-/// Whether a `tile.schedule` on `pipelined` asks for a persistent launch (sm_90a), if it says.
+/// Whether a `tile.schedule` on `pipelined` asks for a persistent launch (TMA targets), if it says.
 pub fn requested_persistent(pipelined: OperationRef) -> Option<bool> {
     requested(pipelined, "persistent").map(|flag| flag != 0)
 }

@@ -1,4 +1,4 @@
-//! The producer warpgroup on sm_90a: a kernel with a `tile.producer` (what `tile-expand-pipelines`
+//! The producer warpgroup on TMA targets: a kernel with a `tile.producer` (what `tile-expand-pipelines`
 //! writes for schedules with `producer = "warpgroup"`) is launched with one warpgroup more than its
 //! `threads`. Thread `threads` (the warpgroup's first) runs the producer's body, issuing every
 //! TMA copy of the ring and arriving on the barriers its copies count on; the ops after the
@@ -7,7 +7,7 @@
 //! (allocations, the barriers' initialization and its block-wide barrier).
 //!
 //! Registers: ptxas gives each thread of a block of W warpgroups at most 16,384 / (32 W) (168
-//! for three: `crate::nvgpu::chip`). The producer's warpgroup gives back all but
+//! for three: [`crate::target::Multiprocessors`]). The producer's warpgroup gives back all but
 //! `PRODUCER_REGISTERS` (`setmaxnreg.dec`), and the kernel's threads take what that frees
 //! (`setmaxnreg.inc`): 232 each for two warpgroups, what a 128x256 f32 accumulator needs.
 
@@ -140,11 +140,11 @@ pub fn split<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>, threads
             location: barrier.location(),
             ..b
         };
-        super::nvidia::named_barrier(
+        super::mbarriers::named_barrier(
             &b,
             at,
-            super::nvidia::i32_constant(&b, at, THREADS_BARRIER),
-            super::nvidia::i32_constant(&b, at, threads),
+            super::mbarriers::i32_constant(&b, at, THREADS_BARRIER),
+            super::mbarriers::i32_constant(&b, at, threads),
         );
         rewriter.erase_op(barrier);
     }

@@ -103,10 +103,10 @@ pub fn lower_rings<'c>(context: &'c Context, kernel: OperationRef<'c, '_>, in_wo
         );
         // An alignment the ring's lowering asked for (TMA's swizzled boxes) holds for its bytes.
         if let (Ok(alignment), Ok(result)) = (
-            ring.attribute(crate::registers::ALIGNMENT_ATTRIBUTE),
+            ring.attribute(crate::layout::tma::ALIGNMENT_ATTRIBUTE),
             OperationResult::try_from(bytes),
         ) {
-            tile_dialect::ops::set_attribute(result.owner(), crate::registers::ALIGNMENT_ATTRIBUTE, alignment);
+            tile_dialect::ops::set_attribute(result.owner(), crate::layout::tma::ALIGNMENT_ATTRIBUTE, alignment);
         }
         let users: Vec<OperationRef> = nested_ops(kernel)
             .into_iter()

@@ -15,24 +15,21 @@
 //! | `tile.copy` fragment -> fragment | per slot, the source slot holding the same element, converted |
 //! | `tile.reduce` | the thread's slots combined per destination slot, then a butterfly over the thread bits the reduced dimension spreads over: warp shuffles on NVIDIA, a small workgroup scratch elsewhere |
 //! | `tile.gemm` (shared A and B) | per accumulator slot, a loop over K |
-//! | `tile.gemm` on sm_90a, mma accumulator (what wgmma cannot take: fewer than 64 rows a warpgroup, blocks of warps that are no warpgroups) | per K step (unrolled), each lane's A and B elements from the shared tiles two at a time (a fragment A from its registers in the mma A-operand layout, else staged), one `nvvm.mma.sync` m16n8k16 per instruction tile |
-//! | `tile.gemm` on gfx942, mfma accumulator | per K step, each lane's A and B elements from shared tiles (a fragment A staged there first), one `amdgpu.mfma` per instruction tile |
-//! | `tile.gemm` on spirv-coopmat, accumulator held in cooperative matrices | per 16-deep K slice, the subgroup's A and B matrices loaded from the shared tiles and multiplied into its accumulator matrices, which stay matrix values across the loops ([`promote`]) until one staging before the epilogue |
-//! | `tile.gemm` on spirv-coopmat, f16 x f16 -> f32, other accumulators | the accumulator's 16x16 matrices staged in workgroup memory in rounds, each loaded as a KHR cooperative matrix, multiplied over K with A and B loaded from shared tiles (a fragment A staged there first), stored back and read into the slots |
+//! | `tile.gemm` on the target's matrix instructions, `tile.copy` into the tiles they read and of their accumulators to tensors | the rules of the instruction family the target names ([`matrix`], [`crate::target::Target::matrix`]), in the target's folder: wgmma and mma.sync, mfma, cooperative matrices |
 //!
 //! A kernel with an op outside this table (a fragment read at computed indices, a register A
 //! operand, a replicated reduction source) keeps the plain strategy's own lowering; [`plan`] says
 //! which op and why, before anything is rewritten, and [`apply`] rewrites.
 
 mod distribute;
-mod patterns;
+pub mod matrix;
+pub(crate) mod patterns;
+pub(crate) mod prelude;
 pub mod promote;
-mod wgmma;
 
 pub use distribute::{Distribution, distribute};
-pub use patterns::{ALIGNMENT_ATTRIBUTE, TENSOR_MAP_BOX, tma_box, tma_fills, tma_swizzle};
 
-use crate::target::{Matrix, Target};
+use crate::target::Target;
 use crate::{kernels::Failure, layout::Layout};
 use melior::{
     Context,
@@ -45,7 +42,7 @@ use tile_dialect::{layout::FragmentLayout, ops::nested_ops};
 pub const MAX_REGISTERS: i64 = 255;
 
 /// A fragment's layout, read backwards.
-pub(crate) struct Placed {
+pub struct Placed {
     /// The layout.
     pub layout: FragmentLayout,
     /// Where each thread finds its elements.
@@ -58,7 +55,7 @@ pub(crate) struct Placed {
 }
 
 impl Placed {
-    fn of(layout: FragmentLayout) -> Result<Placed, String> {
+    pub(crate) fn of(layout: FragmentLayout) -> Result<Placed, String> {
         let distribution = distribute(&layout)?;
         // The slots some thread uses, as the distribution found them, numbered densely.
         let registers = distribution
@@ -104,50 +101,44 @@ impl Placed {
 
 /// The layouts of one kernel, by allocation and loop (raw op pointer).
 #[derive(Default)]
-pub(crate) struct Layouts {
+pub struct Layouts {
     fragments: HashMap<usize, Placed>,
     loops: HashMap<usize, Placed>,
-    /// Shared tiles kept as wgmma core matrices, by allocation: the dimension that is K.
-    core_tiles: HashMap<usize, usize>,
-    /// Those of them that TMA fills in 128-byte swizzled boxes, by allocation (the rest are kept
-    /// in column slabs: `wgmma`).
-    swizzled: std::collections::HashSet<usize>,
-    /// The gemms that run on wgmma (sm_90a).
-    wgmma: std::collections::HashSet<usize>,
-    /// The gemms that run on mfma (gfx942), with their instruction and wave split.
-    mfma: HashMap<usize, patterns::MfmaGemm>,
-    /// The gemms that run on mma.sync (sm_90a, those wgmma cannot take), with their warp split.
-    mma: HashMap<usize, patterns::MmaGemm>,
-    /// The gemms that run on cooperative matrices through a staging area (spirv-coopmat).
-    coopmat: HashMap<usize, patterns::CoopmatGemm>,
-    /// The accumulators held in cooperative matrices (spirv-coopmat), by allocation.
-    held: HashMap<usize, patterns::Held>,
+    /// What the target's matrix rules decided ([`matrix::MatrixRules::plan`]), once they have.
+    matrix: Option<Box<dyn matrix::MatrixPlan>>,
     /// Elements of padding after each row of a shared tile, by allocation (where its layout has
     /// any): the tile is allocated with longer rows, and matrix loads stride over them.
-    padding: HashMap<usize, i64>,
+    pub(crate) padding: HashMap<usize, i64>,
     /// Each `tile.reduce`'s plan, by op.
     reductions: HashMap<usize, patterns::ReducePlan>,
-    /// The accumulator copies that leave by TMA (sm_90a), by copy.
-    tma_stores: HashMap<usize, patterns::TmaStore>,
-    /// Bytes of the kernel's own TMA staging area (0: none).
-    own_staging: i64,
-    /// The wgmma gemms whose accumulator was just filled with zeros: their first instruction
-    /// writes D = A B instead of adding to registers that would be zeroed one by one.
-    zero_start: std::collections::HashSet<usize>,
     /// [`Layouts::uniform_slot`]'s answers, by (iterated layout, slot, dimensions, read layout):
     /// the check and the lowering ask the same questions, each over every thread.
     uniform: std::cell::RefCell<HashMap<(usize, usize, Vec<usize>, usize), Result<Option<i64>, String>>>,
 }
 
-fn key(op: &OperationRef) -> usize {
+/// An op's identity while its IR lives (the key of the plans' maps).
+pub fn key(op: &OperationRef) -> usize {
     op.to_raw().ptr as usize
 }
 
 impl Layouts {
+    /// The plan of the target's matrix rules, as the family that made it reads it back (`None`
+    /// before it planned, or where the plan is another family's).
+    pub fn matrix<T: 'static>(&self) -> Option<&T> {
+        self.matrix.as_ref()?.as_any().downcast_ref()
+    }
+
+    /// The plan of the target's matrix rules, as the shared rules ask it.
+    pub(crate) fn matrix_plan(&self) -> Option<&dyn matrix::MatrixPlan> {
+        self.matrix.as_deref()
+    }
+
+    /// The layout of the fragment `allocation`, read backwards.
     pub fn fragment(&self, allocation: &OperationRef) -> Option<&Placed> {
         self.fragments.get(&key(allocation))
     }
 
+    /// The loop layout of `parallel`, read backwards.
     pub fn parallel(&self, parallel: &OperationRef) -> Option<&Placed> {
         self.loops.get(&key(parallel))
     }
@@ -187,7 +178,8 @@ pub struct Plan<'c, 'a> {
     pub fragments: Vec<OperationRef<'c, 'a>>,
     /// Bytes of workgroup memory the reductions' exchanges need.
     pub scratch_bytes: i64,
-    /// Every shared tile's layout (gfx942 stores its LDS tiles so: `crate::layout::stored`).
+    /// Every shared tile's layout (a target that rearranges its tiles stores them so:
+    /// `crate::layout::stored`).
     pub shared: Vec<(OperationRef<'c, 'a>, tile_dialect::layout::SharedLayout)>,
     /// The shared tiles whose layout pads their rows, and that layout (to be recorded on them
     /// before they are allocated).
@@ -197,20 +189,27 @@ pub struct Plan<'c, 'a> {
 impl Plan<'_, '_> {
     /// Whether the ring tile `tile` (a slot of it, or the tile) is filled by TMA boxes alone.
     pub fn filled_by_tma(&self, tile: melior::ir::Value) -> bool {
-        crate::pipeline::rings::tile_allocation(tile)
-            .is_some_and(|allocation| self.layouts.swizzled.contains(&key(&allocation)))
+        crate::pipeline::rings::tile_allocation(tile).is_some_and(|allocation| {
+            self.layouts
+                .matrix_plan()
+                .is_some_and(|plan| plan.filled_by_tma(key(&allocation)))
+        })
     }
 }
 
-/// Whether TMA would fill the tiles `copies` (`tile.copy`s from global memory into shared tiles,
-/// about to be issued ahead into rings) write, on sm_90a: each tile is a wgmma operand kept as
-/// core matrices and TMA's boxes serve its copy (what `patterns::tma::swizzled_tiles` decides of
-/// the ring's `tile.copy_async`s once they exist). Quiet: the lowering says why a gemm is off
-/// wgmma.
+/// Whether TMA would fill the tiles `copies` write (`tile.copy`s from global memory into shared
+/// tiles, about to be issued ahead into rings): the target's matrix rules say
+/// ([`matrix::MatrixRules::tma_fillable`]).
 pub fn tma_fillable(kernel: OperationRef, target: &'static Target, copies: &[OperationRef]) -> bool {
-    let Ok(inferred) = crate::layout::infer_for_lowering(kernel, target, crate::layout::Rings::Forecast) else {
-        return false;
-    };
+    target
+        .matrix
+        .is_some_and(|rules| rules.tma_fillable(kernel, target, copies))
+}
+
+/// The fragments' layouts of `kernel` as `tile-infer-layouts` would record them before its rings
+/// exist (`None` where inference fails): what a matrix family's forecast reads.
+pub fn forecast_layouts(kernel: OperationRef, target: &'static Target) -> Option<Layouts> {
+    let inferred = crate::layout::infer_for_lowering(kernel, target, crate::layout::Rings::Forecast).ok()?;
     let mut layouts = Layouts::default();
     for (allocation, layout) in inferred.tiles {
         if let Layout::Fragment(layout) = layout
@@ -219,12 +218,7 @@ pub fn tma_fillable(kernel: OperationRef, target: &'static Target, copies: &[Ope
             layouts.fragments.insert(key(&allocation), placed);
         }
     }
-    let plan = patterns::wgmma_plan(&nested_ops(kernel), &layouts);
-    copies.iter().filter_map(tile_dialect::ops::copy_parts).all(|parts| {
-        let allocation = crate::pipeline::rings::tile_allocation(parts.dst).map(|allocation| key(&allocation));
-        let k_dimension = allocation.and_then(|allocation| plan.core_tiles.get(&allocation).copied());
-        k_dimension.is_some_and(|k| patterns::boxes_fill(&parts, k))
-    })
+    Some(layouts)
 }
 
 /// Decides whether every fragment op of `kernel` on `chip` has a rule for its layouts; if not, says
@@ -290,64 +284,28 @@ pub fn plan<'c, 'a>(
         }
     }
     let ops = nested_ops(kernel);
-    let mut off_wgmma = Vec::new();
-    if chip.matrix == Matrix::Wgmma {
-        let plan = patterns::wgmma_plan(&ops, &layouts);
-        if let Err(unsupported) = core_tiles_as_recorded(&ops, &shared, &plan, chip) {
-            return Ok(Err(unsupported));
-        }
-        // Nothing but wgmma takes f8E4M3FN (no rule converts 8-bit floats, the plain strategy's
-        // neither): an error, not a fallback.
-        if let Some(gemm) = ops
-            .iter()
-            .find(|op| tile_dialect::ops::op_name(op) == "tile.gemm" && !plan.gemms.contains(&key(op)) && f8_inputs(op))
-        {
-            return Err((*gemm, f8_off_wgmma(chip)));
-        }
-        // The tiles TMA fills, as their recorded layouts say (checked against their copies above).
-        let swizzled = shared
-            .iter()
-            .filter(|(allocation, layout)| layout.swizzle > 0 && plan.core_tiles.contains_key(&key(allocation)))
-            .map(|(allocation, _)| key(allocation))
-            .collect();
-        (layouts.core_tiles, layouts.swizzled, layouts.wgmma, off_wgmma) =
-            (plan.core_tiles, swizzled, plan.gemms, plan.off);
-        layouts.zero_start = patterns::zero_started(&ops, &layouts.wgmma);
-        // The gemms off wgmma whose accumulator has the mma layout run on mma.sync; the rest,
-        // and those the mma rule cannot take, on the scalar rule (with a warning).
-        let (mma, off_mma) = patterns::mma_plan(&ops, &layouts);
-        off_wgmma.retain(|(gemm, _)| !mma.contains_key(&key(gemm)) && !off_mma.iter().any(|(other, _)| other == gemm));
-        off_wgmma.extend(off_mma);
-        // i8 products off wgmma run on mma.sync, a fraction of what wgmma would give: say so at
-        // the gemm, with what would put it on wgmma.
-        for gemm in ops.iter().filter(|op| {
-            mma.get(&key(op))
-                .is_some_and(|plan| plan.input == patterns::MmaInput::S8)
-        }) {
-            tile_dialect::diagnostics::emit_warning(
-                gemm.location(),
-                &format!(
-                    "'tile.gemm' op multiplies i8 on mma.sync.m16n8k32, at a fraction of {chip}'s tensor-core rate: wgmma reads i8 operands K-major only, so give A as MxK in a shared tile and B as NxK (transpose_b) in a shared tile, with M a multiple of 64 a warpgroup and K of 32"
-                ),
-            );
-        }
-        layouts.mma = mma;
-    }
     let threads = tile_dialect::ops::integer_attribute(&kernel, "threads").unwrap_or(128);
-    let mut off_mfma = Vec::new();
-    if chip.matrix == Matrix::Mfma {
-        (layouts.mfma, off_mfma) = patterns::mfma_plan(&ops, &layouts, threads);
-    }
-    // The reductions first: the cooperative-matrix staging takes what their exchanges leave.
+    // The reductions first: the matrix rules' staging takes what their exchanges leave.
     match patterns::reduce_plans(&ops, &layouts) {
         Ok(plans) => layouts.reductions = plans,
         Err(unsupported) => return Ok(Err(unsupported)),
     }
-    let mut off_coopmat = Vec::new();
-    if chip.matrix == Matrix::CooperativeMatrix {
-        let free = patterns::free_workgroup_bytes(&ops, &layouts, shuffles);
-        layouts.held = patterns::held_plan(kernel, &ops, &layouts, threads, free);
-        (layouts.coopmat, off_coopmat) = patterns::coopmat_plan(&ops, &layouts, threads, shuffles);
+    let mut off = Vec::new();
+    if let Some(rules) = chip.matrix {
+        let kernel = matrix::Kernel {
+            op: kernel,
+            ops: &ops,
+            shared: &shared,
+            threads,
+            target: chip,
+        };
+        match rules.plan(&kernel, &layouts)? {
+            Ok((plan, refused)) => {
+                layouts.matrix = Some(plan);
+                off = refused;
+            }
+            Err(unsupported) => return Ok(Err(unsupported)),
+        }
     }
     for op in &ops {
         if let Err(reason) = patterns::check(*op, &layouts) {
@@ -355,36 +313,23 @@ pub fn plan<'c, 'a>(
         }
     }
     let mut scratch_bytes = patterns::scratch_bytes(&ops, &layouts, shuffles);
-    // Accumulators that leave by TMA, staged where the rest of the kernel leaves room.
-    if chip.tma {
-        (layouts.tma_stores, layouts.own_staging) = patterns::tma_store_plan(&ops, &layouts, scratch_bytes);
-        scratch_bytes += layouts.own_staging;
+    // Accumulator stores staged in workgroup memory, where the rest of the kernel leaves room.
+    if let Some(mut plan) = layouts.matrix.take() {
+        scratch_bytes += plan.plan_stores(&ops, &layouts, scratch_bytes);
+        layouts.matrix = Some(plan);
     }
-    // A gemm whose accumulator has the mfma layout but that the mfma rule cannot take runs on the
-    // scalar rule: say so at the gemm.
-    for (gemm, reason) in off_wgmma {
-        tile_dialect::diagnostics::emit_warning(
-            gemm.location(),
-            &format!(
-                "'tile.gemm' op {reason}; it runs without tensor cores on {chip} (one loop over K per accumulator element)"
-            ),
-        );
-    }
-    for (gemm, reason) in off_mfma {
-        tile_dialect::diagnostics::emit_warning(
-            gemm.location(),
-            &format!(
-                "'tile.gemm' op {reason}; it runs without matrix instructions on {chip} (one loop over K per accumulator element)"
-            ),
-        );
-    }
-    for (gemm, reason) in off_coopmat {
-        tile_dialect::diagnostics::emit_warning(
-            gemm.location(),
-            &format!(
-                "'tile.gemm' op {reason}; it runs without cooperative matrices on {chip} (one loop over K per accumulator element)"
-            ),
-        );
+    // A gemm whose accumulator has an instruction's layout but that its rule cannot take runs on
+    // the scalar rule: say so at the gemm.
+    if let Some(rules) = chip.matrix {
+        for (gemm, reason) in off {
+            tile_dialect::diagnostics::emit_warning(
+                gemm.location(),
+                &format!(
+                    "'tile.gemm' op {reason}; it runs without {} on {chip} (one loop over K per accumulator element)",
+                    rules.instructions()
+                ),
+            );
+        }
     }
     Ok(Ok(Plan {
         layouts,
@@ -394,85 +339,6 @@ pub fn plan<'c, 'a>(
         shared,
         padded,
     }))
-}
-
-/// Why an f8E4M3FN gemm that wgmma cannot take is refused on `target`, and what it would take.
-fn f8_off_wgmma(target: &Target) -> String {
-    format!(
-        "multiplies f8E4M3FN, which {target} runs on wgmma alone (no rule converts 8-bit floats): give A as MxK and B as NxK (transpose_b) in shared tiles filled by copies from f8E4M3FN tensors, K a multiple of 32, and an f32 accumulator in a block of whole warpgroups with M a multiple of 64 a warpgroup and N a multiple of 8 up to 256"
-    )
-}
-
-/// Whether a gemm reads f8E4M3FN operands.
-fn f8_inputs(gemm: &OperationRef) -> bool {
-    [0, 1]
-        .iter()
-        .filter_map(|i| gemm.operand(*i).ok())
-        .any(|value| crate::support::element_of(value) == Some(tile_dialect::element::Element::F8E4M3FN))
-}
-
-/// Checks that every shared tile wgmma reads as core matrices (a live one: rings replace the tiles
-/// they were made for) is laid out as its `tile.layout` says: in TMA's swizzled boxes where TMA
-/// fills it, in the threads' column slabs where the threads copy it
-/// (`crate::nvgpu::chip::operand_layout`; `tile-infer-layouts` records the same from the copies the
-/// rings will issue).
-fn core_tiles_as_recorded<'c, 'a>(
-    ops: &[OperationRef<'c, 'a>],
-    shared: &[(OperationRef<'c, 'a>, tile_dialect::layout::SharedLayout)],
-    plan: &patterns::WgmmaPlan<'c, 'a>,
-    target: &Target,
-) -> Result<(), Unsupported<'c, 'a>> {
-    for (allocation, recorded) in shared {
-        let Some(&k_dimension) = plan.core_tiles.get(&key(allocation)) else {
-            continue;
-        };
-        let Ok(tile) = allocation.result(0).map(melior::ir::Value::from) else {
-            continue;
-        };
-        if !ops.iter().any(|op| op.operands().any(|operand| operand == tile)) {
-            continue;
-        }
-        let shape = tile_dialect::ops::memref_shape(tile);
-        let [rows, columns] = shape[shape.len().saturating_sub(2)..] else {
-            continue;
-        };
-        let tma = plan.swizzled.contains(&key(allocation));
-        let bytes = crate::support::element_of(tile).map_or(2, |element| element.bytes() as i64);
-        let wanted = crate::nvgpu::chip::operand_layout(rows, columns, tma, bytes);
-        use tile_dialect::layout::SharedLayout;
-        let same = wanted.as_ref().is_some_and(|wanted| {
-            SharedLayout {
-                buffers: 1,
-                ..wanted.clone()
-            } == SharedLayout {
-                buffers: 1,
-                ..recorded.clone()
-            }
-        });
-        if !same {
-            let (recorded, wanted) = tile_dialect::ops::with_context(*allocation, |context| {
-                (
-                    recorded.to_attribute(context).to_string(),
-                    wanted.map_or("no layout".to_owned(), |wanted| {
-                        wanted.to_attribute(context).to_string()
-                    }),
-                )
-            });
-            let filled = if tma {
-                "TMA fills it"
-            } else {
-                "the threads copy it (TMA fills only tiles whose every copy is issued ahead into a ring in whole 128-byte swizzled boxes)"
-            };
-            let dimension = if k_dimension == 0 { "rows" } else { "columns" };
-            return Err((
-                *allocation,
-                format!(
-                    "is laid out as {recorded}, but wgmma reads it (K along its {dimension}) as {wanted} on {target}, since {filled}; tile-infer-layouts lays out the tiles rings will fill for tile-plan-pipelines and tile-expand-pipelines (run them before the lowering, as the tile-to-nvvm pipeline does); a layout written by hand must be this one"
-                ),
-            ));
-        }
-    }
-    Ok(())
 }
 
 /// Lowers the fragment ops of a kernel planned for `target`.

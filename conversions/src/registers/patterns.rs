@@ -19,27 +19,12 @@ use melior::{
 use std::collections::{BTreeSet, HashMap};
 use tile_dialect::{
     level::{MemoryLevel, memory_level},
-    ops::{clone_detached, copy_async_parts, copy_parts, integer_attribute, memref_shape, nested_ops, op_name},
+    ops::{clone_detached, copy_parts, integer_attribute, memref_shape, nested_ops, op_name},
 };
 
-mod coopmat;
-mod coopmat_held;
-mod mfma;
-mod mma_sync;
-mod staged_store;
-mod tensor_cores;
-mod tma;
-mod tma_store;
-mod wgmma_waits;
 mod wide_stores;
 
-pub use coopmat::{CoopmatGemm, coopmat_plan, free_workgroup_bytes};
-pub use coopmat_held::{Held, held_plan};
-pub use mfma::{MfmaGemm, mfma_plan};
-pub use mma_sync::{MmaGemm, MmaInput, mma_plan};
-pub use tensor_cores::{WgmmaPlan, wgmma_plan, zero_started};
-pub use tma::{ALIGNMENT_ATTRIBUTE, TENSOR_MAP_BOX, boxes_fill, tma_box, tma_fills};
-pub(crate) use tma_store::{TmaStore, tma_store_plan};
+use super::{key, matrix::Prepared};
 
 /// Bytes of an element of a tensor the accumulator stores write in pairs, runs or TMA boxes (f16,
 /// bf16, f32 and i32); `None` for the others, which are stored element by element.
@@ -50,37 +35,37 @@ pub(crate) fn stored_bytes(ty: Type) -> Option<i64> {
         .map(|element| element.bytes() as i64)
 }
 
-/// The swizzle, in bytes, of the TMA boxes `box_` (outermost first) of elements of `bytes` bytes:
-/// one box row (the maps of swizzled tiles and of staged stores).
-pub fn tma_swizzle(box_: &[i64], bytes: i64) -> i64 {
-    tma::swizzle_of(*box_.last().expect("a box"), bytes)
-}
-use tensor_cores::register_a;
+pub(crate) type Rule = Result<(), String>;
 
-type Rule = Result<(), String>;
-
-fn level(value: Value) -> Option<MemoryLevel> {
+pub(crate) fn level(value: Value) -> Option<MemoryLevel> {
     memory_level(value.r#type())
 }
 
-fn allocation<'c, 'a>(value: Value<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
+pub(crate) fn allocation<'c, 'a>(value: Value<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
     let owner = tile_dialect::ops::as_result(value)?.owner();
     (op_name(&owner) == "tile.alloc_fragment").then_some(owner)
 }
 
-fn placed<'l>(layouts: &'l Layouts, value: Value) -> Result<&'l Placed, String> {
+pub(crate) fn placed<'l>(layouts: &'l Layouts, value: Value) -> Result<&'l Placed, String> {
     allocation(value)
         .and_then(|allocation| layouts.fragment(&allocation))
         .ok_or_else(|| "reads a fragment without a layout".to_owned())
 }
 
-fn inside(coordinates: &[i64], shape: &[i64]) -> bool {
+/// Whether `value` (or a view of it) is used by `op` or an op nested in it.
+pub(crate) fn uses(op: OperationRef, values: &[Value]) -> bool {
+    std::iter::once(op)
+        .chain(nested_ops(op))
+        .any(|nested| nested.operands().any(|operand| values.contains(&operand)))
+}
+
+pub(crate) fn inside(coordinates: &[i64], shape: &[i64]) -> bool {
     coordinates.iter().zip(shape).all(|(c, size)| (0..*size).contains(c))
 }
 
 /// The slot of `fragment` that holds, on every thread that runs slot `slot` of `by`, the element
 /// made of the coordinates `dims` of that thread's element; `None` when no thread runs the slot.
-pub(super) fn uniform_slot(by: &Placed, slot: usize, dims: &[usize], fragment: &Placed) -> Result<Option<i64>, String> {
+pub(crate) fn uniform_slot(by: &Placed, slot: usize, dims: &[usize], fragment: &Placed) -> Result<Option<i64>, String> {
     let mut found = None;
     // One buffer each for every thread's coordinates and element.
     let (mut coordinates, mut element) = (Vec::new(), Vec::with_capacity(dims.len()));
@@ -146,7 +131,7 @@ fn loop_indices<'c, 'a>(parallel: OperationRef<'c, 'a>) -> Vec<Value<'c, 'a>> {
 }
 
 /// Whether `op` sits in a `tile.parallel` body.
-fn in_parallel(op: &OperationRef) -> bool {
+pub(crate) fn in_parallel(op: &OperationRef) -> bool {
     let mut parent = op.parent_operation();
     while let Some(current) = parent {
         match op_name(&current) {
@@ -162,7 +147,7 @@ fn in_parallel(op: &OperationRef) -> bool {
 /// into an f32 accumulator, B a shared tile and A a shared tile or a fragment, K a multiple of the
 /// instruction's depth `step` (`name`, the instruction and its shape, as `mfma.32x32x8`, on `chip`
 /// in the messages). Returns K.
-fn matrix_gemm_depth(
+pub(crate) fn matrix_gemm_depth(
     gemm: &OperationRef,
     [a, b, c]: [Value; 3],
     name: &str,
@@ -174,7 +159,7 @@ fn matrix_gemm_depth(
 
 /// [`matrix_gemm_depth`] of an instruction that takes i8 inputs into an i32 accumulator
 /// (`integer`) instead of f16 or bf16 into f32.
-fn matrix_gemm_depth_of(
+pub(crate) fn matrix_gemm_depth_of(
     gemm: &OperationRef,
     [a, b, c]: [Value; 3],
     name: &str,
@@ -222,7 +207,7 @@ fn matrix_gemm_depth_of(
 /// Plans `gemms` for one matrix instruction: `unlaid` says, for a gemm whose accumulator does
 /// not have the instruction's layout (`origin` tells), why it gets none (`None`: nothing to say);
 /// `check` plans the others. Returns the planned gemms by op and the refused ones with the reason.
-fn plan_gemms<'c, 'a, P>(
+pub(crate) fn plan_gemms<'c, 'a, P>(
     gemms: &[OperationRef<'c, 'a>],
     layouts: &Layouts,
     origin: impl Fn(&str) -> bool,
@@ -431,22 +416,23 @@ fn check_copy(op: OperationRef, layouts: &Layouts) -> Rule {
 
 // ---- lowering -----------------------------------------------------------------------------------
 
-struct Lowering<'c, 'a, 'l> {
+/// One kernel's fragment lowering: what every rule reads (the matrix families' rules too).
+pub struct Lowering<'c, 'a, 'l> {
     /// Threads of the block.
-    threads: i64,
-    context: &'c Context,
-    layouts: &'l Layouts,
+    pub(crate) threads: i64,
+    pub(crate) context: &'c Context,
+    pub(crate) layouts: &'l Layouts,
     /// Each fragment allocation (by pointer) and its private array.
-    private: HashMap<usize, Value<'c, 'a>>,
-    tid: Value<'c, 'a>,
+    pub(crate) private: HashMap<usize, Value<'c, 'a>>,
+    pub(crate) tid: Value<'c, 'a>,
     /// Index 0, made once at the kernel's start (the index of every held matrix's placeholder).
-    zero_index: Value<'c, 'a>,
-    shuffles: Option<i64>,
-    /// The wgmma gemms after which nothing rewrites their shared operands without a barrier of
-    /// its own: they end without one.
-    operands_kept: std::collections::HashSet<usize>,
-    /// The staging area of each accumulator copy that leaves by TMA (`tma_store`), by copy.
-    tma_staging: HashMap<usize, Value<'c, 'a>>,
+    pub(crate) zero_index: Value<'c, 'a>,
+    pub(crate) shuffles: Option<i64>,
+    /// What the matrix rules made at the kernel's start ([`super::matrix::MatrixPlan::prepare`],
+    /// [`super::matrix::MatrixPlan::begin`]).
+    pub(crate) prepared: Prepared<'c, 'a>,
+    /// The workgroup staging area the matrix rules' gemms go through, where they need one.
+    pub(crate) staging: Option<Value<'c, 'a>>,
     /// The register indices made so far, each once at the kernel's start ([`Lowering::register`]);
     /// `None` where each access makes its own (SPIR-V: the serializer declares constants in the
     /// order it meets them, and the binaries stay as they were).
@@ -455,12 +441,8 @@ struct Lowering<'c, 'a, 'l> {
     first: At<'c, 'a>,
 }
 
-fn key(op: &OperationRef) -> usize {
-    op.to_raw().ptr as usize
-}
-
 impl<'c, 'a> Lowering<'c, 'a, '_> {
-    fn builder(&self, op: &OperationRef<'c, 'a>) -> Builder<'c> {
+    pub(crate) fn builder(&self, op: &OperationRef<'c, 'a>) -> Builder<'c> {
         Builder {
             context: self.context,
             location: op.location(),
@@ -468,14 +450,14 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         }
     }
 
-    fn private(&self, fragment: Value<'c, 'a>) -> Value<'c, 'a> {
+    pub(crate) fn private(&self, fragment: Value<'c, 'a>) -> Value<'c, 'a> {
         self.private[&key(&allocation(fragment).expect("a fragment allocation"))]
     }
 
     /// Returns the index constant `register`, made once per kernel at its start: every slot access
     /// takes one, and a constant per access was a third of the ops the rules wrote (for the
     /// cleanup's canonicalization to fold into one each).
-    fn register(&self, b: &Builder<'c>, at: At<'c, 'a>, register: i64) -> Value<'c, 'a> {
+    pub(crate) fn register(&self, b: &Builder<'c>, at: At<'c, 'a>, register: i64) -> Value<'c, 'a> {
         let Some(registers) = &self.registers else {
             return b.index(at, register);
         };
@@ -490,7 +472,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
     }
 
     /// Loads slot `slot` of a fragment laid out as `placed` from its array.
-    fn slot_value(
+    pub(crate) fn slot_value(
         &self,
         b: &Builder<'c>,
         at: At<'c, 'a>,
@@ -503,7 +485,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
     }
 
     /// Stores `value` into slot `slot` of a fragment laid out as `placed`.
-    fn set_slot(
+    pub(crate) fn set_slot(
         &self,
         b: &Builder<'c>,
         at: At<'c, 'a>,
@@ -518,7 +500,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
 
     /// The thread's offset in each coordinate: consecutive bits whose deltas double become one
     /// `((tid >> low) & mask) * delta` term.
-    fn offsets(&self, b: &Builder<'c>, at: At<'c, 'a>, placed: &Placed) -> Vec<Value<'c, 'a>> {
+    pub(crate) fn offsets(&self, b: &Builder<'c>, at: At<'c, 'a>, placed: &Placed) -> Vec<Value<'c, 'a>> {
         placed
             .distribution
             .terms
@@ -554,7 +536,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
     }
 
     /// The coordinates of slot `slot` on this thread.
-    fn coordinates(
+    pub(crate) fn coordinates(
         &self,
         b: &Builder<'c>,
         at: At<'c, 'a>,
@@ -578,7 +560,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
     }
 
     /// Whether `coordinates` lie in `shape` (`None` when the layout needs no guard).
-    fn in_tile(
+    pub(crate) fn in_tile(
         &self,
         b: &Builder<'c>,
         at: At<'c, 'a>,
@@ -600,7 +582,13 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         all
     }
 
-    fn guarded(&self, b: &Builder<'c>, at: At<'c, 'a>, placed: &Placed, coordinates: &[Value<'c, 'a>]) -> At<'c, 'a> {
+    pub(crate) fn guarded(
+        &self,
+        b: &Builder<'c>,
+        at: At<'c, 'a>,
+        placed: &Placed,
+        coordinates: &[Value<'c, 'a>],
+    ) -> At<'c, 'a> {
         match self.in_tile(b, at, placed, coordinates) {
             Some(condition) => b.if_then(at, condition),
             None => at,
@@ -610,7 +598,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
     // ---- tile.parallel --------------------------------------------------------------------------
 
     /// The body once per slot of the loop layout, indices from the slot's element.
-    fn parallel(&self, op: OperationRef<'c, 'a>) {
+    pub(crate) fn parallel(&self, op: OperationRef<'c, 'a>) {
         let b = self.builder(&op);
         let by = self.layouts.parallel(&op).expect("checked");
         let at = At::before(op);
@@ -667,7 +655,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
 
     // ---- tile.fill ------------------------------------------------------------------------------
 
-    fn fill(&self, op: OperationRef<'c, 'a>) {
+    pub(crate) fn fill(&self, op: OperationRef<'c, 'a>) {
         let b = self.builder(&op);
         let at = At::before(op);
         let fragment = op.operand(0).expect("tile");
@@ -682,19 +670,19 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
 
     // ---- tile.copy ------------------------------------------------------------------------------
 
-    fn copy(&self, op: OperationRef<'c, 'a>) {
+    pub(crate) fn copy(&self, op: OperationRef<'c, 'a>) {
         let parts = copy_parts(&op).expect("checked");
         match (level(parts.src), level(parts.dst)) {
             (Some(MemoryLevel::Fragment), Some(MemoryLevel::Fragment)) => {
                 self.copy_between_fragments(op, parts.src, parts.dst)
             }
             (Some(MemoryLevel::Fragment), _) => {
-                // sm_90a stages a wgmma accumulator for TMA where it can (`tma_store`), gfx942 an
-                // mfma accumulator through LDS (`staged_store`).
-                let staging = self.tma_staging.get(&key(&op)).copied();
-                if !self.copy_out_by_tma(op, parts.src, parts.dst, &parts.dst_offsets, staging)
-                    && !self.copy_out_staged(op, parts.src, parts.dst, &parts.dst_offsets)
-                {
+                // The matrix rules stage their accumulators where they have a way of their own.
+                let staged = self
+                    .layouts
+                    .matrix_plan()
+                    .is_some_and(|plan| plan.copy_out(self, op, parts.src, parts.dst, &parts.dst_offsets));
+                if !staged {
                     self.copy_out(op, parts.src, parts.dst, &parts.dst_offsets);
                 }
             }
@@ -703,7 +691,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         erase(self.context, op);
     }
 
-    fn copy_between_fragments(&self, op: OperationRef<'c, 'a>, src: Value<'c, 'a>, dst: Value<'c, 'a>) {
+    pub(crate) fn copy_between_fragments(&self, op: OperationRef<'c, 'a>, src: Value<'c, 'a>, dst: Value<'c, 'a>) {
         let b = self.builder(&op);
         let at = At::before(op);
         let (from, to) = (
@@ -725,7 +713,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
 
     /// The element's indices in `buffer` (the tile in its trailing dimensions, after `offsets`), and
     /// for a global buffer whether they lie inside it.
-    fn placed_in(
+    pub(crate) fn placed_in(
         &self,
         b: &Builder<'c>,
         at: At<'c, 'a>,
@@ -758,7 +746,13 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         (indices, fits)
     }
 
-    fn copy_in(&self, op: OperationRef<'c, 'a>, src: Value<'c, 'a>, offsets: &[Value<'c, 'a>], dst: Value<'c, 'a>) {
+    pub(crate) fn copy_in(
+        &self,
+        op: OperationRef<'c, 'a>,
+        src: Value<'c, 'a>,
+        offsets: &[Value<'c, 'a>],
+        dst: Value<'c, 'a>,
+    ) {
         let b = self.builder(&op);
         let at = At::before(op);
         let to = placed(self.layouts, dst).expect("checked");
@@ -791,7 +785,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
     /// columns (the last of `offsets`) plus a multiple of `elements`, are aligned to their size:
     /// the tensor's base, the tile's first column and the rows' length (skipped where it is a
     /// static multiple) all allow it.
-    fn runs_aligned(
+    pub(crate) fn runs_aligned(
         &self,
         b: &Builder<'c>,
         at: At<'c, 'a>,
@@ -824,7 +818,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
 
     /// Stores `value_at(position)` (built where the store goes) into the global tensor or tile
     /// `dst` at `coordinates` of the tile at `offsets`, unless it lies past the tensor's end.
-    fn store_clipped(
+    pub(crate) fn store_clipped(
         &self,
         b: &Builder<'c>,
         at: At<'c, 'a>,
@@ -841,7 +835,13 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         b.store(store_at, value_at(store_at), dst, &indices);
     }
 
-    fn copy_out(&self, op: OperationRef<'c, 'a>, src: Value<'c, 'a>, dst: Value<'c, 'a>, offsets: &[Value<'c, 'a>]) {
+    pub(crate) fn copy_out(
+        &self,
+        op: OperationRef<'c, 'a>,
+        src: Value<'c, 'a>,
+        dst: Value<'c, 'a>,
+        offsets: &[Value<'c, 'a>],
+    ) {
         let b = self.builder(&op);
         let at = At::before(op);
         let from = placed(self.layouts, src).expect("checked");
@@ -874,7 +874,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
     /// skips those in `done`.
     /// Half the store instructions of the epilogue, each a whole 32-bit (or 64-bit) word.
     #[allow(clippy::too_many_arguments)]
-    fn store_pairs(
+    pub(crate) fn store_pairs(
         &self,
         b: &Builder<'c>,
         at: At<'c, 'a>,
@@ -962,7 +962,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
 
     // ---- tile.reduce ----------------------------------------------------------------------------
 
-    fn reduce(&self, op: OperationRef<'c, 'a>, scratch: Option<Value<'c, 'a>>) {
+    pub(crate) fn reduce(&self, op: OperationRef<'c, 'a>, scratch: Option<Value<'c, 'a>>) {
         let b = self.builder(&op);
         let at = At::before(op);
         let (src, dst) = (op.operand(0).expect("src"), op.operand(1).expect("dst"));
@@ -1058,7 +1058,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         erase(self.context, op);
     }
 
-    fn shuffle_xor(
+    pub(crate) fn shuffle_xor(
         &self,
         b: &Builder<'c>,
         at: At<'c, 'a>,
@@ -1092,7 +1092,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
     /// index `place` gives for the slot's coordinates, between two barriers (the scratch's earlier
     /// readers are done; every thread sees every write): how a gemm reads a fragment A operand
     /// whose rows other threads hold.
-    fn stage(
+    pub(crate) fn stage(
         &self,
         b: &Builder<'c>,
         at: At<'c, 'a>,
@@ -1118,7 +1118,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
     /// `C[i, j] += Σ_k op(A)[i, k] op(B)[k, j]` for each element of C this thread holds. A fragment
     /// A is first written to its scratch tile (each thread its slots), since a thread needs whole
     /// rows of A that other threads hold.
-    fn gemm(&self, op: OperationRef<'c, 'a>, scratch: Option<Value<'c, 'a>>) {
+    pub(crate) fn gemm(&self, op: OperationRef<'c, 'a>, scratch: Option<Value<'c, 'a>>) {
         let b = self.builder(&op);
         let at = At::before(op);
         let [a, bb, c] = [0, 1, 2].map(|i| op.operand(i).expect("gemm operand"));
@@ -1184,7 +1184,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
     }
 }
 
-fn erase<'c>(context: &'c Context, op: OperationRef<'c, '_>) {
+pub(crate) fn erase<'c>(context: &'c Context, op: OperationRef<'c, '_>) {
     let rewriter = melior::IrRewriter::new(context);
     rewriter.as_rewriter_base().erase_op(op);
 }
@@ -1194,7 +1194,7 @@ fn erase<'c>(context: &'c Context, op: OperationRef<'c, '_>) {
 /// that exchange partials through workgroup memory (each exchange starts with a barrier, so the
 /// next reduction's stores wait until every thread has read the last one's partials): (the ops,
 /// element type, elements).
-fn scratch_needs<'c, 'a>(
+pub(crate) fn scratch_needs<'c, 'a>(
     ops: &[OperationRef<'c, 'a>],
     layouts: &Layouts,
     shuffles: Option<i64>,
@@ -1203,9 +1203,7 @@ fn scratch_needs<'c, 'a>(
     for op in ops.iter().filter(|op| op_name(op) == "tile.gemm") {
         let Ok(a) = op.operand(0) else { continue };
         if level(a) == Some(MemoryLevel::Fragment)
-            && !register_a(op, layouts)
-            && !mfma::register_a(op, layouts)
-            && !mma_sync::register_a(op, layouts)
+            && !layouts.matrix_plan().is_some_and(|plan| plan.register_a(op, layouts))
         {
             needs.push((vec![*op], element_type(a), memref_shape(a).iter().product()));
         }
@@ -1241,7 +1239,13 @@ fn scratch_needs<'c, 'a>(
 
 /// `tid` with the bits of `combined` removed (the bits above each removed bit move down): the
 /// index of the thread's class among the `threads` >> |combined| classes.
-fn squeeze<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, tid: Value<'c, 'a>, combined: i64, threads: i64) -> Value<'c, 'a> {
+pub(crate) fn squeeze<'c, 'a>(
+    b: &Builder<'c>,
+    at: At<'c, 'a>,
+    tid: Value<'c, 'a>,
+    combined: i64,
+    threads: i64,
+) -> Value<'c, 'a> {
     if combined == 0 {
         return tid;
     }
@@ -1277,11 +1281,10 @@ fn squeeze<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, tid: Value<'c, 'a>, combined
     squeezed.unwrap_or_else(|| b.index(at, 0))
 }
 
-/// f32 elements of the one workgroup area every cooperative-matrix staging of a kernel goes
-/// through (each between barriers of its own).
+/// f32 elements of the one workgroup area the matrix rules' stagings of a kernel go through (each
+/// between barriers of its own).
 fn staging_elements(layouts: &Layouts) -> i64 {
-    let held = layouts.held.values().map(Held::staging_elements).max().unwrap_or(0);
-    coopmat::staging_elements(&layouts.coopmat).max(held)
+    layouts.matrix_plan().map_or(0, |plan| plan.staging_elements())
 }
 
 /// Returns the bytes of workgroup memory the reductions of a kernel exchange through.
@@ -1307,22 +1310,10 @@ enum OpRule {
     Copy,
     /// A `tile.reduce`.
     Reduce,
-    /// A copy into a shared tile a matrix instruction reads as core matrices.
-    CopyCore,
-    /// A gemm on wgmma.
-    Wgmma,
-    /// A gemm on mfma.
-    Mfma,
-    /// A gemm on mma.sync.
-    MmaSync,
-    /// A gemm into an accumulator held in cooperative matrices.
-    GemmHeld,
-    /// A fill of an accumulator held in cooperative matrices.
-    FillHeld,
-    /// A gemm on cooperative matrices, its accumulator staged through workgroup memory.
-    Coopmat,
     /// A gemm on no matrix instruction: a loop over K per accumulator element.
     Gemm,
+    /// One of the matrix rules' (their number).
+    Matrix(u8),
 }
 
 /// Lowers every fragment op of `kernel` (all of them passed [`check`]).
@@ -1350,28 +1341,12 @@ pub fn lower_all<'c, 'a>(
     let tid = b.thread_id(start);
     let space = Attribute::parse(context, private_space);
     let threads = integer_attribute(&kernel, "threads").unwrap_or(128);
-    let operands_kept = tensor_cores::operands_kept(kernel, ops, layouts);
-    // The waits for wgmma groups go in first: each op's rule then writes its code after them.
-    let deferred = operands_kept
-        .iter()
-        .copied()
-        .filter(|gemm| layouts.wgmma.contains(gemm))
-        .collect();
-    for (op, groups) in wgmma_waits::wgmma_waits(ops, layouts, &deferred) {
-        let group = (
-            Identifier::new(context, "group"),
-            crate::attributes::integer(context, 64, groups as i64),
-        );
-        b.insert(
-            At::before(op),
-            OperationBuilder::new("nvvm.wgmma.wait.group.sync.aligned", op.location())
-                .add_attributes(&[group])
-                .build()
-                .expect("nvvm op"),
-        );
-    }
+    // The matrix rules' code around the ops goes in first (each op's rule then writes its code
+    // after it), and what they make at the kernel's start.
     let zero_index = b.index(start, 0);
-    let tma_staging = tma_store::staging_areas(&b, start, ops, layouts);
+    let prepared = layouts
+        .matrix_plan()
+        .map(|plan| plan.prepare(&b, start, kernel, ops, layouts));
     let first = At {
         block: body,
         before: OperationResult::try_from(tid)
@@ -1387,8 +1362,8 @@ pub fn lower_all<'c, 'a>(
         tid,
         zero_index,
         shuffles,
-        operands_kept,
-        tma_staging,
+        prepared: prepared.unwrap_or_default(),
+        staging: None,
         registers,
         first,
     };
@@ -1424,8 +1399,8 @@ pub fn lower_all<'c, 'a>(
             scratches.insert(key(&op), scratch);
         }
     }
-    // The gemms on cooperative matrices share one f32 staging area.
-    let staging = (staging_elements(layouts) > 0).then(|| {
+    // The matrix rules' stagings share one f32 area.
+    lowering.staging = (staging_elements(layouts) > 0).then(|| {
         let workgroup = Attribute::parse(context, "#gpu.address_space<workgroup>");
         let staging_type = MemRefType::new(Type::float32(context), &[staging_elements(layouts)], None, workgroup);
         b.value(
@@ -1436,70 +1411,20 @@ pub fn lower_all<'c, 'a>(
                 .expect("tile.alloc_shared"),
         )
     });
-    // Each held accumulator's matrices, in placeholders until `promote`; staged into its registers
-    // before the first op that reads it otherwise.
-    let mut held_variables: HashMap<usize, Vec<Value>> = HashMap::new();
-    for allocation in &allocations {
-        let Some(held) = layouts.held.get(&key(allocation)) else {
-            continue;
-        };
-        let variable_type = MemRefType::new(Type::float32(context), &[coopmat::MATRIX * coopmat::MATRIX], None, None);
-        let variables: Vec<Value> = (0..held.count())
-            .map(|_| {
-                let alloca = b.insert(
-                    start,
-                    melior::dialect::memref::alloca(context, variable_type, &[], &[], None, allocation.location()),
-                );
-                tile_dialect::ops::set_attribute(alloca, super::promote::MATRIX_VARIABLE, Attribute::unit(context));
-                alloca.result(0).expect("an alloca").into()
-            })
-            .collect();
-        if let Some(point) = held
-            .staged_before
-            .and_then(|point| ops.iter().find(|op| key(op) == point))
-        {
-            let fragment: Value = allocation.result(0).expect("a fragment").into();
-            lowering.stage_held(
-                &b,
-                At::before(*point),
-                fragment,
-                held,
-                &variables,
-                staging.expect("a staging area"),
-            );
-        }
-        held_variables.insert(key(allocation), variables);
+    let plan = layouts.matrix_plan();
+    if let Some(plan) = plan {
+        plan.begin(&mut lowering, &b, start, ops, &allocations);
     }
-    let held_of = |op: &OperationRef<'c, 'a>, operand: usize| {
-        op.operand(operand).ok().and_then(allocation).and_then(|allocation| {
-            layouts
-                .held
-                .get(&key(&allocation))
-                .map(|held| (held, &held_variables[&key(&allocation)]))
-        })
-    };
     // Decide every op's rule before rewriting any: lowering a tile.parallel erases its body's ops.
     let work: Vec<(OperationRef, OpRule)> = ops
         .iter()
         .filter(|op| !in_parallel(op))
         .filter_map(|op| {
             let touches_fragment = op.operands().any(|value| level(value) == Some(MemoryLevel::Fragment));
-            let destination = match op_name(op) {
-                "tile.copy" => copy_parts(op).map(|parts| parts.dst),
-                "tile.copy_async" => copy_async_parts(op).map(|(parts, _, _)| parts.dst),
-                _ => None,
-            };
-            let into_core_tile = destination
-                .and_then(crate::pipeline::rings::tile_allocation)
-                .is_some_and(|allocation| layouts.core_tiles.contains_key(&key(&allocation)));
+            if let Some(rule) = plan.and_then(|plan| plan.rule(op, &lowering)) {
+                return Some((*op, OpRule::Matrix(rule)));
+            }
             let rule = match op_name(op) {
-                "tile.copy" | "tile.copy_async" if into_core_tile => OpRule::CopyCore,
-                "tile.gemm" if layouts.wgmma.contains(&key(op)) => OpRule::Wgmma,
-                "tile.gemm" if layouts.mfma.contains_key(&key(op)) => OpRule::Mfma,
-                "tile.gemm" if layouts.mma.contains_key(&key(op)) => OpRule::MmaSync,
-                "tile.gemm" if held_of(op, 2).is_some() => OpRule::GemmHeld,
-                "tile.fill" if held_of(op, 0).is_some() => OpRule::FillHeld,
-                "tile.gemm" if layouts.coopmat.contains_key(&key(op)) => OpRule::Coopmat,
                 "tile.parallel" => OpRule::Parallel,
                 "tile.fill" if touches_fragment => OpRule::Fill,
                 "tile.copy" if touches_fragment => OpRule::Copy,
@@ -1511,37 +1436,19 @@ pub fn lower_all<'c, 'a>(
         })
         .collect();
     for (op, rule) in work {
+        let scratch = scratches.get(&key(&op)).copied();
         match rule {
             OpRule::Parallel => lowering.parallel(op),
             OpRule::Fill => lowering.fill(op),
             OpRule::Copy => lowering.copy(op),
-            OpRule::Reduce => lowering.reduce(op, scratches.get(&key(&op)).copied()),
-            OpRule::CopyCore => lowering.copy_to_core_matrices(op),
-            OpRule::Wgmma => lowering.wgmma(op, scratches.get(&key(&op)).copied()),
-            OpRule::Mfma => lowering.mfma(op, scratches.get(&key(&op)).copied()),
-            OpRule::MmaSync => lowering.mma_sync(op, scratches.get(&key(&op)).copied()),
-            OpRule::GemmHeld => {
-                let (held, variables) = held_of(&op, 2).expect("held");
-                lowering.gemm_held(op, held, variables)
-            }
-            OpRule::FillHeld => lowering.fill_held(op, held_of(&op, 0).expect("held").1),
-            OpRule::Coopmat => {
-                lowering.coopmat(op, scratches.get(&key(&op)).copied(), staging.expect("a staging area"))
-            }
-            OpRule::Gemm => lowering.gemm(op, scratches.get(&key(&op)).copied()),
+            OpRule::Reduce => lowering.reduce(op, scratch),
+            OpRule::Gemm => lowering.gemm(op, scratch),
+            OpRule::Matrix(rule) => plan.expect("a matrix plan").lower(&lowering, op, rule, scratch),
         }
     }
-    // The threads that issued TMA stores (thread 0, or each warpgroup's first where warpgroups
-    // stage alone) wait for them before the kernel ends (their source is shared memory).
-    if !layouts.tma_stores.is_empty() {
+    if let Some(plan) = plan {
         let end = At::before(body.terminator().expect("the kernel's tile.yield"));
-        let issuer = if layouts.tma_stores.values().any(|plan| plan.warpgroups > 1) {
-            b.op(end, "arith.remui", &[tid, b.index(end, 128)])
-        } else {
-            tid
-        };
-        let leader = b.if_then(end, b.compare(end, "eq", issuer, b.index(end, 0)));
-        lowering.bulk_wait(&b, leader, false);
+        plan.finish(&lowering, &b, end);
     }
     let rewriter = melior::IrRewriter::new(context);
     for allocation in allocations {
@@ -1551,7 +1458,7 @@ pub fn lower_all<'c, 'a>(
 
 /// The even slots s of `placed` whose element, in every thread that holds one, is (r, c) with c
 /// even while slot s + 1 holds (r, c + 1): pairs of neighbouring columns a thread stores together.
-fn column_pairs(placed: &Placed) -> Vec<usize> {
+pub(crate) fn column_pairs(placed: &Placed) -> Vec<usize> {
     let used: BTreeSet<usize> = placed.distribution.used_slots().collect();
     if placed.layout.shape.len() != 2 {
         return Vec::new();

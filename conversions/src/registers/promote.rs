@@ -1,5 +1,5 @@
 //! Matrix values out of their placeholders: the held cooperative-matrix accumulators
-//! (`patterns/coopmat_held.rs`) are written and read through placeholder allocas while the rules
+//! (the held rule of the cooperative-matrix family) are written and read through placeholder allocas while the rules
 //! run, because the loops around them (`tile.pipelined`) carry no values; once the loops are
 //! `scf.for`s, [`promote`] replaces every load of a placeholder by the value last stored to it,
 //! adding an iteration argument (and a result) to each `scf.for` whose body touches it:
@@ -13,7 +13,7 @@
 //! ```
 //!
 //! Placeholders only ever sit directly in `scf.for` bodies and the kernel's body
-//! (`crate::spirv::coopmat::held` keeps fills and gemms of held accumulators out of other region
+//! (the cooperative-matrix rules keep fills and gemms of held accumulators out of other region
 //! ops); anything else is an internal error. A load before any store (an accumulator nothing
 //! filled) reads a zero matrix.
 

@@ -3,7 +3,7 @@
 //! main loops prefetched through registers; AMDGCN assembly and HSA code objects. The chip's
 //! numbers (LDS, mfma shapes, how waves split a tile) are in [`crate::amdgpu::config`].
 
-use super::{Code, Lowering, Matrix, Memory, Pipeline, Strategy, Target};
+use super::{Code, Lowering, Memory, Pipeline, Strategy, Target};
 
 /// The target.
 pub static TARGET: Target = Target {
@@ -24,7 +24,7 @@ pub static TARGET: Target = Target {
     backend,
     code: Code::Amdgcn,
     strategy: Strategy::PerOp,
-    matrix: Matrix::Mfma,
+    matrix: Some(&crate::amdgpu::rules::MATRIX_CORES),
     gemm_anchors: crate::amdgpu::anchors::gemm_anchors,
     // `gpu.shuffle` is `ds_bpermute` across the wave.
     shuffle_lanes: Some(64),

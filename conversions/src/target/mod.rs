@@ -43,8 +43,9 @@ pub struct Target {
     pub code: Code,
     /// How its kernels are lowered.
     pub strategy: Strategy,
-    /// The matrix instructions its gemms run on.
-    pub matrix: Matrix,
+    /// The matrix instructions its gemms run on, as the register rules of their family (in the
+    /// target's folder) plan and lower them; `None`: gemms are loops over K.
+    pub matrix: Option<&'static dyn crate::registers::matrix::MatrixRules>,
     /// The layouts those instructions impose on a gemm's operands: where layout inference starts.
     pub gemm_anchors: crate::layout::anchors::Rule,
     /// Lanes that exchange values with register shuffles (a warp, a wave, a fixed-width subgroup);
@@ -143,19 +144,6 @@ impl Strategy {
             Strategy::Plain => "plain",
         }
     }
-}
-
-/// The matrix instructions a target's gemms run on.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum Matrix {
-    /// Hopper's wgmma on warpgroups, mma.sync on warps where wgmma cannot take a gemm.
-    Wgmma,
-    /// CDNA's mfma on 64-lane waves.
-    Mfma,
-    /// KHR cooperative matrices (16x16x16, f16 x f16 -> f32) on 32-wide subgroups.
-    CooperativeMatrix,
-    /// None: gemms are loops over K.
-    None,
 }
 
 /// What one multiprocessor holds and how many a chip has: the numbers behind persistent kernels
@@ -326,7 +314,7 @@ mod tests {
             assert_eq!(target.tma, target.multiprocessors.is_some(), "{target}");
             assert_eq!(target.is_spirv(), target.environment.is_some(), "{target}");
             if target.strategy == Strategy::Plain {
-                assert_eq!(target.matrix, Matrix::None, "{target}");
+                assert!(target.matrix.is_none(), "{target}");
             }
         }
     }
@@ -336,5 +324,44 @@ mod tests {
         assert_eq!(names_where(|target| target.tma), "sm_90a");
         assert_eq!(names_where(|target| target.is_spirv()), "spirv or spirv-coopmat");
         assert_eq!(names_where(|_| false), "no target");
+    }
+
+    /// The shared modules ask the target value and never name a chip or reach into a target's
+    /// folder: a target is added without editing them.
+    #[test]
+    fn shared_modules_name_no_target() {
+        let source = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let chips: Vec<&str> = TARGETS
+            .iter()
+            .filter(|target| !target.is_spirv())
+            .map(|target| target.name)
+            .chain(["sm_80", "sm_100", "gfx90a", "gfx950"])
+            .collect();
+        let folders = ["nvgpu", "amdgpu", "spirv"];
+        let mut files = Vec::new();
+        let mut pending: Vec<std::path::PathBuf> = ["layout", "registers", "generic", "pipeline", "cpu", "support.rs"]
+            .iter()
+            .map(|shared| source.join(shared))
+            .collect();
+        while let Some(path) = pending.pop() {
+            if path.is_dir() {
+                pending.extend(std::fs::read_dir(&path).unwrap().map(|entry| entry.unwrap().path()));
+            } else {
+                files.push(path);
+            }
+        }
+        assert!(files.len() > 20, "found {} shared files", files.len());
+        let mut named = Vec::new();
+        for file in files {
+            let text = std::fs::read_to_string(&file).unwrap();
+            for (number, line) in text.lines().enumerate() {
+                let chip = chips.iter().find(|chip| line.contains(*chip));
+                let folder = folders.iter().find(|folder| line.contains(&format!("crate::{folder}")));
+                if let Some(name) = chip.or(folder) {
+                    named.push(format!("{}:{}: {name}", file.display(), number + 1));
+                }
+            }
+        }
+        assert!(named.is_empty(), "shared modules name a target:\n{}", named.join("\n"));
     }
 }

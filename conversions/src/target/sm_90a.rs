@@ -4,7 +4,7 @@
 //! path. The chip's numbers (shared memory, multiprocessors, registers) are in
 //! [`crate::nvgpu::chip`].
 
-use super::{Code, Lowering, Matrix, Memory, Multiprocessors, Pipeline, Strategy, Target};
+use super::{Code, Lowering, Memory, Multiprocessors, Pipeline, Strategy, Target};
 use crate::nvgpu::chip;
 
 /// The target.
@@ -22,7 +22,7 @@ pub static TARGET: Target = Target {
     backend,
     code: Code::Ptx,
     strategy: Strategy::PerOp,
-    matrix: Matrix::Wgmma,
+    matrix: Some(&crate::nvgpu::rules::TENSOR_CORES),
     gemm_anchors: crate::nvgpu::anchors::gemm_anchors,
     shuffle_lanes: Some(32),
     environment: None,

@@ -2,7 +2,7 @@
 //! run it. Kernels with the plain strategy: tile ops as loops shared by a workgroup's threads,
 //! tiles in workgroup memory, tensors bound as sized storage buffers.
 
-use super::{Code, Lowering, Matrix, Memory, Pipeline, Strategy, Target};
+use super::{Code, Lowering, Memory, Pipeline, Strategy, Target};
 
 /// The target.
 pub static TARGET: Target = Target {
@@ -19,7 +19,7 @@ pub static TARGET: Target = Target {
     backend: || backend(false),
     code: Code::Spirv,
     strategy: Strategy::Plain,
-    matrix: Matrix::None,
+    matrix: None,
     gemm_anchors: crate::layout::anchors::no_anchors,
     // The subgroup width is the device's: exchanges go through workgroup memory.
     shuffle_lanes: None,

@@ -3,7 +3,7 @@
 //! op by op: f16 gemms on `gpu.subgroup_mma_*`, copies into workgroup memory in 8-byte runs through
 //! vector views. The device's numbers are in [`crate::spirv::coopmat::config`].
 
-use super::{Code, Lowering, Matrix, Memory, Pipeline, Strategy, Target};
+use super::{Code, Lowering, Memory, Pipeline, Strategy, Target};
 use crate::spirv::coopmat::config;
 
 /// The target.
@@ -21,7 +21,7 @@ pub static TARGET: Target = Target {
     backend: || super::spirv::backend(true),
     code: Code::Spirv,
     strategy: Strategy::PerOp,
-    matrix: Matrix::CooperativeMatrix,
+    matrix: Some(&crate::spirv::coopmat::rules::COOPERATIVE_MATRICES),
     gemm_anchors: crate::spirv::coopmat::anchors::gemm_anchors,
     // The environment fixes the subgroup width (GroupNonUniformShuffle).
     shuffle_lanes: Some(config::SUBGROUP),

@@ -1,4 +1,5 @@
-//! 16-byte stores of a wgmma accumulator into a global tensor (sm_90a epilogues).
+//! 16-byte stores of an accumulator into a global tensor (epilogues), where its layout gives each
+//! lane of a quad neighbouring columns of a row (the wgmma accumulator's).
 //!
 //! In the accumulator's layout the 4 lanes of a quad hold one row's block of 8 columns, two
 //! neighbouring columns each; 16 bytes are 8 16-bit or 4 f32 elements, so G = 4 (16-bit results)
@@ -22,7 +23,7 @@ use super::*;
 /// move along the columns by 2, 4, ... hold together (8 columns of a wgmma accumulator: 4 lanes);
 /// the low log2(`lanes`) of those bits trade. Empty where the layout does not spread its columns
 /// so.
-pub(super) fn runs(placed: &Placed, lanes: i64) -> (Vec<Vec<usize>>, i64) {
+pub(crate) fn runs(placed: &Placed, lanes: i64) -> (Vec<Vec<usize>>, i64) {
     let distribution = &placed.distribution;
     let low_bits = lanes.trailing_zeros();
     if placed.layout.shape.len() != 2 || distribution.guarded || !matches!(lanes, 2 | 4) {
@@ -70,7 +71,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
     /// at `offsets` as 16-byte stores, where the run lies inside the tensor and is aligned;
     /// element by element otherwise. Returns the slots stored.
     #[allow(clippy::too_many_arguments)]
-    pub(super) fn store_runs(
+    pub(crate) fn store_runs(
         &self,
         b: &Builder<'c>,
         at: At<'c, 'a>,
@@ -211,7 +212,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
     }
 
     /// A pair of `bytes`-byte values as 32-bit words.
-    pub(super) fn words(
+    pub(crate) fn words(
         &self,
         b: &Builder<'c>,
         at: At<'c, 'a>,

@@ -1,4 +1,4 @@
-//! The cooperative-matrix facts the rule (`registers/patterns/coopmat.rs`) and the layout
+//! The cooperative-matrix facts the rules ([`super::rules`]) and the layout
 //! inference share: the subgroup width and matrix shape of the target environment, the row padding
 //! of operand tiles in workgroup memory, the workgroup-memory limit, and how subgroups split a tile.
 

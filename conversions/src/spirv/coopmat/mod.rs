@@ -3,7 +3,7 @@
 //!
 //! Every kernel is lowered op by op ([`crate::generic`] with fragments in registers,
 //! [`crate::registers`]) in this target environment: a `tile.gemm` on f16 tiles runs on
-//! `gpu.subgroup_mma_*` (the rule in `registers/patterns/coopmat.rs`), which upstream
+//! `gpu.subgroup_mma_*` (the rules in [`rules`]), which upstream
 //! `convert-gpu-to-spirv` lowers to `spirv.KHR.CooperativeMatrix*`. There is no whole-kernel
 //! template. [`config`] holds the facts the rule and the layout inference share, [`held`] which
 //! accumulators stay in cooperative matrices across their gemms.
@@ -11,3 +11,4 @@
 pub mod anchors;
 pub mod config;
 pub mod held;
+pub mod rules;

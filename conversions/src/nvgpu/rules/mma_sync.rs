@@ -120,11 +120,13 @@ impl MmaGemm {
 pub fn mma_plan<'c, 'a>(
     ops: &[OperationRef<'c, 'a>],
     layouts: &Layouts,
+    wgmma: &HashSet<usize>,
+    core_tiles: &HashMap<usize, usize>,
 ) -> (HashMap<usize, MmaGemm>, Vec<(OperationRef<'c, 'a>, String)>) {
     let gemms: Vec<OperationRef> = ops
         .iter()
         .copied()
-        .filter(|op| op_name(op) == "tile.gemm" && !layouts.wgmma.contains(&key(op)))
+        .filter(|op| op_name(op) == "tile.gemm" && !wgmma.contains(&key(op)))
         .collect();
     // A gemm with neither layout already has wgmma's warning.
     plan_gemms(
@@ -132,7 +134,7 @@ pub fn mma_plan<'c, 'a>(
         layouts,
         |origin| origin == crate::layout::atoms::MMA_ACCUMULATOR,
         |_| None,
-        |gemm, [a, b, c], accumulator| check_gemm(gemm, a, b, c, accumulator, layouts),
+        |gemm, [a, b, c], accumulator| check_gemm(gemm, a, b, c, accumulator, layouts, core_tiles),
     )
 }
 
@@ -143,6 +145,7 @@ fn check_gemm(
     c: Value,
     accumulator: &Placed,
     layouts: &Layouts,
+    core_tiles: &HashMap<usize, usize>,
 ) -> Result<MmaGemm, String> {
     let plan = MmaGemm::of_layout(&accumulator.layout)?;
     let (input, depth) = if crate::support::i8_product(a, b, c) {
@@ -158,7 +161,7 @@ fn check_gemm(
     // A shared tile kept as wgmma core matrices is no row-major tile.
     let core = |tile: Value| {
         crate::pipeline::rings::tile_allocation(tile)
-            .is_some_and(|allocation| layouts.core_tiles.contains_key(&key(&allocation)))
+            .is_some_and(|allocation| core_tiles.contains_key(&key(&allocation)))
     };
     if core(a) || core(b) {
         return Err("reads a shared tile that wgmma gemms read as core matrices".into());
@@ -180,11 +183,6 @@ fn check_gemm(
     })
 }
 
-/// Whether the mma gemm `gemm` reads its fragment A operand from registers (it needs no scratch).
-pub(in crate::registers) fn register_a(gemm: &OperationRef, layouts: &Layouts) -> bool {
-    layouts.mma.get(&key(gemm)).is_some_and(|plan| plan.register_a)
-}
-
 /// Where lane `l` of a warp works in one instruction tile of `input`: the A element of register
 /// `r`, element `e` at K step `step` (row, k within the warp tile), and the B element (k, column).
 pub(crate) fn a_element(input: MmaInput, lane: i64, tm: i64, step: i64, r: i64, e: i64) -> (i64, i64) {
@@ -204,11 +202,16 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
     /// `C += A B` on `mma.sync`: per K step (unrolled), each lane's A and B elements of every
     /// instruction tile of its warp, then one instruction per tile; the accumulators are the
     /// fragment's slots, carried as values through the steps.
-    pub(super) fn mma_sync(&self, op: OperationRef<'c, 'a>, scratch: Option<Value<'c, 'a>>) {
+    pub(super) fn mma_sync(
+        &self,
+        op: OperationRef<'c, 'a>,
+        scratch: Option<Value<'c, 'a>>,
+        tensor_cores: &TensorCorePlan,
+    ) {
         let b = self.builder(&op);
         let at = At::before(op);
         let [a, bb, c] = [0, 1, 2].map(|i| op.operand(i).expect("gemm operand"));
-        let plan = self.layouts.mma[&key(&op)];
+        let plan = tensor_cores.mma[&key(&op)];
         let (transpose_a, transpose_b) = (op.attribute("transpose_a").is_ok(), op.attribute("transpose_b").is_ok());
         let a_shape = memref_shape(a);
         // Any other fragment A goes to its scratch, row-major in its own shape.

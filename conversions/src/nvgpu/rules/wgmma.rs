@@ -1,7 +1,7 @@
 //! The tensor-core rules (sm_90a): which gemms run on wgmma and which shared tiles they read as core
 //! matrices ([`wgmma_plan`]), the copies that write those tiles (16-byte cp.async where the
 //! addresses allow), and the wgmma itself with its operands in shared memory or its A operand in
-//! registers. The layout facts are in [`crate::registers::wgmma`].
+//! registers. The layout facts are in [`super::operands`].
 
 use super::*;
 
@@ -25,7 +25,7 @@ pub fn zero_started(
             let first = gemm.block().and_then(|block| block.first_operation());
             let touching = std::iter::successors(first, |op| op.next_in_block())
                 .take_while(|op| op != *gemm)
-                .filter(|op| super::staged_store::uses(*op, &[accumulator]))
+                .filter(|op| uses(*op, &[accumulator]))
                 .last();
             touching.is_some_and(|fill| {
                 op_name(&fill) == "tile.fill"
@@ -150,7 +150,7 @@ pub fn wgmma_plan<'c, 'a>(ops: &[OperationRef<'c, 'a>], layouts: &Layouts) -> Wg
         }
     }
     let core_tiles: HashMap<usize, usize> = candidates.values().flatten().copied().collect();
-    let swizzled = super::tma::swizzled_tiles(ops, &core_tiles);
+    let swizzled = crate::layout::tma::swizzled_tiles(ops, &core_tiles);
     WgmmaPlan {
         core_tiles,
         swizzled,
@@ -163,7 +163,7 @@ pub fn wgmma_plan<'c, 'a>(ops: &[OperationRef<'c, 'a>], layouts: &Layouts) -> Wg
 pub struct WgmmaPlan<'c, 'a> {
     /// The shared tiles kept as core matrices, by allocation: the dimension that is K.
     pub core_tiles: HashMap<usize, usize>,
-    /// Those of them that TMA fills in 128-byte swizzled boxes ([`super::tma`]), by allocation.
+    /// Those of them that TMA fills in 128-byte swizzled boxes ([`crate::layout::tma`]), by allocation.
     pub swizzled: std::collections::HashSet<usize>,
     /// The gemms that run on wgmma.
     pub gemms: std::collections::HashSet<usize>,
@@ -179,6 +179,7 @@ pub struct WgmmaPlan<'c, 'a> {
 pub fn operands_kept<'c, 'a>(
     kernel: OperationRef<'c, 'a>,
     ops: &[OperationRef<'c, 'a>],
+    wgmma: &HashSet<usize>,
     layouts: &Layouts,
 ) -> std::collections::HashSet<usize> {
     let body = kernel
@@ -220,7 +221,7 @@ pub fn operands_kept<'c, 'a>(
         // that the next gemm writes again.
         .filter(|gemm| {
             gemm.operand(0)
-                .is_ok_and(|a| level(a) != Some(MemoryLevel::Fragment) || register_a(gemm, layouts))
+                .is_ok_and(|a| level(a) != Some(MemoryLevel::Fragment) || register_a(gemm, wgmma, layouts))
         })
         .filter(|gemm| {
             [0, 1]
@@ -235,11 +236,11 @@ pub fn operands_kept<'c, 'a>(
 
 /// Whether a wgmma gemm reads its fragment A operand straight from registers: the operand holds
 /// each element in the wgmma A layout (the accumulator's threads and slots, per 16 columns).
-pub(super) fn register_a(gemm: &OperationRef, layouts: &Layouts) -> bool {
+pub(super) fn register_a(gemm: &OperationRef, wgmma: &HashSet<usize>, layouts: &Layouts) -> bool {
     let (Ok(a), Ok(c)) = (gemm.operand(0), gemm.operand(2)) else {
         return false;
     };
-    if !layouts.wgmma.contains(&key(gemm)) || level(a) != Some(MemoryLevel::Fragment) {
+    if !wgmma.contains(&key(gemm)) || level(a) != Some(MemoryLevel::Fragment) {
         return false;
     }
     let (Ok(operand), Ok(accumulator)) = (placed(layouts, a), placed(layouts, c)) else {
@@ -263,8 +264,8 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
     /// so that wgmma sees them.
     ///
     /// A `tile.copy_async` is the same copy left running: no wait, fence or barrier (its
-    /// `tile.arrive` and `tile.wait` are the barriers'; `crate::pipeline::nvidia`).
-    pub(super) fn copy_to_core_matrices(&self, op: OperationRef<'c, 'a>) {
+    /// `tile.arrive` and `tile.wait` are the barriers'; `crate::pipeline::mbarriers`).
+    pub(super) fn copy_to_core_matrices(&self, op: OperationRef<'c, 'a>, plan: &TensorCorePlan) {
         let b = self.builder(&op);
         let at = At::before(op);
         let asynchronous = op_name(&op) == "tile.copy_async";
@@ -276,10 +277,10 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let tile = parts.dst;
         // Into a ring that only TMA fills: the copy engine's swizzled boxes.
         let swizzled = crate::pipeline::rings::tile_allocation(tile)
-            .is_some_and(|allocation| self.layouts.swizzled.contains(&key(&allocation)));
+            .is_some_and(|allocation| plan.swizzled.contains(&key(&allocation)));
         if asynchronous && swizzled {
             let (_, barriers, index) = copy_async_parts(&op).expect("checked");
-            let box_ = super::tma::tma_box(parts.src, parts.src_offsets.len(), tile)
+            let box_ = crate::layout::tma::tma_box(parts.src, parts.src_offsets.len(), tile)
                 .expect("a swizzled tile's copies fit TMA");
             return self.copy_by_tma(op, &parts, tile, barriers, index, box_);
         }
@@ -291,7 +292,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         {
             tile_dialect::ops::set_attribute(
                 result.owner(),
-                crate::pipeline::nvidia::GENERIC_WRITES_ATTRIBUTE,
+                crate::pipeline::mbarriers::GENERIC_WRITES_ATTRIBUTE,
                 Attribute::unit(self.context),
             );
         }
@@ -475,7 +476,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
     }
 
     /// The (row, column) of a row-major tile of `shape` whose storage holds its element (row,
-    /// column) in column slabs of `slab` elements ([`crate::registers::wgmma`]).
+    /// column) in column slabs of `slab` elements ([`super::operands`]).
     fn core_place(
         &self,
         b: &Builder<'c>,
@@ -494,7 +495,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
     }
 
     /// Elements before element (row, column) of a tile of `rows` rows kept in column slabs of
-    /// `slab` elements ([`crate::registers::wgmma::core_offset`], computed in IR).
+    /// `slab` elements ([`super::operands::core_offset`], computed in IR).
     fn core_offset(
         &self,
         b: &Builder<'c>,
@@ -537,7 +538,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
     /// `C += A B` on `nvvm.wgmma.mma_async`: each warpgroup its 64-row tiles, the accumulator's slots
     /// packed into the instruction's struct (the wgmma layout's slot order is the struct's), one
     /// m64nNk16 per 16 columns of K, descriptors over the operands' core matrices.
-    pub(super) fn wgmma(&self, op: OperationRef<'c, 'a>, scratch: Option<Value<'c, 'a>>) {
+    pub(super) fn wgmma(&self, op: OperationRef<'c, 'a>, scratch: Option<Value<'c, 'a>>, plan: &TensorCorePlan) {
         let b = self.builder(&op);
         let at = At::before(op);
         let [a, bb, c] = [0, 1, 2].map(|i| op.operand(i).expect("gemm operand"));
@@ -562,7 +563,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let rows = m / warpgroups;
         // A fragment A operand in the wgmma A layout is read from registers; any other goes to its
         // scratch as core matrices first.
-        let from_registers = register_a(&op, self.layouts);
+        let from_registers = register_a(&op, &plan.wgmma, self.layouts);
         let a_tile = match scratch.filter(|_| level(a) == Some(MemoryLevel::Fragment) && !from_registers) {
             Some(staged) => {
                 self.stage(&b, at, a, staged, &|b, at, coordinates| {
@@ -593,20 +594,20 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         };
         let b_address = address(bb);
         // Each operand's layout (column slabs, or TMA's swizzled boxes) and its addressing.
-        use crate::registers::wgmma::{OperandAddressing, OperandLayout};
+        use super::operands::{OperandAddressing, OperandLayout};
         // A swizzled K-major tile's rows are its K columns (64 a box, or one box of 32 or 16); an
         // MN-major one's are 64-column boxes.
         let operand_layout = |tile: Value<'c, 'a>, k_major: bool| {
             let swizzled = crate::pipeline::rings::tile_allocation(tile)
-                .is_some_and(|allocation| self.layouts.swizzled.contains(&key(&allocation)));
+                .is_some_and(|allocation| plan.swizzled.contains(&key(&allocation)));
             let columns = memref_shape(tile).last().copied().unwrap_or(64);
             let span = if k_major {
-                super::tma::swizzle_of(
-                    super::tma::box_columns(columns, bytes).unwrap_or(super::tma::SWIZZLE / bytes),
+                crate::layout::tma::swizzle_of(
+                    crate::layout::tma::box_columns(columns, bytes).unwrap_or(crate::layout::tma::SWIZZLE / bytes),
                     bytes,
                 )
             } else {
-                super::tma::SWIZZLE
+                crate::layout::tma::SWIZZLE
             };
             if swizzled {
                 OperandLayout::Swizzled(span)
@@ -620,7 +621,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             if a_mn_major { depth } else { m },
         );
         let b_mn_major = crate::pipeline::rings::tile_allocation(bb)
-            .is_some_and(|allocation| self.layouts.core_tiles.get(&key(&allocation)) == Some(&0));
+            .is_some_and(|allocation| plan.core_tiles.get(&key(&allocation)) == Some(&0));
         let b_addressing = OperandAddressing::new(operand_layout(bb, !b_mn_major), !b_mn_major, memref_shape(bb)[0]);
         // This warpgroup's first row of A.
         let c128 = b.index(at, 128);
@@ -676,7 +677,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         };
         simple("nvvm.wgmma.fence.aligned", &[]);
         // After a zero fill the first step writes D = A B: nothing reads the zeros.
-        let zero_start = self.layouts.zero_start.contains(&key(&op));
+        let zero_start = plan.zero_start.contains(&key(&op));
         // Each 64-row tile's accumulator as the instruction's struct.
         let mut values: Vec<Value> = (0..rows / 64)
             .map(|tile| {
@@ -774,7 +775,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         simple("nvvm.wgmma.commit.group.sync.aligned", &[]);
         // A gemm whose operands stay put leaves its group running: the op that needs it waits
         // (`wgmma_waits`). The others wait here, before their closing barrier.
-        let deferred = self.operands_kept.contains(&key(&op));
+        let deferred = self.prepared.marked.contains(&key(&op));
         if !deferred {
             simple(
                 "nvvm.wgmma.wait.group.sync.aligned",

@@ -10,11 +10,11 @@
 //! | staging point | per round of `capacity` matrices: each subgroup stores them to its part of a workgroup area, barrier, every lane reads its 8 elements of each into the slots the layout gives, barrier |
 //!
 //! Between the ops a matrix lives in a placeholder (a `memref<256xf32>` alloca marked
-//! [`super::super::promote::MATRIX_VARIABLE`], stored and loaded whole by the subgroup matrix ops);
+//! [`crate::registers::promote::MATRIX_VARIABLE`], stored and loaded whole by the subgroup matrix ops);
 //! `crate::registers::promote` replaces the placeholders by values carried through the loops,
 //! once the loops are `scf.for`s.
 
-use super::coopmat::{MATRIX, Source, load_matrix, load_operand, matrix_type, stored_row};
+use super::staged::{MATRIX, Source, load_matrix, load_operand, matrix_type, stored_row};
 use super::*;
 use crate::spirv::coopmat::config::SUBGROUP;
 

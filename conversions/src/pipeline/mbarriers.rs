@@ -1,4 +1,5 @@
-//! The barrier ops on NVIDIA chips (sm_90a), as mbarriers in shared memory.
+//! The barrier ops as mbarriers in shared memory, on the targets that have them (TMA rings:
+//! [`crate::target::Target::tma`]).
 //!
 //! | op | lowering |
 //! |----|----------|
@@ -27,7 +28,7 @@ use tile_dialect::ops::{nested_ops, op_name, static_sizes};
 /// kernel whose rings only TMA fills (the async proxy, like wgmma) waits without the fence.
 pub const GENERIC_WRITES_ATTRIBUTE: &str = tile_dialect::decisions::GENERIC_WRITES;
 
-/// The unit attribute on a `tile.alloc_barriers` that TMA copies count on (`registers::patterns::tma`).
+/// The unit attribute on a `tile.alloc_barriers` that TMA copies count on (set by the TMA copy rule).
 /// Where no other copy counts on those barriers, a phase waits only for the copy engine's bytes,
 /// which the thread issuing the copies expects before it issues them: that thread's arrival is
 /// the only one the phase needs (the other threads wrote nothing the waiters read).

@@ -42,7 +42,7 @@ const FIRST_WARPGROUP_BARRIER: i64 = 2;
 
 /// Bytes of the elements of a tensor the staged stores write, where they write it.
 fn element_bytes(tensor: Value) -> Option<i64> {
-    super::stored_bytes(element_type(tensor))
+    stored_bytes(element_type(tensor))
 }
 
 /// How one accumulator copy is staged.
@@ -71,7 +71,7 @@ fn pair_boxes(placed: &Placed, slot: usize, columns: i64) -> BTreeSet<i64> {
 
 /// Whether the copy of fragment `src` into global `dst` (at `offsets` offsets) can leave by TMA: an
 /// unguarded wgmma accumulator of R x C (R a multiple of 8 up to 256, C of a box row's columns)
-/// whose slots all pair up, into an f16, bf16 or f32 tensor [`tma::tensor_box`] takes with boxes
+/// whose slots all pair up, into an f16, bf16 or f32 tensor [`crate::layout::tma::tensor_box`] takes with boxes
 /// of R / `warpgroups` rows. Returns the box and the column pairs.
 fn candidate(
     src: Value,
@@ -93,7 +93,7 @@ fn candidate(
     if !usable || rows % warpgroups != 0 {
         return None;
     }
-    let box_ = tma::tensor_box(dst, offsets, rows / warpgroups, box_columns, bytes)?;
+    let box_ = crate::layout::tma::tensor_box(dst, offsets, rows / warpgroups, box_columns, bytes)?;
     let pairs = column_pairs(from);
     let used = from.distribution.used_slots().count();
     (pairs.len() * 2 == used).then_some((box_, pairs))
@@ -143,13 +143,19 @@ fn shared_bytes(ops: &[OperationRef]) -> i64 {
 /// Plans every accumulator copy of a kernel that leaves by TMA, given the workgroup scratch the
 /// other rules take (`scratch`): by copy, and the bytes of the kernel's own staging area (0 where
 /// every staged copy reuses a drained tile).
-pub fn tma_store_plan(ops: &[OperationRef], layouts: &Layouts, scratch: i64) -> (HashMap<usize, TmaStore>, i64) {
+pub fn tma_store_plan(
+    ops: &[OperationRef],
+    tensor_cores: &TensorCorePlan,
+    layouts: &Layouts,
+    scratch: i64,
+) -> (HashMap<usize, TmaStore>, i64) {
     let mut plans = HashMap::new();
     let mut own = 0;
     // The copies staged in the kernel's own area: staged by the whole block, and by warpgroups.
     let mut own_area = Vec::new();
     // Room for the kernel's own area: what the tiles, the scratch and the swizzled tiles' alignment leave.
-    let free = crate::nvgpu::chip::MAX_SHARED_BYTES - shared_bytes(ops) - scratch - tma::SWIZZLED_ALIGNMENT;
+    let free =
+        crate::nvgpu::chip::MAX_SHARED_BYTES - shared_bytes(ops) - scratch - crate::layout::tma::SWIZZLED_ALIGNMENT;
     for op in ops.iter().filter(|op| op_name(op) == "tile.copy") {
         let Some(parts) = copy_parts(op) else { continue };
         if level(parts.src) != Some(MemoryLevel::Fragment) || level(parts.dst) != Some(MemoryLevel::Global) {
@@ -168,7 +174,7 @@ pub fn tma_store_plan(ops: &[OperationRef], layouts: &Layouts, scratch: i64) -> 
                 .then(|| rounds(from, &pairs, box_columns, per_round).map(|rounds| (per_round, rounds)))
                 .flatten()
         };
-        let drained = drained_tiles(*op, layouts)
+        let drained = drained_tiles(*op, &tensor_cores.swizzled)
             .into_iter()
             .find_map(|(tile, bytes)| staged(bytes).map(|plan| (Some(tile), plan)));
         let plan = drained.or_else(|| staged(OWN_STAGING_BYTES.min(free)).map(|plan| (None, plan)));
@@ -238,7 +244,7 @@ pub fn tma_store_plan(ops: &[OperationRef], layouts: &Layouts, scratch: i64) -> 
 /// The shared tiles (allocation key, bytes) at the kernel's top level that no op after `op` uses,
 /// largest first, when `op` itself is at the top level (outside any loop that would come back to
 /// them); TMA-filled rings first among equals (they are already on the swizzle's alignment).
-fn drained_tiles(op: OperationRef, layouts: &Layouts) -> Vec<(usize, i64)> {
+fn drained_tiles(op: OperationRef, swizzled: &HashSet<usize>) -> Vec<(usize, i64)> {
     let Some(block) = op.block() else { return Vec::new() };
     if block
         .parent_operation()
@@ -253,9 +259,9 @@ fn drained_tiles(op: OperationRef, layouts: &Layouts) -> Vec<(usize, i64)> {
             .filter_map(|candidate| {
                 let tile: Value = candidate.result(0).ok()?.into();
                 let bytes = tile_dialect::element::Element::of(element_type(tile))?.bytes() as i64;
-                (!later.iter().any(|user| staged_store::uses(*user, &[tile]))).then(|| {
+                (!later.iter().any(|user| uses(*user, &[tile]))).then(|| {
                     (
-                        layouts.swizzled.contains(&key(&candidate)),
+                        swizzled.contains(&key(&candidate)),
                         memref_shape(tile).iter().product::<i64>() * bytes,
                         key(&candidate),
                     )
@@ -272,17 +278,20 @@ pub(super) fn staging_areas<'c, 'a>(
     b: &Builder<'c>,
     start: At<'c, 'a>,
     ops: &[OperationRef<'c, 'a>],
-    layouts: &Layouts,
+    tensor_cores: &TensorCorePlan,
 ) -> HashMap<usize, Value<'c, 'a>> {
     let context = b.context;
     let aligned = |allocation: OperationRef<'c, 'a>| {
-        let alignment = IntegerAttribute::new(IntegerType::new(context, 64).into(), tma::SWIZZLED_ALIGNMENT);
-        tile_dialect::ops::set_attribute(allocation, ALIGNMENT_ATTRIBUTE, alignment.into());
+        let alignment = IntegerAttribute::new(
+            IntegerType::new(context, 64).into(),
+            crate::layout::tma::SWIZZLED_ALIGNMENT,
+        );
+        tile_dialect::ops::set_attribute(allocation, crate::layout::tma::ALIGNMENT_ATTRIBUTE, alignment.into());
         allocation.result(0).expect("a tile").into()
     };
-    let own = (layouts.own_staging > 0).then(|| {
+    let own = (tensor_cores.own_staging > 0).then(|| {
         let workgroup = Attribute::parse(context, "#gpu.address_space<workgroup>");
-        let area = MemRefType::new(Type::float16(context), &[layouts.own_staging / 2], None, workgroup);
+        let area = MemRefType::new(Type::float16(context), &[tensor_cores.own_staging / 2], None, workgroup);
         aligned(
             b.insert(
                 start,
@@ -295,7 +304,7 @@ pub(super) fn staging_areas<'c, 'a>(
     });
     let mut areas = HashMap::new();
     for op in ops {
-        let Some(plan) = layouts.tma_stores.get(&key(op)) else {
+        let Some(plan) = tensor_cores.tma_stores.get(&key(op)) else {
             continue;
         };
         let area = match plan.drained {
@@ -366,7 +375,7 @@ impl<'c, 'a> Staging<'c, 'a> {
     fn barrier(&self, b: &Builder<'c>, at: At<'c, 'a>) {
         match &self.slab {
             None => b.barrier(at),
-            Some(slab) => crate::pipeline::nvidia::named_barrier(b, at, slab.barrier, slab.threads),
+            Some(slab) => crate::pipeline::mbarriers::named_barrier(b, at, slab.barrier, slab.threads),
         }
     }
 }
@@ -381,8 +390,9 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         dst: Value<'c, 'a>,
         offsets: &[Value<'c, 'a>],
         staging: Option<Value<'c, 'a>>,
+        tensor_cores: &TensorCorePlan,
     ) -> bool {
-        let Some(plan) = self.layouts.tma_stores.get(&key(&op)) else {
+        let Some(plan) = tensor_cores.tma_stores.get(&key(&op)) else {
             return false;
         };
         let Some(area) = staging else { return false };

@@ -92,13 +92,6 @@ fn slot_constant(from: &Placed, slot: usize, first_row: i64, columns: i64) -> i6
     (base[0] - first_row) * columns + base[1]
 }
 
-/// Whether `value` (or a view of it) is used by `op` or an op nested in it.
-pub(super) fn uses(op: OperationRef, values: &[Value]) -> bool {
-    std::iter::once(op)
-        .chain(nested_ops(op))
-        .any(|nested| nested.operands().any(|operand| values.contains(&operand)))
-}
-
 impl<'c, 'a> Lowering<'c, 'a, '_> {
     /// How the copy `op` of fragment `src` into global `dst` is staged, or `None` (the copy rule's
     /// slot-by-slot stores): the fragment must be in an mfma accumulator layout, the copy at the

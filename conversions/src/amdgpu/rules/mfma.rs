@@ -195,9 +195,6 @@ fn check_gemm(
 }
 
 /// Whether the mfma gemm `gemm` reads its fragment A operand from registers (it needs no scratch).
-pub(in crate::registers) fn register_a(gemm: &OperationRef, layouts: &Layouts) -> bool {
-    layouts.mfma.get(&key(gemm)).is_some_and(|plan| plan.register_a)
-}
 
 // ---- the index arithmetic, written once --------------------------------------------------------
 
@@ -432,11 +429,10 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
     /// `C += A B` on `amdgpu.mfma`: per K step, each lane loads its A and B elements of every
     /// instruction tile of its wave, and each instruction tile takes one mfma; the accumulators are
     /// the fragment's slots, carried through the loop over K as vectors.
-    pub(super) fn mfma(&self, op: OperationRef<'c, 'a>, scratch: Option<Value<'c, 'a>>) {
+    pub(super) fn mfma(&self, op: OperationRef<'c, 'a>, scratch: Option<Value<'c, 'a>>, plan: MfmaGemm) {
         let b = self.builder(&op);
         let at = At::before(op);
         let [a, bb, c] = [0, 1, 2].map(|i| op.operand(i).expect("gemm operand"));
-        let plan = self.layouts.mfma[&key(&op)];
         let (transpose_a, transpose_b) = (op.attribute("transpose_a").is_ok(), op.attribute("transpose_b").is_ok());
         let a_shape = memref_shape(a);
         let depth = if transpose_a { a_shape[0] } else { a_shape[1] };

@@ -89,6 +89,7 @@ impl CoopmatGemm {
 pub fn coopmat_plan<'c, 'a>(
     ops: &[OperationRef<'c, 'a>],
     layouts: &Layouts,
+    held: &HashMap<usize, Held>,
     threads: i64,
     shuffles: Option<i64>,
 ) -> (HashMap<usize, CoopmatGemm>, Vec<(OperationRef<'c, 'a>, String)>) {
@@ -105,8 +106,8 @@ pub fn coopmat_plan<'c, 'a>(
         if level(c) != Some(MemoryLevel::Fragment) || placed(layouts, c).is_err() {
             continue;
         }
-        // Held in matrices: the held rule's (`coopmat_held.rs`).
-        if allocation(c).is_some_and(|allocation| layouts.held.contains_key(&key(&allocation))) {
+        // Held in matrices: the held rule's ([`super::held`]).
+        if allocation(c).is_some_and(|allocation| held.contains_key(&key(&allocation))) {
             continue;
         }
         // SPIR-V refuses bf16 kernels itself.
@@ -275,11 +276,16 @@ pub(super) fn load_operand<'c, 'a>(
 
 impl<'c, 'a> Lowering<'c, 'a, '_> {
     /// `C += A B` on cooperative matrices through the staging area `staging` (see the module).
-    pub(super) fn coopmat(&self, op: OperationRef<'c, 'a>, scratch: Option<Value<'c, 'a>>, staging: Value<'c, 'a>) {
+    pub(super) fn coopmat(
+        &self,
+        op: OperationRef<'c, 'a>,
+        scratch: Option<Value<'c, 'a>>,
+        staging: Value<'c, 'a>,
+        plan: CoopmatGemm,
+    ) {
         let b = self.builder(&op);
         let at = At::before(op);
         let [a, bb, c] = [0, 1, 2].map(|i| op.operand(i).expect("gemm operand"));
-        let plan = self.layouts.coopmat[&key(&op)];
         let (transpose_a, transpose_b) = (op.attribute("transpose_a").is_ok(), op.attribute("transpose_b").is_ok());
         let a_shape = memref_shape(a);
         // A fragment A goes to its scratch, row-major in its own shape.

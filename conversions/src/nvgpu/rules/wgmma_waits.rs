@@ -34,7 +34,7 @@ struct Pending<'c, 'a> {
 /// another wgmma gemm accumulating into the same fragment
 /// is ordered after the group by the tensor cores; the arrival that releases the previous
 /// iteration's slot is [`releases_previous`]'s.
-fn needs(users: &[OperationRef], group: &Pending, layouts: &Layouts, counting: &[Value]) -> bool {
+fn needs(users: &[OperationRef], group: &Pending, wgmma: &HashSet<usize>, counting: &[Value]) -> bool {
     users.iter().any(|user| {
         let name = op_name(user);
         // An arrival on a barrier that copies count on says they were issued, not that a ring
@@ -43,11 +43,7 @@ fn needs(users: &[OperationRef], group: &Pending, layouts: &Layouts, counting: &
         if name == "tile.copy_async" || releases_previous(user) || copies_issued {
             return false;
         }
-        let accumulating = layouts
-            .wgmma
-            .contains(&key(user))
-            .then(|| user.operand(2).ok())
-            .flatten();
+        let accumulating = wgmma.contains(&key(user)).then(|| user.operand(2).ok()).flatten();
         matches!(name, "gpu.barrier" | "tile.arrive" | "nvvm.barrier0")
             || user.operands().any(|value| {
                 (group.fragments.contains(&value) && Some(value) != accumulating)
@@ -77,7 +73,7 @@ fn carries(block: &melior::ir::block::BlockRef) -> bool {
 /// its loop; returns them and the groups still pending at its end.
 fn block_waits<'c, 'a>(
     block: melior::ir::block::BlockRef<'c, 'a>,
-    layouts: &Layouts,
+    wgmma: &HashSet<usize>,
     deferred: &std::collections::HashSet<usize>,
     counting: &[Value<'c, 'a>],
     carried: Vec<Pending<'c, 'a>>,
@@ -93,9 +89,7 @@ fn block_waits<'c, 'a>(
         let mut youngest = if terminator && !pending.is_empty() && !carrying {
             Some(pending.len() - 1)
         } else {
-            pending
-                .iter()
-                .rposition(|group| needs(&users, group, layouts, counting))
+            pending.iter().rposition(|group| needs(&users, group, wgmma, counting))
         };
         // Releasing the previous iteration's slot needs the groups carried in.
         if carried_left > 0 && users.iter().any(releases_previous) {
@@ -106,7 +100,7 @@ fn block_waits<'c, 'a>(
             pending.drain(..=index);
             carried_left = carried_left.saturating_sub(index + 1);
         }
-        if layouts.wgmma.contains(&key(&op)) {
+        if wgmma.contains(&key(&op)) {
             if !deferred.contains(&key(&op)) {
                 pending.clear();
                 carried_left = 0;
@@ -131,10 +125,10 @@ fn block_waits<'c, 'a>(
 
 /// The waits of a kernel's wgmma gemms: before which op, and how many groups may stay pending.
 /// `deferred` are the gemms that do not wait by themselves; the others (the rest of
-/// `layouts.wgmma`) end with a wait for every group.
+/// `wgmma`) end with a wait for every group.
 pub fn wgmma_waits<'c, 'a>(
     ops: &[OperationRef<'c, 'a>],
-    layouts: &Layouts,
+    wgmma: &HashSet<usize>,
     deferred: &std::collections::HashSet<usize>,
 ) -> Vec<(OperationRef<'c, 'a>, i64)> {
     let mut blocks = Vec::new();
@@ -145,17 +139,17 @@ pub fn wgmma_waits<'c, 'a>(
             blocks.push(block);
         }
     }
-    let counting = crate::pipeline::nvidia::counting_barriers_of(ops);
+    let counting = crate::pipeline::mbarriers::counting_barriers_of(ops);
     let mut waits = Vec::new();
     for block in blocks {
-        let (first, left) = block_waits(block, layouts, deferred, &counting, Vec::new());
+        let (first, left) = block_waits(block, wgmma, deferred, &counting, Vec::new());
         if !carries(&block) || left.is_empty() {
             waits.extend(first);
             continue;
         }
         // A loop carrying its gemm's group: the waits of an iteration that starts with the
         // previous iteration's groups pending, and every group waited for after the loop.
-        let (steady, _) = block_waits(block, layouts, deferred, &counting, left);
+        let (steady, _) = block_waits(block, wgmma, deferred, &counting, left);
         waits.extend(steady);
         if let Some(after) = block.parent_operation().and_then(|looped| looped.next_in_block()) {
             waits.push((after, 0));

@@ -1,0 +1,145 @@
+//! TMA boxes: which copies the tensor memory accelerator serves and how its boxes lay a tile out
+//! (rows of up to 128 bytes, swizzled across 8 rows), for the targets whose rings TMA fills
+//! ([`crate::target::Target::tma`]). Layout inference reads these facts to lay out the tiles TMA
+//! will fill, the host encodes the tensor maps from them, and the register rules issue the boxes.
+//!
+//! The tensor map is a kernel parameter that the host encodes. Until the kernel is outlined the
+//! rule reads it from a `builtin.unrealized_conversion_cast` of the global tensor marked with
+//! [`TENSOR_MAP_BOX`]; the outlining (`crate::generic`) turns each distinct (tensor, box) into a
+//! parameter, a manifest entry and the host's `nvgpu.tma.create.descriptor`.
+
+use melior::ir::{Value, ValueLike, operation::OperationRef};
+use std::collections::HashMap;
+use tile_dialect::{
+    level::{MemoryLevel, memory_level},
+    ops::{copy_async_parts, copy_parts, memref_shape, op_name},
+};
+
+fn key(op: &OperationRef) -> usize {
+    op.to_raw().ptr as usize
+}
+
+fn element_type<'c>(value: Value<'c, '_>) -> melior::ir::Type<'c> {
+    crate::cpu::data::element_type(value)
+}
+
+/// The attribute on the cast that stands for a tensor map until the kernel takes it as a
+/// parameter: the box, one size per dimension of the tensor, outermost first (1 in each leading
+/// dimension, then the tile's rows and 64 elements).
+pub const TENSOR_MAP_BOX: &str = tile_dialect::decisions::TENSOR_MAP_BOX;
+/// The bytes a shared allocation starts on, when more than the usual slot alignment.
+pub const ALIGNMENT_ATTRIBUTE: &str = tile_dialect::decisions::ALIGNMENT;
+/// The swizzle span of the boxes, in bytes: one box row.
+pub const SWIZZLE: i64 = 128;
+
+/// Columns of the boxes that fill a tile of `columns` columns of `bytes`-byte elements: a 128-byte
+/// row (64 16-bit or 128 i8 columns, the 128-byte swizzle) where the tile is whole such boxes; a
+/// K-major operand's K tile of 64 or 32 bytes (the 64- or 32-byte swizzle, one box: what a wgmma
+/// descriptor with that swizzle mode reads).
+pub fn box_columns(columns: i64, bytes: i64) -> Option<i64> {
+    if columns % (SWIZZLE / bytes) == 0 {
+        Some(SWIZZLE / bytes)
+    } else {
+        [64, 32].contains(&(columns * bytes)).then_some(columns)
+    }
+}
+
+/// Bytes of an element of the operand tiles TMA fills for wgmma: 2 for f16 and bf16, 1 for i8 and
+/// f8E4M3FN.
+pub fn operand_bytes(tile: Value) -> Option<i64> {
+    use tile_dialect::element::Element;
+    crate::support::element_of(tile)
+        .filter(|element| matches!(element, Element::F16 | Element::BF16 | Element::I8 | Element::F8E4M3FN))
+        .map(|element| element.bytes() as i64)
+}
+
+/// The swizzle span, in bytes, of boxes `columns` elements of `bytes` bytes wide: one box row.
+pub fn swizzle_of(columns: i64, bytes: i64) -> i64 {
+    columns * bytes
+}
+/// The alignment of a 128-byte swizzled tile: the swizzle pattern repeats every 8 rows of 128 bytes.
+pub const SWIZZLED_ALIGNMENT: i64 = 1024;
+
+/// The TMA box (outermost first) that fills the R x C `tile` from `src` at `offsets`, when TMA
+/// can: a global tensor of the tile's element type, f16, bf16, i8 or f8E4M3FN (row-major and contiguous, as the verifier
+/// requires of every tensor), of rank 2 to 5 with rows of a multiple of 16 bytes and sizes a
+/// 32-bit coordinate reaches where they are static; the tile's two dimensions the tensor's last
+/// two, at most 256 rows in whole core matrices, whole boxes of 128-byte rows. A dynamic tensor's
+/// map is encoded at launch from its sizes: a launcher refuses one whose rows are not 16-byte
+/// multiples (a TMA requirement).
+pub fn tma_box(src: Value, offsets: usize, tile: Value) -> Option<Vec<i64>> {
+    let bytes = operand_bytes(tile)?;
+    let [rows, columns] = memref_shape(tile)[..] else {
+        return None;
+    };
+    (element_type(src) == element_type(tile))
+        .then(|| tensor_box(src, offsets, rows, box_columns(columns, bytes)?, bytes))
+        .flatten()
+}
+
+/// The TMA box (outermost first) of `rows` rows of `box_columns` elements of `bytes` bytes of
+/// global tensor `tensor` at `offsets` (one per dimension), when TMA can address such boxes: the
+/// tensor's conditions of [`tma_box`] for elements of any size (the stores' boxes, from an f32
+/// accumulator into a tensor of f16, bf16 or f32).
+pub fn tensor_box(tensor: Value, offsets: usize, rows: i64, box_columns: i64, bytes: i64) -> Option<Vec<i64>> {
+    let memref = tile_dialect::ops::as_memref(tensor.r#type())?;
+    let shape = tile_dialect::ops::static_sizes(memref);
+    let rank = shape.len();
+    let fits = memory_level(tensor.r#type()) == Some(MemoryLevel::Global)
+        && (2..=5).contains(&rank)
+        && offsets == rank
+        && shape[rank - 1].is_none_or(|inner| inner * bytes % 16 == 0)
+        && shape.iter().flatten().all(|size| (1..=i32::MAX as i64).contains(size))
+        && (8..=256).contains(&rows)
+        && rows % 8 == 0;
+    fits.then(|| std::iter::repeat_n(1, rank - 2).chain([rows, box_columns]).collect())
+}
+
+/// Whether TMA boxes fill the core-matrix tile that `parts` copies into, whose K is dimension
+/// `k_dimension`: [`tma_box`] serves it, and boxes narrower than 64 columns only where K is the
+/// columns (the descriptors of an MN-major operand step over whole 128-byte rows).
+pub fn boxes_fill(parts: &tile_dialect::ops::CopyParts, k_dimension: usize) -> bool {
+    let wide = memref_shape(parts.dst)
+        .last()
+        .is_some_and(|columns| operand_bytes(parts.dst).is_some_and(|bytes| columns * bytes % SWIZZLE == 0));
+    tma_box(parts.src, parts.src_offsets.len(), parts.dst).is_some() && (wide || k_dimension == 1)
+}
+
+/// Whether TMA boxes fill the shared tile `allocation` (its key) whose K is dimension
+/// `k_dimension`: it is written, and every write into it is a copy issued ahead that [`boxes_fill`]
+/// serves: a `tile.copy_async`, or (before `tile-expand-pipelines` writes those) a `tile.copy`
+/// among `ahead`, the copies the loops' rings will issue (`crate::pipeline::ahead::ring`).
+pub fn tma_fills(ops: &[OperationRef], allocation: usize, k_dimension: usize, ahead: &[OperationRef]) -> bool {
+    let owned = |tile: Value| crate::pipeline::rings::tile_allocation(tile).map(|allocation| key(&allocation));
+    let mut writers = ops.iter().filter(|op| match op_name(op) {
+        "tile.copy" => copy_parts(*op).is_some_and(|parts| owned(parts.dst) == Some(allocation)),
+        "tile.copy_async" => copy_async_parts(*op).is_some_and(|(parts, _, _)| owned(parts.dst) == Some(allocation)),
+        _ => false,
+    });
+    let mut any = false;
+    let all = writers.all(|writer| {
+        any = true;
+        let parts = match op_name(writer) {
+            "tile.copy_async" => copy_async_parts(writer).map(|(parts, _, _)| parts),
+            _ => copy_parts(writer).filter(|_| ahead.contains(writer)),
+        };
+        parts.is_some_and(|parts| boxes_fill(&parts, k_dimension))
+    });
+    any && all
+}
+
+/// The allocations among `core_tiles` that TMA fills ([`tma_fills`]: rings of a pipelined loop's
+/// operand tiles).
+pub fn swizzled_tiles(ops: &[OperationRef], core_tiles: &HashMap<usize, usize>) -> std::collections::HashSet<usize> {
+    core_tiles
+        .iter()
+        .filter(|(allocation, k_dimension)| tma_fills(ops, **allocation, **k_dimension, &[]))
+        .map(|(allocation, _)| *allocation)
+        .collect()
+}
+
+/// The swizzle, in bytes, of the TMA boxes `box_` (outermost first) of elements of `bytes` bytes:
+/// one box row (the maps of swizzled tiles and of staged stores).
+pub fn tma_swizzle(box_: &[i64], bytes: i64) -> i64 {
+    swizzle_of(*box_.last().expect("a box"), bytes)
+}

@@ -1,0 +1,335 @@
+//! The tensor-core rules of NVIDIA targets: gemms on wgmma (warpgroups, operands as core matrices
+//! in shared memory, A also from registers) and on mma.sync (warps: what wgmma cannot take), the
+//! copies that fill wgmma's tiles (16-byte cp.async, or TMA boxes into rings), the waits for wgmma
+//! groups, and accumulators that leave by staged TMA stores.
+//!
+//! | rule | file |
+//! |------|------|
+//! | which gemms run on wgmma, the tiles it reads as core matrices, the copies into them, the wgmma | [`wgmma`] (the operand facts: [`operands`]) |
+//! | where the kernel waits for wgmma groups | [`wgmma_waits`] |
+//! | gemms on `mma.sync` m16n8k16 (f16, bf16) and m16n8k32 (i8) | [`mma_sync`] |
+//! | ring copies as TMA boxes | [`tma`] |
+//! | accumulator copies to global tensors through a staging tile and TMA | [`tma_store`] |
+
+mod mma_sync;
+mod operands;
+mod tma;
+mod tma_store;
+mod wgmma;
+mod wgmma_waits;
+
+use crate::registers::prelude::*;
+use crate::target::Target;
+use mma_sync::{MmaGemm, MmaInput};
+use tma_store::TmaStore;
+
+/// The tensor cores of sm_90a: wgmma, mma.sync where wgmma cannot take a gemm, TMA stores.
+pub static TENSOR_CORES: TensorCores = TensorCores;
+
+/// The rules' family value ([`crate::target::Target::matrix`]).
+pub struct TensorCores;
+
+/// What the rules decided for one kernel.
+#[derive(Default)]
+pub struct TensorCorePlan {
+    /// Shared tiles kept as wgmma core matrices, by allocation: the dimension that is K.
+    core_tiles: HashMap<usize, usize>,
+    /// Those of them that TMA fills in 128-byte swizzled boxes, by allocation (the rest are kept
+    /// in column slabs: [`operands`]).
+    swizzled: HashSet<usize>,
+    /// The gemms that run on wgmma.
+    wgmma: HashSet<usize>,
+    /// The wgmma gemms whose accumulator was just filled with zeros: their first instruction
+    /// writes D = A B instead of adding to registers that would be zeroed one by one.
+    zero_start: HashSet<usize>,
+    /// The gemms that run on mma.sync (those wgmma cannot take), with their warp split.
+    mma: HashMap<usize, MmaGemm>,
+    /// The accumulator copies that leave by TMA, by copy.
+    tma_stores: HashMap<usize, TmaStore>,
+    /// Bytes of the kernel's own TMA staging area (0: none).
+    own_staging: i64,
+}
+
+/// The rules' numbers ([`MatrixPlan::rule`]).
+const COPY_CORE: u8 = 0;
+const WGMMA: u8 = 1;
+const MMA_SYNC: u8 = 2;
+
+impl MatrixRules for TensorCores {
+    fn instructions(&self) -> &'static str {
+        "tensor cores"
+    }
+
+    fn f8_instruction(&self) -> Option<&'static str> {
+        Some("wgmma")
+    }
+
+    fn plan<'c, 'a>(
+        &self,
+        kernel: &Kernel<'c, 'a, '_>,
+        layouts: &Layouts,
+    ) -> Result<Result<(Box<dyn MatrixPlan>, Off<'c, 'a>), Unsupported<'c, 'a>>, crate::kernels::Failure<'c, 'a>> {
+        let (ops, target) = (kernel.ops, kernel.target);
+        let plan = wgmma::wgmma_plan(ops, layouts);
+        if let Err(unsupported) = core_tiles_as_recorded(ops, kernel.shared, &plan, target) {
+            return Ok(Err(unsupported));
+        }
+        // Nothing but wgmma takes f8E4M3FN (no rule converts 8-bit floats, the plain strategy's
+        // neither): an error, not a fallback.
+        if let Some(gemm) = ops
+            .iter()
+            .find(|op| op_name(op) == "tile.gemm" && !plan.gemms.contains(&key(op)) && f8_inputs(op))
+        {
+            return Err((*gemm, f8_off_wgmma(target)));
+        }
+        // The tiles TMA fills, as their recorded layouts say (checked against their copies above).
+        let swizzled = kernel
+            .shared
+            .iter()
+            .filter(|(allocation, layout)| layout.swizzle > 0 && plan.core_tiles.contains_key(&key(allocation)))
+            .map(|(allocation, _)| key(allocation))
+            .collect();
+        let zero_start = wgmma::zero_started(ops, &plan.gemms);
+        // The gemms off wgmma whose accumulator has the mma layout run on mma.sync; the rest,
+        // and those the mma rule cannot take, on the scalar rule (with a warning).
+        let (mma, off_mma) = mma_sync::mma_plan(ops, layouts, &plan.gemms, &plan.core_tiles);
+        let mut off = plan.off;
+        off.retain(|(gemm, _)| !mma.contains_key(&key(gemm)) && !off_mma.iter().any(|(other, _)| other == gemm));
+        off.extend(off_mma);
+        // i8 products off wgmma run on mma.sync, a fraction of what wgmma would give: say so at
+        // the gemm, with what would put it on wgmma.
+        for gemm in ops
+            .iter()
+            .filter(|op| mma.get(&key(op)).is_some_and(|plan| plan.input == MmaInput::S8))
+        {
+            tile_dialect::diagnostics::emit_warning(
+                gemm.location(),
+                &format!(
+                    "'tile.gemm' op multiplies i8 on mma.sync.m16n8k32, at a fraction of {target}'s tensor-core rate: wgmma reads i8 operands K-major only, so give A as MxK in a shared tile and B as NxK (transpose_b) in a shared tile, with M a multiple of 64 a warpgroup and K of 32"
+                ),
+            );
+        }
+        let plan = TensorCorePlan {
+            core_tiles: plan.core_tiles,
+            swizzled,
+            wgmma: plan.gemms,
+            zero_start,
+            mma,
+            tma_stores: HashMap::new(),
+            own_staging: 0,
+        };
+        Ok(Ok((Box::new(plan), off)))
+    }
+
+    fn tma_fillable(&self, kernel: OperationRef, target: &'static Target, copies: &[OperationRef]) -> bool {
+        let Some(layouts) = crate::registers::forecast_layouts(kernel, target) else {
+            return false;
+        };
+        let plan = wgmma::wgmma_plan(&nested_ops(kernel), &layouts);
+        copies.iter().filter_map(copy_parts).all(|parts| {
+            let allocation = crate::pipeline::rings::tile_allocation(parts.dst).map(|allocation| key(&allocation));
+            let k_dimension = allocation.and_then(|allocation| plan.core_tiles.get(&allocation).copied());
+            k_dimension.is_some_and(|k| crate::layout::tma::boxes_fill(&parts, k))
+        })
+    }
+}
+
+impl MatrixPlan for TensorCorePlan {
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+
+    fn register_a(&self, gemm: &OperationRef, layouts: &Layouts) -> bool {
+        wgmma::register_a(gemm, &self.wgmma, layouts) || self.mma.get(&key(gemm)).is_some_and(|plan| plan.register_a)
+    }
+
+    fn filled_by_tma(&self, allocation: usize) -> bool {
+        self.swizzled.contains(&allocation)
+    }
+
+    fn plan_stores(&mut self, ops: &[OperationRef], layouts: &Layouts, scratch: i64) -> i64 {
+        (self.tma_stores, self.own_staging) = tma_store::tma_store_plan(ops, self, layouts, scratch);
+        self.own_staging
+    }
+
+    fn prepare<'c, 'a>(
+        &self,
+        b: &Builder<'c>,
+        start: At<'c, 'a>,
+        kernel: OperationRef<'c, 'a>,
+        ops: &[OperationRef<'c, 'a>],
+        layouts: &Layouts,
+    ) -> Prepared<'c, 'a> {
+        let context = b.context;
+        let operands_kept = wgmma::operands_kept(kernel, ops, &self.wgmma, layouts);
+        // The waits for wgmma groups go in first: each op's rule then writes its code after them.
+        let deferred = operands_kept
+            .iter()
+            .copied()
+            .filter(|gemm| self.wgmma.contains(gemm))
+            .collect();
+        for (op, groups) in wgmma_waits::wgmma_waits(ops, &self.wgmma, &deferred) {
+            let group = (
+                Identifier::new(context, "group"),
+                crate::attributes::integer(context, 64, groups as i64),
+            );
+            b.insert(
+                At::before(op),
+                OperationBuilder::new("nvvm.wgmma.wait.group.sync.aligned", op.location())
+                    .add_attributes(&[group])
+                    .build()
+                    .expect("nvvm op"),
+            );
+        }
+        let values = tma_store::staging_areas(b, start, ops, self)
+            .into_iter()
+            .map(|(copy, area)| (copy, vec![area]))
+            .collect();
+        Prepared {
+            values,
+            marked: operands_kept,
+        }
+    }
+
+    fn rule(&self, op: &OperationRef, _lowering: &Lowering) -> Option<u8> {
+        let destination = match op_name(op) {
+            "tile.copy" => copy_parts(op).map(|parts| parts.dst),
+            "tile.copy_async" => copy_async_parts(op).map(|(parts, _, _)| parts.dst),
+            _ => None,
+        };
+        let into_core_tile = destination
+            .and_then(crate::pipeline::rings::tile_allocation)
+            .is_some_and(|allocation| self.core_tiles.contains_key(&key(&allocation)));
+        match op_name(op) {
+            "tile.copy" | "tile.copy_async" if into_core_tile => Some(COPY_CORE),
+            "tile.gemm" if self.wgmma.contains(&key(op)) => Some(WGMMA),
+            "tile.gemm" if self.mma.contains_key(&key(op)) => Some(MMA_SYNC),
+            _ => None,
+        }
+    }
+
+    fn lower<'c, 'a>(
+        &self,
+        lowering: &Lowering<'c, 'a, '_>,
+        op: OperationRef<'c, 'a>,
+        rule: u8,
+        scratch: Option<Value<'c, 'a>>,
+    ) {
+        match rule {
+            COPY_CORE => lowering.copy_to_core_matrices(op, self),
+            WGMMA => lowering.wgmma(op, scratch, self),
+            _ => lowering.mma_sync(op, scratch, self),
+        }
+    }
+
+    fn copy_out<'c, 'a>(
+        &self,
+        lowering: &Lowering<'c, 'a, '_>,
+        op: OperationRef<'c, 'a>,
+        src: Value<'c, 'a>,
+        dst: Value<'c, 'a>,
+        offsets: &[Value<'c, 'a>],
+    ) -> bool {
+        let staging = lowering
+            .prepared
+            .values
+            .get(&key(&op))
+            .and_then(|areas| areas.first())
+            .copied();
+        lowering.copy_out_by_tma(op, src, dst, offsets, staging, self)
+    }
+
+    fn finish<'c, 'a>(&self, lowering: &Lowering<'c, 'a, '_>, b: &Builder<'c>, end: At<'c, 'a>) {
+        // The threads that issued TMA stores (thread 0, or each warpgroup's first where warpgroups
+        // stage alone) wait for them before the kernel ends (their source is shared memory).
+        if self.tma_stores.is_empty() {
+            return;
+        }
+        let issuer = if self.tma_stores.values().any(|plan| plan.warpgroups > 1) {
+            b.op(end, "arith.remui", &[lowering.tid, b.index(end, 128)])
+        } else {
+            lowering.tid
+        };
+        let leader = b.if_then(end, b.compare(end, "eq", issuer, b.index(end, 0)));
+        lowering.bulk_wait(b, leader, false);
+    }
+}
+
+/// Why an f8E4M3FN gemm that wgmma cannot take is refused on `target`, and what it would take.
+fn f8_off_wgmma(target: &Target) -> String {
+    format!(
+        "multiplies f8E4M3FN, which {target} runs on wgmma alone (no rule converts 8-bit floats): give A as MxK and B as NxK (transpose_b) in shared tiles filled by copies from f8E4M3FN tensors, K a multiple of 32, and an f32 accumulator in a block of whole warpgroups with M a multiple of 64 a warpgroup and N a multiple of 8 up to 256"
+    )
+}
+
+/// Whether a gemm reads f8E4M3FN operands.
+fn f8_inputs(gemm: &OperationRef) -> bool {
+    [0, 1]
+        .iter()
+        .filter_map(|i| gemm.operand(*i).ok())
+        .any(|value| crate::support::element_of(value) == Some(tile_dialect::element::Element::F8E4M3FN))
+}
+
+/// Checks that every shared tile wgmma reads as core matrices (a live one: rings replace the tiles
+/// they were made for) is laid out as its `tile.layout` says: in TMA's swizzled boxes where TMA
+/// fills it, in the threads' column slabs where the threads copy it
+/// (`crate::nvgpu::chip::operand_layout`; `tile-infer-layouts` records the same from the copies the
+/// rings will issue).
+fn core_tiles_as_recorded<'c, 'a>(
+    ops: &[OperationRef<'c, 'a>],
+    shared: &[(OperationRef<'c, 'a>, tile_dialect::layout::SharedLayout)],
+    plan: &wgmma::WgmmaPlan<'c, 'a>,
+    target: &Target,
+) -> Result<(), Unsupported<'c, 'a>> {
+    for (allocation, recorded) in shared {
+        let Some(&k_dimension) = plan.core_tiles.get(&key(allocation)) else {
+            continue;
+        };
+        let Ok(tile) = allocation.result(0).map(melior::ir::Value::from) else {
+            continue;
+        };
+        if !ops.iter().any(|op| op.operands().any(|operand| operand == tile)) {
+            continue;
+        }
+        let shape = tile_dialect::ops::memref_shape(tile);
+        let [rows, columns] = shape[shape.len().saturating_sub(2)..] else {
+            continue;
+        };
+        let tma = plan.swizzled.contains(&key(allocation));
+        let bytes = crate::support::element_of(tile).map_or(2, |element| element.bytes() as i64);
+        let wanted = crate::nvgpu::chip::operand_layout(rows, columns, tma, bytes);
+        use tile_dialect::layout::SharedLayout;
+        let same = wanted.as_ref().is_some_and(|wanted| {
+            SharedLayout {
+                buffers: 1,
+                ..wanted.clone()
+            } == SharedLayout {
+                buffers: 1,
+                ..recorded.clone()
+            }
+        });
+        if !same {
+            let (recorded, wanted) = tile_dialect::ops::with_context(*allocation, |context| {
+                (
+                    recorded.to_attribute(context).to_string(),
+                    wanted.map_or("no layout".to_owned(), |wanted| {
+                        wanted.to_attribute(context).to_string()
+                    }),
+                )
+            });
+            let filled = if tma {
+                "TMA fills it"
+            } else {
+                "the threads copy it (TMA fills only tiles whose every copy is issued ahead into a ring in whole 128-byte swizzled boxes)"
+            };
+            let dimension = if k_dimension == 0 { "rows" } else { "columns" };
+            return Err((
+                *allocation,
+                format!(
+                    "is laid out as {recorded}, but wgmma reads it (K along its {dimension}) as {wanted} on {target}, since {filled}; tile-infer-layouts lays out the tiles rings will fill for tile-plan-pipelines and tile-expand-pipelines (run them before the lowering, as the tile-to-nvvm pipeline does); a layout written by hand must be this one"
+                ),
+            ));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,146 @@
+//! TMA copies: a `tile.copy_async` into a ring of wgmma operand tiles that only TMA fills is, in
+//! one thread, the bytes its barrier is to expect and one TMA box per 64 columns of the tile (R
+//! rows of 128 bytes, 128-byte swizzled, the boxes one after the other; a K-major tile of 32 or 16
+//! columns is one box of 64- or 32-byte rows with that swizzle: [`crate::layout::tma`]): the copy
+//! engine writes them, zero-filling what lies past the tensor in any dimension, and completes the
+//! bytes on the barrier. The other threads issue nothing; where only TMA fills a barrier's slots,
+//! thread 0's arrival is the phase's only one (`crate::pipeline::mbarriers`; the ring's "slot
+//! free" side is unchanged). wgmma reads such tiles through 128-byte swizzled descriptors
+//! (`Lowering::wgmma`), which need the ring to start on 1024 bytes
+//! ([`crate::layout::tma::ALIGNMENT_ATTRIBUTE`]).
+
+use crate::layout::tma::*;
+use crate::registers::prelude::*;
+
+impl<'c, 'a> Lowering<'c, 'a, '_> {
+    /// The copy `op` (a `tile.copy_async` of `parts` counting on `barriers[index]`) as TMA boxes
+    /// of `box_` into `tile`, issued by thread 0 after it adds their bytes to the barrier's
+    /// expected transactions; the tile's ring is marked to start on [`SWIZZLED_ALIGNMENT`].
+    pub(crate) fn copy_by_tma(
+        &self,
+        op: OperationRef<'c, 'a>,
+        parts: &tile_dialect::ops::CopyParts<'c, 'a>,
+        tile: Value<'c, 'a>,
+        barriers: Value<'c, 'a>,
+        index: Value<'c, 'a>,
+        box_: Vec<i64>,
+    ) {
+        let b = self.builder(&op);
+        let at = At::before(op);
+        let context = self.context;
+        let [rows, columns] = memref_shape(tile)[..] else {
+            unreachable!("a 2-D tile")
+        };
+        let i32_type: Type = IntegerType::new(context, 32).into();
+        let i64_type: Type = IntegerType::new(context, 64).into();
+        let shared_pointer = crate::attributes::llvm_pointer(context, 3);
+        let cluster_pointer = crate::attributes::llvm_pointer(context, 7);
+        if let Some(allocation) = crate::pipeline::rings::tile_allocation(tile) {
+            let alignment = IntegerAttribute::new(IntegerType::new(context, 64).into(), SWIZZLED_ALIGNMENT);
+            tile_dialect::ops::set_attribute(allocation, ALIGNMENT_ATTRIBUTE, alignment.into());
+        }
+        let map = self.tensor_map(&b, at, parts.src, &box_);
+        if let Some(result) = tile_dialect::ops::as_result(barriers) {
+            tile_dialect::ops::set_attribute(
+                result.owner(),
+                crate::pipeline::mbarriers::TMA_FILLS_ATTRIBUTE,
+                Attribute::unit(context),
+            );
+        }
+        // Thread 0 issues them; in a producer, its one thread.
+        let leader = if crate::pipeline::producer::in_producer(op) {
+            at
+        } else {
+            let first = b.compare(at, "eq", self.tid, b.index(at, 0));
+            b.if_then(at, first)
+        };
+        let barrier = crate::pipeline::mbarriers::barrier_pointer(&b, leader, barriers, index);
+        let element_bytes = operand_bytes(tile).expect("a TMA-filled tile");
+        let bytes = rows * columns * element_bytes;
+        let expected = b.value(
+            leader,
+            melior::dialect::arith::constant(context, IntegerAttribute::new(i32_type, bytes).into(), b.location),
+        );
+        b.insert(
+            leader,
+            OperationBuilder::new("nvvm.mbarrier.expect_tx", b.location)
+                .add_operands(&[barrier, expected])
+                .build()
+                .expect("nvvm.mbarrier.expect_tx"),
+        );
+        let base = b.aligned_pointer(leader, tile);
+        let base = b.cast(leader, "arith.index_cast", base, i64_type);
+        // Coordinates innermost first: the column, the row, then the leading offsets inwards out.
+        let coordinate = |value: Value<'c, 'a>| b.cast(leader, "arith.index_cast", value, i32_type);
+        let rank = parts.src_offsets.len();
+        let column = coordinate(parts.src_offsets[rank - 1]);
+        let mut rest: Vec<Value> = vec![coordinate(parts.src_offsets[rank - 2])];
+        rest.extend(
+            parts.src_offsets[..rank - 2]
+                .iter()
+                .rev()
+                .map(|offset| coordinate(*offset)),
+        );
+        let box_columns = *box_.last().expect("a box");
+        for box_index in 0..columns / box_columns {
+            let box_bytes = b.value(
+                leader,
+                melior::dialect::arith::constant(
+                    context,
+                    IntegerAttribute::new(i64_type, box_index * rows * box_columns * element_bytes).into(),
+                    b.location,
+                ),
+            );
+            let address = b.op(leader, "arith.addi", &[base, box_bytes]);
+            let destination = b.cast(leader, "llvm.inttoptr", address, shared_pointer);
+            // The instruction writes through a shared::cluster address (this block's own shared
+            // memory when no cluster is launched).
+            let destination = b.cast(leader, "llvm.addrspacecast", destination, cluster_pointer);
+            let shift = b.value(
+                leader,
+                melior::dialect::arith::constant(
+                    context,
+                    IntegerAttribute::new(i32_type, box_index * box_columns).into(),
+                    b.location,
+                ),
+            );
+            let box_column = b.op(leader, "arith.addi", &[column, shift]);
+            let mut operands = vec![destination, map];
+            operands.push(box_column);
+            operands.extend(rest.iter().copied());
+            operands.push(barrier);
+            let segments = crate::attributes::i32_array(context, &[1, 1, rank as i32, 1, 0, 0, 0, 0]);
+            b.insert(
+                leader,
+                OperationBuilder::new("nvvm.cp.async.bulk.tensor.shared.cluster.global", b.location)
+                    .add_operands(&operands)
+                    .add_attributes(&[(Identifier::new(context, "operandSegmentSizes"), segments)])
+                    .build()
+                    .expect("nvvm.cp.async.bulk.tensor.shared.cluster.global"),
+            );
+        }
+        erase(context, op);
+    }
+
+    /// The tensor map of global tensor `tensor` with box `box_` (outermost first): until the
+    /// kernel takes it as a parameter, a cast of the tensor marked with [`TENSOR_MAP_BOX`].
+    pub(crate) fn tensor_map(
+        &self,
+        b: &Builder<'c>,
+        at: At<'c, 'a>,
+        tensor: Value<'c, 'a>,
+        box_: &[i64],
+    ) -> Value<'c, 'a> {
+        let pointer = crate::attributes::llvm_pointer(self.context, 0);
+        let box_attribute = crate::attributes::i64_array(self.context, box_);
+        b.value(
+            at,
+            OperationBuilder::new("builtin.unrealized_conversion_cast", b.location)
+                .add_operands(&[tensor])
+                .add_attributes(&[(Identifier::new(self.context, TENSOR_MAP_BOX), box_attribute)])
+                .add_results(&[pointer])
+                .build()
+                .expect("builtin.unrealized_conversion_cast"),
+        )
+    }
+}
