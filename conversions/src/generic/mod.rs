@@ -395,7 +395,14 @@ fn lower<'c, 'a>(
     // Targets with wide copies move global tensors into shared tiles 16 bytes a load (or 8 through
     // vector views); the others have their own ways (TMA and cp.async) or keep the plain copy.
     if let Some(wide_copies) = &target.wide_copies {
-        vector_copy::lower(context, kernel, threads, registers, wide_copies);
+        vector_copy::lower(
+            context,
+            kernel,
+            threads,
+            registers,
+            wide_copies,
+            target.memory.private_space,
+        );
     }
     let views = vector_views(kernel, &tensors);
     reduce::lower(context, &melior::IrRewriter::new(context).as_rewriter_base(), &splits);

@@ -71,8 +71,6 @@ pub struct WideCopies {
     /// its ends), its runs load with no branch each, back to back (NVIDIA's driver serialized
     /// loads that each sat behind their own branch: `bench/RESULTS.md`, runs 10 and 11).
     pub whole_tile_test: bool,
-    /// The memory space of the registers runs are held in.
-    pub private_space: &'static str,
 }
 
 /// The unit attribute of the cast that stands for a tensor's vector view until the kernel's
@@ -240,9 +238,9 @@ fn registers<'c, 'a>(
     at: At<'c, 'a>,
     runs: &Runs<'c, 'a>,
     element: Type<'c>,
-    target: &WideCopies,
+    private_space: &str,
 ) -> Value<'c, 'a> {
-    let space = Attribute::parse(b.context, target.private_space);
+    let space = Attribute::parse(b.context, private_space);
     let array = MemRefType::new(element, &[runs.trips * runs.rows * runs.run], None, space);
     b.value(
         at,
@@ -591,6 +589,7 @@ fn writes_other_tile_from_global(op: OperationRef, tile: Value) -> bool {
 /// op is another copy from a global tensor into another tile: one barrier after the last makes
 /// both visible; and the next copy's writes need no barrier before them, because every op that
 /// reads a shared tile, in the register rules and in the plain strategy alike, ends with one).
+#[allow(clippy::too_many_arguments)]
 fn lower_copy<'c, 'a>(
     context: &'c Context,
     copy: OperationRef<'c, 'a>,
@@ -598,6 +597,7 @@ fn lower_copy<'c, 'a>(
     tid: Value<'c, 'a>,
     start: At<'c, 'a>,
     target: &WideCopies,
+    private_space: &str,
     views: &Views<'c, 'a>,
 ) {
     let b = Builder {
@@ -608,7 +608,7 @@ fn lower_copy<'c, 'a>(
     let at = At::before(copy);
     let parts = copy_parts(&copy).expect("a verified copy");
     let element = MemRefType::try_from(parts.dst.r#type()).expect("a tile").element();
-    let held = registers(&b, start, runs, element, target);
+    let held = registers(&b, start, runs, element, private_space);
     load_runs(
         &b,
         at,
@@ -708,6 +708,7 @@ fn prefetch<'c, 'a>(
     tid: Value<'c, 'a>,
     start: At<'c, 'a>,
     target: &WideCopies,
+    private_space: &str,
     views: &Views<'c, 'a>,
 ) {
     let b = Builder {
@@ -736,7 +737,7 @@ fn prefetch<'c, 'a>(
             let element = MemRefType::try_from(copy_parts(copy).expect("a copy").dst.r#type())
                 .expect("a tile")
                 .element();
-            let array = registers(&b, start, &runs, element, target);
+            let array = registers(&b, start, &runs, element, private_space);
             (runs, array, element)
         })
         .collect();
@@ -821,6 +822,7 @@ pub fn lower<'c, 'a>(
     threads: i64,
     prefetch_loops: bool,
     target: &WideCopies,
+    private_space: &str,
 ) {
     let Some(block) = kernel.region(0).ok().and_then(|region| region.first_block()) else {
         return;
@@ -845,13 +847,23 @@ pub fn lower<'c, 'a>(
         {
             let copies = prefetched(kernel, pipelined, target);
             if !copies.is_empty() {
-                prefetch(context, pipelined, &copies, threads, tid, start, target, &views);
+                prefetch(
+                    context,
+                    pipelined,
+                    &copies,
+                    threads,
+                    tid,
+                    start,
+                    target,
+                    private_space,
+                    &views,
+                );
             }
         }
     }
     for copy in nested_ops(kernel) {
         if let Some(runs) = Runs::of(copy, threads, target) {
-            lower_copy(context, copy, &runs, tid, start, target, &views);
+            lower_copy(context, copy, &runs, tid, start, target, private_space, &views);
         }
     }
 }

@@ -50,7 +50,6 @@ pub static TARGET: Target = Target {
         views: false,
         sched_barrier: true,
         whole_tile_test: false,
-        private_space: "#gpu.address_space<private>",
     }),
     subgroup_size: None,
 };

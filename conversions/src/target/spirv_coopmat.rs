@@ -42,7 +42,6 @@ pub static TARGET: Target = Target {
         views: true,
         sched_barrier: false,
         whole_tile_test: true,
-        private_space: "#spirv.storage_class<Function>",
     }),
     subgroup_size: Some(config::SUBGROUP as u32),
 };
