@@ -9,6 +9,11 @@ rm -rf bench/kernels/vulkan bench/kernels/vulkan-plain  # Vulkan runs need the l
 python3 bench/bench.py bench/kernels --no-time > "$out/check.log" 2>&1
 echo "== check: $(grep -c ': PASS' "$out/check.log") PASS, $(grep -c ': FAIL' "$out/check.log") FAIL"
 grep ': FAIL' "$out/check.log" | head -20
+if [ -d bench/kernels/sm_80 ]; then
+  python3 bench/bench.py bench/kernels/sm_80 --no-time > "$out/check_sm80.log" 2>&1
+  echo "== check sm_80: $(grep -c ': PASS' "$out/check_sm80.log") PASS, $(grep -c ': FAIL' "$out/check_sm80.log") FAIL"
+  grep ': FAIL' "$out/check_sm80.log" | head -20
+fi
 for filter in ${FILTERS:-}; do
   python3 bench/bench.py bench/kernels --filter "$filter" >> "$out/time.log" 2>&1
 done
@@ -17,6 +22,11 @@ done
 for ptx in bench/kernels/*.ptx; do
   echo "== $(basename "$ptx")" >> "$out/ptxas.log"
   ptxas -arch=sm_90a -v "$ptx" -o /dev/null >> "$out/ptxas.log" 2>&1
+done
+for ptx in bench/kernels/sm_80/*.ptx; do
+  [ -f "$ptx" ] || continue
+  echo "== sm_80/$(basename "$ptx")" >> "$out/ptxas.log"
+  ptxas -arch=sm_80 -v "$ptx" -o /dev/null >> "$out/ptxas.log" 2>&1
 done
 echo "== ptxas: $(grep -c '^== ' "$out/ptxas.log") kernels, $(grep -E 'bytes spill (stores|loads)' "$out/ptxas.log" | grep -vc ' 0 bytes spill stores, 0 bytes spill loads') with spills"
 grep -B3 -E '[1-9][0-9]* bytes spill' "$out/ptxas.log" | grep '^==' | head

@@ -651,13 +651,14 @@ pub const PASSES: &[&str] = &[
     "--tile-infer-layouts",
     "--tile-plan-pipelines",
     "--pass-pipeline=builtin.module(tile-to-nvvm{chip=sm_90a})",
+    "--pass-pipeline=builtin.module(tile-to-nvvm{chip=sm_80})",
     "--pass-pipeline=builtin.module(tile-to-rocdl{chip=gfx942})",
     "--pass-pipeline=builtin.module(tile-to-spirv{chip=spirv})",
     "--pass-pipeline=builtin.module(tile-to-spirv{chip=spirv-coopmat})",
 ];
 
 /// The `tile-compile` targets.
-pub const TARGETS: &[&str] = &["sm_90a", "gfx942", "spirv", "spirv-coopmat"];
+pub const TARGETS: &[&str] = &["sm_90a", "sm_80", "gfx942", "spirv", "spirv-coopmat"];
 
 impl Tool {
     /// Picks a tool at random: compiles and CPU runs most often; runs only for `runnable` seeds.

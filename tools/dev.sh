@@ -52,7 +52,7 @@ setup() {
 }
 
 # The targets the main job compiles for; the ones without a lowering yet say so.
-targets=(sm_90a gfx942 spirv spirv-coopmat)
+targets=(sm_90a sm_80 gfx942 spirv spirv-coopmat)
 
 examples() {
   cargo build --release --quiet
@@ -74,8 +74,8 @@ examples() {
         local code="${manifest%.json}"
         if [ -f "$code.ptx" ]; then
           code="$code.ptx"
-          printf '      %s: %s lines of PTX, %s wgmma, %s TMA loads, %s TMA stores, %s mbarrier waits\n' \
-            "$(basename "$code")" "$(wc -l < "$code")" "$(grep -c 'wgmma.mma_async' "$code")" \
+          printf '      %s: %s lines of PTX, %s wgmma, %s mma.sync, %s TMA loads, %s TMA stores, %s mbarrier waits\n' \
+            "$(basename "$code")" "$(wc -l < "$code")" "$(grep -c 'wgmma.mma_async' "$code")" "$(grep -c 'mma.sync.aligned' "$code")" \
             "$(grep -c 'cp.async.bulk.tensor.2d.shared' "$code")" "$(grep -c 'cp.async.bulk.tensor.2d.global' "$code")" \
             "$(grep -c 'mbarrier.try_wait' "$code")"
         elif [ -f "$code.spv" ]; then

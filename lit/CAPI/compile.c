@@ -55,8 +55,8 @@ int main(void) {
     printf("%s\n", tileCompilationGetDiagnostic(result, i).data);
   tileCompilationDestroy(result);
 
-  result = tileCompile(ref(program), ref("scale.mlir"), ref("sm_80"));
-  // CHECK-NEXT: unknown target sm_80: expected sm_90a, gfx942, spirv, spirv-coopmat
+  result = tileCompile(ref(program), ref("scale.mlir"), ref("sm_75"));
+  // CHECK-NEXT: unknown target sm_75: expected sm_90a, sm_80, gfx942, spirv, spirv-coopmat
   printf("%s\n", tileCompilationGetDiagnostic(result, 0).data);
   tileCompilationDestroy(result);
   return 0;

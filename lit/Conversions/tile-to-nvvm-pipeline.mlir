@@ -2,7 +2,7 @@
 // in stock mlir-opt with the plugin.
 // RUN: tile-opt %examples/gemm_relu.mlir --pass-pipeline='builtin.module(tile-to-nvvm{chip=sm_90a})' | FileCheck %s
 // RUN: mlir-opt --load-dialect-plugin=%tile_plugin --load-pass-plugin=%tile_plugin %examples/gemm_relu.mlir --pass-pipeline='builtin.module(tile-to-nvvm{chip=sm_90a})' | FileCheck %s
-// RUN: not tile-opt %examples/gemm_relu.mlir --pass-pipeline='builtin.module(tile-to-nvvm{chip=sm_80})' 2>&1 | FileCheck %s --check-prefix=CHIP
+// RUN: not tile-opt %examples/gemm_relu.mlir --pass-pipeline='builtin.module(tile-to-nvvm{chip=sm_75})' 2>&1 | FileCheck %s --check-prefix=CHIP
 // Without chip, each pipeline compiles for its first: sm_90a here, plain SPIR-V for tile-to-spirv.
 // RUN: tile-opt %examples/gemm_relu.mlir --pass-pipeline='builtin.module(tile-to-nvvm)' | FileCheck %s
 // RUN: tile-opt %examples/softmax.mlir --pass-pipeline='builtin.module(tile-to-spirv)' | FileCheck %s --check-prefix=SPIRV
@@ -22,4 +22,4 @@
 // LLVMIR: call ptr @mgpuTensorMapEncodeTiledMemref
 // LLVMIR: call void @mgpuLaunchKernel
 
-// CHIP: error: tile-to-nvvm failed: chip sm_80 is not supported yet; supported: sm_90a
+// CHIP: error: tile-to-nvvm failed: chip sm_75 is not supported yet; supported: sm_90a, sm_80

@@ -1,13 +1,15 @@
 // What a target cannot build is refused at the op before lowering (issue 11): 8-bit floats no
-// target converts yet (sm_90a takes them only as wgmma operands), host memrefs outside the default
+// target converts yet (sm_90a takes them only as wgmma operands; sm_80 not at all), host memrefs outside the default
 // memory space. Never an AMDGCN serialization
 // error located nowhere or a failed translation. (Math ops: the math passes' own lit files.)
 // RUN: not tile-opt %s -split-input-file -convert-tile-to-nvgpu 2>&1 | FileCheck %s --check-prefix=NV
+// RUN: not tile-opt %s -split-input-file -convert-tile-to-nvgpu-sm80 2>&1 | FileCheck %s --check-prefix=AMP
 // RUN: not tile-opt %s -split-input-file -convert-tile-to-amdgpu 2>&1 | FileCheck %s --check-prefix=AMD
 // RUN: not tile-opt %s -split-input-file -convert-tile-to-spirv 2>&1 | FileCheck %s --check-prefix=VK
 // RUN: not tile-opt %s -split-input-file -convert-tile-to-cpu 2>&1 | FileCheck %s --check-prefix=CPU
 
-// NV: unsupported.mlir:[[# @LINE + 8]]:5: error: 'tile.copy' op uses f8E4M3FN, which sm_90a lowers only as wgmma operands (shared tiles that copies from f8E4M3FN tensors fill and gemms read; no 8-bit float conversions yet); use f16 or f32
+// NV: unsupported.mlir:[[# @LINE + 9]]:5: error: 'tile.copy' op uses f8E4M3FN, which sm_90a lowers only as wgmma operands (shared tiles that copies from f8E4M3FN tensors fill and gemms read; no 8-bit float conversions yet); use f16 or f32
+// AMP: unsupported.mlir:[[# @LINE + 8]]:5: error: 'tile.copy' op uses f8E4M3FN, which sm_80 does not lower yet (no 8-bit float conversions); use f16 or f32
 // AMD: unsupported.mlir:[[# @LINE + 7]]:5: error: 'tile.copy' op uses f8E4M3FN, which gfx942 does not lower yet
 // CPU: unsupported.mlir:[[# @LINE + 6]]:5: error: 'tile.copy' op uses f8E4M3FN, which the CPU reference does not lower yet
 func.func @fp8(%X: memref<64xf8E4M3FN>) {
@@ -24,7 +26,8 @@ func.func @fp8(%X: memref<64xf8E4M3FN>) {
 
 // Host code is lowered to LLVM on every GPU target: a host memref in #gpu.address_space<global> has
 // no LLVM address space there (upstream's error was located nowhere).
-// NV: unsupported.mlir:[[# @LINE + 3]]:1: error: expects the host function's memrefs in the default memory space (a launch passes plain device pointers), but argument 0 is memref<16x16xf32, #gpu.address_space<global>>
+// NV: unsupported.mlir:[[# @LINE + 4]]:1: error: expects the host function's memrefs in the default memory space (a launch passes plain device pointers), but argument 0 is memref<16x16xf32, #gpu.address_space<global>>
+// AMP: unsupported.mlir:[[# @LINE + 3]]:1: error: expects the host function's memrefs in the default memory space
 // AMD: unsupported.mlir:[[# @LINE + 2]]:1: error: expects the host function's memrefs in the default memory space
 // VK: unsupported.mlir:[[# @LINE + 1]]:1: error: expects the host function's memrefs in the default memory space
 func.func @global_space(%f: memref<16x16xf32, #gpu.address_space<global>>) {
@@ -35,7 +38,8 @@ func.func @global_space(%f: memref<16x16xf32, #gpu.address_space<global>>) {
 
 // A producer needs a warpgroup of its own beside the kernel's threads, which only sm_90a gives it;
 // there, its one thread issues TMA copies only (an f32 tile is not TMA's).
-// NV: unsupported.mlir:[[# @LINE + 15]]:9: error: 'tile.copy_async' op is in a tile.producer, whose one thread issues TMA copies only, but TMA does not fill this tile on sm_90a
+// NV: unsupported.mlir:[[# @LINE + 16]]:9: error: 'tile.copy_async' op is in a tile.producer, whose one thread issues TMA copies only, but TMA does not fill this tile on sm_90a
+// AMP: unsupported.mlir:[[# @LINE + 12]]:5: error: 'tile.producer' op needs a warpgroup of its own running beside the kernel's threads, which only sm_90a gives it, not sm_80; compile for sm_90a, or expand the pipeline without producer = "warpgroup"
 // AMD: unsupported.mlir:[[# @LINE + 11]]:5: error: 'tile.producer' op needs a warpgroup of its own running beside the kernel's threads, which only sm_90a gives it, not gfx942; compile for sm_90a, or expand the pipeline without producer = "warpgroup"
 // VK: unsupported.mlir:[[# @LINE + 10]]:5: error: 'tile.producer' op needs a warpgroup of its own running beside the kernel's threads, which only sm_90a gives it, not spirv
 // CPU: unsupported.mlir:[[# @LINE + 9]]:5: error: 'tile.producer' op needs a warpgroup of its own running beside the kernel's threads, which only sm_90a gives it, not the CPU reference

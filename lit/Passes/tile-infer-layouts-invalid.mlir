@@ -32,7 +32,7 @@ func.func @two_roles(%A: memref<256x256xf16>, %B: memref<256x256xf16>, %C: memre
 // -----
 
 // No target: the pass says how to name one.
-// expected-error @+1 {{tile-infer-layouts failed: needs the target: set tile.target = "sm_90a" (or "gfx942", "spirv", "spirv-coopmat") on the module, or run the tile-to-nvvm, tile-to-rocdl or tile-to-spirv pipeline}}
+// expected-error @+1 {{tile-infer-layouts failed: needs the target: set tile.target = "sm_90a" (or "sm_80", "gfx942", "spirv", "spirv-coopmat") on the module, or run the tile-to-nvvm, tile-to-rocdl or tile-to-spirv pipeline}}
 module {
 func.func @no_target() {
   return

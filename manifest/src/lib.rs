@@ -81,7 +81,16 @@ impl fmt::Display for Error {
                 write!(
                     f,
                     "expects a kernel compiled for {expected}, but got one compiled for {found}"
-                )
+                )?;
+                match (nvidia_architecture(found), nvidia_architecture(expected)) {
+                    (Some(needed), Some(device)) if needed > device => write!(
+                        f,
+                        " (its code needs compute capability {}.{} or newer)",
+                        needed / 10,
+                        needed % 10
+                    ),
+                    _ => Ok(()),
+                }
             }
             Error::Evaluate(message) => write!(f, "cannot compute the launch: {message}"),
         }
@@ -522,7 +531,7 @@ impl Manifest {
                 found: self.compiler.clone(),
             });
         }
-        if self.target != chip {
+        if !loads_on(&self.target, chip) {
             return Err(Error::Chip {
                 found: self.target.clone(),
                 expected: chip.to_owned(),
@@ -572,3 +581,29 @@ pub fn element_bytes(element: &str) -> Option<usize> {
 
 #[cfg(test)]
 mod tests;
+
+/// The compute capability (major * 10 + minor) of an NVIDIA chip as the compiler names it
+/// (`sm_80`: 80; `sm_90a`: 90), `None` for other targets.
+fn nvidia_architecture(chip: &str) -> Option<u32> {
+    chip.strip_prefix("sm_")?
+        .trim_end_matches(|c: char| c.is_ascii_alphabetic())
+        .parse()
+        .ok()
+}
+
+/// Whether code compiled for `target` loads on the device the compiler names `chip`: the same
+/// name, or PTX for a plain NVIDIA architecture (`sm_80`) on a device of that compute capability
+/// or a later one (the driver compiles PTX for the chip it runs on). Architecture-specific code
+/// (`sm_90a`: wgmma, `setmaxnreg`) loads on its own chip alone.
+pub fn loads_on(target: &str, chip: &str) -> bool {
+    if target == chip {
+        return true;
+    }
+    let plain = target
+        .strip_prefix("sm_")
+        .is_some_and(|digits| digits.bytes().all(|b| b.is_ascii_digit()));
+    match (nvidia_architecture(target), nvidia_architecture(chip)) {
+        (Some(needed), Some(device)) => plain && needed <= device,
+        _ => false,
+    }
+}

@@ -106,3 +106,20 @@ fn unknown_fields_are_ignored_and_missing_ones_named() {
             .contains("missing field `entry`")
     );
 }
+
+#[test]
+fn ptx_for_a_plain_architecture_loads_on_that_chip_and_later_ones() {
+    assert!(loads_on("sm_80", "sm_80"));
+    assert!(loads_on("sm_80", "sm_86"));
+    assert!(loads_on("sm_80", "sm_90a"));
+    assert!(!loads_on("sm_80", "sm_75"));
+    assert!(!loads_on("sm_90a", "sm_100"));
+    assert!(!loads_on("sm_80", "spirv"));
+    assert!(!loads_on("spirv", "sm_90a"));
+    let manifest = Manifest::from_json(&text(PLAIN).replace("\"target\": \"spirv\"", "\"target\": \"sm_80\"")).unwrap();
+    assert!(manifest.check_loadable("sm_90a").is_ok());
+    assert_eq!(
+        manifest.check_loadable("sm_75").unwrap_err().to_string(),
+        "expects a kernel compiled for sm_75, but got one compiled for sm_80 (its code needs compute capability 8.0 or newer)"
+    );
+}

@@ -32,7 +32,7 @@ fn regression(file: &str, accumulation: usize) {
         "Vulkan: {:?}",
         outcome.vulkan
     );
-    for target in ["sm_90a", "gfx942", "spirv", "spirv-coopmat"] {
+    for target in ["sm_90a", "sm_80", "gfx942", "spirv", "spirv-coopmat"] {
         let compiled = tile_compiler::compile_file(&path, target);
         assert!(
             compiled.is_ok(),

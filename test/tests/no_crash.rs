@@ -14,6 +14,7 @@ const PASSES: &[&str] = &[
     "--tile-plan-pipelines",
     "--convert-tile-to-nvgpu",
     "--pass-pipeline=builtin.module(tile-to-nvvm{chip=sm_90a})",
+    "--pass-pipeline=builtin.module(tile-to-nvvm{chip=sm_80})",
     "--convert-tile-to-amdgpu",
     "--pass-pipeline=builtin.module(tile-to-rocdl{chip=gfx942})",
     "--convert-tile-to-spirv",

@@ -1,5 +1,6 @@
-//! The layouts wgmma and mma.sync impose on a gemm's operands on sm_90a: the target's anchor rule
-//! ([`crate::target::Target::gemm_anchors`]).
+//! The layouts wgmma and mma.sync impose on a gemm's operands on NVIDIA chips: the targets' anchor
+//! rules ([`crate::target::Target::gemm_anchors`]), [`gemm_anchors`] where the chip has wgmma (sm_90a)
+//! and [`mma_sync_anchors`] where mma.sync is its only matrix instruction (sm_80).
 
 use crate::layout::{
     Layout,
@@ -39,7 +40,20 @@ pub fn gemm_anchors<'c, 'a>(site: &Site<'c, 'a, '_>) -> Vec<Anchor<'c, 'a>> {
     }
 }
 
-/// sm_90a: wgmma on warpgroups splitting M; A and B in shared tiles as core matrices (TMA's
+/// The rule of a chip whose only matrix instruction is mma.sync: i8 products on m16n8k32, 16-bit
+/// products on m16n8k16 (f8E4M3FN gets nothing: no rule converts 8-bit floats).
+pub fn mma_sync_anchors<'c, 'a>(site: &Site<'c, 'a, '_>) -> Vec<Anchor<'c, 'a>> {
+    let (ops, threads, chained) = (&site.ops, site.threads, site.chained);
+    if crate::support::i8_product(ops.a, ops.b, ops.c) {
+        return mma_sync(ops, threads, chained, 32);
+    }
+    if !sixteen_bit_product(ops) {
+        return Vec::new();
+    }
+    mma_sync(ops, threads, chained, 16)
+}
+
+/// wgmma on warpgroups splitting M; A and B in shared tiles as core matrices (TMA's
 /// swizzled boxes where `tma` says TMA fills them, else the threads' column slabs), or (16-bit
 /// inputs) A in registers in the accumulator's arrangement. An instruction takes 32 bytes of K.
 fn wgmma_anchors<'c, 'a>(
@@ -85,8 +99,8 @@ fn wgmma_anchors<'c, 'a>(
     anchors
 }
 
-/// sm_90a, a gemm wgmma cannot take (fewer than 64 rows a warpgroup, a block of warps that are no
-/// whole warpgroups, i8 inputs): `mma.sync` on the warps ([`super::chip::mma_warp_split`];
+/// A gemm wgmma cannot take (fewer than 64 rows a warpgroup, a block of warps that are no whole
+/// warpgroups, i8 inputs), or any gemm on a chip without wgmma: `mma.sync` on the warps ([`super::chip::mma_warp_split`];
 /// K of `depth` an instruction: 16 for 16-bit inputs, 32 for i8, whose 16x8 accumulator is laid
 /// out alike), A and B read from shared tiles as they are stored, or (16-bit) A from registers in
 /// the accumulator's arrangement where the warps split M alone.

@@ -87,12 +87,22 @@ pub fn check_schedule<'c, 'a>(
     };
     let built = with_context(pipelined, |context| Attribute::parse(context, schedule))
         .and_then(|built| DictionaryAttribute::try_from(built).ok());
+    // An entry that asks for what a schedule without it does (no persistent launch, no producer
+    // warpgroup) agrees with one that leaves it out.
+    let default = |name: &str, value: Attribute| match name {
+        "persistent" => IntegerAttribute::try_from(value).is_ok_and(|flag| flag.value() == 0),
+        "producer" => melior::ir::attribute::StringAttribute::try_from(value).is_ok_and(|kind| kind.value() == "none"),
+        _ => false,
+    };
     let agrees = match (DictionaryAttribute::try_from(given), built) {
         (Ok(given), Some(built)) => (0..given.len()).all(|index| {
             given.element(index).is_ok_and(|(name, value)| {
                 name.as_string_ref()
                     .as_str()
-                    .is_ok_and(|name| built.element_by_name(name) == Some(value))
+                    .is_ok_and(|name| match built.element_by_name(name) {
+                        Some(built) => built == value,
+                        None => default(name, value),
+                    })
             })
         }),
         _ => false,
@@ -100,8 +110,17 @@ pub fn check_schedule<'c, 'a>(
     if agrees {
         return Ok(());
     }
+    // Rings of TMA boxes, persistent kernels and producer warpgroups are the TMA targets'.
+    let wants_tma = requested_string(pipelined, "fill").as_deref() == Some("tma")
+        || requested_persistent(pipelined) == Some(true)
+        || requested_string(pipelined, "producer").as_deref() == Some("warpgroup");
     // A persistent kernel is a rewrite of its own, which runs before the planning.
-    let fix = if requested_persistent(pipelined) == Some(true) && chip.tma {
+    let fix = if wants_tma && !chip.tma {
+        format!(
+            "TMA rings, persistent kernels and producer warpgroups need {} (compile for it); on {chip} the block's threads copy the tiles: drop the entry",
+            crate::target::names_where(|target| target.tma)
+        )
+    } else if requested_persistent(pipelined) == Some(true) && chip.tma {
         "tile-persistent-kernels writes a persistent kernel: run it before tile-plan-pipelines (the tile-to-nvvm pipeline does), or drop the entry".to_owned()
     } else {
         format!("drop the attribute or run tile-plan-pipelines for {chip}")

@@ -1,5 +1,6 @@
 //! Targets as values: every fact and choice that differs between the chips tile compiles for, one
-//! file a target ([`sm_90a`], [`gfx942`], [`spirv`], [`spirv_coopmat`]), listed in [`TARGETS`].
+//! file a target ([`sm_90a`], [`sm_80`], [`gfx942`], [`spirv`], [`spirv_coopmat`]), listed in
+//! [`TARGETS`].
 //!
 //! A target's name is parsed once, where it enters (the command line, a pipeline's `chip`
 //! option, the module's `tile.target` attribute: [`Target::parse`], [`Target::of`]); from there on
@@ -9,6 +10,7 @@
 //! ([`crate::pipelines`]).
 
 pub mod gfx942;
+pub mod sm_80;
 pub mod sm_90a;
 pub mod spirv;
 pub mod spirv_coopmat;
@@ -17,7 +19,13 @@ use melior::{dialect::DialectHandle, ir::operation::OperationRef, pass::Pass};
 
 /// The targets tile compiles for, in the order messages list them; the first of a pipeline's is
 /// what it compiles for without a `chip` option.
-pub static TARGETS: [&Target; 4] = [&sm_90a::TARGET, &gfx942::TARGET, &spirv::TARGET, &spirv_coopmat::TARGET];
+pub static TARGETS: [&Target; 5] = [
+    &sm_90a::TARGET,
+    &sm_80::TARGET,
+    &gfx942::TARGET,
+    &spirv::TARGET,
+    &spirv_coopmat::TARGET,
+];
 
 /// The module attribute naming the target (set by the target pipelines and `tile-compile`, read by
 /// every pass that decides something for a target).
@@ -260,7 +268,7 @@ pub fn summaries() -> String {
 }
 
 /// `anchor(pass, pass, ...)`: passes nested on `anchor` ops, for the backends' pipeline text.
-fn nested(anchor: &str, passes: &[&str]) -> String {
+pub(crate) fn nested(anchor: &str, passes: &[&str]) -> String {
     format!("{anchor}({})", passes.join(", "))
 }
 
@@ -287,10 +295,10 @@ mod tests {
         for target in TARGETS {
             assert_eq!(Target::parse(target.name), Ok(target));
         }
-        let message = Target::parse("sm_80").unwrap_err();
+        let message = Target::parse("sm_75").unwrap_err();
         assert_eq!(
             message,
-            "unknown target sm_80: expected sm_90a, gfx942, spirv, spirv-coopmat"
+            "unknown target sm_75: expected sm_90a, sm_80, gfx942, spirv, spirv-coopmat"
         );
     }
 
@@ -335,7 +343,7 @@ mod tests {
             .iter()
             .filter(|target| !target.is_spirv())
             .map(|target| target.name)
-            .chain(["sm_80", "sm_100", "gfx90a", "gfx950"])
+            .chain(["sm_75", "sm_100", "gfx90a", "gfx950"])
             .collect();
         let folders = ["nvgpu", "amdgpu", "spirv"];
         let mut files = Vec::new();

@@ -1,4 +1,4 @@
-//! `tile-compile INPUT.mlir --target sm_90a|gfx942|spirv|spirv-coopmat -o DIR [--emit code|spirv-module] [--timing]`:
+//! `tile-compile INPUT.mlir --target sm_90a|sm_80|gfx942|spirv|spirv-coopmat -o DIR [--emit code|spirv-module] [--timing]`:
 //! per kernel, its code (`.ptx` for NVIDIA; AMDGCN assembly `.s` for AMD, plus an HSA code object
 //! `.hsaco`; a SPIR-V binary `.spv` for Vulkan) and a `.json` launch
 //! manifest, everything a launcher needs to run the kernels without MLIR. `--emit spirv-module`
@@ -32,7 +32,7 @@ struct Options {
     timing: bool,
 }
 
-const USAGE: &str = "usage: tile-compile INPUT.mlir --target sm_90a|gfx942|spirv|spirv-coopmat -o DIR [--emit code|spirv-module] [--timing]";
+const USAGE: &str = "usage: tile-compile INPUT.mlir --target sm_90a|sm_80|gfx942|spirv|spirv-coopmat -o DIR [--emit code|spirv-module] [--timing]";
 
 fn parse_options() -> Result<Options, String> {
     let mut args = std::env::args().skip(1);

@@ -96,7 +96,7 @@ impl MmaGemm {
         let origin = &layout.origin;
         if origin != crate::layout::atoms::MMA_ACCUMULATOR {
             return Err(format!(
-                "has an accumulator layout '{origin}' that names no mma.sync shape of sm_90a ({})",
+                "has an accumulator layout '{origin}' that names no mma.sync shape ({})",
                 crate::layout::atoms::MMA_ACCUMULATOR
             ));
         }
@@ -122,22 +122,26 @@ pub fn mma_plan<'c, 'a>(
     layouts: &Layouts,
     wgmma: &HashSet<usize>,
     core_tiles: &HashMap<usize, usize>,
+    target: &Target,
+    unlaid: Option<&str>,
 ) -> (HashMap<usize, MmaGemm>, Vec<(OperationRef<'c, 'a>, String)>) {
     let gemms: Vec<OperationRef> = ops
         .iter()
         .copied()
         .filter(|op| op_name(op) == "tile.gemm" && !wgmma.contains(&key(op)))
         .collect();
-    // A gemm with neither layout already has wgmma's warning.
+    // A gemm with neither layout already has wgmma's warning where the target has wgmma; elsewhere
+    // `unlaid` says why it gets no mma layout.
     plan_gemms(
         &gemms,
         layouts,
         |origin| origin == crate::layout::atoms::MMA_ACCUMULATOR,
-        |_| None,
-        |gemm, [a, b, c], accumulator| check_gemm(gemm, a, b, c, accumulator, layouts, core_tiles),
+        |_| unlaid.map(str::to_owned),
+        |gemm, [a, b, c], accumulator| check_gemm(gemm, a, b, c, accumulator, layouts, core_tiles, target),
     )
 }
 
+#[allow(clippy::too_many_arguments)]
 fn check_gemm(
     gemm: &OperationRef,
     a: Value,
@@ -146,15 +150,16 @@ fn check_gemm(
     accumulator: &Placed,
     layouts: &Layouts,
     core_tiles: &HashMap<usize, usize>,
+    target: &Target,
 ) -> Result<MmaGemm, String> {
     let plan = MmaGemm::of_layout(&accumulator.layout)?;
     let (input, depth) = if crate::support::i8_product(a, b, c) {
         (
             MmaInput::S8,
-            matrix_gemm_depth_of(gemm, [a, b, c], "mma.sync.m16n8k32", "sm_90a", 32, true)?,
+            matrix_gemm_depth_of(gemm, [a, b, c], "mma.sync.m16n8k32", target.name, 32, true)?,
         )
     } else {
-        let depth = matrix_gemm_depth(gemm, [a, b, c], "mma.sync.m16n8k16", "sm_90a", 16)?;
+        let depth = matrix_gemm_depth(gemm, [a, b, c], "mma.sync.m16n8k16", target.name, 16)?;
         let bf16 = crate::support::element_of(a) == Some(tile_dialect::element::Element::BF16);
         (if bf16 { MmaInput::BF16 } else { MmaInput::F16 }, depth)
     };

@@ -23,11 +23,20 @@ use crate::target::Target;
 use mma_sync::{MmaGemm, MmaInput};
 use tma_store::TmaStore;
 
-/// The tensor cores of sm_90a: wgmma, mma.sync where wgmma cannot take a gemm, TMA stores.
-pub static TENSOR_CORES: TensorCores = TensorCores;
+/// Hopper's tensor cores: wgmma, mma.sync where wgmma cannot take a gemm, TMA stores.
+pub static WGMMA_AND_MMA_SYNC: TensorCores = TensorCores { wgmma: true };
+
+/// Ampere's tensor cores: mma.sync on warps.
+pub static MMA_SYNC: TensorCores = TensorCores { wgmma: false };
+
+/// Why a gemm gets no mma layout where mma.sync is the only instruction.
+const OFF_MMA_SYNC: &str = "does not fit mma.sync (it takes f16 or bf16 inputs with K a multiple of 16 into f32, or i8 inputs with K a multiple of 32 into i32; B in shared memory, A in shared memory or a fragment, and the block's warps splitting the accumulator into 16x8 tiles)";
 
 /// The rules' family value ([`crate::target::Target::matrix`]).
-pub struct TensorCores;
+pub struct TensorCores {
+    /// Whether the chip has wgmma (the gemms it takes run there; mma.sync takes the rest).
+    wgmma: bool,
+}
 
 /// What the rules decided for one kernel.
 #[derive(Default)]
@@ -48,12 +57,14 @@ pub struct TensorCorePlan {
     tma_stores: HashMap<usize, TmaStore>,
     /// Bytes of the kernel's own TMA staging area (0: none).
     own_staging: i64,
+    /// Whether accumulators may leave by TMA (the target's rings have it).
+    tma: bool,
 }
 
 /// The rules' numbers ([`MatrixPlan::rule`]).
-const COPY_CORE: u8 = 0;
-const WGMMA: u8 = 1;
-const MMA_SYNC: u8 = 2;
+const RULE_COPY_CORE: u8 = 0;
+const RULE_WGMMA: u8 = 1;
+const RULE_MMA_SYNC: u8 = 2;
 
 impl MatrixRules for TensorCores {
     fn instructions(&self) -> &'static str {
@@ -61,7 +72,7 @@ impl MatrixRules for TensorCores {
     }
 
     fn f8_instruction(&self) -> Option<&'static str> {
-        Some("wgmma")
+        self.wgmma.then_some("wgmma")
     }
 
     fn plan<'c, 'a>(
@@ -70,7 +81,11 @@ impl MatrixRules for TensorCores {
         layouts: &Layouts,
     ) -> Result<Result<(Box<dyn MatrixPlan>, Off<'c, 'a>), Unsupported<'c, 'a>>, crate::kernels::Failure<'c, 'a>> {
         let (ops, target) = (kernel.ops, kernel.target);
-        let plan = wgmma::wgmma_plan(ops, layouts);
+        let plan = if self.wgmma {
+            wgmma::wgmma_plan(ops, layouts)
+        } else {
+            wgmma::WgmmaPlan::default()
+        };
         if let Err(unsupported) = core_tiles_as_recorded(ops, kernel.shared, &plan, target) {
             return Ok(Err(unsupported));
         }
@@ -92,7 +107,8 @@ impl MatrixRules for TensorCores {
         let zero_start = wgmma::zero_started(ops, &plan.gemms);
         // The gemms off wgmma whose accumulator has the mma layout run on mma.sync; the rest,
         // and those the mma rule cannot take, on the scalar rule (with a warning).
-        let (mma, off_mma) = mma_sync::mma_plan(ops, layouts, &plan.gemms, &plan.core_tiles);
+        let unlaid = (!self.wgmma).then_some(OFF_MMA_SYNC);
+        let (mma, off_mma) = mma_sync::mma_plan(ops, layouts, &plan.gemms, &plan.core_tiles, target, unlaid);
         let mut off = plan.off;
         off.retain(|(gemm, _)| !mma.contains_key(&key(gemm)) && !off_mma.iter().any(|(other, _)| other == gemm));
         off.extend(off_mma);
@@ -100,6 +116,7 @@ impl MatrixRules for TensorCores {
         // the gemm, with what would put it on wgmma.
         for gemm in ops
             .iter()
+            .filter(|_| self.wgmma)
             .filter(|op| mma.get(&key(op)).is_some_and(|plan| plan.input == MmaInput::S8))
         {
             tile_dialect::diagnostics::emit_warning(
@@ -117,11 +134,15 @@ impl MatrixRules for TensorCores {
             mma,
             tma_stores: HashMap::new(),
             own_staging: 0,
+            tma: target.tma,
         };
         Ok(Ok((Box::new(plan), off)))
     }
 
     fn tma_fillable(&self, kernel: OperationRef, target: &'static Target, copies: &[OperationRef]) -> bool {
+        if !self.wgmma {
+            return false;
+        }
         let Some(layouts) = crate::registers::forecast_layouts(kernel, target) else {
             return false;
         };
@@ -148,6 +169,9 @@ impl MatrixPlan for TensorCorePlan {
     }
 
     fn plan_stores(&mut self, ops: &[OperationRef], layouts: &Layouts, scratch: i64) -> i64 {
+        if !self.tma {
+            return 0;
+        }
         (self.tma_stores, self.own_staging) = tma_store::tma_store_plan(ops, self, layouts, scratch);
         self.own_staging
     }
@@ -201,9 +225,9 @@ impl MatrixPlan for TensorCorePlan {
             .and_then(crate::pipeline::rings::tile_allocation)
             .is_some_and(|allocation| self.core_tiles.contains_key(&key(&allocation)));
         match op_name(op) {
-            "tile.copy" | "tile.copy_async" if into_core_tile => Some(COPY_CORE),
-            "tile.gemm" if self.wgmma.contains(&key(op)) => Some(WGMMA),
-            "tile.gemm" if self.mma.contains_key(&key(op)) => Some(MMA_SYNC),
+            "tile.copy" | "tile.copy_async" if into_core_tile => Some(RULE_COPY_CORE),
+            "tile.gemm" if self.wgmma.contains(&key(op)) => Some(RULE_WGMMA),
+            "tile.gemm" if self.mma.contains_key(&key(op)) => Some(RULE_MMA_SYNC),
             _ => None,
         }
     }
@@ -216,8 +240,8 @@ impl MatrixPlan for TensorCorePlan {
         scratch: Option<Value<'c, 'a>>,
     ) {
         match rule {
-            COPY_CORE => lowering.copy_to_core_matrices(op, self),
-            WGMMA => lowering.wgmma(op, scratch, self),
+            RULE_COPY_CORE => lowering.copy_to_core_matrices(op, self),
+            RULE_WGMMA => lowering.wgmma(op, scratch, self),
             _ => lowering.mma_sync(op, scratch, self),
         }
     }

@@ -160,6 +160,7 @@ pub fn wgmma_plan<'c, 'a>(ops: &[OperationRef<'c, 'a>], layouts: &Layouts) -> Wg
 }
 
 /// What [`wgmma_plan`] decides for a kernel.
+#[derive(Default)]
 pub struct WgmmaPlan<'c, 'a> {
     /// The shared tiles kept as core matrices, by allocation: the dimension that is K.
     pub core_tiles: HashMap<usize, usize>,

@@ -1,0 +1,52 @@
+//! `sm_80`: NVIDIA Ampere (A100), and through PTX every later NVIDIA chip (A10, L4, RTX 30 and 40,
+//! Hopper). Kernels lowered op by op: gemms on mma.sync over warps (m16n8k16 for f16 and bf16,
+//! m16n8k32 for i8), shared tiles as the program writes them; no TMA, no wgmma, no producer
+//! warpgroups, no f8E4M3FN; PTX through the NVVM path sm_90a takes ([`crate::nvgpu::backend`]).
+
+use super::{Code, Lowering, Memory, Pipeline, Strategy, Target};
+
+/// The target.
+pub static TARGET: Target = Target {
+    name: "sm_80",
+    summary: "mma.sync, no TMA",
+    pipeline: Pipeline::Nvvm,
+    lowering: Lowering {
+        argument: "convert-tile-to-nvgpu-sm80",
+        name: "ConvertTileToNvgpuSm80",
+        description: "Lower tile kernels op by op to sm_80 kernels: fragments in registers, gemms on mma.sync (gpu/nvgpu/nvvm)",
+        dialects: tile_dialect::registration::gpu_lowering_dialects,
+        create: || crate::lowering::create_pass(&TARGET),
+    },
+    backend,
+    code: Code::Ptx,
+    strategy: Strategy::PerOp,
+    matrix: Some(&crate::nvgpu::rules::MMA_SYNC),
+    gemm_anchors: crate::nvgpu::anchors::mma_sync_anchors,
+    shuffle_lanes: Some(32),
+    environment: None,
+    // Tiles in dynamic shared memory (the 163 KiB a block may have on the A100), tensors as memref
+    // descriptors.
+    memory: Memory {
+        workgroup_space: "#gpu.address_space<workgroup>",
+        private_space: "#gpu.address_space<private>",
+        attributions: true,
+        dynamic_shared: true,
+        static_tensors: false,
+        max_shared_bytes: MAX_SHARED_BYTES,
+        shared_limit_note: "shared memory of one block (163 KiB on the A100; 99 KiB on sm_86 and sm_89 parts)",
+        rearranged_tiles: false,
+        indices_32_bit: false,
+    },
+    tma: false,
+    multiprocessors: None,
+    wide_copies: None,
+    subgroup_size: None,
+};
+
+/// Shared memory one block may use on the A100 (163 KiB, with the opt-in the launchers make).
+pub const MAX_SHARED_BYTES: i64 = 166_912;
+
+/// The passes after the lowering ([`crate::nvgpu::backend`] for this chip).
+fn backend() -> String {
+    crate::nvgpu::backend(TARGET.name)
+}

@@ -1,0 +1,71 @@
+// sm_80 (Ampere): tile-infer-layouts gives every gemm the mma.sync layouts (no wgmma), the
+// pipelines stay plain (no TMA: the threads copy the tiles), and the lowering issues one
+// nvvm.mma.sync per instruction tile and K step: m16n8k16 for f16 and bf16, m16n8k32 for i8.
+// RUN: tile-opt %s -split-input-file -tile-infer-layouts -tile-plan-pipelines | FileCheck %s --check-prefix=PLAN
+// RUN: tile-opt %s -split-input-file -tile-infer-layouts -tile-plan-pipelines -tile-expand-pipelines -convert-tile-to-nvgpu-sm80 | FileCheck %s
+
+// A 64x128 f16 tile on four warps (2 x 2, each 32x64: 2 x 8 instruction tiles) over 32-deep K
+// tiles: 32 instructions a loop trip. A schedule that asks for no persistent launch and no
+// producer warpgroup asks for what sm_80 does: the plain schedule replaces it.
+// PLAN-LABEL: func.func @gemm_64x128
+// PLAN: tile.alloc_fragment {tile.layout = #tile.frag<shape = [64, 128], threads = 128, {{.*}}origin = "mma.m16n8k16">}
+// PLAN: tile.schedule = {buffers = 1 : i64, fill = "threads", prefetch = 0 : i64, wait = "barrier"}
+// CHECK-LABEL: gpu.func @gemm_64x128_0_kernel
+// CHECK-NOT: nvvm.wgmma
+// CHECK-NOT: nvvm.mbarrier
+// CHECK-COUNT-32: nvvm.mma.sync {{.*}}shape = #nvvm.shape<m = 16, n = 8, k = 16>
+// CHECK-NOT: nvvm.mma.sync
+// CHECK: gpu.return
+module attributes {tile.target = "sm_80"} {
+func.func @gemm_64x128(%A: memref<256x256xf16>, %B: memref<256x256xf16>, %C: memref<256x256xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %c32 = arith.constant 32 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c4, %c1) threads(128) (%bx, %by) {
+    %As = tile.alloc_shared : memref<64x32xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<32x128xf16, #gpu.address_space<workgroup>>
+    %Acc = tile.alloc_fragment : memref<64x128xf32, #tile.fragment>
+    tile.fill %Acc, %zero : memref<64x128xf32, #tile.fragment>
+    tile.pipelined %k = %c0 to %c8 stages(2) attributes {tile.schedule = {persistent = false, producer = "none"}} {
+      %k0 = arith.muli %k, %c32 : index
+      tile.copy %A[%c0, %k0], %As : memref<256x256xf16>, memref<64x32xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%k0, %c0], %Bs : memref<256x256xf16>, memref<32x128xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %Acc : memref<64x32xf16, #gpu.address_space<workgroup>>, memref<32x128xf16, #gpu.address_space<workgroup>>, memref<64x128xf32, #tile.fragment>
+    }
+    tile.copy %Acc, %C[%c0, %c0] : memref<64x128xf32, #tile.fragment>, memref<256x256xf32>
+  }
+  return
+}
+}
+
+// -----
+
+// i8 into i32: m16n8k32, 64x64 on four warps (2 x 4 instruction tiles each) over K = 64: 16
+// instructions. No warning: mma.sync is sm_80's integer tensor-core instruction.
+// PLAN-LABEL: func.func @gemm_i8
+// PLAN: tile.alloc_fragment {tile.layout = #tile.frag<shape = [64, 64], threads = 128, {{.*}}origin = "mma.m16n8k16">}
+// CHECK-LABEL: gpu.func @gemm_i8_0_kernel
+// CHECK-COUNT-16: nvvm.mma.sync {{.*}}shape = #nvvm.shape<m = 16, n = 8, k = 32>
+// CHECK-NOT: nvvm.mma.sync
+// CHECK: gpu.return
+module attributes {tile.target = "sm_80"} {
+func.func @gemm_i8(%X: memref<64x64xi8>, %W: memref<64x64xi8>, %Y: memref<64x64xi32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0 : i32
+  tile.kernel grid(%c1) threads(128) (%b) {
+    %Xs = tile.alloc_shared : memref<64x64xi8, #gpu.address_space<workgroup>>
+    %Ws = tile.alloc_shared : memref<64x64xi8, #gpu.address_space<workgroup>>
+    %Acc = tile.alloc_fragment : memref<64x64xi32, #tile.fragment>
+    tile.copy %X[%c0, %c0], %Xs : memref<64x64xi8>, memref<64x64xi8, #gpu.address_space<workgroup>>
+    tile.copy %W[%c0, %c0], %Ws : memref<64x64xi8>, memref<64x64xi8, #gpu.address_space<workgroup>>
+    tile.fill %Acc, %zero : memref<64x64xi32, #tile.fragment>
+    tile.gemm %Xs, %Ws, %Acc {transpose_b} : memref<64x64xi8, #gpu.address_space<workgroup>>, memref<64x64xi8, #gpu.address_space<workgroup>>, memref<64x64xi32, #tile.fragment>
+    tile.copy %Acc, %Y[%c0, %c0] : memref<64x64xi32, #tile.fragment>, memref<64x64xi32>
+  }
+  return
+}
+}
