@@ -238,12 +238,17 @@ pub struct Options {
     /// compilation's time: MLIR prints every `spirv.Constant`'s type to name it, building a fresh
     /// printer state each time), so callers that only want code leave it off. On by default.
     pub spirv_module_text: bool,
+    /// The workgroup memory a block may use on the device the SPIR-V code is for, where it differs
+    /// from the target's default (set as the module's `tile.shared_memory_bytes`, which a program
+    /// may also carry itself); refused on targets whose chip fixes it.
+    pub shared_memory_bytes: Option<i64>,
 }
 
 impl Default for Options {
     fn default() -> Self {
         Self {
             spirv_module_text: true,
+            shared_memory_bytes: None,
         }
     }
 }
@@ -495,6 +500,29 @@ fn compile_parsed<'c>(
         tile_conversions::target::ATTRIBUTE,
         target_attribute.into(),
     );
+    if let Some(bytes) = options.shared_memory_bytes {
+        let bytes = melior::ir::attribute::IntegerAttribute::new(
+            melior::ir::r#type::IntegerType::new(context, 64).into(),
+            bytes,
+        );
+        melior::ir::operation::OperationMutLike::set_attribute(
+            &mut module.as_operation_mut(),
+            tile_conversions::target::SHARED_MEMORY_BYTES,
+            bytes.into(),
+        );
+    }
+    // The module's target facts, checked once where they enter and located at the input (the
+    // parts' modules are the compiler's, located nowhere).
+    if let Err(message) = Target::of(module.as_operation()) {
+        let at = source.map_or(module.as_operation().location(), |file| {
+            melior::ir::Location::new(context, file, 1, 1)
+        });
+        tile_dialect::diagnostics::emit_error(at, &format!("the module {message}"));
+        return Err(Error::Lowering {
+            target: target.name.to_owned(),
+            diagnostics: collector.take(),
+        });
+    }
     // The module's functions and their kernels, in parts that MLIR's threads lower and compile
     // side by side; back in `module` afterwards, whatever happened.
     // A copy of the program as it came, for the diagnostics of a failed lowering (see

@@ -144,11 +144,12 @@ fn check_lowered(module: OperationRef, pipeline: &str, binaries: bool) -> Result
 fn prepare_spirv(module: OperationRef) -> Result<(), String> {
     use crate::target::{Pipeline, Target};
     // The SPIR-V pipeline's own target where the module names none (or one without an environment).
-    let environment = Target::of(module)
+    let target = Target::of(module)
         .ok()
-        .and_then(|target| target.environment)
-        .or_else(|| Pipeline::Spirv.targets().find_map(|target| target.environment))
+        .filter(|target| target.environment.is_some())
+        .or_else(|| Pipeline::Spirv.targets().find(|target| target.environment.is_some()))
         .expect("SPIR-V targets name their target environment");
+    let environment = (target.environment.expect("a target environment"))(target.shared_bytes(module));
     let mut failed = false;
     with_context(module, |context| {
         for gpu_module in find_ops(module, "gpu.module") {
@@ -156,7 +157,7 @@ fn prepare_spirv(module: OperationRef) -> Result<(), String> {
                 set_attribute(
                     gpu_module,
                     "targets",
-                    Attribute::parse(context, environment).expect("target environment"),
+                    Attribute::parse(context, &environment).expect("target environment"),
                 );
             }
             for function in find_ops(gpu_module, "gpu.func") {

@@ -50,6 +50,17 @@ pub const TARGET: Decision = Decision {
     read_by: "tile-infer-layouts, tile-persistent-kernels, tile-plan-pipelines, tile-expand-pipelines, the lowerings",
 };
 
+/// `tile.shared_memory_bytes`: the workgroup memory a block may use on the device a SPIR-V module
+/// is compiled for (Vulkan devices differ: lavapipe gives 32 KiB, NVIDIA's driver 48 KiB and
+/// more), in place of the target's default.
+pub const SHARED_MEMORY_BYTES: Decision = Decision {
+    name: "tile.shared_memory_bytes",
+    on: &["builtin.module"],
+    holds: Holds::Integer,
+    written_by: "the program (its frontend), tile-compile --shared-memory",
+    read_by: "tile-infer-layouts, the SPIR-V lowerings (the workgroup-memory check, the target environment's max_compute_shared_memory_size)",
+};
+
 /// `tile.layout`: the layout of a tile (`#tile.frag` of a fragment, `#tile.smem` of a shared tile).
 pub const LAYOUT: Decision = Decision {
     name: crate::layout::LAYOUT_ATTRIBUTE,
@@ -160,8 +171,9 @@ pub const MANIFESTS: Decision = Decision {
 };
 
 /// The decisions that cross pass boundaries.
-pub const DECLARED: [&Decision; 12] = [
+pub const DECLARED: [&Decision; 13] = [
     &TARGET,
+    &SHARED_MEMORY_BYTES,
     &LAYOUT,
     &LOOP_LAYOUT,
     &STRATEGY,

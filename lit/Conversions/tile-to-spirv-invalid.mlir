@@ -18,7 +18,7 @@ func.func @bf16(%X: memref<32x32xbf16>, %n: index) {
 // 64 KiB of shared tiles does not fit in lavapipe's workgroup memory.
 func.func @too_much_shared_memory(%n: index) {
   %c1 = arith.constant 1 : index
-  // expected-error @+1 {{'tile.kernel' op needs 65536 bytes of workgroup memory for its tiles (shared tiles, and fragments the threads share, live there in the plain SPIR-V strategy), but the SPIR-V lowering allows 32768 (lavapipe's limit); use smaller tiles (target spirv)}}
+  // expected-error @+1 {{'tile.kernel' op needs 65536 bytes of workgroup memory for its tiles (shared tiles, and fragments the threads share, live there in the plain SPIR-V strategy), but the SPIR-V lowering allows 32768 (lavapipe's limit; a module for a device with more sets tile.shared_memory_bytes); use smaller tiles (target spirv)}}
   tile.kernel grid(%c1) threads(128) (%bx) {
     %S = tile.alloc_shared : memref<128x128xf32, #gpu.address_space<workgroup>>
   }

@@ -127,7 +127,8 @@ fn check_kernel<'c, 'a>(
             shared += count * element_bytes(memref.element());
         }
     }
-    if shared > target.memory.max_shared_bytes {
+    let limit = target.shared_bytes(kernel);
+    if shared > limit {
         let (strategy, lowering, limit, note) = (
             if target.is_spirv() {
                 "the plain SPIR-V strategy"
@@ -139,8 +140,8 @@ fn check_kernel<'c, 'a>(
             } else {
                 target.name
             },
-            target.memory.max_shared_bytes,
-            target.memory.shared_limit_note,
+            limit,
+            target.shared_limit_note(kernel),
         );
         return Err((
             kernel,
@@ -343,7 +344,7 @@ fn lower<'c, 'a>(
         crate::pipeline::mbarriers::lower_barriers(context, kernel, threads, &counting);
     }
     crate::pipeline::rings::lower(context, kernel, true);
-    let (splits, scratch_bytes) = reduce::plan(context, kernel, threads, target.memory.max_shared_bytes - shared);
+    let (splits, scratch_bytes) = reduce::plan(context, kernel, threads, target.shared_bytes(kernel) - shared);
     shared += scratch_bytes;
     // The tensor maps the TMA copies read: parameters after the tensors.
     let maps = tensor_maps(kernel, &tensors);
@@ -598,9 +599,9 @@ fn lower<'c, 'a>(
             integer_attribute(&kernel, "min_blocks_per_multiprocessor"),
         ),
     };
-    let targets = target
-        .environment
-        .map(|targets| Attribute::parse(context, targets).expect("gpu.module targets"));
+    let targets = target.environment.map(|environment| {
+        Attribute::parse(context, &environment(target.shared_bytes(kernel))).expect("gpu.module targets")
+    });
     let gpu_module = skeleton::append(context, body, &symbols, targets, skeleton, location);
     set_attribute(
         gpu_module,

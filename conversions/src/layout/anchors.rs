@@ -90,6 +90,8 @@ pub struct Site<'c, 'a, 't> {
     pub chained: bool,
     /// Whether TMA fills a shared tile whose K is the given dimension.
     pub tma: &'t dyn Fn(Value<'c, 'a>, usize) -> bool,
+    /// The workgroup memory a block may use ([`Target::shared_bytes`]).
+    pub shared_bytes: i64,
 }
 
 /// A target's rule for the layouts a gemm's matrix instruction imposes
@@ -112,6 +114,7 @@ pub fn gemm_anchors<'c, 'a>(
         threads,
         chained,
         tma,
+        shared_bytes: target.shared_bytes(gemm),
     })
 }
 

@@ -37,6 +37,7 @@ pub static TARGET: Target = Target {
         dynamic_shared: false,
         static_tensors: false,
         max_shared_bytes: crate::amdgpu::config::MAX_LDS_BYTES,
+        device_shared_bytes: None,
         shared_limit_note: "the LDS of one workgroup",
         rearranged_tiles: true,
         indices_32_bit: false,

@@ -15,7 +15,11 @@ pub mod sm_90a;
 pub mod spirv;
 pub mod spirv_coopmat;
 
-use melior::{dialect::DialectHandle, ir::operation::OperationRef, pass::Pass};
+use melior::{
+    dialect::DialectHandle,
+    ir::operation::{OperationLike, OperationRef},
+    pass::Pass,
+};
 
 /// The targets tile compiles for, in the order messages list them; the first of a pipeline's is
 /// what it compiles for without a `chip` option.
@@ -30,6 +34,9 @@ pub static TARGETS: [&Target; 5] = [
 /// The module attribute naming the target (set by the target pipelines and `tile-compile`, read by
 /// every pass that decides something for a target).
 pub const ATTRIBUTE: &str = tile_dialect::decisions::TARGET.name;
+
+/// The module attribute naming the workgroup memory of the device a SPIR-V module is compiled for.
+pub const SHARED_MEMORY_BYTES: &str = tile_dialect::decisions::SHARED_MEMORY_BYTES.name;
 
 /// One chip (or device class) tile compiles for. The address is the identity: each target is one
 /// `static`, and its lowering pass's type id is the target's address.
@@ -59,8 +66,9 @@ pub struct Target {
     /// Lanes that exchange values with register shuffles (a warp, a wave, a fixed-width subgroup);
     /// `None`: exchanges go through workgroup memory.
     pub shuffle_lanes: Option<i64>,
-    /// The `gpu.module`'s `targets` (a SPIR-V target environment), where the target has one.
-    pub environment: Option<&'static str>,
+    /// The `gpu.module`'s `targets` (a SPIR-V target environment) for a device whose blocks may
+    /// use the given bytes of workgroup memory, where the target has one.
+    pub environment: Option<fn(i64) -> String>,
     /// Where tiles, fragments and tensors live.
     pub memory: Memory,
     /// Whether copies into pipelined loops' rings can be TMA boxes awaited on mbarriers (and with
@@ -186,8 +194,12 @@ pub struct Memory {
     /// Global tensors must have static shapes (SPIR-V binds them as sized arrays), and host values
     /// other than constants cannot cross into a kernel.
     pub static_tensors: bool,
-    /// Workgroup memory a block may use.
+    /// Workgroup memory a block may use ([`Target::shared_bytes`]: a module may say otherwise where
+    /// `device_shared_bytes` allows).
     pub max_shared_bytes: i64,
+    /// The workgroup memory a module may ask for with `tile.shared_memory_bytes` (the device's:
+    /// SPIR-V targets stand for many devices), `None` where the chip fixes it.
+    pub device_shared_bytes: Option<std::ops::RangeInclusive<i64>>,
     /// What the error adds when a kernel's tiles do not fit.
     pub shared_limit_note: &'static str,
     /// Kernels index with 32 bits (SPIR-V): tensors and index constants past that are refused.
@@ -220,7 +232,66 @@ impl Target {
                 pipelines[2]
             )
         })?;
-        Target::parse(&name).map_err(|message| format!("has {ATTRIBUTE} = \"{name}\": {message}"))
+        let target = Target::parse(&name).map_err(|message| format!("has {ATTRIBUTE} = \"{name}\": {message}"))?;
+        target.check_shared_bytes(module)?;
+        Ok(target)
+    }
+
+    /// Checks the `tile.shared_memory_bytes` of `module`, if it has one: an integer the target
+    /// lets a module choose, in the range its devices allow.
+    fn check_shared_bytes(&self, module: OperationRef) -> Result<(), String> {
+        let name = SHARED_MEMORY_BYTES;
+        let Ok(given) = module.attribute(name) else {
+            return Ok(());
+        };
+        let bytes = melior::ir::attribute::IntegerAttribute::try_from(given)
+            .map_err(|_| format!("has {name} = {given}, but expects an integer (bytes)"))?
+            .value();
+        let Some(range) = &self.memory.device_shared_bytes else {
+            let choosers = names_where(|target| target.memory.device_shared_bytes.is_some());
+            return Err(format!(
+                "has {name} = {bytes}, but {self}'s workgroup memory is the chip's ({} bytes); only {choosers} take the device's limit from the module",
+                self.memory.max_shared_bytes
+            ));
+        };
+        if !range.contains(&bytes) {
+            return Err(format!(
+                "has {name} = {bytes}, but expects {} to {} bytes for {self} (Vulkan guarantees {}; the default is {})",
+                range.start(),
+                range.end(),
+                range.start(),
+                self.memory.max_shared_bytes
+            ));
+        }
+        Ok(())
+    }
+
+    /// What the workgroup-memory error says of the limit in the module holding `op`.
+    pub fn shared_limit_note(&self, op: OperationRef) -> String {
+        match &self.memory.device_shared_bytes {
+            Some(_) if self.shared_bytes(op) != self.memory.max_shared_bytes => {
+                format!("the device's, as the module's {SHARED_MEMORY_BYTES} says")
+            }
+            Some(_) => format!(
+                "{}; a module for a device with more sets {SHARED_MEMORY_BYTES}",
+                self.memory.shared_limit_note
+            ),
+            None => self.memory.shared_limit_note.to_owned(),
+        }
+    }
+
+    /// The workgroup memory a block may use in the module holding `op`: its
+    /// `tile.shared_memory_bytes` where the target lets a module choose (checked by [`Target::of`]),
+    /// else the target's.
+    pub fn shared_bytes(&self, op: OperationRef) -> i64 {
+        let mut module = Some(op);
+        while let Some(current) = module.filter(|current| tile_dialect::ops::op_name(current) != "builtin.module") {
+            module = current.parent_operation();
+        }
+        module
+            .filter(|_| self.memory.device_shared_bytes.is_some())
+            .and_then(|module| tile_dialect::ops::integer_attribute(&module, SHARED_MEMORY_BYTES))
+            .unwrap_or(self.memory.max_shared_bytes)
     }
 
     /// Whether the kernels become SPIR-V.

@@ -33,6 +33,7 @@ pub static TARGET: Target = Target {
         dynamic_shared: true,
         static_tensors: false,
         max_shared_bytes: MAX_SHARED_BYTES,
+        device_shared_bytes: None,
         shared_limit_note: "shared memory of one block (163 KiB on the A100; 99 KiB on sm_86 and sm_89 parts)",
         rearranged_tiles: false,
         indices_32_bit: false,

@@ -35,6 +35,7 @@ pub static TARGET: Target = Target {
         dynamic_shared: true,
         static_tensors: false,
         max_shared_bytes: chip::MAX_SHARED_BYTES,
+        device_shared_bytes: None,
         shared_limit_note: "shared memory of one block",
         rearranged_tiles: false,
         indices_32_bit: false,

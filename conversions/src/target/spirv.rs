@@ -23,9 +23,7 @@ pub static TARGET: Target = Target {
     gemm_anchors: crate::layout::anchors::no_anchors,
     // The subgroup width is the device's: exchanges go through workgroup memory.
     shuffle_lanes: None,
-    environment: Some(
-        "[#spirv.target_env<#spirv.vce<v1.3, [Shader, Float16, Int8, Int16, StorageBuffer16BitAccess, StorageBuffer8BitAccess], [SPV_KHR_storage_buffer_storage_class, SPV_KHR_16bit_storage, SPV_KHR_8bit_storage]>, #spirv.resource_limits<max_compute_shared_memory_size = 32768, max_compute_workgroup_invocations = 1024, max_compute_workgroup_size = [1024, 1024, 64]>>]",
-    ),
+    environment: Some(environment),
     memory: MEMORY,
     tma: false,
     multiprocessors: None,
@@ -42,14 +40,27 @@ pub(super) const MEMORY: Memory = Memory {
     dynamic_shared: false,
     static_tensors: true,
     max_shared_bytes: MAX_SHARED_BYTES,
+    device_shared_bytes: Some(DEVICE_SHARED_BYTES),
     shared_limit_note: "lavapipe's limit",
     rearranged_tiles: false,
     indices_32_bit: true,
 };
 
-/// Shared memory one workgroup may use: Vulkan guarantees 16 KiB, lavapipe gives 32 KiB, NVIDIA's
-/// driver 48 KiB.
+/// Shared memory one workgroup may use by default: Vulkan guarantees 16 KiB, lavapipe gives 32 KiB,
+/// NVIDIA's driver 48 KiB; a module compiled for another device says its limit
+/// (`tile.shared_memory_bytes`).
 pub const MAX_SHARED_BYTES: i64 = 32_768;
+
+/// What a module may say of its device's workgroup memory: from Vulkan's guaranteed 16 KiB to the
+/// 227 KiB of the largest GPU's block.
+pub(super) const DEVICE_SHARED_BYTES: std::ops::RangeInclusive<i64> = 16_384..=232_448;
+
+/// The target environment of a device whose workgroups may use `shared` bytes.
+fn environment(shared: i64) -> String {
+    format!(
+        "[#spirv.target_env<#spirv.vce<v1.3, [Shader, Float16, Int8, Int16, StorageBuffer16BitAccess, StorageBuffer8BitAccess], [SPV_KHR_storage_buffer_storage_class, SPV_KHR_16bit_storage, SPV_KHR_8bit_storage]>, #spirv.resource_limits<max_compute_shared_memory_size = {shared}, max_compute_workgroup_invocations = 1024, max_compute_workgroup_size = [1024, 1024, 64]>>]"
+    )
+}
 
 /// The dialects the SPIR-V lowerings create ops of.
 pub(super) fn dialects() -> Vec<melior::dialect::DialectHandle> {

@@ -25,9 +25,7 @@ pub static TARGET: Target = Target {
     gemm_anchors: crate::spirv::coopmat::anchors::gemm_anchors,
     // The environment fixes the subgroup width (GroupNonUniformShuffle).
     shuffle_lanes: Some(config::SUBGROUP),
-    environment: Some(
-        "[#spirv.target_env<#spirv.vce<v1.6, [Shader, Float16, Int8, Int16, StorageBuffer16BitAccess, StorageBuffer8BitAccess, CooperativeMatrixKHR, VulkanMemoryModel, GroupNonUniform, GroupNonUniformShuffle], [SPV_KHR_storage_buffer_storage_class, SPV_KHR_16bit_storage, SPV_KHR_8bit_storage, SPV_KHR_cooperative_matrix, SPV_KHR_vulkan_memory_model]>, #spirv.resource_limits<max_compute_shared_memory_size = 49152, max_compute_workgroup_invocations = 1024, max_compute_workgroup_size = [1024, 1024, 64], subgroup_size = 32, cooperative_matrix_properties_khr = [#spirv.coop_matrix_props_khr<m_size = 16, n_size = 16, k_size = 16, a_type = f16, b_type = f16, c_type = f32, result_type = f32, acc_sat = false, scope = <Subgroup>>]>>]",
-    ),
+    environment: Some(environment),
     memory: Memory {
         max_shared_bytes: config::MAX_SHARED_BYTES,
         shared_limit_note: "NVIDIA's Vulkan limit",
@@ -45,3 +43,10 @@ pub static TARGET: Target = Target {
     }),
     subgroup_size: Some(config::SUBGROUP as u32),
 };
+
+/// The target environment of a device whose workgroups may use `shared` bytes.
+fn environment(shared: i64) -> String {
+    format!(
+        "[#spirv.target_env<#spirv.vce<v1.6, [Shader, Float16, Int8, Int16, StorageBuffer16BitAccess, StorageBuffer8BitAccess, CooperativeMatrixKHR, VulkanMemoryModel, GroupNonUniform, GroupNonUniformShuffle], [SPV_KHR_storage_buffer_storage_class, SPV_KHR_16bit_storage, SPV_KHR_8bit_storage, SPV_KHR_cooperative_matrix, SPV_KHR_vulkan_memory_model]>, #spirv.resource_limits<max_compute_shared_memory_size = {shared}, max_compute_workgroup_invocations = 1024, max_compute_workgroup_size = [1024, 1024, 64], subgroup_size = 32, cooperative_matrix_properties_khr = [#spirv.coop_matrix_props_khr<m_size = 16, n_size = 16, k_size = 16, a_type = f16, b_type = f16, c_type = f32, result_type = f32, acc_sat = false, scope = <Subgroup>>]>>]"
+    )
+}

@@ -1,4 +1,4 @@
-//! `tile-compile INPUT.mlir --target sm_90a|sm_80|gfx942|spirv|spirv-coopmat -o DIR [--emit code|spirv-module] [--timing]`:
+//! `tile-compile INPUT.mlir --target sm_90a|sm_80|gfx942|spirv|spirv-coopmat -o DIR [--emit code|spirv-module] [--shared-memory BYTES] [--timing]`:
 //! per kernel, its code (`.ptx` for NVIDIA; AMDGCN assembly `.s` for AMD, plus an HSA code object
 //! `.hsaco`; a SPIR-V binary `.spv` for Vulkan) and a `.json` launch
 //! manifest, everything a launcher needs to run the kernels without MLIR. `--emit spirv-module`
@@ -30,18 +30,31 @@ struct Options {
     output: PathBuf,
     emit: Emit,
     timing: bool,
+    shared_memory_bytes: Option<i64>,
 }
 
-const USAGE: &str = "usage: tile-compile INPUT.mlir --target sm_90a|sm_80|gfx942|spirv|spirv-coopmat -o DIR [--emit code|spirv-module] [--timing]";
+const USAGE: &str = "usage: tile-compile INPUT.mlir --target sm_90a|sm_80|gfx942|spirv|spirv-coopmat -o DIR [--emit code|spirv-module] [--shared-memory BYTES] [--timing]";
 
 fn parse_options() -> Result<Options, String> {
     let mut args = std::env::args().skip(1);
     let (mut input, mut target, mut output, mut emit, mut timing) = (None, None, None, Emit::Code, false);
+    let mut shared_memory_bytes = None;
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--target" => target = args.next(),
             "-o" => output = args.next().map(PathBuf::from),
             "--timing" => timing = true,
+            "--shared-memory" => {
+                let value = args.next();
+                shared_memory_bytes = Some(value.as_deref().and_then(|bytes| bytes.parse::<i64>().ok()).ok_or_else(
+                    || {
+                        format!(
+                            "--shared-memory expects the bytes of workgroup memory a block may use on the device, but got {}\n{USAGE}",
+                            value.as_deref().unwrap_or("nothing")
+                        )
+                    },
+                )?);
+            }
             "--emit" => {
                 emit = match args.next().as_deref() {
                     Some("code") => Emit::Code,
@@ -65,6 +78,7 @@ fn parse_options() -> Result<Options, String> {
         output: output.ok_or(format!("-o DIR is required\n{USAGE}"))?,
         emit,
         timing,
+        shared_memory_bytes,
     })
 }
 
@@ -78,6 +92,7 @@ fn run(options: &Options) -> Result<usize, String> {
     // The spirv.module texts only where they are written: printing them is not free.
     let keep = tile_compiler::Options {
         spirv_module_text: options.emit == Emit::SpirvModule,
+        shared_memory_bytes: options.shared_memory_bytes,
     };
     let compilation =
         tile_compiler::compile_file_with(options.input.as_ref(), &options.target, keep).map_err(|error| {

@@ -16,7 +16,7 @@ pub fn gemm_anchors<'c, 'a>(site: &Site<'c, 'a, '_>) -> Vec<Anchor<'c, 'a>> {
     if !sixteen_bit_product(&site.ops) || site.chained {
         return Vec::new();
     }
-    coopmat(site.gemm, &site.ops, site.threads)
+    coopmat(site.gemm, &site.ops, site.threads, site.shared_bytes)
 }
 
 /// spirv-coopmat: an accumulator that only fills and gemms on shared f16 tiles touch before its
@@ -25,7 +25,12 @@ pub fn gemm_anchors<'c, 'a>(site: &Site<'c, 'a, '_>) -> Vec<Anchor<'c, 'a>> {
 /// through workgroup memory each time. The held gemm's A and B tiles get rows padded by 16 bytes,
 /// so that the rows one matrix load reads fall in different banks, where nothing but copies, the
 /// gemm and loads or stores at indices touch them (such code follows the allocation's row length).
-fn coopmat<'c, 'a>(gemm: OperationRef<'c, 'a>, ops: &Operands<'c, 'a>, threads: i64) -> Vec<Anchor<'c, 'a>> {
+fn coopmat<'c, 'a>(
+    gemm: OperationRef<'c, 'a>,
+    ops: &Operands<'c, 'a>,
+    threads: i64,
+    limit: i64,
+) -> Vec<Anchor<'c, 'a>> {
     let f16 = |value: Value| crate::support::element_of(value) == Some(Element::F16);
     if threads % 32 != 0 || !is_shared(ops.a) || !is_shared(ops.b) || !f16(ops.a) || !f16(ops.b) || ops.k % 16 != 0 {
         return Vec::new();
@@ -43,7 +48,6 @@ fn coopmat<'c, 'a>(gemm: OperationRef<'c, 'a>, ops: &Operands<'c, 'a>, threads: 
     // reductions that read it across subgroups: without room for that the accumulator stays
     // blocked (as it was before cooperative matrices were held).
     let staging = subgroups.0 * subgroups.1 * 16 * 16 * 4;
-    let limit = super::config::MAX_SHARED_BYTES;
     let matrices = (ops.m / subgroups.0 / 16, ops.n / subgroups.1 / 16);
     let scratch = super::held::reduction_scratch_bytes(kernel, ops.c, threads, subgroups, matrices);
     let needed = super::held::shared_bytes(kernel) + staging + scratch;

@@ -39,9 +39,10 @@ impl MatrixRules for CooperativeMatrices {
         layouts: &Layouts,
     ) -> Result<Result<(Box<dyn MatrixPlan>, Off<'c, 'a>), Unsupported<'c, 'a>>, crate::kernels::Failure<'c, 'a>> {
         let shuffles = kernel.target.shuffle_lanes;
-        let free = staged::free_workgroup_bytes(kernel.ops, layouts, shuffles);
+        let limit = kernel.target.shared_bytes(kernel.op);
+        let free = staged::free_workgroup_bytes(kernel.ops, layouts, shuffles, limit);
         let held = held::held_plan(kernel.op, kernel.ops, layouts, kernel.threads, free);
-        let (gemms, off) = staged::coopmat_plan(kernel.ops, layouts, &held, kernel.threads, shuffles);
+        let (gemms, off) = staged::coopmat_plan(kernel.ops, layouts, &held, kernel.threads, shuffles, limit);
         Ok(Ok((Box::new(CoopmatPlan { gemms, held }), off)))
     }
 }

@@ -92,11 +92,11 @@ pub fn coopmat_plan<'c, 'a>(
     held: &HashMap<usize, Held>,
     threads: i64,
     shuffles: Option<i64>,
+    limit: i64,
 ) -> (HashMap<usize, CoopmatGemm>, Vec<(OperationRef<'c, 'a>, String)>) {
     let mut gemms = HashMap::new();
     let mut refused = Vec::new();
-    let limit = crate::spirv::coopmat::config::MAX_SHARED_BYTES;
-    let free = free_workgroup_bytes(ops, layouts, shuffles);
+    let free = free_workgroup_bytes(ops, layouts, shuffles, limit);
     let matrix_bytes = MATRIX * MATRIX * 4;
     let capacity = (threads / INVOCATIONS_PER_MATRIX).min(free / matrix_bytes);
     for gemm in ops.iter().filter(|op| op_name(op) == "tile.gemm") {
@@ -136,7 +136,7 @@ pub fn coopmat_plan<'c, 'a>(
 /// Bytes of spirv-coopmat's workgroup memory that the kernel's shared tiles and scratch (the
 /// exchanges of the reductions `shuffles` lanes cannot do, planned before) leave for staging
 /// accumulators.
-pub fn free_workgroup_bytes(ops: &[OperationRef], layouts: &Layouts, shuffles: Option<i64>) -> i64 {
+pub fn free_workgroup_bytes(ops: &[OperationRef], layouts: &Layouts, shuffles: Option<i64>, limit: i64) -> i64 {
     let bytes = |ty: Type, elements: i64| {
         elements * tile_dialect::element::Element::of(ty).map_or(4, |element| element.bytes() as i64)
     };
@@ -155,7 +155,7 @@ pub fn free_workgroup_bytes(ops: &[OperationRef], layouts: &Layouts, shuffles: O
         .iter()
         .map(|(_, ty, elements)| bytes(*ty, *elements))
         .sum();
-    crate::spirv::coopmat::config::MAX_SHARED_BYTES - tiles - scratch
+    limit - tiles - scratch
 }
 
 /// The shape `tile` (of allocation `op`) is allocated in: its rows longer by the padding its layout
