@@ -24,7 +24,7 @@ func.func @shallow(%X: memref<64x8xf16>, %W1: memref<8x64xf16>, %W2: memref<64x6
     tile.copy %X, %Xs : memref<64x8xf16>, memref<64x8xf16, #gpu.address_space<workgroup>>
     tile.copy %W1, %W1s : memref<8x64xf16>, memref<8x64xf16, #gpu.address_space<workgroup>>
     tile.fill %H, %zero : memref<64x64xf32, #tile.fragment>
-    // expected-warning @+1 {{'tile.gemm' op does not fit wgmma (it takes f16 or bf16 inputs with K a multiple of 16 into f32, or i8 (into i32) or f8E4M3FN (into f32) inputs with A as MxK, B as NxK and K a multiple of 32; an A operand in shared memory (or a 16-bit fragment, not transposed), a B operand in shared memory, and an accumulator in the wgmma layout with M a multiple of 64 and N a multiple of 8 up to 256) nor mma.sync (the same inputs, B in shared memory, the block's warps splitting the accumulator into 16x8 tiles); it runs without tensor cores on sm_90a (one loop over K per accumulator element)}}
+    // expected-warning @+1 {{'tile.gemm' op does not fit wgmma (K = 8 is not a multiple of 16) nor mma.sync (K = 8 is not a multiple of 16); it runs without tensor cores on sm_90a (one loop over K per accumulator element)}}
     tile.gemm %Xs, %W1s, %H : memref<64x8xf16, #gpu.address_space<workgroup>>, memref<8x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
     tile.copy %H, %P : memref<64x64xf32, #tile.fragment>, memref<64x64xf16, #tile.fragment>
     tile.copy %W2, %W2s : memref<64x64xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>

@@ -18,7 +18,7 @@ func.func @threads_not_warpgroups(%A: memref<1024x1024xf16>, %B: memref<1024x102
     tile.pipelined %k = %c0 to %c4 stages(3) {
       tile.copy %A[%c0, %k], %As : memref<1024x1024xf16>, memref<128x64xf16, #gpu.address_space<workgroup>>
       tile.copy %B[%k, %c0], %Bs : memref<1024x1024xf16>, memref<64x128xf16, #gpu.address_space<workgroup>>
-      // expected-warning @+1 {{'tile.gemm' op does not fit wgmma (it takes f16 or bf16 inputs with K a multiple of 16 into f32, or i8 (into i32) or f8E4M3FN (into f32) inputs with A as MxK, B as NxK and K a multiple of 32; an A operand in shared memory (or a 16-bit fragment, not transposed), a B operand in shared memory, and an accumulator in the wgmma layout with M a multiple of 64 and N a multiple of 8 up to 256) nor mma.sync (the same inputs, B in shared memory, the block's warps splitting the accumulator into 16x8 tiles); it runs without tensor cores on sm_90a (one loop over K per accumulator element)}}
+      // expected-warning @+1 {{'tile.gemm' op does not fit wgmma (its block of 96 threads is no whole number of warpgroups (128 threads)) nor mma.sync (its 96 threads' warps cannot split the 128x128 accumulator into 16x8 tiles); it runs without tensor cores on sm_90a (one loop over K per accumulator element)}}
       tile.gemm %As, %Bs, %Cf : memref<128x64xf16, #gpu.address_space<workgroup>>, memref<64x128xf16, #gpu.address_space<workgroup>>, memref<128x128xf32, #tile.fragment>
     }
     tile.copy %Cf, %C[%c0, %c0] : memref<128x128xf32, #tile.fragment>, memref<1024x1024xf16>
@@ -43,7 +43,7 @@ func.func @m_too_small(%A: memref<1024x1024xf16>, %B: memref<1024x1024xf16>, %C:
     tile.pipelined %k = %c0 to %c4 stages(3) {
       tile.copy %A[%c0, %k], %As : memref<1024x1024xf16>, memref<32x8xf16, #gpu.address_space<workgroup>>
       tile.copy %B[%k, %c0], %Bs : memref<1024x1024xf16>, memref<8x128xf16, #gpu.address_space<workgroup>>
-      // expected-warning @+1 {{'tile.gemm' op does not fit wgmma (it takes f16 or bf16 inputs with K a multiple of 16 into f32, or i8 (into i32) or f8E4M3FN (into f32) inputs with A as MxK, B as NxK and K a multiple of 32; an A operand in shared memory (or a 16-bit fragment, not transposed), a B operand in shared memory, and an accumulator in the wgmma layout with M a multiple of 64 and N a multiple of 8 up to 256) nor mma.sync (the same inputs, B in shared memory, the block's warps splitting the accumulator into 16x8 tiles); it runs without tensor cores on sm_90a (one loop over K per accumulator element)}}
+      // expected-warning @+1 {{'tile.gemm' op does not fit wgmma (M = 32 is not a multiple of 64 (64 rows a warpgroup)) nor mma.sync (K = 8 is not a multiple of 16); it runs without tensor cores on sm_90a (one loop over K per accumulator element)}}
       tile.gemm %As, %Bs, %Cf : memref<32x8xf16, #gpu.address_space<workgroup>>, memref<8x128xf16, #gpu.address_space<workgroup>>, memref<32x128xf32, #tile.fragment>
     }
     tile.copy %Cf, %C[%c0, %c0] : memref<32x128xf32, #tile.fragment>, memref<1024x1024xf16>
@@ -216,6 +216,30 @@ func.func @f8_b_kn(%A: memref<256x256xf8E4M3FN>, %B: memref<256x256xf8E4M3FN>, %
       tile.gemm %As, %Bs, %Cf : memref<128x64xf8E4M3FN, #gpu.address_space<workgroup>>, memref<64x128xf8E4M3FN, #gpu.address_space<workgroup>>, memref<128x128xf32, #tile.fragment>
     }
     tile.copy %Cf, %C[%m0, %n0] : memref<128x128xf32, #tile.fragment>, memref<256x256xf32>
+  }
+  return
+}
+
+// -----
+
+// A kernel without a gemm that the register rules cannot take keeps the slower path too, and says
+// so: the loop writes row 1 of a fragment at index [1, j], which is not the loop's index.
+func.func @fragment_row_by_constant(%X: memref<64xf32>, %Y: memref<2x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(64) (%bx) {
+    %x = tile.alloc_fragment : memref<64xf32, #tile.fragment>
+    %y = tile.alloc_fragment : memref<2x64xf32, #tile.fragment>
+    tile.copy %X[%c0], %x : memref<64xf32>, memref<64xf32, #tile.fragment>
+    // expected-warning @+1 {{'tile.parallel' op reads a fragment at indices that are not the loop's indices (a thread would not know the register), so on sm_90a the kernel's fragments live in private or workgroup memory instead of registers (correct, slower)}}
+    tile.parallel (%j) in (64) {
+      %v = memref.load %x[%j] : memref<64xf32, #tile.fragment>
+      %w = arith.addf %v, %v : f32
+      memref.store %v, %y[%c0, %j] : memref<2x64xf32, #tile.fragment>
+      memref.store %w, %y[%c1, %j] : memref<2x64xf32, #tile.fragment>
+      tile.yield
+    }
+    tile.copy %y, %Y[%c0, %c0] : memref<2x64xf32, #tile.fragment>, memref<2x64xf32>
   }
   return
 }

@@ -295,14 +295,17 @@ fn lower<'c, 'a>(
             op.location()
         )
     });
-    if let (true, Err((op, why)), true) = (warn_off_registers, &planned, has_gemm(kernel)) {
+    // Every kernel a per-op target cannot keep in registers takes the slower path: say so at the
+    // op that has no rule.
+    if let (true, Err((op, why))) = (warn_off_registers, &planned) {
+        let slower = if has_gemm(kernel) {
+            "the kernel's fragments live in workgroup memory and its gemms run without matrix instructions (correct, far from tensor-core speed)"
+        } else {
+            "the kernel's fragments live in private or workgroup memory instead of registers (correct, slower)"
+        };
         tile_dialect::diagnostics::emit_warning(
             op.location(),
-            &format!(
-                "'{}' op {why}, so on {} the kernel's fragments live in workgroup memory and its gemms run without matrix instructions (correct, far from tensor-core speed)",
-                op_name(op),
-                target.name
-            ),
+            &format!("'{}' op {why}, so on {} {slower}", op_name(op), target.name),
         );
     }
     let mut shared = check_kernel(kernel, target, &owned, register_scratch)

@@ -123,7 +123,7 @@ pub fn mma_plan<'c, 'a>(
     wgmma: &HashSet<usize>,
     core_tiles: &HashMap<usize, usize>,
     target: &Target,
-    unlaid: Option<&str>,
+    say_unlaid: bool,
 ) -> (HashMap<usize, MmaGemm>, Vec<(OperationRef<'c, 'a>, String)>) {
     let gemms: Vec<OperationRef> = ops
         .iter()
@@ -131,12 +131,18 @@ pub fn mma_plan<'c, 'a>(
         .filter(|op| op_name(op) == "tile.gemm" && !wgmma.contains(&key(op)))
         .collect();
     // A gemm with neither layout already has wgmma's warning where the target has wgmma; elsewhere
-    // `unlaid` says why it gets no mma layout.
+    // (`say_unlaid`) it is told why it gets no mma layout.
+    let chained = ops.iter().filter(|op| op_name(op) == "tile.gemm").count() > 1;
+    let unlaid = |gemm: OperationRef<'c, 'a>| {
+        let accumulator = gemm.operand(2).ok().and_then(|c| placed(layouts, c).ok())?;
+        let misfit = super::misfit::Gemm::of(&gemm, accumulator)?;
+        say_unlaid.then(|| format!("does not fit mma.sync ({})", misfit.off_mma_sync(chained)))
+    };
     plan_gemms(
         &gemms,
         layouts,
         |origin| origin == crate::layout::atoms::MMA_ACCUMULATOR,
-        |_| unlaid.map(str::to_owned),
+        unlaid,
         |gemm, [a, b, c], accumulator| check_gemm(gemm, a, b, c, accumulator, layouts, core_tiles, target),
     )
 }

@@ -11,6 +11,7 @@
 //! | ring copies as TMA boxes | [`tma`] |
 //! | accumulator copies to global tensors through a staging tile and TMA | [`tma_store`] |
 
+mod misfit;
 mod mma_sync;
 mod operands;
 mod tma;
@@ -28,9 +29,6 @@ pub static WGMMA_AND_MMA_SYNC: TensorCores = TensorCores { wgmma: true };
 
 /// Ampere's tensor cores: mma.sync on warps.
 pub static MMA_SYNC: TensorCores = TensorCores { wgmma: false };
-
-/// Why a gemm gets no mma layout where mma.sync is the only instruction.
-const OFF_MMA_SYNC: &str = "does not fit mma.sync (it takes f16 or bf16 inputs with K a multiple of 16 into f32, or i8 inputs with K a multiple of 32 into i32; B in shared memory, A in shared memory or a fragment, and the block's warps splitting the accumulator into 16x8 tiles)";
 
 /// The rules' family value ([`crate::target::Target::matrix`]).
 pub struct TensorCores {
@@ -107,8 +105,7 @@ impl MatrixRules for TensorCores {
         let zero_start = wgmma::zero_started(ops, &plan.gemms);
         // The gemms off wgmma whose accumulator has the mma layout run on mma.sync; the rest,
         // and those the mma rule cannot take, on the scalar rule (with a warning).
-        let unlaid = (!self.wgmma).then_some(OFF_MMA_SYNC);
-        let (mma, off_mma) = mma_sync::mma_plan(ops, layouts, &plan.gemms, &plan.core_tiles, target, unlaid);
+        let (mma, off_mma) = mma_sync::mma_plan(ops, layouts, &plan.gemms, &plan.core_tiles, target, !self.wgmma);
         let mut off = plan.off;
         off.retain(|(gemm, _)| !mma.contains_key(&key(gemm)) && !off_mma.iter().any(|(other, _)| other == gemm));
         off.extend(off_mma);

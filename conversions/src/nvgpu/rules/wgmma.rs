@@ -84,7 +84,17 @@ pub fn wgmma_plan<'c, 'a>(ops: &[OperationRef<'c, 'a>], layouts: &Layouts) -> Wg
             && level(b) == Some(MemoryLevel::Shared)
             && (level(a) == Some(MemoryLevel::Shared) || (level(a) == Some(MemoryLevel::Fragment) && !transpose_a));
         if !fits {
-            off.push((**gemm, "does not fit wgmma (it takes f16 or bf16 inputs with K a multiple of 16 into f32, or i8 (into i32) or f8E4M3FN (into f32) inputs with A as MxK, B as NxK and K a multiple of 32; an A operand in shared memory (or a 16-bit fragment, not transposed), a B operand in shared memory, and an accumulator in the wgmma layout with M a multiple of 64 and N a multiple of 8 up to 256) nor mma.sync (the same inputs, B in shared memory, the block's warps splitting the accumulator into 16x8 tiles)".to_owned()));
+            if let Some(misfit) = super::misfit::Gemm::of(gemm, accumulator) {
+                let chained = gemms.len() > 1;
+                off.push((
+                    **gemm,
+                    format!(
+                        "does not fit wgmma ({}) nor mma.sync ({})",
+                        misfit.off_wgmma(),
+                        misfit.off_mma_sync(chained)
+                    ),
+                ));
+            }
             continue;
         }
         let [a_k, b_k] = crate::support::k_dimensions(transpose_a, transpose_b);
