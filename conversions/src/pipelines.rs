@@ -14,19 +14,19 @@ use tile_dialect::registration::add_pipeline;
 /// The passes that turn kernel modules into code (`gpu.binary`s): the target pipelines end with one.
 pub const SERIALIZATIONS: [&str; 2] = ["gpu-module-to-binary", tile_passes::gpu_module_to_isa::ARGUMENT];
 
-/// Builds `tile-to-nvvm{chip}` into `manager`.
-pub fn build_tile_to_nvvm(manager: &OperationPassManager, chip: &str) {
-    build_target_pipeline(manager, Pipeline::Nvvm, chip);
+/// Builds `tile-to-nvvm{chip}` into `manager`, which runs on `anchor` ops.
+pub fn build_tile_to_nvvm(manager: &OperationPassManager, chip: &str, anchor: &str) {
+    build_target_pipeline(manager, Pipeline::Nvvm, chip, anchor);
 }
 
-/// Builds `tile-to-rocdl{chip}` into `manager`.
-pub fn build_tile_to_rocdl(manager: &OperationPassManager, chip: &str) {
-    build_target_pipeline(manager, Pipeline::Rocdl, chip);
+/// Builds `tile-to-rocdl{chip}` into `manager`, which runs on `anchor` ops.
+pub fn build_tile_to_rocdl(manager: &OperationPassManager, chip: &str, anchor: &str) {
+    build_target_pipeline(manager, Pipeline::Rocdl, chip, anchor);
 }
 
-/// Builds `tile-to-spirv{chip}` into `manager`.
-pub fn build_tile_to_spirv(manager: &OperationPassManager, chip: &str) {
-    build_target_pipeline(manager, Pipeline::Spirv, chip);
+/// Builds `tile-to-spirv{chip}` into `manager`, which runs on `anchor` ops.
+pub fn build_tile_to_spirv(manager: &OperationPassManager, chip: &str, anchor: &str) {
+    build_target_pipeline(manager, Pipeline::Spirv, chip, anchor);
 }
 
 /// The cleanup after a chip's lowering: the GEMM lowerings' helper calls inlined (the inliner's
@@ -80,9 +80,18 @@ pub fn host_passes(target: &Target) -> Option<String> {
 
 /// Builds `pipeline` for `chip` (the pipeline's first target when empty): `tile.target`, the
 /// layouts and loop schedules, the target's lowering, cleanups, then its upstream passes. A chip
-/// the pipeline does not compile for gets a pass that fails naming the chips that work.
-fn build_target_pipeline(manager: &OperationPassManager, pipeline: Pipeline, chip: &str) {
+/// the pipeline does not compile for gets a pass that fails naming the chips that work; so does a
+/// pipeline nested in a pass manager of ops other than modules (`anchor`), where MLIR would abort
+/// the process at the first module pass added.
+fn build_target_pipeline(manager: &OperationPassManager, pipeline: Pipeline, chip: &str, anchor: &str) {
     let name = pipeline.name();
+    if anchor != "builtin.module" && anchor != "any" {
+        manager.add_pass(unsupported_chip_pass(
+            name,
+            format!("runs on a builtin.module, but was nested in {anchor}: write builtin.module({name}{{chip=...}})"),
+        ));
+        return;
+    }
     let found = if chip.is_empty() {
         pipeline.targets().next()
     } else {

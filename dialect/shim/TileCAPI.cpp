@@ -156,7 +156,8 @@ extern "C" void tileShimRegisterPipeline(const char *name, const char *descripti
   PassPipelineRegistration<ChipOptions>(
       name, description, [build, id](OpPassManager &pm, const ChipOptions &options) {
         std::string chip = options.chip;
-        build(id, wrap(&pm), MlirStringRef{chip.data(), chip.size()});
+        llvm::StringRef anchor = pm.getOpAnchorName();
+        build(id, wrap(&pm), MlirStringRef{chip.data(), chip.size()}, MlirStringRef{anchor.data(), anchor.size()});
       });
 }
 

@@ -92,8 +92,9 @@ int64_t tileShimSharedLayoutField(MlirAttribute attr, intptr_t field);
 /// Registers a pass in MLIR's global registry so that `--pass-pipeline=` finds it; the registry
 /// creates instances by calling `factory(id)`.
 void tileShimRegisterPass(TilePassFactory factory, int32_t id);
-/// Builds pipeline number `id` (see tileShimRegisterPipeline) into `pm` for `chip`.
-typedef void (*TilePipelineBuilder)(int32_t id, MlirOpPassManager pm, MlirStringRef chip);
+/// Builds pipeline number `id` (see tileShimRegisterPipeline) into `pm`, which runs on ops named
+/// `anchor` ("any" for every op), for `chip`.
+typedef void (*TilePipelineBuilder)(int32_t id, MlirOpPassManager pm, MlirStringRef chip, MlirStringRef anchor);
 /// Registers a pass pipeline with a `chip` option (`name{chip=...}`) in MLIR's global registry.
 void tileShimRegisterPipeline(const char *name, const char *description, TilePipelineBuilder build,
                               int32_t id);

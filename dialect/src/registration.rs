@@ -179,18 +179,24 @@ pub fn vector_to_scf_dialects() -> Vec<DialectHandle> {
     }
 }
 
-/// Builds a target pipeline into a pass manager for one chip.
-pub type PipelineBuild = fn(&melior::pass::OperationPassManager, &str);
+/// Builds a target pipeline into a pass manager for one chip; the last argument names the ops the
+/// manager runs on (`builtin.module`, or `any`, where the pipeline was nested properly).
+pub type PipelineBuild = fn(&melior::pass::OperationPassManager, &str, &str);
 
 static PIPELINES: Mutex<Vec<PipelineBuild>> = Mutex::new(Vec::new());
 
-unsafe extern "C" fn build_registered_pipeline(id: i32, pm: mlir_sys::MlirOpPassManager, chip: MlirStringRef) {
+unsafe extern "C" fn build_registered_pipeline(
+    id: i32,
+    pm: mlir_sys::MlirOpPassManager,
+    chip: MlirStringRef,
+    anchor: MlirStringRef,
+) {
     let build = PIPELINES.lock().unwrap_or_else(|poison| poison.into_inner())[id as usize];
-    let chip = unsafe { owned_string(chip) };
+    let (chip, anchor) = unsafe { (owned_string(chip), owned_string(anchor)) };
     let manager = unsafe { melior::pass::OperationPassManager::from_raw(pm) };
     // A panic here would unwind into the pass registry; there is no diagnostic engine at pipeline
     // build time, so it is reported on stderr and the pipeline stays as built so far.
-    if let Err(panic) = catch_panic(|| build(&manager, &chip)) {
+    if let Err(panic) = catch_panic(|| build(&manager, &chip, &anchor)) {
         eprintln!("tile: building the pipeline failed: {panic}");
     }
 }

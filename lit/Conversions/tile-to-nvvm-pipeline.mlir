@@ -3,6 +3,10 @@
 // RUN: tile-opt %examples/gemm_relu.mlir --pass-pipeline='builtin.module(tile-to-nvvm{chip=sm_90a})' | FileCheck %s
 // RUN: mlir-opt --load-dialect-plugin=%tile_plugin --load-pass-plugin=%tile_plugin %examples/gemm_relu.mlir --pass-pipeline='builtin.module(tile-to-nvvm{chip=sm_90a})' | FileCheck %s
 // RUN: not tile-opt %examples/gemm_relu.mlir --pass-pipeline='builtin.module(tile-to-nvvm{chip=sm_75})' 2>&1 | FileCheck %s --check-prefix=CHIP
+// A target pipeline nested under another op is an error at that op, not an abort (tile-opt and the
+// plugin in mlir-opt alike).
+// RUN: not tile-opt %examples/gemm_relu.mlir --pass-pipeline='builtin.module(func.func(tile-to-nvvm))' 2>&1 | FileCheck %s --check-prefix=NESTED
+// RUN: not mlir-opt --load-dialect-plugin=%tile_plugin --load-pass-plugin=%tile_plugin %examples/gemm_relu.mlir --pass-pipeline='builtin.module(func.func(tile-to-spirv{chip=spirv}))' 2>&1 | FileCheck %s --check-prefix=NESTED-SPIRV
 // Without chip, each pipeline compiles for its first: sm_90a here, plain SPIR-V for tile-to-spirv.
 // RUN: tile-opt %examples/gemm_relu.mlir --pass-pipeline='builtin.module(tile-to-nvvm)' | FileCheck %s
 // RUN: tile-opt %examples/softmax.mlir --pass-pipeline='builtin.module(tile-to-spirv)' | FileCheck %s --check-prefix=SPIRV
@@ -23,3 +27,5 @@
 // LLVMIR: call void @mgpuLaunchKernel
 
 // CHIP: error: tile-to-nvvm failed: chip sm_75 is not supported yet; supported: sm_90a, sm_80
+// NESTED: gemm_relu.mlir:{{[0-9]+}}:1: error: tile-to-nvvm failed: runs on a builtin.module, but was nested in func.func: write builtin.module(tile-to-nvvm{chip=...})
+// NESTED-SPIRV: error: tile-to-spirv failed: runs on a builtin.module, but was nested in func.func: write builtin.module(tile-to-spirv{chip=...})

@@ -71,6 +71,19 @@ func.func @pipelined_zero_stages(%n: index) {
 
 // -----
 
+// TileLang's per-statement order and stage lists are refused, not dropped: the pipeline is planned.
+func.func @pipelined_order_list(%n: index) {
+  %c0 = arith.constant 0 : index
+  tile.kernel grid(%n) threads(128) (%bx) {
+    // expected-error @+1 {{'tile.pipelined' op expects no 'order' list, but got [0, 2, 1]: the pipeline is planned from the loop's copies and its stages (tile-plan-pipelines records it as tile.schedule), not from per-statement orders and stages; drop it}}
+    tile.pipelined %k = %c0 to %n stages(3) attributes {order = [0, 2, 1]} {
+    }
+  }
+  return
+}
+
+// -----
+
 // Found by tile-fuzz (seed 14141): a ring this deep overflowed the sm_90a shared-memory check and
 // the lowering then wrote out its prologue for ever.
 func.func @pipelined_huge_stages(%n: index) {

@@ -86,6 +86,15 @@ pub fn kernel(op: OperationRef) -> Verdict {
 pub const MAX_STAGES: i64 = 64;
 
 pub fn pipelined(op: OperationRef) -> Verdict {
+    // TileLang's per-statement lists would be dropped without a word: the schedule is planned from
+    // the loop's copies and `stages` (`tile-plan-pipelines`, recorded as `tile.schedule`).
+    for list in ["order", "stage", "group"] {
+        if let Ok(given) = op.attribute(list) {
+            return Err(format!(
+                "expects no '{list}' list, but got {given}: the pipeline is planned from the loop's copies and its stages (tile-plan-pipelines records it as tile.schedule), not from per-statement orders and stages; drop it"
+            ));
+        }
+    }
     let stages = integer_attribute(&op, "stages").unwrap_or(0);
     if !(1..=MAX_STAGES).contains(&stages) {
         return Err(format!("expects stages between 1 and {MAX_STAGES}, but got {stages}"));

@@ -91,6 +91,17 @@ pub extern "C" fn tileRegisterPasses() {
     register_passes();
 }
 
+/// Creates a context with every dialect, LLVM translation and pass the tile pipelines need
+/// (upstream's and tile's, all registered); the caller destroys it (`mlirContextDestroy`).
+#[unsafe(no_mangle)]
+pub extern "C" fn tileCreateContext() -> mlir_sys::MlirContext {
+    let context = tile_conversions::context();
+    let raw = context.to_raw();
+    // The caller owns it now.
+    std::mem::forget(context);
+    raw
+}
+
 /// Creates the `tile-canonicalize` pass; the caller owns it.
 #[unsafe(no_mangle)]
 pub extern "C" fn tileCreateCanonicalizePass() -> MlirPass {

@@ -29,6 +29,15 @@ void tileRegisterDialect(MlirDialectRegistry registry);
 /// mlirParsePassPipeline and --pass-pipeline find them by name.
 void tileRegisterPasses(void);
 
+/// Creates a context ready to run the target pipelines on tile IR (for
+/// example mlirParsePassPipeline of "builtin.module(tile-to-nvvm{chip=sm_90a})"):
+/// it holds every dialect, LLVM translation and pass they need, upstream's
+/// (mlirRegisterAllDialects, mlirRegisterAllLLVMTranslations,
+/// mlirRegisterAllPasses) and tile's (tileRegisterDialect, tileRegisterPasses),
+/// so that one call replaces the five. The caller destroys it
+/// (mlirContextDestroy).
+MlirContext tileCreateContext(void);
+
 /// Creates the `tile-canonicalize` pass: the tile ops' canonicalization
 /// patterns plus folding. The caller owns it (hand it to a pass manager).
 MlirPass tileCreateCanonicalizePass(void);
@@ -44,7 +53,7 @@ MlirPass tileCreateCanonicalizePass(void);
 /// counted in `length`; SPIR-V code may hold NUL bytes, use `length`).
 typedef struct TileCompilation TileCompilation;
 
-/// Compiles the tile program `source` for `target` (sm_90a, gfx942, spirv,
+/// Compiles the tile program `source` for `target` (sm_90a, sm_80, gfx942, spirv,
 /// spirv-coopmat); diagnostics name the file `sourceName`. Needs no
 /// MlirContext: it makes its own, with every dialect and pass registered.
 /// Nothing is printed. Never returns NULL.
@@ -61,7 +70,7 @@ intptr_t tileCompilationGetNumKernels(const TileCompilation *result);
 MlirStringRef tileCompilationGetKernelName(const TileCompilation *result,
                                            intptr_t index);
 
-/// Returns the code of kernel `index`: PTX text (sm_90a), AMDGCN assembly
+/// Returns the code of kernel `index`: PTX text (sm_90a, sm_80), AMDGCN assembly
 /// (gfx942), or the SPIR-V binary's bytes (little-endian words).
 MlirStringRef tileCompilationGetKernelCode(const TileCompilation *result,
                                            intptr_t index);
