@@ -24,19 +24,11 @@ pub static TARGET: Target = Target {
     gemm_anchors: crate::nvgpu::anchors::mma_sync_anchors,
     shuffle_lanes: Some(32),
     environment: None,
-    // Tiles in dynamic shared memory (the 163 KiB a block may have on the A100), tensors as memref
-    // descriptors.
+    // sm_90a's memory spaces and dynamic shared memory, with the A100's 163 KiB a block.
     memory: Memory {
-        workgroup_space: "#gpu.address_space<workgroup>",
-        private_space: "#gpu.address_space<private>",
-        attributions: true,
-        dynamic_shared: true,
-        static_tensors: false,
         max_shared_bytes: MAX_SHARED_BYTES,
-        device_shared_bytes: None,
         shared_limit_note: "shared memory of one block (163 KiB on the A100; 99 KiB on sm_86 and sm_89 parts)",
-        rearranged_tiles: false,
-        indices_32_bit: false,
+        ..super::sm_90a::MEMORY
     },
     tma: false,
     multiprocessors: None,

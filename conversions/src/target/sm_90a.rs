@@ -26,20 +26,7 @@ pub static TARGET: Target = Target {
     gemm_anchors: crate::nvgpu::anchors::gemm_anchors,
     shuffle_lanes: Some(32),
     environment: None,
-    // Tiles in dynamic shared memory (the whole 227 KiB a block may have), tensors as memref
-    // descriptors.
-    memory: Memory {
-        workgroup_space: "#gpu.address_space<workgroup>",
-        private_space: "#gpu.address_space<private>",
-        attributions: true,
-        dynamic_shared: true,
-        static_tensors: false,
-        max_shared_bytes: chip::MAX_SHARED_BYTES,
-        device_shared_bytes: None,
-        shared_limit_note: "shared memory of one block",
-        rearranged_tiles: false,
-        indices_32_bit: false,
-    },
+    memory: MEMORY,
     tma: true,
     multiprocessors: Some(Multiprocessors {
         count: chip::MULTIPROCESSORS,
@@ -50,6 +37,21 @@ pub static TARGET: Target = Target {
     }),
     wide_copies: None,
     subgroup_size: None,
+};
+
+/// Tiles in dynamic shared memory (the whole 227 KiB a block may have), tensors as memref
+/// descriptors.
+pub(super) const MEMORY: Memory = Memory {
+    workgroup_space: "#gpu.address_space<workgroup>",
+    private_space: "#gpu.address_space<private>",
+    attributions: true,
+    dynamic_shared: true,
+    static_tensors: false,
+    max_shared_bytes: chip::MAX_SHARED_BYTES,
+    device_shared_bytes: None,
+    shared_limit_note: "shared memory of one block",
+    rearranged_tiles: false,
+    indices_32_bit: false,
 };
 
 /// The passes after the lowering ([`crate::nvgpu::backend`] for this chip).
