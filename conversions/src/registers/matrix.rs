@@ -12,10 +12,7 @@ use crate::{
     target::Target,
 };
 use melior::ir::{Value, operation::OperationRef};
-use std::{
-    any::Any,
-    collections::{HashMap, HashSet},
-};
+use std::collections::{HashMap, HashSet};
 use tile_dialect::layout::SharedLayout;
 
 /// A kernel as the matrix rules plan it.
@@ -75,11 +72,9 @@ pub struct Prepared<'c, 'a> {
     pub marked: HashSet<usize>,
 }
 
-/// One kernel's matrix plan: what the shared rules ask of it while they lower the kernel.
-pub trait MatrixPlan: Any {
-    /// The plan, for its own family's rules to read back ([`Layouts::matrix`]).
-    fn as_any(&self) -> &dyn Any;
-
+/// One kernel's matrix plan: what the shared rules ask of it while they lower the kernel (the
+/// family's own rules receive it as `self` in [`MatrixPlan::lower`] and the other hooks).
+pub trait MatrixPlan {
     /// Whether `gemm` reads its fragment A operand from registers (otherwise the shared rules
     /// stage it in a workgroup scratch tile first).
     fn register_a(&self, _gemm: &OperationRef, _layouts: &Layouts) -> bool {

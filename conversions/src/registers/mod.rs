@@ -122,12 +122,6 @@ pub fn key(op: &OperationRef) -> usize {
 }
 
 impl Layouts {
-    /// The plan of the target's matrix rules, as the family that made it reads it back (`None`
-    /// before it planned, or where the plan is another family's).
-    pub fn matrix<T: 'static>(&self) -> Option<&T> {
-        self.matrix.as_ref()?.as_any().downcast_ref()
-    }
-
     /// The plan of the target's matrix rules, as the shared rules ask it.
     pub(crate) fn matrix_plan(&self) -> Option<&dyn matrix::MatrixPlan> {
         self.matrix.as_deref()

@@ -34,10 +34,6 @@ impl MatrixRules for MatrixCores {
 }
 
 impl MatrixPlan for MfmaPlan {
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
-    }
-
     fn register_a(&self, gemm: &OperationRef, _layouts: &Layouts) -> bool {
         self.gemms.get(&key(gemm)).is_some_and(|plan| plan.register_a)
     }

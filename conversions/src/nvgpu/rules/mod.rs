@@ -10,6 +10,7 @@
 //! | gemms on `mma.sync` m16n8k16 (f16, bf16) and m16n8k32 (i8) | [`mma_sync`] |
 //! | ring copies as TMA boxes | [`tma`] |
 //! | accumulator copies to global tensors through a staging tile and TMA | [`tma_store`] |
+//! | why a gemm misses both instructions, for its warning | [`misfit`] |
 
 mod misfit;
 mod mma_sync;
@@ -153,10 +154,6 @@ impl MatrixRules for TensorCores {
 }
 
 impl MatrixPlan for TensorCorePlan {
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
-    }
-
     fn register_a(&self, gemm: &OperationRef, layouts: &Layouts) -> bool {
         wgmma::register_a(gemm, &self.wgmma, layouts) || self.mma.get(&key(gemm)).is_some_and(|plan| plan.register_a)
     }

@@ -65,10 +65,6 @@ impl CoopmatPlan {
 }
 
 impl MatrixPlan for CoopmatPlan {
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
-    }
-
     fn staging_elements(&self) -> i64 {
         let held = self.held.values().map(Held::staging_elements).max().unwrap_or(0);
         staged::staging_elements(&self.gemms).max(held)
