@@ -655,6 +655,8 @@ pub const PASSES: &[&str] = &[
     "--pass-pipeline=builtin.module(tile-to-rocdl{chip=gfx942})",
     "--pass-pipeline=builtin.module(tile-to-spirv{chip=spirv})",
     "--pass-pipeline=builtin.module(tile-to-spirv{chip=spirv-coopmat})",
+    // A target pipeline nested under functions: an error at the function, never an abort.
+    "--pass-pipeline=builtin.module(func.func(tile-to-nvvm{chip=sm_90a}))",
 ];
 
 /// The `tile-compile` targets.
