@@ -61,16 +61,11 @@ fn wgmma_anchors<'c, 'a>(
     threads: i64,
     tma: &dyn Fn(Value<'c, 'a>, usize) -> bool,
 ) -> Vec<Anchor<'c, 'a>> {
-    let warpgroups = threads / 128;
-    let bytes = crate::support::element_of(ops.a).map_or(2, |element| element.bytes() as i64);
-    if threads % 128 != 0
-        || ops.m % (64 * warpgroups.max(1)) != 0
-        || ops.n % 8 != 0
-        || ops.n > 256
-        || ops.k % (32 / bytes) != 0
-    {
+    if wgmma_shape(ops, threads).is_err() {
         return Vec::new();
     }
+    let warpgroups = threads / 128;
+    let bytes = operand_bytes(ops);
     let mut anchors = vec![Anchor {
         tile: ops.c,
         layout: Layout::Fragment(atoms::wgmma_accumulator(ops.m, ops.n, warpgroups)),
@@ -105,11 +100,7 @@ fn wgmma_anchors<'c, 'a>(
 /// out alike), A and B read from shared tiles as they are stored, or (16-bit) A from registers in
 /// the accumulator's arrangement where the warps split M alone.
 fn mma_sync<'c, 'a>(ops: &Operands<'c, 'a>, threads: i64, chained: bool, depth: i64) -> Vec<Anchor<'c, 'a>> {
-    if ops.k % depth != 0 || crate::support::element_of(ops.a) != crate::support::element_of(ops.b) || !is_shared(ops.b)
-    {
-        return Vec::new();
-    }
-    let Some(warps) = super::chip::mma_warp_split(threads, ops.m, ops.n, chained) else {
+    let Ok(warps) = mma_sync_warps(ops, threads, chained, depth) else {
         return Vec::new();
     };
     let mut anchors = vec![Anchor {
@@ -123,4 +114,59 @@ fn mma_sync<'c, 'a>(ops: &Operands<'c, 'a>, threads: i64, chained: bool, depth: 
         });
     }
     anchors
+}
+
+/// Bytes of an element of A (2 where it has no element type the rules know).
+fn operand_bytes(ops: &Operands) -> i64 {
+    crate::support::element_of(ops.a).map_or(2, |element| element.bytes() as i64)
+}
+
+/// Whether wgmma's shape fits a gemm of `ops` on `threads` threads: whole warpgroups, M a multiple
+/// of 64 a warpgroup, N a multiple of 8 up to 256, K a multiple of 32 bytes; else the first
+/// condition it misses (what the warning at a gemm off the tensor cores says).
+pub(crate) fn wgmma_shape(ops: &Operands, threads: i64) -> Result<(), String> {
+    let rows = 64 * (threads / 128).max(1);
+    let depth = 32 / operand_bytes(ops);
+    if threads % 128 != 0 {
+        Err(format!(
+            "its block of {threads} threads is no whole number of warpgroups (128 threads)"
+        ))
+    } else if ops.m % rows != 0 {
+        Err(format!(
+            "M = {} is not a multiple of {rows} (64 rows a warpgroup)",
+            ops.m
+        ))
+    } else if ops.n % 8 != 0 || ops.n > 256 {
+        Err(format!("N = {} is not a multiple of 8 up to 256", ops.n))
+    } else if ops.k % depth != 0 {
+        Err(format!("K = {} is not a multiple of {depth}", ops.k))
+    } else {
+        Ok(())
+    }
+}
+
+/// The warps `(along M, along N)` of mma.sync for a gemm of `ops` on `threads` threads, K `depth`
+/// deep an instruction (`chained`: the kernel has several gemms, whose warps split M alone); else
+/// the first condition it misses.
+pub(crate) fn mma_sync_warps(ops: &Operands, threads: i64, chained: bool, depth: i64) -> Result<(i64, i64), String> {
+    if !is_shared(ops.b) {
+        return Err("its B operand is not a shared tile".to_owned());
+    }
+    if crate::support::element_of(ops.a) != crate::support::element_of(ops.b) {
+        return Err("its A and B hold different element types".to_owned());
+    }
+    if ops.k % depth != 0 {
+        return Err(format!("K = {} is not a multiple of {depth}", ops.k));
+    }
+    super::chip::mma_warp_split(threads, ops.m, ops.n, chained).ok_or_else(|| {
+        let split = if chained {
+            " along M (a kernel of several gemms splits M alone)"
+        } else {
+            ""
+        };
+        format!(
+            "its {threads} threads' warps cannot split the {}x{} accumulator into 16x8 tiles{split}",
+            ops.m, ops.n
+        )
+    })
 }

@@ -135,8 +135,14 @@ pub fn mma_plan<'c, 'a>(
     let chained = ops.iter().filter(|op| op_name(op) == "tile.gemm").count() > 1;
     let unlaid = |gemm: OperationRef<'c, 'a>| {
         let accumulator = gemm.operand(2).ok().and_then(|c| placed(layouts, c).ok())?;
-        let misfit = super::misfit::Gemm::of(&gemm, accumulator)?;
-        say_unlaid.then(|| format!("does not fit mma.sync ({})", misfit.off_mma_sync(chained)))
+        let operands = crate::layout::anchors::operands(gemm)?;
+        let (threads, origin) = (accumulator.distribution.threads, &accumulator.layout.origin);
+        say_unlaid.then(|| {
+            format!(
+                "does not fit mma.sync ({})",
+                super::misfit::off_mma_sync(&operands, threads, chained, origin)
+            )
+        })
     };
     plan_gemms(
         &gemms,

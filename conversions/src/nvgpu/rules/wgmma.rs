@@ -84,14 +84,14 @@ pub fn wgmma_plan<'c, 'a>(ops: &[OperationRef<'c, 'a>], layouts: &Layouts) -> Wg
             && level(b) == Some(MemoryLevel::Shared)
             && (level(a) == Some(MemoryLevel::Shared) || (level(a) == Some(MemoryLevel::Fragment) && !transpose_a));
         if !fits {
-            if let Some(misfit) = super::misfit::Gemm::of(gemm, accumulator) {
-                let chained = gemms.len() > 1;
+            if let Some(operands) = crate::layout::anchors::operands(**gemm) {
+                let (threads, origin) = (accumulator.distribution.threads, &accumulator.layout.origin);
                 off.push((
                     **gemm,
                     format!(
                         "does not fit wgmma ({}) nor mma.sync ({})",
-                        misfit.off_wgmma(),
-                        misfit.off_mma_sync(chained)
+                        super::misfit::off_wgmma(&operands, threads, origin),
+                        super::misfit::off_mma_sync(&operands, threads, gemms.len() > 1, origin)
                     ),
                 ));
             }
