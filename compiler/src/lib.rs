@@ -479,13 +479,15 @@ fn compile_parsed<'c>(
     let target = Target::parse(target).map_err(|_| Error::UnknownTarget {
         target: target.to_owned(),
     })?;
+    // Errors about the whole input are at its first line (the parts' modules are the compiler's,
+    // located nowhere).
+    let input = source.map_or(module.as_operation().location(), |file| {
+        melior::ir::Location::new(context, file, 1, 1)
+    });
     // An input without a kernel is a mistake, not "0 kernels": the same error for every caller.
     if tile_dialect::ops::find_ops(module.as_operation(), "tile.kernel").is_empty() {
-        let at = source.map_or(module.as_operation().location(), |file| {
-            melior::ir::Location::new(context, file, 1, 1)
-        });
         tile_dialect::diagnostics::emit_error(
-            at,
+            input,
             "expects at least one tile.kernel to compile, but the input has none",
         );
         return Err(Error::NothingToCompile {
@@ -511,13 +513,9 @@ fn compile_parsed<'c>(
             bytes.into(),
         );
     }
-    // The module's target facts, checked once where they enter and located at the input (the
-    // parts' modules are the compiler's, located nowhere).
+    // The module's target facts, checked once where they enter.
     if let Err(message) = Target::of(module.as_operation()) {
-        let at = source.map_or(module.as_operation().location(), |file| {
-            melior::ir::Location::new(context, file, 1, 1)
-        });
-        tile_dialect::diagnostics::emit_error(at, &format!("the module {message}"));
+        tile_dialect::diagnostics::emit_error(input, &format!("the module {message}"));
         return Err(Error::Lowering {
             target: target.name.to_owned(),
             diagnostics: collector.take(),
