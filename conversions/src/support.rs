@@ -173,9 +173,10 @@ fn no_eight_bit_floats(module: OperationRef, target: Option<&Target>) -> bool {
 }
 
 /// Whether `op` handles f8E4M3FN values without converting them, as the rules of a target whose
-/// matrix instructions take them do for their operands ([`crate::registers::matrix::MatrixRules::f8_instruction`]): shared tiles, the copies that fill them from tensors of the same type (bytes
-/// moved as they are), the ring slots they become, and the gemms that read them (whose own rule
-/// refuses what wgmma cannot take).
+/// matrix instructions take them do for their operands
+/// ([`crate::registers::matrix::MatrixRules::f8_instruction`]): shared tiles, the copies that fill
+/// them from tensors of the same type (bytes moved as they are), the ring slots they become, and
+/// the gemms that read them (whose own rule refuses what the instruction cannot take).
 fn f8_operand_op(op: OperationRef) -> bool {
     match op_name(&op) {
         "tile.alloc_shared" | "tile.gemm" | "tile.slot" => true,

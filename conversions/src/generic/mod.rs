@@ -2,8 +2,9 @@
 //! (`crate::registers`: fragments in registers, gemms on the chip's matrix instructions where their
 //! layouts allow), the rest by the loop lowering of the CPU reference (`crate::cpu`) with its
 //! iterations dealt out to the block's threads (`for e = tid; e < total; e += threads` over the
-//! flattened iteration space, then a barrier); where the target has wide copies, copies from global tensors into shared tiles go
-//! in 16-byte (or 8-byte) runs and main loops are prefetched through registers ([`vector_copy`]).
+//! flattened iteration space, then a barrier); where the target has wide copies, copies from
+//! global tensors into shared tiles go in 16-byte (or 8-byte) runs and main loops are prefetched
+//! through registers ([`vector_copy`]).
 //! The kernel body moves into a `gpu.func`. Every GPU target lowers through it ([`lower_per_op`] on
 //! the per-op targets, [`lower_kernel`] on the plain ones).
 

@@ -95,8 +95,8 @@ fn wgmma_anchors<'c, 'a>(
 }
 
 /// A gemm wgmma cannot take (fewer than 64 rows a warpgroup, a block of warps that are no whole
-/// warpgroups, i8 inputs), or any gemm on a chip without wgmma: `mma.sync` on the warps ([`super::chip::mma_warp_split`];
-/// K of `depth` an instruction: 16 for 16-bit inputs, 32 for i8, whose 16x8 accumulator is laid
+/// warpgroups, i8 inputs), or any gemm on a chip without wgmma: `mma.sync` on the warps
+/// ([`super::chip::mma_warp_split`]; K of `depth` an instruction: 16 for 16-bit inputs, 32 for i8, whose 16x8 accumulator is laid
 /// out alike), A and B read from shared tiles as they are stored, or (16-bit) A from registers in
 /// the accumulator's arrangement where the warps split M alone.
 fn mma_sync<'c, 'a>(ops: &Operands<'c, 'a>, threads: i64, chained: bool, depth: i64) -> Vec<Anchor<'c, 'a>> {

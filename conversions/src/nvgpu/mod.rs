@@ -14,8 +14,9 @@ pub mod anchors;
 pub(crate) mod chip;
 pub mod rules;
 
-/// The passes after an NVIDIA chip's lowering, for `chip`: the kernels' private arrays as values (`tile-promote-private`,
-/// so that no conversion carries their slot-by-slot loads and stores), their math ops to PTX
+/// The passes after an NVIDIA chip's lowering, for `chip`: the kernels' private arrays as values
+/// (`tile-promote-private`, so that no conversion carries their slot-by-slot loads and stores),
+/// their math ops to PTX
 /// instructions, then upstream's `gpu-lower-to-nvvm-pipeline{cubin-chip=CHIP
 /// cubin-features=+ptx80 opt-level=2 cubin-format=isa}` written out pass by pass (as
 /// `--dump-pass-pipeline` prints it), so that `tile-check-external-calls` runs on the kernel

@@ -1,5 +1,5 @@
-//! `tile-persistent-kernels` (targets that count their multiprocessors): a GEMM kernel with more output tiles than the chip has
-//! multiprocessors becomes a persistent kernel, written as tile IR. One block per multiprocessor
+//! `tile-persistent-kernels` (targets that count their multiprocessors): a GEMM kernel with more
+//! output tiles than the chip has multiprocessors becomes a persistent kernel, written as tile IR. One block per multiprocessor
 //! walks the output tiles in groups of [`GROUP_ROWS`] grid rows (neighbouring blocks share their A
 //! rows and B columns in L2), and the main loops of its tiles become one `tile.pipelined` loop
 //! over (tile, step) pairs, so that the ring `tile-expand-pipelines` builds runs on from one tile
