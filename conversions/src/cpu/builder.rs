@@ -5,7 +5,7 @@ use melior::{
     Context,
     dialect::{arith, memref, scf},
     ir::{
-        Attribute, Block, BlockLike, Location, Operation, Region, RegionLike, Type, TypeLike, Value,
+        Attribute, Block, BlockLike, Location, Operation, Region, RegionLike, Type, TypeLike, Value, ValueLike,
         attribute::{FloatAttribute, IntegerAttribute},
         block::BlockRef,
         operation::{OperationBuilder, OperationLike, OperationRef},
@@ -29,6 +29,37 @@ impl<'c, 'a> At<'c, 'a> {
             before: op,
         }
     }
+}
+
+/// An op of two operands whose result type is inferred, as a generated constructor returns it.
+pub type Binary = for<'c, 'x, 'y> fn(&'c Context, Value<'c, 'x>, Value<'c, 'y>, Location<'c>) -> Operation<'c>;
+
+/// Declares `Builder` methods for arith's integer ops of two operands (`b.addi(at, lhs, rhs)`).
+macro_rules! integer_binaries {
+    ($($name:ident: $doc:literal),* $(,)?) => {
+        impl<'c> Builder<'c> {
+            $(
+                #[doc = $doc]
+                pub fn $name<'a>(&self, at: At<'c, 'a>, lhs: Value<'c, '_>, rhs: Value<'c, '_>) -> Value<'c, 'a> {
+                    self.binary(at, |c, x, y, l| tile_ir::arith::$name(c, x, y, l).into(), lhs, rhs)
+                }
+            )*
+        }
+    };
+}
+
+integer_binaries! {
+    addi: "Returns `lhs + rhs` (`arith.addi`).",
+    subi: "Returns `lhs - rhs` (`arith.subi`).",
+    muli: "Returns `lhs * rhs` (`arith.muli`).",
+    divui: "Returns `lhs / rhs`, unsigned (`arith.divui`).",
+    remui: "Returns `lhs % rhs`, unsigned (`arith.remui`).",
+    minui: "Returns the unsigned minimum (`arith.minui`).",
+    andi: "Returns `lhs & rhs` (`arith.andi`).",
+    ori: "Returns `lhs | rhs` (`arith.ori`).",
+    xori: "Returns `lhs ^ rhs` (`arith.xori`).",
+    shli: "Returns `lhs << rhs` (`arith.shli`).",
+    shrui: "Returns `lhs >> rhs`, logical (`arith.shrui`).",
 }
 
 /// Builds ops at a location.
@@ -69,24 +100,44 @@ impl<'c> Builder<'c> {
         self.value(at, arith::constant(self.context, attr, self.location))
     }
 
-    /// Returns `name(operands)` with the result type inferred (arith binary ops, selects...).
-    pub fn op<'a>(&self, at: At<'c, 'a>, name: &str, operands: &[Value<'c, '_>]) -> Value<'c, 'a> {
-        let op = OperationBuilder::new(name, self.location)
-            .add_operands(operands)
-            .enable_result_type_inference()
-            .build()
-            .unwrap_or_else(|error| panic!("cannot build {name}: {error}"));
-        self.value(at, op)
+    /// Returns `op(lhs, rhs)`, an arith op of two operands whose result type is inferred.
+    pub fn binary<'a>(&self, at: At<'c, 'a>, op: Binary, lhs: Value<'c, '_>, rhs: Value<'c, '_>) -> Value<'c, 'a> {
+        self.value(at, op(self.context, lhs, rhs, self.location))
     }
 
-    /// Returns `name(operand) : result` (casts).
-    pub fn cast<'a>(&self, at: At<'c, 'a>, name: &str, operand: Value<'c, '_>, result: Type<'c>) -> Value<'c, 'a> {
-        let op = OperationBuilder::new(name, self.location)
-            .add_operands(&[operand])
-            .add_results(&[result])
-            .build()
-            .unwrap_or_else(|error| panic!("cannot build {name}: {error}"));
-        self.value(at, op)
+    /// Returns `lhs + rhs`: `arith.addf` on floats, `arith.addi` on integers and indices.
+    pub fn add<'a>(&self, at: At<'c, 'a>, lhs: Value<'c, '_>, rhs: Value<'c, '_>) -> Value<'c, 'a> {
+        if lhs.r#type().is_integer() || lhs.r#type().is_index() {
+            self.addi(at, lhs, rhs)
+        } else {
+            self.binary(at, |c, x, y, l| tile_ir::arith::addf(c, x, y, l).into(), lhs, rhs)
+        }
+    }
+
+    /// Returns `lhs * rhs`: `arith.mulf` on floats, `arith.muli` on integers and indices.
+    pub fn multiply<'a>(&self, at: At<'c, 'a>, lhs: Value<'c, '_>, rhs: Value<'c, '_>) -> Value<'c, 'a> {
+        if lhs.r#type().is_integer() || lhs.r#type().is_index() {
+            self.muli(at, lhs, rhs)
+        } else {
+            self.binary(at, |c, x, y, l| tile_ir::arith::mulf(c, x, y, l).into(), lhs, rhs)
+        }
+    }
+
+    /// Returns `|operand|` (`math.absf`).
+    pub fn absf<'a>(&self, at: At<'c, 'a>, operand: Value<'c, '_>) -> Value<'c, 'a> {
+        self.value(at, tile_ir::math::absf(self.context, operand, self.location).into())
+    }
+
+    /// Returns `cast(operand) : result`, `cast` being a generated constructor of a cast
+    /// (`tile_ir::arith::index_cast`, `tile_ir::llvm::inttoptr`, ...).
+    pub fn cast<'a, Cast: Into<Operation<'c>>>(
+        &self,
+        at: At<'c, 'a>,
+        cast: fn(&'c Context, Type<'c>, Value<'c, '_>, Location<'c>) -> Cast,
+        operand: Value<'c, '_>,
+        result: Type<'c>,
+    ) -> Value<'c, 'a> {
+        self.value(at, cast(self.context, result, operand, self.location).into())
     }
 
     /// Returns an unsigned integer comparison (`ult`, `uge`, ...) of two index values.
@@ -201,8 +252,8 @@ impl<'c> Builder<'c> {
         let one = self.index(at, 1);
         let (body, trip) = self.for_loop(at, zero, trips, one);
         let stride = self.index(body, threads);
-        let start = self.op(body, "arith.muli", &[trip, stride]);
-        let flat = self.op(body, "arith.addi", &[start, tid]);
+        let start = self.muli(body, trip, stride);
+        let flat = self.addi(body, start, tid);
         let inside = if total % threads == 0 {
             body
         } else {
@@ -286,8 +337,8 @@ impl<'c> Builder<'c> {
                 break;
             }
             let size = self.index(at, *extent);
-            ivs.push(self.op(at, "arith.remui", &[rest, size]));
-            rest = self.op(at, "arith.divui", &[rest, size]);
+            ivs.push(self.remui(at, rest, size));
+            rest = self.divui(at, rest, size);
         }
         ivs.reverse();
         ivs

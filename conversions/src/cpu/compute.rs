@@ -2,14 +2,15 @@
 //! type. Obviously right rather than fast: this is the reference the GPU lowerings are checked against.
 
 use super::{
-    builder::{At, Builder},
+    builder::{At, Binary, Builder},
     data::{convert, element_type},
 };
 use melior::ir::{
-    Type, TypeLike, Value,
+    Type, Value,
     operation::{OperationLike, OperationRef},
 };
 use tile_dialect::ops::{ReductionKind, integer_attribute, memref_shape, reduction_kind};
+use tile_ir::arith;
 
 // ---- tile.gemm ----------------------------------------------------------------------------------
 
@@ -27,22 +28,17 @@ pub fn lower_gemm<'c>(b: &Builder<'c>, gemm: OperationRef<'c, '_>) {
     // lavapipe also caps the loop iterations of one invocation at 65535, all loops together, and
     // silently leaves the loops past that: unrolled chunks keep big GEMMs under it.)
     let acc_type = element_type(c);
-    let float = !acc_type.is_integer();
     // K step `first + step` of a chunk starting at `first`: C[m, n] += A[m, k] B[k, n] at `body`.
     let product = |body: At<'c, '_>, ivs: &[Value<'c, '_>], first: Value<'c, '_>, step: Value<'c, '_>| {
-        let k = b.op(body, "arith.addi", &[first, step]);
+        let k = b.addi(body, first, step);
         let (m, n) = (ivs[0], ivs[1]);
         let a_value = b.load(body, a, &if transpose_a { [k, m] } else { [m, k] });
         let b_value = b.load(body, bb, &if transpose_b { [n, k] } else { [k, n] });
         let a_value = convert(b, body, a_value, acc_type);
         let b_value = convert(b, body, b_value, acc_type);
-        let product = b.op(
-            body,
-            if float { "arith.mulf" } else { "arith.muli" },
-            &[a_value, b_value],
-        );
+        let product = b.multiply(body, a_value, b_value);
         let old = b.load(body, c, &[m, n]);
-        let sum = b.op(body, if float { "arith.addf" } else { "arith.addi" }, &[old, product]);
+        let sum = b.add(body, old, product);
         b.store(body, sum, c, &[m, n]);
     };
     if b.threads.is_some() {
@@ -62,12 +58,7 @@ pub fn lower_gemm<'c>(b: &Builder<'c>, gemm: OperationRef<'c, '_>) {
         let (chunk_body, chunk_index) = b.loop_nest(at, &[chunks]);
         let (mine, ivs) = b.own_nest(chunk_body, &c_shape);
         let (body, step) = b.loop_nest(mine, &[chunk_size]);
-        product(
-            body,
-            &ivs,
-            b.op(body, "arith.muli", &[chunk_index[0], chunk_size]),
-            step[0],
-        );
+        product(body, &ivs, b.muli(body, chunk_index[0], chunk_size), step[0]);
         if k_size % chunk != 0 {
             let done = b.index(at, k_size / chunk * chunk);
             let (mine, ivs) = b.own_nest(at, &c_shape);
@@ -82,12 +73,7 @@ pub fn lower_gemm<'c>(b: &Builder<'c>, gemm: OperationRef<'c, '_>) {
         let chunks = b.index(outer, k_size / chunk);
         let chunk_size = b.index(outer, chunk);
         let (body, reduction) = b.loop_nest(outer, &[chunks, chunk_size]);
-        product(
-            body,
-            &ivs,
-            b.op(body, "arith.muli", &[reduction[0], chunk_size]),
-            reduction[1],
-        );
+        product(body, &ivs, b.muli(body, reduction[0], chunk_size), reduction[1]);
     }
 }
 
@@ -175,13 +161,16 @@ pub(crate) fn identity(kind: ReductionKind) -> f64 {
 
 /// The op that combines two values of a reduction of `kind`, and whether elements enter it as
 /// absolute values: the one definition every lowering of `tile.reduce` follows.
-pub(crate) fn combiner(kind: ReductionKind) -> (&'static str, bool) {
+pub(crate) fn combiner(kind: ReductionKind) -> (Binary, bool) {
+    let maximum: Binary = |c, x, y, l| arith::maximumf(c, x, y, l).into();
+    let minimum: Binary = |c, x, y, l| arith::minimumf(c, x, y, l).into();
+    let sum: Binary = |c, x, y, l| arith::addf(c, x, y, l).into();
     match kind {
-        ReductionKind::Max => ("arith.maximumf", false),
-        ReductionKind::AbsMax => ("arith.maximumf", true),
-        ReductionKind::Min => ("arith.minimumf", false),
-        ReductionKind::Sum => ("arith.addf", false),
-        ReductionKind::AbsSum => ("arith.addf", true),
+        ReductionKind::Max => (maximum, false),
+        ReductionKind::AbsMax => (maximum, true),
+        ReductionKind::Min => (minimum, false),
+        ReductionKind::Sum => (sum, false),
+        ReductionKind::AbsSum => (sum, true),
     }
 }
 
@@ -195,11 +184,7 @@ pub(crate) fn reduction_input<'c, 'a>(
     ty: Type<'c>,
 ) -> Value<'c, 'a> {
     let value = convert(b, at, value, ty);
-    if combiner(kind).1 {
-        b.op(at, "math.absf", &[value])
-    } else {
-        value
-    }
+    if combiner(kind).1 { b.absf(at, value) } else { value }
 }
 
 /// `buffer[indices] = combine(buffer[indices], value)` for a reduction of `kind`.
@@ -212,6 +197,6 @@ pub(crate) fn accumulate<'c, 'a>(
     indices: &[Value<'c, 'a>],
 ) {
     let old = b.load(at, buffer, indices);
-    let new = b.op(at, combiner(kind).0, &[old, value]);
+    let new = b.binary(at, combiner(kind).0, old, value);
     b.store(at, new, buffer, indices);
 }

@@ -54,17 +54,17 @@ pub fn convert<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, value: Value<'c, 'a>, to
         return value;
     }
     match (float_width(from), float_width(to), int_width(from), int_width(to)) {
-        (Some(a), Some(z), _, _) if a < z => b.cast(at, "arith.extf", value, to),
-        (Some(a), Some(z), _, _) if a > z => b.cast(at, "arith.truncf", value, to),
+        (Some(a), Some(z), _, _) if a < z => b.cast(at, tile_ir::arith::extf, value, to),
+        (Some(a), Some(z), _, _) if a > z => b.cast(at, tile_ir::arith::truncf, value, to),
         // Same width, different format (f16 and bf16): through f32.
         (Some(_), Some(_), _, _) => {
-            let wide = b.cast(at, "arith.extf", value, Type::float32(b.context));
-            b.cast(at, "arith.truncf", wide, to)
+            let wide = b.cast(at, tile_ir::arith::extf, value, Type::float32(b.context));
+            b.cast(at, tile_ir::arith::truncf, wide, to)
         }
-        (_, _, Some(a), Some(z)) if a < z => b.cast(at, "arith.extsi", value, to),
-        (_, _, Some(_), Some(_)) => b.cast(at, "arith.trunci", value, to),
-        (None, Some(_), Some(_), None) => b.cast(at, "arith.sitofp", value, to),
-        _ => b.cast(at, "arith.fptosi", value, to),
+        (_, _, Some(a), Some(z)) if a < z => b.cast(at, tile_ir::arith::extsi, value, to),
+        (_, _, Some(_), Some(_)) => b.cast(at, tile_ir::arith::trunci, value, to),
+        (None, Some(_), Some(_), None) => b.cast(at, tile_ir::arith::sitofp, value, to),
+        _ => b.cast(at, tile_ir::arith::fptosi, value, to),
     }
 }
 
@@ -84,13 +84,13 @@ fn placed<'c, 'a>(
     let leading = offsets.len() - ivs.len();
     for (dim, offset) in offsets.iter().enumerate() {
         let index = match dim.checked_sub(leading) {
-            Some(tile_dim) => b.op(at, "arith.addi", &[*offset, ivs[tile_dim]]),
+            Some(tile_dim) => b.addi(at, *offset, ivs[tile_dim]),
             None => *offset,
         };
         let size = b.dim(at, buffer, dim as i64);
         let fits = b.compare(at, "ult", index, size);
         inside = Some(match inside {
-            Some(previous) => b.op(at, "arith.andi", &[previous, fits]),
+            Some(previous) => b.andi(at, previous, fits),
             None => fits,
         });
         indices.push(index);
@@ -117,7 +117,7 @@ pub fn lower_copy<'c>(b: &Builder<'c>, copy: OperationRef<'c, '_>) {
         let value = convert(b, then, value, to);
         b.store(then, value, dst, &ivs);
         let one = b.constant(body, Type::parse(b.context, "i1").expect("i1"), 1.0);
-        let outside = b.op(body, "arith.xori", &[inside, one]);
+        let outside = b.xori(body, inside, one);
         let otherwise = b.if_then(body, outside);
         let zero = b.constant(otherwise, to, 0.0);
         b.store(otherwise, zero, dst, &ivs);

@@ -33,7 +33,7 @@ pub fn widen_exponents<'c>(context: &'c Context, root: OperationRef<'c, '_>) {
             location: op.location(),
             threads: None,
         };
-        let widened = b.cast(super::builder::At::before(op), "arith.extsi", exponent, int);
+        let widened = b.cast(super::builder::At::before(op), tile_ir::arith::extsi, exponent, int);
         set_operand(op, 1, widened);
     }
 }

@@ -746,16 +746,16 @@ fn lower<'c, 'a>(
         let start = if base_alignment > crate::pipeline::rings::SLOT_ALIGNMENT {
             let address = builder.aligned_pointer(at, bytes);
             let mask = builder.index(at, base_alignment - 1);
-            let rounded = builder.op(at, "arith.addi", &[address, mask]);
-            let rounded = builder.op(at, "arith.andi", &[rounded, builder.index(at, !(base_alignment - 1))]);
-            Some(builder.op(at, "arith.subi", &[rounded, address]))
+            let rounded = builder.addi(at, address, mask);
+            let rounded = builder.andi(at, rounded, builder.index(at, !(base_alignment - 1)));
+            Some(builder.subi(at, rounded, address))
         } else {
             None
         };
         for (tile, offset) in tiles.iter().zip(&dynamic_offsets) {
             let shift = builder.index(at, *offset);
             let shift = match start {
-                Some(start) => builder.op(at, "arith.addi", &[start, shift]),
+                Some(start) => builder.addi(at, start, shift),
                 None => shift,
             };
             // Fragments the threads share live in workgroup memory too.

@@ -188,11 +188,11 @@ pub fn privatize<'c>(
                 };
                 for (index, size) in indices.iter().zip(&shape).skip(1) {
                     let size = b.index(at, *size);
-                    let scaled = b.op(at, "arith.muli", &[linear, size]);
-                    linear = b.op(at, "arith.addi", &[scaled, *index]);
+                    let scaled = b.muli(at, linear, size);
+                    linear = b.addi(at, scaled, *index);
                 }
                 let threads = b.index(at, threads);
-                b.op(at, "arith.divui", &[linear, threads])
+                b.divui(at, linear, threads)
             }
         };
         if store {

@@ -106,8 +106,8 @@ fn lower_one<'c>(b: &Builder<'c>, split: &Split<'c, '_>) {
     let workers = b.index(at, outputs * split.group);
     let working = b.compare(at, "ult", tid, workers);
     let then = b.if_then(at, working);
-    let output = b.op(then, "arith.divui", &[tid, group]);
-    let lane = b.op(then, "arith.remui", &[tid, group]);
+    let output = b.divui(then, tid, group);
+    let lane = b.remui(then, tid, group);
     let kept_ivs = b.unflatten(then, output, &kept);
     let start = b.constant(then, ty, identity(kind));
     b.store(then, start, scratch, &[tid]);
@@ -129,11 +129,11 @@ fn lower_one<'c>(b: &Builder<'c>, split: &Split<'c, '_>) {
         let start = b.constant(then, ty, identity(kind));
         b.store(then, start, dst, &kept_ivs);
     }
-    let base = b.op(then, "arith.muli", &[tid, group]);
+    let base = b.muli(then, tid, group);
     let zero = b.index(then, 0);
     let one = b.index(then, 1);
     let (inner, lane) = b.for_loop(then, zero, group, one);
-    let slot = b.op(inner, "arith.addi", &[base, lane]);
+    let slot = b.addi(inner, base, lane);
     let partial = b.load(inner, scratch, &[slot]);
     accumulate(b, inner, kind, partial, dst, &kept_ivs);
     b.barrier(at);

@@ -156,7 +156,7 @@ impl<'c, 'a> Runs<'c, 'a> {
     /// it: inside a guard when the trip may lie past the tile's runs.
     fn trip(&self, b: &Builder<'c>, at: At<'c, 'a>, tid: Value<'c, 'a>, trip: i64) -> (At<'c, 'a>, Vec<Value<'c, 'a>>) {
         let start = b.index(at, trip * self.threads);
-        let flat = b.op(at, "arith.addi", &[start, tid]);
+        let flat = b.addi(at, start, tid);
         let inside = if (trip + 1) * self.threads <= self.total {
             at
         } else {
@@ -167,10 +167,10 @@ impl<'c, 'a> Runs<'c, 'a> {
         let mut tile = b.unflatten(inside, flat, &self.extents);
         let last = tile.len() - 1;
         let run = b.index(inside, self.run);
-        tile[last] = b.op(inside, "arith.muli", &[tile[last], run]);
+        tile[last] = b.muli(inside, tile[last], run);
         if self.rows > 1 {
             let rows = b.index(inside, self.rows);
-            tile[0] = b.op(inside, "arith.muli", &[tile[0], rows]);
+            tile[0] = b.muli(inside, tile[0], rows);
         }
         (inside, tile)
     }
@@ -278,14 +278,14 @@ fn load_runs<'c, 'a>(
             .iter()
             .enumerate()
             .map(|(dim, offset)| match dim.checked_sub(leading) {
-                Some(tile_dim) => b.op(at, "arith.addi", &[*offset, tile[tile_dim]]),
+                Some(tile_dim) => b.addi(at, *offset, tile[tile_dim]),
                 None => *offset,
             })
             .collect();
         load_run(b, at, runs, src, view, &indices, element, held, trip * runs.run);
     }
     let one = b.constant(at, melior::ir::r#type::IntegerType::new(b.context, 1).into(), 1.0);
-    let outside = b.op(at, "arith.xori", &[inside, one]);
+    let outside = b.xori(at, inside, one);
     let edge = b.if_then(at, outside);
     load_runs_checked(b, edge, runs, src, view, offsets, element, held, tid);
 }
@@ -309,21 +309,21 @@ fn tile_inside<'c, 'a>(
         let mut fits = b.compare(at, "ult", *offset, size);
         if let Some(tile_dim) = dim.checked_sub(leading) {
             let extent = runs.extents[tile_dim] * if tile_dim + 1 == rank { runs.run } else { 1 };
-            let end = b.op(at, "arith.addi", &[*offset, b.index(at, extent)]);
+            let end = b.addi(at, *offset, b.index(at, extent));
             let end_in = b.compare(at, "ule", end, size);
-            fits = b.op(at, "arith.andi", &[fits, end_in]);
+            fits = b.andi(at, fits, end_in);
         }
         inside = Some(match inside {
-            Some(previous) => b.op(at, "arith.andi", &[previous, fits]),
+            Some(previous) => b.andi(at, previous, fits),
             None => fits,
         });
     }
     let mut inside = inside.expect("rank >= 1");
     if view {
         let last = offsets.len() - 1;
-        let misaligned = b.op(at, "arith.remui", &[offsets[last], b.index(at, runs.run)]);
+        let misaligned = b.remui(at, offsets[last], b.index(at, runs.run));
         let aligned = b.compare(at, "eq", misaligned, b.index(at, 0));
-        inside = b.op(at, "arith.andi", &[inside, aligned]);
+        inside = b.andi(at, inside, aligned);
     }
     inside
 }
@@ -347,7 +347,7 @@ fn load_run<'c, 'a>(
     let value = match view {
         Some(view) => {
             let mut at_view = indices.to_vec();
-            at_view[last] = b.op(at, "arith.divui", &[indices[last], b.index(at, runs.run)]);
+            at_view[last] = b.divui(at, indices[last], b.index(at, runs.run));
             b.load(at, view, &at_view)
         }
         None => vector_load(b, at, src, indices, vector),
@@ -388,7 +388,7 @@ fn load_runs_checked<'c, 'a>(
     for (trip, row) in (0..runs.trips).flat_map(|trip| (0..runs.rows).map(move |row| (trip, row))) {
         let (at, mut tile) = runs.trip(b, at, tid, trip);
         if row > 0 {
-            tile[0] = b.op(at, "arith.addi", &[tile[0], b.index(at, row)]);
+            tile[0] = b.addi(at, tile[0], b.index(at, row));
         }
         // Where this run's elements go in the thread's array.
         let first = (trip * runs.rows + row) * runs.run;
@@ -399,14 +399,14 @@ fn load_runs_checked<'c, 'a>(
         let mut rows_inside: Option<Value> = None;
         for (dim, offset) in offsets.iter().enumerate() {
             let index = match dim.checked_sub(leading) {
-                Some(tile_dim) => b.op(at, "arith.addi", &[*offset, tile[tile_dim]]),
+                Some(tile_dim) => b.addi(at, *offset, tile[tile_dim]),
                 None => *offset,
             };
             if dim + 1 < offsets.len() {
                 let size = b.dim(at, src, dim as i64);
                 let fits = b.compare(at, "ult", index, size);
                 rows_inside = Some(match rows_inside {
-                    Some(previous) => b.op(at, "arith.andi", &[previous, fits]),
+                    Some(previous) => b.andi(at, previous, fits),
                     None => fits,
                 });
             }
@@ -417,17 +417,17 @@ fn load_runs_checked<'c, 'a>(
         // Whole inside when the run's first column is (unsigned: a negative offset is outside)
         // and its end is; the first is below 2^63, so the end does not wrap.
         let first_in = b.compare(at, "ult", indices[last], size);
-        let end = b.op(at, "arith.addi", &[indices[last], b.index(at, runs.run)]);
+        let end = b.addi(at, indices[last], b.index(at, runs.run));
         let end_in = b.compare(at, "ule", end, size);
-        let mut whole = b.op(at, "arith.andi", &[first_in, end_in]);
+        let mut whole = b.andi(at, first_in, end_in);
         if let Some(rows) = rows_inside {
-            whole = b.op(at, "arith.andi", &[whole, rows]);
+            whole = b.andi(at, whole, rows);
         }
         let width = b.index(at, runs.run);
         if view.is_some() {
-            let misaligned = b.op(at, "arith.remui", &[indices[last], width]);
+            let misaligned = b.remui(at, indices[last], width);
             let aligned = b.compare(at, "eq", misaligned, b.index(at, 0));
-            whole = b.op(at, "arith.andi", &[whole, aligned]);
+            whole = b.andi(at, whole, aligned);
         }
         let fast = b.if_then(at, whole);
         load_run(b, fast, runs, src, view, &indices, element, held, first);
@@ -436,7 +436,7 @@ fn load_runs_checked<'c, 'a>(
         // fewer blocks for LLVM), then keeps the zero there; a tensor without elements loads
         // nothing.
         let one = b.constant(at, melior::ir::r#type::IntegerType::new(b.context, 1).into(), 1.0);
-        let partial = b.op(at, "arith.xori", &[whole, one]);
+        let partial = b.xori(at, whole, one);
         let slow = b.if_then(at, partial);
         let zero_index = b.index(slow, 0);
         let mut nonempty: Option<Value> = None;
@@ -444,7 +444,7 @@ fn load_runs_checked<'c, 'a>(
             let size = b.dim(slow, src, dim as i64);
             let some = b.compare(slow, "ugt", size, zero_index);
             nonempty = Some(match nonempty {
-                Some(previous) => b.op(slow, "arith.andi", &[previous, some]),
+                Some(previous) => b.andi(slow, previous, some),
                 None => some,
             });
         }
@@ -452,10 +452,10 @@ fn load_runs_checked<'c, 'a>(
         let loads = b.if_then(slow, nonempty);
         let zero = b.constant(loads, element, 0.0);
         for lane in 0..runs.run {
-            let column = b.op(loads, "arith.addi", &[indices[last], b.index(loads, lane)]);
+            let column = b.addi(loads, indices[last], b.index(loads, lane));
             let mut inside = b.compare(loads, "ult", column, size);
             if let Some(rows) = rows_inside {
-                inside = b.op(loads, "arith.andi", &[inside, rows]);
+                inside = b.andi(loads, inside, rows);
             }
             let mut at_tensor = indices.clone();
             at_tensor[last] = column;
@@ -472,7 +472,7 @@ fn load_runs_checked<'c, 'a>(
             let value = b.value(loads, melior::dialect::arith::select(inside, loaded, zero, b.location));
             b.store(loads, value, held, &[b.index(loads, first + lane)]);
         }
-        let empty = b.op(slow, "arith.xori", &[nonempty, one]);
+        let empty = b.xori(slow, nonempty, one);
         let zeros = b.if_then(slow, empty);
         let zero = b.constant(zeros, element, 0.0);
         for lane in 0..runs.run {
@@ -503,7 +503,7 @@ fn store_runs<'c, 'a>(
             for lane in 0..runs.run {
                 let value = b.load(at, held, &[b.index(at, trip * runs.run + lane)]);
                 let mut indices = tile.clone();
-                indices[last] = b.op(at, "arith.addi", &[tile[last], b.index(at, lane)]);
+                indices[last] = b.addi(at, tile[last], b.index(at, lane));
                 b.store(at, value, dst, &indices);
             }
         }
@@ -561,7 +561,7 @@ fn store_transposed<'c, 'a>(
                     .build()
                     .expect("vector.from_elements"),
             );
-            let stored_row = b.op(at, "arith.addi", &[tile[1], b.index(at, column)]);
+            let stored_row = b.addi(at, tile[1], b.index(at, column));
             let operands = [value, lds, stored_row, tile[0]];
             let mut store = OperationBuilder::new("vector.store", b.location).add_operands(&operands);
             if aligned {
@@ -776,7 +776,7 @@ fn prefetch<'c, 'a>(
         store_runs(&b, at, runs, dst, *array, tid, target);
     }
     b.barrier(at);
-    let next = b.op(at, "arith.addi", &[iv, step]);
+    let next = b.addi(at, iv, step);
     let more = b.if_then(at, less(&b, at, next, upper));
     load_step(more, next);
     // Keep LLVM's scheduler from sinking the loads below the body's work: issued first, they have

@@ -156,17 +156,14 @@ fn iteration_of<'c, 'a>(
     iv: Value<'c, 'a>,
     [lower, step]: [Value<'c, 'a>; 2],
 ) -> Value<'c, 'a> {
-    let distance = b.op(at, "arith.subi", &[iv, lower]);
-    b.op(at, "arith.divui", &[distance, step])
+    let distance = b.subi(at, iv, lower);
+    b.divui(at, distance, step)
 }
 
 /// The slot and round of iteration `iteration` in a ring of `depth`.
 fn slot_and_round<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, iteration: Value<'c, 'a>, depth: i64) -> [Value<'c, 'a>; 2] {
     let ring_depth = b.index(at, depth);
-    [
-        b.op(at, "arith.remui", &[iteration, ring_depth]),
-        b.op(at, "arith.divui", &[iteration, ring_depth]),
-    ]
+    [b.remui(at, iteration, ring_depth), b.divui(at, iteration, ring_depth)]
 }
 
 /// From iteration 1 on, arrives on free barrier `empty` of the slot the previous iteration read
@@ -182,8 +179,8 @@ fn release_previous_slot<'c, 'a>(
 ) -> (At<'c, 'a>, Value<'c, 'a>, Value<'c, 'a>) {
     let one = b.index(at, 1);
     let released = b.if_then(at, b.compare(at, "uge", iteration, one));
-    let previous = b.op(released, "arith.subi", &[iteration, one]);
-    let previous_slot = b.op(released, "arith.remui", &[previous, b.index(released, depth)]);
+    let previous = b.subi(released, iteration, one);
+    let previous_slot = b.remui(released, previous, b.index(released, depth));
     let arrive = b.insert(
         released,
         tile_dialect::ops::arrive(empty, previous_slot, b.location).expect("tile.arrive"),
@@ -230,7 +227,7 @@ fn produce<'c, 'a>(
     let iteration = iteration_of(b, looped, at_iv, [lower, step]);
     let [slot, round] = slot_and_round(b, looped, iteration, depth);
     let refill = b.if_then(looped, b.compare(looped, "uge", iteration, b.index(looped, depth)));
-    let released = b.op(refill, "arith.subi", &[round, b.index(refill, 1)]);
+    let released = b.subi(refill, round, b.index(refill, 1));
     b.insert(
         refill,
         tile_dialect::ops::wait(empty, slot, released, b.location).expect("tile.wait"),
@@ -373,8 +370,8 @@ fn expand_loop<'c, 'a>(
     // Prologue: iterations 0 .. D-1 into slots 0 .. D-1 (the producer's own, when there is one).
     for p in (0..depth).filter(|_| !producer) {
         let distance = b.index(before, p);
-        let offset = b.op(before, "arith.muli", &[distance, step]);
-        let at_iv = b.op(before, "arith.addi", &[lower, offset]);
+        let offset = b.muli(before, distance, step);
+        let at_iv = b.addi(before, lower, offset);
         let inside = b.if_then(before, less(&b, before, at_iv, upper));
         let slot = b.index(inside, p);
         issue(&b, inside, &aheads, pipelined, iv, at_iv, slot, barriers);
@@ -431,8 +428,8 @@ fn expand_loop<'c, 'a>(
         // Every thread is done with the slot before it is written again: the block meets at a
         // barrier, and the slot is refilled with iteration k + D at once.
         None => {
-            let distance = b.op(end, "arith.muli", &[b.index(end, depth), step]);
-            let next = b.op(end, "arith.addi", &[iv, distance]);
+            let distance = b.muli(end, b.index(end, depth), step);
+            let next = b.addi(end, iv, distance);
             let refill = b.if_then(end, less(&b, end, next, upper));
             b.barrier(refill);
             issue(&b, refill, &aheads, looped, iv, next, slot, barriers);
@@ -445,9 +442,9 @@ fn expand_loop<'c, 'a>(
         // issued, and refilled: a GEMM's gemms run back to back.
         Some(empty) if release_previous => {
             let (released, previous, previous_slot) = release_previous_slot(&b, end, iteration, depth, empty, looped);
-            let previous_round = b.op(released, "arith.divui", &[previous, b.index(released, depth)]);
-            let distance = b.op(released, "arith.muli", &[b.index(released, depth - 1), step]);
-            let next = b.op(released, "arith.addi", &[iv, distance]);
+            let previous_round = b.divui(released, previous, b.index(released, depth));
+            let distance = b.muli(released, b.index(released, depth - 1), step);
+            let next = b.addi(released, iv, distance);
             let refill = b.if_then(released, less(&b, released, next, upper));
             b.insert(
                 refill,
@@ -460,13 +457,13 @@ fn expand_loop<'c, 'a>(
                 end,
                 tile_dialect::ops::arrive(empty, slot, b.location).expect("tile.arrive"),
             );
-            let distance = b.op(end, "arith.muli", &[b.index(end, depth - 1), step]);
-            let next = b.op(end, "arith.addi", &[iv, distance]);
+            let distance = b.muli(end, b.index(end, depth - 1), step);
+            let next = b.addi(end, iv, distance);
             let one = b.index(end, 1);
             let started = b.compare(end, "uge", iteration, one);
             let more = less(&b, end, next, upper);
-            let refill = b.if_then(end, b.op(end, "arith.andi", &[started, more]));
-            let previous = b.op(refill, "arith.subi", &[iteration, one]);
+            let refill = b.if_then(end, b.andi(end, started, more));
+            let previous = b.subi(refill, iteration, one);
             let [previous_slot, previous_round] = slot_and_round(&b, refill, previous, depth);
             b.insert(
                 refill,

@@ -56,15 +56,15 @@ pub(crate) fn barrier_pointer<'c, 'a>(
     let index = if tile_dialect::ops::constant_integer(index).is_some() {
         index
     } else {
-        b.op(at, "arith.remui", &[index, b.index(at, count)])
+        b.remui(at, index, b.index(at, count))
     };
-    let offset = b.op(at, "arith.muli", &[index, b.index(at, 8)]);
-    let address = b.op(at, "arith.addi", &[base, offset]);
+    let offset = b.muli(at, index, b.index(at, 8));
+    let address = b.addi(at, base, offset);
     let i64_type: Type = IntegerType::new(context, 64).into();
-    let address = b.cast(at, "arith.index_cast", address, i64_type);
+    let address = b.cast(at, tile_ir::arith::index_cast, address, i64_type);
     b.cast(
         at,
-        "llvm.inttoptr",
+        tile_ir::llvm::inttoptr,
         address,
         crate::attributes::llvm_pointer(context, 3),
     )
@@ -212,7 +212,7 @@ pub fn lower_barriers<'c, 'a>(
                     // The warp's lanes are done reading (bar.warp.sync orders their reads before
                     // the first lane's release).
                     void(&b, at, "nvvm.bar.warp.sync", &[i32_constant(&b, at, -1)], &[]);
-                    let lane = b.op(at, "arith.remui", &[b.thread_id(at), b.index(at, WARP)]);
+                    let lane = b.remui(at, b.thread_id(at), b.index(at, WARP));
                     let first = b.compare(at, "eq", lane, b.index(at, 0));
                     b.if_then(at, first)
                 } else {
@@ -236,8 +236,13 @@ pub fn lower_barriers<'c, 'a>(
             "tile.wait" => {
                 let at = At::before(op);
                 let pointer = barrier_pointer(&b, at, op.operand(0).expect("barriers"), op.operand(1).expect("index"));
-                let parity = b.op(at, "arith.remui", &[op.operand(2).expect("phase"), b.index(at, 2)]);
-                let parity = b.cast(at, "arith.index_cast", parity, IntegerType::new(context, 32).into());
+                let parity = b.remui(at, op.operand(2).expect("phase"), b.index(at, 2));
+                let parity = b.cast(
+                    at,
+                    tile_ir::arith::index_cast,
+                    parity,
+                    IntegerType::new(context, 32).into(),
+                );
                 let hint = i32_constant(&b, at, WAIT_HINT_NS);
                 void(&b, at, "nvvm.mbarrier.try_wait.parity", &[pointer, parity, hint], &[]);
                 if fence {

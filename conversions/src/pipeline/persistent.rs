@@ -242,9 +242,9 @@ pub fn rewrite_kernel<'c, 'a>(
     // Tiles of this block: pid, pid + P, ... below `tiles`.
     let pid = indices[0];
     let blocks = b.index(before, plan.blocks);
-    let left = b.op(before, "arith.subi", &[b.index(before, tiles + plan.blocks - 1), pid]);
-    let count = b.op(before, "arith.divui", &[left, blocks]);
-    let total = b.op(before, "arith.muli", &[count, b.index(before, plan.steps)]);
+    let left = b.subi(before, b.index(before, tiles + plan.blocks - 1), pid);
+    let count = b.divui(before, left, blocks);
+    let total = b.muli(before, count, b.index(before, plan.steps));
     let index_type = Type::index(context);
     let loop_body = Block::new(&[(index_type, location)]);
     loop_body.append_operation(tile_dialect::ops::yield_(location));
@@ -268,43 +268,30 @@ pub fn rewrite_kernel<'c, 'a>(
     // This step's tile and the program's block indices for it: groups of GROUP_ROWS rows (fewer
     // in the last group), down a group's rows first.
     let steps = b.index(at, plan.steps);
-    let local = b.op(at, "arith.divui", &[s, steps]);
-    let step = b.op(at, "arith.remui", &[s, steps]);
+    let local = b.divui(at, s, steps);
+    let step = b.remui(at, s, steps);
     for (value, name) in [(local, TILE_OF_STEP), (step, STEP_IN_TILE)] {
         mark(OperationResult::try_from(value).expect("an op's result").owner(), name);
     }
     // The clamps change nothing (a block's tiles are below `tiles`, the walk stays in the grid)
     // but bound the values for `tile-fold-launch-bounds`, which then drops the epilogue's
     // guards a static grid decides, as it would in a kernel with a block a tile.
-    let clamp = |value: Value<'c, 'a>, largest: i64| b.op(at, "arith.minui", &[value, b.index(at, largest)]);
-    let tile = clamp(
-        b.op(at, "arith.addi", &[pid, b.op(at, "arith.muli", &[local, blocks])]),
-        tiles - 1,
-    );
+    let clamp = |value: Value<'c, 'a>, largest: i64| b.minui(at, value, b.index(at, largest));
+    let tile = clamp(b.addi(at, pid, b.muli(at, local, blocks)), tiles - 1);
     let group_rows = GROUP_ROWS.min(gy);
     let group_tiles = b.index(at, group_rows * gx);
-    let group = b.op(at, "arith.divui", &[tile, group_tiles]);
-    let first_row = b.op(at, "arith.muli", &[group, b.index(at, group_rows)]);
+    let group = b.divui(at, tile, group_tiles);
+    let first_row = b.muli(at, group, b.index(at, group_rows));
     // The last group may be short; with full groups only, `rows` is a constant (no division by a
     // run-time value below).
     let rows = if gy % group_rows == 0 {
         b.index(at, group_rows)
     } else {
-        b.op(
-            at,
-            "arith.minui",
-            &[
-                b.op(at, "arith.subi", &[b.index(at, gy), first_row]),
-                b.index(at, group_rows),
-            ],
-        )
+        b.minui(at, b.subi(at, b.index(at, gy), first_row), b.index(at, group_rows))
     };
-    let within = b.op(at, "arith.remui", &[tile, group_tiles]);
-    let y = clamp(
-        b.op(at, "arith.addi", &[first_row, b.op(at, "arith.remui", &[within, rows])]),
-        gy - 1,
-    );
-    let x = clamp(b.op(at, "arith.divui", &[within, rows]), gx - 1);
+    let within = b.remui(at, tile, group_tiles);
+    let y = clamp(b.addi(at, first_row, b.remui(at, within, rows)), gy - 1);
+    let x = clamp(b.divui(at, within, rows), gx - 1);
     let walked: Vec<Value> = [x, y].into_iter().take(indices.len()).collect();
     for reader in &readers {
         for (position, operand) in reader.operands().enumerate().collect::<Vec<_>>() {
@@ -322,13 +309,10 @@ pub fn rewrite_kernel<'c, 'a>(
             .flatten()
             .and_then(constant_integer)
     });
-    let iv = b.op(
+    let iv = b.addi(
         at,
-        "arith.addi",
-        &[
-            b.index(at, lower.unwrap_or(0)),
-            b.op(at, "arith.muli", &[step, b.index(at, step_size.unwrap_or(1))]),
-        ],
+        b.index(at, lower.unwrap_or(0)),
+        b.muli(at, step, b.index(at, step_size.unwrap_or(1))),
     );
     for op in &plan.indexing {
         rewriter.move_op_before(*op, at.before);
@@ -414,11 +398,11 @@ pub fn split_tiles<'c, 'a>(context: &'c Context, looped: OperationRef<'c, 'a>) {
     };
     let at = At::before(looped);
     let upper = looped.operand(1).expect("scf.for bounds");
-    let tiles = b.op(at, "arith.divui", &[upper, b.index(at, steps)]);
+    let tiles = b.divui(at, upper, b.index(at, steps));
     let (outer, tile) = b.for_loop(at, b.index(at, 0), tiles, b.index(at, 1));
-    let start = b.op(outer, "arith.muli", &[tile, b.index(outer, steps)]);
+    let start = b.muli(outer, tile, b.index(outer, steps));
     let one_step = |at: At<'c, 'a>, step: Value<'c, 'a>, first: bool, last: bool| {
-        let mut map: Vec<(Value<'c, 'a>, Value<'c, 'a>)> = vec![(s, b.op(at, "arith.addi", &[start, step]))];
+        let mut map: Vec<(Value<'c, 'a>, Value<'c, 'a>)> = vec![(s, b.addi(at, start, step))];
         for op in ops {
             clone_step_op(&b, at, *op, (tile, step), (first, last), &mut map);
         }

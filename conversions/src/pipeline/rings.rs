@@ -123,9 +123,9 @@ pub fn lower_rings<'c>(context: &'c Context, kernel: OperationRef<'c, '_>, in_wo
                 // it); here it wraps around rather than reach memory past the ring.
                 let mut slot = user.operand(1).expect("slot index");
                 if tile_dialect::ops::constant_integer(slot).is_none() {
-                    slot = b.op(at, "arith.remui", &[slot, b.index(at, slots)]);
+                    slot = b.remui(at, slot, b.index(at, slots));
                 }
-                let shift = b.op(at, "arith.muli", &[slot, b.index(at, stride)]);
+                let shift = b.muli(at, slot, b.index(at, stride));
                 let tile = view(
                     &b,
                     at,

@@ -516,17 +516,17 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                 let mut sum: Option<Value> = None;
                 for (low, count, delta) in groups {
                     let shift = b.index(at, low as i64);
-                    let shifted = b.op(at, "arith.shrui", &[self.tid, shift]);
+                    let shifted = b.shrui(at, self.tid, shift);
                     let mask = b.index(at, (1 << count) - 1);
-                    let field = b.op(at, "arith.andi", &[shifted, mask]);
+                    let field = b.andi(at, shifted, mask);
                     let term = if delta == 1 {
                         field
                     } else {
                         let scale = b.index(at, delta);
-                        b.op(at, "arith.muli", &[field, scale])
+                        b.muli(at, field, scale)
                     };
                     sum = Some(match sum {
-                        Some(previous) => b.op(at, "arith.addi", &[previous, term]),
+                        Some(previous) => b.addi(at, previous, term),
                         None => term,
                     });
                 }
@@ -553,7 +553,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                     *offset
                 } else {
                     let base = b.index(at, *base);
-                    b.op(at, "arith.addi", &[*offset, base])
+                    b.addi(at, *offset, base)
                 }
             })
             .collect()
@@ -575,7 +575,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             let size = b.index(at, *size);
             let fits = b.compare(at, "ult", *coordinate, size);
             all = Some(match all {
-                Some(previous) => b.op(at, "arith.andi", &[previous, fits]),
+                Some(previous) => b.andi(at, previous, fits),
                 None => fits,
             });
         }
@@ -731,13 +731,13 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             let index = if d < leading {
                 *offset
             } else {
-                b.op(at, "arith.addi", &[*offset, coordinates[d - leading]])
+                b.addi(at, *offset, coordinates[d - leading])
             };
             if level(buffer) == Some(MemoryLevel::Global) {
                 let size = b.dim(at, buffer, d as i64);
                 let inside = b.compare(at, "ult", index, size);
                 fits = Some(match fits {
-                    Some(previous) => b.op(at, "arith.andi", &[previous, inside]),
+                    Some(previous) => b.andi(at, previous, inside),
                     None => inside,
                 });
             }
@@ -796,22 +796,14 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let bytes =
             tile_dialect::element::Element::of(element_type(tensor)).map_or(1, |element| element.bytes() as i64);
         let last = offsets.len() - 1;
-        let base_rest = b.op(
-            at,
-            "arith.remui",
-            &[b.aligned_pointer(at, tensor), b.index(at, elements * bytes)],
-        );
-        let column_rest = b.op(at, "arith.remui", &[offsets[last], b.index(at, elements)]);
-        let mut rest = b.op(at, "arith.ori", &[base_rest, column_rest]);
+        let base_rest = b.remui(at, b.aligned_pointer(at, tensor), b.index(at, elements * bytes));
+        let column_rest = b.remui(at, offsets[last], b.index(at, elements));
+        let mut rest = b.ori(at, base_rest, column_rest);
         let rows = tile_dialect::ops::as_memref(tensor.r#type())
             .and_then(|memref| tile_dialect::ops::static_sizes(memref).last().copied().flatten());
         if rows.is_none_or(|rows| rows % elements != 0) {
-            let row_rest = b.op(
-                at,
-                "arith.remui",
-                &[b.dim(at, tensor, last as i64), b.index(at, elements)],
-            );
-            rest = b.op(at, "arith.ori", &[rest, row_rest]);
+            let row_rest = b.remui(at, b.dim(at, tensor, last as i64), b.index(at, elements));
+            rest = b.ori(at, rest, row_rest);
         }
         b.compare(at, "eq", rest, b.index(at, 0))
     }
@@ -917,11 +909,11 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             let coordinates = self.coordinates(b, at, from, offsets_now, slot);
             let inner = self.guarded(b, at, from, &coordinates);
             let (indices, fits) = self.placed_in(b, inner, dst, offsets, &coordinates);
-            let second = b.op(inner, "arith.addi", &[indices[last], b.index(inner, 1)]);
+            let second = b.addi(inner, indices[last], b.index(inner, 1));
             let second_inside = b.compare(inner, "ult", second, b.dim(inner, dst, last as i64));
-            let mut whole = b.op(inner, "arith.andi", &[aligned, second_inside]);
+            let mut whole = b.andi(inner, aligned, second_inside);
             if let Some(fits) = fits {
-                whole = b.op(inner, "arith.andi", &[whole, fits]);
+                whole = b.andi(inner, whole, fits);
             }
             let values: Vec<Value> = [slot, slot + 1]
                 .iter()
@@ -950,7 +942,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                     .expect("vector.store"),
             );
             // Misaligned, or reaching past the tensor's end: each element where it is inside.
-            let apart = b.if_then(inner, b.op(inner, "arith.xori", &[whole, yes]));
+            let apart = b.if_then(inner, b.xori(inner, whole, yes));
             for (k, value) in values.iter().enumerate() {
                 let coordinates = self.coordinates(b, apart, from, offsets_now, slot + k);
                 self.store_clipped(b, apart, dst, offsets, &coordinates, |_| *value);
@@ -975,7 +967,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let ty = element_type(dst);
         let (src_array, dst_array) = (self.private(src), self.private(dst));
         let offsets = self.offsets(&b, at, from);
-        let combine = |at: At<'c, 'a>, x: Value<'c, 'a>, y: Value<'c, 'a>| b.op(at, combiner(kind).0, &[x, y]);
+        let combine = |at: At<'c, 'a>, x: Value<'c, 'a>, y: Value<'c, 'a>| b.binary(at, combiner(kind).0, x, y);
         // Each destination's values first, then combined as a balanced tree: a chain of 16 or 32
         // dependent max or add instructions a row is latency a warpgroup waits out.
         let mut values: Vec<(i64, Vec<Value>)> = Vec::new();
@@ -1024,7 +1016,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                 let scratch = scratch.expect("a scratch for the exchange");
                 for (position, target) in plan.destinations.iter().enumerate() {
                     let base = b.index(at, position as i64 * places);
-                    let index = b.op(at, "arith.addi", &[base, place]);
+                    let index = b.addi(at, base, place);
                     b.store(at, partials[target], scratch, &[index]);
                 }
                 b.barrier(at);
@@ -1037,8 +1029,8 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                         let base = b.index(at, position as i64 * places);
                         // The partner's place: the mask's bit, squeezed the same way.
                         let bit = b.index(at, 1 << ((mask - 1) & !combined).count_ones());
-                        let partner = b.op(at, "arith.xori", &[place, bit]);
-                        let index = b.op(at, "arith.addi", &[base, partner]);
+                        let partner = b.xori(at, place, bit);
+                        let index = b.addi(at, base, partner);
                         b.load(at, scratch, &[index])
                     }
                 };
@@ -1128,8 +1120,8 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             Some(staged) => {
                 self.stage(&b, at, a, staged, &|b, at, coordinates| {
                     let columns = b.index(at, a_shape[1]);
-                    let row = b.op(at, "arith.muli", &[coordinates[0], columns]);
-                    b.op(at, "arith.addi", &[row, coordinates[1]])
+                    let row = b.muli(at, coordinates[0], columns);
+                    b.addi(at, row, coordinates[1])
                 });
                 b.barrier(at);
                 staged
@@ -1141,7 +1133,6 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let accumulator = placed(self.layouts, c).expect("checked");
         let array = self.private(c);
         let ty = element_type(c);
-        let float = !ty.is_integer();
         let offsets = self.offsets(&b, at, accumulator);
         let slots: Vec<(usize, Vec<Value>, Option<Value>)> = accumulator
             .distribution
@@ -1166,17 +1157,17 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                 // The staged A: row-major, flat.
                 let (row, column) = if transpose_a { (k, m) } else { (m, k) };
                 let columns = b.index(inner, a_shape[1]);
-                let start = b.op(inner, "arith.muli", &[row, columns]);
-                let flat = b.op(inner, "arith.addi", &[start, column]);
+                let start = b.muli(inner, row, columns);
+                let flat = b.addi(inner, start, column);
                 b.load(inner, a, &[flat])
             } else {
                 b.load(inner, a, &if transpose_a { [k, m] } else { [m, k] })
             };
             let y = b.load(inner, bb, &if transpose_b { [n, k] } else { [k, n] });
             let (x, y) = (convert(&b, inner, x, ty), convert(&b, inner, y, ty));
-            let product = b.op(inner, if float { "arith.mulf" } else { "arith.muli" }, &[x, y]);
+            let product = b.multiply(inner, x, y);
             let old = self.slot_value(&b, inner, array, accumulator, *slot as i64);
-            let sum = b.op(inner, if float { "arith.addf" } else { "arith.addi" }, &[old, product]);
+            let sum = b.add(inner, old, product);
             self.set_slot(&b, inner, sum, array, accumulator, *slot as i64);
         }
         b.barrier(at);
@@ -1264,15 +1255,15 @@ pub(crate) fn squeeze<'c, 'a>(
             end += 1;
         }
         let run = end - bit;
-        let shifted = b.op(at, "arith.shrui", &[tid, b.index(at, bit as i64)]);
-        let field = b.op(at, "arith.andi", &[shifted, b.index(at, (1 << run) - 1)]);
+        let shifted = b.shrui(at, tid, b.index(at, bit as i64));
+        let field = b.andi(at, shifted, b.index(at, (1 << run) - 1));
         let term = if placed_bits == 0 {
             field
         } else {
-            b.op(at, "arith.shli", &[field, b.index(at, placed_bits as i64)])
+            b.shli(at, field, b.index(at, placed_bits as i64))
         };
         squeezed = Some(match squeezed {
-            Some(previous) => b.op(at, "arith.ori", &[previous, term]),
+            Some(previous) => b.ori(at, previous, term),
             None => term,
         });
         placed_bits += run;

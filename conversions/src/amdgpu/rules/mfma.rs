@@ -412,16 +412,16 @@ impl<'c, 'a> Arith<Value<'c, 'a>> for InIr<'_, 'c, 'a> {
         self.b.index(self.at, value)
     }
     fn add(&self, x: Value<'c, 'a>, y: Value<'c, 'a>) -> Value<'c, 'a> {
-        self.b.op(self.at, "arith.addi", &[x, y])
+        self.b.addi(self.at, x, y)
     }
     fn mul(&self, x: Value<'c, 'a>, y: Value<'c, 'a>) -> Value<'c, 'a> {
-        self.b.op(self.at, "arith.muli", &[x, y])
+        self.b.muli(self.at, x, y)
     }
     fn div(&self, x: Value<'c, 'a>, y: Value<'c, 'a>) -> Value<'c, 'a> {
-        self.b.op(self.at, "arith.divui", &[x, y])
+        self.b.divui(self.at, x, y)
     }
     fn rem(&self, x: Value<'c, 'a>, y: Value<'c, 'a>) -> Value<'c, 'a> {
-        self.b.op(self.at, "arith.remui", &[x, y])
+        self.b.remui(self.at, x, y)
     }
 }
 

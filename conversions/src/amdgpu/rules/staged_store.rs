@@ -228,22 +228,11 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         );
         // This wave's tile and region, and the lane.
         let c = |value| b.index(at, value);
-        let wave = b.op(at, "arith.divui", &[self.tid, c(64)]);
-        let lane = b.op(at, "arith.remui", &[self.tid, c(64)]);
-        let row0 = b.op(
-            at,
-            "arith.muli",
-            &[b.op(at, "arith.divui", &[wave, c(staging.gemm.waves.1)]), c(wave_rows)],
-        );
-        let column0 = b.op(
-            at,
-            "arith.muli",
-            &[
-                b.op(at, "arith.remui", &[wave, c(staging.gemm.waves.1)]),
-                c(wave_columns),
-            ],
-        );
-        let base = b.op(at, "arith.muli", &[wave, c(region)]);
+        let wave = b.divui(at, self.tid, c(64));
+        let lane = b.remui(at, self.tid, c(64));
+        let row0 = b.muli(at, b.divui(at, wave, c(staging.gemm.waves.1)), c(wave_rows));
+        let column0 = b.muli(at, b.remui(at, wave, c(staging.gemm.waves.1)), c(wave_columns));
+        let base = b.muli(at, wave, c(region));
         let offsets_now = self.offsets(&b, at, from);
         // A slot's place in this wave's region, (row - row0 - first_row) * columns + (column -
         // column0) + base, is the same for every slot but for a constant (a slot's coordinates are
@@ -252,14 +241,10 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         // of gemm_relu's accumulator, a fifth of the kernel for every pass after it, LLVM's
         // included, to fold back into this form.
         let region_index = {
-            let row = b.op(at, "arith.subi", &[offsets_now[0], row0]);
-            let column = b.op(at, "arith.subi", &[offsets_now[1], column0]);
-            let index = b.op(
-                at,
-                "arith.addi",
-                &[b.op(at, "arith.muli", &[row, c(wave_columns)]), column],
-            );
-            b.op(at, "arith.addi", &[index, base])
+            let row = b.subi(at, offsets_now[0], row0);
+            let column = b.subi(at, offsets_now[1], column0);
+            let index = b.addi(at, b.muli(at, row, c(wave_columns)), column);
+            b.addi(at, index, base)
         };
         // The tensor's indices of the tile's (row, column) and whether the row is inside it.
         let last = offsets.len() - 1;
@@ -292,7 +277,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                     at
                 };
                 let constant = slot_constant(from, slot, first_row, wave_columns);
-                let index = b.op(inner, "arith.addi", &[region_index, b.index(inner, constant)]);
+                let index = b.addi(inner, region_index, b.index(inner, constant));
                 let value = self.slot_value(&b, inner, array, from, slot as i64);
                 let value = convert(&b, inner, value, ty);
                 if ratio == 1 {
@@ -308,7 +293,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                             .expect("vector.from_elements"),
                     );
                     let value = bitcast(inner, value, as_stored(1));
-                    let index = b.op(inner, "arith.muli", &[index, b.index(inner, ratio)]);
+                    let index = b.muli(inner, index, b.index(inner, ratio));
                     let bytes = crate::attributes::integer(self.context, 64, 16 / staging.run);
                     b.insert(
                         inner,
@@ -325,35 +310,24 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             // (q % runs_per_row) * run.
             let (zero, end, one) = (c(0), c(trips), c(1));
             let (body, trip) = b.for_loop(at, zero, end, one);
-            let q = b.op(
-                body,
-                "arith.addi",
-                &[b.op(body, "arith.muli", &[trip, b.index(body, 64)]), lane],
-            );
+            let q = b.addi(body, b.muli(body, trip, b.index(body, 64)), lane);
             let body = if runs % 64 == 0 {
                 body
             } else {
                 b.if_then(body, b.compare(body, "ult", q, b.index(body, runs)))
             };
-            let row = b.op(body, "arith.divui", &[q, b.index(body, runs_per_row)]);
-            let column = b.op(
+            let row = b.divui(body, q, b.index(body, runs_per_row));
+            let column = b.muli(
                 body,
-                "arith.muli",
-                &[
-                    b.op(body, "arith.remui", &[q, b.index(body, runs_per_row)]),
-                    b.index(body, staging.run),
-                ],
+                b.remui(body, q, b.index(body, runs_per_row)),
+                b.index(body, staging.run),
             );
-            let at_lds = b.op(
-                body,
-                "arith.addi",
-                &[b.op(body, "arith.muli", &[row, b.index(body, wave_columns)]), column],
-            );
-            let at_lds = b.op(body, "arith.addi", &[at_lds, base]);
+            let at_lds = b.addi(body, b.muli(body, row, b.index(body, wave_columns)), column);
+            let at_lds = b.addi(body, at_lds, base);
             let at_lds = if ratio == 1 {
                 at_lds
             } else {
-                b.op(body, "arith.muli", &[at_lds, b.index(body, ratio)])
+                b.muli(body, at_lds, b.index(body, ratio))
             };
             let values = b.value(
                 body,
@@ -373,18 +347,14 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                 bitcast(body, values, vector)
             };
             // The tensor's indices: the leading offsets as they are, then row and column.
-            let tile_row = b.op(
-                body,
-                "arith.addi",
-                &[b.op(body, "arith.addi", &[row0, b.index(body, first_row)]), row],
-            );
-            let tile_column = b.op(body, "arith.addi", &[column0, column]);
+            let tile_row = b.addi(body, b.addi(body, row0, b.index(body, first_row)), row);
+            let tile_column = b.addi(body, column0, column);
             let (indices, fits) = self.placed_in(&b, body, dst, offsets, &[tile_row, tile_column]);
             let fits = fits.expect("a global tensor's indices are checked");
             // Whole inside: its first element is (every index inside) and its last column is.
-            let end = b.op(body, "arith.addi", &[indices[last], b.index(body, staging.run)]);
+            let end = b.addi(body, indices[last], b.index(body, staging.run));
             let end_in = b.compare(body, "ule", end, b.dim(body, dst, last as i64));
-            let whole = b.op(body, "arith.andi", &[fits, end_in]);
+            let whole = b.andi(body, fits, end_in);
             let fast = b.if_then(body, whole);
             let mut operands = vec![values, dst];
             operands.extend_from_slice(&indices);
@@ -404,14 +374,14 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                     b.location,
                 ),
             );
-            let slow = b.if_then(body, b.op(body, "arith.xori", &[whole, yes]));
+            let slow = b.if_then(body, b.xori(body, whole, yes));
             for e in 0..staging.run {
                 let (checked, inside) = self.placed_in(
                     &b,
                     slow,
                     dst,
                     offsets,
-                    &[tile_row, b.op(slow, "arith.addi", &[tile_column, b.index(slow, e)])],
+                    &[tile_row, b.addi(slow, tile_column, b.index(slow, e))],
                 );
                 let store = b.if_then(slow, inside.expect("checked"));
                 let position = (

@@ -236,8 +236,8 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             Some(staged) => {
                 let columns = a_shape[1];
                 self.stage(&b, at, a, staged, &|b, at, coordinates| {
-                    let row = b.op(at, "arith.muli", &[coordinates[0], b.index(at, columns)]);
-                    b.op(at, "arith.addi", &[row, coordinates[1]])
+                    let row = b.muli(at, coordinates[0], b.index(at, columns));
+                    b.addi(at, row, coordinates[1])
                 });
                 b.barrier(at);
                 (staged, true)
@@ -252,51 +252,27 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         // This lane's place: its warp tile's first row and column, and its row and the K offset of its register elements (E t).
         let (rows, columns) = plan.warp_tile();
         let (lane, warp) = (
-            b.op(at, "arith.remui", &[self.tid, b.index(at, 32)]),
-            b.op(at, "arith.divui", &[self.tid, b.index(at, 32)]),
+            b.remui(at, self.tid, b.index(at, 32)),
+            b.divui(at, self.tid, b.index(at, 32)),
         );
-        let group = b.op(at, "arith.divui", &[lane, b.index(at, 4)]);
-        let lane_k = b.op(
-            at,
-            "arith.muli",
-            &[
-                b.op(at, "arith.remui", &[lane, b.index(at, 4)]),
-                b.index(at, per_register),
-            ],
-        );
-        let row0 = b.op(
-            at,
-            "arith.muli",
-            &[
-                b.op(at, "arith.divui", &[warp, b.index(at, plan.warps.1)]),
-                b.index(at, rows),
-            ],
-        );
-        let column0 = b.op(
-            at,
-            "arith.muli",
-            &[
-                b.op(at, "arith.remui", &[warp, b.index(at, plan.warps.1)]),
-                b.index(at, columns),
-            ],
-        );
-        let (a_row, b_column) = (
-            b.op(at, "arith.addi", &[row0, group]),
-            b.op(at, "arith.addi", &[column0, group]),
-        );
+        let group = b.divui(at, lane, b.index(at, 4));
+        let lane_k = b.muli(at, b.remui(at, lane, b.index(at, 4)), b.index(at, per_register));
+        let row0 = b.muli(at, b.divui(at, warp, b.index(at, plan.warps.1)), b.index(at, rows));
+        let column0 = b.muli(at, b.remui(at, warp, b.index(at, plan.warps.1)), b.index(at, columns));
+        let (a_row, b_column) = (b.addi(at, row0, group), b.addi(at, column0, group));
         let plus = |value: Value<'c, 'a>, constant: i64| {
             if constant == 0 {
                 value
             } else {
-                b.op(at, "arith.addi", &[value, b.index(at, constant)])
+                b.addi(at, value, b.index(at, constant))
             }
         };
         // Element (row, k) of A and (k, column) of B as stored.
         let load_a = |row: Value<'c, 'a>, k: Value<'c, 'a>| {
             let (first, second) = if transpose_a { (k, row) } else { (row, k) };
             if flat {
-                let start = b.op(at, "arith.muli", &[first, b.index(at, a_shape[1])]);
-                b.load(at, a_tile, &[b.op(at, "arith.addi", &[start, second])])
+                let start = b.muli(at, first, b.index(at, a_shape[1]));
+                b.load(at, a_tile, &[b.addi(at, start, second)])
             } else {
                 b.load(at, a_tile, &[first, second])
             }

@@ -264,7 +264,7 @@ impl MatrixPlan for TensorCorePlan {
             return;
         }
         let issuer = if self.tma_stores.values().any(|plan| plan.warpgroups > 1) {
-            b.op(end, "arith.remui", &[lowering.tid, b.index(end, 128)])
+            b.remui(end, lowering.tid, b.index(end, 128))
         } else {
             lowering.tid
         };

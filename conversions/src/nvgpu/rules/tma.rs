@@ -69,9 +69,9 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                 .expect("nvvm.mbarrier.expect_tx"),
         );
         let base = b.aligned_pointer(leader, tile);
-        let base = b.cast(leader, "arith.index_cast", base, i64_type);
+        let base = b.cast(leader, tile_ir::arith::index_cast, base, i64_type);
         // Coordinates innermost first: the column, the row, then the leading offsets inwards out.
-        let coordinate = |value: Value<'c, 'a>| b.cast(leader, "arith.index_cast", value, i32_type);
+        let coordinate = |value: Value<'c, 'a>| b.cast(leader, tile_ir::arith::index_cast, value, i32_type);
         let rank = parts.src_offsets.len();
         let column = coordinate(parts.src_offsets[rank - 1]);
         let mut rest: Vec<Value> = vec![coordinate(parts.src_offsets[rank - 2])];
@@ -91,11 +91,11 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                     b.location,
                 ),
             );
-            let address = b.op(leader, "arith.addi", &[base, box_bytes]);
-            let destination = b.cast(leader, "llvm.inttoptr", address, shared_pointer);
+            let address = b.addi(leader, base, box_bytes);
+            let destination = b.cast(leader, tile_ir::llvm::inttoptr, address, shared_pointer);
             // The instruction writes through a shared::cluster address (this block's own shared
             // memory when no cluster is launched).
-            let destination = b.cast(leader, "llvm.addrspacecast", destination, cluster_pointer);
+            let destination = b.cast(leader, tile_ir::llvm::addrspacecast, destination, cluster_pointer);
             let shift = b.value(
                 leader,
                 melior::dialect::arith::constant(
@@ -104,7 +104,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                     b.location,
                 ),
             );
-            let box_column = b.op(leader, "arith.addi", &[column, shift]);
+            let box_column = b.addi(leader, column, shift);
             let mut operands = vec![destination, map];
             operands.push(box_column);
             operands.extend(rest.iter().copied());

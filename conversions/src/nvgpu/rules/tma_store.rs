@@ -353,20 +353,20 @@ impl<'c, 'a> Staging<'c, 'a> {
         }
         let c = |value: i64| b.index(at, value);
         let i32_type: Type = IntegerType::new(b.context, 32).into();
-        let warpgroup = b.op(at, "arith.divui", &[tid, c(128)]);
+        let warpgroup = b.divui(at, tid, c(128));
         let slab = Slab {
-            part: b.op(at, "arith.muli", &[warpgroup, c(part_bytes)]),
-            first_row: b.op(at, "arith.muli", &[warpgroup, c(rows)]),
+            part: b.muli(at, warpgroup, c(part_bytes)),
+            first_row: b.muli(at, warpgroup, c(rows)),
             barrier: b.cast(
                 at,
-                "arith.index_cast",
-                b.op(at, "arith.addi", &[warpgroup, c(FIRST_WARPGROUP_BARRIER)]),
+                tile_ir::arith::index_cast,
+                b.addi(at, warpgroup, c(FIRST_WARPGROUP_BARRIER)),
                 i32_type,
             ),
-            threads: b.cast(at, "arith.index_cast", c(128), i32_type),
+            threads: b.cast(at, tile_ir::arith::index_cast, c(128), i32_type),
         };
         Staging {
-            thread: b.op(at, "arith.remui", &[tid, c(128)]),
+            thread: b.remui(at, tid, c(128)),
             slab: Some(slab),
         }
     }
@@ -413,18 +413,14 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let c = |value: i64| b.index(at, value);
         // Each warpgroup's slab in its part of the area (one part: the block's threads together).
         let staging = Staging::new(&b, at, self.tid, plan.warpgroups, rows, plan.per_round * box_bytes);
-        let mut base = b.cast(at, "arith.index_cast", b.aligned_pointer(at, area), i64_type);
+        let mut base = b.cast(at, tile_ir::arith::index_cast, b.aligned_pointer(at, area), i64_type);
         let offsets_now = self.offsets(&b, at, from);
         let leader = || b.if_then(at, b.compare(at, "eq", staging.thread, c(0)));
         let mut box_offsets = offsets.to_vec();
         if let Some(slab) = &staging.slab {
-            base = b.op(
-                at,
-                "arith.addi",
-                &[base, b.cast(at, "arith.index_cast", slab.part, i64_type)],
-            );
+            base = b.addi(at, base, b.cast(at, tile_ir::arith::index_cast, slab.part, i64_type));
             let row_offset = box_offsets.len() - 2;
-            box_offsets[row_offset] = b.op(at, "arith.addi", &[offsets[row_offset], slab.first_row]);
+            box_offsets[row_offset] = b.addi(at, offsets[row_offset], slab.first_row);
         }
         for (round, pairs) in plan.rounds.iter().enumerate() {
             // The engine has read the area's last contents, and its last readers are done.
@@ -436,40 +432,21 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                 };
                 // The row within the part's boxes.
                 let row = if staging.slab.is_some() {
-                    b.op(at, "arith.remui", &[row, c(rows)])
+                    b.remui(at, row, c(rows))
                 } else {
                     row
                 };
                 // Byte of (row, column) in its box: 128-byte rows, the 16-byte chunk index
                 // XOR-ed with the row's place among 8.
-                let in_round = b.op(
-                    at,
-                    "arith.remui",
-                    &[b.op(at, "arith.divui", &[column, c(box_columns)]), c(plan.per_round)],
-                );
-                let within = b.op(
-                    at,
-                    "arith.muli",
-                    &[b.op(at, "arith.remui", &[column, c(box_columns)]), c(bytes)],
-                );
-                let chunk = b.op(
-                    at,
-                    "arith.xori",
-                    &[
-                        b.op(at, "arith.divui", &[within, c(16)]),
-                        b.op(at, "arith.remui", &[row, c(8)]),
-                    ],
-                );
-                let mut byte = b.op(at, "arith.muli", &[in_round, c(box_bytes)]);
-                byte = b.op(at, "arith.addi", &[byte, b.op(at, "arith.muli", &[row, c(ROW_BYTES)])]);
-                byte = b.op(at, "arith.addi", &[byte, b.op(at, "arith.muli", &[chunk, c(16)])]);
-                byte = b.op(at, "arith.addi", &[byte, b.op(at, "arith.remui", &[within, c(16)])]);
-                let address = b.op(
-                    at,
-                    "arith.addi",
-                    &[base, b.cast(at, "arith.index_cast", byte, i64_type)],
-                );
-                let pointer = b.cast(at, "llvm.inttoptr", address, shared_pointer);
+                let in_round = b.remui(at, b.divui(at, column, c(box_columns)), c(plan.per_round));
+                let within = b.muli(at, b.remui(at, column, c(box_columns)), c(bytes));
+                let chunk = b.xori(at, b.divui(at, within, c(16)), b.remui(at, row, c(8)));
+                let mut byte = b.muli(at, in_round, c(box_bytes));
+                byte = b.addi(at, byte, b.muli(at, row, c(ROW_BYTES)));
+                byte = b.addi(at, byte, b.muli(at, chunk, c(16)));
+                byte = b.addi(at, byte, b.remui(at, within, c(16)));
+                let address = b.addi(at, base, b.cast(at, tile_ir::arith::index_cast, byte, i64_type));
+                let pointer = b.cast(at, tile_ir::llvm::inttoptr, address, shared_pointer);
                 // The pair as one 4-byte word (16-bit) or two (f32, one 8-byte store).
                 let pair: Vec<Value> = [slot, slot + 1]
                     .iter()
@@ -524,8 +501,8 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                 );
                 let source = b.cast(
                     issue,
-                    "llvm.inttoptr",
-                    b.op(issue, "arith.addi", &[base, offset]),
+                    tile_ir::llvm::inttoptr,
+                    b.addi(issue, base, offset),
                     shared_pointer,
                 );
                 let coordinates = self.box_coordinates(&b, issue, &box_offsets, box_index * box_columns);
@@ -581,10 +558,10 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
     ) -> Vec<Value<'c, 'a>> {
         let i32_type: Type = IntegerType::new(self.context, 32).into();
         let rank = offsets.len();
-        let first = b.op(at, "arith.addi", &[offsets[rank - 1], b.index(at, column)]);
+        let first = b.addi(at, offsets[rank - 1], b.index(at, column));
         std::iter::once(first)
             .chain(offsets[..rank - 1].iter().rev().copied())
-            .map(|value| b.cast(at, "arith.index_cast", value, i32_type))
+            .map(|value| b.cast(at, tile_ir::arith::index_cast, value, i32_type))
             .collect()
     }
 }

@@ -374,7 +374,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                         b.location,
                     ),
                 );
-                let unaligned = b.op(at, "arith.xori", &[aligned, yes]);
+                let unaligned = b.xori(at, aligned, yes);
                 // Misaligned sources are rare (allocators align to 256 bytes).
                 looped(b.if_then(at, unaligned));
             }
@@ -420,7 +420,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                 let inside = b.compare(at, "ult", *index, size);
                 if d < last {
                     rows_inside = Some(match rows_inside {
-                        Some(previous) => b.op(at, "arith.andi", &[previous, inside]),
+                        Some(previous) => b.andi(at, previous, inside),
                         None => inside,
                     });
                 }
@@ -428,10 +428,10 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             }
             let size = b.dim(at, parts.src, last as i64);
             let column_inside = b.compare(at, "ult", indices[last], size);
-            let left = b.op(at, "arith.subi", &[size, indices[last]]);
-            let left = b.op(at, "arith.minui", &[left, c_slab]);
+            let left = b.subi(at, size, indices[last]);
+            let left = b.minui(at, left, c_slab);
             let all_inside = match rows_inside {
-                Some(rows) => b.op(at, "arith.andi", &[rows, column_inside]),
+                Some(rows) => b.andi(at, rows, column_inside),
                 None => column_inside,
             };
             let elements = b.value(at, melior::dialect::arith::select(all_inside, left, c0, b.location));
@@ -499,10 +499,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
     ) -> Vec<Value<'c, 'a>> {
         let offset = self.core_offset(b, at, row, column, shape[0], slab);
         let width = b.index(at, shape[1]);
-        vec![
-            b.op(at, "arith.divui", &[offset, width]),
-            b.op(at, "arith.remui", &[offset, width]),
-        ]
+        vec![b.divui(at, offset, width), b.remui(at, offset, width)]
     }
 
     /// Elements before element (row, column) of a tile of `rows` rows kept in column slabs of
@@ -517,12 +514,12 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         slab: i64,
     ) -> Value<'c, 'a> {
         let width = b.index(at, slab);
-        let slab_index = b.op(at, "arith.divui", &[column, width]);
-        let slab_start = b.op(at, "arith.muli", &[slab_index, b.index(at, rows * slab)]);
-        let row_start = b.op(at, "arith.muli", &[row, width]);
-        let inner = b.op(at, "arith.remui", &[column, width]);
-        let offset = b.op(at, "arith.addi", &[slab_start, row_start]);
-        b.op(at, "arith.addi", &[offset, inner])
+        let slab_index = b.divui(at, column, width);
+        let slab_start = b.muli(at, slab_index, b.index(at, rows * slab));
+        let row_start = b.muli(at, row, width);
+        let inner = b.remui(at, column, width);
+        let offset = b.addi(at, slab_start, row_start);
+        b.addi(at, offset, inner)
     }
 
     fn async_proxy_fence(&self, b: &Builder<'c>, at: At<'c, 'a>) {
@@ -596,7 +593,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         };
         let address = |tile: Value<'c, 'a>| {
             let pointer = b.aligned_pointer(at, tile);
-            b.cast(at, "arith.index_cast", pointer, i64_type)
+            b.cast(at, tile_ir::arith::index_cast, pointer, i64_type)
         };
         let a_address = if from_registers {
             constant64(at, 0)
@@ -636,23 +633,21 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let b_addressing = OperandAddressing::new(operand_layout(bb, !b_mn_major), !b_mn_major, memref_shape(bb)[0]);
         // This warpgroup's first row of A.
         let c128 = b.index(at, 128);
-        let warpgroup = b.op(at, "arith.divui", &[self.tid, c128]);
+        let warpgroup = b.divui(at, self.tid, c128);
         let group_bytes = b.index(at, a_addressing.mn_bytes(rows));
-        let a_rows = b.op(at, "arith.muli", &[warpgroup, group_bytes]);
-        let a_rows = b.cast(at, "arith.index_cast", a_rows, i64_type);
-        let a_address = b.op(at, "arith.addi", &[a_address, a_rows]);
+        let a_rows = b.muli(at, warpgroup, group_bytes);
+        let a_rows = b.cast(at, tile_ir::arith::index_cast, a_rows, i64_type);
+        let a_address = b.addi(at, a_address, a_rows);
         // A descriptor's start address field is the tile's shared address / 16 in 14 bits, which
         // holds every address of the 227 KiB a block has: a byte offset inside the tile adds to the
         // tile's descriptor without a carry, so each operand's descriptor is made once and each
         // step adds its constant.
         let base_descriptor = |base: Value<'c, 'a>, constant: Value<'c, 'a>| {
-            let shifted = b.op(at, "arith.shrui", &[base, constant64(at, 4)]);
-            let field = b.op(at, "arith.andi", &[shifted, constant64(at, 0x3FFF)]);
-            b.op(at, "arith.ori", &[field, constant])
+            let shifted = b.shrui(at, base, constant64(at, 4));
+            let field = b.andi(at, shifted, constant64(at, 0x3FFF));
+            b.ori(at, field, constant)
         };
-        let descriptor = |at: At<'c, 'a>, base: Value<'c, 'a>, bytes: i64| {
-            b.op(at, "arith.addi", &[base, constant64(at, bytes >> 4)])
-        };
+        let descriptor = |at: At<'c, 'a>, base: Value<'c, 'a>, bytes: i64| b.addi(at, base, constant64(at, bytes >> 4));
         let a_descriptor = base_descriptor(a_address, constant64(at, a_addressing.constant()));
         let b_descriptor = base_descriptor(b_address, constant64(at, b_addressing.constant()));
         let field = element_type(c);

@@ -100,7 +100,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         // Runs start on block boundaries of the tile.
         let aligned = self.runs_aligned(b, at, dst, offsets, run);
         // The lane's place in its group, and one flag per place.
-        let lane = b.op(at, "arith.andi", &[self.tid, b.index(at, lanes - 1)]);
+        let lane = b.andi(at, self.tid, b.index(at, lanes - 1));
         let is_lane: Vec<Value> = (0..lanes)
             .map(|place| b.compare(at, "eq", lane, b.index(at, place)))
             .collect();
@@ -157,21 +157,17 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                     .build()
                     .expect("vector.from_elements"),
             );
-            let values = b.cast(at, "vector.bitcast", packed, run_type);
+            let values = b.cast(at, tile_ir::vector::bitcast, packed, run_type);
             // Lane t's run starts where its own pair of block t would: its column in the group's
             // first block (block start + 2 t + the rest), moved t blocks on and back by 2 t.
             let coordinates = self.coordinates(b, at, from, offsets_now, group[0]);
-            let stretch = b.op(at, "arith.muli", &[lane, b.index(at, block - 2)]);
-            let start = [coordinates[0], b.op(at, "arith.addi", &[coordinates[1], stretch])];
+            let stretch = b.muli(at, lane, b.index(at, block - 2));
+            let start = [coordinates[0], b.addi(at, coordinates[1], stretch)];
             let (indices, fits) = self.placed_in(b, at, dst, offsets, &start);
-            let end = b.op(at, "arith.addi", &[indices[last], b.index(at, run)]);
-            let mut whole = b.op(
-                at,
-                "arith.andi",
-                &[aligned, b.compare(at, "ule", end, b.dim(at, dst, last as i64))],
-            );
+            let end = b.addi(at, indices[last], b.index(at, run));
+            let mut whole = b.andi(at, aligned, b.compare(at, "ule", end, b.dim(at, dst, last as i64)));
             if let Some(fits) = fits {
-                whole = b.op(at, "arith.andi", &[whole, fits]);
+                whole = b.andi(at, whole, fits);
             }
             let (fast, slow) = b.if_else(at, whole);
             let mut operands = vec![values, dst];
@@ -189,7 +185,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             );
             // Misaligned, or reaching past the tensor's end: each element where it is inside.
             for element in 0..run {
-                let column = b.op(slow, "arith.addi", &[start[1], b.index(slow, element)]);
+                let column = b.addi(slow, start[1], b.index(slow, element));
                 let position = (
                     Identifier::new(self.context, "static_position"),
                     crate::attributes::i64_array(self.context, &[element as i64]),
@@ -227,7 +223,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                     if value.r#type() == i32_type {
                         *value
                     } else {
-                        b.cast(at, "arith.bitcast", *value, i32_type)
+                        b.cast(at, tile_ir::arith::bitcast, *value, i32_type)
                     }
                 })
                 .collect();
@@ -243,7 +239,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         );
         let word = b.cast(
             at,
-            "vector.bitcast",
+            tile_ir::vector::bitcast,
             vector,
             crate::attributes::vector(1, IntegerType::new(self.context, 32).into()),
         );

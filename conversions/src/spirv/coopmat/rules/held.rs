@@ -136,19 +136,12 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         held: &Held,
     ) -> (Value<'c, 'a>, Value<'c, 'a>, Value<'c, 'a>) {
         let width = b.index(at, SUBGROUP);
-        let subgroup = b.op(at, "arith.divui", &[self.tid, width]);
+        let subgroup = b.divui(at, self.tid, width);
         let along_n = b.index(at, held.subgroups.1);
-        let (sm, sn) = (
-            b.op(at, "arith.divui", &[subgroup, along_n]),
-            b.op(at, "arith.remui", &[subgroup, along_n]),
-        );
+        let (sm, sn) = (b.divui(at, subgroup, along_n), b.remui(at, subgroup, along_n));
         let rows = b.index(at, held.shape.0 / held.subgroups.0);
         let columns = b.index(at, held.shape.1 / held.subgroups.1);
-        (
-            subgroup,
-            b.op(at, "arith.muli", &[sm, rows]),
-            b.op(at, "arith.muli", &[sn, columns]),
-        )
+        (subgroup, b.muli(at, sm, rows), b.muli(at, sn, columns))
     }
 
     /// Loads matrix variable `variable` (a placeholder until `promote`).
@@ -221,14 +214,14 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             let rows: Vec<Value> = (0..tm)
                 .map(|i| {
                     let shift = b.index(at, i * MATRIX);
-                    let row = b.op(at, "arith.addi", &[row0, shift]);
+                    let row = b.addi(at, row0, shift);
                     load_operand(self.context, &b, at, a_source, row, k, "AOp")
                 })
                 .collect();
             let columns: Vec<Value> = (0..tn)
                 .map(|j| {
                     let shift = b.index(at, j * MATRIX);
-                    let column = b.op(at, "arith.addi", &[column0, shift]);
+                    let column = b.addi(at, column0, shift);
                     load_operand(self.context, &b, at, b_source, column, k, "BOp")
                 })
                 .collect();
@@ -269,13 +262,13 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let placed = placed(self.layouts, fragment).expect("a held fragment has a layout");
         let array = self.private(fragment);
         let width = b.index(at, SUBGROUP);
-        let subgroup = b.op(at, "arith.divui", &[self.tid, width]);
-        let lane = b.op(at, "arith.remui", &[self.tid, width]);
+        let subgroup = b.divui(at, self.tid, width);
+        let lane = b.remui(at, self.tid, width);
         let area = b.index(at, held.capacity * MATRIX * MATRIX);
-        let base = b.op(at, "arith.muli", &[subgroup, area]);
+        let base = b.muli(at, subgroup, area);
         let place = |q: i64| {
             let offset = b.index(at, q * MATRIX * MATRIX);
-            b.op(at, "arith.addi", &[base, offset])
+            b.addi(at, base, offset)
         };
         let rounds: Vec<Vec<usize>> = (0..variables.len())
             .collect::<Vec<_>>()
@@ -290,10 +283,10 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             b.barrier(at);
             for (q, t) in round.iter().enumerate() {
                 let first = place(q as i64);
-                let start = b.op(at, "arith.addi", &[first, lane]);
+                let start = b.addi(at, first, lane);
                 for r in 0..MATRIX * MATRIX / SUBGROUP {
                     let shift = b.index(at, r * SUBGROUP);
-                    let index = b.op(at, "arith.addi", &[start, shift]);
+                    let index = b.addi(at, start, shift);
                     let value = b.load(at, staging, &[index]);
                     self.set_slot(b, at, value, array, placed, *t as i64 * 8 + r);
                 }

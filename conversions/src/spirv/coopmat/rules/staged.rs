@@ -254,8 +254,8 @@ pub(super) fn load_operand<'c, 'a>(
     let (row, column) = if source.k_last { (mn, k) } else { (k, mn) };
     let indices = if source.flat {
         let width = b.index(at, source.row);
-        let start = b.op(at, "arith.muli", &[row, width]);
-        vec![b.op(at, "arith.addi", &[start, column])]
+        let start = b.muli(at, row, width);
+        vec![b.addi(at, start, column)]
     } else {
         vec![row, column]
     };
@@ -294,8 +294,8 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                 let columns = a_shape[1];
                 self.stage(&b, at, a, staged, &|b, at, coordinates| {
                     let width = b.index(at, columns);
-                    let row = b.op(at, "arith.muli", &[coordinates[0], width]);
-                    b.op(at, "arith.addi", &[row, coordinates[1]])
+                    let row = b.muli(at, coordinates[0], width);
+                    b.addi(at, row, coordinates[1])
                 });
                 Source {
                     tile: staged,
@@ -331,31 +331,22 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                 let fits = self.in_tile(&b, at, accumulator, &coordinates);
                 let (i, j) = (coordinates[0], coordinates[1]);
                 let sixteen = b.index(at, MATRIX);
-                let (row_matrix, column_matrix) = (
-                    b.op(at, "arith.divui", &[i, sixteen]),
-                    b.op(at, "arith.divui", &[j, sixteen]),
-                );
+                let (row_matrix, column_matrix) = (b.divui(at, i, sixteen), b.divui(at, j, sixteen));
                 let columns = b.index(at, plan.columns());
-                let row_start = b.op(at, "arith.muli", &[row_matrix, columns]);
-                let matrix = b.op(at, "arith.addi", &[row_start, column_matrix]);
+                let row_start = b.muli(at, row_matrix, columns);
+                let matrix = b.addi(at, row_start, column_matrix);
                 let capacity = b.index(at, plan.capacity);
                 let (round, position) = if rounds > 1 {
-                    (
-                        Some(b.op(at, "arith.divui", &[matrix, capacity])),
-                        b.op(at, "arith.remui", &[matrix, capacity]),
-                    )
+                    (Some(b.divui(at, matrix, capacity)), b.remui(at, matrix, capacity))
                 } else {
                     (None, matrix)
                 };
-                let (row_in, column_in) = (
-                    b.op(at, "arith.remui", &[i, sixteen]),
-                    b.op(at, "arith.remui", &[j, sixteen]),
-                );
+                let (row_in, column_in) = (b.remui(at, i, sixteen), b.remui(at, j, sixteen));
                 let elements = b.index(at, MATRIX * MATRIX);
-                let base = b.op(at, "arith.muli", &[position, elements]);
-                let row_offset = b.op(at, "arith.muli", &[row_in, sixteen]);
-                let within = b.op(at, "arith.addi", &[row_offset, column_in]);
-                let index = b.op(at, "arith.addi", &[base, within]);
+                let base = b.muli(at, position, elements);
+                let row_offset = b.muli(at, row_in, sixteen);
+                let within = b.addi(at, row_offset, column_in);
+                let index = b.addi(at, base, within);
                 (slot, fits, round, index)
             })
             .collect();
@@ -370,7 +361,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                 _ => None,
             };
             let condition = match (fits, now) {
-                (Some(fits), Some(now)) => Some(b.op(at, "arith.andi", &[fits, now])),
+                (Some(fits), Some(now)) => Some(b.andi(at, fits, now)),
                 (one, None) | (None, one) => one,
             };
             match condition {
@@ -424,13 +415,13 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         // Subgroup s is invocations 32 s .. 32 s + 31 (the rule is written for 32-wide subgroups,
         // as the GEMM template is); it takes staged matrix s of each round.
         let width = b.index(at, INVOCATIONS_PER_MATRIX);
-        let position = b.op(at, "arith.divui", &[self.tid, width]);
+        let position = b.divui(at, self.tid, width);
         let capacity = b.index(at, plan.capacity);
         let body = at;
         let matrix = match r {
             Some(r) => {
-                let first = b.op(body, "arith.muli", &[r, capacity]);
-                b.op(body, "arith.addi", &[first, position])
+                let first = b.muli(body, r, capacity);
+                b.addi(body, first, position)
             }
             None => position,
         };
@@ -452,12 +443,12 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         };
         let columns = b.index(body, plan.columns());
         let sixteen = b.index(body, MATRIX);
-        let row_matrix = b.op(body, "arith.divui", &[matrix, columns]);
-        let column_matrix = b.op(body, "arith.remui", &[matrix, columns]);
-        let row0 = b.op(body, "arith.muli", &[row_matrix, sixteen]);
-        let column0 = b.op(body, "arith.muli", &[column_matrix, sixteen]);
+        let row_matrix = b.divui(body, matrix, columns);
+        let column_matrix = b.remui(body, matrix, columns);
+        let row0 = b.muli(body, row_matrix, sixteen);
+        let column0 = b.muli(body, column_matrix, sixteen);
         let elements = b.index(body, MATRIX * MATRIX);
-        let staged_at = b.op(body, "arith.muli", &[position, elements]);
+        let staged_at = b.muli(body, position, elements);
         let accumulator_type = matrix_type(self.context, "f32", "COp");
         let loaded = load_matrix(
             self.context,
