@@ -84,7 +84,7 @@ fn restore(module: OperationRef) -> Result<(), String> {
     else {
         return Ok(());
     };
-    let holders: Vec<(String, OperationRef)> = ["gpu.binary", "gpu.module", "spirv.module"]
+    let holders: Vec<(String, OperationRef)> = ["gpu.binary", "gpu.module", crate::spirv::MODULE]
         .into_iter()
         .flat_map(|name| find_ops(module, name))
         .filter_map(|op| {
@@ -110,7 +110,7 @@ fn restore(module: OperationRef) -> Result<(), String> {
 /// Reports at each op a pipeline should have lowered and did not; `binaries` when the pipeline
 /// ends in `gpu.binary`s (NVIDIA, AMD) rather than `spirv.module`s.
 fn check_lowered(module: OperationRef, pipeline: &str, binaries: bool) -> Result<(), String> {
-    let spirv_modules: Vec<String> = find_ops(module, "spirv.module")
+    let spirv_modules: Vec<String> = find_ops(module, crate::spirv::MODULE)
         .iter()
         .filter_map(|op| string_attribute(op, "sym_name"))
         .map(|name| name.trim_start_matches("__spv__").to_owned())

@@ -21,7 +21,7 @@ tile_passes::rust_pass! {
         run: |op| {
             let vulkan = with_context(op, |context| Attribute::parse(context, "#spirv.memory_model<Vulkan>"))
                 .ok_or("internal error: #spirv.memory_model<Vulkan> does not parse")?;
-            for module in find_ops(op, "spirv.module") {
+            for module in find_ops(op, super::MODULE) {
                 set_attribute(module, "memory_model", vulkan);
             }
             Ok(())

@@ -11,3 +11,8 @@
 pub mod coopmat;
 pub mod empty_loops;
 pub mod memory_model;
+
+/// The name of `spirv.module`, the one op whose name is written here: melior's generator cannot read
+/// `SPIRVStructureOps.td` (its module op's region is unnamed), so there is no generated
+/// `ModuleOperation::name` for it.
+pub const MODULE: &str = "spirv.module";

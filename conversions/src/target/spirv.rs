@@ -93,7 +93,7 @@ pub(super) fn backend(memory_model: bool) -> String {
         passes.push(crate::spirv::memory_model::ARGUMENT.into());
     }
     passes.push(super::nested(
-        "spirv.module",
+        crate::spirv::MODULE,
         &["spirv-lower-abi-attrs", "spirv-update-vce"],
     ));
     passes.join(", ")
