@@ -127,7 +127,10 @@ impl Layout {
 pub fn check_conflicts<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &Target) -> Result<(), Failure<'c, 'a>> {
     // (tile, role, the gemm that wants it so)
     let mut uses: Vec<(Value, &str, OperationRef)> = Vec::new();
-    for gemm in nested_ops(kernel).into_iter().filter(|op| op_name(op) == "tile.gemm") {
+    for gemm in nested_ops(kernel)
+        .into_iter()
+        .filter(|op| tile_ir::is(op, tile_ir::tile::GemmOperation::name))
+    {
         let transposed = |name: &str| gemm.attribute(name).is_ok();
         let roles = [
             (
@@ -277,7 +280,7 @@ pub fn attach_target_pass(target: &'static Target) -> Pass {
         "TileAttachTarget",
         "tile-attach-target",
         "Set tile.target on the module",
-        "builtin.module",
+        tile_ir::builtin::ModuleOperation::name(),
         &[],
     )
 }

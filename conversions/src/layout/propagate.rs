@@ -27,6 +27,7 @@ use tile_dialect::{
     level::{MemoryLevel, memory_level},
     ops::{copy_parts, integer_attribute, memref_shape, nested_ops, op_name},
 };
+use tile_ir::{match_op, memref, tile};
 
 /// A tile's layout and the op that decided it.
 struct Decision<'c, 'a> {
@@ -46,10 +47,18 @@ fn key(op: &OperationRef) -> usize {
     op.to_raw().ptr as usize
 }
 
+/// Whether `op` allocates a tile (or barriers): one of the `tile.alloc_*` ops.
+fn allocates(op: &OperationRef) -> bool {
+    match_op!(op, {
+        tile::AllocSharedOperation | tile::AllocFragmentOperation | tile::AllocBarriersOperation => true,
+        _ => false,
+    })
+}
+
 /// The allocation a tile value comes from.
 fn allocation<'c, 'a>(value: Value<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
     let owner = tile_dialect::ops::as_result(value)?.owner();
-    op_name(&owner).starts_with("tile.alloc_").then_some(owner)
+    allocates(&owner).then_some(owner)
 }
 
 fn is_fragment(value: Value) -> bool {
@@ -262,33 +271,35 @@ impl<'c, 'a> Inference<'c, 'a> {
         let default = atoms::blocked(&shape, self.threads);
         let value: Value = fragment.result(0).expect("a fragment").into();
         let fits = |candidate: &FragmentLayout| {
-            ops.iter().all(|op| match op_name(op) {
-                "tile.reduce" if op.operand(0).is_ok_and(|src| src == value) => {
-                    let dim = integer_attribute(op, "dim").unwrap_or(0) as usize;
-                    let kept: Vec<usize> = (0..shape.len()).filter(|d| *d != dim).collect();
-                    match op
-                        .operand(1)
-                        .ok()
-                        .and_then(allocation)
-                        .and_then(|dst| self.fragment(&dst))
-                    {
-                        Some(held) => covers(held, &atoms::project(candidate, &kept)),
+            ops.iter().all(|op| {
+                match_op!(op, {
+                    tile::ReduceOperation if op.operand(0).is_ok_and(|src| src == value) => {
+                        let dim = integer_attribute(op, "dim").unwrap_or(0) as usize;
+                        let kept: Vec<usize> = (0..shape.len()).filter(|d| *d != dim).collect();
+                        match op
+                            .operand(1)
+                            .ok()
+                            .and_then(allocation)
+                            .and_then(|dst| self.fragment(&dst))
+                        {
+                            Some(held) => covers(held, &atoms::project(candidate, &kept)),
+                            None => true,
+                        }
+                    },
+                    tile::ParallelOperation => match self.loops.get(&key(op)) {
+                        Some(loop_layout) => accesses(*op)
+                            .iter()
+                            .filter(|access| access.tile == fragment)
+                            .all(|access| {
+                                access
+                                    .dims
+                                    .as_ref()
+                                    .is_none_or(|dims| runs_where_held(loop_layout, dims, candidate))
+                            }),
                         None => true,
-                    }
-                }
-                "tile.parallel" => match self.loops.get(&key(op)) {
-                    Some(loop_layout) => accesses(*op)
-                        .iter()
-                        .filter(|access| access.tile == fragment)
-                        .all(|access| {
-                            access
-                                .dims
-                                .as_ref()
-                                .is_none_or(|dims| runs_where_held(loop_layout, dims, candidate))
-                        }),
-                    None => true,
-                },
-                _ => true,
+                    },
+                    _ => true,
+                })
             })
         };
         if fits(&default) {
@@ -408,15 +419,14 @@ fn accesses<'c, 'a>(parallel: OperationRef<'c, 'a>) -> Vec<Access<'c, 'a>> {
         next = op.next_in_block();
     }
     while let Some(op) = pending.pop() {
-        let name = op_name(&op);
-        if name == "tile.parallel" {
+        if tile_ir::is(&op, tile::ParallelOperation::name) {
             continue;
         }
-        let (memref, first_index, write) = match name {
-            "memref.load" => (op.operand(0).ok(), 1, false),
-            "memref.store" => (op.operand(1).ok(), 2, true),
+        let (memref, first_index, write) = match_op!(op, {
+            memref::LoadOperation => (op.operand(0).ok(), 1, false),
+            memref::StoreOperation => (op.operand(1).ok(), 2, true),
             _ => (None, 0, false),
-        };
+        });
         if let Some(tile) = memref.filter(|memref| is_fragment(*memref)).and_then(allocation) {
             let dims = (first_index..op.operand_count())
                 .map(|i| {
@@ -457,11 +467,7 @@ pub fn infer<'c, 'a>(
         loops: HashMap::new(),
     };
     let ops = nested_ops(kernel);
-    let allocations: Vec<OperationRef> = ops
-        .iter()
-        .copied()
-        .filter(|op| op_name(op).starts_with("tile.alloc_"))
-        .collect();
+    let allocations: Vec<OperationRef> = ops.iter().copied().filter(|op| allocates(op)).collect();
     // Strict: what the input says, then what the instructions impose.
     for alloc in &allocations {
         let Ok(given) = alloc.attribute(LAYOUT_ATTRIBUTE) else {
@@ -472,7 +478,7 @@ pub fn infer<'c, 'a>(
         })?;
         inference.tiles.insert(key(alloc), Decision { layout, by: *alloc });
     }
-    for op in ops.iter().filter(|op| op_name(op) == "tile.parallel") {
+    for op in ops.iter().filter(|op| tile_ir::is(*op, tile::ParallelOperation::name)) {
         if let Some(given) = op
             .attribute(LOOP_LAYOUT_ATTRIBUTE)
             .ok()
@@ -481,7 +487,11 @@ pub fn infer<'c, 'a>(
             inference.loops.insert(key(op), given);
         }
     }
-    let chained = ops.iter().filter(|op| op_name(op) == "tile.gemm").count() > 1;
+    let chained = ops
+        .iter()
+        .filter(|op| tile_ir::is(*op, tile::GemmOperation::name))
+        .count()
+        > 1;
     // TMA targets: the copies the loops' rings issue ahead, which TMA may fill wgmma's tiles with (as
     // `tile-plan-pipelines` marked them, or will).
     let ahead: Vec<OperationRef> = if chip.tma && rings == super::Rings::Forecast {
@@ -493,7 +503,7 @@ pub fn infer<'c, 'a>(
         crate::pipeline::rings::tile_allocation(tile)
             .is_some_and(|allocation| crate::layout::tma::tma_fills(&ops, key(&allocation), k_dimension, &ahead))
     };
-    for gemm in ops.iter().filter(|op| op_name(op) == "tile.gemm") {
+    for gemm in ops.iter().filter(|op| tile_ir::is(*op, tile::GemmOperation::name)) {
         for anchor in anchors::gemm_anchors(*gemm, chip, threads, chained, &tma) {
             // A ring's slot stands for the ring (`tile-expand-pipelines`).
             if let Some(tile) = allocation(anchor.tile).or_else(|| crate::pipeline::rings::tile_allocation(anchor.tile))
@@ -509,17 +519,17 @@ pub fn infer<'c, 'a>(
         while changed {
             changed = false;
             for op in &ops {
-                changed |= match op_name(op) {
-                    "tile.reduce" => inference.reduce(*op)?,
-                    "tile.copy" => inference.copy(*op)?,
-                    "tile.parallel" => inference.parallel(*op, false)?,
+                changed |= match_op!(op, {
+                    tile::ReduceOperation => inference.reduce(*op)?,
+                    tile::CopyOperation => inference.copy(*op)?,
+                    tile::ParallelOperation => inference.parallel(*op, false)?,
                     _ => false,
-                };
+                });
             }
         }
         if let Some(unlaid) = ops
             .iter()
-            .find(|op| op_name(op) == "tile.parallel" && !inference.loops.contains_key(&key(op)))
+            .find(|op| tile_ir::is(*op, tile::ParallelOperation::name) && !inference.loops.contains_key(&key(op)))
         {
             inference.parallel(*unlaid, true)?;
             continue;
@@ -528,7 +538,9 @@ pub fn infer<'c, 'a>(
         // that what it reduces into follows it.
         let unlaid = allocations
             .iter()
-            .filter(|alloc| op_name(alloc) == "tile.alloc_fragment" && !inference.tiles.contains_key(&key(alloc)))
+            .filter(|alloc| {
+                tile_ir::is(*alloc, tile::AllocFragmentOperation::name) && !inference.tiles.contains_key(&key(alloc))
+            })
             .max_by_key(|alloc| {
                 alloc
                     .result(0)
@@ -543,7 +555,7 @@ pub fn infer<'c, 'a>(
     for alloc in allocations {
         let layout = match inference.tiles.remove(&key(&alloc)) {
             Some(decision) => decision.layout,
-            None if op_name(&alloc) == "tile.alloc_fragment" => {
+            None if tile_ir::is(&alloc, tile::AllocFragmentOperation::name) => {
                 let shape = alloc
                     .result(0)
                     .map(|result| memref_shape(result.into()))
@@ -565,7 +577,7 @@ pub fn infer<'c, 'a>(
     }
     let loops = ops
         .iter()
-        .filter(|op| op_name(op) == "tile.parallel")
+        .filter(|op| tile_ir::is(*op, tile::ParallelOperation::name))
         .filter_map(|op| Some((*op, inference.loops.remove(&key(op))?)))
         .collect();
     Ok(Inferred { tiles, loops })

@@ -16,14 +16,14 @@ use crate::cpu::builder::{At, Builder};
 use melior::{
     Context,
     ir::{
-        Attribute, Identifier, ShapedTypeLike, Type, Value, ValueLike,
-        operation::{OperationBuilder, OperationLike, OperationRef},
+        Attribute, ShapedTypeLike, Type, Value, ValueLike,
+        operation::{Operation, OperationLike, OperationMutLike, OperationRef},
         r#type::MemRefType,
     },
 };
 use tile_dialect::{
     layout::{LAYOUT_ATTRIBUTE, SharedLayout},
-    ops::{memref_shape, op_name, set_attribute},
+    ops::{memref_shape, set_attribute},
 };
 
 /// How a shared tile is stored.
@@ -68,7 +68,7 @@ pub fn apply<'c, 'a>(context: &'c Context, shared: &[(OperationRef<'c, 'a>, Shar
         let Some(next) = allocation.next_in_block() else {
             continue;
         };
-        if op_name(allocation) != "tile.alloc_shared" || !rearranged(layout, &shape) {
+        if !tile_ir::is(allocation, tile_ir::tile::AllocSharedOperation::name) || !rearranged(layout, &shape) {
             continue;
         }
         let memref = MemRefType::try_from(tile.r#type()).expect("a tile is a memref");
@@ -82,23 +82,26 @@ pub fn apply<'c, 'a>(context: &'c Context, shared: &[(OperationRef<'c, 'a>, Shar
             Attribute::parse(context, &format!("strided<[{}, {}]>", strides[0], strides[1])).expect("a strided layout");
         let view_type = MemRefType::new(memref.element(), &shape, Some(strided), memref.memory_space());
         let array = |values: &[i64]| crate::attributes::i64_array(context, values);
-        let view = b.insert(
-            At::before(next),
-            OperationBuilder::new("memref.reinterpret_cast", b.location)
-                .add_operands(&[tile])
-                .add_attributes(&[
-                    (
-                        Identifier::new(context, "operandSegmentSizes"),
-                        crate::attributes::i32_array(context, &[1, 0, 0, 0]),
-                    ),
-                    (Identifier::new(context, "static_offsets"), array(&[0])),
-                    (Identifier::new(context, "static_sizes"), array(&shape)),
-                    (Identifier::new(context, "static_strides"), array(&strides)),
-                ])
-                .add_results(&[view_type.into()])
-                .build()
-                .expect("memref.reinterpret_cast"),
+        let mut cast: Operation = tile_ir::memref::reinterpret_cast(
+            context,
+            view_type.into(),
+            tile,
+            &[],
+            &[],
+            &[],
+            array(&[0]),
+            array(&shape),
+            array(&strides),
+            b.location,
+        )
+        .into();
+        // melior's generated builders leave the operand segments uncounted: the source, then no
+        // dynamic offsets, sizes or strides (all static).
+        cast.set_inherent_attribute(
+            "operandSegmentSizes",
+            crate::attributes::i32_array(context, &[1, 0, 0, 0]),
         );
+        let view = b.insert(At::before(next), cast);
         rewriter
             .as_rewriter_base()
             .replace_all_uses_except(tile, view.result(0).expect("view").into(), view);
@@ -115,12 +118,12 @@ pub fn apply<'c, 'a>(context: &'c Context, shared: &[(OperationRef<'c, 'a>, Shar
 /// says).
 pub fn stored<'c: 'a, 'a>(tile: Value<'c, 'a>) -> Option<Stored<'c, 'a>> {
     let view = tile_dialect::ops::as_result(tile)?.owner();
-    if op_name(&view) != "memref.reinterpret_cast" {
+    if !tile_ir::is(&view, tile_ir::memref::ReinterpretCastOperation::name) {
         return None;
     }
     let allocation = view.operand(0).ok()?;
     let owner = tile_dialect::ops::as_result(allocation)?.owner();
-    if op_name(&owner) != "tile.alloc_shared" {
+    if !tile_ir::is(&owner, tile_ir::tile::AllocSharedOperation::name) {
         return None;
     }
     let layout = SharedLayout::from_attribute(owner.attribute(LAYOUT_ATTRIBUTE).ok()?)?;

@@ -12,8 +12,9 @@ use melior::ir::{Value, ValueLike, operation::OperationRef};
 use std::collections::HashMap;
 use tile_dialect::{
     level::{MemoryLevel, memory_level},
-    ops::{copy_async_parts, copy_parts, memref_shape, op_name},
+    ops::{copy_async_parts, copy_parts, memref_shape},
 };
+use tile_ir::{match_op, tile};
 
 fn key(op: &OperationRef) -> usize {
     op.to_raw().ptr as usize
@@ -111,17 +112,22 @@ pub fn boxes_fill(parts: &tile_dialect::ops::CopyParts, k_dimension: usize) -> b
 /// among `ahead`, the copies the loops' rings will issue (`crate::pipeline::ahead::ring`).
 pub fn tma_fills(ops: &[OperationRef], allocation: usize, k_dimension: usize, ahead: &[OperationRef]) -> bool {
     let owned = |tile: Value| crate::pipeline::rings::tile_allocation(tile).map(|allocation| key(&allocation));
-    let mut writers = ops.iter().filter(|op| match op_name(op) {
-        "tile.copy" => copy_parts(*op).is_some_and(|parts| owned(parts.dst) == Some(allocation)),
-        "tile.copy_async" => copy_async_parts(*op).is_some_and(|(parts, _, _)| owned(parts.dst) == Some(allocation)),
-        _ => false,
+    let mut writers = ops.iter().filter(|op| {
+        match_op!(op, {
+            tile::CopyOperation => copy_parts(*op).is_some_and(|parts| owned(parts.dst) == Some(allocation)),
+            tile::CopyAsyncOperation => {
+                copy_async_parts(*op).is_some_and(|(parts, _, _)| owned(parts.dst) == Some(allocation))
+            },
+            _ => false,
+        })
     });
     let mut any = false;
     let all = writers.all(|writer| {
         any = true;
-        let parts = match op_name(writer) {
-            "tile.copy_async" => copy_async_parts(writer).map(|(parts, _, _)| parts),
-            _ => copy_parts(writer).filter(|_| ahead.contains(writer)),
+        let parts = if tile_ir::is(writer, tile::CopyAsyncOperation::name) {
+            copy_async_parts(writer).map(|(parts, _, _)| parts)
+        } else {
+            copy_parts(writer).filter(|_| ahead.contains(writer))
         };
         parts.is_some_and(|parts| boxes_fill(&parts, k_dimension))
     });

@@ -10,9 +10,9 @@ use crate::cpu::{
 use melior::{
     Context,
     ir::{
-        Attribute, BlockLike, Identifier, RegionLike, Type, TypeLike, Value, ValueLike,
+        Attribute, BlockLike, RegionLike, Type, TypeLike, Value, ValueLike,
         attribute::IntegerAttribute,
-        operation::{OperationBuilder, OperationLike, OperationRef, OperationResult},
+        operation::{OperationLike, OperationRef, OperationResult},
         r#type::{IntegerType, MemRefType},
     },
 };
@@ -21,6 +21,7 @@ use tile_dialect::{
     level::{MemoryLevel, memory_level},
     ops::{clone_detached, copy_parts, integer_attribute, memref_shape, nested_ops, op_name},
 };
+use tile_ir::{match_op, memref, tile};
 
 mod wide_stores;
 
@@ -43,7 +44,7 @@ pub(crate) fn level(value: Value) -> Option<MemoryLevel> {
 
 pub(crate) fn allocation<'c, 'a>(value: Value<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
     let owner = tile_dialect::ops::as_result(value)?.owner();
-    (op_name(&owner) == "tile.alloc_fragment").then_some(owner)
+    tile_ir::is(&owner, tile::AllocFragmentOperation::name).then_some(owner)
 }
 
 pub(crate) fn placed<'l>(layouts: &'l Layouts, value: Value) -> Result<&'l Placed, String> {
@@ -99,11 +100,11 @@ fn access_dims<'c, 'a>(
     access: OperationRef<'c, 'a>,
     loop_indices: &[Value<'c, 'a>],
 ) -> Option<(Value<'c, 'a>, Vec<usize>, bool)> {
-    let (memref, first, write) = match op_name(&access) {
-        "memref.load" => (access.operand(0).ok()?, 1, false),
-        "memref.store" => (access.operand(1).ok()?, 2, true),
+    let (memref, first, write) = match_op!(access, {
+        memref::LoadOperation => (access.operand(0).ok()?, 1, false),
+        memref::StoreOperation => (access.operand(1).ok()?, 2, true),
         _ => return None,
-    };
+    });
     if level(memref) != Some(MemoryLevel::Fragment) {
         return None;
     }
@@ -134,11 +135,11 @@ fn loop_indices<'c, 'a>(parallel: OperationRef<'c, 'a>) -> Vec<Value<'c, 'a>> {
 pub(crate) fn in_parallel(op: &OperationRef) -> bool {
     let mut parent = op.parent_operation();
     while let Some(current) = parent {
-        match op_name(&current) {
-            "tile.parallel" => return true,
-            "tile.kernel" => return false,
+        match_op!(current, {
+            tile::ParallelOperation => return true,
+            tile::KernelOperation => return false,
             _ => parent = current.parent_operation(),
-        }
+        })
     }
     false
 }
@@ -257,7 +258,7 @@ pub fn reduce_plans<'c, 'a>(
     layouts: &Layouts,
 ) -> Result<HashMap<usize, ReducePlan>, (OperationRef<'c, 'a>, String)> {
     let mut plans = HashMap::new();
-    for op in ops.iter().filter(|op| op_name(op) == "tile.reduce") {
+    for op in ops.iter().filter(|op| tile_ir::is(*op, tile::ReduceOperation::name)) {
         let plan = (|| {
             let (src, dst) = (
                 op.operand(0).map_err(|e| e.to_string())?,
@@ -337,13 +338,13 @@ fn reduce_plan(src: &Placed, dst: &Placed, dim: usize) -> Result<ReducePlan, Str
 /// Says whether `op` has a rule for its operands' layouts.
 pub fn check(op: OperationRef, layouts: &Layouts) -> Rule {
     let touches_fragment = op.operands().any(|value| level(value) == Some(MemoryLevel::Fragment));
-    match op_name(&op) {
-        "tile.parallel" => check_parallel(op, layouts),
-        "tile.fill" if touches_fragment => placed(layouts, op.operand(0).map_err(|e| e.to_string())?).map(|_| ()),
-        "tile.copy" if touches_fragment => check_copy(op, layouts),
+    match_op!(op, {
+        tile::ParallelOperation => check_parallel(op, layouts),
+        tile::FillOperation if touches_fragment => placed(layouts, op.operand(0).map_err(|e| e.to_string())?).map(|_| ()),
+        tile::CopyOperation if touches_fragment => check_copy(op, layouts),
         // Planned (and refused where no plan fits) by `reduce_plans`.
-        "tile.reduce" => Ok(()),
-        "tile.gemm" if touches_fragment => {
+        tile::ReduceOperation => Ok(()),
+        tile::GemmOperation if touches_fragment => {
             let [a, b, c] = [0, 1, 2].map(|i| op.operand(i).ok());
             if b.is_some_and(|value| level(value) == Some(MemoryLevel::Fragment)) {
                 return Err("has a fragment operand B, which the contract does not allow".into());
@@ -352,16 +353,27 @@ pub fn check(op: OperationRef, layouts: &Layouts) -> Rule {
                 placed(layouts, a)?;
             }
             placed(layouts, c.ok_or("expects an accumulator")?).map(|_| ())
-        }
-        "memref.load" | "memref.store" if touches_fragment && !in_parallel(&op) => {
+        },
+        memref::LoadOperation | memref::StoreOperation if touches_fragment && !in_parallel(&op) => {
             Err("accesses a fragment outside a tile.parallel, where no thread is known to hold the element".into())
-        }
-        "tile.alloc_fragment" | "tile.fill" | "tile.copy" | "tile.gemm" | "memref.load" | "memref.store" => Ok(()),
-        name if touches_fragment && !in_parallel(&op) => Err(format!(
-            "uses a fragment in '{name}', which the register lowering has no rule for"
-        )),
-        _ => Ok(()),
-    }
+        },
+        tile::AllocFragmentOperation
+            | tile::FillOperation
+            | tile::CopyOperation
+            | tile::GemmOperation
+            | memref::LoadOperation
+            | memref::StoreOperation => Ok(()),
+        _ => {
+            if touches_fragment && !in_parallel(&op) {
+                Err(format!(
+                    "uses a fragment in '{}', which the register lowering has no rule for",
+                    op_name(&op)
+                ))
+            } else {
+                Ok(())
+            }
+        },
+    })
 }
 
 fn check_parallel(op: OperationRef, layouts: &Layouts) -> Rule {
@@ -369,7 +381,9 @@ fn check_parallel(op: OperationRef, layouts: &Layouts) -> Rule {
     let indices = loop_indices(op);
     for nested in nested_ops(op) {
         let name = op_name(&nested);
-        if name.starts_with("tile.") && name != "tile.yield" {
+        if tile_ir::in_dialect(&nested, tile_dialect::dialect_handle())
+            && !tile_ir::is(&nested, tile::YieldOperation::name)
+        {
             return Err(format!("holds a '{name}', which the register lowering does not nest"));
         }
         let Some((memref, dims, _)) = access_dims(nested, &indices) else {
@@ -922,24 +936,20 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             let paired = b.if_then(inner, whole);
             let vector = b.value(
                 paired,
-                OperationBuilder::new("vector.from_elements", b.location)
-                    .add_operands(&values)
-                    .add_results(&[pair_type])
-                    .build()
-                    .expect("vector.from_elements"),
+                tile_ir::vector::from_elements(self.context, pair_type, &values, b.location).into(),
             );
-            let mut operands = vec![vector, dst];
-            operands.extend_from_slice(&indices);
             b.insert(
                 paired,
-                OperationBuilder::new("vector.store", b.location)
-                    .add_operands(&operands)
-                    .add_attributes(&[(
-                        Identifier::new(self.context, "alignment"),
-                        crate::attributes::integer(self.context, 64, 2 * bytes),
-                    )])
+                tile_ir::vector::StoreOperation::builder(self.context, b.location)
+                    .value_to_store(vector)
+                    .base(dst)
+                    .indices(&indices)
+                    .alignment(IntegerAttribute::new(
+                        IntegerType::new(self.context, 64).into(),
+                        2 * bytes,
+                    ))
                     .build()
-                    .expect("vector.store"),
+                    .into(),
             );
             // Misaligned, or reaching past the tensor's end: each element where it is inside.
             let apart = b.if_then(inner, b.xori(inner, whole, yes));
@@ -1066,17 +1076,21 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             )
         };
         let (offset, width) = (constant(mask), constant(width));
+        // The gpu dialect's enum attributes have no constructor in melior.
+        let xor = Attribute::parse(self.context, "#gpu<shuffle_mode xor>").expect("shuffle mode");
         b.value(
             at,
-            OperationBuilder::new("gpu.shuffle", b.location)
-                .add_operands(&[value, offset, width])
-                .add_attributes(&[(
-                    Identifier::new(self.context, "mode"),
-                    Attribute::parse(self.context, "#gpu<shuffle_mode xor>").expect("shuffle mode"),
-                )])
-                .add_results(&[value.r#type(), IntegerType::new(self.context, 1).into()])
-                .build()
-                .expect("gpu.shuffle"),
+            tile_ir::gpu::shuffle(
+                self.context,
+                value.r#type(),
+                IntegerType::new(self.context, 1).into(),
+                value,
+                offset,
+                width,
+                xor,
+                b.location,
+            )
+            .into(),
         )
     }
 
@@ -1191,7 +1205,7 @@ pub(crate) fn scratch_needs<'c, 'a>(
     shuffles: Option<i64>,
 ) -> Vec<(Vec<OperationRef<'c, 'a>>, Type<'c>, i64)> {
     let mut needs: Vec<(Vec<OperationRef>, Type, i64)> = Vec::new();
-    for op in ops.iter().filter(|op| op_name(op) == "tile.gemm") {
+    for op in ops.iter().filter(|op| tile_ir::is(*op, tile::GemmOperation::name)) {
         let Ok(a) = op.operand(0) else { continue };
         if level(a) == Some(MemoryLevel::Fragment)
             && !layouts.matrix_plan().is_some_and(|plan| plan.register_a(op, layouts))
@@ -1200,7 +1214,7 @@ pub(crate) fn scratch_needs<'c, 'a>(
         }
     }
     let gemms = needs.len();
-    for op in ops.iter().filter(|op| op_name(op) == "tile.reduce") {
+    for op in ops.iter().filter(|op| tile_ir::is(*op, tile::ReduceOperation::name)) {
         let (Ok(src), Ok(dst)) = (op.operand(0), op.operand(1)) else {
             continue;
         };
@@ -1361,7 +1375,7 @@ pub fn lower_all<'c, 'a>(
     let allocations: Vec<OperationRef> = ops
         .iter()
         .copied()
-        .filter(|op| op_name(op) == "tile.alloc_fragment")
+        .filter(|op| tile_ir::is(op, tile::AllocFragmentOperation::name))
         .collect();
     for allocation in &allocations {
         let placed = layouts.fragment(allocation).expect("checked");
@@ -1381,10 +1395,7 @@ pub fn lower_all<'c, 'a>(
         let scratch_type = MemRefType::new(ty, &[elements], None, workgroup);
         let scratch = b.value(
             start,
-            OperationBuilder::new("tile.alloc_shared", users[0].location())
-                .add_results(&[scratch_type.into()])
-                .build()
-                .expect("tile.alloc_shared"),
+            tile::alloc_shared(context, scratch_type.into(), users[0].location()).into(),
         );
         for op in users {
             scratches.insert(key(&op), scratch);
@@ -1396,10 +1407,7 @@ pub fn lower_all<'c, 'a>(
         let staging_type = MemRefType::new(Type::float32(context), &[staging_elements(layouts)], None, workgroup);
         b.value(
             start,
-            OperationBuilder::new("tile.alloc_shared", kernel.location())
-                .add_results(&[staging_type.into()])
-                .build()
-                .expect("tile.alloc_shared"),
+            tile::alloc_shared(context, staging_type.into(), kernel.location()).into(),
         )
     });
     let plan = layouts.matrix_plan();
@@ -1415,14 +1423,14 @@ pub fn lower_all<'c, 'a>(
             if let Some(rule) = plan.and_then(|plan| plan.rule(op, &lowering)) {
                 return Some((*op, OpRule::Matrix(rule)));
             }
-            let rule = match op_name(op) {
-                "tile.parallel" => OpRule::Parallel,
-                "tile.fill" if touches_fragment => OpRule::Fill,
-                "tile.copy" if touches_fragment => OpRule::Copy,
-                "tile.reduce" => OpRule::Reduce,
-                "tile.gemm" if touches_fragment => OpRule::Gemm,
+            let rule = match_op!(op, {
+                tile::ParallelOperation => OpRule::Parallel,
+                tile::FillOperation if touches_fragment => OpRule::Fill,
+                tile::CopyOperation if touches_fragment => OpRule::Copy,
+                tile::ReduceOperation => OpRule::Reduce,
+                tile::GemmOperation if touches_fragment => OpRule::Gemm,
                 _ => return None,
-            };
+            });
             Some((*op, rule))
         })
         .collect();

@@ -22,10 +22,11 @@ use melior::{
     Context,
     ir::{
         Block, BlockLike, BlockRef, Region, RegionLike, Type, Value, ValueLike,
-        operation::{OperationBuilder, OperationLike, OperationRef},
+        operation::{OperationLike, OperationRef},
     },
 };
 use tile_dialect::ops::{nested_ops, op_name};
+use tile_ir::{gpu, match_op, memref, scf};
 
 /// The unit attribute marking a placeholder alloca of one held matrix.
 pub const MATRIX_VARIABLE: &str = tile_dialect::decisions::COOPMAT_MATRIX;
@@ -34,7 +35,7 @@ pub const MATRIX_VARIABLE: &str = tile_dialect::decisions::COOPMAT_MATRIX;
 pub fn promote<'c>(context: &'c Context, kernel: OperationRef<'c, '_>) -> Result<(), String> {
     let placeholders: Vec<OperationRef> = nested_ops(kernel)
         .into_iter()
-        .filter(|op| op_name(op) == "memref.alloca" && op.attribute(MATRIX_VARIABLE).is_ok())
+        .filter(|op| tile_ir::is(op, memref::AllocaOperation::name) && op.attribute(MATRIX_VARIABLE).is_ok())
         .collect();
     if placeholders.is_empty() {
         return Ok(());
@@ -72,11 +73,11 @@ struct Promotion<'c, 'a> {
 impl<'c, 'a> Promotion<'c, 'a> {
     /// Which variable `op` stores to or loads from, and whether it stores.
     fn access(&self, op: &OperationRef<'c, 'a>) -> Option<(usize, bool)> {
-        let (memref, store) = match op_name(op) {
-            "gpu.subgroup_mma_store_matrix" => (op.operand(1).ok()?, true),
-            "gpu.subgroup_mma_load_matrix" => (op.operand(0).ok()?, false),
+        let (memref, store) = match_op!(op, {
+            gpu::SubgroupMmaStoreMatrixOperation => (op.operand(1).ok()?, true),
+            gpu::SubgroupMmaLoadMatrixOperation => (op.operand(0).ok()?, false),
             _ => return None,
-        };
+        });
         self.variables
             .iter()
             .position(|variable| *variable == memref)
@@ -107,11 +108,7 @@ impl<'c, 'a> Promotion<'c, 'a> {
         let zero = b.constant(at, Type::float32(self.context), 0.0);
         Ok(b.value(
             at,
-            OperationBuilder::new("gpu.subgroup_mma_constant_matrix", b.location)
-                .add_operands(&[zero])
-                .add_results(&[ty])
-                .build()
-                .map_err(|e| e.to_string())?,
+            gpu::subgroup_mma_constant_matrix(self.context, ty, zero, b.location).into(),
         ))
     }
 
@@ -146,7 +143,7 @@ impl<'c, 'a> Promotion<'c, 'a> {
             if touched.is_empty() {
                 continue;
             }
-            if op_name(&op) != "scf.for" {
+            if !tile_ir::is(&op, scf::ForOperation::name) {
                 return Err(format!(
                     "internal error: a held cooperative matrix is used inside '{}', which cannot carry it",
                     op_name(&op)
@@ -204,14 +201,20 @@ impl<'c, 'a> Promotion<'c, 'a> {
             location,
             threads: None,
         };
+        // The old loop's bounds and step, then its carried values and the matrices.
         let new = b.insert(
             At::before(old),
-            OperationBuilder::new("scf.for", location)
-                .add_operands(&inits)
-                .add_regions([region])
-                .add_results(&result_types)
-                .build()
-                .map_err(|e| e.to_string())?,
+            scf::r#for(
+                self.context,
+                &result_types,
+                inits[0],
+                inits[1],
+                inits[2],
+                &inits[3..],
+                region,
+                location,
+            )
+            .into(),
         );
         let body = new
             .region(0)

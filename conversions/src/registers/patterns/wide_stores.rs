@@ -151,11 +151,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                 crate::attributes::vector(ordered.len() as i64, IntegerType::new(self.context, 32).into());
             let packed = b.value(
                 at,
-                OperationBuilder::new("vector.from_elements", b.location)
-                    .add_operands(&ordered)
-                    .add_results(&[word_vector])
-                    .build()
-                    .expect("vector.from_elements"),
+                tile_ir::vector::from_elements(self.context, word_vector, &ordered, b.location).into(),
             );
             let values = b.cast(at, tile_ir::vector::bitcast, packed, run_type);
             // Lane t's run starts where its own pair of block t would: its column in the group's
@@ -170,35 +166,25 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                 whole = b.andi(at, whole, fits);
             }
             let (fast, slow) = b.if_else(at, whole);
-            let mut operands = vec![values, dst];
-            operands.extend_from_slice(&indices);
             b.insert(
                 fast,
-                OperationBuilder::new("vector.store", b.location)
-                    .add_operands(&operands)
-                    .add_attributes(&[(
-                        Identifier::new(self.context, "alignment"),
-                        crate::attributes::integer(self.context, 64, 16),
-                    )])
+                tile_ir::vector::StoreOperation::builder(self.context, b.location)
+                    .value_to_store(values)
+                    .base(dst)
+                    .indices(&indices)
+                    .alignment(IntegerAttribute::new(IntegerType::new(self.context, 64).into(), 16))
                     .build()
-                    .expect("vector.store"),
+                    .into(),
             );
             // Misaligned, or reaching past the tensor's end: each element where it is inside.
             for element in 0..run {
                 let column = b.addi(slow, start[1], b.index(slow, element));
-                let position = (
-                    Identifier::new(self.context, "static_position"),
-                    crate::attributes::i64_array(self.context, &[element as i64]),
-                );
+                let position = crate::attributes::i64_array(self.context, &[element as i64]);
+                // Its result type (`ty`, the run's element) is inferred.
                 self.store_clipped(b, slow, dst, offsets, &[start[0], column], |store_at| {
                     b.value(
                         store_at,
-                        OperationBuilder::new("vector.extract", b.location)
-                            .add_operands(&[values])
-                            .add_attributes(&[position])
-                            .add_results(&[ty])
-                            .build()
-                            .expect("vector.extract"),
+                        tile_ir::vector::extract(self.context, values, &[], position, b.location).into(),
                     )
                 });
             }
@@ -231,11 +217,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let pair_type = crate::attributes::vector(2, pair[0].r#type());
         let vector = b.value(
             at,
-            OperationBuilder::new("vector.from_elements", b.location)
-                .add_operands(pair)
-                .add_results(&[pair_type])
-                .build()
-                .expect("vector.from_elements"),
+            tile_ir::vector::from_elements(self.context, pair_type, pair, b.location).into(),
         );
         let word = b.cast(
             at,
@@ -243,20 +225,11 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             vector,
             crate::attributes::vector(1, IntegerType::new(self.context, 32).into()),
         );
-        let position = (
-            Identifier::new(self.context, "static_position"),
-            crate::attributes::i64_array(self.context, &[0]),
-        );
-        vec![
-            b.value(
-                at,
-                OperationBuilder::new("vector.extract", b.location)
-                    .add_operands(&[word])
-                    .add_attributes(&[position])
-                    .add_results(&[i32_type])
-                    .build()
-                    .expect("vector.extract"),
-            ),
-        ]
+        // The word's type (`i32_type`) is inferred.
+        let first = crate::attributes::i64_array(self.context, &[0]);
+        vec![b.value(
+            at,
+            tile_ir::vector::extract(self.context, word, &[], first, b.location).into(),
+        )]
     }
 }
