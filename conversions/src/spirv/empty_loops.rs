@@ -27,7 +27,7 @@ use melior::{
         operation::{OperationLike, OperationMutLike, OperationRef, OperationRefMut},
     },
 };
-use tile_dialect::ops::{constant_integer, nested_ops, op_name, with_context};
+use tile_dialect::ops::{constant_integer, nested_ops, with_context};
 
 /// The pass's flag.
 pub const ARGUMENT: &str = "tile-spirv-guard-empty-loops";
@@ -98,7 +98,7 @@ fn guard<'c, 'a>(context: &'c melior::Context, for_op: OperationRef<'c, 'a>, uns
 fn run(op: OperationRef) -> Result<(), String> {
     with_context(op, |context| {
         for for_op in nested_ops(op) {
-            if op_name(&for_op) == "scf.for" && for_op.result_count() > 0 {
+            if tile_ir::is(&for_op, tile_ir::scf::ForOperation::name) && for_op.result_count() > 0 {
                 let unsigned = for_op.attribute("unsignedCmp").is_ok();
                 if !runs(&for_op, unsigned) {
                     guard(context, for_op, unsigned)?;

@@ -28,7 +28,8 @@
 
 use super::*;
 use crate::amdgpu::config::{MFMA_16, MFMA_32};
-use melior::ir::ShapedTypeLike;
+use melior::ir::{ShapedTypeLike, attribute::ArrayAttribute};
+use tile_ir::tile::{GemmOperation, KernelOperation};
 
 /// A gemm on mfma: the instruction and the wave split its accumulator's layout says.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -115,7 +116,11 @@ pub fn mfma_plan<'c, 'a>(
     layouts: &Layouts,
     threads: i64,
 ) -> (HashMap<usize, MfmaGemm>, Vec<(OperationRef<'c, 'a>, String)>) {
-    let all: Vec<OperationRef> = ops.iter().copied().filter(|op| op_name(op) == "tile.gemm").collect();
+    let all: Vec<OperationRef> = ops
+        .iter()
+        .copied()
+        .filter(|op| tile_ir::is(op, GemmOperation::name))
+        .collect();
     let chained = all.len() > 1;
     // A gemm with no mfma layout: say why. (Where inference would have given one, the program
     // wrote another layout by hand: its choice, nothing to warn about.)
@@ -145,7 +150,7 @@ pub fn mfma_plan<'c, 'a>(
 fn vector_accumulators(gemm: OperationRef, c: Value, ops: &[OperationRef]) -> bool {
     let Some(body) = gemm
         .parent_operation()
-        .filter(|parent| op_name(parent) != "tile.kernel")
+        .filter(|parent| !tile_ir::is(parent, KernelOperation::name))
     else {
         return false;
     };
@@ -155,7 +160,7 @@ fn vector_accumulators(gemm: OperationRef, c: Value, ops: &[OperationRef]) -> bo
             if current == body {
                 return true;
             }
-            if op_name(&current) == "tile.kernel" {
+            if tile_ir::is(&current, KernelOperation::name) {
                 return false;
             }
             parent = current.parent_operation();
@@ -163,7 +168,7 @@ fn vector_accumulators(gemm: OperationRef, c: Value, ops: &[OperationRef]) -> bo
         false
     };
     !ops.iter().any(|op| {
-        op_name(op) != "tile.gemm"
+        !tile_ir::is(op, GemmOperation::name)
             && (0..op.operand_count()).any(|i| op.operand(i).is_ok_and(|operand| operand == c))
             && inside(op)
     })
@@ -349,14 +354,7 @@ fn vector_source<'c, 'a>(
     }
     let ty = tile_dialect::ops::as_memref(memref.r#type())?;
     let lds = crate::layout::stored::stored_type(b.context, ty.element(), &memref_shape(memref), Some(ty.layout()));
-    let memref = b.value(
-        at,
-        OperationBuilder::new("memref.memory_space_cast", b.location)
-            .add_operands(&[memref])
-            .add_results(&[lds])
-            .build()
-            .expect("memref.memory_space_cast"),
-    );
+    let memref = b.cast(at, tile_ir::memref::memory_space_cast, memref, lds);
     Some(VectorSource { memref, swapped, row })
 }
 
@@ -388,15 +386,13 @@ impl<'c, 'a> VectorSource<'c, 'a> {
                 .map_or(1, |element| element.bytes() as i64);
         b.value(
             at,
-            OperationBuilder::new("vector.load", b.location)
-                .add_operands(&[&[self.memref][..], &indices].concat())
-                .add_attributes(&[(
-                    Identifier::new(b.context, "alignment"),
-                    IntegerAttribute::new(IntegerType::new(b.context, 64).into(), bytes).into(),
-                )])
-                .add_results(&[ty])
+            tile_ir::vector::LoadOperation::builder(b.context, b.location)
+                .result(ty)
+                .base(self.memref)
+                .indices(&indices)
+                .alignment(IntegerAttribute::new(IntegerType::new(b.context, 64).into(), bytes))
                 .build()
-                .expect("vector.load"),
+                .into(),
         )
     }
 }
@@ -525,14 +521,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                 None,
                 Some(Attribute::parse(self.context, "5").expect("memory space 5")),
             );
-            b.value(
-                at,
-                OperationBuilder::new("memref.memory_space_cast", b.location)
-                    .add_operands(&[array])
-                    .add_results(&[private.into()])
-                    .build()
-                    .expect("memref.memory_space_cast"),
-            )
+            b.cast(at, tile_ir::memref::memory_space_cast, array, private.into())
         });
         let initial: Vec<Value> = tiles
             .iter()
@@ -541,11 +530,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                     let index = b.index(at, first);
                     return b.value(
                         at,
-                        OperationBuilder::new("vector.load", b.location)
-                            .add_operands(&[numbered, index])
-                            .add_results(&[accumulator_type])
-                            .build()
-                            .expect("vector.load"),
+                        tile_ir::vector::load(self.context, accumulator_type, numbered, &[index], b.location).into(),
                     );
                 }
                 let values: Vec<Value> = (0..plan.accumulators())
@@ -553,20 +538,11 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                     .collect();
                 b.value(
                     at,
-                    OperationBuilder::new("vector.from_elements", b.location)
-                        .add_operands(&values)
-                        .add_results(&[accumulator_type])
-                        .build()
-                        .expect("vector.from_elements"),
+                    tile_ir::vector::from_elements(self.context, accumulator_type, &values, b.location).into(),
                 )
             })
             .collect();
-        let attribute = |name: &str, value: i64| {
-            (
-                Identifier::new(self.context, name),
-                IntegerAttribute::new(IntegerType::new(self.context, 32).into(), value).into(),
-            )
-        };
+        let i32_attribute = |value: i64| IntegerAttribute::new(IntegerType::new(self.context, 32).into(), value);
         // One mfma per instruction tile on the accumulators `carried`, with the tiles' operands.
         let issue = |at: At<'c, 'a>,
                      a_values: &[Value<'c, 'a>],
@@ -579,23 +555,20 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                 .map(|(&(tm, tn), carried)| {
                     b.value(
                         at,
-                        OperationBuilder::new("amdgpu.mfma", b.location)
-                            .add_operands(&[a_values[tm as usize], b_values[tn as usize], *carried])
-                            .add_attributes(&[
-                                attribute("m", plan.size),
-                                attribute("n", plan.size),
-                                attribute("k", plan.k),
-                                attribute("blocks", 1),
-                                attribute("cbsz", 0),
-                                attribute("abid", 0),
-                                (
-                                    Identifier::new(self.context, "blgp"),
-                                    Attribute::parse(self.context, "#amdgpu<mfma_perm_b none>").expect("blgp"),
-                                ),
-                            ])
-                            .add_results(&[accumulator_type])
+                        tile_ir::amdgpu::MFMAOperation::builder(self.context, b.location)
+                            .dest_d(accumulator_type)
+                            .source_a(a_values[tm as usize])
+                            .source_b(b_values[tn as usize])
+                            .dest_c(*carried)
+                            .m(i32_attribute(plan.size))
+                            .n(i32_attribute(plan.size))
+                            .k(i32_attribute(plan.k))
+                            .blocks(i32_attribute(1))
+                            .cbsz(i32_attribute(0))
+                            .abid(i32_attribute(0))
+                            .blgp(Attribute::parse(self.context, "#amdgpu<mfma_perm_b none>").expect("blgp"))
                             .build()
-                            .expect("amdgpu.mfma"),
+                            .into(),
                     )
                 })
                 .collect()
@@ -607,11 +580,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             let vector = |values: &[Value<'c, 'a>]| {
                 b.value(
                     at,
-                    OperationBuilder::new("vector.from_elements", b.location)
-                        .add_operands(values)
-                        .add_results(&[operand_type])
-                        .build()
-                        .expect("vector.from_elements"),
+                    tile_ir::vector::from_elements(self.context, operand_type, values, b.location).into(),
                 )
             };
             let read = |operand: Operand,
@@ -665,24 +634,22 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             let b_pairs: Vec<Value> = (0..tiles_n)
                 .map(|tn| read(Operand::B, &b_vectors, b_storage, tn))
                 .collect();
+            // `[value]`, an array of one i64.
+            let one_i64 = |value: i64| -> Attribute {
+                let element = IntegerAttribute::new(IntegerType::new(self.context, 64).into(), value).into();
+                ArrayAttribute::new(self.context, &[element]).into()
+            };
+            // Built by name: melior's generated `vector.extract_strided_slice` constructor gives the
+            // op no result (its result type is neither a parameter nor inferred).
             let half = |pair: &Value<'c, 'a>, which: i64| {
                 b.value(
                     at,
-                    OperationBuilder::new("vector.extract_strided_slice", b.location)
+                    OperationBuilder::new(tile_ir::vector::ExtractStridedSliceOperation::name(), b.location)
                         .add_operands(&[*pair])
                         .add_attributes(&[
-                            (
-                                Identifier::new(self.context, "offsets"),
-                                Attribute::parse(self.context, &format!("[{}]", 4 * which)).expect("offsets"),
-                            ),
-                            (
-                                Identifier::new(self.context, "sizes"),
-                                Attribute::parse(self.context, "[4]").expect("sizes"),
-                            ),
-                            (
-                                Identifier::new(self.context, "strides"),
-                                Attribute::parse(self.context, "[1]").expect("strides"),
-                            ),
+                            (Identifier::new(self.context, "offsets"), one_i64(4 * which)),
+                            (Identifier::new(self.context, "sizes"), one_i64(4)),
+                            (Identifier::new(self.context, "strides"), one_i64(1)),
                         ])
                         .add_results(&[operand_type])
                         .build()
@@ -713,16 +680,19 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             arguments.extend(tiles.iter().map(|_| (accumulator_type, b.location)));
             let region = melior::ir::Region::new();
             region.append_block(melior::ir::Block::new(&arguments));
-            let mut operands = vec![zero, end, step];
-            operands.extend(&initial);
             let for_op = b.insert(
                 at,
-                OperationBuilder::new("scf.for", b.location)
-                    .add_operands(&operands)
-                    .add_regions([region])
-                    .add_results(&vec![accumulator_type; tiles.len()])
-                    .build()
-                    .expect("scf.for"),
+                tile_ir::scf::r#for(
+                    self.context,
+                    &vec![accumulator_type; tiles.len()],
+                    zero,
+                    end,
+                    step,
+                    &initial,
+                    region,
+                    b.location,
+                )
+                .into(),
             );
             let body = for_op
                 .region(0)
@@ -755,25 +725,16 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                 let index = b.index(at, first);
                 b.insert(
                     at,
-                    OperationBuilder::new("vector.store", b.location)
-                        .add_operands(&[result, numbered, index])
-                        .build()
-                        .expect("vector.store"),
+                    tile_ir::vector::store(self.context, result, numbered, &[index], b.location).into(),
                 );
                 continue;
             }
             for v in 0..plan.accumulators() {
+                // Its result type (f32, the accumulators' element) is inferred.
+                let position = crate::attributes::i64_array(self.context, &[v]);
                 let element = b.value(
                     at,
-                    OperationBuilder::new("vector.extract", b.location)
-                        .add_operands(&[result])
-                        .add_attributes(&[(
-                            Identifier::new(self.context, "static_position"),
-                            Attribute::parse(self.context, &format!("array<i64: {v}>")).expect("position"),
-                        )])
-                        .add_results(&[f32_type])
-                        .build()
-                        .expect("vector.extract"),
+                    tile_ir::vector::extract(self.context, result, &[], position, b.location).into(),
                 );
                 self.set_slot(&b, at, element, array, accumulator, plan.slot(tm, tn, v));
             }

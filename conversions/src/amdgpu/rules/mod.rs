@@ -39,7 +39,7 @@ impl MatrixPlan for MfmaPlan {
     }
 
     fn rule(&self, op: &OperationRef, _lowering: &Lowering) -> Option<u8> {
-        (op_name(op) == "tile.gemm" && self.gemms.contains_key(&key(op))).then_some(0)
+        (tile_ir::is(op, tile_ir::tile::GemmOperation::name) && self.gemms.contains_key(&key(op))).then_some(0)
     }
 
     fn lower<'c, 'a>(

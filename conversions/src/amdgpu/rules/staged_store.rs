@@ -18,8 +18,12 @@
 //! each round's reads (the next round's writes, and whatever follows, may reuse the LDS).
 
 use super::*;
-use melior::ir::ShapedTypeLike;
+use melior::ir::{ShapedTypeLike, operation::OperationMutLike};
 use tile_dialect::element::Element;
+use tile_ir::{
+    memref::ReinterpretCastOperation,
+    tile::{AllocSharedOperation, KernelOperation},
+};
 
 /// How one copy is staged.
 struct Staging<'c, 'a> {
@@ -118,7 +122,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let block = op.block()?;
         if block
             .parent_operation()
-            .is_none_or(|parent| op_name(&parent) != "tile.kernel")
+            .is_none_or(|parent| !tile_ir::is(&parent, KernelOperation::name))
         {
             return None;
         }
@@ -129,7 +133,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             std::iter::successors(block.first_operation(), |next| next.next_in_block()).collect();
         let mut best: Option<(Value, i64, i64)> = None;
         for &candidate in &all {
-            if op_name(&candidate) != "tile.alloc_shared" {
+            if !tile_ir::is(&candidate, AllocSharedOperation::name) {
                 continue;
             }
             let Ok(result) = candidate.result(0) else { continue };
@@ -147,7 +151,9 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             // Its views (`crate::layout::stored`) sit beside it.
             values.extend(
                 all.iter()
-                    .filter(|user| op_name(user) == "memref.reinterpret_cast" && user.operand(0).ok() == Some(tile))
+                    .filter(|user| {
+                        tile_ir::is(*user, ReinterpretCastOperation::name) && user.operand(0).ok() == Some(tile)
+                    })
                     .filter_map(|view| view.result(0).ok().map(Value::from)),
             );
             if later.iter().any(|user| uses(*user, &values)) {
@@ -197,35 +203,28 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let stored = tile_type.element();
         let flat_type = MemRefType::new(stored, &[capacity], None, tile_type.memory_space());
         let array_attribute = |values: &[i64]| crate::attributes::i64_array(self.context, values);
-        let flat = b.value(
-            at,
-            OperationBuilder::new("memref.reinterpret_cast", b.location)
-                .add_operands(&[staging.tile])
-                .add_attributes(&[
-                    (
-                        Identifier::new(self.context, "operandSegmentSizes"),
-                        crate::attributes::i32_array(self.context, &[1, 0, 0, 0]),
-                    ),
-                    (Identifier::new(self.context, "static_offsets"), array_attribute(&[0])),
-                    (
-                        Identifier::new(self.context, "static_sizes"),
-                        array_attribute(&[capacity]),
-                    ),
-                    (Identifier::new(self.context, "static_strides"), array_attribute(&[1])),
-                ])
-                .add_results(&[flat_type.into()])
-                .build()
-                .expect("memref.reinterpret_cast"),
+        let mut flat: melior::ir::Operation = tile_ir::memref::reinterpret_cast(
+            self.context,
+            flat_type.into(),
+            staging.tile,
+            &[],
+            &[],
+            &[],
+            array_attribute(&[0]),
+            array_attribute(&[capacity]),
+            array_attribute(&[1]),
+            b.location,
+        )
+        .into();
+        // melior's generated constructor leaves the operand segments (source, offsets, sizes,
+        // strides) unset.
+        flat.set_attribute(
+            "operandSegmentSizes",
+            crate::attributes::i32_array(self.context, &[1, 0, 0, 0]),
         );
+        let flat = b.value(at, flat);
         let lds_type = crate::layout::stored::stored_type(self.context, stored, &[capacity], None);
-        let lds = b.value(
-            at,
-            OperationBuilder::new("memref.memory_space_cast", b.location)
-                .add_operands(&[flat])
-                .add_results(&[lds_type])
-                .build()
-                .expect("memref.memory_space_cast"),
-        );
+        let lds = b.cast(at, tile_ir::memref::memory_space_cast, flat, lds_type);
         // This wave's tile and region, and the lane.
         let c = |value| b.index(at, value);
         let wave = b.divui(at, self.tid, c(64));
@@ -252,16 +251,8 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         // A tensor element's bytes as the tile's elements.
         let ratio = staging.ratio;
         let as_stored = |values: i64| crate::attributes::vector(values * ratio, stored);
-        let bitcast = |at: At<'c, 'a>, value: Value<'c, 'a>, to: Type<'c>| {
-            b.value(
-                at,
-                OperationBuilder::new("vector.bitcast", b.location)
-                    .add_operands(&[value])
-                    .add_results(&[to])
-                    .build()
-                    .expect("vector.bitcast"),
-            )
-        };
+        let bitcast =
+            |at: At<'c, 'a>, value: Value<'c, 'a>, to: Type<'c>| b.cast(at, tile_ir::vector::bitcast, value, to);
         let runs_per_row = wave_columns / staging.run;
         let runs = staging.rows * runs_per_row;
         let trips = (runs + 63) / 64;
@@ -286,22 +277,20 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                     let one = crate::attributes::vector(1, ty);
                     let value = b.value(
                         inner,
-                        OperationBuilder::new("vector.from_elements", b.location)
-                            .add_operands(&[value])
-                            .add_results(&[one])
-                            .build()
-                            .expect("vector.from_elements"),
+                        tile_ir::vector::from_elements(self.context, one, &[value], b.location).into(),
                     );
                     let value = bitcast(inner, value, as_stored(1));
                     let index = b.muli(inner, index, b.index(inner, ratio));
-                    let bytes = crate::attributes::integer(self.context, 64, 16 / staging.run);
+                    let bytes = IntegerAttribute::new(IntegerType::new(self.context, 64).into(), 16 / staging.run);
                     b.insert(
                         inner,
-                        OperationBuilder::new("vector.store", b.location)
-                            .add_operands(&[value, lds, index])
-                            .add_attributes(&[(Identifier::new(self.context, "alignment"), bytes)])
+                        tile_ir::vector::StoreOperation::builder(self.context, b.location)
+                            .value_to_store(value)
+                            .base(lds)
+                            .indices(&[index])
+                            .alignment(bytes)
                             .build()
-                            .expect("vector.store"),
+                            .into(),
                     );
                 }
             }
@@ -331,15 +320,13 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             };
             let values = b.value(
                 body,
-                OperationBuilder::new("vector.load", b.location)
-                    .add_operands(&[lds, at_lds])
-                    .add_attributes(&[(
-                        Identifier::new(self.context, "alignment"),
-                        IntegerAttribute::new(IntegerType::new(self.context, 64).into(), 16).into(),
-                    )])
-                    .add_results(&[as_stored(staging.run)])
+                tile_ir::vector::LoadOperation::builder(self.context, b.location)
+                    .result(as_stored(staging.run))
+                    .base(lds)
+                    .indices(&[at_lds])
+                    .alignment(IntegerAttribute::new(IntegerType::new(self.context, 64).into(), 16))
                     .build()
-                    .expect("vector.load"),
+                    .into(),
             );
             let values = if ratio == 1 {
                 values
@@ -356,14 +343,9 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             let end_in = b.compare(body, "ule", end, b.dim(body, dst, last as i64));
             let whole = b.andi(body, fits, end_in);
             let fast = b.if_then(body, whole);
-            let mut operands = vec![values, dst];
-            operands.extend_from_slice(&indices);
             b.insert(
                 fast,
-                OperationBuilder::new("vector.store", b.location)
-                    .add_operands(&operands)
-                    .build()
-                    .expect("vector.store"),
+                tile_ir::vector::store(self.context, values, dst, &indices, b.location).into(),
             );
             // At the tensor's end: each element where it is inside.
             let yes = b.value(
@@ -384,18 +366,11 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                     &[tile_row, b.addi(slow, tile_column, b.index(slow, e))],
                 );
                 let store = b.if_then(slow, inside.expect("checked"));
-                let position = (
-                    Identifier::new(self.context, "static_position"),
-                    crate::attributes::i64_array(self.context, &[e as i64]),
-                );
+                // Its result type (the tensor's element) is inferred.
+                let position = crate::attributes::i64_array(self.context, &[e]);
                 let element = b.value(
                     store,
-                    OperationBuilder::new("vector.extract", b.location)
-                        .add_operands(&[values])
-                        .add_attributes(&[position])
-                        .add_results(&[ty])
-                        .build()
-                        .expect("vector.extract"),
+                    tile_ir::vector::extract(self.context, values, &[], position, b.location).into(),
                 );
                 b.store(store, element, dst, &checked);
             }

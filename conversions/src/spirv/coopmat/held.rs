@@ -23,31 +23,38 @@ use melior::ir::{
     operation::{OperationLike, OperationRef},
 };
 use tile_dialect::ops::{nested_ops, op_name};
+use tile_ir::{
+    memref, scf,
+    tile::{
+        AllocSharedOperation, CopyOperation, FillOperation, GemmOperation, KernelOperation, PipelinedOperation,
+        ReduceOperation,
+    },
+};
 
 /// Whether `op` uses `fragment` as a held accumulator does: a fill of it, or a gemm accumulating
 /// into it (and reading it as no operand).
 fn matrix_use(op: &OperationRef, fragment: Value) -> bool {
-    match op_name(op) {
-        "tile.fill" => op.operand(0).is_ok_and(|tile| tile == fragment),
-        "tile.gemm" => {
+    tile_ir::match_op!(op, {
+        FillOperation => op.operand(0).is_ok_and(|tile| tile == fragment),
+        GemmOperation => {
             op.operand(2).is_ok_and(|tile| tile == fragment)
                 && [0, 1]
                     .iter()
                     .all(|operand| op.operand(*operand).is_ok_and(|tile| tile != fragment))
-        }
+        },
         _ => false,
-    }
+    })
 }
 
 /// Whether the loops around `op`, up to the kernel, are ones whose steps can carry matrices.
 fn in_carrying_loops(op: &OperationRef) -> bool {
     let mut parent = op.parent_operation();
     while let Some(current) = parent {
-        match op_name(&current) {
-            "tile.kernel" => return true,
-            "tile.pipelined" | "scf.for" => parent = current.parent_operation(),
+        tile_ir::match_op!(current, {
+            KernelOperation => return true,
+            PipelinedOperation | scf::ForOperation => parent = current.parent_operation(),
             _ => return false,
-        }
+        })
     }
     false
 }
@@ -56,7 +63,7 @@ fn in_carrying_loops(op: &OperationRef) -> bool {
 fn top_level<'c, 'a>(op: OperationRef<'c, 'a>) -> OperationRef<'c, 'a> {
     let mut current = op;
     while let Some(parent) = current.parent_operation() {
-        if op_name(&parent) == "tile.kernel" {
+        if tile_ir::is(&parent, KernelOperation::name) {
             break;
         }
         current = parent;
@@ -68,7 +75,7 @@ fn top_level<'c, 'a>(op: OperationRef<'c, 'a>) -> OperationRef<'c, 'a> {
 pub fn kernel_of<'c, 'a>(op: OperationRef<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
     let mut parent = op.parent_operation();
     while let Some(current) = parent {
-        if op_name(&current) == "tile.kernel" {
+        if tile_ir::is(&current, KernelOperation::name) {
             return Some(current);
         }
         parent = current.parent_operation();
@@ -133,14 +140,19 @@ pub fn indexed_only(kernel: OperationRef, tile: Value) -> bool {
     nested_ops(kernel)
         .iter()
         .filter(|op| op.operands().any(|operand| operand == tile))
-        .all(|op| matches!(op_name(op), "tile.copy" | "tile.gemm" | "memref.load" | "memref.store"))
+        .all(|op| {
+            tile_ir::match_op!(op, {
+                CopyOperation | GemmOperation | memref::LoadOperation | memref::StoreOperation => true,
+                _ => false,
+            })
+        })
 }
 
 /// Bytes of the shared tiles `kernel` allocates, unpadded.
 pub fn shared_bytes(kernel: OperationRef) -> i64 {
     nested_ops(kernel)
         .iter()
-        .filter(|op| op_name(op) == "tile.alloc_shared")
+        .filter(|op| tile_ir::is(*op, AllocSharedOperation::name))
         .filter_map(|op| op.result(0).ok())
         .map(|tile| {
             let tile: Value = tile.into();
@@ -167,11 +179,11 @@ pub fn reduction_scratch_bytes(
     let mut sources = vec![fragment];
     sources.extend(
         ops.iter()
-            .filter(|op| op_name(op) == "tile.copy" && op.operand(0).is_ok_and(|src| src == fragment))
+            .filter(|op| tile_ir::is(*op, CopyOperation::name) && op.operand(0).is_ok_and(|src| src == fragment))
             .filter_map(|op| op.operand(1).ok()),
     );
     ops.iter()
-        .filter(|op| op_name(op) == "tile.reduce" && op.operand(0).is_ok_and(|src| sources.contains(&src)))
+        .filter(|op| tile_ir::is(*op, ReduceOperation::name) && op.operand(0).is_ok_and(|src| sources.contains(&src)))
         .map(|op| {
             let dim = tile_dialect::ops::integer_attribute(op, "dim").unwrap_or(0);
             let (across, destinations) = if dim == 1 {

@@ -17,6 +17,7 @@
 use super::staged::{MATRIX, Source, load_matrix, load_operand, matrix_type, stored_row};
 use super::*;
 use crate::spirv::coopmat::config::SUBGROUP;
+use tile_ir::tile::{AllocFragmentOperation, GemmOperation};
 
 /// The most matrices a subgroup stages at once: 16 KiB of workgroup memory on 4 subgroups, the
 /// staging's barriers few (it runs once a kernel) and the workgroups that fit on a multiprocessor
@@ -89,7 +90,7 @@ pub fn held_plan<'c, 'a>(
     free: i64,
 ) -> HashMap<usize, Held> {
     let mut held = HashMap::new();
-    for allocation in ops.iter().filter(|op| op_name(op) == "tile.alloc_fragment") {
+    for allocation in ops.iter().filter(|op| tile_ir::is(*op, AllocFragmentOperation::name)) {
         let Some(placed) = layouts.fragment(allocation) else {
             continue;
         };
@@ -109,7 +110,7 @@ pub fn held_plan<'c, 'a>(
         };
         let gemms_fit = ops
             .iter()
-            .filter(|op| op_name(op) == "tile.gemm" && op.operand(2).is_ok_and(|c| c == fragment))
+            .filter(|op| tile_ir::is(*op, GemmOperation::name) && op.operand(2).is_ok_and(|c| c == fragment))
             .all(held_gemm);
         let mut plan = Held {
             shape: (m, n),
@@ -171,11 +172,13 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let value = convert(&b, at, value, Type::float32(self.context));
         let matrix = b.value(
             at,
-            OperationBuilder::new("gpu.subgroup_mma_constant_matrix", b.location)
-                .add_operands(&[value])
-                .add_results(&[matrix_type(self.context, "f32", "COp")])
-                .build()
-                .expect("gpu.subgroup_mma_constant_matrix"),
+            tile_ir::gpu::subgroup_mma_constant_matrix(
+                self.context,
+                matrix_type(self.context, "f32", "COp"),
+                value,
+                b.location,
+            )
+            .into(),
         );
         for variable in variables {
             self.store_held(&b, at, matrix, *variable);
@@ -228,14 +231,15 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             for (i, x) in rows.iter().enumerate() {
                 for (j, y) in columns.iter().enumerate() {
                     let t = i * tn as usize + j;
-                    accumulators[t] = b.value(
-                        at,
-                        OperationBuilder::new("gpu.subgroup_mma_compute", b.location)
-                            .add_operands(&[*x, *y, accumulators[t]])
-                            .add_results(&[matrix_type(self.context, "f32", "COp")])
-                            .build()
-                            .expect("gpu.subgroup_mma_compute"),
+                    let product = tile_ir::gpu::subgroup_mma_compute(
+                        self.context,
+                        matrix_type(self.context, "f32", "COp"),
+                        *x,
+                        *y,
+                        accumulators[t],
+                        b.location,
                     );
+                    accumulators[t] = b.value(at, product.into());
                 }
             }
         }
@@ -305,17 +309,10 @@ fn store_matrix<'c, 'a>(
     memref: Value<'c, 'a>,
     index: Value<'c, 'a>,
 ) {
-    let lead = (
-        Identifier::new(context, "leadDimension"),
-        IntegerAttribute::new(Type::index(context), MATRIX).into(),
-    );
+    let lead = IntegerAttribute::new(Type::index(context), MATRIX);
     b.insert(
         at,
-        OperationBuilder::new("gpu.subgroup_mma_store_matrix", b.location)
-            .add_operands(&[matrix, memref, index])
-            .add_attributes(&[lead])
-            .build()
-            .expect("gpu.subgroup_mma_store_matrix"),
+        tile_ir::gpu::subgroup_mma_store_matrix(context, matrix, memref, &[index], lead, b.location).into(),
     );
 }
 

@@ -8,6 +8,7 @@ mod staged;
 use crate::registers::prelude::*;
 use held::Held;
 use staged::CoopmatGemm;
+use tile_ir::tile::{FillOperation, GemmOperation};
 
 /// The KHR cooperative matrices of spirv-coopmat.
 pub static COOPERATIVE_MATRICES: CooperativeMatrices = CooperativeMatrices;
@@ -124,12 +125,12 @@ impl MatrixPlan for CoopmatPlan {
                 self.held.contains_key(&key(&allocation)) && lowering.prepared.values.contains_key(&key(&allocation))
             })
         };
-        match op_name(op) {
-            "tile.gemm" if held(2) => Some(GEMM_HELD),
-            "tile.fill" if held(0) => Some(FILL_HELD),
-            "tile.gemm" if self.gemms.contains_key(&key(op)) => Some(STAGED),
+        tile_ir::match_op!(op, {
+            GemmOperation if held(2) => Some(GEMM_HELD),
+            FillOperation if held(0) => Some(FILL_HELD),
+            GemmOperation if self.gemms.contains_key(&key(op)) => Some(STAGED),
             _ => None,
-        }
+        })
     }
 
     fn lower<'c, 'a>(

@@ -31,6 +31,10 @@
 //! `registers` strategy; launchers see the cooperative matrices in the binary's capabilities.
 
 use super::*;
+use tile_ir::{
+    gpu::SubgroupMmaLoadMatrixOperation,
+    tile::{AllocSharedOperation, GemmOperation},
+};
 
 /// Rows, columns and depth of one cooperative matrix (the target environment's one shape).
 pub const MATRIX: i64 = crate::spirv::coopmat::config::MATRIX;
@@ -99,7 +103,7 @@ pub fn coopmat_plan<'c, 'a>(
     let free = free_workgroup_bytes(ops, layouts, shuffles, limit);
     let matrix_bytes = MATRIX * MATRIX * 4;
     let capacity = (threads / INVOCATIONS_PER_MATRIX).min(free / matrix_bytes);
-    for gemm in ops.iter().filter(|op| op_name(op) == "tile.gemm") {
+    for gemm in ops.iter().filter(|op| tile_ir::is(*op, GemmOperation::name)) {
         let (Ok(a), Ok(b), Ok(c)) = (gemm.operand(0), gemm.operand(1), gemm.operand(2)) else {
             continue;
         };
@@ -142,7 +146,7 @@ pub fn free_workgroup_bytes(ops: &[OperationRef], layouts: &Layouts, shuffles: O
     };
     let tiles: i64 = ops
         .iter()
-        .filter(|op| op_name(op) == "tile.alloc_shared")
+        .filter(|op| tile_ir::is(*op, AllocSharedOperation::name))
         .filter_map(|op| Some((op, op.result(0).ok()?)))
         .map(|(op, tile)| {
             bytes(
@@ -173,7 +177,7 @@ pub(super) fn padded_shape(layouts: &Layouts, op: &OperationRef, tile: Value) ->
 pub(super) fn stored_row(layouts: &Layouts, tile: Value) -> i64 {
     let allocation = tile_dialect::ops::as_result(tile)
         .map(|result| result.owner())
-        .filter(|owner| op_name(owner) == "tile.alloc_shared");
+        .filter(|owner| tile_ir::is(owner, AllocSharedOperation::name));
     match allocation {
         Some(allocation) => *padded_shape(layouts, &allocation, tile).last().expect("a 2-D tile"),
         None => *memref_shape(tile).last().expect("a 2-D tile"),
@@ -469,12 +473,17 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         ]));
         let for_op = b.insert(
             body,
-            OperationBuilder::new("scf.for", b.location)
-                .add_operands(&[zero, end, sixteen, loaded])
-                .add_regions([region])
-                .add_results(&[accumulator_type])
-                .build()
-                .expect("scf.for"),
+            tile_ir::scf::r#for(
+                self.context,
+                &[accumulator_type],
+                zero,
+                end,
+                sixteen,
+                &[loaded],
+                region,
+                b.location,
+            )
+            .into(),
         );
         let block = for_op
             .region(0)
@@ -492,26 +501,16 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let y = load_operand(self.context, b, inner, bb, column0, k0, "BOp");
         let product = b.value(
             inner,
-            OperationBuilder::new("gpu.subgroup_mma_compute", b.location)
-                .add_operands(&[x, y, carried])
-                .add_results(&[accumulator_type])
-                .build()
-                .expect("gpu.subgroup_mma_compute"),
+            tile_ir::gpu::subgroup_mma_compute(self.context, accumulator_type, x, y, carried, b.location).into(),
         );
         b.insert(inner, melior::dialect::scf::r#yield(&[product], b.location));
         erase(self.context, placeholder);
         let result: Value = for_op.result(0).expect("loop result").into();
-        let lead = (
-            Identifier::new(self.context, "leadDimension"),
-            IntegerAttribute::new(index_type, MATRIX).into(),
-        );
+        let lead = IntegerAttribute::new(index_type, MATRIX);
         b.insert(
             body,
-            OperationBuilder::new("gpu.subgroup_mma_store_matrix", b.location)
-                .add_operands(&[result, staging, staged_at])
-                .add_attributes(&[lead])
-                .build()
-                .expect("gpu.subgroup_mma_store_matrix"),
+            tile_ir::gpu::subgroup_mma_store_matrix(self.context, result, staging, &[staged_at], lead, b.location)
+                .into(),
         );
     }
 }
@@ -537,22 +536,17 @@ pub(super) fn load_matrix<'c, 'a>(
     transpose: bool,
     ty: Type<'c>,
 ) -> Value<'c, 'a> {
-    let mut attributes = vec![(
-        Identifier::new(context, "leadDimension"),
-        IntegerAttribute::new(Type::index(context), lead).into(),
-    )];
-    if transpose {
-        attributes.push((Identifier::new(context, "transpose"), Attribute::unit(context)));
-    }
-    b.value(
-        at,
-        OperationBuilder::new("gpu.subgroup_mma_load_matrix", b.location)
-            .add_operands(&[&[tile][..], indices].concat())
-            .add_attributes(&attributes)
-            .add_results(&[ty])
-            .build()
-            .expect("gpu.subgroup_mma_load_matrix"),
-    )
+    let load = SubgroupMmaLoadMatrixOperation::builder(context, b.location)
+        .res(ty)
+        .src_memref(tile)
+        .indices(indices)
+        .lead_dimension(IntegerAttribute::new(Type::index(context), lead));
+    let load = if transpose {
+        load.transpose(Attribute::unit(context))
+    } else {
+        load
+    };
+    b.value(at, load.build().into())
 }
 
 #[cfg(test)]
