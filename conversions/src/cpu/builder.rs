@@ -269,14 +269,9 @@ impl<'c> Builder<'c> {
     /// (`memref.extract_aligned_pointer_as_index`): what descriptors, barriers and alignment
     /// checks compute with.
     pub fn aligned_pointer<'a>(&self, at: At<'c, 'a>, memref: Value<'c, '_>) -> Value<'c, 'a> {
-        self.value(
-            at,
-            OperationBuilder::new("memref.extract_aligned_pointer_as_index", self.location)
-                .add_operands(&[memref])
-                .add_results(&[Type::index(self.context)])
-                .build()
-                .expect("memref.extract_aligned_pointer_as_index"),
-        )
+        let index = Type::index(self.context);
+        let address = tile_ir::memref::extract_aligned_pointer_as_index(self.context, index, memref, self.location);
+        self.value(at, address.into())
     }
 
     /// Returns field `position`, of type `field`, of the struct `aggregate` (a tensor-core
@@ -288,43 +283,37 @@ impl<'c> Builder<'c> {
         position: i64,
         field: Type<'c>,
     ) -> Value<'c, 'a> {
-        self.value(
-            at,
-            OperationBuilder::new("llvm.extractvalue", self.location)
-                .add_operands(&[aggregate])
-                .add_attributes(&[(
-                    melior::ir::Identifier::new(self.context, "position"),
-                    crate::attributes::i64_array(self.context, &[position]),
-                )])
-                .add_results(&[field])
-                .build()
-                .expect("llvm.extractvalue"),
-        )
+        let position = crate::attributes::i64_array(self.context, &[position]);
+        let field = tile_ir::llvm::extractvalue(self.context, field, aggregate, position, self.location);
+        self.value(at, field.into())
     }
 
     /// Returns `gpu.thread_id x`.
     pub fn thread_id<'a>(&self, at: At<'c, 'a>) -> Value<'c, 'a> {
+        self.dimension_index(at, tile_ir::gpu::ThreadIdOperation::name, "x")
+    }
+
+    /// Returns the `index` of the calling thread or block along `dimension` (`x`, `y` or `z`): the
+    /// op named by `op`, a generated name function (`tile_ir::gpu::BlockIdOperation::name`, ...).
+    /// Built by that name with its result given: the ODS result of these ops is unnamed, and
+    /// melior's generated constructors leave unnamed results out (the op would have none).
+    pub fn dimension_index<'a>(&self, at: At<'c, 'a>, op: fn() -> &'static str, dimension: &str) -> Value<'c, 'a> {
         self.value(
             at,
-            OperationBuilder::new("gpu.thread_id", self.location)
+            OperationBuilder::new(op(), self.location)
                 .add_attributes(&[(
                     melior::ir::Identifier::new(self.context, "dimension"),
-                    Attribute::parse(self.context, "#gpu<dim x>").expect("dimension"),
+                    Attribute::parse(self.context, &format!("#gpu<dim {dimension}>")).expect("dimension"),
                 )])
                 .add_results(&[Type::index(self.context)])
                 .build()
-                .expect("gpu.thread_id"),
+                .expect("a gpu index op"),
         )
     }
 
     /// Inserts `gpu.barrier`.
     pub fn barrier(&self, at: At<'c, '_>) {
-        self.insert(
-            at,
-            OperationBuilder::new("gpu.barrier", self.location)
-                .build()
-                .expect("gpu.barrier"),
-        );
+        self.insert(at, tile_ir::gpu::barrier(self.context, self.location).into());
     }
 
     /// Splits the row-major flat index `flat` into indices of `extents` (innermost fastest).

@@ -13,7 +13,8 @@ pub(crate) mod structure;
 
 use builder::Builder;
 use melior::ir::operation::{OperationLike, OperationRef};
-use tile_dialect::ops::{nested_ops, op_name, with_context};
+use tile_dialect::ops::{nested_ops, with_context};
+use tile_ir::{gpu, tile};
 
 /// The pass's flag.
 pub const ARGUMENT: &str = "convert-tile-to-cpu";
@@ -37,7 +38,7 @@ tile_passes::rust_pass! {
 
 fn lower<'c>(module: OperationRef<'c, '_>) {
     with_context(module, |context| {
-        for kernel in tile_dialect::ops::find_ops(module, "tile.kernel") {
+        for kernel in tile_dialect::ops::find_ops(module, tile_ir::tile::KernelOperation::name()) {
             crate::pipeline::rings::lower(context, kernel, false);
             lower_body(context, kernel, None, Tiles::Allocated(None), &[]);
             let rewriter = melior::IrRewriter::new(context);
@@ -78,34 +79,34 @@ pub(crate) fn lower_body<'c>(
         threads,
     };
     for op in &nested_ops(kernel) {
-        match op_name(op) {
-            "tile.copy" => data::lower_copy(&builder(*op), *op),
-            "tile.fill" => data::lower_fill(&builder(*op), *op),
-            "tile.gemm" => compute::lower_gemm(&builder(*op), *op),
-            "tile.reduce" => compute::lower_reduce(&builder(*op), *op),
+        tile_ir::match_op!(op, {
+            tile::CopyOperation => data::lower_copy(&builder(*op), *op),
+            tile::FillOperation => data::lower_fill(&builder(*op), *op),
+            tile::GemmOperation => compute::lower_gemm(&builder(*op), *op),
+            tile::ReduceOperation => compute::lower_reduce(&builder(*op), *op),
             // One thread runs the whole block on the CPU: nothing to wait for.
-            "gpu.barrier" if threads.is_none() => {}
+            gpu::BarrierOperation if threads.is_none() => {},
             _ => continue,
-        }
+        });
         rewriter.erase_op(*op);
     }
     // The list above holds erased ops now: walk again.
     if let Tiles::Allocated(memory_space) = tiles {
         for op in &nested_ops(kernel) {
-            if op_name(op).starts_with("tile.alloc_") && !placed.contains(op) {
+            if structure::is_allocation(op) && !placed.contains(op) {
                 structure::lower_alloc(&builder(*op), &rewriter, *op, memory_space);
             }
         }
     }
     // Innermost region ops first: reverse pre-order visits children before their parents.
     for op in nested_ops(kernel).iter().rev() {
-        match op_name(op) {
-            "tile.parallel" => structure::lower_parallel(&builder(*op), &rewriter, *op),
-            "tile.pipelined" => {
+        tile_ir::match_op!(op, {
+            tile::ParallelOperation => structure::lower_parallel(&builder(*op), &rewriter, *op),
+            tile::PipelinedOperation => {
                 structure::lower_pipelined(&builder(*op), &rewriter, *op);
-            }
-            _ => {}
-        }
+            },
+            _ => {},
+        });
     }
 }
 

@@ -12,14 +12,17 @@ use melior::{
         r#type::IntegerType,
     },
 };
-use tile_dialect::ops::{nested_ops, op_name, set_operand};
+use tile_dialect::ops::{nested_ops, set_operand};
 
 /// The width of `powi`'s exponent, a C `int`.
 const INT_BITS: u32 = 32;
 
 /// Sign-extends the exponent of every `math.fpowi` in `root` narrower than [`INT_BITS`].
 pub fn widen_exponents<'c>(context: &'c Context, root: OperationRef<'c, '_>) {
-    for op in nested_ops(root).into_iter().filter(|op| op_name(op) == "math.fpowi") {
+    for op in nested_ops(root)
+        .into_iter()
+        .filter(|op| tile_ir::is(op, tile_ir::math::FPowIOperation::name))
+    {
         let Ok(exponent) = op.operand(1) else { continue };
         let Ok(width) = IntegerType::try_from(exponent.r#type()).map(|ty| ty.width()) else {
             continue;

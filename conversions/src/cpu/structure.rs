@@ -15,6 +15,16 @@ use tile_dialect::ops::integer_attribute;
 
 // ---- tile.alloc_shared, tile.alloc_fragment ------------------------------------------------------
 
+/// Whether `op` allocates a tile: shared tiles, fragments and barrier arrays.
+pub(crate) fn is_allocation<'c: 'a, 'a>(op: &impl OperationLike<'c, 'a>) -> bool {
+    tile_ir::match_op!(op, {
+        tile_ir::tile::AllocSharedOperation
+        | tile_ir::tile::AllocFragmentOperation
+        | tile_ir::tile::AllocBarriersOperation => true,
+        _ => false,
+    })
+}
+
 /// Replaces an allocation by a `memref.alloc` without memory space, freed at the end of the block
 /// that holds it (each kernel block gets fresh tiles).
 pub fn lower_alloc<'c>(
@@ -71,7 +81,7 @@ fn inline_body<'c>(
 ) {
     let body = op.region(0).expect("region op").first_block().expect("body block");
     if let Some(terminator) = body.terminator()
-        && terminator.name().as_string_ref().as_str() == Ok("tile.yield")
+        && tile_ir::is(&terminator, tile_ir::tile::YieldOperation::name)
     {
         rewriter.erase_op(terminator);
     }

@@ -4,17 +4,22 @@
 //! tensors arrive as memref descriptors the sizes are in the descriptors, so the same pure ops,
 //! cloned at the start of the kernel, give the same values with no parameter of their own.
 
-use melior::ir::{
-    BlockLike, RegionLike, Value, ValueLike,
-    operation::{OperationLike, OperationRef, OperationResult},
+use melior::{
+    dialect::DialectHandle,
+    ir::{
+        BlockLike, RegionLike, Value, ValueLike,
+        operation::{OperationLike, OperationRef, OperationResult},
+    },
 };
-use tile_dialect::ops::{clone_detached, is_defined_inside, nested_ops, op_name, set_operand};
+use tile_dialect::ops::{clone_detached, is_defined_inside, nested_ops, set_operand};
+use tile_ir::{arith, memref};
 
 /// Whether `value` crosses into the kernel as it is: a tensor (a kernel argument) or a constant
 /// (cloned into the kernel by the plain strategy).
 fn crosses(value: Value) -> bool {
     tile_dialect::ops::as_memref(value.r#type()).is_some()
-        || tile_dialect::ops::as_result(value).is_some_and(|result| op_name(&result.owner()) == "arith.constant")
+        || tile_dialect::ops::as_result(value)
+            .is_some_and(|result| tile_ir::is(&result.owner(), arith::ConstantOperation::name))
 }
 
 /// Whether `value` is computed on the host from tensors' sizes and constants by pure ops only
@@ -27,8 +32,8 @@ fn recomputable(value: Value, depth: usize) -> bool {
         return false;
     };
     let owner = result.owner();
-    let name = op_name(&owner);
-    let pure = name == "memref.dim" || (name.starts_with("arith.") && owner.region_count() == 0);
+    let pure = tile_ir::is(&owner, memref::DimOperation::name)
+        || (tile_ir::in_dialect(&owner, DialectHandle::arith()) && owner.region_count() == 0);
     pure && depth < 64 && owner.operands().all(|operand| recomputable(operand, depth + 1))
 }
 

@@ -24,8 +24,8 @@ use melior::{
     Context,
     ir::{
         Attribute, BlockLike, RegionLike, ShapedTypeLike, Type, TypeLike, Value, ValueLike,
-        attribute::StringAttribute,
-        operation::{OperationLike, OperationRef, OperationResult},
+        attribute::{ArrayAttribute, StringAttribute},
+        operation::{OperationBuilder, OperationLike, OperationRef, OperationResult},
         r#type::MemRefType,
     },
 };
@@ -36,12 +36,15 @@ use tile_dialect::{
         set_operand, static_sizes,
     },
 };
+use tile_ir::{arith, builtin, gpu, memref, tile};
 
 pub use crate::kernels::Failure;
 
 /// Whether `kernel` has a gemm (whose kernel, off registers, is far from tensor-core speed).
 fn has_gemm(kernel: OperationRef) -> bool {
-    nested_ops(kernel).iter().any(|op| op_name(op) == "tile.gemm")
+    nested_ops(kernel)
+        .iter()
+        .any(|op| tile_ir::is(op, tile::GemmOperation::name))
 }
 
 /// Bytes of one element of type `ty` (8 for types outside the contract's: barriers are i64).
@@ -95,7 +98,7 @@ fn check_kernel<'c, 'a>(
                 ));
             }
         }
-        if target.is_spirv() && op_name(&op) == "tile.slot" {
+        if target.is_spirv() && tile_ir::is(&op, tile::SlotOperation::name) {
             return Err((
                 op,
                 format!(
@@ -104,13 +107,7 @@ fn check_kernel<'c, 'a>(
                 ),
             ));
         }
-        let name = op.name();
-        if name
-            .as_string_ref()
-            .as_str()
-            .is_ok_and(|name| name.starts_with("tile.alloc_"))
-            && !owned.contains(&op)
-        {
+        if crate::cpu::structure::is_allocation(&op) && !owned.contains(&op) {
             let memref = MemRefType::try_from(op.result(0).expect("allocation").r#type()).expect("memref");
             let mut sizes: Vec<i64> = static_sizes(memref).into_iter().map(|size| size.unwrap_or(1)).collect();
             // Rows padded by the tile's layout (see `cpu::structure::lower_alloc`).
@@ -172,7 +169,7 @@ fn captured<'c, 'a>(
             }
             let integer = operand.r#type().is_index() || operand.r#type().is_integer();
             let constant = tile_dialect::ops::as_result(operand)
-                .is_some_and(|result| result.owner().name().as_string_ref().as_str() == Ok("arith.constant"));
+                .is_some_and(|result| tile_ir::is(&result.owner(), arith::ConstantOperation::name));
             if !target.is_spirv() && integer && !constant && crate::host::values::host_expression(operand).is_ok() {
                 scalars.push(operand);
                 continue;
@@ -190,7 +187,7 @@ fn captured<'c, 'a>(
                 }
                 tensors.push(operand);
             } else if tile_dialect::ops::as_result(operand)
-                .map(|result| result.owner().name().as_string_ref().as_str() != Ok("arith.constant"))
+                .map(|result| !tile_ir::is(&result.owner(), arith::ConstantOperation::name))
                 .unwrap_or(true)
             {
                 let message = if target.is_spirv() {
@@ -316,13 +313,13 @@ fn lower<'c, 'a>(
     let written: Vec<bool> = tensors
         .iter()
         .map(|tensor| {
-            nested_ops(kernel)
-                .iter()
-                .any(|op| match op.name().as_string_ref().as_str().unwrap_or_default() {
-                    "tile.copy" => tile_dialect::ops::copy_parts(op).is_some_and(|parts| parts.dst == *tensor),
-                    "memref.store" => op.operand(1).is_ok_and(|destination| destination == *tensor),
+            nested_ops(kernel).iter().any(|op| {
+                tile_ir::match_op!(op, {
+                    tile::CopyOperation => tile_dialect::ops::copy_parts(op).is_some_and(|parts| parts.dst == *tensor),
+                    memref::StoreOperation => op.operand(1).is_ok_and(|destination| destination == *tensor),
                     _ => false,
                 })
+            })
         })
         .collect();
     let grid = host_grid(kernel.operands()).map_err(|message| {
@@ -363,13 +360,7 @@ fn lower<'c, 'a>(
     // The tiles, in program order: workgroup attributions or workgroup allocations.
     let tiles: Vec<OperationRef> = nested_ops(kernel)
         .into_iter()
-        .filter(|op| {
-            op.name()
-                .as_string_ref()
-                .as_str()
-                .is_ok_and(|name| name.starts_with("tile.alloc_"))
-                && !owned.contains(op)
-        })
+        .filter(|op| crate::cpu::structure::is_allocation(op) && !owned.contains(op))
         .collect();
     // A tile may ask for more than the slots' alignment (`crate::layout::tma::ALIGNMENT_ATTRIBUTE`),
     // read before the tile ops are lowered.
@@ -604,7 +595,8 @@ fn lower<'c, 'a>(
         ),
     };
     let targets = target.environment.map(|environment| {
-        Attribute::parse(context, &environment(target.shared_bytes(kernel))).expect("gpu.module targets")
+        let targets = Attribute::parse(context, &environment(target.shared_bytes(kernel))).expect("gpu.module targets");
+        ArrayAttribute::try_from(targets).expect("gpu.module targets are an array")
     });
     let gpu_module = skeleton::append(context, body, &symbols, targets, skeleton, location);
     set_attribute(
@@ -669,19 +661,7 @@ fn lower<'c, 'a>(
     };
     let block_ids: Vec<Value> = ["x", "y", "z"][..block_dims]
         .iter()
-        .map(|dim| {
-            builder.value(
-                at,
-                melior::ir::operation::OperationBuilder::new("gpu.block_id", kernel.location())
-                    .add_attributes(&[(
-                        melior::ir::Identifier::new(context, "dimension"),
-                        Attribute::parse(context, &format!("#gpu<dim {dim}>")).expect("dim"),
-                    )])
-                    .add_results(&[melior::ir::Type::index(context)])
-                    .build()
-                    .expect("gpu.block_id"),
-            )
-        })
+        .map(|dim| builder.dimension_index(at, gpu::BlockIdOperation::name, dim))
         .collect();
     let kernel_body = kernel
         .region(0)
@@ -737,10 +717,7 @@ fn lower<'c, 'a>(
         );
         let bytes = builder.value(
             at,
-            melior::ir::operation::OperationBuilder::new("gpu.dynamic_shared_memory", builder.location)
-                .add_results(&[bytes_type.into()])
-                .build()
-                .expect("gpu.dynamic_shared_memory"),
+            gpu::dynamic_shared_memory(context, bytes_type.into(), builder.location).into(),
         );
         // The first `base_alignment` boundary in the dynamic shared memory.
         let start = if base_alignment > crate::pipeline::rings::SLOT_ALIGNMENT {
@@ -762,9 +739,11 @@ fn lower<'c, 'a>(
             let memref = MemRefType::try_from(tile.result(0).expect("tile").r#type()).expect("memref");
             let shape: Vec<i64> = static_sizes(memref).into_iter().map(|size| size.unwrap_or(1)).collect();
             let view_type = MemRefType::new(memref.element(), &shape, None, workgroup);
+            // Built by its generated name with its result given: the ODS result of `memref.view` is
+            // unnamed, and melior's generated constructor leaves unnamed results out.
             let view = builder.value(
                 at,
-                melior::ir::operation::OperationBuilder::new("memref.view", builder.location)
+                OperationBuilder::new(memref::ViewOperation::name(), builder.location)
                     .add_operands(&[bytes, shift])
                     .add_results(&[view_type.into()])
                     .build()
@@ -833,7 +812,8 @@ fn vector_views<'c, 'a>(kernel: OperationRef<'c, 'a>, tensors: &[Value<'c, 'a>])
     nested_ops(kernel)
         .into_iter()
         .filter(|op| {
-            op_name(op) == "builtin.unrealized_conversion_cast" && op.attribute(vector_copy::VECTOR_VIEW).is_ok()
+            tile_ir::is(op, builtin::UnrealizedConversionCastOperation::name)
+                && op.attribute(vector_copy::VECTOR_VIEW).is_ok()
         })
         .filter_map(|cast| {
             Some((
@@ -859,7 +839,7 @@ fn tensor_maps<'c, 'a>(kernel: OperationRef<'c, 'a>, tensors: &[Value<'c, 'a>]) 
     let mut maps: Vec<TensorMap> = Vec::new();
     for cast in nested_ops(kernel)
         .into_iter()
-        .filter(|op| op_name(op) == "builtin.unrealized_conversion_cast")
+        .filter(|op| tile_ir::is(op, builtin::UnrealizedConversionCastOperation::name))
     {
         let Ok(attribute) = cast.attribute(crate::layout::tma::TENSOR_MAP_BOX) else {
             continue;

@@ -20,6 +20,7 @@ use melior::{
     },
 };
 use tile_dialect::ops::{copy_parts, memref_shape, nested_ops, op_name};
+use tile_ir::{arith, memref, tile};
 
 /// The most elements one thread keeps privately; larger fragments stay in workgroup memory.
 pub const MAX_PRIVATE_ELEMENTS: i64 = 256;
@@ -34,7 +35,7 @@ pub(super) fn enclosing_parallel<'c, 'a>(
         if candidate == kernel {
             return None;
         }
-        if op_name(&candidate) == "tile.parallel" {
+        if tile_ir::is(&candidate, tile::ParallelOperation::name) {
             return Some(candidate);
         }
         parent = candidate.parent_operation();
@@ -62,11 +63,11 @@ fn keeps_ownership<'c, 'a>(
     let at = |index: usize| op.operand(index).is_ok_and(|value| value == fragment);
     let uses = op.operands().filter(|value| *value == fragment).count();
     let in_parallel = enclosing_parallel(op, kernel);
-    match op_name(&op) {
-        "tile.fill" => in_parallel.is_none() && at(0),
-        "tile.gemm" => in_parallel.is_none() && uses == 1 && at(2),
-        "tile.reduce" => in_parallel.is_none() && uses == 1 && at(1),
-        "tile.copy" => {
+    tile_ir::match_op!(op, {
+        tile::FillOperation => in_parallel.is_none() && at(0),
+        tile::GemmOperation => in_parallel.is_none() && uses == 1 && at(2),
+        tile::ReduceOperation => in_parallel.is_none() && uses == 1 && at(1),
+        tile::CopyOperation => {
             let Some(parts) = copy_parts(&op) else { return false };
             let tile_side = if parts.src_offsets.is_empty() {
                 parts.src
@@ -78,9 +79,9 @@ fn keeps_ownership<'c, 'a>(
                 && ((parts.src == fragment && parts.src_offsets.is_empty())
                     || (parts.dst == fragment && parts.dst_offsets.is_empty()))
                 && memref_shape(tile_side) == shape
-        }
-        "memref.load" | "memref.store" => {
-            let memref_position = if op_name(&op) == "memref.load" { 0 } else { 1 };
+        },
+        memref::LoadOperation | memref::StoreOperation => {
+            let memref_position = if tile_ir::is(&op, memref::LoadOperation::name) { 0 } else { 1 };
             let Some(parallel) = in_parallel else { return false };
             if uses != 1
                 || !at(memref_position)
@@ -98,16 +99,16 @@ fn keeps_ownership<'c, 'a>(
                     .iter()
                     .enumerate()
                     .all(|(d, index)| body.argument(d).is_ok_and(|argument| *index == Value::from(argument)))
-        }
+        },
         _ => false,
-    }
+    })
 }
 
 /// The `tile.alloc_fragment`s of `kernel` that each thread can keep privately with `threads` threads.
 pub fn thread_owned_fragments<'c, 'a>(kernel: OperationRef<'c, 'a>, threads: i64) -> Vec<OperationRef<'c, 'a>> {
     let ops = nested_ops(kernel);
     ops.iter()
-        .filter(|op| op_name(op) == "tile.alloc_fragment" && op.parent_operation() == Some(kernel))
+        .filter(|op| tile_ir::is(*op, tile::AllocFragmentOperation::name) && op.parent_operation() == Some(kernel))
         .filter(|alloc| {
             let fragment: Value = alloc.result(0).expect("allocation").into();
             let shape = memref_shape(fragment);
@@ -129,10 +130,10 @@ pub fn private_elements(shape: &[i64], threads: i64) -> i64 {
     (shape.iter().product::<i64>() + threads - 1) / threads
 }
 
-/// The operation defining `value`, if it is named `name`.
-fn defined_by<'c, 'a>(value: Value<'c, 'a>, name: &str) -> Option<OperationRef<'c, 'a>> {
+/// The operation defining `value`, if it is the op `name` names (a generated name function).
+fn defined_by<'c, 'a>(value: Value<'c, 'a>, name: fn() -> &'static str) -> Option<OperationRef<'c, 'a>> {
     let owner = tile_dialect::ops::as_result(value)?.owner();
-    (owner.name().as_string_ref().as_str() == Ok(name)).then_some(owner)
+    tile_ir::is(&owner, name).then_some(owner)
 }
 
 /// When `indices` unflatten an element index `e = trip * threads + tid` made by `parallel_nest`,
@@ -143,10 +144,10 @@ fn trip_of<'c, 'a>(indices: &[Value<'c, 'a>], threads: i64) -> Option<Value<'c, 
     let flat = if indices.len() == 1 {
         innermost
     } else {
-        defined_by(innermost, "arith.remui")?.operand(0).ok()?
+        defined_by(innermost, arith::RemUIOperation::name)?.operand(0).ok()?
     };
-    let start = defined_by(flat, "arith.addi")?.operand(0).ok()?;
-    let scale = defined_by(start, "arith.muli")?;
+    let start = defined_by(flat, arith::AddIOperation::name)?.operand(0).ok()?;
+    let scale = defined_by(start, arith::MulIOperation::name)?;
     if tile_dialect::ops::constant_integer(scale.operand(1).ok()?) != Some(threads) {
         return None;
     }
@@ -171,11 +172,11 @@ pub fn privatize<'c>(
         if !op.operands().any(|value| value == fragment) {
             continue;
         }
-        let store = match op_name(&op) {
-            "memref.load" => false,
-            "memref.store" => true,
-            other => return Err(format!("internal error: a thread-owned fragment is used by {other}")),
-        };
+        let store = tile_ir::match_op!(op, {
+            memref::LoadOperation => false,
+            memref::StoreOperation => true,
+            _ => return Err(format!("internal error: a thread-owned fragment is used by {}", op_name(&op))),
+        });
         let at = At::before(op);
         let indices: Vec<Value> = op.operands().skip(if store { 2 } else { 1 }).collect();
         let slot = match trip_of(&indices, threads) {

@@ -42,7 +42,7 @@ pub fn plan<'c, 'a>(
     let mut splits = Vec::new();
     let mut used = 0;
     for reduce in nested_ops(kernel) {
-        if reduce.name().as_string_ref().as_str() != Ok("tile.reduce")
+        if !tile_ir::is(&reduce, tile_ir::tile::ReduceOperation::name)
             || super::owned::enclosing_parallel(reduce, kernel).is_some()
         {
             continue;

@@ -9,15 +9,16 @@ use crate::target::Target;
 use melior::{
     Context,
     ir::{
-        Attribute, Block, BlockLike, BlockRef, Identifier, Location, Region, RegionLike, Type,
+        Attribute, Block, BlockLike, BlockRef, Identifier, Location, Operation, Region, RegionLike, Type,
         attribute::{
             ArrayAttribute, DenseI32ArrayAttribute, DictionaryAttribute, IntegerAttribute, StringAttribute,
             TypeAttribute,
         },
-        operation::{OperationBuilder, OperationRef},
+        operation::{OperationMutLike, OperationRef},
         r#type::{FunctionType, IntegerType},
     },
 };
+use tile_ir::gpu;
 
 /// An argument of the kernel function.
 pub struct Argument<'c> {
@@ -73,33 +74,25 @@ pub fn append<'c, 'a>(
     context: &'c Context,
     body: BlockRef<'c, 'a>,
     symbols: &Symbols,
-    targets: Option<Attribute<'c>>,
+    targets: Option<ArrayAttribute<'c>>,
     kernel: Kernel<'c>,
     location: Location<'c>,
 ) -> OperationRef<'c, 'a> {
-    let named = |name: &str, value: Attribute<'c>| (Identifier::new(context, name), value);
-    let mut attributes = vec![named("sym_name", StringAttribute::new(context, &symbols.module).into())];
-    attributes.extend(targets.map(|targets| named("targets", targets)));
     let contents = Block::new(&[]);
     contents.append_operation(function(context, &symbols.kernel, kernel, location));
     let region = Region::new();
     region.append_block(contents);
-    body.append_operation(
-        OperationBuilder::new("gpu.module", location)
-            .add_attributes(&attributes)
-            .add_regions([region])
-            .build()
-            .expect("gpu.module"),
-    )
+    let mut module = gpu::GPUModuleOperation::builder(context, location)
+        .body_region(region)
+        .sym_name(StringAttribute::new(context, &symbols.module));
+    if let Some(targets) = targets {
+        module = module.targets(targets);
+    }
+    body.append_operation(module.build().into())
 }
 
 /// The `gpu.func` `name` of `kernel`, its body a lone `gpu.return`.
-fn function<'c>(
-    context: &'c Context,
-    name: &str,
-    kernel: Kernel<'c>,
-    location: Location<'c>,
-) -> melior::ir::Operation<'c> {
+fn function<'c>(context: &'c Context, name: &str, kernel: Kernel<'c>, location: Location<'c>) -> Operation<'c> {
     let named = |name: &str, value: Attribute<'c>| (Identifier::new(context, name), value);
     let inputs: Vec<Type> = kernel.arguments.iter().map(|argument| argument.ty).collect();
     // The entry block holds the arguments, then the workgroup and private attributions.
@@ -110,26 +103,13 @@ fn function<'c>(
         .map(|ty| (*ty, location))
         .collect();
     let block = Block::new(&entry);
-    block.append_operation(
-        OperationBuilder::new("gpu.return", location)
-            .build()
-            .expect("gpu.return"),
-    );
+    block.append_operation(gpu::r#return(context, &[], location).into());
     let region = Region::new();
     region.append_block(block);
     let i64 = IntegerType::new(context, 64).into();
-    let mut attributes = vec![
-        named("sym_name", StringAttribute::new(context, name).into()),
-        named(
-            "function_type",
-            TypeAttribute::new(FunctionType::new(context, &inputs, &[]).into()).into(),
-        ),
-        named("gpu.kernel", Attribute::unit(context)),
-        named(
-            "workgroup_attributions",
-            IntegerAttribute::new(i64, kernel.workgroup.len() as i64).into(),
-        ),
-    ];
+    let mut function = gpu::GPUFuncOperation::builder(context, location)
+        .body(region)
+        .function_type(TypeAttribute::new(FunctionType::new(context, &inputs, &[]).into()));
     if kernel.arguments.iter().any(|argument| argument.binding.is_some()) {
         let per_argument: Vec<Attribute> = kernel
             .arguments
@@ -145,7 +125,7 @@ fn function<'c>(
                 DictionaryAttribute::new(context, &abi.into_iter().collect::<Vec<_>>()).into()
             })
             .collect();
-        attributes.push(named("arg_attrs", ArrayAttribute::new(context, &per_argument).into()));
+        function = function.arg_attrs(ArrayAttribute::new(context, &per_argument));
     }
     if !kernel.workgroup.is_empty() {
         // 128-byte aligned: asynchronous 16-byte copies and wgmma descriptors address the tiles in
@@ -153,15 +133,20 @@ fn function<'c>(
         let aligned: Attribute =
             DictionaryAttribute::new(context, &[named("llvm.align", IntegerAttribute::new(i64, 128).into())]).into();
         let per_tile = vec![aligned; kernel.workgroup.len()];
-        attributes.push(named(
-            "workgroup_attrib_attrs",
-            ArrayAttribute::new(context, &per_tile).into(),
-        ));
+        function = function.workgroup_attrib_attrs(ArrayAttribute::new(context, &per_tile));
     }
-    attributes.extend(kernel.attributes);
-    OperationBuilder::new("gpu.func", location)
-        .add_attributes(&attributes)
-        .add_regions([region])
-        .build()
-        .expect("gpu.func")
+    // The symbol name, the kernel mark and the attribution count are no ODS arguments of
+    // `gpu.func` (its builder has no setters for them); the target's launch attributes
+    // ([`kernel_attributes`]) come by name.
+    let mut function: Operation = function.build().into();
+    function.set_attribute("sym_name", StringAttribute::new(context, name).into());
+    function.set_attribute("gpu.kernel", Attribute::unit(context));
+    function.set_attribute(
+        "workgroup_attributions",
+        IntegerAttribute::new(i64, kernel.workgroup.len() as i64).into(),
+    );
+    for (name, value) in kernel.attributes {
+        function.set_attribute(name.as_string_ref().as_str().expect("attribute name"), value);
+    }
+    function
 }

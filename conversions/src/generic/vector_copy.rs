@@ -44,16 +44,19 @@
 use crate::cpu::builder::{At, Builder};
 use melior::{
     Context,
+    dialect::DialectHandle,
     ir::{
         Attribute, BlockLike, RegionLike, ShapedTypeLike, Type, Value, ValueLike,
-        operation::{OperationBuilder, OperationLike, OperationRef},
-        r#type::MemRefType,
+        attribute::IntegerAttribute,
+        operation::{OperationLike, OperationRef},
+        r#type::{IntegerType, MemRefType},
     },
 };
 use tile_dialect::{
     element::Element,
-    ops::{copy_parts, memref_shape, nested_ops, op_name},
+    ops::{copy_parts, memref_shape, nested_ops},
 };
+use tile_ir::{amdgpu, builtin, gpu, memref, tile, vector};
 
 /// How a target moves runs.
 #[derive(Clone, Copy)]
@@ -81,7 +84,7 @@ pub const VECTOR_VIEW: &str = tile_dialect::decisions::VECTOR_VIEW;
 /// offsets) into a shared tile of the same element type whose last dimension is whole runs (and,
 /// through a vector view, from a tensor of static shape whose rows are whole runs).
 fn run_length(copy: OperationRef, target: &WideCopies) -> Option<i64> {
-    if op_name(&copy) != "tile.copy" {
+    if !tile_ir::is(&copy, tile::CopyOperation::name) {
         return None;
     }
     let parts = copy_parts(&copy)?;
@@ -184,15 +187,7 @@ fn vector_load<'c, 'a>(
     indices: &[Value<'c, 'a>],
     ty: Type<'c>,
 ) -> Value<'c, 'a> {
-    let operands: Vec<Value> = std::iter::once(memref).chain(indices.iter().copied()).collect();
-    b.value(
-        at,
-        OperationBuilder::new("vector.load", b.location)
-            .add_operands(&operands)
-            .add_results(&[ty])
-            .build()
-            .expect("vector.load"),
-    )
+    b.value(at, vector::load(b.context, ty, memref, indices, b.location).into())
 }
 
 /// `vector.store value, memref[indices]`.
@@ -203,14 +198,7 @@ fn vector_store<'c, 'a>(
     memref: Value<'c, 'a>,
     indices: &[Value<'c, 'a>],
 ) {
-    let operands: Vec<Value> = [value, memref].into_iter().chain(indices.iter().copied()).collect();
-    b.insert(
-        at,
-        OperationBuilder::new("vector.store", b.location)
-            .add_operands(&operands)
-            .build()
-            .expect("vector.store"),
-    );
+    b.insert(at, vector::store(b.context, value, memref, indices, b.location).into());
 }
 
 /// `tile` as a memref in LDS's integer memory space 3 (`memref.memory_space_cast`): the vector
@@ -221,14 +209,7 @@ fn lds_view<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, tile: Value<'c, 'a>) -> Val
     let memref = MemRefType::try_from(tile.r#type()).expect("a tile");
     let ty =
         crate::layout::stored::stored_type(b.context, memref.element(), &memref_shape(tile), Some(memref.layout()));
-    b.value(
-        at,
-        OperationBuilder::new("memref.memory_space_cast", b.location)
-            .add_operands(&[tile])
-            .add_results(&[ty])
-            .build()
-            .expect("memref.memory_space_cast"),
-    )
+    b.value(at, memref::memory_space_cast(b.context, ty, tile, b.location).into())
 }
 
 /// The thread's registers for `runs` of `element`: a private array of their elements, run after
@@ -353,19 +334,9 @@ fn load_run<'c, 'a>(
         None => vector_load(b, at, src, indices, vector),
     };
     for lane in 0..runs.run {
-        let position = (
-            melior::ir::Identifier::new(b.context, "static_position"),
-            crate::attributes::i64_array(b.context, &[lane as i64]),
-        );
-        let element = b.value(
-            at,
-            OperationBuilder::new("vector.extract", b.location)
-                .add_operands(&[value])
-                .add_attributes(&[position])
-                .add_results(&[element])
-                .build()
-                .expect("vector.extract"),
-        );
+        // The lane's type (`element`) is inferred from the vector's.
+        let position = crate::attributes::i64_array(b.context, &[lane]);
+        let element = b.value(at, vector::extract(b.context, value, &[], position, b.location).into());
         b.store(at, element, held, &[b.index(at, first + lane)]);
     }
 }
@@ -517,14 +488,7 @@ fn store_runs<'c, 'a>(
         let lanes: Vec<Value> = (0..runs.run)
             .map(|lane| b.load(at, held, &[b.index(at, trip * runs.run + lane)]))
             .collect();
-        let value = b.value(
-            at,
-            OperationBuilder::new("vector.from_elements", b.location)
-                .add_operands(&lanes)
-                .add_results(&[vector])
-                .build()
-                .expect("vector.from_elements"),
-        );
+        let value = b.value(at, vector::from_elements(b.context, vector, &lanes, b.location).into());
         vector_store(b, at, value, lds, &tile);
     }
 }
@@ -553,31 +517,23 @@ fn store_transposed<'c, 'a>(
             let lanes: Vec<Value> = (0..runs.rows)
                 .map(|row| b.load(at, held, &[b.index(at, (trip * runs.rows + row) * runs.run + column)]))
                 .collect();
-            let value = b.value(
-                at,
-                OperationBuilder::new("vector.from_elements", b.location)
-                    .add_operands(&lanes)
-                    .add_results(&[vector])
-                    .build()
-                    .expect("vector.from_elements"),
-            );
+            let value = b.value(at, vector::from_elements(b.context, vector, &lanes, b.location).into());
             let stored_row = b.addi(at, tile[1], b.index(at, column));
-            let operands = [value, lds, stored_row, tile[0]];
-            let mut store = OperationBuilder::new("vector.store", b.location).add_operands(&operands);
+            let mut store = vector::StoreOperation::builder(b.context, b.location)
+                .value_to_store(value)
+                .base(lds)
+                .indices(&[stored_row, tile[0]]);
             if aligned {
-                store = store.add_attributes(&[(
-                    melior::ir::Identifier::new(b.context, "alignment"),
-                    crate::attributes::integer(b.context, 64, bytes as i64),
-                )]);
+                store = store.alignment(IntegerAttribute::new(IntegerType::new(b.context, 64).into(), bytes));
             }
-            b.insert(at, store.build().expect("vector.store"));
+            b.insert(at, store.build().into());
         }
     }
 }
 
 /// Whether `op` is a copy from a global tensor into a shared tile other than `tile`.
 fn writes_other_tile_from_global(op: OperationRef, tile: Value) -> bool {
-    op_name(&op) == "tile.copy"
+    tile_ir::is(&op, tile::CopyOperation::name)
         && copy_parts(&op).is_some_and(|parts| {
             parts.dst != tile
                 && parts.dst_offsets.is_empty()
@@ -645,10 +601,9 @@ fn prefetched<'c, 'a>(
     let mut copies = Vec::new();
     let mut op = body.first_operation();
     while let Some(current) = op {
-        let name = op_name(&current);
         if Runs::of(current, 1, target).is_some() {
             copies.push(current);
-        } else if !(name.starts_with("arith.") && current.region_count() == 0) {
+        } else if !(tile_ir::in_dialect(&current, DialectHandle::arith()) && current.region_count() == 0) {
             break;
         }
         op = current.next_in_block();
@@ -657,10 +612,12 @@ fn prefetched<'c, 'a>(
         .iter()
         .filter_map(|copy| copy_parts(copy).map(|parts| parts.src))
         .collect();
-    let written = nested_ops(kernel).into_iter().any(|op| match op_name(&op) {
-        "tile.copy" => copy_parts(&op).is_some_and(|parts| sources.contains(&parts.dst)),
-        "memref.store" => op.operand(1).is_ok_and(|memref| sources.contains(&memref)),
-        _ => false,
+    let written = nested_ops(kernel).into_iter().any(|op| {
+        tile_ir::match_op!(op, {
+            tile::CopyOperation => copy_parts(&op).is_some_and(|parts| sources.contains(&parts.dst)),
+            memref::StoreOperation => op.operand(1).is_ok_and(|memref| sources.contains(&memref)),
+            _ => false,
+        })
     });
     let computable = copies.iter().all(|copy| {
         copy_parts(copy).is_some_and(|parts| {
@@ -782,17 +739,8 @@ fn prefetch<'c, 'a>(
     // Keep LLVM's scheduler from sinking the loads below the body's work: issued first, they have
     // the whole step to arrive.
     if target.sched_barrier {
-        let opts = (
-            melior::ir::Identifier::new(context, "opts"),
-            Attribute::parse(context, "#amdgpu.sched_barrier_opt<none>").expect("sched_barrier options"),
-        );
-        b.insert(
-            at,
-            OperationBuilder::new("amdgpu.sched_barrier", b.location)
-                .add_attributes(&[opts])
-                .build()
-                .expect("amdgpu.sched_barrier"),
-        );
+        let opts = Attribute::parse(context, "#amdgpu.sched_barrier_opt<none>").expect("sched_barrier options");
+        b.insert(at, amdgpu::sched_barrier(context, opts, b.location).into());
     }
     // The body ends with a barrier, so that the next step's stores wait for every reader.
     let terminator = body.terminator().expect("a loop body ends with its terminator");
@@ -802,7 +750,7 @@ fn prefetch<'c, 'a>(
         previous = Some(current);
         op = current.next_in_block();
     }
-    let ends_with_barrier = previous.is_some_and(|previous| op_name(&previous) == "gpu.barrier");
+    let ends_with_barrier = previous.is_some_and(|previous| tile_ir::is(&previous, gpu::BarrierOperation::name));
     if !ends_with_barrier {
         b.barrier(At::before(terminator));
     }
@@ -843,7 +791,7 @@ pub fn lower<'c, 'a>(
     if prefetch_loops {
         for pipelined in nested_ops(kernel)
             .into_iter()
-            .filter(|op| op_name(op) == "tile.pipelined")
+            .filter(|op| tile_ir::is(op, tile::PipelinedOperation::name))
         {
             let copies = prefetched(kernel, pipelined, target);
             if !copies.is_empty() {
@@ -909,11 +857,7 @@ fn vector_views<'c, 'a>(
         .into();
         let cast = b.insert(
             start,
-            OperationBuilder::new("builtin.unrealized_conversion_cast", b.location)
-                .add_operands(&[tensor])
-                .add_results(&[ty])
-                .build()
-                .expect("a cast"),
+            builtin::unrealized_conversion_cast(b.context, &[ty], &[tensor], b.location).into(),
         );
         tile_dialect::ops::set_attribute(cast, VECTOR_VIEW, Attribute::unit(b.context));
         views.push((tensor, cast.result(0).expect("a view").into()));
