@@ -23,6 +23,7 @@ use tile_dialect::{
     diagnostics::emit_error,
     ops::{find_ops, remove_attribute, set_attribute, string_attribute, with_context},
 };
+use tile_ir::gpu;
 
 /// The module attribute that holds the manifests while the backend runs: `{module symbol =
 /// manifest}`.
@@ -56,7 +57,7 @@ fn op_name(op: &OperationRef) -> String {
 /// Copies each `gpu.module`'s manifest into the module's `tile.manifests` dictionary.
 fn stash(module: OperationRef) -> Result<(), String> {
     with_context(module, |context| {
-        let entries: Vec<(Identifier, Attribute)> = find_ops(module, "gpu.module")
+        let entries: Vec<(Identifier, Attribute)> = find_ops(module, gpu::GPUModuleOperation::name())
             .into_iter()
             .filter_map(|op| {
                 let manifest = string_attribute(&op, MANIFEST)?;
@@ -84,18 +85,22 @@ fn restore(module: OperationRef) -> Result<(), String> {
     else {
         return Ok(());
     };
-    let holders: Vec<(String, OperationRef)> = ["gpu.binary", "gpu.module", crate::spirv::MODULE]
-        .into_iter()
-        .flat_map(|name| find_ops(module, name))
-        .filter_map(|op| {
-            Some((
-                string_attribute(&op, "sym_name")?
-                    .trim_start_matches("__spv__")
-                    .to_owned(),
-                op,
-            ))
-        })
-        .collect();
+    let holders: Vec<(String, OperationRef)> = [
+        gpu::BinaryOperation::name(),
+        gpu::GPUModuleOperation::name(),
+        crate::spirv::MODULE,
+    ]
+    .into_iter()
+    .flat_map(|name| find_ops(module, name))
+    .filter_map(|op| {
+        Some((
+            string_attribute(&op, "sym_name")?
+                .trim_start_matches("__spv__")
+                .to_owned(),
+            op,
+        ))
+    })
+    .collect();
     for index in 0..stash.len() {
         let (name, manifest) = stash.element(index).map_err(|error| error.to_string())?;
         let name = name.as_string_ref().as_str().unwrap_or_default().to_owned();
@@ -115,17 +120,18 @@ fn check_lowered(module: OperationRef, pipeline: &str, binaries: bool) -> Result
         .filter_map(|op| string_attribute(op, "sym_name"))
         .map(|name| name.trim_start_matches("__spv__").to_owned())
         .collect();
+    let tile = tile_dialect::dialect_handle();
     let mut failed = false;
     for op in all_ops(module) {
-        let name = op_name(&op);
-        let left = if name.starts_with("tile.") || name == "gpu.launch" {
-            true
-        } else if name == "gpu.module" {
-            binaries || !string_attribute(&op, "sym_name").is_some_and(|symbol| spirv_modules.contains(&symbol))
-        } else {
-            false
-        };
+        let left = tile_ir::match_op!(op, {
+            gpu::LaunchOperation => true,
+            gpu::GPUModuleOperation => {
+                binaries || !string_attribute(&op, "sym_name").is_some_and(|symbol| spirv_modules.contains(&symbol))
+            },
+            _ => tile_ir::in_dialect(&op, tile),
+        });
         if left {
+            let name = op_name(&op);
             emit_error(
                 op.location(),
                 &format!(
@@ -152,7 +158,7 @@ fn prepare_spirv(module: OperationRef) -> Result<(), String> {
     let environment = (target.environment.expect("a target environment"))(target.shared_bytes(module));
     let mut failed = false;
     with_context(module, |context| {
-        for gpu_module in find_ops(module, "gpu.module") {
+        for gpu_module in find_ops(module, gpu::GPUModuleOperation::name()) {
             if gpu_module.attribute("targets").is_err() {
                 set_attribute(
                     gpu_module,
@@ -160,7 +166,7 @@ fn prepare_spirv(module: OperationRef) -> Result<(), String> {
                     Attribute::parse(context, &environment).expect("target environment"),
                 );
             }
-            for function in find_ops(gpu_module, "gpu.func") {
+            for function in find_ops(gpu_module, gpu::GPUFuncOperation::name()) {
                 if function.attribute("gpu.kernel").is_err() || function.attribute("spirv.entry_point_abi").is_ok() {
                     continue;
                 }

@@ -38,7 +38,10 @@ fn kernel_offset(module: OperationRef) -> usize {
 pub fn lower_each_kernel<'c, 'a>(module: OperationRef<'c, 'a>, lower: &LowerKernel<'_, 'c, 'a>) -> Result<(), String> {
     let mut failed = false;
     let offset = kernel_offset(module);
-    for (index, kernel) in find_ops(module, "tile.kernel").into_iter().enumerate() {
+    for (index, kernel) in find_ops(module, tile_ir::tile::KernelOperation::name())
+        .into_iter()
+        .enumerate()
+    {
         let index = offset + index;
         if let Err((op, message)) = with_context(kernel, |context| lower(context, module, kernel, index)) {
             let name = op.name();
@@ -54,7 +57,7 @@ pub fn lower_each_kernel<'c, 'a>(module: OperationRef<'c, 'a>, lower: &LowerKern
 
 /// The launch manifests a lowering left on the `gpu.module`s of `module`: (module symbol, JSON).
 pub fn manifests(module: &melior::ir::Module) -> Vec<(String, String)> {
-    find_ops(module.as_operation(), "gpu.module")
+    find_ops(module.as_operation(), tile_ir::gpu::GPUModuleOperation::name())
         .into_iter()
         .filter_map(|op| {
             let manifest = tile_dialect::ops::string_attribute(&op, tile_dialect::decisions::MANIFEST.name)?;

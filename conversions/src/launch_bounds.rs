@@ -32,7 +32,7 @@
 use melior::{
     Context, IrRewriter,
     ir::{
-        Attribute, BlockLike, Location, RegionLike, TypeLike, Value, ValueLike,
+        BlockLike, Location, RegionLike, TypeLike, Value, ValueLike,
         attribute::IntegerAttribute,
         block::BlockArgument,
         operation::{OperationLike, OperationRef},
@@ -41,8 +41,9 @@ use melior::{
 };
 use std::collections::HashMap;
 use tile_dialect::ops::{
-    constant_integer, find_ops, integer_attribute, op_name, set_attribute, static_sizes, string_attribute, with_context,
+    constant_integer, find_ops, integer_attribute, set_attribute, static_sizes, string_attribute, with_context,
 };
+use tile_ir::{arith, func, gpu, is, match_op, memref, scf};
 use tile_manifest::{Expr, Manifest};
 
 /// The pass's flag.
@@ -123,28 +124,32 @@ fn type_limit(value: Value) -> u64 {
     })
 }
 
-/// Returns the range of `name` applied to `a` and `b`, the ranges of its operands.
-fn binary(name: &str, a: Range, b: Range) -> Option<Range> {
-    match name {
-        "arith.addi" => Range::new(a.lo + b.lo, a.hi + b.hi),
-        "arith.subi" => Range::new(a.lo.checked_sub(b.hi)?, a.hi - b.lo),
-        "arith.muli" => Range::new(a.lo * b.lo, a.hi.checked_mul(b.hi)?),
-        "arith.divui" | "arith.divsi" | "arith.floordivsi" if b.lo > 0 => Range::new(a.lo / b.hi, a.hi / b.lo),
-        "arith.ceildivui" | "arith.ceildivsi" if b.lo > 0 => Range::new(a.lo.div_ceil(b.hi), a.hi.div_ceil(b.lo)),
-        "arith.remui" | "arith.remsi" if b.lo > 0 => {
+/// Returns the range of `op`'s result, given `a` and `b`, the ranges of its operands.
+fn binary<'c: 'a, 'a>(op: &impl OperationLike<'c, 'a>, a: Range, b: Range) -> Option<Range> {
+    match_op!(op, {
+        arith::AddIOperation => Range::new(a.lo + b.lo, a.hi + b.hi),
+        arith::SubIOperation => Range::new(a.lo.checked_sub(b.hi)?, a.hi - b.lo),
+        arith::MulIOperation => Range::new(a.lo * b.lo, a.hi.checked_mul(b.hi)?),
+        arith::DivUIOperation | arith::DivSIOperation | arith::FloorDivSIOperation if b.lo > 0 => {
+            Range::new(a.lo / b.hi, a.hi / b.lo)
+        },
+        arith::CeilDivUIOperation | arith::CeilDivSIOperation if b.lo > 0 => {
+            Range::new(a.lo.div_ceil(b.hi), a.hi.div_ceil(b.lo))
+        },
+        arith::RemUIOperation | arith::RemSIOperation if b.lo > 0 => {
             if a.hi < b.lo {
                 Some(a)
             } else {
                 Range::new(0, a.hi.min(b.hi - 1))
             }
-        }
-        "arith.minui" | "arith.minsi" => Range::new(a.lo.min(b.lo), a.hi.min(b.hi)),
-        "arith.maxui" | "arith.maxsi" => Range::new(a.lo.max(b.lo), a.hi.max(b.hi)),
-        "arith.andi" => Range::new(0, a.hi.min(b.hi)),
-        "arith.shrui" | "arith.shrsi" if b.hi < 64 => Range::new(a.lo >> b.hi, a.hi >> b.lo),
-        "arith.shli" if b.hi < 32 => Range::new(a.lo << b.lo, a.hi << b.hi),
+        },
+        arith::MinUIOperation | arith::MinSIOperation => Range::new(a.lo.min(b.lo), a.hi.min(b.hi)),
+        arith::MaxUIOperation | arith::MaxSIOperation => Range::new(a.lo.max(b.lo), a.hi.max(b.hi)),
+        arith::AndIOperation => Range::new(0, a.hi.min(b.hi)),
+        arith::ShRUIOperation | arith::ShRSIOperation if b.hi < 64 => Range::new(a.lo >> b.hi, a.hi >> b.lo),
+        arith::ShLIOperation if b.hi < 32 => Range::new(a.lo << b.lo, a.hi << b.hi),
         _ => None,
-    }
+    })
 }
 
 /// Returns the value of comparison `predicate` (`arith::CmpIPredicate`'s numbering) of a value in
@@ -241,34 +246,37 @@ impl Ranges {
             return self.induction_variable(argument, depth);
         }
         let op = tile_dialect::ops::as_result(value)?.owner();
-        let name = op_name(&op);
         let dimension = || -> Option<usize> {
             let text = op.attribute("dimension").ok()?.to_string();
             ["x>", "y>", "z>"].iter().position(|suffix| text.ends_with(suffix))
         };
         let size = |sizes: Option<[i32; 3]>| u64::try_from(sizes?[dimension()?]).ok();
-        match name {
-            "arith.constant" => Range::exactly(integer_attribute(&op, "value")?),
-            "gpu.block_id" => Range::new(0, size(self.grid)? - 1),
-            "gpu.thread_id" => Range::new(0, size(self.block)? - 1),
-            "gpu.grid_dim" => Range::new(size(self.grid)?, size(self.grid)?),
-            "gpu.block_dim" => Range::new(size(self.block)?, size(self.block)?),
-            "memref.dim" => {
+        match_op!(op, {
+            arith::ConstantOperation => Range::exactly(integer_attribute(&op, "value")?),
+            gpu::BlockIdOperation => Range::new(0, size(self.grid)? - 1),
+            gpu::ThreadIdOperation => Range::new(0, size(self.block)? - 1),
+            gpu::GridDimOperation => Range::new(size(self.grid)?, size(self.grid)?),
+            gpu::BlockDimOperation => Range::new(size(self.block)?, size(self.block)?),
+            memref::DimOperation => {
                 let memref = op.operand(0).ok()?.r#type();
                 let memref = tile_dialect::ops::as_memref(memref)?;
                 let index = usize::try_from(constant_integer(op.operand(1).ok()?)?).ok()?;
                 Range::exactly((*static_sizes(memref).get(index)?)?)
-            }
-            "arith.index_cast" | "arith.index_castui" | "arith.extui" | "arith.extsi" => {
-                self.at(op, op.operand(0).ok()?, depth)
-            }
-            _ if op.operand_count() == 2 && op.result_count() == 1 => {
-                let a = self.at(op, op.operand(0).ok()?, depth)?;
-                let b = self.at(op, op.operand(1).ok()?, depth)?;
-                binary(&name, a, b)
-            }
-            _ => None,
-        }
+            },
+            arith::IndexCastOperation
+            | arith::IndexCastUIOperation
+            | arith::ExtUIOperation
+            | arith::ExtSIOperation => self.at(op, op.operand(0).ok()?, depth),
+            _ => {
+                if op.operand_count() == 2 && op.result_count() == 1 {
+                    let a = self.at(op, op.operand(0).ok()?, depth)?;
+                    let b = self.at(op, op.operand(1).ok()?, depth)?;
+                    binary(&op, a, b)
+                } else {
+                    None
+                }
+            },
+        })
     }
 
     /// The range of `value` where `user` runs: its own range, narrowed by the conditions of the
@@ -279,12 +287,11 @@ impl Ranges {
         let mut range = self.of(value, depth)?;
         let mut inner = user;
         while let Some(parent) = inner.parent_operation() {
-            let name = op_name(&parent);
-            if name == "gpu.func" || name == "func.func" {
+            if is(&parent, gpu::GPUFuncOperation::name) || is(&parent, func::FuncOperation::name) {
                 break;
             }
             let in_then = inner.block().and_then(|block| block.parent_region()) == parent.region(0).ok();
-            if name == "scf.if" && in_then {
+            if is(&parent, scf::IfOperation::name) && in_then {
                 if let Ok(condition) = parent.operand(0) {
                     range = self.narrow(range, value, condition, depth, GUARD_TERMS);
                 }
@@ -307,12 +314,12 @@ impl Ranges {
         let (Ok(a), Ok(b)) = (op.operand(0), op.operand(1)) else {
             return range;
         };
-        match op_name(&op) {
-            "arith.andi" if terms > 0 => {
+        match_op!(op, {
+            arith::AndIOperation if terms > 0 => {
                 let range = self.narrow(range, value, a, depth, terms - 1);
                 self.narrow(range, value, b, depth, terms - 1)
-            }
-            "arith.cmpi" => {
+            },
+            arith::CmpIOperation => {
                 let Some(predicate) = integer_attribute(&op, "predicate") else {
                     return range;
                 };
@@ -328,9 +335,9 @@ impl Ranges {
                     Some(bound) => narrowed(predicate, range, bound).unwrap_or(range),
                     None => range,
                 }
-            }
+            },
             _ => range,
-        }
+        })
     }
 
     /// The range of an `scf.for`'s induction variable: from its lower bound to below its upper one.
@@ -340,7 +347,7 @@ impl Ranges {
         }
         let owner = argument.owner();
         let parent = owner.parent_operation()?;
-        if op_name(&parent) != "scf.for" {
+        if !is(&parent, scf::ForOperation::name) {
             return None;
         }
         let lower = self.at(parent, parent.operand(0).ok()?, depth)?;
@@ -365,7 +372,7 @@ fn fold<'c>(
     let rewriter = IrRewriter::new(context);
     let rewriter = rewriter.as_rewriter_base();
     let mut folded = 0;
-    for compare in find_ops(function, "arith.cmpi") {
+    for compare in find_ops(function, arith::CmpIOperation::name()) {
         let (Ok(a), Ok(b), Ok(result)) = (compare.operand(0), compare.operand(1), compare.result(0)) else {
             continue;
         };
@@ -398,16 +405,16 @@ fn fold<'c>(
     folded
 }
 
-/// Returns the ops named `name` in the body of `op` (its first region's first block), without
-/// walking what they hold.
-fn children<'c, 'a>(op: OperationRef<'c, 'a>, name: &str) -> Vec<OperationRef<'c, 'a>> {
+/// Returns the ops of the kind `name` names in the body of `op` (its first region's first block),
+/// without walking what they hold.
+fn children<'c, 'a>(op: OperationRef<'c, 'a>, name: fn() -> &'static str) -> Vec<OperationRef<'c, 'a>> {
     let mut found = Vec::new();
     let Some(block) = op.regions().next().and_then(|region| region.first_block()) else {
         return found;
     };
     let mut next = block.first_operation();
     while let Some(child) = next {
-        if op_name(&child) == name {
+        if is(&child, name) {
             found.push(child);
         }
         next = child.next_in_block();
@@ -419,14 +426,14 @@ fn children<'c, 'a>(op: OperationRef<'c, 'a>, name: &str) -> Vec<OperationRef<'c
 /// comparisons.
 fn run(module: OperationRef) -> Result<(), String> {
     with_context(module, |context| {
-        for gpu_module in children(module, "gpu.module") {
+        for gpu_module in children(module, gpu::GPUModuleOperation::name) {
             let Some(json) = string_attribute(&gpu_module, MANIFEST) else {
                 continue;
             };
             let Ok(manifest) = Manifest::from_json(&json) else {
                 continue;
             };
-            let Some(function) = children(gpu_module, "gpu.func")
+            let Some(function) = children(gpu_module, gpu::GPUFuncOperation::name)
                 .into_iter()
                 .find(|function| string_attribute(function, "sym_name").as_deref() == Some(manifest.entry.as_str()))
             else {
@@ -438,9 +445,7 @@ fn run(module: OperationRef) -> Result<(), String> {
                 if function.attribute(name).is_ok() {
                     continue;
                 }
-                let text = format!("array<i32: {}, {}, {}>", sizes[0], sizes[1], sizes[2]);
-                let attribute = Attribute::parse(context, &text).ok_or("a launch size attribute")?;
-                set_attribute(function, name, attribute);
+                set_attribute(function, name, crate::attributes::i32_array(context, &sizes));
             }
             if grid.is_some() || block.is_some() {
                 fold(context, function, grid, block);
@@ -482,25 +487,33 @@ mod tests {
 
     #[test]
     fn arithmetic_keeps_ranges_within_the_limit() {
-        assert_eq!(binary("arith.addi", range(0, 31), range(0, 3968)), Some(range(0, 3999)));
-        assert_eq!(
-            binary("arith.muli", range(0, 31), range(128, 128)),
-            Some(range(0, 3968))
+        let context = crate::context();
+        let location = Location::unknown(&context);
+        let index = melior::ir::Type::index(&context);
+        let operands = melior::ir::Block::new(&[(index, location), (index, location)]);
+        let (x, y) = (
+            operands.argument(0).unwrap().into(),
+            operands.argument(1).unwrap().into(),
         );
-        assert_eq!(binary("arith.divui", range(0, 127), range(4, 4)), Some(range(0, 31)));
-        assert_eq!(binary("arith.remui", range(0, 127), range(4, 4)), Some(range(0, 3)));
-        assert_eq!(binary("arith.remui", range(1, 3), range(4, 8)), Some(range(1, 3)));
-        assert_eq!(
-            binary("arith.ceildivui", range(1, 100), range(32, 32)),
-            Some(range(1, 4))
-        );
-        assert_eq!(binary("arith.subi", range(0, 5), range(1, 1)), None);
-        assert_eq!(binary("arith.muli", range(0, 1 << 20), range(0, 1 << 20)), None);
-        assert_eq!(binary("arith.divui", range(0, 5), range(0, 1)), None);
-        assert_eq!(binary("arith.shrui", range(0, 127), range(5, 5)), Some(range(0, 3)));
-        assert_eq!(binary("arith.shli", range(1, 5), range(0, 1)), Some(range(1, 10)));
-        assert_eq!(binary("arith.shli", range(0, 5), range(0, 40)), None);
-        assert_eq!(binary("arith.xori", range(0, 5), range(0, 1)), None);
+        // The range of `arith::$op` of two operands whose ranges are `a` and `b`.
+        macro_rules! range_of {
+            ($op:ident, $a:expr, $b:expr) => {
+                binary(arith::$op(&context, x, y, location).as_operation(), $a, $b)
+            };
+        }
+        assert_eq!(range_of!(addi, range(0, 31), range(0, 3968)), Some(range(0, 3999)));
+        assert_eq!(range_of!(muli, range(0, 31), range(128, 128)), Some(range(0, 3968)));
+        assert_eq!(range_of!(divui, range(0, 127), range(4, 4)), Some(range(0, 31)));
+        assert_eq!(range_of!(remui, range(0, 127), range(4, 4)), Some(range(0, 3)));
+        assert_eq!(range_of!(remui, range(1, 3), range(4, 8)), Some(range(1, 3)));
+        assert_eq!(range_of!(ceildivui, range(1, 100), range(32, 32)), Some(range(1, 4)));
+        assert_eq!(range_of!(subi, range(0, 5), range(1, 1)), None);
+        assert_eq!(range_of!(muli, range(0, 1 << 20), range(0, 1 << 20)), None);
+        assert_eq!(range_of!(divui, range(0, 5), range(0, 1)), None);
+        assert_eq!(range_of!(shrui, range(0, 127), range(5, 5)), Some(range(0, 3)));
+        assert_eq!(range_of!(shli, range(1, 5), range(0, 1)), Some(range(1, 10)));
+        assert_eq!(range_of!(shli, range(0, 5), range(0, 40)), None);
+        assert_eq!(range_of!(xori, range(0, 5), range(0, 1)), None);
     }
 
     #[test]

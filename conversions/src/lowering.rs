@@ -33,7 +33,7 @@ pub fn create_pass(target: &'static Target) -> Pass {
         target.lowering.name,
         target.lowering.argument,
         target.lowering.description,
-        "builtin.module",
+        tile_ir::builtin::ModuleOperation::name(),
         &(target.lowering.dialects)(),
     )
 }

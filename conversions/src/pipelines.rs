@@ -85,7 +85,7 @@ pub fn host_passes(target: &Target) -> Option<String> {
 /// the process at the first module pass added.
 fn build_target_pipeline(manager: &OperationPassManager, pipeline: Pipeline, chip: &str, anchor: &str) {
     let name = pipeline.name();
-    if anchor != "builtin.module" && anchor != "any" {
+    if anchor != tile_ir::builtin::ModuleOperation::name() && anchor != "any" {
         manager.add_pass(unsupported_chip_pass(
             name,
             format!("runs on a builtin.module, but was nested in {anchor}: write builtin.module({name}{{chip=...}})"),

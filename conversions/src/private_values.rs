@@ -47,11 +47,12 @@ use melior::{
     ir::{
         Block, BlockLike, BlockRef, Region, RegionLike, ShapedTypeLike, Type, TypeLike, Value, ValueLike,
         attribute::DenseI64ArrayAttribute,
-        operation::{OperationBuilder, OperationLike, OperationRef},
+        operation::{OperationLike, OperationRef},
     },
 };
 use std::collections::{HashMap, HashSet};
 use tile_dialect::ops::{constant_integer, nested_ops, op_name, with_context};
+use tile_ir::{gpu, is, match_op, memref, scf, vector};
 
 /// The flag of the pass that promotes every array it can.
 pub const ARGUMENT: &str = "tile-promote-private";
@@ -99,7 +100,7 @@ fn run(op: OperationRef, scalars: bool) -> Result<(), String> {
         // Found before any is rewritten: the walk's list holds the ops the promotion erases.
         let functions: Vec<OperationRef> = nested_ops(op)
             .into_iter()
-            .filter(|op| op_name(op) == "gpu.func")
+            .filter(|op| is(op, gpu::GPUFuncOperation::name))
             .collect();
         for function in functions {
             promote(context, function, scalars)?;
@@ -139,7 +140,7 @@ fn promote<'c, 'a>(context: &'c Context, function: OperationRef<'c, 'a>, scalars
 fn erase_dead_extracts(context: &Context, function: OperationRef) {
     let rewriter = melior::IrRewriter::new(context);
     for op in nested_ops(function) {
-        if op_name(&op) != "vector.from_elements" || op.operand_count() == 0 {
+        if !is(&op, vector::FromElementsOperation::name) || op.operand_count() == 0 {
             continue;
         }
         let Ok(result) = op.result(0) else { continue };
@@ -165,7 +166,7 @@ fn erase_dead_extracts(context: &Context, function: OperationRef) {
         .collect();
     let rewriter = melior::IrRewriter::new(context);
     for op in ops {
-        if op_name(&op) == "vector.extract"
+        if is(&op, vector::ExtractOperation::name)
             && op
                 .result(0)
                 .is_ok_and(|result| !used.contains(&(Value::from(result).to_raw().ptr as usize)))
@@ -182,7 +183,7 @@ fn inside_loops_and_branches<'c, 'a>(op: OperationRef<'c, 'a>, function: Operati
         if parent == function {
             return true;
         }
-        if !matches!(op_name(&parent), "scf.for" | "scf.if") {
+        if !is(&parent, scf::ForOperation::name) && !is(&parent, scf::IfOperation::name) {
             return false;
         }
         inner = parent;
@@ -194,7 +195,7 @@ fn inside_loops_and_branches<'c, 'a>(op: OperationRef<'c, 'a>, function: Operati
 /// one-dimensional vector at a constant position.
 fn lane_of<'c, 'a>(value: Value<'c, 'a>) -> Option<(Value<'c, 'a>, usize)> {
     let op = tile_dialect::ops::as_result(value)?.owner();
-    if op_name(&op) != "vector.extract" || op.operand_count() != 1 {
+    if !is(&op, vector::ExtractOperation::name) || op.operand_count() != 1 {
         return None;
     }
     let position = DenseI64ArrayAttribute::try_from(op.attribute("static_position").ok()?).ok()?;
@@ -226,7 +227,7 @@ impl<'c, 'a> Promotion<'c, 'a> {
         // The candidates are `self.arrays` while their uses are checked.
         let mut allocas = Vec::new();
         for op in &ops {
-            if op_name(op) != "memref.alloca" || op.block() != Some(body) || op.operand_count() != 0 {
+            if !is(op, memref::AllocaOperation::name) || op.block() != Some(body) || op.operand_count() != 0 {
                 continue;
             }
             let Ok(result) = op.result(0) else { continue };
@@ -257,24 +258,26 @@ impl<'c, 'a> Promotion<'c, 'a> {
                 let direct = self.arrays.iter().position(|array| array.value == operand);
                 let viewed = self.arrays.iter().position(|array| array.views.contains(&operand));
                 let Some(index) = direct.or(viewed) else { continue };
-                let allowed = match (op_name(op), direct.is_some(), position) {
-                    ("memref.memory_space_cast", true, 0) => {
+                // A view's source and the scalar accesses take the array itself, the vector
+                // accesses one of its views; loads as their first operand, stores as their second
+                // (after the value stored).
+                let array_at = |operand: usize| direct.is_some() && position == operand;
+                let view_at = |operand: usize| direct.is_none() && position == operand;
+                let allowed = match_op!(op, {
+                    memref::MemorySpaceCastOperation if array_at(0) => {
                         let result = op.result(0).ok();
                         if let Some(result) = result {
                             self.arrays[index].views.push(result.into());
                             view_ops.push((index, *op));
                         }
                         result.is_some()
-                    }
-                    ("memref.load", true, 0)
-                    | ("memref.store", true, 1)
-                    | ("vector.load", false, 0)
-                    | ("vector.store", false, 1) => {
-                        self.access(op).is_some_and(|access| access.array == index)
-                            && inside_loops_and_branches(*op, function)
-                    }
+                    },
+                    memref::LoadOperation if array_at(0) => self.promotable(op, index, function),
+                    memref::StoreOperation if array_at(1) => self.promotable(op, index, function),
+                    vector::LoadOperation if view_at(0) => self.promotable(op, index, function),
+                    vector::StoreOperation if view_at(1) => self.promotable(op, index, function),
                     _ => false,
-                };
+                });
                 rejected[index] |= !allowed;
             }
         }
@@ -291,6 +294,12 @@ impl<'c, 'a> Promotion<'c, 'a> {
             self.arrays.push(array);
         }
         (kept_allocas, views)
+    }
+
+    /// Whether `op`, an access of array `index`, leaves it promotable: an access at a constant
+    /// index inside the array, only inside loops and branches of `function`.
+    fn promotable(&mut self, op: &OperationRef<'c, 'a>, index: usize, function: OperationRef<'c, 'a>) -> bool {
+        self.access(op).is_some_and(|access| access.array == index) && inside_loops_and_branches(*op, function)
     }
 
     /// Lanes of `ty` if it is a vector of `element` of at most `slots` lanes.
@@ -311,23 +320,24 @@ impl<'c, 'a> Promotion<'c, 'a> {
 
     /// The access `op` makes to a promoted array, if it is one.
     fn access(&mut self, op: &OperationRef<'c, 'a>) -> Option<Access<'c, 'a>> {
-        let (memref, index, stored, vector) = match (op_name(op), op.operand_count()) {
-            ("memref.load", 2) => (op.operand(0).ok()?, op.operand(1).ok()?, None, false),
-            ("memref.store", 3) => (
+        let operands = op.operand_count();
+        let (memref, index, stored, vector) = match_op!(op, {
+            memref::LoadOperation if operands == 2 => (op.operand(0).ok()?, op.operand(1).ok()?, None, false),
+            memref::StoreOperation if operands == 3 => (
                 op.operand(1).ok()?,
                 op.operand(2).ok()?,
                 Some(op.operand(0).ok()?),
                 false,
             ),
-            ("vector.load", 2) => (op.operand(0).ok()?, op.operand(1).ok()?, None, true),
-            ("vector.store", 3) => (
+            vector::LoadOperation if operands == 2 => (op.operand(0).ok()?, op.operand(1).ok()?, None, true),
+            vector::StoreOperation if operands == 3 => (
                 op.operand(1).ok()?,
                 op.operand(2).ok()?,
                 Some(op.operand(0).ok()?),
                 true,
             ),
             _ => return None,
-        };
+        });
         let array = self.arrays.iter().position(|array| {
             if vector {
                 array.views.contains(&memref)
@@ -371,19 +381,12 @@ impl<'c, 'a> Promotion<'c, 'a> {
         };
         match held {
             Some(Held::Scalar(value)) => value,
-            Some(Held::Lane(vector, lane)) => {
-                let position = (
-                    melior::ir::Identifier::new(self.context, "static_position"),
-                    crate::attributes::i64_array(self.context, &[lane as i64]),
-                );
+            Some(Held::Lane(source, lane)) => {
+                // Its result type is inferred: the vector's element type, the array's.
+                let position = crate::attributes::i64_array(self.context, &[lane as i64]);
                 b.value(
                     at,
-                    OperationBuilder::new("vector.extract", b.location)
-                        .add_operands(&[vector])
-                        .add_attributes(&[position])
-                        .add_results(&[self.arrays[array].element])
-                        .build()
-                        .expect("vector.extract"),
+                    vector::extract(self.context, source, &[], position, b.location).into(),
                 )
             }
             None => b.constant(at, self.arrays[array].element, 0.0),
@@ -413,14 +416,7 @@ impl<'c, 'a> Promotion<'c, 'a> {
             location: at.before.location(),
             threads: None,
         };
-        b.value(
-            at,
-            OperationBuilder::new("vector.from_elements", b.location)
-                .add_operands(&lanes)
-                .add_results(&[ty])
-                .build()
-                .expect("vector.from_elements"),
-        )
+        b.value(at, vector::from_elements(self.context, ty, &lanes, b.location).into())
     }
 
     /// Sets `group`'s slots in `state` to the lanes of `value` (or to it, for one slot).
@@ -497,11 +493,16 @@ impl<'c, 'a> Promotion<'c, 'a> {
             if op.region_count() == 0 || !nested_ops(op).iter().any(|nested| self.access(nested).is_some()) {
                 continue;
             }
-            match op_name(&op) {
-                "scf.for" => self.for_loop(op, state)?,
-                "scf.if" => self.branch(op, state)?,
-                other => return Err(format!("internal error: a private array promoted inside '{other}'")),
-            }
+            match_op!(op, {
+                scf::ForOperation => self.for_loop(op, state)?,
+                scf::IfOperation => self.branch(op, state)?,
+                _ => {
+                    return Err(format!(
+                        "internal error: a private array promoted inside '{}'",
+                        op_name(&op)
+                    ));
+                },
+            });
         }
         Ok(())
     }
@@ -519,8 +520,10 @@ impl<'c, 'a> Promotion<'c, 'a> {
             .and_then(|region| region.first_block())
             .ok_or("an scf.for without a body")?;
         let carried = old.operand_count() - 3;
-        let mut operands: Vec<Value> = old.operands().collect();
-        operands.extend(
+        // The lower and upper bounds and the step, then the values the loop carries.
+        let operands: Vec<Value> = old.operands().collect();
+        let (bounds, mut init_args) = (&operands[..3], operands[3..].to_vec());
+        init_args.extend(
             groups
                 .iter()
                 .map(|group| self.group_value(At::before(old), state, *group)),
@@ -541,12 +544,17 @@ impl<'c, 'a> Promotion<'c, 'a> {
         };
         let new = b.insert(
             At::before(old),
-            OperationBuilder::new("scf.for", location)
-                .add_operands(&operands)
-                .add_regions([region])
-                .add_results(&results)
-                .build()
-                .map_err(|e| e.to_string())?,
+            scf::r#for(
+                self.context,
+                &results,
+                bounds[0],
+                bounds[1],
+                bounds[2],
+                &init_args,
+                region,
+                location,
+            )
+            .into(),
         );
         let body = new
             .region(0)

@@ -10,11 +10,12 @@ use melior::{
     ir::{
         Block, BlockLike, Identifier, Location, Operation, Region, RegionLike, Type, Value, ValueLike,
         attribute::{DenseI32ArrayAttribute, IntegerAttribute, StringAttribute, TypeAttribute},
-        operation::OperationBuilder,
+        operation::OperationMutLike,
         r#type::{FunctionType, IntegerType, MemRefType},
     },
 };
 use tile_dialect::ops::{nested_symbol, unranked_type};
+use tile_ir::{builtin, gpu, memref, nvgpu};
 
 /// What a launch takes from the host, in the kernel's argument order.
 pub struct Launched<'c, 'a> {
@@ -116,29 +117,18 @@ fn launch_body<'c>(
         let tensor = argument(map.tensor);
         let memref = MemRefType::try_from(tensor.r#type()).expect("global tensors are memrefs");
         // The descriptor op takes a tensor of any rank.
-        let unranked = append(
-            OperationBuilder::new("memref.cast", location)
-                .add_operands(&[tensor])
-                .add_results(&[unranked_type(memref)])
-                .build()
-                .expect("memref.cast"),
-        );
+        let unranked = append(memref::cast(context, unranked_type(memref), tensor, location).into());
         let box_: Vec<Value> = map.box_.iter().map(|size| constant(*size, index)).collect();
-        let descriptor = append(
-            OperationBuilder::new("nvgpu.tma.create.descriptor", location)
-                .add_operands(&[unranked])
-                .add_operands(&box_)
-                .add_results(&[map.map_type])
-                .build()
-                .expect("nvgpu.tma.create.descriptor"),
-        );
+        let descriptor = append(nvgpu::tma_create_descriptor(context, map.map_type, unranked, &box_, location).into());
         // The kernel takes the encoded map as a pointer, which the descriptor becomes in LLVM.
         let pointer = append(
-            OperationBuilder::new("builtin.unrealized_conversion_cast", location)
-                .add_operands(&[descriptor])
-                .add_results(&[crate::attributes::llvm_pointer(context, 0)])
-                .build()
-                .expect("builtin.unrealized_conversion_cast"),
+            builtin::unrealized_conversion_cast(
+                context,
+                &[crate::attributes::llvm_pointer(context, 0)],
+                &[descriptor],
+                location,
+            )
+            .into(),
         );
         kernel_operands.push(pointer);
     }
@@ -175,25 +165,28 @@ fn launch_body<'c>(
         kernel_operands.len() as i32,
         0,
     ];
-    block.append_operation(
-        OperationBuilder::new("gpu.launch_func", location)
-            .add_operands(&grid)
-            .add_operands(&[threads, one, one])
-            .add_operands(&shared)
-            .add_operands(&kernel_operands)
-            .add_attributes(&[
-                (
-                    Identifier::new(context, "kernel"),
-                    nested_symbol(context, &symbols.module, &symbols.kernel),
-                ),
-                (
-                    Identifier::new(context, "operandSegmentSizes"),
-                    DenseI32ArrayAttribute::new(context, &segments).into(),
-                ),
-            ])
-            .build()
-            .expect("gpu.launch_func"),
+    let mut launch = gpu::LaunchFuncOperation::builder(context, location)
+        .async_dependencies(&[])
+        .grid_size_x(grid[0])
+        .grid_size_y(grid[1])
+        .grid_size_z(grid[2])
+        .block_size_x(threads)
+        .block_size_y(one)
+        .block_size_z(one);
+    if let Some(bytes) = shared.first() {
+        launch = launch.dynamic_shared_memory_size(*bytes);
+    }
+    let mut launch: Operation = launch
+        .kernel_operands(&kernel_operands)
+        .kernel(nested_symbol(context, &symbols.module, &symbols.kernel))
+        .build()
+        .into();
+    // melior's generated builder leaves the operand segments unset.
+    launch.set_attribute(
+        "operandSegmentSizes",
+        DenseI32ArrayAttribute::new(context, &segments).into(),
     );
+    block.append_operation(launch);
     block.append_operation(func::r#return(&[], location));
 }
 

@@ -2,24 +2,26 @@
 //! lowered kernel takes. Every target's manifest writes them the same way.
 
 use melior::ir::{ShapedTypeLike, Value, ValueLike, operation::OperationLike, r#type::MemRefType};
-use tile_dialect::ops::constant_integer;
+use tile_dialect::ops::{constant_integer, op_name};
+use tile_ir::{arith, memref};
 use tile_manifest::{Expr, HostOp};
 
-/// Host ops whose value a launcher can recompute from the host arguments.
-const HOST_OPS: &[&str] = &[
-    "arith.addi",
-    "arith.subi",
-    "arith.muli",
-    "arith.divui",
-    "arith.divsi",
-    "arith.ceildivui",
-    "arith.ceildivsi",
-    "arith.remui",
-    "arith.remsi",
-    "arith.minui",
-    "arith.maxui",
-    "arith.minsi",
-    "arith.maxsi",
+/// Host ops whose value a launcher can recompute from the host arguments, each with the `HostOp` a
+/// manifest writes for it.
+const HOST_OPS: [(fn() -> &'static str, HostOp); 13] = [
+    (arith::AddIOperation::name, HostOp::Add),
+    (arith::SubIOperation::name, HostOp::Sub),
+    (arith::MulIOperation::name, HostOp::Mul),
+    (arith::DivUIOperation::name, HostOp::DivU),
+    (arith::DivSIOperation::name, HostOp::DivS),
+    (arith::CeilDivUIOperation::name, HostOp::CeilDivU),
+    (arith::CeilDivSIOperation::name, HostOp::CeilDivS),
+    (arith::RemUIOperation::name, HostOp::RemU),
+    (arith::RemSIOperation::name, HostOp::RemS),
+    (arith::MinUIOperation::name, HostOp::MinU),
+    (arith::MaxUIOperation::name, HostOp::MaxU),
+    (arith::MinSIOperation::name, HostOp::MinS),
+    (arith::MaxSIOperation::name, HostOp::MaxS),
 ];
 
 /// Describes how the host computes `value` from its arguments: a number, a size of a tensor
@@ -36,28 +38,31 @@ pub fn host_expression(value: Value) -> Result<Expr, String> {
     let owner = tile_dialect::ops::as_result(value)
         .ok_or_else(|| "an unknown value".to_string())?
         .owner();
-    let name = owner.name().as_string_ref().as_str().unwrap_or_default().to_owned();
     let operands: Vec<Value> = owner.operands().collect();
-    match name.as_str() {
-        "memref.dim" => {
+    tile_ir::match_op!(owner, {
+        memref::DimOperation => {
             let tensor = tile_dialect::ops::as_argument(operands[0])
                 .ok_or("memref.dim of a tensor that is not a host argument")?;
             let dim = constant_integer(operands[1]).ok_or("memref.dim with a dynamic dimension index")?;
             Ok(Expr::Dim {
                 dim: [tensor.argument_number(), dim as usize],
             })
-        }
-        "arith.index_cast" | "arith.index_castui" => host_expression(operands[0]),
-        _ if HOST_OPS.contains(&name.as_str()) => {
-            let args = operands
-                .into_iter()
-                .map(host_expression)
-                .collect::<Result<Vec<_>, _>>()?;
-            let op = HostOp::from_name(&name).ok_or_else(|| format!("{name}, which the manifest schema lacks"))?;
-            Ok(Expr::Op { op, args })
-        }
-        _ => Err(format!("a value computed by {name}, which a launcher cannot recompute")),
-    }
+        },
+        arith::IndexCastOperation | arith::IndexCastUIOperation => host_expression(operands[0]),
+        _ => match HOST_OPS.iter().find(|(name, _)| tile_ir::is(&owner, *name)) {
+            Some((_, op)) => {
+                let args = operands
+                    .into_iter()
+                    .map(host_expression)
+                    .collect::<Result<Vec<_>, _>>()?;
+                Ok(Expr::Op { op: *op, args })
+            }
+            None => Err(format!(
+                "a value computed by {}, which a launcher cannot recompute",
+                op_name(&owner)
+            )),
+        },
+    })
 }
 
 /// The grid of a launch as host expressions (see [`host_expression`]), padded to three dimensions.

@@ -78,7 +78,7 @@ fn backend() -> String {
     let kernel_modules: Vec<&str> = kernel_modules.iter().map(String::as_str).collect();
     [
         format!("rocdl-attach-target{{chip={chip} O=3}}"),
-        super::nested("gpu.module", &kernel_modules),
+        super::nested(tile_ir::gpu::GPUModuleOperation::name(), &kernel_modules),
         tile_passes::gpu_module_to_isa::ARGUMENT.into(),
         "convert-scf-to-cf".into(),
         "expand-strided-metadata".into(),

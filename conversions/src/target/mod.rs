@@ -285,7 +285,9 @@ impl Target {
     /// else the target's.
     pub fn shared_bytes(&self, op: OperationRef) -> i64 {
         let mut module = Some(op);
-        while let Some(current) = module.filter(|current| tile_dialect::ops::op_name(current) != "builtin.module") {
+        while let Some(current) =
+            module.filter(|current| !tile_ir::is(current, tile_ir::builtin::ModuleOperation::name))
+        {
             module = current.parent_operation();
         }
         module

@@ -86,7 +86,7 @@ pub(super) fn backend(memory_model: bool) -> String {
     let mut passes = vec![
         "canonicalize".to_owned(),
         "cse".into(),
-        super::nested("gpu.module", &kernel_modules),
+        super::nested(tile_ir::gpu::GPUModuleOperation::name(), &kernel_modules),
         "convert-gpu-to-spirv".into(),
     ];
     if memory_model {
