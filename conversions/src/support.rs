@@ -9,6 +9,7 @@ use melior::ir::{
     operation::{OperationLike, OperationRef},
 };
 use tile_dialect::{diagnostics::emit_error, ops::op_name};
+use tile_ir::{arith, func, memref, tile};
 
 /// How messages name a target (`None`: the CPU reference).
 fn display(target: Option<&Target>) -> &str {
@@ -26,7 +27,7 @@ fn display(target: Option<&Target>) -> &str {
 fn host_arguments_plain(module: OperationRef, strided: bool) -> bool {
     use melior::ir::{attribute::TypeAttribute, r#type::FunctionType};
     let mut plain = true;
-    for function in tile_dialect::ops::find_ops(module, "func.func") {
+    for function in tile_dialect::ops::find_ops(module, func::FuncOperation::name()) {
         let Some(signature) = function
             .attribute("function_type")
             .ok()
@@ -110,8 +111,8 @@ pub fn check_supported(module: OperationRef, target: Option<&Target>) -> Result<
 /// printer. Emits an error at each function that has another and returns false when there was one.
 fn kernel_hosts_named_plainly(module: OperationRef) -> bool {
     let mut plain = true;
-    for function in tile_dialect::ops::find_ops(module, "func.func") {
-        if tile_dialect::ops::find_ops(function, "tile.kernel").is_empty() {
+    for function in tile_dialect::ops::find_ops(module, func::FuncOperation::name()) {
+        if tile_dialect::ops::find_ops(function, tile::KernelOperation::name()).is_empty() {
             continue;
         }
         let name = tile_dialect::ops::string_attribute(&function, "sym_name").unwrap_or_default();
@@ -141,7 +142,7 @@ fn no_eight_bit_floats(module: OperationRef, target: Option<&Target>) -> bool {
     let unconverted = target
         .and_then(|target| target.matrix)
         .and_then(|rules| rules.f8_instruction());
-    for kernel in tile_dialect::ops::find_ops(module, "tile.kernel") {
+    for kernel in tile_dialect::ops::find_ops(module, tile::KernelOperation::name()) {
         for op in tile_dialect::ops::nested_ops(kernel) {
             let f8 = op
                 .operands()
@@ -178,15 +179,15 @@ fn no_eight_bit_floats(module: OperationRef, target: Option<&Target>) -> bool {
 /// them from tensors of the same type (bytes moved as they are), the ring slots they become, and
 /// the gemms that read them (whose own rule refuses what the instruction cannot take).
 fn f8_operand_op(op: OperationRef) -> bool {
-    match op_name(&op) {
-        "tile.alloc_shared" | "tile.gemm" | "tile.slot" => true,
-        "tile.copy" => {
+    tile_ir::match_op!(op, {
+        tile::AllocSharedOperation | tile::GemmOperation | tile::SlotOperation => true,
+        tile::CopyOperation => {
             tile_dialect::ops::copy_parts(&op).is_some_and(|parts| element_of(parts.src) == element_of(parts.dst))
-        }
-        "tile.copy_async" => tile_dialect::ops::copy_async_parts(&op)
+        },
+        tile::CopyAsyncOperation => tile_dialect::ops::copy_async_parts(&op)
             .is_some_and(|(parts, _, _)| element_of(parts.src) == element_of(parts.dst)),
         _ => false,
-    }
+    })
 }
 
 /// Checks that no kernel of `module` has a `tile.producer`: only TMA targets give one a warp of its
@@ -194,7 +195,7 @@ fn f8_operand_op(op: OperationRef) -> bool {
 /// producer's refills would overwrite slots before they are read).
 fn no_producers(module: OperationRef, target: Option<&Target>) -> bool {
     let tma = crate::target::names_where(|target| target.tma);
-    let producers = tile_dialect::ops::find_ops(module, "tile.producer");
+    let producers = tile_dialect::ops::find_ops(module, tile::ProducerOperation::name());
     for producer in &producers {
         emit_error(
             producer.location(),
@@ -212,7 +213,7 @@ fn no_producers(module: OperationRef, target: Option<&Target>) -> bool {
 /// past the descriptor's sizes and crashed), so it is an error at the op.
 fn dims_in_range(module: OperationRef) -> bool {
     let mut fine = true;
-    for dim in tile_dialect::ops::find_ops(module, "memref.dim") {
+    for dim in tile_dialect::ops::find_ops(module, memref::DimOperation::name()) {
         let (Ok(source), Ok(index)) = (dim.operand(0), dim.operand(1)) else {
             continue;
         };
@@ -238,14 +239,14 @@ fn dims_in_range(module: OperationRef) -> bool {
 
 /// The integer divisions and remainders, whose result upstream leaves undefined for a zero
 /// divisor.
-const DIVISIONS: &[&str] = &[
-    "arith.divui",
-    "arith.divsi",
-    "arith.remui",
-    "arith.remsi",
-    "arith.ceildivui",
-    "arith.ceildivsi",
-    "arith.floordivsi",
+const DIVISIONS: &[fn() -> &'static str] = &[
+    arith::DivUIOperation::name,
+    arith::DivSIOperation::name,
+    arith::RemUIOperation::name,
+    arith::RemSIOperation::name,
+    arith::CeilDivUIOperation::name,
+    arith::CeilDivSIOperation::name,
+    arith::FloorDivSIOperation::name,
 ];
 
 /// Checks that no integer division or remainder of `module` divides by a constant zero: its
@@ -253,7 +254,7 @@ const DIVISIONS: &[&str] = &[
 /// at the op.
 fn divisors_nonzero(module: OperationRef) -> bool {
     let mut fine = true;
-    for name in DIVISIONS {
+    for name in DIVISIONS.iter().map(|name| name()) {
         for division in tile_dialect::ops::find_ops(module, name) {
             let Ok(divisor) = division.operand(1) else { continue };
             if tile_dialect::ops::constant_integer(divisor) == Some(0) {
@@ -275,7 +276,7 @@ fn divisors_nonzero(module: OperationRef) -> bool {
 /// fuzzer's "Symbols not found", located nowhere): an error at the op, saying what works.
 fn truncations_linked(module: OperationRef) -> bool {
     let mut fine = true;
-    for truncation in tile_dialect::ops::find_ops(module, "arith.truncf") {
+    for truncation in tile_dialect::ops::find_ops(module, arith::TruncFOperation::name()) {
         let (Ok(source), Ok(result)) = (truncation.operand(0), truncation.result(0)) else {
             continue;
         };
@@ -298,7 +299,7 @@ fn truncations_linked(module: OperationRef) -> bool {
 /// op of a kernel that uses one that does not, and returns false when there was one.
 fn indices_fit_32_bits(module: OperationRef, target: &Target) -> bool {
     let mut fits = true;
-    for kernel in tile_dialect::ops::find_ops(module, "tile.kernel") {
+    for kernel in tile_dialect::ops::find_ops(module, tile::KernelOperation::name()) {
         let wide = tile_dialect::ops::nested_ops(kernel).into_iter().find_map(|op| {
             op.operands()
                 .filter(|value| value.r#type().is_index())

@@ -10,6 +10,7 @@
 
 use super::rings::{padded, tile_bytes};
 use crate::target::Target;
+use melior::dialect::DialectHandle;
 use melior::ir::ShapedTypeLike;
 use melior::ir::{
     BlockLike, RegionLike, Value, ValueLike,
@@ -17,8 +18,9 @@ use melior::ir::{
 };
 use tile_dialect::{
     level::{MemoryLevel, memory_level},
-    ops::{copy_parts, integer_attribute, is_defined_inside, nested_ops, op_name},
+    ops::{copy_parts, integer_attribute, is_defined_inside, nested_ops},
 };
+use tile_ir::{affine, memref, scf, tile};
 
 /// The shared memory a block may use on a TMA target, less room for reduction scratch and
 /// barriers.
@@ -74,7 +76,10 @@ fn accumulates_only(pipelined: OperationRef, copies: &[OperationRef]) -> bool {
         return false;
     };
     let ops: Vec<OperationRef> = std::iter::successors(body.first_operation(), |op| op.next_in_block()).collect();
-    let gemms: Vec<&OperationRef> = ops.iter().filter(|op| op_name(op) == "tile.gemm").collect();
+    let gemms: Vec<&OperationRef> = ops
+        .iter()
+        .filter(|op| tile_ir::is(*op, tile::GemmOperation::name))
+        .collect();
     let [gemm] = gemms[..] else { return false };
     let tiles: Vec<Value> = copies.iter().filter_map(copy_parts).map(|parts| parts.dst).collect();
     let operands_ahead = [0, 1]
@@ -88,19 +93,25 @@ fn accumulates_only(pipelined: OperationRef, copies: &[OperationRef]) -> bool {
     // after the expansion; the register rules' wgmma waits then wait where they touch the
     // accumulator.
     let conditional = |op: &OperationRef| {
-        op_name(op) == "scf.if" && !nested_ops(*op).iter().any(|nested| op_name(nested) == "tile.gemm")
+        tile_ir::is(op, scf::IfOperation::name)
+            && !nested_ops(*op)
+                .iter()
+                .any(|nested| tile_ir::is(nested, tile::GemmOperation::name))
     };
     let rest_is_arithmetic = ops.iter().all(|op| {
-        let name = op_name(op);
-        op == gemm || copies.contains(op) || name == "tile.yield" || conditional(op) || index_arithmetic(op)
+        op == gemm
+            || copies.contains(op)
+            || tile_ir::is(op, tile::YieldOperation::name)
+            || conditional(op)
+            || index_arithmetic(op)
     });
     operands_ahead && accumulator_outside && rest_is_arithmetic
 }
 
 /// Whether `op` is a pure `arith` or `index` op (no regions): arithmetic a loop may recompute.
 pub(super) fn index_arithmetic(op: &OperationRef) -> bool {
-    let name = op_name(op);
-    (name.starts_with("arith.") || name.starts_with("index.")) && op.region_count() == 0
+    (tile_ir::in_dialect(op, DialectHandle::arith()) || tile_ir::in_dialect(op, tile_ir::index_dialect()))
+        && op.region_count() == 0
 }
 
 /// Returns the op of `block` that is `op` or holds it.
@@ -136,11 +147,8 @@ pub fn computable(value: Value, pipelined: OperationRef, depth: usize) -> bool {
         return false;
     };
     let owner = result.owner();
-    let pure = {
-        let name = op_name(&owner);
-        (name.starts_with("arith.") || name.starts_with("index.") || name == "affine.apply")
-            && owner.region_count() == 0
-    };
+    let pure = index_arithmetic(&owner)
+        || (tile_ir::is(&owner, affine::AffineApplyOperation::name) && owner.region_count() == 0);
     depth < 32
         && pure
         && owner.block().is_some_and(|block| block == body)
@@ -152,13 +160,13 @@ pub fn computable(value: Value, pipelined: OperationRef, depth: usize) -> bool {
 /// Whether `user`, an op with `tile` among its operands, only reads it: a gemm's A or B, a copy's
 /// source, a reduction's source, a load.
 pub fn reads_only(user: &OperationRef, tile: Value) -> bool {
-    match op_name(user) {
-        "tile.gemm" => user.operand(2).is_ok_and(|accumulator| accumulator != tile),
-        "tile.copy" => copy_parts(user).is_some_and(|parts| parts.src == tile && parts.dst != tile),
-        "tile.reduce" => user.operand(1).is_ok_and(|dst| dst != tile),
-        "memref.load" => true,
+    tile_ir::match_op!(user, {
+        tile::GemmOperation => user.operand(2).is_ok_and(|accumulator| accumulator != tile),
+        tile::CopyOperation => copy_parts(user).is_some_and(|parts| parts.src == tile && parts.dst != tile),
+        tile::ReduceOperation => user.operand(1).is_ok_and(|dst| dst != tile),
+        memref::LoadOperation => true,
         _ => false,
-    }
+    })
 }
 
 /// Whether `copy` (in `pipelined`'s body) can run ahead (see the module's doc).
@@ -172,8 +180,9 @@ pub fn goes_ahead(kernel: OperationRef, pipelined: OperationRef, copy: Operation
     let tile = parts.dst;
     let element =
         |value: Value| tile_dialect::ops::as_memref(value.r#type()).map(|memref| memref.element().to_string());
-    let allocated_outside = tile_dialect::ops::as_result(tile)
-        .is_some_and(|result| op_name(&result.owner()) == "tile.alloc_shared" && !is_defined_inside(tile, pipelined));
+    let allocated_outside = tile_dialect::ops::as_result(tile).is_some_and(|result| {
+        tile_ir::is(&result.owner(), tile::AllocSharedOperation::name) && !is_defined_inside(tile, pipelined)
+    });
     if memory_level(parts.src.r#type()) != Some(MemoryLevel::Global)
         || !parts.dst_offsets.is_empty()
         || !allocated_outside
@@ -214,7 +223,7 @@ pub fn ring<'c, 'a>(kernel: OperationRef<'c, 'a>, pipelined: OperationRef<'c, 'a
     }
     let body = pipelined.region(0).ok()?.first_block()?;
     let copies: Vec<OperationRef> = std::iter::successors(body.first_operation(), |op| op.next_in_block())
-        .filter(|op| op_name(op) == "tile.copy" && goes_ahead(kernel, pipelined, *op))
+        .filter(|op| tile_ir::is(op, tile::CopyOperation::name) && goes_ahead(kernel, pipelined, *op))
         .collect();
     if copies.is_empty() {
         return None;
@@ -223,7 +232,9 @@ pub fn ring<'c, 'a>(kernel: OperationRef<'c, 'a>, pipelined: OperationRef<'c, 'a
     let bytes = |value: Value| tile_dialect::ops::as_memref(value.r#type()).map(tile_bytes);
     let shared: i64 = nested_ops(kernel)
         .iter()
-        .filter(|op| op_name(op) == "tile.alloc_shared" || op_name(op) == "tile.alloc_barriers")
+        .filter(|op| {
+            tile_ir::is(*op, tile::AllocSharedOperation::name) || tile_ir::is(*op, tile::AllocBarriersOperation::name)
+        })
         .filter_map(|op| op.result(0).ok().and_then(|result| bytes(result.into())))
         .sum();
     let ring_tiles: i64 = copies
@@ -248,7 +259,7 @@ pub fn ring<'c, 'a>(kernel: OperationRef<'c, 'a>, pipelined: OperationRef<'c, 'a
 /// may be building), or where a loop has none, those its [`ring`] would issue.
 pub fn issued_ahead<'c, 'a>(kernel: OperationRef<'c, 'a>, ops: &[OperationRef<'c, 'a>]) -> Vec<OperationRef<'c, 'a>> {
     let mut copies = Vec::new();
-    for pipelined in ops.iter().filter(|op| op_name(op) == "tile.pipelined") {
+    for pipelined in ops.iter().filter(|op| tile_ir::is(*op, tile::PipelinedOperation::name)) {
         let marked: Vec<OperationRef> = nested_ops(*pipelined)
             .into_iter()
             .filter(|op| op.attribute(super::AHEAD_ATTRIBUTE).is_ok())
@@ -356,7 +367,7 @@ pub fn producer_site<'c, 'a>(
     let top_level = pipelined.parent_operation().is_some_and(|parent| parent == kernel);
     let loops = nested_ops(kernel)
         .iter()
-        .filter(|op| op_name(op) == "tile.pipelined")
+        .filter(|op| tile_ir::is(*op, tile::PipelinedOperation::name))
         .count();
     let whole_warpgroups =
         threads % tile_dialect::PRODUCER_THREADS == 0 && threads + tile_dialect::PRODUCER_THREADS <= 1024;
@@ -369,10 +380,13 @@ pub fn producer_site<'c, 'a>(
         .take_while(|op| *op != pipelined)
         .collect();
     let replicable = |op: &OperationRef| {
-        let name = op_name(op);
+        let allocation = tile_ir::match_op!(op, {
+            tile::AllocSharedOperation | tile::AllocFragmentOperation | tile::AllocBarriersOperation => true,
+            _ => false,
+        });
         index_arithmetic(op)
-            || name.starts_with("tile.alloc_")
-            || (name == "tile.fill"
+            || allocation
+            || (tile_ir::is(op, tile::FillOperation::name)
                 && op
                     .operand(0)
                     .is_ok_and(|tile| memory_level(tile.r#type()) == Some(MemoryLevel::Fragment)))
@@ -384,10 +398,12 @@ pub fn producer_site<'c, 'a>(
     let defined_before = |value: &Value| hoistable(*value, kernel, &before[..position], 0);
     let tensors: Vec<Value> = copies.iter().filter_map(copy_parts).map(|parts| parts.src).collect();
     let writes_tensor = |op: &OperationRef| {
-        nested_ops(*op).into_iter().chain([*op]).any(|op| match op_name(&op) {
-            "tile.copy" => copy_parts(&op).is_some_and(|parts| tensors.contains(&parts.dst)),
-            "memref.store" => op.operand(1).is_ok_and(|memref| tensors.contains(&memref)),
-            _ => false,
+        nested_ops(*op).into_iter().chain([*op]).any(|op| {
+            tile_ir::match_op!(op, {
+                tile::CopyOperation => copy_parts(&op).is_some_and(|parts| tensors.contains(&parts.dst)),
+                memref::StoreOperation => op.operand(1).is_ok_and(|memref| tensors.contains(&memref)),
+                _ => false,
+            })
         })
     };
     (outside.iter().all(defined_before) && !before[position..].iter().any(writes_tensor)).then_some(site)
@@ -486,7 +502,7 @@ fn registers_fit(kernel: OperationRef, multiprocessor: &crate::target::Multiproc
     let threads = integer_attribute(&kernel, "threads").unwrap_or(0);
     let fragments: i64 = nested_ops(kernel)
         .iter()
-        .filter(|op| op_name(op) == "tile.alloc_fragment")
+        .filter(|op| tile_ir::is(*op, tile::AllocFragmentOperation::name))
         .filter_map(|op| {
             Some((
                 *op,

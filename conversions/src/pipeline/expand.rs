@@ -44,9 +44,7 @@ use melior::{
         r#type::{IntegerType, MemRefType},
     },
 };
-use tile_dialect::ops::{
-    clone_detached, copy_parts, is_defined_inside, nested_ops, op_name, set_operand, static_sizes,
-};
+use tile_dialect::ops::{clone_detached, copy_parts, is_defined_inside, nested_ops, set_operand, static_sizes};
 
 /// One copy issued ahead: where it reads, and the ring that replaces its tile.
 struct Ahead<'c, 'a> {
@@ -264,7 +262,8 @@ fn expand_loop<'c, 'a>(
         ));
     }
     for copy in &copies {
-        if op_name(copy) != "tile.copy" || !super::ahead::goes_ahead(kernel, pipelined, *copy) {
+        if !tile_ir::is(copy, tile_ir::tile::CopyOperation::name) || !super::ahead::goes_ahead(kernel, pipelined, *copy)
+        {
             return Err((
                 *copy,
                 "is marked tile.ahead but cannot be issued ahead: it must copy a global tensor into a shared tile allocated outside the loop, with one element type, from offsets computable from the induction variable and values outside the loop, and be the tile's only writer, before its readers in the iteration".into(),
@@ -415,7 +414,7 @@ fn expand_loop<'c, 'a>(
                 // Right after the gemm: a persistent kernel's epilogue, after it in a tile's last
                 // step, then holds no slot the producer could refill.
                 let gemm = std::iter::successors(end.block.first_operation(), |op| op.next_in_block())
-                    .find(|op| op_name(op) == "tile.gemm");
+                    .find(|op| tile_ir::is(op, tile_ir::tile::GemmOperation::name));
                 let end = gemm.and_then(|gemm| gemm.next_in_block()).map_or(end, At::before);
                 release_previous_slot(&b, end, iteration, depth, empty, looped);
             } else {
@@ -499,7 +498,7 @@ pub fn expand_kernel<'c, 'a>(
 ) -> Result<(), Failure<'c, 'a>> {
     let loops: Vec<OperationRef> = nested_ops(kernel)
         .into_iter()
-        .filter(|op| op_name(op) == "tile.pipelined" && fills_async(*op))
+        .filter(|op| tile_ir::is(op, tile_ir::tile::PipelinedOperation::name) && fills_async(*op))
         .collect();
     for pipelined in loops.into_iter().rev() {
         expand_loop(context, kernel, target, pipelined)?;

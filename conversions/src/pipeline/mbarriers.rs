@@ -14,13 +14,14 @@ use crate::cpu::builder::{At, Builder};
 use melior::{
     Context,
     ir::{
-        Attribute, Identifier, Type, Value, ValueLike,
+        Attribute, Type, Value, ValueLike,
         attribute::IntegerAttribute,
-        operation::{OperationBuilder, OperationLike, OperationRef},
+        operation::{Operation, OperationLike, OperationMutLike, OperationRef},
         r#type::IntegerType,
     },
 };
-use tile_dialect::ops::{nested_ops, op_name, static_sizes};
+use tile_dialect::ops::{nested_ops, static_sizes};
+use tile_ir::{nvvm, tile};
 
 /// The unit attribute on a `tile.alloc_barriers` some copy written by the threads themselves
 /// (cp.async: the generic proxy) counts on: the waits of a kernel with one fence the async proxy,
@@ -84,37 +85,18 @@ pub(crate) fn i32_constant<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, value: i64) 
 
 /// `bar.sync id, threads` at `at`: named barrier `id` (an i32) of `threads` (an i32) threads.
 pub(crate) fn named_barrier<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, id: Value<'c, 'a>, threads: Value<'c, 'a>) {
-    b.insert(
-        at,
-        OperationBuilder::new("nvvm.barrier", b.location)
-            .add_operands(&[id, threads])
-            .add_attributes(&[(
-                Identifier::new(b.context, "operandSegmentSizes"),
-                crate::attributes::i32_array(b.context, &[1, 1, 0]),
-            )])
-            .build()
-            .expect("nvvm.barrier"),
+    let mut barrier: Operation = nvvm::BarrierOperation::builder(b.context, b.location)
+        .barrier_id(id)
+        .number_of_threads(threads)
+        .build()
+        .into();
+    // The generated builder leaves the operand segments at zero: the id, the thread count, no
+    // reduction predicate.
+    barrier.set_attribute(
+        "operandSegmentSizes",
+        crate::attributes::i32_array(b.context, &[1, 1, 0]),
     );
-}
-
-fn void<'c>(b: &Builder<'c>, at: At<'c, '_>, name: &str, operands: &[Value<'c, '_>], attributes: &[(&str, &str)]) {
-    let attributes: Vec<(Identifier, Attribute)> = attributes
-        .iter()
-        .map(|(name, text)| {
-            (
-                Identifier::new(b.context, name),
-                Attribute::parse(b.context, text).expect("nvvm attribute"),
-            )
-        })
-        .collect();
-    b.insert(
-        at,
-        OperationBuilder::new(name, b.location)
-            .add_operands(operands)
-            .add_attributes(&attributes)
-            .build()
-            .unwrap_or_else(|error| panic!("{name}: {error}")),
-    );
+    b.insert(at, barrier);
 }
 
 /// The barriers of `kernel` that some `tile.copy_async` counts on (read before the copies are
@@ -126,7 +108,7 @@ pub fn counting_barriers<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Vec<Value<'c, 
 /// [`counting_barriers`] among `ops`.
 pub fn counting_barriers_of<'c, 'a>(ops: &[OperationRef<'c, 'a>]) -> Vec<Value<'c, 'a>> {
     ops.iter()
-        .filter(|op| op_name(op) == "tile.copy_async")
+        .filter(|op| tile_ir::is(*op, tile::CopyAsyncOperation::name))
         .filter_map(|copy| tile_dialect::ops::copy_async_parts(copy).map(|(_, barriers, _)| barriers))
         .collect()
 }
@@ -142,9 +124,9 @@ pub fn lower_barriers<'c, 'a>(
     let rewriter = melior::IrRewriter::new(context);
     let rewriter = rewriter.as_rewriter_base();
     let ops = nested_ops(kernel);
-    let fence = ops
-        .iter()
-        .any(|op| op_name(op) == "tile.alloc_barriers" && op.attribute(GENERIC_WRITES_ATTRIBUTE).is_ok());
+    let fence = ops.iter().any(|op| {
+        tile_ir::is(op, tile::AllocBarriersOperation::name) && op.attribute(GENERIC_WRITES_ATTRIBUTE).is_ok()
+    });
     // The copies left here become synchronous (`super::rings`): the threads write those slots.
     let thread_filled = counting_barriers_of(&ops);
     let leader_only = |barriers: Value<'c, 'a>| {
@@ -157,7 +139,7 @@ pub fn lower_barriers<'c, 'a>(
     // kernel's threads off them).
     let produced: Vec<Value> = ops
         .iter()
-        .filter(|op| op_name(op) == "tile.arrive" && super::producer::in_producer(**op))
+        .filter(|op| tile_ir::is(*op, tile::ArriveOperation::name) && super::producer::in_producer(**op))
         .filter_map(|op| op.operand(0).ok())
         .collect();
     // Barriers no copy counts on only say that the threads are done reading a slot: a warp says
@@ -171,8 +153,8 @@ pub fn lower_barriers<'c, 'a>(
             location: op.location(),
             threads: None,
         };
-        match op_name(&op) {
-            "tile.alloc_barriers" => {
+        tile_ir::match_op!(op, {
+            tile::AllocBarriersOperation => {
                 let barriers: Value = op.result(0).expect("barriers").into();
                 let count = tile_dialect::ops::as_memref(barriers.r#type())
                     .map(|memref| static_sizes(memref)[0].unwrap_or(1))
@@ -194,11 +176,11 @@ pub fn lower_barriers<'c, 'a>(
                 let arrivals = i32_constant(&b, inside, arrivals);
                 for index in 0..count {
                     let pointer = barrier_pointer(&b, inside, barriers, b.index(inside, index));
-                    void(&b, inside, "nvvm.mbarrier.init", &[pointer, arrivals], &[]);
+                    b.insert(inside, nvvm::mbarrier_init(context, pointer, arrivals, b.location).into());
                 }
                 b.barrier(at);
-            }
-            "tile.arrive" => {
+            },
+            tile::ArriveOperation => {
                 let at = At::before(op);
                 let barriers = op.operand(0).expect("barriers");
                 // On barriers only TMA fills, the thread that issued the copies (thread 0, or a
@@ -211,7 +193,8 @@ pub fn lower_barriers<'c, 'a>(
                 } else if released(barriers) {
                     // The warp's lanes are done reading (bar.warp.sync orders their reads before
                     // the first lane's release).
-                    void(&b, at, "nvvm.bar.warp.sync", &[i32_constant(&b, at, -1)], &[]);
+                    let all_lanes = i32_constant(&b, at, -1);
+                    b.insert(at, nvvm::bar_warp_sync(context, all_lanes, b.location).into());
                     let lane = b.remui(at, b.thread_id(at), b.index(at, WARP));
                     let first = b.compare(at, "eq", lane, b.index(at, 0));
                     b.if_then(at, first)
@@ -221,19 +204,19 @@ pub fn lower_barriers<'c, 'a>(
                 let pointer = barrier_pointer(&b, at, barriers, op.operand(1).expect("index"));
                 // Barriers that count copies also wait for the thread's cp.async copies.
                 if counting.contains(&barriers) && !leader {
-                    void(&b, at, "nvvm.cp.async.mbarrier.arrive", &[pointer], &[]);
+                    b.insert(at, nvvm::cp_async_mbarrier_arrive(context, pointer, b.location).into());
                 }
                 b.insert(
                     at,
-                    OperationBuilder::new("nvvm.mbarrier.arrive", b.location)
-                        .add_operands(&[pointer])
-                        .add_results(&[IntegerType::new(context, 64).into()])
+                    nvvm::MBarrierArriveOperation::builder(context, b.location)
+                        .res(IntegerType::new(context, 64).into())
+                        .addr(pointer)
                         .build()
-                        .expect("nvvm.mbarrier.arrive"),
+                        .into(),
                 );
                 rewriter.erase_op(op);
-            }
-            "tile.wait" => {
+            },
+            tile::WaitOperation => {
                 let at = At::before(op);
                 let pointer = barrier_pointer(&b, at, op.operand(0).expect("barriers"), op.operand(1).expect("index"));
                 let parity = b.remui(at, op.operand(2).expect("phase"), b.index(at, 2));
@@ -244,22 +227,24 @@ pub fn lower_barriers<'c, 'a>(
                     IntegerType::new(context, 32).into(),
                 );
                 let hint = i32_constant(&b, at, WAIT_HINT_NS);
-                void(&b, at, "nvvm.mbarrier.try_wait.parity", &[pointer, parity, hint], &[]);
+                b.insert(
+                    at,
+                    nvvm::mbarrier_try_wait_parity(context, pointer, parity, hint, b.location).into(),
+                );
                 if fence {
-                    void(
-                        &b,
+                    let parse = |text| Attribute::parse(context, text).expect("nvvm attribute");
+                    b.insert(
                         at,
-                        "nvvm.fence.proxy",
-                        &[],
-                        &[
-                            ("kind", "#nvvm.proxy_kind<async.shared>"),
-                            ("space", "#nvvm.shared_space<cta>"),
-                        ],
+                        nvvm::FenceProxyOperation::builder(context, b.location)
+                            .kind(parse("#nvvm.proxy_kind<async.shared>"))
+                            .space(parse("#nvvm.shared_space<cta>"))
+                            .build()
+                            .into(),
                     );
                 }
                 rewriter.erase_op(op);
-            }
-            _ => {}
-        }
+            },
+            _ => {},
+        })
     }
 }

@@ -43,7 +43,8 @@ use melior::{
         operation::{OperationLike, OperationRef, OperationResult},
     },
 };
-use tile_dialect::ops::{constant_integer, integer_attribute, nested_ops, op_name, set_operand};
+use tile_dialect::ops::{constant_integer, integer_attribute, nested_ops, set_operand};
+use tile_ir::tile;
 
 /// The pass's flag.
 pub const ARGUMENT: &str = "tile-persistent-kernels";
@@ -100,7 +101,7 @@ fn shares_multiprocessor(kernel: OperationRef, main: OperationRef, multiprocesso
     let stages = integer_attribute(&main, "stages").unwrap_or(1).max(1);
     let shared: i64 = nested_ops(kernel)
         .iter()
-        .filter(|op| op_name(op) == "tile.alloc_shared")
+        .filter(|op| tile_ir::is(*op, tile::AllocSharedOperation::name))
         .filter_map(|op| {
             op.result(0)
                 .ok()
@@ -132,15 +133,17 @@ fn persistent<'c, 'a>(kernel: OperationRef<'c, 'a>, multiprocessors: &Multiproce
         .collect();
     let ops: Vec<OperationRef> = std::iter::successors(body.first_operation(), |op| op.next_in_block()).collect();
     let (_terminator, ops) = ops.split_last()?;
-    let main_at = ops.iter().position(|op| op_name(op) == "tile.pipelined")?;
+    let main_at = ops
+        .iter()
+        .position(|op| tile_ir::is(op, tile::PipelinedOperation::name))?;
     let main = ops[main_at];
     // One loop in the kernel, and every gemm in it.
     let all = nested_ops(kernel);
-    let count = |name: &str, within: &[OperationRef]| within.iter().filter(|op| op_name(op) == name).count();
+    let count =
+        |name: fn() -> &'static str, within: &[OperationRef]| within.iter().filter(|op| tile_ir::is(*op, name)).count();
     let in_loop = nested_ops(main);
-    if count("tile.pipelined", &all) != 1
-        || count("tile.gemm", &in_loop) == 0
-        || count("tile.gemm", &in_loop) != count("tile.gemm", &all)
+    let gemms = count(tile::GemmOperation::name, &in_loop);
+    if count(tile::PipelinedOperation::name, &all) != 1 || gemms == 0 || gemms != count(tile::GemmOperation::name, &all)
     {
         return None;
     }
@@ -167,8 +170,11 @@ fn persistent<'c, 'a>(kernel: OperationRef<'c, 'a>, multiprocessors: &Multiproce
     let mut indexing = Vec::new();
     let mut fills = Vec::new();
     for op in &ops[..main_at] {
-        let name = op_name(op);
-        if name.starts_with("tile.alloc_") {
+        let allocation = tile_ir::match_op!(op, {
+            tile::AllocSharedOperation | tile::AllocFragmentOperation | tile::AllocBarriersOperation => true,
+            _ => false,
+        });
+        if allocation {
             continue;
         }
         if super::ahead::index_arithmetic(op) {
@@ -177,7 +183,7 @@ fn persistent<'c, 'a>(kernel: OperationRef<'c, 'a>, multiprocessors: &Multiproce
             }
             continue;
         }
-        let fills_fragment = name == "tile.fill"
+        let fills_fragment = tile_ir::is(op, tile::FillOperation::name)
             && op.operand(0).is_ok_and(|tile| {
                 tile_dialect::level::memory_level(tile.r#type()) == Some(tile_dialect::level::MemoryLevel::Fragment)
             });

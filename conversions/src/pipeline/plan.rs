@@ -35,7 +35,7 @@ use melior::{
         operation::{OperationLike, OperationRef},
     },
 };
-use tile_dialect::ops::{nested_ops, op_name, set_attribute, with_context};
+use tile_dialect::ops::{nested_ops, set_attribute, with_context};
 
 /// The pass's flag.
 pub const ARGUMENT: &str = "tile-plan-pipelines";
@@ -139,7 +139,7 @@ fn schedule_kernel<'c, 'a>(
 ) -> Result<(), Failure<'c, 'a>> {
     for pipelined in nested_ops(kernel)
         .into_iter()
-        .filter(|op| op_name(op) == "tile.pipelined")
+        .filter(|op| tile_ir::is(op, tile_ir::tile::PipelinedOperation::name))
     {
         let ring = if chip.tma {
             super::ahead::plan(kernel, chip, pipelined)

@@ -17,7 +17,9 @@ use melior::{
     Context,
     ir::{
         BlockLike, RegionLike,
-        operation::{OperationBuilder, OperationLike, OperationRef},
+        attribute::IntegerAttribute,
+        operation::{OperationLike, OperationRef},
+        r#type::IntegerType,
     },
 };
 use tile_dialect::ops::{nested_ops, op_name};
@@ -30,24 +32,18 @@ const THREADS_BARRIER: i64 = 1;
 fn set_max_registers<'c>(b: &Builder<'c>, at: At<'c, '_>, action: &str, count: i64) {
     let context = b.context;
     let action = melior::ir::Attribute::parse(context, &format!("#nvvm<action {action}>")).expect("nvvm action");
+    let count = IntegerAttribute::new(IntegerType::new(context, 32).into(), count);
     b.insert(
         at,
-        OperationBuilder::new("nvvm.setmaxregister", b.location)
-            .add_attributes(&[
-                (
-                    melior::ir::Identifier::new(context, "regCount"),
-                    crate::attributes::integer(context, 32, count),
-                ),
-                (melior::ir::Identifier::new(context, "action"), action),
-            ])
-            .build()
-            .expect("nvvm.setmaxregister"),
+        tile_ir::nvvm::setmaxregister(context, count, action, b.location).into(),
     );
 }
 
 /// The `tile.producer` of `kernel`, if it has one.
 pub fn producer_of<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
-    nested_ops(kernel).into_iter().find(|op| op_name(op) == "tile.producer")
+    nested_ops(kernel)
+        .into_iter()
+        .find(|op| tile_ir::is(op, tile_ir::tile::ProducerOperation::name))
 }
 
 /// The threads `kernel`'s block is launched with: its `threads`, and the producer's warpgroup where it has
@@ -77,7 +73,7 @@ pub fn check<'c, 'a>(
     })?;
     for copy in nested_ops(producer)
         .into_iter()
-        .filter(|op| op_name(op) == "tile.copy_async")
+        .filter(|op| tile_ir::is(op, tile_ir::tile::CopyAsyncOperation::name))
     {
         let Some((parts, _, _)) = tile_dialect::ops::copy_async_parts(&copy) else {
             continue;
@@ -98,7 +94,7 @@ pub fn check<'c, 'a>(
 /// one thread of the block issues elsewhere (thread 0) need no guard there.
 pub fn in_producer(op: OperationRef) -> bool {
     std::iter::successors(op.parent_operation(), |parent| parent.parent_operation())
-        .any(|parent| op_name(&parent) == "tile.producer")
+        .any(|parent| tile_ir::is(&parent, tile_ir::tile::ProducerOperation::name))
 }
 
 /// Splits the lowered `kernel` at its `tile.producer` (see the module's doc): the producer's body
@@ -133,7 +129,7 @@ pub fn split<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>, threads
     let consumer_if = consumers.block.parent_operation().expect("scf.if");
     for barrier in nested_ops(consumer_if)
         .into_iter()
-        .filter(|op| op_name(op) == "gpu.barrier")
+        .filter(|op| tile_ir::is(op, tile_ir::gpu::BarrierOperation::name))
     {
         let at = At::before(barrier);
         let b = Builder {

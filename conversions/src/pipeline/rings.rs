@@ -21,8 +21,9 @@ use melior::{
 };
 use tile_dialect::{
     element::Element,
-    ops::{copy_async_parts, nested_ops, op_name, static_sizes},
+    ops::{copy_async_parts, nested_ops, static_sizes},
 };
+use tile_ir::tile;
 
 /// Bytes a ring slot (or any shared tile) starts on: wgmma descriptors and 16-byte asynchronous
 /// copies address shared memory in 16-byte units, and 128 keeps rows on bank boundaries.
@@ -47,15 +48,18 @@ pub fn slot_stride(ring: MemRefType) -> i64 {
 
 /// Returns whether `alloc` (a `tile.alloc_shared`) is a ring: something reads it through `tile.slot`.
 pub fn is_ring(alloc: OperationRef) -> bool {
-    op_name(&alloc) == "tile.alloc_shared"
+    tile_ir::is(&alloc, tile::AllocSharedOperation::name)
         && alloc.result(0).is_ok_and(|result| {
             nested_ops(alloc.parent_operation().expect("in a kernel"))
                 .iter()
-                .any(|op| op_name(op) == "tile.slot" && op.operand(0).is_ok_and(|ring| ring == result.into()))
+                .any(|op| {
+                    tile_ir::is(op, tile::SlotOperation::name) && op.operand(0).is_ok_and(|ring| ring == result.into())
+                })
         })
 }
 
-/// `memref.view bytes[shift][] : ... to ty`.
+/// `memref.view bytes[shift][] : ... to ty`. (Built by its generated name: the generated builder
+/// has no setter for the view's result, which ODS leaves unnamed, nor infers it.)
 fn view<'c, 'a>(
     b: &Builder<'c>,
     at: At<'c, 'a>,
@@ -65,7 +69,7 @@ fn view<'c, 'a>(
 ) -> Value<'c, 'a> {
     b.value(
         at,
-        OperationBuilder::new("memref.view", b.location)
+        OperationBuilder::new(tile_ir::memref::ViewOperation::name(), b.location)
             .add_operands(&[bytes, shift])
             .add_results(&[ty])
             .build()
@@ -118,7 +122,7 @@ pub fn lower_rings<'c>(context: &'c Context, kernel: OperationRef<'c, '_>, in_wo
                 location: user.location(),
                 ..b
             };
-            if op_name(&user) == "tile.slot" {
+            if tile_ir::is(&user, tile::SlotOperation::name) {
                 // A computed slot outside the ring is the program's error (the interpreter reports
                 // it); here it wraps around rather than reach memory past the ring.
                 let mut slot = user.operand(1).expect("slot index");
@@ -166,16 +170,16 @@ pub fn make_synchronous<'c>(context: &'c Context, kernel: OperationRef<'c, '_>, 
     let rewriter = melior::IrRewriter::new(context);
     let rewriter = rewriter.as_rewriter_base();
     for op in nested_ops(kernel) {
-        match op_name(&op) {
-            "tile.copy_async" => {
+        tile_ir::match_op!(op, {
+            tile::CopyAsyncOperation => {
                 let (parts, _, _) = copy_async_parts(&op).expect("verified tile.copy_async");
                 let copy =
                     tile_dialect::ops::copy(context, parts.src, &parts.src_offsets, parts.dst, &[], op.location())
                         .expect("tile.copy");
                 op.block().expect("in a block").insert_operation_before(op, copy);
                 rewriter.erase_op(op);
-            }
-            "tile.wait" if on_gpu => {
+            },
+            tile::WaitOperation if on_gpu => {
                 Builder {
                     context,
                     location: op.location(),
@@ -183,15 +187,15 @@ pub fn make_synchronous<'c>(context: &'c Context, kernel: OperationRef<'c, '_>, 
                 }
                 .barrier(At::before(op));
                 rewriter.erase_op(op);
-            }
-            "tile.arrive" | "tile.wait" => rewriter.erase_op(op),
-            _ => {}
-        }
+            },
+            tile::ArriveOperation | tile::WaitOperation => rewriter.erase_op(op),
+            _ => {},
+        })
     }
     // (Names first: asking an op without results for one prints it into the error.)
     for op in nested_ops(kernel)
         .into_iter()
-        .filter(|op| op_name(op) == "tile.alloc_barriers")
+        .filter(|op| tile_ir::is(op, tile::AllocBarriersOperation::name))
     {
         let barriers: Value = op.result(0).expect("barriers").into();
         if !nested_ops(kernel)
@@ -213,9 +217,9 @@ pub fn lower<'c>(context: &'c Context, kernel: OperationRef<'c, '_>, in_workgrou
 /// The allocation a tile value comes from, through `tile.slot` to its ring.
 pub fn tile_allocation<'c, 'a>(tile: Value<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
     let owner = tile_dialect::ops::as_result(tile)?.owner();
-    match op_name(&owner) {
-        "tile.slot" => tile_allocation(owner.operand(0).ok()?),
-        name if name.starts_with("tile.alloc_") => Some(owner),
+    tile_ir::match_op!(owner, {
+        tile::SlotOperation => tile_allocation(owner.operand(0).ok()?),
+        tile::AllocSharedOperation | tile::AllocFragmentOperation | tile::AllocBarriersOperation => Some(owner),
         _ => None,
-    }
+    })
 }
