@@ -201,7 +201,7 @@ tile_passes::rust_pass! {
         argument: "tile-stash-manifests",
         name: "TileStashManifests",
         description: "Keep each gpu.module's tile.manifest in the module's tile.manifests while the backend runs",
-        anchor: "builtin.module",
+        anchor: tile_ir::builtin::ModuleOperation::name(),
         dialects: [],
         run: |module| stash(module),
     }
@@ -213,7 +213,7 @@ tile_passes::rust_pass! {
         argument: "tile-restore-manifests",
         name: "TileRestoreManifests",
         description: "Put each stashed manifest on the gpu.binary or spirv.module its gpu.module became",
-        anchor: "builtin.module",
+        anchor: tile_ir::builtin::ModuleOperation::name(),
         dialects: [],
         run: |module| restore(module),
     }
@@ -225,7 +225,7 @@ tile_passes::rust_pass! {
         argument: "tile-prepare-foreign-kernels",
         name: "TilePrepareForeignKernels",
         description: "Give outlined upstream kernels the SPIR-V target environment and entry-point ABI",
-        anchor: "builtin.module",
+        anchor: tile_ir::builtin::ModuleOperation::name(),
         dialects: [],
         run: |module| prepare_spirv(module),
     }
@@ -237,7 +237,7 @@ tile_passes::rust_pass! {
         argument: "tile-check-lowered",
         name: "TileCheckLowered",
         description: "Fail at any tile op, gpu.launch or gpu.module a pipeline to gpu.binary left",
-        anchor: "builtin.module",
+        anchor: tile_ir::builtin::ModuleOperation::name(),
         dialects: [],
         run: |module| check_lowered(module, "the target pipeline", true),
     }
@@ -249,7 +249,7 @@ tile_passes::rust_pass! {
         argument: "tile-check-lowered-spirv",
         name: "TileCheckLoweredSpirv",
         description: "Fail at any tile op, gpu.launch or gpu.module without a spirv.module that tile-to-spirv left",
-        anchor: "builtin.module",
+        anchor: tile_ir::builtin::ModuleOperation::name(),
         dialects: [],
         run: |module| check_lowered(module, "tile-to-spirv", false),
     }

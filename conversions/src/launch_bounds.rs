@@ -462,7 +462,7 @@ tile_passes::rust_pass! {
         argument: ARGUMENT,
         name: "TileFoldLaunchBounds",
         description: "Fold the integer comparisons of each lowered kernel that the static launch sizes of its manifest decide, and record them as known_grid_size and known_block_size",
-        anchor: "builtin.module",
+        anchor: tile_ir::builtin::ModuleOperation::name(),
         dialects: [],
         run: |module| run(module),
     }

@@ -37,7 +37,7 @@ macro_rules! rust_pass {
             argument: $argument:expr,
             name: $name:literal,
             description: $description:literal,
-            anchor: $anchor:literal,
+            anchor: $anchor:expr,
             dialects: $dialects:expr,
             run: |$op:ident| $body:expr $(,)?
         }

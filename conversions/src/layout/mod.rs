@@ -239,7 +239,7 @@ tile_passes::rust_pass! {
         argument: ARGUMENT,
         name: "TileInferLayouts",
         description: "Record the layout of every tile (tile.layout) for the module's tile.target, and report tiles two ops want laid out differently",
-        anchor: "builtin.module",
+        anchor: tile_ir::builtin::ModuleOperation::name(),
         dialects: [tile_dialect::dialect_handle()],
         run: |module| {
             let target = Target::of(module)?;

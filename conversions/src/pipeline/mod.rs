@@ -36,7 +36,7 @@ tile_passes::rust_pass! {
         argument: EXPAND_ARGUMENT,
         name: "TileExpandPipelines",
         description: "Write each planned tile.pipelined loop out as rings of shared tiles, barriers and asynchronous copies (tile.copy_async, tile.arrive, tile.wait)",
-        anchor: "builtin.module",
+        anchor: tile_ir::builtin::ModuleOperation::name(),
         dialects: tile_dialect::registration::gpu_lowering_dialects(),
         run: |module| {
             let target = crate::target::Target::of(module).ok();

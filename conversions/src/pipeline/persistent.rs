@@ -361,7 +361,7 @@ tile_passes::rust_pass! {
         argument: ARGUMENT,
         name: "TilePersistentKernels",
         description: "Rewrite GEMM kernels the per-op rules lower on a target with TMA rings, with more output tiles than multiprocessors, into persistent kernels: one block per multiprocessor walks the tiles in groups, their main loops one pipelined loop so the ring runs on across tiles",
-        anchor: "builtin.module",
+        anchor: tile_ir::builtin::ModuleOperation::name(),
         dialects: tile_dialect::registration::gpu_lowering_dialects(),
         run: |module| {
             let target = crate::target::Target::of(module)?;

@@ -170,7 +170,7 @@ tile_passes::rust_pass! {
         argument: ARGUMENT,
         name: "TilePlanPipelines",
         description: "Record how each tile.pipelined loop runs for the module's tile.target (tile.schedule: buffers, fill, wait, prefetch; tile.ahead on the copies issued ahead)",
-        anchor: "builtin.module",
+        anchor: tile_ir::builtin::ModuleOperation::name(),
         dialects: [tile_dialect::dialect_handle()],
         run: |module| {
             let chip = Target::of(module)?;
