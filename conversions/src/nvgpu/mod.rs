@@ -50,7 +50,10 @@ pub fn backend(chip: &str) -> String {
         "tile-check-external-calls",
     ];
     let mut passes = vec![
-        crate::target::nested("gpu.module", &["tile-promote-private", "tile-math-to-nvptx"]),
+        crate::target::nested(
+            tile_ir::gpu::GPUModuleOperation::name(),
+            &["tile-promote-private", "tile-math-to-nvptx"],
+        ),
         "convert-nvgpu-to-nvvm".into(),
         "gpu-kernel-outlining".into(),
         "tile-vector-to-scf".into(),
@@ -62,7 +65,7 @@ pub fn backend(chip: &str) -> String {
         "lower-affine".into(),
         "convert-arith-to-llvm".into(),
         "convert-index-to-llvm{index-bitwidth=64}".into(),
-        crate::target::nested("gpu.module", &kernel_modules),
+        crate::target::nested(tile_ir::gpu::GPUModuleOperation::name(), &kernel_modules),
         "gpu-to-llvm".into(),
         "gpu-module-to-binary{format=isa}".into(),
         "convert-math-to-llvm{approximate-log1p=true}".into(),

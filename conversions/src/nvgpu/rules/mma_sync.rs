@@ -128,11 +128,11 @@ pub fn mma_plan<'c, 'a>(
     let gemms: Vec<OperationRef> = ops
         .iter()
         .copied()
-        .filter(|op| op_name(op) == "tile.gemm" && !wgmma.contains(&key(op)))
+        .filter(|op| is(op, tile::GemmOperation::name) && !wgmma.contains(&key(op)))
         .collect();
     // A gemm with neither layout already has wgmma's warning where the target has wgmma; elsewhere
     // (`say_unlaid`) it is told why it gets no mma layout.
-    let chained = ops.iter().filter(|op| op_name(op) == "tile.gemm").count() > 1;
+    let chained = ops.iter().filter(|op| is(*op, tile::GemmOperation::name)).count() > 1;
     let unlaid = |gemm: OperationRef<'c, 'a>| {
         let accumulator = gemm.operand(2).ok().and_then(|c| placed(layouts, c).ok())?;
         let operands = crate::layout::anchors::operands(gemm)?;
@@ -285,21 +285,10 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let register = |elements: &[Value<'c, 'a>]| {
             let packed = b.value(
                 at,
-                OperationBuilder::new("vector.from_elements", b.location)
-                    .add_operands(elements)
-                    .add_results(&[packed_type])
-                    .build()
-                    .expect("vector.from_elements"),
+                vector::from_elements(self.context, packed_type, elements, b.location).into(),
             );
             if plan.input != MmaInput::F16 {
-                b.value(
-                    at,
-                    OperationBuilder::new("llvm.bitcast", b.location)
-                        .add_operands(&[packed])
-                        .add_results(&[i32_type])
-                        .build()
-                        .expect("llvm.bitcast"),
-                )
+                b.value(at, llvm::bitcast(self.context, i32_type, packed, b.location).into())
             } else {
                 packed
             }
@@ -323,31 +312,12 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             .collect();
         // The instruction's attributes, made once: NVVM's have no builders in melior, so they are
         // read from their syntax.
-        let attribute = |name: &str, text: &str| {
-            (
-                Identifier::new(self.context, name),
-                Attribute::parse(self.context, text).expect("mma attribute"),
-            )
-        };
-        let ptx_type = format!("#nvvm.mma_type<{}>", plan.input.ptx());
-        let mut mma_attributes = vec![
-            attribute("layoutA", "#nvvm.mma_layout<row>"),
-            attribute("layoutB", "#nvvm.mma_layout<col>"),
-            attribute("multiplicandAPtxType", &ptx_type),
-            attribute("multiplicandBPtxType", &ptx_type),
-            (
-                Identifier::new(self.context, "operandSegmentSizes"),
-                crate::attributes::i32_array(self.context, &[4, 2, 4]),
-            ),
-            attribute(
-                "shape",
-                &format!("#nvvm.shape<m = 16, n = 8, k = {}>", plan.input.depth()),
-            ),
-        ];
-        if plan.input == MmaInput::S8 {
-            // i32 sums wrap, as the dialect's integer arithmetic (and the interpreter) does.
-            mma_attributes.push(attribute("intOverflowBehavior", "#nvvm.mma_int_overflow<wrapped>"));
-        }
+        let attribute = |text: &str| Attribute::parse(self.context, text).expect("mma attribute");
+        let (row, column) = (attribute("#nvvm.mma_layout<row>"), attribute("#nvvm.mma_layout<col>"));
+        let ptx_type = attribute(&format!("#nvvm.mma_type<{}>", plan.input.ptx()));
+        let shape = attribute(&format!("#nvvm.shape<m = 16, n = 8, k = {}>", plan.input.depth()));
+        // i32 sums wrap, as the dialect's integer arithmetic (and the interpreter) does.
+        let wrapping = (plan.input == MmaInput::S8).then(|| attribute("#nvvm.mma_int_overflow<wrapped>"));
         let elements: Vec<i64> = (0..per_register).collect();
         for step in 0..plan.depth / plan.input.depth() {
             // A lane's element places are its base (`a_row`, `b_column`, `lane_k`) plus the
@@ -392,21 +362,22 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             for tm in 0..tiles_m {
                 for tn in 0..tiles_n {
                     let tile = (tm * tiles_n + tn) as usize;
-                    let operands: Vec<Value> = [
-                        &a_registers[tm as usize][..],
-                        &b_registers[tn as usize][..],
-                        &carried[tile][..],
-                    ]
-                    .concat();
-                    let product = b.value(
-                        at,
-                        OperationBuilder::new("nvvm.mma.sync", b.location)
-                            .add_operands(&operands)
-                            .add_attributes(&mma_attributes)
-                            .add_results(&[results])
-                            .build()
-                            .expect("nvvm.mma.sync"),
-                    );
+                    let instruction = nvvm::MmaOperation::builder(self.context, b.location)
+                        .res(results)
+                        .operand_a(&a_registers[tm as usize])
+                        .operand_b(&b_registers[tn as usize])
+                        .operand_c(&carried[tile])
+                        .shape(shape)
+                        .layout_a(row)
+                        .layout_b(column)
+                        .multiplicand_a_ptx_type(ptx_type)
+                        .multiplicand_b_ptx_type(ptx_type);
+                    let instruction = match wrapping {
+                        Some(wrapping) => instruction.int_overflow_behavior(wrapping),
+                        None => instruction,
+                    };
+                    // Four A registers, two B registers, four accumulators.
+                    let product = b.value(at, with_segments(self.context, instruction.build(), &[4, 2, 4]));
                     carried[tile] = (0..4).map(|v| b.extract(at, product, v, accumulator_type)).collect();
                 }
             }

@@ -22,7 +22,12 @@ mod wgmma_waits;
 
 use crate::registers::prelude::*;
 use crate::target::Target;
+use melior::ir::{
+    Location,
+    operation::{Operation, OperationMutLike},
+};
 use mma_sync::{MmaGemm, MmaInput};
+use tile_ir::{gpu, is, llvm, match_op, memref, nvgpu, nvvm, tile, vector};
 use tma_store::TmaStore;
 
 /// Hopper's tensor cores: wgmma, mma.sync where wgmma cannot take a gemm, TMA stores.
@@ -92,7 +97,7 @@ impl MatrixRules for TensorCores {
         // neither): an error, not a fallback.
         if let Some(gemm) = ops
             .iter()
-            .find(|op| op_name(op) == "tile.gemm" && !plan.gemms.contains(&key(op)) && f8_inputs(op))
+            .find(|op| is(*op, tile::GemmOperation::name) && !plan.gemms.contains(&key(op)) && f8_inputs(op))
         {
             return Err((*gemm, f8_off_wgmma(target)));
         }
@@ -187,16 +192,10 @@ impl MatrixPlan for TensorCorePlan {
             .filter(|gemm| self.wgmma.contains(gemm))
             .collect();
         for (op, groups) in wgmma_waits::wgmma_waits(ops, &self.wgmma, &deferred) {
-            let group = (
-                Identifier::new(context, "group"),
-                crate::attributes::integer(context, 64, groups as i64),
-            );
+            let groups = IntegerAttribute::new(IntegerType::new(context, 64).into(), groups);
             b.insert(
                 At::before(op),
-                OperationBuilder::new("nvvm.wgmma.wait.group.sync.aligned", op.location())
-                    .add_attributes(&[group])
-                    .build()
-                    .expect("nvvm op"),
+                nvvm::wgmma_wait_group_sync_aligned(context, groups, op.location()).into(),
             );
         }
         let values = tma_store::staging_areas(b, start, ops, self)
@@ -210,20 +209,20 @@ impl MatrixPlan for TensorCorePlan {
     }
 
     fn rule(&self, op: &OperationRef, _lowering: &Lowering) -> Option<u8> {
-        let destination = match op_name(op) {
-            "tile.copy" => copy_parts(op).map(|parts| parts.dst),
-            "tile.copy_async" => copy_async_parts(op).map(|(parts, _, _)| parts.dst),
+        let destination = match_op!(op, {
+            tile::CopyOperation => copy_parts(op).map(|parts| parts.dst),
+            tile::CopyAsyncOperation => copy_async_parts(op).map(|(parts, _, _)| parts.dst),
             _ => None,
-        };
+        });
         let into_core_tile = destination
             .and_then(crate::pipeline::rings::tile_allocation)
             .is_some_and(|allocation| self.core_tiles.contains_key(&key(&allocation)));
-        match op_name(op) {
-            "tile.copy" | "tile.copy_async" if into_core_tile => Some(RULE_COPY_CORE),
-            "tile.gemm" if self.wgmma.contains(&key(op)) => Some(RULE_WGMMA),
-            "tile.gemm" if self.mma.contains_key(&key(op)) => Some(RULE_MMA_SYNC),
+        match_op!(op, {
+            tile::CopyOperation | tile::CopyAsyncOperation if into_core_tile => Some(RULE_COPY_CORE),
+            tile::GemmOperation if self.wgmma.contains(&key(op)) => Some(RULE_WGMMA),
+            tile::GemmOperation if self.mma.contains_key(&key(op)) => Some(RULE_MMA_SYNC),
             _ => None,
-        }
+        })
     }
 
     fn lower<'c, 'a>(
@@ -271,6 +270,26 @@ impl MatrixPlan for TensorCorePlan {
         let leader = b.if_then(end, b.compare(end, "eq", issuer, b.index(end, 0)));
         lowering.bulk_wait(b, leader, false);
     }
+}
+
+/// `op` with the sizes of its operand groups (`operandSegmentSizes`), one for each of its ODS
+/// operands in order: the generated builders take an op's optional and variadic operands but leave
+/// their sizes at zero.
+fn with_segments<'c>(context: &'c Context, op: impl Into<Operation<'c>>, sizes: &[i32]) -> Operation<'c> {
+    let mut op = op.into();
+    op.set_attribute("operandSegmentSizes", crate::attributes::i32_array(context, sizes));
+    op
+}
+
+/// The fence that makes this thread's writes to shared memory through the generic proxy (its
+/// stores) visible to the async proxy (wgmma's reads, the copy engine's).
+fn async_shared_fence<'c>(context: &'c Context, location: Location<'c>) -> Operation<'c> {
+    let attribute = |text: &str| Attribute::parse(context, text).expect("an nvvm attribute");
+    nvvm::FenceProxyOperation::builder(context, location)
+        .kind(attribute("#nvvm.proxy_kind<async.shared>"))
+        .space(attribute("#nvvm.shared_space<cta>"))
+        .build()
+        .into()
 }
 
 /// Why an f8E4M3FN gemm that wgmma cannot take is refused on `target`, and what it would take.

@@ -9,8 +9,8 @@
 //! (`Lowering::wgmma`), which need the ring to start on 1024 bytes
 //! ([`crate::layout::tma::ALIGNMENT_ATTRIBUTE`]).
 
+use super::*;
 use crate::layout::tma::*;
-use crate::registers::prelude::*;
 
 impl<'c, 'a> Lowering<'c, 'a, '_> {
     /// The copy `op` (a `tile.copy_async` of `parts` counting on `barriers[index]`) as TMA boxes
@@ -63,10 +63,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         );
         b.insert(
             leader,
-            OperationBuilder::new("nvvm.mbarrier.expect_tx", b.location)
-                .add_operands(&[barrier, expected])
-                .build()
-                .expect("nvvm.mbarrier.expect_tx"),
+            nvvm::mbarrier_expect_tx(context, barrier, expected, b.location).into(),
         );
         let base = b.aligned_pointer(leader, tile);
         let base = b.cast(leader, tile_ir::arith::index_cast, base, i64_type);
@@ -105,18 +102,22 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                 ),
             );
             let box_column = b.addi(leader, column, shift);
-            let mut operands = vec![destination, map];
-            operands.push(box_column);
-            operands.extend(rest.iter().copied());
-            operands.push(barrier);
-            let segments = crate::attributes::i32_array(context, &[1, 1, rank as i32, 1, 0, 0, 0, 0]);
+            let mut coordinates = vec![box_column];
+            coordinates.extend(rest.iter().copied());
+            let copy = nvvm::cp_async_bulk_tensor_shared_cluster_global(
+                context,
+                destination,
+                map,
+                &coordinates,
+                barrier,
+                &[],
+                b.location,
+            );
+            // The destination, the map, the coordinates and the barrier; no im2col offsets,
+            // multicast mask, cache hint or predicate.
             b.insert(
                 leader,
-                OperationBuilder::new("nvvm.cp.async.bulk.tensor.shared.cluster.global", b.location)
-                    .add_operands(&operands)
-                    .add_attributes(&[(Identifier::new(context, "operandSegmentSizes"), segments)])
-                    .build()
-                    .expect("nvvm.cp.async.bulk.tensor.shared.cluster.global"),
+                with_segments(context, copy, &[1, 1, rank as i32, 1, 0, 0, 0, 0]),
             );
         }
         erase(context, op);
@@ -133,14 +134,9 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
     ) -> Value<'c, 'a> {
         let pointer = crate::attributes::llvm_pointer(self.context, 0);
         let box_attribute = crate::attributes::i64_array(self.context, box_);
-        b.value(
-            at,
-            OperationBuilder::new("builtin.unrealized_conversion_cast", b.location)
-                .add_operands(&[tensor])
-                .add_attributes(&[(Identifier::new(self.context, TENSOR_MAP_BOX), box_attribute)])
-                .add_results(&[pointer])
-                .build()
-                .expect("builtin.unrealized_conversion_cast"),
-        )
+        let mut cast: Operation =
+            tile_ir::builtin::unrealized_conversion_cast(self.context, &[pointer], &[tensor], b.location).into();
+        cast.set_attribute(TENSOR_MAP_BOX, box_attribute);
+        b.value(at, cast)
     }
 }

@@ -129,7 +129,7 @@ fn rounds(from: &Placed, pairs: &[usize], columns: i64, per_round: i64) -> Optio
 /// Shared bytes of `kernel`'s tiles and barriers, each from a 128-byte boundary.
 fn shared_bytes(ops: &[OperationRef]) -> i64 {
     ops.iter()
-        .filter(|op| matches!(op_name(op), "tile.alloc_shared" | "tile.alloc_barriers"))
+        .filter(|op| is(*op, tile::AllocSharedOperation::name) || is(*op, tile::AllocBarriersOperation::name))
         .filter_map(|op| op.result(0).ok())
         .map(|result| {
             let value: Value = result.into();
@@ -156,7 +156,7 @@ pub fn tma_store_plan(
     // Room for the kernel's own area: what the tiles, the scratch and the swizzled tiles' alignment leave.
     let free =
         crate::nvgpu::chip::MAX_SHARED_BYTES - shared_bytes(ops) - scratch - crate::layout::tma::SWIZZLED_ALIGNMENT;
-    for op in ops.iter().filter(|op| op_name(op) == "tile.copy") {
+    for op in ops.iter().filter(|op| is(*op, tile::CopyOperation::name)) {
         let Some(parts) = copy_parts(op) else { continue };
         if level(parts.src) != Some(MemoryLevel::Fragment) || level(parts.dst) != Some(MemoryLevel::Global) {
             continue;
@@ -248,14 +248,14 @@ fn drained_tiles(op: OperationRef, swizzled: &HashSet<usize>) -> Vec<(usize, i64
     let Some(block) = op.block() else { return Vec::new() };
     if block
         .parent_operation()
-        .is_none_or(|parent| op_name(&parent) != "tile.kernel")
+        .is_none_or(|parent| !is(&parent, tile::KernelOperation::name))
     {
         return Vec::new();
     }
     let later: Vec<OperationRef> = std::iter::successors(op.next_in_block(), |next| next.next_in_block()).collect();
     let mut tiles: Vec<(bool, i64, usize)> =
         std::iter::successors(block.first_operation(), |next| next.next_in_block())
-            .filter(|candidate| op_name(candidate) == "tile.alloc_shared")
+            .filter(|candidate| is(candidate, tile::AllocSharedOperation::name))
             .filter_map(|candidate| {
                 let tile: Value = candidate.result(0).ok()?.into();
                 let bytes = tile_dialect::element::Element::of(element_type(tile))?.bytes() as i64;
@@ -292,15 +292,7 @@ pub(super) fn staging_areas<'c, 'a>(
     let own = (tensor_cores.own_staging > 0).then(|| {
         let workgroup = Attribute::parse(context, "#gpu.address_space<workgroup>");
         let area = MemRefType::new(Type::float16(context), &[tensor_cores.own_staging / 2], None, workgroup);
-        aligned(
-            b.insert(
-                start,
-                OperationBuilder::new("tile.alloc_shared", b.location)
-                    .add_results(&[area.into()])
-                    .build()
-                    .expect("tile.alloc_shared"),
-            ),
-        )
+        aligned(b.insert(start, tile::alloc_shared(context, area.into(), b.location).into()))
     });
     let mut areas = HashMap::new();
     for op in ops {
@@ -457,36 +449,18 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                     words[0]
                 } else {
                     let pair_type = crate::attributes::vector(2, i32_type);
-                    b.value(
-                        at,
-                        OperationBuilder::new("vector.from_elements", b.location)
-                            .add_operands(&words)
-                            .add_results(&[pair_type])
-                            .build()
-                            .expect("vector.from_elements"),
-                    )
+                    b.value(at, vector::from_elements(context, pair_type, &words, b.location).into())
                 };
-                let alignment = crate::attributes::integer(context, 64, 2 * bytes);
-                b.insert(
-                    at,
-                    OperationBuilder::new("llvm.store", b.location)
-                        .add_operands(&[value, pointer])
-                        .add_attributes(&[(Identifier::new(context, "alignment"), alignment)])
-                        .build()
-                        .expect("llvm.store"),
-                );
+                let alignment = IntegerAttribute::new(i64_type, 2 * bytes);
+                let store = llvm::StoreOperation::builder(context, b.location)
+                    .value(value)
+                    .addr(pointer)
+                    .alignment(alignment)
+                    .build();
+                b.insert(at, store.into());
             }
             // The generic proxy's writes, visible to the copy engine; then thread 0 hands the boxes over.
-            b.insert(
-                at,
-                OperationBuilder::new("nvvm.fence.proxy", b.location)
-                    .add_attributes(&[
-                        nvvm_attribute(context, "kind", "#nvvm.proxy_kind<async.shared>"),
-                        nvvm_attribute(context, "space", "#nvvm.shared_space<cta>"),
-                    ])
-                    .build()
-                    .expect("nvvm.fence.proxy"),
-            );
+            b.insert(at, async_shared_fence(context, b.location));
             staging.barrier(&b, at);
             let issue = leader();
             let boxes = from.layout.shape[1] / box_columns;
@@ -506,24 +480,14 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                     shared_pointer,
                 );
                 let coordinates = self.box_coordinates(&b, issue, &box_offsets, box_index * box_columns);
-                let mut operands = vec![map, source];
-                operands.extend(coordinates.iter().copied());
-                let segments = crate::attributes::i32_array(context, &[1, 1, coordinates.len() as i32, 0, 0]);
+                let copy = nvvm::cp_async_bulk_tensor_global_shared_cta(context, map, source, &coordinates, b.location);
+                // The map, the source and the coordinates; no cache hint or predicate.
                 b.insert(
                     issue,
-                    OperationBuilder::new("nvvm.cp.async.bulk.tensor.global.shared.cta", b.location)
-                        .add_operands(&operands)
-                        .add_attributes(&[(Identifier::new(context, "operandSegmentSizes"), segments)])
-                        .build()
-                        .expect("nvvm.cp.async.bulk.tensor.global.shared.cta"),
+                    with_segments(context, copy, &[1, 1, coordinates.len() as i32, 0, 0]),
                 );
             }
-            b.insert(
-                issue,
-                OperationBuilder::new("nvvm.cp.async.bulk.commit.group", b.location)
-                    .build()
-                    .expect("nvvm.cp.async.bulk.commit.group"),
-            );
+            b.insert(issue, nvvm::cp_async_bulk_commit_group(context, b.location).into());
         }
         true
     }
@@ -531,20 +495,14 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
     /// Thread 0's wait (at `at`, inside its branch) for its bulk stores: until the engine has
     /// read their sources (`read`), or until they are complete.
     pub(super) fn bulk_wait(&self, b: &Builder<'c>, at: At<'c, 'a>, read: bool) {
-        let mut attributes = vec![(
-            Identifier::new(self.context, "group"),
-            crate::attributes::integer(self.context, 32, 0),
-        )];
-        if read {
-            attributes.push((Identifier::new(self.context, "read"), Attribute::unit(self.context)));
-        }
-        b.insert(
-            at,
-            OperationBuilder::new("nvvm.cp.async.bulk.wait_group", b.location)
-                .add_attributes(&attributes)
-                .build()
-                .expect("nvvm.cp.async.bulk.wait_group"),
-        );
+        let none_pending = IntegerAttribute::new(IntegerType::new(self.context, 32).into(), 0);
+        let wait = nvvm::CpAsyncBulkWaitGroupOperation::builder(self.context, b.location).group(none_pending);
+        let wait = if read {
+            wait.read(Attribute::unit(self.context))
+        } else {
+            wait
+        };
+        b.insert(at, wait.build().into());
     }
 
     /// TMA coordinates (innermost first, i32) of the box at tile column `column` of the tile at
@@ -564,13 +522,6 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             .map(|value| b.cast(at, tile_ir::arith::index_cast, value, i32_type))
             .collect()
     }
-}
-
-fn nvvm_attribute<'c>(context: &'c Context, name: &str, value: &str) -> (Identifier<'c>, Attribute<'c>) {
-    (
-        Identifier::new(context, name),
-        Attribute::parse(context, value).expect("an nvvm attribute"),
-    )
 }
 
 #[cfg(test)]

@@ -28,7 +28,7 @@ pub fn zero_started(
                 .filter(|op| uses(*op, &[accumulator]))
                 .last();
             touching.is_some_and(|fill| {
-                op_name(&fill) == "tile.fill"
+                is(&fill, tile::FillOperation::name)
                     && fill.operand_count() == 2
                     && fill.operand(0).ok() == Some(accumulator)
                     && fill.operand(1).ok().and_then(tile_dialect::ops::constant_float) == Some(0.0)
@@ -61,7 +61,7 @@ pub fn wgmma_plan<'c, 'a>(ops: &[OperationRef<'c, 'a>], layouts: &Layouts) -> Wg
     let owned = |tile: &Value| crate::pipeline::rings::tile_allocation(*tile).map(|allocation| key(&allocation));
     // Each gemm that fits the instruction, with its shared operands' allocations and K dimensions.
     let mut candidates: HashMap<usize, Vec<(usize, usize)>> = HashMap::new();
-    let gemms: Vec<&OperationRef> = ops.iter().filter(|op| op_name(op) == "tile.gemm").collect();
+    let gemms: Vec<&OperationRef> = ops.iter().filter(|op| is(*op, tile::GemmOperation::name)).collect();
     let mut off = Vec::new();
     for gemm in &gemms {
         let (Ok(a), Ok(b), Ok(c)) = (gemm.operand(0), gemm.operand(1), gemm.operand(2)) else {
@@ -121,7 +121,7 @@ pub fn wgmma_plan<'c, 'a>(ops: &[OperationRef<'c, 'a>], layouts: &Layouts) -> Wg
             agreed
                 && ops
                     .iter()
-                    .filter(|op| op_name(op) != "tile.slot")
+                    .filter(|op| !is(*op, tile::SlotOperation::name))
                     .filter(|op| {
                         op.operands().any(|operand| {
                             level(operand) == Some(MemoryLevel::Shared) && owned(&operand) == Some(allocation)
@@ -129,12 +129,12 @@ pub fn wgmma_plan<'c, 'a>(ops: &[OperationRef<'c, 'a>], layouts: &Layouts) -> Wg
                     })
                     .all(|user| {
                         candidates.contains_key(&key(user))
-                            || (op_name(user) == "tile.copy"
+                            || (is(user, tile::CopyOperation::name)
                                 && copy_parts(user).is_some_and(|parts| {
                                     owned(&parts.dst) == Some(allocation)
                                         && level(parts.src) == Some(MemoryLevel::Global)
                                 }))
-                            || (op_name(user) == "tile.copy_async"
+                            || (is(user, tile::CopyAsyncOperation::name)
                                 && copy_async_parts(user)
                                     .is_some_and(|(parts, _, _)| owned(&parts.dst) == Some(allocation)))
                     })
@@ -210,7 +210,7 @@ pub fn operands_kept<'c, 'a>(
     };
     let kept = |gemm: &OperationRef<'c, 'a>, tile: Value<'c, 'a>| {
         let from_slot =
-            tile_dialect::ops::as_result(tile).is_some_and(|result| op_name(&result.owner()) == "tile.slot");
+            tile_dialect::ops::as_result(tile).is_some_and(|result| is(&result.owner(), tile::SlotOperation::name));
         if from_slot {
             return true;
         }
@@ -219,15 +219,17 @@ pub fn operands_kept<'c, 'a>(
         };
         ops.iter()
             .filter(|op| op.operands().any(|operand| operand == tile) && *op != gemm)
-            .filter(|op| match op_name(op) {
-                "tile.copy" => copy_parts(*op).is_some_and(|parts| parts.dst == tile),
-                "tile.gemm" | "tile.reduce" | "memref.load" => false,
-                _ => true,
+            .filter(|op| {
+                match_op!(op, {
+                    tile::CopyOperation => copy_parts(*op).is_some_and(|parts| parts.dst == tile),
+                    tile::GemmOperation | tile::ReduceOperation | memref::LoadOperation => false,
+                    _ => true,
+                })
             })
             .all(|writer| writer.block() == Some(body) && position(*writer).is_some_and(|at| at < gemm_at))
     };
     ops.iter()
-        .filter(|op| op_name(op) == "tile.gemm")
+        .filter(|op| is(*op, tile::GemmOperation::name))
         // A fragment A operand that wgmma does not read from registers is staged in a scratch tile
         // that the next gemm writes again.
         .filter(|gemm| {
@@ -279,7 +281,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
     pub(super) fn copy_to_core_matrices(&self, op: OperationRef<'c, 'a>, plan: &TensorCorePlan) {
         let b = self.builder(&op);
         let at = At::before(op);
-        let asynchronous = op_name(&op) == "tile.copy_async";
+        let asynchronous = is(&op, tile::CopyAsyncOperation::name);
         let parts = if asynchronous {
             copy_async_parts(&op).expect("checked").0
         } else {
@@ -438,29 +440,20 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             // A piece is 16 bytes along the tile's rows: of K in a K-major tile, of N in an
             // MN-major one; either way one row of a core matrix.
             let place = self.core_place(b, at, coordinates[0], coordinates[1], shape, slab);
-            let mut operands = vec![tile];
-            operands.extend_from_slice(&place);
-            operands.push(parts.src);
-            operands.extend_from_slice(&clamped);
-            operands.push(elements);
-            let segments =
-                crate::attributes::i32_array(self.context, &[1, place.len() as i32, 1, clamped.len() as i32, 1]);
-            b.insert(
-                at,
-                OperationBuilder::new("nvgpu.device_async_copy", b.location)
-                    .add_operands(&operands)
-                    .add_attributes(&[
-                        (
-                            Identifier::new(self.context, "dstElements"),
-                            crate::attributes::index(self.context, slab),
-                        ),
-                        (Identifier::new(self.context, "bypassL1"), Attribute::unit(self.context)),
-                        (Identifier::new(self.context, "operandSegmentSizes"), segments),
-                    ])
-                    .add_results(&[token_type])
-                    .build()
-                    .expect("nvgpu.device_async_copy"),
-            );
+            // The operands in the op's order (the builder adds them as called): the tile and the
+            // place, the tensor and the indices, then the elements to copy.
+            let copy = nvgpu::DeviceAsyncCopyOperation::builder(self.context, b.location)
+                .async_token(token_type)
+                .dst(tile)
+                .dst_indices(&place)
+                .src(parts.src)
+                .src_indices(&clamped)
+                .src_elements(elements)
+                .dst_elements(IntegerAttribute::new(Type::index(self.context), slab))
+                .bypass_l_1(Attribute::unit(self.context))
+                .build();
+            let segments = [1, place.len() as i32, 1, clamped.len() as i32, 1];
+            b.insert(at, with_segments(self.context, copy, &segments));
         }
         if !wait {
             return;
@@ -468,21 +461,11 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         // The thread's copies as one group, waited for; the group is the thread's, so copies
         // issued under a guard (tiles whose pieces do not split evenly over the threads) need no
         // token that reaches out of their branch.
+        b.insert(at, nvvm::cp_async_commit_group(self.context, b.location).into());
+        let none_pending = IntegerAttribute::new(IntegerType::new(self.context, 32).into(), 0);
         b.insert(
             at,
-            OperationBuilder::new("nvvm.cp.async.commit.group", b.location)
-                .build()
-                .expect("nvvm.cp.async.commit.group"),
-        );
-        b.insert(
-            at,
-            OperationBuilder::new("nvvm.cp.async.wait.group", b.location)
-                .add_attributes(&[(
-                    Identifier::new(self.context, "n"),
-                    crate::attributes::integer(self.context, 32, 0),
-                )])
-                .build()
-                .expect("nvvm.cp.async.wait.group"),
+            nvvm::cp_async_wait_group(self.context, none_pending, b.location).into(),
         );
     }
 
@@ -523,22 +506,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
     }
 
     fn async_proxy_fence(&self, b: &Builder<'c>, at: At<'c, 'a>) {
-        let attribute = |name: &str, text: &str| {
-            (
-                Identifier::new(self.context, name),
-                Attribute::parse(self.context, text).expect("nvvm attribute"),
-            )
-        };
-        b.insert(
-            at,
-            OperationBuilder::new("nvvm.fence.proxy", b.location)
-                .add_attributes(&[
-                    attribute("kind", "#nvvm.proxy_kind<async.shared>"),
-                    attribute("space", "#nvvm.shared_space<cta>"),
-                ])
-                .build()
-                .expect("nvvm.fence.proxy"),
-        );
+        b.insert(at, async_shared_fence(self.context, b.location));
     }
 
     // ---- tile.gemm on wgmma ---------------------------------------------------------------------
@@ -653,21 +621,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let field = element_type(c);
         let struct_type = crate::attributes::struct_of(self.context, field, (n / 2) as usize);
         let array = self.private(c);
-        let attribute = |name: &str, text: String| {
-            (
-                Identifier::new(self.context, name),
-                Attribute::parse(self.context, &text).expect("wgmma attribute"),
-            )
-        };
-        let simple = |name: &str, attributes: &[(Identifier<'c>, Attribute<'c>)]| {
-            b.insert(
-                at,
-                OperationBuilder::new(name, b.location)
-                    .add_attributes(attributes)
-                    .build()
-                    .expect("nvvm op"),
-            );
-        };
+        let attribute = |text: String| Attribute::parse(self.context, &text).expect("wgmma attribute");
         // A register A operand is packed into its 32-bit registers before the fence: a register
         // written between the fence and the instruction that reads it makes ptxas fence again.
         let packed: Vec<Vec<Vec<Value>>> = if from_registers {
@@ -681,33 +635,20 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         } else {
             Vec::new()
         };
-        simple("nvvm.wgmma.fence.aligned", &[]);
+        b.insert(at, nvvm::wgmma_fence_aligned(self.context, b.location).into());
         // After a zero fill the first step writes D = A B: nothing reads the zeros.
         let zero_start = plan.zero_start.contains(&key(&op));
         // Each 64-row tile's accumulator as the instruction's struct.
         let mut values: Vec<Value> = (0..rows / 64)
             .map(|tile| {
-                let mut value = b.value(
-                    at,
-                    OperationBuilder::new("llvm.mlir.undef", b.location)
-                        .add_results(&[struct_type])
-                        .build()
-                        .expect("undef"),
-                );
+                let mut value = b.value(at, llvm::mlir_undef(self.context, struct_type, b.location).into());
                 for position in (0..n / 2).filter(|_| !zero_start) {
                     let slot = tile * (n / 2) + position;
                     let element = self.slot_value(&b, at, array, accumulator, slot);
+                    let position = crate::attributes::i64_array(self.context, &[position as i64]);
                     value = b.value(
                         at,
-                        OperationBuilder::new("llvm.insertvalue", b.location)
-                            .add_operands(&[value, element])
-                            .add_attributes(&[(
-                                Identifier::new(self.context, "position"),
-                                crate::attributes::i64_array(self.context, &[position as i64]),
-                            )])
-                            .add_results(&[struct_type])
-                            .build()
-                            .expect("llvm.insertvalue"),
+                        llvm::insertvalue(self.context, struct_type, value, element, position, b.location).into(),
                     );
                 }
                 value
@@ -742,34 +683,31 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                         a_descriptor,
                         a_addressing.mn_bytes(tile * 64) + a_addressing.step_bytes(step),
                     );
-                    b.value(
-                        at,
-                        OperationBuilder::new("nvvm.wgmma.mma_async", b.location)
-                            .add_operands(&[value, da, db])
-                            .add_attributes(&[
-                                attribute(
-                                    "layoutA",
-                                    format!("#nvvm.mma_layout<{}>", if a_mn_major { "col" } else { "row" }),
-                                ),
-                                attribute(
-                                    "layoutB",
-                                    format!("#nvvm.mma_layout<{}>", if b_mn_major { "row" } else { "col" }),
-                                ),
-                                attribute("scaleA", "#nvvm.wgmma_scale_in<one>".into()),
-                                attribute("scaleB", "#nvvm.wgmma_scale_in<one>".into()),
-                                attribute(
-                                    "scaleD",
-                                    format!("#nvvm.wgmma_scale_out<{}>", if accumulate { "one" } else { "zero" }),
-                                ),
-                                attribute("shape", format!("#nvvm.shape<m = 64, n = {n}, k = {k_step}>")),
-                                attribute("typeA", format!("#nvvm.wgmma_type<{input}>")),
-                                attribute("typeB", format!("#nvvm.wgmma_type<{input}>")),
-                                attribute("typeD", format!("#nvvm.wgmma_type<{output}>")),
-                            ])
-                            .add_results(&[struct_type])
-                            .build()
-                            .expect("nvvm.wgmma.mma_async"),
-                    )
+                    let product = nvvm::WgmmaMmaAsyncOperation::builder(self.context, b.location)
+                        .results(struct_type)
+                        .inouts(value)
+                        .descriptor_a(da)
+                        .descriptor_b(db)
+                        .shape(attribute(format!("#nvvm.shape<m = 64, n = {n}, k = {k_step}>")))
+                        .type_a(attribute(format!("#nvvm.wgmma_type<{input}>")))
+                        .type_b(attribute(format!("#nvvm.wgmma_type<{input}>")))
+                        .type_d(attribute(format!("#nvvm.wgmma_type<{output}>")))
+                        .scale_d(attribute(format!(
+                            "#nvvm.wgmma_scale_out<{}>",
+                            if accumulate { "one" } else { "zero" }
+                        )))
+                        .scale_a(attribute("#nvvm.wgmma_scale_in<one>".into()))
+                        .scale_b(attribute("#nvvm.wgmma_scale_in<one>".into()))
+                        .layout_a(attribute(format!(
+                            "#nvvm.mma_layout<{}>",
+                            if a_mn_major { "col" } else { "row" }
+                        )))
+                        .layout_b(attribute(format!(
+                            "#nvvm.mma_layout<{}>",
+                            if b_mn_major { "row" } else { "col" }
+                        )))
+                        .build();
+                    b.value(at, product.into())
                 };
             }
         }
@@ -778,14 +716,18 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             .enumerate()
             .map(|(tile, value)| (tile as i64, value))
             .collect();
-        simple("nvvm.wgmma.commit.group.sync.aligned", &[]);
+        b.insert(
+            at,
+            nvvm::wgmma_commit_group_sync_aligned(self.context, b.location).into(),
+        );
         // A gemm whose operands stay put leaves its group running: the op that needs it waits
         // (`wgmma_waits`). The others wait here, before their closing barrier.
         let deferred = self.prepared.marked.contains(&key(&op));
         if !deferred {
-            simple(
-                "nvvm.wgmma.wait.group.sync.aligned",
-                &[attribute("group", "0 : i64".into())],
+            let none_pending = IntegerAttribute::new(i64_type, 0);
+            b.insert(
+                at,
+                nvvm::wgmma_wait_group_sync_aligned(self.context, none_pending, b.location).into(),
             );
         }
         for (tile, value) in results {
@@ -825,20 +767,9 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                 let high = self.slot_value(b, at, array, operand, first + 2 * q + 1);
                 let packed = b.value(
                     at,
-                    OperationBuilder::new("vector.from_elements", b.location)
-                        .add_operands(&[low, high])
-                        .add_results(&[pair])
-                        .build()
-                        .expect("vector.from_elements"),
+                    vector::from_elements(self.context, pair, &[low, high], b.location).into(),
                 );
-                b.value(
-                    at,
-                    OperationBuilder::new("llvm.bitcast", b.location)
-                        .add_operands(&[packed])
-                        .add_results(&[i32_type])
-                        .build()
-                        .expect("llvm.bitcast"),
-                )
+                b.value(at, llvm::bitcast(self.context, i32_type, packed, b.location).into())
             })
             .collect()
     }
@@ -896,29 +827,15 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         for position in 0..outputs {
             operands.push(b.extract(at, accumulator, position as i64, Type::float32(self.context)));
         }
-        let string = |text: &str| melior::ir::attribute::StringAttribute::new(self.context, text).into();
-        b.value(
-            at,
-            OperationBuilder::new("llvm.inline_asm", b.location)
-                .add_operands(&operands)
-                .add_attributes(&[
-                    (
-                        Identifier::new(self.context, "asm_dialect"),
-                        crate::attributes::integer(self.context, 64, 0),
-                    ),
-                    (Identifier::new(self.context, "asm_string"), string(&asm)),
-                    (
-                        Identifier::new(self.context, "constraints"),
-                        string(&constraints.join(",")),
-                    ),
-                    (
-                        Identifier::new(self.context, "has_side_effects"),
-                        Attribute::unit(self.context),
-                    ),
-                ])
-                .add_results(&[struct_type])
-                .build()
-                .expect("llvm.inline_asm"),
-        )
+        let string = |text: &str| melior::ir::attribute::StringAttribute::new(self.context, text);
+        let instruction = llvm::InlineAsmOperation::builder(self.context, b.location)
+            .res(struct_type)
+            .operands(&operands)
+            .asm_string(string(&asm))
+            .constraints(string(&constraints.join(",")))
+            .has_side_effects(Attribute::unit(self.context))
+            .asm_dialect(crate::attributes::integer(self.context, 64, 0))
+            .build();
+        b.value(at, instruction.into())
     }
 }

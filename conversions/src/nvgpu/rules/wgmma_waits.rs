@@ -36,18 +36,20 @@ struct Pending<'c, 'a> {
 /// iteration's slot is [`releases_previous`]'s.
 fn needs(users: &[OperationRef], group: &Pending, wgmma: &HashSet<usize>, counting: &[Value]) -> bool {
     users.iter().any(|user| {
-        let name = op_name(user);
+        let arrival = is(user, tile::ArriveOperation::name);
         // An arrival on a barrier that copies count on says they were issued, not that a ring
         // slot is free.
-        let copies_issued = name == "tile.arrive" && user.operand(0).is_ok_and(|barriers| counting.contains(&barriers));
-        if name == "tile.copy_async" || releases_previous(user) || copies_issued {
+        let copies_issued = arrival && user.operand(0).is_ok_and(|barriers| counting.contains(&barriers));
+        if is(user, tile::CopyAsyncOperation::name) || releases_previous(user) || copies_issued {
             return false;
         }
         let accumulating = wgmma.contains(&key(user)).then(|| user.operand(2).ok()).flatten();
-        matches!(name, "gpu.barrier" | "tile.arrive" | "nvvm.barrier0")
+        let barrier = arrival || is(user, gpu::BarrierOperation::name) || is(user, nvvm::Barrier0Operation::name);
+        let slot_view = is(user, tile::SlotOperation::name);
+        barrier
             || user.operands().any(|value| {
                 (group.fragments.contains(&value) && Some(value) != accumulating)
-                    || (name != "tile.slot"
+                    || (!slot_view
                         && !crate::pipeline::ahead::reads_only(user, value)
                         && crate::pipeline::rings::tile_allocation(value)
                             .is_some_and(|tile| group.shared.contains(&key(&tile))))
@@ -59,7 +61,7 @@ fn needs(users: &[OperationRef], group: &Pending, wgmma: &HashSet<usize>, counti
 /// (`tile-expand-pipelines` with `release = "previous"`): it needs the groups of the earlier
 /// iterations complete, not this one's.
 fn releases_previous(op: &OperationRef) -> bool {
-    op_name(op) == "tile.arrive" && op.attribute(crate::pipeline::RELEASES_PREVIOUS_ATTRIBUTE).is_ok()
+    is(op, tile::ArriveOperation::name) && op.attribute(crate::pipeline::RELEASES_PREVIOUS_ATTRIBUTE).is_ok()
 }
 
 /// Whether `block` is the body of a loop whose gemm's group may stay pending across its back edge.
