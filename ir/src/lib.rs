@@ -8,7 +8,14 @@
 //! built or recognized by a name written by hand.
 
 pub use melior::dialect::ods::{affine, amdgpu, arith, builtin, cf, func, gpu, index, llvm, math, memref, scf, vector};
-use melior::{dialect::DialectHandle, ir::operation::OperationLike};
+use melior::{
+    Context,
+    dialect::DialectHandle,
+    ir::{
+        attribute::DenseI32ArrayAttribute,
+        operation::{Operation, OperationLike, OperationMutLike},
+    },
+};
 
 melior_macro::dialect! {
     name: "nvvm",
@@ -50,6 +57,18 @@ pub fn raw_name<'n>(op: mlir_sys::MlirOperation) -> &'n [u8] {
 
 #[doc(hidden)]
 pub use melior::ir::operation::OperationLike as __OperationLike;
+
+/// `op` with the sizes of its operand groups (`operandSegmentSizes`), one for each of its ODS operands
+/// in order: the generated builders take an op's optional and variadic operands but leave their
+/// sizes at zero, which the op's verifier refuses.
+pub fn with_segments<'c>(context: &'c Context, op: impl Into<Operation<'c>>, sizes: &[i32]) -> Operation<'c> {
+    let mut op = op.into();
+    op.set_attribute(
+        "operandSegmentSizes",
+        DenseI32ArrayAttribute::new(context, sizes).into(),
+    );
+    op
+}
 
 /// Whether `op` is one of `dialect`'s ops (`in_dialect(&op, DialectHandle::arith())`).
 pub fn in_dialect<'c: 'a, 'a>(op: &impl OperationLike<'c, 'a>, dialect: DialectHandle) -> bool {

@@ -9,8 +9,7 @@ use melior::{
     dialect::{arith, func},
     ir::{
         Block, BlockLike, Identifier, Location, Operation, Region, RegionLike, Type, Value, ValueLike,
-        attribute::{DenseI32ArrayAttribute, IntegerAttribute, StringAttribute, TypeAttribute},
-        operation::OperationMutLike,
+        attribute::{IntegerAttribute, StringAttribute, TypeAttribute},
         r#type::{FunctionType, IntegerType, MemRefType},
     },
 };
@@ -176,17 +175,11 @@ fn launch_body<'c>(
     if let Some(bytes) = shared.first() {
         launch = launch.dynamic_shared_memory_size(*bytes);
     }
-    let mut launch: Operation = launch
+    let launch = launch
         .kernel_operands(&kernel_operands)
         .kernel(nested_symbol(context, &symbols.module, &symbols.kernel))
-        .build()
-        .into();
-    // melior's generated builder leaves the operand segments unset.
-    launch.set_attribute(
-        "operandSegmentSizes",
-        DenseI32ArrayAttribute::new(context, &segments).into(),
-    );
-    block.append_operation(launch);
+        .build();
+    block.append_operation(tile_ir::with_segments(context, launch, &segments));
     block.append_operation(func::r#return(&[], location));
 }
 

@@ -17,7 +17,7 @@ use melior::{
     Context,
     ir::{
         Attribute, ShapedTypeLike, Type, Value, ValueLike,
-        operation::{Operation, OperationLike, OperationMutLike, OperationRef},
+        operation::{OperationLike, OperationRef},
         r#type::MemRefType,
     },
 };
@@ -82,7 +82,7 @@ pub fn apply<'c, 'a>(context: &'c Context, shared: &[(OperationRef<'c, 'a>, Shar
             Attribute::parse(context, &format!("strided<[{}, {}]>", strides[0], strides[1])).expect("a strided layout");
         let view_type = MemRefType::new(memref.element(), &shape, Some(strided), memref.memory_space());
         let array = |values: &[i64]| crate::attributes::i64_array(context, values);
-        let mut cast: Operation = tile_ir::memref::reinterpret_cast(
+        let cast = tile_ir::memref::reinterpret_cast(
             context,
             view_type.into(),
             tile,
@@ -93,15 +93,9 @@ pub fn apply<'c, 'a>(context: &'c Context, shared: &[(OperationRef<'c, 'a>, Shar
             array(&shape),
             array(&strides),
             b.location,
-        )
-        .into();
-        // melior's generated builders leave the operand segments uncounted: the source, then no
-        // dynamic offsets, sizes or strides (all static).
-        cast.set_inherent_attribute(
-            "operandSegmentSizes",
-            crate::attributes::i32_array(context, &[1, 0, 0, 0]),
         );
-        let view = b.insert(At::before(next), cast);
+        // The source, then no dynamic offsets, sizes or strides (all static).
+        let view = b.insert(At::before(next), tile_ir::with_segments(context, cast, &[1, 0, 0, 0]));
         rewriter
             .as_rewriter_base()
             .replace_all_uses_except(tile, view.result(0).expect("view").into(), view);

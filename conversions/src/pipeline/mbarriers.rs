@@ -16,7 +16,7 @@ use melior::{
     ir::{
         Attribute, Type, Value, ValueLike,
         attribute::IntegerAttribute,
-        operation::{Operation, OperationLike, OperationMutLike, OperationRef},
+        operation::{OperationLike, OperationRef},
         r#type::IntegerType,
     },
 };
@@ -85,18 +85,12 @@ pub(crate) fn i32_constant<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, value: i64) 
 
 /// `bar.sync id, threads` at `at`: named barrier `id` (an i32) of `threads` (an i32) threads.
 pub(crate) fn named_barrier<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, id: Value<'c, 'a>, threads: Value<'c, 'a>) {
-    let mut barrier: Operation = nvvm::BarrierOperation::builder(b.context, b.location)
+    let barrier = nvvm::BarrierOperation::builder(b.context, b.location)
         .barrier_id(id)
         .number_of_threads(threads)
-        .build()
-        .into();
-    // The generated builder leaves the operand segments at zero: the id, the thread count, no
-    // reduction predicate.
-    barrier.set_attribute(
-        "operandSegmentSizes",
-        crate::attributes::i32_array(b.context, &[1, 1, 0]),
-    );
-    b.insert(at, barrier);
+        .build();
+    // The id, the thread count, no reduction predicate.
+    b.insert(at, tile_ir::with_segments(b.context, barrier, &[1, 1, 0]));
 }
 
 /// The barriers of `kernel` that some `tile.copy_async` counts on (read before the copies are

@@ -19,5 +19,5 @@ pub use melior::{
 pub use std::collections::{BTreeSet, HashMap, HashSet};
 pub use tile_dialect::{
     level::MemoryLevel,
-    ops::{copy_async_parts, copy_parts, memref_shape, nested_ops, op_name},
+    ops::{copy_async_parts, copy_parts, memref_shape, nested_ops},
 };

@@ -18,7 +18,7 @@
 //! each round's reads (the next round's writes, and whatever follows, may reuse the LDS).
 
 use super::*;
-use melior::ir::{ShapedTypeLike, operation::OperationMutLike};
+use melior::ir::ShapedTypeLike;
 use tile_dialect::element::Element;
 use tile_ir::{
     memref::ReinterpretCastOperation,
@@ -203,7 +203,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let stored = tile_type.element();
         let flat_type = MemRefType::new(stored, &[capacity], None, tile_type.memory_space());
         let array_attribute = |values: &[i64]| crate::attributes::i64_array(self.context, values);
-        let mut flat: melior::ir::Operation = tile_ir::memref::reinterpret_cast(
+        let flat = tile_ir::memref::reinterpret_cast(
             self.context,
             flat_type.into(),
             staging.tile,
@@ -214,15 +214,9 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             array_attribute(&[capacity]),
             array_attribute(&[1]),
             b.location,
-        )
-        .into();
-        // melior's generated constructor leaves the operand segments (source, offsets, sizes,
-        // strides) unset.
-        flat.set_attribute(
-            "operandSegmentSizes",
-            crate::attributes::i32_array(self.context, &[1, 0, 0, 0]),
         );
-        let flat = b.value(at, flat);
+        // The source; no dynamic offsets, sizes or strides.
+        let flat = b.value(at, tile_ir::with_segments(self.context, flat, &[1, 0, 0, 0]));
         let lds_type = crate::layout::stored::stored_type(self.context, stored, &[capacity], None);
         let lds = b.cast(at, tile_ir::memref::memory_space_cast, flat, lds_type);
         // This wave's tile and region, and the lane.

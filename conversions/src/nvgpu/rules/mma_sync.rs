@@ -377,7 +377,10 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                         None => instruction,
                     };
                     // Four A registers, two B registers, four accumulators.
-                    let product = b.value(at, with_segments(self.context, instruction.build(), &[4, 2, 4]));
+                    let product = b.value(
+                        at,
+                        tile_ir::with_segments(self.context, instruction.build(), &[4, 2, 4]),
+                    );
                     carried[tile] = (0..4).map(|v| b.extract(at, product, v, accumulator_type)).collect();
                 }
             }

@@ -272,15 +272,6 @@ impl MatrixPlan for TensorCorePlan {
     }
 }
 
-/// `op` with the sizes of its operand groups (`operandSegmentSizes`), one for each of its ODS
-/// operands in order: the generated builders take an op's optional and variadic operands but leave
-/// their sizes at zero.
-fn with_segments<'c>(context: &'c Context, op: impl Into<Operation<'c>>, sizes: &[i32]) -> Operation<'c> {
-    let mut op = op.into();
-    op.set_attribute("operandSegmentSizes", crate::attributes::i32_array(context, sizes));
-    op
-}
-
 /// The fence that makes this thread's writes to shared memory through the generic proxy (its
 /// stores) visible to the async proxy (wgmma's reads, the copy engine's).
 fn async_shared_fence<'c>(context: &'c Context, location: Location<'c>) -> Operation<'c> {

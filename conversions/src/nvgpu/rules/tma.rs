@@ -117,7 +117,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             // multicast mask, cache hint or predicate.
             b.insert(
                 leader,
-                with_segments(context, copy, &[1, 1, rank as i32, 1, 0, 0, 0, 0]),
+                tile_ir::with_segments(context, copy, &[1, 1, rank as i32, 1, 0, 0, 0, 0]),
             );
         }
         erase(context, op);

@@ -484,7 +484,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                 // The map, the source and the coordinates; no cache hint or predicate.
                 b.insert(
                     issue,
-                    with_segments(context, copy, &[1, 1, coordinates.len() as i32, 0, 0]),
+                    tile_ir::with_segments(context, copy, &[1, 1, coordinates.len() as i32, 0, 0]),
                 );
             }
             b.insert(issue, nvvm::cp_async_bulk_commit_group(context, b.location).into());

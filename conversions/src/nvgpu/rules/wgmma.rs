@@ -453,7 +453,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                 .bypass_l_1(Attribute::unit(self.context))
                 .build();
             let segments = [1, place.len() as i32, 1, clamped.len() as i32, 1];
-            b.insert(at, with_segments(self.context, copy, &segments));
+            b.insert(at, tile_ir::with_segments(self.context, copy, &segments));
         }
         if !wait {
             return;
