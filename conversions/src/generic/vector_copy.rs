@@ -74,6 +74,13 @@ pub struct WideCopies {
     /// its ends), its runs load with no branch each, back to back (NVIDIA's driver serialized
     /// loads that each sat behind their own branch: `bench/RESULTS.md`, runs 10 and 11).
     pub whole_tile_test: bool,
+    /// The whole-tile test also asks that every run start at an address aligned to its size, and
+    /// the loads then say so (NVIDIA: LLVM splits a vector load it cannot prove aligned into
+    /// element loads).
+    pub aligned_loads: bool,
+    /// Main loops whose steps begin with such copies load the next step's runs into registers
+    /// while the step computes (the module doc), where the kernel's fragments are in registers.
+    pub prefetch: bool,
 }
 
 /// The unit attribute of the cast that stands for a tensor's vector view until the kernel's
@@ -186,8 +193,56 @@ fn vector_load<'c, 'a>(
     memref: Value<'c, 'a>,
     indices: &[Value<'c, 'a>],
     ty: Type<'c>,
+    alignment: Option<i64>,
 ) -> Value<'c, 'a> {
-    b.value(at, vector::load(b.context, ty, memref, indices, b.location).into())
+    let load = vector::LoadOperation::builder(b.context, b.location)
+        .result(ty)
+        .base(memref)
+        .indices(indices);
+    let load = match alignment {
+        Some(bytes) => load.alignment(IntegerAttribute::new(IntegerType::new(b.context, 64).into(), bytes)),
+        None => load,
+    };
+    b.value(at, load.build().into())
+}
+
+/// Bytes of one element of `ty`.
+fn element_bytes(ty: Type) -> i64 {
+    Element::of(ty).map_or(1, |element| element.bytes() as i64)
+}
+
+/// Whether every run of the tile `src[offsets]` starts at an address that is a multiple of `bytes`
+/// (a run's size): the tensor's first element is, each row's stride is a multiple, and the tile's
+/// first column is a multiple of the run. Tensors with a layout of their own (strides not derived
+/// from the sizes) are not claimed aligned.
+fn runs_aligned<'c, 'a>(
+    b: &Builder<'c>,
+    at: At<'c, 'a>,
+    src: Value<'c, 'a>,
+    offsets: &[Value<'c, 'a>],
+    bytes: i64,
+) -> Value<'c, 'a> {
+    let i1 = IntegerType::new(b.context, 1).into();
+    let tensor = MemRefType::try_from(src.r#type()).expect("a tensor");
+    if !tile_dialect::ops::has_identity_layout(tensor) {
+        return b.constant(at, i1, 0.0);
+    }
+    let element = element_bytes(tensor.element());
+    let multiple = |value: Value<'c, 'a>, of: i64| {
+        let rest = b.remui(at, value, b.index(at, of));
+        b.compare(at, "eq", rest, b.index(at, 0))
+    };
+    let mut aligned = multiple(b.aligned_pointer(at, src), bytes);
+    // The row stride in elements: the product of the sizes after the first dimension.
+    let last = offsets.len() - 1;
+    let mut row = b.index(at, 1);
+    for dim in 1..offsets.len() {
+        row = b.muli(at, row, b.dim(at, src, dim as i64));
+    }
+    if offsets.len() > 1 {
+        aligned = b.andi(at, aligned, multiple(row, bytes / element));
+    }
+    b.andi(at, aligned, multiple(offsets[last], bytes / element))
 }
 
 /// `vector.store value, memref[indices]`.
@@ -249,7 +304,12 @@ fn load_runs<'c, 'a>(
         load_runs_checked(b, at, runs, src, view, offsets, element, held, tid);
         return;
     }
-    let inside = tile_inside(b, at, runs, src, view.is_some(), offsets);
+    let mut inside = tile_inside(b, at, runs, src, view.is_some(), offsets);
+    let alignment = target.aligned_loads.then(|| runs.run * element_bytes(element));
+    if let Some(bytes) = alignment {
+        let aligned = runs_aligned(b, at, src, offsets, bytes);
+        inside = b.andi(at, inside, aligned);
+    }
     let whole = b.if_then(at, inside);
     let rank = runs.extents.len();
     let leading = offsets.len() - rank;
@@ -263,7 +323,18 @@ fn load_runs<'c, 'a>(
                 None => *offset,
             })
             .collect();
-        load_run(b, at, runs, src, view, &indices, element, held, trip * runs.run);
+        load_run(
+            b,
+            at,
+            runs,
+            src,
+            view,
+            &indices,
+            element,
+            held,
+            trip * runs.run,
+            alignment,
+        );
     }
     let one = b.constant(at, melior::ir::r#type::IntegerType::new(b.context, 1).into(), 1.0);
     let outside = b.xori(at, inside, one);
@@ -322,6 +393,7 @@ fn load_run<'c, 'a>(
     element: Type<'c>,
     held: Value<'c, 'a>,
     first: i64,
+    alignment: Option<i64>,
 ) {
     let vector = crate::attributes::vector(runs.run, element);
     let last = indices.len() - 1;
@@ -331,7 +403,7 @@ fn load_run<'c, 'a>(
             at_view[last] = b.divui(at, indices[last], b.index(at, runs.run));
             b.load(at, view, &at_view)
         }
-        None => vector_load(b, at, src, indices, vector),
+        None => vector_load(b, at, src, indices, vector, alignment),
     };
     for lane in 0..runs.run {
         // The lane's type (`element`) is inferred from the vector's.
@@ -401,7 +473,7 @@ fn load_runs_checked<'c, 'a>(
             whole = b.andi(at, whole, aligned);
         }
         let fast = b.if_then(at, whole);
-        load_run(b, fast, runs, src, view, &indices, element, held, first);
+        load_run(b, fast, runs, src, view, &indices, element, held, first, None);
         // At an end of the tensor: element by element, zeros outside it. Each lane loads at its
         // own indices where inside and at the tensor's first element otherwise (no branch a lane:
         // fewer blocks for LLVM), then keeps the zero there; a tensor without elements loads
@@ -788,7 +860,7 @@ pub fn lower<'c, 'a>(
     } else {
         Vec::new()
     };
-    if prefetch_loops {
+    if prefetch_loops && target.prefetch {
         for pipelined in nested_ops(kernel)
             .into_iter()
             .filter(|op| tile_ir::is(op, tile::PipelinedOperation::name))

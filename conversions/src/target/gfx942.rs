@@ -50,6 +50,8 @@ pub static TARGET: Target = Target {
         lanes: 16,
         views: false,
         sched_barrier: true,
+        aligned_loads: false,
+        prefetch: true,
         whole_tile_test: false,
     }),
     subgroup_size: None,

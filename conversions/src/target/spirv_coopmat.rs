@@ -39,6 +39,8 @@ pub static TARGET: Target = Target {
         lanes: 4,
         views: true,
         sched_barrier: false,
+        aligned_loads: false,
+        prefetch: true,
         whole_tile_test: true,
     }),
     subgroup_size: Some(config::SUBGROUP as u32),
