@@ -211,40 +211,6 @@ fn element_bytes(ty: Type) -> i64 {
     Element::of(ty).map_or(1, |element| element.bytes() as i64)
 }
 
-/// Whether every run of the tile `src[offsets]` starts at an address that is a multiple of `bytes`
-/// (a run's size): the tensor's first element is, each row's stride is a multiple, and the tile's
-/// first column is a multiple of the run. Tensors with a layout of their own (strides not derived
-/// from the sizes) are not claimed aligned.
-fn runs_aligned<'c, 'a>(
-    b: &Builder<'c>,
-    at: At<'c, 'a>,
-    src: Value<'c, 'a>,
-    offsets: &[Value<'c, 'a>],
-    bytes: i64,
-) -> Value<'c, 'a> {
-    let i1 = IntegerType::new(b.context, 1).into();
-    let tensor = MemRefType::try_from(src.r#type()).expect("a tensor");
-    if !tile_dialect::ops::has_identity_layout(tensor) {
-        return b.constant(at, i1, 0.0);
-    }
-    let element = element_bytes(tensor.element());
-    let multiple = |value: Value<'c, 'a>, of: i64| {
-        let rest = b.remui(at, value, b.index(at, of));
-        b.compare(at, "eq", rest, b.index(at, 0))
-    };
-    let mut aligned = multiple(b.aligned_pointer(at, src), bytes);
-    // The row stride in elements: the product of the sizes after the first dimension.
-    let last = offsets.len() - 1;
-    let mut row = b.index(at, 1);
-    for dim in 1..offsets.len() {
-        row = b.muli(at, row, b.dim(at, src, dim as i64));
-    }
-    if offsets.len() > 1 {
-        aligned = b.andi(at, aligned, multiple(row, bytes / element));
-    }
-    b.andi(at, aligned, multiple(offsets[last], bytes / element))
-}
-
 /// `vector.store value, memref[indices]`.
 fn vector_store<'c, 'a>(
     b: &Builder<'c>,
@@ -305,9 +271,11 @@ fn load_runs<'c, 'a>(
         return;
     }
     let mut inside = tile_inside(b, at, runs, src, view.is_some(), offsets);
-    let alignment = target.aligned_loads.then(|| runs.run * element_bytes(element));
-    if let Some(bytes) = alignment {
-        let aligned = runs_aligned(b, at, src, offsets, bytes);
+    // Claimed only for tensors whose strides follow from their sizes (the test reads the sizes).
+    let identity = MemRefType::try_from(src.r#type()).is_ok_and(tile_dialect::ops::has_identity_layout);
+    let alignment = (target.aligned_loads && identity).then(|| runs.run * element_bytes(element));
+    if alignment.is_some() {
+        let aligned = crate::registers::patterns::runs_aligned(b, at, src, offsets, runs.run);
         inside = b.andi(at, inside, aligned);
     }
     let whole = b.if_then(at, inside);

@@ -455,6 +455,31 @@ pub struct Lowering<'c, 'a, 'l> {
     first: At<'c, 'a>,
 }
 
+/// Whether runs of `elements` elements of the global tensor `tensor`, starting at the tile's
+/// columns (the last of `offsets`) plus a multiple of `elements`, are aligned to their size:
+/// the tensor's base, the tile's first column and the rows' length (skipped where it is a
+/// static multiple) all allow it.
+pub(crate) fn runs_aligned<'c, 'a>(
+    b: &Builder<'c>,
+    at: At<'c, 'a>,
+    tensor: Value<'c, 'a>,
+    offsets: &[Value<'c, 'a>],
+    elements: i64,
+) -> Value<'c, 'a> {
+    let bytes = tile_dialect::element::Element::of(element_type(tensor)).map_or(1, |element| element.bytes() as i64);
+    let last = offsets.len() - 1;
+    let base_rest = b.remui(at, b.aligned_pointer(at, tensor), b.index(at, elements * bytes));
+    let column_rest = b.remui(at, offsets[last], b.index(at, elements));
+    let mut rest = b.ori(at, base_rest, column_rest);
+    let rows = tile_dialect::ops::as_memref(tensor.r#type())
+        .and_then(|memref| tile_dialect::ops::static_sizes(memref).last().copied().flatten());
+    if rows.is_none_or(|rows| rows % elements != 0) {
+        let row_rest = b.remui(at, b.dim(at, tensor, last as i64), b.index(at, elements));
+        rest = b.ori(at, rest, row_rest);
+    }
+    b.compare(at, "eq", rest, b.index(at, 0))
+}
+
 impl<'c, 'a> Lowering<'c, 'a, '_> {
     pub(crate) fn builder(&self, op: &OperationRef<'c, 'a>) -> Builder<'c> {
         Builder {
@@ -795,33 +820,6 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         }
     }
 
-    /// Whether runs of `elements` elements of the global tensor `tensor`, starting at the tile's
-    /// columns (the last of `offsets`) plus a multiple of `elements`, are aligned to their size:
-    /// the tensor's base, the tile's first column and the rows' length (skipped where it is a
-    /// static multiple) all allow it.
-    pub(crate) fn runs_aligned(
-        &self,
-        b: &Builder<'c>,
-        at: At<'c, 'a>,
-        tensor: Value<'c, 'a>,
-        offsets: &[Value<'c, 'a>],
-        elements: i64,
-    ) -> Value<'c, 'a> {
-        let bytes =
-            tile_dialect::element::Element::of(element_type(tensor)).map_or(1, |element| element.bytes() as i64);
-        let last = offsets.len() - 1;
-        let base_rest = b.remui(at, b.aligned_pointer(at, tensor), b.index(at, elements * bytes));
-        let column_rest = b.remui(at, offsets[last], b.index(at, elements));
-        let mut rest = b.ori(at, base_rest, column_rest);
-        let rows = tile_dialect::ops::as_memref(tensor.r#type())
-            .and_then(|memref| tile_dialect::ops::static_sizes(memref).last().copied().flatten());
-        if rows.is_none_or(|rows| rows % elements != 0) {
-            let row_rest = b.remui(at, b.dim(at, tensor, last as i64), b.index(at, elements));
-            rest = b.ori(at, rest, row_rest);
-        }
-        b.compare(at, "eq", rest, b.index(at, 0))
-    }
-
     /// Stores `value_at(position)` (built where the store goes) into the global tensor or tile
     /// `dst` at `coordinates` of the tile at `offsets`, unless it lies past the tensor's end.
     pub(crate) fn store_clipped(
@@ -908,7 +906,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         // The pair's address is aligned when the tensor's base, its rows and the tile's first
         // column are (the pair's own column is even).
         let last = offsets.len() - 1;
-        let aligned = self.runs_aligned(b, at, dst, offsets, 2);
+        let aligned = runs_aligned(b, at, dst, offsets, 2);
         let pair_type = crate::attributes::vector(2, ty);
         let yes = b.value(
             at,

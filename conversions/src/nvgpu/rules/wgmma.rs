@@ -365,7 +365,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         match (&pieces, &spread) {
             (Some(pieces), _) if vectorizable => {
                 // 16-byte pieces: one core matrix row.
-                let aligned = self.runs_aligned(&b, at, parts.src, &parts.src_offsets, slab);
+                let aligned = crate::registers::patterns::runs_aligned(&b, at, parts.src, &parts.src_offsets, slab);
                 let fast = b.if_then(at, aligned);
                 self.copy_rows_async(&b, fast, &parts, tile, pieces, slab, !asynchronous);
                 let yes = b.value(

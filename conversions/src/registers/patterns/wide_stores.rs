@@ -98,7 +98,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let last = offsets.len() - 1;
         let i32_type: Type<'c> = IntegerType::new(self.context, 32).into();
         // Runs start on block boundaries of the tile.
-        let aligned = self.runs_aligned(b, at, dst, offsets, run);
+        let aligned = super::runs_aligned(b, at, dst, offsets, run);
         // The lane's place in its group, and one flag per place.
         let lane = b.andi(at, self.tid, b.index(at, lanes - 1));
         let is_lane: Vec<Value> = (0..lanes)
