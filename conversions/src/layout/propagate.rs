@@ -15,6 +15,7 @@
 //! thread, a shared tile two instructions read differently) is an error naming both ops.
 
 use super::{Layout, anchors, atoms};
+use crate::cpu::structure::is_allocation;
 use crate::kernels::Failure;
 use crate::target::Target;
 use melior::ir::{
@@ -47,18 +48,10 @@ fn key(op: &OperationRef) -> usize {
     op.to_raw().ptr as usize
 }
 
-/// Whether `op` allocates a tile (or barriers): one of the `tile.alloc_*` ops.
-fn allocates(op: &OperationRef) -> bool {
-    match_op!(op, {
-        tile::AllocSharedOperation | tile::AllocFragmentOperation | tile::AllocBarriersOperation => true,
-        _ => false,
-    })
-}
-
 /// The allocation a tile value comes from.
 fn allocation<'c, 'a>(value: Value<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
     let owner = tile_dialect::ops::as_result(value)?.owner();
-    allocates(&owner).then_some(owner)
+    is_allocation(&owner).then_some(owner)
 }
 
 fn is_fragment(value: Value) -> bool {
@@ -467,7 +460,7 @@ pub fn infer<'c, 'a>(
         loops: HashMap::new(),
     };
     let ops = nested_ops(kernel);
-    let allocations: Vec<OperationRef> = ops.iter().copied().filter(|op| allocates(op)).collect();
+    let allocations: Vec<OperationRef> = ops.iter().copied().filter(|op| is_allocation(op)).collect();
     // Strict: what the input says, then what the instructions impose.
     for alloc in &allocations {
         let Ok(given) = alloc.attribute(LAYOUT_ATTRIBUTE) else {
