@@ -1,6 +1,7 @@
 // sm_80 (Ampere): tile-infer-layouts gives every gemm the mma.sync layouts (no wgmma), the
-// pipelines stay plain (no TMA: the threads copy the tiles), and the lowering issues one
-// nvvm.mma.sync per instruction tile and K step: m16n8k16 for f16 and bf16, m16n8k32 for i8.
+// pipelines stay plain (no TMA: the threads copy the tiles, in 16-byte runs where a tile lies
+// inside its tensor and its runs start aligned), and the lowering issues one nvvm.mma.sync per
+// instruction tile and K step: m16n8k16 for f16 and bf16, m16n8k32 for i8.
 // RUN: tile-opt %s -split-input-file -tile-infer-layouts -tile-plan-pipelines | FileCheck %s --check-prefix=PLAN
 // RUN: tile-opt %s -split-input-file -tile-infer-layouts -tile-plan-pipelines -tile-expand-pipelines -convert-tile-to-nvgpu-sm80 | FileCheck %s
 
@@ -10,7 +11,16 @@
 // PLAN-LABEL: func.func @gemm_64x128
 // PLAN: tile.alloc_fragment {tile.layout = #tile.frag<shape = [64, 128], threads = 128, {{.*}}origin = "mma.m16n8k16">}
 // PLAN: tile.schedule = {buffers = 1 : i64, fill = "threads", prefetch = 0 : i64, wait = "barrier"}
+// The 64x32 A tile is 256 runs of 8 f16, two a thread; the 32x128 B tile four a thread. Each copy
+// tests its tile's place and alignment once, then loads its runs as aligned vectors (element by
+// element only at the tensor's edges), and stores them to the tile as vectors.
 // CHECK-LABEL: gpu.func @gemm_64x128_0_kernel
+// CHECK: memref.extract_aligned_pointer_as_index %arg0
+// CHECK-COUNT-2: vector.load %arg0{{.*}} {alignment = 16 : i64} : memref<256x256xf16>, vector<8xf16>
+// CHECK: vector.store {{.*}} : memref<64x32xf16, 3>, vector<8xf16>
+// CHECK: memref.extract_aligned_pointer_as_index %arg1
+// CHECK-COUNT-4: vector.load %arg1{{.*}} {alignment = 16 : i64} : memref<256x256xf16>, vector<8xf16>
+// CHECK: vector.store {{.*}} : memref<32x128xf16, 3>, vector<8xf16>
 // CHECK-NOT: nvvm.wgmma
 // CHECK-NOT: nvvm.mbarrier
 // CHECK-COUNT-32: nvvm.mma.sync {{.*}}shape = #nvvm.shape<m = 16, n = 8, k = 16>
