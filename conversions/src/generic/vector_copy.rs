@@ -271,9 +271,7 @@ fn load_runs<'c, 'a>(
         return;
     }
     let mut inside = tile_inside(b, at, runs, src, view.is_some(), offsets);
-    // Claimed only for tensors whose strides follow from their sizes (the test reads the sizes).
-    let identity = MemRefType::try_from(src.r#type()).is_ok_and(tile_dialect::ops::has_identity_layout);
-    let alignment = (target.aligned_loads && identity).then(|| runs.run * element_bytes(element));
+    let alignment = target.aligned_loads.then(|| runs.run * element_bytes(element));
     if alignment.is_some() {
         let aligned = crate::registers::patterns::runs_aligned(b, at, src, offsets, runs.run);
         inside = b.andi(at, inside, aligned);

@@ -458,7 +458,8 @@ pub struct Lowering<'c, 'a, 'l> {
 /// Whether runs of `elements` elements of the global tensor `tensor`, starting at the tile's
 /// columns (the last of `offsets`) plus a multiple of `elements`, are aligned to their size:
 /// the tensor's base, the tile's first column and the rows' length (skipped where it is a
-/// static multiple) all allow it.
+/// static multiple) all allow it. A tensor with a layout of its own (strides or an offset not
+/// derived from its sizes) is not claimed aligned: the test reads only the sizes and the base.
 pub(crate) fn runs_aligned<'c, 'a>(
     b: &Builder<'c>,
     at: At<'c, 'a>,
@@ -466,6 +467,9 @@ pub(crate) fn runs_aligned<'c, 'a>(
     offsets: &[Value<'c, 'a>],
     elements: i64,
 ) -> Value<'c, 'a> {
+    if !tile_dialect::ops::as_memref(tensor.r#type()).is_some_and(tile_dialect::ops::has_identity_layout) {
+        return b.constant(at, melior::ir::r#type::IntegerType::new(b.context, 1).into(), 0.0);
+    }
     let bytes = tile_dialect::element::Element::of(element_type(tensor)).map_or(1, |element| element.bytes() as i64);
     let last = offsets.len() - 1;
     let base_rest = b.remui(at, b.aligned_pointer(at, tensor), b.index(at, elements * bytes));
