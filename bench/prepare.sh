@@ -19,7 +19,7 @@ sed 's/512x512x/4096x4096x/g; s/%c4 = arith.constant 4 : index/%c4 = arith.const
 # FlashAttention forward at the attention baseline's shape (4096 tokens, 32 heads, head dim 128).
 python3 tools/gen/attention.py bench > bench/programs/attention_bench_d128_f16.mlir
 # The test programs outside the GEMM family run with the plain strategy.
-for program in bench/programs/*.mlir examples/*.mlir test/programs/row_softmax.mlir test/programs/row_softmax_64x128.mlir test/programs/reduce_kinds.mlir test/programs/gemm_bias_fill.mlir test/programs/gemm_row_softmax.mlir test/programs/gemm_column_center.mlir test/programs/multi_head_scores.mlir test/programs/batched_gemm_relu.mlir test/programs/gemm_epilogue_reads.mlir test/programs/attention_4d.mlir test/programs/attention_4d_causal.mlir test/programs/gemm_i8.mlir test/programs/gemm_i8_scaled.mlir test/programs/gemm_i8_kn.mlir test/programs/gemm_i8_wide.mlir test/programs/gemm_i8_warps.mlir; do
+for program in bench/programs/*.mlir examples/*.mlir test/programs/row_softmax.mlir test/programs/row_softmax_64x128.mlir test/programs/reduce_kinds.mlir test/programs/gemm_bias_fill.mlir test/programs/gemm_row_softmax.mlir test/programs/gemm_column_center.mlir test/programs/multi_head_scores.mlir test/programs/batched_gemm_relu.mlir test/programs/gemm_epilogue_reads.mlir test/programs/attention_4d.mlir test/programs/attention_4d_causal.mlir test/programs/gemm_i8.mlir test/programs/gemm_i8_scaled.mlir test/programs/gemm_i8_kn.mlir test/programs/gemm_i8_wide.mlir test/programs/gemm_i8_warps.mlir test/programs/shared_kv_attention.mlir; do
   case "$program" in */vk_*) continue ;; esac
   target/release/tile-compile "$program" --target sm_90a -o bench/kernels --timing 2>&1 >/dev/null | sed "s|^|$(basename "$program"): |" || true
 done
@@ -38,6 +38,6 @@ done
 # sm_80 (Ampere PTX, which the H200's driver compiles for itself): the examples and the test programs
 # above, checked like the sm_90a kernels (bench/kernels/sm_80, gpu_check.sh).
 mkdir -p bench/kernels/sm_80
-for program in examples/*.mlir bench/programs/attention_bench_d128_f16.mlir test/programs/row_softmax.mlir test/programs/reduce_kinds.mlir test/programs/gemm_bias_fill.mlir test/programs/gemm_row_softmax.mlir test/programs/gemm_column_center.mlir test/programs/multi_head_scores.mlir test/programs/batched_gemm_relu.mlir test/programs/gemm_epilogue_reads.mlir test/programs/attention_4d.mlir test/programs/attention_4d_causal.mlir test/programs/gemm_i8.mlir test/programs/gemm_i8_kn.mlir test/programs/gemm_i8_warps.mlir; do
+for program in examples/*.mlir bench/programs/attention_bench_d128_f16.mlir test/programs/row_softmax.mlir test/programs/reduce_kinds.mlir test/programs/gemm_bias_fill.mlir test/programs/gemm_row_softmax.mlir test/programs/gemm_column_center.mlir test/programs/multi_head_scores.mlir test/programs/batched_gemm_relu.mlir test/programs/gemm_epilogue_reads.mlir test/programs/attention_4d.mlir test/programs/attention_4d_causal.mlir test/programs/gemm_i8.mlir test/programs/gemm_i8_kn.mlir test/programs/gemm_i8_warps.mlir test/programs/shared_kv_attention.mlir; do
   target/release/tile-compile "$program" --target sm_80 -o bench/kernels/sm_80 --timing 2>&1 >/dev/null | sed "s|^|$(basename "$program") (sm_80): |" || true
 done

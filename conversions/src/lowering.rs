@@ -54,12 +54,7 @@ fn lower_kernel<'c, 'a>(
     target: &'static Target,
 ) -> Result<(), crate::kernels::Failure<'c, 'a>> {
     match target.strategy {
-        Strategy::PerOp => {
-            // A tile two gemms want in two roles has no layout: say so before anything is
-            // rewritten.
-            crate::layout::check_conflicts(kernel, target)?;
-            crate::generic::lower_per_op(context, module, kernel, index, target)
-        }
+        Strategy::PerOp => crate::generic::lower_per_op(context, module, kernel, index, target),
         Strategy::Plain => crate::generic::lower_plain(context, module, kernel, index, target),
     }
 }

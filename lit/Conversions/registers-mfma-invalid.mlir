@@ -1,6 +1,6 @@
 // A gemm whose accumulator has an mfma layout that the mfma rule of the register rules cannot take
 // keeps the scalar rule (one loop over K per accumulator element), with a warning at the gemm
-// naming what is missing.
+// naming what is missing; a gemm that reads an operand the slow way says so too.
 // RUN: tile-opt %s -split-input-file -convert-tile-to-amdgpu -verify-diagnostics | FileCheck %s
 
 // K = 4 is not a multiple of the 32x32x8 instruction's K: the first gemm multiplies element by
@@ -83,6 +83,45 @@ func.func @misnamed(%X: memref<64x32xi8>, %W: memref<32x64xi8>, %Y: memref<64x64
     // expected-warning @+1 {{'tile.gemm' op has an accumulator layout named 'mfma.32x32' that is not the mfma.32x32 layout of any split of its 2 waves over the 64x64 tile}}
     tile.gemm %Xs, %Ws, %H : memref<64x32xi8, #gpu.address_space<workgroup>>, memref<32x64xi8, #gpu.address_space<workgroup>>, memref<64x64xi32, #tile.fragment>
     tile.copy %H, %Y : memref<64x64xi32, #tile.fragment>, memref<64x64xi32>
+  }
+  return
+}
+
+// -----
+
+// One LDS tile in two gemm roles (MLA decode's KV tile): stored as the first gemm prefers (rows
+// padded, K along them for B given NxK), it is read as vectors there; the second gemm, B given
+// KxN, reads K across the stored rows, element by element (a slower path, so a warning), and
+// both run on mfma.
+// CHECK-LABEL: gpu.func @shared_kv_0_kernel
+// CHECK: vector.load
+// CHECK: amdgpu.mfma 32x32x8
+// CHECK: memref.load {{.*}} : memref<64x64xf16, strided<[68, 1]>, #gpu.address_space<workgroup>>
+// CHECK: amdgpu.mfma 32x32x8
+func.func @shared_kv(%Q: memref<64x64xf16>, %KV: memref<256x64xf16>, %O: memref<64x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c1) threads(128) (%b) {
+    %Qs = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+    %KVs = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+    %S = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    %P = tile.alloc_fragment : memref<64x64xf16, #tile.fragment>
+    %Acc = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    tile.copy %Q[%c0, %c0], %Qs : memref<64x64xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+    tile.fill %Acc, %zero : memref<64x64xf32, #tile.fragment>
+    tile.pipelined %j = %c0 to %c4 stages(2) {
+      %t = arith.muli %j, %c64 : index
+      tile.copy %KV[%t, %c0], %KVs : memref<256x64xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+      tile.fill %S, %zero : memref<64x64xf32, #tile.fragment>
+      tile.gemm %Qs, %KVs, %S {transpose_b} : memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+      tile.copy %S, %P : memref<64x64xf32, #tile.fragment>, memref<64x64xf16, #tile.fragment>
+      // expected-warning @+1 {{'tile.gemm' op reads its B operand element by element on gfx942, not as vectors along K: its shared tile is stored with K across its rows (as another gemm reads it, or as its tile.layout says); a tile of its own would be stored K-major}}
+      tile.gemm %P, %KVs, %Acc : memref<64x64xf16, #tile.fragment>, memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+    }
+    tile.copy %Acc, %O[%c0, %c0] : memref<64x64xf32, #tile.fragment>, memref<64x64xf32>
   }
   return
 }

@@ -152,7 +152,7 @@ func.func @layout_for_rings(%A: memref<128x64xf16>, %B: memref<64x64xf16>, %C: m
   %c64 = arith.constant 64 : index
   %zero = arith.constant 0.0 : f32
   tile.kernel grid(%c2) threads(128) (%bx) {
-    // expected-error-re @+1 {{'tile.alloc_shared' op has no consistent layout on sm_90a: its tile.layout attribute lays it out as #tile.smem<swizzle = 128, box = [64, 64]>, 'tile.gemm' at {{.*}} wants #tile.smem<box = [64, 8], boxes = 8>; TMA fills a swizzled tile only from the rings of tile-plan-pipelines and tile-expand-pipelines (run them before the lowering, as the tile-to-nvvm pipeline does, or drop the attribute)}}
+    // expected-error-re @+1 {{'tile.alloc_shared' op has no consistent layout on sm_90a: its tile.layout attribute lays it out as #tile.smem<swizzle = 128, box = [64, 64]>, 'tile.gemm' at {{.*}} wants #tile.smem<box = [64, 8], boxes = 8>; TMA fills a swizzled tile only from the rings of tile-plan-pipelines and tile-expand-pipelines, in boxes that serve every gemm reading it (run them before the lowering, as the tile-to-nvvm pipeline does, or drop the attribute)}}
     %As = tile.alloc_shared {tile.layout = #tile.smem<swizzle = 128, box = [64, 64]>} : memref<64x64xf16, #gpu.address_space<workgroup>>
     %Bs = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
     %Cf = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>

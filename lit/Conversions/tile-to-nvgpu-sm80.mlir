@@ -79,3 +79,41 @@ func.func @gemm_i8(%X: memref<64x64xi8>, %W: memref<64x64xi8>, %Y: memref<64x64x
   return
 }
 }
+
+// -----
+
+// One shared tile in two gemm roles (MLA decode's KV tile, B given NxK and then KxN): mma.sync
+// reads each operand element pair from the tile as it is stored, whichever dimension is K. Four
+// warps split M (a kernel of two gemms): each gemm 8 instruction tiles x 4 K steps a warp.
+// CHECK-LABEL: gpu.func @shared_kv_0_kernel
+// CHECK-COUNT-64: nvvm.mma.sync
+// CHECK-NOT: nvvm.mma.sync
+// CHECK: gpu.return
+module attributes {tile.target = "sm_80"} {
+func.func @shared_kv(%Q: memref<64x64xf16>, %KV: memref<256x64xf16>, %O: memref<64x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c1) threads(128) (%b) {
+    %Qs = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+    %KVs = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+    %S = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    %P = tile.alloc_fragment : memref<64x64xf16, #tile.fragment>
+    %Acc = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    tile.copy %Q[%c0, %c0], %Qs : memref<64x64xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+    tile.fill %Acc, %zero : memref<64x64xf32, #tile.fragment>
+    tile.pipelined %j = %c0 to %c4 stages(2) {
+      %t = arith.muli %j, %c64 : index
+      tile.copy %KV[%t, %c0], %KVs : memref<256x64xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+      tile.fill %S, %zero : memref<64x64xf32, #tile.fragment>
+      tile.gemm %Qs, %KVs, %S {transpose_b} : memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+      tile.copy %S, %P : memref<64x64xf32, #tile.fragment>, memref<64x64xf16, #tile.fragment>
+      tile.gemm %P, %KVs, %Acc : memref<64x64xf16, #tile.fragment>, memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+    }
+    tile.copy %Acc, %O[%c0, %c0] : memref<64x64xf32, #tile.fragment>, memref<64x64xf32>
+  }
+  return
+}
+}

@@ -573,3 +573,41 @@ func.func @f8_wgmma(%A: memref<1024x1024xf8E4M3FN>, %B: memref<1024x1024xf8E4M3F
   return
 }
 }
+
+// -----
+
+// One shared tile in two gemm roles (MLA decode's KV tile): its ring is filled by TMA boxes once,
+// and each gemm reads it through its own descriptor: K-major for the scores (B given NxK), with
+// wgmma's transpose bit for the output (B given KxN, the register-A form's last immediate).
+// CHECK-LABEL: func.func @shared_kv
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global
+// CHECK: nvvm.wgmma.mma_async {{.*}} A[<f16>, <one>, <row>], B[<f16>, <one>, <col>]
+// CHECK: llvm.inline_asm {{.*}}wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{.*}}, p, 1, 1, 1;
+module attributes {tile.target = "sm_90a"} {
+func.func @shared_kv(%Q: memref<64x64xf16>, %KV: memref<256x64xf16>, %O: memref<64x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c1) threads(128) (%b) {
+    %Qs = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+    %KVs = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+    %S = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    %P = tile.alloc_fragment : memref<64x64xf16, #tile.fragment>
+    %Acc = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    tile.copy %Q[%c0, %c0], %Qs : memref<64x64xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+    tile.fill %Acc, %zero : memref<64x64xf32, #tile.fragment>
+    tile.pipelined %j = %c0 to %c4 stages(2) {
+      %t = arith.muli %j, %c64 : index
+      tile.copy %KV[%t, %c0], %KVs : memref<256x64xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+      tile.fill %S, %zero : memref<64x64xf32, #tile.fragment>
+      tile.gemm %Qs, %KVs, %S {transpose_b} : memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+      tile.copy %S, %P : memref<64x64xf32, #tile.fragment>, memref<64x64xf16, #tile.fragment>
+      tile.gemm %P, %KVs, %Acc : memref<64x64xf16, #tile.fragment>, memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+    }
+    tile.copy %Acc, %O[%c0, %c0] : memref<64x64xf32, #tile.fragment>, memref<64x64xf32>
+  }
+  return
+}
+}

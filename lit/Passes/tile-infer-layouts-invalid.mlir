@@ -2,28 +2,34 @@
 // names both; so is a module without a target.
 // RUN: tile-opt %s -split-input-file -verify-diagnostics -tile-infer-layouts
 
-// One shared tile, A of one gemm and B of the other: TMA and wgmma cannot agree on one swizzle.
+// A shared tile read with each dimension as K (B transposed, then B) laid out by hand in TMA's
+// 64-byte swizzled box, which serves K along its columns only: the first gemm says what serves
+// both readings (the threads' column slabs).
 module attributes {tile.target = "sm_90a"} {
-func.func @two_roles(%A: memref<256x256xf16>, %B: memref<256x256xf16>, %C: memref<256x256xf16>) {
+func.func @narrow_roles(%Q: memref<64x32xf16>, %KV: memref<256x32xf16>, %O: memref<64x32xf32>) {
   %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
   %c4 = arith.constant 4 : index
   %c64 = arith.constant 64 : index
+  %c1 = arith.constant 1 : index
   %zero = arith.constant 0.0 : f32
-  tile.kernel grid(%c1) threads(128) (%bx) {
-    %S = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
-    // expected-error-re @+1 {{'tile.alloc_shared' op has no consistent layout on sm_90a: 'tile.gemm' at loc({{.*}}:23:7) uses it as B, 'tile.gemm' at loc({{.*}}:24:7) as A; give each use a tile of its own (copy it)}}
-    %T = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
-    %Cf = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
-    tile.fill %Cf, %zero : memref<64x64xf32, #tile.fragment>
-    tile.pipelined %k = %c0 to %c4 stages(2) {
-      %k0 = arith.muli %k, %c64 : index
-      tile.copy %A[%c0, %k0], %S : memref<256x256xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
-      tile.copy %B[%k0, %c0], %T : memref<256x256xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
-      tile.gemm %S, %T, %Cf : memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
-      tile.gemm %T, %S, %Cf : memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+  tile.kernel grid(%c1) threads(128) (%b) {
+    %Qs = tile.alloc_shared : memref<64x32xf16, #gpu.address_space<workgroup>>
+    // expected-error-re @+1 {{'tile.alloc_shared' op has no consistent layout on sm_90a: its tile.layout attribute lays it out as #tile.smem<swizzle = 64, box = [64, 32]>, 'tile.gemm' at loc({{.*}}:28:7) wants #tile.smem<box = [64, 8], boxes = 4>; TMA fills a swizzled tile only from the rings of tile-plan-pipelines and tile-expand-pipelines, in boxes that serve every gemm reading it (run them before the lowering, as the tile-to-nvvm pipeline does, or drop the attribute)}}
+    %KVs = tile.alloc_shared {tile.layout = #tile.smem<swizzle = 64, box = [64, 32]>} : memref<64x32xf16, #gpu.address_space<workgroup>>
+    %S = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    %P = tile.alloc_fragment : memref<64x64xf16, #tile.fragment>
+    %Acc = tile.alloc_fragment : memref<64x32xf32, #tile.fragment>
+    tile.copy %Q[%c0, %c0], %Qs : memref<64x32xf16>, memref<64x32xf16, #gpu.address_space<workgroup>>
+    tile.fill %Acc, %zero : memref<64x32xf32, #tile.fragment>
+    tile.pipelined %j = %c0 to %c4 stages(2) {
+      %t = arith.muli %j, %c64 : index
+      tile.copy %KV[%t, %c0], %KVs : memref<256x32xf16>, memref<64x32xf16, #gpu.address_space<workgroup>>
+      tile.fill %S, %zero : memref<64x64xf32, #tile.fragment>
+      tile.gemm %Qs, %KVs, %S {transpose_b} : memref<64x32xf16, #gpu.address_space<workgroup>>, memref<64x32xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+      tile.copy %S, %P : memref<64x64xf32, #tile.fragment>, memref<64x64xf16, #tile.fragment>
+      tile.gemm %P, %KVs, %Acc : memref<64x64xf16, #tile.fragment>, memref<64x32xf16, #gpu.address_space<workgroup>>, memref<64x32xf32, #tile.fragment>
     }
-    tile.copy %Cf, %C[%c0, %c0] : memref<64x64xf32, #tile.fragment>, memref<256x256xf16>
+    tile.copy %Acc, %O[%c0, %c0] : memref<64x32xf32, #tile.fragment>, memref<64x32xf32>
   }
   return
 }

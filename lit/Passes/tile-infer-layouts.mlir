@@ -377,3 +377,113 @@ func.func @i8_operands_as_filled(%A: memref<256x1024xi8>, %B: memref<64x256xi8>,
   return
 }
 }
+
+// -----
+
+// One shared tile in two gemm roles (MLA decode's KV tile: B transposed for the scores, B for the
+// output). sm_90a: one layout serves both descriptors; copied ahead into the loop's ring, whole
+// 128-byte rows, the KV tile takes TMA's swizzled boxes (the Q tile, copied once by the threads,
+// column slabs).
+// CHECK-LABEL: func.func @shared_kv
+// CHECK: tile.alloc_shared {tile.layout = #tile.smem<box = [64, 8], boxes = 8>} : memref<64x64xf16
+// CHECK-NEXT: tile.alloc_shared {tile.layout = #tile.smem<swizzle = 128, box = [64, 64]>} : memref<64x64xf16
+module attributes {tile.target = "sm_90a"} {
+func.func @shared_kv(%Q: memref<64x64xf16>, %KV: memref<256x64xf16>, %O: memref<64x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c1) threads(128) (%b) {
+    %Qs = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+    %KVs = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+    %S = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    %P = tile.alloc_fragment : memref<64x64xf16, #tile.fragment>
+    %Acc = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    tile.copy %Q[%c0, %c0], %Qs : memref<64x64xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+    tile.fill %Acc, %zero : memref<64x64xf32, #tile.fragment>
+    tile.pipelined %j = %c0 to %c4 stages(2) {
+      %t = arith.muli %j, %c64 : index
+      tile.copy %KV[%t, %c0], %KVs : memref<256x64xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+      tile.fill %S, %zero : memref<64x64xf32, #tile.fragment>
+      tile.gemm %Qs, %KVs, %S {transpose_b} : memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+      tile.copy %S, %P : memref<64x64xf32, #tile.fragment>, memref<64x64xf16, #tile.fragment>
+      tile.gemm %P, %KVs, %Acc : memref<64x64xf16, #tile.fragment>, memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+    }
+    tile.copy %Acc, %O[%c0, %c0] : memref<64x64xf32, #tile.fragment>, memref<64x64xf32>
+  }
+  return
+}
+}
+
+// -----
+
+// The same with 64-byte rows: TMA's 64-byte swizzled box serves K along the columns only, so the
+// tile read with each dimension as K takes the threads' column slabs (cp.async).
+// CHECK-LABEL: func.func @narrow_roles
+// CHECK: tile.alloc_shared {tile.layout = #tile.smem<box = [64, 8], boxes = 4>} : memref<64x32xf16
+// CHECK-NEXT: tile.alloc_shared {tile.layout = #tile.smem<box = [64, 8], boxes = 4>} : memref<64x32xf16
+module attributes {tile.target = "sm_90a"} {
+func.func @narrow_roles(%Q: memref<64x32xf16>, %KV: memref<256x32xf16>, %O: memref<64x32xf32>) {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %c64 = arith.constant 64 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c1) threads(128) (%b) {
+    %Qs = tile.alloc_shared : memref<64x32xf16, #gpu.address_space<workgroup>>
+    %KVs = tile.alloc_shared : memref<64x32xf16, #gpu.address_space<workgroup>>
+    %S = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    %P = tile.alloc_fragment : memref<64x64xf16, #tile.fragment>
+    %Acc = tile.alloc_fragment : memref<64x32xf32, #tile.fragment>
+    tile.copy %Q[%c0, %c0], %Qs : memref<64x32xf16>, memref<64x32xf16, #gpu.address_space<workgroup>>
+    tile.fill %Acc, %zero : memref<64x32xf32, #tile.fragment>
+    tile.pipelined %j = %c0 to %c4 stages(2) {
+      %t = arith.muli %j, %c64 : index
+      tile.copy %KV[%t, %c0], %KVs : memref<256x32xf16>, memref<64x32xf16, #gpu.address_space<workgroup>>
+      tile.fill %S, %zero : memref<64x64xf32, #tile.fragment>
+      tile.gemm %Qs, %KVs, %S {transpose_b} : memref<64x32xf16, #gpu.address_space<workgroup>>, memref<64x32xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+      tile.copy %S, %P : memref<64x64xf32, #tile.fragment>, memref<64x64xf16, #tile.fragment>
+      tile.gemm %P, %KVs, %Acc : memref<64x64xf16, #tile.fragment>, memref<64x32xf16, #gpu.address_space<workgroup>>, memref<64x32xf32, #tile.fragment>
+    }
+    tile.copy %Acc, %O[%c0, %c0] : memref<64x32xf32, #tile.fragment>, memref<64x32xf32>
+  }
+  return
+}
+}
+
+// -----
+
+// gfx942: mfma reads an LDS tile stored either way and prefers B stored K-major; a tile two gemms
+// prefer differently keeps the first gemm's layout (B given as NxK: rows padded, not transposed).
+// CHECK-LABEL: func.func @shared_kv_gfx942
+// CHECK: tile.alloc_shared {tile.layout = #tile.smem<padding = 4>} : memref<64x64xf16
+// CHECK-NEXT: tile.alloc_shared {tile.layout = #tile.smem<padding = 4>} : memref<64x64xf16
+module attributes {tile.target = "gfx942"} {
+func.func @shared_kv_gfx942(%Q: memref<64x64xf16>, %KV: memref<256x64xf16>, %O: memref<64x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c1) threads(128) (%b) {
+    %Qs = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+    %KVs = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+    %S = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    %P = tile.alloc_fragment : memref<64x64xf16, #tile.fragment>
+    %Acc = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    tile.copy %Q[%c0, %c0], %Qs : memref<64x64xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+    tile.fill %Acc, %zero : memref<64x64xf32, #tile.fragment>
+    tile.pipelined %j = %c0 to %c4 stages(2) {
+      %t = arith.muli %j, %c64 : index
+      tile.copy %KV[%t, %c0], %KVs : memref<256x64xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+      tile.fill %S, %zero : memref<64x64xf32, #tile.fragment>
+      tile.gemm %Qs, %KVs, %S {transpose_b} : memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+      tile.copy %S, %P : memref<64x64xf32, #tile.fragment>, memref<64x64xf16, #tile.fragment>
+      tile.gemm %P, %KVs, %Acc : memref<64x64xf16, #tile.fragment>, memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+    }
+    tile.copy %Acc, %O[%c0, %c0] : memref<64x64xf32, #tile.fragment>, memref<64x64xf32>
+  }
+  return
+}
+}

@@ -90,6 +90,11 @@ fn flash_attention_on_4d_tensors_matches_the_reference() {
 }
 
 #[test]
+fn attention_reading_one_kv_tile_as_keys_and_values_matches_the_reference() {
+    check_on_vulkan("test/programs/shared_kv_attention.mlir", 51);
+}
+
+#[test]
 fn row_softmax_of_a_64x128_tile_in_registers_matches_the_reference() {
     check_on_vulkan("test/programs/row_softmax_64x128.mlir", 44);
 }

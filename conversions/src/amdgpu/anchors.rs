@@ -69,21 +69,15 @@ fn mfma_anchors<'c, 'a>(ops: &Operands<'c, 'a>, threads: i64, chained: bool) -> 
     };
     // The accumulator is the instruction's whatever A and B are (a register A operand is staged).
     // A shared B is laid out so even where A is a fragment (attention's P V).
-    let mut anchors = vec![Anchor {
-        tile: ops.c,
-        layout: Layout::Fragment(atoms::mfma_accumulator(ops.m, ops.n, waves, mfma.size)),
-    }];
+    let mut anchors = vec![Anchor::required(
+        ops.c,
+        Layout::Fragment(atoms::mfma_accumulator(ops.m, ops.n, waves, mfma.size)),
+    )];
     if is_shared(ops.a) && is_shared(ops.b) {
-        anchors.push(Anchor {
-            tile: ops.a,
-            layout: Layout::Shared(lds(ops.transpose_a)),
-        });
+        anchors.push(Anchor::preferred(ops.a, Layout::Shared(lds(ops.transpose_a))));
     }
     if is_shared(ops.b) {
-        anchors.push(Anchor {
-            tile: ops.b,
-            layout: Layout::Shared(lds(!ops.transpose_b)),
-        });
+        anchors.push(Anchor::preferred(ops.b, Layout::Shared(lds(!ops.transpose_b))));
     }
     anchors
 }

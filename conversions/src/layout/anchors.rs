@@ -21,6 +21,31 @@ pub struct Anchor<'c, 'a> {
     pub tile: Value<'c, 'a>,
     /// Its layout.
     pub layout: Layout,
+    /// Whether the instruction only reads the tile fastest in this layout and reads any other
+    /// correctly (an operand stored with K along its rows, read as vectors): a tile that gemms prefer in different
+    /// layouts keeps the first gemm's, and a layout the input records stands; otherwise the
+    /// instruction reads no other, and a tile wanted two ways is an error.
+    pub preferred: bool,
+}
+
+impl<'c, 'a> Anchor<'c, 'a> {
+    /// The layout the instruction needs `tile` in.
+    pub fn required(tile: Value<'c, 'a>, layout: Layout) -> Self {
+        Anchor {
+            tile,
+            layout,
+            preferred: false,
+        }
+    }
+
+    /// The layout the instruction reads `tile` fastest in (see [`Anchor::preferred`]).
+    pub fn preferred(tile: Value<'c, 'a>, layout: Layout) -> Self {
+        Anchor {
+            tile,
+            layout,
+            preferred: true,
+        }
+    }
 }
 
 /// The gemm's operands and their shapes.

@@ -23,20 +23,15 @@ pub mod tma;
 pub use propagate::Inferred;
 
 use crate::kernels::Failure;
-use crate::target::{Strategy, Target};
+use crate::target::Target;
 use melior::{
     Context, ContextRef,
-    ir::{
-        Attribute, Value,
-        attribute::StringAttribute,
-        operation::{OperationLike, OperationRef},
-        r#type::TypeId,
-    },
+    ir::{Attribute, attribute::StringAttribute, operation::OperationRef, r#type::TypeId},
     pass::{ExternalPass, Pass, RunExternalPass, create_external},
 };
 use tile_dialect::{
     layout::{FragmentLayout, SharedLayout},
-    ops::{nested_ops, op_name, set_attribute},
+    ops::set_attribute,
 };
 
 /// The pass's flag.
@@ -121,68 +116,6 @@ impl Layout {
     }
 }
 
-/// Checks that no tile is wanted in two layouts by the tensor-core ops of `kernel`: a shared tile
-/// read by gemms in different operand roles, a fragment that is one gemm's accumulator and another
-/// gemm's operand.
-pub fn check_conflicts<'c, 'a>(kernel: OperationRef<'c, 'a>, chip: &Target) -> Result<(), Failure<'c, 'a>> {
-    // (tile, role, the gemm that wants it so)
-    let mut uses: Vec<(Value, &str, OperationRef)> = Vec::new();
-    for gemm in nested_ops(kernel)
-        .into_iter()
-        .filter(|op| tile_ir::is(op, tile_ir::tile::GemmOperation::name))
-    {
-        let transposed = |name: &str| gemm.attribute(name).is_ok();
-        let roles = [
-            (
-                0,
-                if transposed("transpose_a") {
-                    "A (transposed)"
-                } else {
-                    "A"
-                },
-            ),
-            (
-                1,
-                if transposed("transpose_b") {
-                    "B (transposed)"
-                } else {
-                    "B"
-                },
-            ),
-            (2, "the accumulator"),
-        ];
-        for (operand, role) in roles {
-            let Ok(tile) = gemm.operand(operand) else { continue };
-            if let Some((_, other_role, other)) = uses.iter().find(|(used, r, _)| *used == tile && *r != role) {
-                let allocation = tile_dialect::ops::as_result(tile)
-                    .map(|result| result.owner())
-                    .unwrap_or(gemm);
-                return Err((
-                    allocation,
-                    format!(
-                        "has no consistent layout on {chip}: '{}' at {} uses it as {other_role}, '{}' at {} as {role}; give each use a tile of its own (copy it)",
-                        op_name(other),
-                        other.location(),
-                        op_name(&gemm),
-                        gemm.location()
-                    ),
-                ));
-            }
-            uses.push((tile, role, gemm));
-        }
-    }
-    Ok(())
-}
-
-/// Returns how `kernel` lowers on `target`, after checking that its tiles have consistent
-/// layouts where the target lowers op by op.
-fn strategy<'c, 'a>(kernel: OperationRef<'c, 'a>, target: &Target) -> Result<Strategy, Failure<'c, 'a>> {
-    if target.strategy == Strategy::PerOp {
-        check_conflicts(kernel, target)?;
-    }
-    Ok(target.strategy)
-}
-
 /// Which copies layout inference takes to fill wgmma's shared tiles by TMA, where rings have it (swizzled
 /// boxes; the threads' copies write column slabs).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -212,7 +145,7 @@ fn infer_kernel<'c, 'a>(
     kernel: OperationRef<'c, 'a>,
     chip: &'static Target,
 ) -> Result<(), Failure<'c, 'a>> {
-    let strategy = strategy(kernel, chip)?;
+    let strategy = chip.strategy;
     let inferred = infer_for_lowering(kernel, chip, Rings::Forecast)?;
     for (allocation, layout) in inferred.tiles {
         // A rank-0 fragment (a reduction to a scalar) has no `#tile.frag` (its shape would be

@@ -96,7 +96,8 @@ impl<'c, 'a> Inference<'c, 'a> {
         second: &OperationRef,
         wants: &Layout,
     ) -> Failure<'c, 'a> {
-        let first = if *first == tile {
+        let by_attribute = *first == tile;
+        let first = if by_attribute {
             format!("its {LAYOUT_ATTRIBUTE} attribute")
         } else {
             describe(first)
@@ -104,9 +105,11 @@ impl<'c, 'a> Inference<'c, 'a> {
         // A shared tile laid out for the TMA ring the planning passes build, lowered without them
         // (the threads copy it): the fix is the passes, not another tile.
         let swizzled = |layout: &Layout| matches!(layout, Layout::Shared(shared) if shared.swizzle > 0);
-        let fix = if swizzled(had) != swizzled(wants) && matches!((had, wants), (Layout::Shared(_), Layout::Shared(_)))
+        let fix = if by_attribute
+            && swizzled(had) != swizzled(wants)
+            && matches!((had, wants), (Layout::Shared(_), Layout::Shared(_)))
         {
-            "TMA fills a swizzled tile only from the rings of tile-plan-pipelines and tile-expand-pipelines (run them before the lowering, as the tile-to-nvvm pipeline does, or drop the attribute)"
+            "TMA fills a swizzled tile only from the rings of tile-plan-pipelines and tile-expand-pipelines, in boxes that serve every gemm reading it (run them before the lowering, as the tile-to-nvvm pipeline does, or drop the attribute)"
         } else {
             "give each use a tile of its own (copy it, through shared memory where the threads differ)"
         };
@@ -492,17 +495,48 @@ pub fn infer<'c, 'a>(
     } else {
         Vec::new()
     };
+    // TMA fills a tile only where its boxes serve every gemm that reads it (a tile read with each
+    // dimension as K takes no box narrower than 128 bytes).
+    let mut read_as_k: HashMap<usize, Vec<usize>> = HashMap::new();
+    for gemm in ops.iter().filter(|op| tile_ir::is(*op, tile::GemmOperation::name)) {
+        let Some(operands) = anchors::operands(*gemm) else {
+            continue;
+        };
+        let [a_k, b_k] = crate::support::k_dimensions(operands.transpose_a, operands.transpose_b);
+        for (tile, k_dimension) in [(operands.a, a_k), (operands.b, b_k)] {
+            if let Some(allocation) = crate::pipeline::rings::tile_allocation(tile) {
+                read_as_k.entry(key(&allocation)).or_default().push(k_dimension);
+            }
+        }
+    }
     let tma = |tile: Value<'c, 'a>, k_dimension: usize| {
-        crate::pipeline::rings::tile_allocation(tile)
-            .is_some_and(|allocation| crate::layout::tma::tma_fills(&ops, key(&allocation), k_dimension, &ahead))
+        crate::pipeline::rings::tile_allocation(tile).is_some_and(|allocation| {
+            let readings = read_as_k.get(&key(&allocation)).map_or(&[][..], Vec::as_slice);
+            std::iter::once(&k_dimension)
+                .chain(readings)
+                .all(|k| crate::layout::tma::tma_fills(&ops, key(&allocation), *k, &ahead))
+        })
     };
+    // What the instructions need first, then what they read fastest where nothing decided the tile
+    // (the first gemm's preference where gemms differ: the instruction reads any layout).
+    let mut preferences = Vec::new();
     for gemm in ops.iter().filter(|op| tile_ir::is(*op, tile::GemmOperation::name)) {
         for anchor in anchors::gemm_anchors(*gemm, chip, threads, chained, &tma) {
             // A ring's slot stands for the ring (`tile-expand-pipelines`).
-            if let Some(tile) = allocation(anchor.tile).or_else(|| crate::pipeline::rings::tile_allocation(anchor.tile))
-            {
+            let Some(tile) = allocation(anchor.tile).or_else(|| crate::pipeline::rings::tile_allocation(anchor.tile))
+            else {
+                continue;
+            };
+            if anchor.preferred {
+                preferences.push((tile, anchor.layout, *gemm));
+            } else {
                 inference.want(tile, anchor.layout, *gemm)?;
             }
+        }
+    }
+    for (tile, layout, gemm) in preferences {
+        if !inference.tiles.contains_key(&key(&tile)) {
+            inference.want(tile, layout, gemm)?;
         }
     }
     // Common, then free: loops without a source take the blocked layout, one at a time, each

@@ -134,12 +134,19 @@ pub fn tma_fills(ops: &[OperationRef], allocation: usize, k_dimension: usize, ah
     any && all
 }
 
-/// The allocations among `core_tiles` that TMA fills ([`tma_fills`]: rings of a pipelined loop's
-/// operand tiles).
-pub fn swizzled_tiles(ops: &[OperationRef], core_tiles: &HashMap<usize, usize>) -> std::collections::HashSet<usize> {
+/// The allocations among `core_tiles` (each with the dimensions its gemms read as K) that TMA
+/// fills for every such reading ([`tma_fills`]: rings of a pipelined loop's operand tiles).
+pub fn swizzled_tiles(
+    ops: &[OperationRef],
+    core_tiles: &HashMap<usize, Vec<usize>>,
+) -> std::collections::HashSet<usize> {
     core_tiles
         .iter()
-        .filter(|(allocation, k_dimension)| tma_fills(ops, **allocation, **k_dimension, &[]))
+        .filter(|(allocation, k_dimensions)| {
+            k_dimensions
+                .iter()
+                .all(|k_dimension| tma_fills(ops, **allocation, *k_dimension, &[]))
+        })
         .map(|(allocation, _)| *allocation)
         .collect()
 }

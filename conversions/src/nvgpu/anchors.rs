@@ -66,15 +66,15 @@ fn wgmma_anchors<'c, 'a>(
     }
     let warpgroups = threads / 128;
     let bytes = operand_bytes(ops);
-    let mut anchors = vec![Anchor {
-        tile: ops.c,
-        layout: Layout::Fragment(atoms::wgmma_accumulator(ops.m, ops.n, warpgroups)),
-    }];
+    let mut anchors = vec![Anchor::required(
+        ops.c,
+        Layout::Fragment(atoms::wgmma_accumulator(ops.m, ops.n, warpgroups)),
+    )];
     if !is_shared(ops.a) && !ops.transpose_a && bytes == 2 {
-        anchors.push(Anchor {
-            tile: ops.a,
-            layout: Layout::Fragment(atoms::wgmma_a_operand(ops.m, ops.k, warpgroups)),
-        });
+        anchors.push(Anchor::required(
+            ops.a,
+            Layout::Fragment(atoms::wgmma_a_operand(ops.m, ops.k, warpgroups)),
+        ));
     }
     let [a_k, b_k] = crate::support::k_dimensions(ops.transpose_a, ops.transpose_b);
     for (tile, k_dimension) in [(ops.a, a_k), (ops.b, b_k)] {
@@ -85,10 +85,7 @@ fn wgmma_anchors<'c, 'a>(
             .then(|| super::chip::operand_layout(rows, columns, tma(tile, k_dimension), bytes))
             .flatten()
         {
-            anchors.push(Anchor {
-                tile,
-                layout: Layout::Shared(layout),
-            });
+            anchors.push(Anchor::required(tile, Layout::Shared(layout)));
         }
     }
     anchors
@@ -103,15 +100,15 @@ fn mma_sync<'c, 'a>(ops: &Operands<'c, 'a>, threads: i64, chained: bool, depth: 
     let Ok(warps) = mma_sync_warps(ops, threads, chained, depth) else {
         return Vec::new();
     };
-    let mut anchors = vec![Anchor {
-        tile: ops.c,
-        layout: Layout::Fragment(atoms::mma_accumulator(ops.m, ops.n, warps)),
-    }];
+    let mut anchors = vec![Anchor::required(
+        ops.c,
+        Layout::Fragment(atoms::mma_accumulator(ops.m, ops.n, warps)),
+    )];
     if !is_shared(ops.a) && !ops.transpose_a && warps.1 == 1 && depth == 16 {
-        anchors.push(Anchor {
-            tile: ops.a,
-            layout: Layout::Fragment(atoms::mma_a_operand(ops.m, ops.k, warps.0)),
-        });
+        anchors.push(Anchor::required(
+            ops.a,
+            Layout::Fragment(atoms::mma_a_operand(ops.m, ops.k, warps.0)),
+        ));
     }
     anchors
 }

@@ -322,6 +322,15 @@ struct VectorSource<'c, 'a> {
     row: i64,
 }
 
+/// Whether K runs along the stored rows of `tile` (read as `storage` says): its last dimension,
+/// or its first where its layout stores it transposed (`crate::layout::stored`).
+fn k_along_stored_rows(tile: Value, storage: Storage) -> bool {
+    match crate::layout::stored::stored(tile) {
+        Some(stored) => storage.k_last != stored.layout.transposed,
+        None => storage.k_last,
+    }
+}
+
 /// How `tile`, stored as `storage` says, is read as vectors: where K runs along its stored rows
 /// (the tile's last dimension, or its first where its layout stores it transposed:
 /// `crate::layout::stored`) and a stored row is a multiple of 4 long (a lane's four elements are
@@ -335,19 +344,16 @@ fn vector_source<'c, 'a>(
     let in_lds = |value: Value| {
         tile_dialect::level::memory_level(value.r#type()) == Some(tile_dialect::level::MemoryLevel::Shared)
     };
+    if !k_along_stored_rows(tile, storage) {
+        return None;
+    }
     let (memref, swapped, row) = match crate::layout::stored::stored(tile) {
-        Some(stored) => (storage.k_last != stored.layout.transposed).then_some((
-            stored.allocation,
-            stored.layout.transposed,
-            stored.shape[1],
-        ))?,
-        None => storage.k_last.then(|| {
-            (
-                tile,
-                false,
-                storage.flat.unwrap_or_else(|| *memref_shape(tile).last().unwrap_or(&0)),
-            )
-        })?,
+        Some(stored) => (stored.allocation, stored.layout.transposed, stored.shape[1]),
+        None => (
+            tile,
+            false,
+            storage.flat.unwrap_or_else(|| *memref_shape(tile).last().unwrap_or(&0)),
+        ),
     };
     if row % 4 != 0 || !in_lds(memref) {
         return None;
@@ -481,6 +487,20 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             vector_source(&b, at, a_tile, a_storage)
         };
         let b_vectors = vector_source(&b, at, bb, b_storage);
+        // A shared tile another gemm reads the other way round is stored for that gemm (the first
+        // one's preference, `crate::layout::anchors::Anchor::preferred`): this one reads it element
+        // by element.
+        let unstaged_a = (a_tile == a && !plan.register_a).then_some(("A", a, a_storage));
+        for (role, tile, storage) in unstaged_a.into_iter().chain([("B", bb, b_storage)]) {
+            if level(tile) == Some(MemoryLevel::Shared) && !k_along_stored_rows(tile, storage) {
+                tile_dialect::diagnostics::emit_warning(
+                    op.location(),
+                    &format!(
+                        "'tile.gemm' op reads its {role} operand element by element on gfx942, not as vectors along K: its shared tile is stored with K across its rows (as another gemm reads it, or as its tile.layout says); a tile of its own would be stored K-major"
+                    ),
+                );
+            }
+        }
         // Both read as vectors: each lane reads 8 elements of K for two K steps at once (one
         // 16-byte read instead of two 8-byte ones; the pair's steps take K in another order than
         // the instruction's, the same for A and B, which the sum over K does not see).

@@ -121,7 +121,7 @@ pub fn mma_plan<'c, 'a>(
     ops: &[OperationRef<'c, 'a>],
     layouts: &Layouts,
     wgmma: &HashSet<usize>,
-    core_tiles: &HashMap<usize, usize>,
+    core_tiles: &HashMap<usize, Vec<usize>>,
     target: &Target,
     say_unlaid: bool,
 ) -> (HashMap<usize, MmaGemm>, Vec<(OperationRef<'c, 'a>, String)>) {
@@ -161,7 +161,7 @@ fn check_gemm(
     c: Value,
     accumulator: &Placed,
     layouts: &Layouts,
-    core_tiles: &HashMap<usize, usize>,
+    core_tiles: &HashMap<usize, Vec<usize>>,
     target: &Target,
 ) -> Result<MmaGemm, String> {
     let plan = MmaGemm::of_layout(&accumulator.layout)?;

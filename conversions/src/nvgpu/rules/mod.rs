@@ -46,7 +46,7 @@ pub struct TensorCores {
 #[derive(Default)]
 pub struct TensorCorePlan {
     /// Shared tiles kept as wgmma core matrices, by allocation: the dimension that is K.
-    core_tiles: HashMap<usize, usize>,
+    core_tiles: HashMap<usize, Vec<usize>>,
     /// Those of them that TMA fills in 128-byte swizzled boxes, by allocation (the rest are kept
     /// in column slabs: [`operands`]).
     swizzled: HashSet<usize>,
@@ -152,8 +152,8 @@ impl MatrixRules for TensorCores {
         let plan = wgmma::wgmma_plan(&nested_ops(kernel), &layouts);
         copies.iter().filter_map(copy_parts).all(|parts| {
             let allocation = crate::pipeline::rings::tile_allocation(parts.dst).map(|allocation| key(&allocation));
-            let k_dimension = allocation.and_then(|allocation| plan.core_tiles.get(&allocation).copied());
-            k_dimension.is_some_and(|k| crate::layout::tma::boxes_fill(&parts, k))
+            let k_dimensions = allocation.and_then(|allocation| plan.core_tiles.get(&allocation));
+            k_dimensions.is_some_and(|dimensions| dimensions.iter().all(|k| crate::layout::tma::boxes_fill(&parts, *k)))
         })
     }
 }
@@ -310,7 +310,7 @@ fn core_tiles_as_recorded<'c, 'a>(
     target: &Target,
 ) -> Result<(), Unsupported<'c, 'a>> {
     for (allocation, recorded) in shared {
-        let Some(&k_dimension) = plan.core_tiles.get(&key(allocation)) else {
+        let Some(k_dimensions) = plan.core_tiles.get(&key(allocation)) else {
             continue;
         };
         let Ok(tile) = allocation.result(0).map(melior::ir::Value::from) else {
@@ -350,7 +350,11 @@ fn core_tiles_as_recorded<'c, 'a>(
             } else {
                 "the threads copy it (TMA fills only tiles whose every copy is issued ahead into a ring in whole 128-byte swizzled boxes)"
             };
-            let dimension = if k_dimension == 0 { "rows" } else { "columns" };
+            let dimension = match k_dimensions[..] {
+                [0] => "rows",
+                [1] => "columns",
+                _ => "rows and columns",
+            };
             return Err((
                 *allocation,
                 format!(

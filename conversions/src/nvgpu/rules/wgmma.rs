@@ -108,36 +108,29 @@ pub fn wgmma_plan<'c, 'a>(ops: &[OperationRef<'c, 'a>], layouts: &Layouts) -> Wg
         }
     }
     // Drop candidates until every kept tile is written only by copies from global memory and read
-    // only by remaining candidates that agree on its K dimension.
+    // only by remaining candidates. The candidates may read a tile with different dimensions as K
+    // (MLA's KV tile as B transposed and as B): its column slabs and 128-byte swizzled boxes serve
+    // both descriptors, and a narrower box, which serves K along the columns only, is one layout
+    // inference does not give a tile read both ways.
     loop {
-        let mut k_dims: HashMap<usize, Vec<usize>> = HashMap::new();
-        for operands in candidates.values() {
-            for (allocation, k_dim) in operands {
-                k_dims.entry(*allocation).or_default().push(*k_dim);
-            }
-        }
         let usable = |allocation: usize| {
-            let agreed = k_dims[&allocation].windows(2).all(|pair| pair[0] == pair[1]);
-            agreed
-                && ops
-                    .iter()
-                    .filter(|op| !is(*op, tile::SlotOperation::name))
-                    .filter(|op| {
-                        op.operands().any(|operand| {
-                            level(operand) == Some(MemoryLevel::Shared) && owned(&operand) == Some(allocation)
-                        })
+            ops.iter()
+                .filter(|op| !is(*op, tile::SlotOperation::name))
+                .filter(|op| {
+                    op.operands().any(|operand| {
+                        level(operand) == Some(MemoryLevel::Shared) && owned(&operand) == Some(allocation)
                     })
-                    .all(|user| {
-                        candidates.contains_key(&key(user))
-                            || (is(user, tile::CopyOperation::name)
-                                && copy_parts(user).is_some_and(|parts| {
-                                    owned(&parts.dst) == Some(allocation)
-                                        && level(parts.src) == Some(MemoryLevel::Global)
-                                }))
-                            || (is(user, tile::CopyAsyncOperation::name)
-                                && copy_async_parts(user)
-                                    .is_some_and(|(parts, _, _)| owned(&parts.dst) == Some(allocation)))
-                    })
+                })
+                .all(|user| {
+                    candidates.contains_key(&key(user))
+                        || (is(user, tile::CopyOperation::name)
+                            && copy_parts(user).is_some_and(|parts| {
+                                owned(&parts.dst) == Some(allocation) && level(parts.src) == Some(MemoryLevel::Global)
+                            }))
+                        || (is(user, tile::CopyAsyncOperation::name)
+                            && copy_async_parts(user)
+                                .is_some_and(|(parts, _, _)| owned(&parts.dst) == Some(allocation)))
+                })
         };
         // In program order, so that the warnings come out in the same order every time.
         let dropped: Vec<usize> = gemms
@@ -155,11 +148,18 @@ pub fn wgmma_plan<'c, 'a>(ops: &[OperationRef<'c, 'a>], layouts: &Layouts) -> Wg
         for gemm in dropped {
             candidates.remove(&gemm);
             if let Some(op) = gemms.iter().find(|op| key(op) == gemm) {
-                off.push((**op, "reads a shared tile that wgmma cannot read as core matrices (something other than copies from global memory writes it, or another gemm reads it with another dimension as K)".to_owned()));
+                off.push((**op, "reads a shared tile that wgmma cannot read as core matrices (something other than copies from global memory writes it, or a gemm wgmma cannot take reads it)".to_owned()));
             }
         }
     }
-    let core_tiles: HashMap<usize, usize> = candidates.values().flatten().copied().collect();
+    let mut core_tiles: HashMap<usize, Vec<usize>> = HashMap::new();
+    for (allocation, k_dimension) in candidates.values().flatten() {
+        let dimensions = core_tiles.entry(*allocation).or_default();
+        if !dimensions.contains(k_dimension) {
+            dimensions.push(*k_dimension);
+            dimensions.sort_unstable();
+        }
+    }
     let swizzled = crate::layout::tma::swizzled_tiles(ops, &core_tiles);
     WgmmaPlan {
         core_tiles,
@@ -172,8 +172,9 @@ pub fn wgmma_plan<'c, 'a>(ops: &[OperationRef<'c, 'a>], layouts: &Layouts) -> Wg
 /// What [`wgmma_plan`] decides for a kernel.
 #[derive(Default)]
 pub struct WgmmaPlan<'c, 'a> {
-    /// The shared tiles kept as core matrices, by allocation: the dimension that is K.
-    pub core_tiles: HashMap<usize, usize>,
+    /// The shared tiles kept as core matrices, by allocation: the dimensions its gemms read as K
+    /// (one, or both where it is read both ways), in order.
+    pub core_tiles: HashMap<usize, Vec<usize>>,
     /// Those of them that TMA fills in 128-byte swizzled boxes ([`crate::layout::tma`]), by allocation.
     pub swizzled: std::collections::HashSet<usize>,
     /// The gemms that run on wgmma.
@@ -596,8 +597,8 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             !a_mn_major,
             if a_mn_major { depth } else { m },
         );
-        let b_mn_major = crate::pipeline::rings::tile_allocation(bb)
-            .is_some_and(|allocation| plan.core_tiles.get(&key(&allocation)) == Some(&0));
+        // A KxN B is read MN-major; a tile read both ways gets each gemm's own descriptor.
+        let b_mn_major = op.attribute("transpose_b").is_err();
         let b_addressing = OperandAddressing::new(operand_layout(bb, !b_mn_major), !b_mn_major, memref_shape(bb)[0]);
         // This warpgroup's first row of A.
         let c128 = b.index(at, 128);

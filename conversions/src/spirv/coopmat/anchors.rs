@@ -59,10 +59,7 @@ fn coopmat<'c, 'a>(
     if crate::registers::distribute(&layout).is_err() || layout.slots() > crate::registers::MAX_REGISTERS {
         return Vec::new();
     }
-    let mut anchors = vec![Anchor {
-        tile: ops.c,
-        layout: Layout::Fragment(layout),
-    }];
+    let mut anchors = vec![Anchor::required(ops.c, Layout::Fragment(layout))];
     let padding = super::config::ROW_PADDING;
     let padded = SharedLayout {
         padding,
@@ -76,10 +73,11 @@ fn coopmat<'c, 'a>(
     let rows = |tile: Value| memref_shape(tile).iter().rev().skip(1).product::<i64>();
     let extra: i64 = tiles.iter().map(|tile| rows(*tile) * padding * 2).sum();
     if needed + extra <= limit {
-        anchors.extend(tiles.into_iter().map(|tile| Anchor {
-            tile,
-            layout: Layout::Shared(padded.clone()),
-        }));
+        anchors.extend(
+            tiles
+                .into_iter()
+                .map(|tile| Anchor::required(tile, Layout::Shared(padded.clone()))),
+        );
     }
     anchors
 }
