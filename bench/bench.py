@@ -146,8 +146,8 @@ def plain_reference(kernel, tensors):
             seq = q.shape[-2]
             scores = scores.masked_fill(torch.ones(seq, seq, dtype=torch.bool, device="cuda").triu(1), float("-inf"))
         return {3: torch.softmax(scores, dim=-1) @ v}
-    if name == "shared_kv_attention":
-        # test/programs/shared_kv_attention.mlir: one KV tensor as keys and values, head dim 64.
+    if name in ("shared_kv_attention", "shared_p_attention"):
+        # test/programs/shared_{kv,p}_attention.mlir: one KV tensor as keys and values, head dim 64.
         q, kv = t[0], t[1]
         return {2: torch.softmax(q @ kv.T / 8, dim=-1) @ kv}
     if name == "layer_norm":

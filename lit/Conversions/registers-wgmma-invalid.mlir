@@ -34,3 +34,36 @@ func.func @shallow(%X: memref<64x8xf16>, %W1: memref<8x64xf16>, %W2: memref<64x6
   }
   return
 }
+
+// -----
+
+// A B tile the threads rewrite in place (a dequantization, written by a tile.parallel): wgmma reads
+// only tiles that copies from global memory or of a whole fragment write, so the gemm multiplies
+// element by element.
+// CHECK-LABEL: gpu.func @rewritten_operand_0_kernel
+// CHECK-NOT: nvvm.wgmma.mma_async
+// CHECK: arith.mulf
+// CHECK: gpu.return
+func.func @rewritten_operand(%A: memref<64x64xf16>, %B: memref<64x64xf16>, %C: memref<64x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %half = arith.constant 0.5 : f16
+  tile.kernel grid(%c1) threads(128) (%bx) {
+    %As = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    tile.copy %A[%c0, %c0], %As : memref<64x64xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+    tile.copy %B[%c0, %c0], %Bs : memref<64x64xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+    tile.parallel (%i, %j) in (64, 64) {
+      %w = memref.load %Bs[%i, %j] : memref<64x64xf16, #gpu.address_space<workgroup>>
+      %d = arith.mulf %w, %half : f16
+      memref.store %d, %Bs[%i, %j] : memref<64x64xf16, #gpu.address_space<workgroup>>
+    }
+    tile.fill %Cf, %zero : memref<64x64xf32, #tile.fragment>
+    // expected-warning @+1 {{'tile.gemm' op reads a shared tile that wgmma cannot read as core matrices (something other than copies from global memory or of a whole fragment writes it, or a gemm wgmma cannot take reads it); it runs without tensor cores on sm_90a (one loop over K per accumulator element)}}
+    tile.gemm %As, %Bs, %Cf : memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+    tile.copy %Cf, %C[%c0, %c0] : memref<64x64xf32, #tile.fragment>, memref<64x64xf32>
+  }
+  return
+}

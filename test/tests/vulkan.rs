@@ -92,6 +92,7 @@ fn flash_attention_on_4d_tensors_matches_the_reference() {
 #[test]
 fn attention_reading_one_kv_tile_as_keys_and_values_matches_the_reference() {
     check_on_vulkan("test/programs/shared_kv_attention.mlir", 51);
+    check_on_vulkan("test/programs/shared_p_attention.mlir", 52);
 }
 
 #[test]

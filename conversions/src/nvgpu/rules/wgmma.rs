@@ -125,7 +125,8 @@ pub fn wgmma_plan<'c, 'a>(ops: &[OperationRef<'c, 'a>], layouts: &Layouts) -> Wg
                     candidates.contains_key(&key(user))
                         || (is(user, tile::CopyOperation::name)
                             && copy_parts(user).is_some_and(|parts| {
-                                owned(&parts.dst) == Some(allocation) && level(parts.src) == Some(MemoryLevel::Global)
+                                owned(&parts.dst) == Some(allocation)
+                                    && (level(parts.src) == Some(MemoryLevel::Global) || stored_whole(&parts, layouts))
                             }))
                         || (is(user, tile::CopyAsyncOperation::name)
                             && copy_async_parts(user)
@@ -148,7 +149,7 @@ pub fn wgmma_plan<'c, 'a>(ops: &[OperationRef<'c, 'a>], layouts: &Layouts) -> Wg
         for gemm in dropped {
             candidates.remove(&gemm);
             if let Some(op) = gemms.iter().find(|op| key(op) == gemm) {
-                off.push((**op, "reads a shared tile that wgmma cannot read as core matrices (something other than copies from global memory writes it, or a gemm wgmma cannot take reads it)".to_owned()));
+                off.push((**op, "reads a shared tile that wgmma cannot read as core matrices (something other than copies from global memory or of a whole fragment writes it, or a gemm wgmma cannot take reads it)".to_owned()));
             }
         }
     }
@@ -167,6 +168,16 @@ pub fn wgmma_plan<'c, 'a>(ops: &[OperationRef<'c, 'a>], layouts: &Layouts) -> Wg
         gemms: candidates.into_keys().collect(),
         off,
     }
+}
+
+/// Whether `parts` copy a whole fragment in registers into a shared tile of its shape (attention's
+/// P stored for the next gemm, a state tile written from registers): the threads store their
+/// slots at the tile's core-matrix places.
+fn stored_whole(parts: &tile_dialect::ops::CopyParts, layouts: &Layouts) -> bool {
+    level(parts.src) == Some(MemoryLevel::Fragment)
+        && placed(layouts, parts.src).is_ok()
+        && parts.dst_offsets.is_empty()
+        && memref_shape(parts.src) == memref_shape(parts.dst)
 }
 
 /// What [`wgmma_plan`] decides for a kernel.
@@ -298,6 +309,9 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                 .expect("a swizzled tile's copies fit TMA");
             return self.copy_by_tma(op, &parts, tile, barriers, index, box_);
         }
+        if level(parts.src) == Some(MemoryLevel::Fragment) {
+            return self.store_to_core_matrices(op, parts.src, tile);
+        }
         // Copies left running that threads write (cp.async, the generic proxy) need the
         // async-proxy fence after the barrier's wait before wgmma reads (TMA's do not).
         if asynchronous
@@ -388,6 +402,30 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             self.async_proxy_fence(&b, at);
             b.barrier(at);
         }
+        erase(self.context, op);
+    }
+
+    /// A fragment copied into a tile kept as core matrices ([`stored_whole`]): each thread stores
+    /// its slots at their core-matrix places, then the async-proxy fence and a barrier so that
+    /// wgmma sees them.
+    fn store_to_core_matrices(&self, op: OperationRef<'c, 'a>, fragment: Value<'c, 'a>, tile: Value<'c, 'a>) {
+        let b = self.builder(&op);
+        let at = At::before(op);
+        let from = placed(self.layouts, fragment).expect("planned");
+        let array = self.private(fragment);
+        let shape = memref_shape(tile);
+        let ty = element_type(tile);
+        let slab = slab_elements(ty);
+        let offsets = self.offsets(&b, at, from);
+        for slot in from.distribution.used_slots() {
+            let coordinates = self.coordinates(&b, at, from, &offsets, slot);
+            let inner = self.guarded(&b, at, from, &coordinates);
+            let value = convert(&b, inner, self.slot_value(&b, inner, array, from, slot as i64), ty);
+            let place = self.core_place(&b, inner, coordinates[0], coordinates[1], &shape, slab);
+            b.store(inner, value, tile, &place);
+        }
+        self.async_proxy_fence(&b, at);
+        b.barrier(at);
         erase(self.context, op);
     }
 
