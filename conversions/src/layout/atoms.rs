@@ -12,22 +12,47 @@ use tile_dialect::layout::{Expr, FragmentLayout, constant, dim, symbol};
 /// columns `2 (l % 4)` and `2 (l % 4) + 1` of every 8-column block. Slot: (m-tile, 8-column block,
 /// row half, column in the pair), the order of `nvvm.wgmma.mma_async`'s result struct.
 pub fn wgmma_accumulator(m: i64, n: i64, warpgroups: i64) -> FragmentLayout {
-    let rows_per_warpgroup = m / warpgroups;
+    wgmma_accumulator_split(m, n, (warpgroups, 1))
+}
+
+/// The wgmma accumulator of an `m`x`n` f32 tile on `(wm, wn)` warpgroups: warpgroup `g` at
+/// `(g / wn, g % wn)` holds the `m/wm`x`n/wn` tile there, laid out as [`wgmma_accumulator`] lays
+/// out a one-warpgroup tile (its instruction is m64nN with N = `n/wn`, the origin's). Warpgroups
+/// split N where M is one 64-row tile (MLA decode's 64 heads by a 512-wide latent on two
+/// warpgroups).
+pub fn wgmma_accumulator_split(m: i64, n: i64, (wm, wn): (i64, i64)) -> FragmentLayout {
+    let (rows, columns) = (m / wm, n / wn);
     let (i, j) = (dim(0), dim(1));
+    let mut warpgroup = i.clone().floor_div(rows);
+    let mut column = j.clone();
+    if wn > 1 {
+        warpgroup = warpgroup * wn + j.clone().floor_div(columns);
+        column = j.clone().modulo(columns);
+    }
     FragmentLayout {
         shape: vec![m, n],
-        threads: 128 * warpgroups,
+        threads: 128 * wm * wn,
         replicate: 1,
-        thread: i.clone().floor_div(rows_per_warpgroup) * 128
+        thread: warpgroup * 128
             + i.clone().modulo(64).floor_div(16) * 32
             + i.clone().modulo(8) * 4
             + j.clone().modulo(8).floor_div(2),
-        slot: i.clone().modulo(rows_per_warpgroup).floor_div(64) * (n / 2)
-            + j.clone().floor_div(8) * 4
+        slot: i.clone().modulo(rows).floor_div(64) * (columns / 2)
+            + column.floor_div(8) * 4
             + i.modulo(16).floor_div(8) * 2
             + j.modulo(2),
-        origin: format!("wgmma.acc.m64n{n}"),
+        origin: format!("wgmma.acc.m64n{columns}"),
     }
+}
+
+/// The warpgroups `(along M, along N)` of a wgmma accumulator layout ([`wgmma_accumulator_split`]):
+/// N over the instruction's N of its origin. `None` for other layouts.
+pub fn wgmma_warpgroups(layout: &FragmentLayout) -> Option<(i64, i64)> {
+    let columns: i64 = layout.origin.strip_prefix("wgmma.acc.m64n")?.parse().ok()?;
+    let [_, n] = layout.shape[..] else { return None };
+    let warpgroups = layout.threads / 128;
+    let wn = n / columns.max(1);
+    (wn >= 1 && warpgroups % wn == 0).then_some((warpgroups / wn, wn))
 }
 
 /// The register A operand of a 16-bit wgmma (`m`x`k`): per 16-column k-step, lane `l` holds
@@ -297,6 +322,26 @@ fn linear_index(shape: &[i64]) -> Expr {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn warpgroups_splitting_n_each_hold_a_one_warpgroup_tile() {
+        // MLA decode's 64x512 output on two warpgroups: each a 64x256 tile of 128 slots.
+        let split = wgmma_accumulator_split(64, 512, (1, 2));
+        assert_eq!(split.check(&[64, 512], 256), Ok(()), "{split:?}");
+        assert_eq!((split.slots(), split.origin.as_str()), (128, "wgmma.acc.m64n256"));
+        assert_eq!(wgmma_warpgroups(&split), Some((1, 2)));
+        // Warpgroup 1's element (i, 256 + j) is where warpgroup 0 keeps (i, j), 128 threads on.
+        let alone = wgmma_accumulator(64, 256, 1);
+        for (i, j) in [(0, 0), (9, 17), (63, 255), (40, 130)] {
+            assert_eq!(split.owner_set(&[i, j]), alone.owner_set(&[i, j]));
+            let shifted: Vec<i64> = alone.owner_set(&[i, j]).iter().map(|thread| thread + 128).collect();
+            assert_eq!(split.owner_set(&[i, 256 + j]), shifted);
+            assert_eq!(split.slot.eval(&[i, 256 + j], &[]), alone.slot.eval(&[i, j], &[]));
+        }
+        // Splitting M alone is the layout it always was.
+        assert_eq!(wgmma_accumulator_split(128, 64, (2, 1)), wgmma_accumulator(128, 64, 2));
+        assert_eq!(wgmma_warpgroups(&wgmma_accumulator(128, 64, 2)), Some((2, 1)));
+    }
 
     #[test]
     fn instruction_layouts_are_valid() {

@@ -53,7 +53,7 @@ pub fn mma_sync_anchors<'c, 'a>(site: &Site<'c, 'a, '_>) -> Vec<Anchor<'c, 'a>> 
     mma_sync(ops, threads, chained, 16)
 }
 
-/// wgmma on warpgroups splitting M; A and B in shared tiles as core matrices (TMA's
+/// wgmma on warpgroups splitting M, or N ([`wgmma_shape`]); A and B in shared tiles as core matrices (TMA's
 /// swizzled boxes where `tma` says TMA fills them, else the threads' column slabs), or (16-bit
 /// inputs) A in registers in the accumulator's arrangement. An instruction takes 32 bytes of K.
 fn wgmma_anchors<'c, 'a>(
@@ -61,16 +61,17 @@ fn wgmma_anchors<'c, 'a>(
     threads: i64,
     tma: &dyn Fn(Value<'c, 'a>, usize) -> bool,
 ) -> Vec<Anchor<'c, 'a>> {
-    if wgmma_shape(ops, threads).is_err() {
+    let Ok(split) = wgmma_shape(ops, threads) else {
         return Vec::new();
-    }
+    };
     let warpgroups = threads / 128;
     let bytes = operand_bytes(ops);
     let mut anchors = vec![Anchor::required(
         ops.c,
-        Layout::Fragment(atoms::wgmma_accumulator(ops.m, ops.n, warpgroups)),
+        Layout::Fragment(atoms::wgmma_accumulator_split(ops.m, ops.n, split)),
     )];
-    if !is_shared(ops.a) && !ops.transpose_a && bytes == 2 {
+    // A register A operand: each warpgroup its own rows, which warpgroups splitting N would share.
+    if !is_shared(ops.a) && !ops.transpose_a && bytes == 2 && split.1 == 1 {
         anchors.push(Anchor::required(
             ops.a,
             Layout::Fragment(atoms::wgmma_a_operand(ops.m, ops.k, warpgroups)),
@@ -118,27 +119,32 @@ fn operand_bytes(ops: &Operands) -> i64 {
     crate::support::element_of(ops.a).map_or(2, |element| element.bytes() as i64)
 }
 
-/// Whether wgmma's shape fits a gemm of `ops` on `threads` threads: whole warpgroups, M a multiple
-/// of 64 a warpgroup, N a multiple of 8 up to 256, K a multiple of 32 bytes; else the first
-/// condition it misses (what the warning at a gemm off the tensor cores says).
-pub(crate) fn wgmma_shape(ops: &Operands, threads: i64) -> Result<(), String> {
-    let rows = 64 * (threads / 128).max(1);
+/// The warpgroups `(along M, along N)` of wgmma for a gemm of `ops` on `threads` threads: whole
+/// warpgroups, K a multiple of 32 bytes, and each warpgroup a tile of whole 64-row tiles by N a
+/// multiple of 8 up to 256; warpgroups split M where that fits, else N (the fewest along N). Else
+/// the first condition that M alone misses (what the warning at a gemm off the tensor cores says).
+pub(crate) fn wgmma_shape(ops: &Operands, threads: i64) -> Result<(i64, i64), String> {
+    let warpgroups = (threads / 128).max(1);
+    let rows = 64 * warpgroups;
     let depth = 32 / operand_bytes(ops);
+    let fits = |(wm, wn): (i64, i64)| ops.m % (64 * wm) == 0 && ops.n % (8 * wn) == 0 && ops.n / wn <= 256;
     if threads % 128 != 0 {
-        Err(format!(
+        return Err(format!(
             "its block of {threads} threads is no whole number of warpgroups (128 threads)"
-        ))
-    } else if ops.m % rows != 0 {
-        Err(format!(
+        ));
+    }
+    let split = (1..=warpgroups)
+        .filter(|wn| warpgroups % wn == 0)
+        .map(|wn| (warpgroups / wn, wn))
+        .find(|split| fits(*split));
+    match split {
+        None if ops.m % rows != 0 => Err(format!(
             "M = {} is not a multiple of {rows} (64 rows a warpgroup)",
             ops.m
-        ))
-    } else if ops.n % 8 != 0 || ops.n > 256 {
-        Err(format!("N = {} is not a multiple of 8 up to 256", ops.n))
-    } else if ops.k % depth != 0 {
-        Err(format!("K = {} is not a multiple of {depth}", ops.k))
-    } else {
-        Ok(())
+        )),
+        None => Err(format!("N = {} is not a multiple of 8 up to 256", ops.n)),
+        Some(_) if ops.k % depth != 0 => Err(format!("K = {} is not a multiple of {depth}", ops.k)),
+        Some(split) => Ok(split),
     }
 }
 

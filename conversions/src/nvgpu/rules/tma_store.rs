@@ -100,14 +100,15 @@ fn candidate(
 }
 
 /// The warpgroups of accumulator `from` that can stage their slabs alone: its warpgroups where it
-/// has several (each holds rows `w R / W` .. `(w + 1) R / W`, `atoms::wgmma_accumulator`), else 1.
+/// has several splitting M (each holds rows `w R / W` .. `(w + 1) R / W`, `atoms::wgmma_accumulator`),
+/// else 1.
 fn slab_warpgroups(from: &Placed) -> i64 {
-    let warpgroups = from.layout.threads / 128;
     let rows = from.layout.shape[0];
-    if warpgroups > 1 && from.layout.threads % 128 == 0 && rows % (64 * warpgroups) == 0 {
-        warpgroups
-    } else {
-        1
+    match crate::layout::atoms::wgmma_warpgroups(&from.layout) {
+        Some((warpgroups, 1)) if warpgroups > 1 && from.layout.threads % 128 == 0 && rows % (64 * warpgroups) == 0 => {
+            warpgroups
+        }
+        _ => 1,
     }
 }
 

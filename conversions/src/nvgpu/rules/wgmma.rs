@@ -74,13 +74,16 @@ pub fn wgmma_plan<'c, 'a>(ops: &[OperationRef<'c, 'a>], layouts: &Layouts) -> Wg
         let a_shape = memref_shape(a);
         let depth = if transpose_a { a_shape[0] } else { a_shape[1] };
         let bytes = if sixteen_bit(a) { 2 } else { 1 };
-        let fits = accumulator.layout.origin.starts_with("wgmma.acc")
+        // Each warpgroup's tile: whole 64-row tiles by N a multiple of 8 up to 256.
+        let split = crate::layout::atoms::wgmma_warpgroups(&accumulator.layout);
+        let columns = split.map_or(0, |(_, wn)| n / wn);
+        let fits = split.is_some()
             && ((element_type(c).is_f32() && sixteen_bit(a)) || eight_bit(a, b, c, transpose_a, transpose_b))
             && element_type(a) == element_type(b)
             && depth % (32 / bytes) == 0
-            && n % 8 == 0
-            && n <= 256
-            && m % 64 == 0
+            && columns % 8 == 0
+            && columns <= 256
+            && split.is_some_and(|(wm, _)| m % (64 * wm) == 0)
             && level(b) == Some(MemoryLevel::Shared)
             && (level(a) == Some(MemoryLevel::Shared) || (level(a) == Some(MemoryLevel::Fragment) && !transpose_a));
         if !fits {
@@ -272,6 +275,11 @@ pub(super) fn register_a(gemm: &OperationRef, wgmma: &HashSet<usize>, layouts: &
         return false;
     };
     let [m, k] = operand.layout.shape[..] else { return false };
+    // Warpgroups splitting N would each need every row of A: only a split along M reads A from
+    // registers.
+    if crate::layout::atoms::wgmma_warpgroups(&accumulator.layout).is_none_or(|(_, wn)| wn > 1) {
+        return false;
+    }
     let wanted = crate::layout::atoms::wgmma_a_operand(m, k, accumulator.distribution.threads / 128);
     crate::layout::Layout::Fragment(operand.layout.clone()).agrees(&crate::layout::Layout::Fragment(wanted))
 }
@@ -574,8 +582,9 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             _ => ("f16", "f32", 2),
         };
         let k_step = 32 / bytes;
-        let warpgroups = accumulator.distribution.threads / 128;
-        let rows = m / warpgroups;
+        // This warpgroup's tile of the accumulator: `rows` x `columns` at (warpgroup / wn, % wn).
+        let (wm, wn) = crate::layout::atoms::wgmma_warpgroups(&accumulator.layout).expect("planned");
+        let (rows, columns) = (m / wm, n / wn);
         // A fragment A operand in the wgmma A layout is read from registers; any other goes to its
         // scratch as core matrices first.
         let from_registers = register_a(&op, &plan.wgmma, self.layouts);
@@ -638,11 +647,20 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         // A KxN B is read MN-major; a tile read both ways gets each gemm's own descriptor.
         let b_mn_major = op.attribute("transpose_b").is_err();
         let b_addressing = OperandAddressing::new(operand_layout(bb, !b_mn_major), !b_mn_major, memref_shape(bb)[0]);
-        // This warpgroup's first row of A.
+        // This warpgroup's first row of A (and, where warpgroups split N, its first column of B).
         let c128 = b.index(at, 128);
         let warpgroup = b.divui(at, self.tid, c128);
+        let (group_row, b_address) = if wn > 1 {
+            let wn_value = b.index(at, wn);
+            let group_column = b.remui(at, warpgroup, wn_value);
+            let column_bytes = b.muli(at, group_column, b.index(at, b_addressing.mn_bytes(columns)));
+            let column_bytes = b.cast(at, tile_ir::arith::index_cast, column_bytes, i64_type);
+            (b.divui(at, warpgroup, wn_value), b.addi(at, b_address, column_bytes))
+        } else {
+            (warpgroup, b_address)
+        };
         let group_bytes = b.index(at, a_addressing.mn_bytes(rows));
-        let a_rows = b.muli(at, warpgroup, group_bytes);
+        let a_rows = b.muli(at, group_row, group_bytes);
         let a_rows = b.cast(at, tile_ir::arith::index_cast, a_rows, i64_type);
         let a_address = b.addi(at, a_address, a_rows);
         // A descriptor's start address field is the tile's shared address / 16 in 14 bits, which
@@ -658,7 +676,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let a_descriptor = base_descriptor(a_address, constant64(at, a_addressing.constant()));
         let b_descriptor = base_descriptor(b_address, constant64(at, b_addressing.constant()));
         let field = element_type(c);
-        let struct_type = crate::attributes::struct_of(self.context, field, (n / 2) as usize);
+        let struct_type = crate::attributes::struct_of(self.context, field, (columns / 2) as usize);
         let array = self.private(c);
         let attribute = |text: String| Attribute::parse(self.context, &text).expect("wgmma attribute");
         // A register A operand is packed into its 32-bit registers before the fence: a register
@@ -681,8 +699,8 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let mut values: Vec<Value> = (0..rows / 64)
             .map(|tile| {
                 let mut value = b.value(at, llvm::mlir_undef(self.context, struct_type, b.location).into());
-                for position in (0..n / 2).filter(|_| !zero_start) {
-                    let slot = tile * (n / 2) + position;
+                for position in (0..columns / 2).filter(|_| !zero_start) {
+                    let slot = tile * (columns / 2) + position;
                     let element = self.slot_value(&b, at, array, accumulator, slot);
                     let position = crate::attributes::i64_array(self.context, &[position as i64]);
                     value = b.value(
@@ -707,7 +725,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                         &b,
                         at,
                         packed[tile as usize][step as usize].clone(),
-                        n,
+                        columns,
                         input,
                         value,
                         db,
@@ -727,7 +745,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                         .inouts(value)
                         .descriptor_a(da)
                         .descriptor_b(db)
-                        .shape(attribute(format!("#nvvm.shape<m = 64, n = {n}, k = {k_step}>")))
+                        .shape(attribute(format!("#nvvm.shape<m = 64, n = {columns}, k = {k_step}>")))
                         .type_a(attribute(format!("#nvvm.wgmma_type<{input}>")))
                         .type_b(attribute(format!("#nvvm.wgmma_type<{input}>")))
                         .type_d(attribute(format!("#nvvm.wgmma_type<{output}>")))
@@ -770,9 +788,9 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             );
         }
         for (tile, value) in results {
-            for position in 0..n / 2 {
+            for position in 0..columns / 2 {
                 let element = b.extract(at, value, position as i64, field);
-                self.set_slot(&b, at, element, array, accumulator, tile * (n / 2) + position);
+                self.set_slot(&b, at, element, array, accumulator, tile * (columns / 2) + position);
             }
         }
         // The operand tiles may be refilled after this: every warpgroup is done reading them.
