@@ -273,3 +273,92 @@ func.func @column_sums_gfx942(%A: memref<256x64xf32>, %O: memref<64xf32>) {
   return
 }
 }
+
+// -----
+
+// FlashMLA decode's tiles: 152 KiB beside a step's 72 KiB of copies. A ring of two buffers leaves
+// 2 KiB of the 227 for scratch and barriers (deeper rings keep 4 KiB, for staged stores), so the
+// step's copies still run a step ahead of the gemms.
+// CHECK-LABEL: func.func @mla_two_buffers
+// CHECK: tile.pipelined {{.*}} stages(2) attributes {tile.schedule = {buffers = 2 : i64, fill = "async", {{.*}}wait = "mbarrier"}}
+module attributes {tile.target = "sm_90a"} {
+func.func @mla_two_buffers(%Q: memref<1x64x512xbf16>, %Qpe: memref<1x64x64xbf16>, %KV: memref<1x128x512xbf16>, %Kpe: memref<1x128x64xbf16>, %O: memref<1x64x512xbf16>) {
+  %c0 = arith.constant 0 : index
+  %cbh = arith.constant 64 : index
+  %cbn = arith.constant 64 : index
+  %csteps = arith.constant 2 : index
+  %cheads = arith.constant 1 : index
+  %cbatch = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %scale = arith.constant 0.06011229337037347 : f32
+  %nscale = arith.constant -0.06011229337037347 : f32
+  tile.kernel grid(%cheads, %cbatch) threads(256) (%bh, %bb) {
+    %Qs = tile.alloc_shared : memref<64x512xbf16, #gpu.address_space<workgroup>>
+    %Qpes = tile.alloc_shared : memref<64x64xbf16, #gpu.address_space<workgroup>>
+    %KVs = tile.alloc_shared : memref<64x512xbf16, #gpu.address_space<workgroup>>
+    %Kpes = tile.alloc_shared : memref<64x64xbf16, #gpu.address_space<workgroup>>
+    %Ps = tile.alloc_shared : memref<64x64xbf16, #gpu.address_space<workgroup>>
+    %S = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    %Acc = tile.alloc_fragment : memref<64x512xf32, #tile.fragment>
+    %m = tile.alloc_fragment : memref<64xf32, #tile.fragment>
+    %mp = tile.alloc_fragment : memref<64xf32, #tile.fragment>
+    %l = tile.alloc_fragment : memref<64xf32, #tile.fragment>
+    %rs = tile.alloc_fragment : memref<64xf32, #tile.fragment>
+    %h0 = arith.muli %bh, %cbh : index
+    tile.copy %Q[%bb, %h0, %c0], %Qs : memref<1x64x512xbf16>, memref<64x512xbf16, #gpu.address_space<workgroup>>
+    tile.copy %Qpe[%bb, %h0, %c0], %Qpes : memref<1x64x64xbf16>, memref<64x64xbf16, #gpu.address_space<workgroup>>
+    tile.fill %Acc, %zero : memref<64x512xf32, #tile.fragment>
+    tile.fill %m, %ninf : memref<64xf32, #tile.fragment>
+    tile.fill %l, %zero : memref<64xf32, #tile.fragment>
+    tile.pipelined %j = %c0 to %csteps stages(2) {
+      %t0 = arith.muli %j, %cbn : index
+      tile.copy %KV[%bb, %t0, %c0], %KVs : memref<1x128x512xbf16>, memref<64x512xbf16, #gpu.address_space<workgroup>>
+      tile.copy %Kpe[%bb, %t0, %c0], %Kpes : memref<1x128x64xbf16>, memref<64x64xbf16, #gpu.address_space<workgroup>>
+      tile.fill %S, %zero : memref<64x64xf32, #tile.fragment>
+      tile.gemm %Qs, %KVs, %S {transpose_b} : memref<64x512xbf16, #gpu.address_space<workgroup>>, memref<64x512xbf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+      tile.gemm %Qpes, %Kpes, %S {transpose_b} : memref<64x64xbf16, #gpu.address_space<workgroup>>, memref<64x64xbf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+      tile.copy %m, %mp : memref<64xf32, #tile.fragment>, memref<64xf32, #tile.fragment>
+      tile.reduce <max> %S, %m dim(1) {clear = false} : memref<64x64xf32, #tile.fragment>, memref<64xf32, #tile.fragment>
+      tile.parallel (%i, %k) in (64, 64) {
+        %v = memref.load %S[%i, %k] : memref<64x64xf32, #tile.fragment>
+        %mi = memref.load %m[%i] : memref<64xf32, #tile.fragment>
+        %shift = arith.mulf %mi, %nscale : f32
+        %d = math.fma %v, %scale, %shift : f32
+        %e = math.exp2 %d fastmath<afn> : f32
+        memref.store %e, %S[%i, %k] : memref<64x64xf32, #tile.fragment>
+      }
+      tile.reduce <sum> %S, %rs dim(1) : memref<64x64xf32, #tile.fragment>, memref<64xf32, #tile.fragment>
+      tile.parallel (%i) in (64) {
+        %old = memref.load %mp[%i] : memref<64xf32, #tile.fragment>
+        %new = memref.load %m[%i] : memref<64xf32, #tile.fragment>
+        %diff = arith.subf %old, %new : f32
+        %d = arith.mulf %diff, %scale : f32
+        %c = math.exp2 %d fastmath<afn> : f32
+        %li = memref.load %l[%i] : memref<64xf32, #tile.fragment>
+        %r = memref.load %rs[%i] : memref<64xf32, #tile.fragment>
+        %n = arith.mulf %li, %c : f32
+        %n2 = arith.addf %n, %r : f32
+        memref.store %n2, %l[%i] : memref<64xf32, #tile.fragment>
+        memref.store %c, %mp[%i] : memref<64xf32, #tile.fragment>
+      }
+      tile.parallel (%i, %d) in (64, 512) {
+        %o = memref.load %Acc[%i, %d] : memref<64x512xf32, #tile.fragment>
+        %c = memref.load %mp[%i] : memref<64xf32, #tile.fragment>
+        %r = arith.mulf %o, %c : f32
+        memref.store %r, %Acc[%i, %d] : memref<64x512xf32, #tile.fragment>
+      }
+      tile.copy %S, %Ps : memref<64x64xf32, #tile.fragment>, memref<64x64xbf16, #gpu.address_space<workgroup>>
+      tile.gemm %Ps, %KVs, %Acc : memref<64x64xbf16, #gpu.address_space<workgroup>>, memref<64x512xbf16, #gpu.address_space<workgroup>>, memref<64x512xf32, #tile.fragment>
+    }
+    tile.parallel (%i, %d) in (64, 512) {
+      %o = memref.load %Acc[%i, %d] : memref<64x512xf32, #tile.fragment>
+      %li = memref.load %l[%i] : memref<64xf32, #tile.fragment>
+      %r = arith.divf %o, %li : f32
+      memref.store %r, %Acc[%i, %d] : memref<64x512xf32, #tile.fragment>
+    }
+    tile.copy %Acc, %O[%bb, %h0, %c0] : memref<64x512xf32, #tile.fragment>, memref<1x64x512xbf16>
+  }
+  return
+}
+}

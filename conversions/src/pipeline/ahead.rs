@@ -22,9 +22,15 @@ use tile_dialect::{
 };
 use tile_ir::{affine, memref, scf, tile};
 
-/// The shared memory a block may use on a TMA target, less room for reduction scratch and
-/// barriers.
+/// The shared memory a block may use on a TMA target, less room for reduction scratch, barriers
+/// and the staging of accumulator stores.
 const SHARED_BUDGET: i64 = 232_448 - 4096;
+
+/// The same for a ring of two buffers, less room for reduction scratch and barriers alone: a
+/// second buffer is what overlaps copies with compute (FlashMLA decode's 72 KiB a step beside
+/// 152 KiB of tiles: 433 TFLOP/s with it, 157 without, RESULTS run 127), where a deeper ring
+/// gives way to staged stores (a 192x256 GEMM lost 2-5% with a fourth buffer in place of them).
+const TWO_BUFFER_BUDGET: i64 = 232_448 - 2048;
 
 /// The plan of one loop: its ring depth and the copies issued ahead.
 pub struct Ring<'c, 'a> {
@@ -243,9 +249,10 @@ pub fn ring<'c, 'a>(kernel: OperationRef<'c, 'a>, pipelined: OperationRef<'c, 'a
         .filter_map(|parts| tile_dialect::ops::as_memref(parts.dst.r#type()))
         .map(|memref| padded(tile_bytes(memref)))
         .sum();
-    let depth = (2..=stages.min(super::MAX_DEPTH))
-        .rev()
-        .find(|depth| shared + (depth - 1) * ring_tiles + 8 * depth <= SHARED_BUDGET)?;
+    let depth = (2..=stages.min(super::MAX_DEPTH)).rev().find(|depth| {
+        let budget = if *depth == 2 { TWO_BUFFER_BUDGET } else { SHARED_BUDGET };
+        shared + (depth - 1) * ring_tiles + 8 * depth <= budget
+    })?;
     Some(RingFit {
         depth,
         copies,
