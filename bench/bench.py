@@ -8,6 +8,7 @@ KERNEL_DIR/vulkan the spirv-coopmat kernels (NAME.spv + NAME.json) with tile-vul
 launches them through NVIDIA's Vulkan driver (the Vulkan loader must be installed).
 """
 import argparse
+import math
 import ctypes
 import glob
 import json
@@ -80,6 +81,10 @@ class Kernel:
                     else torch.randint(-4, 5, shape, device="cuda").to(dtype) if dtype == torch.float8_e4m3fn
                     else torch.randn(shape, dtype=dtype, device="cuda")
                 )
+            elif "paged" in self.name and not binding["written"]:
+                # A paged cache's block table: every page once, in random order.
+                count = math.prod(shape)
+                out[binding["host_argument"]] = torch.randperm(count, device="cuda").to(dtype).reshape(shape)
             else:
                 # Integers: outputs poisoned with a value no product here reaches, inputs i8-wide.
                 out[binding["host_argument"]] = (
@@ -153,8 +158,14 @@ def plain_reference(kernel, tensors):
     if name.startswith(("flash_mla_decode", "mla_decode")):
         # tools/gen/mla.py: Q, Q_pe [batch, heads, *], the latent cache KV and K_pe [batch, tokens, *].
         q, q_pe, kv, k_pe = t[0], t[1], t[2], t[3]
+        if "paged" in name:
+            # Pages of 64 tokens; the program takes each table entry (as an unsigned index)
+            # modulo the pages.
+            pages, entries = kv.shape[0], t[4].long()
+            table = torch.where(entries < 0, torch.remainder(entries + 2**64 % pages, pages), entries % pages)
+            kv, k_pe = kv[table].flatten(1, 2), k_pe[table].flatten(1, 2)
         scores = (q @ kv.transpose(-1, -2) + q_pe @ k_pe.transpose(-1, -2)) / (q.shape[-1] + q_pe.shape[-1]) ** 0.5
-        return {4: torch.softmax(scores, dim=-1) @ kv}
+        return {len(t) - 1: torch.softmax(scores, dim=-1) @ kv}
     if name == "layer_norm":
         x = t[0]
         mean = x.mean(1, keepdim=True)
@@ -199,16 +210,21 @@ TORCH_EQUIVALENT = {
 def mla_sdpa(t):
     """MLA decode through torch's SDPA: the heads of one token as the queries of one head, keys
     the latent cache with its rotary part, values the latent cache."""
+    kv, k_pe = t[2], t[3]
+    if len(t) == 6:
+        # A paged cache: torch gathers each sequence's pages first (timed with it).
+        batch = t[0].shape[0]
+        kv, k_pe = kv[t[4].long()].reshape(batch, -1, kv.shape[-1]), k_pe[t[4].long()].reshape(batch, -1, k_pe.shape[-1])
     q = torch.cat([t[0], t[1]], dim=-1).unsqueeze(1)
-    k = torch.cat([t[2], t[3]], dim=-1).unsqueeze(1)
-    return torch.nn.functional.scaled_dot_product_attention(q, k, t[2].unsqueeze(1))
+    k = torch.cat([kv, k_pe], dim=-1).unsqueeze(1)
+    return torch.nn.functional.scaled_dot_product_attention(q, k, kv.unsqueeze(1))
 
 
 def mla_flops(kernel):
     """FLOPs of an MLA decode kernel: QK^T over latent + rotary, PV over the latent."""
     batch, heads, latent = kernel.shape(0, kernel.manifest["bindings"][0])
     rotary = kernel.shape(1, kernel.manifest["bindings"][1])[2]
-    tokens = kernel.shape(2, kernel.manifest["bindings"][2])[1]
+    tokens = math.prod(kernel.shape(2, kernel.manifest["bindings"][2])) // latent // batch
     return 2 * batch * heads * tokens * (latent + rotary + latent)
 
 

@@ -19,10 +19,11 @@ sed 's/512x512x/4096x4096x/g; s/%c4 = arith.constant 4 : index/%c4 = arith.const
 # FlashAttention forward at the attention baseline's shape (4096 tokens, 32 heads, head dim 128).
 python3 tools/gen/attention.py bench > bench/programs/attention_bench_d128_f16.mlir
 # FlashMLA decode at the issue's shapes (batch 64, 128 heads, latent 512 + rotary 64, bf16): 4096
-# cached tokens (examples/flash_mla_decode.mlir) and 16384.
+# cached tokens (examples/flash_mla_decode.mlir), 16384, and 4096 in a paged cache.
 python3 tools/gen/mla.py flash_mla_decode_16k 64 128 16384 > bench/programs/flash_mla_decode_16k.mlir
+python3 tools/gen/mla.py flash_mla_decode_paged 64 128 4096 --paged > bench/programs/flash_mla_decode_paged.mlir
 # The test programs outside the GEMM family run with the plain strategy.
-for program in bench/programs/*.mlir examples/*.mlir test/programs/row_softmax.mlir test/programs/row_softmax_64x128.mlir test/programs/reduce_kinds.mlir test/programs/gemm_bias_fill.mlir test/programs/gemm_row_softmax.mlir test/programs/gemm_column_center.mlir test/programs/multi_head_scores.mlir test/programs/batched_gemm_relu.mlir test/programs/gemm_epilogue_reads.mlir test/programs/attention_4d.mlir test/programs/attention_4d_causal.mlir test/programs/gemm_i8.mlir test/programs/gemm_i8_scaled.mlir test/programs/gemm_i8_kn.mlir test/programs/gemm_i8_wide.mlir test/programs/gemm_i8_warps.mlir test/programs/shared_kv_attention.mlir test/programs/shared_p_attention.mlir test/programs/mla_decode_small.mlir; do
+for program in bench/programs/*.mlir examples/*.mlir test/programs/row_softmax.mlir test/programs/row_softmax_64x128.mlir test/programs/reduce_kinds.mlir test/programs/gemm_bias_fill.mlir test/programs/gemm_row_softmax.mlir test/programs/gemm_column_center.mlir test/programs/multi_head_scores.mlir test/programs/batched_gemm_relu.mlir test/programs/gemm_epilogue_reads.mlir test/programs/attention_4d.mlir test/programs/attention_4d_causal.mlir test/programs/gemm_i8.mlir test/programs/gemm_i8_scaled.mlir test/programs/gemm_i8_kn.mlir test/programs/gemm_i8_wide.mlir test/programs/gemm_i8_warps.mlir test/programs/shared_kv_attention.mlir test/programs/shared_p_attention.mlir test/programs/mla_decode_small.mlir test/programs/mla_decode_paged_small.mlir; do
   case "$program" in */vk_*) continue ;; esac
   target/release/tile-compile "$program" --target sm_90a -o bench/kernels --timing 2>&1 >/dev/null | sed "s|^|$(basename "$program"): |" || true
 done

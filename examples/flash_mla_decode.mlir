@@ -1,5 +1,6 @@
 // FlashMLA decode (flash_mla_decode): 64 sequences x 128 query heads of one token each against
-// 4096 cached tokens (latent 512 + rotary 64, one KV head for all query heads), bf16.
+// 4096 cached tokens (latent 512 + rotary 64, one KV head for all query heads), bf16,
+// the cache contiguous.
 // Written by tools/gen/mla.py: 64 heads a block on two warpgroups that split the columns of
 // the scores and of the output; each 64-token tile of the latent cache is read as the keys
 // and as the values, with the online softmax between the gemms.
@@ -10,6 +11,7 @@ func.func @flash_mla_decode(%Q: memref<64x128x512xbf16>, %Qpe: memref<64x128x64x
   %csteps = arith.constant 64 : index
   %cheads = arith.constant 2 : index
   %cbatch = arith.constant 64 : index
+  %cpages = arith.constant 4096 : index
   %zero = arith.constant 0.0 : f32
   %ninf = arith.constant 0xFF800000 : f32
   %scale = arith.constant 0.06011229337037347 : f32

@@ -362,3 +362,36 @@ func.func @mla_two_buffers(%Q: memref<1x64x512xbf16>, %Qpe: memref<1x64x64xbf16>
   return
 }
 }
+
+// -----
+
+// A paged operand (a block table names each step's page): the table's load is read for the next
+// step as the induction variable's arithmetic is, since nothing in the kernel writes the table,
+// so the copy still runs a step ahead in a ring.
+// CHECK-LABEL: func.func @paged_gemm
+// CHECK: tile.pipelined {{.*}} stages(2) attributes {tile.schedule = {buffers = 2 : i64, fill = "async", {{.*}}wait = "mbarrier"}}
+// CHECK: memref.load
+// CHECK: tile.copy {{.*}} {tile.ahead}
+module attributes {tile.target = "sm_90a"} {
+func.func @paged_gemm(%A: memref<64x64xf16>, %B: memref<8x64x64xf16>, %Table: memref<4xi32>, %C: memref<64x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c1) threads(128) (%bx) {
+    %As = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    tile.copy %A[%c0, %c0], %As : memref<64x64xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+    tile.fill %Cf, %zero : memref<64x64xf32, #tile.fragment>
+    tile.pipelined %j = %c0 to %c4 stages(2) {
+      %entry = memref.load %Table[%j] : memref<4xi32>
+      %page = arith.index_cast %entry : i32 to index
+      tile.copy %B[%page, %c0, %c0], %Bs : memref<8x64x64xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %Cf : memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+    }
+    tile.copy %Cf, %C[%c0, %c0] : memref<64x64xf32, #tile.fragment>, memref<64x64xf32>
+  }
+  return
+}
+}

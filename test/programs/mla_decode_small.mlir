@@ -1,5 +1,6 @@
 // FlashMLA decode (mla_decode_small): 2 sequences x 128 query heads of one token each against
-// 256 cached tokens (latent 128 + rotary 32, one KV head for all query heads), bf16.
+// 256 cached tokens (latent 128 + rotary 32, one KV head for all query heads), bf16,
+// the cache contiguous.
 // Written by tools/gen/mla.py: 64 heads a block on two warpgroups that split the columns of
 // the scores and of the output; each 64-token tile of the latent cache is read as the keys
 // and as the values, with the online softmax between the gemms.
@@ -10,6 +11,7 @@ func.func @mla_decode_small(%Q: memref<2x128x128xbf16>, %Qpe: memref<2x128x32xbf
   %csteps = arith.constant 4 : index
   %cheads = arith.constant 2 : index
   %cbatch = arith.constant 2 : index
+  %cpages = arith.constant 8 : index
   %zero = arith.constant 0.0 : f32
   %ninf = arith.constant 0xFF800000 : f32
   %scale = arith.constant 0.11405505745597189 : f32

@@ -3,7 +3,7 @@
 sequence): Q [batch, heads, latent], Q_pe [batch, heads, rotary], the compressed KV cache
 [batch, tokens, latent] with its rotary keys K_pe [batch, tokens, rotary], O [batch, heads, latent].
 
-    tools/gen/mla.py NAME BATCH HEADS TOKENS [LATENT ROTARY DTYPE]
+    tools/gen/mla.py NAME BATCH HEADS TOKENS [LATENT ROTARY DTYPE] [--paged]
 
 A block takes 64 heads of one sequence on two warpgroups, which split the columns of the scores and
 of the 64 x latent output. Each step reads a 64-token tile of the latent cache once, as the keys
@@ -12,30 +12,55 @@ stored by the threads into a shared tile for the second gemm."""
 import sys
 
 
-def mla(name, batch, heads, tokens, latent=512, rotary=64, dtype="bf16", block_h=64, block_n=64, stages=2):
+def mla(name, batch, heads, tokens, latent=512, rotary=64, dtype="bf16", block_h=64, block_n=64, stages=2, paged=False):
+    """`paged`: the cache is pages of `block_n` tokens ([pages, block_n, *], pages = batch x
+    tokens / block_n), a sequence's pages listed in a block table [batch, tokens / block_n] of i32."""
     ws = "#gpu.address_space<workgroup>"
     fr = "#tile.fragment"
     scale = 1.4426950408889634 / (latent + rotary) ** 0.5
     q = f"memref<{batch}x{heads}x{latent}x{dtype}>"
     q_pe = f"memref<{batch}x{heads}x{rotary}x{dtype}>"
-    kv = f"memref<{batch}x{tokens}x{latent}x{dtype}>"
-    k_pe = f"memref<{batch}x{tokens}x{rotary}x{dtype}>"
+    pages = batch * tokens // block_n
+    if paged:
+        kv = f"memref<{pages}x{block_n}x{latent}x{dtype}>"
+        k_pe = f"memref<{pages}x{block_n}x{rotary}x{dtype}>"
+        table = f"memref<{batch}x{tokens // block_n}xi32>"
+    else:
+        kv = f"memref<{batch}x{tokens}x{latent}x{dtype}>"
+        k_pe = f"memref<{batch}x{tokens}x{rotary}x{dtype}>"
     tile = lambda rows, columns: f"memref<{rows}x{columns}x{dtype}, {ws}>"
     s = f"memref<{block_h}x{block_n}xf32, {fr}>"
     acc = f"memref<{block_h}x{latent}xf32, {fr}>"
     row = f"memref<{block_h}xf32, {fr}>"
+    if paged:
+        # An entry is taken modulo the pages, so that any table (the tests' random ones too) names
+        # pages of the cache.
+        table_argument = f"%Table: {table}, "
+        cache_step = f"""      %entry = memref.load %Table[%bb, %j] : {table}
+      %index = arith.index_cast %entry : i32 to index
+      %page = arith.remui %index, %cpages : index
+      tile.copy %KV[%page, %c0, %c0], %KVs : {kv}, {tile(block_n, latent)}
+      tile.copy %Kpe[%page, %c0, %c0], %Kpes : {k_pe}, {tile(block_n, rotary)}"""
+    else:
+        table_argument = ""
+        cache_step = f"""      %t0 = arith.muli %j, %cbn : index
+      tile.copy %KV[%bb, %t0, %c0], %KVs : {kv}, {tile(block_n, latent)}
+      tile.copy %Kpe[%bb, %t0, %c0], %Kpes : {k_pe}, {tile(block_n, rotary)}"""
+    layout = f"paged ({block_n}-token pages of {pages}, a block table per sequence)" if paged else "contiguous"
     return f"""// FlashMLA decode ({name}): {batch} sequences x {heads} query heads of one token each against
-// {tokens} cached tokens (latent {latent} + rotary {rotary}, one KV head for all query heads), {dtype}.
+// {tokens} cached tokens (latent {latent} + rotary {rotary}, one KV head for all query heads), {dtype},
+// the cache {layout}.
 // Written by tools/gen/mla.py: {block_h} heads a block on two warpgroups that split the columns of
 // the scores and of the output; each {block_n}-token tile of the latent cache is read as the keys
 // and as the values, with the online softmax between the gemms.
-func.func @{name}(%Q: {q}, %Qpe: {q_pe}, %KV: {kv}, %Kpe: {k_pe}, %O: {q}) {{
+func.func @{name}(%Q: {q}, %Qpe: {q_pe}, %KV: {kv}, %Kpe: {k_pe}, {table_argument}%O: {q}) {{
   %c0 = arith.constant 0 : index
   %cbh = arith.constant {block_h} : index
   %cbn = arith.constant {block_n} : index
   %csteps = arith.constant {tokens // block_n} : index
   %cheads = arith.constant {heads // block_h} : index
   %cbatch = arith.constant {batch} : index
+  %cpages = arith.constant {pages} : index
   %zero = arith.constant 0.0 : f32
   %ninf = arith.constant 0xFF800000 : f32
   %scale = arith.constant {scale!r} : f32
@@ -59,9 +84,7 @@ func.func @{name}(%Q: {q}, %Qpe: {q_pe}, %KV: {kv}, %Kpe: {k_pe}, %O: {q}) {{
     tile.fill %m, %ninf : {row}
     tile.fill %l, %zero : {row}
     tile.pipelined %j = %c0 to %csteps stages({stages}) {{
-      %t0 = arith.muli %j, %cbn : index
-      tile.copy %KV[%bb, %t0, %c0], %KVs : {kv}, {tile(block_n, latent)}
-      tile.copy %Kpe[%bb, %t0, %c0], %Kpes : {k_pe}, {tile(block_n, rotary)}
+{cache_step}
       tile.fill %S, %zero : {s}
       tile.gemm %Qs, %KVs, %S {{transpose_b}} : {tile(block_h, latent)}, {tile(block_n, latent)}, {s}
       tile.gemm %Qpes, %Kpes, %S {{transpose_b}} : {tile(block_h, rotary)}, {tile(block_n, rotary)}, {s}
@@ -114,7 +137,9 @@ func.func @{name}(%Q: {q}, %Qpe: {q_pe}, %KV: {kv}, %Kpe: {k_pe}, %O: {q}) {{
 if __name__ == "__main__":
     if len(sys.argv) < 5:
         sys.exit(__doc__)
-    name, batch, heads, tokens = sys.argv[1], *map(int, sys.argv[2:5])
-    latent, rotary = (int(sys.argv[5]), int(sys.argv[6])) if len(sys.argv) > 6 else (512, 64)
-    dtype = sys.argv[7] if len(sys.argv) > 7 else "bf16"
-    sys.stdout.write(mla(name, batch, heads, tokens, latent, rotary, dtype))
+    paged = "--paged" in sys.argv
+    arguments = [argument for argument in sys.argv[1:] if argument != "--paged"]
+    name, batch, heads, tokens = arguments[0], *map(int, arguments[1:4])
+    latent, rotary = (int(arguments[4]), int(arguments[5])) if len(arguments) > 5 else (512, 64)
+    dtype = arguments[6] if len(arguments) > 6 else "bf16"
+    sys.stdout.write(mla(name, batch, heads, tokens, latent, rotary, dtype, paged=paged))

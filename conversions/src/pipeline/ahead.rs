@@ -154,13 +154,41 @@ pub fn computable(value: Value, pipelined: OperationRef, depth: usize) -> bool {
     };
     let owner = result.owner();
     let pure = index_arithmetic(&owner)
-        || (tile_ir::is(&owner, affine::AffineApplyOperation::name) && owner.region_count() == 0);
+        || (tile_ir::is(&owner, affine::AffineApplyOperation::name) && owner.region_count() == 0)
+        || table_load(&owner, pipelined);
     depth < 32
         && pure
         && owner.block().is_some_and(|block| block == body)
         && owner
             .operands()
             .all(|operand| computable(operand, pipelined, depth + 1))
+}
+
+/// Whether `op` loads an element of a global tensor from outside `pipelined` that nothing in its
+/// kernel writes (a paged cache's block table): a value another iteration may read early.
+fn table_load(op: &OperationRef, pipelined: OperationRef) -> bool {
+    let Some(table) = tile_ir::is(op, memref::LoadOperation::name)
+        .then(|| op.operand(0).ok())
+        .flatten()
+    else {
+        return false;
+    };
+    let mut kernel = pipelined.parent_operation();
+    while let Some(parent) = kernel.filter(|parent| !tile_ir::is(parent, tile::KernelOperation::name)) {
+        kernel = parent.parent_operation();
+    }
+    let written = |kernel: OperationRef| {
+        nested_ops(kernel).iter().any(|user| {
+            tile_ir::match_op!(user, {
+                tile::CopyOperation => copy_parts(user).is_some_and(|parts| parts.dst == table),
+                memref::LoadOperation | tile::GemmOperation | tile::ReduceOperation => false,
+                _ => user.operands().any(|operand| operand == table),
+            })
+        })
+    };
+    memory_level(table.r#type()) == Some(MemoryLevel::Global)
+        && !is_defined_inside(table, pipelined)
+        && kernel.is_some_and(|kernel| !written(kernel))
 }
 
 /// Whether `user`, an op with `tile` among its operands, only reads it: a gemm's A or B, a copy's
