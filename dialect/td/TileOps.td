@@ -434,7 +434,7 @@ def Tile_ProducerOp : Tile_Op<"producer", [RecursiveMemoryEffects,
     other to refill a ring, only for the copies they read.
 
     It is a direct child of a `tile.kernel` (at most one per kernel, whose `threads` is a multiple
-    of 128, whole warpgroups, and at most 896). Its body holds only index arithmetic, `scf.for`, `scf.if`, `tile.slot`,
+    of 128, whole warpgroups, and at most 896). Its body holds only index arithmetic, loads of global tensors (a block table), `scf.for`, `scf.if`, `tile.slot`,
     `tile.copy_async`, `tile.wait` and `tile.arrive`; the barriers it arrives on are arrived on
     nowhere else. Only sm_90a lowers it (its copies must be TMA copies); elsewhere it is refused.
 

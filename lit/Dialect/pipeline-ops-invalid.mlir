@@ -164,7 +164,7 @@ func.func @producer_computes(%A: memref<64x64xf16>) {
   %zero = arith.constant 0.0 : f32
   tile.kernel grid(%c1) threads(128) (%b) {
     %Cf = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
-    // expected-error @+1 {{'tile.producer' op expects only index arithmetic, scf.for, scf.if, tile.slot, tile.copy_async, tile.wait and tile.arrive in its body, but it holds 'tile.fill'}}
+    // expected-error @+1 {{'tile.producer' op expects only index arithmetic, loads of global tensors, scf.for, scf.if, tile.slot, tile.copy_async, tile.wait and tile.arrive in its body, but it holds 'tile.fill'}}
     tile.producer {
       tile.fill %Cf, %zero : memref<64x64xf32, #tile.fragment>
     }

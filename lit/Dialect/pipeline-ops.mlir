@@ -78,3 +78,39 @@ func.func @producer(%K: memref<256x64xf16>) {
   }
   return
 }
+
+// -----
+
+// A producer whose copies read their rows from a global table (a paged cache's block table).
+// CHECK-LABEL: func.func @paged_producer
+// CHECK: tile.producer {
+// CHECK: scf.for
+// CHECK: memref.load %{{.*}}[%{{.*}}] : memref<8xi32>
+// CHECK: tile.copy_async
+func.func @paged_producer(%K: memref<256x64xf16>, %Table: memref<8xi32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c8 = arith.constant 8 : index
+  tile.kernel grid(%c1) threads(128) (%b) {
+    %ring = tile.alloc_shared : memref<2x32x64xf16, #gpu.address_space<workgroup>>
+    %full = tile.alloc_barriers : memref<2xi64, #gpu.address_space<workgroup>>
+    %empty = tile.alloc_barriers : memref<2xi64, #gpu.address_space<workgroup>>
+    tile.producer {
+      scf.for %k = %c0 to %c8 step %c1 {
+        %s = arith.remui %k, %c2 : index
+        %r = arith.divui %k, %c2 : index
+        %released = arith.subi %r, %c1 : index
+        tile.wait %empty[%s], %released : memref<2xi64, #gpu.address_space<workgroup>>
+        %entry = memref.load %Table[%k] : memref<8xi32>
+        %row = arith.index_cast %entry : i32 to index
+        %tile = tile.slot %ring[%s] : memref<2x32x64xf16, #gpu.address_space<workgroup>> -> memref<32x64xf16, #gpu.address_space<workgroup>>
+        tile.copy_async %K[%row, %c0], %tile, %full[%s] : memref<256x64xf16>, memref<32x64xf16, #gpu.address_space<workgroup>>, memref<2xi64, #gpu.address_space<workgroup>>
+        tile.arrive %full[%s] : memref<2xi64, #gpu.address_space<workgroup>>
+      }
+    }
+    tile.wait %full[%c0], %c0 : memref<2xi64, #gpu.address_space<workgroup>>
+    tile.arrive %empty[%c0] : memref<2xi64, #gpu.address_space<workgroup>>
+  }
+  return
+}
