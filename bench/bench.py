@@ -222,9 +222,10 @@ def mla_sdpa(t):
 
 def mla_flops(kernel):
     """FLOPs of an MLA decode kernel: QK^T over latent + rotary, PV over the latent."""
-    batch, heads, latent = kernel.shape(0, kernel.manifest["bindings"][0])
-    rotary = kernel.shape(1, kernel.manifest["bindings"][1])[2]
-    tokens = math.prod(kernel.shape(2, kernel.manifest["bindings"][2])) // latent // batch
+    shapes = {binding["host_argument"]: binding["shape"] for binding in kernel.manifest["bindings"]}
+    batch, heads, latent = shapes[0]
+    rotary = shapes[1][2]
+    tokens = math.prod(shapes[2]) // latent // batch
     return 2 * batch * heads * tokens * (latent + rotary + latent)
 
 
