@@ -166,6 +166,11 @@ def plain_reference(kernel, tensors):
             kv, k_pe = kv[table].flatten(1, 2), k_pe[table].flatten(1, 2)
         scores = (q @ kv.transpose(-1, -2) + q_pe @ k_pe.transpose(-1, -2)) / (q.shape[-1] + q_pe.shape[-1]) ** 0.5
         return {len(t) - 1: torch.softmax(scores, dim=-1) @ kv}
+    if name.startswith("linear_attention"):
+        # tools/gen/linear_attention.py: causal, no decay: O = mask(Q K^T) V.
+        q, k, v = t[0], t[1], t[2]
+        causal = torch.ones(q.shape[-2], q.shape[-2], dtype=torch.bool, device="cuda").tril()
+        return {3: ((q @ k.transpose(-1, -2)) * causal) @ v}
     if name == "layer_norm":
         x = t[0]
         mean = x.mean(1, keepdim=True)
@@ -220,6 +225,13 @@ def mla_sdpa(t):
     return torch.nn.functional.scaled_dot_product_attention(q, k, kv.unsqueeze(1))
 
 
+def linear_attention_torch(t):
+    """Causal linear attention in torch at the inputs' precision: the masked quadratic form."""
+    q, k, v = t[0], t[1], t[2]
+    causal = torch.ones(q.shape[-2], q.shape[-2], dtype=torch.bool, device="cuda").tril()
+    return (((q @ k.transpose(-1, -2)) * causal) @ v).float()
+
+
 def mla_flops(kernel):
     """FLOPs of an MLA decode kernel: QK^T over latent + rotary, PV over the latent."""
     shapes = {binding["host_argument"]: binding["shape"] for binding in kernel.manifest["bindings"]}
@@ -243,6 +255,8 @@ def time_plain(kernel):
 
         def equivalent(t):
             return torch._scaled_mm(t[0], t[1].T, scale_a=one, scale_b=one, out_dtype=torch.float32)
+    if equivalent is None and name == "linear_attention":
+        equivalent = linear_attention_torch
     if equivalent is None and name.startswith("flash_mla_decode"):
         equivalent = mla_sdpa
     if equivalent is None and name.startswith("attention_bench"):
@@ -551,6 +565,8 @@ def main():
         if timed:
             ours, theirs, bandwidth = timed
             print(f"  ours {ours * 1e3:.1f} us ({bandwidth:.0f} GB/s), torch {theirs * 1e3:.1f} us, ours/torch speed {theirs / ours:.3f}", flush=True)
+            if manifest["host_function"] == "linear_attention":
+                print(f"  chunked linear attention: ours {ours * 1e3:.1f} us (TileLang 0.1.15's chunked kernel on this shape: 198 us, issue 32's anchor, not this run)", flush=True)
             if manifest["host_function"].startswith("flash_mla_decode"):
                 flops = mla_flops(kernel)
                 print(f"  MLA decode: ours {flops / ours / 1e9:.0f} TFLOP/s, torch SDPA {flops / theirs / 1e9:.0f} TFLOP/s (TileLang 0.1.15 anchor at 4096 tokens: 452)", flush=True)

@@ -112,14 +112,16 @@ impl OperandAddressing {
     }
 
     /// Bytes from the tile's start to index `mn` along M (or N): a row of a K-major tile, a column
-    /// of an MN-major one (a multiple of 8 in slabs, of 64 in swizzled boxes).
+    /// of an MN-major one (a multiple of 8).
     pub fn mn_bytes(&self, mn: i64) -> i64 {
         match (self.layout, self.k_major) {
             (_, true) => self.row_bytes(mn),
             // Slabs of 8 columns, each the tile's K rows of 16 bytes.
             (OperandLayout::Slabs, false) => mn / 8 * self.rows * 16,
-            // Boxes of 64 columns, each the tile's K rows of 128 bytes.
-            (OperandLayout::Swizzled(_), false) => mn / 64 * self.rows * 128,
+            // Boxes of 64 columns, each the tile's K rows of 128 bytes; inside a box, the column's
+            // bytes along the row (MN-major operands are 16-bit), which the swizzle of the
+            // address's bits leaves where TMA put them, as a K step inside a K-major row does.
+            (OperandLayout::Swizzled(_), false) => mn / 64 * self.rows * 128 + mn % 64 * 2,
         }
     }
 }
@@ -194,6 +196,9 @@ mod tests {
         assert_eq!(slabs.mn_bytes(64), 8 * 64 * 16);
         let boxes = OperandAddressing::new(OperandLayout::Swizzled(128), false, 64);
         assert_eq!(boxes.mn_bytes(128), 2 * 64 * 128);
+        // Warpgroups splitting N = 64 start the second at column 32: 64 bytes into each row.
+        assert_eq!(boxes.mn_bytes(32), 64);
+        assert_eq!(boxes.mn_bytes(96), 64 * 128 + 64);
         // K-major: rows.
         assert_eq!(
             OperandAddressing::new(OperandLayout::Slabs, true, 128).mn_bytes(64),
