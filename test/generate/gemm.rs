@@ -12,7 +12,8 @@
 //! A is a shared tile, a fragment copied from global memory, or a fragment copied from the shared
 //! tile; A and B in either orientation (`transpose_a`, `transpose_b`). Tile sizes mix those tensor
 //! cores take (M = 64, K a multiple of 16) with those they do not (M = 16, N = 24, K = 8), so the
-//! sm_90a case writer sees both the tensor-core path and its fallbacks. Leading dimensions (3-D
+//! sm_90a case writer sees both the tensor-core path and its fallbacks; a 64-row chain through a
+//! shared P runs on 256 threads (two warpgroups splitting N). Leading dimensions (3-D
 //! and 4-D A, B and Y) are indexed by the grid's z (split into batch and head for 4-D). Epilogue
 //! stages: elementwise chains, a bias vector and a residual tile loaded from global tensors at
 //! clamped indices, a residual copied into a fragment with clipping, row and column reductions of
@@ -248,6 +249,13 @@ pub fn program(rng: &mut Rng) -> Program {
     let mut plan = Plan::pick(rng);
     while !plan.fits() {
         plan = Plan::pick(rng);
+    }
+    // A 64-row chain through a shared P on 128 threads runs on 256 instead: two warpgroups that
+    // split N (wgmma on sm_90a), P stored into its shared tile by the threads (after the pick, so
+    // that a seed's other programs stay what they were).
+    if plan.shape == Shape::Chain && plan.p_shared && plan.a == AOperand::Shared && plan.m == 64 && plan.threads == 128
+    {
+        plan.threads = 256;
     }
     let p = &plan;
     let e = p.element;
