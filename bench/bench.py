@@ -81,6 +81,11 @@ class Kernel:
                     else torch.randint(-4, 5, shape, device="cuda").to(dtype) if dtype == torch.float8_e4m3fn
                     else torch.randn(shape, dtype=dtype, device="cuda")
                 )
+            elif "block_sparse" in self.name and not binding["written"]:
+                # A block-sparse table [query blocks, count]: distinct key blocks in random order, of
+                # the sequence's blocks (square blocks: as many key blocks as query blocks).
+                rows, count = shape
+                out[binding["host_argument"]] = torch.argsort(torch.rand(rows, rows, device="cuda"), dim=1)[:, :count].to(dtype).contiguous()
             elif "paged" in self.name and not binding["written"]:
                 # A paged cache's block table: every page once, in random order.
                 count = math.prod(shape)
@@ -142,6 +147,20 @@ def plain_reference(kernel, tensors):
     if name == "reduce_kinds":
         x = t[0]
         return {1: torch.stack([x.sum(0), x.max(0).values, x.min(0).values, x.abs().sum(0), x.abs().max(0).values, 2 * x.sum(0)])}
+    if name.startswith("block_sparse_attention"):
+        # tools/gen/attention.py sparse: each query block attends to the key blocks its table row
+        # lists (entries modulo the key blocks; square blocks).
+        q, k, v, blocks = t[0], t[1], t[2], t[3].long()
+        rows, count = blocks.shape
+        block = q.shape[-2] // rows
+        entries = torch.where(blocks < 0, torch.remainder(blocks + 2**64 % rows, rows), blocks % rows)
+        out = torch.empty_like(q)
+        for row in range(rows):
+            keys = torch.cat([torch.arange(b * block, (b + 1) * block, device="cuda") for b in entries[row].tolist()])
+            rows_q = q[..., row * block:(row + 1) * block, :]
+            scores = rows_q @ k[..., keys, :].transpose(-1, -2) / q.shape[-1] ** 0.5
+            out[..., row * block:(row + 1) * block, :] = torch.softmax(scores, dim=-1) @ v[..., keys, :]
+        return {4: out}
     if name.startswith("attention_") and name != "attention_scores":
         # examples/flash_attention.mlir, test/programs/attention_4d*.mlir: Q, K, V, O as
         # [batch, heads, sequence, head dim]; causal when the name says so.
@@ -255,6 +274,9 @@ def time_plain(kernel):
 
         def equivalent(t):
             return torch._scaled_mm(t[0], t[1].T, scale_a=one, scale_b=one, out_dtype=torch.float32)
+    if equivalent is None and name == "block_sparse_attention_bench":
+        # Dense attention at the same shape: what skipping half the key blocks is measured against.
+        equivalent = lambda t: torch.nn.functional.scaled_dot_product_attention(t[0], t[1], t[2])
     if equivalent is None and name == "linear_attention":
         equivalent = linear_attention_torch
     if equivalent is None and name.startswith("flash_mla_decode"):

@@ -96,6 +96,11 @@ fn attention_reading_one_kv_tile_as_keys_and_values_matches_the_reference() {
 }
 
 #[test]
+fn block_sparse_attention_reading_its_key_blocks_from_a_table_matches_the_reference() {
+    check_on_vulkan("test/programs/block_sparse_attention_small.mlir", 53);
+}
+
+#[test]
 fn row_softmax_of_a_64x128_tile_in_registers_matches_the_reference() {
     check_on_vulkan("test/programs/row_softmax_64x128.mlir", 44);
 }
