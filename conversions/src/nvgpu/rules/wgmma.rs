@@ -110,8 +110,8 @@ pub fn wgmma_plan<'c, 'a>(ops: &[OperationRef<'c, 'a>], layouts: &Layouts) -> Wg
             candidates.insert(key(gemm), operands);
         }
     }
-    // Drop candidates until every kept tile is written only by copies from global memory and read
-    // only by remaining candidates. The candidates may read a tile with different dimensions as K
+    // Drop candidates until every kept tile is written only by copies from global memory or of a
+    // whole fragment, and read only by remaining candidates. The candidates may read a tile with different dimensions as K
     // (MLA's KV tile as B transposed and as B): its column slabs and 128-byte swizzled boxes serve
     // both descriptors, and a narrower box, which serves K along the columns only, is one layout
     // inference does not give a tile read both ways.
