@@ -44,9 +44,6 @@ done
 # sm_80 (Ampere PTX, which the H200's driver compiles for itself): the examples and the test programs
 # above, checked like the sm_90a kernels (bench/kernels/sm_80, gpu_check.sh).
 mkdir -p bench/kernels/sm_80
-for program in examples/*.mlir bench/programs/attention_bench_d128_f16.mlir test/programs/row_softmax.mlir test/programs/reduce_kinds.mlir test/programs/gemm_bias_fill.mlir test/programs/gemm_row_softmax.mlir test/programs/gemm_column_center.mlir test/programs/multi_head_scores.mlir test/programs/batched_gemm_relu.mlir test/programs/gemm_epilogue_reads.mlir test/programs/attention_4d.mlir test/programs/attention_4d_causal.mlir test/programs/gemm_i8.mlir test/programs/gemm_i8_kn.mlir test/programs/gemm_i8_warps.mlir test/programs/shared_kv_attention.mlir test/programs/shared_p_attention.mlir; do
-  # MLA decode's and linear attention's 256 threads split no 64-row accumulator into mma.sync
-  # tiles: off the tensor cores there, too slow to check at their shapes.
-  case "$program" in */flash_mla_decode*|*/linear_attention*) continue ;; esac
+for program in examples/*.mlir bench/programs/attention_bench_d128_f16.mlir test/programs/row_softmax.mlir test/programs/reduce_kinds.mlir test/programs/gemm_bias_fill.mlir test/programs/gemm_row_softmax.mlir test/programs/gemm_column_center.mlir test/programs/multi_head_scores.mlir test/programs/batched_gemm_relu.mlir test/programs/gemm_epilogue_reads.mlir test/programs/attention_4d.mlir test/programs/attention_4d_causal.mlir test/programs/gemm_i8.mlir test/programs/gemm_i8_kn.mlir test/programs/gemm_i8_warps.mlir test/programs/shared_kv_attention.mlir test/programs/shared_p_attention.mlir test/programs/mla_decode_small.mlir test/programs/mla_decode_paged_small.mlir test/programs/linear_attention_small.mlir test/programs/block_sparse_attention_small.mlir; do
   target/release/tile-compile "$program" --target sm_80 -o bench/kernels/sm_80 --timing 2>&1 >/dev/null | sed "s|^|$(basename "$program") (sm_80): |" || true
 done

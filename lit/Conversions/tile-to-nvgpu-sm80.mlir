@@ -117,3 +117,96 @@ func.func @shared_kv(%Q: memref<64x64xf16>, %KV: memref<256x64xf16>, %O: memref<
   return
 }
 }
+
+// -----
+
+// A kernel of several gemms whose 64-row accumulators have too few 16-row tiles for 8 warps (MLA
+// decode's 64 heads on 256 threads): 4 warps along M, as many as its tiles, and 2 along N, alike
+// for both gemms, so that the scores' and the output's rows lie on the same warps.
+// PLAN-LABEL: func.func @mla_decode_small
+// PLAN: tile.alloc_fragment {tile.layout = #tile.frag<shape = [64, 64], threads = 256, thread = (d0, d1) -> (((d0 floordiv 16) * 2 + d1 floordiv 32) * 32 + (d0 mod 8) * 4 + (d1 mod 8) floordiv 2), {{.*}}origin = "mma.m16n8k16">}
+// PLAN: tile.alloc_fragment {tile.layout = #tile.frag<shape = [64, 128], threads = 256, thread = (d0, d1) -> (((d0 floordiv 16) * 2 + d1 floordiv 64) * 32 + (d0 mod 8) * 4 + (d1 mod 8) floordiv 2), {{.*}}origin = "mma.m16n8k16">}
+// CHECK-LABEL: gpu.func @mla_decode_small_0_kernel
+// CHECK: nvvm.mma.sync
+module attributes {tile.target = "sm_80"} {
+func.func @mla_decode_small(%Q: memref<2x128x128xbf16>, %Qpe: memref<2x128x32xbf16>, %KV: memref<2x256x128xbf16>, %Kpe: memref<2x256x32xbf16>, %O: memref<2x128x128xbf16>) {
+  %c0 = arith.constant 0 : index
+  %cbh = arith.constant 64 : index
+  %cbn = arith.constant 64 : index
+  %csteps = arith.constant 4 : index
+  %cheads = arith.constant 2 : index
+  %cbatch = arith.constant 2 : index
+  %cpages = arith.constant 8 : index
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %scale = arith.constant 0.11405505745597189 : f32
+  %nscale = arith.constant -0.11405505745597189 : f32
+  tile.kernel grid(%cheads, %cbatch) threads(256) (%bh, %bb) {
+    %Qs = tile.alloc_shared : memref<64x128xbf16, #gpu.address_space<workgroup>>
+    %Qpes = tile.alloc_shared : memref<64x32xbf16, #gpu.address_space<workgroup>>
+    %KVs = tile.alloc_shared : memref<64x128xbf16, #gpu.address_space<workgroup>>
+    %Kpes = tile.alloc_shared : memref<64x32xbf16, #gpu.address_space<workgroup>>
+    %Ps = tile.alloc_shared : memref<64x64xbf16, #gpu.address_space<workgroup>>
+    %S = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    %Acc = tile.alloc_fragment : memref<64x128xf32, #tile.fragment>
+    %m = tile.alloc_fragment : memref<64xf32, #tile.fragment>
+    %mp = tile.alloc_fragment : memref<64xf32, #tile.fragment>
+    %l = tile.alloc_fragment : memref<64xf32, #tile.fragment>
+    %rs = tile.alloc_fragment : memref<64xf32, #tile.fragment>
+    %h0 = arith.muli %bh, %cbh : index
+    tile.copy %Q[%bb, %h0, %c0], %Qs : memref<2x128x128xbf16>, memref<64x128xbf16, #gpu.address_space<workgroup>>
+    tile.copy %Qpe[%bb, %h0, %c0], %Qpes : memref<2x128x32xbf16>, memref<64x32xbf16, #gpu.address_space<workgroup>>
+    tile.fill %Acc, %zero : memref<64x128xf32, #tile.fragment>
+    tile.fill %m, %ninf : memref<64xf32, #tile.fragment>
+    tile.fill %l, %zero : memref<64xf32, #tile.fragment>
+    tile.pipelined %j = %c0 to %csteps stages(2) {
+      %t0 = arith.muli %j, %cbn : index
+      tile.copy %KV[%bb, %t0, %c0], %KVs : memref<2x256x128xbf16>, memref<64x128xbf16, #gpu.address_space<workgroup>>
+      tile.copy %Kpe[%bb, %t0, %c0], %Kpes : memref<2x256x32xbf16>, memref<64x32xbf16, #gpu.address_space<workgroup>>
+      tile.fill %S, %zero : memref<64x64xf32, #tile.fragment>
+      tile.gemm %Qs, %KVs, %S {transpose_b} : memref<64x128xbf16, #gpu.address_space<workgroup>>, memref<64x128xbf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+      tile.gemm %Qpes, %Kpes, %S {transpose_b} : memref<64x32xbf16, #gpu.address_space<workgroup>>, memref<64x32xbf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+      tile.copy %m, %mp : memref<64xf32, #tile.fragment>, memref<64xf32, #tile.fragment>
+      tile.reduce <max> %S, %m dim(1) {clear = false} : memref<64x64xf32, #tile.fragment>, memref<64xf32, #tile.fragment>
+      tile.parallel (%i, %k) in (64, 64) {
+        %v = memref.load %S[%i, %k] : memref<64x64xf32, #tile.fragment>
+        %mi = memref.load %m[%i] : memref<64xf32, #tile.fragment>
+        %shift = arith.mulf %mi, %nscale : f32
+        %d = math.fma %v, %scale, %shift : f32
+        %e = math.exp2 %d fastmath<afn> : f32
+        memref.store %e, %S[%i, %k] : memref<64x64xf32, #tile.fragment>
+      }
+      tile.reduce <sum> %S, %rs dim(1) : memref<64x64xf32, #tile.fragment>, memref<64xf32, #tile.fragment>
+      tile.parallel (%i) in (64) {
+        %old = memref.load %mp[%i] : memref<64xf32, #tile.fragment>
+        %new = memref.load %m[%i] : memref<64xf32, #tile.fragment>
+        %diff = arith.subf %old, %new : f32
+        %d = arith.mulf %diff, %scale : f32
+        %c = math.exp2 %d fastmath<afn> : f32
+        %li = memref.load %l[%i] : memref<64xf32, #tile.fragment>
+        %r = memref.load %rs[%i] : memref<64xf32, #tile.fragment>
+        %n = arith.mulf %li, %c : f32
+        %n2 = arith.addf %n, %r : f32
+        memref.store %n2, %l[%i] : memref<64xf32, #tile.fragment>
+        memref.store %c, %mp[%i] : memref<64xf32, #tile.fragment>
+      }
+      tile.parallel (%i, %d) in (64, 128) {
+        %o = memref.load %Acc[%i, %d] : memref<64x128xf32, #tile.fragment>
+        %c = memref.load %mp[%i] : memref<64xf32, #tile.fragment>
+        %r = arith.mulf %o, %c : f32
+        memref.store %r, %Acc[%i, %d] : memref<64x128xf32, #tile.fragment>
+      }
+      tile.copy %S, %Ps : memref<64x64xf32, #tile.fragment>, memref<64x64xbf16, #gpu.address_space<workgroup>>
+      tile.gemm %Ps, %KVs, %Acc : memref<64x64xbf16, #gpu.address_space<workgroup>>, memref<64x128xbf16, #gpu.address_space<workgroup>>, memref<64x128xf32, #tile.fragment>
+    }
+    tile.parallel (%i, %d) in (64, 128) {
+      %o = memref.load %Acc[%i, %d] : memref<64x128xf32, #tile.fragment>
+      %li = memref.load %l[%i] : memref<64xf32, #tile.fragment>
+      %r = arith.divf %o, %li : f32
+      memref.store %r, %Acc[%i, %d] : memref<64x128xf32, #tile.fragment>
+    }
+    tile.copy %Acc, %O[%bb, %h0, %c0] : memref<64x128xf32, #tile.fragment>, memref<2x128x128xbf16>
+  }
+  return
+}
+}

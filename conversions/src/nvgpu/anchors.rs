@@ -163,7 +163,7 @@ pub(crate) fn mma_sync_warps(ops: &Operands, threads: i64, chained: bool, depth:
     }
     super::chip::mma_warp_split(threads, ops.m, ops.n, chained).ok_or_else(|| {
         let split = if chained {
-            " along M (a kernel of several gemms splits M alone)"
+            " (a kernel of several gemms splits M first, as far as its 16-row tiles go, then N)"
         } else {
             ""
         };

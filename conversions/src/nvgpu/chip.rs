@@ -68,9 +68,11 @@ pub fn wgmma_reads_eight_bit(a_shared: bool, transpose_a: bool, transpose_b: boo
 
 /// The split of a block's warps over an `m`x`n` accumulator of `mma.sync.m16n8k16` tiles (16x8):
 /// `(wm, wn)` warps along M and N, each warp tile whole instruction tiles. In a kernel of several
-/// gemms (`chained`) the warps split M alone, so that every gemm's rows lie on the same warps; else
-/// the split whose warp tile is squarest (the fewest operand reads a product), more warps along M
-/// on a tie. `None` when the block is no whole number of warps or no split fits.
+/// gemms (`chained`) the warps split M alone where M allows, so that every gemm's rows lie on the
+/// same warps, and where M has too few 16-row tiles for the warps (MLA decode's 64 heads on 8
+/// warps) as many as it has, the rest splitting N; else the split whose warp tile is squarest (the
+/// fewest operand reads a product), more warps along M on a tie. `None` when the block is no whole
+/// number of warps or no split fits.
 pub fn mma_warp_split(threads: i64, m: i64, n: i64, chained: bool) -> Option<(i64, i64)> {
     if threads % 32 != 0 || !(32..=1024).contains(&threads) {
         return None;
@@ -78,7 +80,13 @@ pub fn mma_warp_split(threads: i64, m: i64, n: i64, chained: bool) -> Option<(i6
     let warps = threads / 32;
     let fits = |(wm, wn): (i64, i64)| m % (16 * wm) == 0 && n % (8 * wn) == 0;
     if chained {
-        return Some((warps, 1)).filter(|split| fits(*split));
+        // As many warps along M as its 16-row tiles take, the rest along N: every gemm of the same
+        // M then splits its rows alike.
+        return (1..=warps)
+            .rev()
+            .filter(|wm| warps % wm == 0 && m % (16 * wm) == 0)
+            .map(|wm| (wm, warps / wm))
+            .find(|split| fits(*split));
     }
     (1..=warps)
         .rev()
@@ -98,7 +106,13 @@ mod tests {
     #[test]
     fn mma_warps_split_the_accumulator_into_whole_instruction_tiles() {
         assert_eq!(mma_warp_split(64, 32, 32, true), Some((2, 1)));
-        assert_eq!(mma_warp_split(64, 16, 32, true), None);
+        // Several gemms: M first, as far as its 16-row tiles go, then N; alike for MLA decode's
+        // scores (64x64) and output (64x512) on 8 warps.
+        assert_eq!(mma_warp_split(64, 16, 32, true), Some((1, 2)));
+        assert_eq!(mma_warp_split(256, 64, 64, true), Some((4, 2)));
+        assert_eq!(mma_warp_split(256, 64, 512, true), Some((4, 2)));
+        assert_eq!(mma_warp_split(256, 128, 64, true), Some((8, 1)));
+        assert_eq!(mma_warp_split(64, 16, 8, true), None);
         assert_eq!(mma_warp_split(64, 16, 32, false), Some((1, 2)));
         assert_eq!(mma_warp_split(128, 64, 64, false), Some((2, 2)));
         assert_eq!(mma_warp_split(32, 16, 8, false), Some((1, 1)));
