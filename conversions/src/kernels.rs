@@ -10,6 +10,18 @@ use tile_dialect::{
     ops::{find_ops, with_context},
 };
 
+/// The `tile.kernel` holding `op`.
+pub fn kernel_of<'c, 'a>(op: OperationRef<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
+    let mut parent = op.parent_operation();
+    while let Some(current) = parent {
+        if tile_ir::is(&current, tile_ir::tile::KernelOperation::name) {
+            return Some(current);
+        }
+        parent = current.parent_operation();
+    }
+    None
+}
+
 /// A failure: the op the diagnostic goes to and its message (without the `'op' op` prefix).
 pub type Failure<'c, 'a> = (OperationRef<'c, 'a>, String);
 

@@ -22,9 +22,9 @@ pub struct Anchor<'c, 'a> {
     /// Its layout.
     pub layout: Layout,
     /// Whether the instruction only reads the tile fastest in this layout and reads any other
-    /// correctly (an operand stored with K along its rows, read as vectors): a tile that gemms prefer in different
-    /// layouts keeps the first gemm's, and a layout the input records stands; otherwise the
-    /// instruction reads no other, and a tile wanted two ways is an error.
+    /// correctly (an operand stored with K along its rows, read as vectors): a tile that gemms
+    /// prefer in different layouts keeps the first gemm's, and a layout the input records stands;
+    /// otherwise the instruction reads no other, and a tile wanted two ways is an error.
     pub preferred: bool,
 }
 

@@ -53,9 +53,10 @@ pub fn mma_sync_anchors<'c, 'a>(site: &Site<'c, 'a, '_>) -> Vec<Anchor<'c, 'a>> 
     mma_sync(ops, threads, chained, 16)
 }
 
-/// wgmma on warpgroups splitting M, or N ([`wgmma_shape`]); A and B in shared tiles as core matrices (TMA's
-/// swizzled boxes where `tma` says TMA fills them, else the threads' column slabs), or (16-bit
-/// inputs) A in registers in the accumulator's arrangement. An instruction takes 32 bytes of K.
+/// wgmma on warpgroups splitting M, or N ([`wgmma_shape`]); A and B in shared tiles as core
+/// matrices (TMA's swizzled boxes where `tma` says TMA fills them, else the threads' column slabs),
+/// or (16-bit inputs) A in registers in the accumulator's arrangement. An instruction takes 32
+/// bytes of K.
 fn wgmma_anchors<'c, 'a>(
     ops: &Operands<'c, 'a>,
     threads: i64,

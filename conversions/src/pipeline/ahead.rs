@@ -173,22 +173,14 @@ fn table_load(op: &OperationRef, pipelined: OperationRef) -> bool {
     else {
         return false;
     };
-    let mut kernel = pipelined.parent_operation();
-    while let Some(parent) = kernel.filter(|parent| !tile_ir::is(parent, tile::KernelOperation::name)) {
-        kernel = parent.parent_operation();
-    }
     let written = |kernel: OperationRef| {
-        nested_ops(kernel).iter().any(|user| {
-            tile_ir::match_op!(user, {
-                tile::CopyOperation => copy_parts(user).is_some_and(|parts| parts.dst == table),
-                memref::LoadOperation | tile::GemmOperation | tile::ReduceOperation => false,
-                _ => user.operands().any(|operand| operand == table),
-            })
-        })
+        nested_ops(kernel)
+            .iter()
+            .any(|user| user.operands().any(|operand| operand == table) && !reads_only(user, table))
     };
     memory_level(table.r#type()) == Some(MemoryLevel::Global)
         && !is_defined_inside(table, pipelined)
-        && kernel.is_some_and(|kernel| !written(kernel))
+        && crate::kernels::kernel_of(pipelined).is_some_and(|kernel| !written(kernel))
 }
 
 /// Whether `user`, an op with `tile` among its operands, only reads it: a gemm's A or B, a copy's

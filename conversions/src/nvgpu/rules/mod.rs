@@ -45,7 +45,7 @@ pub struct TensorCores {
 /// What the rules decided for one kernel.
 #[derive(Default)]
 pub struct TensorCorePlan {
-    /// Shared tiles kept as wgmma core matrices, by allocation: the dimension that is K.
+    /// Shared tiles kept as wgmma core matrices, by allocation: the dimensions its gemms read as K.
     core_tiles: HashMap<usize, Vec<usize>>,
     /// Those of them that TMA fills in 128-byte swizzled boxes, by allocation (the rest are kept
     /// in column slabs: [`operands`]).

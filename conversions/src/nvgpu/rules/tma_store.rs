@@ -100,8 +100,8 @@ fn candidate(
 }
 
 /// The warpgroups of accumulator `from` that can stage their slabs alone: its warpgroups where it
-/// has several splitting M (each holds rows `w R / W` .. `(w + 1) R / W`, `atoms::wgmma_accumulator`),
-/// else 1.
+/// has several splitting M (each holds rows `w R / W` .. `(w + 1) R / W`,
+/// `atoms::wgmma_accumulator`), else 1.
 fn slab_warpgroups(from: &Placed) -> i64 {
     let rows = from.layout.shape[0];
     match crate::layout::atoms::wgmma_warpgroups(&from.layout) {

@@ -111,10 +111,10 @@ pub fn wgmma_plan<'c, 'a>(ops: &[OperationRef<'c, 'a>], layouts: &Layouts) -> Wg
         }
     }
     // Drop candidates until every kept tile is written only by copies from global memory or of a
-    // whole fragment, and read only by remaining candidates. The candidates may read a tile with different dimensions as K
-    // (MLA's KV tile as B transposed and as B): its column slabs and 128-byte swizzled boxes serve
-    // both descriptors, and a narrower box, which serves K along the columns only, is one layout
-    // inference does not give a tile read both ways.
+    // whole fragment, and read only by remaining candidates. The candidates may read a tile with
+    // different dimensions as K (MLA's KV tile as B transposed and as B): its column slabs and
+    // 128-byte swizzled boxes serve both descriptors, and a narrower box, which serves K along the
+    // columns only, is one layout inference does not give a tile read both ways.
     loop {
         let usable = |allocation: usize| {
             ops.iter()

@@ -38,7 +38,7 @@ fn coopmat<'c, 'a>(
     let Ok(subgroups) = super::config::subgroup_split(threads, ops.m, ops.n) else {
         return Vec::new();
     };
-    let Some(kernel) = super::held::kernel_of(gemm) else {
+    let Some(kernel) = crate::kernels::kernel_of(gemm) else {
         return Vec::new();
     };
     if super::held::staging_point(kernel, ops.c).is_err() {

@@ -71,18 +71,6 @@ fn top_level<'c, 'a>(op: OperationRef<'c, 'a>) -> OperationRef<'c, 'a> {
     current
 }
 
-/// The kernel holding `op`.
-pub fn kernel_of<'c, 'a>(op: OperationRef<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
-    let mut parent = op.parent_operation();
-    while let Some(current) = parent {
-        if tile_ir::is(&current, KernelOperation::name) {
-            return Some(current);
-        }
-        parent = current.parent_operation();
-    }
-    None
-}
-
 /// Where the accumulator `fragment` of `kernel` leaves its cooperative matrices: `Ok(Some(op))`,
 /// the top-level op before which it is staged into registers; `Ok(None)` when only gemms and fills
 /// use it; `Err` says why it cannot be held (see the module).
