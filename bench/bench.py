@@ -127,6 +127,12 @@ class Kernel:
         return launch
 
 
+def table_entries(entries, count):
+    """The indices the programs take from an i32 table (tools/gen/mla.py's pages,
+    tools/gen/attention.py's key blocks): each entry as an unsigned index, modulo `count`."""
+    return torch.where(entries < 0, torch.remainder(entries + 2**64 % count, count), entries % count)
+
+
 def plain_reference(kernel, tensors):
     """What the test programs compute (test/programs/*.mlir), in float64."""
     name = kernel.manifest["host_function"]
@@ -153,7 +159,7 @@ def plain_reference(kernel, tensors):
         q, k, v, blocks = t[0], t[1], t[2], t[3].long()
         rows, count = blocks.shape
         block = q.shape[-2] // rows
-        entries = torch.where(blocks < 0, torch.remainder(blocks + 2**64 % rows, rows), blocks % rows)
+        entries = table_entries(blocks, rows)
         out = torch.empty_like(q)
         for row in range(rows):
             keys = torch.cat([torch.arange(b * block, (b + 1) * block, device="cuda") for b in entries[row].tolist()])
@@ -180,16 +186,13 @@ def plain_reference(kernel, tensors):
         if "paged" in name:
             # Pages of 64 tokens; the program takes each table entry (as an unsigned index)
             # modulo the pages.
-            pages, entries = kv.shape[0], t[4].long()
-            table = torch.where(entries < 0, torch.remainder(entries + 2**64 % pages, pages), entries % pages)
+            table = table_entries(t[4].long(), kv.shape[0])
             kv, k_pe = kv[table].flatten(1, 2), k_pe[table].flatten(1, 2)
         scores = (q @ kv.transpose(-1, -2) + q_pe @ k_pe.transpose(-1, -2)) / (q.shape[-1] + q_pe.shape[-1]) ** 0.5
         return {len(t) - 1: torch.softmax(scores, dim=-1) @ kv}
     if name.startswith("linear_attention"):
         # tools/gen/linear_attention.py: causal, no decay: O = mask(Q K^T) V.
-        q, k, v = t[0], t[1], t[2]
-        causal = torch.ones(q.shape[-2], q.shape[-2], dtype=torch.bool, device="cuda").tril()
-        return {3: ((q @ k.transpose(-1, -2)) * causal) @ v}
+        return {3: masked_linear_attention(t[0], t[1], t[2])}
     if name == "layer_norm":
         x = t[0]
         mean = x.mean(1, keepdim=True)
@@ -244,11 +247,15 @@ def mla_sdpa(t):
     return torch.nn.functional.scaled_dot_product_attention(q, k, kv.unsqueeze(1))
 
 
-def linear_attention_torch(t):
-    """Causal linear attention in torch at the inputs' precision: the masked quadratic form."""
-    q, k, v = t[0], t[1], t[2]
+def masked_linear_attention(q, k, v):
+    """Causal linear attention as its masked quadratic form, at the inputs' precision."""
     causal = torch.ones(q.shape[-2], q.shape[-2], dtype=torch.bool, device="cuda").tril()
-    return (((q @ k.transpose(-1, -2)) * causal) @ v).float()
+    return ((q @ k.transpose(-1, -2)) * causal) @ v
+
+
+def linear_attention_torch(t):
+    """Causal linear attention in torch on the kernel's inputs, into f32 as the kernel writes it."""
+    return masked_linear_attention(t[0], t[1], t[2]).float()
 
 
 def mla_flops(kernel):
