@@ -59,11 +59,14 @@ func.func @scores_and_output(%Q: memref<32x32xf16>, %K: memref<32x32xf16>, %V: m
 // bf16 pairs go to the instruction as i32 registers (its bf16 form takes them so).
 // CHECK-LABEL: gpu.func @bf16_transposed_a_0_kernel
 // CHECK: %[[AS:.*]] = memref.view %{{.*}}[%{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<32x16xbf16, #gpu.address_space<workgroup>>
-// A as KxM: element (row, k) is read at [k, row].
-// CHECK: %[[A0:.*]] = memref.load %[[AS]][%[[K:.*]], %[[ROW:.*]]] : memref<32x16xbf16, #gpu.address_space<workgroup>>
-// CHECK: %[[A1:.*]] = memref.load %[[AS]][%{{.*}}, %[[ROW]]] : memref<32x16xbf16, #gpu.address_space<workgroup>>
-// CHECK: %[[PAIR:.*]] = vector.from_elements %[[A0]], %[[A1]] : vector<2xbf16>
+// A as KxM: ldmatrix reads its four 8x8 matrices transposed (K along the stored rows), each
+// lane's pair of bf16 one i32 register of the instruction.
+// CHECK: %[[AM:.*]] = nvgpu.ldmatrix %[[AS]][%{{.*}}, %{{.*}}] {numTiles = 4 : i32, transpose = true} : memref<32x16xbf16, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
+// CHECK: %[[PAIR:.*]] = vector.extract %[[AM]][0] : vector<2xbf16> from vector<4x2xbf16>
 // CHECK: %[[REG:.*]] = llvm.bitcast %[[PAIR]] : vector<2xbf16> to i32
+// B as KxN: one transposed x4 load holds both instruction tiles' two registers.
+// CHECK: nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = true} : memref<32x16xbf16, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
+// CHECK-NOT: nvgpu.ldmatrix
 // CHECK: nvvm.mma.sync A[%[[REG]], {{.*}}] B[{{.*}}] C[{{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (i32, i32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
 // CHECK-COUNT-3: nvvm.mma.sync
 // CHECK-NOT: nvvm.mma.sync

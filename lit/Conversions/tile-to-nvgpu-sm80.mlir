@@ -1,7 +1,8 @@
-// sm_80 (Ampere): tile-infer-layouts gives every gemm the mma.sync layouts (no wgmma), the
-// pipelines stay plain (no TMA: the threads copy the tiles, in 16-byte runs where a tile lies
-// inside its tensor and its runs start aligned), and the lowering issues one nvvm.mma.sync per
-// instruction tile and K step: m16n8k16 for f16 and bf16, m16n8k32 for i8.
+// sm_80 (Ampere): tile-infer-layouts gives every gemm the mma.sync layouts (no wgmma) and its
+// shared operand tiles rows padded by 16 bytes, the pipelines stay plain (no TMA: the threads copy
+// the tiles, in 16-byte runs where a tile lies inside its tensor and its runs start aligned), and
+// the lowering reads the operands with ldmatrix and issues one nvvm.mma.sync per instruction tile
+// and K step: m16n8k16 for f16 and bf16, m16n8k32 for i8.
 // RUN: tile-opt %s -split-input-file -tile-infer-layouts -tile-plan-pipelines | FileCheck %s --check-prefix=PLAN
 // RUN: tile-opt %s -split-input-file -tile-infer-layouts -tile-plan-pipelines -tile-expand-pipelines -convert-tile-to-nvgpu-sm80 | FileCheck %s
 
@@ -9,21 +10,33 @@
 // tiles: 32 instructions a loop trip. A schedule that asks for no persistent launch and no
 // producer warpgroup asks for what sm_80 does: the plain schedule replaces it.
 // PLAN-LABEL: func.func @gemm_64x128
+// PLAN: tile.alloc_shared {tile.layout = #tile.smem<padding = 8>} : memref<64x32xf16
+// PLAN: tile.alloc_shared {tile.layout = #tile.smem<padding = 8>} : memref<32x128xf16
 // PLAN: tile.alloc_fragment {tile.layout = #tile.frag<shape = [64, 128], threads = 128, {{.*}}origin = "mma.m16n8k16">}
 // PLAN: tile.schedule = {buffers = 1 : i64, fill = "threads", prefetch = 0 : i64, wait = "barrier"}
+// The tiles are stored in rows of 40 and 136 elements, reached through views of their own shape.
 // The 64x32 A tile is 256 runs of 8 f16, two a thread; the 32x128 B tile four a thread. Each copy
 // tests its tile's place and alignment once, then loads its runs as aligned vectors (element by
 // element only at the tensor's edges), and stores them to the tile as vectors.
 // CHECK-LABEL: gpu.func @gemm_64x128_0_kernel
+// CHECK: %[[A:.*]] = memref.reinterpret_cast %{{.*}} to offset: [0], sizes: [64, 32], strides: [40, 1]
+// CHECK: %[[B:.*]] = memref.reinterpret_cast %{{.*}} to offset: [0], sizes: [32, 128], strides: [136, 1]
 // CHECK: memref.extract_aligned_pointer_as_index %arg0
 // CHECK-COUNT-2: vector.load %arg0{{.*}} {alignment = 16 : i64} : memref<256x256xf16>, vector<8xf16>
-// CHECK: vector.store {{.*}} : memref<64x32xf16, 3>, vector<8xf16>
+// CHECK: vector.store {{.*}} : memref<64x32xf16, strided<[40, 1]>, 3>, vector<8xf16>
 // CHECK: memref.extract_aligned_pointer_as_index %arg1
 // CHECK-COUNT-4: vector.load %arg1{{.*}} {alignment = 16 : i64} : memref<256x256xf16>, vector<8xf16>
-// CHECK: vector.store {{.*}} : memref<32x128xf16, 3>, vector<8xf16>
+// CHECK: vector.store {{.*}} : memref<32x128xf16, strided<[136, 1]>, 3>, vector<8xf16>
 // CHECK-NOT: nvvm.wgmma
 // CHECK-NOT: nvvm.mbarrier
-// CHECK-COUNT-32: nvvm.mma.sync {{.*}}shape = #nvvm.shape<m = 16, n = 8, k = 16>
+// Per K step a warp (32x64) reads A with two x4 loads (one per 16-row tile), B (KxN, so
+// transposed) with four (two 8-column tiles each): 12 loads and 32 instructions a loop trip.
+// CHECK-COUNT-2: nvgpu.ldmatrix %[[A]][%{{.*}}, %{{.*}}] {numTiles = 4 : i32, transpose = false}
+// CHECK-COUNT-4: nvgpu.ldmatrix %[[B]][%{{.*}}, %{{.*}}] {numTiles = 4 : i32, transpose = true}
+// CHECK-COUNT-16: nvvm.mma.sync {{.*}}shape = #nvvm.shape<m = 16, n = 8, k = 16>
+// CHECK-COUNT-6: nvgpu.ldmatrix
+// CHECK-COUNT-16: nvvm.mma.sync {{.*}}shape = #nvvm.shape<m = 16, n = 8, k = 16>
+// CHECK-NOT: nvgpu.ldmatrix
 // CHECK-NOT: nvvm.mma.sync
 // CHECK: gpu.return
 module attributes {tile.target = "sm_80"} {
@@ -54,10 +67,14 @@ func.func @gemm_64x128(%A: memref<256x256xf16>, %B: memref<256x256xf16>, %C: mem
 // -----
 
 // i8 into i32: m16n8k32, 64x64 on four warps (2 x 4 instruction tiles each) over K = 64: 16
-// instructions. No warning: mma.sync is sm_80's integer tensor-core instruction.
+// instructions. No warning: mma.sync is sm_80's integer tensor-core instruction. Both operands
+// store K along their rows (A as MxK, B as NxK), so ldmatrix reads them untransposed, 16 i8 a
+// row of a matrix; rows padded by 16 bytes.
 // PLAN-LABEL: func.func @gemm_i8
+// PLAN: tile.alloc_shared {tile.layout = #tile.smem<padding = 16>} : memref<64x64xi8
 // PLAN: tile.alloc_fragment {tile.layout = #tile.frag<shape = [64, 64], threads = 128, {{.*}}origin = "mma.m16n8k16">}
 // CHECK-LABEL: gpu.func @gemm_i8_0_kernel
+// CHECK: nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = false} : memref<64x64xi8, strided<[80, 1]>, #gpu.address_space<workgroup>> -> vector<4x4xi8>
 // CHECK-COUNT-16: nvvm.mma.sync {{.*}}shape = #nvvm.shape<m = 16, n = 8, k = 32>
 // CHECK-NOT: nvvm.mma.sync
 // CHECK: gpu.return
@@ -82,11 +99,14 @@ func.func @gemm_i8(%X: memref<64x64xi8>, %W: memref<64x64xi8>, %Y: memref<64x64x
 
 // -----
 
-// One shared tile in two gemm roles (MLA decode's KV tile, B given NxK and then KxN): mma.sync
-// reads each operand element pair from the tile as it is stored, whichever dimension is K. Four
-// warps split M (a kernel of two gemms): each gemm 8 instruction tiles x 4 K steps a warp.
+// One shared tile in two gemm roles (MLA decode's KV tile, B given NxK and then KxN): ldmatrix
+// reads it untransposed for the first gemm and transposed for the second. Four warps split M (a
+// kernel of two gemms): each gemm 8 instruction tiles x 4 K steps a warp.
 // CHECK-LABEL: gpu.func @shared_kv_0_kernel
-// CHECK-COUNT-64: nvvm.mma.sync
+// CHECK: nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = false}
+// CHECK-COUNT-32: nvvm.mma.sync
+// CHECK: nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = true}
+// CHECK-COUNT-32: nvvm.mma.sync
 // CHECK-NOT: nvvm.mma.sync
 // CHECK: gpu.return
 module attributes {tile.target = "sm_80"} {

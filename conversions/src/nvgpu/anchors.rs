@@ -8,7 +8,7 @@ use crate::layout::{
     atoms,
 };
 use melior::ir::Value;
-use tile_dialect::ops::memref_shape;
+use tile_dialect::{layout::SharedLayout, ops::memref_shape};
 
 /// The rule: 8-bit products on wgmma (m64nNk32) where it reads the operands, else i8 on mma.sync's
 /// m16n8k32 (f8E4M3FN gets nothing: no rule converts 8-bit floats, and the lowering refuses it off
@@ -44,13 +44,25 @@ pub fn gemm_anchors<'c, 'a>(site: &Site<'c, 'a, '_>) -> Vec<Anchor<'c, 'a>> {
 /// products on m16n8k16 (f8E4M3FN gets nothing: no rule converts 8-bit floats).
 pub fn mma_sync_anchors<'c, 'a>(site: &Site<'c, 'a, '_>) -> Vec<Anchor<'c, 'a>> {
     let (ops, threads, chained) = (&site.ops, site.threads, site.chained);
-    if crate::support::i8_product(ops.a, ops.b, ops.c) {
-        return mma_sync(ops, threads, chained, 32);
+    let mut anchors = if crate::support::i8_product(ops.a, ops.b, ops.c) {
+        mma_sync(ops, threads, chained, 32)
+    } else if sixteen_bit_product(ops) {
+        mma_sync(ops, threads, chained, 16)
+    } else {
+        Vec::new()
+    };
+    // The operand tiles' rows padded by 16 bytes: the eight 16-byte rows one ldmatrix matrix
+    // reads then start in eight different groups of four banks whatever the row length.
+    if !anchors.is_empty() {
+        let padded = SharedLayout {
+            padding: 16 / operand_bytes(ops),
+            ..SharedLayout::row_major()
+        };
+        for tile in [ops.a, ops.b].into_iter().filter(|tile| is_shared(*tile)) {
+            anchors.push(Anchor::preferred(tile, Layout::Shared(padded.clone())));
+        }
     }
-    if !sixteen_bit_product(ops) {
-        return Vec::new();
-    }
-    mma_sync(ops, threads, chained, 16)
+    anchors
 }
 
 /// wgmma on warpgroups splitting M, or N ([`wgmma_shape`]); A and B in shared tiles as core

@@ -28,6 +28,8 @@ pub static TARGET: Target = Target {
     memory: Memory {
         max_shared_bytes: MAX_SHARED_BYTES,
         shared_limit_note: "shared memory of one block (163 KiB on the A100; 99 KiB on sm_86 and sm_89 parts)",
+        // mma.sync's operand tiles with padded rows ([`crate::nvgpu::anchors::mma_sync_anchors`]).
+        rearranged_tiles: true,
         ..super::sm_90a::MEMORY
     },
     tma: false,

@@ -19,6 +19,7 @@
 //! `mma.sync`.
 
 use super::*;
+use melior::ir::attribute::BoolAttribute;
 
 /// The inputs of an `mma.sync`: what its operand registers hold.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -215,6 +216,40 @@ pub(crate) fn b_element(input: MmaInput, lane: i64, tn: i64, step: i64, r: i64, 
     (depth * step + per * (lane % 4) + depth / 2 * r + e, 8 * tn + lane / 4)
 }
 
+/// How a gemm operand in a shared tile is read with `ldmatrix` (eight rows of 16 bytes a matrix,
+/// one row address a lane): `Some(transpose)` where every row it reads starts 16 bytes aligned
+/// (a 2-D tile whose stored rows are multiples of 16 bytes; ring slots and tiles start at least
+/// that aligned), `transpose` where K runs down the stored columns, which the instruction
+/// transposes on the way only for 16-bit elements (an i8 operand stored so is read element by
+/// element). `k_along_rows`: the operand stores K along its rows (A as MxK, B as NxK).
+fn ldmatrix_reads(tile: Value, k_along_rows: bool, input: MmaInput) -> Option<bool> {
+    if level(tile) != Some(MemoryLevel::Shared) || (!k_along_rows && input == MmaInput::S8) {
+        return None;
+    }
+    let row = match crate::layout::stored::stored(tile) {
+        Some(stored) if stored.layout.transposed => return None,
+        Some(stored) => stored.shape[1],
+        None => *memref_shape(tile).get(1).filter(|_| memref_shape(tile).len() == 2)?,
+    };
+    let bytes = 4 / input.per_register();
+    (row > 0 && (row * bytes) % 16 == 0).then_some(!k_along_rows)
+}
+
+/// The (M or N, K) place, within an instruction tile's operand at one K step, of the row whose
+/// address lane `lane` gives to an ldmatrix ([`ldmatrix_reads`]): row `lane % 8` of matrix
+/// `lane / 8`, the matrix's M (N) offset from bit `mn_bit` of its number (A: bit 0, B: bit 1), its
+/// K offset (`chunk` elements, 16 bytes) from the other; the eight rows run along K where the
+/// load transposes.
+pub(crate) fn ldmatrix_row(lane: i64, transpose: bool, mn_bit: i64, chunk: i64) -> (i64, i64) {
+    let bit = |b: i64| (lane / (8 << b)) % 2;
+    let (mn, k) = (8 * bit(mn_bit), chunk * bit(1 - mn_bit));
+    if transpose {
+        (mn, k + lane % 8)
+    } else {
+        (mn + lane % 8, k)
+    }
+}
+
 impl<'c, 'a> Lowering<'c, 'a, '_> {
     /// `C += A B` on `mma.sync`: per K step (unrolled), each lane's A and B elements of every
     /// instruction tile of its warp, then one instruction per tile; the accumulators are the
@@ -282,16 +317,73 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         };
         // A register's elements as one 32-bit operand (bf16 pairs and i8 quads as i32, as the
         // instruction's bf16 and s8 forms take them).
-        let register = |elements: &[Value<'c, 'a>]| {
-            let packed = b.value(
-                at,
-                vector::from_elements(self.context, packed_type, elements, b.location).into(),
-            );
+        let operand = |packed: Value<'c, 'a>| {
             if plan.input != MmaInput::F16 {
                 b.value(at, llvm::bitcast(self.context, i32_type, packed, b.location).into())
             } else {
                 packed
             }
+        };
+        let register = |elements: &[Value<'c, 'a>]| {
+            operand(b.value(
+                at,
+                vector::from_elements(self.context, packed_type, elements, b.location).into(),
+            ))
+        };
+        // Shared operands read with ldmatrix ([`ldmatrix_reads`]): lane l gives the address of row
+        // l % 8 of matrix (l / 8) % count. An A tile's four matrices are an instruction tile's
+        // registers in order (rows 0-7 and 8-15 at the first 16 bytes of the step's K, then at the
+        // next); a B tile's four are two instruction tiles' two registers. The eight rows of a
+        // matrix run along M (N) where K runs along the stored rows, else along K (transposed).
+        let matrices_a = (!flat && !plan.register_a)
+            .then(|| ldmatrix_reads(a_tile, !transpose_a, plan.input))
+            .flatten();
+        let matrices_b = ldmatrix_reads(bb, transpose_b, plan.input);
+        let chunk = plan.input.depth() / 2;
+        let row_in_matrix = b.remui(at, lane, b.index(at, 8));
+        let matrix_bit = |bit: i64| b.remui(at, b.divui(at, lane, b.index(at, 8 << bit)), b.index(at, 2));
+        let lane_terms = [(1, row_in_matrix), (8, matrix_bit(0)), (16, matrix_bit(1))];
+        // The lane's (M or N, K) place in the matrices it addresses: [`ldmatrix_row`] is linear in
+        // the lane's row and its matrix's two bits, so its values at lanes 1, 8 and 16 are their
+        // coefficients.
+        let lane_place = |transpose: bool, mn_bit: i64, mn_start: Value<'c, 'a>| {
+            let (mut mn, mut k) = (mn_start, b.index(at, 0));
+            for (unit, term) in lane_terms {
+                let (mn_step, k_step) = ldmatrix_row(unit, transpose, mn_bit, chunk);
+                if mn_step != 0 {
+                    mn = b.addi(at, mn, b.muli(at, term, b.index(at, mn_step)));
+                }
+                if k_step != 0 {
+                    k = b.addi(at, k, b.muli(at, term, b.index(at, k_step)));
+                }
+            }
+            (mn, k)
+        };
+        let place_a = matrices_a.map(|transpose| lane_place(transpose, 0, row0));
+        let place_b = matrices_b.map(|transpose| lane_place(transpose, 1, column0));
+        let element = element_type(bb);
+        let ldmatrix = |tile: Value<'c, 'a>, transpose: bool, mn: Value<'c, 'a>, k: Value<'c, 'a>, count: i64| {
+            let indices = if transpose { [k, mn] } else { [mn, k] };
+            let loaded = b.value(
+                at,
+                nvgpu::LdMatrixOperation::builder(self.context, b.location)
+                    .res(Type::vector(&[count as u64, per_register as u64], element))
+                    .src_memref(tile)
+                    .indices(&indices)
+                    .transpose(BoolAttribute::new(self.context, transpose).into())
+                    .num_tiles(IntegerAttribute::new(i32_type, count))
+                    .build()
+                    .into(),
+            );
+            (0..count)
+                .map(|matrix| {
+                    let position = crate::attributes::i64_array(self.context, &[matrix]);
+                    operand(b.value(
+                        at,
+                        vector::extract(self.context, loaded, &[], position, b.location).into(),
+                    ))
+                })
+                .collect::<Vec<Value>>()
         };
         let accumulator = placed(self.layouts, c).expect("checked");
         let array = self.private(c);
@@ -324,6 +416,15 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             // constant parts `a_element` and `b_element` give at lane 0.
             let a_registers: Vec<Vec<Value>> = (0..tiles_m)
                 .map(|tm| {
+                    if let (Some(transpose), Some((mn, k))) = (matrices_a, place_a) {
+                        return ldmatrix(
+                            a_tile,
+                            transpose,
+                            plus(mn, 16 * tm),
+                            plus(k, plan.input.depth() * step),
+                            4,
+                        );
+                    }
                     (0..4)
                         .map(|r| {
                             let values: Vec<Value> = elements
@@ -343,22 +444,39 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                         .collect()
                 })
                 .collect();
-            let b_registers: Vec<Vec<Value>> = (0..tiles_n)
-                .map(|tn| {
-                    (0..2)
-                        .map(|r| {
-                            let values: Vec<Value> = elements
-                                .iter()
-                                .map(|&e| {
-                                    let (k, column) = b_element(plan.input, 0, tn, step, r, e);
-                                    load_b(plus(lane_k, k), plus(b_column, column))
-                                })
-                                .collect();
-                            register(&values)
-                        })
-                        .collect()
-                })
-                .collect();
+            let b_registers: Vec<Vec<Value>> = match (matrices_b, place_b) {
+                // Two instruction tiles a load (the last alone where their count is odd).
+                (Some(transpose), Some((mn, k))) => (0..tiles_n)
+                    .step_by(2)
+                    .flat_map(|tn| {
+                        let count = 2 * (tiles_n - tn).min(2);
+                        let registers = ldmatrix(
+                            bb,
+                            transpose,
+                            plus(mn, 8 * tn),
+                            plus(k, plan.input.depth() * step),
+                            count,
+                        );
+                        registers.chunks(2).map(|pair| pair.to_vec()).collect::<Vec<_>>()
+                    })
+                    .collect(),
+                _ => (0..tiles_n)
+                    .map(|tn| {
+                        (0..2)
+                            .map(|r| {
+                                let values: Vec<Value> = elements
+                                    .iter()
+                                    .map(|&e| {
+                                        let (k, column) = b_element(plan.input, 0, tn, step, r, e);
+                                        load_b(plus(lane_k, k), plus(b_column, column))
+                                    })
+                                    .collect();
+                                register(&values)
+                            })
+                            .collect()
+                    })
+                    .collect(),
+            };
             for tm in 0..tiles_m {
                 for tn in 0..tiles_n {
                     let tile = (tm * tiles_n + tn) as usize;
@@ -565,6 +683,93 @@ mod tests {
         simulate(32, 32, 32, 64, true, true);
         simulate(64, 16, 64, 128, true, true);
         simulate(16, 40, 16, 32, true, true);
+    }
+
+    /// What lane `l` receives in register `i` of an ldmatrix whose lanes gave the rows
+    /// `rows[j]` (the stored row address of row j % 8 of matrix j / 8, as `(row, column)` of
+    /// `stored`), written from the PTX ISA: untransposed, row l / 4 of matrix i, its `per`
+    /// elements from (l % 4) per; transposed (16-bit), element [2 (l % 4) + e][l / 4].
+    fn ldmatrix_model(
+        stored: &[Vec<i64>],
+        rows: &[(i64, i64)],
+        l: usize,
+        i: usize,
+        per: i64,
+        transpose: bool,
+    ) -> Vec<i64> {
+        (0..per)
+            .map(|e| {
+                let (row, column) = if transpose {
+                    (2 * (l as i64 % 4) + e, l as i64 / 4)
+                } else {
+                    (l as i64 / 4, per * (l as i64 % 4) + e)
+                };
+                let (start_row, start_column) = rows[i * 8 + row as usize];
+                stored[start_row as usize][(start_column + column) as usize]
+            })
+            .collect()
+    }
+
+    /// Each orientation's ldmatrix loads (A at 16-row tile `tm`, B at 8-column tiles `tn`, `tn +
+    /// 1`, every K step) give every lane the elements `a_element` and `b_element` say its
+    /// registers hold.
+    #[test]
+    fn ldmatrix_rows_give_each_lane_its_operand_registers() {
+        for input in [MmaInput::F16, MmaInput::S8] {
+            let (per, depth) = (input.per_register(), input.depth());
+            let chunk = depth / 2;
+            // A 32xK operand (M or N by K), as stored both ways: entry (mn, k) holds 1000 mn + k.
+            let value = |mn: i64, k: i64| 1000 * mn + k;
+            let k_rows: Vec<Vec<i64>> = (0..32)
+                .map(|mn| (0..2 * depth).map(|k| value(mn, k)).collect())
+                .collect();
+            let k_columns: Vec<Vec<i64>> = (0..2 * depth)
+                .map(|k| (0..32).map(|mn| value(mn, k)).collect())
+                .collect();
+            for transpose in [false, true].into_iter().filter(|t| !t || input != MmaInput::S8) {
+                let stored = if transpose { &k_columns } else { &k_rows };
+                for step in 0..2 {
+                    let address = |mn_bit: i64, mn_start: i64| -> Vec<(i64, i64)> {
+                        (0..32)
+                            .map(|lane| {
+                                let (mn, k) = ldmatrix_row(lane, transpose, mn_bit, chunk);
+                                let (mn, k) = (mn_start + mn, depth * step + k);
+                                if transpose { (k, mn) } else { (mn, k) }
+                            })
+                            .collect()
+                    };
+                    let (a_rows, b_rows) = (address(0, 16), address(1, 8));
+                    for l in 0..32usize {
+                        for r in 0..4 {
+                            let expected: Vec<i64> = (0..per)
+                                .map(|e| {
+                                    let (row, k) = a_element(input, l as i64, 1, step, r, e);
+                                    value(row, k)
+                                })
+                                .collect();
+                            let got = ldmatrix_model(stored, &a_rows, l, r as usize, per, transpose);
+                            assert_eq!(
+                                got, expected,
+                                "A, {input:?}, transpose {transpose}, lane {l}, register {r}"
+                            );
+                        }
+                        for (i, (tn, r)) in [(1, 0), (1, 1), (2, 0), (2, 1)].into_iter().enumerate() {
+                            let expected: Vec<i64> = (0..per)
+                                .map(|e| {
+                                    let (k, column) = b_element(input, l as i64, tn, step, r, e);
+                                    value(column, k)
+                                })
+                                .collect();
+                            let got = ldmatrix_model(stored, &b_rows, l, i, per, transpose);
+                            assert_eq!(
+                                got, expected,
+                                "B, {input:?}, transpose {transpose}, lane {l}, matrix {i}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
     }
 
     #[test]
