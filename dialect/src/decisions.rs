@@ -95,7 +95,7 @@ pub const SCHEDULE: Decision = Decision {
     holds: Holds::Dictionary(&[
         ("buffers", Holds::Integer),
         ("fill", Holds::String(&["tma", "registers", "async", "threads"])),
-        ("wait", Holds::String(&["mbarrier", "lds_barrier", "barrier"])),
+        ("wait", Holds::String(&["mbarrier", "lds_barrier", "barrier", "group"])),
         ("release", Holds::String(&["barrier", "mbarrier", "previous"])),
         ("prefetch", Holds::Integer),
         ("persistent", Holds::Integer),

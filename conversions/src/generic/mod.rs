@@ -270,6 +270,7 @@ fn lower<'c, 'a>(
     if let Ok(plan) = &planned {
         if target.memory.rearranged_tiles {
             crate::layout::stored::apply(context, &plan.shared);
+            crate::layout::stored::pad_rings(context, kernel);
         } else {
             for (allocation, layout) in &plan.padded {
                 if allocation.attribute(crate::layout::LAYOUT_ATTRIBUTE).is_err() {
@@ -344,6 +345,11 @@ fn lower<'c, 'a>(
     if target.tma {
         crate::pipeline::mbarriers::lower_barriers(context, kernel, threads, &counting);
     }
+    let awaited_by_groups = if target.cp_async_rings {
+        crate::pipeline::groups::lower(context, kernel)
+    } else {
+        Vec::new()
+    };
     crate::pipeline::rings::lower(context, kernel, true);
     let (splits, scratch_bytes) = reduce::plan(context, kernel, threads, target.shared_bytes(kernel) - shared);
     shared += scratch_bytes;
@@ -398,6 +404,7 @@ fn lower<'c, 'a>(
             registers,
             wide_copies,
             target.memory.private_space,
+            &awaited_by_groups,
         );
     }
     let views = vector_views(kernel, &tensors);

@@ -56,7 +56,7 @@ use tile_dialect::{
     element::Element,
     ops::{copy_parts, memref_shape, nested_ops},
 };
-use tile_ir::{amdgpu, builtin, gpu, memref, tile, vector};
+use tile_ir::{amdgpu, builtin, gpu, memref, nvgpu, tile, vector};
 
 /// How a target moves runs.
 #[derive(Clone, Copy)]
@@ -625,6 +625,68 @@ fn lower_copy<'c, 'a>(
     melior::IrRewriter::new(context).as_rewriter_base().erase_op(copy);
 }
 
+/// Lowers one copy of a ring awaited by cp.async groups (`crate::pipeline::groups`), in place:
+/// where the whole tile lies inside the tensor and its runs start 16 bytes aligned (every block but
+/// those at the tensor's ends), one 16-byte `cp.async` a run, straight from global memory into the
+/// tile; elsewhere the runs as [`lower_copy`] moves them, without its barrier. Either
+/// way the ring's wait (the group's, then a barrier) is what makes them visible.
+fn lower_copy_async<'c, 'a>(
+    context: &'c Context,
+    copy: OperationRef<'c, 'a>,
+    runs: &Runs<'c, 'a>,
+    tid: Value<'c, 'a>,
+    start: At<'c, 'a>,
+    target: &WideCopies,
+    private_space: &str,
+) {
+    let b = Builder {
+        context,
+        location: copy.location(),
+        threads: Some(runs.threads),
+    };
+    let at = At::before(copy);
+    let parts = copy_parts(&copy).expect("a verified copy");
+    let element = MemRefType::try_from(parts.dst.r#type()).expect("a tile").element();
+    let inside = tile_inside(&b, at, runs, parts.src, false, &parts.src_offsets);
+    let aligned = crate::registers::patterns::runs_aligned(&b, at, parts.src, &parts.src_offsets, runs.run);
+    let (whole, edge) = b.if_else(at, b.andi(at, inside, aligned));
+    let rank = runs.extents.len();
+    let leading = parts.src_offsets.len() - rank;
+    let token_type = Type::parse(context, "!nvgpu.device.async.token").expect("token type");
+    for trip in 0..runs.trips {
+        let (at, tile) = runs.trip(&b, whole, tid, trip);
+        let indices: Vec<Value> = parts
+            .src_offsets
+            .iter()
+            .enumerate()
+            .map(|(dim, offset)| match dim.checked_sub(leading) {
+                Some(tile_dim) => b.addi(at, *offset, tile[tile_dim]),
+                None => *offset,
+            })
+            .collect();
+        // The operands in the op's order: the tile and its indices, the tensor and its indices
+        // (no element count: the whole run).
+        let run = nvgpu::DeviceAsyncCopyOperation::builder(context, b.location)
+            .async_token(token_type)
+            .dst(parts.dst)
+            .dst_indices(&tile)
+            .src(parts.src)
+            .src_indices(&indices)
+            .dst_elements(IntegerAttribute::new(Type::index(context), runs.run));
+        // Only 16-byte copies may bypass L1 (`cp.async.cg`).
+        let run = match runs.run * element_bytes(element) {
+            16 => run.bypass_l_1(Attribute::unit(context)).build(),
+            _ => run.build(),
+        };
+        let segments = [1, tile.len() as i32, 1, indices.len() as i32, 0];
+        b.insert(at, tile_ir::with_segments(context, run, &segments));
+    }
+    let held = registers(&b, start, runs, element, private_space);
+    load_runs_checked(&b, edge, runs, parts.src, None, &parts.src_offsets, element, held, tid);
+    store_runs(&b, edge, runs, parts.dst, held, tid, target);
+    melior::IrRewriter::new(context).as_rewriter_base().erase_op(copy);
+}
+
 /// The copies a `tile.pipelined` loop's steps begin with that can be prefetched: every op before the
 /// last of them is such a copy or index arithmetic; their offsets are computed from the induction
 /// variable; no op of `kernel` writes their source tensors. Empty when the loop does not qualify.
@@ -809,6 +871,7 @@ pub fn lower<'c, 'a>(
     prefetch_loops: bool,
     target: &WideCopies,
     private_space: &str,
+    asynchronous: &[OperationRef<'c, 'a>],
 ) {
     let Some(block) = kernel.region(0).ok().and_then(|region| region.first_block()) else {
         return;
@@ -848,8 +911,12 @@ pub fn lower<'c, 'a>(
         }
     }
     for copy in nested_ops(kernel) {
-        if let Some(runs) = Runs::of(copy, threads, target) {
-            lower_copy(context, copy, &runs, tid, start, target, private_space, &views);
+        match Runs::of(copy, threads, target) {
+            Some(runs) if asynchronous.contains(&copy) && !target.views && runs.transposed.is_none() => {
+                lower_copy_async(context, copy, &runs, tid, start, target, private_space)
+            }
+            Some(runs) => lower_copy(context, copy, &runs, tid, start, target, private_space, &views),
+            None => {}
         }
     }
 }

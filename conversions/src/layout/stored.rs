@@ -72,39 +72,95 @@ pub fn apply<'c, 'a>(context: &'c Context, shared: &[(OperationRef<'c, 'a>, Shar
             continue;
         }
         let memref = MemRefType::try_from(tile.r#type()).expect("a tile is a memref");
-        let (physical, strides) = stored_shape(layout, [shape[0], shape[1]]);
-        let b = Builder {
-            context,
-            location: allocation.location(),
-            threads: None,
-        };
-        let strided =
-            Attribute::parse(context, &format!("strided<[{}, {}]>", strides[0], strides[1])).expect("a strided layout");
-        let view_type = MemRefType::new(memref.element(), &shape, Some(strided), memref.memory_space());
-        let array = |values: &[i64]| crate::attributes::i64_array(context, values);
-        let cast = tile_ir::memref::reinterpret_cast(
-            context,
-            view_type.into(),
-            tile,
-            &[],
-            &[],
-            &[],
-            array(&[0]),
-            array(&shape),
-            array(&strides),
-            b.location,
-        );
-        // The source, then no dynamic offsets, sizes or strides (all static).
-        let view = b.insert(At::before(next), tile_ir::with_segments(context, cast, &[1, 0, 0, 0]));
-        rewriter
-            .as_rewriter_base()
-            .replace_all_uses_except(tile, view.result(0).expect("view").into(), view);
+        let (physical, _) = stored_shape(layout, [shape[0], shape[1]]);
+        view_as_stored(context, &rewriter, tile, layout, next);
         // The allocation itself takes the stored shape (in place: the plan refers to it), and
         // keeps the layout it is stored in for the rules that ask [`stored`].
         tile.set_type(MemRefType::new(memref.element(), &physical, None, memref.memory_space()).into());
         if allocation.attribute(LAYOUT_ATTRIBUTE).is_err() {
             set_attribute(*allocation, LAYOUT_ATTRIBUTE, layout.to_attribute(context));
         }
+    }
+}
+
+/// Gives every use of the 2-D tile `tile` a strided view of its own shape (offset 0) over its
+/// storage in `layout`, inserted before `next`; `tile` then takes the stored shape.
+fn view_as_stored<'c, 'a>(
+    context: &'c Context,
+    rewriter: &melior::IrRewriter<'c>,
+    tile: Value<'c, 'a>,
+    layout: &SharedLayout,
+    next: OperationRef<'c, 'a>,
+) {
+    let shape = memref_shape(tile);
+    let memref = MemRefType::try_from(tile.r#type()).expect("a tile is a memref");
+    let (_, strides) = stored_shape(layout, [shape[0], shape[1]]);
+    let location = next.location();
+    let strided =
+        Attribute::parse(context, &format!("strided<[{}, {}]>", strides[0], strides[1])).expect("a strided layout");
+    let view_type = MemRefType::new(memref.element(), &shape, Some(strided), memref.memory_space());
+    let array = |values: &[i64]| crate::attributes::i64_array(context, values);
+    let cast = tile_ir::memref::reinterpret_cast(
+        context,
+        view_type.into(),
+        tile,
+        &[],
+        &[],
+        &[],
+        array(&[0]),
+        array(&shape),
+        array(&strides),
+        location,
+    );
+    // The source, then no dynamic offsets, sizes or strides (all static).
+    let b = Builder {
+        context,
+        location,
+        threads: None,
+    };
+    let view = b.insert(At::before(next), tile_ir::with_segments(context, cast, &[1, 0, 0, 0]));
+    rewriter
+        .as_rewriter_base()
+        .replace_all_uses_except(tile, view.result(0).expect("view").into(), view);
+}
+
+/// The rings (`tile.slot`-read allocations of 2-D tiles) among `kernel`'s shared tiles whose layout
+/// pads the rows: each allocated with padded rows, each slot a tile of the stored shape that its
+/// users reach through a view of its own, as [`apply`] does for single tiles. Runs where [`apply`]
+/// does, before any op that addresses a slot is lowered.
+pub fn pad_rings<'c>(context: &'c Context, kernel: OperationRef<'c, '_>) {
+    let rewriter = melior::IrRewriter::new(context);
+    let rings: Vec<OperationRef> = tile_dialect::ops::nested_ops(kernel)
+        .into_iter()
+        .filter(|op| crate::pipeline::rings::is_ring(*op))
+        .collect();
+    for ring in rings {
+        let Some(layout) = ring
+            .attribute(LAYOUT_ATTRIBUTE)
+            .ok()
+            .and_then(SharedLayout::from_attribute)
+        else {
+            continue;
+        };
+        let value: Value = ring.result(0).expect("a ring").into();
+        let shape = memref_shape(value);
+        if shape.len() != 3 || layout.transposed || !rearranged(&layout, &shape[1..]) {
+            continue;
+        }
+        let memref = MemRefType::try_from(value.r#type()).expect("a ring is a memref");
+        let (physical, _) = stored_shape(&layout, [shape[1], shape[2]]);
+        let slot_type = MemRefType::new(memref.element(), &physical, None, memref.memory_space());
+        let slots: Vec<OperationRef> = tile_dialect::ops::nested_ops(kernel)
+            .into_iter()
+            .filter(|op| tile_ir::is(op, tile_ir::tile::SlotOperation::name) && op.operand(0).is_ok_and(|ring| ring == value))
+            .collect();
+        for slot in slots {
+            let tile: Value = slot.result(0).expect("a slot").into();
+            let Some(next) = slot.next_in_block() else { continue };
+            view_as_stored(context, &rewriter, tile, &layout, next);
+            tile.set_type(slot_type.into());
+        }
+        value.set_type(MemRefType::new(memref.element(), &[shape[0], physical[0], physical[1]], None, memref.memory_space()).into());
     }
 }
 

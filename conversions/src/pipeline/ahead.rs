@@ -46,11 +46,21 @@ pub struct Ring<'c, 'a> {
     /// The ring's copies are issued by a producer warpgroup of their own (`tile.producer`): `None`
     /// where the loop cannot have one, `Some(false)` where the input asked for none.
     pub producer: Option<bool>,
+    /// The block's threads issue the copies as cp.async, one commit group an iteration, and
+    /// iterations wait for theirs by group count ([`group_plan`]).
+    pub groups: bool,
 }
 
 impl Ring<'_, '_> {
     /// The `tile.schedule` that records this plan.
     pub fn schedule(&self) -> String {
+        if self.groups {
+            return format!(
+                "{{buffers = {} : i64, fill = \"async\", prefetch = {} : i64, wait = \"group\"}}",
+                self.depth,
+                self.depth - 1
+            );
+        }
         // A ring of 2 has no slot to spare for a late release: the block meets before a refill,
         // unless a producer warpgroup refills it (the threads then only say they are done with it).
         let producer = self.producer == Some(true);
@@ -243,6 +253,19 @@ pub fn goes_ahead(kernel: OperationRef, pipelined: OperationRef, copy: Operation
 /// `None` when no copy can run ahead, the loop has one stage or no ring of two fits. What
 /// [`plan`] builds on, and what layout inference asks to know which tiles TMA will fill.
 pub fn ring<'c, 'a>(kernel: OperationRef<'c, 'a>, pipelined: OperationRef<'c, 'a>) -> Option<RingFit<'c, 'a>> {
+    let budget = |depth: i64| if depth == 2 { TWO_BUFFER_BUDGET } else { SHARED_BUDGET };
+    let bytes = |tile: Value| tile_dialect::ops::as_memref(tile.r#type()).map_or(0, tile_bytes);
+    ring_within(kernel, pipelined, &budget, &bytes)
+}
+
+/// [`ring`] within `budget` bytes of shared memory for a ring of the given depth, counting a
+/// tile's bytes as `bytes` says.
+fn ring_within<'c, 'a>(
+    kernel: OperationRef<'c, 'a>,
+    pipelined: OperationRef<'c, 'a>,
+    budget: &dyn Fn(i64) -> i64,
+    bytes: &dyn Fn(Value) -> i64,
+) -> Option<RingFit<'c, 'a>> {
     let stages = integer_attribute(&pipelined, "stages").unwrap_or(1);
     if stages < 2 {
         return None;
@@ -255,24 +278,22 @@ pub fn ring<'c, 'a>(kernel: OperationRef<'c, 'a>, pipelined: OperationRef<'c, 'a
         return None;
     }
     // The deepest ring up to `stages` that fits beside the kernel's other shared tiles.
-    let bytes = |value: Value| tile_dialect::ops::as_memref(value.r#type()).map(tile_bytes);
     let shared: i64 = nested_ops(kernel)
         .iter()
         .filter(|op| {
             tile_ir::is(*op, tile::AllocSharedOperation::name) || tile_ir::is(*op, tile::AllocBarriersOperation::name)
         })
-        .filter_map(|op| op.result(0).ok().and_then(|result| bytes(result.into())))
+        .filter_map(|op| op.result(0).ok())
+        .map(|result| bytes(result.into()))
         .sum();
     let ring_tiles: i64 = copies
         .iter()
         .filter_map(copy_parts)
-        .filter_map(|parts| tile_dialect::ops::as_memref(parts.dst.r#type()))
-        .map(|memref| padded(tile_bytes(memref)))
+        .map(|parts| padded(bytes(parts.dst)))
         .sum();
-    let depth = (2..=stages.min(super::MAX_DEPTH)).rev().find(|depth| {
-        let budget = if *depth == 2 { TWO_BUFFER_BUDGET } else { SHARED_BUDGET };
-        shared + (depth - 1) * ring_tiles + 8 * depth <= budget
-    })?;
+    let depth = (2..=stages.min(super::MAX_DEPTH))
+        .rev()
+        .find(|depth| shared + (depth - 1) * ring_tiles + 8 * depth <= budget(*depth))?;
     Some(RingFit {
         depth,
         copies,
@@ -353,6 +374,28 @@ pub fn plan<'c, 'a>(
         release_previous,
         persistent,
         producer,
+        groups: false,
+    })
+}
+
+/// Plans `pipelined` (in `kernel`) on a target whose rings are cp.async groups
+/// ([`Target::cp_async_rings`]): the deepest ring up to the loop's stages whose tiles, their rows
+/// padded as their layouts say, fit the block's shared memory less room for reduction scratch;
+/// the block's threads issue the copies. `None` where it has no ring.
+pub fn group_plan<'c, 'a>(
+    kernel: OperationRef<'c, 'a>,
+    target: &'static Target,
+    pipelined: OperationRef<'c, 'a>,
+) -> Option<Ring<'c, 'a>> {
+    let budget = target.memory.max_shared_bytes - 2048;
+    let fit = ring_within(kernel, pipelined, &|_| budget, &super::rings::stored_bytes)?;
+    Some(Ring {
+        depth: fit.depth,
+        copies: fit.copies,
+        release_previous: false,
+        persistent: false,
+        producer: None,
+        groups: true,
     })
 }
 

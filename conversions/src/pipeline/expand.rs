@@ -121,6 +121,26 @@ fn issue<'c, 'a>(
     slot: Value<'c, 'a>,
     barriers: Value<'c, 'a>,
 ) {
+    issue_copies(b, at, aheads, owner, iv, at_iv, slot, barriers);
+    b.insert(
+        at,
+        tile_dialect::ops::arrive(barriers, slot, b.location).expect("tile.arrive"),
+    );
+}
+
+/// Issues the copies of the iteration whose induction variable is `at_iv` into `slot`, completing
+/// on its barrier.
+#[allow(clippy::too_many_arguments)]
+fn issue_copies<'c, 'a>(
+    b: &Builder<'c>,
+    at: At<'c, 'a>,
+    aheads: &[Ahead<'c, 'a>],
+    owner: OperationRef<'c, 'a>,
+    iv: Value<'c, 'a>,
+    at_iv: Value<'c, 'a>,
+    slot: Value<'c, 'a>,
+    barriers: Value<'c, 'a>,
+) {
     let mut done = Vec::new();
     for ahead in aheads {
         let parts = copy_parts(&ahead.copy).expect("a planned copy");
@@ -141,10 +161,6 @@ fn issue<'c, 'a>(
                 .expect("tile.copy_async"),
         );
     }
-    b.insert(
-        at,
-        tile_dialect::ops::arrive(barriers, slot, b.location).expect("tile.arrive"),
-    );
 }
 
 /// The iteration number (from 0) of induction value `iv` of a loop from `lower` by `step`.
@@ -366,8 +382,26 @@ fn expand_loop<'c, 'a>(
             [barriers, empty],
         );
     }
+    // Awaited by group count (`wait = "group"`): iterations are issued D - 1 ahead, each
+    // iteration's arrival unconditional, so that the groups after iteration k's are always D - 2
+    // when it waits for its slot.
+    let groups = requested_string(pipelined, "wait").as_deref() == Some("group");
+    if groups {
+        for p in 0..depth - 1 {
+            let distance = b.index(before, p);
+            let offset = b.muli(before, distance, step);
+            let at_iv = b.addi(before, lower, offset);
+            let inside = b.if_then(before, less(&b, before, at_iv, upper));
+            issue_copies(&b, inside, &aheads, pipelined, iv, at_iv, b.index(inside, p), barriers);
+            let slot = b.index(before, p);
+            b.insert(
+                before,
+                tile_dialect::ops::arrive(barriers, slot, b.location).expect("tile.arrive"),
+            );
+        }
+    }
     // Prologue: iterations 0 .. D-1 into slots 0 .. D-1 (the producer's own, when there is one).
-    for p in (0..depth).filter(|_| !producer) {
+    for p in (0..depth).filter(|_| !producer && !groups) {
         let distance = b.index(before, p);
         let offset = b.muli(before, distance, step);
         let at_iv = b.addi(before, lower, offset);
@@ -406,7 +440,22 @@ fn expand_loop<'c, 'a>(
             }
         }
     }
+    if groups {
+        // Iteration k + D - 1 into the slot iteration k - 1 read: every thread is past this
+        // iteration's wait, so done with it.
+        let distance = b.muli(top, b.index(top, depth - 1), step);
+        let next = b.addi(top, iv, distance);
+        let ahead = b.addi(top, iteration, b.index(top, depth - 1));
+        let next_slot = b.remui(top, ahead, b.index(top, depth));
+        let refill = b.if_then(top, less(&b, top, next, upper));
+        issue_copies(&b, refill, &aheads, looped, iv, next, next_slot, barriers);
+        b.insert(
+            top,
+            tile_dialect::ops::arrive(barriers, next_slot, b.location).expect("tile.arrive"),
+        );
+    }
     match empty {
+        _ if groups => {}
         // The producer refills; the kernel's threads release the previous iteration's slot after
         // issuing this iteration's gemm, or this iteration's slot at its end.
         Some(empty) if producer => {

@@ -5,12 +5,14 @@
 //! | `tile-plan-pipelines` | [`plan`] (with [`ahead`]) | records each loop's schedule for the module's `tile.target`, and marks the copies issued ahead (`tile.ahead`) |
 //! | `tile-expand-pipelines` | [`expand`] | writes a planned loop out as rings of shared tiles, barriers, `tile.copy_async`, `tile.arrive` and `tile.wait` with their slot and phase arithmetic |
 //!
-//! [`producer`] lowers a `tile.producer` on TMA targets (a warpgroup of its own beside the kernel's threads).
+//! [`producer`] lowers a `tile.producer` on TMA targets (a warpgroup of its own beside the kernel's threads);
+//! [`groups`] lowers rings awaited by cp.async commit groups (`Target::cp_async_rings`).
 //! [`rings`] lowers rings and, where nothing runs asynchronously, the asynchronous-copy ops; each GPU
 //! lowering lowers the rest ([`mbarriers`] where rings are awaited on them).
 
 pub mod ahead;
 pub mod expand;
+pub mod groups;
 pub mod mbarriers;
 pub mod persistent;
 pub mod plan;

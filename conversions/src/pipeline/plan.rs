@@ -117,7 +117,7 @@ pub fn check_schedule<'c, 'a>(
     // A persistent kernel is a rewrite of its own, which runs before the planning.
     let fix = if wants_tma && !chip.tma {
         format!(
-            "TMA rings, persistent kernels and producer warpgroups need {} (compile for it); on {chip} the block's threads copy the tiles: drop the entry",
+            "TMA rings, persistent kernels and producer warpgroups need {} (compile for it); on {chip} the block's threads fill the rings: drop the entry",
             crate::target::names_where(|target| target.tma)
         )
     } else if requested_persistent(pipelined) == Some(true) && chip.tma {
@@ -143,6 +143,8 @@ fn schedule_kernel<'c, 'a>(
     {
         let ring = if chip.tma {
             super::ahead::plan(kernel, chip, pipelined)
+        } else if chip.cp_async_rings {
+            super::ahead::group_plan(kernel, chip, pipelined)
         } else {
             None
         };

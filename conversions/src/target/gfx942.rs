@@ -43,6 +43,7 @@ pub static TARGET: Target = Target {
         indices_32_bit: false,
     },
     tma: false,
+    cp_async_rings: false,
     multiprocessors: None,
     // 16-byte runs (`global_load_dwordx4`, `ds_write_b128`).
     wide_copies: Some(crate::generic::vector_copy::WideCopies {

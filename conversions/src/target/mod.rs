@@ -75,6 +75,10 @@ pub struct Target {
     /// them producer warpgroups, staged TMA stores, persistent GEMM kernels and f8E4M3FN wgmma
     /// operands moved unconverted).
     pub tma: bool,
+    /// Whether copies into pipelined loops' rings are 16-byte `cp.async` copies by the block's
+    /// threads, one commit group an iteration, awaited with `cp.async.wait_group` and a barrier
+    /// (Ampere's multistage rings: [`crate::pipeline::groups`]).
+    pub cp_async_rings: bool,
     /// The multiprocessors the target's kernels are planned for, where a plan counts them
     /// (persistent kernels, producer warpgroups).
     pub multiprocessors: Option<Multiprocessors>,

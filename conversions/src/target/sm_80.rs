@@ -1,6 +1,7 @@
 //! `sm_80`: NVIDIA Ampere (A100), and through PTX every later NVIDIA chip (A10, L4, RTX 30 and 40,
 //! Hopper). Kernels lowered op by op: gemms on mma.sync over warps (m16n8k16 for f16 and bf16,
-//! m16n8k32 for i8), shared tiles as the program writes them; no TMA, no wgmma, no producer
+//! m16n8k32 for i8) reading their operands with ldmatrix from rows padded by 16 bytes, pipelined
+//! loops' copies as 16-byte cp.async into rings awaited by commit groups; no TMA, no wgmma, no producer
 //! warpgroups, no f8E4M3FN; PTX through the NVVM path sm_90a takes ([`crate::nvgpu::backend`]).
 
 use super::{Code, Lowering, Memory, Pipeline, Strategy, Target};
@@ -33,6 +34,7 @@ pub static TARGET: Target = Target {
         ..super::sm_90a::MEMORY
     },
     tma: false,
+    cp_async_rings: true,
     multiprocessors: None,
     // 16-byte runs (`ld.global.v4`, `st.shared.v4`) where a tile lies inside its tensor and starts
     // aligned. No register prefetch: with a 128x128 accumulator a thread it was slower (98 against

@@ -28,6 +28,7 @@ pub static TARGET: Target = Target {
     environment: None,
     memory: MEMORY,
     tma: true,
+    cp_async_rings: false,
     multiprocessors: Some(Multiprocessors {
         count: chip::MULTIPROCESSORS,
         shared_bytes: chip::SM_SHARED_BYTES,

@@ -26,6 +26,7 @@ pub static TARGET: Target = Target {
     environment: Some(environment),
     memory: MEMORY,
     tma: false,
+    cp_async_rings: false,
     multiprocessors: None,
     wide_copies: None,
     subgroup_size: None,

@@ -32,6 +32,7 @@ pub static TARGET: Target = Target {
         ..super::spirv::MEMORY
     },
     tma: false,
+    cp_async_rings: false,
     multiprocessors: None,
     // 8-byte runs through vector views (see `generic::vector_copy`).
     wide_copies: Some(crate::generic::vector_copy::WideCopies {
