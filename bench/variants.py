@@ -81,6 +81,16 @@ CONFIGS = [
     ("t128x128x64w2s4", 128, 128, 64, 256, 4),
 ]
 
+# sm_80's mma.sync tilings (tag, bm, bn, bk, threads, stages): warps of 64x64 (4 or 8 a block).
+SM80_CONFIGS = [
+    ("t128x128x32w4s3", 128, 128, 32, 128, 3),
+    ("t128x128x32w4s4", 128, 128, 32, 128, 4),
+    ("t128x128x64w4s3", 128, 128, 64, 128, 3),
+    ("t128x256x32w8s3", 128, 256, 32, 256, 3),
+    ("t256x128x32w8s3", 256, 128, 32, 256, 3),
+    ("t128x256x64w8s3", 128, 256, 64, 256, 3),
+]
+
 WIDE_CONFIGS = [
     ("t192x256x64w3s3", 192, 256, 64, 384, 3),
     ("t192x256x64w3s4", 192, 256, 64, 384, 4),
@@ -175,6 +185,23 @@ def main(out_dir):
     for name, kw in extra:
         written.append(name)
         with open(os.path.join(out_dir, name + ".mlir"), "w") as f:
+            f.write(program(name, **kw))
+    # sm_80 (prepare.sh compiles sm80/ for it): mma.sync tilings of 4096^3 f16 against cuBLAS and
+    # the mma.sync ceiling, and ragged shapes whose edge tiles take the rings' synchronous path.
+    sm80_dir = os.path.join(out_dir, "sm80")
+    os.makedirs(sm80_dir, exist_ok=True)
+    sm80 = [
+        (f"gemm_sm80_f16_4096_{tag}", dict(m=4096, n=4096, k=4096, dtype="f16", bm=bm, bn=bn, bk=bk, threads=threads, stages=stages))
+        for tag, bm, bn, bk, threads, stages in SM80_CONFIGS
+    ]
+    sm80 += [
+        ("check_sm80_relu_f16_1000x1504x704", dict(m=1000, n=1504, k=704, dtype="f16", bm=128, bn=128, bk=32, threads=128, stages=3, relu=True)),
+        ("check_sm80_tb_bf16_777x640x320", dict(m=777, n=640, k=320, dtype="bf16", bm=128, bn=256, bk=32, threads=256, stages=4, transpose_b=True)),
+        ("check_sm80_ta_f16_1000x1504x712", dict(m=1000, n=1504, k=712, dtype="f16", bm=128, bn=128, bk=64, threads=128, stages=3, transpose_a=True)),
+    ]
+    for name, kw in sm80:
+        written.append(name)
+        with open(os.path.join(sm80_dir, name + ".mlir"), "w") as f:
             f.write(program(name, **kw))
     print("\n".join(written))
 

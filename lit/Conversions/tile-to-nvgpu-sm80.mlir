@@ -8,36 +8,49 @@
 
 // A 64x128 f16 tile on four warps (2 x 2, each 32x64: 2 x 8 instruction tiles) over 32-deep K
 // tiles: 32 instructions a loop trip. A schedule that asks for no persistent launch and no
-// producer warpgroup asks for what sm_80 does: the plain schedule replaces it.
+// producer warpgroup asks for what sm_80 does: the cp.async ring of its two stages replaces it.
 // PLAN-LABEL: func.func @gemm_64x128
 // PLAN: tile.alloc_shared {tile.layout = #tile.smem<padding = 8>} : memref<64x32xf16
 // PLAN: tile.alloc_shared {tile.layout = #tile.smem<padding = 8>} : memref<32x128xf16
 // PLAN: tile.alloc_fragment {tile.layout = #tile.frag<shape = [64, 128], threads = 128, {{.*}}origin = "mma.m16n8k16">}
-// PLAN: tile.schedule = {buffers = 1 : i64, fill = "threads", prefetch = 0 : i64, wait = "barrier"}
-// The tiles are stored in rows of 40 and 136 elements, reached through views of their own shape.
-// The 64x32 A tile is 256 runs of 8 f16, two a thread; the 32x128 B tile four a thread. Each copy
-// tests its tile's place and alignment once, then loads its runs as aligned vectors (element by
-// element only at the tensor's edges), and stores them to the tile as vectors.
+// PLAN: tile.schedule = {buffers = 2 : i64, fill = "async", prefetch = 1 : i64, wait = "group"}
+// PLAN: tile.copy {{.*}} {tile.ahead}
+// PLAN: tile.copy {{.*}} {tile.ahead}
+// Each slot of the two rings is stored in rows of 40 and 136 elements, reached through a view of
+// the tile's own shape. The 64x32 A tile is 256 runs of 8 f16, two a thread; the 32x128 B tile
+// four a thread. Where the whole tile lies inside the tensor with its runs 16-byte aligned, each
+// run is one cp.async (L1 bypassed); elsewhere the runs load element by element at the tensor's
+// ends and are stored as vectors. The prologue issues iteration 0 and commits its group.
 // CHECK-LABEL: gpu.func @gemm_64x128_0_kernel
-// CHECK: %[[A:.*]] = memref.reinterpret_cast %{{.*}} to offset: [0], sizes: [64, 32], strides: [40, 1]
-// CHECK: %[[B:.*]] = memref.reinterpret_cast %{{.*}} to offset: [0], sizes: [32, 128], strides: [136, 1]
-// CHECK: memref.extract_aligned_pointer_as_index %arg0
-// CHECK-COUNT-2: vector.load %arg0{{.*}} {alignment = 16 : i64} : memref<256x256xf16>, vector<8xf16>
+// CHECK: %[[A0:.*]] = memref.reinterpret_cast %{{.*}} to offset: [0], sizes: [64, 32], strides: [40, 1]
+// CHECK: scf.if
+// CHECK-COUNT-2: nvgpu.device_async_copy %arg0[%{{.*}}, %{{.*}}], %[[A0]][%{{.*}}, %{{.*}}], 8 {bypassL1}
 // CHECK: vector.store {{.*}} : memref<64x32xf16, strided<[40, 1]>, 3>, vector<8xf16>
-// CHECK: memref.extract_aligned_pointer_as_index %arg1
-// CHECK-COUNT-4: vector.load %arg1{{.*}} {alignment = 16 : i64} : memref<256x256xf16>, vector<8xf16>
+// CHECK: %[[B0:.*]] = memref.reinterpret_cast %{{.*}} to offset: [0], sizes: [32, 128], strides: [136, 1]
+// CHECK-COUNT-4: nvgpu.device_async_copy %arg1[%{{.*}}, %{{.*}}], %[[B0]][%{{.*}}, %{{.*}}], 8 {bypassL1}
 // CHECK: vector.store {{.*}} : memref<32x128xf16, strided<[136, 1]>, 3>, vector<8xf16>
+// CHECK: nvvm.cp.async.commit.group
+// A step waits until no group is pending (a ring of 2: none may be), meets the block, issues the
+// next iteration's copies into the other slot and commits them, then reads its own slot: per K
+// step a warp (32x64) reads A with two x4 ldmatrix loads (one per 16-row tile), B (KxN, so
+// transposed) with four (two 8-column tiles each): 12 loads and 32 instructions a loop trip, and
+// no barrier after them (the slot is refilled after the next step's).
+// CHECK: scf.for
+// CHECK: nvvm.cp.async.wait.group 0
+// CHECK-NEXT: gpu.barrier
+// CHECK: nvgpu.device_async_copy %arg0
+// CHECK: nvgpu.device_async_copy %arg1
+// CHECK: nvvm.cp.async.commit.group
 // CHECK-NOT: nvvm.wgmma
 // CHECK-NOT: nvvm.mbarrier
-// Per K step a warp (32x64) reads A with two x4 loads (one per 16-row tile), B (KxN, so
-// transposed) with four (two 8-column tiles each): 12 loads and 32 instructions a loop trip.
-// CHECK-COUNT-2: nvgpu.ldmatrix %[[A]][%{{.*}}, %{{.*}}] {numTiles = 4 : i32, transpose = false}
-// CHECK-COUNT-4: nvgpu.ldmatrix %[[B]][%{{.*}}, %{{.*}}] {numTiles = 4 : i32, transpose = true}
+// CHECK-COUNT-2: nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = false} : memref<64x32xf16, strided<[40, 1]>
+// CHECK-COUNT-4: nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = true} : memref<32x128xf16, strided<[136, 1]>
 // CHECK-COUNT-16: nvvm.mma.sync {{.*}}shape = #nvvm.shape<m = 16, n = 8, k = 16>
 // CHECK-COUNT-6: nvgpu.ldmatrix
 // CHECK-COUNT-16: nvvm.mma.sync {{.*}}shape = #nvvm.shape<m = 16, n = 8, k = 16>
 // CHECK-NOT: nvgpu.ldmatrix
 // CHECK-NOT: nvvm.mma.sync
+// CHECK-NOT: gpu.barrier
 // CHECK: gpu.return
 module attributes {tile.target = "sm_80"} {
 func.func @gemm_64x128(%A: memref<256x256xf16>, %B: memref<256x256xf16>, %C: memref<256x256xf32>) {

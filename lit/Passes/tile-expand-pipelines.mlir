@@ -220,3 +220,59 @@ func.func @gemm_bias(%A: memref<256x256xf16>, %B: memref<256x256xf16>, %Bias: me
   return
 }
 }
+
+// -----
+
+// sm_80 rings are awaited by cp.async commit groups (`wait = "group"`): the prologue issues
+// iterations 0 .. D-2 (D = 3) and arrives on each slot whether or not its copies were issued (a
+// group an iteration, so that an iteration's wait always has D - 2 later groups); the loop's
+// iteration k waits for its slot, then refills slot (k + 2) mod 3, which iteration k - 1 read, with
+// iteration k + 2 (guarded by the trip count) and arrives on it unconditionally, before the reads.
+// CHECK-LABEL: func.func @column_sums_groups
+// CHECK: %[[RING:.*]] = tile.alloc_shared : memref<3x32x64xf32, #gpu.address_space<workgroup>>
+// CHECK: %[[FULL:.*]] = tile.alloc_barriers : memref<3xi64, #gpu.address_space<workgroup>>
+// CHECK-NOT: tile.alloc_barriers
+// CHECK: scf.if
+// CHECK: tile.copy_async %{{.*}}, %{{.*}}, %[[FULL]][%[[Z:.*]]]
+// CHECK: }
+// CHECK-NEXT: tile.arrive %[[FULL]][%[[Z]]]
+// CHECK: scf.if
+// CHECK: tile.copy_async %{{.*}}, %{{.*}}, %[[FULL]][%[[O:.*]]]
+// CHECK: }
+// CHECK-NEXT: tile.arrive %[[FULL]][%[[O]]]
+// CHECK-NOT: tile.copy_async
+// CHECK: scf.for %[[K:.*]] = %{{.*}} to %[[N:.*]] step
+// CHECK: %[[SLOT:.*]] = arith.remui %[[K]], %[[C3:.*]] : index
+// CHECK: tile.wait %[[FULL]][%[[SLOT]]]
+// CHECK: %[[TILE:.*]] = tile.slot %[[RING]][%[[SLOT]]]
+// CHECK: %[[NEXT:.*]] = arith.addi %[[K]], %[[C2:.*]] : index
+// CHECK: %[[AHEAD:.*]] = arith.addi %[[K]], %[[C2]] : index
+// CHECK: %[[NSLOT:.*]] = arith.remui %[[AHEAD]], %[[C3]] : index
+// CHECK: %[[MORE:.*]] = arith.cmpi slt, %[[NEXT]], %[[N]] : index
+// CHECK: scf.if %[[MORE]] {
+// CHECK: %[[REFILL:.*]] = tile.slot %[[RING]][%[[NSLOT]]]
+// CHECK: tile.copy_async %{{.*}}, %[[REFILL]], %[[FULL]][%[[NSLOT]]]
+// CHECK: }
+// CHECK-NEXT: tile.arrive %[[FULL]][%[[NSLOT]]]
+// CHECK-NEXT: tile.reduce <sum> %[[TILE]]
+// CHECK-NOT: tile.pipelined
+module attributes {tile.target = "sm_80"} {
+func.func @column_sums_groups(%A: memref<?x64xf32>, %O: memref<64xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c1) threads(128) (%b) {
+    %s = tile.alloc_shared : memref<32x64xf32, #gpu.address_space<workgroup>>
+    %acc = tile.alloc_fragment : memref<64xf32, #tile.fragment>
+    tile.fill %acc, %zero : memref<64xf32, #tile.fragment>
+    tile.pipelined %k = %c0 to %n stages(3) {
+      %r0 = arith.muli %k, %c32 : index
+      tile.copy %A[%r0, %c0], %s : memref<?x64xf32>, memref<32x64xf32, #gpu.address_space<workgroup>>
+      tile.reduce <sum> %s, %acc dim(0) {clear = false} : memref<32x64xf32, #gpu.address_space<workgroup>>, memref<64xf32, #tile.fragment>
+    }
+    tile.copy %acc, %O[%c0] : memref<64xf32, #tile.fragment>, memref<64xf32>
+  }
+  return
+}
+}

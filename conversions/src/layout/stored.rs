@@ -152,7 +152,9 @@ pub fn pad_rings<'c>(context: &'c Context, kernel: OperationRef<'c, '_>) {
         let slot_type = MemRefType::new(memref.element(), &physical, None, memref.memory_space());
         let slots: Vec<OperationRef> = tile_dialect::ops::nested_ops(kernel)
             .into_iter()
-            .filter(|op| tile_ir::is(op, tile_ir::tile::SlotOperation::name) && op.operand(0).is_ok_and(|ring| ring == value))
+            .filter(|op| {
+                tile_ir::is(op, tile_ir::tile::SlotOperation::name) && op.operand(0).is_ok_and(|ring| ring == value)
+            })
             .collect();
         for slot in slots {
             let tile: Value = slot.result(0).expect("a slot").into();
@@ -160,7 +162,15 @@ pub fn pad_rings<'c>(context: &'c Context, kernel: OperationRef<'c, '_>) {
             view_as_stored(context, &rewriter, tile, &layout, next);
             tile.set_type(slot_type.into());
         }
-        value.set_type(MemRefType::new(memref.element(), &[shape[0], physical[0], physical[1]], None, memref.memory_space()).into());
+        value.set_type(
+            MemRefType::new(
+                memref.element(),
+                &[shape[0], physical[0], physical[1]],
+                None,
+                memref.memory_space(),
+            )
+            .into(),
+        );
     }
 }
 

@@ -23,6 +23,11 @@
 //! "previous"` or `"mbarrier"` as above). No thread of the kernel waits for another to refill a
 //! slot, nor issues a copy.
 //!
+//! With `wait = "group"` (rings awaited by cp.async commit groups, [`super::groups`]) the prologue
+//! issues iterations 0 .. D-2 and every arrival is unconditional (one group an iteration); iteration
+//! k waits for its slot, then refills slot (k + D - 1) mod D, which iteration k - 1 read and every
+//! thread is past its wait for, with iteration k + D - 1, before its reads.
+//!
 //! Every iteration's copies are issued once and waited for once, whatever the trip count (below,
 //! equal to or not a multiple of D, or dynamic).
 

@@ -6,7 +6,8 @@
 //! - `fill`: how a stage is filled (`tma` bulk copies, `registers` loaded a step ahead then stored,
 //!   `async` copies that `tile-expand-pipelines` writes as `tile.copy_async`, `threads` copying
 //!   element by element);
-//! - `wait`: how the compute waits for it (`mbarrier` phases, `lds_barrier`, `barrier`);
+//! - `wait`: how the compute waits for it (`mbarrier` phases, `lds_barrier`, `barrier`, cp.async
+//!   `group` counts);
 //! - `release` (`async` loops): how a slot is given back before its refill (`barrier`: the block
 //!   meets, rings of 2; `mbarrier`: each thread arrives on the slot's free barrier after reading
 //!   it; `previous`: a GEMM's main loop, whose one gemm accumulates across iterations, releases the

@@ -235,6 +235,15 @@ fn ldmatrix_reads(tile: Value, k_along_rows: bool, input: MmaInput) -> Option<bo
     (row > 0 && (row * bytes) % 16 == 0).then_some(!k_along_rows)
 }
 
+/// Whether `tile` is a ring's slot (`tile.slot`, or the view of its padded rows).
+fn ring_slot(tile: Value) -> bool {
+    let Some(owner) = tile_dialect::ops::as_result(tile).map(|result| result.owner()) else {
+        return false;
+    };
+    is(&owner, tile::SlotOperation::name)
+        || (is(&owner, memref::ReinterpretCastOperation::name) && owner.operand(0).is_ok_and(ring_slot))
+}
+
 /// The (M or N, K) place, within an instruction tile's operand at one K step, of the row whose
 /// address lane `lane` gives to an ldmatrix ([`ldmatrix_reads`]): row `lane % 8` of matrix
 /// `lane / 8`, the matrix's M (N) offset from bit `mn_bit` of its number (A: bit 0, B: bit 1), its
@@ -508,8 +517,12 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                 self.set_slot(&b, at, *value, array, accumulator, plan.slot(tm, tn, v as i64));
             }
         }
-        // The operand tiles may be refilled after this: every warp is done reading them.
-        b.barrier(at);
+        // The operand tiles may be refilled after this: every warp is done reading them (ring
+        // slots awaited by groups are refilled after the next iteration's barrier).
+        let in_ring = |tile: Value| level(tile) != Some(MemoryLevel::Shared) || ring_slot(tile);
+        if !(tensor_cores.groups && !flat && in_ring(a) && in_ring(bb)) {
+            b.barrier(at);
+        }
         erase(self.context, op);
     }
 }
