@@ -14,7 +14,9 @@
 #include "TileShim.h"
 
 #include "mlir/CAPI/IR.h"
+#include "mlir/CAPI/Support.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/Builders.h"
@@ -129,6 +131,38 @@ LogicalResult serialize(gpu::GPUModuleOp module) {
 }
 
 } // namespace
+
+extern "C" bool tileShimSerializeGpuModuleToAssembly(MlirOperation op) {
+  auto module = dyn_cast<gpu::GPUModuleOp>(unwrap(op));
+  if (!module)
+    return false;
+  if (!module.getTargetsAttr()) {
+    module.emitError("the module has no target attributes");
+    return false;
+  }
+  return succeeded(serialize(module));
+}
+
+extern "C" void tileShimReplaceGpuModuleByBinary(MlirOperation op, MlirAttribute objects) {
+  auto module = cast<gpu::GPUModuleOp>(unwrap(op));
+  OpBuilder builder(module->getContext());
+  builder.setInsertionPointAfter(module);
+  gpu::BinaryOp::create(builder, module.getLoc(), module.getName(), module.getOffloadingHandlerAttr(),
+                        cast<ArrayAttr>(unwrap(objects)));
+  module->erase();
+}
+
+extern "C" bool tileShimNvvmTarget(MlirAttribute attribute, MlirStringRef *triple, MlirStringRef *chip,
+                                   MlirStringRef *features, int *optLevel) {
+  auto target = dyn_cast<NVVM::NVVMTargetAttr>(unwrap(attribute));
+  if (!target)
+    return false;
+  *triple = wrap(target.getTriple());
+  *chip = wrap(target.getChip());
+  *features = wrap(target.getFeatures());
+  *optLevel = target.getO();
+  return true;
+}
 
 extern "C" bool tileShimSerializeGpuModulesToAssembly(MlirOperation op) {
   Operation *root = unwrap(op);

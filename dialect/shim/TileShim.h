@@ -122,6 +122,15 @@ bool tileShimAssembleAmdgcn(MlirStringRef assembly, MlirStringRef chip, TileByte
 /// assembly, as `gpu-module-to-binary{format=isa}` does, AMDGCN on a target machine kept per thread
 /// (see TileSerialize.cpp). Returns false, with the error emitted, at the first module that fails.
 bool tileShimSerializeGpuModulesToAssembly(MlirOperation op);
+/// The same for the one `gpu.module` `op` (false, with nothing emitted, when `op` is none).
+bool tileShimSerializeGpuModuleToAssembly(MlirOperation op);
+/// Replaces the `gpu.module` `op` by a `gpu.binary` of its name, offloading handler (the default
+/// where it has none) and `objects` (an array of `#gpu.object`s), as the serializers do.
+void tileShimReplaceGpuModuleByBinary(MlirOperation op, MlirAttribute objects);
+/// Where `attribute` is an `#nvvm.target`, sets its triple, chip, features (views of strings the
+/// context owns) and optimization level and returns true; returns false otherwise.
+bool tileShimNvvmTarget(MlirAttribute attribute, MlirStringRef *triple, MlirStringRef *chip,
+                        MlirStringRef *features, int *optLevel);
 /// Applies `convert-vector-to-scf`'s patterns (default options) to `op` when it holds a vector
 /// transfer or `vector.print`; leaves it untouched otherwise (see TileVectorToScf.cpp).
 void tileShimVectorTransfersToScf(MlirOperation op);

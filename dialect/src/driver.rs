@@ -119,6 +119,60 @@ pub fn serialize_gpu_modules_to_assembly(op: melior::ir::operation::OperationRef
     unsafe { ffi::tileShimSerializeGpuModulesToAssembly(op.to_raw()) }
 }
 
+/// [`serialize_gpu_modules_to_assembly`] for the one `gpu.module` `module`.
+pub fn serialize_gpu_module_to_assembly(module: melior::ir::operation::OperationRef) -> bool {
+    unsafe { ffi::tileShimSerializeGpuModuleToAssembly(module.to_raw()) }
+}
+
+/// Replaces the `gpu.module` `module` by a `gpu.binary` of its name and offloading handler holding
+/// `objects` (an array of `#gpu.object`s), as the serializers do.
+pub fn replace_gpu_module_by_binary(module: melior::ir::operation::OperationRef, objects: melior::ir::Attribute) {
+    use melior::ir::attribute::AttributeLike;
+    // SAFETY: `module` is a live `gpu.module`, erased here; the caller holds no use of it after.
+    unsafe { ffi::tileShimReplaceGpuModuleByBinary(module.to_raw(), objects.to_raw()) }
+}
+
+/// What an `#nvvm.target` asks of the LLVM stage.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct NvvmTarget {
+    /// The LLVM target triple (`nvptx64-nvidia-cuda`).
+    pub triple: String,
+    /// The chip (`sm_90a`, `sm_80`).
+    pub chip: String,
+    /// LLVM's target features (`+ptx80`).
+    pub features: String,
+    /// LLVM's optimization level (0-3).
+    pub level: i32,
+}
+
+/// The fields of `attribute` where it is an `#nvvm.target`.
+pub fn nvvm_target(attribute: melior::ir::Attribute) -> Option<NvvmTarget> {
+    use melior::ir::attribute::AttributeLike;
+    let empty = || mlir_sys::MlirStringRef {
+        data: std::ptr::null(),
+        length: 0,
+    };
+    let (mut triple, mut chip, mut features, mut level) = (empty(), empty(), empty(), 0);
+    // SAFETY: the shim reads the attribute and points the string references at strings the
+    // attribute's context owns, read at once.
+    let found =
+        unsafe { ffi::tileShimNvvmTarget(attribute.to_raw(), &mut triple, &mut chip, &mut features, &mut level) };
+    let text = |string: mlir_sys::MlirStringRef| {
+        if string.data.is_null() {
+            return String::new();
+        }
+        // SAFETY: as above.
+        let bytes = unsafe { std::slice::from_raw_parts(string.data as *const u8, string.length) };
+        String::from_utf8_lossy(bytes).into_owned()
+    };
+    found.then(|| NvvmTarget {
+        triple: text(triple),
+        chip: text(chip),
+        features: text(features),
+        level,
+    })
+}
+
 /// Lowers the vector transfers and `vector.print`s in `op` to loops with `convert-vector-to-scf`'s
 /// patterns, doing nothing (not even folding) where there are none.
 pub fn vector_transfers_to_scf(op: melior::ir::operation::OperationRef) {

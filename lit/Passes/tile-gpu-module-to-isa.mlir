@@ -1,7 +1,7 @@
 // tile-gpu-module-to-isa: each gpu.module becomes a gpu.binary of its targets' assembly, as
 // gpu-module-to-binary{format=isa} makes it; AMDGCN modules compile on a target machine each
-// thread keeps (the second module below reuses the first's), other targets through their own
-// serializer.
+// thread keeps (the second module below reuses the first's), NVPTX modules through the LLVM stage
+// in Rust over inkwell, other targets through their own serializer.
 // RUN: tile-opt %s -split-input-file -verify-diagnostics -tile-gpu-module-to-isa | FileCheck %s
 // RUN: tile-opt %s -split-input-file -verify-diagnostics -tile-gpu-module-to-isa -mlir-disable-threading | FileCheck %s
 // The same checks hold for upstream's pass:
@@ -33,7 +33,8 @@ module attributes {gpu.container_module} {
 
 // -----
 
-// An NVPTX module goes through upstream's NVVM serializer: PTX.
+// An NVPTX module goes through the LLVM stage over inkwell: PTX, with the optimization level among
+// the object's properties.
 // CHECK-LABEL: module attributes {gpu.container_module}
 // CHECK: gpu.binary @ptx [#gpu.object<#nvvm.target<chip = "sm_90a">, {{.*}}assembly = "{{.*}}.target sm_90a{{.*}}.entry nv_kernel
 module attributes {gpu.container_module} {

@@ -1,22 +1,67 @@
 //! `tile-gpu-module-to-isa`: upstream's `gpu-module-to-binary{format=isa}` (each `gpu.module` becomes
-//! a `gpu.binary` holding its targets' assembly), with one change: AMDGCN modules are compiled on a
-//! target machine that each thread makes once and keeps. Upstream makes a new LLVM TargetMachine
-//! for every module, and for AMDGCN a new machine builds its subtarget and its register-alias
-//! cache again: a fixed cost per kernel, paid 200 times in a module of 200 kernels. The
-//! serialization itself is upstream's ROCDL serializer (`dialect/shim/TileSerialize.cpp`); other
-//! targets go through their own `gpu-module-to-binary` interface unchanged.
+//! a `gpu.binary` holding its targets' assembly), with the LLVM stage kept per thread: NVIDIA
+//! modules (one `#nvvm.target`) go through the Rust stage over inkwell ([`crate::llvm_stage`]),
+//! AMDGCN modules through upstream's ROCDL serializer on a target machine each thread makes once
+//! (`dialect/shim/TileSerialize.cpp`). Upstream makes a new LLVM TargetMachine for every module
+//! (for AMDGCN a new machine builds its subtarget and its register-alias cache again): a fixed cost
+//! per kernel, paid 200 times in a module of 200 kernels. Any other target goes through its own
+//! `gpu-module-to-binary` interface unchanged.
+
+use melior::ir::{
+    BlockLike, RegionLike,
+    attribute::ArrayAttribute,
+    operation::{OperationLike, OperationRef},
+};
 
 /// The pass's flag.
 pub const ARGUMENT: &str = "tile-gpu-module-to-isa";
+
+/// Serializes every `gpu.module` directly in `op`'s regions; the first that fails ends it, its
+/// error emitted at it.
+fn serialize_modules(op: OperationRef) -> Result<(), String> {
+    let mut modules = Vec::new();
+    for region in op.regions() {
+        for block in std::iter::successors(region.first_block(), |block| block.next_in_region()) {
+            modules.extend(
+                std::iter::successors(block.first_operation(), |op| op.next_in_block())
+                    .filter(|op| tile_ir::is(op, tile_ir::gpu::GPUModuleOperation::name)),
+            );
+        }
+    }
+    for module in modules {
+        let targets = module
+            .attribute("targets")
+            .ok()
+            .and_then(|targets| ArrayAttribute::try_from(targets).ok());
+        let nvvm = targets
+            .filter(|targets| targets.len() == 1)
+            .and_then(|targets| targets.element(0).ok())
+            .and_then(|target| Some((target, tile_dialect::driver::nvvm_target(target)?)));
+        match nvvm {
+            Some((attribute, target)) => {
+                crate::llvm_stage::serialize(module, attribute, &target).map_err(|message| {
+                    tile_dialect::diagnostics::emit_error(module.location(), &message);
+                    String::new()
+                })?
+            }
+            None => {
+                if !tile_dialect::driver::serialize_gpu_module_to_assembly(module) {
+                    return Err(String::new());
+                }
+            }
+        }
+    }
+    Ok(())
+}
 
 crate::rust_pass! {
     /// Creates `tile-gpu-module-to-isa` (on any op whose regions hold `gpu.module`s directly).
     pub fn create_gpu_module_to_isa_pass() {
         argument: ARGUMENT,
         name: "TileGpuModuleToIsa",
-        description: "Serialize each gpu.module into a gpu.binary of its targets' assembly (gpu-module-to-binary{format=isa}), on one AMDGCN target machine per thread",
+        description: "Serialize each gpu.module into a gpu.binary of its targets' assembly (gpu-module-to-binary{format=isa}): NVIDIA modules through the LLVM stage in Rust (inkwell), AMDGCN modules through upstream's serializer, each on target machines kept per thread",
         anchor: "",
         dialects: [],
-        run: |op| if tile_dialect::driver::serialize_gpu_modules_to_assembly(op) { Ok(()) } else { Err(String::new()) },
+        run: |op| serialize_modules(op),
     }
 }

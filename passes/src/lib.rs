@@ -19,6 +19,7 @@ pub mod canonicalize;
 pub mod check_external_calls;
 pub mod gpu_module_to_isa;
 pub mod guard;
+pub mod llvm_stage;
 pub mod math_rules;
 pub mod math_to_nvptx;
 pub mod math_to_rocdl;

@@ -67,7 +67,7 @@ pub fn backend(chip: &str) -> String {
         "convert-index-to-llvm{index-bitwidth=64}".into(),
         crate::target::nested(tile_ir::gpu::GPUModuleOperation::name(), &kernel_modules),
         "gpu-to-llvm".into(),
-        "gpu-module-to-binary{format=isa}".into(),
+        tile_passes::gpu_module_to_isa::ARGUMENT.into(),
         "convert-math-to-llvm{approximate-log1p=true}".into(),
     ];
     passes.extend(cleanup.map(String::from));
