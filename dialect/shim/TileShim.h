@@ -118,15 +118,19 @@ typedef void (*TileByteSink)(void *userData, const char *bytes, size_t count);
 /// Safe to call from several threads at once.
 bool tileShimAssembleAmdgcn(MlirStringRef assembly, MlirStringRef chip, TileByteSink sink,
                             void *userData);
-/// Replaces each `gpu.module` directly in `op`'s regions by a `gpu.binary` of its targets'
-/// assembly, as `gpu-module-to-binary{format=isa}` does, AMDGCN on a target machine kept per thread
-/// (see TileSerialize.cpp). Returns false, with the error emitted, at the first module that fails.
-bool tileShimSerializeGpuModulesToAssembly(MlirOperation op);
-/// The same for the one `gpu.module` `op` (false, with nothing emitted, when `op` is none).
+/// Replaces the `gpu.module` `op` by a `gpu.binary` of its targets' assembly through their own
+/// serialization interfaces, as `gpu-module-to-binary{format=isa}` does (the targets the LLVM stage
+/// in Rust does not take). Returns false, with the error emitted, when it fails, and when `op` is
+/// no `gpu.module` (nothing emitted).
 bool tileShimSerializeGpuModuleToAssembly(MlirOperation op);
 /// Replaces the `gpu.module` `op` by a `gpu.binary` of its name, offloading handler (the default
 /// where it has none) and `objects` (an array of `#gpu.object`s), as the serializers do.
 void tileShimReplaceGpuModuleByBinary(MlirOperation op, MlirAttribute objects);
+/// Where `attribute` is a `#rocdl.target`, sets its triple, chip, features, code-object ABI
+/// version (views of strings the context owns) and optimization level and returns true; returns
+/// false otherwise.
+bool tileShimRocdlTarget(MlirAttribute attribute, MlirStringRef *triple, MlirStringRef *chip,
+                         MlirStringRef *features, int *optLevel, MlirStringRef *abi);
 /// Where `attribute` is an `#nvvm.target`, sets its triple, chip, features (views of strings the
 /// context owns) and optimization level and returns true; returns false otherwise.
 bool tileShimNvvmTarget(MlirAttribute attribute, MlirStringRef *triple, MlirStringRef *chip,

@@ -111,15 +111,9 @@ pub fn serialize_spirv(op: melior::ir::operation::OperationRef) -> Option<Vec<u3
     ok.then_some(binary)
 }
 
-/// Replaces each `gpu.module` directly in `op` by a `gpu.binary` of its targets' assembly, as
-/// `gpu-module-to-binary{format=isa}` does, with each thread's AMDGCN target machine made once and
-/// kept (upstream makes one per module); false, with the error emitted, at the first module that
-/// fails.
-pub fn serialize_gpu_modules_to_assembly(op: melior::ir::operation::OperationRef) -> bool {
-    unsafe { ffi::tileShimSerializeGpuModulesToAssembly(op.to_raw()) }
-}
-
-/// [`serialize_gpu_modules_to_assembly`] for the one `gpu.module` `module`.
+/// Replaces the `gpu.module` `module` by a `gpu.binary` of its targets' assembly through their own
+/// serialization interfaces (targets the LLVM stage does not take); false, with the error
+/// emitted, when it fails.
 pub fn serialize_gpu_module_to_assembly(module: melior::ir::operation::OperationRef) -> bool {
     unsafe { ffi::tileShimSerializeGpuModuleToAssembly(module.to_raw()) }
 }
@@ -132,12 +126,26 @@ pub fn replace_gpu_module_by_binary(module: melior::ir::operation::OperationRef,
     unsafe { ffi::tileShimReplaceGpuModuleByBinary(module.to_raw(), objects.to_raw()) }
 }
 
-/// What an `#nvvm.target` asks of the LLVM stage.
+/// The code a GPU target attribute asks the LLVM stage for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum GpuCode {
+    /// PTX (`#nvvm.target`).
+    Ptx,
+    /// AMDGCN assembly for the code-object ABI version given (`#rocdl.target`: 600 is version 6).
+    Amdgcn {
+        /// The `amdhsa_code_object_version` module flag.
+        abi: i32,
+    },
+}
+
+/// What an `#nvvm.target` or `#rocdl.target` asks of the LLVM stage.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct NvvmTarget {
-    /// The LLVM target triple (`nvptx64-nvidia-cuda`).
+pub struct LlvmTarget {
+    /// The code it asks for.
+    pub code: GpuCode,
+    /// The LLVM target triple (`nvptx64-nvidia-cuda`, `amdgcn-amd-amdhsa`).
     pub triple: String,
-    /// The chip (`sm_90a`, `sm_80`).
+    /// The chip (`sm_90a`, `sm_80`, `gfx942`).
     pub chip: String,
     /// LLVM's target features (`+ptx80`).
     pub features: String,
@@ -145,27 +153,45 @@ pub struct NvvmTarget {
     pub level: i32,
 }
 
-/// The fields of `attribute` where it is an `#nvvm.target`.
-pub fn nvvm_target(attribute: melior::ir::Attribute) -> Option<NvvmTarget> {
+/// The fields of `attribute` where it is an `#nvvm.target` or a `#rocdl.target`.
+pub fn llvm_target(attribute: melior::ir::Attribute) -> Option<LlvmTarget> {
     use melior::ir::attribute::AttributeLike;
     let empty = || mlir_sys::MlirStringRef {
         data: std::ptr::null(),
         length: 0,
     };
-    let (mut triple, mut chip, mut features, mut level) = (empty(), empty(), empty(), 0);
-    // SAFETY: the shim reads the attribute and points the string references at strings the
-    // attribute's context owns, read at once.
-    let found =
-        unsafe { ffi::tileShimNvvmTarget(attribute.to_raw(), &mut triple, &mut chip, &mut features, &mut level) };
+    let (mut triple, mut chip, mut features, mut abi, mut level) = (empty(), empty(), empty(), empty(), 0);
     let text = |string: mlir_sys::MlirStringRef| {
         if string.data.is_null() {
             return String::new();
         }
-        // SAFETY: as above.
+        // SAFETY: the shim points the reference at a string the attribute's context owns.
         let bytes = unsafe { std::slice::from_raw_parts(string.data as *const u8, string.length) };
         String::from_utf8_lossy(bytes).into_owned()
     };
-    found.then(|| NvvmTarget {
+    // SAFETY: the shim reads the attribute and fills the fields only where it is of its kind.
+    let code =
+        if unsafe { ffi::tileShimNvvmTarget(attribute.to_raw(), &mut triple, &mut chip, &mut features, &mut level) } {
+            GpuCode::Ptx
+        } else if unsafe {
+            ffi::tileShimRocdlTarget(
+                attribute.to_raw(),
+                &mut triple,
+                &mut chip,
+                &mut features,
+                &mut level,
+                &mut abi,
+            )
+        } {
+            // Upstream's default where the attribute's version does not parse.
+            GpuCode::Amdgcn {
+                abi: text(abi).parse().unwrap_or(600),
+            }
+        } else {
+            return None;
+        };
+    Some(LlvmTarget {
+        code,
         triple: text(triple),
         chip: text(chip),
         features: text(features),

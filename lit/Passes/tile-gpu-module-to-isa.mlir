@@ -1,7 +1,7 @@
 // tile-gpu-module-to-isa: each gpu.module becomes a gpu.binary of its targets' assembly, as
-// gpu-module-to-binary{format=isa} makes it; AMDGCN modules compile on a target machine each
-// thread keeps (the second module below reuses the first's), NVPTX modules through the LLVM stage
-// in Rust over inkwell, other targets through their own serializer.
+// gpu-module-to-binary{format=isa} makes it, through the LLVM stage in Rust over inkwell: AMDGCN and
+// PTX modules compile on target machines each thread keeps (the second module below reuses the
+// first's); other targets go through their own serializer.
 // RUN: tile-opt %s -split-input-file -verify-diagnostics -tile-gpu-module-to-isa | FileCheck %s
 // RUN: tile-opt %s -split-input-file -verify-diagnostics -tile-gpu-module-to-isa -mlir-disable-threading | FileCheck %s
 // The same checks hold for upstream's pass:

@@ -1,11 +1,9 @@
 //! `tile-gpu-module-to-isa`: upstream's `gpu-module-to-binary{format=isa}` (each `gpu.module` becomes
-//! a `gpu.binary` holding its targets' assembly), with the LLVM stage kept per thread: NVIDIA
-//! modules (one `#nvvm.target`) go through the Rust stage over inkwell ([`crate::llvm_stage`]),
-//! AMDGCN modules through upstream's ROCDL serializer on a target machine each thread makes once
-//! (`dialect/shim/TileSerialize.cpp`). Upstream makes a new LLVM TargetMachine for every module
-//! (for AMDGCN a new machine builds its subtarget and its register-alias cache again): a fixed cost
-//! per kernel, paid 200 times in a module of 200 kernels. Any other target goes through its own
-//! `gpu-module-to-binary` interface unchanged.
+//! a `gpu.binary` holding its targets' assembly), with the LLVM stage in Rust: NVIDIA and AMD
+//! modules (one `#nvvm.target` or `#rocdl.target`) go through [`crate::llvm_stage`] over inkwell,
+//! on target machines kept per thread (upstream makes one per module: a fixed cost per kernel,
+//! paid 200 times in a module of 200 kernels). Any other target goes through its own
+//! `gpu-module-to-binary` interface unchanged (`dialect/shim/TileSerialize.cpp`).
 
 use melior::ir::{
     BlockLike, RegionLike,
@@ -33,11 +31,11 @@ fn serialize_modules(op: OperationRef) -> Result<(), String> {
             .attribute("targets")
             .ok()
             .and_then(|targets| ArrayAttribute::try_from(targets).ok());
-        let nvvm = targets
+        let llvm = targets
             .filter(|targets| targets.len() == 1)
             .and_then(|targets| targets.element(0).ok())
-            .and_then(|target| Some((target, tile_dialect::driver::nvvm_target(target)?)));
-        match nvvm {
+            .and_then(|target| Some((target, tile_dialect::driver::llvm_target(target)?)));
+        match llvm {
             Some((attribute, target)) => {
                 crate::llvm_stage::serialize(module, attribute, &target).map_err(|message| {
                     tile_dialect::diagnostics::emit_error(module.location(), &message);
@@ -59,7 +57,7 @@ crate::rust_pass! {
     pub fn create_gpu_module_to_isa_pass() {
         argument: ARGUMENT,
         name: "TileGpuModuleToIsa",
-        description: "Serialize each gpu.module into a gpu.binary of its targets' assembly (gpu-module-to-binary{format=isa}): NVIDIA modules through the LLVM stage in Rust (inkwell), AMDGCN modules through upstream's serializer, each on target machines kept per thread",
+        description: "Serialize each gpu.module into a gpu.binary of its targets' assembly (gpu-module-to-binary{format=isa}): PTX and AMDGCN through the LLVM stage in Rust (inkwell), on target machines kept per thread",
         anchor: "",
         dialects: [],
         run: |op| serialize_modules(op),
