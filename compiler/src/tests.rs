@@ -78,6 +78,28 @@ fn dense_arrays_of_index_are_located_errors_not_crashes() {
     assert!(error.to_string().contains("got 'index'"), "{error}");
 }
 
+/// Nesting deeper than MLIR's recursion has stack for (20,000 regions aborted the tools) is an error
+/// at the brace that goes too deep.
+#[test]
+fn deep_nesting_is_a_located_error_not_a_crash() {
+    let levels = 20_000;
+    let mut source = "func.func @f(%c: i1) {\n".to_owned();
+    source += &"scf.if %c {\n".repeat(levels);
+    source += &"}\n".repeat(levels + 1);
+    let error = compile_source(&source, "deep.mlir", "sm_90a").unwrap_err();
+    assert!(matches!(error, Error::Parse { .. }), "{error}");
+    let limit = tile_dialect::parser_guard::MAX_NESTING;
+    assert_eq!(
+        error.diagnostics()[0].location,
+        Some(SourceLocation {
+            file: "deep.mlir".into(),
+            line: limit as u32 + 1,
+            column: 11
+        })
+    );
+    assert!(error.to_string().contains("deeper than 1000 levels"), "{error}");
+}
+
 #[test]
 fn unknown_targets_and_missing_files_are_errors() {
     let error = compile_source(SOFTMAX, "row_softmax.mlir", "sm_75").unwrap_err();
