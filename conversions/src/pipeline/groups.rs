@@ -20,7 +20,7 @@ use melior::{
         r#type::IntegerType,
     },
 };
-use tile_dialect::ops::{copy_async_parts, memref_shape, nested_ops};
+use tile_dialect::ops::{memref_shape, nested_ops};
 use tile_ir::{nvvm, tile};
 
 /// Lowers the ring ops of `kernel` (see the module's doc); returns the copies that the ring
@@ -37,14 +37,7 @@ pub fn lower<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>) -> Vec<
         };
         let at = At::before(op);
         tile_ir::match_op!(op, {
-            tile::CopyAsyncOperation => {
-                let (parts, _, _) = copy_async_parts(&op).expect("verified tile.copy_async");
-                let copy =
-                    tile_dialect::ops::copy(context, parts.src, &parts.src_offsets, parts.dst, &[], op.location())
-                        .expect("tile.copy");
-                copies.push(b.insert(at, copy));
-                rewriter.erase_op(op);
-            },
+            tile::CopyAsyncOperation => copies.push(super::rings::as_copy(context, op)),
             tile::ArriveOperation => {
                 b.insert(at, nvvm::cp_async_commit_group(context, b.location).into());
                 rewriter.erase_op(op);

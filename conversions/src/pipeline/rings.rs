@@ -178,6 +178,16 @@ fn view_type(ty: melior::ir::Type, in_workgroup: bool) -> melior::ir::Type {
     MemRefType::new(memref.element(), &shape, None, None).into()
 }
 
+/// Replaces the `tile.copy_async` `op` by the `tile.copy` it describes, which it returns.
+pub fn as_copy<'c, 'a>(context: &'c Context, op: OperationRef<'c, 'a>) -> OperationRef<'c, 'a> {
+    let (parts, _, _) = copy_async_parts(&op).expect("verified tile.copy_async");
+    let copy = tile_dialect::ops::copy(context, parts.src, &parts.src_offsets, parts.dst, &[], op.location())
+        .expect("tile.copy");
+    let copy = op.block().expect("in a block").insert_operation_before(op, copy);
+    melior::IrRewriter::new(context).as_rewriter_base().erase_op(op);
+    copy
+}
+
 /// Makes every asynchronous copy of `kernel` synchronous: `tile.copy_async` becomes `tile.copy`;
 /// barriers and arrivals go; a wait becomes a barrier of the block where the block's threads run
 /// together (`on_gpu`: every thread arrived before it waits, so all have arrived once all meet),
@@ -188,12 +198,7 @@ pub fn make_synchronous<'c>(context: &'c Context, kernel: OperationRef<'c, '_>, 
     for op in nested_ops(kernel) {
         tile_ir::match_op!(op, {
             tile::CopyAsyncOperation => {
-                let (parts, _, _) = copy_async_parts(&op).expect("verified tile.copy_async");
-                let copy =
-                    tile_dialect::ops::copy(context, parts.src, &parts.src_offsets, parts.dst, &[], op.location())
-                        .expect("tile.copy");
-                op.block().expect("in a block").insert_operation_before(op, copy);
-                rewriter.erase_op(op);
+                as_copy(context, op);
             },
             tile::WaitOperation if on_gpu => {
                 Builder {
