@@ -84,7 +84,7 @@ pub fn apply<'c, 'a>(context: &'c Context, shared: &[(OperationRef<'c, 'a>, Shar
 }
 
 /// Gives every use of the 2-D tile `tile` a strided view of its own shape (offset 0) over its
-/// storage in `layout`, inserted before `next`; `tile` then takes the stored shape.
+/// storage in `layout`, inserted before `next` (the caller then gives `tile` the stored shape).
 fn view_as_stored<'c, 'a>(
     context: &'c Context,
     rewriter: &melior::IrRewriter<'c>,
@@ -158,7 +158,8 @@ pub fn pad_rings<'c>(context: &'c Context, kernel: OperationRef<'c, '_>) {
             .collect();
         for slot in slots {
             let tile: Value = slot.result(0).expect("a slot").into();
-            let Some(next) = slot.next_in_block() else { continue };
+            // A slot is no terminator: its users follow it.
+            let next = slot.next_in_block().expect("an op after the slot");
             view_as_stored(context, &rewriter, tile, &layout, next);
             tile.set_type(slot_type.into());
         }
