@@ -186,6 +186,25 @@ impl<'c, 'a> Runs<'c, 'a> {
     }
 }
 
+/// The tensor's indices of the element at `tile` (indices into the tile) of the tile `offsets`
+/// places: leading dimensions at their offsets alone, the tile's at offset + index.
+fn tensor_indices<'c, 'a>(
+    b: &Builder<'c>,
+    at: At<'c, 'a>,
+    offsets: &[Value<'c, 'a>],
+    tile: &[Value<'c, 'a>],
+) -> Vec<Value<'c, 'a>> {
+    let leading = offsets.len() - tile.len();
+    offsets
+        .iter()
+        .enumerate()
+        .map(|(dim, offset)| match dim.checked_sub(leading) {
+            Some(tile_dim) => b.addi(at, *offset, tile[tile_dim]),
+            None => *offset,
+        })
+        .collect()
+}
+
 /// `vector.load memref[indices]` as `ty`.
 fn vector_load<'c, 'a>(
     b: &Builder<'c>,
@@ -277,18 +296,9 @@ fn load_runs<'c, 'a>(
         inside = b.andi(at, inside, aligned);
     }
     let whole = b.if_then(at, inside);
-    let rank = runs.extents.len();
-    let leading = offsets.len() - rank;
     for trip in 0..runs.trips {
         let (at, tile) = runs.trip(b, whole, tid, trip);
-        let indices: Vec<Value> = offsets
-            .iter()
-            .enumerate()
-            .map(|(dim, offset)| match dim.checked_sub(leading) {
-                Some(tile_dim) => b.addi(at, *offset, tile[tile_dim]),
-                None => *offset,
-            })
-            .collect();
+        let indices = tensor_indices(b, at, offsets, &tile);
         load_run(
             b,
             at,
@@ -650,20 +660,10 @@ fn lower_copy_async<'c, 'a>(
     let inside = tile_inside(&b, at, runs, parts.src, false, &parts.src_offsets);
     let aligned = crate::registers::patterns::runs_aligned(&b, at, parts.src, &parts.src_offsets, runs.run);
     let (whole, edge) = b.if_else(at, b.andi(at, inside, aligned));
-    let rank = runs.extents.len();
-    let leading = parts.src_offsets.len() - rank;
     let token_type = Type::parse(context, "!nvgpu.device.async.token").expect("token type");
     for trip in 0..runs.trips {
         let (at, tile) = runs.trip(&b, whole, tid, trip);
-        let indices: Vec<Value> = parts
-            .src_offsets
-            .iter()
-            .enumerate()
-            .map(|(dim, offset)| match dim.checked_sub(leading) {
-                Some(tile_dim) => b.addi(at, *offset, tile[tile_dim]),
-                None => *offset,
-            })
-            .collect();
+        let indices = tensor_indices(&b, at, &parts.src_offsets, &tile);
         // The operands in the op's order: the tile and its indices, the tensor and its indices
         // (no element count: the whole run).
         let run = nvgpu::DeviceAsyncCopyOperation::builder(context, b.location)
