@@ -161,14 +161,9 @@ pub fn llvm_target(attribute: melior::ir::Attribute) -> Option<LlvmTarget> {
         length: 0,
     };
     let (mut triple, mut chip, mut features, mut abi, mut level) = (empty(), empty(), empty(), empty(), 0);
-    let text = |string: mlir_sys::MlirStringRef| {
-        if string.data.is_null() {
-            return String::new();
-        }
-        // SAFETY: the shim points the reference at a string the attribute's context owns.
-        let bytes = unsafe { std::slice::from_raw_parts(string.data as *const u8, string.length) };
-        String::from_utf8_lossy(bytes).into_owned()
-    };
+    // SAFETY: the shim points each reference at a string the attribute's context owns, or leaves
+    // it empty.
+    let text = |string: mlir_sys::MlirStringRef| unsafe { crate::registration::owned_string(string) };
     // SAFETY: the shim reads the attribute and fills the fields only where it is of its kind.
     let code =
         if unsafe { ffi::tileShimNvvmTarget(attribute.to_raw(), &mut triple, &mut chip, &mut features, &mut level) } {

@@ -53,7 +53,7 @@ unsafe extern "C" fn verify_hook(op: MlirOperation, sink: ffi::TileMessageSink, 
 ///
 /// # Safety
 /// `text` must point to `text.length` readable bytes, or have length 0.
-unsafe fn owned_string(text: MlirStringRef) -> String {
+pub(crate) unsafe fn owned_string(text: MlirStringRef) -> String {
     if text.length == 0 || text.data.is_null() {
         return String::new();
     }

@@ -175,6 +175,29 @@ pub fn pad_rings<'c>(context: &'c Context, kernel: OperationRef<'c, '_>) {
     }
 }
 
+/// Bytes of the shared tile `tile` as [`apply`] will store it: in the stored shape its
+/// allocation's layout gives it ([`stored_shape`]: rows padded, or transposed and padded) where
+/// that layout rearranges it, as its type says otherwise.
+pub fn stored_bytes(tile: Value) -> i64 {
+    let Some(memref) = tile_dialect::ops::as_memref(tile.r#type()) else {
+        return 0;
+    };
+    let shape = memref_shape(tile);
+    let layout = tile_dialect::ops::as_result(tile)
+        .and_then(|result| result.owner().attribute(LAYOUT_ATTRIBUTE).ok())
+        .and_then(SharedLayout::from_attribute)
+        .filter(|layout| rearranged(layout, &shape));
+    match layout {
+        Some(layout) => {
+            let ([rows, columns], _) = stored_shape(&layout, [shape[0], shape[1]]);
+            let bytes =
+                tile_dialect::element::Element::of(memref.element()).map_or(8, |element| element.bytes() as i64);
+            rows * columns * bytes
+        }
+        None => crate::pipeline::rings::tile_bytes(memref),
+    }
+}
+
 /// How the shared tile `tile` is stored, where [`apply`] rearranged it (`None`: row-major, as its type
 /// says).
 pub fn stored<'c: 'a, 'a>(tile: Value<'c, 'a>) -> Option<Stored<'c, 'a>> {

@@ -388,7 +388,7 @@ pub fn group_plan<'c, 'a>(
     pipelined: OperationRef<'c, 'a>,
 ) -> Option<Ring<'c, 'a>> {
     let budget = target.memory.max_shared_bytes - 2048;
-    let fit = ring_within(kernel, pipelined, &|_| budget, &super::rings::stored_bytes)?;
+    let fit = ring_within(kernel, pipelined, &|_| budget, &crate::layout::stored::stored_bytes)?;
     Some(Ring {
         depth: fit.depth,
         copies: fit.copies,

@@ -127,10 +127,20 @@ fn issue<'c, 'a>(
     barriers: Value<'c, 'a>,
 ) {
     issue_copies(b, at, aheads, owner, iv, at_iv, slot, barriers);
+    arrive(b, at, barriers, slot);
+}
+
+/// `tile.arrive` on barrier `slot` of `barriers`.
+fn arrive<'c, 'a>(
+    b: &Builder<'c>,
+    at: At<'c, 'a>,
+    barriers: Value<'c, 'a>,
+    slot: Value<'c, 'a>,
+) -> OperationRef<'c, 'a> {
     b.insert(
         at,
         tile_dialect::ops::arrive(barriers, slot, b.location).expect("tile.arrive"),
-    );
+    )
 }
 
 /// Issues the copies of the iteration whose induction variable is `at_iv` into `slot`, completing
@@ -200,12 +210,9 @@ fn release_previous_slot<'c, 'a>(
     let released = b.if_then(at, b.compare(at, "uge", iteration, one));
     let previous = b.subi(released, iteration, one);
     let previous_slot = b.remui(released, previous, b.index(released, depth));
-    let arrive = b.insert(
-        released,
-        tile_dialect::ops::arrive(empty, previous_slot, b.location).expect("tile.arrive"),
-    );
+    let arrival = arrive(b, released, empty, previous_slot);
     tile_dialect::ops::set_attribute(
-        arrive,
+        arrival,
         super::RELEASES_PREVIOUS_ATTRIBUTE,
         melior::ir::Attribute::unit(b.context),
     );
@@ -387,32 +394,27 @@ fn expand_loop<'c, 'a>(
             [barriers, empty],
         );
     }
-    // Awaited by group count (`wait = "group"`): iterations are issued D - 1 ahead, each
-    // iteration's arrival unconditional, so that the groups after iteration k's are always D - 2
-    // when it waits for its slot.
-    let groups = requested_string(pipelined, "wait").as_deref() == Some("group");
-    if groups {
-        for p in 0..depth - 1 {
-            let distance = b.index(before, p);
-            let offset = b.muli(before, distance, step);
-            let at_iv = b.addi(before, lower, offset);
-            let inside = b.if_then(before, less(&b, before, at_iv, upper));
-            issue_copies(&b, inside, &aheads, pipelined, iv, at_iv, b.index(inside, p), barriers);
-            let slot = b.index(before, p);
-            b.insert(
-                before,
-                tile_dialect::ops::arrive(barriers, slot, b.location).expect("tile.arrive"),
-            );
-        }
-    }
     // Prologue: iterations 0 .. D-1 into slots 0 .. D-1 (the producer's own, when there is one).
-    for p in (0..depth).filter(|_| !producer && !groups) {
+    // Awaited by group count (`wait = "group"`), iterations are issued D - 1 ahead, 0 .. D-2, each
+    // arrival unconditional, so that the groups after iteration k's are always D - 2 when it waits
+    // for its slot.
+    let groups = requested_string(pipelined, "wait").as_deref() == Some("group");
+    let prologue = match (producer, groups) {
+        (true, _) => 0,
+        (false, true) => depth - 1,
+        (false, false) => depth,
+    };
+    for p in 0..prologue {
         let distance = b.index(before, p);
         let offset = b.muli(before, distance, step);
         let at_iv = b.addi(before, lower, offset);
         let inside = b.if_then(before, less(&b, before, at_iv, upper));
         let slot = b.index(inside, p);
-        issue(&b, inside, &aheads, pipelined, iv, at_iv, slot, barriers);
+        issue_copies(&b, inside, &aheads, pipelined, iv, at_iv, slot, barriers);
+        match groups {
+            true => arrive(&b, before, barriers, b.index(before, p)),
+            false => arrive(&b, inside, barriers, slot),
+        };
     }
     // The loop: wait for this iteration's slot, read it, refill it for iteration k + D.
     let rewriter = melior::IrRewriter::new(context);
@@ -454,10 +456,7 @@ fn expand_loop<'c, 'a>(
         let next_slot = b.remui(top, ahead, b.index(top, depth));
         let refill = b.if_then(top, less(&b, top, next, upper));
         issue_copies(&b, refill, &aheads, looped, iv, next, next_slot, barriers);
-        b.insert(
-            top,
-            tile_dialect::ops::arrive(barriers, next_slot, b.location).expect("tile.arrive"),
-        );
+        arrive(&b, top, barriers, next_slot);
     }
     match empty {
         _ if groups => {}
@@ -472,10 +471,7 @@ fn expand_loop<'c, 'a>(
                 let end = gemm.and_then(|gemm| gemm.next_in_block()).map_or(end, At::before);
                 release_previous_slot(&b, end, iteration, depth, empty, looped);
             } else {
-                b.insert(
-                    end,
-                    tile_dialect::ops::arrive(empty, slot, b.location).expect("tile.arrive"),
-                );
+                arrive(&b, end, empty, slot);
             }
         }
         // Every thread is done with the slot before it is written again: the block meets at a
@@ -506,10 +502,7 @@ fn expand_loop<'c, 'a>(
             issue(&b, refill, &aheads, looped, iv, next, previous_slot, barriers);
         }
         Some(empty) => {
-            b.insert(
-                end,
-                tile_dialect::ops::arrive(empty, slot, b.location).expect("tile.arrive"),
-            );
+            arrive(&b, end, empty, slot);
             let distance = b.muli(end, b.index(end, depth - 1), step);
             let next = b.addi(end, iv, distance);
             let one = b.index(end, 1);

@@ -21,7 +21,7 @@ use melior::{
 };
 use tile_dialect::{
     element::Element,
-    ops::{copy_async_parts, memref_shape, nested_ops, static_sizes},
+    ops::{copy_async_parts, nested_ops, static_sizes},
 };
 use tile_ir::tile;
 
@@ -33,22 +33,6 @@ pub const SLOT_ALIGNMENT: i64 = 128;
 pub fn tile_bytes(memref: MemRefType) -> i64 {
     let elements: i64 = static_sizes(memref).into_iter().map(|size| size.unwrap_or(1)).product();
     elements * Element::of(memref.element()).map_or(8, |element| element.bytes() as i64)
-}
-
-/// Bytes of the shared tile `tile` as stored: its rows longer by the padding its allocation's
-/// layout asks for (`crate::layout::stored`).
-pub fn stored_bytes(tile: Value) -> i64 {
-    let Some(memref) = tile_dialect::ops::as_memref(tile.r#type()) else {
-        return 0;
-    };
-    let padding = tile_dialect::ops::as_result(tile)
-        .and_then(|result| result.owner().attribute(tile_dialect::layout::LAYOUT_ATTRIBUTE).ok())
-        .and_then(tile_dialect::layout::SharedLayout::from_attribute)
-        .map_or(0, |layout| layout.padding);
-    let shape = memref_shape(tile);
-    let rows: i64 = shape.iter().rev().skip(1).product();
-    let padded_bytes = rows * padding * Element::of(memref.element()).map_or(8, |element| element.bytes() as i64);
-    tile_bytes(memref) + if shape.len() >= 2 { padded_bytes } else { 0 }
 }
 
 /// `bytes` rounded up to [`SLOT_ALIGNMENT`].

@@ -229,7 +229,10 @@ fn ldmatrix_reads(tile: Value, k_along_rows: bool, input: MmaInput) -> Option<bo
     let row = match crate::layout::stored::stored(tile) {
         Some(stored) if stored.layout.transposed => return None,
         Some(stored) => stored.shape[1],
-        None => *memref_shape(tile).get(1).filter(|_| memref_shape(tile).len() == 2)?,
+        None => match memref_shape(tile)[..] {
+            [_, row] => row,
+            _ => return None,
+        },
     };
     let bytes = 4 / input.per_register();
     (row > 0 && (row * bytes) % 16 == 0).then_some(!k_along_rows)
