@@ -241,8 +241,9 @@ void mlir::tile::printSizeList(AsmPrinter &printer, ArrayRef<int64_t> sizes) {
 LogicalResult FragmentLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                          ArrayRef<int64_t> shape, int64_t threads, int64_t replicate,
                                          AffineMap thread, AffineMap slot, StringRef) {
-  if (shape.empty() || llvm::any_of(shape, [](int64_t size) { return size <= 0; }))
-    return emitError() << "expects a non-empty shape of positive sizes";
+  // An empty shape is a scalar's (a reduction to rank 0).
+  if (llvm::any_of(shape, [](int64_t size) { return size <= 0; }))
+    return emitError() << "expects a shape of positive sizes";
   if (threads <= 0)
     return emitError() << "expects a positive number of threads, but got " << threads;
   if (replicate <= 0)

@@ -216,3 +216,34 @@ func.func @bias_epilogue(%A: memref<256x256xf16>, %B: memref<256x256xf16>, %bias
   }
   return
 }
+
+// -----
+
+// Layouts recorded for another target fit that target's instructions: the lowering refuses them.
+module attributes {tile.target = "sm_90a"} {
+func.func @other_target(%x: memref<256xf32>) {
+  %c1 = arith.constant 1 : index
+  // expected-error @+1 {{has layouts tile-infer-layouts recorded for sm_90a, but is lowered for gfx942: set tile.target = "gfx942" on the module before tile-infer-layouts}}
+  tile.kernel grid(%c1) threads(256) (%bx) attributes {tile.strategy = "per-op"} {
+    %v = tile.alloc_fragment {tile.layout = #tile.frag<shape = [256], threads = 256, thread = (d0) -> (d0), slot = (d0) -> (0), origin = "blocked">} : memref<256xf32, #tile.fragment>
+    tile.copy %x, %v : memref<256xf32>, memref<256xf32, #tile.fragment>
+  }
+  return
+}
+}
+
+// -----
+
+// Once tile-infer-layouts has run on a kernel, a tile without a layout (one a pass added after
+// it) is an error at the tile: the lowering reads layouts, it does not infer them.
+module attributes {tile.target = "gfx942"} {
+func.func @unlaid(%x: memref<256xf32>) {
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(256) (%bx) attributes {tile.strategy = "per-op"} {
+    // expected-error @+1 {{has no tile.layout, which tile-infer-layouts records on every tile and loop of a kernel before the passes that read it}}
+    %v = tile.alloc_fragment : memref<256xf32, #tile.fragment>
+    tile.copy %x, %v : memref<256xf32>, memref<256xf32, #tile.fragment>
+  }
+  return
+}
+}

@@ -15,7 +15,7 @@
 // CHECK-DAG: %[[C32:.*]] = arith.constant 32 : index
 // CHECK-DAG: %[[C64:.*]] = arith.constant 64 : index
 // CHECK: tile.kernel
-// CHECK: %[[RING:.*]] = tile.alloc_shared : memref<3x32x64xf32, #gpu.address_space<workgroup>>
+// CHECK: %[[RING:.*]] = tile.alloc_shared {tile.layout = #tile.smem<buffers = 3>} : memref<3x32x64xf32, #gpu.address_space<workgroup>>
 // CHECK-NOT: tile.alloc_shared
 // CHECK: %[[FULL:.*]] = tile.alloc_barriers : memref<3xi64, #gpu.address_space<workgroup>>
 // CHECK: %[[FREE:.*]] = tile.alloc_barriers : memref<3xi64, #gpu.address_space<workgroup>>
@@ -82,8 +82,8 @@ func.func @column_sums(%A: memref<160x64xf32>, %O: memref<64xf32>) {
 // CHECK-LABEL: func.func @dynamic
 // CHECK-DAG: %[[C2:.*]] = arith.constant 2 : index
 // CHECK-DAG: %[[C4:.*]] = arith.constant 4 : index
-// CHECK: %[[RA:.*]] = tile.alloc_shared : memref<2x16x64xf32, #gpu.address_space<workgroup>>
-// CHECK: %[[RB:.*]] = tile.alloc_shared : memref<2x16x64xf32, #gpu.address_space<workgroup>>
+// CHECK: %[[RA:.*]] = tile.alloc_shared {tile.layout = #tile.smem<buffers = 2>} : memref<2x16x64xf32, #gpu.address_space<workgroup>>
+// CHECK: %[[RB:.*]] = tile.alloc_shared {tile.layout = #tile.smem<buffers = 2>} : memref<2x16x64xf32, #gpu.address_space<workgroup>>
 // CHECK: %[[FULL:.*]] = tile.alloc_barriers : memref<2xi64, #gpu.address_space<workgroup>>
 // CHECK: %[[FIRST:.*]] = arith.cmpi sgt, %[[N:.*]], %[[C2]] : index
 // CHECK: scf.if %[[FIRST]] {
@@ -229,7 +229,7 @@ func.func @gemm_bias(%A: memref<256x256xf16>, %B: memref<256x256xf16>, %Bias: me
 // iteration k waits for its slot, then refills slot (k + 2) mod 3, which iteration k - 1 read, with
 // iteration k + 2 (guarded by the trip count) and arrives on it unconditionally, before the reads.
 // CHECK-LABEL: func.func @column_sums_groups
-// CHECK: %[[RING:.*]] = tile.alloc_shared : memref<3x32x64xf32, #gpu.address_space<workgroup>>
+// CHECK: %[[RING:.*]] = tile.alloc_shared {tile.layout = #tile.smem<buffers = 3>} : memref<3x32x64xf32, #gpu.address_space<workgroup>>
 // CHECK: %[[FULL:.*]] = tile.alloc_barriers : memref<3xi64, #gpu.address_space<workgroup>>
 // CHECK-NOT: tile.alloc_barriers
 // CHECK: scf.if

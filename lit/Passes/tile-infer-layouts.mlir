@@ -569,3 +569,22 @@ func.func @split_n_attention(%Q: memref<64x64xf16>, %KV: memref<256x64xf16>, %O:
   return
 }
 }
+
+// -----
+
+// A reduction to a scalar records the scalar's layout too (an empty shape: every thread that
+// reduced holds the result), so no later pass infers it again.
+// CHECK-LABEL: func.func @to_scalar
+// CHECK: tile.alloc_fragment {tile.layout = #tile.frag<shape = [256], threads = 256, thread = (d0) -> (d0), slot = (d0) -> (0), origin = "blocked">}
+// CHECK: tile.alloc_fragment {tile.layout = #tile.frag<shape = [], threads = 256, replicate = 256, thread = ()[s0] -> (s0), slot = () -> (0), origin = "slice(blocked)">} : memref<f32, #tile.fragment>
+module attributes {tile.target = "sm_90a"} {
+func.func @to_scalar(%n: index, %x: memref<256xf32>) {
+  tile.kernel grid(%n) threads(256) (%bx) {
+    %v = tile.alloc_fragment : memref<256xf32, #tile.fragment>
+    %s = tile.alloc_fragment : memref<f32, #tile.fragment>
+    tile.copy %x, %v : memref<256xf32>, memref<256xf32, #tile.fragment>
+    tile.reduce <absmax> %v, %s dim(0) : memref<256xf32, #tile.fragment>, memref<f32, #tile.fragment>
+  }
+  return
+}
+}

@@ -257,6 +257,7 @@ fn lower<'c, 'a>(
     warn_off_registers: bool,
 ) -> Result<(), Failure<'c, 'a>> {
     let threads = integer_attribute(&kernel, "threads").unwrap_or(0);
+    crate::layout::ensure_recorded(context, kernel, target, crate::layout::Rings::Written)?;
     // Fragments in registers where every op that touches one has a rule for its layouts; otherwise
     // fragments a thread only touches at its own elements are private, the others in workgroup memory.
     let planned = crate::registers::plan(kernel, target)?;
@@ -265,23 +266,12 @@ fn lower<'c, 'a>(
     let block_threads = crate::pipeline::producer::block_threads(kernel, threads);
     // Where the target rearranges its shared tiles, those the register rules read are stored padded
     // and transposed as their layouts say, before any op that addresses them is lowered; elsewhere
-    // shared tiles whose layout pads their rows carry it from here on (the allocation and the
-    // workgroup-memory count read it; a layout written in the input is already there).
-    if let Ok(plan) = &planned {
-        if target.memory.rearranged_tiles {
-            crate::layout::stored::apply(context, &plan.shared);
-            crate::layout::stored::pad_rings(context, kernel);
-        } else {
-            for (allocation, layout) in &plan.padded {
-                if allocation.attribute(crate::layout::LAYOUT_ATTRIBUTE).is_err() {
-                    set_attribute(
-                        *allocation,
-                        crate::layout::LAYOUT_ATTRIBUTE,
-                        layout.to_attribute(context),
-                    );
-                }
-            }
-        }
+    // the allocation and the workgroup-memory count read a padded layout from the tile.
+    if let Ok(plan) = &planned
+        && target.memory.rearranged_tiles
+    {
+        crate::layout::stored::apply(context, &plan.shared);
+        crate::layout::stored::pad_rings(context, kernel);
     }
     let (owned, register_scratch) = match &planned {
         Ok(plan) => (plan.fragments.clone(), plan.scratch_bytes),

@@ -26,7 +26,12 @@ use crate::kernels::Failure;
 use crate::target::Target;
 use melior::{
     Context, ContextRef,
-    ir::{Attribute, attribute::StringAttribute, operation::OperationRef, r#type::TypeId},
+    ir::{
+        Attribute,
+        attribute::StringAttribute,
+        operation::{OperationLike, OperationRef},
+        r#type::TypeId,
+    },
     pass::{ExternalPass, Pass, RunExternalPass, create_external},
 };
 use tile_dialect::{
@@ -121,22 +126,91 @@ impl Layout {
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Rings {
     /// The copies the loops' rings issue ahead, as `tile-plan-pipelines` marks them or will: what
-    /// this pass records, for the rings `tile-expand-pipelines` then writes (the tile-to-nvvm
-    /// pipeline runs both before the lowering).
+    /// this pass and `tile-plan-pipelines` record, for the rings `tile-expand-pipelines` then
+    /// writes.
     Forecast,
-    /// The `tile.copy_async`s already written: what a lowering finds.
+    /// The `tile.copy_async`s already written: what a lowering run on a kernel no earlier pass
+    /// laid out finds.
     Written,
 }
 
-/// Returns the layouts of `kernel`'s tiles and loops on `chip`: those recorded on it (by this pass
-/// or by hand), and what inference gives the rest (a lowering run without the pass), with `rings`
-/// saying which copies fill wgmma's tiles by TMA.
-pub fn infer_for_lowering<'c, 'a>(
+/// Records the layouts of `kernel` on `chip` where `tile-infer-layouts` has not (a later pass run
+/// without it, as in a lit test of one pass): the same inference, once, with `rings` saying which
+/// copies fill wgmma's tiles by TMA. Layouts recorded for another target are an error: each
+/// target's instructions fix their own.
+pub fn ensure_recorded<'c, 'a>(
+    context: &'c Context,
     kernel: OperationRef<'c, 'a>,
     chip: &'static Target,
     rings: Rings,
-) -> Result<Inferred<'c, 'a>, Failure<'c, 'a>> {
-    propagate::infer(kernel, chip, rings)
+) -> Result<(), Failure<'c, 'a>> {
+    let Ok(strategy) = kernel.attribute(tile_dialect::decisions::STRATEGY.name) else {
+        return infer_kernel(context, kernel, chip, rings);
+    };
+    let module = std::iter::successors(Some(kernel), |op| op.parent_operation()).last();
+    if let Some(recorded_for) = module.and_then(|module| Target::of(module).ok())
+        && recorded_for.name != chip.name
+    {
+        return Err((
+            kernel,
+            format!(
+                "has layouts tile-infer-layouts recorded for {}, but is lowered for {}: set tile.target = \"{}\" on the module before tile-infer-layouts",
+                recorded_for.name, chip.name, chip.name
+            ),
+        ));
+    }
+    let strategy_name = StringAttribute::try_from(strategy)
+        .ok()
+        .map(|name| name.value().to_owned());
+    if strategy_name.as_deref() != Some(chip.strategy.name()) {
+        return Err((
+            kernel,
+            format!(
+                "has tile.strategy = {strategy}, but {} lowers kernels {}",
+                chip.name,
+                chip.strategy.name()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The layouts recorded on `kernel`'s tiles and loops ([`ensure_recorded`]): what every pass after
+/// `tile-infer-layouts` reads. A tile or loop without one is an error at it; barriers hold no tile
+/// and have none.
+pub fn recorded<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Result<Inferred<'c, 'a>, Failure<'c, 'a>> {
+    let missing = |op: OperationRef<'c, 'a>, attribute: &str| {
+        (
+            op,
+            format!(
+                "has no {attribute}, which tile-infer-layouts records on every tile and loop of a kernel before the passes that read it (it was created after the pass, or the pass did not run)"
+            ),
+        )
+    };
+    let mut inferred = Inferred {
+        tiles: Vec::new(),
+        loops: Vec::new(),
+    };
+    for op in tile_dialect::ops::nested_ops(kernel) {
+        tile_ir::match_op!(&op, {
+            tile_ir::tile::AllocFragmentOperation | tile_ir::tile::AllocSharedOperation => {
+                let given = op.attribute(LAYOUT_ATTRIBUTE).map_err(|_| missing(op, LAYOUT_ATTRIBUTE))?;
+                let layout = Layout::from_attribute(given).ok_or_else(|| {
+                    (op, format!("expects its {LAYOUT_ATTRIBUTE} to be a #tile.frag (fragments) or #tile.smem (shared tiles), but got {given}"))
+                })?;
+                inferred.tiles.push((op, layout));
+            },
+            tile_ir::tile::AllocBarriersOperation => inferred.tiles.push((op, Layout::Shared(SharedLayout::row_major()))),
+            tile_ir::tile::ParallelOperation => {
+                let given = op.attribute(LOOP_LAYOUT_ATTRIBUTE).map_err(|_| missing(op, LOOP_LAYOUT_ATTRIBUTE))?;
+                let layout = FragmentLayout::from_attribute(given)
+                    .ok_or_else(|| (op, format!("expects its {LOOP_LAYOUT_ATTRIBUTE} to be a #tile.frag, but got {given}")))?;
+                inferred.loops.push((op, layout));
+            },
+            _ => {},
+        });
+    }
+    Ok(inferred)
 }
 
 /// Records the layout of every tile and loop of `kernel` on `chip`, and its strategy.
@@ -144,13 +218,12 @@ fn infer_kernel<'c, 'a>(
     context: &'c Context,
     kernel: OperationRef<'c, 'a>,
     chip: &'static Target,
+    rings: Rings,
 ) -> Result<(), Failure<'c, 'a>> {
     let strategy = chip.strategy;
-    let inferred = infer_for_lowering(kernel, chip, Rings::Forecast)?;
+    let inferred = propagate::infer(kernel, chip, rings)?;
     for (allocation, layout) in inferred.tiles {
-        // A rank-0 fragment (a reduction to a scalar) has no `#tile.frag` (its shape would be
-        // empty); the lowerings infer its layout again.
-        if matches!(&layout, Layout::Fragment(fragment) if fragment.shape.is_empty()) {
+        if tile_ir::is(&allocation, tile_ir::tile::AllocBarriersOperation::name) {
             continue;
         }
         set_attribute(allocation, LAYOUT_ATTRIBUTE, layout.to_attribute(context));
@@ -176,7 +249,7 @@ tile_passes::rust_pass! {
         dialects: [tile_dialect::dialect_handle()],
         run: |module| {
             let target = Target::of(module)?;
-            crate::kernels::lower_each_kernel(module, &|context, _, kernel, _| infer_kernel(context, kernel, target))
+            crate::kernels::lower_each_kernel(module, &|context, _, kernel, _| infer_kernel(context, kernel, target, Rings::Forecast))
         },
     }
 }

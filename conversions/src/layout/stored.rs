@@ -23,7 +23,7 @@ use melior::{
 };
 use tile_dialect::{
     layout::{LAYOUT_ATTRIBUTE, SharedLayout},
-    ops::{memref_shape, set_attribute},
+    ops::memref_shape,
 };
 
 /// How a shared tile is stored.
@@ -74,12 +74,9 @@ pub fn apply<'c, 'a>(context: &'c Context, shared: &[(OperationRef<'c, 'a>, Shar
         let memref = MemRefType::try_from(tile.r#type()).expect("a tile is a memref");
         let (physical, _) = stored_shape(layout, [shape[0], shape[1]]);
         view_as_stored(context, &rewriter, tile, layout, next);
-        // The allocation itself takes the stored shape (in place: the plan refers to it), and
-        // keeps the layout it is stored in for the rules that ask [`stored`].
+        // The allocation itself takes the stored shape (in place: the plan refers to it); its
+        // recorded layout says how it is stored, for the rules that ask [`stored`].
         tile.set_type(MemRefType::new(memref.element(), &physical, None, memref.memory_space()).into());
-        if allocation.attribute(LAYOUT_ATTRIBUTE).is_err() {
-            set_attribute(*allocation, LAYOUT_ATTRIBUTE, layout.to_attribute(context));
-        }
     }
 }
 

@@ -138,6 +138,8 @@ fn schedule_kernel<'c, 'a>(
     kernel: OperationRef<'c, 'a>,
     chip: &'static Target,
 ) -> Result<(), Failure<'c, 'a>> {
+    // Which copies TMA fills depends on the fragments' layouts.
+    crate::layout::ensure_recorded(context, kernel, chip, crate::layout::Rings::Forecast)?;
     for pipelined in nested_ops(kernel)
         .into_iter()
         .filter(|op| tile_ir::is(op, tile_ir::tile::PipelinedOperation::name))

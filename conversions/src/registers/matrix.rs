@@ -57,7 +57,7 @@ pub trait MatrixRules: Sync {
     /// Whether TMA would fill the tiles `copies` (copies from global memory into shared tiles,
     /// about to be issued ahead into rings) write: what the pipeline planner asks before it gives
     /// a loop a producer warpgroup. Quiet: the lowering says why a gemm is off the instructions.
-    fn tma_fillable(&self, _kernel: OperationRef, _target: &'static Target, _copies: &[OperationRef]) -> bool {
+    fn tma_fillable(&self, _kernel: OperationRef, _copies: &[OperationRef]) -> bool {
         false
     }
 }

@@ -175,9 +175,6 @@ pub struct Plan<'c, 'a> {
     /// Every shared tile's layout (a target that rearranges its tiles stores them so:
     /// `crate::layout::stored`).
     pub shared: Vec<(OperationRef<'c, 'a>, tile_dialect::layout::SharedLayout)>,
-    /// The shared tiles whose layout pads their rows, and that layout (to be recorded on them
-    /// before they are allocated).
-    pub padded: Vec<(OperationRef<'c, 'a>, tile_dialect::layout::SharedLayout)>,
 }
 
 impl Plan<'_, '_> {
@@ -195,15 +192,13 @@ impl Plan<'_, '_> {
 /// tiles, about to be issued ahead into rings): the target's matrix rules say
 /// ([`matrix::MatrixRules::tma_fillable`]).
 pub fn tma_fillable(kernel: OperationRef, target: &'static Target, copies: &[OperationRef]) -> bool {
-    target
-        .matrix
-        .is_some_and(|rules| rules.tma_fillable(kernel, target, copies))
+    target.matrix.is_some_and(|rules| rules.tma_fillable(kernel, copies))
 }
 
-/// The fragments' layouts of `kernel` as `tile-infer-layouts` would record them before its rings
-/// exist (`None` where inference fails): what a matrix family's forecast reads.
-pub fn forecast_layouts(kernel: OperationRef, target: &'static Target) -> Option<Layouts> {
-    let inferred = crate::layout::infer_for_lowering(kernel, target, crate::layout::Rings::Forecast).ok()?;
+/// The fragments' layouts `tile-infer-layouts` recorded on `kernel` (`None` where one has none):
+/// what a matrix family's forecast reads.
+pub fn forecast_layouts(kernel: OperationRef) -> Option<Layouts> {
+    let inferred = crate::layout::recorded(kernel).ok()?;
     let mut layouts = Layouts::default();
     for (allocation, layout) in inferred.tiles {
         if let Layout::Fragment(layout) = layout
@@ -224,17 +219,15 @@ pub fn plan<'c, 'a>(
     // The lanes the target's register shuffles exchange (`None`: exchanges go through workgroup
     // memory).
     let shuffles = chip.shuffle_lanes;
-    let inferred = crate::layout::infer_for_lowering(kernel, chip, crate::layout::Rings::Written)?;
+    let inferred = crate::layout::recorded(kernel)?;
     let mut layouts = Layouts::default();
     let mut fragments = Vec::new();
     let mut shared = Vec::new();
-    let mut padded = Vec::new();
     for (allocation, layout) in inferred.tiles {
         if let Layout::Shared(layout) = &layout {
             shared.push((allocation, layout.clone()));
             if layout.padding > 0 {
                 layouts.padding.insert(key(&allocation), layout.padding);
-                padded.push((allocation, layout.clone()));
             }
         }
         if let Layout::Fragment(layout) = layout {
@@ -331,7 +324,6 @@ pub fn plan<'c, 'a>(
         fragments,
         scratch_bytes,
         shared,
-        padded,
     }))
 }
 

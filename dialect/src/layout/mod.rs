@@ -131,6 +131,16 @@ impl FragmentLayout {
         (0..mine.len()).all(|element| mine.owners(element) == theirs.owners(element))
     }
 
+    /// Returns whether every element is in the same slot of the same threads as in `other`: the
+    /// same layout, whatever form its maps are written in (a recorded layout's maps are simplified).
+    pub fn same_placement(&self, other: &FragmentLayout) -> bool {
+        if !self.same_owners(other) {
+            return false;
+        }
+        let (mine, theirs) = (self.table(), other.table());
+        (0..mine.len()).all(|element| mine.slot(element) == theirs.slot(element))
+    }
+
     /// Checks the layout's invariants for a fragment of `shape` on `threads` threads.
     pub fn check(&self, shape: &[i64], threads: i64) -> Result<(), String> {
         if self.shape != shape {

@@ -146,11 +146,11 @@ impl MatrixRules for TensorCores {
         Ok(Ok((Box::new(plan), off)))
     }
 
-    fn tma_fillable(&self, kernel: OperationRef, target: &'static Target, copies: &[OperationRef]) -> bool {
+    fn tma_fillable(&self, kernel: OperationRef, copies: &[OperationRef]) -> bool {
         if !self.wgmma {
             return false;
         }
-        let Some(layouts) = crate::registers::forecast_layouts(kernel, target) else {
+        let Some(layouts) = crate::registers::forecast_layouts(kernel) else {
             return false;
         };
         let plan = wgmma::wgmma_plan(&nested_ops(kernel), &layouts);

@@ -101,7 +101,10 @@ pub fn held_plan<'c, 'a>(
         let Ok(subgroups) = crate::spirv::coopmat::config::subgroup_split(threads, m, n) else {
             continue;
         };
-        if placed.layout != crate::layout::atoms::coopmat_accumulator(m, n, subgroups) {
+        if !placed
+            .layout
+            .same_placement(&crate::layout::atoms::coopmat_accumulator(m, n, subgroups))
+        {
             continue;
         }
         let fragment: Value = allocation.result(0).expect("a fragment").into();
