@@ -45,14 +45,18 @@ pub fn wgmma_accumulator_split(m: i64, n: i64, (wm, wn): (i64, i64)) -> Fragment
     }
 }
 
-/// The warpgroups `(along M, along N)` of a wgmma accumulator layout ([`wgmma_accumulator_split`]):
-/// N over the instruction's N of its origin. `None` for other layouts.
+/// The warpgroups `(along M, along N)` of a layout that places its elements as a wgmma accumulator
+/// does ([`wgmma_accumulator_split`]), however its maps are written. `None` for other layouts.
 pub fn wgmma_warpgroups(layout: &FragmentLayout) -> Option<(i64, i64)> {
-    let columns: i64 = layout.origin.strip_prefix("wgmma.acc.m64n")?.parse().ok()?;
-    let [_, n] = layout.shape[..] else { return None };
+    let [m, n] = layout.shape[..] else { return None };
+    if layout.threads % 128 != 0 {
+        return None;
+    }
     let warpgroups = layout.threads / 128;
-    let wn = n / columns.max(1);
-    (wn >= 1 && warpgroups % wn == 0).then_some((warpgroups / wn, wn))
+    (1..=warpgroups)
+        .filter(|wn| warpgroups % wn == 0 && n % wn == 0 && m % (64 * (warpgroups / wn)) == 0)
+        .map(|wn| (warpgroups / wn, wn))
+        .find(|split| layout.same_placement(&wgmma_accumulator_split(m, n, *split)))
 }
 
 /// The register A operand of a 16-bit wgmma (`m`x`k`): per 16-column k-step, lane `l` holds
@@ -341,6 +345,18 @@ mod tests {
         // Splitting M alone is the layout it always was.
         assert_eq!(wgmma_accumulator_split(128, 64, (2, 1)), wgmma_accumulator(128, 64, 2));
         assert_eq!(wgmma_warpgroups(&wgmma_accumulator(128, 64, 2)), Some((2, 1)));
+        // The placement decides, not the origin or how the maps are written.
+        let renamed = FragmentLayout {
+            origin: "by hand".into(),
+            slot: split.slot.clone() + dim(0) * 0,
+            ..split.clone()
+        };
+        assert_eq!(wgmma_warpgroups(&renamed), Some((1, 2)));
+        assert_eq!(wgmma_warpgroups(&blocked(&[64, 512], 256)), None);
+        assert_eq!(
+            wgmma_warpgroups(&wgmma_accumulator_split(128, 128, (1, 2))),
+            Some((1, 2))
+        );
     }
 
     #[test]

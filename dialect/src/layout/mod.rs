@@ -134,6 +134,9 @@ impl FragmentLayout {
     /// Returns whether every element is in the same slot of the same threads as in `other`: the
     /// same layout, whatever form its maps are written in (a recorded layout's maps are simplified).
     pub fn same_placement(&self, other: &FragmentLayout) -> bool {
+        if self == other {
+            return true;
+        }
         if !self.same_owners(other) {
             return false;
         }
