@@ -170,12 +170,18 @@ fn prepare_spirv(module: OperationRef) -> Result<(), String> {
                 if function.attribute("gpu.kernel").is_err() || function.attribute("spirv.entry_point_abi").is_ok() {
                     continue;
                 }
-                let size = function.attribute("known_block_size").ok().map(|size| size.to_string());
-                let Some(size) = size.and_then(|size| {
-                    size.strip_prefix("array<i32: ")
-                        .and_then(|rest| rest.strip_suffix('>'))
-                        .map(str::to_owned)
-                }) else {
+                let size = function
+                    .attribute("known_block_size")
+                    .ok()
+                    .and_then(|size| melior::ir::attribute::DenseI32ArrayAttribute::try_from(size).ok())
+                    .map(|size| {
+                        let sizes: Vec<String> = (0..size.len())
+                            .filter_map(|i| size.element(i).ok())
+                            .map(|s| s.to_string())
+                            .collect();
+                        sizes.join(", ")
+                    });
+                let Some(size) = size else {
                     emit_error(
                         function.location(),
                         "'gpu.func' op expects a known block size (a gpu.launch with constant threads) to be lowered to SPIR-V, but got none",

@@ -280,8 +280,9 @@ fn truncations_linked(module: OperationRef) -> bool {
         let (Ok(source), Ok(result)) = (truncation.operand(0), truncation.result(0)) else {
             continue;
         };
-        let (from, to) = (source.r#type().to_string(), result.r#type().to_string());
-        if from.ends_with("f64") && to.ends_with("bf16") {
+        let element = tile_dialect::ops::scalar_type;
+        if element(source.r#type()).is_f64() && element(result.r#type()).is_bf16() {
+            let (from, to) = (source.r#type(), result.r#type());
             emit_error(
                 truncation.location(),
                 &format!(
@@ -355,7 +356,7 @@ pub fn eight_bit_product(a: melior::ir::Value, b: melior::ir::Value, c: melior::
 }
 
 /// Whether A and B hold `input` and C `accumulator`.
-fn product_of(
+pub fn product_of(
     a: melior::ir::Value,
     b: melior::ir::Value,
     c: melior::ir::Value,

@@ -21,9 +21,9 @@ pub fn gemm_anchors<'c, 'a>(site: &Site<'c, 'a, '_>) -> Vec<Anchor<'c, 'a>> {
 /// or when it is no gemm the anchors read): the conditions of [`mfma_anchors`], said with what would work.
 pub fn mfma_unavailable(gemm: OperationRef, threads: i64, chained: bool) -> Option<String> {
     let ops = operands(gemm)?;
-    let [a, b, c] = [ops.a, ops.b, ops.c]
-        .map(|value| crate::support::element_of(value).map_or("?".to_owned(), |element| element.to_string()));
-    if c != "f32" || !is_16_bit(ops.a) || !is_16_bit(ops.b) || a != b {
+    let [a, b, c] = [ops.a, ops.b, ops.c].map(crate::support::element_of);
+    if c != Some(tile_dialect::element::Element::F32) || !is_16_bit(ops.a) || !is_16_bit(ops.b) || a != b {
+        let [a, b, c] = [a, b, c].map(|element| element.map_or("?".to_owned(), |element| element.to_string()));
         return Some(format!(
             "multiplies {a} by {b} into {c}; mfma on gfx942 takes f16 or bf16 inputs (both alike) with an f32 accumulator"
         ));

@@ -214,8 +214,9 @@ pub fn goes_ahead(kernel: OperationRef, pipelined: OperationRef, copy: Operation
         .expect("loop body");
     let Some(parts) = copy_parts(&copy) else { return false };
     let tile = parts.dst;
-    let element =
-        |value: Value| tile_dialect::ops::as_memref(value.r#type()).map(|memref| memref.element().to_string());
+    fn element<'c>(value: Value<'c, '_>) -> Option<melior::ir::Type<'c>> {
+        tile_dialect::ops::as_memref(value.r#type()).map(|memref| memref.element())
+    }
     let allocated_outside = tile_dialect::ops::as_result(tile).is_some_and(|result| {
         tile_ir::is(&result.owner(), tile::AllocSharedOperation::name) && !is_defined_inside(tile, pipelined)
     });

@@ -169,21 +169,22 @@ pub(crate) fn matrix_gemm_depth_of(
     integer: bool,
 ) -> Result<i64, String> {
     let (instruction, shape) = name.rsplit_once('.').unwrap_or((name, name));
-    let (input, other, output) = (
-        element_type(a).to_string(),
-        element_type(b).to_string(),
-        element_type(c).to_string(),
-    );
+    use tile_dialect::element::Element;
     let (inputs, accumulator, takes) = if integer {
-        (&["i8"][..], "i32", "i8 inputs with an i32 accumulator")
+        (&[Element::I8][..], Element::I32, "i8 inputs with an i32 accumulator")
     } else {
         (
-            &["f16", "bf16"][..],
-            "f32",
+            &[Element::F16, Element::BF16][..],
+            Element::F32,
             "f16 or bf16 inputs (both alike) with an f32 accumulator",
         )
     };
-    if !inputs.contains(&input.as_str()) || input != other || output != accumulator {
+    let input = crate::support::element_of(a);
+    let fits = input.is_some_and(|input| inputs.contains(&input))
+        && crate::support::element_of(b) == input
+        && crate::support::element_of(c) == Some(accumulator);
+    if !fits {
+        let (input, other, output) = (element_type(a), element_type(b), element_type(c));
         return Err(format!(
             "multiplies {input} by {other} into {output}; {instruction} on {chip} takes {takes}"
         ));

@@ -194,10 +194,17 @@ pub fn staging_elements(gemms: &HashMap<usize, CoopmatGemm>) -> i64 {
 }
 
 fn check_gemm(gemm: &OperationRef, a: Value, b: Value, c: Value, threads: i64) -> Result<CoopmatGemm, String> {
-    let (input, other) = (element_type(a).to_string(), element_type(b).to_string());
-    if input != "f16" || other != "f16" || !element_type(c).is_f32() {
+    if !crate::support::product_of(
+        a,
+        b,
+        c,
+        tile_dialect::element::Element::F16,
+        tile_dialect::element::Element::F32,
+    ) {
         return Err(format!(
-            "multiplies {input} by {other} into {}; cooperative matrices on spirv-coopmat take f16 x f16 -> f32",
+            "multiplies {} by {} into {}; cooperative matrices on spirv-coopmat take f16 x f16 -> f32",
+            element_type(a),
+            element_type(b),
             element_type(c)
         ));
     }
