@@ -88,6 +88,7 @@ pub fn check_supported(module: OperationRef, target: Option<&Target>) -> Result<
         failed |= !truncations_linked(module);
         failed |= !no_eight_bit_floats(module, target);
         failed |= !no_producers(module, target);
+        failed |= !atomics_supported(module, crate::target::Atomics::Llvm, "the CPU reference");
         return if failed { Err(String::new()) } else { Ok(()) };
     };
     failed |= !host_arguments_plain(module, gpu.compiles_host_code());
@@ -101,7 +102,53 @@ pub fn check_supported(module: OperationRef, target: Option<&Target>) -> Result<
     if !gpu.tma {
         failed |= !no_producers(module, target);
     }
+    failed |= !atomics_supported(module, gpu.atomics, gpu.name);
     if failed { Err(String::new()) } else { Ok(()) }
+}
+
+/// Checks that every `memref.atomic_rmw` in the kernels of `module` makes an update of `atomics`,
+/// those of `name` (a target, or the CPU reference); emits an error at each other one and returns
+/// false when there was one.
+fn atomics_supported(module: OperationRef, atomics: crate::target::Atomics, name: &str) -> bool {
+    let mut fine = true;
+    for kernel in tile_dialect::ops::find_ops(module, tile::KernelOperation::name()) {
+        for atomic in tile_dialect::ops::find_ops(kernel, tile_ir::memref::AtomicRMWOperation::name()) {
+            let (Some(kind), Ok(value)) = (tile_dialect::ops::integer_attribute(&atomic, "kind"), atomic.operand(0))
+            else {
+                continue;
+            };
+            if atomics.allow(kind, value.r#type()) {
+                continue;
+            }
+            let mut others: Vec<&str> = crate::target::TARGETS
+                .iter()
+                .filter(|other| other.atomics.allow(kind, value.r#type()))
+                .map(|other| other.name)
+                .collect();
+            if crate::target::Atomics::Llvm.allow(kind, value.r#type()) && name != "the CPU reference" {
+                others.push("the CPU reference");
+            }
+            let kind_name = usize::try_from(kind)
+                .ok()
+                .and_then(|kind| crate::target::ATOMIC_KINDS.get(kind))
+                .unwrap_or(&"update");
+            let elsewhere = match others.split_last() {
+                None => "no target makes it".to_owned(),
+                Some((last, [])) => format!("{last} makes it"),
+                Some((last, rest)) => format!("{} and {last} make it", rest.join(", ")),
+            };
+            emit_error(
+                atomic.location(),
+                &format!(
+                    "'memref.atomic_rmw' op makes an atomic {kind_name} of {}, which {name} cannot: its atomics are {}; {elsewhere}",
+                    value.r#type(),
+                    atomics.describe(),
+                ),
+            );
+            fine = false;
+        }
+    }
+    fine
 }
 
 /// Checks that every function of `module` holding a `tile.kernel` has a name its kernels' symbols

@@ -14,7 +14,7 @@
 use crate::arith::{binary, bit_count, cast, integer, unary};
 use crate::bound;
 use crate::error::{Error, OutOfBounds, Result, UndefinedRead};
-use crate::ir::{Body, FloatOp, Kind, Op};
+use crate::ir::{Body, FloatOp, Kind, Op, Update};
 use crate::memory::{Buf, Level};
 use crate::race::Scope;
 use crate::scalar::{Val, unsigned, wrap};
@@ -153,8 +153,8 @@ impl Machine {
     pub fn note_read(&mut self, op: &Op, id: usize, position: usize) -> Result<()> {
         let len = self.buffers[id].data.len();
         for index in 0..self.scopes.len() {
-            if let Some(writer) = self.scopes[index].read(id, len, position) {
-                return Err(self.race(op, index, id, position, "reads", "changed", Some(writer)));
+            if let Some((how, other)) = self.scopes[index].read(id, len, position) {
+                return Err(self.race(op, index, id, position, "reads", how, other));
             }
         }
         Ok(())
@@ -183,6 +183,19 @@ impl Machine {
         for index in 0..self.scopes.len() {
             if let Some((how, other)) = self.scopes[index].change(id, len, position) {
                 return Err(self.race(op, index, id, position, "writes", how, other));
+            }
+        }
+        Ok(())
+    }
+
+    /// Notes that `op` updated element `position` of buffer `id` atomically: a race when another
+    /// agent of an enclosing unordered scope changed or read it plainly (atomic updates by several
+    /// agents are ordered by the memory system, one after another).
+    pub fn note_update(&mut self, op: &Op, id: usize, position: usize) -> Result<()> {
+        let len = self.buffers[id].data.len();
+        for index in 0..self.scopes.len() {
+            if let Some((how, other)) = self.scopes[index].update(id, len, position) {
+                return Err(self.race(op, index, id, position, "updates", how, other));
             }
         }
         Ok(())
@@ -391,6 +404,40 @@ impl Machine {
                     value
                 };
                 self.write(op, id, position, value)?;
+            }
+            Kind::Atomic(update) => {
+                let id = self.buffer(op, 1)?;
+                let index = self.ints(op, 2..op.operands.len())?;
+                let Some(position) = self.buffers[id].position(&index) else {
+                    return Err(self.out_of_bounds(op, "update", index, id));
+                };
+                self.defined(op, id, position, "")?;
+                let old = self.buffers[id].load(position);
+                let new = match (*update, old, self.get(op.operands[0])) {
+                    (Update::Float(kind, float), Val::F(a, d), Val::F(b, e)) => {
+                        let r = float.round(binary(kind, a, b));
+                        Val::F(r, bound::binary(kind, float, (a, d), (b, e), r))
+                    }
+                    (Update::Int(kind, width), Val::I(a, d), Val::I(b, e)) => Val::I(
+                        integer(op, kind, width, a, b)?,
+                        bound::integer(kind, width, (a, d), (b, e)),
+                    ),
+                    (Update::Assign, _, value) => value,
+                    (_, old, value) => {
+                        return Err(undefined(
+                            op,
+                            format!("cannot update the element {old} with {value} as its kind says"),
+                        ));
+                    }
+                };
+                let value = if self.uncertain_index(op, 2..op.operands.len()) {
+                    unbounded(new)
+                } else {
+                    new
+                };
+                self.buffers[id].store(position, value);
+                self.note_update(op, id, position)?;
+                self.set(op, old);
             }
             Kind::Dim => {
                 let id = self.buffer(op, 0)?;

@@ -107,6 +107,18 @@ pub enum BitCount {
     Ones,
 }
 
+/// What a `memref.atomic_rmw` computes from the element and its operand (the element is the left
+/// operand).
+#[derive(Clone, Copy, Debug)]
+pub enum Update {
+    /// A float op at a type.
+    Float(FloatOp, Float),
+    /// An integer op at a width.
+    Int(IntOp, u32),
+    /// The operand replaces the element.
+    Assign,
+}
+
 /// What an op does, with its static data.
 #[derive(Clone, Debug)]
 pub enum Kind {
@@ -147,6 +159,8 @@ pub enum Kind {
     Load,
     /// `memref.store`.
     Store,
+    /// `memref.atomic_rmw`: the update it applies.
+    Atomic(Update),
     /// `memref.dim`.
     Dim,
     /// `memref.alloc`/`memref.alloca`/`tile.alloc_*`: a fresh buffer at a level.

@@ -7,12 +7,15 @@
 //! existed when it began: a block's own tiles, or an iteration's own allocations, are private) the
 //! agent (block or iteration) that last changed it and the agents that read it. Undefined (a
 //! race, reported at the op):
-//! - a read of an element another agent changed;
-//! - a change of an element another agent changed, or read.
+//! - a read of an element another agent changed or updated;
+//! - a change of an element another agent changed, updated or read;
+//! - an atomic update (`memref.atomic_rmw`) of an element another agent changed or read. Updates
+//!   by several agents are not a race: the memory system orders them (a float sum then depends on
+//!   their order only by its rounding).
 //!
 //! A write that leaves a written element's value as it was changes nothing (every block storing the
 //! same value is deterministic). Invariants: the scopes nest (a parallel inside a block of a
-//! kernel); each checks only buffers below its mark; the cost is two `u32` per element of a
+//! kernel); each checks only buffers below its mark; the cost is three `u32` per element of a
 //! shared buffer touched inside the scope.
 
 use std::collections::HashMap;
@@ -24,6 +27,27 @@ const MANY: u32 = u32::MAX - 1;
 struct Tracks {
     changed_by: Vec<u32>,
     read_by: Vec<u32>,
+    updated_by: Vec<u32>,
+}
+
+/// Adds `agent` to the agents a track holds (one, or [`MANY`]).
+fn note(track: &mut u32, agent: u32) {
+    *track = match *track {
+        NONE => agent,
+        same if same == agent => agent,
+        _ => MANY,
+    };
+}
+
+/// How an agent other than `agent` touched an element (`how`), and which (`None` for several),
+/// if the track `track` says one did.
+fn other(track: u32, agent: u32, how: &'static str) -> Option<(&'static str, Option<u32>)> {
+    match track {
+        NONE => None,
+        MANY => Some((how, None)),
+        one if one == agent => None,
+        one => Some((how, Some(one))),
+    }
 }
 
 /// One scope of unordered agents: a kernel's blocks or a parallel's iterations.
@@ -65,25 +89,22 @@ impl Scope {
         self.tracks.entry(id).or_insert_with(|| Tracks {
             changed_by: vec![NONE; len],
             read_by: vec![NONE; len],
+            updated_by: vec![NONE; len],
         })
     }
 
-    /// Notes a read of element `position` of buffer `id` (of `len` elements); returns the other
-    /// agent that changed it, if any.
-    pub fn read(&mut self, id: usize, len: usize, position: usize) -> Option<u32> {
+    /// Notes a read of element `position` of buffer `id` (of `len` elements); returns how another
+    /// agent touched it (`changed` or `updated`) and which (`None` for several), if one did.
+    pub fn read(&mut self, id: usize, len: usize, position: usize) -> Option<(&'static str, Option<u32>)> {
         if id >= self.mark {
             return None;
         }
         let agent = self.agent;
         let tracks = self.tracks(id, len);
         let writer = tracks.changed_by[position];
-        let reader = &mut tracks.read_by[position];
-        *reader = match *reader {
-            NONE => agent,
-            same if same == agent => agent,
-            _ => MANY,
-        };
-        (writer != NONE && writer != agent).then_some(writer)
+        let updater = tracks.updated_by[position];
+        note(&mut tracks.read_by[position], agent);
+        other(writer, agent, "changed").or_else(|| other(updater, agent, "updated"))
     }
 
     /// Notes a change of element `position` of buffer `id`; returns how another agent touched it
@@ -95,16 +116,22 @@ impl Scope {
         let agent = self.agent;
         let tracks = self.tracks(id, len);
         let writer = std::mem::replace(&mut tracks.changed_by[position], agent);
-        let reader = tracks.read_by[position];
-        if writer != NONE && writer != agent {
-            Some(("changed", Some(writer)))
-        } else if reader == MANY {
-            Some(("read", None))
-        } else if reader != NONE && reader != agent {
-            Some(("read", Some(reader)))
-        } else {
-            None
+        let (reader, updater) = (tracks.read_by[position], tracks.updated_by[position]);
+        other(writer, agent, "changed")
+            .or_else(|| other(updater, agent, "updated"))
+            .or_else(|| other(reader, agent, "read"))
+    }
+
+    /// Notes an atomic update of element `position` of buffer `id`; returns how another agent
+    /// touched it plainly (`changed` or `read`) and which, if one did.
+    pub fn update(&mut self, id: usize, len: usize, position: usize) -> Option<(&'static str, Option<u32>)> {
+        if id >= self.mark {
+            return None;
         }
+        let agent = self.agent;
+        let tracks = self.tracks(id, len);
+        note(&mut tracks.updated_by[position], agent);
+        other(tracks.changed_by[position], agent, "changed").or_else(|| other(tracks.read_by[position], agent, "read"))
     }
 
     /// Names agent `agent`: `block [1, 0]`, `iteration [3, 5]`, or `other blocks`.

@@ -58,3 +58,19 @@ func.func @f64_to_bf16(%X: memref<64xbf16>, %Y: memref<64xbf16>) {
   }
   return
 }
+
+// -----
+
+// LLVM has no atomic product, so no target and not the CPU reference makes one.
+func.func @atomic_product(%X: memref<64xf32>, %S: memref<1xf32>) {
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(64) (%bx) {
+    tile.parallel (%i) in (64) {
+      %c0 = arith.constant 0 : index
+      %v = memref.load %X[%i] : memref<64xf32>
+      // expected-error @+1 {{'memref.atomic_rmw' op makes an atomic mulf of f32, which the CPU reference cannot: its atomics are every kind but mulf and muli; no target makes it}}
+      %old = memref.atomic_rmw mulf %v, %S[%c0] : (f32, memref<1xf32>) -> f32
+    }
+  }
+  return
+}

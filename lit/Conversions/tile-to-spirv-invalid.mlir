@@ -85,3 +85,35 @@ func.func @huge_tensor(%A: memref<4294967296x64xf32>, %O: memref<32x64xf32>) {
   }
   return
 }
+
+// -----
+
+// SPIR-V's atomics update 32-bit integers: a float add is refused, naming the targets that make it.
+func.func @atomic_float_add(%X: memref<64xf32>, %S: memref<1xf32>) {
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(64) (%bx) {
+    tile.parallel (%i) in (64) {
+      %c0 = arith.constant 0 : index
+      %v = memref.load %X[%i] : memref<64xf32>
+      // expected-error @+1 {{'memref.atomic_rmw' op makes an atomic addf of f32, which spirv cannot: its atomics are addi, andi, ori, maxs, maxu, mins and minu on i32; sm_90a, sm_80, gfx942 and the CPU reference make it}}
+      %old = memref.atomic_rmw addf %v, %S[%c0] : (f32, memref<1xf32>) -> f32
+    }
+  }
+  return
+}
+
+// -----
+
+// An exclusive or: SPIR-V has no atomic for it.
+func.func @atomic_xor(%X: memref<64xi32>, %S: memref<1xi32>) {
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(64) (%bx) {
+    tile.parallel (%i) in (64) {
+      %c0 = arith.constant 0 : index
+      %v = memref.load %X[%i] : memref<64xi32>
+      // expected-error @+1 {{'memref.atomic_rmw' op makes an atomic xori of i32, which spirv cannot: its atomics are addi, andi, ori, maxs, maxu, mins and minu on i32; sm_90a, sm_80, gfx942 and the CPU reference make it}}
+      %old = memref.atomic_rmw xori %v, %S[%c0] : (i32, memref<1xi32>) -> i32
+    }
+  }
+  return
+}

@@ -215,3 +215,8 @@ fn math_functions_on_f16_match_the_reference() {
     // f16 math ops are computed in f32 on SPIR-V (tile-math-to-spirv), and on the CPU.
     check_on_vulkan("test/programs/math_functions_f16.mlir", 28);
 }
+
+#[test]
+fn integer_atomics_of_several_workgroups_match_the_reference() {
+    check_on_vulkan("test/programs/atomic_counts_i32.mlir", 50);
+}

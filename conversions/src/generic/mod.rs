@@ -300,14 +300,16 @@ fn lower<'c, 'a>(
     let mut shared = check_kernel(kernel, target, &owned, register_scratch)
         .map_err(|(op, message)| (op, format!("{message}{}", not_in_registers.clone().unwrap_or_default())))?;
     let (tensors, scalars) = captured(kernel, target)?;
-    // Which tensors the kernel writes (destinations of copies and stores), for the launcher.
+    // Which tensors the kernel writes (destinations of copies, stores and atomics), for the launcher.
     let written: Vec<bool> = tensors
         .iter()
         .map(|tensor| {
             nested_ops(kernel).iter().any(|op| {
                 tile_ir::match_op!(op, {
                     tile::CopyOperation => tile_dialect::ops::copy_parts(op).is_some_and(|parts| parts.dst == *tensor),
-                    memref::StoreOperation => op.operand(1).is_ok_and(|destination| destination == *tensor),
+                    memref::StoreOperation | memref::AtomicRMWOperation => {
+                        op.operand(1).is_ok_and(|destination| destination == *tensor)
+                    },
                     _ => false,
                 })
             })

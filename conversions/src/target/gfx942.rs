@@ -56,6 +56,7 @@ pub static TARGET: Target = Target {
         whole_tile_test: false,
     }),
     subgroup_size: None,
+    atomics: super::Atomics::Llvm,
 };
 
 /// The passes after the lowering: the kernel modules to AMDGCN (their accumulators' private arrays

@@ -87,6 +87,51 @@ pub struct Target {
     pub wide_copies: Option<crate::generic::vector_copy::WideCopies>,
     /// The subgroup size the launch must ask for (a manifest field), where the code assumes one.
     pub subgroup_size: Option<u32>,
+    /// The `memref.atomic_rmw` updates its kernels can make.
+    pub atomics: Atomics,
+}
+
+/// The atomic updates (`memref.atomic_rmw`) a target's kernels can make.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Atomics {
+    /// LLVM's `atomicrmw` (a compare-and-swap loop where the chip has no instruction): every kind
+    /// but products, on every element type.
+    Llvm,
+    /// SPIR-V's atomic instructions: add, and, or, signed and unsigned max and min, on 32-bit
+    /// integers.
+    Integer32,
+}
+
+/// The names of MLIR's `AtomicRMWKind`s, by number.
+pub const ATOMIC_KINDS: [&str; 16] = [
+    "addf", "addi", "andi", "assign", "maximumf", "maxnumf", "maxs", "maxu", "minimumf", "minnumf", "mins", "minu",
+    "mulf", "muli", "ori", "xori",
+];
+
+impl Atomics {
+    /// Whether an update of `kind` (MLIR's `AtomicRMWKind` number) on `element` is one of these.
+    pub fn allow(self, kind: i64, element: melior::ir::Type) -> bool {
+        use melior::ir::TypeLike;
+        // addi, andi, maxs, maxu, mins, minu, ori.
+        const INTEGER_32: [i64; 7] = [1, 2, 6, 7, 10, 11, 14];
+        match self {
+            // mulf, muli: LLVM has no atomic product.
+            Atomics::Llvm => ![12, 13].contains(&kind),
+            Atomics::Integer32 => {
+                INTEGER_32.contains(&kind)
+                    && melior::ir::r#type::IntegerType::try_from(element).is_ok_and(|integer| integer.width() == 32)
+                    && !element.is_index()
+            }
+        }
+    }
+
+    /// What these updates are, for messages.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Atomics::Llvm => "every kind but mulf and muli",
+            Atomics::Integer32 => "addi, andi, ori, maxs, maxu, mins and minu on i32",
+        }
+    }
 }
 
 /// The registered pipelines, one a code kind.

@@ -49,6 +49,7 @@ pub static TARGET: Target = Target {
         whole_tile_test: true,
     }),
     subgroup_size: None,
+    atomics: super::Atomics::Llvm,
 };
 
 /// Shared memory one block may use on the A100 (163 KiB, with the opt-in the launchers make).

@@ -30,6 +30,7 @@ pub static TARGET: Target = Target {
     multiprocessors: None,
     wide_copies: None,
     subgroup_size: None,
+    atomics: super::Atomics::Integer32,
 };
 
 /// Where Vulkan compute kernels keep tiles and tensors: workgroup memory as allocations, tensors as

@@ -45,6 +45,7 @@ pub static TARGET: Target = Target {
         whole_tile_test: true,
     }),
     subgroup_size: Some(config::SUBGROUP as u32),
+    atomics: super::Atomics::Integer32,
 };
 
 /// The target environment of a device whose workgroups may use `shared` bytes.

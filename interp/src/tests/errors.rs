@@ -282,3 +282,83 @@ fn races_between_blocks_and_between_iterations_are_errors() {
         "'memref.load' op races: iteration [1] of a tile.parallel reads element [0] of memref<4xf32, #tile.fragment>, which iteration [0] changed (the iterations of a tile.parallel are unordered) (in block [0])"
     );
 }
+
+// Atomic updates by several blocks are ordered by the memory system: no race among them. An
+// atomic update of an element another block stored or loaded plainly, or a plain access of one
+// another block updated, is a race.
+const ATOMICS: &str = r#"
+    func.func @sums(%X: memref<4x8xf32>, %S: memref<8xf32>, %N: memref<8xi32>, %M: memref<8xf32>) {
+      %c4 = arith.constant 4 : index
+      %one = arith.constant 1 : i32
+      tile.kernel grid(%c4) threads(32) (%b) {
+        tile.parallel (%j) in (8) {
+          %v = memref.load %X[%b, %j] : memref<4x8xf32>
+          %s = memref.atomic_rmw addf %v, %S[%j] : (f32, memref<8xf32>) -> f32
+          %n = memref.atomic_rmw addi %one, %N[%j] : (i32, memref<8xi32>) -> i32
+          %m = memref.atomic_rmw maximumf %v, %M[%j] : (f32, memref<8xf32>) -> f32
+        }
+      }
+      return
+    }
+    func.func @mixed(%X: memref<2xf32>, %S: memref<1xf32>) {
+      %c0 = arith.constant 0 : index
+      %c2 = arith.constant 2 : index
+      tile.kernel grid(%c2) threads(32) (%b) {
+        %v = memref.load %X[%b] : memref<2xf32>
+        %zero = arith.constant 0 : index
+        %is_first = arith.cmpi eq, %b, %zero : index
+        scf.if %is_first {
+          memref.store %v, %S[%c0] : memref<1xf32>
+        } else {
+          %s = memref.atomic_rmw addf %v, %S[%c0] : (f32, memref<1xf32>) -> f32
+        }
+      }
+      return
+    }
+    func.func @read_after_update(%X: memref<2xf32>, %S: memref<1xf32>, %Y: memref<2xf32>) {
+      %c0 = arith.constant 0 : index
+      %c2 = arith.constant 2 : index
+      tile.kernel grid(%c2) threads(32) (%b) {
+        %v = memref.load %X[%b] : memref<2xf32>
+        %s = memref.atomic_rmw addf %v, %S[%c0] : (f32, memref<1xf32>) -> f32
+        %r = memref.load %S[%c0] : memref<1xf32>
+        memref.store %r, %Y[%b] : memref<2xf32>
+      }
+      return
+    }"#;
+
+#[test]
+fn atomic_updates_of_several_blocks_accumulate_and_plain_accesses_beside_them_race() {
+    let x = tensor(&[4, 8], |i| (i as f64) * 0.5 - 3.0);
+    let mut tensors = [
+        x.clone(),
+        tensor(&[8], |i| i as f64),
+        tensor(&[8], |i| 10.0 * i as f64),
+        tensor(&[8], |_| -100.0),
+    ];
+    run(ATOMICS, "sums", &mut tensors).unwrap();
+    for j in 0..8 {
+        let column: Vec<f64> = (0..4).map(|b| x.data[b * 8 + j]).collect();
+        assert_eq!(tensors[1].data[j], j as f64 + column.iter().sum::<f64>());
+        assert_eq!(tensors[2].data[j], 10.0 * j as f64 + 4.0);
+        assert_eq!(tensors[3].data[j], column.iter().copied().fold(f64::MIN, f64::max));
+    }
+
+    let mut tensors = [tensor(&[2], |i| 1.0 + i as f64), tensor(&[1], |_| 0.0)];
+    let error = run(ATOMICS, "mixed", &mut tensors).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "'memref.atomic_rmw' op races: block [1] of a tile.kernel updates element [0] of memref<1xf32>, which block [0] changed (the blocks of a tile.kernel are unordered)"
+    );
+
+    let mut tensors = [
+        tensor(&[2], |i| 1.0 + i as f64),
+        tensor(&[1], |_| 0.0),
+        tensor(&[2], |_| 0.0),
+    ];
+    let error = run(ATOMICS, "read_after_update", &mut tensors).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "'memref.atomic_rmw' op races: block [1] of a tile.kernel updates element [0] of memref<1xf32>, which block [0] read (the blocks of a tile.kernel are unordered)"
+    );
+}

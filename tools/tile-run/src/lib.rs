@@ -5,7 +5,8 @@
 //! SPIR-V lowerings (plain, or on cooperative matrices) run through [`tile_vulkan`]; `interp`, the
 //! reference interpreter [`tile_interp`], which executes the tile IR itself. Inputs are filled with
 //! uniform values in [-1, 1); the buffers the program writes (destinations of `tile.copy` and
-//! `memref.store`) start as NaN, so unwritten elements show.
+//! `memref.store`) start as NaN, so unwritten elements show; those it only updates atomically
+//! (`memref.atomic_rmw`, which reads the element) start random too.
 
 #![deny(missing_docs)]
 
@@ -38,6 +39,8 @@ pub struct Argument {
     pub shape: Vec<Option<usize>>,
     /// The program writes it.
     pub output: bool,
+    /// The program reads what it holds before writing it: it starts random.
+    pub input: bool,
 }
 
 /// A host function and its memref arguments.
@@ -54,26 +57,33 @@ pub fn context() -> Context {
     tile_conversions::context()
 }
 
-fn written_arguments(function: OperationRef, count: usize) -> Vec<bool> {
+/// How the host function `function` (with `count` arguments) uses each argument: (written by a
+/// copy or a store, updated by an atomic).
+fn argument_uses(function: OperationRef, count: usize) -> Vec<(bool, bool)> {
     let body = function.region(0).ok().and_then(|region| region.first_block());
-    let mut written = vec![false; count];
-    let Some(body) = body else { return written };
+    let mut uses = vec![(false, false); count];
+    let Some(body) = body else { return uses };
     let arguments: Vec<_> = (0..count).filter_map(|index| body.argument(index).ok()).collect();
     for op in tile_dialect::ops::nested_ops(function) {
-        let destination = match op.name().as_string_ref().as_str().unwrap_or_default() {
-            "tile.copy" => copy_parts(&op).map(|parts| parts.dst),
-            "memref.store" => op.operand(1).ok(),
-            _ => None,
-        };
+        let (destination, atomic) = tile_ir::match_op!(op, {
+            tile_ir::tile::CopyOperation => (copy_parts(&op).map(|parts| parts.dst), false),
+            tile_ir::memref::StoreOperation => (op.operand(1).ok(), false),
+            tile_ir::memref::AtomicRMWOperation => (op.operand(1).ok(), true),
+            _ => (None, false),
+        });
         if let Some(destination) = destination {
             for (index, argument) in arguments.iter().enumerate() {
                 if destination == (*argument).into() {
-                    written[index] = true;
+                    if atomic {
+                        uses[index].1 = true;
+                    } else {
+                        uses[index].0 = true;
+                    }
                 }
             }
         }
     }
-    written
+    uses
 }
 
 /// The most bytes `tile-run` fills for one argument (and the most it will allocate).
@@ -144,9 +154,9 @@ fn host_function(op: OperationRef, name: &str) -> Result<Function, String> {
             signature.result_count()
         ));
     }
-    let written = written_arguments(op, signature.input_count());
+    let uses = argument_uses(op, signature.input_count());
     let mut arguments = Vec::new();
-    for (index, output) in written.into_iter().enumerate() {
+    for (index, (written, updated)) in uses.into_iter().enumerate() {
         let ty: Type = signature.input(index).map_err(|e| e.to_string())?;
         let memref = MemRefType::try_from(ty)
             .map_err(|_| format!("tile-run passes memrefs only, but argument {index} of @{name} is {ty}"))?;
@@ -177,7 +187,12 @@ fn host_function(op: OperationRef, name: &str) -> Result<Function, String> {
                 "tile-run fills at most {MAX_BUFFER_BYTES} bytes per argument, but argument {index} of @{name} ({ty}) takes {bytes}"
             ));
         }
-        arguments.push(Argument { element, shape, output });
+        arguments.push(Argument {
+            element,
+            shape,
+            output: written || updated,
+            input: !written,
+        });
     }
     Ok(Function {
         name: name.to_owned(),
@@ -185,8 +200,9 @@ fn host_function(op: OperationRef, name: &str) -> Result<Function, String> {
     })
 }
 
-/// Creates the buffers of `function`: inputs uniform in [-1, 1) from `random`, outputs NaN (zero for
-/// integer outputs); dynamic sizes become `dynamic_size`.
+/// Creates the buffers of `function`: inputs (and what is only updated atomically) uniform in
+/// [-1, 1) from `random`, outputs NaN (zero for integer outputs); dynamic sizes become
+/// `dynamic_size`.
 pub fn buffers(function: &Function, random: &mut Random, dynamic_size: usize) -> Vec<Buffer> {
     function
         .arguments
@@ -195,7 +211,7 @@ pub fn buffers(function: &Function, random: &mut Random, dynamic_size: usize) ->
             let shape: Vec<usize> = argument.shape.iter().map(|size| size.unwrap_or(dynamic_size)).collect();
             let poison = if argument.element.is_float() { f64::NAN } else { 0.0 };
             let mut buffer = Buffer::filled(argument.element, &shape, poison);
-            if !argument.output {
+            if argument.input {
                 for index in 0..buffer.len() {
                     let value = random.uniform();
                     let value = if argument.element.is_float() {

@@ -1,0 +1,39 @@
+// memref.atomic_rmw in tile kernels: every lowering keeps the update where the kernel's code goes
+// (upstream turns it into the chip's atomic), with the fragment it reads in registers; an argument
+// the kernel updates is one the launch manifest marks written.
+// RUN: tile-opt %s -split-input-file -convert-tile-to-nvgpu | FileCheck %s --check-prefix=NV
+// RUN: tile-opt %s -split-input-file -convert-tile-to-nvgpu 2>&1 >/dev/null | FileCheck %s --check-prefix=QUIET --allow-empty
+// RUN: tile-opt %s -split-input-file -convert-tile-to-amdgpu | FileCheck %s --check-prefix=AMD
+// RUN: tile-opt %s -split-input-file -convert-tile-to-cpu | FileCheck %s --check-prefix=CPU
+// RUN: rm -rf %t && tile-compile %s --target sm_90a -o %t && FileCheck %s --check-prefix=PTX < %t/row_sums_0_kernel.ptx
+// RUN: FileCheck %s --check-prefix=JSON < %t/row_sums_0_kernel.json
+
+// Each block adds its 64-column slice's row sums into S.
+// QUIET-NOT: warning
+// NV-LABEL: gpu.func @row_sums_0_kernel
+// NV: memref.atomic_rmw addf %{{.*}}, %{{.*}}[%{{.*}}] : (f32, memref<64xf32>) -> f32
+// NV: gpu.return
+// AMD-LABEL: gpu.func @row_sums_0_kernel
+// AMD: memref.atomic_rmw addf
+// CPU-LABEL: func.func @row_sums
+// CPU: scf.for
+// CPU: memref.atomic_rmw addf
+// PTX: atom.global.add.f32
+// JSON: "host_argument": 1, "shape": [64], "element": "f32", "written": true
+func.func @row_sums(%A: memref<64x256xf32>, %S: memref<64xf32>) {
+  %c4 = arith.constant 4 : index
+  tile.kernel grid(%c4) threads(64) (%bx) {
+    %c0 = arith.constant 0 : index
+    %c64 = arith.constant 64 : index
+    %k0 = arith.muli %bx, %c64 : index
+    %a = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    %s = tile.alloc_fragment : memref<64xf32, #tile.fragment>
+    tile.copy %A[%c0, %k0], %a : memref<64x256xf32>, memref<64x64xf32, #tile.fragment>
+    tile.reduce <sum> %a, %s dim(1) : memref<64x64xf32, #tile.fragment>, memref<64xf32, #tile.fragment>
+    tile.parallel (%i) in (64) {
+      %v = memref.load %s[%i] : memref<64xf32, #tile.fragment>
+      %old = memref.atomic_rmw addf %v, %S[%i] : (f32, memref<64xf32>) -> f32
+    }
+  }
+  return
+}
