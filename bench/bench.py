@@ -139,7 +139,7 @@ def table_entries(entries, count):
 
 
 # Programs whose outputs are updated atomically: they start random, and the reference adds to that.
-UPDATED = ("split_k",)
+UPDATED = ("split_k", "row_sums")
 
 
 def plain_reference(kernel, tensors):
@@ -148,6 +148,9 @@ def plain_reference(kernel, tensors):
     t = {k: v.double() for k, v in tensors.items()}
     if name == "split_k":
         return {2: kernel.initial[2].double() + t[0] @ t[1]}
+    if name == "row_sums":
+        sums = (t[0] @ t[1]).sum(1)
+        return {2: kernel.initial[2].double() + sums, 3: kernel.initial[3].double() + sums}
     if name in ("row_softmax", "softmax", "row_softmax_64x128", "row_softmax_64x128_large"):
         return {1: torch.softmax(t[0], dim=1)}
     if name == "bias_fill":

@@ -112,20 +112,31 @@ pub fn check_supported(module: OperationRef, target: Option<&Target>) -> Result<
 fn atomics_supported(module: OperationRef, atomics: crate::target::Atomics, name: &str) -> bool {
     let mut fine = true;
     for kernel in tile_dialect::ops::find_ops(module, tile::KernelOperation::name()) {
-        for atomic in tile_dialect::ops::find_ops(kernel, tile_ir::memref::AtomicRMWOperation::name()) {
-            let (Some(kind), Ok(value)) = (tile_dialect::ops::integer_attribute(&atomic, "kind"), atomic.operand(0))
-            else {
-                continue;
-            };
-            if atomics.allow(kind, value.r#type()) {
+        // Each update: the op, its kind and the element type it updates (an atomic copy updates
+        // each element of its destination).
+        let updates = tile_dialect::ops::nested_ops(kernel).into_iter().filter_map(|op| {
+            tile_ir::match_op!(op, {
+                tile_ir::memref::AtomicRMWOperation => {
+                    Some((op, tile_dialect::ops::integer_attribute(&op, "kind")?, op.operand(0).ok()?.r#type()))
+                },
+                tile::CopyOperation => {
+                    let kind = tile_dialect::ops::copy_atomic(&op)?;
+                    let element = tile_dialect::ops::scalar_type(tile_dialect::ops::copy_parts(&op)?.dst.r#type());
+                    Some((op, kind.atomic_rmw_kind(!element.is_integer())?, element))
+                },
+                _ => None,
+            })
+        });
+        for (atomic, kind, element) in updates {
+            if atomics.allow(kind, element) {
                 continue;
             }
             let mut others: Vec<&str> = crate::target::TARGETS
                 .iter()
-                .filter(|other| other.atomics.allow(kind, value.r#type()))
+                .filter(|other| other.atomics.allow(kind, element))
                 .map(|other| other.name)
                 .collect();
-            if crate::target::Atomics::Llvm.allow(kind, value.r#type()) && name != "the CPU reference" {
+            if crate::target::Atomics::Llvm.allow(kind, element) && name != "the CPU reference" {
                 others.push("the CPU reference");
             }
             let kind_name = usize::try_from(kind)
@@ -140,8 +151,8 @@ fn atomics_supported(module: OperationRef, atomics: crate::target::Atomics, name
             emit_error(
                 atomic.location(),
                 &format!(
-                    "'memref.atomic_rmw' op makes an atomic {kind_name} of {}, which {name} cannot: its atomics are {}; {elsewhere}",
-                    value.r#type(),
+                    "'{}' op makes an atomic {kind_name} of {element}, which {name} cannot: its atomics are {}; {elsewhere}",
+                    op_name(&atomic),
                     atomics.describe(),
                 ),
             );

@@ -31,6 +31,23 @@ pub enum ReductionKind {
     AbsMax = 4,
 }
 
+impl ReductionKind {
+    /// The `memref.atomic_rmw` kind (MLIR's `AtomicRMWKind` number) of an atomic update by this
+    /// kind of a float (`float`) or integer element: an atomic `tile.copy`'s per-element update.
+    /// `None` for the kinds no atomic makes.
+    pub fn atomic_rmw_kind(self, float: bool) -> Option<i64> {
+        match (self, float) {
+            (ReductionKind::Sum, true) => Some(0),
+            (ReductionKind::Sum, false) => Some(1),
+            (ReductionKind::Max, true) => Some(4),
+            (ReductionKind::Max, false) => Some(6),
+            (ReductionKind::Min, true) => Some(8),
+            (ReductionKind::Min, false) => Some(10),
+            _ => None,
+        }
+    }
+}
+
 /// Returns the type of a shared tile: `memref<shape x element, #gpu.address_space<workgroup>>`.
 pub fn shared_type<'c>(context: &'c Context, shape: &[i64], element: Type<'c>) -> MemRefType<'c> {
     let space = unsafe { Attribute::from_raw(ffi::tileShimWorkgroupSpaceGet(context.to_raw())) };
@@ -381,6 +398,12 @@ pub fn has_strided_form(memref: melior::ir::r#type::MemRefType) -> bool {
     unsafe { mlir_sys::mlirMemRefTypeGetStridesAndOffset(ty.to_raw(), strides.as_mut_ptr(), &mut offset).value != 0 }
 }
 
+/// Whether some op uses `value`.
+pub fn has_uses(value: Value) -> bool {
+    use melior::ir::ValueLike;
+    unsafe { !mlir_sys::mlirOpOperandIsNull(mlir_sys::mlirValueGetFirstUse(value.to_raw())) }
+}
+
 /// Returns the element type of a shaped type (memref, vector, tensor), or `ty` itself.
 pub fn scalar_type(ty: Type) -> Type {
     unsafe {
@@ -552,7 +575,18 @@ pub fn is_defined_inside(value: Value, ancestor: melior::ir::operation::Operatio
 
 /// Returns the reduction kind of a `tile.reduce`.
 pub fn reduction_kind<'c: 'a, 'a>(reduce: &impl OperationLike<'c, 'a>) -> Option<ReductionKind> {
-    let attr = reduce.attribute("kind").ok()?;
+    reduction_kind_attribute(reduce, "kind")
+}
+
+/// Returns how a `tile.copy` with `atomic <kind>` updates its destination's elements (`None`: it
+/// stores them).
+pub fn copy_atomic<'c: 'a, 'a>(copy: &impl OperationLike<'c, 'a>) -> Option<ReductionKind> {
+    reduction_kind_attribute(copy, "atomic")
+}
+
+/// Reads the `#tile.reduction` attribute `name` of `op`.
+fn reduction_kind_attribute<'c: 'a, 'a>(op: &impl OperationLike<'c, 'a>, name: &str) -> Option<ReductionKind> {
+    let attr = op.attribute(name).ok()?;
     Some(match unsafe { ffi::tileShimReductionKindValue(attr.to_raw()) } {
         0 => ReductionKind::Sum,
         1 => ReductionKind::Max,

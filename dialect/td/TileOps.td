@@ -201,6 +201,13 @@ def Tile_CopyOp : Tile_Op<"copy", [AttrSizedOperandSegments]> {
     ragged last sequence block never touches the next head's rows. The tile maps onto trailing dimensions
     only; on-chip buffers take tiles of their own rank.
 
+    With `atomic <sum>` (or `<max>`, `<min>`) a copy from a fragment into a global tensor updates each
+    element atomically instead of storing it: the tensor's element becomes the sum of what it held and
+    the fragment's (converted) element, or their maximum or minimum (NaN-propagating for floats), so
+    blocks that write the same elements do not race (split-K, attention's dQ). The tensor holds f32, f16,
+    bf16 or i32; clipping is as for a store. Targets make the updates their atomics have (the SPIR-V
+    targets: sums, maxima and minima of i32).
+
     Example:
 
     ```mlir
@@ -208,15 +215,17 @@ def Tile_CopyOp : Tile_Op<"copy", [AttrSizedOperandSegments]> {
     tile.copy %Cf, %C[%m0, %n0] : memref<128x128xf32, #tile.fragment>, memref<4096x4096xf16>
     tile.copy %Q[%b, %h, %s0, %c0], %Qs : memref<4x16x1000x64xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
     tile.copy %Of, %O[%b, %h, %s0, %c0] : memref<64x64xf32, #tile.fragment>, memref<4x16x1000x64xf16>
+    tile.copy %Cf, %C[%m0, %n0] atomic <sum> : memref<128x128xf32, #tile.fragment>, memref<4096x4096xf32>
     ```
   }];
   let arguments = (ins
     Arg<AnyMemRef, "the buffer read", [MemRead]>:$src,
     Arg<Variadic<Index>, "the tile's origin in `src`, one index per dimension of `src`">:$srcOffsets,
     Arg<AnyMemRef, "the buffer written", [MemWrite]>:$dst,
-    Arg<Variadic<Index>, "the tile's origin in `dst`, one index per dimension of `dst`">:$dstOffsets);
+    Arg<Variadic<Index>, "the tile's origin in `dst`, one index per dimension of `dst`">:$dstOffsets,
+    OptionalAttr<Tile_ReductionKindAttr>:$atomic);
   let assemblyFormat = [{
-    $src (`[` $srcOffsets^ `]`)? `,` $dst (`[` $dstOffsets^ `]`)? attr-dict `:` type($src) `,` type($dst)
+    $src (`[` $srcOffsets^ `]`)? `,` $dst (`[` $dstOffsets^ `]`)? (`atomic` $atomic^)? attr-dict `:` type($src) `,` type($dst)
   }];
 }
 

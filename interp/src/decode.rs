@@ -394,14 +394,15 @@ impl Decoder {
             "tile.alloc_fragment" => alloc(Level::Fragment)?,
             "tile.copy" => {
                 let parts = copy_parts(op).ok_or_else(unsupported)?;
-                memory(Kind::Copy(parts.src_offsets.len(), parts.dst_offsets.len()))?
+                let atomic = tile_dialect::ops::copy_atomic(op);
+                memory(Kind::Copy(parts.src_offsets.len(), parts.dst_offsets.len(), atomic))?
             }
             "tile.copy_async" => {
                 let (parts, _, _) = tile_dialect::ops::copy_async_parts(op).ok_or_else(unsupported)?;
                 for value in [parts.src, parts.dst] {
                     mem_type(value.r#type()).map_err(form)?;
                 }
-                Kind::Copy(parts.src_offsets.len(), 0)
+                Kind::Copy(parts.src_offsets.len(), 0, None)
             }
             "tile.slot" => {
                 let r#type = op.result(0).map_err(|_| unsupported())?.r#type();

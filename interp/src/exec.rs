@@ -188,6 +188,42 @@ impl Machine {
         Ok(())
     }
 
+    /// Updates element `position` of buffer `id` atomically with `value` as `update` says (the
+    /// element is the left operand; `uncertain`: where the element lies depends on a rounding);
+    /// returns what it held.
+    pub fn update(
+        &mut self,
+        op: &Op,
+        id: usize,
+        position: usize,
+        update: Update,
+        value: Val,
+        uncertain: bool,
+    ) -> Result<Val> {
+        self.defined(op, id, position, "")?;
+        let old = self.buffers[id].load(position);
+        let new = match (update, old, value) {
+            (Update::Float(kind, float), Val::F(a, d), Val::F(b, e)) => {
+                let r = float.round(binary(kind, a, b));
+                Val::F(r, bound::binary(kind, float, (a, d), (b, e), r))
+            }
+            (Update::Int(kind, width), Val::I(a, d), Val::I(b, e)) => Val::I(
+                integer(op, kind, width, a, b)?,
+                bound::integer(kind, width, (a, d), (b, e)),
+            ),
+            (Update::Assign, _, value) => value,
+            (_, old, value) => {
+                return Err(undefined(
+                    op,
+                    format!("cannot update the element {old} with {value} as its kind says"),
+                ));
+            }
+        };
+        self.buffers[id].store(position, if uncertain { unbounded(new) } else { new });
+        self.note_update(op, id, position)?;
+        Ok(old)
+    }
+
     /// Notes that `op` updated element `position` of buffer `id` atomically: a race when another
     /// agent of an enclosing unordered scope changed or read it plainly (atomic updates by several
     /// agents are ordered by the memory system, one after another).
@@ -411,32 +447,8 @@ impl Machine {
                 let Some(position) = self.buffers[id].position(&index) else {
                     return Err(self.out_of_bounds(op, "update", index, id));
                 };
-                self.defined(op, id, position, "")?;
-                let old = self.buffers[id].load(position);
-                let new = match (*update, old, self.get(op.operands[0])) {
-                    (Update::Float(kind, float), Val::F(a, d), Val::F(b, e)) => {
-                        let r = float.round(binary(kind, a, b));
-                        Val::F(r, bound::binary(kind, float, (a, d), (b, e), r))
-                    }
-                    (Update::Int(kind, width), Val::I(a, d), Val::I(b, e)) => Val::I(
-                        integer(op, kind, width, a, b)?,
-                        bound::integer(kind, width, (a, d), (b, e)),
-                    ),
-                    (Update::Assign, _, value) => value,
-                    (_, old, value) => {
-                        return Err(undefined(
-                            op,
-                            format!("cannot update the element {old} with {value} as its kind says"),
-                        ));
-                    }
-                };
-                let value = if self.uncertain_index(op, 2..op.operands.len()) {
-                    unbounded(new)
-                } else {
-                    new
-                };
-                self.buffers[id].store(position, value);
-                self.note_update(op, id, position)?;
+                let uncertain = self.uncertain_index(op, 2..op.operands.len());
+                let old = self.update(op, id, position, *update, self.get(op.operands[0]), uncertain)?;
                 self.set(op, old);
             }
             Kind::Dim => {
@@ -521,7 +533,7 @@ impl Machine {
                 self.scopes.pop();
                 result?;
             }
-            Kind::Copy(src_offsets, dst_offsets) => self.copy(op, *src_offsets, *dst_offsets)?,
+            Kind::Copy(src_offsets, dst_offsets, atomic) => self.copy(op, *src_offsets, *dst_offsets, *atomic)?,
             Kind::Slot(r#type) => {
                 let ring = self.buffer(op, 0)?;
                 let slot = self.int(op, 1)?;

@@ -17,7 +17,7 @@ use crate::arith::{cast, maximum, minimum};
 use crate::bound;
 use crate::error::Result;
 use crate::exec::{Machine, clips, undefined};
-use crate::ir::Op;
+use crate::ir::{FloatOp, IntOp, Op, Update};
 use crate::memory::for_each_index;
 use crate::scalar::{Scalar, Val};
 use tile_dialect::ops::ReductionKind;
@@ -57,7 +57,13 @@ fn place(machine: &Machine, id: usize, offsets: &[i64], tile: &[usize]) -> Place
 
 impl Machine {
     /// Runs `tile.copy` with `src_offsets` and `dst_offsets` offset operands.
-    pub fn copy(&mut self, op: &Op, src_offsets: usize, dst_offsets: usize) -> Result<()> {
+    pub fn copy(
+        &mut self,
+        op: &Op,
+        src_offsets: usize,
+        dst_offsets: usize,
+        atomic: Option<tile_dialect::ops::ReductionKind>,
+    ) -> Result<()> {
         let src = self.buffer(op, 0)?;
         let src_origin = self.ints(op, 1..1 + src_offsets)?;
         let dst = self.buffer(op, 1 + src_offsets)?;
@@ -114,8 +120,28 @@ impl Machine {
         for position in reads {
             self.note_read(op, src, position)?;
         }
+        let Some(kind) = atomic else {
+            for (position, value) in moves {
+                self.write(op, dst, position, value)?;
+            }
+            return Ok(());
+        };
+        let update = match (kind, to) {
+            (ReductionKind::Sum, Scalar::Float(float)) => Update::Float(FloatOp::Add, float),
+            (ReductionKind::Max, Scalar::Float(float)) => Update::Float(FloatOp::Maximum, float),
+            (ReductionKind::Min, Scalar::Float(float)) => Update::Float(FloatOp::Minimum, float),
+            (ReductionKind::Sum, Scalar::Int(width)) => Update::Int(IntOp::Add, width),
+            (ReductionKind::Max, Scalar::Int(width)) => Update::Int(IntOp::MaxS, width),
+            (ReductionKind::Min, Scalar::Int(width)) => Update::Int(IntOp::MinS, width),
+            _ => {
+                return Err(undefined(
+                    op,
+                    format!("cannot update {to} elements atomically by {kind:?}"),
+                ));
+            }
+        };
         for (position, value) in moves {
-            self.write(op, dst, position, value)?;
+            self.update(op, dst, position, update, value, false)?;
         }
         Ok(())
     }

@@ -37,3 +37,36 @@ func.func @row_sums(%A: memref<64x256xf32>, %S: memref<64xf32>) {
   }
   return
 }
+
+// -----
+
+// An atomic copy of row sums that several threads hold each (the slice of the mma.sync
+// accumulator's rows over the 4 threads of a quad): one replica, the thread whose replica bits are
+// clear, updates each element, element by element. The CPU reference updates in its copy loop.
+// NV-LABEL: gpu.func @replicated_0_kernel
+// NV: %[[BITS:.*]] = arith.andi %thread_id_x{{.*}}, %c3{{.*}} : index
+// NV: %[[FIRST:.*]] = arith.cmpi eq, %[[BITS]], %c0{{.*}} : index
+// NV: scf.if %[[FIRST]] {
+// NV: memref.atomic_rmw addf %{{.*}}, %{{.*}}[%{{.*}}] : (f32, memref<64xf32>) -> f32
+// NV: memref.atomic_rmw addf %{{.*}}, %{{.*}}[%{{.*}}] : (f32, memref<64xf32>) -> f32
+// NV: gpu.return
+// CPU-LABEL: func.func @replicated
+// CPU: memref.atomic_rmw addf %{{.*}}, %{{.*}}[%{{.*}}] : (f32, memref<64xf32>) -> f32
+func.func @replicated(%A: memref<64x32xf16>, %B: memref<32x64xf16>, %S: memref<64xf32>) {
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c1) threads(128) (%bx) {
+    %As = tile.alloc_shared : memref<64x32xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<32x64xf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    %s = tile.alloc_fragment : memref<64xf32, #tile.fragment>
+    tile.fill %Cf, %zero : memref<64x64xf32, #tile.fragment>
+    tile.copy %A, %As : memref<64x32xf16>, memref<64x32xf16, #gpu.address_space<workgroup>>
+    tile.copy %B, %Bs : memref<32x64xf16>, memref<32x64xf16, #gpu.address_space<workgroup>>
+    tile.gemm %As, %Bs, %Cf : memref<64x32xf16, #gpu.address_space<workgroup>>, memref<32x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+    tile.reduce <sum> %Cf, %s dim(1) : memref<64x64xf32, #tile.fragment>, memref<64xf32, #tile.fragment>
+    %c0 = arith.constant 0 : index
+    tile.copy %s, %S[%c0] atomic <sum> : memref<64xf32, #tile.fragment>, memref<64xf32>
+  }
+  return
+}

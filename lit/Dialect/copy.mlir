@@ -90,3 +90,21 @@ func.func @lower_rank_tiles(%Q: memref<2x8x?x64xf16>, %V: memref<2x2x2x2x128xf32
   }
   return
 }
+
+// -----
+
+// Atomic copies from a fragment into a global tensor: sums, maxima and minima.
+// CHECK-LABEL: func.func @atomic_copies
+// CHECK: tile.copy %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] atomic <sum> : memref<64x64xf32, #tile.fragment>, memref<100x100xf32>
+// CHECK: tile.copy %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] atomic <max> : memref<64x64xf32, #tile.fragment>, memref<100x100xbf16>
+// CHECK: tile.copy %{{.*}}, %{{.*}}[%{{.*}}] atomic <min> : memref<64xi32, #tile.fragment>, memref<?xi32>
+func.func @atomic_copies(%C: memref<100x100xf32>, %D: memref<100x100xbf16>, %N: memref<?xi32>, %i: index) {
+  tile.kernel grid(%i) threads(128) (%bx) {
+    %F = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    %G = tile.alloc_fragment : memref<64xi32, #tile.fragment>
+    tile.copy %F, %C[%i, %i] atomic <sum> : memref<64x64xf32, #tile.fragment>, memref<100x100xf32>
+    tile.copy %F, %D[%i, %i] atomic <max> : memref<64x64xf32, #tile.fragment>, memref<100x100xbf16>
+    tile.copy %G, %N[%i] atomic <min> : memref<64xi32, #tile.fragment>, memref<?xi32>
+  }
+  return
+}

@@ -663,3 +663,39 @@ func.func @grid_negative() {
   }
   return
 }
+
+// -----
+
+// An atomic copy updates by sum, max or min.
+func.func @atomic_copy_kind(%C: memref<64xf32>, %i: index) {
+  tile.kernel grid(%i) threads(64) (%bx) {
+    %F = tile.alloc_fragment : memref<64xf32, #tile.fragment>
+    // expected-error @+1 {{'tile.copy' op expects an atomic copy to update by sum, max or min, but got absmax}}
+    tile.copy %F, %C atomic <absmax> : memref<64xf32, #tile.fragment>, memref<64xf32>
+  }
+  return
+}
+
+// -----
+
+// An atomic copy goes from a fragment into a global tensor.
+func.func @atomic_copy_levels(%C: memref<64xf32>, %i: index) {
+  tile.kernel grid(%i) threads(64) (%bx) {
+    %S = tile.alloc_shared : memref<64xf32, #gpu.address_space<workgroup>>
+    // expected-error @+1 {{'tile.copy' op expects an atomic copy from a fragment into a global tensor, but got a copy from shared memory into global memory}}
+    tile.copy %S, %C atomic <sum> : memref<64xf32, #gpu.address_space<workgroup>>, memref<64xf32>
+  }
+  return
+}
+
+// -----
+
+// Atomics update 16- and 32-bit floats and 32-bit integers.
+func.func @atomic_copy_element(%C: memref<64xi8>, %i: index) {
+  tile.kernel grid(%i) threads(64) (%bx) {
+    %F = tile.alloc_fragment : memref<64xi32, #tile.fragment>
+    // expected-error @+1 {{'tile.copy' op expects an atomic copy into a tensor of f32, f16, bf16 or i32, but got i8}}
+    tile.copy %F, %C atomic <sum> : memref<64xi32, #tile.fragment>, memref<64xi8>
+  }
+  return
+}

@@ -169,6 +169,35 @@ impl<'c> Builder<'c> {
         self.insert(at, memref::store(value, memref, indices, self.location));
     }
 
+    /// Stores `value` at `memref[indices]`, or with `atomic` (an atomic `tile.copy`'s kind) updates
+    /// the element with it atomically.
+    pub fn write(
+        &self,
+        at: At<'c, '_>,
+        value: Value<'c, '_>,
+        memref: Value<'c, '_>,
+        indices: &[Value<'c, '_>],
+        atomic: Option<tile_dialect::ops::ReductionKind>,
+    ) {
+        let Some(kind) = atomic else {
+            return self.store(at, value, memref, indices);
+        };
+        let ty = value.r#type();
+        let number = kind.atomic_rmw_kind(!ty.is_integer()).expect("a verified atomic copy");
+        let kind = IntegerAttribute::new(melior::ir::r#type::IntegerType::new(self.context, 64).into(), number);
+        self.insert(
+            at,
+            tile_ir::memref::AtomicRMWOperation::builder(self.context, self.location)
+                .result(ty)
+                .value(value)
+                .memref(memref)
+                .indices(indices)
+                .kind(kind.into())
+                .build()
+                .into(),
+        );
+    }
+
     /// Returns the size of dimension `dim` of `memref`.
     pub fn dim<'a>(&self, at: At<'c, 'a>, memref: Value<'c, '_>, dim: i64) -> Value<'c, 'a> {
         let index = self.index(at, dim);

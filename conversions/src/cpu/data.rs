@@ -104,6 +104,7 @@ fn placed<'c, 'a>(
 pub fn lower_copy<'c>(b: &Builder<'c>, copy: OperationRef<'c, '_>) {
     let at = At::before(copy);
     let parts = copy_parts(&copy).expect("verified copy");
+    let atomic = tile_dialect::ops::copy_atomic(&copy);
     let (src, dst) = (parts.src, parts.dst);
     let to = element_type(dst);
     let tile_side = if parts.src_offsets.is_empty() { src } else { dst };
@@ -128,11 +129,11 @@ pub fn lower_copy<'c>(b: &Builder<'c>, copy: OperationRef<'c, '_>) {
         let then = b.if_then(body, inside);
         let value = b.load(then, src, &ivs);
         let value = convert(b, then, value, to);
-        b.store(then, value, dst, &indices);
+        b.write(then, value, dst, &indices, atomic);
     } else {
         let value = b.load(body, src, &ivs);
         let value = convert(b, body, value, to);
-        b.store(body, value, dst, &ivs);
+        b.write(body, value, dst, &ivs, atomic);
     }
 }
 

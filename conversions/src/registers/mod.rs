@@ -72,6 +72,41 @@ impl Placed {
         })
     }
 
+    /// The bits of the thread index that pick a replica (threads that differ only there hold the
+    /// same elements), where the threads with those bits clear hold every element exactly once:
+    /// the threads that make a side effect that must happen once an element (an atomic update).
+    /// `Err` says why no such threads exist.
+    pub fn replica_bits(&self) -> Result<i64, String> {
+        if self.layout.replicate == 1 {
+            return Ok(0);
+        }
+        let used: i64 = self
+            .distribution
+            .terms
+            .iter()
+            .flatten()
+            .filter(|(_, delta)| *delta != 0)
+            .fold(0, |bits, (bit, _)| bits | (1 << bit));
+        let all = (self.layout.threads.max(1) as u64).next_power_of_two() as i64 - 1;
+        let replica = all & !used;
+        let once = (0..self.table.len()).all(|element| {
+            self.table
+                .owners(element)
+                .iter()
+                .filter(|thread| *thread & replica == 0)
+                .count()
+                == 1
+        });
+        if once {
+            Ok(replica)
+        } else {
+            Err(format!(
+                "its {} layout holds elements in threads that differ in more than some bits of their index",
+                self.layout.origin
+            ))
+        }
+    }
+
     /// Returns the register (array index) of `slot`.
     pub fn register(&self, slot: i64) -> i64 {
         self.registers.get(&slot).copied().unwrap_or(0)

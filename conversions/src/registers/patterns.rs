@@ -382,6 +382,22 @@ fn check_parallel(op: OperationRef, layouts: &Layouts) -> Rule {
     let indices = loop_indices(op);
     for nested in nested_ops(op) {
         let name = op_name(&nested);
+        // Threads that run the same iteration (a replicated loop layout) update once: one of them.
+        if tile_ir::is(&nested, memref::AtomicRMWOperation::name) {
+            let replica_bits = by
+                .replica_bits()
+                .map_err(|why| format!("updates atomically in its body, but {why}"))?;
+            if replica_bits != 0
+                && nested
+                    .result(0)
+                    .is_ok_and(|old| tile_dialect::ops::has_uses(old.into()))
+            {
+                return Err(
+                    "uses the result of an atomic update in a body that threads run several times (a replicated loop layout)"
+                        .into(),
+                );
+            }
+        }
         if tile_ir::in_dialect(&nested, tile_dialect::dialect_handle())
             && !tile_ir::is(&nested, tile::YieldOperation::name)
         {
@@ -412,6 +428,12 @@ fn check_parallel(op: OperationRef, layouts: &Layouts) -> Rule {
 
 fn check_copy(op: OperationRef, layouts: &Layouts) -> Rule {
     let parts = copy_parts(&op).ok_or("expects a copy")?;
+    if tile_dialect::ops::copy_atomic(&op).is_some() {
+        return placed(layouts, parts.src)?
+            .replica_bits()
+            .map(|_| ())
+            .map_err(|why| format!("updates atomically, but {why}"));
+    }
     match (level(parts.src), level(parts.dst)) {
         (Some(MemoryLevel::Fragment), Some(MemoryLevel::Fragment)) => {
             if !parts.src_offsets.is_empty() || !parts.dst_offsets.is_empty() {
@@ -626,6 +648,16 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         all
     }
 
+    /// Where only the threads whose `replica_bits` are clear go on (`at` itself when there are none).
+    pub(crate) fn first_replica(&self, b: &Builder<'c>, at: At<'c, 'a>, replica_bits: i64) -> At<'c, 'a> {
+        if replica_bits == 0 {
+            return at;
+        }
+        let bits = b.andi(at, self.tid, b.index(at, replica_bits));
+        let first = b.compare(at, "eq", bits, b.index(at, 0));
+        b.if_then(at, first)
+    }
+
     pub(crate) fn guarded(
         &self,
         b: &Builder<'c>,
@@ -647,6 +679,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let by = self.layouts.parallel(&op).expect("checked");
         let at = At::before(op);
         let offsets = self.offsets(&b, at, by);
+        let replica_bits = by.replica_bits().unwrap_or(0);
         let original_indices = loop_indices(op);
         let originals = nested_ops(op);
         let rewriter = melior::IrRewriter::new(self.context);
@@ -667,6 +700,14 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             rewriter.inline_block_before(body, clone, &coordinates);
             rewriter.erase_op(clone);
             for (original, copy) in originals.iter().zip(copies) {
+                if tile_ir::is(original, memref::AtomicRMWOperation::name) && replica_bits != 0 {
+                    // One replica of each iteration updates (its result is unused: checked).
+                    let cb = self.builder(&copy);
+                    let once = self.first_replica(&cb, At::before(copy), replica_bits);
+                    cb.insert(once, clone_detached(copy));
+                    rewriter.erase_op(copy);
+                    continue;
+                }
                 let Some((memref, dims, write)) = access_dims(*original, &original_indices) else {
                     continue;
                 };
@@ -719,6 +760,9 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         match (level(parts.src), level(parts.dst)) {
             (Some(MemoryLevel::Fragment), Some(MemoryLevel::Fragment)) => {
                 self.copy_between_fragments(op, parts.src, parts.dst)
+            }
+            (Some(MemoryLevel::Fragment), _) if tile_dialect::ops::copy_atomic(&op).is_some() => {
+                self.copy_out_atomic(op, parts.src, parts.dst, &parts.dst_offsets)
             }
             (Some(MemoryLevel::Fragment), _) => {
                 // The matrix rules stage their accumulators where they have a way of their own.
@@ -873,6 +917,42 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         }
         if level(dst) == Some(MemoryLevel::Shared) {
             b.barrier(At::before(op));
+        }
+    }
+
+    /// An atomic copy out: each thread updates the elements it holds one by one (no staging, no
+    /// wide stores: every element is its own atomic), those inside the tensor.
+    pub(crate) fn copy_out_atomic(
+        &self,
+        op: OperationRef<'c, 'a>,
+        src: Value<'c, 'a>,
+        dst: Value<'c, 'a>,
+        offsets: &[Value<'c, 'a>],
+    ) {
+        let b = self.builder(&op);
+        let at = At::before(op);
+        let atomic = tile_dialect::ops::copy_atomic(&op);
+        let from = placed(self.layouts, src).expect("checked");
+        let array = self.private(src);
+        let ty = element_type(dst);
+        let offsets_now = self.offsets(&b, at, from);
+        // One replica of each element updates it.
+        let at = self.first_replica(&b, at, from.replica_bits().expect("checked"));
+        for slot in from.distribution.used_slots() {
+            let coordinates = self.coordinates(&b, at, from, &offsets_now, slot);
+            let inner = self.guarded(&b, at, from, &coordinates);
+            let (indices, fits) = self.placed_in(&b, inner, dst, offsets, &coordinates);
+            let update_at = match fits {
+                Some(fits) => b.if_then(inner, fits),
+                None => inner,
+            };
+            let value = convert(
+                &b,
+                update_at,
+                self.slot_value(&b, update_at, array, from, slot as i64),
+                ty,
+            );
+            b.write(update_at, value, dst, &indices, atomic);
         }
     }
 

@@ -8,6 +8,7 @@ use super::{
     Verdict,
     buffer::{Buffer, shape_text, static_shape_text},
 };
+use crate::level::MemoryLevel;
 use crate::ops::copy_parts;
 use melior::ir::operation::OperationRef;
 
@@ -19,6 +20,9 @@ pub fn copy(op: OperationRef) -> Verdict {
     let parts = copy_parts(&op).ok_or("expects a source and a destination memref")?;
     let src = Buffer::of(parts.src, "the source")?;
     let dst = Buffer::of(parts.dst, "the destination")?;
+    if let Some(kind) = crate::ops::copy_atomic(&op) {
+        atomic(kind, &src, &dst)?;
+    }
     match (parts.src_offsets.len(), parts.dst_offsets.len()) {
         (0, 0) => whole_tiles(&src, &dst),
         (offsets, 0) => tile_in_buffer(&dst, "destination", &src, "source", offsets),
@@ -29,6 +33,32 @@ pub fn copy(op: OperationRef) -> Verdict {
                 .into(),
         ),
     }
+}
+
+/// An atomic copy updates a global tensor's elements with a fragment's: sums, maxima or minima of
+/// elements whose types the targets' atomics take.
+fn atomic(kind: crate::ops::ReductionKind, src: &Buffer, dst: &Buffer) -> Verdict {
+    use crate::element::Element;
+    use crate::ops::ReductionKind;
+    if !matches!(kind, ReductionKind::Sum | ReductionKind::Max | ReductionKind::Min) {
+        return Err(format!(
+            "expects an atomic copy to update by sum, max or min, but got {}",
+            ["sum", "max", "min", "abssum", "absmax"][kind as usize]
+        ));
+    }
+    if src.level != MemoryLevel::Fragment || dst.level != MemoryLevel::Global {
+        return Err(format!(
+            "expects an atomic copy from a fragment into a global tensor, but got a copy from {} into {}",
+            src.level, dst.level
+        ));
+    }
+    if !matches!(dst.element, Element::F32 | Element::F16 | Element::BF16 | Element::I32) {
+        return Err(format!(
+            "expects an atomic copy into a tensor of f32, f16, bf16 or i32, but got {}",
+            dst.element
+        ));
+    }
+    Ok(())
 }
 
 /// Without offsets both sides are tiles of one static shape.

@@ -66,7 +66,10 @@ fn argument_uses(function: OperationRef, count: usize) -> Vec<(bool, bool)> {
     let arguments: Vec<_> = (0..count).filter_map(|index| body.argument(index).ok()).collect();
     for op in tile_dialect::ops::nested_ops(function) {
         let (destination, atomic) = tile_ir::match_op!(op, {
-            tile_ir::tile::CopyOperation => (copy_parts(&op).map(|parts| parts.dst), false),
+            tile_ir::tile::CopyOperation => (
+                copy_parts(&op).map(|parts| parts.dst),
+                tile_dialect::ops::copy_atomic(&op).is_some()
+            ),
             tile_ir::memref::StoreOperation => (op.operand(1).ok(), false),
             tile_ir::memref::AtomicRMWOperation => (op.operand(1).ok(), true),
             _ => (None, false),

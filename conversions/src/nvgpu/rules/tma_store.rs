@@ -159,7 +159,11 @@ pub fn tma_store_plan(
         crate::nvgpu::chip::MAX_SHARED_BYTES - shared_bytes(ops) - scratch - crate::layout::tma::SWIZZLED_ALIGNMENT;
     for op in ops.iter().filter(|op| is(*op, tile::CopyOperation::name)) {
         let Some(parts) = copy_parts(op) else { continue };
-        if level(parts.src) != Some(MemoryLevel::Fragment) || level(parts.dst) != Some(MemoryLevel::Global) {
+        // An atomic copy updates element by element (`copy_out_atomic`).
+        if level(parts.src) != Some(MemoryLevel::Fragment)
+            || level(parts.dst) != Some(MemoryLevel::Global)
+            || tile_dialect::ops::copy_atomic(op).is_some()
+        {
             continue;
         }
         let Some((box_, pairs)) = candidate(parts.src, parts.dst, parts.dst_offsets.len(), layouts, 1) else {
