@@ -297,11 +297,12 @@ def check_case(device, cases, name):
         buffers = []
         for argument in function["arguments"]:
             count = math.prod(argument["shape"])
-            if argument["written"]:
-                buffers.append(fill(argument["element"], count, argument.get("fill", "nan")))
-            else:
+            # An argument updated atomically starts from its input, as the interpreter's did.
+            if "input" in argument:
                 with open(os.path.join(case_dir, argument["input"]), "rb") as f:
                     buffers.append(bytearray(f.read()))
+            else:
+                buffers.append(fill(argument["element"], count, argument.get("fill", "nan")))
             if len(buffers[-1]) != count * BYTES[argument["element"]]:
                 raise ValueError(f"@{function['name']}: a buffer of {len(buffers[-1])} bytes for {argument['shape']} {argument['element']}")
         device.run(case_dir, function, buffers)

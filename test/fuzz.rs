@@ -370,6 +370,7 @@ const OPS: &[&str] = &[
     "tile.kernel",
     "memref.load",
     "memref.store",
+    "memref.atomic_rmw",
 ];
 
 /// Returns true when a token may start at byte `start` of `text`: after a separator, or after the

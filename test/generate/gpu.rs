@@ -53,7 +53,8 @@ fn reads_host_scalar(expr: &tile_manifest::Expr) -> bool {
 /// Writes the sm_90a case of tile program `text` (named `name`) into `directory/name/`: each
 /// kernel's PTX and launch manifest (`tile_compiler`, as `tile-compile --target sm_90a` writes
 /// them), each host argument's initial contents (inputs uniform in [-1, 1) from `input_seed`, as
-/// `tile-run --seed` fills them; written arguments start as NaN, or 0 for integers) and the
+/// `tile-run --seed` fills them, and so do arguments only updated atomically; written arguments
+/// start as NaN, or 0 for integers) and the
 /// interpreter's result in each written argument, as raw little-endian row-major files, with
 /// `case.json` describing them. With `cpu`, the CPU reference's results too (for dry runs of
 /// `bench/generated_check.py` without a GPU). Programs that are not a sequence of launches (host
@@ -240,18 +241,21 @@ fn write_case(
                 "written": argument.output,
                 "tolerance": tolerance(argument.element),
             });
+            if argument.input {
+                write(&format!("{stem}.in.bin"), inputs[index].clone().bytes_mut())?;
+                entry["input"] = json!(format!("{stem}.in.bin"));
+            }
             if argument.output {
-                // tile-run's poison: NaN for floats, 0 for integers (see tile_run::buffers).
-                entry["fill"] = json!(if argument.element.is_float() { "nan" } else { "zero" });
+                if !argument.input {
+                    // tile-run's poison: NaN for floats, 0 for integers (see tile_run::buffers).
+                    entry["fill"] = json!(if argument.element.is_float() { "nan" } else { "zero" });
+                }
                 write(&format!("{stem}.interp.bin"), interpreted[index].clone().bytes_mut())?;
                 entry["interp"] = json!(format!("{stem}.interp.bin"));
                 if let Some(data) = &mut cpu_results {
                     write(&format!("{stem}.cpu.bin"), data[index].bytes_mut())?;
                     entry["cpu"] = json!(format!("{stem}.cpu.bin"));
                 }
-            } else {
-                write(&format!("{stem}.in.bin"), inputs[index].clone().bytes_mut())?;
-                entry["input"] = json!(format!("{stem}.in.bin"));
             }
             arguments.push(entry);
         }

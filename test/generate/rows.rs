@@ -4,7 +4,9 @@
 //! tile), applies one to four random stages (elementwise `tile.parallel` chains of arith and math
 //! ops the CPU and SPIR-V targets both build; a `tile.reduce` of any kind along the rows, broadcast
 //! back in a `tile.parallel`, or compared with each element to select one), copies the rows out and
-//! reduces them into `R`.
+//! reduces them into `R`. One program in three also sums each block's rows by column and adds the
+//! sums to a fourth argument `Z` (N, starting random) with an atomic `tile.copy`, every block into
+//! the same elements; or keeps the largest or smallest (`atomic <max>`, `<min>`).
 
 use super::{Program, chain, literal};
 use crate::fuzz::Rng;
@@ -94,21 +96,40 @@ pub fn program(rng: &mut Rng) -> Program {
     let last = *rng.pick(KINDS);
     writeln!(text, "    tile.reduce <{last}> %F, %r dim(1) : {f}, {r}").ok();
     writeln!(text, "    tile.copy %r, %R[%row] : {r}, {y}").ok();
+    // Drawn last, so that the rest of the program is what the seed gave before.
+    let atomic = (rng.below(3) == 0).then(|| *rng.pick(&["sum", "max", "min"]));
+    if let Some(kind) = atomic {
+        text = text.replacen(
+            &format!("%R: {y}) {{"),
+            &format!("%R: {y}, %Z: memref<{columns}xf32>) {{"),
+            1,
+        );
+        let c = format!("memref<{columns}xf32, #tile.fragment>");
+        writeln!(text, "    %col = tile.alloc_fragment : {c}").ok();
+        writeln!(text, "    tile.reduce <{kind}> %F, %col dim(0) : {f}, {c}").ok();
+        writeln!(
+            text,
+            "    tile.copy %col, %Z atomic <{kind}> : {c}, memref<{columns}xf32>"
+        )
+        .ok();
+    }
     writeln!(text, "  }}").ok();
     writeln!(text, "  return").ok();
     writeln!(text, "}}").ok();
     let summary = format!(
-        "{total}x{columns} in {grid} block(s) of {rows} rows, {threads} threads{}{}, stages [{}], then <{last}>",
+        "{total}x{columns} in {grid} block(s) of {rows} rows, {threads} threads{}{}, stages [{}], then <{last}>{}",
         if ragged { ", ragged" } else { "" },
         if through_shared { ", through shared memory" } else { "" },
-        names.join(", ")
+        names.join(", "),
+        atomic.map_or(String::new(), |kind| format!(", column <{kind}> into Z atomically"))
     );
     Program {
         text,
         summary,
         gemms: 0,
         pipelined: 0,
-        accumulation: columns,
+        // A column sum adds every row, over all blocks.
+        accumulation: columns.max(total),
         inputs: None,
         chained: false,
     }
