@@ -72,9 +72,11 @@ func.func @reduced_elsewhere(%A: memref<64x16xf16>, %B: memref<16x64xf16>) {
 
 // -----
 
-// An elementwise loop over two fragments whose elements lie on different threads: the accumulator's
-// layout and a hand-written blocked one. The loop takes the written fragment's layout and the read
-// one does not follow; the error names the load that reads it.
+// An elementwise loop that writes two fragments whose elements lie on different threads: the
+// accumulator's layout and a hand-written blocked one. The loop takes one written fragment's
+// layout and the other does not follow; a fragment the loop writes cannot be a converted copy, so
+// the error names the store that writes it. (A loop that only reads it gets a copy:
+// tile-infer-layouts-propagation.mlir.)
 module attributes {tile.target = "sm_90a"} {
 func.func @two_layouts(%A: memref<64x16xf16>, %B: memref<16x64xf16>) {
   %c0 = arith.constant 0 : index
@@ -84,7 +86,7 @@ func.func @two_layouts(%A: memref<64x16xf16>, %B: memref<16x64xf16>) {
     %As = tile.alloc_shared : memref<64x16xf16, #gpu.address_space<workgroup>>
     %Bs = tile.alloc_shared : memref<16x64xf16, #gpu.address_space<workgroup>>
     %S = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
-    // expected-error-re @+1 {{'tile.alloc_fragment' op has no consistent layout on sm_90a: its tile.layout attribute lays it out as the blocked layout, 'memref.load' at loc({{.*}}) wants the wgmma.acc.m64n64 layout; give each use a tile of its own (copy it, through shared memory where the threads differ)}}
+    // expected-error-re @+1 {{'tile.alloc_fragment' op has no consistent layout on sm_90a: its tile.layout attribute lays it out as the blocked layout, 'memref.store' at loc({{.*}}) wants the wgmma.acc.m64n64 layout; give each use a tile of its own (copy it, through shared memory where the threads differ)}}
     %T = tile.alloc_fragment {tile.layout = #tile.frag<shape = [64, 64], threads = 128, thread = (d0, d1) -> ((d0 * 64 + d1) mod 128), slot = (d0, d1) -> ((d0 * 64 + d1) floordiv 128), origin = "blocked">} : memref<64x64xf32, #tile.fragment>
     tile.fill %S, %zero : memref<64x64xf32, #tile.fragment>
     tile.fill %T, %zero : memref<64x64xf32, #tile.fragment>
@@ -96,6 +98,7 @@ func.func @two_layouts(%A: memref<64x16xf16>, %B: memref<16x64xf16>) {
       %s = memref.load %S[%i, %j] : memref<64x64xf32, #tile.fragment>
       %r = arith.addf %s, %t : f32
       memref.store %r, %S[%i, %j] : memref<64x64xf32, #tile.fragment>
+      memref.store %r, %T[%i, %j] : memref<64x64xf32, #tile.fragment>
     }
   }
   return

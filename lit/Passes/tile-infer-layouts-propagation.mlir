@@ -159,3 +159,46 @@ func.func @stretch(%X: memref<64x32xf32>, %Y: memref<64x128xf32>) {
   return
 }
 }
+
+// -----
+
+// A row statistic read under two layouts: the row maxima of a wgmma accumulator (the row slice of
+// its layout) read by a loop over a 64x8 tile laid out for its copy (blocked). The loop reads a copy
+// of the maxima converted through a shared tile of their shape, allocated at the kernel's top;
+// the copy takes the loop's layout, the maxima keep theirs.
+// CHECK-LABEL: func.func @two_layouts
+// CHECK: %[[SCRATCH:.*]] = tile.alloc_shared {tile.layout = #tile.smem<>} : memref<64xf32, #gpu.address_space<workgroup>>
+// CHECK: %[[COPY:.*]] = tile.alloc_fragment {tile.layout = #tile.frag<shape = [64], threads = 128, replicate = 8, {{.*}} origin = "slice(blocked)">} : memref<64xf32, #tile.fragment>
+// CHECK: %[[MAX:.*]] = tile.alloc_fragment {tile.layout = #tile.frag<shape = [64], threads = 128, replicate = 64, {{.*}} origin = "slice(wgmma.acc.m64n64)">} : memref<64xf32, #tile.fragment>
+// CHECK: tile.reduce <max> %{{.*}}, %[[MAX]] dim(1)
+// CHECK: tile.copy %[[MAX]], %[[SCRATCH]] : memref<64xf32, #tile.fragment>, memref<64xf32, #gpu.address_space<workgroup>>
+// CHECK-NEXT: tile.copy %[[SCRATCH]], %[[COPY]] : memref<64xf32, #gpu.address_space<workgroup>>, memref<64xf32, #tile.fragment>
+// CHECK-NEXT: tile.parallel
+// CHECK: memref.load %[[COPY]][
+module attributes {tile.target = "sm_90a"} {
+func.func @two_layouts(%A: memref<64x32xf16>, %B: memref<32x64xf16>, %Y: memref<64x8xf32>, %O: memref<64x8xf32>) {
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c1) threads(128) (%bx) {
+    %As = tile.alloc_shared : memref<64x32xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<32x64xf16, #gpu.address_space<workgroup>>
+    %S = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    %y = tile.alloc_fragment : memref<64x8xf32, #tile.fragment>
+    %m = tile.alloc_fragment : memref<64xf32, #tile.fragment>
+    tile.copy %A, %As : memref<64x32xf16>, memref<64x32xf16, #gpu.address_space<workgroup>>
+    tile.copy %B, %Bs : memref<32x64xf16>, memref<32x64xf16, #gpu.address_space<workgroup>>
+    tile.fill %S, %zero : memref<64x64xf32, #tile.fragment>
+    tile.gemm %As, %Bs, %S : memref<64x32xf16, #gpu.address_space<workgroup>>, memref<32x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+    tile.reduce <max> %S, %m dim(1) : memref<64x64xf32, #tile.fragment>, memref<64xf32, #tile.fragment>
+    tile.copy %Y, %y : memref<64x8xf32>, memref<64x8xf32, #tile.fragment>
+    tile.parallel (%i, %j) in (64, 8) {
+      %v = memref.load %y[%i, %j] : memref<64x8xf32, #tile.fragment>
+      %s = memref.load %m[%i] : memref<64xf32, #tile.fragment>
+      %r = arith.subf %v, %s : f32
+      memref.store %r, %y[%i, %j] : memref<64x8xf32, #tile.fragment>
+    }
+    tile.copy %y, %O : memref<64x8xf32, #tile.fragment>, memref<64x8xf32>
+  }
+  return
+}
+}

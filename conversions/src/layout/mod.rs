@@ -16,6 +16,7 @@
 
 pub mod anchors;
 pub mod atoms;
+mod convert;
 mod propagate;
 pub mod stored;
 pub mod tma;
@@ -41,6 +42,10 @@ use tile_dialect::{
 
 /// The pass's flag.
 pub const ARGUMENT: &str = "tile-infer-layouts";
+
+/// How many times inference starts again after giving loops copies of fragments they read in
+/// another layout.
+const MAX_CONVERSION_ROUNDS: usize = 8;
 pub use tile_dialect::layout::{LAYOUT_ATTRIBUTE, LOOP_LAYOUT_ATTRIBUTE};
 
 /// A tile's layout: a fragment's or a shared tile's.
@@ -190,6 +195,7 @@ pub fn recorded<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Result<Inferred<'c, 'a>
     let mut inferred = Inferred {
         tiles: Vec::new(),
         loops: Vec::new(),
+        conversions: Vec::new(),
     };
     for op in tile_dialect::ops::nested_ops(kernel) {
         tile_ir::match_op!(&op, {
@@ -221,7 +227,27 @@ fn infer_kernel<'c, 'a>(
     rings: Rings,
 ) -> Result<(), Failure<'c, 'a>> {
     let strategy = chip.strategy;
-    let inferred = propagate::infer(kernel, chip, rings)?;
+    let mut inferred = propagate::infer(kernel, chip, rings)?;
+    // Each conversion gives a loop a fragment of its own: inference then starts again, with one
+    // conflict fewer (a bound, should a conversion ever bring another).
+    for _ in 0..MAX_CONVERSION_ROUNDS {
+        if inferred.conversions.is_empty() {
+            break;
+        }
+        for (parallel, fragment) in std::mem::take(&mut inferred.conversions) {
+            convert::insert(context, kernel, parallel, fragment).map_err(|message| (parallel, message))?;
+        }
+        inferred = propagate::infer(kernel, chip, rings)?;
+    }
+    if let Some((parallel, fragment)) = inferred.conversions.first() {
+        return Err((
+            *parallel,
+            format!(
+                "reads the fragment at {} in a layout it cannot be given after {MAX_CONVERSION_ROUNDS} conversions",
+                fragment.location()
+            ),
+        ));
+    }
     for (allocation, layout) in inferred.tiles {
         if tile_ir::is(&allocation, tile_ir::tile::AllocBarriersOperation::name) {
             continue;

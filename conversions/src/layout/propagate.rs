@@ -42,6 +42,10 @@ pub struct Inferred<'c, 'a> {
     pub tiles: Vec<(OperationRef<'c, 'a>, Layout)>,
     /// Each `tile.parallel` and its loop layout.
     pub loops: Vec<(OperationRef<'c, 'a>, FragmentLayout)>,
+    /// The fragments (their allocations) that `tile.parallel`s (the first of each pair) only read,
+    /// laid out where the loop does not run: each loop needs a copy of its own in the layout it
+    /// reads it in. Empty when the layouts above are the kernel's.
+    pub conversions: Vec<(OperationRef<'c, 'a>, OperationRef<'c, 'a>)>,
 }
 
 fn key(op: &OperationRef) -> usize {
@@ -67,6 +71,7 @@ struct Inference<'c, 'a> {
     threads: i64,
     tiles: HashMap<usize, Decision<'c, 'a>>,
     loops: HashMap<usize, FragmentLayout>,
+    conversions: Vec<(OperationRef<'c, 'a>, OperationRef<'c, 'a>)>,
 }
 
 impl<'c, 'a> Inference<'c, 'a> {
@@ -239,6 +244,15 @@ impl<'c, 'a> Inference<'c, 'a> {
                     layout: Layout::Fragment(held),
                     ..
                 }) if runs_where_held(&loop_layout, dims, held) => {}
+                // A fragment the loop only reads: it reads a copy in the layout it runs in.
+                Some(Decision {
+                    layout: Layout::Fragment(_),
+                    ..
+                }) if !accesses.iter().any(|other| other.tile == access.tile && other.write) => {
+                    if !self.conversions.contains(&(op, access.tile)) {
+                        self.conversions.push((op, access.tile));
+                    }
+                }
                 Some(decided) => {
                     return Err(self.conflict(
                         access.tile,
@@ -461,6 +475,7 @@ pub fn infer<'c, 'a>(
         threads,
         tiles: HashMap::new(),
         loops: HashMap::new(),
+        conversions: Vec::new(),
     };
     let ops = nested_ops(kernel);
     let allocations: Vec<OperationRef> = ops.iter().copied().filter(|op| is_allocation(op)).collect();
@@ -607,5 +622,9 @@ pub fn infer<'c, 'a>(
         .filter(|op| tile_ir::is(*op, tile::ParallelOperation::name))
         .filter_map(|op| Some((*op, inference.loops.remove(&key(op))?)))
         .collect();
-    Ok(Inferred { tiles, loops })
+    Ok(Inferred {
+        tiles,
+        loops,
+        conversions: inference.conversions,
+    })
 }
