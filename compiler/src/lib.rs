@@ -37,7 +37,10 @@ pub use tile_manifest::Manifest;
 use diagnostics::Collector;
 use melior::{
     Context,
-    ir::{Module, operation::OperationLike},
+    ir::{
+        Module,
+        operation::{OperationLike, OperationRef},
+    },
 };
 use std::{
     fmt,
@@ -494,6 +497,12 @@ fn compile_parsed<'c>(
             diagnostics: collector.take(),
         });
     }
+    if !no_foreign_gpu_code(module.as_operation(), target) {
+        return Err(Error::Lowering {
+            target: target.name.to_owned(),
+            diagnostics: collector.take(),
+        });
+    }
     // The decisions the target pipelines make before their lowering, for this target (the parts
     // take the module's attributes).
     let target_attribute = melior::ir::attribute::StringAttribute::new(context, target.name);
@@ -535,6 +544,35 @@ fn compile_parsed<'c>(
     let result = compile_parts(context, &mut parts, pristine, (target, options), collector, started);
     parts.merge(module);
     result
+}
+
+/// Emits an error at each op of `module` that is another frontend's GPU code (a `gpu.launch`, an
+/// outlined `gpu.module` or `gpu.binary`, a `gpu.launch_func` of one) and returns false when there
+/// was one. The compiler returns the tile kernels' code only, so such a kernel would be dropped
+/// with success; the target's pipeline lowers it beside the tile kernels instead.
+fn no_foreign_gpu_code(module: OperationRef, target: &Target) -> bool {
+    use tile_ir::gpu;
+    let foreign = [
+        gpu::LaunchOperation::name(),
+        gpu::GPUModuleOperation::name(),
+        gpu::BinaryOperation::name(),
+        gpu::LaunchFuncOperation::name(),
+    ];
+    let mut none = true;
+    for name in foreign {
+        for op in tile_dialect::ops::find_ops(module, name) {
+            tile_dialect::diagnostics::emit_error(
+                op.location(),
+                &format!(
+                    "'{name}' op is GPU code outside a tile.kernel, which the compiler does not return (it returns the tile kernels' code only); lower a module that also holds other GPU code with the {pipeline}{{chip={chip}}} pipeline, which lowers both",
+                    pipeline = target.pipeline.name(),
+                    chip = target.name,
+                ),
+            );
+            none = false;
+        }
+    }
+    none
 }
 
 /// Compiles the parts. A lowering that fails in a part stops the parts not yet begun (MLIR's

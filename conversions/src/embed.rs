@@ -32,8 +32,8 @@ const STASH: &str = tile_dialect::decisions::MANIFESTS.name;
 /// The attribute a manifest is kept in.
 const MANIFEST: &str = tile_dialect::decisions::MANIFEST.name;
 
-/// Returns every op nested in `root` (excluding it), in pre-order.
-fn all_ops<'c, 'a>(root: OperationRef<'c, 'a>) -> Vec<OperationRef<'c, 'a>> {
+/// Returns the ops of `root`'s regions (not those nested deeper), in order.
+fn nested_ops<'c, 'a>(root: OperationRef<'c, 'a>) -> Vec<OperationRef<'c, 'a>> {
     let mut found = Vec::new();
     for region in root.regions() {
         let mut block = region.first_block();
@@ -41,7 +41,6 @@ fn all_ops<'c, 'a>(root: OperationRef<'c, 'a>) -> Vec<OperationRef<'c, 'a>> {
             let mut op = current.first_operation();
             while let Some(current_op) = op {
                 found.push(current_op);
-                found.extend(all_ops(current_op));
                 op = current_op.next_in_block();
             }
             block = current.next_in_region();
@@ -112,8 +111,18 @@ fn restore(module: OperationRef) -> Result<(), String> {
     Ok(())
 }
 
+/// The dialects of the host code `tile-to-spirv` may leave: it lowers the kernels only, so the host
+/// code stays as written, and these are the dialects upstream's lowering of host code to LLVM
+/// (`convert-to-llvm` and the GPU runtime calls) takes. An op of any other dialect (`linalg`,
+/// `tensor`, `affine`) would leave a host compiler a module it cannot lower.
+const SPIRV_HOST_DIALECTS: [&str; 11] = [
+    "builtin", "func", "arith", "math", "cf", "scf", "memref", "index", "vector", "gpu", "llvm",
+];
+
 /// Reports at each op a pipeline should have lowered and did not; `binaries` when the pipeline
-/// ends in `gpu.binary`s (NVIDIA, AMD) rather than `spirv.module`s.
+/// ends in `gpu.binary`s (NVIDIA, AMD) rather than `spirv.module`s. What a pipeline to binaries
+/// leaves is LLVM IR with its kernels' binaries and launches; `tile-to-spirv` leaves host code in
+/// [`SPIRV_HOST_DIALECTS`] beside its `spirv.module`s (and the `gpu.module`s they came from).
 fn check_lowered(module: OperationRef, pipeline: &str, binaries: bool) -> Result<(), String> {
     let spirv_modules: Vec<String> = find_ops(module, crate::spirv::MODULE)
         .iter()
@@ -121,27 +130,70 @@ fn check_lowered(module: OperationRef, pipeline: &str, binaries: bool) -> Result
         .map(|name| name.trim_start_matches("__spv__").to_owned())
         .collect();
     let tile = tile_dialect::dialect_handle();
-    let mut failed = false;
-    for op in all_ops(module) {
+    let llvm = melior::dialect::DialectHandle::llvm();
+    let unlowered = "expects every tile kernel and every upstream gpu.launch/gpu.module to be lowered";
+    let (mut errors, mut casts) = (Vec::new(), Vec::new());
+    let mut pending = nested_ops(module);
+    pending.reverse();
+    while let Some(op) = pending.pop() {
+        // Kernels that became SPIR-V are the backend's business, not the host's.
+        if !binaries && is_spirv_kernel_code(&op, &spirv_modules) {
+            continue;
+        }
+        let name = op_name(&op);
         let left = tile_ir::match_op!(op, {
-            gpu::LaunchOperation => true,
-            gpu::GPUModuleOperation => {
-                binaries || !string_attribute(&op, "sym_name").is_some_and(|symbol| spirv_modules.contains(&symbol))
+            gpu::LaunchOperation | gpu::GPUModuleOperation => Some(unlowered.to_owned()),
+            gpu::BinaryOperation | gpu::LaunchFuncOperation | tile_ir::builtin::ModuleOperation => None,
+            _ => {
+                let dialect = name.split('.').next().unwrap_or_default();
+                if tile_ir::in_dialect(&op, tile) {
+                    Some(unlowered.to_owned())
+                } else if binaries {
+                    (!tile_ir::in_dialect(&op, llvm)).then(|| {
+                        format!("expects the host code to be LLVM IR afterwards: lower the {dialect} dialect before the pipeline")
+                    })
+                } else {
+                    (!SPIRV_HOST_DIALECTS.contains(&dialect)).then(|| {
+                        format!(
+                            "expects host code in the {} dialects, which a host lowers to LLVM: lower the {dialect} dialect before the pipeline",
+                            SPIRV_HOST_DIALECTS.join(", ")
+                        )
+                    })
+                }
             },
-            _ => tile_ir::in_dialect(&op, tile),
         });
-        if left {
-            let name = op_name(&op);
-            emit_error(
+        if let Some(expectation) = left {
+            let error = (
                 op.location(),
-                &format!(
-                    "'{name}' op was left unlowered by {pipeline}; expects every tile kernel and every upstream gpu.launch/gpu.module to be lowered"
-                ),
+                format!("'{name}' op was left unlowered by {pipeline}; {expectation}"),
             );
-            failed = true;
+            if tile_ir::is(&op, tile_ir::builtin::UnrealizedConversionCastOperation::name) {
+                casts.push(error);
+            } else {
+                errors.push(error);
+            }
+        } else {
+            pending.extend(nested_ops(op).into_iter().rev());
         }
     }
-    if failed { Err(String::new()) } else { Ok(()) }
+    // Casts are left where an op beside them was not lowered: reported alone, they would repeat
+    // its error at every value it takes or gives.
+    let reported = if errors.is_empty() { casts } else { errors };
+    for (location, message) in &reported {
+        emit_error(*location, message);
+    }
+    if reported.is_empty() {
+        Ok(())
+    } else {
+        Err(String::new())
+    }
+}
+
+/// Whether `op` is a `spirv.module` or the `gpu.module` one was made from (named in `spirv_modules`).
+fn is_spirv_kernel_code(op: &OperationRef, spirv_modules: &[String]) -> bool {
+    op_name(op) == crate::spirv::MODULE
+        || (tile_ir::is(op, gpu::GPUModuleOperation::name)
+            && string_attribute(op, "sym_name").is_some_and(|symbol| spirv_modules.contains(&symbol)))
 }
 
 /// Readies outlined kernels of other frontends for `convert-gpu-to-spirv`: a `gpu.module` without
@@ -198,6 +250,43 @@ fn prepare_spirv(module: OperationRef) -> Result<(), String> {
             }
         }
     });
+    if failed { Err(String::new()) } else { Ok(()) }
+}
+
+/// Whether NVPTX can name a symbol `name`: PTX identifiers hold ASCII letters, digits, '_' and '$',
+/// and LLVM's NVPTX backend rewrites '.' and '@' into those; any other character aborts its PTX
+/// printer ("Symbol name with unsupported characters").
+fn ptx_can_name(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .chars()
+            .all(|character| character.is_ascii_alphanumeric() || matches!(character, '_' | '$' | '.' | '@'))
+}
+
+/// Emits an error at each symbol of a kernel module that PTX cannot name (an outlined kernel is
+/// named after the function its `gpu.launch` was in, `@"a b"` giving `@"a b_kernel"`), located at
+/// the op that defines it, and fails when there was one. Tile kernels' names are checked when they
+/// are lowered.
+fn check_ptx_symbols(module: OperationRef) -> Result<(), String> {
+    let mut failed = false;
+    for gpu_module in find_ops(module, gpu::GPUModuleOperation::name()) {
+        for op in nested_ops(gpu_module) {
+            let Some(symbol) = string_attribute(&op, "sym_name") else {
+                continue;
+            };
+            if !ptx_can_name(&symbol) {
+                emit_error(
+                    op.location(),
+                    &format!(
+                        "'{}' op expects a symbol PTX can name (ASCII letters, digits, '_', '$', '.', '@'), but got @\"{}\"; rename the function or kernel it comes from",
+                        op_name(&op),
+                        symbol.escape_default()
+                    ),
+                );
+                failed = true;
+            }
+        }
+    }
     if failed { Err(String::new()) } else { Ok(()) }
 }
 
@@ -258,5 +347,17 @@ tile_passes::rust_pass! {
         anchor: tile_ir::builtin::ModuleOperation::name(),
         dialects: [],
         run: |module| check_lowered(module, "tile-to-spirv", false),
+    }
+}
+
+tile_passes::rust_pass! {
+    /// Creates the check of kernel modules' symbols that `tile-to-nvvm` runs before its backend.
+    pub fn create_check_ptx_symbols_pass() {
+        argument: "tile-check-ptx-symbols",
+        name: "TileCheckPtxSymbols",
+        description: "Fail at any symbol of a gpu.module that PTX cannot name, before LLVM's PTX printer aborts on it",
+        anchor: tile_ir::builtin::ModuleOperation::name(),
+        dialects: [],
+        run: |module| check_ptx_symbols(module),
     }
 }

@@ -123,6 +123,9 @@ fn build_target_pipeline(manager: &OperationPassManager, pipeline: Pipeline, chi
     if target.is_spirv() {
         manager.add_pass(crate::embed::create_prepare_foreign_kernels_pass());
     }
+    if target.code == crate::target::Code::Ptx {
+        manager.add_pass(crate::embed::create_check_ptx_symbols_pass());
+    }
     if let Err(message) = add_pipeline(manager, &(target.backend)()) {
         manager.add_pass(unsupported_chip_pass(name, message));
         return;

@@ -28,9 +28,12 @@ pub struct Refusal {
     pub message: String,
 }
 
-/// The deepest nesting of braces (regions, attribute dictionaries) the tools take. MLIR's parser,
-/// verifier, passes and printer recurse once a level: on a thread of 8 MiB of stack `tile-opt`
-/// handled 3,000 nested `scf.if` regions and overflowed at 6,000; real kernels nest a few dozen.
+/// The deepest nesting of brackets the tools take: braces (regions, attribute dictionaries), square
+/// brackets (array attributes), parentheses (affine expressions, locations) and angle brackets
+/// (types and attributes with parameters), counted together. MLIR's parser, verifier, passes and
+/// printer recurse once a level: on a thread of 8 MiB of stack `tile-opt` handled 3,000 nested
+/// `scf.if` regions and overflowed at 6,000, and 20,000 nested `[`, `(` or `tuple<` overflowed it
+/// too; real kernels nest a few dozen.
 pub const MAX_NESTING: usize = 1000;
 
 /// Returns the first place in `source` that MLIR 22's parser would crash on, if any.
@@ -39,23 +42,46 @@ pub fn check(source: &[u8]) -> Option<Refusal> {
     too_deep(source, &tokens).or_else(|| index_array(source, &tokens))
 }
 
-/// The first brace that opens nesting deeper than [`MAX_NESTING`].
+/// How `token` (at `index` of `tokens`) changes the nesting: +1 opens, -1 closes. A `>` that is part
+/// of `->` or `>=` closes nothing.
+fn nesting_step(tokens: &[Token], index: usize) -> isize {
+    let token = &tokens[index];
+    if token.kind != Kind::Punct {
+        return 0;
+    }
+    match token.text {
+        b"{" | b"[" | b"(" | b"<" => 1,
+        b"}" | b"]" | b")" => -1,
+        b">" => {
+            let adjacent = |other: Option<&Token>, offset: usize, text: &[u8]| {
+                other.is_some_and(|other| other.offset == offset && other.is(text))
+            };
+            let arrow = index > 0 && adjacent(tokens.get(index - 1), token.offset.wrapping_sub(1), b"-");
+            let at_least = adjacent(tokens.get(index + 1), token.offset + 1, b"=");
+            if arrow || at_least { 0 } else { -1 }
+        }
+        _ => 0,
+    }
+}
+
+/// The first bracket that opens nesting deeper than [`MAX_NESTING`].
 fn too_deep(source: &[u8], tokens: &[Token]) -> Option<Refusal> {
     let mut depth = 0usize;
-    tokens.iter().find_map(|token| {
-        if token.is(b"{") {
-            depth += 1;
-        } else if token.is(b"}") {
-            depth = depth.saturating_sub(1);
+    (0..tokens.len()).find_map(|index| {
+        match nesting_step(tokens, index) {
+            1 => depth += 1,
+            -1 => depth = depth.saturating_sub(1),
+            _ => {}
         }
         (depth > MAX_NESTING).then(|| {
-            let (line, column) = line_column(source, token.offset);
+            let offset = tokens[index].offset;
+            let (line, column) = line_column(source, offset);
             Refusal {
-                offset: token.offset,
+                offset,
                 line,
                 column,
                 message: format!(
-                    "nests regions or attribute dictionaries deeper than {MAX_NESTING} levels, more than MLIR's recursive parser and passes are given stack for: flatten the nesting"
+                    "nests regions, attributes or types (braces, brackets, parentheses, angle brackets) deeper than {MAX_NESTING} levels, more than MLIR's recursive parser and passes are given stack for: flatten the nesting"
                 ),
             }
         })
@@ -249,6 +275,31 @@ mod tests {
             "{".repeat(2 * MAX_NESTING)
         );
         assert_eq!(check(quoted.as_bytes()), None);
+    }
+
+    #[test]
+    fn every_kind_of_bracket_counts_towards_the_nesting() {
+        let limit = MAX_NESTING;
+        for (open, close) in [("[", "]"), ("(", ")"), ("tuple<", ">"), ("{", "}")] {
+            let nested = |levels: usize| format!("x = {}{}", open.repeat(levels), close.repeat(levels));
+            assert_eq!(check(nested(limit).as_bytes()), None, "{open}");
+            let refusal = check(nested(20_000).as_bytes()).expect("refused");
+            assert_eq!(refusal.column, 5 + limit * open.len() + open.len() - 1, "{open}");
+        }
+        // Kinds add up: 600 regions around 600 array levels go too deep.
+        let mixed = format!(
+            "{}{}{}{}",
+            "{".repeat(600),
+            "[".repeat(600),
+            "]".repeat(600),
+            "}".repeat(600)
+        );
+        assert!(check(mixed.as_bytes()).is_some());
+        // `->` and `>=` close nothing; a `>` closing more than was opened does not go negative.
+        let arrows = format!("{}{}", "(i32) -> i32 ".repeat(5 * limit), "d0 >= 0 ".repeat(5 * limit));
+        assert_eq!(check(arrows.as_bytes()), None);
+        let closers = format!("{}{}", ">".repeat(limit), "<".repeat(limit));
+        assert_eq!(check(closers.as_bytes()), None);
     }
 
     #[test]
