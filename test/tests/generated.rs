@@ -37,12 +37,13 @@ fn generated_programs_agree_with_the_interpreter() {
         failures.len(),
         failures.join("\n\n")
     );
-    // The mix covers both families, and most programs run on Vulkan (bf16 ones are refused there).
+    // The mix covers both families, and most programs run on Vulkan (those with bf16 tiles or float
+    // atomics are refused there).
     assert!(
         gemms >= 10 && pipelined >= 5 && gemms < PROGRAMS as usize,
         "{gemms} gemm programs, {pipelined} pipelined"
     );
-    assert!(vulkan_runs >= 20, "only {vulkan_runs} programs ran on Vulkan");
+    assert!(vulkan_runs >= 18, "only {vulkan_runs} programs ran on Vulkan");
     eprintln!(
         "generated: {PROGRAMS} programs of seed {SEED} ({gemms} with gemms, {pipelined} pipelined) agree with the interpreter"
     );
