@@ -142,6 +142,13 @@ fn read_backwards(layout: &FragmentLayout) -> Result<Distribution, String> {
             let mut found = vec![Vec::new(); rank];
             for bit in 0..bits {
                 let Some(other) = held.get(1 << bit, slot) else {
+                    // A thread past the elements (32 of them on 128 threads): this bit moves a
+                    // thread past the tile's first dimension, where the bounds guard skips it
+                    // (checked below for every thread).
+                    if rank > 0 && (1i64 << bit) < threads {
+                        found[0].push((bit, layout.shape[0]));
+                        continue;
+                    }
                     return Err(format!("thread {} does not use slot {slot}", 1 << bit));
                 };
                 for d in 0..rank {
@@ -211,6 +218,13 @@ mod tests {
         let distribution = distribute(&atoms::blocked(&[64, 128], 128)).expect("distributes");
         assert!(!distribution.guarded);
         assert_eq!(distribution.used_slots().count(), 64);
+        // Fewer elements than threads: threads 32 to 127 hold nothing, and their offsets land past
+        // the tile's end.
+        let distribution = distribute(&atoms::blocked(&[32], 128)).expect("distributes");
+        assert!(distribution.guarded);
+        assert_eq!(distribution.coordinates(5, 0), Some(vec![5]));
+        assert_eq!(distribution.coordinates(37, 0), Some(vec![37]));
+        assert_eq!(distribution.coordinates(96, 0), Some(vec![64]));
     }
 
     #[test]
