@@ -761,8 +761,9 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             (Some(MemoryLevel::Fragment), Some(MemoryLevel::Fragment)) => {
                 self.copy_between_fragments(op, parts.src, parts.dst)
             }
+            // An atomic copy updates element by element.
             (Some(MemoryLevel::Fragment), _) if tile_dialect::ops::copy_atomic(&op).is_some() => {
-                self.copy_out_atomic(op, parts.src, parts.dst, &parts.dst_offsets)
+                self.copy_out(op, parts.src, parts.dst, &parts.dst_offsets)
             }
             (Some(MemoryLevel::Fragment), _) => {
                 // The matrix rules stage their accumulators where they have a way of their own.
@@ -880,12 +881,27 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         coordinates: &[Value<'c, 'a>],
         value_at: impl FnOnce(At<'c, 'a>) -> Value<'c, 'a>,
     ) {
+        self.write_clipped(b, at, dst, offsets, coordinates, None, value_at);
+    }
+
+    /// [`Self::store_clipped`], or with `atomic` (an atomic copy's kind) an atomic update.
+    #[allow(clippy::too_many_arguments)]
+    fn write_clipped(
+        &self,
+        b: &Builder<'c>,
+        at: At<'c, 'a>,
+        dst: Value<'c, 'a>,
+        offsets: &[Value<'c, 'a>],
+        coordinates: &[Value<'c, 'a>],
+        atomic: Option<tile_dialect::ops::ReductionKind>,
+        value_at: impl FnOnce(At<'c, 'a>) -> Value<'c, 'a>,
+    ) {
         let (indices, fits) = self.placed_in(b, at, dst, offsets, coordinates);
         let store_at = match fits {
             Some(fits) => b.if_then(at, fits),
             None => at,
         };
-        b.store(store_at, value_at(store_at), dst, &indices);
+        b.write(store_at, value_at(store_at), dst, &indices, atomic);
     }
 
     pub(crate) fn copy_out(
@@ -901,12 +917,22 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let array = self.private(src);
         let ty = element_type(dst);
         let offsets_now = self.offsets(&b, at, from);
-        let mut stored = self.store_runs(&b, at, from, array, dst, offsets, &offsets_now);
-        stored.extend(self.store_pairs(&b, at, from, array, dst, offsets, &offsets_now, &stored));
+        let atomic = tile_dialect::ops::copy_atomic(&op);
+        let (at, stored) = if atomic.is_some() {
+            // Every element is an atomic update of its own (no wide stores), by one replica of it.
+            (
+                self.first_replica(&b, at, from.replica_bits().expect("checked")),
+                BTreeSet::new(),
+            )
+        } else {
+            let mut stored = self.store_runs(&b, at, from, array, dst, offsets, &offsets_now);
+            stored.extend(self.store_pairs(&b, at, from, array, dst, offsets, &offsets_now, &stored));
+            (at, stored)
+        };
         for slot in from.distribution.used_slots().filter(|slot| !stored.contains(slot)) {
             let coordinates = self.coordinates(&b, at, from, &offsets_now, slot);
             let inner = self.guarded(&b, at, from, &coordinates);
-            self.store_clipped(&b, inner, dst, offsets, &coordinates, |store_at| {
+            self.write_clipped(&b, inner, dst, offsets, &coordinates, atomic, |store_at| {
                 convert(
                     &b,
                     store_at,
@@ -917,42 +943,6 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         }
         if level(dst) == Some(MemoryLevel::Shared) {
             b.barrier(At::before(op));
-        }
-    }
-
-    /// An atomic copy out: each thread updates the elements it holds one by one (no staging, no
-    /// wide stores: every element is its own atomic), those inside the tensor.
-    pub(crate) fn copy_out_atomic(
-        &self,
-        op: OperationRef<'c, 'a>,
-        src: Value<'c, 'a>,
-        dst: Value<'c, 'a>,
-        offsets: &[Value<'c, 'a>],
-    ) {
-        let b = self.builder(&op);
-        let at = At::before(op);
-        let atomic = tile_dialect::ops::copy_atomic(&op);
-        let from = placed(self.layouts, src).expect("checked");
-        let array = self.private(src);
-        let ty = element_type(dst);
-        let offsets_now = self.offsets(&b, at, from);
-        // One replica of each element updates it.
-        let at = self.first_replica(&b, at, from.replica_bits().expect("checked"));
-        for slot in from.distribution.used_slots() {
-            let coordinates = self.coordinates(&b, at, from, &offsets_now, slot);
-            let inner = self.guarded(&b, at, from, &coordinates);
-            let (indices, fits) = self.placed_in(&b, inner, dst, offsets, &coordinates);
-            let update_at = match fits {
-                Some(fits) => b.if_then(inner, fits),
-                None => inner,
-            };
-            let value = convert(
-                &b,
-                update_at,
-                self.slot_value(&b, update_at, array, from, slot as i64),
-                ty,
-            );
-            b.write(update_at, value, dst, &indices, atomic);
         }
     }
 

@@ -159,7 +159,7 @@ pub fn tma_store_plan(
         crate::nvgpu::chip::MAX_SHARED_BYTES - shared_bytes(ops) - scratch - crate::layout::tma::SWIZZLED_ALIGNMENT;
     for op in ops.iter().filter(|op| is(*op, tile::CopyOperation::name)) {
         let Some(parts) = copy_parts(op) else { continue };
-        // An atomic copy updates element by element (`copy_out_atomic`).
+        // An atomic copy updates element by element (`Lowering::copy_out`).
         if level(parts.src) != Some(MemoryLevel::Fragment)
             || level(parts.dst) != Some(MemoryLevel::Global)
             || tile_dialect::ops::copy_atomic(op).is_some()
