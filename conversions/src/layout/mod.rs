@@ -13,6 +13,11 @@
 //!
 //! The kernel also gets `tile.strategy`: the target's [`crate::target::Strategy`] (`per-op` where
 //! the lowering reads the recorded layouts op by op, `plain` elsewhere).
+//!
+//! A loop that only reads a fragment laid out where the loop does not run gets a copy of it in its
+//! own layout ([`convert`]). Inference runs once: the passes after this one read what it recorded
+//! ([`recorded`]); one run on a kernel this pass has not seen records the layouts first
+//! ([`ensure_recorded`]).
 
 pub mod anchors;
 pub mod atoms;
@@ -42,11 +47,11 @@ use tile_dialect::{
 
 /// The pass's flag.
 pub const ARGUMENT: &str = "tile-infer-layouts";
+pub use tile_dialect::layout::{LAYOUT_ATTRIBUTE, LOOP_LAYOUT_ATTRIBUTE};
 
 /// How many times inference starts again after giving loops copies of fragments they read in
 /// another layout.
 const MAX_CONVERSION_ROUNDS: usize = 8;
-pub use tile_dialect::layout::{LAYOUT_ATTRIBUTE, LOOP_LAYOUT_ATTRIBUTE};
 
 /// A tile's layout: a fragment's or a shared tile's.
 #[derive(Clone, Debug, PartialEq, Eq)]
