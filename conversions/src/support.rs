@@ -8,7 +8,7 @@ use melior::ir::{
     TypeLike, ValueLike,
     operation::{OperationLike, OperationRef},
 };
-use tile_dialect::{diagnostics::emit_error, ops::op_name};
+use tile_dialect::{atomic::AtomicKind, diagnostics::emit_error, ops::op_name};
 use tile_ir::{arith, func, memref, tile};
 
 /// How messages name a target (`None`: the CPU reference).
@@ -88,7 +88,7 @@ pub fn check_supported(module: OperationRef, target: Option<&Target>) -> Result<
         failed |= !truncations_linked(module);
         failed |= !no_eight_bit_floats(module, target);
         failed |= !no_producers(module, target);
-        failed |= !atomics_supported(module, crate::target::Atomics::Llvm, "the CPU reference");
+        failed |= !atomics_supported(module, crate::target::Atomics::Llvm, CPU_REFERENCE);
         return if failed { Err(String::new()) } else { Ok(()) };
     };
     failed |= !host_arguments_plain(module, gpu.compiles_host_code());
@@ -106,6 +106,23 @@ pub fn check_supported(module: OperationRef, target: Option<&Target>) -> Result<
     if failed { Err(String::new()) } else { Ok(()) }
 }
 
+/// The buffer `op` writes, and whether it updates it atomically (`memref.atomic_rmw`, an atomic
+/// `tile.copy`, which read the element too): a copy's destination, a store's or an atomic's
+/// memref; `None` for other ops.
+pub fn destination<'c, 'a>(op: &OperationRef<'c, 'a>) -> Option<(melior::ir::Value<'c, 'a>, bool)> {
+    tile_ir::match_op!(op, {
+        tile::CopyOperation => {
+            Some((tile_dialect::ops::copy_parts(op)?.dst, tile_dialect::ops::copy_atomic(op).is_some()))
+        },
+        tile_ir::memref::StoreOperation => Some((op.operand(1).ok()?, false)),
+        tile_ir::memref::AtomicRMWOperation => Some((op.operand(1).ok()?, true)),
+        _ => None,
+    })
+}
+
+/// What messages call the CPU reference lowering (`convert-tile-to-cpu`), which has no target.
+const CPU_REFERENCE: &str = "the CPU reference";
+
 /// Checks that every `memref.atomic_rmw` in the kernels of `module` makes an update of `atomics`,
 /// those of `name` (a target, or the CPU reference); emits an error at each other one and returns
 /// false when there was one.
@@ -117,12 +134,13 @@ fn atomics_supported(module: OperationRef, atomics: crate::target::Atomics, name
         let updates = tile_dialect::ops::nested_ops(kernel).into_iter().filter_map(|op| {
             tile_ir::match_op!(op, {
                 tile_ir::memref::AtomicRMWOperation => {
-                    Some((op, tile_dialect::ops::integer_attribute(&op, "kind")?, op.operand(0).ok()?.r#type()))
+                    let kind = AtomicKind::of(tile_dialect::ops::integer_attribute(&op, "kind")?)?;
+                    Some((op, kind, op.operand(0).ok()?.r#type()))
                 },
                 tile::CopyOperation => {
                     let kind = tile_dialect::ops::copy_atomic(&op)?;
                     let element = tile_dialect::ops::scalar_type(tile_dialect::ops::copy_parts(&op)?.dst.r#type());
-                    Some((op, kind.atomic_rmw_kind(!element.is_integer())?, element))
+                    Some((op, AtomicKind::of_copy(kind, !element.is_integer())?, element))
                 },
                 _ => None,
             })
@@ -136,13 +154,9 @@ fn atomics_supported(module: OperationRef, atomics: crate::target::Atomics, name
                 .filter(|other| other.atomics.allow(kind, element))
                 .map(|other| other.name)
                 .collect();
-            if crate::target::Atomics::Llvm.allow(kind, element) && name != "the CPU reference" {
-                others.push("the CPU reference");
+            if crate::target::Atomics::Llvm.allow(kind, element) && name != CPU_REFERENCE {
+                others.push(CPU_REFERENCE);
             }
-            let kind_name = usize::try_from(kind)
-                .ok()
-                .and_then(|kind| crate::target::ATOMIC_KINDS.get(kind))
-                .unwrap_or(&"update");
             let elsewhere = match others.split_last() {
                 None => "no target makes it".to_owned(),
                 Some((last, [])) => format!("{last} makes it"),
@@ -151,8 +165,9 @@ fn atomics_supported(module: OperationRef, atomics: crate::target::Atomics, name
             emit_error(
                 atomic.location(),
                 &format!(
-                    "'{}' op makes an atomic {kind_name} of {element}, which {name} cannot: its atomics are {}; {elsewhere}",
+                    "'{}' op makes an atomic {} of {element}, which {name} cannot: its atomics are {}; {elsewhere}",
                     op_name(&atomic),
+                    kind.name(),
                     atomics.describe(),
                 ),
             );

@@ -13,6 +13,7 @@
 
 #![deny(missing_docs)]
 
+pub mod atomic;
 pub mod canonicalize;
 pub mod decisions;
 pub mod diagnostics;

@@ -31,23 +31,6 @@ pub enum ReductionKind {
     AbsMax = 4,
 }
 
-impl ReductionKind {
-    /// The `memref.atomic_rmw` kind (MLIR's `AtomicRMWKind` number) of an atomic update by this
-    /// kind of a float (`float`) or integer element: an atomic `tile.copy`'s per-element update.
-    /// `None` for the kinds no atomic makes.
-    pub fn atomic_rmw_kind(self, float: bool) -> Option<i64> {
-        match (self, float) {
-            (ReductionKind::Sum, true) => Some(0),
-            (ReductionKind::Sum, false) => Some(1),
-            (ReductionKind::Max, true) => Some(4),
-            (ReductionKind::Max, false) => Some(6),
-            (ReductionKind::Min, true) => Some(8),
-            (ReductionKind::Min, false) => Some(10),
-            _ => None,
-        }
-    }
-}
-
 /// Returns the type of a shared tile: `memref<shape x element, #gpu.address_space<workgroup>>`.
 pub fn shared_type<'c>(context: &'c Context, shape: &[i64], element: Type<'c>) -> MemRefType<'c> {
     let space = unsafe { Attribute::from_raw(ffi::tileShimWorkgroupSpaceGet(context.to_raw())) };

@@ -24,6 +24,7 @@ use melior::ir::{
     r#type::{FunctionType, MemRefType},
 };
 use std::{collections::HashMap, rc::Rc};
+use tile_dialect::atomic::AtomicKind;
 use tile_dialect::ops::{copy_parts, integer_attribute, reduction_kind};
 
 /// Returns `file:line:col` for a location with one, or MLIR's text of it.
@@ -344,27 +345,9 @@ impl Decoder {
                 memory(Kind::Store)?
             }
             "memref.atomic_rmw" => {
-                let scalar = operand_type(0)?;
-                // The kinds' numbers in MLIR's `AtomicRMWKind`.
-                let update = match integer_attribute(op, "kind").ok_or_else(unsupported)? {
-                    0 => Update::Float(FloatOp::Add, float(scalar)?),
-                    1 => Update::Int(IntOp::Add, width(scalar)?),
-                    2 => Update::Int(IntOp::And, width(scalar)?),
-                    3 => Update::Assign,
-                    4 => Update::Float(FloatOp::Maximum, float(scalar)?),
-                    5 => Update::Float(FloatOp::MaxNum, float(scalar)?),
-                    6 => Update::Int(IntOp::MaxS, width(scalar)?),
-                    7 => Update::Int(IntOp::MaxU, width(scalar)?),
-                    8 => Update::Float(FloatOp::Minimum, float(scalar)?),
-                    9 => Update::Float(FloatOp::MinNum, float(scalar)?),
-                    10 => Update::Int(IntOp::MinS, width(scalar)?),
-                    11 => Update::Int(IntOp::MinU, width(scalar)?),
-                    12 | 13 => return Err(form("of kind mulf or muli (no target multiplies atomically)".into())),
-                    14 => Update::Int(IntOp::Or, width(scalar)?),
-                    15 => Update::Int(IntOp::Xor, width(scalar)?),
-                    other => return Err(form(format!("of kind {other}"))),
-                };
-                memory(Kind::Atomic(update))?
+                let number = integer_attribute(op, "kind").ok_or_else(unsupported)?;
+                let kind = AtomicKind::of(number).ok_or_else(|| form(format!("of kind {number}")))?;
+                memory(Kind::Atomic(Update::of(kind, operand_type(0)?).map_err(form)?))?
             }
             "memref.dim" => memory(Kind::Dim)?,
             "memref.alloc" | "memref.alloca" => {

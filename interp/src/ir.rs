@@ -7,7 +7,7 @@ use crate::error::Site;
 use crate::memory::Level;
 use crate::scalar::{Float, Scalar, Val};
 use std::rc::Rc;
-use tile_dialect::ops::ReductionKind;
+use tile_dialect::{atomic::AtomicKind, ops::ReductionKind};
 
 /// A memref type: element, sizes (`None` when dynamic), and its text for messages.
 #[derive(Clone, Debug)]
@@ -117,6 +117,37 @@ pub enum Update {
     Int(IntOp, u32),
     /// The operand replaces the element.
     Assign,
+}
+
+impl Update {
+    /// The update of `kind` on elements of `scalar`, or why the interpreter has none (a float
+    /// kind on integers, or the reverse; a product, which no target makes atomically).
+    pub fn of(kind: AtomicKind, scalar: Scalar) -> Result<Update, String> {
+        let float = || match scalar {
+            Scalar::Float(float) => Ok(float),
+            other => Err(format!("on {other}")),
+        };
+        let width = || scalar.width().ok_or_else(|| format!("on {scalar}"));
+        Ok(match kind {
+            AtomicKind::AddF => Update::Float(FloatOp::Add, float()?),
+            AtomicKind::MaximumF => Update::Float(FloatOp::Maximum, float()?),
+            AtomicKind::MaxNumF => Update::Float(FloatOp::MaxNum, float()?),
+            AtomicKind::MinimumF => Update::Float(FloatOp::Minimum, float()?),
+            AtomicKind::MinNumF => Update::Float(FloatOp::MinNum, float()?),
+            AtomicKind::AddI => Update::Int(IntOp::Add, width()?),
+            AtomicKind::AndI => Update::Int(IntOp::And, width()?),
+            AtomicKind::OrI => Update::Int(IntOp::Or, width()?),
+            AtomicKind::XorI => Update::Int(IntOp::Xor, width()?),
+            AtomicKind::MaxS => Update::Int(IntOp::MaxS, width()?),
+            AtomicKind::MaxU => Update::Int(IntOp::MaxU, width()?),
+            AtomicKind::MinS => Update::Int(IntOp::MinS, width()?),
+            AtomicKind::MinU => Update::Int(IntOp::MinU, width()?),
+            AtomicKind::Assign => Update::Assign,
+            AtomicKind::MulF | AtomicKind::MulI => {
+                return Err(format!("of kind {} (no target multiplies atomically)", kind.name()));
+            }
+        })
+    }
 }
 
 /// What an op does, with its static data.

@@ -17,7 +17,7 @@ use crate::arith::{cast, maximum, minimum};
 use crate::bound;
 use crate::error::Result;
 use crate::exec::{Machine, clips, undefined};
-use crate::ir::{FloatOp, IntOp, Op, Update};
+use crate::ir::{Op, Update};
 use crate::memory::for_each_index;
 use crate::scalar::{Scalar, Val};
 use tile_dialect::ops::ReductionKind;
@@ -126,20 +126,11 @@ impl Machine {
             }
             return Ok(());
         };
-        let update = match (kind, to) {
-            (ReductionKind::Sum, Scalar::Float(float)) => Update::Float(FloatOp::Add, float),
-            (ReductionKind::Max, Scalar::Float(float)) => Update::Float(FloatOp::Maximum, float),
-            (ReductionKind::Min, Scalar::Float(float)) => Update::Float(FloatOp::Minimum, float),
-            (ReductionKind::Sum, Scalar::Int(width)) => Update::Int(IntOp::Add, width),
-            (ReductionKind::Max, Scalar::Int(width)) => Update::Int(IntOp::MaxS, width),
-            (ReductionKind::Min, Scalar::Int(width)) => Update::Int(IntOp::MinS, width),
-            _ => {
-                return Err(undefined(
-                    op,
-                    format!("cannot update {to} elements atomically by {kind:?}"),
-                ));
-            }
-        };
+        let float = matches!(to, Scalar::Float(_));
+        let update = tile_dialect::atomic::AtomicKind::of_copy(kind, float)
+            .ok_or_else(|| format!("by {kind:?}"))
+            .and_then(|kind| Update::of(kind, to))
+            .map_err(|why| undefined(op, format!("cannot update {to} elements atomically {why}")))?;
         for (position, value) in moves {
             self.update(op, dst, position, update, value, false)?;
         }

@@ -183,8 +183,11 @@ impl<'c> Builder<'c> {
             return self.store(at, value, memref, indices);
         };
         let ty = value.r#type();
-        let number = kind.atomic_rmw_kind(!ty.is_integer()).expect("a verified atomic copy");
-        let kind = IntegerAttribute::new(melior::ir::r#type::IntegerType::new(self.context, 64).into(), number);
+        let kind = tile_dialect::atomic::AtomicKind::of_copy(kind, !ty.is_integer()).expect("a verified atomic copy");
+        let kind = IntegerAttribute::new(
+            melior::ir::r#type::IntegerType::new(self.context, 64).into(),
+            kind.number(),
+        );
         self.insert(
             at,
             tile_ir::memref::AtomicRMWOperation::builder(self.context, self.location)

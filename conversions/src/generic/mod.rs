@@ -304,15 +304,9 @@ fn lower<'c, 'a>(
     let written: Vec<bool> = tensors
         .iter()
         .map(|tensor| {
-            nested_ops(kernel).iter().any(|op| {
-                tile_ir::match_op!(op, {
-                    tile::CopyOperation => tile_dialect::ops::copy_parts(op).is_some_and(|parts| parts.dst == *tensor),
-                    memref::StoreOperation | memref::AtomicRMWOperation => {
-                        op.operand(1).is_ok_and(|destination| destination == *tensor)
-                    },
-                    _ => false,
-                })
-            })
+            nested_ops(kernel)
+                .iter()
+                .any(|op| crate::support::destination(op).is_some_and(|(written, _)| written == *tensor))
         })
         .collect();
     let grid = host_grid(kernel.operands()).map_err(|message| {

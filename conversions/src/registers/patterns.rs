@@ -679,9 +679,15 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let by = self.layouts.parallel(&op).expect("checked");
         let at = At::before(op);
         let offsets = self.offsets(&b, at, by);
-        let replica_bits = by.replica_bits().unwrap_or(0);
         let original_indices = loop_indices(op);
         let originals = nested_ops(op);
+        // Asked only of loops that update atomically: it reads the whole layout.
+        let atomic = |op: &OperationRef| tile_ir::is(op, memref::AtomicRMWOperation::name);
+        let replica_bits = if originals.iter().any(atomic) {
+            by.replica_bits().expect("checked")
+        } else {
+            0
+        };
         let rewriter = melior::IrRewriter::new(self.context);
         let rewriter = rewriter.as_rewriter_base();
         for slot in by.distribution.used_slots() {
@@ -700,7 +706,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             rewriter.inline_block_before(body, clone, &coordinates);
             rewriter.erase_op(clone);
             for (original, copy) in originals.iter().zip(copies) {
-                if tile_ir::is(original, memref::AtomicRMWOperation::name) && replica_bits != 0 {
+                if atomic(original) && replica_bits != 0 {
                     // One replica of each iteration updates (its result is unused: checked).
                     let cb = self.builder(&copy);
                     let once = self.first_replica(&cb, At::before(copy), replica_bits);

@@ -15,6 +15,8 @@ pub mod sm_90a;
 pub mod spirv;
 pub mod spirv_coopmat;
 
+use tile_dialect::atomic::AtomicKind;
+
 use melior::{
     dialect::DialectHandle,
     ir::operation::{OperationLike, OperationRef},
@@ -102,24 +104,24 @@ pub enum Atomics {
     Integer32,
 }
 
-/// The names of MLIR's `AtomicRMWKind`s, by number.
-pub const ATOMIC_KINDS: [&str; 16] = [
-    "addf", "addi", "andi", "assign", "maximumf", "maxnumf", "maxs", "maxu", "minimumf", "minnumf", "mins", "minu",
-    "mulf", "muli", "ori", "xori",
-];
-
 impl Atomics {
-    /// Whether an update of `kind` (MLIR's `AtomicRMWKind` number) on `element` is one of these.
-    pub fn allow(self, kind: i64, element: melior::ir::Type) -> bool {
+    /// Whether an update of `kind` on `element` is one of these.
+    pub fn allow(self, kind: AtomicKind, element: melior::ir::Type) -> bool {
         use melior::ir::TypeLike;
-        // addi, andi, maxs, maxu, mins, minu, ori.
-        const INTEGER_32: [i64; 7] = [1, 2, 6, 7, 10, 11, 14];
         match self {
-            // mulf, muli: LLVM has no atomic product.
-            Atomics::Llvm => ![12, 13].contains(&kind),
+            // LLVM has no atomic product.
+            Atomics::Llvm => !matches!(kind, AtomicKind::MulF | AtomicKind::MulI),
             Atomics::Integer32 => {
-                INTEGER_32.contains(&kind)
-                    && melior::ir::r#type::IntegerType::try_from(element).is_ok_and(|integer| integer.width() == 32)
+                matches!(
+                    kind,
+                    AtomicKind::AddI
+                        | AtomicKind::AndI
+                        | AtomicKind::OrI
+                        | AtomicKind::MaxS
+                        | AtomicKind::MaxU
+                        | AtomicKind::MinS
+                        | AtomicKind::MinU
+                ) && melior::ir::r#type::IntegerType::try_from(element).is_ok_and(|integer| integer.width() == 32)
                     && !element.is_index()
             }
         }

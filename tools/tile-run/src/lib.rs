@@ -28,7 +28,7 @@ use melior::{
         r#type::{FunctionType, MemRefType},
     },
 };
-use tile_dialect::{driver::pass_manager, element::Element, ops::copy_parts};
+use tile_dialect::{driver::pass_manager, element::Element};
 
 /// One memref argument of a host function.
 #[derive(Clone, Debug)]
@@ -65,16 +65,7 @@ fn argument_uses(function: OperationRef, count: usize) -> Vec<(bool, bool)> {
     let Some(body) = body else { return uses };
     let arguments: Vec<_> = (0..count).filter_map(|index| body.argument(index).ok()).collect();
     for op in tile_dialect::ops::nested_ops(function) {
-        let (destination, atomic) = tile_ir::match_op!(op, {
-            tile_ir::tile::CopyOperation => (
-                copy_parts(&op).map(|parts| parts.dst),
-                tile_dialect::ops::copy_atomic(&op).is_some()
-            ),
-            tile_ir::memref::StoreOperation => (op.operand(1).ok(), false),
-            tile_ir::memref::AtomicRMWOperation => (op.operand(1).ok(), true),
-            _ => (None, false),
-        });
-        if let Some(destination) = destination {
+        if let Some((destination, atomic)) = tile_conversions::support::destination(&op) {
             for (index, argument) in arguments.iter().enumerate() {
                 if destination == (*argument).into() {
                     if atomic {
