@@ -98,7 +98,7 @@ class Kernel:
             else:
                 # Integers: outputs poisoned with a value no product here reaches, inputs i8-wide.
                 out[binding["host_argument"]] = (
-                    torch.full(shape, -2**31, dtype=dtype, device="cuda") if binding["written"]
+                    torch.full(shape, -2**31 if dtype == torch.int32 else -128, dtype=dtype, device="cuda") if binding["written"]
                     else torch.randint(-128, 128, shape, dtype=dtype, device="cuda")
                 )
         return out
@@ -142,10 +142,41 @@ def table_entries(entries, count):
 UPDATED = ("split_k", "row_sums")  # a prefix: row_sums_sliced too
 
 
+def four_bit_codes(packed):
+    """The 4-bit codes of a tensor of bytes that holds two a byte (tile-pack-narrow-types: element
+    2i in the low half of byte i), as integers 0-15, the last dimension doubled."""
+    b = packed.to(torch.int16) & 0xFF
+    return torch.stack([b & 15, b >> 4], -1).flatten(-2)
+
+
+def signed_four_bit(packed):
+    codes = four_bit_codes(packed).double()
+    return torch.where(codes >= 8, codes - 16, codes)
+
+
+F4E2M1FN = [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, -0.0, -0.5, -1.0, -1.5, -2.0, -3.0, -4.0, -6.0]
+
+
+def f4e2m1fn(packed):
+    return torch.tensor(F4E2M1FN, dtype=torch.float64, device=packed.device)[four_bit_codes(packed).long()]
+
+
 def plain_reference(kernel, tensors):
     """What the test programs compute (test/programs/*.mlir), in float64."""
     name = kernel.manifest["host_function"]
     t = {k: v.double() for k, v in tensors.items()}
+    # test/programs/dequant_gemm_w4.mlir: 4-bit arguments arrive as the bytes that hold them.
+    if name == "dequant_gemm_i4":
+        weights = signed_four_bit(tensors[1]) * t[2].repeat_interleave(128, dim=1)
+        return {3: t[0] @ weights.T}
+    if name == "dequant_gemm_f4":
+        weights = f4e2m1fn(tensors[1]) * t[2].repeat_interleave(32)[:, None]
+        return {3: t[0] @ weights.T}
+    if name == "widen_4_bit":
+        unsigned = four_bit_codes(tensors[0]).double()
+        return {2: unsigned, 3: unsigned + signed_four_bit(tensors[0]), 4: f4e2m1fn(tensors[1])}
+    if name == "move_packed_tile":
+        return {1: t[0][32:64, 16:48]}
     if name == "split_k":
         return {2: kernel.initial[2].double() + t[0] @ t[1]}
     if name == "two_layouts":

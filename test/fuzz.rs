@@ -49,6 +49,12 @@ impl Rng {
         z ^ (z >> 31)
     }
 
+    /// Returns a generator of its own, derived from this one's state and `salt`, leaving this one
+    /// where it is (a choice added to a generator keeps the programs a seed already gave).
+    pub fn fork(&self, salt: u64) -> Self {
+        Self::new(self.0 ^ salt)
+    }
+
     /// Returns a number in `0..bound` (`bound` > 0).
     pub fn below(&mut self, bound: usize) -> usize {
         (self.next_u64() % bound.max(1) as u64) as usize
@@ -292,7 +298,9 @@ pub fn corpus(root: &Path) -> Vec<Seed> {
     seeds
 }
 
-const TYPES: &[&str] = &["f16", "bf16", "f32", "f8E4M3FN", "i8", "i32", "f64", "index", "i1"];
+const TYPES: &[&str] = &[
+    "f16", "bf16", "f32", "f8E4M3FN", "i8", "i32", "f64", "index", "i1", "i4", "f4E2M1FN",
+];
 const SPACES: &[&str] = &[
     "#gpu.address_space<workgroup>",
     "#tile.fragment",

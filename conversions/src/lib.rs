@@ -5,6 +5,7 @@
 //!
 //! | flag | module | target |
 //! |------|--------|--------|
+//! | `tile-pack-narrow-types` | [`narrow`] | 4-bit elements (i4, f4E2M1FN) as the bytes that hold two, loads that widen half a byte |
 //! | `tile-infer-layouts` | [`layout`] | every tile's layout for the module's `tile.target`, conflicts |
 //! | `tile-plan-pipelines` | [`pipeline::plan`] | each pipelined loop's schedule for the module's `tile.target`, the copies issued ahead |
 //! | `tile-expand-pipelines` | [`pipeline::expand`] | planned loops as rings, barriers and asynchronous copies in tile IR |
@@ -41,6 +42,7 @@ pub mod kernels;
 pub mod launch_bounds;
 pub mod layout;
 pub mod lowering;
+pub mod narrow;
 pub mod nvgpu;
 pub mod pipeline;
 pub mod pipelines;
@@ -57,6 +59,7 @@ pub fn register_all() {
         tile_dialect::register_pass(target.lowering.argument, target.lowering.create);
     }
     tile_dialect::register_pass(cpu::ARGUMENT, cpu::create_convert_tile_to_cpu_pass);
+    tile_dialect::register_pass(narrow::ARGUMENT, narrow::create_pack_narrow_types_pass);
     tile_dialect::register_pass(layout::ARGUMENT, layout::create_infer_layouts_pass);
     tile_dialect::register_pass(pipeline::plan::ARGUMENT, pipeline::plan::create_plan_pipelines_pass);
     tile_dialect::register_pass(pipeline::EXPAND_ARGUMENT, pipeline::create_expand_pipelines_pass);

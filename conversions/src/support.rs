@@ -82,7 +82,8 @@ fn host_arguments_plain(module: OperationRef, strided: bool) -> bool {
 /// error at each op or function it cannot build and returns `Err` (empty: the errors are out) when
 /// there was one. (Math ops are the math passes' and `tile-check-external-calls`' business.)
 pub fn check_supported(module: OperationRef, target: Option<&Target>) -> Result<(), String> {
-    let mut failed = !dims_in_range(module);
+    let mut failed = !narrow_types_packed(module);
+    failed |= !dims_in_range(module);
     failed |= !divisors_nonzero(module);
     let Some(gpu) = target else {
         failed |= !truncations_linked(module);
@@ -104,6 +105,44 @@ pub fn check_supported(module: OperationRef, target: Option<&Target>) -> Result<
     }
     failed |= !atomics_supported(module, gpu.atomics, gpu.name);
     if failed { Err(String::new()) } else { Ok(()) }
+}
+
+/// Checks that no memref of 4-bit elements is left in `module` (`tile-pack-narrow-types` stores them
+/// as bytes first: every lowering indexes memory by whole elements); emits an error at the function
+/// or op that holds one and returns false when there was one.
+fn narrow_types_packed(module: OperationRef) -> bool {
+    let packed = |ty: melior::ir::Type| crate::narrow::packed_element(ty).is_some();
+    let mut fine = true;
+    for function in tile_dialect::ops::find_ops(module, func::FuncOperation::name()) {
+        for op in std::iter::once(function).chain(tile_dialect::ops::nested_ops(function)) {
+            let arguments = op.regions().flat_map(|region| {
+                melior::ir::RegionLike::first_block(&region)
+                    .map(|block| {
+                        use melior::ir::BlockLike;
+                        (0..block.argument_count())
+                            .filter_map(|index| block.argument(index).ok())
+                            .map(|argument| argument.r#type())
+                            .collect::<Vec<_>>()
+                    })
+                    .unwrap_or_default()
+            });
+            let results = op.results().map(|result| result.r#type()).collect::<Vec<_>>();
+            if let Some(ty) = arguments.chain(results).find(|ty| packed(*ty)) {
+                emit_error(
+                    op.location(),
+                    &format!(
+                        "'{}' op holds {ty}, whose 4-bit elements the lowerings read as bytes: run \
+                         {} first (the target pipelines, tile-compile and tile-run do)",
+                        op_name(&op),
+                        crate::narrow::ARGUMENT
+                    ),
+                );
+                fine = false;
+                break;
+            }
+        }
+    }
+    fine
 }
 
 /// The buffer `op` writes, and whether it updates it atomically (`memref.atomic_rmw`, an atomic

@@ -23,6 +23,8 @@ pub enum Float {
     F64,
     /// 8-bit float with 4 exponent and 3 mantissa bits, finite only (no infinity).
     F8E4M3FN,
+    /// 4-bit float with 2 exponent bits and 1 mantissa bit, finite only (no infinity, no NaN).
+    F4E2M1FN,
 }
 
 /// The type of an SSA scalar or of a buffer element.
@@ -61,6 +63,7 @@ impl Float {
             Self::F32 => (23, -126, f32::MAX as f64, true),
             Self::F64 => (52, -1022, f64::MAX, true),
             Self::F8E4M3FN => (3, -6, 448.0, false),
+            Self::F4E2M1FN => (1, 0, 6.0, false),
         }
     }
 
@@ -146,6 +149,7 @@ impl Scalar {
             "f32" => Self::Float(Float::F32),
             "f64" => Self::Float(Float::F64),
             "f8E4M3FN" => Self::Float(Float::F8E4M3FN),
+            "f4E2M1FN" => Self::Float(Float::F4E2M1FN),
             "index" => Self::Index,
             _ => {
                 let width: u32 = text.strip_prefix('i')?.parse().ok()?;
@@ -196,6 +200,7 @@ impl fmt::Display for Scalar {
             Self::Float(Float::F32) => formatter.write_str("f32"),
             Self::Float(Float::F64) => formatter.write_str("f64"),
             Self::Float(Float::F8E4M3FN) => formatter.write_str("f8E4M3FN"),
+            Self::Float(Float::F4E2M1FN) => formatter.write_str("f4E2M1FN"),
             Self::Int(width) => write!(formatter, "i{width}"),
             Self::Index => formatter.write_str("index"),
         }
@@ -297,6 +302,20 @@ mod tests {
         assert_eq!(Float::F8E4M3FN.round(464.0), 448.0); // tie: 448 has the even mantissa
         assert!(Float::F8E4M3FN.round(470.0).is_nan());
         assert!(Float::F8E4M3FN.round(f64::INFINITY).is_nan());
+    }
+
+    /// f4E2M1FN holds exactly 0, 0.5, 1, 1.5, 2, 3, 4 and 6 and their negatives.
+    #[test]
+    fn f4e2m1fn_holds_its_eight_magnitudes() {
+        let magnitudes = [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0];
+        for magnitude in magnitudes {
+            assert_eq!(Float::F4E2M1FN.round(magnitude), magnitude);
+            assert_eq!(Float::F4E2M1FN.round(-magnitude), -magnitude);
+        }
+        assert_eq!(Float::F4E2M1FN.round(2.5), 2.0); // tie: 2 has the even mantissa
+        assert_eq!(Float::F4E2M1FN.round(5.0), 4.0);
+        assert_eq!(Float::F4E2M1FN.round(0.26), 0.5);
+        assert_eq!(Scalar::parse("f4E2M1FN"), Some(Scalar::Float(Float::F4E2M1FN)));
     }
 
     #[test]

@@ -362,3 +362,17 @@ func.func @huge_tensor(%X: memref<9223372036854775807x64xf32>) {
   }
   return
 }
+
+// -----
+
+// A store of one 4-bit element would race with the thread storing the other half of its byte.
+func.func @store_i4(%Q: memref<8x8xi4>, %v: i4) {
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(32) (%b) {
+    // expected-error @+1 {{'tile.parallel' op expects no element stores into memref<8x8xi4>, whose elements are stored two to a byte (threads writing the two halves of a byte would race); copy whole tiles of them with tile.copy}}
+    tile.parallel (%i) in (8) {
+      memref.store %v, %Q[%i, %i] : memref<8x8xi4>
+    }
+  }
+  return
+}

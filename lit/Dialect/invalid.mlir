@@ -181,7 +181,7 @@ func.func @alloc_dynamic(%n: index) {
 
 func.func @alloc_element_type(%n: index) {
   tile.kernel grid(%n) threads(128) (%bx) {
-    // expected-error @+1 {{'tile.alloc_shared' op expects the result to hold f16, bf16, f32, f8E4M3FN, i8 or i32, but got element type f64}}
+    // expected-error @+1 {{'tile.alloc_shared' op expects the result to hold f16, bf16, f32, f8E4M3FN, i8, i32, i4 or f4E2M1FN, but got element type f64}}
     %s = tile.alloc_shared : memref<64x64xf64, #gpu.address_space<workgroup>>
   }
   return
@@ -298,7 +298,7 @@ func.func @copy_tile_larger_than_shared(%i: index) {
 func.func @copy_element_type(%A: memref<256x256xf64>, %i: index) {
   tile.kernel grid(%i) threads(128) (%bx) {
     %S = tile.alloc_shared : memref<128x32xf16, #gpu.address_space<workgroup>>
-    // expected-error @+1 {{'tile.copy' op expects the source to hold f16, bf16, f32, f8E4M3FN, i8 or i32, but got element type f64}}
+    // expected-error @+1 {{'tile.copy' op expects the source to hold f16, bf16, f32, f8E4M3FN, i8, i32, i4 or f4E2M1FN, but got element type f64}}
     tile.copy %A[%i, %i], %S : memref<256x256xf64>, memref<128x32xf16, #gpu.address_space<workgroup>>
   }
   return
@@ -389,7 +389,7 @@ func.func @gemm_f32_inputs(%n: index) {
     %A = tile.alloc_shared : memref<64x32xf32, #gpu.address_space<workgroup>>
     %B = tile.alloc_shared : memref<32x64xf32, #gpu.address_space<workgroup>>
     %C = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
-    // expected-error @+1 {{'tile.gemm' op expects A and B to hold f16, bf16, f8E4M3FN or i8, but got f32}}
+    // expected-error @+1 {{'tile.gemm' op expects A and B to hold f16, bf16, f8E4M3FN or i8 (widen 4-bit weights into an f16 or bf16 tile in a tile.parallel first), but got f32}}
     tile.gemm %A, %B, %C : memref<64x32xf32, #gpu.address_space<workgroup>>, memref<32x64xf32, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
   }
   return
@@ -696,6 +696,70 @@ func.func @atomic_copy_element(%C: memref<64xi8>, %i: index) {
     %F = tile.alloc_fragment : memref<64xi32, #tile.fragment>
     // expected-error @+1 {{'tile.copy' op expects an atomic copy into a tensor of f32, f16, bf16 or i32, but got i8}}
     tile.copy %F, %C atomic <sum> : memref<64xi32, #tile.fragment>, memref<64xi8>
+  }
+  return
+}
+
+// -----
+
+// 4-bit elements are packed two to a byte in global memory and shared tiles; a fragment holds
+// them only once widened.
+func.func @fragment_of_i4() {
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(128) (%b) {
+    // expected-error @+1 {{'tile.alloc_fragment' op expects the result in global memory or a shared tile, since i4 elements are stored two to a byte there and widened in registers}}
+    %F = tile.alloc_fragment : memref<64x64xi4, #tile.fragment>
+  }
+  return
+}
+
+// -----
+
+func.func @odd_packed_tile() {
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(128) (%b) {
+    // expected-error @+1 {{last dimension to be even, since f4E2M1FN elements are stored two to a byte along it, but got memref<64x63xf4E2M1FN, #gpu.address_space<workgroup>>}}
+    %S = tile.alloc_shared : memref<64x63xf4E2M1FN, #gpu.address_space<workgroup>>
+  }
+  return
+}
+
+// -----
+
+func.func @copy_widening_i4(%B: memref<64x64xi4>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(128) (%b) {
+    %S = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+    // expected-error @+1 {{'tile.copy' op expects a copy of i4 elements to copy them unchanged (into i4 too), since they are stored two to a byte; widen them in a tile.parallel, but got a copy from i4 into f16}}
+    tile.copy %B[%c0, %c0], %S : memref<64x64xi4>, memref<64x64xf16, #gpu.address_space<workgroup>>
+  }
+  return
+}
+
+// -----
+
+func.func @fill_i4() {
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0 : i4
+  tile.kernel grid(%c1) threads(128) (%b) {
+    %S = tile.alloc_shared : memref<64x64xi4, #gpu.address_space<workgroup>>
+    // expected-error @+1 {{'tile.fill' op expects the filled tile to hold elements of a byte or more, since i4 elements are stored two to a byte}}
+    tile.fill %S, %zero : memref<64x64xi4, #gpu.address_space<workgroup>>
+  }
+  return
+}
+
+// -----
+
+func.func @gemm_i4() {
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(128) (%b) {
+    %A = tile.alloc_shared : memref<64x64xi4, #gpu.address_space<workgroup>>
+    %B = tile.alloc_shared : memref<64x64xi4, #gpu.address_space<workgroup>>
+    %C = tile.alloc_fragment : memref<64x64xi32, #tile.fragment>
+    // expected-error @+1 {{'tile.gemm' op expects A and B to hold f16, bf16, f8E4M3FN or i8 (widen 4-bit weights into an f16 or bf16 tile in a tile.parallel first), but got i4}}
+    tile.gemm %A, %B, %C : memref<64x64xi4, #gpu.address_space<workgroup>>, memref<64x64xi4, #gpu.address_space<workgroup>>, memref<64x64xi32, #tile.fragment>
   }
   return
 }

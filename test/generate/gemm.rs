@@ -257,6 +257,18 @@ pub fn program(rng: &mut Rng) -> Program {
     {
         plan.threads = 256;
     }
+    // Quantized weights (W4A16): B stored as signed 4-bit integers, copied into a 4-bit shared
+    // tile and widened, scaled, into the 16-bit tile the gemm reads. Decided on a fork, so that
+    // the programs a seed gave before stay as they were; B's packed dimension is made even.
+    let quantized = plan.element != "i8" && plan.shape == Shape::Single && rng.fork(0x4B17).below(3) == 0;
+    if quantized {
+        let total = if plan.transpose_b {
+            &mut plan.k_total
+        } else {
+            &mut plan.n_total
+        };
+        *total += *total % 2;
+    }
     let p = &plan;
     let e = p.element;
     let chain_shape = p.shape == Shape::Chain;
@@ -293,7 +305,7 @@ pub fn program(rng: &mut Rng) -> Program {
             } else {
                 b_dims.to_vec()
             },
-            e,
+            if quantized { "i4" } else { e },
         ),
         lead: if p.b_batched { lead_names.clone() } else { Vec::new() },
     };
@@ -368,6 +380,9 @@ pub fn program(rng: &mut Rng) -> Program {
         }
     );
     let integer = p.integer();
+    if quantized {
+        w!(text, "  %qscale = arith.constant 0.125 : {e}");
+    }
     if integer {
         w!(text, "  %init_i = arith.constant {} : i32", rng.below(3) as i64 * 7 - 7);
         w!(text, "  %scale = arith.constant 0.015625 : f32");
@@ -428,8 +443,12 @@ pub fn program(rng: &mut Rng) -> Program {
             w!(text, "    %{a}f = tile.alloc_fragment : {fr_a}");
         }
     }
+    let st_q = shared(b_tile, "i4");
     for b in &b_names {
         w!(text, "    %{b}s = tile.alloc_shared : {st_b}");
+        if quantized {
+            w!(text, "    %{b}q = tile.alloc_shared : {st_q}");
+        }
     }
     let accumulators: Vec<&str> = if p.shape == Shape::Dual {
         vec!["C", "C2"]
@@ -486,7 +505,22 @@ pub fn program(rng: &mut Rng) -> Program {
         for (b, acc) in pairs {
             let tensor = find(b);
             let bt = tensor.at(if p.transpose_b { [n_loop, k0] } else { [k0, n_loop] });
-            w!(text, "{indent}tile.copy {bt}, %{b}s : {}, {st_b}", tensor.ty);
+            if quantized {
+                w!(text, "{indent}tile.copy {bt}, %{b}q : {}, {st_q}", tensor.ty);
+                w!(
+                    text,
+                    "{indent}tile.parallel (%qi, %qj) in ({}, {}) {{",
+                    b_tile[0],
+                    b_tile[1]
+                );
+                w!(text, "{indent}  %q = memref.load %{b}q[%qi, %qj] : {st_q}");
+                w!(text, "{indent}  %qw = arith.sitofp %q : i4 to {e}");
+                w!(text, "{indent}  %qd = arith.mulf %qw, %qscale : {e}");
+                w!(text, "{indent}  memref.store %qd, %{b}s[%qi, %qj] : {st_b}");
+                w!(text, "{indent}}}");
+            } else {
+                w!(text, "{indent}tile.copy {bt}, %{b}s : {}, {st_b}", tensor.ty);
+            }
             let attributes = match (p.transpose_a, p.transpose_b) {
                 (false, false) => "",
                 (true, false) => " {transpose_a}",
@@ -709,7 +743,12 @@ pub fn program(rng: &mut Rng) -> Program {
         } else {
             String::new()
         },
-        if p.b_batched { ", batched B" } else { "" },
+        match (p.b_batched, quantized) {
+            (false, false) => "",
+            (true, false) => ", batched B",
+            (false, true) => ", B in i4",
+            (true, true) => ", batched B in i4",
+        },
         p.threads,
         match p.a {
             AOperand::Shared => "shared",

@@ -220,3 +220,8 @@ fn math_functions_on_f16_match_the_reference() {
 fn integer_atomics_of_several_workgroups_match_the_reference() {
     check_on_vulkan("test/programs/atomic_counts_i32.mlir", 50);
 }
+
+#[test]
+fn four_bit_weights_packed_two_to_a_byte_match_the_reference() {
+    check_on_vulkan("test/programs/dequant_gemm_w4.mlir", 52);
+}

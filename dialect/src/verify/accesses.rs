@@ -82,6 +82,16 @@ pub fn access(op: &OperationRef) -> Verdict {
     let Some(memref_type) = crate::ops::as_memref(buffer.r#type()) else {
         return Ok(());
     };
+    if first_index == 2
+        && crate::element::Element::of(melior::ir::ShapedTypeLike::element(&memref_type))
+            .is_some_and(|element| element.is_packed())
+    {
+        return Err(format!(
+            "expects no element stores into {}, whose elements are stored two to a byte (threads \
+             writing the two halves of a byte would race); copy whole tiles of them with tile.copy",
+            buffer.r#type()
+        ));
+    }
     let sizes = crate::ops::static_sizes(memref_type);
     let indices: Vec<Value> = op.operands().skip(first_index).collect();
     for (dim, (index, size)) in indices.iter().zip(&sizes).enumerate() {

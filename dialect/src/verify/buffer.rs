@@ -40,6 +40,13 @@ impl<'c> Buffer<'c> {
                 memref.element()
             )
         })?;
+        if element.is_packed() && level == MemoryLevel::Fragment {
+            return Err(format!(
+                "expects {role} in global memory or a shared tile, since {element} elements are \
+                 stored two to a byte there and widened in registers (load them in a tile.parallel \
+                 and convert with arith.extsi, extui, sitofp, uitofp or extf), but got {type}"
+            ));
+        }
         let shape: Vec<Option<u64>> = crate::ops::static_sizes(memref)
             .into_iter()
             .map(|size| size.map(|size| size as u64))
@@ -61,6 +68,12 @@ impl<'c> Buffer<'c> {
         if elements.is_none_or(|elements| elements > limit) {
             return Err(format!(
                 "expects {role} to hold at most {limit} elements ({why}), but got {type}"
+            ));
+        }
+        if element.is_packed() && shape.last().copied().flatten().is_some_and(|size| size % 2 == 1) {
+            return Err(format!(
+                "expects {role}'s last dimension to be even, since {element} elements are stored two \
+                 to a byte along it, but got {type}"
             ));
         }
         if !crate::ops::has_identity_layout(memref) {

@@ -73,7 +73,8 @@ pub fn gemm(op: OperationRef) -> Verdict {
         Element::I8 => Element::I32,
         other => {
             return Err(format!(
-                "expects A and B to hold f16, bf16, f8E4M3FN or i8, but got {other}"
+                "expects A and B to hold f16, bf16, f8E4M3FN or i8 (widen 4-bit weights into an f16 \
+                 or bf16 tile in a tile.parallel first), but got {other}"
             ));
         }
     };
@@ -93,6 +94,14 @@ pub fn fill(op: OperationRef) -> Verdict {
         return Err("expects the filled tile in shared memory or a fragment, but got global memory".into());
     }
     dst.static_shape("the filled tile")?;
+    if dst.element.is_packed() {
+        return Err(format!(
+            "expects the filled tile to hold elements of a byte or more, since {} elements are \
+             stored two to a byte, but got {}",
+            dst.element,
+            dst.text()
+        ));
+    }
     let element = crate::ops::as_memref(dst_value.r#type())
         .ok_or_else(|| format!("expects the filled tile to be a memref, but got {}", dst_value.r#type()))?
         .element();
@@ -118,6 +127,14 @@ pub fn reduce(op: OperationRef) -> Verdict {
         if !buffer.on_chip() {
             return Err(format!(
                 "expects {role} in shared memory or a fragment, but got global memory"
+            ));
+        }
+        if buffer.element.is_packed() {
+            return Err(format!(
+                "expects {role} to hold elements of a byte or more, since {} elements are stored two \
+                 to a byte, but got {}",
+                buffer.element,
+                buffer.text()
             ));
         }
         if !buffer.element.is_float() {

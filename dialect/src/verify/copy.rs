@@ -20,6 +20,24 @@ pub fn copy(op: OperationRef) -> Verdict {
     let parts = copy_parts(&op).ok_or("expects a source and a destination memref")?;
     let src = Buffer::of(parts.src, "the source")?;
     let dst = Buffer::of(parts.dst, "the destination")?;
+    if (src.element.is_packed() || dst.element.is_packed()) && src.element != dst.element {
+        return Err(format!(
+            "expects a copy of {} elements to copy them unchanged (into {} too), since they are \
+             stored two to a byte; widen them in a tile.parallel, but got a copy from {} into {}",
+            if src.element.is_packed() {
+                src.element
+            } else {
+                dst.element
+            },
+            if src.element.is_packed() {
+                src.element
+            } else {
+                dst.element
+            },
+            src.element,
+            dst.element
+        ));
+    }
     if let Some(kind) = crate::ops::copy_atomic(&op) {
         atomic(kind, &src, &dst)?;
     }

@@ -175,7 +175,7 @@ fn host_function(op: OperationRef, name: &str) -> Result<Function, String> {
             .into_iter()
             .map(|size| size.map(|size| size as usize))
             .collect();
-        let bytes = shape.iter().map(|size| size.unwrap_or(1) as u128).product::<u128>() * element.bytes() as u128;
+        let bytes = shape.iter().map(|size| size.unwrap_or(1) as u128).product::<u128>() * element.bits() as u128 / 8;
         if bytes > MAX_BUFFER_BYTES {
             return Err(format!(
                 "tile-run fills at most {MAX_BUFFER_BYTES} bytes per argument, but argument {index} of @{name} ({ty}) takes {bytes}"
@@ -208,7 +208,11 @@ pub fn buffers(function: &Function, random: &mut Random, dynamic_size: usize) ->
             if argument.input {
                 for index in 0..buffer.len() {
                     let value = random.uniform();
-                    let value = if argument.element.is_float() {
+                    let value = if argument.element == Element::F4E2M1FN {
+                        // Over the whole range of the format (-6 to 6), not only its eight codes
+                        // of magnitude at most 1.
+                        value * 6.0
+                    } else if argument.element.is_float() {
                         value
                     } else {
                         (value * 8.0).round()
@@ -293,13 +297,14 @@ impl CpuProgram {
                         .expect("pushed"),
                 );
             }
-            let rank = buffer.shape.len();
+            let shape = buffer.stored_shape();
+            let rank = shape.len();
             let mut strides = vec![1i64; rank];
             for dim in (0..rank.saturating_sub(1)).rev() {
-                strides[dim] = strides[dim + 1] * buffer.shape[dim + 1] as i64;
+                strides[dim] = strides[dim + 1] * shape[dim + 1] as i64;
             }
             let scalars = std::iter::once(0i64)
-                .chain(buffer.shape.iter().map(|size| *size as i64))
+                .chain(shape.iter().map(|size| *size as i64))
                 .chain(strides);
             for value in scalars {
                 integers.push(Box::new(value));
@@ -367,7 +372,8 @@ impl VulkanProgram {
             .filter(|target| target.is_spirv())
             .ok_or_else(|| format!("{target} is not a SPIR-V target (spirv, spirv-coopmat)"))?;
         let (lowering, backend) = (target.lowering.argument, (target.backend)());
-        pass_manager(context, &format!("builtin.module({lowering})"))?
+        let pack = tile_conversions::narrow::ARGUMENT;
+        pass_manager(context, &format!("builtin.module({pack}, {lowering})"))?
             .run(module)
             .map_err(|_| "lowering to SPIR-V failed (see the errors above)".to_string())?;
         let manifests = tile_conversions::kernels::manifests(module);

@@ -1,0 +1,519 @@
+//! `tile-pack-narrow-types`: memory holds 4-bit elements (`i4`, `f4E2M1FN`) two to a byte along a
+//! buffer's last dimension, element 2i in the low half of byte i and 2i + 1 in the high half (the
+//! way quantized weights are shipped). This pass, the first of every target pipeline and of the
+//! CPU reference, rewrites a program's 4-bit buffers into buffers of bytes before anything is laid
+//! out or lowered, so that every later pass and every target sees whole bytes only:
+//!
+//! - a host function argument or `tile.alloc_shared` of `...xNxi4` becomes `...x(N/2)xi8` (the
+//!   host passes the packed bytes, and the launch manifest says so);
+//! - a `tile.copy` between 4-bit buffers copies their bytes: the offset along the last dimension
+//!   is halved, which needs it even where the compiler can see it (a constant, a multiple of an
+//!   even constant, sums of those);
+//! - a `memref.load` of one element loads its byte and takes the half that holds it, and the op
+//!   that widens the element (`arith.extsi`, `extui`, `sitofp`, `uitofp` for `i4`, `arith.extf`
+//!   for `f4E2M1FN`) is rebuilt on that half in integer arithmetic: no 4-bit value is left in
+//!   registers (SPIR-V has no 4-bit types);
+//! - `memref.dim` of the last dimension doubles the count of bytes.
+//!
+//! Anything else a 4-bit buffer or value meets is a located error naming what works. The
+//! interpreter runs programs as written, element by element, so that comparing it with any target
+//! checks this rewrite too.
+
+use crate::cpu::builder::{At, Builder};
+use melior::{
+    Context,
+    ir::{
+        BlockLike, Location, RegionLike, ShapedTypeLike, Type, TypeLike, Value, ValueLike,
+        attribute::{IntegerAttribute, TypeAttribute},
+        operation::{OperationLike, OperationRef},
+        r#type::{FunctionType, IntegerType, MemRefType},
+    },
+};
+use std::collections::HashMap;
+use tile_dialect::{
+    diagnostics::emit_error,
+    element::Element,
+    ops::{as_memref, constant_integer, find_ops, nested_ops, op_name, set_operand, with_context},
+};
+use tile_ir::{arith, func, memref, tile};
+
+/// The pass's flag.
+pub const ARGUMENT: &str = "tile-pack-narrow-types";
+
+tile_passes::rust_pass! {
+    /// Creates the `tile-pack-narrow-types` pass (on `builtin.module`).
+    pub fn create_pack_narrow_types_pass() {
+        argument: ARGUMENT,
+        name: "TilePackNarrowTypes",
+        description: "Store 4-bit elements (i4, f4E2M1FN) two to a byte: buffers of bytes, and loads that take half a byte and widen it",
+        anchor: tile_ir::builtin::ModuleOperation::name(),
+        dialects: [tile_dialect::dialect_handle()],
+        run: |module| with_context(module, |context| pack_module(context, module)),
+    }
+}
+
+/// An op this pass cannot rewrite, and why.
+type Failure<'c, 'a> = (OperationRef<'c, 'a>, String);
+
+/// Returns the 4-bit element kind of a memref type, if it has one.
+pub fn packed_element(ty: Type) -> Option<Element> {
+    as_memref(ty)
+        .and_then(|memref| Element::of(memref.element()))
+        .filter(|element| element.is_packed())
+}
+
+fn pack_module<'c>(context: &'c Context, module: OperationRef<'c, '_>) -> Result<(), String> {
+    let mut failed = false;
+    for function in find_ops(module, func::FuncOperation::name()) {
+        if let Err((op, message)) = pack_function(context, function) {
+            emit_error(op.location(), &format!("'{}' op {message}", op_name(&op)));
+            failed = true;
+        }
+    }
+    if failed { Err(String::new()) } else { Ok(()) }
+}
+
+/// What the function's 4-bit buffers meet, checked before anything changes.
+struct Uses<'c, 'a> {
+    copies: Vec<OperationRef<'c, 'a>>,
+    loads: Vec<OperationRef<'c, 'a>>,
+    dims: Vec<OperationRef<'c, 'a>>,
+}
+
+fn pack_function<'c, 'a>(context: &'c Context, function: OperationRef<'c, 'a>) -> Result<(), Failure<'c, 'a>> {
+    let Some(entry) = function.region(0).ok().and_then(|region| region.first_block()) else {
+        return Ok(());
+    };
+    let ops = nested_ops(function);
+    let mut buffers: Vec<Value<'c, 'a>> = Vec::new();
+    for index in 0..entry.argument_count() {
+        let argument: Value = entry.argument(index).expect("an argument").into();
+        if packed_element(argument.r#type()).is_some() {
+            buffers.push(argument);
+        }
+    }
+    for op in &ops {
+        for result in op.results() {
+            if packed_element(result.r#type()).is_none() {
+                continue;
+            }
+            if !tile_ir::is(op, tile::AllocSharedOperation::name) {
+                return Err((
+                    *op,
+                    format!(
+                        "makes a {}: only host function arguments and tile.alloc_shared hold 4-bit \
+                         elements (stored two to a byte)",
+                        result.r#type()
+                    ),
+                ));
+            }
+            buffers.push(result.into());
+        }
+        for region in op.regions() {
+            let mut block = region.first_block();
+            while let Some(current) = block {
+                for index in 0..current.argument_count() {
+                    let argument = current.argument(index).expect("an argument");
+                    if packed_element(argument.r#type()).is_some() && *op != function {
+                        return Err((
+                            *op,
+                            format!(
+                                "takes a {} as a block argument: only host function arguments and \
+                                 tile.alloc_shared hold 4-bit elements (stored two to a byte)",
+                                argument.r#type()
+                            ),
+                        ));
+                    }
+                }
+                block = current.next_in_region();
+            }
+        }
+    }
+    if buffers.is_empty() {
+        return Ok(());
+    }
+    for buffer in &buffers {
+        let memref = as_memref(buffer.r#type()).expect("a memref");
+        if tile_dialect::ops::static_sizes(memref)
+            .last()
+            .copied()
+            .flatten()
+            .is_some_and(|size| size % 2 == 1)
+        {
+            let at = tile_dialect::ops::as_result(*buffer).map_or(function, |result| result.owner());
+            return Err((
+                at,
+                format!(
+                    "expects the last dimension of {} to be even: 4-bit elements are stored two to a \
+                     byte along it",
+                    buffer.r#type()
+                ),
+            ));
+        }
+    }
+    let users = users_of(&ops);
+    let uses = classify(&ops, &buffers)?;
+    for load in &uses.loads {
+        let value: Value = load.result(0).expect("a loaded value").into();
+        for user in users.get(&key(value)).into_iter().flatten() {
+            widening(*user, value.r#type())?;
+        }
+    }
+    let halved: Vec<(OperationRef, usize)> = uses
+        .copies
+        .iter()
+        .map(|copy| last_offset(*copy).map(|index| index.map(|index| (*copy, index))))
+        .collect::<Result<Vec<_>, _>>()?
+        .into_iter()
+        .flatten()
+        .collect();
+    for dim in &uses.dims {
+        let rank = as_memref(dim.operand(0).expect("a memref").r#type()).map_or(0, |memref| memref.rank());
+        if dim.operand(1).ok().and_then(constant_integer).is_none() && rank > 0 {
+            return Err((
+                *dim,
+                "expects a constant dimension of a buffer of 4-bit elements (its last dimension counts \
+                 bytes once they are packed)"
+                    .into(),
+            ));
+        }
+    }
+
+    // Checked: now rewrite.
+    for buffer in &buffers {
+        buffer.set_type(bytes_type(context, buffer.r#type()));
+    }
+    for (copy, index) in halved {
+        let offset = copy.operand(index).expect("an offset");
+        let b = builder(context, copy.location());
+        let at = At::before(copy);
+        let half = match constant_integer(offset) {
+            Some(constant) => b.index(at, constant / 2),
+            None => b.shrui(at, offset, b.index(at, 1)),
+        };
+        set_operand(copy, index, half);
+    }
+    for dim in &uses.dims {
+        let memref = as_memref(dim.operand(0).expect("a memref").r#type()).expect("a memref");
+        if dim.operand(1).ok().and_then(constant_integer) != Some(memref.rank() as i64 - 1) {
+            continue;
+        }
+        let Some(next) = dim.next_in_block() else { continue };
+        let b = builder(context, dim.location());
+        let at = At::before(next);
+        let bytes: Value = dim.result(0).expect("a size").into();
+        let elements = b.muli(at, bytes, b.index(at, 2));
+        let doubled = tile_dialect::ops::as_result(elements).expect("a product").owner();
+        melior::IrRewriter::new(context)
+            .as_rewriter_base()
+            .replace_all_uses_except(bytes, elements, doubled);
+    }
+    for load in &uses.loads {
+        unpack_load(context, *load, &users)?;
+    }
+    if !buffers
+        .iter()
+        .any(|buffer| tile_dialect::ops::as_argument(*buffer).is_some())
+    {
+        return Ok(());
+    }
+    // The signature says what the entry block now takes.
+    let inputs: Vec<Type> = (0..entry.argument_count())
+        .map(|index| entry.argument(index).expect("an argument").r#type())
+        .collect();
+    let Some(signature) = function
+        .attribute("function_type")
+        .ok()
+        .and_then(|attr| TypeAttribute::try_from(attr).ok())
+        .and_then(|attr| FunctionType::try_from(attr.value()).ok())
+    else {
+        return Ok(());
+    };
+    let results: Vec<Type> = (0..signature.result_count())
+        .filter_map(|index| signature.result(index).ok())
+        .collect();
+    let packed = FunctionType::new(context, &inputs, &results);
+    tile_dialect::ops::set_attribute(function, "function_type", TypeAttribute::new(packed.into()).into());
+    Ok(())
+}
+
+/// The key of a value in [`users_of`]'s map.
+fn key(value: Value) -> usize {
+    value.to_raw().ptr as usize
+}
+
+/// Every op of `ops` that uses each value, by [`key`].
+fn users_of<'c, 'a>(ops: &[OperationRef<'c, 'a>]) -> HashMap<usize, Vec<OperationRef<'c, 'a>>> {
+    let mut users: HashMap<usize, Vec<OperationRef>> = HashMap::new();
+    for op in ops {
+        for operand in op.operands() {
+            let list = users.entry(key(operand)).or_default();
+            if !list.contains(op) {
+                list.push(*op);
+            }
+        }
+    }
+    users
+}
+
+/// Sorts the ops that use a 4-bit buffer; anything but copies, element loads and `memref.dim`
+/// fails.
+fn classify<'c, 'a>(ops: &[OperationRef<'c, 'a>], buffers: &[Value<'c, 'a>]) -> Result<Uses<'c, 'a>, Failure<'c, 'a>> {
+    let mut uses = Uses {
+        copies: Vec::new(),
+        loads: Vec::new(),
+        dims: Vec::new(),
+    };
+    for op in ops {
+        let Some(buffer) = op.operands().find(|operand| buffers.contains(operand)) else {
+            continue;
+        };
+        tile_ir::match_op!(op, {
+            tile::CopyOperation => uses.copies.push(*op),
+            memref::LoadOperation => uses.loads.push(*op),
+            memref::DimOperation => uses.dims.push(*op),
+            _ => {
+                return Err((
+                    *op,
+                    format!(
+                        "takes a {}, whose 4-bit elements are stored two to a byte: only tile.copy, \
+                         memref.load (then widened) and memref.dim take such buffers",
+                        buffer.r#type()
+                    ),
+                ));
+            },
+        });
+    }
+    Ok(uses)
+}
+
+/// The operand index of a copy's offset along the last dimension of the buffer it indexes, which
+/// must be even (`None`: neither side has offsets, whole tiles).
+fn last_offset<'c, 'a>(copy: OperationRef<'c, 'a>) -> Result<Option<usize>, Failure<'c, 'a>> {
+    let parts = tile_dialect::ops::copy_parts(&copy).expect("a verified copy");
+    let index = if !parts.dst_offsets.is_empty() {
+        copy.operand_count() - 1
+    } else if !parts.src_offsets.is_empty() {
+        parts.src_offsets.len()
+    } else {
+        return Ok(None);
+    };
+    let offset = copy.operand(index).expect("an offset");
+    if parity(offset, 0) != Some(0) {
+        return Err((
+            copy,
+            "expects its offset along the last dimension of a buffer of 4-bit elements to be even \
+             where the compiler can see it (a constant, a multiple of an even constant, or sums of \
+             those), since it copies the bytes that hold two elements"
+                .into(),
+        ));
+    }
+    Ok(Some(index))
+}
+
+/// Whether `value` is even (0) or odd (1), when that is known from how it was computed.
+fn parity(value: Value, depth: usize) -> Option<i64> {
+    if let Some(constant) = constant_integer(value) {
+        return Some(constant & 1);
+    }
+    if depth > 8 {
+        return None;
+    }
+    let owner = tile_dialect::ops::as_result(value)?.owner();
+    let operand = |index: usize| owner.operand(index).ok().and_then(|value| parity(value, depth + 1));
+    tile_ir::match_op!(owner, {
+        arith::MulIOperation => match (operand(0), operand(1)) {
+            (Some(0), _) | (_, Some(0)) => Some(0),
+            (Some(1), Some(1)) => Some(1),
+            _ => None,
+        },
+        arith::AddIOperation => Some((operand(0)? + operand(1)?) & 1),
+        arith::SubIOperation => Some((operand(0)? + operand(1)?) & 1),
+        arith::ShLIOperation => owner
+            .operand(1)
+            .ok()
+            .and_then(constant_integer)
+            .filter(|shift| *shift >= 1)
+            .map(|_| 0),
+        _ => None,
+    })
+}
+
+/// Checks that `user` widens a 4-bit value of type `ty` into a type this pass can build.
+fn widening<'c, 'a>(user: OperationRef<'c, 'a>, ty: Type<'c>) -> Result<(), Failure<'c, 'a>> {
+    let float = !ty.is_integer();
+    let widened = user.result(0).map(|result| result.r#type()).ok();
+    let fine = tile_ir::match_op!(user, {
+        arith::ExtSIOperation => !float,
+        arith::ExtUIOperation => !float,
+        arith::SIToFPOperation => !float,
+        arith::UIToFPOperation => !float,
+        arith::ExtFOperation => float && widened.and_then(float_format).is_some(),
+        _ => false,
+    });
+    if fine {
+        return Ok(());
+    }
+    let what = if float {
+        "arith.extf to f16, bf16, f32 or f64"
+    } else {
+        "arith.extsi, extui, sitofp or uitofp"
+    };
+    Err((
+        user,
+        format!(
+            "uses a {ty} loaded from a buffer of 4-bit elements, which are stored two to a byte: \
+             widen it first ({what})"
+        ),
+    ))
+}
+
+/// The layout of a float type a 4-bit float widens to: (its width, fraction bits, exponent bias).
+fn float_format(ty: Type) -> Option<(u32, i64, i64)> {
+    if ty.is_f16() {
+        Some((16, 10, 15))
+    } else if ty.is_bf16() {
+        Some((16, 7, 127))
+    } else if ty.is_f32() {
+        Some((32, 23, 127))
+    } else if ty.is_f64() {
+        Some((64, 52, 1023))
+    } else {
+        None
+    }
+}
+
+/// `...xNxT` as the bytes that hold it: `...x(N/2)xi8` (a dynamic size stays dynamic).
+fn bytes_type<'c>(context: &'c Context, ty: Type<'c>) -> Type<'c> {
+    let memref = as_memref(ty).expect("a memref");
+    let mut shape: Vec<i64> = tile_dialect::ops::static_sizes(memref)
+        .into_iter()
+        .map(|size| size.unwrap_or(i64::MIN))
+        .collect();
+    if let Some(last) = shape.last_mut()
+        && *last != i64::MIN
+    {
+        *last /= 2;
+    }
+    MemRefType::new(IntegerType::new(context, 8).into(), &shape, None, memref.memory_space()).into()
+}
+
+fn builder<'c>(context: &'c Context, location: Location<'c>) -> Builder<'c> {
+    Builder {
+        context,
+        location,
+        threads: None,
+    }
+}
+
+/// Rewrites one element load of a packed buffer (already of bytes) and the ops that widen it.
+fn unpack_load<'c, 'a>(
+    context: &'c Context,
+    load: OperationRef<'c, 'a>,
+    users: &HashMap<usize, Vec<OperationRef<'c, 'a>>>,
+) -> Result<(), Failure<'c, 'a>> {
+    let b = builder(context, load.location());
+    let at = At::before(load);
+    let operands: Vec<Value> = load.operands().collect();
+    let (memref, indices) = (operands[0], &operands[1..]);
+    let i8 = IntegerType::new(context, 8).into();
+    let integer = |at, ty, value: i64| -> Value<'c, 'a> {
+        b.value(
+            at,
+            melior::dialect::arith::constant(context, IntegerAttribute::new(ty, value).into(), b.location),
+        )
+    };
+    // The byte, then the half of it that holds the element, in the low four bits of an i8.
+    let half = match indices.last() {
+        None => return Err((load, "expects an element of a buffer with a last dimension".into())),
+        Some(last) => {
+            let mut bytes: Vec<Value> = indices.to_vec();
+            let byte_index = match constant_integer(*last) {
+                Some(constant) => b.index(at, constant / 2),
+                None => b.shrui(at, *last, b.index(at, 1)),
+            };
+            *bytes.last_mut().expect("an index") = byte_index;
+            let byte = b.load(at, memref, &bytes);
+            let low = integer(at, i8, 15);
+            match parity(*last, 0) {
+                Some(0) => b.andi(at, byte, low),
+                Some(_) => b.shrui(at, byte, integer(at, i8, 4)),
+                None => {
+                    let odd = b.andi(at, *last, b.index(at, 1));
+                    let odd = b.cast(at, tile_ir::arith::index_cast, odd, i8);
+                    let shift = b.shli(at, odd, integer(at, i8, 2));
+                    let shifted = b.shrui(at, byte, shift);
+                    b.andi(at, shifted, low)
+                }
+            }
+        }
+    };
+    let loaded: Value = load.result(0).expect("a loaded value").into();
+    let rewriter = melior::IrRewriter::new(context);
+    for user in users.get(&key(loaded)).into_iter().flatten() {
+        let at = At::before(*user);
+        let b = builder(context, user.location());
+        let result: Value = user.result(0).expect("a widened value").into();
+        let ty = result.r#type();
+        let signed = || {
+            let four = integer(at, i8, 4);
+            let high = b.shli(at, half, four);
+            b.value(at, tile_ir::arith::shrsi(context, high, four, b.location).into())
+        };
+        let width = |ty: Type| IntegerType::try_from(ty).map_or(8, |integer| integer.width());
+        let resize = |value: Value<'c, 'a>, signed: bool| -> Value<'c, 'a> {
+            match width(ty) {
+                8 => value,
+                wider if wider > 8 && signed => b.cast(at, tile_ir::arith::extsi, value, ty),
+                wider if wider > 8 => b.cast(at, tile_ir::arith::extui, value, ty),
+                _ => b.cast(at, tile_ir::arith::trunci, value, ty),
+            }
+        };
+        let widened = tile_ir::match_op!(user, {
+            arith::ExtSIOperation => resize(signed(), true),
+            arith::ExtUIOperation => resize(half, false),
+            arith::SIToFPOperation => b.cast(at, tile_ir::arith::sitofp, signed(), ty),
+            arith::UIToFPOperation => b.cast(at, tile_ir::arith::uitofp, half, ty),
+            arith::ExtFOperation => decode_float(&b, at, half, ty, &integer),
+            _ => unreachable!("checked by widening"),
+        });
+        rewriter.as_rewriter_base().replace_all_uses_with(result, widened);
+        rewriter.as_rewriter_base().erase_op(*user);
+    }
+    rewriter.as_rewriter_base().erase_op(load);
+    Ok(())
+}
+
+/// The value of an f4E2M1FN code (the low four bits of `half`: sign, two exponent bits, one
+/// mantissa bit; exponent bias 1) as float type `ty`, built from its bits: a normal code keeps its
+/// mantissa bit as the top fraction bit under the rebiased exponent; the subnormal code (exponent
+/// 0) is 0 or 0.5.
+fn decode_float<'c, 'a>(
+    b: &Builder<'c>,
+    at: At<'c, 'a>,
+    half: Value<'c, 'a>,
+    ty: Type<'c>,
+    integer: &dyn Fn(At<'c, 'a>, Type<'c>, i64) -> Value<'c, 'a>,
+) -> Value<'c, 'a> {
+    let (width, fraction, bias) = float_format(ty).expect("checked by widening");
+    let bits: Type = IntegerType::new(b.context, width).into();
+    let code = b.cast(at, tile_ir::arith::extui, half, bits);
+    let exponent = b.andi(at, b.shrui(at, code, integer(at, bits, 1)), integer(at, bits, 3));
+    let mantissa = b.andi(at, code, integer(at, bits, 1));
+    let rebiased = b.addi(at, exponent, integer(at, bits, bias - 1));
+    let normal = b.ori(
+        at,
+        b.shli(at, rebiased, integer(at, bits, fraction)),
+        b.shli(at, mantissa, integer(at, bits, fraction - 1)),
+    );
+    let subnormal = b.muli(at, mantissa, integer(at, bits, (bias - 1) << fraction));
+    let zero = b.compare(at, "eq", exponent, integer(at, bits, 0));
+    let magnitude = b.value(at, melior::dialect::arith::select(zero, subnormal, normal, b.location));
+    let sign = b.shli(
+        at,
+        b.andi(at, code, integer(at, bits, 8)),
+        integer(at, bits, width as i64 - 4),
+    );
+    let value = b.ori(at, magnitude, sign);
+    b.cast(at, tile_ir::arith::bitcast, value, ty)
+}

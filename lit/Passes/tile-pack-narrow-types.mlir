@@ -1,0 +1,124 @@
+// tile-pack-narrow-types: 4-bit buffers become the bytes that hold two elements, copies of them
+// move bytes (the offset along the last dimension halved), an element load takes the half of its
+// byte that holds it and the op that widens it is rebuilt on that half.
+// RUN: tile-opt %s -split-input-file -tile-pack-narrow-types | FileCheck %s
+
+// CHECK-LABEL: func.func @copy_and_widen
+// CHECK-SAME: memref<128x128xi8>
+// CHECK: %[[TILE:.*]] = tile.alloc_shared : memref<64x32xi8, #gpu.address_space<workgroup>>
+// CHECK: %[[K0:.*]] = arith.muli %{{.*}}, %c64 : index
+// CHECK: %[[HALF:.*]] = arith.shrui %[[K0]], %{{.*}} : index
+// CHECK: tile.copy %{{.*}}[%{{.*}}, %[[HALF]]], %[[TILE]] : memref<128x128xi8>, memref<64x32xi8, #gpu.address_space<workgroup>>
+// CHECK: tile.parallel (%[[N:.*]], %[[K:.*]]) in (64, 64)
+// CHECK: %[[BYTE_INDEX:.*]] = arith.shrui %[[K]]
+// CHECK: %[[BYTE:.*]] = memref.load %[[TILE]][%[[N]], %[[BYTE_INDEX]]] : memref<64x32xi8, #gpu.address_space<workgroup>>
+// CHECK: %[[ODD:.*]] = arith.andi %[[K]]
+// CHECK: %[[ODD8:.*]] = arith.index_cast %[[ODD]] : index to i8
+// CHECK: %[[SHIFT:.*]] = arith.shli %[[ODD8]]
+// CHECK: %[[SHIFTED:.*]] = arith.shrui %[[BYTE]], %[[SHIFT]] : i8
+// CHECK: %[[CODE:.*]] = arith.andi %[[SHIFTED]]
+// CHECK: %[[HIGH:.*]] = arith.shli %[[CODE]]
+// CHECK: %[[SIGNED:.*]] = arith.shrsi %[[HIGH]]
+// CHECK: arith.sitofp %[[SIGNED]] : i8 to f16
+// CHECK-NOT: i4
+func.func @copy_and_widen(%B: memref<128x256xi4>, %O: memref<64x64xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c64 = arith.constant 64 : index
+  tile.kernel grid(%c1) threads(128) (%b) {
+    %Bq = tile.alloc_shared : memref<64x64xi4, #gpu.address_space<workgroup>>
+    %Bd = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+    %k0 = arith.muli %c2, %c64 : index
+    tile.copy %B[%c0, %k0], %Bq : memref<128x256xi4>, memref<64x64xi4, #gpu.address_space<workgroup>>
+    tile.parallel (%n, %k) in (64, 64) {
+      %q = memref.load %Bq[%n, %k] : memref<64x64xi4, #gpu.address_space<workgroup>>
+      %w = arith.sitofp %q : i4 to f16
+      memref.store %w, %Bd[%n, %k] : memref<64x64xf16, #gpu.address_space<workgroup>>
+    }
+    tile.copy %Bd, %O[%c0, %c0] : memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf16>
+  }
+  return
+}
+
+// -----
+
+// An element at an even constant index is the low half of its byte, at an odd one the high half;
+// unsigned widening needs no sign extension.
+// CHECK-LABEL: func.func @constant_halves
+// CHECK-SAME: memref<8x4xi8>
+// CHECK: %[[LOW_BYTE:.*]] = memref.load %{{.*}}[%{{.*}}, %c1{{.*}}] : memref<8x4xi8>
+// CHECK: %[[LOW:.*]] = arith.andi %[[LOW_BYTE]], %c15_i8 : i8
+// CHECK: arith.extui %[[LOW]] : i8 to i32
+// CHECK: %[[HIGH_BYTE:.*]] = memref.load %{{.*}}[%{{.*}}, %c1{{.*}}] : memref<8x4xi8>
+// CHECK: %[[HIGH:.*]] = arith.shrui %[[HIGH_BYTE]], %c4_i8 : i8
+// CHECK: arith.uitofp %[[HIGH]] : i8 to f32
+func.func @constant_halves(%Q: memref<8x8xi4>, %I: memref<8xi32>, %F: memref<8xf32>) {
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  tile.kernel grid(%c1) threads(32) (%b) {
+    tile.parallel (%i) in (8) {
+      %lo = memref.load %Q[%i, %c2] : memref<8x8xi4>
+      %u = arith.extui %lo : i4 to i32
+      memref.store %u, %I[%i] : memref<8xi32>
+      %hi = memref.load %Q[%i, %c3] : memref<8x8xi4>
+      %f = arith.uitofp %hi : i4 to f32
+      memref.store %f, %F[%i] : memref<8xf32>
+    }
+  }
+  return
+}
+
+// -----
+
+// f4E2M1FN widened to f16 from its bits: exponent rebiased (bias 15 - 1 = 14), the mantissa bit
+// the top fraction bit, 0.5 for the subnormal code, the sign moved to bit 15.
+// CHECK-LABEL: func.func @float_codes
+// CHECK-SAME: memref<4x8xi8>
+// CHECK: %[[CODE:.*]] = arith.extui %{{.*}} : i8 to i16
+// CHECK: arith.addi %{{.*}}, %c14_i16 : i16
+// CHECK: arith.shli %{{.*}}, %c10_i16 : i16
+// CHECK: arith.shli %{{.*}}, %c9_i16 : i16
+// CHECK: arith.muli %{{.*}}, %c14336_i16 : i16
+// CHECK: arith.select
+// CHECK: arith.shli %{{.*}}, %c12_i16 : i16
+// CHECK: arith.bitcast %{{.*}} : i16 to f16
+// CHECK-NOT: f4E2M1FN
+func.func @float_codes(%F: memref<4x16xf4E2M1FN>, %O: memref<4x16xf16>) {
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(64) (%b) {
+    tile.parallel (%i, %j) in (4, 16) {
+      %q = memref.load %F[%i, %j] : memref<4x16xf4E2M1FN>
+      %w = arith.extf %q : f4E2M1FN to f16
+      memref.store %w, %O[%i, %j] : memref<4x16xf16>
+    }
+  }
+  return
+}
+
+// -----
+
+// A dynamic last dimension stays dynamic; memref.dim of it counts elements again (bytes times 2).
+// CHECK-LABEL: func.func @dynamic_rows
+// CHECK-SAME: memref<?x?xi8>
+// CHECK: %[[BYTES:.*]] = memref.dim %{{.*}}, %c1 : memref<?x?xi8>
+// CHECK: %[[ELEMENTS:.*]] = arith.muli %[[BYTES]], %c2 : index
+// CHECK: arith.divui %[[ELEMENTS]]
+func.func @dynamic_rows(%Q: memref<?x?xi4>, %O: memref<?xf32>) {
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %n = memref.dim %Q, %c1 : memref<?x?xi4>
+  %blocks = arith.divui %n, %c64 : index
+  tile.kernel grid(%blocks) threads(64) (%b) {
+    tile.parallel (%j) in (64) {
+      %c0 = arith.constant 0 : index
+      %col = arith.muli %b, %c64 : index
+      %at = arith.addi %col, %j : index
+      %q = memref.load %Q[%c0, %at] : memref<?x?xi4>
+      %f = arith.sitofp %q : i4 to f32
+      memref.store %f, %O[%at] : memref<?xf32>
+    }
+  }
+  return
+}
