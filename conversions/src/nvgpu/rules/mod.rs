@@ -188,6 +188,10 @@ impl MatrixPlan for TensorCorePlan {
         layouts: &Layouts,
     ) -> Prepared<'c, 'a> {
         let context = b.context;
+        if !self.core_tiles.is_empty() {
+            // The kernel as it is now: earlier steps may have replaced ops of the plan's list.
+            wgmma::stores_to_core_matrices(b, &nested_ops(kernel), &self.core_tiles);
+        }
         let operands_kept = wgmma::operands_kept(kernel, ops, &self.wgmma, layouts);
         // The waits for wgmma groups go in first: each op's rule then writes its code after them.
         let deferred = operands_kept

@@ -126,6 +126,7 @@ pub fn wgmma_plan<'c, 'a>(ops: &[OperationRef<'c, 'a>], layouts: &Layouts) -> Wg
                 })
                 .all(|user| {
                     candidates.contains_key(&key(user))
+                        || stored_by_threads(user, allocation, &owned)
                         || (is(user, tile::CopyOperation::name)
                             && copy_parts(user).is_some_and(|parts| {
                                 owned(&parts.dst) == Some(allocation)
@@ -152,7 +153,7 @@ pub fn wgmma_plan<'c, 'a>(ops: &[OperationRef<'c, 'a>], layouts: &Layouts) -> Wg
         for gemm in dropped {
             candidates.remove(&gemm);
             if let Some(op) = gemms.iter().find(|op| key(op) == gemm) {
-                off.push((**op, "reads a shared tile that wgmma cannot read as core matrices (something other than copies from global memory or of a whole fragment writes it, or a gemm wgmma cannot take reads it)".to_owned()));
+                off.push((**op, "reads a shared tile that wgmma cannot read as core matrices (something other than copies from global memory, copies of a whole fragment or element stores in a tile.parallel writes it, or a gemm wgmma cannot take reads it)".to_owned()));
             }
         }
     }
@@ -170,6 +171,60 @@ pub fn wgmma_plan<'c, 'a>(ops: &[OperationRef<'c, 'a>], layouts: &Layouts) -> Wg
         swizzled,
         gemms: candidates.into_keys().collect(),
         off,
+    }
+}
+
+/// Whether `op` is an element store into the tile `allocation` (`owned` gives a tile's allocation)
+/// in the body of a `tile.parallel` (a dequantized weight tile, a state tile computed by the
+/// threads): [`stores_to_core_matrices`] sends it to the element's core-matrix place.
+fn stored_by_threads(op: &OperationRef, allocation: usize, owned: &dyn Fn(&Value) -> Option<usize>) -> bool {
+    is(op, memref::StoreOperation::name)
+        && op.operand(1).is_ok_and(|tile| owned(&tile) == Some(allocation))
+        && std::iter::successors(op.parent_operation(), |parent| parent.parent_operation())
+            .any(|parent| is(&parent, tile::ParallelOperation::name))
+}
+
+/// The element stores into tiles kept as core matrices ([`stored_by_threads`]), each sent to the
+/// element's core-matrix place, and after each `tile.parallel` that holds them the async-proxy
+/// fence and a barrier, so that wgmma sees the threads' writes. Runs before any op is lowered.
+pub(super) fn stores_to_core_matrices<'c, 'a>(
+    b: &Builder<'c>,
+    ops: &[OperationRef<'c, 'a>],
+    core_tiles: &HashMap<usize, Vec<usize>>,
+) {
+    let owned = |tile: &Value| crate::pipeline::rings::tile_allocation(*tile).map(|allocation| key(&allocation));
+    let mut loops: Vec<OperationRef> = Vec::new();
+    for store in ops.iter().filter(|op| is(*op, memref::StoreOperation::name)) {
+        let Some(allocation) = store.operand(1).ok().and_then(|tile| owned(&tile)) else {
+            continue;
+        };
+        if !core_tiles.contains_key(&allocation) || !stored_by_threads(store, allocation, &owned) {
+            continue;
+        }
+        let tile = store.operand(1).expect("a tile");
+        let shape = memref_shape(tile);
+        let [row, column] = [store.operand(2), store.operand(3)].map(|index| index.expect("a 2-D tile's index"));
+        let at = At::before(*store);
+        let b = Builder {
+            location: store.location(),
+            ..*b
+        };
+        let place = core_place(&b, at, row, column, &shape, slab_elements(element_type(tile)));
+        tile_dialect::ops::set_operand(*store, 2, place[0]);
+        tile_dialect::ops::set_operand(*store, 3, place[1]);
+        let parallel = std::iter::successors(store.parent_operation(), |parent| parent.parent_operation())
+            .filter(|parent| is(parent, tile::ParallelOperation::name))
+            .last()
+            .expect("checked");
+        if !loops.contains(&parallel) {
+            loops.push(parallel);
+        }
+    }
+    for parallel in loops {
+        let next = parallel.next_in_block().expect("a tile.parallel is no terminator");
+        let at = At::before(next);
+        b.insert(at, async_shared_fence(b.context, parallel.location()));
+        b.barrier(at);
     }
 }
 
@@ -284,6 +339,40 @@ pub(super) fn register_a(gemm: &OperationRef, wgmma: &HashSet<usize>, layouts: &
     crate::layout::Layout::Fragment(operand.layout.clone()).agrees(&crate::layout::Layout::Fragment(wanted))
 }
 
+/// The (row, column) of a row-major tile of `shape` whose storage holds its element (row,
+/// column) in column slabs of `slab` elements ([`super::operands`]).
+fn core_place<'c, 'a>(
+    b: &Builder<'c>,
+    at: At<'c, 'a>,
+    row: Value<'c, 'a>,
+    column: Value<'c, 'a>,
+    shape: &[i64],
+    slab: i64,
+) -> Vec<Value<'c, 'a>> {
+    let offset = core_offset(b, at, row, column, shape[0], slab);
+    let width = b.index(at, shape[1]);
+    vec![b.divui(at, offset, width), b.remui(at, offset, width)]
+}
+
+/// Elements before element (row, column) of a tile of `rows` rows kept in column slabs of
+/// `slab` elements ([`super::operands::core_offset`], computed in IR).
+fn core_offset<'c, 'a>(
+    b: &Builder<'c>,
+    at: At<'c, 'a>,
+    row: Value<'c, 'a>,
+    column: Value<'c, 'a>,
+    rows: i64,
+    slab: i64,
+) -> Value<'c, 'a> {
+    let width = b.index(at, slab);
+    let slab_index = b.divui(at, column, width);
+    let slab_start = b.muli(at, slab_index, b.index(at, rows * slab));
+    let row_start = b.muli(at, row, width);
+    let inner = b.remui(at, column, width);
+    let offset = b.addi(at, slab_start, row_start);
+    b.addi(at, offset, inner)
+}
+
 /// Elements of a core matrix row (16 bytes) of `ty`: 8 of f16 or bf16, 16 of i8 or f8E4M3FN.
 fn slab_elements(ty: Type) -> i64 {
     16 / tile_dialect::element::Element::of(ty).map_or(2, |element| element.bytes() as i64)
@@ -348,7 +437,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         // One element at its core-matrix place: zero, or the source's value where it is inside.
         let element = |at: At<'c, 'a>, coordinates: &[Value<'c, 'a>]| {
             let (indices, fits) = self.placed_in(&b, at, parts.src, &parts.src_offsets, coordinates);
-            let place = self.core_place(&b, at, coordinates[0], coordinates[1], &shape, slab);
+            let place = core_place(&b, at, coordinates[0], coordinates[1], &shape, slab);
             let zero = b.constant(at, ty, 0.0);
             b.store(at, zero, tile, &place);
             let load_at = match fits {
@@ -429,7 +518,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             let coordinates = self.coordinates(&b, at, from, &offsets, slot);
             let inner = self.guarded(&b, at, from, &coordinates);
             let value = convert(&b, inner, self.slot_value(&b, inner, array, from, slot as i64), ty);
-            let place = self.core_place(&b, inner, coordinates[0], coordinates[1], &shape, slab);
+            let place = core_place(&b, inner, coordinates[0], coordinates[1], &shape, slab);
             b.store(inner, value, tile, &place);
         }
         self.async_proxy_fence(&b, at);
@@ -486,7 +575,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             let elements = b.value(at, melior::dialect::arith::select(all_inside, left, c0, b.location));
             // A piece is 16 bytes along the tile's rows: of K in a K-major tile, of N in an
             // MN-major one; either way one row of a core matrix.
-            let place = self.core_place(b, at, coordinates[0], coordinates[1], shape, slab);
+            let place = core_place(b, at, coordinates[0], coordinates[1], shape, slab);
             // The operands in the op's order (the builder adds them as called): the tile and the
             // place, the tensor and the indices, then the elements to copy.
             let copy = nvgpu::DeviceAsyncCopyOperation::builder(self.context, b.location)
@@ -514,42 +603,6 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             at,
             nvvm::cp_async_wait_group(self.context, none_pending, b.location).into(),
         );
-    }
-
-    /// The (row, column) of a row-major tile of `shape` whose storage holds its element (row,
-    /// column) in column slabs of `slab` elements ([`super::operands`]).
-    fn core_place(
-        &self,
-        b: &Builder<'c>,
-        at: At<'c, 'a>,
-        row: Value<'c, 'a>,
-        column: Value<'c, 'a>,
-        shape: &[i64],
-        slab: i64,
-    ) -> Vec<Value<'c, 'a>> {
-        let offset = self.core_offset(b, at, row, column, shape[0], slab);
-        let width = b.index(at, shape[1]);
-        vec![b.divui(at, offset, width), b.remui(at, offset, width)]
-    }
-
-    /// Elements before element (row, column) of a tile of `rows` rows kept in column slabs of
-    /// `slab` elements ([`super::operands::core_offset`], computed in IR).
-    fn core_offset(
-        &self,
-        b: &Builder<'c>,
-        at: At<'c, 'a>,
-        row: Value<'c, 'a>,
-        column: Value<'c, 'a>,
-        rows: i64,
-        slab: i64,
-    ) -> Value<'c, 'a> {
-        let width = b.index(at, slab);
-        let slab_index = b.divui(at, column, width);
-        let slab_start = b.muli(at, slab_index, b.index(at, rows * slab));
-        let row_start = b.muli(at, row, width);
-        let inner = b.remui(at, column, width);
-        let offset = b.addi(at, slab_start, row_start);
-        b.addi(at, offset, inner)
     }
 
     fn async_proxy_fence(&self, b: &Builder<'c>, at: At<'c, 'a>) {
@@ -591,7 +644,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let a_tile = match scratch.filter(|_| level(a) == Some(MemoryLevel::Fragment) && !from_registers) {
             Some(staged) => {
                 self.stage(&b, at, a, staged, &|b, at, coordinates| {
-                    self.core_offset(b, at, coordinates[0], coordinates[1], m, slab_elements(element_type(a)))
+                    core_offset(b, at, coordinates[0], coordinates[1], m, slab_elements(element_type(a)))
                 });
                 self.async_proxy_fence(&b, at);
                 b.barrier(at);
