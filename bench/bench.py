@@ -139,7 +139,7 @@ def table_entries(entries, count):
 
 
 # Programs whose outputs are updated atomically: they start random, and the reference adds to that.
-UPDATED = ("split_k", "row_sums")  # a prefix: row_sums_sliced too
+UPDATED = ("split_k", "row_sums", "dequant_gemm_w4a16_m16_split")  # prefixes: row_sums_sliced too
 
 
 def four_bit_codes(packed):
@@ -161,6 +161,23 @@ def f4e2m1fn(packed):
     return torch.tensor(F4E2M1FN, dtype=torch.float64, device=packed.device)[four_bit_codes(packed).long()]
 
 
+def dequantized_weights(t):
+    """tools/gen/dequant.py's weights as f16 [N, K]: 4-bit codes times one scale a 128 of a row."""
+    return (signed_four_bit(t[1]) * t[2].double().repeat_interleave(128, dim=1)).half()
+
+
+def dequantized_matmul():
+    """torch's f16 matmul on the weights dequantized once, outside the timing (what the W4A16
+    kernels are measured against)."""
+    weights = {}
+
+    def run(t):
+        if "w" not in weights:
+            weights["w"] = dequantized_weights(t)
+        return t[0] @ weights["w"].T
+    return run
+
+
 def plain_reference(kernel, tensors):
     """What the test programs compute (test/programs/*.mlir), in float64."""
     name = kernel.manifest["host_function"]
@@ -177,6 +194,9 @@ def plain_reference(kernel, tensors):
         return {2: unsigned, 3: unsigned + signed_four_bit(tensors[0]), 4: f4e2m1fn(tensors[1])}
     if name == "move_packed_tile":
         return {1: t[0][32:64, 16:48]}
+    if name.startswith("dequant_gemm_w4a16"):
+        product = t[0] @ dequantized_weights(tensors).double().T
+        return {3: kernel.initial[3].double() + product if 3 in kernel.initial else product}
     if name == "split_k":
         return {2: kernel.initial[2].double() + t[0] @ t[1]}
     if name == "two_layouts":
@@ -337,6 +357,8 @@ def time_plain(kernel):
         equivalent = linear_attention_torch
     if equivalent is None and name.startswith("flash_mla_decode"):
         equivalent = mla_sdpa
+    if equivalent is None and name.startswith("dequant_gemm_w4a16"):
+        equivalent = dequantized_matmul()
     if equivalent is None and name.startswith("attention_bench"):
         equivalent = TORCH_EQUIVALENT["attention_bench_d128_f16"]
     if equivalent is None:
@@ -648,6 +670,10 @@ def main():
             if manifest["host_function"].startswith("flash_mla_decode"):
                 flops = mla_flops(kernel)
                 print(f"  MLA decode: ours {flops / ours / 1e9:.0f} TFLOP/s, torch SDPA {flops / theirs / 1e9:.0f} TFLOP/s (TileLang 0.1.15 anchor at 4096 tokens: 452)", flush=True)
+            if manifest["host_function"].startswith("dequant_gemm_w4a16"):
+                m, k = kernel.shape(0, manifest["bindings"][0])
+                n = kernel.shape(3, manifest["bindings"][3])[1]
+                print(f"  W4A16 GEMM {m}x{n}x{k}: ours {2 * m * n * k / ours / 1e9:.1f} TFLOP/s, torch f16 matmul on dequantized weights {2 * m * n * k / theirs / 1e9:.1f} TFLOP/s", flush=True)
             if manifest["host_function"] == "gemm_i8_large" or manifest["host_function"].startswith(EIGHT_BIT_VARIANTS):
                 m, k = kernel.shape(0, manifest["bindings"][0])
                 n = kernel.shape(1, manifest["bindings"][1])[0]

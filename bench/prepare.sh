@@ -22,6 +22,13 @@ python3 tools/gen/attention.py bench > bench/programs/attention_bench_d128_f16.m
 # cached tokens (examples/flash_mla_decode.mlir), 16384, and 4096 in a paged cache.
 python3 tools/gen/mla.py flash_mla_decode_16k 64 128 16384 > bench/programs/flash_mla_decode_16k.mlir
 python3 tools/gen/mla.py flash_mla_decode_paged 64 128 4096 --paged > bench/programs/flash_mla_decode_paged.mlir
+# W4A16 GEMMs (issue 32's shapes): decode (M = 16, N = K = 8192), K split over 4 or 8 blocks
+# adding atomically, and prefill (M = 4096).
+python3 tools/gen/dequant.py dequant_gemm_w4a16_m16_n32 16 8192 8192 --block 64x32x128 --stages 4 > bench/programs/dequant_gemm_w4a16_m16_n32.mlir
+python3 tools/gen/dequant.py dequant_gemm_w4a16_m16_split4 16 8192 8192 --block 64x64x128 --stages 4 --split 4 > bench/programs/dequant_gemm_w4a16_m16_split4.mlir
+python3 tools/gen/dequant.py dequant_gemm_w4a16_m16_split8 16 8192 8192 --block 64x32x128 --stages 4 --split 8 > bench/programs/dequant_gemm_w4a16_m16_split8.mlir
+python3 tools/gen/dequant.py dequant_gemm_w4a16_m4096 4096 8192 8192 --block 128x128x64 --threads 256 --stages 3 > bench/programs/dequant_gemm_w4a16_m4096.mlir
+python3 tools/gen/dequant.py dequant_gemm_w4a16_m4096_256 4096 8192 8192 --block 256x128x64 --threads 256 --stages 3 > bench/programs/dequant_gemm_w4a16_m4096_256.mlir
 # Block-sparse attention at the attention baseline's shape, half of the key blocks.
 python3 tools/gen/attention.py sparse-bench > bench/programs/block_sparse_attention_bench.mlir
 # The test programs outside the GEMM family run with the plain strategy.

@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""Writes W4A16 GEMM tile programs: C = A * dequant(B)^T, A f16 [M, K], B signed 4-bit weights
+[N, K] stored two to a byte (tile-pack-narrow-types), an f16 scale per 128 weights of a row
+[N, K / 128], C f16 [M, N]. Each K step copies a tile of A, a tile of packed weights and the
+tile's column of scales, widens and scales the weights in a tile.parallel into the f16 tile the
+gemm reads (wgmma on sm_90a). With --split S, S blocks share each output tile's K and add their
+products into an f32 C atomically (decode shapes: few output tiles, a long K).
+
+usage: dequant.py NAME M N K [--block BMxBNxBK] [--threads T] [--stages S] [--split S]
+"""
+import argparse
+
+GROUP = 128
+
+
+def program(name, m, n, k, bm, bn, bk, threads, stages, split):
+    assert n % bn == 0 and k % (bk * split) == 0 and k % GROUP == 0 and GROUP % bk == 0
+    shared = "#gpu.address_space<workgroup>"
+    a_tile = f"memref<{bm}x{bk}xf16, {shared}>"
+    q_tile = f"memref<{bn}x{bk}xi4, {shared}>"
+    d_tile = f"memref<{bn}x{bk}xf16, {shared}>"
+    s_tile = f"memref<{bn}x1xf16, {shared}>"
+    acc = f"memref<{bm}x{bn}xf32, #tile.fragment>"
+    out = "f32" if split > 1 else "f16"
+    a, b, s, c = (f"memref<{m}x{k}xf16>", f"memref<{n}x{k}xi4>", f"memref<{n}x{k // GROUP}xf16>", f"memref<{m}x{n}x{out}>")
+    steps = k // bk // split
+    if split > 1:
+        grid = "%gn, %gm, %gs"
+        ids = "%bn, %bm, %bs"
+        first = "    %kb = arith.muli %bs, %csteps : index\n"
+        step = "%kstep = arith.addi %kb, %k : index\n      %k0 = arith.muli %kstep, %cbk : index"
+        store = f"tile.copy %Cf, %C[%m0, %n0] atomic <sum> : {acc}, {c}"
+        what = f"; {split} blocks split K, adding into C atomically"
+    else:
+        grid, ids, first = "%gn, %gm", "%bn, %bm", ""
+        step = "%k0 = arith.muli %k, %cbk : index"
+        store = f"tile.copy %Cf, %C[%m0, %n0] : {acc}, {c}"
+        what = ""
+    return f"""// W4A16 GEMM {m}x{n}x{k} (tools/gen/dequant.py): {bm}x{bn}x{bk} tiles, {threads} threads, {stages} stages{what};
+// B's signed 4-bit weights widened and scaled (one f16 scale a {GROUP} weights of a row) into the
+// f16 tile the gemm reads.
+func.func @{name}(%A: {a}, %B: {b}, %S: {s}, %C: {c}) {{
+  %c0 = arith.constant 0 : index
+  %cbm = arith.constant {bm} : index
+  %cbn = arith.constant {bn} : index
+  %cbk = arith.constant {bk} : index
+  %cgroup = arith.constant {GROUP} : index
+  %csteps = arith.constant {steps} : index
+  %gn = arith.constant {n // bn} : index
+  %gm = arith.constant {(m + bm - 1) // bm} : index
+  %gs = arith.constant {split} : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid({grid}) threads({threads}) ({ids}) {{
+    %As = tile.alloc_shared : {a_tile}
+    %Bq = tile.alloc_shared : {q_tile}
+    %Ss = tile.alloc_shared : {s_tile}
+    %Bd = tile.alloc_shared : {d_tile}
+    %Cf = tile.alloc_fragment : {acc}
+    tile.fill %Cf, %zero : {acc}
+    %m0 = arith.muli %bm, %cbm : index
+    %n0 = arith.muli %bn, %cbn : index
+{first}    tile.pipelined %k = %c0 to %csteps stages({stages}) {{
+      {step}
+      %g = arith.divui %k0, %cgroup : index
+      tile.copy %A[%m0, %k0], %As : {a}, {a_tile}
+      tile.copy %B[%n0, %k0], %Bq : {b}, {q_tile}
+      tile.copy %S[%n0, %g], %Ss : {s}, {s_tile}
+      tile.parallel (%i, %j) in ({bn}, {bk}) {{
+        %q = memref.load %Bq[%i, %j] : {q_tile}
+        %w = arith.sitofp %q : i4 to f16
+        %scale = memref.load %Ss[%i, %c0] : {s_tile}
+        %d = arith.mulf %w, %scale : f16
+        memref.store %d, %Bd[%i, %j] : {d_tile}
+      }}
+      tile.gemm %As, %Bd, %Cf {{transpose_b}} : {a_tile}, {d_tile}, {acc}
+    }}
+    {store}
+  }}
+  return
+}}
+"""
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("name")
+    parser.add_argument("m", type=int)
+    parser.add_argument("n", type=int)
+    parser.add_argument("k", type=int)
+    parser.add_argument("--block", default="64x64x128")
+    parser.add_argument("--threads", type=int, default=128)
+    parser.add_argument("--stages", type=int, default=3)
+    parser.add_argument("--split", type=int, default=1)
+    args = parser.parse_args()
+    bm, bn, bk = (int(x) for x in args.block.split("x"))
+    print(program(args.name, args.m, args.n, args.k, bm, bn, bk, args.threads, args.stages, args.split), end="")
+
+
+if __name__ == "__main__":
+    main()
