@@ -61,7 +61,7 @@ func.func @rewritten_operand(%A: memref<64x64xf16>, %B: memref<64x64xf16>, %C: m
       memref.store %d, %Bs[%i, %j] : memref<64x64xf16, #gpu.address_space<workgroup>>
     }
     tile.fill %Cf, %zero : memref<64x64xf32, #tile.fragment>
-    // expected-warning @+1 {{'tile.gemm' op reads a shared tile that wgmma cannot read as core matrices (something other than copies from global memory or of a whole fragment writes it, or a gemm wgmma cannot take reads it); it runs without tensor cores on sm_90a (one loop over K per accumulator element)}}
+    // expected-warning @+1 {{'tile.gemm' op reads a shared tile that wgmma cannot read as core matrices (something other than copies from global memory, copies of a whole fragment or element stores in a tile.parallel writes it, or something other than gemms wgmma takes reads it); it runs without tensor cores on sm_90a (one loop over K per accumulator element)}}
     tile.gemm %As, %Bs, %Cf : memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
     tile.copy %Cf, %C[%c0, %c0] : memref<64x64xf32, #tile.fragment>, memref<64x64xf32>
   }

@@ -588,3 +588,34 @@ func.func @to_scalar(%n: index, %x: memref<256xf32>) {
   return
 }
 }
+
+// -----
+
+// A loop that stores every element of a wgmma operand the threads write (in 8-column slabs of core
+// matrices) at its own indices takes a slab row a thread: 8 consecutive columns of one row, eight
+// neighbouring threads the eight rows of one core matrix.
+// CHECK-LABEL: func.func @thread_written_operand
+// CHECK: tile.alloc_shared {tile.layout = #tile.smem<box = [64, 8], boxes = 8>} : memref<64x64xf16
+// CHECK: tile.loop_layout = #tile.frag<shape = [64, 64], threads = 128, thread = (d0, d1) -> ((((d0 floordiv 8) * 8 + d1 floordiv 8) * 8 + d0 mod 8) mod 128)
+module attributes {tile.target = "sm_90a"} {
+func.func @thread_written_operand(%A: memref<64x64xf16>, %B: memref<64x64xi8>, %C: memref<64x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c1) threads(128) (%b) {
+    %As = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+    %Bd = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    tile.fill %Cf, %zero : memref<64x64xf32, #tile.fragment>
+    tile.copy %A[%c0, %c0], %As : memref<64x64xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+    tile.parallel (%n, %k) in (64, 64) {
+      %q = memref.load %B[%n, %k] : memref<64x64xi8>
+      %w = arith.sitofp %q : i8 to f16
+      memref.store %w, %Bd[%n, %k] : memref<64x64xf16, #gpu.address_space<workgroup>>
+    }
+    tile.gemm %As, %Bd, %Cf {transpose_b} : memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+    tile.copy %Cf, %C[%c0, %c0] : memref<64x64xf32, #tile.fragment>, memref<64x64xf32>
+  }
+  return
+}
+}

@@ -218,7 +218,9 @@ impl<'c, 'a> Inference<'c, 'a> {
                 .map(|(_, layout)| layout);
             let layout = match source {
                 Some(layout) => layout,
-                None if free => self.free_loop_layout(&extents, &accesses),
+                None if free => self
+                    .core_matrix_loop(op, &extents, &accesses)
+                    .unwrap_or_else(|| self.free_loop_layout(&extents, &accesses)),
                 None => return Ok(false),
             };
             self.loops.insert(key(&op), layout);
@@ -321,6 +323,53 @@ impl<'c, 'a> Inference<'c, 'a> {
             .map(|chunk| atoms::blocked_in_chunks(&shape, self.threads, chunk))
             .find(|layout| fits(layout))
             .unwrap_or(default)
+    }
+
+    /// The layout of a loop nothing else lays out that stores, at its own indices, every element
+    /// of a 2-D shared tile kept in column slabs (a wgmma operand the threads write: a dequantized
+    /// weight tile): each thread a slab's row at a time ([`atoms::core_matrix_chunks`]), so that
+    /// its elements are one 16-byte run of the tile and eight neighbouring threads write one
+    /// 128-byte core matrix (the blocked layout's four elements a thread put a warp's stores 512
+    /// bytes apart, in the same banks). `None` where the loop does not store so, or where the
+    /// fragments it reads at a subset of its indices would not lie where its iterations run.
+    fn core_matrix_loop(
+        &self,
+        parallel: OperationRef<'c, 'a>,
+        extents: &[i64],
+        accesses: &[Access<'c, 'a>],
+    ) -> Option<FragmentLayout> {
+        let [rows, columns] = extents[..] else { return None };
+        let block = parallel.region(0).ok()?.first_block()?;
+        let indices: Vec<Value> = (0..2).filter_map(|i| block.argument(i).ok().map(Into::into)).collect();
+        let slab = std::iter::successors(block.first_operation(), |op| op.next_in_block())
+            .filter(|op| tile_ir::is(op, memref::StoreOperation::name))
+            .find_map(|store| {
+                let tile = store.operand(1).ok()?;
+                let at: Vec<Value> = (2..store.operand_count())
+                    .filter_map(|i| store.operand(i).ok())
+                    .collect();
+                if memory_level(tile.r#type()) != Some(MemoryLevel::Shared)
+                    || memref_shape(tile) != extents
+                    || at != indices
+                {
+                    return None;
+                }
+                match &self.tiles.get(&key(&allocation(tile)?))?.layout {
+                    Layout::Shared(shared)
+                        if shared.swizzle == 0 && shared.boxes > 1 && shared.r#box.first() == Some(&rows) =>
+                    {
+                        shared.r#box.get(1).copied()
+                    }
+                    _ => None,
+                }
+            })?;
+        let layout = (rows % 8 == 0 && columns % slab == 0 && rows * columns >= self.threads * slab)
+            .then(|| atoms::core_matrix_chunks(extents, self.threads, slab))?;
+        accesses
+            .iter()
+            .filter_map(|access| Some((access.dims.as_ref()?, self.fragment(&access.tile)?)))
+            .all(|(dims, held)| runs_where_held(&layout, dims, held))
+            .then_some(layout)
     }
 
     /// A loop nothing lays out: the blocked layout, with the chunk length along the last dimension

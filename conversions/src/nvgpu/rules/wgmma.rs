@@ -153,7 +153,7 @@ pub fn wgmma_plan<'c, 'a>(ops: &[OperationRef<'c, 'a>], layouts: &Layouts) -> Wg
         for gemm in dropped {
             candidates.remove(&gemm);
             if let Some(op) = gemms.iter().find(|op| key(op) == gemm) {
-                off.push((**op, "reads a shared tile that wgmma cannot read as core matrices (something other than copies from global memory, copies of a whole fragment or element stores in a tile.parallel writes it, or a gemm wgmma cannot take reads it)".to_owned()));
+                off.push((**op, "reads a shared tile that wgmma cannot read as core matrices (something other than copies from global memory, copies of a whole fragment or element stores in a tile.parallel writes it, or something other than gemms wgmma takes reads it)".to_owned()));
             }
         }
     }
