@@ -6,6 +6,7 @@
 //! | flag | module | target |
 //! |------|--------|--------|
 //! | `tile-pack-narrow-types` | [`narrow`] | 4-bit elements (i4, f4E2M1FN) as the bytes that hold two, loads that widen half a byte |
+//! | `tile-emulate-small-floats` | [`small_floats`] | lowered code's bf16 and f8E4M3FN as the integers of their bits where the target lacks them (SPIR-V, the CPU reference) |
 //! | `tile-infer-layouts` | [`layout`] | every tile's layout for the module's `tile.target`, conflicts |
 //! | `tile-plan-pipelines` | [`pipeline::plan`] | each pipelined loop's schedule for the module's `tile.target`, the copies issued ahead |
 //! | `tile-expand-pipelines` | [`pipeline::expand`] | planned loops as rings, barriers and asynchronous copies in tile IR |
@@ -48,6 +49,7 @@ pub mod pipeline;
 pub mod pipelines;
 pub mod private_values;
 pub mod registers;
+pub mod small_floats;
 pub mod spirv;
 pub mod support;
 pub mod target;
@@ -60,6 +62,7 @@ pub fn register_all() {
     }
     tile_dialect::register_pass(cpu::ARGUMENT, cpu::create_convert_tile_to_cpu_pass);
     tile_dialect::register_pass(narrow::ARGUMENT, narrow::create_pack_narrow_types_pass);
+    tile_dialect::register_pass(small_floats::ARGUMENT, small_floats::create_emulate_small_floats_pass);
     tile_dialect::register_pass(layout::ARGUMENT, layout::create_infer_layouts_pass);
     tile_dialect::register_pass(pipeline::plan::ARGUMENT, pipeline::plan::create_plan_pipelines_pass);
     tile_dialect::register_pass(pipeline::EXPAND_ARGUMENT, pipeline::create_expand_pipelines_pass);

@@ -41,6 +41,14 @@ pub fn create_pass(target: &'static Target) -> Pass {
 /// Lowers every `tile.kernel` of `module` for `target`.
 pub fn lower_module(module: OperationRef, target: &'static Target) -> Result<(), String> {
     crate::support::check_supported(module, Some(target))?;
+    // The passes after it read the target from the module (`tile-emulate-small-floats` in the
+    // backend), as the target pipelines set it; a lowering run on its own records it.
+    if melior::ir::operation::OperationLike::attribute(&module, crate::target::ATTRIBUTE).is_err() {
+        let name = tile_dialect::ops::with_context(module, |context| {
+            melior::ir::attribute::StringAttribute::new(context, target.name).into()
+        });
+        tile_dialect::ops::set_attribute(module, crate::target::ATTRIBUTE, name);
+    }
     crate::kernels::lower_each_kernel(module, &|context, module, kernel, index| {
         lower_kernel(context, module, kernel, index, target)
     })

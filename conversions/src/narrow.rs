@@ -342,7 +342,7 @@ fn parity(value: Value, depth: usize) -> Option<i64> {
 /// Checks that `user` widens a 4-bit value of type `ty` into a type this pass can build.
 fn widening<'c, 'a>(user: OperationRef<'c, 'a>, ty: Type<'c>) -> Result<(), Failure<'c, 'a>> {
     let float = !ty.is_integer();
-    let widened = user.result(0).map(|result| result.r#type()).ok();
+    let widened = user.results().next().map(|result| result.r#type());
     let fine = tile_ir::match_op!(user, {
         arith::ExtSIOperation => !float,
         arith::ExtUIOperation => !float,

@@ -87,7 +87,6 @@ pub fn check_supported(module: OperationRef, target: Option<&Target>) -> Result<
     failed |= !divisors_nonzero(module);
     let Some(gpu) = target else {
         failed |= !truncations_linked(module);
-        failed |= !no_eight_bit_floats(module, target);
         failed |= !no_producers(module, target);
         failed |= !atomics_supported(module, crate::target::Atomics::Llvm, CPU_REFERENCE);
         return if failed { Err(String::new()) } else { Ok(()) };

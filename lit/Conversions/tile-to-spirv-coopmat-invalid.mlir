@@ -177,3 +177,18 @@ func.func @nd_gemm(%X: memref<3x100x64xf16>, %W: memref<64x64xf16>, %Y: memref<3
   }
   return
 }
+
+// -----
+
+// bf16: most Vulkan devices have none, and the cooperative-matrix target moves its tiles in vectors
+// (the plain target holds bf16 as 16-bit integers: tile-emulate-small-floats).
+func.func @bf16_tiles(%X: memref<32x32xbf16>, %n: index) {
+  %c1 = arith.constant 1 : index
+  %c0 = arith.constant 0 : index
+  tile.kernel grid(%c1) threads(32) (%bx) {
+    // expected-error @+1 {{'tile.alloc_shared' op uses bf16, which the SPIR-V lowering does not support (Vulkan devices generally lack it); use f16 or f32 (target spirv-coopmat)}}
+    %S = tile.alloc_shared : memref<32x32xbf16, #gpu.address_space<workgroup>>
+    tile.copy %X[%c0, %c0], %S : memref<32x32xbf16>, memref<32x32xbf16, #gpu.address_space<workgroup>>
+  }
+  return
+}

@@ -1,20 +1,6 @@
 // convert-tile-to-spirv on programs the plain strategy cannot run: one located error each.
 // RUN: tile-opt %s -split-input-file -verify-diagnostics -convert-tile-to-spirv
 
-// bf16: most Vulkan devices have none.
-func.func @bf16(%X: memref<32x32xbf16>, %n: index) {
-  %c1 = arith.constant 1 : index
-  %c0 = arith.constant 0 : index
-  tile.kernel grid(%c1) threads(32) (%bx) {
-    // expected-error @+1 {{'tile.alloc_shared' op uses bf16, which the SPIR-V lowering does not support (Vulkan devices generally lack it); use f16 or f32 (target spirv)}}
-    %S = tile.alloc_shared : memref<32x32xbf16, #gpu.address_space<workgroup>>
-    tile.copy %X[%c0, %c0], %S : memref<32x32xbf16>, memref<32x32xbf16, #gpu.address_space<workgroup>>
-  }
-  return
-}
-
-// -----
-
 // 64 KiB of shared tiles does not fit in lavapipe's workgroup memory.
 func.func @too_much_shared_memory(%n: index) {
   %c1 = arith.constant 1 : index

@@ -1,5 +1,5 @@
-// What a target cannot build is refused at the op before lowering (issue 11): 8-bit floats no
-// target converts yet (sm_90a takes them only as wgmma operands; sm_80 not at all), host memrefs outside the default
+// What a target cannot build is refused at the op before lowering (issue 11): 8-bit floats the
+// GPU targets do not convert (sm_90a takes them only as wgmma operands; sm_80 and gfx942 not at all), host memrefs outside the default
 // memory space. Never an AMDGCN serialization
 // error located nowhere or a failed translation. (Math ops: the math passes' own lit files.)
 // RUN: not tile-opt %s -split-input-file -convert-tile-to-nvgpu 2>&1 | FileCheck %s --check-prefix=NV
@@ -11,7 +11,7 @@
 // NV: unsupported.mlir:[[# @LINE + 9]]:5: error: 'tile.copy' op uses f8E4M3FN, which sm_90a lowers only as wgmma operands (shared tiles that copies from f8E4M3FN tensors fill and gemms read; no 8-bit float conversions yet); use f16 or f32
 // AMP: unsupported.mlir:[[# @LINE + 8]]:5: error: 'tile.copy' op uses f8E4M3FN, which sm_80 does not lower yet (no 8-bit float conversions); use f16 or f32
 // AMD: unsupported.mlir:[[# @LINE + 7]]:5: error: 'tile.copy' op uses f8E4M3FN, which gfx942 does not lower yet
-// CPU: unsupported.mlir:[[# @LINE + 6]]:5: error: 'tile.copy' op uses f8E4M3FN, which the CPU reference does not lower yet
+// (The CPU reference holds them as bytes: tile-emulate-small-floats.)
 func.func @fp8(%X: memref<64xf8E4M3FN>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index

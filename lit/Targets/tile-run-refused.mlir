@@ -4,7 +4,6 @@
 // RUN: split-file %s %t
 // RUN: not tile-run %t/returns.mlir 2>&1 | FileCheck %s --check-prefix=RETURNS
 // RUN: not tile-run %t/huge.mlir 2>&1 | FileCheck %s --check-prefix=HUGE
-// RUN: not tile-run %t/fp8.mlir 2>&1 | FileCheck %s --check-prefix=FP8
 // RUN: not tile-run %t/strided.mlir 2>&1 | FileCheck %s --check-prefix=STRIDED
 // RUN: not tile-run %t/small.mlir --dynamic-size 100000000000 2>&1 | FileCheck %s --check-prefix=DYNAMIC
 // RUN: not tile-run %t/recursive.mlir 2>&1 | FileCheck %s --check-prefix=RECURSIVE
@@ -16,11 +15,6 @@
 // RETURNS-NOT: ran on
 
 // HUGE: huge.mlir:1:1: error: tile-run fills at most 1073741824 bytes per argument, but argument 0 of @h (memref<4294967296x65536xf32>) takes 1125899906842624
-
-// 8-bit floats: the CPU reference has no conversions for them (the translation used to fail and the
-// program ran anyway).
-// FP8: fp8.mlir:6:5: error: 'tile.copy' op uses f8E4M3FN, which the CPU reference does not lower yet (no 8-bit float conversions); use f16 or f32
-// FP8-NOT: ran on
 
 // STRIDED: strided.mlir:1:1: error: tile-run passes row-major global memrefs, but argument 0 of @s is memref<8x8xf32, strided<[1, 8]>>
 
@@ -43,18 +37,6 @@ func.func @r(%X: memref<64xf32>) -> index {
 
 //--- huge.mlir
 func.func @h(%X: memref<4294967296x65536xf32>) {
-  return
-}
-
-//--- fp8.mlir
-func.func @c(%X: memref<64xf8E4M3FN>, %Y: memref<64xf32>) {
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  tile.kernel grid(%c1) threads(64) (%bx) {
-    %f = tile.alloc_fragment : memref<64xf32, #tile.fragment>
-    tile.copy %X[%c0], %f : memref<64xf8E4M3FN>, memref<64xf32, #tile.fragment>
-    tile.copy %f, %Y[%c0] : memref<64xf32, #tile.fragment>, memref<64xf32>
-  }
   return
 }
 

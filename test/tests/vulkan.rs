@@ -183,7 +183,12 @@ fn reductions_match_the_reference() {
 }
 
 #[test]
-fn bf16_is_rejected_with_a_message() {
+fn bf16_gemms_run_as_integers_on_plain_spirv() {
+    check_on_vulkan("test/programs/gemm_transpose_b_bf16.mlir", 54);
+}
+
+#[test]
+fn bf16_is_rejected_on_cooperative_matrices_with_a_message() {
     let path = common::repo_root().join("test/programs/gemm_transpose_b_bf16.mlir");
     let context = context();
     let diagnostics = std::rc::Rc::new(std::cell::RefCell::new(Vec::<String>::new()));
@@ -193,7 +198,7 @@ fn bf16_is_rejected_with_a_message() {
         true
     });
     let mut module = tile_dialect::driver::parse_file(&context, path.to_str().unwrap()).unwrap();
-    assert!(VulkanProgram::compile(&context, &mut module, "spirv").is_err());
+    assert!(VulkanProgram::compile(&context, &mut module, "spirv-coopmat").is_err());
     let diagnostics = diagnostics.borrow();
     assert!(
         diagnostics
@@ -224,4 +229,9 @@ fn integer_atomics_of_several_workgroups_match_the_reference() {
 #[test]
 fn four_bit_weights_packed_two_to_a_byte_match_the_reference() {
     check_on_vulkan("test/programs/dequant_gemm_w4.mlir", 52);
+}
+
+#[test]
+fn bf16_held_as_integers_matches_the_reference() {
+    check_on_vulkan("test/programs/bf16_values.mlir", 53);
 }

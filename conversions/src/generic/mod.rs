@@ -88,7 +88,11 @@ fn check_kernel<'c, 'a>(
             let element = tile_dialect::ops::as_memref(ty)
                 .map(|memref| memref.element())
                 .unwrap_or(ty);
-            if target.is_spirv() && matches!(Element::of(element), Some(Element::BF16 | Element::F8E4M3FN)) {
+            if target.is_spirv()
+                && let Some(element) =
+                    Element::of(element).filter(|element| matches!(element, Element::BF16 | Element::F8E4M3FN))
+                && !target.emulated_floats.contains(&element)
+            {
                 return Err((
                     op,
                     format!(

@@ -57,6 +57,7 @@ pub static TARGET: Target = Target {
     }),
     subgroup_size: None,
     atomics: super::Atomics::Llvm,
+    emulated_floats: &[],
 };
 
 /// The passes after the lowering: the kernel modules to AMDGCN (their accumulators' private arrays

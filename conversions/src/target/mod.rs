@@ -91,6 +91,10 @@ pub struct Target {
     pub subgroup_size: Option<u32>,
     /// The `memref.atomic_rmw` updates its kernels can make.
     pub atomics: Atomics,
+    /// Element types its kernels hold as the integers of their bits, converting in integer
+    /// arithmetic where they are loaded, stored or widened ([`crate::small_floats`]): types the
+    /// device has no instructions for.
+    pub emulated_floats: &'static [tile_dialect::element::Element],
 }
 
 /// The atomic updates (`memref.atomic_rmw`) a target's kernels can make.

@@ -50,6 +50,7 @@ pub static TARGET: Target = Target {
     }),
     subgroup_size: None,
     atomics: super::Atomics::Llvm,
+    emulated_floats: &[],
 };
 
 /// Shared memory one block may use on the A100 (163 KiB, with the opt-in the launchers make).

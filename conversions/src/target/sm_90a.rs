@@ -39,6 +39,7 @@ pub static TARGET: Target = Target {
     wide_copies: None,
     subgroup_size: None,
     atomics: super::Atomics::Llvm,
+    emulated_floats: &[],
 };
 
 /// Tiles in dynamic shared memory (the whole 227 KiB a block may have), tensors as memref

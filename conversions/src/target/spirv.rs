@@ -31,6 +31,10 @@ pub static TARGET: Target = Target {
     wide_copies: None,
     subgroup_size: None,
     atomics: super::Atomics::Integer32,
+    emulated_floats: &[
+        tile_dialect::element::Element::BF16,
+        tile_dialect::element::Element::F8E4M3FN,
+    ],
 };
 
 /// Where Vulkan compute kernels keep tiles and tensors: workgroup memory as allocations, tensors as
@@ -79,6 +83,13 @@ pub(super) fn dialects() -> Vec<melior::dialect::DialectHandle> {
 /// running no iteration (`tile-spirv-guard-empty-loops`). With `memory_model`, the Vulkan memory
 /// model (cooperative matrices require it) is set before the capabilities are recomputed.
 pub(super) fn backend(memory_model: bool) -> String {
+    // bf16 and f8E4M3FN: arithmetic in f32, values held as the integers of their bits
+    // (`tile-emulate-small-floats`); math on them in f32 too (f16 math stays native).
+    let emulation = [
+        "arith-emulate-unsupported-floats{source-types=bf16,f8E4M3FN target-type=f32}",
+        "math-extend-to-supported-types{extra-types=f16}",
+        crate::small_floats::ARGUMENT,
+    ];
     let kernel_modules = [
         "tile-promote-private",
         crate::spirv::empty_loops::ARGUMENT,
@@ -88,7 +99,14 @@ pub(super) fn backend(memory_model: bool) -> String {
     let mut passes = vec![
         "canonicalize".to_owned(),
         "cse".into(),
-        super::nested(tile_ir::gpu::GPUModuleOperation::name(), &kernel_modules),
+        super::nested(
+            tile_ir::gpu::GPUModuleOperation::name(),
+            &if memory_model {
+                kernel_modules.to_vec()
+            } else {
+                emulation.iter().chain(&kernel_modules).copied().collect::<Vec<_>>()
+            },
+        ),
         "convert-gpu-to-spirv".into(),
     ];
     if memory_model {

@@ -46,6 +46,7 @@ pub static TARGET: Target = Target {
     }),
     subgroup_size: Some(config::SUBGROUP as u32),
     atomics: super::Atomics::Integer32,
+    emulated_floats: &[],
 };
 
 /// The target environment of a device whose workgroups may use `shared` bytes.

@@ -66,6 +66,8 @@ impl Buffer {
     pub fn set(&mut self, index: usize, value: f64) {
         if self.element.is_packed() {
             let code = match self.element {
+                // No NaN in the format: NaN (which no widening produces) is stored as 0.
+                Element::F4E2M1FN if value.is_nan() => 0,
                 Element::F4E2M1FN => nearest_code(value, 16, f4e2m1fn_to_f64),
                 _ => (value as i64 & 0xF) as u8,
             };
@@ -81,6 +83,7 @@ impl Buffer {
             Element::F32 => (value as f32).to_le_bytes().to_vec(),
             Element::I8 => vec![value as i8 as u8],
             Element::I32 => (value as i32).to_le_bytes().to_vec(),
+            Element::F8E4M3FN if value.is_nan() => vec![0x7F],
             Element::F8E4M3FN => vec![nearest_code(value, 256, f8e4m3fn_to_f64)],
             Element::I4 | Element::F4E2M1FN => unreachable!("packed above"),
         };

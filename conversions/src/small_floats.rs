@@ -1,0 +1,458 @@
+//! `tile-emulate-small-floats`: bf16 and f8E4M3FN on a target without instructions for them (the
+//! plain SPIR-V target: Vulkan devices generally lack both; the CPU reference: LLVM has no 8-bit
+//! floats), as the integers that hold their bits. It runs on lowered code, after upstream's
+//! `arith-emulate-unsupported-floats` has moved the arithmetic on them to f32, so that what is left
+//! of such a type is storage and conversions:
+//!
+//! - every memref of the type (arguments, allocations, views) holds integers of its width instead;
+//! - an element load gives the bits, and the `arith.extf` that widens them is rebuilt in integer
+//!   arithmetic (the bits shifted into an f32's; f8E4M3FN's subnormals scaled, its NaN code kept);
+//! - an `arith.truncf` into the type, or a constant of it, becomes the bits it rounds to (to
+//!   nearest, ties to even; f8E4M3FN's overflow to its NaN code, as `arith.truncf` does), which
+//!   the stores store.
+//!
+//! A value of the type anything else uses is a located error naming the op. Which types a target
+//! emulates is a fact of its value ([`crate::target::Target::emulated_floats`]); without a target
+//! (the CPU reference) it is f8E4M3FN.
+
+use crate::cpu::builder::{At, Builder};
+use melior::{
+    Context,
+    ir::{
+        Attribute, BlockLike, RegionLike, ShapedTypeLike, Type, TypeLike, Value, ValueLike,
+        attribute::{FloatAttribute, IntegerAttribute, TypeAttribute},
+        operation::{OperationLike, OperationRef},
+        r#type::{FunctionType, IntegerType, MemRefType},
+    },
+};
+use tile_dialect::{
+    element::Element,
+    ops::{nested_ops, op_name, set_operand, with_context},
+};
+use tile_ir::{arith, func, gpu, memref};
+
+/// The pass's flag.
+pub const ARGUMENT: &str = "tile-emulate-small-floats";
+
+tile_passes::rust_pass! {
+    /// Creates the `tile-emulate-small-floats` pass (on any op: a module, a kernel module).
+    pub fn create_emulate_small_floats_pass() {
+        argument: ARGUMENT,
+        name: "TileEmulateSmallFloats",
+        description: "Hold bf16 and f8E4M3FN values as the integers of their bits where the target has no instructions for them, converting in integer arithmetic",
+        anchor: "",
+        dialects: [tile_dialect::dialect_handle()],
+        run: |op| with_context(op, |context| emulate(context, op)),
+    }
+}
+
+/// The types the code under `op` emulates: those of the target of the closest module that names
+/// one, else (the CPU reference) f8E4M3FN.
+fn emulated(op: OperationRef) -> &'static [Element] {
+    let module = std::iter::successors(Some(op), |op| op.parent_operation())
+        .find(|op| op.attribute(crate::target::ATTRIBUTE).is_ok());
+    match module {
+        Some(module) => crate::target::Target::of(module).map_or(&[], |target| target.emulated_floats),
+        None => &[Element::F8E4M3FN],
+    }
+}
+
+/// The integer type that holds an element's bits.
+fn bits_type(context: &Context, element: Element) -> Type<'_> {
+    IntegerType::new(context, element.bits() as u32).into()
+}
+
+fn emulate<'c>(context: &'c Context, root: OperationRef<'c, '_>) -> Result<(), String> {
+    let types = emulated(root);
+    if types.is_empty() {
+        return Ok(());
+    }
+    let emulated_element = |ty: Type| Element::of(ty).filter(|element| types.contains(element));
+    let ops = nested_ops(root);
+    // The values of an emulated type, by what makes them, before any type changes.
+    let mut loads = Vec::new();
+    let mut roundings = Vec::new();
+    for op in &ops {
+        // (`result` on an op without one formats the op for its error, which verifies it.)
+        let Some(element) = op.results().next().and_then(|result| emulated_element(result.r#type())) else {
+            continue;
+        };
+        tile_ir::match_op!(op, {
+            memref::LoadOperation => loads.push((*op, element)),
+            arith::TruncFOperation => roundings.push((*op, element)),
+            arith::ConstantOperation => roundings.push((*op, element)),
+            _ => {},
+        });
+    }
+    // Every memref of an emulated type holds the bits.
+    let memref_of_bits = |ty: Type<'c>| -> Option<Type<'c>> {
+        let memref = MemRefType::try_from(ty).ok()?;
+        let element = emulated_element(memref.element())?;
+        let shape: Vec<i64> = tile_dialect::ops::static_sizes(memref)
+            .into_iter()
+            .map(|size| size.unwrap_or(i64::MIN))
+            .collect();
+        Some(
+            MemRefType::new(
+                bits_type(context, element),
+                &shape,
+                Some(memref.layout()),
+                memref.memory_space(),
+            )
+            .into(),
+        )
+    };
+    for op in std::iter::once(root).chain(ops.iter().copied()) {
+        for result in op.results() {
+            if let Some(ty) = memref_of_bits(result.r#type()) {
+                result.set_type(ty);
+            }
+        }
+        for region in op.regions() {
+            let mut block = region.first_block();
+            while let Some(current) = block {
+                for index in 0..current.argument_count() {
+                    let argument = current.argument(index).expect("an argument");
+                    if let Some(ty) = memref_of_bits(argument.r#type()) {
+                        argument.set_type(ty);
+                    }
+                }
+                block = current.next_in_region();
+            }
+        }
+        if tile_ir::is(&op, func::FuncOperation::name) || tile_ir::is(&op, gpu::GPUFuncOperation::name) {
+            signature_from_entry(context, op);
+        }
+    }
+    let mut failure = None;
+    for (load, element) in loads {
+        let value: Value = load.result(0).expect("a loaded value").into();
+        value.set_type(bits_type(context, element));
+        widen_users(context, root, value, value, element, &mut failure);
+    }
+    for (op, element) in roundings {
+        let b = Builder {
+            context,
+            location: op.location(),
+            threads: None,
+        };
+        let at = At::before(op);
+        let bits = if tile_ir::is(&op, arith::ConstantOperation::name) {
+            let value = op
+                .attribute("value")
+                .ok()
+                .and_then(|attribute| FloatAttribute::try_from(attribute).ok())
+                .map_or(0.0, |attribute| attribute.value());
+            let code = encode_constant(element, value);
+            b.value(
+                at,
+                melior::dialect::arith::constant(
+                    context,
+                    IntegerAttribute::new(bits_type(context, element), code).into(),
+                    b.location,
+                ),
+            )
+        } else {
+            encode(&b, at, op.operand(0).expect("a float"), element)
+        };
+        let value: Value = op.result(0).expect("a value").into();
+        for user in users(root, value) {
+            if tile_ir::is(&user, memref::StoreOperation::name) && user.operand(0).ok() == Some(value) {
+                set_operand(user, 0, bits);
+            }
+        }
+        widen_users(context, root, value, bits, element, &mut failure);
+        if !tile_dialect::ops::has_uses(value) {
+            melior::IrRewriter::new(context).as_rewriter_base().erase_op(op);
+        }
+    }
+    if let Some((op, message)) = failure {
+        return Err(format!("'{}' op {message}", op_name(&op)));
+    }
+    // Nothing of an emulated type is left.
+    for op in nested_ops(root) {
+        let left = op
+            .results()
+            .map(|result| result.r#type())
+            .chain(op.operands().map(|operand| operand.r#type()))
+            .map(tile_dialect::ops::scalar_type)
+            .find(|ty| emulated_element(*ty).is_some());
+        if let Some(ty) = left {
+            tile_dialect::diagnostics::emit_error(
+                op.location(),
+                &format!(
+                    "'{}' op computes on {ty}, which this target holds as the integers of its bits and converts only where values are loaded, stored or widened (arith.extf, arith.truncf, constants); convert to f32 first",
+                    op_name(&op)
+                ),
+            );
+            return Err(String::new());
+        }
+    }
+    Ok(())
+}
+
+/// The ops under `root` that use `value`.
+fn users<'c, 'a>(root: OperationRef<'c, 'a>, value: Value<'c, 'a>) -> Vec<OperationRef<'c, 'a>> {
+    nested_ops(root)
+        .into_iter()
+        .filter(|op| op.operands().any(|operand| operand == value))
+        .collect()
+}
+
+/// Rebuilds each `arith.extf` of `value` (an `element` value whose bits are `bits`) from the bits
+/// in integer arithmetic; stores of `bits` store the bits. Anything else that uses `value` is
+/// recorded in `failure`.
+fn widen_users<'c, 'a>(
+    context: &'c Context,
+    root: OperationRef<'c, 'a>,
+    value: Value<'c, 'a>,
+    bits: Value<'c, 'a>,
+    element: Element,
+    failure: &mut Option<(OperationRef<'c, 'a>, String)>,
+) {
+    for user in users(root, value) {
+        if tile_ir::is(&user, memref::StoreOperation::name) && user.operand(0).ok() == Some(value) {
+            continue;
+        }
+        if tile_ir::is(&user, arith::ExtFOperation::name) {
+            let b = Builder {
+                context,
+                location: user.location(),
+                threads: None,
+            };
+            let at = At::before(user);
+            let result: Value = user.result(0).expect("a widened value").into();
+            let widened = decode(&b, at, bits, element, result.r#type());
+            let rewriter = melior::IrRewriter::new(context);
+            rewriter.as_rewriter_base().replace_all_uses_with(result, widened);
+            rewriter.as_rewriter_base().erase_op(user);
+            continue;
+        }
+        if failure.is_none() {
+            *failure = Some((
+                user,
+                format!(
+                    "uses a {element} value, which this target holds as the integers of its bits: only loads, stores, arith.extf and arith.truncf of it are converted"
+                ),
+            ));
+        }
+    }
+}
+
+/// An integer constant of type `ty`.
+fn integer<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, ty: Type<'c>, value: i64) -> Value<'c, 'a> {
+    b.value(
+        at,
+        melior::dialect::arith::constant(b.context, IntegerAttribute::new(ty, value).into(), b.location),
+    )
+}
+
+fn select<'c, 'a>(
+    b: &Builder<'c>,
+    at: At<'c, 'a>,
+    condition: Value<'c, 'a>,
+    yes: Value<'c, 'a>,
+    no: Value<'c, 'a>,
+) -> Value<'c, 'a> {
+    b.value(at, melior::dialect::arith::select(condition, yes, no, b.location))
+}
+
+/// The f32 whose value the `element` bits `bits` hold, converted to `ty` (exactly: every bf16 and
+/// f8E4M3FN value is an f32, and an f64).
+fn decode<'c, 'a>(
+    b: &Builder<'c>,
+    at: At<'c, 'a>,
+    bits: Value<'c, 'a>,
+    element: Element,
+    ty: Type<'c>,
+) -> Value<'c, 'a> {
+    let i32 = IntegerType::new(b.context, 32).into();
+    let f32 = Type::float32(b.context);
+    let word = b.cast(at, tile_ir::arith::extui, bits, i32);
+    let value = match element {
+        Element::BF16 => {
+            let shifted = b.shli(at, word, integer(b, at, i32, 16));
+            b.cast(at, tile_ir::arith::bitcast, shifted, f32)
+        }
+        _ => {
+            // f8E4M3FN: sign, four exponent bits (bias 7), three mantissa bits; 0x7F is NaN.
+            let sign = b.shli(at, b.andi(at, word, integer(b, at, i32, 0x80)), integer(b, at, i32, 24));
+            let exponent = b.andi(at, b.shrui(at, word, integer(b, at, i32, 3)), integer(b, at, i32, 15));
+            let mantissa = b.andi(at, word, integer(b, at, i32, 7));
+            let rebiased = b.shli(
+                at,
+                b.addi(at, exponent, integer(b, at, i32, 120)),
+                integer(b, at, i32, 23),
+            );
+            let normal = b.ori(
+                at,
+                b.ori(at, rebiased, b.shli(at, mantissa, integer(b, at, i32, 20))),
+                sign,
+            );
+            // A subnormal code is its mantissa times 2^-9.
+            let small = b.cast(at, tile_ir::arith::uitofp, mantissa, f32);
+            let scaled = b.multiply(at, small, b.constant(at, f32, 2f64.powi(-9)));
+            let scaled_bits = b.cast(at, tile_ir::arith::bitcast, scaled, i32);
+            let subnormal = b.ori(at, scaled_bits, sign);
+            let zero_exponent = b.compare(at, "eq", exponent, integer(b, at, i32, 0));
+            let finite = select(b, at, zero_exponent, subnormal, normal);
+            let magnitude = b.andi(at, word, integer(b, at, i32, 0x7F));
+            let nan = b.compare(at, "eq", magnitude, integer(b, at, i32, 0x7F));
+            let quiet = b.ori(at, integer(b, at, i32, 0x7FC0_0000), sign);
+            let word = select(b, at, nan, quiet, finite);
+            b.cast(at, tile_ir::arith::bitcast, word, f32)
+        }
+    };
+    if ty.is_f32() {
+        value
+    } else if ty.is_f64() {
+        b.cast(at, tile_ir::arith::extf, value, ty)
+    } else {
+        // f8E4M3FN widened to f16 or bf16: its values are theirs too.
+        b.cast(at, tile_ir::arith::truncf, value, ty)
+    }
+}
+
+/// The `element` bits that `value` (a float; f64 is first rounded to f32) rounds to: to nearest,
+/// ties to even; NaN stays NaN, and f8E4M3FN's values past its largest finite one (448, and
+/// anything from 464 up) become its NaN code, as `arith.truncf` does.
+fn encode<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, value: Value<'c, 'a>, element: Element) -> Value<'c, 'a> {
+    let i32 = IntegerType::new(b.context, 32).into();
+    let f32 = Type::float32(b.context);
+    let value = if value.r#type().is_f32() {
+        value
+    } else {
+        b.cast(at, tile_ir::arith::truncf, value, f32)
+    };
+    let word = b.cast(at, tile_ir::arith::bitcast, value, i32);
+    let code = match element {
+        Element::BF16 => {
+            let lsb = b.andi(at, b.shrui(at, word, integer(b, at, i32, 16)), integer(b, at, i32, 1));
+            let bias = b.addi(at, integer(b, at, i32, 0x7FFF), lsb);
+            let rounded = b.shrui(at, b.addi(at, word, bias), integer(b, at, i32, 16));
+            let nan = b.value(
+                at,
+                melior::dialect::arith::cmpf(
+                    b.context,
+                    melior::dialect::arith::CmpfPredicate::Uno,
+                    value,
+                    value,
+                    b.location,
+                ),
+            );
+            select(b, at, nan, integer(b, at, i32, 0x7FC0), rounded)
+        }
+        _ => {
+            let sign = b.andi(
+                at,
+                b.shrui(at, word, integer(b, at, i32, 24)),
+                integer(b, at, i32, 0x80),
+            );
+            let magnitude = b.andi(at, word, integer(b, at, i32, 0x7FFF_FFFF));
+            // Normal range: round the exponent and top three mantissa bits together (a carry
+            // moves into the exponent), then rebias from 127 to 7.
+            let lsb = b.andi(
+                at,
+                b.shrui(at, magnitude, integer(b, at, i32, 20)),
+                integer(b, at, i32, 1),
+            );
+            let bias = b.addi(at, integer(b, at, i32, 0x7FFFF), lsb);
+            let rounded = b.shrui(at, b.addi(at, magnitude, bias), integer(b, at, i32, 20));
+            let normal = b.subi(at, rounded, integer(b, at, i32, 120 << 3));
+            // Below 2^-6: multiples of 2^-9. With the implicit bit, the magnitude is
+            // `full` * 2^(E - 150), so in units of 2^-9 it is `full` shifted right by 141 - E
+            // (21 or more here; capped at 31, past which nothing is left), rounded to even in
+            // integers (a device may simplify float tricks such as adding and taking away 2^23).
+            let exponent = b.shrui(at, magnitude, integer(b, at, i32, 23));
+            let full = b.ori(
+                at,
+                b.andi(at, magnitude, integer(b, at, i32, 0x7F_FFFF)),
+                integer(b, at, i32, 0x80_0000),
+            );
+            let shift = b.minui(
+                at,
+                b.subi(at, integer(b, at, i32, 141), exponent),
+                integer(b, at, i32, 31),
+            );
+            let half = b.shrui(at, b.shli(at, integer(b, at, i32, 1), shift), integer(b, at, i32, 1));
+            let kept = b.andi(at, b.shrui(at, full, shift), integer(b, at, i32, 1));
+            let bias = b.subi(at, b.addi(at, half, kept), integer(b, at, i32, 1));
+            let subnormal = b.shrui(at, b.addi(at, full, bias), shift);
+            let small = b.compare(at, "ult", magnitude, integer(b, at, i32, 0x3C80_0000));
+            let finite = select(b, at, small, subnormal, normal);
+            let saturated = b.minui(at, finite, integer(b, at, i32, 0x7F));
+            let nan = b.compare(at, "ugt", magnitude, integer(b, at, i32, 0x7F80_0000));
+            let code = select(b, at, nan, integer(b, at, i32, 0x7F), saturated);
+            b.ori(at, code, sign)
+        }
+    };
+    b.cast(at, tile_ir::arith::trunci, code, bits_type(b.context, element))
+}
+
+/// The bits of the `element` value nearest `value` (ties to even; NaN and f8E4M3FN's overflow to
+/// NaN), computed here for a constant.
+fn encode_constant(element: Element, value: f64) -> i64 {
+    let word = (value as f32).to_bits();
+    match element {
+        Element::BF16 => {
+            if value.is_nan() {
+                0x7FC0
+            } else {
+                (word.wrapping_add(0x7FFF + ((word >> 16) & 1)) >> 16) as i64
+            }
+        }
+        _ => {
+            let sign = ((word >> 24) & 0x80) as i64;
+            let magnitude = word & 0x7FFF_FFFF;
+            let code = if magnitude > 0x7F80_0000 {
+                0x7F
+            } else if magnitude < 0x3C80_0000 {
+                (f32::from_bits(magnitude) as f64 * 512.0).round_ties_even() as i64
+            } else {
+                (((magnitude + 0x7FFFF + ((magnitude >> 20) & 1)) >> 20) as i64 - (120 << 3)).min(0x7F)
+            };
+            code | sign
+        }
+    }
+}
+
+/// Sets a function's `function_type` to what its entry block takes (its results unchanged).
+fn signature_from_entry(context: &Context, function: OperationRef) {
+    let Some(entry) = function.region(0).ok().and_then(|region| region.first_block()) else {
+        return;
+    };
+    let Some(signature) = function
+        .attribute("function_type")
+        .ok()
+        .and_then(|attr| TypeAttribute::try_from(attr).ok())
+        .and_then(|attr| FunctionType::try_from(attr.value()).ok())
+    else {
+        return;
+    };
+    let inputs: Vec<Type> = (0..entry.argument_count())
+        .map(|index| entry.argument(index).expect("an argument").r#type())
+        .collect();
+    let results: Vec<Type> = (0..signature.result_count())
+        .filter_map(|index| signature.result(index).ok())
+        .collect();
+    let updated: Attribute = TypeAttribute::new(FunctionType::new(context, &inputs, &results).into()).into();
+    tile_dialect::ops::set_attribute(function, "function_type", updated);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn constants_round_to_nearest_even_and_f8_overflows_to_nan() {
+        assert_eq!(encode_constant(Element::BF16, 1.0), 0x3F80);
+        assert_eq!(encode_constant(Element::BF16, -2.0), 0xC000);
+        assert_eq!(encode_constant(Element::F8E4M3FN, 1.0), 0x38);
+        assert_eq!(encode_constant(Element::F8E4M3FN, 448.0), 0x7E);
+        assert_eq!(encode_constant(Element::F8E4M3FN, 464.0), 0x7E); // a tie: 448's mantissa is even
+        assert_eq!(encode_constant(Element::F8E4M3FN, 470.0), 0x7F);
+        assert_eq!(encode_constant(Element::F8E4M3FN, -0.5), 0x80 | 0x30);
+        assert_eq!(encode_constant(Element::F8E4M3FN, 2f64.powi(-9)), 0x01);
+        assert_eq!(encode_constant(Element::F8E4M3FN, 2f64.powi(-6)), 0x08);
+    }
+}

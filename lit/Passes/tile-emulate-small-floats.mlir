@@ -1,0 +1,62 @@
+// tile-emulate-small-floats: where the target has no instructions for bf16 or f8E4M3FN (plain
+// SPIR-V: both; the CPU reference: f8E4M3FN), memrefs of them hold the integers of their bits, a
+// load's arith.extf is rebuilt in integer arithmetic and an arith.truncf becomes the bits it rounds
+// to. Upstream's arith-emulate-unsupported-floats first moves their arithmetic to f32.
+// RUN: tile-opt %s -split-input-file -arith-emulate-unsupported-floats="source-types=bf16,f8E4M3FN target-type=f32" -tile-emulate-small-floats | FileCheck %s
+
+// The plain SPIR-V target holds bf16 as i16: an element widened by a shift into an f32's top half,
+// a sum rounded to nearest even (0x7FFF plus the kept bit) and stored as i16.
+// CHECK-LABEL: func.func @bf16_on_spirv
+// CHECK-SAME: memref<8xi16>, %{{.*}}: memref<8xi16>
+// CHECK: %[[BITS:.*]] = memref.load %{{.*}} : memref<8xi16>
+// CHECK: %[[WORD:.*]] = arith.extui %[[BITS]] : i16 to i32
+// CHECK: %[[HIGH:.*]] = arith.shli %[[WORD]], %c16_i32 : i32
+// CHECK: %[[VALUE:.*]] = arith.bitcast %[[HIGH]] : i32 to f32
+// CHECK: %[[SUM:.*]] = arith.addf %[[VALUE]], %[[VALUE]] : f32
+// CHECK: arith.addi %c32767_i32
+// CHECK: arith.cmpf uno, %[[SUM]], %[[SUM]] : f32
+// CHECK: %[[ROUNDED:.*]] = arith.trunci %{{.*}} : i32 to i16
+// CHECK: memref.store %[[ROUNDED]], %{{.*}} : memref<8xi16>
+// CHECK-NOT: bf16
+module attributes {tile.target = "spirv"} {
+func.func @bf16_on_spirv(%X: memref<8xbf16>, %Y: memref<8xbf16>, %i: index) {
+  %x = memref.load %X[%i] : memref<8xbf16>
+  %s = arith.addf %x, %x : bf16
+  memref.store %s, %Y[%i] : memref<8xbf16>
+  return
+}
+}
+
+// -----
+
+// Without a target (the CPU reference) f8E4M3FN is held as i8; its NaN code 0x7F and subnormal codes
+// (the mantissa times 2^-9) are decoded, and a constant is stored as the code it rounds to.
+// CHECK-LABEL: func.func @f8_on_the_cpu
+// CHECK-SAME: memref<8xi8>, %{{.*}}: memref<8xf32>, %{{.*}}: memref<8xi8>
+// CHECK: arith.uitofp %{{.*}} : i32 to f32
+// CHECK: arith.cmpi eq, %{{.*}}, %c127_i32{{.*}} : i32
+// CHECK: memref.store %{{.*}} : memref<8xf32>
+// CHECK: memref.store %c56_i8, %{{.*}} : memref<8xi8>
+// CHECK-NOT: f8E4M3FN
+func.func @f8_on_the_cpu(%X: memref<8xf8E4M3FN>, %Y: memref<8xf32>, %Z: memref<8xf8E4M3FN>, %i: index) {
+  %x = memref.load %X[%i] : memref<8xf8E4M3FN>
+  %w = arith.extf %x : f8E4M3FN to f32
+  memref.store %w, %Y[%i] : memref<8xf32>
+  %one = arith.constant 1.0 : f8E4M3FN
+  memref.store %one, %Z[%i] : memref<8xf8E4M3FN>
+  return
+}
+
+// -----
+
+// A target with instructions for them (sm_90a) keeps them.
+// CHECK-LABEL: func.func @kept_on_sm90a
+// CHECK: memref.load %{{.*}} : memref<8xbf16>
+module attributes {tile.target = "sm_90a"} {
+func.func @kept_on_sm90a(%X: memref<8xbf16>, %Y: memref<8xf32>, %i: index) {
+  %x = memref.load %X[%i] : memref<8xbf16>
+  %w = arith.extf %x : bf16 to f32
+  memref.store %w, %Y[%i] : memref<8xf32>
+  return
+}
+}
