@@ -24,9 +24,9 @@ use melior::{
     Context,
     ir::{
         BlockLike, Location, RegionLike, ShapedTypeLike, Type, TypeLike, Value, ValueLike,
-        attribute::{IntegerAttribute, TypeAttribute},
+        attribute::IntegerAttribute,
         operation::{OperationLike, OperationRef},
-        r#type::{FunctionType, IntegerType, MemRefType},
+        r#type::{IntegerType, MemRefType},
     },
 };
 use std::collections::HashMap;
@@ -217,23 +217,7 @@ fn pack_function<'c, 'a>(context: &'c Context, function: OperationRef<'c, 'a>) -
     {
         return Ok(());
     }
-    // The signature says what the entry block now takes.
-    let inputs: Vec<Type> = (0..entry.argument_count())
-        .map(|index| entry.argument(index).expect("an argument").r#type())
-        .collect();
-    let Some(signature) = function
-        .attribute("function_type")
-        .ok()
-        .and_then(|attr| TypeAttribute::try_from(attr).ok())
-        .and_then(|attr| FunctionType::try_from(attr.value()).ok())
-    else {
-        return Ok(());
-    };
-    let results: Vec<Type> = (0..signature.result_count())
-        .filter_map(|index| signature.result(index).ok())
-        .collect();
-    let packed = FunctionType::new(context, &inputs, &results);
-    tile_dialect::ops::set_attribute(function, "function_type", TypeAttribute::new(packed.into()).into());
+    tile_dialect::ops::signature_from_entry(context, function);
     Ok(())
 }
 

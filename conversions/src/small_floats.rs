@@ -19,10 +19,10 @@ use crate::cpu::builder::{At, Builder};
 use melior::{
     Context,
     ir::{
-        Attribute, BlockLike, RegionLike, ShapedTypeLike, Type, TypeLike, Value, ValueLike,
-        attribute::{FloatAttribute, IntegerAttribute, TypeAttribute},
+        BlockLike, RegionLike, ShapedTypeLike, Type, TypeLike, Value, ValueLike,
+        attribute::{FloatAttribute, IntegerAttribute},
         operation::{OperationLike, OperationRef},
-        r#type::{FunctionType, IntegerType, MemRefType},
+        r#type::{IntegerType, MemRefType},
     },
 };
 use tile_dialect::{
@@ -121,7 +121,7 @@ fn emulate<'c>(context: &'c Context, root: OperationRef<'c, '_>) -> Result<(), S
             }
         }
         if tile_ir::is(&op, func::FuncOperation::name) || tile_ir::is(&op, gpu::GPUFuncOperation::name) {
-            signature_from_entry(context, op);
+            tile_dialect::ops::signature_from_entry(context, op);
         }
     }
     let mut failure = None;
@@ -414,29 +414,6 @@ fn encode_constant(element: Element, value: f64) -> i64 {
             code | sign
         }
     }
-}
-
-/// Sets a function's `function_type` to what its entry block takes (its results unchanged).
-fn signature_from_entry(context: &Context, function: OperationRef) {
-    let Some(entry) = function.region(0).ok().and_then(|region| region.first_block()) else {
-        return;
-    };
-    let Some(signature) = function
-        .attribute("function_type")
-        .ok()
-        .and_then(|attr| TypeAttribute::try_from(attr).ok())
-        .and_then(|attr| FunctionType::try_from(attr.value()).ok())
-    else {
-        return;
-    };
-    let inputs: Vec<Type> = (0..entry.argument_count())
-        .map(|index| entry.argument(index).expect("an argument").r#type())
-        .collect();
-    let results: Vec<Type> = (0..signature.result_count())
-        .filter_map(|index| signature.result(index).ok())
-        .collect();
-    let updated: Attribute = TypeAttribute::new(FunctionType::new(context, &inputs, &results).into()).into();
-    tile_dialect::ops::set_attribute(function, "function_type", updated);
 }
 
 #[cfg(test)]

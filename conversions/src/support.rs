@@ -25,15 +25,9 @@ fn display(target: Option<&Target>) -> &str {
 /// strided form failed", and `tile-compile` went on). Emits an error at each function that does
 /// not; returns false when there was one.
 fn host_arguments_plain(module: OperationRef, strided: bool) -> bool {
-    use melior::ir::{attribute::TypeAttribute, r#type::FunctionType};
     let mut plain = true;
     for function in tile_dialect::ops::find_ops(module, func::FuncOperation::name()) {
-        let Some(signature) = function
-            .attribute("function_type")
-            .ok()
-            .and_then(|attr| TypeAttribute::try_from(attr).ok())
-            .and_then(|attr| FunctionType::try_from(attr.value()).ok())
-        else {
+        let Some(signature) = tile_dialect::ops::function_signature(&function) else {
             continue;
         };
         for index in 0..signature.input_count() {

@@ -632,3 +632,32 @@ pub fn enclosing_symbol(op: melior::ir::operation::OperationRef, fallback: &str)
     }
     fallback.into()
 }
+
+/// The `function_type` of a function op (`func.func`, `gpu.func`), if it has one.
+pub fn function_signature<'c>(
+    function: &melior::ir::operation::OperationRef<'c, '_>,
+) -> Option<melior::ir::r#type::FunctionType<'c>> {
+    use melior::ir::{attribute::TypeAttribute, r#type::FunctionType};
+    let attribute = TypeAttribute::try_from(function.attribute("function_type").ok()?).ok()?;
+    FunctionType::try_from(attribute.value()).ok()
+}
+
+/// Sets a function op's `function_type` to take what its entry block takes (its results
+/// unchanged), after a pass changed the types of the block's arguments.
+pub fn signature_from_entry(context: &Context, function: melior::ir::operation::OperationRef) {
+    use melior::ir::{attribute::TypeAttribute, r#type::FunctionType};
+    let (Some(entry), Some(signature)) = (
+        function.region(0).ok().and_then(|region| region.first_block()),
+        function_signature(&function),
+    ) else {
+        return;
+    };
+    let inputs: Vec<Type> = (0..entry.argument_count())
+        .filter_map(|index| entry.argument(index).ok().map(|argument| argument.r#type()))
+        .collect();
+    let results: Vec<Type> = (0..signature.result_count())
+        .filter_map(|index| signature.result(index).ok())
+        .collect();
+    let updated = TypeAttribute::new(FunctionType::new(context, &inputs, &results).into());
+    set_attribute(function, "function_type", updated.into());
+}
