@@ -189,7 +189,6 @@ impl MatrixPlan for TensorCorePlan {
     ) -> Prepared<'c, 'a> {
         let context = b.context;
         if !self.core_tiles.is_empty() {
-            // The kernel as it is now: earlier steps may have replaced ops of the plan's list.
             wgmma::stores_to_core_matrices(b, &nested_ops(kernel), &self.core_tiles);
         }
         let operands_kept = wgmma::operands_kept(kernel, ops, &self.wgmma, layouts);

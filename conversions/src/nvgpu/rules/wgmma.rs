@@ -194,6 +194,8 @@ pub(super) fn stores_to_core_matrices<'c, 'a>(
 ) {
     let owned = |tile: &Value| crate::pipeline::rings::tile_allocation(*tile).map(|allocation| key(&allocation));
     let mut loops: Vec<OperationRef> = Vec::new();
+    // Stores only: melior answers an op asked for an operand it lacks with an error that prints
+    // the op, which verifies it, racing with the kernels compiled beside this one.
     for store in ops.iter().filter(|op| is(*op, memref::StoreOperation::name)) {
         let Some(allocation) = store.operand(1).ok().and_then(|tile| owned(&tile)) else {
             continue;
