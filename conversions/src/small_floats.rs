@@ -167,7 +167,8 @@ fn emulate<'c>(context: &'c Context, root: OperationRef<'c, '_>) -> Result<(), S
         }
     }
     if let Some((op, message)) = failure {
-        return Err(format!("'{}' op {message}", op_name(&op)));
+        tile_dialect::diagnostics::emit_error(op.location(), &format!("'{}' op {message}", op_name(&op)));
+        return Err(String::new());
     }
     // Nothing of an emulated type is left.
     for op in nested_ops(root) {

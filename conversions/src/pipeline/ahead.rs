@@ -410,7 +410,11 @@ fn static_trips(pipelined: OperationRef) -> Option<i64> {
     };
     let step = if pipelined.operand_count() == 3 { bound(2)? } else { 1 };
     let (lower, upper) = (bound(0)?, bound(1)?);
-    (step > 0).then(|| ((upper - lower).max(0) + step - 1) / step)
+    if step <= 0 {
+        return None;
+    }
+    // Checked: bounds near the ends of the index range leave 64 bits (then the count is unknown).
+    Some(upper.checked_sub(lower)?.max(0).checked_add(step - 1)? / step)
 }
 
 /// The registers a wgmma kernel's thread needs beside its fragments' (addresses, indices, the
