@@ -24,12 +24,10 @@ use melior::{
     Context,
     ir::{
         BlockLike, Location, RegionLike, ShapedTypeLike, Type, TypeLike, Value, ValueLike,
-        attribute::IntegerAttribute,
         operation::{OperationLike, OperationRef},
         r#type::{IntegerType, MemRefType},
     },
 };
-use std::collections::HashMap;
 use tile_dialect::{
     diagnostics::emit_error,
     element::Element,
@@ -151,12 +149,11 @@ fn pack_function<'c, 'a>(context: &'c Context, function: OperationRef<'c, 'a>) -
             ));
         }
     }
-    let users = users_of(&ops);
     let uses = classify(&ops, &buffers)?;
     for load in &uses.loads {
         let value: Value = load.result(0).expect("a loaded value").into();
-        for user in users.get(&key(value)).into_iter().flatten() {
-            widening(*user, value.r#type())?;
+        for user in tile_dialect::ops::users(value) {
+            widening(user, value.r#type())?;
         }
     }
     let halved: Vec<(OperationRef, usize)> = uses
@@ -209,7 +206,7 @@ fn pack_function<'c, 'a>(context: &'c Context, function: OperationRef<'c, 'a>) -
             .replace_all_uses_except(bytes, elements, doubled);
     }
     for load in &uses.loads {
-        unpack_load(context, *load, &users)?;
+        unpack_load(context, *load)?;
     }
     if !buffers
         .iter()
@@ -219,25 +216,6 @@ fn pack_function<'c, 'a>(context: &'c Context, function: OperationRef<'c, 'a>) -
     }
     tile_dialect::ops::signature_from_entry(context, function);
     Ok(())
-}
-
-/// The key of a value in [`users_of`]'s map.
-fn key(value: Value) -> usize {
-    value.to_raw().ptr as usize
-}
-
-/// Every op of `ops` that uses each value, by [`key`].
-fn users_of<'c, 'a>(ops: &[OperationRef<'c, 'a>]) -> HashMap<usize, Vec<OperationRef<'c, 'a>>> {
-    let mut users: HashMap<usize, Vec<OperationRef>> = HashMap::new();
-    for op in ops {
-        for operand in op.operands() {
-            let list = users.entry(key(operand)).or_default();
-            if !list.contains(op) {
-                list.push(*op);
-            }
-        }
-    }
-    users
 }
 
 /// Sorts the ops that use a 4-bit buffer; anything but copies, element loads and `memref.dim`
@@ -391,22 +369,12 @@ fn builder<'c>(context: &'c Context, location: Location<'c>) -> Builder<'c> {
 }
 
 /// Rewrites one element load of a packed buffer (already of bytes) and the ops that widen it.
-fn unpack_load<'c, 'a>(
-    context: &'c Context,
-    load: OperationRef<'c, 'a>,
-    users: &HashMap<usize, Vec<OperationRef<'c, 'a>>>,
-) -> Result<(), Failure<'c, 'a>> {
+fn unpack_load<'c, 'a>(context: &'c Context, load: OperationRef<'c, 'a>) -> Result<(), Failure<'c, 'a>> {
     let b = builder(context, load.location());
     let at = At::before(load);
     let operands: Vec<Value> = load.operands().collect();
     let (memref, indices) = (operands[0], &operands[1..]);
     let i8 = IntegerType::new(context, 8).into();
-    let integer = |at, ty, value: i64| -> Value<'c, 'a> {
-        b.value(
-            at,
-            melior::dialect::arith::constant(context, IntegerAttribute::new(ty, value).into(), b.location),
-        )
-    };
     // The byte, then the half of it that holds the element, in the low four bits of an i8.
     let half = match indices.last() {
         None => return Err((load, "expects an element of a buffer with a last dimension".into())),
@@ -418,14 +386,14 @@ fn unpack_load<'c, 'a>(
             };
             *bytes.last_mut().expect("an index") = byte_index;
             let byte = b.load(at, memref, &bytes);
-            let low = integer(at, i8, 15);
+            let low = b.integer(at, i8, 15);
             match parity(*last, 0) {
                 Some(0) => b.andi(at, byte, low),
-                Some(_) => b.shrui(at, byte, integer(at, i8, 4)),
+                Some(_) => b.shrui(at, byte, b.integer(at, i8, 4)),
                 None => {
                     let odd = b.andi(at, *last, b.index(at, 1));
                     let odd = b.cast(at, tile_ir::arith::index_cast, odd, i8);
-                    let shift = b.shli(at, odd, integer(at, i8, 2));
+                    let shift = b.shli(at, odd, b.integer(at, i8, 2));
                     let shifted = b.shrui(at, byte, shift);
                     b.andi(at, shifted, low)
                 }
@@ -434,13 +402,13 @@ fn unpack_load<'c, 'a>(
     };
     let loaded: Value = load.result(0).expect("a loaded value").into();
     let rewriter = melior::IrRewriter::new(context);
-    for user in users.get(&key(loaded)).into_iter().flatten() {
-        let at = At::before(*user);
+    for user in tile_dialect::ops::users(loaded) {
+        let at = At::before(user);
         let b = builder(context, user.location());
         let result: Value = user.result(0).expect("a widened value").into();
         let ty = result.r#type();
         let signed = || {
-            let four = integer(at, i8, 4);
+            let four = b.integer(at, i8, 4);
             let high = b.shli(at, half, four);
             b.value(at, tile_ir::arith::shrsi(context, high, four, b.location).into())
         };
@@ -458,11 +426,11 @@ fn unpack_load<'c, 'a>(
             arith::ExtUIOperation => resize(half, false),
             arith::SIToFPOperation => b.cast(at, tile_ir::arith::sitofp, signed(), ty),
             arith::UIToFPOperation => b.cast(at, tile_ir::arith::uitofp, half, ty),
-            arith::ExtFOperation => decode_float(&b, at, half, ty, &integer),
+            arith::ExtFOperation => decode_float(&b, at, half, ty),
             _ => unreachable!("checked by widening"),
         });
         rewriter.as_rewriter_base().replace_all_uses_with(result, widened);
-        rewriter.as_rewriter_base().erase_op(*user);
+        rewriter.as_rewriter_base().erase_op(user);
     }
     rewriter.as_rewriter_base().erase_op(load);
     Ok(())
@@ -472,31 +440,25 @@ fn unpack_load<'c, 'a>(
 /// mantissa bit; exponent bias 1) as float type `ty`, built from its bits: a normal code keeps its
 /// mantissa bit as the top fraction bit under the rebiased exponent; the subnormal code (exponent
 /// 0) is 0 or 0.5.
-fn decode_float<'c, 'a>(
-    b: &Builder<'c>,
-    at: At<'c, 'a>,
-    half: Value<'c, 'a>,
-    ty: Type<'c>,
-    integer: &dyn Fn(At<'c, 'a>, Type<'c>, i64) -> Value<'c, 'a>,
-) -> Value<'c, 'a> {
+fn decode_float<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, half: Value<'c, 'a>, ty: Type<'c>) -> Value<'c, 'a> {
     let (width, fraction, bias) = float_format(ty).expect("checked by widening");
     let bits: Type = IntegerType::new(b.context, width).into();
     let code = b.cast(at, tile_ir::arith::extui, half, bits);
-    let exponent = b.andi(at, b.shrui(at, code, integer(at, bits, 1)), integer(at, bits, 3));
-    let mantissa = b.andi(at, code, integer(at, bits, 1));
-    let rebiased = b.addi(at, exponent, integer(at, bits, bias - 1));
+    let exponent = b.andi(at, b.shrui(at, code, b.integer(at, bits, 1)), b.integer(at, bits, 3));
+    let mantissa = b.andi(at, code, b.integer(at, bits, 1));
+    let rebiased = b.addi(at, exponent, b.integer(at, bits, bias - 1));
     let normal = b.ori(
         at,
-        b.shli(at, rebiased, integer(at, bits, fraction)),
-        b.shli(at, mantissa, integer(at, bits, fraction - 1)),
+        b.shli(at, rebiased, b.integer(at, bits, fraction)),
+        b.shli(at, mantissa, b.integer(at, bits, fraction - 1)),
     );
-    let subnormal = b.muli(at, mantissa, integer(at, bits, (bias - 1) << fraction));
-    let zero = b.compare(at, "eq", exponent, integer(at, bits, 0));
+    let subnormal = b.muli(at, mantissa, b.integer(at, bits, (bias - 1) << fraction));
+    let zero = b.compare(at, "eq", exponent, b.integer(at, bits, 0));
     let magnitude = b.value(at, melior::dialect::arith::select(zero, subnormal, normal, b.location));
     let sign = b.shli(
         at,
-        b.andi(at, code, integer(at, bits, 8)),
-        integer(at, bits, width as i64 - 4),
+        b.andi(at, code, b.integer(at, bits, 8)),
+        b.integer(at, bits, width as i64 - 4),
     );
     let value = b.ori(at, magnitude, sign);
     b.cast(at, tile_ir::arith::bitcast, value, ty)

@@ -128,7 +128,7 @@ fn emulate<'c>(context: &'c Context, root: OperationRef<'c, '_>) -> Result<(), S
     for (load, element) in loads {
         let value: Value = load.result(0).expect("a loaded value").into();
         value.set_type(bits_type(context, element));
-        widen_users(context, root, value, value, element, &mut failure);
+        widen_users(context, value, value, element, &mut failure);
     }
     for (op, element) in roundings {
         let b = Builder {
@@ -156,12 +156,12 @@ fn emulate<'c>(context: &'c Context, root: OperationRef<'c, '_>) -> Result<(), S
             encode(&b, at, op.operand(0).expect("a float"), element)
         };
         let value: Value = op.result(0).expect("a value").into();
-        for user in users(root, value) {
+        for user in tile_dialect::ops::users(value) {
             if tile_ir::is(&user, memref::StoreOperation::name) && user.operand(0).ok() == Some(value) {
                 set_operand(user, 0, bits);
             }
         }
-        widen_users(context, root, value, bits, element, &mut failure);
+        widen_users(context, value, bits, element, &mut failure);
         if !tile_dialect::ops::has_uses(value) {
             melior::IrRewriter::new(context).as_rewriter_base().erase_op(op);
         }
@@ -192,26 +192,17 @@ fn emulate<'c>(context: &'c Context, root: OperationRef<'c, '_>) -> Result<(), S
     Ok(())
 }
 
-/// The ops under `root` that use `value`.
-fn users<'c, 'a>(root: OperationRef<'c, 'a>, value: Value<'c, 'a>) -> Vec<OperationRef<'c, 'a>> {
-    nested_ops(root)
-        .into_iter()
-        .filter(|op| op.operands().any(|operand| operand == value))
-        .collect()
-}
-
 /// Rebuilds each `arith.extf` of `value` (an `element` value whose bits are `bits`) from the bits
 /// in integer arithmetic; stores of `bits` store the bits. Anything else that uses `value` is
 /// recorded in `failure`.
 fn widen_users<'c, 'a>(
     context: &'c Context,
-    root: OperationRef<'c, 'a>,
     value: Value<'c, 'a>,
     bits: Value<'c, 'a>,
     element: Element,
     failure: &mut Option<(OperationRef<'c, 'a>, String)>,
 ) {
-    for user in users(root, value) {
+    for user in tile_dialect::ops::users(value) {
         if tile_ir::is(&user, memref::StoreOperation::name) && user.operand(0).ok() == Some(value) {
             continue;
         }
@@ -240,14 +231,6 @@ fn widen_users<'c, 'a>(
     }
 }
 
-/// An integer constant of type `ty`.
-fn integer<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, ty: Type<'c>, value: i64) -> Value<'c, 'a> {
-    b.value(
-        at,
-        melior::dialect::arith::constant(b.context, IntegerAttribute::new(ty, value).into(), b.location),
-    )
-}
-
 fn select<'c, 'a>(
     b: &Builder<'c>,
     at: At<'c, 'a>,
@@ -272,22 +255,22 @@ fn decode<'c, 'a>(
     let word = b.cast(at, tile_ir::arith::extui, bits, i32);
     let value = match element {
         Element::BF16 => {
-            let shifted = b.shli(at, word, integer(b, at, i32, 16));
+            let shifted = b.shli(at, word, b.integer(at, i32, 16));
             b.cast(at, tile_ir::arith::bitcast, shifted, f32)
         }
         _ => {
             // f8E4M3FN: sign, four exponent bits (bias 7), three mantissa bits; 0x7F is NaN.
-            let sign = b.shli(at, b.andi(at, word, integer(b, at, i32, 0x80)), integer(b, at, i32, 24));
-            let exponent = b.andi(at, b.shrui(at, word, integer(b, at, i32, 3)), integer(b, at, i32, 15));
-            let mantissa = b.andi(at, word, integer(b, at, i32, 7));
+            let sign = b.shli(at, b.andi(at, word, b.integer(at, i32, 0x80)), b.integer(at, i32, 24));
+            let exponent = b.andi(at, b.shrui(at, word, b.integer(at, i32, 3)), b.integer(at, i32, 15));
+            let mantissa = b.andi(at, word, b.integer(at, i32, 7));
             let rebiased = b.shli(
                 at,
-                b.addi(at, exponent, integer(b, at, i32, 120)),
-                integer(b, at, i32, 23),
+                b.addi(at, exponent, b.integer(at, i32, 120)),
+                b.integer(at, i32, 23),
             );
             let normal = b.ori(
                 at,
-                b.ori(at, rebiased, b.shli(at, mantissa, integer(b, at, i32, 20))),
+                b.ori(at, rebiased, b.shli(at, mantissa, b.integer(at, i32, 20))),
                 sign,
             );
             // A subnormal code is its mantissa times 2^-9.
@@ -295,11 +278,11 @@ fn decode<'c, 'a>(
             let scaled = b.multiply(at, small, b.constant(at, f32, 2f64.powi(-9)));
             let scaled_bits = b.cast(at, tile_ir::arith::bitcast, scaled, i32);
             let subnormal = b.ori(at, scaled_bits, sign);
-            let zero_exponent = b.compare(at, "eq", exponent, integer(b, at, i32, 0));
+            let zero_exponent = b.compare(at, "eq", exponent, b.integer(at, i32, 0));
             let finite = select(b, at, zero_exponent, subnormal, normal);
-            let magnitude = b.andi(at, word, integer(b, at, i32, 0x7F));
-            let nan = b.compare(at, "eq", magnitude, integer(b, at, i32, 0x7F));
-            let quiet = b.ori(at, integer(b, at, i32, 0x7FC0_0000), sign);
+            let magnitude = b.andi(at, word, b.integer(at, i32, 0x7F));
+            let nan = b.compare(at, "eq", magnitude, b.integer(at, i32, 0x7F));
+            let quiet = b.ori(at, b.integer(at, i32, 0x7FC0_0000), sign);
             let word = select(b, at, nan, quiet, finite);
             b.cast(at, tile_ir::arith::bitcast, word, f32)
         }
@@ -328,9 +311,9 @@ fn encode<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, value: Value<'c, 'a>, element
     let word = b.cast(at, tile_ir::arith::bitcast, value, i32);
     let code = match element {
         Element::BF16 => {
-            let lsb = b.andi(at, b.shrui(at, word, integer(b, at, i32, 16)), integer(b, at, i32, 1));
-            let bias = b.addi(at, integer(b, at, i32, 0x7FFF), lsb);
-            let rounded = b.shrui(at, b.addi(at, word, bias), integer(b, at, i32, 16));
+            let lsb = b.andi(at, b.shrui(at, word, b.integer(at, i32, 16)), b.integer(at, i32, 1));
+            let bias = b.addi(at, b.integer(at, i32, 0x7FFF), lsb);
+            let rounded = b.shrui(at, b.addi(at, word, bias), b.integer(at, i32, 16));
             let nan = b.value(
                 at,
                 melior::dialect::arith::cmpf(
@@ -341,49 +324,45 @@ fn encode<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, value: Value<'c, 'a>, element
                     b.location,
                 ),
             );
-            select(b, at, nan, integer(b, at, i32, 0x7FC0), rounded)
+            select(b, at, nan, b.integer(at, i32, 0x7FC0), rounded)
         }
         _ => {
-            let sign = b.andi(
-                at,
-                b.shrui(at, word, integer(b, at, i32, 24)),
-                integer(b, at, i32, 0x80),
-            );
-            let magnitude = b.andi(at, word, integer(b, at, i32, 0x7FFF_FFFF));
+            let sign = b.andi(at, b.shrui(at, word, b.integer(at, i32, 24)), b.integer(at, i32, 0x80));
+            let magnitude = b.andi(at, word, b.integer(at, i32, 0x7FFF_FFFF));
             // Normal range: round the exponent and top three mantissa bits together (a carry
             // moves into the exponent), then rebias from 127 to 7.
             let lsb = b.andi(
                 at,
-                b.shrui(at, magnitude, integer(b, at, i32, 20)),
-                integer(b, at, i32, 1),
+                b.shrui(at, magnitude, b.integer(at, i32, 20)),
+                b.integer(at, i32, 1),
             );
-            let bias = b.addi(at, integer(b, at, i32, 0x7FFFF), lsb);
-            let rounded = b.shrui(at, b.addi(at, magnitude, bias), integer(b, at, i32, 20));
-            let normal = b.subi(at, rounded, integer(b, at, i32, 120 << 3));
+            let bias = b.addi(at, b.integer(at, i32, 0x7FFFF), lsb);
+            let rounded = b.shrui(at, b.addi(at, magnitude, bias), b.integer(at, i32, 20));
+            let normal = b.subi(at, rounded, b.integer(at, i32, 120 << 3));
             // Below 2^-6: multiples of 2^-9. With the implicit bit, the magnitude is
             // `full` * 2^(E - 150), so in units of 2^-9 it is `full` shifted right by 141 - E
             // (21 or more here; capped at 31, past which nothing is left), rounded to even in
             // integers (a device may simplify float tricks such as adding and taking away 2^23).
-            let exponent = b.shrui(at, magnitude, integer(b, at, i32, 23));
+            let exponent = b.shrui(at, magnitude, b.integer(at, i32, 23));
             let full = b.ori(
                 at,
-                b.andi(at, magnitude, integer(b, at, i32, 0x7F_FFFF)),
-                integer(b, at, i32, 0x80_0000),
+                b.andi(at, magnitude, b.integer(at, i32, 0x7F_FFFF)),
+                b.integer(at, i32, 0x80_0000),
             );
             let shift = b.minui(
                 at,
-                b.subi(at, integer(b, at, i32, 141), exponent),
-                integer(b, at, i32, 31),
+                b.subi(at, b.integer(at, i32, 141), exponent),
+                b.integer(at, i32, 31),
             );
-            let half = b.shrui(at, b.shli(at, integer(b, at, i32, 1), shift), integer(b, at, i32, 1));
-            let kept = b.andi(at, b.shrui(at, full, shift), integer(b, at, i32, 1));
-            let bias = b.subi(at, b.addi(at, half, kept), integer(b, at, i32, 1));
+            let half = b.shrui(at, b.shli(at, b.integer(at, i32, 1), shift), b.integer(at, i32, 1));
+            let kept = b.andi(at, b.shrui(at, full, shift), b.integer(at, i32, 1));
+            let bias = b.subi(at, b.addi(at, half, kept), b.integer(at, i32, 1));
             let subnormal = b.shrui(at, b.addi(at, full, bias), shift);
-            let small = b.compare(at, "ult", magnitude, integer(b, at, i32, 0x3C80_0000));
+            let small = b.compare(at, "ult", magnitude, b.integer(at, i32, 0x3C80_0000));
             let finite = select(b, at, small, subnormal, normal);
-            let saturated = b.minui(at, finite, integer(b, at, i32, 0x7F));
-            let nan = b.compare(at, "ugt", magnitude, integer(b, at, i32, 0x7F80_0000));
-            let code = select(b, at, nan, integer(b, at, i32, 0x7F), saturated);
+            let saturated = b.minui(at, finite, b.integer(at, i32, 0x7F));
+            let nan = b.compare(at, "ugt", magnitude, b.integer(at, i32, 0x7F80_0000));
+            let code = select(b, at, nan, b.integer(at, i32, 0x7F), saturated);
             b.ori(at, code, sign)
         }
     };

@@ -387,6 +387,21 @@ pub fn has_uses(value: Value) -> bool {
     unsafe { !mlir_sys::mlirOpOperandIsNull(mlir_sys::mlirValueGetFirstUse(value.to_raw())) }
 }
 
+/// The ops that use `value`, each once, from its use list.
+pub fn users<'c, 'a>(value: Value<'c, 'a>) -> Vec<melior::ir::operation::OperationRef<'c, 'a>> {
+    use melior::ir::ValueLike;
+    let mut users: Vec<melior::ir::operation::OperationRef> = Vec::new();
+    let mut operand = unsafe { mlir_sys::mlirValueGetFirstUse(value.to_raw()) };
+    while !unsafe { mlir_sys::mlirOpOperandIsNull(operand) } {
+        let user = unsafe { melior::ir::operation::OperationRef::from_raw(mlir_sys::mlirOpOperandGetOwner(operand)) };
+        if !users.contains(&user) {
+            users.push(user);
+        }
+        operand = unsafe { mlir_sys::mlirOpOperandGetNextUse(operand) };
+    }
+    users
+}
+
 /// Returns the element type of a shaped type (memref, vector, tensor), or `ty` itself.
 pub fn scalar_type(ty: Type) -> Type {
     unsafe {

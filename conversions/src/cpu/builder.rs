@@ -92,11 +92,16 @@ impl<'c> Builder<'c> {
 
     /// Returns a constant of float or integer type `ty`.
     pub fn constant<'a>(&self, at: At<'c, 'a>, ty: Type<'c>, value: f64) -> Value<'c, 'a> {
-        let attr: Attribute = if ty.is_integer() || ty.is_index() {
-            IntegerAttribute::new(ty, value as i64).into()
-        } else {
-            FloatAttribute::new(self.context, ty, value).into()
-        };
+        if ty.is_integer() || ty.is_index() {
+            return self.integer(at, ty, value as i64);
+        }
+        let attr = FloatAttribute::new(self.context, ty, value).into();
+        self.value(at, arith::constant(self.context, attr, self.location))
+    }
+
+    /// Returns a constant of integer (or index) type `ty`, every bit of `value` kept.
+    pub fn integer<'a>(&self, at: At<'c, 'a>, ty: Type<'c>, value: i64) -> Value<'c, 'a> {
+        let attr = IntegerAttribute::new(ty, value).into();
         self.value(at, arith::constant(self.context, attr, self.location))
     }
 

@@ -15,7 +15,6 @@ use melior::{
     Context,
     ir::{
         Attribute, Type, Value, ValueLike,
-        attribute::IntegerAttribute,
         operation::{OperationLike, OperationRef},
         r#type::IntegerType,
     },
@@ -73,14 +72,7 @@ pub(crate) fn barrier_pointer<'c, 'a>(
 
 /// An `i32` constant at `at`.
 pub(crate) fn i32_constant<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, value: i64) -> Value<'c, 'a> {
-    b.value(
-        at,
-        melior::dialect::arith::constant(
-            b.context,
-            IntegerAttribute::new(IntegerType::new(b.context, 32).into(), value).into(),
-            b.location,
-        ),
-    )
+    b.integer(at, IntegerType::new(b.context, 32).into(), value)
 }
 
 /// `bar.sync id, threads` at `at`: named barrier `id` (an i32) of `threads` (an i32) threads.
