@@ -7,8 +7,9 @@
 //! | `tile.arrive` | per thread `cp.async.mbarrier.arrive` where the barriers count copies (the phase also waits for the thread's cp.async copies), then `mbarrier.arrive` (release: its plain stores and reads are ordered before the waiters'); on barriers no copy counts on, `bar.warp.sync` then the warp's first lane's `mbarrier.arrive`; on barriers only TMA fills, thread 0's `mbarrier.arrive` alone |
 //! | `tile.wait` | `mbarrier.try_wait.parity` on the phase's parity (acquire), then, in a kernel whose threads write ring slots themselves (cp.async), the async-proxy fence, so that wgmma reads what the copies wrote |
 //!
-//! `tile.copy_async` into a tile that wgmma reads as core matrices is the register rules' (16-byte
-//! cp.async copies); any other becomes synchronous (`super::rings`).
+//! `tile.copy_async` into a tile that wgmma reads as core matrices, or into a plain row-major tile
+//! with rows of whole 16-byte pieces, is the register rules' (16-byte cp.async copies,
+//! `crate::nvgpu::rules`); any other becomes synchronous (`super::rings`).
 
 use crate::cpu::builder::{At, Builder};
 use melior::{

@@ -9,9 +9,11 @@
 //! | where the kernel waits for wgmma groups | [`wgmma_waits`] |
 //! | gemms on `mma.sync` m16n8k16 (f16, bf16) and m16n8k32 (i8) | [`mma_sync`] |
 //! | ring copies as TMA boxes | [`tma`] |
+//! | copies by the threads' 16-byte cp.async (into core-matrix tiles; ring copies into plain tiles) | [`cp_async`] |
 //! | accumulator copies to global tensors through a staging tile and TMA | [`tma_store`] |
 //! | why a gemm misses both instructions, for its warning | [`misfit`] |
 
+mod cp_async;
 mod misfit;
 mod mma_sync;
 mod operands;
@@ -72,6 +74,7 @@ pub struct TensorCorePlan {
 const RULE_COPY_CORE: u8 = 0;
 const RULE_WGMMA: u8 = 1;
 const RULE_MMA_SYNC: u8 = 2;
+const RULE_COPY_PLAIN: u8 = 3;
 
 impl MatrixRules for TensorCores {
     fn instructions(&self) -> &'static str {
@@ -215,7 +218,7 @@ impl MatrixPlan for TensorCorePlan {
         }
     }
 
-    fn rule(&self, op: &OperationRef, _lowering: &Lowering) -> Option<u8> {
+    fn rule(&self, op: &OperationRef, lowering: &Lowering) -> Option<u8> {
         let destination = match_op!(op, {
             tile::CopyOperation => copy_parts(op).map(|parts| parts.dst),
             tile::CopyAsyncOperation => copy_async_parts(op).map(|(parts, _, _)| parts.dst),
@@ -226,6 +229,9 @@ impl MatrixPlan for TensorCorePlan {
             .is_some_and(|allocation| self.core_tiles.contains_key(&key(&allocation)));
         match_op!(op, {
             tile::CopyOperation | tile::CopyAsyncOperation if into_core_tile => Some(RULE_COPY_CORE),
+            tile::CopyAsyncOperation if self.tma && cp_async::plain_pieces(op, lowering.threads).is_some() => {
+                Some(RULE_COPY_PLAIN)
+            },
             tile::GemmOperation if self.wgmma.contains(&key(op)) => Some(RULE_WGMMA),
             tile::GemmOperation if self.mma.contains_key(&key(op)) => Some(RULE_MMA_SYNC),
             _ => None,
@@ -242,6 +248,7 @@ impl MatrixPlan for TensorCorePlan {
         match rule {
             RULE_COPY_CORE => lowering.copy_to_core_matrices(op, self),
             RULE_WGMMA => lowering.wgmma(op, scratch, self),
+            RULE_COPY_PLAIN => lowering.copy_to_plain_tile(op),
             _ => lowering.mma_sync(op, scratch, self),
         }
     }

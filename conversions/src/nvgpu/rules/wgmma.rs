@@ -343,7 +343,7 @@ pub(super) fn register_a(gemm: &OperationRef, wgmma: &HashSet<usize>, layouts: &
 
 /// The (row, column) of a row-major tile of `shape` whose storage holds its element (row,
 /// column) in column slabs of `slab` elements ([`super::operands`]).
-fn core_place<'c, 'a>(
+pub(super) fn core_place<'c, 'a>(
     b: &Builder<'c>,
     at: At<'c, 'a>,
     row: Value<'c, 'a>,
@@ -376,7 +376,7 @@ fn core_offset<'c, 'a>(
 }
 
 /// Elements of a core matrix row (16 bytes) of `ty`: 8 of f16 or bf16, 16 of i8 or f8E4M3FN.
-fn slab_elements(ty: Type) -> i64 {
+pub(super) fn slab_elements(ty: Type) -> i64 {
     16 / tile_dialect::element::Element::of(ty).map_or(2, |element| element.bytes() as i64)
 }
 
@@ -481,16 +481,16 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                 // 16-byte pieces: one core matrix row.
                 let aligned = crate::registers::patterns::runs_aligned(&b, at, parts.src, &parts.src_offsets, slab);
                 let fast = b.if_then(at, aligned);
-                self.copy_rows_async(&b, fast, &parts, tile, pieces, slab, !asynchronous);
-                let yes = b.value(
-                    at,
-                    melior::dialect::arith::constant(
-                        self.context,
-                        IntegerAttribute::new(IntegerType::new(self.context, 1).into(), 1).into(),
-                        b.location,
-                    ),
+                self.copy_rows_async(
+                    &b,
+                    fast,
+                    &parts,
+                    tile,
+                    pieces,
+                    super::cp_async::Placement::CoreMatrices { slab },
+                    !asynchronous,
                 );
-                let unaligned = b.xori(at, aligned, yes);
+                let unaligned = b.xori(at, aligned, b.integer(at, IntegerType::new(self.context, 1).into(), 1));
                 // Misaligned sources are rare (allocators align to 256 bytes).
                 looped(b.if_then(at, unaligned));
             }
@@ -526,85 +526,6 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         self.async_proxy_fence(&b, at);
         b.barrier(at);
         erase(self.context, op);
-    }
-
-    /// Copies the tile's rows in 16-byte pieces (`slab` elements, one row of a core matrix) with
-    /// `nvgpu.device_async_copy`, then (with `wait`) waits for them; a piece reaching past the tensor's end copies
-    /// what is there and fills the rest with zeros.
-    #[allow(clippy::too_many_arguments)]
-    fn copy_rows_async(
-        &self,
-        b: &Builder<'c>,
-        at: At<'c, 'a>,
-        parts: &tile_dialect::ops::CopyParts<'c, 'a>,
-        tile: Value<'c, 'a>,
-        pieces: &crate::registers::Placed,
-        slab: i64,
-        wait: bool,
-    ) {
-        let shape = &pieces.layout.shape;
-        let offsets = self.offsets(b, at, pieces);
-        let token_type = Type::parse(self.context, "!nvgpu.device.async.token").expect("token type");
-        for slot in pieces.distribution.used_slots().filter(|slot| *slot as i64 % slab == 0) {
-            let coordinates = self.coordinates(b, at, pieces, &offsets, slot);
-            let inner = self.guarded(b, at, pieces, &coordinates);
-            let (indices, _) = self.placed_in(b, inner, parts.src, &parts.src_offsets, &coordinates);
-            let at = inner;
-            // Elements of the piece inside the tensor (0 past its end), and indices kept inside it.
-            let last = indices.len() - 1;
-            let (c0, c_slab) = (b.index(at, 0), b.index(at, slab));
-            let mut rows_inside: Option<Value> = None;
-            let mut clamped = Vec::new();
-            for (d, index) in indices.iter().enumerate() {
-                let size = b.dim(at, parts.src, d as i64);
-                let inside = b.compare(at, "ult", *index, size);
-                if d < last {
-                    rows_inside = Some(match rows_inside {
-                        Some(previous) => b.andi(at, previous, inside),
-                        None => inside,
-                    });
-                }
-                clamped.push(b.value(at, melior::dialect::arith::select(inside, *index, c0, b.location)));
-            }
-            let size = b.dim(at, parts.src, last as i64);
-            let column_inside = b.compare(at, "ult", indices[last], size);
-            let left = b.subi(at, size, indices[last]);
-            let left = b.minui(at, left, c_slab);
-            let all_inside = match rows_inside {
-                Some(rows) => b.andi(at, rows, column_inside),
-                None => column_inside,
-            };
-            let elements = b.value(at, melior::dialect::arith::select(all_inside, left, c0, b.location));
-            // A piece is 16 bytes along the tile's rows: of K in a K-major tile, of N in an
-            // MN-major one; either way one row of a core matrix.
-            let place = core_place(b, at, coordinates[0], coordinates[1], shape, slab);
-            // The operands in the op's order (the builder adds them as called): the tile and the
-            // place, the tensor and the indices, then the elements to copy.
-            let copy = nvgpu::DeviceAsyncCopyOperation::builder(self.context, b.location)
-                .async_token(token_type)
-                .dst(tile)
-                .dst_indices(&place)
-                .src(parts.src)
-                .src_indices(&clamped)
-                .src_elements(elements)
-                .dst_elements(IntegerAttribute::new(Type::index(self.context), slab))
-                .bypass_l_1(Attribute::unit(self.context))
-                .build();
-            let segments = [1, place.len() as i32, 1, clamped.len() as i32, 1];
-            b.insert(at, tile_ir::with_segments(self.context, copy, &segments));
-        }
-        if !wait {
-            return;
-        }
-        // The thread's copies as one group, waited for; the group is the thread's, so copies
-        // issued under a guard (tiles whose pieces do not split evenly over the threads) need no
-        // token that reaches out of their branch.
-        b.insert(at, nvvm::cp_async_commit_group(self.context, b.location).into());
-        let none_pending = IntegerAttribute::new(IntegerType::new(self.context, 32).into(), 0);
-        b.insert(
-            at,
-            nvvm::cp_async_wait_group(self.context, none_pending, b.location).into(),
-        );
     }
 
     fn async_proxy_fence(&self, b: &Builder<'c>, at: At<'c, 'a>) {

@@ -1,0 +1,171 @@
+//! 16-byte `cp.async` copies from global tensors into shared tiles, issued by the block's threads:
+//! into wgmma's core-matrix tiles (a piece is one core-matrix row; [`super::wgmma`] decides which
+//! copies), and into plain row-major tiles that a pipelined loop's ring fills on a target whose
+//! rings wait on mbarriers (a dequantized GEMM's packed weights and scales, read by the threads):
+//! there the copies are left running and the ring's barriers count them
+//! (`crate::pipeline::mbarriers`: each thread's `cp.async.mbarrier.arrive`), where a synchronous
+//! copy would load element by element and stall every step on global memory.
+
+use super::wgmma::{core_place, slab_elements};
+use super::*;
+
+/// Where a piece of a copy lands in its tile.
+#[derive(Clone, Copy)]
+pub(super) enum Placement {
+    /// At the element's core-matrix place in column slabs of `slab` elements.
+    CoreMatrices { slab: i64 },
+    /// At the element's own index (a row-major tile).
+    RowMajor,
+}
+
+/// The pieces a thread copies of the plain shared tile that `op` fills from a global tensor: 16
+/// bytes along the rows, consecutive threads taking consecutive pieces. `None` unless `op` is a
+/// `tile.copy_async` from a global tensor (with offsets) into a whole row-major shared tile of its
+/// element type, whose rows are whole pieces, in a kernel of `threads` threads.
+pub(super) fn plain_pieces(op: &OperationRef, threads: i64) -> Option<crate::registers::Placed> {
+    if !is(op, tile::CopyAsyncOperation::name) {
+        return None;
+    }
+    let (parts, _, _) = copy_async_parts(op)?;
+    let fits = level(parts.src) == Some(MemoryLevel::Global)
+        && level(parts.dst) == Some(MemoryLevel::Shared)
+        && !parts.src_offsets.is_empty()
+        && parts.dst_offsets.is_empty()
+        && element_type(parts.src) == element_type(parts.dst)
+        && crate::layout::stored::stored(parts.dst).is_none();
+    let element = tile_dialect::element::Element::of(element_type(parts.dst))?;
+    let bytes = element.bytes() as i64;
+    let shape = memref_shape(parts.dst);
+    let slab = 16 / bytes;
+    let whole_pieces = 16 % bytes == 0 && shape.last().is_some_and(|columns| columns % slab == 0);
+    if !fits || !whole_pieces || element.is_packed() {
+        return None;
+    }
+    crate::registers::Placed::of(crate::layout::atoms::blocked_in_chunks(&shape, threads, slab)).ok()
+}
+
+impl<'c, 'a> Lowering<'c, 'a, '_> {
+    /// A ring's `tile.copy_async` into a plain shared tile ([`plain_pieces`]): 16-byte cp.async
+    /// pieces left running where the tensor's rows and the tile's offset allow, the elements one by
+    /// one (zeros past the tensor's end) where they do not.
+    pub(super) fn copy_to_plain_tile(&self, op: OperationRef<'c, 'a>) {
+        let b = self.builder(&op);
+        let at = At::before(op);
+        let (parts, barriers, _) = copy_async_parts(&op).expect("checked");
+        let tile = parts.dst;
+        let pieces = plain_pieces(&op, self.threads).expect("checked");
+        // The ring's barriers now count copies the threads write (the generic proxy).
+        if let Some(result) = tile_dialect::ops::as_result(barriers) {
+            tile_dialect::ops::set_attribute(
+                result.owner(),
+                crate::pipeline::mbarriers::GENERIC_WRITES_ATTRIBUTE,
+                Attribute::unit(self.context),
+            );
+        }
+        let shape = memref_shape(tile);
+        let slab = slab_elements(element_type(tile));
+        let aligned = crate::registers::patterns::runs_aligned(&b, at, parts.src, &parts.src_offsets, slab);
+        let fast = b.if_then(at, aligned);
+        self.copy_rows_async(&b, fast, &parts, tile, &pieces, Placement::RowMajor, false);
+        // Misaligned sources are rare (allocators align to 256 bytes): the elements dealt out by a
+        // loop, stored before the thread arrives on the ring's barrier.
+        let unaligned = b.xori(at, aligned, b.integer(at, IntegerType::new(self.context, 1).into(), 1));
+        let slow = b.if_then(at, unaligned);
+        let end = b.index(slow, shape.iter().product());
+        let step = b.index(slow, self.threads);
+        let (inside, flat) = b.for_loop(slow, self.tid, end, step);
+        let coordinates = b.unflatten(inside, flat, &shape);
+        let (indices, fits) = self.placed_in(&b, inside, parts.src, &parts.src_offsets, &coordinates);
+        let ty = element_type(tile);
+        let zero = b.constant(inside, ty, 0.0);
+        b.store(inside, zero, tile, &coordinates);
+        let load_at = fits.map_or(inside, |fits| b.if_then(inside, fits));
+        let value = b.load(load_at, parts.src, &indices);
+        b.store(load_at, value, tile, &coordinates);
+        erase(self.context, op);
+    }
+
+    /// Copies the tile's rows in 16-byte pieces (`pieces` deals them out: one core-matrix row, or
+    /// 16 bytes of a row-major tile's row) with `nvgpu.device_async_copy`, each where `placement`
+    /// puts it, then (with `wait`) waits for them; a piece reaching past the tensor's end copies
+    /// what is there and fills the rest with zeros.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn copy_rows_async(
+        &self,
+        b: &Builder<'c>,
+        at: At<'c, 'a>,
+        parts: &tile_dialect::ops::CopyParts<'c, 'a>,
+        tile: Value<'c, 'a>,
+        pieces: &crate::registers::Placed,
+        placement: Placement,
+        wait: bool,
+    ) {
+        let shape = &pieces.layout.shape;
+        let slab = slab_elements(element_type(tile));
+        let offsets = self.offsets(b, at, pieces);
+        let token_type = Type::parse(self.context, "!nvgpu.device.async.token").expect("token type");
+        for slot in pieces.distribution.used_slots().filter(|slot| *slot as i64 % slab == 0) {
+            let coordinates = self.coordinates(b, at, pieces, &offsets, slot);
+            let inner = self.guarded(b, at, pieces, &coordinates);
+            let (indices, _) = self.placed_in(b, inner, parts.src, &parts.src_offsets, &coordinates);
+            let at = inner;
+            // Elements of the piece inside the tensor (0 past its end), and indices kept inside it.
+            let last = indices.len() - 1;
+            let (c0, c_slab) = (b.index(at, 0), b.index(at, slab));
+            let mut rows_inside: Option<Value> = None;
+            let mut clamped = Vec::new();
+            for (d, index) in indices.iter().enumerate() {
+                let size = b.dim(at, parts.src, d as i64);
+                let inside = b.compare(at, "ult", *index, size);
+                if d < last {
+                    rows_inside = Some(match rows_inside {
+                        Some(previous) => b.andi(at, previous, inside),
+                        None => inside,
+                    });
+                }
+                clamped.push(b.value(at, melior::dialect::arith::select(inside, *index, c0, b.location)));
+            }
+            let size = b.dim(at, parts.src, last as i64);
+            let column_inside = b.compare(at, "ult", indices[last], size);
+            let left = b.subi(at, size, indices[last]);
+            let left = b.minui(at, left, c_slab);
+            let all_inside = match rows_inside {
+                Some(rows) => b.andi(at, rows, column_inside),
+                None => column_inside,
+            };
+            let elements = b.value(at, melior::dialect::arith::select(all_inside, left, c0, b.location));
+            // A piece is 16 bytes along the tile's rows: in a core-matrix tile of K where it is
+            // K-major, of N where MN-major, either way one row of a core matrix.
+            let place = match placement {
+                Placement::CoreMatrices { slab } => core_place(b, at, coordinates[0], coordinates[1], shape, slab),
+                Placement::RowMajor => coordinates.clone(),
+            };
+            // The operands in the op's order (the builder adds them as called): the tile and the
+            // place, the tensor and the indices, then the elements to copy.
+            let copy = nvgpu::DeviceAsyncCopyOperation::builder(self.context, b.location)
+                .async_token(token_type)
+                .dst(tile)
+                .dst_indices(&place)
+                .src(parts.src)
+                .src_indices(&clamped)
+                .src_elements(elements)
+                .dst_elements(IntegerAttribute::new(Type::index(self.context), slab))
+                .bypass_l_1(Attribute::unit(self.context))
+                .build();
+            let segments = [1, place.len() as i32, 1, clamped.len() as i32, 1];
+            b.insert(at, tile_ir::with_segments(self.context, copy, &segments));
+        }
+        if !wait {
+            return;
+        }
+        // The thread's copies as one group, waited for; the group is the thread's, so copies
+        // issued under a guard (tiles whose pieces do not split evenly over the threads) need no
+        // token that reaches out of their branch.
+        b.insert(at, nvvm::cp_async_commit_group(self.context, b.location).into());
+        let none_pending = IntegerAttribute::new(IntegerType::new(self.context, 32).into(), 0);
+        b.insert(
+            at,
+            nvvm::cp_async_wait_group(self.context, none_pending, b.location).into(),
+        );
+    }
+}
