@@ -208,9 +208,12 @@ pub const COOPMAT_MATRIX: &str = "tile.coopmat_matrix";
 /// The cast that stands for a tensor's vector view until the kernel gives it an argument.
 pub const VECTOR_VIEW: &str = "tile.vector_view";
 
+/// An element store of a `tile.parallel` at the core-matrix place of the loop's element.
+pub const CORE_PLACE: &str = "tile.core_place";
+
 /// The marks one lowering sets and reads between its own rewrites (they never reach its output):
 /// declared so that no two passes reuse a name.
-pub const MARKS: [&str; 10] = [
+pub const MARKS: [&str; 11] = [
     TILE_OF_STEP,
     STEP_IN_TILE,
     FIRST_STEP,
@@ -221,6 +224,7 @@ pub const MARKS: [&str; 10] = [
     ALIGNMENT,
     COOPMAT_MATRIX,
     VECTOR_VIEW,
+    CORE_PLACE,
 ];
 
 /// Checks the decisions on the tile op `op` named `name`: each declared one it carries sits on an

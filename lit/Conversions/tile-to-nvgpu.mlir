@@ -784,11 +784,18 @@ func.func @split_n_attention(%Q: memref<64x64xbf16>, %KV: memref<256x64xbf16>, %
 
 // A shared operand the threads write in a tile.parallel (a dequantized weight tile): each element
 // store goes to its core-matrix place, then the async-proxy fence and a barrier, and the gemm runs
-// on wgmma reading the tile through descriptors.
+// on wgmma reading the tile through descriptors. A thread holds four runs of 8 consecutive
+// elements of a row (a core-matrix row each): one 16-byte store a run, after its last element.
 // CHECK-LABEL: func.func @thread_written_operand
 // CHECK: gpu.func
 // CHECK: arith.sitofp %{{.*}} : i8 to f16
-// CHECK: memref.store %{{.*}} : memref<64x64xf16, #gpu.address_space<workgroup>>
+// CHECK-NOT: memref.store %{{.*}} : memref<64x64xf16, #gpu.address_space<workgroup>>
+// CHECK: vector.from_elements %{{.*}} : vector<8xf16>
+// CHECK: vector.store %{{.*}} {alignment = 16 : i64} : memref<64x64xf16, 3>, vector<8xf16>
+// CHECK: vector.store %{{.*}} {alignment = 16 : i64} : memref<64x64xf16, 3>, vector<8xf16>
+// CHECK: vector.store %{{.*}} {alignment = 16 : i64} : memref<64x64xf16, 3>, vector<8xf16>
+// CHECK: vector.store %{{.*}} {alignment = 16 : i64} : memref<64x64xf16, 3>, vector<8xf16>
+// CHECK-NOT: memref.store %{{.*}} : memref<64x64xf16, #gpu.address_space<workgroup>>
 // CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
 // CHECK-NEXT: gpu.barrier
 // CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <col>]
@@ -809,6 +816,44 @@ func.func @thread_written_operand(%A: memref<64x64xf16>, %B: memref<64x32xi8>, %
       %q = memref.load %B[%n, %h] : memref<64x32xi8>
       %w = arith.sitofp %q : i8 to f16
       memref.store %w, %Bd[%n, %k] : memref<64x64xf16, #gpu.address_space<workgroup>>
+    }
+    tile.gemm %As, %Bd, %Cf {transpose_b} : memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+    tile.copy %Cf, %C[%c0, %c0] : memref<64x64xf32, #tile.fragment>, memref<64x64xf32>
+  }
+  return
+}
+}
+
+// -----
+
+// The same tile written with each pair of columns swapped: the stores stay element stores (a
+// thread's run of slots does not write 16 consecutive bytes), each at its core-matrix place.
+// CHECK-LABEL: func.func @thread_written_permuted
+// CHECK: gpu.func
+// CHECK-NOT: vector.store
+// CHECK: memref.store %{{.*}} : memref<64x64xf16, #gpu.address_space<workgroup>>
+// CHECK-NOT: vector.store
+// CHECK: nvvm.fence.proxy
+// CHECK: nvvm.wgmma.mma_async
+module attributes {tile.target = "sm_90a"} {
+func.func @thread_written_permuted(%A: memref<64x64xf16>, %B: memref<64x32xi8>, %C: memref<64x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c1) threads(128) (%b) {
+    %As = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+    %Bd = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    tile.fill %Cf, %zero : memref<64x64xf32, #tile.fragment>
+    tile.copy %A[%c0, %c0], %As : memref<64x64xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+    tile.parallel (%n, %k) in (64, 64) {
+      %h = arith.remui %k, %c32 : index
+      %q = memref.load %B[%n, %h] : memref<64x32xi8>
+      %w = arith.sitofp %q : i8 to f16
+      %c1x = arith.constant 1 : index
+      %swapped = arith.xori %k, %c1x : index
+      memref.store %w, %Bd[%n, %swapped] : memref<64x64xf16, #gpu.address_space<workgroup>>
     }
     tile.gemm %As, %Bd, %Cf {transpose_b} : memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
     tile.copy %Cf, %C[%c0, %c0] : memref<64x64xf32, #tile.fragment>, memref<64x64xf32>

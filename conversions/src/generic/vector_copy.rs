@@ -245,7 +245,7 @@ fn vector_store<'c, 'a>(
 /// conversion runs before the GPU conversion that maps `#gpu.address_space<workgroup>` to 3, and
 /// knows integer memory spaces only.
 /// A padded tile's view keeps its strides.
-fn lds_view<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, tile: Value<'c, 'a>) -> Value<'c, 'a> {
+pub(crate) fn lds_view<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, tile: Value<'c, 'a>) -> Value<'c, 'a> {
     let memref = MemRefType::try_from(tile.r#type()).expect("a tile");
     let ty =
         crate::layout::stored::stored_type(b.context, memref.element(), &memref_shape(tile), Some(memref.layout()));

@@ -372,5 +372,6 @@ pub fn apply<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>, plan: P
         target.shuffle_lanes,
         target.memory.private_space,
         target.is_spirv(),
+        target.memory.dynamic_shared,
     );
 }

@@ -21,7 +21,11 @@ use tile_dialect::{
     level::{MemoryLevel, memory_level},
     ops::{clone_detached, copy_parts, integer_attribute, memref_shape, nested_ops, op_name},
 };
-use tile_ir::{match_op, memref, tile};
+use tile_ir::{match_op, memref, tile, vector};
+
+/// The mark on an element store whose indices are the core-matrix place of its `tile.parallel`'s
+/// element (set where wgmma reads the tile; see [`run_store`]).
+pub(crate) const CORE_PLACE: &str = tile_dialect::decisions::CORE_PLACE;
 
 mod wide_stores;
 
@@ -129,6 +133,45 @@ fn loop_indices<'c, 'a>(parallel: OperationRef<'c, 'a>) -> Vec<Value<'c, 'a>> {
                 .collect()
         })
         .unwrap_or_default()
+}
+
+/// The store of a `tile.parallel` body (`originals`, its ops in order) whose slots `by` lays out
+/// in runs of 16 bytes, and the elements of a run: the body's last op is an element store into a
+/// row-major shared tile at the loop's own indices (or at their core-matrix place, which keeps a
+/// 16-byte slab of a row together: [`CORE_PLACE`]), and each thread's coordinate along the last
+/// dimension moves by whole runs from thread to thread. Its slots can then store one vector a
+/// run, after the run's last slot: the loop's iterations are independent (the threads run them
+/// at once), and nothing in an iteration touches memory after its store.
+fn run_store(
+    parallel: OperationRef,
+    by: &Placed,
+    indices: &[Value],
+    originals: &[OperationRef],
+) -> Option<(usize, i64)> {
+    let body = parallel.region(0).ok()?.first_block()?;
+    // The op before the terminator (melior walks blocks forwards only).
+    let store = std::iter::successors(body.first_operation(), |op| op.next_in_block())
+        .take_while(|op| op.next_in_block().is_some())
+        .last()?;
+    if !tile_ir::is(&store, memref::StoreOperation::name) {
+        return None;
+    }
+    let tile = store.operand(1).ok()?;
+    let at_own_indices =
+        store.operands().skip(2).eq(indices.iter().copied()) && crate::layout::stored::stored(tile).is_none();
+    let at_core_place = store.attribute(CORE_PLACE).is_ok();
+    let bytes = stored_bytes(element_type(tile))?;
+    let run = 16 / bytes;
+    let last = by.layout.shape.len().checked_sub(1)?;
+    let fits = level(tile) == Some(MemoryLevel::Shared)
+        && (at_own_indices || at_core_place)
+        && 16 % bytes == 0
+        && run > 1
+        && memref_shape(tile).last().is_some_and(|columns| columns % run == 0)
+        && !by.distribution.guarded
+        && by.distribution.terms[last].iter().all(|(_, delta)| delta % run == 0);
+    let index = originals.iter().position(|op| *op == store)?;
+    fits.then_some((index, run))
 }
 
 /// Whether `op` sits in a `tile.parallel` body.
@@ -476,6 +519,10 @@ pub struct Lowering<'c, 'a, 'l> {
     registers: Option<std::cell::RefCell<HashMap<i64, Value<'c, 'a>>>>,
     /// Where they go: the kernel's first op (the thread index), which dominates every slot access.
     first: At<'c, 'a>,
+    /// Whether a `tile.parallel`'s element stores into a shared tile go out 16 bytes at a time
+    /// where a thread holds runs of consecutive elements ([`run_store`]): shared tiles start on 128
+    /// bytes (views of dynamic shared memory) and vector stores need no pointer cast.
+    pub(crate) wide_stores: bool,
 }
 
 /// Whether runs of `elements` elements of the global tensor `tensor`, starting at the tile's
@@ -690,11 +737,23 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         };
         let rewriter = melior::IrRewriter::new(self.context);
         let rewriter = rewriter.as_rewriter_base();
+        let run_store = if self.wide_stores && replica_bits == 0 {
+            run_store(op, by, &original_indices, &originals)
+        } else {
+            None
+        };
+        let mut stores = HashMap::new();
         for slot in by.distribution.used_slots() {
             let coordinates = self.coordinates(&b, at, by, &offsets, slot);
             let inner = self.guarded(&b, at, by, &coordinates);
             let clone = b.insert(inner, clone_detached(op));
             let copies = nested_ops(clone);
+            for copy in copies.iter().filter(|copy| copy.attribute(CORE_PLACE).is_ok()) {
+                tile_dialect::ops::remove_attribute(*copy, CORE_PLACE);
+            }
+            if let Some((index, _)) = run_store {
+                stores.insert(slot, copies[index]);
+            }
             let body = clone
                 .region(0)
                 .ok()
@@ -734,6 +793,9 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                 rewriter.erase_op(copy);
             }
         }
+        if let Some((_, run)) = run_store {
+            self.store_runs_of_slots(by, &stores, run);
+        }
         // Other threads may read what the body wrote to a shared tile, or overwrite what it read.
         if originals
             .iter()
@@ -742,6 +804,64 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             b.barrier(at);
         }
         rewriter.erase_op(op);
+    }
+
+    /// Replaces the element stores `stores` (by slot) of a `tile.parallel`'s slots by one
+    /// 16-byte vector store a run of `run` slots that hold consecutive elements of a row, from a
+    /// multiple of `run` on ([`run_store`]); the stores of slots in no whole run stay.
+    fn store_runs_of_slots(&self, by: &Placed, stores: &HashMap<usize, OperationRef<'c, 'a>>, run: i64) {
+        let rewriter = melior::IrRewriter::new(self.context);
+        let rewriter = rewriter.as_rewriter_base();
+        let mut runs: HashMap<(Vec<i64>, i64), Vec<(i64, usize)>> = HashMap::new();
+        for slot in by.distribution.used_slots() {
+            let base = by.distribution.base[slot].as_ref().expect("a used slot");
+            let (row, column) = base.split_at(base.len() - 1);
+            runs.entry((row.to_vec(), column[0].div_euclid(run)))
+                .or_default()
+                .push((column[0].rem_euclid(run), slot));
+        }
+        let mut runs: Vec<Vec<(i64, usize)>> = runs.into_values().filter(|lanes| lanes.len() as i64 == run).collect();
+        runs.sort();
+        for mut lanes in runs {
+            lanes.sort();
+            if lanes
+                .iter()
+                .enumerate()
+                .any(|(lane, (column, _))| *column != lane as i64)
+            {
+                continue;
+            }
+            let lane_stores: Vec<OperationRef> = lanes.iter().map(|(_, slot)| stores[slot]).collect();
+            // After the run's last store (slots go in in order, into one block: the layout has no
+            // guard): every value and the first lane's place are made by then.
+            let last = stores[lanes.iter().map(|(_, slot)| slot).max().expect("a run")];
+            let b = self.builder(&last);
+            let at = At::before(last);
+            let first = lane_stores[0];
+            let tile = first.operand(1).expect("a tile");
+            let element = element_type(tile);
+            let values: Vec<Value> = lane_stores
+                .iter()
+                .map(|store| store.operand(0).expect("a value"))
+                .collect();
+            let vector = crate::attributes::vector(run, element);
+            let value = b.value(
+                at,
+                vector::from_elements(self.context, vector, &values, b.location).into(),
+            );
+            let place: Vec<Value> = first.operands().skip(2).collect();
+            let lds = crate::generic::vector_copy::lds_view(&b, at, tile);
+            let store = vector::StoreOperation::builder(self.context, b.location)
+                .value_to_store(value)
+                .base(lds)
+                .indices(&place)
+                .alignment(IntegerAttribute::new(IntegerType::new(self.context, 64).into(), 16))
+                .build();
+            b.insert(at, store.into());
+            for store in lane_stores {
+                rewriter.erase_op(store);
+            }
+        }
     }
 
     // ---- tile.fill ------------------------------------------------------------------------------
@@ -1409,6 +1529,7 @@ pub fn lower_all<'c, 'a>(
     shuffles: Option<i64>,
     private_space: &str,
     spirv: bool,
+    wide_stores: bool,
 ) {
     let body = kernel
         .region(0)
@@ -1450,6 +1571,7 @@ pub fn lower_all<'c, 'a>(
         staging: None,
         registers,
         first,
+        wide_stores,
     };
     let allocations: Vec<OperationRef> = ops
         .iter()

@@ -218,6 +218,23 @@ pub(super) fn stores_to_core_matrices<'c, 'a>(
             .filter(|parent| is(parent, tile::ParallelOperation::name))
             .last()
             .expect("checked");
+        // At the place of the loop's own element: a slab of a row stays together (the lowering of
+        // the loop may store it as one vector).
+        let body = parallel.region(0).ok().and_then(|region| region.first_block());
+        let own = body.is_some_and(|body| {
+            body.argument_count() == 2
+                && [row, column]
+                    .iter()
+                    .enumerate()
+                    .all(|(i, index)| body.argument(i).is_ok_and(|argument| Value::from(argument) == *index))
+        });
+        if own {
+            tile_dialect::ops::set_attribute(
+                *store,
+                crate::registers::patterns::CORE_PLACE,
+                Attribute::unit(b.context),
+            );
+        }
         if !loops.contains(&parallel) {
             loops.push(parallel);
         }
