@@ -162,8 +162,10 @@ def f4e2m1fn(packed):
 
 
 def dequantized_weights(t):
-    """tools/gen/dequant.py's weights as f16 [N, K]: 4-bit codes times one scale a 128 of a row."""
-    return (signed_four_bit(t[1]) * t[2].double().repeat_interleave(128, dim=1)).half()
+    """tools/gen/dequant.py's weights as f16 [N, K]: 4-bit codes times one scale a 128 of a row
+    (scales [N, K / 128], or [K / 128, N] with --scales-kn: told apart by their first dimension)."""
+    scales = t[2] if t[2].shape[0] == t[1].shape[0] else t[2].T
+    return (signed_four_bit(t[1]) * scales.double().repeat_interleave(128, dim=1)).half()
 
 
 def dequantized_matmul():

@@ -29,6 +29,8 @@ python3 tools/gen/dequant.py dequant_gemm_w4a16_m16_split4 16 8192 8192 --block 
 python3 tools/gen/dequant.py dequant_gemm_w4a16_m16_split8 16 8192 8192 --block 64x32x128 --stages 4 --split 8 > bench/programs/dequant_gemm_w4a16_m16_split8.mlir
 python3 tools/gen/dequant.py dequant_gemm_w4a16_m4096 4096 8192 8192 --block 128x128x64 --threads 256 --stages 3 > bench/programs/dequant_gemm_w4a16_m4096.mlir
 python3 tools/gen/dequant.py dequant_gemm_w4a16_m4096_256 4096 8192 8192 --block 256x128x64 --threads 256 --stages 3 > bench/programs/dequant_gemm_w4a16_m4096_256.mlir
+python3 tools/gen/dequant.py dequant_gemm_w4a16_m4096_256_kn 4096 8192 8192 --block 256x128x64 --threads 256 --stages 3 --scales-kn > bench/programs/dequant_gemm_w4a16_m4096_256_kn.mlir
+python3 tools/gen/dequant.py dequant_gemm_w4a16_m16_split4_kn 16 8192 8192 --block 64x64x128 --stages 4 --split 4 --scales-kn > bench/programs/dequant_gemm_w4a16_m16_split4_kn.mlir
 # Block-sparse attention at the attention baseline's shape, half of the key blocks.
 python3 tools/gen/attention.py sparse-bench > bench/programs/block_sparse_attention_bench.mlir
 # The test programs outside the GEMM family run with the plain strategy.

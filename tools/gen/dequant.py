@@ -4,25 +4,28 @@
 [N, K / 128], C f16 [M, N]. Each K step copies a tile of A, a tile of packed weights and the
 tile's column of scales, widens and scales the weights in a tile.parallel into the f16 tile the
 gemm reads (wgmma on sm_90a). With --split S, S blocks share each output tile's K and add their
-products into an f32 C atomically (decode shapes: few output tiles, a long K).
+products into an f32 C atomically (decode shapes: few output tiles, a long K). With --scales-kn
+the scales are stored [K / 128, N] (a group's scales of all rows together, as GPTQ and Marlin keep
+them): a tile's scales are then one row of 16-byte pieces rather than a column of 2-byte rows.
 
-usage: dequant.py NAME M N K [--block BMxBNxBK] [--threads T] [--stages S] [--split S]
+usage: dequant.py NAME M N K [--block BMxBNxBK] [--threads T] [--stages S] [--split S] [--scales-kn]
 """
 import argparse
 
 GROUP = 128
 
 
-def program(name, m, n, k, bm, bn, bk, threads, stages, split):
+def program(name, m, n, k, bm, bn, bk, threads, stages, split, scales_kn=False):
     assert n % bn == 0 and k % (bk * split) == 0 and k % GROUP == 0 and GROUP % bk == 0
     shared = "#gpu.address_space<workgroup>"
     a_tile = f"memref<{bm}x{bk}xf16, {shared}>"
     q_tile = f"memref<{bn}x{bk}xi4, {shared}>"
     d_tile = f"memref<{bn}x{bk}xf16, {shared}>"
-    s_tile = f"memref<{bn}x1xf16, {shared}>"
+    s_tile = f"memref<1x{bn}xf16, {shared}>" if scales_kn else f"memref<{bn}x1xf16, {shared}>"
     acc = f"memref<{bm}x{bn}xf32, #tile.fragment>"
     out = "f32" if split > 1 else "f16"
-    a, b, s, c = (f"memref<{m}x{k}xf16>", f"memref<{n}x{k}xi4>", f"memref<{n}x{k // GROUP}xf16>", f"memref<{m}x{n}x{out}>")
+    a, b, s, c = (f"memref<{m}x{k}xf16>", f"memref<{n}x{k}xi4>", f"memref<{k // GROUP}x{n}xf16>" if scales_kn else f"memref<{n}x{k // GROUP}xf16>", f"memref<{m}x{n}x{out}>")
+    scale_offsets, scale_index = ("%g, %n0", "%c0, %i") if scales_kn else ("%n0, %g", "%i, %c0")
     steps = k // bk // split
     if split > 1:
         grid = "%gn, %gm, %gs"
@@ -64,11 +67,11 @@ func.func @{name}(%A: {a}, %B: {b}, %S: {s}, %C: {c}) {{
       %g = arith.divui %k0, %cgroup : index
       tile.copy %A[%m0, %k0], %As : {a}, {a_tile}
       tile.copy %B[%n0, %k0], %Bq : {b}, {q_tile}
-      tile.copy %S[%n0, %g], %Ss : {s}, {s_tile}
+      tile.copy %S[{scale_offsets}], %Ss : {s}, {s_tile}
       tile.parallel (%i, %j) in ({bn}, {bk}) {{
         %q = memref.load %Bq[%i, %j] : {q_tile}
         %w = arith.sitofp %q : i4 to f16
-        %scale = memref.load %Ss[%i, %c0] : {s_tile}
+        %scale = memref.load %Ss[{scale_index}] : {s_tile}
         %d = arith.mulf %w, %scale : f16
         memref.store %d, %Bd[%i, %j] : {d_tile}
       }}
@@ -91,9 +94,10 @@ def main():
     parser.add_argument("--threads", type=int, default=128)
     parser.add_argument("--stages", type=int, default=3)
     parser.add_argument("--split", type=int, default=1)
+    parser.add_argument("--scales-kn", action="store_true")
     args = parser.parse_args()
     bm, bn, bk = (int(x) for x in args.block.split("x"))
-    print(program(args.name, args.m, args.n, args.k, bm, bn, bk, args.threads, args.stages, args.split), end="")
+    print(program(args.name, args.m, args.n, args.k, bm, bn, bk, args.threads, args.stages, args.split, args.scales_kn), end="")
 
 
 if __name__ == "__main__":

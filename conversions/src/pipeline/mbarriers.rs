@@ -8,8 +8,8 @@
 //! | `tile.wait` | `mbarrier.try_wait.parity` on the phase's parity (acquire), then, in a kernel whose threads write ring slots themselves (cp.async), the async-proxy fence, so that wgmma reads what the copies wrote |
 //!
 //! `tile.copy_async` into a tile that wgmma reads as core matrices, or into a plain row-major tile
-//! with rows of whole 16-byte pieces, is the register rules' (16-byte cp.async copies,
-//! `crate::nvgpu::rules`); any other becomes synchronous (`super::rings`).
+//! with rows of whole 16-byte pieces, is the register rules' (16-byte cp.async copies, the
+//! target's tensor-core rules); any other becomes synchronous (`super::rings`).
 
 use crate::cpu::builder::{At, Builder};
 use melior::{
