@@ -29,7 +29,7 @@ use tile_dialect::{
     element::Element,
     ops::{nested_ops, op_name, set_operand, with_context},
 };
-use tile_ir::{arith, func, gpu, memref};
+use tile_ir::{arith, func, gpu, memref, vector};
 
 /// The pass's flag.
 pub const ARGUMENT: &str = "tile-emulate-small-floats";
@@ -44,6 +44,16 @@ tile_passes::rust_pass! {
         dialects: [tile_dialect::dialect_handle()],
         run: |op| with_context(op, |context| emulate(context, op)),
     }
+}
+
+/// The upstream pass that moves the arithmetic on `types` (those a target emulates) to f32, which
+/// a backend runs on its kernel modules right before this pass.
+pub fn arithmetic_in_f32(types: &[Element]) -> String {
+    let names: Vec<&str> = types.iter().map(|element| element.name()).collect();
+    format!(
+        "arith-emulate-unsupported-floats{{source-types={} target-type=f32}}",
+        names.join(",")
+    )
 }
 
 /// The types the code under `op` emulates: those of the target of the closest module that names
@@ -124,7 +134,24 @@ fn emulate<'c>(context: &'c Context, root: OperationRef<'c, '_>) -> Result<(), S
             tile_dialect::ops::signature_from_entry(context, op);
         }
     }
+    // Values that ops move without computing on them (vector loads and stores of runs, vectors
+    // built of elements and taken apart, selects) hold the bits too.
+    let mut moved = Vec::new();
+    for op in ops.iter().filter(|op| moves(op)) {
+        for result in op.results() {
+            let Some(element) = emulated_element(tile_dialect::ops::scalar_type(result.r#type())) else {
+                continue;
+            };
+            if let Some(ty) = tile_dialect::ops::vector_or_scalar_of(result.r#type(), bits_type(context, element)) {
+                result.set_type(ty);
+                moved.push((Value::from(result), element));
+            }
+        }
+    }
     let mut failure = None;
+    for (value, element) in moved {
+        widen_users(context, value, value, element, &mut failure);
+    }
     for (load, element) in loads {
         let value: Value = load.result(0).expect("a loaded value").into();
         value.set_type(bits_type(context, element));
@@ -157,8 +184,13 @@ fn emulate<'c>(context: &'c Context, root: OperationRef<'c, '_>) -> Result<(), S
         };
         let value: Value = op.result(0).expect("a value").into();
         for user in tile_dialect::ops::users(value) {
-            if tile_ir::is(&user, memref::StoreOperation::name) && user.operand(0).ok() == Some(value) {
-                set_operand(user, 0, bits);
+            if tile_ir::is(&user, memref::StoreOperation::name) || moves(&user) {
+                let uses: Vec<usize> = (0..user.operand_count())
+                    .filter(|index| user.operand(*index).ok() == Some(value))
+                    .collect();
+                for index in uses {
+                    set_operand(user, index, bits);
+                }
             }
         }
         widen_users(context, value, bits, element, &mut failure);
@@ -203,7 +235,7 @@ fn widen_users<'c, 'a>(
     failure: &mut Option<(OperationRef<'c, 'a>, String)>,
 ) {
     for user in tile_dialect::ops::users(value) {
-        if tile_ir::is(&user, memref::StoreOperation::name) && user.operand(0).ok() == Some(value) {
+        if (tile_ir::is(&user, memref::StoreOperation::name) && user.operand(0).ok() == Some(value)) || moves(&user) {
             continue;
         }
         if tile_ir::is(&user, arith::ExtFOperation::name) {
@@ -229,6 +261,21 @@ fn widen_users<'c, 'a>(
             ));
         }
     }
+}
+
+/// Whether `op` moves values without computing on them, so that it moves their bits as well.
+fn moves(op: &OperationRef) -> bool {
+    tile_ir::match_op!(op, {
+        vector::LoadOperation
+        | vector::StoreOperation
+        | vector::FromElementsOperation
+        | vector::ExtractOperation
+        | vector::InsertOperation
+        | vector::BroadcastOperation
+        | vector::ShapeCastOperation
+        | arith::SelectOperation => true,
+        _ => false,
+    })
 }
 
 fn select<'c, 'a>(

@@ -87,7 +87,7 @@ pub fn check_supported(module: OperationRef, target: Option<&Target>) -> Result<
     };
     failed |= !host_arguments_plain(module, gpu.compiles_host_code());
     failed |= !kernel_hosts_named_plainly(module);
-    if !gpu.is_spirv() {
+    if !gpu.is_spirv() && !gpu.emulated_floats.contains(&tile_dialect::element::Element::F8E4M3FN) {
         failed |= !no_eight_bit_floats(module, target);
     }
     if gpu.memory.indices_32_bit {

@@ -413,6 +413,24 @@ pub fn scalar_type(ty: Type) -> Type {
     }
 }
 
+/// `ty` with its element type replaced by `element` where it is a vector (its shape kept), else
+/// `element` itself where `ty` is a scalar; `None` for other shaped types.
+pub fn vector_or_scalar_of<'c>(ty: Type<'c>, element: Type<'c>) -> Option<Type<'c>> {
+    unsafe {
+        if mlir_sys::mlirTypeIsAVector(ty.to_raw()) {
+            let rank = mlir_sys::mlirShapedTypeGetRank(ty.to_raw());
+            let shape: Vec<u64> = (0..rank)
+                .map(|dim| mlir_sys::mlirShapedTypeGetDimSize(ty.to_raw(), dim as isize) as u64)
+                .collect();
+            Some(Type::vector(&shape, element))
+        } else if mlir_sys::mlirTypeIsAShaped(ty.to_raw()) {
+            None
+        } else {
+            Some(element)
+        }
+    }
+}
+
 /// Returns whether `memref` has the identity layout (row-major and contiguous: no strided or affine
 /// map layout), asked of its layout attribute rather than of its printed form.
 pub fn has_identity_layout(memref: melior::ir::r#type::MemRefType) -> bool {
@@ -667,7 +685,8 @@ pub fn signature_from_entry(context: &Context, function: melior::ir::operation::
     ) else {
         return;
     };
-    let inputs: Vec<Type> = (0..entry.argument_count())
+    // The entry block's first arguments only: a gpu.func's memory attributions follow them.
+    let inputs: Vec<Type> = (0..signature.input_count())
         .filter_map(|index| entry.argument(index).ok().map(|argument| argument.r#type()))
         .collect();
     let results: Vec<Type> = (0..signature.result_count())

@@ -1,23 +1,27 @@
-// What a target cannot build is refused at the op before lowering (issue 11): 8-bit floats the
-// GPU targets do not convert (sm_90a takes them only as wgmma operands; sm_80 and gfx942 not at all), host memrefs outside the default
-// memory space. Never an AMDGCN serialization
-// error located nowhere or a failed translation. (Math ops: the math passes' own lit files.)
+// What a target cannot build is refused at the op before lowering (issue 11): an f8E4M3FN gemm
+// no matrix instruction takes (sm_90a's wgmma takes it only with whole warpgroups; sm_80's
+// mma.sync not at all; gfx942 runs it without mfma, with a warning), host memrefs outside the
+// default memory space. Never an AMDGCN serialization error located nowhere or a failed
+// translation. (Math ops: the math passes' own lit files.)
 // RUN: not tile-opt %s -split-input-file -convert-tile-to-nvgpu 2>&1 | FileCheck %s --check-prefix=NV
 // RUN: not tile-opt %s -split-input-file -convert-tile-to-nvgpu-sm80 2>&1 | FileCheck %s --check-prefix=AMP
 // RUN: not tile-opt %s -split-input-file -convert-tile-to-amdgpu 2>&1 | FileCheck %s --check-prefix=AMD
 // RUN: not tile-opt %s -split-input-file -convert-tile-to-spirv 2>&1 | FileCheck %s --check-prefix=VK
 // RUN: not tile-opt %s -split-input-file -convert-tile-to-cpu 2>&1 | FileCheck %s --check-prefix=CPU
 
-// NV: unsupported.mlir:[[# @LINE + 9]]:5: error: 'tile.copy' op uses f8E4M3FN, which sm_90a lowers only as wgmma operands (shared tiles that copies from f8E4M3FN tensors fill and gemms read; no 8-bit float conversions yet); use f16 or f32
-// AMP: unsupported.mlir:[[# @LINE + 8]]:5: error: 'tile.copy' op uses f8E4M3FN, which sm_80 does not lower yet (no 8-bit float conversions); use f16 or f32
-// AMD: unsupported.mlir:[[# @LINE + 7]]:5: error: 'tile.copy' op uses f8E4M3FN, which gfx942 does not lower yet
-// (The CPU reference holds them as bytes: tile-emulate-small-floats.)
-func.func @fp8(%X: memref<64xf8E4M3FN>) {
+// NV: unsupported.mlir:[[# @LINE + 11]]:5: error: 'tile.gemm' op multiplies f8E4M3FN, which sm_90a runs on wgmma alone
+// AMP: unsupported.mlir:[[# @LINE + 10]]:5: error: 'tile.gemm' op multiplies f8E4M3FN, which sm_80 has no matrix instruction for (mma.sync takes f16, bf16 and i8): widen the operands to f16 in a tile.parallel (exact: every f8E4M3FN value is an f16 one) and multiply those, or compile for sm_90a, whose wgmma takes f8E4M3FN
+// AMD: unsupported.mlir:[[# @LINE + 9]]:5: warning: 'tile.gemm' op multiplies f8E4M3FN by f8E4M3FN into f32
+// (Copies, conversions and elementwise work on f8E4M3FN lower everywhere: the values as bytes.)
+func.func @fp8(%X: memref<32x32xf8E4M3FN>, %Y: memref<32x32xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   tile.kernel grid(%c1) threads(64) (%bx) {
-    %f = tile.alloc_fragment : memref<64xf32, #tile.fragment>
-    tile.copy %X[%c0], %f : memref<64xf8E4M3FN>, memref<64xf32, #tile.fragment>
+    %s = tile.alloc_shared : memref<32x32xf8E4M3FN, #gpu.address_space<workgroup>>
+    %f = tile.alloc_fragment : memref<32x32xf32, #tile.fragment>
+    tile.copy %X[%c0, %c0], %s : memref<32x32xf8E4M3FN>, memref<32x32xf8E4M3FN, #gpu.address_space<workgroup>>
+    tile.gemm %s, %s, %f {transpose_b} : memref<32x32xf8E4M3FN, #gpu.address_space<workgroup>>, memref<32x32xf8E4M3FN, #gpu.address_space<workgroup>>, memref<32x32xf32, #tile.fragment>
+    tile.copy %f, %Y[%c0, %c0] : memref<32x32xf32, #tile.fragment>, memref<32x32xf32>
   }
   return
 }

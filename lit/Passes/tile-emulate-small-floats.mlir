@@ -49,7 +49,7 @@ func.func @f8_on_the_cpu(%X: memref<8xf8E4M3FN>, %Y: memref<8xf32>, %Z: memref<8
 
 // -----
 
-// A target with instructions for them (sm_90a) keeps them.
+// A target with instructions for bf16 (sm_90a) keeps it.
 // CHECK-LABEL: func.func @kept_on_sm90a
 // CHECK: memref.load %{{.*}} : memref<8xbf16>
 module attributes {tile.target = "sm_90a"} {
@@ -58,5 +58,33 @@ func.func @kept_on_sm90a(%X: memref<8xbf16>, %Y: memref<8xf32>, %i: index) {
   %w = arith.extf %x : bf16 to f32
   memref.store %w, %Y[%i] : memref<8xf32>
   return
+}
+}
+
+// -----
+
+// sm_90a holds f8E4M3FN as bytes outside wgmma's operands. A kernel's vectors of it that are only
+// moved (a 16-byte run loaded, built of elements, stored) move the bytes; the gpu.func's signature
+// keeps its arguments alone (its workgroup attribution stays an attribution, of bytes).
+// CHECK-LABEL: gpu.func @f8_moved
+// CHECK-SAME: (%{{.*}}: memref<32xi8>, %{{.*}}: memref<32xf32>, %{{.*}}: index)
+// CHECK-SAME: workgroup(%{{.*}} : memref<32xi8, #gpu.address_space<workgroup>>)
+// CHECK: vector.load %{{.*}} : memref<32xi8>, vector<16xi8>
+// CHECK: vector.store %{{.*}} : memref<32xi8, #gpu.address_space<workgroup>>, vector<16xi8>
+// CHECK: vector.from_elements %{{.*}} : vector<2xi8>
+// CHECK: arith.uitofp
+// CHECK-NOT: f8E4M3FN
+module attributes {tile.target = "sm_90a"} {
+gpu.module @kernels {
+gpu.func @f8_moved(%X: memref<32xf8E4M3FN>, %Y: memref<32xf32>, %i: index) workgroup(%T : memref<32xf8E4M3FN, #gpu.address_space<workgroup>>) kernel {
+  %v = vector.load %X[%i] : memref<32xf8E4M3FN>, vector<16xf8E4M3FN>
+  vector.store %v, %T[%i] : memref<32xf8E4M3FN, #gpu.address_space<workgroup>>, vector<16xf8E4M3FN>
+  %x = memref.load %T[%i] : memref<32xf8E4M3FN, #gpu.address_space<workgroup>>
+  %pair = vector.from_elements %x, %x : vector<2xf8E4M3FN>
+  vector.store %pair, %X[%i] : memref<32xf8E4M3FN>, vector<2xf8E4M3FN>
+  %w = arith.extf %x : f8E4M3FN to f32
+  memref.store %w, %Y[%i] : memref<32xf32>
+  gpu.return
+}
 }
 }

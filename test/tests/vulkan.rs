@@ -235,3 +235,8 @@ fn four_bit_weights_packed_two_to_a_byte_match_the_reference() {
 fn bf16_held_as_integers_matches_the_reference() {
     check_on_vulkan("test/programs/bf16_values.mlir", 53);
 }
+
+#[test]
+fn f8_held_as_bytes_matches_the_reference() {
+    check_on_vulkan("test/programs/f8_values.mlir", 54);
+}

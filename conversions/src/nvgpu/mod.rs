@@ -34,7 +34,8 @@ pub mod rules;
 /// loops over a private vector, left a `vector.type_cast` (and a transposing one a
 /// `vector.transpose`) that `convert-gpu-to-nvvm` does not convert (the same PTX for the tile
 /// kernels, 1.6% more time).
-pub fn backend(chip: &str) -> String {
+pub fn backend(target: &crate::target::Target) -> String {
+    let chip = target.name;
     let cleanup = [
         "canonicalize{region-simplify=disabled}",
         "cse",
@@ -52,7 +53,12 @@ pub fn backend(chip: &str) -> String {
     let mut passes = vec![
         crate::target::nested(
             tile_ir::gpu::GPUModuleOperation::name(),
-            &["tile-promote-private", "tile-math-to-nvptx"],
+            &[
+                &crate::small_floats::arithmetic_in_f32(target.emulated_floats),
+                crate::small_floats::ARGUMENT,
+                "tile-promote-private",
+                "tile-math-to-nvptx",
+            ],
         ),
         "convert-nvgpu-to-nvvm".into(),
         "gpu-kernel-outlining".into(),

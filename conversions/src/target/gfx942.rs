@@ -57,7 +57,8 @@ pub static TARGET: Target = Target {
     }),
     subgroup_size: None,
     atomics: super::Atomics::Llvm,
-    emulated_floats: &[],
+    // MI300's 8-bit floats are the FNUZ variants: OCP's f8E4M3FN as bytes.
+    emulated_floats: &[tile_dialect::element::Element::F8E4M3FN],
 };
 
 /// The passes after the lowering: the kernel modules to AMDGCN (their accumulators' private arrays
@@ -68,6 +69,8 @@ pub static TARGET: Target = Target {
 fn backend() -> String {
     let chip = TARGET.name;
     let kernel_modules = [
+        crate::small_floats::arithmetic_in_f32(TARGET.emulated_floats),
+        crate::small_floats::ARGUMENT.into(),
         "tile-promote-private-vectors".into(),
         "tile-math-to-rocdl".into(),
         "tile-vector-to-scf".into(),

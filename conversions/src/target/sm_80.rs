@@ -50,7 +50,7 @@ pub static TARGET: Target = Target {
     }),
     subgroup_size: None,
     atomics: super::Atomics::Llvm,
-    emulated_floats: &[],
+    emulated_floats: &[tile_dialect::element::Element::F8E4M3FN],
 };
 
 /// Shared memory one block may use on the A100 (163 KiB, with the opt-in the launchers make).
@@ -58,5 +58,5 @@ pub const MAX_SHARED_BYTES: i64 = 166_912;
 
 /// The passes after the lowering ([`crate::nvgpu::backend`] for this chip).
 fn backend() -> String {
-    crate::nvgpu::backend(TARGET.name)
+    crate::nvgpu::backend(&TARGET)
 }

@@ -39,7 +39,7 @@ pub static TARGET: Target = Target {
     wide_copies: None,
     subgroup_size: None,
     atomics: super::Atomics::Llvm,
-    emulated_floats: &[],
+    emulated_floats: &[tile_dialect::element::Element::F8E4M3FN],
 };
 
 /// Tiles in dynamic shared memory (the whole 227 KiB a block may have), tensors as memref
@@ -59,5 +59,5 @@ pub(super) const MEMORY: Memory = Memory {
 
 /// The passes after the lowering ([`crate::nvgpu::backend`] for this chip).
 fn backend() -> String {
-    crate::nvgpu::backend(TARGET.name)
+    crate::nvgpu::backend(&TARGET)
 }

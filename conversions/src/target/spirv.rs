@@ -85,8 +85,9 @@ pub(super) fn dialects() -> Vec<melior::dialect::DialectHandle> {
 pub(super) fn backend(memory_model: bool) -> String {
     // bf16 and f8E4M3FN: arithmetic in f32, values held as the integers of their bits
     // (`tile-emulate-small-floats`); math on them in f32 too (f16 math stays native).
+    let arithmetic = crate::small_floats::arithmetic_in_f32(TARGET.emulated_floats);
     let emulation = [
-        "arith-emulate-unsupported-floats{source-types=bf16,f8E4M3FN target-type=f32}",
+        arithmetic.as_str(),
         "math-extend-to-supported-types{extra-types=f16}",
         crate::small_floats::ARGUMENT,
     ];

@@ -105,7 +105,7 @@ impl MatrixRules for TensorCores {
             .iter()
             .find(|op| is(*op, tile::GemmOperation::name) && !plan.gemms.contains(&key(op)) && f8_inputs(op))
         {
-            return Err((*gemm, f8_off_wgmma(target)));
+            return Err((*gemm, f8_off_wgmma(target, self.wgmma)));
         }
         // The tiles TMA fills, as their recorded layouts say (checked against their copies above).
         let swizzled = kernel
@@ -297,8 +297,14 @@ fn async_shared_fence<'c>(context: &'c Context, location: Location<'c>) -> Opera
         .into()
 }
 
-/// Why an f8E4M3FN gemm that wgmma cannot take is refused on `target`, and what it would take.
-fn f8_off_wgmma(target: &Target) -> String {
+/// Why an f8E4M3FN gemm that wgmma cannot take (or, without `wgmma`, any) is refused on `target`,
+/// and what it would take.
+fn f8_off_wgmma(target: &Target, wgmma: bool) -> String {
+    if !wgmma {
+        return format!(
+            "multiplies f8E4M3FN, which {target} has no matrix instruction for (mma.sync takes f16, bf16 and i8): widen the operands to f16 in a tile.parallel (exact: every f8E4M3FN value is an f16 one) and multiply those, or compile for sm_90a, whose wgmma takes f8E4M3FN"
+        );
+    }
     format!(
         "multiplies f8E4M3FN, which {target} runs on wgmma alone (no rule converts 8-bit floats): give A as MxK and B as NxK (transpose_b) in shared tiles filled by copies from f8E4M3FN tensors, K a multiple of 32, and an f32 accumulator in a block of whole warpgroups with M a multiple of 64 a warpgroup and N a multiple of 8 up to 256"
     )
