@@ -424,8 +424,8 @@ fn unpack_load<'c, 'a>(context: &'c Context, load: OperationRef<'c, 'a>) -> Resu
         let widened = tile_ir::match_op!(user, {
             arith::ExtSIOperation => resize(signed(), true),
             arith::ExtUIOperation => resize(half, false),
-            arith::SIToFPOperation => b.cast(at, tile_ir::arith::sitofp, signed(), ty),
-            arith::UIToFPOperation => b.cast(at, tile_ir::arith::uitofp, half, ty),
+            arith::SIToFPOperation => exact_integer_float(&b, at, half, true, ty),
+            arith::UIToFPOperation => exact_integer_float(&b, at, half, false, ty),
             arith::ExtFOperation => decode_float(&b, at, half, ty),
             _ => unreachable!("checked by widening"),
         });
@@ -434,6 +434,38 @@ fn unpack_load<'c, 'a>(context: &'c Context, load: OperationRef<'c, 'a>) -> Resu
     }
     rewriter.as_rewriter_base().erase_op(load);
     Ok(())
+}
+
+/// The 4-bit integer in the low four bits of `half` (two's complement where `signed`) as float type
+/// `ty`, without an integer-to-float conversion: its bits put under the exponent of 2^f (f the
+/// type's fraction bits) give the float 2^f + c exactly, from which 2^f (2^f + 8 for a signed
+/// code, flipped into offset form by its sign bit) is subtracted exactly. Conversion instructions
+/// run at a fraction of the rate of logic and float arithmetic on GPUs.
+fn exact_integer_float<'c, 'a>(
+    b: &Builder<'c>,
+    at: At<'c, 'a>,
+    half: Value<'c, 'a>,
+    signed: bool,
+    ty: Type<'c>,
+) -> Value<'c, 'a> {
+    let (width, fraction, bias) = float_format(ty).expect("checked by widening");
+    let bits: Type = IntegerType::new(b.context, width).into();
+    let code = b.cast(at, tile_ir::arith::extui, half, bits);
+    let code = if signed {
+        b.xori(at, code, b.integer(at, bits, 8))
+    } else {
+        code
+    };
+    let power = b.integer(at, bits, (bias + fraction) << fraction);
+    let shifted = b.cast(at, tile_ir::arith::bitcast, b.ori(at, power, code), ty);
+    let offset = (1i64 << fraction) + if signed { 8 } else { 0 };
+    let offset = b.constant(at, ty, offset as f64);
+    b.binary(
+        at,
+        |c, x, y, l| tile_ir::arith::subf(c, x, y, l).into(),
+        shifted,
+        offset,
+    )
 }
 
 /// The value of an f4E2M1FN code (the low four bits of `half`: sign, two exponent bits, one
