@@ -11,8 +11,9 @@
 //!   even constant, sums of those);
 //! - a `memref.load` of one element loads its byte and takes the half that holds it, and the op
 //!   that widens the element (`arith.extsi`, `extui`, `sitofp`, `uitofp` for `i4`, `arith.extf`
-//!   for `f4E2M1FN`) is rebuilt on that half in integer arithmetic: no 4-bit value is left in
-//!   registers (SPIR-V has no 4-bit types);
+//!   for `f4E2M1FN`) is rebuilt on that half in integer arithmetic (an integer widened to a float
+//!   through the exponent bits of a power of two, with no conversion instruction): no 4-bit value
+//!   is left in registers (SPIR-V has no 4-bit types);
 //! - `memref.dim` of the last dimension doubles the count of bytes.
 //!
 //! Anything else a 4-bit buffer or value meets is a located error naming what works. The

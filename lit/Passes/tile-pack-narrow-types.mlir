@@ -17,9 +17,14 @@
 // CHECK: %[[SHIFT:.*]] = arith.shli %[[ODD8]]
 // CHECK: %[[SHIFTED:.*]] = arith.shrui %[[BYTE]], %[[SHIFT]] : i8
 // CHECK: %[[CODE:.*]] = arith.andi %[[SHIFTED]]
-// CHECK: %[[HIGH:.*]] = arith.shli %[[CODE]]
-// CHECK: %[[SIGNED:.*]] = arith.shrsi %[[HIGH]]
-// CHECK: arith.sitofp %[[SIGNED]] : i8 to f16
+// A signed code widened to f16 with no conversion: flipped into offset form, put under 1024.0's
+// exponent (0x6400: 1024 + c), then 1032.0 taken off.
+// CHECK: %[[WIDE:.*]] = arith.extui %[[CODE]] : i8 to i16
+// CHECK: %[[OFFSET:.*]] = arith.xori %[[WIDE]], %c8_i16 : i16
+// CHECK: %[[BITS:.*]] = arith.ori %c25600_i16, %[[OFFSET]] : i16
+// CHECK: %[[FLOAT:.*]] = arith.bitcast %[[BITS]] : i16 to f16
+// CHECK: %[[MAGIC:.*]] = arith.constant 1.032000e+03 : f16
+// CHECK: arith.subf %[[FLOAT]], %[[MAGIC]] : f16
 // CHECK-NOT: i4
 func.func @copy_and_widen(%B: memref<128x256xi4>, %O: memref<64x64xf16>) {
   %c0 = arith.constant 0 : index
@@ -44,7 +49,7 @@ func.func @copy_and_widen(%B: memref<128x256xi4>, %O: memref<64x64xf16>) {
 // -----
 
 // An element at an even constant index is the low half of its byte, at an odd one the high half;
-// unsigned widening needs no sign extension.
+// unsigned widening needs no sign extension (to f32: under 2^23's exponent, minus 2^23).
 // CHECK-LABEL: func.func @constant_halves
 // CHECK-SAME: memref<8x4xi8>
 // CHECK: %[[LOW_BYTE:.*]] = memref.load %{{.*}}[%{{.*}}, %c1{{.*}}] : memref<8x4xi8>
@@ -52,7 +57,11 @@ func.func @copy_and_widen(%B: memref<128x256xi4>, %O: memref<64x64xf16>) {
 // CHECK: arith.extui %[[LOW]] : i8 to i32
 // CHECK: %[[HIGH_BYTE:.*]] = memref.load %{{.*}}[%{{.*}}, %c1{{.*}}] : memref<8x4xi8>
 // CHECK: %[[HIGH:.*]] = arith.shrui %[[HIGH_BYTE]], %c4_i8 : i8
-// CHECK: arith.uitofp %[[HIGH]] : i8 to f32
+// CHECK: %[[HIGH32:.*]] = arith.extui %[[HIGH]] : i8 to i32
+// CHECK: %[[BITS:.*]] = arith.ori %c1258291200_i32, %[[HIGH32]] : i32
+// CHECK: %[[FLOAT:.*]] = arith.bitcast %[[BITS]] : i32 to f32
+// CHECK: %[[MAGIC:.*]] = arith.constant 0x4B000000 : f32
+// CHECK: arith.subf %[[FLOAT]], %[[MAGIC]] : f32
 func.func @constant_halves(%Q: memref<8x8xi4>, %I: memref<8xi32>, %F: memref<8xf32>) {
   %c1 = arith.constant 1 : index
   %c2 = arith.constant 2 : index

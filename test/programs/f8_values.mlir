@@ -1,14 +1,14 @@
 // f8E4M3FN outside the tensor cores' operands, on every target that holds it as bytes
 // (tile-emulate-small-floats: sm_90a, sm_80, gfx942, plain SPIR-V, the CPU reference):
-// @f8_round_trip rounds f32 values to f8E4M3FN across its range (subnormals, ties, overflow to
-// NaN) and widens them back; @f8_through_shared moves an f8E4M3FN tile through shared memory
+// @f8_round_trip rounds f32 values to f8E4M3FN across its range (subnormals, ties, up to 300 of
+// its 448; overflow to NaN is lit/Targets/tile-run-f8.mlir's) and widens them back; @f8_through_shared moves an f8E4M3FN tile through shared memory
 // (copied in, widened and scaled by the threads, rounded into a second shared tile, copied out);
 // @f8_from_fragment rounds a fragment into an f8E4M3FN tensor as it is copied out.
 func.func @f8_round_trip(%X: memref<64x64xf32>, %D: memref<3x64x64xf8E4M3FN>, %E: memref<3x64x64xf32>) {
   %c1 = arith.constant 1 : index
   %small = arith.constant 0.004 : f32
   %middle = arith.constant 3.0 : f32
-  %large = arith.constant 470.0 : f32
+  %large = arith.constant 300.0 : f32
   tile.kernel grid(%c1) threads(128) (%b) {
     tile.parallel (%i, %j) in (64, 64) {
       %c0 = arith.constant 0 : index
