@@ -210,10 +210,14 @@ pub const VECTOR_VIEW: &str = "tile.vector_view";
 
 /// An element store of a `tile.parallel` at the core-matrix place of the loop's element.
 pub const CORE_PLACE: &str = "tile.core_place";
+/// Barriers that the threads' own copies (cp.async) into tiles only the threads read count on.
+pub const THREAD_COPIES: &str = "tile.thread_copies";
+/// A `tile.parallel` that a rule follows with a fence and a barrier of its own.
+pub const FENCED: &str = "tile.fenced";
 
 /// The marks one lowering sets and reads between its own rewrites (they never reach its output):
 /// declared so that no two passes reuse a name.
-pub const MARKS: [&str; 11] = [
+pub const MARKS: [&str; 13] = [
     TILE_OF_STEP,
     STEP_IN_TILE,
     FIRST_STEP,
@@ -225,6 +229,8 @@ pub const MARKS: [&str; 11] = [
     COOPMAT_MATRIX,
     VECTOR_VIEW,
     CORE_PLACE,
+    THREAD_COPIES,
+    FENCED,
 ];
 
 /// Checks the decisions on the tile op `op` named `name`: each declared one it carries sits on an

@@ -35,6 +35,11 @@ pub const GENERIC_WRITES_ATTRIBUTE: &str = tile_dialect::decisions::GENERIC_WRIT
 /// the only one the phase needs (the other threads wrote nothing the waiters read).
 pub const TMA_FILLS_ATTRIBUTE: &str = tile_dialect::decisions::TMA_FILLS;
 
+/// The unit attribute on a `tile.alloc_barriers` that copies the threads issue themselves (cp.async)
+/// into tiles only the threads read count on: every thread's arrival counts (they track their own
+/// copies), but no reader is in the async proxy, so the waits need no fence.
+pub const THREAD_COPIES_ATTRIBUTE: &str = tile_dialect::decisions::THREAD_COPIES;
+
 /// Threads of a warp.
 const WARP: i64 = 32;
 
@@ -119,7 +124,9 @@ pub fn lower_barriers<'c, 'a>(
     let leader_only = |barriers: Value<'c, 'a>| {
         tile_dialect::ops::as_result(barriers).is_some_and(|result| {
             let allocation = result.owner();
-            allocation.attribute(TMA_FILLS_ATTRIBUTE).is_ok() && allocation.attribute(GENERIC_WRITES_ATTRIBUTE).is_err()
+            allocation.attribute(TMA_FILLS_ATTRIBUTE).is_ok()
+                && allocation.attribute(GENERIC_WRITES_ATTRIBUTE).is_err()
+                && allocation.attribute(THREAD_COPIES_ATTRIBUTE).is_err()
         }) && !thread_filled.contains(&barriers)
     };
     // Barriers a producer arrives on count its one thread's arrival (the verifier keeps the

@@ -27,6 +27,11 @@ use tile_ir::{match_op, memref, tile, vector};
 /// element (set where wgmma reads the tile; see [`run_store`]).
 pub(crate) const CORE_PLACE: &str = tile_dialect::decisions::CORE_PLACE;
 
+/// The mark on a `tile.parallel` that a matrix rule follows with a fence and a barrier of its own
+/// (threads' writes that wgmma reads), which also keeps other threads from racing the loop's
+/// accesses: its lowering adds none.
+pub(crate) const FENCED: &str = tile_dialect::decisions::FENCED;
+
 mod wide_stores;
 
 use super::{key, matrix::Prepared};
@@ -797,9 +802,10 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             self.store_runs_of_slots(by, &stores, run);
         }
         // Other threads may read what the body wrote to a shared tile, or overwrite what it read.
-        if originals
-            .iter()
-            .any(|nested| nested.operands().any(|value| level(value) == Some(MemoryLevel::Shared)))
+        if op.attribute(FENCED).is_err()
+            && originals
+                .iter()
+                .any(|nested| nested.operands().any(|value| level(value) == Some(MemoryLevel::Shared)))
         {
             b.barrier(at);
         }

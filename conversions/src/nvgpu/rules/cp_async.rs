@@ -54,11 +54,11 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let (parts, barriers, _) = copy_async_parts(&op).expect("checked");
         let tile = parts.dst;
         let pieces = plain_pieces(&op, self.threads).expect("checked");
-        // The ring's barriers now count copies the threads write (the generic proxy).
+        // The ring's barriers now count copies the threads issue (and read: no fence for wgmma).
         if let Some(result) = tile_dialect::ops::as_result(barriers) {
             tile_dialect::ops::set_attribute(
                 result.owner(),
-                crate::pipeline::mbarriers::GENERIC_WRITES_ATTRIBUTE,
+                crate::pipeline::mbarriers::THREAD_COPIES_ATTRIBUTE,
                 Attribute::unit(self.context),
             );
         }

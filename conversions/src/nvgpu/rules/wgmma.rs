@@ -244,6 +244,8 @@ pub(super) fn stores_to_core_matrices<'c, 'a>(
         let at = At::before(next);
         b.insert(at, async_shared_fence(b.context, parallel.location()));
         b.barrier(at);
+        // Its lowering adds no barrier of its own: this one serves the threads' reads too.
+        tile_dialect::ops::set_attribute(parallel, crate::registers::patterns::FENCED, Attribute::unit(b.context));
     }
 }
 
