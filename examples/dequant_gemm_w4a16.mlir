@@ -1,7 +1,7 @@
 // W4A16 GEMM 256x1024x1024 (tools/gen/dequant.py): 64x64x64 tiles, 128 threads, 2 stages;
-// B's signed 4-bit weights widened and scaled (one f16 scale a 128 weights of a row) into the
-// f16 tile the gemm reads.
-func.func @dequant_gemm_w4a16(%A: memref<256x1024xf16>, %B: memref<1024x1024xi4>, %S: memref<1024x8xf16>, %C: memref<256x1024xf16>) {
+// B's signed 4-bit weights widened and scaled (one f16 scale a 128 weights of a row, scales stored [K/128, N]) into
+// the f16 tile the gemm reads.
+func.func @dequant_gemm_w4a16(%A: memref<256x1024xf16>, %B: memref<1024x1024xi4>, %S: memref<8x1024xf16>, %C: memref<256x1024xf16>) {
   %c0 = arith.constant 0 : index
   %cbm = arith.constant 64 : index
   %cbn = arith.constant 64 : index
@@ -15,7 +15,7 @@ func.func @dequant_gemm_w4a16(%A: memref<256x1024xf16>, %B: memref<1024x1024xi4>
   tile.kernel grid(%gn, %gm) threads(128) (%bn, %bm) {
     %As = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
     %Bq = tile.alloc_shared : memref<64x64xi4, #gpu.address_space<workgroup>>
-    %Ss = tile.alloc_shared : memref<64x1xf16, #gpu.address_space<workgroup>>
+    %Ss = tile.alloc_shared : memref<1x64xf16, #gpu.address_space<workgroup>>
     %Bd = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
     %Cf = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
     tile.fill %Cf, %zero : memref<64x64xf32, #tile.fragment>
@@ -26,11 +26,11 @@ func.func @dequant_gemm_w4a16(%A: memref<256x1024xf16>, %B: memref<1024x1024xi4>
       %g = arith.divui %k0, %cgroup : index
       tile.copy %A[%m0, %k0], %As : memref<256x1024xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
       tile.copy %B[%n0, %k0], %Bq : memref<1024x1024xi4>, memref<64x64xi4, #gpu.address_space<workgroup>>
-      tile.copy %S[%n0, %g], %Ss : memref<1024x8xf16>, memref<64x1xf16, #gpu.address_space<workgroup>>
+      tile.copy %S[%g, %n0], %Ss : memref<8x1024xf16>, memref<1x64xf16, #gpu.address_space<workgroup>>
       tile.parallel (%i, %j) in (64, 64) {
         %q = memref.load %Bq[%i, %j] : memref<64x64xi4, #gpu.address_space<workgroup>>
         %w = arith.sitofp %q : i4 to f16
-        %scale = memref.load %Ss[%i, %c0] : memref<64x1xf16, #gpu.address_space<workgroup>>
+        %scale = memref.load %Ss[%c0, %i] : memref<1x64xf16, #gpu.address_space<workgroup>>
         %d = arith.mulf %w, %scale : f16
         memref.store %d, %Bd[%i, %j] : memref<64x64xf16, #gpu.address_space<workgroup>>
       }

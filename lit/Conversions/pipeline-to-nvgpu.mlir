@@ -6,6 +6,7 @@
 // parity and, where threads wrote slots (cp.async), fences the async proxy before wgmma reads;
 // rings are views of dynamic shared memory.
 // RUN: tile-opt %s -split-input-file -tile-plan-pipelines -tile-expand-pipelines -convert-tile-to-nvgpu | FileCheck %s
+// RUN: tile-opt %s -split-input-file -tile-plan-pipelines -tile-expand-pipelines -convert-tile-to-nvgpu 2>&1 >/dev/null | FileCheck %s --check-prefix=WARN
 
 // CHECK-LABEL: gpu.module @chain_0_module
 // CHECK-SAME: \22dynamic_shared_bytes\22: 38016
@@ -389,6 +390,44 @@ func.func @ring_rows(%X: memref<1024x64xf16>, %Y: memref<32x64xf32>) {
       }
     }
     tile.copy %acc, %Y[%c0, %c0] : memref<32x64xf32, #tile.fragment>, memref<32x64xf32>
+  }
+  return
+}
+}
+
+// -----
+
+// A ring's copy that neither TMA nor cp.async can move (a column of 2-byte scales: rows of 2
+// bytes) is made synchronous, the threads copying it element by element every step: a warning at
+// the copy, once (the ring's prologue issues it too), names the condition and what would serve.
+// WARN: pipeline-to-nvgpu.mlir:[[# @LINE + 18]]:7: warning: 'tile.copy' op is copied by the threads element by element, synchronously, in its pipelined loop on sm_90a: its tile's rows are 2 bytes, and TMA and cp.async move whole 16-byte pieces of a row: store the tensor so that the tile's rows are a multiple of 16 bytes (a column of scales as a row of the transposed tensor)
+// WARN-NOT: warning
+// CHECK-LABEL: gpu.func @scale_column_0_kernel
+// CHECK-NOT: nvgpu.device_async_copy
+// CHECK: memref.load %{{.*}} : memref<1024x8xf16>
+module attributes {tile.target = "sm_90a"} {
+func.func @scale_column(%S: memref<1024x8xf16>, %Y: memref<32x8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %steps = arith.constant 32 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c1) threads(128) (%bx) {
+    %T = tile.alloc_shared : memref<32x1xf16, #gpu.address_space<workgroup>>
+    %acc = tile.alloc_fragment : memref<32x8xf32, #tile.fragment>
+    tile.fill %acc, %zero : memref<32x8xf32, #tile.fragment>
+    tile.pipelined %k = %c0 to %steps stages(3) {
+      %row = arith.muli %k, %c32 : index
+      tile.copy %S[%row, %c0], %T : memref<1024x8xf16>, memref<32x1xf16, #gpu.address_space<workgroup>>
+      tile.parallel (%i, %j) in (32, 8) {
+        %x = memref.load %T[%i, %c0] : memref<32x1xf16, #gpu.address_space<workgroup>>
+        %w = arith.extf %x : f16 to f32
+        %a = memref.load %acc[%i, %j] : memref<32x8xf32, #tile.fragment>
+        %s = arith.addf %a, %w : f32
+        memref.store %s, %acc[%i, %j] : memref<32x8xf32, #tile.fragment>
+      }
+    }
+    tile.copy %acc, %Y[%c0, %c0] : memref<32x8xf32, #tile.fragment>, memref<32x8xf32>
   }
   return
 }

@@ -25,6 +25,7 @@ def program(name, m, n, k, bm, bn, bk, threads, stages, split, scales_kn=False):
     acc = f"memref<{bm}x{bn}xf32, #tile.fragment>"
     out = "f32" if split > 1 else "f16"
     a, b, s, c = (f"memref<{m}x{k}xf16>", f"memref<{n}x{k}xi4>", f"memref<{k // GROUP}x{n}xf16>" if scales_kn else f"memref<{n}x{k // GROUP}xf16>", f"memref<{m}x{n}x{out}>")
+    scales = ", scales stored [K/128, N]" if scales_kn else ""
     scale_offsets, scale_index = ("%g, %n0", "%c0, %i") if scales_kn else ("%n0, %g", "%i, %c0")
     steps = k // bk // split
     if split > 1:
@@ -40,8 +41,8 @@ def program(name, m, n, k, bm, bn, bk, threads, stages, split, scales_kn=False):
         store = f"tile.copy %Cf, %C[%m0, %n0] : {acc}, {c}"
         what = ""
     return f"""// W4A16 GEMM {m}x{n}x{k} (tools/gen/dequant.py): {bm}x{bn}x{bk} tiles, {threads} threads, {stages} stages{what};
-// B's signed 4-bit weights widened and scaled (one f16 scale a {GROUP} weights of a row) into the
-// f16 tile the gemm reads.
+// B's signed 4-bit weights widened and scaled (one f16 scale a {GROUP} weights of a row{scales}) into
+// the f16 tile the gemm reads.
 func.func @{name}(%A: {a}, %B: {b}, %S: {s}, %C: {c}) {{
   %c0 = arith.constant 0 : index
   %cbm = arith.constant {bm} : index

@@ -340,6 +340,29 @@ fn lower<'c, 'a>(
     } else {
         Vec::new()
     };
+    // Ring copies no rule left running become synchronous: where rings run asynchronously (TMA
+    // targets), that is a slower path, said at each such copy.
+    if target.tma && registers {
+        // Once a copy of the program: the ring's prologue issues it again (MLIR locations are
+        // uniqued, so the copies of one op share one).
+        let mut warned = std::collections::HashSet::new();
+        for copy in nested_ops(kernel)
+            .iter()
+            .filter(|op| tile_ir::is(*op, tile::CopyAsyncOperation::name))
+        {
+            if !warned.insert(copy.location().to_raw().ptr) {
+                continue;
+            }
+            tile_dialect::diagnostics::emit_warning(
+                copy.location(),
+                &format!(
+                    "'tile.copy' op is copied by the threads element by element, synchronously, in its pipelined loop on {}: {}",
+                    target.name,
+                    synchronous_copy_reason(copy)
+                ),
+            );
+        }
+    }
     crate::pipeline::rings::lower(context, kernel, true);
     let (splits, scratch_bytes) = reduce::plan(context, kernel, threads, target.shared_bytes(kernel) - shared);
     shared += scratch_bytes;
@@ -862,4 +885,29 @@ fn tensor_maps<'c, 'a>(kernel: OperationRef<'c, 'a>, tensors: &[Value<'c, 'a>]) 
         }
     }
     maps
+}
+
+/// Why the ring copy `copy` (a `tile.copy_async` no rule took) cannot be left running, and what
+/// would let it: the one condition it fails of those the asynchronous copies need.
+fn synchronous_copy_reason(copy: &OperationRef) -> String {
+    let Some((parts, _, _)) = tile_dialect::ops::copy_async_parts(copy) else {
+        return "no rule moves it asynchronously".into();
+    };
+    let (source, tile) = (
+        crate::cpu::data::element_type(parts.src),
+        crate::cpu::data::element_type(parts.dst),
+    );
+    if source != tile {
+        return format!(
+            "it converts {source} to {tile} on the way, and copies left running move bytes as they are: copy {source} into a tile of {source} and convert where it is read"
+        );
+    }
+    let bytes = tile_dialect::element::Element::of(tile).map_or(1, |element| element.bytes() as i64);
+    let row = memref_shape(parts.dst).last().copied().unwrap_or(1) * bytes;
+    if row % 16 != 0 {
+        return format!(
+            "its tile's rows are {row} bytes, and TMA and cp.async move whole 16-byte pieces of a row: store the tensor so that the tile's rows are a multiple of 16 bytes (a column of scales as a row of the transposed tensor)"
+        );
+    }
+    "neither TMA nor cp.async serves it (a global tensor with offsets into a whole row-major shared tile of its element type)".into()
 }
