@@ -69,9 +69,9 @@ fn host_arguments_plain(module: OperationRef, strided: bool) -> bool {
     plain
 }
 
-/// Checks what `target` (`None`: the CPU reference) cannot build in `module`: f8E4M3FN (no target
-/// converts 8-bit floats yet; the SPIR-V lowering says so itself) except as wgmma operands
-/// ([`no_eight_bit_floats`]), host memrefs outside the default memory space on GPU targets, index
+/// Checks what `target` (`None`: the CPU reference) cannot build in `module`: host memrefs outside
+/// the default memory space on GPU targets (f8E4M3FN every target holds as bytes where its
+/// instructions lack it, `crate::small_floats`; spirv-coopmat's refusal is its lowering's), index
 /// constants wider than 32-bit indices, producer warpgroups where the target has no TMA; emits an
 /// error at each op or function it cannot build and returns `Err` (empty: the errors are out) when
 /// there was one. (Math ops are the math passes' and `tile-check-external-calls`' business.)
@@ -87,9 +87,6 @@ pub fn check_supported(module: OperationRef, target: Option<&Target>) -> Result<
     };
     failed |= !host_arguments_plain(module, gpu.compiles_host_code());
     failed |= !kernel_hosts_named_plainly(module);
-    if !gpu.is_spirv() && !gpu.emulated_floats.contains(&tile_dialect::element::Element::F8E4M3FN) {
-        failed |= !no_eight_bit_floats(module, target);
-    }
     if gpu.memory.indices_32_bit {
         failed |= !indices_fit_32_bits(module, gpu);
     }
@@ -237,62 +234,6 @@ fn kernel_hosts_named_plainly(module: OperationRef) -> bool {
         }
     }
     plain
-}
-
-/// Checks that no op in the kernels of `module` uses f8E4M3FN except, where the target's gemms
-/// read it on wgmma, the ops that move it unconverted to them ([`f8_operand_op`]); emits an error
-/// at the first such op of each kernel and returns false when there was one.
-fn no_eight_bit_floats(module: OperationRef, target: Option<&Target>) -> bool {
-    let mut failed = false;
-    let unconverted = target
-        .and_then(|target| target.matrix)
-        .and_then(|rules| rules.f8_instruction());
-    for kernel in tile_dialect::ops::find_ops(module, tile::KernelOperation::name()) {
-        for op in tile_dialect::ops::nested_ops(kernel) {
-            let f8 = op
-                .operands()
-                .map(|value| value.r#type())
-                .chain(op.results().map(|value| value.r#type()))
-                .map(tile_dialect::ops::scalar_type)
-                .any(|ty| ty.is_float8e4m3fn() || ty.is_float8e4m3fnuz());
-            if f8 && !(unconverted.is_some() && f8_operand_op(op)) {
-                let lowered = match unconverted {
-                    Some(instruction) => format!(
-                        "lowers only as {instruction} operands (shared tiles that copies from f8E4M3FN tensors fill and gemms read; no 8-bit float conversions yet)"
-                    ),
-                    None => "does not lower yet (no 8-bit float conversions)".to_owned(),
-                };
-                emit_error(
-                    op.location(),
-                    &format!(
-                        "'{}' op uses f8E4M3FN, which {} {lowered}; use f16 or f32",
-                        op_name(&op),
-                        display(target)
-                    ),
-                );
-                failed = true;
-                break; // one error a kernel: every op on the same tiles would say the same
-            }
-        }
-    }
-    !failed
-}
-
-/// Whether `op` handles f8E4M3FN values without converting them, as the rules of a target whose
-/// matrix instructions take them do for their operands
-/// ([`crate::registers::matrix::MatrixRules::f8_instruction`]): shared tiles, the copies that fill
-/// them from tensors of the same type (bytes moved as they are), the ring slots they become, and
-/// the gemms that read them (whose own rule refuses what the instruction cannot take).
-fn f8_operand_op(op: OperationRef) -> bool {
-    tile_ir::match_op!(op, {
-        tile::AllocSharedOperation | tile::GemmOperation | tile::SlotOperation => true,
-        tile::CopyOperation => {
-            tile_dialect::ops::copy_parts(&op).is_some_and(|parts| element_of(parts.src) == element_of(parts.dst))
-        },
-        tile::CopyAsyncOperation => tile_dialect::ops::copy_async_parts(&op)
-            .is_some_and(|(parts, _, _)| element_of(parts.src) == element_of(parts.dst)),
-        _ => false,
-    })
 }
 
 /// Checks that no kernel of `module` has a `tile.producer`: only TMA targets give one a warp of its

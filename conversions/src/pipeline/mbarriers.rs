@@ -5,7 +5,7 @@
 //! |----|----------|
 //! | `tile.alloc_barriers` | kept as a shared tile of `i64`s; after it, once every thread is past it, thread 0 initializes each mbarrier to expect one arrival per thread of the kernel where copies count on it, one per warp where none does (a slot's release), one in all on barriers only TMA fills or a `tile.producer` arrives on |
 //! | `tile.arrive` | per thread `cp.async.mbarrier.arrive` where the barriers count copies (the phase also waits for the thread's cp.async copies), then `mbarrier.arrive` (release: its plain stores and reads are ordered before the waiters'); on barriers no copy counts on, `bar.warp.sync` then the warp's first lane's `mbarrier.arrive`; on barriers only TMA fills, thread 0's `mbarrier.arrive` alone |
-//! | `tile.wait` | `mbarrier.try_wait.parity` on the phase's parity (acquire), then, in a kernel whose threads write ring slots themselves (cp.async), the async-proxy fence, so that wgmma reads what the copies wrote |
+//! | `tile.wait` | `mbarrier.try_wait.parity` on the phase's parity (acquire), then, in a kernel whose threads write ring slots that wgmma reads (cp.async), the async-proxy fence, so that wgmma reads what the copies wrote |
 //!
 //! `tile.copy_async` into a tile that wgmma reads as core matrices, or into a plain row-major tile
 //! with rows of whole 16-byte pieces, is the register rules' (16-byte cp.async copies, the

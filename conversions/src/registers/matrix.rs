@@ -37,13 +37,6 @@ pub trait MatrixRules: Sync {
     /// What a gemm off the instructions runs without, as its warning says ("tensor cores").
     fn instructions(&self) -> &'static str;
 
-    /// The instruction that takes f8E4M3FN operands unconverted, where one does: the shared tiles,
-    /// the copies that fill them from f8E4M3FN tensors and the gemms that read them may hold the
-    /// type.
-    fn f8_instruction(&self) -> Option<&'static str> {
-        None
-    }
-
     /// Plans which gemms of `kernel` run on the instructions, given the fragments' layouts in
     /// `layouts`: the plan the lowering reads back, and the gemms left to the scalar rule. An
     /// `Ok(Err(..))` keeps the kernel's fragments out of registers; an `Err` refuses the kernel.

@@ -81,10 +81,6 @@ impl MatrixRules for TensorCores {
         "tensor cores"
     }
 
-    fn f8_instruction(&self) -> Option<&'static str> {
-        self.wgmma.then_some("wgmma")
-    }
-
     fn plan<'c, 'a>(
         &self,
         kernel: &Kernel<'c, 'a, '_>,
