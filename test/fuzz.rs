@@ -366,6 +366,23 @@ const LAYOUTS: &[&str] = &[
     ", affine_map<(d0, d1) -> (d1, d0)>",
     ", strided<[128, 1], offset: 4>",
 ];
+/// A function name that would put files named after it (`outside...`) beside the output folder.
+const ESCAPING_NAME: &str = "@\"../outside\"";
+
+/// Function names that become kernel symbols and file names: ones no target can take (they must
+/// be located errors at the function) and edge cases they can (a leading underscore, one letter, a
+/// very long name).
+const NAMES: &[&str] = &[
+    ESCAPING_NAME,
+    "@\"a.b\"",
+    "@\"with space\"",
+    "@\"9lives\"",
+    "@\"\u{fc}nicode\"",
+    "@\"\"",
+    "@_",
+    "@x",
+    "@a_name_long_enough_to_reach_the_limits_of_file_names_on_some_systems_when_a_kernel_index_and_a_suffix_are_added_to_it_and_then_again_doubled_a_name_long_enough_to_reach_the_limits_of_file_names_on_some_systems",
+];
 const OPS: &[&str] = &[
     "tile.parallel",
     "tile.pipelined",
@@ -602,7 +619,18 @@ pub fn mutate_once(text: &str, rng: &mut Rng) -> Option<String> {
             .filter(|_| rng.below(3) != 0)
             .or_else(|| replace_any(text, BINARY, rng))
             .or_else(|| replace_any(text, REDUCTIONS, rng)),
-        // A tile op name.
+        // A tile op name, or a function's name (a symbol and a file name to be).
+        10 if rng.below(4) == 0 => {
+            let names: Vec<(usize, usize)> = text
+                .match_indices("func.func @")
+                .filter_map(|(start, found)| {
+                    let name = start + found.len() - 1;
+                    let end = name + text[name..].find('(')?;
+                    Some((name, end))
+                })
+                .collect();
+            replace_some(text, &names, rng, |_, rng| rng.pick(NAMES).to_string())
+        }
         10 => replace_any(text, OPS, rng),
         // A line moved into a tile.parallel body, or a parallel nested in another.
         _ => {
@@ -906,6 +934,20 @@ pub fn run_case(runner: &Runner, tool: &Tool, text: &str, name: &str) -> Verdict
     }
     if status.code() == Some(0) {
         SUCCEEDED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+    // A function named to climb out of the output folder (one of `NAMES`) must not have.
+    if matches!(tool, Tool::Compile(_)) && text.contains(ESCAPING_NAME) {
+        let escaped = std::fs::read_dir(&runner.work).is_ok_and(|entries| {
+            entries
+                .flatten()
+                .any(|entry| entry.file_name().to_string_lossy().starts_with("outside"))
+        });
+        if escaped {
+            return Some((
+                "wrote outside its output folder".into(),
+                format!("a file named after {ESCAPING_NAME} next to {}", outputs.display()),
+            ));
+        }
     }
     let verdict = match status.code() {
         Some(code) => judge(tool, &input_text, Some(code), &stdout, &stderr, &outputs),
@@ -1227,6 +1269,22 @@ mod tests {
         let text = "%c16 = arith.constant 16 : index, memref<8x64xf32>, 0.5";
         let found: Vec<&str> = numbers(text).into_iter().map(|(s, e)| &text[s..e]).collect();
         assert_eq!(found, ["16", "8", "64"]);
+    }
+
+    #[test]
+    fn function_names_are_mutated() {
+        let text = "func.func @f(%a: memref<8x64xf32>) {\n  return\n}\n";
+        let renamed: Vec<String> = (0..4000)
+            .filter_map(|seed| mutate_once(text, &mut Rng::new(seed)))
+            .filter(|mutant| !mutant.contains("func.func @f("))
+            .collect();
+        for name in NAMES {
+            let as_function = format!("func.func {name}(");
+            assert!(
+                renamed.iter().any(|mutant| mutant.contains(&as_function)),
+                "{name} never came"
+            );
+        }
     }
 
     #[test]

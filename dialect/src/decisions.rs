@@ -268,8 +268,11 @@ fn check(holds: &Holds, given: Attribute) -> Result<(), String> {
             .map(|_| ())
             .map_err(|_| "an integer".to_owned()),
         Holds::String(values) => {
-            let string = StringAttribute::try_from(given).map_err(|_| "a string".to_owned())?;
-            if values.is_empty() || values.contains(&string.value()) {
+            let string = StringAttribute::try_from(given)
+                .ok()
+                .and_then(|string| crate::ops::attribute_text(string.into()))
+                .ok_or_else(|| "a string".to_owned())?;
+            if values.is_empty() || values.contains(&string.as_str()) {
                 Ok(())
             } else {
                 Err(format!("one of \"{}\"", values.join("\", \"")))

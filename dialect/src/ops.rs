@@ -623,16 +623,38 @@ pub fn set_operand<'c, 'a>(op: melior::ir::operation::OperationRef<'c, 'a>, inde
 pub fn string_attribute<'c: 'a, 'a>(op: &impl OperationLike<'c, 'a>, name: &str) -> Option<String> {
     op.attribute(name)
         .ok()
-        .and_then(|attr| melior::ir::attribute::StringAttribute::try_from(attr).ok())
-        .map(|attr| attr.value().to_owned())
+        .filter(|attribute| attribute.is_string())
+        .and_then(attribute_text)
+}
+
+/// The text of a string or flat symbol reference attribute (`None` for other attributes or text
+/// that is not UTF-8), read from MLIR's string reference itself: melior's reading of an empty one
+/// (`@""`, `""`) indexes before its start and panics.
+pub fn attribute_text(attribute: Attribute) -> Option<String> {
+    use melior::ir::AttributeLike;
+    let raw = attribute.to_raw();
+    unsafe {
+        let text = if mlir_sys::mlirAttributeIsAString(raw) {
+            mlir_sys::mlirStringAttrGetValue(raw)
+        } else if mlir_sys::mlirAttributeIsAFlatSymbolRef(raw) {
+            mlir_sys::mlirFlatSymbolRefAttrGetValue(raw)
+        } else {
+            return None;
+        };
+        if text.length == 0 {
+            return Some(String::new());
+        }
+        let bytes = std::slice::from_raw_parts(text.data as *const u8, text.length);
+        std::str::from_utf8(bytes).ok().map(str::to_owned)
+    }
 }
 
 /// Returns the symbol a `FlatSymbolRefAttr` attribute `name` of `op` names (a call's `callee`).
 pub fn flat_symbol<'c: 'a, 'a>(op: &impl OperationLike<'c, 'a>, name: &str) -> Option<String> {
     op.attribute(name)
         .ok()
-        .and_then(|attr| melior::ir::attribute::FlatSymbolRefAttribute::try_from(attr).ok())
-        .map(|attr| attr.value().to_owned())
+        .filter(|attribute| attribute.is_flat_symbol_ref())
+        .and_then(attribute_text)
 }
 
 /// Returns the name of `op` (`tile.gemm`, `memref.load`, ...), as the context holds it: no copy (the

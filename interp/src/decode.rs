@@ -16,9 +16,7 @@ use crate::memory::Level;
 use crate::scalar::{Scalar, Val};
 use melior::ir::{
     BlockLike, RegionLike, ShapedTypeLike, Type, TypeLike, Value, ValueLike,
-    attribute::{
-        BoolAttribute, DenseI64ArrayAttribute, FloatAttribute, IntegerAttribute, StringAttribute, TypeAttribute,
-    },
+    attribute::{BoolAttribute, DenseI64ArrayAttribute, FloatAttribute, IntegerAttribute, TypeAttribute},
     block::BlockRef,
     operation::{OperationLike, OperationRef},
     r#type::{FunctionType, MemRefType},
@@ -93,8 +91,7 @@ impl Decoder {
         let name = op
             .attribute("sym_name")
             .ok()
-            .and_then(|attr| StringAttribute::try_from(attr).ok())
-            .map(|attr| attr.value().to_owned())
+            .and_then(tile_dialect::ops::attribute_text)
             .unwrap_or_default();
         let signature = op
             .attribute("function_type")

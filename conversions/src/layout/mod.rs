@@ -169,9 +169,7 @@ pub fn ensure_recorded<'c, 'a>(
             ),
         ));
     }
-    let strategy_name = StringAttribute::try_from(strategy)
-        .ok()
-        .map(|name| name.value().to_owned());
+    let strategy_name = tile_dialect::ops::attribute_text(strategy);
     if strategy_name.as_deref() != Some(chip.strategy.name()) {
         return Err((
             kernel,

@@ -61,9 +61,7 @@ fn schedule_entry<'c>(pipelined: OperationRef<'c, '_>, name: &str) -> Option<Att
 
 /// The string entry `name` of the `tile.schedule` on `pipelined` (`fill`, `release`, ...), if any.
 pub fn requested_string(pipelined: OperationRef, name: &str) -> Option<String> {
-    melior::ir::attribute::StringAttribute::try_from(schedule_entry(pipelined, name)?)
-        .ok()
-        .map(|entry| entry.value().to_owned())
+    tile_dialect::ops::attribute_text(schedule_entry(pipelined, name)?)
 }
 
 /// The buffer count a `tile.schedule` on `pipelined` asks for, if any.
@@ -92,7 +90,7 @@ pub fn check_schedule<'c, 'a>(
     // warpgroup) agrees with one that leaves it out.
     let default = |name: &str, value: Attribute| match name {
         "persistent" => IntegerAttribute::try_from(value).is_ok_and(|flag| flag.value() == 0),
-        "producer" => melior::ir::attribute::StringAttribute::try_from(value).is_ok_and(|kind| kind.value() == "none"),
+        "producer" => tile_dialect::ops::attribute_text(value).is_some_and(|kind| kind == "none"),
         _ => false,
     };
     let agrees = match (DictionaryAttribute::try_from(given), built) {
