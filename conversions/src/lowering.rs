@@ -41,17 +41,19 @@ pub fn create_pass(target: &'static Target) -> Pass {
 /// Lowers every `tile.kernel` of `module` for `target`.
 pub fn lower_module(module: OperationRef, target: &'static Target) -> Result<(), String> {
     crate::support::check_supported(module, Some(target))?;
-    // The passes after it read the target from the module (`tile-emulate-small-floats` in the
-    // backend), as the target pipelines set it; a lowering run on its own records it.
-    if melior::ir::operation::OperationLike::attribute(&module, crate::target::ATTRIBUTE).is_err() {
-        let name = tile_dialect::ops::with_context(module, |context| {
-            melior::ir::attribute::StringAttribute::new(context, target.name).into()
-        });
-        tile_dialect::ops::set_attribute(module, crate::target::ATTRIBUTE, name);
-    }
     crate::kernels::lower_each_kernel(module, &|context, module, kernel, index| {
         lower_kernel(context, module, kernel, index, target)
-    })
+    })?;
+    // The passes after it read the target from the module (`tile-emulate-small-floats` in the
+    // backend), as the target pipelines set it; a lowering run on its own records its own, also
+    // over another target's name (a module written for sm_90a run through the SPIR-V lowering by
+    // tile-run: its backend emulated sm_90a's types, not SPIR-V's, and bf16 came out wrong). After
+    // the kernels: layouts recorded for the other target are refused at their ops, naming it.
+    let name = tile_dialect::ops::with_context(module, |context| {
+        melior::ir::attribute::StringAttribute::new(context, target.name).into()
+    });
+    tile_dialect::ops::set_attribute(module, crate::target::ATTRIBUTE, name);
+    Ok(())
 }
 
 fn lower_kernel<'c, 'a>(
