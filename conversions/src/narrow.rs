@@ -487,7 +487,7 @@ fn decode_float<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, half: Value<'c, 'a>, ty
     );
     let subnormal = b.muli(at, mantissa, b.integer(at, bits, (bias - 1) << fraction));
     let zero = b.compare(at, "eq", exponent, b.integer(at, bits, 0));
-    let magnitude = b.value(at, melior::dialect::arith::select(zero, subnormal, normal, b.location));
+    let magnitude = b.select(at, zero, subnormal, normal);
     let sign = b.shli(
         at,
         b.andi(at, code, b.integer(at, bits, 8)),

@@ -278,16 +278,6 @@ fn moves(op: &OperationRef) -> bool {
     })
 }
 
-fn select<'c, 'a>(
-    b: &Builder<'c>,
-    at: At<'c, 'a>,
-    condition: Value<'c, 'a>,
-    yes: Value<'c, 'a>,
-    no: Value<'c, 'a>,
-) -> Value<'c, 'a> {
-    b.value(at, melior::dialect::arith::select(condition, yes, no, b.location))
-}
-
 /// The f32 whose value the `element` bits `bits` hold, converted to `ty` (exactly: every bf16 and
 /// f8E4M3FN value is an f32, and an f64).
 fn decode<'c, 'a>(
@@ -326,11 +316,11 @@ fn decode<'c, 'a>(
             let scaled_bits = b.cast(at, tile_ir::arith::bitcast, scaled, i32);
             let subnormal = b.ori(at, scaled_bits, sign);
             let zero_exponent = b.compare(at, "eq", exponent, b.integer(at, i32, 0));
-            let finite = select(b, at, zero_exponent, subnormal, normal);
+            let finite = b.select(at, zero_exponent, subnormal, normal);
             let magnitude = b.andi(at, word, b.integer(at, i32, 0x7F));
             let nan = b.compare(at, "eq", magnitude, b.integer(at, i32, 0x7F));
             let quiet = b.ori(at, b.integer(at, i32, 0x7FC0_0000), sign);
-            let word = select(b, at, nan, quiet, finite);
+            let word = b.select(at, nan, quiet, finite);
             b.cast(at, tile_ir::arith::bitcast, word, f32)
         }
     };
@@ -371,7 +361,7 @@ fn encode<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, value: Value<'c, 'a>, element
                     b.location,
                 ),
             );
-            select(b, at, nan, b.integer(at, i32, 0x7FC0), rounded)
+            b.select(at, nan, b.integer(at, i32, 0x7FC0), rounded)
         }
         _ => {
             let sign = b.andi(at, b.shrui(at, word, b.integer(at, i32, 24)), b.integer(at, i32, 0x80));
@@ -406,10 +396,10 @@ fn encode<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, value: Value<'c, 'a>, element
             let bias = b.subi(at, b.addi(at, half, kept), b.integer(at, i32, 1));
             let subnormal = b.shrui(at, b.addi(at, full, bias), shift);
             let small = b.compare(at, "ult", magnitude, b.integer(at, i32, 0x3C80_0000));
-            let finite = select(b, at, small, subnormal, normal);
+            let finite = b.select(at, small, subnormal, normal);
             let saturated = b.minui(at, finite, b.integer(at, i32, 0x7F));
             let nan = b.compare(at, "ugt", magnitude, b.integer(at, i32, 0x7F80_0000));
-            let code = select(b, at, nan, b.integer(at, i32, 0x7F), saturated);
+            let code = b.select(at, nan, b.integer(at, i32, 0x7F), saturated);
             b.ori(at, code, sign)
         }
     };

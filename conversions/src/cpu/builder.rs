@@ -145,6 +145,17 @@ impl<'c> Builder<'c> {
         self.value(at, cast(self.context, result, operand, self.location).into())
     }
 
+    /// Returns `condition ? yes : no` (`arith.select`).
+    pub fn select<'a>(
+        &self,
+        at: At<'c, 'a>,
+        condition: Value<'c, '_>,
+        yes: Value<'c, '_>,
+        no: Value<'c, '_>,
+    ) -> Value<'c, 'a> {
+        self.value(at, arith::select(condition, yes, no, self.location))
+    }
+
     /// Returns an unsigned integer comparison (`ult`, `uge`, ...) of two index values.
     pub fn compare<'a>(
         &self,

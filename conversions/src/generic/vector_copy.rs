@@ -480,15 +480,10 @@ fn load_runs_checked<'c, 'a>(
             at_tensor[last] = column;
             let safe: Vec<Value> = at_tensor
                 .iter()
-                .map(|index| {
-                    b.value(
-                        loads,
-                        melior::dialect::arith::select(inside, *index, zero_index, b.location),
-                    )
-                })
+                .map(|index| b.select(loads, inside, *index, zero_index))
                 .collect();
             let loaded = b.load(loads, src, &safe);
-            let value = b.value(loads, melior::dialect::arith::select(inside, loaded, zero, b.location));
+            let value = b.select(loads, inside, loaded, zero);
             b.store(loads, value, held, &[b.index(loads, first + lane)]);
         }
         let empty = b.xori(slow, nonempty, one);

@@ -1194,7 +1194,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                 let coordinates = self.coordinates(&b, at, from, &offsets, slot);
                 let fits = self.in_tile(&b, at, from, &coordinates).expect("a guarded layout");
                 let neutral = b.constant(at, ty, identity(kind));
-                value = b.value(at, melior::dialect::arith::select(fits, value, neutral, b.location));
+                value = b.select(at, fits, value, neutral);
             }
             match values.iter_mut().find(|(destination, _)| *destination == target) {
                 Some((_, list)) => list.push(value),

@@ -123,7 +123,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                         None => inside,
                     });
                 }
-                clamped.push(b.value(at, melior::dialect::arith::select(inside, *index, c0, b.location)));
+                clamped.push(b.select(at, inside, *index, c0));
             }
             let size = b.dim(at, parts.src, last as i64);
             let column_inside = b.compare(at, "ult", indices[last], size);
@@ -133,7 +133,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                 Some(rows) => b.andi(at, rows, column_inside),
                 None => column_inside,
             };
-            let elements = b.value(at, melior::dialect::arith::select(all_inside, left, c0, b.location));
+            let elements = b.select(at, all_inside, left, c0);
             // A piece is 16 bytes along the tile's rows: in a core-matrix tile of K where it is
             // K-major, of N where MN-major, either way one row of a core matrix.
             let place = match placement {

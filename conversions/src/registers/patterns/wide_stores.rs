@@ -112,9 +112,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                 picked = picked
                     .iter()
                     .zip(words)
-                    .map(|(other, word)| {
-                        b.value(at, melior::dialect::arith::select(condition, *word, *other, b.location))
-                    })
+                    .map(|(other, word)| b.select(at, condition, *word, *other))
                     .collect();
             }
             picked
