@@ -18,6 +18,22 @@ pub(super) enum Placement {
     RowMajor,
 }
 
+impl Placement {
+    /// Where the element at `coordinates` of a tile of `shape` lands.
+    fn place<'c, 'a>(
+        self,
+        b: &Builder<'c>,
+        at: At<'c, 'a>,
+        coordinates: &[Value<'c, 'a>],
+        shape: &[i64],
+    ) -> Vec<Value<'c, 'a>> {
+        match self {
+            Placement::CoreMatrices { slab } => core_place(b, at, coordinates[0], coordinates[1], shape, slab),
+            Placement::RowMajor => coordinates.to_vec(),
+        }
+    }
+}
+
 /// The pieces a thread copies of the plain shared tile that `op` fills from a global tensor: 16
 /// bytes along the rows, consecutive threads taking consecutive pieces. `None` unless `op` is a
 /// `tile.copy_async` from a global tensor (with offsets) into a whole row-major shared tile of its
@@ -62,27 +78,74 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                 Attribute::unit(self.context),
             );
         }
-        let shape = memref_shape(tile);
-        let slab = slab_elements(element_type(tile));
-        let aligned = crate::registers::patterns::runs_aligned(&b, at, parts.src, &parts.src_offsets, slab);
-        let fast = b.if_then(at, aligned);
-        self.copy_rows_async(&b, fast, &parts, tile, &pieces, Placement::RowMajor, false);
-        // Misaligned sources are rare (allocators align to 256 bytes): the elements dealt out by a
-        // loop, stored before the thread arrives on the ring's barrier.
-        let unaligned = b.xori(at, aligned, b.integer(at, IntegerType::new(self.context, 1).into(), 1));
-        let slow = b.if_then(at, unaligned);
-        let end = b.index(slow, shape.iter().product());
-        let step = b.index(slow, self.threads);
-        let (inside, flat) = b.for_loop(slow, self.tid, end, step);
-        let coordinates = b.unflatten(inside, flat, &shape);
-        let (indices, fits) = self.placed_in(&b, inside, parts.src, &parts.src_offsets, &coordinates);
-        let ty = element_type(tile);
-        let zero = b.constant(inside, ty, 0.0);
-        b.store(inside, zero, tile, &coordinates);
-        let load_at = fits.map_or(inside, |fits| b.if_then(inside, fits));
-        let value = b.load(load_at, parts.src, &indices);
-        b.store(load_at, value, tile, &coordinates);
+        // The elements a misaligned source leaves to the loop are stored before the thread
+        // arrives on the ring's barrier.
+        self.copy_pieces_or_elements(&b, at, &parts, tile, &pieces, Placement::RowMajor, false);
         erase(self.context, op);
+    }
+
+    /// Copies `parts` into `tile` in 16-byte cp.async pieces ([`Self::copy_rows_async`], waited
+    /// for with `wait`) where the source's base, the tile's offset and the rows' length allow,
+    /// else element by element ([`Self::copy_elements_looped`]; misaligned sources are rare:
+    /// allocators align to 256 bytes).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn copy_pieces_or_elements(
+        &self,
+        b: &Builder<'c>,
+        at: At<'c, 'a>,
+        parts: &tile_dialect::ops::CopyParts<'c, 'a>,
+        tile: Value<'c, 'a>,
+        pieces: &crate::registers::Placed,
+        placement: Placement,
+        wait: bool,
+    ) {
+        let slab = slab_elements(element_type(tile));
+        let aligned = crate::registers::patterns::runs_aligned(b, at, parts.src, &parts.src_offsets, slab);
+        let fast = b.if_then(at, aligned);
+        self.copy_rows_async(b, fast, parts, tile, pieces, placement, wait);
+        let unaligned = b.xori(at, aligned, b.integer(at, IntegerType::new(self.context, 1).into(), 1));
+        self.copy_elements_looped(b, b.if_then(at, unaligned), parts, tile, placement);
+    }
+
+    /// The tile's elements dealt out to the threads by a loop (small code), each copied by
+    /// [`Self::copy_element`].
+    pub(super) fn copy_elements_looped(
+        &self,
+        b: &Builder<'c>,
+        at: At<'c, 'a>,
+        parts: &tile_dialect::ops::CopyParts<'c, 'a>,
+        tile: Value<'c, 'a>,
+        placement: Placement,
+    ) {
+        let shape = memref_shape(tile);
+        let end = b.index(at, shape.iter().product());
+        let step = b.index(at, self.threads);
+        let (inside, flat) = b.for_loop(at, self.tid, end, step);
+        let coordinates = b.unflatten(inside, flat, &shape);
+        self.copy_element(b, inside, parts, tile, &coordinates, placement);
+    }
+
+    /// Copies the element at `coordinates` of `tile` from `parts`' source to its `placement`
+    /// place: zero, then the source's value where it is inside the source (converted to the
+    /// tile's element type).
+    pub(super) fn copy_element(
+        &self,
+        b: &Builder<'c>,
+        at: At<'c, 'a>,
+        parts: &tile_dialect::ops::CopyParts<'c, 'a>,
+        tile: Value<'c, 'a>,
+        coordinates: &[Value<'c, 'a>],
+        placement: Placement,
+    ) {
+        let ty = element_type(tile);
+        let (indices, fits) = self.placed_in(b, at, parts.src, &parts.src_offsets, coordinates);
+        let place = placement.place(b, at, coordinates, &memref_shape(tile));
+        let zero = b.constant(at, ty, 0.0);
+        b.store(at, zero, tile, &place);
+        let load_at = fits.map_or(at, |fits| b.if_then(at, fits));
+        let value = b.load(load_at, parts.src, &indices);
+        let value = convert(b, load_at, value, ty);
+        b.store(load_at, value, tile, &place);
     }
 
     /// Copies the tile's rows in 16-byte pieces (`pieces` deals them out: one core-matrix row, or
@@ -136,10 +199,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             let elements = b.select(at, all_inside, left, c0);
             // A piece is 16 bytes along the tile's rows: in a core-matrix tile of K where it is
             // K-major, of N where MN-major, either way one row of a core matrix.
-            let place = match placement {
-                Placement::CoreMatrices { slab } => core_place(b, at, coordinates[0], coordinates[1], shape, slab),
-                Placement::RowMajor => coordinates.clone(),
-            };
+            let place = placement.place(b, at, &coordinates, shape);
             // The operands in the op's order (the builder adds them as called): the tile and the
             // place, the tensor and the indices, then the elements to copy.
             let copy = nvgpu::DeviceAsyncCopyOperation::builder(self.context, b.location)

@@ -455,35 +455,15 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         } else {
             crate::registers::Placed::of(crate::layout::atoms::blocked_in_chunks(&shape, threads, slab)).ok()
         };
-        // One element at its core-matrix place: zero, or the source's value where it is inside.
-        let element = |at: At<'c, 'a>, coordinates: &[Value<'c, 'a>]| {
-            let (indices, fits) = self.placed_in(&b, at, parts.src, &parts.src_offsets, coordinates);
-            let place = core_place(&b, at, coordinates[0], coordinates[1], &shape, slab);
-            let zero = b.constant(at, ty, 0.0);
-            b.store(at, zero, tile, &place);
-            let load_at = match fits {
-                Some(fits) => b.if_then(at, fits),
-                None => at,
-            };
-            let value = b.load(load_at, parts.src, &indices);
-            let value = convert(&b, load_at, value, ty);
-            b.store(load_at, value, tile, &place);
-        };
-        // Each thread its elements of the blocked layout, unrolled.
+        let placement = super::cp_async::Placement::CoreMatrices { slab };
+        // Each thread its elements of the blocked layout, unrolled, each at its core-matrix place.
         let unrolled = |at: At<'c, 'a>, spread: &crate::registers::Placed| {
             let offsets = self.offsets(&b, at, spread);
             for slot in spread.distribution.used_slots() {
                 let coordinates = self.coordinates(&b, at, spread, &offsets, slot);
-                element(self.guarded(&b, at, spread, &coordinates), &coordinates);
+                let inner = self.guarded(&b, at, spread, &coordinates);
+                self.copy_element(&b, inner, &parts, tile, &coordinates, placement);
             }
-        };
-        // The elements dealt out to the threads by a loop: small code.
-        let looped = |at: At<'c, 'a>| {
-            let end = b.index(at, shape[0] * shape[1]);
-            let step = b.index(at, threads);
-            let (inside, flat) = b.for_loop(at, self.tid, end, step);
-            let coordinates = b.unflatten(inside, flat, &shape);
-            element(inside, &coordinates);
         };
         // A row in global memory is a row of core matrices: 16-byte asynchronous copies
         // (cp.async, zero-filled past the tensor's end) where the addresses allow, element by
@@ -496,25 +476,12 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             && row_length.is_none_or(|length| length % slab == 0)
             && !parts.src_offsets.is_empty();
         match (&pieces, &spread) {
+            // 16-byte pieces: one core matrix row.
             (Some(pieces), _) if vectorizable => {
-                // 16-byte pieces: one core matrix row.
-                let aligned = crate::registers::patterns::runs_aligned(&b, at, parts.src, &parts.src_offsets, slab);
-                let fast = b.if_then(at, aligned);
-                self.copy_rows_async(
-                    &b,
-                    fast,
-                    &parts,
-                    tile,
-                    pieces,
-                    super::cp_async::Placement::CoreMatrices { slab },
-                    !asynchronous,
-                );
-                let unaligned = b.xori(at, aligned, b.integer(at, IntegerType::new(self.context, 1).into(), 1));
-                // Misaligned sources are rare (allocators align to 256 bytes).
-                looped(b.if_then(at, unaligned));
+                self.copy_pieces_or_elements(&b, at, &parts, tile, pieces, placement, !asynchronous)
             }
             (_, Some(spread)) => unrolled(at, spread),
-            (_, None) => looped(at),
+            (_, None) => self.copy_elements_looped(&b, at, &parts, tile, placement),
         }
         if !asynchronous {
             self.async_proxy_fence(&b, at);
