@@ -49,10 +49,7 @@ pub fn lower_module(module: OperationRef, target: &'static Target) -> Result<(),
     // over another target's name (a module written for sm_90a run through the SPIR-V lowering by
     // tile-run: its backend emulated sm_90a's types, not SPIR-V's, and bf16 came out wrong). After
     // the kernels: layouts recorded for the other target are refused at their ops, naming it.
-    let name = tile_dialect::ops::with_context(module, |context| {
-        melior::ir::attribute::StringAttribute::new(context, target.name).into()
-    });
-    tile_dialect::ops::set_attribute(module, crate::target::ATTRIBUTE, name);
+    target.record(module);
     Ok(())
 }
 

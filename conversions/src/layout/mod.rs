@@ -297,10 +297,9 @@ impl<'c> RunExternalPass<'c> for AttachTarget {
     fn initialize(&mut self, _context: ContextRef<'c>) {}
 
     fn run(&mut self, module: OperationRef<'c, '_>, pass: ExternalPass<'_>) {
-        let name = self.target.name;
+        let target = self.target;
         tile_passes::guard::run_guarded("tile-attach-target", module, pass, |module| {
-            let value = tile_dialect::ops::with_context(module, |context| StringAttribute::new(context, name).into());
-            set_attribute(module, crate::target::ATTRIBUTE, value);
+            target.record(module);
             Ok(())
         });
     }

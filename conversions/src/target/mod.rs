@@ -274,6 +274,15 @@ impl Target {
             .ok_or_else(|| format!("unknown target {name}: expected {}", names().join(", ")))
     }
 
+    /// Records this target as `module`'s `tile.target` (over any other), which the passes after
+    /// a lowering read.
+    pub fn record(&self, module: OperationRef) {
+        let name = tile_dialect::ops::with_context(module, |context| {
+            melior::ir::attribute::StringAttribute::new(context, self.name).into()
+        });
+        tile_dialect::ops::set_attribute(module, ATTRIBUTE, name);
+    }
+
     /// Returns the target `module`'s `tile.target` names, or what to do without one.
     pub fn of(module: OperationRef) -> Result<&'static Target, String> {
         let name = tile_dialect::ops::string_attribute(&module, ATTRIBUTE).ok_or_else(|| {
