@@ -264,6 +264,12 @@ def plain_reference(kernel, tensors):
     if name.startswith("linear_attention"):
         # tools/gen/linear_attention.py: causal, no decay: O = mask(Q K^T) V.
         return {3: masked_linear_attention(t[0], t[1], t[2])}
+    if name.startswith("mamba2_chunk_scan"):
+        return {7: mamba2_chunk_scan(t)}
+    if name == "head_tiles":
+        # test/programs/head_tiles.mlir: per head, Y = W X + X / 2 on (batch, sequence, head, channel).
+        x = t[1].permute(0, 2, 1, 3)
+        return {2: (t[0] @ x + x / 2).permute(0, 2, 1, 3)}
     if name == "layer_norm":
         x = t[0]
         mean = x.mean(1, keepdim=True)
@@ -324,6 +330,38 @@ def masked_linear_attention(q, k, v):
     return ((q @ k.transpose(-1, -2)) * causal) @ v
 
 
+def mamba2_chunk_scan(t):
+    """Mamba-2's chunk scan output (tools/gen/mamba2.py) in torch at the inputs' precision: per chunk,
+    the causal part cb[t, s] exp(dA[t] - dA[s]) dt[s] x[s], the entering state's part
+    exp(dA[t]) C[t] . prev_state, and D x[t]; one batch at a time."""
+    cb, x, dt, dA, c, prev, d = (t[i] for i in range(7))
+    batch, chunks, groups, chunk, _ = cb.shape
+    tokens, heads, headdim = x.shape[1:]
+    per_group = heads // groups
+    causal = torch.ones(chunk, chunk, dtype=torch.bool, device="cuda").tril()
+    out = torch.empty_like(x)
+    for b in range(batch):
+        xc = x[b].reshape(chunks, chunk, heads, headdim)
+        cc = c[b].reshape(chunks, chunk, groups, -1).repeat_interleave(per_group, dim=2)
+        a = dA[b].permute(1, 0, 2)
+        weights = cb[b].repeat_interleave(per_group, dim=1) * torch.exp(a[..., :, None] - a[..., None, :])
+        weights = weights * dt[b].permute(1, 0, 2)[..., None, :] * causal
+        inside = torch.einsum("chls,cshp->clhp", weights, xc)
+        entering = torch.einsum("clhn,chpn->clhp", cc, prev[b]) * torch.exp(a).permute(0, 2, 1)[..., None]
+        out[b] = (inside + entering + xc * d[None, None, :, None]).reshape(tokens, heads, headdim)
+    return out
+
+
+def mamba2_flops(kernel):
+    """The FLOPs TileLang's chunk scan example counts: the causal half of each chunk's product and
+    the entering state's product."""
+    shapes = {binding["host_argument"]: binding["shape"] for binding in kernel.manifest["bindings"]}
+    chunk = shapes[0][3]
+    batch, tokens, heads, headdim = shapes[1]
+    dstate = shapes[4][3]
+    return 2 * batch * tokens * chunk * heads * headdim * 0.5 + 2 * batch * tokens * heads * headdim * dstate
+
+
 def linear_attention_torch(t):
     """Causal linear attention in torch on the kernel's inputs, into f32 as the kernel writes it."""
     return masked_linear_attention(t[0], t[1], t[2]).float()
@@ -357,6 +395,8 @@ def time_plain(kernel):
         equivalent = lambda t: torch.nn.functional.scaled_dot_product_attention(t[0], t[1], t[2])
     if equivalent is None and name == "linear_attention":
         equivalent = linear_attention_torch
+    if equivalent is None and name.startswith("mamba2_chunk_scan") and "small" not in name:
+        equivalent = mamba2_chunk_scan
     if equivalent is None and name.startswith("flash_mla_decode"):
         equivalent = mla_sdpa
     if equivalent is None and name.startswith("dequant_gemm_w4a16"):
@@ -672,6 +712,9 @@ def main():
             if manifest["host_function"].startswith("flash_mla_decode"):
                 flops = mla_flops(kernel)
                 print(f"  MLA decode: ours {flops / ours / 1e9:.0f} TFLOP/s, torch SDPA {flops / theirs / 1e9:.0f} TFLOP/s (TileLang 0.1.15 anchor at 4096 tokens: 452)", flush=True)
+            if manifest["host_function"].startswith("mamba2_chunk_scan"):
+                flops = mamba2_flops(kernel)
+                print(f"  Mamba-2 chunk scan: ours {flops / ours / 1e9:.1f} TFLOP/s, torch einsums {flops / theirs / 1e9:.1f} TFLOP/s (TileLang 0.1.15 anchor: 124.5)", flush=True)
             if manifest["host_function"].startswith("dequant_gemm_w4a16"):
                 m, k = kernel.shape(0, manifest["bindings"][0])
                 n = kernel.shape(3, manifest["bindings"][3])[1]

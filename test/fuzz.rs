@@ -409,6 +409,20 @@ fn starts_token(text: &str, start: usize) -> bool {
     }
 }
 
+/// Returns the byte ranges of the lines of `text` that contain `needle` (without their ends).
+fn lines_with(text: &str, needle: &str) -> Vec<(usize, usize)> {
+    let mut found = Vec::new();
+    let mut start = 0;
+    for line in text.split_inclusive('\n') {
+        let body = line.trim_end_matches('\n');
+        if body.contains(needle) {
+            found.push((start, start + body.len()));
+        }
+        start += line.len();
+    }
+    found
+}
+
 /// Returns the byte ranges of the integer literals of `text` (sizes in shapes included).
 fn numbers(text: &str) -> Vec<(usize, usize)> {
     let bytes = text.as_bytes();
@@ -576,6 +590,20 @@ pub fn mutate_once(text: &str, rng: &mut Rng) -> Option<String> {
                 &text[a.0..a.1],
                 &text[b.1..]
             ))
+        }
+        // The dimensions a copy's tile spans (`dims`), named where they were implied, or dropped.
+        7 if rng.below(3) == 0 => {
+            let copies: Vec<(usize, usize)> = lines_with(text, "tile.copy")
+                .into_iter()
+                .filter_map(|(start, end)| Some((start, start + text[start..end].rfind(" : ")?)))
+                .collect();
+            replace_some(text, &copies, rng, |old, rng| match old.find(" dims [") {
+                Some(at) => old[..at].to_string(),
+                None => {
+                    let dims: Vec<String> = (0..1 + rng.below(4)).map(|_| rng.below(5).to_string()).collect();
+                    format!("{old} dims [{}]", dims.join(", "))
+                }
+            })
         }
         // A shape: a dimension dropped, added, or made dynamic.
         7 => {

@@ -189,7 +189,8 @@ pub fn alloc_fragment<'c>(r#type: MemRefType<'c>, location: Location<'c>) -> Res
         .build()?)
 }
 
-/// Creates `tile.copy src[src_offsets], dst[dst_offsets]` (offsets on at most one side).
+/// Creates `tile.copy src[src_offsets], dst[dst_offsets]` (offsets on at most one side), the tile
+/// in the trailing dimensions of the side with offsets.
 pub fn copy<'c>(
     context: &'c Context,
     src: Value<'c, '_>,
@@ -198,19 +199,43 @@ pub fn copy<'c>(
     dst_offsets: &[Value<'c, '_>],
     location: Location<'c>,
 ) -> Result<Operation<'c>> {
+    copy_spanning(context, src, src_offsets, dst, dst_offsets, None, location)
+}
+
+/// Creates `tile.copy src[src_offsets], dst[dst_offsets] dims [dims]`: the tile spans dimensions
+/// `dims` of the side with offsets (its trailing dimensions when `None`).
+pub fn copy_spanning<'c>(
+    context: &'c Context,
+    src: Value<'c, '_>,
+    src_offsets: &[Value<'c, '_>],
+    dst: Value<'c, '_>,
+    dst_offsets: &[Value<'c, '_>],
+    dims: Option<&[i64]>,
+    location: Location<'c>,
+) -> Result<Operation<'c>> {
     let mut operands = vec![src];
     operands.extend_from_slice(src_offsets);
     operands.push(dst);
     operands.extend_from_slice(dst_offsets);
     let segments = [1, src_offsets.len() as i32, 1, dst_offsets.len() as i32];
+    let mut attributes = vec![attribute(
+        context,
+        "operandSegmentSizes",
+        DenseI32ArrayAttribute::new(context, &segments).into(),
+    )];
+    attributes.extend(dims.map(|dims| dims_attribute(context, dims)));
     Ok(OperationBuilder::new("tile.copy", location)
         .add_operands(&operands)
-        .add_attributes(&[attribute(
-            context,
-            "operandSegmentSizes",
-            DenseI32ArrayAttribute::new(context, &segments).into(),
-        )])
+        .add_attributes(&attributes)
         .build()?)
+}
+
+/// The name of the attribute of `tile.copy` and `tile.copy_async` that says which dimensions of the
+/// buffer with offsets the tile spans.
+pub const DIMS: &str = "dims";
+
+fn dims_attribute<'c>(context: &'c Context, dims: &[i64]) -> (Identifier<'c>, Attribute<'c>) {
+    attribute(context, DIMS, DenseI64ArrayAttribute::new(context, dims).into())
 }
 
 /// Creates `tile.gemm a, b, c {transpose_a?, transpose_b?}`: `c += op(a) * op(b)`.
@@ -282,19 +307,24 @@ pub fn slot<'c>(
         .build()?)
 }
 
-/// Creates `tile.copy_async src[src_offsets], dst, barriers[index]`.
+/// Creates `tile.copy_async src[src_offsets], dst, barriers[index] dims [dims]` (the tile in the
+/// trailing dimensions of `src` when `dims` is `None`).
 pub fn copy_async<'c>(
+    context: &'c Context,
     src: Value<'c, '_>,
     src_offsets: &[Value<'c, '_>],
     dst: Value<'c, '_>,
     [barriers, index]: [Value<'c, '_>; 2],
+    dims: Option<&[i64]>,
     location: Location<'c>,
 ) -> Result<Operation<'c>> {
     let mut operands = vec![src];
     operands.extend_from_slice(src_offsets);
     operands.extend_from_slice(&[dst, barriers, index]);
+    let attributes: Vec<_> = dims.map(|dims| dims_attribute(context, dims)).into_iter().collect();
     Ok(OperationBuilder::new("tile.copy_async", location)
         .add_operands(&operands)
+        .add_attributes(&attributes)
         .build()?)
 }
 
@@ -326,16 +356,57 @@ pub fn copy_async_parts<'c: 'a, 'a>(
     if count < 4 {
         return None;
     }
+    let src_offsets = operands[1..count - 3].to_vec();
+    let spans = spans_of(copy, src_offsets.len(), operands[count - 3]);
     Some((
         CopyParts {
             src: operands[0],
-            src_offsets: operands[1..count - 3].to_vec(),
+            src_offsets,
             dst: operands[count - 3],
             dst_offsets: Vec::new(),
+            spans,
         },
         operands[count - 2],
         operands[count - 1],
     ))
+}
+
+/// The dimensions the copy's tile spans in the buffer with `offsets` offsets: its `dims`, else the
+/// last ones (as many as `tile` has; all of them when the tile is not a ranked memref).
+fn spans_of<'c: 'a, 'a>(copy: &impl OperationLike<'c, 'a>, offsets: usize, tile: Value) -> Vec<usize> {
+    if offsets == 0 {
+        return Vec::new();
+    }
+    if let Some(dims) = copy_dims(copy) {
+        return dims.iter().map(|dim| (*dim).max(0) as usize).collect();
+    }
+    let rank = as_memref(tile.r#type()).map_or(offsets, |memref| {
+        use melior::ir::r#type::ShapedTypeLike;
+        memref.rank()
+    });
+    let rank = rank.min(offsets);
+    (offsets - rank..offsets).collect()
+}
+
+/// The `dims` a copy names, if it names them.
+pub fn copy_dims<'c: 'a, 'a>(copy: &impl OperationLike<'c, 'a>) -> Option<Vec<i64>> {
+    let attribute = copy.attribute(DIMS).ok()?;
+    let array = DenseI64ArrayAttribute::try_from(attribute).ok()?;
+    Some((0..array.len()).filter_map(|i| array.element(i).ok()).collect())
+}
+
+/// The indices in a buffer of a tile element: `offsets` (one per dimension of the buffer) with the
+/// element's index in the tile (`tile`, one per dimension of the tile) added in the dimensions the
+/// tile spans (`spans`, as in [`CopyParts::spans`]).
+pub fn place_in<T: Copy>(offsets: &[T], spans: &[usize], tile: &[T], mut add: impl FnMut(T, T) -> T) -> Vec<T> {
+    offsets
+        .iter()
+        .enumerate()
+        .map(|(dim, offset)| match spans.iter().position(|span| *span == dim) {
+            Some(tile_dim) if tile_dim < tile.len() => add(*offset, tile[tile_dim]),
+            _ => *offset,
+        })
+        .collect()
 }
 
 /// The operands of a `tile.copy`, split into its two sides.
@@ -348,6 +419,21 @@ pub struct CopyParts<'c, 'a> {
     pub dst: Value<'c, 'a>,
     /// The tile's origin in `dst` (empty when `dst` is the tile).
     pub dst_offsets: Vec<Value<'c, 'a>>,
+    /// The dimensions of the side with offsets that the tile spans, increasing (its last ones
+    /// unless the copy's `dims` names others); empty when neither side has offsets.
+    pub spans: Vec<usize>,
+}
+
+impl CopyParts<'_, '_> {
+    /// Whether the tile spans the trailing dimensions of the side with offsets (or neither side has
+    /// offsets).
+    pub fn trailing(&self) -> bool {
+        let offsets = self.src_offsets.len().max(self.dst_offsets.len());
+        self.spans
+            .iter()
+            .enumerate()
+            .all(|(i, dim)| *dim == offsets - self.spans.len() + i)
+    }
 }
 
 /// Returns the two sides of a `tile.copy`. Buffers are memrefs and offsets are `index` values, so the
@@ -355,11 +441,18 @@ pub struct CopyParts<'c, 'a> {
 pub fn copy_parts<'c: 'a, 'a>(copy: &impl OperationLike<'c, 'a>) -> Option<CopyParts<'c, 'a>> {
     let operands: Vec<Value<'c, 'a>> = copy.operands().collect();
     let split = 1 + operands[1..].iter().position(|value| value.r#type().is_mem_ref())?;
+    let (src_offsets, dst_offsets) = (operands[1..split].to_vec(), operands[split + 1..].to_vec());
+    let spans = if src_offsets.is_empty() {
+        spans_of(copy, dst_offsets.len(), operands[0])
+    } else {
+        spans_of(copy, src_offsets.len(), operands[split])
+    };
     Some(CopyParts {
         src: operands[0],
-        src_offsets: operands[1..split].to_vec(),
+        src_offsets,
         dst: operands[split],
-        dst_offsets: operands[split + 1..].to_vec(),
+        dst_offsets,
+        spans,
     })
 }
 

@@ -195,11 +195,14 @@ def Tile_CopyOp : Tile_Op<"copy", [AttrSizedOperandSegments]> {
 
     N-D global tensors: a tile of rank r may be placed in a global tensor of higher rank n (n at most 5,
     the rank of a TMA tensor map), with one offset per dimension of the tensor. The tile's dimensions are
-    the tensor's last r; each of the first n - r dimensions is indexed by its offset alone, as if the tile
-    had extent 1 there (the offsets pick a batch, a head). Clipping is per dimension: an element whose
-    index in any dimension of the tensor is past that dimension's end reads zero and is not written, so a
-    ragged last sequence block never touches the next head's rows. The tile maps onto trailing dimensions
-    only; on-chip buffers take tiles of their own rank.
+    the tensor's last r unless `dims` names them: `dims [1, 3]` puts a 2-D tile in dimensions 1 and 3 of
+    a (batch, sequence, head, channel) tensor (TileLang's `X[b, s0:s0+64, h, :]`). The named dimensions
+    increase and end with the tensor's last (the tile's rows are contiguous; a tile along another
+    dimension is written with a trailing extent of 1). Each dimension the tile does not span is indexed
+    by its offset alone, as if the tile had extent 1 there (the offsets pick a batch, a head). Clipping
+    is per dimension: an element whose index in any dimension of the tensor is past that dimension's end
+    reads zero and is not written, so a ragged last sequence block never touches the next head's rows.
+    On-chip buffers take tiles of their own rank.
 
     With `atomic <sum>` (or `<max>`, `<min>`) a copy from a fragment into a global tensor updates each
     element atomically instead of storing it: the tensor's element becomes the sum of what it held and
@@ -215,6 +218,7 @@ def Tile_CopyOp : Tile_Op<"copy", [AttrSizedOperandSegments]> {
     tile.copy %Cf, %C[%m0, %n0] : memref<128x128xf32, #tile.fragment>, memref<4096x4096xf16>
     tile.copy %Q[%b, %h, %s0, %c0], %Qs : memref<4x16x1000x64xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
     tile.copy %Of, %O[%b, %h, %s0, %c0] : memref<64x64xf32, #tile.fragment>, memref<4x16x1000x64xf16>
+    tile.copy %X[%b, %s0, %h, %c0], %Xs dims [1, 3] : memref<8x4096x80x64xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
     tile.copy %Cf, %C[%m0, %n0] atomic <sum> : memref<128x128xf32, #tile.fragment>, memref<4096x4096xf32>
     ```
   }];
@@ -223,9 +227,10 @@ def Tile_CopyOp : Tile_Op<"copy", [AttrSizedOperandSegments]> {
     Arg<Variadic<Index>, "the tile's origin in `src`, one index per dimension of `src`">:$srcOffsets,
     Arg<AnyMemRef, "the buffer written", [MemWrite]>:$dst,
     Arg<Variadic<Index>, "the tile's origin in `dst`, one index per dimension of `dst`">:$dstOffsets,
+    OptionalAttr<DenseI64ArrayAttr>:$dims,
     OptionalAttr<Tile_ReductionKindAttr>:$atomic);
   let assemblyFormat = [{
-    $src (`[` $srcOffsets^ `]`)? `,` $dst (`[` $dstOffsets^ `]`)? (`atomic` $atomic^)? attr-dict `:` type($src) `,` type($dst)
+    $src (`[` $srcOffsets^ `]`)? `,` $dst (`[` $dstOffsets^ `]`)? (`dims` $dims^)? (`atomic` $atomic^)? attr-dict `:` type($src) `,` type($dst)
   }];
 }
 
@@ -360,7 +365,7 @@ def Tile_CopyAsyncOp : Tile_Op<"copy_async"> {
   let description = [{
     The `tile.copy_async` operation starts copying the tile at `srcOffsets` of the global tensor
     `src` into the shared tile `dst`, with the semantics of `tile.copy` (clipping, N-D tensors,
-    the tile's shape the destination's). The copy lands at an unspecified time: its completion is
+    the tile's shape the destination's, `dims`). The copy lands at an unspecified time: its completion is
     counted by barrier `index` of `barriers`, covered by the next `tile.arrive` on that barrier, and
     observed by a `tile.wait` for the phase that arrival completes. Until then `dst` must not be read
     or written. Source and destination have the same element type.
@@ -376,9 +381,10 @@ def Tile_CopyAsyncOp : Tile_Op<"copy_async"> {
     Arg<Variadic<Index>, "the tile's origin in `src`, one index per dimension of `src`">:$srcOffsets,
     Arg<AnyMemRef, "the shared tile written", [MemWrite]>:$dst,
     Arg<AnyMemRef, "the barriers counting completion", [MemRead, MemWrite]>:$barriers,
-    Arg<Index, "the barrier">:$index);
+    Arg<Index, "the barrier">:$index,
+    OptionalAttr<DenseI64ArrayAttr>:$dims);
   let assemblyFormat = [{
-    $src `[` $srcOffsets `]` `,` $dst `,` $barriers `[` $index `]` attr-dict `:` type($src) `,` type($dst) `,` type($barriers)
+    $src `[` $srcOffsets `]` `,` $dst `,` $barriers `[` $index `]` (`dims` $dims^)? attr-dict `:` type($src) `,` type($dst) `,` type($barriers)
   }];
 }
 

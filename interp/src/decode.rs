@@ -375,14 +375,19 @@ impl Decoder {
             "tile.copy" => {
                 let parts = copy_parts(op).ok_or_else(unsupported)?;
                 let atomic = tile_dialect::ops::copy_atomic(op);
-                memory(Kind::Copy(parts.src_offsets.len(), parts.dst_offsets.len(), atomic))?
+                memory(Kind::Copy(
+                    parts.src_offsets.len(),
+                    parts.dst_offsets.len(),
+                    atomic,
+                    parts.spans,
+                ))?
             }
             "tile.copy_async" => {
                 let (parts, _, _) = tile_dialect::ops::copy_async_parts(op).ok_or_else(unsupported)?;
                 for value in [parts.src, parts.dst] {
                     mem_type(value.r#type()).map_err(form)?;
                 }
-                Kind::Copy(parts.src_offsets.len(), 0, None)
+                Kind::Copy(parts.src_offsets.len(), 0, None, parts.spans)
             }
             "tile.slot" => {
                 let r#type = op.result(0).map_err(|_| unsupported())?.r#type();

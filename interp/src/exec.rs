@@ -533,7 +533,9 @@ impl Machine {
                 self.scopes.pop();
                 result?;
             }
-            Kind::Copy(src_offsets, dst_offsets, atomic) => self.copy(op, *src_offsets, *dst_offsets, *atomic)?,
+            Kind::Copy(src_offsets, dst_offsets, atomic, spans) => {
+                self.copy(op, (*src_offsets, *dst_offsets), *atomic, spans)?
+            }
             Kind::Slot(r#type) => {
                 let ring = self.buffer(op, 0)?;
                 let slot = self.int(op, 1)?;

@@ -210,9 +210,10 @@ pub enum Kind {
     Pipelined,
     /// `tile.parallel` with its extents.
     Parallel(Vec<i64>),
-    /// `tile.copy` with the number of offsets on each side and, for an atomic copy, how it updates
-    /// (`tile.copy_async`: a copy that has landed when it returns).
-    Copy(usize, usize, Option<tile_dialect::ops::ReductionKind>),
+    /// `tile.copy` with the number of offsets on each side, for an atomic copy how it updates, and
+    /// the dimensions the tile spans on the side with offsets (`tile.copy_async`: a copy that has
+    /// landed when it returns).
+    Copy(usize, usize, Option<tile_dialect::ops::ReductionKind>, Vec<usize>),
     /// `tile.slot`: the tile of the result's type at a slot of a ring.
     Slot(MemType),
     /// `tile.alloc_barriers`: nothing to hold, the copies being synchronous.

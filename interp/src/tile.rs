@@ -29,19 +29,15 @@ enum Place {
     Outside(Vec<i64>),
 }
 
-fn place(machine: &Machine, id: usize, offsets: &[i64], tile: &[usize]) -> Place {
+fn place(machine: &Machine, id: usize, offsets: &[i64], spans: &[usize], tile: &[usize]) -> Place {
     let buffer = &machine.buffers[id];
+    let tile: Vec<i64> = tile.iter().map(|t| *t as i64).collect();
     let index: Vec<i64> = if offsets.is_empty() {
-        tile.iter().map(|t| *t as i64).collect()
+        tile
     } else {
-        // A rank-r tile in a rank-n buffer lies in its trailing r dimensions; the leading offsets
+        // A rank-r tile in a rank-n buffer lies in the r dimensions it spans; the other offsets
         // pick the batch or head (an extent of 1 in those dimensions).
-        let leading = offsets.len().saturating_sub(tile.len());
-        offsets
-            .iter()
-            .enumerate()
-            .map(|(d, o)| if d < leading { *o } else { o + tile[d - leading] as i64 })
-            .collect()
+        tile_dialect::ops::place_in(offsets, spans, &tile, |offset, index| offset + index)
     };
     if let Some(position) = buffer.position(&index) {
         return Place::At(position);
@@ -56,13 +52,14 @@ fn place(machine: &Machine, id: usize, offsets: &[i64], tile: &[usize]) -> Place
 }
 
 impl Machine {
-    /// Runs `tile.copy` with `src_offsets` and `dst_offsets` offset operands.
+    /// Runs `tile.copy` with `src_offsets` and `dst_offsets` offset operands, the tile spanning
+    /// dimensions `spans` of the side with offsets.
     pub fn copy(
         &mut self,
         op: &Op,
-        src_offsets: usize,
-        dst_offsets: usize,
+        (src_offsets, dst_offsets): (usize, usize),
         atomic: Option<tile_dialect::ops::ReductionKind>,
+        spans: &[usize],
     ) -> Result<()> {
         let src = self.buffer(op, 0)?;
         let src_origin = self.ints(op, 1..1 + src_offsets)?;
@@ -92,12 +89,12 @@ impl Machine {
         let mut moves = Vec::with_capacity(tile.iter().product());
         let mut reads = Vec::with_capacity(tile.iter().product());
         for_each_index(&tile, |t| {
-            let (value, read) = match place(self, src, &src_origin, t) {
+            let (value, read) = match place(self, src, &src_origin, spans, t) {
                 Place::At(position) => (self.buffers[src].load(position), Some(position)),
                 Place::Clipped => (zero(from), None),
                 Place::Outside(index) => return Err(self.out_of_bounds(op, "read", index, src)),
             };
-            match place(self, dst, &dst_origin, t) {
+            match place(self, dst, &dst_origin, spans, t) {
                 Place::At(position) => {
                     // Only an element that lands somewhere is read: one whose destination is past
                     // the end of a global buffer is dropped, whatever it holds.

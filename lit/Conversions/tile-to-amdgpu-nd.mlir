@@ -106,3 +106,39 @@ func.func @scores(%Q: memref<2x3x104x64xf16>, %K: memref<2x3x104x64xf16>, %S: me
   }
   return
 }
+
+// -----
+
+// A tile across the middle of a (batch, sequence, head, channel) tensor (`dims [1, 3]`): the batch
+// and head are indexed at their offsets alone, the rows and columns at offset + index, in the
+// runs loaded into LDS and in the fragment's stores.
+// CHECK-LABEL: func.func @head_rows
+// CHECK: gpu.func @head_rows_0_kernel(%[[X:.*]]: memref<2x80x3x64xf16>, %[[Y:.*]]: memref<2x80x3x64xf32>)
+// CHECK: %[[BH:.*]] = gpu.block_id  y
+// CHECK: %[[BB:.*]] = gpu.block_id  z
+// Each dimension checked: the batch, the rows, the head, the columns.
+// CHECK: %[[BATCHES:.*]] = memref.dim %[[X]], %{{.*}} : memref<2x80x3x64xf16>
+// CHECK: arith.cmpi ult, %[[BB]], %[[BATCHES]] : index
+// CHECK: %[[ROWS:.*]] = memref.dim %[[X]], %{{.*}} : memref<2x80x3x64xf16>
+// CHECK: arith.cmpi ult, %{{.*}}, %[[ROWS]] : index
+// CHECK: %[[HEADS:.*]] = memref.dim %[[X]], %{{.*}} : memref<2x80x3x64xf16>
+// CHECK: arith.cmpi ult, %[[BH]], %[[HEADS]] : index
+// CHECK: vector.load %[[X]][%[[BB]], %{{.*}}, %[[BH]], %{{.*}}] : memref<2x80x3x64xf16>, vector<8xf16>
+// CHECK: memref.store %{{.*}}, %[[Y]][%[[BB]], %{{.*}}, %[[BH]], %{{.*}}] : memref<2x80x3x64xf32>
+module attributes {tile.target = "gfx942"} {
+func.func @head_rows(%X: memref<2x80x3x64xf16>, %Y: memref<2x80x3x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c64 = arith.constant 64 : index
+  tile.kernel grid(%c2, %c3, %c2) threads(256) (%bx, %bh, %bb) {
+    %Xs = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+    %F = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    %m0 = arith.muli %bx, %c64 : index
+    tile.copy %X[%bb, %m0, %bh, %c0], %Xs dims [1, 3] : memref<2x80x3x64xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+    tile.copy %Xs, %F : memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+    tile.copy %F, %Y[%bb, %m0, %bh, %c0] dims [1, 3] : memref<64x64xf32, #tile.fragment>, memref<2x80x3x64xf32>
+  }
+  return
+}
+}

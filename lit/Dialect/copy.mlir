@@ -1,6 +1,6 @@
 // tile.copy: every pair of levels, tiles of rank 1 to 3, offsets on either side, global tiles that
 // reach past the end of the buffer (legal: they are clipped), and tiles of lower rank than their
-// global tensor (they lie in its trailing dimensions).
+// global tensor (they lie in its trailing dimensions, or in those `dims` names).
 // RUN: tile-opt %s -split-input-file | tile-opt -split-input-file | FileCheck %s
 
 // A 128x128 tile at any offset in a 100x100 global buffer: clipped, so legal.
@@ -105,6 +105,28 @@ func.func @atomic_copies(%C: memref<100x100xf32>, %D: memref<100x100xbf16>, %N: 
     tile.copy %F, %C[%i, %i] atomic <sum> : memref<64x64xf32, #tile.fragment>, memref<100x100xf32>
     tile.copy %F, %D[%i, %i] atomic <max> : memref<64x64xf32, #tile.fragment>, memref<100x100xbf16>
     tile.copy %G, %N[%i] atomic <min> : memref<64xi32, #tile.fragment>, memref<?xi32>
+  }
+  return
+}
+
+// -----
+
+// A tile across the middle of a (batch, sequence, head, channel) tensor: `dims` names the
+// dimensions it spans, in both directions and in a ring's asynchronous copy.
+// CHECK-LABEL: func.func @spanned_dimensions
+// CHECK: tile.copy %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}], %{{.*}} dims [1, 3] : memref<2x80x3x64xf16>, memref<32x64xf16, #gpu.address_space<workgroup>>
+// CHECK: tile.copy %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] dims [1, 3] : memref<32x64xf32, #tile.fragment>, memref<2x80x3x64xf16>
+// CHECK: tile.copy %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}], %{{.*}} dims [0, 2] : memref<80x3x64xf16>, memref<32x64xf32, #tile.fragment>
+// CHECK: tile.copy_async %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}], %{{.*}}, %{{.*}}[%{{.*}}] dims [1, 3] : memref<2x80x3x64xf16>, memref<32x64xf16, #gpu.address_space<workgroup>>, memref<2xi64, #gpu.address_space<workgroup>>
+func.func @spanned_dimensions(%X: memref<2x80x3x64xf16>, %T: memref<80x3x64xf16>, %i: index) {
+  tile.kernel grid(%i) threads(128) (%bx) {
+    %S = tile.alloc_shared : memref<32x64xf16, #gpu.address_space<workgroup>>
+    %F = tile.alloc_fragment : memref<32x64xf32, #tile.fragment>
+    %B = tile.alloc_barriers : memref<2xi64, #gpu.address_space<workgroup>>
+    tile.copy %X[%i, %i, %i, %i], %S dims [1, 3] : memref<2x80x3x64xf16>, memref<32x64xf16, #gpu.address_space<workgroup>>
+    tile.copy %F, %X[%i, %i, %i, %i] dims [1, 3] : memref<32x64xf32, #tile.fragment>, memref<2x80x3x64xf16>
+    tile.copy %T[%i, %i, %i], %F dims [0, 2] : memref<80x3x64xf16>, memref<32x64xf32, #tile.fragment>
+    tile.copy_async %X[%i, %i, %i, %i], %S, %B[%i] dims [1, 3] : memref<2x80x3x64xf16>, memref<32x64xf16, #gpu.address_space<workgroup>>, memref<2xi64, #gpu.address_space<workgroup>>
   }
   return
 }

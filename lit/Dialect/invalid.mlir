@@ -763,3 +763,76 @@ func.func @gemm_i4() {
   }
   return
 }
+
+// -----
+
+// `dims` names one dimension of the tensor per dimension of the tile.
+func.func @copy_dims_count(%X: memref<2x80x3x64xf16>, %i: index) {
+  tile.kernel grid(%i) threads(128) (%bx) {
+    %S = tile.alloc_shared : memref<32x64xf16, #gpu.address_space<workgroup>>
+    // expected-error @+1 {{'tile.copy' op expects dims to name one dimension of the source per dimension of the tile (destination, 32x64), but got [1, 2, 3]}}
+    tile.copy %X[%i, %i, %i, %i], %S dims [1, 2, 3] : memref<2x80x3x64xf16>, memref<32x64xf16, #gpu.address_space<workgroup>>
+  }
+  return
+}
+
+// -----
+
+// The named dimensions increase (a copy does not transpose) and lie in the tensor.
+func.func @copy_dims_order(%X: memref<2x80x3x64xf16>, %i: index) {
+  tile.kernel grid(%i) threads(128) (%bx) {
+    %F = tile.alloc_fragment : memref<32x64xf32, #tile.fragment>
+    // expected-error @+1 {{'tile.copy' op expects dims to be increasing dimensions of the destination (rank 4), but got [3, 3]}}
+    tile.copy %F, %X[%i, %i, %i, %i] dims [3, 3] : memref<32x64xf32, #tile.fragment>, memref<2x80x3x64xf16>
+  }
+  return
+}
+
+// -----
+
+func.func @copy_dims_range(%X: memref<2x80x3x64xf16>, %i: index) {
+  tile.kernel grid(%i) threads(128) (%bx) {
+    %S = tile.alloc_shared : memref<32x64xf16, #gpu.address_space<workgroup>>
+    // expected-error @+1 {{'tile.copy' op expects dims to be increasing dimensions of the source (rank 4), but got [1, 4]}}
+    tile.copy %X[%i, %i, %i, %i], %S dims [1, 4] : memref<2x80x3x64xf16>, memref<32x64xf16, #gpu.address_space<workgroup>>
+  }
+  return
+}
+
+// -----
+
+// A tile's rows are contiguous: its last dimension is the tensor's last.
+func.func @copy_dims_last(%X: memref<2x80x3x64xf16>, %i: index) {
+  tile.kernel grid(%i) threads(128) (%bx) {
+    %S = tile.alloc_shared : memref<32x3xf16, #gpu.address_space<workgroup>>
+    // expected-error @+1 {{'tile.copy' op expects dims to end with the last dimension of the source (3), since a tile's rows are contiguous; give the tile a trailing extent of 1 and name dimension 3 too, but got [1, 2]}}
+    tile.copy %X[%i, %i, %i, %i], %S dims [1, 2] : memref<2x80x3x64xf16>, memref<32x3xf16, #gpu.address_space<workgroup>>
+  }
+  return
+}
+
+// -----
+
+// `dims` only where one side has offsets.
+func.func @copy_dims_without_offsets(%i: index) {
+  tile.kernel grid(%i) threads(128) (%bx) {
+    %S = tile.alloc_shared : memref<32x64xf16, #gpu.address_space<workgroup>>
+    %F = tile.alloc_fragment : memref<32x64xf32, #tile.fragment>
+    // expected-error @+1 {{'tile.copy' op expects dims only with offsets (they name the dimensions of the side with offsets that the tile spans), but neither side has offsets}}
+    tile.copy %S, %F dims [0, 1] : memref<32x64xf16, #gpu.address_space<workgroup>>, memref<32x64xf32, #tile.fragment>
+  }
+  return
+}
+
+// -----
+
+// The asynchronous copy checks its `dims` the same way.
+func.func @copy_async_dims(%X: memref<2x80x3x64xf16>, %i: index) {
+  tile.kernel grid(%i) threads(128) (%bx) {
+    %S = tile.alloc_shared : memref<32x64xf16, #gpu.address_space<workgroup>>
+    %B = tile.alloc_barriers : memref<2xi64, #gpu.address_space<workgroup>>
+    // expected-error @+1 {{'tile.copy_async' op expects dims to be increasing dimensions of the source (rank 4), but got [3, 1]}}
+    tile.copy_async %X[%i, %i, %i, %i], %S, %B[%i] dims [3, 1] : memref<2x80x3x64xf16>, memref<32x64xf16, #gpu.address_space<workgroup>>, memref<2xi64, #gpu.address_space<workgroup>>
+  }
+  return
+}

@@ -276,3 +276,32 @@ func.func @column_sums_groups(%A: memref<?x64xf32>, %O: memref<64xf32>, %n: inde
   return
 }
 }
+
+// -----
+
+// A ring's copy of a tile across the middle of its tensor keeps the dimensions it spans.
+// CHECK-LABEL: func.func @head_rows
+// CHECK: tile.copy_async %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}], %{{.*}}, %{{.*}}[%{{.*}}] dims [1, 3] : memref<2x80x3x64xf16>, memref<32x64xf16, #gpu.address_space<workgroup>>
+// CHECK: scf.for
+// CHECK: tile.copy_async %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}], %{{.*}}, %{{.*}}[%{{.*}}] dims [1, 3] : memref<2x80x3x64xf16>, memref<32x64xf16, #gpu.address_space<workgroup>>
+module attributes {tile.target = "sm_90a"} {
+func.func @head_rows(%X: memref<2x80x3x64xf16>, %Y: memref<2x3x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c32 = arith.constant 32 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c3, %c2) threads(128) (%bh, %bb) {
+    %Xs = tile.alloc_shared : memref<32x64xf16, #gpu.address_space<workgroup>>
+    %F = tile.alloc_fragment : memref<64xf32, #tile.fragment>
+    tile.fill %F, %zero : memref<64xf32, #tile.fragment>
+    tile.pipelined %k = %c0 to %c3 stages(2) {
+      %k0 = arith.muli %k, %c32 : index
+      tile.copy %X[%bb, %k0, %bh, %c0], %Xs dims [1, 3] : memref<2x80x3x64xf16>, memref<32x64xf16, #gpu.address_space<workgroup>>
+      tile.reduce <sum> %Xs, %F dim(0) {clear = false} : memref<32x64xf16, #gpu.address_space<workgroup>>, memref<64xf32, #tile.fragment>
+    }
+    tile.copy %F, %Y[%bb, %bh, %c0] : memref<64xf32, #tile.fragment>, memref<2x3x64xf32>
+  }
+  return
+}
+}

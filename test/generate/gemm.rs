@@ -229,18 +229,44 @@ fn global(shape: &[usize], element: &str) -> String {
     format!("memref<{}x{element}>", dims.join("x"))
 }
 
-/// A global tensor of the kernel: its name, its type, its leading offsets.
+/// A global tensor of the kernel: its name, its type, its leading offsets, and whether the last of
+/// those lies between the tile's rows and columns (a (batch, sequence, head, channel) tensor).
 struct Tensor {
     name: String,
     ty: String,
     lead: Vec<String>,
+    middle: bool,
 }
 
 impl Tensor {
     fn at(&self, rest: [&str; 2]) -> String {
-        let mut offsets = self.lead.clone();
-        offsets.extend(rest.iter().map(|s| s.to_string()));
-        format!("%{}[{}]", self.name, offsets.join(", "))
+        let rest = rest.map(str::to_string);
+        format!("%{}[{}]", self.name, between(&self.lead, rest, self.middle).join(", "))
+    }
+
+    /// The copy's ` dims [..]` where the tile does not lie in the tensor's trailing dimensions.
+    fn dims(&self) -> String {
+        if self.middle {
+            format!(" dims [{}, {}]", self.lead.len() - 1, self.lead.len() + 1)
+        } else {
+            String::new()
+        }
+    }
+}
+
+/// `lead` then `tile`, or with `middle` the last of `lead` between the tile's two.
+fn between<T: Clone>(lead: &[T], [rows, columns]: [T; 2], middle: bool) -> Vec<T> {
+    match lead.split_last() {
+        Some((last, outer)) if middle => {
+            let mut all = outer.to_vec();
+            all.extend([rows, last.clone(), columns]);
+            all
+        }
+        _ => {
+            let mut all = lead.to_vec();
+            all.extend([rows, columns]);
+            all
+        }
     }
 }
 
@@ -282,11 +308,10 @@ pub fn program(rng: &mut Rng) -> Program {
         1 => vec!["%bz".into()],
         _ => vec!["%lb".into(), "%lh".into()],
     };
-    let with_lead = |dims: [usize; 2]| -> Vec<usize> {
-        let mut all = p.lead.clone();
-        all.extend(dims);
-        all
-    };
+    // Tiles across the middle of the tensors (`dims`): the last leading dimension between the rows
+    // and columns. Decided on a fork, so that the programs a seed gave before stay as they were.
+    let middle = !p.lead.is_empty() && rng.fork(0xD135).below(3) == 0;
+    let with_lead = |dims: [usize; 2]| -> Vec<usize> { between(&p.lead, dims, middle) };
     let a_dims = if p.transpose_a {
         [p.k_total, p.m_total]
     } else {
@@ -308,11 +333,13 @@ pub fn program(rng: &mut Rng) -> Program {
             if quantized { "i4" } else { e },
         ),
         lead: if p.b_batched { lead_names.clone() } else { Vec::new() },
+        middle: middle && p.b_batched,
     };
     let a_global = |name: &str| Tensor {
         name: name.into(),
         ty: global(&with_lead(a_dims), e),
         lead: lead_names.clone(),
+        middle,
     };
     let mut arguments: Vec<Tensor> = vec![a_global("A"), b_global("B")];
     match p.shape {
@@ -331,6 +358,7 @@ pub fn program(rng: &mut Rng) -> Program {
                 name: "W".into(),
                 ty: global(&dims, e),
                 lead: Vec::new(),
+                middle: false,
             });
         }
         Shape::Single => {}
@@ -343,6 +371,7 @@ pub fn program(rng: &mut Rng) -> Program {
             name: "bias".into(),
             ty: global(&[out_total], "f32"),
             lead: Vec::new(),
+            middle: false,
         });
     }
     if stages.iter().any(|s| *s == 2 || *s == 3) {
@@ -350,12 +379,14 @@ pub fn program(rng: &mut Rng) -> Program {
             name: "R".into(),
             ty: global(&[p.m_total, out_total], residual_element),
             lead: Vec::new(),
+            middle: false,
         });
     }
     let y = Tensor {
         name: "Y".into(),
         ty: global(&with_lead([p.m_total, out_total]), p.output),
         lead: lead_names.clone(),
+        middle,
     };
     let signature: Vec<String> = arguments
         .iter()
@@ -483,15 +514,30 @@ pub fn program(rng: &mut Rng) -> Program {
         let at = tensor.at(if p.transpose_a { [k0, "%m0"] } else { ["%m0", k0] });
         let operand = match p.a {
             AOperand::Shared => {
-                w!(text, "{indent}tile.copy {at}, %{a}s : {}, {st_a}", tensor.ty);
+                w!(
+                    text,
+                    "{indent}tile.copy {at}, %{a}s{} : {}, {st_a}",
+                    tensor.dims(),
+                    tensor.ty
+                );
                 format!("%{a}s")
             }
             AOperand::Fragment => {
-                w!(text, "{indent}tile.copy {at}, %{a}f : {}, {fr_a}", tensor.ty);
+                w!(
+                    text,
+                    "{indent}tile.copy {at}, %{a}f{} : {}, {fr_a}",
+                    tensor.dims(),
+                    tensor.ty
+                );
                 format!("%{a}f")
             }
             AOperand::SharedThenFragment => {
-                w!(text, "{indent}tile.copy {at}, %{a}s : {}, {st_a}", tensor.ty);
+                w!(
+                    text,
+                    "{indent}tile.copy {at}, %{a}s{} : {}, {st_a}",
+                    tensor.dims(),
+                    tensor.ty
+                );
                 w!(text, "{indent}tile.copy %{a}s, %{a}f : {st_a}, {fr_a}");
                 format!("%{a}f")
             }
@@ -506,7 +552,12 @@ pub fn program(rng: &mut Rng) -> Program {
             let tensor = find(b);
             let bt = tensor.at(if p.transpose_b { [n_loop, k0] } else { [k0, n_loop] });
             if quantized {
-                w!(text, "{indent}tile.copy {bt}, %{b}q : {}, {st_q}", tensor.ty);
+                w!(
+                    text,
+                    "{indent}tile.copy {bt}, %{b}q{} : {}, {st_q}",
+                    tensor.dims(),
+                    tensor.ty
+                );
                 w!(
                     text,
                     "{indent}tile.parallel (%qi, %qj) in ({}, {}) {{",
@@ -519,7 +570,12 @@ pub fn program(rng: &mut Rng) -> Program {
                 w!(text, "{indent}  memref.store %qd, %{b}s[%qi, %qj] : {st_b}");
                 w!(text, "{indent}}}");
             } else {
-                w!(text, "{indent}tile.copy {bt}, %{b}s : {}, {st_b}", tensor.ty);
+                w!(
+                    text,
+                    "{indent}tile.copy {bt}, %{b}s{} : {}, {st_b}",
+                    tensor.dims(),
+                    tensor.ty
+                );
             }
             let attributes = match (p.transpose_a, p.transpose_b) {
                 (false, false) => "",
@@ -712,9 +768,9 @@ pub fn program(rng: &mut Rng) -> Program {
         let staged = shared([p.m, out_columns], p.output);
         w!(text, "    %Ys = tile.alloc_shared : {staged}");
         w!(text, "    tile.copy %{out}, %Ys : {f}, {staged}");
-        w!(text, "    tile.copy %Ys, {y_at} : {staged}, {}", y.ty);
+        w!(text, "    tile.copy %Ys, {y_at}{} : {staged}, {}", y.dims(), y.ty);
     } else {
-        w!(text, "    tile.copy %{out}, {y_at} : {f}, {}", y.ty);
+        w!(text, "    tile.copy %{out}, {y_at}{} : {f}, {}", y.dims(), y.ty);
     }
     w!(text, "  }}");
     w!(text, "  return");
@@ -736,7 +792,7 @@ pub fn program(rng: &mut Rng) -> Program {
         if p.lead.is_empty() {
             String::new()
         } else {
-            format!(", leading {:?}", p.lead)
+            format!(", leading {:?}{}", p.lead, if middle { " in the middle" } else { "" })
         },
         if chain_shape {
             format!(", then N2 {} over {}", p.n2, p.n2_total)

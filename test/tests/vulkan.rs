@@ -240,3 +240,8 @@ fn bf16_held_as_integers_matches_the_reference() {
 fn f8_held_as_bytes_matches_the_reference() {
     check_on_vulkan("test/programs/f8_values.mlir", 54);
 }
+
+#[test]
+fn tiles_across_middle_dimensions_match_the_reference() {
+    check_on_vulkan("test/programs/head_tiles.mlir", 55);
+}

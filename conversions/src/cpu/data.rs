@@ -2,7 +2,7 @@
 //!
 //! A tile placed in a larger buffer is clipped: reads outside the buffer give zero, writes outside it
 //! are dropped (the contract's semantics, which TMA implements in hardware). A tile of lower
-//! rank than its global tensor lies in the tensor's trailing dimensions (see [`placed`]).
+//! rank than its global tensor lies in the dimensions it spans (see [`placed`]).
 
 use super::builder::{At, Builder};
 use melior::ir::{
@@ -69,21 +69,20 @@ pub fn convert<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, value: Value<'c, 'a>, to
 }
 
 /// Returns the index of every dimension of `buffer` for the tile element at `ivs`, and whether all lie
-/// inside `buffer`. The tile's dimensions are the buffer's last `ivs.len()` (`offsets[d] + iv`); each
-/// leading dimension of a higher-rank global tensor is indexed by its offset alone. Every dimension
-/// is checked, so a tile never wraps into the next row, head or batch.
+/// inside `buffer`. The tile's dimensions are the buffer's `spans` (`offsets[d] + iv`); each other
+/// dimension of a higher-rank global tensor is indexed by its offset alone. Every dimension is
+/// checked, so a tile never wraps into the next row, head or batch.
 fn placed<'c, 'a>(
     b: &Builder<'c>,
     at: At<'c, 'a>,
     buffer: Value<'c, 'a>,
-    offsets: &[Value<'c, 'a>],
+    (offsets, spans): (&[Value<'c, 'a>], &[usize]),
     ivs: &[Value<'c, 'a>],
 ) -> (Vec<Value<'c, 'a>>, Value<'c, 'a>) {
     let mut indices = Vec::new();
     let mut inside: Option<Value> = None;
-    let leading = offsets.len() - ivs.len();
     for (dim, offset) in offsets.iter().enumerate() {
-        let index = match dim.checked_sub(leading) {
+        let index = match spans.iter().position(|span| *span == dim) {
             Some(tile_dim) => b.addi(at, *offset, ivs[tile_dim]),
             None => *offset,
         };
@@ -112,7 +111,7 @@ pub fn lower_copy<'c>(b: &Builder<'c>, copy: OperationRef<'c, '_>) {
     if !parts.src_offsets.is_empty() {
         // Read from the larger buffer: zero outside it.
         let offsets: Vec<Value> = parts.src_offsets.clone();
-        let (indices, inside) = placed(b, body, src, &offsets, &ivs);
+        let (indices, inside) = placed(b, body, src, (&offsets, &parts.spans), &ivs);
         let then = b.if_then(body, inside);
         let value = b.load(then, src, &indices);
         let value = convert(b, then, value, to);
@@ -125,7 +124,7 @@ pub fn lower_copy<'c>(b: &Builder<'c>, copy: OperationRef<'c, '_>) {
     } else if !parts.dst_offsets.is_empty() {
         // Write into the larger buffer: writes outside it are dropped.
         let offsets: Vec<Value> = parts.dst_offsets.clone();
-        let (indices, inside) = placed(b, body, dst, &offsets, &ivs);
+        let (indices, inside) = placed(b, body, dst, (&offsets, &parts.spans), &ivs);
         let then = b.if_then(body, inside);
         let value = b.load(then, src, &ivs);
         let value = convert(b, then, value, to);

@@ -133,12 +133,15 @@ struct Runs<'c, 'a> {
     rows: i64,
     /// The tile as stored, where transposed.
     transposed: Option<crate::layout::stored::Stored<'c, 'a>>,
+    /// The tensor's dimensions the tile spans (the last of them the tensor's last).
+    spans: Vec<usize>,
 }
 
 impl<'c, 'a> Runs<'c, 'a> {
     fn of(copy: OperationRef<'c, 'a>, threads: i64, target: &WideCopies) -> Option<Runs<'c, 'a>> {
         let run = run_length(copy, target)?;
-        let dst = copy_parts(&copy)?.dst;
+        let parts = copy_parts(&copy)?;
+        let dst = parts.dst;
         let mut extents = memref_shape(dst);
         *extents.last_mut()? /= run;
         // Transposed tiles are rearranged ones (`crate::layout::stored`); the whole-tile loads take one row
@@ -159,6 +162,7 @@ impl<'c, 'a> Runs<'c, 'a> {
             threads,
             rows,
             transposed,
+            spans: parts.spans,
         })
     }
 
@@ -187,22 +191,16 @@ impl<'c, 'a> Runs<'c, 'a> {
 }
 
 /// The tensor's indices of the element at `tile` (indices into the tile) of the tile `offsets`
-/// places: leading dimensions at their offsets alone, the tile's at offset + index.
+/// places: the dimensions the tile does not span at their offsets alone, the tile's at offset +
+/// index.
 fn tensor_indices<'c, 'a>(
     b: &Builder<'c>,
     at: At<'c, 'a>,
+    runs: &Runs,
     offsets: &[Value<'c, 'a>],
     tile: &[Value<'c, 'a>],
 ) -> Vec<Value<'c, 'a>> {
-    let leading = offsets.len() - tile.len();
-    offsets
-        .iter()
-        .enumerate()
-        .map(|(dim, offset)| match dim.checked_sub(leading) {
-            Some(tile_dim) => b.addi(at, *offset, tile[tile_dim]),
-            None => *offset,
-        })
-        .collect()
+    tile_dialect::ops::place_in(offsets, &runs.spans, tile, |offset, index| b.addi(at, offset, index))
 }
 
 /// `vector.load memref[indices]` as `ty`.
@@ -298,7 +296,7 @@ fn load_runs<'c, 'a>(
     let whole = b.if_then(at, inside);
     for trip in 0..runs.trips {
         let (at, tile) = runs.trip(b, whole, tid, trip);
-        let indices = tensor_indices(b, at, offsets, &tile);
+        let indices = tensor_indices(b, at, runs, offsets, &tile);
         load_run(
             b,
             at,
@@ -329,13 +327,12 @@ fn tile_inside<'c, 'a>(
     offsets: &[Value<'c, 'a>],
 ) -> Value<'c, 'a> {
     let rank = runs.extents.len();
-    let leading = offsets.len() - rank;
     let mut inside: Option<Value> = None;
     for (dim, offset) in offsets.iter().enumerate() {
         let size = b.dim(at, src, dim as i64);
         // Unsigned: a negative offset is outside; the offset is below 2^63, so its end does not wrap.
         let mut fits = b.compare(at, "ult", *offset, size);
-        if let Some(tile_dim) = dim.checked_sub(leading) {
+        if let Some(tile_dim) = runs.spans.iter().position(|span| *span == dim) {
             let extent = runs.extents[tile_dim] * if tile_dim + 1 == rank { runs.run } else { 1 };
             let end = b.addi(at, *offset, b.index(at, extent));
             let end_in = b.compare(at, "ule", end, size);
@@ -403,7 +400,6 @@ fn load_runs_checked<'c, 'a>(
     held: Value<'c, 'a>,
     tid: Value<'c, 'a>,
 ) {
-    let rank = runs.extents.len();
     for (trip, row) in (0..runs.trips).flat_map(|trip| (0..runs.rows).map(move |row| (trip, row))) {
         let (at, mut tile) = runs.trip(b, at, tid, trip);
         if row > 0 {
@@ -411,13 +407,13 @@ fn load_runs_checked<'c, 'a>(
         }
         // Where this run's elements go in the thread's array.
         let first = (trip * runs.rows + row) * runs.run;
-        // The tensor's indices: leading dimensions at their offsets alone, the tile's at offset +
-        // index; every dimension but the last checked whole, the last per element of the run.
-        let leading = offsets.len() - rank;
+        // The tensor's indices: the dimensions the tile does not span at their offsets alone, the
+        // tile's at offset + index; every dimension but the last checked whole, the last per
+        // element of the run.
         let mut indices = Vec::new();
         let mut rows_inside: Option<Value> = None;
         for (dim, offset) in offsets.iter().enumerate() {
-            let index = match dim.checked_sub(leading) {
+            let index = match runs.spans.iter().position(|span| *span == dim) {
                 Some(tile_dim) => b.addi(at, *offset, tile[tile_dim]),
                 None => *offset,
             };
@@ -658,7 +654,7 @@ fn lower_copy_async<'c, 'a>(
     let token_type = Type::parse(context, "!nvgpu.device.async.token").expect("token type");
     for trip in 0..runs.trips {
         let (at, tile) = runs.trip(&b, whole, tid, trip);
-        let indices = tensor_indices(&b, at, &parts.src_offsets, &tile);
+        let indices = tensor_indices(&b, at, runs, &parts.src_offsets, &tile);
         // The operands in the op's order: the tile and its indices, the tensor and its indices
         // (no element count: the whole run).
         let run = nvgpu::DeviceAsyncCopyOperation::builder(context, b.location)

@@ -183,8 +183,8 @@ fn launch_body<'c>(
     block.append_operation(func::r#return(&[], location));
 }
 
-/// The `!nvgpu.tensormap.descriptor` type of a TMA box `box_` (outermost first: 1 in each leading
-/// dimension, then rows and columns) of `element`s in workgroup memory, each row swizzled over
+/// The `!nvgpu.tensormap.descriptor` type of a TMA box `box_` (outermost first: the tile's rows
+/// and columns in the dimensions it spans, 1 in the others) of `element`s in workgroup memory, each row swizzled over
 /// `swizzle` bytes, past the tensor's end read as zeros. (melior has no constructor for it.)
 pub fn tensor_map_type<'c>(context: &'c Context, box_: &[i64], element: Type<'c>, swizzle: i64) -> Type<'c> {
     let shape: Vec<String> = box_.iter().map(i64::to_string).collect();

@@ -25,8 +25,8 @@ fn element_type<'c>(value: Value<'c, '_>) -> melior::ir::Type<'c> {
 }
 
 /// The attribute on the cast that stands for a tensor map until the kernel takes it as a
-/// parameter: the box, one size per dimension of the tensor, outermost first (1 in each leading
-/// dimension, then the tile's rows and 64 elements).
+/// parameter: the box, one size per dimension of the tensor, outermost first (the tile's rows and
+/// 64 elements in the dimensions it spans, 1 in each other).
 pub const TENSOR_MAP_BOX: &str = tile_dialect::decisions::TENSOR_MAP_BOX;
 /// The bytes a shared allocation starts on, when more than the usual slot alignment.
 pub const ALIGNMENT_ATTRIBUTE: &str = tile_dialect::decisions::ALIGNMENT;
@@ -61,39 +61,49 @@ pub fn swizzle_of(columns: i64, bytes: i64) -> i64 {
 /// The alignment of a 128-byte swizzled tile: the swizzle pattern repeats every 8 rows of 128 bytes.
 pub const SWIZZLED_ALIGNMENT: i64 = 1024;
 
-/// The TMA box (outermost first) that fills the R x C `tile` from `src` at `offsets`, when TMA
-/// can: a global tensor of the tile's element type, f16, bf16, i8 or f8E4M3FN (row-major and contiguous, as the verifier
+/// The TMA box (outermost first) that fills the R x C `tile` from `src`, spanning its dimensions
+/// `spans`, when TMA can: a global tensor of the tile's element type, f16, bf16, i8 or f8E4M3FN (row-major and contiguous, as the verifier
 /// requires of every tensor), of rank 2 to 5 with rows of a multiple of 16 bytes and sizes a
-/// 32-bit coordinate reaches where they are static; the tile's two dimensions the tensor's last
-/// two, at most 256 rows in whole core matrices, whole boxes of 128-byte rows. A dynamic tensor's
+/// 32-bit coordinate reaches where they are static; the tile's rows any dimension, its columns the
+/// tensor's last, at most 256 rows in whole core matrices, whole boxes of 128-byte rows. A dynamic tensor's
 /// map is encoded at launch from its sizes: a launcher refuses one whose rows are not 16-byte
 /// multiples (a TMA requirement).
-pub fn tma_box(src: Value, offsets: usize, tile: Value) -> Option<Vec<i64>> {
+pub fn tma_box(src: Value, spans: &[usize], tile: Value) -> Option<Vec<i64>> {
     let bytes = operand_bytes(tile)?;
     let [rows, columns] = memref_shape(tile)[..] else {
         return None;
     };
     (element_type(src) == element_type(tile))
-        .then(|| tensor_box(src, offsets, rows, box_columns(columns, bytes)?, bytes))
+        .then(|| tensor_box(src, spans, rows, box_columns(columns, bytes)?, bytes))
         .flatten()
 }
 
 /// The TMA box (outermost first) of `rows` rows of `box_columns` elements of `bytes` bytes of
-/// global tensor `tensor` at `offsets` (one per dimension), when TMA can address such boxes: the
-/// tensor's conditions of [`tma_box`] for elements of any size (the stores' boxes, from an f32
-/// accumulator into a tensor of f16, bf16 or f32).
-pub fn tensor_box(tensor: Value, offsets: usize, rows: i64, box_columns: i64, bytes: i64) -> Option<Vec<i64>> {
+/// global tensor `tensor`, the rows along dimension `spans[0]` and the columns along the last
+/// (`spans`: the dimensions a 2-D tile spans), when TMA can address such boxes: the tensor's
+/// conditions of [`tma_box`] for elements of any size (the stores' boxes, from an f32 accumulator
+/// into a tensor of f16, bf16 or f32). The rows' stride is a multiple of 16 bytes wherever the
+/// last dimension's is.
+pub fn tensor_box(tensor: Value, spans: &[usize], rows: i64, box_columns: i64, bytes: i64) -> Option<Vec<i64>> {
     let memref = tile_dialect::ops::as_memref(tensor.r#type())?;
     let shape = tile_dialect::ops::static_sizes(memref);
     let rank = shape.len();
+    let &[row_dim, column_dim] = spans else {
+        return None;
+    };
     let fits = memory_level(tensor.r#type()) == Some(MemoryLevel::Global)
         && (2..=5).contains(&rank)
-        && offsets == rank
+        && column_dim + 1 == rank
         && shape[rank - 1].is_none_or(|inner| inner * bytes % 16 == 0)
         && shape.iter().flatten().all(|size| (1..=i32::MAX as i64).contains(size))
         && (8..=256).contains(&rows)
         && rows % 8 == 0;
-    fits.then(|| std::iter::repeat_n(1, rank - 2).chain([rows, box_columns]).collect())
+    let size = |dim: usize| match dim {
+        _ if dim == row_dim => rows,
+        _ if dim == column_dim => box_columns,
+        _ => 1,
+    };
+    fits.then(|| (0..rank).map(size).collect())
 }
 
 /// Whether TMA boxes fill the core-matrix tile that `parts` copies into, whose K is dimension
@@ -103,7 +113,7 @@ pub fn boxes_fill(parts: &tile_dialect::ops::CopyParts, k_dimension: usize) -> b
     let wide = memref_shape(parts.dst)
         .last()
         .is_some_and(|columns| operand_bytes(parts.dst).is_some_and(|bytes| columns * bytes % SWIZZLE == 0));
-    tma_box(parts.src, parts.src_offsets.len(), parts.dst).is_some() && (wide || k_dimension == 1)
+    tma_box(parts.src, &parts.spans, parts.dst).is_some() && (wide || k_dimension == 1)
 }
 
 /// Whether TMA boxes fill the shared tile `allocation` (its key) whose K is dimension

@@ -172,8 +172,16 @@ fn issue_copies<'c, 'a>(
         );
         b.insert(
             at,
-            tile_dialect::ops::copy_async(src, &offsets, view, [barriers, slot], ahead.copy.location())
-                .expect("tile.copy_async"),
+            tile_dialect::ops::copy_async(
+                b.context,
+                src,
+                &offsets,
+                view,
+                [barriers, slot],
+                tile_dialect::ops::copy_dims(&ahead.copy).as_deref(),
+                ahead.copy.location(),
+            )
+            .expect("tile.copy_async"),
         );
     }
 }

@@ -165,8 +165,17 @@ fn view_type(ty: melior::ir::Type, in_workgroup: bool) -> melior::ir::Type {
 /// Replaces the `tile.copy_async` `op` by the `tile.copy` it describes, which it returns.
 pub fn as_copy<'c, 'a>(context: &'c Context, op: OperationRef<'c, 'a>) -> OperationRef<'c, 'a> {
     let (parts, _, _) = copy_async_parts(&op).expect("verified tile.copy_async");
-    let copy = tile_dialect::ops::copy(context, parts.src, &parts.src_offsets, parts.dst, &[], op.location())
-        .expect("tile.copy");
+    let dims = tile_dialect::ops::copy_dims(&op);
+    let copy = tile_dialect::ops::copy_spanning(
+        context,
+        parts.src,
+        &parts.src_offsets,
+        parts.dst,
+        &[],
+        dims.as_deref(),
+        op.location(),
+    )
+    .expect("tile.copy");
     let copy = op.block().expect("in a block").insert_operation_before(op, copy);
     melior::IrRewriter::new(context).as_rewriter_base().erase_op(op);
     copy

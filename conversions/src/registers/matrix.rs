@@ -140,7 +140,7 @@ pub trait MatrixPlan {
         _op: OperationRef<'c, 'a>,
         _src: Value<'c, 'a>,
         _dst: Value<'c, 'a>,
-        _offsets: &[Value<'c, 'a>],
+        _offsets: &crate::registers::patterns::Origin<'c, 'a>,
     ) -> bool {
         false
     }

@@ -530,6 +530,40 @@ pub struct Lowering<'c, 'a, 'l> {
     pub(crate) wide_stores: bool,
 }
 
+/// Where a copy's tile lies in the larger buffer on its other side: one offset per dimension of the
+/// buffer (none where both sides are tiles), and the dimensions the tile spans. It reads as its
+/// offsets.
+pub struct Origin<'c, 'a> {
+    pub offsets: Vec<Value<'c, 'a>>,
+    pub spans: Vec<usize>,
+}
+
+impl<'c, 'a> Origin<'c, 'a> {
+    /// The tile's origin in a copy's source.
+    pub fn of_src(parts: &tile_dialect::ops::CopyParts<'c, 'a>) -> Self {
+        Origin {
+            offsets: parts.src_offsets.clone(),
+            spans: parts.spans.clone(),
+        }
+    }
+
+    /// The tile's origin in a copy's destination.
+    pub fn of_dst(parts: &tile_dialect::ops::CopyParts<'c, 'a>) -> Self {
+        Origin {
+            offsets: parts.dst_offsets.clone(),
+            spans: parts.spans.clone(),
+        }
+    }
+}
+
+impl<'c, 'a> std::ops::Deref for Origin<'c, 'a> {
+    type Target = [Value<'c, 'a>];
+
+    fn deref(&self) -> &Self::Target {
+        &self.offsets
+    }
+}
+
 /// Whether runs of `elements` elements of the global tensor `tensor`, starting at the tile's
 /// columns (the last of `offsets`) plus a multiple of `elements`, are aligned to their size:
 /// the tensor's base, the tile's first column and the rows' length (skipped where it is a
@@ -895,19 +929,19 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             }
             // An atomic copy updates element by element.
             (Some(MemoryLevel::Fragment), _) if tile_dialect::ops::copy_atomic(&op).is_some() => {
-                self.copy_out(op, parts.src, parts.dst, &parts.dst_offsets)
+                self.copy_out(op, parts.src, parts.dst, &Origin::of_dst(&parts))
             }
             (Some(MemoryLevel::Fragment), _) => {
                 // The matrix rules stage their accumulators where they have a way of their own.
                 let staged = self
                     .layouts
                     .matrix_plan()
-                    .is_some_and(|plan| plan.copy_out(self, op, parts.src, parts.dst, &parts.dst_offsets));
+                    .is_some_and(|plan| plan.copy_out(self, op, parts.src, parts.dst, &Origin::of_dst(&parts)));
                 if !staged {
-                    self.copy_out(op, parts.src, parts.dst, &parts.dst_offsets);
+                    self.copy_out(op, parts.src, parts.dst, &Origin::of_dst(&parts));
                 }
             }
-            _ => self.copy_in(op, parts.src, &parts.src_offsets, parts.dst),
+            _ => self.copy_in(op, parts.src, &Origin::of_src(&parts), parts.dst),
         }
         erase(self.context, op);
     }
@@ -932,27 +966,25 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         }
     }
 
-    /// The element's indices in `buffer` (the tile in its trailing dimensions, after `offsets`), and
-    /// for a global buffer whether they lie inside it.
+    /// The element's indices in `buffer` (the tile in the dimensions `origin` spans, after its
+    /// offsets), and for a global buffer whether they lie inside it.
     pub(crate) fn placed_in(
         &self,
         b: &Builder<'c>,
         at: At<'c, 'a>,
         buffer: Value<'c, 'a>,
-        offsets: &[Value<'c, 'a>],
+        origin: &Origin<'c, 'a>,
         coordinates: &[Value<'c, 'a>],
     ) -> (Vec<Value<'c, 'a>>, Option<Value<'c, 'a>>) {
-        if offsets.is_empty() {
+        if origin.is_empty() {
             return (coordinates.to_vec(), None);
         }
-        let leading = offsets.len() - coordinates.len();
         let mut indices = Vec::new();
         let mut fits: Option<Value> = None;
-        for (d, offset) in offsets.iter().enumerate() {
-            let index = if d < leading {
-                *offset
-            } else {
-                b.addi(at, *offset, coordinates[d - leading])
+        for (d, offset) in origin.iter().enumerate() {
+            let index = match origin.spans.iter().position(|span| *span == d) {
+                Some(tile_dim) => b.addi(at, *offset, coordinates[tile_dim]),
+                None => *offset,
             };
             if level(buffer) == Some(MemoryLevel::Global) {
                 let size = b.dim(at, buffer, d as i64);
@@ -971,7 +1003,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         &self,
         op: OperationRef<'c, 'a>,
         src: Value<'c, 'a>,
-        offsets: &[Value<'c, 'a>],
+        offsets: &Origin<'c, 'a>,
         dst: Value<'c, 'a>,
     ) {
         let b = self.builder(&op);
@@ -1009,7 +1041,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         b: &Builder<'c>,
         at: At<'c, 'a>,
         dst: Value<'c, 'a>,
-        offsets: &[Value<'c, 'a>],
+        offsets: &Origin<'c, 'a>,
         coordinates: &[Value<'c, 'a>],
         value_at: impl FnOnce(At<'c, 'a>) -> Value<'c, 'a>,
     ) {
@@ -1023,7 +1055,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         b: &Builder<'c>,
         at: At<'c, 'a>,
         dst: Value<'c, 'a>,
-        offsets: &[Value<'c, 'a>],
+        offsets: &Origin<'c, 'a>,
         coordinates: &[Value<'c, 'a>],
         atomic: Option<tile_dialect::ops::ReductionKind>,
         value_at: impl FnOnce(At<'c, 'a>) -> Value<'c, 'a>,
@@ -1041,7 +1073,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         op: OperationRef<'c, 'a>,
         src: Value<'c, 'a>,
         dst: Value<'c, 'a>,
-        offsets: &[Value<'c, 'a>],
+        offsets: &Origin<'c, 'a>,
     ) {
         let b = self.builder(&op);
         let at = At::before(op);
@@ -1092,7 +1124,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         from: &Placed,
         array: Value<'c, 'a>,
         dst: Value<'c, 'a>,
-        offsets: &[Value<'c, 'a>],
+        offsets: &Origin<'c, 'a>,
         offsets_now: &[Value<'c, 'a>],
         done: &BTreeSet<usize>,
     ) -> BTreeSet<usize> {

@@ -1,8 +1,9 @@
 //! Rules for `tile.copy`: which side is the tile, and that offsets match the other side.
 //!
 //! The tile (the side without offsets) has the rank of the other side, or, when that side is a
-//! global tensor of rank n <= 5, a lower rank r >= 1: the tile's dimensions are the tensor's last r,
-//! and the first n - r offsets pick one index each (a batch, a head).
+//! global tensor of rank n <= 5, a lower rank r >= 1: the tile's dimensions are the tensor's last r
+//! or the r that `dims` names (increasing, ending with the last), and each other offset picks one
+//! index (a batch, a head).
 
 use super::{
     Verdict,
@@ -41,10 +42,16 @@ pub fn copy(op: OperationRef) -> Verdict {
     if let Some(kind) = crate::ops::copy_atomic(&op) {
         atomic(kind, &src, &dst)?;
     }
+    let dims = crate::ops::copy_dims(&op);
     match (parts.src_offsets.len(), parts.dst_offsets.len()) {
+        (0, 0) if dims.is_some() => Err(
+            "expects dims only with offsets (they name the dimensions of the side with offsets that \
+             the tile spans), but neither side has offsets"
+                .into(),
+        ),
         (0, 0) => whole_tiles(&src, &dst),
-        (offsets, 0) => tile_in_buffer(&dst, "destination", &src, "source", offsets),
-        (0, offsets) => tile_in_buffer(&src, "source", &dst, "destination", offsets),
+        (offsets, 0) => tile_in_buffer(&dst, "destination", &src, "source", offsets, dims),
+        (0, offsets) => tile_in_buffer(&src, "source", &dst, "destination", offsets, dims),
         _ => Err(
             "expects offsets on at most one side (the other side is the tile), but got offsets \
                   on both"
@@ -101,6 +108,7 @@ pub(super) fn tile_in_buffer(
     buffer: &Buffer,
     buffer_role: &str,
     offsets: usize,
+    dims: Option<Vec<i64>>,
 ) -> Verdict {
     let rank = buffer.shape.len();
     if offsets != rank {
@@ -128,6 +136,9 @@ pub(super) fn tile_in_buffer(
             tile_shape.len()
         ));
     }
+    if let Some(dims) = dims {
+        spanned(&dims, &tile_shape, tile_role, buffer, buffer_role)?;
+    }
     if tile_shape.len() < rank && rank > MAX_GLOBAL_RANK {
         return Err(format!(
             "expects a {buffer_role} of rank at most {MAX_GLOBAL_RANK} when the tile ({tile_role}, {}) \
@@ -150,6 +161,41 @@ pub(super) fn tile_in_buffer(
                 shape_text(&buffer.shape)
             ));
         }
+    }
+    Ok(())
+}
+
+/// The dimensions `dims` of `buffer` that a tile of `tile_shape` spans: one per dimension of the
+/// tile, increasing, ending with the buffer's last (the tile's rows are contiguous), and on-chip
+/// buffers' own dimensions.
+fn spanned(dims: &[i64], tile_shape: &[u64], tile_role: &str, buffer: &Buffer, buffer_role: &str) -> Verdict {
+    let rank = buffer.shape.len() as i64;
+    let text = format!("[{}]", dims.iter().map(i64::to_string).collect::<Vec<_>>().join(", "));
+    if dims.len() != tile_shape.len() {
+        return Err(format!(
+            "expects dims to name one dimension of the {buffer_role} per dimension of the tile \
+             ({tile_role}, {}), but got {text}",
+            static_shape_text(tile_shape)
+        ));
+    }
+    if dims.iter().any(|dim| !(0..rank).contains(dim)) || dims.windows(2).any(|pair| pair[0] >= pair[1]) {
+        return Err(format!(
+            "expects dims to be increasing dimensions of the {buffer_role} (rank {rank}), but got {text}"
+        ));
+    }
+    if dims.last() != Some(&(rank - 1)) {
+        return Err(format!(
+            "expects dims to end with the last dimension of the {buffer_role} ({}), since a tile's \
+             rows are contiguous; give the tile a trailing extent of 1 and name dimension {} too, \
+             but got {text}",
+            rank - 1,
+            rank - 1
+        ));
+    }
+    if buffer.on_chip() && dims.len() as i64 != rank {
+        return Err(format!(
+            "expects dims on an on-chip {buffer_role} to name all of its dimensions, but got {text}"
+        ));
     }
     Ok(())
 }

@@ -90,7 +90,8 @@ pub fn copy_async(op: OperationRef) -> Verdict {
             dst.text()
         ));
     }
-    super::copy::tile_in_buffer(&dst, "destination", &src, "source", parts.src_offsets.len())?;
+    let dims = crate::ops::copy_dims(&op);
+    super::copy::tile_in_buffer(&dst, "destination", &src, "source", parts.src_offsets.len(), dims)?;
     let count = barriers(barrier_list, "the barriers")?;
     index_in(index, count, "the barrier")
 }

@@ -58,7 +58,7 @@ impl MatrixPlan for MfmaPlan {
         op: OperationRef<'c, 'a>,
         src: Value<'c, 'a>,
         dst: Value<'c, 'a>,
-        offsets: &[Value<'c, 'a>],
+        offsets: &Origin<'c, 'a>,
     ) -> bool {
         lowering.copy_out_staged(op, src, dst, offsets)
     }

@@ -185,7 +185,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         op: OperationRef<'c, 'a>,
         src: Value<'c, 'a>,
         dst: Value<'c, 'a>,
-        offsets: &[Value<'c, 'a>],
+        offsets: &Origin<'c, 'a>,
     ) -> bool {
         let Some(staging) = self.staging(op, src, dst, offsets) else {
             return false;
@@ -327,7 +327,8 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             } else {
                 bitcast(body, values, vector)
             };
-            // The tensor's indices: the leading offsets as they are, then row and column.
+            // The tensor's indices: the offsets of the dimensions the tile does not span as they
+            // are, row and column added to the others.
             let tile_row = b.addi(body, b.addi(body, row0, b.index(body, first_row)), row);
             let tile_column = b.addi(body, column0, column);
             let (indices, fits) = self.placed_in(&b, body, dst, offsets, &[tile_row, tile_column]);

@@ -138,7 +138,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         placement: Placement,
     ) {
         let ty = element_type(tile);
-        let (indices, fits) = self.placed_in(b, at, parts.src, &parts.src_offsets, coordinates);
+        let (indices, fits) = self.placed_in(b, at, parts.src, &Origin::of_src(parts), coordinates);
         let place = placement.place(b, at, coordinates, &memref_shape(tile));
         let zero = b.constant(at, ty, 0.0);
         b.store(at, zero, tile, &place);
@@ -170,7 +170,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         for slot in pieces.distribution.used_slots().filter(|slot| *slot as i64 % slab == 0) {
             let coordinates = self.coordinates(b, at, pieces, &offsets, slot);
             let inner = self.guarded(b, at, pieces, &coordinates);
-            let (indices, _) = self.placed_in(b, inner, parts.src, &parts.src_offsets, &coordinates);
+            let (indices, _) = self.placed_in(b, inner, parts.src, &Origin::of_src(parts), &coordinates);
             let at = inner;
             // Elements of the piece inside the tensor (0 past its end), and indices kept inside it.
             let last = indices.len() - 1;

@@ -255,7 +255,7 @@ impl MatrixPlan for TensorCorePlan {
         op: OperationRef<'c, 'a>,
         src: Value<'c, 'a>,
         dst: Value<'c, 'a>,
-        offsets: &[Value<'c, 'a>],
+        offsets: &Origin<'c, 'a>,
     ) -> bool {
         let staging = lowering
             .prepared

@@ -67,7 +67,8 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         );
         let base = b.aligned_pointer(leader, tile);
         let base = b.cast(leader, tile_ir::arith::index_cast, base, i64_type);
-        // Coordinates innermost first: the column, the row, then the leading offsets inwards out.
+        // Coordinates innermost first: the column, then the other offsets inwards out (the box
+        // spans the tile's dimensions, extent 1 in the others).
         let coordinate = |value: Value<'c, 'a>| b.cast(leader, tile_ir::arith::index_cast, value, i32_type);
         let rank = parts.src_offsets.len();
         let column = coordinate(parts.src_offsets[rank - 1]);

@@ -47,9 +47,11 @@ fn element_bytes(tensor: Value) -> Option<i64> {
 
 /// How one accumulator copy is staged.
 pub(crate) struct TmaStore {
-    /// The TMA box, outermost first (1 in each leading dimension, the tile's rows, a 128-byte row
-    /// of columns).
+    /// The TMA box, outermost first (the tile's rows in dimension `row_dim`, a 128-byte row of
+    /// columns in the last, 1 in each other).
     box_: Vec<i64>,
+    /// The tensor's dimension along the tile's rows.
+    row_dim: usize,
     /// Boxes the area holds at once.
     per_round: i64,
     /// Each round's slots (the first of each column pair).
@@ -69,14 +71,15 @@ fn pair_boxes(placed: &Placed, slot: usize, columns: i64) -> BTreeSet<i64> {
         .collect()
 }
 
-/// Whether the copy of fragment `src` into global `dst` (at `offsets` offsets) can leave by TMA: an
+/// Whether the copy of fragment `src` into global `dst` (the tile spanning its dimensions `spans`)
+/// can leave by TMA: an
 /// unguarded wgmma accumulator of R x C (R a multiple of 8 up to 256, C of a box row's columns)
 /// whose slots all pair up, into an f16, bf16 or f32 tensor [`crate::layout::tma::tensor_box`] takes with boxes
 /// of R / `warpgroups` rows. Returns the box and the column pairs.
 fn candidate(
     src: Value,
     dst: Value,
-    offsets: usize,
+    spans: &[usize],
     layouts: &Layouts,
     warpgroups: i64,
 ) -> Option<(Vec<i64>, Vec<usize>)> {
@@ -93,7 +96,7 @@ fn candidate(
     if !usable || rows % warpgroups != 0 {
         return None;
     }
-    let box_ = crate::layout::tma::tensor_box(dst, offsets, rows / warpgroups, box_columns, bytes)?;
+    let box_ = crate::layout::tma::tensor_box(dst, spans, rows / warpgroups, box_columns, bytes)?;
     let pairs = column_pairs(from);
     let used = from.distribution.used_slots().count();
     (pairs.len() * 2 == used).then_some((box_, pairs))
@@ -166,11 +169,12 @@ pub fn tma_store_plan(
         {
             continue;
         }
-        let Some((box_, pairs)) = candidate(parts.src, parts.dst, parts.dst_offsets.len(), layouts, 1) else {
+        let Some((box_, pairs)) = candidate(parts.src, parts.dst, &parts.spans, layouts, 1) else {
             continue;
         };
         let from = placed(layouts, parts.src).expect("a candidate's layout");
-        let box_bytes = box_[box_.len() - 2] * ROW_BYTES;
+        let row_dim = parts.spans[0];
+        let box_bytes = box_[row_dim] * ROW_BYTES;
         let box_columns = *box_.last().expect("a box");
         let boxes = from.layout.shape[1] / box_columns;
         let staged = |capacity: i64| {
@@ -191,6 +195,7 @@ pub fn tma_store_plan(
                 key(op),
                 TmaStore {
                     box_,
+                    row_dim,
                     per_round,
                     rounds,
                     drained,
@@ -204,10 +209,11 @@ pub fn tma_store_plan(
         // slab's rows, as many a round as the whole block's (the parts together are the same area).
         let warpgroups = slab_warpgroups(from);
         let slabs = (warpgroups > 1)
-            .then(|| candidate(parts.src, parts.dst, parts.dst_offsets.len(), layouts, warpgroups))
+            .then(|| candidate(parts.src, parts.dst, &parts.spans, layouts, warpgroups))
             .flatten();
         let whole = TmaStore {
             box_,
+            row_dim,
             per_round,
             rounds: rounds.clone(),
             drained,
@@ -218,6 +224,7 @@ pub fn tma_store_plan(
             whole,
             slabs.map(|(box_, _)| TmaStore {
                 box_,
+                row_dim,
                 per_round,
                 rounds,
                 drained,
@@ -385,7 +392,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         op: OperationRef<'c, 'a>,
         src: Value<'c, 'a>,
         dst: Value<'c, 'a>,
-        offsets: &[Value<'c, 'a>],
+        offsets: &Origin<'c, 'a>,
         staging: Option<Value<'c, 'a>>,
         tensor_cores: &TensorCorePlan,
     ) -> bool {
@@ -402,7 +409,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let i32_type: Type = IntegerType::new(context, 32).into();
         let i64_type: Type = IntegerType::new(context, 64).into();
         let shared_pointer = crate::attributes::llvm_pointer(context, 3);
-        let rows = plan.box_[plan.box_.len() - 2];
+        let rows = plan.box_[plan.row_dim];
         let box_bytes = rows * ROW_BYTES;
         let box_columns = *plan.box_.last().expect("a box");
         let bytes = element_bytes(dst).expect("planned");
@@ -416,8 +423,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let mut box_offsets = offsets.to_vec();
         if let Some(slab) = &staging.slab {
             base = b.addi(at, base, b.cast(at, tile_ir::arith::index_cast, slab.part, i64_type));
-            let row_offset = box_offsets.len() - 2;
-            box_offsets[row_offset] = b.addi(at, offsets[row_offset], slab.first_row);
+            box_offsets[plan.row_dim] = b.addi(at, offsets[plan.row_dim], slab.first_row);
         }
         for (round, pairs) in plan.rounds.iter().enumerate() {
             // The engine has read the area's last contents, and its last readers are done.
@@ -511,7 +517,8 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
     }
 
     /// TMA coordinates (innermost first, i32) of the box at tile column `column` of the tile at
-    /// `offsets`: its column, the tile's row, then the leading offsets inwards out.
+    /// `offsets`: its column, then the other offsets inwards out (the box spans the tile's
+    /// dimensions, extent 1 in the others).
     fn box_coordinates(
         &self,
         b: &Builder<'c>,

@@ -423,8 +423,8 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             .is_some_and(|allocation| plan.swizzled.contains(&key(&allocation)));
         if asynchronous && swizzled {
             let (_, barriers, index) = copy_async_parts(&op).expect("checked");
-            let box_ = crate::layout::tma::tma_box(parts.src, parts.src_offsets.len(), tile)
-                .expect("a swizzled tile's copies fit TMA");
+            let box_ =
+                crate::layout::tma::tma_box(parts.src, &parts.spans, tile).expect("a swizzled tile's copies fit TMA");
             return self.copy_by_tma(op, &parts, tile, barriers, index, box_);
         }
         if level(parts.src) == Some(MemoryLevel::Fragment) {

@@ -78,7 +78,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         from: &Placed,
         array: Value<'c, 'a>,
         dst: Value<'c, 'a>,
-        offsets: &[Value<'c, 'a>],
+        offsets: &Origin<'c, 'a>,
         offsets_now: &[Value<'c, 'a>],
     ) -> BTreeSet<usize> {
         let ty = element_type(dst);
