@@ -15,13 +15,17 @@ func.func @mamba2_chunk_scan(%cb: memref<8x16x1x256x256xf16>, %x: memref<8x4096x
   %cbm = arith.constant 64 : index
   %cbn = arith.constant 64 : index
   %cbk = arith.constant 64 : index
+  %cstate_step = arith.constant 64 : index
+  %cstate_steps = arith.constant 2 : index
   %zero = arith.constant 0.0 : f32
   %log2e = arith.constant 1.4426950408889634 : f32
   tile.kernel grid(%cheads, %ctiles, %cbatch_chunks) threads(128) (%h, %tile, %bc) {
-    %Cs = tile.alloc_shared : memref<64x128xf16, #gpu.address_space<workgroup>>
-    %Ss = tile.alloc_shared : memref<64x128xf16, #gpu.address_space<workgroup>>
+    %Cs = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+    %Ss = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
     %CBs = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
     %Xs = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+    %dAks = tile.alloc_shared : memref<64xf16, #gpu.address_space<workgroup>>
+    %dtks = tile.alloc_shared : memref<64xf16, #gpu.address_space<workgroup>>
     %CB = tile.alloc_fragment : memref<64x64xf16, #tile.fragment>
     %Acc = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
     %R = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
@@ -37,12 +41,19 @@ func.func @mamba2_chunk_scan(%cb: memref<8x16x1x256x256xf16>, %x: memref<8x4096x
     %n0 = arith.muli %ni, %cbn : index
     %chunk0 = arith.muli %ch, %cchunk : index
     %t0 = arith.addi %chunk0, %m0 : index
+    // The residual's loads first: nothing waits for them until D x is added.
+    tile.copy %x[%b, %t0, %h, %n0], %R dims [1, 3] : memref<8x4096x80x64xf16>, memref<64x64xf32, #tile.fragment>
     // The entering state's part: exp(dA[t]) C[t] . prev_state.
     tile.copy %dA[%b, %h, %ch, %m0], %dAm : memref<8x80x16x256xf16>, memref<64xf32, #tile.fragment>
-    tile.copy %C[%b, %t0, %g, %c0], %Cs dims [1, 3] : memref<8x4096x1x128xf16>, memref<64x128xf16, #gpu.address_space<workgroup>>
-    tile.copy %prev[%b, %ch, %h, %n0, %c0], %Ss : memref<8x16x80x64x128xf16>, memref<64x128xf16, #gpu.address_space<workgroup>>
+    // Over the state in steps of 64, so that its tiles arrive asynchronously (by TMA on
+    // sm_90a), the next step's while this one's product runs.
     tile.fill %Acc, %zero : memref<64x64xf32, #tile.fragment>
-    tile.gemm %Cs, %Ss, %Acc {transpose_b} : memref<64x128xf16, #gpu.address_space<workgroup>>, memref<64x128xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+    tile.pipelined %s = %c0 to %cstate_steps stages(2) {
+      %d0 = arith.muli %s, %cstate_step : index
+      tile.copy %C[%b, %t0, %g, %d0], %Cs dims [1, 3] : memref<8x4096x1x128xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+      tile.copy %prev[%b, %ch, %h, %n0, %d0], %Ss : memref<8x16x80x64x128xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+      tile.gemm %Cs, %Ss, %Acc {transpose_b} : memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+    }
     tile.parallel (%i, %j) in (64, 64) {
       %a = memref.load %dAm[%i] : memref<64xf32, #tile.fragment>
       %al = arith.mulf %a, %log2e : f32
@@ -58,9 +69,11 @@ func.func @mamba2_chunk_scan(%cb: memref<8x16x1x256x256xf16>, %x: memref<8x4096x
       %s0 = arith.addi %chunk0, %k0 : index
       tile.copy %cb[%b, %ch, %g, %m0, %k0], %CBs : memref<8x16x1x256x256xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
       tile.copy %x[%b, %s0, %h, %n0], %Xs dims [1, 3] : memref<8x4096x80x64xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
-      tile.copy %dA[%b, %h, %ch, %k0], %dAk : memref<8x80x16x256xf16>, memref<64xf32, #tile.fragment>
-      tile.copy %dt[%b, %h, %ch, %k0], %dtk : memref<8x80x16x256xf16>, memref<64xf32, #tile.fragment>
+      tile.copy %dA[%b, %h, %ch, %k0], %dAks : memref<8x80x16x256xf16>, memref<64xf16, #gpu.address_space<workgroup>>
+      tile.copy %dt[%b, %h, %ch, %k0], %dtks : memref<8x80x16x256xf16>, memref<64xf16, #gpu.address_space<workgroup>>
       tile.copy %CBs, %CB : memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf16, #tile.fragment>
+      tile.copy %dAks, %dAk : memref<64xf16, #gpu.address_space<workgroup>>, memref<64xf32, #tile.fragment>
+      tile.copy %dtks, %dtk : memref<64xf16, #gpu.address_space<workgroup>>, memref<64xf32, #tile.fragment>
       tile.parallel (%i, %j) in (64, 64) {
         %am = memref.load %dAm[%i] : memref<64xf32, #tile.fragment>
         %ak = memref.load %dAk[%j] : memref<64xf32, #tile.fragment>
@@ -82,7 +95,6 @@ func.func @mamba2_chunk_scan(%cb: memref<8x16x1x256x256xf16>, %x: memref<8x4096x
       tile.gemm %CB, %Xs, %Acc : memref<64x64xf16, #tile.fragment>, memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
     }
     // D x, and out.
-    tile.copy %x[%b, %t0, %h, %n0], %R dims [1, 3] : memref<8x4096x80x64xf16>, memref<64x64xf32, #tile.fragment>
     tile.parallel (%i, %j) in (64, 64) {
       %dh = memref.load %D[%h] : memref<80xf16>
       %df = arith.extf %dh : f16 to f32

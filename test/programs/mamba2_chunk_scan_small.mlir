@@ -17,6 +17,8 @@ func.func @mamba2_chunk_scan_small(%cb: memref<1x2x1x128x128xf16>, %x: memref<1x
   %cbm = arith.constant 32 : index
   %cbn = arith.constant 32 : index
   %cbk = arith.constant 32 : index
+  %cstate_step = arith.constant 64 : index
+  %cstate_steps = arith.constant 1 : index
   %zero = arith.constant 0.0 : f32
   %log2e = arith.constant 1.4426950408889634 : f32
   tile.kernel grid(%cheads, %ctiles, %cbatch_chunks) threads(128) (%h, %tile, %bc) {
@@ -24,6 +26,8 @@ func.func @mamba2_chunk_scan_small(%cb: memref<1x2x1x128x128xf16>, %x: memref<1x
     %Ss = tile.alloc_shared : memref<32x64xf16, #gpu.address_space<workgroup>>
     %CBs = tile.alloc_shared : memref<32x32xf16, #gpu.address_space<workgroup>>
     %Xs = tile.alloc_shared : memref<32x32xf16, #gpu.address_space<workgroup>>
+    %dAks = tile.alloc_shared : memref<32xf16, #gpu.address_space<workgroup>>
+    %dtks = tile.alloc_shared : memref<32xf16, #gpu.address_space<workgroup>>
     %CB = tile.alloc_fragment : memref<32x32xf16, #tile.fragment>
     %Acc = tile.alloc_fragment : memref<32x32xf32, #tile.fragment>
     %R = tile.alloc_fragment : memref<32x32xf32, #tile.fragment>
@@ -39,12 +43,19 @@ func.func @mamba2_chunk_scan_small(%cb: memref<1x2x1x128x128xf16>, %x: memref<1x
     %n0 = arith.muli %ni, %cbn : index
     %chunk0 = arith.muli %ch, %cchunk : index
     %t0 = arith.addi %chunk0, %m0 : index
+    // The residual's loads first: nothing waits for them until D x is added.
+    tile.copy %x[%b, %t0, %h, %n0], %R dims [1, 3] : memref<1x256x2x64xf16>, memref<32x32xf32, #tile.fragment>
     // The entering state's part: exp(dA[t]) C[t] . prev_state.
     tile.copy %dA[%b, %h, %ch, %m0], %dAm : memref<1x2x2x128xf16>, memref<32xf32, #tile.fragment>
-    tile.copy %C[%b, %t0, %g, %c0], %Cs dims [1, 3] : memref<1x256x1x64xf16>, memref<32x64xf16, #gpu.address_space<workgroup>>
-    tile.copy %prev[%b, %ch, %h, %n0, %c0], %Ss : memref<1x2x2x64x64xf16>, memref<32x64xf16, #gpu.address_space<workgroup>>
+    // Over the state in steps of 64, so that its tiles arrive asynchronously (by TMA on
+    // sm_90a), the next step's while this one's product runs.
     tile.fill %Acc, %zero : memref<32x32xf32, #tile.fragment>
-    tile.gemm %Cs, %Ss, %Acc {transpose_b} : memref<32x64xf16, #gpu.address_space<workgroup>>, memref<32x64xf16, #gpu.address_space<workgroup>>, memref<32x32xf32, #tile.fragment>
+    tile.pipelined %s = %c0 to %cstate_steps stages(2) {
+      %d0 = arith.muli %s, %cstate_step : index
+      tile.copy %C[%b, %t0, %g, %d0], %Cs dims [1, 3] : memref<1x256x1x64xf16>, memref<32x64xf16, #gpu.address_space<workgroup>>
+      tile.copy %prev[%b, %ch, %h, %n0, %d0], %Ss : memref<1x2x2x64x64xf16>, memref<32x64xf16, #gpu.address_space<workgroup>>
+      tile.gemm %Cs, %Ss, %Acc {transpose_b} : memref<32x64xf16, #gpu.address_space<workgroup>>, memref<32x64xf16, #gpu.address_space<workgroup>>, memref<32x32xf32, #tile.fragment>
+    }
     tile.parallel (%i, %j) in (32, 32) {
       %a = memref.load %dAm[%i] : memref<32xf32, #tile.fragment>
       %al = arith.mulf %a, %log2e : f32
@@ -60,9 +71,11 @@ func.func @mamba2_chunk_scan_small(%cb: memref<1x2x1x128x128xf16>, %x: memref<1x
       %s0 = arith.addi %chunk0, %k0 : index
       tile.copy %cb[%b, %ch, %g, %m0, %k0], %CBs : memref<1x2x1x128x128xf16>, memref<32x32xf16, #gpu.address_space<workgroup>>
       tile.copy %x[%b, %s0, %h, %n0], %Xs dims [1, 3] : memref<1x256x2x64xf16>, memref<32x32xf16, #gpu.address_space<workgroup>>
-      tile.copy %dA[%b, %h, %ch, %k0], %dAk : memref<1x2x2x128xf16>, memref<32xf32, #tile.fragment>
-      tile.copy %dt[%b, %h, %ch, %k0], %dtk : memref<1x2x2x128xf16>, memref<32xf32, #tile.fragment>
+      tile.copy %dA[%b, %h, %ch, %k0], %dAks : memref<1x2x2x128xf16>, memref<32xf16, #gpu.address_space<workgroup>>
+      tile.copy %dt[%b, %h, %ch, %k0], %dtks : memref<1x2x2x128xf16>, memref<32xf16, #gpu.address_space<workgroup>>
       tile.copy %CBs, %CB : memref<32x32xf16, #gpu.address_space<workgroup>>, memref<32x32xf16, #tile.fragment>
+      tile.copy %dAks, %dAk : memref<32xf16, #gpu.address_space<workgroup>>, memref<32xf32, #tile.fragment>
+      tile.copy %dtks, %dtk : memref<32xf16, #gpu.address_space<workgroup>>, memref<32xf32, #tile.fragment>
       tile.parallel (%i, %j) in (32, 32) {
         %am = memref.load %dAm[%i] : memref<32xf32, #tile.fragment>
         %ak = memref.load %dAk[%j] : memref<32xf32, #tile.fragment>
@@ -84,7 +97,6 @@ func.func @mamba2_chunk_scan_small(%cb: memref<1x2x1x128x128xf16>, %x: memref<1x
       tile.gemm %CB, %Xs, %Acc : memref<32x32xf16, #tile.fragment>, memref<32x32xf16, #gpu.address_space<workgroup>>, memref<32x32xf32, #tile.fragment>
     }
     // D x, and out.
-    tile.copy %x[%b, %t0, %h, %n0], %R dims [1, 3] : memref<1x256x2x64xf16>, memref<32x32xf32, #tile.fragment>
     tile.parallel (%i, %j) in (32, 32) {
       %dh = memref.load %D[%h] : memref<2xf16>
       %df = arith.extf %dh : f16 to f32

@@ -12,8 +12,8 @@ entering each chunk), D [heads]. Output y [batch, tokens, heads, headdim], f16:
     y[t] = exp(dA[t]) C[t] . prev_state  +  sum over s <= t in the chunk of
            cb[t, s] exp(dA[t] - dA[s]) dt[s] x[s]  +  D x[t]
 
-A block takes an M x N tile of one head's chunk (M tokens, N channels): the state's part by one
-gemm over dstate, then the chunk's causal part as a pipelined loop over the K-token steps up to the
+A block takes an M x N tile of one head's chunk (M tokens, N channels): the state's part by a
+pipelined loop over dstate in steps of 64, then the chunk's causal part as a pipelined loop over the K-token steps up to the
 diagonal, whose A operand (cb decayed and masked) is computed in registers. x and C are read as
 tiles across the middle of their tensors (`dims [1, 3]`: the tokens and channels of one head)."""
 import sys
@@ -34,14 +34,17 @@ def mamba2_chunk_scan(name, batch, heads, groups, tokens, chunk, headdim, dstate
     c = f"memref<{batch}x{tokens}x{groups}x{dstate}xf16>"
     prev = f"memref<{batch}x{chunks}x{heads}x{headdim}x{dstate}xf16>"
     d = f"memref<{heads}xf16>"
-    c_tile = f"memref<{block_m}x{dstate}xf16, {ws}>"
-    state_tile = f"memref<{block_n}x{dstate}xf16, {ws}>"
+    state_step = min(dstate, 64)
+    assert dstate % state_step == 0
+    c_tile = f"memref<{block_m}x{state_step}xf16, {ws}>"
+    state_tile = f"memref<{block_n}x{state_step}xf16, {ws}>"
     cb_tile = f"memref<{block_m}x{block_k}xf16, {ws}>"
     cb_regs = f"memref<{block_m}x{block_k}xf16, {fr}>"
     x_tile = f"memref<{block_k}x{block_n}xf16, {ws}>"
     acc = f"memref<{block_m}x{block_n}xf32, {fr}>"
     rows = f"memref<{block_m}xf32, {fr}>"
     columns = f"memref<{block_k}xf32, {fr}>"
+    column_tile = f"memref<{block_k}xf16, {ws}>"
     return f"""// Mamba-2 chunk scan ({name}): batch {batch}, {heads} heads in {groups} group(s), {tokens} tokens in
 // chunks of {chunk}, head dim {headdim}, state {dstate}, f16. Written by tools/gen/mamba2.py: a block
 // computes {block_m} tokens x {block_n} channels of one head's chunk: the entering state's part, then the
@@ -59,6 +62,8 @@ func.func @{name}(%cb: {cb}, %x: {x}, %dt: {steps}, %dA: {steps}, %C: {c}, %prev
   %cbm = arith.constant {block_m} : index
   %cbn = arith.constant {block_n} : index
   %cbk = arith.constant {block_k} : index
+  %cstate_step = arith.constant {state_step} : index
+  %cstate_steps = arith.constant {dstate // state_step} : index
   %zero = arith.constant 0.0 : f32
   %log2e = arith.constant {LOG2E!r} : f32
   tile.kernel grid(%cheads, %ctiles, %cbatch_chunks) threads(128) (%h, %tile, %bc) {{
@@ -66,6 +71,8 @@ func.func @{name}(%cb: {cb}, %x: {x}, %dt: {steps}, %dA: {steps}, %C: {c}, %prev
     %Ss = tile.alloc_shared : {state_tile}
     %CBs = tile.alloc_shared : {cb_tile}
     %Xs = tile.alloc_shared : {x_tile}
+    %dAks = tile.alloc_shared : {column_tile}
+    %dtks = tile.alloc_shared : {column_tile}
     %CB = tile.alloc_fragment : {cb_regs}
     %Acc = tile.alloc_fragment : {acc}
     %R = tile.alloc_fragment : {acc}
@@ -81,12 +88,19 @@ func.func @{name}(%cb: {cb}, %x: {x}, %dt: {steps}, %dA: {steps}, %C: {c}, %prev
     %n0 = arith.muli %ni, %cbn : index
     %chunk0 = arith.muli %ch, %cchunk : index
     %t0 = arith.addi %chunk0, %m0 : index
+    // The residual's loads first: nothing waits for them until D x is added.
+    tile.copy %x[%b, %t0, %h, %n0], %R dims [1, 3] : {x}, {acc}
     // The entering state's part: exp(dA[t]) C[t] . prev_state.
     tile.copy %dA[%b, %h, %ch, %m0], %dAm : {steps}, {rows}
-    tile.copy %C[%b, %t0, %g, %c0], %Cs dims [1, 3] : {c}, {c_tile}
-    tile.copy %prev[%b, %ch, %h, %n0, %c0], %Ss : {prev}, {state_tile}
+    // Over the state in steps of {state_step}, so that its tiles arrive asynchronously (by TMA on
+    // sm_90a), the next step's while this one's product runs.
     tile.fill %Acc, %zero : {acc}
-    tile.gemm %Cs, %Ss, %Acc {{transpose_b}} : {c_tile}, {state_tile}, {acc}
+    tile.pipelined %s = %c0 to %cstate_steps stages(2) {{
+      %d0 = arith.muli %s, %cstate_step : index
+      tile.copy %C[%b, %t0, %g, %d0], %Cs dims [1, 3] : {c}, {c_tile}
+      tile.copy %prev[%b, %ch, %h, %n0, %d0], %Ss : {prev}, {state_tile}
+      tile.gemm %Cs, %Ss, %Acc {{transpose_b}} : {c_tile}, {state_tile}, {acc}
+    }}
     tile.parallel (%i, %j) in ({block_m}, {block_n}) {{
       %a = memref.load %dAm[%i] : {rows}
       %al = arith.mulf %a, %log2e : f32
@@ -102,9 +116,11 @@ func.func @{name}(%cb: {cb}, %x: {x}, %dt: {steps}, %dA: {steps}, %C: {c}, %prev
       %s0 = arith.addi %chunk0, %k0 : index
       tile.copy %cb[%b, %ch, %g, %m0, %k0], %CBs : {cb}, {cb_tile}
       tile.copy %x[%b, %s0, %h, %n0], %Xs dims [1, 3] : {x}, {x_tile}
-      tile.copy %dA[%b, %h, %ch, %k0], %dAk : {steps}, {columns}
-      tile.copy %dt[%b, %h, %ch, %k0], %dtk : {steps}, {columns}
+      tile.copy %dA[%b, %h, %ch, %k0], %dAks : {steps}, {column_tile}
+      tile.copy %dt[%b, %h, %ch, %k0], %dtks : {steps}, {column_tile}
       tile.copy %CBs, %CB : {cb_tile}, {cb_regs}
+      tile.copy %dAks, %dAk : {column_tile}, {columns}
+      tile.copy %dtks, %dtk : {column_tile}, {columns}
       tile.parallel (%i, %j) in ({block_m}, {block_k}) {{
         %am = memref.load %dAm[%i] : {rows}
         %ak = memref.load %dAk[%j] : {columns}
@@ -126,7 +142,6 @@ func.func @{name}(%cb: {cb}, %x: {x}, %dt: {steps}, %dA: {steps}, %C: {c}, %prev
       tile.gemm %CB, %Xs, %Acc : {cb_regs}, {x_tile}, {acc}
     }}
     // D x, and out.
-    tile.copy %x[%b, %t0, %h, %n0], %R dims [1, 3] : {x}, {acc}
     tile.parallel (%i, %j) in ({block_m}, {block_n}) {{
       %dh = memref.load %D[%h] : {d}
       %df = arith.extf %dh : f16 to f32
