@@ -101,6 +101,10 @@ class Kernel:
                     torch.full(shape, -2**31 if dtype == torch.int32 else -128, dtype=dtype, device="cuda") if binding["written"]
                     else torch.randint(-128, 128, shape, dtype=dtype, device="cuda")
                 )
+        if self.name.startswith("mamba2_state_passing"):
+            # dA's cumulative sums fall along a chunk (dt > 0, A < 0), so a chunk's decay exp(dA[last])
+            # is at most 1; positive ones would grow the carried state past f16 over 16 chunks.
+            out[1] = -out[1].abs()
         return out
 
     def launcher(self, tensors):
@@ -266,6 +270,10 @@ def plain_reference(kernel, tensors):
         return {3: masked_linear_attention(t[0], t[1], t[2])}
     if name.startswith("mamba2_chunk_scan"):
         return {7: mamba2_chunk_scan(t)}
+    if name.startswith("mamba2_chunk_state"):
+        return {4: mamba2_chunk_state(t)}
+    if name.startswith("mamba2_state_passing"):
+        return mamba2_state_passing(t)
     if name == "head_tiles":
         # test/programs/head_tiles.mlir: per head, Y = W X + X / 2 on (batch, sequence, head, channel).
         x = t[1].permute(0, 2, 1, 3)
@@ -350,6 +358,31 @@ def mamba2_chunk_scan(t):
         entering = torch.einsum("clhn,chpn->clhp", cc, prev[b]) * torch.exp(a).permute(0, 2, 1)[..., None]
         out[b] = (inside + entering + xc * d[None, None, :, None]).reshape(tokens, heads, headdim)
     return out
+
+
+def mamba2_chunk_state(t):
+    """Each chunk's contribution to the state (tools/gen/mamba2.py --kernel state): the sum over the
+    chunk's tokens l of x[l] B[l]^T exp(dA[last] - dA[l]) dt[l]."""
+    x, b, dt, dA = t[0], t[1], t[2], t[3]
+    batch, tokens, heads, headdim = x.shape
+    chunks, chunk = dA.shape[2], dA.shape[3]
+    groups = b.shape[2]
+    xc = x.reshape(batch, chunks, chunk, heads, headdim)
+    bc = b.reshape(batch, chunks, chunk, groups, -1).repeat_interleave(heads // groups, dim=3)
+    a = dA.permute(0, 2, 3, 1)
+    weights = torch.exp(a[:, :, -1:, :] - a) * dt.permute(0, 2, 3, 1)
+    return torch.einsum("bclhp,bclhn,bclh->bchpn", xc, bc, weights)
+
+
+def mamba2_state_passing(t):
+    """The state entering each chunk and the final one (tools/gen/mamba2.py --kernel passing)."""
+    states, dA = t[0], t[1]
+    state = torch.zeros_like(states[:, 0])
+    entering = torch.empty_like(states)
+    for c in range(states.shape[1]):
+        entering[:, c] = state
+        state = state * torch.exp(dA[:, :, c, -1])[:, :, None, None] + states[:, c]
+    return {2: entering, 3: state}
 
 
 def mamba2_flops(kernel):

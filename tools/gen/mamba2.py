@@ -2,7 +2,12 @@
 """Writes Mamba-2 chunk scan tile programs (the SSD output step of mamba-ssm's `_chunk_scan_fwd`,
 the kernel TileLang's example times):
 
-    tools/gen/mamba2.py NAME BATCH HEADS GROUPS TOKENS CHUNK HEADDIM DSTATE [--block MxN] [--stages S]
+    tools/gen/mamba2.py NAME BATCH HEADS GROUPS TOKENS CHUNK HEADDIM DSTATE [--kernel scan|state|passing]
+        [--block MxN] [--stages S]
+
+`--kernel state` writes the chunk state step instead (each chunk's contribution to the SSM state,
+mamba-ssm's `_chunk_state_fwd`) and `--kernel passing` the state passing step (the state entering
+each chunk, `_state_passing_fwd`), whose prev_states the chunk scan reads.
 
 Inputs as mamba-ssm lays them out, all f16: cb [batch, chunks, groups, chunk, chunk] (C B^T within
 each chunk), x [batch, tokens, heads, headdim], dt and dA_cumsum [batch, heads, chunks, chunk],
@@ -158,6 +163,145 @@ func.func @{name}(%cb: {cb}, %x: {x}, %dt: {steps}, %dA: {steps}, %C: {c}, %prev
 """
 
 
+def mamba2_chunk_state(name, batch, heads, groups, tokens, chunk, headdim, dstate, stages=2):
+    """The state each chunk adds (mamba-ssm's `_chunk_state_fwd`): for every chunk and head,
+    states[p, n] = sum over the chunk's tokens l of x[l, p] B[l, n] exp(dA[last] - dA[l]) dt[l],
+    in f32. A block takes a P x N tile of one head's chunk: B's tile is decayed and scaled by the
+    threads into the shared tile the gemm reads (x transposed from shared memory)."""
+    block_p, block_n = min(headdim, 64), min(dstate, 128)
+    assert tokens % chunk == 0 and chunk % 64 == 0 and headdim % block_p == 0 and dstate % block_n == 0
+    ws = "#gpu.address_space<workgroup>"
+    fr = "#tile.fragment"
+    chunks = tokens // chunk
+    block_l = 64
+    p_blocks, n_blocks = headdim // block_p, dstate // block_n
+    x = f"memref<{batch}x{tokens}x{heads}x{headdim}xf16>"
+    b_tensor = f"memref<{batch}x{tokens}x{groups}x{dstate}xf16>"
+    steps = f"memref<{batch}x{heads}x{chunks}x{chunk}xf16>"
+    states = f"memref<{batch}x{chunks}x{heads}x{headdim}x{dstate}xf32>"
+    x_tile = f"memref<{block_l}x{block_p}xf16, {ws}>"
+    b_tile = f"memref<{block_l}x{block_n}xf16, {ws}>"
+    column_tile = f"memref<{block_l}xf16, {ws}>"
+    columns = f"memref<{block_l}xf32, {fr}>"
+    acc = f"memref<{block_p}x{block_n}xf32, {fr}>"
+    return f"""// Mamba-2 chunk state ({name}): batch {batch}, {heads} heads in {groups} group(s), {tokens} tokens in chunks
+// of {chunk}, head dim {headdim}, state {dstate}. Written by tools/gen/mamba2.py: a block sums one head's chunk
+// into a {block_p} x {block_n} tile of its state, {block_l} tokens a step.
+func.func @{name}(%x: {x}, %B: {b_tensor}, %dt: {steps}, %dA: {steps}, %states: {states}) {{
+  %c0 = arith.constant 0 : index
+  %cheads = arith.constant {heads} : index
+  %cgroup_heads = arith.constant {heads // groups} : index
+  %ctiles = arith.constant {p_blocks * n_blocks} : index
+  %cn_blocks = arith.constant {n_blocks} : index
+  %cbatch_chunks = arith.constant {batch * chunks} : index
+  %cbatch = arith.constant {batch} : index
+  %cchunk = arith.constant {chunk} : index
+  %clast = arith.constant {chunk - 1} : index
+  %csteps = arith.constant {chunk // block_l} : index
+  %cbp = arith.constant {block_p} : index
+  %cbn = arith.constant {block_n} : index
+  %cbl = arith.constant {block_l} : index
+  %zero = arith.constant 0.0 : f32
+  %log2e = arith.constant {LOG2E!r} : f32
+  tile.kernel grid(%cheads, %ctiles, %cbatch_chunks) threads(128) (%h, %tile, %bc) {{
+    %Xs = tile.alloc_shared : {x_tile}
+    %Bs = tile.alloc_shared : {b_tile}
+    %Bw = tile.alloc_shared : {b_tile}
+    %dAks = tile.alloc_shared : {column_tile}
+    %dtks = tile.alloc_shared : {column_tile}
+    %dAk = tile.alloc_fragment : {columns}
+    %dtk = tile.alloc_fragment : {columns}
+    %Acc = tile.alloc_fragment : {acc}
+    %b = arith.remui %bc, %cbatch : index
+    %ch = arith.divui %bc, %cbatch : index
+    %pi = arith.divui %tile, %cn_blocks : index
+    %ni = arith.remui %tile, %cn_blocks : index
+    %g = arith.divui %h, %cgroup_heads : index
+    %p0 = arith.muli %pi, %cbp : index
+    %n0 = arith.muli %ni, %cbn : index
+    %chunk0 = arith.muli %ch, %cchunk : index
+    %last16 = memref.load %dA[%b, %h, %ch, %clast] : {steps}
+    %last = arith.extf %last16 : f16 to f32
+    tile.fill %Acc, %zero : {acc}
+    tile.pipelined %k = %c0 to %csteps stages({stages}) {{
+      %k0 = arith.muli %k, %cbl : index
+      %l0 = arith.addi %chunk0, %k0 : index
+      tile.copy %x[%b, %l0, %h, %p0], %Xs dims [1, 3] : {x}, {x_tile}
+      tile.copy %B[%b, %l0, %g, %n0], %Bs dims [1, 3] : {b_tensor}, {b_tile}
+      tile.copy %dA[%b, %h, %ch, %k0], %dAks : {steps}, {column_tile}
+      tile.copy %dt[%b, %h, %ch, %k0], %dtks : {steps}, {column_tile}
+      tile.copy %dAks, %dAk : {column_tile}, {columns}
+      tile.copy %dtks, %dtk : {column_tile}, {columns}
+      // B's rows decayed to the chunk's end and scaled by the step.
+      tile.parallel (%l, %n) in ({block_l}, {block_n}) {{
+        %a = memref.load %dAk[%l] : {columns}
+        %step = memref.load %dtk[%l] : {columns}
+        %diff = arith.subf %last, %a : f32
+        %dl = arith.mulf %diff, %log2e : f32
+        %decay = math.exp2 %dl : f32
+        %w = arith.mulf %decay, %step : f32
+        %v = memref.load %Bs[%l, %n] : {b_tile}
+        %vf = arith.extf %v : f16 to f32
+        %vw = arith.mulf %vf, %w : f32
+        %vh = arith.truncf %vw : f32 to f16
+        memref.store %vh, %Bw[%l, %n] : {b_tile}
+      }}
+      tile.gemm %Xs, %Bw, %Acc {{transpose_a}} : {x_tile}, {b_tile}, {acc}
+    }}
+    tile.copy %Acc, %states[%b, %ch, %h, %p0, %n0] : {acc}, {states}
+  }}
+  return
+}}
+"""
+
+
+def mamba2_state_passing(name, batch, heads, tokens, chunk, headdim, dstate):
+    """The state entering each chunk (mamba-ssm's `_state_passing_fwd`): s_0 = 0, and s_{c+1} =
+    exp(dA_c[last]) s_c + states_c; prev_states[c] = s_c in f16 (what the chunk scan reads), the
+    final state in f32. A block carries one head's whole headdim x dstate state across the chunks."""
+    fr = "#tile.fragment"
+    chunks = tokens // chunk
+    steps = f"memref<{batch}x{heads}x{chunks}x{chunk}xf16>"
+    states = f"memref<{batch}x{chunks}x{heads}x{headdim}x{dstate}xf32>"
+    prev = f"memref<{batch}x{chunks}x{heads}x{headdim}x{dstate}xf16>"
+    final = f"memref<{batch}x{heads}x{headdim}x{dstate}xf32>"
+    state = f"memref<{headdim}x{dstate}xf32, {fr}>"
+    return f"""// Mamba-2 state passing ({name}): batch {batch}, {heads} heads, {chunks} chunks of {chunk} tokens, head dim
+// {headdim}, state {dstate}. Written by tools/gen/mamba2.py: a block carries one head's state across the chunks.
+func.func @{name}(%states: {states}, %dA: {steps}, %prev: {prev}, %final: {final}) {{
+  %c0 = arith.constant 0 : index
+  %cheads = arith.constant {heads} : index
+  %cbatch = arith.constant {batch} : index
+  %cchunks = arith.constant {chunks} : index
+  %clast = arith.constant {chunk - 1} : index
+  %zero = arith.constant 0.0 : f32
+  %log2e = arith.constant {LOG2E!r} : f32
+  tile.kernel grid(%cheads, %cbatch) threads(128) (%h, %b) {{
+    %S = tile.alloc_fragment : {state}
+    %T = tile.alloc_fragment : {state}
+    tile.fill %S, %zero : {state}
+    tile.pipelined %c = %c0 to %cchunks stages(1) {{
+      tile.copy %S, %prev[%b, %c, %h, %c0, %c0] : {state}, {prev}
+      tile.copy %states[%b, %c, %h, %c0, %c0], %T : {states}, {state}
+      %a16 = memref.load %dA[%b, %h, %c, %clast] : {steps}
+      %a = arith.extf %a16 : f16 to f32
+      %al = arith.mulf %a, %log2e : f32
+      %decay = math.exp2 %al : f32
+      tile.parallel (%p, %n) in ({headdim}, {dstate}) {{
+        %s = memref.load %S[%p, %n] : {state}
+        %t = memref.load %T[%p, %n] : {state}
+        %sd = arith.mulf %s, %decay : f32
+        %u = arith.addf %sd, %t : f32
+        memref.store %u, %S[%p, %n] : {state}
+      }}
+    }}
+    tile.copy %S, %final[%b, %h, %c0, %c0] : {state}, {final}
+  }}
+  return
+}}
+"""
+
+
 def flops(batch, heads, tokens, chunk, headdim, dstate):
     """The FLOPs TileLang's example counts: the causal half of each chunk's product and the
     state's product."""
@@ -170,9 +314,16 @@ if __name__ == "__main__":
     while len(args) >= 2 and args[-2].startswith("--"):
         options[args[-2]] = args[-1]
         args = args[:-2]
-    if len(args) != 8:
+    kind = options.get("--kernel", "scan")
+    if len(args) != 8 or kind not in ("scan", "state", "passing"):
         sys.exit(__doc__)
     name, numbers = args[0], list(map(int, args[1:]))
-    block_m, block_n = map(int, options.get("--block", "64x64").split("x"))
     stages = int(options.get("--stages", "2"))
-    sys.stdout.write(mamba2_chunk_scan(name, *numbers, block_m=block_m, block_n=block_n, stages=stages))
+    if kind == "state":
+        sys.stdout.write(mamba2_chunk_state(name, *numbers, stages=stages))
+    elif kind == "passing":
+        batch, heads, _, tokens, chunk, headdim, dstate = numbers
+        sys.stdout.write(mamba2_state_passing(name, batch, heads, tokens, chunk, headdim, dstate))
+    else:
+        block_m, block_n = map(int, options.get("--block", "64x64").split("x"))
+        sys.stdout.write(mamba2_chunk_scan(name, *numbers, block_m=block_m, block_n=block_n, stages=stages))
