@@ -28,7 +28,10 @@ fn check_on_vulkan(file: &str, seed: u64) {
         gpu.run(&device, &function.name, &mut on_gpu).expect("runs on Vulkan");
         cpu.run(&function.name, &mut on_cpu).unwrap();
         let over_tolerance = function.arguments.iter().enumerate().any(|(index, argument)| {
-            argument.output && !compare(&on_gpu[index], &on_cpu[index], tolerance(argument.element)).1.is_empty()
+            argument.output
+                && !compare(&on_gpu[index], &on_cpu[index], tolerance(argument.element))
+                    .1
+                    .is_empty()
         });
         let bounds = over_tolerance.then(|| {
             let interpreted = tile_dialect::driver::parse_file(&context, path).unwrap();
