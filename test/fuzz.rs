@@ -390,6 +390,7 @@ const OPS: &[&str] = &[
     "tile.gemm",
     "tile.fill",
     "tile.reduce",
+    "tile.scan",
     "tile.alloc_shared",
     "tile.alloc_fragment",
     "tile.kernel",

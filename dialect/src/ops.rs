@@ -287,6 +287,31 @@ pub fn reduce<'c>(
         .build()?)
 }
 
+/// Creates `tile.scan <kind> src, dst dim(dim) {exclusive?}`: each element of `dst` the combination
+/// of `src` along `dim` up to it (before it, `exclusive`).
+pub fn scan<'c>(
+    context: &'c Context,
+    kind: ReductionKind,
+    [src, dst]: [Value<'c, '_>; 2],
+    dim: i64,
+    exclusive: bool,
+    location: Location<'c>,
+) -> Result<Operation<'c>> {
+    crate::load(context);
+    let kind = unsafe { Attribute::from_raw(ffi::tileShimReductionKindGet(context.to_raw(), kind as i32)) };
+    let mut attributes = vec![
+        attribute(context, "kind", kind),
+        attribute(context, "dim", i64_attribute(context, dim)),
+    ];
+    if exclusive {
+        attributes.push(attribute(context, "exclusive", Attribute::unit(context)));
+    }
+    Ok(OperationBuilder::new("tile.scan", location)
+        .add_operands(&[src, dst])
+        .add_attributes(&attributes)
+        .build()?)
+}
+
 /// Creates `tile.alloc_barriers : type` (a 1-D `memref` of `i64` in workgroup memory).
 pub fn alloc_barriers<'c>(r#type: MemRefType<'c>, location: Location<'c>) -> Result<Operation<'c>> {
     Ok(OperationBuilder::new("tile.alloc_barriers", location)

@@ -311,6 +311,35 @@ def Tile_ReduceOp : Tile_Op<"reduce"> {
   }];
 }
 
+def Tile_ScanOp : Tile_Op<"scan"> {
+  let summary = "Prefix combination of a tile along one dimension";
+  let description = [{
+    The `tile.scan` operation writes to each element of `dst` the combination, by the reduction
+    `kind` (`sum`, `max` or `min`), of the elements of `src` along dimension `dim` up to and including
+    its own index (the inclusive scan: a cumulative sum), or up to but excluding it with `exclusive`
+    (the first element then holds the kind's identity: 0, -inf or +inf). The other indices stay:
+    each line along `dim` is scanned on its own. `src` and `dst` are fragments or shared tiles of one
+    shape and one float element type; `dst` may be `src` (in place). Each step rounds to the element
+    type, in increasing index order; `max` and `min` propagate NaN like `arith.maximumf`.
+
+    Example:
+
+    ```mlir
+    tile.scan <sum> %dA, %dA dim(0) : memref<256xf32, #tile.fragment>, memref<256xf32, #tile.fragment>
+    tile.scan <max> %S, %M dim(1) {exclusive} : memref<64x64xf32, #tile.fragment>, memref<64x64xf32, #tile.fragment>
+    ```
+  }];
+  let arguments = (ins
+    Tile_ReductionKindAttr:$kind,
+    Arg<AnyMemRef, "the tile scanned", [MemRead]>:$src,
+    Arg<AnyMemRef, "the tile of prefix results", [MemWrite]>:$dst,
+    I64Attr:$dim,
+    UnitAttr:$exclusive);
+  let assemblyFormat = [{
+    $kind $src `,` $dst `dim` `(` $dim `)` attr-dict `:` type($src) `,` type($dst)
+  }];
+}
+
 //===----------------------------------------------------------------------===//
 // Asynchronous copies (what tile-expand-pipelines writes)
 //===----------------------------------------------------------------------===//

@@ -413,6 +413,11 @@ impl Decoder {
                     .is_none_or(|attr| attr.value());
                 memory(Kind::Reduce(kind, dim as usize, clear))?
             }
+            "tile.scan" => {
+                let kind = reduction_kind(op).ok_or_else(unsupported)?;
+                let dim = integer_attribute(op, "dim").ok_or_else(unsupported)?;
+                memory(Kind::Scan(kind, dim as usize, op.has_attribute("exclusive")))?
+            }
             _ => return Err(unsupported()),
         })
     }

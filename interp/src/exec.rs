@@ -566,6 +566,7 @@ impl Machine {
                 }
             }
             Kind::Reduce(kind, dim, clear) => self.reduce(op, *kind, *dim, *clear)?,
+            Kind::Scan(kind, dim, exclusive) => self.scan(op, *kind, *dim, *exclusive)?,
         }
         Ok(())
     }

@@ -227,6 +227,8 @@ pub enum Kind {
     Fill,
     /// `tile.reduce`: kind, dim, clear.
     Reduce(ReductionKind, usize, bool),
+    /// `tile.scan` with its kind, dimension and whether it is exclusive.
+    Scan(ReductionKind, usize, bool),
 }
 
 /// One op: what it does, its operand and result slots, its regions.

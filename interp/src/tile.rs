@@ -1,4 +1,5 @@
-//! The tile ops that move and combine whole tiles: `tile.copy`, `tile.gemm`, `tile.reduce`.
+//! The tile ops that move and combine whole tiles: `tile.copy`, `tile.gemm`, `tile.reduce`,
+//! `tile.scan`.
 //!
 //! Invariants (the contract's semantics, `docs/contract.md`):
 //! - `tile.copy`: the tile shape is the shape of the side without offsets; element (t) of the tile
@@ -12,6 +13,9 @@
 //! - `tile.reduce`: each result element folds its line of `src` along `dim` in index order, starting
 //!   from the kind's identity (`clear`) or from the result's current value, rounded to the result's
 //!   element type after every step; `max`/`min` propagate NaN like `arith.maximumf`.
+//! - `tile.scan`: each element of `dst` folds its line of `src` along `dim` from index 0 up to its
+//!   own (exclusive: up to the one before, the identity first), in index order, rounded after every
+//!   step;
 
 use crate::arith::{cast, maximum, minimum};
 use crate::bound;
@@ -306,6 +310,70 @@ impl Machine {
                 _ => propagated,
             };
             results.push((out, acc, e));
+            Ok(())
+        })?;
+        for (position, value, e) in results {
+            self.write(op, dst, position, Val::F(value, e))?;
+        }
+        Ok(())
+    }
+
+    /// Runs `tile.scan`: each line of `src` along `dim`, combined in increasing index order up to
+    /// each element (or up to the one before it, `exclusive`), rounded after every step.
+    pub fn scan(&mut self, op: &Op, kind: ReductionKind, dim: usize, exclusive: bool) -> Result<()> {
+        let (src, dst) = (self.buffer(op, 0)?, self.buffer(op, 1)?);
+        let shape = self.buffers[src].shape.clone();
+        if dim >= shape.len() || self.buffers[dst].shape != shape {
+            return Err(undefined(op, "expects a result of the source's shape and dim in it"));
+        }
+        let Scalar::Float(float) = self.buffers[dst].element else {
+            return Err(undefined(op, "expects a floating-point result"));
+        };
+        self.all_defined(op, src, "its source")?;
+        if !self.scopes.is_empty() {
+            for position in 0..self.buffers[src].data.len() {
+                self.note_read(op, src, position)?;
+            }
+        }
+        let mut lines = shape.clone();
+        let length = lines[dim];
+        lines[dim] = 1;
+        let identity = match kind {
+            ReductionKind::Max => f64::NEG_INFINITY,
+            ReductionKind::Min => f64::INFINITY,
+            _ => 0.0,
+        };
+        let mut results = Vec::new();
+        for_each_index(&lines, |index| {
+            let (mut acc, mut propagated, mut magnitude) = (identity, 0.0, 0.0);
+            for r in 0..length {
+                let mut at: Vec<i64> = index.iter().map(|i| *i as i64).collect();
+                at[dim] = r as i64;
+                let from = self.buffers[src].position(&at).expect("inside the source");
+                let to = self.buffers[dst].position(&at).expect("inside the result");
+                let (x, ex) = (self.buffers[src].data[from], self.buffers[src].bound[from]);
+                let before = (acc, propagated, magnitude);
+                match kind {
+                    ReductionKind::Sum => propagated += ex,
+                    _ => propagated = propagated.max(ex),
+                }
+                magnitude += x.abs();
+                acc = float.round(match kind {
+                    ReductionKind::Max => maximum(acc, x),
+                    ReductionKind::Min => minimum(acc, x),
+                    _ => acc + x,
+                });
+                let (value, e, m, count) = if exclusive {
+                    (before.0, before.1, before.2, r)
+                } else {
+                    (acc, propagated, magnitude, r + 1)
+                };
+                let e = match kind {
+                    ReductionKind::Sum => bound::sum(float, count, e, m),
+                    _ => e,
+                };
+                results.push((to, value, e));
+            }
             Ok(())
         })?;
         for (position, value, e) in results {

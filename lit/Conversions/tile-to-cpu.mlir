@@ -114,3 +114,34 @@ func.func @copy_nd(%Q: memref<2x8x?x64xf16>, %O: memref<2x8x?x64xf16>, %b: index
   }
   return
 }
+
+// -----
+
+// tile.scan, exclusive and in place: a loop over the lines, the first element copied, each next
+// one combined with the one before, then the line moved one index along from its end and the
+// identity put first.
+// CHECK-LABEL: func.func @scan
+// CHECK: %[[T:.*]] = memref.alloc() : memref<8x16xf32>
+// CHECK: scf.for %[[ROW:.*]] = %{{.*}} to %{{.*}} step
+// CHECK: %[[FIRST:.*]] = memref.load %[[T]][%[[ROW]], %[[C0:.*]]] : memref<8x16xf32>
+// CHECK: memref.store %[[FIRST]], %[[T]][%[[ROW]], %[[C0]]] : memref<8x16xf32>
+// CHECK: scf.for %[[I:.*]] = %[[C1:.*]] to %[[C16:.*]] step %[[C1]] {
+// CHECK: %[[X:.*]] = memref.load %[[T]][%[[ROW]], %[[I]]]
+// CHECK: %[[PREV:.*]] = arith.subi %[[I]], %[[C1]] : index
+// CHECK: %[[Y:.*]] = memref.load %[[T]][%[[ROW]], %[[PREV]]]
+// CHECK: %[[S:.*]] = arith.addf %[[Y]], %[[X]] : f32
+// CHECK: memref.store %[[S]], %[[T]][%[[ROW]], %[[I]]]
+// CHECK: scf.for %[[J:.*]] = %[[C1]] to %[[C16]] step %[[C1]] {
+// CHECK: %[[AT:.*]] = arith.subi %[[C16]], %[[J]] : index
+// CHECK: %[[FROM:.*]] = arith.subi %[[AT]], %[[C1]] : index
+// CHECK: %[[V:.*]] = memref.load %[[T]][%[[ROW]], %[[FROM]]]
+// CHECK: memref.store %[[V]], %[[T]][%[[ROW]], %[[AT]]]
+// CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: memref.store %[[ZERO]], %[[T]][%[[ROW]], %[[C0]]]
+func.func @scan(%n: index) {
+  tile.kernel grid(%n) threads(32) (%b) {
+    %F = tile.alloc_fragment : memref<8x16xf32, #tile.fragment>
+    tile.scan <sum> %F, %F dim(1) {exclusive} : memref<8x16xf32, #tile.fragment>, memref<8x16xf32, #tile.fragment>
+  }
+  return
+}

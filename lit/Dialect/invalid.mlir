@@ -836,3 +836,75 @@ func.func @copy_async_dims(%X: memref<2x80x3x64xf16>, %i: index) {
   }
   return
 }
+
+// -----
+
+// A scan runs along a dimension of its tile.
+func.func @scan_dim_outside(%n: index) {
+  tile.kernel grid(%n) threads(128) (%b) {
+    %F = tile.alloc_fragment : memref<16x32xf32, #tile.fragment>
+    // expected-error @+1 {{'tile.scan' op expects dim to be a dimension of the source, in [0, 2), but got 2}}
+    tile.scan <sum> %F, %F dim(2) : memref<16x32xf32, #tile.fragment>, memref<16x32xf32, #tile.fragment>
+  }
+  return
+}
+
+// -----
+
+// Sums, maxima and minima only.
+func.func @scan_kind(%n: index) {
+  tile.kernel grid(%n) threads(128) (%b) {
+    %F = tile.alloc_fragment : memref<16x32xf32, #tile.fragment>
+    // expected-error @+1 {{'tile.scan' op expects a scan kind of sum, max or min}}
+    tile.scan <abssum> %F, %F dim(1) : memref<16x32xf32, #tile.fragment>, memref<16x32xf32, #tile.fragment>
+  }
+  return
+}
+
+// -----
+
+// The result has the source's shape and element type.
+func.func @scan_shape(%n: index) {
+  tile.kernel grid(%n) threads(128) (%b) {
+    %F = tile.alloc_fragment : memref<16x32xf32, #tile.fragment>
+    %G = tile.alloc_fragment : memref<16x16xf32, #tile.fragment>
+    // expected-error @+1 {{'tile.scan' op expects a result of the source's shape 16x32, but got 16x16}}
+    tile.scan <sum> %F, %G dim(1) : memref<16x32xf32, #tile.fragment>, memref<16x16xf32, #tile.fragment>
+  }
+  return
+}
+
+// -----
+
+func.func @scan_element(%n: index) {
+  tile.kernel grid(%n) threads(128) (%b) {
+    %F = tile.alloc_fragment : memref<16x32xf32, #tile.fragment>
+    %G = tile.alloc_fragment : memref<16x32xf16, #tile.fragment>
+    // expected-error @+1 {{'tile.scan' op expects the source and the result to hold one element type, but got f32 and f16}}
+    tile.scan <sum> %F, %G dim(1) : memref<16x32xf32, #tile.fragment>, memref<16x32xf16, #tile.fragment>
+  }
+  return
+}
+
+// -----
+
+// Tiles on chip, of floats.
+func.func @scan_global(%X: memref<16x32xf32>, %n: index) {
+  tile.kernel grid(%n) threads(128) (%b) {
+    %F = tile.alloc_fragment : memref<16x32xf32, #tile.fragment>
+    // expected-error @+1 {{'tile.scan' op expects the source in shared memory or a fragment, but got global memory}}
+    tile.scan <sum> %X, %F dim(1) : memref<16x32xf32>, memref<16x32xf32, #tile.fragment>
+  }
+  return
+}
+
+// -----
+
+func.func @scan_integers(%n: index) {
+  tile.kernel grid(%n) threads(128) (%b) {
+    %F = tile.alloc_fragment : memref<16x32xi32, #tile.fragment>
+    // expected-error @+1 {{'tile.scan' op expects the source to hold floating-point elements of a byte or more, but got i32}}
+    tile.scan <sum> %F, %F dim(1) : memref<16x32xi32, #tile.fragment>, memref<16x32xi32, #tile.fragment>
+  }
+  return
+}

@@ -3,7 +3,8 @@
 //! each take BM rows. The block copies its rows into a fragment (directly or through a shared
 //! tile), applies one to four random stages (elementwise `tile.parallel` chains of arith and math
 //! ops the CPU and SPIR-V targets both build; a `tile.reduce` of any kind along the rows, broadcast
-//! back in a `tile.parallel`, or compared with each element to select one), copies the rows out and
+//! back in a `tile.parallel`, or compared with each element to select one; one program in three a
+//! `tile.scan` in place along the rows or the columns), copies the rows out and
 //! reduces them into `R`. One program in three also sums each block's rows by column and adds the
 //! sums to a fourth argument `Z` (N, starting random) with an atomic `tile.copy`, every block into
 //! the same elements; or keeps the largest or smallest (`atomic <max>`, `<min>`).
@@ -91,6 +92,18 @@ pub fn program(rng: &mut Rng) -> Program {
                 writeln!(text, "    }}").ok();
             }
         }
+    }
+    // A prefix sum, maximum or minimum in place, along the rows or the columns (exclusive sums
+    // only: an exclusive maximum starts at -inf). Decided on a fork, so that the programs a seed
+    // gave before stay as they were.
+    let mut fork = rng.fork(0x5CA7);
+    if fork.below(3) == 0 {
+        let kind = *fork.pick(&["sum", "max", "min"]);
+        let dim = fork.below(2);
+        let exclusive = kind == "sum" && fork.below(2) == 0;
+        names.push(if exclusive { "exclusive scan" } else { "scan" });
+        let attribute = if exclusive { " {exclusive}" } else { "" };
+        writeln!(text, "    tile.scan <{kind}> %F, %F dim({dim}){attribute} : {f}, {f}").ok();
     }
     writeln!(text, "    tile.copy %F, %Y[%row, %c0] : {f}, {x}").ok();
     let last = *rng.pick(KINDS);

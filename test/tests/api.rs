@@ -200,6 +200,8 @@ fn pass_erases_a_dead_fill_built_in_rust() {
         .into();
     kernel_body
         .append_operation(ops::reduce(&context, ops::ReductionKind::Sum, tile, scratch, 1, false, location).unwrap());
+    kernel_body
+        .append_operation(ops::scan(&context, ops::ReductionKind::Max, [tile, tile], 0, true, location).unwrap());
     body.append_operation(ops::kernel(&context, &[n], 32, kernel_body, location).unwrap());
     body.append_operation(func::r#return(&[], location));
     let region = Region::new();
@@ -219,6 +221,10 @@ fn pass_erases_a_dead_fill_built_in_rust() {
     let printed = module.as_operation().to_string();
     assert_eq!(printed.matches("tile.fill").count(), 1, "{printed}");
     assert!(printed.contains("tile.reduce <sum>"), "{printed}");
+    assert!(
+        printed.contains("tile.scan <max>") && printed.contains("dim(0) {exclusive}"),
+        "{printed}"
+    );
 }
 
 #[test]

@@ -271,3 +271,8 @@ fn mamba2_steps_match_the_reference() {
     check_on_vulkan("test/programs/mamba2_chunk_state_small.mlir", 57);
     check_on_vulkan("test/programs/mamba2_state_passing_small.mlir", 58);
 }
+
+#[test]
+fn scans_of_every_kind_match_the_reference() {
+    check_on_vulkan("test/programs/scan_kinds.mlir", 59);
+}

@@ -84,6 +84,7 @@ pub(crate) fn lower_body<'c>(
             tile::FillOperation => data::lower_fill(&builder(*op), *op),
             tile::GemmOperation => compute::lower_gemm(&builder(*op), *op),
             tile::ReduceOperation => compute::lower_reduce(&builder(*op), *op),
+            tile::ScanOperation => compute::lower_scan(&builder(*op), *op),
             // One thread runs the whole block on the CPU: nothing to wait for.
             gpu::BarrierOperation if threads.is_none() => {},
             _ => continue,

@@ -162,3 +162,52 @@ pub fn reduce(op: OperationRef) -> Verdict {
     }
     Ok(())
 }
+
+/// `tile.scan`: a sum, maximum or minimum along one dimension of a float tile on chip, into a tile of
+/// the same shape and element type.
+pub fn scan(op: OperationRef) -> Verdict {
+    let kind = op
+        .attribute("kind")
+        .map(|attr| unsafe { ffi::tileShimReductionKindValue(attr.to_raw()) });
+    if !matches!(kind, Ok(0..=2)) {
+        return Err("expects a scan kind of sum, max or min".into());
+    }
+    let src = Buffer::of(operand(&op, 0)?, "the source")?;
+    let dst = Buffer::of(operand(&op, 1)?, "the result")?;
+    for (buffer, role) in [(&src, "the source"), (&dst, "the result")] {
+        if !buffer.on_chip() {
+            return Err(format!(
+                "expects {role} in shared memory or a fragment, but got global memory"
+            ));
+        }
+        if !buffer.element.is_float() || buffer.element.is_packed() {
+            return Err(format!(
+                "expects {role} to hold floating-point elements of a byte or more, but got {}",
+                buffer.element
+            ));
+        }
+    }
+    if src.element != dst.element {
+        return Err(format!(
+            "expects the source and the result to hold one element type, but got {} and {}",
+            src.element, dst.element
+        ));
+    }
+    let src_shape = src.static_shape("the source")?;
+    let dst_shape = dst.static_shape("the result")?;
+    let dim = crate::ops::integer_attribute(&op, "dim").unwrap_or(-1);
+    if dim < 0 || dim as usize >= src_shape.len() {
+        return Err(format!(
+            "expects dim to be a dimension of the source, in [0, {}), but got {dim}",
+            src_shape.len()
+        ));
+    }
+    if dst_shape != src_shape {
+        return Err(format!(
+            "expects a result of the source's shape {}, but got {}",
+            static_shape_text(&src_shape),
+            static_shape_text(&dst_shape)
+        ));
+    }
+    Ok(())
+}
