@@ -117,27 +117,17 @@ func.func @copy_nd(%Q: memref<2x8x?x64xf16>, %O: memref<2x8x?x64xf16>, %b: index
 
 // -----
 
-// tile.scan, exclusive and in place: a loop over the lines, the first element copied, each next
-// one combined with the one before, then the line moved one index along from its end and the
-// identity put first.
+// tile.scan, exclusive and in place: a loop a line carrying the running sum from 0, which each
+// step stores at its index before adding the element it read there.
 // CHECK-LABEL: func.func @scan
 // CHECK: %[[T:.*]] = memref.alloc() : memref<8x16xf32>
 // CHECK: scf.for %[[ROW:.*]] = %{{.*}} to %{{.*}} step
-// CHECK: %[[FIRST:.*]] = memref.load %[[T]][%[[ROW]], %[[C0:.*]]] : memref<8x16xf32>
-// CHECK: memref.store %[[FIRST]], %[[T]][%[[ROW]], %[[C0]]] : memref<8x16xf32>
-// CHECK: scf.for %[[I:.*]] = %[[C1:.*]] to %[[C16:.*]] step %[[C1]] {
-// CHECK: %[[X:.*]] = memref.load %[[T]][%[[ROW]], %[[I]]]
-// CHECK: %[[PREV:.*]] = arith.subi %[[I]], %[[C1]] : index
-// CHECK: %[[Y:.*]] = memref.load %[[T]][%[[ROW]], %[[PREV]]]
-// CHECK: %[[S:.*]] = arith.addf %[[Y]], %[[X]] : f32
-// CHECK: memref.store %[[S]], %[[T]][%[[ROW]], %[[I]]]
-// CHECK: scf.for %[[J:.*]] = %[[C1]] to %[[C16]] step %[[C1]] {
-// CHECK: %[[AT:.*]] = arith.subi %[[C16]], %[[J]] : index
-// CHECK: %[[FROM:.*]] = arith.subi %[[AT]], %[[C1]] : index
-// CHECK: %[[V:.*]] = memref.load %[[T]][%[[ROW]], %[[FROM]]]
-// CHECK: memref.store %[[V]], %[[T]][%[[ROW]], %[[AT]]]
 // CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
-// CHECK: memref.store %[[ZERO]], %[[T]][%[[ROW]], %[[C0]]]
+// CHECK: scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[SUM:.*]] = %[[ZERO]]) -> (f32) {
+// CHECK-NEXT: %[[X:.*]] = memref.load %[[T]][%[[ROW]], %[[I]]] : memref<8x16xf32>
+// CHECK-NEXT: %[[NEXT:.*]] = arith.addf %[[SUM]], %[[X]] : f32
+// CHECK-NEXT: memref.store %[[SUM]], %[[T]][%[[ROW]], %[[I]]] : memref<8x16xf32>
+// CHECK-NEXT: scf.yield %[[NEXT]] : f32
 func.func @scan(%n: index) {
   tile.kernel grid(%n) threads(32) (%b) {
     %F = tile.alloc_fragment : memref<8x16xf32, #tile.fragment>

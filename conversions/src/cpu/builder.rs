@@ -257,6 +257,41 @@ impl<'c> Builder<'c> {
         (inside, block.argument(0).expect("induction variable").into())
     }
 
+    /// Creates `scf.for iv = lower to upper step step iter_args(carried = initial)` at `at`, whose body
+    /// yields the carried value unchanged until [`Self::yield_value`] says what it becomes; returns
+    /// the body position (before that yield), the iv and the carried value.
+    pub fn for_loop_carrying<'a>(
+        &self,
+        at: At<'c, 'a>,
+        [lower, upper, step]: [Value<'c, '_>; 3],
+        initial: Value<'c, '_>,
+    ) -> (At<'c, 'a>, Value<'c, 'a>, Value<'c, 'a>) {
+        let ty = initial.r#type();
+        let block = Block::new(&[(Type::index(self.context), self.location), (ty, self.location)]);
+        let carried: Value = block.argument(1).expect("carried value").into();
+        block.append_operation(scf::r#yield(&[carried], self.location));
+        let region = Region::new();
+        region.append_block(block);
+        let op = melior::ir::operation::OperationBuilder::new("scf.for", self.location)
+            .add_operands(&[lower, upper, step, initial])
+            .add_results(&[ty])
+            .add_regions([region])
+            .build()
+            .expect("scf.for with a carried value");
+        let op = self.insert(at, op);
+        let (block, inside) = Self::inside(op, 0);
+        (
+            inside,
+            block.argument(0).expect("induction variable").into(),
+            block.argument(1).expect("carried value").into(),
+        )
+    }
+
+    /// Makes the body of a [`Self::for_loop_carrying`] (`at`: its position) carry `value` on.
+    pub fn yield_value<'a>(&self, at: At<'c, 'a>, value: Value<'c, 'a>) {
+        tile_dialect::ops::set_operand(at.before, 0, value);
+    }
+
     /// Creates a nest of loops from 0 to each of `extents` (step 1); returns the innermost body and
     /// the induction variables, outermost first.
     pub fn loop_nest<'a>(&self, at: At<'c, 'a>, extents: &[Value<'c, 'a>]) -> (At<'c, 'a>, Vec<Value<'c, 'a>>) {

@@ -109,10 +109,9 @@ pub fn lower_reduce<'c>(b: &Builder<'c>, reduce: OperationRef<'c, '_>) {
 
 // ---- tile.scan ----------------------------------------------------------------------------------
 
-/// Lowers `tile.scan`: each line along `dim` combined in increasing index order into `dst` (in
-/// place when `dst` is `src`: element i is read before it is written, element i - 1 of `dst`
-/// already final); an exclusive scan is the inclusive one moved one index along, the identity
-/// first.
+/// Lowers `tile.scan`: a loop a line along `dim` carrying the running combination, which it stores
+/// before (exclusive) or after (inclusive) combining the element in. The element is read before
+/// anything is written at its index, so `dst` may be `src`; no iteration reads what another wrote.
 pub fn lower_scan<'c, 'a>(b: &Builder<'c>, scan: OperationRef<'c, 'a>) {
     let at = At::before(scan);
     let (src, dst) = (
@@ -121,34 +120,20 @@ pub fn lower_scan<'c, 'a>(b: &Builder<'c>, scan: OperationRef<'c, 'a>) {
     );
     let dim = integer_attribute(&scan, "dim").expect("verified scan") as usize;
     let kind = reduction_kind(&scan).expect("verified scan");
-    let shape = memref_shape(src);
-    let mut lines = shape.clone();
+    let exclusive = scan.has_attribute("exclusive");
+    let mut lines = memref_shape(src);
     let length = lines.remove(dim);
     let ty = element_type(dst);
     let (line, ivs) = b.parallel_nest(at, &lines);
-    let at_index = |index: Value<'c, 'a>| {
-        let mut indices = ivs.clone();
-        indices.insert(dim, index);
-        indices
-    };
-    let first = b.index(line, 0);
-    let value = b.load(line, src, &at_index(first));
-    b.store(line, value, dst, &at_index(first));
-    let (one, extent) = (b.index(line, 1), b.index(line, length));
-    let (step, index) = b.for_loop(line, one, extent, one);
-    let value = b.load(step, src, &at_index(index));
-    let previous = b.load(step, dst, &at_index(b.subi(step, index, one)));
-    let combined = b.binary(step, combiner(kind).0, previous, value);
-    b.store(step, combined, dst, &at_index(index));
-    if scan.has_attribute("exclusive") {
-        // From the last index down: element i takes element i - 1's inclusive result.
-        let (shift, back) = b.for_loop(line, one, extent, one);
-        let index = b.subi(shift, extent, back);
-        let moved = b.load(shift, dst, &at_index(b.subi(shift, index, one)));
-        b.store(shift, moved, dst, &at_index(index));
-        let start = b.constant(line, ty, identity(kind));
-        b.store(line, start, dst, &at_index(first));
-    }
+    let start = b.constant(line, ty, identity(kind));
+    let (zero, extent, one) = (b.index(line, 0), b.index(line, length), b.index(line, 1));
+    let (step, index, running) = b.for_loop_carrying(line, [zero, extent, one], start);
+    let mut indices = ivs.clone();
+    indices.insert(dim, index);
+    let value = b.load(step, src, &indices);
+    let combined = b.binary(step, combiner(kind).0, running, value);
+    b.store(step, if exclusive { running } else { combined }, dst, &indices);
+    b.yield_value(step, combined);
 }
 
 /// A `tile.reduce`'s operands and attributes.
