@@ -903,7 +903,7 @@ func.func @scan_global(%X: memref<16x32xf32>, %n: index) {
 func.func @scan_integers(%n: index) {
   tile.kernel grid(%n) threads(128) (%b) {
     %F = tile.alloc_fragment : memref<16x32xi32, #tile.fragment>
-    // expected-error @+1 {{'tile.scan' op expects the source to hold floating-point elements of a byte or more, but got i32}}
+    // expected-error @+1 {{'tile.scan' op expects the source to hold floating-point elements, but got i32}}
     tile.scan <sum> %F, %F dim(1) : memref<16x32xi32, #tile.fragment>, memref<16x32xi32, #tile.fragment>
   }
   return

@@ -121,8 +121,30 @@ pub fn reduce(op: OperationRef) -> Verdict {
     if !matches!(kind, Ok(0..=4)) {
         return Err("expects a reduction kind (sum, max, min, abssum or absmax)".into());
     }
-    let src = Buffer::of(operand(&op, 0)?, "the source")?;
-    let dst = Buffer::of(operand(&op, 1)?, "the result")?;
+    let (src, dst) = float_tiles_on_chip(&op)?;
+    let src_shape = src.static_shape("the source")?;
+    let dst_shape = dst.static_shape("the result")?;
+    let dim = crate::ops::integer_attribute(&op, "dim").unwrap_or(-1);
+    if dim < 0 || dim as usize >= src_shape.len() {
+        return Err(format!("expects dim in [0, {}), but got {dim}", src_shape.len()));
+    }
+    let mut expected = src_shape.clone();
+    expected.remove(dim as usize);
+    if dst_shape != expected {
+        return Err(format!(
+            "expects a result of shape {} (the source {} without dim {dim}), but got {}",
+            static_shape_text(&expected),
+            static_shape_text(&src_shape),
+            static_shape_text(&dst_shape)
+        ));
+    }
+    Ok(())
+}
+
+/// The source and result of a reduction or a scan: tiles on chip of float elements a byte or wider.
+fn float_tiles_on_chip<'c, 'a>(op: &OperationRef<'c, 'a>) -> Result<(Buffer<'c>, Buffer<'c>), String> {
+    let src = Buffer::of(operand(op, 0)?, "the source")?;
+    let dst = Buffer::of(operand(op, 1)?, "the result")?;
     for (buffer, role) in [(&src, "the source"), (&dst, "the result")] {
         if !buffer.on_chip() {
             return Err(format!(
@@ -144,23 +166,7 @@ pub fn reduce(op: OperationRef) -> Verdict {
             ));
         }
     }
-    let src_shape = src.static_shape("the source")?;
-    let dst_shape = dst.static_shape("the result")?;
-    let dim = crate::ops::integer_attribute(&op, "dim").unwrap_or(-1);
-    if dim < 0 || dim as usize >= src_shape.len() {
-        return Err(format!("expects dim in [0, {}), but got {dim}", src_shape.len()));
-    }
-    let mut expected = src_shape.clone();
-    expected.remove(dim as usize);
-    if dst_shape != expected {
-        return Err(format!(
-            "expects a result of shape {} (the source {} without dim {dim}), but got {}",
-            static_shape_text(&expected),
-            static_shape_text(&src_shape),
-            static_shape_text(&dst_shape)
-        ));
-    }
-    Ok(())
+    Ok((src, dst))
 }
 
 /// `tile.scan`: a sum, maximum or minimum along one dimension of a float tile on chip, into a tile of
@@ -172,21 +178,7 @@ pub fn scan(op: OperationRef) -> Verdict {
     if !matches!(kind, Ok(0..=2)) {
         return Err("expects a scan kind of sum, max or min".into());
     }
-    let src = Buffer::of(operand(&op, 0)?, "the source")?;
-    let dst = Buffer::of(operand(&op, 1)?, "the result")?;
-    for (buffer, role) in [(&src, "the source"), (&dst, "the result")] {
-        if !buffer.on_chip() {
-            return Err(format!(
-                "expects {role} in shared memory or a fragment, but got global memory"
-            ));
-        }
-        if !buffer.element.is_float() || buffer.element.is_packed() {
-            return Err(format!(
-                "expects {role} to hold floating-point elements of a byte or more, but got {}",
-                buffer.element
-            ));
-        }
-    }
+    let (src, dst) = float_tiles_on_chip(&op)?;
     if src.element != dst.element {
         return Err(format!(
             "expects the source and the result to hold one element type, but got {} and {}",
