@@ -285,6 +285,16 @@ def plain_reference(kernel, tensors):
             x.cummin(1).values,
             shifted(x.cumsum(0), 0.0),
         ])}
+    if name == "scan_registers":
+        # test/programs/scan_registers.mlir: per 32-row block, row cumulative sums plus the
+        # exclusive column maxima (0 in the block's first row), and the exclusive cumulative sums
+        # of the rows' totals.
+        x = t[0].reshape(-1, 32, t[0].shape[1])
+        maxima = x.cummax(1).values
+        shifted = torch.cat([torch.zeros_like(maxima[:, :1]), maxima[:, :-1]], dim=1)
+        y = x.cumsum(2) + shifted
+        totals = y.sum(2)
+        return {1: y.reshape(t[0].shape), 2: (totals.cumsum(1) - totals).reshape(-1)}
     if name == "head_tiles":
         # test/programs/head_tiles.mlir: per head, Y = W X + X / 2 on (batch, sequence, head, channel).
         x = t[1].permute(0, 2, 1, 3)

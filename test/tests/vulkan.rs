@@ -276,3 +276,8 @@ fn mamba2_steps_match_the_reference() {
 fn scans_of_every_kind_match_the_reference() {
     check_on_vulkan("test/programs/scan_kinds.mlir", 59);
 }
+
+#[test]
+fn scans_of_fragments_in_registers_match_the_reference() {
+    check_on_vulkan("test/programs/scan_registers.mlir", 60);
+}

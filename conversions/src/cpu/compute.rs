@@ -113,26 +113,64 @@ pub fn lower_reduce<'c>(b: &Builder<'c>, reduce: OperationRef<'c, '_>) {
 /// before (exclusive) or after (inclusive) combining the element in. The element is read before
 /// anything is written at its index, so `dst` may be `src`; no iteration reads what another wrote.
 pub fn lower_scan<'c, 'a>(b: &Builder<'c>, scan: OperationRef<'c, 'a>) {
-    let at = At::before(scan);
     let (src, dst) = (
         scan.operand(0).expect("verified scan"),
         scan.operand(1).expect("verified scan"),
     );
-    let dim = integer_attribute(&scan, "dim").expect("verified scan") as usize;
-    let kind = reduction_kind(&scan).expect("verified scan");
-    let exclusive = scan.has_attribute("exclusive");
-    let mut lines = memref_shape(src);
-    let length = lines.remove(dim);
-    let ty = element_type(dst);
+    let plan = Scan::of(scan);
+    let dim = plan.dim;
+    scan_lines(b, At::before(scan), &plan, [src, dst], |_, ivs, index| {
+        let mut indices = ivs.to_vec();
+        indices.insert(dim, index);
+        indices
+    });
+}
+
+/// A `tile.scan`'s kind, dimension, shape and element type.
+pub(crate) struct Scan<'c> {
+    pub kind: ReductionKind,
+    pub exclusive: bool,
+    pub dim: usize,
+    pub shape: Vec<i64>,
+    pub ty: Type<'c>,
+}
+
+impl<'c> Scan<'c> {
+    /// Reads a verified `tile.scan`.
+    pub fn of(scan: OperationRef<'c, '_>) -> Self {
+        let dst = scan.operand(1).expect("verified scan");
+        Scan {
+            kind: reduction_kind(&scan).expect("verified scan"),
+            exclusive: scan.has_attribute("exclusive"),
+            dim: integer_attribute(&scan, "dim").expect("verified scan") as usize,
+            shape: memref_shape(dst),
+            ty: element_type(dst),
+        }
+    }
+}
+
+/// The loops of a scan: the lines along `scan.dim` dealt out as a tile op's iterations (a barrier
+/// after them on a GPU), each a loop carrying the running combination, which it stores before
+/// (exclusive) or after (inclusive) combining the element in, read from `src` and written to
+/// `dst` at the indices `place` gives (at a position, the line's indices and the index along it).
+/// The element is read before anything is written at its index, so `dst` may be `src`.
+pub(crate) fn scan_lines<'c, 'a>(
+    b: &Builder<'c>,
+    at: At<'c, 'a>,
+    scan: &Scan<'c>,
+    [src, dst]: [Value<'c, 'a>; 2],
+    place: impl Fn(At<'c, 'a>, &[Value<'c, 'a>], Value<'c, 'a>) -> Vec<Value<'c, 'a>>,
+) {
+    let mut lines = scan.shape.clone();
+    let length = lines.remove(scan.dim);
     let (line, ivs) = b.parallel_nest(at, &lines);
-    let start = b.constant(line, ty, identity(kind));
+    let start = b.constant(line, scan.ty, identity(scan.kind));
     let (zero, extent, one) = (b.index(line, 0), b.index(line, length), b.index(line, 1));
     let (step, index, running) = b.for_loop_carrying(line, [zero, extent, one], start);
-    let mut indices = ivs.clone();
-    indices.insert(dim, index);
+    let indices = place(step, &ivs, index);
     let value = b.load(step, src, &indices);
-    let combined = b.binary(step, combiner(kind).0, running, value);
-    b.store(step, if exclusive { running } else { combined }, dst, &indices);
+    let combined = b.binary(step, combiner(scan.kind).0, running, value);
+    b.store(step, if scan.exclusive { running } else { combined }, dst, &indices);
     b.yield_value(step, combined);
 }
 

@@ -14,6 +14,7 @@
 //! | `tile.copy` fragment <-> global/shared | per slot, a (clipped) load or store at the element's place and a conversion |
 //! | `tile.copy` fragment -> fragment | per slot, the source slot holding the same element, converted |
 //! | `tile.reduce` | the thread's slots combined per destination slot, then a butterfly over the thread bits the reduced dimension spreads over: warp shuffles on NVIDIA, a small workgroup scratch elsewhere |
+//! | `tile.scan` fragment -> fragment | the slots stored into a workgroup scratch tile, its lines scanned there (a line a thread, carrying the running value), the slots loaded back |
 //! | `tile.gemm` (shared A and B) | per accumulator slot, a loop over K |
 //! | `tile.gemm` on the target's matrix instructions, `tile.copy` into the tiles they read and of their accumulators to tensors | the rules of the instruction family the target names ([`matrix`], [`crate::target::Target::matrix`]), in the target's folder: wgmma and mma.sync, mfma, cooperative matrices |
 //!

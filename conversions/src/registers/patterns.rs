@@ -393,6 +393,14 @@ pub fn check(op: OperationRef, layouts: &Layouts) -> Rule {
         tile::CopyOperation if touches_fragment => check_copy(op, layouts),
         // Planned (and refused where no plan fits) by `reduce_plans`.
         tile::ReduceOperation => Ok(()),
+        tile::ScanOperation if touches_fragment => {
+            let (src, dst) = (op.operand(0).map_err(|e| e.to_string())?, op.operand(1).map_err(|e| e.to_string())?);
+            if level(src) != Some(MemoryLevel::Fragment) || level(dst) != Some(MemoryLevel::Fragment) {
+                return Err("scans between a fragment and a shared tile, which the register lowering has no rule for (scan fragment into fragment)".into());
+            }
+            placed(layouts, src)?;
+            placed(layouts, dst).map(|_| ())
+        },
         tile::GemmOperation if touches_fragment => {
             let [a, b, c] = [0, 1, 2].map(|i| op.operand(i).ok());
             if b.is_some_and(|value| level(value) == Some(MemoryLevel::Fragment)) {
@@ -1297,6 +1305,69 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         erase(self.context, op);
     }
 
+    // ---- tile.scan --------------------------------------------------------------------------------
+
+    /// A scan of fragments through `scratch` (its tile, row-major): each thread stores its source
+    /// elements there, the lines are scanned in place as the loop lowering scans them (a line a
+    /// thread), and each thread loads its destination elements back.
+    pub(crate) fn scan(&self, op: OperationRef<'c, 'a>, scratch: Value<'c, 'a>) {
+        let b = Builder {
+            threads: Some(self.threads),
+            ..self.builder(&op)
+        };
+        let at = At::before(op);
+        let (src, dst) = (op.operand(0).expect("src"), op.operand(1).expect("dst"));
+        let scan = crate::cpu::compute::Scan::of(op);
+        // Row-major strides of the tile.
+        let strides: Vec<i64> = (0..scan.shape.len())
+            .map(|d| scan.shape[d + 1..].iter().product())
+            .collect();
+        let flat = |at: At<'c, 'a>, coordinates: &[Value<'c, 'a>]| {
+            let mut index: Option<Value> = None;
+            for (coordinate, stride) in coordinates.iter().zip(&strides) {
+                let term = if *stride == 1 {
+                    *coordinate
+                } else {
+                    b.muli(at, *coordinate, b.index(at, *stride))
+                };
+                index = Some(match index {
+                    Some(previous) => b.addi(at, previous, term),
+                    None => term,
+                });
+            }
+            vec![index.expect("rank >= 1")]
+        };
+        let (from, to) = (
+            placed(self.layouts, src).expect("checked"),
+            placed(self.layouts, dst).expect("checked"),
+        );
+        let (src_array, dst_array) = (self.private(src), self.private(dst));
+        let offsets = self.offsets(&b, at, from);
+        for slot in from.distribution.used_slots() {
+            let coordinates = self.coordinates(&b, at, from, &offsets, slot);
+            let inner = self.guarded(&b, at, from, &coordinates);
+            let value = self.slot_value(&b, inner, src_array, from, slot as i64);
+            b.store(inner, value, scratch, &flat(inner, &coordinates));
+        }
+        b.barrier(at);
+        let dim = scan.dim;
+        crate::cpu::compute::scan_lines(&b, at, &scan, [scratch, scratch], |at, ivs, index| {
+            let mut coordinates = ivs.to_vec();
+            coordinates.insert(dim, index);
+            flat(at, &coordinates)
+        });
+        let offsets = self.offsets(&b, at, to);
+        for slot in to.distribution.used_slots() {
+            let coordinates = self.coordinates(&b, at, to, &offsets, slot);
+            let inner = self.guarded(&b, at, to, &coordinates);
+            let value = b.load(inner, scratch, &flat(inner, &coordinates));
+            self.set_slot(&b, inner, value, dst_array, to, slot as i64);
+        }
+        // Every thread has read its elements before the scratch is written again (a scan in a loop).
+        b.barrier(at);
+        erase(self.context, op);
+    }
+
     pub(crate) fn shuffle_xor(
         &self,
         b: &Builder<'c>,
@@ -1450,6 +1521,13 @@ pub(crate) fn scratch_needs<'c, 'a>(
             needs.push((vec![*op], element_type(a), memref_shape(a).iter().product()));
         }
     }
+    // A scan of fragments goes through a scratch tile of its own (the lines, in row-major order).
+    for op in ops.iter().filter(|op| tile_ir::is(*op, tile::ScanOperation::name)) {
+        let Ok(dst) = op.operand(1) else { continue };
+        if level(dst) == Some(MemoryLevel::Fragment) {
+            needs.push((vec![*op], element_type(dst), memref_shape(dst).iter().product()));
+        }
+    }
     let gemms = needs.len();
     for op in ops.iter().filter(|op| tile_ir::is(*op, tile::ReduceOperation::name)) {
         let (Ok(src), Ok(dst)) = (op.operand(0), op.operand(1)) else {
@@ -1552,6 +1630,8 @@ enum OpRule {
     Copy,
     /// A `tile.reduce`.
     Reduce,
+    /// A `tile.scan` of fragments.
+    Scan,
     /// A gemm on no matrix instruction: a loop over K per accumulator element.
     Gemm,
     /// One of the matrix rules' (their number).
@@ -1667,6 +1747,7 @@ pub fn lower_all<'c, 'a>(
                 tile::FillOperation if touches_fragment => OpRule::Fill,
                 tile::CopyOperation if touches_fragment => OpRule::Copy,
                 tile::ReduceOperation => OpRule::Reduce,
+                tile::ScanOperation if touches_fragment => OpRule::Scan,
                 tile::GemmOperation if touches_fragment => OpRule::Gemm,
                 _ => return None,
             });
@@ -1680,6 +1761,7 @@ pub fn lower_all<'c, 'a>(
             OpRule::Fill => lowering.fill(op),
             OpRule::Copy => lowering.copy(op),
             OpRule::Reduce => lowering.reduce(op, scratch),
+            OpRule::Scan => lowering.scan(op, scratch.expect("a scan's scratch")),
             OpRule::Gemm => lowering.gemm(op, scratch),
             OpRule::Matrix(rule) => plan.expect("a matrix plan").lower(&lowering, op, rule, scratch),
         }
