@@ -449,18 +449,6 @@ pub struct CopyParts<'c, 'a> {
     pub spans: Vec<usize>,
 }
 
-impl CopyParts<'_, '_> {
-    /// Whether the tile spans the trailing dimensions of the side with offsets (or neither side has
-    /// offsets).
-    pub fn trailing(&self) -> bool {
-        let offsets = self.src_offsets.len().max(self.dst_offsets.len());
-        self.spans
-            .iter()
-            .enumerate()
-            .all(|(i, dim)| *dim == offsets - self.spans.len() + i)
-    }
-}
-
 /// Returns the two sides of a `tile.copy`. Buffers are memrefs and offsets are `index` values, so the
 /// operand types tell where one side ends.
 pub fn copy_parts<'c: 'a, 'a>(copy: &impl OperationLike<'c, 'a>) -> Option<CopyParts<'c, 'a>> {
