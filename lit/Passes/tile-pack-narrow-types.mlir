@@ -131,3 +131,28 @@ func.func @dynamic_rows(%Q: memref<?x?xi4>, %O: memref<?xf32>) {
   }
   return
 }
+
+// -----
+
+// A code widened to a float whose bits the exponent trick cannot build (f8E4M3FN): sign-extended
+// from its four bits, then converted.
+// CHECK-LABEL: func.func @eight_bit_float_codes
+// CHECK: %[[UP:.*]] = arith.shli %{{.*}}, %[[FOUR:c4_i8.*]] : i8
+// CHECK-NEXT: %[[CODE:.*]] = arith.shrsi %[[UP]], %[[FOUR]] : i8
+// CHECK-NEXT: arith.sitofp %[[CODE]] : i8 to f8E4M3FN
+func.func @eight_bit_float_codes(%B: memref<64x64xi4>, %Y: memref<64x64xf8E4M3FN>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(128) (%b) {
+    %Bq = tile.alloc_shared : memref<64x64xi4, #gpu.address_space<workgroup>>
+    %W = tile.alloc_shared : memref<64x64xf8E4M3FN, #gpu.address_space<workgroup>>
+    tile.copy %B[%c0, %c0], %Bq : memref<64x64xi4>, memref<64x64xi4, #gpu.address_space<workgroup>>
+    tile.parallel (%i, %j) in (64, 64) {
+      %q = memref.load %Bq[%i, %j] : memref<64x64xi4, #gpu.address_space<workgroup>>
+      %w = arith.sitofp %q : i4 to f8E4M3FN
+      memref.store %w, %W[%i, %j] : memref<64x64xf8E4M3FN, #gpu.address_space<workgroup>>
+    }
+    tile.copy %W, %Y[%c0, %c0] : memref<64x64xf8E4M3FN, #gpu.address_space<workgroup>>, memref<64x64xf8E4M3FN>
+  }
+  return
+}
