@@ -420,6 +420,12 @@ pub fn copy_dims<'c: 'a, 'a>(copy: &impl OperationLike<'c, 'a>) -> Option<Vec<i6
     Some((0..array.len()).filter_map(|i| array.element(i).ok()).collect())
 }
 
+/// The dimension of the tile that dimension `dim` of the buffer carries (`spans` as in
+/// [`CopyParts::spans`]); `None` where the tile has extent 1 there (an offset alone indexes it).
+pub fn tile_dim(spans: &[usize], dim: usize) -> Option<usize> {
+    spans.iter().position(|span| *span == dim)
+}
+
 /// The indices in a buffer of a tile element: `offsets` (one per dimension of the buffer) with the
 /// element's index in the tile (`tile`, one per dimension of the tile) added in the dimensions the
 /// tile spans (`spans`, as in [`CopyParts::spans`]).
@@ -427,7 +433,7 @@ pub fn place_in<T: Copy>(offsets: &[T], spans: &[usize], tile: &[T], mut add: im
     offsets
         .iter()
         .enumerate()
-        .map(|(dim, offset)| match spans.iter().position(|span| *span == dim) {
+        .map(|(dim, offset)| match tile_dim(spans, dim) {
             Some(tile_dim) if tile_dim < tile.len() => add(*offset, tile[tile_dim]),
             _ => *offset,
         })

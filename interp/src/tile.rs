@@ -262,11 +262,6 @@ impl Machine {
             }
         }
         let stride = self.buffers[src].strides[dim];
-        let identity = match kind {
-            ReductionKind::Sum | ReductionKind::AbsSum | ReductionKind::AbsMax => 0.0,
-            ReductionKind::Max => f64::NEG_INFINITY,
-            ReductionKind::Min => f64::INFINITY,
-        };
         let mut results = Vec::new();
         for_each_index(&expected, |index| {
             let mut full: Vec<i64> = index.iter().map(|i| *i as i64).collect();
@@ -283,7 +278,7 @@ impl Machine {
                 )
                 .expect("inside the result");
             let (mut acc, mut propagated) = if clear {
-                (identity, 0.0)
+                (identity(kind), 0.0)
             } else {
                 (self.buffers[dst].data[out], self.buffers[dst].bound[out])
             };
@@ -291,23 +286,14 @@ impl Machine {
             for r in 0..length {
                 let x = self.buffers[src].data[start + r * stride];
                 let ex = self.buffers[src].bound[start + r * stride];
-                // A sum adds its terms' bounds; max and min keep the larger one.
-                match kind {
-                    ReductionKind::Sum | ReductionKind::AbsSum => propagated += ex,
-                    _ => propagated = propagated.max(ex),
-                }
+                propagated = propagate(kind, propagated, ex);
                 magnitude += x.abs();
-                acc = float.round(match kind {
-                    ReductionKind::Sum => acc + x,
-                    ReductionKind::AbsSum => acc + x.abs(),
-                    ReductionKind::Max => maximum(acc, x),
-                    ReductionKind::Min => minimum(acc, x),
-                    ReductionKind::AbsMax => maximum(acc, x.abs()),
-                });
+                acc = float.round(combine(kind, acc, x));
             }
-            let e = match kind {
-                ReductionKind::Sum | ReductionKind::AbsSum => bound::sum(float, length, propagated, magnitude),
-                _ => propagated,
+            let e = if sums(kind) {
+                bound::sum(float, length, propagated, magnitude)
+            } else {
+                propagated
             };
             results.push((out, acc, e));
             Ok(())
@@ -338,14 +324,9 @@ impl Machine {
         let mut lines = shape.clone();
         let length = lines[dim];
         lines[dim] = 1;
-        let identity = match kind {
-            ReductionKind::Max => f64::NEG_INFINITY,
-            ReductionKind::Min => f64::INFINITY,
-            _ => 0.0,
-        };
         let mut results = Vec::new();
         for_each_index(&lines, |index| {
-            let (mut acc, mut propagated, mut magnitude) = (identity, 0.0, 0.0);
+            let (mut acc, mut propagated, mut magnitude) = (identity(kind), 0.0, 0.0);
             for r in 0..length {
                 let mut at: Vec<i64> = index.iter().map(|i| *i as i64).collect();
                 at[dim] = r as i64;
@@ -353,25 +334,15 @@ impl Machine {
                 let to = self.buffers[dst].position(&at).expect("inside the result");
                 let (x, ex) = (self.buffers[src].data[from], self.buffers[src].bound[from]);
                 let before = (acc, propagated, magnitude);
-                match kind {
-                    ReductionKind::Sum => propagated += ex,
-                    _ => propagated = propagated.max(ex),
-                }
+                propagated = propagate(kind, propagated, ex);
                 magnitude += x.abs();
-                acc = float.round(match kind {
-                    ReductionKind::Max => maximum(acc, x),
-                    ReductionKind::Min => minimum(acc, x),
-                    _ => acc + x,
-                });
+                acc = float.round(combine(kind, acc, x));
                 let (value, e, m, count) = if exclusive {
                     (before.0, before.1, before.2, r)
                 } else {
                     (acc, propagated, magnitude, r + 1)
                 };
-                let e = match kind {
-                    ReductionKind::Sum => bound::sum(float, count, e, m),
-                    _ => e,
-                };
+                let e = if sums(kind) { bound::sum(float, count, e, m) } else { e };
                 results.push((to, value, e));
             }
             Ok(())
@@ -380,6 +351,41 @@ impl Machine {
             self.write(op, dst, position, Val::F(value, e))?;
         }
         Ok(())
+    }
+}
+
+/// The value a fold of `kind` (`tile.reduce`, `tile.scan`) starts from.
+fn identity(kind: ReductionKind) -> f64 {
+    match kind {
+        ReductionKind::Sum | ReductionKind::AbsSum | ReductionKind::AbsMax => 0.0,
+        ReductionKind::Max => f64::NEG_INFINITY,
+        ReductionKind::Min => f64::INFINITY,
+    }
+}
+
+/// One step of a fold of `kind`: `acc` combined with `x`, before rounding.
+fn combine(kind: ReductionKind, acc: f64, x: f64) -> f64 {
+    match kind {
+        ReductionKind::Sum => acc + x,
+        ReductionKind::AbsSum => acc + x.abs(),
+        ReductionKind::Max => maximum(acc, x),
+        ReductionKind::Min => minimum(acc, x),
+        ReductionKind::AbsMax => maximum(acc, x.abs()),
+    }
+}
+
+/// Whether a fold of `kind` adds its terms (its error bound grows with their count and magnitude).
+fn sums(kind: ReductionKind) -> bool {
+    matches!(kind, ReductionKind::Sum | ReductionKind::AbsSum)
+}
+
+/// The error bound carried by a fold of `kind` after a term of bound `ex`: a sum adds its terms'
+/// bounds; max and min keep the larger one.
+fn propagate(kind: ReductionKind, propagated: f64, ex: f64) -> f64 {
+    if sums(kind) {
+        propagated + ex
+    } else {
+        propagated.max(ex)
     }
 }
 

@@ -82,7 +82,7 @@ fn placed<'c, 'a>(
     let mut indices = Vec::new();
     let mut inside: Option<Value> = None;
     for (dim, offset) in offsets.iter().enumerate() {
-        let index = match spans.iter().position(|span| *span == dim) {
+        let index = match tile_dialect::ops::tile_dim(spans, dim) {
             Some(tile_dim) => b.addi(at, *offset, ivs[tile_dim]),
             None => *offset,
         };

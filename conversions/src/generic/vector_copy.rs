@@ -332,7 +332,7 @@ fn tile_inside<'c, 'a>(
         let size = b.dim(at, src, dim as i64);
         // Unsigned: a negative offset is outside; the offset is below 2^63, so its end does not wrap.
         let mut fits = b.compare(at, "ult", *offset, size);
-        if let Some(tile_dim) = runs.spans.iter().position(|span| *span == dim) {
+        if let Some(tile_dim) = tile_dialect::ops::tile_dim(&runs.spans, dim) {
             let extent = runs.extents[tile_dim] * if tile_dim + 1 == rank { runs.run } else { 1 };
             let end = b.addi(at, *offset, b.index(at, extent));
             let end_in = b.compare(at, "ule", end, size);
@@ -413,7 +413,7 @@ fn load_runs_checked<'c, 'a>(
         let mut indices = Vec::new();
         let mut rows_inside: Option<Value> = None;
         for (dim, offset) in offsets.iter().enumerate() {
-            let index = match runs.spans.iter().position(|span| *span == dim) {
+            let index = match tile_dialect::ops::tile_dim(&runs.spans, dim) {
                 Some(tile_dim) => b.addi(at, *offset, tile[tile_dim]),
                 None => *offset,
             };

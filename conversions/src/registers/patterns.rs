@@ -990,7 +990,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let mut indices = Vec::new();
         let mut fits: Option<Value> = None;
         for (d, offset) in origin.iter().enumerate() {
-            let index = match origin.spans.iter().position(|span| *span == d) {
+            let index = match tile_dialect::ops::tile_dim(&origin.spans, d) {
                 Some(tile_dim) => b.addi(at, *offset, coordinates[tile_dim]),
                 None => *offset,
             };
