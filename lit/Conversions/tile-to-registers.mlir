@@ -245,3 +245,70 @@ func.func @wide_stores(%A: memref<64x128xf16>, %B: memref<128x64xf16>, %C: memre
   }
   return
 }
+
+// -----
+
+// A maximum of a replicated fragment: the row statistic %l, laid out as the loop reads it (each
+// row on the 8 threads of that row), reduced to one value. Maxima may meet their own copies, so
+// the butterfly runs over every thread-index bit and the kernel keeps its registers.
+// NV-LABEL: gpu.module @replicated_max_0_module
+// NV-SAME: \22strategy\22: \22registers\22
+// NV: gpu.shuffle  xor %{{.*}}, %c1_i32{{.*}}, %c32_i32{{.*}} : f32
+// NV-NEXT: arith.maximumf
+// NV: gpu.shuffle  xor %{{.*}}, %c16_i32{{.*}}, %c32_i32{{.*}} : f32
+// NV-NEXT: arith.maximumf
+// VK-LABEL: gpu.module @replicated_max_0_module
+// VK-SAME: \22strategy\22: \22registers\22
+func.func @replicated_max(%X: memref<4x32xf32>, %L: memref<4xf32>, %Y: memref<4x32xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(32) (%bx) {
+    %x = tile.alloc_fragment : memref<4x32xf32, #tile.fragment>
+    %l = tile.alloc_fragment : memref<4xf32, #tile.fragment>
+    %top = tile.alloc_fragment : memref<f32, #tile.fragment>
+    tile.copy %X[%c0, %c0], %x : memref<4x32xf32>, memref<4x32xf32, #tile.fragment>
+    tile.copy %L[%c0], %l : memref<4xf32>, memref<4xf32, #tile.fragment>
+    tile.reduce <max> %l, %top dim(0) : memref<4xf32, #tile.fragment>, memref<f32, #tile.fragment>
+    tile.parallel (%i, %j) in (4, 32) {
+      %v = memref.load %x[%i, %j] : memref<4x32xf32, #tile.fragment>
+      %w = memref.load %l[%i] : memref<4xf32, #tile.fragment>
+      %t = memref.load %top[] : memref<f32, #tile.fragment>
+      %d = arith.subf %w, %t : f32
+      %r = arith.mulf %v, %d : f32
+      memref.store %r, %x[%i, %j] : memref<4x32xf32, #tile.fragment>
+    }
+    tile.copy %x, %Y[%c0, %c0] : memref<4x32xf32, #tile.fragment>, memref<4x32xf32>
+  }
+  return
+}
+
+// -----
+
+// Negative: the sum of the same replicated fragment would count each row 8 times; the kernel
+// keeps the old plain lowering (with a warning at the reduction).
+// NV-LABEL: gpu.module @replicated_sum_0_module
+// NV-SAME: \22strategy\22: \22plain\22
+// VK-LABEL: gpu.module @replicated_sum_0_module
+// VK-SAME: \22strategy\22: \22plain\22
+func.func @replicated_sum(%X: memref<4x32xf32>, %L: memref<4xf32>, %Y: memref<4x32xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(32) (%bx) {
+    %x = tile.alloc_fragment : memref<4x32xf32, #tile.fragment>
+    %l = tile.alloc_fragment : memref<4xf32, #tile.fragment>
+    %total = tile.alloc_fragment : memref<f32, #tile.fragment>
+    tile.copy %X[%c0, %c0], %x : memref<4x32xf32>, memref<4x32xf32, #tile.fragment>
+    tile.copy %L[%c0], %l : memref<4xf32>, memref<4xf32, #tile.fragment>
+    tile.reduce <sum> %l, %total dim(0) : memref<4xf32, #tile.fragment>, memref<f32, #tile.fragment>
+    tile.parallel (%i, %j) in (4, 32) {
+      %v = memref.load %x[%i, %j] : memref<4x32xf32, #tile.fragment>
+      %w = memref.load %l[%i] : memref<4xf32, #tile.fragment>
+      %t = memref.load %total[] : memref<f32, #tile.fragment>
+      %d = arith.subf %w, %t : f32
+      %r = arith.mulf %v, %d : f32
+      memref.store %r, %x[%i, %j] : memref<4x32xf32, #tile.fragment>
+    }
+    tile.copy %x, %Y[%c0, %c0] : memref<4x32xf32, #tile.fragment>, memref<4x32xf32>
+  }
+  return
+}

@@ -281,3 +281,8 @@ fn scans_of_every_kind_match_the_reference() {
 fn scans_of_fragments_in_registers_match_the_reference() {
     check_on_vulkan("test/programs/scan_registers.mlir", 60);
 }
+
+#[test]
+fn flash_decoding_splits_and_combine_match_the_reference() {
+    check_on_vulkan("test/programs/flash_decoding_small.mlir", 61);
+}

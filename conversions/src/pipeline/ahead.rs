@@ -46,6 +46,9 @@ pub struct Ring<'c, 'a> {
     /// The ring's copies are issued by a producer warpgroup of their own (`tile.producer`): `None`
     /// where the loop cannot have one, `Some(false)` where the input asked for none.
     pub producer: Option<bool>,
+    /// Why the loop cannot have a producer warpgroup, where it cannot (what a schedule asking
+    /// for one is told).
+    pub no_producer: Option<String>,
     /// The block's threads issue the copies as cp.async, one commit group an iteration, and
     /// iterations wait for theirs by group count ([`group_plan`]).
     pub groups: bool,
@@ -358,7 +361,20 @@ pub fn plan<'c, 'a>(
         || multiprocessor.is_some_and(|multiprocessor| {
             2 * (shared + (depth - 1) * ring_tiles + multiprocessor.block_reserved_bytes) > multiprocessor.shared_bytes
         });
-    let producer = if refilled && alone && producer_site(kernel, target, pipelined, &copies).is_some() {
+    let no_producer = if !refilled {
+        Some(format!(
+            "the loop's iterations all fit in its ring of {depth}, so every copy is issued before the first wait and no producer would refill it"
+        ))
+    } else if !alone {
+        Some(format!(
+            "a ring of {depth} leaves room for a second block on a multiprocessor, whose registers a producer warpgroup would take; a deeper ring (more stages) or larger tiles make the block run alone"
+        ))
+    } else if producer_site(kernel, target, pipelined, &copies).is_none() {
+        Some("its copies cannot be issued by a warpgroup of their own (the kernel has another pipelined loop, its threads are not whole warpgroups with room for one more, or the copies read values computed in the kernel)".to_owned())
+    } else {
+        None
+    };
+    let producer = if no_producer.is_none() {
         match super::plan::requested_string(pipelined, "producer").as_deref() {
             Some("none") => Some(false),
             Some("warpgroup") => Some(true),
@@ -375,6 +391,7 @@ pub fn plan<'c, 'a>(
         release_previous,
         persistent,
         producer,
+        no_producer,
         groups: false,
     })
 }
@@ -396,6 +413,7 @@ pub fn group_plan<'c, 'a>(
         release_previous: false,
         persistent: false,
         producer: None,
+        no_producer: None,
         groups: true,
     })
 }

@@ -75,11 +75,13 @@ pub fn requested_persistent(pipelined: OperationRef) -> Option<bool> {
 }
 
 /// Refuses a `tile.schedule` on `pipelined` with an entry that differs from `schedule` (what the
-/// lowering builds). A schedule may name only some entries: the ones asked for.
+/// lowering builds). A schedule may name only some entries: the ones asked for. `no_producer`:
+/// why the loop cannot have a producer warpgroup on a target that has them, where it cannot.
 pub fn check_schedule<'c, 'a>(
     pipelined: OperationRef<'c, 'a>,
     schedule: &str,
     chip: &Target,
+    no_producer: Option<&str>,
 ) -> Result<(), Failure<'c, 'a>> {
     let Ok(given) = pipelined.attribute(SCHEDULE_ATTRIBUTE) else {
         return Ok(());
@@ -119,6 +121,10 @@ pub fn check_schedule<'c, 'a>(
             "TMA rings, persistent kernels and producer warpgroups need {} (compile for it); on {chip} the block's threads fill the rings: drop the entry",
             crate::target::names_where(|target| target.tma)
         )
+    } else if let Some(reason) =
+        no_producer.filter(|_| requested_string(pipelined, "producer").as_deref() == Some("warpgroup"))
+    {
+        format!("no producer warpgroup: {reason}; or drop the entry")
     } else if requested_persistent(pipelined) == Some(true) && chip.tma {
         "tile-persistent-kernels writes a persistent kernel: run it before tile-plan-pipelines (the tile-to-nvvm pipeline does), or drop the entry".to_owned()
     } else {
@@ -152,7 +158,8 @@ fn schedule_kernel<'c, 'a>(
         let ring_schedule = ring.as_ref().map(|ring| ring.schedule());
         let schedule = ring_schedule.as_deref().unwrap_or(PLAIN);
         // A schedule the program asks for stays only if it is the one built.
-        check_schedule(pipelined, schedule, chip)?;
+        let no_producer = ring.as_ref().and_then(|ring| ring.no_producer.clone());
+        check_schedule(pipelined, schedule, chip, no_producer.as_deref())?;
         let attribute = Attribute::parse(context, schedule).ok_or_else(|| {
             (
                 pipelined,

@@ -314,7 +314,11 @@ pub fn reduce_plans<'c, 'a>(
                 op.operand(1).map_err(|e| e.to_string())?,
             );
             let dim = integer_attribute(op, "dim").unwrap_or(0) as usize;
-            reduce_plan(placed(layouts, src)?, placed(layouts, dst)?, dim)
+            let idempotent = !matches!(
+                tile_dialect::ops::reduction_kind(op),
+                Some(tile_dialect::ops::ReductionKind::Sum | tile_dialect::ops::ReductionKind::AbsSum) | None
+            );
+            reduce_plan(placed(layouts, src)?, placed(layouts, dst)?, dim, idempotent)
         })()
         .map_err(|reason| (*op, reason))?;
         plans.insert(key(op), plan);
@@ -322,9 +326,11 @@ pub fn reduce_plans<'c, 'a>(
     Ok(plans)
 }
 
-fn reduce_plan(src: &Placed, dst: &Placed, dim: usize) -> Result<ReducePlan, String> {
-    if src.layout.replicate > 1 {
-        return Err("reduces a replicated fragment (its copies would be counted more than once)".into());
+/// `idempotent`: the kind combines an element with itself into itself (max, min, absmax), so
+/// that a replicated source's copies may meet in the butterfly; a sum would count them each.
+fn reduce_plan(src: &Placed, dst: &Placed, dim: usize, idempotent: bool) -> Result<ReducePlan, String> {
+    if src.layout.replicate > 1 && !idempotent {
+        return Err("sums a replicated fragment (its copies would be counted more than once)".into());
     }
     let threads = src.distribution.threads;
     let kept: Vec<usize> = (0..src.layout.shape.len()).filter(|d| *d != dim).collect();
