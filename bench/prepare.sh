@@ -37,13 +37,12 @@ python3 tools/gen/dequant.py dequant_gemm_w4a16_m16_split4_kn 16 8192 8192 --blo
 python3 tools/gen/flash_decoding.py flash_decoding_s32 1 32 8 8192 128 32 > bench/programs/flash_decoding_s32.mlir
 python3 tools/gen/flash_decoding.py flash_decoding_b8 8 32 8 8192 128 4 > bench/programs/flash_decoding_b8.mlir
 python3 tools/gen/flash_decoding.py flash_decoding_b8_s2 8 32 8 8192 128 2 > bench/programs/flash_decoding_b8_s2.mlir
-# Block-scaled fp8 GEMMs (DeepSeek-V3's 1x128 activation and 128x128 weight scales) at 4096^3 and
-# 8192^3 (examples/blockscaled_fp8_gemm.mlir is the 4096^3 one), timed against torch._scaled_mm's
-# rowwise fp8 GEMM.
-python3 tools/gen/blockscaled.py blockscaled_fp8_gemm_8192 8192 8192 8192 > bench/programs/blockscaled_fp8_gemm_8192.mlir
-python3 tools/gen/blockscaled.py blockscaled_fp8_gemm_s3 4096 4096 4096 --stages 3 > bench/programs/blockscaled_fp8_gemm_s3.mlir
-python3 tools/gen/blockscaled.py blockscaled_fp8_gemm_t128 4096 4096 4096 --threads 128 > bench/programs/blockscaled_fp8_gemm_t128.mlir
-python3 tools/gen/blockscaled.py blockscaled_fp8_gemm_m256 4096 4096 4096 --block 256x128 > bench/programs/blockscaled_fp8_gemm_m256.mlir
+# Block-scaled fp8 GEMMs (DeepSeek-V3's 1x128 activation and 128x128 weight scales): 4096^3
+# (examples/blockscaled_fp8_gemm.mlir: two K blocks a step, a ring of 3) and 8192^3 alike, and one K
+# block a step (a ring of 4) at both, timed against torch._scaled_mm's rowwise fp8 GEMM.
+python3 tools/gen/blockscaled.py blockscaled_fp8_gemm_8192 8192 8192 8192 --unroll 2 --stages 3 > bench/programs/blockscaled_fp8_gemm_8192.mlir
+python3 tools/gen/blockscaled.py blockscaled_fp8_gemm_u1 4096 4096 4096 > bench/programs/blockscaled_fp8_gemm_u1.mlir
+python3 tools/gen/blockscaled.py blockscaled_fp8_gemm_u1_8192 8192 8192 8192 > bench/programs/blockscaled_fp8_gemm_u1_8192.mlir
 # Block-sparse attention at the attention baseline's shape, half of the key blocks.
 python3 tools/gen/attention.py sparse-bench > bench/programs/block_sparse_attention_bench.mlir
 # The test programs outside the GEMM family run with the plain strategy.

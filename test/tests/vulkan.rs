@@ -286,3 +286,8 @@ fn scans_of_fragments_in_registers_match_the_reference() {
 fn flash_decoding_splits_and_combine_match_the_reference() {
     check_on_vulkan("test/programs/flash_decoding_small.mlir", 61);
 }
+
+#[test]
+fn block_scaled_fp8_gemm_matches_the_reference() {
+    check_on_vulkan("test/programs/blockscaled_fp8_gemm_small.mlir", 62);
+}
