@@ -143,7 +143,7 @@ def table_entries(entries, count):
 
 
 # Programs whose outputs are updated atomically: they start random, and the reference adds to that.
-UPDATED = ("split_k", "row_sums", "dequant_gemm_w4a16_m16_split")  # prefixes: row_sums_sliced too
+UPDATED = ("split_k", "row_sums", "dequant_gemm_w4a16_m16_split", "attention_bwd", "flash_attention_bwd")  # prefixes: row_sums_sliced too
 
 
 def four_bit_codes(packed):
@@ -242,6 +242,8 @@ def plain_reference(kernel, tensors):
             scores = rows_q @ k[..., keys, :].transpose(-1, -2) / q.shape[-1] ** 0.5
             out[..., row * block:(row + 1) * block, :] = torch.softmax(scores, dim=-1) @ v[..., keys, :]
         return {4: out}
+    if name.startswith(("attention_bwd", "flash_attention_bwd")):
+        return attention_bwd_reference(kernel, t)
     if name.startswith("attention_") and name != "attention_scores":
         # examples/flash_attention.mlir, test/programs/attention_4d*.mlir: Q, K, V, O as
         # [batch, heads, sequence, head dim]; causal when the name says so.
@@ -359,6 +361,24 @@ def mla_sdpa(t):
     q = torch.cat([t[0], t[1]], dim=-1).unsqueeze(1)
     k = torch.cat([kv, k_pe], dim=-1).unsqueeze(1)
     return torch.nn.functional.scaled_dot_product_attention(q, k, kv.unsqueeze(1))
+
+
+def attention_bwd_parts(q, k, v, do, lse, delta):
+    """tools/gen/attention_bwd.py's second kernel: with P = 2^(Q K^T log2(e)/sqrt(d) - lse) and
+    dS = P (dO V^T - delta) / sqrt(d): dQ's addition dS K, dK = dS^T Q, dV = P^T dO."""
+    dim = q.shape[-1]
+    p = torch.exp2(q @ k.transpose(-1, -2) * (math.log2(math.e) / dim**0.5) - lse[..., None])
+    ds = p * (do @ v.transpose(-1, -2) - delta[..., None]) / dim**0.5
+    return ds @ k, ds.transpose(-1, -2) @ q, p.transpose(-1, -2) @ do
+
+
+def attention_bwd_reference(kernel, t):
+    """The kernels of tools/gen/attention_bwd.py (Q, K, V, O, dO, LSE, Delta, dQ, dK, dV): the first
+    writes Delta and zeroes dQ, the second adds to dQ and writes dK, dV from its inputs."""
+    if kernel.name.endswith("_0_kernel"):
+        return {6: (t[4] * t[3]).sum(-1), 7: torch.zeros_like(t[7])}
+    dq, dk, dv = attention_bwd_parts(t[0], t[1], t[2], t[4], t[5], t[6])
+    return {7: kernel.initial[7].double() + dq, 8: dk, 9: dv}
 
 
 def blockscaled_reference(t):

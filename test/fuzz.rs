@@ -391,6 +391,7 @@ const OPS: &[&str] = &[
     "tile.fill",
     "tile.reduce",
     "tile.scan",
+    "tile.print",
     "tile.alloc_shared",
     "tile.alloc_fragment",
     "tile.kernel",

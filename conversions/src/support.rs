@@ -94,6 +94,7 @@ pub fn check_supported(module: OperationRef, target: Option<&Target>) -> Result<
         failed |= !no_producers(module, target);
     }
     failed |= !atomics_supported(module, gpu.atomics, gpu.name);
+    failed |= !prints_supported(module, gpu);
     if failed { Err(String::new()) } else { Ok(()) }
 }
 
@@ -252,6 +253,26 @@ fn no_producers(module: OperationRef, target: Option<&Target>) -> bool {
         );
     }
     producers.is_empty()
+}
+
+/// Checks that `module` prints only where `gpu`'s kernels can (`tile.print`); an error at each
+/// print otherwise.
+fn prints_supported(module: OperationRef, gpu: &Target) -> bool {
+    let Some(why) = gpu.no_print else {
+        return true;
+    };
+    let prints = tile_dialect::ops::find_ops(module, tile::PrintOperation::name());
+    let on = crate::target::names_where(|target| target.no_print.is_none());
+    for print in &prints {
+        emit_error(
+            print.location(),
+            &format!(
+                "'tile.print' op cannot print in a {} kernel: {why}; print on {on}, or run the program with tile-run (the interpreter or the CPU reference print too)",
+                gpu.name
+            ),
+        );
+    }
+    prints.is_empty()
 }
 
 /// Checks that every `memref.dim` of `module` with a constant index names a dimension its memref

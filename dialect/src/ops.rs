@@ -312,6 +312,24 @@ pub fn scan<'c>(
         .build()?)
 }
 
+/// Creates `tile.print "message", value`: prints a scalar or every element of a tile, once per block.
+pub fn print<'c>(
+    context: &'c Context,
+    message: &str,
+    value: Value<'c, '_>,
+    location: Location<'c>,
+) -> Result<Operation<'c>> {
+    crate::load(context);
+    Ok(OperationBuilder::new("tile.print", location)
+        .add_operands(&[value])
+        .add_attributes(&[attribute(
+            context,
+            "message",
+            melior::ir::attribute::StringAttribute::new(context, message).into(),
+        )])
+        .build()?)
+}
+
 /// Creates `tile.alloc_barriers : type` (a 1-D `memref` of `i64` in workgroup memory).
 pub fn alloc_barriers<'c>(r#type: MemRefType<'c>, location: Location<'c>) -> Result<Operation<'c>> {
     Ok(OperationBuilder::new("tile.alloc_barriers", location)

@@ -340,6 +340,34 @@ def Tile_ScanOp : Tile_Op<"scan"> {
   }];
 }
 
+def Tile_PrintOp : Tile_Op<"print", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "Debug print of a scalar or a tile, once per block";
+  let description = [{
+    The `tile.print` operation prints `value` with `message` and the block's id, once per block of
+    the enclosing `tile.kernel`, when the program reaches it. A scalar (an integer, an index or a
+    float) prints one line, `<message> block (x, y, z): <value>`; a fragment or a shared tile prints
+    a line per element, in row-major order, `<message> block (x, y, z) [i, j]: <value>`. Floats
+    print as C's `%g` (16-bit floats widened first), integers in decimal. The interpreter and the
+    CPU reference (`tile-run`) print to standard output in block order; sm_90a and sm_80 print
+    through the CUDA runtime's `vprintf` from the block's first thread, whose buffer the host
+    receives at the next synchronization (blocks in any order). It is not allowed in a
+    `tile.parallel` (its body runs once per element, on many threads). Prints are for debugging:
+    a fragment printed in registers goes through a workgroup scratch tile, with a barrier on each
+    side.
+
+    Example:
+
+    ```mlir
+    tile.print "scores", %S : memref<64x64xf32, #tile.fragment>
+    tile.print "step", %k : index
+    ```
+  }];
+  let arguments = (ins StrAttr:$message, AnyType:$value);
+  let assemblyFormat = [{
+    $message `,` $value attr-dict `:` type($value)
+  }];
+}
+
 //===----------------------------------------------------------------------===//
 // Asynchronous copies (what tile-expand-pipelines writes)
 //===----------------------------------------------------------------------===//

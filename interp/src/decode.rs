@@ -418,6 +418,10 @@ impl Decoder {
                 let dim = integer_attribute(op, "dim").ok_or_else(unsupported)?;
                 memory(Kind::Scan(kind, dim as usize, op.has_attribute("exclusive")))?
             }
+            "tile.print" => {
+                let message = tile_dialect::ops::string_attribute(op, "message").ok_or_else(unsupported)?;
+                memory(Kind::Print(message))?
+            }
             _ => return Err(unsupported()),
         })
     }

@@ -567,6 +567,7 @@ impl Machine {
             }
             Kind::Reduce(kind, dim, clear) => self.reduce(op, *kind, *dim, *clear)?,
             Kind::Scan(kind, dim, exclusive) => self.scan(op, *kind, *dim, *exclusive)?,
+            Kind::Print(message) => self.print(op, message)?,
         }
         Ok(())
     }

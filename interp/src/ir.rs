@@ -229,6 +229,8 @@ pub enum Kind {
     Reduce(ReductionKind, usize, bool),
     /// `tile.scan` with its kind, dimension and whether it is exclusive.
     Scan(ReductionKind, usize, bool),
+    /// `tile.print` with its message.
+    Print(String),
 }
 
 /// One op: what it does, its operand and result slots, its regions.

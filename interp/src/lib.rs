@@ -40,6 +40,7 @@ mod error;
 pub mod exec;
 pub mod ir;
 pub mod memory;
+pub mod print;
 pub mod race;
 pub mod scalar;
 mod tile;

@@ -395,3 +395,31 @@ fn zero(element: Scalar) -> Val {
         _ => Val::int(0),
     }
 }
+
+impl Machine {
+    /// `tile.print`: the scalar, or every element of the tile in row-major order, as lines of
+    /// [`crate::print::line`] on standard output. Reading an element no op wrote is an error, as
+    /// any other read of it.
+    pub(crate) fn print(&mut self, op: &Op, message: &str) -> Result<()> {
+        use crate::print::{Printed, line};
+        let block = self.block.clone().unwrap_or_default();
+        let block = [0, 1, 2].map(|d| block.get(d).copied().unwrap_or(0));
+        let printed = |value: Val| match value {
+            Val::F(x, _) => Printed::Float(x),
+            Val::I(x, _) => Printed::Int(x),
+            _ => Printed::Int(0),
+        };
+        let value = self.frame[op.operands[0]];
+        let Val::M(id) = value else {
+            println!("{}", line(message, block, None, printed(value)));
+            return Ok(());
+        };
+        self.all_defined(op, id, "the printed tile")?;
+        let buffer = &self.buffers[id];
+        for position in 0..buffer.data.len() {
+            let index = buffer.index_of(position);
+            println!("{}", line(message, block, Some(&index), printed(buffer.load(position))));
+        }
+        Ok(())
+    }
+}

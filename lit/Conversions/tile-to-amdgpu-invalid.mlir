@@ -247,3 +247,14 @@ func.func @unlaid(%x: memref<256xf32>) {
   return
 }
 }
+
+// -----
+
+// gfx942 kernels cannot print (tile.print): refused, saying where printing works.
+func.func @prints(%n: index) {
+  tile.kernel grid(%n) threads(64) (%b) {
+    // expected-error @+1 {{'tile.print' op cannot print in a gfx942 kernel: its printf runs through the ROCm device library's hostcalls (__ockl_printf_*), which tile-compile does not link; print on sm_90a or sm_80, or run the program with tile-run (the interpreter or the CPU reference print too)}}
+    tile.print "block", %b : index
+  }
+  return
+}

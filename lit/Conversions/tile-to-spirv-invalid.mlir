@@ -103,3 +103,14 @@ func.func @atomic_xor(%X: memref<64xi32>, %S: memref<1xi32>) {
   }
   return
 }
+
+// -----
+
+// Vulkan kernels cannot print (tile.print): the error says where printing works.
+func.func @prints(%n: index) {
+  tile.kernel grid(%n) threads(64) (%b) {
+    // expected-error @+1 {{'tile.print' op cannot print in a spirv kernel: Vulkan prints through the NonSemantic.DebugPrintf instruction set, which MLIR's SPIR-V dialect cannot express; print on sm_90a or sm_80, or run the program with tile-run (the interpreter or the CPU reference print too)}}
+    tile.print "block", %b : index
+  }
+  return
+}

@@ -908,3 +908,61 @@ func.func @scan_integers(%n: index) {
   }
   return
 }
+
+// -----
+
+// A print of a global tensor: only scalars and tiles print.
+func.func @print_global(%X: memref<16x16xf32>, %n: index) {
+  tile.kernel grid(%n) threads(128) (%b) {
+    // expected-error @+1 {{'tile.print' op expects a scalar, a fragment or a shared tile, but got memref<16x16xf32>, a tensor in global memory (copy the part to print into a tile)}}
+    tile.print "x", %X : memref<16x16xf32>
+  }
+  return
+}
+
+// -----
+
+// A tile of 4-bit elements (two to a byte) does not print; widened ones do.
+func.func @print_packed(%n: index) {
+  tile.kernel grid(%n) threads(128) (%b) {
+    %Q = tile.alloc_shared : memref<16x16xi4, #gpu.address_space<workgroup>>
+    // expected-error @+1 {{'tile.print' op expects a tile of elements a byte or wider, but got memref<16x16xi4, #gpu.address_space<workgroup>> (stored two to a byte): widen them into a tile of f16 or i8 and print that}}
+    tile.print "q", %Q : memref<16x16xi4, #gpu.address_space<workgroup>>
+  }
+  return
+}
+
+// -----
+
+// A scalar of a type printf has no format for.
+func.func @print_vector(%v: vector<4xf32>, %n: index) {
+  tile.kernel grid(%n) threads(128) (%b) {
+    // expected-error @+1 {{'tile.print' op expects an index, an integer of at most 64 bits, an f16, bf16, f32 or f64 value, or a tile, but got vector<4xf32> (extend it to f32 first)}}
+    tile.print "v", %v : vector<4xf32>
+  }
+  return
+}
+
+// -----
+
+// A print in a tile.parallel would run once per element, on many threads.
+func.func @print_in_parallel(%n: index) {
+  tile.kernel grid(%n) threads(128) (%b) {
+    %F = tile.alloc_fragment : memref<16xf32, #tile.fragment>
+    tile.parallel (%i) in (16) {
+      %v = memref.load %F[%i] : memref<16xf32, #tile.fragment>
+      // expected-error @+1 {{'tile.print' op expects to be outside every tile.parallel (it prints once per block, and a tile.parallel body runs once per element: move it out of the loop), but it is nested in one}}
+      tile.print "v", %v : f32
+    }
+  }
+  return
+}
+
+// -----
+
+// A print outside a kernel: host code prints nothing of the tile language.
+func.func @print_on_the_host(%n: index) {
+  // expected-error @+1 {{'tile.print' op expects to be nested in a tile.kernel (it runs on the threads of a block), but it is not}}
+  tile.print "n", %n : index
+  return
+}

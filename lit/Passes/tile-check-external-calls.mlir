@@ -79,3 +79,30 @@ module attributes {gpu.container_module} {
     llvm.return %e : f32
   }
 }
+
+// -----
+
+// CUDA's vprintf (what gpu.printf and tile.print become on NVIDIA chips): the driver provides it,
+// so it passes; the same call on gfx942 is refused.
+module attributes {gpu.container_module} {
+  gpu.module @k [#nvvm.target<chip = "sm_90a">] {
+    llvm.func @vprintf(!llvm.ptr, !llvm.ptr) -> i32
+    llvm.func @kernel(%format: !llvm.ptr, %arguments: !llvm.ptr) {
+      %n = llvm.call @vprintf(%format, %arguments) : (!llvm.ptr, !llvm.ptr) -> i32
+      llvm.return
+    }
+  }
+}
+
+// -----
+
+module attributes {gpu.container_module} {
+  gpu.module @k [#rocdl.target<chip = "gfx942">] {
+    llvm.func @vprintf(!llvm.ptr, !llvm.ptr) -> i32
+    llvm.func @kernel(%format: !llvm.ptr, %arguments: !llvm.ptr) {
+      // expected-error @below {{this call to the external function vprintf cannot be resolved in a gfx942 kernel (no device library is linked); call only functions defined in the kernel's module}}
+      %n = llvm.call @vprintf(%format, %arguments) : (!llvm.ptr, !llvm.ptr) -> i32
+      llvm.return
+    }
+  }
+}

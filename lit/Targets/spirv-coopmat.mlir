@@ -49,5 +49,5 @@
 // accumulator is staged through once, 4 matrices of each of the 4 subgroups at a time (16 KiB).
 // JSON: "entry": "gemm_relu_0_kernel", "host_function": "gemm_relu", "target": "spirv-coopmat", "strategy": "registers", "workgroup_size": [128, 1, 1], "subgroup_size": 32, "grid": [32, 32, 1], "shared_bytes": 35328
 // BF16: error: 'tile.alloc_shared' op uses bf16, which the SPIR-V lowering does not support (Vulkan devices generally lack it); use f16 or f32 (target spirv-coopmat)
-// RUNERR-REGS: error: attention_small_0_kernel uses cooperative matrices, but {{.*}} lacks VK_KHR_cooperative_matrix
-// RUNERR: error: small_0_kernel uses cooperative matrices, but {{.*}} lacks VK_KHR_cooperative_matrix (or the Vulkan memory model); compile for target spirv instead
+// RUNERR-REGS: attention_small.mlir:13:3: error: 'tile.kernel' op attention_small_0_kernel uses cooperative matrices, but {{.*}} lacks VK_KHR_cooperative_matrix
+// RUNERR: gemm_ragged_relu.mlir:10:3: error: 'tile.kernel' op small_0_kernel uses cooperative matrices, but {{.*}} lacks VK_KHR_cooperative_matrix (or the Vulkan memory model); compile for target spirv instead

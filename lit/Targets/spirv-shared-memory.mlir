@@ -8,6 +8,8 @@
 // RUN: not tile-compile %S/Inputs/wide_rows.mlir --target spirv --shared-memory 1000 -o %t.small 2>&1 | FileCheck %s --check-prefix=RANGE
 // RUN: not tile-compile %S/Inputs/wide_rows.mlir --target sm_90a --shared-memory 49152 -o %t.nv 2>&1 | FileCheck %s --check-prefix=CHIP
 // RUN: not tile-compile %S/Inputs/wide_rows.mlir --target spirv --shared-memory lots -o %t.bad 2>&1 | FileCheck %s --check-prefix=USAGE
+// A device with less than the module says (lavapipe): tile-run refuses the kernel at its tile.kernel.
+// RUN: not tile-run %s --target vulkan 2>&1 | FileCheck %s --check-prefix=DEVICE
 
 // 40 KiB of tiles: more than lavapipe's 32 KiB, within the 48 KiB the module gives its device.
 // CHECK-LABEL: gpu.module @wide_rows_0_module
@@ -17,6 +19,7 @@
 // COMPILE: wide_rows.mlir: 1 kernel(s) for spirv written to
 // RANGE: wide_rows.mlir:1:1: error: the module has tile.shared_memory_bytes = 1000, but expects 16384 to 232448 bytes for spirv (Vulkan guarantees 16384; the default is 32768)
 // CHIP: wide_rows.mlir:1:1: error: the module has tile.shared_memory_bytes = 49152, but sm_90a's workgroup memory is the chip's (232448 bytes); only spirv or spirv-coopmat take the device's limit from the module
+// DEVICE: spirv-shared-memory.mlir:[[#@LINE+6]]:3: error: 'tile.kernel' op wide_rows_0_kernel needs 40960 bytes of workgroup memory, but llvmpipe
 // USAGE: --shared-memory expects the bytes of workgroup memory a block may use on the device, but got lots
 module attributes {tile.shared_memory_bytes = 49152 : i64} {
 func.func @wide_rows(%X: memref<64x160xf32>, %Y: memref<64x160xf32>) {

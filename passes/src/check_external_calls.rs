@@ -3,7 +3,8 @@
 //! (libdevice's `__nv_*`, ROCm's `__ocml_*`) would be written into PTX as `.extern .func` that the
 //! driver refuses to load, or into AMDGCN as an unresolved symbol. Each such call is an error at
 //! its location, which upstream's conversions carry from the op that needed it (a `math` op of the
-//! kernel), naming the function, the target and what compiles instead. A `math` op that no
+//! kernel), naming the function, the target and what compiles instead. CUDA's `vprintf`, which
+//! `gpu.printf` calls on NVIDIA chips, is the driver's own and passes. A `math` op that no
 //! conversion took (`math.ipowi`: no instruction, expansion or approximation) would fail the
 //! translation to LLVM IR with an internal-sounding message; it is refused here the same way.
 
@@ -123,6 +124,9 @@ fn chip(module: OperationRef) -> String {
         .map_or_else(|| "the GPU".to_string(), |(chip, _)| chip.to_string())
 }
 
+/// The function `gpu.printf` becomes on NVIDIA chips, which the CUDA driver resolves.
+const CUDA_PRINTF: &str = "vprintf";
+
 /// The LLVM intrinsics (by their `math` names) that the GPU back ends lower only as library calls
 /// on f64.
 const LIBRARY_INTRINSICS: &[&str] = &[
@@ -197,6 +201,10 @@ fn check(root: OperationRef) -> bool {
                 .map(|callee| callee.to_string())
                 .unwrap_or_default();
             let callee = callee.trim_start_matches('@');
+            // CUDA's printf (`gpu.printf`, `tile.print`): the driver provides it to every kernel.
+            if callee == CUDA_PRINTF && chip.starts_with("sm_") {
+                continue;
+            }
             let Some((_, ty)) = externals.iter().find(|(name, _)| name == callee) else {
                 continue;
             };

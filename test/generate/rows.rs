@@ -4,7 +4,8 @@
 //! tile), applies one to four random stages (elementwise `tile.parallel` chains of arith and math
 //! ops the CPU and SPIR-V targets both build; a `tile.reduce` of any kind along the rows, broadcast
 //! back in a `tile.parallel`, or compared with each element to select one; one program in three a
-//! `tile.scan` in place along the rows or the columns), copies the rows out and
+//! `tile.scan` in place along the rows or the columns; one in sixteen a `tile.print` of the rows),
+//! copies the rows out and
 //! reduces them into `R`. One program in three also sums each block's rows by column and adds the
 //! sums to a fourth argument `Z` (N, starting random) with an atomic `tile.copy`, every block into
 //! the same elements; or keeps the largest or smallest (`atomic <max>`, `<min>`).
@@ -104,6 +105,13 @@ pub fn program(rng: &mut Rng) -> Program {
         names.push(if exclusive { "exclusive scan" } else { "scan" });
         let attribute = if exclusive { " {exclusive}" } else { "" };
         writeln!(text, "    tile.scan <{kind}> %F, %F dim({dim}){attribute} : {f}, {f}").ok();
+    }
+    // One program in sixteen prints its block's rows before they leave (the CPU reference and
+    // the interpreter print the same lines; SPIR-V refuses the print at it, so Vulkan skips the
+    // program). On a fork of its own, so that the programs a seed gave before stay as they were.
+    if rng.fork(0x9217).below(16) == 0 {
+        names.push("print");
+        writeln!(text, "    tile.print \"rows\", %F : {f}").ok();
     }
     writeln!(text, "    tile.copy %F, %Y[%row, %c0] : {f}, {x}").ok();
     let last = *rng.pick(KINDS);

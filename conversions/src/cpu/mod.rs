@@ -9,6 +9,7 @@ pub(crate) mod builder;
 pub(crate) mod compute;
 pub(crate) mod data;
 mod powi;
+pub mod print;
 pub(crate) mod structure;
 
 use builder::Builder;
@@ -85,6 +86,7 @@ pub(crate) fn lower_body<'c>(
             tile::GemmOperation => compute::lower_gemm(&builder(*op), *op),
             tile::ReduceOperation => compute::lower_reduce(&builder(*op), *op),
             tile::ScanOperation => compute::lower_scan(&builder(*op), *op),
+            tile::PrintOperation => print::lower_print(&builder(*op), *op),
             // One thread runs the whole block on the CPU: nothing to wait for.
             gpu::BarrierOperation if threads.is_none() => {},
             _ => continue,

@@ -399,6 +399,7 @@ pub fn check(op: OperationRef, layouts: &Layouts) -> Rule {
         tile::CopyOperation if touches_fragment => check_copy(op, layouts),
         // Planned (and refused where no plan fits) by `reduce_plans`.
         tile::ReduceOperation => Ok(()),
+        tile::PrintOperation if touches_fragment => placed(layouts, op.operand(0).map_err(|e| e.to_string())?).map(|_| ()),
         tile::ScanOperation if touches_fragment => {
             let (src, dst) = (op.operand(0).map_err(|e| e.to_string())?, op.operand(1).map_err(|e| e.to_string())?);
             if level(src) != Some(MemoryLevel::Fragment) || level(dst) != Some(MemoryLevel::Fragment) {
@@ -1324,37 +1325,10 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let at = At::before(op);
         let (src, dst) = (op.operand(0).expect("src"), op.operand(1).expect("dst"));
         let scan = crate::cpu::compute::Scan::of(op);
-        // Row-major strides of the tile.
-        let strides: Vec<i64> = (0..scan.shape.len())
-            .map(|d| scan.shape[d + 1..].iter().product())
-            .collect();
-        let flat = |at: At<'c, 'a>, coordinates: &[Value<'c, 'a>]| {
-            let mut index: Option<Value> = None;
-            for (coordinate, stride) in coordinates.iter().zip(&strides) {
-                let term = if *stride == 1 {
-                    *coordinate
-                } else {
-                    b.muli(at, *coordinate, b.index(at, *stride))
-                };
-                index = Some(match index {
-                    Some(previous) => b.addi(at, previous, term),
-                    None => term,
-                });
-            }
-            vec![index.expect("rank >= 1")]
-        };
-        let (from, to) = (
-            placed(self.layouts, src).expect("checked"),
-            placed(self.layouts, dst).expect("checked"),
-        );
-        let (src_array, dst_array) = (self.private(src), self.private(dst));
-        let offsets = self.offsets(&b, at, from);
-        for slot in from.distribution.used_slots() {
-            let coordinates = self.coordinates(&b, at, from, &offsets, slot);
-            let inner = self.guarded(&b, at, from, &coordinates);
-            let value = self.slot_value(&b, inner, src_array, from, slot as i64);
-            b.store(inner, value, scratch, &flat(inner, &coordinates));
-        }
+        let flat = |at: At<'c, 'a>, coordinates: &[Value<'c, 'a>]| row_major(&b, at, &scan.shape, coordinates);
+        let to = placed(self.layouts, dst).expect("checked");
+        let dst_array = self.private(dst);
+        self.store_to_scratch(&b, at, src, scratch);
         b.barrier(at);
         let dim = scan.dim;
         crate::cpu::compute::scan_lines(&b, at, &scan, [scratch, scratch], |at, ivs, index| {
@@ -1371,6 +1345,38 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         }
         // Every thread has read its elements before the scratch is written again (a scan in a loop).
         b.barrier(at);
+        erase(self.context, op);
+    }
+
+    /// Stores every slot of `fragment` at its row-major place in the flat `scratch` (replicated
+    /// elements by each of their threads, alike).
+    fn store_to_scratch(&self, b: &Builder<'c>, at: At<'c, 'a>, fragment: Value<'c, 'a>, scratch: Value<'c, 'a>) {
+        let from = placed(self.layouts, fragment).expect("checked");
+        let array = self.private(fragment);
+        let shape = memref_shape(fragment);
+        let offsets = self.offsets(b, at, from);
+        for slot in from.distribution.used_slots() {
+            let coordinates = self.coordinates(b, at, from, &offsets, slot);
+            let inner = self.guarded(b, at, from, &coordinates);
+            let value = self.slot_value(b, inner, array, from, slot as i64);
+            b.store(inner, value, scratch, &row_major(b, inner, &shape, &coordinates));
+        }
+    }
+
+    /// `tile.print` of a fragment: its slots go to a workgroup scratch tile, from which the
+    /// block's first thread prints the elements (`crate::cpu::print`, barriers on both sides).
+    pub(crate) fn print(&self, op: OperationRef<'c, 'a>, scratch: Value<'c, 'a>) {
+        let b = Builder {
+            threads: Some(self.threads),
+            ..self.builder(&op)
+        };
+        let at = At::before(op);
+        let fragment = op.operand(0).expect("verified print");
+        let shape = memref_shape(fragment);
+        self.store_to_scratch(&b, at, fragment, scratch);
+        crate::cpu::print::print_elements(&b, at, op, &shape, |at, indices| {
+            b.load(at, scratch, &row_major(&b, at, &shape, indices))
+        });
         erase(self.context, op);
     }
 
@@ -1534,6 +1540,13 @@ pub(crate) fn scratch_needs<'c, 'a>(
             needs.push((vec![*op], element_type(dst), memref_shape(dst).iter().product()));
         }
     }
+    // So does a print of a fragment (the block's first thread prints it from there).
+    for op in ops.iter().filter(|op| tile_ir::is(*op, tile::PrintOperation::name)) {
+        let Ok(value) = op.operand(0) else { continue };
+        if level(value) == Some(MemoryLevel::Fragment) {
+            needs.push((vec![*op], element_type(value), memref_shape(value).iter().product()));
+        }
+    }
     let gemms = needs.len();
     for op in ops.iter().filter(|op| tile_ir::is(*op, tile::ReduceOperation::name)) {
         let (Ok(src), Ok(dst)) = (op.operand(0), op.operand(1)) else {
@@ -1638,6 +1651,8 @@ enum OpRule {
     Reduce,
     /// A `tile.scan` of fragments.
     Scan,
+    /// A `tile.print` of a fragment.
+    Print,
     /// A gemm on no matrix instruction: a loop over K per accumulator element.
     Gemm,
     /// One of the matrix rules' (their number).
@@ -1754,6 +1769,7 @@ pub fn lower_all<'c, 'a>(
                 tile::CopyOperation if touches_fragment => OpRule::Copy,
                 tile::ReduceOperation => OpRule::Reduce,
                 tile::ScanOperation if touches_fragment => OpRule::Scan,
+                tile::PrintOperation if touches_fragment => OpRule::Print,
                 tile::GemmOperation if touches_fragment => OpRule::Gemm,
                 _ => return None,
             });
@@ -1768,6 +1784,7 @@ pub fn lower_all<'c, 'a>(
             OpRule::Copy => lowering.copy(op),
             OpRule::Reduce => lowering.reduce(op, scratch),
             OpRule::Scan => lowering.scan(op, scratch.expect("a scan's scratch")),
+            OpRule::Print => lowering.print(op, scratch.expect("a print's scratch")),
             OpRule::Gemm => lowering.gemm(op, scratch),
             OpRule::Matrix(rule) => plan.expect("a matrix plan").lower(&lowering, op, rule, scratch),
         }
@@ -1807,4 +1824,27 @@ pub(crate) fn column_pairs(placed: &Placed) -> Vec<usize> {
             })
         })
         .collect()
+}
+
+/// The row-major flat index of `coordinates` in a tile of `shape` (one index, for a flat scratch).
+fn row_major<'c, 'a>(
+    b: &Builder<'c>,
+    at: At<'c, 'a>,
+    shape: &[i64],
+    coordinates: &[Value<'c, 'a>],
+) -> Vec<Value<'c, 'a>> {
+    let mut index: Option<Value> = None;
+    for (d, coordinate) in coordinates.iter().enumerate() {
+        let stride: i64 = shape[d + 1..].iter().product();
+        let term = if stride == 1 {
+            *coordinate
+        } else {
+            b.muli(at, *coordinate, b.index(at, stride))
+        };
+        index = Some(match index {
+            Some(previous) => b.addi(at, previous, term),
+            None => term,
+        });
+    }
+    vec![index.unwrap_or_else(|| b.index(at, 0))]
 }

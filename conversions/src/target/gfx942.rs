@@ -59,6 +59,9 @@ pub static TARGET: Target = Target {
     atomics: super::Atomics::Llvm,
     // MI300's 8-bit floats are the FNUZ variants: OCP's f8E4M3FN as bytes.
     emulated_floats: &[tile_dialect::element::Element::F8E4M3FN],
+    no_print: Some(
+        "its printf runs through the ROCm device library's hostcalls (__ockl_printf_*), which tile-compile does not link",
+    ),
 };
 
 /// The passes after the lowering: the kernel modules to AMDGCN (their accumulators' private arrays

@@ -95,6 +95,9 @@ pub struct Target {
     /// arithmetic where they are loaded, stored or widened ([`crate::small_floats`]): types the
     /// device has no instructions for.
     pub emulated_floats: &'static [tile_dialect::element::Element],
+    /// Why its kernels cannot print (`tile.print`), where they cannot; `None`: they print
+    /// through `gpu.printf`.
+    pub no_print: Option<&'static str>,
 }
 
 /// The atomic updates (`memref.atomic_rmw`) a target's kernels can make.

@@ -51,6 +51,7 @@ pub static TARGET: Target = Target {
     subgroup_size: None,
     atomics: super::Atomics::Llvm,
     emulated_floats: &[tile_dialect::element::Element::F8E4M3FN],
+    no_print: None,
 };
 
 /// Shared memory one block may use on the A100 (163 KiB, with the opt-in the launchers make).

@@ -40,6 +40,7 @@ pub static TARGET: Target = Target {
     subgroup_size: None,
     atomics: super::Atomics::Llvm,
     emulated_floats: &[tile_dialect::element::Element::F8E4M3FN],
+    no_print: None,
 };
 
 /// Tiles in dynamic shared memory (the whole 227 KiB a block may have), tensors as memref

@@ -35,6 +35,9 @@ pub static TARGET: Target = Target {
         tile_dialect::element::Element::BF16,
         tile_dialect::element::Element::F8E4M3FN,
     ],
+    no_print: Some(
+        "Vulkan prints through the NonSemantic.DebugPrintf instruction set, which MLIR's SPIR-V dialect cannot express",
+    ),
 };
 
 /// Where Vulkan compute kernels keep tiles and tensors: workgroup memory as allocations, tensors as

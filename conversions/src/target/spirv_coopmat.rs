@@ -47,6 +47,9 @@ pub static TARGET: Target = Target {
     subgroup_size: Some(config::SUBGROUP as u32),
     atomics: super::Atomics::Integer32,
     emulated_floats: &[],
+    no_print: Some(
+        "Vulkan prints through the NonSemantic.DebugPrintf instruction set, which MLIR's SPIR-V dialect cannot express",
+    ),
 };
 
 /// The target environment of a device whose workgroups may use `shared` bytes.

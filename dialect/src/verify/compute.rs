@@ -6,7 +6,7 @@ use super::{
 };
 use crate::{element::Element, ffi, level::MemoryLevel};
 use melior::ir::{
-    AttributeLike, ShapedTypeLike, ValueLike,
+    AttributeLike, ShapedTypeLike, TypeLike, ValueLike,
     operation::{OperationLike, OperationRef},
 };
 
@@ -199,6 +199,45 @@ pub fn scan(op: OperationRef) -> Verdict {
             "expects a result of the source's shape {}, but got {}",
             static_shape_text(&src_shape),
             static_shape_text(&dst_shape)
+        ));
+    }
+    Ok(())
+}
+
+/// `tile.print`: a scalar of a width a print can show, or a tile on chip with a static shape.
+pub fn print(op: OperationRef) -> Verdict {
+    let value = operand(&op, 0)?;
+    let r#type = value.r#type();
+    if r#type.is_mem_ref() {
+        let tile = Buffer::of(value, "the printed value")?;
+        if !tile.on_chip() {
+            return Err(format!(
+                "expects a scalar, a fragment or a shared tile, but got {}, a tensor in global memory \
+                 (copy the part to print into a tile)",
+                tile.text()
+            ));
+        }
+        tile.static_shape("the printed tile")?;
+        if tile.element.is_packed() {
+            return Err(format!(
+                "expects a tile of elements a byte or wider, but got {} (stored two to a byte): widen \
+                 them into a tile of f16 or i8 and print that",
+                tile.text()
+            ));
+        }
+        return Ok(());
+    }
+    let printable = r#type.is_index()
+        || r#type.is_f16()
+        || r#type.is_bf16()
+        || r#type.is_f32()
+        || r#type.is_f64()
+        || melior::ir::r#type::IntegerType::try_from(r#type).is_ok_and(|integer| integer.width() <= 64);
+    if !printable {
+        return Err(format!(
+            "expects an index, an integer of at most 64 bits, an f16, bf16, f32 or f64 value, or a tile, \
+             but got {type} (extend it to f32 first)",
+            type = r#type
         ));
     }
     Ok(())

@@ -37,6 +37,7 @@ pub fn verify_op(op: OperationRef) -> Verdict {
         "tile.fill" => compute::fill(op),
         "tile.reduce" => compute::reduce(op),
         "tile.scan" => compute::scan(op),
+        "tile.print" => compute::print(op),
         "tile.alloc_barriers" => pipeline::alloc_barriers(op),
         "tile.slot" => pipeline::slot(op),
         "tile.copy_async" => pipeline::copy_async(op),

@@ -180,7 +180,10 @@ pub fn placement(op: OperationRef, name: &str) -> Verdict {
 /// and for `tile.parallel` and `tile.kernel`, which have rules of their own.
 fn whole_block_work(name: &str) -> Option<&'static str> {
     Some(match name {
-        "tile.copy" | "tile.gemm" | "tile.fill" | "tile.reduce" | "tile.copy_async" => "it works on whole tiles",
+        "tile.copy" | "tile.gemm" | "tile.fill" | "tile.reduce" | "tile.scan" | "tile.copy_async" => {
+            "it works on whole tiles"
+        }
+        "tile.print" => "it prints once per block",
         "tile.pipelined" => "it is a loop over whole tiles",
         "tile.alloc_shared" | "tile.alloc_fragment" => "it allocates a tile of the block",
         "tile.alloc_barriers" => "it allocates barriers of the block",

@@ -225,6 +225,85 @@ pub fn buffers(function: &Function, random: &mut Random, dynamic_size: usize) ->
         .collect()
 }
 
+/// The CPU reference's `tile.print` of an integer (`tile_conversions::cpu::print::PRINT_INT`): the
+/// message as the expanded descriptor of a `memref<?xi8>`, the block, the element's index (rank -1:
+/// a scalar), the value; the line is the interpreter's.
+#[allow(clippy::too_many_arguments)]
+extern "C" fn print_int(
+    _allocated: *const u8,
+    aligned: *const u8,
+    offset: i64,
+    size: i64,
+    _stride: i64,
+    x: i64,
+    y: i64,
+    z: i64,
+    rank: i64,
+    i0: i64,
+    i1: i64,
+    i2: i64,
+    i3: i64,
+    value: i64,
+) {
+    let line = print_line(
+        aligned,
+        offset,
+        size,
+        [x, y, z],
+        rank,
+        [i0, i1, i2, i3],
+        tile_interp::print::Printed::Int(value),
+    );
+    println!("{line}");
+}
+
+/// The same for a float (`PRINT_FLOAT`).
+#[allow(clippy::too_many_arguments)]
+extern "C" fn print_float(
+    _allocated: *const u8,
+    aligned: *const u8,
+    offset: i64,
+    size: i64,
+    _stride: i64,
+    x: i64,
+    y: i64,
+    z: i64,
+    rank: i64,
+    i0: i64,
+    i1: i64,
+    i2: i64,
+    i3: i64,
+    value: f64,
+) {
+    let line = print_line(
+        aligned,
+        offset,
+        size,
+        [x, y, z],
+        rank,
+        [i0, i1, i2, i3],
+        tile_interp::print::Printed::Float(value),
+    );
+    println!("{line}");
+}
+
+/// The line of a print call: the message read from its bytes (a constant global of the program).
+fn print_line(
+    aligned: *const u8,
+    offset: i64,
+    size: i64,
+    block: [i64; 3],
+    rank: i64,
+    index: [i64; 4],
+    value: tile_interp::print::Printed,
+) -> String {
+    // SAFETY: the lowering passes a constant global of `size` bytes (tile_conversions' print).
+    let bytes = unsafe { std::slice::from_raw_parts(aligned.add(offset as usize), size as usize) };
+    let message = String::from_utf8_lossy(bytes);
+    let index = (rank >= 0).then(|| &index[..(rank as usize).min(index.len())]);
+    tile_interp::print::line(&message, block, index, value)
+}
+
 /// `__truncsfbf2`: f32 to bf16, rounding to nearest even. A bf16 return value travels in the low 16
 /// bits of xmm0, which is where an f32 with those bits puts it.
 extern "C" fn truncate_to_bf16(value: f32) -> f32 {
@@ -271,6 +350,8 @@ impl CpuProgram {
         // LLVM's x86 backend moves bf16 values through f32 registers and calls the compiler-rt
         // conversion for it, which this process's libgcc does not have.
         unsafe { engine.register_symbol("__truncsfbf2", truncate_to_bf16 as *mut ()) };
+        unsafe { engine.register_symbol(tile_conversions::cpu::print::PRINT_INT, print_int as *mut ()) };
+        unsafe { engine.register_symbol(tile_conversions::cpu::print::PRINT_FLOAT, print_float as *mut ()) };
         Ok(Self { engine })
     }
 
@@ -361,6 +442,9 @@ impl InterpProgram {
 /// A program lowered to SPIR-V kernels, run through Vulkan.
 pub struct VulkanProgram {
     kernels: Vec<SpirvKernel>,
+    /// Where each kernel (by its entry) stands in the program, `file:line:col`: what a device's
+    /// refusal of it is located at.
+    sites: std::collections::HashMap<String, String>,
 }
 
 impl VulkanProgram {
@@ -372,6 +456,14 @@ impl VulkanProgram {
             .filter(|target| target.is_spirv())
             .ok_or_else(|| format!("{target} is not a SPIR-V target (spirv, spirv-coopmat)"))?;
         let (lowering, backend) = (target.lowering.argument, (target.backend)());
+        let sites = tile_dialect::ops::find_ops(module.as_operation(), tile_ir::tile::KernelOperation::name())
+            .into_iter()
+            .enumerate()
+            .filter_map(|(index, kernel)| {
+                let entry = tile_conversions::host::symbols::Symbols::of(kernel, index).kernel;
+                Some((entry, file_line_column(&kernel.location().to_string())?))
+            })
+            .collect();
         let pack = tile_conversions::narrow::ARGUMENT;
         pass_manager(context, &format!("builtin.module({pack}, {lowering})"))?
             .run(module)
@@ -390,7 +482,7 @@ impl VulkanProgram {
             let spirv = binaries.swap_remove(position).1;
             kernels.push(SpirvKernel::from_manifest(&manifest, spirv)?);
         }
-        Ok(Self { kernels })
+        Ok(Self { kernels, sites })
     }
 
     /// Returns the kernels, in launch order.
@@ -422,10 +514,29 @@ impl VulkanProgram {
                 .into_iter()
                 .map(|slot| slot.ok_or("a binding without a host buffer"))
                 .collect::<Result<_, _>>()?;
+            // What the device cannot give the kernel (workgroup memory, cooperative matrices) is
+            // an error at its tile.kernel.
+            device
+                .check_kernel(kernel)
+                .map_err(|reason| match self.sites.get(&kernel.entry) {
+                    Some(site) => format!("{site}: error: 'tile.kernel' op {reason}"),
+                    None => reason,
+                })?;
             device.run_workgroups(kernel, &mut bound, workgroups.unwrap_or(Workgroups::all(kernel)), 0)?;
         }
         Ok(())
     }
+}
+
+/// `file:line:col` of a location printed as `loc("file":line:col)`, if it is one.
+fn file_line_column(location: &str) -> Option<String> {
+    let inner = location.strip_prefix("loc(")?.strip_suffix(')')?;
+    let (file, position) = inner.strip_prefix('"')?.split_once('"')?;
+    let position = position.strip_prefix(':')?;
+    position
+        .split(':')
+        .all(|part| part.parse::<u64>().is_ok())
+        .then(|| format!("{file}:{position}"))
 }
 
 /// Compares `actual` with `reference` element by element: returns the worst relative error (floor 1

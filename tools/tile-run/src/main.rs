@@ -230,8 +230,26 @@ fn main() -> ExitCode {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::FAILURE,
         Err(message) => {
-            eprintln!("error: {message}");
+            // A message located in the program (`file:line:col: error: ...`) is a diagnostic already.
+            if located(&message) {
+                eprintln!("{message}");
+            } else {
+                eprintln!("error: {message}");
+            }
             ExitCode::FAILURE
         }
     }
+}
+
+/// Whether `message` starts as a located diagnostic does: `file:line:col: error:`.
+fn located(message: &str) -> bool {
+    let Some((site, _)) = message.split_once(": error: ") else {
+        return false;
+    };
+    let mut parts = site.rsplitn(3, ':');
+    let (column, line) = (parts.next(), parts.next());
+    parts.next().is_some_and(|file| !file.is_empty())
+        && [column, line]
+            .iter()
+            .all(|part| part.is_some_and(|part| part.parse::<u64>().is_ok()))
 }
