@@ -53,7 +53,7 @@ func.func @flash_attention_bwd(%Q: memref<1x32x4096x128xf16>, %K: memref<1x32x40
     tile.copy %V[%bb, %bh, %k0, %c0], %Vs : memref<1x32x4096x128xf16>, memref<64x128xf16, #gpu.address_space<workgroup>>
     tile.fill %dKacc, %zero : memref<64x128xf32, #tile.fragment>
     tile.fill %dVacc, %zero : memref<64x128xf32, #tile.fragment>
-    tile.pipelined %m = %c0 to %cqblocks stages(2) {
+    tile.pipelined %m = %c0 to %cqblocks stages(3) {
       %q0 = arith.muli %m, %cbm : index
       tile.copy %Q[%bb, %bh, %q0, %c0], %Qs : memref<1x32x4096x128xf16>, memref<64x128xf16, #gpu.address_space<workgroup>>
       tile.copy %dO[%bb, %bh, %q0, %c0], %dOs : memref<1x32x4096x128xf16>, memref<64x128xf16, #gpu.address_space<workgroup>>

@@ -70,3 +70,39 @@ func.func @replicated(%A: memref<64x32xf16>, %B: memref<32x64xf16>, %S: memref<6
   }
   return
 }
+
+// -----
+
+// Split K: each block adds its product into C and keeps the larger of it and M. On sm_90a the sum
+// of a wgmma accumulator into f32 goes through the staging area as TMA reductions (the copy
+// engine adds each box into the tensor), the maximum element by element.
+// NV-LABEL: gpu.func @split_k_sum_0_kernel
+// NV: nvvm.cp.async.bulk.wait_group 0 {read}
+// NV: nvvm.cp.async.bulk.tensor.reduce %{{.*}}, %{{.*}}, box[%{{.*}}, %{{.*}}] {redKind = #nvvm.tma_redux_kind<add>}
+// NV: nvvm.cp.async.bulk.commit.group
+// NV: memref.atomic_rmw maximumf %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] : (f32, memref<64x64xf32>) -> f32
+// NV-NOT: memref.atomic_rmw addf
+// AMD-LABEL: gpu.func @split_k_sum_0_kernel
+// AMD: memref.atomic_rmw addf
+// AMD: memref.atomic_rmw maximumf
+// CPU-LABEL: func.func @split_k_sum
+// CPU: memref.atomic_rmw addf
+func.func @split_k_sum(%A: memref<64x256xf16>, %B: memref<256x64xf16>, %C: memref<64x64xf32>, %M: memref<64x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c4) threads(128) (%bk) {
+    %As = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+    %Acc = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    %k0 = arith.muli %bk, %c64 : index
+    tile.copy %A[%c0, %k0], %As : memref<64x256xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+    tile.copy %B[%k0, %c0], %Bs : memref<256x64xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+    tile.fill %Acc, %zero : memref<64x64xf32, #tile.fragment>
+    tile.gemm %As, %Bs, %Acc : memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+    tile.copy %Acc, %C[%c0, %c0] atomic <sum> : memref<64x64xf32, #tile.fragment>, memref<64x64xf32>
+    tile.copy %Acc, %M[%c0, %c0] atomic <max> : memref<64x64xf32, #tile.fragment>, memref<64x64xf32>
+  }
+  return
+}

@@ -145,6 +145,19 @@ pub trait MatrixPlan {
         false
     }
 
+    /// Lowers the atomic copy `op` (fragment `src` added into `dst` at `offsets`) where the family
+    /// has a way of its own (a bulk reduction); returns whether it did.
+    fn copy_out_atomic<'c, 'a>(
+        &self,
+        _lowering: &Lowering<'c, 'a, '_>,
+        _op: OperationRef<'c, 'a>,
+        _src: Value<'c, 'a>,
+        _dst: Value<'c, 'a>,
+        _offsets: &crate::registers::patterns::Origin<'c, 'a>,
+    ) -> bool {
+        false
+    }
+
     /// Writes what the kernel's threads do before it ends (`end`: before its terminator).
     fn finish<'c, 'a>(&self, _lowering: &Lowering<'c, 'a, '_>, _b: &Builder<'c>, _end: At<'c, 'a>) {}
 }

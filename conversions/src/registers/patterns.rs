@@ -942,9 +942,15 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             (Some(MemoryLevel::Fragment), Some(MemoryLevel::Fragment)) => {
                 self.copy_between_fragments(op, parts.src, parts.dst)
             }
-            // An atomic copy updates element by element.
+            // An atomic copy updates element by element, unless the matrix rules reduce it in bulk.
             (Some(MemoryLevel::Fragment), _) if tile_dialect::ops::copy_atomic(&op).is_some() => {
-                self.copy_out(op, parts.src, parts.dst, &Origin::of_dst(&parts))
+                let reduced = self
+                    .layouts
+                    .matrix_plan()
+                    .is_some_and(|plan| plan.copy_out_atomic(self, op, parts.src, parts.dst, &Origin::of_dst(&parts)));
+                if !reduced {
+                    self.copy_out(op, parts.src, parts.dst, &Origin::of_dst(&parts));
+                }
             }
             (Some(MemoryLevel::Fragment), _) => {
                 // The matrix rules stage their accumulators where they have a way of their own.

@@ -266,6 +266,19 @@ impl MatrixPlan for TensorCorePlan {
         lowering.copy_out_by_tma(op, src, dst, offsets, staging, self)
     }
 
+    /// An atomic sum into f32 planned as TMA reductions (`tma_store`); other atomic copies are
+    /// not planned and update element by element.
+    fn copy_out_atomic<'c, 'a>(
+        &self,
+        lowering: &Lowering<'c, 'a, '_>,
+        op: OperationRef<'c, 'a>,
+        src: Value<'c, 'a>,
+        dst: Value<'c, 'a>,
+        offsets: &Origin<'c, 'a>,
+    ) -> bool {
+        self.copy_out(lowering, op, src, dst, offsets)
+    }
+
     fn finish<'c, 'a>(&self, lowering: &Lowering<'c, 'a, '_>, b: &Builder<'c>, end: At<'c, 'a>) {
         // The threads that issued TMA stores (thread 0, or each warpgroup's first where warpgroups
         // stage alone) wait for them before the kernel ends (their source is shared memory).

@@ -60,6 +60,9 @@ pub(crate) struct TmaStore {
     drained: Option<usize>,
     /// Warpgroups that stage their slabs of rows each alone (1: the block's threads together).
     pub(crate) warpgroups: i64,
+    /// The copy adds to the tensor (`atomic <sum>` of f32): the engine reduces each box into it
+    /// (`cp.reduce.async.bulk.tensor .add`) instead of storing it.
+    reduce: bool,
 }
 
 /// The boxes (of `columns` columns) of the tile of `placed` that column pair `slot` writes, over
@@ -162,10 +165,14 @@ pub fn tma_store_plan(
         crate::nvgpu::chip::MAX_SHARED_BYTES - shared_bytes(ops) - scratch - crate::layout::tma::SWIZZLED_ALIGNMENT;
     for op in ops.iter().filter(|op| is(*op, tile::CopyOperation::name)) {
         let Some(parts) = copy_parts(op) else { continue };
-        // An atomic copy updates element by element (`Lowering::copy_out`).
+        // An atomic sum into f32 leaves as bulk reductions, which the engine makes element by
+        // element at L2; other atomic copies update element by element (`Lowering::copy_out`).
+        let atomic = tile_dialect::ops::copy_atomic(op);
+        let reduce = atomic.is_some();
         if level(parts.src) != Some(MemoryLevel::Fragment)
             || level(parts.dst) != Some(MemoryLevel::Global)
-            || tile_dialect::ops::copy_atomic(op).is_some()
+            || atomic
+                .is_some_and(|kind| kind != tile_dialect::ops::ReductionKind::Sum || !element_type(parts.dst).is_f32())
         {
             continue;
         }
@@ -200,6 +207,7 @@ pub fn tma_store_plan(
                     rounds,
                     drained,
                     warpgroups: 1,
+                    reduce,
                 },
             );
             continue;
@@ -218,6 +226,7 @@ pub fn tma_store_plan(
             rounds: rounds.clone(),
             drained,
             warpgroups: 1,
+            reduce,
         };
         own_area.push((
             key(op),
@@ -229,6 +238,7 @@ pub fn tma_store_plan(
                 rounds,
                 drained,
                 warpgroups,
+                reduce,
             }),
         ));
     }
@@ -491,12 +501,23 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                     shared_pointer,
                 );
                 let coordinates = self.box_coordinates(&b, issue, &box_offsets, box_index * box_columns);
-                let copy = nvvm::cp_async_bulk_tensor_global_shared_cta(context, map, source, &coordinates, b.location);
-                // The map, the source and the coordinates; no cache hint or predicate.
-                b.insert(
-                    issue,
-                    tile_ir::with_segments(context, copy, &[1, 1, coordinates.len() as i32, 0, 0]),
-                );
+                if plan.reduce {
+                    let add = Attribute::parse(context, "#nvvm.tma_redux_kind<add>").expect("the add kind");
+                    let copy = nvvm::cp_async_bulk_tensor_reduce(context, map, source, &coordinates, add, b.location);
+                    // The map, the source and the coordinates; no cache hint.
+                    b.insert(
+                        issue,
+                        tile_ir::with_segments(context, copy, &[1, 1, coordinates.len() as i32, 0]),
+                    );
+                } else {
+                    let copy =
+                        nvvm::cp_async_bulk_tensor_global_shared_cta(context, map, source, &coordinates, b.location);
+                    // The map, the source and the coordinates; no cache hint or predicate.
+                    b.insert(
+                        issue,
+                        tile_ir::with_segments(context, copy, &[1, 1, coordinates.len() as i32, 0, 0]),
+                    );
+                }
             }
             b.insert(issue, nvvm::cp_async_bulk_commit_group(context, b.location).into());
         }
