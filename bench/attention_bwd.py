@@ -37,11 +37,7 @@ def main():
     torch.empty(1, device="cuda")
     failures = 0
     for name in args.names:
-        kernels = []
-        for index in range(2):
-            ptx = os.path.join(args.kernels, f"{name}_{index}_kernel.ptx")
-            if os.path.exists(ptx):
-                kernels.append(bench.Kernel(ptx, bench.read_manifest(ptx[: -len(".ptx")] + ".json")))
+        kernels = bench.function_kernels(args.kernels, name)
         if len(kernels) != 2:
             print(f"{name}: kernels missing in {args.kernels}")
             failures += 1
@@ -100,12 +96,8 @@ def main():
         alone = [triton.testing.do_bench(launch, warmup=25, rep=100, return_mode="median") for launch in launches]
         print("  our kernels alone: " + ", ".join(f"{ms * 1e3:.1f} us" for ms in alone))
         best = min(times, key=times.get)
-        rounds = []
-        for _ in range(args.rounds):
-            rounds.append((triton.testing.do_bench(ours, warmup=25, rep=100, return_mode="median"),
-                           triton.testing.do_bench(candidates[best], warmup=25, rep=100, return_mode="median")))
-        ratios = sorted(theirs / mine for mine, theirs in rounds)
-        mine = float(numpy.median([m for m, _ in rounds]))
+        timer = lambda fn: triton.testing.do_bench(fn, warmup=25, rep=100, return_mode="median")  # noqa: E731
+        mine, ratios = bench.alternating_rounds(ours, candidates[best], args.rounds, timer)
         print(f"  ours {mine * 1e3:.1f} us ({flops / mine / 1e9:.0f} TFLOP/s), best SDPA backend {best}: speed ratio {numpy.median(ratios):.3f} (median of {args.rounds} alternating rounds, range {ratios[0]:.3f}-{ratios[-1]:.3f})", flush=True)
     sys.exit(1 if failures else 0)
 

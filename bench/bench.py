@@ -136,6 +136,22 @@ class Kernel:
         return launch
 
 
+def function_kernels(directory, name):
+    """The kernels of host function `name` compiled into `directory` (NAME_0_kernel.ptx, NAME_1_...),
+    in launch order."""
+    kernels = []
+    while os.path.exists(ptx := os.path.join(directory, f"{name}_{len(kernels)}_kernel.ptx")):
+        kernels.append(Kernel(ptx, read_manifest(ptx[: -len(".ptx")] + ".json")))
+    return kernels
+
+
+def alternating_rounds(ours, theirs, rounds, timer):
+    """Times `ours` and `theirs` alternately `rounds` times each with `timer` (ms); returns our
+    median time and the sorted ratios theirs / ours of the rounds."""
+    pairs = [(timer(ours), timer(theirs)) for _ in range(rounds)]
+    return float(numpy.median([mine for mine, _ in pairs])), sorted(theirs / mine for mine, theirs in pairs)
+
+
 def table_entries(entries, count):
     """The indices the programs take from an i32 table (tools/gen/mla.py's pages,
     tools/gen/attention.py's key blocks): each entry as an unsigned index, modulo `count`."""

@@ -33,15 +33,6 @@ BACKENDS = {
 }
 
 
-def load(directory, name):
-    kernels = []
-    for index in range(2):
-        ptx = os.path.join(directory, f"{name}_{index}_kernel.ptx")
-        if os.path.exists(ptx):
-            kernels.append(bench.Kernel(ptx, bench.read_manifest(ptx[: -len(".ptx")] + ".json")))
-    return kernels
-
-
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("kernels")
@@ -53,7 +44,7 @@ def main():
     torch.empty(1, device="cuda")
     failures = 0
     for name in args.names:
-        kernels = load(args.kernels, name)
+        kernels = bench.function_kernels(args.kernels, name)
         if not kernels:
             print(f"{name}: no kernels in {args.kernels}")
             failures += 1
@@ -114,13 +105,7 @@ def main():
         for backend, ms in sorted(times.items(), key=lambda item: item[1]):
             print(f"  SDPA {backend} (graph): {ms * 1e3:.1f} us ({cache_bytes / ms / 1e6:.0f} GB/s of cache)")
         best = min(times, key=times.get)
-        rounds = []
-        for _ in range(args.rounds):
-            rounds.append((graph(ours), graph(candidates[best])))
-        for mine, theirs in rounds:
-            print(f"  round: ours {mine * 1e3:.1f} us, SDPA {best} {theirs * 1e3:.1f} us, ratio {theirs / mine:.3f}")
-        ratios = sorted(theirs / mine for mine, theirs in rounds)
-        mine = float(numpy.median([m for m, _ in rounds]))
+        mine, ratios = bench.alternating_rounds(ours, candidates[best], args.rounds, graph)
         print(f"  ours {mine * 1e3:.1f} us ({cache_bytes / mine / 1e6:.0f} GB/s of cache), best SDPA backend {best}: speed ratio {numpy.median(ratios):.3f} (median of {args.rounds} alternating rounds, range {ratios[0]:.3f}-{ratios[-1]:.3f})", flush=True)
     sys.exit(1 if failures else 0)
 

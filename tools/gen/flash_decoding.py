@@ -14,6 +14,8 @@ softmax between the two gemms. It writes each split's normalized output and its 
 the splits by their log-sum-exps. With SPLITS 1 there is one kernel, writing O."""
 import sys
 
+from mla import normalize, online_softmax
+
 
 def flash_decoding(name, batch, heads, kv_heads, tokens, dim, splits, dtype="f16", block_n=64, block_h=64, stages=2, producer=False):
     assert heads % kv_heads == 0 and tokens % (splits * block_n) == 0
@@ -79,46 +81,10 @@ def flash_decoding(name, batch, heads, kv_heads, tokens, dim, splits, dtype="f16
       tile.copy %V[%bb, %t0, %bg, %c0], %Vs dims [1, 3] : {kv}, {tile(block_n, dim)}
       tile.fill %S, %zero : {s}
       tile.gemm %Qs, %Ks, %S {{transpose_b}} : {tile(block_h, dim)}, {tile(block_n, dim)}, {s}
-      tile.copy %m, %mp : {row}, {row}
-      tile.reduce <max> %S, %m dim(1) {{clear = false}} : {s}, {row}
-      tile.parallel (%i, %k) in ({block_h}, {block_n}) {{
-        %v = memref.load %S[%i, %k] : {s}
-        %mi = memref.load %m[%i] : {row}
-        %shift = arith.mulf %mi, %nscale : f32
-        %d = math.fma %v, %scale, %shift : f32
-        %e = math.exp2 %d fastmath<afn> : f32
-        memref.store %e, %S[%i, %k] : {s}
-      }}
-      tile.reduce <sum> %S, %rs dim(1) : {s}, {row}
-      tile.parallel (%i) in ({block_h}) {{
-        %old = memref.load %mp[%i] : {row}
-        %new = memref.load %m[%i] : {row}
-        %diff = arith.subf %old, %new : f32
-        %d = arith.mulf %diff, %scale : f32
-        %c = math.exp2 %d fastmath<afn> : f32
-        %li = memref.load %l[%i] : {row}
-        %r = memref.load %rs[%i] : {row}
-        %n = arith.mulf %li, %c : f32
-        %n2 = arith.addf %n, %r : f32
-        memref.store %n2, %l[%i] : {row}
-        memref.store %c, %mp[%i] : {row}
-      }}
-      tile.parallel (%i, %d) in ({block_h}, {dim}) {{
-        %o = memref.load %Acc[%i, %d] : {acc}
-        %c = memref.load %mp[%i] : {row}
-        %r = arith.mulf %o, %c : f32
-        memref.store %r, %Acc[%i, %d] : {acc}
-      }}
-      tile.copy %S, %Ps : {s}, {tile(block_h, block_n)}
+{online_softmax(block_h, block_n, dim, s, row, acc)}      tile.copy %S, %Ps : {s}, {tile(block_h, block_n)}
       tile.gemm %Ps, %Vs, %Acc : {tile(block_h, block_n)}, {tile(block_n, dim)}, {acc}
     }}
-    tile.parallel (%i, %d) in ({block_h}, {dim}) {{
-      %o = memref.load %Acc[%i, %d] : {acc}
-      %li = memref.load %l[%i] : {row}
-      %r = arith.divf %o, %li : f32
-      memref.store %r, %Acc[%i, %d] : {acc}
-    }}
-{epilogue}
+{normalize(block_h, dim, row, acc)}{epilogue}
   }}"""
     combine = "" if splits == 1 else combine_kernel(batch, kv_heads, group, dim, splits, dtype, part, lse, q)
     return f"""// Flash decoding ({name}): {batch} sequences x {heads} query heads of one token each in groups of

@@ -88,7 +88,23 @@ func.func @{name}(%Q: {q}, %Qpe: {q_pe}, %KV: {kv}, %Kpe: {k_pe}, {table_argumen
       tile.fill %S, %zero : {s}
       tile.gemm %Qs, %KVs, %S {{transpose_b}} : {tile(block_h, latent)}, {tile(block_n, latent)}, {s}
       tile.gemm %Qpes, %Kpes, %S {{transpose_b}} : {tile(block_h, rotary)}, {tile(block_n, rotary)}, {s}
-      tile.copy %m, %mp : {row}, {row}
+{online_softmax(block_h, block_n, latent, s, row, acc)}      tile.copy %S, %Ps : {s}, {tile(block_h, block_n)}
+      tile.gemm %Ps, %KVs, %Acc : {tile(block_h, block_n)}, {tile(block_n, latent)}, {acc}
+    }}
+{normalize(block_h, latent, row, acc)}    tile.copy %Acc, %O[%bb, %h0, %c0] : {acc}, {q}
+  }}
+  return
+}}
+"""
+
+
+def online_softmax(block_h, block_n, columns, s, row, acc):
+    """One step of the online softmax (FlashAttention's) of the scores %S (`s`, block_h x block_n)
+    against the running row maximum %m and sum %l (`row`): %mp keeps the old maximum, then the
+    factor that rescales what %Acc (`acc`, block_h x columns) accumulated, which it rescales; %S
+    becomes the exponentials, base 2, of the scores times %scale less the maximum's (%nscale is
+    -%scale)."""
+    return f"""      tile.copy %m, %mp : {row}, {row}
       tile.reduce <max> %S, %m dim(1) {{clear = false}} : {s}, {row}
       tile.parallel (%i, %k) in ({block_h}, {block_n}) {{
         %v = memref.load %S[%i, %k] : {s}
@@ -112,25 +128,23 @@ func.func @{name}(%Q: {q}, %Qpe: {q_pe}, %KV: {kv}, %Kpe: {k_pe}, {table_argumen
         memref.store %n2, %l[%i] : {row}
         memref.store %c, %mp[%i] : {row}
       }}
-      tile.parallel (%i, %d) in ({block_h}, {latent}) {{
+      tile.parallel (%i, %d) in ({block_h}, {columns}) {{
         %o = memref.load %Acc[%i, %d] : {acc}
         %c = memref.load %mp[%i] : {row}
         %r = arith.mulf %o, %c : f32
         memref.store %r, %Acc[%i, %d] : {acc}
       }}
-      tile.copy %S, %Ps : {s}, {tile(block_h, block_n)}
-      tile.gemm %Ps, %KVs, %Acc : {tile(block_h, block_n)}, {tile(block_n, latent)}, {acc}
-    }}
-    tile.parallel (%i, %d) in ({block_h}, {latent}) {{
+"""
+
+
+def normalize(block_h, columns, row, acc):
+    """%Acc divided by the running sum %l, row by row: the online softmax's end."""
+    return f"""    tile.parallel (%i, %d) in ({block_h}, {columns}) {{
       %o = memref.load %Acc[%i, %d] : {acc}
       %li = memref.load %l[%i] : {row}
       %r = arith.divf %o, %li : f32
       memref.store %r, %Acc[%i, %d] : {acc}
     }}
-    tile.copy %Acc, %O[%bb, %h0, %c0] : {acc}, {q}
-  }}
-  return
-}}
 """
 
 
