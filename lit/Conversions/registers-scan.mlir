@@ -1,5 +1,7 @@
-// The register lowering's rule for tile.scan of fragments: each thread stores its elements into a
-// scratch tile of the kernel's workgroup memory, the block meets, the lines are scanned there (a
+// The register lowering's rules for tile.scan of fragments. Where each line lies in the lanes of a
+// warp, in chunks of consecutive elements (f32, NVIDIA and AMD), each thread scans its chunk and
+// the lanes combine their chunks' totals by shuffles up; otherwise each thread stores its elements
+// into a scratch tile of the kernel's workgroup memory, the block meets, the lines are scanned there (a
 // line a thread, carrying the running sum), the block meets, each thread loads its elements back
 // into its registers, and the block meets again before the scratch can be written anew. A scan
 // between a fragment and a shared tile has no rule: the kernel takes the plain lowering, and the
@@ -54,6 +56,35 @@ func.func @from_shared(%X: memref<16x256xf32>, %Y: memref<16x256xf32>) {
     tile.copy %X[%b, %c0], %S : memref<16x256xf32>, memref<256xf32, #gpu.address_space<workgroup>>
     tile.scan <sum> %S, %F dim(0) : memref<256xf32, #gpu.address_space<workgroup>>, memref<256xf32, #tile.fragment>
     tile.copy %F, %Y[%b, %c0] : memref<256xf32, #tile.fragment>, memref<16x256xf32>
+  }
+  return
+}
+
+// -----
+
+// A row scan of a 16x32 tile on 128 threads: each row's 32 elements lie in 8 consecutive lanes, 4
+// a lane. A lane scans its 4 elements (3 additions), the lanes combine their totals in 3 shuffles
+// up (1, 2, 4 lanes) where the source lane is in the row, and a fourth shuffle brings each lane the
+// total of the lanes before it (0 in a row's first lane: the scan is exclusive). No scratch, no
+// barrier.
+// NV-LABEL: gpu.func @row_cumsum_0_kernel
+// NV-COUNT-3: arith.addf
+// NV: arith.remui %thread_id_x, %c8{{.*}} : index
+// NV: gpu.shuffle  up %{{.*}}, %c1_i32{{.*}}, %c32_i32{{.*}} : f32
+// NV: gpu.shuffle  up %{{.*}}, %c2_i32{{.*}}, %c32_i32{{.*}} : f32
+// NV: gpu.shuffle  up %{{.*}}, %c4_i32{{.*}}, %c32_i32{{.*}} : f32
+// NV: %[[BEFORE:.*]], %{{.*}} = gpu.shuffle  up %{{.*}}, %c1_i32{{.*}}, %c32_i32{{.*}} : f32
+// NV-NEXT: arith.select %{{.*}}, %[[BEFORE]], %{{.*}} : f32
+// NV-NOT: gpu.barrier
+// NV: gpu.return
+func.func @row_cumsum(%X: memref<16x32xf32>, %Y: memref<16x32xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(128) (%b) {
+    %F = tile.alloc_fragment : memref<16x32xf32, #tile.fragment>
+    tile.copy %X[%c0, %c0], %F : memref<16x32xf32>, memref<16x32xf32, #tile.fragment>
+    tile.scan <sum> %F, %F dim(1) {exclusive} : memref<16x32xf32, #tile.fragment>, memref<16x32xf32, #tile.fragment>
+    tile.copy %F, %Y[%c0, %c0] : memref<16x32xf32, #tile.fragment>, memref<16x32xf32>
   }
   return
 }

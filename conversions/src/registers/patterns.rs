@@ -1354,6 +1354,106 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         erase(self.context, op);
     }
 
+    /// `tile.scan` of a fragment whose lines lie in the lanes of a warp (`scan_by_shuffles`): each
+    /// thread scans its chunk of a line in its slots, the lanes combine their chunks' totals by
+    /// shuffles up (`log2(lanes)` steps), and each slot takes the combination of the lanes before
+    /// it and its chunk's prefix. The result is written to `dst`, laid out as `src`.
+    pub(crate) fn scan_in_lanes(&self, op: OperationRef<'c, 'a>, lines: &LinesInLanes) {
+        let b = Builder {
+            threads: Some(self.threads),
+            ..self.builder(&op)
+        };
+        let at = At::before(op);
+        let (src, dst) = (op.operand(0).expect("src"), op.operand(1).expect("dst"));
+        let scan = crate::cpu::compute::Scan::of(op);
+        let (combine, _) = crate::cpu::compute::combiner(scan.kind);
+        let combined = |x: Value<'c, 'a>, y: Value<'c, 'a>| b.binary(at, combine, x, y);
+        let (from, to) = (
+            placed(self.layouts, src).expect("checked"),
+            placed(self.layouts, dst).expect("checked"),
+        );
+        let (src_array, dst_array) = (self.private(src), self.private(dst));
+        let identity = b.constant(at, scan.ty, crate::cpu::compute::identity(scan.kind));
+        for line in &lines.slots {
+            let mut prefixes: Vec<Value> = Vec::with_capacity(line.len());
+            for &slot in line {
+                let value = self.slot_value(&b, at, src_array, from, slot as i64);
+                prefixes.push(match prefixes.last() {
+                    Some(previous) => combined(*previous, value),
+                    None => value,
+                });
+            }
+            // The lanes' totals, combined up to each lane (Hillis and Steele), then the lanes' before it.
+            let mut running = *prefixes.last().expect("a line of slots");
+            let mut offset = 1;
+            while offset < lines.lanes {
+                let (other, valid) = self.shuffle_up(&b, at, running, offset, lines);
+                running = b.select(at, valid, combined(other, running), running);
+                offset *= 2;
+            }
+            let before = if lines.lanes > 1 {
+                let (other, valid) = self.shuffle_up(&b, at, running, 1, lines);
+                b.select(at, valid, other, identity)
+            } else {
+                identity
+            };
+            for (index, &slot) in line.iter().enumerate() {
+                let within = if scan.exclusive {
+                    index.checked_sub(1).map(|previous| prefixes[previous])
+                } else {
+                    Some(prefixes[index])
+                };
+                let value = match within {
+                    Some(within) if lines.lanes > 1 => combined(before, within),
+                    Some(within) => within,
+                    None => before,
+                };
+                self.set_slot(&b, at, value, dst_array, to, slot as i64);
+            }
+        }
+        erase(self.context, op);
+    }
+
+    /// `gpu.shuffle up` of `value` by `offset` lanes over the whole warp (the op's width counts the
+    /// lanes that take part, from lane 0: not a segment), and whether the source lane lies in the
+    /// calling lane's line (its rank among the line's lanes is at least `offset`).
+    fn shuffle_up(
+        &self,
+        b: &Builder<'c>,
+        at: At<'c, 'a>,
+        value: Value<'c, 'a>,
+        offset: i64,
+        lines: &LinesInLanes,
+    ) -> (Value<'c, 'a>, Value<'c, 'a>) {
+        let rank = b.remui(at, self.tid, b.index(at, lines.lanes));
+        let valid = b.compare(at, "uge", rank, b.index(at, offset));
+        let width = lines.warp;
+        let i32_type: Type = IntegerType::new(self.context, 32).into();
+        let constant = |v: i64| {
+            b.value(
+                at,
+                melior::dialect::arith::constant(self.context, IntegerAttribute::new(i32_type, v).into(), b.location),
+            )
+        };
+        let (offset, width) = (constant(offset), constant(width));
+        let up = Attribute::parse(self.context, "#gpu<shuffle_mode up>").expect("shuffle mode");
+        let shuffle = b.insert(
+            at,
+            tile_ir::gpu::shuffle(
+                self.context,
+                value.r#type(),
+                IntegerType::new(self.context, 1).into(),
+                value,
+                offset,
+                width,
+                up,
+                b.location,
+            )
+            .into(),
+        );
+        (shuffle.result(0).expect("the shuffled value").into(), valid)
+    }
+
     /// Stores every slot of `fragment` at its row-major place in the flat `scratch` (replicated
     /// elements by each of their threads, alike).
     fn store_to_scratch(&self, b: &Builder<'c>, at: At<'c, 'a>, fragment: Value<'c, 'a>, scratch: Value<'c, 'a>) {
@@ -1539,10 +1639,11 @@ pub(crate) fn scratch_needs<'c, 'a>(
             needs.push((vec![*op], element_type(a), memref_shape(a).iter().product()));
         }
     }
-    // A scan of fragments goes through a scratch tile of its own (the lines, in row-major order).
+    // A scan of fragments goes through a scratch tile of its own (the lines, in row-major order),
+    // unless its lines lie in lanes of a warp, which scan by shuffles.
     for op in ops.iter().filter(|op| tile_ir::is(*op, tile::ScanOperation::name)) {
         let Ok(dst) = op.operand(1) else { continue };
-        if level(dst) == Some(MemoryLevel::Fragment) {
+        if level(dst) == Some(MemoryLevel::Fragment) && scan_by_shuffles(op, layouts, shuffles).is_none() {
             needs.push((vec![*op], element_type(dst), memref_shape(dst).iter().product()));
         }
     }
@@ -1789,7 +1890,10 @@ pub fn lower_all<'c, 'a>(
             OpRule::Fill => lowering.fill(op),
             OpRule::Copy => lowering.copy(op),
             OpRule::Reduce => lowering.reduce(op, scratch),
-            OpRule::Scan => lowering.scan(op, scratch.expect("a scan's scratch")),
+            OpRule::Scan => match scan_by_shuffles(&op, layouts, shuffles) {
+                Some(lines) => lowering.scan_in_lanes(op, &lines),
+                None => lowering.scan(op, scratch.expect("a scan's scratch")),
+            },
             OpRule::Print => lowering.print(op, scratch.expect("a print's scratch")),
             OpRule::Gemm => lowering.gemm(op, scratch),
             OpRule::Matrix(rule) => plan.expect("a matrix plan").lower(&lowering, op, rule, scratch),
@@ -1853,4 +1957,70 @@ fn row_major<'c, 'a>(
         });
     }
     vec![index.unwrap_or_else(|| b.index(at, 0))]
+}
+
+/// The lines of a fragment scan that lie in the lanes of a warp.
+pub(crate) struct LinesInLanes {
+    /// Per line a thread holds part of: its slots, in order along the scanned dimension.
+    slots: Vec<Vec<usize>>,
+    /// The lanes a line spans: the lowest thread-index bits, a power of two.
+    lanes: i64,
+    /// The lanes of a warp.
+    warp: i64,
+}
+
+/// Whether the `tile.scan` `op` of f32 fragments can scan by shuffles (with `shuffles` lanes a
+/// warp): source and result laid out alike, each element on one thread, no thread past the
+/// tile, and each line along the dimension dealt out in chunks of consecutive elements to the
+/// consecutive lanes of the lowest thread-index bits (the blocked layout of a row scan).
+pub(crate) fn scan_by_shuffles(op: &OperationRef, layouts: &Layouts, shuffles: Option<i64>) -> Option<LinesInLanes> {
+    let warp = shuffles?;
+    let (src, dst) = (op.operand(0).ok()?, op.operand(1).ok()?);
+    if level(src) != Some(MemoryLevel::Fragment) || !element_type(src).is_f32() {
+        return None;
+    }
+    let (from, to) = (placed(layouts, src).ok()?, placed(layouts, dst).ok()?);
+    if from.layout != to.layout || from.layout.replicate > 1 || from.distribution.guarded {
+        return None;
+    }
+    let dim = integer_attribute(op, "dim")? as usize;
+    let distribution = &from.distribution;
+    let mut bits = distribution.terms.get(dim)?.clone();
+    bits.sort_unstable();
+    let chunk = bits.first().map_or(distribution.shape[dim], |(_, delta)| *delta);
+    let lanes = 1i64 << bits.len();
+    let in_order = bits
+        .iter()
+        .enumerate()
+        .all(|(index, (bit, delta))| *bit == index as u32 && *delta == chunk << index);
+    let line_bits = |bit: u32| (bit as usize) < bits.len();
+    let apart = distribution
+        .terms
+        .iter()
+        .enumerate()
+        .all(|(d, terms)| d == dim || terms.iter().all(|(bit, _)| !line_bits(*bit)));
+    if !in_order || !apart || lanes > warp || chunk * lanes != distribution.shape[dim] {
+        return None;
+    }
+    // The thread's slots by the rest of their coordinates: each a line's chunk 0..chunk.
+    let mut lines: std::collections::BTreeMap<Vec<i64>, Vec<(i64, usize)>> = Default::default();
+    for slot in distribution.used_slots() {
+        let mut coordinates = distribution.base.get(slot)?.clone()?;
+        let along = coordinates.remove(dim);
+        lines.entry(coordinates).or_default().push((along, slot));
+    }
+    let mut slots = Vec::new();
+    for (_, mut line) in lines {
+        line.sort_unstable();
+        if line
+            .iter()
+            .enumerate()
+            .any(|(index, (along, _))| *along != index as i64)
+            || line.len() as i64 != chunk
+        {
+            return None;
+        }
+        slots.push(line.into_iter().map(|(_, slot)| slot).collect());
+    }
+    Some(LinesInLanes { slots, lanes, warp })
 }
