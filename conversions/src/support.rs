@@ -95,6 +95,9 @@ pub fn check_supported(module: OperationRef, target: Option<&Target>) -> Result<
     }
     failed |= !atomics_supported(module, gpu.atomics, gpu.name);
     failed |= !prints_supported(module, gpu);
+    if !gpu.f64_arithmetic {
+        failed |= !no_f64(module, gpu);
+    }
     if failed { Err(String::new()) } else { Ok(()) }
 }
 
@@ -273,6 +276,36 @@ fn prints_supported(module: OperationRef, gpu: &Target) -> bool {
         );
     }
     prints.is_empty()
+}
+
+/// Checks that no op in a kernel of `module` computes an f64 value, which `gpu`'s kernels cannot
+/// (the SPIR-V targets enable no Float64 capability: many Vulkan devices lack it); an error at
+/// each op that makes one (where f64 values start) otherwise.
+fn no_f64(module: OperationRef, gpu: &Target) -> bool {
+    let on = crate::target::names_where(|target| target.f64_arithmetic);
+    let mut fine = true;
+    for kernel in tile_dialect::ops::find_ops(module, tile::KernelOperation::name()) {
+        for op in tile_dialect::ops::nested_ops(kernel) {
+            let makes_f64 = op
+                .results()
+                .any(|result| tile_dialect::ops::scalar_type(result.r#type()).is_f64());
+            let takes_f64 = op
+                .operands()
+                .any(|value| tile_dialect::ops::scalar_type(value.r#type()).is_f64());
+            if makes_f64 && !takes_f64 {
+                fine = false;
+                emit_error(
+                    op.location(),
+                    &format!(
+                        "'{}' op makes an f64 value, which {} kernels cannot compute on (Vulkan devices need not have Float64, and the SPIR-V lowering enables none); compute on f32, or compile for {on}",
+                        op_name(&op),
+                        gpu.name
+                    ),
+                );
+            }
+        }
+    }
+    fine
 }
 
 /// Checks that every `memref.dim` of `module` with a constant index names a dimension its memref

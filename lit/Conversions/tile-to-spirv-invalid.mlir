@@ -114,3 +114,26 @@ func.func @prints(%n: index) {
   }
   return
 }
+
+// -----
+
+// f64 arithmetic: the SPIR-V lowering enables no Float64 capability (many Vulkan devices lack it);
+// the error is at the op where f64 values start.
+func.func @f64_math(%X: memref<64xf32>, %Y: memref<64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(64) (%b) {
+    %F = tile.alloc_fragment : memref<64xf32, #tile.fragment>
+    tile.copy %X[%c0], %F : memref<64xf32>, memref<64xf32, #tile.fragment>
+    tile.parallel (%i) in (64) {
+      %v = memref.load %F[%i] : memref<64xf32, #tile.fragment>
+      // expected-error @+1 {{'arith.extf' op makes an f64 value, which spirv kernels cannot compute on (Vulkan devices need not have Float64, and the SPIR-V lowering enables none); compute on f32, or compile for sm_90a, sm_80 or gfx942}}
+      %w = arith.extf %v : f32 to f64
+      %e = math.exp %w : f64
+      %r = arith.truncf %e : f64 to f32
+      memref.store %r, %F[%i] : memref<64xf32, #tile.fragment>
+    }
+    tile.copy %F, %Y[%c0] : memref<64xf32, #tile.fragment>, memref<64xf32>
+  }
+  return
+}

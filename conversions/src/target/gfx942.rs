@@ -62,6 +62,7 @@ pub static TARGET: Target = Target {
     no_print: Some(
         "its printf runs through the ROCm device library's hostcalls (__ockl_printf_*), which tile-compile does not link",
     ),
+    f64_arithmetic: true,
 };
 
 /// The passes after the lowering: the kernel modules to AMDGCN (their accumulators' private arrays

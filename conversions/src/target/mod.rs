@@ -98,6 +98,9 @@ pub struct Target {
     /// Why its kernels cannot print (`tile.print`), where they cannot; `None`: they print
     /// through `gpu.printf`.
     pub no_print: Option<&'static str>,
+    /// Its kernels compute on f64 (arithmetic; f64 math functions would still need a device
+    /// library).
+    pub f64_arithmetic: bool,
 }
 
 /// The atomic updates (`memref.atomic_rmw`) a target's kernels can make.

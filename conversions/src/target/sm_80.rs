@@ -52,6 +52,7 @@ pub static TARGET: Target = Target {
     atomics: super::Atomics::Llvm,
     emulated_floats: &[tile_dialect::element::Element::F8E4M3FN],
     no_print: None,
+    f64_arithmetic: true,
 };
 
 /// Shared memory one block may use on the A100 (163 KiB, with the opt-in the launchers make).

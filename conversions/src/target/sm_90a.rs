@@ -41,6 +41,7 @@ pub static TARGET: Target = Target {
     atomics: super::Atomics::Llvm,
     emulated_floats: &[tile_dialect::element::Element::F8E4M3FN],
     no_print: None,
+    f64_arithmetic: true,
 };
 
 /// Tiles in dynamic shared memory (the whole 227 KiB a block may have), tensors as memref

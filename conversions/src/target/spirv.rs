@@ -38,6 +38,7 @@ pub static TARGET: Target = Target {
     no_print: Some(
         "Vulkan prints through the NonSemantic.DebugPrintf instruction set, which MLIR's SPIR-V dialect cannot express",
     ),
+    f64_arithmetic: false,
 };
 
 /// Where Vulkan compute kernels keep tiles and tensors: workgroup memory as allocations, tensors as

@@ -50,6 +50,7 @@ pub static TARGET: Target = Target {
     no_print: Some(
         "Vulkan prints through the NonSemantic.DebugPrintf instruction set, which MLIR's SPIR-V dialect cannot express",
     ),
+    f64_arithmetic: false,
 };
 
 /// The target environment of a device whose workgroups may use `shared` bytes.
