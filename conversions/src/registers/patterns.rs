@@ -1971,7 +1971,7 @@ pub(crate) struct LinesInLanes {
 
 /// Whether the `tile.scan` `op` of f32 fragments can scan by shuffles (with `shuffles` lanes a
 /// warp): source and result laid out alike, each element on one thread, no thread past the
-/// tile, and each line along the dimension dealt out in chunks of consecutive elements to the
+/// tile, a block of whole warps, and each line along the dimension dealt out in chunks of consecutive elements to the
 /// consecutive lanes of the lowest thread-index bits (the blocked layout of a row scan).
 pub(crate) fn scan_by_shuffles(op: &OperationRef, layouts: &Layouts, shuffles: Option<i64>) -> Option<LinesInLanes> {
     let warp = shuffles?;
@@ -1980,7 +1980,12 @@ pub(crate) fn scan_by_shuffles(op: &OperationRef, layouts: &Layouts, shuffles: O
         return None;
     }
     let (from, to) = (placed(layouts, src).ok()?, placed(layouts, dst).ok()?);
-    if from.layout != to.layout || from.layout.replicate > 1 || from.distribution.guarded {
+    // The shuffles take the whole warp: a block of fewer threads has none to shuffle with.
+    if from.layout != to.layout
+        || from.layout.replicate > 1
+        || from.distribution.guarded
+        || from.distribution.threads < warp
+    {
         return None;
     }
     let dim = integer_attribute(op, "dim")? as usize;
