@@ -1427,31 +1427,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
     ) -> (Value<'c, 'a>, Value<'c, 'a>) {
         let rank = b.remui(at, self.tid, b.index(at, lines.lanes));
         let valid = b.compare(at, "uge", rank, b.index(at, offset));
-        let width = lines.warp;
-        let i32_type: Type = IntegerType::new(self.context, 32).into();
-        let constant = |v: i64| {
-            b.value(
-                at,
-                melior::dialect::arith::constant(self.context, IntegerAttribute::new(i32_type, v).into(), b.location),
-            )
-        };
-        let (offset, width) = (constant(offset), constant(width));
-        let up = Attribute::parse(self.context, "#gpu<shuffle_mode up>").expect("shuffle mode");
-        let shuffle = b.insert(
-            at,
-            tile_ir::gpu::shuffle(
-                self.context,
-                value.r#type(),
-                IntegerType::new(self.context, 1).into(),
-                value,
-                offset,
-                width,
-                up,
-                b.location,
-            )
-            .into(),
-        );
-        (shuffle.result(0).expect("the shuffled value").into(), valid)
+        (self.shuffle(b, at, value, offset, lines.warp, "up"), valid)
     }
 
     /// Stores every slot of `fragment` at its row-major place in the flat `scratch` (replicated
@@ -1494,6 +1470,20 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         mask: i64,
         width: i64,
     ) -> Value<'c, 'a> {
+        self.shuffle(b, at, value, mask, width, "xor")
+    }
+
+    /// `gpu.shuffle <mode>` of `value` by `offset` (a lane mask for `xor`) over `width` lanes
+    /// (those that take part, from lane 0): the value it brings.
+    fn shuffle(
+        &self,
+        b: &Builder<'c>,
+        at: At<'c, 'a>,
+        value: Value<'c, 'a>,
+        offset: i64,
+        width: i64,
+        mode: &str,
+    ) -> Value<'c, 'a> {
         let i32_type: Type = IntegerType::new(self.context, 32).into();
         let constant = |v: i64| {
             b.value(
@@ -1501,9 +1491,9 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                 melior::dialect::arith::constant(self.context, IntegerAttribute::new(i32_type, v).into(), b.location),
             )
         };
-        let (offset, width) = (constant(mask), constant(width));
+        let (offset, width) = (constant(offset), constant(width));
         // The gpu dialect's enum attributes have no constructor in melior.
-        let xor = Attribute::parse(self.context, "#gpu<shuffle_mode xor>").expect("shuffle mode");
+        let mode = Attribute::parse(self.context, &format!("#gpu<shuffle_mode {mode}>")).expect("shuffle mode");
         b.value(
             at,
             tile_ir::gpu::shuffle(
@@ -1513,7 +1503,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                 value,
                 offset,
                 width,
-                xor,
+                mode,
                 b.location,
             )
             .into(),
