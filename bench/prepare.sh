@@ -49,6 +49,8 @@ python3 tools/gen/blockscaled.py blockscaled_fp8_gemm_u1_8192 8192 8192 8192 > b
 python3 tools/gen/attention_bwd.py attention_bwd_n128 1 32 4096 128 --block-n 128 > bench/programs/attention_bwd_n128.mlir
 python3 tools/gen/attention_bwd.py attention_bwd_d64 8 32 1024 64 > bench/programs/attention_bwd_d64.mlir
 python3 tools/gen/attention_bwd.py attention_bwd_d64_n128 8 32 1024 64 --block-n 128 > bench/programs/attention_bwd_d64_n128.mlir
+# sm_80's FlashAttention tilings (compiled for sm_80 below with bench/programs/sm80/).
+python3 tools/gen/attention.py sm80-bench > bench/programs/sm80/attention_bench_sm80.mlir
 # Block-sparse attention at the attention baseline's shape, half of the key blocks.
 python3 tools/gen/attention.py sparse-bench > bench/programs/block_sparse_attention_bench.mlir
 # The test programs outside the GEMM family run with the plain strategy.

@@ -243,3 +243,80 @@ func.func @mla_decode_small(%Q: memref<2x128x128xbf16>, %Qpe: memref<2x128x32xbf
   return
 }
 }
+
+// -----
+
+// The scores of attention: Q is copied once before the loop, K comes through the ring. No op
+// writes Q again, and the K slot is refilled after the next step's barrier, so the gemm ends with
+// no barrier of its own.
+// CHECK-LABEL: gpu.func @scores_settled_0_kernel
+// CHECK: scf.for
+// CHECK: nvvm.cp.async.wait.group 0
+// CHECK-NEXT: gpu.barrier
+// CHECK: nvvm.mma.sync
+// CHECK-NOT: gpu.barrier
+// CHECK: memref.store {{.*}}, %arg2[
+module attributes {tile.target = "sm_80"} {
+func.func @scores_settled(%Q: memref<64x64xf16>, %K: memref<512x64xf16>, %S: memref<64x512xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c1, %c1) threads(128) (%bx, %by) {
+    %Qs = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+    %Ks = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+    %Sf = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    tile.copy %Q[%c0, %c0], %Qs : memref<64x64xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+    tile.pipelined %j = %c0 to %c8 stages(2) {
+      %k0 = arith.muli %j, %c64 : index
+      tile.copy %K[%k0, %c0], %Ks : memref<512x64xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+      tile.fill %Sf, %zero : memref<64x64xf32, #tile.fragment>
+      tile.gemm %Qs, %Ks, %Sf {transpose_b} : memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+      tile.copy %Sf, %S[%c0, %k0] : memref<64x64xf32, #tile.fragment>, memref<64x512xf32>
+    }
+  }
+  return
+}
+}
+
+// -----
+
+// The same with Q copied again in each round of an outer loop: the next round's copy may reach
+// the Q tile while a warp still reads it, so the gemm ends with a barrier.
+// CHECK-LABEL: gpu.func @scores_rewritten_0_kernel
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: nvvm.cp.async.wait.group 0
+// CHECK-NEXT: gpu.barrier
+// CHECK: nvvm.mma.sync
+// CHECK-NOT: memref.store {{.*}}, %arg2[
+// CHECK: gpu.barrier
+// CHECK: memref.store {{.*}}, %arg2[
+module attributes {tile.target = "sm_80"} {
+func.func @scores_rewritten(%Q: memref<128x64xf16>, %K: memref<512x64xf16>, %S: memref<128x512xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c8 = arith.constant 8 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c1, %c1) threads(128) (%bx, %by) {
+    %Qs = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+    %Ks = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+    %Sf = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    scf.for %r = %c0 to %c2 step %c1 {
+      %q0 = arith.muli %r, %c64 : index
+      tile.copy %Q[%q0, %c0], %Qs : memref<128x64xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+      tile.pipelined %j = %c0 to %c8 stages(2) {
+        %k0 = arith.muli %j, %c64 : index
+        tile.copy %K[%k0, %c0], %Ks : memref<512x64xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+        tile.fill %Sf, %zero : memref<64x64xf32, #tile.fragment>
+        tile.gemm %Qs, %Ks, %Sf {transpose_b} : memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+        tile.copy %Sf, %S[%q0, %k0] : memref<64x64xf32, #tile.fragment>, memref<128x512xf32>
+      }
+    }
+  }
+  return
+}
+}

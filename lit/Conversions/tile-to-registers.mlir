@@ -104,7 +104,8 @@ func.func @shift(%X: memref<32xf32>, %Y: memref<32xf32>) {
 // (no warpgroup): on sm_90a it runs on mma.sync (m16n8k16), the warps splitting M (16x32 each:
 // four 16x8 instruction tiles, two K steps), A read from the fragment's registers (the copy from
 // global memory wrote them in the mma A-operand layout: no scratch, no staging barrier), B's
-// registers from the shared tile by ldmatrix (KxN: transposed), two instruction tiles a load.
+// registers from the shared tile by ldmatrix (KxN: transposed), two instruction tiles a load; no
+// barrier after it (nothing writes the tile again).
 // NV-LABEL: gpu.module @chain_0_module
 // NV-SAME: \22strategy\22: \22registers\22
 // NV: gpu.func @chain_0_kernel(
@@ -117,7 +118,8 @@ func.func @shift(%X: memref<32xf32>, %Y: memref<32xf32>) {
 // NV: vector.extract %[[B]][0] : vector<2xf16> from vector<4x2xf16>
 // NV-COUNT-8: nvvm.mma.sync A[{{.*}}] B[{{.*}}] C[{{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (vector<2xf16>, vector<2xf16>, f32) -> !llvm.struct<(f32, f32, f32, f32)>
 // NV-NOT: nvvm.mma.sync
-// NV: gpu.barrier
+// NV-NOT: gpu.barrier
+// NV: gpu.return
 // VK-LABEL: gpu.module @chain_0_module
 // VK-SAME: \22strategy\22: \22registers\22
 func.func @chain(%X: memref<32x32xf16>, %W: memref<32x32xf16>, %Y: memref<32x32xf32>) {

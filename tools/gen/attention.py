@@ -221,6 +221,13 @@ if __name__ == "__main__":
         print(f"// Block-sparse attention at the attention baseline's shape (tools/gen/attention.py {which}).")
         name = "block_sparse_attention_bench" if which == "sparse-bench" else "block_sparse_attention"
         print(attention(name, 1, 32, 4096, 128, "f16", False, block_m=128, block_n=128, threads=256, stages=2, overlap=False, sparse=16))
+    elif which == "sm80-bench":
+        # sm_80's tilings (FlashAttention-2's own for head dim 128): 128 query rows on 4 warps of
+        # 32 rows, 64 or 32 keys a step, a ring of 2, FA2's order; 255 and 237 registers, so two
+        # blocks share a multiprocessor (RESULTS run 190).
+        for dtype in ("f16", "bf16"):
+            for block_n in (64, 32):
+                print(attention(f"attention_bench_d128_{dtype}_sm80_m128n{block_n}", 1, 32, 4096, 128, dtype, False, block_m=128, block_n=block_n, threads=128, stages=2, overlap=False))
     elif which == "bench":
         # The baseline's shape in several block shapes (rows a block: 64 on each warpgroup; keys a
         # step; ring depth) and both orders of the loop (RESULTS runs 44-47).

@@ -66,6 +66,9 @@ pub struct MmaGemm {
     pub register_a: bool,
     /// What A and B hold.
     pub input: MmaInput,
+    /// The rule ends with a barrier of the block: a shared operand may be written again before
+    /// the next barrier (see [`operands_rewritten`]).
+    pub barrier_after: bool,
 }
 
 impl MmaGemm {
@@ -111,7 +114,14 @@ impl MmaGemm {
             .map(|wm| (wm, warps / wm))
             .filter(|(wm, wn)| m % (16 * wm) == 0 && n % (8 * wn) == 0)
             .find(|split| wanted.agrees(&crate::layout::Layout::Fragment(crate::layout::atoms::mma_accumulator(m, n, *split))))
-            .map(|warps| MmaGemm { warps, shape: (m, n), depth: 0, register_a: false, input: MmaInput::F16 })
+            .map(|warps| MmaGemm {
+                warps,
+                shape: (m, n),
+                depth: 0,
+                register_a: false,
+                input: MmaInput::F16,
+                barrier_after: true,
+            })
             .ok_or_else(|| format!("has an accumulator layout named '{origin}' that is not the mma layout of any split of its {warps} warps over the {m}x{n} tile"))
     }
 }
@@ -150,8 +160,101 @@ pub fn mma_plan<'c, 'a>(
         layouts,
         |origin| origin == crate::layout::atoms::MMA_ACCUMULATOR,
         unlaid,
-        |gemm, [a, b, c], accumulator| check_gemm(gemm, a, b, c, accumulator, layouts, core_tiles, target),
+        |gemm, [a, b, c], accumulator| {
+            check_gemm(gemm, a, b, c, accumulator, layouts, core_tiles, target).map(|plan| MmaGemm {
+                barrier_after: operands_rewritten(gemm, [a, b], ops, target),
+                ..plan
+            })
+        },
     )
+}
+
+/// Whether a shared operand of `gemm` (`operands`: A and B) may be written after the gemm before
+/// the next barrier of the block, so that the rule must end with one. A ring slot awaited by
+/// cp.async groups is refilled only after the next iteration's barrier; a shared tile that every
+/// writer fills before the gemm, outside every loop around it (a FlashAttention kernel's query
+/// tile), is never written again; a fragment is no shared tile. Any other shared operand may be.
+fn operands_rewritten(gemm: &OperationRef, operands: [Value; 2], ops: &[OperationRef], target: &Target) -> bool {
+    operands.into_iter().any(|tile| {
+        level(tile) == Some(MemoryLevel::Shared)
+            && !(target.cp_async_rings && ring_slot(tile))
+            && !crate::pipeline::rings::tile_allocation(tile)
+                .is_some_and(|allocation| settled_before(allocation, gemm, ops))
+    })
+}
+
+/// Whether every op that may write the shared tile `allocation` makes (`ops`: the kernel's, in
+/// program order) comes before `gemm` and shares no loop with it: no write follows the gemm. Uses
+/// through views (subviews, casts, ring slots) count; an op that uses the tile other than as a
+/// gemm operand, a copy's source, a load or a view counts as a writer.
+fn settled_before(allocation: OperationRef, gemm: &OperationRef, ops: &[OperationRef]) -> bool {
+    let Ok(tile) = allocation.result(0).map(Value::from) else {
+        return false;
+    };
+    let mut views = vec![tile];
+    let mut before = true;
+    for op in ops {
+        if op == gemm {
+            before = false;
+            continue;
+        }
+        let uses = op.operands().any(|operand| views.contains(&operand));
+        if !uses {
+            continue;
+        }
+        let reads = tile_ir::match_op!(op, {
+            tile::GemmOperation => op.operand(2).is_ok_and(|c| !views.contains(&c)),
+            tile::CopyOperation => {
+                tile_dialect::ops::copy_parts(op).is_some_and(|parts| !views.contains(&parts.dst))
+            },
+            memref::LoadOperation => true,
+            vector::LoadOperation => true,
+            nvgpu::LdMatrixOperation => true,
+            memref::SubViewOperation => true,
+            memref::ReinterpretCastOperation => true,
+            memref::CastOperation => true,
+            tile::SlotOperation => true,
+            _ => false,
+        });
+        if reads {
+            views.extend(
+                op.results()
+                    .map(Value::from)
+                    .filter(|result| result.r#type().is_mem_ref()),
+            );
+            continue;
+        }
+        if !before || shares_a_loop(op, gemm) {
+            return false;
+        }
+    }
+    true
+}
+
+/// Whether some op around `gemm` that may run its body more than once (anything with regions
+/// but the kernel and `scf.if`) holds `op` too.
+fn shares_a_loop(op: &OperationRef, gemm: &OperationRef) -> bool {
+    let mut around = gemm.parent_operation();
+    while let Some(ancestor) = around {
+        if is(&ancestor, tile::KernelOperation::name) {
+            return false;
+        }
+        let holds = {
+            let mut inner = op.parent_operation();
+            loop {
+                match inner {
+                    Some(parent) if parent == ancestor => break true,
+                    Some(parent) => inner = parent.parent_operation(),
+                    None => break false,
+                }
+            }
+        };
+        if holds && !is(&ancestor, tile_ir::scf::IfOperation::name) {
+            return true;
+        }
+        around = ancestor.parent_operation();
+    }
+    false
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -520,10 +623,9 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                 self.set_slot(&b, at, *value, array, accumulator, plan.slot(tm, tn, v as i64));
             }
         }
-        // The operand tiles may be refilled after this: every warp is done reading them (ring
-        // slots awaited by groups are refilled after the next iteration's barrier).
-        let in_ring = |tile: Value| level(tile) != Some(MemoryLevel::Shared) || ring_slot(tile);
-        if !(tensor_cores.groups && !flat && in_ring(a) && in_ring(bb)) {
+        // The operand tiles (and A's scratch) may be written after this: every warp is done reading
+        // them, unless nothing writes them before the next barrier (`barrier_after`).
+        if flat || plan.barrier_after {
             b.barrier(at);
         }
         erase(self.context, op);

@@ -65,9 +65,6 @@ pub struct TensorCorePlan {
     own_staging: i64,
     /// Whether accumulators may leave by TMA (the target's rings have it).
     tma: bool,
-    /// Rings are awaited by cp.async groups ([`Target::cp_async_rings`]): a slot is refilled only
-    /// after the next iteration's barrier, so a gemm that reads ring slots alone needs none after it.
-    groups: bool,
 }
 
 /// The rules' numbers ([`MatrixPlan::rule`]).
@@ -140,7 +137,6 @@ impl MatrixRules for TensorCores {
             tma_stores: HashMap::new(),
             own_staging: 0,
             tma: target.tma,
-            groups: target.cp_async_rings,
         };
         Ok(Ok((Box::new(plan), off)))
     }
