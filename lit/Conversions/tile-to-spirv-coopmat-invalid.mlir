@@ -75,40 +75,6 @@ func.func @overflow(%A: memref<256x256xf16>, %B: memref<256x256xf16>, %C: memref
 
 // -----
 
-// Storage buffers are bound as sized arrays: a tensor of dynamic shape is refused at its first use.
-func.func @dynamic(%A: memref<?x48xf16>, %B: memref<48x96xf16>, %C: memref<?x96xf16>) {
-  %c0 = arith.constant 0 : index
-  %c2 = arith.constant 2 : index
-  %c3 = arith.constant 3 : index
-  %c16 = arith.constant 16 : index
-  %c64 = arith.constant 64 : index
-  %zero = arith.constant 0.0 : f32
-  tile.kernel grid(%c2, %c2) threads(128) (%bx, %by) {
-    %As = tile.alloc_shared : memref<64x16xf16, #gpu.address_space<workgroup>>
-    %Bs = tile.alloc_shared : memref<16x64xf16, #gpu.address_space<workgroup>>
-    %Cf = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
-    tile.fill %Cf, %zero : memref<64x64xf32, #tile.fragment>
-    %m0 = arith.muli %by, %c64 : index
-    %n0 = arith.muli %bx, %c64 : index
-    tile.pipelined %k = %c0 to %c3 stages(2) {
-      %k0 = arith.muli %k, %c16 : index
-      // expected-error @+1 {{'tile.copy' op reads the tensor memref<?x48xf16>, whose shape is dynamic; the SPIR-V lowering binds static shapes only (target spirv-coopmat)}}
-      tile.copy %A[%m0, %k0], %As : memref<?x48xf16>, memref<64x16xf16, #gpu.address_space<workgroup>>
-      tile.copy %B[%k0, %n0], %Bs : memref<48x96xf16>, memref<16x64xf16, #gpu.address_space<workgroup>>
-      tile.gemm %As, %Bs, %Cf : memref<64x16xf16, #gpu.address_space<workgroup>>, memref<16x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
-    }
-    tile.parallel (%i, %j) in (64, 64) {
-      %v = memref.load %Cf[%i, %j] : memref<64x64xf32, #tile.fragment>
-      %r = arith.maximumf %v, %zero : f32
-      memref.store %r, %Cf[%i, %j] : memref<64x64xf32, #tile.fragment>
-    }
-    tile.copy %Cf, %C[%m0, %n0] : memref<64x64xf32, #tile.fragment>, memref<?x96xf16>
-  }
-  return
-}
-
-// -----
-
 // A fill that is not a constant (the template took constant fills only) is the fill rule's; the
 // gemm runs on cooperative matrices.
 // CHECK-LABEL: gpu.func @bias_0_kernel

@@ -13,14 +13,18 @@ func.func @too_much_shared_memory(%n: index) {
 
 // -----
 
-// Tensors are bound with static shapes.
-func.func @dynamic(%X: memref<?x?xf32>) {
+// A tensor of dynamic shape is bound as a row-major runtime array: one with other strides is not.
+func.func @dynamic_strided(%X: memref<?x?xf32, strided<[?, 1], offset: ?>>, %Y: memref<8x8xf32>) {
   %c1 = arith.constant 1 : index
   %c0 = arith.constant 0 : index
   tile.kernel grid(%c1) threads(32) (%bx) {
     %F = tile.alloc_fragment : memref<8x8xf32, #tile.fragment>
-    // expected-error @+1 {{'tile.copy' op reads the tensor memref<?x?xf32>, whose shape is dynamic; the SPIR-V lowering binds static shapes only (target spirv)}}
-    tile.copy %X[%c0, %c0], %F : memref<?x?xf32>, memref<8x8xf32, #tile.fragment>
+    tile.parallel (%i, %j) in (8, 8) {
+      // expected-error @+1 {{'memref.load' op reads the tensor memref<?x?xf32, strided<[?, 1], offset: ?>>, whose shape is dynamic and whose layout is not row-major; spirv binds a tensor of dynamic shape as a row-major runtime array (give it the identity layout, or static sizes)}}
+      %v = memref.load %X[%i, %j] : memref<?x?xf32, strided<[?, 1], offset: ?>>
+      memref.store %v, %F[%i, %j] : memref<8x8xf32, #tile.fragment>
+    }
+    tile.copy %F, %Y[%c0, %c0] : memref<8x8xf32, #tile.fragment>, memref<8x8xf32>
   }
   return
 }

@@ -125,3 +125,52 @@ func.func @gemm_k_outside(%W: memref<64x49xf16>, %Y: memref<64x49xf32>) {
   }
   return
 }
+
+// -----
+
+// Tensors of dynamic shape: each is bound as a runtime array of its elements (memref<?xf32>), and
+// every integer the host computes for the kernel (the trip count from the sizes, and each dynamic
+// size of a tensor) comes in a storage buffer of its own after the tensors' bindings, the manifest
+// saying how the launcher computes it. A load indexes the array at the row-major offset of its
+// indices (row times the row's size, plus column); sizes the kernel asks for read the scalars.
+// CHECK-LABEL: func.func @rows_dynamic
+// CHECK: memref.dim %arg0, %c1
+// CHECK: memref.dim %arg0, %c0
+// CHECK: gpu.module @rows_dynamic_0_module
+// CHECK-SAME: \22grid\22: [{\22op\22: \22arith.ceildivui\22, \22args\22: [{\22dim\22: [0, 0]}, 16]}, 1, 1]
+// CHECK-SAME: {\22set\22: 0, \22binding\22: 0, \22host_argument\22: 0, \22shape\22: [null, null], \22element\22: \22f32\22, \22written\22: false}
+// CHECK-SAME: {\22set\22: 0, \22binding\22: 2, \22host_argument\22: -1, \22shape\22: [], \22element\22: \22i32\22, \22written\22: false, \22value\22: {\22op\22: \22arith.ceildivui\22, \22args\22: [{\22dim\22: [0, 1]}, 16]}}
+// CHECK-SAME: {\22set\22: 0, \22binding\22: 4, \22host_argument\22: -1, \22shape\22: [], \22element\22: \22i32\22, \22written\22: false, \22value\22: {\22dim\22: [0, 1]}}
+// CHECK: gpu.func @rows_dynamic_0_kernel(%[[X:[a-z0-9]+]]: memref<?xf32> {spirv.interface_var_abi = #spirv.interface_var_abi<(0, 0)>}, %[[Y:[a-z0-9]+]]: memref<?xf32> {spirv.interface_var_abi = #spirv.interface_var_abi<(0, 1)>}, %[[TRIPS:[a-z0-9]+]]: index {spirv.interface_var_abi = #spirv.interface_var_abi<(0, 2), StorageBuffer>}, %{{[a-z0-9]+}}: index {spirv.interface_var_abi = #spirv.interface_var_abi<(0, 3), StorageBuffer>}, %[[C:[a-z0-9]+]]: index {spirv.interface_var_abi = #spirv.interface_var_abi<(0, 4), StorageBuffer>}
+// CHECK: scf.for %{{.*}} = %{{.*}} to %[[TRIPS]]
+// CHECK: %[[ROW:.*]] = arith.muli %{{.*}}, %[[C]] : index
+// CHECK: %[[AT:.*]] = arith.addi %[[ROW]], %{{.*}} : index
+// CHECK: memref.load %[[X]][%[[AT]]] : memref<?xf32>
+// CHECK-NOT: memref.dim
+// CHECK: memref.store %{{.*}}, %[[Y]][%{{.*}}] : memref<?xf32>
+// SPIRV-LABEL: spirv.module @__spv__rows_dynamic_0_module
+// SPIRV: spirv.GlobalVariable @{{.*}} bind(0, 0) : !spirv.ptr<!spirv.struct<(!spirv.rtarray<f32, stride=4> [0])>, StorageBuffer>
+// SPIRV: spirv.GlobalVariable @{{.*}} bind(0, 4) : !spirv.ptr<!spirv.struct<(i32 [0])>, StorageBuffer>
+func.func @rows_dynamic(%X: memref<?x?xf32>, %Y: memref<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %zero = arith.constant 0.0 : f32
+  %n = memref.dim %X, %c1 : memref<?x?xf32>
+  %rows = memref.dim %X, %c0 : memref<?x?xf32>
+  %blocks = arith.ceildivui %rows, %c16 : index
+  %trips = arith.ceildivui %n, %c16 : index
+  tile.kernel grid(%blocks) threads(32) (%bx) {
+    %F = tile.alloc_fragment : memref<16x16xf32, #tile.fragment>
+    %S = tile.alloc_fragment : memref<16xf32, #tile.fragment>
+    %r0 = arith.muli %bx, %c16 : index
+    tile.fill %S, %zero : memref<16xf32, #tile.fragment>
+    scf.for %t = %c0 to %trips step %c1 {
+      %k0 = arith.muli %t, %c16 : index
+      tile.copy %X[%r0, %k0], %F : memref<?x?xf32>, memref<16x16xf32, #tile.fragment>
+      tile.reduce <sum> %F, %S dim(1) {clear = false} : memref<16x16xf32, #tile.fragment>, memref<16xf32, #tile.fragment>
+    }
+    tile.copy %S, %Y[%r0] : memref<16xf32, #tile.fragment>, memref<?xf32>
+  }
+  return
+}

@@ -243,6 +243,11 @@ pub struct Binding {
     pub element: String,
     /// Whether the kernel writes it.
     pub written: bool,
+    /// An integer the host computes (a size of a host tensor, a host scalar) that the launcher
+    /// writes into this binding's 4-byte buffer (SPIR-V kernels read dynamic sizes so); none for a
+    /// tensor's binding.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<Expr>,
 }
 
 /// The tile configuration of a tensor-core kernel; which fields are set depends on the target.

@@ -6,13 +6,16 @@ const TMA: &str = r#"{"version": 1, "compiler": "COMPILER", "entry": "gemm_0_ker
 /// A plain-strategy manifest.
 const PLAIN: &str = r#"{"version": 1, "compiler": "COMPILER", "entry": "k_0_kernel", "host_function": "k", "target": "spirv", "strategy": "registers", "workgroup_size": [64, 1, 1], "grid": [3, 1, 1], "shared_bytes": 0, "bindings": [{"set": 0, "binding": 0, "host_argument": 1, "shape": [128, 48], "element": "f16", "written": false}]}"#;
 
+/// A SPIR-V manifest of a tensor of dynamic shape: its size comes in a binding of its own.
+const RUNTIME_ARRAY: &str = r#"{"version": 1, "compiler": "COMPILER", "entry": "k_0_kernel", "host_function": "k", "target": "spirv", "strategy": "plain", "workgroup_size": [64, 1, 1], "grid": [{"op": "arith.ceildivui", "args": [{"dim": [0, 0]}, 64]}, 1, 1], "shared_bytes": 0, "bindings": [{"set": 0, "binding": 0, "host_argument": 0, "shape": [null, 48], "element": "f16", "written": true}, {"set": 0, "binding": 1, "host_argument": -1, "shape": [], "element": "i32", "written": false, "value": {"dim": [0, 0]}}]}"#;
+
 fn text(template: &str) -> String {
     template.replace("COMPILER", COMPILER_VERSION)
 }
 
 #[test]
 fn manifests_round_trip_byte_for_byte() {
-    for template in [TMA, PLAIN] {
+    for template in [TMA, PLAIN, RUNTIME_ARRAY] {
         let manifest = Manifest::from_json(&text(template)).unwrap();
         pretty_assertions::assert_eq!(manifest.to_json(), text(template));
     }
@@ -32,6 +35,10 @@ fn typed_fields_read_back() {
     let plain = Manifest::from_json(&text(PLAIN)).unwrap();
     assert_eq!(plain.strategy, Some(Strategy::Registers));
     assert_eq!(plain.bindings.unwrap()[0].shape, vec![Some(128), Some(48)]);
+    let sized = Manifest::from_json(&text(RUNTIME_ARRAY)).unwrap();
+    let bindings = sized.bindings.unwrap();
+    assert_eq!(bindings[0].value, None);
+    assert_eq!(bindings[1].value, Some(Expr::Dim { dim: [0, 0] }));
 }
 
 #[test]

@@ -13,6 +13,11 @@ use tile_run::{
 
 /// Runs `file` (relative to the repository root) on Vulkan and on the CPU reference and compares.
 fn check_on_vulkan(file: &str, seed: u64) {
+    check_on_vulkan_sized(file, seed, 0);
+}
+
+/// [`check_on_vulkan`] with every dynamic size of the host arguments' tensors `dynamic`.
+fn check_on_vulkan_sized(file: &str, seed: u64, dynamic: usize) {
     let path = common::repo_root().join(file);
     let path = path.to_str().unwrap();
     let context = context();
@@ -23,7 +28,7 @@ fn check_on_vulkan(file: &str, seed: u64) {
     let mut cpu_module = tile_dialect::driver::parse_file(&context, path).unwrap();
     let cpu = CpuProgram::compile(&context, &mut cpu_module).unwrap();
     for function in &functions {
-        let inputs = buffers(function, &mut Random::new(seed), 0);
+        let inputs = buffers(function, &mut Random::new(seed), dynamic);
         let (mut on_gpu, mut on_cpu) = (inputs.clone(), inputs.clone());
         gpu.run(&device, &function.name, &mut on_gpu).expect("runs on Vulkan");
         cpu.run(&function.name, &mut on_cpu).unwrap();
@@ -290,4 +295,11 @@ fn flash_decoding_splits_and_combine_match_the_reference() {
 #[test]
 fn block_scaled_fp8_gemm_matches_the_reference() {
     check_on_vulkan("test/programs/blockscaled_fp8_gemm_small.mlir", 62);
+}
+
+#[test]
+fn tensors_of_dynamic_shape_bound_as_runtime_arrays_match_the_reference() {
+    // A size that clips the last tiles, and a multiple of them.
+    check_on_vulkan_sized("test/programs/gemm_dynamic_small.mlir", 59, 150);
+    check_on_vulkan_sized("test/programs/gemm_dynamic_small.mlir", 60, 64);
 }

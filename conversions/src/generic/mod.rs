@@ -11,6 +11,7 @@
 mod host_values;
 mod owned;
 mod reduce;
+mod runtime_arrays;
 mod skeleton;
 pub mod vector_copy;
 
@@ -174,45 +175,30 @@ fn captured<'c, 'a>(
             let integer = operand.r#type().is_index() || operand.r#type().is_integer();
             let constant = tile_dialect::ops::as_result(operand)
                 .is_some_and(|result| tile_ir::is(&result.owner(), arith::ConstantOperation::name));
-            if !target.is_spirv() && integer && !constant && crate::host::values::host_expression(operand).is_ok() {
+            if integer && !constant && crate::host::values::host_expression(operand).is_ok() {
                 scalars.push(operand);
                 continue;
             }
-            if let Some(memref) = tile_dialect::ops::as_memref(operand.r#type()) {
-                if target.memory.static_tensors && !memref.has_static_shape() {
-                    return Err((
-                        op,
-                        format!(
-                            "reads the tensor {}, whose shape is dynamic; the SPIR-V lowering binds static shapes only (target {})",
-                            operand.r#type(),
-                            target.name
-                        ),
-                    ));
-                }
+            if tile_dialect::ops::as_memref(operand.r#type()).is_some() {
                 tensors.push(operand);
             } else if tile_dialect::ops::as_result(operand)
                 .map(|result| !tile_ir::is(&result.owner(), arith::ConstantOperation::name))
                 .unwrap_or(true)
             {
-                let message = if target.is_spirv() {
-                    format!(
-                        "reads a host value that is not a constant; the SPIR-V lowering passes tensors and constants only (target {}); give the tensors static shapes (storage buffers are bound as sized arrays) or compute the value inside the kernel from constants",
-                        target.name
-                    )
-                } else {
-                    let what = match tile_dialect::ops::as_argument(operand) {
-                        Some(argument) => format!("argument {} of the host function", argument.argument_number()),
-                        None => tile_dialect::ops::as_result(operand).map_or("a host value".to_owned(), |result| {
-                            format!("the result of '{}'", op_name(&result.owner()))
-                        }),
-                    };
+                let what = match tile_dialect::ops::as_argument(operand) {
+                    Some(argument) => format!("argument {} of the host function", argument.argument_number()),
+                    None => tile_dialect::ops::as_result(operand).map_or("a host value".to_owned(), |result| {
+                        format!("the result of '{}'", op_name(&result.owner()))
+                    }),
+                };
+                return Err((
+                    op,
                     format!(
                         "reads {what} (of type {}) inside the kernel; the {} lowering passes tensors, constants and integers the host computes from its arguments (sizes, index arguments and integer arithmetic on them)",
                         operand.r#type(),
                         target.name
-                    )
-                };
-                return Err((op, message));
+                    ),
+                ));
             }
         }
     }
@@ -243,7 +229,8 @@ pub fn lower_per_op<'c, 'a>(
     target: &'static Target,
 ) -> Result<(), Failure<'c, 'a>> {
     // Where tensors are memref descriptors, which hold their sizes, the sizes a dynamic kernel's
-    // host computed are computed again inside (SPIR-V binds static shapes only).
+    // host computed are computed again inside (SPIR-V's storage buffers hold none: the host passes
+    // them).
     if !target.memory.static_tensors {
         host_values::recompute_host_values(kernel);
     }
@@ -303,7 +290,15 @@ fn lower<'c, 'a>(
     }
     let mut shared = check_kernel(kernel, target, &owned, register_scratch)
         .map_err(|(op, message)| (op, format!("{message}{}", not_in_registers.clone().unwrap_or_default())))?;
-    let (tensors, scalars) = captured(kernel, target)?;
+    let (tensors, mut scalars) = captured(kernel, target)?;
+    // Where tensors are storage buffers, one of dynamic shape is a runtime array and its sizes are
+    // scalars.
+    let arrays = if target.memory.static_tensors {
+        runtime_arrays::plan(context, kernel, &tensors, &mut scalars, target.name)?
+    } else {
+        Vec::new()
+    };
+    let array_of = |tensor: usize| arrays.iter().find(|array| array.tensor == tensor);
     // Which tensors the kernel writes (destinations of copies, stores and atomics), for the launcher.
     let written: Vec<bool> = tensors
         .iter()
@@ -446,28 +441,37 @@ fn lower<'c, 'a>(
 
     // The kernel function: one argument per tensor, in order of first use.
     let pointer = crate::attributes::llvm_pointer(context, 0);
+    // SPIR-V passes each scalar in a storage buffer of its own, after the tensors' bindings.
+    let bound_scalars = target.is_spirv() && !scalars.is_empty();
     let arguments: Vec<skeleton::Argument> = tensors
         .iter()
         .enumerate()
         .map(|(i, tensor)| {
-            // Beside a view of the same binding every argument names its binding (where none
-            // does, the SPIR-V conversion numbers them in order).
+            // Beside a view of the same binding or a scalar's, every argument names its binding
+            // (where none does, the SPIR-V conversion numbers them in order).
             skeleton::Argument {
-                ty: tensor.r#type(),
-                binding: (!views.is_empty()).then_some(i),
+                ty: match array_of(i) {
+                    Some(_) => runtime_arrays::array_type(tensor.r#type()),
+                    None => tensor.r#type(),
+                },
+                binding: (!views.is_empty() || bound_scalars).then_some(i),
+                scalar: false,
             }
         })
         .chain(maps.iter().map(|_| skeleton::Argument {
             ty: pointer,
             binding: None,
+            scalar: false,
         }))
-        .chain(scalars.iter().map(|scalar| skeleton::Argument {
+        .chain(scalars.iter().enumerate().map(|(k, scalar)| skeleton::Argument {
             ty: scalar.r#type(),
-            binding: None,
+            binding: bound_scalars.then_some(tensors.len() + k),
+            scalar: true,
         }))
         .chain(views.iter().map(|(binding, cast)| skeleton::Argument {
             ty: cast.result(0).expect("a view").r#type(),
             binding: Some(*binding),
+            scalar: false,
         }))
         .collect();
     let inputs = tensors.len() + maps.len() + scalars.len() + views.len();
@@ -526,9 +530,25 @@ fn lower<'c, 'a>(
                 shape,
                 element,
                 written: written[binding],
+                value: None,
             }
         })
-        .collect();
+        .collect::<Vec<_>>();
+    let mut bindings = bindings;
+    if bound_scalars {
+        for (k, scalar) in scalars.iter().enumerate() {
+            let value = crate::host::values::host_expression(*scalar).map_err(|message| (kernel, message))?;
+            bindings.push(tile_manifest::Binding {
+                set: 0,
+                binding: (tensors.len() + k) as u32,
+                host_argument: -1,
+                shape: Vec::new(),
+                element: "i32".into(),
+                written: false,
+                value: Some(value),
+            });
+        }
+    }
     let mut manifest = tile_manifest::Manifest::new(format!("{stem}_kernel"), target.name, grid);
     manifest.host_function = Some(host_function.to_string());
     manifest.strategy = Some(if registers {
@@ -547,7 +567,7 @@ fn lower<'c, 'a>(
         manifest.shared_bytes = Some(shared as u64);
     }
     manifest.bindings = Some(bindings);
-    if !maps.is_empty() || !scalars.is_empty() {
+    if !maps.is_empty() || (!scalars.is_empty() && !bound_scalars) {
         // After the bindings' descriptors, in the kernel's parameter order.
         let mut params: Vec<tile_manifest::Param> = maps
             .iter()
@@ -800,6 +820,26 @@ fn lower<'c, 'a>(
         rewriter.erase_op(*fragment);
     }
 
+    // Tensors bound as runtime arrays: their accesses index the array, their sizes are scalars.
+    let parameters: Vec<Value> = (0..scalars.len())
+        .map(|k| {
+            entry
+                .argument(tensors.len() + maps.len() + k)
+                .expect("scalar parameter")
+                .into()
+        })
+        .collect();
+    for array in &arrays {
+        let argument: Value = entry.argument(array.tensor).expect("binding argument").into();
+        runtime_arrays::flatten(
+            context,
+            function,
+            tensors[array.tensor],
+            argument,
+            &array.sizes,
+            &parameters,
+        )?;
+    }
     // Host values inside the shader: tensors become the function's arguments, constants are cloned.
     let first = entry.first_operation().expect("shader body");
     let mut cloned: Vec<(Value, Value)> = Vec::new();

@@ -25,8 +25,11 @@ pub struct Argument<'c> {
     /// Its type.
     pub ty: Type<'c>,
     /// The storage-buffer binding it names (SPIR-V: where views share a binding with a tensor,
-    /// every argument names its own; elsewhere the conversion numbers them in order).
+    /// or scalars have bindings of their own, every argument names its own; elsewhere the
+    /// conversion numbers them in order).
     pub binding: Option<usize>,
+    /// A scalar: on SPIR-V its binding is a storage buffer that holds it.
+    pub scalar: bool,
 }
 
 /// The kernel function's signature and attributes.
@@ -116,7 +119,8 @@ fn function<'c>(context: &'c Context, name: &str, kernel: Kernel<'c>, location: 
             .iter()
             .map(|argument| {
                 let abi = argument.binding.map(|binding| {
-                    let abi = format!("#spirv.interface_var_abi<(0, {binding})>");
+                    let storage = if argument.scalar { ", StorageBuffer" } else { "" };
+                    let abi = format!("#spirv.interface_var_abi<(0, {binding}){storage}>");
                     named(
                         "spirv.interface_var_abi",
                         Attribute::parse(context, &abi).expect("interface ABI"),

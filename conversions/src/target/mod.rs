@@ -252,8 +252,10 @@ pub struct Memory {
     /// Tiles are views of the block's dynamic shared memory (NVIDIA: beyond the 48 KiB a kernel may
     /// declare statically) rather than attributions of their own.
     pub dynamic_shared: bool,
-    /// Global tensors must have static shapes (SPIR-V binds them as sized arrays), and host values
-    /// other than constants cannot cross into a kernel.
+    /// Global tensors are storage buffers that hold no sizes (SPIR-V): a tensor of static shape is
+    /// bound as a sized array, one of dynamic shape as a runtime array whose sizes, like every
+    /// integer the host computes for the kernel, come in bindings of their own
+    /// (`crate::generic::runtime_arrays`).
     pub static_tensors: bool,
     /// Workgroup memory a block may use ([`Target::shared_bytes`]: a module may say otherwise where
     /// `device_shared_bytes` allows).

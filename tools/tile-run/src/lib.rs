@@ -504,9 +504,18 @@ impl VulkanProgram {
         workgroups: Option<Workgroups>,
     ) -> Result<(), String> {
         for kernel in self.kernels.iter().filter(|kernel| kernel.function == function) {
-            let mut slots: Vec<Option<&mut [u8]>> = (0..kernel.bindings.len()).map(|_| None).collect();
+            // The grid and the integers the kernel reads (sizes of dynamic tensors, scalars the
+            // host computes), from the host arguments.
+            let host = HostBuffers(buffers);
+            let kernel = &kernel.with_grid(&host)?;
+            let mut values = kernel.values(&host)?;
+            let mut slots: Vec<Option<&mut [u8]>> = values.iter_mut().map(|value| value.as_deref_mut()).collect();
             for (argument, buffer) in buffers.iter_mut().enumerate() {
-                if let Some(binding) = kernel.bindings.iter().position(|bound| bound.host_argument == argument) {
+                if let Some(binding) = kernel
+                    .bindings
+                    .iter()
+                    .position(|bound| bound.host_argument == Some(argument))
+                {
                     slots[binding] = Some(buffer.bytes_mut());
                 }
             }
@@ -525,6 +534,15 @@ impl VulkanProgram {
             device.run_workgroups(kernel, &mut bound, workgroups.unwrap_or(Workgroups::all(kernel)), 0)?;
         }
         Ok(())
+    }
+}
+
+/// The host arguments a kernel's launch sizes read: the buffers' shapes.
+struct HostBuffers<'b>(&'b [Buffer]);
+
+impl tile_manifest::HostArguments for HostBuffers<'_> {
+    fn size(&self, argument: usize, dim: usize) -> Option<i64> {
+        self.0.get(argument)?.shape.get(dim).map(|size| *size as i64)
     }
 }
 

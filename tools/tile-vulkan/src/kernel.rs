@@ -1,18 +1,22 @@
 //! One SPIR-V kernel and how to launch it, as its launch manifest describes it.
 
-use tile_manifest::{Manifest, Strategy};
+use tile_manifest::{Expr, HostArguments, Manifest, Strategy};
 
-/// A storage buffer the kernel binds: which host argument, its shape and element type.
+/// A storage buffer the kernel binds: a host argument's tensor (its shape and element type), or
+/// an integer the launcher computes from the host arguments.
 #[derive(Clone, Debug)]
 pub struct Binding {
-    /// The host function's argument bound here.
-    pub host_argument: usize,
-    /// Sizes, row-major.
-    pub shape: Vec<usize>,
-    /// Element type, as MLIR writes it (`f16`, `f32`, ...).
+    /// The host function's argument bound here (none for an integer the launcher computes).
+    pub host_argument: Option<usize>,
+    /// Sizes, row-major; `None` where the size is dynamic.
+    pub shape: Vec<Option<usize>>,
+    /// Element type, as MLIR writes it (`f16`, `f32`, `i32`, ...).
     pub element: String,
     /// Whether the kernel writes it.
     pub written: bool,
+    /// The integer (a size of a host tensor, a scalar the host computes) the launcher writes
+    /// into this binding's 4-byte buffer.
+    pub value: Option<Expr>,
 }
 
 /// One SPIR-V kernel and how to launch it.
@@ -24,8 +28,12 @@ pub struct SpirvKernel {
     pub function: String,
     /// The SPIR-V binary.
     pub spirv: Vec<u32>,
-    /// Workgroups per dimension.
+    /// Workgroups per dimension (zeros until [`SpirvKernel::with_grid`] computes a grid the host
+    /// computes at run time).
     pub workgroups: [u32; 3],
+    /// The grid as the manifest gives it: numbers, or integer arithmetic over the host arguments'
+    /// sizes.
+    pub grid: Vec<Expr>,
     /// The buffers, in binding order.
     pub bindings: Vec<Binding>,
     /// Workgroup memory it needs.
@@ -48,10 +56,7 @@ impl SpirvKernel {
         let entry = manifest.entry.clone();
         let mut workgroups = [1u32; 3];
         for (slot, size) in workgroups.iter_mut().zip(&manifest.grid) {
-            *slot = size
-                .as_const()
-                .ok_or_else(|| format!("{entry}: a launch size the host computes at run time is not supported yet"))?
-                as u32;
+            *slot = size.as_const().map_or(0, |size| size as u32);
         }
         let bindings = manifest
             .bindings
@@ -59,10 +64,15 @@ impl SpirvKernel {
             .ok_or("manifest without bindings")?
             .iter()
             .map(|binding| Binding {
-                host_argument: binding.host_argument.max(0) as usize,
-                shape: binding.shape.iter().map(|size| size.unwrap_or(0) as usize).collect(),
+                host_argument: usize::try_from(binding.host_argument).ok(),
+                shape: binding
+                    .shape
+                    .iter()
+                    .map(|size| size.map(|size| size as usize))
+                    .collect(),
                 element: binding.element.clone(),
                 written: binding.written,
+                value: binding.value.clone(),
             })
             .collect();
         // The register strategy's gemms may run on cooperative matrices too (spirv-coopmat): the
@@ -73,12 +83,53 @@ impl SpirvKernel {
             function: manifest.host_function.clone().unwrap_or_default(),
             spirv,
             workgroups,
+            grid: manifest.grid.clone(),
             bindings,
             shared_bytes: manifest.shared_memory_bytes() as u32,
             subgroup_size: manifest.subgroup_size.or(cooperative_matrix.then_some(32)),
             cooperative_matrix,
             entry,
         })
+    }
+}
+
+impl SpirvKernel {
+    /// This kernel with its grid computed from the host arguments (`host`: their sizes and
+    /// scalars).
+    pub fn with_grid<H: HostArguments + ?Sized>(&self, host: &H) -> Result<SpirvKernel, String> {
+        let mut kernel = self.clone();
+        let mut workgroups = [1u32; 3];
+        for (slot, size) in workgroups.iter_mut().zip(&self.grid) {
+            let size = size
+                .evaluate(host)
+                .map_err(|error| format!("{}: {error}", self.entry))?;
+            *slot = u32::try_from(size)
+                .map_err(|_| format!("{}: a grid of {size} workgroups along a dimension", self.entry))?;
+        }
+        kernel.workgroups = workgroups;
+        Ok(kernel)
+    }
+
+    /// The contents of each binding that holds an integer the launcher computes (by binding; none
+    /// for a host argument's): its value from `host`, as the kernel's 32-bit integer.
+    pub fn values<H: HostArguments + ?Sized>(&self, host: &H) -> Result<Vec<Option<Vec<u8>>>, String> {
+        self.bindings
+            .iter()
+            .map(|binding| {
+                binding
+                    .value
+                    .as_ref()
+                    .map(|value| {
+                        let value = value
+                            .evaluate(host)
+                            .map_err(|error| format!("{}: {error}", self.entry))?;
+                        i32::try_from(value)
+                            .map(|value| value.to_le_bytes().to_vec())
+                            .map_err(|_| format!("{}: {value} does not fit the kernel's 32-bit integers", self.entry))
+                    })
+                    .transpose()
+            })
+            .collect()
     }
 }
 
@@ -132,17 +183,38 @@ mod tests {
         assert_eq!(kernel.subgroup_size, Some(32));
         assert!(kernel.cooperative_matrix);
         assert_eq!(kernel.bindings.len(), 2);
-        assert_eq!(kernel.bindings[0].host_argument, 1);
-        assert_eq!(kernel.bindings[1].shape, vec![128, 96]);
+        assert_eq!(kernel.bindings[0].host_argument, Some(1));
+        assert_eq!(kernel.bindings[1].shape, vec![Some(128), Some(96)]);
         assert_eq!(kernel.bindings[1].element, "f32");
         assert!(kernel.bindings[1].written && !kernel.bindings[0].written);
     }
 
+    /// Host arguments of the given shapes.
+    struct Shapes(Vec<Vec<i64>>);
+
+    impl HostArguments for Shapes {
+        fn size(&self, argument: usize, dim: usize) -> Option<i64> {
+            self.0.get(argument)?.get(dim).copied()
+        }
+    }
+
     #[test]
-    fn a_host_computed_grid_is_refused_with_a_message() {
-        let manifest = MANIFEST.replace("\"grid\": [4, 2, 1]", "\"grid\": [{\"dim\": [0, 1]}, 1, 1]");
-        let error = SpirvKernel::from_manifest(&manifest, Vec::new()).unwrap_err();
-        assert!(error.contains("computes at run time"), "{error}");
+    fn a_host_computed_grid_and_values_come_from_the_host_arguments() {
+        let manifest = MANIFEST
+            .replace("\"grid\": [4, 2, 1]", "\"grid\": [{\"op\": \"arith.ceildivui\", \"args\": [{\"dim\": [1, 0]}, 32]}, 1, 1]")
+            .replace(
+                "\"written\": true}]",
+                "\"written\": true}, {\"set\": 0, \"binding\": 2, \"host_argument\": -1, \"shape\": [], \"element\": \"i32\", \"written\": false, \"value\": {\"dim\": [0, 1]}}]",
+            );
+        let kernel = SpirvKernel::from_manifest(&manifest, Vec::new()).unwrap();
+        assert_eq!(kernel.workgroups, [0, 1, 1]);
+        assert_eq!(kernel.bindings[2].host_argument, None);
+        let host = Shapes(vec![vec![100, 37], vec![65, 96]]);
+        assert_eq!(kernel.with_grid(&host).unwrap().workgroups, [3, 1, 1]);
+        let values = kernel.values(&host).unwrap();
+        assert_eq!(values, vec![None, None, Some(37i32.to_le_bytes().to_vec())]);
+        let error = kernel.with_grid(&Shapes(Vec::new())).unwrap_err();
+        assert!(error.contains("host argument 1"), "{error}");
     }
 
     #[test]

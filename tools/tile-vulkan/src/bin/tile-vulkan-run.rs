@@ -1,6 +1,8 @@
-//! `tile-vulkan-run KERNEL.json [--seed N] [--repeat N] [--out DIR]`: runs one kernel that
-//! `tile-compile --target spirv|spirv-coopmat` wrote (the manifest, and the `.spv` beside it) on the
-//! first Vulkan device, with no MLIR: inputs seeded uniform in [-1, 1), outputs pre-filled with NaN.
+//! `tile-vulkan-run KERNEL.json [--seed N] [--repeat N] [--out DIR] [--dynamic-size N]`: runs one
+//! kernel that `tile-compile --target spirv|spirv-coopmat` wrote (the manifest, and the `.spv`
+//! beside it) on the first Vulkan device, with no MLIR: inputs seeded uniform in [-1, 1), outputs
+//! pre-filled with NaN, every dynamic size of a tensor N (default 256), the grid and the sizes the
+//! kernel reads computed from them.
 //! Writes every buffer after the run to `DIR/binding<N>.bin` (raw, row-major) and prints a JSON
 //! line: the device, the bindings, and with `--repeat N` the mean seconds per dispatch over N
 //! back-to-back dispatches. The checking is the caller's (bench/vulkan.py compares with torch).
@@ -9,7 +11,17 @@ use half::f16;
 use std::{path::PathBuf, process::ExitCode};
 use tile_vulkan::{SpirvKernel, Vulkan, spirv_words};
 
-const USAGE: &str = "usage: tile-vulkan-run KERNEL.json [--seed N] [--repeat N] [--out DIR]";
+const USAGE: &str = "usage: tile-vulkan-run KERNEL.json [--seed N] [--repeat N] [--out DIR] [--dynamic-size N]";
+
+/// The host arguments' shapes, as the bindings give them with every dynamic size set.
+struct Shapes(Vec<(usize, Vec<usize>)>);
+
+impl tile_manifest::HostArguments for Shapes {
+    fn size(&self, argument: usize, dim: usize) -> Option<i64> {
+        let (_, shape) = self.0.iter().find(|(bound, _)| *bound == argument)?;
+        shape.get(dim).map(|size| *size as i64)
+    }
+}
 
 /// A xorshift64* stream of uniform values in [-1, 1).
 struct Random(u64);
@@ -38,13 +50,18 @@ fn buffer(element: &str, len: usize, mut value: impl FnMut() -> f64) -> Result<V
 
 fn run() -> Result<(), String> {
     let mut args = std::env::args().skip(1);
-    let (mut manifest, mut seed, mut repeat, mut out) = (None, 1u64, 0u32, PathBuf::from("."));
+    let (mut manifest, mut seed, mut repeat, mut out, mut dynamic) = (None, 1u64, 0u32, PathBuf::from("."), 256usize);
     while let Some(arg) = args.next() {
         let mut value = |name: &str| args.next().ok_or(format!("{name} needs a value\n{USAGE}"));
         match arg.as_str() {
             "--seed" => seed = value("--seed")?.parse().map_err(|_| "--seed takes a number")?,
             "--repeat" => repeat = value("--repeat")?.parse().map_err(|_| "--repeat takes a number")?,
             "--out" => out = PathBuf::from(value("--out")?),
+            "--dynamic-size" => {
+                dynamic = value("--dynamic-size")?
+                    .parse()
+                    .map_err(|_| "--dynamic-size takes a number")?
+            }
             "-h" | "--help" => return Err(USAGE.into()),
             _ if arg.starts_with('-') => return Err(format!("unknown option {arg}\n{USAGE}")),
             _ => manifest = Some(PathBuf::from(arg)),
@@ -55,17 +72,30 @@ fn run() -> Result<(), String> {
     let text = String::from_utf8(read(&manifest)?).map_err(|_| "the manifest is not UTF-8")?;
     let spirv = spirv_words(&read(&manifest.with_extension("spv"))?)?;
     let kernel = SpirvKernel::from_manifest(&text, spirv)?;
+    let shape = |binding: &tile_vulkan::Binding| -> Vec<usize> {
+        binding.shape.iter().map(|size| size.unwrap_or(dynamic)).collect()
+    };
+    let shapes = Shapes(
+        kernel
+            .bindings
+            .iter()
+            .filter_map(|binding| Some((binding.host_argument?, shape(binding))))
+            .collect(),
+    );
+    let kernel = kernel.with_grid(&shapes)?;
+    let values = kernel.values(&shapes)?;
     let device = Vulkan::new()?;
     let mut random = Random(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
     let mut buffers = kernel
         .bindings
         .iter()
-        .map(|binding| {
-            let len = binding.shape.iter().product();
-            if binding.written {
-                buffer(&binding.element, len, || f64::NAN)
-            } else {
-                buffer(&binding.element, len, || random.next())
+        .zip(values)
+        .map(|(binding, value)| {
+            let len = shape(binding).iter().product();
+            match value {
+                Some(bytes) => Ok(bytes),
+                None if binding.written => buffer(&binding.element, len, || f64::NAN),
+                None => buffer(&binding.element, len, || random.next()),
             }
         })
         .collect::<Result<Vec<_>, _>>()?;
@@ -79,7 +109,7 @@ fn run() -> Result<(), String> {
         described.push(format!(
             "{{\"file\": \"{}\", \"shape\": {:?}, \"element\": \"{}\", \"written\": {}}}",
             path.display(),
-            binding.shape,
+            shape(binding),
             binding.element,
             binding.written
         ));
