@@ -4,7 +4,7 @@
 //! within a tolerance that fits the program's types and accumulation lengths ([`check`]). Program
 //! `index` of `seed` depends on nothing else.
 //!
-//! Two families ([`program`] picks one per program):
+//! Three families ([`program`] picks one per program):
 //! - [`rows`]: f32 row programs: a block copies BM rows of X into a fragment (directly or through
 //!   a shared tile, the last block ragged), applies elementwise chains and reductions of every
 //!   kind, and writes the rows and a row statistic out;
@@ -15,11 +15,16 @@
 //!   one), or two gemms chained (the first result, converted, is the second's A operand); 2-D, 3-D
 //!   and 4-D global tensors indexed at leading offsets; epilogues with elementwise chains, row and
 //!   column reductions, a bias vector and a residual tile read from other global tensors (loaded
-//!   at clamped indices, or copied into a fragment with clipping); outputs in f32, f16 or bf16.
+//!   at clamped indices, or copied into a fragment with clipping); outputs in f32, f16 or bf16;
+//! - [`attention`]: FlashAttention forward kernels: two gemms a pipelined loop over key blocks
+//!   with the online softmax between them (masked ragged and causal keys, row reductions, the
+//!   accumulator rescaled), the second gemm's A operand the converted scores in registers or a
+//!   shared tile.
 //!
 //! Every program verifies; its inputs are tile-run's seeded uniform values in [-1, 1) (never zero
 //! tensors). [`gpu`] writes the sm_90a cases of generated programs for the GPU machine.
 
+pub mod attention;
 pub mod check;
 pub mod gemm;
 pub mod gpu;
@@ -83,11 +88,14 @@ impl Program {
     }
 }
 
-/// Generates program `index` of `seed`: about three in five are GEMM kernels, the rest row
-/// programs.
+/// Generates program `index` of `seed`: about one in six is an attention kernel; of the rest,
+/// three in five are GEMM kernels and the others row programs.
 pub fn program(seed: u64, index: u64) -> Program {
     let mut rng = Rng::new(seed.wrapping_mul(0x2545_F491_4F6C_DD1D) ^ index);
-    let mut program = if rng.below(5) < 3 {
+    // Decided on a fork, so that the other programs of a seed stay what they were.
+    let mut program = if rng.fork(0xA77E).below(6) == 0 {
+        attention::program(&mut rng.fork(0xA77F))
+    } else if rng.below(5) < 3 {
         gemm::program(&mut rng)
     } else {
         rows::program(&mut rng)
@@ -164,8 +172,9 @@ mod tests {
     }
 
     #[test]
-    fn both_families_are_generated() {
+    fn every_family_is_generated() {
         let programs: Vec<Program> = (0..100).map(|index| program(7, index)).collect();
+        assert!(programs.iter().any(|p| p.summary.starts_with("attention")));
         assert!(programs.iter().any(|p| p.gemms == 0));
         assert!(programs.iter().any(|p| p.gemms == 2));
         assert!(programs.iter().any(|p| p.pipelined > 0));

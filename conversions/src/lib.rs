@@ -19,6 +19,7 @@
 //! | `convert-tile-to-spirv-coopmat` | [`lowering`], [`target::spirv_coopmat`] | Vulkan compute, op by op: f16 gemms on KHR cooperative matrices |
 //! | `tile-spirv-vulkan-memory-model` | [`spirv::memory_model`] | `spirv.module`s to the Vulkan memory model |
 //! | `tile-spirv-guard-empty-loops` | [`spirv::empty_loops`] | loops with results under a branch on their trip count (upstream's SPIR-V loops leave them undefined when they do not run) |
+//! | `tile-spirv-expand-divisions` | [`spirv::divisions`] | `ceildivui`, `ceildivsi`, `floordivsi` as divisions, comparisons and selects (upstream's SPIR-V conversion has no pattern for them) |
 //! | `tile-fold-launch-bounds` | [`launch_bounds`] | lowered kernels' comparisons that their static launch sizes (and the guards around them) decide |
 //! | `tile-promote-private` | [`private_values`] | lowered kernels' private arrays indexed by constants as the values they hold (sm_90a, SPIR-V) |
 //! | `tile-promote-private-vectors` | [`private_values`] | the same for the arrays read or written as vectors (mfma accumulators; gfx942) |
@@ -77,6 +78,10 @@ pub fn register_all() {
     tile_dialect::register_pass(
         spirv::empty_loops::ARGUMENT,
         spirv::empty_loops::create_guard_empty_loops_pass,
+    );
+    tile_dialect::register_pass(
+        spirv::divisions::ARGUMENT,
+        spirv::divisions::create_expand_divisions_pass,
     );
     tile_dialect::register_pass(launch_bounds::ARGUMENT, launch_bounds::create_fold_launch_bounds_pass);
     tile_dialect::register_pass(private_values::ARGUMENT, private_values::create_promote_private_pass);

@@ -303,3 +303,8 @@ fn tensors_of_dynamic_shape_bound_as_runtime_arrays_match_the_reference() {
     check_on_vulkan_sized("test/programs/gemm_dynamic_small.mlir", 59, 150);
     check_on_vulkan_sized("test/programs/gemm_dynamic_small.mlir", 60, 64);
 }
+
+#[test]
+fn rounding_integer_divisions_inside_kernels_match_the_reference() {
+    check_on_vulkan("test/programs/integer_divisions.mlir", 61);
+}

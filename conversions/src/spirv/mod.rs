@@ -6,9 +6,10 @@
 //!
 //! [`coopmat`] holds what the cooperative-matrix target adds; [`memory_model`] is the
 //! post-conversion fix-up it needs; [`empty_loops`] readies both targets' loops for upstream's
-//! conversion.
+//! conversion, [`divisions`] their rounding integer divisions.
 
 pub mod coopmat;
+pub mod divisions;
 pub mod empty_loops;
 pub mod memory_model;
 

@@ -98,6 +98,7 @@ pub(super) fn backend(memory_model: bool) -> String {
     let kernel_modules = [
         "tile-promote-private",
         crate::spirv::empty_loops::ARGUMENT,
+        crate::spirv::divisions::ARGUMENT,
         "tile-math-to-spirv",
         "convert-math-to-spirv",
     ];

@@ -1,0 +1,210 @@
+//! Attention programs: a FlashAttention forward kernel, the online softmax that issue 32's kernels
+//! share. One block per (query block, head) over [heads, sequence, head dim] tensors of a ragged
+//! sequence; the block copies its queries into a shared tile, then a `tile.pipelined` loop over key
+//! blocks (FlashAttention-2's order) computes S = Q K^T into a fragment, masks the keys past the
+//! sequence (and past the query, when causal: the loop then stops at the diagonal block), takes the
+//! row maximum (`tile.reduce <max>` onto the running one), the exponentials and their row sums
+//! (a reduction between the two gemms), rescales the accumulator, converts S to the input type (a
+//! fragment that is the second gemm's A operand in registers, or a shared tile) and adds P V.
+//! After the loop the rows are divided by their sums and leave in f32 or the input type.
+//!
+//! Sizes are bounded as the GEMM family's: tiles and the fragments the plain strategy may keep in
+//! workgroup memory within lavapipe's 32 KiB.
+
+use super::Program;
+use crate::fuzz::Rng;
+use std::fmt::Write;
+use tile_dialect::element::Element;
+
+macro_rules! w {
+    ($text:expr, $($arg:tt)*) => {{
+        let _ = writeln!($text, $($arg)*);
+    }};
+}
+
+/// Generates an attention program from `rng`.
+pub fn program(rng: &mut Rng) -> Program {
+    let element = if rng.below(4) == 0 { "bf16" } else { "f16" };
+    let output = if rng.below(2) == 0 { "f32" } else { element };
+    let dim = *rng.pick(&[16usize, 32, 64]);
+    let (mut bm, mut bn) = (*rng.pick(&[16usize, 32, 64]), *rng.pick(&[16usize, 32, 64]));
+    let mut stages = 1 + rng.below(3);
+    // Shared tiles (Q, and K and V per stage) and the f32 fragments S and O within 28 KiB.
+    let bytes = |bm: usize, bn: usize, stages: usize| 2 * (bm * dim + 2 * stages * bn * dim) + 4 * (bm * bn + bm * dim);
+    while bytes(bm, bn, stages) > 28 * 1024 {
+        if stages > 1 {
+            stages -= 1;
+        } else if bn > 16 {
+            bn /= 2;
+        } else {
+            bm /= 2;
+        }
+    }
+    // The mma layouts split the block's rows over its warps, 16 rows a warp at least.
+    let threads = 32 * (1 + rng.below(bm / 16).min(3));
+    let heads = 1 + rng.below(2);
+    let q_blocks = 1 + rng.below(3);
+    let seq = if rng.below(2) == 0 {
+        bm * q_blocks - rng.below(bm.min(q_blocks * bm - 1))
+    } else {
+        bm * q_blocks
+    };
+    let q_blocks = seq.div_ceil(bm);
+    let k_blocks = seq.div_ceil(bn);
+    let causal = rng.below(3) == 0;
+    let p_shared = rng.below(3) == 0;
+    let scale = std::f64::consts::LOG2_E / (dim as f64).sqrt();
+
+    let tensor = |element: &str| format!("memref<{heads}x{seq}x{dim}x{element}>");
+    let (t_in, t_out) = (tensor(element), tensor(output));
+    let tile = |rows: usize, columns: usize, element: &str| {
+        format!("memref<{rows}x{columns}x{element}, #gpu.address_space<workgroup>>")
+    };
+    let fragment = |shape: &str, element: &str| format!("memref<{shape}x{element}, #tile.fragment>");
+    let (qs, kvs) = (tile(bm, dim, element), tile(bn, dim, element));
+    let s = fragment(&format!("{bm}x{bn}"), "f32");
+    let p = if p_shared {
+        tile(bm, bn, element)
+    } else {
+        fragment(&format!("{bm}x{bn}"), element)
+    };
+    let acc = fragment(&format!("{bm}x{dim}"), "f32");
+    let out = fragment(&format!("{bm}x{dim}"), output);
+    let row = fragment(&bm.to_string(), "f32");
+
+    let mut text = String::new();
+    w!(
+        text,
+        "func.func @generated(%Q: {t_in}, %K: {t_in}, %V: {t_in}, %O: {t_out}) {{"
+    );
+    w!(text, "  %c0 = arith.constant 0 : index");
+    w!(text, "  %c1 = arith.constant 1 : index");
+    w!(text, "  %qblocks = arith.constant {q_blocks} : index");
+    w!(text, "  %kblocks = arith.constant {k_blocks} : index");
+    w!(text, "  %heads = arith.constant {heads} : index");
+    w!(text, "  %bm = arith.constant {bm} : index");
+    w!(text, "  %bn = arith.constant {bn} : index");
+    w!(text, "  %seq = arith.constant {seq} : index");
+    w!(text, "  %zero = arith.constant 0.0 : f32");
+    w!(text, "  %ninf = arith.constant 0xFF800000 : f32");
+    w!(text, "  %scale = arith.constant {scale:e} : f32");
+    w!(text, "  %nscale = arith.constant {:e} : f32", -scale);
+    w!(
+        text,
+        "  tile.kernel grid(%qblocks, %heads) threads({threads}) (%bq, %bh) {{"
+    );
+    w!(text, "    %Qs = tile.alloc_shared : {qs}");
+    w!(text, "    %Ks = tile.alloc_shared : {kvs}");
+    w!(text, "    %Vs = tile.alloc_shared : {kvs}");
+    w!(text, "    %S = tile.alloc_fragment : {s}");
+    if p_shared {
+        w!(text, "    %P = tile.alloc_shared : {p}");
+    } else {
+        w!(text, "    %P = tile.alloc_fragment : {p}");
+    }
+    w!(text, "    %Acc = tile.alloc_fragment : {acc}");
+    for name in ["m", "mp", "l", "rs"] {
+        w!(text, "    %{name} = tile.alloc_fragment : {row}");
+    }
+    w!(text, "    %q0 = arith.muli %bq, %bm : index");
+    w!(text, "    tile.copy %Q[%bh, %q0, %c0], %Qs : {t_in}, {qs}");
+    w!(text, "    tile.fill %Acc, %zero : {acc}");
+    w!(text, "    tile.fill %m, %ninf : {row}");
+    w!(text, "    tile.fill %l, %zero : {row}");
+    let bound = if causal {
+        // Key blocks up to the diagonal: min(kblocks, ceil((q0 + bm) / bn)).
+        w!(text, "    %qend = arith.addi %q0, %bm : index");
+        w!(text, "    %diag = arith.ceildivui %qend, %bn : index");
+        w!(text, "    %bound = arith.minui %diag, %kblocks : index");
+        "%bound"
+    } else {
+        "%kblocks"
+    };
+    w!(text, "    tile.pipelined %j = %c0 to {bound} stages({stages}) {{");
+    w!(text, "      %k0 = arith.muli %j, %bn : index");
+    w!(text, "      tile.copy %K[%bh, %k0, %c0], %Ks : {t_in}, {kvs}");
+    w!(text, "      tile.copy %V[%bh, %k0, %c0], %Vs : {t_in}, {kvs}");
+    w!(text, "      tile.fill %S, %zero : {s}");
+    w!(text, "      tile.gemm %Qs, %Ks, %S {{transpose_b}} : {qs}, {kvs}, {s}");
+    // Keys past the sequence (whose rows the copy filled with zeros), and causally past the query.
+    w!(text, "      tile.parallel (%i, %k) in ({bm}, {bn}) {{");
+    w!(text, "        %key = arith.addi %k0, %k : index");
+    w!(text, "        %outside = arith.cmpi uge, %key, %seq : index");
+    let masked = if causal {
+        w!(text, "        %query = arith.addi %q0, %i : index");
+        w!(text, "        %future = arith.cmpi ugt, %key, %query : index");
+        w!(text, "        %either = arith.ori %outside, %future : i1");
+        "%either"
+    } else {
+        "%outside"
+    };
+    w!(text, "        %sv = memref.load %S[%i, %k] : {s}");
+    w!(text, "        %mv = arith.select {masked}, %ninf, %sv : f32");
+    w!(text, "        memref.store %mv, %S[%i, %k] : {s}");
+    w!(text, "      }}");
+    w!(text, "      tile.copy %m, %mp : {row}, {row}");
+    w!(
+        text,
+        "      tile.reduce <max> %S, %m dim(1) {{clear = false}} : {s}, {row}"
+    );
+    w!(text, "      tile.parallel (%i, %k) in ({bm}, {bn}) {{");
+    w!(text, "        %sv = memref.load %S[%i, %k] : {s}");
+    w!(text, "        %mi = memref.load %m[%i] : {row}");
+    w!(text, "        %shift = arith.mulf %mi, %nscale : f32");
+    w!(text, "        %x = math.fma %sv, %scale, %shift : f32");
+    w!(text, "        %e = math.exp2 %x : f32");
+    w!(text, "        memref.store %e, %S[%i, %k] : {s}");
+    w!(text, "      }}");
+    w!(text, "      tile.reduce <sum> %S, %rs dim(1) : {s}, {row}");
+    w!(text, "      tile.parallel (%i) in ({bm}) {{");
+    w!(text, "        %old = memref.load %mp[%i] : {row}");
+    w!(text, "        %new = memref.load %m[%i] : {row}");
+    w!(text, "        %diff = arith.subf %old, %new : f32");
+    w!(text, "        %x = arith.mulf %diff, %scale : f32");
+    w!(text, "        %c = math.exp2 %x : f32");
+    w!(text, "        %li = memref.load %l[%i] : {row}");
+    w!(text, "        %r = memref.load %rs[%i] : {row}");
+    w!(text, "        %n = math.fma %li, %c, %r : f32");
+    w!(text, "        memref.store %n, %l[%i] : {row}");
+    w!(text, "        memref.store %c, %mp[%i] : {row}");
+    w!(text, "      }}");
+    w!(text, "      tile.parallel (%i, %d) in ({bm}, {dim}) {{");
+    w!(text, "        %o = memref.load %Acc[%i, %d] : {acc}");
+    w!(text, "        %c = memref.load %mp[%i] : {row}");
+    w!(text, "        %r = arith.mulf %o, %c : f32");
+    w!(text, "        memref.store %r, %Acc[%i, %d] : {acc}");
+    w!(text, "      }}");
+    w!(text, "      tile.copy %S, %P : {s}, {p}");
+    w!(text, "      tile.gemm %P, %Vs, %Acc : {p}, {kvs}, {acc}");
+    w!(text, "    }}");
+    w!(text, "    %Out = tile.alloc_fragment : {out}");
+    w!(text, "    tile.parallel (%i, %d) in ({bm}, {dim}) {{");
+    w!(text, "      %o = memref.load %Acc[%i, %d] : {acc}");
+    w!(text, "      %li = memref.load %l[%i] : {row}");
+    w!(text, "      %r = arith.divf %o, %li : f32");
+    if output == "f32" {
+        w!(text, "      memref.store %r, %Out[%i, %d] : {out}");
+    } else {
+        w!(text, "      %t = arith.truncf %r : f32 to {output}");
+        w!(text, "      memref.store %t, %Out[%i, %d] : {out}");
+    }
+    w!(text, "    }}");
+    w!(text, "    tile.copy %Out, %O[%bh, %q0, %c0] : {out}, {t_out}");
+    w!(text, "  }}");
+    w!(text, "  return");
+    w!(text, "}}");
+    let inputs = if element == "bf16" { Element::BF16 } else { Element::F16 };
+    Program {
+        text,
+        summary: format!(
+            "attention {heads}x{seq}x{dim} {element} -> {output}, {bm}x{bn} blocks, {threads} threads, {stages} stages{}{}",
+            if causal { ", causal" } else { "" },
+            if p_shared { ", P shared" } else { "" }
+        ),
+        gemms: 2,
+        pipelined: 1,
+        accumulation: seq + dim,
+        inputs: Some(inputs),
+        chained: true,
+    }
+}
