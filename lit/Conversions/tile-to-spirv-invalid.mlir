@@ -141,3 +141,24 @@ func.func @f64_math(%X: memref<64xf32>, %Y: memref<64xf32>) {
   }
   return
 }
+
+// -----
+
+// Host integers reach a SPIR-V kernel as the 32-bit contents of a binding each.
+func.func @wide_host_integer(%X: memref<64xf32>, %n: i64) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(64) (%bx) {
+    %F = tile.alloc_fragment : memref<64xf32, #tile.fragment>
+    tile.copy %X[%c0], %F : memref<64xf32>, memref<64xf32, #tile.fragment>
+    tile.parallel (%i) in (64) {
+      %v = memref.load %F[%i] : memref<64xf32, #tile.fragment>
+      // expected-error @+1 {{'arith.sitofp' op reads a host integer of type i64 inside the kernel; spirv passes host integers as 32-bit values (index or i32): convert it on the host (arith.trunci, arith.index_cast)}}
+      %f = arith.sitofp %n : i64 to f32
+      %r = arith.mulf %v, %f : f32
+      memref.store %r, %F[%i] : memref<64xf32, #tile.fragment>
+    }
+    tile.copy %F, %X[%c0] : memref<64xf32, #tile.fragment>, memref<64xf32>
+  }
+  return
+}

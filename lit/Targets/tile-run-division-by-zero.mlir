@@ -14,6 +14,13 @@
 // 200-row tensor, ended in SIGSEGV in about half the runs before (seed 2026, case 235).
 // RUN: tile-run %t/residual.mlir --target cpu 2>&1 | FileCheck %s --check-prefix=CPU
 // RUN: not tile-run %t/residual.mlir --target interp 2>&1 | FileCheck %s --check-prefix=RESIDUAL
+// Atomic updates are clamped the same way; one to a buffer with an empty dimension has nothing to
+// clamp to and is an error at it on the CPU reference (SIGSEGV before: the fuzzer's seed 2026, case
+// 85, an atomic_rmw into memref<0xi32>), as on the interpreter when it runs it.
+// RUN: tile-run %t/atomic.mlir --target cpu 2>&1 | FileCheck %s --check-prefix=CPU
+// RUN: not tile-run %t/atomic.mlir --target interp 2>&1 | FileCheck %s --check-prefix=ATOMIC
+// RUN: not tile-run %t/empty.mlir --target cpu 2>&1 | FileCheck %s --check-prefix=EMPTY
+// RUN: not tile-run %t/empty.mlir --target interp 2>&1 | FileCheck %s --check-prefix=EMPTY-INTERP
 
 // CPU: ran on the CPU reference
 // UNSIGNED: unsigned.mlir:{{[0-9]+}}:{{[0-9]+}}: error: 'arith.remui' op divides by zero
@@ -21,6 +28,9 @@
 // SIGNED: signed.mlir:{{[0-9]+}}:{{[0-9]+}}: error: 'arith.divsi' op overflows
 // SIGNED: the program's behaviour is undefined
 // RESIDUAL: residual.mlir:{{[0-9]+}}:{{[0-9]+}}: error: 'memref.load' op reads index [200, 0] out of bounds of memref<200x1000xf16>
+// ATOMIC: atomic.mlir:{{[0-9]+}}:{{[0-9]+}}: error: 'memref.atomic_rmw' op updates index [8] out of bounds of memref<8xi32>
+// EMPTY: empty.mlir:{{[0-9]+}}:{{[0-9]+}}: error: 'memref.atomic_rmw' op accesses memref<0xi32>, which holds no element: every index is out of bounds (the CPU reference does not run it)
+// EMPTY-INTERP: empty.mlir:{{[0-9]+}}:{{[0-9]+}}: error: 'memref.atomic_rmw' op updates index [0] out of bounds of memref<0xi32>
 
 //--- unsigned.mlir
 // Blocks 0-2 divide by %b = 0.
@@ -97,3 +107,28 @@ func.func @bias_and_residual(%A: memref<200x64xf16>, %B: memref<64x1000xf16>, %b
 }
 }
 
+
+//--- atomic.mlir
+// Each of 256 threads adds one at its own index into 8 counters: indices 8.. are past the end.
+func.func @counts(%N: memref<8xi32>) {
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(256) (%bx) {
+    tile.parallel (%i) in (256) {
+      %one = arith.constant 1 : i32
+      %n = memref.atomic_rmw addi %one, %N[%i] : (i32, memref<8xi32>) -> i32
+    }
+  }
+  return
+}
+
+//--- empty.mlir
+func.func @counts(%N: memref<0xi32>) {
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(64) (%bx) {
+    tile.parallel (%i) in (64) {
+      %one = arith.constant 1 : i32
+      %n = memref.atomic_rmw addi %one, %N[%i] : (i32, memref<0xi32>) -> i32
+    }
+  }
+  return
+}

@@ -166,6 +166,8 @@ impl<'c> Builder<'c> {
     ) -> Value<'c, 'a> {
         let predicate = match predicate {
             "eq" => arith::CmpiPredicate::Eq,
+            "ne" => arith::CmpiPredicate::Ne,
+            "slt" => arith::CmpiPredicate::Slt,
             "ult" => arith::CmpiPredicate::Ult,
             "ule" => arith::CmpiPredicate::Ule,
             "ugt" => arith::CmpiPredicate::Ugt,

@@ -12,7 +12,7 @@
 
 use crate::cpu::builder::{At, Builder};
 use melior::{
-    dialect::arith::{self, CmpiPredicate},
+    dialect::arith,
     ir::{
         Value, ValueLike,
         operation::{OperationLike, OperationRef},
@@ -23,16 +23,6 @@ use tile_ir::arith as ops;
 
 /// The pass's flag.
 pub const ARGUMENT: &str = "tile-spirv-expand-divisions";
-
-fn compare<'c, 'a>(
-    b: &Builder<'c>,
-    at: At<'c, 'a>,
-    predicate: CmpiPredicate,
-    lhs: Value<'c, 'a>,
-    rhs: Value<'c, 'a>,
-) -> Value<'c, 'a> {
-    b.value(at, arith::cmpi(b.context, predicate, lhs, rhs, b.location))
-}
 
 /// The expansion of one division `op` (see the module's table), before it.
 fn expand<'c, 'a>(b: &Builder<'c>, op: OperationRef<'c, 'a>) -> Option<Value<'c, 'a>> {
@@ -45,17 +35,17 @@ fn expand<'c, 'a>(b: &Builder<'c>, op: OperationRef<'c, 'a>) -> Option<Value<'c,
         let below = b.subi(at, a, one);
         let quotient = b.value(at, arith::divui(below, d, b.location));
         let up = b.addi(at, quotient, one);
-        let empty = compare(b, at, CmpiPredicate::Eq, a, zero);
+        let empty = b.compare(at, "eq", a, zero);
         return Some(select(empty, zero, up));
     }
     let quotient = b.value(at, arith::divsi(a, d, b.location));
     let product = b.value(at, arith::muli(quotient, d, b.location));
-    let inexact = compare(b, at, CmpiPredicate::Ne, product, a);
-    let a_negative = compare(b, at, CmpiPredicate::Slt, a, zero);
-    let d_negative = compare(b, at, CmpiPredicate::Slt, d, zero);
+    let inexact = b.compare(at, "ne", product, a);
+    let a_negative = b.compare(at, "slt", a, zero);
+    let d_negative = b.compare(at, "slt", d, zero);
     let signs_differ = b.value(at, arith::xori(a_negative, d_negative, b.location));
     if tile_ir::is(&op, ops::CeilDivSIOperation::name) {
-        let same = compare(b, at, CmpiPredicate::Eq, a_negative, d_negative);
+        let same = b.compare(at, "eq", a_negative, d_negative);
         let round = b.value(at, arith::andi(inexact, same, b.location));
         let up = b.addi(at, quotient, one);
         Some(select(round, up, quotient))

@@ -5,24 +5,26 @@
 //! outside a buffer kills `tile-run` with SIGSEGV, which the tools never end in (issue 11: the
 //! fuzzer's seed 2026, case 235, a residual load at row 200..255 of a 200-row tensor). So before
 //! the CPU lowering each index that is not a constant inside its dimension is clamped to it
-//! (`minui(i, size - 1)`: a negative index, huge unsigned, becomes the last row too). An empty
-//! dimension (size 0) is not guarded: there is nothing to clamp to.
+//! (`minui(i, size - 1)`: a negative index, huge unsigned, becomes the last row too); atomic updates
+//! too. A buffer with an empty dimension (size 0) has no element to clamp to: an access to it is an
+//! error at the access, before anything runs, as the interpreter reports it when it runs.
 
 use melior::{
     Context,
     dialect::memref,
     ir::{
-        Module, Value,
+        Module, Value, ValueLike,
         operation::{OperationBuilder, OperationLike, OperationRef},
         r#type::Type,
     },
 };
 use tile_dialect::ops::{constant_integer, find_ops, memref_shape, set_operand};
 
-/// Clamps the indices of every `memref.load` and `memref.store` of `module` to their dimensions.
-pub fn guard(context: &Context, module: &Module) {
+/// Clamps the indices of every `memref.load`, `memref.store` and `memref.atomic_rmw` of `module` to
+/// their dimensions; an access to a buffer with an empty dimension is an error at it.
+pub fn guard(context: &Context, module: &Module) -> Result<(), String> {
     // (op, position of the memref operand): the indices follow it.
-    for (name, first) in [("memref.load", 0), ("memref.store", 1)] {
+    for (name, first) in [("memref.load", 0), ("memref.store", 1), ("memref.atomic_rmw", 1)] {
         for access in find_ops(module.as_operation(), name) {
             let count = access.operand_count();
             let Ok(buffer) = (if count > first { access.operand(first) } else { continue }) else {
@@ -31,6 +33,16 @@ pub fn guard(context: &Context, module: &Module) {
             let shape = memref_shape(buffer);
             if count != first + 1 + shape.len() {
                 continue;
+            }
+            if shape.contains(&0) {
+                tile_dialect::diagnostics::emit_error(
+                    access.location(),
+                    &format!(
+                        "'{name}' op accesses {}, which holds no element: every index is out of bounds (the CPU reference does not run it)",
+                        buffer.r#type()
+                    ),
+                );
+                return Err("an access out of bounds of an empty buffer (see the error above)".into());
             }
             for (dim, size) in shape.iter().enumerate() {
                 let position = first + 1 + dim;
@@ -43,6 +55,7 @@ pub fn guard(context: &Context, module: &Module) {
             }
         }
     }
+    Ok(())
 }
 
 /// Builds `minui(index, size - 1)` before `access` (the size from `memref.dim` when dynamic).

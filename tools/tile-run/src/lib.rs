@@ -327,7 +327,7 @@ impl CpuProgram {
         // A run-time division by zero or an access out of bounds is undefined behaviour of the
         // program, but must not kill this process (see divisions.rs and accesses.rs).
         divisions::guard(context, module);
-        accesses::guard(context, module);
+        accesses::guard(context, module)?;
         let manager = pass_manager(context, tile_conversions::cpu::LLVM_PIPELINE)?;
         manager
             .run(module)
