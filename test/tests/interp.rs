@@ -99,7 +99,8 @@ fn test_programs_agree_with_the_cpu_reference() {
     assert!(files.len() >= 7);
     for (seed, file) in files.iter().enumerate() {
         let source = std::fs::read_to_string(file).unwrap();
-        agree(&file.display().to_string(), &source, 40 + seed as u64, 0);
+        // Dynamic sizes (gemm_dynamic_small) of 97: not a multiple of any tile.
+        agree(&file.display().to_string(), &source, 40 + seed as u64, 97);
     }
 }
 

@@ -1,0 +1,195 @@
+#!/usr/bin/env python3
+"""Issue 35's GEMM shape sweep: the shapes a frontend hands us (square, LLM prefill with N or K up to
+28672, decode-like M of 16 to 256, ragged sizes), f16, each against cuBLAS (torch.matmul) in the
+same run, every output checked against a float64 product first.
+
+    python3 bench/sweep.py prepare DIR        # build machine: writes and compiles the kernels (sm_90a)
+    python3 bench/sweep.py run DIR [--rounds N] [--filter S]   # GPU machine
+
+For each shape, a static kernel per tiling (sizes compiled in: `bench/variants.py`'s program) and
+one dynamic kernel per tiling for all shapes (`examples/gemm_dynamic.mlir`'s form: sizes, grid and
+trip count from the tensors at run time). The run times every kernel of a shape and cuBLAS in
+alternating rounds (do_bench medians) and reports, per shape, the best static and the best dynamic
+tiling against cuBLAS; then the geometric mean and the worst ratio of each over the shapes.
+"""
+import argparse
+import math
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+# (M, N, K): the shapes of issue 35's table.
+SHAPES = [
+    (4096, 4096, 4096),
+    (8192, 8192, 8192),
+    (4096, 12288, 4096),
+    (4096, 14336, 4096),
+    (4096, 4096, 14336),
+    (2048, 2048, 8192),
+    (128, 28672, 4096),
+    (16, 4096, 4096),
+    (64, 4096, 4096),
+    (128, 4096, 14336),
+    (256, 4096, 14336),
+    (3001, 2056, 1544),
+    (1999, 3000, 1032),
+    (5000, 5000, 5000),
+]
+
+# (tag, block M, block N, block K, threads, stages): the issue's five tilings; a warpgroup takes
+# 64 rows (or a 128-row block splits N over two).
+TILINGS = [
+    ("128x256", 128, 256, 64, 256, 4),
+    ("256x128", 256, 128, 64, 256, 4),
+    ("128x128", 128, 128, 64, 256, 4),
+    ("64x128", 64, 128, 64, 128, 4),
+    ("64x256", 64, 256, 64, 128, 4),
+]
+
+DYNAMIC = """// {name}: C = A * B on tensors of run-time sizes (f16), tile {bm}x{bn}x{bk}, {threads} threads, {stages} stages.
+func.func @{name}(%A: memref<?x?xf16>, %B: memref<?x?xf16>, %C: memref<?x?xf16>) {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %cbk = arith.constant {bk} : index
+  %cbm = arith.constant {bm} : index
+  %cbn = arith.constant {bn} : index
+  %zero = arith.constant 0.0 : f32
+  %m = memref.dim %A, %c0 : memref<?x?xf16>
+  %k = memref.dim %A, %c1 : memref<?x?xf16>
+  %n = memref.dim %B, %c1 : memref<?x?xf16>
+  %gx = arith.ceildivui %n, %cbn : index
+  %gy = arith.ceildivui %m, %cbm : index
+  %ktiles = arith.ceildivui %k, %cbk : index
+  tile.kernel grid(%gx, %gy) threads({threads}) (%bx, %by) {{
+    %As = tile.alloc_shared : memref<{bm}x{bk}xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<{bk}x{bn}xf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<{bm}x{bn}xf32, #tile.fragment>
+    tile.fill %Cf, %zero : memref<{bm}x{bn}xf32, #tile.fragment>
+    %m0 = arith.muli %by, %cbm : index
+    %n0 = arith.muli %bx, %cbn : index
+    tile.pipelined %kt = %c0 to %ktiles stages({stages}) {{
+      %k0 = arith.muli %kt, %cbk : index
+      tile.copy %A[%m0, %k0], %As : memref<?x?xf16>, memref<{bm}x{bk}xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%k0, %n0], %Bs : memref<?x?xf16>, memref<{bk}x{bn}xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %Cf : memref<{bm}x{bk}xf16, #gpu.address_space<workgroup>>,
+          memref<{bk}x{bn}xf16, #gpu.address_space<workgroup>>, memref<{bm}x{bn}xf32, #tile.fragment>
+    }}
+    tile.copy %Cf, %C[%m0, %n0] : memref<{bm}x{bn}xf32, #tile.fragment>, memref<?x?xf16>
+  }}
+  return
+}}
+"""
+
+
+def static_name(shape, tag):
+    return "sweep_{}x{}x{}_{}".format(*shape, tag)
+
+
+def prepare(directory):
+    """Writes every kernel's program and compiles it for sm_90a into `directory`."""
+    import variants
+
+    os.makedirs(directory, exist_ok=True)
+    programs = []
+    for shape in SHAPES:
+        for tag, bm, bn, bk, threads, stages in TILINGS:
+            name = static_name(shape, tag)
+            m, n, k = shape
+            programs.append((name, variants.program(name, m, n, k, "f16", bm, bn, bk, threads, stages)))
+    for tag, bm, bn, bk, threads, stages in TILINGS:
+        name = f"sweep_dynamic_{tag}"
+        programs.append((name, DYNAMIC.format(name=name, bm=bm, bn=bn, bk=bk, threads=threads, stages=stages)))
+    compiler = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "target", "release", "tile-compile")
+    for name, text in programs:
+        path = os.path.join(directory, name + ".mlir")
+        with open(path, "w") as f:
+            f.write(text)
+        result = subprocess.run([compiler, path, "--target", "sm_90a", "-o", directory], capture_output=True, text=True)
+        if result.returncode != 0:
+            print(f"{name}: not compiled: {result.stderr.strip()[:300]}")
+    print(f"{len(programs)} kernels written to {directory}")
+
+
+def run(directory, rounds, name_filter):
+    import numpy
+    import torch
+    import triton
+    from cuda.bindings import driver as cu
+
+    import bench
+
+    bench.ok(cu.cuInit(0))
+    torch.manual_seed(0)
+    torch.empty(1, device="cuda")
+    timer = lambda fn: triton.testing.do_bench(fn, warmup=25, rep=150)  # noqa: E731
+    dynamic = {}
+    for tag, *_ in TILINGS:
+        kernels = bench.function_kernels(directory, f"sweep_dynamic_{tag}")
+        if kernels:
+            dynamic[tag] = kernels[0]
+    rows, failures = [], 0
+    for shape in SHAPES:
+        label = "{}x{}x{}".format(*shape)
+        if name_filter not in label:
+            continue
+        m, n, k = shape
+        a = torch.randn(m, k, dtype=torch.float16, device="cuda")
+        b = torch.randn(k, n, dtype=torch.float16, device="cuda")
+        reference = a.double() @ b.double()
+        contenders = []
+        for tag, *_ in TILINGS:
+            kernels = bench.function_kernels(directory, static_name(shape, tag))
+            if kernels:
+                contenders.append(("static", tag, kernels[0]))
+            if tag in dynamic:
+                contenders.append(("dynamic", tag, dynamic[tag]))
+        best = {}
+        for kind, tag, kernel in contenders:
+            c = torch.full((m, n), float("nan"), dtype=torch.float16, device="cuda")
+            launch = kernel.launcher({0: a, 1: b, 2: c})
+            launch()
+            torch.cuda.synchronize()
+            error = float(torch.linalg.norm(c.double() - reference) / torch.linalg.norm(reference))
+            if torch.isnan(c).any() or error >= 5e-3:
+                print(f"{label} {kind} {tag}: FAIL rel_err={error:.2e}", flush=True)
+                failures += 1
+                continue
+            mine, ratios = bench.alternating_rounds(launch, lambda: torch.matmul(a, b), rounds, timer)
+            ratio = float(numpy.median(ratios))
+            print(f"{label} {kind} {tag}: PASS rel_err={error:.1e} {2 * m * n * k / mine / 1e9:.0f} TFLOP/s, {ratio:.3f} of cuBLAS", flush=True)
+            if kind not in best or ratio > best[kind][1]:
+                best[kind] = (tag, ratio, 2 * m * n * k / mine / 1e9)
+        cublas = 2 * m * n * k / timer(lambda: torch.matmul(a, b)) / 1e9
+        rows.append((label, cublas, best.get("static"), best.get("dynamic")))
+        del a, b, reference
+    print(f"\nf16 GEMMs against cuBLAS (torch.matmul), the best tiling of each kind, medians of {rounds} alternating round(s)\n")
+    print("| M x N x K | cuBLAS TFLOP/s | static: tiling, TFLOP/s, ratio | dynamic: tiling, TFLOP/s, ratio |\n|---|---|---|---|")
+    cell = lambda best: f"{best[0]}, {best[2]:.0f}, {best[1]:.3f}" if best else "none"  # noqa: E731
+    for label, cublas, static, dynamic_best in rows:
+        print(f"| {label} | {cublas:.0f} | {cell(static)} | {cell(dynamic_best)} |")
+    for kind, index in (("static", 2), ("dynamic", 3)):
+        ratios = [row[index][1] for row in rows if row[index]]
+        if ratios:
+            mean = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
+            worst = min(zip(ratios, [row[0] for row in rows if row[index]]))
+            print(f"{kind}: geometric mean {mean:.3f}x cuBLAS over {len(ratios)} shapes, worst {worst[0]:.3f} ({worst[1]})")
+    sys.exit(1 if failures else 0)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("action", choices=("prepare", "run"))
+    parser.add_argument("directory")
+    parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--filter", default="")
+    args = parser.parse_args()
+    if args.action == "prepare":
+        prepare(args.directory)
+    else:
+        run(args.directory, args.rounds, args.filter)
+
+
+if __name__ == "__main__":
+    main()
