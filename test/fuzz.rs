@@ -901,8 +901,18 @@ pub fn judge(tool: &Tool, input: &str, status: Option<i32>, stdout: &str, stderr
                     }
                 }
                 Some("json") => {
-                    if let Some(line) = text.lines().find(|l| l.contains("\"host_argument\": -")) {
-                        return Some(("manifest names no host argument".into(), line.trim().into()));
+                    // A binding names a host argument, or holds an integer the launcher computes
+                    // (`value`: SPIR-V's sizes and scalars).
+                    let unbound = serde_json::from_str::<serde_json::Value>(&text)
+                        .ok()
+                        .and_then(|manifest| {
+                            manifest["bindings"].as_array()?.iter().find_map(|binding| {
+                                (binding["host_argument"].as_i64()? < 0 && binding.get("value").is_none())
+                                    .then(|| binding.to_string())
+                            })
+                        });
+                    if let Some(binding) = unbound {
+                        return Some(("manifest names no host argument".into(), binding));
                     }
                 }
                 _ => {}

@@ -299,28 +299,6 @@ fn lower<'c, 'a>(
         Vec::new()
     };
     let array_of = |tensor: usize| arrays.iter().find(|array| array.tensor == tensor);
-    // SPIR-V kernels read each host integer as the 32-bit value of its binding.
-    if target.is_spirv() {
-        let wide = |scalar: &Value| {
-            !scalar.r#type().is_index()
-                && melior::ir::r#type::IntegerType::try_from(scalar.r#type())
-                    .map_or(true, |integer| integer.width() != 32)
-        };
-        if let Some(scalar) = scalars.iter().find(|scalar| wide(scalar)) {
-            let reader = nested_ops(kernel)
-                .into_iter()
-                .find(|op| op.operands().any(|operand| operand == *scalar))
-                .unwrap_or(kernel);
-            return Err((
-                reader,
-                format!(
-                    "reads a host integer of type {} inside the kernel; {} passes host integers as 32-bit values (index or i32): convert it on the host (arith.trunci, arith.index_cast)",
-                    scalar.r#type(),
-                    target.name
-                ),
-            ));
-        }
-    }
     // Which tensors the kernel writes (destinations of copies, stores and atomics), for the launcher.
     let written: Vec<bool> = tensors
         .iter()

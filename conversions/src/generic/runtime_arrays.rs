@@ -4,16 +4,17 @@
 //! of its elements (`memref<?xT>`, row-major), and each of its dynamic sizes is a host scalar of
 //! the kernel (a `memref.dim` on the host, which the launch manifest says how to compute): every
 //! access inside the kernel indexes the array at the row-major offset of its indices, and every
-//! `memref.dim` of the tensor reads the size.
+//! `memref.dim` of the tensor reads the size. Every host scalar reaches the kernel as the 32-bit
+//! contents of a binding of its own, so each must be an index or an i32.
 
 use crate::cpu::builder::{At, Builder};
 use crate::kernels::Failure;
 use melior::{
     Context,
     ir::{
-        ShapedTypeLike, Type, Value, ValueLike,
+        ShapedTypeLike, Type, TypeLike, Value, ValueLike,
         operation::{OperationLike, OperationMutLike, OperationRef, OperationRefMut},
-        r#type::MemRefType,
+        r#type::{IntegerType, MemRefType},
     },
 };
 use tile_dialect::ops::{as_memref, nested_ops, op_name};
@@ -50,18 +51,27 @@ pub fn plan<'c, 'a>(
         location: kernel.location(),
         threads: None,
     };
+    let wide = |scalar: &Value| {
+        !scalar.r#type().is_index()
+            && IntegerType::try_from(scalar.r#type()).map_or(true, |integer| integer.width() != 32)
+    };
+    if let Some(scalar) = scalars.iter().find(|scalar| wide(scalar)) {
+        return Err((
+            first_reader(kernel, *scalar),
+            format!(
+                "reads a host integer of type {} inside the kernel; {target} passes host integers as 32-bit values (index or i32): convert it on the host (arith.trunci, arith.index_cast)",
+                scalar.r#type()
+            ),
+        ));
+    }
     let mut arrays = Vec::new();
     for (position, tensor) in tensors.iter().enumerate() {
         let Some(memref) = as_memref(tensor.r#type()).filter(|memref| !memref.has_static_shape()) else {
             continue;
         };
         if !tile_dialect::ops::has_identity_layout(memref) {
-            let reader = nested_ops(kernel)
-                .into_iter()
-                .find(|op| op.operands().any(|operand| operand == *tensor))
-                .unwrap_or(kernel);
             return Err((
-                reader,
+                first_reader(kernel, *tensor),
                 format!(
                     "reads the tensor {}, whose shape is dynamic and whose layout is not row-major; {target} binds a tensor of dynamic shape as a row-major runtime array (give it the identity layout, or static sizes)",
                     tensor.r#type()
@@ -85,6 +95,14 @@ pub fn plan<'c, 'a>(
         });
     }
     Ok(arrays)
+}
+
+/// The first op of `kernel` that reads `value` (the kernel itself if none does).
+fn first_reader<'c, 'a>(kernel: OperationRef<'c, 'a>, value: Value<'c, 'a>) -> OperationRef<'c, 'a> {
+    nested_ops(kernel)
+        .into_iter()
+        .find(|op| op.operands().any(|operand| operand == value))
+        .unwrap_or(kernel)
 }
 
 /// The runtime array a tensor of `ty` is bound as: `memref<?xT>`.
