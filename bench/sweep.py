@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Issue 35's GEMM shape sweep: the shapes a frontend hands us (square, LLM prefill with N or K up to
-28672, decode-like M of 16 to 256, ragged sizes), f16, each against cuBLAS (torch.matmul) in the
-same run, every output checked against a float64 product first.
+28672, decode-like M of 16 to 256, ragged sizes), f16 or bf16, each against cuBLAS (torch.matmul) in
+the same run, every output checked against a float64 product first.
 
-    python3 bench/sweep.py prepare DIR        # build machine: writes and compiles the kernels (sm_90a)
-    python3 bench/sweep.py run DIR [--rounds N] [--filter S]   # GPU machine
+    python3 bench/sweep.py prepare DIR [--dtype f16|bf16]   # build machine: writes and compiles the kernels (sm_90a)
+    python3 bench/sweep.py run DIR [--dtype f16|bf16] [--rounds N] [--filter S]   # GPU machine
 
 For each shape, a static kernel per tiling (sizes compiled in: `bench/variants.py`'s program) and
 one dynamic kernel per tiling for all shapes (`examples/gemm_dynamic.mlir`'s form: sizes, grid and
@@ -48,59 +48,64 @@ TILINGS = [
     ("64x256", 64, 256, 64, 128, 4),
 ]
 
-DYNAMIC = """// {name}: C = A * B on tensors of run-time sizes (f16), tile {bm}x{bn}x{bk}, {threads} threads, {stages} stages.
-func.func @{name}(%A: memref<?x?xf16>, %B: memref<?x?xf16>, %C: memref<?x?xf16>) {{
+DYNAMIC = """// {name}: C = A * B on tensors of run-time sizes ({dtype}), tile {bm}x{bn}x{bk}, {threads} threads, {stages} stages.
+func.func @{name}(%A: memref<?x?x{dtype}>, %B: memref<?x?x{dtype}>, %C: memref<?x?x{dtype}>) {{
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %cbk = arith.constant {bk} : index
   %cbm = arith.constant {bm} : index
   %cbn = arith.constant {bn} : index
   %zero = arith.constant 0.0 : f32
-  %m = memref.dim %A, %c0 : memref<?x?xf16>
-  %k = memref.dim %A, %c1 : memref<?x?xf16>
-  %n = memref.dim %B, %c1 : memref<?x?xf16>
+  %m = memref.dim %A, %c0 : memref<?x?x{dtype}>
+  %k = memref.dim %A, %c1 : memref<?x?x{dtype}>
+  %n = memref.dim %B, %c1 : memref<?x?x{dtype}>
   %gx = arith.ceildivui %n, %cbn : index
   %gy = arith.ceildivui %m, %cbm : index
   %ktiles = arith.ceildivui %k, %cbk : index
   tile.kernel grid(%gx, %gy) threads({threads}) (%bx, %by) {{
-    %As = tile.alloc_shared : memref<{bm}x{bk}xf16, #gpu.address_space<workgroup>>
-    %Bs = tile.alloc_shared : memref<{bk}x{bn}xf16, #gpu.address_space<workgroup>>
+    %As = tile.alloc_shared : memref<{bm}x{bk}x{dtype}, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<{bk}x{bn}x{dtype}, #gpu.address_space<workgroup>>
     %Cf = tile.alloc_fragment : memref<{bm}x{bn}xf32, #tile.fragment>
     tile.fill %Cf, %zero : memref<{bm}x{bn}xf32, #tile.fragment>
     %m0 = arith.muli %by, %cbm : index
     %n0 = arith.muli %bx, %cbn : index
     tile.pipelined %kt = %c0 to %ktiles stages({stages}) {{
       %k0 = arith.muli %kt, %cbk : index
-      tile.copy %A[%m0, %k0], %As : memref<?x?xf16>, memref<{bm}x{bk}xf16, #gpu.address_space<workgroup>>
-      tile.copy %B[%k0, %n0], %Bs : memref<?x?xf16>, memref<{bk}x{bn}xf16, #gpu.address_space<workgroup>>
-      tile.gemm %As, %Bs, %Cf : memref<{bm}x{bk}xf16, #gpu.address_space<workgroup>>,
-          memref<{bk}x{bn}xf16, #gpu.address_space<workgroup>>, memref<{bm}x{bn}xf32, #tile.fragment>
+      tile.copy %A[%m0, %k0], %As : memref<?x?x{dtype}>, memref<{bm}x{bk}x{dtype}, #gpu.address_space<workgroup>>
+      tile.copy %B[%k0, %n0], %Bs : memref<?x?x{dtype}>, memref<{bk}x{bn}x{dtype}, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %Cf : memref<{bm}x{bk}x{dtype}, #gpu.address_space<workgroup>>,
+          memref<{bk}x{bn}x{dtype}, #gpu.address_space<workgroup>>, memref<{bm}x{bn}xf32, #tile.fragment>
     }}
-    tile.copy %Cf, %C[%m0, %n0] : memref<{bm}x{bn}xf32, #tile.fragment>, memref<?x?xf16>
+    tile.copy %Cf, %C[%m0, %n0] : memref<{bm}x{bn}xf32, #tile.fragment>, memref<?x?x{dtype}>
   }}
   return
 }}
 """
 
 
-def static_name(shape, tag):
-    return "sweep_{}x{}x{}_{}".format(*shape, tag)
+def static_name(shape, tag, dtype):
+    return "sweep_{}_{}x{}x{}_{}".format(dtype, *shape, tag)
 
 
-def prepare(directory):
-    """Writes every kernel's program and compiles it for sm_90a into `directory`."""
+def dynamic_name(tag, dtype):
+    return f"sweep_{dtype}_dynamic_{tag}"
+
+
+def prepare(directory, dtype):
+    """Writes every kernel's program (inputs and output of `dtype`) and compiles it for sm_90a into
+    `directory`."""
     import variants
 
     os.makedirs(directory, exist_ok=True)
     programs = []
     for shape in SHAPES:
         for tag, bm, bn, bk, threads, stages in TILINGS:
-            name = static_name(shape, tag)
+            name = static_name(shape, tag, dtype)
             m, n, k = shape
-            programs.append((name, variants.program(name, m, n, k, "f16", bm, bn, bk, threads, stages)))
+            programs.append((name, variants.program(name, m, n, k, dtype, bm, bn, bk, threads, stages)))
     for tag, bm, bn, bk, threads, stages in TILINGS:
-        name = f"sweep_dynamic_{tag}"
-        programs.append((name, DYNAMIC.format(name=name, bm=bm, bn=bn, bk=bk, threads=threads, stages=stages)))
+        name = dynamic_name(tag, dtype)
+        programs.append((name, DYNAMIC.format(name=name, dtype=dtype, bm=bm, bn=bn, bk=bk, threads=threads, stages=stages)))
     compiler = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "target", "release", "tile-compile")
     for name, text in programs:
         path = os.path.join(directory, name + ".mlir")
@@ -112,7 +117,7 @@ def prepare(directory):
     print(f"{len(programs)} kernels written to {directory}")
 
 
-def run(directory, rounds, name_filter):
+def run(directory, dtype, rounds, name_filter):
     import numpy
     import torch
     import triton
@@ -126,7 +131,7 @@ def run(directory, rounds, name_filter):
     timer = lambda fn: triton.testing.do_bench(fn, warmup=25, rep=150)  # noqa: E731
     dynamic = {}
     for tag, *_ in TILINGS:
-        kernels = bench.function_kernels(directory, f"sweep_dynamic_{tag}")
+        kernels = bench.function_kernels(directory, dynamic_name(tag, dtype))
         if kernels:
             dynamic[tag] = kernels[0]
     rows, failures = [], 0
@@ -135,24 +140,25 @@ def run(directory, rounds, name_filter):
         if name_filter not in label:
             continue
         m, n, k = shape
-        a = torch.randn(m, k, dtype=torch.float16, device="cuda")
-        b = torch.randn(k, n, dtype=torch.float16, device="cuda")
+        element = {"f16": torch.float16, "bf16": torch.bfloat16}[dtype]
+        a = torch.randn(m, k, dtype=element, device="cuda")
+        b = torch.randn(k, n, dtype=element, device="cuda")
         reference = a.double() @ b.double()
         contenders = []
         for tag, *_ in TILINGS:
-            kernels = bench.function_kernels(directory, static_name(shape, tag))
+            kernels = bench.function_kernels(directory, static_name(shape, tag, dtype))
             if kernels:
                 contenders.append(("static", tag, kernels[0]))
             if tag in dynamic:
                 contenders.append(("dynamic", tag, dynamic[tag]))
         best = {}
         for kind, tag, kernel in contenders:
-            c = torch.full((m, n), float("nan"), dtype=torch.float16, device="cuda")
+            c = torch.full((m, n), float("nan"), dtype=element, device="cuda")
             launch = kernel.launcher({0: a, 1: b, 2: c})
             launch()
             torch.cuda.synchronize()
             error = float(torch.linalg.norm(c.double() - reference) / torch.linalg.norm(reference))
-            if torch.isnan(c).any() or error >= 5e-3:
+            if torch.isnan(c).any() or error >= (1e-2 if dtype == "bf16" else 5e-3):
                 print(f"{label} {kind} {tag}: FAIL rel_err={error:.2e}", flush=True)
                 failures += 1
                 continue
@@ -164,7 +170,7 @@ def run(directory, rounds, name_filter):
         cublas = 2 * m * n * k / timer(lambda: torch.matmul(a, b)) / 1e9
         rows.append((label, cublas, best.get("static"), best.get("dynamic")))
         del a, b, reference
-    print(f"\nf16 GEMMs against cuBLAS (torch.matmul), the best tiling of each kind, medians of {rounds} alternating round(s)\n")
+    print(f"\n{dtype} GEMMs against cuBLAS (torch.matmul), the best tiling of each kind, medians of {rounds} alternating round(s)\n")
     print("| M x N x K | cuBLAS TFLOP/s | static: tiling, TFLOP/s, ratio | dynamic: tiling, TFLOP/s, ratio |\n|---|---|---|---|")
     cell = lambda best: f"{best[0]}, {best[2]:.0f}, {best[1]:.3f}" if best else "none"  # noqa: E731
     for label, cublas, static, dynamic_best in rows:
@@ -182,13 +188,14 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("action", choices=("prepare", "run"))
     parser.add_argument("directory")
+    parser.add_argument("--dtype", choices=("f16", "bf16"), default="f16")
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--filter", default="")
     args = parser.parse_args()
     if args.action == "prepare":
-        prepare(args.directory)
+        prepare(args.directory, args.dtype)
     else:
-        run(args.directory, args.rounds, args.filter)
+        run(args.directory, args.dtype, args.rounds, args.filter)
 
 
 if __name__ == "__main__":
