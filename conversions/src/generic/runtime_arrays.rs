@@ -18,7 +18,7 @@ use melior::{
     },
 };
 use tile_dialect::ops::{as_memref, nested_ops, op_name};
-use tile_ir::{arith, memref, vector};
+use tile_ir::{memref, vector};
 
 /// The size of one dimension of a tensor bound as a runtime array.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -141,9 +141,7 @@ pub fn flatten<'c, 'a>(
             let dim = op
                 .operand(1)
                 .ok()
-                .and_then(tile_dialect::ops::as_result)
-                .filter(|result| tile_ir::is(&result.owner(), arith::ConstantOperation::name))
-                .and_then(|result| tile_dialect::ops::integer_attribute(&result.owner(), "value"))
+                .and_then(tile_dialect::ops::constant_integer)
                 .filter(|dim| (0..sizes.len() as i64).contains(dim))
                 .ok_or_else(|| {
                     (
@@ -151,11 +149,10 @@ pub fn flatten<'c, 'a>(
                         "asks for a size of a tensor bound as a runtime array along a dimension that is not a constant of its rank".to_owned(),
                     )
                 })?;
-            let value = size(dim as usize);
-            melior::IrRewriter::new(context)
-                .as_rewriter_base()
-                .replace_all_uses_with(op.result(0).expect("a size").into(), value);
-            melior::IrRewriter::new(context).as_rewriter_base().erase_op(op);
+            let rewriter = melior::IrRewriter::new(context);
+            let rewriter = rewriter.as_rewriter_base();
+            rewriter.replace_all_uses_with(op.result(0).expect("a size").into(), size(dim as usize));
+            rewriter.erase_op(op);
             continue;
         }
         // The ops that take a memref and then its indices, one per dimension.

@@ -133,21 +133,8 @@ pub trait MatrixPlan {
     }
 
     /// Lowers the copy `op` of the fragment `src` into `dst` (at `offsets`) where the family has
-    /// its own way; returns whether it did.
+    /// its own way (staged stores; for an atomic copy, a bulk reduction); returns whether it did.
     fn copy_out<'c, 'a>(
-        &self,
-        _lowering: &Lowering<'c, 'a, '_>,
-        _op: OperationRef<'c, 'a>,
-        _src: Value<'c, 'a>,
-        _dst: Value<'c, 'a>,
-        _offsets: &crate::registers::patterns::Origin<'c, 'a>,
-    ) -> bool {
-        false
-    }
-
-    /// Lowers the atomic copy `op` (fragment `src` added into `dst` at `offsets`) where the family
-    /// has a way of its own (a bulk reduction); returns whether it did.
-    fn copy_out_atomic<'c, 'a>(
         &self,
         _lowering: &Lowering<'c, 'a, '_>,
         _op: OperationRef<'c, 'a>,

@@ -942,18 +942,9 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             (Some(MemoryLevel::Fragment), Some(MemoryLevel::Fragment)) => {
                 self.copy_between_fragments(op, parts.src, parts.dst)
             }
-            // An atomic copy updates element by element, unless the matrix rules reduce it in bulk.
-            (Some(MemoryLevel::Fragment), _) if tile_dialect::ops::copy_atomic(&op).is_some() => {
-                let reduced = self
-                    .layouts
-                    .matrix_plan()
-                    .is_some_and(|plan| plan.copy_out_atomic(self, op, parts.src, parts.dst, &Origin::of_dst(&parts)));
-                if !reduced {
-                    self.copy_out(op, parts.src, parts.dst, &Origin::of_dst(&parts));
-                }
-            }
             (Some(MemoryLevel::Fragment), _) => {
-                // The matrix rules stage their accumulators where they have a way of their own.
+                // The matrix rules stage their accumulators (or reduce an atomic copy in bulk) where
+                // they have a way of their own; else slot by slot (an atomic one element by element).
                 let staged = self
                     .layouts
                     .matrix_plan()
@@ -1485,13 +1476,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         mode: &str,
     ) -> Value<'c, 'a> {
         let i32_type: Type = IntegerType::new(self.context, 32).into();
-        let constant = |v: i64| {
-            b.value(
-                at,
-                melior::dialect::arith::constant(self.context, IntegerAttribute::new(i32_type, v).into(), b.location),
-            )
-        };
-        let (offset, width) = (constant(offset), constant(width));
+        let (offset, width) = (b.integer(at, i32_type, offset), b.integer(at, i32_type, width));
         // The gpu dialect's enum attributes have no constructor in melior.
         let mode = Attribute::parse(self.context, &format!("#gpu<shuffle_mode {mode}>")).expect("shuffle mode");
         b.value(

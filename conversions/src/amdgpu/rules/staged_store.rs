@@ -98,8 +98,9 @@ fn slot_constant(from: &Placed, slot: usize, first_row: i64, columns: i64) -> i6
 
 impl<'c, 'a> Lowering<'c, 'a, '_> {
     /// How the copy `op` of fragment `src` into global `dst` is staged, or `None` (the copy rule's
-    /// slot-by-slot stores): the fragment must be in an mfma accumulator layout, the copy at the
-    /// kernel's top level, and some LDS tile unused after it whose elements divide the tensor's.
+    /// slot-by-slot stores): the copy must store (an atomic one updates element by element), the
+    /// fragment be in an mfma accumulator layout, the copy at the kernel's top level, and some LDS
+    /// tile unused after it whose elements divide the tensor's.
     fn staging(
         &self,
         op: OperationRef<'c, 'a>,
@@ -107,6 +108,9 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         dst: Value<'c, 'a>,
         offsets: &[Value<'c, 'a>],
     ) -> Option<Staging<'c, 'a>> {
+        if tile_dialect::ops::copy_atomic(&op).is_some() {
+            return None;
+        }
         let from = placed(self.layouts, src).ok()?;
         let gemm = MfmaGemm::of_layout(&from.layout).ok()?;
         let ty = element_type(dst);

@@ -245,6 +245,8 @@ impl MatrixPlan for TensorCorePlan {
         }
     }
 
+    /// The copies `tma_store` planned: accumulator stores, and atomic sums into f32 as TMA
+    /// reductions (other atomic copies are not planned and update element by element).
     fn copy_out<'c, 'a>(
         &self,
         lowering: &Lowering<'c, 'a, '_>,
@@ -260,19 +262,6 @@ impl MatrixPlan for TensorCorePlan {
             .and_then(|areas| areas.first())
             .copied();
         lowering.copy_out_by_tma(op, src, dst, offsets, staging, self)
-    }
-
-    /// An atomic sum into f32 planned as TMA reductions (`tma_store`); other atomic copies are
-    /// not planned and update element by element.
-    fn copy_out_atomic<'c, 'a>(
-        &self,
-        lowering: &Lowering<'c, 'a, '_>,
-        op: OperationRef<'c, 'a>,
-        src: Value<'c, 'a>,
-        dst: Value<'c, 'a>,
-        offsets: &Origin<'c, 'a>,
-    ) -> bool {
-        self.copy_out(lowering, op, src, dst, offsets)
     }
 
     fn finish<'c, 'a>(&self, lowering: &Lowering<'c, 'a, '_>, b: &Builder<'c>, end: At<'c, 'a>) {
