@@ -17,7 +17,6 @@ import sys
 import numpy
 import torch
 import triton
-from cuda.bindings import driver as cu
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench  # noqa: E402
@@ -32,9 +31,7 @@ def main():
     parser.add_argument("names", nargs="*", default=["attention_bwd"])
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
-    bench.ok(cu.cuInit(0))
-    torch.manual_seed(0)
-    torch.empty(1, device="cuda")
+    bench.start()
     failures = 0
     for name in args.names:
         kernels = bench.function_kernels(args.kernels, name)
@@ -42,11 +39,7 @@ def main():
             print(f"{name}: kernels missing in {args.kernels}")
             failures += 1
             continue
-        shapes = {}
-        for kernel in kernels:
-            for binding in kernel.manifest["bindings"]:
-                shapes[binding["host_argument"]] = binding["shape"]
-        batch, heads, seq, dim = shapes[0]
+        batch, heads, seq, dim = bench.host_bindings(kernels)[0]["shape"]
         q, k, v, do = (torch.randn(batch, heads, seq, dim, dtype=torch.float16, device="cuda") for _ in range(4))
         o = torch.nn.functional.scaled_dot_product_attention(q, k, v)
         lse = (torch.logsumexp((q.float() @ k.float().transpose(-1, -2)) / dim**0.5, dim=-1) / math.log(2)).contiguous()

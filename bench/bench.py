@@ -136,6 +136,19 @@ class Kernel:
         return launch
 
 
+def start():
+    """Readies the GPU for a benchmark: the driver initialized, torch's random numbers seeded (the
+    same inputs every run), torch's primary context current for the driver calls."""
+    ok(cu.cuInit(0))
+    torch.manual_seed(0)
+    torch.empty(1, device="cuda")
+
+
+def host_bindings(kernels):
+    """The bindings of `kernels` (one host function's, `function_kernels`) by host argument."""
+    return {binding["host_argument"]: binding for kernel in kernels for binding in kernel.manifest["bindings"]}
+
+
 def function_kernels(directory, name):
     """The kernels of host function `name` compiled into `directory` (NAME_0_kernel.ptx, NAME_1_...),
     in launch order."""
@@ -834,9 +847,7 @@ def main():
     args = parser.parse_args()
     DYNAMIC_MNK = tuple(int(size) for size in args.dynamic_mnk.split(","))
     ROUNDS = args.rounds
-    ok(cu.cuInit(0))
-    torch.manual_seed(0)
-    torch.empty(1, device="cuda")  # make the primary context current
+    start()
     rows = []
     failures = 0
     # spirv-coopmat kernels in vulkan/, plain-strategy SPIR-V GEMMs in vulkan-plain/.

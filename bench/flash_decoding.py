@@ -19,7 +19,6 @@ import sys
 import numpy
 import torch
 import triton
-from cuda.bindings import driver as cu
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench  # noqa: E402
@@ -39,9 +38,7 @@ def main():
     parser.add_argument("names", nargs="*", default=["flash_decoding"])
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
-    bench.ok(cu.cuInit(0))
-    torch.manual_seed(0)
-    torch.empty(1, device="cuda")
+    bench.start()
     failures = 0
     for name in args.names:
         kernels = bench.function_kernels(args.kernels, name)
@@ -49,10 +46,7 @@ def main():
             print(f"{name}: no kernels in {args.kernels}")
             failures += 1
             continue
-        shapes = {}
-        for kernel in kernels:
-            for binding in kernel.manifest["bindings"]:
-                shapes[binding["host_argument"]] = (binding["shape"], bench.DTYPES[binding["element"]])
+        shapes = {argument: (binding["shape"], bench.DTYPES[binding["element"]]) for argument, binding in bench.host_bindings(kernels).items()}
         tensors = {
             argument: torch.randn(shape, dtype=dtype, device="cuda") if argument < 3 else torch.full(shape, float("nan"), dtype=dtype, device="cuda")
             for argument, (shape, dtype) in shapes.items()

@@ -121,13 +121,10 @@ def run(directory, dtype, rounds, name_filter):
     import numpy
     import torch
     import triton
-    from cuda.bindings import driver as cu
 
     import bench
 
-    bench.ok(cu.cuInit(0))
-    torch.manual_seed(0)
-    torch.empty(1, device="cuda")
+    bench.start()
     timer = lambda fn: triton.testing.do_bench(fn, warmup=25, rep=150)  # noqa: E731
     dynamic = {}
     for tag, *_ in TILINGS:
