@@ -4,7 +4,7 @@
 the same run, every output checked against a float64 product first.
 
     python3 bench/sweep.py prepare DIR [--dtype f16|bf16]   # build machine: writes and compiles the kernels (sm_90a)
-    python3 bench/sweep.py run DIR [--dtype f16|bf16] [--rounds N] [--filter S]   # GPU machine
+    python3 bench/sweep.py run DIR [--dtype f16|bf16] [--rounds N] [--filter S,...]   # GPU machine
 
 For each shape, a static kernel per tiling (sizes compiled in: `bench/variants.py`'s program) and
 one dynamic kernel per tiling for all shapes (`examples/gemm_dynamic.mlir`'s form: sizes, grid and
@@ -38,14 +38,16 @@ SHAPES = [
     (5000, 5000, 5000),
 ]
 
-# (tag, block M, block N, block K, threads, stages): the issue's five tilings; a warpgroup takes
-# 64 rows (or a 128-row block splits N over two).
+# (tag, block M, block N, block K, threads, stages): the issue's five tilings, and 64x128 with a
+# ring of 8 (few tiles and a long K wait on memory: a deeper ring keeps more of it in flight); a
+# warpgroup takes 64 rows (or a 128-row block splits N over two).
 TILINGS = [
     ("128x256", 128, 256, 64, 256, 4),
     ("256x128", 256, 128, 64, 256, 4),
     ("128x128", 128, 128, 64, 256, 4),
     ("64x128", 64, 128, 64, 128, 4),
     ("64x256", 64, 256, 64, 128, 4),
+    ("64x128r8", 64, 128, 64, 128, 8),
 ]
 
 DYNAMIC = """// {name}: C = A * B on tensors of run-time sizes ({dtype}), tile {bm}x{bn}x{bk}, {threads} threads, {stages} stages.
@@ -87,8 +89,18 @@ def static_name(shape, tag, dtype):
     return "sweep_{}_{}x{}x{}_{}".format(dtype, *shape, tag)
 
 
+def whole_name(shape, tag, dtype):
+    return static_name(shape, tag, dtype) + "_whole"
+
+
 def dynamic_name(tag, dtype):
     return f"sweep_{dtype}_dynamic_{tag}"
+
+
+def split_kernel(directory, name):
+    """Whether the kernel of `name` in `directory` was split across clusters (tile-split-k)."""
+    ptx = os.path.join(directory, name + "_0_kernel.ptx")
+    return os.path.exists(ptx) and ".reqnctapercluster" in open(ptx).read()
 
 
 def prepare(directory, dtype):
@@ -103,6 +115,9 @@ def prepare(directory, dtype):
             name = static_name(shape, tag, dtype)
             m, n, k = shape
             programs.append((name, variants.program(name, m, n, k, dtype, bm, bn, bk, threads, stages)))
+            # Its twin with the loop kept whole, where tile-split-k splits it (timed beside it).
+            whole = whole_name(shape, tag, dtype)
+            programs.append((whole, variants.program(whole, m, n, k, dtype, bm, bn, bk, threads, stages, split=1)))
     for tag, bm, bn, bk, threads, stages in TILINGS:
         name = dynamic_name(tag, dtype)
         programs.append((name, DYNAMIC.format(name=name, dtype=dtype, bm=bm, bn=bn, bk=bk, threads=threads, stages=stages)))
@@ -114,6 +129,10 @@ def prepare(directory, dtype):
         result = subprocess.run([compiler, path, "--target", "sm_90a", "-o", directory], capture_output=True, text=True)
         if result.returncode != 0:
             print(f"{name}: not compiled: {result.stderr.strip()[:300]}")
+        elif name.endswith("_whole") and not split_kernel(directory, name[: -len("_whole")]):
+            for produced in os.listdir(directory):
+                if produced.startswith(name + "_"):
+                    os.remove(os.path.join(directory, produced))
     print(f"{len(programs)} kernels written to {directory}")
 
 
@@ -134,7 +153,7 @@ def run(directory, dtype, rounds, name_filter):
     rows, failures = [], 0
     for shape in SHAPES:
         label = "{}x{}x{}".format(*shape)
-        if name_filter not in label:
+        if not any(part in label for part in name_filter.split(",")):
             continue
         m, n, k = shape
         element = {"f16": torch.float16, "bf16": torch.bfloat16}[dtype]
@@ -146,6 +165,9 @@ def run(directory, dtype, rounds, name_filter):
             kernels = bench.function_kernels(directory, static_name(shape, tag, dtype))
             if kernels:
                 contenders.append(("static", tag, kernels[0]))
+            whole = bench.function_kernels(directory, whole_name(shape, tag, dtype))
+            if whole:
+                contenders.append(("whole", tag, whole[0]))
             if tag in dynamic:
                 contenders.append(("dynamic", tag, dynamic[tag]))
         best = {}
@@ -165,13 +187,13 @@ def run(directory, dtype, rounds, name_filter):
             if kind not in best or ratio > best[kind][1]:
                 best[kind] = (tag, ratio, 2 * m * n * k / mine / 1e9)
         cublas = 2 * m * n * k / timer(lambda: torch.matmul(a, b)) / 1e9
-        rows.append((label, cublas, best.get("static"), best.get("dynamic")))
+        rows.append((label, cublas, best.get("static"), best.get("dynamic"), best.get("whole")))
         del a, b, reference
     print(f"\n{dtype} GEMMs against cuBLAS (torch.matmul), the best tiling of each kind, medians of {rounds} alternating round(s)\n")
-    print("| M x N x K | cuBLAS TFLOP/s | static: tiling, TFLOP/s, ratio | dynamic: tiling, TFLOP/s, ratio |\n|---|---|---|---|")
+    print("| M x N x K | cuBLAS TFLOP/s | static: tiling, TFLOP/s, ratio | dynamic: tiling, TFLOP/s, ratio | static, split loops kept whole |\n|---|---|---|---|---|")
     cell = lambda best: f"{best[0]}, {best[2]:.0f}, {best[1]:.3f}" if best else "none"  # noqa: E731
-    for label, cublas, static, dynamic_best in rows:
-        print(f"| {label} | {cublas:.0f} | {cell(static)} | {cell(dynamic_best)} |")
+    for label, cublas, static, dynamic_best, whole in rows:
+        print(f"| {label} | {cublas:.0f} | {cell(static)} | {cell(dynamic_best)} | {cell(whole)} |")
     for kind, index in (("static", 2), ("dynamic", 3)):
         ratios = [row[index][1] for row in rows if row[index]]
         if ratios:

@@ -46,7 +46,14 @@ RELU = """    tile.parallel (%i, %j) in ({bm}, {bn}) {{
 """
 
 
-def program(name, m, n, k, dtype, bm, bn, bk, threads, stages, relu=False, transpose_b=False, fill=0.0, transpose_a=False, persistent=True):
+def schedule(persistent, split):
+    """The main loop's `tile.schedule` entries: none where the compiler decides (persistent, and
+    split where tile-split-k would), else the ones asked for."""
+    entries = ([] if persistent else ["persistent = false"]) + ([] if split is None else [f"split = {split}"])
+    return " attributes {tile.schedule = {" + ", ".join(entries) + "}}" if entries else ""
+
+
+def program(name, m, n, k, dtype, bm, bn, bk, threads, stages, relu=False, transpose_b=False, fill=0.0, transpose_a=False, persistent=True, split=None):
     ceil = lambda a, b: (a + b - 1) // b
     fields = dict(
         name=name, m=m, n=n, k=k, dtype=dtype, bm=bm, bn=bn, bk=bk, threads=threads, stages=stages,
@@ -60,7 +67,7 @@ def program(name, m, n, k, dtype, bm, bn, bk, threads, stages, relu=False, trans
         as_shape=f"{bk}x{bm}" if transpose_a else f"{bm}x{bk}",
         a_offsets="%k0, %m0" if transpose_a else "%m0, %k0",
         relu_open="relu(" if relu else "", relu_close=")" if relu else "", fill=fill,
-        schedule="" if persistent else " attributes {tile.schedule = {persistent = false}}",
+        schedule=schedule(persistent, split),
         # i8 products sum into i32 (the dialect's rule), the others into f32.
         acc="i32" if dtype == "i8" else "f32",
         # f8E4M3FN products leave as f32.

@@ -392,6 +392,7 @@ const OPS: &[&str] = &[
     "tile.reduce",
     "tile.scan",
     "tile.print",
+    "tile.split_sum",
     "tile.alloc_shared",
     "tile.alloc_fragment",
     "tile.kernel",

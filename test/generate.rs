@@ -180,5 +180,6 @@ mod tests {
         assert!(programs.iter().any(|p| p.pipelined > 0));
         assert!(programs.iter().any(|p| p.text.contains("transpose_a")));
         assert!(programs.iter().any(|p| p.text.contains("xbf16")));
+        assert!(programs.iter().any(|p| p.text.contains("split = 2")));
     }
 }

@@ -67,6 +67,7 @@ pub fn register_all() {
     tile_dialect::register_pass(layout::ARGUMENT, layout::create_infer_layouts_pass);
     tile_dialect::register_pass(pipeline::plan::ARGUMENT, pipeline::plan::create_plan_pipelines_pass);
     tile_dialect::register_pass(pipeline::EXPAND_ARGUMENT, pipeline::create_expand_pipelines_pass);
+    tile_dialect::register_pass(pipeline::split_k::ARGUMENT, pipeline::split_k::create_split_k_pass);
     tile_dialect::register_pass(
         pipeline::persistent::ARGUMENT,
         pipeline::persistent::create_persistent_kernels_pass,

@@ -72,7 +72,8 @@ fn host_arguments_plain(module: OperationRef, strided: bool) -> bool {
 /// Checks what `target` (`None`: the CPU reference) cannot build in `module`: host memrefs outside
 /// the default memory space on GPU targets (f8E4M3FN every target holds as bytes where its
 /// instructions lack it, `crate::small_floats`; spirv-coopmat's refusal is its lowering's), index
-/// constants wider than 32-bit indices, producer warpgroups where the target has no TMA; emits an
+/// constants wider than 32-bit indices, producer warpgroups where the target has no TMA, cluster
+/// sums where it has no clusters; emits an
 /// error at each op or function it cannot build and returns `Err` (empty: the errors are out) when
 /// there was one. (Math ops are the math passes' and `tile-check-external-calls`' business.)
 pub fn check_supported(module: OperationRef, target: Option<&Target>) -> Result<(), String> {
@@ -82,6 +83,7 @@ pub fn check_supported(module: OperationRef, target: Option<&Target>) -> Result<
     let Some(gpu) = target else {
         failed |= !truncations_linked(module);
         failed |= !no_producers(module, target);
+        failed |= !no_split_sums(module, target);
         failed |= !atomics_supported(module, crate::target::Atomics::Llvm, CPU_REFERENCE);
         return if failed { Err(String::new()) } else { Ok(()) };
     };
@@ -95,6 +97,9 @@ pub fn check_supported(module: OperationRef, target: Option<&Target>) -> Result<
     }
     failed |= !atomics_supported(module, gpu.atomics, gpu.name);
     failed |= !prints_supported(module, gpu);
+    if gpu.clusters.is_none() {
+        failed |= !no_split_sums(module, target);
+    }
     if !gpu.f64_arithmetic {
         failed |= !no_f64(module, gpu);
     }
@@ -256,6 +261,24 @@ fn no_producers(module: OperationRef, target: Option<&Target>) -> bool {
         );
     }
     producers.is_empty()
+}
+
+/// Checks that no kernel of `module` has a `tile.split_sum`: only targets with thread block
+/// clusters add up a fragment over several blocks.
+fn no_split_sums(module: OperationRef, target: Option<&Target>) -> bool {
+    let clusters = crate::target::names_where(|target| target.clusters.is_some());
+    let sums = tile_dialect::ops::find_ops(module, tile::SplitSumOperation::name());
+    for sum in &sums {
+        emit_error(
+            sum.location(),
+            &format!(
+                "'tile.split_sum' op adds up the fragments of a thread block cluster's blocks, which only {clusters} has, not {}; compile for {clusters}, or run the program before {} split it",
+                display(target),
+                crate::pipeline::split_k::ARGUMENT
+            ),
+        );
+    }
+    sums.is_empty()
 }
 
 /// Checks that `module` prints only where `gpu`'s kernels can (`tile.print`); an error at each

@@ -74,6 +74,7 @@ TILE_VERIFY_IN_RUST(CopyAsyncOp)
 TILE_VERIFY_IN_RUST(ArriveOp)
 TILE_VERIFY_IN_RUST(WaitOp)
 TILE_VERIFY_IN_RUST(ProducerOp)
+TILE_VERIFY_IN_RUST(SplitSumOp)
 #undef TILE_VERIFY_IN_RUST
 
 void PipelinedOp::getCanonicalizationPatterns(RewritePatternSet &results, MLIRContext *context) {

@@ -99,10 +99,20 @@ pub const SCHEDULE: Decision = Decision {
         ("release", Holds::String(&["barrier", "mbarrier", "previous"])),
         ("prefetch", Holds::Integer),
         ("persistent", Holds::Integer),
+        ("split", Holds::Integer),
         ("producer", Holds::String(&["warpgroup", "none"])),
     ]),
     written_by: "tile-plan-pipelines (a program may ask for entries)",
-    read_by: "tile-persistent-kernels, tile-expand-pipelines",
+    read_by: "tile-split-k, tile-persistent-kernels, tile-expand-pipelines",
+};
+
+/// `tile.splits`: the blocks of a cluster that split each output tile's sum (`tile.split_sum`).
+pub const SPLITS: Decision = Decision {
+    name: "tile.splits",
+    on: &["tile.kernel"],
+    holds: Holds::Integer,
+    written_by: "tile-split-k",
+    read_by: "the lowerings (the kernel's cluster, its manifest)",
 };
 
 /// `tile.ahead`: a copy a ring issues ahead of the step that reads it.
@@ -171,13 +181,14 @@ pub const MANIFESTS: Decision = Decision {
 };
 
 /// The decisions that cross pass boundaries.
-pub const DECLARED: [&Decision; 13] = [
+pub const DECLARED: [&Decision; 14] = [
     &TARGET,
     &SHARED_MEMORY_BYTES,
     &LAYOUT,
     &LOOP_LAYOUT,
     &STRATEGY,
     &SCHEDULE,
+    &SPLITS,
     &AHEAD,
     &TILE_STEPS,
     &CARRIES_GEMM,

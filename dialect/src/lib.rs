@@ -32,7 +32,7 @@ mod verify;
 pub use error::{Error, Result};
 pub use registration::{dialect_handle, install_hooks, load, register, register_pass, register_pipeline};
 /// The most barriers one `tile.alloc_barriers` may hold.
-pub use verify::{MAX_BARRIERS, PRODUCER_THREADS};
+pub use verify::{MAX_BARRIERS, MAX_SPLITS, PRODUCER_THREADS};
 
 /// The op reference generated from the ODS by `mlir-tblgen -gen-dialect-doc` at build time.
 pub const GENERATED_OP_REFERENCE: &str = include_str!(concat!(env!("OUT_DIR"), "/TileDialect.md"));

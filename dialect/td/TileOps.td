@@ -534,4 +534,37 @@ def Tile_ProducerOp : Tile_Op<"producer", [RecursiveMemoryEffects,
   let assemblyFormat = "$body attr-dict";
 }
 
+def Tile_SplitSumOp : Tile_Op<"split_sum"> {
+  let summary = "Sum of a fragment over the blocks a reduction is split across";
+  let description = [{
+    The `tile.split_sum` operation adds up the fragment `acc` over the `splits` consecutive blocks
+    along the grid's first dimension that each computed one part of the same sum (a GEMM's K split
+    across them: `tile-split-k` writes it), through `scratch`, a shared tile of the fragment's
+    element type with room for every register of the block's threads. Afterwards the fragment of
+    the first of those blocks (`rank` 0) holds the sum of all of theirs, added in the order of
+    their ranks, whatever order the blocks finish in; the other blocks' fragments are left as they
+    were. `rank` is the block's place among them (its first block index modulo `splits`). Every
+    thread of each of the blocks reaches it once, directly in the kernel's body.
+
+    On sm_90a the blocks are one thread block cluster: each stores its fragment into its own shared
+    memory, and rank 0 adds the others' from theirs through distributed shared memory, between
+    cluster barriers. Only targets with clusters lower it; the interpreter and the CPU reference run
+    the program as written, before any split.
+
+    Example:
+
+    ```mlir
+    tile.split_sum %Cf, %scratch, %rank splits(4) : memref<64x128xf32, #tile.fragment>, memref<8192xf32, #gpu.address_space<workgroup>>
+    ```
+  }];
+  let arguments = (ins
+    Arg<AnyMemRef, "the fragment summed", [MemRead, MemWrite]>:$acc,
+    Arg<AnyMemRef, "where the block's registers are exchanged", [MemRead, MemWrite]>:$scratch,
+    Arg<Index, "the block's rank among the splits">:$rank,
+    I64Attr:$splits);
+  let assemblyFormat = [{
+    $acc `,` $scratch `,` $rank `splits` `(` $splits `)` attr-dict `:` type($acc) `,` type($scratch)
+  }];
+}
+
 #endif // TILE_OPS_TD

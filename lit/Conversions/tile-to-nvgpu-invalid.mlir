@@ -243,3 +243,28 @@ func.func @fragment_row_by_constant(%X: memref<64xf32>, %Y: memref<2x64xf32>) {
   }
   return
 }
+
+// -----
+
+// A sum over a cluster's blocks exchanges registers: a kernel whose fragments cannot be in
+// registers cannot have one.
+module attributes {tile.target = "sm_90a"} {
+  func.func @split_sum_off_registers(%C: memref<64x512xf32>, %R: memref<4xf32>) {
+    %c0 = arith.constant 0 : index
+    %c4 = arith.constant 4 : index
+    %c16 = arith.constant 16 : index
+    %one = arith.constant 1.0 : f32
+    tile.kernel grid(%c16) threads(128) (%b) attributes {tile.splits = 4} {
+      %bx = arith.divui %b, %c4 : index
+      %rank = arith.remui %b, %c4 : index
+      %Cf = tile.alloc_fragment : memref<64x128xf32, #tile.fragment>
+      %scratch = tile.alloc_shared : memref<8192xf32, #gpu.address_space<workgroup>>
+      tile.fill %Cf, %one : memref<64x128xf32, #tile.fragment>
+      // expected-error @+1 {{'tile.split_sum' op needs its kernel's fragments in registers, but 'memref.load' at}}
+      tile.split_sum %Cf, %scratch, %rank splits(4) : memref<64x128xf32, #tile.fragment>, memref<8192xf32, #gpu.address_space<workgroup>>
+      %v = memref.load %Cf[%rank, %c0] : memref<64x128xf32, #tile.fragment>
+      memref.store %v, %R[%bx] : memref<4xf32>
+    }
+    return
+  }
+}

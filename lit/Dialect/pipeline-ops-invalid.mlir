@@ -188,3 +188,83 @@ func.func @producer_shares_barrier() {
   }
   return
 }
+
+// -----
+
+func.func @split_sum_splits(%r: index) {
+  %c2 = arith.constant 2 : index
+  tile.kernel grid(%c2) threads(128) (%b) attributes {tile.splits = 2} {
+    %Cf = tile.alloc_fragment : memref<64x128xf32, #tile.fragment>
+    %s = tile.alloc_shared : memref<8192xf32, #gpu.address_space<workgroup>>
+    // expected-error @+1 {{'tile.split_sum' op expects splits from 2 to 8 (the blocks of a portable thread block cluster), but got 1}}
+    tile.split_sum %Cf, %s, %r splits(1) : memref<64x128xf32, #tile.fragment>, memref<8192xf32, #gpu.address_space<workgroup>>
+  }
+  return
+}
+
+// -----
+
+func.func @split_sum_no_clusters(%r: index) {
+  %c2 = arith.constant 2 : index
+  tile.kernel grid(%c2) threads(128) (%b) {
+    %Cf = tile.alloc_fragment : memref<64x128xf32, #tile.fragment>
+    %s = tile.alloc_shared : memref<8192xf32, #gpu.address_space<workgroup>>
+    // expected-error @+1 {{'tile.split_sum' op expects its kernel's tile.splits (the blocks of each of its clusters) to be 2, but got none}}
+    tile.split_sum %Cf, %s, %r splits(2) : memref<64x128xf32, #tile.fragment>, memref<8192xf32, #gpu.address_space<workgroup>>
+  }
+  return
+}
+
+// -----
+
+func.func @split_sum_nested(%r: index, %p: i1) {
+  %c2 = arith.constant 2 : index
+  tile.kernel grid(%c2) threads(128) (%b) attributes {tile.splits = 2} {
+    %Cf = tile.alloc_fragment : memref<64x128xf32, #tile.fragment>
+    %s = tile.alloc_shared : memref<8192xf32, #gpu.address_space<workgroup>>
+    scf.if %p {
+      // expected-error @+1 {{'tile.split_sum' op expects to be a direct child of a tile.kernel (every thread of each block reaches it once), but it is nested in another op}}
+      tile.split_sum %Cf, %s, %r splits(2) : memref<64x128xf32, #tile.fragment>, memref<8192xf32, #gpu.address_space<workgroup>>
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @split_sum_shared(%r: index) {
+  %c2 = arith.constant 2 : index
+  tile.kernel grid(%c2) threads(128) (%b) attributes {tile.splits = 2} {
+    %Cs = tile.alloc_shared : memref<64x128xf32, #gpu.address_space<workgroup>>
+    %s = tile.alloc_shared : memref<8192xf32, #gpu.address_space<workgroup>>
+    // expected-error @+1 {{'tile.split_sum' op expects a fragment to sum, but got memref<64x128xf32, #gpu.address_space<workgroup>>}}
+    tile.split_sum %Cs, %s, %r splits(2) : memref<64x128xf32, #gpu.address_space<workgroup>>, memref<8192xf32, #gpu.address_space<workgroup>>
+  }
+  return
+}
+
+// -----
+
+func.func @split_sum_scratch(%r: index) {
+  %c2 = arith.constant 2 : index
+  tile.kernel grid(%c2) threads(128) (%b) attributes {tile.splits = 2} {
+    %Cf = tile.alloc_fragment : memref<64x128xf32, #tile.fragment>
+    %s = tile.alloc_shared : memref<8192xf16, #gpu.address_space<workgroup>>
+    // expected-error @+1 {{'tile.split_sum' op expects a shared tile of the fragment's element type to exchange it through, but got memref<8192xf16, #gpu.address_space<workgroup>>}}
+    tile.split_sum %Cf, %s, %r splits(2) : memref<64x128xf32, #tile.fragment>, memref<8192xf16, #gpu.address_space<workgroup>>
+  }
+  return
+}
+
+// -----
+
+func.func @split_sum_small_scratch(%r: index) {
+  %c2 = arith.constant 2 : index
+  tile.kernel grid(%c2) threads(128) (%b) attributes {tile.splits = 2} {
+    %Cf = tile.alloc_fragment : memref<64x128xf32, #tile.fragment>
+    %s = tile.alloc_shared : memref<64xf32, #gpu.address_space<workgroup>>
+    // expected-error @+1 {{'tile.split_sum' op expects a scratch of at least the fragment's 8192 elements (each thread's registers go there), but got memref<64xf32, #gpu.address_space<workgroup>>}}
+    tile.split_sum %Cf, %s, %r splits(2) : memref<64x128xf32, #tile.fragment>, memref<64xf32, #gpu.address_space<workgroup>>
+  }
+  return
+}

@@ -114,3 +114,18 @@ func.func @paged_producer(%K: memref<256x64xf16>, %Table: memref<8xi32>) {
   }
   return
 }
+
+// -----
+
+// CHECK-LABEL: func.func @split_sum
+// CHECK: tile.kernel grid(%{{.*}}) threads(128) (%{{.*}}) attributes {tile.splits = 4 : i64} {
+// CHECK: tile.split_sum %{{.*}}, %{{.*}}, %{{.*}} splits(4) : memref<64x128xf32, #tile.fragment>, memref<8192xf32, #gpu.address_space<workgroup>>
+func.func @split_sum(%r: index) {
+  %c4 = arith.constant 4 : index
+  tile.kernel grid(%c4) threads(128) (%b) attributes {tile.splits = 4} {
+    %Cf = tile.alloc_fragment : memref<64x128xf32, #tile.fragment>
+    %s = tile.alloc_shared : memref<8192xf32, #gpu.address_space<workgroup>>
+    tile.split_sum %Cf, %s, %r splits(4) : memref<64x128xf32, #tile.fragment>, memref<8192xf32, #gpu.address_space<workgroup>>
+  }
+  return
+}

@@ -295,6 +295,14 @@ pub fn program(rng: &mut Rng) -> Program {
         };
         *total += *total % 2;
     }
+    // A K loop split across a cluster's blocks (`split = 2` in its schedule; sm_90a splits it,
+    // the other targets run it whole): asked for on a fork where tile-split-k takes the loop, its
+    // steps even and only gemms of shared operands in it; the accumulators start at zero below.
+    let split = plan.stages.is_some()
+        && plan.k_tiles % 2 == 0
+        && plan.a == AOperand::Shared
+        && plan.shape != Shape::Chain
+        && rng.fork(0x5917).below(3) == 0;
     let p = &plan;
     let e = p.element;
     let chain_shape = p.shape == Shape::Chain;
@@ -401,21 +409,28 @@ pub fn program(rng: &mut Rng) -> Program {
     for k in 0..4 {
         w!(text, "  %k{k} = arith.constant {} : f32", literal(rng));
     }
+    let init = if rng.below(2) == 0 {
+        "0.0".to_string()
+    } else {
+        literal(rng)
+    };
+    // The split's parts each start from the accumulator's initial value: zero.
     w!(
         text,
         "  %init = arith.constant {} : f32",
-        if rng.below(2) == 0 {
-            "0.0".to_string()
-        } else {
-            literal(rng)
-        }
+        if split { "0.0" } else { &init }
     );
     let integer = p.integer();
     if quantized {
         w!(text, "  %qscale = arith.constant 0.125 : {e}");
     }
     if integer {
-        w!(text, "  %init_i = arith.constant {} : i32", rng.below(3) as i64 * 7 - 7);
+        let init_i = rng.below(3) as i64 * 7 - 7;
+        w!(
+            text,
+            "  %init_i = arith.constant {} : i32",
+            if split { 0 } else { init_i }
+        );
         w!(text, "  %scale = arith.constant 0.015625 : f32");
     }
     for (name, value) in [
@@ -499,7 +514,12 @@ pub fn program(rng: &mut Rng) -> Program {
     let indent = if p.stages.is_some() { "      " } else { "    " };
     let k0 = match p.stages {
         Some(stages) => {
-            w!(text, "    tile.pipelined %k = %c0 to %kt stages({stages}) {{");
+            let schedule = if split {
+                " attributes {tile.schedule = {split = 2}}"
+            } else {
+                ""
+            };
+            w!(text, "    tile.pipelined %k = %c0 to %kt stages({stages}){schedule} {{");
             w!(text, "      %kk = arith.muli %k, %ck : index");
             "%kk"
         }
@@ -818,7 +838,11 @@ pub fn program(rng: &mut Rng) -> Program {
             (true, true) => ", transpose_a and _b",
         },
         match p.stages {
-            Some(stages) => format!("pipelined {} K tiles in {stages} stages", p.k_tiles),
+            Some(stages) => format!(
+                "pipelined {} K tiles in {stages} stages{}",
+                p.k_tiles,
+                if split { ", split in 2" } else { "" }
+            ),
             None => "no loop".into(),
         },
         notes.join(", "),

@@ -275,6 +275,21 @@ fn lower<'c, 'a>(
             op.location()
         )
     });
+    // A sum over a cluster's blocks exchanges registers: the plain path has none to exchange.
+    if let Err((op, why)) = &planned
+        && let Some(sum) = nested_ops(kernel)
+            .into_iter()
+            .find(|nested| tile_ir::is(nested, tile_ir::tile::SplitSumOperation::name))
+    {
+        return Err((
+            sum,
+            format!(
+                "needs its kernel's fragments in registers, but '{}' at {} {why}",
+                op_name(op),
+                op.location()
+            ),
+        ));
+    }
     // Every kernel a per-op target cannot keep in registers takes the slower path: say so at the
     // op that has no rule.
     if let (true, Err((op, why))) = (warn_off_registers, &planned) {
@@ -631,6 +646,7 @@ fn lower<'c, 'a>(
             target,
             block_threads,
             integer_attribute(&kernel, "min_blocks_per_multiprocessor"),
+            integer_attribute(&kernel, crate::pipeline::split_k::SPLITS),
         ),
     };
     let targets = target.environment.map(|environment| {

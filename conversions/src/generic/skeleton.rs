@@ -46,12 +46,14 @@ pub struct Kernel<'c> {
 
 /// What `target`'s kernels of `threads` threads say of their launch: the SPIR-V entry point's
 /// workgroup size, or the known block size (and, on NVIDIA with `min_blocks`, the launch bounds
-/// that keep registers few enough for `min_blocks` blocks a multiprocessor).
+/// that keep registers few enough for `min_blocks` blocks a multiprocessor; with `cluster`, the
+/// blocks of a cluster along x, which the code then asks for: PTX's `.reqnctapercluster`).
 pub fn kernel_attributes<'c>(
     context: &'c Context,
     target: &Target,
     threads: i64,
     min_blocks: Option<i64>,
+    cluster: Option<i64>,
 ) -> Vec<(Identifier<'c>, Attribute<'c>)> {
     let named = |name: &str, value: Attribute<'c>| (Identifier::new(context, name), value);
     if target.is_spirv() {
@@ -63,6 +65,10 @@ pub fn kernel_attributes<'c>(
     }
     let block: Attribute = DenseI32ArrayAttribute::new(context, &[threads as i32, 1, 1]).into();
     let mut attributes = vec![named("known_block_size", block)];
+    if let Some(blocks) = cluster {
+        let cluster = DenseI32ArrayAttribute::new(context, &[blocks as i32, 1, 1]).into();
+        attributes.push(named("known_cluster_size", cluster));
+    }
     if let (Some(blocks), true) = (min_blocks, target.memory.dynamic_shared) {
         attributes.push(named("nvvm.maxntid", block));
         let i32 = IntegerType::new(context, 32).into();

@@ -16,6 +16,12 @@ pub const BLOCK_RESERVED_BYTES: i64 = 1024;
 /// launch. On a part with fewer, the extra blocks wait for a free multiprocessor (correct, slower).
 pub const MULTIPROCESSORS: i64 = 132;
 
+/// Thread block clusters the H200 runs at once, by size, with one block a multiprocessor
+/// (`cuOccupancyMaxActiveClusters`, RESULTS run 204): a cluster's blocks share one GPC, and the
+/// GPCs' multiprocessors do not all divide into fours and eights. Past these a split launch runs
+/// in two waves (32 clusters of 4 took twice as long as 30 would).
+pub const CLUSTERS_AT_ONCE: &[(i64, i64)] = &[(2, 66), (4, 30), (8, 15)];
+
 /// Registers one of a multiprocessor's four schedulers holds: a block's warps are dealt out to them
 /// in turn, so ptxas gives each thread of a block of W warpgroups at most 16,384 / (32 W).
 pub const SCHEDULER_REGISTERS: i64 = 16_384;

@@ -3,7 +3,8 @@
 //! mma.sync, TMA copies and stores); [`anchors`], the layouts those instructions impose;
 //! [`chip`], the facts of the sm_90a parts the rules, the layout inference and the
 //! persistent-kernel pass share (shared memory, multiprocessors, registers, the operand layouts
-//! wgmma reads); [`backend`], the passes from the lowered kernels to PTX.
+//! wgmma reads); [`clusters`], the sum of a fragment over a cluster's blocks; [`backend`], the
+//! passes from the lowered kernels to PTX.
 //!
 //! Every kernel is lowered op by op ([`crate::generic`] with fragments in registers,
 //! [`crate::registers`]): gemms on the tensor cores, copies into TMA rings where
@@ -12,6 +13,7 @@
 
 pub mod anchors;
 pub(crate) mod chip;
+pub(crate) mod clusters;
 pub mod rules;
 
 /// The passes after an NVIDIA chip's lowering, for `chip`: the kernels' private arrays as values

@@ -18,6 +18,7 @@ pub mod persistent;
 pub mod plan;
 pub mod producer;
 pub mod rings;
+pub mod split_k;
 
 /// The unit attribute that marks a copy `tile-expand-pipelines` issues ahead.
 pub const AHEAD_ATTRIBUTE: &str = tile_dialect::decisions::AHEAD.name;

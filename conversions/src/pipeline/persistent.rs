@@ -115,7 +115,8 @@ fn shares_multiprocessor(kernel: OperationRef, main: OperationRef, multiprocesso
 /// The kernel's shape when the rewrite takes it (see the module's doc).
 fn persistent<'c, 'a>(kernel: OperationRef<'c, 'a>, multiprocessors: &Multiprocessors) -> Option<Persistent<'c, 'a>> {
     let strategy = tile_dialect::ops::string_attribute(&kernel, tile_dialect::decisions::STRATEGY.name)?;
-    if strategy != crate::target::Strategy::PerOp.name() {
+    // A kernel split across clusters (`tile-split-k`) has few tiles by choice.
+    if strategy != crate::target::Strategy::PerOp.name() || kernel.attribute(super::split_k::SPLITS).is_ok() {
         return None;
     }
     let sizes: Vec<i64> = kernel.operands().map(constant_integer).collect::<Option<_>>()?;

@@ -46,7 +46,7 @@ pub const SCHEDULE_ATTRIBUTE: &str = tile_dialect::decisions::SCHEDULE.name;
 const PLAIN: &str = "{buffers = 1 : i64, fill = \"threads\", prefetch = 0 : i64, wait = \"barrier\"}";
 
 /// The integer (or flag: nonzero) entry `name` a `tile.schedule` on `pipelined` asks for, if any.
-fn requested(pipelined: OperationRef, name: &str) -> Option<i64> {
+pub fn requested_integer(pipelined: OperationRef, name: &str) -> Option<i64> {
     IntegerAttribute::try_from(schedule_entry(pipelined, name)?)
         .ok()
         .map(|value| value.value())
@@ -66,12 +66,12 @@ pub fn requested_string(pipelined: OperationRef, name: &str) -> Option<String> {
 
 /// The buffer count a `tile.schedule` on `pipelined` asks for, if any.
 pub fn requested_buffers(pipelined: OperationRef) -> Option<i64> {
-    requested(pipelined, "buffers")
+    requested_integer(pipelined, "buffers")
 }
 
 /// Whether a `tile.schedule` on `pipelined` asks for a persistent launch (TMA targets), if it says.
 pub fn requested_persistent(pipelined: OperationRef) -> Option<bool> {
-    requested(pipelined, "persistent").map(|flag| flag != 0)
+    requested_integer(pipelined, "persistent").map(|flag| flag != 0)
 }
 
 /// Refuses a `tile.schedule` on `pipelined` with an entry that differs from `schedule` (what the
@@ -89,9 +89,12 @@ pub fn check_schedule<'c, 'a>(
     let built = with_context(pipelined, |context| Attribute::parse(context, schedule))
         .and_then(|built| DictionaryAttribute::try_from(built).ok());
     // An entry that asks for what a schedule without it does (no persistent launch, no producer
-    // warpgroup) agrees with one that leaves it out.
+    // warpgroup) agrees with one that leaves it out; a split is `tile-split-k`'s, recorded on the
+    // kernel (or warned about, where the target has no clusters).
     let default = |name: &str, value: Attribute| match name {
         "persistent" => IntegerAttribute::try_from(value).is_ok_and(|flag| flag.value() == 0),
+        "split" => IntegerAttribute::try_from(value)
+            .is_ok_and(|split| split.value() == super::split_k::splits_of(pipelined) || chip.clusters.is_none()),
         "producer" => tile_dialect::ops::attribute_text(value).is_some_and(|kind| kind == "none"),
         _ => false,
     };
@@ -125,6 +128,13 @@ pub fn check_schedule<'c, 'a>(
         no_producer.filter(|_| requested_string(pipelined, "producer").as_deref() == Some("warpgroup"))
     {
         format!("no producer warpgroup: {reason}; or drop the entry")
+    } else if super::split_k::requested_split(pipelined)
+        .is_some_and(|split| split != super::split_k::splits_of(pipelined) && chip.clusters.is_some())
+    {
+        format!(
+            "{} splits loops: run it before tile-plan-pipelines (the target pipelines do), or drop the entry",
+            super::split_k::ARGUMENT
+        )
     } else if requested_persistent(pipelined) == Some(true) && chip.tma {
         "tile-persistent-kernels writes a persistent kernel: run it before tile-plan-pipelines (the tile-to-nvvm pipeline does), or drop the entry".to_owned()
     } else {

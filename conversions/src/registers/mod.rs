@@ -365,14 +365,5 @@ pub fn plan<'c, 'a>(
 
 /// Lowers the fragment ops of a kernel planned for `target`.
 pub fn apply<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>, plan: Plan<'c, 'a>, target: &Target) {
-    patterns::lower_all(
-        context,
-        kernel,
-        &plan.ops,
-        &plan.layouts,
-        target.shuffle_lanes,
-        target.memory.private_space,
-        target.is_spirv(),
-        target.memory.dynamic_shared,
-    );
+    patterns::lower_all(context, kernel, &plan.ops, &plan.layouts, target);
 }

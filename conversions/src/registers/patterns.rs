@@ -400,6 +400,7 @@ pub fn check(op: OperationRef, layouts: &Layouts) -> Rule {
         // Planned (and refused where no plan fits) by `reduce_plans`.
         tile::ReduceOperation => Ok(()),
         tile::PrintOperation if touches_fragment => placed(layouts, op.operand(0).map_err(|e| e.to_string())?).map(|_| ()),
+        tile::SplitSumOperation => split_sum_fits(op, layouts),
         tile::ScanOperation if touches_fragment => {
             let (src, dst) = (op.operand(0).map_err(|e| e.to_string())?, op.operand(1).map_err(|e| e.to_string())?);
             if level(src) != Some(MemoryLevel::Fragment) || level(dst) != Some(MemoryLevel::Fragment) {
@@ -438,6 +439,24 @@ pub fn check(op: OperationRef, layouts: &Layouts) -> Rule {
             }
         },
     })
+}
+
+/// Whether the scratch of a `tile.split_sum` holds every register of the block's threads.
+fn split_sum_fits(op: OperationRef, layouts: &Layouts) -> Rule {
+    let acc = op.operand(0).map_err(|e| e.to_string())?;
+    let scratch = op.operand(1).map_err(|e| e.to_string())?;
+    let registers = placed(layouts, acc)?.register_count();
+    let threads = op
+        .parent_operation()
+        .and_then(|kernel| integer_attribute(&kernel, "threads"))
+        .unwrap_or(128);
+    let room: i64 = memref_shape(scratch).iter().product();
+    if registers * threads > room {
+        return Err(format!(
+            "exchanges {registers} registers of each of {threads} threads through a scratch of {room} elements"
+        ));
+    }
+    Ok(())
 }
 
 fn check_parallel(op: OperationRef, layouts: &Layouts) -> Rule {
@@ -1737,6 +1756,8 @@ enum OpRule {
     Print,
     /// A gemm on no matrix instruction: a loop over K per accumulator element.
     Gemm,
+    /// A `tile.split_sum`: the target's cluster rule.
+    SplitSum,
     /// One of the matrix rules' (their number).
     Matrix(u8),
 }
@@ -1747,11 +1768,13 @@ pub fn lower_all<'c, 'a>(
     kernel: OperationRef<'c, 'a>,
     ops: &[OperationRef<'c, 'a>],
     layouts: &Layouts,
-    shuffles: Option<i64>,
-    private_space: &str,
-    spirv: bool,
-    wide_stores: bool,
+    target: &crate::target::Target,
 ) {
+    let shuffles = target.shuffle_lanes;
+    let private_space = target.memory.private_space;
+    let spirv = target.is_spirv();
+    let wide_stores = target.memory.dynamic_shared;
+    let clusters = target.clusters.as_ref();
     let body = kernel
         .region(0)
         .ok()
@@ -1853,6 +1876,7 @@ pub fn lower_all<'c, 'a>(
                 tile::ScanOperation if touches_fragment => OpRule::Scan,
                 tile::PrintOperation if touches_fragment => OpRule::Print,
                 tile::GemmOperation if touches_fragment => OpRule::Gemm,
+                tile::SplitSumOperation => OpRule::SplitSum,
                 _ => return None,
             });
             Some((*op, rule))
@@ -1871,6 +1895,9 @@ pub fn lower_all<'c, 'a>(
             },
             OpRule::Print => lowering.print(op, scratch.expect("a print's scratch")),
             OpRule::Gemm => lowering.gemm(op, scratch),
+            OpRule::SplitSum => (clusters
+                .expect("tile.split_sum refused off targets with clusters")
+                .split_sum)(&lowering, op),
             OpRule::Matrix(rule) => plan.expect("a matrix plan").lower(&lowering, op, rule, scratch),
         }
     }

@@ -46,6 +46,7 @@ pub static TARGET: Target = Target {
     cp_async_rings: false,
     multiprocessors: None,
     // 16-byte runs (`global_load_dwordx4`, `ds_write_b128`).
+    clusters: None,
     wide_copies: Some(crate::generic::vector_copy::WideCopies {
         run_bytes: 16,
         lanes: 16,

@@ -84,6 +84,9 @@ pub struct Target {
     /// The multiprocessors the target's kernels are planned for, where a plan counts them
     /// (persistent kernels, producer warpgroups).
     pub multiprocessors: Option<Multiprocessors>,
+    /// Thread block clusters (blocks that read each other's shared memory and meet at cluster
+    /// barriers: [`crate::pipeline::split_k`]), where the target has them.
+    pub clusters: Option<Clusters>,
     /// How copies from global tensors into shared tiles move in wide runs, where the target has
     /// its own way (`None`: TMA and cp.async, or the plain copy).
     pub wide_copies: Option<crate::generic::vector_copy::WideCopies>,
@@ -101,6 +104,16 @@ pub struct Target {
     /// Its kernels compute on f64 (arithmetic; f64 math functions would still need a device
     /// library).
     pub f64_arithmetic: bool,
+}
+
+/// A target's thread block clusters.
+pub struct Clusters {
+    /// The most blocks a cluster may hold.
+    pub blocks: i64,
+    /// Clusters of each size (blocks) the chip runs at once, one block a multiprocessor.
+    pub at_once: &'static [(i64, i64)],
+    /// The rule that lowers a `tile.split_sum` (its fragment in registers).
+    pub split_sum: for<'c, 'a, 'l> fn(&crate::registers::patterns::Lowering<'c, 'a, 'l>, OperationRef<'c, 'a>),
 }
 
 /// The atomic updates (`memref.atomic_rmw`) a target's kernels can make.

@@ -39,6 +39,7 @@ pub static TARGET: Target = Target {
     // 16-byte runs (`ld.global.v4`, `st.shared.v4`) where a tile lies inside its tensor and starts
     // aligned. No register prefetch: with a 128x128 accumulator a thread it was slower (98 against
     // 115 TFLOP/s at 4096^3, bench/RESULTS.md run 122) and spilled more.
+    clusters: None,
     wide_copies: Some(crate::generic::vector_copy::WideCopies {
         run_bytes: 16,
         lanes: 8,

@@ -36,6 +36,11 @@ pub static TARGET: Target = Target {
         producer_registers: chip::PRODUCER_REGISTERS,
         registers_beside_producer: chip::registers_beside_producer,
     }),
+    clusters: Some(super::Clusters {
+        blocks: tile_dialect::MAX_SPLITS,
+        at_once: chip::CLUSTERS_AT_ONCE,
+        split_sum: crate::nvgpu::clusters::split_sum,
+    }),
     wide_copies: None,
     subgroup_size: None,
     atomics: super::Atomics::Llvm,

@@ -28,6 +28,7 @@ pub static TARGET: Target = Target {
     tma: false,
     cp_async_rings: false,
     multiprocessors: None,
+    clusters: None,
     wide_copies: None,
     subgroup_size: None,
     atomics: super::Atomics::Integer32,

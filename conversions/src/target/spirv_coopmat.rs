@@ -35,6 +35,7 @@ pub static TARGET: Target = Target {
     cp_async_rings: false,
     multiprocessors: None,
     // 8-byte runs through vector views (see `generic::vector_copy`).
+    clusters: None,
     wide_copies: Some(crate::generic::vector_copy::WideCopies {
         run_bytes: 8,
         lanes: 4,

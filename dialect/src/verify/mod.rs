@@ -11,7 +11,7 @@ mod copy;
 mod layout;
 mod pipeline;
 
-pub use pipeline::{MAX_BARRIERS, PRODUCER_THREADS};
+pub use pipeline::{MAX_BARRIERS, MAX_SPLITS, PRODUCER_THREADS};
 mod regions;
 
 use melior::ir::operation::{OperationLike, OperationRef};
@@ -44,6 +44,7 @@ pub fn verify_op(op: OperationRef) -> Verdict {
         "tile.arrive" => pipeline::arrive(op),
         "tile.wait" => pipeline::wait(op),
         "tile.producer" => pipeline::producer(op),
+        "tile.split_sum" => pipeline::split_sum(op),
         _ => Ok(()),
     }
 }

@@ -183,3 +183,50 @@ pub fn producer(op: OperationRef) -> Verdict {
     }
     Ok(())
 }
+
+/// The most blocks a `tile.split_sum` adds up: the largest thread block cluster every sm_90a
+/// launch may ask for (the portable size).
+pub const MAX_SPLITS: i64 = 8;
+
+pub fn split_sum(op: OperationRef) -> Verdict {
+    let kernel = op.parent_operation().filter(|parent| crate::ops::op_name(parent) == "tile.kernel").ok_or(
+        "expects to be a direct child of a tile.kernel (every thread of each block reaches it once), but it is nested in another op",
+    )?;
+    let splits = crate::ops::integer_attribute(&op, "splits").unwrap_or(0);
+    if !(2..=MAX_SPLITS).contains(&splits) {
+        return Err(format!(
+            "expects splits from 2 to {MAX_SPLITS} (the blocks of a portable thread block cluster), but got {splits}"
+        ));
+    }
+    // The launch makes the clusters: the kernel says how large.
+    let clusters = crate::ops::integer_attribute(&kernel, crate::decisions::SPLITS.name);
+    if clusters != Some(splits) {
+        return Err(format!(
+            "expects its kernel's {} (the blocks of each of its clusters) to be {splits}, but got {}",
+            crate::decisions::SPLITS.name,
+            clusters.map_or("none".to_owned(), |clusters| clusters.to_string())
+        ));
+    }
+    let acc = op.operand(0).map_err(|error| error.to_string())?;
+    if crate::level::memory_level(acc.r#type()) != Some(crate::level::MemoryLevel::Fragment) {
+        return Err(format!("expects a fragment to sum, but got {}", acc.r#type()));
+    }
+    let scratch = op.operand(1).map_err(|error| error.to_string())?;
+    let element = |ty| crate::ops::as_memref(ty).map(|memref| memref.element());
+    if memory_level(scratch.r#type()) != Some(MemoryLevel::Shared) || element(scratch.r#type()) != element(acc.r#type())
+    {
+        return Err(format!(
+            "expects a shared tile of the fragment's element type to exchange it through, but got {}",
+            scratch.r#type()
+        ));
+    }
+    let elements = |value: Value| crate::ops::memref_shape(value).iter().product::<i64>();
+    let (room, needed) = (elements(scratch), elements(acc));
+    if room < needed {
+        return Err(format!(
+            "expects a scratch of at least the fragment's {needed} elements (each thread's registers go there), but got {}",
+            scratch.r#type()
+        ));
+    }
+    Ok(())
+}

@@ -188,6 +188,7 @@ fn whole_block_work(name: &str) -> Option<&'static str> {
         "tile.alloc_shared" | "tile.alloc_fragment" => "it allocates a tile of the block",
         "tile.alloc_barriers" => "it allocates barriers of the block",
         "tile.arrive" | "tile.wait" => "it synchronizes the whole block",
+        "tile.split_sum" => "it combines the fragments of whole blocks",
         _ => return None,
     })
 }

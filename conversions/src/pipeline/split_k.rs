@@ -1,0 +1,514 @@
+//! `tile-split-k` (targets with thread block clusters): a GEMM kernel with too few output tiles to
+//! fill the chip and a long reduction (decode-shaped products: M of 16 to 256, K in the thousands)
+//! gets each output tile's main loop split across the `S` blocks of a cluster. Block `x` of the
+//! grid becomes blocks `S x` to `S x + S - 1`; each runs a contiguous `1/S` of the loop's steps
+//! into accumulators of its own, `tile.split_sum` adds them up in the cluster's first block, in
+//! rank order (the result does not depend on which block finishes first), and that block alone
+//! runs the epilogue:
+//!
+//! ```text
+//! tile.kernel grid(S * gx, gy) (%b, %by) {tile.splits = S} {
+//!   %bx = %b / S                             // the program's block index
+//!   %rank = %b mod S                         // the block's part of the loop
+//!   allocations, index arithmetic, fills (zero) of the accumulators
+//!   tile.pipelined %j = 0 to K / S {
+//!     %k = lower + (%rank * (K / S) + %j) * step
+//!     the loop's body, over %k
+//!   }
+//!   tile.split_sum %C, %scratch, %rank splits(S)     // each accumulator
+//!   scf.if %rank == 0 { epilogue }
+//! }
+//! ```
+//!
+//! A loop whose `tile.schedule` asks for `split = S` is split so; where it cannot be (a target
+//! without clusters, a kernel of another shape, steps that `S` does not divide) it stays whole
+//! with a warning that says why, and a request that contradicts itself (more blocks than a
+//! cluster holds, a persistent split) is refused at the loop. `split = 1` keeps it whole. Without the entry a loop is split when its kernel's output
+//! tiles leave at least half of the multiprocessors idle: `S` is then the largest cluster size
+//! up to [`MAX_AUTOMATIC`] whose clusters, one per tile, the chip runs at once (one wave), that divides the loop's steps
+//! into parts of at least [`MIN_STEPS`], and that leaves the ring its depth (up to 4) beside the
+//! scratch. The 128x4096x14336 product on 64x128 tiles went from 0.54x to 0.81x cuBLAS split in
+//! two, 256x4096x14336 on 128x128 tiles from 0.62x to 0.91x (RESULTS runs 200-203).
+//! A kernel is split when: the per-op rules lower it, its grid is static, one `tile.pipelined`
+//! directly in its body holds every gemm, with static bounds; the gemms' accumulators are
+//! filled with zero before the loop, and nothing in the loop but those gemms touches a fragment.
+
+use crate::kernels::Failure;
+use crate::target::Target;
+use crate::{
+    cpu::builder::{At, Builder},
+    registers::Placed,
+};
+use melior::{
+    Context,
+    ir::{
+        Attribute, BlockLike, RegionLike, ShapedTypeLike, Type, Value, ValueLike,
+        attribute::IntegerAttribute,
+        operation::{OperationLike, OperationRef},
+        r#type::{IntegerType, MemRefType},
+    },
+};
+use tile_dialect::{
+    layout::{FragmentLayout, SharedLayout},
+    level::{MemoryLevel, memory_level},
+    ops::{constant_float, constant_integer, integer_attribute, nested_ops, set_attribute, set_operand},
+};
+use tile_ir::{match_op, tile};
+
+/// The pass's flag.
+pub const ARGUMENT: &str = "tile-split-k";
+/// The fewest steps of the loop a block of an automatic split runs: fewer leave its ring filling
+/// and draining for most of its time.
+pub const MIN_STEPS: i64 = 8;
+/// The most blocks an automatic split takes: the first block adds every other's accumulators
+/// through distributed shared memory, which took longer than the loop it shortened for splits of
+/// 8 (RESULTS run 205: 16x2048x8192 and 64x1024x16384 in 64x128 tiles ran fastest split in 4).
+pub const MAX_AUTOMATIC: i64 = 4;
+/// The decision on the kernel: the blocks of a cluster (the splits).
+pub const SPLITS: &str = tile_dialect::decisions::SPLITS.name;
+
+/// A kernel the rewrite can take.
+struct Shape<'c, 'a> {
+    /// Its grid.
+    grid: Vec<i64>,
+    /// The main loop.
+    main: OperationRef<'c, 'a>,
+    /// Its steps, first value and step.
+    steps: i64,
+    lower: i64,
+    step: i64,
+    /// The gemms' accumulators (fragment allocations), in order.
+    accumulators: Vec<OperationRef<'c, 'a>>,
+    /// Ops after the loop.
+    epilogue: Vec<OperationRef<'c, 'a>>,
+}
+
+/// The `split` entry of `pipelined`'s `tile.schedule`, if it has one.
+pub fn requested_split(pipelined: OperationRef) -> Option<i64> {
+    super::plan::requested_integer(pipelined, "split")
+}
+
+/// The splits recorded on the kernel around `op` (1: none).
+pub fn splits_of(op: OperationRef) -> i64 {
+    let mut current = Some(op);
+    while let Some(candidate) = current {
+        if tile_ir::is(&candidate, tile::KernelOperation::name) {
+            return integer_attribute(&candidate, SPLITS).unwrap_or(1);
+        }
+        current = candidate.parent_operation();
+    }
+    1
+}
+
+fn fragment(value: Value) -> bool {
+    memory_level(value.r#type()) == Some(MemoryLevel::Fragment)
+}
+
+fn allocation_of<'c, 'a>(value: Value<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
+    tile_dialect::ops::as_result(value).map(|result| result.owner())
+}
+
+/// Whether `fill` writes zero into its tile.
+fn fills_zero(fill: &OperationRef) -> bool {
+    fill.operand(1)
+        .is_ok_and(|value| constant_float(value) == Some(0.0) || constant_integer(value) == Some(0))
+}
+
+/// The kernel's shape, or why the rewrite cannot take it.
+fn shape<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Result<Shape<'c, 'a>, String> {
+    let strategy = tile_dialect::ops::string_attribute(&kernel, tile_dialect::decisions::STRATEGY.name);
+    if strategy.as_deref() != Some(crate::target::Strategy::PerOp.name()) {
+        return Err("its kernel is not lowered op by op (tile.strategy)".into());
+    }
+    let grid: Vec<i64> = kernel
+        .operands()
+        .map(constant_integer)
+        .collect::<Option<_>>()
+        .ok_or("its kernel's grid is not constant")?;
+    let body = kernel
+        .region(0)
+        .ok()
+        .and_then(|region| region.first_block())
+        .ok_or("its kernel has no body")?;
+    let ops: Vec<OperationRef> = std::iter::successors(body.first_operation(), |op| op.next_in_block()).collect();
+    let (_terminator, ops) = ops.split_last().ok_or("its kernel has no body")?;
+    let all = nested_ops(kernel);
+    let loops = all
+        .iter()
+        .filter(|op| tile_ir::is(*op, tile::PipelinedOperation::name))
+        .count();
+    let main_at = ops
+        .iter()
+        .position(|op| tile_ir::is(op, tile::PipelinedOperation::name))
+        .filter(|_| loops == 1)
+        .ok_or("its kernel does not have exactly one tile.pipelined loop, directly in its body")?;
+    let main = ops[main_at];
+    let gemms: Vec<OperationRef> = nested_ops(main)
+        .into_iter()
+        .filter(|op| tile_ir::is(op, tile::GemmOperation::name))
+        .collect();
+    let all_gemms = all
+        .iter()
+        .filter(|op| tile_ir::is(*op, tile::GemmOperation::name))
+        .count();
+    if gemms.is_empty() || gemms.len() != all_gemms {
+        return Err("the loop does not hold every gemm of its kernel".into());
+    }
+    let bounds: Vec<i64> = main
+        .operands()
+        .map(constant_integer)
+        .collect::<Option<_>>()
+        .ok_or("the loop's bounds are not constant")?;
+    let (lower, upper, step) = match bounds[..] {
+        [lower, upper] => (lower, upper, 1),
+        [lower, upper, step] => (lower, upper, step),
+        _ => return Err("the loop's bounds are not constant".into()),
+    };
+    if step < 1 || upper <= lower {
+        return Err("the loop runs no step".into());
+    }
+    let steps = (upper - lower + step - 1) / step;
+    let mut accumulators: Vec<OperationRef> = Vec::new();
+    for gemm in &gemms {
+        let c = gemm.operand(2).map_err(|error| error.to_string())?;
+        let allocation = allocation_of(c)
+            .filter(|op| tile_ir::is(op, tile::AllocFragmentOperation::name))
+            .ok_or("a gemm of the loop accumulates into something other than a fragment")?;
+        if !accumulators.contains(&allocation) {
+            accumulators.push(allocation);
+        }
+    }
+    let accumulator_values: Vec<Value> = accumulators
+        .iter()
+        .map(|op| op.result(0).expect("an allocation's tile").into())
+        .collect();
+    // Every part starts from zero: the sum of the parts is the whole loop's.
+    for op in &ops[..main_at] {
+        let touched = op.operands().find(|value| accumulator_values.contains(value));
+        if touched.is_some() && !(tile_ir::is(op, tile::FillOperation::name) && fills_zero(op)) {
+            return Err(format!(
+                "'{}' before the loop sets an accumulator to something other than zero",
+                tile_dialect::ops::op_name(op)
+            ));
+        }
+    }
+    // Each block runs some of the steps: only the gemms may carry anything from one step to the
+    // next.
+    let loop_body = main
+        .region(0)
+        .ok()
+        .and_then(|region| region.first_block())
+        .ok_or("the loop has no body")?;
+    for op in std::iter::successors(loop_body.first_operation(), |op| op.next_in_block()) {
+        let gemm = tile_ir::is(&op, tile::GemmOperation::name);
+        let mut touched = nested_ops(op);
+        touched.push(op);
+        let touches = touched.iter().any(|inner| {
+            inner
+                .operands()
+                .enumerate()
+                .any(|(position, value)| fragment(value) && !(gemm && *inner == op && position == 2))
+        });
+        if touches {
+            return Err(format!(
+                "'{}' in the loop touches a fragment (only the gemms' accumulators may be, by the gemms)",
+                tile_dialect::ops::op_name(&op)
+            ));
+        }
+    }
+    Ok(Shape {
+        grid,
+        main,
+        steps,
+        lower,
+        step,
+        accumulators,
+        epilogue: ops[main_at + 1..].to_vec(),
+    })
+}
+
+/// Registers of `accumulator` a thread holds (what its part of the scratch takes), from the
+/// layout `tile-infer-layouts` recorded.
+fn registers(accumulator: &OperationRef) -> Option<i64> {
+    let layout = FragmentLayout::from_attribute(accumulator.attribute(crate::layout::LAYOUT_ATTRIBUTE).ok()?)?;
+    Placed::of(layout).ok().map(|placed| placed.register_count())
+}
+
+/// Bytes of the scratch the accumulators of `shape` are exchanged through, in a kernel of
+/// `threads` threads: one area per element type, as large as its largest accumulator's registers.
+fn scratch_areas<'c>(shape: &Shape<'c, '_>, threads: i64) -> Vec<(Type<'c>, i64)> {
+    let mut areas: Vec<(Type, i64)> = Vec::new();
+    for accumulator in &shape.accumulators {
+        let value: Value = accumulator.result(0).expect("an allocation's tile").into();
+        let element = tile_dialect::ops::as_memref(value.r#type())
+            .expect("a fragment")
+            .element();
+        let elements = registers(accumulator).unwrap_or(0) * threads;
+        match areas.iter_mut().find(|(ty, _)| *ty == element) {
+            Some((_, most)) => *most = (*most).max(elements),
+            None => areas.push((element, elements)),
+        }
+    }
+    areas
+}
+
+/// Whether the kernel's shared tiles in a ring of its `stages` (4 at most: a deeper ring gives a
+/// buffer to the scratch) and `scratch` more bytes fit the shared memory of a block of `target`.
+fn fits(kernel: OperationRef, main: OperationRef, scratch: i64, target: &Target) -> bool {
+    let stages = integer_attribute(&main, "stages").unwrap_or(1).clamp(1, 4);
+    let shared: i64 = nested_ops(kernel)
+        .iter()
+        .filter(|op| tile_ir::is(*op, tile::AllocSharedOperation::name))
+        .filter_map(|op| {
+            op.result(0)
+                .ok()
+                .and_then(|result| tile_dialect::ops::as_memref(Value::from(result).r#type()))
+        })
+        .map(|memref| super::rings::padded(super::rings::tile_bytes(memref)))
+        .sum();
+    shared.saturating_mul(stages) + scratch + 4096 <= target.memory.max_shared_bytes
+}
+
+/// The splits for `kernel` on `target` and its shape: `None` where it stays whole; an error at
+/// the loop where its schedule asks for a split that cannot be made.
+fn choose<'c, 'a>(
+    kernel: OperationRef<'c, 'a>,
+    target: &Target,
+) -> Result<Option<(i64, Shape<'c, 'a>)>, Failure<'c, 'a>> {
+    let loops: Vec<OperationRef> = nested_ops(kernel)
+        .into_iter()
+        .filter(|op| tile_ir::is(op, tile::PipelinedOperation::name))
+        .collect();
+    let requested = loops
+        .iter()
+        .find_map(|main| requested_split(*main).map(|split| (*main, split)));
+    let Some((main, split)) = requested else {
+        return Ok(automatic(kernel, target));
+    };
+    if split == 1 {
+        return Ok(None);
+    }
+    let asks = format!("'tile.pipelined' op asks for split = {split} in its tile.schedule, but");
+    let refuse = |why: String| {
+        Err((
+            main,
+            format!("asks for split = {split} in its tile.schedule, but {why}"),
+        ))
+    };
+    // A split is a request for speed: where it cannot be made the loop runs whole on each block,
+    // and the warning says why.
+    let whole = |why: String| {
+        tile_dialect::diagnostics::emit_warning(
+            main.location(),
+            &format!("{asks} {why}; the loop runs whole on each block"),
+        );
+        Ok(None)
+    };
+    let Some(most) = target.clusters.as_ref().map(|clusters| clusters.blocks) else {
+        return whole(format!(
+            "{} splits a loop across the blocks of a thread block cluster, which {} has not (split K in the program to split it here: blocks each adding their part with an atomic copy, as test/programs/split_k_atomic.mlir does)",
+            crate::target::names_where(|target| target.clusters.is_some()),
+            target.name
+        ));
+    };
+    if !(2..=most).contains(&split) {
+        return refuse(format!("a cluster holds 2 to {most} blocks on {}", target.name));
+    }
+    if super::plan::requested_persistent(main) == Some(true) {
+        return refuse("a split kernel is not persistent: drop one of the entries".into());
+    }
+    let shape = match shape(kernel) {
+        Ok(shape) => shape,
+        Err(why) => return whole(why),
+    };
+    if shape.steps % split != 0 {
+        return whole(format!(
+            "its {} steps do not divide into {split} equal parts (ask for a split that divides them)",
+            shape.steps
+        ));
+    }
+    Ok(Some((split, shape)))
+}
+
+/// The automatic split of `kernel` (see the module's doc), if it gets one.
+fn automatic<'c, 'a>(kernel: OperationRef<'c, 'a>, target: &Target) -> Option<(i64, Shape<'c, 'a>)> {
+    let clusters = target.clusters.as_ref()?;
+    let multiprocessors = target.multiprocessors.as_ref()?.count;
+    let shape = shape(kernel).ok()?;
+    let tiles: i64 = shape.grid.iter().product();
+    if tiles < 1 || tiles * 2 > multiprocessors {
+        return None;
+    }
+    let threads = integer_attribute(&kernel, "threads").unwrap_or(128);
+    let scratch: i64 = scratch_areas(&shape, threads)
+        .iter()
+        .map(|(ty, elements)| elements * element_bytes(*ty))
+        .sum();
+    if !fits(kernel, shape.main, scratch, target) {
+        return None;
+    }
+    let split = clusters
+        .at_once
+        .iter()
+        .rev()
+        .find(|(split, at_once)| {
+            *split <= clusters.blocks.min(MAX_AUTOMATIC)
+                && tiles <= *at_once
+                && shape.steps % split == 0
+                && shape.steps / split >= MIN_STEPS
+        })?
+        .0;
+    Some((split, shape))
+}
+
+fn element_bytes(ty: Type) -> i64 {
+    tile_dialect::element::Element::of(ty).map_or(4, |element| element.bytes() as i64)
+}
+
+/// Rewrites `kernel` (see the module's doc), when it is split.
+pub fn rewrite_kernel<'c, 'a>(
+    context: &'c Context,
+    kernel: OperationRef<'c, 'a>,
+    target: &Target,
+) -> Result<(), Failure<'c, 'a>> {
+    let Some((splits, shape)) = choose(kernel, target)? else {
+        return Ok(());
+    };
+    let body = kernel
+        .region(0)
+        .expect("kernel body")
+        .first_block()
+        .expect("kernel body");
+    let block_x: Value = body.argument(0).expect("a block index").into();
+    let readers: Vec<OperationRef> = nested_ops(kernel);
+    let b = Builder {
+        context,
+        location: shape.main.location(),
+        threads: None,
+    };
+    let rewriter = melior::IrRewriter::new(context);
+    let rewriter = rewriter.as_rewriter_base();
+    // The program's block index and the block's rank among the splits.
+    let start = At::before(body.first_operation().expect("a kernel body"));
+    let count = b.index(start, splits);
+    let tile_x = b.divui(start, block_x, count);
+    let rank = b.remui(start, block_x, count);
+    for reader in &readers {
+        for (position, operand) in reader.operands().enumerate().collect::<Vec<_>>() {
+            if operand == block_x {
+                set_operand(*reader, position, tile_x);
+            }
+        }
+    }
+    // The block's steps: a contiguous part of the loop.
+    let part = shape.steps / splits;
+    let before_loop = At::before(shape.main);
+    set_operand(shape.main, 0, b.index(before_loop, 0));
+    set_operand(shape.main, 1, b.index(before_loop, part));
+    if shape.main.operand_count() > 2 {
+        set_operand(shape.main, 2, b.index(before_loop, 1));
+    }
+    let loop_body = shape
+        .main
+        .region(0)
+        .expect("loop body")
+        .first_block()
+        .expect("loop body");
+    let j: Value = loop_body.argument(0).expect("induction variable").into();
+    let users: Vec<OperationRef> = nested_ops(shape.main);
+    let top = At::before(loop_body.first_operation().expect("a loop body"));
+    let first_step = b.muli(top, rank, b.index(top, part));
+    let step_index = b.addi(top, first_step, j);
+    let scaled = if shape.step == 1 {
+        step_index
+    } else {
+        b.muli(top, step_index, b.index(top, shape.step))
+    };
+    let k = if shape.lower == 0 {
+        scaled
+    } else {
+        b.addi(top, b.index(top, shape.lower), scaled)
+    };
+    for user in &users {
+        for (position, operand) in user.operands().enumerate().collect::<Vec<_>>() {
+            if operand == j {
+                set_operand(*user, position, k);
+            }
+        }
+    }
+    // The epilogue's allocations stay in the kernel's body, before the loop.
+    let (allocations, epilogue): (Vec<OperationRef>, Vec<OperationRef>) = shape.epilogue.iter().partition(|op| {
+        match_op!(op, {
+            tile::AllocSharedOperation | tile::AllocFragmentOperation | tile::AllocBarriersOperation => true,
+            _ => false,
+        })
+    });
+    for allocation in allocations {
+        rewriter.move_op_before(allocation, shape.main);
+    }
+    // The scratch areas, then each accumulator's sum, then the epilogue in the first block.
+    let threads = integer_attribute(&kernel, "threads").unwrap_or(128);
+    let workgroup = Attribute::parse(context, "#gpu.address_space<workgroup>").expect("an address space");
+    let scratches: Vec<(Type, Value)> = scratch_areas(&shape, threads)
+        .into_iter()
+        .map(|(element, elements)| {
+            let ty = MemRefType::new(element, &[elements], None, Some(workgroup));
+            let allocation = b.insert(
+                before_loop,
+                tile::alloc_shared(context, ty.into(), kernel.location()).into(),
+            );
+            set_attribute(
+                allocation,
+                crate::layout::LAYOUT_ATTRIBUTE,
+                SharedLayout::row_major().to_attribute(context),
+            );
+            (element, allocation.result(0).expect("a tile").into())
+        })
+        .collect();
+    let after = At::before(
+        epilogue
+            .first()
+            .copied()
+            .unwrap_or_else(|| body.terminator().expect("tile.yield")),
+    );
+    let splits_attribute = IntegerAttribute::new(IntegerType::new(context, 64).into(), splits);
+    for accumulator in &shape.accumulators {
+        let value: Value = accumulator.result(0).expect("an allocation's tile").into();
+        let element = tile_dialect::ops::as_memref(value.r#type())
+            .expect("a fragment")
+            .element();
+        let scratch = scratches
+            .iter()
+            .find(|(ty, _)| *ty == element)
+            .map(|(_, scratch)| *scratch)
+            .expect("a scratch per element type");
+        b.insert(
+            after,
+            tile::split_sum(context, value, scratch, rank, splits_attribute, shape.main.location()).into(),
+        );
+    }
+    let leader = b.compare(after, "eq", rank, b.index(after, 0));
+    let then = b.if_then(after, leader);
+    for op in epilogue {
+        rewriter.move_op_before(op, then.before);
+    }
+    set_attribute(kernel, SPLITS, splits_attribute.into());
+    let host = At::before(kernel);
+    set_operand(kernel, 0, b.index(host, shape.grid[0] * splits));
+    Ok(())
+}
+
+tile_passes::rust_pass! {
+    /// Creates the `tile-split-k` pass (on `builtin.module`).
+    pub fn create_split_k_pass() {
+        argument: ARGUMENT,
+        name: "TileSplitK",
+        description: "Split the main loop of a GEMM kernel with few output tiles and a long reduction across the blocks of a thread block cluster (tile.split_sum adds their accumulators up in the first block, which runs the epilogue), where the loop's tile.schedule asks for split = S or the tile count leaves most multiprocessors idle",
+        anchor: tile_ir::builtin::ModuleOperation::name(),
+        dialects: tile_dialect::registration::gpu_lowering_dialects(),
+        run: |module| {
+            let target = Target::of(module)?;
+            crate::kernels::lower_each_kernel(module, &|context, _, kernel, _| rewrite_kernel(context, kernel, target))
+        },
+    }
+}

@@ -1,0 +1,164 @@
+// tile-split-k keeps a loop whole where the split its program asks for cannot be made, and warns at
+// the loop, saying why; a request that contradicts itself is refused there.
+// RUN: tile-opt %s -split-input-file -tile-infer-layouts -tile-split-k -verify-diagnostics
+
+module attributes {tile.target = "sm_80"} {
+  func.func @no_clusters(%A: memref<64x4096xf16>, %B: memref<4096x128xf16>, %C: memref<64x128xf16>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c64 = arith.constant 64 : index
+    %zero = arith.constant 0.0 : f32
+    tile.kernel grid(%c1, %c1) threads(128) (%bx, %by) {
+      %As = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+      %Bs = tile.alloc_shared : memref<64x128xf16, #gpu.address_space<workgroup>>
+      %Cf = tile.alloc_fragment : memref<64x128xf32, #tile.fragment>
+      tile.fill %Cf, %zero : memref<64x128xf32, #tile.fragment>
+      // expected-warning @+1 {{'tile.pipelined' op asks for split = 4 in its tile.schedule, but sm_90a splits a loop across the blocks of a thread block cluster, which sm_80 has not (split K in the program to split it here: blocks each adding their part with an atomic copy, as test/programs/split_k_atomic.mlir does); the loop runs whole on each block}}
+      tile.pipelined %kt = %c0 to %c64 stages(3) attributes {tile.schedule = {split = 4}} {
+        %k0 = arith.muli %kt, %c64 : index
+        tile.copy %A[%c0, %k0], %As : memref<64x4096xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+        tile.copy %B[%k0, %c0], %Bs : memref<4096x128xf16>, memref<64x128xf16, #gpu.address_space<workgroup>>
+        tile.gemm %As, %Bs, %Cf : memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x128xf16, #gpu.address_space<workgroup>>, memref<64x128xf32, #tile.fragment>
+      }
+      tile.copy %Cf, %C[%c0, %c0] : memref<64x128xf32, #tile.fragment>, memref<64x128xf16>
+    }
+    return
+  }
+}
+
+// -----
+
+module attributes {tile.target = "sm_90a"} {
+  func.func @too_many(%A: memref<64x4096xf16>, %B: memref<4096x128xf16>, %C: memref<64x128xf16>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c64 = arith.constant 64 : index
+    %zero = arith.constant 0.0 : f32
+    tile.kernel grid(%c1, %c1) threads(128) (%bx, %by) {
+      %As = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+      %Bs = tile.alloc_shared : memref<64x128xf16, #gpu.address_space<workgroup>>
+      %Cf = tile.alloc_fragment : memref<64x128xf32, #tile.fragment>
+      tile.fill %Cf, %zero : memref<64x128xf32, #tile.fragment>
+      // expected-error @+1 {{'tile.pipelined' op asks for split = 16 in its tile.schedule, but a cluster holds 2 to 8 blocks on sm_90a}}
+      tile.pipelined %kt = %c0 to %c64 stages(3) attributes {tile.schedule = {split = 16}} {
+        %k0 = arith.muli %kt, %c64 : index
+        tile.copy %A[%c0, %k0], %As : memref<64x4096xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+        tile.copy %B[%k0, %c0], %Bs : memref<4096x128xf16>, memref<64x128xf16, #gpu.address_space<workgroup>>
+        tile.gemm %As, %Bs, %Cf : memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x128xf16, #gpu.address_space<workgroup>>, memref<64x128xf32, #tile.fragment>
+      }
+      tile.copy %Cf, %C[%c0, %c0] : memref<64x128xf32, #tile.fragment>, memref<64x128xf16>
+    }
+    return
+  }
+}
+
+// -----
+
+module attributes {tile.target = "sm_90a"} {
+  func.func @uneven(%A: memref<64x4096xf16>, %B: memref<4096x128xf16>, %C: memref<64x128xf16>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c63 = arith.constant 63 : index
+    %c64 = arith.constant 64 : index
+    %zero = arith.constant 0.0 : f32
+    tile.kernel grid(%c1, %c1) threads(128) (%bx, %by) {
+      %As = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+      %Bs = tile.alloc_shared : memref<64x128xf16, #gpu.address_space<workgroup>>
+      %Cf = tile.alloc_fragment : memref<64x128xf32, #tile.fragment>
+      tile.fill %Cf, %zero : memref<64x128xf32, #tile.fragment>
+      // expected-warning @+1 {{'tile.pipelined' op asks for split = 2 in its tile.schedule, but its 63 steps do not divide into 2 equal parts (ask for a split that divides them); the loop runs whole on each block}}
+      tile.pipelined %kt = %c0 to %c63 stages(3) attributes {tile.schedule = {split = 2}} {
+        %k0 = arith.muli %kt, %c64 : index
+        tile.copy %A[%c0, %k0], %As : memref<64x4096xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+        tile.copy %B[%k0, %c0], %Bs : memref<4096x128xf16>, memref<64x128xf16, #gpu.address_space<workgroup>>
+        tile.gemm %As, %Bs, %Cf : memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x128xf16, #gpu.address_space<workgroup>>, memref<64x128xf32, #tile.fragment>
+      }
+      tile.copy %Cf, %C[%c0, %c0] : memref<64x128xf32, #tile.fragment>, memref<64x128xf16>
+    }
+    return
+  }
+}
+
+// -----
+
+module attributes {tile.target = "sm_90a"} {
+  func.func @persistent_too(%A: memref<64x4096xf16>, %B: memref<4096x128xf16>, %C: memref<64x128xf16>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c64 = arith.constant 64 : index
+    %zero = arith.constant 0.0 : f32
+    tile.kernel grid(%c1, %c1) threads(128) (%bx, %by) {
+      %As = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+      %Bs = tile.alloc_shared : memref<64x128xf16, #gpu.address_space<workgroup>>
+      %Cf = tile.alloc_fragment : memref<64x128xf32, #tile.fragment>
+      tile.fill %Cf, %zero : memref<64x128xf32, #tile.fragment>
+      // expected-error @+1 {{'tile.pipelined' op asks for split = 2 in its tile.schedule, but a split kernel is not persistent: drop one of the entries}}
+      tile.pipelined %kt = %c0 to %c64 stages(3) attributes {tile.schedule = {split = 2, persistent = true}} {
+        %k0 = arith.muli %kt, %c64 : index
+        tile.copy %A[%c0, %k0], %As : memref<64x4096xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+        tile.copy %B[%k0, %c0], %Bs : memref<4096x128xf16>, memref<64x128xf16, #gpu.address_space<workgroup>>
+        tile.gemm %As, %Bs, %Cf : memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x128xf16, #gpu.address_space<workgroup>>, memref<64x128xf32, #tile.fragment>
+      }
+      tile.copy %Cf, %C[%c0, %c0] : memref<64x128xf32, #tile.fragment>, memref<64x128xf16>
+    }
+    return
+  }
+}
+
+// -----
+
+module attributes {tile.target = "sm_90a"} {
+  func.func @bias_start(%A: memref<64x4096xf16>, %B: memref<4096x128xf16>, %C: memref<64x128xf16>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c64 = arith.constant 64 : index
+    %half = arith.constant 0.5 : f32
+    tile.kernel grid(%c1, %c1) threads(128) (%bx, %by) {
+      %As = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+      %Bs = tile.alloc_shared : memref<64x128xf16, #gpu.address_space<workgroup>>
+      %Cf = tile.alloc_fragment : memref<64x128xf32, #tile.fragment>
+      tile.fill %Cf, %half : memref<64x128xf32, #tile.fragment>
+      // expected-warning @+1 {{'tile.pipelined' op asks for split = 2 in its tile.schedule, but 'tile.fill' before the loop sets an accumulator to something other than zero; the loop runs whole on each block}}
+      tile.pipelined %kt = %c0 to %c64 stages(3) attributes {tile.schedule = {split = 2}} {
+        %k0 = arith.muli %kt, %c64 : index
+        tile.copy %A[%c0, %k0], %As : memref<64x4096xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+        tile.copy %B[%k0, %c0], %Bs : memref<4096x128xf16>, memref<64x128xf16, #gpu.address_space<workgroup>>
+        tile.gemm %As, %Bs, %Cf : memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x128xf16, #gpu.address_space<workgroup>>, memref<64x128xf32, #tile.fragment>
+      }
+      tile.copy %Cf, %C[%c0, %c0] : memref<64x128xf32, #tile.fragment>, memref<64x128xf16>
+    }
+    return
+  }
+}
+
+// -----
+
+module attributes {tile.target = "sm_90a"} {
+  func.func @scaled_in_loop(%A: memref<64x4096xf16>, %B: memref<4096x128xf16>, %C: memref<64x128xf16>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c64 = arith.constant 64 : index
+    %zero = arith.constant 0.0 : f32
+    %half = arith.constant 0.5 : f32
+    tile.kernel grid(%c1, %c1) threads(128) (%bx, %by) {
+      %As = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+      %Bs = tile.alloc_shared : memref<64x128xf16, #gpu.address_space<workgroup>>
+      %Cf = tile.alloc_fragment : memref<64x128xf32, #tile.fragment>
+      tile.fill %Cf, %zero : memref<64x128xf32, #tile.fragment>
+      // expected-warning @+1 {{'tile.pipelined' op asks for split = 2 in its tile.schedule, but 'tile.parallel' in the loop touches a fragment (only the gemms' accumulators may be, by the gemms); the loop runs whole on each block}}
+      tile.pipelined %kt = %c0 to %c64 stages(3) attributes {tile.schedule = {split = 2}} {
+        %k0 = arith.muli %kt, %c64 : index
+        tile.copy %A[%c0, %k0], %As : memref<64x4096xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+        tile.copy %B[%k0, %c0], %Bs : memref<4096x128xf16>, memref<64x128xf16, #gpu.address_space<workgroup>>
+        tile.gemm %As, %Bs, %Cf : memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x128xf16, #gpu.address_space<workgroup>>, memref<64x128xf32, #tile.fragment>
+        tile.parallel (%i, %j) in (64, 128) {
+          %v = memref.load %Cf[%i, %j] : memref<64x128xf32, #tile.fragment>
+          %s = arith.mulf %v, %half : f32
+          memref.store %s, %Cf[%i, %j] : memref<64x128xf32, #tile.fragment>
+        }
+      }
+      tile.copy %Cf, %C[%c0, %c0] : memref<64x128xf32, #tile.fragment>, memref<64x128xf16>
+    }
+    return
+  }
+}

@@ -1,0 +1,143 @@
+// tile-split-k (sm_90a): a GEMM kernel with few output tiles and a long K runs each tile's loop
+// on the blocks of a thread block cluster, a contiguous part each; tile.split_sum adds the
+// accumulators up in the cluster's first block, which alone runs the epilogue.
+// RUN: tile-opt %s -split-input-file -tile-infer-layouts -tile-split-k 2>&1 | FileCheck %s
+
+// Four 64x128 tiles of 64 steps: 4 clusters of 4 blocks (one wave), 16 steps each.
+// CHECK-LABEL: func.func @automatic
+// CHECK-DAG: %[[C16:.*]] = arith.constant 16 : index
+// CHECK: tile.kernel grid(%[[C16]], %{{.*}}) threads(128) (%[[B:.*]], %[[BY:.*]]) attributes {tile.splits = 4 : i64
+// CHECK: %[[S:.*]] = arith.constant 4 : index
+// CHECK: %[[BX:.*]] = arith.divui %[[B]], %[[S]]
+// CHECK: %[[RANK:.*]] = arith.remui %[[B]], %[[S]]
+// CHECK: tile.fill %[[ACC:.*]], %{{.*}} : memref<64x128xf32, #tile.fragment>
+// CHECK: arith.muli %[[BX]], %{{.*}}
+// CHECK: %[[SCRATCH:.*]] = tile.alloc_shared {tile.layout = #tile.smem<>} : memref<8192xf32, #gpu.address_space<workgroup>>
+// CHECK: tile.pipelined %[[J:.*]] = %{{.*}} to %[[PART:.*]] stages(4) {
+// CHECK: %[[FIRST:.*]] = arith.muli %[[RANK]], %{{.*}}
+// CHECK: %[[K:.*]] = arith.addi %[[FIRST]], %[[J]]
+// CHECK: arith.muli %[[K]], %{{.*}}
+// CHECK: tile.gemm
+// CHECK: }
+// CHECK: tile.split_sum %[[ACC]], %[[SCRATCH]], %[[RANK]] splits(4) : memref<64x128xf32, #tile.fragment>, memref<8192xf32, #gpu.address_space<workgroup>>
+// CHECK: %[[LEADER:.*]] = arith.cmpi eq, %[[RANK]], %{{.*}}
+// CHECK: scf.if %[[LEADER]] {
+// CHECK-NEXT: tile.copy %[[ACC]]
+// CHECK-NEXT: }
+module attributes {tile.target = "sm_90a"} {
+  func.func @automatic(%A: memref<64x4096xf16>, %B: memref<4096x512xf16>, %C: memref<64x512xf16>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    %c64 = arith.constant 64 : index
+    %c128 = arith.constant 128 : index
+    %zero = arith.constant 0.0 : f32
+    tile.kernel grid(%c4, %c1) threads(128) (%bx, %by) {
+      %As = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+      %Bs = tile.alloc_shared : memref<64x128xf16, #gpu.address_space<workgroup>>
+      %Cf = tile.alloc_fragment : memref<64x128xf32, #tile.fragment>
+      tile.fill %Cf, %zero : memref<64x128xf32, #tile.fragment>
+      %n0 = arith.muli %bx, %c128 : index
+      tile.pipelined %kt = %c0 to %c64 stages(4) {
+        %k0 = arith.muli %kt, %c64 : index
+        tile.copy %A[%c0, %k0], %As : memref<64x4096xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+        tile.copy %B[%k0, %n0], %Bs : memref<4096x512xf16>, memref<64x128xf16, #gpu.address_space<workgroup>>
+        tile.gemm %As, %Bs, %Cf : memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x128xf16, #gpu.address_space<workgroup>>, memref<64x128xf32, #tile.fragment>
+      }
+      tile.copy %Cf, %C[%c0, %n0] : memref<64x128xf32, #tile.fragment>, memref<64x512xf16>
+    }
+    return
+  }
+}
+
+// -----
+
+// Asked for: split = 2 on a loop with a lower bound and a step; the epilogue's allocation stays
+// in the kernel's body, before the loop.
+// CHECK-LABEL: func.func @asked
+// CHECK: tile.kernel grid(%{{.*}}, %{{.*}}) threads(128) (%{{.*}}, %{{.*}}) attributes {tile.splits = 2 : i64
+// CHECK: %[[RANK:.*]] = arith.remui
+// CHECK: tile.alloc_shared {tile.layout = #tile.smem<>} : memref<64x128xf16
+// CHECK: tile.pipelined %[[J:.*]] = %{{.*}} to %{{.*}} step %{{.*}} stages(2) attributes {tile.schedule = {split = 2 : i64}} {
+// CHECK: %[[FIRST:.*]] = arith.muli %[[RANK]], %{{.*}}
+// CHECK: %[[STEP:.*]] = arith.addi %[[FIRST]], %[[J]]
+// CHECK: %[[SCALED:.*]] = arith.muli %[[STEP]], %{{.*}}
+// CHECK: %[[K:.*]] = arith.addi %{{.*}}, %[[SCALED]]
+// CHECK: arith.muli %[[K]]
+// CHECK: tile.split_sum {{.*}} splits(2)
+// CHECK: scf.if
+// CHECK: tile.copy {{.*}} : memref<64x128xf32, #tile.fragment>, memref<64x128xf16, #gpu.address_space<workgroup>>
+module attributes {tile.target = "sm_90a"} {
+  func.func @asked(%A: memref<64x4096xf16>, %B: memref<4096x128xf16>, %C: memref<64x128xf16>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c4 = arith.constant 4 : index
+    %c32 = arith.constant 32 : index
+    %c64 = arith.constant 64 : index
+    %zero = arith.constant 0.0 : f32
+    tile.kernel grid(%c1, %c1) threads(128) (%bx, %by) {
+      %As = tile.alloc_shared : memref<64x32xf16, #gpu.address_space<workgroup>>
+      %Bs = tile.alloc_shared : memref<32x128xf16, #gpu.address_space<workgroup>>
+      %Cf = tile.alloc_fragment : memref<64x128xf32, #tile.fragment>
+      tile.fill %Cf, %zero : memref<64x128xf32, #tile.fragment>
+      tile.pipelined %kt = %c4 to %c64 step %c2 stages(2) attributes {tile.schedule = {split = 2}} {
+        %k0 = arith.muli %kt, %c32 : index
+        tile.copy %A[%c0, %k0], %As : memref<64x4096xf16>, memref<64x32xf16, #gpu.address_space<workgroup>>
+        tile.copy %B[%k0, %c0], %Bs : memref<4096x128xf16>, memref<32x128xf16, #gpu.address_space<workgroup>>
+        tile.gemm %As, %Bs, %Cf : memref<64x32xf16, #gpu.address_space<workgroup>>, memref<32x128xf16, #gpu.address_space<workgroup>>, memref<64x128xf32, #tile.fragment>
+      }
+      %Cs = tile.alloc_shared : memref<64x128xf16, #gpu.address_space<workgroup>>
+      tile.copy %Cf, %Cs : memref<64x128xf32, #tile.fragment>, memref<64x128xf16, #gpu.address_space<workgroup>>
+      tile.copy %Cs, %C[%c0, %c0] : memref<64x128xf16, #gpu.address_space<workgroup>>, memref<64x128xf16>
+    }
+    return
+  }
+}
+
+// -----
+
+// Enough tiles (132 x 1 of 8 steps), a short loop, or split = 1: the kernel stays as it is.
+// CHECK-LABEL: func.func @whole
+// CHECK-NOT: tile.splits
+// CHECK-NOT: tile.split_sum
+module attributes {tile.target = "sm_90a"} {
+  func.func @whole(%A: memref<64x4096xf16>, %B: memref<4096x512xf16>, %C: memref<64x512xf16>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    %c8 = arith.constant 8 : index
+    %c64 = arith.constant 64 : index
+    %c128 = arith.constant 128 : index
+    %zero = arith.constant 0.0 : f32
+    tile.kernel grid(%c4, %c1) threads(128) (%bx, %by) {
+      %As = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+      %Bs = tile.alloc_shared : memref<64x128xf16, #gpu.address_space<workgroup>>
+      %Cf = tile.alloc_fragment : memref<64x128xf32, #tile.fragment>
+      tile.fill %Cf, %zero : memref<64x128xf32, #tile.fragment>
+      %n0 = arith.muli %bx, %c128 : index
+      tile.pipelined %kt = %c0 to %c64 stages(4) attributes {tile.schedule = {split = 1}} {
+        %k0 = arith.muli %kt, %c64 : index
+        tile.copy %A[%c0, %k0], %As : memref<64x4096xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+        tile.copy %B[%k0, %n0], %Bs : memref<4096x512xf16>, memref<64x128xf16, #gpu.address_space<workgroup>>
+        tile.gemm %As, %Bs, %Cf : memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x128xf16, #gpu.address_space<workgroup>>, memref<64x128xf32, #tile.fragment>
+      }
+      tile.copy %Cf, %C[%c0, %n0] : memref<64x128xf32, #tile.fragment>, memref<64x512xf16>
+    }
+    tile.kernel grid(%c4, %c1) threads(128) (%bx, %by) {
+      %As = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+      %Bs = tile.alloc_shared : memref<64x128xf16, #gpu.address_space<workgroup>>
+      %Cf = tile.alloc_fragment : memref<64x128xf32, #tile.fragment>
+      tile.fill %Cf, %zero : memref<64x128xf32, #tile.fragment>
+      %n0 = arith.muli %bx, %c128 : index
+      tile.pipelined %kt = %c0 to %c8 stages(4) {
+        %k0 = arith.muli %kt, %c64 : index
+        tile.copy %A[%c0, %k0], %As : memref<64x4096xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+        tile.copy %B[%k0, %n0], %Bs : memref<4096x512xf16>, memref<64x128xf16, #gpu.address_space<workgroup>>
+        tile.gemm %As, %Bs, %Cf : memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x128xf16, #gpu.address_space<workgroup>>, memref<64x128xf32, #tile.fragment>
+      }
+      tile.copy %Cf, %C[%c0, %n0] : memref<64x128xf32, #tile.fragment>, memref<64x512xf16>
+    }
+    return
+  }
+}
