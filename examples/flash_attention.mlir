@@ -45,12 +45,16 @@ func.func @attention_d64_f16(%Q: memref<2x4x1000x64xf16>, %K: memref<2x4x1000x64
     tile.copy %K[%bb, %bh, %c0, %c0], %K0s : memref<2x4x1000x64xf16>, memref<32x64xf16, #gpu.address_space<workgroup>>
     tile.fill %S, %zero : memref<64x32xf32, #tile.fragment>
     tile.gemm %Qs, %K0s, %S {transpose_b} : memref<64x64xf16, #gpu.address_space<workgroup>>, memref<32x64xf16, #gpu.address_space<workgroup>>, memref<64x32xf32, #tile.fragment>
-      tile.parallel (%i, %k) in (64, 32) {
-        %key = arith.addi %c0, %k : index
-        %masked = arith.cmpi uge, %key, %cseq : index
-        %s = memref.load %S[%i, %k] : memref<64x32xf32, #tile.fragment>
-        %v = arith.select %masked, %ninf, %s : f32
-        memref.store %v, %S[%i, %k] : memref<64x32xf32, #tile.fragment>
+      %kend_c0 = arith.addi %c0, %cbn : index
+      %partial_c0 = arith.cmpi ugt, %kend_c0, %cseq : index
+      scf.if %partial_c0 {
+        tile.parallel (%i, %k) in (64, 32) {
+          %key = arith.addi %c0, %k : index
+          %masked = arith.cmpi uge, %key, %cseq : index
+          %s = memref.load %S[%i, %k] : memref<64x32xf32, #tile.fragment>
+          %v = arith.select %masked, %ninf, %s : f32
+          memref.store %v, %S[%i, %k] : memref<64x32xf32, #tile.fragment>
+        }
       }
       tile.copy %m, %mp : memref<64xf32, #tile.fragment>, memref<64xf32, #tile.fragment>
       tile.reduce <max> %S, %m dim(1) {clear = false} : memref<64x32xf32, #tile.fragment>, memref<64xf32, #tile.fragment>
@@ -85,12 +89,16 @@ func.func @attention_d64_f16(%Q: memref<2x4x1000x64xf16>, %K: memref<2x4x1000x64
       tile.fill %S, %zero : memref<64x32xf32, #tile.fragment>
       tile.gemm %Qs, %Ks, %S {transpose_b} : memref<64x64xf16, #gpu.address_space<workgroup>>, memref<32x64xf16, #gpu.address_space<workgroup>>, memref<64x32xf32, #tile.fragment>
       tile.gemm %P, %Vs, %Acc : memref<64x32xf16, #tile.fragment>, memref<32x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
-      tile.parallel (%i, %k) in (64, 32) {
-        %key = arith.addi %k1, %k : index
-        %masked = arith.cmpi uge, %key, %cseq : index
-        %s = memref.load %S[%i, %k] : memref<64x32xf32, #tile.fragment>
-        %v = arith.select %masked, %ninf, %s : f32
-        memref.store %v, %S[%i, %k] : memref<64x32xf32, #tile.fragment>
+      %kend_k1 = arith.addi %k1, %cbn : index
+      %partial_k1 = arith.cmpi ugt, %kend_k1, %cseq : index
+      scf.if %partial_k1 {
+        tile.parallel (%i, %k) in (64, 32) {
+          %key = arith.addi %k1, %k : index
+          %masked = arith.cmpi uge, %key, %cseq : index
+          %s = memref.load %S[%i, %k] : memref<64x32xf32, #tile.fragment>
+          %v = arith.select %masked, %ninf, %s : f32
+          memref.store %v, %S[%i, %k] : memref<64x32xf32, #tile.fragment>
+        }
       }
       tile.copy %m, %mp : memref<64xf32, #tile.fragment>, memref<64xf32, #tile.fragment>
       tile.reduce <max> %S, %m dim(1) {clear = false} : memref<64x32xf32, #tile.fragment>, memref<64xf32, #tile.fragment>
@@ -181,20 +189,26 @@ func.func @attention_d64_bf16_causal(%Q: memref<2x4x1000x64xbf16>, %K: memref<2x
     %qend_up = arith.addi %qend, %cbn_1 : index
     %diag = arith.divui %qend_up, %cbn : index
     %kblocks = arith.minui %diag, %cnk : index
+    %q0_1 = arith.addi %q0, %c1 : index
+    %mask_limit = arith.minui %q0_1, %cseq : index
     %last = arith.subi %kblocks, %c1 : index
     // The first key block's scores and softmax.
     tile.copy %K[%bb, %bh, %c0, %c0], %K0s : memref<2x4x1000x64xbf16>, memref<32x64xbf16, #gpu.address_space<workgroup>>
     tile.fill %S, %zero : memref<64x32xf32, #tile.fragment>
     tile.gemm %Qs, %K0s, %S {transpose_b} : memref<64x64xbf16, #gpu.address_space<workgroup>>, memref<32x64xbf16, #gpu.address_space<workgroup>>, memref<64x32xf32, #tile.fragment>
-      tile.parallel (%i, %k) in (64, 32) {
-        %key = arith.addi %c0, %k : index
-        %masked = arith.cmpi uge, %key, %cseq : index
-        %query = arith.addi %q0, %i : index
-        %future = arith.cmpi ugt, %key, %query : index
-        %masked_any = arith.ori %masked, %future : i1
-        %s = memref.load %S[%i, %k] : memref<64x32xf32, #tile.fragment>
-        %v = arith.select %masked_any, %ninf, %s : f32
-        memref.store %v, %S[%i, %k] : memref<64x32xf32, #tile.fragment>
+      %kend_c0 = arith.addi %c0, %cbn : index
+      %partial_c0 = arith.cmpi ugt, %kend_c0, %mask_limit : index
+      scf.if %partial_c0 {
+        tile.parallel (%i, %k) in (64, 32) {
+          %key = arith.addi %c0, %k : index
+          %masked = arith.cmpi uge, %key, %cseq : index
+          %query = arith.addi %q0, %i : index
+          %future = arith.cmpi ugt, %key, %query : index
+          %masked_any = arith.ori %masked, %future : i1
+          %s = memref.load %S[%i, %k] : memref<64x32xf32, #tile.fragment>
+          %v = arith.select %masked_any, %ninf, %s : f32
+          memref.store %v, %S[%i, %k] : memref<64x32xf32, #tile.fragment>
+        }
       }
       tile.copy %m, %mp : memref<64xf32, #tile.fragment>, memref<64xf32, #tile.fragment>
       tile.reduce <max> %S, %m dim(1) {clear = false} : memref<64x32xf32, #tile.fragment>, memref<64xf32, #tile.fragment>
@@ -229,15 +243,19 @@ func.func @attention_d64_bf16_causal(%Q: memref<2x4x1000x64xbf16>, %K: memref<2x
       tile.fill %S, %zero : memref<64x32xf32, #tile.fragment>
       tile.gemm %Qs, %Ks, %S {transpose_b} : memref<64x64xbf16, #gpu.address_space<workgroup>>, memref<32x64xbf16, #gpu.address_space<workgroup>>, memref<64x32xf32, #tile.fragment>
       tile.gemm %P, %Vs, %Acc : memref<64x32xbf16, #tile.fragment>, memref<32x64xbf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
-      tile.parallel (%i, %k) in (64, 32) {
-        %key = arith.addi %k1, %k : index
-        %masked = arith.cmpi uge, %key, %cseq : index
-        %query = arith.addi %q0, %i : index
-        %future = arith.cmpi ugt, %key, %query : index
-        %masked_any = arith.ori %masked, %future : i1
-        %s = memref.load %S[%i, %k] : memref<64x32xf32, #tile.fragment>
-        %v = arith.select %masked_any, %ninf, %s : f32
-        memref.store %v, %S[%i, %k] : memref<64x32xf32, #tile.fragment>
+      %kend_k1 = arith.addi %k1, %cbn : index
+      %partial_k1 = arith.cmpi ugt, %kend_k1, %mask_limit : index
+      scf.if %partial_k1 {
+        tile.parallel (%i, %k) in (64, 32) {
+          %key = arith.addi %k1, %k : index
+          %masked = arith.cmpi uge, %key, %cseq : index
+          %query = arith.addi %q0, %i : index
+          %future = arith.cmpi ugt, %key, %query : index
+          %masked_any = arith.ori %masked, %future : i1
+          %s = memref.load %S[%i, %k] : memref<64x32xf32, #tile.fragment>
+          %v = arith.select %masked_any, %ninf, %s : f32
+          memref.store %v, %S[%i, %k] : memref<64x32xf32, #tile.fragment>
+        }
       }
       tile.copy %m, %mp : memref<64xf32, #tile.fragment>, memref<64xf32, #tile.fragment>
       tile.reduce <max> %S, %m dim(1) {clear = false} : memref<64x32xf32, #tile.fragment>, memref<64xf32, #tile.fragment>
@@ -324,21 +342,27 @@ func.func @attention_d128_f16_causal(%Q: memref<2x4x1000x128xf16>, %K: memref<2x
     %qend_up = arith.addi %qend, %cbn_1 : index
     %diag = arith.divui %qend_up, %cbn : index
     %kblocks = arith.minui %diag, %cnk : index
+    %q0_1 = arith.addi %q0, %c1 : index
+    %mask_limit = arith.minui %q0_1, %cseq : index
     tile.pipelined %j = %c0 to %kblocks stages(2) {
       %k0 = arith.muli %j, %cbn : index
       tile.copy %K[%bb, %bh, %k0, %c0], %Ks : memref<2x4x1000x128xf16>, memref<32x128xf16, #gpu.address_space<workgroup>>
       tile.copy %V[%bb, %bh, %k0, %c0], %Vs : memref<2x4x1000x128xf16>, memref<32x128xf16, #gpu.address_space<workgroup>>
       tile.fill %S, %zero : memref<64x32xf32, #tile.fragment>
       tile.gemm %Qs, %Ks, %S {transpose_b} : memref<64x128xf16, #gpu.address_space<workgroup>>, memref<32x128xf16, #gpu.address_space<workgroup>>, memref<64x32xf32, #tile.fragment>
-      tile.parallel (%i, %k) in (64, 32) {
-        %key = arith.addi %k0, %k : index
-        %masked = arith.cmpi uge, %key, %cseq : index
-        %query = arith.addi %q0, %i : index
-        %future = arith.cmpi ugt, %key, %query : index
-        %masked_any = arith.ori %masked, %future : i1
-        %s = memref.load %S[%i, %k] : memref<64x32xf32, #tile.fragment>
-        %v = arith.select %masked_any, %ninf, %s : f32
-        memref.store %v, %S[%i, %k] : memref<64x32xf32, #tile.fragment>
+      %kend_k0 = arith.addi %k0, %cbn : index
+      %partial_k0 = arith.cmpi ugt, %kend_k0, %mask_limit : index
+      scf.if %partial_k0 {
+        tile.parallel (%i, %k) in (64, 32) {
+          %key = arith.addi %k0, %k : index
+          %masked = arith.cmpi uge, %key, %cseq : index
+          %query = arith.addi %q0, %i : index
+          %future = arith.cmpi ugt, %key, %query : index
+          %masked_any = arith.ori %masked, %future : i1
+          %s = memref.load %S[%i, %k] : memref<64x32xf32, #tile.fragment>
+          %v = arith.select %masked_any, %ninf, %s : f32
+          memref.store %v, %S[%i, %k] : memref<64x32xf32, #tile.fragment>
+        }
       }
       tile.copy %m, %mp : memref<64xf32, #tile.fragment>, memref<64xf32, #tile.fragment>
       tile.reduce <max> %S, %m dim(1) {clear = false} : memref<64x32xf32, #tile.fragment>, memref<64xf32, #tile.fragment>
@@ -427,12 +451,16 @@ func.func @attention_d128_bf16(%Q: memref<2x4x1000x128xbf16>, %K: memref<2x4x100
     tile.copy %K[%bb, %bh, %c0, %c0], %K0s : memref<2x4x1000x128xbf16>, memref<32x128xbf16, #gpu.address_space<workgroup>>
     tile.fill %S, %zero : memref<64x32xf32, #tile.fragment>
     tile.gemm %Qs, %K0s, %S {transpose_b} : memref<64x128xbf16, #gpu.address_space<workgroup>>, memref<32x128xbf16, #gpu.address_space<workgroup>>, memref<64x32xf32, #tile.fragment>
-      tile.parallel (%i, %k) in (64, 32) {
-        %key = arith.addi %c0, %k : index
-        %masked = arith.cmpi uge, %key, %cseq : index
-        %s = memref.load %S[%i, %k] : memref<64x32xf32, #tile.fragment>
-        %v = arith.select %masked, %ninf, %s : f32
-        memref.store %v, %S[%i, %k] : memref<64x32xf32, #tile.fragment>
+      %kend_c0 = arith.addi %c0, %cbn : index
+      %partial_c0 = arith.cmpi ugt, %kend_c0, %cseq : index
+      scf.if %partial_c0 {
+        tile.parallel (%i, %k) in (64, 32) {
+          %key = arith.addi %c0, %k : index
+          %masked = arith.cmpi uge, %key, %cseq : index
+          %s = memref.load %S[%i, %k] : memref<64x32xf32, #tile.fragment>
+          %v = arith.select %masked, %ninf, %s : f32
+          memref.store %v, %S[%i, %k] : memref<64x32xf32, #tile.fragment>
+        }
       }
       tile.copy %m, %mp : memref<64xf32, #tile.fragment>, memref<64xf32, #tile.fragment>
       tile.reduce <max> %S, %m dim(1) {clear = false} : memref<64x32xf32, #tile.fragment>, memref<64xf32, #tile.fragment>
@@ -467,12 +495,16 @@ func.func @attention_d128_bf16(%Q: memref<2x4x1000x128xbf16>, %K: memref<2x4x100
       tile.fill %S, %zero : memref<64x32xf32, #tile.fragment>
       tile.gemm %Qs, %Ks, %S {transpose_b} : memref<64x128xbf16, #gpu.address_space<workgroup>>, memref<32x128xbf16, #gpu.address_space<workgroup>>, memref<64x32xf32, #tile.fragment>
       tile.gemm %P, %Vs, %Acc : memref<64x32xbf16, #tile.fragment>, memref<32x128xbf16, #gpu.address_space<workgroup>>, memref<64x128xf32, #tile.fragment>
-      tile.parallel (%i, %k) in (64, 32) {
-        %key = arith.addi %k1, %k : index
-        %masked = arith.cmpi uge, %key, %cseq : index
-        %s = memref.load %S[%i, %k] : memref<64x32xf32, #tile.fragment>
-        %v = arith.select %masked, %ninf, %s : f32
-        memref.store %v, %S[%i, %k] : memref<64x32xf32, #tile.fragment>
+      %kend_k1 = arith.addi %k1, %cbn : index
+      %partial_k1 = arith.cmpi ugt, %kend_k1, %cseq : index
+      scf.if %partial_k1 {
+        tile.parallel (%i, %k) in (64, 32) {
+          %key = arith.addi %k1, %k : index
+          %masked = arith.cmpi uge, %key, %cseq : index
+          %s = memref.load %S[%i, %k] : memref<64x32xf32, #tile.fragment>
+          %v = arith.select %masked, %ninf, %s : f32
+          memref.store %v, %S[%i, %k] : memref<64x32xf32, #tile.fragment>
+        }
       }
       tile.copy %m, %mp : memref<64xf32, #tile.fragment>, memref<64xf32, #tile.fragment>
       tile.reduce <max> %S, %m dim(1) {clear = false} : memref<64x32xf32, #tile.fragment>, memref<64xf32, #tile.fragment>

@@ -44,12 +44,16 @@ func.func @attention_4d(%Q: memref<1x2x100x32xf16>, %K: memref<1x2x100x32xf16>, 
     tile.copy %K[%bb, %bh, %c0, %c0], %K0s : memref<1x2x100x32xf16>, memref<32x32xf16, #gpu.address_space<workgroup>>
     tile.fill %S, %zero : memref<32x32xf32, #tile.fragment>
     tile.gemm %Qs, %K0s, %S {transpose_b} : memref<32x32xf16, #gpu.address_space<workgroup>>, memref<32x32xf16, #gpu.address_space<workgroup>>, memref<32x32xf32, #tile.fragment>
-      tile.parallel (%i, %k) in (32, 32) {
-        %key = arith.addi %c0, %k : index
-        %masked = arith.cmpi uge, %key, %cseq : index
-        %s = memref.load %S[%i, %k] : memref<32x32xf32, #tile.fragment>
-        %v = arith.select %masked, %ninf, %s : f32
-        memref.store %v, %S[%i, %k] : memref<32x32xf32, #tile.fragment>
+      %kend_c0 = arith.addi %c0, %cbn : index
+      %partial_c0 = arith.cmpi ugt, %kend_c0, %cseq : index
+      scf.if %partial_c0 {
+        tile.parallel (%i, %k) in (32, 32) {
+          %key = arith.addi %c0, %k : index
+          %masked = arith.cmpi uge, %key, %cseq : index
+          %s = memref.load %S[%i, %k] : memref<32x32xf32, #tile.fragment>
+          %v = arith.select %masked, %ninf, %s : f32
+          memref.store %v, %S[%i, %k] : memref<32x32xf32, #tile.fragment>
+        }
       }
       tile.copy %m, %mp : memref<32xf32, #tile.fragment>, memref<32xf32, #tile.fragment>
       tile.reduce <max> %S, %m dim(1) {clear = false} : memref<32x32xf32, #tile.fragment>, memref<32xf32, #tile.fragment>
@@ -84,12 +88,16 @@ func.func @attention_4d(%Q: memref<1x2x100x32xf16>, %K: memref<1x2x100x32xf16>, 
       tile.fill %S, %zero : memref<32x32xf32, #tile.fragment>
       tile.gemm %Qs, %Ks, %S {transpose_b} : memref<32x32xf16, #gpu.address_space<workgroup>>, memref<32x32xf16, #gpu.address_space<workgroup>>, memref<32x32xf32, #tile.fragment>
       tile.gemm %P, %Vs, %Acc : memref<32x32xf16, #tile.fragment>, memref<32x32xf16, #gpu.address_space<workgroup>>, memref<32x32xf32, #tile.fragment>
-      tile.parallel (%i, %k) in (32, 32) {
-        %key = arith.addi %k1, %k : index
-        %masked = arith.cmpi uge, %key, %cseq : index
-        %s = memref.load %S[%i, %k] : memref<32x32xf32, #tile.fragment>
-        %v = arith.select %masked, %ninf, %s : f32
-        memref.store %v, %S[%i, %k] : memref<32x32xf32, #tile.fragment>
+      %kend_k1 = arith.addi %k1, %cbn : index
+      %partial_k1 = arith.cmpi ugt, %kend_k1, %cseq : index
+      scf.if %partial_k1 {
+        tile.parallel (%i, %k) in (32, 32) {
+          %key = arith.addi %k1, %k : index
+          %masked = arith.cmpi uge, %key, %cseq : index
+          %s = memref.load %S[%i, %k] : memref<32x32xf32, #tile.fragment>
+          %v = arith.select %masked, %ninf, %s : f32
+          memref.store %v, %S[%i, %k] : memref<32x32xf32, #tile.fragment>
+        }
       }
       tile.copy %m, %mp : memref<32xf32, #tile.fragment>, memref<32xf32, #tile.fragment>
       tile.reduce <max> %S, %m dim(1) {clear = false} : memref<32x32xf32, #tile.fragment>, memref<32xf32, #tile.fragment>

@@ -3,11 +3,21 @@
 one block per (64-row query block, head, batch), an online softmax over key blocks."""
 import sys
 
-def attention(name, batch, heads, seq, dim, dtype, causal, block_m=64, block_n=64, threads=128, stages=2, min_blocks=None, overlap=True, producer=None, sparse=None):
+def attention(name, batch, heads, seq, dim, dtype, causal, block_m=64, block_n=64, threads=128, stages=2, min_blocks=None, overlap=True, producer=None, sparse=None, every_block=False, kv_heads=None):
     """`sparse`: block-sparse attention, each query block visiting `sparse` key blocks that a
     table [query blocks, sparse] of i32 lists (an entry taken modulo the key blocks); FA2's order,
-    non-causal, a sequence of whole key blocks."""
+    non-causal, a sequence of whole key blocks. The mask runs only on the key blocks that reach
+    past the block's first query (causal) or the sequence's end, in an `scf.if`; `every_block`
+    masks every key block (the form before). `kv_heads`: grouped-query attention, K and V with
+    that many heads, each shared by heads / kv_heads consecutive query heads."""
     t4 = f"memref<{batch}x{heads}x{seq}x{dim}x{dtype}>"
+    kv_heads = kv_heads or heads
+    kv4 = f"memref<{batch}x{kv_heads}x{seq}x{dim}x{dtype}>"
+    # The K/V head of the block's query head.
+    grouped = kv_heads != heads
+    kv = "%bkv" if grouped else "%bh"
+    group_constant = f"\n  %cgroup = arith.constant {heads // kv_heads} : index" if grouped else ""
+    kv_index = "\n    %bkv = arith.divui %bh, %cgroup : index" if grouped else ""
     ws = "#gpu.address_space<workgroup>"
     fr = "#tile.fragment"
     # A producer warpgroup asked for (or declined) in the loop's schedule, else the plan's choice.
@@ -23,7 +33,9 @@ def attention(name, batch, heads, seq, dim, dtype, causal, block_m=64, block_n=6
     %qend = arith.addi %q0, %cbm : index
     %qend_up = arith.addi %qend, %cbn_1 : index
     %diag = arith.divui %qend_up, %cbn : index
-    %kblocks = arith.minui %diag, %cnk : index"""
+    %kblocks = arith.minui %diag, %cnk : index
+    %q0_1 = arith.addi %q0, %c1 : index
+    %mask_limit = arith.minui %q0_1, %cseq : index"""
         bound = "%kblocks"
     else:
         bound = "%cnk"
@@ -41,7 +53,7 @@ def attention(name, batch, heads, seq, dim, dtype, causal, block_m=64, block_n=6
     def mask(k0):
         if not causal and seq % block_n == 0:
             return ""
-        return f"""
+        parallel = f"""
       tile.parallel (%i, %k) in ({block_m}, {block_n}) {{{{
         %key = arith.addi {k0}, %k : index
         {mask_rule}
@@ -49,6 +61,17 @@ def attention(name, batch, heads, seq, dim, dtype, causal, block_m=64, block_n=6
         %v = arith.select {masked}, %ninf, %s : f32
         memref.store %v, %S[%i, %k] : memref<{block_m}x{block_n}xf32, {fr}>
       }}}}""".replace("{{", "{").replace("}}", "}")
+        if every_block:
+            return parallel
+        # Only a block whose last key is past the first query (causal) or the sequence's end has
+        # keys to mask: the blocks below the diagonal skip the elementwise pass.
+        tag = k0.lstrip("%")
+        limit = "%mask_limit" if causal else "%cseq"
+        return f"""
+      %kend_{tag} = arith.addi {k0}, %cbn : index
+      %partial_{tag} = arith.cmpi ugt, %kend_{tag}, {limit} : index
+      scf.if %partial_{tag} {{{parallel.replace(chr(10), chr(10) + "  ")}
+      }}"""
     # The online softmax of one key block in S: the new row maximum, the exponentials, the running
     # sum, and in %mp the factor that rescales what was accumulated with the old maximum.
     softmax = f"""
@@ -91,15 +114,15 @@ def attention(name, batch, heads, seq, dim, dtype, causal, block_m=64, block_n=6
         loop = f"""
     %last = arith.subi {bound}, %c1 : index
     // The first key block's scores and softmax.
-    tile.copy %K[%bb, %bh, %c0, %c0], %K0s : {t4}, {shared(block_n)}
+    tile.copy %K[%bb, {kv}, %c0, %c0], %K0s : {kv4}, {shared(block_n)}
     tile.fill %S, %zero : memref<{block_m}x{block_n}xf32, {fr}>
     tile.gemm %Qs, %K0s, %S {{transpose_b}} : {shared(block_m)}, {shared(block_n)}, memref<{block_m}x{block_n}xf32, {fr}>{mask("%c0")}{softmax}
     tile.copy %S, %P : memref<{block_m}x{block_n}xf32, {fr}>, memref<{block_m}x{block_n}x{dtype}, {fr}>
     tile.pipelined %j = %c0 to %last stages({stages}){schedule} {{
       %k0 = arith.muli %j, %cbn : index
       %k1 = arith.addi %k0, %cbn : index
-      tile.copy %K[%bb, %bh, %k1, %c0], %Ks : {t4}, {shared(block_n)}
-      tile.copy %V[%bb, %bh, %k0, %c0], %Vs : {t4}, {shared(block_n)}
+      tile.copy %K[%bb, {kv}, %k1, %c0], %Ks : {kv4}, {shared(block_n)}
+      tile.copy %V[%bb, {kv}, %k0, %c0], %Vs : {kv4}, {shared(block_n)}
       tile.fill %S, %zero : memref<{block_m}x{block_n}xf32, {fr}>
       tile.gemm %Qs, %Ks, %S {{transpose_b}} : {shared(block_m)}, {shared(block_n)}, memref<{block_m}x{block_n}xf32, {fr}>
       tile.gemm %P, %Vs, %Acc : memref<{block_m}x{block_n}x{dtype}, {fr}>, {shared(block_n)}, memref<{block_m}x{dim}xf32, {fr}>{mask("%k1")}{softmax}{rescale}
@@ -107,7 +130,7 @@ def attention(name, batch, heads, seq, dim, dtype, causal, block_m=64, block_n=6
     }}
     // The last key block's P V.
     %kl = arith.muli %last, %cbn : index
-    tile.copy %V[%bb, %bh, %kl, %c0], %Vls : {t4}, {shared(block_n)}
+    tile.copy %V[%bb, {kv}, %kl, %c0], %Vls : {kv4}, {shared(block_n)}
     tile.gemm %P, %Vls, %Acc : memref<{block_m}x{block_n}x{dtype}, {fr}>, {shared(block_n)}, memref<{block_m}x{dim}xf32, {fr}>
 """
     elif sparse:
@@ -120,8 +143,8 @@ def attention(name, batch, heads, seq, dim, dtype, causal, block_m=64, block_n=6
       %index = arith.index_cast %entry : i32 to index
       %kb = arith.remui %index, %cnk : index
       %k0 = arith.muli %kb, %cbn : index
-      tile.copy %K[%bb, %bh, %k0, %c0], %Ks : {t4}, {shared(block_n)}
-      tile.copy %V[%bb, %bh, %k0, %c0], %Vs : {t4}, {shared(block_n)}
+      tile.copy %K[%bb, {kv}, %k0, %c0], %Ks : {kv4}, {shared(block_n)}
+      tile.copy %V[%bb, {kv}, %k0, %c0], %Vs : {kv4}, {shared(block_n)}
       tile.fill %S, %zero : memref<{block_m}x{block_n}xf32, {fr}>
       tile.gemm %Qs, %Ks, %S {{transpose_b}} : {shared(block_m)}, {shared(block_n)}, memref<{block_m}x{block_n}xf32, {fr}>{softmax}
       tile.copy %S, %P : memref<{block_m}x{block_n}xf32, {fr}>, memref<{block_m}x{block_n}x{dtype}, {fr}>{rescale}
@@ -133,8 +156,8 @@ def attention(name, batch, heads, seq, dim, dtype, causal, block_m=64, block_n=6
         loop = f"""
     tile.pipelined %j = %c0 to {bound} stages({stages}){schedule} {{
       %k0 = arith.muli %j, %cbn : index
-      tile.copy %K[%bb, %bh, %k0, %c0], %Ks : {t4}, {shared(block_n)}
-      tile.copy %V[%bb, %bh, %k0, %c0], %Vs : {t4}, {shared(block_n)}
+      tile.copy %K[%bb, {kv}, %k0, %c0], %Ks : {kv4}, {shared(block_n)}
+      tile.copy %V[%bb, {kv}, %k0, %c0], %Vs : {kv4}, {shared(block_n)}
       tile.fill %S, %zero : memref<{block_m}x{block_n}xf32, {fr}>
       tile.gemm %Qs, %Ks, %S {{transpose_b}} : {shared(block_m)}, {shared(block_n)}, memref<{block_m}x{block_n}xf32, {fr}>{mask("%k0")}{softmax}
       tile.copy %S, %P : memref<{block_m}x{block_n}xf32, {fr}>, memref<{block_m}x{block_n}x{dtype}, {fr}>{rescale}
@@ -150,12 +173,12 @@ def attention(name, batch, heads, seq, dim, dtype, causal, block_m=64, block_n=6
     return f"""
 // {name}: {'causal' if causal else 'non-causal'} attention, {batch}x{heads} heads of {seq} tokens, head dim {dim}, {dtype}.
 {order}
-func.func @{name}(%Q: {t4}, %K: {t4}, %V: {t4}, {table_argument}%O: {t4}) {{
+func.func @{name}(%Q: {t4}, %K: {kv4}, %V: {kv4}, {table_argument}%O: {t4}) {{
   %c0 = arith.constant 0 : index{sparse_count}
   %c1 = arith.constant 1 : index
   %cnq = arith.constant {nq} : index
   %cnk = arith.constant {nk} : index
-  %cheads = arith.constant {heads} : index
+  %cheads = arith.constant {heads} : index{group_constant}
   %cbatch = arith.constant {batch} : index
   %cbm = arith.constant {block_m} : index
   %cbn = arith.constant {block_n} : index
@@ -176,7 +199,7 @@ func.func @{name}(%Q: {t4}, %K: {t4}, %V: {t4}, {table_argument}%O: {t4}) {{
     %mp = tile.alloc_fragment : memref<{block_m}xf32, {fr}>
     %l = tile.alloc_fragment : memref<{block_m}xf32, {fr}>
     %rs = tile.alloc_fragment : memref<{block_m}xf32, {fr}>
-    %q0 = arith.muli %bq, %cbm : index
+    %q0 = arith.muli %bq, %cbm : index{kv_index}
     tile.copy %Q[%bb, %bh, %q0, %c0], %Qs : {t4}, {shared(block_m)}
     tile.fill %Acc, %zero : memref<{block_m}x{dim}xf32, {fr}>
     tile.fill %m, %ninf : memref<{block_m}xf32, {fr}>
