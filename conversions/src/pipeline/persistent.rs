@@ -99,16 +99,7 @@ fn depends_on(value: Value, arguments: &[Value]) -> bool {
 /// (the 128x128x32 `gemm_relu` ran 0.44x cuBLAS persistent).
 fn shares_multiprocessor(kernel: OperationRef, main: OperationRef, multiprocessor: &Multiprocessors) -> bool {
     let stages = integer_attribute(&main, "stages").unwrap_or(1).max(1);
-    let shared: i64 = nested_ops(kernel)
-        .iter()
-        .filter(|op| tile_ir::is(*op, tile::AllocSharedOperation::name))
-        .filter_map(|op| {
-            op.result(0)
-                .ok()
-                .and_then(|result| tile_dialect::ops::as_memref(Value::from(result).r#type()))
-        })
-        .map(|memref| crate::pipeline::rings::padded(crate::pipeline::rings::tile_bytes(memref)))
-        .sum();
+    let shared = crate::pipeline::rings::shared_tile_bytes(kernel);
     2 * (shared.saturating_mul(stages) + multiprocessor.block_reserved_bytes) <= multiprocessor.shared_bytes
 }
 

@@ -40,6 +40,21 @@ pub fn padded(bytes: i64) -> i64 {
     (bytes + SLOT_ALIGNMENT - 1) / SLOT_ALIGNMENT * SLOT_ALIGNMENT
 }
 
+/// Bytes of the shared tiles `kernel` allocates, each rounded up to [`SLOT_ALIGNMENT`]: what one
+/// copy of them takes (a ring holds some of them several times).
+pub fn shared_tile_bytes(kernel: OperationRef) -> i64 {
+    tile_dialect::ops::nested_ops(kernel)
+        .iter()
+        .filter(|op| tile_ir::is(*op, tile_ir::tile::AllocSharedOperation::name))
+        .filter_map(|op| {
+            op.result(0)
+                .ok()
+                .and_then(|result| tile_dialect::ops::as_memref(melior::ir::Value::from(result).r#type()))
+        })
+        .map(|memref| padded(tile_bytes(memref)))
+        .sum()
+}
+
 /// Bytes from one slot of `ring` to the next: a slot's tile, rounded up to [`SLOT_ALIGNMENT`].
 pub fn slot_stride(ring: MemRefType) -> i64 {
     let slots = static_sizes(ring)[0].unwrap_or(1).max(1);

@@ -256,16 +256,7 @@ fn scratch_areas<'c>(shape: &Shape<'c, '_>, threads: i64) -> Vec<(Type<'c>, i64)
 /// buffer to the scratch) and `scratch` more bytes fit the shared memory of a block of `target`.
 fn fits(kernel: OperationRef, main: OperationRef, scratch: i64, target: &Target) -> bool {
     let stages = integer_attribute(&main, "stages").unwrap_or(1).clamp(1, 4);
-    let shared: i64 = nested_ops(kernel)
-        .iter()
-        .filter(|op| tile_ir::is(*op, tile::AllocSharedOperation::name))
-        .filter_map(|op| {
-            op.result(0)
-                .ok()
-                .and_then(|result| tile_dialect::ops::as_memref(Value::from(result).r#type()))
-        })
-        .map(|memref| super::rings::padded(super::rings::tile_bytes(memref)))
-        .sum();
+    let shared = super::rings::shared_tile_bytes(kernel);
     shared.saturating_mul(stages) + scratch + 4096 <= target.memory.max_shared_bytes
 }
 
