@@ -188,7 +188,6 @@ def run(directory, dtype, rounds, name_filter):
                 best[kind] = (tag, ratio, 2 * m * n * k / mine / 1e9)
         cublas = 2 * m * n * k / timer(lambda: torch.matmul(a, b)) / 1e9
         rows.append((label, cublas, best.get("static"), best.get("dynamic"), best.get("whole")))
-        del a, b, reference
     print(f"\n{dtype} GEMMs against cuBLAS (torch.matmul), the best tiling of each kind, medians of {rounds} alternating round(s)\n")
     print("| M x N x K | cuBLAS TFLOP/s | static: tiling, TFLOP/s, ratio | dynamic: tiling, TFLOP/s, ratio | static, split loops kept whole |\n|---|---|---|---|---|")
     cell = lambda best: f"{best[0]}, {best[2]:.0f}, {best[1]:.3f}" if best else "none"  # noqa: E731

@@ -200,6 +200,10 @@ fn every_example_manifest_is_held_whole_by_the_schema() {
     let mut compiled = 0;
     for entry in std::fs::read_dir("../examples").unwrap() {
         let path = entry.unwrap().path();
+        // The embedding templates are folders.
+        if path.extension().is_none_or(|extension| extension != "mlir") {
+            continue;
+        }
         let example = path.file_stem().unwrap().to_str().unwrap().to_owned();
         for target in ["sm_90a", "sm_80", "gfx942", "spirv-coopmat"] {
             match compile_file(&path, target) {
