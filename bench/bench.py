@@ -278,10 +278,14 @@ def plain_reference(kernel, tensors):
         # [batch, heads, sequence, head dim]; causal when the name says so.
         q, k, v = t[0], t[1], t[2]
         scores = q @ k.transpose(-1, -2) / q.shape[-1] ** 0.5
-        if "causal" in name:
+        if "causal" in name or "lse" in name:
             seq = q.shape[-2]
             scores = scores.masked_fill(torch.ones(seq, seq, dtype=torch.bool, device="cuda").triu(1), float("-inf"))
-        return {3: torch.softmax(scores, dim=-1) @ v}
+        outputs = {3: torch.softmax(scores, dim=-1) @ v}
+        if "lse" in name:
+            # tools/gen/attention.py test-lse (causal): each row's log-sum-exp after O.
+            outputs[4] = torch.logsumexp(scores, dim=-1)
+        return outputs
     if name in ("shared_kv_attention", "shared_p_attention"):
         # test/programs/shared_{kv,p}_attention.mlir: one KV tensor as keys and values, head dim 64.
         q, kv = t[0], t[1]

@@ -391,6 +391,31 @@ fn attention(q: &Buffer, k: &Buffer, v: &Buffer, causal: bool) -> Vec<f64> {
     out
 }
 
+/// Each row's log-sum-exp of the scaled scores (causal or not), in f64: what a backward pass reads.
+fn log_sum_exp(q: &Buffer, k: &Buffer, causal: bool) -> Vec<f64> {
+    let (heads, seq, dim) = (q.shape[0] * q.shape[1], q.shape[2], q.shape[3]);
+    let mut out = vec![0.0; heads * seq];
+    for h in 0..heads {
+        let at = |buffer: &Buffer, row: usize, d: usize| buffer.get((h * seq + row) * dim + d);
+        for query in 0..seq {
+            let keys = if causal { query + 1 } else { seq };
+            let scores: Vec<f64> = (0..keys)
+                .map(|key| (0..dim).map(|d| at(q, query, d) * at(k, key, d)).sum::<f64>() / (dim as f64).sqrt())
+                .collect();
+            let max = scores.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+            out[h * seq + query] = max + scores.iter().map(|s| (s - max).exp()).sum::<f64>().ln();
+        }
+    }
+    out
+}
+
+#[test]
+fn flash_attention_writes_the_rows_log_sum_exp() {
+    let data = run("attention_lse_small.mlir", 48, 0);
+    assert_close(&data[3], &attention(&data[0], &data[1], &data[2], true), 1e-2);
+    assert_close(&data[4], &log_sum_exp(&data[0], &data[1], true), 1e-3);
+}
+
 #[test]
 fn flash_attention_on_4d_tensors_with_a_ragged_sequence() {
     let data = run("attention_4d.mlir", 46, 0);

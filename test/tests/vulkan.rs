@@ -111,6 +111,7 @@ fn attention_with_a_register_a_operand_matches_the_reference() {
 fn flash_attention_on_4d_tensors_matches_the_reference() {
     check_on_vulkan("test/programs/attention_4d.mlir", 48);
     check_on_vulkan("test/programs/attention_4d_causal.mlir", 49);
+    check_on_vulkan("test/programs/attention_lse_small.mlir", 50);
 }
 
 #[test]

@@ -3,13 +3,15 @@
 one block per (64-row query block, head, batch), an online softmax over key blocks."""
 import sys
 
-def attention(name, batch, heads, seq, dim, dtype, causal, block_m=64, block_n=64, threads=128, stages=2, min_blocks=None, overlap=True, producer=None, sparse=None, every_block=False, kv_heads=None):
+def attention(name, batch, heads, seq, dim, dtype, causal, block_m=64, block_n=64, threads=128, stages=2, min_blocks=None, overlap=True, producer=None, sparse=None, every_block=False, kv_heads=None, lse=False):
     """`sparse`: block-sparse attention, each query block visiting `sparse` key blocks that a
     table [query blocks, sparse] of i32 lists (an entry taken modulo the key blocks); FA2's order,
     non-causal, a sequence of whole key blocks. The mask runs only on the key blocks that reach
     past the block's first query (causal) or the sequence's end, in an `scf.if`; `every_block`
     masks every key block (the form before). `kv_heads`: grouped-query attention, K and V with
-    that many heads, each shared by heads / kv_heads consecutive query heads."""
+    that many heads, each shared by heads / kv_heads consecutive query heads. `lse`: the rows'
+    log-sum-exp of the scaled scores also written, to a [batch, heads, seq] f32 tensor after O
+    (what a backward pass reads)."""
     t4 = f"memref<{batch}x{heads}x{seq}x{dim}x{dtype}>"
     kv_heads = kv_heads or heads
     kv4 = f"memref<{batch}x{kv_heads}x{seq}x{dim}x{dtype}>"
@@ -25,11 +27,12 @@ def attention(name, batch, heads, seq, dim, dtype, causal, block_m=64, block_n=6
     nq = -(-seq // block_m)
     nk = -(-seq // block_n)
     scale = (1.0 / dim ** 0.5) * 1.4426950408889634
+    rsqrt_constant = f"\n  %rsqrt_dim = arith.constant {1.0 / dim ** 0.5!r} : f32" if lse else ""
     occupancy = f" attributes {{min_blocks_per_multiprocessor = {min_blocks} : i64}}" if min_blocks else ""
     causal_text = ""
     if causal:
         # Key blocks up to the diagonal: min(nk, ((bq + 1) * block_m + block_n - 1) / block_n).
-        causal_text = f"""
+        causal_text = """
     %qend = arith.addi %q0, %cbm : index
     %qend_up = arith.addi %qend, %cbn_1 : index
     %diag = arith.divui %qend_up, %cbn : index
@@ -165,6 +168,20 @@ def attention(name, batch, heads, seq, dim, dtype, causal, block_m=64, block_n=6
     }}
 """
     table_argument = f"%Blocks: memref<{nq}x{sparse}xi32>, " if sparse else ""
+    # The log-sum-exp of row i of the scaled scores: m_i / sqrt(dim) + ln(l_i) (m the running
+    # maximum of the unscaled scores, l the sum of exp2((s - m) * scale)).
+    t3 = f"memref<{batch}x{heads}x{seq}xf32>"
+    lse_argument = f", %LSE: {t3}" if lse else ""
+    lse_text = f"""
+    %lse = tile.alloc_fragment : memref<{block_m}xf32, {fr}>
+    tile.parallel (%i) in ({block_m}) {{
+      %mi = memref.load %m[%i] : memref<{block_m}xf32, {fr}>
+      %li = memref.load %l[%i] : memref<{block_m}xf32, {fr}>
+      %logl = math.log %li : f32
+      %lse_i = math.fma %mi, %rsqrt_dim, %logl : f32
+      memref.store %lse_i, %lse[%i] : memref<{block_m}xf32, {fr}>
+    }}
+    tile.copy %lse, %LSE[%bb, %bh, %q0] : memref<{block_m}xf32, {fr}>, {t3}""" if lse else ""
     sparse_count = f"\n  %csparse = arith.constant {sparse} : index" if sparse else ""
     # The overlapped order keeps the first key block and the last value block in tiles of their own.
     edge_tiles = f"""
@@ -173,7 +190,7 @@ def attention(name, batch, heads, seq, dim, dtype, causal, block_m=64, block_n=6
     return f"""
 // {name}: {'causal' if causal else 'non-causal'} attention, {batch}x{heads} heads of {seq} tokens, head dim {dim}, {dtype}.
 {order}
-func.func @{name}(%Q: {t4}, %K: {kv4}, %V: {kv4}, {table_argument}%O: {t4}) {{
+func.func @{name}(%Q: {t4}, %K: {kv4}, %V: {kv4}, {table_argument}%O: {t4}{lse_argument}) {{
   %c0 = arith.constant 0 : index{sparse_count}
   %c1 = arith.constant 1 : index
   %cnq = arith.constant {nq} : index
@@ -187,7 +204,7 @@ func.func @{name}(%Q: {t4}, %K: {kv4}, %V: {kv4}, {table_argument}%O: {t4}) {{
   %zero = arith.constant 0.0 : f32
   %ninf = arith.constant 0xFF800000 : f32
   %scale = arith.constant {scale!r} : f32
-  %nscale = arith.constant {-scale!r} : f32
+  %nscale = arith.constant {-scale!r} : f32{rsqrt_constant}
   tile.kernel grid(%cnq, %cheads, %cbatch) threads({threads}) (%bq, %bh, %bb){occupancy} {{
     %Qs = tile.alloc_shared : {shared(block_m)}
     %Ks = tile.alloc_shared : {shared(block_n)}
@@ -209,7 +226,7 @@ func.func @{name}(%Q: {t4}, %K: {kv4}, %V: {kv4}, {table_argument}%O: {t4}) {{
       %r = arith.divf %o, %li : f32
       memref.store %r, %Acc[%i, %d] : memref<{block_m}x{dim}xf32, {fr}>
     }}
-    tile.copy %Acc, %O[%bb, %bh, %q0, %c0] : memref<{block_m}x{dim}xf32, {fr}>, {t4}
+    tile.copy %Acc, %O[%bb, %bh, %q0, %c0] : memref<{block_m}x{dim}xf32, {fr}>, {t4}{lse_text}
   }}
   return
 }}
@@ -234,6 +251,11 @@ if __name__ == "__main__":
         print("// sequence of 100 tokens in 32-row blocks; checked against an f64 reference (cpu_reference.rs),")
         print("// the interpreter and lavapipe.")
         print(attention("attention_4d_causal" if causal else "attention_4d", 1, 2, 100, 32, "f16", causal, 32, 32, 64))
+    elif which == "test-lse":
+        print("// A small causal FlashAttention forward that also writes each row's log-sum-exp of the scaled")
+        print("// scores (generated by tools/gen/attention.py test-lse; what a backward pass reads): checked")
+        print("// against an f64 reference (cpu_reference.rs), the interpreter and lavapipe.")
+        print(attention("attention_lse_small", 1, 2, 100, 32, "f16", True, 32, 32, 64, lse=True))
     elif which == "sparse-test":
         print("// Block-sparse attention (generated by tools/gen/attention.py sparse-test): 4 query blocks of")
         print("// 32 rows, each visiting 2 of the 4 key blocks that its row of the block table names.")
