@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Issue 35's GEMM shape sweep: the shapes a frontend hands us (square, LLM prefill with N or K up to
 28672, decode-like M of 16 to 256, ragged sizes), f16 or bf16, each against cuBLAS (torch.matmul) in
-the same run, every output checked against a float64 product first.
+the same run (fp8: f8E4M3FN with B as N x K, into f32, against `torch._scaled_mm` with unit scales,
+static kernels only), every output checked against a float64 product first.
 
-    python3 bench/sweep.py prepare DIR [--dtype f16|bf16]   # build machine: writes and compiles the kernels (sm_90a)
-    python3 bench/sweep.py run DIR [--dtype f16|bf16] [--rounds N] [--filter S,...]   # GPU machine
+    python3 bench/sweep.py prepare DIR [--dtype f16|bf16|fp8]   # build machine: writes and compiles the kernels (sm_90a)
+    python3 bench/sweep.py run DIR [--dtype f16|bf16|fp8] [--rounds N] [--filter S,...]   # GPU machine
 
 For each shape, a static kernel per tiling (sizes compiled in: `bench/variants.py`'s program) and
 one dynamic kernel per tiling for all shapes (`examples/gemm_dynamic.mlir`'s form: sizes, grid and
@@ -49,6 +50,18 @@ TILINGS = [
     ("64x256", 64, 256, 64, 128, 4),
     ("64x128r8", 64, 128, 64, 128, 8),
 ]
+
+# fp8 (f8E4M3FN x f8E4M3FN -> f32, B given as N x K: wgmma reads 8-bit operands K-major only):
+# K tiles of 128 (128-byte rows), the same output tiles; static kernels only.
+FP8_TILINGS = [
+    ("128x256", 128, 256, 128, 256, 3),
+    ("128x128", 128, 128, 128, 256, 4),
+    ("64x128", 64, 128, 128, 128, 4),
+    ("64x128r8", 64, 128, 128, 128, 8),
+]
+
+# The program's element type for each --dtype.
+ELEMENTS = {"f16": "f16", "bf16": "bf16", "fp8": "f8E4M3FN"}
 
 DYNAMIC = """// {name}: C = A * B on tensors of run-time sizes ({dtype}), tile {bm}x{bn}x{bk}, {threads} threads, {stages} stages.
 func.func @{name}(%A: memref<?x?x{dtype}>, %B: memref<?x?x{dtype}>, %C: memref<?x?x{dtype}>) {{
@@ -110,15 +123,17 @@ def prepare(directory, dtype):
 
     os.makedirs(directory, exist_ok=True)
     programs = []
+    fp8 = dtype == "fp8"
+    element = ELEMENTS[dtype]
     for shape in SHAPES:
-        for tag, bm, bn, bk, threads, stages in TILINGS:
+        for tag, bm, bn, bk, threads, stages in FP8_TILINGS if fp8 else TILINGS:
             name = static_name(shape, tag, dtype)
             m, n, k = shape
-            programs.append((name, variants.program(name, m, n, k, dtype, bm, bn, bk, threads, stages)))
+            programs.append((name, variants.program(name, m, n, k, element, bm, bn, bk, threads, stages, transpose_b=fp8)))
             # Its twin with the loop kept whole, where tile-split-k splits it (timed beside it).
             whole = whole_name(shape, tag, dtype)
-            programs.append((whole, variants.program(whole, m, n, k, dtype, bm, bn, bk, threads, stages, split=1)))
-    for tag, bm, bn, bk, threads, stages in TILINGS:
+            programs.append((whole, variants.program(whole, m, n, k, element, bm, bn, bk, threads, stages, transpose_b=fp8, split=1)))
+    for tag, bm, bn, bk, threads, stages in [] if fp8 else TILINGS:
         name = dynamic_name(tag, dtype)
         programs.append((name, DYNAMIC.format(name=name, dtype=dtype, bm=bm, bn=bn, bk=bk, threads=threads, stages=stages)))
     compiler = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "target", "release", "tile-compile")
@@ -156,12 +171,30 @@ def run(directory, dtype, rounds, name_filter):
         if not any(part in label for part in name_filter.split(",")):
             continue
         m, n, k = shape
-        element = {"f16": torch.float16, "bf16": torch.bfloat16}[dtype]
-        a = torch.randn(m, k, dtype=element, device="cuda")
-        b = torch.randn(k, n, dtype=element, device="cuda")
-        reference = a.double() @ b.double()
+        if dtype == "fp8":
+            # B as N x K; torch._scaled_mm (cuBLASLt, unit scales) takes it as the K x N
+            # column-major view.
+            a = torch.randn(m, k, device="cuda").to(torch.float8_e4m3fn)
+            b_nk = torch.randn(n, k, device="cuda").to(torch.float8_e4m3fn)
+            one = torch.ones((), device="cuda")
+            reference = a.double() @ b_nk.double().T
+            arguments = {0: a, 1: b_nk}
+            output = torch.float32
+
+            def baseline():
+                return torch._scaled_mm(a, b_nk.T, scale_a=one, scale_b=one, out_dtype=torch.float32)
+        else:
+            element = {"f16": torch.float16, "bf16": torch.bfloat16}[dtype]
+            a = torch.randn(m, k, dtype=element, device="cuda")
+            b = torch.randn(k, n, dtype=element, device="cuda")
+            reference = a.double() @ b.double()
+            arguments = {0: a, 1: b}
+            output = element
+
+            def baseline():
+                return torch.matmul(a, b)
         contenders = []
-        for tag, *_ in TILINGS:
+        for tag, *_ in FP8_TILINGS if dtype == "fp8" else TILINGS:
             kernels = bench.function_kernels(directory, static_name(shape, tag, dtype))
             if kernels:
                 contenders.append(("static", tag, kernels[0]))
@@ -172,8 +205,8 @@ def run(directory, dtype, rounds, name_filter):
                 contenders.append(("dynamic", tag, dynamic[tag]))
         best = {}
         for kind, tag, kernel in contenders:
-            c = torch.full((m, n), float("nan"), dtype=element, device="cuda")
-            launch = kernel.launcher({0: a, 1: b, 2: c})
+            c = torch.full((m, n), float("nan"), dtype=output, device="cuda")
+            launch = kernel.launcher({**arguments, 2: c})
             launch()
             torch.cuda.synchronize()
             error = float(torch.linalg.norm(c.double() - reference) / torch.linalg.norm(reference))
@@ -181,12 +214,12 @@ def run(directory, dtype, rounds, name_filter):
                 print(f"{label} {kind} {tag}: FAIL rel_err={error:.2e}", flush=True)
                 failures += 1
                 continue
-            mine, ratios = bench.alternating_rounds(launch, lambda: torch.matmul(a, b), rounds, timer)
+            mine, ratios = bench.alternating_rounds(launch, baseline, rounds, timer)
             ratio = float(numpy.median(ratios))
             print(f"{label} {kind} {tag}: PASS rel_err={error:.1e} {2 * m * n * k / mine / 1e9:.0f} TFLOP/s, {ratio:.3f} of cuBLAS", flush=True)
             if kind not in best or ratio > best[kind][1]:
                 best[kind] = (tag, ratio, 2 * m * n * k / mine / 1e9)
-        cublas = 2 * m * n * k / timer(lambda: torch.matmul(a, b)) / 1e9
+        cublas = 2 * m * n * k / timer(baseline) / 1e9
         rows.append((label, cublas, best.get("static"), best.get("dynamic"), best.get("whole")))
     print(f"\n{dtype} GEMMs against cuBLAS (torch.matmul), the best tiling of each kind, medians of {rounds} alternating round(s)\n")
     print("| M x N x K | cuBLAS TFLOP/s | static: tiling, TFLOP/s, ratio | dynamic: tiling, TFLOP/s, ratio | static, split loops kept whole |\n|---|---|---|---|---|")
@@ -206,7 +239,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("action", choices=("prepare", "run"))
     parser.add_argument("directory")
-    parser.add_argument("--dtype", choices=("f16", "bf16"), default="f16")
+    parser.add_argument("--dtype", choices=("f16", "bf16", "fp8"), default="f16")
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--filter", default="")
     args = parser.parse_args()

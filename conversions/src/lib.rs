@@ -64,6 +64,10 @@ pub fn register_all() {
     tile_dialect::register_pass(cpu::ARGUMENT, cpu::create_convert_tile_to_cpu_pass);
     tile_dialect::register_pass(narrow::ARGUMENT, narrow::create_pack_narrow_types_pass);
     tile_dialect::register_pass(small_floats::ARGUMENT, small_floats::create_emulate_small_floats_pass);
+    tile_dialect::register_pass(
+        small_floats::LAUNCHES_ARGUMENT,
+        small_floats::create_emulate_small_floats_launches_pass,
+    );
     tile_dialect::register_pass(layout::ARGUMENT, layout::create_infer_layouts_pass);
     tile_dialect::register_pass(pipeline::plan::ARGUMENT, pipeline::plan::create_plan_pipelines_pass);
     tile_dialect::register_pass(pipeline::EXPAND_ARGUMENT, pipeline::create_expand_pipelines_pass);

@@ -46,6 +46,141 @@ tile_passes::rust_pass! {
     }
 }
 
+/// The launch pass's flag.
+pub const LAUNCHES_ARGUMENT: &str = "tile-emulate-small-floats-launches";
+
+tile_passes::rust_pass! {
+    /// Creates the `tile-emulate-small-floats-launches` pass (on `builtin.module`).
+    pub fn create_emulate_small_floats_launches_pass() {
+        argument: LAUNCHES_ARGUMENT,
+        name: "TileEmulateSmallFloatsLaunches",
+        description: "Before tile-emulate-small-floats runs on the kernel modules alone: give each kernel's tensors of an emulated type the type of their bits at its signature (cast back at its entry) and its launches (cast from the host's memref: the same descriptor)",
+        anchor: tile_ir::builtin::ModuleOperation::name(),
+        dialects: [tile_dialect::dialect_handle()],
+        run: |module| with_context(module, |context| bits_at_launches(context, module)),
+    }
+}
+
+/// Retypes the kernel arguments of `module` that are memrefs of an emulated type to memrefs of
+/// their bits, at the kernels' signatures and their `gpu.launch_func`s, with an unrealized cast on
+/// each side (the kernel's back to the type at its entry, which [`emulate`] then makes the bits
+/// too; the host's from its memref, the same descriptor once lowered): the kernel modules are
+/// emulated apart from the host's code, and a launch must match its kernel in between.
+fn bits_at_launches<'c, 'a>(context: &'c Context, module: OperationRef<'c, 'a>) -> Result<(), String> {
+    use melior::ir::attribute::DenseI32ArrayAttribute;
+    let types = emulated(module);
+    if types.is_empty() {
+        return Ok(());
+    }
+    let bits_of = |ty: Type<'c>| -> Option<Type<'c>> {
+        let memref = MemRefType::try_from(ty).ok()?;
+        let element = Element::of(memref.element()).filter(|element| types.contains(element))?;
+        let shape: Vec<i64> = tile_dialect::ops::static_sizes(memref)
+            .into_iter()
+            .map(|size| size.unwrap_or(i64::MIN))
+            .collect();
+        Some(
+            MemRefType::new(
+                bits_type(context, element),
+                &shape,
+                Some(memref.layout()),
+                memref.memory_space(),
+            )
+            .into(),
+        )
+    };
+    // The kernels' new signatures, by `module::function` symbol: (argument, bits type) pairs.
+    let mut retyped: std::collections::HashMap<String, Vec<(usize, Type<'c>)>> = Default::default();
+    for function in nested_ops(module)
+        .into_iter()
+        .filter(|op| tile_ir::is(op, gpu::GPUFuncOperation::name) && op.attribute("gpu.kernel").is_ok())
+    {
+        let Some(entry) = function.region(0).ok().and_then(|region| region.first_block()) else {
+            continue;
+        };
+        let mut changed = Vec::new();
+        for index in 0..entry.argument_count() {
+            let argument: Value = entry.argument(index).expect("an argument").into();
+            let Some(bits) = bits_of(argument.r#type()) else {
+                continue;
+            };
+            let original = argument.r#type();
+            let users: Vec<(OperationRef, usize)> = nested_ops(function)
+                .into_iter()
+                .flat_map(|user| {
+                    user.operands()
+                        .enumerate()
+                        .filter(|(_, operand)| *operand == argument)
+                        .map(move |(position, _)| (user, position))
+                        .collect::<Vec<_>>()
+                })
+                .collect();
+            entry.argument(index).expect("an argument").set_type(bits);
+            let first = entry.first_operation().expect("a kernel body");
+            let back = unrealized_cast(context, At::before(first), argument, original);
+            for (user, position) in users {
+                set_operand(user, position, back);
+            }
+            changed.push((index, bits));
+        }
+        if changed.is_empty() {
+            continue;
+        }
+        tile_dialect::ops::signature_from_entry(context, function);
+        let symbol = |op: &OperationRef| tile_dialect::ops::string_attribute(op, "sym_name");
+        if let (Some(parent), Some(name)) = (function.parent_operation().as_ref().and_then(symbol), symbol(&function)) {
+            retyped.insert(format!("{parent}::{name}"), changed);
+        }
+    }
+    for launch in nested_ops(module)
+        .into_iter()
+        .filter(|op| tile_ir::is(op, gpu::LaunchFuncOperation::name))
+    {
+        let Some(changed) = launch
+            .attribute("kernel")
+            .ok()
+            .map(|kernel| kernel.to_string().replace(['@', '"'], ""))
+            .and_then(|name| retyped.get(&name))
+        else {
+            continue;
+        };
+        // The kernel's operands: the segment after the async dependencies, the grid, the block,
+        // the cluster and the dynamic shared memory.
+        let sizes: Vec<i32> = launch
+            .attribute("operandSegmentSizes")
+            .ok()
+            .and_then(|sizes| DenseI32ArrayAttribute::try_from(sizes).ok())
+            .map(|sizes| (0..sizes.len()).filter_map(|index| sizes.element(index).ok()).collect())
+            .unwrap_or_default();
+        if sizes.len() < 12 {
+            continue;
+        }
+        let first = sizes[..11].iter().sum::<i32>() as usize;
+        for (index, bits) in changed {
+            let position = first + index;
+            if let Ok(operand) = launch.operand(position) {
+                let host = unrealized_cast(context, At::before(launch), operand, *bits);
+                set_operand(launch, position, host);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `value` as `to` (`builtin.unrealized_conversion_cast`), at `at`.
+fn unrealized_cast<'c, 'a>(context: &'c Context, at: At<'c, 'a>, value: Value<'c, 'a>, to: Type<'c>) -> Value<'c, 'a> {
+    let location = value.location();
+    Builder {
+        context,
+        location,
+        threads: None,
+    }
+    .value(
+        at,
+        melior::dialect::ods::builtin::unrealized_conversion_cast(context, &[to], &[value], location).into(),
+    )
+}
+
 /// The upstream pass that moves the arithmetic on `types` (those a target emulates) to f32, which
 /// a backend runs on its kernel modules right before this pass.
 pub fn arithmetic_in_f32(types: &[Element]) -> String {

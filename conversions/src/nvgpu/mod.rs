@@ -53,6 +53,7 @@ pub fn backend(target: &crate::target::Target) -> String {
         "tile-check-external-calls",
     ];
     let mut passes = vec![
+        crate::small_floats::LAUNCHES_ARGUMENT.into(),
         crate::target::nested(
             tile_ir::gpu::GPUModuleOperation::name(),
             &[
