@@ -72,23 +72,7 @@ fn bits_at_launches<'c, 'a>(context: &'c Context, module: OperationRef<'c, 'a>) 
     if types.is_empty() {
         return Ok(());
     }
-    let bits_of = |ty: Type<'c>| -> Option<Type<'c>> {
-        let memref = MemRefType::try_from(ty).ok()?;
-        let element = Element::of(memref.element()).filter(|element| types.contains(element))?;
-        let shape: Vec<i64> = tile_dialect::ops::static_sizes(memref)
-            .into_iter()
-            .map(|size| size.unwrap_or(i64::MIN))
-            .collect();
-        Some(
-            MemRefType::new(
-                bits_type(context, element),
-                &shape,
-                Some(memref.layout()),
-                memref.memory_space(),
-            )
-            .into(),
-        )
-    };
+    let bits_of = |ty: Type<'c>| memref_of_bits(context, ty, types);
     // The kernels' new signatures, by `module::function` symbol: (argument, bits type) pairs.
     let mut retyped: std::collections::HashMap<String, Vec<(usize, Type<'c>)>> = Default::default();
     for function in nested_ops(module)
@@ -167,6 +151,26 @@ fn bits_at_launches<'c, 'a>(context: &'c Context, module: OperationRef<'c, 'a>) 
     Ok(())
 }
 
+/// `ty` with its elements held as the integers of their bits, where it is a memref of one of
+/// `types`: the same shape, layout and memory space.
+fn memref_of_bits<'c>(context: &'c Context, ty: Type<'c>, types: &[Element]) -> Option<Type<'c>> {
+    let memref = MemRefType::try_from(ty).ok()?;
+    let element = Element::of(memref.element()).filter(|element| types.contains(element))?;
+    let shape: Vec<i64> = tile_dialect::ops::static_sizes(memref)
+        .into_iter()
+        .map(|size| size.unwrap_or(i64::MIN))
+        .collect();
+    Some(
+        MemRefType::new(
+            bits_type(context, element),
+            &shape,
+            Some(memref.layout()),
+            memref.memory_space(),
+        )
+        .into(),
+    )
+}
+
 /// `value` as `to` (`builtin.unrealized_conversion_cast`), at `at`.
 fn unrealized_cast<'c, 'a>(context: &'c Context, at: At<'c, 'a>, value: Value<'c, 'a>, to: Type<'c>) -> Value<'c, 'a> {
     let location = value.location();
@@ -230,23 +234,7 @@ fn emulate<'c>(context: &'c Context, root: OperationRef<'c, '_>) -> Result<(), S
         });
     }
     // Every memref of an emulated type holds the bits.
-    let memref_of_bits = |ty: Type<'c>| -> Option<Type<'c>> {
-        let memref = MemRefType::try_from(ty).ok()?;
-        let element = emulated_element(memref.element())?;
-        let shape: Vec<i64> = tile_dialect::ops::static_sizes(memref)
-            .into_iter()
-            .map(|size| size.unwrap_or(i64::MIN))
-            .collect();
-        Some(
-            MemRefType::new(
-                bits_type(context, element),
-                &shape,
-                Some(memref.layout()),
-                memref.memory_space(),
-            )
-            .into(),
-        )
-    };
+    let memref_of_bits = |ty: Type<'c>| memref_of_bits(context, ty, types);
     for op in std::iter::once(root).chain(ops.iter().copied()) {
         for result in op.results() {
             if let Some(ty) = memref_of_bits(result.r#type()) {

@@ -367,23 +367,34 @@ fn sixteen_bit_math_is_computed_in_f32_and_rounded_once() {
     }
 }
 
+/// The scaled scores of `query` in head `h` (of the flattened [batch x heads] heads) in f64, over
+/// the keys of the sequence (and, causally, up to the query).
+fn scores(q: &Buffer, k: &Buffer, h: usize, query: usize, causal: bool) -> Vec<f64> {
+    let (seq, dim) = (q.shape[2], q.shape[3]);
+    let at = |buffer: &Buffer, row: usize, d: usize| buffer.get((h * seq + row) * dim + d);
+    let keys = if causal { query + 1 } else { seq };
+    (0..keys)
+        .map(|key| (0..dim).map(|d| at(q, query, d) * at(k, key, d)).sum::<f64>() / (dim as f64).sqrt())
+        .collect()
+}
+
 /// Attention in f64 on [batch, heads, sequence, dim] tensors: softmax(Q K^T / sqrt(dim)) V over the
 /// keys of the sequence (and, causally, up to the query), P rounded to f16 as the program does.
 fn attention(q: &Buffer, k: &Buffer, v: &Buffer, causal: bool) -> Vec<f64> {
     let (heads, seq, dim) = (q.shape[0] * q.shape[1], q.shape[2], q.shape[3]);
     let mut out = vec![0.0; heads * seq * dim];
     for h in 0..heads {
-        let at = |buffer: &Buffer, row: usize, d: usize| buffer.get((h * seq + row) * dim + d);
         for query in 0..seq {
-            let keys = if causal { query + 1 } else { seq };
-            let scores: Vec<f64> = (0..keys)
-                .map(|key| (0..dim).map(|d| at(q, query, d) * at(k, key, d)).sum::<f64>() / (dim as f64).sqrt())
-                .collect();
+            let scores = scores(q, k, h, query, causal);
             let max = scores.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
             let weights: Vec<f64> = scores.iter().map(|s| (s - max).exp()).collect();
             let total: f64 = weights.iter().sum();
             for d in 0..dim {
-                let value: f64 = weights.iter().enumerate().map(|(key, w)| w * at(v, key, d)).sum();
+                let value: f64 = weights
+                    .iter()
+                    .enumerate()
+                    .map(|(key, w)| w * v.get((h * seq + key) * dim + d))
+                    .sum();
                 out[(h * seq + query) * dim + d] = value / total;
             }
         }
@@ -393,15 +404,11 @@ fn attention(q: &Buffer, k: &Buffer, v: &Buffer, causal: bool) -> Vec<f64> {
 
 /// Each row's log-sum-exp of the scaled scores (causal or not), in f64: what a backward pass reads.
 fn log_sum_exp(q: &Buffer, k: &Buffer, causal: bool) -> Vec<f64> {
-    let (heads, seq, dim) = (q.shape[0] * q.shape[1], q.shape[2], q.shape[3]);
+    let (heads, seq) = (q.shape[0] * q.shape[1], q.shape[2]);
     let mut out = vec![0.0; heads * seq];
     for h in 0..heads {
-        let at = |buffer: &Buffer, row: usize, d: usize| buffer.get((h * seq + row) * dim + d);
         for query in 0..seq {
-            let keys = if causal { query + 1 } else { seq };
-            let scores: Vec<f64> = (0..keys)
-                .map(|key| (0..dim).map(|d| at(q, query, d) * at(k, key, d)).sum::<f64>() / (dim as f64).sqrt())
-                .collect();
+            let scores = scores(q, k, h, query, causal);
             let max = scores.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
             out[h * seq + query] = max + scores.iter().map(|s| (s - max).exp()).sum::<f64>().ln();
         }
