@@ -542,7 +542,15 @@ struct HostBuffers<'b>(&'b [Buffer]);
 
 impl tile_manifest::HostArguments for HostBuffers<'_> {
     fn size(&self, argument: usize, dim: usize) -> Option<i64> {
-        self.0.get(argument)?.shape.get(dim).map(|size| *size as i64)
+        let buffer = self.0.get(argument)?;
+        let size = *buffer.shape.get(dim)? as i64;
+        // A 4-bit tensor is bound as its bytes, two elements to a byte along its last dimension,
+        // and the kernel's sizes of it count those (`tile-pack-narrow-types`).
+        Some(if buffer.element.is_packed() && dim + 1 == buffer.shape.len() {
+            (size + 1) / 2
+        } else {
+            size
+        })
     }
 }
 
