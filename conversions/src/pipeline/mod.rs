@@ -47,3 +47,82 @@ tile_passes::rust_pass! {
         },
     }
 }
+
+/// A GEMM kernel's main loop as `tile-split-k` and `tile-persistent-kernels` take it: the kernel is
+/// lowered op by op, its grid is static, and one `tile.pipelined` loop directly in its body holds
+/// every gemm, with static bounds (at least one step).
+pub(crate) struct GemmLoop<'c, 'a> {
+    /// The kernel's grid.
+    pub grid: Vec<i64>,
+    /// The ops of the kernel's body, its terminator left out.
+    pub ops: Vec<melior::ir::operation::OperationRef<'c, 'a>>,
+    /// The loop's place among them.
+    pub at: usize,
+    /// The loop.
+    pub main: melior::ir::operation::OperationRef<'c, 'a>,
+    /// Its first value, step and steps.
+    pub lower: i64,
+    pub step: i64,
+    pub steps: i64,
+}
+
+/// `kernel`'s [`GemmLoop`], or why it has none.
+pub(crate) fn gemm_loop<'c, 'a>(
+    kernel: melior::ir::operation::OperationRef<'c, 'a>,
+) -> Result<GemmLoop<'c, 'a>, &'static str> {
+    use melior::ir::{BlockLike, RegionLike, operation::OperationLike};
+    use tile_dialect::ops::{constant_integer, nested_ops};
+    use tile_ir::tile;
+    let strategy = tile_dialect::ops::string_attribute(&kernel, tile_dialect::decisions::STRATEGY.name);
+    if strategy.as_deref() != Some(crate::target::Strategy::PerOp.name()) {
+        return Err("its kernel is not lowered op by op (tile.strategy)");
+    }
+    let grid: Vec<i64> = kernel
+        .operands()
+        .map(constant_integer)
+        .collect::<Option<_>>()
+        .ok_or("its kernel's grid is not constant")?;
+    let body = kernel
+        .region(0)
+        .ok()
+        .and_then(|region| region.first_block())
+        .ok_or("its kernel has no body")?;
+    let mut ops: Vec<_> = std::iter::successors(body.first_operation(), |op| op.next_in_block()).collect();
+    ops.pop().ok_or("its kernel has no body")?;
+    let all = nested_ops(kernel);
+    let count = |name: fn() -> &'static str, within: &[melior::ir::operation::OperationRef]| {
+        within.iter().filter(|op| tile_ir::is(*op, name)).count()
+    };
+    let at = ops
+        .iter()
+        .position(|op| tile_ir::is(op, tile::PipelinedOperation::name))
+        .filter(|_| count(tile::PipelinedOperation::name, &all) == 1)
+        .ok_or("its kernel does not have exactly one tile.pipelined loop, directly in its body")?;
+    let main = ops[at];
+    let gemms = count(tile::GemmOperation::name, &nested_ops(main));
+    if gemms == 0 || gemms != count(tile::GemmOperation::name, &all) {
+        return Err("the loop does not hold every gemm of its kernel");
+    }
+    let bounds: Vec<i64> = main
+        .operands()
+        .map(constant_integer)
+        .collect::<Option<_>>()
+        .ok_or("the loop's bounds are not constant")?;
+    let (lower, upper, step) = match bounds[..] {
+        [lower, upper] => (lower, upper, 1),
+        [lower, upper, step] => (lower, upper, step),
+        _ => return Err("the loop's bounds are not constant"),
+    };
+    if step < 1 || upper <= lower {
+        return Err("the loop runs no step");
+    }
+    Ok(GemmLoop {
+        grid,
+        ops,
+        at,
+        main,
+        lower,
+        step,
+        steps: (upper - lower + step - 1) / step,
+    })
+}

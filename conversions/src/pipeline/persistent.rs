@@ -105,12 +105,18 @@ fn shares_multiprocessor(kernel: OperationRef, main: OperationRef, multiprocesso
 
 /// The kernel's shape when the rewrite takes it (see the module's doc).
 fn persistent<'c, 'a>(kernel: OperationRef<'c, 'a>, multiprocessors: &Multiprocessors) -> Option<Persistent<'c, 'a>> {
-    let strategy = tile_dialect::ops::string_attribute(&kernel, tile_dialect::decisions::STRATEGY.name)?;
     // A kernel split across clusters (`tile-split-k`) has few tiles by choice.
-    if strategy != crate::target::Strategy::PerOp.name() || kernel.attribute(super::split_k::SPLITS).is_ok() {
+    if kernel.attribute(super::split_k::SPLITS).is_ok() {
         return None;
     }
-    let sizes: Vec<i64> = kernel.operands().map(constant_integer).collect::<Option<_>>()?;
+    let super::GemmLoop {
+        grid: sizes,
+        ops,
+        at: main_at,
+        main,
+        steps,
+        ..
+    } = super::gemm_loop(kernel).ok()?;
     let grid = match sizes[..] {
         [x] => (x, 1),
         [x, y] => (x, y),
@@ -123,22 +129,6 @@ fn persistent<'c, 'a>(kernel: OperationRef<'c, 'a>, multiprocessors: &Multiproce
     let indices: Vec<Value> = (0..body.argument_count())
         .filter_map(|i| body.argument(i).ok().map(Value::from))
         .collect();
-    let ops: Vec<OperationRef> = std::iter::successors(body.first_operation(), |op| op.next_in_block()).collect();
-    let (_terminator, ops) = ops.split_last()?;
-    let main_at = ops
-        .iter()
-        .position(|op| tile_ir::is(op, tile::PipelinedOperation::name))?;
-    let main = ops[main_at];
-    // One loop in the kernel, and every gemm in it.
-    let all = nested_ops(kernel);
-    let count =
-        |name: fn() -> &'static str, within: &[OperationRef]| within.iter().filter(|op| tile_ir::is(*op, name)).count();
-    let in_loop = nested_ops(main);
-    let gemms = count(tile::GemmOperation::name, &in_loop);
-    if count(tile::PipelinedOperation::name, &all) != 1 || gemms == 0 || gemms != count(tile::GemmOperation::name, &all)
-    {
-        return None;
-    }
     // More tiles than multiprocessors, or a schedule that asks for it (`persistent = false` keeps
     // one tile a block).
     let tiles = grid.0 * grid.1;
@@ -147,18 +137,6 @@ fn persistent<'c, 'a>(kernel: OperationRef<'c, 'a>, multiprocessors: &Multiproce
         None if tiles <= multiprocessors.count || shares_multiprocessor(kernel, main, multiprocessors) => return None,
         _ => {}
     }
-    // Static bounds: every tile runs the same steps, and at least one (the epilogue runs in the
-    // last).
-    let bounds: Vec<i64> = main.operands().map(constant_integer).collect::<Option<_>>()?;
-    let (lower, upper, step) = match bounds[..] {
-        [lower, upper] => (lower, upper, 1),
-        [lower, upper, step] => (lower, upper, step),
-        _ => return None,
-    };
-    if step < 1 || upper <= lower {
-        return None;
-    }
-    let steps = (upper - lower + step - 1) / step;
     let mut indexing = Vec::new();
     let mut fills = Vec::new();
     for op in &ops[..main_at] {

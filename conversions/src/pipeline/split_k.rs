@@ -116,58 +116,19 @@ fn fills_zero(fill: &OperationRef) -> bool {
 
 /// The kernel's shape, or why the rewrite cannot take it.
 fn shape<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Result<Shape<'c, 'a>, String> {
-    let strategy = tile_dialect::ops::string_attribute(&kernel, tile_dialect::decisions::STRATEGY.name);
-    if strategy.as_deref() != Some(crate::target::Strategy::PerOp.name()) {
-        return Err("its kernel is not lowered op by op (tile.strategy)".into());
-    }
-    let grid: Vec<i64> = kernel
-        .operands()
-        .map(constant_integer)
-        .collect::<Option<_>>()
-        .ok_or("its kernel's grid is not constant")?;
-    let body = kernel
-        .region(0)
-        .ok()
-        .and_then(|region| region.first_block())
-        .ok_or("its kernel has no body")?;
-    let ops: Vec<OperationRef> = std::iter::successors(body.first_operation(), |op| op.next_in_block()).collect();
-    let (_terminator, ops) = ops.split_last().ok_or("its kernel has no body")?;
-    let all = nested_ops(kernel);
-    let loops = all
-        .iter()
-        .filter(|op| tile_ir::is(*op, tile::PipelinedOperation::name))
-        .count();
-    let main_at = ops
-        .iter()
-        .position(|op| tile_ir::is(op, tile::PipelinedOperation::name))
-        .filter(|_| loops == 1)
-        .ok_or("its kernel does not have exactly one tile.pipelined loop, directly in its body")?;
-    let main = ops[main_at];
+    let super::GemmLoop {
+        grid,
+        ops,
+        at: main_at,
+        main,
+        lower,
+        step,
+        steps,
+    } = super::gemm_loop(kernel)?;
     let gemms: Vec<OperationRef> = nested_ops(main)
         .into_iter()
         .filter(|op| tile_ir::is(op, tile::GemmOperation::name))
         .collect();
-    let all_gemms = all
-        .iter()
-        .filter(|op| tile_ir::is(*op, tile::GemmOperation::name))
-        .count();
-    if gemms.is_empty() || gemms.len() != all_gemms {
-        return Err("the loop does not hold every gemm of its kernel".into());
-    }
-    let bounds: Vec<i64> = main
-        .operands()
-        .map(constant_integer)
-        .collect::<Option<_>>()
-        .ok_or("the loop's bounds are not constant")?;
-    let (lower, upper, step) = match bounds[..] {
-        [lower, upper] => (lower, upper, 1),
-        [lower, upper, step] => (lower, upper, step),
-        _ => return Err("the loop's bounds are not constant".into()),
-    };
-    if step < 1 || upper <= lower {
-        return Err("the loop runs no step".into());
-    }
-    let steps = (upper - lower + step - 1) / step;
     let mut accumulators: Vec<OperationRef> = Vec::new();
     for gemm in &gemms {
         let c = gemm.operand(2).map_err(|error| error.to_string())?;
