@@ -145,10 +145,8 @@ def run(directory, rounds, name_filter):
                         continue
                     o = torch.full_like(q, float("nan"))
                     launch = kernels[0].launcher({0: q, 1: k, 2: v, 3: o})
-                    launch()
-                    torch.cuda.synchronize()
-                    error = float(torch.linalg.norm(o.float() - reference) / torch.linalg.norm(reference))
-                    if torch.isnan(o).any() or error >= (1e-2 if dtype == "bf16" else 5e-3):
+                    passed, error = bench.launch_and_check(launch, o, reference, dtype == "bf16")
+                    if not passed:
                         print(f"{name}: FAIL rel_err={error:.2e}", flush=True)
                         failures += 1
                         continue

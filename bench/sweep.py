@@ -207,10 +207,8 @@ def run(directory, dtype, rounds, name_filter):
         for kind, tag, kernel in contenders:
             c = torch.full((m, n), float("nan"), dtype=output, device="cuda")
             launch = kernel.launcher({**arguments, 2: c})
-            launch()
-            torch.cuda.synchronize()
-            error = float(torch.linalg.norm(c.double() - reference) / torch.linalg.norm(reference))
-            if torch.isnan(c).any() or error >= (1e-2 if dtype == "bf16" else 5e-3):
+            passed, error = bench.launch_and_check(launch, c, reference, dtype == "bf16")
+            if not passed:
                 print(f"{label} {kind} {tag}: FAIL rel_err={error:.2e}", flush=True)
                 failures += 1
                 continue
