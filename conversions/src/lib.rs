@@ -57,6 +57,13 @@ pub mod target;
 
 /// Registers the tile dialect hooks, the tile passes and the conversions (idempotent).
 pub fn register_all() {
+    // Once for every thread: a thread that finds a pass already claimed by another must not go on
+    // to parse a pipeline before that thread has registered it with MLIR.
+    static REGISTERED: std::sync::Once = std::sync::Once::new();
+    REGISTERED.call_once(register_everything);
+}
+
+fn register_everything() {
     tile_passes::register_all();
     for target in target::TARGETS {
         tile_dialect::register_pass(target.lowering.argument, target.lowering.create);
