@@ -72,6 +72,10 @@ fn register_everything() {
     tile_dialect::register_pass(narrow::ARGUMENT, narrow::create_pack_narrow_types_pass);
     tile_dialect::register_pass(small_floats::ARGUMENT, small_floats::create_emulate_small_floats_pass);
     tile_dialect::register_pass(
+        small_floats::THROUGH_F32_ARGUMENT,
+        small_floats::create_conversions_through_f32_pass,
+    );
+    tile_dialect::register_pass(
         small_floats::LAUNCHES_ARGUMENT,
         small_floats::create_emulate_small_floats_launches_pass,
     );

@@ -61,6 +61,71 @@ tile_passes::rust_pass! {
     }
 }
 
+/// The flag of the pass that routes conversions between an emulated type and f16 or bf16 through
+/// f32.
+pub const THROUGH_F32_ARGUMENT: &str = "tile-small-float-conversions-through-f32";
+
+tile_passes::rust_pass! {
+    /// Creates the `tile-small-float-conversions-through-f32` pass (on any op).
+    pub fn create_conversions_through_f32_pass() {
+        argument: THROUGH_F32_ARGUMENT,
+        name: "TileSmallFloatConversionsThroughF32",
+        description: "Split each arith.extf or arith.truncf between a type the target emulates and f16 or bf16 into two conversions through f32, which arith-emulate-unsupported-floats can take",
+        anchor: "",
+        dialects: [tile_dialect::dialect_handle()],
+        run: |op| with_context(op, |context| conversions_through_f32(context, op)),
+    }
+}
+
+/// Upstream's `arith-emulate-unsupported-floats` rewrites a conversion whose one side it emulates
+/// by giving that side f32, so `arith.truncf f16 -> f8E4M3FN` (which canonicalization folds out of
+/// the lowering's `extf` to f32 and `truncf` to the 8-bit type) became `truncf f16 -> f32`, invalid
+/// IR. Each conversion between an emulated type and f16 or bf16 becomes an `extf` to f32 and a
+/// `truncf` from it: the same values (f16 and bf16 widen to f32 exactly, and f8E4M3FN's values
+/// are f16's and bf16's too).
+fn conversions_through_f32<'c>(context: &'c Context, root: OperationRef<'c, '_>) -> Result<(), String> {
+    let types = emulated(root);
+    if types.is_empty() {
+        return Ok(());
+    }
+    let emulated_type = |ty: Type| Element::of(ty).is_some_and(|element| types.contains(&element));
+    let rewriter = melior::IrRewriter::new(context);
+    for op in nested_ops(root) {
+        if !tile_ir::is(&op, arith::ExtFOperation::name) && !tile_ir::is(&op, arith::TruncFOperation::name) {
+            continue;
+        }
+        let (Ok(operand), Ok(result)) = (op.operand(0), op.result(0)) else {
+            continue;
+        };
+        let [from, to] = [operand.r#type(), result.r#type()].map(tile_dialect::ops::scalar_type);
+        let other = match (emulated_type(from), emulated_type(to)) {
+            (true, false) => to,
+            (false, true) => from,
+            _ => continue,
+        };
+        // f64 is rounded to f32 or widened from it, as arith-emulate-unsupported-floats does.
+        if !(other.is_f16() || other.is_bf16()) {
+            continue;
+        }
+        let Some(middle) = tile_dialect::ops::vector_or_scalar_of(operand.r#type(), Type::float32(context)) else {
+            continue;
+        };
+        let b = Builder {
+            context,
+            location: op.location(),
+            threads: None,
+        };
+        let at = At::before(op);
+        let middle = b.cast(at, tile_ir::arith::extf, operand, middle);
+        let converted = b.cast(at, tile_ir::arith::truncf, middle, result.r#type());
+        rewriter
+            .as_rewriter_base()
+            .replace_all_uses_with(result.into(), converted);
+        rewriter.as_rewriter_base().erase_op(op);
+    }
+    Ok(())
+}
+
 /// Retypes the kernel arguments of `module` that are memrefs of an emulated type to memrefs of
 /// their bits, at the kernels' signatures and their `gpu.launch_func`s, with an unrealized cast on
 /// each side (the kernel's back to the type at its entry, which [`emulate`] then makes the bits
@@ -185,12 +250,13 @@ fn unrealized_cast<'c, 'a>(context: &'c Context, at: At<'c, 'a>, value: Value<'c
     )
 }
 
-/// The upstream pass that moves the arithmetic on `types` (those a target emulates) to f32, which
-/// a backend runs on its kernel modules right before this pass.
+/// The upstream pass that moves the arithmetic on `types` (those a target emulates) to f32, after
+/// the conversions it cannot take are split through f32: a backend runs them on its kernel modules
+/// right before this pass.
 pub fn arithmetic_in_f32(types: &[Element]) -> String {
     let names: Vec<&str> = types.iter().map(|element| element.name()).collect();
     format!(
-        "arith-emulate-unsupported-floats{{source-types={} target-type=f32}}",
+        "{THROUGH_F32_ARGUMENT}, arith-emulate-unsupported-floats{{source-types={} target-type=f32}}",
         names.join(",")
     )
 }

@@ -268,3 +268,32 @@ module attributes {tile.target = "sm_90a"} {
     return
   }
 }
+
+// -----
+
+// A's rows are 100 f16 elements, 200 bytes: neither TMA nor 16-byte cp.async can copy them, so the
+// copy into the tile moves element by element, once warned (the ring's copies share its location).
+func.func @rows_not_16_bytes(%A: memref<256x100xf16>, %B: memref<100x256xf16>, %C: memref<256x256xf16>) {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c2, %c2) threads(128) (%bx, %by) {
+    %As = tile.alloc_shared : memref<128x64xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<64x128xf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<128x128xf32, #tile.fragment>
+    tile.fill %Cf, %zero : memref<128x128xf32, #tile.fragment>
+    %m0 = arith.muli %by, %c128 : index
+    %n0 = arith.muli %bx, %c128 : index
+    tile.pipelined %kt = %c0 to %c2 stages(2) {
+      %k0 = arith.muli %kt, %c64 : index
+      // expected-warning @+1 {{'tile.copy' op copies element by element on sm_90a: its tensor's rows (100 x f16, 200 bytes) are not a multiple of 16 bytes, which TMA boxes and 16-byte cp.async need; give the tensor rows of a multiple of 8 elements (padding them)}}
+      tile.copy %A[%m0, %k0], %As : memref<256x100xf16>, memref<128x64xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%k0, %n0], %Bs : memref<100x256xf16>, memref<64x128xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %Cf : memref<128x64xf16, #gpu.address_space<workgroup>>, memref<64x128xf16, #gpu.address_space<workgroup>>, memref<128x128xf32, #tile.fragment>
+    }
+    tile.copy %Cf, %C[%m0, %n0] : memref<128x128xf32, #tile.fragment>, memref<256x256xf16>
+  }
+  return
+}

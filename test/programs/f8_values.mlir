@@ -3,7 +3,8 @@
 // @f8_round_trip rounds f32 values to f8E4M3FN across its range (subnormals, ties, up to 300 of
 // its 448; overflow to NaN is lit/Targets/tile-run-f8.mlir's) and widens them back; @f8_through_shared moves an f8E4M3FN tile through shared memory
 // (copied in, widened and scaled by the threads, rounded into a second shared tile, copied out);
-// @f8_from_fragment rounds a fragment into an f8E4M3FN tensor as it is copied out.
+// @f8_from_fragment rounds a fragment into an f8E4M3FN tensor as it is copied out;
+// @f8_between_f16_fragments converts f16 to f8E4M3FN and back as fragments are copied.
 func.func @f8_round_trip(%X: memref<64x64xf32>, %D: memref<3x64x64xf8E4M3FN>, %E: memref<3x64x64xf32>) {
   %c1 = arith.constant 1 : index
   %small = arith.constant 0.004 : f32
@@ -74,6 +75,23 @@ func.func @f8_from_fragment(%X: memref<64x64xf32>, %Y: memref<64x64xf8E4M3FN>) {
       memref.store %y, %F[%i, %j] : memref<64x64xf32, #tile.fragment>
     }
     tile.copy %F, %Y[%c0, %c0] : memref<64x64xf32, #tile.fragment>, memref<64x64xf8E4M3FN>
+  }
+  return
+}
+
+// f16 values rounded into an f8E4M3FN fragment as they are copied in, and widened back into an
+// f16 fragment (the conversions go through f32: a direct f16 <-> f8E4M3FN conversion is what
+// canonicalization makes of them, which upstream's 8-bit float emulation cannot take).
+func.func @f8_between_f16_fragments(%X: memref<64x64xf16>, %Y: memref<64x64xf8E4M3FN>, %Z: memref<64x64xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(128) (%b) {
+    %F = tile.alloc_fragment : memref<64x64xf8E4M3FN, #tile.fragment>
+    tile.copy %X[%c0, %c0], %F : memref<64x64xf16>, memref<64x64xf8E4M3FN, #tile.fragment>
+    tile.copy %F, %Y[%c0, %c0] : memref<64x64xf8E4M3FN, #tile.fragment>, memref<64x64xf8E4M3FN>
+    %H = tile.alloc_fragment : memref<64x64xf16, #tile.fragment>
+    tile.copy %Y[%c0, %c0], %H : memref<64x64xf8E4M3FN>, memref<64x64xf16, #tile.fragment>
+    tile.copy %H, %Z[%c0, %c0] : memref<64x64xf16, #tile.fragment>, memref<64x64xf16>
   }
   return
 }

@@ -122,7 +122,7 @@ pub(crate) fn lower_body<'c>(
 /// outlined loops, math functions as LLVM intrinsics
 /// and, where LLVM has none (`erf`, `tanh`, ...), calls into the host's libm).
 pub const LLVM_PIPELINE: &str = "builtin.module(tile-pack-narrow-types, convert-tile-to-cpu, canonicalize, cse, math-extend-to-supported-types, \
-     arith-emulate-unsupported-floats{source-types=f8E4M3FN target-type=f32}, tile-emulate-small-floats, arith-expand{include-bf16=true}, \
+     tile-small-float-conversions-through-f32, arith-emulate-unsupported-floats{source-types=f8E4M3FN target-type=f32}, tile-emulate-small-floats, arith-expand{include-bf16=true}, \
      convert-scf-to-cf, convert-math-to-funcs{min-width-of-fpowi-exponent=33}, convert-math-to-llvm, convert-math-to-libm, expand-strided-metadata, finalize-memref-to-llvm, \
      convert-arith-to-llvm, convert-index-to-llvm, convert-cf-to-llvm, convert-func-to-llvm, \
      reconcile-unrealized-casts)";

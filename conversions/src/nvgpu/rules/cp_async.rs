@@ -229,3 +229,40 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         );
     }
 }
+
+/// Warns at each copy of `ops` from a global tensor into a shared tile that moves element by
+/// element because the tensor's rows, of a static length, are not a multiple of 16 bytes: TMA
+/// boxes and 16-byte cp.async both need 16-byte rows. Once a source location: a ring's
+/// `tile.copy_async`s are the program's `tile.copy`, and share its location.
+pub(super) fn warn_unaligned_rows(ops: &[OperationRef], target: &crate::target::Target) {
+    let mut warned = HashSet::new();
+    for op in ops {
+        let parts = match_op!(op, {
+            tile::CopyOperation => copy_parts(op),
+            tile::CopyAsyncOperation => copy_async_parts(op).map(|(parts, _, _)| parts),
+            _ => None,
+        });
+        let Some(parts) = parts else { continue };
+        if level(parts.src) != Some(MemoryLevel::Global) || level(parts.dst) != Some(MemoryLevel::Shared) {
+            continue;
+        }
+        let Some(element) = tile_dialect::element::Element::of(element_type(parts.src)) else {
+            continue;
+        };
+        let length = tile_dialect::ops::as_memref(parts.src.r#type())
+            .and_then(|memref| tile_dialect::ops::static_sizes(memref).last().copied().flatten());
+        let Some(length) = length else { continue };
+        let bytes = length * element.bits() as i64 / 8;
+        if element.is_packed() || bytes % 16 == 0 || !warned.insert(format!("{}", op.location())) {
+            continue;
+        }
+        let multiple = 128 / element.bits();
+        tile_dialect::diagnostics::emit_warning(
+            op.location(),
+            &format!(
+                "'tile.copy' op copies element by element on {target}: its tensor's rows ({length} x {}, {bytes} bytes) are not a multiple of 16 bytes, which TMA boxes and 16-byte cp.async need; give the tensor rows of a multiple of {multiple} elements (padding them)",
+                element.name()
+            ),
+        );
+    }
+}

@@ -107,6 +107,7 @@ impl MatrixRules for TensorCores {
             .filter(|(allocation, layout)| layout.swizzle > 0 && plan.core_tiles.contains_key(&key(allocation)))
             .map(|(allocation, _)| key(allocation))
             .collect();
+        cp_async::warn_unaligned_rows(ops, target);
         let zero_start = wgmma::zero_started(ops, &plan.gemms);
         // The gemms off wgmma whose accumulator has the mma layout run on mma.sync; the rest,
         // and those the mma rule cannot take, on the scalar rule (with a warning).
