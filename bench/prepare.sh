@@ -9,6 +9,8 @@ python3 bench/variants.py bench/programs > /dev/null
 # The dynamic-shape example with one output tile per block, to time against its persistent form.
 sed 's/stages(4) {/stages(4) attributes {tile.schedule = {persistent = false}} {/; s/@gemm_dynamic/@gemm_dynamic_tilewise/' \
   examples/gemm_dynamic.mlir > bench/programs/gemm_dynamic_tilewise.mlir
+sed 's/stages(4) {/stages(4) attributes {tile.schedule = {persistent = true}} {/; s/@gemm_dynamic/@gemm_dynamic_persistent/' \
+  examples/gemm_dynamic.mlir > bench/programs/gemm_dynamic_persistent.mlir
 mkdir -p bench/kernels
 # The 64x128 f32 row softmax with fragments in registers, on enough rows to time (1024 blocks).
 sed 's/256x128xf32/65536x128xf32/g; s/%c4 = arith.constant 4 : index/%c4 = arith.constant 1024 : index/; s/@row_softmax_64x128/@row_softmax_64x128_large/' \

@@ -84,7 +84,7 @@ func.func @{name}(%A: memref<?x?x{dtype}>, %B: memref<?x?x{dtype}>, %C: memref<?
     tile.fill %Cf, %zero : memref<{bm}x{bn}xf32, #tile.fragment>
     %m0 = arith.muli %by, %cbm : index
     %n0 = arith.muli %bx, %cbn : index
-    tile.pipelined %kt = %c0 to %ktiles stages({stages}) {{
+    tile.pipelined %kt = %c0 to %ktiles stages({stages}){schedule} {{
       %k0 = arith.muli %kt, %cbk : index
       tile.copy %A[%m0, %k0], %As : memref<?x?x{dtype}>, memref<{bm}x{bk}x{dtype}, #gpu.address_space<workgroup>>
       tile.copy %B[%k0, %n0], %Bs : memref<?x?x{dtype}>, memref<{bk}x{bn}x{dtype}, #gpu.address_space<workgroup>>
@@ -106,8 +106,13 @@ def whole_name(shape, tag, dtype):
     return static_name(shape, tag, dtype) + "_whole"
 
 
-def dynamic_name(tag, dtype):
-    return f"sweep_{dtype}_dynamic_{tag}"
+def dynamic_name(tag, dtype, persistent=False):
+    return f"sweep_{dtype}_dynamic_{'persistent_' if persistent else ''}{tag}"
+
+
+# The dynamic kernels' schedule entry: one tile a block (as written), or a persistent kernel whose
+# tile count the host gives (tile-persistent-kernels takes dynamic sizes on request only).
+PERSISTENT = " attributes {tile.schedule = {persistent = true}}"
 
 
 def split_kernel(directory, name):
@@ -134,8 +139,10 @@ def prepare(directory, dtype):
             whole = whole_name(shape, tag, dtype)
             programs.append((whole, variants.program(whole, m, n, k, element, bm, bn, bk, threads, stages, transpose_b=fp8, split=1)))
     for tag, bm, bn, bk, threads, stages in [] if fp8 else TILINGS:
-        name = dynamic_name(tag, dtype)
-        programs.append((name, DYNAMIC.format(name=name, dtype=dtype, bm=bm, bn=bn, bk=bk, threads=threads, stages=stages)))
+        for persistent in (False, True):
+            name = dynamic_name(tag, dtype, persistent)
+            schedule = PERSISTENT if persistent else ""
+            programs.append((name, DYNAMIC.format(name=name, dtype=dtype, bm=bm, bn=bn, bk=bk, threads=threads, stages=stages, schedule=schedule)))
     compiler = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "target", "release", "tile-compile")
     for name, text in programs:
         path = os.path.join(directory, name + ".mlir")
@@ -162,9 +169,10 @@ def run(directory, dtype, rounds, name_filter):
     timer = lambda fn: triton.testing.do_bench(fn, warmup=25, rep=150)  # noqa: E731
     dynamic = {}
     for tag, *_ in TILINGS:
-        kernels = bench.function_kernels(directory, dynamic_name(tag, dtype))
-        if kernels:
-            dynamic[tag] = kernels[0]
+        for kind, persistent in (("dynamic", False), ("persistent", True)):
+            kernels = bench.function_kernels(directory, dynamic_name(tag, dtype, persistent))
+            if kernels:
+                dynamic[(kind, tag)] = kernels[0]
     rows, failures = [], 0
     for shape in SHAPES:
         label = "{}x{}x{}".format(*shape)
@@ -201,8 +209,9 @@ def run(directory, dtype, rounds, name_filter):
             whole = bench.function_kernels(directory, whole_name(shape, tag, dtype))
             if whole:
                 contenders.append(("whole", tag, whole[0]))
-            if tag in dynamic:
-                contenders.append(("dynamic", tag, dynamic[tag]))
+            for kind in ("dynamic", "persistent"):
+                if (kind, tag) in dynamic:
+                    contenders.append((kind, tag, dynamic[(kind, tag)]))
         best = {}
         for kind, tag, kernel in contenders:
             c = torch.full((m, n), float("nan"), dtype=output, device="cuda")
@@ -218,13 +227,13 @@ def run(directory, dtype, rounds, name_filter):
             if kind not in best or ratio > best[kind][1]:
                 best[kind] = (tag, ratio, 2 * m * n * k / mine / 1e9)
         cublas = 2 * m * n * k / timer(baseline) / 1e9
-        rows.append((label, cublas, best.get("static"), best.get("dynamic"), best.get("whole")))
+        rows.append((label, cublas, best.get("static"), best.get("dynamic"), best.get("whole"), best.get("persistent")))
     print(f"\n{dtype} GEMMs against cuBLAS (torch.matmul), the best tiling of each kind, medians of {rounds} alternating round(s)\n")
-    print("| M x N x K | cuBLAS TFLOP/s | static: tiling, TFLOP/s, ratio | dynamic: tiling, TFLOP/s, ratio | static, split loops kept whole |\n|---|---|---|---|---|")
+    print("| M x N x K | cuBLAS TFLOP/s | static: tiling, TFLOP/s, ratio | dynamic: tiling, TFLOP/s, ratio | static, split loops kept whole | dynamic persistent |\n|---|---|---|---|---|---|")
     cell = lambda best: f"{best[0]}, {best[2]:.0f}, {best[1]:.3f}" if best else "none"  # noqa: E731
-    for label, cublas, static, dynamic_best, whole in rows:
-        print(f"| {label} | {cublas:.0f} | {cell(static)} | {cell(dynamic_best)} | {cell(whole)} |")
-    for kind, index in (("static", 2), ("dynamic", 3)):
+    for label, cublas, static, dynamic_best, whole, persistent in rows:
+        print(f"| {label} | {cublas:.0f} | {cell(static)} | {cell(dynamic_best)} | {cell(whole)} | {cell(persistent)} |")
+    for kind, index in (("static", 2), ("dynamic", 3), ("dynamic persistent", 5)):
         ratios = [row[index][1] for row in rows if row[index]]
         if ratios:
             mean = math.exp(sum(math.log(r) for r in ratios) / len(ratios))

@@ -5,7 +5,9 @@
 // loop over (tile, step) pairs with the fills in a tile's first step and the epilogue in its last.
 // tile-expand-pipelines then writes that loop out with one ring for all the tiles and nests it by
 // tile: step 0 (the fills), a loop over the middle steps (the only one that carries a gemm across
-// its back edge), step K - 1 (the epilogue).
+// its back edge), step K - 1 (the epilogue). A kernel whose sizes are known at run time only is
+// rewritten where its schedule asks: the host counts the tiles, each block its tiles and their
+// steps.
 // RUN: tile-opt %s -split-input-file -tile-infer-layouts -tile-persistent-kernels -canonicalize 2>/dev/null | FileCheck %s
 // RUN: tile-opt %s -split-input-file -tile-infer-layouts -tile-persistent-kernels -tile-plan-pipelines -tile-expand-pipelines -canonicalize 2>/dev/null | FileCheck %s --check-prefix=NESTED
 // RUN: tile-opt %s -split-input-file -tile-infer-layouts -tile-persistent-kernels -o /dev/null 2>&1 | FileCheck %s --check-prefix=WARN --allow-empty
@@ -221,6 +223,130 @@ func.func @shares_multiprocessor(%A: memref<4096x4096xf16>, %B: memref<4096x4096
       tile.gemm %As, %Bs, %Cf : memref<128x32xf16, #gpu.address_space<workgroup>>, memref<32x128xf16, #gpu.address_space<workgroup>>, memref<128x128xf32, #tile.fragment>
     }
     tile.copy %Cf, %C[%m0, %n0] : memref<128x128xf32, #tile.fragment>, memref<4096x4096xf16>
+  }
+  return
+}
+}
+
+// -----
+
+// Sizes known at run time, a schedule that asks for a persistent kernel: the host launches
+// min(tiles, 132) blocks; each counts its tiles and their K = ceil(k / 64) steps (none where the
+// loop runs none, K = 0 marked as tile_steps), walks the grid in groups of min(8, rows) rows, and
+// where K is 0 fills and writes out each of its tiles in a loop of its own.
+// CHECK-LABEL: func.func @dynamic_asked
+// CHECK: %[[GX:.*]] = arith.ceildivui %{{.*}}, %c128
+// CHECK: %[[GY:.*]] = arith.ceildivui %{{.*}}, %c64
+// CHECK: %[[KT:.*]] = arith.ceildivui %{{.*}}, %c64
+// CHECK: %[[TILES:.*]] = arith.muli %[[GX]], %[[GY]] : index
+// CHECK: %[[BLOCKS:.*]] = arith.minui %[[TILES]], %c132 : index
+// CHECK: tile.kernel grid(%[[BLOCKS]], %c1) threads(128) (%[[PID:.*]], %{{.*}})
+// CHECK: %[[RUNS:.*]] = arith.cmpi sgt, %[[KT]], %c0 : index
+// CHECK: %[[K:.*]] = arith.select %[[RUNS]], %[[KT]], %c0 : index
+// CHECK: %[[END:.*]] = arith.addi %[[TILES]], %[[BLOCKS]] : index
+// CHECK: %[[LAST:.*]] = arith.subi %[[END]], %c1 : index
+// CHECK: %[[LEFT:.*]] = arith.subi %[[LAST]], %[[PID]] : index
+// CHECK: %[[COUNT:.*]] = arith.divui %[[LEFT]], %[[BLOCKS]] : index
+// CHECK: %[[TOTAL:.*]] = arith.muli %[[COUNT]], %[[K]] : index
+// CHECK: tile.pipelined %[[S:.*]] = %c0 to %[[TOTAL]] stages(3) attributes {tile.schedule = {persistent = true, producer = "none"}, tile.tile_steps = 0 : i64}
+// CHECK: %[[LOCAL:.*]] = arith.divui %[[S]], %[[K]] {tile.tile_of_step} : index
+// CHECK: %[[STEP:.*]] = arith.remui %[[S]], %[[K]] {tile.step_in_tile} : index
+// CHECK: arith.minui %[[GY]], %c8 : index
+// CHECK: scf.if %{{.*}} {
+// CHECK-NEXT: tile.fill
+// CHECK-NEXT: } {tile.first_step}
+// CHECK: tile.gemm
+// CHECK: %[[KLAST:.*]] = arith.subi %[[K]], %c1 : index
+// CHECK: %[[IS_LAST:.*]] = arith.cmpi eq, %[[STEP]], %[[KLAST]] : index
+// CHECK: scf.if %[[IS_LAST]] {
+// CHECK-NEXT: tile.copy
+// CHECK-NEXT: } {tile.last_step}
+// CHECK: %[[NONE:.*]] = arith.cmpi eq, %[[K]], %c0 : index
+// CHECK: scf.if %[[NONE]] {
+// CHECK-NEXT: scf.for %{{.*}} = %c0 to %[[COUNT]] step %c1 {
+// CHECK: tile.fill
+// CHECK-NEXT: tile.copy
+// Nested by tile with K from the step's division: as many tiles as the steps make (no division
+// by a K of 0), step 0 with its fill, steps 1 to K - 1 in the loop that carries the gemm, then
+// the epilogue after it.
+// NESTED-LABEL: func.func @dynamic_asked
+// NESTED: %[[K:.*]] = arith.select
+// NESTED: %[[DIVISOR:.*]] = arith.maxui %[[K]], %c1 : index
+// NESTED: %[[TILES:.*]] = arith.divui %{{.*}}, %[[DIVISOR]] : index
+// NESTED: scf.for %{{.*}} = %c0 to %[[TILES]] step %c1 {
+// NESTED: tile.fill
+// NESTED-NEXT: tile.gemm
+// NESTED: scf.for %{{.*}} = %c1 to %[[K]] step %c1 {
+// NESTED: tile.gemm
+// NESTED: } {tile.carries_gemm}
+// NESTED-NEXT: tile.copy %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] : memref<64x128xf32, #tile.fragment>, memref<?x?xf16>
+// NESTED-NEXT: }
+module attributes {tile.target = "sm_90a"} {
+func.func @dynamic_asked(%A: memref<?x?xf16>, %B: memref<?x?xf16>, %C: memref<?x?xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %zero = arith.constant 0.0 : f32
+  %m = memref.dim %A, %c0 : memref<?x?xf16>
+  %k = memref.dim %A, %c1 : memref<?x?xf16>
+  %n = memref.dim %B, %c1 : memref<?x?xf16>
+  %gx = arith.ceildivui %n, %c128 : index
+  %gy = arith.ceildivui %m, %c64 : index
+  %ktiles = arith.ceildivui %k, %c64 : index
+  tile.kernel grid(%gx, %gy) threads(128) (%bx, %by) {
+    %As = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<64x128xf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<64x128xf32, #tile.fragment>
+    tile.fill %Cf, %zero : memref<64x128xf32, #tile.fragment>
+    %m0 = arith.muli %by, %c64 : index
+    %n0 = arith.muli %bx, %c128 : index
+    tile.pipelined %kt = %c0 to %ktiles stages(3) attributes {tile.schedule = {persistent = true, producer = "none"}} {
+      %k0 = arith.muli %kt, %c64 : index
+      tile.copy %A[%m0, %k0], %As : memref<?x?xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%k0, %n0], %Bs : memref<?x?xf16>, memref<64x128xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %Cf : memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x128xf16, #gpu.address_space<workgroup>>, memref<64x128xf32, #tile.fragment>
+    }
+    tile.copy %Cf, %C[%m0, %n0] : memref<64x128xf32, #tile.fragment>, memref<?x?xf16>
+  }
+  return
+}
+}
+
+// -----
+
+// Sizes known at run time and no schedule entry: one tile a block (the tile count is the host's).
+// CHECK-LABEL: func.func @dynamic_not_asked
+// CHECK: tile.kernel grid(%{{.*}}, %{{.*}}) threads(128)
+// CHECK-NOT: tile.tile_steps
+// CHECK: return
+module attributes {tile.target = "sm_90a"} {
+func.func @dynamic_not_asked(%A: memref<?x?xf16>, %B: memref<?x?xf16>, %C: memref<?x?xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %zero = arith.constant 0.0 : f32
+  %m = memref.dim %A, %c0 : memref<?x?xf16>
+  %k = memref.dim %A, %c1 : memref<?x?xf16>
+  %n = memref.dim %B, %c1 : memref<?x?xf16>
+  %gx = arith.ceildivui %n, %c128 : index
+  %gy = arith.ceildivui %m, %c64 : index
+  %ktiles = arith.ceildivui %k, %c64 : index
+  tile.kernel grid(%gx, %gy) threads(128) (%bx, %by) {
+    %As = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<64x128xf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<64x128xf32, #tile.fragment>
+    tile.fill %Cf, %zero : memref<64x128xf32, #tile.fragment>
+    %m0 = arith.muli %by, %c64 : index
+    %n0 = arith.muli %bx, %c128 : index
+    tile.pipelined %kt = %c0 to %ktiles stages(3) {
+      %k0 = arith.muli %kt, %c64 : index
+      tile.copy %A[%m0, %k0], %As : memref<?x?xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%k0, %n0], %Bs : memref<?x?xf16>, memref<64x128xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %Cf : memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x128xf16, #gpu.address_space<workgroup>>, memref<64x128xf32, #tile.fragment>
+    }
+    tile.copy %Cf, %C[%m0, %n0] : memref<64x128xf32, #tile.fragment>, memref<?x?xf16>
   }
   return
 }

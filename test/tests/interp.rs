@@ -28,15 +28,38 @@ fn tolerance(element: Element) -> f64 {
 fn agree(name: &str, source: &str, seed: u64, dynamic_size: usize) {
     let context = context();
     let module = melior::ir::Module::parse(&context, source).unwrap_or_else(|| panic!("{name} parses"));
-    let functions = host_functions(&module).unwrap();
-    let interpreter = InterpProgram::new(&module);
+    agree_with(name, &module, source, seed, dynamic_size);
+}
+
+/// Runs `passes` (a pipeline on the module) over `source`, the interpreter on what they wrote and
+/// the CPU reference on `source` itself: a rewrite in tile IR checked against the program it
+/// rewrote.
+fn agree_after(name: &str, source: &str, passes: &str, seed: u64, dynamic_size: usize) {
+    let context = context();
+    let mut module = melior::ir::Module::parse(&context, source).unwrap_or_else(|| panic!("{name} parses"));
+    let manager = tile_dialect::driver::pass_manager(&context, passes)
+        .unwrap_or_else(|error| panic!("{name}: {passes}: {error}"));
+    manager
+        .run(&mut module)
+        .unwrap_or_else(|error| panic!("{name}: {passes} fails: {error}"));
+    agree_with(name, &module, source, seed, dynamic_size);
+}
+
+/// Runs every host function of `interpreted` on the interpreter and of `source` on the CPU reference,
+/// with `seed`, and compares every output.
+fn agree_with(name: &str, interpreted: &melior::ir::Module, source: &str, seed: u64, dynamic_size: usize) {
+    let context = context();
+    let functions = host_functions(interpreted).unwrap();
+    let interpreter = InterpProgram::new(interpreted);
     let mut cpu_module = melior::ir::Module::parse(&context, source).unwrap();
     let cpu = CpuProgram::compile(&context, &mut cpu_module).expect("lowers for the CPU");
     for function in &functions {
         let inputs = buffers(function, &mut Random::new(seed), dynamic_size);
         for (argument, buffer) in function.arguments.iter().zip(&inputs) {
             if argument.input {
-                assert!((0..buffer.len()).any(|i| buffer.get(i) != 0.0), "{name}: zero input");
+                // (A tensor without elements holds none.)
+                let zero = buffer.len() > 0 && (0..buffer.len()).all(|i| buffer.get(i) == 0.0);
+                assert!(!zero, "{name}: zero input");
             }
         }
         let (mut interpreted, mut compiled) = (inputs.clone(), inputs);
@@ -183,4 +206,80 @@ fn the_softmax_example_on_64_rows_agrees() {
         ],
     );
     agree("softmax", &source, 9, 0);
+}
+
+/// A GEMM kernel whose sizes are known at run time, asking for a persistent kernel whose ring the
+/// block's threads fill (the interpreter runs no producer warpgroup), on tensors of types `a`, `b`
+/// and `c`.
+fn persistent_gemm(a: &str, b: &str, c: &str) -> String {
+    format!(
+        r#"module attributes {{tile.target = "sm_90a"}} {{
+func.func @persistent_gemm(%A: {a}, %B: {b}, %C: {c}) {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %bias = arith.constant 0.5 : f32
+  %m = memref.dim %A, %c0 : {a}
+  %k = memref.dim %A, %c1 : {a}
+  %n = memref.dim %B, %c1 : {b}
+  %gx = arith.ceildivui %n, %c128 : index
+  %gy = arith.ceildivui %m, %c64 : index
+  %ktiles = arith.ceildivui %k, %c64 : index
+  tile.kernel grid(%gx, %gy) threads(128) (%bx, %by) {{
+    %As = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<64x128xf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<64x128xf32, #tile.fragment>
+    tile.fill %Cf, %bias : memref<64x128xf32, #tile.fragment>
+    %m0 = arith.muli %by, %c64 : index
+    %n0 = arith.muli %bx, %c128 : index
+    tile.pipelined %kt = %c0 to %ktiles stages(3) attributes {{tile.schedule = {{persistent = true, producer = "none"}}}} {{
+      %k0 = arith.muli %kt, %c64 : index
+      tile.copy %A[%m0, %k0], %As : {a}, memref<64x64xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%k0, %n0], %Bs : {b}, memref<64x128xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %Cf : memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x128xf16, #gpu.address_space<workgroup>>, memref<64x128xf32, #tile.fragment>
+    }}
+    tile.copy %Cf, %C[%m0, %n0] : memref<64x128xf32, #tile.fragment>, {c}
+  }}
+  return
+}}
+}}"#
+    )
+}
+
+/// The passes that write a persistent kernel and its ring in tile IR (sm_90a).
+const PERSISTENT_PASSES: &str =
+    "builtin.module(tile-infer-layouts, tile-persistent-kernels, tile-plan-pipelines, tile-expand-pipelines)";
+
+#[test]
+fn a_persistent_gemm_of_run_time_sizes_agrees_with_its_program() {
+    // All sizes from the tensors: 1 x 1 to 3 x 4 tiles of 2 to 4 steps (one block a tile).
+    let source = persistent_gemm("memref<?x?xf16>", "memref<?x?xf16>", "memref<?x?xf16>");
+    for (seed, size) in [(21, 65), (22, 200)] {
+        agree_after(
+            &format!("persistent_gemm ({size})"),
+            &source,
+            PERSISTENT_PASSES,
+            seed,
+            size,
+        );
+    }
+    // 10 rows of 2 tiles: a group of 8 rows, then one of 2.
+    let tall = persistent_gemm("memref<?x64xf16>", "memref<64x256xf16>", "memref<?x256xf16>");
+    agree_after("persistent_gemm (640x256x64)", &tall, PERSISTENT_PASSES, 27, 640);
+    // 135 tiles of one row on the H200's 132 blocks: the first three walk two tiles each.
+    let wide = persistent_gemm("memref<64x64xf16>", "memref<64x?xf16>", "memref<64x?xf16>");
+    agree_after("persistent_gemm (64x17280x64)", &wide, PERSISTENT_PASSES, 23, 135 * 128);
+    // K of 0, 1 and 130 elements: no steps (each tile is filled and written out by a loop of its
+    // own), one step, three steps.
+    let deep = persistent_gemm("memref<128x?xf16>", "memref<?x256xf16>", "memref<128x256xf16>");
+    for (seed, size) in [(24, 0), (25, 1), (26, 130)] {
+        agree_after(
+            &format!("persistent_gemm (K = {size})"),
+            &deep,
+            PERSISTENT_PASSES,
+            seed,
+            size,
+        );
+    }
 }

@@ -55,6 +55,8 @@ integer_binaries! {
     divui: "Returns `lhs / rhs`, unsigned (`arith.divui`).",
     remui: "Returns `lhs % rhs`, unsigned (`arith.remui`).",
     minui: "Returns the unsigned minimum (`arith.minui`).",
+    maxui: "Returns the unsigned maximum (`arith.maxui`).",
+    ceildivui: "Returns `lhs / rhs` rounded up, unsigned (`arith.ceildivui`).",
     andi: "Returns `lhs & rhs` (`arith.andi`).",
     ori: "Returns `lhs | rhs` (`arith.ori`).",
     xori: "Returns `lhs ^ rhs` (`arith.xori`).",

@@ -48,9 +48,23 @@ tile_passes::rust_pass! {
     }
 }
 
-/// A GEMM kernel's main loop as `tile-split-k` and `tile-persistent-kernels` take it: the kernel is
-/// lowered op by op, its grid is static, and one `tile.pipelined` loop directly in its body holds
-/// every gemm, with static bounds (at least one step).
+/// A GEMM kernel's main loop as `tile-persistent-kernels` takes it, its sizes static or not: the
+/// kernel is lowered op by op and one `tile.pipelined` loop directly in its body holds every gemm.
+pub(crate) struct GemmLoopForm<'c, 'a> {
+    /// The kernel's grid.
+    pub grid: Vec<melior::ir::Value<'c, 'a>>,
+    /// The ops of the kernel's body, its terminator left out.
+    pub ops: Vec<melior::ir::operation::OperationRef<'c, 'a>>,
+    /// The loop's place among them.
+    pub at: usize,
+    /// The loop.
+    pub main: melior::ir::operation::OperationRef<'c, 'a>,
+    /// Its bounds: first value, end and step (where it has one).
+    pub bounds: Vec<melior::ir::Value<'c, 'a>>,
+}
+
+/// [`GemmLoopForm`] with static sizes, as `tile-split-k` and `tile-persistent-kernels` take it:
+/// the kernel's grid is static, and the loop's bounds too (at least one step).
 pub(crate) struct GemmLoop<'c, 'a> {
     /// The kernel's grid.
     pub grid: Vec<i64>,
@@ -66,22 +80,22 @@ pub(crate) struct GemmLoop<'c, 'a> {
     pub steps: i64,
 }
 
-/// `kernel`'s [`GemmLoop`], or why it has none.
-pub(crate) fn gemm_loop<'c, 'a>(
-    kernel: melior::ir::operation::OperationRef<'c, 'a>,
-) -> Result<GemmLoop<'c, 'a>, &'static str> {
-    use melior::ir::{BlockLike, RegionLike, operation::OperationLike};
-    use tile_dialect::ops::{constant_integer, nested_ops};
-    use tile_ir::tile;
+fn lowered_op_by_op(kernel: melior::ir::operation::OperationRef) -> Result<(), &'static str> {
     let strategy = tile_dialect::ops::string_attribute(&kernel, tile_dialect::decisions::STRATEGY.name);
-    if strategy.as_deref() != Some(crate::target::Strategy::PerOp.name()) {
-        return Err("its kernel is not lowered op by op (tile.strategy)");
+    match strategy.as_deref() == Some(crate::target::Strategy::PerOp.name()) {
+        true => Ok(()),
+        false => Err("its kernel is not lowered op by op (tile.strategy)"),
     }
-    let grid: Vec<i64> = kernel
-        .operands()
-        .map(constant_integer)
-        .collect::<Option<_>>()
-        .ok_or("its kernel's grid is not constant")?;
+}
+
+/// `kernel`'s [`GemmLoopForm`], or why it has none.
+pub(crate) fn gemm_loop_form<'c, 'a>(
+    kernel: melior::ir::operation::OperationRef<'c, 'a>,
+) -> Result<GemmLoopForm<'c, 'a>, &'static str> {
+    use melior::ir::{BlockLike, RegionLike, operation::OperationLike};
+    use tile_dialect::ops::nested_ops;
+    use tile_ir::tile;
+    lowered_op_by_op(kernel)?;
     let body = kernel
         .region(0)
         .ok()
@@ -103,8 +117,32 @@ pub(crate) fn gemm_loop<'c, 'a>(
     if gemms == 0 || gemms != count(tile::GemmOperation::name, &all) {
         return Err("the loop does not hold every gemm of its kernel");
     }
-    let bounds: Vec<i64> = main
+    Ok(GemmLoopForm {
+        grid: kernel.operands().collect(),
+        ops,
+        at,
+        main,
+        bounds: main.operands().collect(),
+    })
+}
+
+/// `kernel`'s [`GemmLoop`], or why it has none.
+pub(crate) fn gemm_loop<'c, 'a>(
+    kernel: melior::ir::operation::OperationRef<'c, 'a>,
+) -> Result<GemmLoop<'c, 'a>, &'static str> {
+    use melior::ir::operation::OperationLike;
+    use tile_dialect::ops::constant_integer;
+    lowered_op_by_op(kernel)?;
+    let grid: Vec<i64> = kernel
         .operands()
+        .map(constant_integer)
+        .collect::<Option<_>>()
+        .ok_or("its kernel's grid is not constant")?;
+    let GemmLoopForm {
+        ops, at, main, bounds, ..
+    } = gemm_loop_form(kernel)?;
+    let bounds: Vec<i64> = bounds
+        .into_iter()
         .map(constant_integer)
         .collect::<Option<_>>()
         .ok_or("the loop's bounds are not constant")?;

@@ -13,8 +13,11 @@
 //! its body is: allocations, pure index arithmetic, fills of fragments, one `tile.pipelined` loop
 //! with the kernel's gemms and static bounds (at least one step), then any epilogue; and its layouts
 //! say the per-op rules lower it (`tile.strategy` "per-op"). A loop whose `tile.schedule` says
-//! `persistent = false` keeps one tile a block. The rewrite (G the grid, P = the target's multiprocessors
-//! blocks, K the loop's steps):
+//! `persistent = false` keeps one tile a block. A kernel whose grid or loop bounds are known at run
+//! time only is taken where its schedule asks: the host then counts the tiles (P = min(tiles,
+//! multiprocessors) blocks), each block its tiles' steps (K, 0 where the loop runs none: then a
+//! loop of its own fills and writes out each of its tiles). The rewrite (G the grid, P = the
+//! target's multiprocessors blocks, K the loop's steps):
 //!
 //! ```text
 //! tile.kernel grid(P, 1) (%pid, %unused) {
@@ -66,16 +69,24 @@ fn mark(op: OperationRef, name: &str) {
     });
 }
 
+/// The sizes of a kernel the rewrite takes.
+enum Sizes<'c, 'a> {
+    /// Known at compile time: the grid (x, y; y is 1 for a 1-D grid), the blocks the kernel
+    /// launches (one per multiprocessor, at most one per tile), and the steps of the main loop.
+    Static { grid: (i64, i64), blocks: i64, steps: i64 },
+    /// Known at run time: the grid (x, and y for a 2-D grid), and the main loop's bounds (first
+    /// value, end, and step where it has one).
+    Dynamic {
+        grid: (Value<'c, 'a>, Option<Value<'c, 'a>>),
+        bounds: Vec<Value<'c, 'a>>,
+    },
+}
+
 /// What the rewrite needs of a kernel it takes.
 struct Persistent<'c, 'a> {
-    /// The grid (x, y; y is 1 for a 1-D grid).
-    grid: (i64, i64),
-    /// Blocks the kernel launches: one per multiprocessor, at most one per tile.
-    blocks: i64,
+    sizes: Sizes<'c, 'a>,
     /// The main loop.
     main: OperationRef<'c, 'a>,
-    /// Steps of the main loop.
-    steps: i64,
     /// Pure ops before the loop that depend on the block indices (moved into the loop).
     indexing: Vec<OperationRef<'c, 'a>>,
     /// Fills before the loop (run at each tile's first step).
@@ -103,40 +114,77 @@ fn shares_multiprocessor(kernel: OperationRef, main: OperationRef, multiprocesso
     2 * (shared.saturating_mul(stages) + multiprocessor.block_reserved_bytes) <= multiprocessor.shared_bytes
 }
 
-/// The kernel's shape when the rewrite takes it (see the module's doc).
-fn persistent<'c, 'a>(kernel: OperationRef<'c, 'a>, multiprocessors: &Multiprocessors) -> Option<Persistent<'c, 'a>> {
+/// The kernel's shape when the rewrite takes it (see the module's doc): `Ok(None)` where it is not
+/// taken, the reason where its loop's `tile.schedule` asks for `persistent = true` and it cannot be.
+fn persistent<'c, 'a>(
+    kernel: OperationRef<'c, 'a>,
+    multiprocessors: &Multiprocessors,
+) -> Result<Option<Persistent<'c, 'a>>, String> {
     // A kernel split across clusters (`tile-split-k`) has few tiles by choice.
     if kernel.attribute(super::split_k::SPLITS).is_ok() {
-        return None;
+        return Ok(None);
     }
-    let super::GemmLoop {
-        grid: sizes,
+    let Ok(super::GemmLoopForm {
+        grid: grid_values,
         ops,
         at: main_at,
         main,
-        steps,
-        ..
-    } = super::gemm_loop(kernel).ok()?;
-    let grid = match sizes[..] {
-        [x] => (x, 1),
-        [x, y] => (x, y),
-        _ => return None,
+        bounds,
+    }) = super::gemm_loop_form(kernel)
+    else {
+        return Ok(None);
     };
-    if grid.0 < 1 || grid.1 < 1 {
-        return None;
+    // More tiles than multiprocessors, or a schedule that asks for it (`persistent = false` keeps
+    // one tile a block).
+    let requested = crate::pipeline::plan::requested_persistent(main);
+    if requested == Some(false) {
+        return Ok(None);
     }
-    let body = kernel.region(0).ok()?.first_block()?;
+    let refuse = |why: &str| match requested {
+        Some(true) => Err(why.to_string()),
+        _ => Ok(None),
+    };
+    let body = kernel.region(0).ok().and_then(|region| region.first_block());
+    let Some(body) = body else { return Ok(None) };
     let indices: Vec<Value> = (0..body.argument_count())
         .filter_map(|i| body.argument(i).ok().map(Value::from))
         .collect();
-    // More tiles than multiprocessors, or a schedule that asks for it (`persistent = false` keeps
-    // one tile a block).
-    let tiles = grid.0 * grid.1;
-    match crate::pipeline::plan::requested_persistent(main) {
-        Some(false) => return None,
-        None if tiles <= multiprocessors.count || shares_multiprocessor(kernel, main, multiprocessors) => return None,
-        _ => {}
-    }
+    let sizes = match super::gemm_loop(kernel) {
+        Ok(super::GemmLoop { grid: sizes, steps, .. }) => {
+            let grid = match sizes[..] {
+                [x] => (x, 1),
+                [x, y] => (x, y),
+                _ => return refuse("its grid is not 1-D or 2-D"),
+            };
+            if grid.0 < 1 || grid.1 < 1 {
+                return refuse("its grid has no blocks");
+            }
+            let tiles = grid.0 * grid.1;
+            if requested.is_none()
+                && (tiles <= multiprocessors.count || shares_multiprocessor(kernel, main, multiprocessors))
+            {
+                return Ok(None);
+            }
+            Sizes::Static {
+                grid,
+                blocks: tiles.min(multiprocessors.count),
+                steps,
+            }
+        }
+        // Sizes known at run time: only where the schedule asks (the tile count is the host's).
+        Err(_) if requested != Some(true) => return Ok(None),
+        Err(_) => {
+            let grid = match grid_values[..] {
+                [x] => (x, None),
+                [x, y] => (x, Some(y)),
+                _ => return refuse("its grid is not 1-D or 2-D"),
+            };
+            if bounds.iter().any(|bound| depends_on(*bound, &indices)) {
+                return refuse("the loop's bounds depend on the block indices");
+            }
+            Sizes::Dynamic { grid, bounds }
+        }
+    };
     let mut indexing = Vec::new();
     let mut fills = Vec::new();
     for op in &ops[..main_at] {
@@ -158,30 +206,55 @@ fn persistent<'c, 'a>(kernel: OperationRef<'c, 'a>, multiprocessors: &Multiproce
                 tile_dialect::level::memory_level(tile.r#type()) == Some(tile_dialect::level::MemoryLevel::Fragment)
             });
         if !fills_fragment {
-            return None;
+            return refuse(
+                "an op before the loop is neither an allocation, index arithmetic nor a fill of a fragment (a persistent kernel runs those once a tile)",
+            );
         }
         fills.push(*op);
     }
     let epilogue = ops[main_at + 1..].to_vec();
-    Some(Persistent {
-        grid,
-        blocks: tiles.min(multiprocessors.count),
+    // With a run-time step count a tile's epilogue follows its steps' loop, where the ring's
+    // slots are no longer the last step's.
+    if matches!(sizes, Sizes::Dynamic { .. }) {
+        let written: Vec<Value> = nested_ops(main)
+            .iter()
+            .filter(|op| tile_ir::is(*op, tile::CopyOperation::name))
+            .filter_map(|op| tile_dialect::ops::copy_parts(op).map(|parts| parts.dst))
+            .collect();
+        let reads_ring = epilogue
+            .iter()
+            .flat_map(|op| std::iter::once(*op).chain(nested_ops(*op)))
+            .any(|op| op.operands().any(|operand| written.contains(&operand)));
+        if reads_ring {
+            return refuse("its epilogue reads a shared tile that the loop's copies write");
+        }
+    }
+    Ok(Some(Persistent {
+        sizes,
         main,
-        steps,
         indexing,
         fills,
         epilogue,
-    })
+    }))
 }
 
-/// Rewrites `kernel` (see the module's doc), when it is taken.
+/// Rewrites `kernel` (see the module's doc), when it is taken; refuses it, at its loop, where the
+/// loop's schedule asks for a persistent kernel that cannot be written.
 pub fn rewrite_kernel<'c, 'a>(
     context: &'c Context,
     kernel: OperationRef<'c, 'a>,
     multiprocessors: &Multiprocessors,
 ) -> Result<(), Failure<'c, 'a>> {
-    let Some(plan) = persistent(kernel, multiprocessors) else {
-        return Ok(());
+    let plan = match persistent(kernel, multiprocessors) {
+        Ok(Some(plan)) => plan,
+        Ok(None) => return Ok(()),
+        Err(why) => {
+            let main = super::gemm_loop_form(kernel).expect("a loop to refuse").main;
+            return Err((
+                main,
+                format!("asks for persistent = true in its tile.schedule, but {why}; drop the entry"),
+            ));
+        }
     };
     let body = kernel
         .region(0)
@@ -213,26 +286,65 @@ pub fn rewrite_kernel<'c, 'a>(
         threads: None,
     };
     let before = At::before(plan.main);
-    let (gx, gy) = plan.grid;
-    let tiles = gx * gy;
-    // Tiles of this block: pid, pid + P, ... below `tiles`.
+    let host = At::before(kernel);
+    // Tiles of this block: pid, pid + P, ... below `tiles`; K steps each.
     let pid = indices[0];
-    let blocks = b.index(before, plan.blocks);
-    let left = b.subi(before, b.index(before, tiles + plan.blocks - 1), pid);
-    let count = b.divui(before, left, blocks);
-    let total = b.muli(before, count, b.index(before, plan.steps));
+    let sizes = match plan.sizes {
+        Sizes::Static { grid, blocks, steps } => {
+            let tiles = grid.0 * grid.1;
+            let blocks_value = b.index(before, blocks);
+            let left = b.subi(before, b.index(before, tiles + blocks - 1), pid);
+            let count = b.divui(before, left, blocks_value);
+            let total = b.muli(before, count, b.index(before, steps));
+            Walk::Static {
+                grid,
+                blocks: (blocks, blocks_value),
+                steps,
+                total,
+            }
+        }
+        Sizes::Dynamic { grid, bounds } => {
+            let gx = grid.0;
+            let gy = grid.1.unwrap_or_else(|| b.index(host, 1));
+            let tiles = b.muli(host, gx, gy);
+            let blocks = b.minui(host, tiles, b.index(host, multiprocessors.count));
+            // K = ceil((upper - lower) / step) steps, none where upper <= lower.
+            let step = bounds.get(2).copied().unwrap_or_else(|| b.index(before, 1));
+            let runs = b.compare(before, "slt", bounds[0], bounds[1]);
+            let span = b.subi(before, bounds[1], bounds[0]);
+            let steps = b.select(before, runs, b.ceildivui(before, span, step), b.index(before, 0));
+            let last = b.subi(before, b.addi(before, tiles, blocks), b.index(before, 1));
+            let count = b.divui(before, b.subi(before, last, pid), blocks);
+            let total = b.muli(before, count, steps);
+            Walk::Dynamic {
+                grid: (gx, gy),
+                blocks,
+                steps,
+                count,
+                total,
+            }
+        }
+    };
     let index_type = Type::index(context);
     let loop_body = Block::new(&[(index_type, location)]);
     loop_body.append_operation(tile_dialect::ops::yield_(location));
     let stages = integer_attribute(&plan.main, "stages").unwrap_or(1);
     let looped = b.insert(
         before,
-        tile_dialect::ops::pipelined(context, b.index(before, 0), total, None, stages, loop_body, location)
-            .expect("tile.pipelined"),
+        tile_dialect::ops::pipelined(
+            context,
+            b.index(before, 0),
+            sizes.total(),
+            None,
+            stages,
+            loop_body,
+            location,
+        )
+        .expect("tile.pipelined"),
     );
     let steps_attribute = melior::ir::attribute::IntegerAttribute::new(
         melior::ir::r#type::IntegerType::new(context, 64).into(),
-        plan.steps,
+        sizes.static_steps().unwrap_or(DYNAMIC_TILE_STEPS),
     );
     tile_dialect::ops::set_attribute(looped, TILE_STEPS, steps_attribute.into());
     if let Ok(schedule) = plan.main.attribute(crate::pipeline::plan::SCHEDULE_ATTRIBUTE) {
@@ -241,34 +353,14 @@ pub fn rewrite_kernel<'c, 'a>(
     let inner = looped.region(0).expect("body").first_block().expect("body");
     let s: Value = inner.argument(0).expect("induction variable").into();
     let at = At::before(inner.terminator().expect("tile.yield"));
-    // This step's tile and the program's block indices for it: groups of GROUP_ROWS rows (fewer
-    // in the last group), down a group's rows first.
-    let steps = b.index(at, plan.steps);
+    // This step's tile and the program's block indices for it.
+    let steps = sizes.steps(&b, at);
     let local = b.divui(at, s, steps);
     let step = b.remui(at, s, steps);
     for (value, name) in [(local, TILE_OF_STEP), (step, STEP_IN_TILE)] {
         mark(OperationResult::try_from(value).expect("an op's result").owner(), name);
     }
-    // The clamps change nothing (a block's tiles are below `tiles`, the walk stays in the grid)
-    // but bound the values for `tile-fold-launch-bounds`, which then drops the epilogue's
-    // guards a static grid decides, as it would in a kernel with a block a tile.
-    let clamp = |value: Value<'c, 'a>, largest: i64| b.minui(at, value, b.index(at, largest));
-    let tile = clamp(b.addi(at, pid, b.muli(at, local, blocks)), tiles - 1);
-    let group_rows = GROUP_ROWS.min(gy);
-    let group_tiles = b.index(at, group_rows * gx);
-    let group = b.divui(at, tile, group_tiles);
-    let first_row = b.muli(at, group, b.index(at, group_rows));
-    // The last group may be short; with full groups only, `rows` is a constant (no division by a
-    // run-time value below).
-    let rows = if gy % group_rows == 0 {
-        b.index(at, group_rows)
-    } else {
-        b.minui(at, b.subi(at, b.index(at, gy), first_row), b.index(at, group_rows))
-    };
-    let within = b.remui(at, tile, group_tiles);
-    let y = clamp(b.addi(at, first_row, b.remui(at, within, rows)), gy - 1);
-    let x = clamp(b.divui(at, within, rows), gx - 1);
-    let walked: Vec<Value> = [x, y].into_iter().take(indices.len()).collect();
+    let walked = sizes.walk(&b, at, pid, local, indices.len());
     for reader in &readers {
         for (position, operand) in reader.operands().enumerate().collect::<Vec<_>>() {
             if let Some(index) = indices.iter().position(|value| *value == operand) {
@@ -283,13 +375,18 @@ pub fn rewrite_kernel<'c, 'a>(
         (i < plan.main.operand_count())
             .then(|| plan.main.operand(i).ok())
             .flatten()
-            .and_then(constant_integer)
     });
-    let iv = b.addi(
-        at,
-        b.index(at, lower.unwrap_or(0)),
-        b.muli(at, step, b.index(at, step_size.unwrap_or(1))),
-    );
+    let iv = match sizes {
+        Walk::Static { .. } => b.addi(
+            at,
+            b.index(at, lower.and_then(constant_integer).unwrap_or(0)),
+            b.muli(at, step, b.index(at, step_size.and_then(constant_integer).unwrap_or(1))),
+        ),
+        Walk::Dynamic { .. } => {
+            let scaled = step_size.map_or(step, |size| b.muli(at, step, size));
+            lower.map_or(scaled, |lower| b.addi(at, lower, scaled))
+        }
+    };
     for op in &plan.indexing {
         rewriter.move_op_before(*op, at.before);
     }
@@ -310,19 +407,145 @@ pub fn rewrite_kernel<'c, 'a>(
     }
     rewriter.inline_block_before(main_body, at.before, &[iv]);
     rewriter.erase_op(plan.main);
-    let last = b.compare(at, "eq", step, b.index(at, plan.steps - 1));
+    let last_step = match sizes {
+        Walk::Static { steps, .. } => b.index(at, steps - 1),
+        Walk::Dynamic { steps, .. } => b.subi(at, steps, b.index(at, 1)),
+    };
+    let last = b.compare(at, "eq", step, last_step);
     let last = b.if_then(at, last);
     for op in &plan.epilogue {
         rewriter.move_op_before(*op, last.before);
     }
     mark(last.block.parent_operation().expect("scf.if"), LAST_STEP);
+    // A loop of no steps: each of the block's tiles is only filled and written out.
+    if let Walk::Dynamic { steps, count, .. } = sizes {
+        let after = At::before(looped.next_in_block().expect("the kernel's terminator"));
+        let none = b.if_then(after, b.compare(after, "eq", steps, b.index(after, 0)));
+        let (each, local) = b.for_loop(none, b.index(none, 0), count, b.index(none, 1));
+        let own = sizes.walk(&b, each, pid, local, indices.len());
+        let mut map: Vec<(Value, Value)> = walked.iter().copied().zip(own).collect();
+        for op in plan.indexing.iter().chain(&plan.fills).chain(&plan.epilogue) {
+            clone_mapped(&b, each, *op, &mut map);
+        }
+    }
     // The launch: one block per multiprocessor (at most one per tile).
-    let host = At::before(kernel);
-    set_operand(kernel, 0, b.index(host, plan.blocks));
+    set_operand(kernel, 0, sizes.blocks(&b, host));
     if indices.len() > 1 {
         set_operand(kernel, 1, b.index(host, 1));
     }
     Ok(())
+}
+
+/// [`TILE_STEPS`] of a loop whose tiles' step count is known at run time only: the divisor of its
+/// op marked [`TILE_OF_STEP`]. (A loop with static sizes has at least one step a tile.)
+pub const DYNAMIC_TILE_STEPS: i64 = 0;
+
+/// The quantities of the walk over a block's tiles, as the rewrite built them.
+#[derive(Clone, Copy)]
+enum Walk<'c, 'a> {
+    Static {
+        grid: (i64, i64),
+        /// The blocks, as a number and as the value before the loop.
+        blocks: (i64, Value<'c, 'a>),
+        steps: i64,
+        total: Value<'c, 'a>,
+    },
+    Dynamic {
+        grid: (Value<'c, 'a>, Value<'c, 'a>),
+        blocks: Value<'c, 'a>,
+        steps: Value<'c, 'a>,
+        /// This block's tiles.
+        count: Value<'c, 'a>,
+        total: Value<'c, 'a>,
+    },
+}
+
+impl<'c, 'a> Walk<'c, 'a> {
+    fn total(&self) -> Value<'c, 'a> {
+        match self {
+            Walk::Static { total, .. } | Walk::Dynamic { total, .. } => *total,
+        }
+    }
+
+    fn static_steps(&self) -> Option<i64> {
+        match self {
+            Walk::Static { steps, .. } => Some(*steps),
+            Walk::Dynamic { .. } => None,
+        }
+    }
+
+    /// K, at `at`.
+    fn steps(&self, b: &Builder<'c>, at: At<'c, 'a>) -> Value<'c, 'a> {
+        match self {
+            Walk::Static { steps, .. } => b.index(at, *steps),
+            Walk::Dynamic { steps, .. } => *steps,
+        }
+    }
+
+    /// The blocks the kernel launches, at `host`.
+    fn blocks(&self, b: &Builder<'c>, host: At<'c, 'a>) -> Value<'c, 'a> {
+        match self {
+            Walk::Static { blocks, .. } => b.index(host, blocks.0),
+            Walk::Dynamic { blocks, .. } => *blocks,
+        }
+    }
+
+    /// The program's block indices (the first `rank`) of the block's `local`-th tile: groups of
+    /// GROUP_ROWS grid rows (fewer in the last group), down a group's rows first.
+    fn walk(
+        &self,
+        b: &Builder<'c>,
+        at: At<'c, 'a>,
+        pid: Value<'c, 'a>,
+        local: Value<'c, 'a>,
+        rank: usize,
+    ) -> Vec<Value<'c, 'a>> {
+        let (x, y) = match *self {
+            Walk::Static {
+                grid: (gx, gy),
+                blocks: (_, blocks),
+                ..
+            } => {
+                // The clamps change nothing (a block's tiles are below `tiles`, the walk stays in
+                // the grid) but bound the values for `tile-fold-launch-bounds`, which then drops
+                // the epilogue's guards a static grid decides, as it would in a kernel with a
+                // block a tile.
+                let clamp = |value: Value<'c, 'a>, largest: i64| b.minui(at, value, b.index(at, largest));
+                let tile = clamp(b.addi(at, pid, b.muli(at, local, blocks)), gx * gy - 1);
+                let group_rows = GROUP_ROWS.min(gy);
+                let group_tiles = b.index(at, group_rows * gx);
+                let group = b.divui(at, tile, group_tiles);
+                let first_row = b.muli(at, group, b.index(at, group_rows));
+                // The last group may be short; with full groups only, `rows` is a constant (no
+                // division by a run-time value below).
+                let rows = if gy % group_rows == 0 {
+                    b.index(at, group_rows)
+                } else {
+                    b.minui(at, b.subi(at, b.index(at, gy), first_row), b.index(at, group_rows))
+                };
+                let within = b.remui(at, tile, group_tiles);
+                let y = clamp(b.addi(at, first_row, b.remui(at, within, rows)), gy - 1);
+                let x = clamp(b.divui(at, within, rows), gx - 1);
+                (x, y)
+            }
+            Walk::Dynamic {
+                grid: (gx, gy), blocks, ..
+            } => {
+                let tile = b.addi(at, pid, b.muli(at, local, blocks));
+                let group_rows = b.minui(at, gy, b.index(at, GROUP_ROWS));
+                let group_tiles = b.muli(at, group_rows, gx);
+                let group = b.divui(at, tile, group_tiles);
+                let first_row = b.muli(at, group, group_rows);
+                let rows = b.minui(at, b.subi(at, gy, first_row), group_rows);
+                let within = b.remui(at, tile, group_tiles);
+                (
+                    b.divui(at, within, rows),
+                    b.addi(at, first_row, b.remui(at, within, rows)),
+                )
+            }
+        };
+        [x, y].into_iter().take(rank).collect()
+    }
 }
 
 tile_passes::rust_pass! {
@@ -356,6 +579,9 @@ tile_passes::rust_pass! {
 /// }
 /// ```
 ///
+/// (With K known at run time only, the middle loop runs to K and the epilogue follows it: a tile
+/// of one step has no last step apart from its first.)
+///
 /// The ring and its barriers run on as before (each step's slot and phase are those of
 /// `%s = %t * K + %k`): only the branches go. ptxas serializes every wgmma of a loop in which a
 /// branch may touch their accumulators while one runs; here no loop does.
@@ -374,30 +600,62 @@ pub fn split_tiles<'c, 'a>(context: &'c Context, looped: OperationRef<'c, 'a>) {
     };
     let at = At::before(looped);
     let upper = looped.operand(1).expect("scf.for bounds");
-    let tiles = b.divui(at, upper, b.index(at, steps));
+    // K: the constant, or the divisor of the step's tile (`s / K`), defined before the loop.
+    let dynamic = (steps == DYNAMIC_TILE_STEPS)
+        .then(|| {
+            ops.iter()
+                .find(|op| op.attribute(TILE_OF_STEP).is_ok())
+                .and_then(|op| op.operand(1).ok())
+        })
+        .flatten();
+    let tiles = match dynamic {
+        // No steps, no tiles (and no division by zero).
+        Some(k) => b.divui(at, upper, b.maxui(at, k, b.index(at, 1))),
+        None => b.divui(at, upper, b.index(at, steps)),
+    };
     let (outer, tile) = b.for_loop(at, b.index(at, 0), tiles, b.index(at, 1));
-    let start = b.muli(outer, tile, b.index(outer, steps));
+    let start = b.muli(outer, tile, dynamic.unwrap_or_else(|| b.index(outer, steps)));
     let one_step = |at: At<'c, 'a>, step: Value<'c, 'a>, first: bool, last: bool| {
         let mut map: Vec<(Value<'c, 'a>, Value<'c, 'a>)> = vec![(s, b.addi(at, start, step))];
         for op in ops {
             clone_step_op(&b, at, *op, (tile, step), (first, last), &mut map);
         }
+        map
     };
-    one_step(outer, b.index(outer, 0), true, steps == 1);
-    if steps >= 3 {
-        let (inner, step) = b.for_loop(outer, b.index(outer, 1), b.index(outer, steps - 1), b.index(outer, 1));
+    let carries = |middle: At<'c, 'a>| {
         if looped.attribute(super::CARRIES_GEMM_ATTRIBUTE).is_ok() {
-            let middle = inner.block.parent_operation().expect("scf.for");
+            let middle = middle.block.parent_operation().expect("scf.for");
             tile_dialect::ops::set_attribute(
                 middle,
                 super::CARRIES_GEMM_ATTRIBUTE,
                 melior::ir::Attribute::unit(context),
             );
         }
+    };
+    if let Some(k) = dynamic {
+        let mut map = one_step(outer, b.index(outer, 0), true, false);
+        let (inner, step) = b.for_loop(outer, b.index(outer, 1), k, b.index(outer, 1));
+        carries(inner);
         one_step(inner, step, false, false);
-    }
-    if steps >= 2 {
-        one_step(outer, b.index(outer, steps - 1), false, true);
+        // The epilogue, over the tile's values (step 0's).
+        for op in ops.iter().filter(|op| op.attribute(LAST_STEP).is_ok()) {
+            let then = op.region(0).expect("then region").first_block().expect("then block");
+            let inner: Vec<OperationRef> =
+                std::iter::successors(then.first_operation(), |op| op.next_in_block()).collect();
+            for nested in inner.split_last().map(|(_, rest)| rest).unwrap_or_default() {
+                clone_mapped(&b, outer, *nested, &mut map);
+            }
+        }
+    } else {
+        one_step(outer, b.index(outer, 0), true, steps == 1);
+        if steps >= 3 {
+            let (inner, step) = b.for_loop(outer, b.index(outer, 1), b.index(outer, steps - 1), b.index(outer, 1));
+            carries(inner);
+            one_step(inner, step, false, false);
+        }
+        if steps >= 2 {
+            one_step(outer, b.index(outer, steps - 1), false, true);
+        }
     }
     let rewriter = melior::IrRewriter::new(context);
     rewriter.as_rewriter_base().erase_op(looped);
@@ -438,6 +696,17 @@ fn clone_step_op<'c, 'a>(
         }
         return;
     }
+    clone_mapped(b, at, op, map);
+}
+
+/// Clones `op` at `at`, the operands of the clone and of the ops nested in it taken through `map`;
+/// `map` then takes each result of `op` to its clone's.
+fn clone_mapped<'c, 'a>(
+    b: &Builder<'c>,
+    at: At<'c, 'a>,
+    op: OperationRef<'c, 'a>,
+    map: &mut Vec<(Value<'c, 'a>, Value<'c, 'a>)>,
+) {
     let clone = b.insert(at, tile_dialect::ops::clone_detached(op));
     let mut users = nested_ops(clone);
     users.push(clone);
