@@ -138,7 +138,15 @@ func.func @no_kernel() {
 // CHECK: gpu.func @dynamic_0_kernel(%[[A:.*]]: memref<?x?xf16>, %{{.*}}: memref<?x?xf16>, %{{.*}}: memref<?x?xf16>, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr) kernel
 // CHECK-DAG: memref.dim %[[A]]
 // CHECK-DAG: nvvm.cp.async.bulk.tensor.shared.cluster.global
-// CHECK-DAG: nvvm.wgmma.mma_async
+// The loop's gemm finds the fill's zeros in its accumulator on entry: each 64-row tile's registers
+// go through an empty asm that ties them, before the fence (LLVM would materialize the zeros after
+// it, where ptxas serializes every wgmma of the kernel).
+// CHECK: scf.for
+// CHECK: %[[HELD0:.*]] = llvm.inline_asm has_side_effects asm_dialect = att "", "=f,=f,{{.*}},0,1,2,
+// CHECK: %[[HELD1:.*]] = llvm.inline_asm has_side_effects asm_dialect = att "", "=f,=f,
+// CHECK-NEXT: nvvm.wgmma.fence.aligned
+// CHECK: nvvm.wgmma.mma_async %{{.*}}, %{{.*}}, %[[HELD0]], <m = 64, n = 128, k = 16>
+// CHECK: nvvm.wgmma.mma_async %{{.*}}, %{{.*}}, %[[HELD1]], <m = 64, n = 128, k = 16>
 module attributes {tile.target = "sm_90a"} {
 func.func @dynamic(%A: memref<?x?xf16>, %B: memref<?x?xf16>, %C: memref<?x?xf16>) {
   %c0 = arith.constant 0 : index
@@ -247,9 +255,10 @@ func.func @column_sum(%A: memref<256x128xf16>, %B: memref<128x256xf16>, %C: memr
 // A persistent kernel (one block fills a multiprocessor): its epilogue runs while the next tile's
 // loads fill the ring, so the accumulator is staged in an area of its own (32 KiB on the swizzle's
 // alignment, both 128x64 boxes in one round), stored into the bf16 tensor by TMA. Each tile's first
-// step writes D = A B (the fill's zeros are never read).
+// step writes D = A B (the fill's zeros are never read: no registers to hold before a fence).
 // CHECK-LABEL: func.func @persistent_staged
 // CHECK: \22grid\22: [132, 1, 1], \22dynamic_shared_bytes\22: 165120{{.*}}\22element\22: \22bf16\22, \22box\22: [128, 64]
+// CHECK-NOT: llvm.inline_asm has_side_effects asm_dialect = att ""
 // CHECK: memref.view %{{.*}} to memref<16384xf16, #gpu.address_space<workgroup>>
 // CHECK: nvvm.wgmma.mma_async {{.*}}, D[<f32>, <zero>], A[<f16>, <one>, <row>], B[<f16>, <one>, <row>]
 // CHECK: nvvm.wgmma.mma_async {{.*}}, D[<f32>, <one>],

@@ -38,6 +38,48 @@ pub fn zero_started(
         .collect()
 }
 
+/// The gemms among `gemms` that enter their loop with the accumulator a fill wrote: the first op
+/// of the loop's body to touch the accumulator, which the last op before the loop to touch it
+/// fills. There the accumulator holds the fill's constant on entry, which LLVM materializes where
+/// the first iteration (often peeled off) reads it: after that gemm's `wgmma.fence`, unless
+/// something holds the values before it, and ptxas then serializes every wgmma of the kernel
+/// (C7520, "compiler-inserted WG.AR in divergent path").
+pub fn entered_from_fill(
+    ops: &[OperationRef],
+    gemms: &std::collections::HashSet<usize>,
+) -> std::collections::HashSet<usize> {
+    fn touching_before<'c, 'a>(
+        first: Option<OperationRef<'c, 'a>>,
+        end: OperationRef<'c, 'a>,
+        accumulator: Value<'c, 'a>,
+    ) -> Option<OperationRef<'c, 'a>> {
+        std::iter::successors(first, |op| op.next_in_block())
+            .take_while(|op| *op != end)
+            .filter(|op| uses(*op, &[accumulator]))
+            .last()
+    }
+    ops.iter()
+        .filter(|op| gemms.contains(&key(op)))
+        .filter(|gemm| {
+            let Ok(accumulator) = gemm.operand(2) else { return false };
+            let Some(body) = gemm.block() else { return false };
+            let Some(looped) = body
+                .parent_operation()
+                .filter(|op| is(op, tile_ir::scf::ForOperation::name))
+            else {
+                return false;
+            };
+            if touching_before(body.first_operation(), **gemm, accumulator).is_some() {
+                return false;
+            }
+            let outer = looped.block().and_then(|block| block.first_operation());
+            touching_before(outer, looped, accumulator)
+                .is_some_and(|fill| is(&fill, tile::FillOperation::name) && fill.operand(0).ok() == Some(accumulator))
+        })
+        .map(key)
+        .collect()
+}
+
 /// (FlashAttention's Q tile feeds the first block's scores and every later block's): a tile kept
 /// as core matrices cannot be read any other way.
 /// Also says which gemms with a fragment accumulator stay off wgmma, and why.
@@ -654,25 +696,39 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         } else {
             Vec::new()
         };
-        b.insert(at, nvvm::wgmma_fence_aligned(self.context, b.location).into());
         // After a zero fill the first step writes D = A B: nothing reads the zeros.
         let zero_start = plan.zero_start.contains(&key(&op));
         // Each 64-row tile's accumulator as the instruction's struct.
-        let mut values: Vec<Value> = (0..rows / 64)
-            .map(|tile| {
-                let mut value = b.value(at, llvm::mlir_undef(self.context, struct_type, b.location).into());
-                for position in (0..columns / 2).filter(|_| !zero_start) {
-                    let slot = tile * (columns / 2) + position;
-                    let element = self.slot_value(&b, at, array, accumulator, slot);
-                    let position = crate::attributes::i64_array(self.context, &[position as i64]);
-                    value = b.value(
-                        at,
-                        llvm::insertvalue(self.context, struct_type, value, element, position, b.location).into(),
-                    );
-                }
-                value
-            })
-            .collect();
+        let accumulators = |at: At<'c, 'a>| -> Vec<Value<'c, 'a>> {
+            (0..rows / 64)
+                .map(|tile| {
+                    let mut value = b.value(at, llvm::mlir_undef(self.context, struct_type, b.location).into());
+                    for position in (0..columns / 2).filter(|_| !zero_start) {
+                        let slot = tile * (columns / 2) + position;
+                        let element = self.slot_value(&b, at, array, accumulator, slot);
+                        let position = crate::attributes::i64_array(self.context, &[position as i64]);
+                        value = b.value(
+                            at,
+                            llvm::insertvalue(self.context, struct_type, value, element, position, b.location).into(),
+                        );
+                    }
+                    value
+                })
+                .collect()
+        };
+        // A loop entered with a filled accumulator: its values held in registers before the fence
+        // (`entered_from_fill`).
+        let mut values = if plan.fenced_operands.contains(&key(&op)) {
+            let values: Vec<Value> = accumulators(at)
+                .into_iter()
+                .map(|value| self.hold_in_registers(&b, at, value, struct_type, field, columns / 2))
+                .collect();
+            b.insert(at, nvvm::wgmma_fence_aligned(self.context, b.location).into());
+            values
+        } else {
+            b.insert(at, nvvm::wgmma_fence_aligned(self.context, b.location).into());
+            accumulators(at)
+        };
         // K steps outside, tiles inside: a warpgroup with two or more 64-row tiles alternates
         // between independent accumulators, so one instruction does not wait for the last one's
         // result (the deleted template's order: the 128x128 one-warpgroup GEMM spent its stalls
@@ -760,6 +816,37 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             b.barrier(at);
         }
         erase(self.context, op);
+    }
+
+    /// `value` (a struct of `count` accumulator registers of type `field`) through an empty
+    /// `llvm.inline_asm` with side effects that ties each register to its result: the values are
+    /// in registers where it stands, and the ops after it (the fence) stay after it.
+    fn hold_in_registers(
+        &self,
+        b: &Builder<'c>,
+        at: At<'c, 'a>,
+        value: Value<'c, 'a>,
+        struct_type: Type<'c>,
+        field: Type<'c>,
+        count: i64,
+    ) -> Value<'c, 'a> {
+        let register = if field.is_f32() { "f" } else { "r" };
+        let constraints: Vec<String> = std::iter::repeat_n(format!("={register}"), count as usize)
+            .chain((0..count).map(|i| i.to_string()))
+            .collect();
+        let operands: Vec<Value> = (0..count)
+            .map(|position| b.extract(at, value, position, field))
+            .collect();
+        let string = |text: &str| melior::ir::attribute::StringAttribute::new(self.context, text);
+        let held = llvm::InlineAsmOperation::builder(self.context, b.location)
+            .res(struct_type)
+            .operands(&operands)
+            .asm_string(string(""))
+            .constraints(string(&constraints.join(",")))
+            .has_side_effects(Attribute::unit(self.context))
+            .asm_dialect(crate::attributes::integer(self.context, 64, 0))
+            .build();
+        b.value(at, held.into())
     }
 
     /// The four 32-bit registers of the fragment `a` (in the wgmma A layout) that one m64nNk16
