@@ -289,12 +289,19 @@ fn emulate<'c>(context: &'c Context, root: OperationRef<'c, '_>) -> Result<(), S
     let mut roundings = Vec::new();
     for op in &ops {
         // (`result` on an op without one formats the op for its error, which verifies it.)
-        let Some(element) = op.results().next().and_then(|result| emulated_element(result.r#type())) else {
+        let Some(result) = op.results().next() else { continue };
+        // A rounding may give a vector (each lane rounded).
+        if tile_ir::is(op, arith::TruncFOperation::name)
+            && let Some(element) = emulated_element(tile_dialect::ops::scalar_type(result.r#type()))
+        {
+            roundings.push((*op, element));
+            continue;
+        }
+        let Some(element) = emulated_element(result.r#type()) else {
             continue;
         };
         tile_ir::match_op!(op, {
             memref::LoadOperation => loads.push((*op, element)),
-            arith::TruncFOperation => roundings.push((*op, element)),
             arith::ConstantOperation => roundings.push((*op, element)),
             _ => {},
         });
@@ -369,7 +376,11 @@ fn emulate<'c>(context: &'c Context, root: OperationRef<'c, '_>) -> Result<(), S
                 ),
             )
         } else {
-            encode(&b, at, op.operand(0).expect("a float"), element)
+            let result = op.result(0).expect("a value").r#type();
+            let ty = tile_dialect::ops::vector_or_scalar_of(result, bits_type(context, element)).expect("bits");
+            each_lane(&b, at, op.operand(0).expect("a float"), ty, |lane, _| {
+                encode(&b, at, lane, element)
+            })
         };
         let value: Value = op.result(0).expect("a value").into();
         for user in tile_dialect::ops::users(value) {
@@ -435,7 +446,9 @@ fn widen_users<'c, 'a>(
             };
             let at = At::before(user);
             let result: Value = user.result(0).expect("a widened value").into();
-            let widened = decode(&b, at, bits, element, result.r#type());
+            let widened = each_lane(&b, at, bits, result.r#type(), |lane, ty| {
+                decode(&b, at, lane, element, ty)
+            });
             let rewriter = melior::IrRewriter::new(context);
             rewriter.as_rewriter_base().replace_all_uses_with(result, widened);
             rewriter.as_rewriter_base().erase_op(user);
@@ -452,6 +465,32 @@ fn widen_users<'c, 'a>(
     }
 }
 
+/// `convert` applied to `value` (a scalar, giving a `ty`), or to each lane of it (a 1-D vector:
+/// the lanes' results built into a `ty`, a vector of as many).
+fn each_lane<'c, 'a>(
+    b: &Builder<'c>,
+    at: At<'c, 'a>,
+    value: Value<'c, 'a>,
+    ty: Type<'c>,
+    convert: impl Fn(Value<'c, 'a>, Type<'c>) -> Value<'c, 'a>,
+) -> Value<'c, 'a> {
+    let Some(count) = tile_dialect::ops::vector_lanes(ty) else {
+        return convert(value, ty);
+    };
+    let element = tile_dialect::ops::scalar_type(ty);
+    let lanes: Vec<Value> = (0..count)
+        .map(|lane| {
+            let position = crate::attributes::i64_array(b.context, &[lane]);
+            let element_value = b.value(
+                at,
+                tile_ir::vector::extract(b.context, value, &[], position, b.location).into(),
+            );
+            convert(element_value, element)
+        })
+        .collect();
+    b.value(at, vector::from_elements(b.context, ty, &lanes, b.location).into())
+}
+
 /// Whether `op` moves values without computing on them, so that it moves their bits as well.
 fn moves(op: &OperationRef) -> bool {
     tile_ir::match_op!(op, {
@@ -459,6 +498,8 @@ fn moves(op: &OperationRef) -> bool {
         | vector::StoreOperation
         | vector::FromElementsOperation
         | vector::ExtractOperation
+        | vector::ExtractStridedSliceOperation
+        | vector::BitCastOperation
         | vector::InsertOperation
         | vector::BroadcastOperation
         | vector::ShapeCastOperation

@@ -543,6 +543,14 @@ pub fn scalar_type(ty: Type) -> Type {
     }
 }
 
+/// The lanes of `ty` where it is a 1-D vector.
+pub fn vector_lanes(ty: Type) -> Option<i64> {
+    unsafe {
+        (mlir_sys::mlirTypeIsAVector(ty.to_raw()) && mlir_sys::mlirShapedTypeGetRank(ty.to_raw()) == 1)
+            .then(|| mlir_sys::mlirShapedTypeGetDimSize(ty.to_raw(), 0))
+    }
+}
+
 /// `ty` with its element type replaced by `element` where it is a vector (its shape kept), else
 /// `element` itself where `ty` is a scalar; `None` for other shaped types.
 pub fn vector_or_scalar_of<'c>(ty: Type<'c>, element: Type<'c>) -> Option<Type<'c>> {

@@ -1,6 +1,6 @@
 // What a target cannot build is refused at the op before lowering (issue 11): an f8E4M3FN gemm
 // no matrix instruction takes (sm_90a's wgmma takes it only with whole warpgroups; sm_80's
-// mma.sync not at all; gfx942 runs it without mfma, with a warning), host memrefs outside the
+// mma.sync not at all; gfx942 runs it on the f16 mfma, its operands widened), host memrefs outside the
 // default memory space. Never an AMDGCN serialization error located nowhere or a failed
 // translation. (Math ops: the math passes' own lit files.)
 // RUN: not tile-opt %s -split-input-file -convert-tile-to-nvgpu 2>&1 | FileCheck %s --check-prefix=NV
@@ -9,9 +9,12 @@
 // RUN: not tile-opt %s -split-input-file -convert-tile-to-spirv 2>&1 | FileCheck %s --check-prefix=VK
 // RUN: not tile-opt %s -split-input-file -convert-tile-to-cpu 2>&1 | FileCheck %s --check-prefix=CPU
 
-// NV: unsupported.mlir:[[# @LINE + 11]]:5: error: 'tile.gemm' op multiplies f8E4M3FN, which sm_90a runs on wgmma alone
-// AMP: unsupported.mlir:[[# @LINE + 10]]:5: error: 'tile.gemm' op multiplies f8E4M3FN, which sm_80 has no matrix instruction for (mma.sync takes f16, bf16 and i8): widen the operands to f16 in a tile.parallel (exact: every f8E4M3FN value is an f16 one) and multiply those, or compile for sm_90a, whose wgmma takes f8E4M3FN
-// AMD: unsupported.mlir:[[# @LINE + 9]]:5: warning: 'tile.gemm' op multiplies f8E4M3FN by f8E4M3FN into f32
+// NV: unsupported.mlir:[[# @LINE + 14]]:5: error: 'tile.gemm' op multiplies f8E4M3FN, which sm_90a runs on wgmma alone
+// AMP: unsupported.mlir:[[# @LINE + 13]]:5: error: 'tile.gemm' op multiplies f8E4M3FN, which sm_80 has no matrix instruction for (mma.sync takes f16, bf16 and i8): widen the operands to f16 in a tile.parallel (exact: every f8E4M3FN value is an f16 one) and multiply those, or compile for sm_90a, whose wgmma takes f8E4M3FN
+// AMD-NOT: warning: 'tile.gemm' op multiplies f8E4M3FN
+// AMD: gpu.func @fp8_0_kernel
+// AMD: arith.extf %{{.*}} : vector<4xf8E4M3FN> to vector<4xf16>
+// AMD: amdgpu.mfma 32x32x8 {{.*}} : vector<4xf16>, vector<4xf16>, vector<16xf32>
 // (Copies, conversions and elementwise work on f8E4M3FN lower everywhere: the values as bytes.)
 func.func @fp8(%X: memref<32x32xf8E4M3FN>, %Y: memref<32x32xf32>) {
   %c0 = arith.constant 0 : index

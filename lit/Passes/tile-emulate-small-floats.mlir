@@ -88,3 +88,29 @@ gpu.func @f8_moved(%X: memref<32xf8E4M3FN>, %Y: memref<32xf32>, %i: index) workg
 }
 }
 }
+
+// -----
+
+// Vectors of f8E4M3FN (an mfma's operands read four at a time): the loaded vector holds bytes, each
+// lane widened on its own and the widened lanes built into the f32 vector; a vector rounded into
+// f8E4M3FN is rounded lane by lane into a vector of bytes.
+// CHECK-LABEL: func.func @f8_vectors
+// CHECK: %[[BYTES:.*]] = vector.load %{{.*}} : memref<64xi8>, vector<4xi8>
+// CHECK: vector.extract %[[BYTES]][0] : i8 from vector<4xi8>
+// CHECK: vector.extract %[[BYTES]][3] : i8 from vector<4xi8>
+// CHECK: %[[WIDE:.*]] = vector.from_elements %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : vector<4xf32>
+// CHECK: %[[SUM:.*]] = arith.addf %[[WIDE]], %[[WIDE]] : vector<4xf32>
+// CHECK: vector.extract %[[SUM]][0] : f32 from vector<4xf32>
+// CHECK: %[[ROUNDED:.*]] = vector.from_elements %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : vector<4xi8>
+// CHECK: vector.store %[[ROUNDED]], %{{.*}} : memref<64xi8>, vector<4xi8>
+// CHECK-NOT: f8E4M3FN
+module attributes {tile.target = "spirv"} {
+func.func @f8_vectors(%X: memref<64xf8E4M3FN>, %Y: memref<64xf8E4M3FN>, %i: index) {
+  %v = vector.load %X[%i] : memref<64xf8E4M3FN>, vector<4xf8E4M3FN>
+  %w = arith.extf %v : vector<4xf8E4M3FN> to vector<4xf32>
+  %s = arith.addf %w, %w : vector<4xf32>
+  %r = arith.truncf %s : vector<4xf32> to vector<4xf8E4M3FN>
+  vector.store %r, %Y[%i] : memref<64xf8E4M3FN>, vector<4xf8E4M3FN>
+  return
+}
+}

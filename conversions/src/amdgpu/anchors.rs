@@ -3,29 +3,47 @@
 
 use crate::layout::{
     Layout,
-    anchors::{Anchor, Operands, Site, is_16_bit, is_shared, operands, sixteen_bit_product},
+    anchors::{Anchor, Operands, Site, is_shared, operands, sixteen_bit_product},
     atoms,
 };
+use tile_dialect::element::Element;
+
+/// The types mfma takes on gfx942, for messages.
+pub const MFMA_INPUTS: &str =
+    "f16, bf16 or f8E4M3FN inputs (both alike; f8E4M3FN widened to f16 in registers) with an f32 accumulator";
 use melior::ir::operation::OperationRef;
 use tile_dialect::layout::SharedLayout;
 
-/// The rule: f16/bf16 products into f32 on mfma ([`mfma_anchors`]).
+/// The rule: f16/bf16 products into f32 on mfma, and f8E4M3FN ones widened to f16 in registers
+/// ([`mfma_anchors`]).
 pub fn gemm_anchors<'c, 'a>(site: &Site<'c, 'a, '_>) -> Vec<Anchor<'c, 'a>> {
-    if !sixteen_bit_product(&site.ops) {
+    if !mfma_product(&site.ops) {
         return Vec::new();
     }
     mfma_anchors(&site.ops, site.threads, site.chained)
+}
+
+/// Whether mfma takes the gemm's types: f16, bf16 or f8E4M3FN inputs, both alike, into f32. gfx942's
+/// own 8-bit float instructions take the FNUZ formats (another exponent bias, NaN and no negative
+/// zero), so f8E4M3FN operands are widened to f16, exactly, as they are read into the f16
+/// instruction's registers.
+pub fn mfma_product(ops: &Operands) -> bool {
+    let input = crate::support::element_of(ops.a);
+    sixteen_bit_product(ops) && input == crate::support::element_of(ops.b)
+        || (input == Some(Element::F8E4M3FN)
+            && crate::support::element_of(ops.b) == input
+            && crate::support::element_of(ops.c) == Some(Element::F32))
 }
 
 /// Why `gemm` gets no mfma layout on gfx942 in a block of `threads` threads (`None` when it does,
 /// or when it is no gemm the anchors read): the conditions of [`mfma_anchors`], said with what would work.
 pub fn mfma_unavailable(gemm: OperationRef, threads: i64, chained: bool) -> Option<String> {
     let ops = operands(gemm)?;
-    let [a, b, c] = [ops.a, ops.b, ops.c].map(crate::support::element_of);
-    if c != Some(tile_dialect::element::Element::F32) || !is_16_bit(ops.a) || !is_16_bit(ops.b) || a != b {
-        let [a, b, c] = [a, b, c].map(|element| element.map_or("?".to_owned(), |element| element.to_string()));
+    if !mfma_product(&ops) {
+        let [a, b, c] = [ops.a, ops.b, ops.c]
+            .map(|value| crate::support::element_of(value).map_or("?".to_owned(), |element| element.to_string()));
         return Some(format!(
-            "multiplies {a} by {b} into {c}; mfma on gfx942 takes f16 or bf16 inputs (both alike) with an f32 accumulator"
+            "multiplies {a} by {b} into {c}; mfma on gfx942 takes {MFMA_INPUTS}"
         ));
     }
     if threads % 64 != 0 || !(64..=1024).contains(&threads) {
@@ -62,8 +80,14 @@ fn mfma_anchors<'c, 'a>(ops: &Operands<'c, 'a>, threads: i64, chained: bool) -> 
         super::config::wave_split(threads, ops.m, ops.n).map_err(|_| ())
     };
     let Ok((waves, mfma)) = split else { return Vec::new() };
+    // Rows padded against bank conflicts; f8E4M3FN tiles unpadded: a program sizes its 8-bit tiles
+    // to the LDS (the block-scaled example's four 128x128 tiles are its 64 KiB exactly).
+    let padding = match crate::support::element_of(ops.a) {
+        Some(Element::F8E4M3FN) => 0,
+        _ => super::config::ROW_PADDING,
+    };
     let lds = |transposed| SharedLayout {
-        padding: super::config::ROW_PADDING,
+        padding,
         transposed,
         ..SharedLayout::row_major()
     };

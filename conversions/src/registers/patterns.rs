@@ -210,23 +210,52 @@ pub(crate) fn matrix_gemm_depth(
 /// (`integer`) instead of f16 or bf16 into f32.
 pub(crate) fn matrix_gemm_depth_of(
     gemm: &OperationRef,
-    [a, b, c]: [Value; 3],
+    operands: [Value; 3],
     name: &str,
     chip: &str,
     step: i64,
     integer: bool,
 ) -> Result<i64, String> {
-    let (instruction, shape) = name.rsplit_once('.').unwrap_or((name, name));
     use tile_dialect::element::Element;
-    let (inputs, accumulator, takes) = if integer {
-        (&[Element::I8][..], Element::I32, "i8 inputs with an i32 accumulator")
+    let inputs = if integer {
+        MatrixInputs {
+            inputs: &[Element::I8],
+            accumulator: Element::I32,
+            takes: "i8 inputs with an i32 accumulator",
+        }
     } else {
-        (
-            &[Element::F16, Element::BF16][..],
-            Element::F32,
-            "f16 or bf16 inputs (both alike) with an f32 accumulator",
-        )
+        MatrixInputs {
+            inputs: &[Element::F16, Element::BF16],
+            accumulator: Element::F32,
+            takes: "f16 or bf16 inputs (both alike) with an f32 accumulator",
+        }
     };
+    matrix_gemm_depth_taking(gemm, operands, name, chip, step, &inputs)
+}
+
+/// The element types a matrix instruction takes: `inputs` (A and B alike) into `accumulator`;
+/// `takes` says so in messages.
+pub(crate) struct MatrixInputs {
+    pub inputs: &'static [tile_dialect::element::Element],
+    pub accumulator: tile_dialect::element::Element,
+    pub takes: &'static str,
+}
+
+/// [`matrix_gemm_depth`] of an instruction that takes `inputs`.
+pub(crate) fn matrix_gemm_depth_taking(
+    gemm: &OperationRef,
+    [a, b, c]: [Value; 3],
+    name: &str,
+    chip: &str,
+    step: i64,
+    inputs: &MatrixInputs,
+) -> Result<i64, String> {
+    let (instruction, shape) = name.rsplit_once('.').unwrap_or((name, name));
+    let MatrixInputs {
+        inputs,
+        accumulator,
+        takes,
+    } = *inputs;
     let input = crate::support::element_of(a);
     let fits = input.is_some_and(|input| inputs.contains(&input))
         && crate::support::element_of(b) == input

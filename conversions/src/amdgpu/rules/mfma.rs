@@ -183,7 +183,15 @@ fn check_gemm(
     layouts: &Layouts,
 ) -> Result<MfmaGemm, String> {
     let plan = MfmaGemm::of_layout(&accumulator.layout)?;
-    let depth = matrix_gemm_depth(gemm, [a, b, c], &format!("mfma.{}", plan.name()), "gfx942", plan.k)?;
+    use tile_dialect::element::Element;
+    let inputs = crate::registers::patterns::MatrixInputs {
+        inputs: &[Element::F16, Element::BF16, Element::F8E4M3FN],
+        accumulator: Element::F32,
+        takes: crate::amdgpu::anchors::MFMA_INPUTS,
+    };
+    let name = format!("mfma.{}", plan.name());
+    let depth =
+        crate::registers::patterns::matrix_gemm_depth_taking(gemm, [a, b, c], &name, "gfx942", plan.k, &inputs)?;
     let transpose_a = gemm.attribute("transpose_a").is_ok();
     // A fragment A already in the instruction's operand layout is read from its registers.
     let register_a = !transpose_a
@@ -563,12 +571,22 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             })
             .collect();
         let i32_attribute = |value: i64| IntegerAttribute::new(IntegerType::new(self.context, 32).into(), value);
+        // f8E4M3FN operands run on the f16 instruction, widened (exactly) as they enter it.
+        let widened_type = (tile_dialect::element::Element::of(input)
+            == Some(tile_dialect::element::Element::F8E4M3FN))
+        .then(|| Type::parse(self.context, "vector<4xf16>").expect("operand vector"));
+        let widen = |at: At<'c, 'a>, value: Value<'c, 'a>| match widened_type {
+            Some(ty) => b.cast(at, tile_ir::arith::extf, value, ty),
+            None => value,
+        };
         // One mfma per instruction tile on the accumulators `carried`, with the tiles' operands.
         let issue = |at: At<'c, 'a>,
                      a_values: &[Value<'c, 'a>],
                      b_values: &[Value<'c, 'a>],
                      carried: &[Value<'c, 'a>]|
          -> Vec<Value<'c, 'a>> {
+            let a_values: Vec<Value> = a_values.iter().map(|value| widen(at, *value)).collect();
+            let b_values: Vec<Value> = b_values.iter().map(|value| widen(at, *value)).collect();
             tiles
                 .iter()
                 .zip(carried)
