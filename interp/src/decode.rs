@@ -394,7 +394,10 @@ impl Decoder {
                 Kind::Slot(mem_type(r#type).map_err(form)?)
             }
             "tile.alloc_barriers" => Kind::Barriers,
-            "tile.arrive" | "tile.wait" | "gpu.barrier" => Kind::Sync,
+            "gpu.barrier" => Kind::Sync,
+            "tile.arrive" => Kind::Arrive,
+            "tile.wait" => Kind::Wait,
+            "tile.producer" => Kind::Producer,
             "tile.gemm" => memory(Kind::Gemm(
                 op.has_attribute("transpose_a"),
                 op.has_attribute("transpose_b"),

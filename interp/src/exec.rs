@@ -6,7 +6,9 @@
 //! - a `tile.kernel` runs its blocks one after another (x fastest, then y, then z); each block
 //!   allocates its own tiles, freed when the block ends; `tile.pipelined` is the plain loop it
 //!   means; `tile.parallel` runs each iteration once, in row-major order (the contract leaves the
-//!   order free, and a program whose result depends on it is racy on a GPU);
+//!   order free, and a program whose result depends on it is racy on a GPU); a `tile.producer`'s
+//!   loop runs beside its block an iteration at a time, as the block's `tile.wait`s need
+//!   ([`Producer`]);
 //! - every op's result is rounded to its type (see [`crate::scalar`]); an operation MLIR leaves
 //!   undefined (division by zero, shifts past the width, out-of-range float-to-integer conversion,
 //!   non-positive steps) stops the run with [`Error::Undefined`] at that op.
@@ -33,6 +35,34 @@ pub struct Machine {
     /// The unordered scopes running now, outermost first: a kernel's blocks, a parallel's
     /// iterations (see [`crate::race`]).
     pub scopes: Vec<Scope>,
+    /// Barrier arrays allocated so far: the next array's identity.
+    pub barriers: i64,
+    /// Arrivals on each (barrier array, barrier).
+    pub arrivals: std::collections::HashMap<(i64, i64), i64>,
+    /// The block's producer, where a `tile.producer` has started one.
+    pub producer: Option<Producer>,
+    /// Whether a producer iteration is running.
+    pub producing: bool,
+}
+
+/// A `tile.producer`'s loop, run an iteration at a time beside its block: the block's
+/// `tile.wait` on a barrier whose phase has not completed runs the producer's next iterations
+/// until it has (what the GPU's producer warpgroup, running ahead, would have done by then). A
+/// producer's own wait on a phase the block has not completed while the block waits for the
+/// producer is a deadlock. The order of the copies is the GPU's up to the barriers' guarantees;
+/// that the rings' slots are reused only once released is what this checks.
+#[derive(Clone, Debug)]
+pub struct Producer {
+    /// The loop (`scf.for`, no carried values).
+    pub body: Body,
+    /// The next iteration's induction value.
+    pub next: i64,
+    /// The loop's end.
+    pub upper: i64,
+    /// The loop's step.
+    pub step: i64,
+    /// Whether the loop compares unsigned.
+    pub unsigned: bool,
 }
 
 /// Returns an [`Error::Undefined`] at `op`.
@@ -555,8 +585,17 @@ impl Machine {
                 };
                 self.set(op, Val::M(id));
             }
-            Kind::Barriers => self.set(op, Val::Unset),
+            Kind::Barriers => {
+                self.barriers += 1;
+                self.set(op, Val::int(self.barriers));
+            }
             Kind::Sync => {}
+            Kind::Arrive => {
+                let key = (self.int(op, 0)?, self.int(op, 1)?);
+                *self.arrivals.entry(key).or_insert(0) += 1;
+            }
+            Kind::Wait => self.wait(op)?,
+            Kind::Producer => self.start_producer(op)?,
             Kind::Gemm(transpose_a, transpose_b) => self.gemm(op, *transpose_a, *transpose_b)?,
             Kind::Fill => {
                 let id = self.buffer(op, 0)?;
@@ -601,6 +640,118 @@ impl Machine {
         Ok(())
     }
 
+    /// The phases of a barrier that have completed: its arrivals (one `tile.arrive` a phase: the
+    /// block's threads arrive together, a producer's one thread once).
+    fn completed(&self, key: (i64, i64)) -> i64 {
+        self.arrivals.get(&key).copied().unwrap_or(0)
+    }
+
+    fn wait(&mut self, op: &Op) -> Result<()> {
+        let key = (self.int(op, 0)?, self.int(op, 1)?);
+        let round = self.int(op, 2)?;
+        if self.producing {
+            if self.completed(key) <= round {
+                return Err(undefined(
+                    op,
+                    format!(
+                        "in the producer waits for phase {round} of a barrier the block has completed {} phases of, while the block waits for the producer: on the GPU, a deadlock",
+                        self.completed(key)
+                    ),
+                ));
+            }
+            return Ok(());
+        }
+        if self.producer.is_none() {
+            return Ok(());
+        }
+        while self.completed(key) <= round {
+            if !self.producer_step(op)? {
+                return Err(undefined(
+                    op,
+                    format!(
+                        "waits for phase {round} of a barrier with {} completed phases, which the producer, done with its iterations, never completes: on the GPU, a hang",
+                        self.completed(key)
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Starts the block's producer: the ops of its region before its loop run now, the loop an
+    /// iteration at a time as the block's waits need (see [`Producer`]).
+    fn start_producer(&mut self, op: &Op) -> Result<()> {
+        let body = &op.regions[0];
+        let loops: Vec<usize> = (0..body.ops.len())
+            .filter(|i| matches!(body.ops[*i].kind, Kind::For(_)))
+            .collect();
+        let shape = |why: &str| {
+            undefined(
+                op,
+                format!(
+                    "runs {why}; the interpreter runs a producer whose region is one loop without carried values after its index arithmetic"
+                ),
+            )
+        };
+        let [at] = loops[..] else {
+            return Err(shape("no loop or several"));
+        };
+        if body.ops[at + 1..].iter().any(|op| !matches!(op.kind, Kind::Yield)) || self.producer.is_some() {
+            return Err(shape("ops after its loop, or beside another producer"));
+        }
+        for inner in &body.ops[..at] {
+            self.op(inner)?;
+        }
+        let looped = &body.ops[at];
+        if looped.operands.len() != 3 {
+            return Err(shape("a loop that carries values"));
+        }
+        let Kind::For(unsigned) = looped.kind else {
+            unreachable!("a loop")
+        };
+        let (lower, upper, step) = (self.int(looped, 0)?, self.int(looped, 1)?, self.int(looped, 2)?);
+        if step <= 0 {
+            return Err(undefined(looped, format!("expects a positive step, but got {step}")));
+        }
+        self.producer = Some(Producer {
+            body: looped.regions[0].clone(),
+            next: lower,
+            upper,
+            step,
+            unsigned,
+        });
+        Ok(())
+    }
+
+    /// Runs the producer's next iteration for the wait `op`; false where it has none left.
+    fn producer_step(&mut self, op: &Op) -> Result<bool> {
+        let Some(mut producer) = self.producer.take() else {
+            return Ok(false);
+        };
+        let below = match producer.unsigned {
+            true => (producer.next as u64) < (producer.upper as u64),
+            false => producer.next < producer.upper,
+        };
+        if !below {
+            self.producer = Some(producer);
+            return Ok(false);
+        }
+        let i = producer.next;
+        producer.next = i.checked_add(producer.step).unwrap_or(producer.upper);
+        self.producing = true;
+        let ran = self.run_scoped(&producer.body, &[Val::int(i)]);
+        self.producing = false;
+        self.producer = Some(producer);
+        ran.map_err(|error| match error {
+            Error::Undefined(..) => error,
+            other => undefined(
+                op,
+                format!("waits for the producer, whose iteration {i} failed: {other:?}"),
+            ),
+        })?;
+        Ok(true)
+    }
+
     fn kernel(&mut self, op: &Op) -> Result<()> {
         let grid = self.ints(op, 0..op.operands.len())?;
         if let Some(size) = grid.iter().find(|size| **size < 0) {
@@ -622,7 +773,11 @@ impl Machine {
                 scope.agent = agent;
             }
             agent += 1;
-            self.run_scoped(&op.regions[0], &arguments).map(drop)
+            // A block's producer runs beside it alone.
+            self.producer = None;
+            let ran = self.run_scoped(&op.regions[0], &arguments).map(drop);
+            self.producer = None;
+            ran
         });
         self.scopes.pop();
         self.block = outer;

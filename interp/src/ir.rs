@@ -216,11 +216,19 @@ pub enum Kind {
     Copy(usize, usize, Option<tile_dialect::ops::ReductionKind>, Vec<usize>),
     /// `tile.slot`: the tile of the result's type at a slot of a ring.
     Slot(MemType),
-    /// `tile.alloc_barriers`: nothing to hold, the copies being synchronous.
+    /// `tile.alloc_barriers`: an identity for the barriers (the copies being synchronous, the
+    /// barriers hold nothing but their arrivals).
     Barriers,
-    /// `tile.arrive`, `tile.wait`, `gpu.barrier`: one thread runs the block, the copies are
-    /// synchronous; nothing to wait for.
+    /// `gpu.barrier`: one thread runs the block, the copies are synchronous; nothing to wait for.
     Sync,
+    /// `tile.arrive`: counts an arrival on a barrier of the array.
+    Arrive,
+    /// `tile.wait`: where a producer runs beside the block, runs its iterations until the
+    /// barrier's phase has completed (see [`crate::exec`]); otherwise nothing to wait for.
+    Wait,
+    /// `tile.producer`: its region's loop runs beside the block, an iteration at a time, as the
+    /// block's waits need them.
+    Producer,
     /// `tile.gemm` with transpose_a, transpose_b.
     Gemm(bool, bool),
     /// `tile.fill`.

@@ -119,6 +119,10 @@ impl Program {
             block: None,
             slots: std::collections::HashMap::new(),
             scopes: Vec::new(),
+            barriers: 0,
+            arrivals: std::collections::HashMap::new(),
+            producer: None,
+            producing: false,
         };
         for (index, (r#type, tensor)) in function.arguments.iter().zip(tensors.iter()).enumerate() {
             let fits = tensor.shape.len() == r#type.shape.len()

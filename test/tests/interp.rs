@@ -208,10 +208,11 @@ fn the_softmax_example_on_64_rows_agrees() {
     agree("softmax", &source, 9, 0);
 }
 
-/// A GEMM kernel whose sizes are known at run time, asking for a persistent kernel whose ring the
-/// block's threads fill (the interpreter runs no producer warpgroup), on tensors of types `a`, `b`
-/// and `c`.
-fn persistent_gemm(a: &str, b: &str, c: &str) -> String {
+/// A GEMM kernel whose sizes are known at run time, asking for a persistent kernel, on tensors of
+/// types `a`, `b` and `c`; its ring filled by a producer warpgroup (sm_90a's choice) or, with
+/// `threads_fill`, by the block's threads.
+fn persistent_gemm(a: &str, b: &str, c: &str, threads_fill: bool) -> String {
+    let producer = if threads_fill { r#", producer = "none""# } else { "" };
     format!(
         r#"module attributes {{tile.target = "sm_90a"}} {{
 func.func @persistent_gemm(%A: {a}, %B: {b}, %C: {c}) {{
@@ -233,7 +234,7 @@ func.func @persistent_gemm(%A: {a}, %B: {b}, %C: {c}) {{
     tile.fill %Cf, %bias : memref<64x128xf32, #tile.fragment>
     %m0 = arith.muli %by, %c64 : index
     %n0 = arith.muli %bx, %c128 : index
-    tile.pipelined %kt = %c0 to %ktiles stages(3) attributes {{tile.schedule = {{persistent = true, producer = "none"}}}} {{
+    tile.pipelined %kt = %c0 to %ktiles stages(3) attributes {{tile.schedule = {{persistent = true{producer}}}}} {{
       %k0 = arith.muli %kt, %c64 : index
       tile.copy %A[%m0, %k0], %As : {a}, memref<64x64xf16, #gpu.address_space<workgroup>>
       tile.copy %B[%k0, %n0], %Bs : {b}, memref<64x128xf16, #gpu.address_space<workgroup>>
@@ -253,33 +254,63 @@ const PERSISTENT_PASSES: &str =
 
 #[test]
 fn a_persistent_gemm_of_run_time_sizes_agrees_with_its_program() {
-    // All sizes from the tensors: 1 x 1 to 3 x 4 tiles of 2 to 4 steps (one block a tile).
-    let source = persistent_gemm("memref<?x?xf16>", "memref<?x?xf16>", "memref<?x?xf16>");
-    for (seed, size) in [(21, 65), (22, 200)] {
-        agree_after(
-            &format!("persistent_gemm ({size})"),
-            &source,
-            PERSISTENT_PASSES,
-            seed,
-            size,
+    for threads_fill in [false, true] {
+        let ring = if threads_fill { "threads" } else { "producer" };
+        // All sizes from the tensors: 1 x 1 to 3 x 4 tiles of 2 to 4 steps (one block a tile).
+        let source = persistent_gemm("memref<?x?xf16>", "memref<?x?xf16>", "memref<?x?xf16>", threads_fill);
+        for (seed, size) in [(21, 65), (22, 200)] {
+            agree_after(
+                &format!("persistent_gemm ({size}, {ring})"),
+                &source,
+                PERSISTENT_PASSES,
+                seed,
+                size,
+            );
+        }
+        // 10 rows of 2 tiles: a group of 8 rows, then one of 2.
+        let tall = persistent_gemm(
+            "memref<?x64xf16>",
+            "memref<64x256xf16>",
+            "memref<?x256xf16>",
+            threads_fill,
         );
-    }
-    // 10 rows of 2 tiles: a group of 8 rows, then one of 2.
-    let tall = persistent_gemm("memref<?x64xf16>", "memref<64x256xf16>", "memref<?x256xf16>");
-    agree_after("persistent_gemm (640x256x64)", &tall, PERSISTENT_PASSES, 27, 640);
-    // 135 tiles of one row on the H200's 132 blocks: the first three walk two tiles each.
-    let wide = persistent_gemm("memref<64x64xf16>", "memref<64x?xf16>", "memref<64x?xf16>");
-    agree_after("persistent_gemm (64x17280x64)", &wide, PERSISTENT_PASSES, 23, 135 * 128);
-    // K of 0, 1 and 130 elements: no steps (each tile is filled and written out by a loop of its
-    // own), one step, three steps.
-    let deep = persistent_gemm("memref<128x?xf16>", "memref<?x256xf16>", "memref<128x256xf16>");
-    for (seed, size) in [(24, 0), (25, 1), (26, 130)] {
         agree_after(
-            &format!("persistent_gemm (K = {size})"),
-            &deep,
+            &format!("persistent_gemm (640x256x64, {ring})"),
+            &tall,
             PERSISTENT_PASSES,
-            seed,
-            size,
+            27,
+            640,
         );
+        // 135 tiles of one row on the H200's 132 blocks: the first three walk two tiles each.
+        let wide = persistent_gemm(
+            "memref<64x64xf16>",
+            "memref<64x?xf16>",
+            "memref<64x?xf16>",
+            threads_fill,
+        );
+        agree_after(
+            &format!("persistent_gemm (64x17280x64, {ring})"),
+            &wide,
+            PERSISTENT_PASSES,
+            23,
+            135 * 128,
+        );
+        // K of 0, 1 and 130 elements: no steps (each tile is filled and written out by a loop of
+        // its own), one step, three steps.
+        let deep = persistent_gemm(
+            "memref<128x?xf16>",
+            "memref<?x256xf16>",
+            "memref<128x256xf16>",
+            threads_fill,
+        );
+        for (seed, size) in [(24, 0), (25, 1), (26, 130)] {
+            agree_after(
+                &format!("persistent_gemm (K = {size}, {ring})"),
+                &deep,
+                PERSISTENT_PASSES,
+                seed,
+                size,
+            );
+        }
     }
 }
