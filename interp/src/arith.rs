@@ -8,7 +8,7 @@
 use crate::error::Result;
 use crate::exec::undefined;
 use crate::ir::{BitCount, FloatOp, IntOp, Op, UnaryOp};
-use crate::scalar::{Scalar, Val, unsigned, wrap};
+use crate::scalar::{Float, Scalar, Val, unsigned, wrap};
 
 /// Returns `a kind b` at `width` bits, or why it is undefined.
 pub fn integer(op: &Op, kind: IntOp, width: u32, a: i64, b: i64) -> Result<i64> {
@@ -283,5 +283,85 @@ mod math_tests {
         assert_eq!(bit_count(BitCount::LeadingZeros, 0, 16), 16);
         assert_eq!(bit_count(BitCount::TrailingZeros, 0, 32), 32);
         assert_eq!(bit_count(BitCount::Ones, -1, 8), 8);
+    }
+}
+
+/// `arith.bitcast` of `value` from `from` to `to`, scalars of one width: a float's bits are those
+/// of its exact value in its format (a NaN's are its canonical code: the machine keeps no
+/// payload); a value with an error bound gives bits without one.
+pub fn bitcast(value: Val, from: Scalar, to: Scalar) -> Val {
+    let (bits, exact) = match (value, from) {
+        (Val::F(x, e), Scalar::Float(float)) => (float_bits(float, x), e == 0.0),
+        (Val::I(x, d), _) => (unsigned(x, from.bits().unwrap_or(64)), d == 0.0),
+        (other, _) => return other,
+    };
+    let bound = if exact { 0.0 } else { f64::INFINITY };
+    match to {
+        Scalar::Float(float) => Val::F(bits_float(float, bits), bound),
+        _ => Val::I(wrap(bits as i64, to.bits().unwrap_or(64)), bound),
+    }
+}
+
+/// A binary format's fields: exponent bits, mantissa bits, and whether its largest exponent
+/// code holds infinities and NaNs (IEEE) rather than finite values (f8E4M3FN: only its all-ones
+/// code is NaN).
+fn fields(float: Float) -> (u32, u32, bool) {
+    match float {
+        Float::F16 => (5, 10, true),
+        Float::BF16 => (8, 7, true),
+        Float::F8E4M3FN => (4, 3, false),
+        Float::F32 => (8, 23, true),
+        Float::F64 => (11, 52, true),
+        Float::F4E2M1FN => (2, 1, false),
+    }
+}
+
+/// The bits of `x`, a value of `float`.
+fn float_bits(float: Float, x: f64) -> u64 {
+    let (exponent_bits, mantissa_bits, ieee) = fields(float);
+    let bias = (1i32 << (exponent_bits - 1)) - 1;
+    let top = (1u64 << exponent_bits) - 1;
+    let sign = u64::from(x.is_sign_negative()) << (exponent_bits + mantissa_bits);
+    let a = x.abs();
+    let code = if a.is_nan() {
+        match ieee {
+            true => (top << mantissa_bits) | (1 << (mantissa_bits - 1)),
+            false => (top << mantissa_bits) | ((1 << mantissa_bits) - 1),
+        }
+    } else if a.is_infinite() {
+        top << mantissa_bits
+    } else if a < 2f64.powi(1 - bias) {
+        // Subnormal (or zero): a multiple of the format's smallest quantum.
+        (a / 2f64.powi(1 - bias - mantissa_bits as i32)) as u64
+    } else {
+        // Every value here is a normal f64: its exponent from its bits.
+        let exponent = ((a.to_bits() >> 52) & 0x7FF) as i32 - 1023;
+        let mantissa = (a / 2f64.powi(exponent) - 1.0) * 2f64.powi(mantissa_bits as i32);
+        (((exponent + bias) as u64) << mantissa_bits) | mantissa as u64
+    };
+    code | sign
+}
+
+/// The value of `float` whose bits are `bits`.
+fn bits_float(float: Float, bits: u64) -> f64 {
+    let (exponent_bits, mantissa_bits, ieee) = fields(float);
+    let bias = (1i32 << (exponent_bits - 1)) - 1;
+    let top = (1u64 << exponent_bits) - 1;
+    let sign = if (bits >> (exponent_bits + mantissa_bits)) & 1 == 1 {
+        -1.0
+    } else {
+        1.0
+    };
+    let exponent = (bits >> mantissa_bits) & top;
+    let mantissa = bits & ((1 << mantissa_bits) - 1);
+    let quantum = |exponent: i32| 2f64.powi(exponent - mantissa_bits as i32);
+    sign * match exponent {
+        e if e == top && ieee => match mantissa {
+            0 => f64::INFINITY,
+            _ => f64::NAN,
+        },
+        e if e == top && mantissa == (1 << mantissa_bits) - 1 => f64::NAN,
+        0 => mantissa as f64 * quantum(1 - bias),
+        e => ((1 << mantissa_bits) + mantissa) as f64 * quantum(e as i32 - bias),
     }
 }

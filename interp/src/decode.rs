@@ -333,6 +333,14 @@ impl Decoder {
             "arith.extf" | "arith.truncf" | "arith.sitofp" | "arith.fptosi" | "arith.extsi" | "arith.trunci"
             | "arith.index_cast" | "index.casts" => cast(true)?,
             "arith.uitofp" | "arith.fptoui" | "arith.extui" | "arith.index_castui" | "index.castu" => cast(false)?,
+            "arith.bitcast" => {
+                let (from, to) = (operand_type(0)?, result_type()?);
+                let packed = |scalar: Scalar| scalar == Scalar::Float(crate::scalar::Float::F4E2M1FN);
+                if from.bits().is_none() || from.bits() != to.bits() || packed(from) || packed(to) {
+                    return Err(form(format!("from {from} to {to}")));
+                }
+                Kind::Bitcast { from, to }
+            }
             "memref.load" => {
                 result_type()?;
                 memory(Kind::Load)?

@@ -437,6 +437,10 @@ impl Machine {
                 let e = bound::binary(FloatOp::Add, *float, (a.0 * b.0, product), c, r);
                 self.set(op, Val::F(r, e));
             }
+            Kind::Bitcast { from, to } => {
+                let value = crate::arith::bitcast(self.get(op.operands[0]), *from, *to);
+                self.set(op, value);
+            }
             Kind::Cast { from, to, signed } => {
                 let value = cast(op, self.get(op.operands[0]), *from, *to, *signed)?;
                 self.set(op, value);

@@ -186,6 +186,13 @@ pub enum Kind {
         /// Integers are read signed (`extsi`, `sitofp`, `fptosi`, `index_cast`).
         signed: bool,
     },
+    /// `arith.bitcast` between scalars of one width.
+    Bitcast {
+        /// The operand's type.
+        from: Scalar,
+        /// The result's type.
+        to: Scalar,
+    },
     /// `memref.load`.
     Load,
     /// `memref.store`.

@@ -161,7 +161,20 @@ impl Scalar {
         })
     }
 
-    /// Returns the width of an integer type (64 for `index`), `None` for floats.
+    /// Returns the bits a value of this type holds (`index`: none, its width is the target's).
+    pub fn bits(self) -> Option<u32> {
+        match self {
+            Self::Int(width) => Some(width),
+            Self::Index => None,
+            Self::Float(Float::F16 | Float::BF16) => Some(16),
+            Self::Float(Float::F32) => Some(32),
+            Self::Float(Float::F64) => Some(64),
+            Self::Float(Float::F8E4M3FN) => Some(8),
+            Self::Float(Float::F4E2M1FN) => Some(4),
+        }
+    }
+
+    /// Returns the width of an integer type (`index`: 64); `None` for floats.
     pub fn width(self) -> Option<u32> {
         match self {
             Self::Int(width) => Some(width),
