@@ -198,3 +198,67 @@ fn steps_and_comparisons_within_reach_cover_both_outcomes() {
     // (A conversion of an integer to a float adds a rounding, exact or not.)
     assert!(bounds[5] < 1e-6, "{bounds:?}");
 }
+
+#[test]
+fn bitcasts_read_a_values_bits_in_the_other_type() {
+    // i16 codes read as f16 and bf16 and back; i8 codes read as f8E4M3FN and back. The expected
+    // values come from the `half` crate's decoding and f8E4M3FN's codes written out by hand.
+    let source = r#"
+    func.func @bits(%X: memref<8xi16>, %H: memref<8xf16>, %B: memref<8xbf16>, %R: memref<8xi16>, %E: memref<8xi8>, %F: memref<8xf8E4M3FN>, %S: memref<8xi8>) {
+      %c1 = arith.constant 1 : index
+      tile.kernel grid(%c1) threads(32) (%block) {
+        tile.parallel (%i) in (8) {
+          %x = memref.load %X[%i] : memref<8xi16>
+          %h = arith.bitcast %x : i16 to f16
+          memref.store %h, %H[%i] : memref<8xf16>
+          %b = arith.bitcast %x : i16 to bf16
+          memref.store %b, %B[%i] : memref<8xbf16>
+          %r = arith.bitcast %h : f16 to i16
+          memref.store %r, %R[%i] : memref<8xi16>
+          %e = memref.load %E[%i] : memref<8xi8>
+          %f = arith.bitcast %e : i8 to f8E4M3FN
+          memref.store %f, %F[%i] : memref<8xf8E4M3FN>
+          %s = arith.bitcast %f : f8E4M3FN to i8
+          memref.store %s, %S[%i] : memref<8xi8>
+        }
+      }
+      return
+    }"#;
+    // 1.0, -2.0, the smallest subnormal, 65504, infinity, 0.333 (f16 0x3555), -0.0, a bf16 pattern.
+    let codes: [u16; 8] = [0x3C00, 0xC000, 0x0001, 0x7BFF, 0x7C00, 0x3555, 0x8000, 0x3F80];
+    let signed = |code: u16| code as i16 as f64;
+    // 1.0, -2.0, 2^-9, 448, NaN, 0.5, 2^-6, -0.0
+    let f8_codes: [u8; 8] = [0x38, 0xC0, 0x01, 0x7E, 0x7F, 0x30, 0x08, 0x80];
+    let f8_values = [1.0, -2.0, 2f64.powi(-9), 448.0, f64::NAN, 0.5, 2f64.powi(-6), -0.0];
+    let mut tensors = [
+        tensor(&[8], |i| signed(codes[i])),
+        tensor(&[8], |_| 0.0),
+        tensor(&[8], |_| 0.0),
+        tensor(&[8], |_| 0.0),
+        tensor(&[8], |i| f8_codes[i] as i8 as f64),
+        tensor(&[8], |_| 0.0),
+        tensor(&[8], |_| 0.0),
+    ];
+    run(source, "bits", &mut tensors).unwrap();
+    for (i, code) in codes.iter().enumerate() {
+        assert_eq!(
+            tensors[1].data[i].to_bits(),
+            f16::from_bits(*code).to_f64().to_bits(),
+            "f16 {code:#x}"
+        );
+        assert_eq!(
+            tensors[2].data[i].to_bits(),
+            bf16::from_bits(*code).to_f64().to_bits(),
+            "bf16 {code:#x}"
+        );
+        assert_eq!(tensors[3].data[i], signed(*code), "f16 {code:#x} back");
+    }
+    for (i, (code, value)) in f8_codes.iter().zip(f8_values).enumerate() {
+        let got = tensors[5].data[i];
+        assert!(
+            got.to_bits() == value.to_bits() || (got.is_nan() && value.is_nan()),
+            "f8 {code:#x}: {got}"
+        );
+        assert_eq!(tensors[6].data[i], *code as i8 as f64, "f8 {code:#x} back");
+    }
+}
