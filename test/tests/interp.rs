@@ -114,8 +114,8 @@ fn shrink(source: &str, replacements: &[(&str, &str)]) -> String {
     })
 }
 
-#[test]
-fn test_programs_agree_with_the_cpu_reference() {
+/// The programs of `test/programs`, in name order (their place gives each its seed).
+fn test_programs() -> Vec<std::path::PathBuf> {
     let folder = common::repo_root().join("test/programs");
     let mut files: Vec<_> = std::fs::read_dir(&folder)
         .unwrap()
@@ -123,7 +123,12 @@ fn test_programs_agree_with_the_cpu_reference() {
         .collect();
     files.sort();
     assert!(files.len() >= 7);
-    for (seed, file) in files.iter().enumerate() {
+    files
+}
+
+#[test]
+fn test_programs_agree_with_the_cpu_reference() {
+    for (seed, file) in test_programs().iter().enumerate() {
         let source = std::fs::read_to_string(file).unwrap();
         // Dynamic sizes (gemm_dynamic_small) of 97: not a multiple of any tile.
         agree(&file.display().to_string(), &source, 40 + seed as u64, 97);
@@ -140,14 +145,8 @@ fn test_programs_agree_with_the_cpu_reference_after_each_targets_loop_decisions(
     // groups), run as tile IR (gfx942's threads fill a single buffer: its loops stay as written).
     // A loop split across a cluster (tile.split_sum) is left out: the interpreter runs blocks one
     // after another, a cluster's side by side.
-    let folder = common::repo_root().join("test/programs");
-    let mut files: Vec<_> = std::fs::read_dir(&folder)
-        .unwrap()
-        .map(|entry| entry.unwrap().path())
-        .collect();
-    files.sort();
     let context = context();
-    for (seed, file) in files.iter().enumerate() {
+    for (seed, file) in test_programs().iter().enumerate() {
         let program = std::fs::read_to_string(file).unwrap();
         let cpu = cpu_reference(&context, &program);
         for chip in ["sm_90a", "sm_80"] {
