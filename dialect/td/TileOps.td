@@ -548,8 +548,9 @@ def Tile_SplitSumOp : Tile_Op<"split_sum"> {
 
     On sm_90a the blocks are one thread block cluster: each stores its fragment into its own shared
     memory, and rank 0 adds the others' from theirs through distributed shared memory, between
-    cluster barriers. Only targets with clusters lower it; the interpreter and the CPU reference run
-    the program as written, before any split.
+    cluster barriers. Only targets with clusters lower it; the CPU reference runs the program as
+    written, before any split; the interpreter runs a cluster's blocks from its last rank to its
+    first, the first adding the parts the others left.
 
     Example:
 

@@ -155,7 +155,7 @@ impl Decoder {
             operands.push(self.use_of(value, &site)?);
         }
         let was_in_kernel = self.in_kernel;
-        self.in_kernel |= matches!(kind, Kind::Kernel);
+        self.in_kernel |= matches!(kind, Kind::Kernel(_));
         let mut regions = Vec::new();
         for region in op.regions() {
             let Some(block) = region.first_block() else {
@@ -368,7 +368,8 @@ impl Decoder {
             "scf.for" => Kind::For(op.has_attribute("unsignedCmp")),
             "scf.if" => Kind::If,
             "scf.yield" | "tile.yield" | "func.return" => Kind::Yield,
-            "tile.kernel" => Kind::Kernel,
+            "tile.kernel" => Kind::Kernel(integer_attribute(op, "tile.splits")),
+            "tile.split_sum" => Kind::SplitSum(integer_attribute(op, "splits").ok_or_else(unsupported)?),
             "tile.pipelined" => Kind::Pipelined,
             "tile.parallel" => {
                 let extents = op

@@ -19,7 +19,7 @@ use crate::error::{Error, OutOfBounds, Result, UndefinedRead};
 use crate::ir::{Body, FloatOp, Kind, Op, Update};
 use crate::memory::{Buf, Level};
 use crate::race::Scope;
-use crate::scalar::{Val, unsigned, wrap};
+use crate::scalar::{Scalar, Val, unsigned, wrap};
 
 /// The state of one run: the frame and the buffers.
 pub struct Machine {
@@ -43,6 +43,9 @@ pub struct Machine {
     pub producer: Option<Producer>,
     /// Whether a producer iteration is running.
     pub producing: bool,
+    /// The fragments a cluster's blocks other than its first left at their `tile.split_sum`, with
+    /// their ranks.
+    pub partials: Vec<(i64, Vec<Val>)>,
 }
 
 /// A `tile.producer`'s loop, run an iteration at a time beside its block: the block's
@@ -532,7 +535,7 @@ impl Machine {
                 }
             }
             Kind::Yield => {}
-            Kind::Kernel => self.kernel(op)?,
+            Kind::Kernel(splits) => self.kernel(op, *splits)?,
             Kind::Pipelined => {
                 let (lower, upper) = (self.int(op, 0)?, self.int(op, 1)?);
                 let step = if op.operands.len() > 2 { self.int(op, 2)? } else { 1 };
@@ -611,6 +614,7 @@ impl Machine {
             Kind::Reduce(kind, dim, clear) => self.reduce(op, *kind, *dim, *clear)?,
             Kind::Scan(kind, dim, exclusive) => self.scan(op, *kind, *dim, *exclusive)?,
             Kind::Print(message) => self.print(op, message)?,
+            Kind::SplitSum(splits) => self.split_sum(op, *splits)?,
         }
         Ok(())
     }
@@ -756,7 +760,46 @@ impl Machine {
         Ok(true)
     }
 
-    fn kernel(&mut self, op: &Op) -> Result<()> {
+    /// `tile.split_sum`: the blocks of a cluster run from its last rank to its first
+    /// ([`Machine::kernel`]); each but the first leaves a copy of its fragment, and the first adds
+    /// them to its own in rank order, each sum rounded to the fragment's type.
+    fn split_sum(&mut self, op: &Op, splits: i64) -> Result<()> {
+        let id = self.buffer(op, 0)?;
+        let rank = self.int(op, 2)?;
+        if rank != 0 {
+            let buffer = &self.buffers[id];
+            let values = (0..buffer.data.len()).map(|position| buffer.load(position)).collect();
+            self.partials.push((rank, values));
+            return Ok(());
+        }
+        let Scalar::Float(float) = self.buffers[id].element else {
+            return Err(undefined(op, "sums a fragment that is not of floats"));
+        };
+        let mut partials = std::mem::take(&mut self.partials);
+        partials.sort_by_key(|(rank, _)| *rank);
+        if partials.iter().map(|(rank, _)| *rank).ne(1..splits) {
+            return Err(undefined(
+                op,
+                format!(
+                    "sums {splits} splits, but the cluster's other blocks reached it as ranks {:?}",
+                    partials.iter().map(|(rank, _)| *rank).collect::<Vec<_>>()
+                ),
+            ));
+        }
+        for (_, values) in partials {
+            for (position, value) in values.into_iter().enumerate() {
+                let (Val::F(a, e), Val::F(b, f)) = (self.buffers[id].load(position), value) else {
+                    return Err(undefined(op, "sums an element that no block wrote"));
+                };
+                let r = float.round(a + b);
+                let bound = crate::bound::binary(FloatOp::Add, float, (a, e), (b, f), r);
+                self.write(op, id, position, Val::F(r, bound))?;
+            }
+        }
+        Ok(())
+    }
+
+    fn kernel(&mut self, op: &Op, splits: Option<i64>) -> Result<()> {
         let grid = self.ints(op, 0..op.operands.len())?;
         if let Some(size) = grid.iter().find(|size| **size < 0) {
             return Err(undefined(
@@ -770,7 +813,15 @@ impl Machine {
             .push(Scope::new(self.buffers.len(), "block", shape.clone(), true));
         let mut agent = 0;
         let result = crate::memory::for_each_index(&shape, |reversed| {
-            let block: Vec<i64> = reversed.iter().rev().map(|i| *i as i64).collect();
+            let mut block: Vec<i64> = reversed.iter().rev().map(|i| *i as i64).collect();
+            // A cluster's blocks from its last rank to its first, so that the first finds the
+            // others' parts at its tile.split_sum (on the GPU they run side by side).
+            if let Some(splits) = splits.filter(|splits| *splits > 1 && grid[0] % *splits == 0) {
+                if block[0] % splits == 0 {
+                    self.partials.clear();
+                }
+                block[0] = block[0] / splits * splits + (splits - 1 - block[0] % splits);
+            }
             let arguments: Vec<Val> = block.iter().map(|i| Val::int(*i)).collect();
             self.block = Some(block);
             if let Some(scope) = self.scopes.last_mut() {

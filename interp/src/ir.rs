@@ -211,8 +211,9 @@ pub enum Kind {
     If,
     /// Region terminators: `scf.yield`, `tile.yield`, `func.return`.
     Yield,
-    /// `tile.kernel`.
-    Kernel,
+    /// `tile.kernel`, with the blocks its `tile.splits` makes a cluster of (a split reduction's
+    /// `tile.split_sum`).
+    Kernel(Option<i64>),
     /// `tile.pipelined`.
     Pipelined,
     /// `tile.parallel` with its extents.
@@ -246,6 +247,8 @@ pub enum Kind {
     Scan(ReductionKind, usize, bool),
     /// `tile.print` with its message.
     Print(String),
+    /// `tile.split_sum` over its splits.
+    SplitSum(i64),
 }
 
 /// One op: what it does, its operand and result slots, its regions.

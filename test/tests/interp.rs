@@ -141,10 +141,9 @@ const DECISIONS: &str = "builtin.module(tile-infer-layouts, tile-split-k, tile-p
 
 #[test]
 fn test_programs_agree_with_the_cpu_reference_after_each_targets_loop_decisions() {
-    // sm_90a's rings (TMA-filled, producer warpgroups, persistent kernels) and sm_80's (cp.async
-    // groups), run as tile IR (gfx942's threads fill a single buffer: its loops stay as written).
-    // A loop split across a cluster (tile.split_sum) is left out: the interpreter runs blocks one
-    // after another, a cluster's side by side.
+    // sm_90a's rings (TMA-filled, producer warpgroups, persistent kernels, loops split across
+    // clusters) and sm_80's (cp.async groups), run as tile IR (gfx942's threads fill a single
+    // buffer: its loops stay as written).
     let context = context();
     for (seed, file) in test_programs().iter().enumerate() {
         let program = std::fs::read_to_string(file).unwrap();
@@ -157,9 +156,6 @@ fn test_programs_agree_with_the_cpu_reference_after_each_targets_loop_decisions(
                 .unwrap()
                 .run(&mut module)
                 .unwrap_or_else(|error| panic!("{name}: {DECISIONS} fails: {error}"));
-            if module.as_operation().to_string().contains("tile.split_sum") {
-                continue;
-            }
             agree_with(&name, &module, &cpu, 40 + seed as u64, 97);
         }
     }
