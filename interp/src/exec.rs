@@ -43,9 +43,9 @@ pub struct Machine {
     pub producer: Option<Producer>,
     /// Whether a producer iteration is running.
     pub producing: bool,
-    /// The fragments a cluster's blocks other than its first left at their `tile.split_sum`, with
-    /// their ranks.
-    pub partials: Vec<(i64, Vec<Val>)>,
+    /// The fragments a cluster's blocks other than its first left at each `tile.split_sum` (by
+    /// the op's place in the function), with their ranks.
+    pub partials: std::collections::HashMap<usize, Vec<(i64, Vec<Val>)>>,
 }
 
 /// A `tile.producer`'s loop, run an iteration at a time beside its block: the block's
@@ -766,16 +766,15 @@ impl Machine {
     fn split_sum(&mut self, op: &Op, splits: i64) -> Result<()> {
         let id = self.buffer(op, 0)?;
         let rank = self.int(op, 2)?;
+        let place = op as *const Op as usize;
         if rank != 0 {
             let buffer = &self.buffers[id];
             let values = (0..buffer.data.len()).map(|position| buffer.load(position)).collect();
-            self.partials.push((rank, values));
+            self.partials.entry(place).or_default().push((rank, values));
             return Ok(());
         }
-        let Scalar::Float(float) = self.buffers[id].element else {
-            return Err(undefined(op, "sums a fragment that is not of floats"));
-        };
-        let mut partials = std::mem::take(&mut self.partials);
+        let element = self.buffers[id].element;
+        let mut partials = self.partials.remove(&place).unwrap_or_default();
         partials.sort_by_key(|(rank, _)| *rank);
         if partials.iter().map(|(rank, _)| *rank).ne(1..splits) {
             return Err(undefined(
@@ -788,12 +787,18 @@ impl Machine {
         }
         for (_, values) in partials {
             for (position, value) in values.into_iter().enumerate() {
-                let (Val::F(a, e), Val::F(b, f)) = (self.buffers[id].load(position), value) else {
-                    return Err(undefined(op, "sums an element that no block wrote"));
+                let sum = match (element, self.buffers[id].load(position), value) {
+                    (Scalar::Float(float), Val::F(a, e), Val::F(b, f)) => {
+                        let r = float.round(a + b);
+                        Val::F(r, crate::bound::binary(FloatOp::Add, float, (a, e), (b, f), r))
+                    }
+                    (_, Val::I(a, d), Val::I(b, c)) => {
+                        let width = element.width().unwrap_or(64);
+                        Val::I(wrap(a.wrapping_add(b), width), crate::bound::flips(width, d + c))
+                    }
+                    _ => return Err(undefined(op, "sums an element that no block wrote")),
                 };
-                let r = float.round(a + b);
-                let bound = crate::bound::binary(FloatOp::Add, float, (a, e), (b, f), r);
-                self.write(op, id, position, Val::F(r, bound))?;
+                self.write(op, id, position, sum)?;
             }
         }
         Ok(())

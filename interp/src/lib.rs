@@ -123,7 +123,7 @@ impl Program {
             arrivals: std::collections::HashMap::new(),
             producer: None,
             producing: false,
-            partials: Vec::new(),
+            partials: std::collections::HashMap::new(),
         };
         for (index, (r#type, tensor)) in function.arguments.iter().zip(tensors.iter()).enumerate() {
             let fits = tensor.shape.len() == r#type.shape.len()
