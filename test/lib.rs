@@ -73,6 +73,7 @@ pub fn check_generated(
         (watch::Ended::Inconclusive(why), _) => Ok(Outcome {
             cpu: Verdict::Skipped(format!("inconclusive (machine loaded): {why}")),
             vulkan: Verdict::Skipped(format!("inconclusive (machine loaded): {why}")),
+            decided: Verdict::Skipped(format!("inconclusive (machine loaded): {why}")),
         }),
         (watch::Ended::Exited(_), Some(outcome)) => Ok(outcome),
         (watch::Ended::Exited(status), None) => {
@@ -108,7 +109,11 @@ pub fn failure_report(
         Err(why) => why.clone(),
         Ok(outcome) => {
             let mut failed = Vec::new();
-            for (target, verdict) in [("CPU", &outcome.cpu), ("Vulkan", &outcome.vulkan)] {
+            for (target, verdict) in [
+                ("CPU", &outcome.cpu),
+                ("Vulkan", &outcome.vulkan),
+                ("sm_90a's loop decisions", &outcome.decided),
+            ] {
                 if let Verdict::Fail(why) = verdict {
                     failed.push(format!("{target}: {why}"));
                 }

@@ -375,6 +375,7 @@ fn generated_run(bin: &std::path::Path, seed: u64, start: u64, programs: u64, jo
         slowest: Vec<(f64, u64, String)>,
         cpu: Counts,
         vulkan: Counts,
+        decided: Counts,
     }
     let totals = Mutex::new(Totals::default());
     std::thread::scope(|scope| {
@@ -402,11 +403,13 @@ fn generated_run(bin: &std::path::Path, seed: u64, start: u64, programs: u64, jo
                         Ok(outcome) => {
                             totals.cpu.add(&outcome.cpu);
                             totals.vulkan.add(&outcome.vulkan);
+                            totals.decided.add(&outcome.decided);
                         }
                         Err(_) => {
                             totals.broken += 1;
                             totals.cpu.fail += 1;
                             totals.vulkan.fail += 1;
+                            totals.decided.fail += 1;
                         }
                     }
                     if let Some(report) = report {
@@ -440,7 +443,15 @@ fn generated_run(bin: &std::path::Path, seed: u64, start: u64, programs: u64, jo
     );
     println!("  CPU reference vs interpreter: {}", totals.cpu.line());
     println!("  Vulkan (lavapipe) vs interpreter: {}", totals.vulkan.line());
-    for (target, counts) in [("CPU", &totals.cpu), ("Vulkan", &totals.vulkan)] {
+    println!(
+        "  sm_90a's loop decisions (tile IR, interpreter) vs interpreter: {}",
+        totals.decided.line()
+    );
+    for (target, counts) in [
+        ("CPU", &totals.cpu),
+        ("Vulkan", &totals.vulkan),
+        ("Decided", &totals.decided),
+    ] {
         for (reason, count) in &counts.reasons {
             println!("  {target} skipped {count}x: {reason}");
         }

@@ -34,18 +34,26 @@ impl Verdict {
     }
 }
 
-/// The verdicts of one program on the CPU reference and on Vulkan.
+/// The verdicts of one program on the CPU reference, on Vulkan, and after sm_90a's loop
+/// decisions.
 #[derive(Clone, Debug)]
 pub struct Outcome {
     /// The CPU reference against the interpreter.
     pub cpu: Verdict,
     /// Vulkan (lavapipe, the plain SPIR-V strategy) against the interpreter.
     pub vulkan: Verdict,
+    /// The program as sm_90a's loop decisions rewrite it in tile IR (layouts, split and
+    /// persistent kernels, rings with producer warpgroups), on the interpreter, against the
+    /// interpreter on the program.
+    pub decided: Verdict,
 }
 
+/// The passes that decide sm_90a's loops before its lowering, in tile IR.
+pub const DECISIONS: &str = "builtin.module(tile-infer-layouts, tile-split-k, tile-persistent-kernels, tile-plan-pipelines, tile-expand-pipelines)";
+
 impl Outcome {
-    /// Returns the outcome as two lines, `CPU <word> <detail>` and `VULKAN <word> <detail>`
-    /// (details on one line), which [`Outcome::parse`] reads back.
+    /// Returns the outcome as three lines, `CPU <word> <detail>`, `VULKAN <word> <detail>` and
+    /// `DECIDED <word> <detail>` (details on one line), which [`Outcome::parse`] reads back.
     pub fn lines(&self) -> String {
         let line = |target: &str, verdict: &Verdict| {
             let detail = match verdict {
@@ -54,10 +62,15 @@ impl Outcome {
             };
             format!("{target} {} {detail}\n", verdict.word())
         };
-        format!("{}{}", line("CPU", &self.cpu), line("VULKAN", &self.vulkan))
+        format!(
+            "{}{}{}",
+            line("CPU", &self.cpu),
+            line("VULKAN", &self.vulkan),
+            line("DECIDED", &self.decided)
+        )
     }
 
-    /// Reads the outcome from a child's output; `None` when either line is missing.
+    /// Reads the outcome from a child's output; `None` when a line is missing.
     pub fn parse(output: &str) -> Option<Self> {
         let verdict = |target: &str| {
             let line = output
@@ -73,6 +86,7 @@ impl Outcome {
         Some(Self {
             cpu: verdict("CPU")?,
             vulkan: verdict("VULKAN")?,
+            decided: verdict("DECIDED")?,
         })
     }
 }
@@ -157,6 +171,20 @@ pub fn check(
         let mut module = parse().ok_or("the program does not parse again")?;
         tile_run::CpuProgram::compile(&context, &mut module).map_err(|e| format!("{e}: {}", errors()))
     };
+    // sm_90a's decisions, in tile IR: a refusal (a schedule the target cannot build) is the
+    // program's, located; a pass failing otherwise is a failure.
+    messages.borrow_mut().clear();
+    let decided = {
+        let mut module = parse().ok_or("the program does not parse again")?;
+        let target = melior::ir::attribute::StringAttribute::new(&context, "sm_90a");
+        melior::ir::operation::OperationMutLike::set_attribute(
+            &mut module.as_operation_mut(),
+            "tile.target",
+            target.into(),
+        );
+        let manager = tile_dialect::driver::pass_manager(&context, DECISIONS)?;
+        manager.run(&mut module).map(|_| module).map_err(|_| errors())
+    };
     messages.borrow_mut().clear();
     let gpu = vulkan.map(|_| {
         let mut module = parse().ok_or("the program does not parse again")?;
@@ -174,7 +202,20 @@ pub fn check(
             }
             _ => Verdict::Pass(0.0),
         },
+        decided: match &decided {
+            Ok(_) => Verdict::Pass(0.0),
+            Err(refusal) if refusal.contains(".mlir:") && refusal.contains("error") => {
+                Verdict::Skipped(refusal.clone())
+            }
+            Err(failure) => Verdict::Fail(format!(
+                "sm_90a's loop decisions failed without a located error: {failure}"
+            )),
+        },
     };
+    let decided = decided.ok().map(|module| {
+        let program = tile_run::InterpProgram::new(&module);
+        (module, program)
+    });
     if let Err(why) = &cpu {
         outcome.cpu = Verdict::Fail(format!("the CPU reference cannot compile it: {why}"));
     }
@@ -198,6 +239,17 @@ pub fn check(
                 Err(why) => Verdict::Fail(format!("the CPU run failed: {why}")),
             };
             merge(&mut outcome.cpu, verdict);
+        }
+        if let (Some((_, decided)), Verdict::Pass(_)) = (&decided, &outcome.decided) {
+            let mut data = inputs.clone();
+            let verdict = match decided.run(&function.name, &mut data) {
+                Ok(()) => compare(program, function, &data, &reference, &bounds),
+                Err(error) => Verdict::Fail(format!(
+                    "the interpreter stopped on the decided program: {}",
+                    error.diagnostic()
+                )),
+            };
+            merge(&mut outcome.decided, verdict);
         }
         if let (Some(Ok(program_gpu)), Some(device), Verdict::Pass(_)) = (&gpu, vulkan, &outcome.vulkan) {
             let mut data = inputs.clone();

@@ -100,6 +100,29 @@ pub fn splits_of(op: OperationRef) -> i64 {
     1
 }
 
+/// Rewrites the `split` entry of `main`'s `tile.schedule` to 1: the loop runs whole.
+fn record_whole(main: OperationRef) {
+    tile_dialect::ops::with_context(main, |context| {
+        let Some(schedule) = main
+            .attribute(super::plan::SCHEDULE_ATTRIBUTE)
+            .ok()
+            .and_then(|schedule| melior::ir::attribute::DictionaryAttribute::try_from(schedule).ok())
+        else {
+            return;
+        };
+        let one: Attribute = IntegerAttribute::new(IntegerType::new(context, 64).into(), 1).into();
+        let entries: Vec<(melior::ir::Identifier, Attribute)> = (0..schedule.len())
+            .filter_map(|i| schedule.element(i).ok())
+            .map(|(name, value)| {
+                let split = name.as_string_ref().as_str() == Ok("split");
+                (name, if split { one } else { value })
+            })
+            .collect();
+        let recorded = melior::ir::attribute::DictionaryAttribute::new(context, &entries);
+        set_attribute(main, super::plan::SCHEDULE_ATTRIBUTE, recorded.into());
+    });
+}
+
 fn fragment(value: Value) -> bool {
     memory_level(value.r#type()) == Some(MemoryLevel::Fragment)
 }
@@ -138,6 +161,14 @@ fn shape<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Result<Shape<'c, 'a>, String> 
         if !accumulators.contains(&allocation) {
             accumulators.push(allocation);
         }
+    }
+    // The sum exchanges each thread's registers: a layout that deals a tile's elements out
+    // unevenly (a blocked layout of 16x24 on 128 threads) has no scratch of whole registers.
+    if accumulators.iter().any(|accumulator| registers(accumulator).is_none()) {
+        return Err(
+            "an accumulator's layout gives its threads uneven shares of registers, which the split's sum exchanges"
+                .into(),
+        );
     }
     let accumulator_values: Vec<Value> = accumulators
         .iter()
@@ -204,7 +235,7 @@ fn scratch_areas<'c>(shape: &Shape<'c, '_>, threads: i64) -> Vec<(Type<'c>, i64)
         let element = tile_dialect::ops::as_memref(value.r#type())
             .expect("a fragment")
             .element();
-        let elements = registers(accumulator).unwrap_or(0) * threads;
+        let elements = registers(accumulator).expect("checked by shape") * threads;
         match areas.iter_mut().find(|(ty, _)| *ty == element) {
             Some((_, most)) => *most = (*most).max(elements),
             None => areas.push((element, elements)),
@@ -248,12 +279,13 @@ fn choose<'c, 'a>(
         ))
     };
     // A split is a request for speed: where it cannot be made the loop runs whole on each block,
-    // and the warning says why.
+    // the warning says why, and the loop's schedule records it (`split = 1`, what is built).
     let whole = |why: String| {
         tile_dialect::diagnostics::emit_warning(
             main.location(),
             &format!("{asks} {why}; the loop runs whole on each block"),
         );
+        record_whole(main);
         Ok(None)
     };
     let Some(most) = target.clusters.as_ref().map(|clusters| clusters.blocks) else {
