@@ -693,11 +693,12 @@ impl Machine {
         let loops: Vec<usize> = (0..body.ops.len())
             .filter(|i| matches!(body.ops[*i].kind, Kind::For(_)))
             .collect();
+        // Another form of producer is a limit of the interpreter, not of the program.
         let shape = |why: &str| {
-            undefined(
-                op,
+            Error::UnsupportedForm(
+                (*op.site).clone(),
                 format!(
-                    "runs {why}; the interpreter runs a producer whose region is one loop without carried values after its index arithmetic"
+                    "with {why} (the interpreter runs a producer whose region is one loop without carried values after its index arithmetic)"
                 ),
             )
         };
