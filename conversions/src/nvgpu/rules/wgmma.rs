@@ -21,13 +21,7 @@ pub fn zero_started(
         .filter(|op| gemms.contains(&key(op)))
         .filter(|gemm| {
             let Ok(accumulator) = gemm.operand(2) else { return false };
-            // The block's ops before the gemm, forwards (melior cannot walk backwards).
-            let first = gemm.block().and_then(|block| block.first_operation());
-            let touching = std::iter::successors(first, |op| op.next_in_block())
-                .take_while(|op| op != *gemm)
-                .filter(|op| uses(*op, &[accumulator]))
-                .last();
-            touching.is_some_and(|fill| {
+            last_touching_before(**gemm, accumulator).is_some_and(|fill| {
                 is(&fill, tile::FillOperation::name)
                     && fill.operand_count() == 2
                     && fill.operand(0).ok() == Some(accumulator)
@@ -36,6 +30,16 @@ pub fn zero_started(
         })
         .map(key)
         .collect()
+}
+
+/// The last op of `end`'s block before `end` that touches `value` (the block's ops walked
+/// forwards: melior cannot walk backwards).
+fn last_touching_before<'c, 'a>(end: OperationRef<'c, 'a>, value: Value<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
+    let first = end.block().and_then(|block| block.first_operation());
+    std::iter::successors(first, |op| op.next_in_block())
+        .take_while(|op| *op != end)
+        .filter(|op| uses(*op, &[value]))
+        .last()
 }
 
 /// The gemms among `gemms` that enter their loop with the accumulator a fill wrote: the first op
@@ -48,16 +52,6 @@ pub fn entered_from_fill(
     ops: &[OperationRef],
     gemms: &std::collections::HashSet<usize>,
 ) -> std::collections::HashSet<usize> {
-    fn touching_before<'c, 'a>(
-        first: Option<OperationRef<'c, 'a>>,
-        end: OperationRef<'c, 'a>,
-        accumulator: Value<'c, 'a>,
-    ) -> Option<OperationRef<'c, 'a>> {
-        std::iter::successors(first, |op| op.next_in_block())
-            .take_while(|op| *op != end)
-            .filter(|op| uses(*op, &[accumulator]))
-            .last()
-    }
     ops.iter()
         .filter(|op| gemms.contains(&key(op)))
         .filter(|gemm| {
@@ -69,11 +63,10 @@ pub fn entered_from_fill(
             else {
                 return false;
             };
-            if touching_before(body.first_operation(), **gemm, accumulator).is_some() {
+            if last_touching_before(**gemm, accumulator).is_some() {
                 return false;
             }
-            let outer = looped.block().and_then(|block| block.first_operation());
-            touching_before(outer, looped, accumulator)
+            last_touching_before(looped, accumulator)
                 .is_some_and(|fill| is(&fill, tile::FillOperation::name) && fill.operand(0).ok() == Some(accumulator))
         })
         .map(key)
