@@ -42,13 +42,19 @@ fn cpu_reference(context: &melior::Context, source: &str) -> CpuProgram {
 /// rewrote.
 fn agree_after(name: &str, source: &str, passes: &str, seed: u64, dynamic_size: usize) {
     let context = context();
-    let mut module = melior::ir::Module::parse(&context, source).unwrap_or_else(|| panic!("{name} parses"));
-    let manager = tile_dialect::driver::pass_manager(&context, passes)
-        .unwrap_or_else(|error| panic!("{name}: {passes}: {error}"));
+    let module = rewritten(&context, name, source, passes);
+    agree_with(name, &module, &cpu_reference(&context, source), seed, dynamic_size);
+}
+
+/// `source` (named `name` in messages) as `passes` rewrite it.
+fn rewritten<'c>(context: &'c melior::Context, name: &str, source: &str, passes: &str) -> melior::ir::Module<'c> {
+    let mut module = melior::ir::Module::parse(context, source).unwrap_or_else(|| panic!("{name} parses"));
+    let manager =
+        tile_dialect::driver::pass_manager(context, passes).unwrap_or_else(|error| panic!("{name}: {passes}: {error}"));
     manager
         .run(&mut module)
         .unwrap_or_else(|error| panic!("{name}: {passes} fails: {error}"));
-    agree_with(name, &module, &cpu_reference(&context, source), seed, dynamic_size);
+    module
 }
 
 /// Runs every host function of `interpreted` on the interpreter and on `cpu` (the CPU reference of
@@ -135,10 +141,6 @@ fn test_programs_agree_with_the_cpu_reference() {
     }
 }
 
-/// The passes that decide a target's loops before its lowering: layouts, split and persistent
-/// kernels, each loop's plan and its rings (tile IR the interpreter runs).
-const DECISIONS: &str = "builtin.module(tile-infer-layouts, tile-split-k, tile-persistent-kernels, tile-plan-pipelines, tile-expand-pipelines)";
-
 #[test]
 fn test_programs_agree_with_the_cpu_reference_after_each_targets_loop_decisions() {
     // sm_90a's rings (TMA-filled, producer warpgroups, persistent kernels, loops split across
@@ -151,11 +153,8 @@ fn test_programs_agree_with_the_cpu_reference_after_each_targets_loop_decisions(
         for chip in ["sm_90a", "sm_80"] {
             let name = format!("{} ({chip})", file.display());
             let source = format!("module attributes {{tile.target = \"{chip}\"}} {{\n{program}\n}}");
-            let mut module = melior::ir::Module::parse(&context, &source).unwrap_or_else(|| panic!("{name} parses"));
-            tile_dialect::driver::pass_manager(&context, DECISIONS)
-                .unwrap()
-                .run(&mut module)
-                .unwrap_or_else(|error| panic!("{name}: {DECISIONS} fails: {error}"));
+            // The generated programs' check runs the same passes (for sm_90a).
+            let module = rewritten(&context, &name, &source, tile_tests::generate::check::DECISIONS);
             agree_with(&name, &module, &cpu, 40 + seed as u64, 97);
         }
     }
