@@ -14,6 +14,10 @@
 // 200-row tensor, ended in SIGSEGV in about half the runs before (seed 2026, case 235).
 // RUN: tile-run %t/residual.mlir --target cpu 2>&1 | FileCheck %s --check-prefix=CPU
 // RUN: not tile-run %t/residual.mlir --target interp 2>&1 | FileCheck %s --check-prefix=RESIDUAL
+// A constant index is clamped too where its dimension is dynamic: row 65536 of a `?x?xi4` tensor
+// of 256 rows (SIGSEGV before: the fuzzer's seed 2037, case 10615).
+// RUN: tile-run %t/constant_row.mlir --target cpu 2>&1 | FileCheck %s --check-prefix=CPU
+// RUN: not tile-run %t/constant_row.mlir --target interp 2>&1 | FileCheck %s --check-prefix=CONSTANT-ROW
 // Atomic updates are clamped the same way; one to a buffer with an empty dimension has nothing to
 // clamp to and is an error at it on the CPU reference (SIGSEGV before: the fuzzer's seed 2026, case
 // 85, an atomic_rmw into memref<0xi32>), as on the interpreter when it runs it.
@@ -28,6 +32,7 @@
 // SIGNED: signed.mlir:{{[0-9]+}}:{{[0-9]+}}: error: 'arith.divsi' op overflows
 // SIGNED: the program's behaviour is undefined
 // RESIDUAL: residual.mlir:{{[0-9]+}}:{{[0-9]+}}: error: 'memref.load' op reads index [200, 0] out of bounds of memref<200x1000xf16>
+// CONSTANT-ROW: constant_row.mlir:{{[0-9]+}}:{{[0-9]+}}: error: 'memref.load' op reads index [65536, {{[0-9]+}}] out of bounds of memref<?x?xi4> (sizes 256x256)
 // ATOMIC: atomic.mlir:{{[0-9]+}}:{{[0-9]+}}: error: 'memref.atomic_rmw' op updates index [8] out of bounds of memref<8xi32>
 // EMPTY: empty.mlir:{{[0-9]+}}:{{[0-9]+}}: error: 'memref.atomic_rmw' op accesses memref<0xi32>, which holds no element: every index is out of bounds (the CPU reference does not run it)
 // EMPTY-INTERP: empty.mlir:{{[0-9]+}}:{{[0-9]+}}: error: 'memref.atomic_rmw' op updates index [0] out of bounds of memref<0xi32>
@@ -107,6 +112,25 @@ func.func @bias_and_residual(%A: memref<200x64xf16>, %B: memref<64x1000xf16>, %b
 }
 }
 
+
+//--- constant_row.mlir
+func.func @constant_row(%Q: memref<?x?xi4>, %O: memref<?xf32>) {
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %n = memref.dim %Q, %c1 : memref<?x?xi4>
+  %blocks = arith.divui %n, %c64 : index
+  tile.kernel grid(%blocks) threads(64) (%b) {
+    tile.parallel (%j) in (64) {
+      %row = arith.constant 65536 : index
+      %col = arith.muli %b, %c64 : index
+      %at = arith.addi %col, %j : index
+      %q = memref.load %Q[%row, %at] : memref<?x?xi4>
+      %f = arith.sitofp %q : i4 to f32
+      memref.store %f, %O[%at] : memref<?xf32>
+    }
+  }
+  return
+}
 
 //--- atomic.mlir
 // Each of 256 threads adds one at its own index into 8 counters: indices 8.. are past the end.

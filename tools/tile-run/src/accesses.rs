@@ -47,7 +47,9 @@ pub fn guard(context: &Context, module: &Module) -> Result<(), String> {
             for (dim, size) in shape.iter().enumerate() {
                 let position = first + 1 + dim;
                 let Ok(index) = access.operand(position) else { continue };
-                let inside = constant_integer(index).is_some_and(|i| i >= 0 && (*size < 0 || i < *size));
+                // A constant is known inside a static dimension only: a dynamic one may be
+                // shorter than any constant (`?x?` of 128 rows read at row 65536).
+                let inside = constant_integer(index).is_some_and(|i| i >= 0 && i < *size);
                 if *size != 0 && !inside {
                     let clamped = clamp(context, access, buffer, dim, *size, index);
                     set_operand(access, position, clamped);
