@@ -63,6 +63,10 @@ class Kernel:
         m, n, k = DYNAMIC_MNK
         transpose_a, transpose_b = transposes(self.name)
         last = len(self.manifest["bindings"]) - 1
+        if self.name.startswith("grouped_gemm"):
+            # examples/grouped_gemm.mlir: A (M x K), B (G x K x N), the group sizes (G), C (M x N).
+            role = {0: (m, k), 1: (GROUPS, k, n), 2: (GROUPS,), last: (m, n)}[position]
+            return [size if size is not None else fallback for size, fallback in zip(binding["shape"], role)]
         role = {0: (k, m) if transpose_a else (m, k), 1: (n, k) if transpose_b else (k, n), last: (m, n)}.get(position, (m, n))
         default = (2,) * (len(binding["shape"]) - 2) + role
         return [size if size is not None else fallback for size, fallback in zip(binding["shape"], default)]
@@ -101,6 +105,8 @@ class Kernel:
                     torch.full(shape, -2**31 if dtype == torch.int32 else -128, dtype=dtype, device="cuda") if binding["written"]
                     else torch.randint(-128, 128, shape, dtype=dtype, device="cuda")
                 )
+        if self.manifest["host_function"] == "grouped_gemm":
+            out[2] = group_sizes(out[0].shape[0], out[2].shape[0])
         if self.name.startswith("mamba2_state_passing"):
             # dA's cumulative sums fall along a chunk (dt > 0, A < 0), so a chunk's decay exp(dA[last])
             # is at most 1; positive ones would grow the carried state past f16 over 16 chunks.
@@ -213,6 +219,56 @@ def dequantized_matmul():
     return run
 
 
+# Experts of examples/grouped_gemm.mlir when its sizes are dynamic (Mixtral's 8).
+GROUPS = 8
+
+
+def group_sizes(m, groups):
+    """A random partition of m rows into `groups` group sizes (i32 on the GPU) with one empty group
+    and groups of every size, as a router hands them to an expert layer."""
+    cuts = torch.sort(torch.randint(0, m + 1, (groups - 1,))).values
+    cuts[1] = cuts[0]
+    edges = torch.cat([torch.tensor([0]), cuts, torch.tensor([m])])
+    return torch.diff(edges).to(torch.int32).cuda()
+
+
+def grouped_rows(name, sizes, m):
+    """The rows of each group of a grouped GEMM: `sizes` as given (examples/grouped_gemm.mlir), or as
+    test/programs/grouped_gemm_small.mlir makes random ones valid (|s| * 9 rows, at most what is
+    left, the rest for the last group)."""
+    if name != "grouped_gemm_small":
+        return sizes
+    rows, start = [], 0
+    for g, size in enumerate(sizes):
+        count = m - start if g + 1 == len(sizes) else min(abs(size) * 9, m - start)
+        rows.append(count)
+        start += count
+    return rows
+
+
+def grouped_reference(name, t):
+    """C = A B[g] on the rows of each group g, in float64."""
+    a, b = t[0], t[1]
+    out = torch.empty(a.shape[0], b.shape[2], dtype=a.dtype, device=a.device)
+    start = 0
+    for g, count in enumerate(grouped_rows(name, [int(x) for x in t[2].tolist()], a.shape[0])):
+        out[start:start + count] = a[start:start + count] @ b[g]
+        start += count
+    return out
+
+
+def grouped_matmul_loop():
+    """torch's matmul per group on views of A split by the sizes (read on the host once, outside
+    the timing): what a frontend without a grouped kernel launches."""
+    split = {}
+
+    def run(t):
+        if "rows" not in split:
+            split["rows"] = [int(x) for x in t[2].tolist()]
+        return [a @ t[1][g] for g, a in enumerate(torch.split(t[0], split["rows"]))]
+    return run
+
+
 def plain_reference(kernel, tensors):
     """What the test programs compute (test/programs/*.mlir), in float64."""
     name = kernel.manifest["host_function"]
@@ -302,6 +358,8 @@ def plain_reference(kernel, tensors):
         return {len(t) - 1: torch.softmax(scores, dim=-1) @ kv}
     if name.startswith("flash_decoding"):
         return flash_decoding_reference(kernel.name, t)
+    if name.startswith("grouped_gemm"):
+        return {3: grouped_reference(name, t)}
     if name.startswith("blockscaled_fp8_gemm"):
         return {4: blockscaled_reference(t)}
     if name.startswith("linear_attention"):
@@ -587,6 +645,8 @@ def time_plain(kernel):
         equivalent = scaled_mm_rowwise
     if equivalent is None and name.startswith("dequant_gemm_w4a16"):
         equivalent = dequantized_matmul()
+    if equivalent is None and name == "grouped_gemm":
+        equivalent = grouped_matmul_loop()
     if equivalent is None and name.startswith("attention_bench"):
         equivalent = TORCH_EQUIVALENT["attention_bench_d128_f16"]
     if equivalent is None:
@@ -601,6 +661,25 @@ def time_plain(kernel):
         theirs = triton.testing.do_bench(lambda: equivalent(tensors), warmup=20, rep=200, return_mode="median")
     moved = sum(t.numel() * t.element_size() for t in tensors.values())
     return ours, theirs, moved / ours / 1e6
+
+
+def time_grouped(kernel, ours, loop):
+    """Prints a grouped GEMM's TFLOP/s beside torch's loop over the groups, torch._grouped_mm where
+    this torch has it for the inputs' type, and cuBLAS on one dense GEMM of the same M, N, K (the
+    speed a grouped GEMM would have if its groups cost nothing)."""
+    t = kernel.tensors()
+    m, k = t[0].shape
+    n = t[1].shape[2]
+    flops = 2 * m * n * k
+    dense = triton.testing.do_bench(lambda: t[0] @ t[1][0], warmup=20, rep=200, return_mode="median")
+    line = f"  grouped GEMM {m}x{n}x{k} over {t[1].shape[0]} groups: ours {flops / ours / 1e9:.0f} TFLOP/s, torch loop over groups {flops / loop / 1e9:.0f}, cuBLAS dense {flops / dense / 1e9:.0f} (ours/dense {dense / ours:.3f})"
+    try:
+        offsets = torch.cumsum(t[2], 0, dtype=torch.int32)
+        grouped = triton.testing.do_bench(lambda: torch._grouped_mm(t[0], t[1], offs=offsets), warmup=20, rep=200, return_mode="median")
+        line += f", torch._grouped_mm {flops / grouped / 1e9:.0f}"
+    except (AttributeError, RuntimeError) as error:
+        line += f", torch._grouped_mm refused ({str(error).splitlines()[0][:80]})"
+    print(line, flush=True)
 
 
 MANIFEST_VERSION = 1
@@ -907,6 +986,8 @@ def main():
                 m, k = kernel.shape(0, manifest["bindings"][0])
                 n = kernel.shape(3, manifest["bindings"][3])[1]
                 print(f"  W4A16 GEMM {m}x{n}x{k}: ours {2 * m * n * k / ours / 1e9:.1f} TFLOP/s, torch f16 matmul on dequantized weights {2 * m * n * k / theirs / 1e9:.1f} TFLOP/s", flush=True)
+            if manifest["host_function"] == "grouped_gemm":
+                time_grouped(kernel, ours, theirs)
             if manifest["host_function"].startswith("blockscaled_fp8_gemm"):
                 m, k = kernel.shape(0, manifest["bindings"][0])
                 n = kernel.shape(1, manifest["bindings"][1])[0]

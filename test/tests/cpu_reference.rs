@@ -165,6 +165,43 @@ fn gemm_with_an_epilogue_that_loads_a_bias_vector_and_a_residual_tile() {
 }
 
 #[test]
+fn grouped_gemm_over_groups_read_on_the_device() {
+    // C[r] = A[r] B[g] for the rows r of group g; the sizes as the program makes them valid: |s| * 9
+    // rows for the first three groups (at most what is left), the rest of the 288 for the last.
+    let (m, k, n, groups) = (288, 96, 80, 4);
+    let mut shapes = Vec::new();
+    for seed in 40..52 {
+        let data = run("grouped_gemm_small.mlir", seed, 0);
+        let (a, b, sizes) = (&data[0], &data[1], &data[2]);
+        let mut rows = Vec::new();
+        let mut start = 0;
+        for g in 0..groups {
+            let wanted = (sizes.get(g).abs() as usize * 9).min(m - start);
+            let count = if g + 1 == groups { m - start } else { wanted };
+            rows.push(count);
+            start += count;
+        }
+        let mut reference = vec![0.0; m * n];
+        let mut row = 0;
+        for (g, count) in rows.iter().enumerate() {
+            for r in row..row + count {
+                for j in 0..n {
+                    reference[r * n + j] = (0..k).map(|p| a.get(r * k + p) * b.get((g * k + p) * n + j)).sum();
+                }
+            }
+            row += count;
+        }
+        assert_close(&data[3], &reference, 2e-3);
+        shapes.extend(rows);
+    }
+    // The seeds give an empty group, groups of fewer rows than a 64-row tile and groups that span
+    // tiles: every case of the walk over the groups' tiles.
+    assert!(shapes.contains(&0), "{shapes:?}");
+    assert!(shapes.iter().any(|rows| (1..64).contains(rows) && rows % 64 != 0), "{shapes:?}");
+    assert!(shapes.iter().any(|rows| *rows > 64), "{shapes:?}");
+}
+
+#[test]
 fn nd_copies_through_a_fragment_and_shared_memory() {
     // 2x+1 over a 3x70x32 tensor in 32x32 tiles placed at (head, sequence block, 0): every element
     // written once, the ragged last block clipped per dimension.
