@@ -25,7 +25,7 @@ from cuda.bindings import driver as cu
 
 import tensor_maps
 
-DTYPES = {"f16": torch.float16, "bf16": torch.bfloat16, "f32": torch.float32, "i8": torch.int8, "i32": torch.int32, "f8E4M3FN": torch.float8_e4m3fn}
+DTYPES = {"f16": torch.float16, "bf16": torch.bfloat16, "f32": torch.float32, "i8": torch.int8, "i32": torch.int32, "f8E4M3FN": torch.float8_e4m3fn, "f8E5M2": torch.float8_e5m2}
 TMA_TYPES = tensor_maps.data_types(cu)
 # bench/variants.py's 8-bit GEMMs (B given N x K), timed against torch's i8 and fp8 GEMMs.
 EIGHT_BIT_VARIANTS = ("gemm_i8w_", "gemm_f8w_")
@@ -84,10 +84,10 @@ class Kernel:
             elif dtype.is_floating_point:
                 out[binding["host_argument"]] = (
                     torch.full(shape, float("nan"), dtype=dtype, device="cuda") if binding["written"]
-                    # f8E4M3FN: small integers (exact in it), so that the products' sums are
+                    # 8-bit floats: small integers (exact in them), so that the products' sums are
                     # integers that wgmma's fp8 accumulation (about 14 bits, truncating) holds
                     # exactly and the check can ask for equality.
-                    else torch.randint(-4, 5, shape, device="cuda").to(dtype) if dtype == torch.float8_e4m3fn
+                    else torch.randint(-4, 5, shape, device="cuda").to(dtype) if dtype in (torch.float8_e4m3fn, torch.float8_e5m2)
                     else torch.randn(shape, dtype=dtype, device="cuda")
                 )
             elif "block_sparse" in self.name and not binding["written"]:
@@ -360,6 +360,19 @@ def plain_reference(kernel, tensors):
         return flash_decoding_reference(kernel.name, t)
     if name.startswith("grouped_gemm"):
         return {3: grouped_reference(name, t)}
+    # test/programs/f8e5m2_values.mlir: f8E5M2 rounded (to nearest even, past 57344 to infinity),
+    # widened, moved through shared memory, multiplied on wgmma.
+    e5m2 = lambda x: x.float().to(torch.float8_e5m2).double()  # noqa: E731
+    if name == "e5m2_round_trip":
+        # Scaled in f32, as the kernel does (a product rounded once more would move ties).
+        x = tensors[0].float()
+        scaled = torch.stack([x * torch.tensor(scale, dtype=torch.float32, device=x.device) for scale in (0.0001, 3.0, 50000.0, 90000.0)])
+        return {1: e5m2(scaled), 2: e5m2(scaled)}
+    if name == "e5m2_through_shared":
+        return {1: t[0] * 1.75, 2: e5m2(t[0] * 1.75)}
+    if name == "e5m2_gemm":
+        product = t[0] @ t[1].T
+        return {2: product, 3: e5m2(product)}
     if name.startswith("blockscaled_fp8_gemm"):
         return {4: blockscaled_reference(t)}
     if name.startswith("linear_attention"):
@@ -436,9 +449,9 @@ def check_plain(kernel):
         difference = torch.where(out == ref, torch.zeros_like(out), out - ref)
         scale = torch.linalg.norm(torch.where(torch.isfinite(ref), ref, torch.zeros_like(ref)))
         worst = max(worst, float(torch.linalg.norm(difference) / scale))
-    # f8E4M3FN inputs are small integers: their products sum exactly.
+    # 8-bit float inputs are small integers: their products sum exactly.
     # (Block-scaled fp8 GEMMs scale them by random floats into bf16: not exact.)
-    exact = any(binding["element"] == "f8E4M3FN" for binding in kernel.manifest["bindings"]) and not kernel.name.startswith("blockscaled")
+    exact = any(binding["element"] in ("f8E4M3FN", "f8E5M2") for binding in kernel.manifest["bindings"]) and not kernel.name.startswith("blockscaled")
     bf16 = "bf16" in kernel.name or any(binding["element"] == "bf16" for binding in kernel.manifest["bindings"])
     passed = nan == 0 and (worst == 0.0 if exact else worst < tolerance(bf16))
     return passed, worst, nan

@@ -37,8 +37,8 @@ import tensor_maps
 
 # The tolerance of tile-run's --check by element type (tile_run::tolerance); case.json carries the
 # value the case writer used, this is the fallback.
-TOLERANCE = {"f32": 1e-4, "i32": 1e-4, "i8": 1e-4, "f16": 4e-3, "bf16": 4e-3, "f8E4M3FN": 4e-3}
-BYTES = {"f32": 4, "i32": 4, "i8": 1, "f16": 2, "bf16": 2, "f8E4M3FN": 1}
+TOLERANCE = {"f32": 1e-4, "i32": 1e-4, "i8": 1e-4, "f16": 4e-3, "bf16": 4e-3, "f8E4M3FN": 4e-3, "f8E5M2": 4e-3}
+BYTES = {"f32": 4, "i32": 4, "i8": 1, "f16": 2, "bf16": 2, "f8E4M3FN": 1, "f8E5M2": 1}
 
 
 def f8e4m3fn(bits):
@@ -53,6 +53,8 @@ def f8e4m3fn(bits):
 
 
 F8_TABLE = [f8e4m3fn(bits) for bits in range(256)]
+# An f8E5M2 code is the high byte of an f16.
+E5M2_TABLE = [struct.unpack("<e", bytes([0, bits]))[0] for bits in range(256)]
 
 
 def decode(element, raw):
@@ -73,6 +75,8 @@ def decode(element, raw):
         return [float(v) for v in struct.unpack(f"<{count}b", raw)]
     if element == "f8E4M3FN":
         return [F8_TABLE[b] for b in raw]
+    if element == "f8E5M2":
+        return [E5M2_TABLE[b] for b in raw]
     raise ValueError(f"unknown element type {element}")
 
 
@@ -81,7 +85,7 @@ def fill(element, count, how):
     if how == "zero" or element in ("i32", "i8"):
         return bytearray(count * BYTES[element])
     pattern = {"f32": struct.pack("<f", math.nan), "f16": struct.pack("<e", math.nan),
-               "bf16": b"\xc0\x7f", "f8E4M3FN": b"\x7f"}[element]
+               "bf16": b"\xc0\x7f", "f8E4M3FN": b"\x7f", "f8E5M2": b"\x7e"}[element]
     return bytearray(pattern * count)
 
 

@@ -299,7 +299,7 @@ pub fn corpus(root: &Path) -> Vec<Seed> {
 }
 
 const TYPES: &[&str] = &[
-    "f16", "bf16", "f32", "f8E4M3FN", "i8", "i32", "f64", "index", "i1", "i4", "f4E2M1FN",
+    "f16", "bf16", "f32", "f8E4M3FN", "f8E5M2", "i8", "i32", "f64", "index", "i1", "i4", "f4E2M1FN",
 ];
 const SPACES: &[&str] = &[
     "#gpu.address_space<workgroup>",

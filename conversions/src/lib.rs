@@ -6,7 +6,7 @@
 //! | flag | module | target |
 //! |------|--------|--------|
 //! | `tile-pack-narrow-types` | [`narrow`] | 4-bit elements (i4, f4E2M1FN) as the bytes that hold two, loads that widen half a byte |
-//! | `tile-emulate-small-floats` | [`small_floats`] | lowered code's bf16 and f8E4M3FN as the integers of their bits where the target lacks them (SPIR-V, the CPU reference) |
+//! | `tile-emulate-small-floats` | [`small_floats`] | lowered code's bf16 and 8-bit floats as the integers of their bits where the target lacks them (SPIR-V, the CPU reference) |
 //! | `tile-infer-layouts` | [`layout`] | every tile's layout for the module's `tile.target`, conflicts |
 //! | `tile-plan-pipelines` | [`pipeline::plan`] | each pipelined loop's schedule for the module's `tile.target`, the copies issued ahead |
 //! | `tile-expand-pipelines` | [`pipeline::expand`] | planned loops as rings, barriers and asynchronous copies in tile IR |

@@ -425,7 +425,7 @@ fn unpack_load<'c, 'a>(context: &'c Context, load: OperationRef<'c, 'a>) -> Resu
         let widened = tile_ir::match_op!(user, {
             arith::ExtSIOperation => resize(signed(), true),
             arith::ExtUIOperation => resize(half, false),
-            // Floats whose bits the exponent trick cannot build (f8E4M3FN): the code converted.
+            // Floats whose bits the exponent trick cannot build (the 8-bit floats): the code converted.
             arith::SIToFPOperation if float_format(ty).is_none() => b.cast(at, tile_ir::arith::sitofp, signed(), ty),
             arith::UIToFPOperation if float_format(ty).is_none() => b.cast(at, tile_ir::arith::uitofp, half, ty),
             arith::SIToFPOperation => exact_integer_float(&b, at, half, true, ty),

@@ -1,14 +1,16 @@
-//! `tile-emulate-small-floats`: bf16 and f8E4M3FN on a target without instructions for them (the
-//! plain SPIR-V target: Vulkan devices generally lack both; the CPU reference: LLVM has no 8-bit
-//! floats), as the integers that hold their bits. It runs on lowered code, after upstream's
+//! `tile-emulate-small-floats`: bf16, f8E4M3FN and f8E5M2 on a target without instructions for
+//! them (the plain SPIR-V target: Vulkan devices generally lack them; the CPU reference: LLVM has no
+//! 8-bit floats), as the integers that hold their bits. It runs on lowered code, after upstream's
 //! `arith-emulate-unsupported-floats` has moved the arithmetic on them to f32, so that what is left
 //! of such a type is storage and conversions:
 //!
 //! - every memref of the type (arguments, allocations, views) holds integers of its width instead;
 //! - an element load gives the bits, and the `arith.extf` that widens them is rebuilt in integer
-//!   arithmetic (the bits shifted into an f32's; f8E4M3FN's subnormals scaled, its NaN code kept);
+//!   arithmetic (the bits shifted into an f32's; the 8-bit floats' subnormals scaled, f8E4M3FN's NaN
+//!   code and f8E5M2's infinities kept);
 //! - an `arith.truncf` into the type, or a constant of it, becomes the bits it rounds to (to
-//!   nearest, ties to even; f8E4M3FN's overflow to its NaN code, as `arith.truncf` does), which
+//!   nearest, ties to even; f8E4M3FN's overflow to its NaN code, f8E5M2's to infinity, as
+//!   `arith.truncf` does), which
 //!   the stores store.
 //!
 //! A value of the type anything else uses is a located error naming the op. Which types a target
@@ -39,7 +41,7 @@ tile_passes::rust_pass! {
     pub fn create_emulate_small_floats_pass() {
         argument: ARGUMENT,
         name: "TileEmulateSmallFloats",
-        description: "Hold bf16 and f8E4M3FN values as the integers of their bits where the target has no instructions for them, converting in integer arithmetic",
+        description: "Hold bf16, f8E4M3FN and f8E5M2 values as the integers of their bits where the target has no instructions for them, converting in integer arithmetic",
         anchor: "",
         dialects: [tile_dialect::dialect_handle()],
         run: |op| with_context(op, |context| emulate(context, op)),
@@ -262,13 +264,13 @@ pub fn arithmetic_in_f32(types: &[Element]) -> String {
 }
 
 /// The types the code under `op` emulates: those of the target of the closest module that names
-/// one, else (the CPU reference) f8E4M3FN.
+/// one, else (the CPU reference) the 8-bit floats.
 fn emulated(op: OperationRef) -> &'static [Element] {
     let module = std::iter::successors(Some(op), |op| op.parent_operation())
         .find(|op| op.attribute(crate::target::ATTRIBUTE).is_ok());
     match module {
         Some(module) => crate::target::Target::of(module).map_or(&[], |target| target.emulated_floats),
-        None => &[Element::F8E4M3FN],
+        None => &[Element::F8E4M3FN, Element::F8E5M2],
     }
 }
 
@@ -508,8 +510,63 @@ fn moves(op: &OperationRef) -> bool {
     })
 }
 
-/// The f32 whose value the `element` bits `bits` hold, converted to `ty` (exactly: every bf16 and
-/// f8E4M3FN value is an f32, and an f64).
+/// An 8-bit float format's fields, as the integer arithmetic below needs them.
+struct Eight {
+    /// Stored mantissa bits.
+    mantissa: i64,
+    /// Exponent bias.
+    bias: i64,
+    /// The largest code of a magnitude that rounding may give (f8E4M3FN: 0x7F, its NaN, which
+    /// `arith.truncf` gives past 448; f8E5M2: 0x7C, infinity).
+    top: i64,
+    /// The code of NaN.
+    nan: i64,
+    /// Whether the all-ones exponent holds infinity and NaNs (IEEE), not finite values.
+    ieee: bool,
+}
+
+impl Eight {
+    fn of(element: Element) -> Self {
+        match element {
+            // Sign, four exponent bits (bias 7), three mantissa bits; 0x7F is NaN, no infinity.
+            Element::F8E4M3FN => Self {
+                mantissa: 3,
+                bias: 7,
+                top: 0x7F,
+                nan: 0x7F,
+                ieee: false,
+            },
+            // Sign, five exponent bits (bias 15), two mantissa bits: an f16's top byte.
+            _ => Self {
+                mantissa: 2,
+                bias: 15,
+                top: 0x7C,
+                nan: 0x7E,
+                ieee: true,
+            },
+        }
+    }
+
+    /// The shift from an f32's bits to the format's mantissa.
+    fn shift(&self) -> i64 {
+        23 - self.mantissa
+    }
+
+    /// The f32 bits of the smallest normal magnitude (2^(1 - bias)).
+    fn smallest_normal(&self) -> i64 {
+        (128 - self.bias) << 23
+    }
+
+    /// The rounding of an f32 magnitude below the smallest normal: in units of the subnormal
+    /// quantum 2^(1 - bias - mantissa), it is the f32 mantissa with its implicit bit shifted
+    /// right by this less the f32's exponent field.
+    fn subnormal_shift(&self) -> i64 {
+        151 - self.bias - self.mantissa
+    }
+}
+
+/// The f32 whose value the `element` bits `bits` hold, converted to `ty` (exactly: every bf16,
+/// f8E4M3FN and f8E5M2 value is an f32, and an f64).
 fn decode<'c, 'a>(
     b: &Builder<'c>,
     at: At<'c, 'a>,
@@ -526,31 +583,47 @@ fn decode<'c, 'a>(
             b.cast(at, tile_ir::arith::bitcast, shifted, f32)
         }
         _ => {
-            // f8E4M3FN: sign, four exponent bits (bias 7), three mantissa bits; 0x7F is NaN.
+            let format = Eight::of(element);
+            let m = format.mantissa;
             let sign = b.shli(at, b.andi(at, word, b.integer(at, i32, 0x80)), b.integer(at, i32, 24));
-            let exponent = b.andi(at, b.shrui(at, word, b.integer(at, i32, 3)), b.integer(at, i32, 15));
-            let mantissa = b.andi(at, word, b.integer(at, i32, 7));
+            let exponent = b.andi(
+                at,
+                b.shrui(at, word, b.integer(at, i32, m)),
+                b.integer(at, i32, (0x80 >> m) - 1),
+            );
+            let mantissa = b.andi(at, word, b.integer(at, i32, (1 << m) - 1));
             let rebiased = b.shli(
                 at,
-                b.addi(at, exponent, b.integer(at, i32, 120)),
+                b.addi(at, exponent, b.integer(at, i32, 127 - format.bias)),
                 b.integer(at, i32, 23),
             );
             let normal = b.ori(
                 at,
-                b.ori(at, rebiased, b.shli(at, mantissa, b.integer(at, i32, 20))),
+                b.ori(at, rebiased, b.shli(at, mantissa, b.integer(at, i32, format.shift()))),
                 sign,
             );
-            // A subnormal code is its mantissa times 2^-9.
+            // A subnormal code is its mantissa times the subnormal quantum.
             let small = b.cast(at, tile_ir::arith::uitofp, mantissa, f32);
-            let scaled = b.multiply(at, small, b.constant(at, f32, 2f64.powi(-9)));
+            let quantum = 2f64.powi((1 - format.bias - m) as i32);
+            let scaled = b.multiply(at, small, b.constant(at, f32, quantum));
             let scaled_bits = b.cast(at, tile_ir::arith::bitcast, scaled, i32);
             let subnormal = b.ori(at, scaled_bits, sign);
             let zero_exponent = b.compare(at, "eq", exponent, b.integer(at, i32, 0));
             let finite = b.select(at, zero_exponent, subnormal, normal);
             let magnitude = b.andi(at, word, b.integer(at, i32, 0x7F));
-            let nan = b.compare(at, "eq", magnitude, b.integer(at, i32, 0x7F));
-            let quiet = b.ori(at, b.integer(at, i32, 0x7FC0_0000), sign);
-            let word = b.select(at, nan, quiet, finite);
+            let word = if format.ieee {
+                // The all-ones exponent: infinity with a zero mantissa, NaN otherwise.
+                let special = b.compare(at, "uge", magnitude, b.integer(at, i32, format.top));
+                let nan = b.compare(at, "ugt", magnitude, b.integer(at, i32, format.top));
+                let quiet = b.ori(at, b.integer(at, i32, 0x7FC0_0000), sign);
+                let infinity = b.ori(at, b.integer(at, i32, 0x7F80_0000), sign);
+                let special_word = b.select(at, nan, quiet, infinity);
+                b.select(at, special, special_word, finite)
+            } else {
+                let nan = b.compare(at, "eq", magnitude, b.integer(at, i32, format.nan));
+                let quiet = b.ori(at, b.integer(at, i32, 0x7FC0_0000), sign);
+                b.select(at, nan, quiet, finite)
+            };
             b.cast(at, tile_ir::arith::bitcast, word, f32)
         }
     };
@@ -559,14 +632,15 @@ fn decode<'c, 'a>(
     } else if ty.is_f64() {
         b.cast(at, tile_ir::arith::extf, value, ty)
     } else {
-        // f8E4M3FN widened to f16 or bf16: its values are theirs too.
+        // An 8-bit float widened to f16 or bf16: its values are theirs too.
         b.cast(at, tile_ir::arith::truncf, value, ty)
     }
 }
 
 /// The `element` bits that `value` (a float; f64 is first rounded to f32) rounds to: to nearest,
-/// ties to even; NaN stays NaN, and f8E4M3FN's values past its largest finite one (448, and
-/// anything from 464 up) become its NaN code, as `arith.truncf` does.
+/// ties to even; NaN stays NaN, and values past the largest finite one become f8E4M3FN's NaN
+/// code (448, and anything from 464 up) or f8E5M2's infinity (from 61440 up), as `arith.truncf`
+/// does.
 fn encode<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, value: Value<'c, 'a>, element: Element) -> Value<'c, 'a> {
     let i32 = IntegerType::new(b.context, 32).into();
     let f32 = Type::float32(b.context);
@@ -594,22 +668,24 @@ fn encode<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, value: Value<'c, 'a>, element
             b.select(at, nan, b.integer(at, i32, 0x7FC0), rounded)
         }
         _ => {
+            let format = Eight::of(element);
+            let shift = format.shift();
             let sign = b.andi(at, b.shrui(at, word, b.integer(at, i32, 24)), b.integer(at, i32, 0x80));
             let magnitude = b.andi(at, word, b.integer(at, i32, 0x7FFF_FFFF));
-            // Normal range: round the exponent and top three mantissa bits together (a carry
-            // moves into the exponent), then rebias from 127 to 7.
+            // Normal range: round the exponent and top mantissa bits together (a carry moves
+            // into the exponent), then rebias from 127.
             let lsb = b.andi(
                 at,
-                b.shrui(at, magnitude, b.integer(at, i32, 20)),
+                b.shrui(at, magnitude, b.integer(at, i32, shift)),
                 b.integer(at, i32, 1),
             );
-            let bias = b.addi(at, b.integer(at, i32, 0x7FFFF), lsb);
-            let rounded = b.shrui(at, b.addi(at, magnitude, bias), b.integer(at, i32, 20));
-            let normal = b.subi(at, rounded, b.integer(at, i32, 120 << 3));
-            // Below 2^-6: multiples of 2^-9. With the implicit bit, the magnitude is
-            // `full` * 2^(E - 150), so in units of 2^-9 it is `full` shifted right by 141 - E
-            // (21 or more here; capped at 31, past which nothing is left), rounded to even in
-            // integers (a device may simplify float tricks such as adding and taking away 2^23).
+            let bias = b.addi(at, b.integer(at, i32, (1 << (shift - 1)) - 1), lsb);
+            let rounded = b.shrui(at, b.addi(at, magnitude, bias), b.integer(at, i32, shift));
+            let normal = b.subi(at, rounded, b.integer(at, i32, (127 - format.bias) << format.mantissa));
+            // Below the smallest normal: multiples of the subnormal quantum, the f32's mantissa
+            // with its implicit bit shifted right (by 21 or more here; capped at 31, past which
+            // nothing is left), rounded to even in integers (a device may simplify float tricks
+            // such as adding and taking away 2^23).
             let exponent = b.shrui(at, magnitude, b.integer(at, i32, 23));
             let full = b.ori(
                 at,
@@ -618,26 +694,26 @@ fn encode<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, value: Value<'c, 'a>, element
             );
             let shift = b.minui(
                 at,
-                b.subi(at, b.integer(at, i32, 141), exponent),
+                b.subi(at, b.integer(at, i32, format.subnormal_shift()), exponent),
                 b.integer(at, i32, 31),
             );
             let half = b.shrui(at, b.shli(at, b.integer(at, i32, 1), shift), b.integer(at, i32, 1));
             let kept = b.andi(at, b.shrui(at, full, shift), b.integer(at, i32, 1));
             let bias = b.subi(at, b.addi(at, half, kept), b.integer(at, i32, 1));
             let subnormal = b.shrui(at, b.addi(at, full, bias), shift);
-            let small = b.compare(at, "ult", magnitude, b.integer(at, i32, 0x3C80_0000));
+            let small = b.compare(at, "ult", magnitude, b.integer(at, i32, format.smallest_normal()));
             let finite = b.select(at, small, subnormal, normal);
-            let saturated = b.minui(at, finite, b.integer(at, i32, 0x7F));
+            let saturated = b.minui(at, finite, b.integer(at, i32, format.top));
             let nan = b.compare(at, "ugt", magnitude, b.integer(at, i32, 0x7F80_0000));
-            let code = b.select(at, nan, b.integer(at, i32, 0x7F), saturated);
+            let code = b.select(at, nan, b.integer(at, i32, format.nan), saturated);
             b.ori(at, code, sign)
         }
     };
     b.cast(at, tile_ir::arith::trunci, code, bits_type(b.context, element))
 }
 
-/// The bits of the `element` value nearest `value` (ties to even; NaN and f8E4M3FN's overflow to
-/// NaN), computed here for a constant.
+/// The bits of the `element` value nearest `value` (ties to even; NaN, f8E4M3FN's overflow to
+/// NaN, f8E5M2's to infinity), computed here for a constant.
 fn encode_constant(element: Element, value: f64) -> i64 {
     let word = (value as f32).to_bits();
     match element {
@@ -649,14 +725,18 @@ fn encode_constant(element: Element, value: f64) -> i64 {
             }
         }
         _ => {
+            let format = Eight::of(element);
+            let shift = format.shift();
             let sign = ((word >> 24) & 0x80) as i64;
-            let magnitude = word & 0x7FFF_FFFF;
+            let magnitude = (word & 0x7FFF_FFFF) as i64;
             let code = if magnitude > 0x7F80_0000 {
-                0x7F
-            } else if magnitude < 0x3C80_0000 {
-                (f32::from_bits(magnitude) as f64 * 512.0).round_ties_even() as i64
+                format.nan
+            } else if magnitude < format.smallest_normal() {
+                let quantum = 2f64.powi((1 - format.bias - format.mantissa) as i32);
+                (f32::from_bits(magnitude as u32) as f64 / quantum).round_ties_even() as i64
             } else {
-                (((magnitude + 0x7FFFF + ((magnitude >> 20) & 1)) >> 20) as i64 - (120 << 3)).min(0x7F)
+                let rounded = (magnitude + (1 << (shift - 1)) - 1 + ((magnitude >> shift) & 1)) >> shift;
+                (rounded - ((127 - format.bias) << format.mantissa)).min(format.top)
             };
             code | sign
         }
@@ -678,5 +758,15 @@ mod tests {
         assert_eq!(encode_constant(Element::F8E4M3FN, -0.5), 0x80 | 0x30);
         assert_eq!(encode_constant(Element::F8E4M3FN, 2f64.powi(-9)), 0x01);
         assert_eq!(encode_constant(Element::F8E4M3FN, 2f64.powi(-6)), 0x08);
+        assert_eq!(encode_constant(Element::F8E5M2, 1.0), 0x3C);
+        assert_eq!(encode_constant(Element::F8E5M2, -1.5), 0x80 | 0x3E);
+        assert_eq!(encode_constant(Element::F8E5M2, 57344.0), 0x7B);
+        assert_eq!(encode_constant(Element::F8E5M2, 61439.0), 0x7B);
+        assert_eq!(encode_constant(Element::F8E5M2, 61440.0), 0x7C); // a tie: 57344's mantissa is odd
+        assert_eq!(encode_constant(Element::F8E5M2, f64::INFINITY), 0x7C);
+        assert_eq!(encode_constant(Element::F8E5M2, f64::NAN), 0x7E);
+        assert_eq!(encode_constant(Element::F8E5M2, 2f64.powi(-16)), 0x01);
+        assert_eq!(encode_constant(Element::F8E5M2, 2f64.powi(-17)), 0x00); // a tie: 0 is even
+        assert_eq!(encode_constant(Element::F8E5M2, 2f64.powi(-14)), 0x04);
     }
 }

@@ -70,8 +70,8 @@ fn host_arguments_plain(module: OperationRef, strided: bool) -> bool {
 }
 
 /// Checks what `target` (`None`: the CPU reference) cannot build in `module`: host memrefs outside
-/// the default memory space on GPU targets (f8E4M3FN every target holds as bytes where its
-/// instructions lack it, `crate::small_floats`; spirv-coopmat's refusal is its lowering's), index
+/// the default memory space on GPU targets (the 8-bit floats every target holds as bytes where its
+/// instructions lack them, `crate::small_floats`; spirv-coopmat's refusal is its lowering's), index
 /// constants wider than 32-bit indices, producer warpgroups where the target has no TMA, cluster
 /// sums where it has no clusters; emits an
 /// error at each op or function it cannot build and returns `Err` (empty: the errors are out) when
@@ -462,15 +462,15 @@ pub fn i8_product(a: melior::ir::Value, b: melior::ir::Value, c: melior::ir::Val
     )
 }
 
-/// Whether a gemm of these operands multiplies f8E4M3FN by f8E4M3FN into an f32 accumulator.
+/// Whether a gemm of these operands multiplies 8-bit floats (f8E4M3FN or f8E5M2, both alike)
+/// into an f32 accumulator.
 pub fn f8_product(a: melior::ir::Value, b: melior::ir::Value, c: melior::ir::Value) -> bool {
-    product_of(
-        a,
-        b,
-        c,
+    [
         tile_dialect::element::Element::F8E4M3FN,
-        tile_dialect::element::Element::F32,
-    )
+        tile_dialect::element::Element::F8E5M2,
+    ]
+    .into_iter()
+    .any(|input| product_of(a, b, c, input, tile_dialect::element::Element::F32))
 }
 
 /// Whether a gemm of these operands multiplies 8-bit tiles ([`i8_product`] or [`f8_product`]).

@@ -14,6 +14,9 @@ pub enum Element {
     F32,
     /// 8-bit float, 4 exponent bits, 3 mantissa bits, finite only.
     F8E4M3FN,
+    /// 8-bit float, 5 exponent bits, 2 mantissa bits, with infinities and NaNs (IEEE-like: the
+    /// top byte of an f16).
+    F8E5M2,
     /// Signless 8-bit integer.
     I8,
     /// Signless 32-bit integer (accumulator of i8 products).
@@ -26,7 +29,7 @@ pub enum Element {
 }
 
 /// The element types, as the contract lists them (for messages).
-pub const ALLOWED: &str = "f16, bf16, f32, f8E4M3FN, i8, i32, i4 or f4E2M1FN";
+pub const ALLOWED: &str = "f16, bf16, f32, f8E4M3FN, f8E5M2, i8, i32, i4 or f4E2M1FN";
 
 impl Element {
     /// Returns the element kind of `type`, or `None` when tiles cannot hold it.
@@ -43,6 +46,8 @@ impl Element {
             Some(Self::F32)
         } else if r#type.is_float8e4m3fn() {
             Some(Self::F8E4M3FN)
+        } else if r#type.is_float8e5m2() {
+            Some(Self::F8E5M2)
         } else if unsafe { mlir_sys::mlirTypeIsAFloat4E2M1FN(r#type.to_raw()) } {
             Some(Self::F4E2M1FN)
         } else if r#type.is_integer() {
@@ -62,7 +67,7 @@ impl Element {
         match self {
             Self::F16 | Self::BF16 => 16,
             Self::F32 | Self::I32 => 32,
-            Self::I8 | Self::F8E4M3FN => 8,
+            Self::I8 | Self::F8E4M3FN | Self::F8E5M2 => 8,
             Self::I4 | Self::F4E2M1FN => 4,
         }
     }
@@ -81,6 +86,11 @@ impl Element {
         self.bits() < 8
     }
 
+    /// Returns true for the 8-bit float kinds.
+    pub fn is_f8(self) -> bool {
+        matches!(self, Self::F8E4M3FN | Self::F8E5M2)
+    }
+
     /// Returns true for the floating-point kinds.
     pub fn is_float(self) -> bool {
         !matches!(self, Self::I8 | Self::I32 | Self::I4)
@@ -93,6 +103,7 @@ impl Element {
             Self::BF16 => "bf16",
             Self::F32 => "f32",
             Self::F8E4M3FN => "f8E4M3FN",
+            Self::F8E5M2 => "f8E5M2",
             Self::I8 => "i8",
             Self::I32 => "i32",
             Self::I4 => "i4",
@@ -115,11 +126,13 @@ mod tests {
     #[test]
     fn classifies_the_contract_types() {
         let context = Context::new();
-        for name in ["f16", "bf16", "f32", "f8E4M3FN", "i8", "i32", "i4", "f4E2M1FN"] {
+        for name in [
+            "f16", "bf16", "f32", "f8E4M3FN", "f8E5M2", "i8", "i32", "i4", "f4E2M1FN",
+        ] {
             let element = Element::of(Type::parse(&context, name).unwrap()).expect(name);
             assert_eq!(element.name(), name);
         }
-        for name in ["f64", "i16", "index", "f8E5M2"] {
+        for name in ["f64", "i16", "index", "f8E4M3FNUZ", "f8E5M2FNUZ"] {
             assert_eq!(Element::of(Type::parse(&context, name).unwrap()), None, "{name}");
         }
         assert!(Element::BF16.is_float() && !Element::I8.is_float());

@@ -239,13 +239,13 @@ def Tile_GemmOp : Tile_Op<"gemm"> {
   let description = [{
     The `tile.gemm` operation computes `C += op(A) * op(B)`. A is MxK (KxM with `transpose_a`), B is KxN
     (NxK with `transpose_b`) and C is an MxN fragment. A lives in shared memory or in a fragment, B in
-    shared memory. A and B have the same element type (f16, bf16, f8E4M3FN or i8); C accumulates in f32
-    (i32 for i8 inputs). On sm_90a, 8-bit inputs reach wgmma only K-major (A as MxK and B as NxK, both
-    in shared memory); i8 gemms in any other arrangement run on `mma.sync`, f8E4M3FN gemms are
-    refused there and on sm_80 (no matrix instruction of theirs takes them; gfx942 widens them,
-    exactly, to f16 as they enter its f16 mfma). Hopper's wgmma sums f8E4M3FN products with about
-    14 bits of mantissa, truncated: results differ from exactly rounded f32 sums by up to about 1e-2
-    relative on long K.
+    shared memory. A and B have the same element type (f16, bf16, f8E4M3FN, f8E5M2 or i8); C
+    accumulates in f32 (i32 for i8 inputs). On sm_90a, 8-bit inputs reach wgmma only K-major (A as MxK
+    and B as NxK, both in shared memory); i8 gemms in any other arrangement run on `mma.sync`, 8-bit
+    float gemms are refused there and on sm_80 (no matrix instruction of theirs takes them; gfx942
+    widens them, exactly, to f16 as they enter its f16 mfma). Hopper's wgmma sums 8-bit float
+    products with about 14 bits of mantissa, truncated: results differ from exactly rounded f32 sums
+    by up to about 1e-2 relative on long K.
 
     Example:
 

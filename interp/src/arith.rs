@@ -310,6 +310,7 @@ fn fields(float: Float) -> (u32, u32, bool) {
         Float::F16 => (5, 10, true),
         Float::BF16 => (8, 7, true),
         Float::F8E4M3FN => (4, 3, false),
+        Float::F8E5M2 => (5, 2, true),
         Float::F32 => (8, 23, true),
         Float::F64 => (11, 52, true),
         Float::F4E2M1FN => (2, 1, false),

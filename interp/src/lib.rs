@@ -15,7 +15,7 @@
 //! Invariants:
 //! - no op runs unless the whole function decoded: an op the interpreter does not implement is an
 //!   [`Error::Unsupported`] naming the op and its location, before anything runs;
-//! - values are kept exactly in their types ([`scalar`]): f16, bf16 and f8E4M3FN round to nearest
+//! - values are kept exactly in their types ([`scalar`]): f16, bf16 and the 8-bit floats round to nearest
 //!   even on every result and store, integers wrap at their width;
 //! - every access is bounds-checked; outside a buffer (and outside the clipping rule of
 //!   `tile.copy` on global buffers) is an [`Error::OutOfBounds`] with the op, the index and the

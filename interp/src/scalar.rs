@@ -3,7 +3,7 @@
 //! Invariants:
 //! - a [`Val::F`] always holds a value exactly representable in the float type it was produced
 //!   for: every arithmetic result and every store is rounded with [`Scalar::round`] (round to
-//!   nearest, ties to even, with subnormals; f16, bf16 and f32 overflow to infinity, f8E4M3FN,
+//!   nearest, ties to even, with subnormals; f16, bf16, f32 and f8E5M2 overflow to infinity, f8E4M3FN,
 //!   which has no infinity, to NaN, as `arith.truncf` does);
 //! - a [`Val::I`] always holds its integer sign-extended from the type's width (i1 `true` is -1),
 //!   so wraparound is [`wrap`] after every operation and unsigned views are [`unsigned`].
@@ -23,6 +23,8 @@ pub enum Float {
     F64,
     /// 8-bit float with 4 exponent and 3 mantissa bits, finite only (no infinity).
     F8E4M3FN,
+    /// 8-bit float with 5 exponent and 2 mantissa bits, with infinities (an f16's top byte).
+    F8E5M2,
     /// 4-bit float with 2 exponent bits and 1 mantissa bit, finite only (no infinity, no NaN).
     F4E2M1FN,
 }
@@ -63,6 +65,7 @@ impl Float {
             Self::F32 => (23, -126, f32::MAX as f64, true),
             Self::F64 => (52, -1022, f64::MAX, true),
             Self::F8E4M3FN => (3, -6, 448.0, false),
+            Self::F8E5M2 => (2, -14, 57344.0, true),
             Self::F4E2M1FN => (1, 0, 6.0, false),
         }
     }
@@ -149,6 +152,7 @@ impl Scalar {
             "f32" => Self::Float(Float::F32),
             "f64" => Self::Float(Float::F64),
             "f8E4M3FN" => Self::Float(Float::F8E4M3FN),
+            "f8E5M2" => Self::Float(Float::F8E5M2),
             "f4E2M1FN" => Self::Float(Float::F4E2M1FN),
             "index" => Self::Index,
             _ => {
@@ -169,7 +173,7 @@ impl Scalar {
             Self::Float(Float::F16 | Float::BF16) => Some(16),
             Self::Float(Float::F32) => Some(32),
             Self::Float(Float::F64) => Some(64),
-            Self::Float(Float::F8E4M3FN) => Some(8),
+            Self::Float(Float::F8E4M3FN | Float::F8E5M2) => Some(8),
             Self::Float(Float::F4E2M1FN) => Some(4),
         }
     }
@@ -213,6 +217,7 @@ impl fmt::Display for Scalar {
             Self::Float(Float::F32) => formatter.write_str("f32"),
             Self::Float(Float::F64) => formatter.write_str("f64"),
             Self::Float(Float::F8E4M3FN) => formatter.write_str("f8E4M3FN"),
+            Self::Float(Float::F8E5M2) => formatter.write_str("f8E5M2"),
             Self::Float(Float::F4E2M1FN) => formatter.write_str("f4E2M1FN"),
             Self::Int(width) => write!(formatter, "i{width}"),
             Self::Index => formatter.write_str("index"),
@@ -317,6 +322,27 @@ mod tests {
         assert!(Float::F8E4M3FN.round(f64::INFINITY).is_nan());
     }
 
+    /// f8E5M2 is the top byte of an f16: every such f16 value is one of its values, values between
+    /// two round to the one with the even mantissa, and past the rounding range of 57344 to
+    /// infinity.
+    #[test]
+    fn f8e5m2_rounds_to_the_f16_values_of_its_codes_and_overflows_to_infinity() {
+        let decode = |bits: u8| half::f16::from_bits(u16::from(bits) << 8).to_f64();
+        let codes: Vec<(u8, f64)> = (0..=0x7Bu8).map(|bits| (bits, decode(bits))).collect();
+        for window in codes.windows(2) {
+            let [(low_bits, low), (_, high)] = [window[0], window[1]];
+            assert_eq!(Float::F8E5M2.round(low), low);
+            let middle = (low + high) / 2.0;
+            let even = if low_bits & 1 == 0 { low } else { high };
+            assert_eq!(Float::F8E5M2.round(middle), even, "tie between {low} and {high}");
+            assert_eq!(Float::F8E5M2.round(-(low + (high - low) * 0.7)), -high);
+        }
+        assert_eq!(Float::F8E5M2.round(61439.0), 57344.0);
+        assert_eq!(Float::F8E5M2.round(61440.0), f64::INFINITY); // tie: 57344's mantissa is odd
+        assert_eq!(Float::F8E5M2.round(f64::NEG_INFINITY), f64::NEG_INFINITY);
+        assert!(Float::F8E5M2.round(f64::NAN).is_nan());
+    }
+
     /// f4E2M1FN holds exactly 0, 0.5, 1, 1.5, 2, 3, 4 and 6 and their negatives.
     #[test]
     fn f4e2m1fn_holds_its_eight_magnitudes() {
@@ -339,6 +365,7 @@ mod tests {
         assert_eq!(unsigned(-1, 8), 255);
         assert_eq!(wrap(i64::MAX, 64), i64::MAX);
         assert_eq!(Scalar::parse("i32"), Some(Scalar::Int(32)));
-        assert_eq!(Scalar::parse("f8E5M2"), None);
+        assert_eq!(Scalar::parse("f8E5M2"), Some(Scalar::Float(Float::F8E5M2)));
+        assert_eq!(Scalar::parse("f8E4M3FNUZ"), None);
     }
 }

@@ -7,7 +7,7 @@ use crate::{Error, Result, args::Tensor};
 /// The element types a tensor map can hold (the values of `CUtensorMapDataType`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DataType {
-    /// `CU_TENSOR_MAP_DATA_TYPE_UINT8` (i8 and f8E4M3FN tensors: a copy moves bytes as they are).
+    /// `CU_TENSOR_MAP_DATA_TYPE_UINT8` (i8 and 8-bit float tensors: a copy moves bytes as they are).
     UInt8 = 0,
     /// `CU_TENSOR_MAP_DATA_TYPE_INT32`.
     Int32 = 3,
@@ -65,7 +65,7 @@ impl TensorMapParams {
 
 fn data_type(element: &str) -> Option<(DataType, u64)> {
     Some(match element {
-        "i8" | "f8E4M3FN" => (DataType::UInt8, 1),
+        "i8" | "f8E4M3FN" | "f8E5M2" => (DataType::UInt8, 1),
         "i32" => (DataType::Int32, 4),
         "f16" => (DataType::Float16, 2),
         "bf16" => (DataType::BFloat16, 2),
@@ -83,7 +83,7 @@ pub fn tensor_map_params(what: &str, tensor: &Tensor, box_: &[u32], swizzle: u32
     let fail = |message: String| Err(Error::Argument(format!("{what}: {message}")));
     let Some((data_type, bytes)) = data_type(&tensor.element) else {
         return fail(format!(
-            "expects an element type a tensor map holds (i8, f8E4M3FN, i32, f16, bf16, f32, f64), but got {}",
+            "expects an element type a tensor map holds (i8, f8E4M3FN, f8E5M2, i32, f16, bf16, f32, f64), but got {}",
             tensor.element
         ));
     };

@@ -56,7 +56,7 @@ func.func @i8_inputs(%X: memref<64x32xi8>, %W: memref<32x64xi8>, %Y: memref<64x6
     tile.copy %X, %Xs : memref<64x32xi8>, memref<64x32xi8, #gpu.address_space<workgroup>>
     tile.copy %W, %Ws : memref<32x64xi8>, memref<32x64xi8, #gpu.address_space<workgroup>>
     tile.fill %H, %zero : memref<64x64xi32, #tile.fragment>
-    // expected-warning @+1 {{'tile.gemm' op multiplies i8 by i8 into i32; mfma on gfx942 takes f16, bf16 or f8E4M3FN inputs (both alike; f8E4M3FN widened to f16 in registers) with an f32 accumulator; it runs without matrix instructions on gfx942}}
+    // expected-warning @+1 {{'tile.gemm' op multiplies i8 by i8 into i32; mfma on gfx942 takes f16, bf16, f8E4M3FN or f8E5M2 inputs (both alike; 8-bit floats widened to f16 in registers) with an f32 accumulator; it runs without matrix instructions on gfx942}}
     tile.gemm %Xs, %Ws, %H : memref<64x32xi8, #gpu.address_space<workgroup>>, memref<32x64xi8, #gpu.address_space<workgroup>>, memref<64x64xi32, #tile.fragment>
     tile.copy %H, %Y : memref<64x64xi32, #tile.fragment>, memref<64x64xi32>
   }

@@ -289,3 +289,32 @@ func.func @f8_pair(%A: memref<256x16xf8E4M3FN>, %B: memref<16x256xf8E4M3FN>, %C:
   }
   return
 }
+
+// -----
+
+// f8E5M2 operands alike: widened to f16 as they enter the mfma.
+// CHECK-LABEL: gpu.func @e5m2_pair_0_kernel
+// CHECK-SAME: workgroup(%{{.*}} : memref<64x16xf8E5M2, #gpu.address_space<workgroup>> {llvm.align = 128 : i64}, %{{.*}} : memref<64x16xf8E5M2, #gpu.address_space<workgroup>> {llvm.align = 128 : i64})
+// CHECK: scf.for {{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>)
+// CHECK: %[[A:.*]] = vector.load %{{.*}}[%{{.*}}, %{{.*}}] {alignment = 8 : i64} : memref<64x16xf8E5M2, 3>, vector<8xf8E5M2>
+// CHECK: %[[LOW:.*]] = vector.extract_strided_slice %[[A]] {offsets = [0], sizes = [4], strides = [1]} : vector<8xf8E5M2> to vector<4xf8E5M2>
+// CHECK: %[[WIDE:.*]] = arith.extf %[[LOW]] : vector<4xf8E5M2> to vector<4xf16>
+// CHECK: amdgpu.mfma 32x32x8 %[[WIDE]] * %{{.*}} + %{{.*}} blgp =  none : vector<4xf16>, vector<4xf16>, vector<16xf32>
+// CHECK-COUNT-3: amdgpu.mfma 32x32x8
+// CHECK-NEXT: scf.yield
+func.func @e5m2_pair(%A: memref<256x16xf8E5M2>, %B: memref<16x256xf8E5M2>, %C: memref<256x256xf32>) {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c4) threads(128) (%bx) {
+    %As = tile.alloc_shared : memref<64x16xf8E5M2, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<16x64xf8E5M2, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    tile.fill %Cf, %zero : memref<64x64xf32, #tile.fragment>
+    tile.copy %A[%c0, %c0], %As : memref<256x16xf8E5M2>, memref<64x16xf8E5M2, #gpu.address_space<workgroup>>
+    tile.copy %B[%c0, %c0], %Bs : memref<16x256xf8E5M2>, memref<16x64xf8E5M2, #gpu.address_space<workgroup>>
+    tile.gemm %As, %Bs, %Cf : memref<64x16xf8E5M2, #gpu.address_space<workgroup>>, memref<16x64xf8E5M2, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+    tile.copy %Cf, %C[%c0, %c0] : memref<64x64xf32, #tile.fragment>, memref<256x256xf32>
+  }
+  return
+}

@@ -75,7 +75,7 @@ func.func @integers(%A: memref<256x256xi8>, %B: memref<256x256xi8>, %C: memref<2
     tile.pipelined %k = %c0 to %c4 stages(2) {
       tile.copy %A[%c0, %k], %As : memref<256x256xi8>, memref<64x32xi8, #gpu.address_space<workgroup>>
       tile.copy %B[%k, %c0], %Bs : memref<256x256xi8>, memref<32x64xi8, #gpu.address_space<workgroup>>
-      // expected-warning @+1 {{'tile.gemm' op multiplies i8 by i8 into i32; mfma on gfx942 takes f16, bf16 or f8E4M3FN inputs (both alike; f8E4M3FN widened to f16 in registers) with an f32 accumulator; it runs without matrix instructions on gfx942 (one loop over K per accumulator element)}}
+      // expected-warning @+1 {{'tile.gemm' op multiplies i8 by i8 into i32; mfma on gfx942 takes f16, bf16, f8E4M3FN or f8E5M2 inputs (both alike; 8-bit floats widened to f16 in registers) with an f32 accumulator; it runs without matrix instructions on gfx942 (one loop over K per accumulator element)}}
       tile.gemm %As, %Bs, %Cf : memref<64x32xi8, #gpu.address_space<workgroup>>, memref<32x64xi8, #gpu.address_space<workgroup>>, memref<64x64xi32, #tile.fragment>
     }
     tile.copy %Cf, %C[%c0, %c0] : memref<64x64xi32, #tile.fragment>, memref<256x256xi32>

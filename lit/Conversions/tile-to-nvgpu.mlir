@@ -585,6 +585,43 @@ func.func @f8_wgmma(%A: memref<1024x1024xf8E4M3FN>, %B: memref<1024x1024xf8E4M3F
 
 // -----
 
+// f8E5M2 alike: the same boxes and copies, wgmma's e5m2 operands.
+// CHECK-LABEL: func.func @e5m2_wgmma
+// CHECK: gpu.module @e5m2_wgmma_0_module attributes {tile.manifest = "{{.*}}\22element\22: \22f8E5M2\22, \22box\22: [128, 128], \22swizzle\22: 128{{.*}}\22element\22: \22f8E5M2\22, \22box\22: [256, 128], \22swizzle\22: 128{{.*}}\22element\22: \22f32\22, \22box\22: [128, 32], \22swizzle\22: 128
+// CHECK-NOT: nvgpu.device_async_copy
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global
+// CHECK-COUNT-4: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 256, k = 32>, D[<f32>, <one>], A[<e5m2>, <one>, <row>], B[<e5m2>, <one>, <col>] : !llvm.struct<(f32,
+// CHECK-NOT: nvvm.wgmma.mma_async
+// CHECK: nvvm.cp.async.bulk.tensor.global.shared.cta
+module attributes {tile.target = "sm_90a"} {
+func.func @e5m2_wgmma(%A: memref<1024x1024xf8E5M2>, %B: memref<1024x1024xf8E5M2>, %C: memref<1024x1024xf32>) {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %c128 = arith.constant 128 : index
+  %c256 = arith.constant 256 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c4, %c8) threads(256) (%bx, %by) {
+    %As = tile.alloc_shared : memref<128x128xf8E5M2, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<256x128xf8E5M2, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<128x256xf32, #tile.fragment>
+    tile.fill %Cf, %zero : memref<128x256xf32, #tile.fragment>
+    %m0 = arith.muli %by, %c128 : index
+    %n0 = arith.muli %bx, %c256 : index
+    tile.pipelined %k = %c0 to %c8 stages(3) {
+      %k0 = arith.muli %k, %c128 : index
+      tile.copy %A[%m0, %k0], %As : memref<1024x1024xf8E5M2>, memref<128x128xf8E5M2, #gpu.address_space<workgroup>>
+      tile.copy %B[%n0, %k0], %Bs : memref<1024x1024xf8E5M2>, memref<256x128xf8E5M2, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %Cf {transpose_b} : memref<128x128xf8E5M2, #gpu.address_space<workgroup>>, memref<256x128xf8E5M2, #gpu.address_space<workgroup>>, memref<128x256xf32, #tile.fragment>
+    }
+    tile.copy %Cf, %C[%m0, %n0] : memref<128x256xf32, #tile.fragment>, memref<1024x1024xf32>
+  }
+  return
+}
+}
+
+// -----
+
 // One shared tile in two gemm roles (MLA decode's KV tile): its ring is filled by TMA boxes once,
 // and each gemm reads it through its own descriptor: K-major for the scores (B given NxK), with
 // wgmma's transpose bit for the output (B given KxN, the register-A form's last immediate).

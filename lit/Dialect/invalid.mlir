@@ -181,7 +181,7 @@ func.func @alloc_dynamic(%n: index) {
 
 func.func @alloc_element_type(%n: index) {
   tile.kernel grid(%n) threads(128) (%bx) {
-    // expected-error @+1 {{'tile.alloc_shared' op expects the result to hold f16, bf16, f32, f8E4M3FN, i8, i32, i4 or f4E2M1FN, but got element type f64}}
+    // expected-error @+1 {{'tile.alloc_shared' op expects the result to hold f16, bf16, f32, f8E4M3FN, f8E5M2, i8, i32, i4 or f4E2M1FN, but got element type f64}}
     %s = tile.alloc_shared : memref<64x64xf64, #gpu.address_space<workgroup>>
   }
   return
@@ -298,7 +298,7 @@ func.func @copy_tile_larger_than_shared(%i: index) {
 func.func @copy_element_type(%A: memref<256x256xf64>, %i: index) {
   tile.kernel grid(%i) threads(128) (%bx) {
     %S = tile.alloc_shared : memref<128x32xf16, #gpu.address_space<workgroup>>
-    // expected-error @+1 {{'tile.copy' op expects the source to hold f16, bf16, f32, f8E4M3FN, i8, i32, i4 or f4E2M1FN, but got element type f64}}
+    // expected-error @+1 {{'tile.copy' op expects the source to hold f16, bf16, f32, f8E4M3FN, f8E5M2, i8, i32, i4 or f4E2M1FN, but got element type f64}}
     tile.copy %A[%i, %i], %S : memref<256x256xf64>, memref<128x32xf16, #gpu.address_space<workgroup>>
   }
   return
@@ -389,7 +389,7 @@ func.func @gemm_f32_inputs(%n: index) {
     %A = tile.alloc_shared : memref<64x32xf32, #gpu.address_space<workgroup>>
     %B = tile.alloc_shared : memref<32x64xf32, #gpu.address_space<workgroup>>
     %C = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
-    // expected-error @+1 {{'tile.gemm' op expects A and B to hold f16, bf16, f8E4M3FN or i8 (widen 4-bit weights into an f16 or bf16 tile in a tile.parallel first), but got f32}}
+    // expected-error @+1 {{'tile.gemm' op expects A and B to hold f16, bf16, f8E4M3FN, f8E5M2 or i8 (widen 4-bit weights into an f16 or bf16 tile in a tile.parallel first), but got f32}}
     tile.gemm %A, %B, %C : memref<64x32xf32, #gpu.address_space<workgroup>>, memref<32x64xf32, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
   }
   return
@@ -758,7 +758,7 @@ func.func @gemm_i4() {
     %A = tile.alloc_shared : memref<64x64xi4, #gpu.address_space<workgroup>>
     %B = tile.alloc_shared : memref<64x64xi4, #gpu.address_space<workgroup>>
     %C = tile.alloc_fragment : memref<64x64xi32, #tile.fragment>
-    // expected-error @+1 {{'tile.gemm' op expects A and B to hold f16, bf16, f8E4M3FN or i8 (widen 4-bit weights into an f16 or bf16 tile in a tile.parallel first), but got i4}}
+    // expected-error @+1 {{'tile.gemm' op expects A and B to hold f16, bf16, f8E4M3FN, f8E5M2 or i8 (widen 4-bit weights into an f16 or bf16 tile in a tile.parallel first), but got i4}}
     tile.gemm %A, %B, %C : memref<64x64xi4, #gpu.address_space<workgroup>>, memref<64x64xi4, #gpu.address_space<workgroup>>, memref<64x64xi32, #tile.fragment>
   }
   return

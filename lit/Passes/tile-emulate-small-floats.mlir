@@ -1,8 +1,8 @@
-// tile-emulate-small-floats: where the target has no instructions for bf16 or f8E4M3FN (plain
-// SPIR-V: both; the CPU reference: f8E4M3FN), memrefs of them hold the integers of their bits, a
+// tile-emulate-small-floats: where the target has no instructions for bf16 or the 8-bit floats
+// (plain SPIR-V: all three; the CPU reference: f8E4M3FN and f8E5M2), memrefs of them hold the integers of their bits, a
 // load's arith.extf is rebuilt in integer arithmetic and an arith.truncf becomes the bits it rounds
 // to. Upstream's arith-emulate-unsupported-floats first moves their arithmetic to f32.
-// RUN: tile-opt %s -split-input-file -arith-emulate-unsupported-floats="source-types=bf16,f8E4M3FN target-type=f32" -tile-emulate-small-floats | FileCheck %s
+// RUN: tile-opt %s -split-input-file -arith-emulate-unsupported-floats="source-types=bf16,f8E4M3FN,f8E5M2 target-type=f32" -tile-emulate-small-floats | FileCheck %s
 
 // The plain SPIR-V target holds bf16 as i16: an element widened by a shift into an f32's top half,
 // a sum rounded to nearest even (0x7FFF plus the kept bit) and stored as i16.
@@ -59,6 +59,36 @@ func.func @kept_on_sm90a(%X: memref<8xbf16>, %Y: memref<8xf32>, %i: index) {
   memref.store %w, %Y[%i] : memref<8xf32>
   return
 }
+}
+
+// -----
+
+// f8E5M2 likewise: its five exponent bits rebiased from 15 (112 added), two mantissa bits moved to
+// the top of an f32's, subnormal codes the mantissa times 2^-16, exponent 31 infinity (code 0x7C)
+// or NaN (above it); a rounding saturates at 0x7C (infinity) and gives 0x7E for NaN; a constant is
+// stored as its code (1.0: 0x3C).
+// CHECK-LABEL: func.func @e5m2_on_the_cpu
+// CHECK-SAME: memref<8xi8>, %{{.*}}: memref<8xf32>, %{{.*}}: memref<8xi8>
+// CHECK: arith.addi %{{.*}}, %c112_i32 : i32
+// CHECK: arith.mulf %{{.*}}, %cst{{.*}} : f32
+// CHECK: arith.cmpi uge, %{{.*}}, %c124_i32{{.*}} : i32
+// CHECK: arith.cmpi ugt, %{{.*}}, %c124_i32{{.*}} : i32
+// CHECK: memref.store %{{.*}} : memref<8xf32>
+// CHECK: arith.minui %{{.*}}, %c124_i32{{.*}} : i32
+// CHECK: arith.select %{{.*}}, %c126_i32, %{{.*}} : i32
+// CHECK: memref.store %{{.*}} : memref<8xi8>
+// CHECK: memref.store %c60_i8, %{{.*}} : memref<8xi8>
+// CHECK-NOT: f8E5M2
+func.func @e5m2_on_the_cpu(%X: memref<8xf8E5M2>, %Y: memref<8xf32>, %Z: memref<8xf8E5M2>, %i: index) {
+  %x = memref.load %X[%i] : memref<8xf8E5M2>
+  %w = arith.extf %x : f8E5M2 to f32
+  memref.store %w, %Y[%i] : memref<8xf32>
+  %d = arith.addf %w, %w : f32
+  %r = arith.truncf %d : f32 to f8E5M2
+  memref.store %r, %Z[%i] : memref<8xf8E5M2>
+  %one = arith.constant 1.0 : f8E5M2
+  memref.store %one, %Z[%i] : memref<8xf8E5M2>
+  return
 }
 
 // -----

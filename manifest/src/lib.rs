@@ -576,7 +576,7 @@ impl Manifest {
 /// knows it.
 pub fn element_bytes(element: &str) -> Option<usize> {
     Some(match element {
-        "i8" => 1,
+        "i8" | "f8E4M3FN" | "f8E5M2" => 1,
         "f16" | "bf16" | "i16" => 2,
         "f32" | "i32" => 4,
         "f64" | "i64" | "index" => 8,

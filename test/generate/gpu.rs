@@ -71,13 +71,13 @@ pub fn write_gpu_case(
     write_case(directory, name, text, summary, input_seed, cpu, &tile_run::tolerance)
 }
 
-/// The least tolerance of the outputs of a program whose gemms multiply f8E4M3FN tiles: Hopper's
+/// The least tolerance of the outputs of a program whose gemms multiply 8-bit float tiles: Hopper's
 /// wgmma sums their products in about 14 bits of mantissa, truncated, and on uniform inputs in
 /// [-1, 1) the outputs of a K = 640 product stray up to 1.2e-2 from exact sums (RESULTS run 107;
 /// bench.py checks such kernels for equality on integer inputs instead).
 const F8_PRODUCT_TOLERANCE: f64 = 3e-2;
 
-/// Whether a gemm of `module` multiplies f8E4M3FN tiles.
+/// Whether a gemm of `module` multiplies 8-bit float tiles.
 fn multiplies_f8(module: &melior::ir::Module) -> bool {
     use melior::ir::{ShapedTypeLike, ValueLike, operation::OperationLike};
     use tile_dialect::element::Element;
@@ -88,12 +88,12 @@ fn multiplies_f8(module: &melior::ir::Module) -> bool {
                 .operand(0)
                 .ok()
                 .and_then(|a| tile_dialect::ops::as_memref(a.r#type()));
-            a.is_some_and(|memref| Element::of(memref.element()) == Some(Element::F8E4M3FN))
+            a.is_some_and(|memref| Element::of(memref.element()).is_some_and(Element::is_f8))
         })
 }
 
 /// [`write_gpu_case`] with the comparison's tolerance for an output of each element type (at
-/// least [`F8_PRODUCT_TOLERANCE`] in a program whose gemms multiply f8E4M3FN tiles).
+/// least [`F8_PRODUCT_TOLERANCE`] in a program whose gemms multiply 8-bit float tiles).
 fn write_case(
     directory: &std::path::Path,
     name: &str,

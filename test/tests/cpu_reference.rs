@@ -197,7 +197,10 @@ fn grouped_gemm_over_groups_read_on_the_device() {
     // The seeds give an empty group, groups of fewer rows than a 64-row tile and groups that span
     // tiles: every case of the walk over the groups' tiles.
     assert!(shapes.contains(&0), "{shapes:?}");
-    assert!(shapes.iter().any(|rows| (1..64).contains(rows) && rows % 64 != 0), "{shapes:?}");
+    assert!(
+        shapes.iter().any(|rows| (1..64).contains(rows) && rows % 64 != 0),
+        "{shapes:?}"
+    );
     assert!(shapes.iter().any(|rows| *rows > 64), "{shapes:?}");
 }
 

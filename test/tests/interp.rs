@@ -17,6 +17,7 @@ fn tolerance(element: Element) -> f64 {
         Element::F16 => 2f64.powi(-9),
         Element::BF16 => 2f64.powi(-6),
         Element::F8E4M3FN => 2f64.powi(-2),
+        Element::F8E5M2 => 2f64.powi(-1),
         Element::I8 | Element::I32 | Element::I4 => 0.0,
         // Only copied, never computed.
         Element::F4E2M1FN => 0.0,

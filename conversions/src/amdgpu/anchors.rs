@@ -9,12 +9,11 @@ use crate::layout::{
 use tile_dialect::element::Element;
 
 /// The types mfma takes on gfx942, for messages.
-pub const MFMA_INPUTS: &str =
-    "f16, bf16 or f8E4M3FN inputs (both alike; f8E4M3FN widened to f16 in registers) with an f32 accumulator";
+pub const MFMA_INPUTS: &str = "f16, bf16, f8E4M3FN or f8E5M2 inputs (both alike; 8-bit floats widened to f16 in registers) with an f32 accumulator";
 use melior::ir::operation::OperationRef;
 use tile_dialect::layout::SharedLayout;
 
-/// The rule: f16/bf16 products into f32 on mfma, and f8E4M3FN ones widened to f16 in registers
+/// The rule: f16/bf16 products into f32 on mfma, and 8-bit float ones widened to f16 in registers
 /// ([`mfma_anchors`]).
 pub fn gemm_anchors<'c, 'a>(site: &Site<'c, 'a, '_>) -> Vec<Anchor<'c, 'a>> {
     if !mfma_product(&site.ops) {
@@ -23,14 +22,14 @@ pub fn gemm_anchors<'c, 'a>(site: &Site<'c, 'a, '_>) -> Vec<Anchor<'c, 'a>> {
     mfma_anchors(&site.ops, site.threads, site.chained)
 }
 
-/// Whether mfma takes the gemm's types: f16, bf16 or f8E4M3FN inputs, both alike, into f32. gfx942's
-/// own 8-bit float instructions take the FNUZ formats (another exponent bias, NaN and no negative
-/// zero), so f8E4M3FN operands are widened to f16, exactly, as they are read into the f16
-/// instruction's registers.
+/// Whether mfma takes the gemm's types: f16, bf16, f8E4M3FN or f8E5M2 inputs, both alike, into
+/// f32. gfx942's own 8-bit float instructions take the FNUZ formats (another exponent bias, NaN
+/// and no negative zero), so 8-bit float operands are widened to f16, exactly, as they are read
+/// into the f16 instruction's registers.
 pub fn mfma_product(ops: &Operands) -> bool {
     let input = crate::support::element_of(ops.a);
     sixteen_bit_product(ops) && input == crate::support::element_of(ops.b)
-        || (input == Some(Element::F8E4M3FN)
+        || (input.is_some_and(Element::is_f8)
             && crate::support::element_of(ops.b) == input
             && crate::support::element_of(ops.c) == Some(Element::F32))
 }
@@ -80,10 +79,10 @@ fn mfma_anchors<'c, 'a>(ops: &Operands<'c, 'a>, threads: i64, chained: bool) -> 
         super::config::wave_split(threads, ops.m, ops.n).map_err(|_| ())
     };
     let Ok((waves, mfma)) = split else { return Vec::new() };
-    // Rows padded against bank conflicts; f8E4M3FN tiles unpadded: a program sizes its 8-bit tiles
-    // to the LDS (the block-scaled example's four 128x128 tiles are its 64 KiB exactly).
+    // Rows padded against bank conflicts; 8-bit float tiles unpadded: a program sizes its 8-bit
+    // tiles to the LDS (the block-scaled example's four 128x128 tiles are its 64 KiB exactly).
     let padding = match crate::support::element_of(ops.a) {
-        Some(Element::F8E4M3FN) => 0,
+        Some(element) if element.is_f8() => 0,
         _ => super::config::ROW_PADDING,
     };
     let lds = |transposed| SharedLayout {

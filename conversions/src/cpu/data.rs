@@ -22,7 +22,7 @@ pub fn element_type<'c>(value: Value<'c, '_>) -> Type<'c> {
 // and widened element).
 fn float_width(ty: Type) -> Option<u32> {
     use melior::ir::TypeLike;
-    if ty.is_float8e4m3fn() {
+    if ty.is_float8e4m3fn() || ty.is_float8e5m2() {
         Some(8)
     } else if ty.is_f16() || ty.is_bf16() {
         Some(16)

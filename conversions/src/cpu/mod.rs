@@ -117,12 +117,12 @@ pub(crate) fn lower_body<'c>(
 /// our lowering, then upstream conversions (math ops on 16-bit floats computed in f32 and rounded
 /// once, as the interpreter and the GPU targets do: `math.log1p` lowered in f16 rounded `1 + x`
 /// first, up to 7% off near zero; bf16 conversions expanded to integer ops, since the host has no
-/// bf16 instructions; f8E4M3FN held as bytes and converted in integer arithmetic
+/// bf16 instructions; f8E4M3FN and f8E5M2 held as bytes and converted in integer arithmetic
 /// (`tile-emulate-small-floats`); `math.ipowi`, and `math.fpowi` with exponents wider than a C int, as
 /// outlined loops, math functions as LLVM intrinsics
 /// and, where LLVM has none (`erf`, `tanh`, ...), calls into the host's libm).
 pub const LLVM_PIPELINE: &str = "builtin.module(tile-pack-narrow-types, convert-tile-to-cpu, canonicalize, cse, math-extend-to-supported-types, \
-     tile-small-float-conversions-through-f32, arith-emulate-unsupported-floats{source-types=f8E4M3FN target-type=f32}, tile-emulate-small-floats, arith-expand{include-bf16=true}, \
+     tile-small-float-conversions-through-f32, arith-emulate-unsupported-floats{source-types=f8E4M3FN,f8E5M2 target-type=f32}, tile-emulate-small-floats, arith-expand{include-bf16=true}, \
      convert-scf-to-cf, convert-math-to-funcs{min-width-of-fpowi-exponent=33}, convert-math-to-llvm, convert-math-to-libm, expand-strided-metadata, finalize-memref-to-llvm, \
      convert-arith-to-llvm, convert-index-to-llvm, convert-cf-to-llvm, convert-func-to-llvm, \
      reconcile-unrealized-casts)";

@@ -91,7 +91,7 @@ fn check_kernel<'c, 'a>(
                 .unwrap_or(ty);
             if target.is_spirv()
                 && let Some(element) =
-                    Element::of(element).filter(|element| matches!(element, Element::BF16 | Element::F8E4M3FN))
+                    Element::of(element).filter(|element| *element == Element::BF16 || element.is_f8())
                 && !target.emulated_floats.contains(&element)
             {
                 return Err((

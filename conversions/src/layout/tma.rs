@@ -46,11 +46,11 @@ pub fn box_columns(columns: i64, bytes: i64) -> Option<i64> {
 }
 
 /// Bytes of an element of the operand tiles TMA fills for wgmma: 2 for f16 and bf16, 1 for i8 and
-/// f8E4M3FN.
+/// the 8-bit floats.
 pub fn operand_bytes(tile: Value) -> Option<i64> {
     use tile_dialect::element::Element;
     crate::support::element_of(tile)
-        .filter(|element| matches!(element, Element::F16 | Element::BF16 | Element::I8 | Element::F8E4M3FN))
+        .filter(|element| matches!(element, Element::F16 | Element::BF16 | Element::I8) || element.is_f8())
         .map(|element| element.bytes() as i64)
 }
 
@@ -62,7 +62,7 @@ pub fn swizzle_of(columns: i64, bytes: i64) -> i64 {
 pub const SWIZZLED_ALIGNMENT: i64 = 1024;
 
 /// The TMA box (outermost first) that fills the R x C `tile` from `src`, spanning its dimensions
-/// `spans`, when TMA can: a global tensor of the tile's element type, f16, bf16, i8 or f8E4M3FN (row-major and contiguous, as the verifier
+/// `spans`, when TMA can: a global tensor of the tile's element type, f16, bf16, i8 or an 8-bit float (row-major and contiguous, as the verifier
 /// requires of every tensor), of rank 2 to 5 with rows of a multiple of 16 bytes and sizes a
 /// 32-bit coordinate reaches where they are static; the tile's rows any dimension, its columns the
 /// tensor's last, at most 256 rows in whole core matrices, whole boxes of 128-byte rows. A dynamic tensor's

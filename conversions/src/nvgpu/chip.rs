@@ -66,7 +66,7 @@ pub fn operand_layout(rows: i64, columns: i64, tma: bool, bytes: i64) -> Option<
     (columns > 0 && columns % slab == 0).then(|| boxed(0, rows, slab, columns / slab))
 }
 
-/// Whether wgmma can read the 8-bit (i8 or f8E4M3FN) operands of a gemm: only K-major (A as MxK,
+/// Whether wgmma can read the 8-bit (i8, f8E4M3FN or f8E5M2) operands of a gemm: only K-major (A as MxK,
 /// B as NxK) and only from shared memory (`a_shared`; B is always shared).
 pub fn wgmma_reads_eight_bit(a_shared: bool, transpose_a: bool, transpose_b: bool) -> bool {
     a_shared && !transpose_a && transpose_b

@@ -58,8 +58,11 @@ pub static TARGET: Target = Target {
     }),
     subgroup_size: None,
     atomics: super::Atomics::Llvm,
-    // MI300's 8-bit floats are the FNUZ variants: OCP's f8E4M3FN as bytes.
-    emulated_floats: &[tile_dialect::element::Element::F8E4M3FN],
+    // MI300's 8-bit floats are the FNUZ variants: OCP's f8E4M3FN and f8E5M2 as bytes.
+    emulated_floats: &[
+        tile_dialect::element::Element::F8E4M3FN,
+        tile_dialect::element::Element::F8E5M2,
+    ],
     no_print: Some(
         "its printf runs through the ROCm device library's hostcalls (__ockl_printf_*), which tile-compile does not link",
     ),

@@ -74,7 +74,7 @@ pub struct Target {
     /// Where tiles, fragments and tensors live.
     pub memory: Memory,
     /// Whether copies into pipelined loops' rings can be TMA boxes awaited on mbarriers (and with
-    /// them producer warpgroups, staged TMA stores, persistent GEMM kernels and f8E4M3FN wgmma
+    /// them producer warpgroups, staged TMA stores, persistent GEMM kernels and 8-bit float wgmma
     /// operands moved unconverted).
     pub tma: bool,
     /// Whether copies into pipelined loops' rings are 16-byte `cp.async` copies by the block's

@@ -44,7 +44,10 @@ pub static TARGET: Target = Target {
     wide_copies: None,
     subgroup_size: None,
     atomics: super::Atomics::Llvm,
-    emulated_floats: &[tile_dialect::element::Element::F8E4M3FN],
+    emulated_floats: &[
+        tile_dialect::element::Element::F8E4M3FN,
+        tile_dialect::element::Element::F8E5M2,
+    ],
     no_print: None,
     f64_arithmetic: true,
 };

@@ -35,6 +35,7 @@ pub static TARGET: Target = Target {
     emulated_floats: &[
         tile_dialect::element::Element::BF16,
         tile_dialect::element::Element::F8E4M3FN,
+        tile_dialect::element::Element::F8E5M2,
     ],
     no_print: Some(
         "Vulkan prints through the NonSemantic.DebugPrintf instruction set, which MLIR's SPIR-V dialect cannot express",
@@ -88,7 +89,7 @@ pub(super) fn dialects() -> Vec<melior::dialect::DialectHandle> {
 /// running no iteration (`tile-spirv-guard-empty-loops`). With `memory_model`, the Vulkan memory
 /// model (cooperative matrices require it) is set before the capabilities are recomputed.
 pub(super) fn backend(memory_model: bool) -> String {
-    // bf16 and f8E4M3FN: arithmetic in f32, values held as the integers of their bits
+    // bf16 and the 8-bit floats: arithmetic in f32, values held as the integers of their bits
     // (`tile-emulate-small-floats`); math on them in f32 too (f16 math stays native).
     let arithmetic = crate::small_floats::arithmetic_in_f32(TARGET.emulated_floats);
     let emulation = [

@@ -69,11 +69,11 @@ pub fn gemm(op: OperationRef) -> Verdict {
         ));
     }
     let accumulator = match a.element {
-        Element::F16 | Element::BF16 | Element::F8E4M3FN => Element::F32,
+        Element::F16 | Element::BF16 | Element::F8E4M3FN | Element::F8E5M2 => Element::F32,
         Element::I8 => Element::I32,
         other => {
             return Err(format!(
-                "expects A and B to hold f16, bf16, f8E4M3FN or i8 (widen 4-bit weights into an f16 \
+                "expects A and B to hold f16, bf16, f8E4M3FN, f8E5M2 or i8 (widen 4-bit weights into an f16 \
                  or bf16 tile in a tile.parallel first), but got {other}"
             ));
         }

@@ -58,6 +58,7 @@ impl Buffer {
             Element::I8 => raw[0] as i8 as f64,
             Element::I32 => i32::from_le_bytes(raw.try_into().expect("4 bytes")) as f64,
             Element::F8E4M3FN => f8e4m3fn_to_f64(raw[0]),
+            Element::F8E5M2 => f8e5m2_to_f64(raw[0]),
             Element::I4 | Element::F4E2M1FN => unreachable!("packed above"),
         }
     }
@@ -85,6 +86,9 @@ impl Buffer {
             Element::I32 => (value as i32).to_le_bytes().to_vec(),
             Element::F8E4M3FN if value.is_nan() => vec![0x7F],
             Element::F8E4M3FN => vec![nearest_code(value, 256, f8e4m3fn_to_f64)],
+            Element::F8E5M2 if value.is_nan() => vec![0x7E],
+            Element::F8E5M2 if value.is_infinite() => vec![if value > 0.0 { 0x7C } else { 0xFC }],
+            Element::F8E5M2 => vec![nearest_code(value, 256, f8e5m2_to_f64)],
             Element::I4 | Element::F4E2M1FN => unreachable!("packed above"),
         };
         self.bytes[index * width..(index + 1) * width].copy_from_slice(&raw);
@@ -125,6 +129,11 @@ fn f8e4m3fn_to_f64(bits: u8) -> f64 {
     } else {
         sign * (1.0 + mantissa / 8.0) * 2f64.powi(exponent - 7)
     }
+}
+
+/// The value of an f8E5M2 code: the top byte of an f16.
+fn f8e5m2_to_f64(bits: u8) -> f64 {
+    f16::from_bits(u16::from(bits) << 8).to_f64()
 }
 
 /// The value of an f4E2M1FN code: sign, two exponent bits (bias 1), one mantissa bit.

@@ -185,7 +185,7 @@ fn check_gemm(
     let plan = MfmaGemm::of_layout(&accumulator.layout)?;
     use tile_dialect::element::Element;
     let inputs = crate::registers::patterns::MatrixInputs {
-        inputs: &[Element::F16, Element::BF16, Element::F8E4M3FN],
+        inputs: &[Element::F16, Element::BF16, Element::F8E4M3FN, Element::F8E5M2],
         accumulator: Element::F32,
         takes: crate::amdgpu::anchors::MFMA_INPUTS,
     };
@@ -571,10 +571,10 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             })
             .collect();
         let i32_attribute = |value: i64| IntegerAttribute::new(IntegerType::new(self.context, 32).into(), value);
-        // f8E4M3FN operands run on the f16 instruction, widened (exactly) as they enter it.
-        let widened_type = (tile_dialect::element::Element::of(input)
-            == Some(tile_dialect::element::Element::F8E4M3FN))
-        .then(|| Type::parse(self.context, "vector<4xf16>").expect("operand vector"));
+        // 8-bit float operands run on the f16 instruction, widened (exactly) as they enter it.
+        let widened_type = tile_dialect::element::Element::of(input)
+            .is_some_and(tile_dialect::element::Element::is_f8)
+            .then(|| Type::parse(self.context, "vector<4xf16>").expect("operand vector"));
         let widen = |at: At<'c, 'a>, value: Value<'c, 'a>| match widened_type {
             Some(ty) => b.cast(at, tile_ir::arith::extf, value, ty),
             None => value,

@@ -28,7 +28,7 @@ pub(super) fn off_wgmma(ops: &Operands, threads: i64, origin: &str) -> String {
     let eight_bit = crate::support::eight_bit_product(ops.a, ops.b, ops.c);
     if !sixteen_bit_alike(ops) && !eight_bit {
         format!(
-            "it multiplies {}, and wgmma takes f16 or bf16 (both alike) into f32, i8 into i32 or f8E4M3FN into f32",
+            "it multiplies {}, and wgmma takes f16 or bf16 (both alike) into f32, i8 into i32 or f8E4M3FN or f8E5M2 into f32",
             types(ops)
         )
     } else if eight_bit && !chip::wgmma_reads_eight_bit(is_shared(ops.a), ops.transpose_a, ops.transpose_b) {

@@ -95,13 +95,14 @@ impl MatrixRules for TensorCores {
         if let Err(unsupported) = core_tiles_as_recorded(ops, kernel.shared, &plan, target) {
             return Ok(Err(unsupported));
         }
-        // Nothing but wgmma takes f8E4M3FN (no rule converts 8-bit floats, the plain strategy's
+        // Nothing but wgmma takes 8-bit floats (no rule converts them, the plain strategy's
         // neither): an error, not a fallback.
         if let Some(gemm) = ops
             .iter()
-            .find(|op| is(*op, tile::GemmOperation::name) && !plan.gemms.contains(&key(op)) && f8_inputs(op))
+            .find(|op| is(*op, tile::GemmOperation::name) && !plan.gemms.contains(&key(op)))
+            .and_then(|gemm| Some((gemm, f8_inputs(gemm)?)))
         {
-            return Err((*gemm, f8_off_wgmma(target, self.wgmma)));
+            return Err((*gemm.0, f8_off_wgmma(target, self.wgmma, gemm.1)));
         }
         // The tiles TMA fills, as their recorded layouts say (checked against their copies above).
         let swizzled = kernel
@@ -297,25 +298,26 @@ fn async_shared_fence<'c>(context: &'c Context, location: Location<'c>) -> Opera
         .into()
 }
 
-/// Why an f8E4M3FN gemm that wgmma cannot take (or, without `wgmma`, any) is refused on `target`,
-/// and what it would take.
-fn f8_off_wgmma(target: &Target, wgmma: bool) -> String {
+/// Why a gemm of 8-bit floats (`element`) that wgmma cannot take (or, without `wgmma`, any) is
+/// refused on `target`, and what it would take.
+fn f8_off_wgmma(target: &Target, wgmma: bool, element: tile_dialect::element::Element) -> String {
     if !wgmma {
         return format!(
-            "multiplies f8E4M3FN, which {target} has no matrix instruction for (mma.sync takes f16, bf16 and i8): widen the operands to f16 in a tile.parallel (exact: every f8E4M3FN value is an f16 one) and multiply those, or compile for sm_90a, whose wgmma takes f8E4M3FN"
+            "multiplies {element}, which {target} has no matrix instruction for (mma.sync takes f16, bf16 and i8): widen the operands to f16 in a tile.parallel (exact: every {element} value is an f16 one) and multiply those, or compile for sm_90a, whose wgmma takes {element}"
         );
     }
     format!(
-        "multiplies f8E4M3FN, which {target} runs on wgmma alone (no rule converts 8-bit floats): give A as MxK and B as NxK (transpose_b) in shared tiles filled by copies from f8E4M3FN tensors, K a multiple of 32, and an f32 accumulator in a block of whole warpgroups with M a multiple of 64 a warpgroup and N a multiple of 8 up to 256"
+        "multiplies {element}, which {target} runs on wgmma alone (no rule converts 8-bit floats): give A as MxK and B as NxK (transpose_b) in shared tiles filled by copies from {element} tensors, K a multiple of 32, and an f32 accumulator in a block of whole warpgroups with M a multiple of 64 a warpgroup and N a multiple of 8 up to 256"
     )
 }
 
-/// Whether a gemm reads f8E4M3FN operands.
-fn f8_inputs(gemm: &OperationRef) -> bool {
+/// The 8-bit float type a gemm's operands hold, if they hold one.
+fn f8_inputs(gemm: &OperationRef) -> Option<tile_dialect::element::Element> {
     [0, 1]
         .iter()
         .filter_map(|i| gemm.operand(*i).ok())
-        .any(|value| crate::support::element_of(value) == Some(tile_dialect::element::Element::F8E4M3FN))
+        .filter_map(crate::support::element_of)
+        .find(|element| element.is_f8())
 }
 
 /// Checks that every shared tile wgmma reads as core matrices (a live one: rings replace the tiles

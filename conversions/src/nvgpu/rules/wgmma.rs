@@ -570,11 +570,12 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let a_mn_major = op.attribute("transpose_a").is_ok();
         let depth = memref_shape(a)[if a_mn_major { 0 } else { 1 }];
         // An instruction takes 32 bytes of K: k16 of f16 or bf16, k32 of i8 (summed into s32) or
-        // of f8E4M3FN (e4m3, summed into f32).
+        // of 8-bit floats (e4m3 or e5m2, summed into f32).
         use tile_dialect::element::Element;
         let (input, output, bytes) = match crate::support::element_of(a) {
             Some(Element::I8) => ("s8", "s32", 1),
             Some(Element::F8E4M3FN) => ("e4m3", "f32", 1),
+            Some(Element::F8E5M2) => ("e5m2", "f32", 1),
             Some(Element::BF16) => ("bf16", "f32", 2),
             _ => ("f16", "f32", 2),
         };
