@@ -287,6 +287,22 @@ pub fn program(rng: &mut Rng) -> Program {
     // tile and widened, scaled, into the 16-bit tile the gemm reads. Decided on a fork, so that
     // the programs a seed gave before stay as they were; B's packed dimension is made even.
     let quantized = plan.element != "i8" && plan.shape == Shape::Single && rng.fork(0x4B17).below(3) == 0;
+    // 8-bit float weights (an fp8 checkpoint's B): stored as f8E4M3FN or f8E5M2, copied into an
+    // 8-bit shared tile and widened, scaled, into the 16-bit tile the gemm reads. On a fork of
+    // their own, among the programs the 4-bit fork left alone.
+    let eight_bit_weights =
+        !quantized && plan.element != "i8" && plan.shape == Shape::Single && rng.fork(0xF8E5).below(4) == 0;
+    let weights = if quantized {
+        Some("i4")
+    } else if eight_bit_weights {
+        Some(if rng.fork(0xF8E4).below(2) == 0 {
+            "f8E4M3FN"
+        } else {
+            "f8E5M2"
+        })
+    } else {
+        None
+    };
     if quantized {
         let total = if plan.transpose_b {
             &mut plan.k_total
@@ -338,7 +354,7 @@ pub fn program(rng: &mut Rng) -> Program {
             } else {
                 b_dims.to_vec()
             },
-            if quantized { "i4" } else { e },
+            weights.unwrap_or(e),
         ),
         lead: if p.b_batched { lead_names.clone() } else { Vec::new() },
         middle: middle && p.b_batched,
@@ -421,7 +437,7 @@ pub fn program(rng: &mut Rng) -> Program {
         if split { "0.0" } else { &init }
     );
     let integer = p.integer();
-    if quantized {
+    if weights.is_some() {
         w!(text, "  %qscale = arith.constant 0.125 : {e}");
     }
     if integer {
@@ -489,10 +505,10 @@ pub fn program(rng: &mut Rng) -> Program {
             w!(text, "    %{a}f = tile.alloc_fragment : {fr_a}");
         }
     }
-    let st_q = shared(b_tile, "i4");
+    let st_q = shared(b_tile, weights.unwrap_or(e));
     for b in &b_names {
         w!(text, "    %{b}s = tile.alloc_shared : {st_b}");
-        if quantized {
+        if weights.is_some() {
             w!(text, "    %{b}q = tile.alloc_shared : {st_q}");
         }
     }
@@ -571,7 +587,7 @@ pub fn program(rng: &mut Rng) -> Program {
         for (b, acc) in pairs {
             let tensor = find(b);
             let bt = tensor.at(if p.transpose_b { [n_loop, k0] } else { [k0, n_loop] });
-            if quantized {
+            if let Some(weights) = weights {
                 w!(
                     text,
                     "{indent}tile.copy {bt}, %{b}q{} : {}, {st_q}",
@@ -585,7 +601,11 @@ pub fn program(rng: &mut Rng) -> Program {
                     b_tile[1]
                 );
                 w!(text, "{indent}  %q = memref.load %{b}q[%qi, %qj] : {st_q}");
-                w!(text, "{indent}  %qw = arith.sitofp %q : i4 to {e}");
+                if weights == "i4" {
+                    w!(text, "{indent}  %qw = arith.sitofp %q : i4 to {e}");
+                } else {
+                    w!(text, "{indent}  %qw = arith.extf %q : {weights} to {e}");
+                }
                 w!(text, "{indent}  %qd = arith.mulf %qw, %qscale : {e}");
                 w!(text, "{indent}  memref.store %qd, %{b}s[%qi, %qj] : {st_b}");
                 w!(text, "{indent}}}");
@@ -819,11 +839,11 @@ pub fn program(rng: &mut Rng) -> Program {
         } else {
             String::new()
         },
-        match (p.b_batched, quantized) {
-            (false, false) => "",
-            (true, false) => ", batched B",
-            (false, true) => ", B in i4",
-            (true, true) => ", batched B in i4",
+        match (p.b_batched, weights) {
+            (false, None) => String::new(),
+            (true, None) => ", batched B".into(),
+            (false, Some(weights)) => format!(", B in {weights}"),
+            (true, Some(weights)) => format!(", batched B in {weights}"),
         },
         p.threads,
         match p.a {
