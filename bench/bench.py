@@ -107,6 +107,8 @@ class Kernel:
                 )
         if self.manifest["host_function"] == "grouped_gemm":
             out[2] = group_sizes(out[0].shape[0], out[2].shape[0])
+        if self.manifest["host_function"].startswith("attention_varlen_bench"):
+            out[3] = sequence_offsets(out[0].shape[0], out[3].shape[0] - 1, VARLEN_LONGEST)
         if self.name.startswith("mamba2_state_passing"):
             # dA's cumulative sums fall along a chunk (dt > 0, A < 0), so a chunk's decay exp(dA[last])
             # is at most 1; positive ones would grow the carried state past f16 over 16 chunks.
@@ -257,6 +259,48 @@ def grouped_reference(name, t):
     return out
 
 
+# The longest sequence tools/gen/attention.py varlen-bench's kernels take.
+VARLEN_LONGEST = 4096
+
+
+def sequence_offsets(tokens, count, longest):
+    """Cumulative offsets (count + 1, i32, the first 0) of `count` sequences of random lengths from
+    1 to `longest` whose sum is at most `tokens`, as a varlen API takes them."""
+    lengths = torch.randint(1, longest + 1, (count,))
+    while lengths.sum() > tokens:
+        lengths = torch.div(lengths + 1, 2, rounding_mode="floor")
+    return torch.cat([torch.zeros(1, dtype=torch.int64), lengths.cumsum(0)]).to(torch.int32).cuda()
+
+
+def varlen_sequences(name, t):
+    """(first token, length) of each sequence of a varlen attention kernel: from its offsets
+    (varlen-bench), or as tools/gen/attention.py test-varlen makes random lengths valid (|L| * 13
+    tokens, at most 100)."""
+    if "small" in name:
+        lengths = [min(abs(int(x)) * 13, 100) for x in t[3].tolist()]
+        firsts = [sum(lengths[:b]) for b in range(len(lengths))]
+        return list(zip(firsts, lengths))
+    offsets = [int(x) for x in t[3].tolist()]
+    return [(offsets[b], offsets[b + 1] - offsets[b]) for b in range(len(offsets) - 1)]
+
+
+def varlen_attention(name, t):
+    """Attention of each packed sequence on its own ([tokens, heads, dim] tensors), float64; rows
+    of no sequence stay NaN (unwritten)."""
+    q, k, v = t[0], t[1], t[2]
+    out = torch.full_like(q, float("nan"))
+    for first, length in varlen_sequences(name, t):
+        if length == 0:
+            continue
+        rows = slice(first, first + length)
+        qs, ks, vs = (x[rows].transpose(0, 1) for x in (q, k, v))
+        scores = qs @ ks.transpose(-1, -2) / q.shape[-1] ** 0.5
+        if "causal" in name:
+            scores = scores.masked_fill(torch.ones(length, length, dtype=torch.bool, device=q.device).triu(1), float("-inf"))
+        out[rows] = (torch.softmax(scores, dim=-1) @ vs).transpose(0, 1)
+    return out
+
+
 def grouped_matmul_loop():
     """torch's matmul per group on views of A split by the sizes (read on the host once, outside
     the timing): what a frontend without a grouped kernel launches."""
@@ -329,6 +373,8 @@ def plain_reference(kernel, tensors):
         return {4: out}
     if name.startswith(("attention_bwd", "flash_attention_bwd")):
         return attention_bwd_reference(kernel, t)
+    if name.startswith("attention_varlen"):
+        return {4: varlen_attention(name, t)}
     if name.startswith("attention_") and name != "attention_scores":
         # examples/flash_attention.mlir, test/programs/attention_4d*.mlir: Q, K, V, O as
         # [batch, heads, sequence, head dim]; causal when the name says so.
@@ -444,6 +490,12 @@ def check_plain(kernel):
     worst, nan = 0.0, 0
     for argument, ref in plain_reference(kernel, tensors).items():
         out = tensors[argument].double()
+        if kernel.name.startswith("attention_varlen"):
+            # Rows of no sequence (past the last one's end) are not written: NaN in both.
+            unwritten = torch.isnan(ref)
+            if not bool(torch.isnan(out[unwritten]).all()):
+                raise RuntimeError(f"{kernel.name}: a row of no sequence was written")
+            out, ref = out[~unwritten], ref[~unwritten]
         nan += int(torch.isnan(out).sum())
         # Equal infinities (an exclusive scan's first maximum) agree; the rest is measured.
         difference = torch.where(out == ref, torch.zeros_like(out), out - ref)
@@ -660,6 +712,8 @@ def time_plain(kernel):
         equivalent = dequantized_matmul()
     if equivalent is None and name == "grouped_gemm":
         equivalent = grouped_matmul_loop()
+    if equivalent is None and name.startswith("attention_varlen_bench"):
+        equivalent = flash_varlen("causal" in name)
     if equivalent is None and name.startswith("attention_bench"):
         equivalent = TORCH_EQUIVALENT["attention_bench_d128_f16"]
     if equivalent is None:
@@ -674,6 +728,40 @@ def time_plain(kernel):
         theirs = triton.testing.do_bench(lambda: equivalent(tensors), warmup=20, rep=200, return_mode="median")
     moved = sum(t.numel() * t.element_size() for t in tensors.values())
     return ours, theirs, moved / ours / 1e6
+
+
+def flash_varlen(causal):
+    """torch's FlashAttention-2 varlen kernel on the same packed tensors and offsets."""
+    def run(t):
+        offsets = t[3].to(torch.int64)
+        longest = int((offsets[1:] - offsets[:-1]).max())
+        return torch.ops.aten._flash_attention_forward(t[0], t[1], t[2], offsets, offsets, longest, longest, 0.0, causal, False)[0]
+    return run
+
+
+def time_varlen(kernel, ours):
+    """Prints a varlen attention kernel's TFLOP/s (the products of each sequence's scores and
+    output, half of them causally) beside torch's jagged-tensor SDPA under each backend that takes
+    it."""
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    t = kernel.tensors()
+    heads, dim = t[0].shape[1], t[0].shape[2]
+    sequences = varlen_sequences(kernel.manifest["host_function"], t)
+    causal = "causal" in kernel.manifest["host_function"]
+    flops = sum(4 * heads * dim * length * length for _, length in sequences) / (2 if causal else 1)
+    offsets = t[3].to(torch.int64)
+    line = f"  varlen attention, {len(sequences)} sequences of {min(n for _, n in sequences)}-{max(n for _, n in sequences)} tokens: ours {flops / ours / 1e9:.0f} TFLOP/s"
+    nested = [torch.nested.nested_tensor_from_jagged(x, offsets).transpose(1, 2) for x in (t[0], t[1], t[2])]
+    for backend, which in (("cudnn", SDPBackend.CUDNN_ATTENTION), ("flash", SDPBackend.FLASH_ATTENTION), ("efficient", SDPBackend.EFFICIENT_ATTENTION)):
+        def sdpa(which=which):
+            with sdpa_kernel(which):
+                return torch.nn.functional.scaled_dot_product_attention(*nested, is_causal=causal)
+        try:
+            ms = triton.testing.do_bench(sdpa, warmup=20, rep=200, return_mode="median")
+            line += f", SDPA {backend} (jagged) {flops / ms / 1e9:.0f} (ours/it speed {ms / ours:.3f})"
+        except RuntimeError as error:
+            line += f", SDPA {backend} refused ({str(error).splitlines()[0][:60]})"
+    print(line, flush=True)
 
 
 def time_grouped(kernel, ours, loop):
@@ -1001,6 +1089,8 @@ def main():
                 print(f"  W4A16 GEMM {m}x{n}x{k}: ours {2 * m * n * k / ours / 1e9:.1f} TFLOP/s, torch f16 matmul on dequantized weights {2 * m * n * k / theirs / 1e9:.1f} TFLOP/s", flush=True)
             if manifest["host_function"] == "grouped_gemm":
                 time_grouped(kernel, ours, theirs)
+            if manifest["host_function"].startswith("attention_varlen_bench"):
+                time_varlen(kernel, ours)
             if manifest["host_function"].startswith("blockscaled_fp8_gemm"):
                 m, k = kernel.shape(0, manifest["bindings"][0])
                 n = kernel.shape(1, manifest["bindings"][1])[0]

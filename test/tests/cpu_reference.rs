@@ -474,3 +474,85 @@ fn causal_flash_attention_on_4d_tensors_with_a_ragged_sequence() {
     let data = run("attention_4d_causal.mlir", 47, 0);
     assert_close(&data[3], &attention(&data[0], &data[1], &data[2], true), 1e-2);
 }
+
+/// Runs host function `name` of `programs/<file>` with `seed` (a file of several functions).
+fn run_function(file: &str, name: &str, seed: u64) -> Vec<Buffer> {
+    let path = common::repo_root().join("test/programs").join(file);
+    let context = context();
+    let mut module = tile_dialect::driver::parse_file(&context, path.to_str().unwrap()).expect("program parses");
+    let functions = host_functions(&module).expect("host functions");
+    let function = functions
+        .iter()
+        .find(|function| function.name == name)
+        .expect("the function");
+    let program = CpuProgram::compile(&context, &mut module).expect("lowers and compiles");
+    let mut data = buffers(function, &mut Random::new(seed), 0);
+    program.run(&function.name, &mut data).expect("runs");
+    data
+}
+
+#[test]
+fn flash_attention_over_packed_sequences_of_different_lengths() {
+    // tools/gen/attention.py test-varlen: 3 sequences packed into [300 tokens, 2 heads, 32], their
+    // lengths |L| * 13 tokens, at most 100. Each sequence attends to itself alone (causally in the
+    // second function); rows of no sequence stay NaN.
+    let (heads, dim, longest) = (2, 32, 100);
+    let mut lengths_seen = Vec::new();
+    for (name, causal) in [
+        ("attention_varlen_small", false),
+        ("attention_varlen_causal_small", true),
+    ] {
+        for seed in 60..66 {
+            let data = run_function("attention_varlen_small.mlir", name, seed);
+            let (q, k, v, lengths, out) = (&data[0], &data[1], &data[2], &data[3], &data[4]);
+            let at =
+                |tensor: &Buffer, token: usize, head: usize, d: usize| tensor.get((token * heads + head) * dim + d);
+            let mut first = 0;
+            for b in 0..3 {
+                let length = (lengths.get(b).abs() as usize * 13).min(longest);
+                lengths_seen.push(length);
+                for head in 0..heads {
+                    for query in 0..length {
+                        let keys = if causal { query + 1 } else { length };
+                        let scores: Vec<f64> = (0..keys)
+                            .map(|key| {
+                                (0..dim)
+                                    .map(|d| at(q, first + query, head, d) * at(k, first + key, head, d))
+                                    .sum::<f64>()
+                                    / (dim as f64).sqrt()
+                            })
+                            .collect();
+                        let max = scores.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+                        let weights: Vec<f64> = scores.iter().map(|s| (s - max).exp()).collect();
+                        let total: f64 = weights.iter().sum();
+                        for d in 0..dim {
+                            let expected: f64 = weights
+                                .iter()
+                                .enumerate()
+                                .map(|(key, w)| w * at(v, first + key, head, d))
+                                .sum::<f64>()
+                                / total;
+                            let got = at(out, first + query, head, d);
+                            assert!(
+                                (got - expected).abs() <= 1e-2 * expected.abs().max(1.0),
+                                "{name} seed {seed}: sequence {b}, head {head}, query {query}, {d}: got {got}, expected {expected}"
+                            );
+                        }
+                    }
+                }
+                first += length;
+            }
+            for index in first * heads * dim..out.len() {
+                assert!(
+                    out.get(index).is_nan(),
+                    "{name} seed {seed}: element {index} of no sequence was written"
+                );
+            }
+        }
+    }
+    // Empty sequences, sequences shorter than a 32-row block and ones of several blocks with a
+    // ragged end.
+    assert!(lengths_seen.contains(&0), "{lengths_seen:?}");
+    assert!(lengths_seen.iter().any(|n| (1..32).contains(n)), "{lengths_seen:?}");
+    assert!(lengths_seen.iter().any(|n| *n > 32 && n % 32 != 0), "{lengths_seen:?}");
+}

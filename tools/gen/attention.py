@@ -3,7 +3,7 @@
 one block per (64-row query block, head, batch), an online softmax over key blocks."""
 import sys
 
-def attention(name, batch, heads, seq, dim, dtype, causal, block_m=64, block_n=64, threads=128, stages=2, min_blocks=None, overlap=True, producer=None, sparse=None, every_block=False, kv_heads=None, lse=False):
+def attention(name, batch, heads, seq, dim, dtype, causal, block_m=64, block_n=64, threads=128, stages=2, min_blocks=None, overlap=True, producer=None, sparse=None, every_block=False, kv_heads=None, lse=False, varlen=None, total=None):
     """`sparse`: block-sparse attention, each query block visiting `sparse` key blocks that a
     table [query blocks, sparse] of i32 lists (an entry taken modulo the key blocks); FA2's order,
     non-causal, a sequence of whole key blocks. The mask runs only on the key blocks that reach
@@ -11,10 +11,28 @@ def attention(name, batch, heads, seq, dim, dtype, causal, block_m=64, block_n=6
     masks every key block (the form before). `kv_heads`: grouped-query attention, K and V with
     that many heads, each shared by heads / kv_heads consecutive query heads. `lse`: the rows'
     log-sum-exp of the scaled scores also written, to a [batch, heads, seq] f32 tensor after O
-    (what a backward pass reads)."""
-    t4 = f"memref<{batch}x{heads}x{seq}x{dim}x{dtype}>"
+    (what a backward pass reads). `varlen`: sequences of different lengths packed one after another
+    (varlen APIs' layout): Q, K, V, O as [tokens, heads, head_dim] tensors of `total` tokens, the
+    tiles spanning dimensions 0 and 2; `seq` is the longest sequence. With "offsets" the kernel reads
+    the sequences' cumulative offsets (batch + 1 of them, i32, the first 0); with "lengths" (the test
+    programs, on random inputs) it reads a length a sequence, made valid as |L| * 13 tokens at most
+    `seq`, and sums them. A block past its sequence's end visits no key block (FlashAttention-3's
+    order: one); rows past the end are not written."""
+    assert not (varlen and (sparse or lse)), "varlen with a block table or the log-sum-exp"
+    total = total or batch * seq
+    # Where the tiles are: [batch, heads, seq, dim] at (%bb, head, row, 0), or packed tokens
+    # [total, heads, dim] at (%s0 + row, head, 0) spanning dimensions 0 and 2.
+    def load(tensor, head, row, dst, tensor_type, tile_type, indent):
+        if not varlen:
+            return f"tile.copy %{tensor}[%bb, {head}, {row}, %c0], %{dst} : {tensor_type}, {tile_type}"
+        tag = row.lstrip("%")
+        return f"%t_{tensor}_{tag} = arith.addi %s0, {row} : index\n{indent}tile.copy %{tensor}[%t_{tensor}_{tag}, {head}, %c0], %{dst} dims [0, 2] : {tensor_type}, {tile_type}"
+    t4 = f"memref<{total}x{heads}x{dim}x{dtype}>" if varlen else f"memref<{batch}x{heads}x{seq}x{dim}x{dtype}>"
     kv_heads = kv_heads or heads
-    kv4 = f"memref<{batch}x{kv_heads}x{seq}x{dim}x{dtype}>"
+    kv4 = f"memref<{total}x{kv_heads}x{dim}x{dtype}>" if varlen else f"memref<{batch}x{kv_heads}x{seq}x{dim}x{dtype}>"
+    # The sequence's length and its key blocks: constants, or computed in the kernel (varlen).
+    length = "%len" if varlen else "%cseq"
+    key_blocks = "%nkv" if varlen else "%cnk"
     # The K/V head of the block's query head.
     grouped = kv_heads != heads
     kv = "%bkv" if grouped else "%bh"
@@ -36,13 +54,13 @@ def attention(name, batch, heads, seq, dim, dtype, causal, block_m=64, block_n=6
     %qend = arith.addi %q0, %cbm : index
     %qend_up = arith.addi %qend, %cbn_1 : index
     %diag = arith.divui %qend_up, %cbn : index
-    %kblocks = arith.minui %diag, %cnk : index
+    %kblocks = arith.minui %diag, KEY_BLOCKS : index
     %q0_1 = arith.addi %q0, %c1 : index
-    %mask_limit = arith.minui %q0_1, %cseq : index"""
+    %mask_limit = arith.minui %q0_1, LENGTH : index""".replace("KEY_BLOCKS", key_blocks).replace("LENGTH", length)
         bound = "%kblocks"
     else:
-        bound = "%cnk"
-    mask_rule = "%masked = arith.cmpi uge, %key, %cseq : index"
+        bound = key_blocks
+    mask_rule = f"%masked = arith.cmpi uge, %key, {length} : index"
     if causal:
         mask_rule += """
         %query = arith.addi %q0, %i : index
@@ -54,7 +72,7 @@ def attention(name, batch, heads, seq, dim, dtype, causal, block_m=64, block_n=6
     # Keys past the sequence (and, causally, past the query) do not take part; a non-causal
     # sequence of whole key blocks needs no mask.
     def mask(k0):
-        if not causal and seq % block_n == 0:
+        if not causal and seq % block_n == 0 and not varlen:
             return ""
         parallel = f"""
       tile.parallel (%i, %k) in ({block_m}, {block_n}) {{{{
@@ -69,7 +87,7 @@ def attention(name, batch, heads, seq, dim, dtype, causal, block_m=64, block_n=6
         # Only a block whose last key is past the first query (causal) or the sequence's end has
         # keys to mask: the blocks below the diagonal skip the elementwise pass.
         tag = k0.lstrip("%")
-        limit = "%mask_limit" if causal else "%cseq"
+        limit = "%mask_limit" if causal else length
         return f"""
       %kend_{tag} = arith.addi {k0}, %cbn : index
       %partial_{tag} = arith.cmpi ugt, %kend_{tag}, {limit} : index
@@ -117,15 +135,15 @@ def attention(name, batch, heads, seq, dim, dtype, causal, block_m=64, block_n=6
         loop = f"""
     %last = arith.subi {bound}, %c1 : index
     // The first key block's scores and softmax.
-    tile.copy %K[%bb, {kv}, %c0, %c0], %K0s : {kv4}, {shared(block_n)}
+    {load('K', kv, '%c0', 'K0s', kv4, shared(block_n), '    ')}
     tile.fill %S, %zero : memref<{block_m}x{block_n}xf32, {fr}>
     tile.gemm %Qs, %K0s, %S {{transpose_b}} : {shared(block_m)}, {shared(block_n)}, memref<{block_m}x{block_n}xf32, {fr}>{mask("%c0")}{softmax}
     tile.copy %S, %P : memref<{block_m}x{block_n}xf32, {fr}>, memref<{block_m}x{block_n}x{dtype}, {fr}>
     tile.pipelined %j = %c0 to %last stages({stages}){schedule} {{
       %k0 = arith.muli %j, %cbn : index
       %k1 = arith.addi %k0, %cbn : index
-      tile.copy %K[%bb, {kv}, %k1, %c0], %Ks : {kv4}, {shared(block_n)}
-      tile.copy %V[%bb, {kv}, %k0, %c0], %Vs : {kv4}, {shared(block_n)}
+      {load('K', kv, '%k1', 'Ks', kv4, shared(block_n), '      ')}
+      {load('V', kv, '%k0', 'Vs', kv4, shared(block_n), '      ')}
       tile.fill %S, %zero : memref<{block_m}x{block_n}xf32, {fr}>
       tile.gemm %Qs, %Ks, %S {{transpose_b}} : {shared(block_m)}, {shared(block_n)}, memref<{block_m}x{block_n}xf32, {fr}>
       tile.gemm %P, %Vs, %Acc : memref<{block_m}x{block_n}x{dtype}, {fr}>, {shared(block_n)}, memref<{block_m}x{dim}xf32, {fr}>{mask("%k1")}{softmax}{rescale}
@@ -133,7 +151,7 @@ def attention(name, batch, heads, seq, dim, dtype, causal, block_m=64, block_n=6
     }}
     // The last key block's P V.
     %kl = arith.muli %last, %cbn : index
-    tile.copy %V[%bb, {kv}, %kl, %c0], %Vls : {kv4}, {shared(block_n)}
+    {load('V', kv, '%kl', 'Vls', kv4, shared(block_n), '    ')}
     tile.gemm %P, %Vls, %Acc : memref<{block_m}x{block_n}x{dtype}, {fr}>, {shared(block_n)}, memref<{block_m}x{dim}xf32, {fr}>
 """
     elif sparse:
@@ -159,8 +177,8 @@ def attention(name, batch, heads, seq, dim, dtype, causal, block_m=64, block_n=6
         loop = f"""
     tile.pipelined %j = %c0 to {bound} stages({stages}){schedule} {{
       %k0 = arith.muli %j, %cbn : index
-      tile.copy %K[%bb, {kv}, %k0, %c0], %Ks : {kv4}, {shared(block_n)}
-      tile.copy %V[%bb, {kv}, %k0, %c0], %Vs : {kv4}, {shared(block_n)}
+      {load('K', kv, '%k0', 'Ks', kv4, shared(block_n), '      ')}
+      {load('V', kv, '%k0', 'Vs', kv4, shared(block_n), '      ')}
       tile.fill %S, %zero : memref<{block_m}x{block_n}xf32, {fr}>
       tile.gemm %Qs, %Ks, %S {{transpose_b}} : {shared(block_m)}, {shared(block_n)}, memref<{block_m}x{block_n}xf32, {fr}>{mask("%k0")}{softmax}
       tile.copy %S, %P : memref<{block_m}x{block_n}xf32, {fr}>, memref<{block_m}x{block_n}x{dtype}, {fr}>{rescale}
@@ -183,14 +201,70 @@ def attention(name, batch, heads, seq, dim, dtype, causal, block_m=64, block_n=6
     }}
     tile.copy %lse, %LSE[%bb, %bh, %q0] : memref<{block_m}xf32, {fr}>, {t3}""" if lse else ""
     sparse_count = f"\n  %csparse = arith.constant {sparse} : index" if sparse else ""
+    epilogue = f"""    tile.parallel (%i, %d) in ({block_m}, {dim}) {{
+      %o = memref.load %Acc[%i, %d] : memref<{block_m}x{dim}xf32, {fr}>
+      %li = memref.load %l[%i] : memref<{block_m}xf32, {fr}>
+      %r = arith.divf %o, %li : f32
+      memref.store %r, %Acc[%i, %d] : memref<{block_m}x{dim}xf32, {fr}>
+    }}
+    tile.copy %Acc, %O[%bb, %bh, %q0, %c0] : memref<{block_m}x{dim}xf32, {fr}>, {t4}"""
+    sequence, sequence_argument, varlen_constants = "", "", ""
+    if varlen:
+        # The sequence's first token and length; blocks past its end do nothing.
+        if varlen == "offsets":
+            sequence_argument = f"%Offsets: memref<{batch + 1}xi32>, "
+            sequence = f"""%bb1 = arith.addi %bb, %c1 : index
+    %first = memref.load %Offsets[%bb] : memref<{batch + 1}xi32>
+    %after = memref.load %Offsets[%bb1] : memref<{batch + 1}xi32>
+    %s0 = arith.index_cast %first : i32 to index
+    %s1 = arith.index_cast %after : i32 to index
+    %len = arith.subi %s1, %s0 : index
+"""
+        else:
+            sequence_argument = f"%Lengths: memref<{batch}xi32>, "
+            varlen_constants = "\n  %z32 = arith.constant 0 : i32\n  %c13_i32 = arith.constant 13 : i32"
+            sequence = f"""%bb1 = arith.addi %bb, %c1 : index
+    %walk:2 = scf.for %b = %c0 to %bb1 step %c1 iter_args(%start = %c0, %length = %c0) -> (index, index) {{
+      %lb = memref.load %Lengths[%b] : memref<{batch}xi32>
+      %neg = arith.subi %z32, %lb : i32
+      %abs = arith.maxsi %lb, %neg : i32
+      %tokens = arith.muli %abs, %c13_i32 : i32
+      %wide = arith.index_cast %tokens : i32 to index
+      %capped = arith.minui %wide, %cseq : index
+      %next = arith.addi %start, %length : index
+      scf.yield %next, %capped : index, index
+    }}
+    %s0 = arith.addi %walk#0, %c0 : index
+    %len = arith.addi %walk#1, %c0 : index
+"""
+        # A block past its sequence's end runs no key block (FlashAttention-3's order: one, whose
+        # rows it does not write), so that the loop stays at the kernel's top level, where a
+        # producer warpgroup can fill its ring.
+        sequence += f"""    %len_up = arith.addi %len, %cbn_1 : index
+    %nk_len = arith.divui %len_up, %cbn : index
+    %active = arith.cmpi ult, %q0, %len : index
+    %nkv = arith.select %active, %nk_len, {"%c1" if overlap else "%c0"} : index
+    """
+        epilogue = f"""    tile.parallel (%i, %d) in ({block_m}, {dim}) {{
+      %o = memref.load %Acc[%i, %d] : memref<{block_m}x{dim}xf32, {fr}>
+      %li = memref.load %l[%i] : memref<{block_m}xf32, {fr}>
+      %r = arith.divf %o, %li : f32
+      %row = arith.addi %q0, %i : index
+      %inside = arith.cmpi ult, %row, %len : index
+      scf.if %inside {{
+        %h = arith.truncf %r : f32 to {dtype}
+        %token = arith.addi %s0, %row : index
+        memref.store %h, %O[%token, %bh, %d] : {t4}
+      }}
+    }}"""
     # The overlapped order keeps the first key block and the last value block in tiles of their own.
     edge_tiles = f"""
     %K0s = tile.alloc_shared : {shared(block_n)}
     %Vls = tile.alloc_shared : {shared(block_n)}""" if overlap and not sparse else ""
     return f"""
-// {name}: {'causal' if causal else 'non-causal'} attention, {batch}x{heads} heads of {seq} tokens, head dim {dim}, {dtype}.
+// {name}: {'causal' if causal else 'non-causal'} attention, {batch}x{heads} heads of {'up to ' if varlen else ''}{seq} tokens, head dim {dim}, {dtype}.
 {order}
-func.func @{name}(%Q: {t4}, %K: {kv4}, %V: {kv4}, {table_argument}%O: {t4}{lse_argument}) {{
+func.func @{name}(%Q: {t4}, %K: {kv4}, %V: {kv4}, {table_argument}{sequence_argument}%O: {t4}{lse_argument}) {{
   %c0 = arith.constant 0 : index{sparse_count}
   %c1 = arith.constant 1 : index
   %cnq = arith.constant {nq} : index
@@ -204,7 +278,7 @@ func.func @{name}(%Q: {t4}, %K: {kv4}, %V: {kv4}, {table_argument}%O: {t4}{lse_a
   %zero = arith.constant 0.0 : f32
   %ninf = arith.constant 0xFF800000 : f32
   %scale = arith.constant {scale!r} : f32
-  %nscale = arith.constant {-scale!r} : f32{rsqrt_constant}
+  %nscale = arith.constant {-scale!r} : f32{rsqrt_constant}{varlen_constants}
   tile.kernel grid(%cnq, %cheads, %cbatch) threads({threads}) (%bq, %bh, %bb){occupancy} {{
     %Qs = tile.alloc_shared : {shared(block_m)}
     %Ks = tile.alloc_shared : {shared(block_n)}
@@ -217,16 +291,10 @@ func.func @{name}(%Q: {t4}, %K: {kv4}, %V: {kv4}, {table_argument}%O: {t4}{lse_a
     %l = tile.alloc_fragment : memref<{block_m}xf32, {fr}>
     %rs = tile.alloc_fragment : memref<{block_m}xf32, {fr}>
     %q0 = arith.muli %bq, %cbm : index{kv_index}
-    tile.copy %Q[%bb, %bh, %q0, %c0], %Qs : {t4}, {shared(block_m)}
+    {sequence}{load('Q', '%bh', '%q0', 'Qs', t4, shared(block_m), '    ')}
     tile.fill %Acc, %zero : memref<{block_m}x{dim}xf32, {fr}>
     tile.fill %m, %ninf : memref<{block_m}xf32, {fr}>
-    tile.fill %l, %zero : memref<{block_m}xf32, {fr}>{causal_text}{loop}    tile.parallel (%i, %d) in ({block_m}, {dim}) {{
-      %o = memref.load %Acc[%i, %d] : memref<{block_m}x{dim}xf32, {fr}>
-      %li = memref.load %l[%i] : memref<{block_m}xf32, {fr}>
-      %r = arith.divf %o, %li : f32
-      memref.store %r, %Acc[%i, %d] : memref<{block_m}x{dim}xf32, {fr}>
-    }}
-    tile.copy %Acc, %O[%bb, %bh, %q0, %c0] : memref<{block_m}x{dim}xf32, {fr}>, {t4}{lse_text}
+    tile.fill %l, %zero : memref<{block_m}xf32, {fr}>{causal_text}{loop}{epilogue}{lse_text}
   }}
   return
 }}
@@ -256,6 +324,22 @@ if __name__ == "__main__":
         print("// scores (generated by tools/gen/attention.py test-lse; what a backward pass reads): checked")
         print("// against an f64 reference (cpu_reference.rs), the interpreter and lavapipe.")
         print(attention("attention_lse_small", 1, 2, 100, 32, "f16", True, 32, 32, 64, lse=True))
+    elif which == "test-varlen":
+        print("// FlashAttention forward over sequences of different lengths packed one after another")
+        print("// (generated by tools/gen/attention.py test-varlen): Q, K, V, O as [tokens, heads, head dim]")
+        print("// tensors of 300 tokens holding 3 sequences of up to 100, in 32-row blocks. The lengths come")
+        print("// from the random inputs made valid (|L| * 13 tokens, at most 100; empty sequences and sequences")
+        print("// shorter than a block happen); a block past its sequence's end does nothing, and rows past it")
+        print("// are not written (they are the next sequence's). Non-causal and causal; checked against an f64")
+        print("// reference (cpu_reference.rs), the interpreter and lavapipe.")
+        print(attention("attention_varlen_small", 3, 2, 100, 32, "f16", False, 32, 32, 64, varlen="lengths"))
+        print(attention("attention_varlen_causal_small", 3, 2, 100, 32, "f16", True, 32, 32, 64, varlen="lengths"))
+    elif which == "varlen-bench":
+        # Sequences of different lengths (up to 4096, 16 of them, 32 heads of dim 128) in the
+        # fastest block shape of the fixed-length benchmark, non-causal and causal.
+        for causal in (False, True):
+            name = "attention_varlen_bench" + ("_causal" if causal else "")
+            print(attention(name, 16, 32, 4096, 128, "f16", causal, block_m=128, block_n=128, threads=256, stages=2, overlap=False, varlen="offsets", total=16 * 2048))
     elif which == "sparse-test":
         print("// Block-sparse attention (generated by tools/gen/attention.py sparse-test): 4 query blocks of")
         print("// 32 rows, each visiting 2 of the 4 key blocks that its row of the block table names.")
