@@ -265,3 +265,54 @@ func.func @one_block_per_multiprocessor(%A: memref<512x512xf16>, %B: memref<512x
   return
 }
 }
+
+// -----
+
+// The copies' rows come from a table the kernel only reads (a varlen kernel's sequence offsets,
+// a gathered GEMM's row starts), loaded at the kernel's top level: the load is replicated like
+// index arithmetic, so the producer goes after it (and after the bound computed from it) and
+// reads the same value.
+// PLAN-LABEL: func.func @rows_from_a_table
+// PLAN: persistent = false, prefetch = 3 : i64, producer = "warpgroup"
+// CHECK-LABEL: func.func @rows_from_a_table
+// CHECK: tile.kernel grid
+// CHECK: %[[FIRST:.*]] = memref.load %{{.*}}[%{{.*}}] : memref<5xi32>
+// CHECK: %[[ROW:.*]] = arith.index_cast %[[FIRST]] : i32 to index
+// CHECK: tile.producer {
+// CHECK: tile.copy_async %{{.*}}[%[[ROW]], %{{.*}}]
+// CHECK: tile.copy_async
+// CHECK: tile.arrive
+// CHECK: scf.for
+// CHECK: tile.gemm
+module attributes {tile.target = "sm_90a"} {
+func.func @rows_from_a_table(%A: memref<512x512xf16>, %B: memref<512x512xf16>, %Rows: memref<5xi32>, %C: memref<512x512xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c4, %c4) threads(128) (%bx, %by) {
+    %As = tile.alloc_shared : memref<128x64xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<64x128xf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<128x128xf32, #tile.fragment>
+    tile.fill %Cf, %zero : memref<128x128xf32, #tile.fragment>
+    %by1 = arith.addi %by, %c1 : index
+    %first = memref.load %Rows[%by] : memref<5xi32>
+    %after = memref.load %Rows[%by1] : memref<5xi32>
+    %m0 = arith.index_cast %first : i32 to index
+    %m1 = arith.index_cast %after : i32 to index
+    %rows = arith.subi %m1, %m0 : index
+    %steps = arith.ceildivui %rows, %c64 : index
+    %n0 = arith.muli %bx, %c128 : index
+    tile.pipelined %kt = %c0 to %steps stages(4) {
+      %k0 = arith.muli %kt, %c64 : index
+      tile.copy %A[%m0, %k0], %As : memref<512x512xf16>, memref<128x64xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%k0, %n0], %Bs : memref<512x512xf16>, memref<64x128xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %Cf : memref<128x64xf16, #gpu.address_space<workgroup>>, memref<64x128xf16, #gpu.address_space<workgroup>>, memref<128x128xf32, #tile.fragment>
+    }
+    tile.copy %Cf, %C[%m0, %n0] : memref<128x128xf32, #tile.fragment>, memref<512x512xf32>
+  }
+  return
+}
+}

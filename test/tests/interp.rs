@@ -61,10 +61,23 @@ fn rewritten<'c>(context: &'c melior::Context, name: &str, source: &str, passes:
 /// Runs every host function of `interpreted` on the interpreter and on `cpu` (the CPU reference of
 /// the program it is or was rewritten from), with `seed`, and compares every output.
 fn agree_with(name: &str, interpreted: &melior::ir::Module, cpu: &CpuProgram, seed: u64, dynamic_size: usize) {
+    agree_on(name, interpreted, cpu, seed, dynamic_size, &|_| {});
+}
+
+/// [`agree_with`] on the random inputs as `set` changes them (inputs a program needs valid: a
+/// varlen kernel's offsets).
+fn agree_on(
+    name: &str,
+    interpreted: &melior::ir::Module,
+    cpu: &CpuProgram,
+    seed: u64,
+    dynamic_size: usize,
+    set: &dyn Fn(&mut Vec<Buffer>),
+) {
     let functions = host_functions(interpreted).unwrap();
     let interpreter = InterpProgram::new(interpreted);
     for function in &functions {
-        let inputs = buffers(function, &mut Random::new(seed), dynamic_size);
+        let mut inputs = buffers(function, &mut Random::new(seed), dynamic_size);
         for (argument, buffer) in function.arguments.iter().zip(&inputs) {
             if argument.input {
                 // (A tensor without elements holds none.)
@@ -72,6 +85,7 @@ fn agree_with(name: &str, interpreted: &melior::ir::Module, cpu: &CpuProgram, se
                 assert!(!zero, "{name}: zero input");
             }
         }
+        set(&mut inputs);
         let (mut interpreted, mut compiled) = (inputs.clone(), inputs);
         interpreter
             .run(&function.name, &mut interpreted)
@@ -346,5 +360,35 @@ fn a_persistent_gemm_of_run_time_sizes_agrees_with_its_program() {
                 size,
             );
         }
+    }
+}
+
+#[test]
+fn varlen_attention_on_offsets_agrees_after_the_loop_decisions_with_a_producer() {
+    // tools/gen/attention.py test-varlen-offsets: the kernel reads the sequences' offsets from a
+    // table at its top level, which its producer warpgroup reads too (sm_90a's decisions give it
+    // one); run on offsets set here: an empty sequence, a ragged one, one of whole blocks.
+    let output = std::process::Command::new("python3")
+        .arg(common::repo_root().join("tools/gen/attention.py"))
+        .arg("test-varlen-offsets")
+        .output()
+        .expect("python3 runs");
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let program = String::from_utf8(output.stdout).unwrap();
+    let source = format!("module attributes {{tile.target = \"sm_90a\"}} {{\n{program}\n}}");
+    let context = context();
+    let name = "attention_varlen_offsets_small (sm_90a)";
+    let module = rewritten(&context, name, &source, tile_tests::generate::check::DECISIONS);
+    assert!(
+        tile_dialect::ops::find_ops(module.as_operation(), "tile.producer").len() == 1,
+        "{name}: no producer warpgroup"
+    );
+    let cpu = cpu_reference(&context, &program);
+    for offsets in [[0, 37, 37, 297], [0, 130, 260, 400], [0, 1, 65, 65]] {
+        agree_on(name, &module, &cpu, 7, 0, &|inputs: &mut Vec<Buffer>| {
+            for (index, offset) in offsets.iter().enumerate() {
+                inputs[3].set(index, *offset as f64);
+            }
+        });
     }
 }

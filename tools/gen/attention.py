@@ -334,6 +334,11 @@ if __name__ == "__main__":
         print("// reference (cpu_reference.rs), the interpreter and lavapipe.")
         print(attention("attention_varlen_small", 3, 2, 100, 32, "f16", False, 32, 32, 64, varlen="lengths"))
         print(attention("attention_varlen_causal_small", 3, 2, 100, 32, "f16", True, 32, 32, 64, varlen="lengths"))
+    elif which == "test-varlen-offsets":
+        # The offsets form on 64-row blocks of one warpgroup and 128-key blocks of head dim 128 (a
+        # ring that makes the block run alone), asking for a producer warpgroup: what interp.rs
+        # runs after sm_90a's loop decisions, on offsets it sets (not random inputs).
+        print(attention("attention_varlen_offsets_small", 3, 1, 260, 128, "f16", False, 64, 128, 128, overlap=False, producer="warpgroup", varlen="offsets", total=400))
     elif which == "varlen-bench":
         # Sequences of different lengths (up to 4096, 16 of them, 32 heads of dim 128) in the
         # fastest block shape of the fixed-length benchmark, non-causal and causal.

@@ -180,20 +180,23 @@ pub fn computable(value: Value, pipelined: OperationRef, depth: usize) -> bool {
 /// Whether `op` loads an element of a global tensor from outside `pipelined` that nothing in its
 /// kernel writes (a paged cache's block table): a value another iteration may read early.
 fn table_load(op: &OperationRef, pipelined: OperationRef) -> bool {
+    crate::kernels::kernel_of(pipelined).is_some_and(|kernel| reads_table(op, kernel))
+        && op.operand(0).is_ok_and(|table| !is_defined_inside(table, pipelined))
+}
+
+/// Whether `op` loads an element of a global tensor that nothing in `kernel` writes (a block
+/// table, a varlen kernel's sequence offsets): a value any thread may read at any time.
+fn reads_table(op: &OperationRef, kernel: OperationRef) -> bool {
     let Some(table) = tile_ir::is(op, memref::LoadOperation::name)
         .then(|| op.operand(0).ok())
         .flatten()
     else {
         return false;
     };
-    let written = |kernel: OperationRef| {
-        nested_ops(kernel)
-            .iter()
-            .any(|user| user.operands().any(|operand| operand == table) && !reads_only(user, table))
-    };
-    memory_level(table.r#type()) == Some(MemoryLevel::Global)
-        && !is_defined_inside(table, pipelined)
-        && crate::kernels::kernel_of(pipelined).is_some_and(|kernel| !written(kernel))
+    let written = nested_ops(kernel)
+        .iter()
+        .any(|user| user.operands().any(|operand| operand == table) && !reads_only(user, table));
+    memory_level(table.r#type()) == Some(MemoryLevel::Global) && !written
 }
 
 /// Whether `user`, an op with `tile` among its operands, only reads it: a gemm's A or B, a copy's
@@ -478,6 +481,7 @@ pub fn producer_site<'c, 'a>(
             _ => false,
         });
         index_arithmetic(op)
+            || reads_table(op, kernel)
             || allocation
             || (tile_ir::is(op, tile::FillOperation::name)
                 && op
@@ -504,7 +508,8 @@ pub fn producer_site<'c, 'a>(
 
 /// Whether `value` is available at the `tile.producer` of `kernel`, whose top-level ops before it
 /// are `earlier`: defined outside the kernel, a block index, by one of `earlier`, or by pure index
-/// arithmetic of the kernel's top level over such values ([`hoist`] moves it up).
+/// arithmetic or loads of tables ([`reads_table`]) of the kernel's top level over such values
+/// ([`hoist`] moves it up).
 fn hoistable(value: Value, kernel: OperationRef, earlier: &[OperationRef], depth: usize) -> bool {
     let Some(result) = tile_dialect::ops::as_result(value) else {
         return true;
@@ -516,7 +521,7 @@ fn hoistable(value: Value, kernel: OperationRef, earlier: &[OperationRef], depth
         Some(op) => {
             op == owner
                 && depth < 32
-                && index_arithmetic(&owner)
+                && (index_arithmetic(&owner) || reads_table(&owner, kernel))
                 && owner
                     .operands()
                     .all(|operand| hoistable(operand, kernel, earlier, depth + 1))
@@ -524,8 +529,8 @@ fn hoistable(value: Value, kernel: OperationRef, earlier: &[OperationRef], depth
     }
 }
 
-/// Moves the top-level index arithmetic of `kernel` that `value` is computed from before `site`
-/// (what [`hoistable`] accepted), operands first.
+/// Moves the top-level index arithmetic and table loads of `kernel` that `value` is computed from
+/// before `site` (what [`hoistable`] accepted), operands first.
 pub fn hoist<'c, 'a>(
     context: &'c melior::Context,
     value: Value<'c, 'a>,
