@@ -303,7 +303,8 @@ fn prints_supported(module: OperationRef, gpu: &Target) -> bool {
 
 /// Checks that no op in a kernel of `module` computes an f64 value, which `gpu`'s kernels cannot
 /// (the SPIR-V targets enable no Float64 capability: many Vulkan devices lack it); an error at
-/// each op that makes one (where f64 values start) otherwise.
+/// each op that makes one (where f64 values start: a conversion, a constant, or a load from a
+/// tensor of f64) otherwise.
 fn no_f64(module: OperationRef, gpu: &Target) -> bool {
     let on = crate::target::names_where(|target| target.f64_arithmetic);
     let mut fine = true;
@@ -312,9 +313,12 @@ fn no_f64(module: OperationRef, gpu: &Target) -> bool {
             let makes_f64 = op
                 .results()
                 .any(|result| tile_dialect::ops::scalar_type(result.r#type()).is_f64());
-            let takes_f64 = op
-                .operands()
-                .any(|value| tile_dialect::ops::scalar_type(value.r#type()).is_f64());
+            // A buffer's element type is no value the op takes: a load from a tensor of f64
+            // makes one.
+            let takes_f64 = op.operands().any(|value| {
+                tile_dialect::ops::as_memref(value.r#type()).is_none()
+                    && tile_dialect::ops::scalar_type(value.r#type()).is_f64()
+            });
             if makes_f64 && !takes_f64 {
                 fine = false;
                 emit_error(

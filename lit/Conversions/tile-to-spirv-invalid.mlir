@@ -144,6 +144,23 @@ func.func @f64_math(%X: memref<64xf32>, %Y: memref<64xf32>) {
 
 // -----
 
+// A tensor of f64 read in a kernel: the error is at the load, where its f64 values start (the
+// lowering failed on the kernel's signature before, naming no op).
+func.func @f64_tensor(%X: memref<64xf64>, %Y: memref<64xf64>) {
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(64) (%b) {
+    tile.parallel (%i) in (64) {
+      // expected-error @+1 {{'memref.load' op makes an f64 value, which spirv kernels cannot compute on (Vulkan devices need not have Float64, and the SPIR-V lowering enables none); compute on f32, or compile for sm_90a, sm_80 or gfx942}}
+      %x = memref.load %X[%i] : memref<64xf64>
+      %e = arith.addf %x, %x : f64
+      memref.store %e, %Y[%i] : memref<64xf64>
+    }
+  }
+  return
+}
+
+// -----
+
 // Host integers reach a SPIR-V kernel as the 32-bit contents of a binding each.
 func.func @wide_host_integer(%X: memref<64xf32>, %n: i64) {
   %c0 = arith.constant 0 : index
