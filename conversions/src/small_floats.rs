@@ -10,8 +10,7 @@
 //!   code and f8E5M2's infinities kept);
 //! - an `arith.truncf` into the type, or a constant of it, becomes the bits it rounds to (to
 //!   nearest, ties to even; f8E4M3FN's overflow to its NaN code, f8E5M2's to infinity, as
-//!   `arith.truncf` does), which
-//!   the stores store.
+//!   `arith.truncf` does), which the stores store.
 //!
 //! A value of the type anything else uses is a located error naming the op. Which types a target
 //! emulates is a fact of its value ([`crate::target::Target::emulated_floats`]); without a target
