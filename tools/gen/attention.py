@@ -3,7 +3,7 @@
 one block per (64-row query block, head, batch), an online softmax over key blocks."""
 import sys
 
-def attention(name, batch, heads, seq, dim, dtype, causal, block_m=64, block_n=64, threads=128, stages=2, min_blocks=None, overlap=True, producer=None, sparse=None, every_block=False, kv_heads=None, lse=False, varlen=None, total=None):
+def attention(name, batch, heads, seq, dim, dtype, causal, block_m=64, block_n=64, threads=128, stages=2, min_blocks=None, overlap=True, producer=None, sparse=None, every_block=False, kv_heads=None, lse=False, varlen=None, total=None, fp8=False):
     """`sparse`: block-sparse attention, each query block visiting `sparse` key blocks that a
     table [query blocks, sparse] of i32 lists (an entry taken modulo the key blocks); FA2's order,
     non-causal, a sequence of whole key blocks. The mask runs only on the key blocks that reach
@@ -17,8 +17,14 @@ def attention(name, batch, heads, seq, dim, dtype, causal, block_m=64, block_n=6
     the sequences' cumulative offsets (batch + 1 of them, i32, the first 0); with "lengths" (the test
     programs, on random inputs) it reads a length a sequence, made valid as |L| * 13 tokens at most
     `seq`, and sums them. A block past its sequence's end visits no key block (FlashAttention-3's
-    order: one); rows past the end are not written."""
+    order: one); rows past the end are not written. `fp8`: Q, K and V in f8E4M3FN (`dtype` is O's
+    type), V given transposed ([batch, heads, head_dim, seq]) so that both gemms read K-major 8-bit
+    operands from shared tiles, as wgmma takes them; P rounded to f8E4M3FN into a shared tile
+    (FlashAttention-3's fp8 path); FlashAttention-2's order."""
     assert not (varlen and (sparse or lse)), "varlen with a block table or the log-sum-exp"
+    assert not (fp8 and (overlap or sparse or varlen or lse)), "fp8 in FlashAttention-2's order only"
+    # The inputs' element type (O's is `dtype`).
+    idt = "f8E4M3FN" if fp8 else dtype
     total = total or batch * seq
     # Where the tiles are: [batch, heads, seq, dim] at (%bb, head, row, 0), or packed tokens
     # [total, heads, dim] at (%s0 + row, head, 0) spanning dimensions 0 and 2.
@@ -28,8 +34,10 @@ def attention(name, batch, heads, seq, dim, dtype, causal, block_m=64, block_n=6
         tag = row.lstrip("%")
         return f"%t_{tensor}_{tag} = arith.addi %s0, {row} : index\n{indent}tile.copy %{tensor}[%t_{tensor}_{tag}, {head}, %c0], %{dst} dims [0, 2] : {tensor_type}, {tile_type}"
     t4 = f"memref<{total}x{heads}x{dim}x{dtype}>" if varlen else f"memref<{batch}x{heads}x{seq}x{dim}x{dtype}>"
+    tq = f"memref<{batch}x{heads}x{seq}x{dim}x{idt}>" if fp8 else t4
     kv_heads = kv_heads or heads
-    kv4 = f"memref<{total}x{kv_heads}x{dim}x{dtype}>" if varlen else f"memref<{batch}x{kv_heads}x{seq}x{dim}x{dtype}>"
+    kv4 = f"memref<{total}x{kv_heads}x{dim}x{dtype}>" if varlen else f"memref<{batch}x{kv_heads}x{seq}x{dim}x{idt}>"
+    vt4 = f"memref<{batch}x{kv_heads}x{dim}x{seq}x{idt}>" if fp8 else kv4
     # The sequence's length and its key blocks: constants, or computed in the kernel (varlen).
     length = "%len" if varlen else "%cseq"
     key_blocks = "%nkv" if varlen else "%cnk"
@@ -120,7 +128,13 @@ def attention(name, batch, heads, seq, dim, dtype, causal, block_m=64, block_n=6
         memref.store %n2, %l[%i] : memref<{block_m}xf32, {fr}>
         memref.store %c, %mp[%i] : memref<{block_m}xf32, {fr}>
       }}"""
-    shared = lambda rows: f"memref<{rows}x{dim}x{dtype}, {ws}>"
+    shared = lambda rows: f"memref<{rows}x{dim}x{idt}, {ws}>"
+    # What the second gemm reads: P (a fragment; with fp8 a shared tile of 8-bit floats) and V
+    # (with fp8 transposed: head dim x keys).
+    p_tile = f"memref<{block_m}x{block_n}x{idt}, {ws}>" if fp8 else f"memref<{block_m}x{block_n}x{dtype}, {fr}>"
+    v_tile = f"memref<{dim}x{block_n}x{idt}, {ws}>" if fp8 else shared(block_n)
+    v_copy = f"tile.copy %V[%bb, {kv}, %c0, %k0], %Vs : {vt4}, {v_tile}" if fp8 else load('V', kv, '%k0', 'Vs', kv4, shared(block_n), '      ')
+    p_name, pv_transpose = ("%Ps", " {transpose_b}") if fp8 else ("%P", "")
     rescale = f"""
       tile.parallel (%i, %d) in ({block_m}, {dim}) {{
         %o = memref.load %Acc[%i, %d] : memref<{block_m}x{dim}xf32, {fr}>
@@ -178,11 +192,11 @@ def attention(name, batch, heads, seq, dim, dtype, causal, block_m=64, block_n=6
     tile.pipelined %j = %c0 to {bound} stages({stages}){schedule} {{
       %k0 = arith.muli %j, %cbn : index
       {load('K', kv, '%k0', 'Ks', kv4, shared(block_n), '      ')}
-      {load('V', kv, '%k0', 'Vs', kv4, shared(block_n), '      ')}
+      {v_copy}
       tile.fill %S, %zero : memref<{block_m}x{block_n}xf32, {fr}>
       tile.gemm %Qs, %Ks, %S {{transpose_b}} : {shared(block_m)}, {shared(block_n)}, memref<{block_m}x{block_n}xf32, {fr}>{mask("%k0")}{softmax}
-      tile.copy %S, %P : memref<{block_m}x{block_n}xf32, {fr}>, memref<{block_m}x{block_n}x{dtype}, {fr}>{rescale}
-      tile.gemm %P, %Vs, %Acc : memref<{block_m}x{block_n}x{dtype}, {fr}>, {shared(block_n)}, memref<{block_m}x{dim}xf32, {fr}>
+      tile.copy %S, {p_name} : memref<{block_m}x{block_n}xf32, {fr}>, {p_tile}{rescale}
+      tile.gemm {p_name}, %Vs, %Acc{pv_transpose} : {p_tile}, {v_tile}, memref<{block_m}x{dim}xf32, {fr}>
     }}
 """
     table_argument = f"%Blocks: memref<{nq}x{sparse}xi32>, " if sparse else ""
@@ -262,9 +276,9 @@ def attention(name, batch, heads, seq, dim, dtype, causal, block_m=64, block_n=6
     %K0s = tile.alloc_shared : {shared(block_n)}
     %Vls = tile.alloc_shared : {shared(block_n)}""" if overlap and not sparse else ""
     return f"""
-// {name}: {'causal' if causal else 'non-causal'} attention, {batch}x{heads} heads of {'up to ' if varlen else ''}{seq} tokens, head dim {dim}, {dtype}.
+// {name}: {'causal' if causal else 'non-causal'} attention, {batch}x{heads} heads of {'up to ' if varlen else ''}{seq} tokens, head dim {dim}, {'f8E4M3FN Q, K, V (V transposed) into ' if fp8 else ''}{dtype}.
 {order}
-func.func @{name}(%Q: {t4}, %K: {kv4}, %V: {kv4}, {table_argument}{sequence_argument}%O: {t4}{lse_argument}) {{
+func.func @{name}(%Q: {tq}, %K: {kv4}, %V: {vt4}, {table_argument}{sequence_argument}%O: {t4}{lse_argument}) {{
   %c0 = arith.constant 0 : index{sparse_count}
   %c1 = arith.constant 1 : index
   %cnq = arith.constant {nq} : index
@@ -282,16 +296,16 @@ func.func @{name}(%Q: {t4}, %K: {kv4}, %V: {kv4}, {table_argument}{sequence_argu
   tile.kernel grid(%cnq, %cheads, %cbatch) threads({threads}) (%bq, %bh, %bb){occupancy} {{
     %Qs = tile.alloc_shared : {shared(block_m)}
     %Ks = tile.alloc_shared : {shared(block_n)}
-    %Vs = tile.alloc_shared : {shared(block_n)}{edge_tiles}
+    %Vs = tile.alloc_shared : {v_tile}{edge_tiles}
     %S = tile.alloc_fragment : memref<{block_m}x{block_n}xf32, {fr}>
-    %P = tile.alloc_fragment : memref<{block_m}x{block_n}x{dtype}, {fr}>
+    {p_name} = {"tile.alloc_shared" if fp8 else "tile.alloc_fragment"} : {p_tile}
     %Acc = tile.alloc_fragment : memref<{block_m}x{dim}xf32, {fr}>
     %m = tile.alloc_fragment : memref<{block_m}xf32, {fr}>
     %mp = tile.alloc_fragment : memref<{block_m}xf32, {fr}>
     %l = tile.alloc_fragment : memref<{block_m}xf32, {fr}>
     %rs = tile.alloc_fragment : memref<{block_m}xf32, {fr}>
     %q0 = arith.muli %bq, %cbm : index{kv_index}
-    {sequence}{load('Q', '%bh', '%q0', 'Qs', t4, shared(block_m), '    ')}
+    {sequence}{load('Q', '%bh', '%q0', 'Qs', tq, shared(block_m), '    ')}
     tile.fill %Acc, %zero : memref<{block_m}x{dim}xf32, {fr}>
     tile.fill %m, %ninf : memref<{block_m}xf32, {fr}>
     tile.fill %l, %zero : memref<{block_m}xf32, {fr}>{causal_text}{loop}{epilogue}{lse_text}
@@ -339,6 +353,19 @@ if __name__ == "__main__":
         # ring that makes the block run alone), asking for a producer warpgroup: what interp.rs
         # runs after sm_90a's loop decisions, on offsets it sets (not random inputs).
         print(attention("attention_varlen_offsets_small", 3, 1, 260, 128, "f16", False, 64, 128, 128, overlap=False, producer="warpgroup", varlen="offsets", total=400))
+    elif which == "test-fp8":
+        print("// FlashAttention forward on f8E4M3FN Q, K and V (generated by tools/gen/attention.py test-fp8):")
+        print("// V given transposed, P rounded to f8E4M3FN into a shared tile, so that both gemms read K-major")
+        print("// 8-bit operands (wgmma's e4m3 on sm_90a); O in f16. A ragged sequence of 112 tokens in 64-row")
+        print("// blocks, non-causal and causal; checked against an f64 reference (cpu_reference.rs), the")
+        print("// interpreter and lavapipe.")
+        print(attention("attention_fp8_small", 1, 2, 112, 64, "f16", False, 64, 64, 128, overlap=False, fp8=True))
+        print(attention("attention_fp8_causal_small", 1, 2, 112, 64, "f16", True, 64, 64, 128, overlap=False, fp8=True))
+    elif which == "fp8-bench":
+        # The attention baseline's shape (batch 1, 32 heads, 4096 tokens, d128) on f8E4M3FN inputs,
+        # in the f16 benchmark's fastest block shape and with 64-key blocks in a ring of 3.
+        for tag, kw in (("m128n128s2", dict(block_n=128, stages=2)), ("m128n64s3", dict(block_n=64, stages=3))):
+            print(attention(f"attention_fp8_bench_d128_{tag}", 1, 32, 4096, 128, "f16", False, block_m=128, threads=256, overlap=False, fp8=True, **kw))
     elif which == "varlen-bench":
         # Sequences of different lengths (up to 4096, 16 of them, 32 heads of dim 128) in the
         # fastest block shape of the fixed-length benchmark, non-causal and causal.
