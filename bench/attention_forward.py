@@ -7,9 +7,9 @@ float32.
     python3 bench/attention_forward.py prepare DIR              # build machine: writes and compiles the kernels (sm_90a)
     python3 bench/attention_forward.py run DIR [--rounds N] [--filter S,...]   # GPU machine
 
-Per shape and type, each kernel (block shapes; for causal shapes the mask on the diagonal's key
-blocks only, and on every block as before) and cuDNN alternate for N rounds (do_bench medians); the
-flash backend is timed once. The table gives the best kernel of each shape against both.
+Per shape and type, each kernel (block shapes; for causal shapes also each block shape with its
+query blocks launched longest first: the grid's slowest dimension walks them from the last) and
+cuDNN alternate for N rounds (do_bench medians); the flash backend is timed once. The table gives the best kernel of each shape against both.
 """
 import argparse
 import os
@@ -62,9 +62,9 @@ def label(shape):
     return f"b{batch}h{heads}{group}s{seq}d{dim}"
 
 
-def kernel_name(shape, causal, dtype, tag, every_block=False):
+def kernel_name(shape, causal, dtype, tag, longest_first=False):
     kind = "causal" if causal else "full"
-    suffix = "_every" if every_block else ""
+    suffix = "_lpt" if longest_first else ""
     return f"attention_{kind}_{dtype}_{label(shape)}_{tag}{suffix}"
 
 
@@ -76,7 +76,7 @@ def variants():
                 for tag, options in TILINGS[shape[4]]:
                     yield kernel_name(shape, causal, dtype, tag), shape, causal, dtype, options
                     if causal:
-                        yield kernel_name(shape, causal, dtype, tag, True), shape, causal, dtype, dict(options, every_block=True)
+                        yield kernel_name(shape, causal, dtype, tag, True), shape, causal, dtype, dict(options, longest_first=True)
 
 
 def prepare(directory):

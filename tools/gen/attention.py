@@ -3,7 +3,7 @@
 one block per (64-row query block, head, batch), an online softmax over key blocks."""
 import sys
 
-def attention(name, batch, heads, seq, dim, dtype, causal, block_m=64, block_n=64, threads=128, stages=2, min_blocks=None, overlap=True, producer=None, sparse=None, every_block=False, kv_heads=None, lse=False, varlen=None, total=None, fp8=False):
+def attention(name, batch, heads, seq, dim, dtype, causal, block_m=64, block_n=64, threads=128, stages=2, min_blocks=None, overlap=True, producer=None, sparse=None, every_block=False, kv_heads=None, lse=False, varlen=None, total=None, fp8=False, longest_first=False):
     """`sparse`: block-sparse attention, each query block visiting `sparse` key blocks that a
     table [query blocks, sparse] of i32 lists (an entry taken modulo the key blocks); FA2's order,
     non-causal, a sequence of whole key blocks. The mask runs only on the key blocks that reach
@@ -20,7 +20,9 @@ def attention(name, batch, heads, seq, dim, dtype, causal, block_m=64, block_n=6
     order: one); rows past the end are not written. `fp8`: Q, K and V in f8E4M3FN (`dtype` is O's
     type), V given transposed ([batch, heads, head_dim, seq]) so that both gemms read K-major 8-bit
     operands from shared tiles, as wgmma takes them; P rounded to f8E4M3FN into a shared tile
-    (FlashAttention-3's fp8 path); FlashAttention-2's order."""
+    (FlashAttention-3's fp8 path); FlashAttention-2's order. `longest_first`: the grid's slowest
+    dimension walks the query blocks from the last (causally the longest: the most key blocks) to
+    the first, so that the blocks a multiprocessor starts last are the shortest."""
     assert not (varlen and (sparse or lse)), "varlen with a block table or the log-sum-exp"
     assert not (fp8 and (overlap or sparse or varlen or lse)), "fp8 in FlashAttention-2's order only"
     # The inputs' element type (O's is `dtype`).
@@ -215,6 +217,13 @@ def attention(name, batch, heads, seq, dim, dtype, causal, block_m=64, block_n=6
     }}
     tile.copy %lse, %LSE[%bb, %bh, %q0] : memref<{block_m}xf32, {fr}>, {t3}""" if lse else ""
     sparse_count = f"\n  %csparse = arith.constant {sparse} : index" if sparse else ""
+    grid = f"tile.kernel grid(%cnq, %cheads, %cbatch) threads({threads}) (%bq, %bh, %bb)"
+    reverse = ""
+    if longest_first:
+        grid = f"tile.kernel grid(%cheads, %cbatch, %cnq) threads({threads}) (%bh, %bb, %bz)"
+        reverse = f"""%last_q = arith.constant {nq - 1} : index
+    %bq = arith.subi %last_q, %bz : index
+    """
     epilogue = f"""    tile.parallel (%i, %d) in ({block_m}, {dim}) {{
       %o = memref.load %Acc[%i, %d] : memref<{block_m}x{dim}xf32, {fr}>
       %li = memref.load %l[%i] : memref<{block_m}xf32, {fr}>
@@ -293,7 +302,7 @@ func.func @{name}(%Q: {tq}, %K: {kv4}, %V: {vt4}, {table_argument}{sequence_argu
   %ninf = arith.constant 0xFF800000 : f32
   %scale = arith.constant {scale!r} : f32
   %nscale = arith.constant {-scale!r} : f32{rsqrt_constant}{varlen_constants}
-  tile.kernel grid(%cnq, %cheads, %cbatch) threads({threads}) (%bq, %bh, %bb){occupancy} {{
+  {grid}{occupancy} {{
     %Qs = tile.alloc_shared : {shared(block_m)}
     %Ks = tile.alloc_shared : {shared(block_n)}
     %Vs = tile.alloc_shared : {v_tile}{edge_tiles}
@@ -304,7 +313,7 @@ func.func @{name}(%Q: {tq}, %K: {kv4}, %V: {vt4}, {table_argument}{sequence_argu
     %mp = tile.alloc_fragment : memref<{block_m}xf32, {fr}>
     %l = tile.alloc_fragment : memref<{block_m}xf32, {fr}>
     %rs = tile.alloc_fragment : memref<{block_m}xf32, {fr}>
-    %q0 = arith.muli %bq, %cbm : index{kv_index}
+    {reverse}%q0 = arith.muli %bq, %cbm : index{kv_index}
     {sequence}{load('Q', '%bh', '%q0', 'Qs', tq, shared(block_m), '    ')}
     tile.fill %Acc, %zero : memref<{block_m}x{dim}xf32, {fr}>
     tile.fill %m, %ninf : memref<{block_m}xf32, {fr}>
