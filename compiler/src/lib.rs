@@ -497,7 +497,9 @@ fn compile_parsed<'c>(
             diagnostics: collector.take(),
         });
     }
-    if !no_foreign_gpu_code(module.as_operation(), target) {
+    if !tile_conversions::host::launches_only(module.as_operation(), target)
+        || !no_foreign_gpu_code(module.as_operation(), target)
+    {
         return Err(Error::Lowering {
             target: target.name.to_owned(),
             diagnostics: collector.take(),

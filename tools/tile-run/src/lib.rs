@@ -455,6 +455,10 @@ impl VulkanProgram {
             .ok()
             .filter(|target| target.is_spirv())
             .ok_or_else(|| format!("{target} is not a SPIR-V target (spirv, spirv-coopmat)"))?;
+        // A launch under host control flow is not what the kernels' manifests run.
+        if !tile_conversions::host::launches_only(module.as_operation(), target) {
+            return Err("the program's launches cannot run on Vulkan (see the errors above)".into());
+        }
         let (lowering, backend) = (target.lowering.argument, (target.backend)());
         let sites = tile_dialect::ops::find_ops(module.as_operation(), tile_ir::tile::KernelOperation::name())
             .into_iter()
