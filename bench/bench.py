@@ -135,6 +135,12 @@ class Kernel:
             else:
                 values.append(evaluate(param["value"], tensors))
                 types.append(ctypes.c_int64)
+        # A kernel the host function launches under a condition that does not hold launches nothing.
+        if "when" in self.manifest and not evaluate(self.manifest["when"], tensors):
+            def skipped():
+                pass
+            skipped.keep = maps
+            return skipped
         grid = [evaluate(size, tensors) for size in self.manifest["grid"]]
         block = self.manifest["workgroup_size"]
         args = (tuple(values), tuple(types))
@@ -818,6 +824,8 @@ def time_grouped(kernel, ours, loop):
 
 
 MANIFEST_VERSION = 1
+# A manifest whose launch has a condition (`when`: the host function's scf.if) says version 2.
+CONDITIONAL_MANIFEST_VERSION = 2
 
 
 def read_manifest(path):
@@ -826,8 +834,8 @@ def read_manifest(path):
     with open(path) as f:
         manifest = json.load(f)
     version = manifest.get("version")
-    if version not in (None, MANIFEST_VERSION):
-        raise SystemExit(f"{path}: expects manifest version {MANIFEST_VERSION}, but got {version}; recompile")
+    if version not in (None, MANIFEST_VERSION, CONDITIONAL_MANIFEST_VERSION) or ("when" in manifest and version != CONDITIONAL_MANIFEST_VERSION):
+        raise SystemExit(f"{path}: expects manifest version {MANIFEST_VERSION} or {CONDITIONAL_MANIFEST_VERSION}, but got {version}; recompile")
     return manifest
 
 
@@ -878,6 +886,11 @@ def evaluate(expression, tensors):
         "arith.ceildivui": -(-a // b) if b else 0, "arith.ceildivsi": -(-a // b) if b else 0,
         "arith.remui": a % b if b else 0, "arith.remsi": a % b if b else 0,
         "arith.minui": min(a, b), "arith.maxui": max(a, b), "arith.minsi": min(a, b), "arith.maxsi": max(a, b),
+        "arith.andi": a & b, "arith.ori": a | b, "arith.xori": a ^ b,
+        "arith.cmpi eq": int(a == b), "arith.cmpi ne": int(a != b),
+        # (Sizes and these launchers' scalars are non-negative: signed and unsigned agree.)
+        "arith.cmpi slt": int(a < b), "arith.cmpi sle": int(a <= b), "arith.cmpi sgt": int(a > b), "arith.cmpi sge": int(a >= b),
+        "arith.cmpi ult": int(a < b), "arith.cmpi ule": int(a <= b), "arith.cmpi ugt": int(a > b), "arith.cmpi uge": int(a >= b),
     }
     return ops[expression["op"]]
 

@@ -235,6 +235,7 @@ impl Kernel {
             loaded: self.loaded.clone(),
             entry: self.manifest.entry.clone(),
             arguments: args.len(),
+            runs: plan.runs,
             grid: plan.grid,
             block: plan.block,
             dynamic_shared_bytes: plan.dynamic_shared_bytes,
@@ -287,6 +288,7 @@ pub struct PreparedLaunch {
     loaded: Option<Arc<Loaded>>,
     entry: String,
     arguments: usize,
+    runs: bool,
     grid: [u32; 3],
     block: [u32; 3],
     dynamic_shared_bytes: u32,
@@ -299,9 +301,15 @@ impl PreparedLaunch {
         self.arguments
     }
 
-    /// Returns the grid the signature launches.
+    /// Returns the grid the signature launches (zeros where the kernel does not run).
     pub fn grid(&self) -> [u32; 3] {
         self.grid
+    }
+
+    /// Returns whether the kernel runs for the signature (its launch's condition holds, or it has
+    /// none); a launch where it does not launches nothing.
+    pub fn runs(&self) -> bool {
+        self.runs
     }
 
     /// Launches the kernel on `stream` (a `CUstream`, null for the default stream) with
@@ -317,6 +325,9 @@ impl PreparedLaunch {
                 self.arguments,
                 addresses.len()
             )));
+        }
+        if !self.runs {
+            return Ok(());
         }
         let stream: sys::CUstream = stream.cast();
         let mut values: Vec<u64> = Vec::with_capacity(self.slots.len());

@@ -29,7 +29,10 @@ pub enum Param {
 /// Everything a launch passes the driver.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LaunchPlan {
-    /// Blocks per dimension.
+    /// Whether the kernel runs for these arguments: where the host function launches it under a
+    /// condition (its manifest's `when`), a launch where it does not hold launches nothing.
+    pub runs: bool,
+    /// Blocks per dimension (zeros where the kernel does not run).
     pub grid: [u32; 3],
     /// Threads per block.
     pub block: [u32; 3],
@@ -200,8 +203,15 @@ pub fn plan_launch(manifest: &Manifest, args: &[Arg]) -> Result<LaunchPlan> {
         }
     }
     let dynamic_shared_bytes = manifest.dynamic_shared_bytes.unwrap_or(0);
+    // A grid is computed only where the kernel runs (the other branch's may not be one).
+    let runs = manifest.runs(&Host(args))?;
     Ok(LaunchPlan {
-        grid: manifest.evaluate_grid(&Host(args))?,
+        runs,
+        grid: if runs {
+            manifest.evaluate_grid(&Host(args))?
+        } else {
+            [0; 3]
+        },
         block: manifest.threads(),
         dynamic_shared_bytes: u32::try_from(dynamic_shared_bytes)
             .map_err(|_| Error::Unsupported(format!("{entry}: {dynamic_shared_bytes} bytes of shared memory")))?,

@@ -11,7 +11,10 @@
 //! - [`Manifest::compiler`] is the compiler's version ([`COMPILER_VERSION`]); launchers that load code
 //!   check it with [`Manifest::check_loadable`], together with the chip.
 //! - Launch sizes are [`Expr`]s: numbers, or integer arithmetic over the host arguments' sizes, which
-//!   [`Expr::evaluate`] computes.
+//!   [`Expr::evaluate`] computes. A launch the host function makes under `scf.if` has a condition,
+//!   [`Manifest::when`] (an [`Expr`] of comparisons: nonzero runs it), and says
+//!   [`CONDITIONAL_SCHEMA_VERSION`], so that no reader of version 1 launches it unconditionally;
+//!   [`Manifest::runs`] evaluates it.
 //! - The JSON text keeps the layout the compiler wrote before this crate existed (`", "` and `": "`
 //!   separators, fields in a fixed order), so textual checks keep working.
 //!
@@ -30,6 +33,10 @@ use std::fmt;
 
 /// The layout version of the manifests this crate reads and writes.
 pub const SCHEMA_VERSION: u32 = 1;
+
+/// The layout version of a manifest whose launch has a condition ([`Manifest::when`]): a reader of
+/// version 1 would ignore it and launch the kernel whatever the condition.
+pub const CONDITIONAL_SCHEMA_VERSION: u32 = 2;
 
 /// The version of the compiler (and of this crate: the workspace shares one version).
 pub const COMPILER_VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -71,7 +78,7 @@ impl fmt::Display for Error {
             ),
             Error::Schema { found: Some(found) } => write!(
                 f,
-                "expects manifest version {SCHEMA_VERSION}, but got {found}; compile the kernel again"
+                "expects manifest version {SCHEMA_VERSION} or {CONDITIONAL_SCHEMA_VERSION}, but got {found}; compile the kernel again"
             ),
             Error::Compiler { found } => write!(
                 f,
@@ -134,6 +141,10 @@ pub struct Manifest {
     pub subgroup_size: Option<u32>,
     /// Blocks per dimension.
     pub grid: Vec<Expr>,
+    /// The condition the host function launches the kernel under (`scf.if`), if any: it runs
+    /// where this evaluates to nonzero ([`Manifest::runs`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub when: Option<Expr>,
     /// Dynamic shared memory (sm_90a tensor-core kernels).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dynamic_shared_bytes: Option<u64>,
@@ -354,6 +365,45 @@ pub enum HostOp {
     /// Signed maximum.
     #[serde(rename = "arith.maxsi")]
     MaxS,
+    /// Equality (1 or 0).
+    #[serde(rename = "arith.cmpi eq")]
+    Eq,
+    /// Inequality.
+    #[serde(rename = "arith.cmpi ne")]
+    Ne,
+    /// Signed less than.
+    #[serde(rename = "arith.cmpi slt")]
+    SLt,
+    /// Signed less or equal.
+    #[serde(rename = "arith.cmpi sle")]
+    SLe,
+    /// Signed greater than.
+    #[serde(rename = "arith.cmpi sgt")]
+    SGt,
+    /// Signed greater or equal.
+    #[serde(rename = "arith.cmpi sge")]
+    SGe,
+    /// Unsigned less than.
+    #[serde(rename = "arith.cmpi ult")]
+    ULt,
+    /// Unsigned less or equal.
+    #[serde(rename = "arith.cmpi ule")]
+    ULe,
+    /// Unsigned greater than.
+    #[serde(rename = "arith.cmpi ugt")]
+    UGt,
+    /// Unsigned greater or equal.
+    #[serde(rename = "arith.cmpi uge")]
+    UGe,
+    /// Bitwise and (of conditions: both).
+    #[serde(rename = "arith.andi")]
+    And,
+    /// Bitwise or (of conditions: either).
+    #[serde(rename = "arith.ori")]
+    Or,
+    /// Bitwise exclusive or (of a condition and 1: not).
+    #[serde(rename = "arith.xori")]
+    Xor,
 }
 
 impl HostOp {
@@ -382,6 +432,19 @@ impl HostOp {
             HostOp::MaxU => ua.max(ub) as i64,
             HostOp::MinS => a.min(b),
             HostOp::MaxS => a.max(b),
+            HostOp::Eq => i64::from(a == b),
+            HostOp::Ne => i64::from(a != b),
+            HostOp::SLt => i64::from(a < b),
+            HostOp::SLe => i64::from(a <= b),
+            HostOp::SGt => i64::from(a > b),
+            HostOp::SGe => i64::from(a >= b),
+            HostOp::ULt => i64::from(ua < ub),
+            HostOp::ULe => i64::from(ua <= ub),
+            HostOp::UGt => i64::from(ua > ub),
+            HostOp::UGe => i64::from(ua >= ub),
+            HostOp::And => a & b,
+            HostOp::Or => a | b,
+            HostOp::Xor => a ^ b,
         })
     }
 }
@@ -498,6 +561,7 @@ impl Manifest {
             workgroup_size: None,
             subgroup_size: None,
             grid,
+            when: None,
             dynamic_shared_bytes: None,
             shared_bytes: None,
             lds_bytes: None,
@@ -512,12 +576,38 @@ impl Manifest {
     pub fn from_json(text: &str) -> Result<Self> {
         let value: serde_json::Value = serde_json::from_str(text).map_err(|error| Error::Json(error.to_string()))?;
         let version = value.get("version").and_then(serde_json::Value::as_u64);
-        if version != Some(u64::from(SCHEMA_VERSION)) {
+        let conditional = value.get("when").is_some();
+        // A condition needs the version that says it (an older reader would launch regardless).
+        let expected = if conditional {
+            CONDITIONAL_SCHEMA_VERSION
+        } else {
+            SCHEMA_VERSION
+        };
+        let accepted = match version {
+            Some(found) if conditional => found == u64::from(expected),
+            Some(found) => found == u64::from(SCHEMA_VERSION) || found == u64::from(CONDITIONAL_SCHEMA_VERSION),
+            None => false,
+        };
+        if !accepted {
             return Err(Error::Schema {
                 found: version.map(|version| version as u32),
             });
         }
         serde_json::from_value(value).map_err(|error| Error::Json(error.to_string()))
+    }
+
+    /// Sets the condition the kernel is launched under, and the version that says it.
+    pub fn launched_when(&mut self, condition: Expr) {
+        self.when = Some(condition);
+        self.version = CONDITIONAL_SCHEMA_VERSION;
+    }
+
+    /// Returns whether the kernel runs for the host arguments `host`: always, or where its
+    /// condition ([`Manifest::when`]) evaluates to nonzero.
+    pub fn runs<H: HostArguments + ?Sized>(&self, host: &H) -> Result<bool> {
+        self.when
+            .as_ref()
+            .map_or(Ok(true), |condition| Ok(condition.evaluate(host)? != 0))
     }
 
     /// Returns the JSON text of the manifest.

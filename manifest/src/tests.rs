@@ -86,7 +86,7 @@ fn other_versions_are_refused_with_a_message() {
         Manifest::from_json(&newer)
             .unwrap_err()
             .to_string()
-            .starts_with("expects manifest version 1, but got 7")
+            .starts_with("expects manifest version 1 or 2, but got 7")
     );
     let manifest = Manifest::from_json(&text(PLAIN).replace(COMPILER_VERSION, "0.0.1")).unwrap();
     assert_eq!(
@@ -129,4 +129,47 @@ fn ptx_for_a_plain_architecture_loads_on_that_chip_and_later_ones() {
         manifest.check_loadable("sm_75").unwrap_err().to_string(),
         "expects a kernel compiled for sm_75, but got one compiled for sm_80 (its code needs compute capability 8.0 or newer)"
     );
+}
+
+#[test]
+fn a_conditional_launch_says_version_2_and_runs_where_its_condition_holds() {
+    // `scf.if %n < 1000`: the kernel of the then branch.
+    let mut manifest = Manifest::from_json(&text(PLAIN)).unwrap();
+    manifest.launched_when(Expr::Op {
+        op: HostOp::ULt,
+        args: vec![Expr::Dim { dim: [0, 0] }, Expr::Const(1000)],
+    });
+    let json = manifest.to_json();
+    assert!(
+        json.contains(r#""version": 2"#)
+            && json.contains(r#""when": {"op": "arith.cmpi ult", "args": [{"dim": [0, 0]}, 1000]}"#),
+        "{json}"
+    );
+    let read = Manifest::from_json(&json).unwrap();
+    assert_eq!(read, manifest);
+    let small: &[Vec<i64>] = &[vec![256]];
+    let large: &[Vec<i64>] = &[vec![4096]];
+    assert!(read.runs(small).unwrap() && !read.runs(large).unwrap());
+    // A condition under version 1 (which a version-1 reader would ignore) is refused.
+    let old = json.replace(r#""version": 2"#, r#""version": 1"#);
+    assert_eq!(Manifest::from_json(&old).unwrap_err(), Error::Schema { found: Some(1) });
+    // The else branch: not the condition (xor 1); both of two conditions: and.
+    let not = Expr::Op {
+        op: HostOp::Xor,
+        args: vec![read.when.clone().unwrap(), Expr::Const(1)],
+    };
+    assert_eq!(not.evaluate(large).unwrap(), 1);
+    let both = Expr::Op {
+        op: HostOp::And,
+        args: vec![
+            not,
+            Expr::Op {
+                op: HostOp::SGe,
+                args: vec![Expr::Const(-1), Expr::Const(0)],
+            },
+        ],
+    };
+    assert_eq!(both.evaluate(large).unwrap(), 0);
+    // Every launch without a condition runs.
+    assert!(Manifest::from_json(&text(PLAIN)).unwrap().runs(small).unwrap());
 }

@@ -329,6 +329,12 @@ fn lower<'c, 'a>(
             format!("cannot be lowered for {target}: the launch needs {message}"),
         )
     })?;
+    let condition = crate::host::values::host_condition(kernel).map_err(|message| {
+        (
+            kernel,
+            format!("cannot be lowered for {target}: its launch's condition needs {message}"),
+        )
+    })?;
     // Nothing below fails at an op of the program: the register rules may now rewrite its ops.
     let registers = planned.is_ok();
     // The barriers that count copies, read before the register rules lower the copies.
@@ -564,6 +570,9 @@ fn lower<'c, 'a>(
         }
     }
     let mut manifest = tile_manifest::Manifest::new(format!("{stem}_kernel"), target.name, grid);
+    if let Some(condition) = condition {
+        manifest.launched_when(condition);
+    }
     manifest.host_function = Some(host_function.to_string());
     manifest.strategy = Some(if registers {
         tile_manifest::Strategy::Registers

@@ -1,14 +1,18 @@
 //! Launch values: how the host recomputes, from its own arguments, the grid and the scalars a
 //! lowered kernel takes. Every target's manifest writes them the same way.
 
-use melior::ir::{ShapedTypeLike, Value, ValueLike, operation::OperationLike, r#type::MemRefType};
+use melior::ir::{
+    ShapedTypeLike, Value, ValueLike,
+    operation::{OperationLike, OperationRef},
+    r#type::MemRefType,
+};
 use tile_dialect::ops::{constant_integer, op_name};
 use tile_ir::{arith, memref};
 use tile_manifest::{Expr, HostOp};
 
 /// Host ops whose value a launcher can recompute from the host arguments, each with the `HostOp` a
 /// manifest writes for it.
-const HOST_OPS: [(fn() -> &'static str, HostOp); 13] = [
+const HOST_OPS: [(fn() -> &'static str, HostOp); 16] = [
     (arith::AddIOperation::name, HostOp::Add),
     (arith::SubIOperation::name, HostOp::Sub),
     (arith::MulIOperation::name, HostOp::Mul),
@@ -22,13 +26,33 @@ const HOST_OPS: [(fn() -> &'static str, HostOp); 13] = [
     (arith::MaxUIOperation::name, HostOp::MaxU),
     (arith::MinSIOperation::name, HostOp::MinS),
     (arith::MaxSIOperation::name, HostOp::MaxS),
+    (arith::AndIOperation::name, HostOp::And),
+    (arith::OrIOperation::name, HostOp::Or),
+    (arith::XOrIOperation::name, HostOp::Xor),
+];
+
+/// `arith.cmpi`'s predicates (their numbers in the op's attribute) as the ops a manifest writes.
+const COMPARISONS: [HostOp; 10] = [
+    HostOp::Eq,
+    HostOp::Ne,
+    HostOp::SLt,
+    HostOp::SLe,
+    HostOp::SGt,
+    HostOp::SGe,
+    HostOp::ULt,
+    HostOp::ULe,
+    HostOp::UGt,
+    HostOp::UGe,
 ];
 
 /// Describes how the host computes `value` from its arguments: a number, a size of a tensor
-/// argument, a scalar argument, or integer arithmetic over those.
+/// argument, a scalar argument, or integer arithmetic and comparisons over those (a condition is
+/// 1 or 0).
 pub fn host_expression(value: Value) -> Result<Expr, String> {
     if let Some(constant) = constant_integer(value) {
-        return Ok(Expr::Const(constant));
+        // An i1 `true` is -1 to MLIR; a condition is 1.
+        let boolean = melior::ir::r#type::IntegerType::try_from(value.r#type()).is_ok_and(|ty| ty.width() == 1);
+        return Ok(Expr::Const(if boolean { constant & 1 } else { constant }));
     }
     if let Some(argument) = tile_dialect::ops::as_argument(value) {
         return Ok(Expr::Argument {
@@ -49,6 +73,19 @@ pub fn host_expression(value: Value) -> Result<Expr, String> {
             })
         },
         arith::IndexCastOperation | arith::IndexCastUIOperation => host_expression(operands[0]),
+        arith::CmpIOperation => {
+            let predicate = owner
+                .attribute("predicate")
+                .ok()
+                .and_then(|attribute| melior::ir::attribute::IntegerAttribute::try_from(attribute).ok())
+                .and_then(|predicate| COMPARISONS.get(predicate.value() as usize).copied())
+                .ok_or("an arith.cmpi without a predicate")?;
+            let args = operands
+                .into_iter()
+                .map(host_expression)
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok(Expr::Op { op: predicate, args })
+        },
         _ => match HOST_OPS.iter().find(|(name, _)| tile_ir::is(&owner, *name)) {
             Some((_, op)) => {
                 let args = operands
@@ -63,6 +100,42 @@ pub fn host_expression(value: Value) -> Result<Expr, String> {
             )),
         },
     })
+}
+
+/// The condition the host function launches `kernel` under: the conditions of the `scf.if`s around
+/// it (negated in their else regions), all of them; `None` at the function's top level.
+pub fn host_condition(kernel: OperationRef) -> Result<Option<Expr>, String> {
+    let mut condition: Option<Expr> = None;
+    let mut inner = kernel;
+    while let Some(parent) = inner.parent_operation() {
+        if tile_ir::is(&parent, tile_ir::scf::IfOperation::name) {
+            let test = host_expression(parent.operand(0).map_err(|error| error.to_string())?)?;
+            use melior::ir::BlockLike;
+            let in_then = parent.region(0).ok().is_some_and(|region| {
+                inner
+                    .block()
+                    .and_then(|block| block.parent_region())
+                    .is_some_and(|own| own == region)
+            });
+            let test = if in_then {
+                test
+            } else {
+                Expr::Op {
+                    op: HostOp::Xor,
+                    args: vec![test, Expr::Const(1)],
+                }
+            };
+            condition = Some(match condition {
+                Some(inside) => Expr::Op {
+                    op: HostOp::And,
+                    args: vec![test, inside],
+                },
+                None => test,
+            });
+        }
+        inner = parent;
+    }
+    Ok(condition)
 }
 
 /// The grid of a launch as host expressions (see [`host_expression`]), padded to three dimensions.

@@ -153,3 +153,27 @@ fn other_targets_are_not_launched_through_cuda() {
             .contains("compiled for spirv is not launched through CUDA")
     );
 }
+
+#[test]
+fn a_kernel_launched_under_a_condition_runs_only_where_it_holds() {
+    // The TMA GEMM launched where M < 1000 (the then branch of an scf.if in its host function):
+    // where M is larger its launch launches nothing, and its grid is not computed.
+    let mut conditional = manifest(TMA);
+    conditional.launched_when(tile_manifest::Expr::Op {
+        op: tile_manifest::HostOp::ULt,
+        args: vec![
+            tile_manifest::Expr::Dim { dim: [0, 0] },
+            tile_manifest::Expr::Const(1000),
+        ],
+    });
+    let small = plan_launch(&conditional, &gemm_args(300)).unwrap();
+    assert!(small.runs);
+    assert_eq!(small.grid, plan_launch(&manifest(TMA), &gemm_args(300)).unwrap().grid);
+    let large = plan_launch(&conditional, &gemm_args(4096)).unwrap();
+    assert!(!large.runs);
+    assert_eq!(large.grid, [0; 3]);
+    // The arguments are checked either way.
+    let mut wrong = gemm_args(4096);
+    wrong.truncate(2);
+    assert!(plan_launch(&conditional, &wrong).is_err());
+}

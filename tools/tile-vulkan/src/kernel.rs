@@ -34,6 +34,8 @@ pub struct SpirvKernel {
     /// The grid as the manifest gives it: numbers, or integer arithmetic over the host arguments'
     /// sizes.
     pub grid: Vec<Expr>,
+    /// The condition the host function launches it under, if any (its manifest's `when`).
+    pub when: Option<Expr>,
     /// The buffers, in binding order.
     pub bindings: Vec<Binding>,
     /// Workgroup memory it needs.
@@ -84,6 +86,7 @@ impl SpirvKernel {
             spirv,
             workgroups,
             grid: manifest.grid.clone(),
+            when: manifest.when.clone(),
             bindings,
             shared_bytes: manifest.shared_memory_bytes() as u32,
             subgroup_size: manifest.subgroup_size.or(cooperative_matrix.then_some(32)),
@@ -95,9 +98,18 @@ impl SpirvKernel {
 
 impl SpirvKernel {
     /// This kernel with its grid computed from the host arguments (`host`: their sizes and
-    /// scalars).
+    /// scalars); no workgroups where the condition it is launched under does not hold.
     pub fn with_grid<H: HostArguments + ?Sized>(&self, host: &H) -> Result<SpirvKernel, String> {
         let mut kernel = self.clone();
+        if let Some(condition) = &self.when
+            && condition
+                .evaluate(host)
+                .map_err(|error| format!("{}: {error}", self.entry))?
+                == 0
+        {
+            kernel.workgroups = [0; 3];
+            return Ok(kernel);
+        }
         let mut workgroups = [1u32; 3];
         for (slot, size) in workgroups.iter_mut().zip(&self.grid) {
             let size = size
