@@ -173,3 +173,56 @@ module attributes {tile.target = "sm_90a"} {
     return
   }
 }
+
+// -----
+
+// Sizes known at run time, split on request (never automatically: the tile count is not known):
+// the grid's first size times 4, and each block's part of ceil(steps / 4) steps, from its rank's
+// first step (the last parts shorter or empty).
+// CHECK-LABEL: func.func @run_time_sizes
+// CHECK: %[[GX:.*]] = arith.ceildivui %{{.*}}, %c128 : index
+// CHECK: %[[FOUR:.*]] = arith.constant 4 : index
+// CHECK: %[[BLOCKS:.*]] = arith.muli %[[GX]], %[[FOUR]] : index
+// CHECK: tile.kernel grid(%[[BLOCKS]], %{{.*}}) threads(128) (%[[B:.*]], %{{.*}}) attributes {tile.splits = 4 : i64
+// CHECK: %[[RANK:.*]] = arith.remui %[[B]], %{{.*}} : index
+// CHECK: %[[RUNS:.*]] = arith.cmpi slt, %{{.*}}, %[[K:.*]] : index
+// CHECK: %[[SPAN:.*]] = arith.select %[[RUNS]]
+// CHECK: %[[PART:.*]] = arith.ceildivui %[[SPAN]], %{{.*}} : index
+// CHECK: %[[FIRST:.*]] = arith.minui %{{.*}}, %[[SPAN]] : index
+// CHECK: %[[LEFT:.*]] = arith.subi %[[SPAN]], %[[FIRST]] : index
+// CHECK: %[[TRIPS:.*]] = arith.minui %[[LEFT]], %[[PART]] : index
+// CHECK: tile.pipelined %[[J:.*]] = %{{.*}} to %[[TRIPS]]
+// CHECK: %[[MINE:.*]] = arith.muli %[[RANK]], %[[PART]] : index
+// CHECK: arith.addi %[[MINE]], %[[J]] : index
+// CHECK: tile.split_sum
+module attributes {tile.target = "sm_90a"} {
+  func.func @run_time_sizes(%A: memref<?x?xf16>, %B: memref<?x?xf16>, %C: memref<?x?xf16>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c64 = arith.constant 64 : index
+    %c128 = arith.constant 128 : index
+    %zero = arith.constant 0.0 : f32
+    %m = memref.dim %A, %c0 : memref<?x?xf16>
+    %k = memref.dim %A, %c1 : memref<?x?xf16>
+    %n = memref.dim %B, %c1 : memref<?x?xf16>
+    %gx = arith.ceildivui %n, %c128 : index
+    %gy = arith.ceildivui %m, %c64 : index
+    %ktiles = arith.ceildivui %k, %c64 : index
+    tile.kernel grid(%gx, %gy) threads(128) (%bx, %by) {
+      %As = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+      %Bs = tile.alloc_shared : memref<64x128xf16, #gpu.address_space<workgroup>>
+      %Cf = tile.alloc_fragment : memref<64x128xf32, #tile.fragment>
+      tile.fill %Cf, %zero : memref<64x128xf32, #tile.fragment>
+      %m0 = arith.muli %by, %c64 : index
+      %n0 = arith.muli %bx, %c128 : index
+      tile.pipelined %kt = %c0 to %ktiles stages(4) attributes {tile.schedule = {split = 4}} {
+        %k0 = arith.muli %kt, %c64 : index
+        tile.copy %A[%m0, %k0], %As : memref<?x?xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+        tile.copy %B[%k0, %n0], %Bs : memref<?x?xf16>, memref<64x128xf16, #gpu.address_space<workgroup>>
+        tile.gemm %As, %Bs, %Cf : memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x128xf16, #gpu.address_space<workgroup>>, memref<64x128xf32, #tile.fragment>
+      }
+      tile.copy %Cf, %C[%m0, %n0] : memref<64x128xf32, #tile.fragment>, memref<?x?xf16>
+    }
+    return
+  }
+}

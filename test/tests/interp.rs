@@ -392,3 +392,68 @@ fn varlen_attention_on_offsets_agrees_after_the_loop_decisions_with_a_producer()
         });
     }
 }
+
+/// A GEMM kernel whose sizes are known at run time (a zero fill, the epilogue adding 0.5) asking
+/// for its K loop split across `splits` blocks of a cluster.
+fn split_gemm(splits: i64) -> String {
+    format!(
+        r#"module attributes {{tile.target = "sm_90a"}} {{
+func.func @split_gemm(%A: memref<?x?xf16>, %B: memref<?x?xf16>, %C: memref<?x?xf32>) {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %zero = arith.constant 0.0 : f32
+  %bias = arith.constant 0.5 : f32
+  %m = memref.dim %A, %c0 : memref<?x?xf16>
+  %k = memref.dim %A, %c1 : memref<?x?xf16>
+  %n = memref.dim %B, %c1 : memref<?x?xf16>
+  %gx = arith.ceildivui %n, %c128 : index
+  %gy = arith.ceildivui %m, %c64 : index
+  %ktiles = arith.ceildivui %k, %c64 : index
+  tile.kernel grid(%gx, %gy) threads(128) (%bx, %by) {{
+    %As = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<64x128xf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<64x128xf32, #tile.fragment>
+    tile.fill %Cf, %zero : memref<64x128xf32, #tile.fragment>
+    %m0 = arith.muli %by, %c64 : index
+    %n0 = arith.muli %bx, %c128 : index
+    tile.pipelined %kt = %c0 to %ktiles stages(3) attributes {{tile.schedule = {{split = {splits}}}}} {{
+      %k0 = arith.muli %kt, %c64 : index
+      tile.copy %A[%m0, %k0], %As : memref<?x?xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%k0, %n0], %Bs : memref<?x?xf16>, memref<64x128xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %Cf : memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x128xf16, #gpu.address_space<workgroup>>, memref<64x128xf32, #tile.fragment>
+    }}
+    tile.parallel (%i, %j) in (64, 128) {{
+      %v = memref.load %Cf[%i, %j] : memref<64x128xf32, #tile.fragment>
+      %w = arith.addf %v, %bias : f32
+      memref.store %w, %Cf[%i, %j] : memref<64x128xf32, #tile.fragment>
+    }}
+    tile.copy %Cf, %C[%m0, %n0] : memref<64x128xf32, #tile.fragment>, memref<?x?xf32>
+  }}
+  return
+}}
+}}"#
+    )
+}
+
+#[test]
+fn a_gemm_of_run_time_sizes_split_across_a_cluster_agrees_with_its_program() {
+    // sm_90a's decisions split the loop of steps known at run time: each block runs its part of
+    // ceil(steps / S) steps, the last parts shorter or empty (2 steps in 4 parts: 1, 1, 0, 0).
+    for splits in [2, 4] {
+        let source = split_gemm(splits);
+        let context = context();
+        let name = format!("split_gemm (split {splits})");
+        let module = rewritten(&context, &name, &source, tile_tests::generate::check::DECISIONS);
+        assert_eq!(
+            tile_dialect::ops::find_ops(module.as_operation(), "tile.split_sum").len(),
+            1,
+            "{name}: the loop is not split"
+        );
+        let cpu = cpu_reference(&context, &source);
+        for (seed, size) in [(31, 65), (32, 200), (33, 320)] {
+            agree_with(&format!("{name}, sizes {size}"), &module, &cpu, seed, size);
+        }
+    }
+}

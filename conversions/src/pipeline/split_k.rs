@@ -29,9 +29,12 @@
 //! into parts of at least [`MIN_STEPS`], and that leaves the ring its depth (up to 4) beside the
 //! scratch. The 128x4096x14336 product on 64x128 tiles went from 0.54x to 0.81x cuBLAS split in
 //! two, 256x4096x14336 on 128x128 tiles from 0.62x to 0.91x (RESULTS runs 200-203).
-//! A kernel is split when: the per-op rules lower it, its grid is static, one `tile.pipelined`
-//! directly in its body holds every gemm, with static bounds; the gemms' accumulators are
-//! filled with zero before the loop, and nothing in the loop but those gemms touches a fragment.
+//! A kernel is split when: the per-op rules lower it, one `tile.pipelined` directly in its body
+//! holds every gemm; the gemms' accumulators are filled with zero before the loop, and nothing in
+//! the loop but those gemms touches a fragment. An automatic split needs a static grid and static
+//! bounds (the tile count decides it); a requested one takes sizes known at run time too: the
+//! grid's first size times `S`, and each block runs its part of ceil(steps / S) steps from its
+//! rank's first (the last parts shorter, or empty: their blocks add zeros).
 
 use crate::kernels::Failure;
 use crate::target::Target;
@@ -69,8 +72,11 @@ pub const SPLITS: &str = tile_dialect::decisions::SPLITS.name;
 
 /// A kernel the rewrite can take.
 struct Shape<'c, 'a> {
-    /// Its grid.
+    /// Its grid (empty where sizes are known at run time only: `run_time`).
     grid: Vec<i64>,
+    /// Where the grid or the loop's bounds are known at run time only (a split on request): the
+    /// grid's first size and the loop's bounds.
+    run_time: Option<RunTime<'c, 'a>>,
     /// The main loop.
     main: OperationRef<'c, 'a>,
     /// Its steps, first value and step.
@@ -81,6 +87,14 @@ struct Shape<'c, 'a> {
     accumulators: Vec<OperationRef<'c, 'a>>,
     /// Ops after the loop.
     epilogue: Vec<OperationRef<'c, 'a>>,
+}
+
+/// A kernel's sizes known at run time only.
+struct RunTime<'c, 'a> {
+    /// The grid's first size.
+    grid_x: Value<'c, 'a>,
+    /// The loop's first value, end and step (where it has one).
+    bounds: Vec<Value<'c, 'a>>,
 }
 
 /// The `split` entry of `pipelined`'s `tile.schedule`, if it has one.
@@ -139,15 +153,35 @@ fn fills_zero(fill: &OperationRef) -> bool {
 
 /// The kernel's shape, or why the rewrite cannot take it.
 fn shape<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Result<Shape<'c, 'a>, String> {
-    let super::GemmLoop {
-        grid,
-        ops,
-        at: main_at,
-        main,
-        lower,
-        step,
-        steps,
-    } = super::gemm_loop(kernel)?;
+    let (grid, ops, main_at, main, lower, step, steps, run_time) = match super::gemm_loop(kernel) {
+        Ok(super::GemmLoop {
+            grid,
+            ops,
+            at,
+            main,
+            lower,
+            step,
+            steps,
+        }) => (grid, ops, at, main, lower, step, steps, None),
+        Err(why) => {
+            // The same form with sizes known at run time: each block's part of the steps is
+            // computed then.
+            let form = super::gemm_loop_form(kernel).map_err(|_| why)?;
+            let run_time = form
+                .grid
+                .iter()
+                .chain(&form.bounds)
+                .any(|size| constant_integer(*size).is_none());
+            if !run_time {
+                return Err(why.into());
+            }
+            let run_time = RunTime {
+                grid_x: form.grid[0],
+                bounds: form.bounds,
+            };
+            (Vec::new(), form.ops, form.at, form.main, 0, 1, 0, Some(run_time))
+        }
+    };
     let gemms: Vec<OperationRef> = nested_ops(main)
         .into_iter()
         .filter(|op| tile_ir::is(op, tile::GemmOperation::name))
@@ -210,6 +244,7 @@ fn shape<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Result<Shape<'c, 'a>, String> 
     }
     Ok(Shape {
         grid,
+        run_time,
         main,
         steps,
         lower,
@@ -305,7 +340,7 @@ fn choose<'c, 'a>(
         Ok(shape) => shape,
         Err(why) => return whole(why),
     };
-    if shape.steps % split != 0 {
+    if shape.run_time.is_none() && shape.steps % split != 0 {
         return whole(format!(
             "its {} steps do not divide into {split} equal parts (ask for a split that divides them)",
             shape.steps
@@ -318,7 +353,8 @@ fn choose<'c, 'a>(
 fn automatic<'c, 'a>(kernel: OperationRef<'c, 'a>, target: &Target) -> Option<(i64, Shape<'c, 'a>)> {
     let clusters = target.clusters.as_ref()?;
     let multiprocessors = target.multiprocessors.as_ref()?.count;
-    let shape = shape(kernel).ok()?;
+    // Only static sizes tell how many tiles leave the chip idle.
+    let shape = shape(kernel).ok().filter(|shape| shape.run_time.is_none())?;
     let tiles: i64 = shape.grid.iter().product();
     if tiles < 1 || tiles * 2 > multiprocessors {
         return None;
@@ -384,11 +420,34 @@ pub fn rewrite_kernel<'c, 'a>(
             }
         }
     }
-    // The block's steps: a contiguous part of the loop.
-    let part = shape.steps / splits;
+    // The block's steps: a contiguous part of the loop (known at run time: the parts of
+    // ceil(steps / S), the last ones shorter or empty).
     let before_loop = At::before(shape.main);
-    set_operand(shape.main, 0, b.index(before_loop, 0));
-    set_operand(shape.main, 1, b.index(before_loop, part));
+    let run_time_steps = match &shape.run_time {
+        None => {
+            let part = shape.steps / splits;
+            set_operand(shape.main, 0, b.index(before_loop, 0));
+            set_operand(shape.main, 1, b.index(before_loop, part));
+            None
+        }
+        Some(RunTime { bounds, .. }) => {
+            let (lower, upper) = (bounds[0], bounds[1]);
+            let zero = b.index(before_loop, 0);
+            let runs = b.compare(before_loop, "slt", lower, upper);
+            let span = b.select(before_loop, runs, b.subi(before_loop, upper, lower), zero);
+            let steps = match bounds.get(2) {
+                Some(step) => b.ceildivui(before_loop, span, *step),
+                None => span,
+            };
+            let part = b.ceildivui(before_loop, steps, b.index(before_loop, splits));
+            let first = b.minui(before_loop, b.muli(before_loop, rank, part), steps);
+            let trips = b.minui(before_loop, b.subi(before_loop, steps, first), part);
+            set_operand(shape.main, 0, zero);
+            set_operand(shape.main, 1, trips);
+            // (a part, the loop's first value and its step)
+            Some((part, lower, bounds.get(2).copied()))
+        }
+    };
     if shape.main.operand_count() > 2 {
         set_operand(shape.main, 2, b.index(before_loop, 1));
     }
@@ -401,17 +460,29 @@ pub fn rewrite_kernel<'c, 'a>(
     let j: Value = loop_body.argument(0).expect("induction variable").into();
     let users: Vec<OperationRef> = nested_ops(shape.main);
     let top = At::before(loop_body.first_operation().expect("a loop body"));
-    let first_step = b.muli(top, rank, b.index(top, part));
-    let step_index = b.addi(top, first_step, j);
-    let scaled = if shape.step == 1 {
-        step_index
-    } else {
-        b.muli(top, step_index, b.index(top, shape.step))
-    };
-    let k = if shape.lower == 0 {
-        scaled
-    } else {
-        b.addi(top, b.index(top, shape.lower), scaled)
+    let k = match run_time_steps {
+        None => {
+            let first_step = b.muli(top, rank, b.index(top, shape.steps / splits));
+            let step_index = b.addi(top, first_step, j);
+            let scaled = if shape.step == 1 {
+                step_index
+            } else {
+                b.muli(top, step_index, b.index(top, shape.step))
+            };
+            if shape.lower == 0 {
+                scaled
+            } else {
+                b.addi(top, b.index(top, shape.lower), scaled)
+            }
+        }
+        Some((part, lower, step)) => {
+            let step_index = b.addi(top, b.muli(top, rank, part), j);
+            let scaled = match step {
+                Some(step) => b.muli(top, step_index, step),
+                None => step_index,
+            };
+            b.addi(top, lower, scaled)
+        }
     };
     for user in &users {
         for (position, operand) in user.operands().enumerate().collect::<Vec<_>>() {
@@ -478,7 +549,11 @@ pub fn rewrite_kernel<'c, 'a>(
     }
     set_attribute(kernel, SPLITS, splits_attribute.into());
     let host = At::before(kernel);
-    set_operand(kernel, 0, b.index(host, shape.grid[0] * splits));
+    let blocks_x = match &shape.run_time {
+        None => b.index(host, shape.grid[0] * splits),
+        Some(RunTime { grid_x, .. }) => b.muli(host, *grid_x, b.index(host, splits)),
+    };
+    set_operand(kernel, 0, blocks_x);
     Ok(())
 }
 
