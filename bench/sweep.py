@@ -106,13 +106,19 @@ def whole_name(shape, tag, dtype):
     return static_name(shape, tag, dtype) + "_whole"
 
 
-def dynamic_name(tag, dtype, persistent=False):
-    return f"sweep_{dtype}_dynamic_{'persistent_' if persistent else ''}{tag}"
+def dynamic_name(tag, dtype, persistent=False, split=None):
+    kind = "persistent_" if persistent else f"split{split}_" if split else ""
+    return f"sweep_{dtype}_dynamic_{kind}{tag}"
 
 
 # The dynamic kernels' schedule entry: one tile a block (as written), or a persistent kernel whose
 # tile count the host gives (tile-persistent-kernels takes dynamic sizes on request only).
 PERSISTENT = " attributes {tile.schedule = {persistent = true}}"
+# The dynamic kernels split across clusters on request (tile-split-k splits run-time steps into
+# parts of ceil(steps / S)), for the tilings with few tiles: what a host-side choice (an scf.if on
+# the sizes, each kernel's manifest `when`) would launch for small M.
+SPLITS = (2, 4)
+SPLIT_TILINGS = ("128x128", "64x128", "64x128r8")
 
 
 def split_kernel(directory, name):
@@ -142,6 +148,10 @@ def prepare(directory, dtype):
         for persistent in (False, True):
             name = dynamic_name(tag, dtype, persistent)
             schedule = PERSISTENT if persistent else ""
+            programs.append((name, DYNAMIC.format(name=name, dtype=dtype, bm=bm, bn=bn, bk=bk, threads=threads, stages=stages, schedule=schedule)))
+        for split in SPLITS if tag in SPLIT_TILINGS else ():
+            name = dynamic_name(tag, dtype, split=split)
+            schedule = f" attributes {{tile.schedule = {{split = {split}}}}}"
             programs.append((name, DYNAMIC.format(name=name, dtype=dtype, bm=bm, bn=bn, bk=bk, threads=threads, stages=stages, schedule=schedule)))
     compiler = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "target", "release", "tile-compile")
     for name, text in programs:
@@ -173,6 +183,10 @@ def run(directory, dtype, rounds, name_filter):
             kernels = bench.function_kernels(directory, dynamic_name(tag, dtype, persistent))
             if kernels:
                 dynamic[(kind, tag)] = kernels[0]
+        for split in SPLITS:
+            kernels = bench.function_kernels(directory, dynamic_name(tag, dtype, split=split))
+            if kernels:
+                dynamic[("split", f"{tag}s{split}")] = kernels[0]
     rows, failures = [], 0
     for shape in SHAPES:
         label = "{}x{}x{}".format(*shape)
@@ -212,6 +226,9 @@ def run(directory, dtype, rounds, name_filter):
             for kind in ("dynamic", "persistent"):
                 if (kind, tag) in dynamic:
                     contenders.append((kind, tag, dynamic[(kind, tag)]))
+            for split in SPLITS:
+                if ("split", f"{tag}s{split}") in dynamic:
+                    contenders.append(("split", f"{tag}s{split}", dynamic[("split", f"{tag}s{split}")]))
         best = {}
         for kind, tag, kernel in contenders:
             c = torch.full((m, n), float("nan"), dtype=output, device="cuda")
@@ -227,13 +244,15 @@ def run(directory, dtype, rounds, name_filter):
             if kind not in best or ratio > best[kind][1]:
                 best[kind] = (tag, ratio, 2 * m * n * k / mine / 1e9)
         cublas = 2 * m * n * k / timer(baseline) / 1e9
-        rows.append((label, cublas, best.get("static"), best.get("dynamic"), best.get("whole"), best.get("persistent")))
+        # What a host-side choice among the dynamic kernels (tile-wise, persistent, split) gets.
+        chosen = max((best[kind] for kind in ("dynamic", "persistent", "split") if kind in best), key=lambda b: b[1], default=None)
+        rows.append((label, cublas, best.get("static"), best.get("dynamic"), best.get("whole"), best.get("persistent"), best.get("split"), chosen))
     print(f"\n{dtype} GEMMs against cuBLAS (torch.matmul), the best tiling of each kind, medians of {rounds} alternating round(s)\n")
-    print("| M x N x K | cuBLAS TFLOP/s | static: tiling, TFLOP/s, ratio | dynamic: tiling, TFLOP/s, ratio | static, split loops kept whole | dynamic persistent |\n|---|---|---|---|---|---|")
+    print("| M x N x K | cuBLAS TFLOP/s | static: tiling, TFLOP/s, ratio | dynamic: tiling, TFLOP/s, ratio | static, split loops kept whole | dynamic persistent | dynamic split | dynamic, best kind |\n|---|---|---|---|---|---|---|---|")
     cell = lambda best: f"{best[0]}, {best[2]:.0f}, {best[1]:.3f}" if best else "none"  # noqa: E731
-    for label, cublas, static, dynamic_best, whole, persistent in rows:
-        print(f"| {label} | {cublas:.0f} | {cell(static)} | {cell(dynamic_best)} | {cell(whole)} | {cell(persistent)} |")
-    for kind, index in (("static", 2), ("dynamic", 3), ("dynamic persistent", 5)):
+    for label, cublas, static, dynamic_best, whole, persistent, split, chosen in rows:
+        print(f"| {label} | {cublas:.0f} | {cell(static)} | {cell(dynamic_best)} | {cell(whole)} | {cell(persistent)} | {cell(split)} | {cell(chosen)} |")
+    for kind, index in (("static", 2), ("dynamic", 3), ("dynamic persistent", 5), ("dynamic split", 6), ("dynamic, best kind (a host-side choice)", 7)):
         ratios = [row[index][1] for row in rows if row[index]]
         if ratios:
             mean = math.exp(sum(math.log(r) for r in ratios) / len(ratios))

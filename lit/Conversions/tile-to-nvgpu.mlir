@@ -141,12 +141,21 @@ func.func @no_kernel() {
 // The loop's gemm finds the fill's zeros in its accumulator on entry: each 64-row tile's registers
 // go through an empty asm that ties them, before the fence (LLVM would materialize the zeros after
 // it, where ptxas serializes every wgmma of the kernel).
-// CHECK: scf.for
+// The loop carries its gemm's group across its back edge and runs a number of steps known at run
+// time: it is in an scf.if on its running a step, whose branch waits for the last group before
+// it ends (after a merge with the path of no step, the merge's copies read registers of a wgmma
+// in flight, and ptxas serializes every wgmma: C7514).
+// CHECK: %[[RUNS:.*]] = arith.cmpi slt, %c0, %[[K:.*]] : index
+// CHECK-NEXT: scf.if %[[RUNS]] {
+// CHECK-NEXT: scf.for %{{.*}} = %c0 to %[[K]] step
 // CHECK: %[[HELD0:.*]] = llvm.inline_asm has_side_effects asm_dialect = att "", "=f,=f,{{.*}},0,1,2,
 // CHECK: %[[HELD1:.*]] = llvm.inline_asm has_side_effects asm_dialect = att "", "=f,=f,
 // CHECK-NEXT: nvvm.wgmma.fence.aligned
 // CHECK: nvvm.wgmma.mma_async %{{.*}}, %{{.*}}, %[[HELD0]], <m = 64, n = 128, k = 16>
 // CHECK: nvvm.wgmma.mma_async %{{.*}}, %{{.*}}, %[[HELD1]], <m = 64, n = 128, k = 16>
+// CHECK: } {tile.carries_gemm}
+// CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK-NEXT: }
 module attributes {tile.target = "sm_90a"} {
 func.func @dynamic(%A: memref<?x?xf16>, %B: memref<?x?xf16>, %C: memref<?x?xf16>) {
   %c0 = arith.constant 0 : index
@@ -519,11 +528,14 @@ func.func @i8_wgmma(%A: memref<1024x1024xi8>, %B: memref<1024x1024xi8>, %C: memr
 
 // i8, B as NxK, copied by the threads outside any pipelined loop: the tiles are kept in column
 // slabs of 16 i8 (one core matrix row), written by 16-byte cp.async pieces of 16 elements, and
-// read by wgmma m64n64k32 through unswizzled descriptors.
+// read by wgmma m64n64k32 through unswizzled descriptors. The accumulator's fill of the integer
+// zero starts the first instruction from zero (D scaled by 0: nothing read from the fill, whose
+// constants ptxas would otherwise serialize every wgmma of the kernel for, C7520), the second
+// adds to it.
 // CHECK-LABEL: func.func @i8_slabs
 // CHECK: nvgpu.device_async_copy %{{.*}}, %{{.*}}, 16, %{{.*}} {bypassL1} : memref<64x64xi8> to memref<64x64xi8, #gpu.address_space<workgroup>>
-// CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 32>, D[<s32>, <one>], A[<s8>, <one>, <row>], B[<s8>, <one>, <col>]
-// CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 32>
+// CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 32>, D[<s32>, <zero>], A[<s8>, <one>, <row>], B[<s8>, <one>, <col>]
+// CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 32>, D[<s32>, <one>]
 // CHECK-NOT: nvvm.wgmma.mma_async
 module attributes {tile.target = "sm_90a"} {
 func.func @i8_slabs(%A: memref<64x64xi8>, %B: memref<64x64xi8>, %C: memref<64x64xi32>) {

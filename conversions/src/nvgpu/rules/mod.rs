@@ -200,6 +200,7 @@ impl MatrixPlan for TensorCorePlan {
             .copied()
             .filter(|gemm| self.wgmma.contains(gemm))
             .collect();
+        wgmma_waits::guard_run_time_loops(b, ops);
         for (op, groups) in wgmma_waits::wgmma_waits(ops, &self.wgmma, &deferred) {
             let groups = IntegerAttribute::new(IntegerType::new(context, 64).into(), groups);
             b.insert(

@@ -7,12 +7,9 @@ use super::*;
 
 // ---- wgmma --------------------------------------------------------------------------------------
 
-/// Which gemms of a kernel run on wgmma, and the shared tiles they read kept as core matrices (by
-/// allocation: the dimension that is K). A gemm qualifies when its accumulator has the wgmma layout,
-/// its inputs are f16 or bf16 with K a multiple of 16, and each shared operand is written only by
-/// copies from global memory and read only by gemms that qualify and take the same dimension as K
 /// The gemms among `gemms` whose accumulator the op before them (the nearest op of their block
-/// that touches it) fills with zeros: a `tile.fill` of the constant 0.
+/// that touches it) fills with zeros: a `tile.fill` of the constant 0 (0.0 for f32 accumulators,
+/// 0 for i32 ones).
 pub fn zero_started(
     ops: &[OperationRef],
     gemms: &std::collections::HashSet<usize>,
@@ -25,7 +22,10 @@ pub fn zero_started(
                 is(&fill, tile::FillOperation::name)
                     && fill.operand_count() == 2
                     && fill.operand(0).ok() == Some(accumulator)
-                    && fill.operand(1).ok().and_then(tile_dialect::ops::constant_float) == Some(0.0)
+                    && fill.operand(1).ok().is_some_and(|value| {
+                        tile_dialect::ops::constant_float(value) == Some(0.0)
+                            || tile_dialect::ops::constant_integer(value) == Some(0)
+                    })
             })
         })
         .map(key)
@@ -73,8 +73,12 @@ pub fn entered_from_fill(
         .collect()
 }
 
-/// (FlashAttention's Q tile feeds the first block's scores and every later block's): a tile kept
-/// as core matrices cannot be read any other way.
+/// Which gemms of a kernel run on wgmma, and the shared tiles they read kept as core matrices (by
+/// allocation: the dimension that is K). A gemm qualifies when its accumulator has the wgmma layout,
+/// its inputs are f16 or bf16 with K a multiple of 16 (8-bit ones read K-major), and each shared
+/// operand is written only by copies from global memory and read only by gemms that qualify and
+/// take the same dimension as K (FlashAttention's Q tile feeds the first block's scores and every
+/// later block's): a tile kept as core matrices cannot be read any other way.
 /// Also says which gemms with a fragment accumulator stay off wgmma, and why.
 pub fn wgmma_plan<'c, 'a>(ops: &[OperationRef<'c, 'a>], layouts: &Layouts) -> WgmmaPlan<'c, 'a> {
     let sixteen_bit = |value: Value| {

@@ -125,6 +125,32 @@ fn block_waits<'c, 'a>(
     (waits, pending)
 }
 
+/// Puts each loop of `ops` that carries its gemm's group across its back edge and runs a number of
+/// steps known at run time only in an `scf.if` on its running a step, so that the wait for its
+/// last group (before the op after it: [`wgmma_waits`]) is in the branch that ran it. Otherwise
+/// LLVM's loop rotation merges the accumulators the loop leaves with those of the path that runs
+/// no step before that wait, and the copies of the merge read the registers of a wgmma in flight:
+/// ptxas then serializes every wgmma of the kernel (C7514; the dynamic-shape GEMMs).
+pub fn guard_run_time_loops<'c, 'a>(b: &Builder<'c>, ops: &[OperationRef<'c, 'a>]) {
+    let rewriter = melior::IrRewriter::new(b.context);
+    for looped in ops
+        .iter()
+        .filter(|op| op.attribute(crate::pipeline::CARRIES_GEMM_ATTRIBUTE).is_ok())
+    {
+        let (Ok(lower), Ok(upper)) = (looped.operand(0), looped.operand(1)) else {
+            continue;
+        };
+        if tile_dialect::ops::constant_integer(lower).is_some() && tile_dialect::ops::constant_integer(upper).is_some()
+        {
+            continue;
+        }
+        let at = At::before(*looped);
+        let runs = b.compare(at, "slt", lower, upper);
+        let then = b.if_then(at, runs);
+        rewriter.as_rewriter_base().move_op_before(*looped, then.before);
+    }
+}
+
 /// The waits of a kernel's wgmma gemms: before which op, and how many groups may stay pending.
 /// `deferred` are the gemms that do not wait by themselves; the others (the rest of
 /// `wgmma`) end with a wait for every group.
