@@ -475,6 +475,32 @@ fn causal_flash_attention_on_4d_tensors_with_a_ragged_sequence() {
     assert_close(&data[3], &attention(&data[0], &data[1], &data[2], true), 1e-2);
 }
 
+/// One query's attention output over `keys` keys in f64: softmax over the keys of the scaled
+/// scores (`product(key, d)` summed over the head dim) times the values (`value(key, d)`).
+fn attention_row(
+    keys: usize,
+    dim: usize,
+    product: impl Fn(usize, usize) -> f64,
+    value: impl Fn(usize, usize) -> f64,
+) -> Vec<f64> {
+    let scores: Vec<f64> = (0..keys)
+        .map(|key| (0..dim).map(|d| product(key, d)).sum::<f64>() / (dim as f64).sqrt())
+        .collect();
+    let max = scores.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+    let weights: Vec<f64> = scores.iter().map(|s| (s - max).exp()).collect();
+    let total: f64 = weights.iter().sum();
+    (0..dim)
+        .map(|d| {
+            weights
+                .iter()
+                .enumerate()
+                .map(|(key, w)| w * value(key, d))
+                .sum::<f64>()
+                / total
+        })
+        .collect()
+}
+
 /// Runs host function `name` of `programs/<file>` with `seed` (a file of several functions).
 fn run_function(file: &str, name: &str, seed: u64) -> Vec<Buffer> {
     let path = common::repo_root().join("test/programs").join(file);
@@ -514,24 +540,13 @@ fn flash_attention_over_packed_sequences_of_different_lengths() {
                 for head in 0..heads {
                     for query in 0..length {
                         let keys = if causal { query + 1 } else { length };
-                        let scores: Vec<f64> = (0..keys)
-                            .map(|key| {
-                                (0..dim)
-                                    .map(|d| at(q, first + query, head, d) * at(k, first + key, head, d))
-                                    .sum::<f64>()
-                                    / (dim as f64).sqrt()
-                            })
-                            .collect();
-                        let max = scores.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
-                        let weights: Vec<f64> = scores.iter().map(|s| (s - max).exp()).collect();
-                        let total: f64 = weights.iter().sum();
-                        for d in 0..dim {
-                            let expected: f64 = weights
-                                .iter()
-                                .enumerate()
-                                .map(|(key, w)| w * at(v, first + key, head, d))
-                                .sum::<f64>()
-                                / total;
+                        let row = attention_row(
+                            keys,
+                            dim,
+                            |key, d| at(q, first + query, head, d) * at(k, first + key, head, d),
+                            |key, d| at(v, first + key, head, d),
+                        );
+                        for (d, expected) in row.into_iter().enumerate() {
                             let got = at(out, first + query, head, d);
                             assert!(
                                 (got - expected).abs() <= 1e-2 * expected.abs().max(1.0),
@@ -570,24 +585,13 @@ fn flash_attention_on_8_bit_float_inputs() {
         for head in 0..heads {
             for query in 0..seq {
                 let keys = if causal { query + 1 } else { seq };
-                let scores: Vec<f64> = (0..keys)
-                    .map(|key| {
-                        (0..dim)
-                            .map(|d| q.get((head * seq + query) * dim + d) * k.get((head * seq + key) * dim + d))
-                            .sum::<f64>()
-                            / (dim as f64).sqrt()
-                    })
-                    .collect();
-                let max = scores.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
-                let weights: Vec<f64> = scores.iter().map(|s| (s - max).exp()).collect();
-                let total: f64 = weights.iter().sum();
-                for d in 0..dim {
-                    let expected: f64 = weights
-                        .iter()
-                        .enumerate()
-                        .map(|(key, w)| w * vt.get((head * dim + d) * seq + key))
-                        .sum::<f64>()
-                        / total;
+                let row = attention_row(
+                    keys,
+                    dim,
+                    |key, d| q.get((head * seq + query) * dim + d) * k.get((head * seq + key) * dim + d),
+                    |key, d| vt.get((head * dim + d) * seq + key),
+                );
+                for (d, expected) in row.into_iter().enumerate() {
                     worst = worst.max((out.get((head * seq + query) * dim + d) - expected).abs());
                 }
             }
