@@ -109,7 +109,7 @@ pub fn host_condition(kernel: OperationRef) -> Result<Option<Expr>, String> {
     let mut inner = kernel;
     while let Some(parent) = inner.parent_operation() {
         if tile_ir::is(&parent, tile_ir::scf::IfOperation::name) {
-            let test = host_expression(parent.operand(0).map_err(|error| error.to_string())?)?;
+            let test = truth(host_expression(parent.operand(0).map_err(|error| error.to_string())?)?);
             use melior::ir::BlockLike;
             let in_then = parent.region(0).ok().is_some_and(|region| {
                 inner
@@ -136,6 +136,18 @@ pub fn host_condition(kernel: OperationRef) -> Result<Option<Expr>, String> {
         inner = parent;
     }
     Ok(condition)
+}
+
+/// `condition` as 1 or 0: a comparison is; any other value (a host argument a launcher passes
+/// as -1 for `true`, say) is compared with 0, so that negating it with `xor 1` holds.
+fn truth(condition: Expr) -> Expr {
+    match condition {
+        Expr::Op { op, .. } if COMPARISONS.contains(&op) => condition,
+        other => Expr::Op {
+            op: HostOp::Ne,
+            args: vec![other, Expr::Const(0)],
+        },
+    }
 }
 
 /// The grid of a launch as host expressions (see [`host_expression`]), padded to three dimensions.
