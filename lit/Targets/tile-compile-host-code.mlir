@@ -13,6 +13,9 @@
 // RUN: FileCheck %s --check-prefix=ALWAYS < %t/choice/two_ways_2_kernel.json
 // RUN: tile-run %t/choice.mlir --target vulkan --check 2>&1 | FileCheck %s --check-prefix=MATCH
 // RUN: tile-run %t/choice.mlir --target vulkan --check --dynamic-size 2048 2>&1 | FileCheck %s --check-prefix=MATCH
+// RUN: tile-compile %t/flag.mlir --target sm_90a -o %t/choice 2>&1 | FileCheck %s --check-prefix=FLAG-COUNT
+// RUN: FileCheck %s --check-prefix=FLAG-THEN < %t/choice/on_flag_0_kernel.json
+// RUN: FileCheck %s --check-prefix=FLAG-ELSE < %t/choice/on_flag_1_kernel.json
 // RUN: not tile-compile %t/loop.mlir --target sm_90a -o %t/out 2>&1 | FileCheck %s --check-prefix=LOOP
 // RUN: not tile-compile %t/loop.mlir --target gfx942 -o %t/out 2>&1 | FileCheck %s --check-prefix=LOOP-AMD
 // RUN: not tile-compile %t/loop.mlir --target spirv -o %t/out 2>&1 | FileCheck %s --check-prefix=LOOP-SPIRV
@@ -30,6 +33,11 @@
 // ALWAYS: "version": 1
 // ALWAYS-NOT: "when"
 // MATCH: check %arg1: match
+// A condition that is no comparison (a boolean argument: a launcher may pass true as -1) is
+// compared with 0 first, so that the else branch's xor with 1 negates it.
+// FLAG-COUNT: 2 kernel(s) for sm_90a written
+// FLAG-THEN: "when": {"op": "arith.cmpi ne", "args": [{"argument": 1}, 0]}
+// FLAG-ELSE: "when": {"op": "arith.xori", "args": [{"op": "arith.cmpi ne", "args": [{"argument": 1}, 0]}, 1]}
 // LOOP: loop.mlir:5:3: error: 'scf.for' op launches tile kernels under host control flow that a launch manifest cannot describe (a launcher runs kernels, each with the grid its manifest computes where its condition holds, once); launch them from the function's top level or an scf.if, and repeat them in the caller, or lower the module with the tile-to-nvvm{chip=sm_90a} pipeline, whose host code keeps it
 // LOOP-NOT: kernel(s)
 // LOOP-AMD: loop.mlir:5:3: error: 'scf.for' op {{.*}} with the tile-to-rocdl{chip=gfx942} pipeline
@@ -78,6 +86,29 @@ func.func @two_ways(%X: memref<?xf32>, %Y: memref<?xf32>) {
       %y = memref.load %Y[%at] : memref<?xf32>
       %z = arith.addf %y, %one : f32
       memref.store %z, %Y[%at] : memref<?xf32>
+    }
+  }
+  return
+}
+
+//--- flag.mlir
+func.func @on_flag(%X: memref<64xf32>, %flag: i1) {
+  %c1 = arith.constant 1 : index
+  scf.if %flag {
+    tile.kernel grid(%c1) threads(64) (%b) {
+      tile.parallel (%i) in (64) {
+        %x = memref.load %X[%i] : memref<64xf32>
+        %y = arith.addf %x, %x : f32
+        memref.store %y, %X[%i] : memref<64xf32>
+      }
+    }
+  } else {
+    tile.kernel grid(%c1) threads(64) (%b) {
+      tile.parallel (%i) in (64) {
+        %x = memref.load %X[%i] : memref<64xf32>
+        %y = arith.mulf %x, %x : f32
+        memref.store %y, %X[%i] : memref<64xf32>
+      }
     }
   }
   return
