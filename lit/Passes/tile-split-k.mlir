@@ -178,7 +178,7 @@ module attributes {tile.target = "sm_90a"} {
 
 // Sizes known at run time, split on request (never automatically: the tile count is not known):
 // the grid's first size times 4, and each block's part of ceil(steps / 4) steps, from its rank's
-// first step (the last parts shorter or empty).
+// first step (the last parts shorter or empty), which the loop's body counts from.
 // CHECK-LABEL: func.func @run_time_sizes
 // CHECK: %[[GX:.*]] = arith.ceildivui %{{.*}}, %c128 : index
 // CHECK: %[[FOUR:.*]] = arith.constant 4 : index
@@ -188,12 +188,12 @@ module attributes {tile.target = "sm_90a"} {
 // CHECK: %[[RUNS:.*]] = arith.cmpi slt, %{{.*}}, %[[K:.*]] : index
 // CHECK: %[[SPAN:.*]] = arith.select %[[RUNS]]
 // CHECK: %[[PART:.*]] = arith.ceildivui %[[SPAN]], %{{.*}} : index
-// CHECK: %[[FIRST:.*]] = arith.minui %{{.*}}, %[[SPAN]] : index
+// CHECK: %[[MINE:.*]] = arith.muli %[[RANK]], %[[PART]] : index
+// CHECK: %[[FIRST:.*]] = arith.minui %[[MINE]], %[[SPAN]] : index
 // CHECK: %[[LEFT:.*]] = arith.subi %[[SPAN]], %[[FIRST]] : index
 // CHECK: %[[TRIPS:.*]] = arith.minui %[[LEFT]], %[[PART]] : index
 // CHECK: tile.pipelined %[[J:.*]] = %{{.*}} to %[[TRIPS]]
-// CHECK: %[[MINE:.*]] = arith.muli %[[RANK]], %[[PART]] : index
-// CHECK: arith.addi %[[MINE]], %[[J]] : index
+// CHECK: arith.addi %[[FIRST]], %[[J]] : index
 // CHECK: tile.split_sum
 module attributes {tile.target = "sm_90a"} {
   func.func @run_time_sizes(%A: memref<?x?xf16>, %B: memref<?x?xf16>, %C: memref<?x?xf16>) {

@@ -72,29 +72,31 @@ pub const SPLITS: &str = tile_dialect::decisions::SPLITS.name;
 
 /// A kernel the rewrite can take.
 struct Shape<'c, 'a> {
-    /// Its grid (empty where sizes are known at run time only: `run_time`).
-    grid: Vec<i64>,
-    /// Where the grid or the loop's bounds are known at run time only (a split on request): the
-    /// grid's first size and the loop's bounds.
-    run_time: Option<RunTime<'c, 'a>>,
+    /// Its grid and the main loop's bounds.
+    sizes: Sizes<'c, 'a>,
     /// The main loop.
     main: OperationRef<'c, 'a>,
-    /// Its steps, first value and step.
-    steps: i64,
-    lower: i64,
-    step: i64,
     /// The gemms' accumulators (fragment allocations), in order.
     accumulators: Vec<OperationRef<'c, 'a>>,
     /// Ops after the loop.
     epilogue: Vec<OperationRef<'c, 'a>>,
 }
 
-/// A kernel's sizes known at run time only.
-struct RunTime<'c, 'a> {
-    /// The grid's first size.
-    grid_x: Value<'c, 'a>,
-    /// The loop's first value, end and step (where it has one).
-    bounds: Vec<Value<'c, 'a>>,
+/// A kernel's grid and its main loop's bounds.
+enum Sizes<'c, 'a> {
+    /// Known when it is compiled: the grid, and the loop's first value, step and steps.
+    Static {
+        grid: Vec<i64>,
+        lower: i64,
+        step: i64,
+        steps: i64,
+    },
+    /// Known at run time only (a split on request): the grid's first size, and the loop's first
+    /// value, end and step (where it has one).
+    RunTime {
+        grid_x: Value<'c, 'a>,
+        bounds: Vec<Value<'c, 'a>>,
+    },
 }
 
 /// The `split` entry of `pipelined`'s `tile.schedule`, if it has one.
@@ -153,7 +155,7 @@ fn fills_zero(fill: &OperationRef) -> bool {
 
 /// The kernel's shape, or why the rewrite cannot take it.
 fn shape<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Result<Shape<'c, 'a>, String> {
-    let (grid, ops, main_at, main, lower, step, steps, run_time) = match super::gemm_loop(kernel) {
+    let (ops, main_at, main, sizes) = match super::gemm_loop(kernel) {
         Ok(super::GemmLoop {
             grid,
             ops,
@@ -162,7 +164,17 @@ fn shape<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Result<Shape<'c, 'a>, String> 
             lower,
             step,
             steps,
-        }) => (grid, ops, at, main, lower, step, steps, None),
+        }) => (
+            ops,
+            at,
+            main,
+            Sizes::Static {
+                grid,
+                lower,
+                step,
+                steps,
+            },
+        ),
         Err(why) => {
             // The same form with sizes known at run time: each block's part of the steps is
             // computed then.
@@ -175,11 +187,11 @@ fn shape<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Result<Shape<'c, 'a>, String> 
             if !run_time {
                 return Err(why.into());
             }
-            let run_time = RunTime {
+            let sizes = Sizes::RunTime {
                 grid_x: form.grid[0],
                 bounds: form.bounds,
             };
-            (Vec::new(), form.ops, form.at, form.main, 0, 1, 0, Some(run_time))
+            (form.ops, form.at, form.main, sizes)
         }
     };
     let gemms: Vec<OperationRef> = nested_ops(main)
@@ -243,12 +255,8 @@ fn shape<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Result<Shape<'c, 'a>, String> 
         }
     }
     Ok(Shape {
-        grid,
-        run_time,
+        sizes,
         main,
-        steps,
-        lower,
-        step,
         accumulators,
         epilogue: ops[main_at + 1..].to_vec(),
     })
@@ -340,10 +348,11 @@ fn choose<'c, 'a>(
         Ok(shape) => shape,
         Err(why) => return whole(why),
     };
-    if shape.run_time.is_none() && shape.steps % split != 0 {
+    if let Sizes::Static { steps, .. } = shape.sizes
+        && steps % split != 0
+    {
         return whole(format!(
-            "its {} steps do not divide into {split} equal parts (ask for a split that divides them)",
-            shape.steps
+            "its {steps} steps do not divide into {split} equal parts (ask for a split that divides them)"
         ));
     }
     Ok(Some((split, shape)))
@@ -353,9 +362,12 @@ fn choose<'c, 'a>(
 fn automatic<'c, 'a>(kernel: OperationRef<'c, 'a>, target: &Target) -> Option<(i64, Shape<'c, 'a>)> {
     let clusters = target.clusters.as_ref()?;
     let multiprocessors = target.multiprocessors.as_ref()?.count;
+    let shape = shape(kernel).ok()?;
     // Only static sizes tell how many tiles leave the chip idle.
-    let shape = shape(kernel).ok().filter(|shape| shape.run_time.is_none())?;
-    let tiles: i64 = shape.grid.iter().product();
+    let Sizes::Static { ref grid, steps, .. } = shape.sizes else {
+        return None;
+    };
+    let tiles: i64 = grid.iter().product();
     if tiles < 1 || tiles * 2 > multiprocessors {
         return None;
     }
@@ -374,8 +386,8 @@ fn automatic<'c, 'a>(kernel: OperationRef<'c, 'a>, target: &Target) -> Option<(i
         .find(|(split, at_once)| {
             *split <= clusters.blocks.min(MAX_AUTOMATIC)
                 && tiles <= *at_once
-                && shape.steps % split == 0
-                && shape.steps / split >= MIN_STEPS
+                && steps % split == 0
+                && steps / split >= MIN_STEPS
         })?
         .0;
     Some((split, shape))
@@ -421,36 +433,9 @@ pub fn rewrite_kernel<'c, 'a>(
         }
     }
     // The block's steps: a contiguous part of the loop (known at run time: the parts of
-    // ceil(steps / S), the last ones shorter or empty).
+    // ceil(steps / S), the last ones shorter or empty), its bounds set before the loop and the
+    // step's index (`k`) recomputed at the top of its body from the rank.
     let before_loop = At::before(shape.main);
-    let run_time_steps = match &shape.run_time {
-        None => {
-            let part = shape.steps / splits;
-            set_operand(shape.main, 0, b.index(before_loop, 0));
-            set_operand(shape.main, 1, b.index(before_loop, part));
-            None
-        }
-        Some(RunTime { bounds, .. }) => {
-            let (lower, upper) = (bounds[0], bounds[1]);
-            let zero = b.index(before_loop, 0);
-            let runs = b.compare(before_loop, "slt", lower, upper);
-            let span = b.select(before_loop, runs, b.subi(before_loop, upper, lower), zero);
-            let steps = match bounds.get(2) {
-                Some(step) => b.ceildivui(before_loop, span, *step),
-                None => span,
-            };
-            let part = b.ceildivui(before_loop, steps, b.index(before_loop, splits));
-            let first = b.minui(before_loop, b.muli(before_loop, rank, part), steps);
-            let trips = b.minui(before_loop, b.subi(before_loop, steps, first), part);
-            set_operand(shape.main, 0, zero);
-            set_operand(shape.main, 1, trips);
-            // (a part, the loop's first value and its step)
-            Some((part, lower, bounds.get(2).copied()))
-        }
-    };
-    if shape.main.operand_count() > 2 {
-        set_operand(shape.main, 2, b.index(before_loop, 1));
-    }
     let loop_body = shape
         .main
         .region(0)
@@ -460,25 +445,48 @@ pub fn rewrite_kernel<'c, 'a>(
     let j: Value = loop_body.argument(0).expect("induction variable").into();
     let users: Vec<OperationRef> = nested_ops(shape.main);
     let top = At::before(loop_body.first_operation().expect("a loop body"));
-    let k = match run_time_steps {
-        None => {
-            let first_step = b.muli(top, rank, b.index(top, shape.steps / splits));
+    let unit_step = |b: &Builder<'c>| {
+        if shape.main.operand_count() > 2 {
+            set_operand(shape.main, 2, b.index(before_loop, 1));
+        }
+    };
+    let k = match &shape.sizes {
+        &Sizes::Static { lower, step, steps, .. } => {
+            set_operand(shape.main, 0, b.index(before_loop, 0));
+            set_operand(shape.main, 1, b.index(before_loop, steps / splits));
+            unit_step(&b);
+            let first_step = b.muli(top, rank, b.index(top, steps / splits));
             let step_index = b.addi(top, first_step, j);
-            let scaled = if shape.step == 1 {
+            let scaled = if step == 1 {
                 step_index
             } else {
-                b.muli(top, step_index, b.index(top, shape.step))
+                b.muli(top, step_index, b.index(top, step))
             };
-            if shape.lower == 0 {
+            if lower == 0 {
                 scaled
             } else {
-                b.addi(top, b.index(top, shape.lower), scaled)
+                b.addi(top, b.index(top, lower), scaled)
             }
         }
-        Some((part, lower, step)) => {
-            let step_index = b.addi(top, b.muli(top, rank, part), j);
-            let scaled = match step {
-                Some(step) => b.muli(top, step_index, step),
+        Sizes::RunTime { bounds, .. } => {
+            let (lower, upper) = (bounds[0], bounds[1]);
+            let zero = b.index(before_loop, 0);
+            let runs = b.compare(before_loop, "slt", lower, upper);
+            let span = b.select(before_loop, runs, b.subi(before_loop, upper, lower), zero);
+            let steps = match bounds.get(2) {
+                Some(step) => b.ceildivui(before_loop, span, *step),
+                None => span,
+            };
+            let part = b.ceildivui(before_loop, steps, b.index(before_loop, splits));
+            // The rank's first step (where it runs any).
+            let first = b.minui(before_loop, b.muli(before_loop, rank, part), steps);
+            let trips = b.minui(before_loop, b.subi(before_loop, steps, first), part);
+            set_operand(shape.main, 0, zero);
+            set_operand(shape.main, 1, trips);
+            unit_step(&b);
+            let step_index = b.addi(top, first, j);
+            let scaled = match bounds.get(2) {
+                Some(step) => b.muli(top, step_index, *step),
                 None => step_index,
             };
             b.addi(top, lower, scaled)
@@ -549,9 +557,9 @@ pub fn rewrite_kernel<'c, 'a>(
     }
     set_attribute(kernel, SPLITS, splits_attribute.into());
     let host = At::before(kernel);
-    let blocks_x = match &shape.run_time {
-        None => b.index(host, shape.grid[0] * splits),
-        Some(RunTime { grid_x, .. }) => b.muli(host, *grid_x, b.index(host, splits)),
+    let blocks_x = match &shape.sizes {
+        Sizes::Static { grid, .. } => b.index(host, grid[0] * splits),
+        Sizes::RunTime { grid_x, .. } => b.muli(host, *grid_x, b.index(host, splits)),
     };
     set_operand(kernel, 0, blocks_x);
     Ok(())
