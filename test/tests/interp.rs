@@ -261,13 +261,37 @@ fn the_softmax_example_on_64_rows_agrees() {
 /// `threads_fill`, by the block's threads.
 fn persistent_gemm(a: &str, b: &str, c: &str, threads_fill: bool) -> String {
     let producer = if threads_fill { r#", producer = "none""# } else { "" };
+    run_time_gemm(
+        "persistent_gemm",
+        [a, b, c],
+        &format!("persistent = true{producer}"),
+        false,
+    )
+}
+
+/// The GEMM kernel `@name` whose sizes are known at run time, on tensors of types `a`, `b` and
+/// `c`, in 64x128 tiles of 64 steps whose loop's `tile.schedule` is `schedule`: its accumulator
+/// filled with 0.5, or (`bias_after`) with zero and 0.5 added in the epilogue.
+fn run_time_gemm(name: &str, [a, b, c]: [&str; 3], schedule: &str, bias_after: bool) -> String {
+    let fill = if bias_after { "%zero" } else { "%bias" };
+    let epilogue = if bias_after {
+        r#"
+    tile.parallel (%i, %j) in (64, 128) {
+      %v = memref.load %Cf[%i, %j] : memref<64x128xf32, #tile.fragment>
+      %w = arith.addf %v, %bias : f32
+      memref.store %w, %Cf[%i, %j] : memref<64x128xf32, #tile.fragment>
+    }"#
+    } else {
+        ""
+    };
     format!(
         r#"module attributes {{tile.target = "sm_90a"}} {{
-func.func @persistent_gemm(%A: {a}, %B: {b}, %C: {c}) {{
+func.func @{name}(%A: {a}, %B: {b}, %C: {c}) {{
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c64 = arith.constant 64 : index
   %c128 = arith.constant 128 : index
+  %zero = arith.constant 0.0 : f32
   %bias = arith.constant 0.5 : f32
   %m = memref.dim %A, %c0 : {a}
   %k = memref.dim %A, %c1 : {a}
@@ -279,15 +303,15 @@ func.func @persistent_gemm(%A: {a}, %B: {b}, %C: {c}) {{
     %As = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
     %Bs = tile.alloc_shared : memref<64x128xf16, #gpu.address_space<workgroup>>
     %Cf = tile.alloc_fragment : memref<64x128xf32, #tile.fragment>
-    tile.fill %Cf, %bias : memref<64x128xf32, #tile.fragment>
+    tile.fill %Cf, {fill} : memref<64x128xf32, #tile.fragment>
     %m0 = arith.muli %by, %c64 : index
     %n0 = arith.muli %bx, %c128 : index
-    tile.pipelined %kt = %c0 to %ktiles stages(3) attributes {{tile.schedule = {{persistent = true{producer}}}}} {{
+    tile.pipelined %kt = %c0 to %ktiles stages(3) attributes {{tile.schedule = {{{schedule}}}}} {{
       %k0 = arith.muli %kt, %c64 : index
       tile.copy %A[%m0, %k0], %As : {a}, memref<64x64xf16, #gpu.address_space<workgroup>>
       tile.copy %B[%k0, %n0], %Bs : {b}, memref<64x128xf16, #gpu.address_space<workgroup>>
       tile.gemm %As, %Bs, %Cf : memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x128xf16, #gpu.address_space<workgroup>>, memref<64x128xf32, #tile.fragment>
-    }}
+    }}{epilogue}
     tile.copy %Cf, %C[%m0, %n0] : memref<64x128xf32, #tile.fragment>, {c}
   }}
   return
@@ -396,44 +420,12 @@ fn varlen_attention_on_offsets_agrees_after_the_loop_decisions_with_a_producer()
 /// A GEMM kernel whose sizes are known at run time (a zero fill, the epilogue adding 0.5) asking
 /// for its K loop split across `splits` blocks of a cluster.
 fn split_gemm(splits: i64) -> String {
-    format!(
-        r#"module attributes {{tile.target = "sm_90a"}} {{
-func.func @split_gemm(%A: memref<?x?xf16>, %B: memref<?x?xf16>, %C: memref<?x?xf32>) {{
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %c64 = arith.constant 64 : index
-  %c128 = arith.constant 128 : index
-  %zero = arith.constant 0.0 : f32
-  %bias = arith.constant 0.5 : f32
-  %m = memref.dim %A, %c0 : memref<?x?xf16>
-  %k = memref.dim %A, %c1 : memref<?x?xf16>
-  %n = memref.dim %B, %c1 : memref<?x?xf16>
-  %gx = arith.ceildivui %n, %c128 : index
-  %gy = arith.ceildivui %m, %c64 : index
-  %ktiles = arith.ceildivui %k, %c64 : index
-  tile.kernel grid(%gx, %gy) threads(128) (%bx, %by) {{
-    %As = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
-    %Bs = tile.alloc_shared : memref<64x128xf16, #gpu.address_space<workgroup>>
-    %Cf = tile.alloc_fragment : memref<64x128xf32, #tile.fragment>
-    tile.fill %Cf, %zero : memref<64x128xf32, #tile.fragment>
-    %m0 = arith.muli %by, %c64 : index
-    %n0 = arith.muli %bx, %c128 : index
-    tile.pipelined %kt = %c0 to %ktiles stages(3) attributes {{tile.schedule = {{split = {splits}}}}} {{
-      %k0 = arith.muli %kt, %c64 : index
-      tile.copy %A[%m0, %k0], %As : memref<?x?xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
-      tile.copy %B[%k0, %n0], %Bs : memref<?x?xf16>, memref<64x128xf16, #gpu.address_space<workgroup>>
-      tile.gemm %As, %Bs, %Cf : memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x128xf16, #gpu.address_space<workgroup>>, memref<64x128xf32, #tile.fragment>
-    }}
-    tile.parallel (%i, %j) in (64, 128) {{
-      %v = memref.load %Cf[%i, %j] : memref<64x128xf32, #tile.fragment>
-      %w = arith.addf %v, %bias : f32
-      memref.store %w, %Cf[%i, %j] : memref<64x128xf32, #tile.fragment>
-    }}
-    tile.copy %Cf, %C[%m0, %n0] : memref<64x128xf32, #tile.fragment>, memref<?x?xf32>
-  }}
-  return
-}}
-}}"#
+    let dynamic = "memref<?x?xf16>";
+    run_time_gemm(
+        "split_gemm",
+        [dynamic, dynamic, "memref<?x?xf32>"],
+        &format!("split = {splits}"),
+        true,
     )
 }
 
