@@ -578,13 +578,8 @@ impl Manifest {
         let version = value.get("version").and_then(serde_json::Value::as_u64);
         let conditional = value.get("when").is_some();
         // A condition needs the version that says it (an older reader would launch regardless).
-        let expected = if conditional {
-            CONDITIONAL_SCHEMA_VERSION
-        } else {
-            SCHEMA_VERSION
-        };
         let accepted = match version {
-            Some(found) if conditional => found == u64::from(expected),
+            Some(found) if conditional => found == u64::from(CONDITIONAL_SCHEMA_VERSION),
             Some(found) => found == u64::from(SCHEMA_VERSION) || found == u64::from(CONDITIONAL_SCHEMA_VERSION),
             None => false,
         };
