@@ -18,15 +18,12 @@ for filter in ${FILTERS:-}; do
   python3 bench/bench.py bench/kernels --filter "$filter" >> "$out/time.log" 2>&1
 done
 [ -f "$out/time.log" ] && grep -E "ours|TFLOP|PASS|FAIL" "$out/time.log" | head -60
-: > "$out/ptxas.log"
-for ptx in bench/kernels/*.ptx; do
-  echo "== $(basename "$ptx")" >> "$out/ptxas.log"
-  ptxas -arch=sm_90a -v "$ptx" -o /dev/null >> "$out/ptxas.log" 2>&1
-done
-for ptx in bench/kernels/sm_80/*.ptx; do
-  [ -f "$ptx" ] || continue
-  echo "== sm_80/$(basename "$ptx")" >> "$out/ptxas.log"
-  ptxas -arch=sm_80 -v "$ptx" -o /dev/null >> "$out/ptxas.log" 2>&1
-done
+# One ptxas per core, each kernel's report kept whole under its name.
+ptxas_report() { echo "== $2$(basename "$1")"; ptxas -arch="$3" -v "$1" -o /dev/null 2>&1; }
+export -f ptxas_report
+{ ls bench/kernels/*.ptx | xargs -P "$(nproc)" -I{} bash -c 'ptxas_report "$1" "" sm_90a > "$1.ptxas"' _ {}
+  ls bench/kernels/sm_80/*.ptx 2>/dev/null | xargs -r -P "$(nproc)" -I{} bash -c 'ptxas_report "$1" sm_80/ sm_80 > "$1.ptxas"' _ {}
+  cat bench/kernels/*.ptx.ptxas bench/kernels/sm_80/*.ptx.ptxas 2>/dev/null; } > "$out/ptxas.log"
 echo "== ptxas: $(grep -c '^== ' "$out/ptxas.log") kernels, $(grep -E 'bytes spill (stores|loads)' "$out/ptxas.log" | grep -vc ' 0 bytes spill stores, 0 bytes spill loads') with spills"
 grep -B3 -E '[1-9][0-9]* bytes spill' "$out/ptxas.log" | grep '^==' | head
+echo "== ptxas warnings (kernels): $(grep -oE 'C75[0-9]{2}' "$out/ptxas.log" | sort | uniq -c | tr '\n' ' ')"
