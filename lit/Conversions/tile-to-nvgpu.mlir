@@ -78,10 +78,11 @@ func.func @gemm_relu(%A: memref<4096x4096xf16>, %B: memref<4096x4096xf16>, %C: m
 // f32 out: both operands by TMA (64-element K rows, 128-byte swizzle); the f32 accumulator staged
 // as 128x32 boxes (128-byte rows of 32 f32, 8 bytes a pair) in the drained B ring (128 KiB: all
 // eight boxes in one round), stored by TMA. Its ring fills the multiprocessor (one block each): a
-// producer warpgroup (the block is 384 threads).
+// producer warpgroup (the block is 384 threads), whose registers move to the two warpgroups: the
+// kernel declares one block a multiprocessor, the count its threads start from.
 // CHECK-LABEL: func.func @bf16_transpose_b
 // CHECK: \22box\22: [128, 32], \22swizzle\22: 128
-// CHECK: gpu.func @bf16_transpose_b_0_kernel({{.*}}, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr) kernel attributes {known_block_size = array<i32: 384, 1, 1>}
+// CHECK: gpu.func @bf16_transpose_b_0_kernel({{.*}}, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr) kernel attributes {known_block_size = array<i32: 384, 1, 1>, nvvm.maxntid = array<i32: 384, 1, 1>, nvvm.minctasm = 1 : i32}
 // CHECK-DAG: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 256, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
 // CHECK-NOT: gpu.shuffle
 // CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 8 : i64} : vector<2xi32>, !llvm.ptr<3>
@@ -417,12 +418,12 @@ func.func @warpgroup_staged(%A: memref<4096x4096xf16>, %B: memref<4096x4096xf16>
 
 // A persistent GEMM with a producer (tile-plan-pipelines' producer = "warpgroup"): the block is its
 // 128 threads and the producer's warpgroup (256, in the manifest and the launch). The barriers'
-// initialization meets the whole block; then threads 128 .. 255 give their registers back and
+// initialization meets the whole block; then
 // thread 128 alone walks the ring, each step's TMA boxes issued and its arrival made without a
 // thread-0 guard (the full barriers count that one arrival, the free ones one a warp of the 128
 // threads: each warp's first lane after bar.warp.sync). The
-// kernel's threads take the registers freed and meet at named barrier 1 of 128 threads, never at
-// the block's barrier.
+// kernel's threads meet at named barrier 1 of 128 threads, never at the block's barrier. No
+// registers move: 128 threads beside the producer start with 255 a thread, all they can address.
 // CHECK-LABEL: func.func @producer_gemm
 // CHECK: \22workgroup_size\22: [256, 1, 1]
 // CHECK: gpu.func @producer_gemm_0_kernel({{.*}}) kernel attributes {known_block_size = array<i32: 256, 1, 1>}
@@ -434,7 +435,6 @@ func.func @warpgroup_staged(%A: memref<4096x4096xf16>, %B: memref<4096x4096xf16>
 // CHECK: %[[KERNEL:.*]] = arith.cmpi ult, %[[TID]], %[[C128:.*]] : index
 // CHECK: %[[OTHER:.*]] = arith.cmpi uge, %[[TID]], %[[C128]] : index
 // CHECK: scf.if %[[OTHER]] {
-// CHECK-NEXT: nvvm.setmaxregister decrease 40
 // CHECK-NEXT: %[[LEADER:.*]] = arith.cmpi eq, %[[TID]], %[[C128]] : index
 // CHECK-NEXT: scf.if %[[LEADER]] {
 // CHECK: scf.for
@@ -444,7 +444,7 @@ func.func @warpgroup_staged(%A: memref<4096x4096xf16>, %B: memref<4096x4096xf16>
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global
 // CHECK: nvvm.mbarrier.arrive
 // CHECK: scf.if %[[KERNEL]] {
-// CHECK-NEXT: nvvm.setmaxregister increase 256
+// CHECK-NOT: nvvm.setmaxregister
 // CHECK-NOT: gpu.barrier
 // CHECK-NOT: nvvm.cp.async.bulk.tensor.shared.cluster.global
 // CHECK: nvvm.wgmma.mma_async

@@ -38,6 +38,13 @@ pub fn registers_beside_producer(threads: i64) -> i64 {
     ((SCHEDULER_REGISTERS - 32 * PRODUCER_REGISTERS) / (32 * warps_per_scheduler) / 8 * 8).min(256)
 }
 
+/// The registers each thread of a block of `threads` threads (whole warpgroups) holds from its
+/// start: an even share of each scheduler's, at most the 255 a thread can address.
+pub fn registers_at_start(threads: i64) -> i64 {
+    let warps_per_scheduler = (threads / tile_dialect::PRODUCER_THREADS).max(1);
+    (SCHEDULER_REGISTERS / (32 * warps_per_scheduler)).min(255)
+}
+
 /// A shared tile written in boxes of `rows` x `inner` elements, `boxes` of them side by side along
 /// the inner dimension, each row swizzled over `swizzle` bytes.
 fn boxed(swizzle: i64, rows: i64, inner: i64, boxes: i64) -> SharedLayout {

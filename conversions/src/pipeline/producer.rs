@@ -9,7 +9,8 @@
 //! Registers: ptxas gives each thread of a block of W warpgroups at most 16,384 / (32 W) (168
 //! for three: [`crate::target::Multiprocessors`]). The producer's warpgroup gives back all but
 //! `PRODUCER_REGISTERS` (`setmaxnreg.dec`), and the kernel's threads take what that frees
-//! (`setmaxnreg.inc`): 232 each for two warpgroups, what a 128x256 f32 accumulator needs.
+//! (`setmaxnreg.inc`): 232 each for two warpgroups, what a 128x256 f32 accumulator needs. One
+//! warpgroup beside the producer starts with 255 a thread, all it can address: nothing moves.
 
 use crate::cpu::builder::{At, Builder};
 use crate::target::Target;
@@ -97,9 +98,21 @@ pub fn in_producer(op: OperationRef) -> bool {
         .any(|parent| tile_ir::is(&parent, tile_ir::tile::ProducerOperation::name))
 }
 
+/// Whether a producer warpgroup beside `threads` threads gives its registers to them: only where
+/// they gain a step of 8 by it (one warpgroup beside the producer already holds all a thread can
+/// address). The counts assume the block has its multiprocessor to itself, which the kernel then
+/// declares (one block a multiprocessor at least: without it ptxas cannot tell the count a thread
+/// starts from and ignores the moves, C7508).
+pub fn moves_registers(threads: i64, target: &Target) -> bool {
+    target.multiprocessors.as_ref().is_some_and(|multiprocessor| {
+        (multiprocessor.registers_beside_producer)(threads)
+            >= (multiprocessor.registers_at_start)(threads + tile_dialect::PRODUCER_THREADS) + 8
+    })
+}
+
 /// Splits the lowered `kernel` at its `tile.producer` (see the module's doc): the producer's body
-/// into `if tid == threads` (after its warpgroup's `setmaxnreg.dec`), the ops after it into
-/// `if tid < threads` (after `setmaxnreg.inc`) with their `gpu.barrier`s made named barriers of
+/// into `if tid == threads` (after its warpgroup's `setmaxnreg.dec`, where registers move), the
+/// ops after it into `if tid < threads` (after `setmaxnreg.inc`) with their `gpu.barrier`s made named barriers of
 /// `threads` threads.
 pub fn split<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>, threads: i64, target: &Target) {
     let Some(producer) = producer_of(kernel) else { return };
@@ -145,15 +158,16 @@ pub fn split<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>, threads
         rewriter.erase_op(barrier);
     }
     let first = consumers.block.first_operation().expect("the kernel's threads' ops");
-    set_max_registers(
-        &b,
-        At::before(first),
-        "increase",
-        (multiprocessor.registers_beside_producer)(threads),
-    );
+    let moves = moves_registers(threads, target);
+    if moves {
+        let raised = (multiprocessor.registers_beside_producer)(threads);
+        set_max_registers(&b, At::before(first), "increase", raised);
+    }
     // The producer: its warpgroup gives its registers back, its first thread runs the body.
     let warpgroup = b.if_then(at, b.compare(at, "uge", tid, bound));
-    set_max_registers(&b, warpgroup, "decrease", multiprocessor.producer_registers);
+    if moves {
+        set_max_registers(&b, warpgroup, "decrease", multiprocessor.producer_registers);
+    }
     let leader = b.if_then(warpgroup, b.compare(warpgroup, "eq", tid, bound));
     let body = producer
         .region(0)

@@ -251,6 +251,8 @@ pub struct Multiprocessors {
     /// The registers each of a block's threads (whole warpgroups) may take beside a producer
     /// warpgroup.
     pub registers_beside_producer: fn(i64) -> i64,
+    /// The registers each thread of a block of so many threads holds from its start.
+    pub registers_at_start: fn(i64) -> i64,
 }
 
 /// Where a target's kernels keep tiles, fragments and tensors.

@@ -35,6 +35,7 @@ pub static TARGET: Target = Target {
         block_reserved_bytes: chip::BLOCK_RESERVED_BYTES,
         producer_registers: chip::PRODUCER_REGISTERS,
         registers_beside_producer: chip::registers_beside_producer,
+        registers_at_start: chip::registers_at_start,
     }),
     clusters: Some(super::Clusters {
         blocks: tile_dialect::MAX_SPLITS,
