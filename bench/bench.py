@@ -64,8 +64,9 @@ class Kernel:
         transpose_a, transpose_b = transposes(self.name)
         last = len(self.manifest["bindings"]) - 1
         if self.name.startswith("grouped_gemm"):
-            # examples/grouped_gemm.mlir: A (M x K), B (G x K x N), the group sizes (G), C (M x N).
-            role = {0: (m, k), 1: (GROUPS, k, n), 2: (GROUPS,), last: (m, n)}[position]
+            # examples/grouped_gemm.mlir: A (M x K), B (G x K x N), the group sizes (G), C (M x N),
+            # by argument (the bindings come in the kernel's order of use).
+            role = {0: (m, k), 1: (GROUPS, k, n), 2: (GROUPS,), 3: (m, n)}[binding["host_argument"]]
             return [size if size is not None else fallback for size, fallback in zip(binding["shape"], role)]
         role = {0: (k, m) if transpose_a else (m, k), 1: (n, k) if transpose_b else (k, n), last: (m, n)}.get(position, (m, n))
         default = (2,) * (len(binding["shape"]) - 2) + role
@@ -761,7 +762,7 @@ def time_plain(kernel):
 def flash_varlen(causal):
     """torch's FlashAttention-2 varlen kernel on the same packed tensors and offsets."""
     def run(t):
-        offsets = t[3].to(torch.int64)
+        offsets = t[3].to(torch.int32)
         longest = int((offsets[1:] - offsets[:-1]).max())
         return torch.ops.aten._flash_attention_forward(t[0], t[1], t[2], offsets, offsets, longest, longest, 0.0, causal, False)[0]
     return run

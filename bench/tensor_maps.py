@@ -15,6 +15,7 @@ def data_types(cu):
         "i32": kinds.CU_TENSOR_MAP_DATA_TYPE_INT32,
         "i8": kinds.CU_TENSOR_MAP_DATA_TYPE_UINT8,
         "f8E4M3FN": kinds.CU_TENSOR_MAP_DATA_TYPE_UINT8,
+        "f8E5M2": kinds.CU_TENSOR_MAP_DATA_TYPE_UINT8,
     }
 
 
