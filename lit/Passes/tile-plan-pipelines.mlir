@@ -83,6 +83,70 @@ func.func @asked_tilewise(%A: memref<4096x4096xf16>, %B: memref<4096x4096xf16>, 
 
 // -----
 
+// sm_90a: a ring of 2 (48 KiB with its tiles) would leave room for a second block, but a 128x256
+// f32 accumulator on two warpgroups (128 registers a thread, beside addresses and indices) does
+// not: two blocks would have 128 registers a thread in all. The block runs alone, and a producer
+// warpgroup fills its ring. Asked for two blocks a multiprocessor, the kernel gets none (and the
+// block meets before a slot's refill, as in every ring of 2 on the kernel's own threads).
+// CHECK-LABEL: func.func @alone_by_registers
+// CHECK: tile.schedule = {buffers = 2 : i64, fill = "async", persistent = false, prefetch = 1 : i64, producer = "warpgroup", release = "previous", wait = "mbarrier"}
+// CHECK-LABEL: func.func @two_blocks_asked
+// CHECK: tile.schedule = {buffers = 2 : i64, fill = "async", persistent = false, prefetch = 1 : i64, release = "barrier", wait = "mbarrier"}
+module attributes {tile.target = "sm_90a"} {
+func.func @alone_by_registers(%A: memref<4096x4096xf16>, %B: memref<4096x4096xf16>, %C: memref<4096x4096xf16>) {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %c32 = arith.constant 32 : index
+  %c128 = arith.constant 128 : index
+  %c256 = arith.constant 256 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c16, %c32) threads(256) (%bx, %by) {
+    %As = tile.alloc_shared : memref<128x32xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<32x256xf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<128x256xf32, #tile.fragment>
+    tile.fill %Cf, %zero : memref<128x256xf32, #tile.fragment>
+    %m0 = arith.muli %by, %c128 : index
+    %n0 = arith.muli %bx, %c256 : index
+    tile.pipelined %k = %c0 to %c128 stages(2) attributes {tile.schedule = {persistent = false}} {
+      %k0 = arith.muli %k, %c32 : index
+      tile.copy %A[%m0, %k0], %As : memref<4096x4096xf16>, memref<128x32xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%k0, %n0], %Bs : memref<4096x4096xf16>, memref<32x256xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %Cf : memref<128x32xf16, #gpu.address_space<workgroup>>,
+          memref<32x256xf16, #gpu.address_space<workgroup>>, memref<128x256xf32, #tile.fragment>
+    }
+    tile.copy %Cf, %C[%m0, %n0] : memref<128x256xf32, #tile.fragment>, memref<4096x4096xf16>
+  }
+  return
+}
+func.func @two_blocks_asked(%A: memref<4096x4096xf16>, %B: memref<4096x4096xf16>, %C: memref<4096x4096xf16>) {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %c32 = arith.constant 32 : index
+  %c128 = arith.constant 128 : index
+  %c256 = arith.constant 256 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c16, %c32) threads(256) (%bx, %by) attributes {min_blocks_per_multiprocessor = 2 : i64} {
+    %As = tile.alloc_shared : memref<128x32xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<32x256xf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<128x256xf32, #tile.fragment>
+    tile.fill %Cf, %zero : memref<128x256xf32, #tile.fragment>
+    %m0 = arith.muli %by, %c128 : index
+    %n0 = arith.muli %bx, %c256 : index
+    tile.pipelined %k = %c0 to %c128 stages(2) attributes {tile.schedule = {persistent = false}} {
+      %k0 = arith.muli %k, %c32 : index
+      tile.copy %A[%m0, %k0], %As : memref<4096x4096xf16>, memref<128x32xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%k0, %n0], %Bs : memref<4096x4096xf16>, memref<32x256xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %Cf : memref<128x32xf16, #gpu.address_space<workgroup>>,
+          memref<32x256xf16, #gpu.address_space<workgroup>>, memref<128x256xf32, #tile.fragment>
+    }
+    tile.copy %Cf, %C[%m0, %n0] : memref<128x256xf32, #tile.fragment>, memref<4096x4096xf16>
+  }
+  return
+}
+}
+
+// -----
+
 // gfx942 lowers every kernel op by op, with no GEMM template: its loops are not pipelined yet, so a
 // GEMM's main loop gets the plain schedule (the threads copy, a barrier between steps).
 // CHECK-LABEL: func.func @gemm_relu

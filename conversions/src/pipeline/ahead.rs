@@ -363,6 +363,7 @@ pub fn plan<'c, 'a>(
     let alone = persistent
         || multiprocessor.is_some_and(|multiprocessor| {
             2 * (shared + (depth - 1) * ring_tiles + multiprocessor.block_reserved_bytes) > multiprocessor.shared_bytes
+                || registers_alone(kernel, multiprocessor)
         });
     let no_producer = if !refilled {
         Some(format!(
@@ -598,7 +599,22 @@ fn outside_values<'c, 'a>(value: Value<'c, 'a>, pipelined: OperationRef<'c, 'a>,
 /// where it does not hold (`producer = "warpgroup"` in its schedule).
 fn registers_fit(kernel: OperationRef, multiprocessor: &crate::target::Multiprocessors) -> bool {
     let threads = integer_attribute(&kernel, "threads").unwrap_or(0);
-    let fragments: i64 = nested_ops(kernel)
+    fragment_registers(kernel) + REGISTERS_BESIDE_FRAGMENTS <= (multiprocessor.registers_beside_producer)(threads)
+}
+
+/// Whether the registers `kernel`'s threads need (the estimate of [`registers_fit`]) leave no room
+/// for a second block on a multiprocessor, unless the program asks for several there
+/// (`min_blocks_per_multiprocessor`): a 128x128 fp8 FlashAttention block fits twice by its shared
+/// memory, not by its 190-odd registers a thread.
+fn registers_alone(kernel: OperationRef, multiprocessor: &crate::target::Multiprocessors) -> bool {
+    let threads = integer_attribute(&kernel, "threads").unwrap_or(0);
+    integer_attribute(&kernel, "min_blocks_per_multiprocessor").is_none_or(|blocks| blocks <= 1)
+        && fragment_registers(kernel) + REGISTERS_BESIDE_FRAGMENTS > (multiprocessor.registers_at_start)(2 * threads)
+}
+
+/// The registers a thread of `kernel` holds its fragments in (by their recorded layouts).
+fn fragment_registers(kernel: OperationRef) -> i64 {
+    nested_ops(kernel)
         .iter()
         .filter(|op| tile_ir::is(*op, tile::AllocFragmentOperation::name))
         .filter_map(|op| {
@@ -619,6 +635,5 @@ fn registers_fit(kernel: OperationRef, multiprocessor: &crate::target::Multiproc
                 .map_or(4, |element| (element.bytes() as i64).min(4));
             (layout.slots() * bytes + 3) / 4
         })
-        .sum();
-    fragments + REGISTERS_BESIDE_FRAGMENTS <= (multiprocessor.registers_beside_producer)(threads)
+        .sum()
 }
