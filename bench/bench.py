@@ -977,9 +977,10 @@ def run_vulkan(manifest_path, repeat):
         report = json.loads(done.stdout)
         buffers = []
         for binding in report["bindings"]:
-            dtype = {"f16": numpy.float16, "f32": numpy.float32}[binding["element"]]
-            data = numpy.fromfile(binding["file"], dtype=dtype).reshape(binding["shape"])
-            buffers.append(torch.from_numpy(data.copy()).cuda())
+            # numpy has no bf16: its bits are read as 16-bit integers and viewed as bf16 in torch.
+            dtype = {"f16": numpy.float16, "f32": numpy.float32, "bf16": numpy.int16}[binding["element"]]
+            data = torch.from_numpy(numpy.fromfile(binding["file"], dtype=dtype).reshape(binding["shape"]).copy())
+            buffers.append((data.view(torch.bfloat16) if binding["element"] == "bf16" else data).cuda())
     return report, buffers
 
 

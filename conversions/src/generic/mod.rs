@@ -97,7 +97,7 @@ fn check_kernel<'c, 'a>(
                 return Err((
                     op,
                     format!(
-                        "uses {element}, which the SPIR-V lowering does not support (Vulkan devices generally lack it); use f16 or f32 (target {})",
+                        "uses {element}, which {} does not lower yet; use f16 or f32, or target spirv, which holds {element} as integers and computes in f32",
                         target.name
                     ),
                 ));

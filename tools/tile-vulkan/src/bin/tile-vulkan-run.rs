@@ -7,7 +7,7 @@
 //! line: the device, the bindings, and with `--repeat N` the mean seconds per dispatch over N
 //! back-to-back dispatches. The checking is the caller's (bench/vulkan.py compares with torch).
 
-use half::f16;
+use half::{bf16, f16};
 use std::{path::PathBuf, process::ExitCode};
 use tile_vulkan::{SpirvKernel, Vulkan, spirv_words};
 
@@ -39,10 +39,11 @@ impl Random {
 fn buffer(element: &str, len: usize, mut value: impl FnMut() -> f64) -> Result<Vec<u8>, String> {
     Ok(match element {
         "f16" => (0..len).flat_map(|_| f16::from_f64(value()).to_le_bytes()).collect(),
+        "bf16" => (0..len).flat_map(|_| bf16::from_f64(value()).to_le_bytes()).collect(),
         "f32" => (0..len).flat_map(|_| (value() as f32).to_le_bytes()).collect(),
         other => {
             return Err(format!(
-                "element type {other} is not supported by tile-vulkan-run (f16, f32)"
+                "element type {other} is not supported by tile-vulkan-run (f16, bf16, f32)"
             ));
         }
     })
