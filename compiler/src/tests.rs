@@ -182,9 +182,16 @@ const REFUSED_EXAMPLES: [(&str, &str, &str); 14] = [
         "which sm_80 has no matrix instruction for",
     ),
     ("blockscaled_fp8_gemm", "spirv-coopmat", "uses f8E4M3FN"),
-    ("flash_attention", "spirv-coopmat", "uses bf16"),
-    ("flash_mla_decode", "spirv-coopmat", "uses bf16"),
-    ("gemm_bf16", "spirv-coopmat", "uses bf16"),
+    (
+        "flash_attention",
+        "spirv-coopmat",
+        "bytes of workgroup memory for its tiles",
+    ),
+    (
+        "flash_mla_decode",
+        "spirv-coopmat",
+        "bytes of workgroup memory for its tiles",
+    ),
     (
         "gemm_dynamic",
         "spirv-coopmat",
