@@ -417,6 +417,29 @@ fn varlen_attention_on_offsets_agrees_after_the_loop_decisions_with_a_producer()
     }
 }
 
+#[test]
+fn fp8_attention_agrees_after_the_loop_decisions_with_a_producer() {
+    // tools/gen/attention.py test-fp8-producer: a ring of 2 that leaves room for a second block by
+    // its shared memory, but not by its registers, so sm_90a's decisions give it a producer.
+    let output = std::process::Command::new("python3")
+        .arg(common::repo_root().join("tools/gen/attention.py"))
+        .arg("test-fp8-producer")
+        .output()
+        .expect("python3 runs");
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let program = String::from_utf8(output.stdout).unwrap();
+    let source = format!("module attributes {{tile.target = \"sm_90a\"}} {{\n{program}\n}}");
+    let context = context();
+    let name = "attention_fp8_producer_small (sm_90a)";
+    let module = rewritten(&context, name, &source, tile_tests::generate::check::DECISIONS);
+    assert!(
+        tile_dialect::ops::find_ops(module.as_operation(), "tile.producer").len() == 1,
+        "{name}: no producer warpgroup"
+    );
+    let cpu = cpu_reference(&context, &program);
+    agree_with(name, &module, &cpu, 11, 0);
+}
+
 /// A GEMM kernel whose sizes are known at run time (a zero fill, the epilogue adding 0.5) asking
 /// for its K loop split across `splits` blocks of a cluster.
 fn split_gemm(splits: i64) -> String {

@@ -370,6 +370,11 @@ if __name__ == "__main__":
         print("// interpreter and lavapipe.")
         print(attention("attention_fp8_small", 1, 2, 112, 64, "f16", False, 64, 64, 128, overlap=False, fp8=True))
         print(attention("attention_fp8_causal_small", 1, 2, 112, 64, "f16", True, 64, 64, 128, overlap=False, fp8=True))
+    elif which == "test-fp8-producer":
+        # The benchmark's fp8 block shape (128 query rows on two warpgroups, 128-key blocks in a ring
+        # of 2) on 384 tokens: its registers make the block run alone, so sm_90a's decisions give it
+        # a producer warpgroup; interp.rs runs it after them.
+        print(attention("attention_fp8_producer_small", 1, 1, 384, 128, "f16", False, block_m=128, block_n=128, threads=256, stages=2, overlap=False, fp8=True))
     elif which == "fp8-bench":
         # The attention baseline's shape (batch 1, 32 heads, 4096 tokens, d128) on f8E4M3FN inputs,
         # in the f16 benchmark's fastest block shape and with 64-key blocks in a ring of 3.
