@@ -165,8 +165,8 @@ fn the_readme_shows_the_tested_rust_example() {
     );
 }
 
-/// The examples a target refuses, each with the reason its error gives: bf16 and host values
-/// that are not constants on SPIR-V, tiles beyond the target's workgroup memory.
+/// The examples a target refuses, each with the reason its error gives: the 8-bit floats and host
+/// values that are not constants on spirv-coopmat, tiles beyond the target's workgroup memory.
 const REFUSED_EXAMPLES: [(&str, &str, &str); 13] = [
     ("block_sparse_attention", "gfx942", "bytes of workgroup memory"),
     ("flash_mla_decode", "gfx942", "bytes of workgroup memory"),

@@ -112,8 +112,8 @@ pub fn moves_registers(threads: i64, target: &Target) -> bool {
 
 /// Splits the lowered `kernel` at its `tile.producer` (see the module's doc): the producer's body
 /// into `if tid == threads` (after its warpgroup's `setmaxnreg.dec`, where registers move), the
-/// ops after it into `if tid < threads` (after `setmaxnreg.inc`) with their `gpu.barrier`s made named barriers of
-/// `threads` threads.
+/// ops after it into `if tid < threads` (after `setmaxnreg.inc`) with their `gpu.barrier`s made
+/// named barriers of `threads` threads.
 pub fn split<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>, threads: i64, target: &Target) {
     let Some(producer) = producer_of(kernel) else { return };
     let multiprocessor = target
