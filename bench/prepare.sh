@@ -69,7 +69,7 @@ done
 # Vulkan: cooperative-matrix kernels, and the MLIR-free runner that launches them there.
 mkdir -p bench/kernels/vulkan
 cp target/release/tile-vulkan-run bench/kernels/vulkan/
-for program in bench/programs/vk_*.mlir examples/gemm_relu.mlir examples/gemm_ragged_relu.mlir test/programs/gemm_row_softmax.mlir; do
+for program in bench/programs/vk_*.mlir examples/gemm_relu.mlir examples/gemm_ragged_relu.mlir test/programs/gemm_row_softmax.mlir examples/gemm_bf16.mlir test/programs/gemm_transpose_b_bf16.mlir; do
   target/release/tile-compile "$program" --target spirv-coopmat -o bench/kernels/vulkan --timing 2>&1 >/dev/null | sed "s|^|$(basename "$program") (spirv-coopmat): |" || true
 done
 # The plain SPIR-V strategy on the same driver, for the GEMMs that fit its 32 KiB.

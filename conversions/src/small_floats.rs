@@ -221,20 +221,15 @@ fn bits_at_launches<'c, 'a>(context: &'c Context, module: OperationRef<'c, 'a>) 
 /// `types`: the same shape, layout and memory space.
 fn memref_of_bits<'c>(context: &'c Context, ty: Type<'c>, types: &[Element]) -> Option<Type<'c>> {
     let memref = MemRefType::try_from(ty).ok()?;
-    let element = Element::of(memref.element()).filter(|element| types.contains(element))?;
+    // Elements may be vectors of it (the views that wide copies move runs through).
+    let element =
+        Element::of(tile_dialect::ops::scalar_type(memref.element())).filter(|element| types.contains(element))?;
+    let bits = tile_dialect::ops::vector_or_scalar_of(memref.element(), bits_type(context, element))?;
     let shape: Vec<i64> = tile_dialect::ops::static_sizes(memref)
         .into_iter()
         .map(|size| size.unwrap_or(i64::MIN))
         .collect();
-    Some(
-        MemRefType::new(
-            bits_type(context, element),
-            &shape,
-            Some(memref.layout()),
-            memref.memory_space(),
-        )
-        .into(),
-    )
+    Some(MemRefType::new(bits, &shape, Some(memref.layout()), memref.memory_space()).into())
 }
 
 /// `value` as `to` (`builtin.unrealized_conversion_cast`), at `at`.
@@ -409,7 +404,8 @@ fn emulate<'c>(context: &'c Context, root: OperationRef<'c, '_>) -> Result<(), S
             .results()
             .map(|result| result.r#type())
             .chain(op.operands().map(|operand| operand.r#type()))
-            .map(tile_dialect::ops::scalar_type)
+            // Memrefs of vectors too.
+            .map(|ty| tile_dialect::ops::scalar_type(tile_dialect::ops::scalar_type(ty)))
             .find(|ty| emulated_element(*ty).is_some());
         if let Some(ty) = left {
             tile_dialect::diagnostics::emit_error(
@@ -494,6 +490,15 @@ fn each_lane<'c, 'a>(
 
 /// Whether `op` moves values without computing on them, so that it moves their bits as well.
 fn moves(op: &OperationRef) -> bool {
+    // A whole vector loaded from or stored to a memref of vectors (a wide copy's view).
+    let vector_access =
+        |value: Option<Value>| value.is_some_and(|value| tile_dialect::ops::vector_lanes(value.r#type()).is_some());
+    if tile_ir::is(op, memref::LoadOperation::name) {
+        return vector_access(op.result(0).ok().map(Value::from));
+    }
+    if tile_ir::is(op, memref::StoreOperation::name) {
+        return vector_access(op.operand(0).ok());
+    }
     tile_ir::match_op!(op, {
         vector::LoadOperation
         | vector::StoreOperation

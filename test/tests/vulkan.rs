@@ -229,13 +229,14 @@ fn compile_diagnostics(program: &str, target: &str) -> (bool, Vec<String>) {
 }
 
 #[test]
-fn bf16_is_rejected_on_cooperative_matrices_with_a_message() {
+fn bf16_gemms_leave_cooperative_matrices_with_a_warning() {
+    // Cooperative matrices take f16 here: a bf16 gemm runs on the threads, and says so.
     let (compiled, diagnostics) = compile_diagnostics("test/programs/gemm_transpose_b_bf16.mlir", "spirv-coopmat");
-    assert!(!compiled);
+    assert!(compiled, "{diagnostics:?}");
     assert!(
-        diagnostics
-            .iter()
-            .any(|d| d.contains("uses bf16, which spirv-coopmat does not lower yet; use f16 or f32, or target spirv")),
+        diagnostics.iter().any(|d| d.contains(
+            "multiplies bf16 by bf16 into f32; cooperative matrices on spirv-coopmat take f16 x f16 -> f32; it runs without cooperative matrices"
+        )),
         "{diagnostics:?}"
     );
 }

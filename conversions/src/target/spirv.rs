@@ -16,7 +16,7 @@ pub static TARGET: Target = Target {
         dialects: dialects,
         create: || crate::lowering::create_pass(&TARGET),
     },
-    backend: || backend(false),
+    backend: || backend(false, TARGET.emulated_floats),
     code: Code::Spirv,
     strategy: Strategy::Plain,
     matrix: None,
@@ -88,10 +88,10 @@ pub(super) fn dialects() -> Vec<melior::dialect::DialectHandle> {
 /// an access chain and three constants), and the loops that then carry them are guarded against
 /// running no iteration (`tile-spirv-guard-empty-loops`). With `memory_model`, the Vulkan memory
 /// model (cooperative matrices require it) is set before the capabilities are recomputed.
-pub(super) fn backend(memory_model: bool) -> String {
-    // bf16 and the 8-bit floats: arithmetic in f32, values held as the integers of their bits
-    // (`tile-emulate-small-floats`); math on them in f32 too (f16 math stays native).
-    let arithmetic = crate::small_floats::arithmetic_in_f32(TARGET.emulated_floats);
+pub(super) fn backend(memory_model: bool, emulated: &[tile_dialect::element::Element]) -> String {
+    // `emulated` (bf16, the 8-bit floats): arithmetic in f32, values held as the integers of their
+    // bits (`tile-emulate-small-floats`); math on them in f32 too (f16 math stays native).
+    let arithmetic = crate::small_floats::arithmetic_in_f32(emulated);
     let emulation = [
         arithmetic.as_str(),
         "math-extend-to-supported-types{extra-types=f16}",
@@ -109,7 +109,7 @@ pub(super) fn backend(memory_model: bool) -> String {
         "cse".into(),
         super::nested(
             tile_ir::gpu::GPUModuleOperation::name(),
-            &if memory_model {
+            &if emulated.is_empty() {
                 kernel_modules.to_vec()
             } else {
                 emulation.iter().chain(&kernel_modules).copied().collect::<Vec<_>>()

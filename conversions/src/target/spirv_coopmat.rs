@@ -18,7 +18,7 @@ pub static TARGET: Target = Target {
         dialects: super::spirv::dialects,
         create: || crate::lowering::create_pass(&TARGET),
     },
-    backend: || super::spirv::backend(true),
+    backend: || super::spirv::backend(true, TARGET.emulated_floats),
     code: Code::Spirv,
     strategy: Strategy::PerOp,
     matrix: Some(&crate::spirv::coopmat::rules::COOPERATIVE_MATRICES),
@@ -47,10 +47,9 @@ pub static TARGET: Target = Target {
     }),
     subgroup_size: Some(config::SUBGROUP as u32),
     atomics: super::Atomics::Integer32,
-    // None: the emulation of bf16 and the 8-bit floats (held as integers, as plain SPIR-V holds
-    // them) does not reach the vector views of the wide copies yet, whose bf16 tiles came out
-    // wrong; such kernels are refused at their first tile.
-    emulated_floats: &[],
+    // bf16 as on plain SPIR-V (its gemms without cooperative matrices, which take f16 here); the
+    // 8-bit floats' emulation does not reach the wide copies' vector views yet.
+    emulated_floats: &[tile_dialect::element::Element::BF16],
     no_print: Some(
         "Vulkan prints through the NonSemantic.DebugPrintf instruction set, which MLIR's SPIR-V dialect cannot express",
     ),

@@ -114,10 +114,6 @@ pub fn coopmat_plan<'c, 'a>(
         if allocation(c).is_some_and(|allocation| held.contains_key(&key(&allocation))) {
             continue;
         }
-        // spirv-coopmat refuses bf16 kernels itself.
-        if [a, b].iter().any(|operand| element_type(*operand).is_bf16()) {
-            continue;
-        }
         let checked = check_gemm(gemm, a, b, c, threads).and_then(|plan| {
             if capacity < 1 {
                 return Err(format!(
