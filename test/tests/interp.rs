@@ -387,27 +387,37 @@ fn a_persistent_gemm_of_run_time_sizes_agrees_with_its_program() {
     }
 }
 
-#[test]
-fn varlen_attention_on_offsets_agrees_after_the_loop_decisions_with_a_producer() {
-    // tools/gen/attention.py test-varlen-offsets: the kernel reads the sequences' offsets from a
-    // table at its top level, which its producer warpgroup reads too (sm_90a's decisions give it
-    // one); run on offsets set here: an empty sequence, a ragged one, one of whole blocks.
+/// `tools/gen/attention.py MODE`'s program as sm_90a's decisions rewrite it (checked to give it a
+/// producer warpgroup), and the CPU reference of the program as written.
+fn attention_with_producer<'c>(
+    context: &'c melior::Context,
+    mode: &str,
+    name: &str,
+) -> (melior::ir::Module<'c>, CpuProgram) {
     let output = std::process::Command::new("python3")
         .arg(common::repo_root().join("tools/gen/attention.py"))
-        .arg("test-varlen-offsets")
+        .arg(mode)
         .output()
         .expect("python3 runs");
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     let program = String::from_utf8(output.stdout).unwrap();
     let source = format!("module attributes {{tile.target = \"sm_90a\"}} {{\n{program}\n}}");
-    let context = context();
-    let name = "attention_varlen_offsets_small (sm_90a)";
-    let module = rewritten(&context, name, &source, tile_tests::generate::check::DECISIONS);
+    let module = rewritten(context, name, &source, tile_tests::generate::check::DECISIONS);
     assert!(
         tile_dialect::ops::find_ops(module.as_operation(), "tile.producer").len() == 1,
         "{name}: no producer warpgroup"
     );
-    let cpu = cpu_reference(&context, &program);
+    (module, cpu_reference(context, &program))
+}
+
+#[test]
+fn varlen_attention_on_offsets_agrees_after_the_loop_decisions_with_a_producer() {
+    // tools/gen/attention.py test-varlen-offsets: the kernel reads the sequences' offsets from a
+    // table at its top level, which its producer warpgroup reads too (sm_90a's decisions give it
+    // one); run on offsets set here: an empty sequence, a ragged one, one of whole blocks.
+    let context = context();
+    let name = "attention_varlen_offsets_small (sm_90a)";
+    let (module, cpu) = attention_with_producer(&context, "test-varlen-offsets", name);
     for offsets in [[0, 37, 37, 297], [0, 130, 260, 400], [0, 1, 65, 65]] {
         agree_on(name, &module, &cpu, 7, 0, &|inputs: &mut Vec<Buffer>| {
             for (index, offset) in offsets.iter().enumerate() {
@@ -421,22 +431,9 @@ fn varlen_attention_on_offsets_agrees_after_the_loop_decisions_with_a_producer()
 fn fp8_attention_agrees_after_the_loop_decisions_with_a_producer() {
     // tools/gen/attention.py test-fp8-producer: a ring of 2 that leaves room for a second block by
     // its shared memory, but not by its registers, so sm_90a's decisions give it a producer.
-    let output = std::process::Command::new("python3")
-        .arg(common::repo_root().join("tools/gen/attention.py"))
-        .arg("test-fp8-producer")
-        .output()
-        .expect("python3 runs");
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
-    let program = String::from_utf8(output.stdout).unwrap();
-    let source = format!("module attributes {{tile.target = \"sm_90a\"}} {{\n{program}\n}}");
     let context = context();
     let name = "attention_fp8_producer_small (sm_90a)";
-    let module = rewritten(&context, name, &source, tile_tests::generate::check::DECISIONS);
-    assert!(
-        tile_dialect::ops::find_ops(module.as_operation(), "tile.producer").len() == 1,
-        "{name}: no producer warpgroup"
-    );
-    let cpu = cpu_reference(&context, &program);
+    let (module, cpu) = attention_with_producer(&context, "test-fp8-producer", name);
     agree_with(name, &module, &cpu, 11, 0);
 }
 
