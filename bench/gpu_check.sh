@@ -18,12 +18,16 @@ for filter in ${FILTERS:-}; do
   python3 bench/bench.py bench/kernels --filter "$filter" >> "$out/time.log" 2>&1
 done
 [ -f "$out/time.log" ] && grep -E "ours|TFLOP|PASS|FAIL" "$out/time.log" | head -60
-# One ptxas per core, each kernel's report kept whole under its name.
+# One ptxas per core, each kernel's report kept whole in a file of its own (a scratch folder, so
+# that no report of an earlier run is read back), then joined in the kernels' order.
+reports=$(mktemp -d)
 ptxas_report() { echo "== $2$(basename "$1")"; ptxas -arch="$3" -v "$1" -o /dev/null 2>&1; }
 export -f ptxas_report
-{ ls bench/kernels/*.ptx | xargs -P "$(nproc)" -I{} bash -c 'ptxas_report "$1" "" sm_90a > "$1.ptxas"' _ {}
-  ls bench/kernels/sm_80/*.ptx 2>/dev/null | xargs -r -P "$(nproc)" -I{} bash -c 'ptxas_report "$1" sm_80/ sm_80 > "$1.ptxas"' _ {}
-  cat bench/kernels/*.ptx.ptxas bench/kernels/sm_80/*.ptx.ptxas 2>/dev/null; } > "$out/ptxas.log"
+export reports
+ls bench/kernels/*.ptx | xargs -P "$(nproc)" -I{} bash -c 'ptxas_report "$1" "" sm_90a > "$reports/1_$(basename "$1")"' _ {}
+ls bench/kernels/sm_80/*.ptx 2>/dev/null | xargs -r -P "$(nproc)" -I{} bash -c 'ptxas_report "$1" sm_80/ sm_80 > "$reports/2_$(basename "$1")"' _ {}
+cat "$reports"/* > "$out/ptxas.log" 2>/dev/null
+rm -rf "$reports"
 echo "== ptxas: $(grep -c '^== ' "$out/ptxas.log") kernels, $(grep -E 'bytes spill (stores|loads)' "$out/ptxas.log" | grep -vc ' 0 bytes spill stores, 0 bytes spill loads') with spills"
-grep -B3 -E '[1-9][0-9]* bytes spill' "$out/ptxas.log" | grep '^==' | head
+awk '/^== /{kernel=$2} /bytes spill/ && !/ 0 bytes spill stores, 0 bytes spill loads/{print "  " kernel}' "$out/ptxas.log" | head
 echo "== ptxas warnings (kernels): $(grep -oE 'C75[0-9]{2}' "$out/ptxas.log" | sort | uniq -c | tr '\n' ' ')"

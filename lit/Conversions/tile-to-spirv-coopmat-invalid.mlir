@@ -148,8 +148,8 @@ func.func @nd_gemm(%X: memref<3x100x64xf16>, %W: memref<64x64xf16>, %Y: memref<3
 // -----
 
 // 8-bit floats: the plain target holds them as bytes and computes in f32; the cooperative-matrix
-// target's vector copies do not take that emulation yet, so it refuses them and names the target
-// that does.
+// target has not had their values checked, so it refuses them and names the target that takes
+// them.
 func.func @f8_tiles(%X: memref<32x32xf8E4M3FN>, %n: index) {
   %c1 = arith.constant 1 : index
   %c0 = arith.constant 0 : index

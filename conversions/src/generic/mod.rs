@@ -443,9 +443,7 @@ fn lower<'c, 'a>(
     crate::registers::promote::promote(context, kernel)
         .map_err(|message| (kernel, format!("cannot be lowered for {target}: {message}")))?;
     // The producer's thread and the kernel's threads part ways (their barriers are named ones).
-    let registers_move = crate::pipeline::producer::producer_of(kernel).is_some()
-        && crate::pipeline::producer::moves_registers(threads, target);
-    crate::pipeline::producer::split(context, kernel, threads, target);
+    let registers_move = crate::pipeline::producer::split(context, kernel, threads, target);
     // Thread-owned fragments: private attributions, or allocas in the entry block.
     let private_space = Attribute::parse(context, target.memory.private_space).expect("memory space");
     let private_types: Vec<MemRefType> = owned

@@ -33,16 +33,19 @@ pub const PRODUCER_REGISTERS: i64 = 40;
 /// warpgroup that keeps [`PRODUCER_REGISTERS`] (`setmaxnreg`: counts in steps of 8, at most 255
 /// usable): 232 for two warpgroups, 152 for three.
 pub fn registers_beside_producer(threads: i64) -> i64 {
-    // A warpgroup puts one warp on each scheduler.
-    let warps_per_scheduler = (threads / tile_dialect::PRODUCER_THREADS).max(1);
-    ((SCHEDULER_REGISTERS - 32 * PRODUCER_REGISTERS) / (32 * warps_per_scheduler) / 8 * 8).min(256)
+    ((SCHEDULER_REGISTERS - 32 * PRODUCER_REGISTERS) / (32 * warps_per_scheduler(threads)) / 8 * 8).min(256)
 }
 
 /// The registers each thread of a block of `threads` threads (whole warpgroups) holds from its
 /// start: an even share of each scheduler's, at most the 255 a thread can address.
 pub fn registers_at_start(threads: i64) -> i64 {
-    let warps_per_scheduler = (threads / tile_dialect::PRODUCER_THREADS).max(1);
-    (SCHEDULER_REGISTERS / (32 * warps_per_scheduler)).min(255)
+    (SCHEDULER_REGISTERS / (32 * warps_per_scheduler(threads))).min(255)
+}
+
+/// The warps of `threads` threads (whole warpgroups) on each scheduler: a warpgroup puts one warp
+/// on each.
+fn warps_per_scheduler(threads: i64) -> i64 {
+    (threads / tile_dialect::PRODUCER_THREADS).max(1)
 }
 
 /// A shared tile written in boxes of `rows` x `inner` elements, `boxes` of them side by side along

@@ -103,7 +103,7 @@ pub fn in_producer(op: OperationRef) -> bool {
 /// address). The counts assume the block has its multiprocessor to itself, which the kernel then
 /// declares (one block a multiprocessor at least: without it ptxas cannot tell the count a thread
 /// starts from and ignores the moves, C7508).
-pub fn moves_registers(threads: i64, target: &Target) -> bool {
+fn moves_registers(threads: i64, target: &Target) -> bool {
     target.multiprocessors.as_ref().is_some_and(|multiprocessor| {
         (multiprocessor.registers_beside_producer)(threads)
             >= (multiprocessor.registers_at_start)(threads + tile_dialect::PRODUCER_THREADS) + 8
@@ -113,9 +113,12 @@ pub fn moves_registers(threads: i64, target: &Target) -> bool {
 /// Splits the lowered `kernel` at its `tile.producer` (see the module's doc): the producer's body
 /// into `if tid == threads` (after its warpgroup's `setmaxnreg.dec`, where registers move), the
 /// ops after it into `if tid < threads` (after `setmaxnreg.inc`) with their `gpu.barrier`s made
-/// named barriers of `threads` threads.
-pub fn split<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>, threads: i64, target: &Target) {
-    let Some(producer) = producer_of(kernel) else { return };
+/// named barriers of `threads` threads. Returns whether registers moved (see [`moves_registers`]),
+/// which the kernel then declares.
+pub fn split<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>, threads: i64, target: &Target) -> bool {
+    let Some(producer) = producer_of(kernel) else {
+        return false;
+    };
     let multiprocessor = target
         .multiprocessors
         .as_ref()
@@ -179,4 +182,5 @@ pub fn split<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>, threads
         rewriter.move_op_before(*op, leader.before);
     }
     rewriter.erase_op(producer);
+    moves
 }
