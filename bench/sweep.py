@@ -11,7 +11,10 @@ For each shape, a static kernel per tiling (sizes compiled in: `bench/variants.p
 one dynamic kernel per tiling for all shapes (`examples/gemm_dynamic.mlir`'s form: sizes, grid and
 trip count from the tensors at run time). The run times every kernel of a shape and cuBLAS in
 alternating rounds (do_bench medians) and reports, per shape, the best static and the best dynamic
-tiling against cuBLAS; then the geometric mean and the worst ratio of each over the shapes.
+tiling against cuBLAS; then the geometric mean and the worst ratio of each over the shapes. Two
+more kinds leave the tiling to the compiler (`tile.matmul`): one program per shape with its sizes
+compiled in, and one of run-time sizes for every shape, whose kernels (one per size class) each
+launch where their manifest's `when` holds.
 """
 import argparse
 import math
@@ -98,6 +101,18 @@ func.func @{name}(%A: memref<?x?x{dtype}>, %B: memref<?x?x{dtype}>, %C: memref<?
 """
 
 
+MATMUL = """// {name}: C = A * B ({dtype}), the kernels and their tiling the compiler's choice.
+func.func @{name}(%A: memref<{a}x{dtype}>, %B: memref<{b}x{dtype}>, %C: memref<{c}x{dtype}>) {{
+  tile.matmul %A, %B, %C : memref<{a}x{dtype}>, memref<{b}x{dtype}>, memref<{c}x{dtype}>
+  return
+}}
+"""
+
+
+def matmul_name(dtype, shape=None):
+    return f"sweep_{dtype}_matmul_" + ("{}x{}x{}".format(*shape) if shape else "dynamic")
+
+
 def static_name(shape, tag, dtype):
     return "sweep_{}_{}x{}x{}_{}".format(dtype, *shape, tag)
 
@@ -153,6 +168,11 @@ def prepare(directory, dtype):
             name = dynamic_name(tag, dtype, split=split)
             schedule = f" attributes {{tile.schedule = {{split = {split}}}}}"
             programs.append((name, DYNAMIC.format(name=name, dtype=dtype, bm=bm, bn=bn, bk=bk, threads=threads, stages=stages, schedule=schedule)))
+    for shape in [] if fp8 else SHAPES:
+        m, n, k = shape
+        programs.append((matmul_name(dtype, shape), MATMUL.format(name=matmul_name(dtype, shape), dtype=dtype, a=f"{m}x{k}", b=f"{k}x{n}", c=f"{m}x{n}")))
+    if not fp8:
+        programs.append((matmul_name(dtype), MATMUL.format(name=matmul_name(dtype), dtype=dtype, a="?x?", b="?x?", c="?x?")))
     compiler = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "target", "release", "tile-compile")
     for name, text in programs:
         path = os.path.join(directory, name + ".mlir")
@@ -187,6 +207,7 @@ def run(directory, dtype, rounds, name_filter):
             kernels = bench.function_kernels(directory, dynamic_name(tag, dtype, split=split))
             if kernels:
                 dynamic[("split", f"{tag}s{split}")] = kernels[0]
+    chosen_dynamic = bench.function_kernels(directory, matmul_name(dtype))
     rows, failures = [], 0
     for shape in SHAPES:
         label = "{}x{}x{}".format(*shape)
@@ -229,10 +250,15 @@ def run(directory, dtype, rounds, name_filter):
             for split in SPLITS:
                 if ("split", f"{tag}s{split}") in dynamic:
                     contenders.append(("split", f"{tag}s{split}", dynamic[("split", f"{tag}s{split}")]))
+        # The compiler's tiling: the kernels of the program, each launched where its `when` holds.
+        contenders.append(("matmul", "chosen", bench.function_kernels(directory, matmul_name(dtype, shape))))
+        contenders.append(("matmul_dynamic", "chosen", chosen_dynamic))
         best = {}
         for kind, tag, kernel in contenders:
+            if not kernel:
+                continue
             c = torch.full((m, n), float("nan"), dtype=output, device="cuda")
-            launch = kernel.launcher({**arguments, 2: c})
+            launch = launch_all(kernel if isinstance(kernel, list) else [kernel], {**arguments, 2: c})
             passed, error = bench.launch_and_check(launch, c, reference, dtype == "bf16")
             if not passed:
                 print(f"{label} {kind} {tag}: FAIL rel_err={error:.2e}", flush=True)
@@ -246,19 +272,32 @@ def run(directory, dtype, rounds, name_filter):
         cublas = 2 * m * n * k / timer(baseline) / 1e9
         # What a host-side choice among the dynamic kernels (tile-wise, persistent, split) gets.
         chosen = max((best[kind] for kind in ("dynamic", "persistent", "split") if kind in best), key=lambda b: b[1], default=None)
-        rows.append((label, cublas, best.get("static"), best.get("dynamic"), best.get("whole"), best.get("persistent"), best.get("split"), chosen))
+        rows.append((label, cublas, best.get("static"), best.get("dynamic"), best.get("whole"), best.get("persistent"), best.get("split"), chosen, best.get("matmul"), best.get("matmul_dynamic")))
     print(f"\n{dtype} GEMMs against cuBLAS (torch.matmul), the best tiling of each kind, medians of {rounds} alternating round(s)\n")
-    print("| M x N x K | cuBLAS TFLOP/s | static: tiling, TFLOP/s, ratio | dynamic: tiling, TFLOP/s, ratio | static, split loops kept whole | dynamic persistent | dynamic split | dynamic, best kind |\n|---|---|---|---|---|---|---|---|")
+    print("| M x N x K | cuBLAS TFLOP/s | static: tiling, TFLOP/s, ratio | dynamic: tiling, TFLOP/s, ratio | static, split loops kept whole | dynamic persistent | dynamic split | dynamic, best kind | tile.matmul, static | tile.matmul, dynamic |\n|---|---|---|---|---|---|---|---|---|---|")
     cell = lambda best: f"{best[0]}, {best[2]:.0f}, {best[1]:.3f}" if best else "none"  # noqa: E731
-    for label, cublas, static, dynamic_best, whole, persistent, split, chosen in rows:
-        print(f"| {label} | {cublas:.0f} | {cell(static)} | {cell(dynamic_best)} | {cell(whole)} | {cell(persistent)} | {cell(split)} | {cell(chosen)} |")
-    for kind, index in (("static", 2), ("dynamic", 3), ("dynamic persistent", 5), ("dynamic split", 6), ("dynamic, best kind (a host-side choice)", 7)):
+    for label, cublas, *kinds in rows:
+        print(f"| {label} | {cublas:.0f} | " + " | ".join(cell(best) for best in kinds) + " |")
+    for kind, index in (("static", 2), ("dynamic", 3), ("dynamic persistent", 5), ("dynamic split", 6), ("dynamic, best kind (a host-side choice)", 7), ("tile.matmul, static (the compiler's tiling)", 8), ("tile.matmul, dynamic (the compiler's kernels, chosen at launch)", 9)):
         ratios = [row[index][1] for row in rows if row[index]]
         if ratios:
             mean = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
             worst = min(zip(ratios, [row[0] for row in rows if row[index]]))
             print(f"{kind}: geometric mean {mean:.3f}x cuBLAS over {len(ratios)} shapes, worst {worst[0]:.3f} ({worst[1]})")
     sys.exit(1 if failures else 0)
+
+
+def launch_all(kernels, tensors):
+    """One launch of a host function's `kernels` on `tensors`: each launches where its `when` holds."""
+    launches = [kernel.launcher(tensors) for kernel in kernels]
+    if len(launches) == 1:
+        return launches[0]
+
+    def launch():
+        for each in launches:
+            each()
+
+    return launch
 
 
 def main():

@@ -388,6 +388,7 @@ const OPS: &[&str] = &[
     "tile.pipelined",
     "tile.copy",
     "tile.gemm",
+    "tile.matmul",
     "tile.fill",
     "tile.reduce",
     "tile.scan",

@@ -4,7 +4,7 @@
 //! within a tolerance that fits the program's types and accumulation lengths ([`check`]). Program
 //! `index` of `seed` depends on nothing else.
 //!
-//! Three families ([`program`] picks one per program):
+//! Four families ([`program`] picks one per program):
 //! - [`rows`]: f32 row programs: a block copies BM rows of X into a fragment (directly or through
 //!   a shared tile, the last block ragged), applies elementwise chains and reductions of every
 //!   kind, and writes the rows and a row statistic out;
@@ -19,7 +19,9 @@
 //! - [`attention`]: FlashAttention forward kernels: two gemms a pipelined loop over key blocks
 //!   with the online softmax between them (masked ragged and causal keys, row reductions, the
 //!   accumulator rescaled), the second gemm's A operand the converted scores in registers or a
-//!   shared tile.
+//!   shared tile;
+//! - [`matmul`]: one `tile.matmul` of ragged sizes, static or known at run time, the kernels the
+//!   compiler's choice.
 //!
 //! Every program verifies; its inputs are tile-run's seeded uniform values in [-1, 1) (never zero
 //! tensors). [`gpu`] writes the sm_90a cases of generated programs for the GPU machine.
@@ -28,6 +30,7 @@ pub mod attention;
 pub mod check;
 pub mod gemm;
 pub mod gpu;
+pub mod matmul;
 pub mod rows;
 
 pub use gpu::{CaseOutcome, write_gpu_case, write_gpu_cases, write_program_cases};
@@ -88,12 +91,15 @@ impl Program {
     }
 }
 
-/// Generates program `index` of `seed`: about one in six is an attention kernel; of the rest,
-/// three in five are GEMM kernels and the others row programs.
+/// Generates program `index` of `seed`: about one in sixteen is a matmul; of the rest, about one
+/// in six is an attention kernel; of the rest, three in five are GEMM kernels and the others row
+/// programs.
 pub fn program(seed: u64, index: u64) -> Program {
     let mut rng = Rng::new(seed.wrapping_mul(0x2545_F491_4F6C_DD1D) ^ index);
-    // Decided on a fork, so that the other programs of a seed stay what they were.
-    let mut program = if rng.fork(0xA77E).below(6) == 0 {
+    // Decided on forks, so that the other programs of a seed stay what they were.
+    let mut program = if rng.fork(0x3A7A).below(16) == 0 {
+        matmul::program(&mut rng.fork(0x3A7B))
+    } else if rng.fork(0xA77E).below(6) == 0 {
         attention::program(&mut rng.fork(0xA77F))
     } else if rng.below(5) < 3 {
         gemm::program(&mut rng)
@@ -181,5 +187,6 @@ mod tests {
         assert!(programs.iter().any(|p| p.text.contains("transpose_a")));
         assert!(programs.iter().any(|p| p.text.contains("xbf16")));
         assert!(programs.iter().any(|p| p.text.contains("split = 2")));
+        assert!(programs.iter().any(|p| p.text.contains("tile.matmul")));
     }
 }

@@ -488,10 +488,14 @@ fn compile_parsed<'c>(
         melior::ir::Location::new(context, file, 1, 1)
     });
     // An input without a kernel is a mistake, not "0 kernels": the same error for every caller.
-    if tile_dialect::ops::find_ops(module.as_operation(), "tile.kernel").is_empty() {
+    // A `tile.matmul` becomes kernels in the target's decisions.
+    let kernels = ["tile.kernel", "tile.matmul"]
+        .iter()
+        .any(|name| !tile_dialect::ops::find_ops(module.as_operation(), name).is_empty());
+    if !kernels {
         tile_dialect::diagnostics::emit_error(
             input,
-            "expects at least one tile.kernel to compile, but the input has none",
+            "expects at least one tile.kernel or tile.matmul to compile, but the input has none",
         );
         return Err(Error::NothingToCompile {
             diagnostics: collector.take(),

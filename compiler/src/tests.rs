@@ -372,7 +372,7 @@ fn an_input_without_a_kernel_is_an_error_for_every_caller() {
         );
         assert_eq!(
             diagnostic.message,
-            "expects at least one tile.kernel to compile, but the input has none"
+            "expects at least one tile.kernel or tile.matmul to compile, but the input has none"
         );
     }
     let context = context();

@@ -44,6 +44,7 @@ pub mod kernels;
 pub mod launch_bounds;
 pub mod layout;
 pub mod lowering;
+pub mod matmul;
 pub mod narrow;
 pub mod nvgpu;
 pub mod pipeline;
@@ -69,6 +70,7 @@ fn register_everything() {
         tile_dialect::register_pass(target.lowering.argument, target.lowering.create);
     }
     tile_dialect::register_pass(cpu::ARGUMENT, cpu::create_convert_tile_to_cpu_pass);
+    tile_dialect::register_pass(matmul::ARGUMENT, matmul::create_expand_matmuls_pass);
     tile_dialect::register_pass(narrow::ARGUMENT, narrow::create_pack_narrow_types_pass);
     tile_dialect::register_pass(small_floats::ARGUMENT, small_floats::create_emulate_small_floats_pass);
     tile_dialect::register_pass(

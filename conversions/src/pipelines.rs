@@ -55,12 +55,13 @@ pub const KERNEL_CLEANUP: &str = "tile-fold-launch-bounds, canonicalize{top-down
 /// every kernel for symbol uses and calls (a tenth of a spirv-coopmat compilation).
 pub const HOST_CLEANUP: &str = "inline{default-pipeline=}, canonicalize{top-down=false region-simplify=disabled}, cse";
 
-/// The passes that decide before a chip's lowering, on a module whose `tile.target` is set: 4-bit
-/// elements packed into bytes, the layouts, split and persistent GEMM kernels (sm_90a), each loop's pipeline plan, and its expansion into
+/// The passes that decide before a chip's lowering, on a module whose `tile.target` is set: matmuls
+/// written as kernels, 4-bit elements packed into bytes, the layouts, split and persistent GEMM kernels (sm_90a), each loop's pipeline plan, and its expansion into
 /// rings and asynchronous copies.
 pub fn decisions() -> String {
     format!(
-        "{},{},{},{},{},{}",
+        "{},{},{},{},{},{},{}",
+        crate::matmul::ARGUMENT,
         crate::narrow::ARGUMENT,
         crate::layout::ARGUMENT,
         crate::pipeline::split_k::ARGUMENT,

@@ -146,13 +146,14 @@ fn narrow_types_packed(module: OperationRef) -> bool {
 
 /// The buffer `op` writes, and whether it updates it atomically (`memref.atomic_rmw`, an atomic
 /// `tile.copy`, which read the element too): a copy's destination, a store's or an atomic's
-/// memref; `None` for other ops.
+/// memref, a matmul's product; `None` for other ops.
 pub fn destination<'c, 'a>(op: &OperationRef<'c, 'a>) -> Option<(melior::ir::Value<'c, 'a>, bool)> {
     tile_ir::match_op!(op, {
         tile::CopyOperation => {
             Some((tile_dialect::ops::copy_parts(op)?.dst, tile_dialect::ops::copy_atomic(op).is_some()))
         },
         tile_ir::memref::StoreOperation => Some((op.operand(1).ok()?, false)),
+        tile::MatmulOperation => Some((op.operand(2).ok()?, false)),
         tile_ir::memref::AtomicRMWOperation => Some((op.operand(1).ok()?, true)),
         _ => None,
     })

@@ -258,6 +258,23 @@ pub fn gemm<'c>(
         .build()?)
 }
 
+/// Creates `tile.matmul a, b, c {transpose_b?}`: `c = a * op(b)` on global tensors, in host code.
+pub fn matmul<'c>(
+    context: &'c Context,
+    [a, b, c]: [Value<'c, '_>; 3],
+    transpose_b: bool,
+    location: Location<'c>,
+) -> Result<Operation<'c>> {
+    let flags: Vec<_> = transpose_b
+        .then(|| attribute(context, "transpose_b", Attribute::unit(context)))
+        .into_iter()
+        .collect();
+    Ok(OperationBuilder::new("tile.matmul", location)
+        .add_operands(&[a, b, c])
+        .add_attributes(&flags)
+        .build()?)
+}
+
 /// Creates `tile.fill dst, value`.
 pub fn fill<'c>(dst: Value<'c, '_>, value: Value<'c, '_>, location: Location<'c>) -> Result<Operation<'c>> {
     Ok(OperationBuilder::new("tile.fill", location)

@@ -265,6 +265,35 @@ def Tile_GemmOp : Tile_Op<"gemm"> {
   }];
 }
 
+def Tile_MatmulOp : Tile_Op<"matmul"> {
+  let summary = "Matrix product of global tensors, tiled by the compiler";
+  let description = [{
+    The `tile.matmul` operation computes `C = A * op(B)` on whole global tensors, in host code: A is
+    MxK, B is KxN (NxK with `transpose_b`, a linear layer's weight), C is MxN; sizes may be known only
+    at run time. A and B hold one element type, f16 or bf16; products are summed in f32 and rounded
+    once to C's element type (f16, bf16 or f32). The compiler writes the kernel: the first of its
+    decisions (`tile-expand-matmuls`) replaces the op by a `tile.kernel` whose output tile, K step,
+    threads and ring depth come from the target's tiling rule (see the pass), and, where sizes are
+    known only at run time, by one kernel per size class under an `scf.if` the host evaluates at
+    launch. It is what a frontend hands over when it has no tiling of its own; a program that writes
+    its kernel keeps every choice.
+
+    Example:
+
+    ```mlir
+    tile.matmul %A, %W, %C {transpose_b} : memref<?x4096xf16>, memref<11008x4096xf16>, memref<?x11008xf16>
+    ```
+  }];
+  let arguments = (ins
+    Arg<AnyMemRef, "left operand A", [MemRead]>:$a,
+    Arg<AnyMemRef, "right operand B", [MemRead]>:$b,
+    Arg<AnyMemRef, "the product C", [MemWrite]>:$c,
+    UnitAttr:$transpose_b);
+  let assemblyFormat = [{
+    $a `,` $b `,` $c attr-dict `:` type($a) `,` type($b) `,` type($c)
+  }];
+}
+
 def Tile_FillOp : Tile_Op<"fill"> {
   let summary = "Fill of a tile with one value";
   let description = [{

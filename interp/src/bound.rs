@@ -17,6 +17,8 @@
 //!   (Vulkan's `exp2`, for one, is held to `3 + 2|x|` ULPs): `|f'(x)| (e_x + c u |x|) + c u |r|`;
 //! - a sum of `n` terms in an order the target picks (a gemm's K, a reduction): the operands'
 //!   bounds plus `n u` times the sum of the terms' magnitudes, the classical bound for any order;
+//!   a `tile.matmul`'s K products, which the interpreter sums in f64, are held to this bound at f32
+//!   (the op's accumulation), and their sum's rounding to C's type is added when it is stored;
 //! - host inputs and constants are exact (0).
 //!
 //! Discontinuities: each correct implementation's operand lies within `e` of the exact one, so

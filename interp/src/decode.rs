@@ -411,6 +411,14 @@ impl Decoder {
                 op.has_attribute("transpose_a"),
                 op.has_attribute("transpose_b"),
             ))?,
+            "tile.matmul" => {
+                // A launch of its own: in a kernel it would be a nested launch (the verifier
+                // rejects it there).
+                if self.in_kernel {
+                    return Err(form("inside a tile.kernel (it runs in host code)".into()));
+                }
+                memory(Kind::Matmul(op.has_attribute("transpose_b")))?
+            }
             "tile.fill" => {
                 operand_type(1)?;
                 memory(Kind::Fill)?

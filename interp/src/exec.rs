@@ -604,6 +604,7 @@ impl Machine {
             Kind::Wait => self.wait(op)?,
             Kind::Producer => self.start_producer(op)?,
             Kind::Gemm(transpose_a, transpose_b) => self.gemm(op, *transpose_a, *transpose_b)?,
+            Kind::Matmul(transpose_b) => self.matmul(op, *transpose_b)?,
             Kind::Fill => {
                 let id = self.buffer(op, 0)?;
                 let value = self.get(op.operands[1]);

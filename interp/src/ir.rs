@@ -239,6 +239,8 @@ pub enum Kind {
     Producer,
     /// `tile.gemm` with transpose_a, transpose_b.
     Gemm(bool, bool),
+    /// `tile.matmul` (host code, on whole global tensors), with transpose_b.
+    Matmul(bool),
     /// `tile.fill`.
     Fill,
     /// `tile.reduce`: kind, dim, clear.

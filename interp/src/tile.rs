@@ -1,5 +1,5 @@
 //! The tile ops that move and combine whole tiles: `tile.copy`, `tile.gemm`, `tile.reduce`,
-//! `tile.scan`.
+//! `tile.scan`; and `tile.matmul`, the host op on whole tensors.
 //!
 //! Invariants (the contract's semantics, `docs/contract.md`):
 //! - `tile.copy`: the tile shape is the shape of the side without offsets; element (t) of the tile
@@ -10,6 +10,10 @@
 //! - `tile.gemm`: `C[i][j]` accumulates `op(A)[i][k] * op(B)[k][j]` for k = 0, 1, ... in order,
 //!   rounded to C's element type after every addition (f32 for f16/bf16/f8 inputs, whose products
 //!   f32 holds exactly; i32 for i8, wrapping);
+//! - `tile.matmul` (host code, global tensors of run-time sizes): `C[i][j]` is overwritten with
+//!   `Σ_k A[i][k] * op(B)[k][j]`, summed in f32 for k = 0, 1, ... in order as `tile.gemm` sums,
+//!   then rounded once to C's element type; K = 0 gives zeros, M = 0 or N = 0 writes nothing;
+//!   C is not read;
 //! - `tile.reduce`: each result element folds its line of `src` along `dim` in index order, starting
 //!   from the kind's identity (`clear`) or from the result's current value, rounded to the result's
 //!   element type after every step; `max`/`min` propagate NaN like `arith.maximumf`.
@@ -22,8 +26,8 @@ use crate::bound;
 use crate::error::Result;
 use crate::exec::{Machine, clips, undefined};
 use crate::ir::{Op, Update};
-use crate::memory::for_each_index;
-use crate::scalar::{Scalar, Val};
+use crate::memory::{Level, for_each_index};
+use crate::scalar::{Float, Scalar, Val};
 use tile_dialect::ops::ReductionKind;
 
 /// Where one tile element is in a buffer: inside it, past its end on a clipping buffer, or outside.
@@ -224,6 +228,104 @@ impl Machine {
         }
         for (position, old) in before.into_iter().enumerate() {
             self.note_write(op, c, position, (true, old))?;
+        }
+        Ok(())
+    }
+
+    /// Runs `tile.matmul A, B, C {transpose_b?}`: `C = A * op(B)` on whole global tensors, sizes
+    /// read from the buffers.
+    pub fn matmul(&mut self, op: &Op, transpose_b: bool) -> Result<()> {
+        let (a, b, c) = (self.buffer(op, 0)?, self.buffer(op, 1)?, self.buffer(op, 2)?);
+        for (id, role) in [(a, "A"), (b, "B"), (c, "C")] {
+            let buffer = &self.buffers[id];
+            if buffer.shape.len() != 2 || buffer.level != Level::Global {
+                return Err(undefined(
+                    op,
+                    format!(
+                        "expects {role} to be a 2-D global tensor, but got {}",
+                        buffer.describe()
+                    ),
+                ));
+            }
+            if !matches!(buffer.element, Scalar::Float(_)) {
+                return Err(undefined(
+                    op,
+                    format!("expects {role} to hold floats, but got {}", buffer.describe()),
+                ));
+            }
+        }
+        let [m, k] = [self.buffers[a].shape[0], self.buffers[a].shape[1]];
+        let (b_k, n) = match self.buffers[b].shape[..] {
+            [rows, columns] if transpose_b => (columns, rows),
+            [rows, columns] => (rows, columns),
+            _ => unreachable!("2-D"),
+        };
+        if b_k != k || self.buffers[c].shape[..] != [m, n] {
+            return Err(undefined(
+                op,
+                format!(
+                    "expects MxK, {} and MxN tensors, but got A {}, B {} and C {}",
+                    if transpose_b { "NxK" } else { "KxN" },
+                    self.buffers[a].describe(),
+                    self.buffers[b].describe(),
+                    self.buffers[c].describe()
+                ),
+            ));
+        }
+        // Every element of A is read when C has columns, every element of B when it has rows; C
+        // is only written.
+        let reads_a = n > 0;
+        let reads_b = m > 0;
+        if reads_a {
+            self.all_defined(op, a, "its operand A")?;
+        }
+        if reads_b {
+            self.all_defined(op, b, "its operand B")?;
+        }
+        if !self.scopes.is_empty() {
+            for (id, reads) in [(a, reads_a), (b, reads_b)] {
+                for position in 0..if reads { self.buffers[id].data.len() } else { 0 } {
+                    self.note_read(op, id, position)?;
+                }
+            }
+        }
+        // A as M rows of K, op(B) as N columns of K, each element with its error bound.
+        let gather = |id: usize, outer: usize, at: &dyn Fn(usize, usize) -> usize| {
+            let buffer = &self.buffers[id];
+            let mut values = Vec::with_capacity(outer * k);
+            for i in 0..outer {
+                for p in 0..k {
+                    let position = at(i, p);
+                    values.push((buffer.data[position], buffer.bound[position]));
+                }
+            }
+            values
+        };
+        let rows = gather(a, m, &|i, p| i * k + p);
+        let columns = gather(b, n, &|j, p| if transpose_b { j * k + p } else { p * n + j });
+        let mut results = Vec::with_capacity(m * n);
+        for i in 0..m {
+            let row = &rows[i * k..(i + 1) * k];
+            for j in 0..n {
+                let column = &columns[j * k..(j + 1) * k];
+                // f16 and bf16 products are exact in f32 (as in f64); summed in f32 in K's order,
+                // as tile.gemm sums (the kernels the targets write for a matmul are gemms); the
+                // store rounds the sum to C's element type.
+                let (mut sum, mut propagated, mut magnitude) = (0.0, 0.0, 0.0);
+                for ((x, ex), (y, ey)) in row.iter().zip(column) {
+                    let product = x * y;
+                    sum = Float::F32.round(sum + product);
+                    propagated += bound::times(x.abs(), *ey) + bound::times(y.abs(), *ex);
+                    magnitude += product.abs();
+                }
+                // K products summed in f32 in an order the target picks ([`crate::bound::sum`]);
+                // the store adds the rounding to C's element type.
+                let e = bound::sum(Float::F32, k, propagated, magnitude);
+                results.push(Val::F(sum, e));
+            }
+        }
+        for (position, value) in results.into_iter().enumerate() {
+            self.write(op, c, position, value)?;
         }
         Ok(())
     }

@@ -135,3 +135,28 @@ func.func @scan(%n: index) {
   }
   return
 }
+
+// -----
+
+// tile.matmul in host code, in place: a loop nest over i, j with a K loop carrying the f32 sum from
+// 0 (f16 inputs extended, B read transposed), rounded once to C's f16; the dynamic M read at run time.
+// CHECK-LABEL: func.func @matmul
+// CHECK-NOT: tile.
+// CHECK: %[[M:.*]] = memref.dim %[[A:.*]], %{{.*}} : memref<?x64xf16>
+// CHECK: scf.for %[[I:.*]] = %{{.*}} to %[[M]] step
+// CHECK: scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step
+// CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: %[[SUM:.*]] = scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %[[ZERO]]) -> (f32) {
+// CHECK-NEXT: %[[X:.*]] = memref.load %[[A]][%[[I]], %[[K]]] : memref<?x64xf16>
+// CHECK-NEXT: %[[Y:.*]] = memref.load %{{.*}}[%[[J]], %[[K]]] : memref<32x64xf16>
+// CHECK-NEXT: %[[XF:.*]] = arith.extf %[[X]] : f16 to f32
+// CHECK-NEXT: %[[YF:.*]] = arith.extf %[[Y]] : f16 to f32
+// CHECK-NEXT: %[[P:.*]] = arith.mulf %[[XF]], %[[YF]] : f32
+// CHECK-NEXT: %[[NEXT:.*]] = arith.addf %[[ACC]], %[[P]] : f32
+// CHECK-NEXT: scf.yield %[[NEXT]] : f32
+// CHECK: %[[R:.*]] = arith.truncf %[[SUM]] : f32 to f16
+// CHECK-NEXT: memref.store %[[R]], %{{.*}}[%[[I]], %[[J]]] : memref<?x32xf16>
+func.func @matmul(%A: memref<?x64xf16>, %W: memref<32x64xf16>, %C: memref<?x32xf16>) {
+  tile.matmul %A, %W, %C {transpose_b} : memref<?x64xf16>, memref<32x64xf16>, memref<?x32xf16>
+  return
+}

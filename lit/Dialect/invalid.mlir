@@ -966,3 +966,78 @@ func.func @print_on_the_host(%n: index) {
   tile.print "n", %n : index
   return
 }
+
+// -----
+
+// A matmul is a launch of its own: not inside a kernel.
+func.func @matmul_in_kernel(%A: memref<64x64xf16>, %B: memref<64x64xf16>, %C: memref<64x64xf16>, %n: index) {
+  tile.kernel grid(%n) threads(128) (%bx) {
+    // expected-error @+1 {{'tile.matmul' op expects to be in host code (it becomes a kernel of its own; inside a kernel, copy tiles and use tile.gemm), but it is nested in a tile.kernel}}
+    tile.matmul %A, %B, %C : memref<64x64xf16>, memref<64x64xf16>, memref<64x64xf16>
+  }
+  return
+}
+
+// -----
+
+func.func @matmul_k_disagrees(%A: memref<?x64xf16>, %B: memref<32x?xf16>, %C: memref<?x?xf16>) {
+  // expected-error @+1 {{expects the K of A and B to agree, but got A memref<?x64xf16> and B memref<32x?xf16>}}
+  tile.matmul %A, %B, %C : memref<?x64xf16>, memref<32x?xf16>, memref<?x?xf16>
+  return
+}
+
+// -----
+
+func.func @matmul_k_disagrees_transposed(%A: memref<?x64xf16>, %B: memref<?x32xf16>, %C: memref<?x?xf16>) {
+  // expected-error @+1 {{expects the K of A and B to agree, but got A memref<?x64xf16> and B memref<?x32xf16> (NxK: transpose_b)}}
+  tile.matmul %A, %B, %C {transpose_b} : memref<?x64xf16>, memref<?x32xf16>, memref<?x?xf16>
+  return
+}
+
+// -----
+
+func.func @matmul_c_shape(%A: memref<16x64xf16>, %B: memref<64x?xf16>, %C: memref<32x?xf16>) {
+  // expected-error @+1 {{expects C to be MxN for A memref<16x64xf16> and B memref<64x?xf16>, but got memref<32x?xf16>}}
+  tile.matmul %A, %B, %C : memref<16x64xf16>, memref<64x?xf16>, memref<32x?xf16>
+  return
+}
+
+// -----
+
+func.func @matmul_types_differ(%A: memref<?x?xf16>, %B: memref<?x?xbf16>, %C: memref<?x?xf32>) {
+  // expected-error @+1 {{expects A and B to have one element type, but got f16 and bf16}}
+  tile.matmul %A, %B, %C : memref<?x?xf16>, memref<?x?xbf16>, memref<?x?xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_i8(%A: memref<?x?xi8>, %B: memref<?x?xi8>, %C: memref<?x?xi32>) {
+  // expected-error @+1 {{expects A and B to hold f16 or bf16 (other types: write the kernel, with tile.gemm), but got i8}}
+  tile.matmul %A, %B, %C : memref<?x?xi8>, memref<?x?xi8>, memref<?x?xi32>
+  return
+}
+
+// -----
+
+func.func @matmul_c_type(%A: memref<?x?xf16>, %B: memref<?x?xf16>, %C: memref<?x?xi32>) {
+  // expected-error @+1 {{expects C to hold f16, bf16 or f32, but got i32}}
+  tile.matmul %A, %B, %C : memref<?x?xf16>, memref<?x?xf16>, memref<?x?xi32>
+  return
+}
+
+// -----
+
+func.func @matmul_rank(%A: memref<2x?x?xf16>, %B: memref<?x?xf16>, %C: memref<?x?xf16>) {
+  // expected-error @+1 {{expects A to be 2-D, but got memref<2x?x?xf16>}}
+  tile.matmul %A, %B, %C : memref<2x?x?xf16>, memref<?x?xf16>, memref<?x?xf16>
+  return
+}
+
+// -----
+
+func.func @matmul_on_chip(%A: memref<64x64xf16, #gpu.address_space<workgroup>>, %B: memref<?x?xf16>, %C: memref<?x?xf16>) {
+  // expected-error @+1 {{expects A in global memory (a tensor; tiles belong to tile.gemm in a kernel), but got shared memory}}
+  tile.matmul %A, %B, %C : memref<64x64xf16, #gpu.address_space<workgroup>>, memref<?x?xf16>, memref<?x?xf16>
+  return
+}

@@ -72,3 +72,22 @@ func.func @kernel_with_effects_stays(%C: memref<256x256xf32>, %i: index) {
   }
   return
 }
+
+// -----
+
+// A matmul writes C (a load after it reads another value than the load before it) and stays
+// under canonicalization although it has no results.
+// CSE-LABEL: func.func @matmul_writes_c
+// CSE: %[[BEFORE:.*]] = memref.load
+// CSE: tile.matmul
+// CSE: %[[AFTER:.*]] = memref.load
+// CSE: arith.addf %[[BEFORE]], %[[AFTER]]
+// CANON-LABEL: func.func @matmul_writes_c
+// CANON: tile.matmul
+func.func @matmul_writes_c(%A: memref<?x?xf16>, %B: memref<?x?xf16>, %C: memref<?x?xf32>, %i: index) -> f32 {
+  %v0 = memref.load %C[%i, %i] : memref<?x?xf32>
+  tile.matmul %A, %B, %C : memref<?x?xf16>, memref<?x?xf16>, memref<?x?xf32>
+  %v1 = memref.load %C[%i, %i] : memref<?x?xf32>
+  %sum = arith.addf %v0, %v1 : f32
+  return %sum : f32
+}

@@ -125,6 +125,19 @@ func.func @gemms() {
   return
 }
 
+
+// -----
+
+// Matmuls in host code, sizes static or known at run time, B as KxN or NxK.
+// CHECK-LABEL: func.func @matmuls
+func.func @matmuls(%A: memref<?x4096xf16>, %W: memref<11008x4096xf16>, %C: memref<?x11008xf16>,
+                   %X: memref<?x?xbf16>, %Y: memref<?x?xbf16>, %Z: memref<?x?xf32>) {
+  // CHECK: tile.matmul %{{.*}}, %{{.*}}, %{{.*}} {transpose_b} : memref<?x4096xf16>, memref<11008x4096xf16>, memref<?x11008xf16>
+  tile.matmul %A, %W, %C {transpose_b} : memref<?x4096xf16>, memref<11008x4096xf16>, memref<?x11008xf16>
+  // CHECK-NEXT: tile.matmul %{{.*}}, %{{.*}}, %{{.*}} : memref<?x?xbf16>, memref<?x?xbf16>, memref<?x?xf32>
+  tile.matmul %X, %Y, %Z : memref<?x?xbf16>, memref<?x?xbf16>, memref<?x?xf32>
+  return
+}
 // -----
 
 // Fill and every reduction kind; clear defaults to true and is printed only when false.

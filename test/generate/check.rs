@@ -48,9 +48,10 @@ pub struct Outcome {
     pub decided: Verdict,
 }
 
-/// The passes that decide a target's loops before its lowering, in tile IR: layouts, split and
-/// persistent kernels, each loop's plan and its rings (the module's `tile.target` says whose).
-pub const DECISIONS: &str = "builtin.module(tile-infer-layouts, tile-split-k, tile-persistent-kernels, tile-plan-pipelines, tile-expand-pipelines)";
+/// The passes that decide a target's loops before its lowering, in tile IR: matmuls' kernels,
+/// layouts, split and persistent kernels, each loop's plan and its rings (the module's
+/// `tile.target` says whose).
+pub const DECISIONS: &str = "builtin.module(tile-expand-matmuls, tile-infer-layouts, tile-split-k, tile-persistent-kernels, tile-plan-pipelines, tile-expand-pipelines)";
 
 impl Outcome {
     /// Returns the outcome as three lines, `CPU <word> <detail>`, `VULKAN <word> <detail>` and

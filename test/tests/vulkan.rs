@@ -62,6 +62,14 @@ fn check_on_vulkan_sized(file: &str, seed: u64, dynamic: usize) {
 }
 
 #[test]
+fn matmuls_in_the_tiling_the_spirv_target_chooses_match_the_reference() {
+    // Sizes of 97 (no tile divides them) and 200 (more than one tile along each dimension).
+    for (seed, dynamic) in [(61, 97), (62, 200)] {
+        check_on_vulkan_sized("test/programs/matmul_classes.mlir", seed, dynamic);
+    }
+}
+
+#[test]
 fn ragged_gemm_with_relu_matches_the_reference() {
     check_on_vulkan("test/programs/gemm_ragged_relu.mlir", 21);
 }

@@ -1,12 +1,13 @@
 //! Rules for the compute ops: `tile.gemm`, `tile.reduce` and `tile.scan` as plain loop nests, in the
-//! accumulator's type. Obviously right rather than fast: this is the reference the GPU lowerings are checked against.
+//! accumulator's type; `tile.matmul` (host code) as one, summed in f32. Obviously right rather than
+//! fast: this is the reference the GPU lowerings are checked against.
 
 use super::{
     builder::{At, Binary, Builder},
     data::{convert, element_type},
 };
 use melior::ir::{
-    Type, Value,
+    BlockLike, Type, Value,
     operation::{OperationLike, OperationRef},
 };
 use tile_dialect::ops::{ReductionKind, integer_attribute, memref_shape, reduction_kind};
@@ -75,6 +76,50 @@ pub fn lower_gemm<'c>(b: &Builder<'c>, gemm: OperationRef<'c, '_>) {
         let (body, reduction) = b.loop_nest(outer, &[chunks, chunk_size]);
         product(body, &ivs, b.muli(body, reduction[0], chunk_size), reduction[1]);
     }
+}
+
+// ---- tile.matmul -------------------------------------------------------------------------------
+
+/// Lowers `tile.matmul` (host code, on whole global tensors) to a loop nest at its place:
+/// `C[i, j] = round(sum over k of A[i, k] * B'[k, j])` with `B'` B, or B transposed with
+/// `transpose_b`; the inputs are widened to f32, the products summed in an f32 value carried
+/// by the K loop in increasing k, and the sum rounded once to C's element type.
+pub fn lower_matmul<'c>(b: &Builder<'c>, matmul: OperationRef<'c, '_>) {
+    let at = At::before(matmul);
+    let [a, bb, c] = [0, 1, 2].map(|index| matmul.operand(index).expect("verified matmul"));
+    let transpose_b = matmul.has_attribute("transpose_b");
+    let (b_k, b_n) = if transpose_b { (1, 0) } else { (0, 1) };
+    // Each size from the first operand that knows it statically, else read at run time (the
+    // verifier checked that the static ones agree).
+    let size = |candidates: [(Value<'c, '_>, usize); 2]| {
+        candidates
+            .iter()
+            .find_map(|(memref, dim)| {
+                let size = memref_shape(*memref)[*dim];
+                (size >= 0).then(|| b.index(at, size))
+            })
+            .unwrap_or_else(|| b.dim(at, candidates[0].0, candidates[0].1 as i64))
+    };
+    let m = size([(a, 0), (c, 0)]);
+    let n = size([(c, 1), (bb, b_n)]);
+    let k = size([(a, 1), (bb, b_k)]);
+    let f32_type = Type::float32(b.context);
+    let (outer, ivs) = b.loop_nest(at, &[m, n]);
+    let (i, j) = (ivs[0], ivs[1]);
+    let zero = b.constant(outer, f32_type, 0.0);
+    let (start, one) = (b.index(outer, 0), b.index(outer, 1));
+    let (step, kk, sum) = b.for_loop_carrying(outer, [start, k, one], zero);
+    let a_value = b.load(step, a, &[i, kk]);
+    let b_value = b.load(step, bb, &if transpose_b { [j, kk] } else { [kk, j] });
+    let a_value = convert(b, step, a_value, f32_type);
+    let b_value = convert(b, step, b_value, f32_type);
+    let product = b.multiply(step, a_value, b_value);
+    let next = b.add(step, sum, product);
+    b.yield_value(step, next);
+    let k_loop = step.block.parent_operation().expect("the K loop");
+    let total: Value = k_loop.result(0).expect("the K loop's sum").into();
+    let rounded = convert(b, outer, total, element_type(c));
+    b.store(outer, rounded, c, &[i, j]);
 }
 
 // ---- tile.reduce --------------------------------------------------------------------------------

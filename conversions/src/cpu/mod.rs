@@ -3,7 +3,8 @@
 //! loop nest, `tile.kernel` a loop that runs the grid's blocks one after another.
 //!
 //! Order matters: the leaf ops (copy, gemm, fill, reduce) go first, then allocations, then the
-//! region ops from the innermost out, so that every rule sees its operands still in place.
+//! region ops from the innermost out, so that every rule sees its operands still in place. Host-level
+//! ops (`tile.matmul`) become loop nests where they stand in their host function.
 
 pub(crate) mod builder;
 pub(crate) mod compute;
@@ -49,6 +50,16 @@ fn lower<'c>(module: OperationRef<'c, '_>) {
                 threads: None,
             };
             structure::lower_kernel(&builder, &rewriter.as_rewriter_base(), kernel);
+        }
+        // Host-level ops, in place in their host function.
+        for matmul in tile_dialect::ops::find_ops(module, tile_ir::tile::MatmulOperation::name()) {
+            let builder = Builder {
+                context,
+                location: matmul.location(),
+                threads: None,
+            };
+            compute::lower_matmul(&builder, matmul);
+            melior::IrRewriter::new(context).as_rewriter_base().erase_op(matmul);
         }
     });
 }

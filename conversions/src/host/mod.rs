@@ -15,7 +15,7 @@ use melior::ir::operation::OperationRef;
 /// code and launch manifest, and a launcher runs kernels, each with the grid and scalars its
 /// manifest computes from the arguments, where its condition holds (`tile-run --target vulkan`
 /// runs a function's kernels in order). Manifests describe integer arithmetic, tensor sizes, calls,
-/// launches, and `scf.if`s around launches whose conditions a launcher recomputes (each kernel's
+/// launches (a `tile.matmul` is launches too: the target's decisions write its kernels), and `scf.if`s around launches whose conditions a launcher recomputes (each kernel's
 /// `when`). A launch under other host control flow (a loop) cannot be described (a launcher would
 /// run it once), an error; other host work (memory the host allocates, reads or writes) is not
 /// run, a warning.
@@ -55,13 +55,15 @@ fn launches_in(block: melior::ir::block::BlockRef, pipeline: &str) -> bool {
             || tile_ir::is(&op, func::CallOperation::name)
             || tile_ir::is(&op, scf::YieldOperation::name)
             || tile_ir::is(&op, tile_ir::tile::KernelOperation::name)
+            || tile_ir::is(&op, tile_ir::tile::MatmulOperation::name)
         {
             continue;
         }
         let name = tile_dialect::ops::op_name(&op);
-        let launches = tile_dialect::ops::nested_ops(op)
-            .iter()
-            .any(|inner| tile_ir::is(inner, tile_ir::tile::KernelOperation::name));
+        let launches = tile_dialect::ops::nested_ops(op).iter().any(|inner| {
+            tile_ir::is(inner, tile_ir::tile::KernelOperation::name)
+                || tile_ir::is(inner, tile_ir::tile::MatmulOperation::name)
+        });
         // A choice between launches: each kernel's manifest says when it runs.
         if launches && tile_ir::is(&op, scf::IfOperation::name) && op.result_count() == 0 {
             match op

@@ -101,6 +101,8 @@ pub struct Target {
     /// Why its kernels cannot print (`tile.print`), where they cannot; `None`: they print
     /// through `gpu.printf`.
     pub no_print: Option<&'static str>,
+    /// How `tile.matmul`s are tiled ([`crate::matmul`]).
+    pub matmul: crate::matmul::Rule,
     /// Its kernels compute on f64 (arithmetic; f64 math functions would still need a device
     /// library).
     pub f64_arithmetic: bool,

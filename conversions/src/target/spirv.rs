@@ -40,6 +40,25 @@ pub static TARGET: Target = Target {
     no_print: Some(
         "Vulkan prints through the NonSemantic.DebugPrintf instruction set, which MLIR's SPIR-V dialect cannot express",
     ),
+    // No matrix instructions: 64x64 tiles, 16 accumulators a thread, 16 KiB of the 32 KiB.
+    matmul: crate::matmul::Rule {
+        wide: crate::matmul::Tiling {
+            rows: 64,
+            columns: 64,
+            depth: 32,
+            threads: 256,
+            stages: 2,
+        },
+        few_tiles: crate::matmul::Tiling {
+            rows: 64,
+            columns: 64,
+            depth: 32,
+            threads: 256,
+            stages: 2,
+        },
+        narrow: None,
+        split: None,
+    },
     f64_arithmetic: false,
 };
 

@@ -54,6 +54,25 @@ pub static TARGET: Target = Target {
     no_print: Some(
         "Vulkan prints through the NonSemantic.DebugPrintf instruction set, which MLIR's SPIR-V dialect cannot express",
     ),
+    // 16x16x16 cooperative matrices on 8 subgroups; two buffers of 128x32 and 32x128 f16 in 32 KiB.
+    matmul: crate::matmul::Rule {
+        wide: crate::matmul::Tiling {
+            rows: 128,
+            columns: 128,
+            depth: 32,
+            threads: 256,
+            stages: 2,
+        },
+        few_tiles: crate::matmul::Tiling {
+            rows: 128,
+            columns: 128,
+            depth: 32,
+            threads: 256,
+            stages: 2,
+        },
+        narrow: None,
+        split: None,
+    },
     f64_arithmetic: false,
 };
 

@@ -1,4 +1,4 @@
-//! Rules for the compute ops: `tile.gemm`, `tile.fill`, `tile.reduce`.
+//! Rules for the compute ops: `tile.gemm`, `tile.matmul`, `tile.fill`, `tile.reduce`.
 
 use super::{
     Verdict,
@@ -83,6 +83,67 @@ pub fn gemm(op: OperationRef) -> Verdict {
             "expects C to accumulate in {accumulator} for {} inputs, but got {}",
             a.element, c.element
         ));
+    }
+    Ok(())
+}
+
+/// A matmul's operands are whole global tensors, of sizes that may be known only at run time.
+pub fn matmul(op: OperationRef) -> Verdict {
+    let a = Buffer::of(operand(&op, 0)?, "A")?;
+    let b = Buffer::of(operand(&op, 1)?, "B")?;
+    let c = Buffer::of(operand(&op, 2)?, "C")?;
+    for (buffer, role) in [(&a, "A"), (&b, "B"), (&c, "C")] {
+        if buffer.level != MemoryLevel::Global {
+            return Err(format!(
+                "expects {role} in global memory (a tensor; tiles belong to tile.gemm in a kernel), but got {}",
+                buffer.level
+            ));
+        }
+        if buffer.shape.len() != 2 {
+            return Err(format!("expects {role} to be 2-D, but got {}", buffer.text()));
+        }
+    }
+    let [m, k] = [a.shape[0], a.shape[1]];
+    let (b_k, n) = if op.has_attribute("transpose_b") {
+        (b.shape[1], b.shape[0])
+    } else {
+        (b.shape[0], b.shape[1])
+    };
+    let disagree = |x: Option<u64>, y: Option<u64>| matches!((x, y), (Some(x), Some(y)) if x != y);
+    if disagree(k, b_k) {
+        return Err(format!(
+            "expects the K of A and B to agree, but got A {} and B {}{}",
+            a.text(),
+            b.text(),
+            if op.has_attribute("transpose_b") {
+                " (NxK: transpose_b)"
+            } else {
+                ""
+            }
+        ));
+    }
+    if disagree(c.shape[0], m) || disagree(c.shape[1], n) {
+        return Err(format!(
+            "expects C to be MxN for A {} and B {}, but got {}",
+            a.text(),
+            b.text(),
+            c.text()
+        ));
+    }
+    if a.element != b.element {
+        return Err(format!(
+            "expects A and B to have one element type, but got {} and {}",
+            a.element, b.element
+        ));
+    }
+    if !matches!(a.element, Element::F16 | Element::BF16) {
+        return Err(format!(
+            "expects A and B to hold f16 or bf16 (other types: write the kernel, with tile.gemm), but got {}",
+            a.element
+        ));
+    }
+    if !matches!(c.element, Element::F16 | Element::BF16 | Element::F32) {
+        return Err(format!("expects C to hold f16, bf16 or f32, but got {}", c.element));
     }
     Ok(())
 }

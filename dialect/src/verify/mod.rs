@@ -34,6 +34,7 @@ pub fn verify_op(op: OperationRef) -> Verdict {
         "tile.alloc_fragment" => regions::alloc(op, crate::level::MemoryLevel::Fragment),
         "tile.copy" => copy::copy(op),
         "tile.gemm" => compute::gemm(op),
+        "tile.matmul" => compute::matmul(op),
         "tile.fill" => compute::fill(op),
         "tile.reduce" => compute::reduce(op),
         "tile.scan" => compute::scan(op),

@@ -159,9 +159,15 @@ fn inside_kernel(op: OperationRef) -> bool {
     false
 }
 
-/// A kernel is a launch from host code; every other tile op runs on the threads of a kernel's block.
+/// A kernel is a launch from host code, and so is a matmul (the compiler writes its kernel); every
+/// other tile op runs on the threads of a kernel's block.
 pub fn placement(op: OperationRef, name: &str) -> Verdict {
-    match (name == "tile.kernel", inside_kernel(op)) {
+    match (name == "tile.kernel" || name == "tile.matmul", inside_kernel(op)) {
+        (true, true) if name == "tile.matmul" => Err(
+            "expects to be in host code (it becomes a kernel of its own; inside a kernel, copy tiles \
+             and use tile.gemm), but it is nested in a tile.kernel"
+                .into(),
+        ),
         (true, true) => Err("expects to be in host code, but it is nested in another tile.kernel".into()),
         (false, false) if name.starts_with("tile.alloc_") => Err(
             "expects to be nested in a tile.kernel (tiles live in the on-chip memory of one block), but \

@@ -7,6 +7,7 @@ use melior::{Context, dialect::DialectRegistry, ir::Module, utility::register_al
 
 mod arith;
 mod errors;
+mod matmul;
 mod producer;
 
 /// Creates the one kind of context the tests use: every upstream dialect plus tile.

@@ -460,6 +460,14 @@ impl VulkanProgram {
             return Err("the program's launches cannot run on Vulkan (see the errors above)".into());
         }
         let (lowering, backend) = (target.lowering.argument, (target.backend)());
+        // Matmuls become kernels first (the target's tiling), so that theirs are located too.
+        target.record(module.as_operation());
+        pass_manager(
+            context,
+            &format!("builtin.module({})", tile_conversions::matmul::ARGUMENT),
+        )?
+        .run(module)
+        .map_err(|_| "writing the matmuls' kernels failed (see the errors above)".to_string())?;
         let sites = tile_dialect::ops::find_ops(module.as_operation(), tile_ir::tile::KernelOperation::name())
             .into_iter()
             .enumerate()

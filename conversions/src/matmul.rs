@@ -1,0 +1,468 @@
+//! `tile-expand-matmuls`, the first of every target's decisions: each `tile.matmul` (a product of
+//! whole global tensors in host code) becomes the GEMM kernel a kernel author would write for the
+//! target, with the tiling chosen here from the target's [`Rule`]:
+//!
+//! ```text
+//! tile.kernel grid(ceil(N / columns), ceil(M / rows)) threads(threads) (%bx, %by) {
+//!   A's tile rows x depth, B's depth x columns (columns x depth with transpose_b), shared
+//!   an f32 accumulator rows x columns, filled with zero
+//!   tile.pipelined %kt = 0 to ceil(K / depth) stages(stages) [tile.schedule = {split = S}] {
+//!     copy A's and B's tiles at step %kt; tile.gemm
+//!   }
+//!   copy the accumulator to C's tile (clipped at C's edges, converted to C's element type)
+//! }
+//! ```
+//!
+//! The choice, by output shape (sizes in elements, `tiles` the output tiles of a tiling):
+//!
+//! 1. **Narrow products** (M at most the rule's `narrow.rows`, decode-shaped): the narrow tiling,
+//!    so that no tensor-core rows multiply padding; its deeper ring keeps a long K in flight.
+//! 2. **Few tiles** (the wide tiling's tiles fewer than the multiprocessors, where the target
+//!    counts them): the smaller `few_tiles` tiling, which gives more blocks.
+//! 3. Otherwise the **wide** tiling, the one that reaches the tensor cores' peak on large products
+//!    (sm_90a: 128x256, made persistent by `tile-persistent-kernels` when the sizes are static).
+//!
+//! Where every size is static, that is the kernel, and `tile-split-k` later splits K across
+//! clusters by its own rule when the tiles leave half of the chip idle. Where a size is known
+//! only at run time, each class becomes its own kernel under an `scf.if` on the sizes, which the
+//! launcher evaluates (each kernel's manifest `when`); on targets with clusters a class whose
+//! tiles would leave half the multiprocessors idle, with at least `split` x
+//! [`crate::pipeline::split_k::MIN_STEPS`] steps of K, gets a twin split in `split` (RESULTS run
+//! 213: split in 2 was the best kernel for the four decode-shaped products of issue 35's sweep,
+//! tile-wise kernels for every other). A dynamic matmul thus compiles to up to five kernels;
+//! classes that the static sizes rule out are not built.
+//!
+//! The tilings are facts of each target (its file in [`crate::target`]), the best of the
+//! measured ones (RESULTS: runs 195, 205, 213 on the H200).
+
+use crate::cpu::builder::{At, Builder};
+use crate::target::Target;
+use melior::{
+    Context,
+    ir::{
+        Attribute, BlockLike, Identifier, RegionLike, ShapedTypeLike, Type, Value, ValueLike,
+        attribute::{DictionaryAttribute, IntegerAttribute},
+        block::BlockRef,
+        operation::{OperationLike, OperationRef},
+        r#type::{IntegerType, MemRefType},
+    },
+};
+use tile_dialect::{
+    diagnostics::emit_error,
+    ops::{self, find_ops, with_context},
+};
+use tile_ir::tile;
+
+/// The pass's flag.
+pub const ARGUMENT: &str = "tile-expand-matmuls";
+
+tile_passes::rust_pass! {
+    /// Creates the `tile-expand-matmuls` pass (on `builtin.module`).
+    pub fn create_expand_matmuls_pass() {
+        argument: ARGUMENT,
+        name: "TileExpandMatmuls",
+        description: "Replace each tile.matmul by GEMM kernels tiled for the module's target: one kernel where the sizes are static, one per size class under an scf.if the launcher evaluates where they are known at run time",
+        anchor: tile_ir::builtin::ModuleOperation::name(),
+        dialects: tile_dialect::registration::gpu_lowering_dialects(),
+        run: |module| {
+            let target = Target::of(module)?;
+            with_context(module, |context| expand_module(context, module, target))
+        },
+    }
+}
+
+/// One kernel shape: the output tile (`rows` x `columns`), the K step (`depth`), the block's
+/// threads and the ring's depth.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Tiling {
+    /// The output tile's rows (of M).
+    pub rows: i64,
+    /// The output tile's columns (of N).
+    pub columns: i64,
+    /// The K step: A's tile is rows x depth, B's depth x columns.
+    pub depth: i64,
+    /// The block's threads.
+    pub threads: i64,
+    /// The ring's depth (`tile.pipelined`'s stages).
+    pub stages: i64,
+}
+
+/// How a target tiles a `tile.matmul` (the module comment has the choice).
+#[derive(Clone, Copy, Debug)]
+pub struct Rule {
+    /// For products with many output tiles.
+    pub wide: Tiling,
+    /// Where the wide tiling's tiles are fewer than the multiprocessors (targets that count them).
+    pub few_tiles: Tiling,
+    /// For products of at most `rows` rows, where the target has a narrower tile than `wide`.
+    pub narrow: Option<Tiling>,
+    /// The split of K across a cluster for few tiles of run-time sizes (targets with clusters).
+    pub split: Option<i64>,
+}
+
+/// The kernel of one size class.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Kind {
+    tiling: Tiling,
+    split: Option<i64>,
+}
+
+/// A size of the product: known at compile time or a host value.
+#[derive(Clone, Copy)]
+enum Size<'c, 'a> {
+    Known(i64),
+    Run(Value<'c, 'a>),
+}
+
+/// A host condition: decided at compile time or a host `i1`.
+enum Test<'c, 'a> {
+    Known(bool),
+    Run(Value<'c, 'a>),
+}
+
+/// One matmul: its tensors and sizes, and where its host code goes.
+struct Product<'c, 'a> {
+    a: Value<'c, 'a>,
+    b: Value<'c, 'a>,
+    c: Value<'c, 'a>,
+    transpose_b: bool,
+    m: Size<'c, 'a>,
+    n: Size<'c, 'a>,
+    k: Size<'c, 'a>,
+}
+
+fn expand_module<'c>(context: &'c Context, module: OperationRef<'c, '_>, target: &Target) -> Result<(), String> {
+    let mut failed = false;
+    for matmul in find_ops(module, tile::MatmulOperation::name()) {
+        if let Err(message) = expand(context, matmul, target) {
+            emit_error(matmul.location(), &format!("'tile.matmul' op {message}"));
+            failed = true;
+        }
+    }
+    if failed { Err(String::new()) } else { Ok(()) }
+}
+
+/// Replaces `matmul` by its kernels.
+fn expand<'c, 'a>(context: &'c Context, matmul: OperationRef<'c, 'a>, target: &Target) -> Result<(), String> {
+    let builder = Builder {
+        context,
+        location: matmul.location(),
+        threads: None,
+    };
+    let at = At::before(matmul);
+    let operand = |index| matmul.operand(index).map_err(|error| error.to_string());
+    let (a, b, c) = (operand(0)?, operand(1)?, operand(2)?);
+    let transpose_b = matmul.has_attribute("transpose_b");
+    // Each size from whichever tensor states it, else from the tensor at run time.
+    let size = |sources: [(Value<'c, 'a>, usize); 2]| {
+        sources
+            .iter()
+            .find_map(|&(tensor, dim)| ops::static_sizes(memref_type(tensor)).get(dim).copied().flatten())
+            .map(Size::Known)
+            .unwrap_or_else(|| Size::Run(builder.dim(at, sources[0].0, sources[0].1 as i64)))
+    };
+    let (b_k, b_n) = if transpose_b { (1, 0) } else { (0, 1) };
+    let product = Product {
+        a,
+        b,
+        c,
+        transpose_b,
+        m: size([(a, 0), (c, 0)]),
+        n: size([(c, 1), (b, b_n)]),
+        k: size([(a, 1), (b, b_k)]),
+    };
+    let rule = &target.matmul;
+    let narrow = rule
+        .narrow
+        .map(|tiling| (tiling, less_equal(&builder, at, product.m, tiling.rows)));
+    match narrow {
+        Some((tiling, test)) => branch(
+            &builder,
+            at,
+            test,
+            |at| emit_class(&builder, at, &product, target, tiling),
+            |at| emit_wide_classes(&builder, at, &product, target),
+        )?,
+        None => emit_wide_classes(&builder, at, &product, target)?,
+    }
+    melior::IrRewriter::new(context).as_rewriter_base().erase_op(matmul);
+    Ok(())
+}
+
+/// The classes past the narrow one: few tiles (where the target counts multiprocessors), wide.
+fn emit_wide_classes<'c, 'a>(
+    builder: &Builder<'c>,
+    at: At<'c, 'a>,
+    product: &Product<'c, 'a>,
+    target: &Target,
+) -> Result<(), String> {
+    let rule = &target.matmul;
+    let Some(multiprocessors) = target.multiprocessors.as_ref().map(|chip| chip.count) else {
+        return emit_kernel(
+            builder,
+            at,
+            product,
+            Kind {
+                tiling: rule.wide,
+                split: None,
+            },
+        );
+    };
+    let tiles = tiles(builder, at, product, rule.wide);
+    let few = less_than(builder, at, tiles, multiprocessors);
+    branch(
+        builder,
+        at,
+        few,
+        |at| emit_class(builder, at, product, target, rule.few_tiles),
+        |at| {
+            emit_kernel(
+                builder,
+                at,
+                product,
+                Kind {
+                    tiling: rule.wide,
+                    split: None,
+                },
+            )
+        },
+    )
+}
+
+/// The kernel of one class in `tiling`, and where the sizes are known at run time and the target
+/// splits K across clusters, its split twin for few tiles and a long K.
+fn emit_class<'c, 'a>(
+    builder: &Builder<'c>,
+    at: At<'c, 'a>,
+    product: &Product<'c, 'a>,
+    target: &Target,
+    tiling: Tiling,
+) -> Result<(), String> {
+    let whole = Kind { tiling, split: None };
+    let all_static = [product.m, product.n, product.k]
+        .iter()
+        .all(|size| matches!(size, Size::Known(_)));
+    let multiprocessors = target.multiprocessors.as_ref().map(|chip| chip.count);
+    let (Some(split), Some(multiprocessors), false) = (target.matmul.split, multiprocessors, all_static) else {
+        return emit_kernel(builder, at, product, whole);
+    };
+    let tiles = tiles(builder, at, product, tiling);
+    let few = less_equal(builder, at, tiles, multiprocessors / 2);
+    let steps = ceil_div(builder, at, product.k, tiling.depth);
+    let long = greater_equal(builder, at, steps, split * crate::pipeline::split_k::MIN_STEPS);
+    let test = both(builder, at, few, long);
+    branch(
+        builder,
+        at,
+        test,
+        |at| {
+            emit_kernel(
+                builder,
+                at,
+                product,
+                Kind {
+                    tiling,
+                    split: Some(split),
+                },
+            )
+        },
+        |at| emit_kernel(builder, at, product, whole),
+    )
+}
+
+/// Builds the kernel of `kind` at `at`.
+fn emit_kernel<'c, 'a>(
+    builder: &Builder<'c>,
+    at: At<'c, 'a>,
+    product: &Product<'c, 'a>,
+    kind: Kind,
+) -> Result<(), String> {
+    let context = builder.context;
+    let location = builder.location;
+    let Tiling {
+        rows,
+        columns,
+        depth,
+        threads,
+        stages,
+    } = kind.tiling;
+    let host_value = |size: Size<'c, 'a>| match size {
+        Size::Known(value) => builder.index(at, value),
+        Size::Run(value) => value,
+    };
+    let grid = [
+        host_value(ceil_div(builder, at, product.n, columns)),
+        host_value(ceil_div(builder, at, product.m, rows)),
+    ];
+    let steps = host_value(ceil_div(builder, at, product.k, depth));
+    let kernel = builder.insert(
+        at,
+        ops::kernel(context, &grid, threads, ops::body_block(context, 2, location), location).map_err(failed)?,
+    );
+    let body = first_block(kernel);
+    let inside = At::before(body.terminator().expect("the kernel's tile.yield"));
+    let (bx, by): (Value, Value) = (body.argument(0).expect("x").into(), body.argument(1).expect("y").into());
+    let element = memref_type(product.a).element();
+    let b_shape = if product.transpose_b {
+        [columns, depth]
+    } else {
+        [depth, columns]
+    };
+    let allocate = |op: melior::ir::Operation<'c>| builder.value(inside, op);
+    let a_tile =
+        allocate(ops::alloc_shared(ops::shared_type(context, &[rows, depth], element), location).map_err(failed)?);
+    let b_tile = allocate(ops::alloc_shared(ops::shared_type(context, &b_shape, element), location).map_err(failed)?);
+    let f32 = Type::float32(context);
+    let accumulator =
+        allocate(ops::alloc_fragment(ops::fragment_type(context, &[rows, columns], f32), location).map_err(failed)?);
+    let zero = builder.constant(inside, f32, 0.0);
+    builder.insert(inside, ops::fill(accumulator, zero, location).map_err(failed)?);
+    let row = builder.muli(inside, by, builder.index(inside, rows));
+    let column = builder.muli(inside, bx, builder.index(inside, columns));
+    let start = builder.index(inside, 0);
+    let main = builder.insert(
+        inside,
+        ops::pipelined(
+            context,
+            start,
+            steps,
+            None,
+            stages,
+            ops::body_block(context, 1, location),
+            location,
+        )
+        .map_err(failed)?,
+    );
+    if let Some(split) = kind.split {
+        let entry = (
+            Identifier::new(context, "split"),
+            IntegerAttribute::new(IntegerType::new(context, 64).into(), split).into(),
+        );
+        let schedule: Attribute = DictionaryAttribute::new(context, &[entry]).into();
+        ops::set_attribute(main, crate::pipeline::plan::SCHEDULE_ATTRIBUTE, schedule);
+    }
+    let step_block = first_block(main);
+    let step = At::before(step_block.terminator().expect("the loop's tile.yield"));
+    let kt: Value = step_block.argument(0).expect("the step").into();
+    let offset = builder.muli(step, kt, builder.index(step, depth));
+    let b_offsets = if product.transpose_b {
+        [column, offset]
+    } else {
+        [offset, column]
+    };
+    builder.insert(
+        step,
+        ops::copy(context, product.a, &[row, offset], a_tile, &[], location).map_err(failed)?,
+    );
+    builder.insert(
+        step,
+        ops::copy(context, product.b, &b_offsets, b_tile, &[], location).map_err(failed)?,
+    );
+    builder.insert(
+        step,
+        ops::gemm(
+            context,
+            [a_tile, b_tile, accumulator],
+            false,
+            product.transpose_b,
+            location,
+        )
+        .map_err(failed)?,
+    );
+    builder.insert(
+        inside,
+        ops::copy(context, accumulator, &[], product.c, &[row, column], location).map_err(failed)?,
+    );
+    Ok(())
+}
+
+fn failed(error: impl std::fmt::Display) -> String {
+    error.to_string()
+}
+
+fn memref_type<'c>(value: Value<'c, '_>) -> MemRefType<'c> {
+    ops::as_memref(value.r#type()).expect("verified: tensors are memrefs")
+}
+
+fn first_block<'c, 'a>(op: OperationRef<'c, 'a>) -> BlockRef<'c, 'a> {
+    op.region(0).expect("a body").first_block().expect("a body block")
+}
+
+/// `size / divisor` rounded up.
+fn ceil_div<'c, 'a>(builder: &Builder<'c>, at: At<'c, 'a>, size: Size<'c, 'a>, divisor: i64) -> Size<'c, 'a> {
+    match size {
+        Size::Known(value) => Size::Known((value + divisor - 1) / divisor),
+        Size::Run(value) => Size::Run(builder.ceildivui(at, value, builder.index(at, divisor))),
+    }
+}
+
+/// The output tiles of `tiling`.
+fn tiles<'c, 'a>(builder: &Builder<'c>, at: At<'c, 'a>, product: &Product<'c, 'a>, tiling: Tiling) -> Size<'c, 'a> {
+    match (
+        ceil_div(builder, at, product.m, tiling.rows),
+        ceil_div(builder, at, product.n, tiling.columns),
+    ) {
+        (Size::Known(rows), Size::Known(columns)) => Size::Known(rows * columns),
+        (rows, columns) => {
+            let value = |size| match size {
+                Size::Known(value) => builder.index(at, value),
+                Size::Run(value) => value,
+            };
+            Size::Run(builder.muli(at, value(rows), value(columns)))
+        }
+    }
+}
+
+fn compare<'c, 'a>(
+    builder: &Builder<'c>,
+    at: At<'c, 'a>,
+    size: Size<'c, 'a>,
+    bound: i64,
+    predicate: &str,
+    holds: fn(i64, i64) -> bool,
+) -> Test<'c, 'a> {
+    match size {
+        Size::Known(value) => Test::Known(holds(value, bound)),
+        Size::Run(value) => Test::Run(builder.compare(at, predicate, value, builder.index(at, bound))),
+    }
+}
+
+fn less_equal<'c, 'a>(builder: &Builder<'c>, at: At<'c, 'a>, size: Size<'c, 'a>, bound: i64) -> Test<'c, 'a> {
+    compare(builder, at, size, bound, "ule", |x, y| x <= y)
+}
+
+fn less_than<'c, 'a>(builder: &Builder<'c>, at: At<'c, 'a>, size: Size<'c, 'a>, bound: i64) -> Test<'c, 'a> {
+    compare(builder, at, size, bound, "ult", |x, y| x < y)
+}
+
+fn greater_equal<'c, 'a>(builder: &Builder<'c>, at: At<'c, 'a>, size: Size<'c, 'a>, bound: i64) -> Test<'c, 'a> {
+    compare(builder, at, size, bound, "uge", |x, y| x >= y)
+}
+
+fn both<'c, 'a>(builder: &Builder<'c>, at: At<'c, 'a>, first: Test<'c, 'a>, second: Test<'c, 'a>) -> Test<'c, 'a> {
+    match (first, second) {
+        (Test::Known(false), _) | (_, Test::Known(false)) => Test::Known(false),
+        (Test::Known(true), other) | (other, Test::Known(true)) => other,
+        (Test::Run(x), Test::Run(y)) => Test::Run(builder.andi(at, x, y)),
+    }
+}
+
+/// Builds `then` where `test` holds and `otherwise` where it does not: one of them where the test
+/// is decided at compile time, both under an `scf.if` where it is not.
+fn branch<'c, 'a>(
+    builder: &Builder<'c>,
+    at: At<'c, 'a>,
+    test: Test<'c, 'a>,
+    then: impl FnOnce(At<'c, 'a>) -> Result<(), String>,
+    otherwise: impl FnOnce(At<'c, 'a>) -> Result<(), String>,
+) -> Result<(), String> {
+    match test {
+        Test::Known(true) => then(at),
+        Test::Known(false) => otherwise(at),
+        Test::Run(condition) => {
+            let (then_at, else_at) = builder.if_else(at, condition);
+            then(then_at)?;
+            otherwise(else_at)
+        }
+    }
+}

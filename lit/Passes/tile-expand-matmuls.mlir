@@ -1,0 +1,155 @@
+// tile-expand-matmuls: each tile.matmul becomes the GEMM kernels the module's target tiles it
+// into: one where the sizes are static, one per size class under an scf.if on the sizes where they
+// are known at run time (narrow rows, few tiles, many tiles; on sm_90a few tiles and a long K get
+// a twin split across a cluster).
+// RUN: tile-opt %s -split-input-file -tile-expand-matmuls 2>&1 | FileCheck %s
+
+// Static sizes with many tiles: sm_90a's wide tiling, 128x256 in 4 stages on two warpgroups.
+// CHECK-LABEL: func.func @wide
+// CHECK-NOT: tile.matmul
+// CHECK-DAG: %[[GX:.*]] = arith.constant 16 : index
+// CHECK-DAG: %[[GY:.*]] = arith.constant 32 : index
+// CHECK-DAG: %[[STEPS:.*]] = arith.constant 64 : index
+// CHECK: tile.kernel grid(%[[GX]], %[[GY]]) threads(256) (%[[BX:.*]], %[[BY:.*]]) {
+// CHECK: %[[AS:.*]] = tile.alloc_shared : memref<128x64xf16, #gpu.address_space<workgroup>>
+// CHECK: %[[BS:.*]] = tile.alloc_shared : memref<64x256xf16, #gpu.address_space<workgroup>>
+// CHECK: %[[CF:.*]] = tile.alloc_fragment : memref<128x256xf32, #tile.fragment>
+// CHECK: tile.fill %[[CF]], %{{.*}} : memref<128x256xf32, #tile.fragment>
+// CHECK: %[[M0:.*]] = arith.muli %[[BY]], %{{.*}} : index
+// CHECK: %[[N0:.*]] = arith.muli %[[BX]], %{{.*}} : index
+// CHECK: tile.pipelined %[[KT:.*]] = %{{.*}} to %[[STEPS]] stages(4) {
+// CHECK: %[[K0:.*]] = arith.muli %[[KT]], %{{.*}} : index
+// CHECK: tile.copy %{{.*}}[%[[M0]], %[[K0]]], %[[AS]]
+// CHECK: tile.copy %{{.*}}[%[[K0]], %[[N0]]], %[[BS]]
+// CHECK: tile.gemm %[[AS]], %[[BS]], %[[CF]] :
+// CHECK: }
+// CHECK: tile.copy %[[CF]], %{{.*}}[%[[M0]], %[[N0]]] : memref<128x256xf32, #tile.fragment>, memref<4096x4096xf16>
+// CHECK-NOT: tile.kernel
+// CHECK: return
+module attributes {tile.target = "sm_90a"} {
+  func.func @wide(%A: memref<4096x4096xf16>, %B: memref<4096x4096xf16>, %C: memref<4096x4096xf16>) {
+    tile.matmul %A, %B, %C : memref<4096x4096xf16>, memref<4096x4096xf16>, memref<4096x4096xf16>
+    return
+  }
+}
+
+// -----
+
+// Static sizes with few tiles (4 of 128x256): 128x128 tiles, which tile-split-k may split later.
+// The weight as N x K: B's tile is columns x depth, and the gemm reads it transposed.
+// CHECK-LABEL: func.func @few_tiles_transposed
+// CHECK: tile.kernel grid(%{{.*}}, %{{.*}}) threads(256)
+// CHECK: tile.alloc_shared : memref<128x64xbf16, #gpu.address_space<workgroup>>
+// CHECK: %[[BS:.*]] = tile.alloc_shared : memref<128x64xbf16, #gpu.address_space<workgroup>>
+// CHECK: tile.alloc_fragment : memref<128x128xf32, #tile.fragment>
+// CHECK: tile.pipelined
+// CHECK: tile.copy %{{.*}}[%[[N0:.*]], %[[K0:.*]]], %[[BS]] : memref<512x4096xbf16>
+// CHECK: tile.gemm %{{.*}}, %[[BS]], %{{.*}} {transpose_b}
+// CHECK-NOT: tile.kernel
+module attributes {tile.target = "sm_90a"} {
+  func.func @few_tiles_transposed(%X: memref<256x4096xbf16>, %W: memref<512x4096xbf16>, %Y: memref<256x512xf32>) {
+    tile.matmul %X, %W, %Y {transpose_b} : memref<256x4096xbf16>, memref<512x4096xbf16>, memref<256x512xf32>
+    return
+  }
+}
+
+// -----
+
+// Decode rows: the narrow tiling, 64x128 on one warpgroup with a ring of 8.
+// CHECK-LABEL: func.func @narrow
+// CHECK: tile.kernel grid(%{{.*}}, %{{.*}}) threads(128)
+// CHECK: tile.alloc_fragment : memref<64x128xf32, #tile.fragment>
+// CHECK: tile.pipelined %{{.*}} = %{{.*}} to %{{.*}} stages(8) {
+// CHECK-NOT: tile.kernel
+module attributes {tile.target = "sm_90a"} {
+  func.func @narrow(%A: memref<16x4096xf16>, %B: memref<4096x4096xf16>, %C: memref<16x4096xf16>) {
+    tile.matmul %A, %B, %C : memref<16x4096xf16>, memref<4096x4096xf16>, memref<16x4096xf16>
+    return
+  }
+}
+
+// -----
+
+// Run-time rows (a token count) and a static weight: narrow rows first, then few tiles, then the
+// wide tiling; each class of few tiles with a long K has its split twin. Five kernels, each under
+// the conditions the launcher evaluates.
+// CHECK-LABEL: func.func @tokens
+// CHECK: %[[M:.*]] = memref.dim %{{.*}}, %{{.*}} : memref<?x4096xf16>
+// CHECK: %[[NARROW:.*]] = arith.cmpi ule, %[[M]], %{{.*}} : index
+// CHECK: scf.if %[[NARROW]] {
+// CHECK: %[[FEW:.*]] = arith.cmpi ule, %{{.*}}, %{{.*}} : index
+// CHECK: scf.if %[[FEW]] {
+// CHECK: tile.kernel grid(%{{.*}}, %{{.*}}) threads(128)
+// CHECK: tile.alloc_fragment : memref<64x128xf32, #tile.fragment>
+// CHECK: tile.pipelined %{{.*}} = %{{.*}} to %{{.*}} stages(8) attributes {tile.schedule = {split = 2 : i64}} {
+// CHECK: } else {
+// CHECK: tile.kernel grid(%{{.*}}, %{{.*}}) threads(128)
+// CHECK: tile.pipelined %{{.*}} = %{{.*}} to %{{.*}} stages(8) {
+// CHECK: } else {
+// CHECK: %[[TILES:.*]] = arith.muli %{{.*}}, %{{.*}} : index
+// CHECK: %[[UNDER:.*]] = arith.cmpi ult, %[[TILES]], %{{.*}} : index
+// CHECK: scf.if %[[UNDER]] {
+// CHECK: scf.if %{{.*}} {
+// CHECK: tile.alloc_fragment : memref<128x128xf32, #tile.fragment>
+// CHECK: stages(4) attributes {tile.schedule = {split = 2 : i64}} {
+// CHECK: } else {
+// CHECK: tile.alloc_fragment : memref<128x128xf32, #tile.fragment>
+// CHECK: } else {
+// CHECK: tile.alloc_fragment : memref<128x256xf32, #tile.fragment>
+// CHECK-NOT: tile.kernel
+// CHECK: return
+module attributes {tile.target = "sm_90a"} {
+  func.func @tokens(%X: memref<?x4096xf16>, %W: memref<4096x4096xf16>, %Y: memref<?x4096xf16>) {
+    tile.matmul %X, %W, %Y : memref<?x4096xf16>, memref<4096x4096xf16>, memref<?x4096xf16>
+    return
+  }
+}
+
+// -----
+
+// A K too short to split (256 steps' worth is not there: 8 steps of 64): no split twins.
+// CHECK-LABEL: func.func @short_k
+// CHECK-NOT: split
+// CHECK: return
+module attributes {tile.target = "sm_90a"} {
+  func.func @short_k(%X: memref<?x512xf16>, %W: memref<512x1024xf16>, %Y: memref<?x1024xf16>) {
+    tile.matmul %X, %W, %Y : memref<?x512xf16>, memref<512x1024xf16>, memref<?x1024xf16>
+    return
+  }
+}
+
+// -----
+
+// sm_80: mma.sync tilings, K steps of 32 in rings of 3; no multiprocessor count, no clusters: run-
+// time rows give two kernels, narrow and wide.
+// CHECK-LABEL: func.func @ampere
+// CHECK: scf.if
+// CHECK: tile.kernel grid(%{{.*}}, %{{.*}}) threads(128)
+// CHECK: tile.alloc_shared : memref<64x32xf16, #gpu.address_space<workgroup>>
+// CHECK: tile.pipelined %{{.*}} = %{{.*}} to %{{.*}} stages(3) {
+// CHECK: } else {
+// CHECK: tile.kernel grid(%{{.*}}, %{{.*}}) threads(128)
+// CHECK: tile.alloc_fragment : memref<128x128xf32, #tile.fragment>
+// CHECK-NOT: tile.kernel
+module attributes {tile.target = "sm_80"} {
+  func.func @ampere(%X: memref<?x1024xf16>, %W: memref<1024x1024xf16>, %Y: memref<?x1024xf16>) {
+    tile.matmul %X, %W, %Y : memref<?x1024xf16>, memref<1024x1024xf16>, memref<?x1024xf16>
+    return
+  }
+}
+
+// -----
+
+// Plain SPIR-V: one tiling for every size, 64x64 tiles that fit lavapipe's 32 KiB.
+// CHECK-LABEL: func.func @vulkan
+// CHECK-NOT: scf.if
+// CHECK: tile.kernel grid(%{{.*}}, %{{.*}}) threads(256)
+// CHECK: tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+// CHECK: tile.pipelined %{{.*}} = %{{.*}} to %{{.*}} stages(2) {
+// CHECK-NOT: tile.kernel
+module attributes {tile.target = "spirv"} {
+  func.func @vulkan(%A: memref<?x?xf16>, %B: memref<?x?xf16>, %C: memref<?x?xf16>) {
+    tile.matmul %A, %B, %C : memref<?x?xf16>, memref<?x?xf16>, memref<?x?xf16>
+    return
+  }
+}

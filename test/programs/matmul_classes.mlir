@@ -1,0 +1,24 @@
+// tile.matmul in the forms a frontend hands over: run-time sizes (each size class its own kernel
+// under an scf.if, the decode rows' split twin among them on sm_90a), a linear layer's weight as
+// N x K with rows known at run time, static sizes that no tile divides, and decode rows.
+func.func @matmul_dynamic(%A: memref<?x?xf16>, %B: memref<?x?xf16>, %C: memref<?x?xf16>) {
+  tile.matmul %A, %B, %C : memref<?x?xf16>, memref<?x?xf16>, memref<?x?xf16>
+  return
+}
+
+func.func @matmul_linear(%X: memref<?x1056xbf16>, %W: memref<200x1056xbf16>, %Y: memref<?x200xf32>) {
+  tile.matmul %X, %W, %Y {transpose_b} : memref<?x1056xbf16>, memref<200x1056xbf16>, memref<?x200xf32>
+  return
+}
+
+func.func @matmul_static(%A: memref<150x72xf16>, %B: memref<72x130xf16>, %C: memref<150x130xbf16>) {
+  tile.matmul %A, %B, %C : memref<150x72xf16>, memref<72x130xf16>, memref<150x130xbf16>
+  return
+}
+
+// Decode rows and a long K: on sm_90a the narrow tiling, split across a cluster where the run-time
+// N leaves few tiles (C in f16: the split sums K's halves in another order than the program).
+func.func @matmul_decode(%A: memref<40x1100xf16>, %B: memref<1100x?xf16>, %C: memref<40x?xf16>) {
+  tile.matmul %A, %B, %C : memref<40x1100xf16>, memref<1100x?xf16>, memref<40x?xf16>
+  return
+}
