@@ -38,16 +38,24 @@ SHAPES = [
 # and ring fill under the other's work, RESULTS run 209); at head dim 256 (a 128x256
 # accumulator), 64 keys a step in FlashAttention-2's order, on 128 or 64 rows.
 TWO_BLOCKS = ("m128n64s2_fa2_mb2", dict(block_m=128, block_n=64, threads=256, stages=2, overlap=False, min_blocks=2))
+# FlashAttention-3's schedule: its order, the two consumer warpgroups issuing their gemms in turns
+# (ping-pong), 128 or 64 keys a step (head dims 64 and 128).
+PING_PONG = [
+    ("m128n128s2_pp", dict(block_m=128, block_n=128, threads=256, stages=2, pingpong=True)),
+    ("m128n64s3_pp", dict(block_m=128, block_n=64, threads=256, stages=3, pingpong=True)),
+]
 TILINGS = {
     64: [
         ("m128n128s2_fa2", dict(block_m=128, block_n=128, threads=256, stages=2, overlap=False)),
         ("m128n64s3", dict(block_m=128, block_n=64, threads=256, stages=3)),
         TWO_BLOCKS,
+        *PING_PONG,
     ],
     128: [
         ("m128n128s2_fa2", dict(block_m=128, block_n=128, threads=256, stages=2, overlap=False)),
         ("m128n64s3", dict(block_m=128, block_n=64, threads=256, stages=3)),
         TWO_BLOCKS,
+        *PING_PONG,
     ],
     256: [
         ("m128n64s2_fa2", dict(block_m=128, block_n=64, threads=256, stages=2, overlap=False)),
@@ -74,7 +82,8 @@ def variants():
         for causal in (False, True):
             for dtype in ("f16", "bf16"):
                 for tag, options in TILINGS[shape[4]]:
-                    yield kernel_name(shape, causal, dtype, tag), shape, causal, dtype, options
+                    # Each causal kernel beside its twin launched longest first.
+                    yield kernel_name(shape, causal, dtype, tag), shape, causal, dtype, dict(options, longest_first=False)
                     if causal:
                         yield kernel_name(shape, causal, dtype, tag, True), shape, causal, dtype, dict(options, longest_first=True)
 

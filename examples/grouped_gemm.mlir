@@ -6,7 +6,7 @@
 // ceil(rows / 128) x ceil(N / 128) of them; a block finds its item's group by summing the sizes.
 // The host bounds the items by (ceil(M / 128) + G) x ceil(N / 128); an item past the last group's
 // has no group and is skipped. A tile's rows past its group's end are read (they are the next
-// group's, or zeros past M) but not written.
+// group's, or zeros past M) but not written, and neither is a row past M (sizes that sum past it).
 func.func @grouped_gemm(%A: memref<?x?xf16>, %B: memref<?x?x?xf16>, %Sizes: memref<?xi32>, %C: memref<?x?xf16>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -70,11 +70,14 @@ func.func @grouped_gemm(%A: memref<?x?xf16>, %B: memref<?x?x?xf16>, %Sizes: memr
           %col = arith.addi %n0, %j : index
           %in_group = arith.cmpi ult, %r, %at#5 : index
           %in_row = arith.cmpi ult, %col, %n : index
-          %in = arith.andi %in_group, %in_row : i1
+          // Group sizes that sum past M (they come from the device) write no row past C's end.
+          %row = arith.addi %row0, %i : index
+          %in_c = arith.cmpi ult, %row, %m : index
+          %in_tile = arith.andi %in_group, %in_row : i1
+          %in = arith.andi %in_tile, %in_c : i1
           scf.if %in {
             %v = memref.load %Cf[%i, %j] : memref<128x128xf32, #tile.fragment>
             %h = arith.truncf %v : f32 to f16
-            %row = arith.addi %row0, %i : index
             memref.store %h, %C[%row, %col] : memref<?x?xf16>
           }
         }

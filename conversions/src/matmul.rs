@@ -30,7 +30,8 @@
 //! [`crate::pipeline::split_k::MIN_STEPS`] steps of K, gets a twin split in `split` (RESULTS run
 //! 213: split in 2 was the best kernel for the four decode-shaped products of issue 35's sweep,
 //! tile-wise kernels for every other). A dynamic matmul thus compiles to up to five kernels;
-//! classes that the static sizes rule out are not built.
+//! classes that the static sizes rule out are not built (a weight of 11008 columns has more than
+//! 66 tiles of 128 columns at any row count: no split twins).
 //!
 //! The tilings are facts of each target (its file in [`crate::target`]), the best of the
 //! measured ones (RESULTS: runs 195, 205, 213 on the H200).
@@ -209,7 +210,10 @@ fn emit_wide_classes<'c, 'a>(
         );
     };
     let tiles = tiles(builder, at, product, rule.wide);
-    let few = less_than(builder, at, tiles, multiprocessors);
+    let few = match fewest_tiles(product, rule.wide) >= multiprocessors {
+        true => Test::Known(false),
+        false => less_than(builder, at, tiles, multiprocessors),
+    };
     branch(
         builder,
         at,
@@ -247,7 +251,10 @@ fn emit_class<'c, 'a>(
         return emit_kernel(builder, at, product, whole);
     };
     let tiles = tiles(builder, at, product, tiling);
-    let few = less_equal(builder, at, tiles, multiprocessors / 2);
+    let few = match fewest_tiles(product, tiling) > multiprocessors / 2 {
+        true => Test::Known(false),
+        false => less_equal(builder, at, tiles, multiprocessors / 2),
+    };
     let steps = ceil_div(builder, at, product.k, tiling.depth);
     let long = greater_equal(builder, at, steps, split * crate::pipeline::split_k::MIN_STEPS);
     let test = both(builder, at, few, long);
@@ -411,6 +418,17 @@ fn tiles<'c, 'a>(builder: &Builder<'c>, at: At<'c, 'a>, product: &Product<'c, 'a
             Size::Run(builder.muli(at, value(rows), value(columns)))
         }
     }
+}
+
+/// The fewest output tiles of `tiling` the product can have with at least one row and column: a
+/// class whose test needs fewer is not built (a product with no rows or columns does no work in
+/// any class's kernel).
+fn fewest_tiles(product: &Product, tiling: Tiling) -> i64 {
+    let least = |size: Size, tile: i64| match size {
+        Size::Known(value) => (value + tile - 1) / tile,
+        Size::Run(_) => 1,
+    };
+    least(product.m, tiling.rows) * least(product.n, tiling.columns)
 }
 
 fn compare<'c, 'a>(

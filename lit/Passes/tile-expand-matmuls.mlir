@@ -120,6 +120,22 @@ module attributes {tile.target = "sm_90a"} {
 
 // -----
 
+// A weight of 11008 columns has 86 tiles of 128 columns at any row count, more than half of the
+// 132 multiprocessors: no split twins; three kernels (narrow, few tiles, wide).
+// CHECK-LABEL: func.func @wide_weight
+// CHECK-NOT: split
+// CHECK-COUNT-3: tile.kernel
+// CHECK-NOT: tile.kernel
+// CHECK: return
+module attributes {tile.target = "sm_90a"} {
+  func.func @wide_weight(%X: memref<?x4096xf16>, %W: memref<11008x4096xf16>, %Y: memref<?x11008xf16>) {
+    tile.matmul %X, %W, %Y {transpose_b} : memref<?x4096xf16>, memref<11008x4096xf16>, memref<?x11008xf16>
+    return
+  }
+}
+
+// -----
+
 // sm_80: mma.sync tilings, K steps of 32 in rings of 3; no multiprocessor count, no clusters: run-
 // time rows give two kernels, narrow and wide.
 // CHECK-LABEL: func.func @ampere

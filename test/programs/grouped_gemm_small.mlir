@@ -74,11 +74,14 @@ func.func @grouped_gemm_small(%A: memref<288x96xf16>, %B: memref<4x96x80xf16>, %
           %col = arith.addi %n0, %j : index
           %in_group = arith.cmpi ult, %r, %at#5 : index
           %in_row = arith.cmpi ult, %col, %n : index
-          %in = arith.andi %in_group, %in_row : i1
+          // Group sizes that sum past M (they come from the device) write no row past C's end.
+          %row = arith.addi %row0, %i : index
+          %in_c = arith.cmpi ult, %row, %m : index
+          %in_tile = arith.andi %in_group, %in_row : i1
+          %in = arith.andi %in_tile, %in_c : i1
           scf.if %in {
             %v = memref.load %Cf[%i, %j] : memref<64x64xf32, #tile.fragment>
             %h = arith.truncf %v : f32 to f16
-            %row = arith.addi %row0, %i : index
             memref.store %h, %C[%row, %col] : memref<288x80xf16>
           }
         }
