@@ -101,6 +101,7 @@ pub const SCHEDULE: Decision = Decision {
         ("persistent", Holds::Integer),
         ("split", Holds::Integer),
         ("producer", Holds::String(&["warpgroup", "none"])),
+        ("pingpong", Holds::Integer),
     ]),
     written_by: "tile-plan-pipelines (a program may ask for entries)",
     read_by: "tile-split-k, tile-persistent-kernels, tile-expand-pipelines",
@@ -142,6 +143,15 @@ pub const CARRIES_GEMM: Decision = Decision {
     read_by: "the register rules (wgmma waits across the back edge)",
 };
 
+/// `tile.pingpong`: an expanded loop whose two consumer warpgroups issue their gemms in turns.
+pub const PINGPONG: Decision = Decision {
+    name: "tile.pingpong",
+    on: &["scf.for"],
+    holds: Holds::Unit,
+    written_by: "tile-expand-pipelines (a schedule with pingpong = true)",
+    read_by: "the register rules (sm_90a: named barriers order the warpgroups' wgmma issue)",
+};
+
 /// `tile.releases_previous`: the arrival that releases the slot the previous iteration read.
 pub const RELEASES_PREVIOUS: Decision = Decision {
     name: "tile.releases_previous",
@@ -181,7 +191,7 @@ pub const MANIFESTS: Decision = Decision {
 };
 
 /// The decisions that cross pass boundaries.
-pub const DECLARED: [&Decision; 14] = [
+pub const DECLARED: [&Decision; 15] = [
     &TARGET,
     &SHARED_MEMORY_BYTES,
     &LAYOUT,
@@ -192,6 +202,7 @@ pub const DECLARED: [&Decision; 14] = [
     &AHEAD,
     &TILE_STEPS,
     &CARRIES_GEMM,
+    &PINGPONG,
     &RELEASES_PREVIOUS,
     &KERNEL_OFFSET,
     &MANIFEST,

@@ -437,6 +437,22 @@ fn fp8_attention_agrees_after_the_loop_decisions_with_a_producer() {
     agree_with(name, &module, &cpu, 11, 0);
 }
 
+#[test]
+fn ping_pong_attention_agrees_after_the_loop_decisions() {
+    // tools/gen/attention.py test-pingpong: the loop asks for ping-pong warpgroups, which sm_90a's
+    // decisions record on the loop they write (the barriers themselves are the lowering's).
+    let context = context();
+    let name = "attention_pingpong_small (sm_90a)";
+    let (module, cpu) = attention_with_producer(&context, "test-pingpong", name);
+    assert!(
+        tile_dialect::ops::find_ops(module.as_operation(), "scf.for")
+            .iter()
+            .any(|looped| melior::ir::operation::OperationLike::attribute(looped, "tile.pingpong").is_ok()),
+        "{name}: no loop marked for ping-pong"
+    );
+    agree_with(name, &module, &cpu, 13, 0);
+}
+
 /// A GEMM kernel whose sizes are known at run time (a zero fill, the epilogue adding 0.5) asking
 /// for its K loop split across `splits` blocks of a cluster.
 fn split_gemm(splits: i64) -> String {

@@ -391,6 +391,11 @@ if __name__ == "__main__":
         # of 2) on 384 tokens: its registers make the block run alone, so sm_90a's decisions give it
         # a producer warpgroup; interp.rs runs it after them.
         print(attention("attention_fp8_producer_small", 1, 1, 384, 128, "f16", False, block_m=128, block_n=128, threads=256, stages=2, overlap=False, fp8=True))
+    elif which == "test-pingpong":
+        # FlashAttention-3's schedule (its order, ping-pong warpgroups) at the benchmark's block
+        # shape on 300 tokens (ragged: the last key block masked); interp.rs runs it after sm_90a's
+        # decisions, which mark its loop.
+        print(attention("attention_pingpong_small", 1, 2, 300, 128, "f16", False, block_m=128, block_n=64, threads=256, stages=3, pingpong=True))
     elif which == "fp8-bench":
         # The attention baseline's shape (batch 1, 32 heads, 4096 tokens, d128) on f8E4M3FN inputs,
         # in the f16 benchmark's fastest block shape and with 64-key blocks in a ring of 3.

@@ -428,8 +428,12 @@ fn expand_loop<'c, 'a>(
     let rewriter = melior::IrRewriter::new(context);
     let rewriter = rewriter.as_rewriter_base();
     let tile_steps = pipelined.attribute(super::persistent::TILE_STEPS).ok();
+    let ping_pong = super::plan::requested_integer(pipelined, "pingpong").is_some_and(|flag| flag != 0);
     let (end, iv) = crate::cpu::structure::lower_pipelined(&b, &rewriter, pipelined);
     let looped = end.block.parent_operation().expect("the scf.for");
+    if ping_pong {
+        tile_dialect::ops::set_attribute(looped, super::PINGPONG_ATTRIBUTE, melior::ir::Attribute::unit(context));
+    }
     let top = At::before(end.block.first_operation().expect("the body ends in scf.yield"));
     let iteration = iteration_of(&b, top, iv, [lower, step]);
     let [slot, round] = slot_and_round(&b, top, iteration, depth);

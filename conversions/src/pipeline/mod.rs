@@ -28,6 +28,9 @@ pub const MAX_DEPTH: i64 = tile_dialect::MAX_BARRIERS;
 /// may still run when the next iteration starts (the register rules' wgmma waits carry its group
 /// across the back edge and wait for it after the loop).
 pub const CARRIES_GEMM_ATTRIBUTE: &str = tile_dialect::decisions::CARRIES_GEMM.name;
+/// The unit attribute on the `scf.for` of a loop whose schedule has `pingpong = true`: its two
+/// consumer warpgroups issue its gemms in turns (the register rules' named barriers).
+pub const PINGPONG_ATTRIBUTE: &str = tile_dialect::decisions::PINGPONG.name;
 /// The unit attribute on the `tile.arrive` that releases the slot the previous iteration read.
 pub const RELEASES_PREVIOUS_ATTRIBUTE: &str = tile_dialect::decisions::RELEASES_PREVIOUS.name;
 /// The expansion pass's flag.

@@ -20,6 +20,12 @@
 //!   that runs one block a multiprocessor, is filled by a warpgroup of its own (`tile.producer`,
 //!   see `ahead` for when); `producer = "none"` in the input keeps the copies on the kernel's
 //!   threads, `"warpgroup"` asks for one where the register estimate would not choose it.
+//! - `pingpong` (TMA targets, asked for only): the kernel's two consumer warpgroups issue the
+//!   loop's gemms in turns, each its gemms between two named barriers, so that one's softmax runs
+//!   under the other's products (FlashAttention-3's ping-pong). It needs a ring, 256 threads, the
+//!   loop's gemms one after the other (FlashAttention-3's order: the next block's S and this
+//!   block's P V), and a kernel that is not persistent; where any is missing the loop runs without
+//!   it, with a warning that names what is missing.
 //!
 //! Every loop on a TMA target whose copies from global into shared tiles can be issued ahead gets an
 //! `async` schedule, and each such copy the unit attribute `tile.ahead`: `tile-expand-pipelines`
@@ -31,7 +37,7 @@ use crate::target::Target;
 use melior::{
     Context,
     ir::{
-        Attribute,
+        Attribute, BlockLike, RegionLike,
         attribute::{DictionaryAttribute, IntegerAttribute},
         operation::{OperationLike, OperationRef},
     },
@@ -146,6 +152,68 @@ pub fn check_schedule<'c, 'a>(
     ))
 }
 
+/// Why the consumer warpgroups of `kernel` cannot take turns at the gemms of `pipelined` (see the
+/// module comment), if they cannot.
+fn no_ping_pong(kernel: OperationRef, pipelined: OperationRef, chip: &Target, ring: bool) -> Option<String> {
+    if !chip.tma {
+        return Some(format!(
+            "warpgroups that take turns at wgmma are {}'s (compile for it)",
+            crate::target::names_where(|target| target.tma)
+        ));
+    }
+    if !ring {
+        return Some("the loop has no ring on this target (no copy runs ahead)".into());
+    }
+    let threads = tile_dialect::ops::integer_attribute(&kernel, "threads").unwrap_or(0);
+    if threads != 256 {
+        return Some(format!(
+            "the kernel has {threads} threads, and two consumer warpgroups (256 threads) take turns"
+        ));
+    }
+    if pipelined.attribute(super::persistent::TILE_STEPS).is_ok() {
+        return Some("the kernel is persistent".into());
+    }
+    // The loop's tile ops in order: its gemms must come one after the other.
+    let body = pipelined.region(0).ok()?.first_block()?;
+    let tile_ops: Vec<OperationRef> = std::iter::successors(body.first_operation(), |op| op.next_in_block())
+        .filter(|op| tile_ir::in_dialect(op, tile_dialect::dialect_handle()))
+        .collect();
+    let gemms: Vec<usize> = tile_ops
+        .iter()
+        .enumerate()
+        .filter(|(_, op)| tile_ir::is(*op, tile_ir::tile::GemmOperation::name))
+        .map(|(index, _)| index)
+        .collect();
+    match (gemms.first(), gemms.last()) {
+        (None, _) | (_, None) => Some("the loop has no gemm".into()),
+        (Some(first), Some(last)) if last - first + 1 != gemms.len() => Some(
+            "other tile ops come between the loop's gemms (a turn holds the gemms issued together: FlashAttention-3's order issues the next block's S and this block's P V one after the other)"
+                .into(),
+        ),
+        _ => None,
+    }
+}
+
+/// Removes entry `name` from the `tile.schedule` of `pipelined`.
+fn drop_entry(context: &Context, pipelined: OperationRef, name: &str) {
+    let Some(schedule) = pipelined
+        .attribute(SCHEDULE_ATTRIBUTE)
+        .ok()
+        .and_then(|schedule| DictionaryAttribute::try_from(schedule).ok())
+    else {
+        return;
+    };
+    let kept: Vec<(melior::ir::Identifier, Attribute)> = (0..schedule.len())
+        .filter_map(|index| schedule.element(index).ok())
+        .filter(|(entry, _)| entry.as_string_ref().as_str() != Ok(name))
+        .collect();
+    set_attribute(
+        pipelined,
+        SCHEDULE_ATTRIBUTE,
+        DictionaryAttribute::new(context, &kept).into(),
+    );
+}
+
 /// Records the schedule of every `tile.pipelined` of `kernel` on `chip`.
 fn schedule_kernel<'c, 'a>(
     context: &'c Context,
@@ -166,7 +234,22 @@ fn schedule_kernel<'c, 'a>(
             None
         };
         let ring_schedule = ring.as_ref().map(|ring| ring.schedule());
-        let schedule = ring_schedule.as_deref().unwrap_or(PLAIN);
+        let mut schedule = ring_schedule.as_deref().unwrap_or(PLAIN).to_owned();
+        if requested_integer(pipelined, "pingpong").is_some_and(|flag| flag != 0) {
+            match no_ping_pong(kernel, pipelined, chip, ring.is_some()) {
+                None => schedule = format!("{}, pingpong = true}}", &schedule[..schedule.len() - 1]),
+                Some(reason) => {
+                    tile_dialect::diagnostics::emit_warning(
+                        pipelined.location(),
+                        &format!(
+                            "'tile.pipelined' op asks for pingpong = true, but {reason}; its warpgroups issue their gemms as they come"
+                        ),
+                    );
+                    drop_entry(context, pipelined, "pingpong");
+                }
+            }
+        }
+        let schedule = schedule.as_str();
         // A schedule the program asks for stays only if it is the one built.
         let no_producer = ring.as_ref().and_then(|ring| ring.no_producer.clone());
         check_schedule(pipelined, schedule, chip, no_producer.as_deref())?;

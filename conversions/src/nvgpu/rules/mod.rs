@@ -60,6 +60,9 @@ pub struct TensorCorePlan {
     /// The wgmma gemms whose accumulator registers are held before their fence
     /// ([`wgmma::entered_from_fill`]).
     fenced_operands: HashSet<usize>,
+    /// The wgmma gemms that open and close a consumer warpgroup's turn in a ping-pong loop
+    /// ([`wgmma::ping_pong_turns`]).
+    turns: (HashSet<usize>, HashSet<usize>),
     /// The gemms that run on mma.sync (those wgmma cannot take), with their warp split.
     mma: HashMap<usize, MmaGemm>,
     /// The accumulator copies that leave by TMA, by copy.
@@ -114,6 +117,7 @@ impl MatrixRules for TensorCores {
         cp_async::warn_unaligned_rows(ops, target);
         let zero_start = wgmma::zero_started(ops, &plan.gemms);
         let fenced_operands = wgmma::entered_from_fill(ops, &plan.gemms);
+        let turns = wgmma::ping_pong_turns(ops, &plan.gemms);
         // The gemms off wgmma whose accumulator has the mma layout run on mma.sync; the rest,
         // and those the mma rule cannot take, on the scalar rule (with a warning).
         let (mma, off_mma) = mma_sync::mma_plan(ops, layouts, &plan.gemms, &plan.core_tiles, target, !self.wgmma);
@@ -140,6 +144,7 @@ impl MatrixRules for TensorCores {
             wgmma: plan.gemms,
             zero_start,
             fenced_operands,
+            turns,
             mma,
             tma_stores: HashMap::new(),
             own_staging: 0,

@@ -4,6 +4,7 @@
 //! registers. The layout facts are in [`super::operands`].
 
 use super::*;
+use crate::pipeline::mbarriers::{i32_constant, named_barrier};
 
 // ---- wgmma --------------------------------------------------------------------------------------
 
@@ -71,6 +72,38 @@ pub fn entered_from_fill(
         })
         .map(key)
         .collect()
+}
+
+/// The named barrier of consumer warpgroup 0's turn at the gemms of a ping-pong loop; warpgroup
+/// 1's is the next (0 is the block's, 1 the kernel's threads' beside a producer, 2 and up the
+/// warpgroups' staging: [`super::tma_store`]).
+const TURN_BARRIER: i64 = 6;
+/// The threads that meet at a turn's barrier: the warpgroup whose turn it is, and the other, which
+/// hands it over.
+const TURN_THREADS: i64 = 256;
+
+/// The wgmma gemms that open and close a consumer warpgroup's turn in each loop whose warpgroups
+/// take turns (`tile.pingpong`): the first and the last wgmma gemm of the loop's body.
+pub fn ping_pong_turns(ops: &[OperationRef], gemms: &HashSet<usize>) -> (HashSet<usize>, HashSet<usize>) {
+    // (the loop, its first gemm, its last gemm)
+    let mut turns: Vec<(usize, usize, usize)> = Vec::new();
+    for op in ops.iter().filter(|op| gemms.contains(&key(op))) {
+        let Some(looped) = op
+            .block()
+            .and_then(|block| block.parent_operation())
+            .filter(|parent| parent.attribute(crate::pipeline::PINGPONG_ATTRIBUTE).is_ok())
+        else {
+            continue;
+        };
+        match turns.iter_mut().find(|turn| turn.0 == key(&looped)) {
+            Some(turn) => turn.2 = key(op),
+            None => turns.push((key(&looped), key(op), key(op))),
+        }
+    }
+    (
+        turns.iter().map(|turn| turn.1).collect(),
+        turns.iter().map(|turn| turn.2).collect(),
+    )
 }
 
 /// Which gemms of a kernel run on wgmma, and the shared tiles they read kept as core matrices (by
@@ -714,6 +747,9 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                 })
                 .collect()
         };
+        if plan.turns.0.contains(&key(&op)) {
+            self.open_turn(&b, at, op);
+        }
         // A loop entered with a filled accumulator: its values held in registers before the fence
         // (`entered_from_fill`).
         let mut values = if plan.fenced_operands.contains(&key(&op)) {
@@ -793,6 +829,11 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             at,
             nvvm::wgmma_commit_group_sync_aligned(self.context, b.location).into(),
         );
+        if plan.turns.1.contains(&key(&op)) {
+            // The other warpgroup's turn.
+            let id = b.subi(at, i32_constant(&b, at, TURN_BARRIER + 1), self.warpgroup_i32(&b, at));
+            self.arrive_at(&b, at, id);
+        }
         // A gemm whose operands stay put leaves its group running: the op that needs it waits
         // (`wgmma_waits`). The others wait here, before their closing barrier.
         let deferred = self.prepared.marked.contains(&key(&op));
@@ -814,6 +855,57 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             b.barrier(at);
         }
         erase(self.context, op);
+    }
+
+    /// Waits at `at` for this warpgroup's turn at the gemms of the ping-pong loop around `gemm`:
+    /// named barrier [`TURN_BARRIER`] + warpgroup, which the other warpgroup's end of turn
+    /// completes. Before the loop warpgroup 1 hands warpgroup 0 the first turn, and after it
+    /// warpgroup 0 takes the turn warpgroup 1's last one handed over, so that the barriers end as
+    /// they began (a loop of no iterations included).
+    fn open_turn(&self, b: &Builder<'c>, at: At<'c, 'a>, gemm: OperationRef<'c, 'a>) {
+        let looped = gemm
+            .block()
+            .and_then(|block| block.parent_operation())
+            .expect("a ping-pong gemm is in its loop");
+        let before = At::before(looped);
+        let second = b.compare(before, "eq", self.warpgroup_i32(b, before), i32_constant(b, before, 1));
+        let handing = b.if_then(before, second);
+        self.arrive_at(b, handing, i32_constant(b, handing, TURN_BARRIER));
+        let after = At::before(
+            looped
+                .next_in_block()
+                .expect("a loop ends before its block's terminator"),
+        );
+        let first = b.compare(after, "eq", self.warpgroup_i32(b, after), i32_constant(b, after, 0));
+        let taking = b.if_then(after, first);
+        named_barrier(
+            b,
+            taking,
+            i32_constant(b, taking, TURN_BARRIER),
+            i32_constant(b, taking, TURN_THREADS),
+        );
+        let id = b.addi(at, i32_constant(b, at, TURN_BARRIER), self.warpgroup_i32(b, at));
+        named_barrier(b, at, id, i32_constant(b, at, TURN_THREADS));
+    }
+
+    /// The consumer warpgroup of the thread (an i32: threads 0-127 are warpgroup 0).
+    fn warpgroup_i32(&self, b: &Builder<'c>, at: At<'c, 'a>) -> Value<'c, 'a> {
+        let warpgroup = b.divui(at, self.tid, b.index(at, 128));
+        b.cast(
+            at,
+            tile_ir::arith::index_cast,
+            warpgroup,
+            IntegerType::new(self.context, 32).into(),
+        )
+    }
+
+    /// `bar.arrive id, TURN_THREADS` at `at`: this warpgroup's arrival at named barrier `id`.
+    fn arrive_at(&self, b: &Builder<'c>, at: At<'c, 'a>, id: Value<'c, 'a>) {
+        let arrival = nvvm::BarrierArriveOperation::builder(self.context, b.location)
+            .barrier_id(id)
+            .number_of_threads(i32_constant(b, at, TURN_THREADS))
+            .build();
+        b.insert(at, arrival.into());
     }
 
     /// `value` (a struct of `count` accumulator registers of type `field`) through an empty
