@@ -88,13 +88,28 @@ pub struct Tiling {
     pub stages: i64,
 }
 
+impl Tiling {
+    /// A `rows` x `columns` output tile, K steps of `depth`, on `threads` threads with a ring of
+    /// `stages`.
+    pub const fn new(rows: i64, columns: i64, depth: i64, threads: i64, stages: i64) -> Self {
+        Self {
+            rows,
+            columns,
+            depth,
+            threads,
+            stages,
+        }
+    }
+}
+
 /// How a target tiles a `tile.matmul` (the module comment has the choice).
 #[derive(Clone, Copy, Debug)]
 pub struct Rule {
     /// For products with many output tiles.
     pub wide: Tiling,
-    /// Where the wide tiling's tiles are fewer than the multiprocessors (targets that count them).
-    pub few_tiles: Tiling,
+    /// Where the wide tiling's tiles are fewer than the multiprocessors, on targets that count
+    /// them (`None`: the wide tiling).
+    pub few_tiles: Option<Tiling>,
     /// For products of at most `rows` rows, where the target has a narrower tile than `wide`.
     pub narrow: Option<Tiling>,
     /// The split of K across a cluster for few tiles of run-time sizes (targets with clusters).
@@ -106,6 +121,13 @@ pub struct Rule {
 struct Kind {
     tiling: Tiling,
     split: Option<i64>,
+}
+
+impl Kind {
+    /// The kernel of `tiling` with its loop whole.
+    fn whole(tiling: Tiling) -> Self {
+        Self { tiling, split: None }
+    }
 }
 
 /// A size of the product: known at compile time or a host value.
@@ -198,16 +220,10 @@ fn emit_wide_classes<'c, 'a>(
     target: &Target,
 ) -> Result<(), String> {
     let rule = &target.matmul;
-    let Some(multiprocessors) = target.multiprocessors.as_ref().map(|chip| chip.count) else {
-        return emit_kernel(
-            builder,
-            at,
-            product,
-            Kind {
-                tiling: rule.wide,
-                split: None,
-            },
-        );
+    let wide = Kind::whole(rule.wide);
+    let multiprocessors = target.multiprocessors.as_ref().map(|chip| chip.count);
+    let (Some(few_tiles), Some(multiprocessors)) = (rule.few_tiles, multiprocessors) else {
+        return emit_kernel(builder, at, product, wide);
     };
     let tiles = tiles(builder, at, product, rule.wide);
     let few = match fewest_tiles(product, rule.wide) >= multiprocessors {
@@ -218,18 +234,8 @@ fn emit_wide_classes<'c, 'a>(
         builder,
         at,
         few,
-        |at| emit_class(builder, at, product, target, rule.few_tiles),
-        |at| {
-            emit_kernel(
-                builder,
-                at,
-                product,
-                Kind {
-                    tiling: rule.wide,
-                    split: None,
-                },
-            )
-        },
+        |at| emit_class(builder, at, product, target, few_tiles),
+        |at| emit_kernel(builder, at, product, wide),
     )
 }
 
@@ -242,7 +248,7 @@ fn emit_class<'c, 'a>(
     target: &Target,
     tiling: Tiling,
 ) -> Result<(), String> {
-    let whole = Kind { tiling, split: None };
+    let whole = Kind::whole(tiling);
     let all_static = [product.m, product.n, product.k]
         .iter()
         .all(|size| matches!(size, Size::Known(_)));

@@ -68,27 +68,9 @@ pub static TARGET: Target = Target {
     ),
     // 128x128 on four waves, K steps of 32 and two buffers: 32 KiB of the 64 KiB LDS.
     matmul: crate::matmul::Rule {
-        wide: crate::matmul::Tiling {
-            rows: 128,
-            columns: 128,
-            depth: 32,
-            threads: 256,
-            stages: 2,
-        },
-        few_tiles: crate::matmul::Tiling {
-            rows: 128,
-            columns: 128,
-            depth: 32,
-            threads: 256,
-            stages: 2,
-        },
-        narrow: Some(crate::matmul::Tiling {
-            rows: 64,
-            columns: 128,
-            depth: 32,
-            threads: 256,
-            stages: 2,
-        }),
+        wide: crate::matmul::Tiling::new(128, 128, 32, 256, 2),
+        few_tiles: None,
+        narrow: Some(crate::matmul::Tiling::new(64, 128, 32, 256, 2)),
         split: None,
     },
     f64_arithmetic: true,

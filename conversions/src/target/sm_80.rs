@@ -58,27 +58,9 @@ pub static TARGET: Target = Target {
     no_print: None,
     // FlashAttention-2-era tilings on mma.sync: warps of 64x64 or 32x64, rings of 3 (RESULTS run 195).
     matmul: crate::matmul::Rule {
-        wide: crate::matmul::Tiling {
-            rows: 128,
-            columns: 128,
-            depth: 32,
-            threads: 128,
-            stages: 3,
-        },
-        few_tiles: crate::matmul::Tiling {
-            rows: 128,
-            columns: 128,
-            depth: 32,
-            threads: 128,
-            stages: 3,
-        },
-        narrow: Some(crate::matmul::Tiling {
-            rows: 64,
-            columns: 128,
-            depth: 32,
-            threads: 128,
-            stages: 3,
-        }),
+        wide: crate::matmul::Tiling::new(128, 128, 32, 128, 3),
+        few_tiles: None,
+        narrow: Some(crate::matmul::Tiling::new(64, 128, 32, 128, 3)),
         split: None,
     },
     f64_arithmetic: true,

@@ -53,27 +53,9 @@ pub static TARGET: Target = Target {
     // The persistent 128x256 kernel of the large static GEMMs (0.99-1.04x cuBLAS); 128x128 for
     // few tiles; 64x128 with a ring of 8 for decode rows (RESULTS runs 115, 205, 213).
     matmul: crate::matmul::Rule {
-        wide: crate::matmul::Tiling {
-            rows: 128,
-            columns: 256,
-            depth: 64,
-            threads: 256,
-            stages: 4,
-        },
-        few_tiles: crate::matmul::Tiling {
-            rows: 128,
-            columns: 128,
-            depth: 64,
-            threads: 256,
-            stages: 4,
-        },
-        narrow: Some(crate::matmul::Tiling {
-            rows: 64,
-            columns: 128,
-            depth: 64,
-            threads: 128,
-            stages: 8,
-        }),
+        wide: crate::matmul::Tiling::new(128, 256, 64, 256, 4),
+        few_tiles: Some(crate::matmul::Tiling::new(128, 128, 64, 256, 4)),
+        narrow: Some(crate::matmul::Tiling::new(64, 128, 64, 128, 8)),
         split: Some(2),
     },
     f64_arithmetic: true,

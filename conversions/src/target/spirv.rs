@@ -42,20 +42,8 @@ pub static TARGET: Target = Target {
     ),
     // No matrix instructions: 64x64 tiles, 16 accumulators a thread, 16 KiB of the 32 KiB.
     matmul: crate::matmul::Rule {
-        wide: crate::matmul::Tiling {
-            rows: 64,
-            columns: 64,
-            depth: 32,
-            threads: 256,
-            stages: 2,
-        },
-        few_tiles: crate::matmul::Tiling {
-            rows: 64,
-            columns: 64,
-            depth: 32,
-            threads: 256,
-            stages: 2,
-        },
+        wide: crate::matmul::Tiling::new(64, 64, 32, 256, 2),
+        few_tiles: None,
         narrow: None,
         split: None,
     },

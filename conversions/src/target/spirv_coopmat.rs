@@ -56,20 +56,8 @@ pub static TARGET: Target = Target {
     ),
     // 16x16x16 cooperative matrices on 8 subgroups; two buffers of 128x32 and 32x128 f16 in 32 KiB.
     matmul: crate::matmul::Rule {
-        wide: crate::matmul::Tiling {
-            rows: 128,
-            columns: 128,
-            depth: 32,
-            threads: 256,
-            stages: 2,
-        },
-        few_tiles: crate::matmul::Tiling {
-            rows: 128,
-            columns: 128,
-            depth: 32,
-            threads: 256,
-            stages: 2,
-        },
+        wide: crate::matmul::Tiling::new(128, 128, 32, 256, 2),
+        few_tiles: None,
         narrow: None,
         split: None,
     },
