@@ -102,11 +102,23 @@ func.func @{name}(%A: memref<?x?x{dtype}>, %B: memref<?x?x{dtype}>, %C: memref<?
 
 
 MATMUL = """// {name}: C = A * B ({dtype}), the kernels and their tiling the compiler's choice.
-func.func @{name}(%A: memref<{a}x{dtype}>, %B: memref<{b}x{dtype}>, %C: memref<{c}x{dtype}>) {{
-  tile.matmul %A, %B, %C : memref<{a}x{dtype}>, memref<{b}x{dtype}>, memref<{c}x{dtype}>
+func.func @{name}(%A: memref<{a}x{dtype}>, %B: memref<{b}x{dtype}>, %C: memref<{c}x{out}>) {{
+  tile.matmul %A, %B, %C{flag} : memref<{a}x{dtype}>, memref<{b}x{dtype}>, memref<{c}x{out}>
   return
 }}
 """
+
+
+def matmul_program(dtype, shape=None):
+    """A `tile.matmul` of `shape` (run-time sizes without one); fp8 as the sweep's fp8 kernels
+    take it: B as N x K, into f32."""
+    element = ELEMENTS[dtype]
+    m, n, k = shape or ("?", "?", "?")
+    fp8 = dtype == "fp8"
+    return MATMUL.format(
+        name=matmul_name(dtype, shape), dtype=element, out="f32" if fp8 else element,
+        a=f"{m}x{k}", b=f"{n}x{k}" if fp8 else f"{k}x{n}", c=f"{m}x{n}", flag=" {transpose_b}" if fp8 else "",
+    )
 
 
 def matmul_name(dtype, shape=None):
@@ -168,11 +180,9 @@ def prepare(directory, dtype):
             name = dynamic_name(tag, dtype, split=split)
             schedule = f" attributes {{tile.schedule = {{split = {split}}}}}"
             programs.append((name, DYNAMIC.format(name=name, dtype=dtype, bm=bm, bn=bn, bk=bk, threads=threads, stages=stages, schedule=schedule)))
-    for shape in [] if fp8 else SHAPES:
-        m, n, k = shape
-        programs.append((matmul_name(dtype, shape), MATMUL.format(name=matmul_name(dtype, shape), dtype=dtype, a=f"{m}x{k}", b=f"{k}x{n}", c=f"{m}x{n}")))
-    if not fp8:
-        programs.append((matmul_name(dtype), MATMUL.format(name=matmul_name(dtype), dtype=dtype, a="?x?", b="?x?", c="?x?")))
+    for shape in SHAPES:
+        programs.append((matmul_name(dtype, shape), matmul_program(dtype, shape)))
+    programs.append((matmul_name(dtype), matmul_program(dtype)))
     compiler = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "target", "release", "tile-compile")
     for name, text in programs:
         path = os.path.join(directory, name + ".mlir")

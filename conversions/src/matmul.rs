@@ -3,7 +3,7 @@
 //! target, with the tiling chosen here from the target's [`Rule`]:
 //!
 //! ```text
-//! tile.kernel grid(ceil(N / columns), ceil(M / rows)) threads(threads) (%bx, %by) {
+//! tile.kernel grid(ceil(N / columns), ceil(M / rows)[, batch]) threads(threads) (%bx, %by[, %bz]) {
 //!   A's tile rows x depth, B's depth x columns (columns x depth with transpose_b), shared
 //!   an f32 accumulator rows x columns, filled with zero
 //!   tile.pipelined %kt = 0 to ceil(K / depth) stages(stages) [tile.schedule = {split = S}] {
@@ -12,6 +12,10 @@
 //!   copy the accumulator to C's tile (clipped at C's edges, converted to C's element type)
 //! }
 //! ```
+//!
+//! A batched product (A and C with a batch dimension first) gets a grid plane a batch, and its
+//! copies the batch index first (B's too where it has a batch of its own); its tiles count every
+//! batch's.
 //!
 //! The choice, by output shape (sizes in elements, `tiles` the output tiles of a tiling):
 //!
@@ -152,6 +156,11 @@ struct Product<'c, 'a> {
     m: Size<'c, 'a>,
     n: Size<'c, 'a>,
     k: Size<'c, 'a>,
+    /// The batch size of a batched product (A and C 3-D), and whether B has a batch of its own.
+    batch: Option<(Size<'c, 'a>, bool)>,
+    /// The target's rule, its K steps in bytes of A's element (8-bit inputs take twice the
+    /// elements a step that 16-bit ones do: the same rows of 128 bytes).
+    rule: Rule,
 }
 
 fn expand_module<'c>(context: &'c Context, module: OperationRef<'c, '_>, target: &Target) -> Result<(), String> {
@@ -176,25 +185,60 @@ fn expand<'c, 'a>(context: &'c Context, matmul: OperationRef<'c, 'a>, target: &T
     let operand = |index| matmul.operand(index).map_err(|error| error.to_string());
     let (a, b, c) = (operand(0)?, operand(1)?, operand(2)?);
     let transpose_b = matmul.has_attribute("transpose_b");
-    // Each size from whichever tensor states it, else from the tensor at run time.
-    let size = |sources: [(Value<'c, 'a>, usize); 2]| {
+    // Each size from whichever tensor states it, else from the tensor at run time; a tensor's
+    // matrix is its trailing two dimensions (a batched one has the batch first).
+    let rank = |tensor: Value<'c, 'a>| memref_type(tensor).rank();
+    let size = |sources: &[(Value<'c, 'a>, usize)]| {
         sources
             .iter()
             .find_map(|&(tensor, dim)| ops::static_sizes(memref_type(tensor)).get(dim).copied().flatten())
             .map(Size::Known)
             .unwrap_or_else(|| Size::Run(builder.dim(at, sources[0].0, sources[0].1 as i64)))
     };
-    let (b_k, b_n) = if transpose_b { (1, 0) } else { (0, 1) };
+    let (row, column) = (rank(a) - 2, rank(a) - 1);
+    let (b_row, b_column) = (rank(b) - 2, rank(b) - 1);
+    let (b_k, b_n) = if transpose_b {
+        (b_column, b_row)
+    } else {
+        (b_row, b_column)
+    };
+    let b_batched = rank(b) == 3;
+    let element = tile_dialect::element::Element::of(memref_type(a).element());
+    let eight_bit = element.is_some_and(|element| element.bytes() == 1);
+    // wgmma reads 8-bit operands K-major only: B as N x K.
+    if eight_bit && target.tma && !transpose_b {
+        return Err(format!(
+            "expects B as NxK (transpose_b) for 8-bit inputs on {}: wgmma reads 8-bit operands K-major only (give the weight as a linear layer stores it)",
+            target.name
+        ));
+    }
+    let widened = |tiling: Tiling| Tiling {
+        depth: if eight_bit { tiling.depth * 2 } else { tiling.depth },
+        ..tiling
+    };
+    let rule = target.matmul;
+    let rule = Rule {
+        wide: widened(rule.wide),
+        few_tiles: rule.few_tiles.map(widened),
+        narrow: rule.narrow.map(widened),
+        ..rule
+    };
     let product = Product {
         a,
         b,
         c,
         transpose_b,
-        m: size([(a, 0), (c, 0)]),
-        n: size([(c, 1), (b, b_n)]),
-        k: size([(a, 1), (b, b_k)]),
+        m: size(&[(a, row), (c, row)]),
+        n: size(&[(c, column), (b, b_n)]),
+        k: size(&[(a, column), (b, b_k)]),
+        batch: (rank(a) == 3).then(|| {
+            let mut sources = vec![(a, 0), (c, 0)];
+            sources.extend(b_batched.then_some((b, 0)));
+            (size(&sources), b_batched)
+        }),
+        rule,
     };
-    let rule = &target.matmul;
+    let rule = &product.rule;
     let narrow = rule
         .narrow
         .map(|tiling| (tiling, less_equal(&builder, at, product.m, tiling.rows)));
@@ -219,7 +263,7 @@ fn emit_wide_classes<'c, 'a>(
     product: &Product<'c, 'a>,
     target: &Target,
 ) -> Result<(), String> {
-    let rule = &target.matmul;
+    let rule = &product.rule;
     let wide = Kind::whole(rule.wide);
     let multiprocessors = target.multiprocessors.as_ref().map(|chip| chip.count);
     let (Some(few_tiles), Some(multiprocessors)) = (rule.few_tiles, multiprocessors) else {
@@ -250,10 +294,11 @@ fn emit_class<'c, 'a>(
 ) -> Result<(), String> {
     let whole = Kind::whole(tiling);
     let all_static = [product.m, product.n, product.k]
-        .iter()
+        .into_iter()
+        .chain(product.batch.map(|(batch, _)| batch))
         .all(|size| matches!(size, Size::Known(_)));
     let multiprocessors = target.multiprocessors.as_ref().map(|chip| chip.count);
-    let (Some(split), Some(multiprocessors), false) = (target.matmul.split, multiprocessors, all_static) else {
+    let (Some(split), Some(multiprocessors), false) = (product.rule.split, multiprocessors, all_static) else {
         return emit_kernel(builder, at, product, whole);
     };
     let tiles = tiles(builder, at, product, tiling);
@@ -303,18 +348,33 @@ fn emit_kernel<'c, 'a>(
         Size::Known(value) => builder.index(at, value),
         Size::Run(value) => value,
     };
-    let grid = [
+    let mut grid = vec![
         host_value(ceil_div(builder, at, product.n, columns)),
         host_value(ceil_div(builder, at, product.m, rows)),
     ];
+    // A batch a grid plane.
+    grid.extend(product.batch.map(|(batch, _)| host_value(batch)));
     let steps = host_value(ceil_div(builder, at, product.k, depth));
     let kernel = builder.insert(
         at,
-        ops::kernel(context, &grid, threads, ops::body_block(context, 2, location), location).map_err(failed)?,
+        ops::kernel(
+            context,
+            &grid,
+            threads,
+            ops::body_block(context, grid.len(), location),
+            location,
+        )
+        .map_err(failed)?,
     );
     let body = first_block(kernel);
     let inside = At::before(body.terminator().expect("the kernel's tile.yield"));
     let (bx, by): (Value, Value) = (body.argument(0).expect("x").into(), body.argument(1).expect("y").into());
+    // The batch's index first, where the tensor has a batch dimension.
+    let batch: Option<Value> = product.batch.map(|_| body.argument(2).expect("z").into());
+    let indexed = |batched: bool, offsets: [Value<'c, 'a>; 2]| -> Vec<Value<'c, 'a>> {
+        batch.filter(|_| batched).into_iter().chain(offsets).collect()
+    };
+    let b_batched = product.batch.is_some_and(|(_, own)| own);
     let element = memref_type(product.a).element();
     let b_shape = if product.transpose_b {
         [columns, depth]
@@ -365,11 +425,19 @@ fn emit_kernel<'c, 'a>(
     };
     builder.insert(
         step,
-        ops::copy(context, product.a, &[row, offset], a_tile, &[], location).map_err(failed)?,
+        ops::copy(context, product.a, &indexed(true, [row, offset]), a_tile, &[], location).map_err(failed)?,
     );
     builder.insert(
         step,
-        ops::copy(context, product.b, &b_offsets, b_tile, &[], location).map_err(failed)?,
+        ops::copy(
+            context,
+            product.b,
+            &indexed(b_batched, b_offsets),
+            b_tile,
+            &[],
+            location,
+        )
+        .map_err(failed)?,
     );
     builder.insert(
         step,
@@ -384,7 +452,15 @@ fn emit_kernel<'c, 'a>(
     );
     builder.insert(
         inside,
-        ops::copy(context, accumulator, &[], product.c, &[row, column], location).map_err(failed)?,
+        ops::copy(
+            context,
+            accumulator,
+            &[],
+            product.c,
+            &indexed(true, [row, column]),
+            location,
+        )
+        .map_err(failed)?,
     );
     Ok(())
 }
@@ -409,19 +485,27 @@ fn ceil_div<'c, 'a>(builder: &Builder<'c>, at: At<'c, 'a>, size: Size<'c, 'a>, d
     }
 }
 
-/// The output tiles of `tiling`.
+/// The output tiles of `tiling` (of every batch).
 fn tiles<'c, 'a>(builder: &Builder<'c>, at: At<'c, 'a>, product: &Product<'c, 'a>, tiling: Tiling) -> Size<'c, 'a> {
-    match (
-        ceil_div(builder, at, product.m, tiling.rows),
-        ceil_div(builder, at, product.n, tiling.columns),
-    ) {
-        (Size::Known(rows), Size::Known(columns)) => Size::Known(rows * columns),
-        (rows, columns) => {
+    let rows = ceil_div(builder, at, product.m, tiling.rows);
+    let columns = ceil_div(builder, at, product.n, tiling.columns);
+    let matrix = multiply(builder, at, rows, columns);
+    match product.batch {
+        Some((batch, _)) => multiply(builder, at, matrix, batch),
+        None => matrix,
+    }
+}
+
+/// `x * y`.
+fn multiply<'c, 'a>(builder: &Builder<'c>, at: At<'c, 'a>, x: Size<'c, 'a>, y: Size<'c, 'a>) -> Size<'c, 'a> {
+    match (x, y) {
+        (Size::Known(x), Size::Known(y)) => Size::Known(x * y),
+        (x, y) => {
             let value = |size| match size {
                 Size::Known(value) => builder.index(at, value),
                 Size::Run(value) => value,
             };
-            Size::Run(builder.muli(at, value(rows), value(columns)))
+            Size::Run(builder.muli(at, value(x), value(y)))
         }
     }
 }
@@ -434,7 +518,8 @@ fn fewest_tiles(product: &Product, tiling: Tiling) -> i64 {
         Size::Known(value) => (value + tile - 1) / tile,
         Size::Run(_) => 1,
     };
-    least(product.m, tiling.rows) * least(product.n, tiling.columns)
+    let batches = product.batch.map_or(1, |(batch, _)| least(batch, 1));
+    least(product.m, tiling.rows) * least(product.n, tiling.columns) * batches
 }
 
 fn compare<'c, 'a>(

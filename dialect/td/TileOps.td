@@ -270,8 +270,10 @@ def Tile_MatmulOp : Tile_Op<"matmul"> {
   let description = [{
     The `tile.matmul` operation computes `C = A * op(B)` on whole global tensors, in host code: A is
     MxK, B is KxN (NxK with `transpose_b`, a linear layer's weight), C is MxN; sizes may be known only
-    at run time. A and B hold one element type, f16 or bf16; products are summed in f32 and rounded
-    once to C's element type (f16, bf16 or f32). The compiler writes the kernel: the first of its
+    at run time. Batched: A is BxMxK and C BxMxN, each batch multiplied by its own B (BxKxN, or
+    BxNxK) or by one B for all (a 2-D B). A and B hold one element type, f16, bf16, f8E4M3FN or
+    f8E5M2 (8-bit inputs with B as NxK on sm_90a, where wgmma reads them K-major); products are
+    summed in f32 and rounded once to C's element type (f16, bf16 or f32). The compiler writes the kernel: the first of its
     decisions (`tile-expand-matmuls`) replaces the op by a `tile.kernel` whose output tile, K step,
     threads and ring depth come from the target's tiling rule (see the pass), and, where sizes are
     known only at run time, by one kernel per size class under an `scf.if` the host evaluates at
@@ -282,6 +284,7 @@ def Tile_MatmulOp : Tile_Op<"matmul"> {
 
     ```mlir
     tile.matmul %A, %W, %C {transpose_b} : memref<?x4096xf16>, memref<11008x4096xf16>, memref<?x11008xf16>
+    tile.matmul %Q, %K, %S {transpose_b} : memref<32x?x128xbf16>, memref<32x?x128xbf16>, memref<32x?x?xf32>
     ```
   }];
   let arguments = (ins

@@ -13,7 +13,8 @@
 //! - `tile.matmul` (host code, global tensors of run-time sizes): `C[i][j]` is overwritten with
 //!   `Σ_k A[i][k] * op(B)[k][j]`, summed in f32 for k = 0, 1, ... in order as `tile.gemm` sums,
 //!   then rounded once to C's element type; K = 0 gives zeros, M = 0 or N = 0 writes nothing;
-//!   C is not read;
+//!   C is not read; batched (A BxMxK, C BxMxN), the same for each batch b with A[b], C[b] and
+//!   B[b] (B BxKxN) or B itself (one KxN B for every batch); the batch sizes must agree;
 //! - `tile.reduce`: each result element folds its line of `src` along `dim` in index order, starting
 //!   from the kind's identity (`clear`) or from the result's current value, rounded to the result's
 //!   element type after every step; `max`/`min` propagate NaN like `arith.maximumf`.
@@ -233,16 +234,17 @@ impl Machine {
     }
 
     /// Runs `tile.matmul A, B, C {transpose_b?}`: `C = A * op(B)` on whole global tensors, sizes
-    /// read from the buffers.
+    /// read from the buffers: matrices, or batches of them (A BxMxK and C BxMxN, batch first; B
+    /// BxKxN, multiplied batch by batch, or one KxN matrix for every batch).
     pub fn matmul(&mut self, op: &Op, transpose_b: bool) -> Result<()> {
         let (a, b, c) = (self.buffer(op, 0)?, self.buffer(op, 1)?, self.buffer(op, 2)?);
         for (id, role) in [(a, "A"), (b, "B"), (c, "C")] {
             let buffer = &self.buffers[id];
-            if buffer.shape.len() != 2 || buffer.level != Level::Global {
+            if !matches!(buffer.shape.len(), 2 | 3) || buffer.level != Level::Global {
                 return Err(undefined(
                     op,
                     format!(
-                        "expects {role} to be a 2-D global tensor, but got {}",
+                        "expects {role} to be a 2-D global tensor, or a 3-D one with a batch dimension first, but got {}",
                         buffer.describe()
                     ),
                 ));
@@ -254,28 +256,58 @@ impl Machine {
                 ));
             }
         }
-        let [m, k] = [self.buffers[a].shape[0], self.buffers[a].shape[1]];
-        let (b_k, n) = match self.buffers[b].shape[..] {
-            [rows, columns] if transpose_b => (columns, rows),
-            [rows, columns] => (rows, columns),
-            _ => unreachable!("2-D"),
+        let shapes = |id: usize| self.buffers[id].shape.clone();
+        let (a_shape, b_shape, c_shape) = (shapes(a), shapes(b), shapes(c));
+        let batched = a_shape.len() == 3;
+        let describe = |this: &Self| {
+            format!(
+                "A {}, B {} and C {}",
+                this.buffers[a].describe(),
+                this.buffers[b].describe(),
+                this.buffers[c].describe()
+            )
         };
-        if b_k != k || self.buffers[c].shape[..] != [m, n] {
+        if c_shape.len() != a_shape.len() || (!batched && b_shape.len() == 3) {
             return Err(undefined(
                 op,
                 format!(
-                    "expects MxK, {} and MxN tensors, but got A {}, B {} and C {}",
-                    if transpose_b { "NxK" } else { "KxN" },
-                    self.buffers[a].describe(),
-                    self.buffers[b].describe(),
-                    self.buffers[c].describe()
+                    "expects A and C of one rank (a batch dimension on both or neither) and B batched only with them, but got {}",
+                    describe(self)
                 ),
             ));
         }
-        // Every element of A is read when C has columns, every element of B when it has rows; C
-        // is only written.
+        // The batch size (1 for matrices), and whether each batch has a B of its own.
+        let batch = if batched { a_shape[0] } else { 1 };
+        let b_batched = b_shape.len() == 3;
+        if batched && (c_shape[0] != batch || (b_batched && b_shape[0] != batch)) {
+            return Err(undefined(
+                op,
+                format!("expects one batch size, but got {}", describe(self)),
+            ));
+        }
+        // The matrices: the trailing two dimensions.
+        let matrix = |shape: &[usize]| [shape[shape.len() - 2], shape[shape.len() - 1]];
+        let [m, k] = matrix(&a_shape);
+        let (b_k, n) = match matrix(&b_shape) {
+            [rows, columns] if transpose_b => (columns, rows),
+            [rows, columns] => (rows, columns),
+        };
+        if b_k != k || matrix(&c_shape) != [m, n] {
+            let batch_form = if batched { "Bx" } else { "" };
+            return Err(undefined(
+                op,
+                format!(
+                    "expects {batch_form}MxK, {}{} and {batch_form}MxN tensors, but got {}",
+                    if b_batched { "Bx" } else { "" },
+                    if transpose_b { "NxK" } else { "KxN" },
+                    describe(self)
+                ),
+            ));
+        }
+        // Every element of A is read when C has columns, every element of B when C has rows (in
+        // some batch); C is only written.
         let reads_a = n > 0;
-        let reads_b = m > 0;
+        let reads_b = m > 0 && batch > 0;
         if reads_a {
             self.all_defined(op, a, "its operand A")?;
         }
@@ -289,39 +321,47 @@ impl Machine {
                 }
             }
         }
-        // A as M rows of K, op(B) as N columns of K, each element with its error bound.
-        let gather = |id: usize, outer: usize, at: &dyn Fn(usize, usize) -> usize| {
+        // A matrix as `outer` vectors of K from element `start` on, each element with its error
+        // bound: A's as M rows, op(B)'s as N columns.
+        let gather = |id: usize, start: usize, outer: usize, at: &dyn Fn(usize, usize) -> usize| {
             let buffer = &self.buffers[id];
             let mut values = Vec::with_capacity(outer * k);
             for i in 0..outer {
                 for p in 0..k {
-                    let position = at(i, p);
+                    let position = start + at(i, p);
                     values.push((buffer.data[position], buffer.bound[position]));
                 }
             }
             values
         };
-        let rows = gather(a, m, &|i, p| i * k + p);
-        let columns = gather(b, n, &|j, p| if transpose_b { j * k + p } else { p * n + j });
-        let mut results = Vec::with_capacity(m * n);
-        for i in 0..m {
-            let row = &rows[i * k..(i + 1) * k];
-            for j in 0..n {
-                let column = &columns[j * k..(j + 1) * k];
-                // f16 and bf16 products are exact in f32 (as in f64); summed in f32 in K's order,
-                // as tile.gemm sums (the kernels the targets write for a matmul are gemms); the
-                // store rounds the sum to C's element type.
-                let (mut sum, mut propagated, mut magnitude) = (0.0, 0.0, 0.0);
-                for ((x, ex), (y, ey)) in row.iter().zip(column) {
-                    let product = x * y;
-                    sum = Float::F32.round(sum + product);
-                    propagated += bound::times(x.abs(), *ey) + bound::times(y.abs(), *ex);
-                    magnitude += product.abs();
+        let b_at = |j: usize, p: usize| if transpose_b { j * k + p } else { p * n + j };
+        // One op(B) for every batch, or each batch's own.
+        let mut columns = Vec::new();
+        let mut results = Vec::with_capacity(batch * m * n);
+        for batch_index in 0..batch {
+            if batch_index == 0 || b_batched {
+                columns = gather(b, batch_index * k * n, n, &b_at);
+            }
+            let rows = gather(a, batch_index * m * k, m, &|i, p| i * k + p);
+            for i in 0..m {
+                let row = &rows[i * k..(i + 1) * k];
+                for j in 0..n {
+                    let column = &columns[j * k..(j + 1) * k];
+                    // f16 and bf16 products are exact in f32 (as in f64); summed in f32 in K's
+                    // order, as tile.gemm sums (the kernels the targets write for a matmul are
+                    // gemms); the store rounds the sum to C's element type.
+                    let (mut sum, mut propagated, mut magnitude) = (0.0, 0.0, 0.0);
+                    for ((x, ex), (y, ey)) in row.iter().zip(column) {
+                        let product = x * y;
+                        sum = Float::F32.round(sum + product);
+                        propagated += bound::times(x.abs(), *ey) + bound::times(y.abs(), *ex);
+                        magnitude += product.abs();
+                    }
+                    // K products summed in f32 in an order the target picks
+                    // ([`crate::bound::sum`]); the store adds the rounding to C's element type.
+                    let e = bound::sum(Float::F32, k, propagated, magnitude);
+                    results.push(Val::F(sum, e));
                 }
-                // K products summed in f32 in an order the target picks ([`crate::bound::sum`]);
-                // the store adds the rounding to C's element type.
-                let e = bound::sum(Float::F32, k, propagated, magnitude);
-                results.push(Val::F(sum, e));
             }
         }
         for (position, value) in results.into_iter().enumerate() {

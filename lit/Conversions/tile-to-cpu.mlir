@@ -160,3 +160,30 @@ func.func @matmul(%A: memref<?x64xf16>, %W: memref<32x64xf16>, %C: memref<?x32xf
   tile.matmul %A, %W, %C {transpose_b} : memref<?x64xf16>, memref<32x64xf16>, memref<?x32xf16>
   return
 }
+
+// -----
+
+// A batched tile.matmul with one B for every batch: an outer loop over the batch (its dynamic size
+// read from A at run time) around the i, j nest; A and C indexed with the batch first, the 2-D B
+// without it; the f32 sum rounded once to C's bf16.
+// CHECK-LABEL: func.func @batched_matmul
+// CHECK-NOT: tile.
+// CHECK: %[[BATCH:.*]] = memref.dim %[[A:.*]], %{{.*}} : memref<?x8x16xbf16>
+// CHECK: scf.for %[[B:.*]] = %{{.*}} to %[[BATCH]] step
+// CHECK: scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step
+// CHECK: scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step
+// CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: %[[SUM:.*]] = scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %[[ZERO]]) -> (f32) {
+// CHECK-NEXT: %[[X:.*]] = memref.load %[[A]][%[[B]], %[[I]], %[[K]]] : memref<?x8x16xbf16>
+// CHECK-NEXT: %[[Y:.*]] = memref.load %{{.*}}[%[[K]], %[[J]]] : memref<16x4xbf16>
+// CHECK-NEXT: %[[XF:.*]] = arith.extf %[[X]] : bf16 to f32
+// CHECK-NEXT: %[[YF:.*]] = arith.extf %[[Y]] : bf16 to f32
+// CHECK-NEXT: %[[P:.*]] = arith.mulf %[[XF]], %[[YF]] : f32
+// CHECK-NEXT: %[[NEXT:.*]] = arith.addf %[[ACC]], %[[P]] : f32
+// CHECK-NEXT: scf.yield %[[NEXT]] : f32
+// CHECK: %[[R:.*]] = arith.truncf %[[SUM]] : f32 to bf16
+// CHECK-NEXT: memref.store %[[R]], %{{.*}}[%[[B]], %[[I]], %[[J]]] : memref<?x8x4xbf16>
+func.func @batched_matmul(%A: memref<?x8x16xbf16>, %W: memref<16x4xbf16>, %C: memref<?x8x4xbf16>) {
+  tile.matmul %A, %W, %C : memref<?x8x16xbf16>, memref<16x4xbf16>, memref<?x8x4xbf16>
+  return
+}

@@ -1013,7 +1013,7 @@ func.func @matmul_types_differ(%A: memref<?x?xf16>, %B: memref<?x?xbf16>, %C: me
 // -----
 
 func.func @matmul_i8(%A: memref<?x?xi8>, %B: memref<?x?xi8>, %C: memref<?x?xi32>) {
-  // expected-error @+1 {{expects A and B to hold f16 or bf16 (other types: write the kernel, with tile.gemm), but got i8}}
+  // expected-error @+1 {{expects A and B to hold f16, bf16, f8E4M3FN or f8E5M2 (other types: write the kernel, with tile.gemm), but got i8}}
   tile.matmul %A, %B, %C : memref<?x?xi8>, memref<?x?xi8>, memref<?x?xi32>
   return
 }
@@ -1029,7 +1029,7 @@ func.func @matmul_c_type(%A: memref<?x?xf16>, %B: memref<?x?xf16>, %C: memref<?x
 // -----
 
 func.func @matmul_rank(%A: memref<2x?x?xf16>, %B: memref<?x?xf16>, %C: memref<?x?xf16>) {
-  // expected-error @+1 {{expects A to be 2-D, but got memref<2x?x?xf16>}}
+  // expected-error @+1 {{expects A and C of one rank (a batch dimension on both or neither) and B batched only with them, but got A memref<2x?x?xf16>, B memref<?x?xf16> and C memref<?x?xf16>}}
   tile.matmul %A, %B, %C : memref<2x?x?xf16>, memref<?x?xf16>, memref<?x?xf16>
   return
 }
@@ -1039,5 +1039,21 @@ func.func @matmul_rank(%A: memref<2x?x?xf16>, %B: memref<?x?xf16>, %C: memref<?x
 func.func @matmul_on_chip(%A: memref<64x64xf16, #gpu.address_space<workgroup>>, %B: memref<?x?xf16>, %C: memref<?x?xf16>) {
   // expected-error @+1 {{expects A in global memory (a tensor; tiles belong to tile.gemm in a kernel), but got shared memory}}
   tile.matmul %A, %B, %C : memref<64x64xf16, #gpu.address_space<workgroup>>, memref<?x?xf16>, memref<?x?xf16>
+  return
+}
+
+// -----
+
+func.func @matmul_rank_4(%A: memref<2x2x?x?xf16>, %B: memref<?x?xf16>, %C: memref<2x2x?x?xf16>) {
+  // expected-error @+1 {{expects A to be 2-D, or 3-D with a batch dimension first, but got memref<2x2x?x?xf16>}}
+  tile.matmul %A, %B, %C : memref<2x2x?x?xf16>, memref<?x?xf16>, memref<2x2x?x?xf16>
+  return
+}
+
+// -----
+
+func.func @matmul_batches_differ(%A: memref<4x?x?xf16>, %B: memref<3x?x?xf16>, %C: memref<4x?x?xf16>) {
+  // expected-error @+1 {{expects one batch size, but got A memref<4x?x?xf16>, B memref<3x?x?xf16> and C memref<4x?x?xf16>}}
+  tile.matmul %A, %B, %C : memref<4x?x?xf16>, memref<3x?x?xf16>, memref<4x?x?xf16>
   return
 }

@@ -136,6 +136,37 @@ module attributes {tile.target = "sm_90a"} {
 
 // -----
 
+// A batched product: a grid plane a batch, the batch index first in A's and C's copies, and in B's
+// where B has a batch of its own (here one weight for every batch: B's copy has none).
+// CHECK-LABEL: func.func @batched
+// CHECK: %[[BATCH:.*]] = memref.dim %{{.*}}, %c0 : memref<?x?x1024xf16>
+// CHECK: tile.kernel grid(%{{.*}}, %{{.*}}, %[[BATCH]]) threads(128) (%{{.*}}, %{{.*}}, %[[BZ:.*]]) {
+// CHECK: tile.copy %{{.*}}[%[[BZ]], %{{.*}}, %{{.*}}], %{{.*}} : memref<?x?x1024xf16>
+// CHECK: tile.copy %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}} : memref<1024x512xf16>
+// CHECK: tile.copy %{{.*}}, %{{.*}}[%[[BZ]], %{{.*}}, %{{.*}}] : memref<64x128xf32, #tile.fragment>, memref<?x?x512xf16>
+module attributes {tile.target = "sm_90a"} {
+  func.func @batched(%X: memref<?x?x1024xf16>, %W: memref<1024x512xf16>, %Y: memref<?x?x512xf16>) {
+    tile.matmul %X, %W, %Y : memref<?x?x1024xf16>, memref<1024x512xf16>, memref<?x?x512xf16>
+    return
+  }
+}
+
+// -----
+
+// 8-bit inputs: K steps of 128 elements (the same 128-byte rows as 64 f16 ones), B as N x K.
+// CHECK-LABEL: func.func @fp8
+// CHECK: tile.alloc_shared : memref<128x128xf8E4M3FN, #gpu.address_space<workgroup>>
+// CHECK: tile.alloc_shared : memref<256x128xf8E4M3FN, #gpu.address_space<workgroup>>
+// CHECK: tile.gemm %{{.*}}, %{{.*}}, %{{.*}} {transpose_b}
+module attributes {tile.target = "sm_90a"} {
+  func.func @fp8(%A: memref<4096x4096xf8E4M3FN>, %B: memref<4096x4096xf8E4M3FN>, %C: memref<4096x4096xbf16>) {
+    tile.matmul %A, %B, %C {transpose_b} : memref<4096x4096xf8E4M3FN>, memref<4096x4096xf8E4M3FN>, memref<4096x4096xbf16>
+    return
+  }
+}
+
+// -----
+
 // sm_80: mma.sync tilings, K steps of 32 in rings of 3; no multiprocessor count, no clusters: run-
 // time rows give two kernels, narrow and wide.
 // CHECK-LABEL: func.func @ampere

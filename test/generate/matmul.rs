@@ -1,7 +1,8 @@
 //! Matmul programs: one `tile.matmul` in a host function, the compiler choosing the kernels. Sizes
 //! are ragged (no tile divides most of them), each static or known at run time (the check gives
 //! run-time sizes 256), so that the size classes of every target are reached: decode rows (M at
-//! most 64), few tiles with a K long enough for sm_90a's split twin (K 1100), many tiles.
+//! most 64), few tiles with a K long enough for sm_90a's split twin (K 1100), many tiles; a third
+//! of them batched.
 
 use super::Program;
 use crate::fuzz::Rng;
@@ -13,6 +14,12 @@ pub fn program(rng: &mut Rng) -> Program {
     let input = *rng.pick(&[Element::F16, Element::BF16]);
     let output = *rng.pick(&[Element::F16, Element::BF16, Element::F32]);
     let transpose_b = rng.below(2) == 0;
+    // One in six on 8-bit floats (decided on a fork), B then as N x K (wgmma reads them K-major).
+    let input = match rng.fork(0xF8).below(6) {
+        0 => *rng.fork(0xF9).pick(&[Element::F8E4M3FN, Element::F8E5M2]),
+        _ => input,
+    };
+    let transpose_b = transpose_b || input.bytes() == 1;
     let mut size = |choices: &[usize]| {
         let value = *rng.pick(choices);
         (rng.below(3) == 0).then_some(value)
@@ -21,17 +28,23 @@ pub fn program(rng: &mut Rng) -> Program {
     let m = size(&[1, 16, 40, 64, 65, 130]);
     let n = size(&[8, 24, 100, 130, 257]);
     let k = size(&[8, 16, 72, 130, 300, 1100]);
+    // One in three is batched (a static batch of 2 or 3, so that run-time sizes stay small): B with
+    // a batch of its own, or one B for every batch.
+    let batched = (rng.below(3) == 0).then(|| (*rng.pick(&[2usize, 3]), rng.below(2) == 0));
     let text_of = |size: Option<usize>| size.map_or("?".to_string(), |value| value.to_string());
-    let tensor = |rows: Option<usize>, columns: Option<usize>, element: Element| {
-        format!("memref<{}x{}x{element}>", text_of(rows), text_of(columns))
+    let tensor = |batch: Option<usize>, rows: Option<usize>, columns: Option<usize>, element: Element| {
+        let batch = batch.map_or(String::new(), |batch| format!("{batch}x"));
+        format!("memref<{batch}{}x{}x{element}>", text_of(rows), text_of(columns))
     };
-    let a = tensor(m, k, input);
+    let batch = batched.map(|(batch, _)| batch);
+    let b_batch = batched.filter(|(_, own)| *own).map(|(batch, _)| batch);
+    let a = tensor(batch, m, k, input);
     let b = if transpose_b {
-        tensor(n, k, input)
+        tensor(b_batch, n, k, input)
     } else {
-        tensor(k, n, input)
+        tensor(b_batch, k, n, input)
     };
-    let c = tensor(m, n, output);
+    let c = tensor(batch, m, n, output);
     let flag = if transpose_b { " {transpose_b}" } else { "" };
     let mut text = String::new();
     writeln!(text, "func.func @generated(%A: {a}, %B: {b}, %C: {c}) {{").ok();
@@ -42,11 +55,16 @@ pub fn program(rng: &mut Rng) -> Program {
     Program {
         text,
         summary: format!(
-            "matmul {}x{}x{} {input} -> {output}{}",
+            "matmul {}x{}x{} {input} -> {output}{}{}",
             text_of(m),
             text_of(n),
             text_of(k),
-            if transpose_b { ", B as NxK" } else { "" }
+            if transpose_b { ", B as NxK" } else { "" },
+            match batched {
+                Some((batch, true)) => format!(", {batch} batches"),
+                Some((batch, false)) => format!(", {batch} batches of one B"),
+                None => String::new(),
+            }
         ),
         gemms: 1,
         pipelined: 1,

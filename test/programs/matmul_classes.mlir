@@ -22,3 +22,15 @@ func.func @matmul_decode(%A: memref<40x1100xf16>, %B: memref<1100x?xf16>, %C: me
   tile.matmul %A, %B, %C : memref<40x1100xf16>, memref<1100x?xf16>, memref<40x?xf16>
   return
 }
+
+// Batches: attention-style scores (each batch its own B, as N x K), and a weight shared by every
+// batch of a 3-D activation, the batch count known at run time.
+func.func @matmul_batched_scores(%Q: memref<3x?x64xf16>, %K: memref<3x?x64xf16>, %S: memref<3x?x?xf32>) {
+  tile.matmul %Q, %K, %S {transpose_b} : memref<3x?x64xf16>, memref<3x?x64xf16>, memref<3x?x?xf32>
+  return
+}
+
+func.func @matmul_batched_shared_weight(%X: memref<?x20x96xbf16>, %W: memref<96x130xbf16>, %Y: memref<?x20x130xbf16>) {
+  tile.matmul %X, %W, %Y : memref<?x20x96xbf16>, memref<96x130xbf16>, memref<?x20x130xbf16>
+  return
+}

@@ -67,6 +67,7 @@ fn matmuls_in_the_tiling_the_spirv_target_chooses_match_the_reference() {
     for (seed, dynamic) in [(61, 97), (62, 200)] {
         check_on_vulkan_sized("test/programs/matmul_classes.mlir", seed, dynamic);
     }
+    check_on_vulkan_sized("test/programs/matmul_f8.mlir", 63, 70);
 }
 
 #[test]

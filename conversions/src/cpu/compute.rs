@@ -83,12 +83,18 @@ pub fn lower_gemm<'c>(b: &Builder<'c>, gemm: OperationRef<'c, '_>) {
 /// Lowers `tile.matmul` (host code, on whole global tensors) to a loop nest at its place:
 /// `C[i, j] = round(sum over k of A[i, k] * B'[k, j])` with `B'` B, or B transposed with
 /// `transpose_b`; the inputs are widened to f32, the products summed in an f32 value carried
-/// by the K loop in increasing k, and the sum rounded once to C's element type.
+/// by the K loop in increasing k, and the sum rounded once to C's element type. Batched (A and C
+/// 3-D, batch dimension first), an outer loop over the batch `b` computes `C[b] = A[b] * B'`, with
+/// `B'` from `B[b]` when B is 3-D and from B itself (one for every batch) when it is 2-D.
 pub fn lower_matmul<'c>(b: &Builder<'c>, matmul: OperationRef<'c, '_>) {
     let at = At::before(matmul);
     let [a, bb, c] = [0, 1, 2].map(|index| matmul.operand(index).expect("verified matmul"));
     let transpose_b = matmul.has_attribute("transpose_b");
-    let (b_k, b_n) = if transpose_b { (1, 0) } else { (0, 1) };
+    // The first matrix dimension of each operand: 1 past a batch dimension.
+    let batched = memref_shape(a).len() == 3;
+    let b_batched = memref_shape(bb).len() == 3;
+    let (ac, bo) = (usize::from(batched), usize::from(b_batched));
+    let (b_k, b_n) = if transpose_b { (bo + 1, bo) } else { (bo, bo + 1) };
     // Each size from the first operand that knows it statically, else read at run time (the
     // verifier checked that the static ones agree).
     let size = |candidates: [(Value<'c, '_>, usize); 2]| {
@@ -100,17 +106,24 @@ pub fn lower_matmul<'c>(b: &Builder<'c>, matmul: OperationRef<'c, '_>) {
             })
             .unwrap_or_else(|| b.dim(at, candidates[0].0, candidates[0].1 as i64))
     };
-    let m = size([(a, 0), (c, 0)]);
-    let n = size([(c, 1), (bb, b_n)]);
-    let k = size([(a, 1), (bb, b_k)]);
+    let batch = batched.then(|| size([(a, 0), (c, 0)]));
+    let m = size([(a, ac), (c, ac)]);
+    let n = size([(c, ac + 1), (bb, b_n)]);
+    let k = size([(a, ac + 1), (bb, b_k)]);
     let f32_type = Type::float32(b.context);
-    let (outer, ivs) = b.loop_nest(at, &[m, n]);
-    let (i, j) = (ivs[0], ivs[1]);
+    let extents: Vec<_> = batch.into_iter().chain([m, n]).collect();
+    let (outer, ivs) = b.loop_nest(at, &extents);
+    // The batch index (when batched) followed by i, j.
+    let (batch_index, i, j) = (&ivs[..ac], ivs[ac], ivs[ac + 1]);
+    let b_batch_index = &batch_index[..bo];
     let zero = b.constant(outer, f32_type, 0.0);
     let (start, one) = (b.index(outer, 0), b.index(outer, 1));
     let (step, kk, sum) = b.for_loop_carrying(outer, [start, k, one], zero);
-    let a_value = b.load(step, a, &[i, kk]);
-    let b_value = b.load(step, bb, &if transpose_b { [j, kk] } else { [kk, j] });
+    let a_indices: Vec<_> = batch_index.iter().copied().chain([i, kk]).collect();
+    let b_matrix = if transpose_b { [j, kk] } else { [kk, j] };
+    let b_indices: Vec<_> = b_batch_index.iter().copied().chain(b_matrix).collect();
+    let a_value = b.load(step, a, &a_indices);
+    let b_value = b.load(step, bb, &b_indices);
     let a_value = convert(b, step, a_value, f32_type);
     let b_value = convert(b, step, b_value, f32_type);
     let product = b.multiply(step, a_value, b_value);
@@ -119,7 +132,8 @@ pub fn lower_matmul<'c>(b: &Builder<'c>, matmul: OperationRef<'c, '_>) {
     let k_loop = step.block.parent_operation().expect("the K loop");
     let total: Value = k_loop.result(0).expect("the K loop's sum").into();
     let rounded = convert(b, outer, total, element_type(c));
-    b.store(outer, rounded, c, &[i, j]);
+    let c_indices: Vec<_> = batch_index.iter().copied().chain([i, j]).collect();
+    b.store(outer, rounded, c, &c_indices);
 }
 
 // ---- tile.reduce --------------------------------------------------------------------------------

@@ -87,7 +87,9 @@ pub fn gemm(op: OperationRef) -> Verdict {
     Ok(())
 }
 
-/// A matmul's operands are whole global tensors, of sizes that may be known only at run time.
+/// A matmul's operands are whole global tensors, of sizes that may be known only at run time:
+/// matrices, or batches of them (A and C with a leading batch dimension; B with one too, or one
+/// matrix for every batch).
 pub fn matmul(op: OperationRef) -> Verdict {
     let a = Buffer::of(operand(&op, 0)?, "A")?;
     let b = Buffer::of(operand(&op, 1)?, "B")?;
@@ -99,17 +101,41 @@ pub fn matmul(op: OperationRef) -> Verdict {
                 buffer.level
             ));
         }
-        if buffer.shape.len() != 2 {
-            return Err(format!("expects {role} to be 2-D, but got {}", buffer.text()));
+        if !matches!(buffer.shape.len(), 2 | 3) {
+            return Err(format!(
+                "expects {role} to be 2-D, or 3-D with a batch dimension first, but got {}",
+                buffer.text()
+            ));
         }
     }
-    let [m, k] = [a.shape[0], a.shape[1]];
-    let (b_k, n) = if op.has_attribute("transpose_b") {
-        (b.shape[1], b.shape[0])
-    } else {
-        (b.shape[0], b.shape[1])
-    };
     let disagree = |x: Option<u64>, y: Option<u64>| matches!((x, y), (Some(x), Some(y)) if x != y);
+    let batched = a.shape.len() == 3;
+    if c.shape.len() != a.shape.len() || (!batched && b.shape.len() == 3) {
+        return Err(format!(
+            "expects A and C of one rank (a batch dimension on both or neither) and B batched only with them, but got A {}, B {} and C {}",
+            a.text(),
+            b.text(),
+            c.text()
+        ));
+    }
+    if batched && (disagree(a.shape[0], c.shape[0]) || (b.shape.len() == 3 && disagree(a.shape[0], b.shape[0]))) {
+        return Err(format!(
+            "expects one batch size, but got A {}, B {} and C {}",
+            a.text(),
+            b.text(),
+            c.text()
+        ));
+    }
+    // The matrices: the trailing two dimensions.
+    let matrix = |shape: &[Option<u64>]| [shape[shape.len() - 2], shape[shape.len() - 1]];
+    let [m, k] = matrix(&a.shape);
+    let [b_rows, b_columns] = matrix(&b.shape);
+    let [c_rows, c_columns] = matrix(&c.shape);
+    let (b_k, n) = if op.has_attribute("transpose_b") {
+        (b_columns, b_rows)
+    } else {
+        (b_rows, b_columns)
+    };
     if disagree(k, b_k) {
         return Err(format!(
             "expects the K of A and B to agree, but got A {} and B {}{}",
@@ -122,7 +148,7 @@ pub fn matmul(op: OperationRef) -> Verdict {
             }
         ));
     }
-    if disagree(c.shape[0], m) || disagree(c.shape[1], n) {
+    if disagree(c_rows, m) || disagree(c_columns, n) {
         return Err(format!(
             "expects C to be MxN for A {} and B {}, but got {}",
             a.text(),
@@ -136,9 +162,12 @@ pub fn matmul(op: OperationRef) -> Verdict {
             a.element, b.element
         ));
     }
-    if !matches!(a.element, Element::F16 | Element::BF16) {
+    if !matches!(
+        a.element,
+        Element::F16 | Element::BF16 | Element::F8E4M3FN | Element::F8E5M2
+    ) {
         return Err(format!(
-            "expects A and B to hold f16 or bf16 (other types: write the kernel, with tile.gemm), but got {}",
+            "expects A and B to hold f16, bf16, f8E4M3FN or f8E5M2 (other types: write the kernel, with tile.gemm), but got {}",
             a.element
         ));
     }

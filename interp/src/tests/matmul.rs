@@ -69,27 +69,57 @@ fn reference(a: &Tensor, b: &Tensor, transpose_b: bool) -> (Vec<f64>, Vec<f64>) 
     (exact, in_f32)
 }
 
-/// Runs `name` of `source` on A, B and a NaN-filled C of MxN; checks C element by element against
-/// the f32 sums in K's order rounded once to `output`, and that the bounds cover them and the
-/// exact sums.
+/// Matrix `index` of `t`: its batch `index` when 3-D, `t` itself (every batch's) when 2-D.
+fn matrix(t: &Tensor, index: usize) -> Tensor {
+    match t.shape[..] {
+        [_, rows, columns] => Tensor {
+            shape: vec![rows, columns],
+            data: t.data[index * rows * columns..(index + 1) * rows * columns].to_vec(),
+        },
+        _ => t.clone(),
+    }
+}
+
+/// Runs `name` of `source` on A, B and a NaN-filled C of MxN (BxMxN for a 3-D A); checks C element
+/// by element against the f32 sums in K's order rounded once to `output`, and that the bounds
+/// cover them and the exact sums. A 3-D A is a batch of matrices, multiplied by the matrices of a
+/// 3-D B one by one, or each by a 2-D B.
 fn check(source: &str, name: &str, a: &Tensor, b: &Tensor, transpose_b: bool, output: Type) {
-    let (m, n) = (a.shape[0], if transpose_b { b.shape[0] } else { b.shape[1] });
+    let batched = a.shape.len() == 3;
+    let batch = if batched { a.shape[0] } else { 1 };
+    let (rank_a, rank_b) = (a.shape.len(), b.shape.len());
+    let m = a.shape[rank_a - 2];
+    let n = if transpose_b {
+        b.shape[rank_b - 2]
+    } else {
+        b.shape[rank_b - 1]
+    };
+    let c_shape = if batched { vec![batch, m, n] } else { vec![m, n] };
     let context = context();
     let module = Module::parse(&context, source).expect("the test program parses and verifies");
-    let mut tensors = [a.clone(), b.clone(), tensor(&[m, n], |_| f64::NAN)];
+    let mut tensors = [a.clone(), b.clone(), tensor(&c_shape, |_| f64::NAN)];
     let bounds = Program::new(&module).run_bounded(name, &mut tensors).unwrap();
-    let (exact, in_f32) = reference(a, b, transpose_b);
-    for position in 0..m * n {
-        let (got, bound) = (tensors[2].data[position], bounds[2][position]);
-        let (i, j) = (position / n, position % n);
-        assert_eq!(got, output.round(in_f32[position]), "C[{i}][{j}]");
-        assert!(bound.is_finite() && bound > 0.0, "C[{i}][{j}]: bound {bound}");
-        let target = output.round(in_f32[position]);
-        assert!(
-            (got - exact[position]).abs() <= bound && (target - exact[position]).abs() <= bound,
-            "C[{i}][{j}]: {got} and a target's {target} from {} within {bound}",
-            exact[position]
-        );
+    assert_eq!(tensors[2].data.len(), batch * m * n);
+    for index in 0..batch {
+        let (exact, in_f32) = reference(&matrix(a, index), &matrix(b, index), transpose_b);
+        for within in 0..m * n {
+            let position = index * m * n + within;
+            let (got, bound) = (tensors[2].data[position], bounds[2][position]);
+            let (i, j) = (within / n, within % n);
+            let at = if batched {
+                format!("C[{index}][{i}][{j}]")
+            } else {
+                format!("C[{i}][{j}]")
+            };
+            assert_eq!(got, output.round(in_f32[within]), "{at}");
+            assert!(bound.is_finite() && bound > 0.0, "{at}: bound {bound}");
+            let target = output.round(in_f32[within]);
+            assert!(
+                (got - exact[within]).abs() <= bound && (target - exact[within]).abs() <= bound,
+                "{at}: {got} and a target's {target} from {} within {bound}",
+                exact[within]
+            );
+        }
     }
 }
 
@@ -168,4 +198,68 @@ fn matmul_checks_its_sizes_and_reads_of_undefined_elements() {
     }
     let mut tensors = [tensor(&[0, 4], |_| 1.0), tensor(&[0, 3], |_| 0.0)];
     run(source, "fresh", &mut tensors).unwrap();
+}
+
+#[test]
+fn batched_matmul_f16_multiplies_batch_by_batch_with_transpose_b() {
+    let source = r#"
+    func.func @heads(%Q: memref<3x6x24xf16>, %K: memref<3x5x24xf16>, %S: memref<3x6x5xf16>) {
+      tile.matmul %Q, %K, %S {transpose_b} : memref<3x6x24xf16>, memref<3x5x24xf16>, memref<3x6x5xf16>
+      return
+    }"#;
+    let (q, k) = (random(&[3, 6, 24], Type::F16, 11), random(&[3, 5, 24], Type::F16, 12));
+    check(source, "heads", &q, &k, true, Type::F16);
+}
+
+#[test]
+fn batched_matmul_bf16_into_f32_shares_a_2d_b_across_batches() {
+    let source = r#"
+    func.func @shared(%A: memref<?x?x?xbf16>, %W: memref<?x?xbf16>, %C: memref<?x?x?xf32>) {
+      tile.matmul %A, %W, %C : memref<?x?x?xbf16>, memref<?x?xbf16>, memref<?x?x?xf32>
+      return
+    }"#;
+    for (seed, batch, m, k, n) in [(13, 4, 5, 37, 6), (15, 1, 3, 8, 2), (17, 2, 1, 65, 9), (19, 0, 3, 5, 2)] {
+        let a = random(&[batch, m, k], Type::BF16, seed);
+        let w = random(&[k, n], Type::BF16, seed + 1);
+        check(source, "shared", &a, &w, false, Type::F32);
+    }
+}
+
+#[test]
+fn batched_matmul_checks_its_batch_sizes() {
+    let source = r#"
+    func.func @bmm(%A: memref<?x?x?xf16>, %B: memref<?x?x?xf16>, %C: memref<?x?x?xf16>) {
+      tile.matmul %A, %B, %C : memref<?x?x?xf16>, memref<?x?x?xf16>, memref<?x?x?xf16>
+      return
+    }"#;
+    // B's batch size, then C's, disagreeing with A's.
+    for (b, c) in [([3, 3, 2], [2, 2, 2]), ([2, 3, 2], [1, 2, 2])] {
+        let mut tensors = [tensor(&[2, 2, 3], |_| 1.0), tensor(&b, |_| 1.0), tensor(&c, |_| 0.0)];
+        let error = run(source, "bmm", &mut tensors).unwrap_err();
+        assert!(
+            matches!(&error, Error::Undefined(site, _) if site.op == "tile.matmul"),
+            "{error:?}"
+        );
+        assert!(error.to_string().contains("one batch size"), "{error}");
+        assert!(
+            error.to_string().contains(&format!("sizes {}x{}x{}", b[0], b[1], b[2])),
+            "{error}"
+        );
+    }
+    // Agreeing batch sizes but an unwritten B: the read is reported at its 3-D index.
+    let source = r#"
+    func.func @fresh(%A: memref<2x2x4xf16>, %C: memref<2x2x3xf16>) {
+      %B = memref.alloc() : memref<2x4x3xf16>
+      tile.matmul %A, %B, %C : memref<2x2x4xf16>, memref<2x4x3xf16>, memref<2x2x3xf16>
+      return
+    }"#;
+    let mut tensors = [tensor(&[2, 2, 4], |_| 1.0), tensor(&[2, 2, 3], |_| 0.0)];
+    match run(source, "fresh", &mut tensors).unwrap_err() {
+        Error::UndefinedRead(details) => {
+            assert_eq!(details.site.op, "tile.matmul");
+            assert_eq!(details.role, "its operand B");
+            assert_eq!(details.index, vec![0, 0, 0]);
+        }
+        other => panic!("expected an undefined read, got {other:?}"),
+    }
 }
