@@ -6,7 +6,8 @@
 // ceil(rows / 128) x ceil(N / 128) of them; a block finds its item's group by summing the sizes.
 // The host bounds the items by (ceil(M / 128) + G) x ceil(N / 128); an item past the last group's
 // has no group and is skipped. A tile's rows past its group's end are read (they are the next
-// group's, or zeros past M) but not written, and neither is a row past M (sizes that sum past it).
+// group's, or zeros past M) but not written, and neither is a row past M (sizes that sum past it):
+// a tile inside its group leaves as one copy, the group's last tile element by element.
 func.func @grouped_gemm(%A: memref<?x?xf16>, %B: memref<?x?x?xf16>, %Sizes: memref<?xi32>, %C: memref<?x?xf16>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -65,6 +66,13 @@ func.func @grouped_gemm(%A: memref<?x?xf16>, %B: memref<?x?x?xf16>, %Sizes: memr
           tile.gemm %As, %Bs, %Cf : memref<128x64xf16, #gpu.address_space<workgroup>>,
               memref<64x128xf16, #gpu.address_space<workgroup>>, memref<128x128xf32, #tile.fragment>
         }
+        // A tile whose rows all lie in its group leaves as one copy (clipped at C's edges only);
+        // the group's last tile, element by element where its rows are the group's.
+        %m_end = arith.addi %m0, %c128 : index
+        %whole = arith.cmpi ule, %m_end, %at#5 : index
+        scf.if %whole {
+          tile.copy %Cf, %C[%row0, %n0] : memref<128x128xf32, #tile.fragment>, memref<?x?xf16>
+        } else {
         tile.parallel (%i, %j) in (128, 128) {
           %r = arith.addi %m0, %i : index
           %col = arith.addi %n0, %j : index
@@ -80,6 +88,7 @@ func.func @grouped_gemm(%A: memref<?x?xf16>, %B: memref<?x?x?xf16>, %Sizes: memr
             %h = arith.truncf %v : f32 to f16
             memref.store %h, %C[%row, %col] : memref<?x?xf16>
           }
+        }
         }
       }
     }

@@ -5,7 +5,8 @@
 // than a tile happen). Three blocks walk all groups' 64x64 output tiles (persistent): of item
 // %w, each finds the group from the sizes; the host bounds the items by (ceil(288 / 64) + 3) x 2
 // output tiles, and an item past the last group's is none. A tile's rows past its group's end
-// are not written (they are the next group's).
+// are not written (they are the next group's): a tile inside its group leaves as one copy, the
+// group's last element by element.
 func.func @grouped_gemm_small(%A: memref<288x96xf16>, %B: memref<4x96x80xf16>, %Sizes: memref<4xi32>, %C: memref<288x80xf16>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -69,6 +70,13 @@ func.func @grouped_gemm_small(%A: memref<288x96xf16>, %B: memref<4x96x80xf16>, %
           tile.gemm %As, %Bs, %Cf : memref<64x64xf16, #gpu.address_space<workgroup>>,
               memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
         }
+        // A tile whose rows all lie in its group leaves as one copy (clipped at C's edges only);
+        // the group's last tile, element by element where its rows are the group's.
+        %m_end = arith.addi %m0, %c64 : index
+        %whole = arith.cmpi ule, %m_end, %at#5 : index
+        scf.if %whole {
+          tile.copy %Cf, %C[%row0, %n0] : memref<64x64xf32, #tile.fragment>, memref<288x80xf16>
+        } else {
         tile.parallel (%i, %j) in (64, 64) {
           %r = arith.addi %m0, %i : index
           %col = arith.addi %n0, %j : index
@@ -84,6 +92,7 @@ func.func @grouped_gemm_small(%A: memref<288x96xf16>, %B: memref<4x96x80xf16>, %
             %h = arith.truncf %v : f32 to f16
             memref.store %h, %C[%row, %col] : memref<288x80xf16>
           }
+        }
         }
       }
     }
