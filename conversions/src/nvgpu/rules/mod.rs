@@ -118,6 +118,25 @@ impl MatrixRules for TensorCores {
         let zero_start = wgmma::zero_started(ops, &plan.gemms);
         let fenced_operands = wgmma::entered_from_fill(ops, &plan.gemms);
         let turns = wgmma::ping_pong_turns(ops, &plan.gemms);
+        // A loop whose warpgroups were to take turns at wgmma, with no gemm there, runs as before.
+        for looped in ops
+            .iter()
+            .filter(|op| op.attribute(crate::pipeline::PINGPONG_ATTRIBUTE).is_ok())
+            .filter(|looped| {
+                !ops.iter().any(|op| {
+                    plan.gemms.contains(&key(op))
+                        && op
+                            .block()
+                            .and_then(|block| block.parent_operation())
+                            .is_some_and(|parent| key(&parent) == key(looped))
+                })
+            })
+        {
+            tile_dialect::diagnostics::emit_warning(
+                looped.location(),
+                "'tile.pipelined' op asks for pingpong = true, but none of its gemms runs on wgmma (see the warnings at them); its warpgroups issue their gemms as they come",
+            );
+        }
         // The gemms off wgmma whose accumulator has the mma layout run on mma.sync; the rest,
         // and those the mma rule cannot take, on the scalar rule (with a warning).
         let (mma, off_mma) = mma_sync::mma_plan(ops, layouts, &plan.gemms, &plan.core_tiles, target, !self.wgmma);
