@@ -522,6 +522,8 @@ fn fewest_tiles(product: &Product, tiling: Tiling) -> i64 {
     least(product.m, tiling.rows) * least(product.n, tiling.columns) * batches
 }
 
+/// `size` against `bound` by `predicate` (an unsigned `arith.cmpi`), decided here where the size
+/// is known (`holds`).
 fn compare<'c, 'a>(
     builder: &Builder<'c>,
     at: At<'c, 'a>,
