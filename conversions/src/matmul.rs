@@ -45,8 +45,8 @@ use crate::target::Target;
 use melior::{
     Context,
     ir::{
-        Attribute, BlockLike, Identifier, RegionLike, ShapedTypeLike, Type, Value, ValueLike,
-        attribute::{DictionaryAttribute, IntegerAttribute},
+        BlockLike, RegionLike, ShapedTypeLike, Type, Value, ValueLike,
+        attribute::IntegerAttribute,
         block::BlockRef,
         operation::{OperationLike, OperationRef},
         r#type::{IntegerType, MemRefType},
@@ -139,6 +139,16 @@ impl Kind {
 enum Size<'c, 'a> {
     Known(i64),
     Run(Value<'c, 'a>),
+}
+
+impl<'c, 'a> Size<'c, 'a> {
+    /// The size as an `index` value at `at` (a constant where it is known).
+    fn value(self, builder: &Builder<'c>, at: At<'c, 'a>) -> Value<'c, 'a> {
+        match self {
+            Size::Known(value) => builder.index(at, value),
+            Size::Run(value) => value,
+        }
+    }
 }
 
 /// A host condition: decided at compile time or a host `i1`.
@@ -344,10 +354,7 @@ fn emit_kernel<'c, 'a>(
         threads,
         stages,
     } = kind.tiling;
-    let host_value = |size: Size<'c, 'a>| match size {
-        Size::Known(value) => builder.index(at, value),
-        Size::Run(value) => value,
-    };
+    let host_value = |size: Size<'c, 'a>| size.value(builder, at);
     let mut grid = vec![
         host_value(ceil_div(builder, at, product.n, columns)),
         host_value(ceil_div(builder, at, product.m, rows)),
@@ -407,12 +414,8 @@ fn emit_kernel<'c, 'a>(
         .map_err(failed)?,
     );
     if let Some(split) = kind.split {
-        let entry = (
-            Identifier::new(context, "split"),
-            IntegerAttribute::new(IntegerType::new(context, 64).into(), split).into(),
-        );
-        let schedule: Attribute = DictionaryAttribute::new(context, &[entry]).into();
-        ops::set_attribute(main, crate::pipeline::plan::SCHEDULE_ATTRIBUTE, schedule);
+        let split = IntegerAttribute::new(IntegerType::new(context, 64).into(), split).into();
+        crate::pipeline::plan::set_schedule_entry(main, "split", Some(split));
     }
     let step_block = first_block(main);
     let step = At::before(step_block.terminator().expect("the loop's tile.yield"));
@@ -500,13 +503,7 @@ fn tiles<'c, 'a>(builder: &Builder<'c>, at: At<'c, 'a>, product: &Product<'c, 'a
 fn multiply<'c, 'a>(builder: &Builder<'c>, at: At<'c, 'a>, x: Size<'c, 'a>, y: Size<'c, 'a>) -> Size<'c, 'a> {
     match (x, y) {
         (Size::Known(x), Size::Known(y)) => Size::Known(x * y),
-        (x, y) => {
-            let value = |size| match size {
-                Size::Known(value) => builder.index(at, value),
-                Size::Run(value) => value,
-            };
-            Size::Run(builder.muli(at, value(x), value(y)))
-        }
+        (x, y) => Size::Run(builder.muli(at, x.value(builder, at), y.value(builder, at))),
     }
 }
 

@@ -194,24 +194,29 @@ fn no_ping_pong(kernel: OperationRef, pipelined: OperationRef, chip: &Target, ri
     }
 }
 
-/// Removes entry `name` from the `tile.schedule` of `pipelined`.
-fn drop_entry(context: &Context, pipelined: OperationRef, name: &str) {
-    let Some(schedule) = pipelined
-        .attribute(SCHEDULE_ATTRIBUTE)
-        .ok()
-        .and_then(|schedule| DictionaryAttribute::try_from(schedule).ok())
-    else {
-        return;
-    };
-    let kept: Vec<(melior::ir::Identifier, Attribute)> = (0..schedule.len())
-        .filter_map(|index| schedule.element(index).ok())
-        .filter(|(entry, _)| entry.as_string_ref().as_str() != Ok(name))
-        .collect();
-    set_attribute(
-        pipelined,
-        SCHEDULE_ATTRIBUTE,
-        DictionaryAttribute::new(context, &kept).into(),
-    );
+/// Sets entry `name` of the `tile.schedule` of `pipelined` to `value` (the schedule made where
+/// it has none), or removes it where `value` is `None`; the other entries stay.
+pub fn set_schedule_entry(pipelined: OperationRef, name: &str, value: Option<Attribute>) {
+    with_context(pipelined, |context| {
+        let given = pipelined
+            .attribute(SCHEDULE_ATTRIBUTE)
+            .ok()
+            .and_then(|schedule| DictionaryAttribute::try_from(schedule).ok());
+        let mut entries: Vec<(melior::ir::Identifier, Attribute)> = given
+            .map(|schedule| {
+                (0..schedule.len())
+                    .filter_map(|index| schedule.element(index).ok())
+                    .filter(|(entry, _)| entry.as_string_ref().as_str() != Ok(name))
+                    .collect()
+            })
+            .unwrap_or_default();
+        entries.extend(value.map(|value| (melior::ir::Identifier::new(context, name), value)));
+        set_attribute(
+            pipelined,
+            SCHEDULE_ATTRIBUTE,
+            DictionaryAttribute::new(context, &entries).into(),
+        );
+    });
 }
 
 /// Records the schedule of every `tile.pipelined` of `kernel` on `chip`.
@@ -245,7 +250,7 @@ fn schedule_kernel<'c, 'a>(
                             "'tile.pipelined' op asks for pingpong = true, but {reason}; its warpgroups issue their gemms as they come"
                         ),
                     );
-                    drop_entry(context, pipelined, "pingpong");
+                    set_schedule_entry(pipelined, "pingpong", None);
                 }
             }
         }

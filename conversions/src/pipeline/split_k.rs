@@ -118,25 +118,10 @@ pub fn splits_of(op: OperationRef) -> i64 {
 
 /// Rewrites the `split` entry of `main`'s `tile.schedule` to 1: the loop runs whole.
 fn record_whole(main: OperationRef) {
-    tile_dialect::ops::with_context(main, |context| {
-        let Some(schedule) = main
-            .attribute(super::plan::SCHEDULE_ATTRIBUTE)
-            .ok()
-            .and_then(|schedule| melior::ir::attribute::DictionaryAttribute::try_from(schedule).ok())
-        else {
-            return;
-        };
-        let one: Attribute = IntegerAttribute::new(IntegerType::new(context, 64).into(), 1).into();
-        let entries: Vec<(melior::ir::Identifier, Attribute)> = (0..schedule.len())
-            .filter_map(|i| schedule.element(i).ok())
-            .map(|(name, value)| {
-                let split = name.as_string_ref().as_str() == Ok("split");
-                (name, if split { one } else { value })
-            })
-            .collect();
-        let recorded = melior::ir::attribute::DictionaryAttribute::new(context, &entries);
-        set_attribute(main, super::plan::SCHEDULE_ATTRIBUTE, recorded.into());
+    let one = tile_dialect::ops::with_context(main, |context| {
+        IntegerAttribute::new(IntegerType::new(context, 64).into(), 1).into()
     });
+    super::plan::set_schedule_entry(main, "split", Some(one));
 }
 
 fn fragment(value: Value) -> bool {
