@@ -414,11 +414,14 @@ fn attention_with_producer<'c>(
 fn varlen_attention_on_offsets_agrees_after_the_loop_decisions_with_a_producer() {
     // tools/gen/attention.py test-varlen-offsets: the kernel reads the sequences' offsets from a
     // table at its top level, which its producer warpgroup reads too (sm_90a's decisions give it
-    // one); run on offsets set here: an empty sequence, a ragged one, one of whole blocks.
+    // one); run on offsets set here: an empty sequence, a ragged one, one of whole blocks, and
+    // offsets no launcher should pass (below 0, past the packed tokens), which must still read
+    // and write inside the tensors. (Decreasing offsets overlap sequences, whose blocks then race
+    // on rows of O: the interpreter says so.)
     let context = context();
     let name = "attention_varlen_offsets_small (sm_90a)";
     let (module, cpu) = attention_with_producer(&context, "test-varlen-offsets", name);
-    for offsets in [[0, 37, 37, 297], [0, 130, 260, 400], [0, 1, 65, 65]] {
+    for offsets in [[0, 37, 37, 297], [0, 130, 260, 400], [0, 1, 65, 65], [-40, 37, 37, 520]] {
         agree_on(name, &module, &cpu, 7, 0, &|inputs: &mut Vec<Buffer>| {
             for (index, offset) in offsets.iter().enumerate() {
                 inputs[3].set(index, *offset as f64);

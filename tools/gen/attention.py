@@ -244,15 +244,16 @@ def attention(name, batch, heads, seq, dim, dtype, causal, block_m=64, block_n=6
     if varlen:
         # The sequence's first token and length; blocks past its end do nothing.
         if varlen == "offsets":
-            # Offsets that decrease, or run past the packed tokens or the longest sequence, give
-            # an empty or a shortened sequence: no block loops on for ever or reads and writes
-            # past its sequence.
+            # Offsets that decrease, fall below 0, or run past the packed tokens or the longest
+            # sequence, give an empty or a shortened sequence: no block loops on for ever or reads
+            # and writes outside its sequence.
             sequence_argument = f"%Offsets: memref<{batch + 1}xi32>, "
             varlen_constants = f"\n  %ctotal = arith.constant {total} : index"
             sequence = f"""%bb1 = arith.addi %bb, %c1 : index
     %first = memref.load %Offsets[%bb] : memref<{batch + 1}xi32>
     %after = memref.load %Offsets[%bb1] : memref<{batch + 1}xi32>
-    %s0 = arith.index_cast %first : i32 to index
+    %start = arith.index_cast %first : i32 to index
+    %s0 = arith.maxsi %start, %c0 : index
     %s1 = arith.index_cast %after : i32 to index
     %end = arith.minsi %s1, %ctotal : index
     %span = arith.subi %end, %s0 : index
