@@ -8,7 +8,7 @@
 // has no group and is skipped. A tile's rows past its group's end are read (they are the next
 // group's, or zeros past M) but not written, and neither is a row past M (sizes that sum past it):
 // a tile inside its group leaves as one copy, the group's last tile element by element.
-func.func @grouped_gemm(%A: memref<?x?xf16>, %B: memref<?x?x?xf16>, %Sizes: memref<?xi32>, %C: memref<?x?xf16>) {
+func.func @grouped_gemm(%A: memref<?x?xf16>, %B: memref<?x?x?xf16>, %Sizes: memref<?xi32> {tile.sizes = array<i64: 0, 0>}, %C: memref<?x?xf16>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c2 = arith.constant 2 : index

@@ -329,6 +329,13 @@ static llvm::LogicalResult keepFirstLines(mlir::Diagnostic &diag) {
   return llvm::failure();
 }
 
+// A `tile.*` attribute on a function argument declares a partition argument; the Rust verifier of
+// the function's arguments checks every one of them.
+LogicalResult TileDialect::verifyRegionArgAttribute(Operation *op, unsigned, unsigned,
+                                                    NamedAttribute) {
+  return verifyInRust(op);
+}
+
 void TileDialect::initialize() {
   getContext()->getDiagEngine().registerHandler(keepFirstLines);
   addAttributes<

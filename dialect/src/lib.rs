@@ -26,6 +26,7 @@ pub mod level;
 pub mod math;
 pub mod ops;
 pub mod parser_guard;
+pub mod partition;
 pub mod registration;
 mod verify;
 

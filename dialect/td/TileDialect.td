@@ -25,6 +25,8 @@ def Tile_Dialect : Dialect {
     memory of one block, and `#tile.fragment` for registers spread over the threads of a block.
   }];
   let useDefaultAttributePrinterParser = 1;
+  // `tile.offsets` and `tile.sizes` on host function arguments (partition arguments).
+  let hasRegionArgAttrVerify = 1;
   // Tile programs are written with these; loading tile loads them too.
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",
                            "::mlir::memref::MemRefDialect"];

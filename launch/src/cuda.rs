@@ -7,7 +7,7 @@
 use crate::{
     Error, Result,
     args::Arg,
-    plan::{Param, plan_launch},
+    plan::{DataCheck, Param, plan_launch},
     tensor_map::{DataType, Swizzle, TensorMapParams},
 };
 use cudarc::driver::sys;
@@ -240,6 +240,7 @@ impl Kernel {
             block: plan.block,
             dynamic_shared_bytes: plan.dynamic_shared_bytes,
             slots,
+            checks: plan.checks,
         })
     }
 
@@ -293,6 +294,7 @@ pub struct PreparedLaunch {
     block: [u32; 3],
     dynamic_shared_bytes: u32,
     slots: Vec<Slot>,
+    checks: Vec<DataCheck>,
 }
 
 impl PreparedLaunch {
@@ -357,6 +359,9 @@ impl PreparedLaunch {
             return Ok(()); // a dry run: checked and prepared, nothing to launch
         };
         make_current(loaded.context)?;
+        for check in &self.checks {
+            check_on_device(check, addresses[check.argument], stream)?;
+        }
         let mut device_maps: sys::CUdeviceptr = 0;
         let result = (|| {
             if !maps.is_empty() {
@@ -410,6 +415,26 @@ impl PreparedLaunch {
         }
         result
     }
+}
+
+/// Reads the entries of a checked argument at `address` in the order of `stream` (after whatever
+/// the stream queued writes them) and checks them: a launch whose arguments break what the kernel
+/// relies on is refused before it is queued. The read waits for the stream.
+fn check_on_device(data: &DataCheck, address: u64, stream: sys::CUstream) -> Result<()> {
+    let mut bytes = vec![0u8; data.count * data.entry_bytes];
+    if !bytes.is_empty() {
+        // SAFETY: `bytes` holds the `count` entries the launch was prepared with, which the
+        // argument's tensor holds at `address` (a contiguous 1-D tensor, `plan::data_checks`);
+        // the stream is synchronized before `bytes` is read.
+        unsafe {
+            check(
+                sys::cuMemcpyDtoHAsync_v2(bytes.as_mut_ptr().cast(), address, bytes.len(), stream),
+                "cuMemcpyDtoHAsync",
+            )?;
+            check(sys::cuStreamSynchronize(stream), "cuStreamSynchronize")?;
+        }
+    }
+    data.check_bytes(&bytes)
 }
 
 /// Makes `context` current on this thread if none is; refuses to launch while another is.

@@ -27,7 +27,7 @@ pub enum Param {
 }
 
 /// Everything a launch passes the driver.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct LaunchPlan {
     /// Whether the kernel runs for these arguments: where the host function launches it under a
     /// condition (its manifest's `when`), a launch where it does not hold launches nothing.
@@ -44,6 +44,80 @@ pub struct LaunchPlan {
     /// memref pointers), `None` for the values that do not depend on an address: what a
     /// [`crate::PreparedLaunch`] refreshes when the same signature is launched on other tensors.
     pub sources: Vec<Option<usize>>,
+    /// The checks of argument data the launch makes first (the manifest's `checks`), each with
+    /// what reading its entries needs.
+    pub checks: Vec<DataCheck>,
+}
+
+/// A check of one host tensor's entries before a launch: where they are and how they are read.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DataCheck {
+    /// The host argument.
+    pub argument: usize,
+    /// Its entries.
+    pub count: usize,
+    /// Bytes an entry (4 for i32, 8 for i64).
+    pub entry_bytes: usize,
+    /// The size of the dimension it partitions, for these arguments.
+    pub within: i64,
+    /// The rule.
+    pub check: tile_manifest::Check,
+}
+
+impl DataCheck {
+    /// Reads the entries from their bytes (little-endian, as the device stores them) and checks
+    /// them.
+    pub fn check_bytes(&self, bytes: &[u8]) -> Result<()> {
+        let entries: Vec<i64> = bytes
+            .chunks_exact(self.entry_bytes)
+            .map(|entry| match *entry {
+                [a, b, c, d] => i64::from(i32::from_le_bytes([a, b, c, d])),
+                [a, b, c, d, e, f, g, h] => i64::from_le_bytes([a, b, c, d, e, f, g, h]),
+                _ => 0, // entries are 4 or 8 bytes (data_checks)
+            })
+            .collect();
+        Ok(self.check.check_within(&entries, self.within)?)
+    }
+}
+
+/// The data checks of `manifest` for `args`: each checked argument is a contiguous 1-D i32 or i64
+/// tensor.
+fn data_checks(manifest: &Manifest, args: &[Arg]) -> Result<Vec<DataCheck>> {
+    let entry = &manifest.entry;
+    manifest
+        .checks
+        .iter()
+        .flatten()
+        .map(|check| {
+            let name = format!("argument {} ({} of {entry})", check.argument, check.partition.word());
+            let tensor = match args.get(check.argument) {
+                Some(Arg::Tensor(tensor)) => tensor,
+                _ => return Err(Error::Argument(format!("{name}: expects a tensor"))),
+            };
+            let entry_bytes = match tensor.element.as_str() {
+                "i32" => 4,
+                "i64" => 8,
+                other => {
+                    return Err(Error::Argument(format!(
+                        "{name}: expects element type i32 or i64, but got {other}"
+                    )));
+                }
+            };
+            if tensor.shape.len() != 1 || !tensor.is_contiguous() {
+                return Err(Error::Argument(format!(
+                    "{name}: expects a contiguous 1-D tensor, but got shape {:?} and strides {:?}",
+                    tensor.shape, tensor.strides
+                )));
+            }
+            Ok(DataCheck {
+                argument: check.argument,
+                count: tensor.shape[0].max(0) as usize,
+                entry_bytes,
+                within: check.within.evaluate(&Host(args))?,
+                check: check.clone(),
+            })
+        })
+        .collect()
 }
 
 /// Returns the tensor argument `argument` as the kernel parameter `role` wants it (element type,
@@ -217,6 +291,7 @@ pub fn plan_launch(manifest: &Manifest, args: &[Arg]) -> Result<LaunchPlan> {
             .map_err(|_| Error::Unsupported(format!("{entry}: {dynamic_shared_bytes} bytes of shared memory")))?,
         params,
         sources,
+        checks: data_checks(manifest, args)?,
     })
 }
 

@@ -66,6 +66,8 @@ pub enum Error {
     },
     /// A launch size cannot be computed (a missing argument, a division by zero, an overflow).
     Evaluate(String),
+    /// A host argument's data breaks what the kernel relies on ([`Check`]).
+    Check(String),
 }
 
 impl fmt::Display for Error {
@@ -100,6 +102,7 @@ impl fmt::Display for Error {
                 }
             }
             Error::Evaluate(message) => write!(f, "cannot compute the launch: {message}"),
+            Error::Check(message) => write!(f, "refuses the launch: {message}"),
         }
     }
 }
@@ -168,6 +171,111 @@ pub struct Manifest {
     /// `transpose_a`/`transpose_b` to build reference results).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tile: Option<TileConfig>,
+    /// What the launcher checks of the host arguments' data before it launches the kernel (the
+    /// host function's partition arguments: the kernel reads them on the device, where a wrong one
+    /// would make it race or skip work).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checks: Option<Vec<Check>>,
+}
+
+/// How a partition argument splits one dimension of another host tensor into consecutive parts
+/// (the sequences of a packed batch, the groups of a grouped GEMM).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Partition {
+    /// Cumulative offsets: part `i` is `[offsets[i], offsets[i + 1])`; at least two entries, none
+    /// below 0 or past the dimension's size, none below the one before.
+    Offsets,
+    /// Part sizes, consecutive from 0: at least one entry, none below 0, summing to at most the
+    /// dimension's size.
+    Sizes,
+}
+
+impl Partition {
+    /// The word the program's attribute and the messages use (`offsets`, `sizes`).
+    pub fn word(self) -> &'static str {
+        match self {
+            Partition::Offsets => "offsets",
+            Partition::Sizes => "sizes",
+        }
+    }
+
+    /// Checks the entries of a partition of a dimension of `size` elements; the message says the
+    /// first entry that breaks the rule and what holds instead.
+    pub fn check(self, entries: &[i64], size: i64) -> std::result::Result<(), String> {
+        match self {
+            Partition::Offsets => {
+                if entries.len() < 2 {
+                    return Err(format!(
+                        "expects at least 2 offsets (one part), but got {}",
+                        entries.len()
+                    ));
+                }
+                for (index, offset) in entries.iter().enumerate() {
+                    if *offset < 0 || *offset > size {
+                        return Err(format!("offset {index} is {offset}, outside [0, {size}]"));
+                    }
+                    if index > 0 && *offset < entries[index - 1] {
+                        return Err(format!(
+                            "offset {index} is {offset}, below offset {} ({}): offsets must not decrease",
+                            index - 1,
+                            entries[index - 1]
+                        ));
+                    }
+                }
+                Ok(())
+            }
+            Partition::Sizes => {
+                if entries.is_empty() {
+                    return Err("expects at least one part size, but got none".into());
+                }
+                let mut total: i64 = 0;
+                for (index, part) in entries.iter().enumerate() {
+                    if *part < 0 {
+                        return Err(format!("size {index} is {part}, below 0"));
+                    }
+                    total = total.saturating_add(*part);
+                    if total > size {
+                        return Err(format!(
+                            "sizes 0 to {index} sum to {total}, past the {size} the dimension holds"
+                        ));
+                    }
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+/// A check of one host argument's data before a launch.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Check {
+    /// The host argument checked: a 1-D integer tensor.
+    pub argument: usize,
+    /// What its entries are.
+    pub partition: Partition,
+    /// The size of the dimension they partition.
+    pub within: Expr,
+}
+
+impl Check {
+    /// Checks the argument's `entries` for the host arguments `host`; the message names the
+    /// argument and the rule.
+    pub fn check<H: HostArguments + ?Sized>(&self, entries: &[i64], host: &H) -> Result<()> {
+        self.check_within(entries, self.within.evaluate(host)?)
+    }
+
+    /// Checks the argument's `entries` against a dimension of `size` (the value of
+    /// [`Check::within`] for the launch's arguments).
+    pub fn check_within(&self, entries: &[i64], size: i64) -> Result<()> {
+        self.partition.check(entries, size).map_err(|message| {
+            Error::Check(format!(
+                "host argument {} ({} of a dimension of {size}): {message}",
+                self.argument,
+                self.partition.word()
+            ))
+        })
+    }
 }
 
 /// How a kernel was lowered.
@@ -569,6 +677,7 @@ impl Manifest {
             bindings: None,
             calling_convention: None,
             tile: None,
+            checks: None,
         }
     }
 

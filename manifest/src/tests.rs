@@ -173,3 +173,55 @@ fn a_conditional_launch_says_version_2_and_runs_where_its_condition_holds() {
     // Every launch without a condition runs.
     assert!(Manifest::from_json(&text(PLAIN)).unwrap().runs(small).unwrap());
 }
+
+#[test]
+fn partitions_accept_what_the_kernels_rely_on_and_name_the_first_entry_that_breaks_it() {
+    let offsets = Partition::Offsets;
+    assert_eq!(offsets.check(&[0, 37, 37, 300], 300), Ok(()));
+    assert_eq!(
+        offsets.check(&[0, 37, 20, 300], 300).unwrap_err(),
+        "offset 2 is 20, below offset 1 (37): offsets must not decrease"
+    );
+    assert_eq!(
+        offsets.check(&[-1, 5], 300).unwrap_err(),
+        "offset 0 is -1, outside [0, 300]"
+    );
+    assert_eq!(
+        offsets.check(&[0, 301], 300).unwrap_err(),
+        "offset 1 is 301, outside [0, 300]"
+    );
+    assert_eq!(
+        offsets.check(&[0], 300).unwrap_err(),
+        "expects at least 2 offsets (one part), but got 1"
+    );
+    let sizes = Partition::Sizes;
+    assert_eq!(sizes.check(&[100, 0, 200], 300), Ok(()));
+    assert_eq!(sizes.check(&[100, -1], 300).unwrap_err(), "size 1 is -1, below 0");
+    assert_eq!(
+        sizes.check(&[100, 150, 51], 300).unwrap_err(),
+        "sizes 0 to 2 sum to 301, past the 300 the dimension holds"
+    );
+    assert_eq!(
+        sizes.check(&[], 300).unwrap_err(),
+        "expects at least one part size, but got none"
+    );
+    assert_eq!(
+        sizes.check(&[i64::MAX, i64::MAX], i64::MAX - 1).unwrap_err(),
+        "sizes 0 to 0 sum to 9223372036854775807, past the 9223372036854775806 the dimension holds"
+    );
+}
+
+#[test]
+fn a_check_reads_its_bound_from_the_host_arguments_and_names_its_argument() {
+    let check: Check =
+        serde_json::from_str(r#"{"argument": 2, "partition": "sizes", "within": {"dim": [0, 0]}}"#).unwrap();
+    let shapes: Vec<Vec<i64>> = vec![vec![300, 64], vec![4, 64, 64], vec![3]];
+    assert!(check.check(&[100, 100, 100], shapes.as_slice()).is_ok());
+    assert_eq!(
+        check
+            .check(&[100, 100, 101], shapes.as_slice())
+            .unwrap_err()
+            .to_string(),
+        "refuses the launch: host argument 2 (sizes of a dimension of 300): sizes 0 to 2 sum to 301, past the 300 the dimension holds"
+    );
+}

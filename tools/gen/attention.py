@@ -247,7 +247,8 @@ def attention(name, batch, heads, seq, dim, dtype, causal, block_m=64, block_n=6
             # Offsets that decrease, fall below 0, or run past the packed tokens or the longest
             # sequence, give an empty or a shortened sequence: no block loops on for ever or reads
             # and writes outside its sequence.
-            sequence_argument = f"%Offsets: memref<{batch + 1}xi32>, "
+            # Declared a partition of Q's tokens: launchers check the offsets before a launch.
+            sequence_argument = f"%Offsets: memref<{batch + 1}xi32> {{tile.offsets = array<i64: 0, 0>}}, "
             varlen_constants = f"\n  %ctotal = arith.constant {total} : index"
             sequence = f"""%bb1 = arith.addi %bb, %c1 : index
     %first = memref.load %Offsets[%bb] : memref<{batch + 1}xi32>

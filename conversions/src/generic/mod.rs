@@ -574,6 +574,10 @@ fn lower<'c, 'a>(
         manifest.launched_when(condition);
     }
     manifest.host_function = Some(host_function.to_string());
+    let checks = tile_dialect::partition::launch_checks(kernel);
+    if !checks.is_empty() {
+        manifest.checks = Some(checks);
+    }
     manifest.strategy = Some(if registers {
         tile_manifest::Strategy::Registers
     } else {

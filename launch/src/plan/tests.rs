@@ -177,3 +177,49 @@ fn a_kernel_launched_under_a_condition_runs_only_where_it_holds() {
     wrong.truncate(2);
     assert!(plan_launch(&conditional, &wrong).is_err());
 }
+
+#[test]
+fn a_partition_argument_is_read_as_its_entries_and_refused_where_they_break_the_rule() {
+    // The grouped GEMM's group sizes partition the rows of A (argument 0, 300 rows here).
+    let checked = TMA.replace(
+        r#""dynamic_shared_bytes""#,
+        r#""checks": [{"argument": 3, "partition": "sizes", "within": {"dim": [0, 0]}}], "dynamic_shared_bytes""#,
+    );
+    let mut args = gemm_args(300);
+    args.push(Arg::Tensor(Tensor::contiguous(0x6000, "i32", &[3])));
+    let plan = plan_launch(&manifest(&checked), &args).unwrap();
+    let [check] = &plan.checks[..] else {
+        panic!("{:?}", plan.checks)
+    };
+    assert_eq!(
+        (check.argument, check.count, check.entry_bytes, check.within),
+        (3, 3, 4, 300)
+    );
+    let bytes = |sizes: &[i32]| sizes.iter().flat_map(|size| size.to_le_bytes()).collect::<Vec<u8>>();
+    assert!(check.check_bytes(&bytes(&[100, 0, 200])).is_ok());
+    assert_eq!(
+        check.check_bytes(&bytes(&[100, 150, 51])).unwrap_err().to_string(),
+        "refuses the launch: host argument 3 (sizes of a dimension of 300): sizes 0 to 2 sum to 301, past the 300 the dimension holds"
+    );
+    assert_eq!(
+        check.check_bytes(&bytes(&[-5, 0, 0])).unwrap_err().to_string(),
+        "refuses the launch: host argument 3 (sizes of a dimension of 300): size 0 is -5, below 0"
+    );
+    // Offsets in i64, and a checked argument of another element type.
+    let offsets = checked.replace(r#""partition": "sizes""#, r#""partition": "offsets""#);
+    args[3] = Arg::Tensor(Tensor::contiguous(0x6000, "i64", &[3]));
+    let plan = plan_launch(&manifest(&offsets), &args).unwrap();
+    let wide = |offsets: &[i64]| {
+        offsets
+            .iter()
+            .flat_map(|offset| offset.to_le_bytes())
+            .collect::<Vec<u8>>()
+    };
+    assert!(plan.checks[0].check_bytes(&wide(&[0, 7, 300])).is_ok());
+    assert!(plan.checks[0].check_bytes(&wide(&[0, 7, 6])).is_err());
+    args[3] = Arg::Tensor(Tensor::contiguous(0x6000, "f32", &[3]));
+    assert_eq!(
+        plan_launch(&manifest(&offsets), &args).unwrap_err().to_string(),
+        "argument 3 (offsets of gemm_0_kernel): expects element type i32 or i64, but got f32"
+    );
+}

@@ -41,6 +41,9 @@ pub struct Argument {
     pub output: bool,
     /// The program reads what it holds before writing it: it starts random.
     pub input: bool,
+    /// Declared a partition argument (`tile.offsets`, `tile.sizes`): it gets a valid random
+    /// partition of the dimension it names, not uniform values.
+    pub partition: Option<tile_dialect::partition::PartitionArgument>,
 }
 
 /// A host function and its memref arguments.
@@ -149,6 +152,7 @@ fn host_function(op: OperationRef, name: &str) -> Result<Function, String> {
         ));
     }
     let uses = argument_uses(op, signature.input_count());
+    let partitions = tile_dialect::partition::declared(op)?;
     let mut arguments = Vec::new();
     for (index, (written, updated)) in uses.into_iter().enumerate() {
         let ty: Type = signature.input(index).map_err(|e| e.to_string())?;
@@ -186,6 +190,7 @@ fn host_function(op: OperationRef, name: &str) -> Result<Function, String> {
             shape,
             output: written || updated,
             input: !written,
+            partition: partitions.iter().find(|declared| declared.argument == index).copied(),
         });
     }
     Ok(Function {
@@ -195,9 +200,49 @@ fn host_function(op: OperationRef, name: &str) -> Result<Function, String> {
 }
 
 /// Creates the buffers of `function`: inputs (and what is only updated atomically) uniform in
-/// [-1, 1) from `random`, outputs NaN (zero for integer outputs); dynamic sizes become
-/// `dynamic_size`.
+/// [-1, 1) from `random`, outputs NaN (zero for integer outputs), partition arguments a valid
+/// random partition (as a launcher checks them); dynamic sizes become `dynamic_size`.
 pub fn buffers(function: &Function, random: &mut Random, dynamic_size: usize) -> Vec<Buffer> {
+    let mut buffers = uniform_buffers(function, random, dynamic_size);
+    for argument in function.arguments.iter().filter_map(|argument| argument.partition) {
+        let size = buffers[argument.tensor]
+            .stored_shape()
+            .get(argument.dim)
+            .copied()
+            .unwrap_or(0);
+        partition(&mut buffers[argument.argument], argument.partition, size, random);
+    }
+    buffers
+}
+
+/// Fills `buffer` with a random valid partition of `size` elements into its entries: random cuts,
+/// sorted (equal cuts give empty parts; the last part may end before `size`).
+fn partition(buffer: &mut Buffer, partition: tile_dialect::partition::Partition, size: usize, random: &mut Random) {
+    let count = buffer.len();
+    let mut cuts: Vec<usize> = (0..count)
+        .map(|_| (((random.uniform() + 1.0) / 2.0 * (size + 1) as f64) as usize).min(size))
+        .collect();
+    cuts.sort_unstable();
+    match partition {
+        tile_dialect::partition::Partition::Offsets => {
+            if let Some(first) = cuts.first_mut() {
+                *first = 0;
+            }
+            for (index, cut) in cuts.iter().enumerate() {
+                buffer.set(index, *cut as f64);
+            }
+        }
+        tile_dialect::partition::Partition::Sizes => {
+            let mut previous = 0;
+            for (index, cut) in cuts.iter().enumerate() {
+                buffer.set(index, (cut - previous) as f64);
+                previous = *cut;
+            }
+        }
+    }
+}
+
+fn uniform_buffers(function: &Function, random: &mut Random, dynamic_size: usize) -> Vec<Buffer> {
     function
         .arguments
         .iter()
