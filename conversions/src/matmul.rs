@@ -24,7 +24,11 @@
 //! 2. **Few tiles** (the wide tiling's tiles fewer than the multiprocessors, where the target
 //!    counts them): the smaller `few_tiles` tiling, which gives more blocks.
 //! 3. Otherwise the **wide** tiling, the one that reaches the tensor cores' peak on large products
-//!    (sm_90a: 128x256, made persistent by `tile-persistent-kernels` when the sizes are static).
+//!    (sm_90a: 128x256, made persistent by `tile-persistent-kernels` when the sizes are static),
+//!    or where the target has one, the **balanced** tiling (sm_90a: 128x192) where the wide
+//!    tiling's last wave would idle: its waves of tiles take at most 9/10 of the wide tiling's
+//!    (3001x2056: 264 tiles of 128x192 fill 2 waves of 132 multiprocessors where 216 of 128x256
+//!    fill 1.6 of 2).
 //!
 //! Where every size is static, that is the kernel, and `tile-split-k` later splits K across
 //! clusters by its own rule when the tiles leave half of the chip idle. Where a size is known
@@ -118,7 +122,16 @@ pub struct Rule {
     pub narrow: Option<Tiling>,
     /// The split of K across a cluster for few tiles of run-time sizes (targets with clusters).
     pub split: Option<i64>,
+    /// A narrower tiling than `wide` for many tiles of ragged sizes, on targets that count their
+    /// multiprocessors: chosen where its waves of tiles take at most [`BALANCED_SHARE`] of the
+    /// wide tiling's ([`wave_cost`]), the wide tiling's last wave leaving much of the chip idle.
+    pub balanced: Option<Tiling>,
 }
+
+/// How much less time (tenths) a balanced tiling's waves must take than the wide tiling's for it
+/// to be chosen: the cost model counts tile area and waves only, so a near tie stays wide (its
+/// tiles reuse each loaded row over more columns).
+pub const BALANCED_SHARE: (i64, i64) = (9, 10);
 
 /// The kernel of one size class.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -231,6 +244,7 @@ fn expand<'c, 'a>(context: &'c Context, matmul: OperationRef<'c, 'a>, target: &T
         wide: widened(rule.wide),
         few_tiles: rule.few_tiles.map(widened),
         narrow: rule.narrow.map(widened),
+        balanced: rule.balanced.map(widened),
         ..rule
     };
     let product = Product {
@@ -289,6 +303,59 @@ fn emit_wide_classes<'c, 'a>(
         at,
         few,
         |at| emit_class(builder, at, product, target, few_tiles),
+        |at| emit_many(builder, at, product, multiprocessors),
+    )
+}
+
+/// The time of `tiling`'s output tiles on `multiprocessors` in the model [`Rule::balanced`] is
+/// chosen by: its waves (a wave runs a tile on every multiprocessor, the last maybe on fewer)
+/// times the area of a tile, each element of a tile taking the same time in either tiling.
+fn wave_cost<'c, 'a>(
+    builder: &Builder<'c>,
+    at: At<'c, 'a>,
+    product: &Product<'c, 'a>,
+    tiling: Tiling,
+    multiprocessors: i64,
+) -> Size<'c, 'a> {
+    let waves = ceil_div(builder, at, tiles(builder, at, product, tiling), multiprocessors);
+    multiply(builder, at, waves, Size::Known(tiling.rows * tiling.columns))
+}
+
+/// The kernel for many tiles: the wide tiling, or the balanced one where its waves cost at most
+/// [`BALANCED_SHARE`] of the wide tiling's (decided here for static sizes, by the launcher for
+/// run-time ones).
+fn emit_many<'c, 'a>(
+    builder: &Builder<'c>,
+    at: At<'c, 'a>,
+    product: &Product<'c, 'a>,
+    multiprocessors: i64,
+) -> Result<(), String> {
+    let wide = Kind::whole(product.rule.wide);
+    let Some(balanced) = product.rule.balanced else {
+        return emit_kernel(builder, at, product, wide);
+    };
+    let (share, whole) = BALANCED_SHARE;
+    let balanced_cost = multiply(
+        builder,
+        at,
+        wave_cost(builder, at, product, balanced, multiprocessors),
+        Size::Known(whole),
+    );
+    let wide_cost = multiply(
+        builder,
+        at,
+        wave_cost(builder, at, product, product.rule.wide, multiprocessors),
+        Size::Known(share),
+    );
+    let test = match (balanced_cost, wide_cost) {
+        (Size::Known(x), Size::Known(y)) => Test::Known(x <= y),
+        (x, y) => Test::Run(builder.compare(at, "ule", x.value(builder, at), y.value(builder, at))),
+    };
+    branch(
+        builder,
+        at,
+        test,
+        |at| emit_kernel(builder, at, product, Kind::whole(balanced)),
         |at| emit_kernel(builder, at, product, wide),
     )
 }

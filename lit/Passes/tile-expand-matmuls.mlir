@@ -1,7 +1,7 @@
 // tile-expand-matmuls: each tile.matmul becomes the GEMM kernels the module's target tiles it
 // into: one where the sizes are static, one per size class under an scf.if on the sizes where they
 // are known at run time (narrow rows, few tiles, many tiles; on sm_90a few tiles and a long K get
-// a twin split across a cluster).
+// a twin split across a cluster, and many tiles whose last wave would idle a balanced tiling).
 // RUN: tile-opt %s -split-input-file -tile-expand-matmuls 2>&1 | FileCheck %s
 
 // Static sizes with many tiles: sm_90a's wide tiling, 128x256 in 4 stages on two warpgroups.
@@ -29,6 +29,41 @@
 module attributes {tile.target = "sm_90a"} {
   func.func @wide(%A: memref<4096x4096xf16>, %B: memref<4096x4096xf16>, %C: memref<4096x4096xf16>) {
     tile.matmul %A, %B, %C : memref<4096x4096xf16>, memref<4096x4096xf16>, memref<4096x4096xf16>
+    return
+  }
+}
+
+// -----
+
+// Ragged static sizes: 216 tiles of 128x256 fill 1.6 of 2 waves of 132 multiprocessors, 264 of
+// 128x192 fill 2 (3/4 of the wide tiling's wave cost): the balanced tiling.
+// CHECK-LABEL: func.func @ragged
+// CHECK-DAG: %[[GX:.*]] = arith.constant 11 : index
+// CHECK-DAG: %[[GY:.*]] = arith.constant 24 : index
+// CHECK: tile.kernel grid(%[[GX]], %[[GY]]) threads(256)
+// CHECK: tile.alloc_shared : memref<64x192xf16, #gpu.address_space<workgroup>>
+// CHECK: tile.alloc_fragment : memref<128x192xf32, #tile.fragment>
+// CHECK: tile.pipelined %{{.*}} = %{{.*}} to %{{.*}} stages(4) {
+// CHECK-NOT: tile.kernel
+// CHECK: return
+module attributes {tile.target = "sm_90a"} {
+  func.func @ragged(%A: memref<3001x1544xf16>, %B: memref<1544x2056xf16>, %C: memref<3001x2056xf16>) {
+    tile.matmul %A, %B, %C : memref<3001x1544xf16>, memref<1544x2056xf16>, memref<3001x2056xf16>
+    return
+  }
+}
+
+// -----
+
+// 5000^3: 800 tiles of 128x256 take 7 waves, 1080 of 128x192 take 9 (0.96 of the wide tiling's
+// wave cost, above the 0.9 that would choose them): the wide tiling.
+// CHECK-LABEL: func.func @near_tie
+// CHECK: tile.alloc_fragment : memref<128x256xf32, #tile.fragment>
+// CHECK-NOT: tile.kernel
+// CHECK: return
+module attributes {tile.target = "sm_90a"} {
+  func.func @near_tie(%A: memref<5000x5000xf16>, %B: memref<5000x5000xf16>, %C: memref<5000x5000xf16>) {
+    tile.matmul %A, %B, %C : memref<5000x5000xf16>, memref<5000x5000xf16>, memref<5000x5000xf16>
     return
   }
 }
@@ -71,8 +106,8 @@ module attributes {tile.target = "sm_90a"} {
 // -----
 
 // Run-time rows (a token count) and a static weight: narrow rows first, then few tiles, then the
-// wide tiling; each class of few tiles with a long K has its split twin. Five kernels, each under
-// the conditions the launcher evaluates.
+// balanced or the wide tiling by their waves' cost; each class of few tiles with a long K has its
+// split twin. Six kernels, each under the conditions the launcher evaluates.
 // CHECK-LABEL: func.func @tokens
 // CHECK: %[[M:.*]] = memref.dim %{{.*}}, %{{.*}} : memref<?x4096xf16>
 // CHECK: %[[NARROW:.*]] = arith.cmpi ule, %[[M]], %{{.*}} : index
@@ -94,6 +129,10 @@ module attributes {tile.target = "sm_90a"} {
 // CHECK: stages(4) attributes {tile.schedule = {split = 2 : i64}} {
 // CHECK: } else {
 // CHECK: tile.alloc_fragment : memref<128x128xf32, #tile.fragment>
+// CHECK: } else {
+// CHECK: %[[BALANCED:.*]] = arith.cmpi ule, %{{.*}}, %{{.*}} : index
+// CHECK: scf.if %[[BALANCED]] {
+// CHECK: tile.alloc_fragment : memref<128x192xf32, #tile.fragment>
 // CHECK: } else {
 // CHECK: tile.alloc_fragment : memref<128x256xf32, #tile.fragment>
 // CHECK-NOT: tile.kernel
@@ -121,10 +160,10 @@ module attributes {tile.target = "sm_90a"} {
 // -----
 
 // A weight of 11008 columns has 86 tiles of 128 columns at any row count, more than half of the
-// 132 multiprocessors: no split twins; three kernels (narrow, few tiles, wide).
+// 132 multiprocessors: no split twins; four kernels (narrow, few tiles, balanced, wide).
 // CHECK-LABEL: func.func @wide_weight
 // CHECK-NOT: split
-// CHECK-COUNT-3: tile.kernel
+// CHECK-COUNT-4: tile.kernel
 // CHECK-NOT: tile.kernel
 // CHECK: return
 module attributes {tile.target = "sm_90a"} {

@@ -62,6 +62,7 @@ pub static TARGET: Target = Target {
         few_tiles: None,
         narrow: Some(crate::matmul::Tiling::new(64, 128, 32, 128, 3)),
         split: None,
+        balanced: None,
     },
     f64_arithmetic: true,
 };

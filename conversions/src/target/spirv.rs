@@ -46,6 +46,7 @@ pub static TARGET: Target = Target {
         few_tiles: None,
         narrow: None,
         split: None,
+        balanced: None,
     },
     f64_arithmetic: false,
 };
