@@ -599,3 +599,47 @@ fn flash_attention_on_8_bit_float_inputs() {
         assert!(worst < 3e-2, "{name}: worst absolute error {worst}");
     }
 }
+
+#[test]
+fn grouped_gemm_example_on_a_random_valid_partition() {
+    // examples/grouped_gemm.mlir declares its group sizes a partition of A's rows (`tile.sizes`):
+    // tile-run fills them with a random valid partition (no size below 0, summing to at most M),
+    // and every row of a group is A's row times its group's B; rows past the groups stay NaN.
+    let path = common::repo_root().join("examples/grouped_gemm.mlir");
+    let context = context();
+    let mut module = tile_dialect::driver::parse_file(&context, path.to_str().unwrap()).unwrap();
+    let functions = host_functions(&module).unwrap();
+    let program = CpuProgram::compile(&context, &mut module).unwrap();
+    // 40 rows, 40 groups of 40 x 40 weights.
+    let mut data = buffers(&functions[0], &mut Random::new(5), 40);
+    let sizes: Vec<i64> = (0..data[2].len()).map(|g| data[2].get(g) as i64).collect();
+    assert!(sizes.iter().all(|size| *size >= 0), "sizes {sizes:?}");
+    let total: i64 = sizes.iter().sum();
+    assert!(total <= 40 && total > 0, "sizes {sizes:?} sum to {total}");
+    assert!(
+        sizes.iter().filter(|size| **size > 0).count() > 1,
+        "sizes {sizes:?}: one group"
+    );
+    program.run(&functions[0].name, &mut data).unwrap();
+    let (a, b, c) = (&data[0], &data[1], &data[3]);
+    let mut row = 0;
+    for (group, size) in sizes.iter().enumerate() {
+        for _ in 0..*size {
+            for j in 0..40 {
+                let expected: f64 = (0..40)
+                    .map(|p| a.get(row * 40 + p) * b.get(group * 1600 + p * 40 + j))
+                    .sum();
+                let got = c.get(row * 40 + j);
+                assert!(
+                    (got - expected).abs() <= 2e-3 * expected.abs().max(1.0),
+                    "row {row}, column {j}: got {got}, expected {expected}"
+                );
+            }
+            row += 1;
+        }
+    }
+    assert!(
+        (row * 40..40 * 40).all(|index| c.get(index).is_nan()),
+        "rows past the groups were written"
+    );
+}
