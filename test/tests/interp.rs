@@ -488,3 +488,45 @@ fn a_gemm_of_run_time_sizes_split_across_a_cluster_agrees_with_its_program() {
         }
     }
 }
+
+#[test]
+fn the_balanced_128x192_tiling_agrees_after_the_loop_decisions() {
+    // sm_90a's balanced tiling of tile.matmul (128x192x64 on two warpgroups, a ring of 4) on
+    // ragged 300x424x192, one tile a block and persistent (a walk over its 9 tiles), after sm_90a's
+    // loop decisions (the ring, a producer warpgroup), against the CPU reference.
+    for schedule in ["", " attributes {tile.schedule = {persistent = true}}"] {
+        let source = format!(
+            r#"module attributes {{tile.target = "sm_90a"}} {{
+func.func @gemm_128x192(%A: memref<300x192xf16>, %B: memref<192x424xf16>, %C: memref<300x424xf16>) {{
+  %c0 = arith.constant 0 : index
+  %cbk = arith.constant 64 : index
+  %cbm = arith.constant 128 : index
+  %cbn = arith.constant 192 : index
+  %ktiles = arith.constant 3 : index
+  %gx = arith.constant 3 : index
+  %gy = arith.constant 3 : index
+  %zero = arith.constant 0.0 : f32
+  %start = arith.constant 0.0 : f32
+  tile.kernel grid(%gx, %gy) threads(256) (%bx, %by) {{
+    %As = tile.alloc_shared : memref<128x64xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<64x192xf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<128x192xf32, #tile.fragment>
+    tile.fill %Cf, %start : memref<128x192xf32, #tile.fragment>
+    %m0 = arith.muli %by, %cbm : index
+    %n0 = arith.muli %bx, %cbn : index
+    tile.pipelined %kt = %c0 to %ktiles stages(4){schedule} {{
+      %k0 = arith.muli %kt, %cbk : index
+      tile.copy %A[%m0, %k0], %As : memref<300x192xf16>, memref<128x64xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%k0, %n0], %Bs : memref<192x424xf16>, memref<64x192xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %Cf : memref<128x64xf16, #gpu.address_space<workgroup>>,
+          memref<64x192xf16, #gpu.address_space<workgroup>>, memref<128x192xf32, #tile.fragment>
+    }}
+    tile.copy %Cf, %C[%m0, %n0] : memref<128x192xf32, #tile.fragment>, memref<300x424xf16>
+  }}
+  return
+}}
+}}"#
+        );
+        agree_after("gemm_128x192", &source, tile_tests::generate::check::DECISIONS, 9, 0);
+    }
+}
