@@ -419,8 +419,24 @@ impl PreparedLaunch {
 
 /// Reads the entries of a checked argument at `address` in the order of `stream` (after whatever
 /// the stream queued writes them) and checks them: a launch whose arguments break what the kernel
-/// relies on is refused before it is queued. The read waits for the stream.
+/// relies on is refused before it is queued. The read waits for the stream. A stream being
+/// captured into a CUDA graph cannot be read or waited for (and a replay reads whatever the
+/// entries hold then): there the check is skipped, and the first such launch says so on stderr.
 fn check_on_device(data: &DataCheck, address: u64, stream: sys::CUstream) -> Result<()> {
+    let mut capturing = sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE;
+    // SAFETY: `capturing` is written by the call.
+    unsafe { check(sys::cuStreamIsCapturing(stream, &mut capturing), "cuStreamIsCapturing")? };
+    if capturing != sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE {
+        static SKIPPED: std::sync::Once = std::sync::Once::new();
+        SKIPPED.call_once(|| {
+            eprintln!(
+                "tile-launch: warning: argument {} ({}) is not checked: the stream is being captured into a graph",
+                data.argument,
+                data.check.partition.word()
+            )
+        });
+        return Ok(());
+    }
     let mut bytes = vec![0u8; data.count * data.entry_bytes];
     if !bytes.is_empty() {
         // SAFETY: `bytes` holds the `count` entries the launch was prepared with, which the
