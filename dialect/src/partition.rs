@@ -2,8 +2,9 @@
 //! of its tensors into consecutive parts (the sequences of a packed variable-length batch, the
 //! expert groups of a grouped GEMM). Kernels read it on the device, where a wrong one makes blocks
 //! race on overlapping parts or skip work, and the compiler cannot see its values; so the program
-//! declares it, and every launcher checks it before a launch (`tile-launch` and the C API and
-//! Python package over it, `tile-run`, the interpreter):
+//! declares it, each kernel's manifest carries the check, and `tile-launch` (and the C API and
+//! Python package over it) makes it before each launch; `tile-run` fills such an argument with a
+//! random valid partition. The declarations:
 //!
 //! - `{tile.offsets = array<i64: T, D>}`: cumulative offsets into dimension `D` of argument `T`
 //!   (part `i` is `[offsets[i], offsets[i + 1])`): at least two, within `[0, size]`, never
@@ -17,7 +18,7 @@ use melior::ir::{
     BlockLike, RegionLike, ValueLike,
     attribute::{ArrayAttribute, DenseI64ArrayAttribute, DictionaryAttribute},
     operation::{OperationLike, OperationRef},
-    r#type::{IntegerType, MemRefType, ShapedTypeLike},
+    r#type::{IntegerType, ShapedTypeLike},
 };
 pub use tile_manifest::Partition;
 
@@ -102,6 +103,11 @@ pub fn declared(function: OperationRef) -> Result<Vec<PartitionArgument>, String
                 usize::try_from(pair.1)
                     .map_err(|_| format!("argument {argument}: {name} names dimension {}", pair.1))?,
             );
+            if found.iter().any(|other: &PartitionArgument| other.argument == argument) {
+                return Err(format!(
+                    "argument {argument}: expects one of tile.offsets and tile.sizes, but it has both"
+                ));
+            }
             found.push(PartitionArgument {
                 argument,
                 partition,
@@ -126,7 +132,7 @@ pub fn verify(function: OperationRef) -> Result<(), String> {
         let memref = entry
             .argument(argument)
             .ok()
-            .and_then(|value| MemRefType::try_from(value.r#type()).ok());
+            .and_then(|value| crate::ops::as_memref(value.r#type()));
         let entries = memref.filter(|memref| memref.rank() == 1);
         let Some(entries) = entries.filter(|memref| {
             IntegerType::try_from(memref.element()).is_ok_and(|integer| matches!(integer.width(), 32 | 64))
@@ -155,7 +161,7 @@ pub fn verify(function: OperationRef) -> Result<(), String> {
         let partitioned = (declared.tensor != argument)
             .then(|| entry.argument(declared.tensor).ok())
             .flatten()
-            .and_then(|value| MemRefType::try_from(value.r#type()).ok());
+            .and_then(|value| crate::ops::as_memref(value.r#type()));
         match partitioned {
             Some(tensor) if declared.dim < tensor.rank() => {}
             Some(tensor) => {

@@ -48,3 +48,10 @@ func.func @not_an_array(%A: memref<?x64xf16>, %S: memref<4xi32> {tile.offsets = 
 func.func @misspelt(%A: memref<?x64xf16>, %S: memref<4xi32> {tile.offset = array<i64: 0, 0>}) {
   return
 }
+
+// -----
+
+// expected-error @+1 {{argument 1: expects one of tile.offsets and tile.sizes, but it has both}}
+func.func @both(%A: memref<?x64xf16>, %S: memref<4xi32> {tile.offsets = array<i64: 0, 0>, tile.sizes = array<i64: 0, 0>}) {
+  return
+}
