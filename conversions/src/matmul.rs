@@ -347,10 +347,7 @@ fn emit_many<'c, 'a>(
         wave_cost(builder, at, product, product.rule.wide, multiprocessors),
         Size::Known(share),
     );
-    let test = match (balanced_cost, wide_cost) {
-        (Size::Known(x), Size::Known(y)) => Test::Known(x <= y),
-        (x, y) => Test::Run(builder.compare(at, "ule", x.value(builder, at), y.value(builder, at))),
-    };
+    let test = compare(builder, at, balanced_cost, wide_cost, "ule", |x, y| x <= y);
     branch(
         builder,
         at,
@@ -586,32 +583,32 @@ fn fewest_tiles(product: &Product, tiling: Tiling) -> i64 {
     least(product.m, tiling.rows) * least(product.n, tiling.columns) * batches
 }
 
-/// `size` against `bound` by `predicate` (an unsigned `arith.cmpi`), decided here where the size
-/// is known (`holds`).
+/// `size` against `bound` by `predicate` (an unsigned `arith.cmpi`), decided here where both
+/// are known (`holds`).
 fn compare<'c, 'a>(
     builder: &Builder<'c>,
     at: At<'c, 'a>,
     size: Size<'c, 'a>,
-    bound: i64,
+    bound: Size<'c, 'a>,
     predicate: &str,
     holds: fn(i64, i64) -> bool,
 ) -> Test<'c, 'a> {
-    match size {
-        Size::Known(value) => Test::Known(holds(value, bound)),
-        Size::Run(value) => Test::Run(builder.compare(at, predicate, value, builder.index(at, bound))),
+    match (size, bound) {
+        (Size::Known(value), Size::Known(bound)) => Test::Known(holds(value, bound)),
+        (size, bound) => Test::Run(builder.compare(at, predicate, size.value(builder, at), bound.value(builder, at))),
     }
 }
 
 fn less_equal<'c, 'a>(builder: &Builder<'c>, at: At<'c, 'a>, size: Size<'c, 'a>, bound: i64) -> Test<'c, 'a> {
-    compare(builder, at, size, bound, "ule", |x, y| x <= y)
+    compare(builder, at, size, Size::Known(bound), "ule", |x, y| x <= y)
 }
 
 fn less_than<'c, 'a>(builder: &Builder<'c>, at: At<'c, 'a>, size: Size<'c, 'a>, bound: i64) -> Test<'c, 'a> {
-    compare(builder, at, size, bound, "ult", |x, y| x < y)
+    compare(builder, at, size, Size::Known(bound), "ult", |x, y| x < y)
 }
 
 fn greater_equal<'c, 'a>(builder: &Builder<'c>, at: At<'c, 'a>, size: Size<'c, 'a>, bound: i64) -> Test<'c, 'a> {
-    compare(builder, at, size, bound, "uge", |x, y| x >= y)
+    compare(builder, at, size, Size::Known(bound), "uge", |x, y| x >= y)
 }
 
 fn both<'c, 'a>(builder: &Builder<'c>, at: At<'c, 'a>, first: Test<'c, 'a>, second: Test<'c, 'a>) -> Test<'c, 'a> {
