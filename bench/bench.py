@@ -231,8 +231,8 @@ def dequantized_matmul():
     return run
 
 
-# examples/grouped_gemm.mlir and its 128x256-tile twin (bench/prepare.sh).
-GROUPED_EXAMPLES = ("grouped_gemm", "grouped_gemm_n256")
+# examples/grouped_gemm.mlir, its 128x256-tile twin (bench/prepare.sh) and its one-tile-a-block form.
+GROUPED_EXAMPLES = ("grouped_gemm", "grouped_gemm_n256", "grouped_gemm_tiles")
 
 # Experts of examples/grouped_gemm.mlir when its sizes are dynamic (Mixtral's 8).
 GROUPS = 8

@@ -319,3 +319,60 @@ func.func @rows_from_a_table(%A: memref<512x512xf16>, %B: memref<512x512xf16>, %
   return
 }
 }
+
+// -----
+
+// The copies read what a loop over a table finds (a grouped GEMM's search for its row tile's
+// group in the group sizes): a loop of index arithmetic and table loads is replicated like them,
+// so the producer goes after it and reads the group and the first row it yields.
+// PLAN-LABEL: func.func @group_from_a_table_loop
+// PLAN: persistent = false, prefetch = 3 : i64, producer = "warpgroup"
+// CHECK-LABEL: func.func @group_from_a_table_loop
+// CHECK: tile.kernel grid
+// CHECK: %[[FOUND:.*]]:3 = scf.for
+// CHECK: memref.load %{{.*}}[%{{.*}}] : memref<4xi32>
+// CHECK: tile.producer {
+// CHECK: tile.copy_async %{{.*}}[%[[FOUND]]#1, %{{.*}}]
+// CHECK: tile.copy_async %{{.*}}[%[[FOUND]]#2, %{{.*}}, %{{.*}}]
+// CHECK: tile.arrive
+// CHECK: scf.for
+// CHECK: tile.gemm
+module attributes {tile.target = "sm_90a"} {
+func.func @group_from_a_table_loop(%A: memref<512x512xf16>, %B: memref<4x512x512xf16>, %Sizes: memref<4xi32>, %C: memref<512x512xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %c512 = arith.constant 512 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c4, %c4) threads(128) (%bx, %by) {
+    %As = tile.alloc_shared : memref<128x64xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<64x128xf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<128x128xf32, #tile.fragment>
+    tile.fill %Cf, %zero : memref<128x128xf32, #tile.fragment>
+    // The last group whose first row is at most this row tile's (sizes taken modulo 128 rows).
+    %m0 = arith.muli %by, %c128 : index
+    %found:3 = scf.for %g = %c0 to %c4 step %c1 iter_args(%start = %c0, %row = %c0, %grp = %c0) -> (index, index, index) {
+      %size = memref.load %Sizes[%g] : memref<4xi32>
+      %rows = arith.index_cast %size : i32 to index
+      %clamped = arith.remui %rows, %c128 : index
+      %reached = arith.cmpi ule, %start, %m0 : index
+      %row2 = arith.select %reached, %start, %row : index
+      %grp2 = arith.select %reached, %g, %grp : index
+      %next = arith.addi %start, %clamped : index
+      scf.yield %next, %row2, %grp2 : index, index, index
+    }
+    %n0 = arith.muli %bx, %c128 : index
+    tile.pipelined %kt = %c0 to %c8 stages(4) {
+      %k0 = arith.muli %kt, %c64 : index
+      tile.copy %A[%found#1, %k0], %As : memref<512x512xf16>, memref<128x64xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%found#2, %k0, %n0], %Bs : memref<4x512x512xf16>, memref<64x128xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %Cf : memref<128x64xf16, #gpu.address_space<workgroup>>, memref<64x128xf16, #gpu.address_space<workgroup>>, memref<128x128xf32, #tile.fragment>
+    }
+    tile.copy %Cf, %C[%m0, %n0] : memref<128x128xf32, #tile.fragment>, memref<512x512xf32>
+  }
+  return
+}
+}

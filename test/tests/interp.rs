@@ -530,3 +530,32 @@ func.func @gemm_128x192(%A: memref<300x192xf16>, %B: memref<192x424xf16>, %C: me
         agree_after("gemm_128x192", &source, tile_tests::generate::check::DECISIONS, 9, 0);
     }
 }
+
+#[test]
+fn a_grouped_gemm_whose_producer_runs_the_group_search_agrees() {
+    // test/programs/grouped_gemm_tiles_small.mlir asking sm_90a for a producer warpgroup: the copies
+    // read the group and rows that a loop over the group sizes at the kernel's top finds, which
+    // the producer's thread runs too; against the CPU reference, on random sizes (empty groups,
+    // groups of fewer rows than a tile, row tiles past the last group).
+    let context = context();
+    let name = "grouped_gemm_tiles_small (sm_90a, producer)";
+    let program =
+        std::fs::read_to_string(common::repo_root().join("test/programs/grouped_gemm_tiles_small.mlir")).unwrap();
+    let asked = program.replace(
+        "stages(2) {",
+        // A ring of 8 makes the block run alone on a multiprocessor, which a producer needs.
+        "stages(8) attributes {tile.schedule = {producer = \"warpgroup\"}} {",
+    );
+    assert_ne!(asked, program, "the loop to ask a producer of");
+    let source = format!("module attributes {{tile.target = \"sm_90a\"}} {{\n{asked}\n}}");
+    let module = rewritten(&context, name, &source, tile_tests::generate::check::DECISIONS);
+    assert_eq!(
+        tile_dialect::ops::find_ops(module.as_operation(), "tile.producer").len(),
+        1,
+        "{name}: no producer warpgroup"
+    );
+    let cpu = cpu_reference(&context, &program);
+    for seed in [21, 22, 23] {
+        agree_with(name, &module, &cpu, seed, 0);
+    }
+}

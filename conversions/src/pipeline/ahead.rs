@@ -199,6 +199,29 @@ fn reads_table(op: &OperationRef, kernel: OperationRef) -> bool {
     memory_level(table.r#type()) == Some(MemoryLevel::Global) && !written
 }
 
+/// Whether `op` is an `scf.for` of `kernel` that only computes values from tables: its body
+/// holds pure index arithmetic, loads of tables ([`reads_table`]) and loops of the same kind (a
+/// grouped GEMM's search for its block's group in the group sizes). Any thread may run it at any
+/// time, as it may run the arithmetic.
+fn table_loop(op: &OperationRef, kernel: OperationRef) -> bool {
+    tile_ir::is(op, scf::ForOperation::name)
+        && nested_ops(*op).iter().all(|nested| {
+            index_arithmetic(nested)
+                || reads_table(nested, kernel)
+                || tile_ir::is(nested, scf::YieldOperation::name)
+                || table_loop(nested, kernel)
+        })
+}
+
+/// The values `op` reads from outside itself: its operands and what its regions capture.
+fn inputs<'c, 'a>(op: OperationRef<'c, 'a>) -> Vec<Value<'c, 'a>> {
+    let mut found: Vec<Value> = op.operands().collect();
+    for nested in nested_ops(op) {
+        found.extend(nested.operands().filter(|operand| !is_defined_inside(*operand, op)));
+    }
+    found
+}
+
 /// Whether `user`, an op with `tile` among its operands, only reads it: a gemm's A or B, a copy's
 /// source, a reduction's source, a load.
 pub fn reads_only(user: &OperationRef, tile: Value) -> bool {
@@ -483,6 +506,7 @@ pub fn producer_site<'c, 'a>(
         });
         index_arithmetic(op)
             || reads_table(op, kernel)
+            || table_loop(op, kernel)
             || allocation
             || (tile_ir::is(op, tile::FillOperation::name)
                 && op
@@ -509,8 +533,8 @@ pub fn producer_site<'c, 'a>(
 
 /// Whether `value` is available at the `tile.producer` of `kernel`, whose top-level ops before it
 /// are `earlier`: defined outside the kernel, a block index, by one of `earlier`, or by pure index
-/// arithmetic or loads of tables ([`reads_table`]) of the kernel's top level over such values
-/// ([`hoist`] moves it up).
+/// arithmetic, loads of tables ([`reads_table`]) or loops over tables ([`table_loop`]) of the
+/// kernel's top level over such values ([`hoist`] moves it up).
 fn hoistable(value: Value, kernel: OperationRef, earlier: &[OperationRef], depth: usize) -> bool {
     let Some(result) = tile_dialect::ops::as_result(value) else {
         return true;
@@ -522,15 +546,15 @@ fn hoistable(value: Value, kernel: OperationRef, earlier: &[OperationRef], depth
         Some(op) => {
             op == owner
                 && depth < 32
-                && (index_arithmetic(&owner) || reads_table(&owner, kernel))
-                && owner
-                    .operands()
+                && (index_arithmetic(&owner) || reads_table(&owner, kernel) || table_loop(&owner, kernel))
+                && inputs(owner)
+                    .into_iter()
                     .all(|operand| hoistable(operand, kernel, earlier, depth + 1))
         }
     }
 }
 
-/// Moves the top-level index arithmetic and table loads of `kernel` that `value` is computed from
+/// Moves the top-level index arithmetic, table loads and table loops of `kernel` that `value` is computed from
 /// before `site` (what [`hoistable`] accepted), operands first.
 pub fn hoist<'c, 'a>(
     context: &'c melior::Context,
@@ -550,7 +574,7 @@ pub fn hoist<'c, 'a>(
     if owner.block() != Some(body) || before_site || owner == site {
         return;
     }
-    for operand in owner.operands() {
+    for operand in inputs(owner) {
         hoist(context, operand, kernel, site);
     }
     melior::IrRewriter::new(context)
