@@ -56,8 +56,10 @@ pub struct Machine {
 /// that the rings' slots are reused only once released is what this checks.
 #[derive(Clone, Debug)]
 pub struct Producer {
-    /// The loop (`scf.for`, no carried values).
+    /// The loop's body (`scf.for`).
     pub body: Body,
+    /// The values the loop carries into its next iteration.
+    pub carried: Vec<Val>,
     /// The next iteration's induction value.
     pub next: i64,
     /// The loop's end.
@@ -699,7 +701,7 @@ impl Machine {
             Error::UnsupportedForm(
                 (*op.site).clone(),
                 format!(
-                    "with {why} (the interpreter runs a producer whose region is one loop without carried values after its index arithmetic)"
+                    "with {why} (the interpreter runs a producer whose region is one loop after its index arithmetic)"
                 ),
             )
         };
@@ -713,9 +715,6 @@ impl Machine {
             self.op(inner)?;
         }
         let looped = &body.ops[at];
-        if looped.operands.len() != 3 {
-            return Err(shape("a loop that carries values"));
-        }
         let Kind::For(unsigned) = looped.kind else {
             unreachable!("a loop")
         };
@@ -725,6 +724,7 @@ impl Machine {
         }
         self.producer = Some(Producer {
             body: looped.regions[0].clone(),
+            carried: looped.operands[3..].iter().map(|slot| self.get(*slot)).collect(),
             next: lower,
             upper,
             step,
@@ -749,8 +749,13 @@ impl Machine {
         let i = producer.next;
         producer.next = i.checked_add(producer.step).unwrap_or(producer.upper);
         self.producing = true;
-        let ran = self.run_scoped(&producer.body, &[Val::int(i)]);
+        let mut arguments = vec![Val::int(i)];
+        arguments.extend_from_slice(&producer.carried);
+        let ran = self.run_scoped(&producer.body, &arguments);
         self.producing = false;
+        if let Ok(carried) = &ran {
+            producer.carried.clone_from(carried);
+        }
         self.producer = Some(producer);
         ran.map_err(|error| match error {
             Error::Undefined(..) => error,

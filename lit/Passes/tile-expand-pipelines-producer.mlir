@@ -376,3 +376,67 @@ func.func @group_from_a_table_loop(%A: memref<512x512xf16>, %B: memref<4x512x512
   return
 }
 }
+
+// -----
+
+// A persistent GEMM of run-time sizes: the producer's loop carries its tile, the step within it
+// and the tile's offsets (the grouped walk, divisions by run-time sizes) from step to step, and
+// computes the offsets again only when a tile's last step leads to another: no step divides by
+// the steps a tile.
+// PLAN-LABEL: func.func @dynamic_persistent
+// PLAN: persistent = true, prefetch = 3 : i64, producer = "warpgroup"
+// CHECK-LABEL: func.func @dynamic_persistent
+// CHECK: tile.producer {
+// CHECK: %[[FIRST:.*]]:2 = scf.if %{{.*}} -> (index, index) {
+// CHECK: arith.divui
+// CHECK: } else {
+// CHECK: scf.for %[[S:.*]] = %{{.*}} to %[[END:.*]] step %{{.*}} iter_args(%[[TILE:.*]] = %{{.*}}, %[[STEP:.*]] = %{{.*}}, %[[ROW:.*]] = %[[FIRST]]#0, %[[COLUMN:.*]] = %[[FIRST]]#1) -> (index, index, index, index) {
+// CHECK-NOT: arith.divui %{{.*}}, %{{[0-9]+}}{{( {.*})?}} : index
+// CHECK: %[[K0:.*]] = arith.muli %[[STEP]], %{{.*}} : index
+// CHECK: tile.copy_async %{{.*}}[%[[ROW]], %[[K0]]]
+// CHECK: tile.copy_async %{{.*}}[%[[K0]], %[[COLUMN]]]
+// CHECK-NEXT: tile.arrive
+// CHECK: %[[NEXT_STEP:.*]] = arith.addi %[[STEP]], %{{.*}} : index
+// CHECK: %[[WRAPS:.*]] = arith.cmpi eq, %[[NEXT_STEP]], %{{.*}} : index
+// CHECK: %[[NEXT_TILE:.*]] = arith.addi %[[TILE]], %{{.*}} : index
+// CHECK: %[[MORE:.*]] = arith.cmpi ult, %{{.*}}, %[[END]] : index
+// CHECK: %[[AGAIN:.*]] = arith.andi %[[WRAPS]], %[[MORE]] : i1
+// CHECK: %[[NEXT:.*]]:2 = scf.if %[[AGAIN]] -> (index, index) {
+// CHECK: arith.divui
+// CHECK: } else {
+// CHECK: scf.yield %[[ROW]], %[[COLUMN]] : index, index
+// CHECK: %[[T:.*]] = arith.select %[[WRAPS]], %[[NEXT_TILE]], %[[TILE]] : index
+// CHECK: %[[K:.*]] = arith.select %[[WRAPS]], %{{.*}}, %[[NEXT_STEP]] : index
+// CHECK: scf.yield %[[T]], %[[K]], %[[NEXT]]#0, %[[NEXT]]#1 : index, index, index, index
+module attributes {tile.target = "sm_90a"} {
+func.func @dynamic_persistent(%A: memref<?x?xf16>, %B: memref<?x?xf16>, %C: memref<?x?xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %c256 = arith.constant 256 : index
+  %zero = arith.constant 0.0 : f32
+  %m = memref.dim %A, %c0 : memref<?x?xf16>
+  %k = memref.dim %A, %c1 : memref<?x?xf16>
+  %n = memref.dim %B, %c1 : memref<?x?xf16>
+  %gx = arith.ceildivui %n, %c256 : index
+  %gy = arith.ceildivui %m, %c128 : index
+  %ktiles = arith.ceildivui %k, %c64 : index
+  tile.kernel grid(%gx, %gy) threads(256) (%bx, %by) {
+    %As = tile.alloc_shared : memref<128x64xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<64x256xf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<128x256xf32, #tile.fragment>
+    tile.fill %Cf, %zero : memref<128x256xf32, #tile.fragment>
+    %m0 = arith.muli %by, %c128 : index
+    %n0 = arith.muli %bx, %c256 : index
+    tile.pipelined %kt = %c0 to %ktiles stages(4) attributes {tile.schedule = {persistent = true}} {
+      %k0 = arith.muli %kt, %c64 : index
+      tile.copy %A[%m0, %k0], %As : memref<?x?xf16>, memref<128x64xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%k0, %n0], %Bs : memref<?x?xf16>, memref<64x256xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %Cf : memref<128x64xf16, #gpu.address_space<workgroup>>, memref<64x256xf16, #gpu.address_space<workgroup>>, memref<128x256xf32, #tile.fragment>
+    }
+    tile.copy %Cf, %C[%m0, %n0] : memref<128x256xf32, #tile.fragment>, memref<?x?xf16>
+  }
+  return
+}
+}

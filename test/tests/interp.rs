@@ -367,6 +367,21 @@ fn a_persistent_gemm_of_run_time_sizes_agrees_with_its_program() {
             23,
             135 * 128,
         );
+        // The same 135 tiles with K known at run time (130: three steps): the producer carries
+        // a tile's offsets from step to step and computes the next tile's after its last step.
+        let wide_run_time_k = persistent_gemm(
+            "memref<64x?xf16>",
+            "memref<?x17280xf16>",
+            "memref<64x17280xf16>",
+            threads_fill,
+        );
+        agree_after(
+            &format!("persistent_gemm (64x17280x130, {ring})"),
+            &wide_run_time_k,
+            PERSISTENT_PASSES,
+            28,
+            130,
+        );
         // K of 0, 1 and 130 elements: no steps (each tile is filled and written out by a loop of
         // its own), one step, three steps.
         let deep = persistent_gemm(

@@ -49,7 +49,9 @@ use melior::{
         r#type::{IntegerType, MemRefType},
     },
 };
-use tile_dialect::ops::{clone_detached, copy_parts, is_defined_inside, nested_ops, set_operand, static_sizes};
+use tile_dialect::ops::{
+    clone_detached, copy_parts, integer_attribute, is_defined_inside, nested_ops, set_operand, static_sizes,
+};
 
 /// One copy issued ahead: where it reads, and the ring that replaces its tile.
 struct Ahead<'c, 'a> {
@@ -267,6 +269,10 @@ fn produce<'c, 'a>(
         tile_dialect::ops::wait(empty, slot, released, b.location).expect("tile.wait"),
     );
     issue(b, looped, aheads, pipelined, iv, at_iv, slot, full);
+    if integer_attribute(&pipelined, super::persistent::TILE_STEPS) == Some(super::persistent::DYNAMIC_TILE_STEPS) {
+        let looped = looped.block.parent_operation().expect("the producer's scf.for");
+        super::persistent::carry_tile_values(b.context, looped);
+    }
 }
 
 /// Expands one planned loop (see the module's doc).

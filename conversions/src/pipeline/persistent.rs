@@ -725,3 +725,249 @@ fn clone_mapped<'c, 'a>(
         ));
     }
 }
+
+/// Carries a producer's per-tile values from step to step, once `tile-expand-pipelines` has
+/// written its loop over a persistent kernel's (tile, step) pairs (`looped`: `scf.for %s`, its
+/// body's `s / K` and `s mod K` marked [`TILE_OF_STEP`] and [`STEP_IN_TILE`]), where K is known at
+/// run time only: each step would otherwise divide by K and walk the tile order (more divisions
+/// by run-time values) to find its tile's offsets, which is what limits a producer whose steps
+/// are short (a 16x4096x4096 GEMM on 64x128 tiles ran at 0.43x cuBLAS persistent, 0.93x one tile
+/// a block). The loop becomes
+///
+/// ```text
+/// %v0 = the tile values of tile lb / K          // where the loop runs at all
+/// scf.for %s = lb to ub iter_args(%t = lb / K, %k = lb mod K, %v = %v0) {
+///   the step's ops, over %t, %k and %v
+///   %v' = %k + 1 == K and %s + 1 < ub ? the tile values of tile %t + 1 : %v
+///   yield (%k + 1 == K ? (%t + 1, 0) : (%t, %k + 1)), %v'
+/// }
+/// ```
+///
+/// The tile values are the pure arithmetic of the body over `s / K` (not `s` nor `s mod K`), computed only for
+/// tiles the loop reaches, as before; the loop's other ops (waits, copies, arrivals) stay in order.
+pub fn carry_tile_values<'c, 'a>(context: &'c Context, looped: OperationRef<'c, 'a>) {
+    let body = looped.region(0).expect("loop body").first_block().expect("loop body");
+    let s: Value = body.argument(0).expect("induction variable").into();
+    let ops: Vec<OperationRef> = std::iter::successors(body.first_operation(), |op| op.next_in_block()).collect();
+    let Some((_, ops)) = ops.split_last() else { return };
+    let (Some(tile_of), Some(step_in)) = (
+        ops.iter().find(|op| op.attribute(TILE_OF_STEP).is_ok()),
+        ops.iter().find(|op| op.attribute(STEP_IN_TILE).is_ok()),
+    ) else {
+        return;
+    };
+    let result = |op: &OperationRef<'c, 'a>| -> Value<'c, 'a> { op.result(0).expect("one result").into() };
+    let k = tile_of.operand(1).expect("s / K");
+    // The tile-level ops: pure ops over the tile, values from outside the loop and each other;
+    // those that depend on the tile give the tile values (the others, invariant, stay too).
+    let mut tile_level: Vec<OperationRef> = Vec::new();
+    for op in ops {
+        if op == tile_of || op == step_in || !crate::pipeline::ahead::index_arithmetic(op) {
+            continue;
+        }
+        let over_tile = op.operands().all(|operand| {
+            operand == result(tile_of)
+                || !tile_dialect::ops::is_defined_inside(operand, looped)
+                || tile_dialect::ops::as_result(operand).is_some_and(|r| tile_level.contains(&r.owner()))
+        });
+        if over_tile {
+            tile_level.push(*op);
+        }
+    }
+    let per_tile: Vec<OperationRef> = tile_level
+        .iter()
+        .filter(|op| {
+            op.operands()
+                .any(|operand| depends_on_tile(operand, result(tile_of), looped))
+        })
+        .copied()
+        .collect();
+    // Only the values the step's ops read are carried.
+    let carried: Vec<Value> = per_tile
+        .iter()
+        .flat_map(|op| op.results().map(Value::from).collect::<Vec<_>>())
+        .filter(|value| {
+            ops.iter().filter(|op| !per_tile.contains(op)).any(|op| {
+                nested_ops(*op)
+                    .into_iter()
+                    .chain([*op])
+                    .any(|user| user.operands().any(|o| o == *value))
+            })
+        })
+        .collect();
+    if carried.is_empty() {
+        return;
+    }
+    let b = Builder {
+        context,
+        location: looped.location(),
+        threads: None,
+    };
+    let at = At::before(looped);
+    let [lower, upper, step] = [0, 1, 2].map(|i| looped.operand(i).expect("scf.for bounds"));
+    let divisor = b.maxui(at, k, b.index(at, 1));
+    let first_tile = b.divui(at, lower, divisor);
+    let first_step = b.remui(at, lower, divisor);
+    let types: Vec<Type> = carried.iter().map(|value| value.r#type()).collect();
+    // The tile values of `tile` where `condition` holds, else `otherwise`.
+    let tile_values = |at: At<'c, 'a>,
+                       condition: Value<'c, 'a>,
+                       tile: Value<'c, 'a>,
+                       otherwise: &dyn Fn(At<'c, 'a>) -> Vec<Value<'c, 'a>>| {
+        let (then, otherwise_at, results) = if_yielding(&b, at, condition, &types);
+        let mut map = vec![(result(tile_of), tile)];
+        for op in &tile_level {
+            clone_mapped(&b, then, *op, &mut map);
+        }
+        let values: Vec<Value> = carried
+            .iter()
+            .map(|value| {
+                map.iter()
+                    .find(|(original, _)| original == value)
+                    .expect("a cloned tile value")
+                    .1
+            })
+            .collect();
+        finish_yield(then, &values);
+        let other = otherwise(otherwise_at);
+        finish_yield(otherwise_at, &other);
+        results
+    };
+    let runs = b.compare(at, "ult", lower, upper);
+    let zeros = |at: At<'c, 'a>| -> Vec<Value<'c, 'a>> {
+        types
+            .iter()
+            .map(|ty| match melior::ir::TypeLike::is_index(ty) {
+                true => b.index(at, 0),
+                false => b.integer(at, *ty, 0),
+            })
+            .collect()
+    };
+    let initial = tile_values(at, runs, first_tile, &zeros);
+    let mut inits = vec![first_tile, first_step];
+    inits.extend(initial);
+    let (inside, arguments) = for_loop_carrying_all(&b, at, [lower, upper, step], &inits);
+    let (tile, step_value, values) = (arguments[1], arguments[2], &arguments[3..]);
+    let mut map: Vec<(Value, Value)> = vec![
+        (s, arguments[0]),
+        (result(tile_of), tile),
+        (result(step_in), step_value),
+    ];
+    map.extend(carried.iter().copied().zip(values.iter().copied()));
+    for op in ops {
+        if *op != *tile_of && *op != *step_in && !per_tile.contains(op) {
+            clone_mapped(&b, inside, *op, &mut map);
+        }
+    }
+    let one = b.index(inside, 1);
+    let next_step = b.addi(inside, step_value, one);
+    let wraps = b.compare(inside, "eq", next_step, k);
+    let next_tile = b.addi(inside, tile, one);
+    let next = b.addi(inside, arguments[0], step);
+    let more = b.compare(inside, "ult", next, upper);
+    let recompute = b.andi(inside, wraps, more);
+    let kept: Vec<Value> = values.to_vec();
+    let next_values = tile_values(inside, recompute, next_tile, &|_| kept.clone());
+    let mut yielded = vec![
+        b.select(inside, wraps, next_tile, tile),
+        b.select(inside, wraps, b.index(inside, 0), next_step),
+    ];
+    yielded.extend(next_values);
+    finish_yield(inside, &yielded);
+    melior::IrRewriter::new(context).as_rewriter_base().erase_op(looped);
+}
+
+/// Whether `value` is computed from `tile` by ops of `looped`'s body.
+fn depends_on_tile(value: Value, tile: Value, looped: OperationRef) -> bool {
+    if value == tile {
+        return true;
+    }
+    tile_dialect::ops::as_result(value).is_some_and(|result| {
+        tile_dialect::ops::is_defined_inside(value, looped)
+            && result
+                .owner()
+                .operands()
+                .any(|operand| depends_on_tile(operand, tile, looped))
+    })
+}
+
+/// `scf.if condition -> (types)` at `at`: the then and else positions (before placeholder
+/// yields that [`finish_yield`] replaces) and the results.
+fn if_yielding<'c, 'a>(
+    b: &Builder<'c>,
+    at: At<'c, 'a>,
+    condition: Value<'c, 'a>,
+    types: &[Type<'c>],
+) -> (At<'c, 'a>, At<'c, 'a>, Vec<Value<'c, 'a>>) {
+    let region = || {
+        let block = melior::ir::Block::new(&[]);
+        block.append_operation(melior::dialect::scf::r#yield(&[], b.location));
+        let region = melior::ir::Region::new();
+        region.append_block(block);
+        region
+    };
+    let op = b.insert(
+        at,
+        melior::dialect::scf::r#if(condition, types, region(), region(), b.location),
+    );
+    let position = |index: usize| {
+        let block = op.region(index).expect("region").first_block().expect("block");
+        At {
+            block,
+            before: block.terminator().expect("scf.yield"),
+        }
+    };
+    let results = (0..op.result_count())
+        .map(|i| op.result(i).expect("result").into())
+        .collect();
+    (position(0), position(1), results)
+}
+
+/// `scf.for lower to upper step step iter_args(initial)` at `at`: the body position (before a
+/// placeholder yield that [`finish_yield`] replaces), the induction variable and the carried values.
+fn for_loop_carrying_all<'c, 'a>(
+    b: &Builder<'c>,
+    at: At<'c, 'a>,
+    [lower, upper, step]: [Value<'c, 'a>; 3],
+    initial: &[Value<'c, 'a>],
+) -> (At<'c, 'a>, Vec<Value<'c, 'a>>) {
+    let types: Vec<Type> = initial.iter().map(|value| value.r#type()).collect();
+    let mut arguments = vec![(Type::index(b.context), b.location)];
+    arguments.extend(types.iter().map(|ty| (*ty, b.location)));
+    let block = melior::ir::Block::new(&arguments);
+    block.append_operation(melior::dialect::scf::r#yield(&[], b.location));
+    let region = melior::ir::Region::new();
+    region.append_block(block);
+    let mut operands = vec![lower, upper, step];
+    operands.extend_from_slice(initial);
+    let op = melior::ir::operation::OperationBuilder::new("scf.for", b.location)
+        .add_operands(&operands)
+        .add_results(&types)
+        .add_regions([region])
+        .build()
+        .expect("scf.for with carried values");
+    let op = b.insert(at, op);
+    let block = op.region(0).expect("region").first_block().expect("body");
+    let values = (0..block.argument_count())
+        .map(|i| block.argument(i).expect("argument").into())
+        .collect();
+    (
+        At {
+            block,
+            before: block.terminator().expect("scf.yield"),
+        },
+        values,
+    )
+}
+
+/// Replaces the placeholder yield at `at` by one of `values`.
+fn finish_yield<'c, 'a>(at: At<'c, 'a>, values: &[Value<'c, 'a>]) {
+    at.block
+        .insert_operation_before(at.before, melior::dialect::scf::r#yield(values, at.before.location()));
+    let placeholder = at.before;
+    tile_dialect::ops::with_context(placeholder, |context| {
+        melior::IrRewriter::new(context)
+            .as_rewriter_base()
+            .erase_op(placeholder);
+    });
+}
