@@ -58,6 +58,8 @@ python3 tools/gen/attention.py sparse-bench > bench/programs/block_sparse_attent
 # The grouped GEMM example with 128x256 output tiles (the dense GEMMs' tile), timed beside it.
 sed 's/%ntiles = arith.ceildivui %n, %c128/%ntiles = arith.ceildivui %n, %c256/; s/%n0 = arith.muli %ntile, %c128/%n0 = arith.muli %ntile, %c256/; s/64x128xf16/64x256xf16/g; s/128x128xf32/128x256xf32/g; s/in (128, 128)/in (128, 256)/; s/%c128 = arith.constant 128 : index/%c128 = arith.constant 128 : index\n  %c256 = arith.constant 256 : index/; s/@grouped_gemm(/@grouped_gemm_n256(/' \
   examples/grouped_gemm.mlir > bench/programs/grouped_gemm_n256.mlir
+# The grouped GEMM one output tile a block (its producer warpgroup runs the group search too).
+cp bench/grouped_gemm_tiles.mlir bench/programs/
 # Variable-length attention: 16 sequences of up to 4096 tokens packed into 32768 (32 heads, dim
 # 128), non-causal and causal, timed against torch's jagged-tensor SDPA (bench.py).
 python3 tools/gen/attention.py varlen-bench > bench/programs/attention_varlen_bench.mlir
