@@ -106,8 +106,9 @@ module attributes {tile.target = "sm_90a"} {
 // -----
 
 // Run-time rows (a token count) and a static weight: narrow rows first, then few tiles, then the
-// balanced or the wide tiling by their waves' cost; each class of few tiles with a long K has its
-// split twin. Six kernels, each under the conditions the launcher evaluates.
+// balanced or the wide tiling by their waves' cost, whose loops ask for persistent kernels; each
+// class of few tiles with a long K has its split twin. Six kernels, each under the conditions
+// the launcher evaluates.
 // CHECK-LABEL: func.func @tokens
 // CHECK: %[[M:.*]] = memref.dim %{{.*}}, %{{.*}} : memref<?x4096xf16>
 // CHECK: %[[NARROW:.*]] = arith.cmpi ule, %[[M]], %{{.*}} : index
@@ -133,8 +134,10 @@ module attributes {tile.target = "sm_90a"} {
 // CHECK: %[[BALANCED:.*]] = arith.cmpi ule, %{{.*}}, %{{.*}} : index
 // CHECK: scf.if %[[BALANCED]] {
 // CHECK: tile.alloc_fragment : memref<128x192xf32, #tile.fragment>
+// CHECK: stages(4) attributes {tile.schedule = {persistent = true}} {
 // CHECK: } else {
 // CHECK: tile.alloc_fragment : memref<128x256xf32, #tile.fragment>
+// CHECK: stages(4) attributes {tile.schedule = {persistent = true}} {
 // CHECK-NOT: tile.kernel
 // CHECK: return
 module attributes {tile.target = "sm_90a"} {
@@ -183,6 +186,11 @@ module attributes {tile.target = "sm_90a"} {
 // CHECK: tile.copy %{{.*}}[%[[BZ]], %{{.*}}, %{{.*}}], %{{.*}} : memref<?x?x1024xf16>
 // CHECK: tile.copy %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}} : memref<1024x512xf16>
 // CHECK: tile.copy %{{.*}}, %{{.*}}[%[[BZ]], %{{.*}}, %{{.*}}] : memref<64x128xf32, #tile.fragment>, memref<?x?x512xf16>
+// The balanced and wide classes' loops do not ask for persistent kernels (which walk 2-D grids).
+// CHECK: tile.alloc_fragment : memref<128x192xf32, #tile.fragment>
+// CHECK: tile.pipelined %{{.*}} = %{{.*}} to %{{.*}} stages(4) {
+// CHECK: tile.alloc_fragment : memref<128x256xf32, #tile.fragment>
+// CHECK: tile.pipelined %{{.*}} = %{{.*}} to %{{.*}} stages(4) {
 module attributes {tile.target = "sm_90a"} {
   func.func @batched(%X: memref<?x?x1024xf16>, %W: memref<1024x512xf16>, %Y: memref<?x?x512xf16>) {
     tile.matmul %X, %W, %Y : memref<?x?x1024xf16>, memref<1024x512xf16>, memref<?x?x512xf16>
