@@ -267,33 +267,82 @@ impl<'c> Builder<'c> {
     pub fn for_loop_carrying<'a>(
         &self,
         at: At<'c, 'a>,
-        [lower, upper, step]: [Value<'c, '_>; 3],
+        bounds: [Value<'c, '_>; 3],
         initial: Value<'c, '_>,
     ) -> (At<'c, 'a>, Value<'c, 'a>, Value<'c, 'a>) {
-        let ty = initial.r#type();
-        let block = Block::new(&[(Type::index(self.context), self.location), (ty, self.location)]);
-        let carried: Value = block.argument(1).expect("carried value").into();
-        block.append_operation(scf::r#yield(&[carried], self.location));
+        let (inside, iv, carried) = self.for_loop_carrying_all(at, bounds, &[initial]);
+        (inside, iv, carried[0])
+    }
+
+    /// [`Self::for_loop_carrying`] of several values: the body yields them unchanged until
+    /// [`Self::yield_values`] says what they become.
+    pub fn for_loop_carrying_all<'a>(
+        &self,
+        at: At<'c, 'a>,
+        [lower, upper, step]: [Value<'c, '_>; 3],
+        initial: &[Value<'c, '_>],
+    ) -> (At<'c, 'a>, Value<'c, 'a>, Vec<Value<'c, 'a>>) {
+        let types: Vec<Type> = initial.iter().map(|value| value.r#type()).collect();
+        let mut arguments = vec![(Type::index(self.context), self.location)];
+        arguments.extend(types.iter().map(|ty| (*ty, self.location)));
+        let block = Block::new(&arguments);
+        let carried: Vec<Value> = (1..block.argument_count())
+            .map(|i| block.argument(i).expect("carried value").into())
+            .collect();
+        block.append_operation(scf::r#yield(&carried, self.location));
         let region = Region::new();
         region.append_block(block);
-        let op = melior::ir::operation::OperationBuilder::new("scf.for", self.location)
-            .add_operands(&[lower, upper, step, initial])
-            .add_results(&[ty])
+        let mut operands = vec![lower, upper, step];
+        operands.extend_from_slice(initial);
+        let op = OperationBuilder::new("scf.for", self.location)
+            .add_operands(&operands)
+            .add_results(&types)
             .add_regions([region])
             .build()
-            .expect("scf.for with a carried value");
+            .expect("scf.for with carried values");
         let op = self.insert(at, op);
         let (block, inside) = Self::inside(op, 0);
-        (
-            inside,
-            block.argument(0).expect("induction variable").into(),
-            block.argument(1).expect("carried value").into(),
-        )
+        let carried = (1..block.argument_count())
+            .map(|i| block.argument(i).expect("carried value").into())
+            .collect();
+        (inside, block.argument(0).expect("induction variable").into(), carried)
     }
 
     /// Makes the body of a [`Self::for_loop_carrying`] (`at`: its position) carry `value` on.
     pub fn yield_value<'a>(&self, at: At<'c, 'a>, value: Value<'c, 'a>) {
-        tile_dialect::ops::set_operand(at.before, 0, value);
+        self.yield_values(at, &[value]);
+    }
+
+    /// Makes the region whose yield is at `at` (a [`Self::for_loop_carrying_all`] or an
+    /// [`Self::if_else_yielding`]) yield `values`.
+    pub fn yield_values<'a>(&self, at: At<'c, 'a>, values: &[Value<'c, 'a>]) {
+        for (position, value) in values.iter().enumerate() {
+            tile_dialect::ops::set_operand(at.before, position, *value);
+        }
+    }
+
+    /// Creates `scf.if condition -> (types of initial) {} else {}` at `at`, each branch yielding
+    /// `initial` until [`Self::yield_values`] says otherwise; returns the then- and else-body
+    /// positions and the results.
+    pub fn if_else_yielding<'a>(
+        &self,
+        at: At<'c, 'a>,
+        condition: Value<'c, '_>,
+        initial: &[Value<'c, 'a>],
+    ) -> (At<'c, 'a>, At<'c, 'a>, Vec<Value<'c, 'a>>) {
+        let types: Vec<Type> = initial.iter().map(|value| value.r#type()).collect();
+        let region = || {
+            let block = Block::new(&[]);
+            block.append_operation(scf::r#yield(initial, self.location));
+            let region = Region::new();
+            region.append_block(block);
+            region
+        };
+        let op = self.insert(at, scf::r#if(condition, &types, region(), region(), self.location));
+        let results = (0..op.result_count())
+            .map(|i| op.result(i).expect("result").into())
+            .collect();
+        (Self::inside(op, 0).1, Self::inside(op, 1).1, results)
     }
 
     /// Creates a nest of loops from 0 to each of `extents` (step 1); returns the innermost body and

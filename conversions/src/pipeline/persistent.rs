@@ -808,13 +808,9 @@ pub fn carry_tile_values<'c, 'a>(context: &'c Context, looped: OperationRef<'c, 
     let divisor = b.maxui(at, k, b.index(at, 1));
     let first_tile = b.divui(at, lower, divisor);
     let first_step = b.remui(at, lower, divisor);
-    let types: Vec<Type> = carried.iter().map(|value| value.r#type()).collect();
-    // The tile values of `tile` where `condition` holds, else `otherwise`.
-    let tile_values = |at: At<'c, 'a>,
-                       condition: Value<'c, 'a>,
-                       tile: Value<'c, 'a>,
-                       otherwise: &dyn Fn(At<'c, 'a>) -> Vec<Value<'c, 'a>>| {
-        let (then, otherwise_at, results) = if_yielding(&b, at, condition, &types);
+    // The tile values of `tile` where `condition` holds, else `otherwise` (defined before `at`).
+    let tile_values = |at: At<'c, 'a>, condition: Value<'c, 'a>, tile: Value<'c, 'a>, otherwise: &[Value<'c, 'a>]| {
+        let (then, _, results) = b.if_else_yielding(at, condition, otherwise);
         let mut map = vec![(result(tile_of), tile)];
         for op in &tile_level {
             clone_mapped(&b, then, *op, &mut map);
@@ -828,31 +824,23 @@ pub fn carry_tile_values<'c, 'a>(context: &'c Context, looped: OperationRef<'c, 
                     .1
             })
             .collect();
-        finish_yield(then, &values);
-        let other = otherwise(otherwise_at);
-        finish_yield(otherwise_at, &other);
+        b.yield_values(then, &values);
         results
     };
-    let runs = b.compare(at, "ult", lower, upper);
-    let zeros = |at: At<'c, 'a>| -> Vec<Value<'c, 'a>> {
-        types
-            .iter()
-            .map(|ty| match melior::ir::TypeLike::is_index(ty) {
-                true => b.index(at, 0),
-                false => b.integer(at, *ty, 0),
-            })
-            .collect()
-    };
-    let initial = tile_values(at, runs, first_tile, &zeros);
+    // Where the loop runs no step, the carried values are never read.
+    let zeros: Vec<Value> = carried
+        .iter()
+        .map(|value| match melior::ir::TypeLike::is_index(&value.r#type()) {
+            true => b.index(at, 0),
+            false => b.integer(at, value.r#type(), 0),
+        })
+        .collect();
+    let initial = tile_values(at, b.compare(at, "ult", lower, upper), first_tile, &zeros);
     let mut inits = vec![first_tile, first_step];
     inits.extend(initial);
-    let (inside, arguments) = for_loop_carrying_all(&b, at, [lower, upper, step], &inits);
-    let (tile, step_value, values) = (arguments[1], arguments[2], &arguments[3..]);
-    let mut map: Vec<(Value, Value)> = vec![
-        (s, arguments[0]),
-        (result(tile_of), tile),
-        (result(step_in), step_value),
-    ];
+    let (inside, s_value, arguments) = b.for_loop_carrying_all(at, [lower, upper, step], &inits);
+    let (tile, step_value, values) = (arguments[0], arguments[1], &arguments[2..]);
+    let mut map: Vec<(Value, Value)> = vec![(s, s_value), (result(tile_of), tile), (result(step_in), step_value)];
     map.extend(carried.iter().copied().zip(values.iter().copied()));
     for op in ops {
         if *op != *tile_of && *op != *step_in && !per_tile.contains(op) {
@@ -863,17 +851,15 @@ pub fn carry_tile_values<'c, 'a>(context: &'c Context, looped: OperationRef<'c, 
     let next_step = b.addi(inside, step_value, one);
     let wraps = b.compare(inside, "eq", next_step, k);
     let next_tile = b.addi(inside, tile, one);
-    let next = b.addi(inside, arguments[0], step);
+    let next = b.addi(inside, s_value, step);
     let more = b.compare(inside, "ult", next, upper);
-    let recompute = b.andi(inside, wraps, more);
-    let kept: Vec<Value> = values.to_vec();
-    let next_values = tile_values(inside, recompute, next_tile, &|_| kept.clone());
+    let next_values = tile_values(inside, b.andi(inside, wraps, more), next_tile, values);
     let mut yielded = vec![
         b.select(inside, wraps, next_tile, tile),
         b.select(inside, wraps, b.index(inside, 0), next_step),
     ];
     yielded.extend(next_values);
-    finish_yield(inside, &yielded);
+    b.yield_values(inside, &yielded);
     melior::IrRewriter::new(context).as_rewriter_base().erase_op(looped);
 }
 
@@ -889,85 +875,4 @@ fn depends_on_tile(value: Value, tile: Value, looped: OperationRef) -> bool {
                 .operands()
                 .any(|operand| depends_on_tile(operand, tile, looped))
     })
-}
-
-/// `scf.if condition -> (types)` at `at`: the then and else positions (before placeholder
-/// yields that [`finish_yield`] replaces) and the results.
-fn if_yielding<'c, 'a>(
-    b: &Builder<'c>,
-    at: At<'c, 'a>,
-    condition: Value<'c, 'a>,
-    types: &[Type<'c>],
-) -> (At<'c, 'a>, At<'c, 'a>, Vec<Value<'c, 'a>>) {
-    let region = || {
-        let block = melior::ir::Block::new(&[]);
-        block.append_operation(melior::dialect::scf::r#yield(&[], b.location));
-        let region = melior::ir::Region::new();
-        region.append_block(block);
-        region
-    };
-    let op = b.insert(
-        at,
-        melior::dialect::scf::r#if(condition, types, region(), region(), b.location),
-    );
-    let position = |index: usize| {
-        let block = op.region(index).expect("region").first_block().expect("block");
-        At {
-            block,
-            before: block.terminator().expect("scf.yield"),
-        }
-    };
-    let results = (0..op.result_count())
-        .map(|i| op.result(i).expect("result").into())
-        .collect();
-    (position(0), position(1), results)
-}
-
-/// `scf.for lower to upper step step iter_args(initial)` at `at`: the body position (before a
-/// placeholder yield that [`finish_yield`] replaces), the induction variable and the carried values.
-fn for_loop_carrying_all<'c, 'a>(
-    b: &Builder<'c>,
-    at: At<'c, 'a>,
-    [lower, upper, step]: [Value<'c, 'a>; 3],
-    initial: &[Value<'c, 'a>],
-) -> (At<'c, 'a>, Vec<Value<'c, 'a>>) {
-    let types: Vec<Type> = initial.iter().map(|value| value.r#type()).collect();
-    let mut arguments = vec![(Type::index(b.context), b.location)];
-    arguments.extend(types.iter().map(|ty| (*ty, b.location)));
-    let block = melior::ir::Block::new(&arguments);
-    block.append_operation(melior::dialect::scf::r#yield(&[], b.location));
-    let region = melior::ir::Region::new();
-    region.append_block(block);
-    let mut operands = vec![lower, upper, step];
-    operands.extend_from_slice(initial);
-    let op = melior::ir::operation::OperationBuilder::new("scf.for", b.location)
-        .add_operands(&operands)
-        .add_results(&types)
-        .add_regions([region])
-        .build()
-        .expect("scf.for with carried values");
-    let op = b.insert(at, op);
-    let block = op.region(0).expect("region").first_block().expect("body");
-    let values = (0..block.argument_count())
-        .map(|i| block.argument(i).expect("argument").into())
-        .collect();
-    (
-        At {
-            block,
-            before: block.terminator().expect("scf.yield"),
-        },
-        values,
-    )
-}
-
-/// Replaces the placeholder yield at `at` by one of `values`.
-fn finish_yield<'c, 'a>(at: At<'c, 'a>, values: &[Value<'c, 'a>]) {
-    at.block
-        .insert_operation_before(at.before, melior::dialect::scf::r#yield(values, at.before.location()));
-    let placeholder = at.before;
-    tile_dialect::ops::with_context(placeholder, |context| {
-        melior::IrRewriter::new(context)
-            .as_rewriter_base()
-            .erase_op(placeholder);
-    });
 }
