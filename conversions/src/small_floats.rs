@@ -257,14 +257,21 @@ pub fn arithmetic_in_f32(types: &[Element]) -> String {
     )
 }
 
-/// The types the code under `op` emulates: those of the target of the closest module that names
-/// one, else (the CPU reference) the 8-bit floats.
+/// The target of the closest module around `op` that names one (none: the CPU reference).
+fn target_of(op: OperationRef) -> Option<&'static crate::target::Target> {
+    std::iter::successors(Some(op), |op| op.parent_operation())
+        .find(|op| op.attribute(crate::target::ATTRIBUTE).is_ok())
+        .and_then(|module| crate::target::Target::of(module).ok())
+}
+
+/// The types the code under `op` emulates: those of its target, else (the CPU reference) the
+/// 8-bit floats.
 fn emulated(op: OperationRef) -> &'static [Element] {
-    let module = std::iter::successors(Some(op), |op| op.parent_operation())
-        .find(|op| op.attribute(crate::target::ATTRIBUTE).is_ok());
-    match module {
-        Some(module) => crate::target::Target::of(module).map_or(&[], |target| target.emulated_floats),
-        None => &[Element::F8E4M3FN, Element::F8E5M2],
+    let named = std::iter::successors(Some(op), |op| op.parent_operation())
+        .any(|op| op.attribute(crate::target::ATTRIBUTE).is_ok());
+    match (named, target_of(op)) {
+        (true, target) => target.map_or(&[], |target| target.emulated_floats),
+        (false, _) => &[Element::F8E4M3FN, Element::F8E5M2],
     }
 }
 
@@ -278,6 +285,7 @@ fn emulate<'c>(context: &'c Context, root: OperationRef<'c, '_>) -> Result<(), S
     if types.is_empty() {
         return Ok(());
     }
+    let by_instruction = target_of(root).is_some_and(|target| target.f8_rounding);
     let emulated_element = |ty: Type| Element::of(ty).filter(|element| types.contains(element));
     let ops = nested_ops(root);
     // The values of an emulated type, by what makes them, before any type changes.
@@ -374,9 +382,11 @@ fn emulate<'c>(context: &'c Context, root: OperationRef<'c, '_>) -> Result<(), S
         } else {
             let result = op.result(0).expect("a value").r#type();
             let ty = tile_dialect::ops::vector_or_scalar_of(result, bits_type(context, element)).expect("bits");
-            each_lane(&b, at, op.operand(0).expect("a float"), ty, |lane, _| {
-                encode(&b, at, lane, element)
-            })
+            let value = op.operand(0).expect("a float");
+            match by_instruction && element.is_f8() {
+                true => encode_by_instruction(&b, at, value, ty, element),
+                false => each_lane(&b, at, value, ty, |lane, _| encode(&b, at, lane, element)),
+            }
         };
         let value: Value = op.result(0).expect("a value").into();
         for user in tile_dialect::ops::users(value) {
@@ -714,6 +724,103 @@ fn encode<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, value: Value<'c, 'a>, element
         }
     };
     b.cast(at, tile_ir::arith::trunci, code, bits_type(b.context, element))
+}
+
+/// The magnitude (f32 bits) from which rounding to `element` passes its largest finite value:
+/// f8E4M3FN from 464 (448 rounds up past it), f8E5M2 from 61440.
+fn overflow_from(element: Element) -> i64 {
+    match element {
+        Element::F8E4M3FN => 0x43E8_0000,
+        _ => 0x4770_0000,
+    }
+}
+
+/// `value` (f32 lanes, or f64 first rounded to f32) rounded to `element` by the device's
+/// instruction (`cvt.rn.satfinite`, two lanes at a time: `nvvm.convert.f32x2.to.f8x2`) where the
+/// target has one: the same codes as [`encode`], the instruction's saturation past the largest
+/// finite value replaced by what `arith.truncf` gives there (f8E4M3FN's NaN, f8E5M2's infinity;
+/// NaN stays NaN, the sign kept). `ty`: the bits' type (a scalar or a 1-D vector).
+fn encode_by_instruction<'c, 'a>(
+    b: &Builder<'c>,
+    at: At<'c, 'a>,
+    value: Value<'c, 'a>,
+    ty: Type<'c>,
+    element: Element,
+) -> Value<'c, 'a> {
+    let f32 = Type::float32(b.context);
+    let i32: Type = IntegerType::new(b.context, 32).into();
+    let i16: Type = IntegerType::new(b.context, 16).into();
+    let lanes: Vec<Value> = match tile_dialect::ops::vector_lanes(value.r#type()) {
+        None => vec![value],
+        Some(count) => (0..count)
+            .map(|lane| {
+                let position = crate::attributes::i64_array(b.context, &[lane]);
+                b.value(
+                    at,
+                    tile_ir::vector::extract(b.context, value, &[], position, b.location).into(),
+                )
+            })
+            .collect(),
+    };
+    let lanes: Vec<Value> = lanes
+        .into_iter()
+        .map(|lane| match lane.r#type().is_f32() {
+            true => lane,
+            false => b.cast(at, tile_ir::arith::truncf, lane, f32),
+        })
+        .collect();
+    let rounding = |high: Value<'c, 'a>, low: Value<'c, 'a>| -> Value<'c, 'a> {
+        let attribute = |text: &str| melior::ir::Attribute::parse(b.context, text).expect("an nvvm attribute");
+        let op = melior::ir::operation::OperationBuilder::new("nvvm.convert.f32x2.to.f8x2", b.location)
+            .add_operands(&[high, low])
+            .add_results(&[i16])
+            .add_attributes(&[
+                (
+                    melior::ir::Identifier::new(b.context, "rnd"),
+                    attribute("#nvvm.fp_rnd_mode<rn>"),
+                ),
+                (
+                    melior::ir::Identifier::new(b.context, "sat"),
+                    attribute("#nvvm.sat_mode<satfinite>"),
+                ),
+                (
+                    melior::ir::Identifier::new(b.context, "dstTy"),
+                    melior::ir::attribute::TypeAttribute::new(
+                        Type::parse(b.context, element.name()).expect("an 8-bit float type"),
+                    )
+                    .into(),
+                ),
+            ])
+            .build()
+            .expect("nvvm.convert.f32x2.to.f8x2");
+        b.cast(at, tile_ir::arith::extui, b.value(at, op), i32)
+    };
+    let format = Eight::of(element);
+    let code = |lane: Value<'c, 'a>, rounded: Value<'c, 'a>| -> Value<'c, 'a> {
+        let word = b.cast(at, tile_ir::arith::bitcast, lane, i32);
+        let sign = b.andi(at, b.shrui(at, word, b.integer(at, i32, 24)), b.integer(at, i32, 0x80));
+        let magnitude = b.andi(at, word, b.integer(at, i32, 0x7FFF_FFFF));
+        let nan = b.compare(at, "ugt", magnitude, b.integer(at, i32, 0x7F80_0000));
+        let past = b.select(at, nan, b.integer(at, i32, format.nan), b.integer(at, i32, format.top));
+        let overflows = b.compare(at, "uge", magnitude, b.integer(at, i32, overflow_from(element)));
+        // (The instruction's code has the sign already.)
+        let byte = b.andi(at, rounded, b.integer(at, i32, 0xFF));
+        let code = b.select(at, overflows, b.ori(at, past, sign), byte);
+        b.cast(at, tile_ir::arith::trunci, code, bits_type(b.context, element))
+    };
+    let mut codes = Vec::with_capacity(lanes.len());
+    for pair in lanes.chunks(2) {
+        let (low, high) = (pair[0], *pair.get(1).unwrap_or(&pair[0]));
+        let packed = rounding(high, low);
+        codes.push(code(low, packed));
+        if pair.len() == 2 {
+            codes.push(code(high, b.shrui(at, packed, b.integer(at, i32, 8))));
+        }
+    }
+    match tile_dialect::ops::vector_lanes(ty) {
+        None => codes[0],
+        Some(_) => b.value(at, vector::from_elements(b.context, ty, &codes, b.location).into()),
+    }
 }
 
 /// The bits of the `element` value nearest `value` (ties to even; NaN, f8E4M3FN's overflow to

@@ -144,3 +144,33 @@ func.func @f8_vectors(%X: memref<64xf8E4M3FN>, %Y: memref<64xf8E4M3FN>, %i: inde
   return
 }
 }
+
+// -----
+
+// sm_90a rounds f32 to the 8-bit floats by its instruction (cvt.rn.satfinite, two lanes at a time:
+// the first lane in the low byte), and where the instruction saturates past the largest finite
+// value (f8E4M3FN from 464: 0x43E80000) gives what arith.truncf gives there, NaN (0x7F) with the
+// sign; a scalar is rounded as a pair with itself.
+// CHECK-LABEL: func.func @f8_rounded_on_sm90a
+// CHECK: %[[LOW:.*]] = vector.extract %{{.*}}[0] : f32 from vector<2xf32>
+// CHECK: %[[HIGH:.*]] = vector.extract %{{.*}}[1] : f32 from vector<2xf32>
+// CHECK: %[[PAIR:.*]] = nvvm.convert.f32x2.to.f8x2 %[[HIGH]], %[[LOW]] {rnd = #nvvm.fp_rnd_mode<rn>, sat = #nvvm.sat_mode<satfinite>} : i16(f8E4M3FN)
+// CHECK: %[[WORD:.*]] = arith.bitcast %[[LOW]] : f32 to i32
+// CHECK: %[[PAST:.*]] = arith.cmpi uge, %{{.*}}, %c1139277824_i32 : i32
+// CHECK: arith.select %[[PAST]]
+// CHECK: arith.shrui %{{.*}}, %c8_i32 : i32
+// CHECK: vector.from_elements %{{.*}}, %{{.*}} : vector<2xi8>
+// CHECK: nvvm.convert.f32x2.to.f8x2 %[[ONE:.*]], %[[ONE]] {rnd = #nvvm.fp_rnd_mode<rn>, sat = #nvvm.sat_mode<satfinite>} : i16(f8E5M2)
+// CHECK: arith.cmpi uge, %{{.*}}, %c1198522368_i32 : i32
+// CHECK-NOT: f8E4M3FN
+module attributes {tile.target = "sm_90a"} {
+func.func @f8_rounded_on_sm90a(%X: memref<64xf32>, %Y: memref<64xf8E4M3FN>, %Z: memref<64xf8E5M2>, %i: index) {
+  %v = vector.load %X[%i] : memref<64xf32>, vector<2xf32>
+  %r = arith.truncf %v : vector<2xf32> to vector<2xf8E4M3FN>
+  vector.store %r, %Y[%i] : memref<64xf8E4M3FN>, vector<2xf8E4M3FN>
+  %x = memref.load %X[%i] : memref<64xf32>
+  %s = arith.truncf %x : f32 to f8E5M2
+  memref.store %s, %Z[%i] : memref<64xf8E5M2>
+  return
+}
+}

@@ -63,6 +63,7 @@ pub static TARGET: Target = Target {
         tile_dialect::element::Element::F8E4M3FN,
         tile_dialect::element::Element::F8E5M2,
     ],
+    f8_rounding: false,
     no_print: Some(
         "its printf runs through the ROCm device library's hostcalls (__ockl_printf_*), which tile-compile does not link",
     ),

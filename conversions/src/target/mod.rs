@@ -98,6 +98,9 @@ pub struct Target {
     /// arithmetic where they are loaded, stored or widened ([`crate::small_floats`]): types the
     /// device has no instructions for.
     pub emulated_floats: &'static [tile_dialect::element::Element],
+    /// Its kernels round f32 to the emulated 8-bit floats by an instruction (`cvt.rn.satfinite`,
+    /// sm_89 and later), not in integer arithmetic.
+    pub f8_rounding: bool,
     /// Why its kernels cannot print (`tile.print`), where they cannot; `None`: they print
     /// through `gpu.printf`.
     pub no_print: Option<&'static str>,

@@ -55,6 +55,7 @@ pub static TARGET: Target = Target {
         tile_dialect::element::Element::F8E4M3FN,
         tile_dialect::element::Element::F8E5M2,
     ],
+    f8_rounding: false,
     no_print: None,
     // FlashAttention-2-era tilings on mma.sync: warps of 64x64 or 32x64, rings of 3 (RESULTS run 195).
     matmul: crate::matmul::Rule {

@@ -49,6 +49,7 @@ pub static TARGET: Target = Target {
         tile_dialect::element::Element::F8E4M3FN,
         tile_dialect::element::Element::F8E5M2,
     ],
+    f8_rounding: true,
     no_print: None,
     // The persistent 128x256 kernel of the large static GEMMs (0.99-1.04x cuBLAS); 128x128 for
     // few tiles; 64x128 with a ring of 8 for decode rows (RESULTS runs 115, 205, 213); 128x192

@@ -37,6 +37,7 @@ pub static TARGET: Target = Target {
         tile_dialect::element::Element::F8E4M3FN,
         tile_dialect::element::Element::F8E5M2,
     ],
+    f8_rounding: false,
     no_print: Some(
         "Vulkan prints through the NonSemantic.DebugPrintf instruction set, which MLIR's SPIR-V dialect cannot express",
     ),

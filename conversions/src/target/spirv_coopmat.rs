@@ -51,6 +51,7 @@ pub static TARGET: Target = Target {
     // 8-bit floats would compile through the same emulation, but nothing here has run their
     // values on this target yet (tile-vulkan-run seeds f16, bf16 and f32), so they are refused.
     emulated_floats: &[tile_dialect::element::Element::BF16],
+    f8_rounding: false,
     no_print: Some(
         "Vulkan prints through the NonSemantic.DebugPrintf instruction set, which MLIR's SPIR-V dialect cannot express",
     ),
