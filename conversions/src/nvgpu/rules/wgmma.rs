@@ -574,12 +574,63 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let ty = element_type(tile);
         let slab = slab_elements(ty);
         let offsets = self.offsets(&b, at, from);
+        // Neighbouring columns of a row that a thread holds (an even one and the next: one core
+        // matrix row holds both, side by side) go out as one 2-element store, rounded together
+        // where they narrow to another float (an 8-bit P: one cvt for both).
+        let pairs: std::collections::BTreeSet<usize> = match from.distribution.guarded {
+            true => Default::default(),
+            false => crate::registers::patterns::column_pairs(from).into_iter().collect(),
+        };
         for slot in from.distribution.used_slots() {
+            if slot % 2 == 1 && pairs.contains(&(slot - 1)) {
+                continue;
+            }
             let coordinates = self.coordinates(&b, at, from, &offsets, slot);
             let inner = self.guarded(&b, at, from, &coordinates);
-            let value = convert(&b, inner, self.slot_value(&b, inner, array, from, slot as i64), ty);
             let place = core_place(&b, inner, coordinates[0], coordinates[1], &shape, slab);
-            b.store(inner, value, tile, &place);
+            if !pairs.contains(&slot) {
+                let value = convert(&b, inner, self.slot_value(&b, inner, array, from, slot as i64), ty);
+                b.store(inner, value, tile, &place);
+                continue;
+            }
+            let values = [slot, slot + 1].map(|s| self.slot_value(&b, inner, array, from, s as i64));
+            let source = values[0].r#type();
+            let narrower_float = source.is_f32()
+                && tile_dialect::element::Element::of(ty)
+                    .is_some_and(|element| element.is_float() && element.bits() < 32);
+            let pair = match (source == ty, narrower_float) {
+                (true, _) => b.value(
+                    inner,
+                    vector::from_elements(self.context, crate::attributes::vector(2, ty), &values, b.location).into(),
+                ),
+                (false, true) => {
+                    let wide = b.value(
+                        inner,
+                        vector::from_elements(self.context, crate::attributes::vector(2, source), &values, b.location)
+                            .into(),
+                    );
+                    b.cast(inner, tile_ir::arith::truncf, wide, crate::attributes::vector(2, ty))
+                }
+                (false, false) => {
+                    let converted = values.map(|value| convert(&b, inner, value, ty));
+                    b.value(
+                        inner,
+                        vector::from_elements(self.context, crate::attributes::vector(2, ty), &converted, b.location)
+                            .into(),
+                    )
+                }
+            };
+            // (Aligned to the pair: its offset in the tile is even.)
+            let store = b.insert(
+                inner,
+                vector::store(self.context, pair, tile, &place, b.location).into(),
+            );
+            let bytes = 2 * tile_dialect::element::Element::of(ty).map_or(1, |element| element.bytes() as i64);
+            tile_dialect::ops::set_attribute(
+                store,
+                "alignment",
+                IntegerAttribute::new(IntegerType::new(self.context, 64).into(), bytes).into(),
+            );
         }
         self.async_proxy_fence(&b, at);
         b.barrier(at);
