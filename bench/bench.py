@@ -434,6 +434,12 @@ def plain_reference(kernel, tensors):
         x = tensors[0].float()
         scaled = torch.stack([x * torch.tensor(scale, dtype=torch.float32, device=x.device) for scale in (0.0001, 3.0, 50000.0, 90000.0)])
         return {1: e5m2(scaled), 2: e5m2(scaled)}
+    # test/programs/f8e4m3_values.mlir: f8E4M3FN rounded (to nearest even, subnormals below 2^-6).
+    if name == "e4m3_round_trip":
+        x = tensors[0].float()
+        scaled = torch.stack([x * torch.tensor(scale, dtype=torch.float32, device=x.device) for scale in (0.001, 3.0, 90.0)])
+        rounded = scaled.to(torch.float8_e4m3fn).double()
+        return {1: rounded, 2: rounded}
     if name == "e5m2_through_shared":
         return {1: t[0] * 1.75, 2: e5m2(t[0] * 1.75)}
     if name == "e5m2_gemm":
