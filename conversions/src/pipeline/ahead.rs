@@ -554,8 +554,8 @@ fn hoistable(value: Value, kernel: OperationRef, earlier: &[OperationRef], depth
     }
 }
 
-/// Moves the top-level index arithmetic, table loads and table loops of `kernel` that `value` is computed from
-/// before `site` (what [`hoistable`] accepted), operands first.
+/// Moves the top-level index arithmetic, table loads and table loops of `kernel` that `value` is
+/// computed from before `site` (what [`hoistable`] accepted), operands first.
 pub fn hoist<'c, 'a>(
     context: &'c melior::Context,
     value: Value<'c, 'a>,

@@ -743,8 +743,9 @@ fn clone_mapped<'c, 'a>(
 /// }
 /// ```
 ///
-/// The tile values are the pure arithmetic of the body over `s / K` (not `s` nor `s mod K`), computed only for
-/// tiles the loop reaches, as before; the loop's other ops (waits, copies, arrivals) stay in order.
+/// The tile values are the pure arithmetic of the body over `s / K` (not `s` nor `s mod K`),
+/// computed only for tiles the loop reaches, as before; the loop's other ops (waits, copies,
+/// arrivals) stay in order.
 pub fn carry_tile_values<'c, 'a>(context: &'c Context, looped: OperationRef<'c, 'a>) {
     let body = looped.region(0).expect("loop body").first_block().expect("loop body");
     let s: Value = body.argument(0).expect("induction variable").into();
