@@ -285,7 +285,13 @@ fn emulate<'c>(context: &'c Context, root: OperationRef<'c, '_>) -> Result<(), S
     if types.is_empty() {
         return Ok(());
     }
-    let by_instruction = target_of(root).is_some_and(|target| target.f8_rounding);
+    // In kernel modules only: the CPU reference lowers a module naming a GPU target for the host.
+    let instruction = target_of(root).is_some_and(|target| target.f8_rounding);
+    let by_instruction = |op: OperationRef| {
+        instruction
+            && std::iter::successors(Some(op), |op| op.parent_operation())
+                .any(|op| tile_ir::is(&op, gpu::GPUModuleOperation::name))
+    };
     let emulated_element = |ty: Type| Element::of(ty).filter(|element| types.contains(element));
     let ops = nested_ops(root);
     // The values of an emulated type, by what makes them, before any type changes.
@@ -383,7 +389,7 @@ fn emulate<'c>(context: &'c Context, root: OperationRef<'c, '_>) -> Result<(), S
             let result = op.result(0).expect("a value").r#type();
             let ty = tile_dialect::ops::vector_or_scalar_of(result, bits_type(context, element)).expect("bits");
             let value = op.operand(0).expect("a float");
-            match by_instruction && element.is_f8() {
+            match by_instruction(op) && element.is_f8() {
                 true => encode_by_instruction(&b, at, value, ty, element),
                 false => each_lane(&b, at, value, ty, |lane, _| encode(&b, at, lane, element)),
             }

@@ -150,8 +150,9 @@ func.func @f8_vectors(%X: memref<64xf8E4M3FN>, %Y: memref<64xf8E4M3FN>, %i: inde
 // sm_90a rounds f32 to the 8-bit floats by its instruction (cvt.rn.satfinite, two lanes at a time:
 // the first lane in the low byte), and where the instruction saturates past the largest finite
 // value (f8E4M3FN from 464: 0x43E80000) gives what arith.truncf gives there, NaN (0x7F) with the
-// sign; a scalar is rounded as a pair with itself.
-// CHECK-LABEL: func.func @f8_rounded_on_sm90a
+// sign; a scalar is rounded as a pair with itself. Its kernel modules only: the CPU reference,
+// which lowers such a module for the host, rounds in integer arithmetic.
+// CHECK-LABEL: gpu.func @f8_rounded_on_sm90a
 // CHECK: %[[LOW:.*]] = vector.extract %{{.*}}[0] : f32 from vector<2xf32>
 // CHECK: %[[HIGH:.*]] = vector.extract %{{.*}}[1] : f32 from vector<2xf32>
 // CHECK: %[[PAIR:.*]] = nvvm.convert.f32x2.to.f8x2 %[[HIGH]], %[[LOW]] {rnd = #nvvm.fp_rnd_mode<rn>, sat = #nvvm.sat_mode<satfinite>} : i16(f8E4M3FN)
@@ -164,13 +165,32 @@ func.func @f8_vectors(%X: memref<64xf8E4M3FN>, %Y: memref<64xf8E4M3FN>, %i: inde
 // CHECK: arith.cmpi uge, %{{.*}}, %c1198522368_i32 : i32
 // CHECK-NOT: f8E4M3FN
 module attributes {tile.target = "sm_90a"} {
-func.func @f8_rounded_on_sm90a(%X: memref<64xf32>, %Y: memref<64xf8E4M3FN>, %Z: memref<64xf8E5M2>, %i: index) {
+gpu.module @kernels {
+gpu.func @f8_rounded_on_sm90a(%X: memref<64xf32>, %Y: memref<64xf8E4M3FN>, %Z: memref<64xf8E5M2>, %i: index) kernel {
   %v = vector.load %X[%i] : memref<64xf32>, vector<2xf32>
   %r = arith.truncf %v : vector<2xf32> to vector<2xf8E4M3FN>
   vector.store %r, %Y[%i] : memref<64xf8E4M3FN>, vector<2xf8E4M3FN>
   %x = memref.load %X[%i] : memref<64xf32>
   %s = arith.truncf %x : f32 to f8E5M2
   memref.store %s, %Z[%i] : memref<64xf8E5M2>
+  gpu.return
+}
+}
+}
+
+// -----
+
+// The same rounding outside a kernel module (the CPU reference's lowering of a module that names
+// sm_90a): integer arithmetic, no instruction.
+// CHECK-LABEL: func.func @f8_rounded_on_the_host
+// CHECK-NOT: nvvm.convert
+// CHECK: arith.trunci %{{.*}} : i32 to i8
+// CHECK-NOT: nvvm.convert
+module attributes {tile.target = "sm_90a"} {
+func.func @f8_rounded_on_the_host(%X: memref<64xf32>, %Y: memref<64xf8E4M3FN>, %i: index) {
+  %x = memref.load %X[%i] : memref<64xf32>
+  %r = arith.truncf %x : f32 to f8E4M3FN
+  memref.store %r, %Y[%i] : memref<64xf8E4M3FN>
   return
 }
 }
