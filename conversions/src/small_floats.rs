@@ -264,14 +264,14 @@ fn target_of(op: OperationRef) -> Option<&'static crate::target::Target> {
         .and_then(|module| crate::target::Target::of(module).ok())
 }
 
-/// The types the code under `op` emulates: those of its target, else (the CPU reference) the
-/// 8-bit floats.
+/// The types the code under `op` emulates: those of the target of the closest module that names
+/// one, else (the CPU reference) the 8-bit floats.
 fn emulated(op: OperationRef) -> &'static [Element] {
-    let named = std::iter::successors(Some(op), |op| op.parent_operation())
-        .any(|op| op.attribute(crate::target::ATTRIBUTE).is_ok());
-    match (named, target_of(op)) {
-        (true, target) => target.map_or(&[], |target| target.emulated_floats),
-        (false, _) => &[Element::F8E4M3FN, Element::F8E5M2],
+    let module = std::iter::successors(Some(op), |op| op.parent_operation())
+        .find(|op| op.attribute(crate::target::ATTRIBUTE).is_ok());
+    match module {
+        Some(module) => crate::target::Target::of(module).map_or(&[], |target| target.emulated_floats),
+        None => &[Element::F8E4M3FN, Element::F8E5M2],
     }
 }
 
@@ -491,17 +491,20 @@ fn each_lane<'c, 'a>(
         return convert(value, ty);
     };
     let element = tile_dialect::ops::scalar_type(ty);
+    // Each lane converted as it is taken out.
     let lanes: Vec<Value> = (0..count)
-        .map(|lane| {
-            let position = crate::attributes::i64_array(b.context, &[lane]);
-            let element_value = b.value(
-                at,
-                tile_ir::vector::extract(b.context, value, &[], position, b.location).into(),
-            );
-            convert(element_value, element)
-        })
+        .map(|lane| convert(lane_of(b, at, value, lane), element))
         .collect();
     b.value(at, vector::from_elements(b.context, ty, &lanes, b.location).into())
+}
+
+/// Lane `lane` of `value` (a 1-D vector).
+fn lane_of<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, value: Value<'c, 'a>, lane: i64) -> Value<'c, 'a> {
+    let position = crate::attributes::i64_array(b.context, &[lane]);
+    b.value(
+        at,
+        tile_ir::vector::extract(b.context, value, &[], position, b.location).into(),
+    )
 }
 
 /// Whether `op` moves values without computing on them, so that it moves their bits as well.
@@ -733,7 +736,7 @@ fn encode<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, value: Value<'c, 'a>, element
 }
 
 /// The magnitude (f32 bits) from which rounding to `element` passes its largest finite value:
-/// f8E4M3FN from 464 (448 rounds up past it), f8E5M2 from 61440.
+/// f8E4M3FN from 464 (halfway from 448 to the 480 it lacks), f8E5M2 from 61440.
 fn overflow_from(element: Element) -> i64 {
     match element {
         Element::F8E4M3FN => 0x43E8_0000,
@@ -758,15 +761,7 @@ fn encode_by_instruction<'c, 'a>(
     let i16: Type = IntegerType::new(b.context, 16).into();
     let lanes: Vec<Value> = match tile_dialect::ops::vector_lanes(value.r#type()) {
         None => vec![value],
-        Some(count) => (0..count)
-            .map(|lane| {
-                let position = crate::attributes::i64_array(b.context, &[lane]);
-                b.value(
-                    at,
-                    tile_ir::vector::extract(b.context, value, &[], position, b.location).into(),
-                )
-            })
-            .collect(),
+        Some(count) => (0..count).map(|lane| lane_of(b, at, value, lane)).collect(),
     };
     let lanes: Vec<Value> = lanes
         .into_iter()
