@@ -154,11 +154,12 @@ impl Kind {
         }
     }
 
-    /// The kernel of `tiling` for many tiles: persistent where a size is known at run time only
-    /// and the grid is 2-D (static sizes are `tile-persistent-kernels`' own choice).
-    fn many(tiling: Tiling, product: &Product) -> Self {
+    /// The kernel of `tiling` for many tiles: persistent where the target makes persistent
+    /// kernels (TMA rings), a size is known at run time only and the grid is 2-D (static sizes
+    /// are `tile-persistent-kernels`' own choice).
+    fn many(tiling: Tiling, product: &Product, target: &Target) -> Self {
         Self {
-            persistent: !product.all_static() && product.batch.is_none(),
+            persistent: target.tma && !product.all_static() && product.batch.is_none(),
             ..Self::whole(tiling)
         }
     }
@@ -330,7 +331,7 @@ fn emit_wide_classes<'c, 'a>(
         at,
         few,
         |at| emit_class(builder, at, product, target, few_tiles),
-        |at| emit_many(builder, at, product, multiprocessors),
+        |at| emit_many(builder, at, product, target, multiprocessors),
     )
 }
 
@@ -355,9 +356,10 @@ fn emit_many<'c, 'a>(
     builder: &Builder<'c>,
     at: At<'c, 'a>,
     product: &Product<'c, 'a>,
+    target: &Target,
     multiprocessors: i64,
 ) -> Result<(), String> {
-    let wide = Kind::many(product.rule.wide, product);
+    let wide = Kind::many(product.rule.wide, product, target);
     let Some(balanced) = product.rule.balanced else {
         return emit_kernel(builder, at, product, wide);
     };
@@ -379,7 +381,7 @@ fn emit_many<'c, 'a>(
         builder,
         at,
         test,
-        |at| emit_kernel(builder, at, product, Kind::many(balanced, product)),
+        |at| emit_kernel(builder, at, product, Kind::many(balanced, product, target)),
         |at| emit_kernel(builder, at, product, wide),
     )
 }
