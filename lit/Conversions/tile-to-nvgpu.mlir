@@ -674,13 +674,15 @@ func.func @shared_kv(%Q: memref<64x64xf16>, %KV: memref<256x64xf16>, %O: memref<
 
 // A fragment copied into a shared tile that wgmma reads (attention's P stored by the threads):
 // each thread converts its slots and stores them at their core-matrix places, a row's two
-// neighbouring columns rounded together and stored as one aligned pair, then the async-proxy
+// neighbouring columns rounded together and stored as one aligned pair (through the tile's view
+// in memory space 3, which the vector conversion knows), then the async-proxy
 // fence and a barrier, and the gemm reads the tile as its A through a descriptor (and the KV
 // tile, given KxN, MN-major).
 // CHECK-LABEL: func.func @shared_p_attention
 // CHECK: %[[WIDE:.*]] = vector.from_elements %{{.*}}, %{{.*}} : vector<2xf32>
 // CHECK: %[[PAIR:.*]] = arith.truncf %[[WIDE]] : vector<2xf32> to vector<2xf16>
-// CHECK: vector.store %[[PAIR]], %{{.*}}[%{{.*}}, %{{.*}}] {alignment = 4 : i64} : memref<64x64xf16, #gpu.address_space<workgroup>>, vector<2xf16>
+// CHECK: %[[VIEW:.*]] = memref.memory_space_cast %{{.*}} : memref<64x64xf16, #gpu.address_space<workgroup>> to memref<64x64xf16, 3>
+// CHECK: vector.store %[[PAIR]], %[[VIEW]][%{{.*}}, %{{.*}}] {alignment = 4 : i64} : memref<64x64xf16, 3>, vector<2xf16>
 // CHECK-NOT: memref.store %{{.*}} : memref<64x64xf16, #gpu.address_space<workgroup>>
 // CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
 // CHECK-NEXT: gpu.barrier

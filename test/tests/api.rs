@@ -266,3 +266,37 @@ fn builders_reject_mismatched_bodies() {
         "invalid argument: tile.parallel expects a body with 2 index arguments, but got 1"
     );
 }
+
+#[test]
+fn a_compilation_that_succeeds_reports_no_error() {
+    // Every example and test program for sm_90a (the target with the most lowering passes): where
+    // `tile-compile` writes kernels, nothing it prints is an error (a conversion pattern that fails
+    // and is retried by a later pass still prints its diagnostic).
+    let bin = common::build_tools(&["tile-compile"]);
+    let out = tempfile::tempdir().unwrap();
+    let root = repo_root();
+    let mut programs: Vec<std::path::PathBuf> = ["examples", "test/programs"]
+        .iter()
+        .flat_map(|folder| std::fs::read_dir(root.join(folder)).unwrap().flatten())
+        .map(|entry| entry.path())
+        .filter(|path| path.extension().is_some_and(|extension| extension == "mlir"))
+        .collect();
+    programs.sort();
+    assert!(programs.len() > 40);
+    for program in programs {
+        let output = std::process::Command::new(bin.join("tile-compile"))
+            .arg(&program)
+            .args(["--target", "sm_90a", "-o"])
+            .arg(out.path())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        if output.status.success() {
+            assert!(
+                !stderr.contains("error"),
+                "{}: compiled, but reported: {stderr}",
+                program.display()
+            );
+        }
+    }
+}

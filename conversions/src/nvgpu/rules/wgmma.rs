@@ -620,17 +620,17 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                     )
                 }
             };
-            // (Aligned to the pair: its offset in the tile is even.)
-            let store = b.insert(
-                inner,
-                vector::store(self.context, pair, tile, &place, b.location).into(),
-            );
+            // Through the tile's view in memory space 3 (the vector conversion runs before the
+            // one that maps the workgroup space), aligned to the pair: its offset is even.
             let bytes = 2 * tile_dialect::element::Element::of(ty).map_or(1, |element| element.bytes() as i64);
-            tile_dialect::ops::set_attribute(
-                store,
-                "alignment",
-                IntegerAttribute::new(IntegerType::new(self.context, 64).into(), bytes).into(),
-            );
+            let view = crate::generic::vector_copy::lds_view(&b, inner, tile);
+            let store = vector::StoreOperation::builder(self.context, b.location)
+                .value_to_store(pair)
+                .base(view)
+                .indices(&place)
+                .alignment(IntegerAttribute::new(IntegerType::new(self.context, 64).into(), bytes))
+                .build();
+            b.insert(inner, store.into());
         }
         self.async_proxy_fence(&b, at);
         b.barrier(at);
