@@ -257,19 +257,21 @@ pub fn arithmetic_in_f32(types: &[Element]) -> String {
     )
 }
 
-/// The target of the closest module around `op` that names one (none: the CPU reference).
-fn target_of(op: OperationRef) -> Option<&'static crate::target::Target> {
+/// The closest module around `op` that names a target (none: the CPU reference's input).
+fn named_module<'c, 'a>(op: OperationRef<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
     std::iter::successors(Some(op), |op| op.parent_operation())
         .find(|op| op.attribute(crate::target::ATTRIBUTE).is_ok())
-        .and_then(|module| crate::target::Target::of(module).ok())
+}
+
+/// The target the module around `op` names.
+fn target_of(op: OperationRef) -> Option<&'static crate::target::Target> {
+    named_module(op).and_then(|module| crate::target::Target::of(module).ok())
 }
 
 /// The types the code under `op` emulates: those of the target of the closest module that names
 /// one, else (the CPU reference) the 8-bit floats.
 fn emulated(op: OperationRef) -> &'static [Element] {
-    let module = std::iter::successors(Some(op), |op| op.parent_operation())
-        .find(|op| op.attribute(crate::target::ATTRIBUTE).is_ok());
-    match module {
+    match named_module(op) {
         Some(module) => crate::target::Target::of(module).map_or(&[], |target| target.emulated_floats),
         None => &[Element::F8E4M3FN, Element::F8E5M2],
     }
@@ -544,6 +546,9 @@ struct Eight {
     top: i64,
     /// The code of NaN.
     nan: i64,
+    /// The magnitude (f32 bits) from which rounding passes the largest finite value: f8E4M3FN
+    /// from 464 (halfway from 448 to the 480 it lacks), f8E5M2 from 61440.
+    overflow: i64,
     /// Whether the all-ones exponent holds infinity and NaNs (IEEE), not finite values.
     ieee: bool,
 }
@@ -557,6 +562,7 @@ impl Eight {
                 bias: 7,
                 top: 0x7F,
                 nan: 0x7F,
+                overflow: 0x43E8_0000,
                 ieee: false,
             },
             // Sign, five exponent bits (bias 15), two mantissa bits: an f16's top byte.
@@ -565,6 +571,7 @@ impl Eight {
                 bias: 15,
                 top: 0x7C,
                 nan: 0x7E,
+                overflow: 0x4770_0000,
                 ieee: true,
             },
         }
@@ -735,15 +742,6 @@ fn encode<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, value: Value<'c, 'a>, element
     b.cast(at, tile_ir::arith::trunci, code, bits_type(b.context, element))
 }
 
-/// The magnitude (f32 bits) from which rounding to `element` passes its largest finite value:
-/// f8E4M3FN from 464 (halfway from 448 to the 480 it lacks), f8E5M2 from 61440.
-fn overflow_from(element: Element) -> i64 {
-    match element {
-        Element::F8E4M3FN => 0x43E8_0000,
-        _ => 0x4770_0000,
-    }
-}
-
 /// `value` (f32 lanes, or f64 first rounded to f32) rounded to `element` by the device's
 /// instruction (`cvt.rn.satfinite`, two lanes at a time: `nvvm.convert.f32x2.to.f8x2`) where the
 /// target has one: the same codes as [`encode`], the instruction's saturation past the largest
@@ -803,7 +801,7 @@ fn encode_by_instruction<'c, 'a>(
         let magnitude = b.andi(at, word, b.integer(at, i32, 0x7FFF_FFFF));
         let nan = b.compare(at, "ugt", magnitude, b.integer(at, i32, 0x7F80_0000));
         let past = b.select(at, nan, b.integer(at, i32, format.nan), b.integer(at, i32, format.top));
-        let overflows = b.compare(at, "uge", magnitude, b.integer(at, i32, overflow_from(element)));
+        let overflows = b.compare(at, "uge", magnitude, b.integer(at, i32, format.overflow));
         // (The instruction's code has the sign already.)
         let byte = b.andi(at, rounded, b.integer(at, i32, 0xFF));
         let code = b.select(at, overflows, b.ori(at, past, sign), byte);

@@ -679,9 +679,9 @@ func.func @shared_kv(%Q: memref<64x64xf16>, %KV: memref<256x64xf16>, %O: memref<
 // fence and a barrier, and the gemm reads the tile as its A through a descriptor (and the KV
 // tile, given KxN, MN-major).
 // CHECK-LABEL: func.func @shared_p_attention
+// CHECK: %[[VIEW:.*]] = memref.memory_space_cast %{{.*}} : memref<64x64xf16, #gpu.address_space<workgroup>> to memref<64x64xf16, 3>
 // CHECK: %[[WIDE:.*]] = vector.from_elements %{{.*}}, %{{.*}} : vector<2xf32>
 // CHECK: %[[PAIR:.*]] = arith.truncf %[[WIDE]] : vector<2xf32> to vector<2xf16>
-// CHECK: %[[VIEW:.*]] = memref.memory_space_cast %{{.*}} : memref<64x64xf16, #gpu.address_space<workgroup>> to memref<64x64xf16, 3>
 // CHECK: vector.store %[[PAIR]], %[[VIEW]][%{{.*}}, %{{.*}}] {alignment = 4 : i64} : memref<64x64xf16, 3>, vector<2xf16>
 // CHECK-NOT: memref.store %{{.*}} : memref<64x64xf16, #gpu.address_space<workgroup>>
 // CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}

@@ -199,17 +199,17 @@ fn reads_table(op: &OperationRef, kernel: OperationRef) -> bool {
     memory_level(table.r#type()) == Some(MemoryLevel::Global) && !written
 }
 
-/// Whether `op` is an `scf.for` of `kernel` that only computes values from tables: its body
-/// holds pure index arithmetic, loads of tables ([`reads_table`]) and loops of the same kind (a
-/// grouped GEMM's search for its block's group in the group sizes). Any thread may run it at any
-/// time, as it may run the arithmetic.
+/// Whether `op` is an `scf.for` of `kernel` that only computes values from tables: every op in
+/// it (nested loops' included) is pure index arithmetic, a load of a table ([`reads_table`]), a
+/// loop or a yield (a grouped GEMM's search for its block's group in the group sizes). Any thread
+/// may run it at any time, as it may run the arithmetic.
 fn table_loop(op: &OperationRef, kernel: OperationRef) -> bool {
     tile_ir::is(op, scf::ForOperation::name)
         && nested_ops(*op).iter().all(|nested| {
             index_arithmetic(nested)
                 || reads_table(nested, kernel)
+                || tile_ir::is(nested, scf::ForOperation::name)
                 || tile_ir::is(nested, scf::YieldOperation::name)
-                || table_loop(nested, kernel)
         })
 }
 

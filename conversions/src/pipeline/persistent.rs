@@ -760,29 +760,33 @@ pub fn carry_tile_values<'c, 'a>(context: &'c Context, looped: OperationRef<'c, 
     let result = |op: &OperationRef<'c, 'a>| -> Value<'c, 'a> { op.result(0).expect("one result").into() };
     let k = tile_of.operand(1).expect("s / K");
     // The tile-level ops: pure ops over the tile, values from outside the loop and each other;
-    // those that depend on the tile give the tile values (the others, invariant, stay too).
+    // those over the tile or another per-tile op give the tile values (the others, invariant,
+    // stay in the loop too).
     let mut tile_level: Vec<OperationRef> = Vec::new();
+    let mut per_tile: Vec<OperationRef> = Vec::new();
     for op in ops {
         if op == tile_of || op == step_in || !crate::pipeline::ahead::index_arithmetic(op) {
             continue;
         }
+        let made_by = |operand: Value<'c, 'a>, set: &[OperationRef<'c, 'a>]| {
+            tile_dialect::ops::as_result(operand).is_some_and(|r| set.contains(&r.owner()))
+        };
         let over_tile = op.operands().all(|operand| {
             operand == result(tile_of)
                 || !tile_dialect::ops::is_defined_inside(operand, looped)
-                || tile_dialect::ops::as_result(operand).is_some_and(|r| tile_level.contains(&r.owner()))
+                || made_by(operand, &tile_level)
         });
-        if over_tile {
-            tile_level.push(*op);
+        if !over_tile {
+            continue;
+        }
+        tile_level.push(*op);
+        if op
+            .operands()
+            .any(|operand| operand == result(tile_of) || made_by(operand, &per_tile))
+        {
+            per_tile.push(*op);
         }
     }
-    let per_tile: Vec<OperationRef> = tile_level
-        .iter()
-        .filter(|op| {
-            op.operands()
-                .any(|operand| depends_on_tile(operand, result(tile_of), looped))
-        })
-        .copied()
-        .collect();
     // Only the values the step's ops read are carried.
     let carried: Vec<Value> = per_tile
         .iter()
@@ -862,18 +866,4 @@ pub fn carry_tile_values<'c, 'a>(context: &'c Context, looped: OperationRef<'c, 
     yielded.extend(next_values);
     b.yield_values(inside, &yielded);
     melior::IrRewriter::new(context).as_rewriter_base().erase_op(looped);
-}
-
-/// Whether `value` is computed from `tile` by ops of `looped`'s body.
-fn depends_on_tile(value: Value, tile: Value, looped: OperationRef) -> bool {
-    if value == tile {
-        return true;
-    }
-    tile_dialect::ops::as_result(value).is_some_and(|result| {
-        tile_dialect::ops::is_defined_inside(value, looped)
-            && result
-                .owner()
-                .operands()
-                .any(|operand| depends_on_tile(operand, tile, looped))
-    })
 }

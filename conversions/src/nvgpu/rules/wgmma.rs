@@ -581,6 +581,16 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             true => Default::default(),
             false => crate::registers::patterns::column_pairs(from).into_iter().collect(),
         };
+        // Pairs go through the tile's view in memory space 3 (the vector conversion runs before
+        // the one that maps the workgroup space), aligned to the pair: its offset is even.
+        let view = (!pairs.is_empty()).then(|| crate::generic::vector_copy::lds_view(&b, at, tile));
+        let alignment = 2 * tile_dialect::element::Element::of(ty).map_or(1, |element| element.bytes() as i64);
+        let together = |source: Type| {
+            source.is_f32()
+                && source != ty
+                && tile_dialect::element::Element::of(ty)
+                    .is_some_and(|element| element.is_float() && element.bits() < 32)
+        };
         for slot in from.distribution.used_slots() {
             if slot % 2 == 1 && pairs.contains(&(slot - 1)) {
                 continue;
@@ -588,47 +598,35 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             let coordinates = self.coordinates(&b, at, from, &offsets, slot);
             let inner = self.guarded(&b, at, from, &coordinates);
             let place = core_place(&b, inner, coordinates[0], coordinates[1], &shape, slab);
-            if !pairs.contains(&slot) {
+            let Some(view) = view.filter(|_| pairs.contains(&slot)) else {
                 let value = convert(&b, inner, self.slot_value(&b, inner, array, from, slot as i64), ty);
                 b.store(inner, value, tile, &place);
                 continue;
-            }
-            let values = [slot, slot + 1].map(|s| self.slot_value(&b, inner, array, from, s as i64));
-            let source = values[0].r#type();
-            let narrower_float = source.is_f32()
-                && tile_dialect::element::Element::of(ty)
-                    .is_some_and(|element| element.is_float() && element.bits() < 32);
-            let pair = match (source == ty, narrower_float) {
-                (true, _) => b.value(
-                    inner,
-                    vector::from_elements(self.context, crate::attributes::vector(2, ty), &values, b.location).into(),
-                ),
-                (false, true) => {
-                    let wide = b.value(
-                        inner,
-                        vector::from_elements(self.context, crate::attributes::vector(2, source), &values, b.location)
-                            .into(),
-                    );
-                    b.cast(inner, tile_ir::arith::truncf, wide, crate::attributes::vector(2, ty))
-                }
-                (false, false) => {
-                    let converted = values.map(|value| convert(&b, inner, value, ty));
-                    b.value(
-                        inner,
-                        vector::from_elements(self.context, crate::attributes::vector(2, ty), &converted, b.location)
-                            .into(),
-                    )
-                }
             };
-            // Through the tile's view in memory space 3 (the vector conversion runs before the
-            // one that maps the workgroup space), aligned to the pair: its offset is even.
-            let bytes = 2 * tile_dialect::element::Element::of(ty).map_or(1, |element| element.bytes() as i64);
-            let view = crate::generic::vector_copy::lds_view(&b, inner, tile);
+            let values = [slot, slot + 1].map(|s| self.slot_value(&b, inner, array, from, s as i64));
+            // Floats that narrow are rounded as a pair, anything else converted one by one.
+            let narrowed = together(values[0].r#type());
+            let values = match narrowed {
+                true => values,
+                false => values.map(|value| convert(&b, inner, value, ty)),
+            };
+            let built = crate::attributes::vector(2, values[0].r#type());
+            let pair = b.value(
+                inner,
+                vector::from_elements(self.context, built, &values, b.location).into(),
+            );
+            let pair = match narrowed {
+                true => b.cast(inner, tile_ir::arith::truncf, pair, crate::attributes::vector(2, ty)),
+                false => pair,
+            };
             let store = vector::StoreOperation::builder(self.context, b.location)
                 .value_to_store(pair)
                 .base(view)
                 .indices(&place)
-                .alignment(IntegerAttribute::new(IntegerType::new(self.context, 64).into(), bytes))
+                .alignment(IntegerAttribute::new(
+                    IntegerType::new(self.context, 64).into(),
+                    alignment,
+                ))
                 .build();
             b.insert(inner, store.into());
         }
