@@ -764,6 +764,103 @@ func.func @shared_p_attention(%Q: memref<64x64xf16>, %KV: memref<256x64xf16>, %O
 
 // -----
 
+// Two warpgroups splitting M: each stores and reads only its own 64 rows of P, so its threads
+// meet at their warpgroup's named barrier (2 + warpgroup, 128 threads) before the stores (its gemm
+// that read the rows last is done) and after the fence, and the gemm reading P ends with no
+// barrier of the block's: the warpgroups drift apart, one's softmax beside the other's gemms.
+// CHECK-LABEL: func.func @shared_p_rows_per_warpgroup
+// CHECK: scf.for
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK: %[[WG:.*]] = arith.divui %thread_id_x, %c128{{.*}} : index
+// CHECK-NEXT: %[[WG32:.*]] = arith.index_cast %[[WG]] : index to i32
+// CHECK-NEXT: %[[ID:.*]] = arith.addi %c2_i32{{.*}}, %[[WG32]] : i32
+// CHECK-NEXT: %c128_i32 = arith.constant 128 : i32
+// CHECK-NEXT: nvvm.barrier id = %[[ID]] number_of_threads = %c128_i32
+// CHECK: vector.store
+// CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK-NEXT: arith.constant 2 : i32
+// CHECK: nvvm.barrier id = %{{.*}} number_of_threads = %c128_i32
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK-NOT: gpu.barrier
+// CHECK-NOT: number_of_threads = %c256
+// CHECK: nvvm.mbarrier.arrive
+module attributes {tile.target = "sm_90a"} {
+func.func @shared_p_rows_per_warpgroup(%Q: memref<128x64xf16>, %KV: memref<256x64xf16>, %O: memref<128x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %scale = arith.constant 0.18033688011112042 : f32
+  %nscale = arith.constant -0.18033688011112042 : f32
+  tile.kernel grid(%c1) threads(256) (%b) {
+    %Qs = tile.alloc_shared : memref<128x64xf16, #gpu.address_space<workgroup>>
+    %KVs = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+    %S = tile.alloc_fragment : memref<128x64xf32, #tile.fragment>
+    %Ps = tile.alloc_shared : memref<128x64xf16, #gpu.address_space<workgroup>>
+    %Acc = tile.alloc_fragment : memref<128x64xf32, #tile.fragment>
+    %m = tile.alloc_fragment : memref<128xf32, #tile.fragment>
+    %mp = tile.alloc_fragment : memref<128xf32, #tile.fragment>
+    %l = tile.alloc_fragment : memref<128xf32, #tile.fragment>
+    %rs = tile.alloc_fragment : memref<128xf32, #tile.fragment>
+    tile.copy %Q[%c0, %c0], %Qs : memref<128x64xf16>, memref<128x64xf16, #gpu.address_space<workgroup>>
+    tile.fill %Acc, %zero : memref<128x64xf32, #tile.fragment>
+    tile.fill %m, %ninf : memref<128xf32, #tile.fragment>
+    tile.fill %l, %zero : memref<128xf32, #tile.fragment>
+    tile.pipelined %j = %c0 to %c4 stages(2) {
+      %t = arith.muli %j, %c64 : index
+      tile.copy %KV[%t, %c0], %KVs : memref<256x64xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+      tile.fill %S, %zero : memref<128x64xf32, #tile.fragment>
+      tile.gemm %Qs, %KVs, %S {transpose_b} : memref<128x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf16, #gpu.address_space<workgroup>>, memref<128x64xf32, #tile.fragment>
+      tile.copy %m, %mp : memref<128xf32, #tile.fragment>, memref<128xf32, #tile.fragment>
+      tile.reduce <max> %S, %m dim(1) {clear = false} : memref<128x64xf32, #tile.fragment>, memref<128xf32, #tile.fragment>
+      tile.parallel (%i, %k) in (128, 64) {
+        %s = memref.load %S[%i, %k] : memref<128x64xf32, #tile.fragment>
+        %mi = memref.load %m[%i] : memref<128xf32, #tile.fragment>
+        %shift = arith.mulf %mi, %nscale : f32
+        %d = math.fma %s, %scale, %shift : f32
+        %e = math.exp2 %d : f32
+        memref.store %e, %S[%i, %k] : memref<128x64xf32, #tile.fragment>
+      }
+      tile.reduce <sum> %S, %rs dim(1) : memref<128x64xf32, #tile.fragment>, memref<128xf32, #tile.fragment>
+      tile.parallel (%i) in (128) {
+        %old = memref.load %mp[%i] : memref<128xf32, #tile.fragment>
+        %new = memref.load %m[%i] : memref<128xf32, #tile.fragment>
+        %diff = arith.subf %old, %new : f32
+        %d = arith.mulf %diff, %scale : f32
+        %c = math.exp2 %d : f32
+        %li = memref.load %l[%i] : memref<128xf32, #tile.fragment>
+        %r = memref.load %rs[%i] : memref<128xf32, #tile.fragment>
+        %n = arith.mulf %li, %c : f32
+        %n2 = arith.addf %n, %r : f32
+        memref.store %n2, %l[%i] : memref<128xf32, #tile.fragment>
+        memref.store %c, %mp[%i] : memref<128xf32, #tile.fragment>
+      }
+      tile.parallel (%i, %d) in (128, 64) {
+        %o = memref.load %Acc[%i, %d] : memref<128x64xf32, #tile.fragment>
+        %c = memref.load %mp[%i] : memref<128xf32, #tile.fragment>
+        %r = arith.mulf %o, %c : f32
+        memref.store %r, %Acc[%i, %d] : memref<128x64xf32, #tile.fragment>
+      }
+      tile.copy %S, %Ps : memref<128x64xf32, #tile.fragment>, memref<128x64xf16, #gpu.address_space<workgroup>>
+      tile.gemm %Ps, %KVs, %Acc : memref<128x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf16, #gpu.address_space<workgroup>>, memref<128x64xf32, #tile.fragment>
+    }
+    tile.parallel (%i, %d) in (128, 64) {
+      %o = memref.load %Acc[%i, %d] : memref<128x64xf32, #tile.fragment>
+      %li = memref.load %l[%i] : memref<128xf32, #tile.fragment>
+      %r = arith.divf %o, %li : f32
+      memref.store %r, %Acc[%i, %d] : memref<128x64xf32, #tile.fragment>
+    }
+    tile.copy %Acc, %O[%c0, %c0] : memref<128x64xf32, #tile.fragment>, memref<128x64xf32>
+  }
+  return
+}
+}
+
+// -----
+
 // Warpgroups splitting N (two, 64-row accumulators): each issues m64n32 over its 32 columns, its
 // B operand's descriptor starting at its column block (warpgroup mod 2).
 // CHECK-LABEL: func.func @split_n_attention

@@ -3,6 +3,13 @@
 one block per (64-row query block, head, batch), an online softmax over key blocks."""
 import sys
 
+def fp8_ping_pong_small():
+    """The fp8 benchmark's FlashAttention-3 schedule (its order, ping-pong warpgroups; 128 query
+    rows on two warpgroups, each storing and reading its own rows of P) on 300 tokens in 64-key
+    blocks (ragged: the last one masked)."""
+    return attention("attention_fp8_pingpong_small", 1, 2, 300, 128, "f16", False, block_m=128, block_n=64, threads=256, stages=3, fp8=True, pingpong=True)
+
+
 def attention(name, batch, heads, seq, dim, dtype, causal, block_m=64, block_n=64, threads=128, stages=2, min_blocks=None, overlap=True, producer=None, sparse=None, every_block=False, kv_heads=None, lse=False, varlen=None, total=None, fp8=False, longest_first=None, pingpong=False):
     """`sparse`: block-sparse attention, each query block visiting `sparse` key blocks that a
     table [query blocks, sparse] of i32 lists (an entry taken modulo the key blocks); FA2's order,
@@ -20,7 +27,7 @@ def attention(name, batch, heads, seq, dim, dtype, causal, block_m=64, block_n=6
     order: one); rows past the end are not written. `fp8`: Q, K and V in f8E4M3FN (`dtype` is O's
     type), V given transposed ([batch, heads, head_dim, seq]) so that both gemms read K-major 8-bit
     operands from shared tiles, as wgmma takes them; P rounded to f8E4M3FN into a shared tile
-    (FlashAttention-3's fp8 path); FlashAttention-2's order. `longest_first`: the grid's slowest
+    (FlashAttention-3's fp8 path). `longest_first`: the grid's slowest
     dimension walks the query blocks from the last (causally the longest: the most key blocks) to
     the first, so that the blocks a multiprocessor starts last are the shortest; by default where
     that measured faster on the H200 (RESULTS run 213: +5-12% for causal kernels of at least 16
@@ -29,7 +36,7 @@ def attention(name, batch, heads, seq, dim, dtype, causal, block_m=64, block_n=6
     turns (FlashAttention-3's ping-pong: one's softmax runs under the other's products; 256
     threads, FlashAttention-3's order)."""
     assert not (varlen and (sparse or lse)), "varlen with a block table or the log-sum-exp"
-    assert not (fp8 and (overlap or sparse or varlen or lse)), "fp8 in FlashAttention-2's order only"
+    assert not (fp8 and (sparse or varlen or lse)), "fp8 without a block table, varlen or the log-sum-exp"
     # The inputs' element type (O's is `dtype`).
     idt = "f8E4M3FN" if fp8 else dtype
     total = total or batch * seq
@@ -144,7 +151,11 @@ def attention(name, batch, heads, seq, dim, dtype, causal, block_m=64, block_n=6
     # (with fp8 transposed: head dim x keys).
     p_tile = f"memref<{block_m}x{block_n}x{idt}, {ws}>" if fp8 else f"memref<{block_m}x{block_n}x{dtype}, {fr}>"
     v_tile = f"memref<{dim}x{block_n}x{idt}, {ws}>" if fp8 else shared(block_n)
-    v_copy = f"tile.copy %V[%bb, {kv}, %c0, %k0], %Vs : {vt4}, {v_tile}" if fp8 else load('V', kv, '%k0', 'Vs', kv4, shared(block_n), '      ')
+    def v_load(key, dst, indent):
+        if fp8:
+            return f"tile.copy %V[%bb, {kv}, %c0, {key}], %{dst} : {vt4}, {v_tile}"
+        return load('V', kv, key, dst, kv4, shared(block_n), indent)
+    v_copy = v_load('%k0', 'Vs', '      ')
     p_name, pv_transpose = ("%Ps", " {transpose_b}") if fp8 else ("%P", "")
     rescale = f"""
       tile.parallel (%i, %d) in ({block_m}, {dim}) {{
@@ -163,21 +174,21 @@ def attention(name, batch, heads, seq, dim, dtype, causal, block_m=64, block_n=6
     {load('K', kv, '%c0', 'K0s', kv4, shared(block_n), '    ')}
     tile.fill %S, %zero : memref<{block_m}x{block_n}xf32, {fr}>
     tile.gemm %Qs, %K0s, %S {{transpose_b}} : {shared(block_m)}, {shared(block_n)}, memref<{block_m}x{block_n}xf32, {fr}>{mask("%c0")}{softmax}
-    tile.copy %S, %P : memref<{block_m}x{block_n}xf32, {fr}>, memref<{block_m}x{block_n}x{dtype}, {fr}>
+    tile.copy %S, {p_name} : memref<{block_m}x{block_n}xf32, {fr}>, {p_tile}
     tile.pipelined %j = %c0 to %last stages({stages}){schedule} {{
       %k0 = arith.muli %j, %cbn : index
       %k1 = arith.addi %k0, %cbn : index
       {load('K', kv, '%k1', 'Ks', kv4, shared(block_n), '      ')}
-      {load('V', kv, '%k0', 'Vs', kv4, shared(block_n), '      ')}
+      {v_load('%k0', 'Vs', '      ')}
       tile.fill %S, %zero : memref<{block_m}x{block_n}xf32, {fr}>
       tile.gemm %Qs, %Ks, %S {{transpose_b}} : {shared(block_m)}, {shared(block_n)}, memref<{block_m}x{block_n}xf32, {fr}>
-      tile.gemm %P, %Vs, %Acc : memref<{block_m}x{block_n}x{dtype}, {fr}>, {shared(block_n)}, memref<{block_m}x{dim}xf32, {fr}>{mask("%k1")}{softmax}{rescale}
-      tile.copy %S, %P : memref<{block_m}x{block_n}xf32, {fr}>, memref<{block_m}x{block_n}x{dtype}, {fr}>
+      tile.gemm {p_name}, %Vs, %Acc{pv_transpose} : {p_tile}, {v_tile}, memref<{block_m}x{dim}xf32, {fr}>{mask("%k1")}{softmax}{rescale}
+      tile.copy %S, {p_name} : memref<{block_m}x{block_n}xf32, {fr}>, {p_tile}
     }}
     // The last key block's P V.
     %kl = arith.muli %last, %cbn : index
-    {load('V', kv, '%kl', 'Vls', kv4, shared(block_n), '    ')}
-    tile.gemm %P, %Vls, %Acc : memref<{block_m}x{block_n}x{dtype}, {fr}>, {shared(block_n)}, memref<{block_m}x{dim}xf32, {fr}>
+    {v_load('%kl', 'Vls', '    ')}
+    tile.gemm {p_name}, %Vls, %Acc{pv_transpose} : {p_tile}, {v_tile}, memref<{block_m}x{dim}xf32, {fr}>
 """
     elif sparse:
         order = f"""// Block-sparse: each query block visits the {sparse} key blocks its row of %Blocks lists (an entry
@@ -301,7 +312,7 @@ def attention(name, batch, heads, seq, dim, dtype, causal, block_m=64, block_n=6
     # The overlapped order keeps the first key block and the last value block in tiles of their own.
     edge_tiles = f"""
     %K0s = tile.alloc_shared : {shared(block_n)}
-    %Vls = tile.alloc_shared : {shared(block_n)}""" if overlap and not sparse else ""
+    %Vls = tile.alloc_shared : {v_tile}""" if overlap and not sparse else ""
     return f"""
 // {name}: {'causal' if causal else 'non-causal'} attention, {batch}x{heads} heads of {'up to ' if varlen else ''}{seq} tokens, head dim {dim}, {'f8E4M3FN Q, K, V (V transposed) into ' if fp8 else ''}{dtype}.
 {order}
@@ -384,10 +395,14 @@ if __name__ == "__main__":
         print("// FlashAttention forward on f8E4M3FN Q, K and V (generated by tools/gen/attention.py test-fp8):")
         print("// V given transposed, P rounded to f8E4M3FN into a shared tile, so that both gemms read K-major")
         print("// 8-bit operands (wgmma's e4m3 on sm_90a); O in f16. A ragged sequence of 112 tokens in 64-row")
-        print("// blocks, non-causal and causal; checked against an f64 reference (cpu_reference.rs), the")
+        print("// blocks, non-causal and causal, and FlashAttention-3's schedule on 300 tokens; checked against an")
+        print("// f64 reference (cpu_reference.rs for the first two), the")
         print("// interpreter and lavapipe.")
         print(attention("attention_fp8_small", 1, 2, 112, 64, "f16", False, 64, 64, 128, overlap=False, fp8=True))
         print(attention("attention_fp8_causal_small", 1, 2, 112, 64, "f16", True, 64, 64, 128, overlap=False, fp8=True))
+        print(fp8_ping_pong_small())
+    elif which == "test-fp8-pingpong":
+        print(fp8_ping_pong_small())
     elif which == "test-fp8-producer":
         # The benchmark's fp8 block shape (128 query rows on two warpgroups, 128-key blocks in a ring
         # of 2) on 384 tokens: its registers make the block run alone, so sm_90a's decisions give it
@@ -400,9 +415,13 @@ if __name__ == "__main__":
         print(attention("attention_pingpong_small", 1, 2, 300, 128, "f16", False, block_m=128, block_n=64, threads=256, stages=3, pingpong=True))
     elif which == "fp8-bench":
         # The attention baseline's shape (batch 1, 32 heads, 4096 tokens, d128) on f8E4M3FN inputs,
-        # in the f16 benchmark's fastest block shape and with 64-key blocks in a ring of 3.
+        # in the f16 benchmark's fastest block shape and with 64-key blocks in a ring of 3; each in
+        # FlashAttention-2's order, FlashAttention-3's ("fa3": the next block's S issued before this
+        # block's P V, whose product runs under the next softmax), and FlashAttention-3's with
+        # ping-pong warpgroups ("pp").
         for tag, kw in (("m128n128s2", dict(block_n=128, stages=2)), ("m128n64s3", dict(block_n=64, stages=3))):
-            print(attention(f"attention_fp8_bench_d128_{tag}", 1, 32, 4096, 128, "f16", False, block_m=128, threads=256, overlap=False, fp8=True, **kw))
+            for order, flags in (("", dict(overlap=False)), ("_fa3", dict(overlap=True)), ("_pp", dict(overlap=True, pingpong=True))):
+                print(attention(f"attention_fp8_bench_d128_{tag}{order}", 1, 32, 4096, 128, "f16", False, block_m=128, threads=256, fp8=True, **kw, **flags))
     elif which == "varlen-bench":
         # Sequences of different lengths (up to 4096, 16 of them, 32 heads of dim 128) in the
         # fastest block shape of the fixed-length benchmark, non-causal and causal.

@@ -61,7 +61,8 @@ pub trait MatrixRules: Sync {
 pub struct Prepared<'c, 'a> {
     /// Values made for an op (by op key): a copy's staging area, a held accumulator's matrices.
     pub values: HashMap<usize, Vec<Value<'c, 'a>>>,
-    /// Ops the rules marked while planning the lowering (gemms that end without a barrier).
+    /// Ops the rules marked while planning the lowering (gemms that end without a barrier,
+    /// copies whose threads meet at their warpgroup's barrier).
     pub marked: HashSet<usize>,
 }
 

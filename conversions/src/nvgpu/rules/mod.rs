@@ -236,9 +236,18 @@ impl MatrixPlan for TensorCorePlan {
             .into_iter()
             .map(|(copy, area)| (copy, vec![area]))
             .collect();
+        // Copies into tiles whose rows each warpgroup stores and reads alone meet at the
+        // warpgroup's barrier.
+        let own_rows = ops
+            .iter()
+            .filter(|op| is(*op, tile::CopyOperation::name))
+            .filter(|op| {
+                copy_parts(*op).is_some_and(|parts| wgmma::rows_per_warpgroup(parts.dst, ops, &self.wgmma, layouts))
+            })
+            .map(key);
         Prepared {
             values,
-            marked: operands_kept,
+            marked: operands_kept.into_iter().chain(own_rows).collect(),
         }
     }
 
@@ -311,6 +320,12 @@ impl MatrixPlan for TensorCorePlan {
         lowering.bulk_wait(b, leader, false);
     }
 }
+
+/// The named barrier of consumer warpgroup 0's threads alone (0 is the block's, 1 the kernel's
+/// threads' beside a producer: `crate::pipeline::producer`); warpgroup w meets at this + w: its
+/// staging of TMA stores ([`tma_store`]), its rows of a shared tile that it alone writes and
+/// reads ([`wgmma::rows_per_warpgroup`]).
+const FIRST_WARPGROUP_BARRIER: i64 = 2;
 
 /// The fence that makes this thread's writes to shared memory through the generic proxy (its
 /// stores) visible to the async proxy (wgmma's reads, the copy engine's).

@@ -36,9 +36,6 @@ use super::*;
 pub const OWN_STAGING_BYTES: i64 = 32 * 1024;
 /// Bytes of a box row: the 128-byte swizzle's span (64 16-bit or 32 f32 columns).
 const ROW_BYTES: i64 = 128;
-/// The named barrier of warpgroup 0's staging (0 is the block's, 1 the kernel's threads' beside a
-/// producer: `crate::pipeline::producer`); warpgroup w meets at this + w.
-const FIRST_WARPGROUP_BARRIER: i64 = 2;
 
 /// Bytes of the elements of a tensor the staged stores write, where they write it.
 fn element_bytes(tensor: Value) -> Option<i64> {

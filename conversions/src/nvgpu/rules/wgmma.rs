@@ -374,7 +374,7 @@ pub fn operands_kept<'c, 'a>(
     let kept = |gemm: &OperationRef<'c, 'a>, tile: Value<'c, 'a>| {
         let from_slot =
             tile_dialect::ops::as_result(tile).is_some_and(|result| is(&result.owner(), tile::SlotOperation::name));
-        if from_slot {
+        if from_slot || rows_per_warpgroup(tile, ops, wgmma, layouts) {
             return true;
         }
         let Some(gemm_at) = top(*gemm).and_then(position) else {
@@ -408,6 +408,51 @@ pub fn operands_kept<'c, 'a>(
         })
         .map(key)
         .collect()
+}
+
+/// Whether each consumer warpgroup alone writes and reads its own rows of shared tile `tile`
+/// (attention's P in 8 bits, stored for the second gemm): its writers are whole-fragment copies
+/// from fragments in a wgmma accumulator layout split along M over the warpgroups, and its
+/// readers are wgmma gemms reading it as A (M x K), their accumulators split the same way. A
+/// warpgroup's named barrier then orders its stores and its gemms' reads, so that the warpgroups
+/// never meet there, and the gemms leave their groups running as for a tile nothing writes.
+pub(super) fn rows_per_warpgroup(tile: Value, ops: &[OperationRef], wgmma: &HashSet<usize>, layouts: &Layouts) -> bool {
+    let Some(rows) = memref_shape(tile).first().copied() else {
+        return false;
+    };
+    let split_rows = |fragment: Value| {
+        placed(layouts, fragment).ok().is_some_and(|placed| {
+            placed.layout.shape.first() == Some(&rows)
+                && crate::layout::atoms::wgmma_warpgroups(&placed.layout).is_some_and(|(wm, wn)| wm > 1 && wn == 1)
+        })
+    };
+    let mut splits = std::collections::BTreeSet::new();
+    let (mut written, mut read) = (false, false);
+    for op in ops.iter().filter(|op| op.operands().any(|operand| operand == tile)) {
+        let whole_copy = copy_parts(op).filter(|parts| parts.dst == tile && stored_whole(parts, layouts));
+        if let Some(parts) = whole_copy {
+            if !split_rows(parts.src) {
+                return false;
+            }
+            splits.insert(placed(layouts, parts.src).expect("checked").layout.threads);
+            written = true;
+            continue;
+        }
+        let reads_as_a = is(op, tile::GemmOperation::name)
+            && wgmma.contains(&key(op))
+            && op.attribute("transpose_a").is_err()
+            && op.operand(0).ok() == Some(tile)
+            && op.operand(1).ok() != Some(tile);
+        let Some(accumulator) = op.operand(2).ok().filter(|_| reads_as_a) else {
+            return false;
+        };
+        if !split_rows(accumulator) {
+            return false;
+        }
+        splits.insert(placed(layouts, accumulator).expect("checked").layout.threads);
+        read = true;
+    }
+    written && read && splits.len() == 1
 }
 
 /// Whether a wgmma gemm reads its fragment A operand straight from registers: the operand holds
@@ -564,10 +609,16 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
 
     /// A fragment copied into a tile kept as core matrices ([`stored_whole`]): each thread stores
     /// its slots at their core-matrix places, then the async-proxy fence and a barrier so that
-    /// wgmma sees them.
+    /// wgmma sees them: the block's, or where each warpgroup stores and reads its own rows
+    /// ([`rows_per_warpgroup`]: the copy is marked) the warpgroup's, which it also meets before
+    /// the stores (its gemms that read the rows last leave their groups running).
     fn store_to_core_matrices(&self, op: OperationRef<'c, 'a>, fragment: Value<'c, 'a>, tile: Value<'c, 'a>) {
         let b = self.builder(&op);
         let at = At::before(op);
+        let own_rows = self.prepared.marked.contains(&key(&op));
+        if own_rows {
+            self.warpgroup_barrier(&b, at);
+        }
         let from = placed(self.layouts, fragment).expect("planned");
         let array = self.private(fragment);
         let shape = memref_shape(tile);
@@ -631,8 +682,21 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             b.insert(inner, store.into());
         }
         self.async_proxy_fence(&b, at);
-        b.barrier(at);
+        match own_rows {
+            true => self.warpgroup_barrier(&b, at),
+            false => b.barrier(at),
+        }
         erase(self.context, op);
+    }
+
+    /// The named barrier of the thread's consumer warpgroup alone (its 128 threads).
+    fn warpgroup_barrier(&self, b: &Builder<'c>, at: At<'c, 'a>) {
+        let id = b.addi(
+            at,
+            i32_constant(b, at, FIRST_WARPGROUP_BARRIER),
+            self.warpgroup_i32(b, at),
+        );
+        named_barrier(b, at, id, i32_constant(b, at, 128));
     }
 
     fn async_proxy_fence(&self, b: &Builder<'c>, at: At<'c, 'a>) {
