@@ -42,7 +42,11 @@ tile_passes::rust_pass! {
         name: "TileEmulateSmallFloats",
         description: "Hold bf16, f8E4M3FN and f8E5M2 values as the integers of their bits where the target has no instructions for them, converting in integer arithmetic",
         anchor: "",
-        dialects: [tile_dialect::dialect_handle()],
+        dialects: [
+            tile_dialect::dialect_handle(),
+            tile_dialect::registration::scf_dialect(),
+            tile_dialect::registration::math_dialect(),
+        ],
         run: |op| with_context(op, |context| emulate(context, op)),
     }
 }
@@ -685,16 +689,7 @@ fn encode<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, value: Value<'c, 'a>, element
             let lsb = b.andi(at, b.shrui(at, word, b.integer(at, i32, 16)), b.integer(at, i32, 1));
             let bias = b.addi(at, b.integer(at, i32, 0x7FFF), lsb);
             let rounded = b.shrui(at, b.addi(at, word, bias), b.integer(at, i32, 16));
-            let nan = b.value(
-                at,
-                melior::dialect::arith::cmpf(
-                    b.context,
-                    melior::dialect::arith::CmpfPredicate::Uno,
-                    value,
-                    value,
-                    b.location,
-                ),
-            );
+            let nan = b.compare_float(at, melior::dialect::arith::CmpfPredicate::Uno, value, value);
             b.select(at, nan, b.integer(at, i32, 0x7FC0), rounded)
         }
         _ => {
@@ -795,7 +790,7 @@ fn encode_by_instruction<'c, 'a>(
         b.cast(at, tile_ir::arith::extui, b.value(at, op), i32)
     };
     let format = Eight::of(element);
-    let code = |lane: Value<'c, 'a>, rounded: Value<'c, 'a>| -> Value<'c, 'a> {
+    let code = |at: At<'c, 'a>, lane: Value<'c, 'a>, rounded: Value<'c, 'a>| -> Value<'c, 'a> {
         let word = b.cast(at, tile_ir::arith::bitcast, lane, i32);
         let sign = b.andi(at, b.shrui(at, word, b.integer(at, i32, 24)), b.integer(at, i32, 0x80));
         let magnitude = b.andi(at, word, b.integer(at, i32, 0x7FFF_FFFF));
@@ -807,18 +802,49 @@ fn encode_by_instruction<'c, 'a>(
         let code = b.select(at, overflows, b.ori(at, past, sign), byte);
         b.cast(at, tile_ir::arith::trunci, code, bits_type(b.context, element))
     };
-    let mut codes = Vec::with_capacity(lanes.len());
-    for pair in lanes.chunks(2) {
-        let (low, high) = (pair[0], *pair.get(1).unwrap_or(&pair[0]));
-        let packed = rounding(high, low);
-        codes.push(code(low, packed));
-        if pair.len() == 2 {
-            codes.push(code(high, b.shrui(at, packed, b.integer(at, i32, 8))));
-        }
-    }
+    // Both lanes below the overflow bound (not NaN) take the instruction's codes as they are, and
+    // only a pair with a lane past it the fix-up (a branch, not a select: the fix-up is ~20
+    // operations, attention's P never needs it).
+    let bound = b.constant(at, f32, f32::from_bits(format.overflow as u32) as f64);
+    // (Unordered: NaN takes the fix-up too.)
+    let past_bound =
+        |lane: Value<'c, 'a>| b.compare_float(at, melior::dialect::arith::CmpfPredicate::Uge, b.absf(at, lane), bound);
+    // Each pair's two codes as one i16, the lower lane's in the low byte.
+    let words: Vec<Value> = lanes
+        .chunks(2)
+        .map(|pair| {
+            let (low, high) = (pair[0], *pair.get(1).unwrap_or(&pair[0]));
+            let packed = rounding(high, low);
+            let overflows = b.ori(at, past_bound(low), past_bound(high));
+            let word = b.cast(at, tile_ir::arith::trunci, packed, i16);
+            let (fixed, _, words) = b.if_else_yielding(at, overflows, &[word]);
+            let low_code = b.cast(fixed, tile_ir::arith::extui, code(fixed, low, packed), i16);
+            let high = code(fixed, high, b.shrui(fixed, packed, b.integer(fixed, i32, 8)));
+            let high_code = b.cast(fixed, tile_ir::arith::extui, high, i16);
+            let fixed_word = b.ori(fixed, low_code, b.shli(fixed, high_code, b.integer(fixed, i16, 8)));
+            b.yield_values(fixed, &[fixed_word]);
+            words[0]
+        })
+        .collect();
+    let bits = bits_type(b.context, element);
     match tile_dialect::ops::vector_lanes(ty) {
-        None => codes[0],
-        Some(_) => b.value(at, vector::from_elements(b.context, ty, &codes, b.location).into()),
+        None => b.cast(at, tile_ir::arith::trunci, words[0], bits),
+        // Whole pairs: the words' bytes are the vector's lanes (a pair stored as one 16-bit store).
+        Some(count) if count % 2 == 0 => {
+            let wide = crate::attributes::vector(count / 2, i16);
+            let packed = b.value(at, vector::from_elements(b.context, wide, &words, b.location).into());
+            b.cast(at, tile_ir::vector::bitcast, packed, ty)
+        }
+        Some(count) => {
+            let codes: Vec<Value> = (0..count)
+                .map(|lane| {
+                    let word = words[lane as usize / 2];
+                    let byte = b.shrui(at, word, b.integer(at, i16, 8 * (lane % 2)));
+                    b.cast(at, tile_ir::arith::trunci, byte, bits)
+                })
+                .collect();
+            b.value(at, vector::from_elements(b.context, ty, &codes, b.location).into())
+        }
     }
 }
 

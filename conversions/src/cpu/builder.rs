@@ -179,6 +179,17 @@ impl<'c> Builder<'c> {
         self.value(at, arith::cmpi(self.context, predicate, lhs, rhs, self.location))
     }
 
+    /// Returns `arith.cmpf predicate, lhs, rhs`.
+    pub fn compare_float<'a>(
+        &self,
+        at: At<'c, 'a>,
+        predicate: arith::CmpfPredicate,
+        lhs: Value<'c, '_>,
+        rhs: Value<'c, '_>,
+    ) -> Value<'c, 'a> {
+        self.value(at, arith::cmpf(self.context, predicate, lhs, rhs, self.location))
+    }
+
     /// Returns `memref[indices]`.
     pub fn load<'a>(&self, at: At<'c, 'a>, memref: Value<'c, '_>, indices: &[Value<'c, '_>]) -> Value<'c, 'a> {
         self.value(at, memref::load(memref, indices, self.location))
