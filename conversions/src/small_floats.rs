@@ -42,11 +42,7 @@ tile_passes::rust_pass! {
         name: "TileEmulateSmallFloats",
         description: "Hold bf16, f8E4M3FN and f8E5M2 values as the integers of their bits where the target has no instructions for them, converting in integer arithmetic",
         anchor: "",
-        dialects: [
-            tile_dialect::dialect_handle(),
-            tile_dialect::registration::scf_dialect(),
-            tile_dialect::registration::math_dialect(),
-        ],
+        dialects: [tile_dialect::dialect_handle(), tile_dialect::registration::math_dialect()],
         run: |op| with_context(op, |context| emulate(context, op)),
     }
 }
@@ -740,8 +736,9 @@ fn encode<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, value: Value<'c, 'a>, element
 /// `value` (f32 lanes, or f64 first rounded to f32) rounded to `element` by the device's
 /// instruction (`cvt.rn.satfinite`, two lanes at a time: `nvvm.convert.f32x2.to.f8x2`) where the
 /// target has one: the same codes as [`encode`], the instruction's saturation past the largest
-/// finite value replaced by what `arith.truncf` gives there (f8E4M3FN's NaN, f8E5M2's infinity;
-/// NaN stays NaN, the sign kept). `ty`: the bits' type (a scalar or a 1-D vector).
+/// finite value replaced by what `arith.truncf` gives there (f8E4M3FN's NaN, f8E5M2's infinity,
+/// the sign kept; a NaN stays NaN, its sign the instruction's). `ty`: the bits' type (a scalar or
+/// a 1-D vector).
 fn encode_by_instruction<'c, 'a>(
     b: &Builder<'c>,
     at: At<'c, 'a>,
@@ -750,7 +747,6 @@ fn encode_by_instruction<'c, 'a>(
     element: Element,
 ) -> Value<'c, 'a> {
     let f32 = Type::float32(b.context);
-    let i32: Type = IntegerType::new(b.context, 32).into();
     let i16: Type = IntegerType::new(b.context, 16).into();
     let lanes: Vec<Value> = match tile_dialect::ops::vector_lanes(value.r#type()) {
         None => vec![value],
@@ -787,43 +783,26 @@ fn encode_by_instruction<'c, 'a>(
             ])
             .build()
             .expect("nvvm.convert.f32x2.to.f8x2");
-        b.cast(at, tile_ir::arith::extui, b.value(at, op), i32)
+        b.value(at, op)
     };
     let format = Eight::of(element);
-    let code = |at: At<'c, 'a>, lane: Value<'c, 'a>, rounded: Value<'c, 'a>| -> Value<'c, 'a> {
-        let word = b.cast(at, tile_ir::arith::bitcast, lane, i32);
-        let sign = b.andi(at, b.shrui(at, word, b.integer(at, i32, 24)), b.integer(at, i32, 0x80));
-        let magnitude = b.andi(at, word, b.integer(at, i32, 0x7FFF_FFFF));
-        let nan = b.compare(at, "ugt", magnitude, b.integer(at, i32, 0x7F80_0000));
-        let past = b.select(at, nan, b.integer(at, i32, format.nan), b.integer(at, i32, format.top));
-        let overflows = b.compare(at, "uge", magnitude, b.integer(at, i32, format.overflow));
-        // (The instruction's code has the sign already.)
-        let byte = b.andi(at, rounded, b.integer(at, i32, 0xFF));
-        let code = b.select(at, overflows, b.ori(at, past, sign), byte);
-        b.cast(at, tile_ir::arith::trunci, code, bits_type(b.context, element))
-    };
-    // Both lanes below the overflow bound (not NaN) take the instruction's codes as they are, and
-    // only a pair with a lane past it the fix-up (a branch, not a select: the fix-up is ~20
-    // operations, attention's P never needs it).
+    // The instruction saturates a magnitude past the largest finite value to that value's code;
+    // from the overflow bound on `arith.truncf` gives the next code (f8E4M3FN's NaN, f8E5M2's
+    // infinity; the sign kept), so a lane at or past the bound gets its code plus one, without a
+    // branch. (Ordered: a NaN lane keeps the instruction's NaN, whose sign is as unspecified as
+    // `arith.truncf`'s of a NaN.)
     let bound = b.constant(at, f32, f32::from_bits(format.overflow as u32) as f64);
-    // (Unordered: NaN takes the fix-up too.)
-    let past_bound =
-        |lane: Value<'c, 'a>| b.compare_float(at, melior::dialect::arith::CmpfPredicate::Uge, b.absf(at, lane), bound);
+    let past = |lane: Value<'c, 'a>, one: i64| {
+        let beyond = b.compare_float(at, melior::dialect::arith::CmpfPredicate::Oge, b.absf(at, lane), bound);
+        b.select(at, beyond, b.integer(at, i16, one), b.integer(at, i16, 0))
+    };
     // Each pair's two codes as one i16, the lower lane's in the low byte.
     let words: Vec<Value> = lanes
         .chunks(2)
         .map(|pair| {
             let (low, high) = (pair[0], *pair.get(1).unwrap_or(&pair[0]));
-            let packed = rounding(high, low);
-            let overflows = b.ori(at, past_bound(low), past_bound(high));
-            let word = b.cast(at, tile_ir::arith::trunci, packed, i16);
-            let (fixed, _, words) = b.if_else_yielding(at, overflows, &[word]);
-            let low_code = b.cast(fixed, tile_ir::arith::extui, code(fixed, low, packed), i16);
-            let high = code(fixed, high, b.shrui(fixed, packed, b.integer(fixed, i32, 8)));
-            let high_code = b.cast(fixed, tile_ir::arith::extui, high, i16);
-            let fixed_word = b.ori(fixed, low_code, b.shli(fixed, high_code, b.integer(fixed, i16, 8)));
-            b.yield_values(fixed, &[fixed_word]);
-            words[0]
+            let word = rounding(high, low);
+            b.addi(at, b.addi(at, word, past(low, 1)), past(high, 0x100))
         })
         .collect();
     let bits = bits_type(b.context, element);

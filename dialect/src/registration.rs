@@ -235,12 +235,6 @@ pub fn math_dialect() -> DialectHandle {
     unsafe { DialectHandle::from_raw(mlir_sys::mlirGetDialectHandle__math__()) }
 }
 
-/// Returns the handle of the upstream `scf` dialect (sm_90a's f8 rounding branches to its
-/// fix-up).
-pub fn scf_dialect() -> DialectHandle {
-    unsafe { DialectHandle::from_raw(mlir_sys::mlirGetDialectHandle__scf__()) }
-}
-
 /// Returns the handle of the upstream `amdgpu` dialect (the gfx942 lowering creates `amdgpu.mfma`).
 pub fn amdgpu_dialect() -> DialectHandle {
     unsafe { DialectHandle::from_raw(mlir_sys::mlirGetDialectHandle__amdgpu__()) }

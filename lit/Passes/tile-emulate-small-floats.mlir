@@ -148,36 +148,32 @@ func.func @f8_vectors(%X: memref<64xf8E4M3FN>, %Y: memref<64xf8E4M3FN>, %i: inde
 // -----
 
 // sm_90a rounds f32 to the 8-bit floats by its instruction (cvt.rn.satfinite, two lanes at a time:
-// the first lane in the low byte), and where the instruction saturates past the largest finite
-// value (f8E4M3FN from 464: 0x43E80000) gives what arith.truncf gives there, NaN (0x7F) with the
-// sign, in a branch that only a pair with a lane at or past the bound (or NaN) takes; a pair of
-// lanes stores its two codes as one 16-bit word; a scalar is rounded as a pair with itself. Its
-// kernel modules only: the CPU reference, which lowers such a module for the host, rounds in
-// integer arithmetic.
+// the first lane in the low byte), and where the instruction saturates at the largest finite
+// value, from the overflow bound on (f8E4M3FN from 464, f8E5M2 from 61440), adds one to the lane's
+// code, which gives what arith.truncf gives there (f8E4M3FN's NaN, f8E5M2's infinity), with no
+// branch; a pair of lanes stores its two codes as one 16-bit word; a scalar is rounded as a pair
+// with itself. Its kernel modules only: the CPU reference, which lowers such a module for the
+// host, rounds in integer arithmetic.
 // CHECK-LABEL: gpu.func @f8_rounded_on_sm90a
 // CHECK: %[[LOW:.*]] = vector.extract %{{.*}}[0] : f32 from vector<2xf32>
 // CHECK: %[[HIGH:.*]] = vector.extract %{{.*}}[1] : f32 from vector<2xf32>
 // CHECK: %[[BOUND:.*]] = arith.constant 4.640000e+02 : f32
 // CHECK: %[[PAIR:.*]] = nvvm.convert.f32x2.to.f8x2 %[[HIGH]], %[[LOW]] {rnd = #nvvm.fp_rnd_mode<rn>, sat = #nvvm.sat_mode<satfinite>} : i16(f8E4M3FN)
 // CHECK: %[[LOW_ABS:.*]] = math.absf %[[LOW]] : f32
-// CHECK: %[[LOW_PAST:.*]] = arith.cmpf uge, %[[LOW_ABS]], %[[BOUND]] : f32
+// CHECK: %[[LOW_PAST:.*]] = arith.cmpf oge, %[[LOW_ABS]], %[[BOUND]] : f32
+// CHECK: %[[LOW_STEP:.*]] = arith.select %[[LOW_PAST]], %c1_i16, %c0_i16 : i16
+// CHECK: %[[LOW_DONE:.*]] = arith.addi %[[PAIR]], %[[LOW_STEP]] : i16
 // CHECK: %[[HIGH_ABS:.*]] = math.absf %[[HIGH]] : f32
-// CHECK: %[[HIGH_PAST:.*]] = arith.cmpf uge, %[[HIGH_ABS]], %[[BOUND]] : f32
-// CHECK: %[[EITHER:.*]] = arith.ori %[[LOW_PAST]], %[[HIGH_PAST]] : i1
-// CHECK: %[[CODES:.*]] = scf.if %[[EITHER]] -> (i16) {
-// CHECK: %[[WORD:.*]] = arith.bitcast %[[LOW]] : f32 to i32
-// CHECK: %[[PAST:.*]] = arith.cmpi uge, %{{.*}}, %c1139277824_i32 : i32
-// CHECK: arith.select %[[PAST]]
-// CHECK: scf.yield %{{.*}} : i16
-// CHECK: } else {
-// CHECK: scf.yield %{{.*}} : i16
-// CHECK: }
+// CHECK: %[[HIGH_PAST:.*]] = arith.cmpf oge, %[[HIGH_ABS]], %[[BOUND]] : f32
+// CHECK: %[[HIGH_STEP:.*]] = arith.select %[[HIGH_PAST]], %c256_i16, %{{.*}} : i16
+// CHECK: %[[CODES:.*]] = arith.addi %[[LOW_DONE]], %[[HIGH_STEP]] : i16
+// CHECK-NOT: scf.if
 // CHECK: %[[WORDS:.*]] = vector.from_elements %[[CODES]] : vector<1xi16>
 // CHECK: %[[BYTES:.*]] = vector.bitcast %[[WORDS]] : vector<1xi16> to vector<2xi8>
 // CHECK: vector.store %[[BYTES]], %{{.*}} : memref<64xi8>, vector<2xi8>
-// CHECK: arith.constant 6.144000e+04 : f32
+// CHECK: %[[TOP:.*]] = arith.constant 6.144000e+04 : f32
 // CHECK: nvvm.convert.f32x2.to.f8x2 %[[ONE:.*]], %[[ONE]] {rnd = #nvvm.fp_rnd_mode<rn>, sat = #nvvm.sat_mode<satfinite>} : i16(f8E5M2)
-// CHECK: arith.cmpi uge, %{{.*}}, %c1198522368_i32 : i32
+// CHECK: arith.cmpf oge, %{{.*}}, %[[TOP]] : f32
 // CHECK-NOT: f8E4M3FN
 module attributes {tile.target = "sm_90a"} {
 gpu.module @kernels {
