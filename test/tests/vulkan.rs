@@ -329,6 +329,12 @@ fn block_scaled_fp8_gemm_matches_the_reference() {
 }
 
 #[test]
+fn block_scaled_fp8_gemm_with_its_scales_in_shared_tiles_matches_the_reference() {
+    // The activation scales copied into a shared tile each step, the weight scales once.
+    check_on_vulkan("test/programs/blockscaled_fp8_gemm_shared_scales_small.mlir", 64);
+}
+
+#[test]
 fn tensors_of_dynamic_shape_bound_as_runtime_arrays_match_the_reference() {
     // A size that clips the last tiles, and a multiple of them.
     check_on_vulkan_sized("test/programs/gemm_dynamic_small.mlir", 59, 150);

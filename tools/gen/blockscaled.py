@@ -4,7 +4,7 @@ of 128 of (A_b B_b^T) * scale_a * scale_b, A f8E4M3FN [M, K] with a scale per ro
 block (stored [K / 128, M], a block's scales of all rows together, as DeepGEMM keeps them), B
 f8E4M3FN [N, K] with a scale per 128 x 128 block [N / 128, K / 128], C bf16 [M, N].
 
-usage: blockscaled.py NAME M N K [--block BMxBN] [--threads T] [--stages S] [--unroll U]
+usage: blockscaled.py NAME M N K [--block BMxBN] [--threads T] [--stages S] [--unroll U] [--shared-scales]
 
 A block takes a BM x 128 output tile (BN is 128: one weight scale a step). Each K step copies a
 128-wide tile of A and of B and the step's column of activation scales, multiplies the tiles into
@@ -16,9 +16,12 @@ import argparse
 GROUP = 128
 
 
-def program(name, m, n, k, bm, bn, threads, stages, unroll=1):
+def program(name, m, n, k, bm, bn, threads, stages, unroll=1, shared_scales=False):
     """`unroll` K blocks a step, each into a product fragment of its own: the tensor cores work on
-    a later block's product while the threads add an earlier one's."""
+    a later block's product while the threads add an earlier one's. `shared_scales`: each step's
+    activation scales are copied into a shared tile of the ring with its A and B tiles (issued
+    ahead, as they are), and the tile's weight scales into a shared tile once before the loop, so
+    that the threads read both from shared memory rather than waiting on global loads a step."""
     assert bn == GROUP and m % bm == 0 and n % bn == 0 and k % (GROUP * unroll) == 0
     shared = "#gpu.address_space<workgroup>"
     fr = "#tile.fragment"
@@ -28,22 +31,26 @@ def program(name, m, n, k, bm, bn, threads, stages, unroll=1):
     acc, row = f"memref<{bm}x{bn}xf32, {fr}>", f"memref<{bm}xf32, {fr}>"
     tiles = "".join(f"    %As{u} = tile.alloc_shared : {a_tile}\n    %Bs{u} = tile.alloc_shared : {b_tile}\n" for u in range(unroll))
     parts = "".join(f"    %Part{u} = tile.alloc_fragment : {acc}\n" for u in range(unroll))
-    rows = "".join(f"    %Sa{u} = tile.alloc_fragment : {row}\n" for u in range(unroll))
+    sa_tile, sb_tile = f"memref<1x{bm}xf32, {shared}>", f"memref<1x{k // GROUP}xf32, {shared}>"
+    if shared_scales:
+        rows = "".join(f"    %Sa{u} = tile.alloc_shared : {sa_tile}\n" for u in range(unroll)) + f"    %Sbs = tile.alloc_shared : {sb_tile}\n"
+    else:
+        rows = "".join(f"    %Sa{u} = tile.alloc_fragment : {row}\n" for u in range(unroll))
     loads, products, sums = "", "", ""
     for u in range(unroll):
         loads += f"""      %kb{u} = arith.addi %kfirst, %c{u} : index
       %k{u} = arith.muli %kb{u}, %cbk : index
       tile.copy %A[%m0, %k{u}], %As{u} : {a}, {a_tile}
       tile.copy %B[%n0, %k{u}], %Bs{u} : {b}, {b_tile}
-      tile.copy %SA[%kb{u}, %m0], %Sa{u} : {sa}, {row}
-      %sb{u} = memref.load %SB[%bn, %kb{u}] : {sb}
+      tile.copy %SA[%kb{u}, %m0], %Sa{u} : {sa}, {sa_tile if shared_scales else row}
+      {f"%sb{u} = memref.load %Sbs[%c0, %kb{u}] : {sb_tile}" if shared_scales else f"%sb{u} = memref.load %SB[%bn, %kb{u}] : {sb}"}
 """
         products += f"""      tile.fill %Part{u}, %zero : {acc}
       tile.gemm %As{u}, %Bs{u}, %Part{u} {{transpose_b}} : {a_tile}, {b_tile}, {acc}
 """
         sums += f"""      tile.parallel (%i, %j) in ({bm}, {bn}) {{
         %p = memref.load %Part{u}[%i, %j] : {acc}
-        %s = memref.load %Sa{u}[%i] : {row}
+        {f"%s = memref.load %Sa{u}[%c0, %i] : {sa_tile}" if shared_scales else f"%s = memref.load %Sa{u}[%i] : {row}"}
         %o = memref.load %Acc[%i, %j] : {acc}
         %scale = arith.mulf %s, %sb{u} : f32
         %r = math.fma %p, %scale, %o : f32
@@ -58,7 +65,7 @@ def program(name, m, n, k, bm, bn, threads, stages, unroll=1):
     return f"""// Block-scaled fp8 GEMM ({name}): {m}x{n}x{k}, A and B f8E4M3FN (B given N x K), a scale per
 // row of A and 128-wide K block ([K/128, M]) and per 128 x 128 block of B ([N/128, K/128]), C bf16.
 // Written by tools/gen/blockscaled.py: {bm}x{bn} output tiles on {threads} threads, K steps of 128 in a
-// ring of {stages}, each step's product promoted to f32 and added scaled.
+// ring of {stages}, each step's product promoted to f32 and added scaled{"; the scales read from shared tiles (the activation scales in the ring)" if shared_scales else ""}.
 func.func @{name}(%A: {a}, %B: {b}, %SA: {sa}, %SB: {sb}, %C: {c}) {{
   %c0 = arith.constant 0 : index
   %cbm = arith.constant {bm} : index
@@ -74,7 +81,7 @@ func.func @{name}(%A: {a}, %B: {b}, %SA: {sa}, %SB: {sb}, %C: {c}) {{
 {rows}    %m0 = arith.muli %bm, %cbm : index
     %n0 = arith.muli %bn, %cbn : index
     tile.fill %Acc, %zero : {acc}
-{loop}    tile.copy %Acc, %C[%m0, %n0] : {acc}, {c}
+{f"    tile.copy %SB[%bn, %c0], %Sbs : {sb}, {sb_tile}" + chr(10) if shared_scales else ""}{loop}    tile.copy %Acc, %C[%m0, %n0] : {acc}, {c}
   }}
   return
 }}
@@ -91,6 +98,7 @@ if __name__ == "__main__":
     parser.add_argument("--threads", type=int, default=256)
     parser.add_argument("--stages", type=int, default=4)
     parser.add_argument("--unroll", type=int, default=1)
+    parser.add_argument("--shared-scales", action="store_true")
     args = parser.parse_args()
     bm, bn = map(int, args.block.split("x"))
-    print(program(args.name, args.m, args.n, args.k, bm, bn, args.threads, args.stages, args.unroll), end="")
+    print(program(args.name, args.m, args.n, args.k, bm, bn, args.threads, args.stages, args.unroll, args.shared_scales), end="")
