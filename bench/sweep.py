@@ -5,7 +5,7 @@ the same run (fp8: f8E4M3FN with B as N x K, into f32, against `torch._scaled_mm
 static kernels only), every output checked against a float64 product first.
 
     python3 bench/sweep.py prepare DIR [--dtype f16|bf16|fp8]   # build machine: writes and compiles the kernels (sm_90a)
-    python3 bench/sweep.py run DIR [--dtype f16|bf16|fp8] [--rounds N] [--filter S,...]   # GPU machine
+    python3 bench/sweep.py run DIR [--dtype f16|bf16|fp8] [--rounds N] [--confirm N] [--filter S,...]   # GPU machine
 
 For each shape, a static kernel per tiling (sizes compiled in: `bench/variants.py`'s program) and
 one dynamic kernel per tiling for all shapes (`examples/gemm_dynamic.mlir`'s form: sizes, grid and
@@ -14,7 +14,9 @@ alternating rounds (do_bench medians) and reports, per shape, the best static an
 tiling against cuBLAS; then the geometric mean and the worst ratio of each over the shapes. Two
 more kinds leave the tiling to the compiler (`tile.matmul`): one program per shape with its sizes
 compiled in, and one of run-time sizes for every shape, whose kernels (one per size class) each
-launch where their manifest's `when` holds.
+launch where their manifest's `when` holds. With `--confirm N` each kind's choice for a shape is
+timed again in N alternating rounds and reported from those: the best of several kernels timed
+once each is biased upwards by the rounds' spread.
 """
 import argparse
 import math
@@ -200,7 +202,7 @@ def prepare(directory, dtype):
     print(f"{len(programs)} kernels written to {directory}")
 
 
-def run(directory, dtype, rounds, name_filter):
+def run(directory, dtype, rounds, name_filter, confirm=0):
     import numpy
     import torch
     import triton
@@ -265,7 +267,7 @@ def run(directory, dtype, rounds, name_filter):
         # The compiler's tiling: the kernels of the program, each launched where its `when` holds.
         contenders.append(("matmul", "chosen", bench.function_kernels(directory, matmul_name(dtype, shape))))
         contenders.append(("matmul_dynamic", "chosen", chosen_dynamic))
-        best = {}
+        best, launches = {}, {}
         for kind, tag, kernel in contenders:
             if not kernel:
                 continue
@@ -279,13 +281,21 @@ def run(directory, dtype, rounds, name_filter):
             mine, ratios = bench.alternating_rounds(launch, baseline, rounds, timer)
             ratio = float(numpy.median(ratios))
             print(f"{label} {kind} {tag}: PASS rel_err={error:.1e} {2 * m * n * k / mine / 1e9:.0f} TFLOP/s, {ratio:.3f} of cuBLAS", flush=True)
+            launches[(kind, tag)] = launch
             if kind not in best or ratio > best[kind][1]:
                 best[kind] = (tag, ratio, 2 * m * n * k / mine / 1e9)
+        # The best of several kernels timed once each is biased upwards (the same PTX measured
+        # 0.943 and 1.043 of cuBLAS in one run: RESULTS run 216): each kind's choice timed again.
+        for kind, (tag, _, _) in list(best.items()) if confirm else []:
+            mine, ratios = bench.alternating_rounds(launches[(kind, tag)], baseline, confirm, timer)
+            best[kind] = (tag, float(numpy.median(ratios)), 2 * m * n * k / mine / 1e9)
+            print(f"{label} {kind} {tag}: confirmed {best[kind][2]:.0f} TFLOP/s, {best[kind][1]:.3f} of cuBLAS (median of {confirm} alternating rounds)", flush=True)
         cublas = 2 * m * n * k / timer(baseline) / 1e9
         # What a host-side choice among the dynamic kernels (tile-wise, persistent, split) gets.
         chosen = max((best[kind] for kind in ("dynamic", "persistent", "split") if kind in best), key=lambda b: b[1], default=None)
         rows.append((label, cublas, best.get("static"), best.get("dynamic"), best.get("whole"), best.get("persistent"), best.get("split"), chosen, best.get("matmul"), best.get("matmul_dynamic")))
-    print(f"\n{dtype} GEMMs against cuBLAS (torch.matmul), the best tiling of each kind, medians of {rounds} alternating round(s)\n")
+    confirmed = f", each kind's choice timed again in {confirm}" if confirm else ""
+    print(f"\n{dtype} GEMMs against cuBLAS (torch.matmul), the best tiling of each kind, medians of {rounds} alternating round(s){confirmed}\n")
     print("| M x N x K | cuBLAS TFLOP/s | static: tiling, TFLOP/s, ratio | dynamic: tiling, TFLOP/s, ratio | static, split loops kept whole | dynamic persistent | dynamic split | dynamic, best kind | tile.matmul, static | tile.matmul, dynamic |\n|---|---|---|---|---|---|---|---|---|---|")
     cell = lambda best: f"{best[0]}, {best[2]:.0f}, {best[1]:.3f}" if best else "none"  # noqa: E731
     for label, cublas, *kinds in rows:
@@ -319,11 +329,12 @@ def main():
     parser.add_argument("--dtype", choices=("f16", "bf16", "fp8"), default="f16")
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--filter", default="")
+    parser.add_argument("--confirm", type=int, default=0)
     args = parser.parse_args()
     if args.action == "prepare":
         prepare(args.directory, args.dtype)
     else:
-        run(args.directory, args.dtype, args.rounds, args.filter)
+        run(args.directory, args.dtype, args.rounds, args.filter, args.confirm)
 
 
 if __name__ == "__main__":
