@@ -862,9 +862,14 @@ func.func @shared_p_rows_per_warpgroup(%Q: memref<128x64xf16>, %KV: memref<256x6
 // -----
 
 // Warpgroups splitting N (two, 64-row accumulators): each issues m64n32 over its 32 columns, its
-// B operand's descriptor starting at its column block (warpgroup mod 2).
+// B operand's descriptor starting at its column block (warpgroup mod 2). Each reads every row of
+// P, which both store: the stores end at the block's barrier, not a warpgroup's.
 // CHECK-LABEL: func.func @split_n_attention
 // CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 32, k = 16>, D[<f32>, <zero>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
+// CHECK: vector.store %{{.*}} : memref<64x64xbf16, 3>, vector<2xbf16>
+// CHECK-NOT: number_of_threads = %c128
+// CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK-NEXT: gpu.barrier
 // CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 32, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <row>]
 module attributes {tile.target = "sm_90a"} {
 func.func @split_n_attention(%Q: memref<64x64xbf16>, %KV: memref<256x64xbf16>, %O: memref<64x64xf32>) {
