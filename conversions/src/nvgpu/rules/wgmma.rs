@@ -411,11 +411,12 @@ pub fn operands_kept<'c, 'a>(
 }
 
 /// Whether each consumer warpgroup alone writes and reads its own rows of shared tile `tile`
-/// (attention's P in 8 bits, stored for the second gemm): its writers are whole-fragment copies
-/// from fragments in a wgmma accumulator layout split along M over the warpgroups, and its
-/// readers are wgmma gemms reading it as A (M x K), their accumulators split the same way. A
-/// warpgroup's named barrier then orders its stores and its gemms' reads, so that the warpgroups
-/// never meet there, and the gemms leave their groups running as for a tile nothing writes.
+/// (attention's 8-bit P, a backward pass's P, stored for the next gemm): its writers are
+/// whole-fragment copies from fragments in a wgmma accumulator layout split along M over the
+/// warpgroups, and its readers are wgmma gemms reading it as A (M x K), their accumulators split
+/// the same way. A warpgroup's named barrier then orders its stores and its gemms' reads, so that
+/// the warpgroups never meet there, and the gemms leave their groups running as for a tile
+/// nothing writes.
 pub(super) fn rows_per_warpgroup(tile: Value, ops: &[OperationRef], wgmma: &HashSet<usize>, layouts: &Layouts) -> bool {
     let Some(rows) = memref_shape(tile).first().copied() else {
         return false;
