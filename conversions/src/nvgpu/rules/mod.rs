@@ -217,7 +217,23 @@ impl MatrixPlan for TensorCorePlan {
         if !self.core_tiles.is_empty() {
             wgmma::stores_to_core_matrices(b, &nested_ops(kernel), &self.core_tiles);
         }
-        let operands_kept = wgmma::operands_kept(kernel, ops, &self.wgmma, layouts);
+        // The shared tiles whose rows each warpgroup stores and reads alone, decided once: their
+        // gemms leave their groups running and their copies meet at the warpgroup's barrier.
+        let mut destinations: Vec<Value> = Vec::new();
+        for parts in ops
+            .iter()
+            .filter(|op| is(*op, tile::CopyOperation::name))
+            .filter_map(|op| copy_parts(op))
+        {
+            if !destinations.contains(&parts.dst) {
+                destinations.push(parts.dst);
+            }
+        }
+        let own_rows: Vec<Value> = destinations
+            .into_iter()
+            .filter(|tile| wgmma::rows_per_warpgroup(*tile, ops, &self.wgmma, layouts))
+            .collect();
+        let operands_kept = wgmma::operands_kept(kernel, ops, &self.wgmma, layouts, &own_rows);
         // The waits for wgmma groups go in first: each op's rule then writes its code after them.
         let deferred = operands_kept
             .iter()
@@ -236,18 +252,14 @@ impl MatrixPlan for TensorCorePlan {
             .into_iter()
             .map(|(copy, area)| (copy, vec![area]))
             .collect();
-        // Copies into tiles whose rows each warpgroup stores and reads alone meet at the
-        // warpgroup's barrier.
-        let own_rows = ops
+        let own_row_copies = ops
             .iter()
             .filter(|op| is(*op, tile::CopyOperation::name))
-            .filter(|op| {
-                copy_parts(*op).is_some_and(|parts| wgmma::rows_per_warpgroup(parts.dst, ops, &self.wgmma, layouts))
-            })
+            .filter(|op| copy_parts(*op).is_some_and(|parts| own_rows.contains(&parts.dst)))
             .map(key);
         Prepared {
             values,
-            marked: operands_kept.into_iter().chain(own_rows).collect(),
+            marked: operands_kept.into_iter().chain(own_row_copies).collect(),
         }
     }
 

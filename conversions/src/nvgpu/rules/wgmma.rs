@@ -348,13 +348,15 @@ pub struct WgmmaPlan<'c, 'a> {
 /// The gemms of `kernel` whose shared operands nothing writes after them unless it waits for a
 /// barrier first: ring slots (`tile-expand-pipelines` refills a slot after a `gpu.barrier`), and
 /// tiles whose every writer is in the kernel's body before the op that holds the gemm (a tile
-/// copied once before the main loop). The others end with a barrier, so that a copy into their
-/// operands after them cannot overtake a warpgroup still reading.
+/// copied once before the main loop), and the tiles of `own_rows` ([`rows_per_warpgroup`]),
+/// whose writers meet at their warpgroup's barrier first. The others end with a barrier, so that
+/// a copy into their operands after them cannot overtake a warpgroup still reading.
 pub fn operands_kept<'c, 'a>(
     kernel: OperationRef<'c, 'a>,
     ops: &[OperationRef<'c, 'a>],
     wgmma: &HashSet<usize>,
     layouts: &Layouts,
+    own_rows: &[Value<'c, 'a>],
 ) -> std::collections::HashSet<usize> {
     let body = kernel
         .region(0)
@@ -374,7 +376,7 @@ pub fn operands_kept<'c, 'a>(
     let kept = |gemm: &OperationRef<'c, 'a>, tile: Value<'c, 'a>| {
         let from_slot =
             tile_dialect::ops::as_result(tile).is_some_and(|result| is(&result.owner(), tile::SlotOperation::name));
-        if from_slot || rows_per_warpgroup(tile, ops, wgmma, layouts) {
+        if from_slot || own_rows.contains(&tile) {
             return true;
         }
         let Some(gemm_at) = top(*gemm).and_then(position) else {
