@@ -2,8 +2,8 @@
 // V given transposed, P rounded to f8E4M3FN into a shared tile, so that both gemms read K-major
 // 8-bit operands (wgmma's e4m3 on sm_90a); O in f16. A ragged sequence of 112 tokens in 64-row
 // blocks, non-causal and causal, and FlashAttention-3's schedule on 300 tokens; checked against an
-// f64 reference (cpu_reference.rs for the first two), the
-// interpreter and lavapipe.
+// f64 reference (cpu_reference.rs, the first two) and the interpreter; the first two also fit
+// lavapipe's 32 KiB.
 
 // attention_fp8_small: non-causal attention, 1x2 heads of 112 tokens, head dim 64, f8E4M3FN Q, K, V (V transposed) into f16.
 // FlashAttention-2's order: an iteration computes S, its softmax, then O += P V.

@@ -396,8 +396,8 @@ if __name__ == "__main__":
         print("// V given transposed, P rounded to f8E4M3FN into a shared tile, so that both gemms read K-major")
         print("// 8-bit operands (wgmma's e4m3 on sm_90a); O in f16. A ragged sequence of 112 tokens in 64-row")
         print("// blocks, non-causal and causal, and FlashAttention-3's schedule on 300 tokens; checked against an")
-        print("// f64 reference (cpu_reference.rs for the first two), the")
-        print("// interpreter and lavapipe.")
+        print("// f64 reference (cpu_reference.rs, the first two) and the interpreter; the first two also fit")
+        print("// lavapipe's 32 KiB.")
         print(attention("attention_fp8_small", 1, 2, 112, 64, "f16", False, 64, 64, 128, overlap=False, fp8=True))
         print(attention("attention_fp8_causal_small", 1, 2, 112, 64, "f16", True, 64, 64, 128, overlap=False, fp8=True))
         print(fp8_ping_pong_small())
@@ -418,8 +418,8 @@ if __name__ == "__main__":
         # the f16 benchmark's fastest block shape in FlashAttention-2's order, FlashAttention-3's
         # ("fa3": the next block's S issued before this block's P V, whose product runs under the
         # next softmax) and FlashAttention-3's with ping-pong warpgroups ("pp"); and 64-key blocks
-        # two a multiprocessor ("mb2", the fastest in RESULTS run 220: the loop is bound by its
-        # latencies, which the other block's warps hide) in both orders.
+        # two a multiprocessor ("mb2": the other block's warps hide the loop's latencies) in both
+        # orders.
         for tag, kw, orders in (("m128n128s2", dict(block_n=128, stages=2), ("", "_fa3", "_pp")), ("m128n64s2_mb2", dict(block_n=64, stages=2, min_blocks=2), ("", "_fa3"))):
             for order in orders:
                 flags = dict(overlap=order != "", pingpong=order == "_pp")
