@@ -36,6 +36,7 @@
 
 pub mod amdgpu;
 pub mod attributes;
+pub mod bounds;
 pub mod cpu;
 pub mod embed;
 pub mod generic;

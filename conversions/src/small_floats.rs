@@ -392,7 +392,10 @@ fn emulate<'c>(context: &'c Context, root: OperationRef<'c, '_>) -> Result<(), S
             let ty = tile_dialect::ops::vector_or_scalar_of(result, bits_type(context, element)).expect("bits");
             let value = op.operand(0).expect("a float");
             match by_instruction(op) && element.is_f8() {
-                true => encode_by_instruction(&b, at, value, ty, element),
+                true => {
+                    let in_range = op.attribute(tile_dialect::decisions::IN_RANGE).is_ok();
+                    encode_by_instruction(&b, at, value, ty, element, in_range)
+                }
                 false => each_lane(&b, at, value, ty, |lane, _| encode(&b, at, lane, element)),
             }
         };
@@ -595,6 +598,15 @@ impl Eight {
     }
 }
 
+/// The magnitude from which rounding to the 8-bit float `element` passes its largest finite value
+/// (f8E4M3FN: 464; f8E5M2: 61440); `None` for other types. A value known to stay below it rounds
+/// by the instruction alone ([`tile_dialect::decisions::IN_RANGE`]).
+pub fn overflow_bound(element: Element) -> Option<f64> {
+    element
+        .is_f8()
+        .then(|| f32::from_bits(Eight::of(element).overflow as u32) as f64)
+}
+
 /// The f32 whose value the `element` bits `bits` hold, converted to `ty` (exactly: every bf16,
 /// f8E4M3FN and f8E5M2 value is an f32, and an f64).
 fn decode<'c, 'a>(
@@ -738,13 +750,15 @@ fn encode<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, value: Value<'c, 'a>, element
 /// target has one: the same codes as [`encode`], the instruction's saturation past the largest
 /// finite value replaced by what `arith.truncf` gives there (f8E4M3FN's NaN, f8E5M2's infinity,
 /// the sign kept; a NaN stays NaN, its sign the instruction's). `ty`: the bits' type (a scalar or
-/// a 1-D vector).
+/// a 1-D vector). `in_range`: every lane is known to stay below the overflow bound (or be NaN),
+/// where the instruction's codes are `arith.truncf`'s as they are.
 fn encode_by_instruction<'c, 'a>(
     b: &Builder<'c>,
     at: At<'c, 'a>,
     value: Value<'c, 'a>,
     ty: Type<'c>,
     element: Element,
+    in_range: bool,
 ) -> Value<'c, 'a> {
     let f32 = Type::float32(b.context);
     let i16: Type = IntegerType::new(b.context, 16).into();
@@ -791,8 +805,8 @@ fn encode_by_instruction<'c, 'a>(
     // infinity; the sign kept), so a lane at or past the bound gets its code plus one, without a
     // branch. (Ordered: a NaN lane keeps the instruction's NaN, whose sign is as unspecified as
     // `arith.truncf`'s of a NaN.)
-    let bound = b.constant(at, f32, f32::from_bits(format.overflow as u32) as f64);
-    let past = |lane: Value<'c, 'a>, one: i64| {
+    let bound = (!in_range).then(|| b.constant(at, f32, f32::from_bits(format.overflow as u32) as f64));
+    let past = |lane: Value<'c, 'a>, bound: Value<'c, 'a>, one: i64| {
         let beyond = b.compare_float(at, melior::dialect::arith::CmpfPredicate::Oge, b.absf(at, lane), bound);
         b.select(at, beyond, b.integer(at, i16, one), b.integer(at, i16, 0))
     };
@@ -802,7 +816,10 @@ fn encode_by_instruction<'c, 'a>(
         .map(|pair| {
             let (low, high) = (pair[0], *pair.get(1).unwrap_or(&pair[0]));
             let word = rounding(high, low);
-            b.addi(at, b.addi(at, word, past(low, 1)), past(high, 0x100))
+            match bound {
+                None => word,
+                Some(bound) => b.addi(at, b.addi(at, word, past(low, bound, 1)), past(high, bound, 0x100)),
+            }
         })
         .collect();
     let bits = bits_type(b.context, element);

@@ -236,10 +236,14 @@ pub const CORE_PLACE: &str = "tile.core_place";
 pub const THREAD_COPIES: &str = "tile.thread_copies";
 /// A `tile.parallel` that a rule follows with a fence and a barrier of its own.
 pub const FENCED: &str = "tile.fenced";
+/// An `arith.truncf` to an 8-bit float whose operand the sm_90a rules found inside the type's range
+/// (`conversions::bounds`): `tile-emulate-small-floats` rounds it by the instruction alone, without
+/// the check for values past the largest finite one, and drops the mark with the op.
+pub const IN_RANGE: &str = "tile.in_range";
 
 /// The marks one lowering sets and reads between its own rewrites (they never reach its output):
 /// declared so that no two passes reuse a name.
-pub const MARKS: [&str; 13] = [
+pub const MARKS: [&str; 14] = [
     TILE_OF_STEP,
     STEP_IN_TILE,
     FIRST_STEP,
@@ -253,6 +257,7 @@ pub const MARKS: [&str; 13] = [
     CORE_PLACE,
     THREAD_COPIES,
     FENCED,
+    IN_RANGE,
 ];
 
 /// Checks the decisions on the tile op `op` named `name`: each declared one it carries sits on an

@@ -191,6 +191,32 @@ gpu.func @f8_rounded_on_sm90a(%X: memref<64xf32>, %Y: memref<64xf8E4M3FN>, %Z: m
 
 // -----
 
+// A rounding the sm_90a rules marked `tile.in_range` (its operand stays below the overflow bound:
+// a P of exponentials clamped at 1) is the instruction's codes as they are: no check for values
+// past the largest finite one.
+// CHECK-LABEL: gpu.func @f8_in_range_on_sm90a
+// CHECK: %[[LOW:.*]] = vector.extract %{{.*}}[0] : f32 from vector<2xf32>
+// CHECK: %[[HIGH:.*]] = vector.extract %{{.*}}[1] : f32 from vector<2xf32>
+// CHECK-NOT: arith.constant 4.640000e+02
+// CHECK: %[[PAIR:.*]] = nvvm.convert.f32x2.to.f8x2 %[[HIGH]], %[[LOW]] {rnd = #nvvm.fp_rnd_mode<rn>, sat = #nvvm.sat_mode<satfinite>} : i16(f8E4M3FN)
+// CHECK-NOT: arith.cmpf
+// CHECK-NOT: arith.addi
+// CHECK: %[[WORDS:.*]] = vector.from_elements %[[PAIR]] : vector<1xi16>
+// CHECK: vector.bitcast %[[WORDS]] : vector<1xi16> to vector<2xi8>
+// CHECK-NOT: tile.in_range
+module attributes {tile.target = "sm_90a"} {
+gpu.module @kernels {
+gpu.func @f8_in_range_on_sm90a(%X: memref<64xf32>, %Y: memref<64xf8E4M3FN>, %i: index) kernel {
+  %v = vector.load %X[%i] : memref<64xf32>, vector<2xf32>
+  %r = arith.truncf %v {tile.in_range} : vector<2xf32> to vector<2xf8E4M3FN>
+  vector.store %r, %Y[%i] : memref<64xf8E4M3FN>, vector<2xf8E4M3FN>
+  gpu.return
+}
+}
+}
+
+// -----
+
 // The same rounding outside a kernel module (the CPU reference's lowering of a module that names
 // sm_90a): integer arithmetic, no instruction.
 // CHECK-LABEL: func.func @f8_rounded_on_the_host

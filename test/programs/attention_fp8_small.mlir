@@ -62,7 +62,9 @@ func.func @attention_fp8_small(%Q: memref<1x2x112x64xf8E4M3FN>, %K: memref<1x2x1
         %mi = memref.load %m[%i] : memref<64xf32, #tile.fragment>
         %shift = arith.mulf %mi, %nscale : f32
         %d = math.fma %s, %scale, %shift : f32
-        %e = math.exp2 %d fastmath<afn> : f32
+        %e0 = math.exp2 %d fastmath<afn> : f32
+        %pmax = arith.constant 1.0 : f32
+        %e = arith.minimumf %e0, %pmax : f32
         memref.store %e, %S[%i, %k] : memref<64x64xf32, #tile.fragment>
       }
       tile.reduce <sum> %S, %rs dim(1) : memref<64x64xf32, #tile.fragment>, memref<64xf32, #tile.fragment>
@@ -166,7 +168,9 @@ func.func @attention_fp8_causal_small(%Q: memref<1x2x112x64xf8E4M3FN>, %K: memre
         %mi = memref.load %m[%i] : memref<64xf32, #tile.fragment>
         %shift = arith.mulf %mi, %nscale : f32
         %d = math.fma %s, %scale, %shift : f32
-        %e = math.exp2 %d fastmath<afn> : f32
+        %e0 = math.exp2 %d fastmath<afn> : f32
+        %pmax = arith.constant 1.0 : f32
+        %e = arith.minimumf %e0, %pmax : f32
         memref.store %e, %S[%i, %k] : memref<64x64xf32, #tile.fragment>
       }
       tile.reduce <sum> %S, %rs dim(1) : memref<64x64xf32, #tile.fragment>, memref<64xf32, #tile.fragment>
@@ -264,7 +268,9 @@ func.func @attention_fp8_pingpong_small(%Q: memref<1x2x300x128xf8E4M3FN>, %K: me
         %mi = memref.load %m[%i] : memref<128xf32, #tile.fragment>
         %shift = arith.mulf %mi, %nscale : f32
         %d = math.fma %s, %scale, %shift : f32
-        %e = math.exp2 %d fastmath<afn> : f32
+        %e0 = math.exp2 %d fastmath<afn> : f32
+        %pmax = arith.constant 1.0 : f32
+        %e = arith.minimumf %e0, %pmax : f32
         memref.store %e, %S[%i, %k] : memref<128x64xf32, #tile.fragment>
       }
       tile.reduce <sum> %S, %rs dim(1) : memref<128x64xf32, #tile.fragment>, memref<128xf32, #tile.fragment>
@@ -308,7 +314,9 @@ func.func @attention_fp8_pingpong_small(%Q: memref<1x2x300x128xf8E4M3FN>, %K: me
         %mi = memref.load %m[%i] : memref<128xf32, #tile.fragment>
         %shift = arith.mulf %mi, %nscale : f32
         %d = math.fma %s, %scale, %shift : f32
-        %e = math.exp2 %d fastmath<afn> : f32
+        %e0 = math.exp2 %d fastmath<afn> : f32
+        %pmax = arith.constant 1.0 : f32
+        %e = arith.minimumf %e0, %pmax : f32
         memref.store %e, %S[%i, %k] : memref<128x64xf32, #tile.fragment>
       }
       tile.reduce <sum> %S, %rs dim(1) : memref<128x64xf32, #tile.fragment>, memref<128xf32, #tile.fragment>

@@ -1,7 +1,7 @@
 // Block-scaled fp8 GEMM (blockscaled_fp8_gemm_shared_scales_small): 256x256x512, A and B f8E4M3FN (B given N x K), a scale per
 // row of A and 128-wide K block ([K/128, M]) and per 128 x 128 block of B ([N/128, K/128]), C bf16.
 // Written by tools/gen/blockscaled.py: 64x128 output tiles on 128 threads, K steps of 128 in a
-// ring of 3, each step's product promoted to f32 and added scaled; the scales read from shared tiles (the activation scales in the ring).
+// ring of 3, each step's product promoted to f32 and added scaled; the activation scales read from a shared tile of the ring.
 func.func @blockscaled_fp8_gemm_shared_scales_small(%A: memref<256x512xf8E4M3FN>, %B: memref<256x512xf8E4M3FN>, %SA: memref<4x256xf32>, %SB: memref<2x4xf32>, %C: memref<256x256xbf16>) {
   %c0 = arith.constant 0 : index
   %cbm = arith.constant 64 : index
@@ -18,11 +18,9 @@ func.func @blockscaled_fp8_gemm_shared_scales_small(%A: memref<256x512xf8E4M3FN>
     %Part0 = tile.alloc_fragment : memref<64x128xf32, #tile.fragment>
     %Acc = tile.alloc_fragment : memref<64x128xf32, #tile.fragment>
     %Sa0 = tile.alloc_shared : memref<1x64xf32, #gpu.address_space<workgroup>>
-    %Sbs = tile.alloc_shared : memref<1x4xf32, #gpu.address_space<workgroup>>
     %m0 = arith.muli %bm, %cbm : index
     %n0 = arith.muli %bn, %cbn : index
     tile.fill %Acc, %zero : memref<64x128xf32, #tile.fragment>
-    tile.copy %SB[%bn, %c0], %Sbs : memref<2x4xf32>, memref<1x4xf32, #gpu.address_space<workgroup>>
     tile.pipelined %k = %c0 to %csteps stages(3) {
       %kfirst = arith.muli %k, %cunroll : index
       %kb0 = arith.addi %kfirst, %c0 : index
@@ -30,7 +28,7 @@ func.func @blockscaled_fp8_gemm_shared_scales_small(%A: memref<256x512xf8E4M3FN>
       tile.copy %A[%m0, %k0], %As0 : memref<256x512xf8E4M3FN>, memref<64x128xf8E4M3FN, #gpu.address_space<workgroup>>
       tile.copy %B[%n0, %k0], %Bs0 : memref<256x512xf8E4M3FN>, memref<128x128xf8E4M3FN, #gpu.address_space<workgroup>>
       tile.copy %SA[%kb0, %m0], %Sa0 : memref<4x256xf32>, memref<1x64xf32, #gpu.address_space<workgroup>>
-      %sb0 = memref.load %Sbs[%c0, %kb0] : memref<1x4xf32, #gpu.address_space<workgroup>>
+      %sb0 = memref.load %SB[%bn, %kb0] : memref<2x4xf32>
       tile.fill %Part0, %zero : memref<64x128xf32, #tile.fragment>
       tile.gemm %As0, %Bs0, %Part0 {transpose_b} : memref<64x128xf8E4M3FN, #gpu.address_space<workgroup>>, memref<128x128xf8E4M3FN, #gpu.address_space<workgroup>>, memref<64x128xf32, #tile.fragment>
       tile.parallel (%i, %j) in (64, 128) {

@@ -19,9 +19,11 @@ GROUP = 128
 def program(name, m, n, k, bm, bn, threads, stages, unroll=1, shared_scales=False):
     """`unroll` K blocks a step, each into a product fragment of its own: the tensor cores work on
     a later block's product while the threads add an earlier one's. `shared_scales`: each step's
-    activation scales are copied into a shared tile of the ring with its A and B tiles (issued
-    ahead, as they are), and the tile's weight scales into a shared tile once before the loop, so
-    that the threads read both from shared memory rather than waiting on global loads a step."""
+    activation scales (a different one for each row a thread holds) are copied into a shared tile
+    of the ring with its A and B tiles (issued ahead, as they are), so that the threads read them
+    from shared memory rather than waiting on global loads a step; the step's one weight scale,
+    the same address for every thread, stays a global load (a copy before the loop would keep the
+    kernel from being made persistent)."""
     assert bn == GROUP and m % bm == 0 and n % bn == 0 and k % (GROUP * unroll) == 0
     shared = "#gpu.address_space<workgroup>"
     fr = "#tile.fragment"
@@ -31,9 +33,9 @@ def program(name, m, n, k, bm, bn, threads, stages, unroll=1, shared_scales=Fals
     acc, row = f"memref<{bm}x{bn}xf32, {fr}>", f"memref<{bm}xf32, {fr}>"
     tiles = "".join(f"    %As{u} = tile.alloc_shared : {a_tile}\n    %Bs{u} = tile.alloc_shared : {b_tile}\n" for u in range(unroll))
     parts = "".join(f"    %Part{u} = tile.alloc_fragment : {acc}\n" for u in range(unroll))
-    sa_tile, sb_tile = f"memref<1x{bm}xf32, {shared}>", f"memref<1x{k // GROUP}xf32, {shared}>"
+    sa_tile = f"memref<1x{bm}xf32, {shared}>"
     if shared_scales:
-        rows = "".join(f"    %Sa{u} = tile.alloc_shared : {sa_tile}\n" for u in range(unroll)) + f"    %Sbs = tile.alloc_shared : {sb_tile}\n"
+        rows = "".join(f"    %Sa{u} = tile.alloc_shared : {sa_tile}\n" for u in range(unroll))
     else:
         rows = "".join(f"    %Sa{u} = tile.alloc_fragment : {row}\n" for u in range(unroll))
     loads, products, sums = "", "", ""
@@ -43,7 +45,7 @@ def program(name, m, n, k, bm, bn, threads, stages, unroll=1, shared_scales=Fals
       tile.copy %A[%m0, %k{u}], %As{u} : {a}, {a_tile}
       tile.copy %B[%n0, %k{u}], %Bs{u} : {b}, {b_tile}
       tile.copy %SA[%kb{u}, %m0], %Sa{u} : {sa}, {sa_tile if shared_scales else row}
-      {f"%sb{u} = memref.load %Sbs[%c0, %kb{u}] : {sb_tile}" if shared_scales else f"%sb{u} = memref.load %SB[%bn, %kb{u}] : {sb}"}
+      %sb{u} = memref.load %SB[%bn, %kb{u}] : {sb}
 """
         products += f"""      tile.fill %Part{u}, %zero : {acc}
       tile.gemm %As{u}, %Bs{u}, %Part{u} {{transpose_b}} : {a_tile}, {b_tile}, {acc}
@@ -65,7 +67,7 @@ def program(name, m, n, k, bm, bn, threads, stages, unroll=1, shared_scales=Fals
     return f"""// Block-scaled fp8 GEMM ({name}): {m}x{n}x{k}, A and B f8E4M3FN (B given N x K), a scale per
 // row of A and 128-wide K block ([K/128, M]) and per 128 x 128 block of B ([N/128, K/128]), C bf16.
 // Written by tools/gen/blockscaled.py: {bm}x{bn} output tiles on {threads} threads, K steps of 128 in a
-// ring of {stages}, each step's product promoted to f32 and added scaled{"; the scales read from shared tiles (the activation scales in the ring)" if shared_scales else ""}.
+// ring of {stages}, each step's product promoted to f32 and added scaled{"; the activation scales read from a shared tile of the ring" if shared_scales else ""}.
 func.func @{name}(%A: {a}, %B: {b}, %SA: {sa}, %SB: {sb}, %C: {c}) {{
   %c0 = arith.constant 0 : index
   %cbm = arith.constant {bm} : index
@@ -81,7 +83,7 @@ func.func @{name}(%A: {a}, %B: {b}, %SA: {sa}, %SB: {sb}, %C: {c}) {{
 {rows}    %m0 = arith.muli %bm, %cbm : index
     %n0 = arith.muli %bn, %cbn : index
     tile.fill %Acc, %zero : {acc}
-{f"    tile.copy %SB[%bn, %c0], %Sbs : {sb}, {sb_tile}" + chr(10) if shared_scales else ""}{loop}    tile.copy %Acc, %C[%m0, %n0] : {acc}, {c}
+{loop}    tile.copy %Acc, %C[%m0, %n0] : {acc}, {c}
   }}
   return
 }}

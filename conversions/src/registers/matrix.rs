@@ -64,6 +64,9 @@ pub struct Prepared<'c, 'a> {
     /// Ops the rules marked while planning the lowering (gemms that end without a barrier,
     /// copies whose threads meet at their warpgroup's barrier).
     pub marked: HashSet<usize>,
+    /// Copies that narrow a fragment to an 8-bit float whose values stay inside its range
+    /// ([`crate::bounds`]): their roundings carry [`tile_dialect::decisions::IN_RANGE`].
+    pub in_range: HashSet<usize>,
 }
 
 /// One kernel's matrix plan: what the shared rules ask of it while they lower the kernel (the

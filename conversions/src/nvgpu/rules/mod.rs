@@ -260,6 +260,7 @@ impl MatrixPlan for TensorCorePlan {
         Prepared {
             values,
             marked: operands_kept.into_iter().chain(own_row_copies).collect(),
+            in_range: wgmma::copies_in_range(ops),
         }
     }
 

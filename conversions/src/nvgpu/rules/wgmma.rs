@@ -458,6 +458,28 @@ pub(super) fn rows_per_warpgroup(tile: Value, ops: &[OperationRef], wgmma: &Hash
     written && read && splits.len() == 1
 }
 
+/// The copies among `ops` from a fragment into a shared tile of an 8-bit float whose values stay
+/// below the type's overflow bound where the copy reads them ([`crate::bounds::fragment_bound`]):
+/// the instruction's rounding needs no check for values past the largest finite one.
+pub(super) fn copies_in_range(ops: &[OperationRef]) -> HashSet<usize> {
+    ops.iter()
+        .filter(|op| is(*op, tile::CopyOperation::name))
+        .filter(|op| {
+            copy_parts(*op).is_some_and(|parts| {
+                let bound = tile_dialect::element::Element::of(element_type(parts.dst))
+                    .and_then(crate::small_floats::overflow_bound);
+                level(parts.src) == Some(MemoryLevel::Fragment)
+                    && level(parts.dst) == Some(MemoryLevel::Shared)
+                    && bound.is_some_and(|bound| {
+                        crate::bounds::fragment_bound(parts.src, **op)
+                            .is_some_and(|interval| interval.magnitude() < bound)
+                    })
+            })
+        })
+        .map(key)
+        .collect()
+}
+
 /// Whether a wgmma gemm reads its fragment A operand straight from registers: the operand holds
 /// each element in the wgmma A layout (the accumulator's threads and slots, per 16 columns).
 pub(super) fn register_a(gemm: &OperationRef, wgmma: &HashSet<usize>, layouts: &Layouts) -> bool {
@@ -478,6 +500,18 @@ pub(super) fn register_a(gemm: &OperationRef, wgmma: &HashSet<usize>, layouts: &
     }
     let wanted = crate::layout::atoms::wgmma_a_operand(m, k, accumulator.distribution.threads / 128);
     crate::layout::Layout::Fragment(operand.layout.clone()).agrees(&crate::layout::Layout::Fragment(wanted))
+}
+
+/// Marks the rounding that makes `value` ([`tile_dialect::decisions::IN_RANGE`]) where `in_range`.
+fn mark_in_range(value: Value, in_range: bool) {
+    if let Some(result) = tile_dialect::ops::as_result(value).filter(|_| in_range)
+        && is(&result.owner(), tile_ir::arith::TruncFOperation::name)
+    {
+        let owner = result.owner();
+        tile_dialect::ops::with_context(owner, |context| {
+            tile_dialect::ops::set_attribute(owner, tile_dialect::decisions::IN_RANGE, Attribute::unit(context));
+        });
+    }
 }
 
 /// The (row, column) of a row-major tile of `shape` whose storage holds its element (row,
@@ -622,6 +656,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         if own_rows {
             self.warpgroup_barrier(&b, at);
         }
+        let in_range = self.prepared.in_range.contains(&key(&op));
         let from = placed(self.layouts, fragment).expect("planned");
         let array = self.private(fragment);
         let shape = memref_shape(tile);
@@ -654,6 +689,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             let place = core_place(&b, inner, coordinates[0], coordinates[1], &shape, slab);
             let Some(view) = view.filter(|_| pairs.contains(&slot)) else {
                 let value = convert(&b, inner, self.slot_value(&b, inner, array, from, slot as i64), ty);
+                mark_in_range(value, in_range);
                 b.store(inner, value, tile, &place);
                 continue;
             };
@@ -673,6 +709,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                 true => b.cast(inner, tile_ir::arith::truncf, pair, crate::attributes::vector(2, ty)),
                 false => pair,
             };
+            mark_in_range(pair, in_range);
             let store = vector::StoreOperation::builder(self.context, b.location)
                 .value_to_store(pair)
                 .base(view)
