@@ -170,9 +170,13 @@ func.func @chain(%X: memref<32x32xf16>, %W: memref<32x32xf16>, %Y: memref<32x32x
 // NV: nvvm.wgmma.commit.group.sync.aligned
 // NV-NOT: nvvm.wgmma.wait.group
 // NV: llvm.extractvalue
-// The group is waited for where an op first touches the accumulator (the copy to P), not at once.
+// The group is waited for where an op first touches the accumulator (the copy to P), not at once;
+// the accumulator is pinned right after the wait (an empty asm takes its registers and gives them
+// back), so that LLVM moves no read of it above the wait.
 // NV: nvvm.wgmma.wait.group.sync.aligned 0
-// NV-NEXT: memref.load
+// NV-NEXT: memref.load %{{.*}} : memref<32xf32, #gpu.address_space<private>>
+// NV: llvm.inline_asm has_side_effects asm_dialect = att "", "=f,
+// NV: memref.load
 // NV-NEXT: arith.truncf
 // The A registers are packed before the second gemm's fence (a register written between the fence
 // and the instruction makes ptxas fence again).

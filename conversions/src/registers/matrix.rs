@@ -67,6 +67,9 @@ pub struct Prepared<'c, 'a> {
     /// Copies that narrow a fragment to an 8-bit float whose values stay inside its range
     /// ([`crate::bounds`]): their roundings carry [`tile_dialect::decisions::IN_RANGE`].
     pub in_range: HashSet<usize>,
+    /// Fragments whose registers the rules pin just before an op (the waits of asynchronous
+    /// matrix instructions), so that LLVM moves no arithmetic on them across it.
+    pub pins: Vec<(OperationRef<'c, 'a>, Vec<Value<'c, 'a>>)>,
 }
 
 /// One kernel's matrix plan: what the shared rules ask of it while they lower the kernel (the

@@ -241,12 +241,17 @@ impl MatrixPlan for TensorCorePlan {
             .filter(|gemm| self.wgmma.contains(gemm))
             .collect();
         wgmma_waits::guard_run_time_loops(b, ops);
-        for (op, groups) in wgmma_waits::wgmma_waits(ops, &self.wgmma, &deferred) {
-            let groups = IntegerAttribute::new(IntegerType::new(context, 64).into(), groups);
-            b.insert(
-                At::before(op),
-                nvvm::wgmma_wait_group_sync_aligned(context, groups, op.location()).into(),
+        let mut pins = Vec::new();
+        for wait in wgmma_waits::wgmma_waits(ops, &self.wgmma, &deferred) {
+            let groups = IntegerAttribute::new(IntegerType::new(context, 64).into(), wait.groups);
+            let waited = b.insert(
+                At::before(wait.before),
+                nvvm::wgmma_wait_group_sync_aligned(context, groups, wait.before.location()).into(),
             );
+            // Before the wait the work written since the previous one; after it (before the op
+            // that needed it) the accumulators it completes.
+            pins.push((waited, wait.written));
+            pins.push((wait.before, wait.completed));
         }
         let values = tma_store::staging_areas(b, start, ops, self)
             .into_iter()
@@ -261,6 +266,22 @@ impl MatrixPlan for TensorCorePlan {
             values,
             marked: operands_kept.into_iter().chain(own_row_copies).collect(),
             in_range: wgmma::copies_in_range(ops),
+            pins,
+        }
+    }
+
+    fn begin<'c, 'a>(
+        &self,
+        lowering: &mut Lowering<'c, 'a, '_>,
+        b: &Builder<'c>,
+        _start: At<'c, 'a>,
+        _ops: &[OperationRef<'c, 'a>],
+        _allocations: &[OperationRef<'c, 'a>],
+    ) {
+        for (op, fragments) in &lowering.prepared.pins {
+            for fragment in fragments {
+                lowering.pin_registers(b, At::before(*op), *fragment);
+            }
         }
     }
 

@@ -1123,6 +1123,57 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             .collect()
     }
 
+    /// Pins the registers of `fragment` at `at`: an empty `llvm.inline_asm` with side effects (so
+    /// kept in order with the wgmma waits beside it) takes each of the fragment's 32-bit registers
+    /// and gives it back, and the fragment's array holds what it gives back. LLVM can then move
+    /// no arithmetic that writes them below the pin, and none that reads them above it. Fragments
+    /// of other element types are left as they are.
+    pub(super) fn pin_registers(&self, b: &Builder<'c>, at: At<'c, 'a>, fragment: Value<'c, 'a>) {
+        let array = self.private(fragment);
+        let Some(memref) = tile_dialect::ops::as_memref(array.r#type()) else {
+            return;
+        };
+        let element = melior::ir::ShapedTypeLike::element(&memref);
+        let constraint = if element.is_f32() {
+            "f"
+        } else if element == IntegerType::new(self.context, 32).into() {
+            "r"
+        } else {
+            return;
+        };
+        let count = memref_shape(array).first().copied().unwrap_or(0);
+        if count == 0 {
+            return;
+        }
+        let values: Vec<Value> = (0..count)
+            .map(|slot| b.load(at, array, &[self.register(b, at, slot)]))
+            .collect();
+        let result = match count {
+            1 => element,
+            _ => crate::attributes::struct_of(self.context, element, count as usize),
+        };
+        let constraints: Vec<String> = std::iter::repeat_n(format!("={constraint}"), count as usize)
+            .chain((0..count).map(|i| i.to_string()))
+            .collect();
+        let string = |text: &str| melior::ir::attribute::StringAttribute::new(self.context, text);
+        let pin = llvm::InlineAsmOperation::builder(self.context, b.location)
+            .res(result)
+            .operands(&values)
+            .asm_string(string(""))
+            .constraints(string(&constraints.join(",")))
+            .has_side_effects(Attribute::unit(self.context))
+            .asm_dialect(crate::attributes::integer(self.context, 64, 0))
+            .build();
+        let pinned = b.value(at, pin.into());
+        for slot in 0..count {
+            let value = match count {
+                1 => pinned,
+                _ => b.extract(at, pinned, slot, element),
+            };
+            b.store(at, value, array, &[self.register(b, at, slot)]);
+        }
+    }
+
     /// One m64nNk16 wgmma whose A operand is four packed registers of a fragment
     /// ([`Self::pack_a_registers`]), through `llvm.inline_asm`: MLIR 22 has no op for the register-A
     /// form. The accumulator is tied to the results; without `accumulate` the instruction writes

@@ -6,7 +6,10 @@
 //! block's P and V). The first op that does touch them waits: `wgmma.wait_group N` before it, N the
 //! groups committed after the youngest group it needs (PTX: "all but the N most recent groups are
 //! complete"). So a program orders its ops to overlap them, and the wait lands where a reader of the
-//! IR expects it.
+//! IR expects it. Each wait pins registers ([`Wait`]): LLVM, which sees a wgmma's results as
+//! defined where it is issued and the wait as an op without operands, would otherwise sink the
+//! work between two waits below the second (RESULTS run 232: a block-scaled GEMM's scaling of one
+//! product, meant to run beside the next product, ran after it).
 //!
 //! Waits are decided per block, in program order, and every block waits for all its groups before
 //! its terminator, so no group is pending across a branch or a loop's back edge, with one
@@ -24,8 +27,43 @@ use super::*;
 struct Pending<'c, 'a> {
     /// The fragments its instructions read or write: the accumulator and a register A operand.
     fragments: Vec<Value<'c, 'a>>,
+    /// The accumulator it writes.
+    accumulator: Option<Value<'c, 'a>>,
     /// The allocations of the shared tiles it reads.
     shared: Vec<usize>,
+}
+
+/// A wait for wgmma groups, and the fragments whose registers it pins: LLVM sees the instructions'
+/// results as defined where they are issued and the wait as an op without operands, so it would
+/// move arithmetic across the wait either way. The fragments written since the previous wait (the
+/// work meant to run beside the groups in flight) are pinned before it, so that none of that work
+/// sinks past it; the accumulators it completes are pinned after it, so that no read of them
+/// rises above it.
+pub struct Wait<'c, 'a> {
+    /// The op the wait goes before.
+    pub before: OperationRef<'c, 'a>,
+    /// How many groups may stay pending.
+    pub groups: i64,
+    /// The fragments ops wrote since the previous wait of the block.
+    pub written: Vec<Value<'c, 'a>>,
+    /// The accumulators of the groups it completes.
+    pub completed: Vec<Value<'c, 'a>>,
+}
+
+/// The fragments `users` (an op and the ops nested in it) write.
+fn written_fragments<'c, 'a>(users: &[OperationRef<'c, 'a>]) -> Vec<Value<'c, 'a>> {
+    let mut written = Vec::new();
+    for user in users {
+        for value in user.operands() {
+            if level(value) == Some(MemoryLevel::Fragment)
+                && !crate::pipeline::ahead::reads_only(user, value)
+                && !written.contains(&value)
+            {
+                written.push(value);
+            }
+        }
+    }
+    written
 }
 
 /// Whether the ops of `users` (an op and the ops nested in it) need `group` complete before they
@@ -79,11 +117,12 @@ fn block_waits<'c, 'a>(
     deferred: &std::collections::HashSet<usize>,
     counting: &[Value<'c, 'a>],
     carried: Vec<Pending<'c, 'a>>,
-) -> (Vec<(OperationRef<'c, 'a>, i64)>, Vec<Pending<'c, 'a>>) {
+) -> (Vec<Wait<'c, 'a>>, Vec<Pending<'c, 'a>>) {
     let carrying = carries(&block);
     let mut carried_left = carried.len();
     let mut pending = carried;
     let mut waits = Vec::new();
+    let mut written: Vec<Value> = Vec::new();
     for op in std::iter::successors(block.first_operation(), |op| op.next_in_block()) {
         let terminator = op.next_in_block().is_none();
         let mut users = nested_ops(op);
@@ -98,9 +137,26 @@ fn block_waits<'c, 'a>(
             youngest = youngest.max(Some(carried_left - 1));
         }
         if let Some(index) = youngest {
-            waits.push((op, (pending.len() - 1 - index) as i64));
-            pending.drain(..=index);
+            let groups = (pending.len() - 1 - index) as i64;
+            let completed: Vec<Value> = pending.drain(..=index).filter_map(|group| group.accumulator).collect();
             carried_left = carried_left.saturating_sub(index + 1);
+            // Fragments of groups still in flight (a GEMM's accumulator, carried from the previous
+            // iteration and accumulated into again) are the tensor cores' until their own wait.
+            let in_flight = |value: &Value| pending.iter().any(|group| group.fragments.contains(value));
+            let settled = |values: Vec<Value<'c, 'a>>| values.into_iter().filter(|value| !in_flight(value)).collect();
+            waits.push(Wait {
+                before: op,
+                groups,
+                written: settled(std::mem::take(&mut written)),
+                completed: settled(completed),
+            });
+        }
+        if !wgmma.contains(&key(&op)) {
+            for value in written_fragments(&users) {
+                if !written.contains(&value) {
+                    written.push(value);
+                }
+            }
         }
         if wgmma.contains(&key(&op)) {
             if !deferred.contains(&key(&op)) {
@@ -113,13 +169,18 @@ fn block_waits<'c, 'a>(
                 .filter_map(|i| op.operand(*i).ok())
                 .filter(|value| level(*value) == Some(MemoryLevel::Fragment))
                 .collect();
+            let accumulator = op.operand(2).ok();
             let shared = [0, 1]
                 .iter()
                 .filter_map(|i| op.operand(*i).ok())
                 .filter(|value| level(*value) == Some(MemoryLevel::Shared))
                 .filter_map(|value| crate::pipeline::rings::tile_allocation(value).map(|tile| key(&tile)))
                 .collect();
-            pending.push(Pending { fragments, shared });
+            pending.push(Pending {
+                fragments,
+                accumulator,
+                shared,
+            });
         }
     }
     (waits, pending)
@@ -151,14 +212,14 @@ pub fn guard_run_time_loops<'c, 'a>(b: &Builder<'c>, ops: &[OperationRef<'c, 'a>
     }
 }
 
-/// The waits of a kernel's wgmma gemms: before which op, and how many groups may stay pending.
-/// `deferred` are the gemms that do not wait by themselves; the others (the rest of
-/// `wgmma`) end with a wait for every group.
+/// The waits of a kernel's wgmma gemms: before which op, how many groups may stay pending, and
+/// which fragments each pins ([`Wait`]). `deferred` are the gemms that do not wait by themselves;
+/// the others (the rest of `wgmma`) end with a wait for every group.
 pub fn wgmma_waits<'c, 'a>(
     ops: &[OperationRef<'c, 'a>],
     wgmma: &HashSet<usize>,
     deferred: &std::collections::HashSet<usize>,
-) -> Vec<(OperationRef<'c, 'a>, i64)> {
+) -> Vec<Wait<'c, 'a>> {
     let mut blocks = Vec::new();
     for gemm in ops.iter().filter(|op| deferred.contains(&key(op))) {
         if let Some(block) = gemm.block()
@@ -180,7 +241,12 @@ pub fn wgmma_waits<'c, 'a>(
         let (steady, _) = block_waits(block, wgmma, deferred, &counting, left);
         waits.extend(steady);
         if let Some(after) = block.parent_operation().and_then(|looped| looped.next_in_block()) {
-            waits.push((after, 0));
+            waits.push(Wait {
+                before: after,
+                groups: 0,
+                written: Vec::new(),
+                completed: Vec::new(),
+            });
         }
     }
     waits
