@@ -47,9 +47,13 @@ SHAPES = [
 # (tag, block M, block N, block K, threads, stages): the five tilings, 128x192 (ragged
 # sizes: a last wave that idles less, e.g. 264 tiles of 3001x2056 on 132 multiprocessors where
 # 128x256 gives 216), and 64x128 with a ring of 8 (few tiles and a long K wait on memory: a deeper
-# ring keeps more of it in flight); a warpgroup takes 64 rows (or a 128-row block splits N over two).
+# ring keeps more of it in flight); a warpgroup takes 64 rows (or a 128-row block splits N over two);
+# and the larger tiles `tile.matmul` takes where rows are not whole 128-byte lines (192x256 on three
+# warpgroups, 256x192 on two; rings of 3: fewer bytes loaded a flop, run 233).
 TILINGS = [
     ("128x256", 128, 256, 64, 256, 4),
+    ("192x256", 192, 256, 64, 384, 3),
+    ("256x192", 256, 192, 64, 256, 3),
     ("128x192", 128, 192, 64, 256, 4),
     ("256x128", 256, 128, 64, 256, 4),
     ("128x128", 128, 128, 64, 256, 4),

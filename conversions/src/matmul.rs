@@ -32,6 +32,13 @@
 //!    (3001x2056: 264 tiles of 128x192 fill 2 waves of 132 multiprocessors where 216 of 128x256
 //!    fill 1.6 of 2).
 //!
+//! 4. **Rows off 128-byte lines** (static sizes; A's rows, or B's, not a multiple of 128 bytes:
+//!    5000 f16 columns, say): TMA's boxes over such rows cost about twice the L2 traffic and the
+//!    loads bound the kernel, so the rule's **large** tilings (sm_90a: 192x256 on three
+//!    warpgroups, 256x192 on two), which load fewer bytes a flop, compete with the wide and the
+//!    balanced one by the bytes their waves load (RESULTS run 233: 3001x2056x1544 0.96x cuBLAS on
+//!    256x192, 0.77x on 128x192; 5000^3 0.82x on 192x256, 0.73x on 128x256).
+//!
 //! Where every size is static, that is the kernel, and `tile-split-k` later splits K across
 //! clusters by its own rule when the tiles leave half of the chip idle. Where a size is known
 //! only at run time, each class becomes its own kernel under an `scf.if` on the sizes, which the
@@ -128,6 +135,12 @@ pub struct Rule {
     /// multiprocessors: chosen where its waves of tiles take at most [`BALANCED_SHARE`] of the
     /// wide tiling's ([`wave_cost`]), the wide tiling's last wave leaving much of the chip idle.
     pub balanced: Option<Tiling>,
+    /// Larger tiles than `wide` (fewer bytes loaded a flop), for static products whose operands'
+    /// rows are not whole 128-byte lines: TMA's boxes over such rows cost about twice the L2
+    /// traffic and the loads bound the kernel (RESULTS runs 226-233), so among these, `wide` and
+    /// `balanced` the tiling whose waves load the fewest bytes is taken ([`lines_cost`]), the
+    /// first of these on a tie.
+    pub large: [Option<Tiling>; 2],
 }
 
 /// How much less time (tenths) a balanced tiling's waves must take than the wide tiling's for it
@@ -273,6 +286,7 @@ fn expand<'c, 'a>(context: &'c Context, matmul: OperationRef<'c, 'a>, target: &T
         few_tiles: rule.few_tiles.map(widened),
         narrow: rule.narrow.map(widened),
         balanced: rule.balanced.map(widened),
+        large: rule.large.map(|tiling| tiling.map(widened)),
         ..rule
     };
     let product = Product {
@@ -349,6 +363,44 @@ fn wave_cost<'c, 'a>(
     multiply(builder, at, waves, Size::Known(tiling.rows * tiling.columns))
 }
 
+/// Whether an operand's rows (A's of K elements; B's of N, or of K given as N x K) are not
+/// whole 128-byte lines, where the sizes are static.
+fn rows_off_lines(product: &Product) -> bool {
+    let bytes = |value: Value| crate::support::element_of(value).map_or(0, |element| element.bytes() as i64);
+    let pitch = |size: Size, value: Value| match size {
+        Size::Known(elements) if bytes(value) > 0 => Some(elements * bytes(value)),
+        _ => None,
+    };
+    let b_rows = if product.transpose_b { product.k } else { product.n };
+    [pitch(product.k, product.a), pitch(b_rows, product.b)]
+        .into_iter()
+        .flatten()
+        .any(|pitch| pitch % 128 != 0)
+}
+
+/// The bytes `tiling`'s waves load in the model [`Rule::large`] is chosen by: its waves times a
+/// tile's rows and columns (each tile loads its rows of A and columns of B over all of K), for
+/// static sizes.
+fn lines_cost(product: &Product, tiling: Tiling, multiprocessors: i64) -> i64 {
+    let waves = (fewest_tiles(product, tiling) + multiprocessors - 1) / multiprocessors;
+    waves * (tiling.rows + tiling.columns)
+}
+
+/// The tiling of a static product whose operands' rows are not whole 128-byte lines
+/// ([`Rule::large`]): among the larger tilings, the wide and the balanced one, the one whose waves
+/// load the fewest bytes. `None` for other products, or a target without larger tilings.
+fn fewest_lines(product: &Product, multiprocessors: i64) -> Option<Tiling> {
+    let large: Vec<Tiling> = product.rule.large.into_iter().flatten().collect();
+    if large.is_empty() || !product.all_static() || !rows_off_lines(product) {
+        return None;
+    }
+    large
+        .into_iter()
+        .chain([product.rule.wide])
+        .chain(product.rule.balanced)
+        .min_by_key(|tiling| lines_cost(product, *tiling, multiprocessors))
+}
+
 /// The kernel for many tiles: the wide tiling, or the balanced one where its waves cost at most
 /// [`BALANCED_SHARE`] of the wide tiling's (decided here for static sizes, by the launcher for
 /// run-time ones).
@@ -360,6 +412,9 @@ fn emit_many<'c, 'a>(
     multiprocessors: i64,
 ) -> Result<(), String> {
     let wide = Kind::many(product.rule.wide, product, target);
+    if let Some(tiling) = fewest_lines(product, multiprocessors) {
+        return emit_kernel(builder, at, product, Kind::many(tiling, product, target));
+    }
     let Some(balanced) = product.rule.balanced else {
         return emit_kernel(builder, at, product, wide);
     };

@@ -74,6 +74,7 @@ pub static TARGET: Target = Target {
         narrow: Some(crate::matmul::Tiling::new(64, 128, 32, 256, 2)),
         split: None,
         balanced: None,
+        large: [None, None],
     },
     f64_arithmetic: true,
 };

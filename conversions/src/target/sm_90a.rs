@@ -60,6 +60,12 @@ pub static TARGET: Target = Target {
         narrow: Some(crate::matmul::Tiling::new(64, 128, 64, 128, 8)),
         split: Some(2),
         balanced: Some(crate::matmul::Tiling::new(128, 192, 64, 256, 4)),
+        // Three warpgroups of 64 rows, and two of 128 (RESULTS run 233: 0.82-0.97x cuBLAS on the
+        // sweep's misaligned shapes where 128x256 gives 0.66-0.73x); rings of 3 fill 172 KiB.
+        large: [
+            Some(crate::matmul::Tiling::new(192, 256, 64, 384, 3)),
+            Some(crate::matmul::Tiling::new(256, 192, 64, 256, 3)),
+        ],
     },
     f64_arithmetic: true,
 };

@@ -48,6 +48,7 @@ pub static TARGET: Target = Target {
         narrow: None,
         split: None,
         balanced: None,
+        large: [None, None],
     },
     f64_arithmetic: false,
 };

@@ -62,6 +62,7 @@ pub static TARGET: Target = Target {
         narrow: None,
         split: None,
         balanced: None,
+        large: [None, None],
     },
     f64_arithmetic: false,
 };
