@@ -46,9 +46,12 @@
 //! tiles would leave half the multiprocessors idle, with at least `split` x
 //! [`crate::pipeline::split_k::MIN_STEPS`] steps of K, gets a twin split in `split` (RESULTS run
 //! 213: split in 2 was the best kernel for the four decode-shaped products of issue 35's sweep,
-//! tile-wise kernels for every other). A dynamic matmul thus compiles to up to five kernels;
+//! tile-wise kernels for every other), and many tiles on rows off 128-byte lines get the last
+//! large tiling one tile a block (run 235: 0.83-0.97x cuBLAS on the sweep's three such shapes;
+//! its persistent kernels lose 20-35%). A dynamic matmul thus compiles to up to seven kernels;
 //! classes that the static sizes rule out are not built (a weight of 11008 columns has more than
-//! 66 tiles of 128 columns at any row count: no split twins).
+//! 66 tiles of 128 columns at any row count: no split twins; a static K and N of whole 128-byte
+//! rows: no large class).
 //!
 //! The tilings are facts of each target (its file in [`crate::target`]), the best of the
 //! measured ones (RESULTS: runs 195, 205, 213 on the H200).
@@ -364,18 +367,26 @@ fn wave_cost<'c, 'a>(
 }
 
 /// Whether an operand's rows (A's of K elements; B's of N, or of K given as N x K) are not
-/// whole 128-byte lines, where the sizes are static.
-fn rows_off_lines(product: &Product) -> bool {
+/// whole 128-byte lines: decided here where the sizes are static, by the launcher (the rows' bytes
+/// modulo 128) where they are known at run time.
+fn off_lines<'c, 'a>(builder: &Builder<'c>, at: At<'c, 'a>, product: &Product<'c, 'a>) -> Test<'c, 'a> {
     let bytes = |value: Value| crate::support::element_of(value).map_or(0, |element| element.bytes() as i64);
-    let pitch = |size: Size, value: Value| match size {
-        Size::Known(elements) if bytes(value) > 0 => Some(elements * bytes(value)),
-        _ => None,
-    };
     let b_rows = if product.transpose_b { product.k } else { product.n };
-    [pitch(product.k, product.a), pitch(b_rows, product.b)]
-        .into_iter()
-        .flatten()
-        .any(|pitch| pitch % 128 != 0)
+    let mut off = Test::Known(false);
+    for (elements, operand) in [(product.k, product.a), (b_rows, product.b)] {
+        let bytes = bytes(operand);
+        let this = match elements {
+            _ if bytes == 0 => Test::Known(false),
+            Size::Known(elements) => Test::Known(elements * bytes % 128 != 0),
+            Size::Run(elements) => {
+                let pitch = builder.muli(at, elements, builder.index(at, bytes));
+                let rest = builder.remui(at, pitch, builder.index(at, 128));
+                Test::Run(builder.compare(at, "ne", rest, builder.index(at, 0)))
+            }
+        };
+        off = either(builder, at, off, this);
+    }
+    off
 }
 
 /// The bytes `tiling`'s waves load in the model [`Rule::large`] is chosen by: its waves times a
@@ -389,9 +400,14 @@ fn lines_cost(product: &Product, tiling: Tiling, multiprocessors: i64) -> i64 {
 /// The tiling of a static product whose operands' rows are not whole 128-byte lines
 /// ([`Rule::large`]): among the larger tilings, the wide and the balanced one, the one whose waves
 /// load the fewest bytes. `None` for other products, or a target without larger tilings.
-fn fewest_lines(product: &Product, multiprocessors: i64) -> Option<Tiling> {
+fn fewest_lines<'c, 'a>(
+    builder: &Builder<'c>,
+    at: At<'c, 'a>,
+    product: &Product<'c, 'a>,
+    multiprocessors: i64,
+) -> Option<Tiling> {
     let large: Vec<Tiling> = product.rule.large.into_iter().flatten().collect();
-    if large.is_empty() || !product.all_static() || !rows_off_lines(product) {
+    if large.is_empty() || !product.all_static() || !matches!(off_lines(builder, at, product), Test::Known(true)) {
         return None;
     }
     large
@@ -411,10 +427,38 @@ fn emit_many<'c, 'a>(
     target: &Target,
     multiprocessors: i64,
 ) -> Result<(), String> {
-    let wide = Kind::many(product.rule.wide, product, target);
-    if let Some(tiling) = fewest_lines(product, multiprocessors) {
+    if let Some(tiling) = fewest_lines(builder, at, product, multiprocessors) {
         return emit_kernel(builder, at, product, Kind::many(tiling, product, target));
     }
+    // Sizes known at run time: where the rows are off 128-byte lines, the last larger tiling one
+    // tile a block (their persistent kernels lose 20-35%: RESULTS run 233; the tile-wise 256x192
+    // kernel measured 0.83-0.97x cuBLAS on the sweep's three such shapes, run 235).
+    let large = product.rule.large.into_iter().flatten().last();
+    if let (Some(large), false) = (large, product.all_static()) {
+        let off = off_lines(builder, at, product);
+        if !matches!(off, Test::Known(false)) {
+            return branch(
+                builder,
+                at,
+                off,
+                |at| emit_kernel(builder, at, product, Kind::whole(large)),
+                |at| emit_wide_or_balanced(builder, at, product, target, multiprocessors),
+            );
+        }
+    }
+    emit_wide_or_balanced(builder, at, product, target, multiprocessors)
+}
+
+/// The wide tiling, or the balanced one where its waves cost at most [`BALANCED_SHARE`] of the
+/// wide tiling's.
+fn emit_wide_or_balanced<'c, 'a>(
+    builder: &Builder<'c>,
+    at: At<'c, 'a>,
+    product: &Product<'c, 'a>,
+    target: &Target,
+    multiprocessors: i64,
+) -> Result<(), String> {
+    let wide = Kind::many(product.rule.wide, product, target);
     let Some(balanced) = product.rule.balanced else {
         return emit_kernel(builder, at, product, wide);
     };
@@ -694,6 +738,15 @@ fn less_than<'c, 'a>(builder: &Builder<'c>, at: At<'c, 'a>, size: Size<'c, 'a>, 
 
 fn greater_equal<'c, 'a>(builder: &Builder<'c>, at: At<'c, 'a>, size: Size<'c, 'a>, bound: i64) -> Test<'c, 'a> {
     compare(builder, at, size, Size::Known(bound), "uge", |x, y| x >= y)
+}
+
+/// `first || second`.
+fn either<'c, 'a>(builder: &Builder<'c>, at: At<'c, 'a>, first: Test<'c, 'a>, second: Test<'c, 'a>) -> Test<'c, 'a> {
+    match (first, second) {
+        (Test::Known(true), _) | (_, Test::Known(true)) => Test::Known(true),
+        (Test::Known(false), other) | (other, Test::Known(false)) => other,
+        (Test::Run(x), Test::Run(y)) => Test::Run(builder.ori(at, x, y)),
+    }
 }
 
 fn both<'c, 'a>(builder: &Builder<'c>, at: At<'c, 'a>, first: Test<'c, 'a>, second: Test<'c, 'a>) -> Test<'c, 'a> {

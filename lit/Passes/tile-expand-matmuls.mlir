@@ -171,6 +171,35 @@ module attributes {tile.target = "sm_90a"} {
 
 // -----
 
+// Every size known at run time: where A's rows (K f16) or B's (N f16) are not whole 128-byte
+// lines (the launcher computes the rows' bytes modulo 128), the larger 256x192 tiling one tile a
+// block on two warpgroups, a ring of 3; else the balanced or the wide tiling as before (after
+// the narrow and few-tile classes and their split twins: seven kernels).
+// CHECK-LABEL: func.func @run_time_rows
+// CHECK: %[[KB:.*]] = arith.muli %{{.*}}, %c2{{.*}} : index
+// CHECK: %[[KREST:.*]] = arith.remui %[[KB]], %c128{{.*}} : index
+// CHECK: %[[KOFF:.*]] = arith.cmpi ne, %[[KREST]], %c0{{.*}} : index
+// CHECK: %[[NREST:.*]] = arith.remui %{{.*}}, %c128{{.*}} : index
+// CHECK: %[[NOFF:.*]] = arith.cmpi ne, %[[NREST]], %c0{{.*}} : index
+// CHECK: %[[OFF:.*]] = arith.ori %[[KOFF]], %[[NOFF]] : i1
+// CHECK: scf.if %[[OFF]] {
+// CHECK: tile.kernel grid(%{{.*}}, %{{.*}}) threads(256)
+// CHECK: tile.alloc_fragment : memref<256x192xf32, #tile.fragment>
+// CHECK: tile.pipelined %{{.*}} = %{{.*}} to %{{.*}} stages(3) {
+// CHECK: } else {
+// CHECK: tile.alloc_fragment : memref<128x192xf32, #tile.fragment>
+// CHECK: tile.alloc_fragment : memref<128x256xf32, #tile.fragment>
+// CHECK-NOT: tile.kernel
+// CHECK: return
+module attributes {tile.target = "sm_90a"} {
+  func.func @run_time_rows(%A: memref<?x?xf16>, %B: memref<?x?xf16>, %C: memref<?x?xf16>) {
+    tile.matmul %A, %B, %C : memref<?x?xf16>, memref<?x?xf16>, memref<?x?xf16>
+    return
+  }
+}
+
+// -----
+
 // A K too short to split (256 steps' worth is not there: 8 steps of 64): no split twins.
 // CHECK-LABEL: func.func @short_k
 // CHECK-NOT: split
