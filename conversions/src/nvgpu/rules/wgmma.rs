@@ -908,7 +908,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let mut values = if plan.fenced_operands.contains(&key(&op)) {
             let values: Vec<Value> = accumulators(at)
                 .into_iter()
-                .map(|value| self.hold_in_registers(&b, at, value, struct_type, field, columns / 2))
+                .map(|value| self.hold_in_registers(&b, at, value, field, columns / 2))
                 .collect();
             b.insert(at, nvvm::wgmma_fence_aligned(self.context, b.location).into());
             values
@@ -1061,35 +1061,53 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         b.insert(at, arrival.into());
     }
 
-    /// `value` (a struct of `count` accumulator registers of type `field`) through an empty
-    /// `llvm.inline_asm` with side effects that ties each register to its result: the values are
-    /// in registers where it stands, and the ops after it (the fence) stay after it.
+    /// `value` (a struct of `count` accumulator registers of type `field`) held in registers
+    /// ([`Self::tie_registers`]): the values are in registers where it stands, and the ops after
+    /// it (the fence) stay after it.
     fn hold_in_registers(
         &self,
         b: &Builder<'c>,
         at: At<'c, 'a>,
         value: Value<'c, 'a>,
-        struct_type: Type<'c>,
         field: Type<'c>,
         count: i64,
     ) -> Value<'c, 'a> {
-        let register = if field.is_f32() { "f" } else { "r" };
-        let constraints: Vec<String> = std::iter::repeat_n(format!("={register}"), count as usize)
-            .chain((0..count).map(|i| i.to_string()))
-            .collect();
         let operands: Vec<Value> = (0..count)
             .map(|position| b.extract(at, value, position, field))
             .collect();
+        self.tie_registers(b, at, &operands, field)
+    }
+
+    /// `values` (32-bit registers of type `field`: f32, else i32) through an empty
+    /// `llvm.inline_asm` with side effects that ties each to its result (one value, or a struct of
+    /// them): LLVM keeps the ops with side effects around it in order, moves no op that writes the
+    /// values below it and none that reads its results above it.
+    fn tie_registers(
+        &self,
+        b: &Builder<'c>,
+        at: At<'c, 'a>,
+        values: &[Value<'c, 'a>],
+        field: Type<'c>,
+    ) -> Value<'c, 'a> {
+        let count = values.len();
+        let register = if field.is_f32() { "f" } else { "r" };
+        let constraints: Vec<String> = std::iter::repeat_n(format!("={register}"), count)
+            .chain((0..count).map(|i| i.to_string()))
+            .collect();
+        let result = match count {
+            1 => field,
+            _ => crate::attributes::struct_of(self.context, field, count),
+        };
         let string = |text: &str| melior::ir::attribute::StringAttribute::new(self.context, text);
-        let held = llvm::InlineAsmOperation::builder(self.context, b.location)
-            .res(struct_type)
-            .operands(&operands)
+        let tied = llvm::InlineAsmOperation::builder(self.context, b.location)
+            .res(result)
+            .operands(values)
             .asm_string(string(""))
             .constraints(string(&constraints.join(",")))
             .has_side_effects(Attribute::unit(self.context))
             .asm_dialect(crate::attributes::integer(self.context, 64, 0))
             .build();
-        b.value(at, held.into())
+        b.value(at, tied.into())
     }
 
     /// The four 32-bit registers of the fragment `a` (in the wgmma A layout) that one m64nNk16
@@ -1139,13 +1157,9 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             return;
         };
         let element = melior::ir::ShapedTypeLike::element(&memref);
-        let constraint = if element.is_f32() {
-            "f"
-        } else if element == IntegerType::new(self.context, 32).into() {
-            "r"
-        } else {
+        if !element.is_f32() && element != IntegerType::new(self.context, 32).into() {
             return;
-        };
+        }
         let count = memref_shape(array).first().copied().unwrap_or(0);
         if count == 0 {
             return;
@@ -1153,23 +1167,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let values: Vec<Value> = (0..count)
             .map(|slot| b.load(at, array, &[self.register(b, at, slot)]))
             .collect();
-        let result = match count {
-            1 => element,
-            _ => crate::attributes::struct_of(self.context, element, count as usize),
-        };
-        let constraints: Vec<String> = std::iter::repeat_n(format!("={constraint}"), count as usize)
-            .chain((0..count).map(|i| i.to_string()))
-            .collect();
-        let string = |text: &str| melior::ir::attribute::StringAttribute::new(self.context, text);
-        let pin = llvm::InlineAsmOperation::builder(self.context, b.location)
-            .res(result)
-            .operands(&values)
-            .asm_string(string(""))
-            .constraints(string(&constraints.join(",")))
-            .has_side_effects(Attribute::unit(self.context))
-            .asm_dialect(crate::attributes::integer(self.context, 64, 0))
-            .build();
-        let pinned = b.value(at, pin.into());
+        let pinned = self.tie_registers(b, at, &values, element);
         for slot in 0..count {
             let value = match count {
                 1 => pinned,

@@ -138,25 +138,25 @@ fn block_waits<'c, 'a>(
         }
         if let Some(index) = youngest {
             let groups = (pending.len() - 1 - index) as i64;
-            let completed: Vec<Value> = pending.drain(..=index).filter_map(|group| group.accumulator).collect();
+            let drained: Vec<Pending> = pending.drain(..=index).collect();
             carried_left = carried_left.saturating_sub(index + 1);
             // Fragments of groups still in flight (a GEMM's accumulator, carried from the previous
-            // iteration and accumulated into again) are the tensor cores' until their own wait.
+            // iteration and accumulated into again) are the tensor cores' until their own wait;
+            // one written before its group was issued (a zero fill of the accumulator, a register
+            // A operand) is the completed group's, its accumulator pinned after the wait only.
             let in_flight = |value: &Value| pending.iter().any(|group| group.fragments.contains(value));
-            let settled = |values: Vec<Value<'c, 'a>>| values.into_iter().filter(|value| !in_flight(value)).collect();
+            let groups_read = |value: &Value| drained.iter().any(|group| group.fragments.contains(value));
+            let written: Vec<Value> = std::mem::take(&mut written)
+                .into_iter()
+                .filter(|value| !in_flight(value) && !groups_read(value))
+                .collect();
+            let completed = drained.iter().filter_map(|group| group.accumulator);
             waits.push(Wait {
                 before: op,
                 groups,
-                written: settled(std::mem::take(&mut written)),
-                completed: settled(completed),
+                written,
+                completed: completed.filter(|value| !in_flight(value)).collect(),
             });
-        }
-        if !wgmma.contains(&key(&op)) {
-            for value in written_fragments(&users) {
-                if !written.contains(&value) {
-                    written.push(value);
-                }
-            }
         }
         if wgmma.contains(&key(&op)) {
             if !deferred.contains(&key(&op)) {
@@ -181,6 +181,12 @@ fn block_waits<'c, 'a>(
                 accumulator,
                 shared,
             });
+        } else {
+            for value in written_fragments(&users) {
+                if !written.contains(&value) {
+                    written.push(value);
+                }
+            }
         }
     }
     (waits, pending)
