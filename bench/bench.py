@@ -1171,8 +1171,11 @@ def main():
             if manifest["host_function"].startswith("attention_varlen_bench"):
                 time_varlen(kernel, ours)
             if manifest["host_function"].startswith("blockscaled_fp8_gemm"):
-                m, k = kernel.shape(0, manifest["bindings"][0])
-                n = kernel.shape(1, manifest["bindings"][1])[0]
+                # A and B by argument: the bindings come in the kernel's order of use (the scales
+                # first where the kernel copies them first).
+                by_argument = {binding["host_argument"]: binding for binding in manifest["bindings"]}
+                m, k = kernel.shape(0, by_argument[0])
+                n = kernel.shape(1, by_argument[1])[0]
                 print(f"  block-scaled fp8 GEMM {m}x{n}x{k}: ours {2 * m * n * k / ours / 1e9:.0f} TFLOP/s, torch._scaled_mm rowwise {2 * m * n * k / theirs / 1e9:.0f} TFLOP/s", flush=True)
             if manifest["host_function"] == "gemm_i8_large" or manifest["host_function"].startswith(EIGHT_BIT_VARIANTS):
                 m, k = kernel.shape(0, manifest["bindings"][0])
