@@ -681,6 +681,83 @@ func.func @f8_p_unbounded(%Q: memref<64x64xf8E4M3FN>, %K: memref<64x64xf8E4M3FN>
 
 // -----
 
+// A fill of a constant inside the range (448, f8E4M3FN's largest finite value) bounds the tile too.
+// CHECK-LABEL: func.func @f8_filled_in_range
+// CHECK: arith.truncf %{{.*}} {tile.in_range} : vector<2xf32> to vector<2xf8E4M3FN>
+module attributes {tile.target = "sm_90a"} {
+func.func @f8_filled_in_range(%Q: memref<64x64xf8E4M3FN>, %K: memref<64x64xf8E4M3FN>, %V: memref<64x64xf8E4M3FN>, %O: memref<64x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  tile.kernel grid(%c1) threads(128) (%bx) {
+    %Qs = tile.alloc_shared : memref<64x64xf8E4M3FN, #gpu.address_space<workgroup>>
+    %Ks = tile.alloc_shared : memref<64x64xf8E4M3FN, #gpu.address_space<workgroup>>
+    %Vs = tile.alloc_shared : memref<64x64xf8E4M3FN, #gpu.address_space<workgroup>>
+    %Ps = tile.alloc_shared : memref<64x64xf8E4M3FN, #gpu.address_space<workgroup>>
+    %S = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    %Acc = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    tile.copy %Q[%c0, %c0], %Qs : memref<64x64xf8E4M3FN>, memref<64x64xf8E4M3FN, #gpu.address_space<workgroup>>
+    tile.copy %K[%c0, %c0], %Ks : memref<64x64xf8E4M3FN>, memref<64x64xf8E4M3FN, #gpu.address_space<workgroup>>
+    tile.copy %V[%c0, %c0], %Vs : memref<64x64xf8E4M3FN>, memref<64x64xf8E4M3FN, #gpu.address_space<workgroup>>
+    tile.fill %S, %zero : memref<64x64xf32, #tile.fragment>
+    tile.fill %Acc, %zero : memref<64x64xf32, #tile.fragment>
+    %top = arith.constant 448.0 : f32
+    tile.fill %S, %top : memref<64x64xf32, #tile.fragment>
+    tile.copy %S, %Ps : memref<64x64xf32, #tile.fragment>, memref<64x64xf8E4M3FN, #gpu.address_space<workgroup>>
+    tile.gemm %Ps, %Vs, %Acc {transpose_b} : memref<64x64xf8E4M3FN, #gpu.address_space<workgroup>>, memref<64x64xf8E4M3FN, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+    tile.copy %Acc, %O[%c0, %c0] : memref<64x64xf32, #tile.fragment>, memref<64x64xf32>
+  }
+  return
+}
+}
+
+// -----
+
+// A loop that stores the clamped values under a condition leaves the other elements as they were:
+// no bound, no mark.
+// CHECK-LABEL: func.func @f8_p_clamped_under_a_condition
+// CHECK-NOT: tile.in_range
+// CHECK: arith.truncf %{{.*}} : vector<2xf32> to vector<2xf8E4M3FN>
+// CHECK-NOT: tile.in_range
+module attributes {tile.target = "sm_90a"} {
+func.func @f8_p_clamped_under_a_condition(%Q: memref<64x64xf8E4M3FN>, %K: memref<64x64xf8E4M3FN>, %V: memref<64x64xf8E4M3FN>, %O: memref<64x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  tile.kernel grid(%c1) threads(128) (%bx) {
+    %Qs = tile.alloc_shared : memref<64x64xf8E4M3FN, #gpu.address_space<workgroup>>
+    %Ks = tile.alloc_shared : memref<64x64xf8E4M3FN, #gpu.address_space<workgroup>>
+    %Vs = tile.alloc_shared : memref<64x64xf8E4M3FN, #gpu.address_space<workgroup>>
+    %Ps = tile.alloc_shared : memref<64x64xf8E4M3FN, #gpu.address_space<workgroup>>
+    %S = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    %Acc = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    tile.copy %Q[%c0, %c0], %Qs : memref<64x64xf8E4M3FN>, memref<64x64xf8E4M3FN, #gpu.address_space<workgroup>>
+    tile.copy %K[%c0, %c0], %Ks : memref<64x64xf8E4M3FN>, memref<64x64xf8E4M3FN, #gpu.address_space<workgroup>>
+    tile.copy %V[%c0, %c0], %Vs : memref<64x64xf8E4M3FN>, memref<64x64xf8E4M3FN, #gpu.address_space<workgroup>>
+    tile.fill %S, %zero : memref<64x64xf32, #tile.fragment>
+    tile.fill %Acc, %zero : memref<64x64xf32, #tile.fragment>
+    tile.gemm %Qs, %Ks, %S {transpose_b} : memref<64x64xf8E4M3FN, #gpu.address_space<workgroup>>, memref<64x64xf8E4M3FN, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+    tile.parallel (%i, %k) in (64, 64) {
+      %s = memref.load %S[%i, %k] : memref<64x64xf32, #tile.fragment>
+      %d = arith.minimumf %s, %zero : f32
+      %e = math.exp2 %d : f32
+      %first = arith.cmpi eq, %k, %c0 : index
+      scf.if %first {
+        memref.store %e, %S[%i, %k] : memref<64x64xf32, #tile.fragment>
+      }
+    }
+    tile.copy %S, %Ps : memref<64x64xf32, #tile.fragment>, memref<64x64xf8E4M3FN, #gpu.address_space<workgroup>>
+    tile.gemm %Ps, %Vs, %Acc {transpose_b} : memref<64x64xf8E4M3FN, #gpu.address_space<workgroup>>, memref<64x64xf8E4M3FN, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+    tile.copy %Acc, %O[%c0, %c0] : memref<64x64xf32, #tile.fragment>, memref<64x64xf32>
+  }
+  return
+}
+}
+
+// -----
+
 // f8E5M2 alike: the same boxes and copies, wgmma's e5m2 operands.
 // CHECK-LABEL: func.func @e5m2_wgmma
 // CHECK: gpu.module @e5m2_wgmma_0_module attributes {tile.manifest = "{{.*}}\22element\22: \22f8E5M2\22, \22box\22: [128, 128], \22swizzle\22: 128{{.*}}\22element\22: \22f8E5M2\22, \22box\22: [256, 128], \22swizzle\22: 128{{.*}}\22element\22: \22f32\22, \22box\22: [128, 32], \22swizzle\22: 128
