@@ -192,7 +192,7 @@ pub fn fragment_bound(tile: Value, reader: OperationRef) -> Option<Interval> {
         if users.is_empty() {
             continue;
         }
-        if users.iter().all(|user| reads_only(user, tile)) {
+        if users.iter().all(|user| crate::pipeline::ahead::reads_only(user, tile)) {
             continue;
         }
         return match op_name(op) {
@@ -206,29 +206,10 @@ pub fn fragment_bound(tile: Value, reader: OperationRef) -> Option<Interval> {
     None
 }
 
-/// Whether `user` only reads `tile`: a copy's source, a gemm's A or B, a reduction's source, an
-/// element load.
-fn reads_only(user: &OperationRef, tile: Value) -> bool {
-    let at = |index: usize| user.operand(index).ok() == Some(tile);
-    let only = |indices: &[usize]| (0..user.operand_count()).all(|i| indices.contains(&i) || !at(i));
-    match op_name(user) {
-        "tile.copy" => tile_dialect::ops::copy_parts(user).is_some_and(|parts| parts.src == tile && parts.dst != tile),
-        "tile.gemm" => only(&[0, 1]),
-        "tile.reduce" => only(&[0]),
-        "memref.load" => true,
-        _ => false,
-    }
-}
-
 /// The bound of what `parallel` stores into `tile`, where its body stores every element once at
 /// the loop's own indices (the loop's extents are the tile's shape) and nothing else writes it.
 fn stored_bound(parallel: OperationRef, tile: Value) -> Option<Interval> {
-    let extents = parallel
-        .attribute("extents")
-        .ok()
-        .and_then(|attribute| melior::ir::attribute::DenseI64ArrayAttribute::try_from(attribute).ok())?;
-    let extents: Vec<i64> = (0..extents.len()).filter_map(|i| extents.element(i).ok()).collect();
-    if extents != memref_shape(tile) {
+    if tile_dialect::ops::parallel_extents(&parallel)? != memref_shape(tile) {
         return None;
     }
     let body = parallel.region(0).ok()?.first_block()?;

@@ -168,6 +168,16 @@ pub fn parallel<'c>(
         .build()?)
 }
 
+/// Returns the extents of a `tile.parallel` (`None` without its `extents` array).
+pub fn parallel_extents(op: &melior::ir::operation::OperationRef) -> Option<Vec<i64>> {
+    let extents = DenseI64ArrayAttribute::try_from(op.attribute("extents").ok()?).ok()?;
+    Some(
+        (0..extents.len())
+            .filter_map(|index| extents.element(index).ok())
+            .collect(),
+    )
+}
+
 /// Creates `tile.producer { }`: an empty body (its `tile.yield`) to build the producer's code in.
 pub fn producer<'c>(location: Location<'c>) -> Result<Operation<'c>> {
     Ok(OperationBuilder::new("tile.producer", location)

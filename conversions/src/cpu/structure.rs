@@ -94,14 +94,7 @@ fn inline_body<'c>(
 /// Lowers `tile.parallel` to a loop nest over its extents.
 pub fn lower_parallel<'c>(b: &Builder<'c>, rewriter: &RewriterBase<'c, '_>, parallel: OperationRef<'c, '_>) {
     let at = At::before(parallel);
-    let extents = parallel
-        .attribute("extents")
-        .ok()
-        .and_then(|attr| melior::ir::attribute::DenseI64ArrayAttribute::try_from(attr).ok())
-        .expect("verified parallel");
-    let extents: Vec<i64> = (0..extents.len())
-        .map(|i| extents.element(i).expect("extent"))
-        .collect();
+    let extents = tile_dialect::ops::parallel_extents(&parallel).expect("verified parallel");
     let (inside, ivs) = b.parallel_nest(at, &extents);
     inline_body(rewriter, parallel, inside, &ivs);
 }

@@ -15,7 +15,6 @@ use melior::{
     RewriterBase,
     ir::{
         BlockLike, RegionLike, Value,
-        attribute::DenseI64ArrayAttribute,
         operation::{OperationLike, OperationRef},
     },
 };
@@ -41,15 +40,6 @@ pub(super) fn enclosing_parallel<'c, 'a>(
         parent = candidate.parent_operation();
     }
     None
-}
-
-fn extents(parallel: OperationRef) -> Vec<i64> {
-    parallel
-        .attribute("extents")
-        .ok()
-        .and_then(|attr| DenseI64ArrayAttribute::try_from(attr).ok())
-        .map(|extents| (0..extents.len()).filter_map(|i| extents.element(i).ok()).collect())
-        .unwrap_or_default()
 }
 
 /// Whether `op`'s use of `fragment` (of `shape`) touches only the elements of the iteration it
@@ -86,7 +76,7 @@ fn keeps_ownership<'c, 'a>(
             if uses != 1
                 || !at(memref_position)
                 || enclosing_parallel(parallel, kernel).is_some()
-                || extents(parallel) != shape
+                || tile_dialect::ops::parallel_extents(&parallel).unwrap_or_default() != shape
             {
                 return false;
             }

@@ -204,7 +204,7 @@ impl<'c, 'a> Inference<'c, 'a> {
     /// `tile.parallel`: the loop's layout from a fragment it indexes by its loop indices, and the
     /// fragments it indexes by a subset of them from the loop's.
     fn parallel(&mut self, op: OperationRef<'c, 'a>, free: bool) -> Result<bool, Failure<'c, 'a>> {
-        let extents = extents(&op);
+        let extents = tile_dialect::ops::parallel_extents(&op).unwrap_or_default();
         let accesses = accesses(op);
         let mut changed = false;
         if !self.loops.contains_key(&key(&op)) {
@@ -449,14 +449,6 @@ struct Access<'c, 'a> {
     /// Loop index of each fragment index, when each is one of the loop's indices.
     dims: Option<Vec<usize>>,
     write: bool,
-}
-
-fn extents(op: &OperationRef) -> Vec<i64> {
-    op.attribute("extents")
-        .ok()
-        .and_then(|attribute| melior::ir::attribute::DenseI64ArrayAttribute::try_from(attribute).ok())
-        .map(|array| (0..array.len()).filter_map(|i| array.element(i).ok()).collect())
-        .unwrap_or_default()
 }
 
 /// The fragment accesses of a `tile.parallel`'s body, outside nested `tile.parallel`s.

@@ -666,7 +666,14 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
     }
 
     pub(crate) fn private(&self, fragment: Value<'c, 'a>) -> Value<'c, 'a> {
-        self.private[&key(&allocation(fragment).expect("a fragment allocation"))]
+        self.private_array(fragment)
+            .expect("a fragment allocation of the kernel")
+    }
+
+    /// The array that holds `fragment`'s registers; `None` for a value that is no fragment
+    /// allocation of the kernel.
+    pub(crate) fn private_array(&self, fragment: Value<'c, 'a>) -> Option<Value<'c, 'a>> {
+        allocation(fragment).and_then(|allocation| self.private.get(&key(&allocation)).copied())
     }
 
     /// Returns the index constant `register`, made once per kernel at its start: every slot access

@@ -10,19 +10,8 @@ use super::Verdict;
 use crate::ops::{constant_integer, op_name};
 use melior::ir::{
     BlockLike, TypeLike, Value, ValueLike,
-    attribute::DenseI64ArrayAttribute,
     operation::{OperationLike, OperationRef},
 };
-
-/// The extents of a `tile.parallel`.
-pub fn extents(op: &OperationRef) -> Option<Vec<i64>> {
-    let extents = DenseI64ArrayAttribute::try_from(op.attribute("extents").ok()?).ok()?;
-    Some(
-        (0..extents.len())
-            .filter_map(|index| extents.element(index).ok())
-            .collect(),
-    )
-}
 
 /// Returns the range (lowest, highest) `value` takes, when it is statically known.
 fn range(value: Value, depth: usize) -> Option<(i128, i128)> {
@@ -37,7 +26,7 @@ fn range(value: Value, depth: usize) -> Option<(i128, i128)> {
         if op_name(&owner) != "tile.parallel" {
             return None;
         }
-        let extent = *extents(&owner)?.get(argument.argument_number())?;
+        let extent = *crate::ops::parallel_extents(&owner)?.get(argument.argument_number())?;
         return Some((0, extent as i128 - 1));
     }
     let owner = crate::ops::as_result(value)?.owner();

@@ -8,7 +8,6 @@ use crate::{
 };
 use melior::ir::{
     BlockLike, RegionLike, TypeLike, ValueLike,
-    attribute::DenseI64ArrayAttribute,
     operation::{OperationLike, OperationRef},
 };
 
@@ -109,14 +108,7 @@ pub fn pipelined(op: OperationRef) -> Verdict {
 }
 
 pub fn parallel(op: OperationRef) -> Verdict {
-    let extents = op
-        .attribute("extents")
-        .ok()
-        .and_then(|attr| DenseI64ArrayAttribute::try_from(attr).ok())
-        .ok_or("expects an extents array")?;
-    let extents: Vec<i64> = (0..extents.len())
-        .filter_map(|index| extents.element(index).ok())
-        .collect();
+    let extents = crate::ops::parallel_extents(&op).ok_or("expects an extents array")?;
     if extents.is_empty() || extents.iter().any(|extent| *extent <= 0) {
         let text: Vec<String> = extents.iter().map(i64::to_string).collect();
         return Err(format!(

@@ -1147,10 +1147,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
     /// no arithmetic that writes them below the pin, and none that reads them above it. Fragments
     /// of other element types are left as they are.
     pub(super) fn pin_registers(&self, b: &Builder<'c>, at: At<'c, 'a>, fragment: Value<'c, 'a>) {
-        // (A value that is no fragment allocation of the kernel has no array to pin.)
-        let Some(array) = crate::registers::patterns::allocation(fragment)
-            .and_then(|allocation| self.private.get(&key(&allocation)).copied())
-        else {
+        let Some(array) = self.private_array(fragment) else {
             return;
         };
         let Some(memref) = tile_dialect::ops::as_memref(array.r#type()) else {
