@@ -26,13 +26,10 @@ python3 tools/gen/mla.py flash_mla_decode_16k 64 128 16384 > bench/programs/flas
 python3 tools/gen/mla.py flash_mla_decode_paged 64 128 4096 --paged > bench/programs/flash_mla_decode_paged.mlir
 # W4A16 GEMMs (issue 32's shapes): decode (M = 16, N = K = 8192), K split over 4 or 8 blocks
 # adding atomically, and prefill (M = 4096).
-python3 tools/gen/dequant.py dequant_gemm_w4a16_m16_n32 16 8192 8192 --block 64x32x128 --stages 4 > bench/programs/dequant_gemm_w4a16_m16_n32.mlir
-python3 tools/gen/dequant.py dequant_gemm_w4a16_m16_split4 16 8192 8192 --block 64x64x128 --stages 4 --split 4 > bench/programs/dequant_gemm_w4a16_m16_split4.mlir
-python3 tools/gen/dequant.py dequant_gemm_w4a16_m16_split8 16 8192 8192 --block 64x32x128 --stages 4 --split 8 > bench/programs/dequant_gemm_w4a16_m16_split8.mlir
-python3 tools/gen/dequant.py dequant_gemm_w4a16_m4096 4096 8192 8192 --block 128x128x64 --threads 256 --stages 3 > bench/programs/dequant_gemm_w4a16_m4096.mlir
-python3 tools/gen/dequant.py dequant_gemm_w4a16_m4096_256 4096 8192 8192 --block 256x128x64 --threads 256 --stages 3 > bench/programs/dequant_gemm_w4a16_m4096_256.mlir
-python3 tools/gen/dequant.py dequant_gemm_w4a16_m4096_256_kn 4096 8192 8192 --block 256x128x64 --threads 256 --stages 3 --scales-kn > bench/programs/dequant_gemm_w4a16_m4096_256_kn.mlir
 python3 tools/gen/dequant.py dequant_gemm_w4a16_m16_split4_kn 16 8192 8192 --block 64x64x128 --stages 4 --split 4 --scales-kn > bench/programs/dequant_gemm_w4a16_m16_split4_kn.mlir
+python3 tools/gen/dequant.py dequant_gemm_w4a16_m4096_256_kn 4096 8192 8192 --block 256x128x64 --threads 256 --stages 3 --scales-kn > bench/programs/dequant_gemm_w4a16_m4096_256_kn.mlir
+python3 tools/gen/dequant.py dequant_gemm_w4a16_m16_registers 16 8192 8192 --registers --block 16x64x128 --stages 4 --split 2 > bench/programs/dequant_gemm_w4a16_m16_registers.mlir
+python3 tools/gen/dequant.py dequant_gemm_w4a16_m4096_registers 4096 8192 8192 --registers --block 256x128x64 --threads 256 --stages 4 > bench/programs/dequant_gemm_w4a16_m4096_registers.mlir
 # Flash decoding (GQA, 32 query heads on 8 KV heads, dim 128, f16; bench/flash_decoding.py times
 # them against SDPA): TileLang's example shape (batch 1, 8192 tokens; examples/flash_decoding.mlir,
 # 16 splits, a ring of 4) with 32 splits, and batch 8 with 4 and 2 splits (rings of 2).

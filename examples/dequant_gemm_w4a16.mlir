@@ -1,6 +1,7 @@
-// W4A16 GEMM 256x1024x1024 (tools/gen/dequant.py): 64x64x64 tiles, 128 threads, 2 stages;
-// B's signed 4-bit weights widened and scaled (one f16 scale a 128 weights of a row, scales stored [K/128, N]) into
-// the f16 tile the gemm reads.
+// W4A16 GEMM 256x1024x1024 (tools/gen/dequant.py --registers): tiles of 64 activation rows, 64
+// weight rows and 64 of K, 128 threads, 2 stages; B's signed 4-bit weights
+// widened and scaled (one f16 scale a 128 weights of a row, scales stored [K/128, N]) into a
+// register tile, wgmma's A; the product computed transposed and written out through shared memory.
 func.func @dequant_gemm_w4a16(%A: memref<256x1024xf16>, %B: memref<1024x1024xi4>, %S: memref<8x1024xf16>, %C: memref<256x1024xf16>) {
   %c0 = arith.constant 0 : index
   %cbm = arith.constant 64 : index
@@ -10,15 +11,15 @@ func.func @dequant_gemm_w4a16(%A: memref<256x1024xf16>, %B: memref<1024x1024xi4>
   %csteps = arith.constant 16 : index
   %gn = arith.constant 16 : index
   %gm = arith.constant 4 : index
-  %gs = arith.constant 1 : index
   %zero = arith.constant 0.0 : f32
   tile.kernel grid(%gn, %gm) threads(128) (%bn, %bm) {
     %As = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
     %Bq = tile.alloc_shared : memref<64x64xi4, #gpu.address_space<workgroup>>
     %Ss = tile.alloc_shared : memref<1x64xf16, #gpu.address_space<workgroup>>
-    %Bd = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
-    %Cf = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
-    tile.fill %Cf, %zero : memref<64x64xf32, #tile.fragment>
+    %Wd = tile.alloc_fragment : memref<64x64xf16, #tile.fragment>
+    %Ct = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    %Cs = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+    tile.fill %Ct, %zero : memref<64x64xf32, #tile.fragment>
     %m0 = arith.muli %bm, %cbm : index
     %n0 = arith.muli %bn, %cbn : index
     tile.pipelined %k = %c0 to %csteps stages(2) {
@@ -32,11 +33,16 @@ func.func @dequant_gemm_w4a16(%A: memref<256x1024xf16>, %B: memref<1024x1024xi4>
         %w = arith.sitofp %q : i4 to f16
         %scale = memref.load %Ss[%c0, %i] : memref<1x64xf16, #gpu.address_space<workgroup>>
         %d = arith.mulf %w, %scale : f16
-        memref.store %d, %Bd[%i, %j] : memref<64x64xf16, #gpu.address_space<workgroup>>
+        memref.store %d, %Wd[%i, %j] : memref<64x64xf16, #tile.fragment>
       }
-      tile.gemm %As, %Bd, %Cf {transpose_b} : memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+      tile.gemm %Wd, %As, %Ct {transpose_b} : memref<64x64xf16, #tile.fragment>, memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
     }
-    tile.copy %Cf, %C[%m0, %n0] : memref<64x64xf32, #tile.fragment>, memref<256x1024xf16>
+    tile.parallel (%i, %j) in (64, 64) {
+      %v = memref.load %Ct[%i, %j] : memref<64x64xf32, #tile.fragment>
+      %h = arith.truncf %v : f32 to f16
+      memref.store %h, %Cs[%j, %i] : memref<64x64xf16, #gpu.address_space<workgroup>>
+    }
+    tile.copy %Cs, %C[%m0, %n0] : memref<64x64xf16, #gpu.address_space<workgroup>>, memref<256x1024xf16>
   }
   return
 }

@@ -1188,3 +1188,45 @@ func.func @thread_written_permuted(%A: memref<64x64xf16>, %B: memref<64x32xi8>, 
   return
 }
 }
+
+// -----
+
+// Weights widened from a ring slot into a register tile, wgmma's A: the loop that widens them
+// only reads the slot, which the ring refills once every warp has released it, so no block
+// barrier follows it: the main loop waits for its slot, for the previous gemm (it writes that
+// gemm's registers again), widens and issues its gemm.
+// CHECK-LABEL: func.func @register_weights_from_slots
+// CHECK: scf.for
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK-NOT: gpu.barrier
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+module attributes {tile.target = "sm_90a"} {
+  func.func @register_weights_from_slots(%A: memref<64x4096xf16>, %W: memref<64x4096xi8>, %C: memref<64x64xf32>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c64 = arith.constant 64 : index
+    %zero = arith.constant 0.0 : f32
+    tile.kernel grid(%c1, %c1) threads(128) (%bx, %by) {
+      %As = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+      %Wq = tile.alloc_shared : memref<64x64xi8, #gpu.address_space<workgroup>>
+      %Wd = tile.alloc_fragment : memref<64x64xf16, #tile.fragment>
+      %Ct = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+      tile.fill %Ct, %zero : memref<64x64xf32, #tile.fragment>
+      tile.pipelined %k = %c0 to %c64 stages(3) {
+        %k0 = arith.muli %k, %c64 : index
+        tile.copy %A[%c0, %k0], %As : memref<64x4096xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+        tile.copy %W[%c0, %k0], %Wq : memref<64x4096xi8>, memref<64x64xi8, #gpu.address_space<workgroup>>
+        tile.parallel (%i, %j) in (64, 64) {
+          %q = memref.load %Wq[%i, %j] : memref<64x64xi8, #gpu.address_space<workgroup>>
+          %w = arith.sitofp %q : i8 to f16
+          memref.store %w, %Wd[%i, %j] : memref<64x64xf16, #tile.fragment>
+        }
+        tile.gemm %Wd, %As, %Ct {transpose_b} : memref<64x64xf16, #tile.fragment>, memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+      }
+      tile.copy %Ct, %C[%c0, %c0] : memref<64x64xf32, #tile.fragment>, memref<64x64xf32>
+    }
+    return
+  }
+}

@@ -459,3 +459,86 @@ func.func @paged_gemm(%A: memref<64x64xf16>, %B: memref<8x64x64xf16>, %Table: me
   return
 }
 }
+
+// -----
+
+// Weights widened by the threads into register tiles that two gemms read as A (one tile a gemm,
+// so that one is widened while the other's gemm runs): the gemms accumulate into one fragment and
+// the widening loops write only those register tiles, so an iteration releases the previous
+// one's slot after issuing its gemms (the wgmma waits then wait for a register tile's gemm where
+// the next iteration writes the tile again). A widening loop that also reads the accumulator
+// makes every iteration wait for its gemms: its slot is released at its end.
+// CHECK-LABEL: func.func @register_weights
+// CHECK: tile.pipelined {{.*}} stages(3) attributes {tile.schedule = {{{.*}}release = "previous"
+// CHECK-LABEL: func.func @register_weights_reading_accumulator
+// CHECK: tile.pipelined {{.*}} stages(3) attributes {tile.schedule = {{{.*}}release = "mbarrier"
+module attributes {tile.target = "sm_90a"} {
+func.func @register_weights(%A: memref<256x4096xf16>, %W: memref<128x4096xi8>, %C: memref<128x256xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c1, %c1) threads(256) (%bx, %by) {
+    %As0 = tile.alloc_shared : memref<256x32xf16, #gpu.address_space<workgroup>>
+    %As1 = tile.alloc_shared : memref<256x32xf16, #gpu.address_space<workgroup>>
+    %Wq = tile.alloc_shared : memref<128x64xi8, #gpu.address_space<workgroup>>
+    %Wd0 = tile.alloc_fragment : memref<128x32xf16, #tile.fragment>
+    %Wd1 = tile.alloc_fragment : memref<128x32xf16, #tile.fragment>
+    %Ct = tile.alloc_fragment : memref<128x256xf32, #tile.fragment>
+    tile.fill %Ct, %zero : memref<128x256xf32, #tile.fragment>
+    tile.pipelined %k = %c0 to %c64 stages(3) {
+      %k0 = arith.muli %k, %c64 : index
+      %k1 = arith.addi %k0, %c32 : index
+      tile.copy %A[%c0, %k0], %As0 : memref<256x4096xf16>, memref<256x32xf16, #gpu.address_space<workgroup>>
+      tile.copy %A[%c0, %k1], %As1 : memref<256x4096xf16>, memref<256x32xf16, #gpu.address_space<workgroup>>
+      tile.copy %W[%c0, %k0], %Wq : memref<128x4096xi8>, memref<128x64xi8, #gpu.address_space<workgroup>>
+      tile.parallel (%i, %j) in (128, 32) {
+        %q = memref.load %Wq[%i, %j] : memref<128x64xi8, #gpu.address_space<workgroup>>
+        %w = arith.sitofp %q : i8 to f16
+        memref.store %w, %Wd0[%i, %j] : memref<128x32xf16, #tile.fragment>
+      }
+      tile.gemm %Wd0, %As0, %Ct {transpose_b} : memref<128x32xf16, #tile.fragment>, memref<256x32xf16, #gpu.address_space<workgroup>>, memref<128x256xf32, #tile.fragment>
+      tile.parallel (%i, %j) in (128, 32) {
+        %jj = arith.addi %j, %c32 : index
+        %q = memref.load %Wq[%i, %jj] : memref<128x64xi8, #gpu.address_space<workgroup>>
+        %w = arith.sitofp %q : i8 to f16
+        memref.store %w, %Wd1[%i, %j] : memref<128x32xf16, #tile.fragment>
+      }
+      tile.gemm %Wd1, %As1, %Ct {transpose_b} : memref<128x32xf16, #tile.fragment>, memref<256x32xf16, #gpu.address_space<workgroup>>, memref<128x256xf32, #tile.fragment>
+    }
+    tile.copy %Ct, %C[%c0, %c0] : memref<128x256xf32, #tile.fragment>, memref<128x256xf32>
+  }
+  return
+}
+
+func.func @register_weights_reading_accumulator(%A: memref<256x4096xf16>, %W: memref<128x4096xi8>, %C: memref<128x256xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c1, %c1) threads(256) (%bx, %by) {
+    %As = tile.alloc_shared : memref<256x64xf16, #gpu.address_space<workgroup>>
+    %Wq = tile.alloc_shared : memref<128x64xi8, #gpu.address_space<workgroup>>
+    %Wd = tile.alloc_fragment : memref<128x64xf16, #tile.fragment>
+    %Ct = tile.alloc_fragment : memref<128x256xf32, #tile.fragment>
+    tile.fill %Ct, %zero : memref<128x256xf32, #tile.fragment>
+    tile.pipelined %k = %c0 to %c64 stages(3) {
+      %k0 = arith.muli %k, %c64 : index
+      tile.copy %A[%c0, %k0], %As : memref<256x4096xf16>, memref<256x64xf16, #gpu.address_space<workgroup>>
+      tile.copy %W[%c0, %k0], %Wq : memref<128x4096xi8>, memref<128x64xi8, #gpu.address_space<workgroup>>
+      tile.parallel (%i, %j) in (128, 64) {
+        %q = memref.load %Wq[%i, %j] : memref<128x64xi8, #gpu.address_space<workgroup>>
+        %w = arith.sitofp %q : i8 to f16
+        %c = memref.load %Ct[%i, %j] : memref<128x256xf32, #tile.fragment>
+        %h = arith.truncf %c : f32 to f16
+        %s = arith.addf %w, %h : f16
+        memref.store %s, %Wd[%i, %j] : memref<128x64xf16, #tile.fragment>
+      }
+      tile.gemm %Wd, %As, %Ct {transpose_b} : memref<128x64xf16, #tile.fragment>, memref<256x64xf16, #gpu.address_space<workgroup>>, memref<128x256xf32, #tile.fragment>
+    }
+    tile.copy %Ct, %C[%c0, %c0] : memref<128x256xf32, #tile.fragment>, memref<128x256xf32>
+  }
+  return
+}
+}

@@ -145,7 +145,7 @@ module attributes {tile.target = "sm_90a"} {
       %Bs = tile.alloc_shared : memref<64x128xf16, #gpu.address_space<workgroup>>
       %Cf = tile.alloc_fragment : memref<64x128xf32, #tile.fragment>
       tile.fill %Cf, %zero : memref<64x128xf32, #tile.fragment>
-      // expected-warning @+1 {{'tile.pipelined' op asks for split = 2 in its tile.schedule, but 'tile.parallel' in the loop touches a fragment (only the gemms' accumulators may be, by the gemms); the loop runs whole on each block}}
+      // expected-warning @+1 {{'tile.pipelined' op asks for split = 2 in its tile.schedule, but 'tile.parallel' in the loop touches a fragment (only the gemms' accumulators may be, by the gemms, and register tiles a tile.parallel of the step writes whole first); the loop runs whole on each block}}
       tile.pipelined %kt = %c0 to %c64 stages(3) attributes {tile.schedule = {split = 2}} {
         %k0 = arith.muli %kt, %c64 : index
         tile.copy %A[%c0, %k0], %As : memref<64x4096xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
@@ -158,6 +158,42 @@ module attributes {tile.target = "sm_90a"} {
         }
       }
       tile.copy %Cf, %C[%c0, %c0] : memref<64x128xf32, #tile.fragment>, memref<64x128xf16>
+    }
+    return
+  }
+}
+
+// -----
+
+// A register A operand read before the step writes it (here: its second half only) carries values
+// from one step to the next: the loop stays whole.
+module attributes {tile.target = "sm_90a"} {
+  func.func @register_tile_carried(%A: memref<64x4096xf16>, %W: memref<64x4096xi8>, %C: memref<64x64xf16>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c32 = arith.constant 32 : index
+    %c64 = arith.constant 64 : index
+    %zero = arith.constant 0.0 : f32
+    tile.kernel grid(%c1, %c1) threads(128) (%bx, %by) {
+      %As = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+      %Wq = tile.alloc_shared : memref<64x64xi8, #gpu.address_space<workgroup>>
+      %Wd = tile.alloc_fragment : memref<64x64xf16, #tile.fragment>
+      %Ct = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+      tile.fill %Ct, %zero : memref<64x64xf32, #tile.fragment>
+      // expected-warning @+1 {{'tile.pipelined' op asks for split = 2 in its tile.schedule, but 'tile.parallel' in the loop touches a fragment}}
+      tile.pipelined %kt = %c0 to %c64 stages(3) attributes {tile.schedule = {split = 2}} {
+        %k0 = arith.muli %kt, %c64 : index
+        tile.copy %A[%c0, %k0], %As : memref<64x4096xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+        tile.copy %W[%c0, %k0], %Wq : memref<64x4096xi8>, memref<64x64xi8, #gpu.address_space<workgroup>>
+        tile.parallel (%i, %j) in (64, 32) {
+          %jj = arith.addi %j, %c32 : index
+          %q = memref.load %Wq[%i, %jj] : memref<64x64xi8, #gpu.address_space<workgroup>>
+          %w = arith.sitofp %q : i8 to f16
+          memref.store %w, %Wd[%i, %jj] : memref<64x64xf16, #tile.fragment>
+        }
+        tile.gemm %Wd, %As, %Ct {transpose_b} : memref<64x64xf16, #tile.fragment>, memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+      }
+      tile.copy %Ct, %C[%c0, %c0] : memref<64x64xf32, #tile.fragment>, memref<64x64xf16>
     }
     return
   }

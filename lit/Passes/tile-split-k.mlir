@@ -226,3 +226,50 @@ module attributes {tile.target = "sm_90a"} {
     return
   }
 }
+
+// -----
+
+// Weights widened by the threads into a register tile, wgmma's A (a W4A16-style product with the
+// weights' rows as M): each step writes the tile whole before its gemm reads it, so nothing but
+// the accumulator crosses steps and the loop splits as asked.
+// CHECK-LABEL: func.func @register_weights
+// CHECK: tile.kernel grid(%{{.*}}, %{{.*}}) threads(128) (%{{.*}}, %{{.*}}) attributes {tile.splits = 4 : i64
+// CHECK: tile.pipelined
+// CHECK: tile.parallel
+// CHECK: tile.gemm %[[WD:.*]], %{{.*}}, %[[CT:.*]] {transpose_b}
+// CHECK: tile.split_sum %[[CT]]
+module attributes {tile.target = "sm_90a"} {
+  func.func @register_weights(%A: memref<16x8192xf16>, %W: memref<64x8192xi8>, %C: memref<16x64xf16>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c64 = arith.constant 64 : index
+    %c128 = arith.constant 128 : index
+    %zero = arith.constant 0.0 : f32
+    tile.kernel grid(%c1, %c1) threads(128) (%bx, %by) {
+      %As = tile.alloc_shared : memref<16x64xf16, #gpu.address_space<workgroup>>
+      %Wq = tile.alloc_shared : memref<64x64xi8, #gpu.address_space<workgroup>>
+      %Wd = tile.alloc_fragment : memref<64x64xf16, #tile.fragment>
+      %Ct = tile.alloc_fragment : memref<64x16xf32, #tile.fragment>
+      %Cs = tile.alloc_shared : memref<16x64xf16, #gpu.address_space<workgroup>>
+      tile.fill %Ct, %zero : memref<64x16xf32, #tile.fragment>
+      tile.pipelined %kt = %c0 to %c128 stages(4) attributes {tile.schedule = {split = 4}} {
+        %k0 = arith.muli %kt, %c64 : index
+        tile.copy %A[%c0, %k0], %As : memref<16x8192xf16>, memref<16x64xf16, #gpu.address_space<workgroup>>
+        tile.copy %W[%c0, %k0], %Wq : memref<64x8192xi8>, memref<64x64xi8, #gpu.address_space<workgroup>>
+        tile.parallel (%i, %j) in (64, 64) {
+          %q = memref.load %Wq[%i, %j] : memref<64x64xi8, #gpu.address_space<workgroup>>
+          %w = arith.sitofp %q : i8 to f16
+          memref.store %w, %Wd[%i, %j] : memref<64x64xf16, #tile.fragment>
+        }
+        tile.gemm %Wd, %As, %Ct {transpose_b} : memref<64x64xf16, #tile.fragment>, memref<16x64xf16, #gpu.address_space<workgroup>>, memref<64x16xf32, #tile.fragment>
+      }
+      tile.parallel (%i, %j) in (64, 16) {
+        %v = memref.load %Ct[%i, %j] : memref<64x16xf32, #tile.fragment>
+        %h = arith.truncf %v : f32 to f16
+        memref.store %h, %Cs[%j, %i] : memref<16x64xf16, #gpu.address_space<workgroup>>
+      }
+      tile.copy %Cs, %C[%c0, %c0] : memref<16x64xf16, #gpu.address_space<workgroup>>, memref<16x64xf16>
+    }
+    return
+  }
+}

@@ -8,7 +8,17 @@ products into an f32 C atomically (decode shapes: few output tiles, a long K). W
 the scales are stored [K / 128, N] (a group's scales of all rows together, as GPTQ and Marlin keep
 them): a tile's scales are then one row of 16-byte pieces rather than a column of 2-byte rows.
 
+With --registers the weights are widened into a register tile that the gemm reads as A (wgmma
+takes A from registers, never B): the product is computed transposed, C^T = dequant(B) * A^T, an
+output tile's weight rows as the instruction's M (64 a warpgroup) and its activation rows as N (as
+few as 8: decode shapes waste no tensor-core rows), and written out through a shared tile in C's
+orientation. No widened tile goes through shared memory, so no fence or barrier sits between the
+widening and the gemm. Scales are stored [K / 128, N]. --split S then asks `tile-split-k` for S
+blocks of a cluster a tile (their sums added in the cluster, C stays f16). BM is the activation
+rows of a tile, BN its weight rows.
+
 usage: dequant.py NAME M N K [--block BMxBNxBK] [--threads T] [--stages S] [--split S] [--scales-kn]
+       dequant.py NAME M N K --registers [--block BMxBNxBK] [--threads T] [--stages S] [--split S]
 """
 import argparse
 
@@ -85,6 +95,69 @@ func.func @{name}(%A: {a}, %B: {b}, %S: {s}, %C: {c}) {{
 """
 
 
+def registers_program(name, m, n, k, bm, bn, bk, threads, stages, split):
+    assert n % bn == 0 and k % (bk * split) == 0 and GROUP % bk == 0
+    shared = "#gpu.address_space<workgroup>"
+    a_tile = f"memref<{bm}x{bk}xf16, {shared}>"
+    q_tile = f"memref<{bn}x{bk}xi4, {shared}>"
+    s_tile = f"memref<1x{bn}xf16, {shared}>"
+    w_tile = f"memref<{bn}x{bk}xf16, #tile.fragment>"
+    acc = f"memref<{bn}x{bm}xf32, #tile.fragment>"
+    c_tile = f"memref<{bm}x{bn}xf16, {shared}>"
+    a, b, s, c = (f"memref<{m}x{k}xf16>", f"memref<{n}x{k}xi4>", f"memref<{k // GROUP}x{n}xf16>", f"memref<{m}x{n}xf16>")
+    schedule = f" attributes {{tile.schedule = {{split = {split}}}}}" if split > 1 else ""
+    what = f"; K split over the {split} blocks of a cluster" if split > 1 else ""
+    return f"""// W4A16 GEMM {m}x{n}x{k} (tools/gen/dequant.py --registers): tiles of {bm} activation rows, {bn}
+// weight rows and {bk} of K, {threads} threads, {stages} stages{what}; B's signed 4-bit weights
+// widened and scaled (one f16 scale a {GROUP} weights of a row, scales stored [K/128, N]) into a
+// register tile, wgmma's A; the product computed transposed and written out through shared memory.
+func.func @{name}(%A: {a}, %B: {b}, %S: {s}, %C: {c}) {{
+  %c0 = arith.constant 0 : index
+  %cbm = arith.constant {bm} : index
+  %cbn = arith.constant {bn} : index
+  %cbk = arith.constant {bk} : index
+  %cgroup = arith.constant {GROUP} : index
+  %csteps = arith.constant {k // bk} : index
+  %gn = arith.constant {n // bn} : index
+  %gm = arith.constant {(m + bm - 1) // bm} : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%gn, %gm) threads({threads}) (%bn, %bm) {{
+    %As = tile.alloc_shared : {a_tile}
+    %Bq = tile.alloc_shared : {q_tile}
+    %Ss = tile.alloc_shared : {s_tile}
+    %Wd = tile.alloc_fragment : {w_tile}
+    %Ct = tile.alloc_fragment : {acc}
+    %Cs = tile.alloc_shared : {c_tile}
+    tile.fill %Ct, %zero : {acc}
+    %m0 = arith.muli %bm, %cbm : index
+    %n0 = arith.muli %bn, %cbn : index
+    tile.pipelined %k = %c0 to %csteps stages({stages}){schedule} {{
+      %k0 = arith.muli %k, %cbk : index
+      %g = arith.divui %k0, %cgroup : index
+      tile.copy %A[%m0, %k0], %As : {a}, {a_tile}
+      tile.copy %B[%n0, %k0], %Bq : {b}, {q_tile}
+      tile.copy %S[%g, %n0], %Ss : {s}, {s_tile}
+      tile.parallel (%i, %j) in ({bn}, {bk}) {{
+        %q = memref.load %Bq[%i, %j] : {q_tile}
+        %w = arith.sitofp %q : i4 to f16
+        %scale = memref.load %Ss[%c0, %i] : {s_tile}
+        %d = arith.mulf %w, %scale : f16
+        memref.store %d, %Wd[%i, %j] : {w_tile}
+      }}
+      tile.gemm %Wd, %As, %Ct {{transpose_b}} : {w_tile}, {a_tile}, {acc}
+    }}
+    tile.parallel (%i, %j) in ({bn}, {bm}) {{
+      %v = memref.load %Ct[%i, %j] : {acc}
+      %h = arith.truncf %v : f32 to f16
+      memref.store %h, %Cs[%j, %i] : {c_tile}
+    }}
+    tile.copy %Cs, %C[%m0, %n0] : {c_tile}, {c}
+  }}
+  return
+}}
+"""
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("name")
@@ -96,8 +169,12 @@ def main():
     parser.add_argument("--stages", type=int, default=3)
     parser.add_argument("--split", type=int, default=1)
     parser.add_argument("--scales-kn", action="store_true")
+    parser.add_argument("--registers", action="store_true")
     args = parser.parse_args()
     bm, bn, bk = (int(x) for x in args.block.split("x"))
+    if args.registers:
+        print(registers_program(args.name, args.m, args.n, args.k, bm, bn, bk, args.threads, args.stages, args.split), end="")
+        return
     print(program(args.name, args.m, args.n, args.k, bm, bn, bk, args.threads, args.stages, args.split, args.scales_kn), end="")
 
 

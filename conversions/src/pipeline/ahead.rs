@@ -87,9 +87,12 @@ impl Ring<'_, '_> {
 }
 
 /// Whether `pipelined`'s body is a GEMM's main loop: its ops are the copies issued ahead, pure
-/// index arithmetic, branches without gemms, and one `tile.gemm` whose operands are those copies'
-/// tiles and whose accumulator is allocated outside the loop. Then an iteration
-/// need not wait for its gemm: the next one accumulates into the same fragment after it.
+/// index arithmetic, branches without gemms, `tile.gemm`s that accumulate into one fragment
+/// allocated outside the loop, each reading a tile those copies fill as B and as A either such a
+/// tile or a register tile the loop writes, and the `tile.parallel`s that write those register
+/// tiles and no other fragment (weights widened in registers for wgmma). Then an iteration need
+/// not wait for its gemms: the next one accumulates into the same fragment after them, and waits
+/// for a register tile's gemm only where it writes that tile again (the wgmma waits).
 fn accumulates_only(pipelined: OperationRef, copies: &[OperationRef]) -> bool {
     let Some(body) = pipelined.region(0).ok().and_then(|region| region.first_block()) else {
         return false;
@@ -99,14 +102,36 @@ fn accumulates_only(pipelined: OperationRef, copies: &[OperationRef]) -> bool {
         .iter()
         .filter(|op| tile_ir::is(*op, tile::GemmOperation::name))
         .collect();
-    let [gemm] = gemms[..] else { return false };
+    let Some(first) = gemms.first() else { return false };
+    let accumulator = first.operand(2).ok();
     let tiles: Vec<Value> = copies.iter().filter_map(copy_parts).map(|parts| parts.dst).collect();
-    let operands_ahead = [0, 1]
+    let outside = |value: Value| !is_defined_inside(value, pipelined);
+    let register_operands: Vec<Value> = gemms
         .iter()
-        .all(|i| gemm.operand(*i).is_ok_and(|operand| tiles.contains(&operand)));
-    let accumulator_outside = gemm
-        .operand(2)
-        .is_ok_and(|accumulator| !is_defined_inside(accumulator, pipelined));
+        .filter_map(|gemm| gemm.operand(0).ok())
+        .filter(|a| memory_level(a.r#type()) == Some(MemoryLevel::Fragment))
+        .collect();
+    let gemms_fit = gemms.iter().all(|gemm| {
+        let a_fits = gemm
+            .operand(0)
+            .is_ok_and(|a| tiles.contains(&a) || (register_operands.contains(&a) && outside(a)));
+        a_fits
+            && gemm.operand(1).is_ok_and(|b| tiles.contains(&b))
+            && gemm.operand(2).ok() == accumulator
+            && accumulator.is_some_and(outside)
+    });
+    // A loop that writes register A operands and no other fragment.
+    let widens = |op: &OperationRef| {
+        tile_ir::is(op, tile::ParallelOperation::name)
+            && nested_ops(*op).iter().all(|nested| {
+                nested.operands().all(|value| {
+                    memory_level(value.r#type()) != Some(MemoryLevel::Fragment)
+                        || (register_operands.contains(&value)
+                            && !tile_ir::is(nested, tile::GemmOperation::name)
+                            && accumulator != Some(value))
+                })
+            })
+    };
     // Conditional work without gemms: a persistent kernel's fills at a tile's first step and
     // epilogue at its last (`super::persistent`), which `split_tiles` inlines into those steps
     // after the expansion; the register rules' wgmma waits then wait where they touch the
@@ -118,13 +143,14 @@ fn accumulates_only(pipelined: OperationRef, copies: &[OperationRef]) -> bool {
                 .any(|nested| tile_ir::is(nested, tile::GemmOperation::name))
     };
     let rest_is_arithmetic = ops.iter().all(|op| {
-        op == gemm
+        gemms.contains(&op)
             || copies.contains(op)
             || tile_ir::is(op, tile::YieldOperation::name)
             || conditional(op)
+            || widens(op)
             || index_arithmetic(op)
     });
-    operands_ahead && accumulator_outside && rest_is_arithmetic
+    gemms_fit && rest_is_arithmetic
 }
 
 /// Whether `op` is a pure `arith` or `index` op (no regions): arithmetic a loop may recompute.

@@ -482,10 +482,11 @@ fn expand_loop<'c, 'a>(
         // issuing this iteration's gemm, or this iteration's slot at its end.
         Some(empty) if producer => {
             if release_previous {
-                // Right after the gemm: a persistent kernel's epilogue, after it in a tile's last
-                // step, then holds no slot the producer could refill.
+                // Right after the last gemm: a persistent kernel's epilogue, after it in a tile's
+                // last step, then holds no slot the producer could refill.
                 let gemm = std::iter::successors(end.block.first_operation(), |op| op.next_in_block())
-                    .find(|op| tile_ir::is(op, tile_ir::tile::GemmOperation::name));
+                    .filter(|op| tile_ir::is(op, tile_ir::tile::GemmOperation::name))
+                    .last();
                 let end = gemm.and_then(|gemm| gemm.next_in_block()).map_or(end, At::before);
                 release_previous_slot(&b, end, iteration, depth, empty, looped);
             } else {

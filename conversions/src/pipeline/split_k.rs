@@ -216,26 +216,30 @@ fn shape<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Result<Shape<'c, 'a>, String> 
         }
     }
     // Each block runs some of the steps: only the gemms may carry anything from one step to the
-    // next.
+    // next. A register tile each step writes whole before any read (weights widened for a gemm's
+    // register A operand) carries nothing.
     let loop_body = main
         .region(0)
         .ok()
         .and_then(|region| region.first_block())
         .ok_or("the loop has no body")?;
-    for op in std::iter::successors(loop_body.first_operation(), |op| op.next_in_block()) {
-        let gemm = tile_ir::is(&op, tile::GemmOperation::name);
-        let mut touched = nested_ops(op);
-        touched.push(op);
+    let body_ops: Vec<OperationRef> =
+        std::iter::successors(loop_body.first_operation(), |op| op.next_in_block()).collect();
+    for op in &body_ops {
+        let gemm = tile_ir::is(op, tile::GemmOperation::name);
+        let mut touched = nested_ops(*op);
+        touched.push(*op);
         let touches = touched.iter().any(|inner| {
-            inner
-                .operands()
-                .enumerate()
-                .any(|(position, value)| fragment(value) && !(gemm && *inner == op && position == 2))
+            inner.operands().enumerate().any(|(position, value)| {
+                fragment(value)
+                    && !(gemm && inner == op && position == 2)
+                    && !(!accumulator_values.contains(&value) && written_whole_first(&body_ops, value))
+            })
         });
         if touches {
             return Err(format!(
-                "'{}' in the loop touches a fragment (only the gemms' accumulators may be, by the gemms)",
-                tile_dialect::ops::op_name(&op)
+                "'{}' in the loop touches a fragment (only the gemms' accumulators may be, by the gemms, and register tiles a tile.parallel of the step writes whole first)",
+                tile_dialect::ops::op_name(op)
             ));
         }
     }
@@ -245,6 +249,41 @@ fn shape<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Result<Shape<'c, 'a>, String> 
         accumulators,
         epilogue: ops[main_at + 1..].to_vec(),
     })
+}
+
+/// Whether the first of `body` (a loop's ops) to touch the fragment `tile` is a `tile.parallel`
+/// over its whole shape that only stores into it, at the loop's own indices: each step writes it
+/// anew before reading it.
+fn written_whole_first(body: &[OperationRef], tile: Value) -> bool {
+    let Some(first) = body.iter().find(|op| {
+        let mut touched = nested_ops(**op);
+        touched.push(**op);
+        touched.iter().any(|inner| inner.operands().any(|value| value == tile))
+    }) else {
+        return false;
+    };
+    let shape = tile_dialect::ops::memref_shape(tile);
+    let Some(indices) = first
+        .region(0)
+        .ok()
+        .and_then(|region| region.first_block())
+        .map(|block| {
+            (0..block.argument_count())
+                .filter_map(|i| block.argument(i).ok())
+                .map(Value::from)
+                .collect::<Vec<_>>()
+        })
+    else {
+        return false;
+    };
+    tile_ir::is(first, tile::ParallelOperation::name)
+        && tile_dialect::ops::parallel_extents(first).is_some_and(|extents| extents == shape)
+        && nested_ops(*first).iter().all(|inner| {
+            !inner.operands().any(|value| value == tile)
+                || (tile_ir::is(inner, tile_ir::memref::StoreOperation::name)
+                    && inner.operand(1).is_ok_and(|memref| memref == tile)
+                    && inner.operands().skip(2).eq(indices.iter().copied()))
+        })
 }
 
 /// Registers of `accumulator` a thread holds (what its part of the scratch takes), from the

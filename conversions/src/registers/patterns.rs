@@ -905,11 +905,15 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         if let Some((_, run)) = run_store {
             self.store_runs_of_slots(by, &stores, run);
         }
-        // Other threads may read what the body wrote to a shared tile, or overwrite what it read.
+        // Other threads may read what the body wrote to a shared tile, or overwrite what it read;
+        // a ring slot it only reads is refilled once every warp has released it (the ring's own
+        // barriers), so loads of slots need none.
         if op.attribute(FENCED).is_err()
-            && originals
-                .iter()
-                .any(|nested| nested.operands().any(|value| level(value) == Some(MemoryLevel::Shared)))
+            && originals.iter().any(|nested| {
+                nested
+                    .operands()
+                    .any(|value| level(value) == Some(MemoryLevel::Shared) && !slot_load(nested, value))
+            })
         {
             b.barrier(at);
         }
@@ -1643,6 +1647,13 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         b.barrier(at);
         erase(self.context, op);
     }
+}
+
+/// Whether `op` is an element load from `value`, a ring slot (`tile.slot`).
+fn slot_load(op: &OperationRef, value: Value) -> bool {
+    tile_ir::is(op, memref::LoadOperation::name)
+        && tile_dialect::ops::as_result(value)
+            .is_some_and(|result| tile_ir::is(&result.owner(), tile::SlotOperation::name))
 }
 
 pub(crate) fn erase<'c>(context: &'c Context, op: OperationRef<'c, '_>) {
