@@ -223,6 +223,8 @@ pub const TMA_FILLS: &str = "tile.tma_fills";
 pub const GENERIC_WRITES: &str = "tile.generic_writes";
 /// The box of a tensor map, on the cast that stands for it until the kernel takes it.
 pub const TENSOR_MAP_BOX: &str = "tile.tensor_map_box";
+/// On a tensor map's cast: its boxes land unswizzled, row-major (a plain tile the threads read).
+pub const TENSOR_MAP_UNSWIZZLED: &str = "tile.tensor_map_unswizzled";
 /// The bytes a shared allocation starts on, when more than the slots' alignment.
 pub const ALIGNMENT: &str = "tile.alignment";
 /// A placeholder alloca of one cooperative matrix held across gemms.
@@ -243,7 +245,7 @@ pub const IN_RANGE: &str = "tile.in_range";
 
 /// The marks one lowering sets and reads between its own rewrites (they never reach its output):
 /// declared so that no two passes reuse a name.
-pub const MARKS: [&str; 14] = [
+pub const MARKS: [&str; 15] = [
     TILE_OF_STEP,
     STEP_IN_TILE,
     FIRST_STEP,
@@ -251,6 +253,7 @@ pub const MARKS: [&str; 14] = [
     TMA_FILLS,
     GENERIC_WRITES,
     TENSOR_MAP_BOX,
+    TENSOR_MAP_UNSWIZZLED,
     ALIGNMENT,
     COOPMAT_MATRIX,
     VECTOR_VIEW,

@@ -357,24 +357,63 @@ func.func @gemm_bias(%A: memref<256x256xf16>, %B: memref<256x256xf16>, %Bias: me
 
 // -----
 
-// A ring's copy into a plain tile the threads read (no gemm reads it): 16-byte cp.async pieces
-// left running, two a thread (32 rows of 128 bytes over 128 threads), counted on the ring's
+// A ring's copy into a plain tile the threads read (no gemm reads it) from a tensor whose sizes are
+// known at run time only (no tensor map to encode): 16-byte cp.async pieces left running, two a thread (32 rows of 128 bytes over 128 threads), counted on the ring's
 // mbarriers (one arrival a thread, after cp.async.mbarrier.arrive), no wait group; elements one
 // by one only where the source is misaligned.
 // CHECK-LABEL: gpu.func @ring_rows_0_kernel
 // CHECK: nvvm.mbarrier.init %{{.*}}, %c128_i32
 // CHECK: scf.if
-// CHECK: nvgpu.device_async_copy %{{.*}}, %{{.*}}, 8, %{{.*}} {bypassL1} : memref<1024x64xf16> to memref<32x64xf16, #gpu.address_space<workgroup>>
-// CHECK: nvgpu.device_async_copy %{{.*}}, %{{.*}}, 8, %{{.*}} {bypassL1} : memref<1024x64xf16> to memref<32x64xf16, #gpu.address_space<workgroup>>
+// CHECK: nvgpu.device_async_copy %{{.*}}, %{{.*}}, 8, %{{.*}} {bypassL1} : memref<?x64xf16> to memref<32x64xf16, #gpu.address_space<workgroup>>
+// CHECK: nvgpu.device_async_copy %{{.*}}, %{{.*}}, 8, %{{.*}} {bypassL1} : memref<?x64xf16> to memref<32x64xf16, #gpu.address_space<workgroup>>
 // CHECK-NOT: nvgpu.device_async_copy
 // CHECK: scf.for
-// CHECK: memref.load %{{.*}} : memref<1024x64xf16>
+// CHECK: memref.load %{{.*}} : memref<?x64xf16>
 // CHECK: nvvm.cp.async.mbarrier.arrive
 // CHECK-NEXT: nvvm.mbarrier.arrive
 // CHECK-NOT: nvvm.cp.async.wait.group
 // CHECK: nvvm.mbarrier.try_wait.parity
 module attributes {tile.target = "sm_90a"} {
-func.func @ring_rows(%X: memref<1024x64xf16>, %Y: memref<32x64xf32>) {
+func.func @ring_rows(%X: memref<?x64xf16>, %Y: memref<32x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %steps = arith.constant 32 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c1) threads(128) (%bx) {
+    %T = tile.alloc_shared : memref<32x64xf16, #gpu.address_space<workgroup>>
+    %acc = tile.alloc_fragment : memref<32x64xf32, #tile.fragment>
+    tile.fill %acc, %zero : memref<32x64xf32, #tile.fragment>
+    tile.pipelined %k = %c0 to %steps stages(3) {
+      %row = arith.muli %k, %c32 : index
+      tile.copy %X[%row, %c0], %T : memref<?x64xf16>, memref<32x64xf16, #gpu.address_space<workgroup>>
+      tile.parallel (%i, %j) in (32, 64) {
+        %x = memref.load %T[%i, %j] : memref<32x64xf16, #gpu.address_space<workgroup>>
+        %w = arith.extf %x : f16 to f32
+        %a = memref.load %acc[%i, %j] : memref<32x64xf32, #tile.fragment>
+        %s = arith.addf %a, %w : f32
+        memref.store %s, %acc[%i, %j] : memref<32x64xf32, #tile.fragment>
+      }
+    }
+    tile.copy %acc, %Y[%c0, %c0] : memref<32x64xf32, #tile.fragment>, memref<32x64xf32>
+  }
+  return
+}
+}
+
+// -----
+
+// The same from a tensor of static sizes: one unswizzled TMA box of the whole tile (32 rows of 128
+// bytes) a step, issued by thread 0 and counted on the ring's mbarriers in bytes (one arrival).
+// CHECK-LABEL: gpu.func @ring_rows_tma_0_kernel
+// CHECK: nvvm.mbarrier.init %{{.*}}, %c1_i32
+// CHECK-NOT: nvgpu.device_async_copy
+// CHECK: nvvm.mbarrier.expect_tx %{{.*}}, %c4096_i32
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global
+// CHECK-NOT: nvgpu.device_async_copy
+// CHECK: nvvm.mbarrier.try_wait.parity
+module attributes {tile.target = "sm_90a"} {
+func.func @ring_rows_tma(%X: memref<1024x64xf16>, %Y: memref<32x64xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c32 = arith.constant 32 : index

@@ -44,13 +44,14 @@ func.func @global_space(%f: memref<16x16xf32, #gpu.address_space<global>>) {
 // -----
 
 // A producer needs a warpgroup of its own beside the kernel's threads, which only sm_90a gives it;
-// there, its one thread issues TMA copies only (an f32 tile is not TMA's).
+// there, its one thread issues TMA copies only (a plain tile of a tensor whose sizes are known at
+// run time only is not TMA's).
 // NV: unsupported.mlir:[[# @LINE + 16]]:9: error: 'tile.copy_async' op is in a tile.producer, whose one thread issues TMA copies only, but TMA does not fill this tile on sm_90a
 // AMP: unsupported.mlir:[[# @LINE + 12]]:5: error: 'tile.producer' op needs a warpgroup of its own running beside the kernel's threads, which only sm_90a gives it, not sm_80; compile for sm_90a, or expand the pipeline without producer = "warpgroup"
 // AMD: unsupported.mlir:[[# @LINE + 11]]:5: error: 'tile.producer' op needs a warpgroup of its own running beside the kernel's threads, which only sm_90a gives it, not gfx942; compile for sm_90a, or expand the pipeline without producer = "warpgroup"
 // VK: unsupported.mlir:[[# @LINE + 10]]:5: error: 'tile.producer' op needs a warpgroup of its own running beside the kernel's threads, which only sm_90a gives it, not spirv
 // CPU: unsupported.mlir:[[# @LINE + 9]]:5: error: 'tile.producer' op needs a warpgroup of its own running beside the kernel's threads, which only sm_90a gives it, not the CPU reference
-func.func @producer(%K: memref<256x64xf32>, %O: memref<32x64xf32>) {
+func.func @producer(%K: memref<?x64xf32>, %O: memref<32x64xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c2 = arith.constant 2 : index
@@ -61,7 +62,7 @@ func.func @producer(%K: memref<256x64xf32>, %O: memref<32x64xf32>) {
     tile.producer {
       scf.for %k = %c0 to %c2 step %c1 {
         %tile = tile.slot %ring[%k] : memref<2x32x64xf32, #gpu.address_space<workgroup>> -> memref<32x64xf32, #gpu.address_space<workgroup>>
-        tile.copy_async %K[%c0, %c0], %tile, %full[%k] : memref<256x64xf32>, memref<32x64xf32, #gpu.address_space<workgroup>>, memref<2xi64, #gpu.address_space<workgroup>>
+        tile.copy_async %K[%c0, %c0], %tile, %full[%k] : memref<?x64xf32>, memref<32x64xf32, #gpu.address_space<workgroup>>, memref<2xi64, #gpu.address_space<workgroup>>
         tile.arrive %full[%k] : memref<2xi64, #gpu.address_space<workgroup>>
       }
     }

@@ -611,10 +611,7 @@ fn lower<'c, 'a>(
                         shape,
                         element,
                         box_: map.box_.iter().map(|size| *size as u32).collect(),
-                        swizzle: crate::layout::tma::tma_swizzle(
-                            &map.box_,
-                            element_bytes(crate::cpu::data::element_type(tensors[map.tensor])),
-                        ) as u32,
+                        swizzle: map.swizzle as u32,
                         oob_fill: "zero".into(),
                     },
                 }
@@ -679,8 +676,7 @@ fn lower<'c, 'a>(
             .iter()
             .map(|map| {
                 let element = crate::cpu::data::element_type(tensors[map.tensor]);
-                let swizzle = crate::layout::tma::tma_swizzle(&map.box_, element_bytes(element));
-                let map_type = host::tensor_map_type(context, &map.box_, element, swizzle);
+                let map_type = host::tensor_map_type(context, &map.box_, element, map.swizzle);
                 host::TensorMapArgument {
                     tensor: map.tensor,
                     box_: map.box_.clone(),
@@ -919,6 +915,8 @@ fn vector_views<'c, 'a>(kernel: OperationRef<'c, 'a>, tensors: &[Value<'c, 'a>])
 struct TensorMap<'c, 'a> {
     tensor: usize,
     box_: Vec<i64>,
+    /// Bytes of the boxes' swizzle: one box row, or 0 where the cast is marked unswizzled.
+    swizzle: i64,
     casts: Vec<OperationRef<'c, 'a>>,
 }
 
@@ -943,11 +941,20 @@ fn tensor_maps<'c, 'a>(kernel: OperationRef<'c, 'a>, tensors: &[Value<'c, 'a>]) 
         else {
             continue;
         };
-        match maps.iter_mut().find(|map| map.tensor == tensor && map.box_ == box_) {
+        let swizzle = if cast.attribute(crate::layout::tma::TENSOR_MAP_UNSWIZZLED).is_ok() {
+            0
+        } else {
+            crate::layout::tma::tma_swizzle(&box_, element_bytes(crate::cpu::data::element_type(tensors[tensor])))
+        };
+        match maps
+            .iter_mut()
+            .find(|map| map.tensor == tensor && map.box_ == box_ && map.swizzle == swizzle)
+        {
             Some(map) => map.casts.push(cast),
             None => maps.push(TensorMap {
                 tensor,
                 box_,
+                swizzle,
                 casts: vec![cast],
             }),
         }

@@ -58,6 +58,56 @@ pub fn operand_bytes(tile: Value) -> Option<i64> {
 pub fn swizzle_of(columns: i64, bytes: i64) -> i64 {
     columns * bytes
 }
+/// The mark on a tensor map's cast whose boxes land unswizzled ([`plain_box`]).
+pub const TENSOR_MAP_UNSWIZZLED: &str = tile_dialect::decisions::TENSOR_MAP_UNSWIZZLED;
+/// The alignment TMA needs of a box's destination without swizzle.
+pub const UNSWIZZLED_ALIGNMENT: i64 = 128;
+
+/// The TMA box (outermost first) that fills the plain row-major R x C `tile` (one the threads
+/// read, not wgmma: its rows land unswizzled) from `src`, spanning its dimensions `spans`, when TMA
+/// can: one element type on both sides, of a type tensor maps take (f16, bf16, f32, i32, i8, the
+/// 8-bit floats); at most 256 rows of at most 256 elements, each a multiple of 16 bytes; a global
+/// tensor of rank 2 to 5 with static sizes a 32-bit coordinate reaches and rows of a multiple of
+/// 16 bytes, the tile's columns along its last dimension. A tensor with sizes known at run time
+/// keeps the threads' cp.async, which needs no map encoded (and checked) at launch.
+pub fn plain_box(src: Value, spans: &[usize], tile: Value) -> Option<Vec<i64>> {
+    use tile_dialect::element::Element;
+    let bytes = crate::support::element_of(tile)
+        .filter(|element| {
+            matches!(
+                element,
+                Element::F16 | Element::BF16 | Element::F32 | Element::I32 | Element::I8
+            ) || element.is_f8()
+        })
+        .map(|element| element.bytes() as i64)?;
+    let [rows, columns] = memref_shape(tile)[..] else {
+        return None;
+    };
+    let memref = tile_dialect::ops::as_memref(src.r#type())?;
+    let shape = tile_dialect::ops::static_sizes(memref);
+    let rank = shape.len();
+    let &[row_dim, column_dim] = spans else {
+        return None;
+    };
+    let fits = element_type(src) == element_type(tile)
+        && memory_level(src.r#type()) == Some(MemoryLevel::Global)
+        && (2..=5).contains(&rank)
+        && column_dim + 1 == rank
+        && shape
+            .iter()
+            .all(|size| size.is_some_and(|size| (1..=i32::MAX as i64).contains(&size)))
+        && shape[rank - 1].is_some_and(|inner| inner * bytes % 16 == 0)
+        && (1..=256).contains(&rows)
+        && (1..=256).contains(&columns)
+        && columns * bytes % 16 == 0;
+    let size = |dim: usize| match dim {
+        _ if dim == row_dim => rows,
+        _ if dim == column_dim => columns,
+        _ => 1,
+    };
+    fits.then(|| (0..rank).map(size).collect())
+}
+
 /// The alignment of a 128-byte swizzled tile: the swizzle pattern repeats every 8 rows of 128 bytes.
 pub const SWIZZLED_ALIGNMENT: i64 = 1024;
 

@@ -83,7 +83,7 @@ pub fn check<'c, 'a>(
             return Err((
                 copy,
                 format!(
-                    "is in a tile.producer, whose one thread issues TMA copies only, but TMA does not fill this tile on {target} (TMA fills rings of f16/bf16 wgmma operand tiles read from 2-D to 5-D tensors in 128-byte swizzled boxes); issue the copy from the kernel's threads"
+                    "is in a tile.producer, whose one thread issues TMA copies only, but TMA does not fill this tile on {target} (TMA fills rings of wgmma operand tiles read from 2-D to 5-D tensors in 128-byte swizzled boxes, and plain tiles of rows of 16-byte multiples from static tensors in unswizzled ones); issue the copy from the kernel's threads"
                 ),
             ));
         }

@@ -1,10 +1,11 @@
-//! 16-byte `cp.async` copies from global tensors into shared tiles, issued by the block's threads:
-//! into wgmma's core-matrix tiles (a piece is one core-matrix row; [`super::wgmma`] decides which
-//! copies), and into plain row-major tiles that a pipelined loop's ring fills on a target whose
-//! rings wait on mbarriers (a dequantized GEMM's packed weights and scales, read by the threads):
-//! there the copies are left running and the ring's barriers count them
-//! (`crate::pipeline::mbarriers`: each thread's `cp.async.mbarrier.arrive`), where a synchronous
-//! copy would load element by element and stall every step on global memory.
+//! Ring copies into plain row-major shared tiles that the threads read (a dequantized GEMM's packed
+//! weights and scales), on a target whose rings wait on mbarriers: one unswizzled TMA box a step
+//! where one serves ([`plain_tma_box`]: a tensor of static sizes; a producer warpgroup may then
+//! issue it), else 16-byte `cp.async` pieces issued by the block's threads, left running and
+//! counted on the ring's barriers (`crate::pipeline::mbarriers`: each thread's
+//! `cp.async.mbarrier.arrive`), where a synchronous copy would load element by element and stall
+//! every step on global memory. Also the threads' 16-byte pieces into wgmma's core-matrix tiles (a
+//! piece is one core-matrix row; [`super::wgmma`] decides which copies).
 
 use super::wgmma::{core_place, slab_elements};
 use super::*;
@@ -60,6 +61,53 @@ pub(super) fn plain_pieces(op: &OperationRef, threads: i64) -> Option<crate::reg
     crate::registers::Placed::of(crate::layout::atoms::blocked_in_chunks(&shape, threads, slab)).ok()
 }
 
+/// The plain shared tiles (not among `core_tiles`, by allocation) that TMA alone fills: every write
+/// into them is a ring copy [`plain_tma_box`] serves.
+pub(super) fn plain_tma_tiles(
+    ops: &[OperationRef],
+    core_tiles: &HashMap<usize, Vec<usize>>,
+) -> std::collections::HashSet<usize> {
+    let owned = |tile: Value| crate::pipeline::rings::tile_allocation(tile).map(|allocation| key(&allocation));
+    let mut by_tma: HashMap<usize, bool> = HashMap::new();
+    for op in ops {
+        let (written, boxed) = match_op!(op, {
+            tile::CopyAsyncOperation => match copy_async_parts(op) {
+                Some((parts, _, _)) => (Some(parts.dst), plain_tma_box(&parts).is_some()),
+                None => (None, false),
+            },
+            tile::CopyOperation => (copy_parts(op).map(|parts| parts.dst), false),
+            tile::FillOperation => (op.operand(0).ok(), false),
+            memref::StoreOperation | memref::AtomicRMWOperation => (op.operand(1).ok(), false),
+            vector::StoreOperation => (op.operand(1).ok(), false),
+            _ => (None, false),
+        });
+        if let Some(allocation) = written
+            .and_then(owned)
+            .filter(|allocation| !core_tiles.contains_key(allocation))
+        {
+            *by_tma.entry(allocation).or_insert(true) &= boxed;
+        }
+    }
+    by_tma
+        .into_iter()
+        .filter(|(_, boxed)| *boxed)
+        .map(|(allocation, _)| allocation)
+        .collect()
+}
+
+/// The unswizzled TMA box ([`crate::layout::tma::plain_box`]) that fills the whole plain tile a
+/// ring copy `parts` writes (the copies [`plain_pieces`] takes), where one serves.
+pub(super) fn plain_tma_box(parts: &tile_dialect::ops::CopyParts) -> Option<Vec<i64>> {
+    let plain = level(parts.src) == Some(MemoryLevel::Global)
+        && level(parts.dst) == Some(MemoryLevel::Shared)
+        && !parts.src_offsets.is_empty()
+        && parts.dst_offsets.is_empty()
+        && crate::layout::stored::stored(parts.dst).is_none();
+    plain
+        .then(|| crate::layout::tma::plain_box(parts.src, &parts.spans, parts.dst))
+        .flatten()
+}
+
 impl<'c, 'a> Lowering<'c, 'a, '_> {
     /// A ring's `tile.copy_async` into a plain shared tile ([`plain_pieces`]): 16-byte cp.async
     /// pieces left running where the tensor's rows and the tile's offset allow, the elements one by
@@ -67,8 +115,13 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
     pub(super) fn copy_to_plain_tile(&self, op: OperationRef<'c, 'a>) {
         let b = self.builder(&op);
         let at = At::before(op);
-        let (parts, barriers, _) = copy_async_parts(&op).expect("checked");
+        let (parts, barriers, index) = copy_async_parts(&op).expect("checked");
         let tile = parts.dst;
+        // One unswizzled TMA box where one serves: a single thread's instruction (a producer's,
+        // where the loop has one), no pieces for every thread to issue and count.
+        if let Some(box_) = plain_tma_box(&parts) {
+            return self.copy_by_tma(op, &parts, tile, barriers, index, box_, false);
+        }
         let pieces = plain_pieces(&op, self.threads).expect("checked");
         // The ring's barriers now count copies the threads issue (and read: no fence for wgmma).
         if let Some(result) = tile_dialect::ops::as_result(barriers) {

@@ -52,6 +52,9 @@ pub struct TensorCorePlan {
     /// Those of them that TMA fills in 128-byte swizzled boxes, by allocation (the rest are kept
     /// in column slabs: [`operands`]).
     swizzled: HashSet<usize>,
+    /// Plain row-major tiles that TMA alone fills in unswizzled boxes, by allocation
+    /// ([`cp_async::plain_tma_tiles`]).
+    plain_tma: HashSet<usize>,
     /// The gemms that run on wgmma.
     wgmma: HashSet<usize>,
     /// The wgmma gemms whose accumulator was just filled with zeros: their first instruction
@@ -157,9 +160,14 @@ impl MatrixRules for TensorCores {
                 ),
             );
         }
+        let plain_tma = match target.tma {
+            true => cp_async::plain_tma_tiles(ops, &plan.core_tiles),
+            false => HashSet::new(),
+        };
         let plan = TensorCorePlan {
             core_tiles: plan.core_tiles,
             swizzled,
+            plain_tma,
             wgmma: plan.gemms,
             zero_start,
             fenced_operands,
@@ -182,8 +190,10 @@ impl MatrixRules for TensorCores {
         let plan = wgmma::wgmma_plan(&nested_ops(kernel), &layouts);
         copies.iter().filter_map(copy_parts).all(|parts| {
             let allocation = crate::pipeline::rings::tile_allocation(parts.dst).map(|allocation| key(&allocation));
-            let k_dimensions = allocation.and_then(|allocation| plan.core_tiles.get(&allocation));
-            k_dimensions.is_some_and(|dimensions| dimensions.iter().all(|k| crate::layout::tma::boxes_fill(&parts, *k)))
+            match allocation.and_then(|allocation| plan.core_tiles.get(&allocation)) {
+                Some(k_dimensions) => k_dimensions.iter().all(|k| crate::layout::tma::boxes_fill(&parts, *k)),
+                None => cp_async::plain_tma_box(&parts).is_some(),
+            }
         })
     }
 }
@@ -194,7 +204,7 @@ impl MatrixPlan for TensorCorePlan {
     }
 
     fn filled_by_tma(&self, allocation: usize) -> bool {
-        self.swizzled.contains(&allocation)
+        self.swizzled.contains(&allocation) || self.plain_tma.contains(&allocation)
     }
 
     fn plan_stores(&mut self, ops: &[OperationRef], layouts: &Layouts, scratch: i64) -> i64 {

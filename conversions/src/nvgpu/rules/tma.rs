@@ -24,6 +24,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         barriers: Value<'c, 'a>,
         index: Value<'c, 'a>,
         box_: Vec<i64>,
+        swizzled: bool,
     ) {
         let b = self.builder(&op);
         let at = At::before(op);
@@ -36,10 +37,22 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let shared_pointer = crate::attributes::llvm_pointer(context, 3);
         let cluster_pointer = crate::attributes::llvm_pointer(context, 7);
         if let Some(allocation) = crate::pipeline::rings::tile_allocation(tile) {
-            let alignment = IntegerAttribute::new(IntegerType::new(context, 64).into(), SWIZZLED_ALIGNMENT);
+            let bytes = if swizzled {
+                SWIZZLED_ALIGNMENT
+            } else {
+                crate::layout::tma::UNSWIZZLED_ALIGNMENT
+            };
+            let alignment = IntegerAttribute::new(IntegerType::new(context, 64).into(), bytes);
             tile_dialect::ops::set_attribute(allocation, ALIGNMENT_ATTRIBUTE, alignment.into());
         }
         let map = self.tensor_map(&b, at, parts.src, &box_);
+        if !swizzled && let Some(cast) = tile_dialect::ops::as_result(map) {
+            tile_dialect::ops::set_attribute(
+                cast.owner(),
+                crate::layout::tma::TENSOR_MAP_UNSWIZZLED,
+                Attribute::unit(context),
+            );
+        }
         if let Some(result) = tile_dialect::ops::as_result(barriers) {
             tile_dialect::ops::set_attribute(
                 result.owner(),
@@ -55,7 +68,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             b.if_then(at, first)
         };
         let barrier = crate::pipeline::mbarriers::barrier_pointer(&b, leader, barriers, index);
-        let element_bytes = operand_bytes(tile).expect("a TMA-filled tile");
+        let element_bytes = crate::support::element_of(tile).map_or(1, |element| element.bytes() as i64);
         let bytes = rows * columns * element_bytes;
         let expected = b.value(
             leader,

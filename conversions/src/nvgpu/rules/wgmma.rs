@@ -579,7 +579,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             let (_, barriers, index) = copy_async_parts(&op).expect("checked");
             let box_ =
                 crate::layout::tma::tma_box(parts.src, &parts.spans, tile).expect("a swizzled tile's copies fit TMA");
-            return self.copy_by_tma(op, &parts, tile, barriers, index, box_);
+            return self.copy_by_tma(op, &parts, tile, barriers, index, box_, true);
         }
         if level(parts.src) == Some(MemoryLevel::Fragment) {
             return self.store_to_core_matrices(op, parts.src, tile);
