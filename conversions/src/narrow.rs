@@ -381,9 +381,15 @@ fn unpack_load<'c, 'a>(context: &'c Context, load: OperationRef<'c, 'a>) -> Resu
         None => return Err((load, "expects an element of a buffer with a last dimension".into())),
         Some(last) => {
             let mut bytes: Vec<Value> = indices.to_vec();
+            // An odd index's byte from its even neighbour's index: once a loop is unrolled, the
+            // two elements of a byte then load it through one address, which LLVM merges.
             let byte_index = match constant_integer(*last) {
                 Some(constant) => b.index(at, constant / 2),
-                None => b.shrui(at, *last, b.index(at, 1)),
+                None => {
+                    let odd = b.andi(at, *last, b.index(at, 1));
+                    let even = b.subi(at, *last, odd);
+                    b.shrui(at, even, b.index(at, 1))
+                }
             };
             *bytes.last_mut().expect("an index") = byte_index;
             let byte = b.load(at, memref, &bytes);
@@ -455,13 +461,16 @@ fn exact_integer_float<'c, 'a>(
     let (width, fraction, bias) = float_format(ty).expect("checked by widening");
     let bits: Type = IntegerType::new(b.context, width).into();
     let code = b.cast(at, tile_ir::arith::extui, half, bits);
-    let code = if signed {
-        b.xori(at, code, b.integer(at, bits, 8))
+    // The power's bits lie above the code's four, so one XOR puts the code under the exponent
+    // and flips a signed code's sign bit (one logic instruction where an XOR and an OR were two).
+    let power = (bias + fraction) << fraction;
+    let under = b.integer(at, bits, if signed { power | 8 } else { power });
+    let placed = if signed {
+        b.xori(at, code, under)
     } else {
-        code
+        b.ori(at, code, under)
     };
-    let power = b.integer(at, bits, (bias + fraction) << fraction);
-    let shifted = b.cast(at, tile_ir::arith::bitcast, b.ori(at, power, code), ty);
+    let shifted = b.cast(at, tile_ir::arith::bitcast, placed, ty);
     let offset = (1i64 << fraction) + if signed { 8 } else { 0 };
     let offset = b.constant(at, ty, offset as f64);
     b.binary(

@@ -442,6 +442,51 @@ func.func @ring_rows_tma(%X: memref<1024x64xf16>, %Y: memref<32x64xf32>) {
 
 // -----
 
+// A ring whose copies are not all TMA's (a row of 64 scales beside a 32x64 tile: a 1-D tile takes
+// no box here) keeps the threads' cp.async for its plain 2-D tile too: one box among the threads'
+// pieces measured slower (the Mamba-2 chunk scan, RESULTS run 243), and such a ring has no
+// producer to issue it.
+// CHECK-LABEL: gpu.func @ring_rows_mixed_0_kernel
+// CHECK-NOT: nvvm.cp.async.bulk.tensor
+// CHECK: nvgpu.device_async_copy %{{.*}}, %{{.*}}, 8, %{{.*}} {bypassL1} : memref<1024x64xf16> to memref<32x64xf16, #gpu.address_space<workgroup>>
+// CHECK-NOT: nvvm.cp.async.bulk.tensor
+// CHECK: nvvm.mbarrier.try_wait.parity
+module attributes {tile.target = "sm_90a"} {
+func.func @ring_rows_mixed(%X: memref<1024x64xf16>, %S: memref<2048xf16>, %Y: memref<32x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %c64 = arith.constant 64 : index
+  %steps = arith.constant 32 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c1) threads(128) (%bx) {
+    %T = tile.alloc_shared : memref<32x64xf16, #gpu.address_space<workgroup>>
+    %V = tile.alloc_shared : memref<64xf16, #gpu.address_space<workgroup>>
+    %acc = tile.alloc_fragment : memref<32x64xf32, #tile.fragment>
+    tile.fill %acc, %zero : memref<32x64xf32, #tile.fragment>
+    tile.pipelined %k = %c0 to %steps stages(3) {
+      %row = arith.muli %k, %c32 : index
+      %col = arith.muli %k, %c64 : index
+      tile.copy %X[%row, %c0], %T : memref<1024x64xf16>, memref<32x64xf16, #gpu.address_space<workgroup>>
+      tile.copy %S[%col], %V : memref<2048xf16>, memref<64xf16, #gpu.address_space<workgroup>>
+      tile.parallel (%i, %j) in (32, 64) {
+        %x = memref.load %T[%i, %j] : memref<32x64xf16, #gpu.address_space<workgroup>>
+        %v = memref.load %V[%j] : memref<64xf16, #gpu.address_space<workgroup>>
+        %p = arith.mulf %x, %v : f16
+        %w = arith.extf %p : f16 to f32
+        %a = memref.load %acc[%i, %j] : memref<32x64xf32, #tile.fragment>
+        %s = arith.addf %a, %w : f32
+        memref.store %s, %acc[%i, %j] : memref<32x64xf32, #tile.fragment>
+      }
+    }
+    tile.copy %acc, %Y[%c0, %c0] : memref<32x64xf32, #tile.fragment>, memref<32x64xf32>
+  }
+  return
+}
+}
+
+// -----
+
 // A ring's copy that neither TMA nor cp.async can move (a column of 2-byte scales: rows of 2
 // bytes) is made synchronous, the threads copying it element by element every step: a warning at
 // the copy, once (the ring's prologue issues it too), names the condition and what would serve.

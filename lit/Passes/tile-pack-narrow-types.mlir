@@ -9,19 +9,22 @@
 // CHECK: %[[K0:.*]] = arith.muli %{{.*}}, %c64 : index
 // CHECK: %[[HALF:.*]] = arith.shrui %[[K0]], %{{.*}} : index
 // CHECK: tile.copy %{{.*}}[%{{.*}}, %[[HALF]]], %[[TILE]] : memref<128x128xi8>, memref<64x32xi8, #gpu.address_space<workgroup>>
+// The byte's index from the element's even neighbour's (K - K mod 2), so that once the loop is
+// unrolled both halves of a byte load it through one address.
 // CHECK: tile.parallel (%[[N:.*]], %[[K:.*]]) in (64, 64)
-// CHECK: %[[BYTE_INDEX:.*]] = arith.shrui %[[K]]
+// CHECK: %[[ODD_INDEX:.*]] = arith.andi %[[K]], %{{.*}} : index
+// CHECK: %[[EVEN:.*]] = arith.subi %[[K]], %[[ODD_INDEX]] : index
+// CHECK: %[[BYTE_INDEX:.*]] = arith.shrui %[[EVEN]]
 // CHECK: %[[BYTE:.*]] = memref.load %[[TILE]][%[[N]], %[[BYTE_INDEX]]] : memref<64x32xi8, #gpu.address_space<workgroup>>
 // CHECK: %[[ODD:.*]] = arith.andi %[[K]]
 // CHECK: %[[ODD8:.*]] = arith.index_cast %[[ODD]] : index to i8
 // CHECK: %[[SHIFT:.*]] = arith.shli %[[ODD8]]
 // CHECK: %[[SHIFTED:.*]] = arith.shrui %[[BYTE]], %[[SHIFT]] : i8
 // CHECK: %[[CODE:.*]] = arith.andi %[[SHIFTED]]
-// A signed code widened to f16 with no conversion: flipped into offset form, put under 1024.0's
-// exponent (0x6400: 1024 + c), then 1032.0 taken off.
+// A signed code widened to f16 with no conversion: flipped into offset form and put under
+// 1024.0's exponent by one XOR (0x6408: 1024 + (c ^ 8)), then 1032.0 taken off.
 // CHECK: %[[WIDE:.*]] = arith.extui %[[CODE]] : i8 to i16
-// CHECK: %[[OFFSET:.*]] = arith.xori %[[WIDE]], %c8_i16 : i16
-// CHECK: %[[BITS:.*]] = arith.ori %c25600_i16, %[[OFFSET]] : i16
+// CHECK: %[[BITS:.*]] = arith.xori %[[WIDE]], %c25608_i16 : i16
 // CHECK: %[[FLOAT:.*]] = arith.bitcast %[[BITS]] : i16 to f16
 // CHECK: %[[MAGIC:.*]] = arith.constant 1.032000e+03 : f16
 // CHECK: arith.subf %[[FLOAT]], %[[MAGIC]] : f16
@@ -58,7 +61,7 @@ func.func @copy_and_widen(%B: memref<128x256xi4>, %O: memref<64x64xf16>) {
 // CHECK: %[[HIGH_BYTE:.*]] = memref.load %{{.*}}[%{{.*}}, %c1{{.*}}] : memref<8x4xi8>
 // CHECK: %[[HIGH:.*]] = arith.shrui %[[HIGH_BYTE]], %c4_i8 : i8
 // CHECK: %[[HIGH32:.*]] = arith.extui %[[HIGH]] : i8 to i32
-// CHECK: %[[BITS:.*]] = arith.ori %c1258291200_i32, %[[HIGH32]] : i32
+// CHECK: %[[BITS:.*]] = arith.ori %[[HIGH32]], %c1258291200_i32 : i32
 // CHECK: %[[FLOAT:.*]] = arith.bitcast %[[BITS]] : i32 to f32
 // CHECK: %[[MAGIC:.*]] = arith.constant 0x4B000000 : f32
 // CHECK: arith.subf %[[FLOAT]], %[[MAGIC]] : f32

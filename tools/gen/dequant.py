@@ -25,6 +25,19 @@ import argparse
 GROUP = 128
 
 
+def widening(rows, columns, q_tile, s_tile, scale_index, widened, w_tile):
+    """The loop that widens and scales a tile of 4-bit weights (%Bq, one scale a row in %Ss) into
+    `widened` (a shared tile, or a register tile wgmma reads as A)."""
+    return f"""      tile.parallel (%i, %j) in ({rows}, {columns}) {{
+        %q = memref.load %Bq[%i, %j] : {q_tile}
+        %w = arith.sitofp %q : i4 to f16
+        %scale = memref.load %Ss[{scale_index}] : {s_tile}
+        %d = arith.mulf %w, %scale : f16
+        memref.store %d, {widened}[%i, %j] : {w_tile}
+      }}
+"""
+
+
 def program(name, m, n, k, bm, bn, bk, threads, stages, split, scales_kn=False):
     assert n % bn == 0 and k % (bk * split) == 0 and k % GROUP == 0 and GROUP % bk == 0
     shared = "#gpu.address_space<workgroup>"
@@ -79,14 +92,7 @@ func.func @{name}(%A: {a}, %B: {b}, %S: {s}, %C: {c}) {{
       tile.copy %A[%m0, %k0], %As : {a}, {a_tile}
       tile.copy %B[%n0, %k0], %Bq : {b}, {q_tile}
       tile.copy %S[{scale_offsets}], %Ss : {s}, {s_tile}
-      tile.parallel (%i, %j) in ({bn}, {bk}) {{
-        %q = memref.load %Bq[%i, %j] : {q_tile}
-        %w = arith.sitofp %q : i4 to f16
-        %scale = memref.load %Ss[{scale_index}] : {s_tile}
-        %d = arith.mulf %w, %scale : f16
-        memref.store %d, %Bd[%i, %j] : {d_tile}
-      }}
-      tile.gemm %As, %Bd, %Cf {{transpose_b}} : {a_tile}, {d_tile}, {acc}
+{widening(bn, bk, q_tile, s_tile, scale_index, "%Bd", d_tile)}      tile.gemm %As, %Bd, %Cf {{transpose_b}} : {a_tile}, {d_tile}, {acc}
     }}
     {store}
   }}
@@ -137,14 +143,7 @@ func.func @{name}(%A: {a}, %B: {b}, %S: {s}, %C: {c}) {{
       tile.copy %A[%m0, %k0], %As : {a}, {a_tile}
       tile.copy %B[%n0, %k0], %Bq : {b}, {q_tile}
       tile.copy %S[%g, %n0], %Ss : {s}, {s_tile}
-      tile.parallel (%i, %j) in ({bn}, {bk}) {{
-        %q = memref.load %Bq[%i, %j] : {q_tile}
-        %w = arith.sitofp %q : i4 to f16
-        %scale = memref.load %Ss[%c0, %i] : {s_tile}
-        %d = arith.mulf %w, %scale : f16
-        memref.store %d, %Wd[%i, %j] : {w_tile}
-      }}
-      tile.gemm %Wd, %As, %Ct {{transpose_b}} : {w_tile}, {a_tile}, {acc}
+{widening(bn, bk, q_tile, s_tile, "%c0, %i", "%Wd", w_tile)}      tile.gemm %Wd, %As, %Ct {{transpose_b}} : {w_tile}, {a_tile}, {acc}
     }}
     tile.parallel (%i, %j) in ({bn}, {bm}) {{
       %v = memref.load %Ct[%i, %j] : {acc}

@@ -62,35 +62,64 @@ pub(super) fn plain_pieces(op: &OperationRef, threads: i64) -> Option<crate::reg
 }
 
 /// The plain shared tiles (not among `core_tiles`, by allocation) that TMA alone fills: every write
-/// into them is a ring copy [`plain_tma_box`] serves.
+/// into them is a ring copy [`plain_tma_box`] serves, into rings whose every copy is TMA's (the
+/// core tiles' where `swizzled` holds them). A ring the threads fill in part keeps their cp.async
+/// for its plain tiles too: one box among the threads' pieces made the Mamba-2 chunk scan 9%
+/// slower (RESULTS run 243), and only an all-TMA ring can have a producer warpgroup.
 pub(super) fn plain_tma_tiles(
     ops: &[OperationRef],
     core_tiles: &HashMap<usize, Vec<usize>>,
+    swizzled: &std::collections::HashSet<usize>,
 ) -> std::collections::HashSet<usize> {
     let owned = |tile: Value| crate::pipeline::rings::tile_allocation(tile).map(|allocation| key(&allocation));
-    let mut by_tma: HashMap<usize, bool> = HashMap::new();
+    let ring_of = |barriers: Value| tile_dialect::ops::as_result(barriers).map(|result| key(&result.owner()));
+    // Per ring (its barriers), whether TMA fills all of it; per plain tile, its rings, or None
+    // where something else writes it.
+    let mut ring_by_tma: HashMap<usize, bool> = HashMap::new();
+    let mut plain_rings: HashMap<usize, Option<Vec<usize>>> = HashMap::new();
     for op in ops {
-        let (written, boxed) = match_op!(op, {
-            tile::CopyAsyncOperation => match copy_async_parts(op) {
-                Some((parts, _, _)) => (Some(parts.dst), plain_tma_box(&parts).is_some()),
-                None => (None, false),
-            },
-            tile::CopyOperation => (copy_parts(op).map(|parts| parts.dst), false),
-            tile::FillOperation => (op.operand(0).ok(), false),
-            memref::StoreOperation | memref::AtomicRMWOperation => (op.operand(1).ok(), false),
-            vector::StoreOperation => (op.operand(1).ok(), false),
-            _ => (None, false),
+        let written = match_op!(op, {
+            tile::CopyAsyncOperation => copy_async_parts(op).map(|(parts, _, _)| parts.dst),
+            tile::CopyOperation => copy_parts(op).map(|parts| parts.dst),
+            tile::FillOperation => op.operand(0).ok(),
+            memref::StoreOperation | memref::AtomicRMWOperation => op.operand(1).ok(),
+            vector::StoreOperation => op.operand(1).ok(),
+            _ => None,
         });
-        if let Some(allocation) = written
-            .and_then(owned)
-            .filter(|allocation| !core_tiles.contains_key(allocation))
-        {
-            *by_tma.entry(allocation).or_insert(true) &= boxed;
+        let Some(allocation) = written.and_then(owned) else {
+            continue;
+        };
+        let copy = copy_async_parts(op);
+        let boxed = copy
+            .as_ref()
+            .is_some_and(|(parts, _, _)| match core_tiles.contains_key(&allocation) {
+                true => swizzled.contains(&allocation),
+                false => plain_tma_box(parts).is_some(),
+            });
+        let ring = copy.and_then(|(_, barriers, _)| ring_of(barriers));
+        if let Some(ring) = ring {
+            *ring_by_tma.entry(ring).or_insert(true) &= boxed;
+        }
+        if core_tiles.contains_key(&allocation) {
+            continue;
+        }
+        let rings = plain_rings.entry(allocation).or_insert_with(|| Some(Vec::new()));
+        match (boxed, ring) {
+            (true, Some(ring)) => {
+                if let Some(rings) = rings {
+                    rings.push(ring);
+                }
+            }
+            _ => *rings = None,
         }
     }
-    by_tma
+    plain_rings
         .into_iter()
-        .filter(|(_, boxed)| *boxed)
+        .filter(|(_, rings)| {
+            rings
+                .as_ref()
+                .is_some_and(|rings| rings.iter().all(|ring| ring_by_tma.get(ring) == Some(&true)))
+        })
         .map(|(allocation, _)| allocation)
         .collect()
 }
@@ -112,14 +141,15 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
     /// A ring's `tile.copy_async` into a plain shared tile ([`plain_pieces`]): 16-byte cp.async
     /// pieces left running where the tensor's rows and the tile's offset allow, the elements one by
     /// one (zeros past the tensor's end) where they do not.
-    pub(super) fn copy_to_plain_tile(&self, op: OperationRef<'c, 'a>) {
+    pub(super) fn copy_to_plain_tile(&self, op: OperationRef<'c, 'a>, by_tma: bool) {
         let b = self.builder(&op);
         let at = At::before(op);
         let (parts, barriers, index) = copy_async_parts(&op).expect("checked");
         let tile = parts.dst;
-        // One unswizzled TMA box where one serves: a single thread's instruction (a producer's,
-        // where the loop has one), no pieces for every thread to issue and count.
-        if let Some(box_) = plain_tma_box(&parts) {
+        // One unswizzled TMA box where the ring is all TMA's ([`plain_tma_tiles`]): a single
+        // thread's instruction (a producer's, where the loop has one), no pieces for every thread
+        // to issue and count.
+        if let Some(box_) = plain_tma_box(&parts).filter(|_| by_tma) {
             return self.copy_by_tma(op, &parts, tile, barriers, index, box_, false);
         }
         let pieces = plain_pieces(&op, self.threads).expect("checked");

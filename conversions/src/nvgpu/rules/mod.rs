@@ -161,7 +161,7 @@ impl MatrixRules for TensorCores {
             );
         }
         let plain_tma = match target.tma {
-            true => cp_async::plain_tma_tiles(ops, &plan.core_tiles),
+            true => cp_async::plain_tma_tiles(ops, &plan.core_tiles, &swizzled),
             false => HashSet::new(),
         };
         let plan = TensorCorePlan {
@@ -325,7 +325,12 @@ impl MatrixPlan for TensorCorePlan {
         match rule {
             RULE_COPY_CORE => lowering.copy_to_core_matrices(op, self),
             RULE_WGMMA => lowering.wgmma(op, scratch, self),
-            RULE_COPY_PLAIN => lowering.copy_to_plain_tile(op),
+            RULE_COPY_PLAIN => {
+                let by_tma = copy_async_parts(&op)
+                    .and_then(|(parts, _, _)| crate::pipeline::rings::tile_allocation(parts.dst))
+                    .is_some_and(|allocation| self.plain_tma.contains(&key(&allocation)));
+                lowering.copy_to_plain_tile(op, by_tma)
+            }
             _ => lowering.mma_sync(op, scratch, self),
         }
     }
