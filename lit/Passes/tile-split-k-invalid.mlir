@@ -198,3 +198,41 @@ module attributes {tile.target = "sm_90a"} {
     return
   }
 }
+
+// -----
+
+// A register tile the step stores under a condition keeps the elements it skips from the step
+// before: the loop stays whole.
+module attributes {tile.target = "sm_90a"} {
+  func.func @register_tile_stored_conditionally(%A: memref<64x4096xf16>, %W: memref<64x4096xi8>, %C: memref<64x64xf16>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c32 = arith.constant 32 : index
+    %c64 = arith.constant 64 : index
+    %zero = arith.constant 0.0 : f32
+    tile.kernel grid(%c1, %c1) threads(128) (%bx, %by) {
+      %As = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+      %Wq = tile.alloc_shared : memref<64x64xi8, #gpu.address_space<workgroup>>
+      %Wd = tile.alloc_fragment : memref<64x64xf16, #tile.fragment>
+      %Ct = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+      tile.fill %Ct, %zero : memref<64x64xf32, #tile.fragment>
+      // expected-warning @+1 {{'tile.pipelined' op asks for split = 2 in its tile.schedule, but 'tile.parallel' in the loop touches a fragment}}
+      tile.pipelined %kt = %c0 to %c64 stages(3) attributes {tile.schedule = {split = 2}} {
+        %k0 = arith.muli %kt, %c64 : index
+        tile.copy %A[%c0, %k0], %As : memref<64x4096xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+        tile.copy %W[%c0, %k0], %Wq : memref<64x4096xi8>, memref<64x64xi8, #gpu.address_space<workgroup>>
+        tile.parallel (%i, %j) in (64, 64) {
+          %q = memref.load %Wq[%i, %j] : memref<64x64xi8, #gpu.address_space<workgroup>>
+          %w = arith.sitofp %q : i8 to f16
+          %low = arith.cmpi ult, %j, %c32 : index
+          scf.if %low {
+            memref.store %w, %Wd[%i, %j] : memref<64x64xf16, #tile.fragment>
+          }
+        }
+        tile.gemm %Wd, %As, %Ct {transpose_b} : memref<64x64xf16, #tile.fragment>, memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+      }
+      tile.copy %Ct, %C[%c0, %c0] : memref<64x64xf32, #tile.fragment>, memref<64x64xf16>
+    }
+    return
+  }
+}

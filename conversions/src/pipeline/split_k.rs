@@ -252,8 +252,8 @@ fn shape<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Result<Shape<'c, 'a>, String> 
 }
 
 /// Whether the first of `body` (a loop's ops) to touch the fragment `tile` is a `tile.parallel`
-/// over its whole shape that only stores into it, at the loop's own indices: each step writes it
-/// anew before reading it.
+/// over its whole shape that only stores into it, unconditionally (in the loop's body itself), at
+/// the loop's own indices: each step writes it anew before reading it.
 fn written_whole_first(body: &[OperationRef], tile: Value) -> bool {
     let Some(first) = body.iter().find(|op| {
         let mut touched = nested_ops(**op);
@@ -262,25 +262,20 @@ fn written_whole_first(body: &[OperationRef], tile: Value) -> bool {
     }) else {
         return false;
     };
-    let shape = tile_dialect::ops::memref_shape(tile);
-    let Some(indices) = first
-        .region(0)
-        .ok()
-        .and_then(|region| region.first_block())
-        .map(|block| {
-            (0..block.argument_count())
-                .filter_map(|i| block.argument(i).ok())
-                .map(Value::from)
-                .collect::<Vec<_>>()
-        })
-    else {
+    let Some(loop_body) = first.region(0).ok().and_then(|region| region.first_block()) else {
         return false;
     };
+    let indices: Vec<Value> = (0..loop_body.argument_count())
+        .filter_map(|i| loop_body.argument(i).ok())
+        .map(Value::from)
+        .collect();
+    let shape = tile_dialect::ops::memref_shape(tile);
     tile_ir::is(first, tile::ParallelOperation::name)
         && tile_dialect::ops::parallel_extents(first).is_some_and(|extents| extents == shape)
         && nested_ops(*first).iter().all(|inner| {
             !inner.operands().any(|value| value == tile)
                 || (tile_ir::is(inner, tile_ir::memref::StoreOperation::name)
+                    && inner.block() == Some(loop_body)
                     && inner.operand(1).is_ok_and(|memref| memref == tile)
                     && inner.operands().skip(2).eq(indices.iter().copied()))
         })

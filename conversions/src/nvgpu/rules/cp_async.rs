@@ -138,9 +138,10 @@ pub(super) fn plain_tma_box(parts: &tile_dialect::ops::CopyParts) -> Option<Vec<
 }
 
 impl<'c, 'a> Lowering<'c, 'a, '_> {
-    /// A ring's `tile.copy_async` into a plain shared tile ([`plain_pieces`]): 16-byte cp.async
-    /// pieces left running where the tensor's rows and the tile's offset allow, the elements one by
-    /// one (zeros past the tensor's end) where they do not.
+    /// A ring's `tile.copy_async` into a plain shared tile ([`plain_pieces`]): one unswizzled TMA
+    /// box where the plan has TMA fill the tile (`by_tma`: [`plain_tma_tiles`]), else 16-byte
+    /// cp.async pieces left running where the tensor's rows and the tile's offset allow, the
+    /// elements one by one (zeros past the tensor's end) where they do not.
     pub(super) fn copy_to_plain_tile(&self, op: OperationRef<'c, 'a>, by_tma: bool) {
         let b = self.builder(&op);
         let at = At::before(op);
