@@ -84,28 +84,13 @@ pub fn plain_box(src: Value, spans: &[usize], tile: Value) -> Option<Vec<i64>> {
         return None;
     };
     let memref = tile_dialect::ops::as_memref(src.r#type())?;
-    let shape = tile_dialect::ops::static_sizes(memref);
-    let rank = shape.len();
-    let &[row_dim, column_dim] = spans else {
-        return None;
-    };
     let fits = element_type(src) == element_type(tile)
-        && memory_level(src.r#type()) == Some(MemoryLevel::Global)
-        && (2..=5).contains(&rank)
-        && column_dim + 1 == rank
-        && shape
-            .iter()
-            .all(|size| size.is_some_and(|size| (1..=i32::MAX as i64).contains(&size)))
-        && shape[rank - 1].is_some_and(|inner| inner * bytes % 16 == 0)
+        && tile_dialect::ops::static_sizes(memref).iter().all(Option::is_some)
         && (1..=256).contains(&rows)
         && (1..=256).contains(&columns)
         && columns * bytes % 16 == 0;
-    let size = |dim: usize| match dim {
-        _ if dim == row_dim => rows,
-        _ if dim == column_dim => columns,
-        _ => 1,
-    };
-    fits.then(|| (0..rank).map(size).collect())
+    fits.then(|| addressable_box(src, spans, rows, columns, bytes))
+        .flatten()
 }
 
 /// The alignment of a 128-byte swizzled tile: the swizzle pattern repeats every 8 rows of 128 bytes.
@@ -135,6 +120,17 @@ pub fn tma_box(src: Value, spans: &[usize], tile: Value) -> Option<Vec<i64>> {
 /// into a tensor of f16, bf16 or f32). The rows' stride is a multiple of 16 bytes wherever the
 /// last dimension's is.
 pub fn tensor_box(tensor: Value, spans: &[usize], rows: i64, box_columns: i64, bytes: i64) -> Option<Vec<i64>> {
+    ((8..=256).contains(&rows) && rows % 8 == 0)
+        .then(|| addressable_box(tensor, spans, rows, box_columns, bytes))
+        .flatten()
+}
+
+/// The box (outermost first) of `rows` x `box_columns` elements of `bytes` bytes of `tensor`, the
+/// rows along dimension `spans[0]` and the columns along the last, where a tensor map can address
+/// the tensor: global, of rank 2 to 5, sizes a 32-bit coordinate reaches where they are static,
+/// rows of a multiple of 16 bytes where the last size is static. The box's own bounds are the
+/// callers'.
+fn addressable_box(tensor: Value, spans: &[usize], rows: i64, box_columns: i64, bytes: i64) -> Option<Vec<i64>> {
     let memref = tile_dialect::ops::as_memref(tensor.r#type())?;
     let shape = tile_dialect::ops::static_sizes(memref);
     let rank = shape.len();
@@ -145,9 +141,7 @@ pub fn tensor_box(tensor: Value, spans: &[usize], rows: i64, box_columns: i64, b
         && (2..=5).contains(&rank)
         && column_dim + 1 == rank
         && shape[rank - 1].is_none_or(|inner| inner * bytes % 16 == 0)
-        && shape.iter().flatten().all(|size| (1..=i32::MAX as i64).contains(size))
-        && (8..=256).contains(&rows)
-        && rows % 8 == 0;
+        && shape.iter().flatten().all(|size| (1..=i32::MAX as i64).contains(size));
     let size = |dim: usize| match dim {
         _ if dim == row_dim => rows,
         _ if dim == column_dim => box_columns,

@@ -112,9 +112,9 @@ fn accumulates_only(pipelined: OperationRef, copies: &[OperationRef]) -> bool {
         .filter(|a| memory_level(a.r#type()) == Some(MemoryLevel::Fragment))
         .collect();
     let gemms_fit = gemms.iter().all(|gemm| {
-        let a_fits = gemm
-            .operand(0)
-            .is_ok_and(|a| tiles.contains(&a) || (register_operands.contains(&a) && outside(a)));
+        let a_fits = gemm.operand(0).is_ok_and(|a| {
+            tiles.contains(&a) || (memory_level(a.r#type()) == Some(MemoryLevel::Fragment) && outside(a))
+        });
         a_fits
             && gemm.operand(1).is_ok_and(|b| tiles.contains(&b))
             && gemm.operand(2).ok() == accumulator

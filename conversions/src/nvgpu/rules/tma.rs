@@ -68,7 +68,9 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             b.if_then(at, first)
         };
         let barrier = crate::pipeline::mbarriers::barrier_pointer(&b, leader, barriers, index);
-        let element_bytes = crate::support::element_of(tile).map_or(1, |element| element.bytes() as i64);
+        let element_bytes = crate::support::element_of(tile)
+            .map(|element| element.bytes() as i64)
+            .expect("a TMA-filled tile of a type tensor maps take");
         let bytes = rows * columns * element_bytes;
         let expected = b.value(
             leader,
