@@ -25,11 +25,13 @@ use melior::{
     Context,
     ir::{
         BlockLike, Location, RegionLike, ShapedTypeLike, Type, TypeLike, Value, ValueLike,
+        attribute::IntegerAttribute,
         operation::{OperationLike, OperationRef},
         r#type::{IntegerType, MemRefType},
     },
 };
 use tile_dialect::{
+    decisions::PACKED_BYTE,
     diagnostics::emit_error,
     element::Element,
     ops::{as_memref, constant_integer, find_ops, nested_ops, op_name, set_operand, with_context},
@@ -376,8 +378,8 @@ fn unpack_load<'c, 'a>(context: &'c Context, load: OperationRef<'c, 'a>) -> Resu
     let operands: Vec<Value> = load.operands().collect();
     let (memref, indices) = (operands[0], &operands[1..]);
     let i8 = IntegerType::new(context, 8).into();
-    // The byte, then the half of it that holds the element, in the low four bits of an i8.
-    let half = match indices.last() {
+    // The byte, and whether the element is its high half (a constant where the index is one).
+    let (byte, high) = match indices.last() {
         None => return Err((load, "expects an element of a buffer with a last dimension".into())),
         Some(last) => {
             let mut bytes: Vec<Value> = indices.to_vec();
@@ -393,18 +395,27 @@ fn unpack_load<'c, 'a>(context: &'c Context, load: OperationRef<'c, 'a>) -> Resu
             };
             *bytes.last_mut().expect("an index") = byte_index;
             let byte = b.load(at, memref, &bytes);
-            let low = b.integer(at, i8, 15);
-            match parity(*last, 0) {
-                Some(0) => b.andi(at, byte, low),
-                Some(_) => b.shrui(at, byte, b.integer(at, i8, 4)),
-                None => {
-                    let odd = b.andi(at, *last, b.index(at, 1));
-                    let odd = b.cast(at, tile_ir::arith::index_cast, odd, i8);
-                    let shift = b.shli(at, odd, b.integer(at, i8, 2));
-                    let shifted = b.shrui(at, byte, shift);
-                    b.andi(at, shifted, low)
-                }
+            if let Some(position) = parallel_index(*last) {
+                let byte_load = tile_dialect::ops::as_result(byte).expect("a load").owner();
+                let position = IntegerAttribute::new(IntegerType::new(context, 64).into(), position);
+                tile_dialect::ops::set_attribute(byte_load, PACKED_BYTE, position.into());
             }
+            let high = match parity(*last, 0) {
+                Some(parity) => Half::Known(parity == 1),
+                None => Half::Index(b.andi(at, *last, b.index(at, 1))),
+            };
+            (byte, high)
+        }
+    };
+    // The half that holds the element, in the low four bits of an i8.
+    let half = |b: &Builder<'c>, at: At<'c, 'a>| match high {
+        Half::Known(false) => b.andi(at, byte, b.integer(at, i8, 15)),
+        Half::Known(true) => b.shrui(at, byte, b.integer(at, i8, 4)),
+        Half::Index(odd) => {
+            let odd = b.cast(at, tile_ir::arith::index_cast, odd, i8);
+            let shift = b.shli(at, odd, b.integer(at, i8, 2));
+            let shifted = b.shrui(at, byte, shift);
+            b.andi(at, shifted, b.integer(at, i8, 15))
         }
     };
     let loaded: Value = load.result(0).expect("a loaded value").into();
@@ -416,7 +427,7 @@ fn unpack_load<'c, 'a>(context: &'c Context, load: OperationRef<'c, 'a>) -> Resu
         let ty = result.r#type();
         let signed = || {
             let four = b.integer(at, i8, 4);
-            let high = b.shli(at, half, four);
+            let high = b.shli(at, half(&b, at), four);
             b.value(at, tile_ir::arith::shrsi(context, high, four, b.location).into())
         };
         let width = |ty: Type| IntegerType::try_from(ty).map_or(8, |integer| integer.width());
@@ -430,13 +441,13 @@ fn unpack_load<'c, 'a>(context: &'c Context, load: OperationRef<'c, 'a>) -> Resu
         };
         let widened = tile_ir::match_op!(user, {
             arith::ExtSIOperation => resize(signed(), true),
-            arith::ExtUIOperation => resize(half, false),
+            arith::ExtUIOperation => resize(half(&b, at), false),
             // Floats whose bits the exponent trick cannot build (the 8-bit floats): the code converted.
             arith::SIToFPOperation if float_format(ty).is_none() => b.cast(at, tile_ir::arith::sitofp, signed(), ty),
-            arith::UIToFPOperation if float_format(ty).is_none() => b.cast(at, tile_ir::arith::uitofp, half, ty),
-            arith::SIToFPOperation => exact_integer_float(&b, at, half, true, ty),
-            arith::UIToFPOperation => exact_integer_float(&b, at, half, false, ty),
-            arith::ExtFOperation => decode_float(&b, at, half, ty),
+            arith::UIToFPOperation if float_format(ty).is_none() => b.cast(at, tile_ir::arith::uitofp, half(&b, at), ty),
+            arith::SIToFPOperation => exact_integer_float(&b, at, byte, high, true, ty),
+            arith::UIToFPOperation => exact_integer_float(&b, at, byte, high, false, ty),
+            arith::ExtFOperation => decode_float(&b, at, half(&b, at), ty),
             _ => unreachable!("checked by widening"),
         });
         rewriter.as_rewriter_base().replace_all_uses_with(result, widened);
@@ -446,33 +457,107 @@ fn unpack_load<'c, 'a>(context: &'c Context, load: OperationRef<'c, 'a>) -> Resu
     Ok(())
 }
 
-/// The 4-bit integer in the low four bits of `half` (two's complement where `signed`) as float type
-/// `ty`, without an integer-to-float conversion: its bits put under the exponent of 2^f (f the
-/// type's fraction bits) give the float 2^f + c exactly, from which 2^f (2^f + 8 for a signed
-/// code, flipped into offset form by its sign bit) is subtracted exactly. Conversion instructions
-/// run at a fraction of the rate of logic and float arithmetic on GPUs.
+/// The number of the `tile.parallel` loop index `value` is, if it is one: a byte load indexed by
+/// it is marked [`PACKED_BYTE`], since where the loop's layout gives a quad of lanes the four
+/// bytes of a word, the registers strategy reads whole 16-byte lines of the row instead (one
+/// load for 16 of a thread's bytes where each byte was one load).
+fn parallel_index(value: Value) -> Option<i64> {
+    let argument = tile_dialect::ops::as_argument(value)?;
+    let owner = argument.owner().parent_operation()?;
+    tile_ir::is(&owner, tile::ParallelOperation::name).then(|| argument.argument_number() as i64)
+}
+
+/// Which half of its byte an element is: known where its index's parity is, else the index's
+/// low bit (an `index` value, 1 for the high half).
+#[derive(Clone, Copy)]
+enum Half<'c, 'a> {
+    Known(bool),
+    Index(Value<'c, 'a>),
+}
+
+/// The 4-bit integer in half `high` of `byte` (two's complement where `signed`) as float type `ty`,
+/// without an integer-to-float conversion. A code in the low half, put under the exponent of 2^f
+/// (f the type's fraction bits), gives the float 2^f + c exactly; one in the high half stays
+/// where it is, under the exponent of 2^(f - 4), whose fraction bit 4 weighs 1: 2^(f - 4) + c,
+/// with no shift (so the two halves of a byte become a pair of floats by one mask and one XOR of
+/// the byte in both halves of a word, and one paired subtraction). From that float 2^f or
+/// 2^(f - 4) (plus 8 for a signed code, flipped into offset form by its sign bit) is subtracted
+/// exactly. A type with fewer than 8 fraction bits (bf16) takes the high half down first.
+/// Conversion instructions run at a fraction of the rate of logic and float arithmetic on GPUs.
 fn exact_integer_float<'c, 'a>(
     b: &Builder<'c>,
     at: At<'c, 'a>,
-    half: Value<'c, 'a>,
+    byte: Value<'c, 'a>,
+    high: Half<'c, 'a>,
     signed: bool,
     ty: Type<'c>,
 ) -> Value<'c, 'a> {
     let (width, fraction, bias) = float_format(ty).expect("checked by widening");
     let bits: Type = IntegerType::new(b.context, width).into();
-    let code = b.cast(at, tile_ir::arith::extui, half, bits);
-    // The power's bits lie above the code's four, so one XOR puts the code under the exponent
-    // and flips a signed code's sign bit (one logic instruction where an XOR and an OR were two).
-    let power = (bias + fraction) << fraction;
-    let under = b.integer(at, bits, if signed { power | 8 } else { power });
+    let i8 = IntegerType::new(b.context, 8).into();
+    // (mask of the code in the byte, bits to XOR or OR in, the float to subtract) for a code
+    // `shift` bits up its byte: the power's bits lie above the code's, so one XOR puts the code
+    // under the exponent and flips a signed code's sign bit.
+    let form = |shift: i64| {
+        let exponent = fraction - shift;
+        let power = (bias + exponent) << fraction;
+        let flip = if signed { 8 << shift } else { 0 };
+        (
+            15 << shift,
+            power | flip,
+            (1i64 << exponent) + if signed { 8 } else { 0 },
+        )
+    };
+    let in_place = fraction >= 8;
+    let (mask, under, offset) = match high {
+        Half::Known(false) => {
+            let (mask, under, offset) = form(0);
+            (
+                b.integer(at, bits, mask),
+                b.integer(at, bits, under),
+                b.constant(at, ty, offset as f64),
+            )
+        }
+        Half::Known(true) if in_place => {
+            let (mask, under, offset) = form(4);
+            (
+                b.integer(at, bits, mask),
+                b.integer(at, bits, under),
+                b.constant(at, ty, offset as f64),
+            )
+        }
+        Half::Index(odd) if in_place => {
+            let (low, high) = (form(0), form(4));
+            let is_high = b.compare(at, "ne", odd, b.index(at, 0));
+            let pick = |b: &Builder<'c>, high: Value<'c, 'a>, low: Value<'c, 'a>| b.select(at, is_high, high, low);
+            (
+                pick(b, b.integer(at, bits, high.0), b.integer(at, bits, low.0)),
+                pick(b, b.integer(at, bits, high.1), b.integer(at, bits, low.1)),
+                pick(b, b.constant(at, ty, high.2 as f64), b.constant(at, ty, low.2 as f64)),
+            )
+        }
+        // The high half shifted down to the low one first.
+        Half::Known(true) | Half::Index(_) => {
+            let shift = match high {
+                Half::Index(odd) => {
+                    let odd = b.cast(at, tile_ir::arith::index_cast, odd, i8);
+                    b.shli(at, odd, b.integer(at, i8, 2))
+                }
+                _ => b.integer(at, i8, 4),
+            };
+            let shifted = b.shrui(at, byte, shift);
+            return exact_integer_float(b, at, shifted, Half::Known(false), signed, ty);
+        }
+    };
+    // Masked in the float's width: both halves of a byte then mask one widened byte, which LLVM
+    // pairs into one mask of a word.
+    let code = b.andi(at, b.cast(at, tile_ir::arith::extui, byte, bits), mask);
     let placed = if signed {
         b.xori(at, code, under)
     } else {
         b.ori(at, code, under)
     };
     let shifted = b.cast(at, tile_ir::arith::bitcast, placed, ty);
-    let offset = (1i64 << fraction) + if signed { 8 } else { 0 };
-    let offset = b.constant(at, ty, offset as f64);
     b.binary(
         at,
         |c, x, y, l| tile_ir::arith::subf(c, x, y, l).into(),

@@ -242,10 +242,15 @@ pub const FENCED: &str = "tile.fenced";
 /// (`conversions::bounds`): `tile-emulate-small-floats` rounds it by the instruction alone, without
 /// the check for values past the largest finite one, and drops the mark with the op.
 pub const IN_RANGE: &str = "tile.in_range";
+/// A byte load of `tile-pack-narrow-types` in a `tile.parallel` body whose last index is the byte
+/// holding the element at the loop's index number N (the mark's value) along the last dimension:
+/// the registers strategy may read it from a 16-byte line of the row, and drops the mark with the
+/// op.
+pub const PACKED_BYTE: &str = "tile.packed_byte";
 
 /// The marks one lowering sets and reads between its own rewrites (they never reach its output):
 /// declared so that no two passes reuse a name.
-pub const MARKS: [&str; 15] = [
+pub const MARKS: [&str; 16] = [
     TILE_OF_STEP,
     STEP_IN_TILE,
     FIRST_STEP,
@@ -261,6 +266,7 @@ pub const MARKS: [&str; 15] = [
     THREAD_COPIES,
     FENCED,
     IN_RANGE,
+    PACKED_BYTE,
 ];
 
 /// Checks the decisions on the tile op `op` named `name`: each declared one it carries sits on an

@@ -1230,3 +1230,117 @@ module attributes {tile.target = "sm_90a"} {
     return
   }
 }
+
+// -----
+
+// Packed 4-bit weights (the bytes tile-pack-narrow-types leaves, each byte load marked with the
+// loop index its element's column is) widened into wgmma's A: the lanes of a quad hold
+// neighbouring column pairs, so lane t needs byte t of each word of a row, and each byte comes
+// from the 16-byte line of the row that holds it (the lines of a row equal once LLVM folds their
+// addresses, one load each) and a shift of its word: no byte is loaded by itself, and no mark
+// is left.
+// CHECK-LABEL: func.func @packed_weights_lines
+// CHECK: scf.for
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK-NOT: memref.load %{{.*}} : memref<64x32xi8
+// CHECK: %[[LINE:.*]] = vector.load %{{.*}} {alignment = 16 : i64} : memref<64x32xi8, 3>, vector<16xi8>
+// CHECK: %[[WORDS:.*]] = vector.bitcast %[[LINE]] : vector<16xi8> to vector<4xi32>
+// CHECK: %[[WORD:.*]] = vector.extract %[[WORDS]][0] : i32 from vector<4xi32>
+// CHECK: %[[SHIFTED:.*]] = arith.shrui %[[WORD]], %{{.*}} : i32
+// CHECK: arith.trunci %[[SHIFTED]] : i32 to i8
+// CHECK: vector.extract %{{.*}}[1] : i32 from vector<4xi32>
+// CHECK-NOT: memref.load %{{.*}} : memref<64x32xi8
+// CHECK-NOT: tile.packed_byte
+// CHECK: wgmma.mma_async
+module attributes {tile.target = "sm_90a"} {
+  func.func @packed_weights_lines(%A: memref<64x4096xf16>, %W: memref<64x2048xi8>, %C: memref<64x64xf32>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c32 = arith.constant 32 : index
+    %c64 = arith.constant 64 : index
+    %c15_i8 = arith.constant 15 : i8
+    %c2_i8 = arith.constant 2 : i8
+    %c25608_i16 = arith.constant 25608 : i16
+    %magic = arith.constant 1032.0 : f16
+    %zero = arith.constant 0.0 : f32
+    tile.kernel grid(%c1, %c1) threads(128) (%bx, %by) {
+      %As = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+      %Wq = tile.alloc_shared : memref<64x32xi8, #gpu.address_space<workgroup>>
+      %Wd = tile.alloc_fragment : memref<64x64xf16, #tile.fragment>
+      %Ct = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+      tile.fill %Ct, %zero : memref<64x64xf32, #tile.fragment>
+      tile.pipelined %k = %c0 to %c64 stages(3) {
+        %k0 = arith.muli %k, %c64 : index
+        %k0_bytes = arith.muli %k, %c32 : index
+        tile.copy %A[%c0, %k0], %As : memref<64x4096xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+        tile.copy %W[%c0, %k0_bytes], %Wq : memref<64x2048xi8>, memref<64x32xi8, #gpu.address_space<workgroup>>
+        tile.parallel (%i, %j) in (64, 64) {
+          %odd = arith.andi %j, %c1 : index
+          %even = arith.subi %j, %odd : index
+          %column = arith.shrui %even, %c1 : index
+          %byte = memref.load %Wq[%i, %column] {tile.packed_byte = 1 : i64} : memref<64x32xi8, #gpu.address_space<workgroup>>
+          %odd8 = arith.index_cast %odd : index to i8
+          %shift = arith.shli %odd8, %c2_i8 : i8
+          %half = arith.shrui %byte, %shift : i8
+          %code = arith.andi %half, %c15_i8 : i8
+          %wide = arith.extui %code : i8 to i16
+          %bits = arith.xori %wide, %c25608_i16 : i16
+          %float = arith.bitcast %bits : i16 to f16
+          %w = arith.subf %float, %magic : f16
+          memref.store %w, %Wd[%i, %j] : memref<64x64xf16, #tile.fragment>
+        }
+        tile.gemm %Wd, %As, %Ct {transpose_b} : memref<64x64xf16, #tile.fragment>, memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+      }
+      tile.copy %Ct, %C[%c0, %c0] : memref<64x64xf32, #tile.fragment>, memref<64x64xf32>
+    }
+    return
+  }
+}
+
+// -----
+
+// The same widening from rows of 8 bytes (16 packed elements), which are not whole 16-byte lines:
+// each byte keeps its own load, and the mark goes.
+// CHECK-LABEL: func.func @packed_weights_short_rows
+// CHECK: memref.load %{{.*}} : memref<64x8xi8
+// CHECK-NOT: vector.load %{{.*}} vector<16xi8>
+// CHECK-NOT: tile.packed_byte
+// CHECK: wgmma.mma_async
+module attributes {tile.target = "sm_90a"} {
+  func.func @packed_weights_short_rows(%A: memref<64x16xf16>, %W: memref<64x8xi8>, %C: memref<64x64xf32>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c15_i8 = arith.constant 15 : i8
+    %c2_i8 = arith.constant 2 : i8
+    %c25608_i16 = arith.constant 25608 : i16
+    %magic = arith.constant 1032.0 : f16
+    %zero = arith.constant 0.0 : f32
+    tile.kernel grid(%c1, %c1) threads(128) (%bx, %by) {
+      %As = tile.alloc_shared : memref<64x16xf16, #gpu.address_space<workgroup>>
+      %Wq = tile.alloc_shared : memref<64x8xi8, #gpu.address_space<workgroup>>
+      %Wd = tile.alloc_fragment : memref<64x16xf16, #tile.fragment>
+      %Ct = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+      tile.fill %Ct, %zero : memref<64x64xf32, #tile.fragment>
+      tile.copy %A[%c0, %c0], %As : memref<64x16xf16>, memref<64x16xf16, #gpu.address_space<workgroup>>
+      tile.copy %W[%c0, %c0], %Wq : memref<64x8xi8>, memref<64x8xi8, #gpu.address_space<workgroup>>
+      tile.parallel (%i, %j) in (64, 16) {
+        %odd = arith.andi %j, %c1 : index
+        %even = arith.subi %j, %odd : index
+        %column = arith.shrui %even, %c1 : index
+        %byte = memref.load %Wq[%i, %column] {tile.packed_byte = 1 : i64} : memref<64x8xi8, #gpu.address_space<workgroup>>
+        %odd8 = arith.index_cast %odd : index to i8
+        %shift = arith.shli %odd8, %c2_i8 : i8
+        %half = arith.shrui %byte, %shift : i8
+        %code = arith.andi %half, %c15_i8 : i8
+        %wide = arith.extui %code : i8 to i16
+        %bits = arith.xori %wide, %c25608_i16 : i16
+        %float = arith.bitcast %bits : i16 to f16
+        %w = arith.subf %float, %magic : f16
+        memref.store %w, %Wd[%i, %j] : memref<64x16xf16, #tile.fragment>
+      }
+      tile.gemm %Wd, %As, %Ct {transpose_b} : memref<64x16xf16, #tile.fragment>, memref<64x16xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+      tile.copy %Ct, %C[%c0, %c0] : memref<64x64xf32, #tile.fragment>, memref<64x64xf32>
+    }
+    return
+  }
+}

@@ -15,18 +15,23 @@
 // CHECK: %[[ODD_INDEX:.*]] = arith.andi %[[K]], %{{.*}} : index
 // CHECK: %[[EVEN:.*]] = arith.subi %[[K]], %[[ODD_INDEX]] : index
 // CHECK: %[[BYTE_INDEX:.*]] = arith.shrui %[[EVEN]]
-// CHECK: %[[BYTE:.*]] = memref.load %[[TILE]][%[[N]], %[[BYTE_INDEX]]] : memref<64x32xi8, #gpu.address_space<workgroup>>
+// The load is marked with the loop index its element's column is (number 1), for the registers
+// strategy's 16-byte lines.
+// CHECK: %[[BYTE:.*]] = memref.load %[[TILE]][%[[N]], %[[BYTE_INDEX]]] {tile.packed_byte = 1 : i64} : memref<64x32xi8, #gpu.address_space<workgroup>>
+// The element's half from its index's parity: a low half goes under 1024.0's exponent by one
+// XOR (0x6408: 1024 + (c ^ 8), the code flipped into offset form), a high half stays where it is,
+// at fraction bit 4 under 64.0's exponent (0x5480: 64 + (c ^ 8)); 1032.0 or 72.0 is taken off.
 // CHECK: %[[ODD:.*]] = arith.andi %[[K]]
-// CHECK: %[[ODD8:.*]] = arith.index_cast %[[ODD]] : index to i8
-// CHECK: %[[SHIFT:.*]] = arith.shli %[[ODD8]]
-// CHECK: %[[SHIFTED:.*]] = arith.shrui %[[BYTE]], %[[SHIFT]] : i8
-// CHECK: %[[CODE:.*]] = arith.andi %[[SHIFTED]]
-// A signed code widened to f16 with no conversion: flipped into offset form and put under
-// 1024.0's exponent by one XOR (0x6408: 1024 + (c ^ 8)), then 1032.0 taken off.
-// CHECK: %[[WIDE:.*]] = arith.extui %[[CODE]] : i8 to i16
-// CHECK: %[[BITS:.*]] = arith.xori %[[WIDE]], %c25608_i16 : i16
+// CHECK: %[[HIGH:.*]] = arith.cmpi ne, %[[ODD]]
+// CHECK: %[[MASK:.*]] = arith.select %[[HIGH]], %c240_i16, %c15_i16 : i16
+// CHECK: %[[UNDER:.*]] = arith.select %[[HIGH]], %c21632_i16, %c25608_i16 : i16
+// CHECK: %[[SEVENTY_TWO:.*]] = arith.constant 7.200000e+01 : f16
+// CHECK: %[[TEN_THIRTY_TWO:.*]] = arith.constant 1.032000e+03 : f16
+// CHECK: %[[MAGIC:.*]] = arith.select %[[HIGH]], %[[SEVENTY_TWO]], %[[TEN_THIRTY_TWO]] : f16
+// CHECK: %[[WIDE:.*]] = arith.extui %[[BYTE]] : i8 to i16
+// CHECK: %[[CODE:.*]] = arith.andi %[[WIDE]], %[[MASK]] : i16
+// CHECK: %[[BITS:.*]] = arith.xori %[[CODE]], %[[UNDER]] : i16
 // CHECK: %[[FLOAT:.*]] = arith.bitcast %[[BITS]] : i16 to f16
-// CHECK: %[[MAGIC:.*]] = arith.constant 1.032000e+03 : f16
 // CHECK: arith.subf %[[FLOAT]], %[[MAGIC]] : f16
 // CHECK-NOT: i4
 func.func @copy_and_widen(%B: memref<128x256xi4>, %O: memref<64x64xf16>) {
@@ -52,18 +57,19 @@ func.func @copy_and_widen(%B: memref<128x256xi4>, %O: memref<64x64xf16>) {
 // -----
 
 // An element at an even constant index is the low half of its byte, at an odd one the high half;
-// unsigned widening needs no sign extension (to f32: under 2^23's exponent, minus 2^23).
+// unsigned widening needs no sign extension (to f32: a high half stays at fraction bits 4-7,
+// under 2^19's exponent, minus 2^19).
 // CHECK-LABEL: func.func @constant_halves
 // CHECK-SAME: memref<8x4xi8>
 // CHECK: %[[LOW_BYTE:.*]] = memref.load %{{.*}}[%{{.*}}, %c1{{.*}}] : memref<8x4xi8>
 // CHECK: %[[LOW:.*]] = arith.andi %[[LOW_BYTE]], %c15_i8 : i8
 // CHECK: arith.extui %[[LOW]] : i8 to i32
 // CHECK: %[[HIGH_BYTE:.*]] = memref.load %{{.*}}[%{{.*}}, %c1{{.*}}] : memref<8x4xi8>
-// CHECK: %[[HIGH:.*]] = arith.shrui %[[HIGH_BYTE]], %c4_i8 : i8
-// CHECK: %[[HIGH32:.*]] = arith.extui %[[HIGH]] : i8 to i32
-// CHECK: %[[BITS:.*]] = arith.ori %[[HIGH32]], %c1258291200_i32 : i32
+// CHECK: %[[MAGIC:.*]] = arith.constant 5.242880e+05 : f32
+// CHECK: %[[HIGH32:.*]] = arith.extui %[[HIGH_BYTE]] : i8 to i32
+// CHECK: %[[HIGH:.*]] = arith.andi %[[HIGH32]], %c240_i32 : i32
+// CHECK: %[[BITS:.*]] = arith.ori %[[HIGH]], %c1224736768_i32 : i32
 // CHECK: %[[FLOAT:.*]] = arith.bitcast %[[BITS]] : i32 to f32
-// CHECK: %[[MAGIC:.*]] = arith.constant 0x4B000000 : f32
 // CHECK: arith.subf %[[FLOAT]], %[[MAGIC]] : f32
 func.func @constant_halves(%Q: memref<8x8xi4>, %I: memref<8xi32>, %F: memref<8xf32>) {
   %c1 = arith.constant 1 : index

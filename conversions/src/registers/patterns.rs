@@ -32,6 +32,7 @@ pub(crate) const CORE_PLACE: &str = tile_dialect::decisions::CORE_PLACE;
 /// accesses: its lowering adds none.
 pub(crate) const FENCED: &str = tile_dialect::decisions::FENCED;
 
+mod packed_words;
 mod wide_stores;
 
 use super::{key, matrix::Prepared};
@@ -851,6 +852,14 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         } else {
             None
         };
+        let packed: Vec<Option<usize>> = originals
+            .iter()
+            .map(|original| {
+                self.wide_stores
+                    .then(|| packed_words::packed_dim(original, by))
+                    .flatten()
+            })
+            .collect();
         let mut stores = HashMap::new();
         for slot in by.distribution.used_slots() {
             let coordinates = self.coordinates(&b, at, by, &offsets, slot);
@@ -873,7 +882,13 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             }
             rewriter.inline_block_before(body, clone, &coordinates);
             rewriter.erase_op(clone);
-            for (original, copy) in originals.iter().zip(copies) {
+            for ((original, copy), packed) in originals.iter().zip(copies).zip(&packed) {
+                if copy.attribute(tile_dialect::decisions::PACKED_BYTE).is_ok() {
+                    if packed.is_some_and(|dim| self.packed_byte_from_line(copy, by, slot, dim)) {
+                        continue;
+                    }
+                    tile_dialect::ops::remove_attribute(copy, tile_dialect::decisions::PACKED_BYTE);
+                }
                 if atomic(original) && replica_bits != 0 {
                     // One replica of each iteration updates (its result is unused: checked).
                     let cb = self.builder(&copy);
