@@ -48,7 +48,7 @@ tile_passes::rust_pass! {
         name: "TilePackNarrowTypes",
         description: "Store 4-bit elements (i4, f4E2M1FN) two to a byte: buffers of bytes, and loads that take half a byte and widen it",
         anchor: tile_ir::builtin::ModuleOperation::name(),
-        dialects: [tile_dialect::dialect_handle()],
+        dialects: [tile_dialect::dialect_handle(), tile_dialect::registration::vector_dialect()],
         run: |module| with_context(module, |context| pack_module(context, module)),
     }
 }
@@ -509,6 +509,9 @@ fn exact_integer_float<'c, 'a>(
         )
     };
     let in_place = fraction >= 8;
+    if width == 16 && in_place {
+        return half_float_pair(b, at, byte, high, signed, [form(0), form(4)], ty);
+    }
     let (mask, under, offset) = match high {
         Half::Known(false) => {
             let (mask, under, offset) = form(0);
@@ -564,6 +567,85 @@ fn exact_integer_float<'c, 'a>(
         shifted,
         offset,
     )
+}
+
+/// The ops of [`half_float_pair`] that put the byte `loaded` in both halves of a 32-bit word (its
+/// `arith.muli` by 0x10001 of the byte widened to i32), which a target with a byte permute does
+/// in one instruction from the word the byte came from.
+pub fn byte_splats<'c, 'a>(loaded: Value<'c, 'a>) -> Vec<OperationRef<'c, 'a>> {
+    let widened = tile_dialect::ops::users(loaded).into_iter().filter(|user| {
+        tile_ir::is(user, arith::ExtUIOperation::name)
+            && user
+                .result(0)
+                .is_ok_and(|result| IntegerType::try_from(result.r#type()).is_ok_and(|ty| ty.width() == 32))
+    });
+    widened
+        .flat_map(|widen| tile_dialect::ops::users(widen.result(0).expect("a word").into()))
+        .filter(|user| {
+            tile_ir::is(user, arith::MulIOperation::name)
+                && user.operand(1).ok().and_then(constant_integer) == Some(SPLAT)
+        })
+        .collect()
+}
+
+/// The factor that puts a byte in both halves of a word.
+const SPLAT: i64 = 0x10001;
+
+/// Both halves of `byte` widened to the 16-bit float `ty` at once, each by its `forms` entry (low
+/// half, high half: mask, bits to put under it, float to subtract), and the one `high` names
+/// taken: the byte in both halves of a word, one mask and one XOR (or OR) of the word, its two
+/// floats less their offsets in one paired subtraction. The two elements of a byte compute the
+/// same pair, which LLVM keeps once, so a byte costs a splat, a mask-and-XOR and a paired
+/// subtraction where each half took its own shift and mask and the two were then packed.
+fn half_float_pair<'c, 'a>(
+    b: &Builder<'c>,
+    at: At<'c, 'a>,
+    byte: Value<'c, 'a>,
+    high: Half<'c, 'a>,
+    signed: bool,
+    forms: [(i64, i64, i64); 2],
+    ty: Type<'c>,
+) -> Value<'c, 'a> {
+    let i32_type: Type = IntegerType::new(b.context, 32).into();
+    let [(low_mask, low_under, low_offset), (high_mask, high_under, high_offset)] = forms;
+    let word = b.cast(at, tile_ir::arith::extui, byte, i32_type);
+    let both = b.muli(at, word, b.integer(at, i32_type, SPLAT));
+    let masked = b.andi(at, both, b.integer(at, i32_type, low_mask | high_mask << 16));
+    let under = b.integer(at, i32_type, low_under | high_under << 16);
+    let placed = if signed {
+        b.xori(at, masked, under)
+    } else {
+        b.ori(at, masked, under)
+    };
+    let one_word = b.value(
+        at,
+        tile_ir::vector::from_elements(b.context, crate::attributes::vector(1, i32_type), &[placed], b.location).into(),
+    );
+    let pair_type = crate::attributes::vector(2, ty);
+    let pair = b.cast(at, tile_ir::vector::bitcast, one_word, pair_type);
+    let offsets = melior::ir::Attribute::parse(
+        b.context,
+        &format!("dense<[{low_offset}.0, {high_offset}.0]> : {pair_type}"),
+    )
+    .expect("a dense pair of floats");
+    let offsets = b.value(at, melior::dialect::arith::constant(b.context, offsets, b.location));
+    let floats = b.binary(at, |c, x, y, l| tile_ir::arith::subf(c, x, y, l).into(), pair, offsets);
+    let lane = |position: i64| {
+        let position = crate::attributes::i64_array(b.context, &[position]);
+        // Its result type (`ty`) is inferred.
+        b.value(
+            at,
+            tile_ir::vector::extract(b.context, floats, &[], position, b.location).into(),
+        )
+    };
+    match high {
+        Half::Known(false) => lane(0),
+        Half::Known(true) => lane(1),
+        Half::Index(odd) => {
+            let is_high = b.compare(at, "ne", odd, b.index(at, 0));
+            b.select(at, is_high, lane(1), lane(0))
+        }
+    }
 }
 
 /// The value of an f4E2M1FN code (the low four bits of `half`: sign, two exponent bits, one

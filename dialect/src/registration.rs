@@ -230,6 +230,12 @@ pub fn add_pipeline(manager: &melior::pass::OperationPassManager, passes: &str) 
     if result.value == 0 { Err(message) } else { Ok(()) }
 }
 
+/// Returns the handle of the upstream `vector` dialect (`tile-pack-narrow-types` widens both
+/// halves of a byte as one pair of 16-bit floats).
+pub fn vector_dialect() -> DialectHandle {
+    unsafe { DialectHandle::from_raw(mlir_sys::mlirGetDialectHandle__vector__()) }
+}
+
 /// Returns the handle of the upstream `math` dialect (the CPU lowering creates `math.absf`).
 pub fn math_dialect() -> DialectHandle {
     unsafe { DialectHandle::from_raw(mlir_sys::mlirGetDialectHandle__math__()) }

@@ -1246,8 +1246,8 @@ module attributes {tile.target = "sm_90a"} {
 // CHECK: %[[LINE:.*]] = vector.load %{{.*}} {alignment = 16 : i64} : memref<64x32xi8, 3>, vector<16xi8>
 // CHECK: %[[WORDS:.*]] = vector.bitcast %[[LINE]] : vector<16xi8> to vector<4xi32>
 // CHECK: %[[WORD:.*]] = vector.extract %[[WORDS]][0] : i32 from vector<4xi32>
-// CHECK: %[[SHIFTED:.*]] = arith.shrui %[[WORD]], %{{.*}} : i32
-// CHECK: arith.trunci %[[SHIFTED]] : i32 to i8
+// CHECK: %[[BOTH:.*]] = nvvm.prmt <default> %{{.*}}, %[[WORD]], %{{.*}} : i32
+// CHECK: %[[CODES:.*]] = arith.andi %[[BOTH]], %{{.*}} : i32
 // CHECK: vector.extract %{{.*}}[1] : i32 from vector<4xi32>
 // CHECK-NOT: memref.load %{{.*}} : memref<64x32xi8
 // CHECK-NOT: tile.packed_byte
@@ -1258,10 +1258,10 @@ module attributes {tile.target = "sm_90a"} {
     %c1 = arith.constant 1 : index
     %c32 = arith.constant 32 : index
     %c64 = arith.constant 64 : index
-    %c15_i8 = arith.constant 15 : i8
-    %c2_i8 = arith.constant 2 : i8
-    %c25608_i16 = arith.constant 25608 : i16
-    %magic = arith.constant 1032.0 : f16
+    %c65537_i32 = arith.constant 65537 : i32
+    %c15728655_i32 = arith.constant 15728655 : i32
+    %c1417700360_i32 = arith.constant 1417700360 : i32
+    %magic = arith.constant dense<[1032.0, 72.0]> : vector<2xf16>
     %zero = arith.constant 0.0 : f32
     tile.kernel grid(%c1, %c1) threads(128) (%bx, %by) {
       %As = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
@@ -1279,14 +1279,17 @@ module attributes {tile.target = "sm_90a"} {
           %even = arith.subi %j, %odd : index
           %column = arith.shrui %even, %c1 : index
           %byte = memref.load %Wq[%i, %column] {tile.packed_byte = 1 : i64} : memref<64x32xi8, #gpu.address_space<workgroup>>
-          %odd8 = arith.index_cast %odd : index to i8
-          %shift = arith.shli %odd8, %c2_i8 : i8
-          %half = arith.shrui %byte, %shift : i8
-          %code = arith.andi %half, %c15_i8 : i8
-          %wide = arith.extui %code : i8 to i16
-          %bits = arith.xori %wide, %c25608_i16 : i16
-          %float = arith.bitcast %bits : i16 to f16
-          %w = arith.subf %float, %magic : f16
+          %word = arith.extui %byte : i8 to i32
+          %both = arith.muli %word, %c65537_i32 : i32
+          %codes = arith.andi %both, %c15728655_i32 : i32
+          %bits = arith.xori %codes, %c1417700360_i32 : i32
+          %one = vector.from_elements %bits : vector<1xi32>
+          %pair = vector.bitcast %one : vector<1xi32> to vector<2xf16>
+          %floats = arith.subf %pair, %magic : vector<2xf16>
+          %high = arith.cmpi ne, %odd, %c0 : index
+          %high_float = vector.extract %floats[1] : f16 from vector<2xf16>
+          %low_float = vector.extract %floats[0] : f16 from vector<2xf16>
+          %w = arith.select %high, %high_float, %low_float : f16
           memref.store %w, %Wd[%i, %j] : memref<64x64xf16, #tile.fragment>
         }
         tile.gemm %Wd, %As, %Ct {transpose_b} : memref<64x64xf16, #tile.fragment>, memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>

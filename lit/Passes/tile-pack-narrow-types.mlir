@@ -18,21 +18,24 @@
 // The load is marked with the loop index its element's column is (number 1), for the registers
 // strategy's 16-byte lines.
 // CHECK: %[[BYTE:.*]] = memref.load %[[TILE]][%[[N]], %[[BYTE_INDEX]]] {tile.packed_byte = 1 : i64} : memref<64x32xi8, #gpu.address_space<workgroup>>
-// The element's half from its index's parity: a low half goes under 1024.0's exponent by one
-// XOR (0x6408: 1024 + (c ^ 8), the code flipped into offset form), a high half stays where it is,
-// at fraction bit 4 under 64.0's exponent (0x5480: 64 + (c ^ 8)); 1032.0 or 72.0 is taken off.
+// A signed code widened to f16 with no conversion, both halves of the byte at once: the byte in
+// both halves of a word (times 0x10001), then one mask and one XOR put the low half's code under
+// 1024.0's exponent (0x6408: 1024 + (c ^ 8), the code flipped into offset form) and leave the high
+// half's in place at fraction bit 4 under 64.0's (0x5480: 64 + (c ^ 8)); 1032.0 and 72.0 come off
+// in one paired subtraction, and the element's parity picks its half.
 // CHECK: %[[ODD:.*]] = arith.andi %[[K]]
+// CHECK: %[[WIDE:.*]] = arith.extui %[[BYTE]] : i8 to i32
+// CHECK: %[[BOTH:.*]] = arith.muli %[[WIDE]], %c65537_i32 : i32
+// CHECK: %[[CODES:.*]] = arith.andi %[[BOTH]], %c15728655_i32 : i32
+// CHECK: %[[BITS:.*]] = arith.xori %[[CODES]], %c1417700360_i32 : i32
+// CHECK: %[[WORD:.*]] = vector.from_elements %[[BITS]] : vector<1xi32>
+// CHECK: %[[PAIR:.*]] = vector.bitcast %[[WORD]] : vector<1xi32> to vector<2xf16>
+// CHECK: %[[MAGIC:.*]] = arith.constant dense<[1.032000e+03, 7.200000e+01]> : vector<2xf16>
+// CHECK: %[[FLOATS:.*]] = arith.subf %[[PAIR]], %[[MAGIC]] : vector<2xf16>
 // CHECK: %[[HIGH:.*]] = arith.cmpi ne, %[[ODD]]
-// CHECK: %[[MASK:.*]] = arith.select %[[HIGH]], %c240_i16, %c15_i16 : i16
-// CHECK: %[[UNDER:.*]] = arith.select %[[HIGH]], %c21632_i16, %c25608_i16 : i16
-// CHECK: %[[SEVENTY_TWO:.*]] = arith.constant 7.200000e+01 : f16
-// CHECK: %[[TEN_THIRTY_TWO:.*]] = arith.constant 1.032000e+03 : f16
-// CHECK: %[[MAGIC:.*]] = arith.select %[[HIGH]], %[[SEVENTY_TWO]], %[[TEN_THIRTY_TWO]] : f16
-// CHECK: %[[WIDE:.*]] = arith.extui %[[BYTE]] : i8 to i16
-// CHECK: %[[CODE:.*]] = arith.andi %[[WIDE]], %[[MASK]] : i16
-// CHECK: %[[BITS:.*]] = arith.xori %[[CODE]], %[[UNDER]] : i16
-// CHECK: %[[FLOAT:.*]] = arith.bitcast %[[BITS]] : i16 to f16
-// CHECK: arith.subf %[[FLOAT]], %[[MAGIC]] : f16
+// CHECK: %[[HIGH_FLOAT:.*]] = vector.extract %[[FLOATS]][1] : f16 from vector<2xf16>
+// CHECK: %[[LOW_FLOAT:.*]] = vector.extract %[[FLOATS]][0] : f16 from vector<2xf16>
+// CHECK: arith.select %[[HIGH]], %[[HIGH_FLOAT]], %[[LOW_FLOAT]] : f16
 // CHECK-NOT: i4
 func.func @copy_and_widen(%B: memref<128x256xi4>, %O: memref<64x64xf16>) {
   %c0 = arith.constant 0 : index

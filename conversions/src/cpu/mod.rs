@@ -131,9 +131,10 @@ pub(crate) fn lower_body<'c>(
 /// bf16 instructions; f8E4M3FN and f8E5M2 held as bytes and converted in integer arithmetic
 /// (`tile-emulate-small-floats`); `math.ipowi`, and `math.fpowi` with exponents wider than a C int, as
 /// outlined loops, math functions as LLVM intrinsics
-/// and, where LLVM has none (`erf`, `tanh`, ...), calls into the host's libm).
+/// and, where LLVM has none (`erf`, `tanh`, ...), calls into the host's libm; the vector ops
+/// `tile-pack-narrow-types` widens a byte's two 4-bit halves with, as LLVM vectors).
 pub const LLVM_PIPELINE: &str = "builtin.module(tile-pack-narrow-types, convert-tile-to-cpu, canonicalize, cse, math-extend-to-supported-types, \
      tile-small-float-conversions-through-f32, arith-emulate-unsupported-floats{source-types=f8E4M3FN,f8E5M2 target-type=f32}, tile-emulate-small-floats, arith-expand{include-bf16=true}, \
      convert-scf-to-cf, convert-math-to-funcs{min-width-of-fpowi-exponent=33}, convert-math-to-llvm, convert-math-to-libm, expand-strided-metadata, finalize-memref-to-llvm, \
-     convert-arith-to-llvm, convert-index-to-llvm, convert-cf-to-llvm, convert-func-to-llvm, \
+     convert-vector-to-llvm, convert-arith-to-llvm, convert-index-to-llvm, convert-cf-to-llvm, convert-func-to-llvm, \
      reconcile-unrealized-casts)";

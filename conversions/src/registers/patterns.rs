@@ -592,6 +592,9 @@ pub struct Lowering<'c, 'a, 'l> {
     /// where a thread holds runs of consecutive elements ([`run_store`]): shared tiles start on 128
     /// bytes (views of dynamic shared memory) and vector stores need no pointer cast.
     pub(crate) wide_stores: bool,
+    /// Whether a byte read from a 16-byte line is put in both halves of a word by one byte
+    /// permute where its widening asks for that ([`crate::target::Target::byte_permute`]).
+    pub(crate) byte_permute: bool,
 }
 
 /// Where a copy's tile lies in the larger buffer on its other side: one offset per dimension of the
@@ -883,7 +886,8 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             rewriter.inline_block_before(body, clone, &coordinates);
             rewriter.erase_op(clone);
             for ((original, copy), packed) in originals.iter().zip(copies).zip(&packed) {
-                if copy.attribute(tile_dialect::decisions::PACKED_BYTE).is_ok() {
+                // The original, not its copy: the copies include the body's erased terminator.
+                if original.attribute(tile_dialect::decisions::PACKED_BYTE).is_ok() {
                     if packed.is_some_and(|dim| self.packed_byte_from_line(copy, by, slot, dim)) {
                         continue;
                     }
@@ -1836,6 +1840,7 @@ pub fn lower_all<'c, 'a>(
     let private_space = target.memory.private_space;
     let spirv = target.is_spirv();
     let wide_stores = target.memory.dynamic_shared;
+    let byte_permute = target.byte_permute;
     let clusters = target.clusters.as_ref();
     let body = kernel
         .region(0)
@@ -1878,6 +1883,7 @@ pub fn lower_all<'c, 'a>(
         registers,
         first,
         wide_stores,
+        byte_permute,
     };
     let allocations: Vec<OperationRef> = ops
         .iter()

@@ -28,6 +28,7 @@ pub static TARGET: Target = Target {
     gemm_anchors: crate::amdgpu::anchors::gemm_anchors,
     // `gpu.shuffle` is `ds_bpermute` across the wave.
     shuffle_lanes: Some(64),
+    byte_permute: false,
     environment: None,
     // Tiles in LDS (workgroup attributions), tensors as memref descriptors.
     memory: Memory {

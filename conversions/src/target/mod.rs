@@ -68,6 +68,10 @@ pub struct Target {
     /// Lanes that exchange values with register shuffles (a warp, a wave, a fixed-width subgroup);
     /// `None`: exchanges go through workgroup memory.
     pub shuffle_lanes: Option<i64>,
+    /// Whether one instruction picks any bytes of a word into any byte positions (NVIDIA's
+    /// `prmt`): a packed byte read from a 16-byte line is then placed in both halves of a word
+    /// at once, where widening its two 4-bit halves asks for that ([`crate::narrow`]).
+    pub byte_permute: bool,
     /// The `gpu.module`'s `targets` (a SPIR-V target environment) for a device whose blocks may
     /// use the given bytes of workgroup memory, where the target has one.
     pub environment: Option<fn(i64) -> String>,

@@ -25,6 +25,7 @@ pub static TARGET: Target = Target {
     matrix: Some(&crate::nvgpu::rules::WGMMA_AND_MMA_SYNC),
     gemm_anchors: crate::nvgpu::anchors::gemm_anchors,
     shuffle_lanes: Some(32),
+    byte_permute: true,
     environment: None,
     memory: MEMORY,
     tma: true,

@@ -23,6 +23,7 @@ pub static TARGET: Target = Target {
     gemm_anchors: crate::layout::anchors::no_anchors,
     // The subgroup width is the device's: exchanges go through workgroup memory.
     shuffle_lanes: None,
+    byte_permute: false,
     environment: Some(environment),
     memory: MEMORY,
     tma: false,

@@ -25,6 +25,7 @@ pub static TARGET: Target = Target {
     gemm_anchors: crate::spirv::coopmat::anchors::gemm_anchors,
     // The environment fixes the subgroup width (GroupNonUniformShuffle).
     shuffle_lanes: Some(config::SUBGROUP),
+    byte_permute: false,
     environment: Some(environment),
     memory: Memory {
         max_shared_bytes: config::MAX_SHARED_BYTES,

@@ -83,12 +83,37 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             b.andi(at, column, b.index(at, 3)),
             i32_type,
         );
+        let loaded: Value = load.result(0).expect("a byte").into();
+        let rewriter = melior::IrRewriter::new(self.context);
+        if self.byte_permute {
+            // Byte t of the word into bytes 0 and 2, zeros into bytes 1 and 3 (selector nibbles
+            // t, 4, t, 4: 4 picks the zero word's first byte).
+            let selector = b.addi(
+                at,
+                b.muli(at, byte_in_word, b.integer(at, i32_type, 0x0101)),
+                b.integer(at, i32_type, 0x4040),
+            );
+            let zero = b.integer(at, i32_type, 0);
+            for splat in crate::narrow::byte_splats(loaded) {
+                let permuted = melior::ir::operation::OperationBuilder::new("nvvm.prmt", b.location)
+                    .add_operands(&[held, zero, selector])
+                    .add_results(&[i32_type])
+                    .add_attributes(&[(
+                        melior::ir::Identifier::new(self.context, "mode"),
+                        melior::ir::Attribute::parse(self.context, "#nvvm.permute_mode<default>")
+                            .expect("a permute mode"),
+                    )])
+                    .build()
+                    .expect("nvvm.prmt");
+                let permuted = b.value(at, permuted);
+                rewriter
+                    .as_rewriter_base()
+                    .replace_all_uses_with(splat.result(0).expect("a word").into(), permuted);
+            }
+        }
         let shift = b.muli(at, byte_in_word, b.integer(at, i32_type, 8));
         let byte = b.cast(at, tile_ir::arith::trunci, b.shrui(at, held, shift), i8_type);
-        let rewriter = melior::IrRewriter::new(self.context);
-        rewriter
-            .as_rewriter_base()
-            .replace_all_uses_with(load.result(0).expect("a byte").into(), byte);
+        rewriter.as_rewriter_base().replace_all_uses_with(loaded, byte);
         rewriter.as_rewriter_base().erase_op(load);
         true
     }
