@@ -407,15 +407,13 @@ fn unpack_load<'c, 'a>(context: &'c Context, load: OperationRef<'c, 'a>) -> Resu
             (byte, high)
         }
     };
-    // The half that holds the element, in the low four bits of an i8.
-    let half = |b: &Builder<'c>, at: At<'c, 'a>| match high {
-        Half::Known(false) => b.andi(at, byte, b.integer(at, i8, 15)),
-        Half::Known(true) => b.shrui(at, byte, b.integer(at, i8, 4)),
-        Half::Index(odd) => {
-            let odd = b.cast(at, tile_ir::arith::index_cast, odd, i8);
-            let shift = b.shli(at, odd, b.integer(at, i8, 2));
-            let shifted = b.shrui(at, byte, shift);
-            b.andi(at, shifted, b.integer(at, i8, 15))
+    // The half that holds the element, in the low four bits of an i8 (a high half shifted down
+    // has nothing above them).
+    let half = |b: &Builder<'c>, at: At<'c, 'a>| {
+        let down = shifted_down(b, at, byte, high);
+        match high {
+            Half::Known(true) => down,
+            _ => b.andi(at, down, b.integer(at, i8, 15)),
         }
     };
     let loaded: Value = load.result(0).expect("a loaded value").into();
@@ -475,6 +473,21 @@ enum Half<'c, 'a> {
     Index(Value<'c, 'a>),
 }
 
+/// `byte` shifted right so that its half `high` is its low four bits (the other half stays above
+/// them where the element is the low half).
+fn shifted_down<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, byte: Value<'c, 'a>, high: Half<'c, 'a>) -> Value<'c, 'a> {
+    let i8 = IntegerType::new(b.context, 8).into();
+    match high {
+        Half::Known(false) => byte,
+        Half::Known(true) => b.shrui(at, byte, b.integer(at, i8, 4)),
+        Half::Index(odd) => {
+            let odd = b.cast(at, tile_ir::arith::index_cast, odd, i8);
+            let shift = b.shli(at, odd, b.integer(at, i8, 2));
+            b.shrui(at, byte, shift)
+        }
+    }
+}
+
 /// The 4-bit integer in half `high` of `byte` (two's complement where `signed`) as float type `ty`,
 /// without an integer-to-float conversion. A code in the low half, put under the exponent of 2^f
 /// (f the type's fraction bits), gives the float 2^f + c exactly; one in the high half stays
@@ -494,7 +507,6 @@ fn exact_integer_float<'c, 'a>(
 ) -> Value<'c, 'a> {
     let (width, fraction, bias) = float_format(ty).expect("checked by widening");
     let bits: Type = IntegerType::new(b.context, width).into();
-    let i8 = IntegerType::new(b.context, 8).into();
     // (mask of the code in the byte, bits to XOR or OR in, the float to subtract) for a code
     // `shift` bits up its byte: the power's bits lie above the code's, so one XOR puts the code
     // under the exponent and flips a signed code's sign bit.
@@ -513,16 +525,8 @@ fn exact_integer_float<'c, 'a>(
         return half_float_pair(b, at, byte, high, signed, [form(0), form(4)], ty);
     }
     let (mask, under, offset) = match high {
-        Half::Known(false) => {
-            let (mask, under, offset) = form(0);
-            (
-                b.integer(at, bits, mask),
-                b.integer(at, bits, under),
-                b.constant(at, ty, offset as f64),
-            )
-        }
-        Half::Known(true) if in_place => {
-            let (mask, under, offset) = form(4);
+        Half::Known(is_high) if in_place || !is_high => {
+            let (mask, under, offset) = form(if is_high { 4 } else { 0 });
             (
                 b.integer(at, bits, mask),
                 b.integer(at, bits, under),
@@ -539,16 +543,9 @@ fn exact_integer_float<'c, 'a>(
                 pick(b, b.constant(at, ty, high.2 as f64), b.constant(at, ty, low.2 as f64)),
             )
         }
-        // The high half shifted down to the low one first.
-        Half::Known(true) | Half::Index(_) => {
-            let shift = match high {
-                Half::Index(odd) => {
-                    let odd = b.cast(at, tile_ir::arith::index_cast, odd, i8);
-                    b.shli(at, odd, b.integer(at, i8, 2))
-                }
-                _ => b.integer(at, i8, 4),
-            };
-            let shifted = b.shrui(at, byte, shift);
+        // A high half the type cannot hold in place (bf16), shifted down to the low one first.
+        _ => {
+            let shifted = shifted_down(b, at, byte, high);
             return exact_integer_float(b, at, shifted, Half::Known(false), signed, ty);
         }
     };

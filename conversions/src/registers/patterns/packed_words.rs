@@ -85,27 +85,31 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         );
         let loaded: Value = load.result(0).expect("a byte").into();
         let rewriter = melior::IrRewriter::new(self.context);
-        if self.byte_permute {
+        let splats = if self.byte_permute {
+            crate::narrow::byte_splats(loaded)
+        } else {
+            Vec::new()
+        };
+        if !splats.is_empty() {
             // Byte t of the word into bytes 0 and 2, zeros into bytes 1 and 3 (selector nibbles
-            // t, 4, t, 4: 4 picks the zero word's first byte).
+            // t, 4, t, 4: 4 picks the zero word's first byte); one permute serves every splat.
             let selector = b.addi(
                 at,
                 b.muli(at, byte_in_word, b.integer(at, i32_type, 0x0101)),
                 b.integer(at, i32_type, 0x4040),
             );
             let zero = b.integer(at, i32_type, 0);
-            for splat in crate::narrow::byte_splats(loaded) {
-                let permuted = melior::ir::operation::OperationBuilder::new("nvvm.prmt", b.location)
-                    .add_operands(&[held, zero, selector])
-                    .add_results(&[i32_type])
-                    .add_attributes(&[(
-                        melior::ir::Identifier::new(self.context, "mode"),
-                        melior::ir::Attribute::parse(self.context, "#nvvm.permute_mode<default>")
-                            .expect("a permute mode"),
-                    )])
-                    .build()
-                    .expect("nvvm.prmt");
-                let permuted = b.value(at, permuted);
+            let permuted = melior::ir::operation::OperationBuilder::new("nvvm.prmt", b.location)
+                .add_operands(&[held, zero, selector])
+                .add_results(&[i32_type])
+                .add_attributes(&[(
+                    melior::ir::Identifier::new(self.context, "mode"),
+                    melior::ir::Attribute::parse(self.context, "#nvvm.permute_mode<default>").expect("a permute mode"),
+                )])
+                .build()
+                .expect("nvvm.prmt");
+            let permuted = b.value(at, permuted);
+            for splat in splats {
                 rewriter
                     .as_rewriter_base()
                     .replace_all_uses_with(splat.result(0).expect("a word").into(), permuted);
