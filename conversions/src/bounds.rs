@@ -13,6 +13,7 @@ use melior::ir::{
     operation::{OperationLike, OperationRef},
 };
 use tile_dialect::ops::{as_result, constant_float, memref_shape, nested_ops, op_name};
+use tile_dialect::positions::{BlockAt, OperationAt};
 
 /// A closed interval of reals (its ends may be infinite).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -119,7 +120,7 @@ pub fn value_bound(value: Value, depth: usize) -> Interval {
         return Interval::any();
     };
     let operand = |index: usize| {
-        op.operand(index)
+        op.operand_at(index)
             .map_or(Interval::any(), |operand| value_bound(operand, depth - 1))
     };
     match op_name(&op) {
@@ -187,7 +188,7 @@ pub fn fragment_bound(tile: Value, reader: OperationRef) -> Option<Interval> {
         .collect();
     for op in before.iter().rev() {
         let uses =
-            |candidate: &OperationRef| (0..candidate.operand_count()).any(|i| candidate.operand(i).ok() == Some(tile));
+            |candidate: &OperationRef| (0..candidate.operand_count()).any(|i| candidate.operand_at(i) == Some(tile));
         let users: Vec<OperationRef> = std::iter::once(*op).chain(nested_ops(*op)).filter(uses).collect();
         if users.is_empty() {
             continue;
@@ -196,8 +197,8 @@ pub fn fragment_bound(tile: Value, reader: OperationRef) -> Option<Interval> {
             continue;
         }
         return match op_name(op) {
-            "tile.fill" if op.operand(0).ok() == Some(tile) => {
-                op.operand(1).ok().and_then(constant_float).map(Interval::point)
+            "tile.fill" if op.operand_at(0) == Some(tile) => {
+                op.operand_at(1).and_then(constant_float).map(Interval::point)
             }
             "tile.parallel" => stored_bound(*op, tile),
             _ => None,
@@ -212,27 +213,27 @@ fn stored_bound(parallel: OperationRef, tile: Value) -> Option<Interval> {
     if tile_dialect::ops::parallel_extents(&parallel)? != memref_shape(tile) {
         return None;
     }
-    let body = parallel.region(0).ok()?.first_block()?;
+    let body = parallel.region_at(0)?.first_block()?;
     let indices: Vec<Value> = (0..body.argument_count())
-        .filter_map(|i| body.argument(i).ok().map(Into::into))
+        .filter_map(|i| body.argument_at(i).map(Into::into))
         .collect();
     let mut bound: Option<Interval> = None;
     for op in nested_ops(parallel) {
-        let writes = (0..op.operand_count()).any(|i| op.operand(i).ok() == Some(tile));
+        let writes = (0..op.operand_count()).any(|i| op.operand_at(i) == Some(tile));
         if !writes || op_name(&op) == "memref.load" {
             continue;
         }
         // A store of the loop's element, in the body itself (not under a condition).
         let whole = op_name(&op) == "memref.store"
-            && op.operand(1).ok() == Some(tile)
+            && op.operand_at(1) == Some(tile)
             && op.block().is_some_and(|block| block == body)
             && (2..op.operand_count())
-                .map(|i| op.operand(i).ok())
+                .map(|i| op.operand_at(i))
                 .eq(indices.iter().map(|index| Some(*index)));
         if !whole {
             return None;
         }
-        let value = value_bound(op.operand(0).ok()?, DEPTH);
+        let value = value_bound(op.operand_at(0)?, DEPTH);
         bound = Some(bound.map_or(value, |held| held.union(value)));
     }
     bound

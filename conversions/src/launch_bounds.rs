@@ -43,6 +43,7 @@ use std::collections::HashMap;
 use tile_dialect::ops::{
     constant_integer, find_ops, integer_attribute, set_attribute, static_sizes, string_attribute, with_context,
 };
+use tile_dialect::positions::OperationAt;
 use tile_ir::{arith, func, gpu, is, match_op, memref, scf};
 use tile_manifest::{Expr, Manifest};
 
@@ -258,19 +259,19 @@ impl Ranges {
             gpu::GridDimOperation => Range::new(size(self.grid)?, size(self.grid)?),
             gpu::BlockDimOperation => Range::new(size(self.block)?, size(self.block)?),
             memref::DimOperation => {
-                let memref = op.operand(0).ok()?.r#type();
+                let memref = op.operand_at(0)?.r#type();
                 let memref = tile_dialect::ops::as_memref(memref)?;
-                let index = usize::try_from(constant_integer(op.operand(1).ok()?)?).ok()?;
+                let index = usize::try_from(constant_integer(op.operand_at(1)?)?).ok()?;
                 Range::exactly((*static_sizes(memref).get(index)?)?)
             },
             arith::IndexCastOperation
             | arith::IndexCastUIOperation
             | arith::ExtUIOperation
-            | arith::ExtSIOperation => self.at(op, op.operand(0).ok()?, depth),
+            | arith::ExtSIOperation => self.at(op, op.operand_at(0)?, depth),
             _ => {
                 if op.operand_count() == 2 && op.result_count() == 1 {
-                    let a = self.at(op, op.operand(0).ok()?, depth)?;
-                    let b = self.at(op, op.operand(1).ok()?, depth)?;
+                    let a = self.at(op, op.operand_at(0)?, depth)?;
+                    let b = self.at(op, op.operand_at(1)?, depth)?;
                     binary(&op, a, b)
                 } else {
                     None
@@ -290,9 +291,9 @@ impl Ranges {
             if is(&parent, gpu::GPUFuncOperation::name) || is(&parent, func::FuncOperation::name) {
                 break;
             }
-            let in_then = inner.block().and_then(|block| block.parent_region()) == parent.region(0).ok();
+            let in_then = inner.block().and_then(|block| block.parent_region()) == parent.region_at(0);
             if is(&parent, scf::IfOperation::name) && in_then {
-                if let Ok(condition) = parent.operand(0) {
+                if let Some(condition) = parent.operand_at(0) {
                     range = self.narrow(range, value, condition, depth, GUARD_TERMS);
                 }
             }
@@ -311,7 +312,7 @@ impl Ranges {
         if op.operand_count() != 2 {
             return range;
         }
-        let (Ok(a), Ok(b)) = (op.operand(0), op.operand(1)) else {
+        let (Some(a), Some(b)) = (op.operand_at(0), op.operand_at(1)) else {
             return range;
         };
         match_op!(op, {
@@ -350,8 +351,8 @@ impl Ranges {
         if !is(&parent, scf::ForOperation::name) {
             return None;
         }
-        let lower = self.at(parent, parent.operand(0).ok()?, depth)?;
-        let upper = self.at(parent, parent.operand(1).ok()?, depth)?;
+        let lower = self.at(parent, parent.operand_at(0)?, depth)?;
+        let upper = self.at(parent, parent.operand_at(1)?, depth)?;
         // A loop whose upper bound is at most its lower one never runs its body: any range holds.
         Range::new(lower.lo, upper.hi.saturating_sub(1).max(lower.lo))
     }
@@ -373,7 +374,8 @@ fn fold<'c>(
     let rewriter = rewriter.as_rewriter_base();
     let mut folded = 0;
     for compare in find_ops(function, arith::CmpIOperation::name()) {
-        let (Ok(a), Ok(b), Ok(result)) = (compare.operand(0), compare.operand(1), compare.result(0)) else {
+        let (Some(a), Some(b), Some(result)) = (compare.operand_at(0), compare.operand_at(1), compare.result_at(0))
+        else {
             continue;
         };
         // Comparisons of vectors give vectors of flags.
@@ -396,7 +398,9 @@ fn fold<'c>(
             compare,
             melior::dialect::arith::constant(context, flag.into(), location),
         );
-        let Ok(constant) = constant.result(0) else { continue };
+        let Some(constant) = constant.result_at(0) else {
+            continue;
+        };
         // The comparison stays (the canonicalization after this pass drops it): erased, its memory
         // could come back as a new value the memoized ranges would mistake for an old one.
         rewriter.replace_all_uses_with(result.into(), constant.into());

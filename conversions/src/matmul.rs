@@ -68,6 +68,7 @@ use melior::{
         r#type::{IntegerType, MemRefType},
     },
 };
+use tile_dialect::positions::{BlockAt, OperationAt};
 use tile_dialect::{
     diagnostics::emit_error,
     ops::{self, find_ops, with_context},
@@ -249,7 +250,11 @@ fn expand<'c, 'a>(context: &'c Context, matmul: OperationRef<'c, 'a>, target: &T
         threads: None,
     };
     let at = At::before(matmul);
-    let operand = |index| matmul.operand(index).map_err(|error| error.to_string());
+    let operand = |index| {
+        matmul
+            .operand_at(index)
+            .ok_or_else(|| tile_dialect::positions::missing("operand", index))
+    };
     let (a, b, c) = (operand(0)?, operand(1)?, operand(2)?);
     let transpose_b = matmul.has_attribute("transpose_b");
     // Each size from whichever tensor states it, else from the tensor at run time; a tensor's
@@ -564,9 +569,12 @@ fn emit_kernel<'c, 'a>(
     );
     let body = first_block(kernel);
     let inside = At::before(body.terminator().expect("the kernel's tile.yield"));
-    let (bx, by): (Value, Value) = (body.argument(0).expect("x").into(), body.argument(1).expect("y").into());
+    let (bx, by): (Value, Value) = (
+        body.argument_at(0).expect("x").into(),
+        body.argument_at(1).expect("y").into(),
+    );
     // The batch's index first, where the tensor has a batch dimension.
-    let batch: Option<Value> = product.batch.map(|_| body.argument(2).expect("z").into());
+    let batch: Option<Value> = product.batch.map(|_| body.argument_at(2).expect("z").into());
     let indexed = |batched: bool, offsets: [Value<'c, 'a>; 2]| -> Vec<Value<'c, 'a>> {
         batch.filter(|_| batched).into_iter().chain(offsets).collect()
     };
@@ -612,7 +620,7 @@ fn emit_kernel<'c, 'a>(
     }
     let step_block = first_block(main);
     let step = At::before(step_block.terminator().expect("the loop's tile.yield"));
-    let kt: Value = step_block.argument(0).expect("the step").into();
+    let kt: Value = step_block.argument_at(0).expect("the step").into();
     let offset = builder.muli(step, kt, builder.index(step, depth));
     let b_offsets = if product.transpose_b {
         [column, offset]
@@ -670,7 +678,7 @@ fn memref_type<'c>(value: Value<'c, '_>) -> MemRefType<'c> {
 }
 
 fn first_block<'c, 'a>(op: OperationRef<'c, 'a>) -> BlockRef<'c, 'a> {
-    op.region(0).expect("a body").first_block().expect("a body block")
+    op.region_at(0).expect("a body").first_block().expect("a body block")
 }
 
 /// `size / divisor` rounded up.

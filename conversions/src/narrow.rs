@@ -30,6 +30,7 @@ use melior::{
         r#type::{IntegerType, MemRefType},
     },
 };
+use tile_dialect::positions::{BlockAt, OperationAt};
 use tile_dialect::{
     decisions::PACKED_BYTE,
     diagnostics::emit_error,
@@ -82,13 +83,13 @@ struct Uses<'c, 'a> {
 }
 
 fn pack_function<'c, 'a>(context: &'c Context, function: OperationRef<'c, 'a>) -> Result<(), Failure<'c, 'a>> {
-    let Some(entry) = function.region(0).ok().and_then(|region| region.first_block()) else {
+    let Some(entry) = function.region_at(0).and_then(|region| region.first_block()) else {
         return Ok(());
     };
     let ops = nested_ops(function);
     let mut buffers: Vec<Value<'c, 'a>> = Vec::new();
     for index in 0..entry.argument_count() {
-        let argument: Value = entry.argument(index).expect("an argument").into();
+        let argument: Value = entry.argument_at(index).expect("an argument").into();
         if packed_element(argument.r#type()).is_some() {
             buffers.push(argument);
         }
@@ -114,7 +115,7 @@ fn pack_function<'c, 'a>(context: &'c Context, function: OperationRef<'c, 'a>) -
             let mut block = region.first_block();
             while let Some(current) = block {
                 for index in 0..current.argument_count() {
-                    let argument = current.argument(index).expect("an argument");
+                    let argument = current.argument_at(index).expect("an argument");
                     if packed_element(argument.r#type()).is_some() && *op != function {
                         return Err((
                             *op,
@@ -154,7 +155,7 @@ fn pack_function<'c, 'a>(context: &'c Context, function: OperationRef<'c, 'a>) -
     }
     let uses = classify(&ops, &buffers)?;
     for load in &uses.loads {
-        let value: Value = load.result(0).expect("a loaded value").into();
+        let value: Value = load.result_at(0).expect("a loaded value").into();
         for user in tile_dialect::ops::users(value) {
             widening(user, value.r#type())?;
         }
@@ -168,8 +169,8 @@ fn pack_function<'c, 'a>(context: &'c Context, function: OperationRef<'c, 'a>) -
         .flatten()
         .collect();
     for dim in &uses.dims {
-        let rank = as_memref(dim.operand(0).expect("a memref").r#type()).map_or(0, |memref| memref.rank());
-        if dim.operand(1).ok().and_then(constant_integer).is_none() && rank > 0 {
+        let rank = as_memref(dim.operand_at(0).expect("a memref").r#type()).map_or(0, |memref| memref.rank());
+        if dim.operand_at(1).and_then(constant_integer).is_none() && rank > 0 {
             return Err((
                 *dim,
                 "expects a constant dimension of a buffer of 4-bit elements (its last dimension counts \
@@ -184,7 +185,7 @@ fn pack_function<'c, 'a>(context: &'c Context, function: OperationRef<'c, 'a>) -
         buffer.set_type(bytes_type(context, buffer.r#type()));
     }
     for (copy, index) in halved {
-        let offset = copy.operand(index).expect("an offset");
+        let offset = copy.operand_at(index).expect("an offset");
         let b = builder(context, copy.location());
         let at = At::before(copy);
         let half = match constant_integer(offset) {
@@ -194,14 +195,14 @@ fn pack_function<'c, 'a>(context: &'c Context, function: OperationRef<'c, 'a>) -
         set_operand(copy, index, half);
     }
     for dim in &uses.dims {
-        let memref = as_memref(dim.operand(0).expect("a memref").r#type()).expect("a memref");
-        if dim.operand(1).ok().and_then(constant_integer) != Some(memref.rank() as i64 - 1) {
+        let memref = as_memref(dim.operand_at(0).expect("a memref").r#type()).expect("a memref");
+        if dim.operand_at(1).and_then(constant_integer) != Some(memref.rank() as i64 - 1) {
             continue;
         }
         let Some(next) = dim.next_in_block() else { continue };
         let b = builder(context, dim.location());
         let at = At::before(next);
-        let bytes: Value = dim.result(0).expect("a size").into();
+        let bytes: Value = dim.result_at(0).expect("a size").into();
         let elements = b.muli(at, bytes, b.index(at, 2));
         let doubled = tile_dialect::ops::as_result(elements).expect("a product").owner();
         melior::IrRewriter::new(context)
@@ -263,7 +264,7 @@ fn last_offset<'c, 'a>(copy: OperationRef<'c, 'a>) -> Result<Option<usize>, Fail
     } else {
         return Ok(None);
     };
-    let offset = copy.operand(index).expect("an offset");
+    let offset = copy.operand_at(index).expect("an offset");
     if parity(offset, 0) != Some(0) {
         return Err((
             copy,
@@ -285,7 +286,7 @@ fn parity(value: Value, depth: usize) -> Option<i64> {
         return None;
     }
     let owner = tile_dialect::ops::as_result(value)?.owner();
-    let operand = |index: usize| owner.operand(index).ok().and_then(|value| parity(value, depth + 1));
+    let operand = |index: usize| owner.operand_at(index).and_then(|value| parity(value, depth + 1));
     tile_ir::match_op!(owner, {
         arith::MulIOperation => match (operand(0), operand(1)) {
             (Some(0), _) | (_, Some(0)) => Some(0),
@@ -295,8 +296,7 @@ fn parity(value: Value, depth: usize) -> Option<i64> {
         arith::AddIOperation => Some((operand(0)? + operand(1)?) & 1),
         arith::SubIOperation => Some((operand(0)? + operand(1)?) & 1),
         arith::ShLIOperation => owner
-            .operand(1)
-            .ok()
+            .operand_at(1)
             .and_then(constant_integer)
             .filter(|shift| *shift >= 1)
             .map(|_| 0),
@@ -416,12 +416,12 @@ fn unpack_load<'c, 'a>(context: &'c Context, load: OperationRef<'c, 'a>) -> Resu
             _ => b.andi(at, down, b.integer(at, i8, 15)),
         }
     };
-    let loaded: Value = load.result(0).expect("a loaded value").into();
+    let loaded: Value = load.result_at(0).expect("a loaded value").into();
     let rewriter = melior::IrRewriter::new(context);
     for user in tile_dialect::ops::users(loaded) {
         let at = At::before(user);
         let b = builder(context, user.location());
-        let result: Value = user.result(0).expect("a widened value").into();
+        let result: Value = user.result_at(0).expect("a widened value").into();
         let ty = result.r#type();
         let signed = || {
             let four = b.integer(at, i8, 4);
@@ -573,14 +573,14 @@ pub fn byte_splats<'c, 'a>(loaded: Value<'c, 'a>) -> Vec<OperationRef<'c, 'a>> {
     let widened = tile_dialect::ops::users(loaded).into_iter().filter(|user| {
         tile_ir::is(user, arith::ExtUIOperation::name)
             && user
-                .result(0)
-                .is_ok_and(|result| IntegerType::try_from(result.r#type()).is_ok_and(|ty| ty.width() == 32))
+                .result_at(0)
+                .is_some_and(|result| IntegerType::try_from(result.r#type()).is_ok_and(|ty| ty.width() == 32))
     });
     widened
-        .flat_map(|widen| tile_dialect::ops::users(widen.result(0).expect("a word").into()))
+        .flat_map(|widen| tile_dialect::ops::users(widen.result_at(0).expect("a word").into()))
         .filter(|user| {
             tile_ir::is(user, arith::MulIOperation::name)
-                && user.operand(1).ok().and_then(constant_integer) == Some(SPLAT)
+                && user.operand_at(1).and_then(constant_integer) == Some(SPLAT)
         })
         .collect()
 }

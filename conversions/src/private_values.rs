@@ -52,6 +52,7 @@ use melior::{
 };
 use std::collections::{HashMap, HashSet};
 use tile_dialect::ops::{constant_integer, nested_ops, op_name, with_context};
+use tile_dialect::positions::{BlockAt, OperationAt};
 use tile_ir::{gpu, is, match_op, memref, scf, vector};
 
 /// The flag of the pass that promotes every array it can.
@@ -111,7 +112,7 @@ fn run(op: OperationRef, scalars: bool) -> Result<(), String> {
 
 /// Promotes the private arrays of `function` (see the module).
 fn promote<'c, 'a>(context: &'c Context, function: OperationRef<'c, 'a>, scalars: bool) -> Result<(), String> {
-    let Some(body) = function.region(0).ok().and_then(|region| region.first_block()) else {
+    let Some(body) = function.region_at(0).and_then(|region| region.first_block()) else {
         return Ok(());
     };
     let mut promotion = Promotion {
@@ -143,7 +144,7 @@ fn erase_dead_extracts(context: &Context, function: OperationRef) {
         if !is(&op, vector::FromElementsOperation::name) || op.operand_count() == 0 {
             continue;
         }
-        let Ok(result) = op.result(0) else { continue };
+        let Some(result) = op.result_at(0) else { continue };
         let mut source = None;
         let whole = op.operands().enumerate().all(|(lane, operand)| match lane_of(operand) {
             Some((vector, at)) if at == lane && source.is_none_or(|source| source == vector) => {
@@ -168,8 +169,8 @@ fn erase_dead_extracts(context: &Context, function: OperationRef) {
     for op in ops {
         if is(&op, vector::ExtractOperation::name)
             && op
-                .result(0)
-                .is_ok_and(|result| !used.contains(&(Value::from(result).to_raw().ptr as usize)))
+                .result_at(0)
+                .is_some_and(|result| !used.contains(&(Value::from(result).to_raw().ptr as usize)))
         {
             rewriter.as_rewriter_base().erase_op(op);
         }
@@ -204,7 +205,7 @@ fn lane_of<'c, 'a>(value: Value<'c, 'a>) -> Option<(Value<'c, 'a>, usize)> {
     }
     let lane = usize::try_from(position.element(0).ok()?).ok()?;
     // The operand lives as long as the op, which lives as long as `value`.
-    Some((unsafe { Value::from_raw(op.operand(0).ok()?.to_raw()) }, lane))
+    Some((unsafe { Value::from_raw(op.operand_at(0)?.to_raw()) }, lane))
 }
 
 struct Promotion<'c, 'a> {
@@ -230,7 +231,7 @@ impl<'c, 'a> Promotion<'c, 'a> {
             if !is(op, memref::AllocaOperation::name) || op.block() != Some(body) || op.operand_count() != 0 {
                 continue;
             }
-            let Ok(result) = op.result(0) else { continue };
+            let Some(result) = op.result_at(0) else { continue };
             let Some(memref) = tile_dialect::ops::as_memref(result.r#type()) else {
                 continue;
             };
@@ -265,7 +266,7 @@ impl<'c, 'a> Promotion<'c, 'a> {
                 let view_at = |operand: usize| direct.is_none() && position == operand;
                 let allowed = match_op!(op, {
                     memref::MemorySpaceCastOperation if array_at(0) => {
-                        let result = op.result(0).ok();
+                        let result = op.result_at(0);
                         if let Some(result) = result {
                             self.arrays[index].views.push(result.into());
                             view_ops.push((index, *op));
@@ -322,18 +323,18 @@ impl<'c, 'a> Promotion<'c, 'a> {
     fn access(&mut self, op: &OperationRef<'c, 'a>) -> Option<Access<'c, 'a>> {
         let operands = op.operand_count();
         let (memref, index, stored, vector) = match_op!(op, {
-            memref::LoadOperation if operands == 2 => (op.operand(0).ok()?, op.operand(1).ok()?, None, false),
+            memref::LoadOperation if operands == 2 => (op.operand_at(0)?, op.operand_at(1)?, None, false),
             memref::StoreOperation if operands == 3 => (
-                op.operand(1).ok()?,
-                op.operand(2).ok()?,
-                Some(op.operand(0).ok()?),
+                op.operand_at(1)?,
+                op.operand_at(2)?,
+                Some(op.operand_at(0)?),
                 false,
             ),
-            vector::LoadOperation if operands == 2 => (op.operand(0).ok()?, op.operand(1).ok()?, None, true),
+            vector::LoadOperation if operands == 2 => (op.operand_at(0)?, op.operand_at(1)?, None, true),
             vector::StoreOperation if operands == 3 => (
-                op.operand(1).ok()?,
-                op.operand(2).ok()?,
-                Some(op.operand(0).ok()?),
+                op.operand_at(1)?,
+                op.operand_at(2)?,
+                Some(op.operand_at(0)?),
                 true,
             ),
             _ => return None,
@@ -350,7 +351,7 @@ impl<'c, 'a> Promotion<'c, 'a> {
         let width = if vector {
             let ty = match stored {
                 Some(value) => value.r#type(),
-                None => op.result(0).ok()?.r#type(),
+                None => op.result_at(0)?.r#type(),
             };
             self.width(ty, element, slots)?
         } else {
@@ -484,7 +485,12 @@ impl<'c, 'a> Promotion<'c, 'a> {
                     Some(value) => Self::set_group(state, group, value),
                     None => {
                         let value = self.group_value(At::before(op), state, group);
-                        rewriter.replace_all_uses_with(op.result(0).map_err(|e| e.to_string())?.into(), value);
+                        rewriter.replace_all_uses_with(
+                            op.result_at(0)
+                                .ok_or_else(|| tile_dialect::positions::missing("result", 0))?
+                                .into(),
+                            value,
+                        );
                     }
                 }
                 rewriter.erase_op(op);
@@ -515,8 +521,7 @@ impl<'c, 'a> Promotion<'c, 'a> {
         let rewriter = melior::IrRewriter::new(self.context);
         let rewriter = rewriter.as_rewriter_base();
         let old_body = old
-            .region(0)
-            .ok()
+            .region_at(0)
             .and_then(|region| region.first_block())
             .ok_or("an scf.for without a body")?;
         let carried = old.operand_count() - 3;
@@ -530,7 +535,7 @@ impl<'c, 'a> Promotion<'c, 'a> {
         );
         let types: Vec<Type> = groups.iter().map(|group| self.group_type(*group)).collect();
         let mut arguments: Vec<(Type, melior::ir::Location)> = (0..old_body.argument_count())
-            .map(|i| (old_body.argument(i).expect("an argument").r#type(), location))
+            .map(|i| (old_body.argument_at(i).expect("an argument").r#type(), location))
             .collect();
         arguments.extend(types.iter().map(|ty| (*ty, location)));
         let region = Region::new();
@@ -557,8 +562,7 @@ impl<'c, 'a> Promotion<'c, 'a> {
             .into(),
         );
         let body = new
-            .region(0)
-            .ok()
+            .region_at(0)
             .and_then(|region| region.first_block())
             .expect("the new body");
         let placeholder = body.append_operation(melior::dialect::scf::r#yield(&[], location));
@@ -566,7 +570,7 @@ impl<'c, 'a> Promotion<'c, 'a> {
         let yielded: Vec<Value> = old_yield.operands().collect();
         rewriter.erase_op(old_yield);
         let inherited: Vec<Value> = (0..1 + carried)
-            .map(|i| body.argument(i).expect("an argument").into())
+            .map(|i| body.argument_at(i).expect("an argument").into())
             .collect();
         rewriter.inline_block_before(old_body, placeholder, &inherited);
         let mut inside = state.clone();
@@ -574,7 +578,7 @@ impl<'c, 'a> Promotion<'c, 'a> {
             Self::set_group(
                 &mut inside,
                 *group,
-                body.argument(1 + carried + k).expect("a carried group").into(),
+                body.argument_at(1 + carried + k).expect("a carried group").into(),
             );
         }
         self.block(body, &mut inside)?;
@@ -625,12 +629,12 @@ impl<'c, 'a> Promotion<'c, 'a> {
         let rewriter = rewriter.as_rewriter_base();
         for k in 0..kept {
             rewriter.replace_all_uses_with(
-                old.result(k).expect("a result").into(),
-                new.result(k).expect("a result").into(),
+                old.result_at(k).expect("a result").into(),
+                new.result_at(k).expect("a result").into(),
             );
         }
         for (k, group) in groups.iter().enumerate() {
-            Self::set_group(state, *group, new.result(kept + k).expect("a group's result").into());
+            Self::set_group(state, *group, new.result_at(kept + k).expect("a group's result").into());
         }
         rewriter.erase_op(old);
     }
@@ -645,7 +649,9 @@ impl<'c, 'a> Promotion<'c, 'a> {
         let kept = old.result_count();
         let mut results: Vec<Type> = old.results().map(|result| result.r#type()).collect();
         results.extend(groups.iter().map(|group| self.group_type(*group)));
-        let condition = old.operand(0).map_err(|e| e.to_string())?;
+        let condition = old
+            .operand_at(0)
+            .ok_or_else(|| tile_dialect::positions::missing("operand", 0))?;
         let (then_region, else_region) = (Region::new(), Region::new());
         then_region.append_block(Block::new(&[]));
         else_region.append_block(Block::new(&[]));
@@ -660,14 +666,13 @@ impl<'c, 'a> Promotion<'c, 'a> {
         );
         for index in 0..2 {
             let block = new
-                .region(index)
-                .ok()
+                .region_at(index)
                 .and_then(|region| region.first_block())
                 .expect("a new branch");
             let placeholder = block.append_operation(melior::dialect::scf::r#yield(&[], location));
             let mut inside = state.clone();
             let mut yielded: Vec<Value> = Vec::new();
-            if let Some(old_block) = old.region(index).ok().and_then(|region| region.first_block()) {
+            if let Some(old_block) = old.region_at(index).and_then(|region| region.first_block()) {
                 let old_yield = old_block.terminator().ok_or("an scf.if branch without its yield")?;
                 yielded = old_yield.operands().collect();
                 rewriter.erase_op(old_yield);

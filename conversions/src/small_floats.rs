@@ -26,6 +26,7 @@ use melior::{
         r#type::{IntegerType, MemRefType},
     },
 };
+use tile_dialect::positions::{BlockAt, OperationAt};
 use tile_dialect::{
     element::Element,
     ops::{nested_ops, op_name, set_operand, with_context},
@@ -95,7 +96,7 @@ fn conversions_through_f32<'c>(context: &'c Context, root: OperationRef<'c, '_>)
         if !tile_ir::is(&op, arith::ExtFOperation::name) && !tile_ir::is(&op, arith::TruncFOperation::name) {
             continue;
         }
-        let (Ok(operand), Ok(result)) = (op.operand(0), op.result(0)) else {
+        let (Some(operand), Some(result)) = (op.operand_at(0), op.result_at(0)) else {
             continue;
         };
         let [from, to] = [operand.r#type(), result.r#type()].map(tile_dialect::ops::scalar_type);
@@ -145,12 +146,12 @@ fn bits_at_launches<'c, 'a>(context: &'c Context, module: OperationRef<'c, 'a>) 
         .into_iter()
         .filter(|op| tile_ir::is(op, gpu::GPUFuncOperation::name) && op.attribute("gpu.kernel").is_ok())
     {
-        let Some(entry) = function.region(0).ok().and_then(|region| region.first_block()) else {
+        let Some(entry) = function.region_at(0).and_then(|region| region.first_block()) else {
             continue;
         };
         let mut changed = Vec::new();
         for index in 0..entry.argument_count() {
-            let argument: Value = entry.argument(index).expect("an argument").into();
+            let argument: Value = entry.argument_at(index).expect("an argument").into();
             let Some(bits) = bits_of(argument.r#type()) else {
                 continue;
             };
@@ -165,7 +166,7 @@ fn bits_at_launches<'c, 'a>(context: &'c Context, module: OperationRef<'c, 'a>) 
                         .collect::<Vec<_>>()
                 })
                 .collect();
-            entry.argument(index).expect("an argument").set_type(bits);
+            entry.argument_at(index).expect("an argument").set_type(bits);
             let first = entry.first_operation().expect("a kernel body");
             let back = unrealized_cast(context, At::before(first), argument, original);
             for (user, position) in users {
@@ -208,7 +209,7 @@ fn bits_at_launches<'c, 'a>(context: &'c Context, module: OperationRef<'c, 'a>) 
         let first = sizes[..11].iter().sum::<i32>() as usize;
         for (index, bits) in changed {
             let position = first + index;
-            if let Ok(operand) = launch.operand(position) {
+            if let Some(operand) = launch.operand_at(position) {
                 let host = unrealized_cast(context, At::before(launch), operand, *bits);
                 set_operand(launch, position, host);
             }
@@ -330,7 +331,7 @@ fn emulate<'c>(context: &'c Context, root: OperationRef<'c, '_>) -> Result<(), S
             let mut block = region.first_block();
             while let Some(current) = block {
                 for index in 0..current.argument_count() {
-                    let argument = current.argument(index).expect("an argument");
+                    let argument = current.argument_at(index).expect("an argument");
                     if let Some(ty) = memref_of_bits(argument.r#type()) {
                         argument.set_type(ty);
                     }
@@ -361,7 +362,7 @@ fn emulate<'c>(context: &'c Context, root: OperationRef<'c, '_>) -> Result<(), S
         widen_users(context, value, value, element, &mut failure);
     }
     for (load, element) in loads {
-        let value: Value = load.result(0).expect("a loaded value").into();
+        let value: Value = load.result_at(0).expect("a loaded value").into();
         value.set_type(bits_type(context, element));
         widen_users(context, value, value, element, &mut failure);
     }
@@ -388,9 +389,9 @@ fn emulate<'c>(context: &'c Context, root: OperationRef<'c, '_>) -> Result<(), S
                 ),
             )
         } else {
-            let result = op.result(0).expect("a value").r#type();
+            let result = op.result_at(0).expect("a value").r#type();
             let ty = tile_dialect::ops::vector_or_scalar_of(result, bits_type(context, element)).expect("bits");
-            let value = op.operand(0).expect("a float");
+            let value = op.operand_at(0).expect("a float");
             match by_instruction(op) && element.is_f8() {
                 true => {
                     let in_range = op.attribute(tile_dialect::decisions::IN_RANGE).is_ok();
@@ -399,11 +400,11 @@ fn emulate<'c>(context: &'c Context, root: OperationRef<'c, '_>) -> Result<(), S
                 false => each_lane(&b, at, value, ty, |lane, _| encode(&b, at, lane, element)),
             }
         };
-        let value: Value = op.result(0).expect("a value").into();
+        let value: Value = op.result_at(0).expect("a value").into();
         for user in tile_dialect::ops::users(value) {
             if tile_ir::is(&user, memref::StoreOperation::name) || moves(&user) {
                 let uses: Vec<usize> = (0..user.operand_count())
-                    .filter(|index| user.operand(*index).ok() == Some(value))
+                    .filter(|index| user.operand_at(*index) == Some(value))
                     .collect();
                 for index in uses {
                     set_operand(user, index, bits);
@@ -453,7 +454,7 @@ fn widen_users<'c, 'a>(
     failure: &mut Option<(OperationRef<'c, 'a>, String)>,
 ) {
     for user in tile_dialect::ops::users(value) {
-        if (tile_ir::is(&user, memref::StoreOperation::name) && user.operand(0).ok() == Some(value)) || moves(&user) {
+        if (tile_ir::is(&user, memref::StoreOperation::name) && user.operand_at(0) == Some(value)) || moves(&user) {
             continue;
         }
         if tile_ir::is(&user, arith::ExtFOperation::name) {
@@ -463,7 +464,7 @@ fn widen_users<'c, 'a>(
                 threads: None,
             };
             let at = At::before(user);
-            let result: Value = user.result(0).expect("a widened value").into();
+            let result: Value = user.result_at(0).expect("a widened value").into();
             let widened = each_lane(&b, at, bits, result.r#type(), |lane, ty| {
                 decode(&b, at, lane, element, ty)
             });
@@ -518,10 +519,10 @@ fn moves(op: &OperationRef) -> bool {
     let vector_access =
         |value: Option<Value>| value.is_some_and(|value| tile_dialect::ops::vector_lanes(value.r#type()).is_some());
     if tile_ir::is(op, memref::LoadOperation::name) {
-        return vector_access(op.result(0).ok().map(Value::from));
+        return vector_access(op.result_at(0).map(Value::from));
     }
     if tile_ir::is(op, memref::StoreOperation::name) {
-        return vector_access(op.operand(0).ok());
+        return vector_access(op.operand_at(0));
     }
     tile_ir::match_op!(op, {
         vector::LoadOperation

@@ -8,6 +8,7 @@ use melior::ir::{
     TypeLike, ValueLike,
     operation::{OperationLike, OperationRef},
 };
+use tile_dialect::positions::{BlockAt, OperationAt};
 use tile_dialect::{atomic::AtomicKind, diagnostics::emit_error, ops::op_name};
 use tile_ir::{arith, func, memref, tile};
 
@@ -119,7 +120,7 @@ fn narrow_types_packed(module: OperationRef) -> bool {
                     .map(|block| {
                         use melior::ir::BlockLike;
                         (0..block.argument_count())
-                            .filter_map(|index| block.argument(index).ok())
+                            .filter_map(|index| block.argument_at(index))
                             .map(|argument| argument.r#type())
                             .collect::<Vec<_>>()
                     })
@@ -152,9 +153,9 @@ pub fn destination<'c, 'a>(op: &OperationRef<'c, 'a>) -> Option<(melior::ir::Val
         tile::CopyOperation => {
             Some((tile_dialect::ops::copy_parts(op)?.dst, tile_dialect::ops::copy_atomic(op).is_some()))
         },
-        tile_ir::memref::StoreOperation => Some((op.operand(1).ok()?, false)),
-        tile::MatmulOperation => Some((op.operand(2).ok()?, false)),
-        tile_ir::memref::AtomicRMWOperation => Some((op.operand(1).ok()?, true)),
+        tile_ir::memref::StoreOperation => Some((op.operand_at(1)?, false)),
+        tile::MatmulOperation => Some((op.operand_at(2)?, false)),
+        tile_ir::memref::AtomicRMWOperation => Some((op.operand_at(1)?, true)),
         _ => None,
     })
 }
@@ -174,7 +175,7 @@ fn atomics_supported(module: OperationRef, atomics: crate::target::Atomics, name
             tile_ir::match_op!(op, {
                 tile_ir::memref::AtomicRMWOperation => {
                     let kind = AtomicKind::of(tile_dialect::ops::integer_attribute(&op, "kind")?)?;
-                    Some((op, kind, op.operand(0).ok()?.r#type()))
+                    Some((op, kind, op.operand_at(0)?.r#type()))
                 },
                 tile::CopyOperation => {
                     let kind = tile_dialect::ops::copy_atomic(&op)?;
@@ -342,7 +343,7 @@ fn no_f64(module: OperationRef, gpu: &Target) -> bool {
 fn dims_in_range(module: OperationRef) -> bool {
     let mut fine = true;
     for dim in tile_dialect::ops::find_ops(module, memref::DimOperation::name()) {
-        let (Ok(source), Ok(index)) = (dim.operand(0), dim.operand(1)) else {
+        let (Some(source), Some(index)) = (dim.operand_at(0), dim.operand_at(1)) else {
             continue;
         };
         let Some(memref) = tile_dialect::ops::as_memref(source.r#type()) else {
@@ -384,7 +385,9 @@ fn divisors_nonzero(module: OperationRef) -> bool {
     let mut fine = true;
     for name in DIVISIONS.iter().map(|name| name()) {
         for division in tile_dialect::ops::find_ops(module, name) {
-            let Ok(divisor) = division.operand(1) else { continue };
+            let Some(divisor) = division.operand_at(1) else {
+                continue;
+            };
             if tile_dialect::ops::constant_integer(divisor) == Some(0) {
                 emit_error(
                     division.location(),
@@ -405,7 +408,7 @@ fn divisors_nonzero(module: OperationRef) -> bool {
 fn truncations_linked(module: OperationRef) -> bool {
     let mut fine = true;
     for truncation in tile_dialect::ops::find_ops(module, arith::TruncFOperation::name()) {
-        let (Ok(source), Ok(result)) = (truncation.operand(0), truncation.result(0)) else {
+        let (Some(source), Some(result)) = (truncation.operand_at(0), truncation.result_at(0)) else {
             continue;
         };
         let element = tile_dialect::ops::scalar_type;

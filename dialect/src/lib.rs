@@ -27,6 +27,7 @@ pub mod math;
 pub mod ops;
 pub mod parser_guard;
 pub mod partition;
+pub mod positions;
 pub mod registration;
 mod verify;
 

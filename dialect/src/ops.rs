@@ -3,6 +3,7 @@
 //! Builders check what they can before building and return [`Error::InvalidArgument`] otherwise;
 //! the op's verifier (run by `Operation::verify` or a pass manager) checks the rest.
 
+use crate::positions::{BlockAt, OperationAt};
 use crate::{Error, Result, ffi};
 use melior::ir::AttributeLike;
 use melior::{
@@ -867,14 +868,14 @@ pub fn function_signature<'c>(
 pub fn signature_from_entry(context: &Context, function: melior::ir::operation::OperationRef) {
     use melior::ir::{attribute::TypeAttribute, r#type::FunctionType};
     let (Some(entry), Some(signature)) = (
-        function.region(0).ok().and_then(|region| region.first_block()),
+        function.region_at(0).and_then(|region| region.first_block()),
         function_signature(&function),
     ) else {
         return;
     };
     // The entry block's first arguments only: a gpu.func's memory attributions follow them.
     let inputs: Vec<Type> = (0..signature.input_count())
-        .filter_map(|index| entry.argument(index).ok().map(|argument| argument.r#type()))
+        .filter_map(|index| entry.argument_at(index).map(|argument| argument.r#type()))
         .collect();
     let results: Vec<Type> = (0..signature.result_count())
         .filter_map(|index| signature.result(index).ok())

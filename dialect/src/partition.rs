@@ -14,6 +14,7 @@
 //!
 //! The rules themselves are [`tile_manifest::Partition::check`], which the launchers share.
 
+use crate::positions::{BlockAt, OperationAt};
 use melior::ir::{
     BlockLike, RegionLike, ValueLike,
     attribute::{ArrayAttribute, DenseI64ArrayAttribute, DictionaryAttribute},
@@ -61,7 +62,7 @@ fn argument_attributes<'c>(function: &OperationRef<'c, '_>, count: usize) -> Vec
 /// The declared partition arguments of `function`, each as written (see [`verify`] for what
 /// makes one valid); none where it has no body.
 pub fn declared(function: OperationRef) -> Result<Vec<PartitionArgument>, String> {
-    let Some(entry) = function.region(0).ok().and_then(|body| body.first_block()) else {
+    let Some(entry) = function.region_at(0).and_then(|body| body.first_block()) else {
         return Ok(Vec::new());
     };
     let count = entry.argument_count();
@@ -123,15 +124,14 @@ pub fn declared(function: OperationRef) -> Result<Vec<PartitionArgument>, String
 /// entry count allows a part, and names a dimension of another memref argument.
 pub fn verify(function: OperationRef) -> Result<(), String> {
     let arguments = declared(function)?;
-    let Some(entry) = function.region(0).ok().and_then(|body| body.first_block()) else {
+    let Some(entry) = function.region_at(0).and_then(|body| body.first_block()) else {
         return Ok(());
     };
     for declared in &arguments {
         let name = attribute_name(declared.partition);
         let argument = declared.argument;
         let memref = entry
-            .argument(argument)
-            .ok()
+            .argument_at(argument)
             .and_then(|value| crate::ops::as_memref(value.r#type()));
         let entries = memref.filter(|memref| memref.rank() == 1);
         let Some(entries) = entries.filter(|memref| {
@@ -141,7 +141,7 @@ pub fn verify(function: OperationRef) -> Result<(), String> {
                 "argument {argument}: expects {name} on a 1-D memref of i32 or i64 (the entries a launcher checks), but \
                  it is on {}",
                 entry
-                    .argument(argument)
+                    .argument_at(argument)
                     .map(|value| value.r#type().to_string())
                     .unwrap_or_default()
             ));
@@ -159,7 +159,7 @@ pub fn verify(function: OperationRef) -> Result<(), String> {
             ));
         }
         let partitioned = (declared.tensor != argument)
-            .then(|| entry.argument(declared.tensor).ok())
+            .then(|| entry.argument_at(declared.tensor))
             .flatten()
             .and_then(|value| crate::ops::as_memref(value.r#type()));
         match partitioned {

@@ -12,6 +12,7 @@ use melior::ir::{
     RegionLike, ValueLike,
     operation::{OperationLike, OperationRef},
 };
+use tile_dialect::positions::OperationAt;
 use tile_dialect::{
     diagnostics::emit_error,
     ops::{find_ops, op_name, string_attribute},
@@ -60,11 +61,7 @@ fn gather<'c, 'a>(module: OperationRef<'c, 'a>) -> Gathered<'c, 'a> {
 fn external_functions(functions: &[OperationRef]) -> Vec<(String, String)> {
     let mut found = Vec::new();
     for &function in functions {
-        let has_body = function
-            .region(0)
-            .ok()
-            .and_then(|region| region.first_block())
-            .is_some();
+        let has_body = function.region_at(0).and_then(|region| region.first_block()).is_some();
         let Some(name) = string_attribute(&function, "sym_name") else {
             continue;
         };
@@ -149,7 +146,7 @@ fn check(root: OperationRef) -> bool {
             let name = op_name(&op);
             clean = false;
             let ty = op
-                .operand(0)
+                .operand_at(0)
                 .map(|operand| operand.r#type().to_string())
                 .unwrap_or_default();
             let instead = match name {
@@ -176,7 +173,7 @@ fn check(root: OperationRef) -> bool {
             let Some(function) = name.strip_prefix("llvm.intr.") else {
                 continue;
             };
-            let Ok(operand) = op.operand(0) else { continue };
+            let Some(operand) = op.operand_at(0) else { continue };
             if !LIBRARY_INTRINSICS.contains(&function)
                 || !melior::ir::TypeLike::is_f64(&tile_dialect::ops::scalar_type(operand.r#type()))
             {

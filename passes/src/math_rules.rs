@@ -24,6 +24,7 @@ use melior::{
 };
 use std::collections::HashSet;
 use tile_dialect::ops::{find_ops, with_context};
+use tile_dialect::positions::OperationAt;
 
 /// How one f32 op becomes what the target has (`x` is the op's first operand). A function named
 /// `llvm.*` is an intrinsic (`llvm.call_intrinsic`), any other an op of that name.
@@ -171,7 +172,7 @@ fn extend_to_f32(root: OperationRef, name: &str) {
         let rewriter = rewriter.as_rewriter_base();
         let f32 = Type::float32(context);
         for op in find_ops(root, name) {
-            let Ok(result) = op.result(0) else { continue };
+            let Some(result) = op.result_at(0) else { continue };
             let narrow = result.r#type();
             if op.result_count() != 1 || !is_narrow_float(narrow) {
                 continue;
@@ -364,7 +365,7 @@ impl<'c, 'a> Emitter<'c, 'a> {
         let op: Operation<'c> = builder.build().expect("math lowering op");
         self.block
             .insert_operation_before(self.before, op)
-            .result(0)
+            .result_at(0)
             .expect("one result")
             .into()
     }
@@ -373,7 +374,7 @@ impl<'c, 'a> Emitter<'c, 'a> {
     fn op_value(&self, op: Operation<'c>) -> Value<'c, 'a> {
         self.block
             .insert_operation_before(self.before, op)
-            .result(0)
+            .result_at(0)
             .expect("one result")
             .into()
     }

@@ -25,6 +25,7 @@
 
 use crate::math_rules::{Class, MathLowering, Rule};
 use std::f64::consts::{FRAC_1_PI, LN_2, LOG2_E, LOG10_2};
+use tile_dialect::positions::OperationAt;
 
 /// The pass's flag.
 pub const ARGUMENT: &str = "tile-math-to-rocdl";
@@ -112,7 +113,7 @@ fn bound_by_constant(root: melior::ir::OperationRef) {
         let rewriter = rewriter.as_rewriter_base();
         for (name, maximum) in [("arith.maximumf", true), ("arith.minimumf", false)] {
             for op in find_ops(root, name) {
-                let (Ok(a), Ok(b)) = (op.operand(0), op.operand(1)) else {
+                let (Some(a), Some(b)) = (op.operand_at(0), op.operand_at(1)) else {
                     continue;
                 };
                 if !a.r#type().is_float() {
@@ -127,9 +128,9 @@ fn bound_by_constant(root: melior::ir::OperationRef) {
                 let location = op.location();
                 let block = op.block().expect("op in a block");
                 let keep = block.insert_operation_before(op, cmpf(context, predicate, x, bound, location));
-                let keep = keep.result(0).expect("one result").into();
+                let keep = keep.result_at(0).expect("one result").into();
                 let chosen = block.insert_operation_before(op, select(keep, x, bound, location));
-                rewriter.replace_op_with_values(op, &[chosen.result(0).expect("one result").into()]);
+                rewriter.replace_op_with_values(op, &[chosen.result_at(0).expect("one result").into()]);
             }
         }
     });

@@ -11,6 +11,7 @@ use melior::{
         operation::{OperationBuilder, OperationLike, OperationRef},
     },
 };
+use tile_dialect::positions::{BlockAt, OperationAt};
 
 /// Where new ops go: in `block`, before `before`.
 #[derive(Clone, Copy)]
@@ -83,7 +84,7 @@ impl<'c> Builder<'c> {
 
     /// Inserts `op` and returns its first result.
     pub fn value<'a>(&self, at: At<'c, 'a>, op: Operation<'c>) -> Value<'c, 'a> {
-        self.insert(at, op).result(0).expect("op with a result").into()
+        self.insert(at, op).result_at(0).expect("op with a result").into()
     }
 
     /// Returns an `index` constant.
@@ -247,7 +248,7 @@ impl<'c> Builder<'c> {
     }
 
     fn inside<'a>(op: OperationRef<'c, 'a>, region: usize) -> (BlockRef<'c, 'a>, At<'c, 'a>) {
-        let block = op.region(region).expect("region").first_block().expect("body block");
+        let block = op.region_at(region).expect("region").first_block().expect("body block");
         let terminator = block.terminator().expect("scf.yield");
         (
             block,
@@ -269,7 +270,7 @@ impl<'c> Builder<'c> {
         let region = self.body_region(&[Type::index(self.context)]);
         let op = self.insert(at, scf::r#for(lower, upper, step, region, self.location));
         let (block, inside) = Self::inside(op, 0);
-        (inside, block.argument(0).expect("induction variable").into())
+        (inside, block.argument_at(0).expect("induction variable").into())
     }
 
     /// Creates `scf.for iv = lower to upper step step iter_args(carried = initial)` at `at`, whose body
@@ -298,7 +299,7 @@ impl<'c> Builder<'c> {
         arguments.extend(types.iter().map(|ty| (*ty, self.location)));
         let block = Block::new(&arguments);
         let carried: Vec<Value> = (1..block.argument_count())
-            .map(|i| block.argument(i).expect("carried value").into())
+            .map(|i| block.argument_at(i).expect("carried value").into())
             .collect();
         block.append_operation(scf::r#yield(&carried, self.location));
         let region = Region::new();
@@ -314,9 +315,13 @@ impl<'c> Builder<'c> {
         let op = self.insert(at, op);
         let (block, inside) = Self::inside(op, 0);
         let carried = (1..block.argument_count())
-            .map(|i| block.argument(i).expect("carried value").into())
+            .map(|i| block.argument_at(i).expect("carried value").into())
             .collect();
-        (inside, block.argument(0).expect("induction variable").into(), carried)
+        (
+            inside,
+            block.argument_at(0).expect("induction variable").into(),
+            carried,
+        )
     }
 
     /// Makes the body of a [`Self::for_loop_carrying`] (`at`: its position) carry `value` on.
@@ -351,7 +356,7 @@ impl<'c> Builder<'c> {
         };
         let op = self.insert(at, scf::r#if(condition, &types, region(), region(), self.location));
         let results = (0..op.result_count())
-            .map(|i| op.result(i).expect("result").into())
+            .map(|i| op.result_at(i).expect("result").into())
             .collect();
         (Self::inside(op, 0).1, Self::inside(op, 1).1, results)
     }

@@ -11,6 +11,7 @@ use melior::ir::{
     operation::{OperationLike, OperationRef},
 };
 use tile_dialect::ops::{ReductionKind, integer_attribute, memref_shape, reduction_kind};
+use tile_dialect::positions::OperationAt;
 use tile_ir::arith;
 
 // ---- tile.gemm ----------------------------------------------------------------------------------
@@ -18,7 +19,7 @@ use tile_ir::arith;
 /// Lowers `tile.gemm`: `C[m, n] += op(A)[m, k] * op(B)[k, n]` for every m, n, k.
 pub fn lower_gemm<'c>(b: &Builder<'c>, gemm: OperationRef<'c, '_>) {
     let at = At::before(gemm);
-    let [a, bb, c] = [0, 1, 2].map(|index| gemm.operand(index).expect("verified gemm"));
+    let [a, bb, c] = [0, 1, 2].map(|index| gemm.operand_at(index).expect("verified gemm"));
     let (transpose_a, transpose_b) = (gemm.has_attribute("transpose_a"), gemm.has_attribute("transpose_b"));
     let c_shape = memref_shape(c);
     let a_shape = memref_shape(a);
@@ -88,7 +89,7 @@ pub fn lower_gemm<'c>(b: &Builder<'c>, gemm: OperationRef<'c, '_>) {
 /// `B'` from `B[b]` when B is 3-D and from B itself (one for every batch) when it is 2-D.
 pub fn lower_matmul<'c>(b: &Builder<'c>, matmul: OperationRef<'c, '_>) {
     let at = At::before(matmul);
-    let [a, bb, c] = [0, 1, 2].map(|index| matmul.operand(index).expect("verified matmul"));
+    let [a, bb, c] = [0, 1, 2].map(|index| matmul.operand_at(index).expect("verified matmul"));
     let transpose_b = matmul.has_attribute("transpose_b");
     // The first matrix dimension of each operand: 1 past a batch dimension.
     let batched = memref_shape(a).len() == 3;
@@ -130,7 +131,7 @@ pub fn lower_matmul<'c>(b: &Builder<'c>, matmul: OperationRef<'c, '_>) {
     let next = b.add(step, sum, product);
     b.yield_value(step, next);
     let k_loop = step.block.parent_operation().expect("the K loop");
-    let total: Value = k_loop.result(0).expect("the K loop's sum").into();
+    let total: Value = k_loop.result_at(0).expect("the K loop's sum").into();
     let rounded = convert(b, outer, total, element_type(c));
     let c_indices: Vec<_> = batch_index.iter().copied().chain([i, j]).collect();
     b.store(outer, rounded, c, &c_indices);
@@ -173,8 +174,8 @@ pub fn lower_reduce<'c>(b: &Builder<'c>, reduce: OperationRef<'c, '_>) {
 /// anything is written at its index, so `dst` may be `src`; no iteration reads what another wrote.
 pub fn lower_scan<'c, 'a>(b: &Builder<'c>, scan: OperationRef<'c, 'a>) {
     let (src, dst) = (
-        scan.operand(0).expect("verified scan"),
-        scan.operand(1).expect("verified scan"),
+        scan.operand_at(0).expect("verified scan"),
+        scan.operand_at(1).expect("verified scan"),
     );
     let plan = Scan::of(scan);
     let dim = plan.dim;
@@ -197,7 +198,7 @@ pub(crate) struct Scan<'c> {
 impl<'c> Scan<'c> {
     /// Reads a verified `tile.scan`.
     pub fn of(scan: OperationRef<'c, '_>) -> Self {
-        let dst = scan.operand(1).expect("verified scan");
+        let dst = scan.operand_at(1).expect("verified scan");
         Scan {
             kind: reduction_kind(&scan).expect("verified scan"),
             exclusive: scan.has_attribute("exclusive"),
@@ -250,8 +251,8 @@ pub(crate) struct Reduction<'c, 'a> {
 impl<'c, 'a> Reduction<'c, 'a> {
     /// Reads a verified `tile.reduce`.
     pub fn of(reduce: OperationRef<'c, 'a>) -> Self {
-        let src = reduce.operand(0).expect("verified reduce");
-        let dst = reduce.operand(1).expect("verified reduce");
+        let src = reduce.operand_at(0).expect("verified reduce");
+        let dst = reduce.operand_at(1).expect("verified reduce");
         let dim = integer_attribute(&reduce, "dim").expect("verified reduce") as usize;
         let src_shape = memref_shape(src);
         let kept = src_shape

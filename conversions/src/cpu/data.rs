@@ -5,12 +5,9 @@
 //! rank than its global tensor lies in the dimensions it spans (see [`placed`]).
 
 use super::builder::{At, Builder};
-use melior::ir::{
-    ShapedTypeLike, Type, Value, ValueLike,
-    operation::{OperationLike, OperationRef},
-    r#type::MemRefType,
-};
+use melior::ir::{ShapedTypeLike, Type, Value, ValueLike, operation::OperationRef, r#type::MemRefType};
 use tile_dialect::ops::{copy_parts, memref_shape};
+use tile_dialect::positions::OperationAt;
 
 /// Returns the element type of a memref value.
 pub fn element_type<'c>(value: Value<'c, '_>) -> Type<'c> {
@@ -141,8 +138,8 @@ pub fn lower_copy<'c>(b: &Builder<'c>, copy: OperationRef<'c, '_>) {
 /// Lowers `tile.fill` to a store of the value in every element.
 pub fn lower_fill<'c>(b: &Builder<'c>, fill: OperationRef<'c, '_>) {
     let at = At::before(fill);
-    let dst = fill.operand(0).expect("verified fill");
-    let value = fill.operand(1).expect("verified fill");
+    let dst = fill.operand_at(0).expect("verified fill");
+    let value = fill.operand_at(1).expect("verified fill");
     let (body, ivs) = b.parallel_nest(at, &memref_shape(dst));
     b.store(body, value, dst, &ivs);
 }

@@ -13,6 +13,7 @@ use melior::{
     },
 };
 use tile_dialect::ops::{nested_ops, set_operand};
+use tile_dialect::positions::OperationAt;
 
 /// The width of `powi`'s exponent, a C `int`.
 const INT_BITS: u32 = 32;
@@ -23,7 +24,7 @@ pub fn widen_exponents<'c>(context: &'c Context, root: OperationRef<'c, '_>) {
         .into_iter()
         .filter(|op| tile_ir::is(op, tile_ir::math::FPowIOperation::name))
     {
-        let Ok(exponent) = op.operand(1) else { continue };
+        let Some(exponent) = op.operand_at(1) else { continue };
         let Ok(width) = IntegerType::try_from(exponent.r#type()).map(|ty| ty.width()) else {
             continue;
         };

@@ -14,6 +14,7 @@ use melior::{
     },
 };
 use tile_dialect::ops::{find_ops, memref_shape, string_attribute};
+use tile_dialect::positions::{BlockAt, OperationAt};
 use tile_ir::{arith, memref, tile};
 
 /// The CPU reference's print of an integer: (message as `memref<?xi8>`, block x, y, z, rank of
@@ -27,7 +28,7 @@ pub const MAX_RANK: usize = 4;
 /// Lowers `tile.print` where it stands (a scalar's print, or a loop over the tile's elements).
 pub fn lower_print<'c>(b: &Builder<'c>, print: OperationRef<'c, '_>) {
     let at = At::before(print);
-    let value = print.operand(0).expect("verified print");
+    let value = print.operand_at(0).expect("verified print");
     if value.r#type().is_mem_ref() {
         let shape = memref_shape(value);
         print_elements(b, at, print, &shape, |at, indices| b.load(at, value, indices));
@@ -80,10 +81,10 @@ fn block_ids<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, print: OperationRef<'c, 'a
         kernel = op.parent_operation();
     }
     let body = kernel
-        .and_then(|kernel| kernel.region(0).ok())
+        .and_then(|kernel| kernel.region_at(0))
         .and_then(|region| region.first_block());
     let i64_type = IntegerType::new(b.context, 64).into();
-    [0, 1, 2].map(|d| match body.and_then(|body| body.argument(d).ok()) {
+    [0, 1, 2].map(|d| match body.and_then(|body| body.argument_at(d)) {
         Some(id) => b.cast(at, arith::index_cast, id.into(), i64_type),
         None => b.integer(at, i64_type, 0),
     })
@@ -185,8 +186,7 @@ fn module_of<'c, 'a>(op: OperationRef<'c, 'a>) -> OperationRef<'c, 'a> {
 /// The first op of the module's body (where declarations go).
 fn module_start<'c, 'a>(module: OperationRef<'c, 'a>) -> At<'c, 'a> {
     let body = module
-        .region(0)
-        .ok()
+        .region_at(0)
         .and_then(|region| region.first_block())
         .expect("a module body");
     At {

@@ -12,6 +12,7 @@ use melior::{
     },
 };
 use tile_dialect::ops::integer_attribute;
+use tile_dialect::positions::OperationAt;
 
 // ---- tile.alloc_shared, tile.alloc_fragment ------------------------------------------------------
 
@@ -34,7 +35,7 @@ pub fn lower_alloc<'c>(
     memory_space: Option<melior::ir::Attribute<'c>>,
 ) {
     let at = At::before(alloc);
-    let old = alloc.result(0).expect("allocation result");
+    let old = alloc.result_at(0).expect("allocation result");
     let tile = MemRefType::try_from(old.r#type()).expect("memref");
     let mut shape: Vec<i64> = tile_dialect::ops::static_sizes(tile)
         .into_iter()
@@ -79,7 +80,7 @@ fn inline_body<'c>(
     inside: At<'c, '_>,
     values: &[Value<'c, '_>],
 ) {
-    let body = op.region(0).expect("region op").first_block().expect("body block");
+    let body = op.region_at(0).expect("region op").first_block().expect("body block");
     if let Some(terminator) = body.terminator()
         && tile_ir::is(&terminator, tile_ir::tile::YieldOperation::name)
     {
@@ -109,10 +110,10 @@ pub fn lower_pipelined<'c, 'a>(
     pipelined: OperationRef<'c, 'a>,
 ) -> (At<'c, 'a>, Value<'c, 'a>) {
     let at = At::before(pipelined);
-    let lower = pipelined.operand(0).expect("verified loop");
-    let upper = pipelined.operand(1).expect("verified loop");
+    let lower = pipelined.operand_at(0).expect("verified loop");
+    let upper = pipelined.operand_at(1).expect("verified loop");
     let step = if pipelined.operand_count() == 3 {
-        pipelined.operand(2).expect("step")
+        pipelined.operand_at(2).expect("step")
     } else {
         b.index(at, 1)
     };

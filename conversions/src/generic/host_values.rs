@@ -12,6 +12,7 @@ use melior::{
     },
 };
 use tile_dialect::ops::{clone_detached, is_defined_inside, nested_ops, set_operand};
+use tile_dialect::positions::OperationAt;
 use tile_ir::{arith, memref};
 
 /// Whether `value` crosses into the kernel as it is: a tensor (a kernel argument) or a constant
@@ -60,7 +61,7 @@ fn clone_into<'c, 'a>(
     for (position, mapped) in operands.into_iter().enumerate() {
         set_operand(clone, position, mapped);
     }
-    let cloned: Value = clone.result(result.result_number()).expect("same results").into();
+    let cloned: Value = clone.result_at(result.result_number()).expect("same results").into();
     done.push((value, cloned));
     cloned
 }
@@ -68,7 +69,7 @@ fn clone_into<'c, 'a>(
 /// Makes every op of `kernel` that reads a recomputable host value read a copy computed at the
 /// start of the kernel. Values that cannot be recomputed are left for the capture check to report.
 pub fn recompute_host_values(kernel: OperationRef) {
-    let Some(block) = kernel.region(0).ok().and_then(|region| region.first_block()) else {
+    let Some(block) = kernel.region_at(0).and_then(|region| region.first_block()) else {
         return;
     };
     let Some(first) = block.first_operation() else { return };

@@ -30,6 +30,7 @@ use melior::{
         r#type::MemRefType,
     },
 };
+use tile_dialect::positions::{BlockAt, OperationAt};
 use tile_dialect::{
     element::Element,
     ops::{
@@ -113,7 +114,7 @@ fn check_kernel<'c, 'a>(
             ));
         }
         if crate::cpu::structure::is_allocation(&op) && !owned.contains(&op) {
-            let memref = MemRefType::try_from(op.result(0).expect("allocation").r#type()).expect("memref");
+            let memref = MemRefType::try_from(op.result_at(0).expect("allocation").r#type()).expect("memref");
             let mut sizes: Vec<i64> = static_sizes(memref).into_iter().map(|size| size.unwrap_or(1)).collect();
             // Rows padded by the tile's layout (see `cpu::structure::lower_alloc`).
             if target.is_spirv()
@@ -411,7 +412,7 @@ fn lower<'c, 'a>(
     let attributions: Vec<Type> = tiles
         .iter()
         .map(|tile| {
-            let memref = MemRefType::try_from(tile.result(0).expect("tile").r#type()).expect("memref");
+            let memref = MemRefType::try_from(tile.result_at(0).expect("tile").r#type()).expect("memref");
             let shape: Vec<i64> = static_sizes(memref).into_iter().map(|size| size.unwrap_or(1)).collect();
             MemRefType::new(memref.element(), &shape, None, Some(workgroup_space)).into()
         })
@@ -449,7 +450,7 @@ fn lower<'c, 'a>(
     let private_types: Vec<MemRefType> = owned
         .iter()
         .map(|fragment| {
-            let value: Value = fragment.result(0).expect("fragment").into();
+            let value: Value = fragment.result_at(0).expect("fragment").into();
             let elements = owned::private_elements(&memref_shape(value), threads);
             MemRefType::new(
                 crate::cpu::data::element_type(value),
@@ -490,7 +491,7 @@ fn lower<'c, 'a>(
             scalar: true,
         }))
         .chain(views.iter().map(|(binding, cast)| skeleton::Argument {
-            ty: cast.result(0).expect("a view").r#type(),
+            ty: cast.result_at(0).expect("a view").r#type(),
             binding: Some(*binding),
             scalar: false,
         }))
@@ -511,7 +512,7 @@ fn lower<'c, 'a>(
             .iter()
             .zip(&alignments)
             .map(|(tile, &aligned)| {
-                let memref = MemRefType::try_from(tile.result(0).expect("tile").r#type()).expect("memref");
+                let memref = MemRefType::try_from(tile.result_at(0).expect("tile").r#type()).expect("memref");
                 let at = (offset + aligned - 1) / aligned * aligned;
                 offset = at
                     + crate::pipeline::rings::padded(
@@ -635,8 +636,7 @@ fn lower<'c, 'a>(
     // tile.kernel, whose body then moves in.
     let location = kernel.location();
     let body = module
-        .region(0)
-        .ok()
+        .region_at(0)
         .and_then(|region| region.first_block())
         .expect("builtin.module has a body");
     let skeleton = skeleton::Kernel {
@@ -703,14 +703,12 @@ fn lower<'c, 'a>(
 
     // Move the kernel body into the shader, block indices from gpu.block_id.
     let function = gpu_module
-        .region(0)
-        .ok()
+        .region_at(0)
         .and_then(|r| r.first_block())
         .and_then(|b| b.first_operation())
         .expect("gpu.func");
     let entry = function
-        .region(0)
-        .ok()
+        .region_at(0)
         .and_then(|r| r.first_block())
         .expect("entry block");
     let ret = entry.terminator().expect("gpu.return");
@@ -727,11 +725,7 @@ fn lower<'c, 'a>(
         .iter()
         .map(|dim| builder.dimension_index(at, gpu::BlockIdOperation::name, dim))
         .collect();
-    let kernel_body = kernel
-        .region(0)
-        .ok()
-        .and_then(|r| r.first_block())
-        .expect("kernel body");
+    let kernel_body = kernel.region_at(0).and_then(|r| r.first_block()).expect("kernel body");
     let rewriter = melior::IrRewriter::new(context);
     let rewriter = rewriter.as_rewriter_base();
     if let Some(terminator) = kernel_body.terminator() {
@@ -743,30 +737,33 @@ fn lower<'c, 'a>(
     let inside = nested_ops(function);
     for (k, scalar) in scalars.iter().enumerate() {
         let parameter: Value = entry
-            .argument(tensors.len() + maps.len() + k)
+            .argument_at(tensors.len() + maps.len() + k)
             .expect("scalar parameter")
             .into();
         for op in &inside {
             for position in 0..op.operand_count() {
-                if op.operand(position).ok() == Some(*scalar) {
+                if op.operand_at(position) == Some(*scalar) {
                     set_operand(*op, position, parameter);
                 }
             }
         }
     }
     for (j, map) in maps.iter().enumerate() {
-        let parameter: Value = entry.argument(tensors.len() + j).expect("tensor map parameter").into();
+        let parameter: Value = entry
+            .argument_at(tensors.len() + j)
+            .expect("tensor map parameter")
+            .into();
         for cast in &map.casts {
-            rewriter.replace_all_uses_with(cast.result(0).expect("tensor map").into(), parameter);
+            rewriter.replace_all_uses_with(cast.result_at(0).expect("tensor map").into(), parameter);
             rewriter.erase_op(*cast);
         }
     }
     for (j, (_, cast)) in views.iter().enumerate() {
         let parameter: Value = entry
-            .argument(tensors.len() + maps.len() + scalars.len() + j)
+            .argument_at(tensors.len() + maps.len() + scalars.len() + j)
             .expect("vector view parameter")
             .into();
-        rewriter.replace_all_uses_with(cast.result(0).expect("a vector view").into(), parameter);
+        rewriter.replace_all_uses_with(cast.result_at(0).expect("a vector view").into(), parameter);
         rewriter.erase_op(*cast);
     }
     if target.memory.dynamic_shared && !tiles.is_empty() {
@@ -800,7 +797,7 @@ fn lower<'c, 'a>(
                 None => shift,
             };
             // Fragments the threads share live in workgroup memory too.
-            let memref = MemRefType::try_from(tile.result(0).expect("tile").r#type()).expect("memref");
+            let memref = MemRefType::try_from(tile.result_at(0).expect("tile").r#type()).expect("memref");
             let shape: Vec<i64> = static_sizes(memref).into_iter().map(|size| size.unwrap_or(1)).collect();
             let view_type = MemRefType::new(memref.element(), &shape, None, workgroup);
             // Built by its generated name with its result given: the ODS result of `memref.view` is
@@ -813,21 +810,21 @@ fn lower<'c, 'a>(
                     .build()
                     .expect("memref.view"),
             );
-            rewriter.replace_all_uses_with(tile.result(0).expect("tile").into(), view);
+            rewriter.replace_all_uses_with(tile.result_at(0).expect("tile").into(), view);
             rewriter.erase_op(*tile);
         }
     } else if target.memory.attributions {
         // gpu.func's entry block holds the arguments, then the workgroup attributions.
         for (i, tile) in tiles.iter().enumerate() {
-            let attribution = entry.argument(inputs + i).expect("workgroup attribution");
-            rewriter.replace_all_uses_with(tile.result(0).expect("tile").into(), attribution.into());
+            let attribution = entry.argument_at(inputs + i).expect("workgroup attribution");
+            rewriter.replace_all_uses_with(tile.result_at(0).expect("tile").into(), attribution.into());
             rewriter.erase_op(*tile);
         }
     }
     for (i, fragment) in owned.iter().enumerate() {
         let private: Value = if target.memory.attributions {
             entry
-                .argument(inputs + attributed_tiles + i)
+                .argument_at(inputs + attributed_tiles + i)
                 .expect("private attribution")
                 .into()
         } else {
@@ -838,7 +835,7 @@ fn lower<'c, 'a>(
                 melior::dialect::memref::alloca(context, private_types[i], &[], &[], None, builder.location),
             )
         };
-        let value: Value = fragment.result(0).expect("fragment").into();
+        let value: Value = fragment.result_at(0).expect("fragment").into();
         owned::privatize(&builder, &rewriter, function, value, private, threads)
             .map_err(|message| (function, format!("cannot be lowered for {target}: {message}")))?;
         rewriter.erase_op(*fragment);
@@ -848,13 +845,13 @@ fn lower<'c, 'a>(
     let parameters: Vec<Value> = (0..scalars.len())
         .map(|k| {
             entry
-                .argument(tensors.len() + maps.len() + k)
+                .argument_at(tensors.len() + maps.len() + k)
                 .expect("scalar parameter")
                 .into()
         })
         .collect();
     for array in &arrays {
-        let argument: Value = entry.argument(array.tensor).expect("binding argument").into();
+        let argument: Value = entry.argument_at(array.tensor).expect("binding argument").into();
         runtime_arrays::flatten(
             context,
             function,
@@ -870,7 +867,11 @@ fn lower<'c, 'a>(
     for op in nested_ops(function) {
         for (position, operand) in op.operands().enumerate() {
             if let Some(binding) = tensors.iter().position(|tensor| *tensor == operand) {
-                set_operand(op, position, entry.argument(binding).expect("binding argument").into());
+                set_operand(
+                    op,
+                    position,
+                    entry.argument_at(binding).expect("binding argument").into(),
+                );
             } else if !is_defined_inside(operand, function) && tile_dialect::ops::as_result(operand).is_some() {
                 // captured_tensors let only constants through.
                 let replacement = match cloned.iter().find(|(original, _)| *original == operand) {
@@ -878,7 +879,7 @@ fn lower<'c, 'a>(
                     None => {
                         let owner = OperationResult::try_from(operand).expect("a constant").owner();
                         let copy = entry.insert_operation_before(first, clone_detached(owner));
-                        let value: Value = copy.result(0).expect("constant result").into();
+                        let value: Value = copy.result_at(0).expect("constant result").into();
                         cloned.push((operand, value));
                         value
                     }
@@ -903,7 +904,7 @@ fn vector_views<'c, 'a>(kernel: OperationRef<'c, 'a>, tensors: &[Value<'c, 'a>])
             Some((
                 tensors
                     .iter()
-                    .position(|tensor| cast.operand(0).is_ok_and(|source| source == *tensor))?,
+                    .position(|tensor| cast.operand_at(0).is_some_and(|source| source == *tensor))?,
                 cast,
             ))
         })
@@ -935,8 +936,7 @@ fn tensor_maps<'c, 'a>(kernel: OperationRef<'c, 'a>, tensors: &[Value<'c, 'a>]) 
         };
         let box_: Vec<i64> = (0..array.len()).filter_map(|i| array.element(i).ok()).collect();
         let Some(tensor) = cast
-            .operand(0)
-            .ok()
+            .operand_at(0)
             .and_then(|source| tensors.iter().position(|tensor| *tensor == source))
         else {
             continue;

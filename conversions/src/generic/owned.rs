@@ -14,11 +14,12 @@ use crate::cpu::builder::{At, Builder};
 use melior::{
     RewriterBase,
     ir::{
-        BlockLike, RegionLike, Value,
+        RegionLike, Value,
         operation::{OperationLike, OperationRef},
     },
 };
 use tile_dialect::ops::{copy_parts, memref_shape, nested_ops, op_name};
+use tile_dialect::positions::{BlockAt, OperationAt};
 use tile_ir::{arith, memref, tile};
 
 /// The most elements one thread keeps privately; larger fragments stay in workgroup memory.
@@ -50,7 +51,7 @@ fn keeps_ownership<'c, 'a>(
     shape: &[i64],
     kernel: OperationRef<'c, 'a>,
 ) -> bool {
-    let at = |index: usize| op.operand(index).is_ok_and(|value| value == fragment);
+    let at = |index: usize| op.operand_at(index).is_some_and(|value| value == fragment);
     let uses = op.operands().filter(|value| *value == fragment).count();
     let in_parallel = enclosing_parallel(op, kernel);
     tile_ir::match_op!(op, {
@@ -80,7 +81,7 @@ fn keeps_ownership<'c, 'a>(
             {
                 return false;
             }
-            let Some(body) = parallel.region(0).ok().and_then(|region| region.first_block()) else {
+            let Some(body) = parallel.region_at(0).and_then(|region| region.first_block()) else {
                 return false;
             };
             let indices: Vec<Value> = op.operands().skip(memref_position + 1).collect();
@@ -88,7 +89,7 @@ fn keeps_ownership<'c, 'a>(
                 && indices
                     .iter()
                     .enumerate()
-                    .all(|(d, index)| body.argument(d).is_ok_and(|argument| *index == Value::from(argument)))
+                    .all(|(d, index)| body.argument_at(d).is_some_and(|argument| *index == Value::from(argument)))
         },
         _ => false,
     })
@@ -100,7 +101,7 @@ pub fn thread_owned_fragments<'c, 'a>(kernel: OperationRef<'c, 'a>, threads: i64
     ops.iter()
         .filter(|op| tile_ir::is(*op, tile::AllocFragmentOperation::name) && op.parent_operation() == Some(kernel))
         .filter(|alloc| {
-            let fragment: Value = alloc.result(0).expect("allocation").into();
+            let fragment: Value = alloc.result_at(0).expect("allocation").into();
             let shape = memref_shape(fragment);
             let total: i64 = shape.iter().product();
             threads > 0
@@ -134,14 +135,14 @@ fn trip_of<'c, 'a>(indices: &[Value<'c, 'a>], threads: i64) -> Option<Value<'c, 
     let flat = if indices.len() == 1 {
         innermost
     } else {
-        defined_by(innermost, arith::RemUIOperation::name)?.operand(0).ok()?
+        defined_by(innermost, arith::RemUIOperation::name)?.operand_at(0)?
     };
-    let start = defined_by(flat, arith::AddIOperation::name)?.operand(0).ok()?;
+    let start = defined_by(flat, arith::AddIOperation::name)?.operand_at(0)?;
     let scale = defined_by(start, arith::MulIOperation::name)?;
-    if tile_dialect::ops::constant_integer(scale.operand(1).ok()?) != Some(threads) {
+    if tile_dialect::ops::constant_integer(scale.operand_at(1)?) != Some(threads) {
         return None;
     }
-    let trip = scale.operand(0).ok()?;
+    let trip = scale.operand_at(0)?;
     // The operand accessor ties the value to the borrowed op; it lives as long as the IR ('a).
     Some(unsafe { Value::from_raw(melior::ir::ValueLike::to_raw(&trip)) })
 }
@@ -187,11 +188,11 @@ pub fn privatize<'c>(
             }
         };
         if store {
-            b.store(at, op.operand(0).expect("stored value"), private, &[slot]);
+            b.store(at, op.operand_at(0).expect("stored value"), private, &[slot]);
             rewriter.erase_op(op);
         } else {
             let value = b.load(at, private, &[slot]);
-            rewriter.replace_all_uses_with(op.result(0).expect("loaded value").into(), value);
+            rewriter.replace_all_uses_with(op.result_at(0).expect("loaded value").into(), value);
             rewriter.erase_op(op);
         }
     }

@@ -19,6 +19,7 @@ use melior::{
     },
 };
 use tile_dialect::ops::{alloc_shared, nested_ops, shared_type};
+use tile_dialect::positions::OperationAt;
 
 /// One reduction to split: the `tile.reduce`, its scratch tile and the group size.
 pub struct Split<'c, 'a> {
@@ -36,7 +37,7 @@ pub fn plan<'c, 'a>(
     threads: i64,
     budget: i64,
 ) -> (Vec<Split<'c, 'a>>, i64) {
-    let Some(body) = kernel.region(0).ok().and_then(|region| region.first_block()) else {
+    let Some(body) = kernel.region_at(0).and_then(|region| region.first_block()) else {
         return (Vec::new(), 0);
     };
     let mut splits = Vec::new();
@@ -95,7 +96,7 @@ fn lower_one<'c>(b: &Builder<'c>, split: &Split<'c, '_>) {
         src_shape,
         kept,
     } = Reduction::of(split.reduce);
-    let scratch: Value = split.scratch.result(0).expect("scratch tile").into();
+    let scratch: Value = split.scratch.result_at(0).expect("scratch tile").into();
     let at = At::before(split.reduce);
     let outputs: i64 = kept.iter().product();
     let tid = b.thread_id(at);

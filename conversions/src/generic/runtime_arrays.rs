@@ -18,6 +18,7 @@ use melior::{
     },
 };
 use tile_dialect::ops::{as_memref, nested_ops, op_name};
+use tile_dialect::positions::OperationAt;
 use tile_ir::{memref, vector};
 
 /// The size of one dimension of a tensor bound as a runtime array.
@@ -139,8 +140,7 @@ pub fn flatten<'c, 'a>(
         };
         if tile_ir::is(&op, memref::DimOperation::name) {
             let dim = op
-                .operand(1)
-                .ok()
+                .operand_at(1)
                 .and_then(tile_dialect::ops::constant_integer)
                 .filter(|dim| (0..sizes.len() as i64).contains(dim))
                 .ok_or_else(|| {
@@ -151,7 +151,7 @@ pub fn flatten<'c, 'a>(
                 })?;
             let rewriter = melior::IrRewriter::new(context);
             let rewriter = rewriter.as_rewriter_base();
-            rewriter.replace_all_uses_with(op.result(0).expect("a size").into(), size(dim as usize));
+            rewriter.replace_all_uses_with(op.result_at(0).expect("a size").into(), size(dim as usize));
             rewriter.erase_op(op);
             continue;
         }

@@ -52,6 +52,7 @@ use melior::{
         r#type::{IntegerType, MemRefType},
     },
 };
+use tile_dialect::positions::{BlockAt, OperationAt};
 use tile_dialect::{
     element::Element,
     ops::{copy_parts, memref_shape, nested_ops},
@@ -686,7 +687,7 @@ fn prefetched<'c, 'a>(
     pipelined: OperationRef<'c, 'a>,
     target: &WideCopies,
 ) -> Vec<OperationRef<'c, 'a>> {
-    let Some(body) = pipelined.region(0).ok().and_then(|region| region.first_block()) else {
+    let Some(body) = pipelined.region_at(0).and_then(|region| region.first_block()) else {
         return Vec::new();
     };
     let mut copies = Vec::new();
@@ -706,7 +707,7 @@ fn prefetched<'c, 'a>(
     let written = nested_ops(kernel).into_iter().any(|op| {
         tile_ir::match_op!(op, {
             tile::CopyOperation => copy_parts(&op).is_some_and(|parts| sources.contains(&parts.dst)),
-            memref::StoreOperation => op.operand(1).is_ok_and(|memref| sources.contains(&memref)),
+            memref::StoreOperation => op.operand_at(1).is_some_and(|memref| sources.contains(&memref)),
             _ => false,
         })
     });
@@ -765,16 +766,15 @@ fn prefetch<'c, 'a>(
         threads: Some(threads),
     };
     let body = pipelined
-        .region(0)
-        .ok()
+        .region_at(0)
         .and_then(|region| region.first_block())
         .expect("loop body");
-    let iv: Value = body.argument(0).expect("induction variable").into();
-    let lower = pipelined.operand(0).expect("verified loop");
-    let upper = pipelined.operand(1).expect("verified loop");
+    let iv: Value = body.argument_at(0).expect("induction variable").into();
+    let lower = pipelined.operand_at(0).expect("verified loop");
+    let upper = pipelined.operand_at(1).expect("verified loop");
     let before = At::before(pipelined);
     let step = if pipelined.operand_count() == 3 {
-        pipelined.operand(2).expect("step")
+        pipelined.operand_at(2).expect("step")
     } else {
         b.index(before, 1)
     };
@@ -864,7 +864,7 @@ pub fn lower<'c, 'a>(
     private_space: &str,
     asynchronous: &[OperationRef<'c, 'a>],
 ) {
-    let Some(block) = kernel.region(0).ok().and_then(|region| region.first_block()) else {
+    let Some(block) = kernel.region_at(0).and_then(|region| region.first_block()) else {
         return;
     };
     let Some(first) = block.first_operation() else { return };
@@ -956,7 +956,7 @@ fn vector_views<'c, 'a>(
             builtin::unrealized_conversion_cast(b.context, &[ty], &[tensor], b.location).into(),
         );
         tile_dialect::ops::set_attribute(cast, VECTOR_VIEW, Attribute::unit(b.context));
-        views.push((tensor, cast.result(0).expect("a view").into()));
+        views.push((tensor, cast.result_at(0).expect("a view").into()));
     }
     views
 }

@@ -14,6 +14,7 @@ use melior::{
     },
 };
 use tile_dialect::ops::{nested_symbol, unranked_type};
+use tile_dialect::positions::{BlockAt, OperationAt};
 use tile_ir::{builtin, gpu, memref, nvgpu};
 
 /// What a launch takes from the host, in the kernel's argument order.
@@ -99,8 +100,9 @@ fn launch_body<'c>(
     arguments: &Arguments<'c, '_>,
     location: Location<'c>,
 ) {
-    let argument = |index: usize| -> Value<'c, '_> { block.argument(index).expect("launch argument").into() };
-    let append = |op: Operation<'c>| -> Value<'c, '_> { block.append_operation(op).result(0).expect("a value").into() };
+    let argument = |index: usize| -> Value<'c, '_> { block.argument_at(index).expect("launch argument").into() };
+    let append =
+        |op: Operation<'c>| -> Value<'c, '_> { block.append_operation(op).result_at(0).expect("a value").into() };
     let constant = |value: i64, ty: Type<'c>| {
         append(arith::constant(
             context,

@@ -9,6 +9,7 @@ pub mod values;
 
 use crate::target::Target;
 use melior::ir::operation::OperationRef;
+use tile_dialect::positions::OperationAt;
 
 /// Says, at each op of the functions of `module` outside their kernels, what a launcher does not
 /// carry out, and returns false when one of them was an error. The compiler returns each kernel's
@@ -20,12 +21,12 @@ use melior::ir::operation::OperationRef;
 /// run it once), an error; other host work (memory the host allocates, reads or writes) is not
 /// run, a warning.
 pub fn launches_only(module: OperationRef, target: &Target) -> bool {
-    use melior::ir::{RegionLike, operation::OperationLike};
+    use melior::ir::RegionLike;
     use tile_ir::func;
     let pipeline = format!("{}{{chip={}}}", target.pipeline.name(), target.name);
     let mut fine = true;
     for function in tile_dialect::ops::find_ops(module, func::FuncOperation::name()) {
-        if let Some(body) = function.region(0).ok().and_then(|region| region.first_block()) {
+        if let Some(body) = function.region_at(0).and_then(|region| region.first_block()) {
             fine &= launches_in(body, &pipeline);
         }
     }
@@ -67,8 +68,8 @@ fn launches_in(block: melior::ir::block::BlockRef, pipeline: &str) -> bool {
         // A choice between launches: each kernel's manifest says when it runs.
         if launches && tile_ir::is(&op, scf::IfOperation::name) && op.result_count() == 0 {
             match op
-                .operand(0)
-                .map_err(|error| error.to_string())
+                .operand_at(0)
+                .ok_or_else(|| tile_dialect::positions::missing("operand", 0))
                 .and_then(values::host_expression)
             {
                 Ok(_) => {

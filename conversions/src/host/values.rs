@@ -7,6 +7,7 @@ use melior::ir::{
     r#type::MemRefType,
 };
 use tile_dialect::ops::{constant_integer, op_name};
+use tile_dialect::positions::OperationAt;
 use tile_ir::{arith, memref};
 use tile_manifest::{Expr, HostOp};
 
@@ -109,9 +110,13 @@ pub fn host_condition(kernel: OperationRef) -> Result<Option<Expr>, String> {
     let mut inner = kernel;
     while let Some(parent) = inner.parent_operation() {
         if tile_ir::is(&parent, tile_ir::scf::IfOperation::name) {
-            let test = truth(host_expression(parent.operand(0).map_err(|error| error.to_string())?)?);
+            let test = truth(host_expression(
+                parent
+                    .operand_at(0)
+                    .ok_or_else(|| tile_dialect::positions::missing("operand", 0))?,
+            )?);
             use melior::ir::BlockLike;
-            let in_then = parent.region(0).ok().is_some_and(|region| {
+            let in_then = parent.region_at(0).is_some_and(|region| {
                 inner
                     .block()
                     .and_then(|block| block.parent_region())

@@ -9,6 +9,7 @@ use melior::ir::{
     Value, ValueLike,
     operation::{OperationLike, OperationRef},
 };
+use tile_dialect::positions::OperationAt;
 use tile_dialect::{
     element::Element,
     level::{MemoryLevel, memory_level},
@@ -70,7 +71,7 @@ pub struct Operands<'c, 'a> {
 
 /// Returns `gemm`'s operands, or `None` where they are not two-dimensional.
 pub fn operands<'c, 'a>(gemm: OperationRef<'c, 'a>) -> Option<Operands<'c, 'a>> {
-    let (a, b, c) = (gemm.operand(0).ok()?, gemm.operand(1).ok()?, gemm.operand(2).ok()?);
+    let (a, b, c) = (gemm.operand_at(0)?, gemm.operand_at(1)?, gemm.operand_at(2)?);
     let transpose_a = gemm.attribute("transpose_a").is_ok();
     let transpose_b = gemm.attribute("transpose_b").is_ok();
     let [m, n] = memref_shape(c)[..] else { return None };

@@ -15,6 +15,7 @@ use melior::{
     },
 };
 use tile_dialect::ops::{alloc_fragment, alloc_shared, copy, fragment_type, nested_ops, set_operand, shared_type};
+use tile_dialect::positions::OperationAt;
 
 /// Gives `parallel` (in `kernel`) a copy of the fragment `fragment` (its allocation) to read:
 /// allocated at the top of the kernel with its scratch tile, written just before the loop.
@@ -24,27 +25,26 @@ pub fn insert<'c, 'a>(
     parallel: OperationRef<'c, 'a>,
     fragment: OperationRef<'c, 'a>,
 ) -> Result<(), String> {
-    let value: Value = fragment.result(0).map_err(|_| "expects a fragment")?.into();
+    let value: Value = fragment.result_at(0).ok_or("expects a fragment")?.into();
     let memref = MemRefType::try_from(value.r#type()).map_err(|_| "expects a memref fragment")?;
     let shape: Vec<i64> = tile_dialect::ops::memref_shape(value);
     let element = memref.element();
     let location = parallel.location();
     let top = kernel
-        .region(0)
-        .ok()
+        .region_at(0)
         .and_then(|region| region.first_block())
         .ok_or("expects a kernel body")?;
     let first = top.first_operation().ok_or("expects a kernel body")?;
     let alloc = |op| top.insert_operation_before(first, op);
     let scratch: Value =
         alloc(alloc_shared(shared_type(context, &shape, element), location).map_err(|e| e.to_string())?)
-            .result(0)
-            .map_err(|_| "an allocation")?
+            .result_at(0)
+            .ok_or("an allocation")?
             .into();
     let converted: Value =
         alloc(alloc_fragment(fragment_type(context, &shape, element), location).map_err(|e| e.to_string())?)
-            .result(0)
-            .map_err(|_| "an allocation")?
+            .result_at(0)
+            .ok_or("an allocation")?
             .into();
     let block = parallel.block().ok_or("expects the loop in a block")?;
     for (from, to) in [(value, scratch), (scratch, converted)] {
@@ -55,7 +55,7 @@ pub fn insert<'c, 'a>(
     }
     for op in nested_ops(parallel) {
         for index in 0..op.operand_count() {
-            if op.operand(index).is_ok_and(|operand| operand == value) {
+            if op.operand_at(index).is_some_and(|operand| operand == value) {
                 set_operand(op, index, converted);
             }
         }

@@ -23,6 +23,7 @@ use melior::ir::{
     operation::{OperationLike, OperationRef},
 };
 use std::collections::HashMap;
+use tile_dialect::positions::{BlockAt, OperationAt};
 use tile_dialect::{
     layout::{FragmentLayout, LAYOUT_ATTRIBUTE, LOOP_LAYOUT_ATTRIBUTE, SharedLayout},
     level::{MemoryLevel, memory_level},
@@ -155,8 +156,8 @@ impl<'c, 'a> Inference<'c, 'a> {
     /// `tile.reduce`: the destination holds what the reduction leaves on each thread.
     fn reduce(&mut self, op: OperationRef<'c, 'a>) -> Result<bool, Failure<'c, 'a>> {
         let (Some(src), Some(dst)) = (
-            op.operand(0).ok().and_then(allocation),
-            op.operand(1).ok().and_then(allocation),
+            op.operand_at(0).and_then(allocation),
+            op.operand_at(1).and_then(allocation),
         ) else {
             return Ok(false);
         };
@@ -234,7 +235,7 @@ impl<'c, 'a> Inference<'c, 'a> {
             if wanted.shape
                 != access
                     .tile
-                    .result(0)
+                    .result_at(0)
                     .map(|tile| memref_shape(tile.into()))
                     .unwrap_or_default()
             {
@@ -277,20 +278,19 @@ impl<'c, 'a> Inference<'c, 'a> {
     /// its elements are.
     fn free_fragment_layout(&self, fragment: OperationRef<'c, 'a>, ops: &[OperationRef<'c, 'a>]) -> FragmentLayout {
         let shape = fragment
-            .result(0)
+            .result_at(0)
             .map(|result| memref_shape(result.into()))
             .unwrap_or_default();
         let default = atoms::blocked(&shape, self.threads);
-        let value: Value = fragment.result(0).expect("a fragment").into();
+        let value: Value = fragment.result_at(0).expect("a fragment").into();
         let fits = |candidate: &FragmentLayout| {
             ops.iter().all(|op| {
                 match_op!(op, {
-                    tile::ReduceOperation if op.operand(0).is_ok_and(|src| src == value) => {
+                    tile::ReduceOperation if op.operand_at(0).is_some_and(|src| src == value) => {
                         let dim = integer_attribute(op, "dim").unwrap_or(0) as usize;
                         let kept: Vec<usize> = (0..shape.len()).filter(|d| *d != dim).collect();
                         match op
-                            .operand(1)
-                            .ok()
+                            .operand_at(1)
                             .and_then(allocation)
                             .and_then(|dst| self.fragment(&dst))
                         {
@@ -339,15 +339,13 @@ impl<'c, 'a> Inference<'c, 'a> {
         accesses: &[Access<'c, 'a>],
     ) -> Option<FragmentLayout> {
         let [rows, columns] = extents[..] else { return None };
-        let block = parallel.region(0).ok()?.first_block()?;
-        let indices: Vec<Value> = (0..2).filter_map(|i| block.argument(i).ok().map(Into::into)).collect();
+        let block = parallel.region_at(0)?.first_block()?;
+        let indices: Vec<Value> = (0..2).filter_map(|i| block.argument_at(i).map(Into::into)).collect();
         let slab = std::iter::successors(block.first_operation(), |op| op.next_in_block())
             .filter(|op| tile_ir::is(op, memref::StoreOperation::name))
             .find_map(|store| {
-                let tile = store.operand(1).ok()?;
-                let at: Vec<Value> = (2..store.operand_count())
-                    .filter_map(|i| store.operand(i).ok())
-                    .collect();
+                let tile = store.operand_at(1)?;
+                let at: Vec<Value> = (2..store.operand_count()).filter_map(|i| store.operand_at(i)).collect();
                 if memory_level(tile.r#type()) != Some(MemoryLevel::Shared)
                     || memref_shape(tile) != extents
                     || at != indices
@@ -453,14 +451,14 @@ struct Access<'c, 'a> {
 
 /// The fragment accesses of a `tile.parallel`'s body, outside nested `tile.parallel`s.
 fn accesses<'c, 'a>(parallel: OperationRef<'c, 'a>) -> Vec<Access<'c, 'a>> {
-    let Ok(body) = parallel.region(0) else {
+    let Some(body) = parallel.region_at(0) else {
         return Vec::new();
     };
     let Some(block) = body.first_block() else {
         return Vec::new();
     };
     let indices: Vec<Value> = (0..block.argument_count())
-        .filter_map(|i| block.argument(i).ok().map(Into::into))
+        .filter_map(|i| block.argument_at(i).map(Into::into))
         .collect();
     let mut found = Vec::new();
     let mut pending: Vec<OperationRef> = Vec::new();
@@ -474,22 +472,21 @@ fn accesses<'c, 'a>(parallel: OperationRef<'c, 'a>) -> Vec<Access<'c, 'a>> {
             continue;
         }
         let (memref, first_index, write) = match_op!(op, {
-            memref::LoadOperation => (op.operand(0).ok(), 1, false),
-            memref::StoreOperation => (op.operand(1).ok(), 2, true),
+            memref::LoadOperation => (op.operand_at(0), 1, false),
+            memref::StoreOperation => (op.operand_at(1), 2, true),
             _ => (None, 0, false),
         });
         if let Some(tile) = memref.filter(|memref| is_fragment(*memref)).and_then(allocation) {
             let dims = (first_index..op.operand_count())
                 .map(|i| {
-                    op.operand(i)
-                        .ok()
+                    op.operand_at(i)
                         .and_then(|index| indices.iter().position(|loop_index| *loop_index == index))
                 })
                 .collect::<Option<Vec<usize>>>();
             found.push(Access { op, tile, dims, write });
         }
         for region in 0..op.region_count() {
-            let Ok(region) = op.region(region) else { continue };
+            let Some(region) = op.region_at(region) else { continue };
             let mut block = region.first_block();
             while let Some(current) = block {
                 let mut inner = current.first_operation();
@@ -626,7 +623,7 @@ pub fn infer<'c, 'a>(
             })
             .max_by_key(|alloc| {
                 alloc
-                    .result(0)
+                    .result_at(0)
                     .map(|result| memref_shape(result.into()).len())
                     .unwrap_or(0)
             });
@@ -640,7 +637,7 @@ pub fn infer<'c, 'a>(
             Some(decision) => decision.layout,
             None if tile_ir::is(&alloc, tile::AllocFragmentOperation::name) => {
                 let shape = alloc
-                    .result(0)
+                    .result_at(0)
                     .map(|result| memref_shape(result.into()))
                     .unwrap_or_default();
                 Layout::Fragment(atoms::blocked(&shape, threads))
@@ -649,7 +646,7 @@ pub fn infer<'c, 'a>(
         };
         if let Layout::Fragment(fragment) = &layout {
             let shape = alloc
-                .result(0)
+                .result_at(0)
                 .map(|result| memref_shape(result.into()))
                 .unwrap_or_default();
             fragment

@@ -21,6 +21,7 @@ use melior::{
         r#type::MemRefType,
     },
 };
+use tile_dialect::positions::OperationAt;
 use tile_dialect::{
     layout::{LAYOUT_ATTRIBUTE, SharedLayout},
     ops::memref_shape,
@@ -60,7 +61,7 @@ fn stored_shape(layout: &SharedLayout, [rows, columns]: [i64; 2]) -> ([i64; 2], 
 pub fn apply<'c, 'a>(context: &'c Context, shared: &[(OperationRef<'c, 'a>, SharedLayout)]) {
     let rewriter = melior::IrRewriter::new(context);
     for (allocation, layout) in shared {
-        let Ok(result) = allocation.result(0) else {
+        let Some(result) = allocation.result_at(0) else {
             continue;
         };
         let tile: Value = result.into();
@@ -118,7 +119,7 @@ fn view_as_stored<'c, 'a>(
     let view = b.insert(At::before(next), tile_ir::with_segments(context, cast, &[1, 0, 0, 0]));
     rewriter
         .as_rewriter_base()
-        .replace_all_uses_except(tile, view.result(0).expect("view").into(), view);
+        .replace_all_uses_except(tile, view.result_at(0).expect("view").into(), view);
 }
 
 /// The rings (`tile.slot`-read allocations of 2-D tiles) among `kernel`'s shared tiles whose layout
@@ -139,7 +140,7 @@ pub fn pad_rings<'c>(context: &'c Context, kernel: OperationRef<'c, '_>) {
         else {
             continue;
         };
-        let value: Value = ring.result(0).expect("a ring").into();
+        let value: Value = ring.result_at(0).expect("a ring").into();
         let shape = memref_shape(value);
         if shape.len() != 3 || layout.transposed || !rearranged(&layout, &shape[1..]) {
             continue;
@@ -150,11 +151,12 @@ pub fn pad_rings<'c>(context: &'c Context, kernel: OperationRef<'c, '_>) {
         let slots: Vec<OperationRef> = tile_dialect::ops::nested_ops(kernel)
             .into_iter()
             .filter(|op| {
-                tile_ir::is(op, tile_ir::tile::SlotOperation::name) && op.operand(0).is_ok_and(|ring| ring == value)
+                tile_ir::is(op, tile_ir::tile::SlotOperation::name)
+                    && op.operand_at(0).is_some_and(|ring| ring == value)
             })
             .collect();
         for slot in slots {
-            let tile: Value = slot.result(0).expect("a slot").into();
+            let tile: Value = slot.result_at(0).expect("a slot").into();
             // A slot is no terminator: its users follow it.
             let next = slot.next_in_block().expect("an op after the slot");
             view_as_stored(context, &rewriter, tile, &layout, next);
@@ -202,7 +204,7 @@ pub fn stored<'c: 'a, 'a>(tile: Value<'c, 'a>) -> Option<Stored<'c, 'a>> {
     if !tile_ir::is(&view, tile_ir::memref::ReinterpretCastOperation::name) {
         return None;
     }
-    let allocation = view.operand(0).ok()?;
+    let allocation = view.operand_at(0)?;
     let owner = tile_dialect::ops::as_result(allocation)?.owner();
     if !tile_ir::is(&owner, tile_ir::tile::AllocSharedOperation::name) {
         return None;

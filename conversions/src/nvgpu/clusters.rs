@@ -13,13 +13,12 @@ use crate::registers::patterns::{Lowering, erase, placed};
 use melior::{
     dialect::llvm::{self as llvm_ops, LoadStoreOptions},
     ir::{
-        ShapedTypeLike, Type, Value, ValueLike,
-        attribute::IntegerAttribute,
-        operation::{OperationLike, OperationRef},
+        ShapedTypeLike, Type, Value, ValueLike, attribute::IntegerAttribute, operation::OperationRef,
         r#type::IntegerType,
     },
 };
 use tile_dialect::ops::integer_attribute;
+use tile_dialect::positions::OperationAt;
 use tile_ir::nvvm;
 
 /// Lowers `op`, a `tile.split_sum` whose fragment is in registers (see the module's doc).
@@ -27,9 +26,9 @@ pub(crate) fn split_sum<'c, 'a>(lowering: &Lowering<'c, 'a, '_>, op: OperationRe
     let b = lowering.builder(&op);
     let at = At::before(op);
     let context = lowering.context;
-    let acc = op.operand(0).expect("verified split_sum");
-    let scratch = op.operand(1).expect("verified split_sum");
-    let rank = op.operand(2).expect("verified split_sum");
+    let acc = op.operand_at(0).expect("verified split_sum");
+    let scratch = op.operand_at(1).expect("verified split_sum");
+    let rank = op.operand_at(2).expect("verified split_sum");
     let splits = integer_attribute(&op, "splits").expect("verified split_sum");
     let laid = placed(lowering.layouts, acc).expect("checked");
     let array = lowering.private(acc);

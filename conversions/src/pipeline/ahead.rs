@@ -16,6 +16,7 @@ use melior::ir::{
     BlockLike, RegionLike, Value, ValueLike,
     operation::{OperationLike, OperationRef},
 };
+use tile_dialect::positions::{BlockAt, OperationAt};
 use tile_dialect::{
     level::{MemoryLevel, memory_level},
     ops::{copy_parts, integer_attribute, is_defined_inside, nested_ops},
@@ -94,7 +95,7 @@ impl Ring<'_, '_> {
 /// not wait for its gemms: the next one accumulates into the same fragment after them, and waits
 /// for a register tile's gemm only where it writes that tile again (the wgmma waits).
 fn accumulates_only(pipelined: OperationRef, copies: &[OperationRef]) -> bool {
-    let Some(body) = pipelined.region(0).ok().and_then(|region| region.first_block()) else {
+    let Some(body) = pipelined.region_at(0).and_then(|region| region.first_block()) else {
         return false;
     };
     let ops: Vec<OperationRef> = std::iter::successors(body.first_operation(), |op| op.next_in_block()).collect();
@@ -103,21 +104,21 @@ fn accumulates_only(pipelined: OperationRef, copies: &[OperationRef]) -> bool {
         .filter(|op| tile_ir::is(*op, tile::GemmOperation::name))
         .collect();
     let Some(first) = gemms.first() else { return false };
-    let accumulator = first.operand(2).ok();
+    let accumulator = first.operand_at(2);
     let tiles: Vec<Value> = copies.iter().filter_map(copy_parts).map(|parts| parts.dst).collect();
     let outside = |value: Value| !is_defined_inside(value, pipelined);
     let register_operands: Vec<Value> = gemms
         .iter()
-        .filter_map(|gemm| gemm.operand(0).ok())
+        .filter_map(|gemm| gemm.operand_at(0))
         .filter(|a| memory_level(a.r#type()) == Some(MemoryLevel::Fragment))
         .collect();
     let gemms_fit = gemms.iter().all(|gemm| {
-        let a_fits = gemm.operand(0).is_ok_and(|a| {
+        let a_fits = gemm.operand_at(0).is_some_and(|a| {
             tiles.contains(&a) || (memory_level(a.r#type()) == Some(MemoryLevel::Fragment) && outside(a))
         });
         a_fits
-            && gemm.operand(1).is_ok_and(|b| tiles.contains(&b))
-            && gemm.operand(2).ok() == accumulator
+            && gemm.operand_at(1).is_some_and(|b| tiles.contains(&b))
+            && gemm.operand_at(2) == accumulator
             && accumulator.is_some_and(outside)
     });
     // A loop that writes register A operands and no other fragment.
@@ -181,11 +182,10 @@ pub fn computable(value: Value, pipelined: OperationRef, depth: usize) -> bool {
         return true;
     }
     let body = pipelined
-        .region(0)
-        .ok()
+        .region_at(0)
         .and_then(|region| region.first_block())
         .expect("loop body");
-    if body.argument(0).is_ok_and(|iv| Value::from(iv) == value) {
+    if body.argument_at(0).is_some_and(|iv| Value::from(iv) == value) {
         return true;
     }
     let Some(result) = tile_dialect::ops::as_result(value) else {
@@ -207,14 +207,16 @@ pub fn computable(value: Value, pipelined: OperationRef, depth: usize) -> bool {
 /// kernel writes (a paged cache's block table): a value another iteration may read early.
 fn table_load(op: &OperationRef, pipelined: OperationRef) -> bool {
     crate::kernels::kernel_of(pipelined).is_some_and(|kernel| reads_table(op, kernel))
-        && op.operand(0).is_ok_and(|table| !is_defined_inside(table, pipelined))
+        && op
+            .operand_at(0)
+            .is_some_and(|table| !is_defined_inside(table, pipelined))
 }
 
 /// Whether `op` loads an element of a global tensor that nothing in `kernel` writes (a block
 /// table, a varlen kernel's sequence offsets): a value any thread may read at any time.
 fn reads_table(op: &OperationRef, kernel: OperationRef) -> bool {
     let Some(table) = tile_ir::is(op, memref::LoadOperation::name)
-        .then(|| op.operand(0).ok())
+        .then(|| op.operand_at(0))
         .flatten()
     else {
         return false;
@@ -252,9 +254,9 @@ fn inputs<'c, 'a>(op: OperationRef<'c, 'a>) -> Vec<Value<'c, 'a>> {
 /// source, a reduction's source, a load.
 pub fn reads_only(user: &OperationRef, tile: Value) -> bool {
     tile_ir::match_op!(user, {
-        tile::GemmOperation => user.operand(2).is_ok_and(|accumulator| accumulator != tile),
+        tile::GemmOperation => user.operand_at(2).is_some_and(|accumulator| accumulator != tile),
         tile::CopyOperation => copy_parts(user).is_some_and(|parts| parts.src == tile && parts.dst != tile),
-        tile::ReduceOperation => user.operand(1).is_ok_and(|dst| dst != tile),
+        tile::ReduceOperation => user.operand_at(1).is_some_and(|dst| dst != tile),
         memref::LoadOperation => true,
         _ => false,
     })
@@ -263,8 +265,7 @@ pub fn reads_only(user: &OperationRef, tile: Value) -> bool {
 /// Whether `copy` (in `pipelined`'s body) can run ahead (see the module's doc).
 pub fn goes_ahead(kernel: OperationRef, pipelined: OperationRef, copy: OperationRef) -> bool {
     let body = pipelined
-        .region(0)
-        .ok()
+        .region_at(0)
         .and_then(|region| region.first_block())
         .expect("loop body");
     let Some(parts) = copy_parts(&copy) else { return false };
@@ -326,7 +327,7 @@ fn ring_within<'c, 'a>(
     if stages < 2 {
         return None;
     }
-    let body = pipelined.region(0).ok()?.first_block()?;
+    let body = pipelined.region_at(0)?.first_block()?;
     let copies: Vec<OperationRef> = std::iter::successors(body.first_operation(), |op| op.next_in_block())
         .filter(|op| tile_ir::is(op, tile::CopyOperation::name) && goes_ahead(kernel, pipelined, *op))
         .collect();
@@ -339,7 +340,7 @@ fn ring_within<'c, 'a>(
         .filter(|op| {
             tile_ir::is(*op, tile::AllocSharedOperation::name) || tile_ir::is(*op, tile::AllocBarriersOperation::name)
         })
-        .filter_map(|op| op.result(0).ok())
+        .filter_map(|op| op.result_at(0))
         .map(|result| bytes(result.into()))
         .sum();
     let ring_tiles: i64 = copies
@@ -475,8 +476,7 @@ pub fn group_plan<'c, 'a>(
 fn static_trips(pipelined: OperationRef) -> Option<i64> {
     let bound = |index: usize| {
         pipelined
-            .operand(index)
-            .ok()
+            .operand_at(index)
             .and_then(tile_dialect::ops::constant_integer)
     };
     let step = if pipelined.operand_count() == 3 { bound(2)? } else { 1 };
@@ -536,8 +536,8 @@ pub fn producer_site<'c, 'a>(
             || allocation
             || (tile_ir::is(op, tile::FillOperation::name)
                 && op
-                    .operand(0)
-                    .is_ok_and(|tile| memory_level(tile.r#type()) == Some(MemoryLevel::Fragment)))
+                    .operand_at(0)
+                    .is_some_and(|tile| memory_level(tile.r#type()) == Some(MemoryLevel::Fragment)))
     };
     let position = before.iter().position(|op| !replicable(op)).unwrap_or(before.len());
     let site = before.get(position).copied().unwrap_or(pipelined);
@@ -549,7 +549,7 @@ pub fn producer_site<'c, 'a>(
         nested_ops(*op).into_iter().chain([*op]).any(|op| {
             tile_ir::match_op!(op, {
                 tile::CopyOperation => copy_parts(&op).is_some_and(|parts| tensors.contains(&parts.dst)),
-                memref::StoreOperation => op.operand(1).is_ok_and(|memref| tensors.contains(&memref)),
+                memref::StoreOperation => op.operand_at(1).is_some_and(|memref| tensors.contains(&memref)),
                 _ => false,
             })
         })
@@ -625,8 +625,7 @@ pub fn producer_inputs<'c, 'a>(pipelined: OperationRef<'c, 'a>, copies: &[Operat
 /// The body block of `kernel`.
 fn kernel_body<'c, 'a>(kernel: OperationRef<'c, 'a>) -> melior::ir::block::BlockRef<'c, 'a> {
     kernel
-        .region(0)
-        .ok()
+        .region_at(0)
         .and_then(|region| region.first_block())
         .expect("a kernel body")
 }
@@ -678,8 +677,7 @@ fn fragment_registers(kernel: OperationRef) -> i64 {
         .map(|(op, layout)| {
             // 16-bit elements go two to a register.
             let bytes = op
-                .result(0)
-                .ok()
+                .result_at(0)
                 .and_then(|result| tile_dialect::ops::as_memref(result.r#type()))
                 .and_then(|memref| tile_dialect::element::Element::of(memref.element()))
                 .map_or(4, |element| (element.bytes() as i64).min(4));

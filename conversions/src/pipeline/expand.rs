@@ -52,6 +52,7 @@ use melior::{
 use tile_dialect::ops::{
     clone_detached, copy_parts, integer_attribute, is_defined_inside, nested_ops, set_operand, static_sizes,
 };
+use tile_dialect::positions::{BlockAt, OperationAt};
 
 /// One copy issued ahead: where it reads, and the ring that replaces its tile.
 struct Ahead<'c, 'a> {
@@ -110,7 +111,7 @@ pub(crate) fn materialize<'c, 'a>(
     for (position, mapped) in operands.into_iter().enumerate() {
         set_operand(clone, position, mapped);
     }
-    let cloned: Value = clone.result(result.result_number()).expect("same results").into();
+    let cloned: Value = clone.result_at(result.result_number()).expect("same results").into();
     done.push((value, cloned));
     cloned
 }
@@ -254,8 +255,7 @@ fn produce<'c, 'a>(
         tile_dialect::ops::producer(pipelined.location()).expect("tile.producer"),
     );
     let body = producer
-        .region(0)
-        .ok()
+        .region_at(0)
         .and_then(|region| region.first_block())
         .expect("the producer's body");
     let inside = At::before(body.terminator().expect("tile.yield"));
@@ -283,8 +283,7 @@ fn expand_loop<'c, 'a>(
     pipelined: OperationRef<'c, 'a>,
 ) -> Result<(), Failure<'c, 'a>> {
     let body = pipelined
-        .region(0)
-        .ok()
+        .region_at(0)
         .and_then(|region| region.first_block())
         .expect("loop body");
     let copies: Vec<OperationRef> = std::iter::successors(body.first_operation(), |op| op.next_in_block())
@@ -385,14 +384,14 @@ fn expand_loop<'c, 'a>(
             tile_dialect::ops::alloc_barriers(barrier_type, pipelined.location()).expect("tile.alloc_barriers"),
         )
     });
-    let lower = pipelined.operand(0).expect("verified loop");
-    let upper = pipelined.operand(1).expect("verified loop");
+    let lower = pipelined.operand_at(0).expect("verified loop");
+    let upper = pipelined.operand_at(1).expect("verified loop");
     let step = if pipelined.operand_count() == 3 {
-        pipelined.operand(2).expect("step")
+        pipelined.operand_at(2).expect("step")
     } else {
         b.index(allocate, 1)
     };
-    let iv: Value = body.argument(0).expect("induction variable").into();
+    let iv: Value = body.argument_at(0).expect("induction variable").into();
     if let Some(site) = site {
         let Some(empty) = empty else {
             return Err((pipelined, "has a tile.schedule with producer = \"warpgroup\" but no release its producer can wait for (\"previous\" or \"mbarrier\")".into()));

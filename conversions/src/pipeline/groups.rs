@@ -21,6 +21,7 @@ use melior::{
     },
 };
 use tile_dialect::ops::{memref_shape, nested_ops};
+use tile_dialect::positions::OperationAt;
 use tile_ir::{nvvm, tile};
 
 /// Lowers the ring ops of `kernel` (see the module's doc); returns the copies that the ring
@@ -43,7 +44,7 @@ pub fn lower<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>) -> Vec<
                 rewriter.erase_op(op);
             },
             tile::WaitOperation => {
-                let depth = op.operand(0).ok().map_or(2, |barriers| memref_shape(barriers)[0]);
+                let depth = op.operand_at(0).map_or(2, |barriers| memref_shape(barriers)[0]);
                 let pending = IntegerAttribute::new(IntegerType::new(context, 32).into(), (depth - 2).max(0));
                 b.insert(at, nvvm::cp_async_wait_group(context, pending, b.location).into());
                 b.barrier(at);

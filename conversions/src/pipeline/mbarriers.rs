@@ -21,6 +21,7 @@ use melior::{
     },
 };
 use tile_dialect::ops::{nested_ops, static_sizes};
+use tile_dialect::positions::OperationAt;
 use tile_ir::{nvvm, tile};
 
 /// The unit attribute on a `tile.alloc_barriers` some copy written by the threads themselves
@@ -134,7 +135,7 @@ pub fn lower_barriers<'c, 'a>(
     let produced: Vec<Value> = ops
         .iter()
         .filter(|op| tile_ir::is(*op, tile::ArriveOperation::name) && super::producer::in_producer(**op))
-        .filter_map(|op| op.operand(0).ok())
+        .filter_map(|op| op.operand_at(0))
         .collect();
     // Barriers no copy counts on only say that the threads are done reading a slot: a warp says
     // it once, its first lane after the warp has met (32 times fewer arrivals on one mbarrier).
@@ -149,7 +150,7 @@ pub fn lower_barriers<'c, 'a>(
         };
         tile_ir::match_op!(op, {
             tile::AllocBarriersOperation => {
-                let barriers: Value = op.result(0).expect("barriers").into();
+                let barriers: Value = op.result_at(0).expect("barriers").into();
                 let count = tile_dialect::ops::as_memref(barriers.r#type())
                     .map(|memref| static_sizes(memref)[0].unwrap_or(1))
                     .unwrap_or(1);
@@ -176,7 +177,7 @@ pub fn lower_barriers<'c, 'a>(
             },
             tile::ArriveOperation => {
                 let at = At::before(op);
-                let barriers = op.operand(0).expect("barriers");
+                let barriers = op.operand_at(0).expect("barriers");
                 // On barriers only TMA fills, the thread that issued the copies (thread 0, or a
                 // producer's one thread).
                 let leader = leader_only(barriers) || produced.contains(&barriers);
@@ -195,7 +196,7 @@ pub fn lower_barriers<'c, 'a>(
                 } else {
                     at
                 };
-                let pointer = barrier_pointer(&b, at, barriers, op.operand(1).expect("index"));
+                let pointer = barrier_pointer(&b, at, barriers, op.operand_at(1).expect("index"));
                 // Barriers that count copies also wait for the thread's cp.async copies.
                 if counting.contains(&barriers) && !leader {
                     b.insert(at, nvvm::cp_async_mbarrier_arrive(context, pointer, b.location).into());
@@ -212,8 +213,8 @@ pub fn lower_barriers<'c, 'a>(
             },
             tile::WaitOperation => {
                 let at = At::before(op);
-                let pointer = barrier_pointer(&b, at, op.operand(0).expect("barriers"), op.operand(1).expect("index"));
-                let parity = b.remui(at, op.operand(2).expect("phase"), b.index(at, 2));
+                let pointer = barrier_pointer(&b, at, op.operand_at(0).expect("barriers"), op.operand_at(1).expect("index"));
+                let parity = b.remui(at, op.operand_at(2).expect("phase"), b.index(at, 2));
                 let parity = b.cast(
                     at,
                     tile_ir::arith::index_cast,

@@ -97,11 +97,11 @@ pub(crate) fn gemm_loop_form<'c, 'a>(
 ) -> Result<GemmLoopForm<'c, 'a>, &'static str> {
     use melior::ir::{BlockLike, RegionLike, operation::OperationLike};
     use tile_dialect::ops::nested_ops;
+    use tile_dialect::positions::OperationAt;
     use tile_ir::tile;
     lowered_op_by_op(kernel)?;
     let body = kernel
-        .region(0)
-        .ok()
+        .region_at(0)
         .and_then(|region| region.first_block())
         .ok_or("its kernel has no body")?;
     let mut ops: Vec<_> = std::iter::successors(body.first_operation(), |op| op.next_in_block()).collect();

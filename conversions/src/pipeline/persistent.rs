@@ -47,6 +47,7 @@ use melior::{
     },
 };
 use tile_dialect::ops::{constant_integer, integer_attribute, nested_ops, set_operand};
+use tile_dialect::positions::{BlockAt, OperationAt};
 use tile_ir::tile;
 
 /// The pass's flag.
@@ -144,10 +145,10 @@ fn persistent<'c, 'a>(
         Some(true) => Err(why.to_string()),
         _ => Ok(None),
     };
-    let body = kernel.region(0).ok().and_then(|region| region.first_block());
+    let body = kernel.region_at(0).and_then(|region| region.first_block());
     let Some(body) = body else { return Ok(None) };
     let indices: Vec<Value> = (0..body.argument_count())
-        .filter_map(|i| body.argument(i).ok().map(Value::from))
+        .filter_map(|i| body.argument_at(i).map(Value::from))
         .collect();
     let sizes = match super::gemm_loop(kernel) {
         Ok(super::GemmLoop { grid: sizes, steps, .. }) => {
@@ -202,7 +203,7 @@ fn persistent<'c, 'a>(
             continue;
         }
         let fills_fragment = tile_ir::is(op, tile::FillOperation::name)
-            && op.operand(0).is_ok_and(|tile| {
+            && op.operand_at(0).is_some_and(|tile| {
                 tile_dialect::level::memory_level(tile.r#type()) == Some(tile_dialect::level::MemoryLevel::Fragment)
             });
         if !fills_fragment {
@@ -257,12 +258,12 @@ pub fn rewrite_kernel<'c, 'a>(
         }
     };
     let body = kernel
-        .region(0)
+        .region_at(0)
         .expect("kernel body")
         .first_block()
         .expect("kernel body");
     let indices: Vec<Value> = (0..body.argument_count())
-        .filter_map(|i| body.argument(i).ok().map(Value::from))
+        .filter_map(|i| body.argument_at(i).map(Value::from))
         .collect();
     // The ops that read the block indices, before the walk's ops (which read the first) exist.
     let mut readers: Vec<OperationRef> = plan.indexing.clone();
@@ -350,8 +351,8 @@ pub fn rewrite_kernel<'c, 'a>(
     if let Ok(schedule) = plan.main.attribute(crate::pipeline::plan::SCHEDULE_ATTRIBUTE) {
         tile_dialect::ops::set_attribute(looped, crate::pipeline::plan::SCHEDULE_ATTRIBUTE, schedule);
     }
-    let inner = looped.region(0).expect("body").first_block().expect("body");
-    let s: Value = inner.argument(0).expect("induction variable").into();
+    let inner = looped.region_at(0).expect("body").first_block().expect("body");
+    let s: Value = inner.argument_at(0).expect("induction variable").into();
     let at = At::before(inner.terminator().expect("tile.yield"));
     // This step's tile and the program's block indices for it.
     let steps = sizes.steps(&b, at);
@@ -373,7 +374,7 @@ pub fn rewrite_kernel<'c, 'a>(
     // (and reads the other parts that threads are compiling).
     let [lower, step_size] = [0, 2].map(|i| {
         (i < plan.main.operand_count())
-            .then(|| plan.main.operand(i).ok())
+            .then(|| plan.main.operand_at(i))
             .flatten()
     });
     let iv = match sizes {
@@ -398,7 +399,7 @@ pub fn rewrite_kernel<'c, 'a>(
     mark(first.block.parent_operation().expect("scf.if"), FIRST_STEP);
     let main_body = plan
         .main
-        .region(0)
+        .region_at(0)
         .expect("loop body")
         .first_block()
         .expect("loop body");
@@ -589,8 +590,12 @@ pub fn split_tiles<'c, 'a>(context: &'c Context, looped: OperationRef<'c, 'a>) {
     let Some(steps) = integer_attribute(&looped, TILE_STEPS) else {
         return;
     };
-    let body = looped.region(0).expect("loop body").first_block().expect("loop body");
-    let s: Value = body.argument(0).expect("induction variable").into();
+    let body = looped
+        .region_at(0)
+        .expect("loop body")
+        .first_block()
+        .expect("loop body");
+    let s: Value = body.argument_at(0).expect("induction variable").into();
     let ops: Vec<OperationRef> = std::iter::successors(body.first_operation(), |op| op.next_in_block()).collect();
     let Some((_, ops)) = ops.split_last() else { return };
     let b = Builder {
@@ -599,13 +604,13 @@ pub fn split_tiles<'c, 'a>(context: &'c Context, looped: OperationRef<'c, 'a>) {
         threads: None,
     };
     let at = At::before(looped);
-    let upper = looped.operand(1).expect("scf.for bounds");
+    let upper = looped.operand_at(1).expect("scf.for bounds");
     // K: the constant, or the divisor of the step's tile (`s / K`), defined before the loop.
     let dynamic = (steps == DYNAMIC_TILE_STEPS)
         .then(|| {
             ops.iter()
                 .find(|op| op.attribute(TILE_OF_STEP).is_ok())
-                .and_then(|op| op.operand(1).ok())
+                .and_then(|op| op.operand_at(1))
         })
         .flatten();
     let tiles = match dynamic {
@@ -639,7 +644,7 @@ pub fn split_tiles<'c, 'a>(context: &'c Context, looped: OperationRef<'c, 'a>) {
         one_step(inner, step, false, false);
         // The epilogue, over the tile's values (step 0's).
         for op in ops.iter().filter(|op| op.attribute(LAST_STEP).is_ok()) {
-            let then = op.region(0).expect("then region").first_block().expect("then block");
+            let then = op.region_at(0).expect("then region").first_block().expect("then block");
             let inner: Vec<OperationRef> =
                 std::iter::successors(then.first_operation(), |op| op.next_in_block()).collect();
             for nested in inner.split_last().map(|(_, rest)| rest).unwrap_or_default() {
@@ -673,7 +678,7 @@ fn clone_step_op<'c, 'a>(
     (first, last): (bool, bool),
     map: &mut Vec<(Value<'c, 'a>, Value<'c, 'a>)>,
 ) {
-    let result = |op: OperationRef<'c, 'a>| -> Value<'c, 'a> { op.result(0).expect("one result").into() };
+    let result = |op: OperationRef<'c, 'a>| -> Value<'c, 'a> { op.result_at(0).expect("one result").into() };
     if op.attribute(TILE_OF_STEP).is_ok() {
         map.push((result(op), tile));
         return;
@@ -687,7 +692,7 @@ fn clone_step_op<'c, 'a>(
         .find(|(name, _)| op.attribute(name).is_ok());
     if let Some((_, taken)) = branch {
         if taken {
-            let then = op.region(0).expect("then region").first_block().expect("then block");
+            let then = op.region_at(0).expect("then region").first_block().expect("then block");
             let inner: Vec<OperationRef> =
                 std::iter::successors(then.first_operation(), |op| op.next_in_block()).collect();
             for nested in inner.split_last().map(|(_, rest)| rest).unwrap_or_default() {
@@ -720,8 +725,8 @@ fn clone_mapped<'c, 'a>(
     }
     for index in 0..op.result_count() {
         map.push((
-            op.result(index).expect("result").into(),
-            clone.result(index).expect("result").into(),
+            op.result_at(index).expect("result").into(),
+            clone.result_at(index).expect("result").into(),
         ));
     }
 }
@@ -747,8 +752,12 @@ fn clone_mapped<'c, 'a>(
 /// computed only for tiles the loop reaches, as before; the loop's other ops (waits, copies,
 /// arrivals) stay in order.
 pub fn carry_tile_values<'c, 'a>(context: &'c Context, looped: OperationRef<'c, 'a>) {
-    let body = looped.region(0).expect("loop body").first_block().expect("loop body");
-    let s: Value = body.argument(0).expect("induction variable").into();
+    let body = looped
+        .region_at(0)
+        .expect("loop body")
+        .first_block()
+        .expect("loop body");
+    let s: Value = body.argument_at(0).expect("induction variable").into();
     let ops: Vec<OperationRef> = std::iter::successors(body.first_operation(), |op| op.next_in_block()).collect();
     let Some((_, ops)) = ops.split_last() else { return };
     let (Some(tile_of), Some(step_in)) = (
@@ -757,8 +766,8 @@ pub fn carry_tile_values<'c, 'a>(context: &'c Context, looped: OperationRef<'c, 
     ) else {
         return;
     };
-    let result = |op: &OperationRef<'c, 'a>| -> Value<'c, 'a> { op.result(0).expect("one result").into() };
-    let k = tile_of.operand(1).expect("s / K");
+    let result = |op: &OperationRef<'c, 'a>| -> Value<'c, 'a> { op.result_at(0).expect("one result").into() };
+    let k = tile_of.operand_at(1).expect("s / K");
     // The tile-level ops: pure ops over the tile, values from outside the loop and each other;
     // those over the tile or another per-tile op give the tile values (the others, invariant,
     // stay in the loop too).
@@ -809,7 +818,7 @@ pub fn carry_tile_values<'c, 'a>(context: &'c Context, looped: OperationRef<'c, 
         threads: None,
     };
     let at = At::before(looped);
-    let [lower, upper, step] = [0, 1, 2].map(|i| looped.operand(i).expect("scf.for bounds"));
+    let [lower, upper, step] = [0, 1, 2].map(|i| looped.operand_at(i).expect("scf.for bounds"));
     let divisor = b.maxui(at, k, b.index(at, 1));
     let first_tile = b.divui(at, lower, divisor);
     let first_step = b.remui(at, lower, divisor);

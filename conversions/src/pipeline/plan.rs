@@ -43,6 +43,7 @@ use melior::{
     },
 };
 use tile_dialect::ops::{nested_ops, set_attribute, with_context};
+use tile_dialect::positions::OperationAt;
 
 /// The pass's flag.
 pub const ARGUMENT: &str = "tile-plan-pipelines";
@@ -174,7 +175,7 @@ fn no_ping_pong(kernel: OperationRef, pipelined: OperationRef, chip: &Target, ri
         return Some("the kernel is persistent".into());
     }
     // The loop's tile ops in order: its gemms must come one after the other.
-    let body = pipelined.region(0).ok()?.first_block()?;
+    let body = pipelined.region_at(0)?.first_block()?;
     let tile_ops: Vec<OperationRef> = std::iter::successors(body.first_operation(), |op| op.next_in_block())
         .filter(|op| tile_ir::in_dialect(op, tile_dialect::dialect_handle()))
         .collect();

@@ -24,6 +24,7 @@ use melior::{
     },
 };
 use tile_dialect::ops::{nested_ops, op_name};
+use tile_dialect::positions::OperationAt;
 
 /// The named barrier the kernel's threads meet at when a producer runs beside them (0 is the
 /// whole block's).
@@ -173,8 +174,7 @@ pub fn split<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>, threads
     }
     let leader = b.if_then(warpgroup, b.compare(warpgroup, "eq", tid, bound));
     let body = producer
-        .region(0)
-        .ok()
+        .region_at(0)
         .and_then(|region| region.first_block())
         .expect("the producer's body");
     let ops: Vec<OperationRef> = std::iter::successors(body.first_operation(), |op| op.next_in_block()).collect();

@@ -19,6 +19,7 @@ use melior::{
         r#type::{IntegerType, MemRefType},
     },
 };
+use tile_dialect::positions::OperationAt;
 use tile_dialect::{
     element::Element,
     ops::{copy_async_parts, nested_ops, static_sizes},
@@ -47,8 +48,7 @@ pub fn shared_tile_bytes(kernel: OperationRef) -> i64 {
         .iter()
         .filter(|op| tile_ir::is(*op, tile_ir::tile::AllocSharedOperation::name))
         .filter_map(|op| {
-            op.result(0)
-                .ok()
+            op.result_at(0)
                 .and_then(|result| tile_dialect::ops::as_memref(melior::ir::Value::from(result).r#type()))
         })
         .map(|memref| padded(tile_bytes(memref)))
@@ -64,11 +64,12 @@ pub fn slot_stride(ring: MemRefType) -> i64 {
 /// Returns whether `alloc` (a `tile.alloc_shared`) is a ring: something reads it through `tile.slot`.
 pub fn is_ring(alloc: OperationRef) -> bool {
     tile_ir::is(&alloc, tile::AllocSharedOperation::name)
-        && alloc.result(0).is_ok_and(|result| {
+        && alloc.result_at(0).is_some_and(|result| {
             nested_ops(alloc.parent_operation().expect("in a kernel"))
                 .iter()
                 .any(|op| {
-                    tile_ir::is(op, tile::SlotOperation::name) && op.operand(0).is_ok_and(|ring| ring == result.into())
+                    tile_ir::is(op, tile::SlotOperation::name)
+                        && op.operand_at(0).is_some_and(|ring| ring == result.into())
                 })
         })
 }
@@ -106,7 +107,7 @@ pub fn lower_rings<'c>(context: &'c Context, kernel: OperationRef<'c, '_>, in_wo
             threads: None,
         };
         let at = At::before(ring);
-        let value: Value = ring.result(0).expect("ring").into();
+        let value: Value = ring.result_at(0).expect("ring").into();
         let memref = MemRefType::try_from(value.r#type()).expect("memref");
         let stride = slot_stride(memref);
         let slots = static_sizes(memref)[0].unwrap_or(1);
@@ -140,7 +141,7 @@ pub fn lower_rings<'c>(context: &'c Context, kernel: OperationRef<'c, '_>, in_wo
             if tile_ir::is(&user, tile::SlotOperation::name) {
                 // A computed slot outside the ring is the program's error (the interpreter reports
                 // it); here it wraps around rather than reach memory past the ring.
-                let mut slot = user.operand(1).expect("slot index");
+                let mut slot = user.operand_at(1).expect("slot index");
                 if tile_dialect::ops::constant_integer(slot).is_none() {
                     slot = b.remui(at, slot, b.index(at, slots));
                 }
@@ -150,9 +151,9 @@ pub fn lower_rings<'c>(context: &'c Context, kernel: OperationRef<'c, '_>, in_wo
                     at,
                     bytes,
                     shift,
-                    view_type(user.result(0).expect("slot").r#type(), in_workgroup),
+                    view_type(user.result_at(0).expect("slot").r#type(), in_workgroup),
                 );
-                rewriter.replace_all_uses_with(user.result(0).expect("slot").into(), tile);
+                rewriter.replace_all_uses_with(user.result_at(0).expect("slot").into(), tile);
                 rewriter.erase_op(user);
             } else {
                 let whole = view(&b, at, bytes, b.index(at, 0), view_type(value.r#type(), in_workgroup));
@@ -226,7 +227,7 @@ pub fn make_synchronous<'c>(context: &'c Context, kernel: OperationRef<'c, '_>, 
         .into_iter()
         .filter(|op| tile_ir::is(op, tile::AllocBarriersOperation::name))
     {
-        let barriers: Value = op.result(0).expect("barriers").into();
+        let barriers: Value = op.result_at(0).expect("barriers").into();
         if !nested_ops(kernel)
             .iter()
             .any(|user| user.operands().any(|operand| operand == barriers))
@@ -247,7 +248,7 @@ pub fn lower<'c>(context: &'c Context, kernel: OperationRef<'c, '_>, in_workgrou
 pub fn tile_allocation<'c, 'a>(tile: Value<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
     let owner = tile_dialect::ops::as_result(tile)?.owner();
     tile_ir::match_op!(owner, {
-        tile::SlotOperation => tile_allocation(owner.operand(0).ok()?),
+        tile::SlotOperation => tile_allocation(owner.operand_at(0)?),
         tile::AllocSharedOperation | tile::AllocFragmentOperation | tile::AllocBarriersOperation => Some(owner),
         _ => None,
     })

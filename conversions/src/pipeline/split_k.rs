@@ -51,6 +51,7 @@ use melior::{
         r#type::{IntegerType, MemRefType},
     },
 };
+use tile_dialect::positions::{BlockAt, OperationAt};
 use tile_dialect::{
     layout::{FragmentLayout, SharedLayout},
     level::{MemoryLevel, memory_level},
@@ -134,8 +135,8 @@ fn allocation_of<'c, 'a>(value: Value<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
 
 /// Whether `fill` writes zero into its tile.
 fn fills_zero(fill: &OperationRef) -> bool {
-    fill.operand(1)
-        .is_ok_and(|value| constant_float(value) == Some(0.0) || constant_integer(value) == Some(0))
+    fill.operand_at(1)
+        .is_some_and(|value| constant_float(value) == Some(0.0) || constant_integer(value) == Some(0))
 }
 
 /// The kernel's shape, or why the rewrite cannot take it.
@@ -185,7 +186,9 @@ fn shape<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Result<Shape<'c, 'a>, String> 
         .collect();
     let mut accumulators: Vec<OperationRef> = Vec::new();
     for gemm in &gemms {
-        let c = gemm.operand(2).map_err(|error| error.to_string())?;
+        let c = gemm
+            .operand_at(2)
+            .ok_or_else(|| tile_dialect::positions::missing("operand", 2))?;
         let allocation = allocation_of(c)
             .filter(|op| tile_ir::is(op, tile::AllocFragmentOperation::name))
             .ok_or("a gemm of the loop accumulates into something other than a fragment")?;
@@ -203,7 +206,7 @@ fn shape<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Result<Shape<'c, 'a>, String> 
     }
     let accumulator_values: Vec<Value> = accumulators
         .iter()
-        .map(|op| op.result(0).expect("an allocation's tile").into())
+        .map(|op| op.result_at(0).expect("an allocation's tile").into())
         .collect();
     // Every part starts from zero: the sum of the parts is the whole loop's.
     for op in &ops[..main_at] {
@@ -219,8 +222,7 @@ fn shape<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Result<Shape<'c, 'a>, String> 
     // next. A register tile each step writes whole before any read (weights widened for a gemm's
     // register A operand) carries nothing.
     let loop_body = main
-        .region(0)
-        .ok()
+        .region_at(0)
         .and_then(|region| region.first_block())
         .ok_or("the loop has no body")?;
     let body_ops: Vec<OperationRef> =
@@ -262,11 +264,11 @@ fn written_whole_first(body: &[OperationRef], tile: Value) -> bool {
     }) else {
         return false;
     };
-    let Some(loop_body) = first.region(0).ok().and_then(|region| region.first_block()) else {
+    let Some(loop_body) = first.region_at(0).and_then(|region| region.first_block()) else {
         return false;
     };
     let indices: Vec<Value> = (0..loop_body.argument_count())
-        .filter_map(|i| loop_body.argument(i).ok())
+        .filter_map(|i| loop_body.argument_at(i))
         .map(Value::from)
         .collect();
     let shape = tile_dialect::ops::memref_shape(tile);
@@ -276,7 +278,7 @@ fn written_whole_first(body: &[OperationRef], tile: Value) -> bool {
             !inner.operands().any(|value| value == tile)
                 || (tile_ir::is(inner, tile_ir::memref::StoreOperation::name)
                     && inner.block() == Some(loop_body)
-                    && inner.operand(1).is_ok_and(|memref| memref == tile)
+                    && inner.operand_at(1).is_some_and(|memref| memref == tile)
                     && inner.operands().skip(2).eq(indices.iter().copied()))
         })
 }
@@ -293,7 +295,7 @@ fn registers(accumulator: &OperationRef) -> Option<i64> {
 fn scratch_areas<'c>(shape: &Shape<'c, '_>, threads: i64) -> Vec<(Type<'c>, i64)> {
     let mut areas: Vec<(Type, i64)> = Vec::new();
     for accumulator in &shape.accumulators {
-        let value: Value = accumulator.result(0).expect("an allocation's tile").into();
+        let value: Value = accumulator.result_at(0).expect("an allocation's tile").into();
         let element = tile_dialect::ops::as_memref(value.r#type())
             .expect("a fragment")
             .element();
@@ -426,11 +428,11 @@ pub fn rewrite_kernel<'c, 'a>(
         return Ok(());
     };
     let body = kernel
-        .region(0)
+        .region_at(0)
         .expect("kernel body")
         .first_block()
         .expect("kernel body");
-    let block_x: Value = body.argument(0).expect("a block index").into();
+    let block_x: Value = body.argument_at(0).expect("a block index").into();
     let readers: Vec<OperationRef> = nested_ops(kernel);
     let b = Builder {
         context,
@@ -457,11 +459,11 @@ pub fn rewrite_kernel<'c, 'a>(
     let before_loop = At::before(shape.main);
     let loop_body = shape
         .main
-        .region(0)
+        .region_at(0)
         .expect("loop body")
         .first_block()
         .expect("loop body");
-    let j: Value = loop_body.argument(0).expect("induction variable").into();
+    let j: Value = loop_body.argument_at(0).expect("induction variable").into();
     let users: Vec<OperationRef> = nested_ops(shape.main);
     let top = At::before(loop_body.first_operation().expect("a loop body"));
     let unit_step = |b: &Builder<'c>| {
@@ -544,7 +546,7 @@ pub fn rewrite_kernel<'c, 'a>(
                 crate::layout::LAYOUT_ATTRIBUTE,
                 SharedLayout::row_major().to_attribute(context),
             );
-            (element, allocation.result(0).expect("a tile").into())
+            (element, allocation.result_at(0).expect("a tile").into())
         })
         .collect();
     let after = At::before(
@@ -555,7 +557,7 @@ pub fn rewrite_kernel<'c, 'a>(
     );
     let splits_attribute = IntegerAttribute::new(IntegerType::new(context, 64).into(), splits);
     for accumulator in &shape.accumulators {
-        let value: Value = accumulator.result(0).expect("an allocation's tile").into();
+        let value: Value = accumulator.result_at(0).expect("an allocation's tile").into();
         let element = tile_dialect::ops::as_memref(value.r#type())
             .expect("a fragment")
             .element();

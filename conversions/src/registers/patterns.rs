@@ -17,6 +17,7 @@ use melior::{
     },
 };
 use std::collections::{BTreeSet, HashMap};
+use tile_dialect::positions::{BlockAt, OperationAt};
 use tile_dialect::{
     level::{MemoryLevel, memory_level},
     ops::{clone_detached, copy_parts, integer_attribute, memref_shape, nested_ops, op_name},
@@ -111,8 +112,8 @@ fn access_dims<'c, 'a>(
     loop_indices: &[Value<'c, 'a>],
 ) -> Option<(Value<'c, 'a>, Vec<usize>, bool)> {
     let (memref, first, write) = match_op!(access, {
-        memref::LoadOperation => (access.operand(0).ok()?, 1, false),
-        memref::StoreOperation => (access.operand(1).ok()?, 2, true),
+        memref::LoadOperation => (access.operand_at(0)?, 1, false),
+        memref::StoreOperation => (access.operand_at(1)?, 2, true),
         _ => return None,
     });
     if level(memref) != Some(MemoryLevel::Fragment) {
@@ -121,8 +122,7 @@ fn access_dims<'c, 'a>(
     let dims = (first..access.operand_count())
         .map(|i| {
             access
-                .operand(i)
-                .ok()
+                .operand_at(i)
                 .and_then(|index| loop_indices.iter().position(|loop_index| *loop_index == index))
         })
         .collect::<Option<Vec<usize>>>()
@@ -131,11 +131,11 @@ fn access_dims<'c, 'a>(
 }
 
 fn loop_indices<'c, 'a>(parallel: OperationRef<'c, 'a>) -> Vec<Value<'c, 'a>> {
-    let block = parallel.region(0).ok().and_then(|region| region.first_block());
+    let block = parallel.region_at(0).and_then(|region| region.first_block());
     block
         .map(|block| {
             (0..block.argument_count())
-                .filter_map(|i| block.argument(i).ok().map(Into::into))
+                .filter_map(|i| block.argument_at(i).map(Into::into))
                 .collect()
         })
         .unwrap_or_default()
@@ -154,7 +154,7 @@ fn run_store(
     indices: &[Value],
     originals: &[OperationRef],
 ) -> Option<(usize, i64)> {
-    let body = parallel.region(0).ok()?.first_block()?;
+    let body = parallel.region_at(0)?.first_block()?;
     // The op before the terminator (melior walks blocks forwards only).
     let store = std::iter::successors(body.first_operation(), |op| op.next_in_block())
         .take_while(|op| op.next_in_block().is_some())
@@ -162,7 +162,7 @@ fn run_store(
     if !tile_ir::is(&store, memref::StoreOperation::name) {
         return None;
     }
-    let tile = store.operand(1).ok()?;
+    let tile = store.operand_at(1)?;
     let at_own_indices =
         store.operands().skip(2).eq(indices.iter().copied()) && crate::layout::stored::stored(tile).is_none();
     let at_core_place = store.attribute(CORE_PLACE).is_ok();
@@ -297,7 +297,7 @@ pub(crate) fn plan_gemms<'c, 'a, P>(
     let mut planned = HashMap::new();
     let mut refused = Vec::new();
     for gemm in gemms.iter().copied() {
-        let (Ok(a), Ok(b), Ok(c)) = (gemm.operand(0), gemm.operand(1), gemm.operand(2)) else {
+        let (Some(a), Some(b), Some(c)) = (gemm.operand_at(0), gemm.operand_at(1), gemm.operand_at(2)) else {
             continue;
         };
         let Ok(accumulator) = placed(layouts, c) else { continue };
@@ -340,8 +340,10 @@ pub fn reduce_plans<'c, 'a>(
     for op in ops.iter().filter(|op| tile_ir::is(*op, tile::ReduceOperation::name)) {
         let plan = (|| {
             let (src, dst) = (
-                op.operand(0).map_err(|e| e.to_string())?,
-                op.operand(1).map_err(|e| e.to_string())?,
+                op.operand_at(0)
+                    .ok_or_else(|| tile_dialect::positions::missing("operand", 0))?,
+                op.operand_at(1)
+                    .ok_or_else(|| tile_dialect::positions::missing("operand", 1))?,
             );
             let dim = integer_attribute(op, "dim").unwrap_or(0) as usize;
             let idempotent = !matches!(
@@ -425,14 +427,14 @@ pub fn check(op: OperationRef, layouts: &Layouts) -> Rule {
     let touches_fragment = op.operands().any(|value| level(value) == Some(MemoryLevel::Fragment));
     match_op!(op, {
         tile::ParallelOperation => check_parallel(op, layouts),
-        tile::FillOperation if touches_fragment => placed(layouts, op.operand(0).map_err(|e| e.to_string())?).map(|_| ()),
+        tile::FillOperation if touches_fragment => placed(layouts, op.operand_at(0).ok_or_else(|| tile_dialect::positions::missing("operand", 0))?).map(|_| ()),
         tile::CopyOperation if touches_fragment => check_copy(op, layouts),
         // Planned (and refused where no plan fits) by `reduce_plans`.
         tile::ReduceOperation => Ok(()),
-        tile::PrintOperation if touches_fragment => placed(layouts, op.operand(0).map_err(|e| e.to_string())?).map(|_| ()),
+        tile::PrintOperation if touches_fragment => placed(layouts, op.operand_at(0).ok_or_else(|| tile_dialect::positions::missing("operand", 0))?).map(|_| ()),
         tile::SplitSumOperation => split_sum_fits(op, layouts),
         tile::ScanOperation if touches_fragment => {
-            let (src, dst) = (op.operand(0).map_err(|e| e.to_string())?, op.operand(1).map_err(|e| e.to_string())?);
+            let (src, dst) = (op.operand_at(0).ok_or_else(|| tile_dialect::positions::missing("operand", 0))?, op.operand_at(1).ok_or_else(|| tile_dialect::positions::missing("operand", 1))?);
             if level(src) != Some(MemoryLevel::Fragment) || level(dst) != Some(MemoryLevel::Fragment) {
                 return Err("scans between a fragment and a shared tile, which the register lowering has no rule for (scan fragment into fragment)".into());
             }
@@ -440,7 +442,7 @@ pub fn check(op: OperationRef, layouts: &Layouts) -> Rule {
             placed(layouts, dst).map(|_| ())
         },
         tile::GemmOperation if touches_fragment => {
-            let [a, b, c] = [0, 1, 2].map(|i| op.operand(i).ok());
+            let [a, b, c] = [0, 1, 2].map(|i| op.operand_at(i));
             if b.is_some_and(|value| level(value) == Some(MemoryLevel::Fragment)) {
                 return Err("has a fragment operand B, which the contract does not allow".into());
             }
@@ -473,8 +475,12 @@ pub fn check(op: OperationRef, layouts: &Layouts) -> Rule {
 
 /// Whether the scratch of a `tile.split_sum` holds every register of the block's threads.
 fn split_sum_fits(op: OperationRef, layouts: &Layouts) -> Rule {
-    let acc = op.operand(0).map_err(|e| e.to_string())?;
-    let scratch = op.operand(1).map_err(|e| e.to_string())?;
+    let acc = op
+        .operand_at(0)
+        .ok_or_else(|| tile_dialect::positions::missing("operand", 0))?;
+    let scratch = op
+        .operand_at(1)
+        .ok_or_else(|| tile_dialect::positions::missing("operand", 1))?;
     let registers = placed(layouts, acc)?.register_count();
     let threads = op
         .parent_operation()
@@ -501,8 +507,8 @@ fn check_parallel(op: OperationRef, layouts: &Layouts) -> Rule {
                 .map_err(|why| format!("updates atomically in its body, but {why}"))?;
             if replica_bits != 0
                 && nested
-                    .result(0)
-                    .is_ok_and(|old| tile_dialect::ops::has_uses(old.into()))
+                    .result_at(0)
+                    .is_some_and(|old| tile_dialect::ops::has_uses(old.into()))
             {
                 return Err(
                     "uses the result of an atomic update in a body that threads run several times (a replicated loop layout)"
@@ -876,8 +882,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                 stores.insert(slot, copies[index]);
             }
             let body = clone
-                .region(0)
-                .ok()
+                .region_at(0)
                 .and_then(|region| region.first_block())
                 .expect("body");
             if let Some(terminator) = body.terminator() {
@@ -912,11 +917,11 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                 let place = At::before(copy);
                 let cb = self.builder(&copy);
                 if write {
-                    let value = copy.operand(0).expect("stored value");
+                    let value = copy.operand_at(0).expect("stored value");
                     self.set_slot(&cb, place, value, private, fragment, index);
                 } else {
                     let value = self.slot_value(&cb, place, private, fragment, index);
-                    rewriter.replace_all_uses_with(copy.result(0).expect("loaded").into(), value);
+                    rewriter.replace_all_uses_with(copy.result_at(0).expect("loaded").into(), value);
                 }
                 rewriter.erase_op(copy);
             }
@@ -971,11 +976,11 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             let b = self.builder(&last);
             let at = At::before(last);
             let first = lane_stores[0];
-            let tile = first.operand(1).expect("a tile");
+            let tile = first.operand_at(1).expect("a tile");
             let element = element_type(tile);
             let values: Vec<Value> = lane_stores
                 .iter()
-                .map(|store| store.operand(0).expect("a value"))
+                .map(|store| store.operand_at(0).expect("a value"))
                 .collect();
             let vector = crate::attributes::vector(run, element);
             let value = b.value(
@@ -1002,8 +1007,8 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
     pub(crate) fn fill(&self, op: OperationRef<'c, 'a>) {
         let b = self.builder(&op);
         let at = At::before(op);
-        let fragment = op.operand(0).expect("tile");
-        let value = op.operand(1).expect("value");
+        let fragment = op.operand_at(0).expect("tile");
+        let value = op.operand_at(1).expect("value");
         let private = self.private(fragment);
         let laid = placed(self.layouts, fragment).expect("checked");
         for slot in laid.registers.keys() {
@@ -1294,7 +1299,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
     pub(crate) fn reduce(&self, op: OperationRef<'c, 'a>, scratch: Option<Value<'c, 'a>>) {
         let b = self.builder(&op);
         let at = At::before(op);
-        let (src, dst) = (op.operand(0).expect("src"), op.operand(1).expect("dst"));
+        let (src, dst) = (op.operand_at(0).expect("src"), op.operand_at(1).expect("dst"));
         let crate::cpu::compute::Reduction { kind, clear, .. } = crate::cpu::compute::Reduction::of(op);
         let (from, to) = (
             placed(self.layouts, src).expect("checked"),
@@ -1398,7 +1403,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             ..self.builder(&op)
         };
         let at = At::before(op);
-        let (src, dst) = (op.operand(0).expect("src"), op.operand(1).expect("dst"));
+        let (src, dst) = (op.operand_at(0).expect("src"), op.operand_at(1).expect("dst"));
         let scan = crate::cpu::compute::Scan::of(op);
         let flat = |at: At<'c, 'a>, coordinates: &[Value<'c, 'a>]| row_major(&b, at, &scan.shape, coordinates);
         let to = placed(self.layouts, dst).expect("checked");
@@ -1433,7 +1438,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             ..self.builder(&op)
         };
         let at = At::before(op);
-        let (src, dst) = (op.operand(0).expect("src"), op.operand(1).expect("dst"));
+        let (src, dst) = (op.operand_at(0).expect("src"), op.operand_at(1).expect("dst"));
         let scan = crate::cpu::compute::Scan::of(op);
         let (combine, _) = crate::cpu::compute::combiner(scan.kind);
         let combined = |x: Value<'c, 'a>, y: Value<'c, 'a>| b.binary(at, combine, x, y);
@@ -1522,7 +1527,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             ..self.builder(&op)
         };
         let at = At::before(op);
-        let fragment = op.operand(0).expect("verified print");
+        let fragment = op.operand_at(0).expect("verified print");
         let shape = memref_shape(fragment);
         self.store_to_scratch(&b, at, fragment, scratch);
         crate::cpu::print::print_elements(&b, at, op, &shape, |at, indices| {
@@ -1606,7 +1611,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
     pub(crate) fn gemm(&self, op: OperationRef<'c, 'a>, scratch: Option<Value<'c, 'a>>) {
         let b = self.builder(&op);
         let at = At::before(op);
-        let [a, bb, c] = [0, 1, 2].map(|i| op.operand(i).expect("gemm operand"));
+        let [a, bb, c] = [0, 1, 2].map(|i| op.operand_at(i).expect("gemm operand"));
         let a_shape = memref_shape(a);
         let staged_a = scratch.is_some() && level(a) == Some(MemoryLevel::Fragment);
         let a = match scratch.filter(|_| staged_a) {
@@ -1692,7 +1697,7 @@ pub(crate) fn scratch_needs<'c, 'a>(
 ) -> Vec<(Vec<OperationRef<'c, 'a>>, Type<'c>, i64)> {
     let mut needs: Vec<(Vec<OperationRef>, Type, i64)> = Vec::new();
     for op in ops.iter().filter(|op| tile_ir::is(*op, tile::GemmOperation::name)) {
-        let Ok(a) = op.operand(0) else { continue };
+        let Some(a) = op.operand_at(0) else { continue };
         if level(a) == Some(MemoryLevel::Fragment)
             && !layouts.matrix_plan().is_some_and(|plan| plan.register_a(op, layouts))
         {
@@ -1702,21 +1707,21 @@ pub(crate) fn scratch_needs<'c, 'a>(
     // A scan of fragments goes through a scratch tile of its own (the lines, in row-major order),
     // unless its lines lie in lanes of a warp, which scan by shuffles.
     for op in ops.iter().filter(|op| tile_ir::is(*op, tile::ScanOperation::name)) {
-        let Ok(dst) = op.operand(1) else { continue };
+        let Some(dst) = op.operand_at(1) else { continue };
         if level(dst) == Some(MemoryLevel::Fragment) && scan_by_shuffles(op, layouts, shuffles).is_none() {
             needs.push((vec![*op], element_type(dst), memref_shape(dst).iter().product()));
         }
     }
     // So does a print of a fragment (the block's first thread prints it from there).
     for op in ops.iter().filter(|op| tile_ir::is(*op, tile::PrintOperation::name)) {
-        let Ok(value) = op.operand(0) else { continue };
+        let Some(value) = op.operand_at(0) else { continue };
         if level(value) == Some(MemoryLevel::Fragment) {
             needs.push((vec![*op], element_type(value), memref_shape(value).iter().product()));
         }
     }
     let gemms = needs.len();
     for op in ops.iter().filter(|op| tile_ir::is(*op, tile::ReduceOperation::name)) {
-        let (Ok(src), Ok(dst)) = (op.operand(0), op.operand(1)) else {
+        let (Some(src), Some(dst)) = (op.operand_at(0), op.operand_at(1)) else {
             continue;
         };
         let (Ok(from), Some(plan)) = (placed(layouts, src), layouts.reductions.get(&key(op))) else {
@@ -1843,8 +1848,7 @@ pub fn lower_all<'c, 'a>(
     let byte_permute = target.byte_permute;
     let clusters = target.clusters.as_ref();
     let body = kernel
-        .region(0)
-        .ok()
+        .region_at(0)
         .and_then(|region| region.first_block())
         .expect("kernel body");
     let kernel_start = body.first_operation().expect("a kernel body");
@@ -1892,7 +1896,7 @@ pub fn lower_all<'c, 'a>(
         .collect();
     for allocation in &allocations {
         let placed = layouts.fragment(allocation).expect("checked");
-        let element = element_type(allocation.result(0).expect("fragment").into());
+        let element = element_type(allocation.result_at(0).expect("fragment").into());
         let array = MemRefType::new(element, &[placed.register_count()], None, space);
         let value = b.value(
             start,
@@ -2045,7 +2049,7 @@ pub(crate) struct LinesInLanes {
 /// consecutive lanes of the lowest thread-index bits (the blocked layout of a row scan).
 pub(crate) fn scan_by_shuffles(op: &OperationRef, layouts: &Layouts, shuffles: Option<i64>) -> Option<LinesInLanes> {
     let warp = shuffles?;
-    let (src, dst) = (op.operand(0).ok()?, op.operand(1).ok()?);
+    let (src, dst) = (op.operand_at(0)?, op.operand_at(1)?);
     if level(src) != Some(MemoryLevel::Fragment) || !element_type(src).is_f32() {
         return None;
     }

@@ -26,6 +26,7 @@ use melior::{
     },
 };
 use tile_dialect::ops::{nested_ops, op_name};
+use tile_dialect::positions::{BlockAt, OperationAt};
 use tile_ir::{gpu, match_op, memref, scf};
 
 /// The unit attribute marking a placeholder alloca of one held matrix.
@@ -42,11 +43,10 @@ pub fn promote<'c>(context: &'c Context, kernel: OperationRef<'c, '_>) -> Result
     }
     let variables: Vec<Value> = placeholders
         .iter()
-        .map(|op| op.result(0).expect("an alloca").into())
+        .map(|op| op.result_at(0).expect("an alloca").into())
         .collect();
     let body = kernel
-        .region(0)
-        .ok()
+        .region_at(0)
         .and_then(|region| region.first_block())
         .ok_or("a kernel without a body")?;
     let mut promotion = Promotion {
@@ -74,8 +74,8 @@ impl<'c, 'a> Promotion<'c, 'a> {
     /// Which variable `op` stores to or loads from, and whether it stores.
     fn access(&self, op: &OperationRef<'c, 'a>) -> Option<(usize, bool)> {
         let (memref, store) = match_op!(op, {
-            gpu::SubgroupMmaStoreMatrixOperation => (op.operand(1).ok()?, true),
-            gpu::SubgroupMmaLoadMatrixOperation => (op.operand(0).ok()?, false),
+            gpu::SubgroupMmaStoreMatrixOperation => (op.operand_at(1)?, true),
+            gpu::SubgroupMmaLoadMatrixOperation => (op.operand_at(0)?, false),
             _ => return None,
         });
         self.variables
@@ -122,16 +122,27 @@ impl<'c, 'a> Promotion<'c, 'a> {
         for op in ops {
             if let Some((variable, store)) = self.access(&op) {
                 if store {
-                    let value = op.operand(0).map_err(|e| e.to_string())?;
+                    let value = op
+                        .operand_at(0)
+                        .ok_or_else(|| tile_dialect::positions::missing("operand", 0))?;
                     self.matrix = Some(value.r#type());
                     current[variable] = Some(value);
                 } else {
-                    self.matrix = Some(op.result(0).map_err(|e| e.to_string())?.r#type());
+                    self.matrix = Some(
+                        op.result_at(0)
+                            .ok_or_else(|| tile_dialect::positions::missing("result", 0))?
+                            .r#type(),
+                    );
                     let value = match current[variable] {
                         Some(value) => value,
                         None => self.zero(op)?,
                     };
-                    rewriter.replace_all_uses_with(op.result(0).map_err(|e| e.to_string())?.into(), value);
+                    rewriter.replace_all_uses_with(
+                        op.result_at(0)
+                            .ok_or_else(|| tile_dialect::positions::missing("result", 0))?
+                            .into(),
+                        value,
+                    );
                 }
                 rewriter.erase_op(op);
                 continue;
@@ -168,16 +179,15 @@ impl<'c, 'a> Promotion<'c, 'a> {
         // The type of a variable first touched here: from the first access inside.
         if self.matrix.is_none() {
             self.matrix = nested_ops(old).iter().find_map(|nested| match self.access(nested)? {
-                (_, true) => nested.operand(0).ok().map(|value| value.r#type()),
-                (_, false) => nested.result(0).ok().map(|result| result.r#type()),
+                (_, true) => nested.operand_at(0).map(|value| value.r#type()),
+                (_, false) => nested.result_at(0).map(|result| result.r#type()),
             });
         }
         let matrix = self
             .matrix
             .ok_or("internal error: a matrix variable without accesses")?;
         let old_body = old
-            .region(0)
-            .ok()
+            .region_at(0)
             .and_then(|region| region.first_block())
             .ok_or("an scf.for without a body")?;
         let carried = old.operand_count() - 3;
@@ -189,7 +199,7 @@ impl<'c, 'a> Promotion<'c, 'a> {
             });
         }
         let mut argument_types: Vec<(Type, melior::ir::Location)> = (0..old_body.argument_count())
-            .map(|i| (old_body.argument(i).expect("an argument").r#type(), location))
+            .map(|i| (old_body.argument_at(i).expect("an argument").r#type(), location))
             .collect();
         argument_types.extend(touched.iter().map(|_| (matrix, location)));
         let region = Region::new();
@@ -217,8 +227,7 @@ impl<'c, 'a> Promotion<'c, 'a> {
             .into(),
         );
         let body = new
-            .region(0)
-            .ok()
+            .region_at(0)
             .and_then(|region| region.first_block())
             .expect("the new body");
         let placeholder = body.append_operation(melior::dialect::scf::r#yield(&[], location));
@@ -226,12 +235,12 @@ impl<'c, 'a> Promotion<'c, 'a> {
         let mut yielded: Vec<Value> = old_yield.operands().collect();
         rewriter.erase_op(old_yield);
         let arguments: Vec<Value> = (0..1 + carried)
-            .map(|i| body.argument(i).expect("an argument").into())
+            .map(|i| body.argument_at(i).expect("an argument").into())
             .collect();
         rewriter.inline_block_before(old_body, placeholder, &arguments);
         let mut inside = current.to_vec();
         for (k, variable) in touched.iter().enumerate() {
-            inside[*variable] = Some(body.argument(1 + carried + k).expect("a carried matrix").into());
+            inside[*variable] = Some(body.argument_at(1 + carried + k).expect("a carried matrix").into());
         }
         self.block(body, &mut inside)?;
         yielded.extend(touched.iter().map(|variable| inside[*variable].expect("set above")));
@@ -242,12 +251,12 @@ impl<'c, 'a> Promotion<'c, 'a> {
         rewriter.erase_op(placeholder);
         for k in 0..carried {
             rewriter.replace_all_uses_with(
-                old.result(k).expect("a result").into(),
-                new.result(k).expect("a result").into(),
+                old.result_at(k).expect("a result").into(),
+                new.result_at(k).expect("a result").into(),
             );
         }
         for (k, variable) in touched.iter().enumerate() {
-            current[*variable] = Some(new.result(carried + k).expect("a carried matrix").into());
+            current[*variable] = Some(new.result_at(carried + k).expect("a carried matrix").into());
         }
         rewriter.erase_op(old);
         Ok(())

@@ -19,6 +19,7 @@ use melior::{
     },
 };
 use tile_dialect::ops::{nested_ops, with_context};
+use tile_dialect::positions::OperationAt;
 use tile_ir::arith as ops;
 
 /// The pass's flag.
@@ -27,7 +28,7 @@ pub const ARGUMENT: &str = "tile-spirv-expand-divisions";
 /// The expansion of one division `op` (see the module's table), before it.
 fn expand<'c, 'a>(b: &Builder<'c>, op: OperationRef<'c, 'a>) -> Option<Value<'c, 'a>> {
     let at = At::before(op);
-    let (a, d) = (op.operand(0).ok()?, op.operand(1).ok()?);
+    let (a, d) = (op.operand_at(0)?, op.operand_at(1)?);
     let zero = b.integer(at, a.r#type(), 0);
     let one = b.integer(at, a.r#type(), 1);
     let select = |condition, yes, no| b.value(at, arith::select(condition, yes, no, b.location));
@@ -76,7 +77,12 @@ fn run(root: OperationRef) -> Result<(), String> {
             };
             let value = expand(&b, op).ok_or("a division without its operands")?;
             let rewriter = rewriter.as_rewriter_base();
-            rewriter.replace_all_uses_with(op.result(0).map_err(|error| error.to_string())?.into(), value);
+            rewriter.replace_all_uses_with(
+                op.result_at(0)
+                    .ok_or_else(|| tile_dialect::positions::missing("result", 0))?
+                    .into(),
+                value,
+            );
             rewriter.erase_op(op);
         }
         Ok(())

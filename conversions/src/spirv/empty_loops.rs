@@ -28,13 +28,14 @@ use melior::{
     },
 };
 use tile_dialect::ops::{constant_integer, nested_ops, with_context};
+use tile_dialect::positions::OperationAt;
 
 /// The pass's flag.
 pub const ARGUMENT: &str = "tile-spirv-guard-empty-loops";
 
 /// Whether the loop's constant bounds show that it runs at least once.
 fn runs(for_op: &OperationRef, unsigned: bool) -> bool {
-    let bound = |index: usize| for_op.operand(index).ok().and_then(constant_integer);
+    let bound = |index: usize| for_op.operand_at(index).and_then(constant_integer);
     match (bound(0), bound(1)) {
         (Some(lower), Some(upper)) if unsigned => (lower as u64) < (upper as u64),
         (Some(lower), Some(upper)) => lower < upper,
@@ -46,7 +47,11 @@ fn runs(for_op: &OperationRef, unsigned: bool) -> bool {
 /// an `scf.if` on its trip count.
 fn guard<'c, 'a>(context: &'c melior::Context, for_op: OperationRef<'c, 'a>, unsigned: bool) -> Result<(), String> {
     let location = for_op.location();
-    let operand = |index: usize| for_op.operand(index).map_err(|error| error.to_string());
+    let operand = |index: usize| {
+        for_op
+            .operand_at(index)
+            .ok_or_else(|| tile_dialect::positions::missing("operand", index))
+    };
     let (lower, upper) = (operand(0)?, operand(1)?);
     let initial: Vec<Value> = (3..for_op.operand_count()).map(operand).collect::<Result<_, _>>()?;
     let results: Vec<Type> = for_op.results().map(|result| result.r#type()).collect();
@@ -77,15 +82,18 @@ fn guard<'c, 'a>(context: &'c melior::Context, for_op: OperationRef<'c, 'a>, uns
     // that the branch's own yield of the loop's results keeps them.
     let rewriter = melior::IrRewriter::new(context);
     for index in 0..results.len() {
-        let old = for_op.result(index).map_err(|error| error.to_string())?;
-        let new = branch.result(index).map_err(|error| error.to_string())?;
+        let old = for_op
+            .result_at(index)
+            .ok_or_else(|| tile_dialect::positions::missing("result", index))?;
+        let new = branch
+            .result_at(index)
+            .ok_or_else(|| tile_dialect::positions::missing("result", index))?;
         rewriter
             .as_rewriter_base()
             .replace_all_uses_with(old.into(), new.into());
     }
     let then_block = branch
-        .region(0)
-        .ok()
+        .region_at(0)
         .and_then(|region| region.first_block())
         .ok_or("an scf.if without its block")?;
     let yielded: Vec<Value> = for_op.results().map(Into::into).collect();

@@ -9,6 +9,7 @@
 //! (a `tile.gemm` accumulating into the tile, a call, a region op) may read it, so nothing happens.
 
 use crate::ops::copy_parts;
+use crate::positions::OperationAt;
 use melior::{
     RewriterBase,
     ir::Value,
@@ -16,7 +17,7 @@ use melior::{
 };
 
 pub fn erase_overwritten_fill(fill: OperationRef, rewriter: &RewriterBase) -> bool {
-    let Ok(tile) = fill.operand(0) else {
+    let Some(tile) = fill.operand_at(0) else {
         return false;
     };
     let mut next = fill.next_in_block();
@@ -39,7 +40,7 @@ pub fn erase_overwritten_fill(fill: OperationRef, rewriter: &RewriterBase) -> bo
 /// Returns true when `op` writes every element of `tile` without reading it.
 fn overwrites_whole_tile(op: OperationRef, name: &str, tile: Value) -> bool {
     match name {
-        "tile.fill" => op.operand(0).is_ok_and(|dst| dst == tile),
+        "tile.fill" => op.operand_at(0).is_some_and(|dst| dst == tile),
         "tile.copy" => {
             copy_parts(&op).is_some_and(|copy| copy.dst == tile && copy.dst_offsets.is_empty() && copy.src != tile)
         }

@@ -5,13 +5,11 @@
 //! ```
 
 use crate::ops::constant_integer;
-use melior::{
-    RewriterBase,
-    ir::operation::{OperationLike, OperationRef},
-};
+use crate::positions::OperationAt;
+use melior::{RewriterBase, ir::operation::OperationRef};
 
 pub fn erase_zero_trip_loop(pipelined: OperationRef, rewriter: &RewriterBase) -> bool {
-    let bound = |index| pipelined.operand(index).ok().and_then(constant_integer);
+    let bound = |index| pipelined.operand_at(index).and_then(constant_integer);
     match (bound(0), bound(1)) {
         (Some(lower), Some(upper)) if upper <= lower => {
             rewriter.erase_op(pipelined);

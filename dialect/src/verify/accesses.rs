@@ -8,6 +8,7 @@
 
 use super::Verdict;
 use crate::ops::{constant_integer, op_name};
+use crate::positions::OperationAt;
 use melior::ir::{
     BlockLike, TypeLike, Value, ValueLike,
     operation::{OperationLike, OperationRef},
@@ -65,7 +66,7 @@ pub fn access(op: &OperationRef) -> Verdict {
     if op.operand_count() <= memref {
         return Ok(());
     }
-    let Some(buffer) = op.operand(memref).ok() else {
+    let Some(buffer) = op.operand_at(memref) else {
         return Ok(());
     };
     let Some(memref_type) = crate::ops::as_memref(buffer.r#type()) else {

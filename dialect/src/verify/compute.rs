@@ -4,6 +4,7 @@ use super::{
     Verdict,
     buffer::{Buffer, static_shape_text},
 };
+use crate::positions::OperationAt;
 use crate::{element::Element, ffi, level::MemoryLevel};
 use melior::ir::{
     AttributeLike, ShapedTypeLike, TypeLike, ValueLike,
@@ -11,7 +12,8 @@ use melior::ir::{
 };
 
 fn operand<'c, 'a>(op: &OperationRef<'c, 'a>, index: usize) -> Result<melior::ir::Value<'c, 'a>, String> {
-    op.operand(index).map_err(|error| error.to_string())
+    op.operand_at(index)
+        .ok_or_else(|| crate::positions::missing("operand", index))
 }
 
 /// Returns the static 2-D shape of a gemm operand.

@@ -2,6 +2,7 @@
 //! `tile.copy_async`, `tile.arrive` and `tile.wait`.
 
 use super::{Verdict, buffer::Buffer};
+use crate::positions::OperationAt;
 use crate::{
     level::{MemoryLevel, memory_level},
     ops::{constant_integer, copy_async_parts},
@@ -42,13 +43,22 @@ fn index_in(index: Value, count: i64, what: &str) -> Verdict {
 }
 
 pub fn alloc_barriers(op: OperationRef) -> Verdict {
-    let result = op.result(0).map_err(|error| error.to_string())?;
+    let result = op.result_at(0).ok_or_else(|| crate::positions::missing("result", 0))?;
     barriers(result.into(), "the result").map(|_| ())
 }
 
 pub fn slot(op: OperationRef) -> Verdict {
-    let ring = Buffer::of(op.operand(0).map_err(|error| error.to_string())?, "the ring")?;
-    let tile = Buffer::of(op.result(0).map_err(|error| error.to_string())?.into(), "the result")?;
+    let ring = Buffer::of(
+        op.operand_at(0)
+            .ok_or_else(|| crate::positions::missing("operand", 0))?,
+        "the ring",
+    )?;
+    let tile = Buffer::of(
+        op.result_at(0)
+            .ok_or_else(|| crate::positions::missing("result", 0))?
+            .into(),
+        "the result",
+    )?;
     if ring.level != MemoryLevel::Shared || tile.level != MemoryLevel::Shared {
         return Err(format!(
             "expects a ring and a result in shared memory, but got {} and {}",
@@ -66,7 +76,8 @@ pub fn slot(op: OperationRef) -> Verdict {
         ));
     }
     index_in(
-        op.operand(1).map_err(|error| error.to_string())?,
+        op.operand_at(1)
+            .ok_or_else(|| crate::positions::missing("operand", 1))?,
         ring_shape[0] as i64,
         "the slot",
     )
@@ -97,13 +108,25 @@ pub fn copy_async(op: OperationRef) -> Verdict {
 }
 
 pub fn arrive(op: OperationRef) -> Verdict {
-    let count = barriers(op.operand(0).map_err(|error| error.to_string())?, "the barriers")?;
-    index_in(op.operand(1).map_err(|error| error.to_string())?, count, "the barrier")
+    let count = barriers(
+        op.operand_at(0)
+            .ok_or_else(|| crate::positions::missing("operand", 0))?,
+        "the barriers",
+    )?;
+    index_in(
+        op.operand_at(1)
+            .ok_or_else(|| crate::positions::missing("operand", 1))?,
+        count,
+        "the barrier",
+    )
 }
 
 pub fn wait(op: OperationRef) -> Verdict {
     arrive(op)?;
-    match constant_integer(op.operand(2).map_err(|error| error.to_string())?) {
+    match constant_integer(
+        op.operand_at(2)
+            .ok_or_else(|| crate::positions::missing("operand", 2))?,
+    ) {
         Some(phase) if phase < 0 => Err(format!("expects a phase >= 0, but got {phase}")),
         _ => Ok(()),
     }
@@ -155,7 +178,7 @@ pub fn producer(op: OperationRef) -> Verdict {
     // The copies' offsets may load from global tensors (a paged cache's block table).
     let global_load = |nested: &OperationRef| {
         crate::ops::op_name(nested) == "memref.load"
-            && nested.operand(0).is_ok_and(|memref| {
+            && nested.operand_at(0).is_some_and(|memref| {
                 crate::level::memory_level(memref.r#type()) == Some(crate::level::MemoryLevel::Global)
             })
     };
@@ -172,12 +195,12 @@ pub fn producer(op: OperationRef) -> Verdict {
     let arrived: Vec<Value> = body
         .iter()
         .filter(|nested| crate::ops::op_name(nested) == "tile.arrive")
-        .filter_map(|arrive| arrive.operand(0).ok())
+        .filter_map(|arrive| arrive.operand_at(0))
         .collect();
     let elsewhere = crate::ops::nested_ops(kernel)
         .into_iter()
         .filter(|other| crate::ops::op_name(other) == "tile.arrive" && !body.contains(other))
-        .find(|other| other.operand(0).is_ok_and(|barriers| arrived.contains(&barriers)));
+        .find(|other| other.operand_at(0).is_some_and(|barriers| arrived.contains(&barriers)));
     if elsewhere.is_some() {
         return Err("expects the barriers it arrives on to be arrived on only by the producer, but the kernel's threads arrive on one of them too".into());
     }
@@ -207,11 +230,15 @@ pub fn split_sum(op: OperationRef) -> Verdict {
             clusters.map_or("none".to_owned(), |clusters| clusters.to_string())
         ));
     }
-    let acc = op.operand(0).map_err(|error| error.to_string())?;
+    let acc = op
+        .operand_at(0)
+        .ok_or_else(|| crate::positions::missing("operand", 0))?;
     if crate::level::memory_level(acc.r#type()) != Some(crate::level::MemoryLevel::Fragment) {
         return Err(format!("expects a fragment to sum, but got {}", acc.r#type()));
     }
-    let scratch = op.operand(1).map_err(|error| error.to_string())?;
+    let scratch = op
+        .operand_at(1)
+        .ok_or_else(|| crate::positions::missing("operand", 1))?;
     let element = |ty| crate::ops::as_memref(ty).map(|memref| memref.element());
     if memory_level(scratch.r#type()) != Some(MemoryLevel::Shared) || element(scratch.r#type()) != element(acc.r#type())
     {

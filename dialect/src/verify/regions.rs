@@ -2,6 +2,7 @@
 //! that only live inside a kernel.
 
 use super::{Verdict, buffer::Buffer};
+use crate::positions::{BlockAt, OperationAt};
 use crate::{
     level::MemoryLevel,
     ops::{constant_integer, integer_attribute},
@@ -20,7 +21,7 @@ const MAX_GRID_YZ: i64 = 65535;
 
 /// Checks that the body's arguments are `expected` values of type `index`.
 fn index_arguments(op: OperationRef, expected: usize, what: &str) -> Verdict {
-    let Some(body) = op.region(0).ok().and_then(|region| region.first_block()) else {
+    let Some(body) = op.region_at(0).and_then(|region| region.first_block()) else {
         return Err("expects a body block, but got an empty region".into());
     };
     if body.argument_count() != expected {
@@ -30,7 +31,9 @@ fn index_arguments(op: OperationRef, expected: usize, what: &str) -> Verdict {
         ));
     }
     for index in 0..expected {
-        let argument = body.argument(index).map_err(|error| error.to_string())?;
+        let argument = body
+            .argument_at(index)
+            .ok_or_else(|| crate::positions::missing("block argument", index))?;
         if !argument.r#type().is_index() {
             return Err(format!("expects {what} of type index, but got {}", argument.r#type()));
         }
@@ -99,7 +102,9 @@ pub fn pipelined(op: OperationRef) -> Verdict {
         return Err(format!("expects stages between 1 and {MAX_STAGES}, but got {stages}"));
     }
     if op.operand_count() == 3 {
-        let step = op.operand(2).map_err(|error| error.to_string())?;
+        let step = op
+            .operand_at(2)
+            .ok_or_else(|| crate::positions::missing("operand", 2))?;
         if let Some(step) = constant_integer(step).filter(|step| *step <= 0) {
             return Err(format!("expects a positive step, but got {step}"));
         }
@@ -206,7 +211,7 @@ pub fn outside_parallel(op: OperationRef, name: &str) -> Verdict {
 }
 
 pub fn alloc(op: OperationRef, level: MemoryLevel) -> Verdict {
-    let result = op.result(0).map_err(|error| error.to_string())?;
+    let result = op.result_at(0).ok_or_else(|| crate::positions::missing("result", 0))?;
     let tile = Buffer::of(result.into(), "the result")?;
     if tile.level != level {
         let space = match level {

@@ -29,6 +29,7 @@
 use super::*;
 use crate::amdgpu::config::{MFMA_16, MFMA_32};
 use melior::ir::{ShapedTypeLike, attribute::ArrayAttribute};
+use tile_dialect::positions::{BlockAt, OperationAt};
 use tile_ir::tile::{GemmOperation, KernelOperation};
 
 /// A gemm on mfma: the instruction and the wave split its accumulator's layout says.
@@ -169,7 +170,7 @@ fn vector_accumulators(gemm: OperationRef, c: Value, ops: &[OperationRef]) -> bo
     };
     !ops.iter().any(|op| {
         !tile_ir::is(op, GemmOperation::name)
-            && (0..op.operand_count()).any(|i| op.operand(i).is_ok_and(|operand| operand == c))
+            && (0..op.operand_count()).any(|i| op.operand_at(i).is_some_and(|operand| operand == c))
             && inside(op)
     })
 }
@@ -442,7 +443,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
     pub(super) fn mfma(&self, op: OperationRef<'c, 'a>, scratch: Option<Value<'c, 'a>>, plan: MfmaGemm) {
         let b = self.builder(&op);
         let at = At::before(op);
-        let [a, bb, c] = [0, 1, 2].map(|i| op.operand(i).expect("gemm operand"));
+        let [a, bb, c] = [0, 1, 2].map(|i| op.operand_at(i).expect("gemm operand"));
         let (transpose_a, transpose_b) = (op.attribute("transpose_a").is_ok(), op.attribute("transpose_b").is_ok());
         let a_shape = memref_shape(a);
         let depth = if transpose_a { a_shape[0] } else { a_shape[1] };
@@ -733,8 +734,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                 .into(),
             );
             let body = for_op
-                .region(0)
-                .ok()
+                .region_at(0)
                 .and_then(|region| region.first_block())
                 .expect("loop body");
             let placeholder = body.append_operation(melior::dialect::scf::r#yield(&[], b.location));
@@ -742,9 +742,9 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                 block: body,
                 before: placeholder,
             };
-            let k0: Value = body.argument(0).expect("induction variable").into();
+            let k0: Value = body.argument_at(0).expect("induction variable").into();
             let carried: Vec<Value> = (0..tiles.len())
-                .map(|position| body.argument(position + 1).expect("carried accumulator").into())
+                .map(|position| body.argument_at(position + 1).expect("carried accumulator").into())
                 .collect();
             let updated = if paired {
                 k_pair(inner, k0, &carried)
@@ -754,7 +754,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             b.insert(inner, melior::dialect::scf::r#yield(&updated, b.location));
             erase(self.context, placeholder);
             (0..tiles.len())
-                .map(|position| for_op.result(position).expect("loop result").into())
+                .map(|position| for_op.result_at(position).expect("loop result").into())
                 .collect()
         };
         // The results back to the fragment's slots (one vector store where they are consecutive).

@@ -20,6 +20,7 @@
 use super::*;
 use melior::ir::ShapedTypeLike;
 use tile_dialect::element::Element;
+use tile_dialect::positions::OperationAt;
 use tile_ir::{
     memref::ReinterpretCastOperation,
     tile::{AllocSharedOperation, KernelOperation},
@@ -140,7 +141,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             if !tile_ir::is(&candidate, AllocSharedOperation::name) {
                 continue;
             }
-            let Ok(result) = candidate.result(0) else { continue };
+            let Some(result) = candidate.result_at(0) else { continue };
             let tile: Value = result.into();
             let Some(memref) = tile_dialect::ops::as_memref(tile.r#type()) else {
                 continue;
@@ -156,9 +157,9 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             values.extend(
                 all.iter()
                     .filter(|user| {
-                        tile_ir::is(*user, ReinterpretCastOperation::name) && user.operand(0).ok() == Some(tile)
+                        tile_ir::is(*user, ReinterpretCastOperation::name) && user.operand_at(0) == Some(tile)
                     })
-                    .filter_map(|view| view.result(0).ok().map(Value::from)),
+                    .filter_map(|view| view.result_at(0).map(Value::from)),
             );
             if later.iter().any(|user| uses(*user, &values)) {
                 continue;

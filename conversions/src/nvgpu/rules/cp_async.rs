@@ -9,6 +9,7 @@
 
 use super::wgmma::{core_place, slab_elements};
 use super::*;
+use tile_dialect::positions::OperationAt;
 
 /// Where a piece of a copy lands in its tile.
 #[derive(Clone, Copy)]
@@ -81,9 +82,9 @@ pub(super) fn plain_tma_tiles(
         let written = match_op!(op, {
             tile::CopyAsyncOperation => copy_async_parts(op).map(|(parts, _, _)| parts.dst),
             tile::CopyOperation => copy_parts(op).map(|parts| parts.dst),
-            tile::FillOperation => op.operand(0).ok(),
-            memref::StoreOperation | memref::AtomicRMWOperation => op.operand(1).ok(),
-            vector::StoreOperation => op.operand(1).ok(),
+            tile::FillOperation => op.operand_at(0),
+            memref::StoreOperation | memref::AtomicRMWOperation => op.operand_at(1),
+            vector::StoreOperation => op.operand_at(1),
             _ => None,
         });
         let Some(allocation) = written.and_then(owned) else {

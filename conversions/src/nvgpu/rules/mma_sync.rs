@@ -20,6 +20,7 @@
 
 use super::*;
 use melior::ir::attribute::BoolAttribute;
+use tile_dialect::positions::OperationAt;
 
 /// The inputs of an `mma.sync`: what its operand registers hold.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -145,7 +146,7 @@ pub fn mma_plan<'c, 'a>(
     // (`say_unlaid`) it is told why it gets no mma layout.
     let chained = ops.iter().filter(|op| is(*op, tile::GemmOperation::name)).count() > 1;
     let unlaid = |gemm: OperationRef<'c, 'a>| {
-        let accumulator = gemm.operand(2).ok().and_then(|c| placed(layouts, c).ok())?;
+        let accumulator = gemm.operand_at(2).and_then(|c| placed(layouts, c).ok())?;
         let operands = crate::layout::anchors::operands(gemm)?;
         let (threads, origin) = (accumulator.distribution.threads, &accumulator.layout.origin);
         say_unlaid.then(|| {
@@ -188,7 +189,7 @@ fn operands_rewritten(gemm: &OperationRef, operands: [Value; 2], ops: &[Operatio
 /// through views (subviews, casts, ring slots) count; an op that uses the tile other than as a
 /// gemm operand, a copy's source, a load or a view counts as a writer.
 fn settled_before(allocation: OperationRef, gemm: &OperationRef, ops: &[OperationRef]) -> bool {
-    let Ok(tile) = allocation.result(0).map(Value::from) else {
+    let Some(tile) = allocation.result_at(0).map(Value::from) else {
         return false;
     };
     let mut views = vec![tile];
@@ -203,7 +204,7 @@ fn settled_before(allocation: OperationRef, gemm: &OperationRef, ops: &[Operatio
             continue;
         }
         let reads = tile_ir::match_op!(op, {
-            tile::GemmOperation => op.operand(2).is_ok_and(|c| !views.contains(&c)),
+            tile::GemmOperation => op.operand_at(2).is_some_and(|c| !views.contains(&c)),
             tile::CopyOperation => {
                 tile_dialect::ops::copy_parts(op).is_some_and(|parts| !views.contains(&parts.dst))
             },
@@ -347,7 +348,7 @@ fn ring_slot(tile: Value) -> bool {
         return false;
     };
     is(&owner, tile::SlotOperation::name)
-        || (is(&owner, memref::ReinterpretCastOperation::name) && owner.operand(0).is_ok_and(ring_slot))
+        || (is(&owner, memref::ReinterpretCastOperation::name) && owner.operand_at(0).is_some_and(ring_slot))
 }
 
 /// The (M or N, K) place, within an instruction tile's operand at one K step, of the row whose
@@ -377,7 +378,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
     ) {
         let b = self.builder(&op);
         let at = At::before(op);
-        let [a, bb, c] = [0, 1, 2].map(|i| op.operand(i).expect("gemm operand"));
+        let [a, bb, c] = [0, 1, 2].map(|i| op.operand_at(i).expect("gemm operand"));
         let plan = tensor_cores.mma[&key(&op)];
         let (transpose_a, transpose_b) = (op.attribute("transpose_a").is_ok(), op.attribute("transpose_b").is_ok());
         let a_shape = memref_shape(a);

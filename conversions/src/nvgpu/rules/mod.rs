@@ -29,6 +29,7 @@ use melior::ir::{
     operation::{Operation, OperationMutLike},
 };
 use mma_sync::{MmaGemm, MmaInput};
+use tile_dialect::positions::OperationAt;
 use tile_ir::{gpu, is, llvm, match_op, memref, nvgpu, nvvm, tile, vector};
 use tma_store::TmaStore;
 
@@ -404,7 +405,7 @@ fn f8_off_wgmma(target: &Target, wgmma: bool, element: tile_dialect::element::El
 fn f8_inputs(gemm: &OperationRef) -> Option<tile_dialect::element::Element> {
     [0, 1]
         .iter()
-        .filter_map(|i| gemm.operand(*i).ok())
+        .filter_map(|i| gemm.operand_at(*i))
         .filter_map(crate::support::element_of)
         .find(|element| element.is_f8())
 }
@@ -424,7 +425,7 @@ fn core_tiles_as_recorded<'c, 'a>(
         let Some(k_dimensions) = plan.core_tiles.get(&key(allocation)) else {
             continue;
         };
-        let Ok(tile) = allocation.result(0).map(melior::ir::Value::from) else {
+        let Some(tile) = allocation.result_at(0).map(melior::ir::Value::from) else {
             continue;
         };
         if !ops.iter().any(|op| op.operands().any(|operand| operand == tile)) {

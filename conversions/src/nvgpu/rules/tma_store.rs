@@ -30,6 +30,7 @@
 //! together: its last wgmma readers are both warpgroups.
 
 use super::*;
+use tile_dialect::positions::OperationAt;
 
 /// Bytes of shared memory a kernel gets for its staging area where no drained tile serves: two
 /// boxes of 128 rows (the deleted template's choice).
@@ -134,7 +135,7 @@ fn rounds(from: &Placed, pairs: &[usize], columns: i64, per_round: i64) -> Optio
 fn shared_bytes(ops: &[OperationRef]) -> i64 {
     ops.iter()
         .filter(|op| is(*op, tile::AllocSharedOperation::name) || is(*op, tile::AllocBarriersOperation::name))
-        .filter_map(|op| op.result(0).ok())
+        .filter_map(|op| op.result_at(0))
         .map(|result| {
             let value: Value = result.into();
             let bytes =
@@ -276,7 +277,7 @@ fn drained_tiles(op: OperationRef, swizzled: &HashSet<usize>) -> Vec<(usize, i64
         std::iter::successors(block.first_operation(), |next| next.next_in_block())
             .filter(|candidate| is(candidate, tile::AllocSharedOperation::name))
             .filter_map(|candidate| {
-                let tile: Value = candidate.result(0).ok()?.into();
+                let tile: Value = candidate.result_at(0)?.into();
                 let bytes = tile_dialect::element::Element::of(element_type(tile))?.bytes() as i64;
                 (!later.iter().any(|user| uses(*user, &[tile]))).then(|| {
                     (
@@ -306,7 +307,7 @@ pub(super) fn staging_areas<'c, 'a>(
             crate::layout::tma::SWIZZLED_ALIGNMENT,
         );
         tile_dialect::ops::set_attribute(allocation, crate::layout::tma::ALIGNMENT_ATTRIBUTE, alignment.into());
-        allocation.result(0).expect("a tile").into()
+        allocation.result_at(0).expect("a tile").into()
     };
     let own = (tensor_cores.own_staging > 0).then(|| {
         let workgroup = Attribute::parse(context, "#gpu.address_space<workgroup>");

@@ -5,6 +5,7 @@
 
 use super::*;
 use crate::pipeline::mbarriers::{i32_constant, named_barrier};
+use tile_dialect::positions::{BlockAt, OperationAt};
 
 // ---- wgmma --------------------------------------------------------------------------------------
 
@@ -18,12 +19,14 @@ pub fn zero_started(
     ops.iter()
         .filter(|op| gemms.contains(&key(op)))
         .filter(|gemm| {
-            let Ok(accumulator) = gemm.operand(2) else { return false };
+            let Some(accumulator) = gemm.operand_at(2) else {
+                return false;
+            };
             last_touching_before(**gemm, accumulator).is_some_and(|fill| {
                 is(&fill, tile::FillOperation::name)
                     && fill.operand_count() == 2
-                    && fill.operand(0).ok() == Some(accumulator)
-                    && fill.operand(1).ok().is_some_and(|value| {
+                    && fill.operand_at(0) == Some(accumulator)
+                    && fill.operand_at(1).is_some_and(|value| {
                         tile_dialect::ops::constant_float(value) == Some(0.0)
                             || tile_dialect::ops::constant_integer(value) == Some(0)
                     })
@@ -56,7 +59,9 @@ pub fn entered_from_fill(
     ops.iter()
         .filter(|op| gemms.contains(&key(op)))
         .filter(|gemm| {
-            let Ok(accumulator) = gemm.operand(2) else { return false };
+            let Some(accumulator) = gemm.operand_at(2) else {
+                return false;
+            };
             let Some(body) = gemm.block() else { return false };
             let Some(looped) = body
                 .parent_operation()
@@ -68,7 +73,7 @@ pub fn entered_from_fill(
                 return false;
             }
             last_touching_before(looped, accumulator)
-                .is_some_and(|fill| is(&fill, tile::FillOperation::name) && fill.operand(0).ok() == Some(accumulator))
+                .is_some_and(|fill| is(&fill, tile::FillOperation::name) && fill.operand_at(0) == Some(accumulator))
         })
         .map(key)
         .collect()
@@ -136,7 +141,7 @@ pub fn wgmma_plan<'c, 'a>(ops: &[OperationRef<'c, 'a>], layouts: &Layouts) -> Wg
     let gemms: Vec<&OperationRef> = ops.iter().filter(|op| is(*op, tile::GemmOperation::name)).collect();
     let mut off = Vec::new();
     for gemm in &gemms {
-        let (Ok(a), Ok(b), Ok(c)) = (gemm.operand(0), gemm.operand(1), gemm.operand(2)) else {
+        let (Some(a), Some(b), Some(c)) = (gemm.operand_at(0), gemm.operand_at(1), gemm.operand_at(2)) else {
             continue;
         };
         let Ok(accumulator) = placed(layouts, c) else { continue };
@@ -251,7 +256,7 @@ pub fn wgmma_plan<'c, 'a>(ops: &[OperationRef<'c, 'a>], layouts: &Layouts) -> Wg
 /// threads): [`stores_to_core_matrices`] sends it to the element's core-matrix place.
 fn stored_by_threads(op: &OperationRef, allocation: usize, owned: &dyn Fn(&Value) -> Option<usize>) -> bool {
     is(op, memref::StoreOperation::name)
-        && op.operand(1).is_ok_and(|tile| owned(&tile) == Some(allocation))
+        && op.operand_at(1).is_some_and(|tile| owned(&tile) == Some(allocation))
         && std::iter::successors(op.parent_operation(), |parent| parent.parent_operation())
             .any(|parent| is(&parent, tile::ParallelOperation::name))
 }
@@ -269,15 +274,15 @@ pub(super) fn stores_to_core_matrices<'c, 'a>(
     // Stores only: melior answers an op asked for an operand it lacks with an error that prints
     // the op, which verifies it, racing with the kernels compiled beside this one.
     for store in ops.iter().filter(|op| is(*op, memref::StoreOperation::name)) {
-        let Some(allocation) = store.operand(1).ok().and_then(|tile| owned(&tile)) else {
+        let Some(allocation) = store.operand_at(1).and_then(|tile| owned(&tile)) else {
             continue;
         };
         if !core_tiles.contains_key(&allocation) || !stored_by_threads(store, allocation, &owned) {
             continue;
         }
-        let tile = store.operand(1).expect("a tile");
+        let tile = store.operand_at(1).expect("a tile");
         let shape = memref_shape(tile);
-        let [row, column] = [store.operand(2), store.operand(3)].map(|index| index.expect("a 2-D tile's index"));
+        let [row, column] = [store.operand_at(2), store.operand_at(3)].map(|index| index.expect("a 2-D tile's index"));
         let at = At::before(*store);
         let b = Builder {
             location: store.location(),
@@ -292,13 +297,13 @@ pub(super) fn stores_to_core_matrices<'c, 'a>(
             .expect("checked");
         // At the place of the loop's own element: a slab of a row stays together (the lowering of
         // the loop may store it as one vector).
-        let body = parallel.region(0).ok().and_then(|region| region.first_block());
+        let body = parallel.region_at(0).and_then(|region| region.first_block());
         let own = body.is_some_and(|body| {
             body.argument_count() == 2
-                && [row, column]
-                    .iter()
-                    .enumerate()
-                    .all(|(i, index)| body.argument(i).is_ok_and(|argument| Value::from(argument) == *index))
+                && [row, column].iter().enumerate().all(|(i, index)| {
+                    body.argument_at(i)
+                        .is_some_and(|argument| Value::from(argument) == *index)
+                })
         });
         if own {
             tile_dialect::ops::set_attribute(
@@ -359,8 +364,7 @@ pub fn operands_kept<'c, 'a>(
     own_rows: &[Value<'c, 'a>],
 ) -> std::collections::HashSet<usize> {
     let body = kernel
-        .region(0)
-        .ok()
+        .region_at(0)
         .and_then(|region| region.first_block())
         .expect("kernel body");
     let top = |op: OperationRef<'c, 'a>| -> Option<OperationRef<'c, 'a>> {
@@ -398,13 +402,13 @@ pub fn operands_kept<'c, 'a>(
         // A fragment A operand that wgmma does not read from registers is staged in a scratch tile
         // that the next gemm writes again.
         .filter(|gemm| {
-            gemm.operand(0)
-                .is_ok_and(|a| level(a) != Some(MemoryLevel::Fragment) || register_a(gemm, wgmma, layouts))
+            gemm.operand_at(0)
+                .is_some_and(|a| level(a) != Some(MemoryLevel::Fragment) || register_a(gemm, wgmma, layouts))
         })
         .filter(|gemm| {
             [0, 1]
                 .iter()
-                .filter_map(|i| gemm.operand(*i).ok())
+                .filter_map(|i| gemm.operand_at(*i))
                 .filter(|value| level(*value) == Some(MemoryLevel::Shared))
                 .all(|tile| kept(gemm, tile))
         })
@@ -444,9 +448,9 @@ pub(super) fn rows_per_warpgroup(tile: Value, ops: &[OperationRef], wgmma: &Hash
         let reads_as_a = is(op, tile::GemmOperation::name)
             && wgmma.contains(&key(op))
             && op.attribute("transpose_a").is_err()
-            && op.operand(0).ok() == Some(tile)
-            && op.operand(1).ok() != Some(tile);
-        let Some(accumulator) = op.operand(2).ok().filter(|_| reads_as_a) else {
+            && op.operand_at(0) == Some(tile)
+            && op.operand_at(1) != Some(tile);
+        let Some(accumulator) = op.operand_at(2).filter(|_| reads_as_a) else {
             return false;
         };
         if !split_rows(accumulator) {
@@ -483,7 +487,7 @@ pub(super) fn copies_in_range(ops: &[OperationRef]) -> HashSet<usize> {
 /// Whether a wgmma gemm reads its fragment A operand straight from registers: the operand holds
 /// each element in the wgmma A layout (the accumulator's threads and slots, per 16 columns).
 pub(super) fn register_a(gemm: &OperationRef, wgmma: &HashSet<usize>, layouts: &Layouts) -> bool {
-    let (Ok(a), Ok(c)) = (gemm.operand(0), gemm.operand(2)) else {
+    let (Some(a), Some(c)) = (gemm.operand_at(0), gemm.operand_at(2)) else {
         return false;
     };
     if !wgmma.contains(&key(gemm)) || level(a) != Some(MemoryLevel::Fragment) {
@@ -751,7 +755,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
     pub(super) fn wgmma(&self, op: OperationRef<'c, 'a>, scratch: Option<Value<'c, 'a>>, plan: &TensorCorePlan) {
         let b = self.builder(&op);
         let at = At::before(op);
-        let [a, bb, c] = [0, 1, 2].map(|i| op.operand(i).expect("gemm operand"));
+        let [a, bb, c] = [0, 1, 2].map(|i| op.operand_at(i).expect("gemm operand"));
         let accumulator = placed(self.layouts, c).expect("checked");
         let [m, n] = accumulator.layout.shape[..] else {
             unreachable!("a 2-D accumulator")

@@ -21,6 +21,7 @@
 //! operands are written again without a barrier of their own) completes everything before it.
 
 use super::*;
+use tile_dialect::positions::OperationAt;
 
 /// One committed, not yet waited for, wgmma group.
 #[derive(Clone)]
@@ -77,11 +78,11 @@ fn needs(users: &[OperationRef], group: &Pending, wgmma: &HashSet<usize>, counti
         let arrival = is(user, tile::ArriveOperation::name);
         // An arrival on a barrier that copies count on says they were issued, not that a ring
         // slot is free.
-        let copies_issued = arrival && user.operand(0).is_ok_and(|barriers| counting.contains(&barriers));
+        let copies_issued = arrival && user.operand_at(0).is_some_and(|barriers| counting.contains(&barriers));
         if is(user, tile::CopyAsyncOperation::name) || releases_previous(user) || copies_issued {
             return false;
         }
-        let accumulating = wgmma.contains(&key(user)).then(|| user.operand(2).ok()).flatten();
+        let accumulating = wgmma.contains(&key(user)).then(|| user.operand_at(2)).flatten();
         let barrier = arrival || is(user, gpu::BarrierOperation::name) || is(user, nvvm::Barrier0Operation::name);
         let slot_view = is(user, tile::SlotOperation::name);
         barrier
@@ -166,13 +167,13 @@ fn block_waits<'c, 'a>(
             }
             let fragments = [0, 2]
                 .iter()
-                .filter_map(|i| op.operand(*i).ok())
+                .filter_map(|i| op.operand_at(*i))
                 .filter(|value| level(*value) == Some(MemoryLevel::Fragment))
                 .collect();
-            let accumulator = op.operand(2).ok();
+            let accumulator = op.operand_at(2);
             let shared = [0, 1]
                 .iter()
-                .filter_map(|i| op.operand(*i).ok())
+                .filter_map(|i| op.operand_at(*i))
                 .filter(|value| level(*value) == Some(MemoryLevel::Shared))
                 .filter_map(|value| crate::pipeline::rings::tile_allocation(value).map(|tile| key(&tile)))
                 .collect();
@@ -204,7 +205,7 @@ pub fn guard_run_time_loops<'c, 'a>(b: &Builder<'c>, ops: &[OperationRef<'c, 'a>
         .iter()
         .filter(|op| op.attribute(crate::pipeline::CARRIES_GEMM_ATTRIBUTE).is_ok())
     {
-        let (Ok(lower), Ok(upper)) = (looped.operand(0), looped.operand(1)) else {
+        let (Some(lower), Some(upper)) = (looped.operand_at(0), looped.operand_at(1)) else {
             continue;
         };
         if tile_dialect::ops::constant_integer(lower).is_some() && tile_dialect::ops::constant_integer(upper).is_some()

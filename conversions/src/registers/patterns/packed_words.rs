@@ -11,6 +11,7 @@
 //! (RESULTS, run 245).
 
 use super::*;
+use tile_dialect::positions::OperationAt;
 
 /// The loop index number whose byte the marked load `original` of a `tile.parallel` laid out by
 /// `by` reads, where the layout lets the load read lines: the quad of lanes spreads over one word
@@ -19,7 +20,7 @@ use super::*;
 /// thread skips a slot.
 pub(crate) fn packed_dim(original: &OperationRef, by: &Placed) -> Option<usize> {
     let dim = usize::try_from(integer_attribute(original, tile_dialect::decisions::PACKED_BYTE)?).ok()?;
-    let tile = original.operand(0).ok()?;
+    let tile = original.operand_at(0)?;
     let terms = by.distribution.terms.get(dim)?;
     let quad = terms.contains(&(0, 2)) && terms.contains(&(1, 4));
     let lines = terms.iter().all(|&(bit, delta)| bit < 2 || delta % 32 == 0);
@@ -83,7 +84,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             b.andi(at, column, b.index(at, 3)),
             i32_type,
         );
-        let loaded: Value = load.result(0).expect("a byte").into();
+        let loaded: Value = load.result_at(0).expect("a byte").into();
         let rewriter = melior::IrRewriter::new(self.context);
         let splats = if self.byte_permute {
             crate::narrow::byte_splats(loaded)
@@ -112,7 +113,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             for splat in splats {
                 rewriter
                     .as_rewriter_base()
-                    .replace_all_uses_with(splat.result(0).expect("a word").into(), permuted);
+                    .replace_all_uses_with(splat.result_at(0).expect("a word").into(), permuted);
             }
         }
         let shift = b.muli(at, byte_in_word, b.integer(at, i32_type, 8));

@@ -23,6 +23,7 @@ use melior::ir::{
     operation::{OperationLike, OperationRef},
 };
 use tile_dialect::ops::{nested_ops, op_name};
+use tile_dialect::positions::OperationAt;
 use tile_ir::{
     memref, scf,
     tile::{
@@ -35,12 +36,12 @@ use tile_ir::{
 /// into it (and reading it as no operand).
 fn matrix_use(op: &OperationRef, fragment: Value) -> bool {
     tile_ir::match_op!(op, {
-        FillOperation => op.operand(0).is_ok_and(|tile| tile == fragment),
+        FillOperation => op.operand_at(0).is_some_and(|tile| tile == fragment),
         GemmOperation => {
-            op.operand(2).is_ok_and(|tile| tile == fragment)
+            op.operand_at(2).is_some_and(|tile| tile == fragment)
                 && [0, 1]
                     .iter()
-                    .all(|operand| op.operand(*operand).is_ok_and(|tile| tile != fragment))
+                    .all(|operand| op.operand_at(*operand).is_some_and(|tile| tile != fragment))
         },
         _ => false,
     })
@@ -141,7 +142,7 @@ pub fn shared_bytes(kernel: OperationRef) -> i64 {
     nested_ops(kernel)
         .iter()
         .filter(|op| tile_ir::is(*op, AllocSharedOperation::name))
-        .filter_map(|op| op.result(0).ok())
+        .filter_map(|op| op.result_at(0))
         .map(|tile| {
             let tile: Value = tile.into();
             let bytes = crate::support::element_of(tile).map_or(4, |element| element.bytes() as i64);
@@ -167,11 +168,13 @@ pub fn reduction_scratch_bytes(
     let mut sources = vec![fragment];
     sources.extend(
         ops.iter()
-            .filter(|op| tile_ir::is(*op, CopyOperation::name) && op.operand(0).is_ok_and(|src| src == fragment))
-            .filter_map(|op| op.operand(1).ok()),
+            .filter(|op| tile_ir::is(*op, CopyOperation::name) && op.operand_at(0).is_some_and(|src| src == fragment))
+            .filter_map(|op| op.operand_at(1)),
     );
     ops.iter()
-        .filter(|op| tile_ir::is(*op, ReduceOperation::name) && op.operand(0).is_ok_and(|src| sources.contains(&src)))
+        .filter(|op| {
+            tile_ir::is(*op, ReduceOperation::name) && op.operand_at(0).is_some_and(|src| sources.contains(&src))
+        })
         .map(|op| {
             let dim = tile_dialect::ops::integer_attribute(op, "dim").unwrap_or(0);
             let (across, destinations) = if dim == 1 {

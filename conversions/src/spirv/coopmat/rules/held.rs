@@ -17,6 +17,7 @@
 use super::staged::{MATRIX, Source, load_matrix, load_operand, matrix_type, stored_row};
 use super::*;
 use crate::spirv::coopmat::config::SUBGROUP;
+use tile_dialect::positions::OperationAt;
 use tile_ir::tile::{AllocFragmentOperation, GemmOperation};
 
 /// The most matrices a subgroup stages at once: 16 KiB of workgroup memory on 4 subgroups, the
@@ -64,7 +65,7 @@ impl Held {
 /// Whether `gemm` is one the held rule multiplies: f16 x f16 -> f32 with shared A and B and K a
 /// multiple of 16.
 fn held_gemm(gemm: &OperationRef) -> bool {
-    let [Ok(a), Ok(b), Ok(c)] = [0, 1, 2].map(|i| gemm.operand(i)) else {
+    let [Some(a), Some(b), Some(c)] = [0, 1, 2].map(|i| gemm.operand_at(i)) else {
         return false;
     };
     let f16 = |value: Value| element_type(value).is_f16();
@@ -107,13 +108,13 @@ pub fn held_plan<'c, 'a>(
         {
             continue;
         }
-        let fragment: Value = allocation.result(0).expect("a fragment").into();
+        let fragment: Value = allocation.result_at(0).expect("a fragment").into();
         let Ok(point) = crate::spirv::coopmat::held::staging_point(kernel, fragment) else {
             continue;
         };
         let gemms_fit = ops
             .iter()
-            .filter(|op| tile_ir::is(*op, GemmOperation::name) && op.operand(2).is_ok_and(|c| c == fragment))
+            .filter(|op| tile_ir::is(*op, GemmOperation::name) && op.operand_at(2).is_some_and(|c| c == fragment))
             .all(held_gemm);
         let mut plan = Held {
             shape: (m, n),
@@ -171,7 +172,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
     pub(super) fn fill_held(&self, op: OperationRef<'c, 'a>, variables: &[Value<'c, 'a>]) {
         let b = self.builder(&op);
         let at = At::before(op);
-        let value = op.operand(1).expect("fill value");
+        let value = op.operand_at(1).expect("fill value");
         let value = convert(&b, at, value, Type::float32(self.context));
         let matrix = b.value(
             at,
@@ -193,7 +194,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
     pub(super) fn gemm_held(&self, op: OperationRef<'c, 'a>, held: &Held, variables: &[Value<'c, 'a>]) {
         let b = self.builder(&op);
         let at = At::before(op);
-        let [a, bb, _] = [0, 1, 2].map(|i| op.operand(i).expect("gemm operand"));
+        let [a, bb, _] = [0, 1, 2].map(|i| op.operand_at(i).expect("gemm operand"));
         let (transpose_a, transpose_b) = (op.attribute("transpose_a").is_ok(), op.attribute("transpose_b").is_ok());
         let a_shape = memref_shape(a);
         let depth = if transpose_a { a_shape[0] } else { a_shape[1] };

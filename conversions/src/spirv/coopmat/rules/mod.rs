@@ -8,6 +8,7 @@ mod staged;
 use crate::registers::prelude::*;
 use held::Held;
 use staged::CoopmatGemm;
+use tile_dialect::positions::OperationAt;
 use tile_ir::tile::{FillOperation, GemmOperation};
 
 /// The KHR cooperative matrices of spirv-coopmat.
@@ -56,7 +57,7 @@ impl CoopmatPlan {
         op: &OperationRef<'c, 'a>,
         operand: usize,
     ) -> Option<(&'p Held, &'p [Value<'c, 'a>])> {
-        op.operand(operand).ok().and_then(allocation).and_then(|allocation| {
+        op.operand_at(operand).and_then(allocation).and_then(|allocation| {
             let variables = lowering.prepared.values.get(&key(&allocation))?;
             self.held
                 .get(&key(&allocation))
@@ -98,14 +99,14 @@ impl MatrixPlan for CoopmatPlan {
                         crate::registers::promote::MATRIX_VARIABLE,
                         Attribute::unit(context),
                     );
-                    alloca.result(0).expect("an alloca").into()
+                    alloca.result_at(0).expect("an alloca").into()
                 })
                 .collect();
             if let Some(point) = held
                 .staged_before
                 .and_then(|point| ops.iter().find(|op| key(op) == point))
             {
-                let fragment: Value = allocation.result(0).expect("a fragment").into();
+                let fragment: Value = allocation.result_at(0).expect("a fragment").into();
                 lowering.stage_held(
                     b,
                     At::before(*point),
@@ -121,7 +122,7 @@ impl MatrixPlan for CoopmatPlan {
 
     fn rule(&self, op: &OperationRef, lowering: &Lowering) -> Option<u8> {
         let held = |operand: usize| {
-            op.operand(operand).ok().and_then(allocation).is_some_and(|allocation| {
+            op.operand_at(operand).and_then(allocation).is_some_and(|allocation| {
                 self.held.contains_key(&key(&allocation)) && lowering.prepared.values.contains_key(&key(&allocation))
             })
         };

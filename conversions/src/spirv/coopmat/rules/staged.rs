@@ -31,6 +31,7 @@
 //! `registers` strategy; launchers see the cooperative matrices in the binary's capabilities.
 
 use super::*;
+use tile_dialect::positions::{BlockAt, OperationAt};
 use tile_ir::{
     gpu::SubgroupMmaLoadMatrixOperation,
     tile::{AllocSharedOperation, GemmOperation},
@@ -104,7 +105,7 @@ pub fn coopmat_plan<'c, 'a>(
     let matrix_bytes = MATRIX * MATRIX * 4;
     let capacity = (threads / INVOCATIONS_PER_MATRIX).min(free / matrix_bytes);
     for gemm in ops.iter().filter(|op| tile_ir::is(*op, GemmOperation::name)) {
-        let (Ok(a), Ok(b), Ok(c)) = (gemm.operand(0), gemm.operand(1), gemm.operand(2)) else {
+        let (Some(a), Some(b), Some(c)) = (gemm.operand_at(0), gemm.operand_at(1), gemm.operand_at(2)) else {
             continue;
         };
         if level(c) != Some(MemoryLevel::Fragment) || placed(layouts, c).is_err() {
@@ -143,7 +144,7 @@ pub fn free_workgroup_bytes(ops: &[OperationRef], layouts: &Layouts, shuffles: O
     let tiles: i64 = ops
         .iter()
         .filter(|op| tile_ir::is(*op, AllocSharedOperation::name))
-        .filter_map(|op| Some((op, op.result(0).ok()?)))
+        .filter_map(|op| Some((op, op.result_at(0)?)))
         .map(|(op, tile)| {
             bytes(
                 element_type(tile.into()),
@@ -292,7 +293,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
     ) {
         let b = self.builder(&op);
         let at = At::before(op);
-        let [a, bb, c] = [0, 1, 2].map(|i| op.operand(i).expect("gemm operand"));
+        let [a, bb, c] = [0, 1, 2].map(|i| op.operand_at(i).expect("gemm operand"));
         let (transpose_a, transpose_b) = (op.attribute("transpose_a").is_ok(), op.attribute("transpose_b").is_ok());
         let a_shape = memref_shape(a);
         // A fragment A goes to its scratch, row-major in its own shape.
@@ -489,8 +490,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             .into(),
         );
         let block = for_op
-            .region(0)
-            .ok()
+            .region_at(0)
             .and_then(|region| region.first_block())
             .expect("loop body");
         let placeholder = block.append_operation(melior::dialect::scf::r#yield(&[], b.location));
@@ -498,8 +498,8 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             block,
             before: placeholder,
         };
-        let k0: Value = block.argument(0).expect("induction variable").into();
-        let carried: Value = block.argument(1).expect("carried accumulator").into();
+        let k0: Value = block.argument_at(0).expect("induction variable").into();
+        let carried: Value = block.argument_at(1).expect("carried accumulator").into();
         let x = load_operand(self.context, b, inner, a, row0, k0, "AOp");
         let y = load_operand(self.context, b, inner, bb, column0, k0, "BOp");
         let product = b.value(
@@ -508,7 +508,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         );
         b.insert(inner, melior::dialect::scf::r#yield(&[product], b.location));
         erase(self.context, placeholder);
-        let result: Value = for_op.result(0).expect("loop result").into();
+        let result: Value = for_op.result_at(0).expect("loop result").into();
         let lead = IntegerAttribute::new(index_type, MATRIX);
         b.insert(
             body,
