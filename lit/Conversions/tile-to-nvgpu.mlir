@@ -1238,7 +1238,7 @@ module attributes {tile.target = "sm_90a"} {
 // neighbouring column pairs, so lane t needs byte t of each word of a row, and each byte comes
 // from the 16-byte line of the row that holds it (the lines of a row equal once LLVM folds their
 // addresses, one load each) and a shift of its word: no byte is loaded by itself, and no mark
-// is left.
+// is left. The byte is put in both halves of a word by one prmt, masked and flipped by one lop3.
 // CHECK-LABEL: func.func @packed_weights_lines
 // CHECK: scf.for
 // CHECK: nvvm.mbarrier.try_wait.parity
@@ -1247,7 +1247,8 @@ module attributes {tile.target = "sm_90a"} {
 // CHECK: %[[WORDS:.*]] = vector.bitcast %[[LINE]] : vector<16xi8> to vector<4xi32>
 // CHECK: %[[WORD:.*]] = vector.extract %[[WORDS]][0] : i32 from vector<4xi32>
 // CHECK: %[[BOTH:.*]] = nvvm.prmt <default> %{{.*}}, %[[WORD]], %{{.*}} : i32
-// CHECK: %[[CODES:.*]] = arith.andi %[[BOTH]], %{{.*}} : i32
+// CHECK: %[[CODES:.*]] = llvm.inline_asm {{.*}}"lop3.b32 $0, $1, 0xf0000f, 0x54806408, 0x6a;", "=r,r" %[[BOTH]] : (i32) -> i32
+// CHECK-NOT: arith.xori %[[CODES]]
 // CHECK: vector.extract %{{.*}}[1] : i32 from vector<4xi32>
 // CHECK-NOT: memref.load %{{.*}} : memref<64x32xi8
 // CHECK-NOT: tile.packed_byte

@@ -601,6 +601,9 @@ pub struct Lowering<'c, 'a, 'l> {
     /// Whether a byte read from a 16-byte line is put in both halves of a word by one byte
     /// permute where its widening asks for that ([`crate::target::Target::byte_permute`]).
     pub(crate) byte_permute: bool,
+    /// Whether the mask and flip of such a word are one three-input logic instruction
+    /// ([`crate::target::Target::three_input_logic`]).
+    pub(crate) three_input_logic: bool,
 }
 
 /// Where a copy's tile lies in the larger buffer on its other side: one offset per dimension of the
@@ -1846,6 +1849,7 @@ pub fn lower_all<'c, 'a>(
     let spirv = target.is_spirv();
     let wide_stores = target.memory.dynamic_shared;
     let byte_permute = target.byte_permute;
+    let three_input_logic = target.three_input_logic;
     let clusters = target.clusters.as_ref();
     let body = kernel
         .region_at(0)
@@ -1888,6 +1892,7 @@ pub fn lower_all<'c, 'a>(
         first,
         wide_stores,
         byte_permute,
+        three_input_logic,
     };
     let allocations: Vec<OperationRef> = ops
         .iter()

@@ -29,6 +29,7 @@ pub static TARGET: Target = Target {
     // `gpu.shuffle` is `ds_bpermute` across the wave.
     shuffle_lanes: Some(64),
     byte_permute: false,
+    three_input_logic: false,
     environment: None,
     // Tiles in LDS (workgroup attributions), tensors as memref descriptors.
     memory: Memory {

@@ -72,6 +72,11 @@ pub struct Target {
     /// `prmt`): a packed byte read from a 16-byte line is then placed in both halves of a word
     /// at once, where widening its two 4-bit halves asks for that ([`crate::narrow`]).
     pub byte_permute: bool,
+    /// Whether one instruction computes any bitwise function of three words (NVIDIA's `lop3`):
+    /// the mask and the flip (or the OR) that turn such a byte's word into a pair of floats are
+    /// then one instruction where two would be (PTX's `and` and `xor` each take an immediate,
+    /// and ptxas does not fuse two immediates into one `lop3`).
+    pub three_input_logic: bool,
     /// The `gpu.module`'s `targets` (a SPIR-V target environment) for a device whose blocks may
     /// use the given bytes of workgroup memory, where the target has one.
     pub environment: Option<fn(i64) -> String>,

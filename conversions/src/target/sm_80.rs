@@ -25,6 +25,7 @@ pub static TARGET: Target = Target {
     gemm_anchors: crate::nvgpu::anchors::mma_sync_anchors,
     shuffle_lanes: Some(32),
     byte_permute: true,
+    three_input_logic: true,
     environment: None,
     // sm_90a's memory spaces and dynamic shared memory, with the A100's 163 KiB a block.
     memory: Memory {

@@ -26,6 +26,7 @@ pub static TARGET: Target = Target {
     gemm_anchors: crate::nvgpu::anchors::gemm_anchors,
     shuffle_lanes: Some(32),
     byte_permute: true,
+    three_input_logic: true,
     environment: None,
     memory: MEMORY,
     tma: true,

@@ -24,6 +24,7 @@ pub static TARGET: Target = Target {
     // The subgroup width is the device's: exchanges go through workgroup memory.
     shuffle_lanes: None,
     byte_permute: false,
+    three_input_logic: false,
     environment: Some(environment),
     memory: MEMORY,
     tma: false,

@@ -26,6 +26,7 @@ pub static TARGET: Target = Target {
     // The environment fixes the subgroup width (GroupNonUniformShuffle).
     shuffle_lanes: Some(config::SUBGROUP),
     byte_permute: false,
+    three_input_logic: false,
     environment: Some(environment),
     memory: Memory {
         max_shared_bytes: config::MAX_SHARED_BYTES,

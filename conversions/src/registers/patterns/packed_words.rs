@@ -115,11 +115,73 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                     .as_rewriter_base()
                     .replace_all_uses_with(splat.result_at(0).expect("a word").into(), permuted);
             }
+            if self.three_input_logic {
+                self.mask_and_flip_at_once(permuted);
+            }
         }
         let shift = b.muli(at, byte_in_word, b.integer(at, i32_type, 8));
         let byte = b.cast(at, tile_ir::arith::trunci, b.shrui(at, held, shift), i8_type);
         rewriter.as_rewriter_base().replace_all_uses_with(loaded, byte);
         rewriter.as_rewriter_base().erase_op(load);
         true
+    }
+}
+
+impl<'c, 'a> Lowering<'c, 'a, '_> {
+    /// Replaces each mask of `word` by a constant whose one user flips (`arith.xori`) or sets
+    /// (`arith.ori`) constant bits of the masked word by one `lop3` of the two constants: `(a & b)
+    /// ^ c` is function 0x6A of the operands' truth tables 0xF0, 0xCC and 0xAA, `(a & b) | c`
+    /// 0xEA. On the H100 the W4A16 decode GEMM ran 1.08x faster with it (RESULTS, run 249).
+    fn mask_and_flip_at_once(&self, word: Value<'c, 'a>) {
+        let rewriter = melior::IrRewriter::new(self.context);
+        for mask in tile_dialect::ops::users(word) {
+            if !tile_ir::is(&mask, tile_ir::arith::AndIOperation::name) {
+                continue;
+            }
+            let constant = |op: &OperationRef<'c, 'a>, other: Value<'c, 'a>| {
+                let operands: Vec<Value> = op.operands().collect();
+                match operands.as_slice() {
+                    [x, y] if *x == other => tile_dialect::ops::constant_integer(*y),
+                    [x, y] if *y == other => tile_dialect::ops::constant_integer(*x),
+                    _ => None,
+                }
+            };
+            let Some(bits) = constant(&mask, word) else {
+                continue;
+            };
+            let masked: Value = mask.result_at(0).expect("a word").into();
+            let [flip] = tile_dialect::ops::users(masked)[..] else {
+                continue;
+            };
+            let function = if tile_ir::is(&flip, tile_ir::arith::XOrIOperation::name) {
+                0x6a
+            } else if tile_ir::is(&flip, tile_ir::arith::OrIOperation::name) {
+                0xea
+            } else {
+                continue;
+            };
+            let Some(under) = constant(&flip, masked) else {
+                continue;
+            };
+            let b = self.builder(&flip);
+            let text = |text: &str| melior::ir::attribute::StringAttribute::new(self.context, text);
+            let instruction = format!(
+                "lop3.b32 $0, $1, {:#x}, {:#x}, {function:#x};",
+                bits as u32, under as u32
+            );
+            let fused = tile_ir::llvm::InlineAsmOperation::builder(self.context, b.location)
+                .res(masked.r#type())
+                .operands(&[word])
+                .asm_string(text(&instruction))
+                .constraints(text("=r,r"))
+                .asm_dialect(crate::attributes::integer(self.context, 64, 0))
+                .build();
+            let fused = b.value(At::before(flip), fused.into());
+            rewriter
+                .as_rewriter_base()
+                .replace_all_uses_with(flip.result_at(0).expect("a word").into(), fused);
+            rewriter.as_rewriter_base().erase_op(flip);
+            rewriter.as_rewriter_base().erase_op(mask);
+        }
     }
 }
