@@ -52,3 +52,39 @@ impl<'c: 'a, 'a, T: BlockLike<'c, 'a>> BlockAt<'c, 'a> for T {}
 pub fn missing(what: &str, index: usize) -> String {
     format!("expects {what} #{index}, which it does not have")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use melior::{
+        Context,
+        ir::{BlockLike, Module, RegionLike, operation::OperationLike},
+    };
+
+    #[test]
+    fn positions_past_the_end_are_none() {
+        let context = Context::new();
+        context.set_allow_unregistered_dialects(true);
+        let source = r#"
+            "test.outer"() ({
+            ^entry(%x: i32):
+              %0 = "test.one"() : () -> i32
+              "test.two"(%0, %x) : (i32, i32) -> ()
+            }) : () -> ()
+        "#;
+        let module = Module::parse(&context, source).expect("parses");
+        let outer = module.body().first_operation().expect("test.outer");
+        assert!(outer.region_at(0).is_some() && outer.region_at(1).is_none());
+        let entry = outer
+            .region_at(0)
+            .and_then(|region| region.first_block())
+            .expect("a block");
+        assert!(entry.argument_at(0).is_some() && entry.argument_at(1).is_none());
+        let one = entry.first_operation().expect("test.one");
+        assert!(one.result_at(0).is_some() && one.result_at(1).is_none() && one.operand_at(0).is_none());
+        let two = one.next_in_block().expect("test.two");
+        assert_eq!(two.operand_at(0), one.result_at(0).map(Value::from));
+        assert!(two.operand_at(2).is_none() && two.result_at(0).is_none() && two.region_at(0).is_none());
+        assert_eq!(missing("operand", 2), "expects operand #2, which it does not have");
+    }
+}
