@@ -145,7 +145,7 @@ module attributes {tile.target = "sm_90a"} {
       %Bs = tile.alloc_shared : memref<64x128xf16, #gpu.address_space<workgroup>>
       %Cf = tile.alloc_fragment : memref<64x128xf32, #tile.fragment>
       tile.fill %Cf, %zero : memref<64x128xf32, #tile.fragment>
-      // expected-warning @+1 {{'tile.pipelined' op asks for split = 2 in its tile.schedule, but 'tile.parallel' in the loop touches a fragment (only the gemms' accumulators may be, by the gemms, and register tiles a tile.parallel of the step writes whole first); the loop runs whole on each block}}
+      // expected-warning @+1 {{'tile.pipelined' op asks for split = 2 in its tile.schedule, but 'tile.parallel' in the loop touches a fragment (only the gemms' accumulators may be, by the gemms, sums a tile.parallel adds to element by element, and register tiles the step writes whole first); the loop runs whole on each block}}
       tile.pipelined %kt = %c0 to %c64 stages(3) attributes {tile.schedule = {split = 2}} {
         %k0 = arith.muli %kt, %c64 : index
         tile.copy %A[%c0, %k0], %As : memref<64x4096xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
@@ -236,3 +236,46 @@ module attributes {tile.target = "sm_90a"} {
     return
   }
 }
+
+// -----
+
+// A step's product scaled into a sum, but the product is not set anew each step (no fill before
+// its gemm): each addition then depends on every earlier step, and the loop stays whole.
+module attributes {tile.target = "sm_90a"} {
+  func.func @scaled_product_carried(%A: memref<16x8192xf16>, %W: memref<64x8192xf16>, %S: memref<128xf32>, %C: memref<16x64xf16>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c64 = arith.constant 64 : index
+    %c128 = arith.constant 128 : index
+    %zero = arith.constant 0.0 : f32
+    tile.kernel grid(%c1, %c1) threads(128) (%bx, %by) {
+      %As = tile.alloc_shared : memref<16x64xf16, #gpu.address_space<workgroup>>
+      %Ws = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+      %T = tile.alloc_fragment : memref<64x16xf32, #tile.fragment>
+      %Ct = tile.alloc_fragment : memref<64x16xf32, #tile.fragment>
+      tile.fill %T, %zero : memref<64x16xf32, #tile.fragment>
+      tile.fill %Ct, %zero : memref<64x16xf32, #tile.fragment>
+      // expected-warning @+1 {{'tile.pipelined' op asks for split = 4 in its tile.schedule, but 'tile.parallel' in the loop touches a fragment}}
+      tile.pipelined %kt = %c0 to %c128 stages(4) attributes {tile.schedule = {split = 4}} {
+        %k0 = arith.muli %kt, %c64 : index
+        tile.copy %A[%c0, %k0], %As : memref<16x8192xf16>, memref<16x64xf16, #gpu.address_space<workgroup>>
+        tile.copy %W[%c0, %k0], %Ws : memref<64x8192xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+        tile.gemm %Ws, %As, %T {transpose_b} : memref<64x64xf16, #gpu.address_space<workgroup>>, memref<16x64xf16, #gpu.address_space<workgroup>>, memref<64x16xf32, #tile.fragment>
+        %s = memref.load %S[%kt] : memref<128xf32>
+        tile.parallel (%i, %j) in (64, 16) {
+          %t = memref.load %T[%i, %j] : memref<64x16xf32, #tile.fragment>
+          %c = memref.load %Ct[%i, %j] : memref<64x16xf32, #tile.fragment>
+          %u = math.fma %t, %s, %c : f32
+          memref.store %u, %Ct[%i, %j] : memref<64x16xf32, #tile.fragment>
+        }
+      }
+      tile.parallel (%i, %j) in (64, 16) {
+        %v = memref.load %Ct[%i, %j] : memref<64x16xf32, #tile.fragment>
+        %h = arith.truncf %v : f32 to f16
+        memref.store %h, %C[%j, %i] : memref<16x64xf16>
+      }
+    }
+    return
+  }
+}
+

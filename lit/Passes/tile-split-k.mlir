@@ -273,3 +273,61 @@ module attributes {tile.target = "sm_90a"} {
     return
   }
 }
+
+// -----
+
+// A step's product (filled before its gemm, so no step reads another's) scaled by the step's
+// scale and added into the sum element by element, as a group-quantized or block-scaled GEMM
+// does: the sum is the steps' additions in any split, so the loop splits as asked and the sum,
+// not the step's product, is added up in the cluster.
+// CHECK-LABEL: func.func @scaled_products
+// CHECK: tile.kernel grid(%{{.*}}, %{{.*}}) threads(128) (%{{.*}}, %{{.*}}) attributes {tile.splits = 4 : i64
+// CHECK: %[[T:.*]] = tile.alloc_fragment {{.*}}: memref<64x16xf32
+// CHECK: %[[CT:.*]] = tile.alloc_fragment {{.*}}: memref<64x16xf32
+// CHECK: tile.pipelined
+// CHECK: tile.fill %[[T]]
+// CHECK: tile.gemm %{{.*}}, %{{.*}}, %[[T]] {transpose_b}
+// CHECK: math.fma
+// CHECK: memref.store %{{.*}}, %[[CT]]
+// CHECK: }
+// CHECK: }
+// CHECK-NOT: tile.split_sum %[[T]]
+// CHECK: tile.split_sum %[[CT]]
+// CHECK-NOT: tile.split_sum
+module attributes {tile.target = "sm_90a"} {
+  func.func @scaled_products(%A: memref<16x8192xf16>, %W: memref<64x8192xf16>, %S: memref<128xf32>, %C: memref<16x64xf16>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c64 = arith.constant 64 : index
+    %c128 = arith.constant 128 : index
+    %zero = arith.constant 0.0 : f32
+    tile.kernel grid(%c1, %c1) threads(128) (%bx, %by) {
+      %As = tile.alloc_shared : memref<16x64xf16, #gpu.address_space<workgroup>>
+      %Ws = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+      %T = tile.alloc_fragment : memref<64x16xf32, #tile.fragment>
+      %Ct = tile.alloc_fragment : memref<64x16xf32, #tile.fragment>
+      tile.fill %Ct, %zero : memref<64x16xf32, #tile.fragment>
+      tile.pipelined %kt = %c0 to %c128 stages(4) attributes {tile.schedule = {split = 4}} {
+        %k0 = arith.muli %kt, %c64 : index
+        tile.fill %T, %zero : memref<64x16xf32, #tile.fragment>
+        tile.copy %A[%c0, %k0], %As : memref<16x8192xf16>, memref<16x64xf16, #gpu.address_space<workgroup>>
+        tile.copy %W[%c0, %k0], %Ws : memref<64x8192xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+        tile.gemm %Ws, %As, %T {transpose_b} : memref<64x64xf16, #gpu.address_space<workgroup>>, memref<16x64xf16, #gpu.address_space<workgroup>>, memref<64x16xf32, #tile.fragment>
+        %s = memref.load %S[%kt] : memref<128xf32>
+        tile.parallel (%i, %j) in (64, 16) {
+          %t = memref.load %T[%i, %j] : memref<64x16xf32, #tile.fragment>
+          %c = memref.load %Ct[%i, %j] : memref<64x16xf32, #tile.fragment>
+          %u = math.fma %t, %s, %c : f32
+          memref.store %u, %Ct[%i, %j] : memref<64x16xf32, #tile.fragment>
+        }
+      }
+      tile.parallel (%i, %j) in (64, 16) {
+        %v = memref.load %Ct[%i, %j] : memref<64x16xf32, #tile.fragment>
+        %h = arith.truncf %v : f32 to f16
+        memref.store %h, %C[%j, %i] : memref<16x64xf16>
+      }
+    }
+    return
+  }
+}
+

@@ -1,7 +1,8 @@
 // W4A16 GEMMs with the weights widened in registers as wgmma's A (tools/gen/dequant.py --registers):
 // the product computed transposed and written out through a shared tile; K split across the
-// blocks of a cluster in the first (sm_90a: tile-split-k), activation rows not a multiple of the
-// tile's in the second (the last tile's rows clipped).
+// blocks of a cluster in the first two (sm_90a: tile-split-k), the second scaling each step's
+// product into the sum, activation rows not a multiple of the tile's in the third (the last
+// tile's rows clipped).
 
 // W4A16 GEMM 16x256x1024 (tools/gen/dequant.py --registers): tiles of 16 activation rows, 64
 // weight rows and 128 of K, 128 threads, 2 stages; K split over the 2 blocks of a cluster; B's signed 4-bit weights
@@ -41,6 +42,62 @@ func.func @dequant_gemm_w4a16_registers_split(%A: memref<16x1024xf16>, %B: memre
         memref.store %d, %Wd[%i, %j] : memref<64x128xf16, #tile.fragment>
       }
       tile.gemm %Wd, %As, %Ct {transpose_b} : memref<64x128xf16, #tile.fragment>, memref<16x128xf16, #gpu.address_space<workgroup>>, memref<64x16xf32, #tile.fragment>
+    }
+    tile.parallel (%i, %j) in (64, 16) {
+      %v = memref.load %Ct[%i, %j] : memref<64x16xf32, #tile.fragment>
+      %h = arith.truncf %v : f32 to f16
+      memref.store %h, %Cs[%j, %i] : memref<16x64xf16, #gpu.address_space<workgroup>>
+    }
+    tile.copy %Cs, %C[%m0, %n0] : memref<16x64xf16, #gpu.address_space<workgroup>>, memref<16x256xf16>
+  }
+  return
+}
+
+// The same product with each step's scales applied to its product (unscaled weights into a step's
+// own accumulator %T, filled before its gemm, then %Ct += %T * scale element by element): the
+// sum %Ct, not %T, is what the split adds up across the cluster.
+func.func @dequant_gemm_w4a16_registers_scaled_sum(%A: memref<16x1024xf16>, %B: memref<256x1024xi4>, %S: memref<8x256xf16>, %C: memref<16x256xf16>) {
+  %c0 = arith.constant 0 : index
+  %cbm = arith.constant 16 : index
+  %cbn = arith.constant 64 : index
+  %cbk = arith.constant 128 : index
+  %cgroup = arith.constant 128 : index
+  %csteps = arith.constant 8 : index
+  %gn = arith.constant 4 : index
+  %gm = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%gn, %gm) threads(128) (%bn, %bm) {
+    %As = tile.alloc_shared : memref<16x128xf16, #gpu.address_space<workgroup>>
+    %Bq = tile.alloc_shared : memref<64x128xi4, #gpu.address_space<workgroup>>
+    %Ss = tile.alloc_shared : memref<1x64xf16, #gpu.address_space<workgroup>>
+    %Wd = tile.alloc_fragment : memref<64x128xf16, #tile.fragment>
+    %Ct = tile.alloc_fragment : memref<64x16xf32, #tile.fragment>
+    %T = tile.alloc_fragment : memref<64x16xf32, #tile.fragment>
+    %Cs = tile.alloc_shared : memref<16x64xf16, #gpu.address_space<workgroup>>
+    tile.fill %Ct, %zero : memref<64x16xf32, #tile.fragment>
+    %m0 = arith.muli %bm, %cbm : index
+    %n0 = arith.muli %bn, %cbn : index
+    tile.pipelined %k = %c0 to %csteps stages(2) attributes {tile.schedule = {split = 2}} {
+      %k0 = arith.muli %k, %cbk : index
+      %g = arith.divui %k0, %cgroup : index
+      tile.fill %T, %zero : memref<64x16xf32, #tile.fragment>
+      tile.copy %A[%m0, %k0], %As : memref<16x1024xf16>, memref<16x128xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%n0, %k0], %Bq : memref<256x1024xi4>, memref<64x128xi4, #gpu.address_space<workgroup>>
+      tile.copy %S[%g, %n0], %Ss : memref<8x256xf16>, memref<1x64xf16, #gpu.address_space<workgroup>>
+      tile.parallel (%i, %j) in (64, 128) {
+        %q = memref.load %Bq[%i, %j] : memref<64x128xi4, #gpu.address_space<workgroup>>
+        %w = arith.sitofp %q : i4 to f16
+        memref.store %w, %Wd[%i, %j] : memref<64x128xf16, #tile.fragment>
+      }
+      tile.gemm %Wd, %As, %T {transpose_b} : memref<64x128xf16, #tile.fragment>, memref<16x128xf16, #gpu.address_space<workgroup>>, memref<64x16xf32, #tile.fragment>
+      tile.parallel (%i, %j) in (64, 16) {
+        %t = memref.load %T[%i, %j] : memref<64x16xf32, #tile.fragment>
+        %s16 = memref.load %Ss[%c0, %i] : memref<1x64xf16, #gpu.address_space<workgroup>>
+        %s = arith.extf %s16 : f16 to f32
+        %c = memref.load %Ct[%i, %j] : memref<64x16xf32, #tile.fragment>
+        %u = math.fma %t, %s, %c : f32
+        memref.store %u, %Ct[%i, %j] : memref<64x16xf32, #tile.fragment>
+      }
     }
     tile.parallel (%i, %j) in (64, 16) {
       %v = memref.load %Ct[%i, %j] : memref<64x16xf32, #tile.fragment>

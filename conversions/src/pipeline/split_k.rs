@@ -30,8 +30,10 @@
 //! scratch. The 128x4096x14336 product on 64x128 tiles went from 0.54x to 0.81x cuBLAS split in
 //! two, 256x4096x14336 on 128x128 tiles from 0.62x to 0.91x (RESULTS runs 200-203).
 //! A kernel is split when: the per-op rules lower it, one `tile.pipelined` directly in its body
-//! holds every gemm; the gemms' accumulators are filled with zero before the loop, and nothing in
-//! the loop but those gemms touches a fragment. An automatic split needs a static grid and static
+//! holds every gemm; what carries the loop's sum (the gemms' accumulators but those a step fills
+//! before its gemms, and fragments a `tile.parallel` adds a step's scaled product to element by
+//! element) is filled with zero before the loop, and nothing else in the loop touches a fragment
+//! but tiles the step writes whole before reading them. An automatic split needs a static grid and static
 //! bounds (the tile count decides it); a requested one takes sizes known at run time too: the
 //! grid's first size times `S`, and each block runs its part of ceil(steps / S) steps from its
 //! rank's first (the last parts shorter, or empty: their blocks add zeros).
@@ -180,16 +182,31 @@ fn shape<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Result<Shape<'c, 'a>, String> 
             (form.ops, form.at, form.main, sizes)
         }
     };
+    let loop_body = main
+        .region_at(0)
+        .and_then(|region| region.first_block())
+        .ok_or("the loop has no body")?;
+    let body_ops: Vec<OperationRef> =
+        std::iter::successors(loop_body.first_operation(), |op| op.next_in_block()).collect();
     let gemms: Vec<OperationRef> = nested_ops(main)
         .into_iter()
         .filter(|op| tile_ir::is(op, tile::GemmOperation::name))
         .collect();
+    // What carries the loop's sum: the gemms' accumulators, but for those each step sets anew
+    // (a step's own product, filled before its gemms), and the fragments a step adds a tile to
+    // element by element (that product scaled into the sum: a block-scaled or group-quantized
+    // GEMM whose scale changes with the step).
     let mut accumulators: Vec<OperationRef> = Vec::new();
-    for gemm in &gemms {
-        let c = gemm
-            .operand_at(2)
-            .ok_or_else(|| tile_dialect::positions::missing("operand", 2))?;
-        let allocation = allocation_of(c)
+    let sums = gemms
+        .iter()
+        .map(|gemm| {
+            gemm.operand_at(2)
+                .ok_or_else(|| tile_dialect::positions::missing("operand", 2))
+        })
+        .filter(|c| !c.as_ref().is_ok_and(|c| written_whole_first(&body_ops, *c)))
+        .chain(body_ops.iter().filter_map(added_into).map(Ok));
+    for sum in sums {
+        let allocation = allocation_of(sum?)
             .filter(|op| tile_ir::is(op, tile::AllocFragmentOperation::name))
             .ok_or("a gemm of the loop accumulates into something other than a fragment")?;
         if !accumulators.contains(&allocation) {
@@ -218,29 +235,25 @@ fn shape<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Result<Shape<'c, 'a>, String> 
             ));
         }
     }
-    // Each block runs some of the steps: only the gemms may carry anything from one step to the
+    // Each block runs some of the steps: only the sums may carry anything from one step to the
     // next. A register tile each step writes whole before any read (weights widened for a gemm's
-    // register A operand) carries nothing.
-    let loop_body = main
-        .region_at(0)
-        .and_then(|region| region.first_block())
-        .ok_or("the loop has no body")?;
-    let body_ops: Vec<OperationRef> =
-        std::iter::successors(loop_body.first_operation(), |op| op.next_in_block()).collect();
+    // register A operand, a step's own product) carries nothing.
     for op in &body_ops {
         let gemm = tile_ir::is(op, tile::GemmOperation::name);
+        let added = added_into(op);
         let mut touched = nested_ops(*op);
         touched.push(*op);
         let touches = touched.iter().any(|inner| {
             inner.operands().enumerate().any(|(position, value)| {
                 fragment(value)
                     && !(gemm && inner == op && position == 2)
+                    && added != Some(value)
                     && !(!accumulator_values.contains(&value) && written_whole_first(&body_ops, value))
             })
         });
         if touches {
             return Err(format!(
-                "'{}' in the loop touches a fragment (only the gemms' accumulators may be, by the gemms, and register tiles a tile.parallel of the step writes whole first)",
+                "'{}' in the loop touches a fragment (only the gemms' accumulators may be, by the gemms, sums a tile.parallel adds to element by element, and register tiles the step writes whole first)",
                 tile_dialect::ops::op_name(op)
             ));
         }
@@ -253,9 +266,10 @@ fn shape<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Result<Shape<'c, 'a>, String> 
     })
 }
 
-/// Whether the first of `body` (a loop's ops) to touch the fragment `tile` is a `tile.parallel`
-/// over its whole shape that only stores into it, unconditionally (in the loop's body itself), at
-/// the loop's own indices: each step writes it anew before reading it.
+/// Whether the first of `body` (a loop's ops) to touch the fragment `tile` writes all of it: a
+/// `tile.fill` of it, or a `tile.parallel` over its whole shape that only stores into it,
+/// unconditionally (in the loop's body itself), at the loop's own indices: each step writes it
+/// anew before reading it.
 fn written_whole_first(body: &[OperationRef], tile: Value) -> bool {
     let Some(first) = body.iter().find(|op| {
         let mut touched = nested_ops(**op);
@@ -264,6 +278,9 @@ fn written_whole_first(body: &[OperationRef], tile: Value) -> bool {
     }) else {
         return false;
     };
+    if tile_ir::is(first, tile::FillOperation::name) {
+        return first.operand_at(0) == Some(tile);
+    }
     let Some(loop_body) = first.region_at(0).and_then(|region| region.first_block()) else {
         return false;
     };
@@ -281,6 +298,55 @@ fn written_whole_first(body: &[OperationRef], tile: Value) -> bool {
                     && inner.operand_at(1).is_some_and(|memref| memref == tile)
                     && inner.operands().skip(2).eq(indices.iter().copied()))
         })
+}
+
+/// The fragment `op` adds to element by element, if it is a `tile.parallel` over that fragment's
+/// whole shape whose only access to it, unconditional and at the loop's own indices, stores
+/// `sum + x` (`arith.addf`, or `math.fma` with the sum as the addend) of the element it loads
+/// there: the sum of the steps' additions does not depend on how the steps are split.
+fn added_into<'c, 'a>(op: &OperationRef<'c, 'a>) -> Option<Value<'c, 'a>> {
+    if !tile_ir::is(op, tile::ParallelOperation::name) {
+        return None;
+    }
+    let body = op.region_at(0).and_then(|region| region.first_block())?;
+    let indices: Vec<Value> = (0..body.argument_count())
+        .filter_map(|i| body.argument_at(i))
+        .map(Value::from)
+        .collect();
+    let at_indices = |access: &OperationRef, first_index: usize| {
+        access.block() == Some(body) && access.operands().skip(first_index).eq(indices.iter().copied())
+    };
+    let store = std::iter::successors(body.first_operation(), |next| next.next_in_block()).find(|inner| {
+        tile_ir::is(inner, tile_ir::memref::StoreOperation::name) && inner.operand_at(1).is_some_and(fragment)
+    })?;
+    let sum = store.operand_at(1)?;
+    let added = tile_dialect::ops::as_result(store.operand_at(0)?)?.owner();
+    let load_of_sum = |value: Value<'c, 'a>| {
+        tile_dialect::ops::as_result(value).is_some_and(|result| {
+            let load = result.owner();
+            tile_ir::is(&load, tile_ir::memref::LoadOperation::name)
+                && load.operand_at(0) == Some(sum)
+                && at_indices(&load, 1)
+                && tile_dialect::ops::users(value).len() == 1
+        })
+    };
+    let operands: Vec<Value> = added.operands().collect();
+    let adds = match operands.as_slice() {
+        [x, y] if tile_ir::is(&added, tile_ir::arith::AddFOperation::name) => load_of_sum(*x) || load_of_sum(*y),
+        [_, _, addend] if tile_ir::is(&added, tile_ir::math::FmaOperation::name) => load_of_sum(*addend),
+        _ => false,
+    };
+    let accesses = nested_ops(*op)
+        .into_iter()
+        .filter(|inner| inner.operands().any(|value| value == sum))
+        .count();
+    (shape_extents(op) == Some(tile_dialect::ops::memref_shape(sum)) && adds && at_indices(&store, 2) && accesses == 2)
+        .then_some(sum)
+}
+
+/// The extents of a `tile.parallel`.
+fn shape_extents(op: &OperationRef) -> Option<Vec<i64>> {
+    tile_dialect::ops::parallel_extents(op)
 }
 
 /// Registers of `accumulator` a thread holds (what its part of the scratch takes), from the
