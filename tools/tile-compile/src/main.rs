@@ -170,8 +170,19 @@ fn without_huge_pages() {
     }
 }
 
+/// Writing to a pipe nobody reads any more (`tile-compile ... | head -0`) ends the process quietly, as Unix tools
+/// do. Rust's runtime ignores SIGPIPE, and LLVM's signal handlers, which MLIR installs while it
+/// compiles, put that back when they are removed: a print after that failed and panicked.
+fn quiet_on_closed_pipes() {
+    // SAFETY: resets one signal's action to the default before any thread starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
 fn main() -> ExitCode {
     without_huge_pages();
+    quiet_on_closed_pipes();
     let options = match parse_options() {
         Ok(options) => options,
         Err(message) => {

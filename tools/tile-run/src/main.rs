@@ -225,7 +225,18 @@ fn run() -> Result<bool, String> {
     Ok(all_match)
 }
 
+/// Writing to a pipe nobody reads any more (`tile-run ... | head`) ends the process quietly, as Unix tools
+/// do. Rust's runtime ignores SIGPIPE, and LLVM's signal handlers, which MLIR installs while it
+/// compiles, put that back when they are removed: a print after that failed and panicked.
+fn quiet_on_closed_pipes() {
+    // SAFETY: resets one signal's action to the default before any thread starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
 fn main() -> ExitCode {
+    quiet_on_closed_pipes();
     match run() {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::FAILURE,
