@@ -33,8 +33,8 @@
 //! holds every gemm; what carries the loop's sum (the gemms' accumulators but those a step fills
 //! before its gemms, and fragments a `tile.parallel` adds a step's scaled product to element by
 //! element) is filled with zero before the loop, and nothing else in the loop touches a fragment
-//! but tiles the step writes whole before reading them. An automatic split needs a static grid and static
-//! bounds (the tile count decides it); a requested one takes sizes known at run time too: the
+//! but tiles the step writes whole before reading them. An automatic split needs a static grid
+//! and static bounds (the tile count decides it); a requested one takes sizes known at run time too: the
 //! grid's first size times `S`, and each block runs its part of ceil(steps / S) steps from its
 //! rank's first (the last parts shorter, or empty: their blocks add zeros).
 
@@ -340,13 +340,11 @@ fn added_into<'c, 'a>(op: &OperationRef<'c, 'a>) -> Option<Value<'c, 'a>> {
         .into_iter()
         .filter(|inner| inner.operands().any(|value| value == sum))
         .count();
-    (shape_extents(op) == Some(tile_dialect::ops::memref_shape(sum)) && adds && at_indices(&store, 2) && accesses == 2)
+    (tile_dialect::ops::parallel_extents(op) == Some(tile_dialect::ops::memref_shape(sum))
+        && adds
+        && at_indices(&store, 2)
+        && accesses == 2)
         .then_some(sum)
-}
-
-/// The extents of a `tile.parallel`.
-fn shape_extents(op: &OperationRef) -> Option<Vec<i64>> {
-    tile_dialect::ops::parallel_extents(op)
 }
 
 /// Registers of `accumulator` a thread holds (what its part of the scratch takes), from the
