@@ -475,6 +475,7 @@ tile_passes::rust_pass! {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tile_dialect::positions::BlockAt;
 
     fn range(lo: u64, hi: u64) -> Range {
         Range::new(lo, hi).unwrap()
@@ -496,8 +497,8 @@ mod tests {
         let index = melior::ir::Type::index(&context);
         let operands = melior::ir::Block::new(&[(index, location), (index, location)]);
         let (x, y) = (
-            operands.argument(0).unwrap().into(),
-            operands.argument(1).unwrap().into(),
+            operands.argument_at(0).unwrap().into(),
+            operands.argument_at(1).unwrap().into(),
         );
         // The range of `arith::$op` of two operands whose ranges are `a` and `b`.
         macro_rules! range_of {
