@@ -552,11 +552,7 @@ fn exact_integer_float<'c, 'a>(
     // Masked in the float's width: both halves of a byte then mask one widened byte, which LLVM
     // pairs into one mask of a word.
     let code = b.andi(at, b.cast(at, tile_ir::arith::extui, byte, bits), mask);
-    let placed = if signed {
-        b.xori(at, code, under)
-    } else {
-        b.ori(at, code, under)
-    };
+    let placed = put_under(b, at, code, under, signed);
     let shifted = b.cast(at, tile_ir::arith::bitcast, placed, ty);
     b.binary(
         at,
@@ -564,6 +560,22 @@ fn exact_integer_float<'c, 'a>(
         shifted,
         offset,
     )
+}
+
+/// The masked `code` put under the exponent bits `under`: by XOR for a signed code, whose sign bit
+/// `under` also holds (flipping it gives the code's offset form), by OR for an unsigned one.
+fn put_under<'c, 'a>(
+    b: &Builder<'c>,
+    at: At<'c, 'a>,
+    code: Value<'c, 'a>,
+    under: Value<'c, 'a>,
+    signed: bool,
+) -> Value<'c, 'a> {
+    if signed {
+        b.xori(at, code, under)
+    } else {
+        b.ori(at, code, under)
+    }
 }
 
 /// The ops of [`half_float_pair`] that put the byte `loaded` in both halves of a 32-bit word (its
@@ -609,11 +621,7 @@ fn half_float_pair<'c, 'a>(
     let both = b.muli(at, word, b.integer(at, i32_type, SPLAT));
     let masked = b.andi(at, both, b.integer(at, i32_type, low_mask | high_mask << 16));
     let under = b.integer(at, i32_type, low_under | high_under << 16);
-    let placed = if signed {
-        b.xori(at, masked, under)
-    } else {
-        b.ori(at, masked, under)
-    };
+    let placed = put_under(b, at, masked, under, signed);
     let one_word = b.value(
         at,
         tile_ir::vector::from_elements(b.context, crate::attributes::vector(1, i32_type), &[placed], b.location).into(),

@@ -569,6 +569,20 @@ tile_passes::rust_pass! {
     }
 }
 
+/// The induction variable of the flattened `scf.for` `looped` and its body's ops before the
+/// terminator (`None` for a body without one).
+fn step_and_ops<'c, 'a>(looped: OperationRef<'c, 'a>) -> Option<(Value<'c, 'a>, Vec<OperationRef<'c, 'a>>)> {
+    let body = looped
+        .region_at(0)
+        .expect("loop body")
+        .first_block()
+        .expect("loop body");
+    let s: Value = body.argument_at(0).expect("induction variable").into();
+    let mut ops: Vec<OperationRef> = std::iter::successors(body.first_operation(), |op| op.next_in_block()).collect();
+    ops.pop()?;
+    Some((s, ops))
+}
+
 /// Nests the flattened loop of a persistent kernel, once `tile-expand-pipelines` has written it
 /// out as `looped` (`scf.for %s = 0 to tiles * K`, marked [`TILE_STEPS`]), by tile:
 ///
@@ -590,14 +604,8 @@ pub fn split_tiles<'c, 'a>(context: &'c Context, looped: OperationRef<'c, 'a>) {
     let Some(steps) = integer_attribute(&looped, TILE_STEPS) else {
         return;
     };
-    let body = looped
-        .region_at(0)
-        .expect("loop body")
-        .first_block()
-        .expect("loop body");
-    let s: Value = body.argument_at(0).expect("induction variable").into();
-    let ops: Vec<OperationRef> = std::iter::successors(body.first_operation(), |op| op.next_in_block()).collect();
-    let Some((_, ops)) = ops.split_last() else { return };
+    let Some((s, ops)) = step_and_ops(looped) else { return };
+    let ops = &ops[..];
     let b = Builder {
         context,
         location: looped.location(),
@@ -752,14 +760,8 @@ fn clone_mapped<'c, 'a>(
 /// computed only for tiles the loop reaches, as before; the loop's other ops (waits, copies,
 /// arrivals) stay in order.
 pub fn carry_tile_values<'c, 'a>(context: &'c Context, looped: OperationRef<'c, 'a>) {
-    let body = looped
-        .region_at(0)
-        .expect("loop body")
-        .first_block()
-        .expect("loop body");
-    let s: Value = body.argument_at(0).expect("induction variable").into();
-    let ops: Vec<OperationRef> = std::iter::successors(body.first_operation(), |op| op.next_in_block()).collect();
-    let Some((_, ops)) = ops.split_last() else { return };
+    let Some((s, ops)) = step_and_ops(looped) else { return };
+    let ops = &ops[..];
     let (Some(tile_of), Some(step_in)) = (
         ops.iter().find(|op| op.attribute(TILE_OF_STEP).is_ok()),
         ops.iter().find(|op| op.attribute(STEP_IN_TILE).is_ok()),

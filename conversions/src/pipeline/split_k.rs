@@ -199,14 +199,11 @@ fn shape<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Result<Shape<'c, 'a>, String> 
     let mut accumulators: Vec<OperationRef> = Vec::new();
     let sums = gemms
         .iter()
-        .map(|gemm| {
-            gemm.operand_at(2)
-                .ok_or_else(|| tile_dialect::positions::missing("operand", 2))
-        })
-        .filter(|c| !c.as_ref().is_ok_and(|c| written_whole_first(&body_ops, *c)))
-        .chain(body_ops.iter().filter_map(added_into).map(Ok));
+        .filter_map(|gemm| gemm.operand_at(2))
+        .filter(|c| !written_whole_first(&body_ops, *c))
+        .chain(body_ops.iter().filter_map(added_into));
     for sum in sums {
-        let allocation = allocation_of(sum?)
+        let allocation = allocation_of(sum)
             .filter(|op| tile_ir::is(op, tile::AllocFragmentOperation::name))
             .ok_or("a gemm of the loop accumulates into something other than a fragment")?;
         if !accumulators.contains(&allocation) {
@@ -281,23 +278,28 @@ fn written_whole_first(body: &[OperationRef], tile: Value) -> bool {
     if tile_ir::is(first, tile::FillOperation::name) {
         return first.operand_at(0) == Some(tile);
     }
-    let Some(loop_body) = first.region_at(0).and_then(|region| region.first_block()) else {
-        return false;
-    };
-    let indices: Vec<Value> = (0..loop_body.argument_count())
-        .filter_map(|i| loop_body.argument_at(i))
-        .map(Value::from)
-        .collect();
     let shape = tile_dialect::ops::memref_shape(tile);
     tile_ir::is(first, tile::ParallelOperation::name)
         && tile_dialect::ops::parallel_extents(first).is_some_and(|extents| extents == shape)
         && nested_ops(*first).iter().all(|inner| {
             !inner.operands().any(|value| value == tile)
                 || (tile_ir::is(inner, tile_ir::memref::StoreOperation::name)
-                    && inner.block() == Some(loop_body)
                     && inner.operand_at(1).is_some_and(|memref| memref == tile)
-                    && inner.operands().skip(2).eq(indices.iter().copied()))
+                    && at_own_indices(first, inner, 2))
         })
+}
+
+/// Whether `access` (a load or a store whose indices are its operands from `first_index` on)
+/// stands in the body of the `tile.parallel` `parallel` itself (under no condition) and indexes
+/// by the loop's own indices, in order.
+fn at_own_indices(parallel: &OperationRef, access: &OperationRef, first_index: usize) -> bool {
+    let Some(body) = parallel.region_at(0).and_then(|region| region.first_block()) else {
+        return false;
+    };
+    let indices = (0..body.argument_count())
+        .filter_map(|i| body.argument_at(i))
+        .map(Value::from);
+    access.block() == Some(body) && access.operands().skip(first_index).eq(indices)
 }
 
 /// The fragment `op` adds to element by element, if it is a `tile.parallel` over that fragment's
@@ -309,13 +311,6 @@ fn added_into<'c, 'a>(op: &OperationRef<'c, 'a>) -> Option<Value<'c, 'a>> {
         return None;
     }
     let body = op.region_at(0).and_then(|region| region.first_block())?;
-    let indices: Vec<Value> = (0..body.argument_count())
-        .filter_map(|i| body.argument_at(i))
-        .map(Value::from)
-        .collect();
-    let at_indices = |access: &OperationRef, first_index: usize| {
-        access.block() == Some(body) && access.operands().skip(first_index).eq(indices.iter().copied())
-    };
     let store = std::iter::successors(body.first_operation(), |next| next.next_in_block()).find(|inner| {
         tile_ir::is(inner, tile_ir::memref::StoreOperation::name) && inner.operand_at(1).is_some_and(fragment)
     })?;
@@ -326,7 +321,7 @@ fn added_into<'c, 'a>(op: &OperationRef<'c, 'a>) -> Option<Value<'c, 'a>> {
             let load = result.owner();
             tile_ir::is(&load, tile_ir::memref::LoadOperation::name)
                 && load.operand_at(0) == Some(sum)
-                && at_indices(&load, 1)
+                && at_own_indices(op, &load, 1)
                 && tile_dialect::ops::users(value).len() == 1
         })
     };
@@ -342,7 +337,7 @@ fn added_into<'c, 'a>(op: &OperationRef<'c, 'a>) -> Option<Value<'c, 'a>> {
         .count();
     (tile_dialect::ops::parallel_extents(op) == Some(tile_dialect::ops::memref_shape(sum))
         && adds
-        && at_indices(&store, 2)
+        && at_own_indices(op, &store, 2)
         && accesses == 2)
         .then_some(sum)
 }
