@@ -7,7 +7,8 @@ static kernels only), every output checked against a float64 product first.
     python3 bench/sweep.py prepare DIR [--dtype f16|bf16|fp8]   # build machine: writes and compiles the kernels (sm_90a)
     python3 bench/sweep.py run DIR [--dtype f16|bf16|fp8] [--rounds N] [--confirm N] [--filter S,...]   # GPU machine
 
-For each shape, a static kernel per tiling (sizes compiled in: `bench/variants.py`'s program) and
+For each shape, a static kernel per tiling (sizes compiled in: `bench/variants.py`'s program; the
+wide and larger tilings also on clusters of two blocks sharing B's tiles, `multicast = 2`) and
 one dynamic kernel per tiling for all shapes (`examples/gemm_dynamic.mlir`'s form: sizes, grid and
 trip count from the tensors at run time). The run times every kernel of a shape and cuBLAS in
 alternating rounds (do_bench medians) and reports, per shape, the best static and the best dynamic
@@ -60,6 +61,14 @@ TILINGS = [
     ("64x128", 64, 128, 64, 128, 4),
     ("64x256", 64, 256, 64, 128, 4),
     ("64x128r8", 64, 128, 64, 128, 8),
+]
+
+# Static kernels only: the wide and the larger tilings on clusters of two blocks that load their
+# B tiles once (`multicast = 2`: pairs of grid rows; RESULTS run 258, rows off 128-byte lines).
+MULTICAST_TILINGS = [
+    ("128x256mc", 128, 256, 64, 256, 4),
+    ("192x256mc", 192, 256, 64, 384, 3),
+    ("256x192mc", 256, 192, 64, 256, 3),
 ]
 
 # fp8 (f8E4M3FN x f8E4M3FN -> f32, B given as N x K: wgmma reads 8-bit operands K-major only):
@@ -179,6 +188,10 @@ def prepare(directory, dtype):
             # Its twin with the loop kept whole, where tile-split-k splits it (timed beside it).
             whole = whole_name(shape, tag, dtype)
             programs.append((whole, variants.program(whole, m, n, k, element, bm, bn, bk, threads, stages, transpose_b=fp8, split=1)))
+        for tag, bm, bn, bk, threads, stages in [] if fp8 else MULTICAST_TILINGS:
+            name = static_name(shape, tag, dtype)
+            m, n, k = shape
+            programs.append((name, variants.program(name, m, n, k, element, bm, bn, bk, threads, stages, multicast=2)))
     for tag, bm, bn, bk, threads, stages in [] if fp8 else TILINGS:
         for persistent in (False, True):
             name = dynamic_name(tag, dtype, persistent)
@@ -255,7 +268,7 @@ def run(directory, dtype, rounds, name_filter, confirm=0):
             def baseline():
                 return torch.matmul(a, b)
         contenders = []
-        for tag, *_ in FP8_TILINGS if dtype == "fp8" else TILINGS:
+        for tag, *_ in FP8_TILINGS if dtype == "fp8" else TILINGS + MULTICAST_TILINGS:
             kernels = bench.function_kernels(directory, static_name(shape, tag, dtype))
             if kernels:
                 contenders.append(("static", tag, kernels[0]))

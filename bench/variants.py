@@ -46,14 +46,16 @@ RELU = """    tile.parallel (%i, %j) in ({bm}, {bn}) {{
 """
 
 
-def schedule(persistent, split):
+def schedule(persistent, split, multicast=None):
     """The main loop's `tile.schedule` entries: none where the compiler decides (persistent, and
-    split where tile-split-k would), else the ones asked for."""
+    split where tile-split-k would), else the ones asked for (`multicast`: clusters of that many
+    blocks sharing B's tiles)."""
     entries = ([] if persistent else ["persistent = false"]) + ([] if split is None else [f"split = {split}"])
+    entries += [] if multicast is None else [f"multicast = {multicast}"]
     return " attributes {tile.schedule = {" + ", ".join(entries) + "}}" if entries else ""
 
 
-def program(name, m, n, k, dtype, bm, bn, bk, threads, stages, relu=False, transpose_b=False, fill=0.0, transpose_a=False, persistent=True, split=None):
+def program(name, m, n, k, dtype, bm, bn, bk, threads, stages, relu=False, transpose_b=False, fill=0.0, transpose_a=False, persistent=True, split=None, multicast=None):
     ceil = lambda a, b: (a + b - 1) // b
     fields = dict(
         name=name, m=m, n=n, k=k, dtype=dtype, bm=bm, bn=bn, bk=bk, threads=threads, stages=stages,
@@ -67,7 +69,7 @@ def program(name, m, n, k, dtype, bm, bn, bk, threads, stages, relu=False, trans
         as_shape=f"{bk}x{bm}" if transpose_a else f"{bm}x{bk}",
         a_offsets="%k0, %m0" if transpose_a else "%m0, %k0",
         relu_open="relu(" if relu else "", relu_close=")" if relu else "", fill=fill,
-        schedule=schedule(persistent, split),
+        schedule=schedule(persistent, split, multicast),
         # i8 products sum into i32 (the dialect's rule), the others into f32.
         acc="i32" if dtype == "i8" else "f32",
         # f8E4M3FN products leave as f32.

@@ -21,8 +21,8 @@
 //!
 //! 1. **Narrow products** (M at most the rule's `narrow.rows`, decode-shaped): the narrow tiling,
 //!    so that no tensor-core rows multiply padding; its deeper ring keeps a long K in flight.
-//! 2. **Few tiles** (the wide tiling's tiles fewer than the multiprocessors, where the target
-//!    counts them): the smaller `few_tiles` tiling, which gives more blocks.
+//! 2. **Few tiles** (the wide tiling's tiles fewer than three quarters of the multiprocessors,
+//!    where the target counts them): the smaller `few_tiles` tiling, which gives more blocks.
 //! 3. Otherwise the **wide** tiling, the one that reaches the tensor cores' peak on large products
 //!    (sm_90a: 128x256, made persistent by `tile-persistent-kernels` when the sizes are static,
 //!    its loop asking for it where a size is known at run time and the grid is 2-D: RESULTS run
@@ -37,7 +37,10 @@
 //!    loads bound the kernel, so the rule's **large** tilings (sm_90a: 192x256 on three
 //!    warpgroups, 256x192 on two), which load fewer bytes a flop, compete with the wide and the
 //!    balanced one by the bytes their waves load (RESULTS run 233: 3001x2056x1544 0.96x cuBLAS on
-//!    256x192, 0.77x on 128x192; 5000^3 0.82x on 192x256, 0.73x on 128x256).
+//!    256x192, 0.77x on 128x192; 5000^3 0.82x on 192x256, 0.73x on 128x256). Each also competes
+//!    on clusters of two blocks that share their B tiles (`multicast = 2`: a walker is a pair of
+//!    grid rows, 66 at once, each block loading half of B's columns; run 258: 5000^3 0.86x on
+//!    192x256, 3001x2056x1544 0.97x on 256x192).
 //!
 //! Where every size is static, that is the kernel, and `tile-split-k` later splits K across
 //! clusters by its own rule when the tiles leave half of the chip idle. Where a size is known
@@ -128,7 +131,7 @@ impl Tiling {
 pub struct Rule {
     /// For products with many output tiles.
     pub wide: Tiling,
-    /// Where the wide tiling's tiles are fewer than the multiprocessors, on targets that count
+    /// Where the wide tiling's tiles are fewer than [`FEW_TILES_SHARE`] of the multiprocessors, on targets that count
     /// them (`None`: the wide tiling).
     pub few_tiles: Option<Tiling>,
     /// For products of at most `rows` rows, where the target has a narrower tile than `wide`.
@@ -152,6 +155,13 @@ pub struct Rule {
 /// tiles reuse each loaded row over more columns).
 pub const BALANCED_SHARE: (i64, i64) = (9, 10);
 
+/// The share of the multiprocessors below which the wide tiling's tiles are few (the smaller
+/// `few_tiles` tiling then gives more blocks): a wave nearly full of wide tiles runs faster than
+/// twice as many smaller ones (RESULTS run 260: 2048x2048x8192's 128 tiles of 128x256 1.00x
+/// cuBLAS, 128x128 0.85x; 128x28672x4096's 112 tiles 0.99x, 0.94x; 256x4096x14336's 32 tiles
+/// 0.47x, 0.94x).
+pub const FEW_TILES_SHARE: (i64, i64) = (3, 4);
+
 /// The kernel of one size class.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Kind {
@@ -159,6 +169,9 @@ struct Kind {
     split: Option<i64>,
     /// The loop's schedule asks for a persistent kernel (many tiles of run-time sizes).
     persistent: bool,
+    /// The loop's schedule asks for clusters of this many blocks (consecutive grid rows) that
+    /// load their B tiles once for all (`multicast`).
+    multicast: Option<i64>,
 }
 
 impl Kind {
@@ -168,6 +181,7 @@ impl Kind {
             tiling,
             split: None,
             persistent: false,
+            multicast: None,
         }
     }
 
@@ -344,9 +358,11 @@ fn emit_wide_classes<'c, 'a>(
         return emit_kernel(builder, at, product, wide);
     };
     let tiles = tiles(builder, at, product, rule.wide);
-    let few = match fewest_tiles(product, rule.wide) >= multiprocessors {
+    let (share, whole) = FEW_TILES_SHARE;
+    let few_bound = (multiprocessors * share + whole - 1) / whole;
+    let few = match fewest_tiles(product, rule.wide) >= few_bound {
         true => Test::Known(false),
-        false => less_than(builder, at, tiles, multiprocessors),
+        false => less_than(builder, at, tiles, few_bound),
     };
     branch(
         builder,
@@ -396,30 +412,65 @@ fn off_lines<'c, 'a>(builder: &Builder<'c>, at: At<'c, 'a>, product: &Product<'c
 
 /// The bytes `tiling`'s waves load in the model [`Rule::large`] is chosen by: its waves times a
 /// tile's rows and columns (each tile loads its rows of A and columns of B over all of K), for
-/// static sizes.
-fn lines_cost(product: &Product, tiling: Tiling, multiprocessors: i64) -> i64 {
-    let waves = (fewest_tiles(product, tiling) + multiprocessors - 1) / multiprocessors;
-    waves * (tiling.rows + tiling.columns)
+/// static sizes. On clusters of `blocks` that share their B tiles (`Multicast`), a walker is a
+/// cluster and takes `blocks` grid rows at once, and each block loads its part of the columns.
+fn lines_cost(product: &Product, tiling: Tiling, multiprocessors: i64, multicast: Option<Multicast>) -> i64 {
+    let Some(Multicast { blocks, at_once }) = multicast else {
+        let waves = (fewest_tiles(product, tiling) + multiprocessors - 1) / multiprocessors;
+        return waves * (tiling.rows + tiling.columns);
+    };
+    let rows = match product.m {
+        Size::Known(m) => (m + tiling.rows - 1) / tiling.rows,
+        Size::Run(_) => 1,
+    };
+    let walked = fewest_tiles(product, tiling) / rows * ((rows + blocks - 1) / blocks);
+    let waves = (walked + at_once - 1) / at_once;
+    waves * (tiling.rows + tiling.columns / blocks)
+}
+
+/// Clusters of `blocks` consecutive grid rows that load their B tiles once for all, of which the
+/// target runs `at_once` at a time.
+#[derive(Clone, Copy)]
+struct Multicast {
+    blocks: i64,
+    at_once: i64,
+}
+
+/// The clusters [`fewest_lines`] weighs: pairs of blocks, where the target runs them.
+fn pairs(target: &Target) -> Option<Multicast> {
+    let clusters = target.clusters.as_ref()?;
+    let &(blocks, at_once) = clusters.at_once.iter().find(|(blocks, _)| *blocks == 2)?;
+    target.tma.then_some(Multicast { blocks, at_once })
 }
 
 /// The tiling of a static product whose operands' rows are not whole 128-byte lines
-/// ([`Rule::large`]): among the larger tilings, the wide and the balanced one, the one whose waves
-/// load the fewest bytes. `None` for other products, or a target without larger tilings.
+/// ([`Rule::large`]): among the larger tilings, the wide and the balanced one, each alone or on
+/// clusters of two blocks that share their B tiles (where the target has them and the grid is
+/// 2-D), the one whose waves load the fewest bytes (the first of equals: no cluster). `None` for
+/// other products, or a target without larger tilings.
 fn fewest_lines<'c, 'a>(
     builder: &Builder<'c>,
     at: At<'c, 'a>,
     product: &Product<'c, 'a>,
+    target: &Target,
     multiprocessors: i64,
-) -> Option<Tiling> {
+) -> Option<(Tiling, Option<Multicast>)> {
     let large: Vec<Tiling> = product.rule.large.into_iter().flatten().collect();
     if large.is_empty() || !product.all_static() || !matches!(off_lines(builder, at, product), Test::Known(true)) {
         return None;
     }
-    large
+    let clusters = [None, pairs(target).filter(|_| product.batch.is_none())];
+    clusters
         .into_iter()
-        .chain([product.rule.wide])
-        .chain(product.rule.balanced)
-        .min_by_key(|tiling| lines_cost(product, *tiling, multiprocessors))
+        .flat_map(|multicast| {
+            large
+                .iter()
+                .copied()
+                .chain([product.rule.wide])
+                .chain(product.rule.balanced)
+                .map(move |tiling| (tiling, multicast))
+        })
+        .min_by_key(|(tiling, multicast)| lines_cost(product, *tiling, multiprocessors, *multicast))
 }
 
 /// The kernel for many tiles: the wide tiling, or the balanced one where its waves cost at most
@@ -432,8 +483,12 @@ fn emit_many<'c, 'a>(
     target: &Target,
     multiprocessors: i64,
 ) -> Result<(), String> {
-    if let Some(tiling) = fewest_lines(builder, at, product, multiprocessors) {
-        return emit_kernel(builder, at, product, Kind::many(tiling, product, target));
+    if let Some((tiling, multicast)) = fewest_lines(builder, at, product, target, multiprocessors) {
+        let kind = Kind {
+            multicast: multicast.map(|multicast| multicast.blocks),
+            ..Kind::many(tiling, product, target)
+        };
+        return emit_kernel(builder, at, product, kind);
     }
     // Sizes known at run time: where the rows are off 128-byte lines, the last larger tiling one
     // tile a block (their persistent kernels lose 20-35%: RESULTS run 233; the tile-wise 256x192
@@ -617,6 +672,10 @@ fn emit_kernel<'c, 'a>(
     if kind.persistent {
         let asked = melior::ir::attribute::BoolAttribute::new(context, true).into();
         crate::pipeline::plan::set_schedule_entry(main, "persistent", Some(asked));
+    }
+    if let Some(blocks) = kind.multicast {
+        let blocks = IntegerAttribute::new(IntegerType::new(context, 64).into(), blocks).into();
+        crate::pipeline::plan::set_schedule_entry(main, "multicast", Some(blocks));
     }
     let step_block = first_block(main);
     let step = At::before(step_block.terminator().expect("the loop's tile.yield"));

@@ -102,6 +102,7 @@ pub const SCHEDULE: Decision = Decision {
         ("split", Holds::Integer),
         ("producer", Holds::String(&["warpgroup", "none"])),
         ("pingpong", Holds::Integer),
+        ("multicast", Holds::Integer),
     ]),
     written_by: "tile-plan-pipelines (a program may ask for entries)",
     read_by: "tile-split-k, tile-persistent-kernels, tile-expand-pipelines",
@@ -114,6 +115,27 @@ pub const SPLITS: Decision = Decision {
     holds: Holds::Integer,
     written_by: "tile-split-k",
     read_by: "the lowerings (the kernel's cluster, its manifest)",
+};
+
+/// `tile.multicast`: the blocks of each of a persistent kernel's clusters, which walk tiles of one
+/// grid column together (consecutive rows) and load the tiles they share once for all of them
+/// (each block a part, TMA's multicast writing it into every block's shared memory).
+pub const MULTICAST: Decision = Decision {
+    name: "tile.multicast",
+    on: &["tile.kernel"],
+    holds: Holds::Integer,
+    written_by: "tile-persistent-kernels (a schedule with multicast = N)",
+    read_by: "the lowerings (the kernel's cluster; its slots released to every block of the cluster)",
+};
+
+/// `tile.cluster_shared`: a copy whose tile is the same for every block of its kernel's cluster
+/// (`tile.multicast`): each block loads a part of it into every block's shared memory.
+pub const CLUSTER_SHARED: Decision = Decision {
+    name: "tile.cluster_shared",
+    on: &["tile.copy", "tile.copy_async"],
+    holds: Holds::Unit,
+    written_by: "tile-persistent-kernels (kept on the copy_async by tile-expand-pipelines)",
+    read_by: "the TMA copy rule (sm_90a)",
 };
 
 /// `tile.ahead`: a copy a ring issues ahead of the step that reads it.
@@ -191,7 +213,7 @@ pub const MANIFESTS: Decision = Decision {
 };
 
 /// The decisions that cross pass boundaries.
-pub const DECLARED: [&Decision; 15] = [
+pub const DECLARED: [&Decision; 17] = [
     &TARGET,
     &SHARED_MEMORY_BYTES,
     &LAYOUT,
@@ -199,6 +221,8 @@ pub const DECLARED: [&Decision; 15] = [
     &STRATEGY,
     &SCHEDULE,
     &SPLITS,
+    &MULTICAST,
+    &CLUSTER_SHARED,
     &AHEAD,
     &TILE_STEPS,
     &CARRIES_GEMM,

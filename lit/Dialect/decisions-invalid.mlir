@@ -26,7 +26,7 @@ func.func @schedule_unknown_entry(%A: memref<256x64xf32>) {
   %c4 = arith.constant 4 : index
   tile.kernel grid(%c1) threads(128) (%b) {
     %t = tile.alloc_shared : memref<64x64xf32, #gpu.address_space<workgroup>>
-    // expected-error @+1 {{'tile.pipelined' op expects tile.schedule to be a dictionary of buffers, fill, wait, release, prefetch, persistent, split, producer, pingpong, not 'depth'}}
+    // expected-error @+1 {{'tile.pipelined' op expects tile.schedule to be a dictionary of buffers, fill, wait, release, prefetch, persistent, split, producer, pingpong, multicast, not 'depth'}}
     tile.pipelined %k = %c0 to %c4 stages(2) attributes {tile.schedule = {depth = 2 : i64}} {
       tile.copy %A[%k, %c0], %t : memref<256x64xf32>, memref<64x64xf32, #gpu.address_space<workgroup>>
     }

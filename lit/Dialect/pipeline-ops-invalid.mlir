@@ -268,3 +268,36 @@ func.func @split_sum_small_scratch(%r: index) {
   }
   return
 }
+
+// -----
+
+func.func @multicast_blocks() {
+  %c2 = arith.constant 2 : index
+  // expected-error @+1 {{'tile.kernel' op expects tile.multicast from 2 to 8 (the blocks of a portable thread block cluster), but got 16}}
+  tile.kernel grid(%c2) threads(128) (%b) attributes {tile.multicast = 16} {
+  }
+  return
+}
+
+// -----
+
+func.func @multicast_and_splits() {
+  %c2 = arith.constant 2 : index
+  // expected-error @+1 {{'tile.kernel' op expects one of tile.splits and tile.multicast (a cluster either splits each tile's sum or shares its loads), but got both}}
+  tile.kernel grid(%c2) threads(128) (%b) attributes {tile.multicast = 2, tile.splits = 2} {
+  }
+  return
+}
+
+// -----
+
+func.func @cluster_shared_without_clusters(%A: memref<256x64xf16>) {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  // expected-error @+1 {{'tile.kernel' op expects tile.multicast (the blocks of its clusters) where a copy is tile.cluster_shared ('tile.copy' at}}
+  tile.kernel grid(%c2) threads(128) (%b) {
+    %As = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+    tile.copy %A[%c0, %c0], %As {tile.cluster_shared} : memref<256x64xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+  }
+  return
+}

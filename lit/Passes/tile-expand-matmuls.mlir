@@ -38,7 +38,9 @@ module attributes {tile.target = "sm_90a"} {
 // Ragged static sizes whose rows are not whole 128-byte lines (1544 and 2056 f16: 16 bytes off):
 // TMA's boxes over such rows cost about twice the L2 traffic, so the larger tilings compete by the
 // bytes their waves load: 132 tiles of 256x192 fill one wave (1 x 448), where 128x192 takes 2
-// (2 x 320), 128x256 2 (2 x 384) and 192x256 2 (2 x 448): 256x192 on two warpgroups, a ring of 3.
+// (2 x 320), 128x256 2 (2 x 384) and 192x256 2 (2 x 448); on clusters of two blocks sharing their
+// B tiles, 66 pairs of 256x192 fill the 66 clusters of one wave (1 x (256 + 96)): 256x192 on two
+// warpgroups, a ring of 3, its loop asking for multicast = 2.
 // CHECK-LABEL: func.func @ragged
 // CHECK-DAG: %[[GX:.*]] = arith.constant 11 : index
 // CHECK-DAG: %[[GY:.*]] = arith.constant 12 : index
@@ -46,7 +48,7 @@ module attributes {tile.target = "sm_90a"} {
 // CHECK: tile.alloc_shared : memref<256x64xf16, #gpu.address_space<workgroup>>
 // CHECK: tile.alloc_shared : memref<64x192xf16, #gpu.address_space<workgroup>>
 // CHECK: tile.alloc_fragment : memref<256x192xf32, #tile.fragment>
-// CHECK: tile.pipelined %{{.*}} = %{{.*}} to %{{.*}} stages(3) {
+// CHECK: tile.pipelined %{{.*}} = %{{.*}} to %{{.*}} stages(3) attributes {tile.schedule = {multicast = 2 : i64}} {
 // CHECK-NOT: tile.kernel
 // CHECK: return
 module attributes {tile.target = "sm_90a"} {
@@ -59,12 +61,13 @@ module attributes {tile.target = "sm_90a"} {
 // -----
 
 // 5000^3 (rows 16 bytes off 128-byte lines): 540 tiles of 192x256 take 5 waves (5 x 448), 800 of
-// 128x256 7 (7 x 384), 1080 of 128x192 9 (9 x 320): 192x256 on three warpgroups (the first larger
-// tiling; 256x192 ties).
+// 128x256 7 (7 x 384), 1080 of 128x192 9 (9 x 320); on clusters of two sharing B, 280 pairs of
+// 192x256 take 5 waves of 66 (5 x (192 + 128)), 270 of 256x192 5 (5 x 352), 400 of 128x256 7
+// (7 x 256): 192x256 on three warpgroups in pairs.
 // CHECK-LABEL: func.func @rows_off_lines
 // CHECK: tile.kernel grid(%{{.*}}, %{{.*}}) threads(384)
 // CHECK: tile.alloc_fragment : memref<192x256xf32, #tile.fragment>
-// CHECK: tile.pipelined %{{.*}} = %{{.*}} to %{{.*}} stages(3) {
+// CHECK: tile.pipelined %{{.*}} = %{{.*}} to %{{.*}} stages(3) attributes {tile.schedule = {multicast = 2 : i64}} {
 // CHECK-NOT: tile.kernel
 // CHECK: return
 module attributes {tile.target = "sm_90a"} {
@@ -106,6 +109,24 @@ module attributes {tile.target = "sm_90a"} {
 module attributes {tile.target = "sm_90a"} {
   func.func @few_tiles_transposed(%X: memref<256x4096xbf16>, %W: memref<512x4096xbf16>, %Y: memref<256x512xf32>) {
     tile.matmul %X, %W, %Y {transpose_b} : memref<256x4096xbf16>, memref<512x4096xbf16>, memref<256x512xf32>
+    return
+  }
+}
+
+// -----
+
+// 128 tiles of 128x256 fill 97% of the 132 multiprocessors: not few (fewer than three quarters,
+// 99), so the wide tiling, one tile a block (not more tiles than multiprocessors).
+// CHECK-LABEL: func.func @nearly_a_wave
+// CHECK-DAG: %[[GX:.*]] = arith.constant 8 : index
+// CHECK-DAG: %[[GY:.*]] = arith.constant 16 : index
+// CHECK: tile.kernel grid(%[[GX]], %[[GY]]) threads(256)
+// CHECK: tile.alloc_fragment : memref<128x256xf32, #tile.fragment>
+// CHECK: tile.pipelined %{{.*}} = %{{.*}} to %{{.*}} stages(4) {
+// CHECK-NOT: tile.kernel
+module attributes {tile.target = "sm_90a"} {
+  func.func @nearly_a_wave(%A: memref<2048x8192xf16>, %B: memref<8192x2048xf16>, %C: memref<2048x2048xf16>) {
+    tile.matmul %A, %B, %C : memref<2048x8192xf16>, memref<8192x2048xf16>, memref<2048x2048xf16>
     return
   }
 }

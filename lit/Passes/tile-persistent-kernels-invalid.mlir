@@ -101,3 +101,102 @@ func.func @copy_before_loop(%A: memref<1024x1024xf16>, %B: memref<1024x1024xf16>
   return
 }
 }
+
+// -----
+
+// multicast with one tile a block: clusters that multicast are a persistent kernel's.
+module attributes {tile.target = "sm_90a"} {
+func.func @multicast_not_persistent(%A: memref<2048x1024xf16>, %B: memref<1024x2048xf16>, %C: memref<2048x2048xf16>) {
+  %c0 = arith.constant 0 : index
+  %cbk = arith.constant 128 : index
+  %cbm = arith.constant 128 : index
+  %cbn = arith.constant 128 : index
+  %ktiles = arith.constant 8 : index
+  %gx = arith.constant 16 : index
+  %gy = arith.constant 15 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%gx, %gy) threads(128) (%bx, %by) {
+    %As = tile.alloc_shared : memref<128x128xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<128x128xf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<128x128xf32, #tile.fragment>
+    tile.fill %Cf, %zero : memref<128x128xf32, #tile.fragment>
+    %m0 = arith.muli %by, %cbm : index
+    %n0 = arith.muli %bx, %cbn : index
+    // expected-error @+1 {{'tile.pipelined' op asks for multicast = 2 in its tile.schedule, but it also asks for persistent = false, and clusters that multicast are a persistent kernel's; drop the entry}}
+    tile.pipelined %kt = %c0 to %ktiles stages(3) attributes {tile.schedule = {multicast = 2, persistent = false}} {
+      %k0 = arith.muli %kt, %cbk : index
+      tile.copy %A[%m0, %k0], %As : memref<2048x1024xf16>, memref<128x128xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%k0, %n0], %Bs : memref<1024x2048xf16>, memref<128x128xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %Cf : memref<128x128xf16, #gpu.address_space<workgroup>>, memref<128x128xf16, #gpu.address_space<workgroup>>, memref<128x128xf32, #tile.fragment>
+    }
+    tile.copy %Cf, %C[%m0, %n0] : memref<128x128xf32, #tile.fragment>, memref<2048x2048xf16>
+  }
+  return
+}
+}
+
+// -----
+
+// Clusters of 3 blocks: the target runs clusters of 2, 4 or 8.
+module attributes {tile.target = "sm_90a"} {
+func.func @multicast_three(%A: memref<2048x1024xf16>, %B: memref<1024x2048xf16>, %C: memref<2048x2048xf16>) {
+  %c0 = arith.constant 0 : index
+  %cbk = arith.constant 128 : index
+  %cbm = arith.constant 128 : index
+  %cbn = arith.constant 128 : index
+  %ktiles = arith.constant 8 : index
+  %gx = arith.constant 16 : index
+  %gy = arith.constant 15 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%gx, %gy) threads(128) (%bx, %by) {
+    %As = tile.alloc_shared : memref<128x128xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<128x128xf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<128x128xf32, #tile.fragment>
+    tile.fill %Cf, %zero : memref<128x128xf32, #tile.fragment>
+    %m0 = arith.muli %by, %cbm : index
+    %n0 = arith.muli %bx, %cbn : index
+    // expected-error @+1 {{'tile.pipelined' op asks for multicast = 3 in its tile.schedule, but the target runs no clusters of 3 blocks (multicast = 2 or 4 or 8); drop the entry}}
+    tile.pipelined %kt = %c0 to %ktiles stages(3) attributes {tile.schedule = {multicast = 3}} {
+      %k0 = arith.muli %kt, %cbk : index
+      tile.copy %A[%m0, %k0], %As : memref<2048x1024xf16>, memref<128x128xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%k0, %n0], %Bs : memref<1024x2048xf16>, memref<128x128xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %Cf : memref<128x128xf16, #gpu.address_space<workgroup>>, memref<128x128xf16, #gpu.address_space<workgroup>>, memref<128x128xf32, #tile.fragment>
+    }
+    tile.copy %Cf, %C[%m0, %n0] : memref<128x128xf32, #tile.fragment>, memref<2048x2048xf16>
+  }
+  return
+}
+}
+
+// -----
+
+// B's copy reads a tile that depends on the block's row: no tile is the same for a pair's rows.
+module attributes {tile.target = "sm_90a"} {
+func.func @multicast_nothing_shared(%A: memref<2048x1024xf16>, %B: memref<1024x2048xf16>, %C: memref<2048x2048xf16>) {
+  %c0 = arith.constant 0 : index
+  %cbk = arith.constant 128 : index
+  %cbm = arith.constant 128 : index
+  %cbn = arith.constant 128 : index
+  %ktiles = arith.constant 8 : index
+  %gx = arith.constant 16 : index
+  %gy = arith.constant 15 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%gx, %gy) threads(128) (%bx, %by) {
+    %As = tile.alloc_shared : memref<128x128xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<128x128xf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<128x128xf32, #tile.fragment>
+    tile.fill %Cf, %zero : memref<128x128xf32, #tile.fragment>
+    %m0 = arith.muli %by, %cbm : index
+    %n0 = arith.muli %bx, %cbn : index
+    // expected-error @+1 {{'tile.pipelined' op asks for multicast = 2 in its tile.schedule, but multicast = 2 shares a tile among the blocks of a grid column, and no copy from a global tensor in the loop reads the same tile for every grid row; drop the entry}}
+    tile.pipelined %kt = %c0 to %ktiles stages(3) attributes {tile.schedule = {multicast = 2}} {
+      %k0 = arith.muli %kt, %cbk : index
+      tile.copy %A[%m0, %k0], %As : memref<2048x1024xf16>, memref<128x128xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%m0, %n0], %Bs : memref<1024x2048xf16>, memref<128x128xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %Cf : memref<128x128xf16, #gpu.address_space<workgroup>>, memref<128x128xf16, #gpu.address_space<workgroup>>, memref<128x128xf32, #tile.fragment>
+    }
+    tile.copy %Cf, %C[%m0, %n0] : memref<128x128xf32, #tile.fragment>, memref<2048x2048xf16>
+  }
+  return
+}
+}

@@ -351,3 +351,60 @@ func.func @dynamic_not_asked(%A: memref<?x?xf16>, %B: memref<?x?xf16>, %C: memre
   return
 }
 }
+
+// -----
+
+// multicast = 2: clusters of two blocks (tile.multicast on the kernel) walk pairs of consecutive
+// grid rows of one column, block x mod 2 the pair's row, x / 2 the walker of the grouped walk over
+// 8 x 16 pairs (15 rows: the last pair's second block takes row 14 again); 66 clusters of 2 (what
+// the H200 runs at once). B's copy reads the same tile for both rows of a pair: tile.cluster_shared,
+// which tile-expand-pipelines keeps on its copy_async.
+// CHECK-LABEL: func.func @gemm_multicast
+// CHECK-DAG: %[[C132:.*]] = arith.constant 132 : index
+// CHECK-DAG: %[[C2:.*]] = arith.constant 2 : index
+// CHECK-DAG: %[[C66:.*]] = arith.constant 66 : index
+// CHECK-DAG: %[[C14:.*]] = arith.constant 14 : index
+// CHECK: tile.kernel grid(%[[C132]], %{{.*}}) threads(128) (%[[PID:.*]], %{{.*}}) attributes {tile.multicast = 2 : i64
+// CHECK: %[[RANK:.*]] = arith.remui %[[PID]], %[[C2]]
+// CHECK: %[[CLUSTER:.*]] = arith.divui %[[PID]], %[[C2]]
+// CHECK: tile.pipelined
+// CHECK: %[[LOCAL:.*]] = arith.divui %{{.*}} {tile.tile_of_step}
+// CHECK: %[[WALKED:.*]] = arith.muli %[[LOCAL]], %[[C66]]
+// CHECK: arith.addi %[[CLUSTER]], %[[WALKED]]
+// CHECK: %[[PAIR:.*]] = arith.muli %{{.*}}, %[[C2]]
+// CHECK: %[[ROW:.*]] = arith.addi %[[PAIR]], %[[RANK]]
+// CHECK: arith.minui %[[ROW]], %[[C14]]
+// CHECK: tile.copy %{{.*}}, %{{.*}} : memref<2048x1024xf16>
+// CHECK: tile.copy %{{.*}}, %{{.*}} {tile.cluster_shared} : memref<1024x2048xf16>
+// NESTED-LABEL: func.func @gemm_multicast
+// NESTED: tile.producer
+// NESTED: tile.copy_async %{{.*}} : memref<2048x1024xf16>
+// NESTED: tile.copy_async %{{.*}} {tile.cluster_shared} : memref<1024x2048xf16>
+module attributes {tile.target = "sm_90a"} {
+func.func @gemm_multicast(%A: memref<2048x1024xf16>, %B: memref<1024x2048xf16>, %C: memref<2048x2048xf16>) {
+  %c0 = arith.constant 0 : index
+  %cbk = arith.constant 128 : index
+  %cbm = arith.constant 128 : index
+  %cbn = arith.constant 128 : index
+  %ktiles = arith.constant 8 : index
+  %gx = arith.constant 16 : index
+  %gy = arith.constant 15 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%gx, %gy) threads(128) (%bx, %by) {
+    %As = tile.alloc_shared : memref<128x128xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<128x128xf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<128x128xf32, #tile.fragment>
+    tile.fill %Cf, %zero : memref<128x128xf32, #tile.fragment>
+    %m0 = arith.muli %by, %cbm : index
+    %n0 = arith.muli %bx, %cbn : index
+    tile.pipelined %kt = %c0 to %ktiles stages(3) attributes {tile.schedule = {multicast = 2}} {
+      %k0 = arith.muli %kt, %cbk : index
+      tile.copy %A[%m0, %k0], %As : memref<2048x1024xf16>, memref<128x128xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%k0, %n0], %Bs : memref<1024x2048xf16>, memref<128x128xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %Cf : memref<128x128xf16, #gpu.address_space<workgroup>>, memref<128x128xf16, #gpu.address_space<workgroup>>, memref<128x128xf32, #tile.fragment>
+    }
+    tile.copy %Cf, %C[%m0, %n0] : memref<128x128xf32, #tile.fragment>, memref<2048x2048xf16>
+  }
+  return
+}
+}

@@ -319,6 +319,16 @@ pub fn program(rng: &mut Rng) -> Program {
         && plan.a == AOperand::Shared
         && plan.shape != Shape::Chain
         && rng.fork(0x5917).below(3) == 0;
+    // Clusters of two blocks sharing B's tiles (`multicast = 2`; sm_90a makes the kernel persistent
+    // on pairs of grid rows, multicasting B; the other targets warn and run it as written): on a
+    // fork of its own, where the persistent rewrite takes the loop (the forms a split takes, on a
+    // 2-D grid).
+    let multicast = !split
+        && plan.stages.is_some()
+        && plan.a == AOperand::Shared
+        && plan.shape != Shape::Chain
+        && plan.lead.is_empty()
+        && rng.fork(0x3C57).below(4) == 0;
     let p = &plan;
     let e = p.element;
     let chain_shape = p.shape == Shape::Chain;
@@ -532,6 +542,8 @@ pub fn program(rng: &mut Rng) -> Program {
         Some(stages) => {
             let schedule = if split {
                 " attributes {tile.schedule = {split = 2}}"
+            } else if multicast {
+                " attributes {tile.schedule = {multicast = 2}}"
             } else {
                 ""
             };
@@ -861,7 +873,13 @@ pub fn program(rng: &mut Rng) -> Program {
             Some(stages) => format!(
                 "pipelined {} K tiles in {stages} stages{}",
                 p.k_tiles,
-                if split { ", split in 2" } else { "" }
+                if split {
+                    ", split in 2"
+                } else if multicast {
+                    ", B multicast to clusters of 2"
+                } else {
+                    ""
+                }
             ),
             None => "no loop".into(),
         },

@@ -445,6 +445,22 @@ fn lower<'c, 'a>(
         .map_err(|message| (kernel, format!("cannot be lowered for {target}: {message}")))?;
     // The producer's thread and the kernel's threads part ways (their barriers are named ones).
     let registers_move = crate::pipeline::producer::split(context, kernel, threads, target);
+    // A block of a cluster whose blocks release each other's ring slots leaves once all have
+    // released theirs (arrivals on a block that has exited are lost).
+    let multicast = integer_attribute(&kernel, tile_dialect::decisions::MULTICAST.name);
+    if multicast.is_some() {
+        let body = kernel
+            .region_at(0)
+            .and_then(|region| region.first_block())
+            .expect("the kernel's body");
+        let end = body.terminator().expect("the kernel's terminator");
+        let b = crate::cpu::builder::Builder {
+            context,
+            location: end.location(),
+            threads: None,
+        };
+        crate::pipeline::mbarriers::cluster_barrier(&b, crate::cpu::builder::At::before(end));
+    }
     // Thread-owned fragments: private attributions, or allocas in the entry block.
     let private_space = Attribute::parse(context, target.memory.private_space).expect("memory space");
     let private_types: Vec<MemRefType> = owned
@@ -656,7 +672,7 @@ fn lower<'c, 'a>(
             target,
             block_threads,
             integer_attribute(&kernel, "min_blocks_per_multiprocessor").or(registers_move.then_some(1)),
-            integer_attribute(&kernel, crate::pipeline::split_k::SPLITS),
+            integer_attribute(&kernel, crate::pipeline::split_k::SPLITS).or(multicast),
         ),
     };
     let targets = target.environment.map(|environment| {

@@ -9,6 +9,7 @@
 //! the other blocks, and their shared memory, alive until those loads are done.
 
 use crate::cpu::builder::{At, Builder};
+use crate::pipeline::mbarriers::cluster_barrier;
 use crate::registers::patterns::{Lowering, erase, placed};
 use melior::{
     dialect::llvm::{self as llvm_ops, LoadStoreOptions},
@@ -149,9 +150,4 @@ impl Chunks {
         };
         b.muli(at, b.addi(at, first, chunk), b.index(at, self.width))
     }
-}
-/// Every thread of the cluster's blocks meets every other: writes before it are visible after it.
-fn cluster_barrier<'c>(b: &Builder<'c>, at: At<'c, '_>) {
-    b.insert(at, nvvm::cluster_arrive(b.context, b.location).into());
-    b.insert(at, nvvm::cluster_wait(b.context, b.location).into());
 }

@@ -173,7 +173,7 @@ fn issue_copies<'c, 'a>(
             at,
             tile_dialect::ops::slot(ahead.ring, slot, tile_type, ahead.copy.location()).expect("tile.slot"),
         );
-        b.insert(
+        let copy = b.insert(
             at,
             tile_dialect::ops::copy_async(
                 b.context,
@@ -186,6 +186,9 @@ fn issue_copies<'c, 'a>(
             )
             .expect("tile.copy_async"),
         );
+        if let Ok(shared) = ahead.copy.attribute(tile_dialect::decisions::CLUSTER_SHARED.name) {
+            tile_dialect::ops::set_attribute(copy, tile_dialect::decisions::CLUSTER_SHARED.name, shared);
+        }
     }
 }
 

@@ -16,7 +16,14 @@
 //! `persistent = false` keeps one tile a block. A kernel whose grid or loop bounds are known at run
 //! time only is taken where its schedule asks: the host then counts the tiles (P = min(tiles,
 //! multiprocessors) blocks), each block its tiles' steps (K, 0 where the loop runs none: then a
-//! loop of its own fills and writes out each of its tiles). The rewrite (G the grid, P = the
+//! loop of its own fills and writes out each of its tiles).
+//!
+//! A loop whose schedule asks for `multicast = N` (static sizes, a 2-D grid) is taken on
+//! clusters of N blocks (`tile.multicast` on the kernel): block x mod N is its rank, x / N its
+//! cluster, and the clusters walk the grid of N-row groups as blocks walk the grid, a block taking
+//! row N r + rank of its cluster's group r (the last row again past the grid); the copies whose
+//! offsets do not depend on the block's row (B's) are marked `tile.cluster_shared`, and the
+//! lowering loads them once for the cluster (TMA multicast). The rewrite (G the grid, P = the
 //! target's multiprocessors blocks, K the loop's steps):
 //!
 //! ```text
@@ -34,7 +41,7 @@
 //! }
 //! ```
 
-use crate::target::Multiprocessors;
+use crate::target::{Clusters, Multiprocessors};
 use crate::{
     cpu::builder::{At, Builder},
     kernels::Failure,
@@ -63,6 +70,34 @@ pub const TILE_STEPS: &str = tile_dialect::decisions::TILE_STEPS.name;
 /// (`s / K`), the step within its tile (`s mod K`), and the branches of a tile's first and last
 /// steps.
 use tile_dialect::decisions::{FIRST_STEP, LAST_STEP, STEP_IN_TILE, TILE_OF_STEP};
+/// The kernel's cluster size and its shared copies, where a schedule asks for multicast.
+const MULTICAST: &str = tile_dialect::decisions::MULTICAST.name;
+const CLUSTER_SHARED: &str = tile_dialect::decisions::CLUSTER_SHARED.name;
+
+/// Warns at each loop of `kernel` that asks for `multicast`, where the kernel is not of the form
+/// the rewrite takes (`why`): its blocks load their own tiles.
+fn warn_unshared(kernel: OperationRef, why: &str) {
+    for pipelined in nested_ops(kernel)
+        .into_iter()
+        .filter(|op| tile_ir::is(op, tile::PipelinedOperation::name))
+    {
+        let blocks = requested_multicast(pipelined);
+        if blocks > 1 {
+            tile_dialect::diagnostics::emit_warning(
+                pipelined.location(),
+                &format!(
+                    "'tile.pipelined' asks for multicast = {blocks}, which clusters of a persistent GEMM kernel make, but {why}; each block loads its own tiles"
+                ),
+            );
+        }
+    }
+}
+
+/// The blocks of a cluster that a loop's `tile.schedule` asks to share loads (`multicast = N`;
+/// 1 where it does not ask).
+pub fn requested_multicast(main: OperationRef) -> i64 {
+    crate::pipeline::plan::requested_integer(main, "multicast").unwrap_or(1)
+}
 
 fn mark(op: OperationRef, name: &str) {
     tile_dialect::ops::with_context(op, |context| {
@@ -74,7 +109,13 @@ fn mark(op: OperationRef, name: &str) {
 enum Sizes<'c, 'a> {
     /// Known at compile time: the grid (x, y; y is 1 for a 1-D grid), the blocks the kernel
     /// launches (one per multiprocessor, at most one per tile), and the steps of the main loop.
-    Static { grid: (i64, i64), blocks: i64, steps: i64 },
+    Static {
+        grid: (i64, i64),
+        blocks: i64,
+        steps: i64,
+        /// The blocks of each cluster that walks one grid column's rows together (1: no clusters).
+        cluster: i64,
+    },
     /// Known at run time: the grid (x, and y for a 2-D grid), and the main loop's bounds (first
     /// value, end, and step where it has one).
     Dynamic {
@@ -94,6 +135,9 @@ struct Persistent<'c, 'a> {
     fills: Vec<OperationRef<'c, 'a>>,
     /// Ops after the loop (run at each tile's last step).
     epilogue: Vec<OperationRef<'c, 'a>>,
+    /// The loop's copies whose tile is the same for every grid row (a cluster's blocks share it),
+    /// where the schedule asks for clusters that multicast.
+    shared: Vec<OperationRef<'c, 'a>>,
 }
 
 /// Whether `value` is, or is computed from, one of `arguments` (the block indices).
@@ -120,27 +164,40 @@ fn shares_multiprocessor(kernel: OperationRef, main: OperationRef, multiprocesso
 fn persistent<'c, 'a>(
     kernel: OperationRef<'c, 'a>,
     multiprocessors: &Multiprocessors,
+    clusters: Option<&Clusters>,
 ) -> Result<Option<Persistent<'c, 'a>>, String> {
     // A kernel split across clusters (`tile-split-k`) has few tiles by choice.
     if kernel.attribute(super::split_k::SPLITS).is_ok() {
         return Ok(None);
     }
+    let form = super::gemm_loop_form(kernel);
     let Ok(super::GemmLoopForm {
         grid: grid_values,
         ops,
         at: main_at,
         main,
         bounds,
-    }) = super::gemm_loop_form(kernel)
+    }) = form
     else {
+        if let Err(why) = form {
+            warn_unshared(kernel, why);
+        }
         return Ok(None);
     };
     // More tiles than multiprocessors, or a schedule that asks for it (`persistent = false` keeps
     // one tile a block).
+    let cluster = requested_multicast(main);
     let requested = crate::pipeline::plan::requested_persistent(main);
     if requested == Some(false) {
+        if cluster > 1 {
+            return Err(format!(
+                "it also asks for persistent = false, and clusters that multicast are a persistent kernel's"
+            ));
+        }
         return Ok(None);
     }
+    // Clusters that multicast are a persistent kernel's.
+    let requested = if cluster > 1 { Some(true) } else { requested };
     let refuse = |why: &str| match requested {
         Some(true) => Err(why.to_string()),
         _ => Ok(None),
@@ -166,14 +223,45 @@ fn persistent<'c, 'a>(
             {
                 return Ok(None);
             }
+            let blocks = if cluster > 1 {
+                if sizes.len() != 2 {
+                    return refuse("its grid is not 2-D (a cluster's blocks take consecutive rows of one grid column)");
+                }
+                let at_once = clusters
+                    .and_then(|clusters| clusters.at_once.iter().find(|(blocks, _)| *blocks == cluster))
+                    .map(|(_, at_once)| *at_once);
+                let Some(at_once) = at_once else {
+                    return refuse(&format!(
+                        "the target runs no clusters of {cluster} blocks (multicast = {})",
+                        clusters
+                            .map(|clusters| clusters
+                                .at_once
+                                .iter()
+                                .map(|(blocks, _)| blocks.to_string())
+                                .collect::<Vec<_>>()
+                                .join(" or "))
+                            .unwrap_or_else(|| "none: the target has no clusters".to_owned())
+                    ));
+                };
+                let column_tiles = grid.0 * ((grid.1 + cluster - 1) / cluster);
+                column_tiles.min(at_once) * cluster
+            } else {
+                tiles.min(multiprocessors.count)
+            };
             Sizes::Static {
                 grid,
-                blocks: tiles.min(multiprocessors.count),
+                blocks,
                 steps,
+                cluster,
             }
         }
         // Sizes known at run time: only where the schedule asks (the tile count is the host's).
         Err(_) if requested != Some(true) => return Ok(None),
+        Err(_) if cluster > 1 => {
+            return refuse(&format!(
+                "multicast = {cluster} needs the grid and the loop's bounds known at compile time (a cluster's blocks walk the same tiles' steps)"
+            ));
+        }
         Err(_) => {
             let grid = match grid_values[..] {
                 [x] => (x, None),
@@ -230,12 +318,35 @@ fn persistent<'c, 'a>(
             return refuse("its epilogue reads a shared tile that the loop's copies write");
         }
     }
+    // The tiles a cluster's blocks share: copies whose offsets do not depend on the block's row.
+    let shared: Vec<OperationRef> = if cluster > 1 {
+        let row = &indices[1..2];
+        nested_ops(main)
+            .into_iter()
+            .filter(|op| tile_ir::is(op, tile::CopyOperation::name))
+            .filter(|op| {
+                tile_dialect::ops::copy_parts(op).is_some_and(|parts| {
+                    tile_dialect::level::memory_level(parts.src.r#type())
+                        == Some(tile_dialect::level::MemoryLevel::Global)
+                        && !parts.src_offsets.iter().any(|offset| depends_on(*offset, row))
+                })
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    if cluster > 1 && shared.is_empty() {
+        return refuse(&format!(
+            "multicast = {cluster} shares a tile among the blocks of a grid column, and no copy from a global tensor in the loop reads the same tile for every grid row"
+        ));
+    }
     Ok(Some(Persistent {
         sizes,
         main,
         indexing,
         fills,
         epilogue,
+        shared,
     }))
 }
 
@@ -245,15 +356,20 @@ pub fn rewrite_kernel<'c, 'a>(
     context: &'c Context,
     kernel: OperationRef<'c, 'a>,
     multiprocessors: &Multiprocessors,
+    clusters: Option<&Clusters>,
 ) -> Result<(), Failure<'c, 'a>> {
-    let plan = match persistent(kernel, multiprocessors) {
+    let plan = match persistent(kernel, multiprocessors, clusters) {
         Ok(Some(plan)) => plan,
         Ok(None) => return Ok(()),
         Err(why) => {
             let main = super::gemm_loop_form(kernel).expect("a loop to refuse").main;
+            let entry = match requested_multicast(main) {
+                1 => "persistent = true".to_owned(),
+                blocks => format!("multicast = {blocks}"),
+            };
             return Err((
                 main,
-                format!("asks for persistent = true in its tile.schedule, but {why}; drop the entry"),
+                format!("asks for {entry} in its tile.schedule, but {why}; drop the entry"),
             ));
         }
     };
@@ -288,18 +404,39 @@ pub fn rewrite_kernel<'c, 'a>(
     };
     let before = At::before(plan.main);
     let host = At::before(kernel);
-    // Tiles of this block: pid, pid + P, ... below `tiles`; K steps each.
+    // Tiles of this block: pid, pid + P, ... below `tiles`; K steps each. A cluster's blocks
+    // walk the tiles of a column of `cluster` grid rows together, as one block walks its tiles.
     let pid = indices[0];
+    let mut cluster_rank = None;
     let sizes = match plan.sizes {
-        Sizes::Static { grid, blocks, steps } => {
-            let tiles = grid.0 * grid.1;
-            let blocks_value = b.index(before, blocks);
-            let left = b.subi(before, b.index(before, tiles + blocks - 1), pid);
+        Sizes::Static {
+            grid,
+            blocks,
+            steps,
+            cluster,
+        } => {
+            let (walker, walked_grid, walkers) = if cluster > 1 {
+                let size = b.index(before, cluster);
+                cluster_rank = Some((cluster, b.remui(before, pid, size), grid.1));
+                (
+                    b.divui(before, pid, size),
+                    (grid.0, (grid.1 + cluster - 1) / cluster),
+                    blocks / cluster,
+                )
+            } else {
+                (pid, grid, blocks)
+            };
+            let tiles = walked_grid.0 * walked_grid.1;
+            let blocks_value = b.index(before, walkers);
+            let left = b.subi(before, b.index(before, tiles + walkers - 1), walker);
             let count = b.divui(before, left, blocks_value);
             let total = b.muli(before, count, b.index(before, steps));
             Walk::Static {
-                grid,
-                blocks: (blocks, blocks_value),
+                grid: walked_grid,
+                blocks: (walkers, blocks_value),
+                launched: blocks,
+                walker,
+                rows: cluster_rank,
                 steps,
                 total,
             }
@@ -362,6 +499,16 @@ pub fn rewrite_kernel<'c, 'a>(
         mark(OperationResult::try_from(value).expect("an op's result").owner(), name);
     }
     let walked = sizes.walk(&b, at, pid, local, indices.len());
+    if let Some((cluster, _, _)) = cluster_rank {
+        let context_attribute = melior::ir::attribute::IntegerAttribute::new(
+            melior::ir::r#type::IntegerType::new(context, 64).into(),
+            cluster,
+        );
+        tile_dialect::ops::set_attribute(kernel, MULTICAST, context_attribute.into());
+        for copy in &plan.shared {
+            mark(*copy, CLUSTER_SHARED);
+        }
+    }
     for reader in &readers {
         for (position, operand) in reader.operands().enumerate().collect::<Vec<_>>() {
             if let Some(index) = indices.iter().position(|value| *value == operand) {
@@ -445,9 +592,16 @@ pub const DYNAMIC_TILE_STEPS: i64 = 0;
 #[derive(Clone, Copy)]
 enum Walk<'c, 'a> {
     Static {
+        /// The grid the walk goes over (a cluster's: its rows are groups of `rows.0` grid rows).
         grid: (i64, i64),
-        /// The blocks, as a number and as the value before the loop.
+        /// The walkers (blocks, or clusters), as a number and as the value before the loop.
         blocks: (i64, Value<'c, 'a>),
+        /// The blocks the kernel launches.
+        launched: i64,
+        /// This block's walker (its index, or its cluster's).
+        walker: Value<'c, 'a>,
+        /// Where clusters walk: their blocks, this block's rank in its cluster, the grid's rows.
+        rows: Option<(i64, Value<'c, 'a>, i64)>,
         steps: i64,
         total: Value<'c, 'a>,
     },
@@ -486,7 +640,7 @@ impl<'c, 'a> Walk<'c, 'a> {
     /// The blocks the kernel launches, at `host`.
     fn blocks(&self, b: &Builder<'c>, host: At<'c, 'a>) -> Value<'c, 'a> {
         match self {
-            Walk::Static { blocks, .. } => b.index(host, blocks.0),
+            Walk::Static { launched, .. } => b.index(host, *launched),
             Walk::Dynamic { blocks, .. } => *blocks,
         }
     }
@@ -505,8 +659,11 @@ impl<'c, 'a> Walk<'c, 'a> {
             Walk::Static {
                 grid: (gx, gy),
                 blocks: (_, blocks),
+                walker,
+                rows: cluster_rows,
                 ..
             } => {
+                let pid = walker;
                 // The clamps change nothing (a block's tiles are below `tiles`, the walk stays in
                 // the grid) but bound the values for `tile-fold-launch-bounds`, which then drops
                 // the epilogue's guards a static grid decides, as it would in a kernel with a
@@ -527,6 +684,14 @@ impl<'c, 'a> Walk<'c, 'a> {
                 let within = b.remui(at, tile, group_tiles);
                 let y = clamp(b.addi(at, first_row, b.remui(at, within, rows)), gy - 1);
                 let x = clamp(b.divui(at, within, rows), gx - 1);
+                // A cluster's row of the walk is `blocks` grid rows, one a block (the last
+                // block of a short last group takes the grid's last row again).
+                let y = match cluster_rows {
+                    Some((blocks, rank, grid_rows)) => {
+                        clamp(b.addi(at, b.muli(at, y, b.index(at, blocks)), rank), grid_rows - 1)
+                    }
+                    None => y,
+                };
                 (x, y)
             }
             Walk::Dynamic {
@@ -563,7 +728,7 @@ tile_passes::rust_pass! {
                 return Ok(());
             };
             crate::kernels::lower_each_kernel(module, &|context, _, kernel, _| {
-                rewrite_kernel(context, kernel, multiprocessors)
+                rewrite_kernel(context, kernel, multiprocessors, target.clusters.as_ref())
             })
         },
     }

@@ -81,6 +81,12 @@ pub fn requested_persistent(pipelined: OperationRef) -> Option<bool> {
     requested_integer(pipelined, "persistent").map(|flag| flag != 0)
 }
 
+/// The `tile.kernel` around `op`, if any.
+fn kernel_of<'c, 'a>(op: OperationRef<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
+    std::iter::successors(op.parent_operation(), |parent| parent.parent_operation())
+        .find(|parent| tile_ir::is(parent, tile_ir::tile::KernelOperation::name))
+}
+
 /// Refuses a `tile.schedule` on `pipelined` with an entry that differs from `schedule` (what the
 /// lowering builds). A schedule may name only some entries: the ones asked for. `no_producer`:
 /// why the loop cannot have a producer warpgroup on a target that has them, where it cannot.
@@ -93,6 +99,17 @@ pub fn check_schedule<'c, 'a>(
     let Ok(given) = pipelined.attribute(SCHEDULE_ATTRIBUTE) else {
         return Ok(());
     };
+    // Blocks that load a tile once for their cluster are TMA's multicast: elsewhere each block
+    // loads its own, as the loop would without the entry.
+    if let Some(blocks) = requested_integer(pipelined, "multicast").filter(|blocks| *blocks > 1 && !chip.tma) {
+        tile_dialect::diagnostics::emit_warning(
+            pipelined.location(),
+            &format!(
+                "'tile.pipelined' asks for multicast = {blocks}, which needs TMA's multicast ({}); on {chip} each block loads its own tiles",
+                crate::target::names_where(|target| target.tma)
+            ),
+        );
+    }
     let built = with_context(pipelined, |context| Attribute::parse(context, schedule))
         .and_then(|built| DictionaryAttribute::try_from(built).ok());
     // An entry that asks for what a schedule without it does (no persistent launch, no producer
@@ -103,6 +120,15 @@ pub fn check_schedule<'c, 'a>(
         "split" => IntegerAttribute::try_from(value)
             .is_ok_and(|split| split.value() == super::split_k::splits_of(pipelined) || chip.clusters.is_none()),
         "producer" => tile_dialect::ops::attribute_text(value).is_some_and(|kind| kind == "none"),
+        // Clusters that multicast are `tile-persistent-kernels`' rewrite, recorded on the kernel.
+        "multicast" => IntegerAttribute::try_from(value).is_ok_and(|blocks| {
+            blocks.value() == 1
+                || !chip.tma
+                || kernel_of(pipelined).is_some_and(|kernel| {
+                    tile_dialect::ops::integer_attribute(&kernel, tile_dialect::decisions::MULTICAST.name)
+                        == Some(blocks.value())
+                })
+        }),
         _ => false,
     };
     let agrees = match (DictionaryAttribute::try_from(given), built) {
@@ -142,6 +168,8 @@ pub fn check_schedule<'c, 'a>(
             "{} splits loops: run it before tile-plan-pipelines (the target pipelines do), or drop the entry",
             super::split_k::ARGUMENT
         )
+    } else if requested_integer(pipelined, "multicast").is_some_and(|blocks| blocks > 1) && chip.tma {
+        "tile-persistent-kernels writes the clusters that multicast: run it before tile-plan-pipelines (the tile-to-nvvm pipeline does), or drop the entry".to_owned()
     } else if requested_persistent(pipelined) == Some(true) && chip.tma {
         "tile-persistent-kernels writes a persistent kernel: run it before tile-plan-pipelines (the tile-to-nvvm pipeline does), or drop the entry".to_owned()
     } else {

@@ -77,9 +77,47 @@ pub fn kernel(op: OperationRef) -> Verdict {
         }
     }
     index_arguments(op, grid, "block indices (one per grid dimension)")?;
+    clusters(op)?;
     super::accesses::calls(op)?;
     super::accesses::host_tensors(op)?;
     super::accesses::accesses_of(op)
+}
+
+/// A kernel's cluster: blocks that split each tile's sum (`tile.splits`) or load shared tiles
+/// together (`tile.multicast`), one or the other, of a portable cluster's size; copies marked
+/// `tile.cluster_shared` only in a kernel of the latter.
+fn clusters(op: OperationRef) -> Verdict {
+    let multicast = integer_attribute(&op, crate::decisions::MULTICAST.name);
+    if let Some(blocks) = multicast
+        && !(2..=super::MAX_SPLITS).contains(&blocks)
+    {
+        return Err(format!(
+            "expects {} from 2 to {} (the blocks of a portable thread block cluster), but got {blocks}",
+            crate::decisions::MULTICAST.name,
+            super::MAX_SPLITS
+        ));
+    }
+    if multicast.is_some() && op.attribute(crate::decisions::SPLITS.name).is_ok() {
+        return Err(format!(
+            "expects one of {} and {} (a cluster either splits each tile's sum or shares its loads), but got both",
+            crate::decisions::SPLITS.name,
+            crate::decisions::MULTICAST.name
+        ));
+    }
+    if multicast.is_none()
+        && let Some(copy) = crate::ops::nested_ops(op)
+            .into_iter()
+            .find(|nested| nested.attribute(crate::decisions::CLUSTER_SHARED.name).is_ok())
+    {
+        return Err(format!(
+            "expects {} (the blocks of its clusters) where a copy is {} ('{}' at {}), but has none",
+            crate::decisions::MULTICAST.name,
+            crate::decisions::CLUSTER_SHARED.name,
+            crate::ops::op_name(&copy),
+            copy.location()
+        ));
+    }
+    Ok(())
 }
 
 /// The deepest software pipeline a `tile.pipelined` may ask for. Every stage holds a copy of the

@@ -45,6 +45,30 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             let alignment = IntegerAttribute::new(IntegerType::new(context, 64).into(), bytes);
             tile_dialect::ops::set_attribute(allocation, ALIGNMENT_ATTRIBUTE, alignment.into());
         }
+        // A tile every block of the cluster loads (`tile.cluster_shared`): each block issues its
+        // part of the boxes (or of each box's rows), multicast into every block's shared memory at
+        // the same place, completing bytes on every block's barrier at the same place; each block
+        // still expects the whole tile.
+        let cluster = shared_by_cluster(op);
+        let share = cluster.and_then(|blocks| Share::of(blocks, rows, columns, &box_));
+        if let (Some(blocks), None) = (cluster, share) {
+            tile_dialect::diagnostics::emit_warning(
+                op.location(),
+                &format!(
+                    "'tile.copy_async' of a {rows}x{columns} tile is loaded by each of the cluster's {blocks} blocks: its TMA boxes ({}) divide neither into {blocks} groups nor into row parts of 8-row multiples, which multicast needs; each block loads the whole tile",
+                    box_.iter().map(|size| size.to_string()).collect::<Vec<_>>().join("x")
+                ),
+            );
+        }
+        let box_ = match share {
+            Some(Share::Rows { part }) => {
+                let mut parted = box_.clone();
+                let at = parted.len() - 2;
+                parted[at] = part;
+                parted
+            }
+            _ => box_,
+        };
         let map = self.tensor_map(&b, at, parts.src, &box_);
         if !swizzled && let Some(cast) = tile_dialect::ops::as_result(map) {
             tile_dialect::ops::set_attribute(
@@ -95,45 +119,79 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                 .map(|offset| coordinate(*offset)),
         );
         let box_columns = *box_.last().expect("a box");
-        for box_index in 0..columns / box_columns {
-            let box_bytes = b.value(
+        let boxes = columns / box_columns;
+        // This block's rank in the cluster, where it loads a part.
+        let cluster_rank = share.map(|_| {
+            let rank = b.value(
                 leader,
-                melior::dialect::arith::constant(
-                    context,
-                    IntegerAttribute::new(i64_type, box_index * rows * box_columns * element_bytes).into(),
-                    b.location,
-                ),
+                nvvm::ClusterIdOperation::builder(context, b.location)
+                    .res(i32_type)
+                    .build()
+                    .into(),
             );
+            b.cast(leader, tile_ir::arith::index_cast, rank, Type::index(context))
+        });
+        // Only where the blocks load parts: a block that loads the whole tile loads it for itself.
+        let mask = cluster.filter(|_| share.is_some()).map(|blocks| {
+            let i16_type: Type = IntegerType::new(context, 16).into();
+            b.integer(leader, i16_type, (1 << blocks) - 1)
+        });
+        let box_bytes_of = |at: At<'c, 'a>, index: Value<'c, 'a>| -> Value<'c, 'a> {
+            let bytes = b.muli(at, index, b.index(at, rows * box_columns * element_bytes));
+            b.cast(at, tile_ir::arith::index_cast, bytes, i64_type)
+        };
+        let (issued, row_shift) = match (share, cluster_rank) {
+            (Some(Share::Boxes { blocks }), Some(_)) => (boxes / blocks, None),
+            (Some(Share::Rows { part }), Some(rank)) => (boxes, Some(b.muli(leader, rank, b.index(leader, part)))),
+            _ => (boxes, None),
+        };
+        if let Some(shift) = row_shift {
+            // The block's rows: coordinates and place move by its part's rows.
+            let shift_i32 = b.cast(leader, tile_ir::arith::index_cast, shift, i32_type);
+            rest[0] = b.addi(leader, rest[0], shift_i32);
+        }
+        for issued_index in 0..issued {
+            // The box this block issues: its own run of boxes where the cluster shares boxes.
+            let box_index = match (share, cluster_rank) {
+                (Some(Share::Boxes { blocks }), Some(rank)) => b.addi(
+                    leader,
+                    b.muli(leader, rank, b.index(leader, boxes / blocks)),
+                    b.index(leader, issued_index),
+                ),
+                _ => b.index(leader, issued_index),
+            };
+            let mut box_bytes = box_bytes_of(leader, box_index);
+            if let Some(shift) = row_shift {
+                let rows_bytes = b.muli(leader, shift, b.index(leader, box_columns * element_bytes));
+                let rows_bytes = b.cast(leader, tile_ir::arith::index_cast, rows_bytes, i64_type);
+                box_bytes = b.addi(leader, box_bytes, rows_bytes);
+            }
             let address = b.addi(leader, base, box_bytes);
             let destination = b.cast(leader, tile_ir::llvm::inttoptr, address, shared_pointer);
             // The instruction writes through a shared::cluster address (this block's own shared
             // memory when no cluster is launched).
             let destination = b.cast(leader, tile_ir::llvm::addrspacecast, destination, cluster_pointer);
-            let shift = b.value(
-                leader,
-                melior::dialect::arith::constant(
-                    context,
-                    IntegerAttribute::new(i32_type, box_index * box_columns).into(),
-                    b.location,
-                ),
-            );
+            let shift = b.muli(leader, box_index, b.index(leader, box_columns));
+            let shift = b.cast(leader, tile_ir::arith::index_cast, shift, i32_type);
             let box_column = b.addi(leader, column, shift);
             let mut coordinates = vec![box_column];
             coordinates.extend(rest.iter().copied());
-            let copy = nvvm::cp_async_bulk_tensor_shared_cluster_global(
-                context,
-                destination,
-                map,
-                &coordinates,
-                barrier,
-                &[],
+            // The destination, the map, the coordinates, the barrier and, for a cluster's shared
+            // tile, the multicast mask; no im2col offsets, cache hint or predicate.
+            let mut operands = vec![destination, map];
+            operands.extend(coordinates.iter().copied());
+            operands.push(barrier);
+            operands.extend(mask);
+            let copy = melior::ir::operation::OperationBuilder::new(
+                nvvm::CpAsyncBulkTensorGlobalToSharedClusterOperation::name(),
                 b.location,
-            );
-            // The destination, the map, the coordinates and the barrier; no im2col offsets,
-            // multicast mask, cache hint or predicate.
+            )
+            .add_operands(&operands)
+            .build()
+            .expect("cp.async.bulk.tensor");
             b.insert(
                 leader,
-                tile_ir::with_segments(context, copy, &[1, 1, rank as i32, 1, 0, 0, 0, 0]),
+                tile_ir::with_segments(context, copy, &[1, 1, rank as i32, 1, 0, mask.is_some() as i32, 0, 0]),
             );
         }
         erase(context, op);
@@ -154,5 +212,34 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             tile_ir::builtin::unrealized_conversion_cast(self.context, &[pointer], &[tensor], b.location).into();
         cast.set_attribute(TENSOR_MAP_BOX, box_attribute);
         b.value(at, cast)
+    }
+}
+
+/// The blocks of the cluster that load the tile of `op` together, where it is marked
+/// `tile.cluster_shared` in a kernel whose clusters multicast (`tile.multicast`).
+fn shared_by_cluster(op: OperationRef) -> Option<i64> {
+    op.attribute(tile_dialect::decisions::CLUSTER_SHARED.name).ok()?;
+    std::iter::successors(op.parent_operation(), |parent| parent.parent_operation())
+        .find(|parent| tile_ir::is(parent, tile::KernelOperation::name))
+        .and_then(|kernel| tile_dialect::ops::integer_attribute(&kernel, tile_dialect::decisions::MULTICAST.name))
+}
+
+/// How a cluster's blocks share a tile's TMA boxes: each issues `boxes / blocks` whole boxes,
+/// or, where the boxes do not divide so, a part of each box's rows (whole 8-row groups, so that
+/// the 128-byte swizzle's rows stay where the wgmma descriptors read them).
+#[derive(Clone, Copy)]
+enum Share {
+    Boxes { blocks: i64 },
+    Rows { part: i64 },
+}
+
+impl Share {
+    fn of(blocks: i64, rows: i64, columns: i64, box_: &[i64]) -> Option<Share> {
+        let boxes = columns / box_.last()?;
+        if boxes % blocks == 0 {
+            return Some(Share::Boxes { blocks });
+        }
+        let box_rows = *box_.get(box_.len().checked_sub(2)?)?;
+        (box_rows == rows && rows % (8 * blocks) == 0).then_some(Share::Rows { part: rows / blocks })
     }
 }
