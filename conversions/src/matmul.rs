@@ -19,8 +19,9 @@
 //!
 //! The choice, by output shape (sizes in elements, `tiles` the output tiles of a tiling):
 //!
-//! 1. **Narrow products** (M at most the rule's `narrow.rows`, decode-shaped): the narrow tiling,
-//!    so that no tensor-core rows multiply padding; its deeper ring keeps a long K in flight.
+//! 1. **Narrow products** (M at most the rule's `narrow.rows`, decode-shaped; or at most twice
+//!    that where the wide tiling's tiles are few, below): the narrow tiling, so that no
+//!    tensor-core rows multiply padding; its deeper ring keeps a long K in flight.
 //! 2. **Few tiles** (the wide tiling's tiles fewer than three quarters of the multiprocessors,
 //!    where the target counts them): the smaller `few_tiles` tiling, which gives more blocks.
 //! 3. Otherwise the **wide** tiling, the one that reaches the tensor cores' peak on large products
@@ -327,9 +328,16 @@ fn expand<'c, 'a>(context: &'c Context, matmul: OperationRef<'c, 'a>, target: &T
         rule,
     };
     let rule = &product.rule;
-    let narrow = rule
-        .narrow
-        .map(|tiling| (tiling, less_equal(&builder, at, product.m, tiling.rows)));
+    // Decode rows; and up to twice as many where the wide tiling's tiles are few: the narrow
+    // tiling's deeper ring over two row tiles beats the few-tiles tiling there (RESULTS run 260:
+    // 128x4096x14336 0.99x cuBLAS on 64x128 with a ring of 8, 0.91x on 128x128; at 256 rows 0.75x
+    // against 0.94x).
+    let narrow = rule.narrow.map(|tiling| {
+        let decode = less_equal(&builder, at, product.m, tiling.rows);
+        let twice = less_equal(&builder, at, product.m, 2 * tiling.rows);
+        let few = few_wide_tiles(&builder, at, &product, target);
+        (tiling, either(&builder, at, decode, both(&builder, at, twice, few)))
+    });
     match narrow {
         Some((tiling, test)) => branch(
             &builder,
@@ -357,13 +365,7 @@ fn emit_wide_classes<'c, 'a>(
     let (Some(few_tiles), Some(multiprocessors)) = (rule.few_tiles, multiprocessors) else {
         return emit_kernel(builder, at, product, wide);
     };
-    let tiles = tiles(builder, at, product, rule.wide);
-    let (share, whole) = FEW_TILES_SHARE;
-    let few_bound = (multiprocessors * share + whole - 1) / whole;
-    let few = match fewest_tiles(product, rule.wide) >= few_bound {
-        true => Test::Known(false),
-        false => less_than(builder, at, tiles, few_bound),
-    };
+    let few = few_wide_tiles(builder, at, product, target);
     branch(
         builder,
         at,
@@ -371,6 +373,26 @@ fn emit_wide_classes<'c, 'a>(
         |at| emit_class(builder, at, product, target, few_tiles),
         |at| emit_many(builder, at, product, target, multiprocessors),
     )
+}
+
+/// Whether the wide tiling's tiles are few: fewer than [`FEW_TILES_SHARE`] of the target's
+/// multiprocessors (never on a target that does not count them or has no few-tiles tiling).
+fn few_wide_tiles<'c, 'a>(
+    builder: &Builder<'c>,
+    at: At<'c, 'a>,
+    product: &Product<'c, 'a>,
+    target: &Target,
+) -> Test<'c, 'a> {
+    let rule = &product.rule;
+    let (Some(_), Some(multiprocessors)) = (rule.few_tiles, target.multiprocessors.as_ref()) else {
+        return Test::Known(false);
+    };
+    let (share, whole) = FEW_TILES_SHARE;
+    let bound = (multiprocessors.count * share + whole - 1) / whole;
+    if fewest_tiles(product, rule.wide) >= bound {
+        return Test::Known(false);
+    }
+    less_than(builder, at, tiles(builder, at, product, rule.wide), bound)
 }
 
 /// The time of `tiling`'s output tiles on `multiprocessors` in the model [`Rule::balanced`] is

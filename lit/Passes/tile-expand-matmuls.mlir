@@ -148,13 +148,34 @@ module attributes {tile.target = "sm_90a"} {
 
 // -----
 
-// Run-time rows (a token count) and a static weight: narrow rows first, then few tiles, then the
+// 128 rows whose wide tiles are few (16 of 128x256): the narrow tiling on two row tiles, not the
+// few-tiles one.
+// CHECK-LABEL: func.func @narrow_twice
+// CHECK: tile.kernel grid(%{{.*}}, %{{.*}}) threads(128)
+// CHECK: tile.alloc_fragment : memref<64x128xf32, #tile.fragment>
+// CHECK: tile.pipelined %{{.*}} = %{{.*}} to %{{.*}} stages(8) {
+// CHECK-NOT: tile.kernel
+module attributes {tile.target = "sm_90a"} {
+  func.func @narrow_twice(%A: memref<128x14336xf16>, %B: memref<14336x4096xf16>, %C: memref<128x4096xf16>) {
+    tile.matmul %A, %B, %C : memref<128x14336xf16>, memref<14336x4096xf16>, memref<128x4096xf16>
+    return
+  }
+}
+
+// -----
+
+// Run-time rows (a token count) and a static weight: narrow rows first (up to 64, or up to 128
+// where the wide tiling's tiles are fewer than 99), then few tiles, then the
 // balanced or the wide tiling by their waves' cost, whose loops ask for persistent kernels; each
 // class of few tiles with a long K has its split twin. Six kernels, each under the conditions
 // the launcher evaluates.
 // CHECK-LABEL: func.func @tokens
 // CHECK: %[[M:.*]] = memref.dim %{{.*}}, %{{.*}} : memref<?x4096xf16>
-// CHECK: %[[NARROW:.*]] = arith.cmpi ule, %[[M]], %{{.*}} : index
+// CHECK: %[[DECODE:.*]] = arith.cmpi ule, %[[M]], %{{.*}} : index
+// CHECK: %[[TWICE:.*]] = arith.cmpi ule, %[[M]], %{{.*}} : index
+// CHECK: %[[WIDE_TILES:.*]] = arith.cmpi ult, %{{.*}}, %{{.*}} : index
+// CHECK: %[[FEW_ROWS:.*]] = arith.andi %[[TWICE]], %[[WIDE_TILES]] : i1
+// CHECK: %[[NARROW:.*]] = arith.ori %[[DECODE]], %[[FEW_ROWS]] : i1
 // CHECK: scf.if %[[NARROW]] {
 // CHECK: %[[FEW:.*]] = arith.cmpi ule, %{{.*}}, %{{.*}} : index
 // CHECK: scf.if %[[FEW]] {
