@@ -9,7 +9,7 @@
 //! it would without one.
 
 use melior::ir::{
-    BlockLike, RegionLike, Value,
+    BlockLike, Value,
     operation::{OperationLike, OperationRef},
 };
 use tile_dialect::ops::{as_result, constant_float, memref_shape, nested_ops, op_name};
@@ -213,7 +213,7 @@ fn stored_bound(parallel: OperationRef, tile: Value) -> Option<Interval> {
     if tile_dialect::ops::parallel_extents(&parallel)? != memref_shape(tile) {
         return None;
     }
-    let body = parallel.region_at(0)?.first_block()?;
+    let body = parallel.body()?;
     let indices: Vec<Value> = (0..body.argument_count())
         .filter_map(|i| body.argument_at(i).map(Into::into))
         .collect();

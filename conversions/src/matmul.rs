@@ -65,7 +65,7 @@ use crate::target::Target;
 use melior::{
     Context,
     ir::{
-        BlockLike, RegionLike, ShapedTypeLike, Type, Value, ValueLike,
+        BlockLike, ShapedTypeLike, Type, Value, ValueLike,
         attribute::IntegerAttribute,
         block::BlockRef,
         operation::{OperationLike, OperationRef},
@@ -759,7 +759,7 @@ fn memref_type<'c>(value: Value<'c, '_>) -> MemRefType<'c> {
 }
 
 fn first_block<'c, 'a>(op: OperationRef<'c, 'a>) -> BlockRef<'c, 'a> {
-    op.region_at(0).expect("a body").first_block().expect("a body block")
+    op.body().expect("a body block")
 }
 
 /// `size / divisor` rounded up.

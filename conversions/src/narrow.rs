@@ -83,7 +83,7 @@ struct Uses<'c, 'a> {
 }
 
 fn pack_function<'c, 'a>(context: &'c Context, function: OperationRef<'c, 'a>) -> Result<(), Failure<'c, 'a>> {
-    let Some(entry) = function.region_at(0).and_then(|region| region.first_block()) else {
+    let Some(entry) = function.body() else {
         return Ok(());
     };
     let ops = nested_ops(function);

@@ -112,7 +112,7 @@ fn run(op: OperationRef, scalars: bool) -> Result<(), String> {
 
 /// Promotes the private arrays of `function` (see the module).
 fn promote<'c, 'a>(context: &'c Context, function: OperationRef<'c, 'a>, scalars: bool) -> Result<(), String> {
-    let Some(body) = function.region_at(0).and_then(|region| region.first_block()) else {
+    let Some(body) = function.body() else {
         return Ok(());
     };
     let mut promotion = Promotion {
@@ -520,10 +520,7 @@ impl<'c, 'a> Promotion<'c, 'a> {
         let location = old.location();
         let rewriter = melior::IrRewriter::new(self.context);
         let rewriter = rewriter.as_rewriter_base();
-        let old_body = old
-            .region_at(0)
-            .and_then(|region| region.first_block())
-            .ok_or("an scf.for without a body")?;
+        let old_body = old.body().ok_or("an scf.for without a body")?;
         let carried = old.operand_count() - 3;
         // The lower and upper bounds and the step, then the values the loop carries.
         let operands: Vec<Value> = old.operands().collect();
@@ -561,10 +558,7 @@ impl<'c, 'a> Promotion<'c, 'a> {
             )
             .into(),
         );
-        let body = new
-            .region_at(0)
-            .and_then(|region| region.first_block())
-            .expect("the new body");
+        let body = new.body().expect("the new body");
         let placeholder = body.append_operation(melior::dialect::scf::r#yield(&[], location));
         let old_yield = old_body.terminator().ok_or("an scf.for body without its yield")?;
         let yielded: Vec<Value> = old_yield.operands().collect();

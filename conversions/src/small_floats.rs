@@ -146,7 +146,7 @@ fn bits_at_launches<'c, 'a>(context: &'c Context, module: OperationRef<'c, 'a>) 
         .into_iter()
         .filter(|op| tile_ir::is(op, gpu::GPUFuncOperation::name) && op.attribute("gpu.kernel").is_ok())
     {
-        let Some(entry) = function.region_at(0).and_then(|region| region.first_block()) else {
+        let Some(entry) = function.body() else {
             continue;
         };
         let mut changed = Vec::new();

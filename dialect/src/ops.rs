@@ -867,10 +867,7 @@ pub fn function_signature<'c>(
 /// unchanged), after a pass changed the types of the block's arguments.
 pub fn signature_from_entry(context: &Context, function: melior::ir::operation::OperationRef) {
     use melior::ir::{attribute::TypeAttribute, r#type::FunctionType};
-    let (Some(entry), Some(signature)) = (
-        function.region_at(0).and_then(|region| region.first_block()),
-        function_signature(&function),
-    ) else {
+    let (Some(entry), Some(signature)) = (function.body(), function_signature(&function)) else {
         return;
     };
     // The entry block's first arguments only: a gpu.func's memory attributions follow them.

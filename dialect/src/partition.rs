@@ -16,7 +16,7 @@
 
 use crate::positions::{BlockAt, OperationAt};
 use melior::ir::{
-    BlockLike, RegionLike, ValueLike,
+    BlockLike, ValueLike,
     attribute::{ArrayAttribute, DenseI64ArrayAttribute, DictionaryAttribute},
     operation::{OperationLike, OperationRef},
     r#type::{IntegerType, ShapedTypeLike},
@@ -62,7 +62,7 @@ fn argument_attributes<'c>(function: &OperationRef<'c, '_>, count: usize) -> Vec
 /// The declared partition arguments of `function`, each as written (see [`verify`] for what
 /// makes one valid); none where it has no body.
 pub fn declared(function: OperationRef) -> Result<Vec<PartitionArgument>, String> {
-    let Some(entry) = function.region_at(0).and_then(|body| body.first_block()) else {
+    let Some(entry) = function.body() else {
         return Ok(Vec::new());
     };
     let count = entry.argument_count();
@@ -124,7 +124,7 @@ pub fn declared(function: OperationRef) -> Result<Vec<PartitionArgument>, String
 /// entry count allows a part, and names a dimension of another memref argument.
 pub fn verify(function: OperationRef) -> Result<(), String> {
     let arguments = declared(function)?;
-    let Some(entry) = function.region_at(0).and_then(|body| body.first_block()) else {
+    let Some(entry) = function.body() else {
         return Ok(());
     };
     for declared in &arguments {

@@ -8,7 +8,7 @@
 //! rewriting (a crash or a hang). Passes and conversions use these accessors instead.
 
 use melior::ir::{
-    BlockLike, RegionRef, Value,
+    BlockLike, BlockRef, RegionLike, RegionRef, Value,
     block::BlockArgument,
     operation::{OperationLike, OperationResult},
 };
@@ -30,6 +30,12 @@ pub trait OperationAt<'c: 'a, 'a>: OperationLike<'c, 'a> {
     /// The region at `index`, if the op has that many.
     fn region_at(&self, index: usize) -> Option<RegionRef<'c, 'a>> {
         (index < self.region_count()).then(|| self.region(index).ok()).flatten()
+    }
+
+    /// The first block of the op's first region (a kernel's, a loop's or a function's body), if
+    /// it has one.
+    fn body(&self) -> Option<BlockRef<'c, 'a>> {
+        self.region_at(0)?.first_block()
     }
 }
 
@@ -58,7 +64,7 @@ mod tests {
     use super::*;
     use melior::{
         Context,
-        ir::{BlockLike, Module, RegionLike, operation::OperationLike},
+        ir::{BlockLike, Module, operation::OperationLike},
     };
 
     #[test]
@@ -75,16 +81,18 @@ mod tests {
         let module = Module::parse(&context, source).expect("parses");
         let outer = module.body().first_operation().expect("test.outer");
         assert!(outer.region_at(0).is_some() && outer.region_at(1).is_none());
-        let entry = outer
-            .region_at(0)
-            .and_then(|region| region.first_block())
-            .expect("a block");
+        let entry = outer.body().expect("a block");
         assert!(entry.argument_at(0).is_some() && entry.argument_at(1).is_none());
         let one = entry.first_operation().expect("test.one");
         assert!(one.result_at(0).is_some() && one.result_at(1).is_none() && one.operand_at(0).is_none());
         let two = one.next_in_block().expect("test.two");
         assert_eq!(two.operand_at(0), one.result_at(0).map(Value::from));
-        assert!(two.operand_at(2).is_none() && two.result_at(0).is_none() && two.region_at(0).is_none());
+        assert!(
+            two.operand_at(2).is_none()
+                && two.result_at(0).is_none()
+                && two.region_at(0).is_none()
+                && two.body().is_none()
+        );
         assert_eq!(missing("operand", 2), "expects operand #2, which it does not have");
     }
 }

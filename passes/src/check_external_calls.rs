@@ -9,7 +9,7 @@
 //! translation to LLVM IR with an internal-sounding message; it is refused here the same way.
 
 use melior::ir::{
-    RegionLike, ValueLike,
+    ValueLike,
     operation::{OperationLike, OperationRef},
 };
 use tile_dialect::positions::OperationAt;
@@ -61,7 +61,7 @@ fn gather<'c, 'a>(module: OperationRef<'c, 'a>) -> Gathered<'c, 'a> {
 fn external_functions(functions: &[OperationRef]) -> Vec<(String, String)> {
     let mut found = Vec::new();
     for &function in functions {
-        let has_body = function.region_at(0).and_then(|region| region.first_block()).is_some();
+        let has_body = function.body().is_some();
         let Some(name) = string_attribute(&function, "sym_name") else {
             continue;
         };

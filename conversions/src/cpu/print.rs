@@ -185,10 +185,7 @@ fn module_of<'c, 'a>(op: OperationRef<'c, 'a>) -> OperationRef<'c, 'a> {
 
 /// The first op of the module's body (where declarations go).
 fn module_start<'c, 'a>(module: OperationRef<'c, 'a>) -> At<'c, 'a> {
-    let body = module
-        .region_at(0)
-        .and_then(|region| region.first_block())
-        .expect("a module body");
+    let body = module.body().expect("a module body");
     At {
         block: body,
         before: body.first_operation().expect("the module's functions"),

@@ -6,7 +6,7 @@ use super::builder::{At, Builder};
 use melior::{
     RewriterBase,
     ir::{
-        BlockLike, RegionLike, ShapedTypeLike, Value, ValueLike,
+        BlockLike, ShapedTypeLike, Value, ValueLike,
         operation::{OperationLike, OperationRef},
         r#type::MemRefType,
     },
@@ -80,7 +80,7 @@ fn inline_body<'c>(
     inside: At<'c, '_>,
     values: &[Value<'c, '_>],
 ) {
-    let body = op.region_at(0).expect("region op").first_block().expect("body block");
+    let body = op.body().expect("body block");
     if let Some(terminator) = body.terminator()
         && tile_ir::is(&terminator, tile_ir::tile::YieldOperation::name)
     {

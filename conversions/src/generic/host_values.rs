@@ -7,7 +7,7 @@
 use melior::{
     dialect::DialectHandle,
     ir::{
-        BlockLike, RegionLike, Value, ValueLike,
+        BlockLike, Value, ValueLike,
         operation::{OperationLike, OperationRef, OperationResult},
     },
 };
@@ -69,7 +69,7 @@ fn clone_into<'c, 'a>(
 /// Makes every op of `kernel` that reads a recomputable host value read a copy computed at the
 /// start of the kernel. Values that cannot be recomputed are left for the capture check to report.
 pub fn recompute_host_values(kernel: OperationRef) {
-    let Some(block) = kernel.region_at(0).and_then(|region| region.first_block()) else {
+    let Some(block) = kernel.body() else {
         return;
     };
     let Some(first) = block.first_operation() else { return };

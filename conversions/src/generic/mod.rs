@@ -24,7 +24,7 @@ use crate::target::Target;
 use melior::{
     Context,
     ir::{
-        Attribute, BlockLike, RegionLike, ShapedTypeLike, Type, TypeLike, Value, ValueLike,
+        Attribute, BlockLike, ShapedTypeLike, Type, TypeLike, Value, ValueLike,
         attribute::{ArrayAttribute, StringAttribute},
         operation::{OperationBuilder, OperationLike, OperationRef, OperationResult},
         r#type::MemRefType,
@@ -449,10 +449,7 @@ fn lower<'c, 'a>(
     // released theirs (arrivals on a block that has exited are lost).
     let multicast = integer_attribute(&kernel, tile_dialect::decisions::MULTICAST.name);
     if multicast.is_some() {
-        let body = kernel
-            .region_at(0)
-            .and_then(|region| region.first_block())
-            .expect("the kernel's body");
+        let body = kernel.body().expect("the kernel's body");
         let end = body.terminator().expect("the kernel's terminator");
         let b = crate::cpu::builder::Builder {
             context,
@@ -651,10 +648,7 @@ fn lower<'c, 'a>(
     // The kernel's skeleton, then its launcher, after the module's functions; both at the
     // tile.kernel, whose body then moves in.
     let location = kernel.location();
-    let body = module
-        .region_at(0)
-        .and_then(|region| region.first_block())
-        .expect("builtin.module has a body");
+    let body = module.body().expect("builtin.module has a body");
     let skeleton = skeleton::Kernel {
         arguments,
         workgroup: if target.memory.attributions && !target.memory.dynamic_shared {
@@ -718,15 +712,8 @@ fn lower<'c, 'a>(
     set_attribute(module, "gpu.container_module", Attribute::unit(context));
 
     // Move the kernel body into the shader, block indices from gpu.block_id.
-    let function = gpu_module
-        .region_at(0)
-        .and_then(|r| r.first_block())
-        .and_then(|b| b.first_operation())
-        .expect("gpu.func");
-    let entry = function
-        .region_at(0)
-        .and_then(|r| r.first_block())
-        .expect("entry block");
+    let function = gpu_module.body().and_then(|b| b.first_operation()).expect("gpu.func");
+    let entry = function.body().expect("entry block");
     let ret = entry.terminator().expect("gpu.return");
     let at = crate::cpu::builder::At {
         block: entry,
@@ -741,7 +728,7 @@ fn lower<'c, 'a>(
         .iter()
         .map(|dim| builder.dimension_index(at, gpu::BlockIdOperation::name, dim))
         .collect();
-    let kernel_body = kernel.region_at(0).and_then(|r| r.first_block()).expect("kernel body");
+    let kernel_body = kernel.body().expect("kernel body");
     let rewriter = melior::IrRewriter::new(context);
     let rewriter = rewriter.as_rewriter_base();
     if let Some(terminator) = kernel_body.terminator() {

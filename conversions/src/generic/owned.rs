@@ -14,7 +14,7 @@ use crate::cpu::builder::{At, Builder};
 use melior::{
     RewriterBase,
     ir::{
-        RegionLike, Value,
+        Value,
         operation::{OperationLike, OperationRef},
     },
 };
@@ -81,7 +81,7 @@ fn keeps_ownership<'c, 'a>(
             {
                 return false;
             }
-            let Some(body) = parallel.region_at(0).and_then(|region| region.first_block()) else {
+            let Some(body) = parallel.body() else {
                 return false;
             };
             let indices: Vec<Value> = op.operands().skip(memref_position + 1).collect();

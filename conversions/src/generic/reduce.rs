@@ -14,7 +14,7 @@ use crate::cpu::{
 use melior::{
     Context, RewriterBase,
     ir::{
-        BlockLike, RegionLike, Value,
+        BlockLike, Value,
         operation::{OperationLike, OperationRef},
     },
 };
@@ -37,7 +37,7 @@ pub fn plan<'c, 'a>(
     threads: i64,
     budget: i64,
 ) -> (Vec<Split<'c, 'a>>, i64) {
-    let Some(body) = kernel.region_at(0).and_then(|region| region.first_block()) else {
+    let Some(body) = kernel.body() else {
         return (Vec::new(), 0);
     };
     let mut splits = Vec::new();

@@ -46,7 +46,7 @@ use melior::{
     Context,
     dialect::DialectHandle,
     ir::{
-        Attribute, BlockLike, RegionLike, ShapedTypeLike, Type, Value, ValueLike,
+        Attribute, BlockLike, ShapedTypeLike, Type, Value, ValueLike,
         attribute::IntegerAttribute,
         operation::{OperationLike, OperationRef},
         r#type::{IntegerType, MemRefType},
@@ -687,7 +687,7 @@ fn prefetched<'c, 'a>(
     pipelined: OperationRef<'c, 'a>,
     target: &WideCopies,
 ) -> Vec<OperationRef<'c, 'a>> {
-    let Some(body) = pipelined.region_at(0).and_then(|region| region.first_block()) else {
+    let Some(body) = pipelined.body() else {
         return Vec::new();
     };
     let mut copies = Vec::new();
@@ -765,10 +765,7 @@ fn prefetch<'c, 'a>(
         location: pipelined.location(),
         threads: Some(threads),
     };
-    let body = pipelined
-        .region_at(0)
-        .and_then(|region| region.first_block())
-        .expect("loop body");
+    let body = pipelined.body().expect("loop body");
     let iv: Value = body.argument_at(0).expect("induction variable").into();
     let lower = pipelined.operand_at(0).expect("verified loop");
     let upper = pipelined.operand_at(1).expect("verified loop");
@@ -864,7 +861,7 @@ pub fn lower<'c, 'a>(
     private_space: &str,
     asynchronous: &[OperationRef<'c, 'a>],
 ) {
-    let Some(block) = kernel.region_at(0).and_then(|region| region.first_block()) else {
+    let Some(block) = kernel.body() else {
         return;
     };
     let Some(first) = block.first_operation() else { return };

@@ -21,12 +21,11 @@ use tile_dialect::positions::OperationAt;
 /// run it once), an error; other host work (memory the host allocates, reads or writes) is not
 /// run, a warning.
 pub fn launches_only(module: OperationRef, target: &Target) -> bool {
-    use melior::ir::RegionLike;
     use tile_ir::func;
     let pipeline = format!("{}{{chip={}}}", target.pipeline.name(), target.name);
     let mut fine = true;
     for function in tile_dialect::ops::find_ops(module, func::FuncOperation::name()) {
-        if let Some(body) = function.region_at(0).and_then(|region| region.first_block()) {
+        if let Some(body) = function.body() {
             fine &= launches_in(body, &pipeline);
         }
     }

@@ -9,7 +9,7 @@
 use melior::{
     Context,
     ir::{
-        BlockLike, RegionLike, ShapedTypeLike, Value, ValueLike,
+        BlockLike, ShapedTypeLike, Value, ValueLike,
         operation::{OperationLike, OperationRef},
         r#type::MemRefType,
     },
@@ -30,10 +30,7 @@ pub fn insert<'c, 'a>(
     let shape: Vec<i64> = tile_dialect::ops::memref_shape(value);
     let element = memref.element();
     let location = parallel.location();
-    let top = kernel
-        .region_at(0)
-        .and_then(|region| region.first_block())
-        .ok_or("expects a kernel body")?;
+    let top = kernel.body().ok_or("expects a kernel body")?;
     let first = top.first_operation().ok_or("expects a kernel body")?;
     let alloc = |op| top.insert_operation_before(first, op);
     let scratch: Value =

@@ -339,7 +339,7 @@ impl<'c, 'a> Inference<'c, 'a> {
         accesses: &[Access<'c, 'a>],
     ) -> Option<FragmentLayout> {
         let [rows, columns] = extents[..] else { return None };
-        let block = parallel.region_at(0)?.first_block()?;
+        let block = parallel.body()?;
         let indices: Vec<Value> = (0..2).filter_map(|i| block.argument_at(i).map(Into::into)).collect();
         let slab = std::iter::successors(block.first_operation(), |op| op.next_in_block())
             .filter(|op| tile_ir::is(op, memref::StoreOperation::name))

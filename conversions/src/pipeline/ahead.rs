@@ -13,7 +13,7 @@ use crate::target::Target;
 use melior::dialect::DialectHandle;
 use melior::ir::ShapedTypeLike;
 use melior::ir::{
-    BlockLike, RegionLike, Value, ValueLike,
+    BlockLike, Value, ValueLike,
     operation::{OperationLike, OperationRef},
 };
 use tile_dialect::positions::{BlockAt, OperationAt};
@@ -95,7 +95,7 @@ impl Ring<'_, '_> {
 /// not wait for its gemms: the next one accumulates into the same fragment after them, and waits
 /// for a register tile's gemm only where it writes that tile again (the wgmma waits).
 fn accumulates_only(pipelined: OperationRef, copies: &[OperationRef]) -> bool {
-    let Some(body) = pipelined.region_at(0).and_then(|region| region.first_block()) else {
+    let Some(body) = pipelined.body() else {
         return false;
     };
     let ops: Vec<OperationRef> = std::iter::successors(body.first_operation(), |op| op.next_in_block()).collect();
@@ -181,10 +181,7 @@ pub fn computable(value: Value, pipelined: OperationRef, depth: usize) -> bool {
     if !is_defined_inside(value, pipelined) {
         return true;
     }
-    let body = pipelined
-        .region_at(0)
-        .and_then(|region| region.first_block())
-        .expect("loop body");
+    let body = pipelined.body().expect("loop body");
     if body.argument_at(0).is_some_and(|iv| Value::from(iv) == value) {
         return true;
     }
@@ -264,10 +261,7 @@ pub fn reads_only(user: &OperationRef, tile: Value) -> bool {
 
 /// Whether `copy` (in `pipelined`'s body) can run ahead (see the module's doc).
 pub fn goes_ahead(kernel: OperationRef, pipelined: OperationRef, copy: OperationRef) -> bool {
-    let body = pipelined
-        .region_at(0)
-        .and_then(|region| region.first_block())
-        .expect("loop body");
+    let body = pipelined.body().expect("loop body");
     let Some(parts) = copy_parts(&copy) else { return false };
     let tile = parts.dst;
     fn element<'c>(value: Value<'c, '_>) -> Option<melior::ir::Type<'c>> {
@@ -327,7 +321,7 @@ fn ring_within<'c, 'a>(
     if stages < 2 {
         return None;
     }
-    let body = pipelined.region_at(0)?.first_block()?;
+    let body = pipelined.body()?;
     let copies: Vec<OperationRef> = std::iter::successors(body.first_operation(), |op| op.next_in_block())
         .filter(|op| tile_ir::is(op, tile::CopyOperation::name) && goes_ahead(kernel, pipelined, *op))
         .collect();
@@ -624,10 +618,7 @@ pub fn producer_inputs<'c, 'a>(pipelined: OperationRef<'c, 'a>, copies: &[Operat
 
 /// The body block of `kernel`.
 fn kernel_body<'c, 'a>(kernel: OperationRef<'c, 'a>) -> melior::ir::block::BlockRef<'c, 'a> {
-    kernel
-        .region_at(0)
-        .and_then(|region| region.first_block())
-        .expect("a kernel body")
+    kernel.body().expect("a kernel body")
 }
 
 /// Collects into `found` the values from outside `pipelined` that `value` is computed from (see

@@ -44,7 +44,7 @@ use melior::ir::ShapedTypeLike;
 use melior::{
     Context,
     ir::{
-        BlockLike, RegionLike, Value, ValueLike,
+        BlockLike, Value, ValueLike,
         operation::{OperationLike, OperationRef, OperationResult},
         r#type::{IntegerType, MemRefType},
     },
@@ -257,10 +257,7 @@ fn produce<'c, 'a>(
         at,
         tile_dialect::ops::producer(pipelined.location()).expect("tile.producer"),
     );
-    let body = producer
-        .region_at(0)
-        .and_then(|region| region.first_block())
-        .expect("the producer's body");
+    let body = producer.body().expect("the producer's body");
     let inside = At::before(body.terminator().expect("tile.yield"));
     let (looped, at_iv) = b.for_loop(inside, lower, upper, step);
     let iteration = iteration_of(b, looped, at_iv, [lower, step]);
@@ -285,10 +282,7 @@ fn expand_loop<'c, 'a>(
     target: Option<&'static Target>,
     pipelined: OperationRef<'c, 'a>,
 ) -> Result<(), Failure<'c, 'a>> {
-    let body = pipelined
-        .region_at(0)
-        .and_then(|region| region.first_block())
-        .expect("loop body");
+    let body = pipelined.body().expect("loop body");
     let copies: Vec<OperationRef> = std::iter::successors(body.first_operation(), |op| op.next_in_block())
         .filter(|op| op.attribute(AHEAD_ATTRIBUTE).is_ok())
         .collect();

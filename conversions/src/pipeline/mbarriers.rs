@@ -146,6 +146,11 @@ pub fn lower_barriers<'c, 'a>(
     // free once the threads of every block are done reading it, so each warp releases it in every
     // block of its cluster, and the barriers are set up (and their setup seen) cluster-wide.
     let cluster = tile_dialect::ops::integer_attribute(&kernel, tile_dialect::decisions::MULTICAST.name);
+    let last_allocation = ops
+        .iter()
+        .rev()
+        .find(|op| tile_ir::is(*op, tile::AllocBarriersOperation::name))
+        .copied();
     for op in ops {
         let b = Builder {
             context,
@@ -181,7 +186,8 @@ pub fn lower_barriers<'c, 'a>(
                     b.insert(inside, nvvm::fence_mbarrier_init(context, b.location).into());
                 }
                 b.barrier(at);
-                if cluster.is_some() {
+                // The cluster's blocks meet once, after the last barriers' setup.
+                if cluster.is_some() && Some(op) == last_allocation {
                     cluster_barrier(&b, at);
                 }
             },

@@ -95,15 +95,12 @@ fn lowered_op_by_op(kernel: melior::ir::operation::OperationRef) -> Result<(), &
 pub(crate) fn gemm_loop_form<'c, 'a>(
     kernel: melior::ir::operation::OperationRef<'c, 'a>,
 ) -> Result<GemmLoopForm<'c, 'a>, &'static str> {
-    use melior::ir::{BlockLike, RegionLike, operation::OperationLike};
+    use melior::ir::{BlockLike, operation::OperationLike};
     use tile_dialect::ops::nested_ops;
     use tile_dialect::positions::OperationAt;
     use tile_ir::tile;
     lowered_op_by_op(kernel)?;
-    let body = kernel
-        .region_at(0)
-        .and_then(|region| region.first_block())
-        .ok_or("its kernel has no body")?;
+    let body = kernel.body().ok_or("its kernel has no body")?;
     let mut ops: Vec<_> = std::iter::successors(body.first_operation(), |op| op.next_in_block()).collect();
     ops.pop().ok_or("its kernel has no body")?;
     let all = nested_ops(kernel);

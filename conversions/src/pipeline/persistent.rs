@@ -49,7 +49,7 @@ use crate::{
 use melior::{
     Context,
     ir::{
-        Block, BlockLike, RegionLike, Type, Value, ValueLike,
+        Block, BlockLike, Type, Value, ValueLike,
         operation::{OperationLike, OperationRef, OperationResult},
     },
 };
@@ -202,7 +202,7 @@ fn persistent<'c, 'a>(
         Some(true) => Err(why.to_string()),
         _ => Ok(None),
     };
-    let body = kernel.region_at(0).and_then(|region| region.first_block());
+    let body = kernel.body();
     let Some(body) = body else { return Ok(None) };
     let indices: Vec<Value> = (0..body.argument_count())
         .filter_map(|i| body.argument_at(i).map(Value::from))
@@ -373,11 +373,7 @@ pub fn rewrite_kernel<'c, 'a>(
             ));
         }
     };
-    let body = kernel
-        .region_at(0)
-        .expect("kernel body")
-        .first_block()
-        .expect("kernel body");
+    let body = kernel.body().expect("kernel body");
     let indices: Vec<Value> = (0..body.argument_count())
         .filter_map(|i| body.argument_at(i).map(Value::from))
         .collect();
@@ -488,7 +484,7 @@ pub fn rewrite_kernel<'c, 'a>(
     if let Ok(schedule) = plan.main.attribute(crate::pipeline::plan::SCHEDULE_ATTRIBUTE) {
         tile_dialect::ops::set_attribute(looped, crate::pipeline::plan::SCHEDULE_ATTRIBUTE, schedule);
     }
-    let inner = looped.region_at(0).expect("body").first_block().expect("body");
+    let inner = looped.body().expect("body");
     let s: Value = inner.argument_at(0).expect("induction variable").into();
     let at = At::before(inner.terminator().expect("tile.yield"));
     // This step's tile and the program's block indices for it.
@@ -544,12 +540,7 @@ pub fn rewrite_kernel<'c, 'a>(
         rewriter.move_op_before(*fill, first.before);
     }
     mark(first.block.parent_operation().expect("scf.if"), FIRST_STEP);
-    let main_body = plan
-        .main
-        .region_at(0)
-        .expect("loop body")
-        .first_block()
-        .expect("loop body");
+    let main_body = plan.main.body().expect("loop body");
     if let Some(terminator) = main_body.terminator() {
         rewriter.erase_op(terminator);
     }
@@ -737,11 +728,7 @@ tile_passes::rust_pass! {
 /// The induction variable of the flattened `scf.for` `looped` and its body's ops before the
 /// terminator (`None` for a body without one).
 fn step_and_ops<'c, 'a>(looped: OperationRef<'c, 'a>) -> Option<(Value<'c, 'a>, Vec<OperationRef<'c, 'a>>)> {
-    let body = looped
-        .region_at(0)
-        .expect("loop body")
-        .first_block()
-        .expect("loop body");
+    let body = looped.body().expect("loop body");
     let s: Value = body.argument_at(0).expect("induction variable").into();
     let mut ops: Vec<OperationRef> = std::iter::successors(body.first_operation(), |op| op.next_in_block()).collect();
     ops.pop()?;
@@ -817,7 +804,7 @@ pub fn split_tiles<'c, 'a>(context: &'c Context, looped: OperationRef<'c, 'a>) {
         one_step(inner, step, false, false);
         // The epilogue, over the tile's values (step 0's).
         for op in ops.iter().filter(|op| op.attribute(LAST_STEP).is_ok()) {
-            let then = op.region_at(0).expect("then region").first_block().expect("then block");
+            let then = op.body().expect("then block");
             let inner: Vec<OperationRef> =
                 std::iter::successors(then.first_operation(), |op| op.next_in_block()).collect();
             for nested in inner.split_last().map(|(_, rest)| rest).unwrap_or_default() {
@@ -865,7 +852,7 @@ fn clone_step_op<'c, 'a>(
         .find(|(name, _)| op.attribute(name).is_ok());
     if let Some((_, taken)) = branch {
         if taken {
-            let then = op.region_at(0).expect("then region").first_block().expect("then block");
+            let then = op.body().expect("then block");
             let inner: Vec<OperationRef> =
                 std::iter::successors(then.first_operation(), |op| op.next_in_block()).collect();
             for nested in inner.split_last().map(|(_, rest)| rest).unwrap_or_default() {

@@ -37,7 +37,7 @@ use crate::target::Target;
 use melior::{
     Context,
     ir::{
-        Attribute, BlockLike, RegionLike,
+        Attribute, BlockLike,
         attribute::{DictionaryAttribute, IntegerAttribute},
         operation::{OperationLike, OperationRef},
     },
@@ -81,12 +81,6 @@ pub fn requested_persistent(pipelined: OperationRef) -> Option<bool> {
     requested_integer(pipelined, "persistent").map(|flag| flag != 0)
 }
 
-/// The `tile.kernel` around `op`, if any.
-fn kernel_of<'c, 'a>(op: OperationRef<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
-    std::iter::successors(op.parent_operation(), |parent| parent.parent_operation())
-        .find(|parent| tile_ir::is(parent, tile_ir::tile::KernelOperation::name))
-}
-
 /// Refuses a `tile.schedule` on `pipelined` with an entry that differs from `schedule` (what the
 /// lowering builds). A schedule may name only some entries: the ones asked for. `no_producer`:
 /// why the loop cannot have a producer warpgroup on a target that has them, where it cannot.
@@ -124,7 +118,7 @@ pub fn check_schedule<'c, 'a>(
         "multicast" => IntegerAttribute::try_from(value).is_ok_and(|blocks| {
             blocks.value() == 1
                 || !chip.tma
-                || kernel_of(pipelined).is_some_and(|kernel| {
+                || crate::kernels::kernel_of(pipelined).is_some_and(|kernel| {
                     tile_dialect::ops::integer_attribute(&kernel, tile_dialect::decisions::MULTICAST.name)
                         == Some(blocks.value())
                 })
@@ -203,7 +197,7 @@ fn no_ping_pong(kernel: OperationRef, pipelined: OperationRef, chip: &Target, ri
         return Some("the kernel is persistent".into());
     }
     // The loop's tile ops in order: its gemms must come one after the other.
-    let body = pipelined.region_at(0)?.first_block()?;
+    let body = pipelined.body()?;
     let tile_ops: Vec<OperationRef> = std::iter::successors(body.first_operation(), |op| op.next_in_block())
         .filter(|op| tile_ir::in_dialect(op, tile_dialect::dialect_handle()))
         .collect();

@@ -17,7 +17,7 @@ use crate::target::Target;
 use melior::{
     Context,
     ir::{
-        BlockLike, RegionLike,
+        BlockLike,
         attribute::IntegerAttribute,
         operation::{OperationLike, OperationRef},
         r#type::IntegerType,
@@ -173,10 +173,7 @@ pub fn split<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>, threads
         set_max_registers(&b, warpgroup, "decrease", multiprocessor.producer_registers);
     }
     let leader = b.if_then(warpgroup, b.compare(warpgroup, "eq", tid, bound));
-    let body = producer
-        .region_at(0)
-        .and_then(|region| region.first_block())
-        .expect("the producer's body");
+    let body = producer.body().expect("the producer's body");
     let ops: Vec<OperationRef> = std::iter::successors(body.first_operation(), |op| op.next_in_block()).collect();
     for op in &ops[..ops.len() - 1] {
         rewriter.move_op_before(*op, leader.before);

@@ -47,7 +47,7 @@ use crate::{
 use melior::{
     Context,
     ir::{
-        Attribute, BlockLike, RegionLike, ShapedTypeLike, Type, Value, ValueLike,
+        Attribute, BlockLike, ShapedTypeLike, Type, Value, ValueLike,
         attribute::IntegerAttribute,
         operation::{OperationLike, OperationRef},
         r#type::{IntegerType, MemRefType},
@@ -182,10 +182,7 @@ fn shape<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Result<Shape<'c, 'a>, String> 
             (form.ops, form.at, form.main, sizes)
         }
     };
-    let loop_body = main
-        .region_at(0)
-        .and_then(|region| region.first_block())
-        .ok_or("the loop has no body")?;
+    let loop_body = main.body().ok_or("the loop has no body")?;
     let body_ops: Vec<OperationRef> =
         std::iter::successors(loop_body.first_operation(), |op| op.next_in_block()).collect();
     let gemms: Vec<OperationRef> = nested_ops(main)
@@ -293,7 +290,7 @@ fn written_whole_first(body: &[OperationRef], tile: Value) -> bool {
 /// stands in the body of the `tile.parallel` `parallel` itself (under no condition) and indexes
 /// by the loop's own indices, in order.
 fn at_own_indices(parallel: &OperationRef, access: &OperationRef, first_index: usize) -> bool {
-    let Some(body) = parallel.region_at(0).and_then(|region| region.first_block()) else {
+    let Some(body) = parallel.body() else {
         return false;
     };
     let indices = (0..body.argument_count())
@@ -310,7 +307,7 @@ fn added_into<'c, 'a>(op: &OperationRef<'c, 'a>) -> Option<Value<'c, 'a>> {
     if !tile_ir::is(op, tile::ParallelOperation::name) {
         return None;
     }
-    let body = op.region_at(0).and_then(|region| region.first_block())?;
+    let body = op.body()?;
     let store = std::iter::successors(body.first_operation(), |next| next.next_in_block()).find(|inner| {
         tile_ir::is(inner, tile_ir::memref::StoreOperation::name) && inner.operand_at(1).is_some_and(fragment)
     })?;
@@ -486,11 +483,7 @@ pub fn rewrite_kernel<'c, 'a>(
     let Some((splits, shape)) = choose(kernel, target)? else {
         return Ok(());
     };
-    let body = kernel
-        .region_at(0)
-        .expect("kernel body")
-        .first_block()
-        .expect("kernel body");
+    let body = kernel.body().expect("kernel body");
     let block_x: Value = body.argument_at(0).expect("a block index").into();
     let readers: Vec<OperationRef> = nested_ops(kernel);
     let b = Builder {
@@ -516,12 +509,7 @@ pub fn rewrite_kernel<'c, 'a>(
     // ceil(steps / S), the last ones shorter or empty), its bounds set before the loop and the
     // step's index (`k`) recomputed at the top of its body from the rank.
     let before_loop = At::before(shape.main);
-    let loop_body = shape
-        .main
-        .region_at(0)
-        .expect("loop body")
-        .first_block()
-        .expect("loop body");
+    let loop_body = shape.main.body().expect("loop body");
     let j: Value = loop_body.argument_at(0).expect("induction variable").into();
     let users: Vec<OperationRef> = nested_ops(shape.main);
     let top = At::before(loop_body.first_operation().expect("a loop body"));

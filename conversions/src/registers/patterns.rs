@@ -10,7 +10,7 @@ use crate::cpu::{
 use melior::{
     Context,
     ir::{
-        Attribute, BlockLike, RegionLike, Type, TypeLike, Value, ValueLike,
+        Attribute, BlockLike, Type, TypeLike, Value, ValueLike,
         attribute::IntegerAttribute,
         operation::{OperationLike, OperationRef, OperationResult},
         r#type::{IntegerType, MemRefType},
@@ -131,7 +131,7 @@ fn access_dims<'c, 'a>(
 }
 
 fn loop_indices<'c, 'a>(parallel: OperationRef<'c, 'a>) -> Vec<Value<'c, 'a>> {
-    let block = parallel.region_at(0).and_then(|region| region.first_block());
+    let block = parallel.body();
     block
         .map(|block| {
             (0..block.argument_count())
@@ -154,7 +154,7 @@ fn run_store(
     indices: &[Value],
     originals: &[OperationRef],
 ) -> Option<(usize, i64)> {
-    let body = parallel.region_at(0)?.first_block()?;
+    let body = parallel.body()?;
     // The op before the terminator (melior walks blocks forwards only).
     let store = std::iter::successors(body.first_operation(), |op| op.next_in_block())
         .take_while(|op| op.next_in_block().is_some())
@@ -884,10 +884,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             if let Some((index, _)) = run_store {
                 stores.insert(slot, copies[index]);
             }
-            let body = clone
-                .region_at(0)
-                .and_then(|region| region.first_block())
-                .expect("body");
+            let body = clone.body().expect("body");
             if let Some(terminator) = body.terminator() {
                 rewriter.erase_op(terminator);
             }
@@ -1851,10 +1848,7 @@ pub fn lower_all<'c, 'a>(
     let byte_permute = target.byte_permute;
     let three_input_logic = target.three_input_logic;
     let clusters = target.clusters.as_ref();
-    let body = kernel
-        .region_at(0)
-        .and_then(|region| region.first_block())
-        .expect("kernel body");
+    let body = kernel.body().expect("kernel body");
     let kernel_start = body.first_operation().expect("a kernel body");
     let b = Builder {
         context,

@@ -45,10 +45,7 @@ pub fn promote<'c>(context: &'c Context, kernel: OperationRef<'c, '_>) -> Result
         .iter()
         .map(|op| op.result_at(0).expect("an alloca").into())
         .collect();
-    let body = kernel
-        .region_at(0)
-        .and_then(|region| region.first_block())
-        .ok_or("a kernel without a body")?;
+    let body = kernel.body().ok_or("a kernel without a body")?;
     let mut promotion = Promotion {
         context,
         variables,
@@ -186,10 +183,7 @@ impl<'c, 'a> Promotion<'c, 'a> {
         let matrix = self
             .matrix
             .ok_or("internal error: a matrix variable without accesses")?;
-        let old_body = old
-            .region_at(0)
-            .and_then(|region| region.first_block())
-            .ok_or("an scf.for without a body")?;
+        let old_body = old.body().ok_or("an scf.for without a body")?;
         let carried = old.operand_count() - 3;
         let mut inits: Vec<Value> = old.operands().collect();
         for variable in touched {
@@ -226,10 +220,7 @@ impl<'c, 'a> Promotion<'c, 'a> {
             )
             .into(),
         );
-        let body = new
-            .region_at(0)
-            .and_then(|region| region.first_block())
-            .expect("the new body");
+        let body = new.body().expect("the new body");
         let placeholder = body.append_operation(melior::dialect::scf::r#yield(&[], location));
         let old_yield = old_body.terminator().ok_or("an scf.for body without its yield")?;
         let mut yielded: Vec<Value> = old_yield.operands().collect();

@@ -92,10 +92,7 @@ fn guard<'c, 'a>(context: &'c melior::Context, for_op: OperationRef<'c, 'a>, uns
             .as_rewriter_base()
             .replace_all_uses_with(old.into(), new.into());
     }
-    let then_block = branch
-        .region_at(0)
-        .and_then(|region| region.first_block())
-        .ok_or("an scf.if without its block")?;
+    let then_block = branch.body().ok_or("an scf.if without its block")?;
     let yielded: Vec<Value> = for_op.results().map(Into::into).collect();
     let terminator = then_block.append_operation(scf::r#yield(&yielded, location));
     // An op of the function being rewritten: the pass owns it.

@@ -8,7 +8,7 @@ use crate::{
     ops::{constant_integer, integer_attribute},
 };
 use melior::ir::{
-    BlockLike, RegionLike, TypeLike, ValueLike,
+    BlockLike, TypeLike, ValueLike,
     operation::{OperationLike, OperationRef},
 };
 
@@ -21,7 +21,7 @@ const MAX_GRID_YZ: i64 = 65535;
 
 /// Checks that the body's arguments are `expected` values of type `index`.
 fn index_arguments(op: OperationRef, expected: usize, what: &str) -> Verdict {
-    let Some(body) = op.region_at(0).and_then(|region| region.first_block()) else {
+    let Some(body) = op.body() else {
         return Err("expects a body block, but got an empty region".into());
     };
     if body.argument_count() != expected {

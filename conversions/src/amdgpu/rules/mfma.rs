@@ -733,10 +733,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                 )
                 .into(),
             );
-            let body = for_op
-                .region_at(0)
-                .and_then(|region| region.first_block())
-                .expect("loop body");
+            let body = for_op.body().expect("loop body");
             let placeholder = body.append_operation(melior::dialect::scf::r#yield(&[], b.location));
             let inner = At {
                 block: body,

@@ -219,8 +219,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
 /// `tile.cluster_shared` in a kernel whose clusters multicast (`tile.multicast`).
 fn shared_by_cluster(op: OperationRef) -> Option<i64> {
     op.attribute(tile_dialect::decisions::CLUSTER_SHARED.name).ok()?;
-    std::iter::successors(op.parent_operation(), |parent| parent.parent_operation())
-        .find(|parent| tile_ir::is(parent, tile::KernelOperation::name))
+    crate::kernels::kernel_of(op)
         .and_then(|kernel| tile_dialect::ops::integer_attribute(&kernel, tile_dialect::decisions::MULTICAST.name))
 }
 

@@ -297,7 +297,7 @@ pub(super) fn stores_to_core_matrices<'c, 'a>(
             .expect("checked");
         // At the place of the loop's own element: a slab of a row stays together (the lowering of
         // the loop may store it as one vector).
-        let body = parallel.region_at(0).and_then(|region| region.first_block());
+        let body = parallel.body();
         let own = body.is_some_and(|body| {
             body.argument_count() == 2
                 && [row, column].iter().enumerate().all(|(i, index)| {
@@ -363,10 +363,7 @@ pub fn operands_kept<'c, 'a>(
     layouts: &Layouts,
     own_rows: &[Value<'c, 'a>],
 ) -> std::collections::HashSet<usize> {
-    let body = kernel
-        .region_at(0)
-        .and_then(|region| region.first_block())
-        .expect("kernel body");
+    let body = kernel.body().expect("kernel body");
     let top = |op: OperationRef<'c, 'a>| -> Option<OperationRef<'c, 'a>> {
         let mut current = op;
         while current.block() != Some(body) {

@@ -489,10 +489,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             )
             .into(),
         );
-        let block = for_op
-            .region_at(0)
-            .and_then(|region| region.first_block())
-            .expect("loop body");
+        let block = for_op.body().expect("loop body");
         let placeholder = block.append_operation(melior::dialect::scf::r#yield(&[], b.location));
         let inner = At {
             block,
