@@ -460,9 +460,8 @@ struct Multicast {
 
 /// The clusters [`fewest_lines`] weighs: pairs of blocks, where the target runs them.
 fn pairs(target: &Target) -> Option<Multicast> {
-    let clusters = target.clusters.as_ref()?;
-    let &(blocks, at_once) = clusters.at_once.iter().find(|(blocks, _)| *blocks == 2)?;
-    target.tma.then_some(Multicast { blocks, at_once })
+    let at_once = target.clusters.as_ref()?.at_once_of(2)?;
+    target.tma.then_some(Multicast { blocks: 2, at_once })
 }
 
 /// The tiling of a static product whose operands' rows are not whole 128-byte lines
@@ -696,7 +695,7 @@ fn emit_kernel<'c, 'a>(
         crate::pipeline::plan::set_schedule_entry(main, "persistent", Some(asked));
     }
     if let Some(blocks) = kind.multicast {
-        let blocks = IntegerAttribute::new(IntegerType::new(context, 64).into(), blocks).into();
+        let blocks = crate::attributes::integer(context, 64, blocks);
         crate::pipeline::plan::set_schedule_entry(main, "multicast", Some(blocks));
     }
     let step_block = first_block(main);

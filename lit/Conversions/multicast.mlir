@@ -24,8 +24,8 @@
 // A's copy: its own box, no mask.
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %{{.*}}, %{{.*}}, box[%{{.*}}, %{{.*}}] : !llvm.ptr<7>, !llvm.ptr
 // B's: the block's rank picks its box, multicast to both blocks.
-// CHECK: nvvm.read.ptx.sreg.cluster.ctarank : i32
 // CHECK: %[[MASK:.*]] = arith.constant 3 : i16
+// CHECK: nvvm.read.ptx.sreg.cluster.ctarank : i32
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}} multicast_mask = %[[MASK]] : !llvm.ptr<7>, !llvm.ptr
 // The release of a slot: in block 0 and block 1 of the cluster.
 // CHECK: %[[HERE:.*]] = nvvm.mapa %[[SLOT:.*]], %{{.*}} : !llvm.ptr<3> -> !llvm.ptr<7>

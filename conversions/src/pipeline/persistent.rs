@@ -227,10 +227,7 @@ fn persistent<'c, 'a>(
                 if sizes.len() != 2 {
                     return refuse("its grid is not 2-D (a cluster's blocks take consecutive rows of one grid column)");
                 }
-                let at_once = clusters
-                    .and_then(|clusters| clusters.at_once.iter().find(|(blocks, _)| *blocks == cluster))
-                    .map(|(_, at_once)| *at_once);
-                let Some(at_once) = at_once else {
+                let Some(at_once) = clusters.and_then(|clusters| clusters.at_once_of(cluster)) else {
                     return refuse(&format!(
                         "the target runs no clusters of {cluster} blocks (multicast = {})",
                         clusters
@@ -403,6 +400,8 @@ pub fn rewrite_kernel<'c, 'a>(
     // Tiles of this block: pid, pid + P, ... below `tiles`; K steps each. A cluster's blocks
     // walk the tiles of a column of `cluster` grid rows together, as one block walks its tiles.
     let pid = indices[0];
+    // What walks the tiles: the block, or its cluster (and then its rank in it).
+    let mut walker = pid;
     let mut cluster_rank = None;
     let sizes = match plan.sizes {
         Sizes::Static {
@@ -411,16 +410,13 @@ pub fn rewrite_kernel<'c, 'a>(
             steps,
             cluster,
         } => {
-            let (walker, walked_grid, walkers) = if cluster > 1 {
+            let (walked_grid, walkers) = if cluster > 1 {
                 let size = b.index(before, cluster);
                 cluster_rank = Some((cluster, b.remui(before, pid, size), grid.1));
-                (
-                    b.divui(before, pid, size),
-                    (grid.0, (grid.1 + cluster - 1) / cluster),
-                    blocks / cluster,
-                )
+                walker = b.divui(before, pid, size);
+                ((grid.0, (grid.1 + cluster - 1) / cluster), blocks / cluster)
             } else {
-                (pid, grid, blocks)
+                (grid, blocks)
             };
             let tiles = walked_grid.0 * walked_grid.1;
             let blocks_value = b.index(before, walkers);
@@ -431,7 +427,6 @@ pub fn rewrite_kernel<'c, 'a>(
                 grid: walked_grid,
                 blocks: (walkers, blocks_value),
                 launched: blocks,
-                walker,
                 rows: cluster_rank,
                 steps,
                 total,
@@ -494,13 +489,9 @@ pub fn rewrite_kernel<'c, 'a>(
     for (value, name) in [(local, TILE_OF_STEP), (step, STEP_IN_TILE)] {
         mark(OperationResult::try_from(value).expect("an op's result").owner(), name);
     }
-    let walked = sizes.walk(&b, at, pid, local, indices.len());
+    let walked = sizes.walk(&b, at, walker, local, indices.len());
     if let Some((cluster, _, _)) = cluster_rank {
-        let context_attribute = melior::ir::attribute::IntegerAttribute::new(
-            melior::ir::r#type::IntegerType::new(context, 64).into(),
-            cluster,
-        );
-        tile_dialect::ops::set_attribute(kernel, MULTICAST, context_attribute.into());
+        tile_dialect::ops::set_attribute(kernel, MULTICAST, crate::attributes::integer(context, 64, cluster));
         for copy in &plan.shared {
             mark(*copy, CLUSTER_SHARED);
         }
@@ -589,8 +580,6 @@ enum Walk<'c, 'a> {
         blocks: (i64, Value<'c, 'a>),
         /// The blocks the kernel launches.
         launched: i64,
-        /// This block's walker (its index, or its cluster's).
-        walker: Value<'c, 'a>,
         /// Where clusters walk: their blocks, this block's rank in its cluster, the grid's rows.
         rows: Option<(i64, Value<'c, 'a>, i64)>,
         steps: i64,
@@ -636,8 +625,9 @@ impl<'c, 'a> Walk<'c, 'a> {
         }
     }
 
-    /// The program's block indices (the first `rank`) of the block's `local`-th tile: groups of
-    /// GROUP_ROWS grid rows (fewer in the last group), down a group's rows first.
+    /// The program's block indices (the first `rank`) of the `local`-th tile of walker `pid` (a
+    /// block, or a cluster: see `rows`): groups of GROUP_ROWS grid rows (fewer in the last group),
+    /// down a group's rows first.
     fn walk(
         &self,
         b: &Builder<'c>,
@@ -650,11 +640,9 @@ impl<'c, 'a> Walk<'c, 'a> {
             Walk::Static {
                 grid: (gx, gy),
                 blocks: (_, blocks),
-                walker,
                 rows: cluster_rows,
                 ..
             } => {
-                let pid = walker;
                 // The clamps change nothing (a block's tiles are below `tiles`, the walk stays in
                 // the grid) but bound the values for `tile-fold-launch-bounds`, which then drops
                 // the epilogue's guards a static grid decides, as it would in a kernel with a

@@ -130,6 +130,16 @@ pub struct Clusters {
     pub split_sum: for<'c, 'a, 'l> fn(&crate::registers::patterns::Lowering<'c, 'a, 'l>, OperationRef<'c, 'a>),
 }
 
+impl Clusters {
+    /// The clusters of `blocks` blocks the chip runs at once, where it runs clusters of that size.
+    pub fn at_once_of(&self, blocks: i64) -> Option<i64> {
+        self.at_once
+            .iter()
+            .find(|(size, _)| *size == blocks)
+            .map(|(_, at_once)| *at_once)
+    }
+}
+
 /// The atomic updates (`memref.atomic_rmw`) a target's kernels can make.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Atomics {

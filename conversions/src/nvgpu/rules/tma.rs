@@ -120,8 +120,13 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         );
         let box_columns = *box_.last().expect("a box");
         let boxes = columns / box_columns;
+        // Only where the blocks load parts: a block that loads the whole tile loads it for itself.
+        let mask = cluster.filter(|_| share.is_some()).map(|blocks| {
+            let i16_type: Type = IntegerType::new(context, 16).into();
+            b.integer(leader, i16_type, (1 << blocks) - 1)
+        });
         // This block's rank in the cluster, where it loads a part.
-        let cluster_rank = share.map(|_| {
+        let cluster_rank = || {
             let rank = b.value(
                 leader,
                 nvvm::ClusterIdOperation::builder(context, b.location)
@@ -130,42 +135,35 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                     .into(),
             );
             b.cast(leader, tile_ir::arith::index_cast, rank, Type::index(context))
-        });
-        // Only where the blocks load parts: a block that loads the whole tile loads it for itself.
-        let mask = cluster.filter(|_| share.is_some()).map(|blocks| {
-            let i16_type: Type = IntegerType::new(context, 16).into();
-            b.integer(leader, i16_type, (1 << blocks) - 1)
-        });
-        let box_bytes_of = |at: At<'c, 'a>, index: Value<'c, 'a>| -> Value<'c, 'a> {
-            let bytes = b.muli(at, index, b.index(at, rows * box_columns * element_bytes));
-            b.cast(at, tile_ir::arith::index_cast, bytes, i64_type)
         };
-        let (issued, row_shift) = match (share, cluster_rank) {
-            (Some(Share::Boxes { blocks }), Some(_)) => (boxes / blocks, None),
-            (Some(Share::Rows { part }), Some(rank)) => (boxes, Some(b.muli(leader, rank, b.index(leader, part)))),
-            _ => (boxes, None),
+        // The boxes this block issues, the first of them (its own run, where the cluster shares
+        // boxes), and the rows its part starts at (where it shares each box's rows).
+        let (issued, first_box, first_row) = match share {
+            Some(Share::Boxes { blocks }) => (
+                boxes / blocks,
+                Some(b.muli(leader, cluster_rank(), b.index(leader, boxes / blocks))),
+                None,
+            ),
+            Some(Share::Rows { part }) => (boxes, None, Some(b.muli(leader, cluster_rank(), b.index(leader, part)))),
+            None => (boxes, None, None),
         };
-        if let Some(shift) = row_shift {
-            // The block's rows: coordinates and place move by its part's rows.
-            let shift_i32 = b.cast(leader, tile_ir::arith::index_cast, shift, i32_type);
-            rest[0] = b.addi(leader, rest[0], shift_i32);
+        // Its rows move the row coordinate and the place of every box by the same rows.
+        if let Some(row) = first_row {
+            let row_i32 = b.cast(leader, tile_ir::arith::index_cast, row, i32_type);
+            rest[0] = b.addi(leader, rest[0], row_i32);
         }
+        let rows_bytes = first_row.map(|row| {
+            let bytes = b.muli(leader, row, b.index(leader, box_columns * element_bytes));
+            b.cast(leader, tile_ir::arith::index_cast, bytes, i64_type)
+        });
         for issued_index in 0..issued {
-            // The box this block issues: its own run of boxes where the cluster shares boxes.
-            let box_index = match (share, cluster_rank) {
-                (Some(Share::Boxes { blocks }), Some(rank)) => b.addi(
-                    leader,
-                    b.muli(leader, rank, b.index(leader, boxes / blocks)),
-                    b.index(leader, issued_index),
-                ),
-                _ => b.index(leader, issued_index),
+            let box_index = match first_box {
+                Some(first) => b.addi(leader, first, b.index(leader, issued_index)),
+                None => b.index(leader, issued_index),
             };
-            let mut box_bytes = box_bytes_of(leader, box_index);
-            if let Some(shift) = row_shift {
-                let rows_bytes = b.muli(leader, shift, b.index(leader, box_columns * element_bytes));
-                let rows_bytes = b.cast(leader, tile_ir::arith::index_cast, rows_bytes, i64_type);
-                box_bytes = b.addi(leader, box_bytes, rows_bytes);
-            }
+            let box_bytes = b.muli(leader, box_index, b.index(leader, rows * box_columns * element_bytes));
+            let box_bytes = b.cast(leader, tile_ir::arith::index_cast, box_bytes, i64_type);
+            let box_bytes = rows_bytes.map_or(box_bytes, |rows_bytes| b.addi(leader, box_bytes, rows_bytes));
             let address = b.addi(leader, base, box_bytes);
             let destination = b.cast(leader, tile_ir::llvm::inttoptr, address, shared_pointer);
             // The instruction writes through a shared::cluster address (this block's own shared
