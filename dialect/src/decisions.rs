@@ -147,6 +147,17 @@ pub const AHEAD: Decision = Decision {
     read_by: "tile-infer-layouts (the tiles TMA fills), tile-expand-pipelines",
 };
 
+/// `tile.once_a_tile`: a copy in a persistent kernel's flattened loop whose tile is the same for
+/// every step of an output tile (a FlashAttention block's Q): copied at the tile's first step into
+/// a ring of its own, which the tile's steps read and its last step releases.
+pub const ONCE_A_TILE: Decision = Decision {
+    name: "tile.once_a_tile",
+    on: &["tile.copy"],
+    holds: Holds::Unit,
+    written_by: "tile-persistent-kernels",
+    read_by: "tile-infer-layouts (the tiles TMA fills), tile-plan-pipelines, tile-expand-pipelines",
+};
+
 /// `tile.tile_steps`: steps per output tile (K) of a persistent kernel's flattened loop.
 pub const TILE_STEPS: Decision = Decision {
     name: "tile.tile_steps",
@@ -213,7 +224,7 @@ pub const MANIFESTS: Decision = Decision {
 };
 
 /// The decisions that cross pass boundaries.
-pub const DECLARED: [&Decision; 17] = [
+pub const DECLARED: [&Decision; 18] = [
     &TARGET,
     &SHARED_MEMORY_BYTES,
     &LAYOUT,
@@ -224,6 +235,7 @@ pub const DECLARED: [&Decision; 17] = [
     &MULTICAST,
     &CLUSTER_SHARED,
     &AHEAD,
+    &ONCE_A_TILE,
     &TILE_STEPS,
     &CARRIES_GEMM,
     &PINGPONG,

@@ -44,7 +44,7 @@ func.func @gemm_64x128(%A: memref<256x256xf16>, %B: memref<256x256xf16>, %C: mem
     %Bs = tile.alloc_shared : memref<32x128xf16, #gpu.address_space<workgroup>>
     %Acc = tile.alloc_fragment : memref<64x128xf32, #tile.fragment>
     tile.fill %Acc, %zero : memref<64x128xf32, #tile.fragment>
-    // expected-error @+1 {{'tile.pipelined' op has tile.schedule {fill = "tma"}, but the sm_80 lowering builds {buffers = 2 : i64, fill = "async", prefetch = 1 : i64, wait = "group"}; TMA rings, persistent kernels and producer warpgroups need sm_90a (compile for it); on sm_80 the block's threads fill the rings: drop the entry}}
+    // expected-error @+1 {{'tile.pipelined' op has tile.schedule {fill = "tma"}, but the sm_80 lowering builds {buffers = 2 : i64, fill = "async", prefetch = 1 : i64, wait = "group"}; TMA rings and producer warpgroups need sm_90a (compile for it); on sm_80 the block's threads fill the rings: drop the entry}}
     tile.pipelined %k = %c0 to %c8 stages(2) attributes {tile.schedule = {fill = "tma"}} {
       %k0 = arith.muli %k, %c32 : index
       tile.copy %A[%c0, %k0], %As : memref<256x256xf16>, memref<64x32xf16, #gpu.address_space<workgroup>>

@@ -76,7 +76,8 @@ func.func @epilogue_reads_ring(%A: memref<?x?xf16>, %B: memref<?x?xf16>, %C: mem
 
 // -----
 
-// A copy before the loop would run once a tile in a persistent kernel.
+// A copy into a fragment before the loop (a bias the sum starts from) would run once a tile in a
+// persistent kernel.
 module attributes {tile.target = "sm_90a"} {
 func.func @copy_before_loop(%A: memref<1024x1024xf16>, %B: memref<1024x1024xf16>, %C: memref<1024x1024xf16>, %Bias: memref<1024x1024xf32>) {
   %c0 = arith.constant 0 : index
@@ -89,7 +90,7 @@ func.func @copy_before_loop(%A: memref<1024x1024xf16>, %B: memref<1024x1024xf16>
     %m0 = arith.muli %by, %c128 : index
     %n0 = arith.muli %bx, %c128 : index
     tile.copy %Bias[%m0, %n0], %Cf : memref<1024x1024xf32>, memref<128x128xf32, #tile.fragment>
-    // expected-error @+1 {{'tile.pipelined' op asks for persistent = true in its tile.schedule, but an op before the loop is neither an allocation, index arithmetic nor a fill of a fragment (a persistent kernel runs those once a tile); drop the entry}}
+    // expected-error @+1 {{'tile.pipelined' op asks for persistent = true in its tile.schedule, but an op before the loop is neither an allocation, index arithmetic, a fill of a fragment nor a copy from a global tensor into a shared tile that only the loop reads (a persistent kernel runs those once a tile); drop the entry}}
     tile.pipelined %kt = %c0 to %c8 stages(3) attributes {tile.schedule = {persistent = true}} {
       %k0 = arith.muli %kt, %c128 : index
       tile.copy %A[%m0, %k0], %As : memref<1024x1024xf16>, memref<128x128xf16, #gpu.address_space<workgroup>>
@@ -196,6 +197,35 @@ func.func @multicast_nothing_shared(%A: memref<2048x1024xf16>, %B: memref<1024x2
       tile.gemm %As, %Bs, %Cf : memref<128x128xf16, #gpu.address_space<workgroup>>, memref<128x128xf16, #gpu.address_space<workgroup>>, memref<128x128xf32, #tile.fragment>
     }
     tile.copy %Cf, %C[%m0, %n0] : memref<128x128xf32, #tile.fragment>, memref<2048x2048xf16>
+  }
+  return
+}
+}
+
+// -----
+
+// A copy into a shared tile that only the loop reads (a FlashAttention block's Q) is made once a
+// tile, by a ring of its own that counts a tile's steps: sizes known at run time have no such
+// count.
+module attributes {tile.target = "sm_90a"} {
+func.func @copied_once_a_tile_dynamic(%Q: memref<?x64xf16>, %K: memref<?x64xf16>, %O: memref<?x64xf16>, %blocks: index, %steps: index) {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%blocks) threads(128) (%bq) {
+    %Qs = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+    %Ks = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+    %S = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    %q0 = arith.muli %bq, %c64 : index
+    tile.copy %Q[%q0, %c0], %Qs : memref<?x64xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+    tile.fill %S, %zero : memref<64x64xf32, #tile.fragment>
+    // expected-error @+1 {{'tile.pipelined' op asks for persistent = true in its tile.schedule, but a copy before the loop (copied once a tile) needs the grid and the loop's bounds known at compile time; drop the entry}}
+    tile.pipelined %j = %c0 to %steps stages(3) attributes {tile.schedule = {persistent = true}} {
+      %k0 = arith.muli %j, %c64 : index
+      tile.copy %K[%k0, %c0], %Ks : memref<?x64xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+      tile.gemm %Qs, %Ks, %S {transpose_b} : memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+    }
+    tile.copy %S, %O[%q0, %c0] : memref<64x64xf32, #tile.fragment>, memref<?x64xf16>
   }
   return
 }

@@ -408,3 +408,157 @@ func.func @gemm_multicast(%A: memref<2048x1024xf16>, %B: memref<1024x2048xf16>, 
   return
 }
 }
+
+// -----
+
+// Attention-shaped: a 3-D grid of (query block, head, batch) items, Q copied before the loop into
+// a shared tile only the loop reads. Where the schedule asks, the items are walked in order, x
+// fastest (neighbouring blocks take a head's query blocks, which read the same keys), and Q's copy
+// moves into the loop marked tile.once_a_tile: at every step the IR says (the same tile), and
+// tile-expand-pipelines makes it once a tile, into a ring of its own (two slots beside a ring of
+// 3 and items of 4 steps) whose full and free barriers the producer and a tile's first and last
+// steps use.
+// CHECK-LABEL: func.func @attention_items
+// CHECK-DAG: %[[C132:.*]] = arith.constant 132 : index
+// CHECK-DAG: %[[C1:.*]] = arith.constant 1 : index
+// CHECK-DAG: %[[C143:.*]] = arith.constant 143 : index
+// CHECK-DAG: %[[C8:.*]] = arith.constant 8 : index
+// CHECK-DAG: %[[C4:.*]] = arith.constant 4 : index
+// CHECK: tile.kernel grid(%[[C132]], %[[C1]], %[[C1]]) threads(128) (%[[PID:.*]], %{{.*}}, %{{.*}})
+// CHECK: tile.pipelined %{{.*}} stages(3) attributes {tile.schedule = {persistent = true}, tile.tile_steps = 4 : i64}
+// CHECK: %[[LOCAL:.*]] = arith.divui %{{.*}}, %[[C4]] {tile.tile_of_step}
+// CHECK: %[[ITEM:.*]] = arith.minui %{{.*}}, %[[C143]]
+// CHECK: %[[BQ:.*]] = arith.remui %[[ITEM]], %[[C4]]
+// CHECK: %[[REST:.*]] = arith.divui %[[ITEM]], %[[C4]]
+// CHECK: %[[BH:.*]] = arith.remui %[[REST]], %[[C4]]
+// CHECK: %[[Z:.*]] = arith.divui %[[REST]], %[[C4]]
+// CHECK: %[[BB:.*]] = arith.minui %[[Z]], %[[C8]]
+// CHECK: %[[Q0:.*]] = arith.muli %[[BQ]], %{{.*}}
+// CHECK: tile.copy %{{.*}}[%[[BB]], %[[BH]], %[[Q0]], %{{.*}}], %{{.*}} {tile.once_a_tile}
+// CHECK: scf.if
+// CHECK-NEXT: tile.fill
+// CHECK-NEXT: } {tile.first_step}
+// CHECK: scf.if
+// CHECK-NEXT: tile.copy %{{.*}}, %{{.*}}[%[[BB]], %[[BH]], %[[Q0]], %{{.*}}]
+// CHECK-NEXT: } {tile.last_step}
+
+// NESTED-LABEL: func.func @attention_items
+// NESTED: %[[QRING:.*]] = tile.alloc_shared {{.*}} : memref<2x64x64xf16, #gpu.address_space<workgroup>>
+// NESTED: %[[FULL:.*]] = tile.alloc_barriers : memref<3xi64
+// NESTED: %[[FREE:.*]] = tile.alloc_barriers : memref<3xi64
+// NESTED: %[[QFULL:.*]] = tile.alloc_barriers : memref<2xi64
+// NESTED: %[[QFREE:.*]] = tile.alloc_barriers : memref<2xi64
+// The producer: at an item's first step (s mod 4 == 0), item t's Q into slot t mod 2 once the
+// item two before has released it, then that step's K and V.
+// NESTED: tile.producer {
+// NESTED: scf.for %[[S:.*]] = %{{.*}} to %{{.*}} step
+// NESTED: tile.wait %[[FREE]]
+// NESTED: %[[IN_ITEM:.*]] = arith.remui %[[S]], %c4
+// NESTED: %[[FIRST:.*]] = arith.cmpi eq, %[[IN_ITEM]], %c0
+// NESTED: scf.if %[[FIRST]] {
+// NESTED: %[[T:.*]] = arith.divui %[[S]], %c4
+// NESTED: %[[QSLOT:.*]] = arith.remui %[[T]], %c2
+// NESTED: %[[REUSED:.*]] = arith.cmpi uge, %[[T]], %c2
+// NESTED: scf.if %[[REUSED]] {
+// NESTED: tile.wait %[[QFREE]][%[[QSLOT]]]
+// NESTED: %[[QVIEW:.*]] = tile.slot %[[QRING]][%[[QSLOT]]]
+// NESTED: tile.copy_async %arg0[{{.*}}], %[[QVIEW]], %[[QFULL]][%[[QSLOT]]]
+// NESTED-NEXT: tile.arrive %[[QFULL]][%[[QSLOT]]]
+// NESTED: tile.copy_async %arg1
+// NESTED: tile.copy_async %arg2
+// The kernel's threads, nested by item: the item's first step waits for its Q slot, every step
+// reads it, the last step (after the epilogue's store) releases it.
+// NESTED: scf.for %[[ITEM:.*]] = %{{.*}} to %{{.*}} step
+// NESTED: tile.wait %[[FULL]]
+// NESTED: %[[SLOT0:.*]] = arith.remui %[[ITEM]], %c2
+// NESTED: %[[ROUND0:.*]] = arith.divui %[[ITEM]], %c2
+// NESTED-NEXT: tile.wait %[[QFULL]][%[[SLOT0]]], %[[ROUND0]]
+// NESTED-NEXT: %[[Q_FIRST:.*]] = tile.slot %[[QRING]][%[[SLOT0]]]
+// NESTED: tile.gemm %[[Q_FIRST]], %{{.*}}, %{{.*}} {transpose_b}
+// NESTED: scf.for
+// NESTED-NOT: tile.wait %[[QFULL]]
+// NESTED: tile.gemm %{{.*}}, %{{.*}}, %{{.*}} {transpose_b}
+// NESTED: %[[SLOT_LAST:.*]] = arith.remui %[[ITEM]], %c2
+// NESTED: tile.gemm
+// NESTED: tile.gemm
+// NESTED-NEXT: tile.copy %{{.*}}, %arg3
+// NESTED-NEXT: tile.arrive %[[QFREE]][%[[SLOT_LAST]]]
+module attributes {tile.target = "sm_90a"} {
+func.func @attention_items(%Q: memref<9x4x256x64xf16>, %K: memref<9x4x256x64xf16>, %V: memref<9x4x256x64xf16>, %O: memref<9x4x256x64xf16>) {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %c9 = arith.constant 9 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c4, %c4, %c9) threads(128) (%bq, %bh, %bb) {
+    %Qs = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+    %Ks = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+    %Vs = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+    %S = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    %P = tile.alloc_fragment : memref<64x64xf16, #tile.fragment>
+    %Acc = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    %q0 = arith.muli %bq, %c64 : index
+    tile.copy %Q[%bb, %bh, %q0, %c0], %Qs : memref<9x4x256x64xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+    tile.fill %Acc, %zero : memref<64x64xf32, #tile.fragment>
+    tile.pipelined %j = %c0 to %c4 stages(3) attributes {tile.schedule = {persistent = true}} {
+      %k0 = arith.muli %j, %c64 : index
+      tile.copy %K[%bb, %bh, %k0, %c0], %Ks : memref<9x4x256x64xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+      tile.copy %V[%bb, %bh, %k0, %c0], %Vs : memref<9x4x256x64xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+      tile.fill %S, %zero : memref<64x64xf32, #tile.fragment>
+      tile.gemm %Qs, %Ks, %S {transpose_b} : memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+      tile.copy %S, %P : memref<64x64xf32, #tile.fragment>, memref<64x64xf16, #tile.fragment>
+      tile.gemm %P, %Vs, %Acc : memref<64x64xf16, #tile.fragment>, memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+    }
+    tile.copy %Acc, %O[%bb, %bh, %q0, %c0] : memref<64x64xf32, #tile.fragment>, memref<9x4x256x64xf16>
+  }
+  return
+}
+}
+
+// -----
+
+// A 3-D grid of one plane (batch 1): walked as any 3-D grid, its z always 0.
+// CHECK-LABEL: func.func @attention_one_plane
+// CHECK-DAG: %[[C132:.*]] = arith.constant 132 : index
+// CHECK-DAG: %[[C1:.*]] = arith.constant 1 : index
+// CHECK-DAG: %[[C36:.*]] = arith.constant 36 : index
+// CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
+// CHECK: tile.kernel grid(%[[C132]], %[[C1]], %[[C1]]) threads(128)
+// CHECK: %[[ITEM:.*]] = arith.minui
+// CHECK: %[[BQ:.*]] = arith.remui %[[ITEM]], %[[C36]]
+// CHECK: %[[REST:.*]] = arith.divui %[[ITEM]], %[[C36]]
+// CHECK: %[[BH:.*]] = arith.remui %[[REST]], %{{.*}}
+// CHECK: %[[Q0:.*]] = arith.muli %[[BQ]], %{{.*}}
+// CHECK: tile.copy %{{.*}}[%[[C0]], %[[BH]], %[[Q0]], %[[C0]]], %{{.*}} {tile.once_a_tile}
+module attributes {tile.target = "sm_90a"} {
+func.func @attention_one_plane(%Q: memref<1x4x2304x64xf16>, %K: memref<1x4x2304x64xf16>, %V: memref<1x4x2304x64xf16>, %O: memref<1x4x2304x64xf16>) {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %c9 = arith.constant 1 : index
+  %c36 = arith.constant 36 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c36, %c4, %c9) threads(128) (%bq, %bh, %bb) {
+    %Qs = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+    %Ks = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+    %Vs = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+    %S = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    %P = tile.alloc_fragment : memref<64x64xf16, #tile.fragment>
+    %Acc = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    %q0 = arith.muli %bq, %c64 : index
+    tile.copy %Q[%bb, %bh, %q0, %c0], %Qs : memref<1x4x2304x64xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+    tile.fill %Acc, %zero : memref<64x64xf32, #tile.fragment>
+    tile.pipelined %j = %c0 to %c4 stages(3) attributes {tile.schedule = {persistent = true}} {
+      %k0 = arith.muli %j, %c64 : index
+      tile.copy %K[%bb, %bh, %k0, %c0], %Ks : memref<1x4x2304x64xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+      tile.copy %V[%bb, %bh, %k0, %c0], %Vs : memref<1x4x2304x64xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+      tile.fill %S, %zero : memref<64x64xf32, #tile.fragment>
+      tile.gemm %Qs, %Ks, %S {transpose_b} : memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+      tile.copy %S, %P : memref<64x64xf32, #tile.fragment>, memref<64x64xf16, #tile.fragment>
+      tile.gemm %P, %Vs, %Acc : memref<64x64xf16, #tile.fragment>, memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+    }
+    tile.copy %Acc, %O[%bb, %bh, %q0, %c0] : memref<64x64xf32, #tile.fragment>, memref<1x4x2304x64xf16>
+  }
+  return
+}
+}

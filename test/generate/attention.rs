@@ -49,10 +49,19 @@ pub fn program(rng: &mut Rng) -> Program {
     } else {
         bm * q_blocks
     };
-    let q_blocks = seq.div_ceil(bm);
-    let k_blocks = seq.div_ceil(bn);
     let causal = rng.below(3) == 0;
     let p_shared = rng.below(3) == 0;
+    // A persistent kernel (non-causal: the loop's bounds are the same for every block): on sm_90a
+    // the blocks walk the (query block, head) items, each item's Q copied once into a ring of its
+    // own; the other targets warn and run one item a block. It takes a block the per-op rules
+    // lower (a warpgroup of 64 rows) and a ring, in tiles that stay within the bound above.
+    let persistent = !causal && rng.below(4) == 0;
+    let (bm, bn, dim, stages, threads) = match persistent {
+        true => (64, bn.min(32), dim.min(32), 2, 128),
+        false => (bm, bn, dim, stages, threads),
+    };
+    let q_blocks = seq.div_ceil(bm);
+    let k_blocks = seq.div_ceil(bn);
     let scale = std::f64::consts::LOG2_E / (dim as f64).sqrt();
 
     let tensor = |element: &str| format!("memref<{heads}x{seq}x{dim}x{element}>");
@@ -106,6 +115,10 @@ pub fn program(rng: &mut Rng) -> Program {
     for name in ["m", "mp", "l", "rs"] {
         w!(text, "    %{name} = tile.alloc_fragment : {row}");
     }
+    // (A persistent kernel's allocations come before its loop: its epilogue runs inside it.)
+    if persistent {
+        w!(text, "    %Out = tile.alloc_fragment : {out}");
+    }
     w!(text, "    %q0 = arith.muli %bq, %bm : index");
     w!(text, "    tile.copy %Q[%bh, %q0, %c0], %Qs : {t_in}, {qs}");
     w!(text, "    tile.fill %Acc, %zero : {acc}");
@@ -120,7 +133,15 @@ pub fn program(rng: &mut Rng) -> Program {
     } else {
         "%kblocks"
     };
-    w!(text, "    tile.pipelined %j = %c0 to {bound} stages({stages}) {{");
+    let schedule = if persistent {
+        " attributes {tile.schedule = {persistent = true}}"
+    } else {
+        ""
+    };
+    w!(
+        text,
+        "    tile.pipelined %j = %c0 to {bound} stages({stages}){schedule} {{"
+    );
     w!(text, "      %k0 = arith.muli %j, %bn : index");
     w!(text, "      tile.copy %K[%bh, %k0, %c0], %Ks : {t_in}, {kvs}");
     w!(text, "      tile.copy %V[%bh, %k0, %c0], %Vs : {t_in}, {kvs}");
@@ -177,7 +198,9 @@ pub fn program(rng: &mut Rng) -> Program {
     w!(text, "      tile.copy %S, %P : {s}, {p}");
     w!(text, "      tile.gemm %P, %Vs, %Acc : {p}, {kvs}, {acc}");
     w!(text, "    }}");
-    w!(text, "    %Out = tile.alloc_fragment : {out}");
+    if !persistent {
+        w!(text, "    %Out = tile.alloc_fragment : {out}");
+    }
     w!(text, "    tile.parallel (%i, %d) in ({bm}, {dim}) {{");
     w!(text, "      %o = memref.load %Acc[%i, %d] : {acc}");
     w!(text, "      %li = memref.load %l[%i] : {row}");
@@ -197,9 +220,10 @@ pub fn program(rng: &mut Rng) -> Program {
     Program {
         text,
         summary: format!(
-            "attention {heads}x{seq}x{dim} {element} -> {output}, {bm}x{bn} blocks, {threads} threads, {stages} stages{}{}",
+            "attention {heads}x{seq}x{dim} {element} -> {output}, {bm}x{bn} blocks, {threads} threads, {stages} stages{}{}{}",
             if causal { ", causal" } else { "" },
-            if p_shared { ", P shared" } else { "" }
+            if p_shared { ", P shared" } else { "" },
+            if persistent { ", persistent" } else { "" }
         ),
         gemms: 2,
         pipelined: 1,

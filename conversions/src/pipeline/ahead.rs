@@ -262,6 +262,10 @@ pub fn reads_only(user: &OperationRef, tile: Value) -> bool {
 /// Whether `copy` (in `pipelined`'s body) can run ahead (see the module's doc).
 pub fn goes_ahead(kernel: OperationRef, pipelined: OperationRef, copy: OperationRef) -> bool {
     let body = pipelined.body().expect("loop body");
+    // A persistent loop's copy made once a tile has a ring of its own (`super::expand`).
+    if copy.attribute(super::persistent::ONCE_A_TILE).is_ok() {
+        return false;
+    }
     let Some(parts) = copy_parts(&copy) else { return false };
     let tile = parts.dst;
     fn element<'c>(value: Value<'c, '_>) -> Option<melior::ir::Type<'c>> {
@@ -342,9 +346,25 @@ fn ring_within<'c, 'a>(
         .filter_map(copy_parts)
         .map(|parts| padded(bytes(parts.dst)))
         .sum();
+    // A persistent loop's copies made once a tile: rings of their own, as deep as
+    // `once_a_tile_depth` says, and their full and free barriers.
+    let once = once_a_tile(pipelined);
+    let once_tiles: i64 = once
+        .iter()
+        .filter_map(copy_parts)
+        .map(|parts| padded(bytes(parts.dst)))
+        .sum();
+    let tile_steps = integer_attribute(&pipelined, super::persistent::TILE_STEPS).unwrap_or(0);
+    let once_bytes = |depth: i64| match once.is_empty() {
+        true => 0,
+        false => {
+            let once_depth = once_a_tile_depth(depth, tile_steps);
+            (once_depth - 1) * once_tiles + 16 * once_depth
+        }
+    };
     let depth = (2..=stages.min(super::MAX_DEPTH))
         .rev()
-        .find(|depth| shared + (depth - 1) * ring_tiles + 8 * depth <= budget(*depth))?;
+        .find(|depth| shared + (depth - 1) * ring_tiles + 8 * depth + once_bytes(*depth) <= budget(*depth))?;
     Some(RingFit {
         depth,
         copies,
@@ -353,11 +373,33 @@ fn ring_within<'c, 'a>(
     })
 }
 
+/// The copies of a persistent loop `pipelined` made once a tile (`tile.once_a_tile`), directly in
+/// its body.
+pub fn once_a_tile<'c, 'a>(pipelined: OperationRef<'c, 'a>) -> Vec<OperationRef<'c, 'a>> {
+    let Some(body) = pipelined.body() else {
+        return Vec::new();
+    };
+    std::iter::successors(body.first_operation(), |op| op.next_in_block())
+        .filter(|op| op.attribute(super::persistent::ONCE_A_TILE).is_ok())
+        .collect()
+}
+
+/// The depth of the rings of a persistent loop's copies made once a tile, beside a ring of `depth`
+/// and tiles of `tile_steps` steps: one slot for the tile the steps read and enough others that a
+/// tile's copies, issued with the step `depth` steps ahead of the one that reads its first step,
+/// never wait for a slot that tile's own steps release (a tile releases its slot at its last step).
+pub fn once_a_tile_depth(depth: i64, tile_steps: i64) -> i64 {
+    let steps = tile_steps.max(1);
+    (depth + steps - 1) / steps + 1
+}
+
 /// The copies of `kernel` (whose ops are `ops`) that rings issue ahead on a TMA target: those
 /// `tile-plan-pipelines` marked (`tile.ahead`: it planned their loop, whose rings the expansion
-/// may be building), or where a loop has none, those its [`ring`] would issue.
+/// may be building), or where a loop has none, those its [`ring`] would issue; and a persistent
+/// loop's copies made once a tile (or, before `tile-persistent-kernels`, the copies it will make
+/// so).
 pub fn issued_ahead<'c, 'a>(kernel: OperationRef<'c, 'a>, ops: &[OperationRef<'c, 'a>]) -> Vec<OperationRef<'c, 'a>> {
-    let mut copies = Vec::new();
+    let mut copies = super::persistent::copies_once_a_tile(kernel);
     for pipelined in ops.iter().filter(|op| tile_ir::is(*op, tile::PipelinedOperation::name)) {
         let marked: Vec<OperationRef> = nested_ops(*pipelined)
             .into_iter()
@@ -404,7 +446,8 @@ pub fn plan<'c, 'a>(
     // warpgroup does not take from other blocks.
     let refilled = static_trips(pipelined).is_none_or(|trips| trips > depth);
     let multiprocessor = target.multiprocessors.as_ref();
-    let alone = persistent
+    let resident = integer_attribute(&kernel, "min_blocks_per_multiprocessor").unwrap_or(1);
+    let alone = (persistent && resident <= 1)
         || multiprocessor.is_some_and(|multiprocessor| {
             2 * (shared + (depth - 1) * ring_tiles + multiprocessor.block_reserved_bytes) > multiprocessor.shared_bytes
                 || registers_alone(kernel, multiprocessor)
@@ -417,7 +460,14 @@ pub fn plan<'c, 'a>(
         Some(format!(
             "a ring of {depth} leaves room for a second block on a multiprocessor, whose registers a producer warpgroup would take; a deeper ring (more stages) or larger tiles make the block run alone"
         ))
-    } else if producer_site(kernel, target, pipelined, &copies).is_none() {
+    } else if producer_site(
+        kernel,
+        target,
+        pipelined,
+        &[copies.clone(), once_a_tile(pipelined)].concat(),
+    )
+    .is_none()
+    {
         Some("its copies cannot be issued by a warpgroup of their own (the kernel has another pipelined loop, its threads are not whole warpgroups with room for one more, or the copies read values computed in the kernel)".to_owned())
     } else {
         None

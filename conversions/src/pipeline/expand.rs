@@ -61,6 +61,28 @@ struct Ahead<'c, 'a> {
     ring: Value<'c, 'a>,
 }
 
+/// A persistent loop's copies made once a tile (`tile.once_a_tile`): their rings, as deep as
+/// `ahead::once_a_tile_depth` says, filled at a tile's first step and released at its last.
+struct OnceATile<'c, 'a> {
+    aheads: Vec<Ahead<'c, 'a>>,
+    depth: i64,
+    /// Steps of a tile (K).
+    steps: i64,
+    /// The barriers a slot's copies complete on, and those the kernel's threads release it on.
+    full: Value<'c, 'a>,
+    empty: Value<'c, 'a>,
+    /// The loop's first value and step (an iteration's number from its induction value).
+    lower: Value<'c, 'a>,
+    step: Value<'c, 'a>,
+}
+
+/// What a loop's iterations copy ahead: the copies of each step into the ring's slot, and those
+/// of a persistent loop's tiles.
+struct Rings<'c, 'a> {
+    steps: Vec<Ahead<'c, 'a>>,
+    once: Option<OnceATile<'c, 'a>>,
+}
+
 /// Whether `pipelined`'s schedule asks for asynchronous fills.
 fn fills_async(pipelined: OperationRef) -> bool {
     requested_string(pipelined, "fill").as_deref() == Some("async")
@@ -122,14 +144,14 @@ pub(crate) fn materialize<'c, 'a>(
 fn issue<'c, 'a>(
     b: &Builder<'c>,
     at: At<'c, 'a>,
-    aheads: &[Ahead<'c, 'a>],
+    rings: &Rings<'c, 'a>,
     owner: OperationRef<'c, 'a>,
     iv: Value<'c, 'a>,
     at_iv: Value<'c, 'a>,
     slot: Value<'c, 'a>,
     barriers: Value<'c, 'a>,
 ) {
-    issue_copies(b, at, aheads, owner, iv, at_iv, slot, barriers);
+    issue_copies(b, at, rings, owner, iv, at_iv, slot, barriers);
     arrive(b, at, barriers, slot);
 }
 
@@ -147,9 +169,55 @@ fn arrive<'c, 'a>(
 }
 
 /// Issues the copies of the iteration whose induction variable is `at_iv` into `slot`, completing
-/// on its barrier.
+/// on its barrier; at a tile's first step, first its tile's copies made once a tile.
 #[allow(clippy::too_many_arguments)]
 fn issue_copies<'c, 'a>(
+    b: &Builder<'c>,
+    at: At<'c, 'a>,
+    rings: &Rings<'c, 'a>,
+    owner: OperationRef<'c, 'a>,
+    iv: Value<'c, 'a>,
+    at_iv: Value<'c, 'a>,
+    slot: Value<'c, 'a>,
+    barriers: Value<'c, 'a>,
+) {
+    if let Some(once) = &rings.once {
+        issue_once_a_tile(b, at, once, owner, iv, at_iv);
+    }
+    copy_into_slot(b, at, &rings.steps, owner, iv, at_iv, slot, barriers);
+}
+
+/// At the first step of a tile (iteration `at_iv` a multiple of K), the copies of `once` for that
+/// tile into its slot (tile mod depth), once the kernel's threads have released the slot's
+/// previous tile, then the arrival on the slot's barrier.
+fn issue_once_a_tile<'c, 'a>(
+    b: &Builder<'c>,
+    at: At<'c, 'a>,
+    once: &OnceATile<'c, 'a>,
+    owner: OperationRef<'c, 'a>,
+    iv: Value<'c, 'a>,
+    at_iv: Value<'c, 'a>,
+) {
+    let iteration = iteration_of(b, at, at_iv, [once.lower, once.step]);
+    let steps = b.index(at, once.steps);
+    let first = b.compare(at, "eq", b.remui(at, iteration, steps), b.index(at, 0));
+    let inside = b.if_then(at, first);
+    let tile = b.divui(inside, iteration, steps);
+    let [slot, round] = slot_and_round(b, inside, tile, once.depth);
+    let refill = b.if_then(inside, b.compare(inside, "uge", tile, b.index(inside, once.depth)));
+    let released = b.subi(refill, round, b.index(refill, 1));
+    b.insert(
+        refill,
+        tile_dialect::ops::wait(once.empty, slot, released, b.location).expect("tile.wait"),
+    );
+    copy_into_slot(b, inside, &once.aheads, owner, iv, at_iv, slot, once.full);
+    arrive(b, inside, once.full, slot);
+}
+
+/// The copies `aheads` of the iteration whose induction variable is `at_iv`, into `slot` of their
+/// rings, completing on barrier `slot` of `barriers`.
+#[allow(clippy::too_many_arguments)]
+fn copy_into_slot<'c, 'a>(
     b: &Builder<'c>,
     at: At<'c, 'a>,
     aheads: &[Ahead<'c, 'a>],
@@ -246,7 +314,7 @@ fn release_previous_slot<'c, 'a>(
 fn produce<'c, 'a>(
     b: &Builder<'c>,
     at: At<'c, 'a>,
-    aheads: &[Ahead<'c, 'a>],
+    rings: &Rings<'c, 'a>,
     pipelined: OperationRef<'c, 'a>,
     iv: Value<'c, 'a>,
     [lower, upper, step]: [Value<'c, 'a>; 3],
@@ -268,11 +336,64 @@ fn produce<'c, 'a>(
         refill,
         tile_dialect::ops::wait(empty, slot, released, b.location).expect("tile.wait"),
     );
-    issue(b, looped, aheads, pipelined, iv, at_iv, slot, full);
+    issue(b, looped, rings, pipelined, iv, at_iv, slot, full);
     if integer_attribute(&pipelined, super::persistent::TILE_STEPS) == Some(super::persistent::DYNAMIC_TILE_STEPS) {
         let looped = looped.block.parent_operation().expect("the producer's scf.for");
         super::persistent::carry_tile_values(b.context, looped);
     }
+}
+
+/// The kernel's threads' side of the rings of `once` in the persistent loop `looped` (its body
+/// ending at `end`): at a tile's first step they wait for the tile's slot, the steps read the slot
+/// where the body read the tile, and the tile's last step releases it (after its gemms: a block's
+/// wgmma groups are all waited for before an arrival). The branches are the loop's first- and
+/// last-step ones, which `persistent::split_tiles` inlines where the step is known.
+fn read_once_a_tile<'c, 'a>(b: &Builder<'c>, once: &OnceATile<'c, 'a>, looped: OperationRef<'c, 'a>, end: At<'c, 'a>) {
+    let body = looped.body().expect("loop body");
+    let ops: Vec<OperationRef> = std::iter::successors(body.first_operation(), |op| op.next_in_block()).collect();
+    let marked = |name: &str| {
+        ops.iter()
+            .position(|op| op.attribute(name).is_ok())
+            .expect("a persistent loop's step marks")
+    };
+    let (tile_at, step_at) = (
+        marked(tile_dialect::decisions::TILE_OF_STEP),
+        marked(tile_dialect::decisions::STEP_IN_TILE),
+    );
+    let value = |at: usize| -> Value<'c, 'a> { ops[at].result_at(0).expect("one result").into() };
+    let (tile, step) = (value(tile_at), value(step_at));
+    let at = At::before(ops[tile_at.max(step_at) + 1]);
+    let [slot, round] = slot_and_round(b, at, tile, once.depth);
+    let branch = |at: At<'c, 'a>, when: i64, mark: &str| {
+        let inside = b.if_then(at, b.compare(at, "eq", step, b.index(at, when)));
+        let branch = inside.block.parent_operation().expect("scf.if");
+        tile_dialect::ops::set_attribute(branch, mark, melior::ir::Attribute::unit(b.context));
+        inside
+    };
+    let first = branch(at, 0, tile_dialect::decisions::FIRST_STEP);
+    b.insert(
+        first,
+        tile_dialect::ops::wait(once.full, slot, round, b.location).expect("tile.wait"),
+    );
+    for ahead in &once.aheads {
+        let tile_type = MemRefType::try_from(ahead.tile.r#type()).expect("a tile");
+        let view = b.value(
+            at,
+            tile_dialect::ops::slot(ahead.ring, slot, tile_type, ahead.copy.location()).expect("tile.slot"),
+        );
+        for reader in nested_ops(looped) {
+            if reader == ahead.copy {
+                continue;
+            }
+            for (position, operand) in reader.operands().enumerate().collect::<Vec<_>>() {
+                if operand == ahead.tile {
+                    set_operand(reader, position, view);
+                }
+            }
+        }
+    }
+    let last = branch(end, once.steps - 1, tile_dialect::decisions::LAST_STEP);
+    arrive(b, last, once.empty, slot);
 }
 
 /// Expands one planned loop (see the module's doc).
@@ -316,54 +437,64 @@ fn expand_loop<'c, 'a>(
     let before = At::before(pipelined);
     let workgroup = melior::ir::Attribute::parse(context, "#gpu.address_space<workgroup>");
     // One ring per tile, D barriers for the loop.
-    let aheads: Vec<Ahead> = copies
-        .iter()
-        .map(|copy| {
-            let tile = copy_parts(copy).expect("a planned copy").dst;
-            let memref = MemRefType::try_from(tile.r#type()).expect("a tile");
-            let mut shape = vec![depth];
-            shape.extend(static_sizes(memref).into_iter().map(|size| size.unwrap_or(1)));
-            let ring_type = MemRefType::new(memref.element(), &shape, None, workgroup);
-            let allocation = OperationResult::try_from(tile).expect("planned: an allocation").owner();
-            let ring = b.value(
-                At::before(allocation),
-                tile_dialect::ops::alloc_shared(ring_type, allocation.location()).expect("tile.alloc_shared"),
+    let ring_of = |copy: &OperationRef<'c, 'a>, depth: i64| {
+        let tile = copy_parts(copy).expect("a planned copy").dst;
+        let memref = MemRefType::try_from(tile.r#type()).expect("a tile");
+        let mut shape = vec![depth];
+        shape.extend(static_sizes(memref).into_iter().map(|size| size.unwrap_or(1)));
+        let ring_type = MemRefType::new(memref.element(), &shape, None, workgroup);
+        let allocation = OperationResult::try_from(tile).expect("planned: an allocation").owner();
+        let ring = b.value(
+            At::before(allocation),
+            tile_dialect::ops::alloc_shared(ring_type, allocation.location()).expect("tile.alloc_shared"),
+        );
+        // The ring keeps the tile's layout, `depth` times.
+        if let Some(layout) = allocation
+            .attribute(tile_dialect::layout::LAYOUT_ATTRIBUTE)
+            .ok()
+            .and_then(tile_dialect::layout::SharedLayout::from_attribute)
+        {
+            let ring_layout = tile_dialect::layout::SharedLayout {
+                buffers: depth,
+                ..layout
+            };
+            tile_dialect::ops::set_attribute(
+                OperationResult::try_from(ring).expect("an allocation").owner(),
+                tile_dialect::layout::LAYOUT_ATTRIBUTE,
+                ring_layout.to_attribute(context),
             );
-            // The ring keeps the tile's layout, `depth` times.
-            if let Some(layout) = allocation
-                .attribute(tile_dialect::layout::LAYOUT_ATTRIBUTE)
-                .ok()
-                .and_then(tile_dialect::layout::SharedLayout::from_attribute)
-            {
-                let ring_layout = tile_dialect::layout::SharedLayout {
-                    buffers: depth,
-                    ..layout
-                };
-                tile_dialect::ops::set_attribute(
-                    OperationResult::try_from(ring).expect("an allocation").owner(),
-                    tile_dialect::layout::LAYOUT_ATTRIBUTE,
-                    ring_layout.to_attribute(context),
-                );
-            }
-            Ahead {
-                copy: *copy,
-                tile,
-                ring,
-            }
-        })
-        .collect();
+        }
+        Ahead {
+            copy: *copy,
+            tile,
+            ring,
+        }
+    };
+    let aheads: Vec<Ahead> = copies.iter().map(|copy| ring_of(copy, depth)).collect();
+    let once_copies = super::ahead::once_a_tile(pipelined);
+    let tile_steps = integer_attribute(&pipelined, super::persistent::TILE_STEPS).unwrap_or(0);
+    if let Some(copy) = once_copies.first()
+        && tile_steps < 1
+    {
+        return Err((
+            *copy,
+            "is made once a tile (tile.once_a_tile) in a loop without a static tile.tile_steps; only a persistent kernel of static sizes makes copies once a tile".into(),
+        ));
+    }
+    let once_depth = super::ahead::once_a_tile_depth(depth, tile_steps);
+    let once_aheads: Vec<Ahead> = once_copies.iter().map(|copy| ring_of(copy, once_depth)).collect();
     // With a producer, the barriers come before it, where `ahead::producer_site` puts it.
     let producer = requested_string(pipelined, "producer").as_deref() == Some("warpgroup");
     let site = match producer {
         true => Some(
-            target.and_then(|target| super::ahead::producer_site(kernel, target, pipelined, &copies)).ok_or((
+            target.and_then(|target| super::ahead::producer_site(kernel, target, pipelined, &[copies.clone(), once_copies.clone()].concat())).ok_or((
             pipelined,
             "has a tile.schedule with producer = \"warpgroup\" but no producer can issue its copies (the kernel's one pipelined loop, at its top level, TMA copies only, whole warpgroups)".to_owned(),
         ))?),
         false => None,
     };
     if let Some(site) = site {
-        for value in super::ahead::producer_inputs(pipelined, &copies) {
+        for value in super::ahead::producer_inputs(pipelined, &[copies.clone(), once_copies.clone()].concat()) {
             super::ahead::hoist(context, value, kernel, site);
         }
     }
@@ -389,6 +520,25 @@ fn expand_loop<'c, 'a>(
         b.index(allocate, 1)
     };
     let iv: Value = body.argument_at(0).expect("induction variable").into();
+    let once_barrier_type = MemRefType::new(IntegerType::new(context, 64).into(), &[once_depth], None, workgroup);
+    let once_barriers = || {
+        b.value(
+            allocate,
+            tile_dialect::ops::alloc_barriers(once_barrier_type, pipelined.location()).expect("tile.alloc_barriers"),
+        )
+    };
+    let rings = Rings {
+        steps: aheads,
+        once: (!once_aheads.is_empty()).then(|| OnceATile {
+            aheads: once_aheads,
+            depth: once_depth,
+            steps: tile_steps,
+            full: once_barriers(),
+            empty: once_barriers(),
+            lower,
+            step,
+        }),
+    };
     if let Some(site) = site {
         let Some(empty) = empty else {
             return Err((pipelined, "has a tile.schedule with producer = \"warpgroup\" but no release its producer can wait for (\"previous\" or \"mbarrier\")".into()));
@@ -396,7 +546,7 @@ fn expand_loop<'c, 'a>(
         produce(
             &b,
             At::before(site),
-            &aheads,
+            &rings,
             pipelined,
             iv,
             [lower, upper, step],
@@ -420,7 +570,7 @@ fn expand_loop<'c, 'a>(
         let at_iv = b.addi(before, lower, offset);
         let inside = b.if_then(before, less(&b, before, at_iv, upper));
         let slot = b.index(inside, p);
-        issue_copies(&b, inside, &aheads, pipelined, iv, at_iv, slot, barriers);
+        issue_copies(&b, inside, &rings, pipelined, iv, at_iv, slot, barriers);
         match groups {
             true => arrive(&b, before, barriers, b.index(before, p)),
             false => arrive(&b, inside, barriers, slot),
@@ -443,7 +593,7 @@ fn expand_loop<'c, 'a>(
         top,
         tile_dialect::ops::wait(barriers, slot, round, b.location).expect("tile.wait"),
     );
-    for ahead in &aheads {
+    for ahead in &rings.steps {
         let tile_type = MemRefType::try_from(ahead.tile.r#type()).expect("a tile");
         let view = b.value(
             top,
@@ -461,6 +611,9 @@ fn expand_loop<'c, 'a>(
             }
         }
     }
+    if let Some(once) = &rings.once {
+        read_once_a_tile(&b, once, looped, end);
+    }
     if groups {
         // Iteration k + D - 1 into the slot iteration k - 1 read: every thread is past this
         // iteration's wait, so done with it.
@@ -469,7 +622,7 @@ fn expand_loop<'c, 'a>(
         let ahead = b.addi(top, iteration, b.index(top, depth - 1));
         let next_slot = b.remui(top, ahead, b.index(top, depth));
         let refill = b.if_then(top, less(&b, top, next, upper));
-        issue_copies(&b, refill, &aheads, looped, iv, next, next_slot, barriers);
+        issue_copies(&b, refill, &rings, looped, iv, next, next_slot, barriers);
         arrive(&b, top, barriers, next_slot);
     }
     match empty {
@@ -496,7 +649,7 @@ fn expand_loop<'c, 'a>(
             let next = b.addi(end, iv, distance);
             let refill = b.if_then(end, less(&b, end, next, upper));
             b.barrier(refill);
-            issue(&b, refill, &aheads, looped, iv, next, slot, barriers);
+            issue(&b, refill, &rings, looped, iv, next, slot, barriers);
         }
         // Each thread releases the slot on its barrier, and the slot the previous iteration read
         // is refilled with iteration k - 1 + D once every thread has released it: threads wait
@@ -514,7 +667,7 @@ fn expand_loop<'c, 'a>(
                 refill,
                 tile_dialect::ops::wait(empty, previous_slot, previous_round, b.location).expect("tile.wait"),
             );
-            issue(&b, refill, &aheads, looped, iv, next, previous_slot, barriers);
+            issue(&b, refill, &rings, looped, iv, next, previous_slot, barriers);
         }
         Some(empty) => {
             arrive(&b, end, empty, slot);
@@ -530,10 +683,14 @@ fn expand_loop<'c, 'a>(
                 refill,
                 tile_dialect::ops::wait(empty, previous_slot, previous_round, b.location).expect("tile.wait"),
             );
-            issue(&b, refill, &aheads, looped, iv, next, previous_slot, barriers);
+            issue(&b, refill, &rings, looped, iv, next, previous_slot, barriers);
         }
     }
-    for ahead in &aheads {
+    for ahead in rings
+        .steps
+        .iter()
+        .chain(rings.once.iter().flat_map(|once| &once.aheads))
+    {
         rewriter.erase_op(ahead.copy);
         if let Some(result) = tile_dialect::ops::as_result(ahead.tile)
             && !nested_ops(kernel)

@@ -18,6 +18,14 @@
 //! multiprocessors) blocks), each block its tiles' steps (K, 0 where the loop runs none: then a
 //! loop of its own fills and writes out each of its tiles).
 //!
+//! Where its schedule asks, a kernel may also have a static 3-D grid (walked in order, x fastest:
+//! an attention's query blocks of one head, which read the same keys, on neighbouring blocks) and
+//! copies before its loop from a global tensor into shared tiles that only the loop reads (a
+//! FlashAttention item's Q): such a copy moves into the loop, marked `tile.once_a_tile`. The IR
+//! then copies the same tile at each step of an output tile; `tile-expand-pipelines` makes the
+//! copy once a tile, into a ring of its own, so that the next item's Q loads while this item's
+//! steps run.
+//!
 //! A loop whose schedule asks for `multicast = N` (static sizes, a 2-D grid) is taken on
 //! clusters of N blocks (`tile.multicast` on the kernel): block x mod N is its rank, x / N its
 //! cluster, and the clusters walk the grid of N-row groups as blocks walk the grid, a block taking
@@ -73,6 +81,8 @@ use tile_dialect::decisions::{FIRST_STEP, LAST_STEP, STEP_IN_TILE, TILE_OF_STEP}
 /// The kernel's cluster size and its shared copies, where a schedule asks for multicast.
 const MULTICAST: &str = tile_dialect::decisions::MULTICAST.name;
 const CLUSTER_SHARED: &str = tile_dialect::decisions::CLUSTER_SHARED.name;
+/// A copy the flattened loop makes once a tile (see [`copied_once_a_tile`]).
+pub const ONCE_A_TILE: &str = tile_dialect::decisions::ONCE_A_TILE.name;
 
 /// Warns at each loop of `kernel` that asks for `multicast`, where the kernel is not of the form
 /// the rewrite takes (`why`): its blocks load their own tiles.
@@ -111,6 +121,8 @@ enum Sizes<'c, 'a> {
     /// launches (one per multiprocessor, at most one per tile), and the steps of the main loop.
     Static {
         grid: (i64, i64),
+        /// The grid's z (1 for a 1-D or 2-D grid): a 3-D grid is walked in order, x fastest.
+        planes: i64,
         blocks: i64,
         steps: i64,
         /// The blocks of each cluster that walks one grid column's rows together (1: no clusters).
@@ -133,6 +145,8 @@ struct Persistent<'c, 'a> {
     indexing: Vec<OperationRef<'c, 'a>>,
     /// Fills before the loop (run at each tile's first step).
     fills: Vec<OperationRef<'c, 'a>>,
+    /// Copies before the loop into shared tiles only the loop reads (copied once a tile).
+    once_a_tile: Vec<OperationRef<'c, 'a>>,
     /// Ops after the loop (run at each tile's last step).
     epilogue: Vec<OperationRef<'c, 'a>>,
     /// The loop's copies whose tile is the same for every grid row (a cluster's blocks share it),
@@ -147,6 +161,68 @@ fn depends_on(value: Value, arguments: &[Value]) -> bool {
     }
     tile_dialect::ops::as_result(value)
         .is_some_and(|result| result.owner().operands().any(|operand| depends_on(operand, arguments)))
+}
+
+/// Whether `op`, before `main` in `kernel`'s body, is a copy that a persistent kernel makes once a
+/// tile: from a global tensor into a whole shared tile of the kernel, of one element type, that
+/// nothing else writes and only ops of `main` read (a FlashAttention block's Q).
+fn copied_once_a_tile(kernel: OperationRef, main: OperationRef, op: OperationRef) -> bool {
+    if !tile_ir::is(&op, tile::CopyOperation::name) {
+        return false;
+    }
+    let Some(parts) = tile_dialect::ops::copy_parts(&op) else {
+        return false;
+    };
+    fn element<'c>(value: Value<'c, '_>) -> Option<Type<'c>> {
+        tile_dialect::ops::as_memref(value.r#type()).map(|memref| melior::ir::ShapedTypeLike::element(&memref))
+    }
+    let shared_tile = tile_dialect::ops::as_result(parts.dst).is_some_and(|result| {
+        tile_ir::is(&result.owner(), tile::AllocSharedOperation::name)
+            && result.owner().parent_operation() == Some(kernel)
+    });
+    shared_tile
+        && tile_dialect::level::memory_level(parts.src.r#type()) == Some(tile_dialect::level::MemoryLevel::Global)
+        && parts.dst_offsets.is_empty()
+        && element(parts.src) == element(parts.dst)
+        && {
+            let in_loop = nested_ops(main);
+            nested_ops(kernel)
+                .into_iter()
+                .filter(|user| *user != op && user.operands().any(|operand| operand == parts.dst))
+                .all(|user| crate::pipeline::ahead::reads_only(&user, parts.dst) && in_loop.contains(&user))
+        }
+}
+
+/// The copies of `kernel` made once a tile of its persistent loop: those `tile-persistent-kernels`
+/// marked, or, before it runs, those it will move into the loop of a kernel whose schedule asks
+/// for `persistent = true` (what layout inference asks, to lay out the tiles TMA fills).
+pub fn copies_once_a_tile<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Vec<OperationRef<'c, 'a>> {
+    let marked: Vec<OperationRef> = nested_ops(kernel)
+        .into_iter()
+        .filter(|op| op.attribute(ONCE_A_TILE).is_ok())
+        .collect();
+    if !marked.is_empty() {
+        return marked;
+    }
+    // (Layout inference asks before it decides the kernel's strategy, which `gemm_loop_form`
+    // reads.)
+    let Some(main) = first_loop(kernel) else {
+        return Vec::new();
+    };
+    if crate::pipeline::plan::requested_persistent(main) != Some(true) || kernel.attribute(super::split_k::SPLITS).is_ok()
+    {
+        return Vec::new();
+    }
+    std::iter::successors(kernel.body().and_then(|body| body.first_operation()), |op| op.next_in_block())
+        .take_while(|op| *op != main)
+        .filter(|op| copied_once_a_tile(kernel, main, *op))
+        .collect()
+}
+
+/// The first `tile.pipelined` loop directly in `kernel`'s body, if any.
+fn first_loop<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
+    std::iter::successors(kernel.body()?.first_operation(), |op| op.next_in_block())
+        .find(|op| tile_ir::is(op, tile::PipelinedOperation::name))
 }
 
 /// Whether two or more blocks of `kernel` fit on a multiprocessor's shared memory, its shared tiles
@@ -181,6 +257,13 @@ fn persistent<'c, 'a>(
     else {
         if let Err(why) = form {
             warn_unshared(kernel, why);
+            // A loop that asks for a persistent kernel is told why it cannot have one.
+            if let Some(main) = first_loop(kernel)
+                && crate::pipeline::plan::requested_persistent(main) == Some(true)
+                && requested_multicast(main) == 1
+            {
+                return Err(why.to_owned());
+            }
         }
         return Ok(None);
     };
@@ -209,17 +292,20 @@ fn persistent<'c, 'a>(
         .collect();
     let sizes = match super::gemm_loop(kernel) {
         Ok(super::GemmLoop { grid: sizes, steps, .. }) => {
-            let grid = match sizes[..] {
-                [x] => (x, 1),
-                [x, y] => (x, y),
-                _ => return refuse("its grid is not 1-D or 2-D"),
+            let (grid, planes) = match sizes[..] {
+                [x] => ((x, 1), 1),
+                [x, y] => ((x, y), 1),
+                [x, y, z] => ((x, y), z),
+                _ => return refuse("its grid is not 1-D, 2-D or 3-D"),
             };
-            if grid.0 < 1 || grid.1 < 1 {
+            if grid.0 < 1 || grid.1 < 1 || planes < 1 {
                 return refuse("its grid has no blocks");
             }
-            let tiles = grid.0 * grid.1;
+            let tiles = grid.0 * grid.1 * planes;
+            // A 3-D grid (batched products, attention's query blocks, heads and batch) only
+            // where the schedule asks.
             if requested.is_none()
-                && (tiles <= multiprocessors.count || shares_multiprocessor(kernel, main, multiprocessors))
+                && (sizes.len() == 3 || tiles <= multiprocessors.count || shares_multiprocessor(kernel, main, multiprocessors))
             {
                 return Ok(None);
             }
@@ -243,10 +329,14 @@ fn persistent<'c, 'a>(
                 let column_tiles = grid.0 * ((grid.1 + cluster - 1) / cluster);
                 column_tiles.min(at_once) * cluster
             } else {
-                tiles.min(multiprocessors.count)
+                // Blocks the program asks to share a multiprocessor walk the tiles beside each
+                // other (each one's loads and epilogue under the other's work).
+                let resident = integer_attribute(&kernel, "min_blocks_per_multiprocessor").unwrap_or(1).max(1);
+                tiles.min(multiprocessors.count * resident)
             };
             Sizes::Static {
                 grid,
+                planes,
                 blocks,
                 steps,
                 cluster,
@@ -273,6 +363,7 @@ fn persistent<'c, 'a>(
     };
     let mut indexing = Vec::new();
     let mut fills = Vec::new();
+    let mut once_a_tile = Vec::new();
     for op in &ops[..main_at] {
         let allocation = tile_ir::match_op!(op, {
             tile::AllocSharedOperation | tile::AllocFragmentOperation | tile::AllocBarriersOperation => true,
@@ -291,9 +382,21 @@ fn persistent<'c, 'a>(
             && op.operand_at(0).is_some_and(|tile| {
                 tile_dialect::level::memory_level(tile.r#type()) == Some(tile_dialect::level::MemoryLevel::Fragment)
             });
+        if copied_once_a_tile(kernel, main, *op) {
+            if requested != Some(true) {
+                return Ok(None);
+            }
+            if matches!(sizes, Sizes::Dynamic { .. }) {
+                return refuse(
+                    "a copy before the loop (copied once a tile) needs the grid and the loop's bounds known at compile time",
+                );
+            }
+            once_a_tile.push(*op);
+            continue;
+        }
         if !fills_fragment {
             return refuse(
-                "an op before the loop is neither an allocation, index arithmetic nor a fill of a fragment (a persistent kernel runs those once a tile)",
+                "an op before the loop is neither an allocation, index arithmetic, a fill of a fragment nor a copy from a global tensor into a shared tile that only the loop reads (a persistent kernel runs those once a tile)",
             );
         }
         fills.push(*op);
@@ -342,6 +445,7 @@ fn persistent<'c, 'a>(
         main,
         indexing,
         fills,
+        once_a_tile,
         epilogue,
         shared,
     }))
@@ -359,7 +463,7 @@ pub fn rewrite_kernel<'c, 'a>(
         Ok(Some(plan)) => plan,
         Ok(None) => return Ok(()),
         Err(why) => {
-            let main = super::gemm_loop_form(kernel).expect("a loop to refuse").main;
+            let main = first_loop(kernel).expect("a loop to refuse");
             let entry = match requested_multicast(main) {
                 1 => "persistent = true".to_owned(),
                 blocks => format!("multicast = {blocks}"),
@@ -377,6 +481,7 @@ pub fn rewrite_kernel<'c, 'a>(
     // The ops that read the block indices, before the walk's ops (which read the first) exist.
     let mut readers: Vec<OperationRef> = plan.indexing.clone();
     readers.extend(plan.fills.iter().copied());
+    readers.extend(plan.once_a_tile.iter().copied());
     readers.push(plan.main);
     readers.extend(plan.epilogue.iter().copied());
     let readers: Vec<OperationRef> = readers
@@ -406,6 +511,7 @@ pub fn rewrite_kernel<'c, 'a>(
     let sizes = match plan.sizes {
         Sizes::Static {
             grid,
+            planes,
             blocks,
             steps,
             cluster,
@@ -418,13 +524,14 @@ pub fn rewrite_kernel<'c, 'a>(
             } else {
                 (grid, blocks)
             };
-            let tiles = walked_grid.0 * walked_grid.1;
+            let tiles = walked_grid.0 * walked_grid.1 * planes;
             let blocks_value = b.index(before, walkers);
             let left = b.subi(before, b.index(before, tiles + walkers - 1), walker);
             let count = b.divui(before, left, blocks_value);
             let total = b.muli(before, count, b.index(before, steps));
             Walk::Static {
                 grid: walked_grid,
+                planes,
                 blocks: (walkers, blocks_value),
                 launched: blocks,
                 rows: cluster_rank,
@@ -525,6 +632,12 @@ pub fn rewrite_kernel<'c, 'a>(
     for op in &plan.indexing {
         rewriter.move_op_before(*op, at.before);
     }
+    // A tile's copies before the loop: at each step, as the IR says (the same tile at every step
+    // of an output tile); `tile-expand-pipelines` issues them once a tile into a ring of their own.
+    for copy in &plan.once_a_tile {
+        rewriter.move_op_before(*copy, at.before);
+        mark(*copy, ONCE_A_TILE);
+    }
     let first = b.compare(at, "eq", step, b.index(at, 0));
     let first = b.if_then(at, first);
     for fill in &plan.fills {
@@ -560,8 +673,8 @@ pub fn rewrite_kernel<'c, 'a>(
     }
     // The launch: one block per multiprocessor (at most one per tile).
     set_operand(kernel, 0, sizes.blocks(&b, host));
-    if indices.len() > 1 {
-        set_operand(kernel, 1, b.index(host, 1));
+    for dimension in 1..indices.len() {
+        set_operand(kernel, dimension, b.index(host, 1));
     }
     Ok(())
 }
@@ -576,6 +689,8 @@ enum Walk<'c, 'a> {
     Static {
         /// The grid the walk goes over (a cluster's: its rows are groups of `rows.0` grid rows).
         grid: (i64, i64),
+        /// Its z: a 3-D grid is walked in order, x fastest.
+        planes: i64,
         /// The walkers (blocks, or clusters), as a number and as the value before the loop.
         blocks: (i64, Value<'c, 'a>),
         /// The blocks the kernel launches.
@@ -637,6 +752,22 @@ impl<'c, 'a> Walk<'c, 'a> {
         rank: usize,
     ) -> Vec<Value<'c, 'a>> {
         let (x, y) = match *self {
+            Walk::Static {
+                grid: (gx, gy),
+                planes,
+                blocks: (_, blocks),
+                ..
+            } if rank == 3 => {
+                // A 3-D grid in order, x fastest: neighbouring blocks take neighbouring x (an
+                // attention's query blocks of one head, which read the same keys).
+                let clamp = |value: Value<'c, 'a>, largest: i64| b.minui(at, value, b.index(at, largest));
+                let tile = clamp(b.addi(at, pid, b.muli(at, local, blocks)), gx * gy * planes - 1);
+                let x = b.remui(at, tile, b.index(at, gx));
+                let rest = b.divui(at, tile, b.index(at, gx));
+                let y = b.remui(at, rest, b.index(at, gy));
+                let z = clamp(b.divui(at, rest, b.index(at, gy)), planes - 1);
+                return [x, y, z].into_iter().take(rank).collect();
+            }
             Walk::Static {
                 grid: (gx, gy),
                 blocks: (_, blocks),

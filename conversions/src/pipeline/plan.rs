@@ -104,13 +104,24 @@ pub fn check_schedule<'c, 'a>(
             ),
         );
     }
+    // A persistent launch is the TMA targets' rewrite: elsewhere each block runs one tile, as the
+    // loop would without the entry.
+    if requested_persistent(pipelined) == Some(true) && !chip.tma {
+        tile_dialect::diagnostics::emit_warning(
+            pipelined.location(),
+            &format!(
+                "'tile.pipelined' asks for persistent = true, which {} writes; on {chip} each block runs one tile",
+                crate::target::names_where(|target| target.tma)
+            ),
+        );
+    }
     let built = with_context(pipelined, |context| Attribute::parse(context, schedule))
         .and_then(|built| DictionaryAttribute::try_from(built).ok());
     // An entry that asks for what a schedule without it does (no persistent launch, no producer
     // warpgroup) agrees with one that leaves it out; a split is `tile-split-k`'s, recorded on the
     // kernel (or warned about, where the target has no clusters).
     let default = |name: &str, value: Attribute| match name {
-        "persistent" => IntegerAttribute::try_from(value).is_ok_and(|flag| flag.value() == 0),
+        "persistent" => IntegerAttribute::try_from(value).is_ok_and(|flag| flag.value() == 0 || !chip.tma),
         "split" => IntegerAttribute::try_from(value)
             .is_ok_and(|split| split.value() == super::split_k::splits_of(pipelined) || chip.clusters.is_none()),
         "producer" => tile_dialect::ops::attribute_text(value).is_some_and(|kind| kind == "none"),
@@ -143,12 +154,11 @@ pub fn check_schedule<'c, 'a>(
     }
     // Rings of TMA boxes, persistent kernels and producer warpgroups are the TMA targets'.
     let wants_tma = requested_string(pipelined, "fill").as_deref() == Some("tma")
-        || requested_persistent(pipelined) == Some(true)
         || requested_string(pipelined, "producer").as_deref() == Some("warpgroup");
     // A persistent kernel is a rewrite of its own, which runs before the planning.
     let fix = if wants_tma && !chip.tma {
         format!(
-            "TMA rings, persistent kernels and producer warpgroups need {} (compile for it); on {chip} the block's threads fill the rings: drop the entry",
+            "TMA rings and producer warpgroups need {} (compile for it); on {chip} the block's threads fill the rings: drop the entry",
             crate::target::names_where(|target| target.tma)
         )
     } else if let Some(reason) =
