@@ -47,21 +47,27 @@ PING_PONG = [
 # A persistent kernel (non-causal): one block a multiprocessor walks the (query block, head, batch)
 # items, its ring and the next item's Q loading under this item's steps (short sequences: RESULTS
 # run 265, 0.77 of cuDNN at 512 tokens where two blocks a multiprocessor give 0.72).
-PERSISTENT = ("m128n64s3_persistent", dict(block_m=128, block_n=64, threads=256, stages=3, overlap=False, persistent=True))
+PERSISTENT = [
+    ("m128n64s3_persistent", dict(block_m=128, block_n=64, threads=256, stages=3, overlap=False, persistent=True)),
+    # FlashAttention-3's order (an item's first S and last P V at its first and last steps), its
+    # warpgroups' turns also (RESULTS run 269: 0.85 at 1024 tokens).
+    ("m128n64s2_fa3_persistent", dict(block_m=128, block_n=64, threads=256, stages=2, persistent=True)),
+    ("m128n64s2_pp_persistent", dict(block_m=128, block_n=64, threads=256, stages=2, pingpong=True, persistent=True)),
+]
 TILINGS = {
     64: [
         ("m128n128s2_fa2", dict(block_m=128, block_n=128, threads=256, stages=2, overlap=False)),
         ("m128n64s3", dict(block_m=128, block_n=64, threads=256, stages=3)),
         TWO_BLOCKS,
         *PING_PONG,
-        PERSISTENT,
+        *PERSISTENT,
     ],
     128: [
         ("m128n128s2_fa2", dict(block_m=128, block_n=128, threads=256, stages=2, overlap=False)),
         ("m128n64s3", dict(block_m=128, block_n=64, threads=256, stages=3)),
         TWO_BLOCKS,
         *PING_PONG,
-        PERSISTENT,
+        *PERSISTENT,
     ],
     256: [
         ("m128n64s2_fa2", dict(block_m=128, block_n=64, threads=256, stages=2, overlap=False)),

@@ -148,8 +148,9 @@ pub const AHEAD: Decision = Decision {
 };
 
 /// `tile.once_a_tile`: a copy in a persistent kernel's flattened loop whose tile is the same for
-/// every step of an output tile (a FlashAttention block's Q): copied at the tile's first step into
-/// a ring of its own, which the tile's steps read and its last step releases.
+/// every step of an output tile (a FlashAttention block's Q; FlashAttention-3's order's first K
+/// and last V): copied at the tile's first step into a ring of its own, which the tile's steps
+/// read and its last step releases.
 pub const ONCE_A_TILE: Decision = Decision {
     name: "tile.once_a_tile",
     on: &["tile.copy"],

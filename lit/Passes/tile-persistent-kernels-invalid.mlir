@@ -1,6 +1,7 @@
 // tile-persistent-kernels on loops whose tile.schedule asks for a persistent kernel that cannot be
 // written: a located error at the loop naming what stands in the way.
-// RUN: tile-opt %s -split-input-file -verify-diagnostics -tile-infer-layouts -tile-persistent-kernels
+// A persistent loop whose ring does not fit is refused by tile-plan-pipelines, after it.
+// RUN: tile-opt %s -split-input-file -verify-diagnostics -tile-infer-layouts -tile-persistent-kernels -tile-plan-pipelines
 
 // The loop's end depends on the block's row: the tiles' step counts differ, and the host could
 // not count the steps.
@@ -76,21 +77,24 @@ func.func @epilogue_reads_ring(%A: memref<?x?xf16>, %B: memref<?x?xf16>, %C: mem
 
 // -----
 
-// A copy into a fragment before the loop (a bias the sum starts from) would run once a tile in a
-// persistent kernel.
+// A value loaded before the loop (a row offset from a table) would have to be loaded again at
+// each tile, and ops with results are not moved into the loop.
 module attributes {tile.target = "sm_90a"} {
-func.func @copy_before_loop(%A: memref<1024x1024xf16>, %B: memref<1024x1024xf16>, %C: memref<1024x1024xf16>, %Bias: memref<1024x1024xf32>) {
+func.func @load_before_loop(%A: memref<1024x1024xf16>, %B: memref<1024x1024xf16>, %C: memref<1024x1024xf16>, %Rows: memref<8xi32>) {
   %c0 = arith.constant 0 : index
   %c8 = arith.constant 8 : index
   %c128 = arith.constant 128 : index
+  %zero = arith.constant 0.0 : f32
   tile.kernel grid(%c8, %c8) threads(128) (%bx, %by) {
     %As = tile.alloc_shared : memref<128x128xf16, #gpu.address_space<workgroup>>
     %Bs = tile.alloc_shared : memref<128x128xf16, #gpu.address_space<workgroup>>
     %Cf = tile.alloc_fragment : memref<128x128xf32, #tile.fragment>
-    %m0 = arith.muli %by, %c128 : index
+    %row = memref.load %Rows[%by] : memref<8xi32>
+    %m = arith.index_cast %row : i32 to index
+    %m0 = arith.muli %m, %c128 : index
     %n0 = arith.muli %bx, %c128 : index
-    tile.copy %Bias[%m0, %n0], %Cf : memref<1024x1024xf32>, memref<128x128xf32, #tile.fragment>
-    // expected-error @+1 {{'tile.pipelined' op asks for persistent = true in its tile.schedule, but an op before the loop is neither an allocation, index arithmetic, a fill of a fragment nor a copy from a global tensor into a shared tile that only the loop reads (a persistent kernel runs those once a tile); drop the entry}}
+    tile.fill %Cf, %zero : memref<128x128xf32, #tile.fragment>
+    // expected-error @+1 {{'tile.pipelined' op asks for persistent = true in its tile.schedule, but an op before the loop is neither an allocation, index arithmetic, a fill of a fragment nor (where the schedule asks for persistent = true) an op without results (a persistent kernel runs those once a tile); drop the entry}}
     tile.pipelined %kt = %c0 to %c8 stages(3) attributes {tile.schedule = {persistent = true}} {
       %k0 = arith.muli %kt, %c128 : index
       tile.copy %A[%m0, %k0], %As : memref<1024x1024xf16>, memref<128x128xf16, #gpu.address_space<workgroup>>
@@ -219,13 +223,61 @@ func.func @copied_once_a_tile_dynamic(%Q: memref<?x64xf16>, %K: memref<?x64xf16>
     %q0 = arith.muli %bq, %c64 : index
     tile.copy %Q[%q0, %c0], %Qs : memref<?x64xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
     tile.fill %S, %zero : memref<64x64xf32, #tile.fragment>
-    // expected-error @+1 {{'tile.pipelined' op asks for persistent = true in its tile.schedule, but a copy before the loop (copied once a tile) needs the grid and the loop's bounds known at compile time; drop the entry}}
+    // expected-error @+1 {{'tile.pipelined' op asks for persistent = true in its tile.schedule, but work before the loop other than fills (copies, gemms) needs the grid and the loop's bounds known at compile time; drop the entry}}
     tile.pipelined %j = %c0 to %steps stages(3) attributes {tile.schedule = {persistent = true}} {
       %k0 = arith.muli %j, %c64 : index
       tile.copy %K[%k0, %c0], %Ks : memref<?x64xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
       tile.gemm %Qs, %Ks, %S {transpose_b} : memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
     }
     tile.copy %S, %O[%q0, %c0] : memref<64x64xf32, #tile.fragment>, memref<?x64xf16>
+  }
+  return
+}
+}
+
+// -----
+
+// FlashAttention-3's order on 128-key steps of head dim 128: Q's, the first K's and the last V's
+// rings of two beside the K and V ring leave no room in a block's shared memory.
+module attributes {tile.target = "sm_90a"} {
+func.func @persistent_ring_too_large(%Q: memref<9x4x512x128xf16>, %K: memref<9x4x512x128xf16>, %V: memref<9x4x512x128xf16>, %O: memref<9x4x512x128xf16>) {
+  %c0 = arith.constant 0 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %c9 = arith.constant 9 : index
+  %c64 = arith.constant 128 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c4, %c4, %c9) threads(256) (%bq, %bh, %bb) {
+    %Qs = tile.alloc_shared : memref<128x128xf16, #gpu.address_space<workgroup>>
+    %K0s = tile.alloc_shared : memref<128x128xf16, #gpu.address_space<workgroup>>
+    %Ks = tile.alloc_shared : memref<128x128xf16, #gpu.address_space<workgroup>>
+    %Vs = tile.alloc_shared : memref<128x128xf16, #gpu.address_space<workgroup>>
+    %Vls = tile.alloc_shared : memref<128x128xf16, #gpu.address_space<workgroup>>
+    %S = tile.alloc_fragment : memref<128x128xf32, #tile.fragment>
+    %P = tile.alloc_fragment : memref<128x128xf16, #tile.fragment>
+    %Acc = tile.alloc_fragment : memref<128x128xf32, #tile.fragment>
+    %q0 = arith.muli %bq, %c64 : index
+    tile.copy %Q[%bb, %bh, %q0, %c0], %Qs : memref<9x4x512x128xf16>, memref<128x128xf16, #gpu.address_space<workgroup>>
+    tile.fill %Acc, %zero : memref<128x128xf32, #tile.fragment>
+    tile.copy %K[%bb, %bh, %c0, %c0], %K0s : memref<9x4x512x128xf16>, memref<128x128xf16, #gpu.address_space<workgroup>>
+    tile.fill %S, %zero : memref<128x128xf32, #tile.fragment>
+    tile.gemm %Qs, %K0s, %S {transpose_b} : memref<128x128xf16, #gpu.address_space<workgroup>>, memref<128x128xf16, #gpu.address_space<workgroup>>, memref<128x128xf32, #tile.fragment>
+    tile.copy %S, %P : memref<128x128xf32, #tile.fragment>, memref<128x128xf16, #tile.fragment>
+    // expected-error @+1 {{is a persistent loop whose ring of two does not fit: with the kernel's shared tiles (and the rings of the copies made once a tile: Q's, and FlashAttention-3's order's first K and last V) it needs 327728 bytes of shared memory, and a block has 230400; smaller tiles (fewer keys a step) fit, or drop persistent = true}}
+    tile.pipelined %j = %c0 to %c3 stages(2) attributes {tile.schedule = {persistent = true}} {
+      %k0 = arith.muli %j, %c64 : index
+      %k1 = arith.addi %k0, %c64 : index
+      tile.copy %K[%bb, %bh, %k1, %c0], %Ks : memref<9x4x512x128xf16>, memref<128x128xf16, #gpu.address_space<workgroup>>
+      tile.copy %V[%bb, %bh, %k0, %c0], %Vs : memref<9x4x512x128xf16>, memref<128x128xf16, #gpu.address_space<workgroup>>
+      tile.fill %S, %zero : memref<128x128xf32, #tile.fragment>
+      tile.gemm %Qs, %Ks, %S {transpose_b} : memref<128x128xf16, #gpu.address_space<workgroup>>, memref<128x128xf16, #gpu.address_space<workgroup>>, memref<128x128xf32, #tile.fragment>
+      tile.gemm %P, %Vs, %Acc : memref<128x128xf16, #tile.fragment>, memref<128x128xf16, #gpu.address_space<workgroup>>, memref<128x128xf32, #tile.fragment>
+      tile.copy %S, %P : memref<128x128xf32, #tile.fragment>, memref<128x128xf16, #tile.fragment>
+    }
+    %kl = arith.muli %c3, %c64 : index
+    tile.copy %V[%bb, %bh, %kl, %c0], %Vls : memref<9x4x512x128xf16>, memref<128x128xf16, #gpu.address_space<workgroup>>
+    tile.gemm %P, %Vls, %Acc : memref<128x128xf16, #tile.fragment>, memref<128x128xf16, #gpu.address_space<workgroup>>, memref<128x128xf32, #tile.fragment>
+    tile.copy %Acc, %O[%bb, %bh, %q0, %c0] : memref<128x128xf32, #tile.fragment>, memref<9x4x512x128xf16>
   }
   return
 }

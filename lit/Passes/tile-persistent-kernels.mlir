@@ -562,3 +562,104 @@ func.func @attention_one_plane(%Q: memref<1x4x2304x64xf16>, %K: memref<1x4x2304x
   return
 }
 }
+
+// -----
+
+// FlashAttention-3's order: the first key block's S before the loop, the last block's P V after
+// it. Where the schedule asks, they are a tile's first and last work: the first S (with the fills)
+// in the first step's branch, the last P V in the last step's; the first K and the last V, like
+// Q, are copied once a tile (the last V's offset, index arithmetic after the loop, computed at
+// each step before its copy).
+// CHECK-LABEL: func.func @attention_fa3_order
+// CHECK-DAG: %[[C192:.*]] = arith.constant 192 : index
+// CHECK: tile.pipelined %{{.*}} attributes {tile.schedule = {persistent = true}, tile.tile_steps = 3 : i64}
+// CHECK: tile.copy %arg0[%[[BB:.*]], %[[BH:.*]], %{{.*}}, %{{.*}}], %{{.*}} {tile.once_a_tile}
+// CHECK-NEXT: tile.copy %arg1[%[[BB]], %[[BH]], %{{.*}}, %{{.*}}], %[[K0:.*]] {tile.once_a_tile}
+// CHECK-NEXT: tile.copy %arg2[%[[BB]], %[[BH]], %[[C192]], %{{.*}}], %[[VL:.*]] {tile.once_a_tile}
+// CHECK: scf.if
+// CHECK-NEXT: tile.fill
+// CHECK-NEXT: tile.fill
+// CHECK-NEXT: tile.gemm %{{.*}}, %[[K0]], %{{.*}} {transpose_b}
+// CHECK-NEXT: tile.copy
+// CHECK-NEXT: } {tile.first_step}
+// CHECK: tile.gemm
+// CHECK: tile.gemm
+// CHECK: scf.if
+// CHECK-NEXT: tile.gemm %{{.*}}, %[[VL]], %{{.*}}
+// CHECK-NEXT: tile.copy %{{.*}}, %arg3
+// CHECK-NEXT: } {tile.last_step}
+module attributes {tile.target = "sm_90a"} {
+func.func @attention_fa3_order(%Q: memref<9x4x256x64xf16>, %K: memref<9x4x256x64xf16>, %V: memref<9x4x256x64xf16>, %O: memref<9x4x256x64xf16>) {
+  %c0 = arith.constant 0 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %c9 = arith.constant 9 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c4, %c4, %c9) threads(128) (%bq, %bh, %bb) {
+    %Qs = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+    %K0s = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+    %Ks = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+    %Vs = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+    %Vls = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+    %S = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    %P = tile.alloc_fragment : memref<64x64xf16, #tile.fragment>
+    %Acc = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    %q0 = arith.muli %bq, %c64 : index
+    tile.copy %Q[%bb, %bh, %q0, %c0], %Qs : memref<9x4x256x64xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+    tile.fill %Acc, %zero : memref<64x64xf32, #tile.fragment>
+    tile.copy %K[%bb, %bh, %c0, %c0], %K0s : memref<9x4x256x64xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+    tile.fill %S, %zero : memref<64x64xf32, #tile.fragment>
+    tile.gemm %Qs, %K0s, %S {transpose_b} : memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+    tile.copy %S, %P : memref<64x64xf32, #tile.fragment>, memref<64x64xf16, #tile.fragment>
+    tile.pipelined %j = %c0 to %c3 stages(2) attributes {tile.schedule = {persistent = true}} {
+      %k0 = arith.muli %j, %c64 : index
+      %k1 = arith.addi %k0, %c64 : index
+      tile.copy %K[%bb, %bh, %k1, %c0], %Ks : memref<9x4x256x64xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+      tile.copy %V[%bb, %bh, %k0, %c0], %Vs : memref<9x4x256x64xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+      tile.fill %S, %zero : memref<64x64xf32, #tile.fragment>
+      tile.gemm %Qs, %Ks, %S {transpose_b} : memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+      tile.gemm %P, %Vs, %Acc : memref<64x64xf16, #tile.fragment>, memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+      tile.copy %S, %P : memref<64x64xf32, #tile.fragment>, memref<64x64xf16, #tile.fragment>
+    }
+    %kl = arith.muli %c3, %c64 : index
+    tile.copy %V[%bb, %bh, %kl, %c0], %Vls : memref<9x4x256x64xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+    tile.gemm %P, %Vls, %Acc : memref<64x64xf16, #tile.fragment>, memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+    tile.copy %Acc, %O[%bb, %bh, %q0, %c0] : memref<64x64xf32, #tile.fragment>, memref<9x4x256x64xf16>
+  }
+  return
+}
+}
+
+// -----
+
+// A copy into a fragment before the loop (a bias the sum starts from), where the schedule asks:
+// a tile's first work, at its first step.
+// CHECK-LABEL: func.func @copy_before_loop
+// CHECK: tile.pipelined
+// CHECK: scf.if
+// CHECK-NEXT: tile.copy %arg3[%{{.*}}, %{{.*}}], %{{.*}} : memref<1024x1024xf32>, memref<128x128xf32, #tile.fragment>
+// CHECK-NEXT: } {tile.first_step}
+module attributes {tile.target = "sm_90a"} {
+func.func @copy_before_loop(%A: memref<1024x1024xf16>, %B: memref<1024x1024xf16>, %C: memref<1024x1024xf16>, %Bias: memref<1024x1024xf32>) {
+  %c0 = arith.constant 0 : index
+  %c8 = arith.constant 8 : index
+  %c128 = arith.constant 128 : index
+  tile.kernel grid(%c8, %c8) threads(128) (%bx, %by) {
+    %As = tile.alloc_shared : memref<128x128xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<128x128xf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<128x128xf32, #tile.fragment>
+    %m0 = arith.muli %by, %c128 : index
+    %n0 = arith.muli %bx, %c128 : index
+    tile.copy %Bias[%m0, %n0], %Cf : memref<1024x1024xf32>, memref<128x128xf32, #tile.fragment>
+    tile.pipelined %kt = %c0 to %c8 stages(3) attributes {tile.schedule = {persistent = true}} {
+      %k0 = arith.muli %kt, %c128 : index
+      tile.copy %A[%m0, %k0], %As : memref<1024x1024xf16>, memref<128x128xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%k0, %n0], %Bs : memref<1024x1024xf16>, memref<128x128xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %Cf : memref<128x128xf16, #gpu.address_space<workgroup>>, memref<128x128xf16, #gpu.address_space<workgroup>>, memref<128x128xf32, #tile.fragment>
+    }
+    tile.copy %Cf, %C[%m0, %n0] : memref<128x128xf32, #tile.fragment>, memref<1024x1024xf16>
+  }
+  return
+}
+}

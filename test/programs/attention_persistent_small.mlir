@@ -4,7 +4,9 @@
 // 136 items (more than the 132 blocks): of 4 key blocks in a ring of 3, head dim 64 (every tile
 // TMA's, so a producer warpgroup issues the copies); and of 2 key blocks, head dim 32 (the ring
 // deeper than an item: Q's ring of 3; V's 64-byte rows the threads' cp.async), the kernel's
-// threads issuing the copies. Checked against an f64 reference (cpu_reference.rs) and the
+// threads issuing the copies; and FlashAttention-3's schedule on 136 items of 128 rows (its
+// first S and last P V at an item's first and last steps, the warpgroups' turns running on
+// across the items). Checked against an f64 reference (cpu_reference.rs) and the
 // interpreter, as written and after each target's loop decisions.
 
 // attention_persistent_small: non-causal attention, 17x4 heads of 128 tokens, head dim 64, f16.
@@ -170,6 +172,129 @@ func.func @attention_persistent_short_small(%Q: memref<17x4x128x32xf16>, %K: mem
       memref.store %r, %Acc[%i, %d] : memref<64x32xf32, #tile.fragment>
     }
     tile.copy %Acc, %O[%bb, %bh, %q0, %c0] : memref<64x32xf32, #tile.fragment>, memref<17x4x128x32xf16>
+  }
+  return
+}
+
+
+// attention_persistent_pingpong_small: non-causal attention, 17x8 heads of 128 tokens, head dim 32, f16.
+// FlashAttention-3's order: an iteration issues S = Q K^T of the next key block and O += P V of
+// this one, and computes the softmax of the next block while the second product runs; the first
+// block's S is computed before the loop and the last block's P V after it.
+func.func @attention_persistent_pingpong_small(%Q: memref<17x8x128x32xf16>, %K: memref<17x8x128x32xf16>, %V: memref<17x8x128x32xf16>, %O: memref<17x8x128x32xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %cnq = arith.constant 1 : index
+  %cnk = arith.constant 4 : index
+  %cheads = arith.constant 8 : index
+  %cbatch = arith.constant 17 : index
+  %cbm = arith.constant 128 : index
+  %cbn = arith.constant 32 : index
+  %cbn_1 = arith.constant 31 : index
+  %cseq = arith.constant 128 : index
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %scale = arith.constant 0.25503486164919736 : f32
+  %nscale = arith.constant -0.25503486164919736 : f32
+  tile.kernel grid(%cnq, %cheads, %cbatch) threads(256) (%bq, %bh, %bb) {
+    %Qs = tile.alloc_shared : memref<128x32xf16, #gpu.address_space<workgroup>>
+    %Ks = tile.alloc_shared : memref<32x32xf16, #gpu.address_space<workgroup>>
+    %Vs = tile.alloc_shared : memref<32x32xf16, #gpu.address_space<workgroup>>
+    %K0s = tile.alloc_shared : memref<32x32xf16, #gpu.address_space<workgroup>>
+    %Vls = tile.alloc_shared : memref<32x32xf16, #gpu.address_space<workgroup>>
+    %S = tile.alloc_fragment : memref<128x32xf32, #tile.fragment>
+    %P = tile.alloc_fragment : memref<128x32xf16, #tile.fragment>
+    %Acc = tile.alloc_fragment : memref<128x32xf32, #tile.fragment>
+    %m = tile.alloc_fragment : memref<128xf32, #tile.fragment>
+    %mp = tile.alloc_fragment : memref<128xf32, #tile.fragment>
+    %l = tile.alloc_fragment : memref<128xf32, #tile.fragment>
+    %rs = tile.alloc_fragment : memref<128xf32, #tile.fragment>
+    %q0 = arith.muli %bq, %cbm : index
+    tile.copy %Q[%bb, %bh, %q0, %c0], %Qs : memref<17x8x128x32xf16>, memref<128x32xf16, #gpu.address_space<workgroup>>
+    tile.fill %Acc, %zero : memref<128x32xf32, #tile.fragment>
+    tile.fill %m, %ninf : memref<128xf32, #tile.fragment>
+    tile.fill %l, %zero : memref<128xf32, #tile.fragment>
+    %last = arith.constant 3 : index
+    // The first key block's scores and softmax.
+    tile.copy %K[%bb, %bh, %c0, %c0], %K0s : memref<17x8x128x32xf16>, memref<32x32xf16, #gpu.address_space<workgroup>>
+    tile.fill %S, %zero : memref<128x32xf32, #tile.fragment>
+    tile.gemm %Qs, %K0s, %S {transpose_b} : memref<128x32xf16, #gpu.address_space<workgroup>>, memref<32x32xf16, #gpu.address_space<workgroup>>, memref<128x32xf32, #tile.fragment>
+      tile.copy %m, %mp : memref<128xf32, #tile.fragment>, memref<128xf32, #tile.fragment>
+      tile.reduce <max> %S, %m dim(1) {clear = false} : memref<128x32xf32, #tile.fragment>, memref<128xf32, #tile.fragment>
+      tile.parallel (%i, %k) in (128, 32) {
+        %s = memref.load %S[%i, %k] : memref<128x32xf32, #tile.fragment>
+        %mi = memref.load %m[%i] : memref<128xf32, #tile.fragment>
+        %shift = arith.mulf %mi, %nscale : f32
+        %d = math.fma %s, %scale, %shift : f32
+        %e = math.exp2 %d fastmath<afn> : f32
+        memref.store %e, %S[%i, %k] : memref<128x32xf32, #tile.fragment>
+      }
+      tile.reduce <sum> %S, %rs dim(1) : memref<128x32xf32, #tile.fragment>, memref<128xf32, #tile.fragment>
+      tile.parallel (%i) in (128) {
+        %old = memref.load %mp[%i] : memref<128xf32, #tile.fragment>
+        %new = memref.load %m[%i] : memref<128xf32, #tile.fragment>
+        %diff = arith.subf %old, %new : f32
+        %d = arith.mulf %diff, %scale : f32
+        %c = math.exp2 %d fastmath<afn> : f32
+        %li = memref.load %l[%i] : memref<128xf32, #tile.fragment>
+        %r = memref.load %rs[%i] : memref<128xf32, #tile.fragment>
+        %n = arith.mulf %li, %c : f32
+        %n2 = arith.addf %n, %r : f32
+        memref.store %n2, %l[%i] : memref<128xf32, #tile.fragment>
+        memref.store %c, %mp[%i] : memref<128xf32, #tile.fragment>
+      }
+    tile.copy %S, %P : memref<128x32xf32, #tile.fragment>, memref<128x32xf16, #tile.fragment>
+    tile.pipelined %j = %c0 to %last stages(2) attributes {tile.schedule = {pingpong = true, persistent = true}} {
+      %k0 = arith.muli %j, %cbn : index
+      %k1 = arith.addi %k0, %cbn : index
+      tile.copy %K[%bb, %bh, %k1, %c0], %Ks : memref<17x8x128x32xf16>, memref<32x32xf16, #gpu.address_space<workgroup>>
+      tile.copy %V[%bb, %bh, %k0, %c0], %Vs : memref<17x8x128x32xf16>, memref<32x32xf16, #gpu.address_space<workgroup>>
+      tile.fill %S, %zero : memref<128x32xf32, #tile.fragment>
+      tile.gemm %Qs, %Ks, %S {transpose_b} : memref<128x32xf16, #gpu.address_space<workgroup>>, memref<32x32xf16, #gpu.address_space<workgroup>>, memref<128x32xf32, #tile.fragment>
+      tile.gemm %P, %Vs, %Acc : memref<128x32xf16, #tile.fragment>, memref<32x32xf16, #gpu.address_space<workgroup>>, memref<128x32xf32, #tile.fragment>
+      tile.copy %m, %mp : memref<128xf32, #tile.fragment>, memref<128xf32, #tile.fragment>
+      tile.reduce <max> %S, %m dim(1) {clear = false} : memref<128x32xf32, #tile.fragment>, memref<128xf32, #tile.fragment>
+      tile.parallel (%i, %k) in (128, 32) {
+        %s = memref.load %S[%i, %k] : memref<128x32xf32, #tile.fragment>
+        %mi = memref.load %m[%i] : memref<128xf32, #tile.fragment>
+        %shift = arith.mulf %mi, %nscale : f32
+        %d = math.fma %s, %scale, %shift : f32
+        %e = math.exp2 %d fastmath<afn> : f32
+        memref.store %e, %S[%i, %k] : memref<128x32xf32, #tile.fragment>
+      }
+      tile.reduce <sum> %S, %rs dim(1) : memref<128x32xf32, #tile.fragment>, memref<128xf32, #tile.fragment>
+      tile.parallel (%i) in (128) {
+        %old = memref.load %mp[%i] : memref<128xf32, #tile.fragment>
+        %new = memref.load %m[%i] : memref<128xf32, #tile.fragment>
+        %diff = arith.subf %old, %new : f32
+        %d = arith.mulf %diff, %scale : f32
+        %c = math.exp2 %d fastmath<afn> : f32
+        %li = memref.load %l[%i] : memref<128xf32, #tile.fragment>
+        %r = memref.load %rs[%i] : memref<128xf32, #tile.fragment>
+        %n = arith.mulf %li, %c : f32
+        %n2 = arith.addf %n, %r : f32
+        memref.store %n2, %l[%i] : memref<128xf32, #tile.fragment>
+        memref.store %c, %mp[%i] : memref<128xf32, #tile.fragment>
+      }
+      tile.parallel (%i, %d) in (128, 32) {
+        %o = memref.load %Acc[%i, %d] : memref<128x32xf32, #tile.fragment>
+        %c = memref.load %mp[%i] : memref<128xf32, #tile.fragment>
+        %r = arith.mulf %o, %c : f32
+        memref.store %r, %Acc[%i, %d] : memref<128x32xf32, #tile.fragment>
+      }
+      tile.copy %S, %P : memref<128x32xf32, #tile.fragment>, memref<128x32xf16, #tile.fragment>
+    }
+    // The last key block's P V.
+    %kl = arith.muli %last, %cbn : index
+    tile.copy %V[%bb, %bh, %kl, %c0], %Vls : memref<17x8x128x32xf16>, memref<32x32xf16, #gpu.address_space<workgroup>>
+    tile.gemm %P, %Vls, %Acc : memref<128x32xf16, #tile.fragment>, memref<32x32xf16, #gpu.address_space<workgroup>>, memref<128x32xf32, #tile.fragment>
+    tile.parallel (%i, %d) in (128, 32) {
+      %o = memref.load %Acc[%i, %d] : memref<128x32xf32, #tile.fragment>
+      %li = memref.load %l[%i] : memref<128xf32, #tile.fragment>
+      %r = arith.divf %o, %li : f32
+      memref.store %r, %Acc[%i, %d] : memref<128x32xf32, #tile.fragment>
+    }
+    tile.copy %Acc, %O[%bb, %bh, %q0, %c0] : memref<128x32xf32, #tile.fragment>, memref<17x8x128x32xf16>
   }
   return
 }

@@ -68,7 +68,7 @@ def attention(name, batch, heads, seq, dim, dtype, causal, block_m=64, block_n=6
     fr = "#tile.fragment"
     # A producer warpgroup asked for (or declined) in the loop's schedule, else the plan's choice;
     # the consumer warpgroups' gemms issued in turns (ping-pong) where asked.
-    assert not persistent or (not causal and not overlap and not varlen and not sparse), "persistent: non-causal, FA2's order, fixed lengths"
+    assert not persistent or (not causal and not varlen and not sparse), "persistent: non-causal, fixed lengths"
     entries = ([f'producer = "{producer}"'] if producer else []) + (["pingpong = true"] if pingpong else []) + (["persistent = true"] if persistent else [])
     schedule = f" attributes {{tile.schedule = {{{', '.join(entries)}}}}}" if entries else ""
     nq = -(-seq // block_m)
@@ -174,12 +174,14 @@ def attention(name, batch, heads, seq, dim, dtype, causal, block_m=64, block_n=6
         %r = arith.mulf %o, %c : f32
         memref.store %r, %Acc[%i, %d] : memref<{block_m}x{dim}xf32, {fr}>
       }}"""
+    # The loop's last step: a constant where a persistent kernel needs its step count.
+    last_key_block = f"%last = arith.constant {nk - 1} : index" if persistent else f"%last = arith.subi {bound}, %c1 : index"
     if overlap and not sparse:
         order = """// FlashAttention-3's order: an iteration issues S = Q K^T of the next key block and O += P V of
 // this one, and computes the softmax of the next block while the second product runs; the first
 // block's S is computed before the loop and the last block's P V after it."""
         loop = f"""
-    %last = arith.subi {bound}, %c1 : index
+    {last_key_block}
     // The first key block's scores and softmax.
     {load('K', kv, '%c0', 'K0s', kv4, shared(block_n), '    ')}
     tile.fill %S, %zero : memref<{block_m}x{block_n}xf32, {fr}>
@@ -425,10 +427,13 @@ if __name__ == "__main__":
         print("// 136 items (more than the 132 blocks): of 4 key blocks in a ring of 3, head dim 64 (every tile")
         print("// TMA's, so a producer warpgroup issues the copies); and of 2 key blocks, head dim 32 (the ring")
         print("// deeper than an item: Q's ring of 3; V's 64-byte rows the threads' cp.async), the kernel's")
-        print("// threads issuing the copies. Checked against an f64 reference (cpu_reference.rs) and the")
+        print("// threads issuing the copies; and FlashAttention-3's schedule on 136 items of 128 rows (its")
+        print("// first S and last P V at an item's first and last steps, the warpgroups' turns running on")
+        print("// across the items). Checked against an f64 reference (cpu_reference.rs) and the")
         print("// interpreter, as written and after each target's loop decisions.")
         print(attention("attention_persistent_small", 17, 4, 128, 64, "f16", False, block_m=64, block_n=32, threads=128, stages=3, overlap=False, persistent=True))
         print(attention("attention_persistent_short_small", 17, 4, 128, 32, "f16", False, block_m=64, block_n=64, threads=128, stages=3, overlap=False, persistent=True, producer="none"))
+        print(attention("attention_persistent_pingpong_small", 17, 8, 128, 32, "f16", False, block_m=128, block_n=32, threads=256, stages=2, persistent=True, pingpong=True))
     elif which == "test-pingpong":
         # FlashAttention-3's schedule (its order, ping-pong warpgroups) at the benchmark's block
         # shape on 300 tokens (ragged: the last key block masked); interp.rs runs it after sm_90a's

@@ -325,6 +325,37 @@ fn ring_within<'c, 'a>(
     if stages < 2 {
         return None;
     }
+    let (copies, shared, ring_tiles, needed) = ring_bytes(kernel, pipelined, bytes)?;
+    let depth = (2..=stages.min(super::MAX_DEPTH))
+        .rev()
+        .find(|depth| needed(*depth) <= budget(*depth))?;
+    Some(RingFit {
+        depth,
+        copies,
+        shared,
+        ring_tiles,
+    })
+}
+
+/// Where `pipelined` (in `kernel`) on a TMA target has copies to issue ahead but no ring of two
+/// fits: the bytes that ring needs beside the kernel's other shared tiles, and the bytes a block
+/// has for them.
+pub fn ring_misfit(kernel: OperationRef, pipelined: OperationRef) -> Option<(i64, i64)> {
+    let bytes = |tile: Value| tile_dialect::ops::as_memref(tile.r#type()).map_or(0, tile_bytes);
+    let (_, _, _, needed) = ring_bytes(kernel, pipelined, &bytes)?;
+    (needed(2) > TWO_BUFFER_BUDGET).then(|| (needed(2), TWO_BUFFER_BUDGET))
+}
+
+/// The copies `pipelined` (in `kernel`) can issue ahead, the bytes of the kernel's shared tiles and
+/// barriers, of one slot of every ring, and the bytes a ring of a given depth needs in all
+/// (a persistent loop's rings of copies made once a tile and their barriers included); `None`
+/// where no copy can run ahead.
+#[allow(clippy::type_complexity)]
+fn ring_bytes<'c, 'a>(
+    kernel: OperationRef<'c, 'a>,
+    pipelined: OperationRef<'c, 'a>,
+    bytes: &dyn Fn(Value) -> i64,
+) -> Option<(Vec<OperationRef<'c, 'a>>, i64, i64, Box<dyn Fn(i64) -> i64>)> {
     let body = pipelined.body()?;
     let copies: Vec<OperationRef> = std::iter::successors(body.first_operation(), |op| op.next_in_block())
         .filter(|op| tile_ir::is(op, tile::CopyOperation::name) && goes_ahead(kernel, pipelined, *op))
@@ -355,22 +386,18 @@ fn ring_within<'c, 'a>(
         .map(|parts| padded(bytes(parts.dst)))
         .sum();
     let tile_steps = integer_attribute(&pipelined, super::persistent::TILE_STEPS).unwrap_or(0);
-    let once_bytes = |depth: i64| match once.is_empty() {
-        true => 0,
-        false => {
-            let once_depth = once_a_tile_depth(depth, tile_steps);
-            (once_depth - 1) * once_tiles + 16 * once_depth
-        }
+    let once = !once.is_empty();
+    let needed = move |depth: i64| {
+        let once_bytes = match once {
+            true => {
+                let once_depth = once_a_tile_depth(depth, tile_steps);
+                (once_depth - 1) * once_tiles + 16 * once_depth
+            }
+            false => 0,
+        };
+        shared + (depth - 1) * ring_tiles + 8 * depth + once_bytes
     };
-    let depth = (2..=stages.min(super::MAX_DEPTH))
-        .rev()
-        .find(|depth| shared + (depth - 1) * ring_tiles + 8 * depth + once_bytes(*depth) <= budget(*depth))?;
-    Some(RingFit {
-        depth,
-        copies,
-        shared,
-        ring_tiles,
-    })
+    Some((copies, shared, ring_tiles, Box::new(needed)))
 }
 
 /// The copies of a persistent loop `pipelined` made once a tile (`tile.once_a_tile`), directly in

@@ -95,6 +95,16 @@ fn lowered_op_by_op(kernel: melior::ir::operation::OperationRef) -> Result<(), &
 pub(crate) fn gemm_loop_form<'c, 'a>(
     kernel: melior::ir::operation::OperationRef<'c, 'a>,
 ) -> Result<GemmLoopForm<'c, 'a>, &'static str> {
+    loop_form(kernel, false)
+}
+
+/// `kernel`'s [`GemmLoopForm`], or why it has none; with `gemms_around`, gemms may also stand
+/// before and after the loop in the kernel's body (a FlashAttention-3 order's first S and last
+/// P V, which a persistent kernel runs at a tile's first and last steps).
+pub(crate) fn loop_form<'c, 'a>(
+    kernel: melior::ir::operation::OperationRef<'c, 'a>,
+    gemms_around: bool,
+) -> Result<GemmLoopForm<'c, 'a>, &'static str> {
     use melior::ir::{BlockLike, operation::OperationLike};
     use tile_dialect::ops::nested_ops;
     use tile_dialect::positions::OperationAt;
@@ -114,7 +124,11 @@ pub(crate) fn gemm_loop_form<'c, 'a>(
         .ok_or("its kernel does not have exactly one tile.pipelined loop, directly in its body")?;
     let main = ops[at];
     let gemms = count(tile::GemmOperation::name, &nested_ops(main));
-    if gemms == 0 || gemms != count(tile::GemmOperation::name, &all) {
+    let at_top = count(tile::GemmOperation::name, &ops) + gemms;
+    if gemms == 0
+        || (gemms != count(tile::GemmOperation::name, &all)
+            && !(gemms_around && at_top == count(tile::GemmOperation::name, &all)))
+    {
         return Err("the loop does not hold every gemm of its kernel");
     }
     Ok(GemmLoopForm {
@@ -130,6 +144,14 @@ pub(crate) fn gemm_loop_form<'c, 'a>(
 pub(crate) fn gemm_loop<'c, 'a>(
     kernel: melior::ir::operation::OperationRef<'c, 'a>,
 ) -> Result<GemmLoop<'c, 'a>, &'static str> {
+    loop_with_sizes(kernel, false)
+}
+
+/// `kernel`'s [`GemmLoop`], or why it has none; `gemms_around` as [`loop_form`] takes it.
+pub(crate) fn loop_with_sizes<'c, 'a>(
+    kernel: melior::ir::operation::OperationRef<'c, 'a>,
+    gemms_around: bool,
+) -> Result<GemmLoop<'c, 'a>, &'static str> {
     use melior::ir::operation::OperationLike;
     use tile_dialect::ops::constant_integer;
     lowered_op_by_op(kernel)?;
@@ -140,7 +162,7 @@ pub(crate) fn gemm_loop<'c, 'a>(
         .ok_or("its kernel's grid is not constant")?;
     let GemmLoopForm {
         ops, at, main, bounds, ..
-    } = gemm_loop_form(kernel)?;
+    } = loop_form(kernel, gemms_around)?;
     let bounds: Vec<i64> = bounds
         .into_iter()
         .map(constant_integer)

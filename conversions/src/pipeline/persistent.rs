@@ -19,9 +19,12 @@
 //! loop of its own fills and writes out each of its tiles).
 //!
 //! Where its schedule asks, a kernel may also have a static 3-D grid (walked in order, x fastest:
-//! an attention's query blocks of one head, which read the same keys, on neighbouring blocks) and
-//! copies before its loop from a global tensor into shared tiles that only the loop reads (a
-//! FlashAttention item's Q): such a copy moves into the loop, marked `tile.once_a_tile`. The IR
+//! an attention's query blocks of one head, which read the same keys, on neighbouring blocks),
+//! work without results before and after its loop (gemms too: FlashAttention-3's order computes
+//! the first key block's S before the loop and the last block's P V after it), which runs at a
+//! tile's first and last steps, and copies before or after its loop from a global tensor into
+//! shared tiles that are only read (a FlashAttention item's Q, that order's first K and last V):
+//! such a copy moves to the top of the loop, marked `tile.once_a_tile`. The IR
 //! then copies the same tile at each step of an output tile; `tile-expand-pipelines` makes the
 //! copy once a tile, into a ring of its own, so that the next item's Q loads while this item's
 //! steps run.
@@ -163,10 +166,11 @@ fn depends_on(value: Value, arguments: &[Value]) -> bool {
         .is_some_and(|result| result.owner().operands().any(|operand| depends_on(operand, arguments)))
 }
 
-/// Whether `op`, before `main` in `kernel`'s body, is a copy that a persistent kernel makes once a
-/// tile: from a global tensor into a whole shared tile of the kernel, of one element type, that
-/// nothing else writes and only ops of `main` read (a FlashAttention block's Q).
-fn copied_once_a_tile(kernel: OperationRef, main: OperationRef, op: OperationRef) -> bool {
+/// Whether `op`, in `kernel`'s body, is a copy that a persistent kernel makes once a tile: from a
+/// global tensor into a whole shared tile of the kernel, of one element type, that nothing else
+/// writes, only read (a FlashAttention block's Q; the first K and the last V of
+/// FlashAttention-3's order, read by the work before and after the loop).
+fn copied_once_a_tile(kernel: OperationRef, op: OperationRef) -> bool {
     if !tile_ir::is(&op, tile::CopyOperation::name) {
         return false;
     }
@@ -184,13 +188,10 @@ fn copied_once_a_tile(kernel: OperationRef, main: OperationRef, op: OperationRef
         && tile_dialect::level::memory_level(parts.src.r#type()) == Some(tile_dialect::level::MemoryLevel::Global)
         && parts.dst_offsets.is_empty()
         && element(parts.src) == element(parts.dst)
-        && {
-            let in_loop = nested_ops(main);
-            nested_ops(kernel)
-                .into_iter()
-                .filter(|user| *user != op && user.operands().any(|operand| operand == parts.dst))
-                .all(|user| crate::pipeline::ahead::reads_only(&user, parts.dst) && in_loop.contains(&user))
-        }
+        && nested_ops(kernel)
+            .into_iter()
+            .filter(|user| *user != op && user.operands().any(|operand| operand == parts.dst))
+            .all(|user| crate::pipeline::ahead::reads_only(&user, parts.dst))
 }
 
 /// The copies of `kernel` made once a tile of its persistent loop: those `tile-persistent-kernels`
@@ -209,14 +210,16 @@ pub fn copies_once_a_tile<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Vec<Operation
     let Some(main) = first_loop(kernel) else {
         return Vec::new();
     };
-    if crate::pipeline::plan::requested_persistent(main) != Some(true) || kernel.attribute(super::split_k::SPLITS).is_ok()
+    if crate::pipeline::plan::requested_persistent(main) != Some(true)
+        || kernel.attribute(super::split_k::SPLITS).is_ok()
     {
         return Vec::new();
     }
-    std::iter::successors(kernel.body().and_then(|body| body.first_operation()), |op| op.next_in_block())
-        .take_while(|op| *op != main)
-        .filter(|op| copied_once_a_tile(kernel, main, *op))
-        .collect()
+    std::iter::successors(kernel.body().and_then(|body| body.first_operation()), |op| {
+        op.next_in_block()
+    })
+    .filter(|op| *op != main && copied_once_a_tile(kernel, *op))
+    .collect()
 }
 
 /// The first `tile.pipelined` loop directly in `kernel`'s body, if any.
@@ -246,7 +249,10 @@ fn persistent<'c, 'a>(
     if kernel.attribute(super::split_k::SPLITS).is_ok() {
         return Ok(None);
     }
-    let form = super::gemm_loop_form(kernel);
+    // A loop that asks for a persistent kernel may have gemms before and after it (a tile's first
+    // and last work).
+    let asked = first_loop(kernel).is_some_and(|main| crate::pipeline::plan::requested_persistent(main) == Some(true));
+    let form = super::loop_form(kernel, asked);
     let Ok(super::GemmLoopForm {
         grid: grid_values,
         ops,
@@ -290,7 +296,7 @@ fn persistent<'c, 'a>(
     let indices: Vec<Value> = (0..body.argument_count())
         .filter_map(|i| body.argument_at(i).map(Value::from))
         .collect();
-    let sizes = match super::gemm_loop(kernel) {
+    let sizes = match super::loop_with_sizes(kernel, asked) {
         Ok(super::GemmLoop { grid: sizes, steps, .. }) => {
             let (grid, planes) = match sizes[..] {
                 [x] => ((x, 1), 1),
@@ -305,7 +311,9 @@ fn persistent<'c, 'a>(
             // A 3-D grid (batched products, attention's query blocks, heads and batch) only
             // where the schedule asks.
             if requested.is_none()
-                && (sizes.len() == 3 || tiles <= multiprocessors.count || shares_multiprocessor(kernel, main, multiprocessors))
+                && (sizes.len() == 3
+                    || tiles <= multiprocessors.count
+                    || shares_multiprocessor(kernel, main, multiprocessors))
             {
                 return Ok(None);
             }
@@ -331,7 +339,9 @@ fn persistent<'c, 'a>(
             } else {
                 // Blocks the program asks to share a multiprocessor walk the tiles beside each
                 // other (each one's loads and epilogue under the other's work).
-                let resident = integer_attribute(&kernel, "min_blocks_per_multiprocessor").unwrap_or(1).max(1);
+                let resident = integer_attribute(&kernel, "min_blocks_per_multiprocessor")
+                    .unwrap_or(1)
+                    .max(1);
                 tiles.min(multiprocessors.count * resident)
             };
             Sizes::Static {
@@ -382,26 +392,44 @@ fn persistent<'c, 'a>(
             && op.operand_at(0).is_some_and(|tile| {
                 tile_dialect::level::memory_level(tile.r#type()) == Some(tile_dialect::level::MemoryLevel::Fragment)
             });
-        if copied_once_a_tile(kernel, main, *op) {
-            if requested != Some(true) {
-                return Ok(None);
-            }
-            if matches!(sizes, Sizes::Dynamic { .. }) {
-                return refuse(
-                    "a copy before the loop (copied once a tile) needs the grid and the loop's bounds known at compile time",
-                );
-            }
-            once_a_tile.push(*op);
+        if fills_fragment {
+            fills.push(*op);
             continue;
         }
-        if !fills_fragment {
+        // Where the schedule asks: copies into shared tiles made once a tile, and the tile's
+        // first work (a FlashAttention-3 order's first S and its softmax), at its first step.
+        if requested != Some(true) || op.result_count() > 0 {
             return refuse(
-                "an op before the loop is neither an allocation, index arithmetic, a fill of a fragment nor a copy from a global tensor into a shared tile that only the loop reads (a persistent kernel runs those once a tile)",
+                "an op before the loop is neither an allocation, index arithmetic, a fill of a fragment nor (where the schedule asks for persistent = true) an op without results (a persistent kernel runs those once a tile)",
             );
         }
-        fills.push(*op);
+        if matches!(sizes, Sizes::Dynamic { .. }) {
+            return refuse(
+                "work before the loop other than fills (copies, gemms) needs the grid and the loop's bounds known at compile time",
+            );
+        }
+        match copied_once_a_tile(kernel, *op) {
+            true => once_a_tile.push(*op),
+            false => fills.push(*op),
+        }
     }
-    let epilogue = ops[main_at + 1..].to_vec();
+    // The epilogue's copies into shared tiles (a FlashAttention-3 order's last V) are made once a
+    // tile too, where the schedule asks, and its index arithmetic (the last block's offset) runs
+    // at each step, before them.
+    let mut epilogue = Vec::new();
+    for op in &ops[main_at + 1..] {
+        let early = requested == Some(true) && matches!(sizes, Sizes::Static { .. });
+        let from_epilogue = |operand: Value| {
+            tile_dialect::ops::as_result(operand).is_some_and(|result| epilogue.contains(&result.owner()))
+        };
+        if early && super::ahead::index_arithmetic(op) && !op.operands().any(from_epilogue) {
+            indexing.push(*op);
+        } else if early && copied_once_a_tile(kernel, *op) && !op.operands().any(from_epilogue) {
+            once_a_tile.push(*op);
+        } else {
+            epilogue.push(*op);
+        }
+    }
     // With a run-time step count a tile's epilogue follows its steps' loop, where the ring's
     // slots are no longer the last step's.
     if matches!(sizes, Sizes::Dynamic { .. }) {
@@ -898,6 +926,14 @@ pub fn split_tiles<'c, 'a>(context: &'c Context, looped: OperationRef<'c, 'a>) {
         None => b.divui(at, upper, b.index(at, steps)),
     };
     let (outer, tile) = b.for_loop(at, b.index(at, 0), tiles, b.index(at, 1));
+    // Warpgroups that take turns at the gemms go on taking them across the tiles.
+    if let Ok(flag) = looped.attribute(super::PINGPONG_ATTRIBUTE) {
+        tile_dialect::ops::set_attribute(
+            outer.block.parent_operation().expect("scf.for"),
+            super::PINGPONG_ATTRIBUTE,
+            flag,
+        );
+    }
     let start = b.muli(outer, tile, dynamic.unwrap_or_else(|| b.index(outer, steps)));
     let one_step = |at: At<'c, 'a>, step: Value<'c, 'a>, first: bool, last: bool| {
         let mut map: Vec<(Value<'c, 'a>, Value<'c, 'a>)> = vec![(s, b.addi(at, start, step))];

@@ -22,10 +22,11 @@
 //!   threads, `"warpgroup"` asks for one where the register estimate would not choose it.
 //! - `pingpong` (TMA targets, asked for only): the kernel's two consumer warpgroups issue the
 //!   loop's gemms in turns, each its gemms between two named barriers, so that one's softmax runs
-//!   under the other's products (FlashAttention-3's ping-pong). It needs a ring, 256 threads, the
-//!   loop's gemms one after the other (FlashAttention-3's order: the next block's S and this
-//!   block's P V), and a kernel that is not persistent; where any is missing the loop runs without
-//!   it, with a warning that names what is missing.
+//!   under the other's products (FlashAttention-3's ping-pong). It needs a ring, 256 threads and
+//!   the loop's gemms one after the other (FlashAttention-3's order: the next block's S and this
+//!   block's P V); where any is missing the loop runs without it, with a warning that names what
+//!   is missing. A persistent kernel's turns run on across its tiles (a tile's first S and last
+//!   P V, before and after the loop in the program, are turns of their own).
 //!
 //! Every loop on a TMA target whose copies from global into shared tiles can be issued ahead gets an
 //! `async` schedule, and each such copy the unit attribute `tile.ahead`: `tile-expand-pipelines`
@@ -203,9 +204,6 @@ fn no_ping_pong(kernel: OperationRef, pipelined: OperationRef, chip: &Target, ri
             "the kernel has {threads} threads, and two consumer warpgroups (256 threads) take turns"
         ));
     }
-    if pipelined.attribute(super::persistent::TILE_STEPS).is_ok() {
-        return Some("the kernel is persistent".into());
-    }
     // The loop's tile ops in order: its gemms must come one after the other.
     let body = pipelined.body()?;
     let tile_ops: Vec<OperationRef> = std::iter::successors(body.first_operation(), |op| op.next_in_block())
@@ -271,6 +269,19 @@ fn schedule_kernel<'c, 'a>(
         } else {
             None
         };
+        // A persistent loop runs on its ring: one that does not fit is the program's to shrink.
+        if chip.tma
+            && ring.is_none()
+            && pipelined.attribute(super::persistent::TILE_STEPS).is_ok()
+            && let Some((needed, budget)) = super::ahead::ring_misfit(kernel, pipelined)
+        {
+            return Err((
+                pipelined,
+                format!(
+                    "is a persistent loop whose ring of two does not fit: with the kernel's shared tiles (and the rings of the copies made once a tile: Q's, and FlashAttention-3's order's first K and last V) it needs {needed} bytes of shared memory, and a block has {budget}; smaller tiles (fewer keys a step) fit, or drop persistent = true"
+                ),
+            ));
+        }
         let ring_schedule = ring.as_ref().map(|ring| ring.schedule());
         let mut schedule = ring_schedule.as_deref().unwrap_or(PLAIN).to_owned();
         if requested_integer(pipelined, "pingpong").is_some_and(|flag| flag != 0) {

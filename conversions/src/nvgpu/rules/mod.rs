@@ -66,7 +66,7 @@ pub struct TensorCorePlan {
     fenced_operands: HashSet<usize>,
     /// The wgmma gemms that open and close a consumer warpgroup's turn in a ping-pong loop
     /// ([`wgmma::ping_pong_turns`]).
-    turns: (HashSet<usize>, HashSet<usize>),
+    turns: wgmma::Turns,
     /// The gemms that run on mma.sync (those wgmma cannot take), with their warp split.
     mma: HashMap<usize, MmaGemm>,
     /// The accumulator copies that leave by TMA, by copy.

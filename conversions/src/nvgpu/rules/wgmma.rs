@@ -87,28 +87,66 @@ const TURN_BARRIER: i64 = 6;
 /// hands it over.
 const TURN_THREADS: i64 = 256;
 
-/// The wgmma gemms that open and close a consumer warpgroup's turn in each loop whose warpgroups
-/// take turns (`tile.pingpong`): the first and the last wgmma gemm of the loop's body.
-pub fn ping_pong_turns(ops: &[OperationRef], gemms: &HashSet<usize>) -> (HashSet<usize>, HashSet<usize>) {
-    // (the loop, its first gemm, its last gemm)
-    let mut turns: Vec<(usize, usize, usize)> = Vec::new();
-    for op in ops.iter().filter(|op| gemms.contains(&key(op))) {
-        let Some(looped) = op
-            .block()
-            .and_then(|block| block.parent_operation())
-            .filter(|parent| parent.attribute(crate::pipeline::PINGPONG_ATTRIBUTE).is_ok())
-        else {
-            continue;
-        };
-        match turns.iter_mut().find(|turn| turn.0 == key(&looped)) {
-            Some(turn) => turn.2 = key(op),
-            None => turns.push((key(&looped), key(op), key(op))),
+/// The wgmma gemms of the loops whose warpgroups take turns (`tile.pingpong`, on the outermost
+/// such loop around them), by the part each plays in a turn.
+#[derive(Default)]
+pub struct Turns {
+    /// The gemms that open a turn: the first of each run of gemms one after the other in a block
+    /// (no other tile op and no op with regions between them: FlashAttention-3's order issues the
+    /// next block's S and this block's P V as one run). A persistent loop's first and last steps,
+    /// written out of its loop over the middle steps, have runs of their own (a tile's first S,
+    /// its last P V).
+    pub open: HashSet<usize>,
+    /// The gemms that close one: the last of each run.
+    pub close: HashSet<usize>,
+    /// The first opener of each outermost loop: the first turn is handed over before that loop,
+    /// and the last taken back after it.
+    pub hand_over: HashSet<usize>,
+}
+
+/// The outermost loop around `op` whose warpgroups take turns.
+fn ping_pong_loop<'c, 'a>(op: OperationRef<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
+    std::iter::successors(op.parent_operation(), |parent| parent.parent_operation())
+        .filter(|parent| parent.attribute(crate::pipeline::PINGPONG_ATTRIBUTE).is_ok())
+        .last()
+}
+
+/// The turns of the kernel whose ops are `ops` (in program order), its wgmma gemms `gemms`.
+pub fn ping_pong_turns(ops: &[OperationRef], gemms: &HashSet<usize>) -> Turns {
+    let mut turns = Turns::default();
+    let mut looped_over = HashSet::new();
+    // The run being gathered: its first gemm and its last.
+    let mut run: Option<(OperationRef, usize)> = None;
+    for op in ops {
+        let same_block = run.is_some_and(|(gemm, _)| op.block() == gemm.block());
+        if gemms.contains(&key(op))
+            && let Some(looped) = ping_pong_loop(*op)
+        {
+            match run {
+                Some((first, _)) if same_block => run = Some((first, key(op))),
+                _ => {
+                    if let Some((_, last)) = run {
+                        turns.close.insert(last);
+                    }
+                    turns.open.insert(key(op));
+                    if looped_over.insert(key(&looped)) {
+                        turns.hand_over.insert(key(op));
+                    }
+                    run = Some((*op, key(op)));
+                }
+            }
+        } else if same_block
+            && (tile_ir::in_dialect(op, tile_dialect::dialect_handle()) || op.region_count() > 0)
+            && let Some((_, last)) = run.take()
+        {
+            // Another tile op, or an op with regions, ends a run (its turn).
+            turns.close.insert(last);
         }
     }
-    (
-        turns.iter().map(|turn| turn.1).collect(),
-        turns.iter().map(|turn| turn.2).collect(),
-    )
+    if let Some((_, last)) = run {
+        turns.close.insert(last);
+    }
+    turns
 }
 
 /// Which gemms of a kernel run on wgmma, and the shared tiles they read kept as core matrices (by
@@ -901,8 +939,8 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                 })
                 .collect()
         };
-        if plan.turns.0.contains(&key(&op)) {
-            self.open_turn(&b, at, op);
+        if plan.turns.open.contains(&key(&op)) {
+            self.open_turn(&b, at, op, plan.turns.hand_over.contains(&key(&op)));
         }
         // A loop entered with a filled accumulator: its values held in registers before the fence
         // (`entered_from_fill`).
@@ -983,7 +1021,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             at,
             nvvm::wgmma_commit_group_sync_aligned(self.context, b.location).into(),
         );
-        if plan.turns.1.contains(&key(&op)) {
+        if plan.turns.close.contains(&key(&op)) {
             // The other warpgroup's turn.
             let id = b.subi(at, i32_constant(&b, at, TURN_BARRIER + 1), self.warpgroup_i32(&b, at));
             self.arrive_at(&b, at, id);
@@ -1013,14 +1051,17 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
 
     /// Waits at `at` for this warpgroup's turn at the gemms of the ping-pong loop around `gemm`:
     /// named barrier [`TURN_BARRIER`] + warpgroup, which the other warpgroup's end of turn
-    /// completes. Before the loop warpgroup 1 hands warpgroup 0 the first turn, and after it
-    /// warpgroup 0 takes the turn warpgroup 1's last one handed over, so that the barriers end as
-    /// they began (a loop of no iterations included).
-    fn open_turn(&self, b: &Builder<'c>, at: At<'c, 'a>, gemm: OperationRef<'c, 'a>) {
-        let looped = gemm
-            .block()
-            .and_then(|block| block.parent_operation())
-            .expect("a ping-pong gemm is in its loop");
+    /// completes. Where `hand_over` (the loop's first turn), before the outermost such loop
+    /// warpgroup 1 hands warpgroup 0 the first turn, and after it warpgroup 0 takes the turn
+    /// warpgroup 1's last one handed over, so that the barriers end as they began (a loop of no
+    /// iterations included).
+    fn open_turn(&self, b: &Builder<'c>, at: At<'c, 'a>, gemm: OperationRef<'c, 'a>, hand_over: bool) {
+        let id = b.addi(at, i32_constant(b, at, TURN_BARRIER), self.warpgroup_i32(b, at));
+        named_barrier(b, at, id, i32_constant(b, at, TURN_THREADS));
+        if !hand_over {
+            return;
+        }
+        let looped = ping_pong_loop(gemm).expect("a ping-pong gemm is in its loop");
         let before = At::before(looped);
         let second = b.compare(before, "eq", self.warpgroup_i32(b, before), i32_constant(b, before, 1));
         let handing = b.if_then(before, second);
@@ -1038,8 +1079,6 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             i32_constant(b, taking, TURN_BARRIER),
             i32_constant(b, taking, TURN_THREADS),
         );
-        let id = b.addi(at, i32_constant(b, at, TURN_BARRIER), self.warpgroup_i32(b, at));
-        named_barrier(b, at, id, i32_constant(b, at, TURN_THREADS));
     }
 
     /// The consumer warpgroup of the thread (an i32: threads 0-127 are warpgroup 0).
