@@ -343,6 +343,35 @@ fn produce<'c, 'a>(
     }
 }
 
+/// Makes the ops of `looped` that read the tile of one of `aheads` read slot `slot` of its ring
+/// instead (a `tile.slot` view at `at`).
+fn read_slots<'c, 'a>(
+    b: &Builder<'c>,
+    at: At<'c, 'a>,
+    aheads: &[Ahead<'c, 'a>],
+    slot: Value<'c, 'a>,
+    looped: OperationRef<'c, 'a>,
+) {
+    for ahead in aheads {
+        let tile_type = MemRefType::try_from(ahead.tile.r#type()).expect("a tile");
+        let view = b.value(
+            at,
+            tile_dialect::ops::slot(ahead.ring, slot, tile_type, ahead.copy.location()).expect("tile.slot"),
+        );
+        let readers: Vec<OperationRef> = nested_ops(looped)
+            .into_iter()
+            .filter(|op| *op != ahead.copy && op.operands().any(|operand| operand == ahead.tile))
+            .collect();
+        for reader in readers {
+            for (position, operand) in reader.operands().enumerate() {
+                if operand == ahead.tile {
+                    set_operand(reader, position, view);
+                }
+            }
+        }
+    }
+}
+
 /// The kernel's threads' side of the rings of `once` in the persistent loop `looped` (its body
 /// ending at `end`): at a tile's first step they wait for the tile's slot, the steps read the slot
 /// where the body read the tile, and the tile's last step releases it (after its gemms: a block's
@@ -375,23 +404,7 @@ fn read_once_a_tile<'c, 'a>(b: &Builder<'c>, once: &OnceATile<'c, 'a>, looped: O
         first,
         tile_dialect::ops::wait(once.full, slot, round, b.location).expect("tile.wait"),
     );
-    for ahead in &once.aheads {
-        let tile_type = MemRefType::try_from(ahead.tile.r#type()).expect("a tile");
-        let view = b.value(
-            at,
-            tile_dialect::ops::slot(ahead.ring, slot, tile_type, ahead.copy.location()).expect("tile.slot"),
-        );
-        for reader in nested_ops(looped) {
-            if reader == ahead.copy {
-                continue;
-            }
-            for (position, operand) in reader.operands().enumerate().collect::<Vec<_>>() {
-                if operand == ahead.tile {
-                    set_operand(reader, position, view);
-                }
-            }
-        }
-    }
+    read_slots(b, at, &once.aheads, slot, looped);
     let last = branch(end, once.steps - 1, tile_dialect::decisions::LAST_STEP);
     arrive(b, last, once.empty, slot);
 }
@@ -593,24 +606,7 @@ fn expand_loop<'c, 'a>(
         top,
         tile_dialect::ops::wait(barriers, slot, round, b.location).expect("tile.wait"),
     );
-    for ahead in &rings.steps {
-        let tile_type = MemRefType::try_from(ahead.tile.r#type()).expect("a tile");
-        let view = b.value(
-            top,
-            tile_dialect::ops::slot(ahead.ring, slot, tile_type, ahead.copy.location()).expect("tile.slot"),
-        );
-        let readers: Vec<OperationRef> = nested_ops(looped)
-            .into_iter()
-            .filter(|op| *op != ahead.copy && op.operands().any(|operand| operand == ahead.tile))
-            .collect();
-        for reader in readers {
-            for (position, operand) in reader.operands().enumerate() {
-                if operand == ahead.tile {
-                    set_operand(reader, position, view);
-                }
-            }
-        }
-    }
+    read_slots(&b, top, &rings.steps, slot, looped);
     if let Some(once) = &rings.once {
         read_once_a_tile(&b, once, looped, end);
     }

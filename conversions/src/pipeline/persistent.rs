@@ -148,7 +148,7 @@ struct Persistent<'c, 'a> {
     indexing: Vec<OperationRef<'c, 'a>>,
     /// Fills before the loop (run at each tile's first step).
     fills: Vec<OperationRef<'c, 'a>>,
-    /// Copies before the loop into shared tiles only the loop reads (copied once a tile).
+    /// Copies before or after the loop into shared tiles that are only read (copied once a tile).
     once_a_tile: Vec<OperationRef<'c, 'a>>,
     /// Ops after the loop (run at each tile's last step).
     epilogue: Vec<OperationRef<'c, 'a>>,
