@@ -308,9 +308,17 @@ pub fn goes_ahead(kernel: OperationRef, pipelined: OperationRef, copy: Operation
 /// `None` when no copy can run ahead, the loop has one stage or no ring of two fits. What
 /// [`plan`] builds on, and what layout inference asks to know which tiles TMA will fill.
 pub fn ring<'c, 'a>(kernel: OperationRef<'c, 'a>, pipelined: OperationRef<'c, 'a>) -> Option<RingFit<'c, 'a>> {
-    let budget = |depth: i64| if depth == 2 { TWO_BUFFER_BUDGET } else { SHARED_BUDGET };
-    let bytes = |tile: Value| tile_dialect::ops::as_memref(tile.r#type()).map_or(0, tile_bytes);
-    ring_within(kernel, pipelined, &budget, &bytes)
+    ring_within(kernel, pipelined, &tma_budget, &shared_bytes)
+}
+
+/// The shared memory a TMA target's ring of `depth` may use beside the kernel's other tiles.
+fn tma_budget(depth: i64) -> i64 {
+    if depth == 2 { TWO_BUFFER_BUDGET } else { SHARED_BUDGET }
+}
+
+/// The bytes of a shared tile (or barriers) `tile`, as a TMA target stores it.
+fn shared_bytes(tile: Value) -> i64 {
+    tile_dialect::ops::as_memref(tile.r#type()).map_or(0, tile_bytes)
 }
 
 /// [`ring`] within `budget` bytes of shared memory for a ring of the given depth, counting a
@@ -325,15 +333,15 @@ fn ring_within<'c, 'a>(
     if stages < 2 {
         return None;
     }
-    let (copies, shared, ring_tiles, needed) = ring_bytes(kernel, pipelined, bytes)?;
+    let sizes = ring_bytes(kernel, pipelined, bytes)?;
     let depth = (2..=stages.min(super::MAX_DEPTH))
         .rev()
-        .find(|depth| needed(*depth) <= budget(*depth))?;
+        .find(|depth| sizes.needed(*depth) <= budget(*depth))?;
     Some(RingFit {
         depth,
-        copies,
-        shared,
-        ring_tiles,
+        copies: sizes.copies,
+        shared: sizes.shared,
+        ring_tiles: sizes.ring_tiles,
     })
 }
 
@@ -341,21 +349,45 @@ fn ring_within<'c, 'a>(
 /// fits: the bytes that ring needs beside the kernel's other shared tiles, and the bytes a block
 /// has for them.
 pub fn ring_misfit(kernel: OperationRef, pipelined: OperationRef) -> Option<(i64, i64)> {
-    let bytes = |tile: Value| tile_dialect::ops::as_memref(tile.r#type()).map_or(0, tile_bytes);
-    let (_, _, _, needed) = ring_bytes(kernel, pipelined, &bytes)?;
-    (needed(2) > TWO_BUFFER_BUDGET).then(|| (needed(2), TWO_BUFFER_BUDGET))
+    let needed = ring_bytes(kernel, pipelined, &shared_bytes)?.needed(2);
+    (needed > tma_budget(2)).then(|| (needed, tma_budget(2)))
 }
 
-/// The copies `pipelined` (in `kernel`) can issue ahead, the bytes of the kernel's shared tiles and
-/// barriers, of one slot of every ring, and the bytes a ring of a given depth needs in all
-/// (a persistent loop's rings of copies made once a tile and their barriers included); `None`
-/// where no copy can run ahead.
-#[allow(clippy::type_complexity)]
+/// What the rings of a loop hold: the copies it issues ahead, and the bytes of the kernel's
+/// shared tiles and barriers, of one slot of every ring, and of one slot of every ring of a
+/// persistent loop's copies made once a tile.
+struct RingBytes<'c, 'a> {
+    copies: Vec<OperationRef<'c, 'a>>,
+    shared: i64,
+    ring_tiles: i64,
+    once_tiles: i64,
+    /// Steps of a persistent loop's tiles (0 elsewhere).
+    tile_steps: i64,
+}
+
+impl RingBytes<'_, '_> {
+    /// The shared memory a ring of `depth` needs in all: the kernel's tiles, the ring's further
+    /// slots and its barriers, and the rings of copies made once a tile (as deep as
+    /// [`once_a_tile_depth`] says) with their full and free barriers.
+    fn needed(&self, depth: i64) -> i64 {
+        let once = match self.once_tiles {
+            0 => 0,
+            tiles => {
+                let once_depth = once_a_tile_depth(depth, self.tile_steps);
+                (once_depth - 1) * tiles + 16 * once_depth
+            }
+        };
+        self.shared + (depth - 1) * self.ring_tiles + 8 * depth + once
+    }
+}
+
+/// The [`RingBytes`] of `pipelined` (in `kernel`), its tiles counted as `bytes` says; `None` where
+/// no copy can run ahead.
 fn ring_bytes<'c, 'a>(
     kernel: OperationRef<'c, 'a>,
     pipelined: OperationRef<'c, 'a>,
     bytes: &dyn Fn(Value) -> i64,
-) -> Option<(Vec<OperationRef<'c, 'a>>, i64, i64, Box<dyn Fn(i64) -> i64>)> {
+) -> Option<RingBytes<'c, 'a>> {
     let body = pipelined.body()?;
     let copies: Vec<OperationRef> = std::iter::successors(body.first_operation(), |op| op.next_in_block())
         .filter(|op| tile_ir::is(op, tile::CopyOperation::name) && goes_ahead(kernel, pipelined, *op))
@@ -377,27 +409,18 @@ fn ring_bytes<'c, 'a>(
         .filter_map(copy_parts)
         .map(|parts| padded(bytes(parts.dst)))
         .sum();
-    // A persistent loop's copies made once a tile: rings of their own, as deep as
-    // `once_a_tile_depth` says, and their full and free barriers.
-    let once = once_a_tile(pipelined);
-    let once_tiles: i64 = once
+    let once_tiles: i64 = once_a_tile(pipelined)
         .iter()
         .filter_map(copy_parts)
         .map(|parts| padded(bytes(parts.dst)))
         .sum();
-    let tile_steps = integer_attribute(&pipelined, super::persistent::TILE_STEPS).unwrap_or(0);
-    let once = !once.is_empty();
-    let needed = move |depth: i64| {
-        let once_bytes = match once {
-            true => {
-                let once_depth = once_a_tile_depth(depth, tile_steps);
-                (once_depth - 1) * once_tiles + 16 * once_depth
-            }
-            false => 0,
-        };
-        shared + (depth - 1) * ring_tiles + 8 * depth + once_bytes
-    };
-    Some((copies, shared, ring_tiles, Box::new(needed)))
+    Some(RingBytes {
+        copies,
+        shared,
+        ring_tiles,
+        once_tiles,
+        tile_steps: integer_attribute(&pipelined, super::persistent::TILE_STEPS).unwrap_or(0),
+    })
 }
 
 /// The copies of a persistent loop `pipelined` made once a tile (`tile.once_a_tile`), directly in

@@ -496,18 +496,20 @@ fn expand_loop<'c, 'a>(
     }
     let once_depth = super::ahead::once_a_tile_depth(depth, tile_steps);
     let once_aheads: Vec<Ahead> = once_copies.iter().map(|copy| ring_of(copy, once_depth)).collect();
-    // With a producer, the barriers come before it, where `ahead::producer_site` puts it.
+    // With a producer, the barriers come before it, where `ahead::producer_site` puts it; it
+    // issues the step copies and those made once a tile.
+    let issued = [copies.clone(), once_copies.clone()].concat();
     let producer = requested_string(pipelined, "producer").as_deref() == Some("warpgroup");
     let site = match producer {
         true => Some(
-            target.and_then(|target| super::ahead::producer_site(kernel, target, pipelined, &[copies.clone(), once_copies.clone()].concat())).ok_or((
+            target.and_then(|target| super::ahead::producer_site(kernel, target, pipelined, &issued)).ok_or((
             pipelined,
             "has a tile.schedule with producer = \"warpgroup\" but no producer can issue its copies (the kernel's one pipelined loop, at its top level, TMA copies only, whole warpgroups)".to_owned(),
         ))?),
         false => None,
     };
     if let Some(site) = site {
-        for value in super::ahead::producer_inputs(pipelined, &[copies.clone(), once_copies.clone()].concat()) {
+        for value in super::ahead::producer_inputs(pipelined, &issued) {
             super::ahead::hoist(context, value, kernel, site);
         }
     }

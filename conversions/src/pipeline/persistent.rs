@@ -126,6 +126,9 @@ enum Sizes<'c, 'a> {
         grid: (i64, i64),
         /// The grid's z (1 for a 1-D or 2-D grid): a 3-D grid is walked in order, x fastest.
         planes: i64,
+        /// The grid the walkers walk: the grid, or with clusters its columns of `cluster`-row
+        /// groups.
+        walked: (i64, i64),
         blocks: i64,
         steps: i64,
         /// The blocks of each cluster that walks one grid column's rows together (1: no clusters).
@@ -251,7 +254,8 @@ fn persistent<'c, 'a>(
     }
     // A loop that asks for a persistent kernel may have gemms before and after it (a tile's first
     // and last work).
-    let asked = first_loop(kernel).is_some_and(|main| crate::pipeline::plan::requested_persistent(main) == Some(true));
+    let first = first_loop(kernel);
+    let asked = first.is_some_and(|main| crate::pipeline::plan::requested_persistent(main) == Some(true));
     let form = super::loop_form(kernel, asked);
     let Ok(super::GemmLoopForm {
         grid: grid_values,
@@ -264,10 +268,7 @@ fn persistent<'c, 'a>(
         if let Err(why) = form {
             warn_unshared(kernel, why);
             // A loop that asks for a persistent kernel is told why it cannot have one.
-            if let Some(main) = first_loop(kernel)
-                && crate::pipeline::plan::requested_persistent(main) == Some(true)
-                && requested_multicast(main) == 1
-            {
+            if asked && first.is_some_and(|main| requested_multicast(main) == 1) {
                 return Err(why.to_owned());
             }
         }
@@ -317,6 +318,7 @@ fn persistent<'c, 'a>(
             {
                 return Ok(None);
             }
+            let walked = (grid.0, (grid.1 + cluster - 1) / cluster);
             let blocks = if cluster > 1 {
                 if sizes.len() != 2 {
                     return refuse("its grid is not 2-D (a cluster's blocks take consecutive rows of one grid column)");
@@ -334,8 +336,7 @@ fn persistent<'c, 'a>(
                             .unwrap_or_else(|| "none: the target has no clusters".to_owned())
                     ));
                 };
-                let column_tiles = grid.0 * ((grid.1 + cluster - 1) / cluster);
-                column_tiles.min(at_once) * cluster
+                (walked.0 * walked.1).min(at_once) * cluster
             } else {
                 // Blocks the program asks to share a multiprocessor walk the tiles beside each
                 // other (each one's loads and epilogue under the other's work).
@@ -347,6 +348,7 @@ fn persistent<'c, 'a>(
             Sizes::Static {
                 grid,
                 planes,
+                walked,
                 blocks,
                 steps,
                 cluster,
@@ -416,9 +418,9 @@ fn persistent<'c, 'a>(
     // The epilogue's copies into shared tiles (a FlashAttention-3 order's last V) are made once a
     // tile too, where the schedule asks, and its index arithmetic (the last block's offset) runs
     // at each step, before them.
+    let early = requested == Some(true) && matches!(sizes, Sizes::Static { .. });
     let mut epilogue = Vec::new();
     for op in &ops[main_at + 1..] {
-        let early = requested == Some(true) && matches!(sizes, Sizes::Static { .. });
         let from_epilogue = |operand: Value| {
             tile_dialect::ops::as_result(operand).is_some_and(|result| epilogue.contains(&result.owner()))
         };
@@ -540,25 +542,24 @@ pub fn rewrite_kernel<'c, 'a>(
         Sizes::Static {
             grid,
             planes,
+            walked,
             blocks,
             steps,
             cluster,
         } => {
-            let (walked_grid, walkers) = if cluster > 1 {
+            if cluster > 1 {
                 let size = b.index(before, cluster);
                 cluster_rank = Some((cluster, b.remui(before, pid, size), grid.1));
                 walker = b.divui(before, pid, size);
-                ((grid.0, (grid.1 + cluster - 1) / cluster), blocks / cluster)
-            } else {
-                (grid, blocks)
-            };
-            let tiles = walked_grid.0 * walked_grid.1 * planes;
+            }
+            let walkers = blocks / cluster;
+            let tiles = walked.0 * walked.1 * planes;
             let blocks_value = b.index(before, walkers);
             let left = b.subi(before, b.index(before, tiles + walkers - 1), walker);
             let count = b.divui(before, left, blocks_value);
             let total = b.muli(before, count, b.index(before, steps));
             Walk::Static {
-                grid: walked_grid,
+                grid: walked,
                 planes,
                 blocks: (walkers, blocks_value),
                 launched: blocks,
