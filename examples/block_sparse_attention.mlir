@@ -80,7 +80,7 @@ func.func @block_sparse_attention(%Q: memref<1x32x4096x128xf16>, %K: memref<1x32
     tile.parallel (%i, %d) in (128, 128) {
       %o = memref.load %Acc[%i, %d] : memref<128x128xf32, #tile.fragment>
       %li = memref.load %l[%i] : memref<128xf32, #tile.fragment>
-      %r = arith.divf %o, %li : f32
+      %r = arith.divf %o, %li fastmath<arcp> : f32
       memref.store %r, %Acc[%i, %d] : memref<128x128xf32, #tile.fragment>
     }
     tile.copy %Acc, %O[%bb, %bh, %q0, %c0] : memref<128x128xf32, #tile.fragment>, memref<1x32x4096x128xf16>

@@ -139,7 +139,7 @@ func.func @attention_d64_f16(%Q: memref<2x4x1000x64xf16>, %K: memref<2x4x1000x64
     tile.parallel (%i, %d) in (64, 64) {
       %o = memref.load %Acc[%i, %d] : memref<64x64xf32, #tile.fragment>
       %li = memref.load %l[%i] : memref<64xf32, #tile.fragment>
-      %r = arith.divf %o, %li : f32
+      %r = arith.divf %o, %li fastmath<arcp> : f32
       memref.store %r, %Acc[%i, %d] : memref<64x64xf32, #tile.fragment>
     }
     tile.copy %Acc, %O[%bb, %bh, %q0, %c0] : memref<64x64xf32, #tile.fragment>, memref<2x4x1000x64xf16>
@@ -296,7 +296,7 @@ func.func @attention_d64_bf16_causal(%Q: memref<2x4x1000x64xbf16>, %K: memref<2x
     tile.parallel (%i, %d) in (64, 64) {
       %o = memref.load %Acc[%i, %d] : memref<64x64xf32, #tile.fragment>
       %li = memref.load %l[%i] : memref<64xf32, #tile.fragment>
-      %r = arith.divf %o, %li : f32
+      %r = arith.divf %o, %li fastmath<arcp> : f32
       memref.store %r, %Acc[%i, %d] : memref<64x64xf32, #tile.fragment>
     }
     tile.copy %Acc, %O[%bb, %bh, %q0, %c0] : memref<64x64xf32, #tile.fragment>, memref<2x4x1000x64xbf16>
@@ -400,7 +400,7 @@ func.func @attention_d128_f16_causal(%Q: memref<2x4x1000x128xf16>, %K: memref<2x
     tile.parallel (%i, %d) in (64, 128) {
       %o = memref.load %Acc[%i, %d] : memref<64x128xf32, #tile.fragment>
       %li = memref.load %l[%i] : memref<64xf32, #tile.fragment>
-      %r = arith.divf %o, %li : f32
+      %r = arith.divf %o, %li fastmath<arcp> : f32
       memref.store %r, %Acc[%i, %d] : memref<64x128xf32, #tile.fragment>
     }
     tile.copy %Acc, %O[%bb, %bh, %q0, %c0] : memref<64x128xf32, #tile.fragment>, memref<2x4x1000x128xf16>
@@ -545,7 +545,7 @@ func.func @attention_d128_bf16(%Q: memref<2x4x1000x128xbf16>, %K: memref<2x4x100
     tile.parallel (%i, %d) in (64, 128) {
       %o = memref.load %Acc[%i, %d] : memref<64x128xf32, #tile.fragment>
       %li = memref.load %l[%i] : memref<64xf32, #tile.fragment>
-      %r = arith.divf %o, %li : f32
+      %r = arith.divf %o, %li fastmath<arcp> : f32
       memref.store %r, %Acc[%i, %d] : memref<64x128xf32, #tile.fragment>
     }
     tile.copy %Acc, %O[%bb, %bh, %q0, %c0] : memref<64x128xf32, #tile.fragment>, memref<2x4x1000x128xbf16>

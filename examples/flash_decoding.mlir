@@ -75,7 +75,7 @@ func.func @flash_decoding(%Q: memref<1x8x4x128xf16>, %K: memref<1x8192x8x128xf16
     tile.parallel (%i, %d) in (64, 128) {
       %o = memref.load %Acc[%i, %d] : memref<64x128xf32, #tile.fragment>
       %li = memref.load %l[%i] : memref<64xf32, #tile.fragment>
-      %r = arith.divf %o, %li : f32
+      %r = arith.divf %o, %li fastmath<arcp> : f32
       memref.store %r, %Acc[%i, %d] : memref<64x128xf32, #tile.fragment>
     }
     tile.copy %Acc, %Part[%bb, %bs, %bg, %c0, %c0] : memref<64x128xf32, #tile.fragment>, memref<1x16x8x4x128xf32>

@@ -77,7 +77,7 @@ func.func @flash_mla_decode(%Q: memref<64x128x512xbf16>, %Qpe: memref<64x128x64x
     tile.parallel (%i, %d) in (64, 512) {
       %o = memref.load %Acc[%i, %d] : memref<64x512xf32, #tile.fragment>
       %li = memref.load %l[%i] : memref<64xf32, #tile.fragment>
-      %r = arith.divf %o, %li : f32
+      %r = arith.divf %o, %li fastmath<arcp> : f32
       memref.store %r, %Acc[%i, %d] : memref<64x512xf32, #tile.fragment>
     }
     tile.copy %Acc, %O[%bb, %h0, %c0] : memref<64x512xf32, #tile.fragment>, memref<64x128x512xbf16>

@@ -318,3 +318,33 @@ func.func @replicated_sum(%X: memref<4x32xf32>, %L: memref<4xf32>, %Y: memref<4x
   }
   return
 }
+
+// -----
+
+// A loop body's fast-math flags go with each slot's copy of its op: rows divided by their sums
+// with `arcp` (FlashAttention's epilogue) leave each division so marked, so that LLVM takes a
+// row's reciprocal once and multiplies (sm_90a's PTX: one rcp.rn.f32 a row instead of a
+// div.rn.f32 an element).
+// NV-LABEL: gpu.func @normalize_rows_0_kernel
+// NV-COUNT-4: arith.divf %{{.*}}, %{{.*}} fastmath<arcp> : f32
+// NV-NOT: arith.divf
+// VK-LABEL: gpu.func @normalize_rows_0_kernel
+// VK: arith.divf %{{.*}}, %{{.*}} fastmath<arcp> : f32
+func.func @normalize_rows(%X: memref<4x32xf32>, %L: memref<4xf32>, %Y: memref<4x32xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(32) (%bx) {
+    %x = tile.alloc_fragment : memref<4x32xf32, #tile.fragment>
+    %l = tile.alloc_fragment : memref<4xf32, #tile.fragment>
+    tile.copy %X[%c0, %c0], %x : memref<4x32xf32>, memref<4x32xf32, #tile.fragment>
+    tile.reduce <sum> %x, %l dim(1) : memref<4x32xf32, #tile.fragment>, memref<4xf32, #tile.fragment>
+    tile.parallel (%i, %j) in (4, 32) {
+      %o = memref.load %x[%i, %j] : memref<4x32xf32, #tile.fragment>
+      %li = memref.load %l[%i] : memref<4xf32, #tile.fragment>
+      %r = arith.divf %o, %li fastmath<arcp> : f32
+      memref.store %r, %x[%i, %j] : memref<4x32xf32, #tile.fragment>
+    }
+    tile.copy %x, %Y[%c0, %c0] : memref<4x32xf32, #tile.fragment>, memref<4x32xf32>
+  }
+  return
+}
