@@ -51,30 +51,45 @@ fn no_program_crashes_any_pass() {
         .unwrap()
         .join("tile-opt");
     assert!(tile_opt.exists(), "build tile-opt first (the lit test builds it)");
-    let mut runs = 0;
-    let mut failures = Vec::new();
-    for program in programs(&root) {
-        for pass in PASSES {
-            let output = Command::new(&tile_opt)
-                .arg(&program)
-                .arg("--split-input-file")
-                .arg(pass)
-                .arg("-o")
-                .arg("/dev/null")
-                .output()
-                .expect("tile-opt runs");
-            runs += 1;
-            let stderr = String::from_utf8_lossy(&output.stderr);
-            let status = output.status.code();
-            if !matches!(status, Some(0) | Some(1)) || stderr.contains("Stack dump") || stderr.contains("panicked") {
-                failures.push(format!(
-                    "{} {pass}: status {status:?}\n{}",
-                    program.display(),
-                    stderr.lines().take(5).collect::<Vec<_>>().join("\n")
-                ));
-            }
+    // Each run is a process of its own: the machine's cores take them in turn.
+    let jobs: Vec<(std::path::PathBuf, &str)> = programs(&root)
+        .into_iter()
+        .flat_map(|program| PASSES.iter().map(move |pass| (program.clone(), *pass)))
+        .collect();
+    let runs = jobs.len();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let failures = std::sync::Mutex::new(Vec::new());
+    let workers = std::thread::available_parallelism().map_or(1, |count| count.get());
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| {
+                while let Some((program, pass)) = jobs.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed)) {
+                    let output = Command::new(&tile_opt)
+                        .arg(program)
+                        .arg("--split-input-file")
+                        .arg(pass)
+                        .arg("-o")
+                        .arg("/dev/null")
+                        .output()
+                        .expect("tile-opt runs");
+                    let stderr = String::from_utf8_lossy(&output.stderr);
+                    let status = output.status.code();
+                    if !matches!(status, Some(0) | Some(1))
+                        || stderr.contains("Stack dump")
+                        || stderr.contains("panicked")
+                    {
+                        failures.lock().unwrap().push(format!(
+                            "{} {pass}: status {status:?}\n{}",
+                            program.display(),
+                            stderr.lines().take(5).collect::<Vec<_>>().join("\n")
+                        ));
+                    }
+                }
+            });
         }
-    }
+    });
+    let mut failures = failures.into_inner().unwrap();
+    failures.sort();
     assert!(runs > 100, "the sweep found too few programs ({runs} runs)");
     assert!(
         failures.is_empty(),
