@@ -12,7 +12,8 @@ Triton kernels their users run today, on the same inputs, in alternating rounds 
   normalization: the same causal, decay-free product), on Q, K, V in its [batch, tokens, heads, dim]
   layout (transposed once, before timing).
 
-MAMBA_SSM_DIR is the `mamba_ssm` folder of mamba-ssm's source release: its Triton kernels are plain
+mamba-ssm gets dt and dA_cumsum in f32, as its own cumulative-sum kernel writes them (ours read
+them in f16). MAMBA_SSM_DIR is the `mamba_ssm` folder of mamba-ssm's source release: its Triton kernels are plain
 Python, loaded here without the package's compiled extensions. flash-linear-attention (`fla-core`)
 is imported as installed (carried as a wheel: bench/RESULTS.md says how). Each output is checked
 against bench.py's torch reference in float64; each round times one kernel with triton's do_bench
@@ -81,7 +82,9 @@ def chunk_scan(kernels, scan_fwd, rounds):
     t = ours.tensors()
     launch = ours.launcher(t)
     cb, x, dt, dA, c, prev, d = (t[i] for i in range(7))
-    theirs = lambda: scan_fwd(cb, x, dt, dA, c, prev, D=d)  # noqa: E731
+    # mamba-ssm's dt and dA_cumsum are f32 (what its cumulative-sum kernel writes).
+    dt32, dA32 = dt.float(), dA.float()
+    theirs = lambda: scan_fwd(cb, x, dt32, dA32, c, prev, D=d)  # noqa: E731
     launch()
     out, _ = theirs()
     torch.cuda.synchronize()
@@ -95,7 +98,8 @@ def chunk_state(kernels, state_fwd, rounds):
     t = ours.tensors()
     launch = ours.launcher(t)
     x, b, dt, dA = (t[i] for i in range(4))
-    theirs = lambda: state_fwd(b, x, dt, dA, states_in_fp32=True)  # noqa: E731
+    dt32, dA32 = dt.float(), dA.float()
+    theirs = lambda: state_fwd(b, x, dt32, dA32, states_in_fp32=True)  # noqa: E731
     launch()
     out = theirs()
     torch.cuda.synchronize()
@@ -114,7 +118,7 @@ def state_passing(kernels, passing_fwd, rounds):
     states, dA = t[0], t[1]
     batch, chunks, heads, headdim, dstate = states.shape
     flat = states.reshape(batch, chunks, heads, headdim * dstate)
-    decay = dA[:, :, :, -1].contiguous()
+    decay = dA[:, :, :, -1].float().contiguous()
     theirs = lambda: passing_fwd(flat, decay, out_dtype=torch.float16)  # noqa: E731
     launch()
     out, final = theirs()
