@@ -77,9 +77,19 @@ def kernel(kernels, name):
     return bench.Kernel(ptx, bench.read_manifest(ptx[: -len(".ptx")] + ".json"))
 
 
+def ssd_inputs(t, dt_at, dA_at):
+    """Makes dt and dA_cumsum what the SSD's cumulative-sum step writes: dt > 0 (a softplus) and
+    dA_cumsum non-increasing along each chunk (A < 0), as mamba-ssm's kernels assume (they clamp
+    exp(dA[last] - dA[k]) at 1, which random values would meet)."""
+    dt = torch.nn.functional.softplus(t[dt_at].float())
+    t[dt_at].copy_(dt)
+    t[dA_at].copy_(torch.cumsum(-0.25 * dt, dim=-1))
+
+
 def chunk_scan(kernels, scan_fwd, rounds):
     ours = kernel(kernels, "mamba2_chunk_scan")
     t = ours.tensors()
+    ssd_inputs(t, 2, 3)
     launch = ours.launcher(t)
     cb, x, dt, dA, c, prev, d = (t[i] for i in range(7))
     # mamba-ssm's dt and dA_cumsum are f32 (what its cumulative-sum kernel writes).
@@ -96,6 +106,7 @@ def chunk_scan(kernels, scan_fwd, rounds):
 def chunk_state(kernels, state_fwd, rounds):
     ours = kernel(kernels, "mamba2_chunk_state")
     t = ours.tensors()
+    ssd_inputs(t, 2, 3)
     launch = ours.launcher(t)
     x, b, dt, dA = (t[i] for i in range(4))
     dt32, dA32 = dt.float(), dA.float()
