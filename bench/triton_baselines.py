@@ -103,8 +103,8 @@ def chunk_scan(kernels, scan_fwd, rounds):
     compare("mamba2_chunk_scan", bench.mamba2_flops(ours), 0, launch, theirs, "mamba-ssm", rounds)
 
 
-def chunk_state(kernels, state_fwd, rounds):
-    ours = kernel(kernels, "mamba2_chunk_state")
+def chunk_state(kernels, state_fwd, rounds, name="mamba2_chunk_state"):
+    ours = kernel(kernels, name)
     t = ours.tensors()
     ssd_inputs(t, 2, 3)
     launch = ours.launcher(t)
@@ -115,11 +115,11 @@ def chunk_state(kernels, state_fwd, rounds):
     out = theirs()
     torch.cuda.synchronize()
     reference = bench.mamba2_chunk_state({k: v.double() for k, v in t.items()})
-    print(f"mamba2_chunk_state: relative error ours {relative_error(t[4], reference):.2e}, mamba-ssm {relative_error(out, reference):.2e}")
+    print(f"{name}: relative error ours {relative_error(t[4], reference):.2e}, mamba-ssm {relative_error(out, reference):.2e}")
     # Each chunk's state: x^T (B scaled per token), headdim x dstate x chunk multiply-adds a chunk.
     batch, tokens, heads, headdim = x.shape
     flops = 2 * batch * tokens * heads * headdim * b.shape[3]
-    compare("mamba2_chunk_state", flops, 0, launch, theirs, "mamba-ssm", rounds)
+    compare(name, flops, 0, launch, theirs, "mamba-ssm", rounds)
 
 
 def state_passing(kernels, passing_fwd, rounds):
