@@ -20,11 +20,9 @@ func.func @mamba2_chunk_state(%x: memref<8x4096x80x64xf16>, %B: memref<8x4096x1x
   tile.kernel grid(%cheads, %ctiles, %cbatch_chunks) threads(128) (%h, %tile, %bc) {
     %Xs = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
     %Bs = tile.alloc_shared : memref<64x128xf16, #gpu.address_space<workgroup>>
-    %Bw = tile.alloc_shared : memref<64x128xf16, #gpu.address_space<workgroup>>
+    %Xw = tile.alloc_fragment : memref<64x64xf16, #tile.fragment>
     %dAks = tile.alloc_shared : memref<64xf16, #gpu.address_space<workgroup>>
     %dtks = tile.alloc_shared : memref<64xf16, #gpu.address_space<workgroup>>
-    %dAk = tile.alloc_fragment : memref<64xf32, #tile.fragment>
-    %dtk = tile.alloc_fragment : memref<64xf32, #tile.fragment>
     %Acc = tile.alloc_fragment : memref<64x128xf32, #tile.fragment>
     %b = arith.remui %bc, %cbatch : index
     %ch = arith.divui %bc, %cbatch : index
@@ -44,23 +42,24 @@ func.func @mamba2_chunk_state(%x: memref<8x4096x80x64xf16>, %B: memref<8x4096x1x
       tile.copy %B[%b, %l0, %g, %n0], %Bs dims [1, 3] : memref<8x4096x1x128xf16>, memref<64x128xf16, #gpu.address_space<workgroup>>
       tile.copy %dA[%b, %h, %ch, %k0], %dAks : memref<8x80x16x256xf16>, memref<64xf16, #gpu.address_space<workgroup>>
       tile.copy %dt[%b, %h, %ch, %k0], %dtks : memref<8x80x16x256xf16>, memref<64xf16, #gpu.address_space<workgroup>>
-      tile.copy %dAks, %dAk : memref<64xf16, #gpu.address_space<workgroup>>, memref<64xf32, #tile.fragment>
-      tile.copy %dtks, %dtk : memref<64xf16, #gpu.address_space<workgroup>>, memref<64xf32, #tile.fragment>
-      // B's rows decayed to the chunk's end and scaled by the step.
-      tile.parallel (%l, %n) in (64, 128) {
-        %a = memref.load %dAk[%l] : memref<64xf32, #tile.fragment>
-        %step = memref.load %dtk[%l] : memref<64xf32, #tile.fragment>
-        %diff = arith.subf %last, %a : f32
+      // x's rows (tokens) decayed to the chunk's end and scaled by the step, transposed into the
+      // register tile the gemm reads as A.
+      tile.parallel (%p, %l) in (64, 64) {
+        %a = memref.load %dAks[%l] : memref<64xf16, #gpu.address_space<workgroup>>
+        %step = memref.load %dtks[%l] : memref<64xf16, #gpu.address_space<workgroup>>
+        %af = arith.extf %a : f16 to f32
+        %stepf = arith.extf %step : f16 to f32
+        %diff = arith.subf %last, %af : f32
         %dl = arith.mulf %diff, %log2e : f32
         %decay = math.exp2 %dl : f32
-        %w = arith.mulf %decay, %step : f32
-        %v = memref.load %Bs[%l, %n] : memref<64x128xf16, #gpu.address_space<workgroup>>
+        %w = arith.mulf %decay, %stepf : f32
+        %v = memref.load %Xs[%l, %p] : memref<64x64xf16, #gpu.address_space<workgroup>>
         %vf = arith.extf %v : f16 to f32
         %vw = arith.mulf %vf, %w : f32
         %vh = arith.truncf %vw : f32 to f16
-        memref.store %vh, %Bw[%l, %n] : memref<64x128xf16, #gpu.address_space<workgroup>>
+        memref.store %vh, %Xw[%p, %l] : memref<64x64xf16, #tile.fragment>
       }
-      tile.gemm %Xs, %Bw, %Acc {transpose_a} : memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x128xf16, #gpu.address_space<workgroup>>, memref<64x128xf32, #tile.fragment>
+      tile.gemm %Xw, %Bs, %Acc : memref<64x64xf16, #tile.fragment>, memref<64x128xf16, #gpu.address_space<workgroup>>, memref<64x128xf32, #tile.fragment>
     }
     tile.copy %Acc, %states[%b, %ch, %h, %p0, %n0] : memref<64x128xf32, #tile.fragment>, memref<8x16x80x64x128xf32>
   }

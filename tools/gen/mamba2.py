@@ -166,8 +166,10 @@ func.func @{name}(%cb: {cb}, %x: {x}, %dt: {steps}, %dA: {steps}, %C: {c}, %prev
 def mamba2_chunk_state(name, batch, heads, groups, tokens, chunk, headdim, dstate, stages=2):
     """The state each chunk adds (mamba-ssm's `_chunk_state_fwd`): for every chunk and head,
     states[p, n] = sum over the chunk's tokens l of x[l, p] B[l, n] exp(dA[last] - dA[l]) dt[l],
-    in f32. A block takes a P x N tile of one head's chunk: B's tile is decayed and scaled by the
-    threads into the shared tile the gemm reads (x transposed from shared memory)."""
+    in f32. A block takes a P x N tile of one head's chunk: x's tile, each token's row decayed and
+    scaled, goes transposed into the register tile the gemm reads as A, and B's tile is read from
+    shared memory as the TMA copy left it (RESULTS run 276: 1.37x mamba-ssm, where the threads'
+    scaling of B into a shared tile for the gemm ran at 0.73x)."""
     block_p, block_n = min(headdim, 64), min(dstate, 128)
     assert tokens % chunk == 0 and chunk % 64 == 0 and headdim % block_p == 0 and dstate % block_n == 0
     ws = "#gpu.address_space<workgroup>"
@@ -182,7 +184,7 @@ def mamba2_chunk_state(name, batch, heads, groups, tokens, chunk, headdim, dstat
     x_tile = f"memref<{block_l}x{block_p}xf16, {ws}>"
     b_tile = f"memref<{block_l}x{block_n}xf16, {ws}>"
     column_tile = f"memref<{block_l}xf16, {ws}>"
-    columns = f"memref<{block_l}xf32, {fr}>"
+    x_registers = f"memref<{block_p}x{block_l}xf16, {fr}>"
     acc = f"memref<{block_p}x{block_n}xf32, {fr}>"
     return f"""// Mamba-2 chunk state ({name}): batch {batch}, {heads} heads in {groups} group(s), {tokens} tokens in chunks
 // of {chunk}, head dim {headdim}, state {dstate}. Written by tools/gen/mamba2.py: a block sums one head's chunk
@@ -206,11 +208,9 @@ func.func @{name}(%x: {x}, %B: {b_tensor}, %dt: {steps}, %dA: {steps}, %states: 
   tile.kernel grid(%cheads, %ctiles, %cbatch_chunks) threads(128) (%h, %tile, %bc) {{
     %Xs = tile.alloc_shared : {x_tile}
     %Bs = tile.alloc_shared : {b_tile}
-    %Bw = tile.alloc_shared : {b_tile}
+    %Xw = tile.alloc_fragment : {x_registers}
     %dAks = tile.alloc_shared : {column_tile}
     %dtks = tile.alloc_shared : {column_tile}
-    %dAk = tile.alloc_fragment : {columns}
-    %dtk = tile.alloc_fragment : {columns}
     %Acc = tile.alloc_fragment : {acc}
     %b = arith.remui %bc, %cbatch : index
     %ch = arith.divui %bc, %cbatch : index
@@ -230,23 +230,24 @@ func.func @{name}(%x: {x}, %B: {b_tensor}, %dt: {steps}, %dA: {steps}, %states: 
       tile.copy %B[%b, %l0, %g, %n0], %Bs dims [1, 3] : {b_tensor}, {b_tile}
       tile.copy %dA[%b, %h, %ch, %k0], %dAks : {steps}, {column_tile}
       tile.copy %dt[%b, %h, %ch, %k0], %dtks : {steps}, {column_tile}
-      tile.copy %dAks, %dAk : {column_tile}, {columns}
-      tile.copy %dtks, %dtk : {column_tile}, {columns}
-      // B's rows decayed to the chunk's end and scaled by the step.
-      tile.parallel (%l, %n) in ({block_l}, {block_n}) {{
-        %a = memref.load %dAk[%l] : {columns}
-        %step = memref.load %dtk[%l] : {columns}
-        %diff = arith.subf %last, %a : f32
+      // x's rows (tokens) decayed to the chunk's end and scaled by the step, transposed into the
+      // register tile the gemm reads as A.
+      tile.parallel (%p, %l) in ({block_p}, {block_l}) {{
+        %a = memref.load %dAks[%l] : {column_tile}
+        %step = memref.load %dtks[%l] : {column_tile}
+        %af = arith.extf %a : f16 to f32
+        %stepf = arith.extf %step : f16 to f32
+        %diff = arith.subf %last, %af : f32
         %dl = arith.mulf %diff, %log2e : f32
         %decay = math.exp2 %dl : f32
-        %w = arith.mulf %decay, %step : f32
-        %v = memref.load %Bs[%l, %n] : {b_tile}
+        %w = arith.mulf %decay, %stepf : f32
+        %v = memref.load %Xs[%l, %p] : {x_tile}
         %vf = arith.extf %v : f16 to f32
         %vw = arith.mulf %vf, %w : f32
         %vh = arith.truncf %vw : f32 to f16
-        memref.store %vh, %Bw[%l, %n] : {b_tile}
+        memref.store %vh, %Xw[%p, %l] : {x_registers}
       }}
-      tile.gemm %Xs, %Bw, %Acc {{transpose_a}} : {x_tile}, {b_tile}, {acc}
+      tile.gemm %Xw, %Bs, %Acc : {x_registers}, {b_tile}, {acc}
     }}
     tile.copy %Acc, %states[%b, %ch, %h, %p0, %n0] : {acc}, {states}
   }}
