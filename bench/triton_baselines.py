@@ -12,12 +12,15 @@ Triton kernels their users run today, on the same inputs, in alternating rounds 
   normalization: the same causal, decay-free product), on Q, K, V in its [batch, tokens, heads, dim]
   layout (transposed once, before timing).
 
-mamba-ssm gets dt and dA_cumsum in f32, as its own cumulative-sum kernel writes them (ours read
-them in f16). MAMBA_SSM_DIR is the `mamba_ssm` folder of mamba-ssm's source release: its Triton kernels are plain
-Python, loaded here without the package's compiled extensions. flash-linear-attention (`fla-core`)
-is imported as installed (carried as a wheel: bench/RESULTS.md says how). Each output is checked
-against bench.py's torch reference in float64; each round times one kernel with triton's do_bench
-(median of its repetitions)."""
+The Mamba-2 inputs are made what the SSD's cumulative-sum step writes (dt > 0, dA_cumsum
+non-increasing along a chunk, which mamba-ssm's kernels assume), and mamba-ssm gets dt and
+dA_cumsum in f32, as that step writes them (ours read them in f16). MAMBA_SSM_DIR is the
+`mamba_ssm` folder of mamba-ssm's source release (`ops/triton` and `utils` are enough): its Triton
+kernels are plain Python, loaded here without the package's compiled extensions.
+flash-linear-attention is imported as installed: carry fla-core's wheel (pure Python; `pip
+download --no-deps fla-core`) and install it with `pip install --no-deps --target DIR`, DIR on
+PYTHONPATH. Each output is checked against bench.py's torch reference in float64; each round
+times one kernel with triton's do_bench (median of its repetitions)."""
 import importlib
 import os
 import sys
@@ -122,8 +125,8 @@ def chunk_state(kernels, state_fwd, rounds, name="mamba2_chunk_state"):
     compare(name, flops, 0, launch, theirs, "mamba-ssm", rounds)
 
 
-def state_passing(kernels, passing_fwd, rounds):
-    ours = kernel(kernels, "mamba2_state_passing")
+def state_passing(kernels, passing_fwd, rounds, name="mamba2_state_passing"):
+    ours = kernel(kernels, name)
     t = ours.tensors()
     launch = ours.launcher(t)
     states, dA = t[0], t[1]
@@ -142,11 +145,11 @@ def state_passing(kernels, passing_fwd, rounds):
         relative_error(final.reshape(t[3].shape), reference[3]),
     ]
     print(
-        "mamba2_state_passing: relative error ours {:.2e} / {:.2e}, mamba-ssm {:.2e} / {:.2e} (entering states / final)".format(*errors)
+        f"{name}: relative error ours {{:.2e}} / {{:.2e}}, mamba-ssm {{:.2e}} / {{:.2e}} (entering states / final)".format(*errors)
     )
     # Read the f32 states, write the f16 entering states and the f32 final state.
     moved = states.numel() * (4 + 2) + t[3].numel() * 4
-    compare("mamba2_state_passing", 0, moved, launch, theirs, "mamba-ssm", rounds)
+    compare(name, 0, moved, launch, theirs, "mamba-ssm", rounds)
 
 
 def linear_attention(kernels, rounds):

@@ -3,11 +3,12 @@
 the kernel TileLang's example times):
 
     tools/gen/mamba2.py NAME BATCH HEADS GROUPS TOKENS CHUNK HEADDIM DSTATE [--kernel scan|state|passing]
-        [--block MxN] [--stages S]
+        [--block MxN] [--stages S] [--rows R]
 
 `--kernel state` writes the chunk state step instead (each chunk's contribution to the SSM state,
 mamba-ssm's `_chunk_state_fwd`) and `--kernel passing` the state passing step (the state entering
-each chunk, `_state_passing_fwd`), whose prev_states the chunk scan reads.
+each chunk, `_state_passing_fwd`, a block carrying R rows of a head's state, all by default),
+whose prev_states the chunk scan reads.
 
 Inputs as mamba-ssm lays them out, all f16: cb [batch, chunks, groups, chunk, chunk] (C B^T within
 each chunk), x [batch, tokens, heads, headdim], dt and dA_cumsum [batch, heads, chunks, chunk],
@@ -256,39 +257,45 @@ func.func @{name}(%x: {x}, %B: {b_tensor}, %dt: {steps}, %dA: {steps}, %states: 
 """
 
 
-def mamba2_state_passing(name, batch, heads, tokens, chunk, headdim, dstate):
+def mamba2_state_passing(name, batch, heads, tokens, chunk, headdim, dstate, block_p=None):
     """The state entering each chunk (mamba-ssm's `_state_passing_fwd`): s_0 = 0, and s_{c+1} =
     exp(dA_c[last]) s_c + states_c; prev_states[c] = s_c in f16 (what the chunk scan reads), the
-    final state in f32. A block carries one head's whole headdim x dstate state across the chunks."""
+    final state in f32. A block carries `block_p` rows (the whole head by default) of one head's
+    headdim x dstate state across the chunks."""
     fr = "#tile.fragment"
+    block_p = block_p or headdim
+    assert headdim % block_p == 0
     chunks = tokens // chunk
     steps = f"memref<{batch}x{heads}x{chunks}x{chunk}xf16>"
     states = f"memref<{batch}x{chunks}x{heads}x{headdim}x{dstate}xf32>"
     prev = f"memref<{batch}x{chunks}x{heads}x{headdim}x{dstate}xf16>"
     final = f"memref<{batch}x{heads}x{headdim}x{dstate}xf32>"
-    state = f"memref<{headdim}x{dstate}xf32, {fr}>"
+    state = f"memref<{block_p}x{dstate}xf32, {fr}>"
     return f"""// Mamba-2 state passing ({name}): batch {batch}, {heads} heads, {chunks} chunks of {chunk} tokens, head dim
-// {headdim}, state {dstate}. Written by tools/gen/mamba2.py: a block carries one head's state across the chunks.
+// {headdim}, state {dstate}. Written by tools/gen/mamba2.py: a block carries {block_p} rows of one head's state across the chunks.
 func.func @{name}(%states: {states}, %dA: {steps}, %prev: {prev}, %final: {final}) {{
   %c0 = arith.constant 0 : index
   %cheads = arith.constant {heads} : index
   %cbatch = arith.constant {batch} : index
   %cchunks = arith.constant {chunks} : index
   %clast = arith.constant {chunk - 1} : index
+  %csplits = arith.constant {headdim // block_p} : index
+  %cbp = arith.constant {block_p} : index
   %zero = arith.constant 0.0 : f32
   %log2e = arith.constant {LOG2E!r} : f32
-  tile.kernel grid(%cheads, %cbatch) threads(128) (%h, %b) {{
+  tile.kernel grid(%cheads, %cbatch, %csplits) threads(128) (%h, %b, %r) {{
     %S = tile.alloc_fragment : {state}
     %T = tile.alloc_fragment : {state}
+    %p0 = arith.muli %r, %cbp : index
     tile.fill %S, %zero : {state}
     tile.pipelined %c = %c0 to %cchunks stages(1) {{
-      tile.copy %S, %prev[%b, %c, %h, %c0, %c0] : {state}, {prev}
-      tile.copy %states[%b, %c, %h, %c0, %c0], %T : {states}, {state}
+      tile.copy %S, %prev[%b, %c, %h, %p0, %c0] : {state}, {prev}
+      tile.copy %states[%b, %c, %h, %p0, %c0], %T : {states}, {state}
       %a16 = memref.load %dA[%b, %h, %c, %clast] : {steps}
       %a = arith.extf %a16 : f16 to f32
       %al = arith.mulf %a, %log2e : f32
       %decay = math.exp2 %al : f32
-      tile.parallel (%p, %n) in ({headdim}, {dstate}) {{
+      tile.parallel (%p, %n) in ({block_p}, {dstate}) {{
         %s = memref.load %S[%p, %n] : {state}
         %t = memref.load %T[%p, %n] : {state}
         %sd = arith.mulf %s, %decay : f32
@@ -296,7 +303,7 @@ func.func @{name}(%states: {states}, %dA: {steps}, %prev: {prev}, %final: {final
         memref.store %u, %S[%p, %n] : {state}
       }}
     }}
-    tile.copy %S, %final[%b, %h, %c0, %c0] : {state}, {final}
+    tile.copy %S, %final[%b, %h, %p0, %c0] : {state}, {final}
   }}
   return
 }}
@@ -324,7 +331,8 @@ if __name__ == "__main__":
         sys.stdout.write(mamba2_chunk_state(name, *numbers, stages=stages))
     elif kind == "passing":
         batch, heads, _, tokens, chunk, headdim, dstate = numbers
-        sys.stdout.write(mamba2_state_passing(name, batch, heads, tokens, chunk, headdim, dstate))
+        rows = int(options["--rows"]) if "--rows" in options else None
+        sys.stdout.write(mamba2_state_passing(name, batch, heads, tokens, chunk, headdim, dstate, block_p=rows))
     else:
         block_m, block_n = map(int, options.get("--block", "64x64").split("x"))
         sys.stdout.write(mamba2_chunk_scan(name, *numbers, block_m=block_m, block_n=block_n, stages=stages))
