@@ -75,11 +75,6 @@ def compare(label, flops, bytes_moved, ours, theirs, baseline, rounds):
     )
 
 
-def kernel(kernels, name):
-    ptx = os.path.join(kernels, f"{name}_0_kernel.ptx")
-    return bench.Kernel(ptx, bench.read_manifest(ptx[: -len(".ptx")] + ".json"))
-
-
 def ssd_inputs(t, dt_at, dA_at):
     """Makes dt and dA_cumsum what the SSD's cumulative-sum step writes: dt > 0 (a softplus) and
     dA_cumsum non-increasing along each chunk (A < 0), as mamba-ssm's kernels assume (they clamp
@@ -90,7 +85,7 @@ def ssd_inputs(t, dt_at, dA_at):
 
 
 def chunk_scan(kernels, scan_fwd, rounds):
-    ours = kernel(kernels, "mamba2_chunk_scan")
+    ours = bench.function_kernels(kernels, "mamba2_chunk_scan")[0]
     t = ours.tensors()
     ssd_inputs(t, 2, 3)
     launch = ours.launcher(t)
@@ -107,7 +102,7 @@ def chunk_scan(kernels, scan_fwd, rounds):
 
 
 def chunk_state(kernels, state_fwd, rounds, name="mamba2_chunk_state"):
-    ours = kernel(kernels, name)
+    ours = bench.function_kernels(kernels, name)[0]
     t = ours.tensors()
     ssd_inputs(t, 2, 3)
     launch = ours.launcher(t)
@@ -126,7 +121,7 @@ def chunk_state(kernels, state_fwd, rounds, name="mamba2_chunk_state"):
 
 
 def state_passing(kernels, passing_fwd, rounds, name="mamba2_state_passing"):
-    ours = kernel(kernels, name)
+    ours = bench.function_kernels(kernels, name)[0]
     t = ours.tensors()
     launch = ours.launcher(t)
     states, dA = t[0], t[1]
@@ -155,7 +150,7 @@ def state_passing(kernels, passing_fwd, rounds, name="mamba2_state_passing"):
 def linear_attention(kernels, rounds):
     from fla.ops.linear_attn import chunk_linear_attn
 
-    ours = kernel(kernels, "linear_attention")
+    ours = bench.function_kernels(kernels, "linear_attention")[0]
     t = ours.tensors()
     launch = ours.launcher(t)
     q, k, v = (t[i].transpose(1, 2).contiguous() for i in range(3))
