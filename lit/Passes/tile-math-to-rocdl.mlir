@@ -149,3 +149,22 @@ func.func @bounds_kept(%x: f32, %y: f32, %v: vector<2xf32>) -> (f32, f32, vector
   %c = arith.maximumf %v, %zeros : vector<2xf32>
   return %a, %b, %c : f32, f32, vector<2xf32>
 }
+
+// -----
+
+// copysign is |x| or -|x| by y's sign bit, not llvm.copysign: LLVM 22 folds a copysign rounded to
+// bf16 whose sign widens an f16 into a bf16-by-f16 fcopysign AMDGPU cannot select.
+// CHECK-LABEL: func.func @copysign_by_select
+// CHECK: %[[ABS:.*]] = llvm.call_intrinsic "llvm.fabs.f32"(%{{.*}}) : (f32) -> f32
+// CHECK-NEXT: %[[NEG:.*]] = arith.negf %[[ABS]] : f32
+// CHECK-NEXT: %[[BITS:.*]] = arith.bitcast %{{.*}} : f32 to i32
+// CHECK: %[[SIGN:.*]] = arith.cmpi slt, %[[BITS]], %{{.*}} : i32
+// CHECK-NEXT: %[[R:.*]] = arith.select %[[SIGN]], %[[NEG]], %[[ABS]] : f32
+// CHECK-NEXT: arith.truncf %[[R]] : f32 to bf16
+// CHECK-NOT: copysign
+func.func @copysign_by_select(%x: bf16, %y: f16) -> bf16 {
+  %w = arith.extf %y : f16 to f32
+  %b = arith.truncf %w : f32 to bf16
+  %c = math.copysign %x, %b : bf16
+  return %c : bf16
+}

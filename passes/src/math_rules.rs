@@ -48,6 +48,12 @@ pub enum Rule {
     Revolutions(&'static str, &'static str, f64),
     /// `copysign(floor(|x|), x)` in `math` ops (SPIR-V's GLSL set has no trunc upstream reaches).
     TruncByFloor,
+    /// `copysign(x, y)` as `y`'s sign bit selecting between `-|x|` and `|x|` (`fabs` the
+    /// intrinsic), the same bits. LLVM 22 folds a copysign rounded to bf16 whose sign operand
+    /// widens an f16 into an `fcopysign` of bf16 by f16, which AMDGPU's instruction selection
+    /// cannot take (it aborts); LLVM's optimizer turns the integer masks of a copysign back into
+    /// one, but not this select.
+    SignBySelect(&'static str),
     /// `powf(x, y)` as `2^(y log2 |x|)` in `math` ops, negated when `x < 0` and `y` is an odd
     /// integer, NaN when `x < 0` and `y` is not an integer, 1 when `y = 0` (C's `powf`; upstream's
     /// expansion `exp(y log x)` is NaN for every negative `x`, and so would `fpowi` be, which
@@ -256,6 +262,17 @@ fn apply(root: OperationRef, name: &str, rule: Rule) {
                     let magnitude = emit.unary("math.absf", x);
                     let floor = emit.unary("math.floor", magnitude);
                     emit.binary("math.copysign", floor, x)
+                }
+                Rule::SignBySelect(fabs) => {
+                    use melior::dialect::arith::{CmpiPredicate, bitcast, cmpi, select};
+                    let (context, location) = (emit.context, emit.location);
+                    let magnitude = emit.intrinsic(fabs, &[x], "none");
+                    let negated = emit.unary("arith.negf", magnitude);
+                    let i32 = melior::ir::r#type::IntegerType::new(context, 32).into();
+                    let bits = emit.op_value(bitcast(operands[1], i32, location));
+                    let negative =
+                        emit.op_value(cmpi(context, CmpiPredicate::Slt, bits, emit.integer(32, 0), location));
+                    emit.op_value(select(negative, negated, magnitude, location))
                 }
                 Rule::PowBySign => pow_by_sign(&emit, x, operands[1]),
                 Rule::Bits(intrinsic, defined_at_zero) => {

@@ -11,7 +11,8 @@
 //! | `powf` | `2^(y log2 |x|)` with C's signs for negative `x` (upstream's `exp(y log x)` is NaN there) | a few ulp times `|y|` |
 //! | `tan`, `fpowi`, `sinh`, `cosh`, `asinh`, `acosh`, `atanh` | upstream expansions into the ops above (`fpowi`: multiplications for a constant exponent, else `powf`) | |
 //! | `tanh`, `erf`, `erfc`, `atan`, `atan2`, `asin`, `acos`, `cbrt`, `expm1`, `log1p` | upstream polynomial approximations (their `exp`/`log` too) | about 1e-6 relative |
-//! | `absf`, `floor`, `ceil`, `round`, `roundeven`, `trunc`, `fma`, `copysign` | the LLVM intrinsics, native on gfx942 | exact |
+//! | `absf`, `floor`, `ceil`, `round`, `roundeven`, `trunc`, `fma` | the LLVM intrinsics, native on gfx942 | exact |
+//! | `copysign` | `y`'s sign bit selecting `-|x|` or `|x|` (LLVM 22's AMDGPU backend aborts on the `fcopysign` of bf16 by f16 it makes of a copysign rounded to bf16) | exact |
 //! | `isinf` (any float) | comparisons against both infinities | exact |
 //!
 //! Anything else (f64, vectors, other ops; upstream lowers `ctlz`, `absi`, `isnan`, ... well) is
@@ -73,7 +74,7 @@ pub const ROCDL: MathLowering = MathLowering {
         ("math.roundeven", Rule::Intrinsic("llvm.roundeven.f32")),
         ("math.trunc", Rule::Intrinsic("llvm.trunc.f32")),
         ("math.fma", Rule::Intrinsic("llvm.fma.f32")),
-        ("math.copysign", Rule::Intrinsic("llvm.copysign.f32")),
+        ("math.copysign", Rule::SignBySelect("llvm.fabs.f32")),
         // Upstream lowers isnan and isfinite (llvm.is.fpclass) but not isinf.
         ("math.isinf", Rule::Classify(Class::Infinite)),
     ],
