@@ -5,8 +5,11 @@
 //! `idiv` trap on it (SIGFPE), which kills `tile-run` itself, and the tools never end in a signal
 //! (issue 11; the fuzzer's seed 15151, case 9535: `arith.remui %bz, %b` with `%b = %bz / 3`, zero
 //! in the first blocks). A divisor that is a constant 0 is an error at the op in every lowering; a
-//! run-time one is replaced by 1 where it would trap, before the CPU lowering. The interpreter
-//! still reports such a program as undefined; Vulkan does not trap.
+//! run-time zero is replaced, before the CPU lowering, by the largest divisor of its type (all
+//! ones unsigned, the maximum signed), so that a count divided by it (a grid, a trip count) is at
+//! most 1: with 1 in its place a grid and a loop the size of their dividends ran the CPU reference's
+//! gemms for minutes (the fuzzer's seed 4344, case 7797). A signed division of the minimum by -1
+//! gets 1. The interpreter still reports such a program as undefined; Vulkan does not trap.
 
 use melior::{
     Context,
@@ -38,7 +41,7 @@ const DIVISIONS: &[(&str, bool)] = &[
 ];
 
 /// Replaces the divisor `d` of every integer division of `module` that may trap by
-/// `select(d == 0 [or n == MIN and d == -1, signed], 1, d)`.
+/// `select(d == 0, MAX, d)` (and, signed, by 1 where `n == MIN` and `d == -1`).
 pub fn guard(context: &Context, module: &Module) {
     for (name, signed) in DIVISIONS {
         for division in find_ops(module.as_operation(), name) {
@@ -74,16 +77,21 @@ fn guarded_divisor<'c, 'a>(
     let insert = |op| before.value(op);
     let constant = |value: i64| before.constant(r#type, value);
     let equal = |a, b| insert(arith::cmpi(context, arith::CmpiPredicate::Eq, a, b, location));
-    let mut traps = equal(divisor, constant(0));
-    if signed {
-        let width = IntegerType::try_from(r#type).map_or(64, |integer| integer.width());
-        let minimum = if width >= 64 { i64::MIN } else { -(1i64 << (width - 1)) };
-        let overflows = insert(arith::andi(
-            equal(dividend, constant(minimum)),
-            equal(divisor, constant(-1)),
-            location,
-        ));
-        traps = insert(arith::ori(traps, overflows, location));
+    let width = IntegerType::try_from(r#type).map_or(64, |integer| integer.width());
+    let (minimum, maximum) = match (signed, width >= 64) {
+        (false, _) => (0, -1),
+        (true, true) => (i64::MIN, i64::MAX),
+        (true, false) => (-(1i64 << (width - 1)), (1i64 << (width - 1)) - 1),
+    };
+    let zero = equal(divisor, constant(0));
+    let guarded = insert(arith::select(zero, constant(maximum), divisor, location));
+    if !signed {
+        return guarded;
     }
-    insert(arith::select(traps, constant(1), divisor, location))
+    let overflows = insert(arith::andi(
+        equal(dividend, constant(minimum)),
+        equal(divisor, constant(-1)),
+        location,
+    ));
+    insert(arith::select(overflows, constant(1), guarded, location))
 }
