@@ -159,7 +159,8 @@ pub const ONCE_A_TILE: Decision = Decision {
     read_by: "tile-infer-layouts (the tiles TMA fills), tile-plan-pipelines, tile-expand-pipelines",
 };
 
-/// `tile.tile_steps`: steps per output tile (K) of a persistent kernel's flattened loop.
+/// `tile.tile_steps`: steps per output tile (K) of a persistent kernel's flattened loop; the fewest
+/// of any tile where an op of the loop marked [`STEPS_OF_TILE`] gives each tile's own.
 pub const TILE_STEPS: Decision = Decision {
     name: "tile.tile_steps",
     on: &["tile.pipelined", "scf.for"],
@@ -250,6 +251,9 @@ pub const DECLARED: [&Decision; 18] = [
 pub const TILE_OF_STEP: &str = "tile.tile_of_step";
 /// A persistent loop's op that computes the step within its tile (`s mod K`).
 pub const STEP_IN_TILE: &str = "tile.step_in_tile";
+/// A persistent loop's op that computes its tile's own step count, where tiles run different
+/// counts (a causal attention's query blocks); `tile.tile_steps` is then the fewest.
+pub const STEPS_OF_TILE: &str = "tile.steps_of_tile";
 /// The branch of a persistent loop's first step of a tile.
 pub const FIRST_STEP: &str = "tile.first_step";
 /// The branch of a persistent loop's last step of a tile.
@@ -287,9 +291,10 @@ pub const PACKED_BYTE: &str = "tile.packed_byte";
 
 /// The marks one lowering sets and reads between its own rewrites (they never reach its output):
 /// declared so that no two passes reuse a name.
-pub const MARKS: [&str; 16] = [
+pub const MARKS: [&str; 17] = [
     TILE_OF_STEP,
     STEP_IN_TILE,
+    STEPS_OF_TILE,
     FIRST_STEP,
     LAST_STEP,
     TMA_FILLS,

@@ -1,7 +1,9 @@
 // tile-persistent-kernels on loops whose tile.schedule asks for a persistent kernel that cannot be
 // written: a located error at the loop naming what stands in the way.
 // A persistent loop whose ring does not fit is refused by tile-plan-pipelines, after it.
-// RUN: tile-opt %s -split-input-file -verify-diagnostics -tile-infer-layouts -tile-persistent-kernels -tile-plan-pipelines
+// A loop whose tiles run their own step counts and that no producer warpgroup fills is refused by
+// tile-expand-pipelines.
+// RUN: tile-opt %s -split-input-file -verify-diagnostics -tile-infer-layouts -tile-persistent-kernels -tile-plan-pipelines -tile-expand-pipelines
 
 // The loop's end depends on the block's row: the tiles' step counts differ, and the host could
 // not count the steps.
@@ -278,6 +280,137 @@ func.func @persistent_ring_too_large(%Q: memref<9x4x512x128xf16>, %K: memref<9x4
     tile.copy %V[%bb, %bh, %kl, %c0], %Vls : memref<9x4x512x128xf16>, memref<128x128xf16, #gpu.address_space<workgroup>>
     tile.gemm %P, %Vls, %Acc : memref<128x128xf16, #tile.fragment>, memref<128x128xf16, #gpu.address_space<workgroup>>, memref<128x128xf32, #tile.fragment>
     tile.copy %Acc, %O[%bb, %bh, %q0, %c0] : memref<128x128xf32, #tile.fragment>, memref<9x4x512x128xf16>
+  }
+  return
+}
+}
+
+// -----
+
+// A static grid whose loop's end is the block's row: row 0's tiles would run no step.
+module attributes {tile.target = "sm_90a"} {
+func.func @rows_without_steps(%A: memref<2048x1024xf16>, %B: memref<1024x2048xf16>, %C: memref<2048x2048xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c128 = arith.constant 128 : index
+  %c16 = arith.constant 16 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c16, %c16) threads(128) (%bx, %by) {
+    %As = tile.alloc_shared : memref<128x128xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<128x128xf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<128x128xf32, #tile.fragment>
+    tile.fill %Cf, %zero : memref<128x128xf32, #tile.fragment>
+    %m0 = arith.muli %by, %c128 : index
+    %n0 = arith.muli %bx, %c128 : index
+    %r = arith.remui %by, %c4 : index
+    // expected-error @+1 {{'tile.pipelined' op asks for persistent = true in its tile.schedule, but some of its tiles run no step (the loop's upper bound is 0 for one); each tile needs at least one; drop the entry}}
+    tile.pipelined %kt = %c0 to %r stages(3) attributes {tile.schedule = {persistent = true}} {
+      %k0 = arith.muli %kt, %c128 : index
+      tile.copy %A[%m0, %k0], %As : memref<2048x1024xf16>, memref<128x128xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%k0, %n0], %Bs : memref<1024x2048xf16>, memref<128x128xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %Cf : memref<128x128xf16, #gpu.address_space<workgroup>>, memref<128x128xf16, #gpu.address_space<workgroup>>, memref<128x128xf32, #tile.fragment>
+    }
+    tile.copy %Cf, %C[%m0, %n0] : memref<128x128xf32, #tile.fragment>, memref<2048x2048xf16>
+  }
+  return
+}
+}
+
+// -----
+
+// Each tile its own count, but the loop starts at 1.
+module attributes {tile.target = "sm_90a"} {
+func.func @rows_own_steps_from_one(%A: memref<2048x1024xf16>, %B: memref<1024x2048xf16>, %C: memref<2048x2048xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c128 = arith.constant 128 : index
+  %c16 = arith.constant 16 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c16, %c16) threads(128) (%bx, %by) {
+    %As = tile.alloc_shared : memref<128x128xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<128x128xf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<128x128xf32, #tile.fragment>
+    tile.fill %Cf, %zero : memref<128x128xf32, #tile.fragment>
+    %m0 = arith.muli %by, %c128 : index
+    %n0 = arith.muli %bx, %c128 : index
+    %r = arith.remui %by, %c4 : index
+    %end = arith.addi %r, %c4 : index
+    // expected-error @+1 {{'tile.pipelined' op asks for persistent = true in its tile.schedule, but its loop's upper bound depends on the block indices (each tile its own step count), which needs the loop to run from 0 by 1; drop the entry}}
+    tile.pipelined %kt = %c1 to %end stages(3) attributes {tile.schedule = {persistent = true}} {
+      %k0 = arith.muli %kt, %c128 : index
+      tile.copy %A[%m0, %k0], %As : memref<2048x1024xf16>, memref<128x128xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%k0, %n0], %Bs : memref<1024x2048xf16>, memref<128x128xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %Cf : memref<128x128xf16, #gpu.address_space<workgroup>>, memref<128x128xf16, #gpu.address_space<workgroup>>, memref<128x128xf32, #tile.fragment>
+    }
+    tile.copy %Cf, %C[%m0, %n0] : memref<128x128xf32, #tile.fragment>, memref<2048x2048xf16>
+  }
+  return
+}
+}
+
+// -----
+
+// Each tile's count read from a tensor: not known at compile time.
+module attributes {tile.target = "sm_90a"} {
+func.func @rows_steps_from_a_table(%A: memref<2048x1024xf16>, %B: memref<1024x2048xf16>, %C: memref<2048x2048xf16>, %Steps: memref<16xindex>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c128 = arith.constant 128 : index
+  %c16 = arith.constant 16 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c16, %c16) threads(128) (%bx, %by) {
+    %As = tile.alloc_shared : memref<128x128xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<128x128xf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<128x128xf32, #tile.fragment>
+    tile.fill %Cf, %zero : memref<128x128xf32, #tile.fragment>
+    %m0 = arith.muli %by, %c128 : index
+    %n0 = arith.muli %bx, %c128 : index
+    %w = memref.load %Steps[%by] : memref<16xindex>
+    %end = arith.addi %w, %c1 : index
+    // expected-error @+1 {{'tile.pipelined' op asks for persistent = true in its tile.schedule, but its loop's upper bound depends on the block indices but is not integer arithmetic over them and constants (each tile's step count is computed at compile time); drop the entry}}
+    tile.pipelined %kt = %c0 to %end stages(3) attributes {tile.schedule = {persistent = true}} {
+      %k0 = arith.muli %kt, %c128 : index
+      tile.copy %A[%m0, %k0], %As : memref<2048x1024xf16>, memref<128x128xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%k0, %n0], %Bs : memref<1024x2048xf16>, memref<128x128xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %Cf : memref<128x128xf16, #gpu.address_space<workgroup>>, memref<128x128xf16, #gpu.address_space<workgroup>>, memref<128x128xf32, #tile.fragment>
+    }
+    tile.copy %Cf, %C[%m0, %n0] : memref<128x128xf32, #tile.fragment>, memref<2048x2048xf16>
+  }
+  return
+}
+}
+
+// -----
+
+// Each tile its own count, the kernel's threads asked to fill the ring.
+module attributes {tile.target = "sm_90a"} {
+func.func @rows_own_steps_without_producer(%A: memref<2048x1024xf16>, %B: memref<1024x2048xf16>, %C: memref<2048x2048xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c128 = arith.constant 128 : index
+  %c16 = arith.constant 16 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c16, %c16) threads(128) (%bx, %by) {
+    %As = tile.alloc_shared : memref<128x128xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<128x128xf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<128x128xf32, #tile.fragment>
+    tile.fill %Cf, %zero : memref<128x128xf32, #tile.fragment>
+    %m0 = arith.muli %by, %c128 : index
+    %n0 = arith.muli %bx, %c128 : index
+    %r = arith.remui %by, %c4 : index
+    %end = arith.addi %r, %c1 : index
+    // expected-error @+1 {{'tile.pipelined' op is a persistent loop whose tiles run different step counts (its bound depends on the block indices), whose copies only a producer warpgroup issues}}
+    tile.pipelined %kt = %c0 to %end stages(3) attributes {tile.schedule = {persistent = true, producer = "none"}} {
+      %k0 = arith.muli %kt, %c128 : index
+      tile.copy %A[%m0, %k0], %As : memref<2048x1024xf16>, memref<128x128xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%k0, %n0], %Bs : memref<1024x2048xf16>, memref<128x128xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %Cf : memref<128x128xf16, #gpu.address_space<workgroup>>, memref<128x128xf16, #gpu.address_space<workgroup>>, memref<128x128xf32, #tile.fragment>
+    }
+    tile.copy %Cf, %C[%m0, %n0] : memref<128x128xf32, #tile.fragment>, memref<2048x2048xf16>
   }
   return
 }

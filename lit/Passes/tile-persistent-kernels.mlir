@@ -95,6 +95,93 @@ func.func @gemm_k128(%A: memref<2048x1024xf16>, %B: memref<1024x2048xf16>, %C: m
 
 // -----
 
+// Tiles that run their own step counts (the loop's end over the block's row: 1 to 4 K tiles, as a
+// causal attention's query blocks run their own key blocks): each count is evaluated at compile
+// time (the fewest, 1, is tile.tile_steps), the flattened loop runs the block's counts summed, a
+// search over the block's tiles (which only the interpreter runs) finds a step's tile and its first
+// step, and the tile's own count, marked, ends it.
+// CHECK-LABEL: func.func @gemm_rows_own_steps
+// CHECK: tile.kernel grid(%{{.*}}, %{{.*}}) threads(128) (%[[PID:.*]], %{{.*}})
+// CHECK: %[[COUNT:.*]] = arith.divui
+// CHECK: %[[TOTAL:.*]] = scf.for %{{.*}} = %{{.*}} to %[[COUNT]] step %{{.*}} iter_args(%[[SUM:.*]] = %{{.*}}) -> (index) {
+// CHECK: %[[NEXT:.*]] = arith.addi %[[SUM]], %{{.*}} : index
+// CHECK: scf.yield %[[NEXT]]
+// CHECK: tile.pipelined %[[S:.*]] = %{{.*}} to %[[TOTAL]] stages(3) attributes {tile.schedule = {persistent = true}, tile.tile_steps = 1 : i64}
+// CHECK: %[[FOUND:.*]]:3 = scf.for %[[J:.*]] = %{{.*}} to %[[COUNT]] step %{{.*}} iter_args(%[[TILE:.*]] = %{{.*}}, %[[START:.*]] = %{{.*}}, %[[AT:.*]] = %{{.*}})
+// CHECK: %[[REACHED:.*]] = arith.cmpi ule, %[[AT]], %[[S]]
+// CHECK: arith.select %[[REACHED]], %[[J]], %[[TILE]]
+// CHECK: arith.select %[[REACHED]], %[[AT]], %[[START]]
+// CHECK: } {tile.tile_of_step}
+// CHECK: %[[STEP:.*]] = arith.subi %[[S]], %[[FOUND]]#1 {tile.step_in_tile}
+// CHECK: arith.muli %[[FOUND]]#0, %{{.*}}
+// CHECK: scf.if %{{.*}} {
+// CHECK-NEXT: tile.fill
+// CHECK-NEXT: } {tile.first_step}
+// CHECK: tile.gemm
+// CHECK: %[[STEPS:.*]] = arith.maxui %{{.*}}, %{{.*}} {tile.steps_of_tile}
+// CHECK: %[[LAST_STEP:.*]] = arith.subi %[[STEPS]], %{{.*}}
+// CHECK: %[[LAST:.*]] = arith.cmpi eq, %[[STEP]], %[[LAST_STEP]]
+// CHECK: scf.if %[[LAST]] {
+// CHECK-NEXT: tile.copy
+// CHECK-NEXT: } {tile.last_step}
+
+// A producer carries the tile and the step (and the tile's count) from step to step; the kernel's
+// threads walk the tiles, each tile's first step carried on, its steps to its own count.
+// NESTED-LABEL: func.func @gemm_rows_own_steps
+// NESTED: tile.producer {
+// NESTED: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[PTILE:.*]] = %{{.*}}, %[[PSTEP:.*]] = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}})
+// NESTED-NOT: scf.for
+// NESTED: tile.copy_async
+// NESTED: tile.copy_async
+// NESTED: %[[PNEXT:.*]] = arith.addi %[[PSTEP]], %{{.*}}
+// NESTED: arith.cmpi eq, %[[PNEXT]], %{{arg[0-9]+}}
+// NESTED: scf.for %[[T:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[FIRST:.*]] = %{{.*}}) -> (index) {
+// NESTED: tile.wait
+// NESTED: tile.fill
+// NESTED-NEXT: tile.gemm
+// NESTED: %[[OWN:.*]] = arith.maxui
+// NESTED: scf.for %[[K:.*]] = %{{.*}} to %[[OWN]] step
+// NESTED: arith.addi %[[FIRST]], %[[K]]
+// NESTED: tile.gemm
+// NESTED: }
+// NESTED-NEXT: tile.copy %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] : memref<128x128xf32, #tile.fragment>, memref<2048x2048xf16>
+// NESTED-NEXT: %[[AFTER:.*]] = arith.addi %[[FIRST]], %[[OWN]]
+// NESTED-NEXT: scf.yield %[[AFTER]]
+// NESTED-NOT: tile.steps_of_tile
+module attributes {tile.target = "sm_90a"} {
+func.func @gemm_rows_own_steps(%A: memref<2048x1024xf16>, %B: memref<1024x2048xf16>, %C: memref<2048x2048xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %cbk = arith.constant 128 : index
+  %cbm = arith.constant 128 : index
+  %cbn = arith.constant 128 : index
+  %gx = arith.constant 16 : index
+  %gy = arith.constant 16 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%gx, %gy) threads(128) (%bx, %by) {
+    %As = tile.alloc_shared : memref<128x128xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<128x128xf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<128x128xf32, #tile.fragment>
+    tile.fill %Cf, %zero : memref<128x128xf32, #tile.fragment>
+    %m0 = arith.muli %by, %cbm : index
+    %n0 = arith.muli %bx, %cbn : index
+    %r = arith.remui %by, %c4 : index
+    %ktiles = arith.addi %r, %c1 : index
+    tile.pipelined %kt = %c0 to %ktiles stages(3) attributes {tile.schedule = {persistent = true}} {
+      %k0 = arith.muli %kt, %cbk : index
+      tile.copy %A[%m0, %k0], %As : memref<2048x1024xf16>, memref<128x128xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%k0, %n0], %Bs : memref<1024x2048xf16>, memref<128x128xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %Cf : memref<128x128xf16, #gpu.address_space<workgroup>>, memref<128x128xf16, #gpu.address_space<workgroup>>, memref<128x128xf32, #tile.fragment>
+    }
+    tile.copy %Cf, %C[%m0, %n0] : memref<128x128xf32, #tile.fragment>, memref<2048x2048xf16>
+  }
+  return
+}
+}
+
+// -----
+
 // Not taken: 64 tiles (no more than the multiprocessors); a kernel the GEMM template takes (K tiles
 // of 64); a loop whose schedule asks for one tile a block; another target.
 // CHECK-LABEL: func.func @few_tiles

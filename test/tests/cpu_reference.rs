@@ -475,6 +475,21 @@ fn causal_flash_attention_on_4d_tensors_with_a_ragged_sequence() {
     assert_close(&data[3], &attention(&data[0], &data[1], &data[2], true), 1e-2);
 }
 
+#[test]
+fn persistent_flash_attention_kernels_match_f64() {
+    // test/programs/attention_persistent_small.mlir as written (the CPU reference runs one block
+    // an item; interp.rs runs the persistent kernels sm_90a's passes write against it).
+    for (name, causal) in [
+        ("attention_persistent_small", false),
+        ("attention_persistent_short_small", false),
+        ("attention_persistent_pingpong_small", false),
+        ("attention_persistent_causal_small", true),
+    ] {
+        let data = run_function("attention_persistent_small.mlir", name, 49);
+        assert_close(&data[3], &attention(&data[0], &data[1], &data[2], causal), 1e-2);
+    }
+}
+
 /// One query's attention output over `keys` keys in f64: softmax over the keys of the scaled
 /// scores (`product(key, d)` summed over the head dim) times the values (`value(key, d)`).
 fn attention_row(

@@ -68,7 +68,8 @@ def attention(name, batch, heads, seq, dim, dtype, causal, block_m=64, block_n=6
     fr = "#tile.fragment"
     # A producer warpgroup asked for (or declined) in the loop's schedule, else the plan's choice;
     # the consumer warpgroups' gemms issued in turns (ping-pong) where asked.
-    assert not persistent or (not causal and not varlen and not sparse), "persistent: non-causal, fixed lengths"
+    assert not persistent or (not varlen and not sparse), "persistent: fixed lengths"
+    assert not (persistent and causal and overlap), "persistent causal: FlashAttention-2's order (each query block its own key blocks)"
     entries = ([f'producer = "{producer}"'] if producer else []) + (["pingpong = true"] if pingpong else []) + (["persistent = true"] if persistent else [])
     schedule = f" attributes {{tile.schedule = {{{', '.join(entries)}}}}}" if entries else ""
     nq = -(-seq // block_m)
@@ -432,11 +433,15 @@ if __name__ == "__main__":
         print("// deeper than an item: Q's ring of 3; V's 64-byte rows the threads' cp.async), the kernel's")
         print("// threads issuing the copies; and FlashAttention-3's schedule on 136 items of 128 rows (its")
         print("// first S and last P V at an item's first and last steps, the warpgroups' turns running on")
-        print("// across the items). Checked against an f64 reference (cpu_reference.rs) and the")
-        print("// interpreter, as written and after each target's loop decisions.")
+        print("// across the items); and causal on 144 items, longest first, each its own number of key blocks")
+        print("// (2 to 8: the flattened loop's steps are the block's items' counts summed, a producer")
+        print("// warpgroup carrying the item and its count from step to step). Checked against an f64")
+        print("// reference (cpu_reference.rs) and the interpreter, as written and after each target's loop")
+        print("// decisions.")
         print(attention("attention_persistent_small", 17, 4, 128, 64, "f16", False, block_m=64, block_n=32, threads=128, stages=3, overlap=False, persistent=True))
         print(attention("attention_persistent_short_small", 17, 4, 128, 32, "f16", False, block_m=64, block_n=64, threads=128, stages=3, overlap=False, persistent=True, producer="none"))
         print(attention("attention_persistent_pingpong_small", 17, 8, 128, 32, "f16", False, block_m=128, block_n=32, threads=256, stages=2, persistent=True, pingpong=True))
+        print(attention("attention_persistent_causal_small", 9, 4, 256, 64, "f16", True, block_m=64, block_n=32, threads=128, stages=3, overlap=False, persistent=True, longest_first=True))
     elif which == "test-pingpong":
         # FlashAttention-3's schedule (its order, ping-pong warpgroups) at the benchmark's block
         # shape on 300 tokens (ragged: the last key block masked); interp.rs runs it after sm_90a's

@@ -189,9 +189,18 @@ pub fn computable(value: Value, pipelined: OperationRef, depth: usize) -> bool {
         return false;
     };
     let owner = result.owner();
+    // A persistent loop's search for a step's tile (`super::persistent`) is pure too, over what
+    // its region reads.
+    let search = owner.attribute(tile_dialect::decisions::TILE_OF_STEP).is_ok()
+        && nested_ops(owner).iter().all(|nested| {
+            nested
+                .operands()
+                .all(|operand| is_defined_inside(operand, owner) || computable(operand, pipelined, depth + 1))
+        });
     let pure = index_arithmetic(&owner)
         || (tile_ir::is(&owner, affine::AffineApplyOperation::name) && owner.region_count() == 0)
-        || table_load(&owner, pipelined);
+        || table_load(&owner, pipelined)
+        || search;
     depth < 32
         && pure
         && owner.block().is_some_and(|block| block == body)

@@ -124,18 +124,42 @@ pub(crate) fn materialize<'c, 'a>(
     }
     let result = OperationResult::try_from(value).expect("a computable value is an op's result");
     let original = result.owner();
-    // The operands first, so that each clone comes after the clones it uses.
+    // The operands first, so that each clone comes after the clones it uses; then the values of
+    // the loop's body that the op's regions read (a persistent loop's search for a step's tile).
     let operands: Vec<Value> = original
         .operands()
         .map(|operand| materialize(operand, owner, iv, at_iv, at, done))
         .collect();
+    let mut read_inside: Vec<(Value, Value)> = Vec::new();
+    for nested in nested_ops(original) {
+        for operand in nested.operands() {
+            if is_defined_inside(operand, owner)
+                && !is_defined_inside(operand, original)
+                && !read_inside.iter().any(|(read, _)| *read == operand)
+            {
+                read_inside.push((operand, materialize(operand, owner, iv, at_iv, at, done)));
+            }
+        }
+    }
     let clone = at.block.insert_operation_before(at.before, clone_detached(original));
     for (position, mapped) in operands.into_iter().enumerate() {
         set_operand(clone, position, mapped);
     }
-    let cloned: Value = clone.result_at(result.result_number()).expect("same results").into();
-    done.push((value, cloned));
-    cloned
+    for nested in nested_ops(clone) {
+        for (position, operand) in nested.operands().enumerate().collect::<Vec<_>>() {
+            if let Some((_, mapped)) = read_inside.iter().find(|(read, _)| *read == operand) {
+                set_operand(nested, position, *mapped);
+            }
+        }
+    }
+    // Every result, so that another result of the op (a search's second) reuses the clone.
+    for index in 0..original.result_count() {
+        done.push((
+            original.result_at(index).expect("a result").into(),
+            clone.result_at(index).expect("same results").into(),
+        ));
+    }
+    clone.result_at(result.result_number()).expect("same results").into()
 }
 
 /// Issues the copies of the iteration whose induction variable is `at_iv` into `slot`, then the
@@ -150,8 +174,9 @@ fn issue<'c, 'a>(
     at_iv: Value<'c, 'a>,
     slot: Value<'c, 'a>,
     barriers: Value<'c, 'a>,
+    done: &mut Vec<(Value<'c, 'a>, Value<'c, 'a>)>,
 ) {
-    issue_copies(b, at, rings, owner, iv, at_iv, slot, barriers);
+    issue_copies(b, at, rings, owner, iv, at_iv, slot, barriers, done);
     arrive(b, at, barriers, slot);
 }
 
@@ -169,7 +194,8 @@ fn arrive<'c, 'a>(
 }
 
 /// Issues the copies of the iteration whose induction variable is `at_iv` into `slot`, completing
-/// on its barrier; at a tile's first step, first its tile's copies made once a tile.
+/// on its barrier; at a tile's first step, first its tile's copies made once a tile. `done` holds
+/// the values already computed at `at` for that iteration (see [`materialize`]).
 #[allow(clippy::too_many_arguments)]
 fn issue_copies<'c, 'a>(
     b: &Builder<'c>,
@@ -180,16 +206,18 @@ fn issue_copies<'c, 'a>(
     at_iv: Value<'c, 'a>,
     slot: Value<'c, 'a>,
     barriers: Value<'c, 'a>,
+    done: &mut Vec<(Value<'c, 'a>, Value<'c, 'a>)>,
 ) {
     if let Some(once) = &rings.once {
-        issue_once_a_tile(b, at, once, owner, iv, at_iv);
+        issue_once_a_tile(b, at, once, owner, iv, at_iv, done);
     }
-    copy_into_slot(b, at, &rings.steps, owner, iv, at_iv, slot, barriers);
+    copy_into_slot(b, at, &rings.steps, owner, iv, at_iv, slot, barriers, done);
 }
 
-/// At the first step of a tile (iteration `at_iv` a multiple of K), the copies of `once` for that
-/// tile into its slot (tile mod depth), once the kernel's threads have released the slot's
-/// previous tile, then the arrival on the slot's barrier.
+/// At the first step of a tile (iteration `at_iv` a multiple of K, or where tiles run their own
+/// counts, the step whose step in its tile is 0), the copies of `once` for that tile into its slot
+/// (tile mod depth), once the kernel's threads have released the slot's previous tile, then the
+/// arrival on the slot's barrier.
 fn issue_once_a_tile<'c, 'a>(
     b: &Builder<'c>,
     at: At<'c, 'a>,
@@ -197,12 +225,29 @@ fn issue_once_a_tile<'c, 'a>(
     owner: OperationRef<'c, 'a>,
     iv: Value<'c, 'a>,
     at_iv: Value<'c, 'a>,
+    done: &mut Vec<(Value<'c, 'a>, Value<'c, 'a>)>,
 ) {
-    let iteration = iteration_of(b, at, at_iv, [once.lower, once.step]);
-    let steps = b.index(at, once.steps);
-    let first = b.compare(at, "eq", b.remui(at, iteration, steps), b.index(at, 0));
-    let inside = b.if_then(at, first);
-    let tile = b.divui(inside, iteration, steps);
+    let marked = |mark: &str| super::persistent::marked_result(owner, mark);
+    let inside_and_tile = match (
+        marked(tile_dialect::decisions::STEPS_OF_TILE),
+        marked(tile_dialect::decisions::TILE_OF_STEP),
+        marked(tile_dialect::decisions::STEP_IN_TILE),
+    ) {
+        (Some(_), Some(tile), Some(step)) => {
+            let tile = materialize(tile, owner, iv, at_iv, at, done);
+            let step = materialize(step, owner, iv, at_iv, at, done);
+            let inside = b.if_then(at, b.compare(at, "eq", step, b.index(at, 0)));
+            (inside, tile)
+        }
+        _ => {
+            let iteration = iteration_of(b, at, at_iv, [once.lower, once.step]);
+            let steps = b.index(at, once.steps);
+            let first = b.compare(at, "eq", b.remui(at, iteration, steps), b.index(at, 0));
+            let inside = b.if_then(at, first);
+            (inside, b.divui(inside, iteration, steps))
+        }
+    };
+    let (inside, tile) = inside_and_tile;
     let [slot, round] = slot_and_round(b, inside, tile, once.depth);
     let refill = b.if_then(inside, b.compare(inside, "uge", tile, b.index(inside, once.depth)));
     let released = b.subi(refill, round, b.index(refill, 1));
@@ -210,7 +255,18 @@ fn issue_once_a_tile<'c, 'a>(
         refill,
         tile_dialect::ops::wait(once.empty, slot, released, b.location).expect("tile.wait"),
     );
-    copy_into_slot(b, inside, &once.aheads, owner, iv, at_iv, slot, once.full);
+    // Values computed in the branch stay in it.
+    copy_into_slot(
+        b,
+        inside,
+        &once.aheads,
+        owner,
+        iv,
+        at_iv,
+        slot,
+        once.full,
+        &mut done.clone(),
+    );
     arrive(b, inside, once.full, slot);
 }
 
@@ -226,15 +282,15 @@ fn copy_into_slot<'c, 'a>(
     at_iv: Value<'c, 'a>,
     slot: Value<'c, 'a>,
     barriers: Value<'c, 'a>,
+    done: &mut Vec<(Value<'c, 'a>, Value<'c, 'a>)>,
 ) {
-    let mut done = Vec::new();
     for ahead in aheads {
         let parts = copy_parts(&ahead.copy).expect("a planned copy");
-        let src = materialize(parts.src, owner, iv, at_iv, at, &mut done);
+        let src = materialize(parts.src, owner, iv, at_iv, at, done);
         let offsets: Vec<Value> = parts
             .src_offsets
             .iter()
-            .map(|offset| materialize(*offset, owner, iv, at_iv, at, &mut done))
+            .map(|offset| materialize(*offset, owner, iv, at_iv, at, done))
             .collect();
         let tile_type = MemRefType::try_from(ahead.tile.r#type()).expect("a tile");
         let view = b.value(
@@ -336,8 +392,17 @@ fn produce<'c, 'a>(
         refill,
         tile_dialect::ops::wait(empty, slot, released, b.location).expect("tile.wait"),
     );
-    issue(b, looped, rings, pipelined, iv, at_iv, slot, full);
-    if integer_attribute(&pipelined, super::persistent::TILE_STEPS) == Some(super::persistent::DYNAMIC_TILE_STEPS) {
+    // Where tiles run their own step counts, the tile's count first (the carried tile values
+    // include it), computed once with the copies' offsets.
+    let mut done = Vec::new();
+    let varying = super::persistent::marked_result(pipelined, tile_dialect::decisions::STEPS_OF_TILE);
+    if let Some(steps) = varying {
+        materialize(steps, pipelined, iv, at_iv, looped, &mut done);
+    }
+    issue(b, looped, rings, pipelined, iv, at_iv, slot, full, &mut done);
+    if varying.is_some()
+        || integer_attribute(&pipelined, super::persistent::TILE_STEPS) == Some(super::persistent::DYNAMIC_TILE_STEPS)
+    {
         let looped = looped.block.parent_operation().expect("the producer's scf.for");
         super::persistent::carry_tile_values(b.context, looped);
     }
@@ -405,7 +470,21 @@ fn read_once_a_tile<'c, 'a>(b: &Builder<'c>, once: &OnceATile<'c, 'a>, looped: O
         tile_dialect::ops::wait(once.full, slot, round, b.location).expect("tile.wait"),
     );
     read_slots(b, at, &once.aheads, slot, looped);
-    let last = branch(end, once.steps - 1, tile_dialect::decisions::LAST_STEP);
+    // The tile's last step: K - 1, or where tiles run their own counts, the tile's count - 1.
+    let last = match super::persistent::marked_result(looped, tile_dialect::decisions::STEPS_OF_TILE) {
+        Some(steps) => {
+            let last_step = b.subi(end, steps, b.index(end, 1));
+            let inside = b.if_then(end, b.compare(end, "eq", step, last_step));
+            let branch = inside.block.parent_operation().expect("scf.if");
+            tile_dialect::ops::set_attribute(
+                branch,
+                tile_dialect::decisions::LAST_STEP,
+                melior::ir::Attribute::unit(b.context),
+            );
+            inside
+        }
+        None => branch(end, once.steps - 1, tile_dialect::decisions::LAST_STEP),
+    };
     arrive(b, last, once.empty, slot);
 }
 
@@ -513,6 +592,12 @@ fn expand_loop<'c, 'a>(
             super::ahead::hoist(context, value, kernel, site);
         }
     }
+    if site.is_none() && super::persistent::marked_result(pipelined, tile_dialect::decisions::STEPS_OF_TILE).is_some() {
+        return Err((
+            pipelined,
+            "is a persistent loop whose tiles run different step counts (its bound depends on the block indices), whose copies only a producer warpgroup issues: add producer = \"warpgroup\" to its tile.schedule, or give every tile the same steps".into(),
+        ));
+    }
     let allocate = site.map_or(before, At::before);
     let barrier_type = MemRefType::new(IntegerType::new(context, 64).into(), &[depth], None, workgroup);
     let barriers = b.value(
@@ -585,7 +670,17 @@ fn expand_loop<'c, 'a>(
         let at_iv = b.addi(before, lower, offset);
         let inside = b.if_then(before, less(&b, before, at_iv, upper));
         let slot = b.index(inside, p);
-        issue_copies(&b, inside, &rings, pipelined, iv, at_iv, slot, barriers);
+        issue_copies(
+            &b,
+            inside,
+            &rings,
+            pipelined,
+            iv,
+            at_iv,
+            slot,
+            barriers,
+            &mut Vec::new(),
+        );
         match groups {
             true => arrive(&b, before, barriers, b.index(before, p)),
             false => arrive(&b, inside, barriers, slot),
@@ -620,7 +715,17 @@ fn expand_loop<'c, 'a>(
         let ahead = b.addi(top, iteration, b.index(top, depth - 1));
         let next_slot = b.remui(top, ahead, b.index(top, depth));
         let refill = b.if_then(top, less(&b, top, next, upper));
-        issue_copies(&b, refill, &rings, looped, iv, next, next_slot, barriers);
+        issue_copies(
+            &b,
+            refill,
+            &rings,
+            looped,
+            iv,
+            next,
+            next_slot,
+            barriers,
+            &mut Vec::new(),
+        );
         arrive(&b, top, barriers, next_slot);
     }
     match empty {
@@ -647,7 +752,7 @@ fn expand_loop<'c, 'a>(
             let next = b.addi(end, iv, distance);
             let refill = b.if_then(end, less(&b, end, next, upper));
             b.barrier(refill);
-            issue(&b, refill, &rings, looped, iv, next, slot, barriers);
+            issue(&b, refill, &rings, looped, iv, next, slot, barriers, &mut Vec::new());
         }
         // Each thread releases the slot on its barrier, and the slot the previous iteration read
         // is refilled with iteration k - 1 + D once every thread has released it: threads wait
@@ -665,7 +770,17 @@ fn expand_loop<'c, 'a>(
                 refill,
                 tile_dialect::ops::wait(empty, previous_slot, previous_round, b.location).expect("tile.wait"),
             );
-            issue(&b, refill, &rings, looped, iv, next, previous_slot, barriers);
+            issue(
+                &b,
+                refill,
+                &rings,
+                looped,
+                iv,
+                next,
+                previous_slot,
+                barriers,
+                &mut Vec::new(),
+            );
         }
         Some(empty) => {
             arrive(&b, end, empty, slot);
@@ -681,7 +796,17 @@ fn expand_loop<'c, 'a>(
                 refill,
                 tile_dialect::ops::wait(empty, previous_slot, previous_round, b.location).expect("tile.wait"),
             );
-            issue(&b, refill, &rings, looped, iv, next, previous_slot, barriers);
+            issue(
+                &b,
+                refill,
+                &rings,
+                looped,
+                iv,
+                next,
+                previous_slot,
+                barriers,
+                &mut Vec::new(),
+            );
         }
     }
     for ahead in rings

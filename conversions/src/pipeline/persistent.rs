@@ -80,7 +80,7 @@ pub const TILE_STEPS: &str = tile_dialect::decisions::TILE_STEPS.name;
 /// Unit attributes on the flattened loop's ops that [`split_tiles`] reads: the tile of a step
 /// (`s / K`), the step within its tile (`s mod K`), and the branches of a tile's first and last
 /// steps.
-use tile_dialect::decisions::{FIRST_STEP, LAST_STEP, STEP_IN_TILE, TILE_OF_STEP};
+use tile_dialect::decisions::{FIRST_STEP, LAST_STEP, STEP_IN_TILE, STEPS_OF_TILE, TILE_OF_STEP};
 /// The kernel's cluster size and its shared copies, where a schedule asks for multicast.
 const MULTICAST: &str = tile_dialect::decisions::MULTICAST.name;
 const CLUSTER_SHARED: &str = tile_dialect::decisions::CLUSTER_SHARED.name;
@@ -130,9 +130,13 @@ enum Sizes<'c, 'a> {
         /// groups.
         walked: (i64, i64),
         blocks: i64,
+        /// The main loop's steps, or where tiles run different counts, the fewest.
         steps: i64,
         /// The blocks of each cluster that walks one grid column's rows together (1: no clusters).
         cluster: i64,
+        /// Where tiles run different counts: the loop's upper bound, index arithmetic over the
+        /// block indices (the loop starts at 0 with step 1).
+        varying: Option<Value<'c, 'a>>,
     },
     /// Known at run time: the grid (x, and y for a 2-D grid), and the main loop's bounds (first
     /// value, end, and step where it has one).
@@ -158,6 +162,148 @@ struct Persistent<'c, 'a> {
     /// The loop's copies whose tile is the same for every grid row (a cluster's blocks share it),
     /// where the schedule asks for clusters that multicast.
     shared: Vec<OperationRef<'c, 'a>>,
+}
+
+/// Whether the tiles of `sizes` run different step counts.
+fn varying(sizes: &Sizes) -> bool {
+    matches!(sizes, Sizes::Static { varying: Some(_), .. })
+}
+
+/// The grid and the fewest steps of any tile of a kernel whose grid (`grid`) is static and whose
+/// loop (`bounds`) runs from 0 by 1 to an upper bound computed from the block indices (`indices`)
+/// and constants, evaluated here for every block; `None` where the grid is not static or the
+/// bound does not depend on the block indices, the reason where the counts cannot be known.
+fn steps_of_tiles(grid: &[Value], bounds: &[Value], indices: &[Value]) -> Result<Option<(Vec<i64>, i64)>, String> {
+    let Some(grid) = grid
+        .iter()
+        .map(|size| constant_integer(*size))
+        .collect::<Option<Vec<i64>>>()
+    else {
+        return Ok(None);
+    };
+    let Some(&upper) = bounds.get(1) else { return Ok(None) };
+    if !depends_on(upper, indices) || grid.len() != indices.len() {
+        return Ok(None);
+    }
+    let step = bounds.get(2).map_or(Some(1), |step| constant_integer(*step));
+    if constant_integer(bounds[0]) != Some(0) || step != Some(1) {
+        return Err(
+            "its loop's upper bound depends on the block indices (each tile its own step count), which needs the loop to run from 0 by 1".into(),
+        );
+    }
+    let tiles: i64 = grid.iter().product();
+    if grid.iter().any(|size| *size < 1) || tiles > 1 << 20 {
+        return Err("its grid has no blocks, or too many to count each one's steps at compile time".into());
+    }
+    let mut fewest = i64::MAX;
+    for tile in 0..tiles {
+        let mut rest = tile;
+        let environment: Vec<(Value, i64)> = indices
+            .iter()
+            .zip(&grid)
+            .map(|(index, size)| {
+                let value = rest % size;
+                rest /= size;
+                (*index, value)
+            })
+            .collect();
+        let Some(steps) = evaluate(upper, &environment, 0) else {
+            return Err(
+                "its loop's upper bound depends on the block indices but is not integer arithmetic over them and constants (each tile's step count is computed at compile time)".into(),
+            );
+        };
+        fewest = fewest.min(steps);
+    }
+    if fewest < 1 {
+        return Err(format!(
+            "some of its tiles run no step (the loop's upper bound is {fewest} for one); each tile needs at least one"
+        ));
+    }
+    Ok(Some((grid, fewest)))
+}
+
+/// The value of `value` where the block indices are as `environment` says: constants and integer
+/// arithmetic (`arith`) over them, `None` for anything else or an undefined result.
+fn evaluate(value: Value, environment: &[(Value, i64)], depth: usize) -> Option<i64> {
+    if let Some((_, known)) = environment.iter().find(|(index, _)| *index == value) {
+        return Some(*known);
+    }
+    if let Some(constant) = constant_integer(value) {
+        return Some(constant);
+    }
+    let op = tile_dialect::ops::as_result(value)?.owner();
+    if depth > 64 || op.region_count() > 0 {
+        return None;
+    }
+    let operands: Vec<i64> = op
+        .operands()
+        .map(|operand| evaluate(operand, environment, depth + 1))
+        .collect::<Option<_>>()?;
+    let name = op.name();
+    let name = name.as_string_ref().as_str().ok()?;
+    let unsigned = |values: &[i64]| values.iter().all(|value| *value >= 0);
+    match (name, &operands[..]) {
+        ("arith.addi", [a, b]) => a.checked_add(*b),
+        ("arith.subi", [a, b]) => a.checked_sub(*b),
+        ("arith.muli", [a, b]) => a.checked_mul(*b),
+        ("arith.divui", [a, b]) if unsigned(&[*a, *b]) && *b > 0 => Some(a / b),
+        ("arith.remui", [a, b]) if unsigned(&[*a, *b]) && *b > 0 => Some(a % b),
+        ("arith.ceildivui", [a, b]) if unsigned(&[*a, *b]) && *b > 0 => Some((a + b - 1) / b),
+        ("arith.divsi", [a, b]) if *b != 0 => a.checked_div(*b),
+        ("arith.remsi", [a, b]) if *b != 0 => a.checked_rem(*b),
+        ("arith.floordivsi" | "arith.ceildivsi", [a, b]) if *b != 0 => {
+            let (quotient, inexact) = (a.checked_div(*b)?, a % b != 0);
+            let negative = (*a < 0) != (*b < 0);
+            Some(match name {
+                "arith.floordivsi" if inexact && negative => quotient - 1,
+                "arith.ceildivsi" if inexact && !negative => quotient + 1,
+                _ => quotient,
+            })
+        }
+        ("arith.minui", [a, b]) if unsigned(&[*a, *b]) => Some(*a.min(b)),
+        ("arith.maxui", [a, b]) if unsigned(&[*a, *b]) => Some(*a.max(b)),
+        ("arith.minsi", [a, b]) => Some(*a.min(b)),
+        ("arith.maxsi", [a, b]) => Some(*a.max(b)),
+        ("arith.select", [condition, a, b]) => Some(if *condition != 0 { *a } else { *b }),
+        ("arith.index_cast" | "arith.index_castui", [a]) => Some(*a),
+        ("arith.cmpi", [a, b]) => {
+            let holds = match integer_attribute(&op, "predicate")? {
+                0 => a == b,
+                1 => a != b,
+                2 => a < b,
+                3 => a <= b,
+                4 => a > b,
+                5 => a >= b,
+                6..=9 if !unsigned(&[*a, *b]) => return None,
+                6 => a < b,
+                7 => a <= b,
+                8 => a > b,
+                9 => a >= b,
+                _ => return None,
+            };
+            Some(i64::from(holds))
+        }
+        _ => None,
+    }
+}
+
+/// The ops of `indexing` (in their order) that `value` is computed by.
+fn computed_by<'c, 'a>(value: Value<'c, 'a>, indexing: &[OperationRef<'c, 'a>]) -> Vec<OperationRef<'c, 'a>> {
+    fn visit<'c, 'a>(value: Value<'c, 'a>, indexing: &[OperationRef<'c, 'a>], found: &mut Vec<OperationRef<'c, 'a>>) {
+        let Some(result) = tile_dialect::ops::as_result(value) else {
+            return;
+        };
+        let op = result.owner();
+        if indexing.contains(&op) && !found.contains(&op) {
+            found.push(op);
+            for operand in op.operands() {
+                visit(operand, indexing, found);
+            }
+        }
+    }
+    let mut found = Vec::new();
+    visit(value, indexing, &mut found);
+    indexing.iter().copied().filter(|op| found.contains(op)).collect()
 }
 
 /// Whether `value` is, or is computed from, one of `arguments` (the block indices).
@@ -297,8 +443,19 @@ fn persistent<'c, 'a>(
     let indices: Vec<Value> = (0..body.argument_count())
         .filter_map(|i| body.argument_at(i).map(Value::from))
         .collect();
-    let sizes = match super::loop_with_sizes(kernel, asked) {
-        Ok(super::GemmLoop { grid: sizes, steps, .. }) => {
+    // Static sizes; or, where the schedule asks, a static grid whose tiles run their own step
+    // counts (the loop's upper bound over the block indices: a causal attention's query blocks).
+    let static_sizes = match super::loop_with_sizes(kernel, asked) {
+        Ok(super::GemmLoop { grid, steps, .. }) => Some((grid, steps, None)),
+        Err(_) if requested == Some(true) && cluster == 1 => match steps_of_tiles(&grid_values, &bounds, &indices) {
+            Ok(Some((grid, fewest))) => Some((grid, fewest, Some(bounds[1]))),
+            Ok(None) => None,
+            Err(why) => return refuse(&why),
+        },
+        Err(_) => None,
+    };
+    let sizes = match static_sizes {
+        Some((sizes, steps, varying)) => {
             let (grid, planes) = match sizes[..] {
                 [x] => ((x, 1), 1),
                 [x, y] => ((x, y), 1),
@@ -352,16 +509,17 @@ fn persistent<'c, 'a>(
                 blocks,
                 steps,
                 cluster,
+                varying,
             }
         }
         // Sizes known at run time: only where the schedule asks (the tile count is the host's).
-        Err(_) if requested != Some(true) => return Ok(None),
-        Err(_) if cluster > 1 => {
+        None if requested != Some(true) => return Ok(None),
+        None if cluster > 1 => {
             return refuse(&format!(
                 "multicast = {cluster} needs the grid and the loop's bounds known at compile time (a cluster's blocks walk the same tiles' steps)"
             ));
         }
-        Err(_) => {
+        None => {
             let grid = match grid_values[..] {
                 [x] => (x, None),
                 [x, y] => (x, Some(y)),
@@ -412,13 +570,18 @@ fn persistent<'c, 'a>(
         }
         match copied_once_a_tile(kernel, *op) {
             true => once_a_tile.push(*op),
+            false if varying(&sizes) => {
+                return refuse(
+                    "its tiles run different step counts, and work before the loop other than fills and copies made once a tile (gemms: FlashAttention-3's order) needs one count for all",
+                );
+            }
             false => fills.push(*op),
         }
     }
     // The epilogue's copies into shared tiles (a FlashAttention-3 order's last V) are made once a
     // tile too, where the schedule asks, and its index arithmetic (the last block's offset) runs
     // at each step, before them.
-    let early = requested == Some(true) && matches!(sizes, Sizes::Static { .. });
+    let early = requested == Some(true) && matches!(sizes, Sizes::Static { .. }) && !varying(&sizes);
     let mut epilogue = Vec::new();
     for op in &ops[main_at + 1..] {
         let from_epilogue = |operand: Value| {
@@ -434,7 +597,7 @@ fn persistent<'c, 'a>(
     }
     // With a run-time step count a tile's epilogue follows its steps' loop, where the ring's
     // slots are no longer the last step's.
-    if matches!(sizes, Sizes::Dynamic { .. }) {
+    if matches!(sizes, Sizes::Dynamic { .. }) || varying(&sizes) {
         let written: Vec<Value> = nested_ops(main)
             .iter()
             .filter(|op| tile_ir::is(*op, tile::CopyOperation::name))
@@ -546,6 +709,7 @@ pub fn rewrite_kernel<'c, 'a>(
             blocks,
             steps,
             cluster,
+            varying,
         } => {
             if cluster > 1 {
                 let size = b.index(before, cluster);
@@ -557,16 +721,37 @@ pub fn rewrite_kernel<'c, 'a>(
             let blocks_value = b.index(before, walkers);
             let left = b.subi(before, b.index(before, tiles + walkers - 1), walker);
             let count = b.divui(before, left, blocks_value);
-            let total = b.muli(before, count, b.index(before, steps));
-            Walk::Static {
+            let mut walk = Walk::Static {
                 grid: walked,
                 planes,
                 blocks: (walkers, blocks_value),
                 launched: blocks,
                 rows: cluster_rank,
                 steps,
-                total,
+                total: count,
+                varying: varying.map(|bound| Varying { bound, count }),
+            };
+            // The block's steps: its tiles' counts summed, or K for each.
+            let total = match varying {
+                Some(bound) => {
+                    let zero = b.index(before, 0);
+                    let one = b.index(before, 1);
+                    let (each, local, sum) = b.for_loop_carrying(before, [zero, count, one], zero);
+                    let own = walk.walk(&b, each, walker, local, indices.len());
+                    let steps = steps_of_tile(&b, each, bound, &plan.indexing, &indices, &own);
+                    b.yield_value(each, b.addi(each, sum, steps));
+                    each.block
+                        .parent_operation()
+                        .and_then(|sum| sum.result_at(0))
+                        .expect("the sum's scf.for")
+                        .into()
+                }
+                None => b.muli(before, count, b.index(before, steps)),
+            };
+            if let Walk::Static { total: sum, .. } = &mut walk {
+                *sum = total;
             }
+            walk
         }
         Sizes::Dynamic { grid, bounds } => {
             let gx = grid.0;
@@ -618,10 +803,22 @@ pub fn rewrite_kernel<'c, 'a>(
     let inner = looped.body().expect("body");
     let s: Value = inner.argument_at(0).expect("induction variable").into();
     let at = At::before(inner.terminator().expect("tile.yield"));
-    // This step's tile and the program's block indices for it.
-    let steps = sizes.steps(&b, at);
-    let local = b.divui(at, s, steps);
-    let step = b.remui(at, s, steps);
+    // This step's tile and the program's block indices for it: `s / K` and `s mod K`, or where
+    // tiles run their own counts, a search over the block's tiles (only the interpreter runs it:
+    // the expansion carries the tile and the step from step to step).
+    let (local, step) = match sizes {
+        Walk::Static {
+            varying: Some(Varying { bound, count }),
+            ..
+        } => {
+            let (search, start) = find_tile(&b, at, &sizes, walker, s, count, bound, &plan.indexing, &indices);
+            (search, b.subi(at, s, start))
+        }
+        _ => {
+            let steps = sizes.steps(&b, at);
+            (b.divui(at, s, steps), b.remui(at, s, steps))
+        }
+    };
     for (value, name) in [(local, TILE_OF_STEP), (step, STEP_IN_TILE)] {
         mark(OperationResult::try_from(value).expect("an op's result").owner(), name);
     }
@@ -680,6 +877,23 @@ pub fn rewrite_kernel<'c, 'a>(
     rewriter.inline_block_before(main_body, at.before, &[iv]);
     rewriter.erase_op(plan.main);
     let last_step = match sizes {
+        Walk::Static {
+            varying: Some(Varying { bound, .. }),
+            ..
+        } => {
+            // The tile's own count, over the walk's indices (the moved index arithmetic's, or
+            // the walk's where the bound is an index itself); marked for the expansion.
+            let bound = indices
+                .iter()
+                .position(|index| *index == bound)
+                .map_or(bound, |i| walked[i]);
+            let steps = b.maxui(at, bound, b.index(at, 1));
+            mark(
+                OperationResult::try_from(steps).expect("an op's result").owner(),
+                STEPS_OF_TILE,
+            );
+            b.subi(at, steps, b.index(at, 1))
+        }
         Walk::Static { steps, .. } => b.index(at, steps - 1),
         Walk::Dynamic { steps, .. } => b.subi(at, steps, b.index(at, 1)),
     };
@@ -712,6 +926,70 @@ pub fn rewrite_kernel<'c, 'a>(
 /// op marked [`TILE_OF_STEP`]. (A loop with static sizes has at least one step a tile.)
 pub const DYNAMIC_TILE_STEPS: i64 = 0;
 
+/// Where a persistent loop's tiles run their own step counts: the original loop's upper bound
+/// (over the block indices) and the number of the block's tiles.
+#[derive(Clone, Copy)]
+struct Varying<'c, 'a> {
+    bound: Value<'c, 'a>,
+    count: Value<'c, 'a>,
+}
+
+/// The step count of the tile whose block indices are `walked` (the program's `indices` there):
+/// the ops of `indexing` that compute `bound`, cloned at `at` over them.
+fn steps_of_tile<'c, 'a>(
+    b: &Builder<'c>,
+    at: At<'c, 'a>,
+    bound: Value<'c, 'a>,
+    indexing: &[OperationRef<'c, 'a>],
+    indices: &[Value<'c, 'a>],
+    walked: &[Value<'c, 'a>],
+) -> Value<'c, 'a> {
+    let mut map: Vec<(Value<'c, 'a>, Value<'c, 'a>)> = indices.iter().copied().zip(walked.iter().copied()).collect();
+    for op in computed_by(bound, indexing) {
+        clone_mapped(b, at, op, &mut map);
+    }
+    map.iter()
+        .find(|(original, _)| *original == bound)
+        .map_or(bound, |(_, cloned)| *cloned)
+}
+
+/// The search, at `at`, for the tile of the block's step `s` where tiles run their own counts:
+/// `scf.for %j = 0 to count iter_args(tile, start, sum, s)` adds up the counts of the block's
+/// tiles, keeping the last tile whose first step (`sum` before it) is at most `s`. Returns the
+/// tile and its first step. The loop reads nothing of the body it stands in but its operands (`s`
+/// is carried in unchanged), so that the expansion can clone it for another step.
+#[allow(clippy::too_many_arguments)]
+fn find_tile<'c, 'a>(
+    b: &Builder<'c>,
+    at: At<'c, 'a>,
+    walk: &Walk<'c, 'a>,
+    walker: Value<'c, 'a>,
+    s: Value<'c, 'a>,
+    count: Value<'c, 'a>,
+    bound: Value<'c, 'a>,
+    indexing: &[OperationRef<'c, 'a>],
+    indices: &[Value<'c, 'a>],
+) -> (Value<'c, 'a>, Value<'c, 'a>) {
+    let zero = b.index(at, 0);
+    let (each, j, carried) = b.for_loop_carrying_all(at, [zero, count, b.index(at, 1)], &[zero, zero, zero, s]);
+    let [tile, start, sum, target] = carried[..] else {
+        unreachable!("four carried values")
+    };
+    let own = walk.walk(b, each, walker, j, indices.len());
+    let steps = steps_of_tile(b, each, bound, indexing, indices, &own);
+    let reached = b.compare(each, "ule", sum, target);
+    let yielded = [
+        b.select(each, reached, j, tile),
+        b.select(each, reached, sum, start),
+        b.addi(each, sum, steps),
+        target,
+    ];
+    b.yield_values(each, &yielded);
+    let search = each.block.parent_operation().expect("the search's scf.for");
+    let result = |index: usize| -> Value<'c, 'a> { search.result_at(index).expect("a result").into() };
+    (result(0), result(1))
+}
+
 /// The quantities of the walk over a block's tiles, as the rewrite built them.
 #[derive(Clone, Copy)]
 enum Walk<'c, 'a> {
@@ -726,8 +1004,10 @@ enum Walk<'c, 'a> {
         launched: i64,
         /// Where clusters walk: their blocks, this block's rank in its cluster, the grid's rows.
         rows: Option<(i64, Value<'c, 'a>, i64)>,
+        /// K, or where tiles run their own counts, the fewest.
         steps: i64,
         total: Value<'c, 'a>,
+        varying: Option<Varying<'c, 'a>>,
     },
     Dynamic {
         grid: (Value<'c, 'a>, Value<'c, 'a>),
@@ -873,6 +1153,15 @@ tile_passes::rust_pass! {
     }
 }
 
+/// The result of the op marked `mark` directly in the body of `owner` (a persistent loop), if any.
+pub(super) fn marked_result<'c, 'a>(owner: OperationRef<'c, 'a>, mark: &str) -> Option<Value<'c, 'a>> {
+    let body = owner.body()?;
+    std::iter::successors(body.first_operation(), |op| op.next_in_block())
+        .find(|op| op.attribute(mark).is_ok())
+        .and_then(|op| op.result_at(0))
+        .map(Value::from)
+}
+
 /// The induction variable of the flattened `scf.for` `looped` and its body's ops before the
 /// terminator (`None` for a body without one).
 fn step_and_ops<'c, 'a>(looped: OperationRef<'c, 'a>) -> Option<(Value<'c, 'a>, Vec<OperationRef<'c, 'a>>)> {
@@ -913,20 +1202,38 @@ pub fn split_tiles<'c, 'a>(context: &'c Context, looped: OperationRef<'c, 'a>) {
     };
     let at = At::before(looped);
     let upper = looped.operand_at(1).expect("scf.for bounds");
+    let tile_of = ops.iter().find(|op| op.attribute(TILE_OF_STEP).is_ok());
+    // Where tiles run their own counts: the op computing the count (over the step's tile), and
+    // the block's tiles, the upper bound of the search for the step's tile.
+    let varying = ops
+        .iter()
+        .find(|op| op.attribute(STEPS_OF_TILE).is_ok())
+        .and_then(|op| op.result_at(0))
+        .map(Value::from);
     // K: the constant, or the divisor of the step's tile (`s / K`), defined before the loop.
-    let dynamic = (steps == DYNAMIC_TILE_STEPS)
-        .then(|| {
-            ops.iter()
-                .find(|op| op.attribute(TILE_OF_STEP).is_ok())
-                .and_then(|op| op.operand_at(1))
-        })
+    let dynamic = (steps == DYNAMIC_TILE_STEPS && varying.is_none())
+        .then(|| tile_of.and_then(|op| op.operand_at(1)))
         .flatten();
-    let tiles = match dynamic {
+    let tiles = match (varying, dynamic) {
+        (Some(_), _) => tile_of
+            .and_then(|search| search.operand_at(1))
+            .expect("the search's tile count"),
         // No steps, no tiles (and no division by zero).
-        Some(k) => b.divui(at, upper, b.maxui(at, k, b.index(at, 1))),
-        None => b.divui(at, upper, b.index(at, steps)),
+        (None, Some(k)) => b.divui(at, upper, b.maxui(at, k, b.index(at, 1))),
+        (None, None) => b.divui(at, upper, b.index(at, steps)),
     };
-    let (outer, tile) = b.for_loop(at, b.index(at, 0), tiles, b.index(at, 1));
+    // A tile's first step: `tile * K`, or where tiles run their own counts, carried from tile to tile.
+    let (zero, one) = (b.index(at, 0), b.index(at, 1));
+    let (outer, tile, start) = match varying {
+        Some(_) => {
+            let (outer, tile, carried) = b.for_loop_carrying_all(at, [zero, tiles, one], &[zero]);
+            (outer, tile, Some(carried[0]))
+        }
+        None => {
+            let (outer, tile) = b.for_loop(at, zero, tiles, one);
+            (outer, tile, None)
+        }
+    };
     // Warpgroups that take turns at the gemms go on taking them across the tiles.
     if let Ok(flag) = looped.attribute(super::PINGPONG_ATTRIBUTE) {
         tile_dialect::ops::set_attribute(
@@ -935,7 +1242,7 @@ pub fn split_tiles<'c, 'a>(context: &'c Context, looped: OperationRef<'c, 'a>) {
             flag,
         );
     }
-    let start = b.muli(outer, tile, dynamic.unwrap_or_else(|| b.index(outer, steps)));
+    let start = start.unwrap_or_else(|| b.muli(outer, tile, dynamic.unwrap_or_else(|| b.index(outer, steps))));
     let one_step = |at: At<'c, 'a>, step: Value<'c, 'a>, first: bool, last: bool| {
         let mut map: Vec<(Value<'c, 'a>, Value<'c, 'a>)> = vec![(s, b.addi(at, start, step))];
         for op in ops {
@@ -953,8 +1260,18 @@ pub fn split_tiles<'c, 'a>(context: &'c Context, looped: OperationRef<'c, 'a>) {
             );
         }
     };
-    if let Some(k) = dynamic {
+    if let Some(varying_steps) = varying.or(dynamic) {
         let mut map = one_step(outer, b.index(outer, 0), true, false);
+        // The tile's count as step 0 computed it, or K.
+        let k = match varying {
+            Some(_) => {
+                map.iter()
+                    .find(|(original, _)| *original == varying_steps)
+                    .expect("the tile's count, cloned with its first step")
+                    .1
+            }
+            None => varying_steps,
+        };
         let (inner, step) = b.for_loop(outer, b.index(outer, 1), k, b.index(outer, 1));
         carries(inner);
         one_step(inner, step, false, false);
@@ -966,6 +1283,10 @@ pub fn split_tiles<'c, 'a>(context: &'c Context, looped: OperationRef<'c, 'a>) {
             for nested in inner.split_last().map(|(_, rest)| rest).unwrap_or_default() {
                 clone_mapped(&b, outer, *nested, &mut map);
             }
+        }
+        if varying.is_some() {
+            b.yield_values(outer, &[b.addi(outer, start, k)]);
+            unmark(outer.block.parent_operation().expect("scf.for"), STEPS_OF_TILE);
         }
     } else {
         one_step(outer, b.index(outer, 0), true, steps == 1);
@@ -1078,6 +1399,12 @@ pub fn carry_tile_values<'c, 'a>(context: &'c Context, looped: OperationRef<'c, 
     };
     let result = |op: &OperationRef<'c, 'a>| -> Value<'c, 'a> { op.result_at(0).expect("one result").into() };
     let k = tile_of.operand_at(1).expect("s / K");
+    // Where tiles run their own counts, the tile's count (a tile value, always carried); the
+    // loop then starts at tile 0's first step.
+    let steps_of_tile = ops.iter().find(|op| op.attribute(STEPS_OF_TILE).is_ok()).map(result);
+    if steps_of_tile.is_some() && looped.operand_at(0).and_then(constant_integer) != Some(0) {
+        return;
+    }
     // The tile-level ops: pure ops over the tile, values from outside the loop and each other;
     // those over the tile or another per-tile op give the tile values (the others, invariant,
     // stay in the loop too).
@@ -1106,17 +1433,18 @@ pub fn carry_tile_values<'c, 'a>(context: &'c Context, looped: OperationRef<'c, 
             per_tile.push(*op);
         }
     }
-    // Only the values the step's ops read are carried.
+    // Only the values the step's ops read are carried (and the tile's count).
     let carried: Vec<Value> = per_tile
         .iter()
         .flat_map(|op| op.results().map(Value::from).collect::<Vec<_>>())
         .filter(|value| {
-            ops.iter().filter(|op| !per_tile.contains(op)).any(|op| {
-                nested_ops(*op)
-                    .into_iter()
-                    .chain([*op])
-                    .any(|user| user.operands().any(|o| o == *value))
-            })
+            Some(*value) == steps_of_tile
+                || ops.iter().filter(|op| !per_tile.contains(op)).any(|op| {
+                    nested_ops(*op)
+                        .into_iter()
+                        .chain([*op])
+                        .any(|user| user.operands().any(|o| o == *value))
+                })
         })
         .collect();
     if carried.is_empty() {
@@ -1129,9 +1457,13 @@ pub fn carry_tile_values<'c, 'a>(context: &'c Context, looped: OperationRef<'c, 
     };
     let at = At::before(looped);
     let [lower, upper, step] = [0, 1, 2].map(|i| looped.operand_at(i).expect("scf.for bounds"));
-    let divisor = b.maxui(at, k, b.index(at, 1));
-    let first_tile = b.divui(at, lower, divisor);
-    let first_step = b.remui(at, lower, divisor);
+    let (first_tile, first_step) = match steps_of_tile {
+        Some(_) => (b.index(at, 0), b.index(at, 0)),
+        None => {
+            let divisor = b.maxui(at, k, b.index(at, 1));
+            (b.divui(at, lower, divisor), b.remui(at, lower, divisor))
+        }
+    };
     // The tile values of `tile` where `condition` holds, else `otherwise` (defined before `at`).
     let tile_values = |at: At<'c, 'a>, condition: Value<'c, 'a>, tile: Value<'c, 'a>, otherwise: &[Value<'c, 'a>]| {
         let (then, _, results) = b.if_else_yielding(at, condition, otherwise);
@@ -1173,7 +1505,17 @@ pub fn carry_tile_values<'c, 'a>(context: &'c Context, looped: OperationRef<'c, 
     }
     let one = b.index(inside, 1);
     let next_step = b.addi(inside, step_value, one);
-    let wraps = b.compare(inside, "eq", next_step, k);
+    let tile_steps = match steps_of_tile {
+        Some(count) => {
+            let position = carried
+                .iter()
+                .position(|value| *value == count)
+                .expect("the tile's count, carried");
+            values[position]
+        }
+        None => k,
+    };
+    let wraps = b.compare(inside, "eq", next_step, tile_steps);
     let next_tile = b.addi(inside, tile, one);
     let next = b.addi(inside, s_value, step);
     let more = b.compare(inside, "ult", next, upper);
@@ -1184,5 +1526,17 @@ pub fn carry_tile_values<'c, 'a>(context: &'c Context, looped: OperationRef<'c, 
     ];
     yielded.extend(next_values);
     b.yield_values(inside, &yielded);
+    if let Some(owner) = at.block.parent_operation() {
+        unmark(owner, STEPS_OF_TILE);
+    }
     melior::IrRewriter::new(context).as_rewriter_base().erase_op(looped);
+}
+
+/// Removes `mark` from `op` and the ops nested in it.
+fn unmark(op: OperationRef, mark: &str) {
+    for marked in nested_ops(op).into_iter().chain([op]) {
+        if marked.attribute(mark).is_ok() {
+            tile_dialect::ops::remove_attribute(marked, mark);
+        }
+    }
 }
