@@ -38,7 +38,8 @@ def attention(name, batch, heads, seq, dim, dtype, causal, block_m=64, block_n=6
     (one block a multiprocessor walking the (query block, head, batch) items in order, the ring
     running on from one item into the next and each item's Q loaded ahead into a ring of its own:
     short sequences, whose blocks would otherwise each load Q and fill the ring for a few key
-    blocks); non-causal, FlashAttention-2's order."""
+    blocks); causal kernels in FlashAttention-2's order only (each item runs its own key blocks;
+    with `longest_first` the walk takes every head's longest items first)."""
     assert not (varlen and (sparse or lse)), "varlen with a block table or the log-sum-exp"
     assert not (fp8 and (sparse or varlen or lse)), "fp8 without a block table, varlen or the log-sum-exp"
     # The inputs' element type (O's is `dtype`).

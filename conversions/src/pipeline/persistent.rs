@@ -29,6 +29,17 @@
 //! copy once a tile, into a ring of its own, so that the next item's Q loads while this item's
 //! steps run.
 //!
+//! Where its schedule asks, a static grid's tiles may also run their own step counts (a causal
+//! attention's query blocks: the loop runs from 0 by 1 to index arithmetic over the block indices,
+//! which the rewrite evaluates for every block, each at least 1). The flattened loop then runs the
+//! block's counts summed; a step's tile comes from a search over the block's tiles (an `scf.for`
+//! marked `tile.tile_of_step` that adds up their counts: the interpreter runs it, the expansion
+//! replaces it), the tile's own count, marked `tile.steps_of_tile`, ends it, and
+//! `tile.tile_steps` is the fewest (what the rings made once a tile are sized by). A producer
+//! warpgroup then carries the tile, its step and its count from step to step
+//! ([`carry_tile_values`]), the kernel's threads each tile's first step ([`split_tiles`]); no work
+//! but fills and copies made once a tile may stand before the loop.
+//!
 //! A loop whose schedule asks for `multicast = N` (static sizes, a 2-D grid) is taken on
 //! clusters of N blocks (`tile.multicast` on the kernel): block x mod N is its rank, x / N its
 //! cluster, and the clusters walk the grid of N-row groups as blocks walk the grid, a block taking
