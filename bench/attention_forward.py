@@ -44,9 +44,10 @@ PING_PONG = [
     ("m128n128s2_pp", dict(block_m=128, block_n=128, threads=256, stages=2, pingpong=True)),
     ("m128n64s3_pp", dict(block_m=128, block_n=64, threads=256, stages=3, pingpong=True)),
 ]
-# A persistent kernel (non-causal): one block a multiprocessor walks the (query block, head, batch)
-# items, its ring and the next item's Q loading under this item's steps (short sequences: RESULTS
-# run 265, 0.77 of cuDNN at 512 tokens where two blocks a multiprocessor give 0.72).
+# A persistent kernel: one block a multiprocessor walks the (query block, head, batch) items, its
+# ring and the next item's Q loading under this item's steps (short sequences: RESULTS run 265,
+# 0.77 of cuDNN at 512 tokens where two blocks a multiprocessor give 0.72); causal in
+# FlashAttention-2's order only, each item running its own key blocks.
 PERSISTENT = [
     ("m128n64s3_persistent", dict(block_m=128, block_n=64, threads=256, stages=3, overlap=False, persistent=True)),
     # FlashAttention-3's order (an item's first S and last P V at its first and last steps), its
@@ -94,7 +95,7 @@ def variants():
         for causal in (False, True):
             for dtype in ("f16", "bf16"):
                 for tag, options in TILINGS[shape[4]]:
-                    if causal and options.get("persistent"):
+                    if causal and options.get("persistent") and options.get("overlap", True):
                         continue
                     # Each causal kernel beside its twin launched longest first.
                     yield kernel_name(shape, causal, dtype, tag), shape, causal, dtype, dict(options, longest_first=False)

@@ -458,33 +458,24 @@ fn read_once_a_tile<'c, 'a>(b: &Builder<'c>, once: &OnceATile<'c, 'a>, looped: O
     let (tile, step) = (value(tile_at), value(step_at));
     let at = At::before(ops[tile_at.max(step_at) + 1]);
     let [slot, round] = slot_and_round(b, at, tile, once.depth);
-    let branch = |at: At<'c, 'a>, when: i64, mark: &str| {
-        let inside = b.if_then(at, b.compare(at, "eq", step, b.index(at, when)));
+    let branch = |at: At<'c, 'a>, when: Value<'c, 'a>, mark: &str| {
+        let inside = b.if_then(at, b.compare(at, "eq", step, when));
         let branch = inside.block.parent_operation().expect("scf.if");
         tile_dialect::ops::set_attribute(branch, mark, melior::ir::Attribute::unit(b.context));
         inside
     };
-    let first = branch(at, 0, tile_dialect::decisions::FIRST_STEP);
+    let first = branch(at, b.index(at, 0), tile_dialect::decisions::FIRST_STEP);
     b.insert(
         first,
         tile_dialect::ops::wait(once.full, slot, round, b.location).expect("tile.wait"),
     );
     read_slots(b, at, &once.aheads, slot, looped);
     // The tile's last step: K - 1, or where tiles run their own counts, the tile's count - 1.
-    let last = match super::persistent::marked_result(looped, tile_dialect::decisions::STEPS_OF_TILE) {
-        Some(steps) => {
-            let last_step = b.subi(end, steps, b.index(end, 1));
-            let inside = b.if_then(end, b.compare(end, "eq", step, last_step));
-            let branch = inside.block.parent_operation().expect("scf.if");
-            tile_dialect::ops::set_attribute(
-                branch,
-                tile_dialect::decisions::LAST_STEP,
-                melior::ir::Attribute::unit(b.context),
-            );
-            inside
-        }
-        None => branch(end, once.steps - 1, tile_dialect::decisions::LAST_STEP),
+    let last_step = match super::persistent::marked_result(looped, tile_dialect::decisions::STEPS_OF_TILE) {
+        Some(steps) => b.subi(end, steps, b.index(end, 1)),
+        None => b.index(end, once.steps - 1),
     };
+    let last = branch(end, last_step, tile_dialect::decisions::LAST_STEP);
     arrive(b, last, once.empty, slot);
 }
 
