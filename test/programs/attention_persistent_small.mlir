@@ -8,9 +8,10 @@
 // first S and last P V at an item's first and last steps, the warpgroups' turns running on
 // across the items); and causal on 144 items, longest first, each its own number of key blocks
 // (2 to 8: the flattened loop's steps are the block's items' counts summed, a producer
-// warpgroup carrying the item and its count from step to step). Checked against an f64
-// reference (cpu_reference.rs) and the interpreter, as written and after each target's loop
-// decisions.
+// warpgroup carrying the item and its count from step to step), in both orders (1 to 7 steps
+// in FlashAttention-3's, whose first and last key blocks' work stands around the loop).
+// Checked against an f64 reference (cpu_reference.rs) and the interpreter, as written and
+// after each target's loop decisions.
 
 // attention_persistent_small: non-causal attention, 17x4 heads of 128 tokens, head dim 64, f16.
 // FlashAttention-2's order: an iteration computes S, its softmax, then O += P V.
@@ -397,6 +398,165 @@ func.func @attention_persistent_causal_small(%Q: memref<9x4x256x64xf16>, %K: mem
       }
       tile.gemm %P, %Vs, %Acc : memref<64x32xf16, #tile.fragment>, memref<32x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
     }
+    tile.parallel (%i, %d) in (64, 64) {
+      %o = memref.load %Acc[%i, %d] : memref<64x64xf32, #tile.fragment>
+      %li = memref.load %l[%i] : memref<64xf32, #tile.fragment>
+      %r = arith.divf %o, %li fastmath<arcp> : f32
+      memref.store %r, %Acc[%i, %d] : memref<64x64xf32, #tile.fragment>
+    }
+    tile.copy %Acc, %O[%bb, %bh, %q0, %c0] : memref<64x64xf32, #tile.fragment>, memref<9x4x256x64xf16>
+  }
+  return
+}
+
+
+// attention_persistent_causal_fa3_small: causal attention, 9x4 heads of 256 tokens, head dim 64, f16.
+// FlashAttention-3's order: an iteration issues S = Q K^T of the next key block and O += P V of
+// this one, and computes the softmax of the next block while the second product runs; the first
+// block's S is computed before the loop and the last block's P V after it.
+func.func @attention_persistent_causal_fa3_small(%Q: memref<9x4x256x64xf16>, %K: memref<9x4x256x64xf16>, %V: memref<9x4x256x64xf16>, %O: memref<9x4x256x64xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %cnq = arith.constant 4 : index
+  %cnk = arith.constant 8 : index
+  %cheads = arith.constant 4 : index
+  %cbatch = arith.constant 9 : index
+  %cbm = arith.constant 64 : index
+  %cbn = arith.constant 32 : index
+  %cbn_1 = arith.constant 31 : index
+  %cseq = arith.constant 256 : index
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %scale = arith.constant 0.18033688011112042 : f32
+  %nscale = arith.constant -0.18033688011112042 : f32
+  tile.kernel grid(%cheads, %cbatch, %cnq) threads(128) (%bh, %bb, %bz) {
+    %Qs = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+    %Ks = tile.alloc_shared : memref<32x64xf16, #gpu.address_space<workgroup>>
+    %Vs = tile.alloc_shared : memref<32x64xf16, #gpu.address_space<workgroup>>
+    %K0s = tile.alloc_shared : memref<32x64xf16, #gpu.address_space<workgroup>>
+    %Vls = tile.alloc_shared : memref<32x64xf16, #gpu.address_space<workgroup>>
+    %S = tile.alloc_fragment : memref<64x32xf32, #tile.fragment>
+    %P = tile.alloc_fragment : memref<64x32xf16, #tile.fragment>
+    %Acc = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    %m = tile.alloc_fragment : memref<64xf32, #tile.fragment>
+    %mp = tile.alloc_fragment : memref<64xf32, #tile.fragment>
+    %l = tile.alloc_fragment : memref<64xf32, #tile.fragment>
+    %rs = tile.alloc_fragment : memref<64xf32, #tile.fragment>
+    %last_q = arith.constant 3 : index
+    %bq = arith.subi %last_q, %bz : index
+    %q0 = arith.muli %bq, %cbm : index
+    tile.copy %Q[%bb, %bh, %q0, %c0], %Qs : memref<9x4x256x64xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+    tile.fill %Acc, %zero : memref<64x64xf32, #tile.fragment>
+    tile.fill %m, %ninf : memref<64xf32, #tile.fragment>
+    tile.fill %l, %zero : memref<64xf32, #tile.fragment>
+    %qend = arith.addi %q0, %cbm : index
+    %qend_up = arith.addi %qend, %cbn_1 : index
+    %diag = arith.divui %qend_up, %cbn : index
+    %kblocks = arith.minui %diag, %cnk : index
+    %q0_1 = arith.addi %q0, %c1 : index
+    %mask_limit = arith.minui %q0_1, %cseq : index
+    %last = arith.subi %kblocks, %c1 : index
+    // The first key block's scores and softmax.
+    tile.copy %K[%bb, %bh, %c0, %c0], %K0s : memref<9x4x256x64xf16>, memref<32x64xf16, #gpu.address_space<workgroup>>
+    tile.fill %S, %zero : memref<64x32xf32, #tile.fragment>
+    tile.gemm %Qs, %K0s, %S {transpose_b} : memref<64x64xf16, #gpu.address_space<workgroup>>, memref<32x64xf16, #gpu.address_space<workgroup>>, memref<64x32xf32, #tile.fragment>
+      %kend_c0 = arith.addi %c0, %cbn : index
+      %partial_c0 = arith.cmpi ugt, %kend_c0, %mask_limit : index
+      scf.if %partial_c0 {
+        tile.parallel (%i, %k) in (64, 32) {
+          %key = arith.addi %c0, %k : index
+          %masked = arith.cmpi uge, %key, %cseq : index
+          %query = arith.addi %q0, %i : index
+          %future = arith.cmpi ugt, %key, %query : index
+          %masked_any = arith.ori %masked, %future : i1
+          %s = memref.load %S[%i, %k] : memref<64x32xf32, #tile.fragment>
+          %v = arith.select %masked_any, %ninf, %s : f32
+          memref.store %v, %S[%i, %k] : memref<64x32xf32, #tile.fragment>
+        }
+      }
+      tile.copy %m, %mp : memref<64xf32, #tile.fragment>, memref<64xf32, #tile.fragment>
+      tile.reduce <max> %S, %m dim(1) {clear = false} : memref<64x32xf32, #tile.fragment>, memref<64xf32, #tile.fragment>
+      tile.parallel (%i, %k) in (64, 32) {
+        %s = memref.load %S[%i, %k] : memref<64x32xf32, #tile.fragment>
+        %mi = memref.load %m[%i] : memref<64xf32, #tile.fragment>
+        %shift = arith.mulf %mi, %nscale : f32
+        %d = math.fma %s, %scale, %shift : f32
+        %e = math.exp2 %d fastmath<afn> : f32
+        memref.store %e, %S[%i, %k] : memref<64x32xf32, #tile.fragment>
+      }
+      tile.reduce <sum> %S, %rs dim(1) : memref<64x32xf32, #tile.fragment>, memref<64xf32, #tile.fragment>
+      tile.parallel (%i) in (64) {
+        %old = memref.load %mp[%i] : memref<64xf32, #tile.fragment>
+        %new = memref.load %m[%i] : memref<64xf32, #tile.fragment>
+        %diff = arith.subf %old, %new : f32
+        %d = arith.mulf %diff, %scale : f32
+        %c = math.exp2 %d fastmath<afn> : f32
+        %li = memref.load %l[%i] : memref<64xf32, #tile.fragment>
+        %r = memref.load %rs[%i] : memref<64xf32, #tile.fragment>
+        %n = arith.mulf %li, %c : f32
+        %n2 = arith.addf %n, %r : f32
+        memref.store %n2, %l[%i] : memref<64xf32, #tile.fragment>
+        memref.store %c, %mp[%i] : memref<64xf32, #tile.fragment>
+      }
+    tile.copy %S, %P : memref<64x32xf32, #tile.fragment>, memref<64x32xf16, #tile.fragment>
+    tile.pipelined %j = %c0 to %last stages(2) attributes {tile.schedule = {persistent = true}} {
+      %k0 = arith.muli %j, %cbn : index
+      %k1 = arith.addi %k0, %cbn : index
+      tile.copy %K[%bb, %bh, %k1, %c0], %Ks : memref<9x4x256x64xf16>, memref<32x64xf16, #gpu.address_space<workgroup>>
+      tile.copy %V[%bb, %bh, %k0, %c0], %Vs : memref<9x4x256x64xf16>, memref<32x64xf16, #gpu.address_space<workgroup>>
+      tile.fill %S, %zero : memref<64x32xf32, #tile.fragment>
+      tile.gemm %Qs, %Ks, %S {transpose_b} : memref<64x64xf16, #gpu.address_space<workgroup>>, memref<32x64xf16, #gpu.address_space<workgroup>>, memref<64x32xf32, #tile.fragment>
+      tile.gemm %P, %Vs, %Acc : memref<64x32xf16, #tile.fragment>, memref<32x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+      %kend_k1 = arith.addi %k1, %cbn : index
+      %partial_k1 = arith.cmpi ugt, %kend_k1, %mask_limit : index
+      scf.if %partial_k1 {
+        tile.parallel (%i, %k) in (64, 32) {
+          %key = arith.addi %k1, %k : index
+          %masked = arith.cmpi uge, %key, %cseq : index
+          %query = arith.addi %q0, %i : index
+          %future = arith.cmpi ugt, %key, %query : index
+          %masked_any = arith.ori %masked, %future : i1
+          %s = memref.load %S[%i, %k] : memref<64x32xf32, #tile.fragment>
+          %v = arith.select %masked_any, %ninf, %s : f32
+          memref.store %v, %S[%i, %k] : memref<64x32xf32, #tile.fragment>
+        }
+      }
+      tile.copy %m, %mp : memref<64xf32, #tile.fragment>, memref<64xf32, #tile.fragment>
+      tile.reduce <max> %S, %m dim(1) {clear = false} : memref<64x32xf32, #tile.fragment>, memref<64xf32, #tile.fragment>
+      tile.parallel (%i, %k) in (64, 32) {
+        %s = memref.load %S[%i, %k] : memref<64x32xf32, #tile.fragment>
+        %mi = memref.load %m[%i] : memref<64xf32, #tile.fragment>
+        %shift = arith.mulf %mi, %nscale : f32
+        %d = math.fma %s, %scale, %shift : f32
+        %e = math.exp2 %d fastmath<afn> : f32
+        memref.store %e, %S[%i, %k] : memref<64x32xf32, #tile.fragment>
+      }
+      tile.reduce <sum> %S, %rs dim(1) : memref<64x32xf32, #tile.fragment>, memref<64xf32, #tile.fragment>
+      tile.parallel (%i) in (64) {
+        %old = memref.load %mp[%i] : memref<64xf32, #tile.fragment>
+        %new = memref.load %m[%i] : memref<64xf32, #tile.fragment>
+        %diff = arith.subf %old, %new : f32
+        %d = arith.mulf %diff, %scale : f32
+        %c = math.exp2 %d fastmath<afn> : f32
+        %li = memref.load %l[%i] : memref<64xf32, #tile.fragment>
+        %r = memref.load %rs[%i] : memref<64xf32, #tile.fragment>
+        %n = arith.mulf %li, %c : f32
+        %n2 = arith.addf %n, %r : f32
+        memref.store %n2, %l[%i] : memref<64xf32, #tile.fragment>
+        memref.store %c, %mp[%i] : memref<64xf32, #tile.fragment>
+      }
+      tile.parallel (%i, %d) in (64, 64) {
+        %o = memref.load %Acc[%i, %d] : memref<64x64xf32, #tile.fragment>
+        %c = memref.load %mp[%i] : memref<64xf32, #tile.fragment>
+        %r = arith.mulf %o, %c : f32
+        memref.store %r, %Acc[%i, %d] : memref<64x64xf32, #tile.fragment>
+      }
+      tile.copy %S, %P : memref<64x32xf32, #tile.fragment>, memref<64x32xf16, #tile.fragment>
+    }
+    // The last key block's P V.
+    %kl = arith.muli %last, %cbn : index
+    tile.copy %V[%bb, %bh, %kl, %c0], %Vls : memref<9x4x256x64xf16>, memref<32x64xf16, #gpu.address_space<workgroup>>
+    tile.gemm %P, %Vls, %Acc : memref<64x32xf16, #tile.fragment>, memref<32x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
     tile.parallel (%i, %d) in (64, 64) {
       %o = memref.load %Acc[%i, %d] : memref<64x64xf32, #tile.fragment>
       %li = memref.load %l[%i] : memref<64xf32, #tile.fragment>

@@ -38,8 +38,8 @@ def attention(name, batch, heads, seq, dim, dtype, causal, block_m=64, block_n=6
     (one block a multiprocessor walking the (query block, head, batch) items in order, the ring
     running on from one item into the next and each item's Q loaded ahead into a ring of its own:
     short sequences, whose blocks would otherwise each load Q and fill the ring for a few key
-    blocks); causal kernels in FlashAttention-2's order only (each item runs its own key blocks;
-    with `longest_first` the walk takes every head's longest items first)."""
+    blocks); causal, each item runs its own key blocks (with `longest_first` the walk takes every
+    head's longest items first)."""
     assert not (varlen and (sparse or lse)), "varlen with a block table or the log-sum-exp"
     assert not (fp8 and (sparse or varlen or lse)), "fp8 without a block table, varlen or the log-sum-exp"
     # The inputs' element type (O's is `dtype`).
@@ -70,7 +70,6 @@ def attention(name, batch, heads, seq, dim, dtype, causal, block_m=64, block_n=6
     # A producer warpgroup asked for (or declined) in the loop's schedule, else the plan's choice;
     # the consumer warpgroups' gemms issued in turns (ping-pong) where asked.
     assert not persistent or (not varlen and not sparse), "persistent: fixed lengths"
-    assert not (persistent and causal and overlap), "persistent causal: FlashAttention-2's order (each query block its own key blocks)"
     entries = ([f'producer = "{producer}"'] if producer else []) + (["pingpong = true"] if pingpong else []) + (["persistent = true"] if persistent else [])
     schedule = f" attributes {{tile.schedule = {{{', '.join(entries)}}}}}" if entries else ""
     nq = -(-seq // block_m)
@@ -177,7 +176,7 @@ def attention(name, batch, heads, seq, dim, dtype, causal, block_m=64, block_n=6
         memref.store %r, %Acc[%i, %d] : memref<{block_m}x{dim}xf32, {fr}>
       }}"""
     # The loop's last step: a constant where a persistent kernel needs its step count.
-    last_key_block = f"%last = arith.constant {nk - 1} : index" if persistent else f"%last = arith.subi {bound}, %c1 : index"
+    last_key_block = f"%last = arith.constant {nk - 1} : index" if persistent and not causal else f"%last = arith.subi {bound}, %c1 : index"
     if overlap and not sparse:
         order = """// FlashAttention-3's order: an iteration issues S = Q K^T of the next key block and O += P V of
 // this one, and computes the softmax of the next block while the second product runs; the first
@@ -436,13 +435,15 @@ if __name__ == "__main__":
         print("// first S and last P V at an item's first and last steps, the warpgroups' turns running on")
         print("// across the items); and causal on 144 items, longest first, each its own number of key blocks")
         print("// (2 to 8: the flattened loop's steps are the block's items' counts summed, a producer")
-        print("// warpgroup carrying the item and its count from step to step). Checked against an f64")
-        print("// reference (cpu_reference.rs) and the interpreter, as written and after each target's loop")
-        print("// decisions.")
+        print("// warpgroup carrying the item and its count from step to step), in both orders (1 to 7 steps")
+        print("// in FlashAttention-3's, whose first and last key blocks' work stands around the loop).")
+        print("// Checked against an f64 reference (cpu_reference.rs) and the interpreter, as written and")
+        print("// after each target's loop decisions.")
         print(attention("attention_persistent_small", 17, 4, 128, 64, "f16", False, block_m=64, block_n=32, threads=128, stages=3, overlap=False, persistent=True))
         print(attention("attention_persistent_short_small", 17, 4, 128, 32, "f16", False, block_m=64, block_n=64, threads=128, stages=3, overlap=False, persistent=True, producer="none"))
         print(attention("attention_persistent_pingpong_small", 17, 8, 128, 32, "f16", False, block_m=128, block_n=32, threads=256, stages=2, persistent=True, pingpong=True))
         print(attention("attention_persistent_causal_small", 9, 4, 256, 64, "f16", True, block_m=64, block_n=32, threads=128, stages=3, overlap=False, persistent=True, longest_first=True))
+        print(attention("attention_persistent_causal_fa3_small", 9, 4, 256, 64, "f16", True, block_m=64, block_n=32, threads=128, stages=2, persistent=True, longest_first=True))
     elif which == "test-pingpong":
         # FlashAttention-3's schedule (its order, ping-pong warpgroups) at the benchmark's block
         # shape on 300 tokens (ragged: the last key block masked); interp.rs runs it after sm_90a's

@@ -37,8 +37,7 @@
 //! replaces it), the tile's own count, marked `tile.steps_of_tile`, ends it, and
 //! `tile.tile_steps` is the fewest (what the rings made once a tile are sized by). A producer
 //! warpgroup then carries the tile, its step and its count from step to step
-//! ([`carry_tile_values`]), the kernel's threads each tile's first step ([`split_tiles`]); no work
-//! but fills and copies made once a tile may stand before the loop.
+//! ([`carry_tile_values`]), the kernel's threads each tile's first step ([`split_tiles`]).
 //!
 //! A loop whose schedule asks for `multicast = N` (static sizes, a 2-D grid) is taken on
 //! clusters of N blocks (`tile.multicast` on the kernel): block x mod N is its rank, x / N its
@@ -581,18 +580,13 @@ fn persistent<'c, 'a>(
         }
         match copied_once_a_tile(kernel, *op) {
             true => once_a_tile.push(*op),
-            false if varying(&sizes) => {
-                return refuse(
-                    "its tiles run different step counts, and work before the loop other than fills and copies made once a tile (gemms: FlashAttention-3's order) needs one count for all",
-                );
-            }
             false => fills.push(*op),
         }
     }
     // The epilogue's copies into shared tiles (a FlashAttention-3 order's last V) are made once a
     // tile too, where the schedule asks, and its index arithmetic (the last block's offset) runs
     // at each step, before them.
-    let early = requested == Some(true) && matches!(sizes, Sizes::Static { .. }) && !varying(&sizes);
+    let early = requested == Some(true) && matches!(sizes, Sizes::Static { .. });
     let mut epilogue = Vec::new();
     for op in &ops[main_at + 1..] {
         let from_epilogue = |operand: Value| {
@@ -609,10 +603,15 @@ fn persistent<'c, 'a>(
     // With a run-time step count a tile's epilogue follows its steps' loop, where the ring's
     // slots are no longer the last step's.
     if matches!(sizes, Sizes::Dynamic { .. }) || varying(&sizes) {
+        // (The copies from global tensors: those become rings.)
         let written: Vec<Value> = nested_ops(main)
             .iter()
             .filter(|op| tile_ir::is(*op, tile::CopyOperation::name))
-            .filter_map(|op| tile_dialect::ops::copy_parts(op).map(|parts| parts.dst))
+            .filter_map(tile_dialect::ops::copy_parts)
+            .filter(|parts| {
+                tile_dialect::level::memory_level(parts.src.r#type()) == Some(tile_dialect::level::MemoryLevel::Global)
+            })
+            .map(|parts| parts.dst)
             .collect();
         let reads_ring = epilogue
             .iter()
