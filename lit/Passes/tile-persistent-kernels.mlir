@@ -99,11 +99,20 @@ func.func @gemm_k128(%A: memref<2048x1024xf16>, %B: memref<1024x2048xf16>, %C: m
 // causal attention's query blocks run their own key blocks): each count is evaluated at compile
 // time (the fewest, 1, is tile.tile_steps), the flattened loop runs the block's counts summed, a
 // search over the block's tiles (which only the interpreter runs) finds a step's tile and its first
-// step, and the tile's own count, marked, ends it.
+// step, and the tile's own count, marked, ends it. The waves of the walk go back and forth (block
+// 131 - pid in odd ones), which evens out the blocks' steps: 256 tiles on 132 blocks, the second
+// wave's 124 tiles on blocks 131 down to 8.
 // CHECK-LABEL: func.func @gemm_rows_own_steps
 // CHECK: tile.kernel grid(%{{.*}}, %{{.*}}) threads(128) (%[[PID:.*]], %{{.*}})
-// CHECK: %[[COUNT:.*]] = arith.divui
-// CHECK: %[[TOTAL:.*]] = scf.for %{{.*}} = %{{.*}} to %[[COUNT]] step %{{.*}} iter_args(%[[SUM:.*]] = %{{.*}}) -> (index) {
+// CHECK: %[[PLACE:.*]] = arith.subi %c131, %[[PID]]
+// CHECK: %[[IN_LAST:.*]] = arith.cmpi ult, %[[PLACE]], %c124
+// CHECK: %[[LAST_WAVE:.*]] = arith.select %[[IN_LAST]], %c1, %c0
+// CHECK: %[[COUNT:.*]] = arith.addi %[[LAST_WAVE]], %c1
+// CHECK: %[[TOTAL:.*]] = scf.for %[[WAVE:.*]] = %{{.*}} to %[[COUNT]] step %{{.*}} iter_args(%[[SUM:.*]] = %{{.*}}) -> (index) {
+// CHECK: %[[PARITY:.*]] = arith.remui %[[WAVE]], %c2
+// CHECK: %[[ODD:.*]] = arith.cmpi ne, %[[PARITY]], %c0
+// CHECK: %[[BACK:.*]] = arith.subi %c131, %[[PID]]
+// CHECK: arith.select %[[ODD]], %[[BACK]], %[[PID]]
 // CHECK: %[[NEXT:.*]] = arith.addi %[[SUM]], %{{.*}} : index
 // CHECK: scf.yield %[[NEXT]]
 // CHECK: tile.pipelined %[[S:.*]] = %{{.*}} to %[[TOTAL]] stages(3) attributes {tile.schedule = {persistent = true}, tile.tile_steps = 1 : i64}
