@@ -1080,8 +1080,9 @@ impl<'c, 'a> Walk<'c, 'a> {
     /// in odd ones. Going back and forth evens out the walkers' steps where a wave holds tiles in
     /// the grid's order (a causal attention's query blocks of a few heads: the walker that takes a
     /// short one in a wave takes a long one in the next), and keeps the tiles that run at once
-    /// those of one wave (neighbouring heads, whose keys L2 holds); run 279: 1.6x more steps on the
-    /// busiest block than the average at 512 tokens without.
+    /// those of one wave (neighbouring heads, whose keys L2 holds): at 512 causal tokens (4 query
+    /// blocks a head of 2 to 8 steps) on 132 blocks the busiest block runs 1.65x the average steps
+    /// walking in order, 1.03x back and forth.
     fn walker(&self, b: &Builder<'c>, at: At<'c, 'a>, pid: Value<'c, 'a>, local: Value<'c, 'a>) -> Value<'c, 'a> {
         match *self {
             Walk::Static {
