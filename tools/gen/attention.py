@@ -31,7 +31,8 @@ def attention(name, batch, heads, seq, dim, dtype, causal, block_m=64, block_n=6
     dimension walks the query blocks from the last (causally the longest: the most key blocks) to
     the first, so that the blocks a multiprocessor starts last are the shortest; by default where
     that measured faster on the H200 (RESULTS run 213: +5-12% for causal kernels of at least 16
-    query blocks a head, -3 to -18% below, where other heads' keys come between a head's blocks).
+    query blocks a head, -3 to -18% below, where other heads' keys come between a head's blocks);
+    not for persistent kernels, whose walk the compiler evens out (run 280).
     `pingpong`: the loop's schedule asks for the two consumer warpgroups to issue their gemms in
     turns (FlashAttention-3's ping-pong: one's softmax runs under the other's products; 256
     threads, FlashAttention-3's order). `persistent`: the loop's schedule asks for a persistent kernel
@@ -74,7 +75,7 @@ def attention(name, batch, heads, seq, dim, dtype, causal, block_m=64, block_n=6
     schedule = f" attributes {{tile.schedule = {{{', '.join(entries)}}}}}" if entries else ""
     nq = -(-seq // block_m)
     if longest_first is None:
-        longest_first = causal and not varlen and nq >= 16
+        longest_first = causal and not varlen and nq >= 16 and not persistent
     nk = -(-seq // block_n)
     scale = (1.0 / dim ** 0.5) * 1.4426950408889634
     rsqrt_constant = f"\n  %rsqrt_dim = arith.constant {1.0 / dim ** 0.5!r} : f32" if lse else ""
