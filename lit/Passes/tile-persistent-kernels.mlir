@@ -191,6 +191,50 @@ func.func @gemm_rows_own_steps(%A: memref<2048x1024xf16>, %B: memref<1024x2048xf
 
 // -----
 
+// A 3-D grid's rows walked in pairs from both ends (x = 0, 31, 1, 30, ...), where the compiler's
+// simulation of the walk finds the busiest block with fewer steps so (3 against 4 here: rows of
+// 32 tiles of 1 or 2 steps, 160 tiles on 132 blocks; test/programs/persistent_own_steps.mlir).
+// CHECK-LABEL: func.func @persistent_own_steps
+// CHECK: scf.for
+// CHECK: %[[X:.*]] = arith.remui %{{.*}}, %c32
+// CHECK: %[[HALF:.*]] = arith.divui %[[X]], %c2
+// CHECK: %[[PARITY:.*]] = arith.remui %[[X]], %c2
+// CHECK: %[[ODD:.*]] = arith.cmpi ne, %[[PARITY]], %c0
+// CHECK: %[[FROM_END:.*]] = arith.subi %c31, %[[HALF]]
+// CHECK: arith.select %[[ODD]], %[[FROM_END]], %[[HALF]]
+// CHECK: tile.pipelined
+module attributes {tile.target = "sm_90a"} {
+func.func @persistent_own_steps(%A: memref<320x128xf16>, %B: memref<128x2048xf16>, %C: memref<320x2048xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c5 = arith.constant 5 : index
+  %c16 = arith.constant 16 : index
+  %c32 = arith.constant 32 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c32, %c5, %c1) threads(128) (%bx, %by, %bz) {
+    %As = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    tile.fill %Cf, %zero : memref<64x64xf32, #tile.fragment>
+    %m0 = arith.muli %by, %c64 : index
+    %n0 = arith.muli %bx, %c64 : index
+    %half = arith.divui %bx, %c16 : index
+    %ktiles = arith.addi %half, %c1 : index
+    tile.pipelined %kt = %c0 to %ktiles stages(2) attributes {tile.schedule = {persistent = true}} {
+      %k0 = arith.muli %kt, %c64 : index
+      tile.copy %A[%m0, %k0], %As : memref<320x128xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%k0, %n0], %Bs : memref<128x2048xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %Cf : memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+    }
+    tile.copy %Cf, %C[%m0, %n0] : memref<64x64xf32, #tile.fragment>, memref<320x2048xf32>
+  }
+  return
+}
+}
+
+// -----
+
 // Not taken: 64 tiles (no more than the multiprocessors); a kernel the GEMM template takes (K tiles
 // of 64); a loop whose schedule asks for one tile a block; another target.
 // CHECK-LABEL: func.func @few_tiles

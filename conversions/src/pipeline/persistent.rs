@@ -147,6 +147,8 @@ enum Sizes<'c, 'a> {
         /// Where tiles run different counts: the loop's upper bound, index arithmetic over the
         /// block indices (the loop starts at 0 with step 1).
         varying: Option<Value<'c, 'a>>,
+        /// A 3-D grid's rows walked in pairs from both ends (see [`pairs_balance`]).
+        paired: bool,
     },
     /// Known at run time: the grid (x, and y for a 2-D grid), and the main loop's bounds (first
     /// value, end, and step where it has one).
@@ -179,11 +181,11 @@ fn varying(sizes: &Sizes) -> bool {
     matches!(sizes, Sizes::Static { varying: Some(_), .. })
 }
 
-/// The grid and the fewest steps of any tile of a kernel whose grid (`grid`) is static and whose
-/// loop (`bounds`) runs from 0 by 1 to an upper bound computed from the block indices (`indices`)
-/// and constants, evaluated here for every block; `None` where the grid is not static or the
-/// bound does not depend on the block indices, the reason where the counts cannot be known.
-fn steps_of_tiles(grid: &[Value], bounds: &[Value], indices: &[Value]) -> Result<Option<(Vec<i64>, i64)>, String> {
+/// The grid and the step count of every tile (x fastest) of a kernel whose grid (`grid`) is static
+/// and whose loop (`bounds`) runs from 0 by 1 to an upper bound computed from the block indices
+/// (`indices`) and constants, evaluated here for every block; `None` where the grid is not static
+/// or the bound does not depend on the block indices, the reason where the counts cannot be known.
+fn steps_of_tiles(grid: &[Value], bounds: &[Value], indices: &[Value]) -> Result<Option<(Vec<i64>, Vec<i64>)>, String> {
     let Some(grid) = grid
         .iter()
         .map(|size| constant_integer(*size))
@@ -205,7 +207,7 @@ fn steps_of_tiles(grid: &[Value], bounds: &[Value], indices: &[Value]) -> Result
     if grid.iter().any(|size| *size < 1) || tiles > 1 << 20 {
         return Err("its grid has no blocks, or too many to count each one's steps at compile time".into());
     }
-    let mut fewest = i64::MAX;
+    let mut counts = Vec::with_capacity(tiles as usize);
     for tile in 0..tiles {
         let mut rest = tile;
         let environment: Vec<(Value, i64)> = indices
@@ -222,14 +224,41 @@ fn steps_of_tiles(grid: &[Value], bounds: &[Value], indices: &[Value]) -> Result
                 "its loop's upper bound depends on the block indices but is not integer arithmetic over them and constants (each tile's step count is computed at compile time)".into(),
             );
         };
-        fewest = fewest.min(steps);
+        counts.push(steps);
     }
+    let fewest = counts.iter().copied().min().unwrap_or(0);
     if fewest < 1 {
         return Err(format!(
             "some of its tiles run no step (the loop's upper bound is {fewest} for one); each tile needs at least one"
         ));
     }
-    Ok(Some((grid, fewest)))
+    Ok(Some((grid, counts)))
+}
+
+/// Whether walking a 3-D grid's rows (`row` tiles of x) in pairs from both ends (x = 0, row - 1,
+/// 1, row - 2, ...) gives the busiest of `walkers` walkers fewer steps than the grid's order,
+/// both going back and forth (see `Walk::walker`), for tiles of `counts` steps (x fastest). In the
+/// grid's order a walker takes tiles whose x differ by the walkers modulo the row: where a wave
+/// holds one row rising (16384 causal tokens: 128 query blocks a head) the walkers' steps differ
+/// by 1.5x; paired, by a few percent. Other grids balance better in their order.
+fn pairs_balance(counts: &[i64], row: i64, walkers: i64) -> bool {
+    let busiest = |paired: bool| {
+        let mut steps = vec![0i64; walkers as usize];
+        for tile in 0..counts.len() as i64 {
+            let (wave, place) = (tile / walkers, tile % walkers);
+            let walker = if wave % 2 == 1 { walkers - 1 - place } else { place };
+            let x = tile % row;
+            let walked = match paired {
+                true if x % 2 == 1 => row - 1 - x / 2,
+                true => x / 2,
+                false => x,
+            };
+            steps[walker as usize] += counts[(tile - x + walked) as usize];
+        }
+        steps.into_iter().max().unwrap_or(0)
+    };
+    // Only a clear gain: the grid's order keeps each walker's neighbours' tiles its own.
+    busiest(true) * 20 < busiest(false) * 19
 }
 
 /// The value of `value` where the block indices are as `environment` says: constants and integer
@@ -458,7 +487,10 @@ fn persistent<'c, 'a>(
     let static_sizes = match super::loop_with_sizes(kernel, asked) {
         Ok(super::GemmLoop { grid, steps, .. }) => Some((grid, steps, None)),
         Err(_) if requested == Some(true) && cluster == 1 => match steps_of_tiles(&grid_values, &bounds, &indices) {
-            Ok(Some((grid, fewest))) => Some((grid, fewest, Some(bounds[1]))),
+            Ok(Some((grid, counts))) => {
+                let fewest = counts.iter().copied().min().unwrap_or(1);
+                Some((grid, fewest, Some((bounds[1], counts))))
+            }
             Ok(None) => None,
             Err(why) => return refuse(&why),
         },
@@ -512,6 +544,11 @@ fn persistent<'c, 'a>(
                     .max(1);
                 tiles.min(multiprocessors.count * resident)
             };
+            // Rows walked in pairs from both ends, where that evens out the walkers' steps.
+            let paired = match &varying {
+                Some((_, counts)) if sizes.len() == 3 => pairs_balance(counts, grid.0, blocks),
+                _ => false,
+            };
             Sizes::Static {
                 grid,
                 planes,
@@ -519,7 +556,8 @@ fn persistent<'c, 'a>(
                 blocks,
                 steps,
                 cluster,
-                varying,
+                varying: varying.map(|(bound, _)| bound),
+                paired,
             }
         }
         // Sizes known at run time: only where the schedule asks (the tile count is the host's).
@@ -720,6 +758,7 @@ pub fn rewrite_kernel<'c, 'a>(
             steps,
             cluster,
             varying,
+            paired,
         } => {
             if cluster > 1 {
                 let size = b.index(before, cluster);
@@ -756,6 +795,7 @@ pub fn rewrite_kernel<'c, 'a>(
                 steps,
                 total: count,
                 varying: varying.map(|bound| Varying { bound, count }),
+                paired,
             };
             // The block's steps: its tiles' counts summed, or K for each.
             let total = match varying {
@@ -1034,6 +1074,8 @@ enum Walk<'c, 'a> {
         steps: i64,
         total: Value<'c, 'a>,
         varying: Option<Varying<'c, 'a>>,
+        /// A 3-D grid's rows walked in pairs from both ends.
+        paired: bool,
     },
     Dynamic {
         grid: (Value<'c, 'a>, Value<'c, 'a>),
@@ -1113,6 +1155,7 @@ impl<'c, 'a> Walk<'c, 'a> {
                 grid: (gx, gy),
                 planes,
                 blocks: (_, blocks),
+                paired,
                 ..
             } if rank == 3 => {
                 // A 3-D grid in order, x fastest: neighbouring blocks take neighbouring x (an
@@ -1121,6 +1164,14 @@ impl<'c, 'a> Walk<'c, 'a> {
                 let pid = self.walker(b, at, pid, local);
                 let tile = clamp(b.addi(at, pid, b.muli(at, local, blocks)), gx * gy * planes - 1);
                 let x = b.remui(at, tile, b.index(at, gx));
+                let x = match paired {
+                    true => {
+                        let half = b.divui(at, x, b.index(at, 2));
+                        let odd = b.compare(at, "ne", b.remui(at, x, b.index(at, 2)), b.index(at, 0));
+                        b.select(at, odd, b.subi(at, b.index(at, gx - 1), half), half)
+                    }
+                    false => x,
+                };
                 let rest = b.divui(at, tile, b.index(at, gx));
                 let y = b.remui(at, rest, b.index(at, gy));
                 let z = clamp(b.divui(at, rest, b.index(at, gy)), planes - 1);
