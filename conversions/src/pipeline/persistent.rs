@@ -40,7 +40,7 @@
 //! ([`carry_tile_values`]), the kernel's threads each tile's first step ([`split_tiles`]). So that
 //! the blocks' steps even out, the walk's waves go back and forth, and a 3-D grid's rows are
 //! walked in pairs from both ends where a simulation of the walk over the counts says that
-//! balances better ([`pairs_balance`]).
+//! balances better (`pairs_balance`).
 //!
 //! A loop whose schedule asks for `multicast = N` (static sizes, a 2-D grid) is taken on
 //! clusters of N blocks (`tile.multicast` on the kernel): block x mod N is its rank, x / N its
