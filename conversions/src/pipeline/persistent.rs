@@ -752,7 +752,8 @@ pub fn rewrite_kernel<'c, 'a>(
     // What walks the tiles: the block, or its cluster (and then its rank in it).
     let mut walker = pid;
     let mut cluster_rank = None;
-    let sizes = match plan.sizes {
+    // The walk, and the block's steps (the flattened loop's end).
+    let (sizes, total) = match plan.sizes {
         Sizes::Static {
             grid,
             planes,
@@ -789,14 +790,13 @@ pub fn rewrite_kernel<'c, 'a>(
                     b.divui(before, left, blocks_value)
                 }
             };
-            let mut walk = Walk::Static {
+            let walk = Walk::Static {
                 grid: walked,
                 planes,
                 blocks: (walkers, blocks_value),
                 launched: blocks,
                 rows: cluster_rank,
                 steps,
-                total: count,
                 varying: varying.map(|bound| Varying { bound, count }),
                 paired,
             };
@@ -817,10 +817,7 @@ pub fn rewrite_kernel<'c, 'a>(
                 }
                 None => b.muli(before, count, b.index(before, steps)),
             };
-            if let Walk::Static { total: sum, .. } = &mut walk {
-                *sum = total;
-            }
-            walk
+            (walk, total)
         }
         Sizes::Dynamic { grid, bounds } => {
             let gx = grid.0;
@@ -835,13 +832,13 @@ pub fn rewrite_kernel<'c, 'a>(
             let last = b.subi(before, b.addi(before, tiles, blocks), b.index(before, 1));
             let count = b.divui(before, b.subi(before, last, pid), blocks);
             let total = b.muli(before, count, steps);
-            Walk::Dynamic {
+            let walk = Walk::Dynamic {
                 grid: (gx, gy),
                 blocks,
                 steps,
                 count,
-                total,
-            }
+            };
+            (walk, total)
         }
     };
     let index_type = Type::index(context);
@@ -850,16 +847,8 @@ pub fn rewrite_kernel<'c, 'a>(
     let stages = integer_attribute(&plan.main, "stages").unwrap_or(1);
     let looped = b.insert(
         before,
-        tile_dialect::ops::pipelined(
-            context,
-            b.index(before, 0),
-            sizes.total(),
-            None,
-            stages,
-            loop_body,
-            location,
-        )
-        .expect("tile.pipelined"),
+        tile_dialect::ops::pipelined(context, b.index(before, 0), total, None, stages, loop_body, location)
+            .expect("tile.pipelined"),
     );
     let steps_attribute = melior::ir::attribute::IntegerAttribute::new(
         melior::ir::r#type::IntegerType::new(context, 64).into(),
@@ -1075,7 +1064,6 @@ enum Walk<'c, 'a> {
         rows: Option<(i64, Value<'c, 'a>, i64)>,
         /// K, or where tiles run their own counts, the fewest.
         steps: i64,
-        total: Value<'c, 'a>,
         varying: Option<Varying<'c, 'a>>,
         /// A 3-D grid's rows walked in pairs from both ends.
         paired: bool,
@@ -1086,17 +1074,10 @@ enum Walk<'c, 'a> {
         steps: Value<'c, 'a>,
         /// This block's tiles.
         count: Value<'c, 'a>,
-        total: Value<'c, 'a>,
     },
 }
 
 impl<'c, 'a> Walk<'c, 'a> {
-    fn total(&self) -> Value<'c, 'a> {
-        match self {
-            Walk::Static { total, .. } | Walk::Dynamic { total, .. } => *total,
-        }
-    }
-
     fn static_steps(&self) -> Option<i64> {
         match self {
             Walk::Static { steps, .. } => Some(*steps),
