@@ -107,7 +107,7 @@ module attributes {tile.target = "sm_90a"} {
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
 // CHECK-NOT: nvvm.wgmma
 // CHECK: nvvm.barrier.arrive id
-// The middle steps: the same turn.
+// The other steps: the same turn.
 // CHECK: scf.for
 // CHECK: nvvm.barrier id = %{{.*}} number_of_threads
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
@@ -115,11 +115,7 @@ module attributes {tile.target = "sm_90a"} {
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
 // CHECK-NOT: nvvm.wgmma
 // CHECK: nvvm.barrier.arrive id
-// The last step's S and P V, then the last P V alone.
-// CHECK: nvvm.barrier id = %{{.*}} number_of_threads
-// CHECK: nvvm.wgmma.commit.group.sync.aligned
-// CHECK: nvvm.wgmma.commit.group.sync.aligned
-// CHECK: nvvm.barrier.arrive id
+// After them, the last P V alone.
 // CHECK: nvvm.barrier id = %{{.*}} number_of_threads
 // CHECK-NEXT: nvvm.wgmma.fence.aligned
 // CHECK: nvvm.wgmma.commit.group.sync.aligned

@@ -1263,13 +1263,15 @@ fn step_and_ops<'c, 'a>(looped: OperationRef<'c, 'a>) -> Option<(Value<'c, 'a>, 
 /// ```text
 /// scf.for %t = 0 to tiles {
 ///   step 0 of tile %t, its fills inline           // the previous tile's epilogue waited for
-///   scf.for %k = 1 to K - 1 { step %k }           //   every gemm; only this loop carries one
-///   step K - 1, its epilogue inline
+///   scf.for %k = 1 to K { step %k }               //   every gemm; only this loop carries one
+///   the epilogue
 /// }
 /// ```
 ///
-/// (With K known at run time only, the middle loop runs to K and the epilogue follows it: a tile
-/// of one step has no last step apart from its first.)
+/// K is a constant, a value of the host, or each tile's own count. The last step stays in the
+/// loop rather than peeled before the epilogue: with the last step's softmax and products
+/// straight-line beside the epilogue's stores, ptxas spilled 232 bytes of the 128x128
+/// FlashAttention-2 kernel, none in this form (RESULTS run 283).
 ///
 /// The ring and its barriers run on as before (each step's slot and phase are those of
 /// `%s = %t * K + %k`): only the branches go. ptxas serializes every wgmma of a loop in which a
@@ -1328,10 +1330,10 @@ pub fn split_tiles<'c, 'a>(context: &'c Context, looped: OperationRef<'c, 'a>) {
         );
     }
     let start = start.unwrap_or_else(|| b.muli(outer, tile, dynamic.unwrap_or_else(|| b.index(outer, steps))));
-    let one_step = |at: At<'c, 'a>, step: Value<'c, 'a>, first: bool, last: bool| {
+    let one_step = |at: At<'c, 'a>, step: Value<'c, 'a>, first: bool| {
         let mut map: Vec<(Value<'c, 'a>, Value<'c, 'a>)> = vec![(s, b.addi(at, start, step))];
         for op in ops {
-            clone_step_op(&b, at, *op, (tile, step), (first, last), &mut map);
+            clone_step_op(&b, at, *op, (tile, step), first, &mut map);
         }
         map
     };
@@ -1345,59 +1347,47 @@ pub fn split_tiles<'c, 'a>(context: &'c Context, looped: OperationRef<'c, 'a>) {
             );
         }
     };
-    if let Some(varying_steps) = varying.or(dynamic) {
-        let mut map = one_step(outer, b.index(outer, 0), true, false);
-        // The tile's count as step 0 computed it, or K.
-        let k = match varying {
-            Some(_) => {
-                map.iter()
-                    .find(|(original, _)| *original == varying_steps)
-                    .expect("the tile's count, cloned with its first step")
-                    .1
-            }
-            None => varying_steps,
-        };
-        let (inner, step) = b.for_loop(outer, b.index(outer, 1), k, b.index(outer, 1));
-        carries(inner);
-        one_step(inner, step, false, false);
-        // The epilogue, over the tile's values (step 0's).
-        for op in ops.iter().filter(|op| op.attribute(LAST_STEP).is_ok()) {
-            let then = op.body().expect("then block");
-            let inner: Vec<OperationRef> =
-                std::iter::successors(then.first_operation(), |op| op.next_in_block()).collect();
-            for nested in inner.split_last().map(|(_, rest)| rest).unwrap_or_default() {
-                clone_mapped(&b, outer, *nested, &mut map);
-            }
+    let mut map = one_step(outer, b.index(outer, 0), true);
+    // The tile's count as step 0 computed it, the host's K, or the constant.
+    let k = match (varying, dynamic) {
+        (Some(varying), _) => {
+            map.iter()
+                .find(|(original, _)| *original == varying)
+                .expect("the tile's count, cloned with its first step")
+                .1
         }
-        if varying.is_some() {
-            b.yield_values(outer, &[b.addi(outer, start, k)]);
-            unmark(outer.block.parent_operation().expect("scf.for"), STEPS_OF_TILE);
+        (None, Some(k)) => k,
+        (None, None) => b.index(outer, steps),
+    };
+    let (inner, step) = b.for_loop(outer, b.index(outer, 1), k, b.index(outer, 1));
+    carries(inner);
+    one_step(inner, step, false);
+    // The epilogue, over the tile's values (step 0's).
+    for op in ops.iter().filter(|op| op.attribute(LAST_STEP).is_ok()) {
+        let then = op.body().expect("then block");
+        let inner: Vec<OperationRef> = std::iter::successors(then.first_operation(), |op| op.next_in_block()).collect();
+        for nested in inner.split_last().map(|(_, rest)| rest).unwrap_or_default() {
+            clone_mapped(&b, outer, *nested, &mut map);
         }
-    } else {
-        one_step(outer, b.index(outer, 0), true, steps == 1);
-        if steps >= 3 {
-            let (inner, step) = b.for_loop(outer, b.index(outer, 1), b.index(outer, steps - 1), b.index(outer, 1));
-            carries(inner);
-            one_step(inner, step, false, false);
-        }
-        if steps >= 2 {
-            one_step(outer, b.index(outer, steps - 1), false, true);
-        }
+    }
+    if varying.is_some() {
+        b.yield_values(outer, &[b.addi(outer, start, k)]);
+        unmark(outer.block.parent_operation().expect("scf.for"), STEPS_OF_TILE);
     }
     let rewriter = melior::IrRewriter::new(context);
     rewriter.as_rewriter_base().erase_op(looped);
 }
 
 /// Clones `op` of the flattened loop's body at `at` for one step: the step's tile and its step
-/// within it replace `s / K` and `s mod K`, the first and last steps' branches are inlined where
-/// `(first, last)` say the step is one and dropped elsewhere; `map` takes each value of the body
-/// to its clone.
+/// within it replace `s / K` and `s mod K`, the first step's branch is inlined where `first` says
+/// the step is the tile's first and dropped elsewhere, the last step's always dropped; `map` takes
+/// each value of the body to its clone.
 fn clone_step_op<'c, 'a>(
     b: &Builder<'c>,
     at: At<'c, 'a>,
     op: OperationRef<'c, 'a>,
     (tile, step): (Value<'c, 'a>, Value<'c, 'a>),
-    (first, last): (bool, bool),
+    first: bool,
     map: &mut Vec<(Value<'c, 'a>, Value<'c, 'a>)>,
 ) {
     let result = |op: OperationRef<'c, 'a>| -> Value<'c, 'a> { op.result_at(0).expect("one result").into() };
@@ -1409,7 +1399,8 @@ fn clone_step_op<'c, 'a>(
         map.push((result(op), step));
         return;
     }
-    let branch = [(FIRST_STEP, first), (LAST_STEP, last)]
+    // The last step's branch (the epilogue) is cloned once after the tile's loop.
+    let branch = [(FIRST_STEP, first), (LAST_STEP, false)]
         .into_iter()
         .find(|(name, _)| op.attribute(name).is_ok());
     if let Some((_, taken)) = branch {
@@ -1418,7 +1409,7 @@ fn clone_step_op<'c, 'a>(
             let inner: Vec<OperationRef> =
                 std::iter::successors(then.first_operation(), |op| op.next_in_block()).collect();
             for nested in inner.split_last().map(|(_, rest)| rest).unwrap_or_default() {
-                clone_step_op(b, at, *nested, (tile, step), (first, last), map);
+                clone_step_op(b, at, *nested, (tile, step), first, map);
             }
         }
         return;
