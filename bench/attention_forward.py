@@ -65,6 +65,9 @@ TILINGS = {
         TWO_BLOCKS,
         *PING_PONG,
         *PERSISTENT,
+        # Ping-pong persistent on 128-key steps: its rings fit at head dim 64 only (RESULTS run
+        # 284: 1.003 of cuDNN non-causal).
+        ("m128n128s2_pp_persistent", dict(block_m=128, block_n=128, threads=256, stages=2, pingpong=True, persistent=True)),
     ],
     128: [
         ("m128n128s2_fa2", dict(block_m=128, block_n=128, threads=256, stages=2, overlap=False)),

@@ -348,3 +348,40 @@ func.func @normalize_rows(%X: memref<4x32xf32>, %L: memref<4xf32>, %Y: memref<4x
   }
   return
 }
+
+// -----
+
+// A blocked fragment stored into a global tensor: each thread's 4 consecutive columns go out as
+// one 16-byte vector where the run lies inside the tensor and starts aligned (the tensor's base
+// and the tile's first column), element by element otherwise; SPIR-V, which casts no pointer to a
+// vector, stores the elements.
+// NV-LABEL: gpu.func @rows_out_0_kernel
+// NV: %[[BASE:.*]] = memref.extract_aligned_pointer_as_index %arg1
+// NV: arith.remui %[[BASE]], %c16
+// NV: scf.if %{{.*}} {
+// NV-NEXT: %[[VEC:.*]] = vector.from_elements %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : vector<4xf32>
+// NV-NEXT: vector.store %[[VEC]], %arg1[%{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<?x128xf32>, vector<4xf32>
+// NV: scf.if
+// NV-COUNT-4: memref.store %{{.*}}, %arg1[%{{.*}}, %{{.*}}] : memref<?x128xf32>
+// VK-LABEL: gpu.func @rows_out_0_kernel
+// VK-NOT: vector.store
+// VK: gpu.return
+func.func @rows_out(%X: memref<?x128xf32>, %Y: memref<?x128xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %rows = memref.dim %X, %c0 : memref<?x128xf32>
+  %blocks = arith.ceildivui %rows, %c4 : index
+  tile.kernel grid(%blocks) threads(128) (%b) {
+    %row = arith.muli %b, %c4 : index
+    %S = tile.alloc_fragment : memref<4x128xf32, #tile.fragment>
+    tile.copy %X[%row, %c0], %S : memref<?x128xf32>, memref<4x128xf32, #tile.fragment>
+    tile.parallel (%i, %j) in (4, 128) {
+      %v = memref.load %S[%i, %j] : memref<4x128xf32, #tile.fragment>
+      %d = arith.addf %v, %v : f32
+      memref.store %d, %S[%i, %j] : memref<4x128xf32, #tile.fragment>
+    }
+    tile.copy %S, %Y[%row, %c0] : memref<4x128xf32, #tile.fragment>, memref<?x128xf32>
+  }
+  return
+}

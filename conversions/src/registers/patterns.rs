@@ -598,6 +598,9 @@ pub struct Lowering<'c, 'a, 'l> {
     /// where a thread holds runs of consecutive elements ([`run_store`]): shared tiles start on 128
     /// bytes (views of dynamic shared memory) and vector stores need no pointer cast.
     pub(crate) wide_stores: bool,
+    /// Whether a thread's run of consecutive elements of a global tensor is one vector load or
+    /// store ([`crate::target::Memory::vector_runs`]).
+    pub(crate) vector_runs: bool,
     /// Whether a byte read from a 16-byte line is put in both halves of a word by one byte
     /// permute where its widening asks for that ([`crate::target::Target::byte_permute`]).
     pub(crate) byte_permute: bool,
@@ -1129,6 +1132,26 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         }
     }
 
+    /// The elements of one vector in a thread's run of slots of `placed` that stores it into the
+    /// global tensor `tensor` ([`column_runs`]): the longest run of at most 16 bytes the layout
+    /// has, on a target whose kernels address global tensors through pointers
+    /// ([`crate::target::Memory::vector_runs`]); `None` where there is none.
+    ///
+    /// (Loads stay element by element: both ways of a run, the vector where it lies aligned
+    /// inside the tensor and the elements elsewhere, load the same elements wherever LLVM proves
+    /// the run inside, and it merges them below the branch with the elements' alignment.)
+    fn vector_run(&self, placed: &Placed, tensor: Value<'c, 'a>) -> Option<usize> {
+        let bytes = stored_bytes(element_type(tensor))?;
+        if !self.vector_runs || level(tensor) != Some(MemoryLevel::Global) {
+            return None;
+        }
+        [16, 8, 4]
+            .into_iter()
+            .map(|run_bytes| (run_bytes / bytes) as usize)
+            .filter(|run| *run >= 2)
+            .find(|run| !column_runs(placed, *run).is_empty())
+    }
+
     /// Stores `value_at(position)` (built where the store goes) into the global tensor or tile
     /// `dst` at `coordinates` of the tile at `offsets`, unless it lies past the tensor's end.
     pub(crate) fn store_clipped(
@@ -1185,7 +1208,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             )
         } else {
             let mut stored = self.store_runs(&b, at, from, array, dst, offsets, &offsets_now);
-            stored.extend(self.store_pairs(&b, at, from, array, dst, offsets, &offsets_now, &stored));
+            stored.extend(self.store_vectors(&b, at, from, array, dst, offsets, &offsets_now, &stored));
             (at, stored)
         };
         for slot in from.distribution.used_slots().filter(|slot| !stored.contains(slot)) {
@@ -1205,14 +1228,14 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         }
     }
 
-    /// Stores the pairs of a wgmma accumulator's slots that hold two neighbouring columns of a row
-    /// (slots 2q and 2q + 1) into a global tensor as one two-element store each, where both
-    /// elements are inside the tensor and the pair's address is aligned to its size; otherwise
-    /// element by element. Returns the slots stored (the caller stores the rest one by one);
-    /// skips those in `done`.
-    /// Half the store instructions of the epilogue, each a whole 32-bit (or 64-bit) word.
+    /// Stores runs of slots that hold neighbouring elements of a row into a global tensor as one
+    /// vector each, where the run lies inside the tensor and its address is aligned to its size;
+    /// otherwise element by element: a wgmma accumulator's pairs (slots 2q and 2q + 1: half the
+    /// store instructions of the epilogue, each a whole 32-bit or 64-bit word), and on targets
+    /// with [`Self::vector_run`]s the runs of other layouts (the blocked layout's chunks).
+    /// Returns the slots stored (the caller stores the rest one by one); skips those in `done`.
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn store_pairs(
+    pub(crate) fn store_vectors(
         &self,
         b: &Builder<'c>,
         at: At<'c, 'a>,
@@ -1225,23 +1248,27 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
     ) -> BTreeSet<usize> {
         let ty = element_type(dst);
         let bytes = stored_bytes(ty).unwrap_or(0);
-        let pairs: Vec<usize> = column_pairs(from)
+        let accumulator = from.layout.origin.starts_with("wgmma.acc");
+        let (run, firsts) = if accumulator {
+            (2, column_pairs(from))
+        } else {
+            match self.vector_run(from, dst) {
+                Some(run) => (run, column_runs(from, run)),
+                None => (0, Vec::new()),
+            }
+        };
+        let firsts: Vec<usize> = firsts
             .into_iter()
-            .filter(|slot| !done.contains(slot))
+            .filter(|first| (*first..first + run).all(|slot| !done.contains(&slot)))
             .collect();
-        if level(dst) != Some(MemoryLevel::Global)
-            || bytes == 0
-            || !from.layout.origin.starts_with("wgmma.acc")
-            || offsets.len() < 2
-            || pairs.is_empty()
-        {
+        if level(dst) != Some(MemoryLevel::Global) || bytes == 0 || offsets.is_empty() || firsts.is_empty() {
             return BTreeSet::new();
         }
-        // The pair's address is aligned when the tensor's base, its rows and the tile's first
-        // column are (the pair's own column is even).
+        // The run's address is aligned when the tensor's base, its rows and the tile's first
+        // column are (the run's own column is a multiple of its length).
         let last = offsets.len() - 1;
-        let aligned = runs_aligned(b, at, dst, offsets, 2);
-        let pair_type = crate::attributes::vector(2, ty);
+        let aligned = runs_aligned(b, at, dst, offsets, run as i64);
+        let run_type = crate::attributes::vector(run as i64, ty);
         let yes = b.value(
             at,
             melior::dialect::arith::constant(
@@ -1251,34 +1278,33 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             ),
         );
         let mut stored = BTreeSet::new();
-        for &slot in &pairs {
-            let coordinates = self.coordinates(b, at, from, offsets_now, slot);
+        for &first in &firsts {
+            let coordinates = self.coordinates(b, at, from, offsets_now, first);
             let inner = self.guarded(b, at, from, &coordinates);
             let (indices, fits) = self.placed_in(b, inner, dst, offsets, &coordinates);
-            let second = b.addi(inner, indices[last], b.index(inner, 1));
-            let second_inside = b.compare(inner, "ult", second, b.dim(inner, dst, last as i64));
-            let mut whole = b.andi(inner, aligned, second_inside);
+            let end = b.addi(inner, indices[last], b.index(inner, run as i64 - 1));
+            let end_inside = b.compare(inner, "ult", end, b.dim(inner, dst, last as i64));
+            let mut whole = b.andi(inner, aligned, end_inside);
             if let Some(fits) = fits {
                 whole = b.andi(inner, whole, fits);
             }
-            let values: Vec<Value> = [slot, slot + 1]
-                .iter()
-                .map(|s| convert(b, inner, self.slot_value(b, inner, array, from, *s as i64), ty))
+            let values: Vec<Value> = (first..first + run)
+                .map(|s| convert(b, inner, self.slot_value(b, inner, array, from, s as i64), ty))
                 .collect();
-            let paired = b.if_then(inner, whole);
+            let vector_at = b.if_then(inner, whole);
             let vector = b.value(
-                paired,
-                tile_ir::vector::from_elements(self.context, pair_type, &values, b.location).into(),
+                vector_at,
+                tile_ir::vector::from_elements(self.context, run_type, &values, b.location).into(),
             );
             b.insert(
-                paired,
+                vector_at,
                 tile_ir::vector::StoreOperation::builder(self.context, b.location)
                     .value_to_store(vector)
                     .base(dst)
                     .indices(&indices)
                     .alignment(IntegerAttribute::new(
                         IntegerType::new(self.context, 64).into(),
-                        2 * bytes,
+                        run as i64 * bytes,
                     ))
                     .build()
                     .into(),
@@ -1286,10 +1312,10 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             // Misaligned, or reaching past the tensor's end: each element where it is inside.
             let apart = b.if_then(inner, b.xori(inner, whole, yes));
             for (k, value) in values.iter().enumerate() {
-                let coordinates = self.coordinates(b, apart, from, offsets_now, slot + k);
+                let coordinates = self.coordinates(b, apart, from, offsets_now, first + k);
                 self.store_clipped(b, apart, dst, offsets, &coordinates, |_| *value);
             }
-            stored.extend([slot, slot + 1]);
+            stored.extend(first..first + run);
         }
         stored
     }
@@ -1845,6 +1871,7 @@ pub fn lower_all<'c, 'a>(
     let private_space = target.memory.private_space;
     let spirv = target.is_spirv();
     let wide_stores = target.memory.dynamic_shared;
+    let vector_runs = target.memory.vector_runs;
     let byte_permute = target.byte_permute;
     let three_input_logic = target.three_input_logic;
     let clusters = target.clusters.as_ref();
@@ -1885,6 +1912,7 @@ pub fn lower_all<'c, 'a>(
         registers,
         first,
         wide_stores,
+        vector_runs,
         byte_permute,
         three_input_logic,
     };
@@ -2004,6 +2032,34 @@ pub(crate) fn column_pairs(placed: &Placed) -> Vec<usize> {
                     (None, None) => true,
                     _ => false,
                 }
+            })
+        })
+        .collect()
+}
+
+/// The first slots of the runs of `run` slots of `placed` that hold, on every thread, `run`
+/// consecutive elements along the last dimension, the first at a coordinate that is a multiple of
+/// `run` (the blocked layout's chunks; a mma.sync accumulator's pairs): slots `first ..
+/// first + run` are one vector of the row. Empty for a layout whose threads leave slots empty.
+pub(crate) fn column_runs(placed: &Placed, run: usize) -> Vec<usize> {
+    let distribution = &placed.distribution;
+    let Some(last) = placed.layout.shape.len().checked_sub(1) else {
+        return Vec::new();
+    };
+    let width = run as i64;
+    if distribution.guarded || !distribution.terms[last].iter().all(|(_, delta)| delta % width == 0) {
+        return Vec::new();
+    }
+    let base = |slot: usize| distribution.base.get(slot).and_then(Option::as_ref);
+    (0..distribution.base.len())
+        .step_by(run)
+        .filter(|&first| {
+            base(first).is_some_and(|start| {
+                start[last] % width == 0
+                    && (1..run).all(|j| {
+                        base(first + j)
+                            .is_some_and(|next| next[..last] == start[..last] && next[last] == start[last] + j as i64)
+                    })
             })
         })
         .collect()

@@ -37,6 +37,7 @@ pub static TARGET: Target = Target {
         private_space: "#gpu.address_space<private>",
         attributions: true,
         dynamic_shared: false,
+        vector_runs: true,
         static_tensors: false,
         max_shared_bytes: crate::amdgpu::config::MAX_LDS_BYTES,
         device_shared_bytes: None,

@@ -291,6 +291,11 @@ pub struct Memory {
     /// Tiles are views of the block's dynamic shared memory (NVIDIA: beyond the 48 KiB a kernel may
     /// declare statically) rather than attributions of their own.
     pub dynamic_shared: bool,
+    /// A thread's run of consecutive elements of a global tensor (up to 16 bytes, in consecutive
+    /// slots of a fragment) is read and written as one vector where it lies inside the tensor and
+    /// starts aligned: kernels address global memory through pointers (not SPIR-V's logical
+    /// addressing, which casts no pointer to a vector).
+    pub vector_runs: bool,
     /// Global tensors are storage buffers that hold no sizes (SPIR-V): a tensor of static shape is
     /// bound as a sized array, one of dynamic shape as a runtime array whose sizes, like every
     /// integer the host computes for the kernel, come in bindings of their own

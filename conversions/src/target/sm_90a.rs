@@ -79,6 +79,7 @@ pub(super) const MEMORY: Memory = Memory {
     private_space: "#gpu.address_space<private>",
     attributions: true,
     dynamic_shared: true,
+    vector_runs: true,
     static_tensors: false,
     max_shared_bytes: chip::MAX_SHARED_BYTES,
     device_shared_bytes: None,

@@ -62,6 +62,7 @@ pub(super) const MEMORY: Memory = Memory {
     private_space: "#spirv.storage_class<Function>",
     attributions: false,
     dynamic_shared: false,
+    vector_runs: false,
     static_tensors: true,
     max_shared_bytes: MAX_SHARED_BYTES,
     device_shared_bytes: Some(DEVICE_SHARED_BYTES),
