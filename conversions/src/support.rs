@@ -100,6 +100,7 @@ pub fn check_supported(module: OperationRef, target: Option<&Target>) -> Result<
     failed |= !prints_supported(module, gpu);
     if gpu.clusters.is_none() {
         failed |= !no_split_sums(module, target);
+        failed |= !no_cluster_kernels(module, target);
     }
     if !gpu.f64_arithmetic {
         failed |= !no_f64(module, gpu);
@@ -281,6 +282,32 @@ fn no_split_sums(module: OperationRef, target: Option<&Target>) -> bool {
         );
     }
     sums.is_empty()
+}
+
+/// Checks that no kernel of `module` runs as a thread block cluster (`tile.splits`,
+/// `tile.multicast`: decisions of the passes of targets with clusters, or written in the input);
+/// an error at each that does.
+fn no_cluster_kernels(module: OperationRef, target: Option<&Target>) -> bool {
+    let clusters = crate::target::names_where(|target| target.clusters.is_some());
+    let mut fine = true;
+    for kernel in tile_dialect::ops::find_ops(module, tile::KernelOperation::name()) {
+        let decided = [tile_dialect::decisions::SPLITS, tile_dialect::decisions::MULTICAST]
+            .into_iter()
+            .find(|decision| kernel.attribute(decision.name).is_ok());
+        if let Some(decision) = decided {
+            emit_error(
+                kernel.location(),
+                &format!(
+                    "'tile.kernel' op runs as a thread block cluster ({} is set, which {} writes), which only {clusters} has, not {}; compile for {clusters}, or drop the attribute",
+                    decision.name,
+                    decision.written_by,
+                    display(target)
+                ),
+            );
+            fine = false;
+        }
+    }
+    fine
 }
 
 /// Checks that `module` prints only where `gpu`'s kernels can (`tile.print`); an error at each

@@ -72,3 +72,19 @@ func.func @producer(%K: memref<?x64xf32>, %O: memref<32x64xf32>) {
   }
   return
 }
+
+// -----
+
+// A kernel that runs as a thread block cluster (a decision of sm_90a's passes, here in the
+// input) is refused where the target has no clusters; the CPU reference runs its blocks alone.
+// AMP: unsupported.mlir:[[# @LINE + 7]]:3: error: 'tile.kernel' op runs as a thread block cluster (tile.multicast is set, which tile-persistent-kernels (a schedule with multicast = N) writes), which only sm_90a has, not sm_80; compile for sm_90a, or drop the attribute
+// AMD: unsupported.mlir:[[# @LINE + 6]]:3: error: 'tile.kernel' op runs as a thread block cluster (tile.multicast is set, which tile-persistent-kernels (a schedule with multicast = N) writes), which only sm_90a has, not gfx942
+// VK: unsupported.mlir:[[# @LINE + 5]]:3: error: 'tile.kernel' op runs as a thread block cluster (tile.multicast is set, which tile-persistent-kernels (a schedule with multicast = N) writes), which only sm_90a has, not spirv
+// NV-NOT: error: 'tile.kernel' op runs as a thread block cluster
+// CPU-NOT: error: 'tile.kernel' op runs as a thread block cluster
+func.func @clustered() {
+  %c2 = arith.constant 2 : index
+  tile.kernel grid(%c2) threads(128) (%b) attributes {tile.multicast = 2} {
+  }
+  return
+}
