@@ -162,3 +162,25 @@ func.func @f64_untouched(%x: f64) -> f64 {
   %e = math.exp %x : f64
   return %e : f64
 }
+
+// -----
+
+// atan2 gets C's values at the origin (+-0 where x is +0, +-pi where it is -0, the sign y's: the
+// sign bits read as integers) in a select around the polynomial approximation, which gives +-pi/2
+// wherever x is zero.
+// CHECK-LABEL: func.func @atan2_origin
+// CHECK: %[[YZ:.*]] = arith.cmpf oeq, %arg0, %{{.*}} : f32
+// CHECK: %[[XZ:.*]] = arith.cmpf oeq, %arg1, %{{.*}} : f32
+// CHECK: %[[ORIGIN:.*]] = arith.andi %[[YZ]], %[[XZ]] : i1
+// CHECK: %[[XBITS:.*]] = arith.bitcast %arg1 : f32 to i32
+// CHECK: %[[XNEG:.*]] = arith.cmpi slt, %[[XBITS]], %{{.*}} : i32
+// CHECK: %[[MAG:.*]] = arith.select %[[XNEG]], %{{.*}}, %{{.*}} : f32
+// CHECK: %[[YBITS:.*]] = arith.bitcast %arg0 : f32 to i32
+// CHECK: %[[YNEG:.*]] = arith.cmpi slt, %[[YBITS]], %{{.*}} : i32
+// CHECK: %[[SIGNED:.*]] = arith.select %[[YNEG]], %{{.*}}, %[[MAG]] : f32
+// CHECK-NOT: math.atan2
+// CHECK: arith.select %[[ORIGIN]], %[[SIGNED]], %{{.*}} : f32
+func.func @atan2_origin(%y: f32, %x: f32) -> f32 {
+  %r = math.atan2 %y, %x : f32
+  return %r : f32
+}

@@ -6,6 +6,7 @@
 //!   f16/bf16 op ── extend ──> arith.extf, f32 op, arith.truncf        (every op a table names)
 //!   f32 op ─────── expand ──> upstream math::populateExpansionPatterns (tan, powf, fpowi, sinh ...)
 //!           ── approximate ─> upstream polynomial approximations       (erf, atan, cbrt, expm1 ...)
+//!                             (atan2 first given C's values at the origin: [`atan2_at_origin`])
 //!           ────── rules ───> llvm.call_intrinsic / math ops the target has
 //! ```
 //!
@@ -148,6 +149,9 @@ pub fn lower(root: OperationRef, lowering: &MathLowering) -> Result<(), String> 
         tile_dialect::math::rewrite(root, &expanded, lowering.expand, &[]).map_err(|error| error.to_string())?;
         present = math_ops_present(root);
     }
+    if lowering.approximate.contains(&ATAN2) && present.contains(ATAN2) {
+        atan2_at_origin(root);
+    }
     if lowering.approximate.iter().any(|name| present.contains(*name)) {
         let mut approximated = lowering.approximate.to_vec();
         approximated.extend(lowering.follow);
@@ -163,6 +167,47 @@ pub fn lower(root: OperationRef, lowering: &MathLowering) -> Result<(), String> 
         }
     }
     Ok(())
+}
+
+const ATAN2: &str = "math.atan2";
+
+/// Gives every f32 `math.atan2(y, x)` under `root` C's values where both operands are zero (`+-0`
+/// where `x` is `+0`, `+-pi` where it is `-0`, the sign `y`'s) before upstream's polynomial
+/// approximation, which the GPU targets use, replaces it: the approximation gives `+-pi/2` (or
+/// NaN) wherever `x` is zero. (A Vulkan shader need not keep a zero's sign, so on SPIR-V `-0` may
+/// arrive as `+0`.)
+fn atan2_at_origin(root: OperationRef) {
+    use melior::dialect::arith::{CmpfPredicate, CmpiPredicate, andi, cmpf, cmpi, select};
+    with_context(root, |context| {
+        let i32_type: Type = melior::ir::r#type::IntegerType::new(context, 32).into();
+        let rewriter = melior::IrRewriter::new(context);
+        for op in find_ops(root, ATAN2) {
+            let operands: Vec<Value> = op.operands().collect();
+            let (Some(result), &[y, x]) = (op.result_at(0), &operands[..]) else {
+                continue;
+            };
+            if !result.r#type().is_f32() {
+                continue;
+            }
+            let emit = Emitter::at(context, op);
+            let location = emit.location;
+            let negative = |value| {
+                let bits = emit.op(OperationBuilder::new("arith.bitcast", location)
+                    .add_operands(&[value])
+                    .add_results(&[i32_type]));
+                emit.op_value(cmpi(context, CmpiPredicate::Slt, bits, emit.integer(32, 0), location))
+            };
+            let zero = |value| emit.op_value(cmpf(context, CmpfPredicate::Oeq, value, emit.constant(0.0), location));
+            let origin = emit.op_value(andi(zero(y), zero(x), location));
+            let pi = emit.constant(std::f64::consts::PI);
+            let magnitude = emit.op_value(select(negative(x), pi, emit.constant(0.0), location));
+            let negated = emit.unary("arith.negf", magnitude);
+            let signed = emit.op_value(select(negative(y), negated, magnitude, location));
+            let approximated = emit.binary(ATAN2, y, x);
+            let value = emit.op_value(select(origin, signed, approximated, location));
+            rewriter.as_rewriter_base().replace_op_with_values(op, &[value]);
+        }
+    });
 }
 
 /// Returns whether `ty` is a float type narrower than f32 that the rules compute in f32.

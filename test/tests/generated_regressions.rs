@@ -57,6 +57,14 @@ fn sixteen_bit_math_across_f16_and_bf16() {
     regression("math_mixed_halves.mlir", 1);
 }
 
+/// A mutant of `lit/Conversions/pipeline-to-nvgpu.mlir` (tile-fuzz seed 4346): atan2 iterated from
+/// zero gave pi/2 on Vulkan where C gives 0 (upstream's approximation at x = 0); here the origin
+/// and both axes, with the zeros whose sign Vulkan keeps.
+#[test]
+fn atan2_at_the_origin() {
+    regression("atan2_origin.mlir", 1);
+}
+
 /// Generated program 5441 of seed 2026 (a two-gemm chain: exp(tanh(h)) converted to f16 is the
 /// second gemm's A operand): lavapipe's exp and tanh differ from the interpreter's in the last bit,
 /// which rounded one f16 element of the operand to its neighbour and moved an output by 1.4e-3,
