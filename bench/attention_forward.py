@@ -46,8 +46,9 @@ PING_PONG = [
 ]
 # A persistent kernel: one block a multiprocessor walks the (query block, head, batch) items, its
 # ring and the next item's Q loading under this item's steps (short sequences: RESULTS run 265,
-# 0.77 of cuDNN at 512 tokens where two blocks a multiprocessor give 0.72); causal in
-# FlashAttention-2's order only, each item running its own key blocks.
+# 0.77 of cuDNN at 512 tokens where two blocks a multiprocessor give 0.72); causal ones, each item
+# running its own key blocks, timed in FlashAttention-2's order only (FlashAttention-3's compiles
+# for them too, not timed here).
 PERSISTENT = [
     ("m128n64s3_persistent", dict(block_m=128, block_n=64, threads=256, stages=3, overlap=False, persistent=True)),
     # 128 keys a step: causal, the fastest persistent kernel (RESULTS run 280: 0.996 of cuDNN at 512

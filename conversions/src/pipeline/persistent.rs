@@ -1364,10 +1364,8 @@ pub fn split_tiles<'c, 'a>(context: &'c Context, looped: OperationRef<'c, 'a>) {
     one_step(inner, step, false);
     // The epilogue, over the tile's values (step 0's).
     for op in ops.iter().filter(|op| op.attribute(LAST_STEP).is_ok()) {
-        let then = op.body().expect("then block");
-        let inner: Vec<OperationRef> = std::iter::successors(then.first_operation(), |op| op.next_in_block()).collect();
-        for nested in inner.split_last().map(|(_, rest)| rest).unwrap_or_default() {
-            clone_mapped(&b, outer, *nested, &mut map);
+        for nested in branch_ops(*op) {
+            clone_mapped(&b, outer, nested, &mut map);
         }
     }
     if varying.is_some() {
@@ -1400,21 +1398,27 @@ fn clone_step_op<'c, 'a>(
         return;
     }
     // The last step's branch (the epilogue) is cloned once after the tile's loop.
-    let branch = [(FIRST_STEP, first), (LAST_STEP, false)]
-        .into_iter()
-        .find(|(name, _)| op.attribute(name).is_ok());
-    if let Some((_, taken)) = branch {
-        if taken {
-            let then = op.body().expect("then block");
-            let inner: Vec<OperationRef> =
-                std::iter::successors(then.first_operation(), |op| op.next_in_block()).collect();
-            for nested in inner.split_last().map(|(_, rest)| rest).unwrap_or_default() {
-                clone_step_op(b, at, *nested, (tile, step), first, map);
+    if op.attribute(LAST_STEP).is_ok() {
+        return;
+    }
+    if op.attribute(FIRST_STEP).is_ok() {
+        if first {
+            for nested in branch_ops(op) {
+                clone_step_op(b, at, nested, (tile, step), first, map);
             }
         }
         return;
     }
     clone_mapped(b, at, op, map);
+}
+
+/// The ops of the then block of `branch` (a step's first- or last-step `scf.if`) before its
+/// terminator.
+fn branch_ops<'c, 'a>(branch: OperationRef<'c, 'a>) -> Vec<OperationRef<'c, 'a>> {
+    let then = branch.body().expect("then block");
+    let mut ops: Vec<OperationRef> = std::iter::successors(then.first_operation(), |op| op.next_in_block()).collect();
+    ops.pop();
+    ops
 }
 
 /// Clones `op` at `at`, the operands of the clone and of the ops nested in it taken through `map`;
