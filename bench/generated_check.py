@@ -110,9 +110,9 @@ def compare(got, expected, tolerance):
     return worst, bad, first
 
 
-def evaluate(expression, shapes):
-    """A manifest launch value: a number, a host tensor's size, or integer arithmetic over those
-    (tile_manifest::Expr)."""
+def evaluate(expression, shapes, pointers=None):
+    """A manifest launch value: a number, a host tensor's size or device address (`pointers`), or
+    integer arithmetic over those (tile_manifest::Expr)."""
     if isinstance(expression, int):
         return expression
     if "dim" in expression:
@@ -120,7 +120,11 @@ def evaluate(expression, shapes):
         return shapes[argument][dim]
     if "argument" in expression:
         raise ValueError("the launch reads a scalar host argument, which a case does not have")
-    a, b = (evaluate(arg, shapes) for arg in expression["args"])
+    if "address" in expression:
+        if pointers is None:
+            raise ValueError("the launch reads a tensor's address, which is not known here")
+        return pointers[expression["address"]]
+    a, b = (evaluate(arg, shapes, pointers) for arg in expression["args"])
     op = expression["op"]
     if op in ("arith.divsi", "arith.remsi", "arith.ceildivsi", "arith.divui", "arith.remui", "arith.ceildivui") and b == 0:
         raise ValueError(f"{op} by zero in the launch")
@@ -131,6 +135,12 @@ def evaluate(expression, shapes):
         "arith.remui": lambda: a % b, "arith.remsi": lambda: int(math.fmod(a, b)),
         "arith.minui": lambda: min(a, b), "arith.maxui": lambda: max(a, b),
         "arith.minsi": lambda: min(a, b), "arith.maxsi": lambda: max(a, b),
+        "arith.andi": lambda: a & b, "arith.ori": lambda: a | b, "arith.xori": lambda: a ^ b,
+        "arith.cmpi eq": lambda: int(a == b), "arith.cmpi ne": lambda: int(a != b),
+        "arith.cmpi ult": lambda: int(a < b), "arith.cmpi ule": lambda: int(a <= b),
+        "arith.cmpi ugt": lambda: int(a > b), "arith.cmpi uge": lambda: int(a >= b),
+        "arith.cmpi slt": lambda: int(a < b), "arith.cmpi sle": lambda: int(a <= b),
+        "arith.cmpi sgt": lambda: int(a > b), "arith.cmpi sge": lambda: int(a >= b),
     }[op]()
 
 
@@ -242,6 +252,9 @@ class Gpu:
             for kernel in function["kernels"]:
                 with open(os.path.join(case_dir, kernel + ".json")) as f:
                     manifest = json.load(f)
+                # A kernel launched under a condition (a size class, an alignment twin) where it holds.
+                if "when" in manifest and not evaluate(manifest["when"], shapes, pointers):
+                    continue
                 with open(os.path.join(case_dir, kernel + ".ptx"), "rb") as f:
                     module = self.ok(cu.cuModuleLoadData(f.read() + b"\0"))
                 modules.append(module)

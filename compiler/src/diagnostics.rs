@@ -117,14 +117,17 @@ pub(crate) struct Collector<'c> {
 
 impl<'c> Collector<'c> {
     /// Attaches a handler to `context` that collects every diagnostic (and prints none), naming
-    /// files `rename(file)`.
+    /// files `rename(file)`. A diagnostic already collected is not collected again: a kernel and
+    /// its twin for aligned tensors (`tile-specialize-alignment`) fail alike, at one place.
     pub(crate) fn attach(context: &'c melior::Context, rename: impl Fn(&str) -> String + Send + 'static) -> Self {
         let collected = Arc::new(Mutex::new(Vec::new()));
         let sink = collected.clone();
         let id = context.attach_diagnostic_handler(move |diagnostic| {
-            sink.lock()
-                .unwrap_or_else(|poisoned| poisoned.into_inner())
-                .push(Diagnostic::read(&diagnostic, &rename));
+            let read = Diagnostic::read(&diagnostic, &rename);
+            let mut sink = sink.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            if !sink.contains(&read) {
+                sink.push(read);
+            }
             true
         });
         Collector {

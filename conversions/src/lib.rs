@@ -34,6 +34,7 @@
 
 #![deny(missing_docs)]
 
+pub mod alignment;
 pub mod amdgpu;
 pub mod attributes;
 pub mod bounds;
@@ -83,6 +84,7 @@ fn register_everything() {
         small_floats::create_emulate_small_floats_launches_pass,
     );
     tile_dialect::register_pass(layout::ARGUMENT, layout::create_infer_layouts_pass);
+    tile_dialect::register_pass(alignment::ARGUMENT, alignment::create_specialize_alignment_pass);
     tile_dialect::register_pass(pipeline::plan::ARGUMENT, pipeline::plan::create_plan_pipelines_pass);
     tile_dialect::register_pass(pipeline::EXPAND_ARGUMENT, pipeline::create_expand_pipelines_pass);
     tile_dialect::register_pass(pipeline::split_k::ARGUMENT, pipeline::split_k::create_split_k_pass);

@@ -56,16 +56,18 @@ pub const KERNEL_CLEANUP: &str = "tile-fold-launch-bounds, canonicalize{top-down
 pub const HOST_CLEANUP: &str = "inline{default-pipeline=}, canonicalize{top-down=false region-simplify=disabled}, cse";
 
 /// The passes that decide before a chip's lowering, on a module whose `tile.target` is set: matmuls
-/// written as kernels, 4-bit elements packed into bytes, the layouts, split and persistent GEMM kernels (sm_90a), each loop's pipeline plan, and its expansion into
-/// rings and asynchronous copies.
+/// written as kernels, 4-bit elements packed into bytes, the layouts, split and persistent GEMM
+/// kernels (sm_90a), memory-bound kernels' twins for aligned tensors, each loop's pipeline plan,
+/// and its expansion into rings and asynchronous copies.
 pub fn decisions() -> String {
     format!(
-        "{},{},{},{},{},{},{}",
+        "{},{},{},{},{},{},{},{}",
         crate::matmul::ARGUMENT,
         crate::narrow::ARGUMENT,
         crate::layout::ARGUMENT,
         crate::pipeline::split_k::ARGUMENT,
         crate::pipeline::persistent::ARGUMENT,
+        crate::alignment::ARGUMENT,
         crate::pipeline::plan::ARGUMENT,
         crate::pipeline::EXPAND_ARGUMENT
     )

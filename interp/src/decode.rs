@@ -355,6 +355,7 @@ impl Decoder {
                 memory(Kind::Atomic(Update::of(kind, operand_type(0)?).map_err(form)?))?
             }
             "memref.dim" => memory(Kind::Dim)?,
+            "memref.extract_aligned_pointer_as_index" => memory(Kind::Address)?,
             "memref.alloc" | "memref.alloca" => {
                 let kind = alloc(if self.in_kernel { Level::Local } else { Level::Global })?;
                 if let Kind::Alloc(r#type, _) = &kind

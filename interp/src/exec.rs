@@ -507,6 +507,13 @@ impl Machine {
                     })?;
                 self.set(op, Val::int(*size as i64));
             }
+            Kind::Address => {
+                // Each buffer at an address of its own, as far from the next as any buffer is
+                // long and aligned as a CUDA allocation is (to 256 bytes and more): programs that
+                // choose a kernel by their tensors' alignment take the aligned one.
+                let id = self.buffer(op, 0)?;
+                self.set(op, Val::int(((id as i64) + 1) << 40));
+            }
             Kind::Alloc(r#type, level) => {
                 let mut sizes = self.ints(op, 0..op.operands.len())?.into_iter();
                 let mut shape = Vec::new();

@@ -201,6 +201,8 @@ pub enum Kind {
     Atomic(Update),
     /// `memref.dim`.
     Dim,
+    /// `memref.extract_aligned_pointer_as_index`: the buffer's address (see `exec`).
+    Address,
     /// `memref.alloc`/`memref.alloca`/`tile.alloc_*`: a fresh buffer at a level.
     Alloc(MemType, Level),
     /// `memref.dealloc`: nothing to do.

@@ -52,7 +52,7 @@ pub enum Arg {
     Scalar(i64),
 }
 
-/// The host arguments seen by manifest expressions: tensor sizes and scalar values.
+/// The host arguments seen by manifest expressions: tensor sizes, scalar values and addresses.
 pub(crate) struct Host<'a>(pub &'a [Arg]);
 
 impl tile_manifest::HostArguments for Host<'_> {
@@ -69,4 +69,25 @@ impl tile_manifest::HostArguments for Host<'_> {
             Arg::Tensor(_) => None,
         }
     }
+
+    fn address(&self, argument: usize) -> Option<i64> {
+        match self.0.get(argument)? {
+            Arg::Tensor(tensor) => i64::try_from(tensor.address).ok(),
+            Arg::Scalar(_) => None,
+        }
+    }
+}
+
+/// `args` with the tensors at `addresses` (one per argument; ignored for integers).
+pub(crate) fn at_addresses(args: &[Arg], addresses: &[u64]) -> Vec<Arg> {
+    args.iter()
+        .zip(addresses)
+        .map(|(arg, address)| match arg {
+            Arg::Tensor(tensor) => Arg::Tensor(Tensor {
+                address: *address,
+                ..tensor.clone()
+            }),
+            scalar => scalar.clone(),
+        })
+        .collect()
 }

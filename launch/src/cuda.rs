@@ -6,7 +6,7 @@
 
 use crate::{
     Error, Result,
-    args::Arg,
+    args::{Arg, Host},
     plan::{DataCheck, Param, plan_launch},
     tensor_map::{DataType, Swizzle, TensorMapParams},
 };
@@ -236,6 +236,12 @@ impl Kernel {
             entry: self.manifest.entry.clone(),
             arguments: args.len(),
             runs: plan.runs,
+            condition: self
+                .manifest
+                .when
+                .clone()
+                .filter(tile_manifest::Expr::reads_addresses)
+                .map(|when| (when, args.to_vec())),
             grid: plan.grid,
             block: plan.block,
             dynamic_shared_bytes: plan.dynamic_shared_bytes,
@@ -290,6 +296,9 @@ pub struct PreparedLaunch {
     entry: String,
     arguments: usize,
     runs: bool,
+    /// A launch condition that reads the tensors' addresses (a kernel specialized on their
+    /// alignment), with the arguments it was prepared for: evaluated again at each launch.
+    condition: Option<(tile_manifest::Expr, Vec<Arg>)>,
     grid: [u32; 3],
     block: [u32; 3],
     dynamic_shared_bytes: u32,
@@ -309,9 +318,18 @@ impl PreparedLaunch {
     }
 
     /// Returns whether the kernel runs for the signature (its launch's condition holds, or it has
-    /// none); a launch where it does not launches nothing.
+    /// none) on the tensors it was prepared with; a launch where it does not launches nothing. A
+    /// condition on the tensors' addresses is evaluated again at each launch.
     pub fn runs(&self) -> bool {
         self.runs
+    }
+
+    /// Returns whether the kernel runs on the tensors at `addresses` (see [`Self::runs`]).
+    pub fn runs_at(&self, addresses: &[u64]) -> Result<bool> {
+        Ok(match &self.condition {
+            Some((when, args)) => when.evaluate(&Host(&crate::args::at_addresses(args, addresses)))? != 0,
+            None => self.runs,
+        })
     }
 
     /// Launches the kernel on `stream` (a `CUstream`, null for the default stream) with
@@ -328,7 +346,7 @@ impl PreparedLaunch {
                 addresses.len()
             )));
         }
-        if !self.runs {
+        if !self.runs_at(addresses)? {
             return Ok(());
         }
         let stream: sys::CUstream = stream.cast();
@@ -564,6 +582,27 @@ mod tests {
         kernel.launch(&args, std::ptr::null_mut()).unwrap();
         let wrong = [Arg::Tensor(crate::Tensor::contiguous(0x100, "f16", &[300]))];
         assert!(kernel.prepare(&wrong).is_err());
+    }
+
+    #[test]
+    fn a_condition_on_addresses_is_evaluated_at_each_launch_of_a_prepared_signature() {
+        // The aligned twin of a kernel: launched where argument 0 starts on a 16-byte boundary.
+        let manifest = format!(
+            r#"{{"version": 2, "compiler": "{}", "entry": "k", "target": "sm_90a", "workgroup_size": [128, 1, 1], "grid": [{{"argument": 1}}, 1, 1], "when": {{"op": "arith.cmpi eq", "args": [{{"op": "arith.remui", "args": [{{"address": 0}}, 16]}}, 0]}}, "bindings": [{{"set": 0, "binding": 0, "host_argument": 0, "shape": [null], "element": "f16", "written": true}}]}}"#,
+            tile_manifest::COMPILER_VERSION
+        );
+        let kernel = Kernel::dry_run(&manifest, 0).unwrap();
+        let args = [
+            Arg::Tensor(crate::Tensor::contiguous(0x102, "f16", &[300])),
+            Arg::Scalar(3),
+        ];
+        // Prepared on a misaligned tensor, it still has its grid for the aligned ones.
+        let prepared = kernel.prepare(&args).unwrap();
+        assert!(!prepared.runs());
+        assert_eq!(prepared.grid(), [3, 1, 1]);
+        assert!(prepared.runs_at(&[0x200, 0]).unwrap());
+        assert!(!prepared.runs_at(&[0x208, 0]).unwrap());
+        prepared.launch(&[0x200, 0], std::ptr::null_mut()).unwrap();
     }
 
     #[test]

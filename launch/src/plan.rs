@@ -277,15 +277,19 @@ pub fn plan_launch(manifest: &Manifest, args: &[Arg]) -> Result<LaunchPlan> {
         }
     }
     let dynamic_shared_bytes = manifest.dynamic_shared_bytes.unwrap_or(0);
-    // A grid is computed only where the kernel runs (the other branch's may not be one).
+    // A grid is computed only where the kernel runs (the other branch's may not be one), or may
+    // run for other tensors of these shapes (a condition on their addresses).
     let runs = manifest.runs(&Host(args))?;
+    let grid = if runs {
+        manifest.evaluate_grid(&Host(args))?
+    } else if manifest.when.as_ref().is_some_and(tile_manifest::Expr::reads_addresses) {
+        manifest.evaluate_grid(&Host(args)).unwrap_or([0; 3])
+    } else {
+        [0; 3]
+    };
     Ok(LaunchPlan {
         runs,
-        grid: if runs {
-            manifest.evaluate_grid(&Host(args))?
-        } else {
-            [0; 3]
-        },
+        grid,
         block: manifest.threads(),
         dynamic_shared_bytes: u32::try_from(dynamic_shared_bytes)
             .map_err(|_| Error::Unsupported(format!("{entry}: {dynamic_shared_bytes} bytes of shared memory")))?,

@@ -385,3 +385,45 @@ func.func @rows_out(%X: memref<?x128xf32>, %Y: memref<?x128xf32>) {
   }
   return
 }
+
+// -----
+
+// Under a launch condition that proves both tensors 16-byte aligned (what
+// tile-specialize-alignment writes, or the program), a blocked fragment's runs are loaded and
+// stored as single 16-byte vectors where they lie inside the tensor, with no test of the base
+// address in the kernel; the manifest launches the kernel where the condition holds.
+// NV: gpu.module @rows_aligned_0_module attributes {tile.manifest = {{.*}}\22when\22: {\22op\22: \22arith.cmpi eq\22, \22args\22: [{\22op\22: \22arith.ori\22, \22args\22: [{\22op\22: \22arith.remui\22, \22args\22: [{\22address\22: 0}, 16]}, {\22op\22: \22arith.remui\22, \22args\22: [{\22address\22: 1}, 16]}]}, 0]}
+// NV-LABEL: gpu.func @rows_aligned_0_kernel
+// NV-NOT: memref.extract_aligned_pointer_as_index
+// NV: scf.if %{{.*}} -> (f32, f32, f32, f32) {
+// NV-NEXT: %[[LOADED:.*]] = vector.load %arg0[%{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<?x128xf32>, vector<4xf32>
+// NV-COUNT-4: vector.extract %[[LOADED]]
+// NV: } else {
+// NV-NOT: memref.extract_aligned_pointer_as_index
+// NV: vector.store %{{.*}}, %arg1[%{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<?x128xf32>, vector<4xf32>
+// NV: gpu.return
+// VK-LABEL: gpu.func @rows_aligned_0_kernel
+// VK-NOT: vector.load
+// VK: gpu.return
+func.func @rows_aligned(%X: memref<?x128xf32>, %Y: memref<?x128xf32>) {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %c16 = arith.constant 16 : index
+  %rows = memref.dim %X, %c0 : memref<?x128xf32>
+  %blocks = arith.ceildivui %rows, %c4 : index
+  %x = memref.extract_aligned_pointer_as_index %X : memref<?x128xf32> -> index
+  %y = memref.extract_aligned_pointer_as_index %Y : memref<?x128xf32> -> index
+  %xr = arith.remui %x, %c16 : index
+  %yr = arith.remui %y, %c16 : index
+  %r = arith.ori %xr, %yr : index
+  %aligned = arith.cmpi eq, %r, %c0 : index
+  scf.if %aligned {
+    tile.kernel grid(%blocks) threads(128) (%b) {
+      %row = arith.muli %b, %c4 : index
+      %S = tile.alloc_fragment : memref<4x128xf32, #tile.fragment>
+      tile.copy %X[%row, %c0], %S : memref<?x128xf32>, memref<4x128xf32, #tile.fragment>
+      tile.copy %S, %Y[%row, %c0] : memref<4x128xf32, #tile.fragment>, memref<?x128xf32>
+    }
+  }
+  return
+}

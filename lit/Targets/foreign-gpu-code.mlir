@@ -8,7 +8,7 @@
 // RUN: tile-opt %s --pass-pipeline='builtin.module(tile-to-spirv{chip=spirv-coopmat})' | FileCheck %s --check-prefix=SPIRV
 
 // NVVM-DAG: gpu.binary @other_kernel [#gpu.object<#nvvm.target
-// NVVM-DAG: gpu.binary @scale_0_module {tile.manifest = "{\22version\22: 1, {{.*}}\22entry\22: \22scale_0_kernel\22{{.*}}\22target\22: \22sm_90a\22
+// NVVM-DAG: gpu.binary @scale_0_module {tile.manifest = "{\22version\22: 2, {{.*}}\22entry\22: \22scale_0_kernel\22{{.*}}\22target\22: \22sm_90a\22
 // NVVM-DAG: llvm.func @other
 // NVVM-NOT: gpu.launch blocks
 // NVVM-NOT: tile.manifests

@@ -42,7 +42,7 @@
 // LOOP-NOT: kernel(s)
 // LOOP-AMD: loop.mlir:5:3: error: 'scf.for' op {{.*}} with the tile-to-rocdl{chip=gfx942} pipeline
 // LOOP-SPIRV: loop.mlir:5:3: error: 'scf.for' op {{.*}} with the tile-to-spirv{chip=spirv} pipeline
-// LOADED: loaded.mlir:6:3: error: 'scf.if' op chooses between tile kernel launches on a value computed by memref.load, which a launcher cannot recompute; compute the condition from the function's integer arguments and tensor sizes, or lower the module with the tile-to-nvvm{chip=sm_90a} pipeline, whose host code keeps it
+// LOADED: loaded.mlir:6:3: error: 'scf.if' op chooses between tile kernel launches on a value computed by memref.load, which a launcher cannot recompute; compute the condition from the function's integer arguments and its tensors' sizes and addresses, or lower the module with the tile-to-nvvm{chip=sm_90a} pipeline, whose host code keeps it
 // STORE: store.mlir:5:3: warning: 'memref.store' op is host code, which a launcher does not run (the compiler returns the tile kernels' code and launch manifests only); do it in a tile.kernel or in the caller, or lower the module with the tile-to-nvvm{chip=sm_90a} pipeline, whose host code keeps it
 // STORE: 1 kernel(s) for sm_90a written
 

@@ -573,6 +573,12 @@ pub enum Expr {
         /// Its position among the host function's arguments.
         argument: usize,
     },
+    /// The device address of host tensor argument `address` (of its first element): what a kernel
+    /// specialized on its tensors' alignment is launched under.
+    Address {
+        /// Its position among the host function's arguments.
+        address: usize,
+    },
     /// An integer op over two values.
     Op {
         /// The op.
@@ -582,12 +588,17 @@ pub enum Expr {
     },
 }
 
-/// What an [`Expr`] reads: the host arguments' sizes and scalar values.
+/// What an [`Expr`] reads: the host arguments' sizes, scalar values and addresses.
 pub trait HostArguments {
     /// Returns size `dim` of host tensor argument `argument`, if it is a tensor of that rank.
     fn size(&self, argument: usize, dim: usize) -> Option<i64>;
     /// Returns the value of scalar host argument `argument`, if it is one.
     fn scalar(&self, argument: usize) -> Option<i64> {
+        let _ = argument;
+        None
+    }
+    /// Returns the device address of host tensor argument `argument`, if the launcher knows it.
+    fn address(&self, argument: usize) -> Option<i64> {
         let _ = argument;
         None
     }
@@ -613,6 +624,11 @@ impl Expr {
             Expr::Argument { argument } => host
                 .scalar(*argument)
                 .ok_or_else(|| Error::Evaluate(format!("host argument {argument} is not a scalar"))),
+            Expr::Address { address: argument } => host.address(*argument).ok_or_else(|| {
+                Error::Evaluate(format!(
+                    "host argument {argument} is not a tensor whose address this launcher knows"
+                ))
+            }),
             Expr::Op { op, args } => match args.as_slice() {
                 [a, b] => op.apply(a.evaluate(host)?, b.evaluate(host)?),
                 _ => Err(Error::Evaluate(format!(
@@ -620,6 +636,16 @@ impl Expr {
                     args.len()
                 ))),
             },
+        }
+    }
+
+    /// Whether the expression reads an argument's address: its value may change with the tensors
+    /// a launch of the same shapes is given.
+    pub fn reads_addresses(&self) -> bool {
+        match self {
+            Expr::Address { .. } => true,
+            Expr::Op { args, .. } => args.iter().any(Expr::reads_addresses),
+            _ => false,
         }
     }
 

@@ -175,6 +175,49 @@ fn a_conditional_launch_says_version_2_and_runs_where_its_condition_holds() {
 }
 
 #[test]
+fn an_alignment_condition_reads_the_addresses_a_launcher_knows() {
+    // `scf.if (extract_aligned_pointer_as_index %arg0) % 16 == 0`: the aligned twin's launch.
+    struct Addressed(Vec<i64>);
+    impl HostArguments for Addressed {
+        fn size(&self, _: usize, _: usize) -> Option<i64> {
+            None
+        }
+        fn address(&self, argument: usize) -> Option<i64> {
+            self.0.get(argument).copied()
+        }
+    }
+    let aligned = Expr::Op {
+        op: HostOp::Eq,
+        args: vec![
+            Expr::Op {
+                op: HostOp::RemU,
+                args: vec![Expr::Address { address: 1 }, Expr::Const(16)],
+            },
+            Expr::Const(0),
+        ],
+    };
+    let mut manifest = Manifest::from_json(&text(PLAIN)).unwrap();
+    manifest.launched_when(aligned.clone());
+    let json = manifest.to_json();
+    assert!(
+        json.contains(
+            r#""when": {"op": "arith.cmpi eq", "args": [{"op": "arith.remui", "args": [{"address": 1}, 16]}, 0]}"#
+        ),
+        "{json}"
+    );
+    assert_eq!(Manifest::from_json(&json).unwrap(), manifest);
+    assert!(aligned.reads_addresses() && !Expr::Dim { dim: [0, 0] }.reads_addresses());
+    assert_eq!(aligned.evaluate(&Addressed(vec![0, 0x7f00_0000_0100])).unwrap(), 1);
+    assert_eq!(aligned.evaluate(&Addressed(vec![0, 0x7f00_0000_0102])).unwrap(), 0);
+    // A launcher that knows no addresses says so instead of guessing.
+    let shapes: &[Vec<i64>] = &[vec![4], vec![4]];
+    assert_eq!(
+        aligned.evaluate(shapes).unwrap_err().to_string(),
+        "cannot compute the launch: host argument 1 is not a tensor whose address this launcher knows"
+    );
+}
+
+#[test]
 fn partitions_accept_what_the_kernels_rely_on_and_name_the_first_entry_that_breaks_it() {
     let offsets = Partition::Offsets;
     assert_eq!(offsets.check(&[0, 37, 37, 300], 300), Ok(()));

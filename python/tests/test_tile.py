@@ -2,6 +2,7 @@
 tile-compile wrote, and the launcher's argument checks on stand-in tensors. (Launches themselves
 need the GPU machine: see docs/embedding.md, "Python".)"""
 
+import json
 import os
 import pathlib
 import shutil
@@ -79,9 +80,11 @@ class CompileAndCheck(unittest.TestCase):
     def test_compile_caches_by_program_target_and_version(self):
         tile._builds.clear()  # digests another test remembered would leave this cache's builds/ empty
         program = tile.compile(SCALE, target="sm_90a", cache_dir=self.cache.name)
-        self.assertEqual([k.name for k in program.kernels], ["scale_0_kernel"])
+        # The kernel's twin for 16-byte aligned tensors, then the kernel for any others.
+        self.assertEqual([k.name for k in program.kernels], ["scale_0_kernel", "scale_1_kernel"])
         kernel = program.kernels[0]
-        self.assertEqual(kernel.manifest["version"], 1)
+        self.assertEqual(kernel.manifest["version"], 2)
+        self.assertIn("address", json.dumps(kernel.manifest["when"]))
         self.assertEqual(kernel.manifest["compiler"], tile.compiler_version())
         self.assertIn(b".entry scale_0_kernel", kernel.code)
         again = tile.compile(SCALE, target="sm_90a", cache_dir=self.cache.name)

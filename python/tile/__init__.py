@@ -5,7 +5,7 @@
     kernel(a, b, c)                                 # torch CUDA tensors, on the current stream
 
     program = tile.compile(source, target="sm_90a") # cached by program, target and compiler build
-    program(a, b, c)                                # its only kernel (program.kernels: all of them)
+    program(a, b, c)                                # its host function's kernels (program.kernels: each)
 
 A thin layer over two C ABIs, loaded with ctypes: ``libtile_launch.so`` (the launcher: CUDA driver,
 no MLIR; every argument checked against the manifest before launch) and, for ``compile`` only,
@@ -351,7 +351,9 @@ def load(path, dry_run_device=None):
 
 
 class Program:
-    """The kernels one tile program compiled to, in program order; callable when it has one."""
+    """The kernels one tile program compiled to, in program order; callable when they are one host
+    function's (its launches in order, each where its launch condition holds: a kernel and its
+    twin for 16-byte aligned tensors, say)."""
 
     def __init__(self, kernels, directory):
         self.kernels = kernels
@@ -361,9 +363,11 @@ class Program:
         return next(kernel for kernel in self.kernels if kernel.name == name)
 
     def __call__(self, *args, **options):
-        if len(self.kernels) != 1:
-            raise TileError(f"the program has {len(self.kernels)} kernels; call one of program.kernels")
-        return self.kernels[0](*args, **options)
+        functions = sorted({kernel.manifest.get("host_function", kernel.name) for kernel in self.kernels})
+        if len(functions) != 1:
+            raise TileError(f"the program's kernels are those of {len(functions)} host functions ({', '.join(functions)}); call one of program.kernels")
+        for kernel in self.kernels:
+            kernel(*args, **options)
 
 
 _compiler = None

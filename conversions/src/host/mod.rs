@@ -42,7 +42,8 @@ fn launches_in(block: melior::ir::block::BlockRef, pipeline: &str) -> bool {
         let launch_value = op.region_count() == 0
             && (tile_ir::in_dialect(&op, melior::dialect::DialectHandle::arith())
                 || tile_ir::in_dialect(&op, tile_ir::index_dialect())
-                || tile_ir::is(&op, memref::DimOperation::name));
+                || tile_ir::is(&op, memref::DimOperation::name)
+                || tile_ir::is(&op, memref::ExtractAlignedPointerAsIndexOperation::name));
         // Another frontend's GPU code is the compiler's `no_foreign_gpu_code`'s.
         let foreign = op
             .name()
@@ -82,7 +83,7 @@ fn launches_in(block: melior::ir::block::BlockRef, pipeline: &str) -> bool {
                     tile_dialect::diagnostics::emit_error(
                         op.location(),
                         &format!(
-                            "'{name}' op chooses between tile kernel launches on {why}; compute the condition from the function's integer arguments and tensor sizes, or lower the module with the {pipeline} pipeline, whose host code keeps it"
+                            "'{name}' op chooses between tile kernel launches on {why}; compute the condition from the function's integer arguments and its tensors' sizes and addresses, or lower the module with the {pipeline} pipeline, whose host code keeps it"
                         ),
                     );
                     fine = false;

@@ -46,9 +46,9 @@ const COMPARISONS: [HostOp; 10] = [
     HostOp::UGe,
 ];
 
-/// Describes how the host computes `value` from its arguments: a number, a size of a tensor
-/// argument, a scalar argument, or integer arithmetic and comparisons over those (a condition is
-/// 1 or 0).
+/// Describes how the host computes `value` from its arguments: a number, a size or the address
+/// of a tensor argument, a scalar argument, or integer arithmetic and comparisons over those (a
+/// condition is 1 or 0).
 pub fn host_expression(value: Value) -> Result<Expr, String> {
     if let Some(constant) = constant_integer(value) {
         // An i1 `true` is -1 to MLIR; a condition is 1.
@@ -71,6 +71,13 @@ pub fn host_expression(value: Value) -> Result<Expr, String> {
             let dim = constant_integer(operands[1]).ok_or("memref.dim with a dynamic dimension index")?;
             Ok(Expr::Dim {
                 dim: [tensor.argument_number(), dim as usize],
+            })
+        },
+        memref::ExtractAlignedPointerAsIndexOperation => {
+            let tensor = tile_dialect::ops::as_argument(operands[0])
+                .ok_or("the address of a tensor that is not a host argument")?;
+            Ok(Expr::Address {
+                address: tensor.argument_number(),
             })
         },
         arith::IndexCastOperation | arith::IndexCastUIOperation => host_expression(operands[0]),

@@ -645,9 +645,11 @@ impl<'c, 'a> std::ops::Deref for Origin<'c, 'a> {
 
 /// Whether runs of `elements` elements of the global tensor `tensor`, starting at the tile's
 /// columns (the last of `offsets`) plus a multiple of `elements`, are aligned to their size:
-/// the tensor's base, the tile's first column and the rows' length (skipped where it is a
-/// static multiple) all allow it. A tensor with a layout of its own (strides or an offset not
-/// derived from its sizes) is not claimed aligned: the test reads only the sizes and the base.
+/// the tensor's base (skipped where the launch condition proves it,
+/// [`crate::alignment::proven_alignment`]), the tile's first column and the rows' length (skipped
+/// where it is a static multiple) all allow it. A tensor with a layout of its own (strides or an
+/// offset not derived from its sizes) is not claimed aligned: the test reads only the sizes and
+/// the base.
 pub(crate) fn runs_aligned<'c, 'a>(
     b: &Builder<'c>,
     at: At<'c, 'a>,
@@ -660,9 +662,13 @@ pub(crate) fn runs_aligned<'c, 'a>(
     }
     let bytes = tile_dialect::element::Element::of(element_type(tensor)).map_or(1, |element| element.bytes() as i64);
     let last = offsets.len() - 1;
-    let base_rest = b.remui(at, b.aligned_pointer(at, tensor), b.index(at, elements * bytes));
+    let base_rest = (crate::alignment::proven_alignment(at.before, tensor) % (elements * bytes) != 0)
+        .then(|| b.remui(at, b.aligned_pointer(at, tensor), b.index(at, elements * bytes)));
     let column_rest = b.remui(at, offsets[last], b.index(at, elements));
-    let mut rest = b.ori(at, base_rest, column_rest);
+    let mut rest = match base_rest {
+        Some(base_rest) => b.ori(at, base_rest, column_rest),
+        None => column_rest,
+    };
     let rows = tile_dialect::ops::as_memref(tensor.r#type())
         .and_then(|memref| tile_dialect::ops::static_sizes(memref).last().copied().flatten());
     if rows.is_none_or(|rows| rows % elements != 0) {
@@ -1110,7 +1116,8 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let array = self.private(dst);
         let ty = element_type(dst);
         let offsets_now = self.offsets(&b, at, to);
-        for slot in to.distribution.used_slots() {
+        let loaded = self.load_vectors(&b, at, to, array, src, offsets, &offsets_now, ty);
+        for slot in to.distribution.used_slots().filter(|slot| !loaded.contains(slot)) {
             let coordinates = self.coordinates(&b, at, to, &offsets_now, slot);
             let inner = self.guarded(&b, at, to, &coordinates);
             let (indices, fits) = self.placed_in(&b, inner, src, offsets, &coordinates);
@@ -1141,15 +1148,103 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
     /// inside the tensor and the elements elsewhere, load the same elements wherever LLVM proves
     /// the run inside, and it merges them below the branch with the elements' alignment.)
     fn vector_run(&self, placed: &Placed, tensor: Value<'c, 'a>) -> Option<usize> {
-        let bytes = stored_bytes(element_type(tensor))?;
         if !self.vector_runs || level(tensor) != Some(MemoryLevel::Global) {
             return None;
         }
-        [16, 8, 4]
-            .into_iter()
-            .map(|run_bytes| (run_bytes / bytes) as usize)
-            .filter(|run| *run >= 2)
-            .find(|run| !column_runs(placed, *run).is_empty())
+        vector_run(placed, element_type(tensor))
+    }
+
+    /// Loads runs of slots that hold neighbouring elements of a row of the global tensor `src`
+    /// ([`Self::vector_run`]) as one vector each, where the launch condition proves the tensor's
+    /// base aligned to the run ([`crate::alignment::proven_alignment`]) and the run lies aligned
+    /// inside the tensor; element by element elsewhere (past the end reading zero). Returns the
+    /// slots loaded (the caller loads the rest one by one). Without the proof no run is loaded as
+    /// a vector: both ways would load the same elements wherever LLVM proves the run inside, and
+    /// it merges them below the branch with the elements' alignment.
+    #[allow(clippy::too_many_arguments)]
+    fn load_vectors(
+        &self,
+        b: &Builder<'c>,
+        at: At<'c, 'a>,
+        to: &Placed,
+        array: Value<'c, 'a>,
+        src: Value<'c, 'a>,
+        offsets: &Origin<'c, 'a>,
+        offsets_now: &[Value<'c, 'a>],
+        ty: Type<'c>,
+    ) -> BTreeSet<usize> {
+        let (Some(run), Some(bytes)) = (self.vector_run(to, src), stored_bytes(element_type(src))) else {
+            return BTreeSet::new();
+        };
+        if offsets.is_empty() || crate::alignment::proven_alignment(at.before, src) % (run as i64 * bytes) != 0 {
+            return BTreeSet::new();
+        }
+        let last = offsets.len() - 1;
+        let aligned = runs_aligned(b, at, src, offsets, run as i64);
+        let run_type = crate::attributes::vector(run as i64, element_type(src));
+        let mut loaded = BTreeSet::new();
+        for first in column_runs(to, run) {
+            let coordinates = self.coordinates(b, at, to, offsets_now, first);
+            let inner = self.guarded(b, at, to, &coordinates);
+            let (indices, fits) = self.placed_in(b, inner, src, offsets, &coordinates);
+            let end = b.addi(inner, indices[last], b.index(inner, run as i64 - 1));
+            let end_inside = b.compare(inner, "ult", end, b.dim(inner, src, last as i64));
+            let mut whole = b.andi(inner, aligned, end_inside);
+            if let Some(fits) = fits {
+                whole = b.andi(inner, whole, fits);
+            }
+            let zero = b.constant(inner, ty, 0.0);
+            let (vector_at, apart, values) = b.if_else_yielding(inner, whole, &vec![zero; run]);
+            let vector = b.value(
+                vector_at,
+                tile_ir::vector::LoadOperation::builder(self.context, b.location)
+                    .result(run_type)
+                    .base(src)
+                    .indices(&indices)
+                    .alignment(IntegerAttribute::new(
+                        IntegerType::new(self.context, 64).into(),
+                        run as i64 * bytes,
+                    ))
+                    .build()
+                    .into(),
+            );
+            let elements: Vec<Value> = (0..run)
+                .map(|k| {
+                    let position = crate::attributes::i64_array(self.context, &[k as i64]);
+                    let element = b.value(
+                        vector_at,
+                        tile_ir::vector::extract(self.context, vector, &[], position, b.location).into(),
+                    );
+                    convert(b, vector_at, element, ty)
+                })
+                .collect();
+            b.yield_values(vector_at, &elements);
+            // Reaching past the tensor's end: each element where it is inside, zero elsewhere.
+            let elements: Vec<Value> = (0..run)
+                .map(|k| {
+                    let coordinates = self.coordinates(b, apart, to, offsets_now, first + k);
+                    let (indices, fits) = self.placed_in(b, apart, src, offsets, &coordinates);
+                    let (load_at, _, value) = match fits {
+                        Some(fits) => b.if_else_yielding(apart, fits, &[zero]),
+                        None => (apart, apart, vec![zero]),
+                    };
+                    let element = convert(b, load_at, b.load(load_at, src, &indices), ty);
+                    match fits {
+                        Some(_) => {
+                            b.yield_values(load_at, &[element]);
+                            value[0]
+                        }
+                        None => element,
+                    }
+                })
+                .collect();
+            b.yield_values(apart, &elements);
+            for (k, value) in values.into_iter().enumerate() {
+                self.set_slot(b, inner, value, array, to, (first + k) as i64);
+            }
+            loaded.extend(first..first + run);
+        }
+        loaded
     }
 
     /// Stores `value_at(position)` (built where the store goes) into the global tensor or tile
@@ -2035,6 +2130,18 @@ pub(crate) fn column_pairs(placed: &Placed) -> Vec<usize> {
             })
         })
         .collect()
+}
+
+/// The elements of one vector in a thread's run of slots of `placed` whose elements, of type
+/// `element`, a global tensor holds ([`column_runs`]): the longest run of at most 16 bytes the
+/// layout has; `None` where there is none.
+pub(crate) fn vector_run(placed: &Placed, element: Type) -> Option<usize> {
+    let bytes = stored_bytes(element)?;
+    [16, 8, 4]
+        .into_iter()
+        .map(|run_bytes| (run_bytes / bytes) as usize)
+        .filter(|run| *run >= 2)
+        .find(|run| !column_runs(placed, *run).is_empty())
 }
 
 /// The first slots of the runs of `run` slots of `placed` that hold, on every thread, `run`
