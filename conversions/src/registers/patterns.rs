@@ -1154,6 +1154,36 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         vector_run(placed, element_type(tensor))
     }
 
+    /// Where the run of `run` slots of `placed` from `first` lies in the global tensor `tensor`
+    /// (the tile at `offsets`): the position its accesses go to (guarded where the layout leaves
+    /// threads without the element), its first element's indices, and whether the whole run lies
+    /// inside the tensor with `aligned` ([`runs_aligned`]) holding.
+    #[allow(clippy::too_many_arguments)]
+    fn run_in(
+        &self,
+        b: &Builder<'c>,
+        at: At<'c, 'a>,
+        placed: &Placed,
+        tensor: Value<'c, 'a>,
+        offsets: &Origin<'c, 'a>,
+        offsets_now: &[Value<'c, 'a>],
+        first: usize,
+        run: usize,
+        aligned: Value<'c, 'a>,
+    ) -> (At<'c, 'a>, Vec<Value<'c, 'a>>, Value<'c, 'a>) {
+        let last = offsets.len() - 1;
+        let coordinates = self.coordinates(b, at, placed, offsets_now, first);
+        let inner = self.guarded(b, at, placed, &coordinates);
+        let (indices, fits) = self.placed_in(b, inner, tensor, offsets, &coordinates);
+        let end = b.addi(inner, indices[last], b.index(inner, run as i64 - 1));
+        let end_inside = b.compare(inner, "ult", end, b.dim(inner, tensor, last as i64));
+        let mut whole = b.andi(inner, aligned, end_inside);
+        if let Some(fits) = fits {
+            whole = b.andi(inner, whole, fits);
+        }
+        (inner, indices, whole)
+    }
+
     /// Loads runs of slots that hold neighbouring elements of a row of the global tensor `src`
     /// ([`Self::vector_run`]) as one vector each, where the launch condition proves the tensor's
     /// base aligned to the run ([`crate::alignment::proven_alignment`]) and the run lies aligned
@@ -1179,20 +1209,11 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         if offsets.is_empty() || crate::alignment::proven_alignment(at.before, src) % (run as i64 * bytes) != 0 {
             return BTreeSet::new();
         }
-        let last = offsets.len() - 1;
         let aligned = runs_aligned(b, at, src, offsets, run as i64);
         let run_type = crate::attributes::vector(run as i64, element_type(src));
         let mut loaded = BTreeSet::new();
         for first in column_runs(to, run) {
-            let coordinates = self.coordinates(b, at, to, offsets_now, first);
-            let inner = self.guarded(b, at, to, &coordinates);
-            let (indices, fits) = self.placed_in(b, inner, src, offsets, &coordinates);
-            let end = b.addi(inner, indices[last], b.index(inner, run as i64 - 1));
-            let end_inside = b.compare(inner, "ult", end, b.dim(inner, src, last as i64));
-            let mut whole = b.andi(inner, aligned, end_inside);
-            if let Some(fits) = fits {
-                whole = b.andi(inner, whole, fits);
-            }
+            let (inner, indices, whole) = self.run_in(b, at, to, src, offsets, offsets_now, first, run, aligned);
             let zero = b.constant(inner, ty, 0.0);
             let (vector_at, apart, values) = b.if_else_yielding(inner, whole, &vec![zero; run]);
             let vector = b.value(
@@ -1361,7 +1382,6 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         }
         // The run's address is aligned when the tensor's base, its rows and the tile's first
         // column are (the run's own column is a multiple of its length).
-        let last = offsets.len() - 1;
         let aligned = runs_aligned(b, at, dst, offsets, run as i64);
         let run_type = crate::attributes::vector(run as i64, ty);
         let yes = b.value(
@@ -1374,15 +1394,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         );
         let mut stored = BTreeSet::new();
         for &first in &firsts {
-            let coordinates = self.coordinates(b, at, from, offsets_now, first);
-            let inner = self.guarded(b, at, from, &coordinates);
-            let (indices, fits) = self.placed_in(b, inner, dst, offsets, &coordinates);
-            let end = b.addi(inner, indices[last], b.index(inner, run as i64 - 1));
-            let end_inside = b.compare(inner, "ult", end, b.dim(inner, dst, last as i64));
-            let mut whole = b.andi(inner, aligned, end_inside);
-            if let Some(fits) = fits {
-                whole = b.andi(inner, whole, fits);
-            }
+            let (inner, indices, whole) = self.run_in(b, at, from, dst, offsets, offsets_now, first, run, aligned);
             let values: Vec<Value> = (first..first + run)
                 .map(|s| convert(b, inner, self.slot_value(b, inner, array, from, s as i64), ty))
                 .collect();
