@@ -139,6 +139,14 @@ fn check(root: OperationRef) -> bool {
         modules.push(root);
     }
     let mut clean = true;
+    // One error a place and message: the unrolled copies of an op, and a kernel's twin for aligned
+    // tensors, share the program's location.
+    let mut reported = std::collections::HashSet::new();
+    let mut emit_error = |location: melior::ir::Location, message: &str| {
+        if reported.insert((location.to_string(), message.to_owned())) {
+            emit_error(location, message);
+        }
+    };
     for module in modules {
         let chip = chip(module);
         let gathered = gather(module);
