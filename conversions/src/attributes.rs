@@ -22,6 +22,11 @@ pub fn integer(context: &Context, bits: u32, value: i64) -> Attribute<'_> {
     IntegerAttribute::new(IntegerType::new(context, bits).into(), value).into()
 }
 
+/// The `alignment` of a vector load or store: `bytes` as an i64 attribute.
+pub fn alignment(context: &Context, bytes: i64) -> IntegerAttribute<'_> {
+    IntegerAttribute::new(IntegerType::new(context, 64).into(), bytes)
+}
+
 /// An index attribute.
 pub fn index(context: &Context, value: i64) -> Attribute<'_> {
     IntegerAttribute::new(Type::index(context), value).into()

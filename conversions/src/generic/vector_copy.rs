@@ -49,7 +49,7 @@ use melior::{
         Attribute, BlockLike, ShapedTypeLike, Type, Value, ValueLike,
         attribute::IntegerAttribute,
         operation::{OperationLike, OperationRef},
-        r#type::{IntegerType, MemRefType},
+        r#type::MemRefType,
     },
 };
 use tile_dialect::positions::{BlockAt, OperationAt};
@@ -218,7 +218,7 @@ fn vector_load<'c, 'a>(
         .base(memref)
         .indices(indices);
     let load = match alignment {
-        Some(bytes) => load.alignment(IntegerAttribute::new(IntegerType::new(b.context, 64).into(), bytes)),
+        Some(bytes) => load.alignment(crate::attributes::alignment(b.context, bytes)),
         None => load,
     };
     b.value(at, load.build().into())
@@ -564,7 +564,7 @@ fn store_transposed<'c, 'a>(
                 .base(lds)
                 .indices(&[stored_row, tile[0]]);
             if aligned {
-                store = store.alignment(IntegerAttribute::new(IntegerType::new(b.context, 64).into(), bytes));
+                store = store.alignment(crate::attributes::alignment(b.context, bytes));
             }
             b.insert(at, store.build().into());
         }

@@ -1002,7 +1002,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                 .value_to_store(value)
                 .base(lds)
                 .indices(&place)
-                .alignment(IntegerAttribute::new(IntegerType::new(self.context, 64).into(), 16))
+                .alignment(crate::attributes::alignment(self.context, 16))
                 .build();
             b.insert(at, store.into());
             for store in lane_stores {
@@ -1222,10 +1222,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                     .result(run_type)
                     .base(src)
                     .indices(&indices)
-                    .alignment(IntegerAttribute::new(
-                        IntegerType::new(self.context, 64).into(),
-                        run as i64 * bytes,
-                    ))
+                    .alignment(crate::attributes::alignment(self.context, run as i64 * bytes))
                     .build()
                     .into(),
             );
@@ -1409,10 +1406,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                     .value_to_store(vector)
                     .base(dst)
                     .indices(&indices)
-                    .alignment(IntegerAttribute::new(
-                        IntegerType::new(self.context, 64).into(),
-                        run as i64 * bytes,
-                    ))
+                    .alignment(crate::attributes::alignment(self.context, run as i64 * bytes))
                     .build()
                     .into(),
             );

@@ -405,7 +405,7 @@ impl<'c, 'a> VectorSource<'c, 'a> {
                 .result(ty)
                 .base(self.memref)
                 .indices(&indices)
-                .alignment(IntegerAttribute::new(IntegerType::new(b.context, 64).into(), bytes))
+                .alignment(crate::attributes::alignment(b.context, bytes))
                 .build()
                 .into(),
         )

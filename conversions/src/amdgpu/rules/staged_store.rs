@@ -323,7 +323,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                     .result(as_stored(staging.run))
                     .base(lds)
                     .indices(&[at_lds])
-                    .alignment(IntegerAttribute::new(IntegerType::new(self.context, 64).into(), 16))
+                    .alignment(crate::attributes::alignment(self.context, 16))
                     .build()
                     .into(),
             );

@@ -753,10 +753,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                 .value_to_store(pair)
                 .base(view)
                 .indices(&place)
-                .alignment(IntegerAttribute::new(
-                    IntegerType::new(self.context, 64).into(),
-                    alignment,
-                ))
+                .alignment(crate::attributes::alignment(self.context, alignment))
                 .build();
             b.insert(inner, store.into());
         }

@@ -63,7 +63,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             .result(crate::attributes::vector(16, i8_type))
             .base(crate::generic::vector_copy::lds_view(&b, at, tile))
             .indices(&line_start)
-            .alignment(IntegerAttribute::new(IntegerType::new(self.context, 64).into(), 16))
+            .alignment(crate::attributes::alignment(self.context, 16))
             .build();
         let line = b.value(at, line.into());
         let words = b.cast(

@@ -170,7 +170,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                     .value_to_store(values)
                     .base(dst)
                     .indices(&indices)
-                    .alignment(IntegerAttribute::new(IntegerType::new(self.context, 64).into(), 16))
+                    .alignment(crate::attributes::alignment(self.context, 16))
                     .build()
                     .into(),
             );
