@@ -395,7 +395,7 @@ func.func @rows_out(%X: memref<?x128xf32>, %Y: memref<?x128xf32>) {
 // NV: gpu.module @rows_aligned_0_module attributes {tile.manifest = {{.*}}\22when\22: {\22op\22: \22arith.cmpi eq\22, \22args\22: [{\22op\22: \22arith.ori\22, \22args\22: [{\22op\22: \22arith.remui\22, \22args\22: [{\22address\22: 0}, 16]}, {\22op\22: \22arith.remui\22, \22args\22: [{\22address\22: 1}, 16]}]}, 0]}
 // NV-LABEL: gpu.func @rows_aligned_0_kernel
 // NV-NOT: memref.extract_aligned_pointer_as_index
-// NV: scf.if %{{.*}} -> (f32, f32, f32, f32) {
+// NV: scf.if %{{.*}} {
 // NV-NEXT: %[[LOADED:.*]] = vector.load %arg0[%{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<?x128xf32>, vector<4xf32>
 // NV-COUNT-4: vector.extract %[[LOADED]]
 // NV: } else {

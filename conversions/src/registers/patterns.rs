@@ -1118,25 +1118,42 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let offsets_now = self.offsets(&b, at, to);
         let loaded = self.load_vectors(&b, at, to, array, src, offsets, &offsets_now, ty);
         for slot in to.distribution.used_slots().filter(|slot| !loaded.contains(slot)) {
-            let coordinates = self.coordinates(&b, at, to, &offsets_now, slot);
-            let inner = self.guarded(&b, at, to, &coordinates);
-            let (indices, fits) = self.placed_in(&b, inner, src, offsets, &coordinates);
-            let load_at = match fits {
-                Some(fits) => {
-                    // Past the end of the tensor reads zero.
-                    let zero = b.constant(inner, ty, 0.0);
-                    self.set_slot(&b, inner, zero, array, to, slot as i64);
-                    b.if_then(inner, fits)
-                }
-                None => inner,
-            };
-            let value = b.load(load_at, src, &indices);
-            let value = convert(&b, load_at, value, ty);
-            self.set_slot(&b, load_at, value, array, to, slot as i64);
+            self.load_slot(&b, at, to, array, src, offsets, &offsets_now, slot, ty);
         }
         if level(src) == Some(MemoryLevel::Shared) {
             b.barrier(At::before(op));
         }
+    }
+
+    /// Loads slot `slot` of `to` (its array `array`, elements of type `ty`) from `src`, the tile
+    /// at `offsets`; past the end of a global tensor it reads zero.
+    #[allow(clippy::too_many_arguments)]
+    fn load_slot(
+        &self,
+        b: &Builder<'c>,
+        at: At<'c, 'a>,
+        to: &Placed,
+        array: Value<'c, 'a>,
+        src: Value<'c, 'a>,
+        offsets: &Origin<'c, 'a>,
+        offsets_now: &[Value<'c, 'a>],
+        slot: usize,
+        ty: Type<'c>,
+    ) {
+        let coordinates = self.coordinates(b, at, to, offsets_now, slot);
+        let inner = self.guarded(b, at, to, &coordinates);
+        let (indices, fits) = self.placed_in(b, inner, src, offsets, &coordinates);
+        let load_at = match fits {
+            Some(fits) => {
+                let zero = b.constant(inner, ty, 0.0);
+                self.set_slot(b, inner, zero, array, to, slot as i64);
+                b.if_then(inner, fits)
+            }
+            None => inner,
+        };
+        let value = b.load(load_at, src, &indices);
+        let value = convert(b, load_at, value, ty);
+        self.set_slot(b, load_at, value, array, to, slot as i64);
     }
 
     /// The elements of one vector in a thread's run of slots of `placed` that stores it into the
@@ -1214,8 +1231,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let mut loaded = BTreeSet::new();
         for first in column_runs(to, run) {
             let (inner, indices, whole) = self.run_in(b, at, to, src, offsets, offsets_now, first, run, aligned);
-            let zero = b.constant(inner, ty, 0.0);
-            let (vector_at, apart, values) = b.if_else_yielding(inner, whole, &vec![zero; run]);
+            let (vector_at, apart) = b.if_else(inner, whole);
             let vector = b.value(
                 vector_at,
                 tile_ir::vector::LoadOperation::builder(self.context, b.location)
@@ -1226,39 +1242,18 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                     .build()
                     .into(),
             );
-            let elements: Vec<Value> = (0..run)
-                .map(|k| {
-                    let position = crate::attributes::i64_array(self.context, &[k as i64]);
-                    let element = b.value(
-                        vector_at,
-                        tile_ir::vector::extract(self.context, vector, &[], position, b.location).into(),
-                    );
-                    convert(b, vector_at, element, ty)
-                })
-                .collect();
-            b.yield_values(vector_at, &elements);
-            // Reaching past the tensor's end: each element where it is inside, zero elsewhere.
-            let elements: Vec<Value> = (0..run)
-                .map(|k| {
-                    let coordinates = self.coordinates(b, apart, to, offsets_now, first + k);
-                    let (indices, fits) = self.placed_in(b, apart, src, offsets, &coordinates);
-                    let (load_at, _, value) = match fits {
-                        Some(fits) => b.if_else_yielding(apart, fits, &[zero]),
-                        None => (apart, apart, vec![zero]),
-                    };
-                    let element = convert(b, load_at, b.load(load_at, src, &indices), ty);
-                    match fits {
-                        Some(_) => {
-                            b.yield_values(load_at, &[element]);
-                            value[0]
-                        }
-                        None => element,
-                    }
-                })
-                .collect();
-            b.yield_values(apart, &elements);
-            for (k, value) in values.into_iter().enumerate() {
-                self.set_slot(b, inner, value, array, to, (first + k) as i64);
+            for k in 0..run {
+                let position = crate::attributes::i64_array(self.context, &[k as i64]);
+                let element = b.value(
+                    vector_at,
+                    tile_ir::vector::extract(self.context, vector, &[], position, b.location).into(),
+                );
+                let element = convert(b, vector_at, element, ty);
+                self.set_slot(b, vector_at, element, array, to, (first + k) as i64);
+            }
+            // Misaligned, or reaching past the tensor's end: each element as copy_in loads it.
+            for slot in first..first + run {
+                self.load_slot(b, apart, to, array, src, offsets, offsets_now, slot, ty);
             }
             loaded.extend(first..first + run);
         }
