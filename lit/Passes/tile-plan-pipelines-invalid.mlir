@@ -140,3 +140,68 @@ func.func @producer_beside_another_block(%A: memref<4096x4096xf16>, %B: memref<4
   return
 }
 }
+
+// -----
+
+// Stages whose tiles do not fit twice in a block's shared memory: the loop runs without a ring,
+// each step waiting for its own copies, and the planner says so (two 64 KiB tiles a step: a
+// ring of two needs 256 KiB on sm_90a, where a block has 225 KiB).
+module attributes {tile.target = "sm_90a"} {
+func.func @ring_does_not_fit(%A: memref<4096x4096xf16>, %B: memref<4096x4096xf16>, %C: memref<4096x4096xf16>) {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %c32 = arith.constant 32 : index
+  %c128 = arith.constant 128 : index
+  %c256 = arith.constant 256 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c32, %c32) threads(256) (%bx, %by) {
+    %As = tile.alloc_shared : memref<128x256xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<256x128xf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<128x128xf32, #tile.fragment>
+    tile.fill %Cf, %zero : memref<128x128xf32, #tile.fragment>
+    %m0 = arith.muli %by, %c128 : index
+    %n0 = arith.muli %bx, %c128 : index
+    // expected-warning @+1 {{'tile.pipelined' op runs without a ring on sm_90a (each step waits for its own copies): a ring of two needs}}
+    tile.pipelined %k = %c0 to %c16 stages(2) {
+      %k0 = arith.muli %k, %c256 : index
+      tile.copy %A[%m0, %k0], %As : memref<4096x4096xf16>, memref<128x256xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%k0, %n0], %Bs : memref<4096x4096xf16>, memref<256x128xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %Cf : memref<128x256xf16, #gpu.address_space<workgroup>>,
+          memref<256x128xf16, #gpu.address_space<workgroup>>, memref<128x128xf32, #tile.fragment>
+    }
+    tile.copy %Cf, %C[%m0, %n0] : memref<128x128xf32, #tile.fragment>, memref<4096x4096xf16>
+  }
+  return
+}
+}
+
+// -----
+
+// Four stages of 64 KiB: a ring of three is the deepest that fits (a fourth slot would need 256
+// KiB), and the planner says the ring is shallower than asked.
+module attributes {tile.target = "sm_90a"} {
+func.func @shallower_ring(%A: memref<4096x4096xf16>, %B: memref<4096x4096xf16>, %C: memref<4096x4096xf16>) {
+  %c0 = arith.constant 0 : index
+  %c32 = arith.constant 32 : index
+  %c128 = arith.constant 128 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c32, %c32) threads(256) (%bx, %by) {
+    %As = tile.alloc_shared : memref<128x128xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<128x128xf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<128x128xf32, #tile.fragment>
+    tile.fill %Cf, %zero : memref<128x128xf32, #tile.fragment>
+    %m0 = arith.muli %by, %c128 : index
+    %n0 = arith.muli %bx, %c128 : index
+    // expected-warning @+1 {{'tile.pipelined' op asks for 4 stages, but its ring on sm_90a holds 3: a ring of 4 needs}}
+    tile.pipelined %k = %c0 to %c32 stages(4) {
+      %k0 = arith.muli %k, %c128 : index
+      tile.copy %A[%m0, %k0], %As : memref<4096x4096xf16>, memref<128x128xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%k0, %n0], %Bs : memref<4096x4096xf16>, memref<128x128xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %Cf : memref<128x128xf16, #gpu.address_space<workgroup>>,
+          memref<128x128xf16, #gpu.address_space<workgroup>>, memref<128x128xf32, #tile.fragment>
+    }
+    tile.copy %Cf, %C[%m0, %n0] : memref<128x128xf32, #tile.fragment>, memref<4096x4096xf16>
+  }
+  return
+}
+}

@@ -354,12 +354,32 @@ fn ring_within<'c, 'a>(
     })
 }
 
-/// Where `pipelined` (in `kernel`) on a TMA target has copies to issue ahead but no ring of two
-/// fits: the bytes that ring needs beside the kernel's other shared tiles, and the bytes a block
-/// has for them.
-pub fn ring_misfit(kernel: OperationRef, pipelined: OperationRef) -> Option<(i64, i64)> {
-    let needed = ring_bytes(kernel, pipelined, &shared_bytes)?.needed(2);
-    (needed > tma_budget(2)).then(|| (needed, tma_budget(2)))
+/// Where `pipelined` (in `kernel`) has copies to issue ahead but no ring of `depth` fits on
+/// `target`: the bytes that ring needs beside the kernel's other shared tiles, and the bytes a
+/// block has for them (`None` also on targets without rings, and for a loop of one stage, which
+/// asks for none).
+pub fn ring_misfit(kernel: OperationRef, pipelined: OperationRef, target: &Target, depth: i64) -> Option<(i64, i64)> {
+    if integer_attribute(&pipelined, "stages").unwrap_or(1) < 2 {
+        return None;
+    }
+    let (sizes, budget) = if target.tma {
+        (ring_bytes(kernel, pipelined, &shared_bytes)?, tma_budget(depth))
+    } else if target.cp_async_rings {
+        (
+            ring_bytes(kernel, pipelined, &crate::layout::stored::stored_bytes)?,
+            group_budget(target),
+        )
+    } else {
+        return None;
+    };
+    let needed = sizes.needed(depth);
+    (needed > budget).then_some((needed, budget))
+}
+
+/// The shared memory a cp.async target's rings may use beside the kernel's other tiles: a block's
+/// less room for reduction scratch.
+fn group_budget(target: &Target) -> i64 {
+    target.memory.max_shared_bytes - 2048
 }
 
 /// What the rings of a loop hold: the copies it issues ahead, and the bytes of the kernel's
@@ -562,7 +582,7 @@ pub fn group_plan<'c, 'a>(
     target: &'static Target,
     pipelined: OperationRef<'c, 'a>,
 ) -> Option<Ring<'c, 'a>> {
-    let budget = target.memory.max_shared_bytes - 2048;
+    let budget = group_budget(target);
     let fit = ring_within(kernel, pipelined, &|_| budget, &crate::layout::stored::stored_bytes)?;
     Some(Ring {
         depth: fit.depth,

@@ -269,18 +269,42 @@ fn schedule_kernel<'c, 'a>(
         } else {
             None
         };
-        // A persistent loop runs on its ring: one that does not fit is the program's to shrink.
-        if chip.tma
-            && ring.is_none()
-            && pipelined.attribute(super::persistent::TILE_STEPS).is_ok()
-            && let Some((needed, budget)) = super::ahead::ring_misfit(kernel, pipelined)
+        let stages = tile_dialect::ops::integer_attribute(&pipelined, "stages").unwrap_or(1);
+        let misfit = ring
+            .is_none()
+            .then(|| super::ahead::ring_misfit(kernel, pipelined, chip, 2))
+            .flatten();
+        // A shallower ring than the stages asked for issues fewer copies ahead.
+        if let Some(depth) = ring.as_ref().map(|ring| ring.depth)
+            && depth < stages.min(super::MAX_DEPTH)
+            && let Some((needed, budget)) = super::ahead::ring_misfit(kernel, pipelined, chip, depth + 1)
         {
-            return Err((
-                pipelined,
-                format!(
-                    "is a persistent loop whose ring of two does not fit: with the kernel's shared tiles (and the rings of the copies made once a tile: Q's, and FlashAttention-3's order's first K and last V) it needs {needed} bytes of shared memory, and a block has {budget}; smaller tiles (fewer keys a step) fit, or drop persistent = true"
+            tile_dialect::diagnostics::emit_warning(
+                pipelined.location(),
+                &format!(
+                    "'tile.pipelined' op asks for {stages} stages, but its ring on {chip} holds {depth}: a ring of {} needs {needed} bytes of shared memory beside the kernel's other shared tiles, and a block has {budget}; smaller tiles fit more",
+                    depth + 1
                 ),
-            ));
+            );
+        }
+        if let Some((needed, budget)) = misfit {
+            // A persistent loop runs on its ring: one that does not fit is the program's to shrink.
+            if chip.tma && pipelined.attribute(super::persistent::TILE_STEPS).is_ok() {
+                return Err((
+                    pipelined,
+                    format!(
+                        "is a persistent loop whose ring of two does not fit: with the kernel's shared tiles (and the rings of the copies made once a tile: Q's, and FlashAttention-3's order's first K and last V) it needs {needed} bytes of shared memory, and a block has {budget}; smaller tiles (fewer keys a step) fit, or drop persistent = true"
+                    ),
+                ));
+            }
+            // Elsewhere the loop still runs, each step waiting for its own copies: slower than the
+            // stages it asks for.
+            tile_dialect::diagnostics::emit_warning(
+                pipelined.location(),
+                &format!(
+                    "'tile.pipelined' op runs without a ring on {chip} (each step waits for its own copies): a ring of two needs {needed} bytes of shared memory beside the kernel's other shared tiles, and a block has {budget}; smaller tiles (fewer rows a copy) fit"
+                ),
+            );
         }
         let ring_schedule = ring.as_ref().map(|ring| ring.schedule());
         let mut schedule = ring_schedule.as_deref().unwrap_or(PLAIN).to_owned();
