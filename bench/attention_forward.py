@@ -80,6 +80,11 @@ TILINGS = {
     256: [
         ("m128n64s2_fa2", dict(block_m=128, block_n=64, threads=256, stages=2, overlap=False)),
         ("m64n64s2_fa2", dict(block_m=64, block_n=64, threads=128, stages=2, overlap=False)),
+        # 32 keys a step: FlashAttention-3's order and ping-pong beside a producer, without spills
+        # (at 64 keys those orders need 255 registers and spill).
+        ("m128n32s3", dict(block_m=128, block_n=32, threads=256, stages=3)),
+        ("m128n32s3_pp", dict(block_m=128, block_n=32, threads=256, stages=3, pingpong=True)),
+        ("m128n32s3_fa2", dict(block_m=128, block_n=32, threads=256, stages=3, overlap=False)),
     ],
 }
 
