@@ -118,7 +118,7 @@ class Kernel:
             # is at most 1; positive ones would grow the carried state past f16 over 16 chunks.
             out[1] = -out[1].abs()
         when = self.manifest.get("when")
-        if when is not None and "address" in json.dumps(when) and not evaluate(when, out):
+        if when is not None and reads_addresses(when) and not evaluate(when, out):
             # The twin for tensors off 16-byte boundaries (tile-specialize-alignment): each tensor
             # one element into an allocation of its own.
             for argument, tensor in list(out.items()):
@@ -911,6 +911,13 @@ def evaluate(expression, tensors):
         "arith.cmpi ult": int(a < b), "arith.cmpi ule": int(a <= b), "arith.cmpi ugt": int(a > b), "arith.cmpi uge": int(a >= b),
     }
     return ops[expression["op"]]
+
+
+def reads_addresses(expression):
+    """Whether a manifest value reads a tensor's address (a condition on alignment)."""
+    if isinstance(expression, int) or "dim" in expression or "argument" in expression:
+        return False
+    return "address" in expression or any(reads_addresses(arg) for arg in expression["args"])
 
 
 def epilogue(name, product):
