@@ -68,6 +68,12 @@ examples() {
         continue
       fi
       echo "    $target: $(sed -n 's/^tile-compile: //p' "$out.log")"
+      # What ran slower than asked (a fallback's warning names the op and the condition).
+      local warnings
+      warnings=$(grep -c 'warning:' "$out.log" || true)
+      if [ "$warnings" -gt 0 ]; then
+        echo "      $warnings warning(s), the first: $(grep -m1 'warning:' "$out.log" | sed 's/^.*warning: //' | cut -c1-200)"
+      fi
       local name
       name=$(basename "$example" .mlir)
       for manifest in "$out/$target/${name}"_[0-9]*_kernel.json; do
