@@ -1156,14 +1156,11 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         self.set_slot(b, load_at, value, array, to, slot as i64);
     }
 
-    /// The elements of one vector in a thread's run of slots of `placed` that stores it into the
-    /// global tensor `tensor` ([`column_runs`]): the longest run of at most 16 bytes the layout
-    /// has, on a target whose kernels address global tensors through pointers
-    /// ([`crate::target::Memory::vector_runs`]); `None` where there is none.
-    ///
-    /// (Loads stay element by element: both ways of a run, the vector where it lies aligned
-    /// inside the tensor and the elements elsewhere, load the same elements wherever LLVM proves
-    /// the run inside, and it merges them below the branch with the elements' alignment.)
+    /// The elements of one vector in a thread's run of slots of `placed` that loads it from or
+    /// stores it into the global tensor `tensor` ([`column_runs`]): the longest run of at most 16
+    /// bytes the layout has, on a target whose kernels address global tensors through pointers
+    /// ([`crate::target::Memory::vector_runs`]); `None` where there is none. (Loads take it only
+    /// where the tensor's base is proven aligned: [`Self::load_vectors`].)
     fn vector_run(&self, placed: &Placed, tensor: Value<'c, 'a>) -> Option<usize> {
         if !self.vector_runs || level(tensor) != Some(MemoryLevel::Global) {
             return None;
