@@ -212,7 +212,7 @@ func.func @f8_b_kn(%A: memref<256x256xf8E4M3FN>, %B: memref<256x256xf8E4M3FN>, %
       %k0 = arith.muli %k, %c64 : index
       tile.copy %A[%m0, %k0], %As : memref<256x256xf8E4M3FN>, memref<128x64xf8E4M3FN, #gpu.address_space<workgroup>>
       tile.copy %B[%k0, %n0], %Bs : memref<256x256xf8E4M3FN>, memref<64x128xf8E4M3FN, #gpu.address_space<workgroup>>
-      // expected-error @+1 {{'tile.gemm' op multiplies f8E4M3FN, which sm_90a runs on wgmma alone (no rule converts 8-bit floats): give A as MxK and B as NxK (transpose_b) in shared tiles filled by copies from f8E4M3FN tensors, K a multiple of 32, and an f32 accumulator in a block of whole warpgroups with M a multiple of 64 a warpgroup and N a multiple of 8 up to 256}}
+      // expected-error @+1 {{'tile.gemm' op multiplies f8E4M3FN, which sm_90a runs on wgmma alone (no rule converts 8-bit floats): give A as MxK (a shared tile filled by copies from f8E4M3FN tensors, or an f8E4M3FN fragment where the warpgroups split M, each holding its own rows) and B as NxK (transpose_b) in a shared tile filled by copies, K a multiple of 32, and an f32 accumulator in a block of whole warpgroups with M a multiple of 64 a warpgroup and N a multiple of 8 up to 256}}
       tile.gemm %As, %Bs, %Cf : memref<128x64xf8E4M3FN, #gpu.address_space<workgroup>>, memref<64x128xf8E4M3FN, #gpu.address_space<workgroup>>, memref<128x128xf32, #tile.fragment>
     }
     tile.copy %Cf, %C[%m0, %n0] : memref<128x128xf32, #tile.fragment>, memref<256x256xf32>
@@ -294,6 +294,42 @@ func.func @rows_not_16_bytes(%A: memref<256x100xf16>, %B: memref<100x256xf16>, %
       tile.gemm %As, %Bs, %Cf : memref<128x64xf16, #gpu.address_space<workgroup>>, memref<64x128xf16, #gpu.address_space<workgroup>>, memref<128x128xf32, #tile.fragment>
     }
     tile.copy %Cf, %C[%m0, %n0] : memref<128x128xf32, #tile.fragment>, memref<256x256xf16>
+  }
+  return
+}
+
+// -----
+
+// An 8-bit P read from registers needs each warpgroup to hold its own rows: 64 rows on two
+// warpgroups split N, so wgmma cannot read it, and nothing else takes f8E4M3FN.
+func.func @f8_p_split_n(%Q: memref<64x64xf8E4M3FN>, %K: memref<64x64xf8E4M3FN>, %V: memref<64x64xf8E4M3FN>, %O: memref<64x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  tile.kernel grid(%c1) threads(256) (%bx) {
+    %Qs = tile.alloc_shared : memref<64x64xf8E4M3FN, #gpu.address_space<workgroup>>
+    %Ks = tile.alloc_shared : memref<64x64xf8E4M3FN, #gpu.address_space<workgroup>>
+    %Vs = tile.alloc_shared : memref<64x64xf8E4M3FN, #gpu.address_space<workgroup>>
+    %P = tile.alloc_fragment : memref<64x64xf8E4M3FN, #tile.fragment>
+    %S = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    %Acc = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    tile.copy %Q[%c0, %c0], %Qs : memref<64x64xf8E4M3FN>, memref<64x64xf8E4M3FN, #gpu.address_space<workgroup>>
+    tile.copy %K[%c0, %c0], %Ks : memref<64x64xf8E4M3FN>, memref<64x64xf8E4M3FN, #gpu.address_space<workgroup>>
+    tile.copy %V[%c0, %c0], %Vs : memref<64x64xf8E4M3FN>, memref<64x64xf8E4M3FN, #gpu.address_space<workgroup>>
+    tile.fill %S, %zero : memref<64x64xf32, #tile.fragment>
+    tile.fill %Acc, %zero : memref<64x64xf32, #tile.fragment>
+    tile.gemm %Qs, %Ks, %S {transpose_b} : memref<64x64xf8E4M3FN, #gpu.address_space<workgroup>>, memref<64x64xf8E4M3FN, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+    tile.parallel (%i, %k) in (64, 64) {
+      %s = memref.load %S[%i, %k] : memref<64x64xf32, #tile.fragment>
+      %d = arith.minimumf %s, %zero : f32
+      %e = math.exp2 %d : f32
+      memref.store %e, %S[%i, %k] : memref<64x64xf32, #tile.fragment>
+    }
+    tile.copy %S, %P : memref<64x64xf32, #tile.fragment>, memref<64x64xf8E4M3FN, #tile.fragment>
+    // expected-error @+1 {{'tile.gemm' op multiplies f8E4M3FN, which sm_90a runs on wgmma alone (no rule converts 8-bit floats): give A as MxK (a shared tile filled by copies from f8E4M3FN tensors, or an f8E4M3FN fragment where the warpgroups split M, each holding its own rows) and B as NxK (transpose_b) in a shared tile filled by copies, K a multiple of 32, and an f32 accumulator in a block of whole warpgroups with M a multiple of 64 a warpgroup and N a multiple of 8 up to 256}}
+    tile.gemm %P, %Vs, %Acc {transpose_b} : memref<64x64xf8E4M3FN, #tile.fragment>, memref<64x64xf8E4M3FN, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+    tile.copy %Acc, %O[%c0, %c0] : memref<64x64xf32, #tile.fragment>, memref<64x64xf32>
   }
   return
 }

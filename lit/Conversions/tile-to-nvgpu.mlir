@@ -643,6 +643,63 @@ func.func @f8_p_in_range(%Q: memref<64x64xf8E4M3FN>, %K: memref<64x64xf8E4M3FN>,
 
 // -----
 
+// The same P kept in registers as an 8-bit fragment: no shared tile, async-proxy fence or barrier
+// for it. Each half of a 32-column k-step: the thread's accumulator pairs of rows r and r + 8
+// rounded (in range) and packed into a word a row, the halves its quad reader needs sent by a
+// byte permute through two index shuffles, and each row's register put in column order; the gemm
+// reads four registers a k-step (k32, e4m3, no transpose operand).
+// CHECK-LABEL: func.func @f8_p_in_registers
+// CHECK-COUNT-3: memref.view {{.*}} to memref<64x64xf8E4M3FN, #gpu.address_space<workgroup>>
+// CHECK-NOT: memref<64x64xf8E4M3FN, #gpu.address_space<workgroup>>
+// CHECK: %[[P:.*]] = memref.alloca() : memref<32xf8E4M3FN, #gpu.address_space<private>>
+// CHECK-COUNT-4: arith.truncf %{{.*}} {tile.in_range} : vector<2xf32> to vector<2xf8E4M3FN>
+// CHECK: %[[SENT:.*]] = nvvm.prmt <default> %{{.*}}, %[[UPPER:.*]], %[[LOWER:.*]] : i32
+// CHECK-NEXT: %[[SENT2:.*]] = nvvm.prmt <default> %{{.*}}, %[[UPPER]], %[[LOWER]] : i32
+// CHECK: %[[FIRST:.*]], %{{.*}} = gpu.shuffle  idx %[[SENT]], %{{.*}}, %{{.*}} : i32
+// CHECK: %[[SECOND:.*]], %{{.*}} = gpu.shuffle  idx %[[SENT2]], %{{.*}}, %{{.*}} : i32
+// CHECK-NEXT: nvvm.prmt <default> %{{.*}}, %[[FIRST]], %[[SECOND]] : i32
+// CHECK-COUNT-4: memref.store %{{.*}}, %[[P]][%{{.*}}] : memref<32xf8E4M3FN, #gpu.address_space<private>>
+// CHECK: nvvm.prmt <default> %{{.*}}, %[[FIRST]], %[[SECOND]] : i32
+// CHECK-COUNT-6: gpu.shuffle  idx
+// CHECK-NOT: gpu.shuffle
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK: llvm.inline_asm has_side_effects {{.*}}wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3 {{.*}}, p, 1, 1;
+// CHECK: llvm.inline_asm has_side_effects {{.*}}wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3 {{.*}}, p, 1, 1;
+module attributes {tile.target = "sm_90a"} {
+func.func @f8_p_in_registers(%Q: memref<64x64xf8E4M3FN>, %K: memref<64x64xf8E4M3FN>, %V: memref<64x64xf8E4M3FN>, %O: memref<64x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  tile.kernel grid(%c1) threads(128) (%bx) {
+    %Qs = tile.alloc_shared : memref<64x64xf8E4M3FN, #gpu.address_space<workgroup>>
+    %Ks = tile.alloc_shared : memref<64x64xf8E4M3FN, #gpu.address_space<workgroup>>
+    %Vs = tile.alloc_shared : memref<64x64xf8E4M3FN, #gpu.address_space<workgroup>>
+    %P = tile.alloc_fragment : memref<64x64xf8E4M3FN, #tile.fragment>
+    %S = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    %Acc = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    tile.copy %Q[%c0, %c0], %Qs : memref<64x64xf8E4M3FN>, memref<64x64xf8E4M3FN, #gpu.address_space<workgroup>>
+    tile.copy %K[%c0, %c0], %Ks : memref<64x64xf8E4M3FN>, memref<64x64xf8E4M3FN, #gpu.address_space<workgroup>>
+    tile.copy %V[%c0, %c0], %Vs : memref<64x64xf8E4M3FN>, memref<64x64xf8E4M3FN, #gpu.address_space<workgroup>>
+    tile.fill %S, %zero : memref<64x64xf32, #tile.fragment>
+    tile.fill %Acc, %zero : memref<64x64xf32, #tile.fragment>
+    tile.gemm %Qs, %Ks, %S {transpose_b} : memref<64x64xf8E4M3FN, #gpu.address_space<workgroup>>, memref<64x64xf8E4M3FN, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+    tile.parallel (%i, %k) in (64, 64) {
+      %s = memref.load %S[%i, %k] : memref<64x64xf32, #tile.fragment>
+      %d = arith.minimumf %s, %zero : f32
+      %e = math.exp2 %d : f32
+      memref.store %e, %S[%i, %k] : memref<64x64xf32, #tile.fragment>
+    }
+    tile.copy %S, %P : memref<64x64xf32, #tile.fragment>, memref<64x64xf8E4M3FN, #tile.fragment>
+    tile.gemm %P, %Vs, %Acc {transpose_b} : memref<64x64xf8E4M3FN, #tile.fragment>, memref<64x64xf8E4M3FN, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+    tile.copy %Acc, %O[%c0, %c0] : memref<64x64xf32, #tile.fragment>, memref<64x64xf32>
+  }
+  return
+}
+}
+
+// -----
+
 // CHECK-LABEL: func.func @f8_p_unbounded
 // CHECK-NOT: tile.in_range
 // CHECK: arith.truncf %{{.*}} : vector<2xf32> to vector<2xf8E4M3FN>

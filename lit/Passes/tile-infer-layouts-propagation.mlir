@@ -202,3 +202,45 @@ func.func @two_layouts(%A: memref<64x32xf16>, %B: memref<32x64xf16>, %Y: memref<
   return
 }
 }
+
+// -----
+
+// An 8-bit P copied from the accumulator and read as a wgmma's A operand: the copy may move its
+// elements between the lanes of a quad (the lowering exchanges them), so P takes the 8-bit A
+// layout (four consecutive columns a lane) while S keeps the accumulator's.
+// CHECK-LABEL: func.func @f8_p_in_registers
+// CHECK: tile.alloc_fragment {tile.layout = #tile.frag<shape = [64, 64], threads = 128, thread = (d0, d1) -> ((d0 floordiv 16) * 32 + (d0 mod 8) * 4 + (d1 mod 16) floordiv 4), slot = (d0, d1) -> ((d1 floordiv 32) * 16 + (((d1 mod 32) floordiv 16) * 2 + (d0 mod 16) floordiv 8) * 4 + d1 mod 4), origin = "wgmma.a8.m64k64">} : memref<64x64xf8E4M3FN, #tile.fragment>
+// CHECK-NEXT: tile.alloc_fragment {tile.layout = #tile.frag<{{.*}}origin = "wgmma.acc.m64n64">} : memref<64x64xf32, #tile.fragment>
+module attributes {tile.target = "sm_90a"} {
+func.func @f8_p_in_registers(%Q: memref<64x64xf8E4M3FN>, %K: memref<64x64xf8E4M3FN>, %V: memref<64x64xf8E4M3FN>, %O: memref<64x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  tile.kernel grid(%c1) threads(128) (%bx) {
+    %Qs = tile.alloc_shared : memref<64x64xf8E4M3FN, #gpu.address_space<workgroup>>
+    %Ks = tile.alloc_shared : memref<64x64xf8E4M3FN, #gpu.address_space<workgroup>>
+    %Vs = tile.alloc_shared : memref<64x64xf8E4M3FN, #gpu.address_space<workgroup>>
+    %P = tile.alloc_fragment : memref<64x64xf8E4M3FN, #tile.fragment>
+    %S = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    %Acc = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    tile.copy %Q[%c0, %c0], %Qs : memref<64x64xf8E4M3FN>, memref<64x64xf8E4M3FN, #gpu.address_space<workgroup>>
+    tile.copy %K[%c0, %c0], %Ks : memref<64x64xf8E4M3FN>, memref<64x64xf8E4M3FN, #gpu.address_space<workgroup>>
+    tile.copy %V[%c0, %c0], %Vs : memref<64x64xf8E4M3FN>, memref<64x64xf8E4M3FN, #gpu.address_space<workgroup>>
+    tile.fill %S, %zero : memref<64x64xf32, #tile.fragment>
+    tile.fill %Acc, %zero : memref<64x64xf32, #tile.fragment>
+    tile.gemm %Qs, %Ks, %S {transpose_b} : memref<64x64xf8E4M3FN, #gpu.address_space<workgroup>>, memref<64x64xf8E4M3FN, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+    tile.parallel (%i, %k) in (64, 64) {
+      %s = memref.load %S[%i, %k] : memref<64x64xf32, #tile.fragment>
+      %d = arith.minimumf %s, %zero : f32
+      %e = math.exp2 %d : f32
+      memref.store %e, %S[%i, %k] : memref<64x64xf32, #tile.fragment>
+    }
+    tile.copy %S, %P : memref<64x64xf32, #tile.fragment>, memref<64x64xf8E4M3FN, #tile.fragment>
+    tile.gemm %P, %Vs, %Acc {transpose_b} : memref<64x64xf8E4M3FN, #tile.fragment>, memref<64x64xf8E4M3FN, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+    tile.copy %Acc, %O[%c0, %c0] : memref<64x64xf32, #tile.fragment>, memref<64x64xf32>
+  }
+  return
+}
+}
+

@@ -594,7 +594,12 @@ fn flash_attention_on_8_bit_float_inputs() {
     // rounded to f8E4M3FN (3 mantissa bits) before the second product, as FlashAttention-3's fp8
     // path does: the output is within that rounding of exact attention on the same inputs.
     let (heads, seq, dim) = (2, 112, 64);
-    for (name, causal) in [("attention_fp8_small", false), ("attention_fp8_causal_small", true)] {
+    for (name, causal) in [
+        ("attention_fp8_small", false),
+        ("attention_fp8_causal_small", true),
+        ("attention_fp8_registers_small", false),
+        ("attention_fp8_registers_causal_small", true),
+    ] {
         let data = run_function("attention_fp8_small.mlir", name, 71);
         let (q, k, vt, out) = (&data[0], &data[1], &data[2], &data[3]);
         let mut worst: f64 = 0.0;

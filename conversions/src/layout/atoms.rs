@@ -70,6 +70,44 @@ pub fn wgmma_a_operand(m: i64, k: i64, warpgroups: i64) -> FragmentLayout {
     }
 }
 
+/// The register A operand of an 8-bit wgmma (`m`x`k`, f8E4M3FN or f8E5M2): per 32-column k-step,
+/// lane `l` holds rows `l / 4` and `l / 4 + 8`, columns `4 (l % 4) + {0..3}` and
+/// `16 + 4 (l % 4) + {0..3}` (PTX ISA, the k32 A fragment of 8-bit types): four registers of four
+/// bytes, (row, columns 0-15), (row + 8, 0-15), (row, 16-31), (row + 8, 16-31). Slot: (m-tile,
+/// k-step, register, byte), so a register's bytes are four consecutive slots. The accumulator of
+/// an `m`x`k` tile holds columns `2 (l % 4) + {0, 1}` of every 8: an accumulator becomes this
+/// operand by exchanges within each quad of lanes ([`quad_exchange`]).
+pub fn wgmma_a8_operand(m: i64, k: i64, warpgroups: i64) -> FragmentLayout {
+    let rows = m / warpgroups;
+    let (i, j) = (dim(0), dim(1));
+    FragmentLayout {
+        shape: vec![m, k],
+        threads: 128 * warpgroups,
+        replicate: 1,
+        thread: i.clone().floor_div(rows) * 128
+            + i.clone().modulo(64).floor_div(16) * 32
+            + i.clone().modulo(8) * 4
+            + j.clone().modulo(16).floor_div(4),
+        slot: i.clone().modulo(rows).floor_div(64) * (k / 2)
+            + j.clone().floor_div(32) * 16
+            + (j.clone().modulo(32).floor_div(16) * 2 + i.modulo(16).floor_div(8)) * 4
+            + j.modulo(4),
+        origin: format!("wgmma.a8.m64k{k}"),
+    }
+}
+
+/// Whether a whole-fragment copy from `source` to `target` turns a wgmma accumulator (warpgroups
+/// splitting M) into the 8-bit A operand of the same tile ([`wgmma_a8_operand`]): the elements
+/// move between the four lanes of a quad only, which the lowering does with shuffles and byte
+/// permutes in place of a trip through shared memory.
+pub fn quad_exchange(source: &FragmentLayout, target: &FragmentLayout) -> bool {
+    let [m, k] = source.shape[..] else { return false };
+    target.shape == source.shape
+        && k % 32 == 0
+        && wgmma_warpgroups(source)
+            .is_some_and(|(wm, wn)| wn == 1 && target.same_placement(&wgmma_a8_operand(m, k, wm)))
+}
+
 /// The origin of [`mma_accumulator`] layouts.
 pub const MMA_ACCUMULATOR: &str = "mma.m16n8k16";
 
@@ -476,5 +514,27 @@ mod tests {
     #[test]
     fn the_a_operand_holds_each_element_where_the_accumulator_does() {
         assert!(wgmma_a_operand(64, 64, 1).same_owners(&wgmma_accumulator(64, 64, 1)));
+    }
+
+    #[test]
+    fn the_eight_bit_a_operand_holds_a_quads_columns_in_runs_of_four() {
+        let a8 = wgmma_a8_operand(128, 64, 2);
+        assert_eq!(a8.check(&[128, 64], 256), Ok(()));
+        assert_eq!(a8.slots(), 32);
+        // Lane 1 of warp 0: row 0, columns 4-7 in register 0, 20-23 in register 2.
+        assert_eq!(a8.owner_set(&[0, 5]), vec![1]);
+        assert_eq!(a8.slot_of(&[0, 5]), 1);
+        assert_eq!(a8.slot_of(&[8, 5]), 5);
+        assert_eq!(a8.slot_of(&[0, 21]), 9);
+        assert_eq!(a8.slot_of(&[0, 37]), 17);
+        // Row 64 belongs to the second warpgroup.
+        assert_eq!(a8.owner_set(&[64, 0]), vec![128]);
+        let accumulator = wgmma_accumulator(128, 64, 2);
+        assert!(!a8.same_owners(&accumulator));
+        assert!(quad_exchange(&accumulator, &a8));
+        assert!(!quad_exchange(&accumulator, &wgmma_a8_operand(128, 64, 1)));
+        // Every element stays in its quad: lane 1's columns 4-7 come from lanes 2 and 3.
+        assert_eq!(accumulator.owner_set(&[0, 5]), vec![2]);
+        assert_eq!(accumulator.owner_set(&[0, 7]), vec![3]);
     }
 }

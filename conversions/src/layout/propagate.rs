@@ -178,7 +178,8 @@ impl<'c, 'a> Inference<'c, 'a> {
     }
 
     /// A whole-tile fragment-to-fragment `tile.copy`: both sides in one layout (a per-thread copy,
-    /// converting each element).
+    /// converting each element), or a wgmma accumulator into the 8-bit A operand its gemm reads
+    /// from registers (an exchange within each quad of lanes, [`atoms::quad_exchange`]).
     fn copy(&mut self, op: OperationRef<'c, 'a>) -> Result<bool, Failure<'c, 'a>> {
         let Some(parts) = copy_parts(&op) else { return Ok(false) };
         if !parts.src_offsets.is_empty()
@@ -194,7 +195,7 @@ impl<'c, 'a> Inference<'c, 'a> {
         match (self.fragment(&src).cloned(), self.fragment(&dst).cloned()) {
             (Some(layout), None) => self.want(dst, Layout::Fragment(layout), op),
             (None, Some(layout)) => self.want(src, Layout::Fragment(layout), op),
-            (Some(source), Some(target)) if !source.same_owners(&target) => {
+            (Some(source), Some(target)) if !source.same_owners(&target) && !atoms::quad_exchange(&source, &target) => {
                 let decided = &self.tiles[&key(&dst)];
                 Err(self.conflict(dst, &decided.by, &decided.layout, &op, &Layout::Fragment(source)))
             }

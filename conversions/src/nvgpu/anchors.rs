@@ -17,7 +17,12 @@ pub fn gemm_anchors<'c, 'a>(site: &Site<'c, 'a, '_>) -> Vec<Anchor<'c, 'a>> {
     let (ops, threads, chained) = (&site.ops, site.threads, site.chained);
     if crate::support::eight_bit_product(ops.a, ops.b, ops.c) {
         let i8 = crate::support::i8_product(ops.a, ops.b, ops.c);
-        let wgmma = super::chip::wgmma_reads_eight_bit(is_shared(ops.a), ops.transpose_a, ops.transpose_b);
+        let wgmma = super::chip::wgmma_reads_eight_bit(
+            is_shared(ops.a),
+            crate::support::f8_product(ops.a, ops.b, ops.c),
+            ops.transpose_a,
+            ops.transpose_b,
+        );
         let anchors = if wgmma {
             wgmma_anchors(ops, threads, site.tma)
         } else {
@@ -84,11 +89,12 @@ fn wgmma_anchors<'c, 'a>(
         Layout::Fragment(atoms::wgmma_accumulator_split(ops.m, ops.n, split)),
     )];
     // A register A operand: each warpgroup its own rows, which warpgroups splitting N would share.
-    if !is_shared(ops.a) && !ops.transpose_a && bytes == 2 && split.1 == 1 {
-        anchors.push(Anchor::required(
-            ops.a,
-            Layout::Fragment(atoms::wgmma_a_operand(ops.m, ops.k, warpgroups)),
-        ));
+    if !is_shared(ops.a) && !ops.transpose_a && split.1 == 1 {
+        let operand = match bytes {
+            2 => atoms::wgmma_a_operand(ops.m, ops.k, warpgroups),
+            _ => atoms::wgmma_a8_operand(ops.m, ops.k, warpgroups),
+        };
+        anchors.push(Anchor::required(ops.a, Layout::Fragment(operand)));
     }
     let [a_k, b_k] = crate::support::k_dimensions(ops.transpose_a, ops.transpose_b);
     for (tile, k_dimension) in [(ops.a, a_k), (ops.b, b_k)] {

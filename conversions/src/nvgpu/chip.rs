@@ -77,9 +77,10 @@ pub fn operand_layout(rows: i64, columns: i64, tma: bool, bytes: i64) -> Option<
 }
 
 /// Whether wgmma can read the 8-bit (i8, f8E4M3FN or f8E5M2) operands of a gemm: only K-major (A as MxK,
-/// B as NxK) and only from shared memory (`a_shared`; B is always shared).
-pub fn wgmma_reads_eight_bit(a_shared: bool, transpose_a: bool, transpose_b: bool) -> bool {
-    a_shared && !transpose_a && transpose_b
+/// B as NxK), B from shared memory, A from shared memory (`a_shared`) or, for 8-bit floats
+/// (`float`), from registers (the k32 A fragment; i8 A stays in shared tiles here).
+pub fn wgmma_reads_eight_bit(a_shared: bool, float: bool, transpose_a: bool, transpose_b: bool) -> bool {
+    (a_shared || float) && !transpose_a && transpose_b
 }
 
 /// The split of a block's warps over an `m`x`n` accumulator of `mma.sync.m16n8k16` tiles (16x8):

@@ -81,6 +81,12 @@ pub trait MatrixPlan {
         false
     }
 
+    /// Whether the family lowers `copy`, a whole-fragment copy between layouts whose threads
+    /// differ (elements exchanged in registers), which the shared rules cannot.
+    fn exchanges(&self, _copy: &OperationRef, _layouts: &Layouts) -> bool {
+        false
+    }
+
     /// f32 elements of the one workgroup staging area the planned gemms go through (0: none).
     fn staging_elements(&self) -> i64 {
         0

@@ -33,7 +33,7 @@ pub(crate) const CORE_PLACE: &str = tile_dialect::decisions::CORE_PLACE;
 /// accesses: its lowering adds none.
 pub(crate) const FENCED: &str = tile_dialect::decisions::FENCED;
 
-mod packed_words;
+pub(crate) mod packed_words;
 mod wide_stores;
 
 use super::{key, matrix::Prepared};
@@ -556,6 +556,9 @@ fn check_copy(op: OperationRef, layouts: &Layouts) -> Rule {
         (Some(MemoryLevel::Fragment), Some(MemoryLevel::Fragment)) => {
             if !parts.src_offsets.is_empty() || !parts.dst_offsets.is_empty() {
                 return Err("copies part of a fragment".into());
+            }
+            if layouts.matrix_plan().is_some_and(|plan| plan.exchanges(&op, layouts)) {
+                return Ok(());
             }
             let (src, dst) = (placed(layouts, parts.src)?, placed(layouts, parts.dst)?);
             let all: Vec<usize> = (0..dst.layout.shape.len()).collect();

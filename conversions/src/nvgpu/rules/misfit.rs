@@ -31,8 +31,15 @@ pub(super) fn off_wgmma(ops: &Operands, threads: i64, origin: &str) -> String {
             "it multiplies {}, and wgmma takes f16 or bf16 (both alike) into f32, i8 into i32 or f8E4M3FN or f8E5M2 into f32",
             types(ops)
         )
-    } else if eight_bit && !chip::wgmma_reads_eight_bit(is_shared(ops.a), ops.transpose_a, ops.transpose_b) {
-        "its 8-bit operands are not A as MxK in a shared tile and B as NxK (transpose_b), the only way wgmma reads them"
+    } else if eight_bit
+        && !chip::wgmma_reads_eight_bit(
+            is_shared(ops.a),
+            crate::support::f8_product(ops.a, ops.b, ops.c),
+            ops.transpose_a,
+            ops.transpose_b,
+        )
+    {
+        "its 8-bit operands are not A as MxK (in a shared tile, or an 8-bit float fragment) and B as NxK (transpose_b) in a shared tile, the only way wgmma reads them"
             .to_owned()
     } else if !is_shared(ops.b) {
         "its B operand is not a shared tile".to_owned()

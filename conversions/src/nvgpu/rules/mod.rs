@@ -11,9 +11,11 @@
 //! | ring copies as TMA boxes | [`tma`] |
 //! | copies by the threads' 16-byte cp.async (into core-matrix tiles; ring copies into plain tiles) | [`cp_async`] |
 //! | accumulator copies to global tensors through a staging tile and TMA | [`tma_store`] |
+//! | an f32 accumulator copied into the 8-bit A operand wgmma reads from registers, by shuffles within quads | [`exchange`] |
 //! | why a gemm misses both instructions, for its warning | [`misfit`] |
 
 mod cp_async;
+mod exchange;
 mod misfit;
 mod mma_sync;
 mod operands;
@@ -77,11 +79,20 @@ pub struct TensorCorePlan {
     tma: bool,
 }
 
+impl TensorCorePlan {
+    /// Whether `copy` turns an accumulator into the 8-bit A operand a wgmma of this plan reads
+    /// from registers ([`exchange`]).
+    fn wgmma_registers_exchange(&self, copy: &OperationRef, layouts: &Layouts) -> bool {
+        !self.wgmma.is_empty() && exchange::quad_exchange(copy, layouts)
+    }
+}
+
 /// The rules' numbers ([`MatrixPlan::rule`]).
 const RULE_COPY_CORE: u8 = 0;
 const RULE_WGMMA: u8 = 1;
 const RULE_MMA_SYNC: u8 = 2;
 const RULE_COPY_PLAIN: u8 = 3;
+const RULE_COPY_EXCHANGE: u8 = 4;
 
 impl MatrixRules for TensorCores {
     fn instructions(&self) -> &'static str {
@@ -204,6 +215,10 @@ impl MatrixPlan for TensorCorePlan {
         wgmma::register_a(gemm, &self.wgmma, layouts) || self.mma.get(&key(gemm)).is_some_and(|plan| plan.register_a)
     }
 
+    fn exchanges(&self, copy: &OperationRef, layouts: &Layouts) -> bool {
+        self.wgmma_registers_exchange(copy, layouts)
+    }
+
     fn filled_by_tma(&self, allocation: usize) -> bool {
         self.swizzled.contains(&allocation) || self.plain_tma.contains(&allocation)
     }
@@ -307,6 +322,7 @@ impl MatrixPlan for TensorCorePlan {
             .is_some_and(|allocation| self.core_tiles.contains_key(&key(&allocation)));
         match_op!(op, {
             tile::CopyOperation | tile::CopyAsyncOperation if into_core_tile => Some(RULE_COPY_CORE),
+            tile::CopyOperation if self.wgmma_registers_exchange(op, lowering.layouts) => Some(RULE_COPY_EXCHANGE),
             tile::CopyAsyncOperation if self.tma && cp_async::plain_pieces(op, lowering.threads).is_some() => {
                 Some(RULE_COPY_PLAIN)
             },
@@ -326,6 +342,7 @@ impl MatrixPlan for TensorCorePlan {
         match rule {
             RULE_COPY_CORE => lowering.copy_to_core_matrices(op, self),
             RULE_WGMMA => lowering.wgmma(op, scratch, self),
+            RULE_COPY_EXCHANGE => lowering.exchange_in_quads(op, lowering.prepared.in_range.contains(&key(&op))),
             RULE_COPY_PLAIN => {
                 let by_tma = copy_async_parts(&op)
                     .and_then(|(parts, _, _)| crate::pipeline::rings::tile_allocation(parts.dst))
@@ -397,7 +414,7 @@ fn f8_off_wgmma(target: &Target, wgmma: bool, element: tile_dialect::element::El
         );
     }
     format!(
-        "multiplies {element}, which {target} runs on wgmma alone (no rule converts 8-bit floats): give A as MxK and B as NxK (transpose_b) in shared tiles filled by copies from {element} tensors, K a multiple of 32, and an f32 accumulator in a block of whole warpgroups with M a multiple of 64 a warpgroup and N a multiple of 8 up to 256"
+        "multiplies {element}, which {target} runs on wgmma alone (no rule converts 8-bit floats): give A as MxK (a shared tile filled by copies from {element} tensors, or an {element} fragment where the warpgroups split M, each holding its own rows) and B as NxK (transpose_b) in a shared tile filled by copies, K a multiple of 32, and an f32 accumulator in a block of whole warpgroups with M a multiple of 64 a warpgroup and N a multiple of 8 up to 256"
     )
 }
 

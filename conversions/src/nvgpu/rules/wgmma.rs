@@ -168,6 +168,7 @@ pub fn wgmma_plan<'c, 'a>(ops: &[OperationRef<'c, 'a>], layouts: &Layouts) -> Wg
         crate::support::eight_bit_product(a, b, c)
             && crate::nvgpu::chip::wgmma_reads_eight_bit(
                 level(a) == Some(MemoryLevel::Shared),
+                crate::support::f8_product(a, b, c),
                 transpose_a,
                 transpose_b,
             )
@@ -200,7 +201,10 @@ pub fn wgmma_plan<'c, 'a>(ops: &[OperationRef<'c, 'a>], layouts: &Layouts) -> Wg
             && columns <= 256
             && split.is_some_and(|(wm, _)| m % (64 * wm) == 0)
             && level(b) == Some(MemoryLevel::Shared)
-            && (level(a) == Some(MemoryLevel::Shared) || (level(a) == Some(MemoryLevel::Fragment) && !transpose_a));
+            && (level(a) == Some(MemoryLevel::Shared)
+                || (level(a) == Some(MemoryLevel::Fragment)
+                    && !transpose_a
+                    && (bytes == 2 || split.is_some_and(|(_, wn)| wn == 1))));
         if !fits {
             if let Some(operands) = crate::layout::anchors::operands(**gemm) {
                 let (threads, origin) = (accumulator.distribution.threads, &accumulator.layout.origin);
@@ -497,9 +501,10 @@ pub(super) fn rows_per_warpgroup(tile: Value, ops: &[OperationRef], wgmma: &Hash
     written && read && splits.len() == 1
 }
 
-/// The copies among `ops` from a fragment into a shared tile of an 8-bit float whose values stay
-/// below the type's overflow bound where the copy reads them ([`crate::bounds::fragment_bound`]):
-/// the instruction's rounding needs no check for values past the largest finite one.
+/// The copies among `ops` from a fragment into a shared tile or a fragment of an 8-bit float whose
+/// values stay below the type's overflow bound where the copy reads them
+/// ([`crate::bounds::fragment_bound`]): the instruction's rounding needs no check for values past
+/// the largest finite one.
 pub(super) fn copies_in_range(ops: &[OperationRef]) -> HashSet<usize> {
     ops.iter()
         .filter(|op| is(*op, tile::CopyOperation::name))
@@ -508,7 +513,7 @@ pub(super) fn copies_in_range(ops: &[OperationRef]) -> HashSet<usize> {
                 let bound = tile_dialect::element::Element::of(element_type(parts.dst))
                     .and_then(crate::small_floats::overflow_bound);
                 level(parts.src) == Some(MemoryLevel::Fragment)
-                    && level(parts.dst) == Some(MemoryLevel::Shared)
+                    && matches!(level(parts.dst), Some(MemoryLevel::Shared | MemoryLevel::Fragment))
                     && bound.is_some_and(|bound| {
                         crate::bounds::fragment_bound(parts.src, **op)
                             .is_some_and(|interval| interval.magnitude() < bound)
@@ -537,12 +542,16 @@ pub(super) fn register_a(gemm: &OperationRef, wgmma: &HashSet<usize>, layouts: &
     if crate::layout::atoms::wgmma_warpgroups(&accumulator.layout).is_none_or(|(_, wn)| wn > 1) {
         return false;
     }
-    let wanted = crate::layout::atoms::wgmma_a_operand(m, k, accumulator.distribution.threads / 128);
+    let warpgroups = accumulator.distribution.threads / 128;
+    let wanted = match crate::support::element_of(a).map(|element| element.bytes()) {
+        Some(1) => crate::layout::atoms::wgmma_a8_operand(m, k, warpgroups),
+        _ => crate::layout::atoms::wgmma_a_operand(m, k, warpgroups),
+    };
     crate::layout::Layout::Fragment(operand.layout.clone()).agrees(&crate::layout::Layout::Fragment(wanted))
 }
 
 /// Marks the rounding that makes `value` ([`tile_dialect::decisions::IN_RANGE`]) where `in_range`.
-fn mark_in_range(value: Value, in_range: bool) {
+pub(super) fn mark_in_range(value: Value, in_range: bool) {
     if let Some(result) = tile_dialect::ops::as_result(value).filter(|_| in_range)
         && is(&result.owner(), tile_ir::arith::TruncFOperation::name)
     {
@@ -908,8 +917,8 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let packed: Vec<Vec<Vec<Value>>> = if from_registers {
             (0..rows / 64)
                 .map(|tile| {
-                    (0..depth / 16)
-                        .map(|step| self.pack_a_registers(&b, at, a, tile, step, depth, i32_type))
+                    (0..depth / k_step)
+                        .map(|step| self.pack_a_registers(&b, at, a, tile, step, k_step, depth, i32_type))
                         .collect()
                 })
                 .collect()
@@ -966,7 +975,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                         &b,
                         at,
                         packed[tile as usize][step as usize].clone(),
-                        columns,
+                        (columns, k_step),
                         input,
                         value,
                         db,
@@ -1147,9 +1156,10 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         b.value(at, tied.into())
     }
 
-    /// The four 32-bit registers of the fragment `a` (in the wgmma A layout) that one m64nNk16
-    /// instruction reads for 64-row tile `tile` and 16-column step `step`: each two f16 or bf16 of
-    /// its slots, in the layout's order (8 slots a thread: register q holds slots 2q and 2q + 1).
+    /// The four 32-bit registers of the fragment `a` (in the wgmma A layout) that one instruction
+    /// (k of `k_step`) reads for 64-row tile `tile` and k-step `step`: each two f16 or bf16 (k16:
+    /// 8 slots a step, register q holds slots 2q and 2q + 1), or each four 8-bit floats (k32: 16
+    /// slots, register q holds slots 4q to 4q + 3), in the layout's order.
     #[allow(clippy::too_many_arguments)]
     fn pack_a_registers(
         &self,
@@ -1158,20 +1168,28 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         a: Value<'c, 'a>,
         tile: i64,
         step: i64,
+        k_step: i64,
         depth: i64,
         i32_type: Type<'c>,
     ) -> Vec<Value<'c, 'a>> {
         let operand = placed(self.layouts, a).expect("checked");
         let array = self.private(a);
-        let pair = crate::attributes::vector(2, element_type(a));
-        let first = tile * (depth / 2) + step * 8;
+        let per_register = k_step / 8;
+        let first = tile * (depth / 2) + step * (k_step / 2);
         (0..4)
             .map(|q| {
-                let low = self.slot_value(b, at, array, operand, first + 2 * q);
-                let high = self.slot_value(b, at, array, operand, first + 2 * q + 1);
+                let values: Vec<Value> = (0..per_register)
+                    .map(|e| self.slot_value(b, at, array, operand, first + per_register * q + e))
+                    .collect();
+                if per_register == 4 {
+                    // 8-bit floats are held as their bits' integers after the lowering: a vector
+                    // bitcast moves them, an LLVM one would not be rewritten.
+                    return super::exchange::word_of_bytes(b, at, &values);
+                }
+                let pair = crate::attributes::vector(2, element_type(a));
                 let packed = b.value(
                     at,
-                    vector::from_elements(self.context, pair, &[low, high], b.location).into(),
+                    vector::from_elements(self.context, pair, &values, b.location).into(),
                 );
                 b.value(at, llvm::bitcast(self.context, i32_type, packed, b.location).into())
             })
@@ -1211,17 +1229,18 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         }
     }
 
-    /// One m64nNk16 wgmma whose A operand is four packed registers of a fragment
-    /// ([`Self::pack_a_registers`]), through `llvm.inline_asm`: MLIR 22 has no op for the register-A
-    /// form. The accumulator is tied to the results; without `accumulate` the instruction writes
-    /// D = A B (its scale-d predicate false).
+    /// One m64nNkK wgmma (`(n, k)`: k16 for 16-bit inputs, k32 for 8-bit ones) whose A operand is
+    /// four packed registers of a fragment ([`Self::pack_a_registers`]), through
+    /// `llvm.inline_asm`: MLIR 22 has no op for the register-A form. The accumulator is tied to the
+    /// results; without `accumulate` the instruction writes D = A B (its scale-d predicate false).
+    /// 8-bit inputs take no transpose operand (B is K-major).
     #[allow(clippy::too_many_arguments)]
     fn wgmma_register_a(
         &self,
         b: &Builder<'c>,
         at: At<'c, 'a>,
         registers: Vec<Value<'c, 'a>>,
-        n: i64,
+        (n, k): (i64, i64),
         input: &str,
         accumulator: Value<'c, 'a>,
         descriptor: Value<'c, 'a>,
@@ -1245,13 +1264,16 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                 .collect::<Vec<_>>()
                 .join(", ")
         };
+        let transpose_b = match k {
+            16 => format!(", {}", u8::from(b_mn_major)),
+            _ => String::new(),
+        };
         let asm = format!(
-            "{{\n.reg .pred p;\nsetp.ne.b32 p, ${}, 0;\nwgmma.mma_async.sync.aligned.m64n{n}k16.f32.{input}.{input} {{{}}}, {{{}}}, ${}, p, 1, 1, {};\n}}",
+            "{{\n.reg .pred p;\nsetp.ne.b32 p, ${}, 0;\nwgmma.mma_async.sync.aligned.m64n{n}k{k}.f32.{input}.{input} {{{}}}, {{{}}}, ${}, p, 1, 1{transpose_b};\n}}",
             outputs + 5,
             list(0, outputs),
             list(outputs, 4),
             outputs + 4,
-            u8::from(b_mn_major)
         );
         let constraints: Vec<String> = std::iter::repeat_n("=f".to_owned(), outputs as usize)
             .chain(std::iter::repeat_n("r".to_owned(), 4))

@@ -13,6 +13,27 @@
 use super::*;
 use tile_dialect::positions::OperationAt;
 
+/// A byte permute (`nvvm.prmt`, NVIDIA's `prmt`): the bytes of `low` (0-3) and `high` (4-7) that
+/// the four nibbles of `selector` name, lowest first.
+pub(crate) fn byte_permute<'c, 'a>(
+    b: &Builder<'c>,
+    at: At<'c, 'a>,
+    low: Value<'c, 'a>,
+    high: Value<'c, 'a>,
+    selector: Value<'c, 'a>,
+) -> Value<'c, 'a> {
+    let permuted = melior::ir::operation::OperationBuilder::new("nvvm.prmt", b.location)
+        .add_operands(&[low, high, selector])
+        .add_results(&[low.r#type()])
+        .add_attributes(&[(
+            melior::ir::Identifier::new(b.context, "mode"),
+            melior::ir::Attribute::parse(b.context, "#nvvm.permute_mode<default>").expect("a permute mode"),
+        )])
+        .build()
+        .expect("nvvm.prmt");
+    b.value(at, permuted)
+}
+
 /// The loop index number whose byte the marked load `original` of a `tile.parallel` laid out by
 /// `by` reads, where the layout lets the load read lines: the quad of lanes spreads over one word
 /// of bytes and every other thread term of that coordinate moves by whole 16-byte lines (32
@@ -100,16 +121,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                 b.integer(at, i32_type, 0x4040),
             );
             let zero = b.integer(at, i32_type, 0);
-            let permuted = melior::ir::operation::OperationBuilder::new("nvvm.prmt", b.location)
-                .add_operands(&[held, zero, selector])
-                .add_results(&[i32_type])
-                .add_attributes(&[(
-                    melior::ir::Identifier::new(self.context, "mode"),
-                    melior::ir::Attribute::parse(self.context, "#nvvm.permute_mode<default>").expect("a permute mode"),
-                )])
-                .build()
-                .expect("nvvm.prmt");
-            let permuted = b.value(at, permuted);
+            let permuted = byte_permute(&b, at, held, zero, selector);
             for splat in splats {
                 rewriter
                     .as_rewriter_base()
