@@ -1680,8 +1680,22 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         width: i64,
         mode: &str,
     ) -> Value<'c, 'a> {
-        let i32_type: Type = IntegerType::new(self.context, 32).into();
-        let (offset, width) = (b.integer(at, i32_type, offset), b.integer(at, i32_type, width));
+        let offset = b.integer(at, IntegerType::new(self.context, 32).into(), offset);
+        self.shuffle_by(b, at, value, offset, width, mode)
+    }
+
+    /// `gpu.shuffle <mode>` of `value` by `offset` (an i32: a source lane for `idx`) over `width`
+    /// lanes: the value it brings.
+    pub(crate) fn shuffle_by(
+        &self,
+        b: &Builder<'c>,
+        at: At<'c, 'a>,
+        value: Value<'c, 'a>,
+        offset: Value<'c, 'a>,
+        width: i64,
+        mode: &str,
+    ) -> Value<'c, 'a> {
+        let width = b.integer(at, IntegerType::new(self.context, 32).into(), width);
         // The gpu dialect's enum attributes have no constructor in melior.
         let mode = Attribute::parse(self.context, &format!("#gpu<shuffle_mode {mode}>")).expect("shuffle mode");
         b.value(

@@ -157,7 +157,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                     let sent =
                         [first_sent, second_sent].map(|selector| byte_permute(&b, at, words[0], words[1], selector));
                     let got = [(sent[0], first_source), (sent[1], second_source)]
-                        .map(|(value, lane)| self.shuffle_from(&b, at, value, lane));
+                        .map(|(value, lane)| self.shuffle_by(&b, at, value, lane, 32, "idx"));
                     for (row_half, selector) in [(0, upper_row), (1, lower_row)] {
                         let word = byte_permute(&b, at, got[0], got[1], selector);
                         for (byte, value) in bytes_of_word(&b, at, word, element).into_iter().enumerate() {
@@ -169,31 +169,5 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             }
         }
         erase(self.context, op);
-    }
-
-    /// `gpu.shuffle idx` of the 32-bit `value` over the whole warp: what lane `lane` (an i32) holds.
-    fn shuffle_from(
-        &self,
-        b: &Builder<'c>,
-        at: At<'c, 'a>,
-        value: Value<'c, 'a>,
-        lane: Value<'c, 'a>,
-    ) -> Value<'c, 'a> {
-        let width = b.integer(at, IntegerType::new(self.context, 32).into(), 32);
-        let mode = Attribute::parse(self.context, "#gpu<shuffle_mode idx>").expect("shuffle mode");
-        b.value(
-            at,
-            gpu::shuffle(
-                self.context,
-                value.r#type(),
-                IntegerType::new(self.context, 1).into(),
-                value,
-                lane,
-                width,
-                mode,
-                b.location,
-            )
-            .into(),
-        )
     }
 }
