@@ -6,6 +6,9 @@
 //! row maximum (`tile.reduce <max>` onto the running one), the exponentials and their row sums
 //! (a reduction between the two gemms), rescales the accumulator, converts S to the input type (a
 //! fragment that is the second gemm's A operand in registers, or a shared tile) and adds P V.
+//! About one in six takes f8E4M3FN Q, K and V (V given transposed, as wgmma reads 8-bit operands
+//! K-major) on one warpgroup of 64 rows, P rounded to f8E4M3FN: on sm_90a a shared P or one in
+//! registers exchanged within lane quads.
 //! After the loop the rows are divided by their sums and leave in f32 or the input type.
 //!
 //! Sizes are bounded as the GEMM family's: tiles and the fragments the plain strategy may keep in
@@ -27,21 +30,41 @@ pub fn program(rng: &mut Rng) -> Program {
     let element = if rng.below(4) == 0 { "bf16" } else { "f16" };
     let output = if rng.below(2) == 0 { "f32" } else { element };
     let dim = *rng.pick(&[16usize, 32, 64]);
-    let (mut bm, mut bn) = (*rng.pick(&[16usize, 32, 64]), *rng.pick(&[16usize, 32, 64]));
+    let (bm, bn) = (*rng.pick(&[16usize, 32, 64]), *rng.pick(&[16usize, 32, 64]));
     let mut stages = 1 + rng.below(3);
+    // 8-bit floats (decided on a fork, so that the other programs stay what they were): wgmma's
+    // K of 32 bytes in both gemms (head dim 32, key blocks of 32 or 64) and 64 rows a warpgroup,
+    // which lavapipe's bound below keeps.
+    let fp8 = rng.fork(0xF8A7).below(6) == 0;
+    let (element, output, dim, mut bn, mut bm) = match fp8 {
+        true => (
+            "f8E4M3FN",
+            if output == "f32" { "f32" } else { "f16" },
+            32,
+            bn.max(32),
+            64,
+        ),
+        false => (element, output, dim, bn, bm),
+    };
+    let bytes_per = if fp8 { 1 } else { 2 };
     // Shared tiles (Q, and K and V per stage) and the f32 fragments S and O within 28 KiB.
-    let bytes = |bm: usize, bn: usize, stages: usize| 2 * (bm * dim + 2 * stages * bn * dim) + 4 * (bm * bn + bm * dim);
+    let bytes =
+        |bm: usize, bn: usize, stages: usize| bytes_per * (bm * dim + 2 * stages * bn * dim) + 4 * (bm * bn + bm * dim);
     while bytes(bm, bn, stages) > 28 * 1024 {
         if stages > 1 {
             stages -= 1;
-        } else if bn > 16 {
+        } else if bn > if fp8 { 32 } else { 16 } {
             bn /= 2;
         } else {
             bm /= 2;
         }
     }
-    // The mma layouts split the block's rows over its warps, 16 rows a warp at least.
-    let threads = 32 * (1 + rng.below(bm / 16).min(3));
+    // The mma layouts split the block's rows over its warps, 16 rows a warp at least (8-bit
+    // floats: one warpgroup).
+    let threads = match fp8 {
+        true => 128,
+        false => 32 * (1 + rng.below(bm / 16).min(3)),
+    };
     let heads = 1 + rng.below(2);
     let q_blocks = 1 + rng.below(3);
     let seq = if rng.below(2) == 0 {
@@ -55,7 +78,7 @@ pub fn program(rng: &mut Rng) -> Program {
     // the blocks walk the (query block, head) items, each item's Q copied once into a ring of its
     // own; the other targets warn and run one item a block. It takes a block the per-op rules
     // lower (a warpgroup of 64 rows) and a ring, in tiles that stay within the bound above.
-    let persistent = !causal && rng.below(4) == 0;
+    let persistent = !causal && rng.below(4) == 0 && !fp8;
     // O divided by the rows' sums with `arcp` in half the programs (a reciprocal a row, then
     // multiplies, as the attention generator writes it); decided on a fork, so that the other
     // choices of a seed stay what they were.
@@ -70,11 +93,17 @@ pub fn program(rng: &mut Rng) -> Program {
 
     let tensor = |element: &str| format!("memref<{heads}x{seq}x{dim}x{element}>");
     let (t_in, t_out) = (tensor(element), tensor(output));
+    // V, and the tile of it a step reads: transposed (head dim x keys) for 8-bit floats.
+    let t_v = match fp8 {
+        true => format!("memref<{heads}x{dim}x{seq}x{element}>"),
+        false => t_in.clone(),
+    };
     let tile = |rows: usize, columns: usize, element: &str| {
         format!("memref<{rows}x{columns}x{element}, #gpu.address_space<workgroup>>")
     };
     let fragment = |shape: &str, element: &str| format!("memref<{shape}x{element}, #tile.fragment>");
     let (qs, kvs) = (tile(bm, dim, element), tile(bn, dim, element));
+    let vs = if fp8 { tile(dim, bn, element) } else { kvs.clone() };
     let s = fragment(&format!("{bm}x{bn}"), "f32");
     let p = if p_shared {
         tile(bm, bn, element)
@@ -88,7 +117,7 @@ pub fn program(rng: &mut Rng) -> Program {
     let mut text = String::new();
     w!(
         text,
-        "func.func @generated(%Q: {t_in}, %K: {t_in}, %V: {t_in}, %O: {t_out}) {{"
+        "func.func @generated(%Q: {t_in}, %K: {t_in}, %V: {t_v}, %O: {t_out}) {{"
     );
     w!(text, "  %c0 = arith.constant 0 : index");
     w!(text, "  %c1 = arith.constant 1 : index");
@@ -108,7 +137,7 @@ pub fn program(rng: &mut Rng) -> Program {
     );
     w!(text, "    %Qs = tile.alloc_shared : {qs}");
     w!(text, "    %Ks = tile.alloc_shared : {kvs}");
-    w!(text, "    %Vs = tile.alloc_shared : {kvs}");
+    w!(text, "    %Vs = tile.alloc_shared : {vs}");
     w!(text, "    %S = tile.alloc_fragment : {s}");
     if p_shared {
         w!(text, "    %P = tile.alloc_shared : {p}");
@@ -148,7 +177,10 @@ pub fn program(rng: &mut Rng) -> Program {
     );
     w!(text, "      %k0 = arith.muli %j, %bn : index");
     w!(text, "      tile.copy %K[%bh, %k0, %c0], %Ks : {t_in}, {kvs}");
-    w!(text, "      tile.copy %V[%bh, %k0, %c0], %Vs : {t_in}, {kvs}");
+    match fp8 {
+        true => w!(text, "      tile.copy %V[%bh, %c0, %k0], %Vs : {t_v}, {vs}"),
+        false => w!(text, "      tile.copy %V[%bh, %k0, %c0], %Vs : {t_in}, {kvs}"),
+    }
     w!(text, "      tile.fill %S, %zero : {s}");
     w!(text, "      tile.gemm %Qs, %Ks, %S {{transpose_b}} : {qs}, {kvs}, {s}");
     // Keys past the sequence (whose rows the copy filled with zeros), and causally past the query.
@@ -200,7 +232,8 @@ pub fn program(rng: &mut Rng) -> Program {
     w!(text, "        memref.store %r, %Acc[%i, %d] : {acc}");
     w!(text, "      }}");
     w!(text, "      tile.copy %S, %P : {s}, {p}");
-    w!(text, "      tile.gemm %P, %Vs, %Acc : {p}, {kvs}, {acc}");
+    let transpose = if fp8 { " {transpose_b}" } else { "" };
+    w!(text, "      tile.gemm %P, %Vs, %Acc{transpose} : {p}, {vs}, {acc}");
     w!(text, "    }}");
     if !persistent {
         w!(text, "    %Out = tile.alloc_fragment : {out}");
@@ -221,7 +254,11 @@ pub fn program(rng: &mut Rng) -> Program {
     w!(text, "  }}");
     w!(text, "  return");
     w!(text, "}}");
-    let inputs = if element == "bf16" { Element::BF16 } else { Element::F16 };
+    let inputs = match element {
+        "bf16" => Element::BF16,
+        "f8E4M3FN" => Element::F8E4M3FN,
+        _ => Element::F16,
+    };
     Program {
         text,
         summary: format!(
