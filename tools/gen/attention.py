@@ -7,10 +7,10 @@ def fp8_ping_pong_small():
     """The fp8 benchmark's FlashAttention-3 schedule (its order, ping-pong warpgroups; 128 query
     rows on two warpgroups, each storing and reading its own rows of P) on 300 tokens in 64-key
     blocks (ragged: the last one masked)."""
-    return attention("attention_fp8_pingpong_small", 1, 2, 300, 128, "f16", False, block_m=128, block_n=64, threads=256, stages=3, fp8=True, pingpong=True)
+    return attention("attention_fp8_pingpong_small", 1, 2, 300, 128, "f16", False, block_m=128, block_n=64, threads=256, stages=3, fp8=True, pingpong=True, p_registers=False)
 
 
-def attention(name, batch, heads, seq, dim, dtype, causal, block_m=64, block_n=64, threads=128, stages=2, min_blocks=None, overlap=True, producer=None, sparse=None, every_block=False, kv_heads=None, lse=False, varlen=None, total=None, fp8=False, longest_first=None, pingpong=False, persistent=False, p_registers=False):
+def attention(name, batch, heads, seq, dim, dtype, causal, block_m=64, block_n=64, threads=128, stages=2, min_blocks=None, overlap=True, producer=None, sparse=None, every_block=False, kv_heads=None, lse=False, varlen=None, total=None, fp8=False, longest_first=None, pingpong=False, persistent=False, p_registers=None):
     """`sparse`: block-sparse attention, each query block visiting `sparse` key blocks that a
     table [query blocks, sparse] of i32 lists (an entry taken modulo the key blocks); FA2's order,
     non-causal, a sequence of whole key blocks. The mask runs only on the key blocks that reach
@@ -26,9 +26,10 @@ def attention(name, batch, heads, seq, dim, dtype, causal, block_m=64, block_n=6
     `seq`, and sums them. A block past its sequence's end visits no key block (FlashAttention-3's
     order: one); rows past the end are not written. `fp8`: Q, K and V in f8E4M3FN (`dtype` is O's
     type), V given transposed ([batch, heads, head_dim, seq]) so that both gemms read K-major 8-bit
-    operands from shared tiles, as wgmma takes them; P rounded to f8E4M3FN into a shared tile
-    (FlashAttention-3's fp8 path); with `p_registers` P stays an 8-bit fragment that the second
-    gemm reads from registers (the compiler exchanges its bytes within lane quads). `longest_first`: the grid's slowest
+    operands from shared tiles, as wgmma takes them; P rounded to f8E4M3FN (FlashAttention-3's fp8
+    path), by default (`p_registers`) an 8-bit fragment that the second gemm reads from registers
+    (the compiler exchanges its bytes within lane quads: 4-9% faster than through a shared tile,
+    RESULTS run 288), with `p_registers=False` a shared tile. `longest_first`: the grid's slowest
     dimension walks the query blocks from the last (causally the longest: the most key blocks) to
     the first, so that the blocks a multiprocessor starts last are the shortest; by default where
     that measured faster on the H200 (RESULTS run 213: +5-12% for causal kernels of at least 16
@@ -45,6 +46,7 @@ def attention(name, batch, heads, seq, dim, dtype, causal, block_m=64, block_n=6
     assert not (varlen and (sparse or lse)), "varlen with a block table or the log-sum-exp"
     assert not (fp8 and (sparse or varlen or lse)), "fp8 without a block table, varlen or the log-sum-exp"
     assert fp8 or not p_registers, "P in 8-bit registers with fp8 inputs"
+    p_registers = fp8 and p_registers is not False
     # The inputs' element type (O's is `dtype`).
     idt = "f8E4M3FN" if fp8 else dtype
     total = total or batch * seq
@@ -419,18 +421,18 @@ if __name__ == "__main__":
         print("// quads), in FlashAttention-2's order on 64-row blocks and FlashAttention-3's on 128 rows of two")
         print("// warpgroups, causal. Checked against an f64 reference (cpu_reference.rs: all but the")
         print("// ping-pong one) and the interpreter; the first two also fit lavapipe's 32 KiB.")
-        print(attention("attention_fp8_small", 1, 2, 112, 64, "f16", False, 64, 64, 128, overlap=False, fp8=True))
-        print(attention("attention_fp8_causal_small", 1, 2, 112, 64, "f16", True, 64, 64, 128, overlap=False, fp8=True))
+        print(attention("attention_fp8_small", 1, 2, 112, 64, "f16", False, 64, 64, 128, overlap=False, fp8=True, p_registers=False))
+        print(attention("attention_fp8_causal_small", 1, 2, 112, 64, "f16", True, 64, 64, 128, overlap=False, fp8=True, p_registers=False))
         print(fp8_ping_pong_small())
-        print(attention("attention_fp8_registers_small", 1, 2, 112, 64, "f16", False, 64, 64, 128, overlap=False, fp8=True, p_registers=True))
-        print(attention("attention_fp8_registers_causal_small", 1, 2, 112, 64, "f16", True, block_m=128, block_n=64, threads=256, stages=2, fp8=True, p_registers=True))
+        print(attention("attention_fp8_registers_small", 1, 2, 112, 64, "f16", False, 64, 64, 128, overlap=False, fp8=True))
+        print(attention("attention_fp8_registers_causal_small", 1, 2, 112, 64, "f16", True, block_m=128, block_n=64, threads=256, stages=2, fp8=True))
     elif which == "test-fp8-pingpong":
         print(fp8_ping_pong_small())
     elif which == "test-fp8-producer":
         # The benchmark's fp8 block shape (128 query rows on two warpgroups, 128-key blocks in a ring
         # of 2) on 384 tokens: its registers make the block run alone, so sm_90a's decisions give it
         # a producer warpgroup; interp.rs runs it after them.
-        print(attention("attention_fp8_producer_small", 1, 1, 384, 128, "f16", False, block_m=128, block_n=128, threads=256, stages=2, overlap=False, fp8=True))
+        print(attention("attention_fp8_producer_small", 1, 1, 384, 128, "f16", False, block_m=128, block_n=128, threads=256, stages=2, overlap=False, fp8=True, p_registers=False))
     elif which == "test-persistent":
         print("// Persistent FlashAttention forward (generated by tools/gen/attention.py test-persistent): the")
         print("// loop's schedule asks for a persistent kernel; on sm_90a one block a multiprocessor walks the")
@@ -461,13 +463,13 @@ if __name__ == "__main__":
         # the f16 benchmark's fastest block shape in FlashAttention-2's order, FlashAttention-3's
         # ("fa3": the next block's S issued before this block's P V, whose product runs under the
         # next softmax) and FlashAttention-3's with ping-pong warpgroups ("pp"); and 64-key blocks
-        # two a multiprocessor ("mb2": the other block's warps hide the loop's latencies) in both
-        # orders; each also with P in registers ("_pr": no trip through a shared tile).
-        for tag, kw, orders in (("m128n128s2", dict(block_n=128, stages=2), ("", "_fa3", "_pp")), ("m128n64s2_mb2", dict(block_n=64, stages=2, min_blocks=2), ("", "_fa3"))):
+        # two a multiprocessor ("mb2": the other block's warps hide the loop's latencies), P in
+        # registers; and FlashAttention-3's order with P through a shared tile ("_ps": 0.95 of the
+        # same kernel with P in registers, RESULTS run 288).
+        for tag, kw, orders in (("m128n128s2", dict(block_n=128, stages=2), ("", "_fa3", "_pp", "_fa3_ps")), ("m128n64s2_mb2", dict(block_n=64, stages=2, min_blocks=2), ("",))):
             for order in orders:
-                for p_tag in ("", "_pr"):
-                    flags = dict(overlap=order != "", pingpong=order == "_pp", p_registers=p_tag == "_pr")
-                    print(attention(f"attention_fp8_bench_d128_{tag}{order}{p_tag}", 1, 32, 4096, 128, "f16", False, block_m=128, threads=256, fp8=True, **kw, **flags))
+                flags = dict(overlap=order != "", pingpong=order == "_pp", p_registers=order != "_fa3_ps")
+                print(attention(f"attention_fp8_bench_d128_{tag}{order}", 1, 32, 4096, 128, "f16", False, block_m=128, threads=256, fp8=True, **kw, **flags))
     elif which == "varlen-bench":
         # Sequences of different lengths (up to 4096, 16 of them, 32 heads of dim 128) in
         # FlashAttention-2's order, the fastest spill-free block shapes of RESULTS run 287: 128
