@@ -77,6 +77,9 @@ pub struct TensorCorePlan {
     own_staging: i64,
     /// Whether accumulators may leave by TMA (the target's rings have it).
     tma: bool,
+    /// The source locations of the ring copies already warned about as filled by the threads
+    /// (`wgmma::warn_threads_fill`).
+    warned: std::cell::RefCell<HashSet<String>>,
 }
 
 impl TensorCorePlan {
@@ -188,6 +191,7 @@ impl MatrixRules for TensorCores {
             tma_stores: HashMap::new(),
             own_staging: 0,
             tma: target.tma,
+            warned: Default::default(),
         };
         Ok(Ok((Box::new(plan), off)))
     }

@@ -378,6 +378,37 @@ fn stored_whole(parts: &tile_dialect::ops::CopyParts, layouts: &Layouts) -> bool
         && memref_shape(parts.src) == memref_shape(parts.dst)
 }
 
+/// Warns (once a source location: a ring issues its copy in several places) at a ring copy that
+/// the threads fill by cp.async into a wgmma operand tile on a target with TMA where a TMA box over
+/// the whole row would address the tensor, but the row is no whole 128-byte boxes nor one box of
+/// 64 or 32 bytes (the swizzles wgmma reads): such a ring also gets no producer warpgroup.
+fn warn_threads_fill(
+    op: &OperationRef,
+    parts: &tile_dialect::ops::CopyParts,
+    warned: &std::cell::RefCell<HashSet<String>>,
+) {
+    let [rows, columns] = memref_shape(parts.dst)[..] else {
+        return;
+    };
+    let Some(bytes) = crate::layout::tma::operand_bytes(parts.dst) else {
+        return;
+    };
+    let addressable = crate::layout::tma::tensor_box(parts.src, &parts.spans, rows, columns, bytes).is_some();
+    if !addressable || crate::layout::tma::box_columns(columns, bytes).is_some() {
+        return;
+    }
+    if !warned.borrow_mut().insert(op.location().to_string()) {
+        return;
+    }
+    tile_dialect::diagnostics::emit_warning(
+        op.location(),
+        &format!(
+            "'tile.copy' op fills its {rows}x{columns} wgmma operand tile by the threads' cp.async, not TMA: its rows of {} bytes are no whole 128-byte boxes nor one box of 64 or 32 bytes (the swizzles wgmma reads), and a ring the threads fill gets no producer warpgroup; rows of a multiple of 128 bytes (or of exactly 64 or 32) are filled by TMA",
+            columns * bytes
+        ),
+    );
+}
+
 /// What [`wgmma_plan`] decides for a kernel.
 #[derive(Default)]
 pub struct WgmmaPlan<'c, 'a> {
@@ -631,6 +662,9 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         }
         if level(parts.src) == Some(MemoryLevel::Fragment) {
             return self.store_to_core_matrices(op, parts.src, tile);
+        }
+        if asynchronous && plan.tma {
+            warn_threads_fill(&op, &parts, &plan.warned);
         }
         // Copies left running that threads write (cp.async, the generic proxy) need the
         // async-proxy fence after the barrier's wait before wgmma reads (TMA's do not).
