@@ -505,7 +505,7 @@ fn each_lane<'c, 'a>(
 }
 
 /// Lane `lane` of `value` (a 1-D vector).
-fn lane_of<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, value: Value<'c, 'a>, lane: i64) -> Value<'c, 'a> {
+pub(crate) fn lane_of<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, value: Value<'c, 'a>, lane: i64) -> Value<'c, 'a> {
     let position = crate::attributes::i64_array(b.context, &[lane]);
     b.value(
         at,

@@ -33,8 +33,8 @@ pub fn program(rng: &mut Rng) -> Program {
     let (bm, bn) = (*rng.pick(&[16usize, 32, 64]), *rng.pick(&[16usize, 32, 64]));
     let mut stages = 1 + rng.below(3);
     // 8-bit floats (decided on a fork, so that the other programs stay what they were): wgmma's
-    // K of 32 bytes in both gemms (head dim 32, key blocks of 32 or 64) and 64 rows a warpgroup,
-    // which lavapipe's bound below keeps.
+    // K of 32 bytes in both gemms (head dim 32; key blocks of 32: the bound below halves 64, whose
+    // S fragment would not fit) and 64 rows a warpgroup, which that bound keeps.
     let fp8 = rng.fork(0xF8A7).below(6) == 0;
     let (element, output, dim, mut bn, mut bm) = match fp8 {
         true => (

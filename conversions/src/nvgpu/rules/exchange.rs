@@ -15,6 +15,7 @@
 
 use super::*;
 use crate::registers::patterns::packed_words::byte_permute;
+use crate::small_floats::lane_of as lane;
 
 /// Whether `op` copies a whole f32 wgmma accumulator into the 8-bit float A operand of a wgmma
 /// ([`crate::layout::atoms::quad_exchange`]): the copy this rule lowers.
@@ -44,15 +45,6 @@ pub(super) fn word_of_bytes<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, bytes: &[Va
         crate::attributes::vector(1, i32_type),
     );
     lane(b, at, word, 0)
-}
-
-/// Lane `index` of the 1-D vector `vector`.
-fn lane<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, vector: Value<'c, 'a>, index: i64) -> Value<'c, 'a> {
-    let position = crate::attributes::i64_array(b.context, &[index]);
-    b.value(
-        at,
-        tile_ir::vector::extract(b.context, vector, &[], position, b.location).into(),
-    )
 }
 
 /// The four 8-bit values of `element` in `word`, the lowest first.

@@ -82,14 +82,6 @@ pub struct TensorCorePlan {
     warned: std::cell::RefCell<HashSet<String>>,
 }
 
-impl TensorCorePlan {
-    /// Whether `copy` turns an accumulator into the 8-bit A operand a wgmma of this plan reads
-    /// from registers ([`exchange`]).
-    fn wgmma_registers_exchange(&self, copy: &OperationRef, layouts: &Layouts) -> bool {
-        !self.wgmma.is_empty() && exchange::quad_exchange(copy, layouts)
-    }
-}
-
 /// The rules' numbers ([`MatrixPlan::rule`]).
 const RULE_COPY_CORE: u8 = 0;
 const RULE_WGMMA: u8 = 1;
@@ -219,8 +211,10 @@ impl MatrixPlan for TensorCorePlan {
         wgmma::register_a(gemm, &self.wgmma, layouts) || self.mma.get(&key(gemm)).is_some_and(|plan| plan.register_a)
     }
 
+    /// The copies that turn an accumulator into the 8-bit A operand a wgmma of this plan reads
+    /// from registers ([`exchange`]).
     fn exchanges(&self, copy: &OperationRef, layouts: &Layouts) -> bool {
-        self.wgmma_registers_exchange(copy, layouts)
+        !self.wgmma.is_empty() && exchange::quad_exchange(copy, layouts)
     }
 
     fn filled_by_tma(&self, allocation: usize) -> bool {
@@ -326,7 +320,7 @@ impl MatrixPlan for TensorCorePlan {
             .is_some_and(|allocation| self.core_tiles.contains_key(&key(&allocation)));
         match_op!(op, {
             tile::CopyOperation | tile::CopyAsyncOperation if into_core_tile => Some(RULE_COPY_CORE),
-            tile::CopyOperation if self.wgmma_registers_exchange(op, lowering.layouts) => Some(RULE_COPY_EXCHANGE),
+            tile::CopyOperation if self.exchanges(op, lowering.layouts) => Some(RULE_COPY_EXCHANGE),
             tile::CopyAsyncOperation if self.tma && cp_async::plain_pieces(op, lowering.threads).is_some() => {
                 Some(RULE_COPY_PLAIN)
             },
