@@ -59,6 +59,13 @@ PERSISTENT = [
     ("m128n64s2_fa3_persistent", dict(block_m=128, block_n=64, threads=256, stages=2, persistent=True)),
     ("m128n64s2_pp_persistent", dict(block_m=128, block_n=64, threads=256, stages=2, pingpong=True, persistent=True)),
 ]
+# FlashAttention-3's order with the first K and last V through the loop's ring (no tiles of their
+# own: larger blocks fit; non-causal only): ping-pong or not.
+def ring_ends(n, stages=2, pingpong=True):
+    tag = f"m128n{n}s{stages}_{'pp' if pingpong else 'fa3'}re"
+    return (tag, dict(block_m=128, block_n=n, threads=256, stages=stages, pingpong=pingpong, ring_ends=True))
+
+
 TILINGS = {
     64: [
         ("m128n128s2_fa2", dict(block_m=128, block_n=128, threads=256, stages=2, overlap=False)),
@@ -76,15 +83,22 @@ TILINGS = {
         TWO_BLOCKS,
         *PING_PONG,
         *PERSISTENT,
+        ring_ends(128),
+        ring_ends(176),
     ],
     256: [
         ("m128n64s2_fa2", dict(block_m=128, block_n=64, threads=256, stages=2, overlap=False)),
+        ("m128n80s2_fa2", dict(block_m=128, block_n=80, threads=256, stages=2, overlap=False)),
         ("m64n64s2_fa2", dict(block_m=64, block_n=64, threads=128, stages=2, overlap=False)),
         # 32 keys a step: FlashAttention-3's order and ping-pong beside a producer, without spills
         # (at 64 keys those orders need 255 registers and spill).
         ("m128n32s3", dict(block_m=128, block_n=32, threads=256, stages=3)),
         ("m128n32s3_pp", dict(block_m=128, block_n=32, threads=256, stages=3, pingpong=True)),
         ("m128n32s3_fa2", dict(block_m=128, block_n=32, threads=256, stages=3, overlap=False)),
+        ring_ends(64),
+        ring_ends(64, pingpong=False),
+        ring_ends(80),
+        ring_ends(80, pingpong=False),
     ],
 }
 
@@ -107,7 +121,7 @@ def variants():
         for causal in (False, True):
             for dtype in ("f16", "bf16"):
                 for tag, options in TILINGS[shape[4]]:
-                    if causal and options.get("persistent") and options.get("overlap", True):
+                    if causal and (options.get("ring_ends") or options.get("persistent") and options.get("overlap", True)):
                         continue
                     # Each causal kernel beside its twin launched longest first.
                     yield kernel_name(shape, causal, dtype, tag), shape, causal, dtype, dict(options, longest_first=False)

@@ -256,6 +256,17 @@ fn the_softmax_example_on_64_rows_agrees() {
     agree("softmax", &source, 9, 0);
 }
 
+#[test]
+fn ring_ends_attention_agrees_after_the_loop_decisions() {
+    // tools/gen/attention.py test-ring-ends: the ping-pong kernel whose first K and last V come
+    // through the ring; sm_90a's decisions give its loop a producer warpgroup, which also issues
+    // the extra step's copies (K past the sequence, V's block clamped at 0).
+    let context = context();
+    let name = "attention_ring_ends (sm_90a)";
+    let (module, cpu) = attention_with_producer(&context, "test-ring-ends", name);
+    agree_with(name, &module, &cpu, 17, 0);
+}
+
 /// A GEMM kernel whose sizes are known at run time, asking for a persistent kernel, on tensors of
 /// types `a`, `b` and `c`; its ring filled by a producer warpgroup (sm_90a's choice) or, with
 /// `threads_fill`, by the block's threads.

@@ -10,7 +10,7 @@ def fp8_ping_pong_small():
     return attention("attention_fp8_pingpong_small", 1, 2, 300, 128, "f16", False, block_m=128, block_n=64, threads=256, stages=3, fp8=True, pingpong=True, p_registers=False)
 
 
-def attention(name, batch, heads, seq, dim, dtype, causal, block_m=64, block_n=64, threads=128, stages=2, min_blocks=None, overlap=True, producer=None, sparse=None, every_block=False, kv_heads=None, lse=False, varlen=None, total=None, fp8=False, longest_first=None, pingpong=False, persistent=False, p_registers=None):
+def attention(name, batch, heads, seq, dim, dtype, causal, block_m=64, block_n=64, threads=128, stages=2, min_blocks=None, overlap=True, producer=None, sparse=None, every_block=False, kv_heads=None, lse=False, varlen=None, total=None, fp8=False, longest_first=None, pingpong=False, persistent=False, p_registers=None, ring_ends=False):
     """`sparse`: block-sparse attention, each query block visiting `sparse` key blocks that a
     table [query blocks, sparse] of i32 lists (an entry taken modulo the key blocks); FA2's order,
     non-causal, a sequence of whole key blocks. The mask runs only on the key blocks that reach
@@ -42,10 +42,15 @@ def attention(name, batch, heads, seq, dim, dtype, causal, block_m=64, block_n=6
     running on from one item into the next and each item's Q loaded ahead into a ring of its own:
     short sequences, whose blocks would otherwise each load Q and fill the ring for a few key
     blocks); causal, each item runs its own key blocks (with `longest_first` the walk takes every
-    head's longest items first)."""
+    head's longest items first). `ring_ends` (FlashAttention-3's order, non-causal, fixed lengths):
+    the first key block's K and the last block's V come through the loop's ring instead of tiles of
+    their own, so that larger blocks fit in shared memory (head dim 256): the loop runs one step
+    more, a step issuing S of its own key block and P V of the previous one (P zero at the first
+    step, V's block clamped at 0), the extra step's keys all past the sequence and masked."""
     assert not (varlen and (sparse or lse)), "varlen with a block table or the log-sum-exp"
     assert not (fp8 and (sparse or varlen or lse)), "fp8 without a block table, varlen or the log-sum-exp"
     assert fp8 or not p_registers, "P in 8-bit registers with fp8 inputs"
+    assert not ring_ends or (overlap and not causal and not varlen and not sparse and not persistent), "ring_ends: FlashAttention-3's order, non-causal, fixed lengths"
     p_registers = fp8 and p_registers is not False
     # The inputs' element type (O's is `dtype`).
     idt = "f8E4M3FN" if fp8 else dtype
@@ -109,7 +114,7 @@ def attention(name, batch, heads, seq, dim, dtype, causal, block_m=64, block_n=6
     # Keys past the sequence (and, causally, past the query) do not take part; a non-causal
     # sequence of whole key blocks needs no mask.
     def mask(k0):
-        if not causal and seq % block_n == 0 and not varlen:
+        if not causal and seq % block_n == 0 and not varlen and not ring_ends:
             return ""
         parallel = f"""
       tile.parallel (%i, %k) in ({block_m}, {block_n}) {{{{
@@ -182,7 +187,27 @@ def attention(name, batch, heads, seq, dim, dtype, causal, block_m=64, block_n=6
       }}"""
     # The loop's last step: a constant where a persistent kernel needs its step count.
     last_key_block = f"%last = arith.constant {nk - 1} : index" if persistent and not causal else f"%last = arith.subi {bound}, %c1 : index"
-    if overlap and not sparse:
+    if ring_ends:
+        order = """// FlashAttention-3's order through the ring alone: step j issues S = Q K^T of key block j and
+// O += P V of block j - 1 (P zero at the first step), and computes block j's softmax while the
+// second product runs; the last step's keys lie past the sequence, all masked."""
+        loop = f"""
+    %steps = arith.addi {bound}, %c1 : index
+    tile.fill {p_name}, %zero_p : {p_tile}
+    tile.pipelined %j = %c0 to %steps stages({stages}){schedule} {{
+      %k0 = arith.muli %j, %cbn : index
+      %jp = arith.subi %j, %c1 : index
+      %jv = arith.maxsi %jp, %c0 : index
+      %kv0 = arith.muli %jv, %cbn : index
+      {load('K', kv, '%k0', 'Ks', kv4, shared(block_n), '      ')}
+      {v_load('%kv0', 'Vs', '      ')}
+      tile.fill %S, %zero : memref<{block_m}x{block_n}xf32, {fr}>
+      tile.gemm %Qs, %Ks, %S {{transpose_b}} : {shared(block_m)}, {shared(block_n)}, memref<{block_m}x{block_n}xf32, {fr}>
+      tile.gemm {p_name}, %Vs, %Acc{pv_transpose} : {p_tile}, {v_tile}, memref<{block_m}x{dim}xf32, {fr}>{mask("%k0")}{softmax}{rescale}
+      tile.copy %S, {p_name} : memref<{block_m}x{block_n}xf32, {fr}>, {p_tile}
+    }}
+"""
+    elif overlap and not sparse:
         order = """// FlashAttention-3's order: an iteration issues S = Q K^T of the next key block and O += P V of
 // this one, and computes the softmax of the next block while the second product runs; the first
 // block's S is computed before the loop and the last block's P V after it."""
@@ -331,9 +356,10 @@ def attention(name, batch, heads, seq, dim, dtype, causal, block_m=64, block_n=6
       }}
     }}"""
     # The overlapped order keeps the first key block and the last value block in tiles of their own.
+    p_zero = f"\n  %zero_p = arith.constant 0.0 : {idt if fp8 else dtype}" if ring_ends else ""
     edge_tiles = f"""
     %K0s = tile.alloc_shared : {shared(block_n)}
-    %Vls = tile.alloc_shared : {v_tile}""" if overlap and not sparse else ""
+    %Vls = tile.alloc_shared : {v_tile}""" if overlap and not sparse and not ring_ends else ""
     return f"""
 // {name}: {'causal' if causal else 'non-causal'} attention, {batch}x{heads} heads of {'up to ' if varlen else ''}{seq} tokens, head dim {dim}, {'f8E4M3FN Q, K, V (V transposed) into ' if fp8 else ''}{dtype}.
 {order}
@@ -348,7 +374,7 @@ func.func @{name}(%Q: {tq}, %K: {kv4}, %V: {vt4}, {table_argument}{sequence_argu
   %cbn = arith.constant {block_n} : index
   %cbn_1 = arith.constant {block_n - 1} : index
   %cseq = arith.constant {seq} : index
-  %zero = arith.constant 0.0 : f32
+  %zero = arith.constant 0.0 : f32{p_zero}
   %ninf = arith.constant 0xFF800000 : f32
   %scale = arith.constant {scale!r} : f32
   %nscale = arith.constant {-scale!r} : f32{rsqrt_constant}{varlen_constants}
@@ -453,6 +479,14 @@ if __name__ == "__main__":
         print(attention("attention_persistent_pingpong_small", 17, 8, 128, 32, "f16", False, block_m=128, block_n=32, threads=256, stages=2, persistent=True, pingpong=True))
         print(attention("attention_persistent_causal_small", 9, 4, 256, 64, "f16", True, block_m=64, block_n=32, threads=128, stages=3, overlap=False, persistent=True, longest_first=True))
         print(attention("attention_persistent_causal_fa3_small", 9, 4, 256, 64, "f16", True, block_m=64, block_n=32, threads=128, stages=2, persistent=True, longest_first=True))
+    elif which == "test-ring-ends":
+        print("// FlashAttention-3's order with the first K and last V through the loop's ring (generated by")
+        print("// tools/gen/attention.py test-ring-ends): the loop runs one step more than there are key blocks,")
+        print("// a step issuing S of its key block and P V of the previous one; on 300 tokens (the last key")
+        print("// block ragged, the extra step's keys all masked), in FlashAttention-3's order on 64x64 blocks")
+        print("// and with ping-pong warpgroups on 128x64 blocks.")
+        print(attention("attention_ring_ends_small", 1, 2, 300, 64, "f16", False, block_m=64, block_n=64, threads=128, stages=2, ring_ends=True))
+        print(attention("attention_ring_ends_pingpong_small", 1, 2, 300, 128, "f16", False, block_m=128, block_n=64, threads=256, stages=2, pingpong=True, ring_ends=True))
     elif which == "test-pingpong":
         # FlashAttention-3's schedule (its order, ping-pong warpgroups) at the benchmark's block
         # shape on 300 tokens (ragged: the last key block masked); interp.rs runs it after sm_90a's
