@@ -1,7 +1,9 @@
 //! Attention programs: a FlashAttention forward kernel, the online softmax that issue 32's kernels
 //! share. One block per (query block, head) over [heads, sequence, head dim] tensors of a ragged
 //! sequence; the block copies its queries into a shared tile, then a `tile.pipelined` loop over key
-//! blocks (FlashAttention-2's order) computes S = Q K^T into a fragment, masks the keys past the
+//! blocks (FlashAttention-2's order; in some non-causal programs FlashAttention-3's, the first K
+//! and last V through the ring: a step issues P V of the previous block, one step more) computes
+//! S = Q K^T into a fragment, masks the keys past the
 //! sequence (and past the query, when causal: the loop then stops at the diagonal block), takes the
 //! row maximum (`tile.reduce <max>` onto the running one), the exponentials and their row sums
 //! (a reduction between the two gemms), rescales the accumulator, converts S to the input type (a
@@ -83,6 +85,10 @@ pub fn program(rng: &mut Rng) -> Program {
     // multiplies, as the attention generator writes it); decided on a fork, so that the other
     // choices of a seed stay what they were.
     let reciprocal = rng.fork(0xA2C9).below(2) == 0;
+    // FlashAttention-3's order through the ring alone (non-causal, one in four of those; on a
+    // fork): step j issues S of key block j and P V of block j - 1 (P zero before the loop, V's
+    // block clamped at 0), one step more than the key blocks, the last step's keys all masked.
+    let ring_ends = !causal && !persistent && rng.fork(0x9E4D).below(4) == 0;
     let (bm, bn, dim, stages, threads) = match persistent {
         true => (64, bn.min(32), dim.min(32), 2, 128),
         false => (bm, bn, dim, stages, threads),
@@ -131,6 +137,9 @@ pub fn program(rng: &mut Rng) -> Program {
     w!(text, "  %ninf = arith.constant 0xFF800000 : f32");
     w!(text, "  %scale = arith.constant {scale:e} : f32");
     w!(text, "  %nscale = arith.constant {:e} : f32", -scale);
+    if ring_ends {
+        w!(text, "  %zero_p = arith.constant 0.0 : {element}");
+    }
     w!(
         text,
         "  tile.kernel grid(%qblocks, %heads) threads({threads}) (%bq, %bh) {{"
@@ -157,7 +166,11 @@ pub fn program(rng: &mut Rng) -> Program {
     w!(text, "    tile.fill %Acc, %zero : {acc}");
     w!(text, "    tile.fill %m, %ninf : {row}");
     w!(text, "    tile.fill %l, %zero : {row}");
-    let bound = if causal {
+    let bound = if ring_ends {
+        w!(text, "    tile.fill %P, %zero_p : {p}");
+        w!(text, "    %steps = arith.addi %kblocks, %c1 : index");
+        "%steps"
+    } else if causal {
         // Key blocks up to the diagonal: min(kblocks, ceil((q0 + bm) / bn)).
         w!(text, "    %qend = arith.addi %q0, %bm : index");
         w!(text, "    %diag = arith.ceildivui %qend, %bn : index");
@@ -176,13 +189,25 @@ pub fn program(rng: &mut Rng) -> Program {
         "    tile.pipelined %j = %c0 to {bound} stages({stages}){schedule} {{"
     );
     w!(text, "      %k0 = arith.muli %j, %bn : index");
+    let kv = if ring_ends {
+        w!(text, "      %jp = arith.subi %j, %c1 : index");
+        w!(text, "      %jv = arith.maxsi %jp, %c0 : index");
+        w!(text, "      %kv0 = arith.muli %jv, %bn : index");
+        "%kv0"
+    } else {
+        "%k0"
+    };
     w!(text, "      tile.copy %K[%bh, %k0, %c0], %Ks : {t_in}, {kvs}");
     match fp8 {
-        true => w!(text, "      tile.copy %V[%bh, %c0, %k0], %Vs : {t_v}, {vs}"),
-        false => w!(text, "      tile.copy %V[%bh, %k0, %c0], %Vs : {t_in}, {kvs}"),
+        true => w!(text, "      tile.copy %V[%bh, %c0, {kv}], %Vs : {t_v}, {vs}"),
+        false => w!(text, "      tile.copy %V[%bh, {kv}, %c0], %Vs : {t_in}, {kvs}"),
     }
     w!(text, "      tile.fill %S, %zero : {s}");
     w!(text, "      tile.gemm %Qs, %Ks, %S {{transpose_b}} : {qs}, {kvs}, {s}");
+    let transpose = if fp8 { " {transpose_b}" } else { "" };
+    if ring_ends {
+        w!(text, "      tile.gemm %P, %Vs, %Acc{transpose} : {p}, {vs}, {acc}");
+    }
     // Keys past the sequence (whose rows the copy filled with zeros), and causally past the query.
     w!(text, "      tile.parallel (%i, %k) in ({bm}, {bn}) {{");
     w!(text, "        %key = arith.addi %k0, %k : index");
@@ -232,8 +257,9 @@ pub fn program(rng: &mut Rng) -> Program {
     w!(text, "        memref.store %r, %Acc[%i, %d] : {acc}");
     w!(text, "      }}");
     w!(text, "      tile.copy %S, %P : {s}, {p}");
-    let transpose = if fp8 { " {transpose_b}" } else { "" };
-    w!(text, "      tile.gemm %P, %Vs, %Acc{transpose} : {p}, {vs}, {acc}");
+    if !ring_ends {
+        w!(text, "      tile.gemm %P, %Vs, %Acc{transpose} : {p}, {vs}, {acc}");
+    }
     w!(text, "    }}");
     if !persistent {
         w!(text, "    %Out = tile.alloc_fragment : {out}");
@@ -262,8 +288,9 @@ pub fn program(rng: &mut Rng) -> Program {
     Program {
         text,
         summary: format!(
-            "attention {heads}x{seq}x{dim} {element} -> {output}, {bm}x{bn} blocks, {threads} threads, {stages} stages{}{}{}",
+            "attention {heads}x{seq}x{dim} {element} -> {output}, {bm}x{bn} blocks, {threads} threads, {stages} stages{}{}{}{}",
             if causal { ", causal" } else { "" },
+            if ring_ends { ", ring ends" } else { "" },
             if p_shared { ", P shared" } else { "" },
             if persistent { ", persistent" } else { "" }
         ),
