@@ -185,6 +185,15 @@ def attention(name, batch, heads, seq, dim, dtype, causal, block_m=64, block_n=6
         %r = arith.mulf %o, %c : f32
         memref.store %r, %Acc[%i, %d] : memref<{block_m}x{dim}xf32, {fr}>
       }}"""
+    # A step of FlashAttention-3's order: S of the key block at row `k_row`, P V of the one at
+    # `v_row` (the previous block), then S's mask, softmax and the rescale, and P.
+    def overlapped_step(k_row, v_row):
+        return f"""{load('K', kv, k_row, 'Ks', kv4, shared(block_n), '      ')}
+      {v_load(v_row, 'Vs', '      ')}
+      tile.fill %S, %zero : memref<{block_m}x{block_n}xf32, {fr}>
+      tile.gemm %Qs, %Ks, %S {{transpose_b}} : {shared(block_m)}, {shared(block_n)}, memref<{block_m}x{block_n}xf32, {fr}>
+      tile.gemm {p_name}, %Vs, %Acc{pv_transpose} : {p_tile}, {v_tile}, memref<{block_m}x{dim}xf32, {fr}>{mask(k_row)}{softmax}{rescale}
+      tile.copy %S, {p_name} : memref<{block_m}x{block_n}xf32, {fr}>, {p_tile}"""
     # The loop's last step: a constant where a persistent kernel needs its step count.
     last_key_block = f"%last = arith.constant {nk - 1} : index" if persistent and not causal else f"%last = arith.subi {bound}, %c1 : index"
     if ring_ends:
@@ -199,12 +208,7 @@ def attention(name, batch, heads, seq, dim, dtype, causal, block_m=64, block_n=6
       %jp = arith.subi %j, %c1 : index
       %jv = arith.maxsi %jp, %c0 : index
       %kv0 = arith.muli %jv, %cbn : index
-      {load('K', kv, '%k0', 'Ks', kv4, shared(block_n), '      ')}
-      {v_load('%kv0', 'Vs', '      ')}
-      tile.fill %S, %zero : memref<{block_m}x{block_n}xf32, {fr}>
-      tile.gemm %Qs, %Ks, %S {{transpose_b}} : {shared(block_m)}, {shared(block_n)}, memref<{block_m}x{block_n}xf32, {fr}>
-      tile.gemm {p_name}, %Vs, %Acc{pv_transpose} : {p_tile}, {v_tile}, memref<{block_m}x{dim}xf32, {fr}>{mask("%k0")}{softmax}{rescale}
-      tile.copy %S, {p_name} : memref<{block_m}x{block_n}xf32, {fr}>, {p_tile}
+      {overlapped_step('%k0', '%kv0')}
     }}
 """
     elif overlap and not sparse:
@@ -221,12 +225,7 @@ def attention(name, batch, heads, seq, dim, dtype, causal, block_m=64, block_n=6
     tile.pipelined %j = %c0 to %last stages({stages}){schedule} {{
       %k0 = arith.muli %j, %cbn : index
       %k1 = arith.addi %k0, %cbn : index
-      {load('K', kv, '%k1', 'Ks', kv4, shared(block_n), '      ')}
-      {v_load('%k0', 'Vs', '      ')}
-      tile.fill %S, %zero : memref<{block_m}x{block_n}xf32, {fr}>
-      tile.gemm %Qs, %Ks, %S {{transpose_b}} : {shared(block_m)}, {shared(block_n)}, memref<{block_m}x{block_n}xf32, {fr}>
-      tile.gemm {p_name}, %Vs, %Acc{pv_transpose} : {p_tile}, {v_tile}, memref<{block_m}x{dim}xf32, {fr}>{mask("%k1")}{softmax}{rescale}
-      tile.copy %S, {p_name} : memref<{block_m}x{block_n}xf32, {fr}>, {p_tile}
+      {overlapped_step('%k1', '%k0')}
     }}
     // The last key block's P V.
     %kl = arith.muli %last, %cbn : index
