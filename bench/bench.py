@@ -449,6 +449,13 @@ def plain_reference(kernel, tensors):
         scaled = torch.stack([x * torch.tensor(scale, dtype=torch.float32, device=x.device) for scale in (0.001, 3.0, 90.0)])
         rounded = scaled.to(torch.float8_e4m3fn).double()
         return {1: rounded, 2: rounded}
+    # test/programs/f8_saturate.mlir: copies that saturate, values past the largest finite one
+    # becoming it (torch's conversion does not saturate: clamp first).
+    if name in ("e4m3_saturate", "e5m2_saturate"):
+        scale, largest, dtype = (1000.0, 448.0, torch.float8_e4m3fn) if name == "e4m3_saturate" else (100000.0, 57344.0, torch.float8_e5m2)
+        scaled = tensors[0].float() * torch.tensor(scale, dtype=torch.float32, device=tensors[0].device)
+        rounded = scaled.clamp(-largest, largest).to(dtype).double()
+        return {1: rounded, 2: rounded}
     if name == "e5m2_through_shared":
         return {1: t[0] * 1.75, 2: e5m2(t[0] * 1.75)}
     if name == "e5m2_gemm":

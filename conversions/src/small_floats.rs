@@ -392,12 +392,21 @@ fn emulate<'c>(context: &'c Context, root: OperationRef<'c, '_>) -> Result<(), S
             let result = op.result_at(0).expect("a value").r#type();
             let ty = tile_dialect::ops::vector_or_scalar_of(result, bits_type(context, element)).expect("bits");
             let value = op.operand_at(0).expect("a float");
+            let saturate = op.attribute(tile_dialect::decisions::SATURATE).is_ok();
             match by_instruction(op) && element.is_f8() {
+                // The instruction saturates: a saturating rounding needs no check either.
                 true => {
                     let in_range = op.attribute(tile_dialect::decisions::IN_RANGE).is_ok();
-                    encode_by_instruction(&b, at, value, ty, element, in_range)
+                    encode_by_instruction(&b, at, value, ty, element, in_range || saturate)
                 }
-                false => each_lane(&b, at, value, ty, |lane, _| encode(&b, at, lane, element)),
+                false => each_lane(&b, at, value, ty, |lane, _| {
+                    let lane = if saturate {
+                        clamp_finite(&b, at, lane, element)
+                    } else {
+                        lane
+                    };
+                    encode(&b, at, lane, element)
+                }),
             }
         };
         let value: Value = op.result_at(0).expect("a value").into();
@@ -596,6 +605,80 @@ impl Eight {
     /// right by this less the f32's exponent field.
     fn subnormal_shift(&self) -> i64 {
         151 - self.bias - self.mantissa
+    }
+}
+
+/// Marks the rounding that makes `value` in the lowering of `copy` where the copy saturates
+/// ([`tile_dialect::decisions::SATURATE`]): the rounding into 8-bit floats then gives values past
+/// the largest finite one that value. The CPU reference's copies call it on what they convert.
+pub fn mark_saturating(copy: &OperationRef, value: Value) {
+    if let Some(result) = tile_dialect::ops::as_result(value).filter(|_| tile_dialect::ops::copy_saturates(copy)) {
+        mark_if_rounding_to_f8(result.owner());
+    }
+}
+
+/// Marks every rounding into an 8-bit float among the ops (and the ops nested in them) after
+/// `before` (from the start of `block` where `None`) up to `after` (to its end where `None`): what
+/// the rule of a saturating copy built in the copy's place (the registers strategy's copies).
+pub fn mark_saturating_between<'c, 'a>(
+    block: melior::ir::BlockRef<'c, 'a>,
+    before: Option<OperationRef<'c, 'a>>,
+    after: Option<OperationRef<'c, 'a>>,
+) {
+    let first = match before {
+        Some(op) => op.next_in_block(),
+        None => block.first_operation(),
+    };
+    for op in std::iter::successors(first, |op| op.next_in_block()).take_while(|op| Some(*op) != after) {
+        for nested in std::iter::once(op).chain(nested_ops(op)) {
+            mark_if_rounding_to_f8(nested);
+        }
+    }
+}
+
+/// Sets [`tile_dialect::decisions::SATURATE`] on `op` where it is an `arith.truncf` into an 8-bit
+/// float (or vector of them).
+fn mark_if_rounding_to_f8(op: OperationRef) {
+    let rounds_to_f8 = tile_ir::is(&op, arith::TruncFOperation::name)
+        && op
+            .result_at(0)
+            .and_then(|result| Element::of(tile_dialect::ops::scalar_type(result.r#type())))
+            .is_some_and(|element| element.is_f8());
+    if rounds_to_f8 {
+        with_context(op, |context| {
+            tile_dialect::ops::set_attribute(
+                op,
+                tile_dialect::decisions::SATURATE,
+                melior::ir::Attribute::unit(context),
+            );
+        });
+    }
+}
+
+/// `lane` clamped to the 8-bit float `element`'s largest finite magnitude (infinities too; NaN
+/// stays NaN: `minimumf` and `maximumf` keep it).
+fn clamp_finite<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, lane: Value<'c, 'a>, element: Element) -> Value<'c, 'a> {
+    let largest = largest_finite(element);
+    let ty = lane.r#type();
+    let high = b.binary(
+        at,
+        |c, x, y, l| arith::minimumf(c, x, y, l).into(),
+        lane,
+        b.constant(at, ty, largest),
+    );
+    b.binary(
+        at,
+        |c, x, y, l| arith::maximumf(c, x, y, l).into(),
+        high,
+        b.constant(at, ty, -largest),
+    )
+}
+
+/// The largest finite value of the 8-bit float `element` (f8E4M3FN: 448; f8E5M2: 57344).
+pub fn largest_finite(element: Element) -> f64 {
+    match element {
+        Element::F8E4M3FN => 448.0,
+        _ => 57344.0,
     }
 }
 

@@ -283,6 +283,10 @@ pub const FENCED: &str = "tile.fenced";
 /// (`conversions::bounds`): `tile-emulate-small-floats` rounds it by the instruction alone, without
 /// the check for values past the largest finite one, and drops the mark with the op.
 pub const IN_RANGE: &str = "tile.in_range";
+/// An `arith.truncf` to an 8-bit float that a `tile.copy ... saturate` made: `tile-emulate-small-floats`
+/// gives values past the largest finite one that value (the instruction alone on sm_90a, a clamp
+/// before the rounding elsewhere), and drops the mark with the op.
+pub const SATURATE: &str = "tile.saturate";
 /// A byte load of `tile-pack-narrow-types` in a `tile.parallel` body whose last index is the byte
 /// holding the element at the loop's index number N (the mark's value) along the last dimension:
 /// the registers strategy may read it from a 16-byte line of the row, and drops the mark with the
@@ -291,7 +295,7 @@ pub const PACKED_BYTE: &str = "tile.packed_byte";
 
 /// The marks one lowering sets and reads between its own rewrites (they never reach its output):
 /// declared so that no two passes reuse a name.
-pub const MARKS: [&str; 17] = [
+pub const MARKS: [&str; 18] = [
     TILE_OF_STEP,
     STEP_IN_TILE,
     STEPS_OF_TILE,
@@ -308,6 +312,7 @@ pub const MARKS: [&str; 17] = [
     THREAD_COPIES,
     FENCED,
     IN_RANGE,
+    SATURATE,
     PACKED_BYTE,
 ];
 

@@ -766,6 +766,11 @@ pub fn copy_atomic<'c: 'a, 'a>(copy: &impl OperationLike<'c, 'a>) -> Option<Redu
     reduction_kind_attribute(copy, "atomic")
 }
 
+/// Whether a `tile.copy` into 8-bit floats saturates: values past the largest finite one become it.
+pub fn copy_saturates<'c: 'a, 'a>(copy: &impl OperationLike<'c, 'a>) -> bool {
+    copy.attribute("saturate").is_ok()
+}
+
 /// Reads the `#tile.reduction` attribute `name` of `op`.
 fn reduction_kind_attribute<'c: 'a, 'a>(op: &impl OperationLike<'c, 'a>, name: &str) -> Option<ReductionKind> {
     let attr = op.attribute(name).ok()?;

@@ -211,6 +211,13 @@ def Tile_CopyOp : Tile_Op<"copy", [AttrSizedOperandSegments]> {
     bf16 or i32; clipping is as for a store. Targets make the updates their atomics have (the SPIR-V
     targets: sums, maxima and minima of i32).
 
+    A conversion rounds to nearest, ties to even, as `arith.truncf` does: a value past the largest
+    finite one of f8E4M3FN becomes its NaN, of f8E5M2 infinity. With `saturate` a copy into 8-bit floats
+    gives such values (infinities too) the largest finite magnitude with their sign instead, and NaN stays
+    NaN: what CUDA's and TileLang's fp8 conversions do, and what sm_90a's conversion instruction does
+    alone (without `saturate` it needs a check of each value, unless the compiler proves the values in
+    range).
+
     Example:
 
     ```mlir
@@ -220,6 +227,7 @@ def Tile_CopyOp : Tile_Op<"copy", [AttrSizedOperandSegments]> {
     tile.copy %Of, %O[%b, %h, %s0, %c0] : memref<64x64xf32, #tile.fragment>, memref<4x16x1000x64xf16>
     tile.copy %X[%b, %s0, %h, %c0], %Xs dims [1, 3] : memref<8x4096x80x64xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
     tile.copy %Cf, %C[%m0, %n0] atomic <sum> : memref<128x128xf32, #tile.fragment>, memref<4096x4096xf32>
+    tile.copy %S, %P saturate : memref<128x128xf32, #tile.fragment>, memref<128x128xf8E4M3FN, #tile.fragment>
     ```
   }];
   let arguments = (ins
@@ -228,9 +236,10 @@ def Tile_CopyOp : Tile_Op<"copy", [AttrSizedOperandSegments]> {
     Arg<AnyMemRef, "the buffer written", [MemWrite]>:$dst,
     Arg<Variadic<Index>, "the tile's origin in `dst`, one index per dimension of `dst`">:$dstOffsets,
     OptionalAttr<DenseI64ArrayAttr>:$dims,
-    OptionalAttr<Tile_ReductionKindAttr>:$atomic);
+    OptionalAttr<Tile_ReductionKindAttr>:$atomic,
+    UnitAttr:$saturate);
   let assemblyFormat = [{
-    $src (`[` $srcOffsets^ `]`)? `,` $dst (`[` $dstOffsets^ `]`)? (`dims` $dims^)? (`atomic` $atomic^)? attr-dict `:` type($src) `,` type($dst)
+    $src (`[` $srcOffsets^ `]`)? `,` $dst (`[` $dstOffsets^ `]`)? (`dims` $dims^)? (`atomic` $atomic^)? (`saturate` $saturate^)? attr-dict `:` type($src) `,` type($dst)
   }];
 }
 

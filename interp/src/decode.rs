@@ -390,6 +390,7 @@ impl Decoder {
                     parts.dst_offsets.len(),
                     atomic,
                     parts.spans,
+                    tile_dialect::ops::copy_saturates(op),
                 ))?
             }
             "tile.copy_async" => {
@@ -397,7 +398,7 @@ impl Decoder {
                 for value in [parts.src, parts.dst] {
                     mem_type(value.r#type()).map_err(form)?;
                 }
-                Kind::Copy(parts.src_offsets.len(), 0, None, parts.spans)
+                Kind::Copy(parts.src_offsets.len(), 0, None, parts.spans, false)
             }
             "tile.slot" => {
                 let r#type = op.result(0).map_err(|_| unsupported())?.r#type();

@@ -579,8 +579,8 @@ impl Machine {
                 self.scopes.pop();
                 result?;
             }
-            Kind::Copy(src_offsets, dst_offsets, atomic, spans) => {
-                self.copy(op, (*src_offsets, *dst_offsets), *atomic, spans)?
+            Kind::Copy(src_offsets, dst_offsets, atomic, spans, saturate) => {
+                self.copy(op, (*src_offsets, *dst_offsets), *atomic, spans, *saturate)?
             }
             Kind::Slot(r#type) => {
                 let ring = self.buffer(op, 0)?;

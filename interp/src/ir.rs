@@ -222,8 +222,9 @@ pub enum Kind {
     Parallel(Vec<i64>),
     /// `tile.copy` with the number of offsets on each side, for an atomic copy how it updates, and
     /// the dimensions the tile spans on the side with offsets (`tile.copy_async`: a copy that has
-    /// landed when it returns).
-    Copy(usize, usize, Option<tile_dialect::ops::ReductionKind>, Vec<usize>),
+    /// landed when it returns), and whether it saturates (8-bit floats: values past the largest
+    /// finite one become it).
+    Copy(usize, usize, Option<tile_dialect::ops::ReductionKind>, Vec<usize>, bool),
     /// `tile.slot`: the tile of the result's type at a slot of a ring.
     Slot(MemType),
     /// `tile.alloc_barriers`: an identity for the barriers (the copies being synchronous, the

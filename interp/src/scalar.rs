@@ -70,6 +70,11 @@ impl Float {
         }
     }
 
+    /// Returns the largest finite value of this format.
+    pub fn largest_finite(self) -> f64 {
+        self.format().2
+    }
+
     /// Returns the unit roundoff: half the distance from 1 to the next value of this format.
     pub fn unit_roundoff(self) -> f64 {
         2f64.powi(-(self.format().0 + 1))

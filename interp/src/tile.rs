@@ -62,13 +62,15 @@ fn place(machine: &Machine, id: usize, offsets: &[i64], spans: &[usize], tile: &
 
 impl Machine {
     /// Runs `tile.copy` with `src_offsets` and `dst_offsets` offset operands, the tile spanning
-    /// dimensions `spans` of the side with offsets.
+    /// dimensions `spans` of the side with offsets; with `saturate` a value past the destination's
+    /// largest finite one becomes it.
     pub fn copy(
         &mut self,
         op: &Op,
         (src_offsets, dst_offsets): (usize, usize),
         atomic: Option<tile_dialect::ops::ReductionKind>,
         spans: &[usize],
+        saturate: bool,
     ) -> Result<()> {
         let src = self.buffer(op, 0)?;
         let src_origin = self.ints(op, 1..1 + src_offsets)?;
@@ -111,10 +113,13 @@ impl Machine {
                         self.defined(op, src, read, "its source")?;
                         reads.push(read);
                     }
-                    let converted = if from == to {
-                        value
-                    } else {
-                        cast(op, value, from, to, true)?
+                    let converted = match (from == to, saturate, value, to) {
+                        (true, _, value, _) => value,
+                        (false, true, Val::F(x, e), Scalar::Float(float)) => {
+                            let largest = float.largest_finite();
+                            cast(op, Val::F(x.clamp(-largest, largest), e), from, to, true)?
+                        }
+                        (false, _, value, _) => cast(op, value, from, to, true)?,
                     };
                     moves.push((position, converted));
                 }

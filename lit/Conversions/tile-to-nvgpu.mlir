@@ -1405,3 +1405,25 @@ module attributes {tile.target = "sm_90a"} {
     return
   }
 }
+
+// -----
+
+// A saturating copy into 8-bit floats: each of its roundings carries `tile.saturate`, which
+// tile-emulate-small-floats reads (sm_90a's cvt saturates: no check for values past 448).
+// CHECK-LABEL: func.func @saturating_copies
+// CHECK-COUNT-32: arith.truncf {{.*}} {tile.saturate} : f32 to f8E4M3FN
+// CHECK-NOT: arith.truncf
+module attributes {tile.target = "sm_90a"} {
+  func.func @saturating_copies(%X: memref<64x64xf32>, %D: memref<64x64xf8E4M3FN>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    tile.kernel grid(%c1) threads(128) (%b) {
+      %F = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+      %G = tile.alloc_fragment : memref<64x64xf8E4M3FN, #tile.fragment>
+      tile.copy %X[%c0, %c0], %F : memref<64x64xf32>, memref<64x64xf32, #tile.fragment>
+      tile.copy %F, %G saturate : memref<64x64xf32, #tile.fragment>, memref<64x64xf8E4M3FN, #tile.fragment>
+      tile.copy %G, %D[%c0, %c0] : memref<64x64xf8E4M3FN, #tile.fragment>, memref<64x64xf8E4M3FN>
+    }
+    return
+  }
+}

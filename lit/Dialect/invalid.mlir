@@ -1057,3 +1057,15 @@ func.func @matmul_batches_differ(%A: memref<4x?x?xf16>, %B: memref<3x?x?xf16>, %
   tile.matmul %A, %B, %C : memref<4x?x?xf16>, memref<3x?x?xf16>, memref<4x?x?xf16>
   return
 }
+
+// -----
+
+// A saturating copy converts floats into 8-bit floats.
+func.func @saturate_into_f16(%C: memref<64xf16>, %i: index) {
+  tile.kernel grid(%i) threads(64) (%bx) {
+    %F = tile.alloc_fragment : memref<64xf32, #tile.fragment>
+    // expected-error @+1 {{'tile.copy' op expects saturate on a copy that converts floats into f8E4M3FN or f8E5M2 (values past the largest finite one become it), but got a copy from f32 into f16}}
+    tile.copy %F, %C[%bx] saturate : memref<64xf32, #tile.fragment>, memref<64xf16>
+  }
+  return
+}

@@ -231,3 +231,39 @@ func.func @f8_rounded_on_the_host(%X: memref<64xf32>, %Y: memref<64xf8E4M3FN>, %
   return
 }
 }
+
+// -----
+
+// A rounding a saturating copy made (`tile.saturate`) on sm_90a: the instruction saturates by
+// itself, so no check for values past the largest finite one either.
+// CHECK-LABEL: gpu.func @f8_saturate_on_sm90a
+// CHECK-NOT: arith.constant 4.640000e+02
+// CHECK: nvvm.convert.f32x2.to.f8x2 {{.*}} sat = #nvvm.sat_mode<satfinite>
+// CHECK-NOT: arith.cmpf
+// CHECK-NOT: tile.saturate
+module attributes {tile.target = "sm_90a"} {
+gpu.module @kernels {
+gpu.func @f8_saturate_on_sm90a(%X: memref<64xf32>, %Y: memref<64xf8E4M3FN>, %i: index) kernel {
+  %v = vector.load %X[%i] : memref<64xf32>, vector<2xf32>
+  %r = arith.truncf %v {tile.saturate} : vector<2xf32> to vector<2xf8E4M3FN>
+  vector.store %r, %Y[%i] : memref<64xf8E4M3FN>, vector<2xf8E4M3FN>
+  gpu.return
+}
+}
+}
+
+// -----
+
+// The same in integer arithmetic (the CPU reference): the value clamped to the largest finite
+// f8E5M2 (57344) with its sign first, NaN kept (minimumf and maximumf propagate it).
+// CHECK-LABEL: func.func @f8_saturate_on_the_host
+// CHECK: %[[HIGH:.*]] = arith.minimumf %{{.*}}, %{{.*}} : f32
+// CHECK: arith.maximumf %[[HIGH]], %{{.*}} : f32
+// CHECK: arith.trunci %{{.*}} : i32 to i8
+// CHECK-NOT: tile.saturate
+func.func @f8_saturate_on_the_host(%X: memref<64xf32>, %Y: memref<64xf8E5M2>, %i: index) {
+  %x = memref.load %X[%i] : memref<64xf32>
+  %r = arith.truncf %x {tile.saturate} : f32 to f8E5M2
+  memref.store %r, %Y[%i] : memref<64xf8E5M2>
+  return
+}

@@ -9,8 +9,8 @@
 //! (a reduction between the two gemms), rescales the accumulator, converts S to the input type (a
 //! fragment that is the second gemm's A operand in registers, or a shared tile) and adds P V.
 //! About one in six takes f8E4M3FN Q, K and V (V given transposed, as wgmma reads 8-bit operands
-//! K-major) on one warpgroup of 64 rows, P rounded to f8E4M3FN: on sm_90a a shared P or one in
-//! registers exchanged within lane quads.
+//! K-major) on one warpgroup of 64 rows, P rounded to f8E4M3FN (by a saturating copy in half of
+//! them): on sm_90a a shared P or one in registers exchanged within lane quads.
 //! After the loop the rows are divided by their sums and leave in f32 or the input type.
 //!
 //! Sizes are bounded as the GEMM family's: tiles and the fragments the plain strategy may keep in
@@ -89,6 +89,9 @@ pub fn program(rng: &mut Rng) -> Program {
     // fork): step j issues S of key block j and P V of block j - 1 (P zero before the loop, V's
     // block clamped at 0), one step more than the key blocks, the last step's keys all masked.
     let ring_ends = !causal && !persistent && rng.fork(0x9E4D).below(4) == 0;
+    // An 8-bit P rounded by a saturating copy in half the fp8 programs (on a fork): P stays at
+    // most 1, so the copy's results are those of the plain one, by another lowering.
+    let saturate = fp8 && rng.fork(0x5A7E).below(2) == 0;
     let (bm, bn, dim, stages, threads) = match persistent {
         true => (64, bn.min(32), dim.min(32), 2, 128),
         false => (bm, bn, dim, stages, threads),
@@ -256,7 +259,8 @@ pub fn program(rng: &mut Rng) -> Program {
     w!(text, "        %r = arith.mulf %o, %c : f32");
     w!(text, "        memref.store %r, %Acc[%i, %d] : {acc}");
     w!(text, "      }}");
-    w!(text, "      tile.copy %S, %P : {s}, {p}");
+    let saturating = if saturate { " saturate" } else { "" };
+    w!(text, "      tile.copy %S, %P{saturating} : {s}, {p}");
     if !ring_ends {
         w!(text, "      tile.gemm %P, %Vs, %Acc{transpose} : {p}, {vs}, {acc}");
     }
@@ -288,9 +292,10 @@ pub fn program(rng: &mut Rng) -> Program {
     Program {
         text,
         summary: format!(
-            "attention {heads}x{seq}x{dim} {element} -> {output}, {bm}x{bn} blocks, {threads} threads, {stages} stages{}{}{}{}",
+            "attention {heads}x{seq}x{dim} {element} -> {output}, {bm}x{bn} blocks, {threads} threads, {stages} stages{}{}{}{}{}",
             if causal { ", causal" } else { "" },
             if ring_ends { ", ring ends" } else { "" },
+            if saturate { ", P saturating" } else { "" },
             if p_shared { ", P shared" } else { "" },
             if persistent { ", persistent" } else { "" }
         ),

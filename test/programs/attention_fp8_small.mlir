@@ -5,7 +5,8 @@
 // registers as an 8-bit fragment (on sm_90a wgmma's A operand, its bytes exchanged within lane
 // quads), in FlashAttention-2's order on 64-row blocks and FlashAttention-3's on 128 rows of two
 // warpgroups, causal. Checked against an f64 reference (cpu_reference.rs: all but the
-// ping-pong one) and the interpreter; the first two also fit lavapipe's 32 KiB.
+// ping-pong one) and the interpreter; the first two also fit lavapipe's 32 KiB. Last, P rounded by a
+// saturating copy instead of exponentials clamped at 1, in registers and shared.
 
 // attention_fp8_small: non-causal attention, 1x2 heads of 112 tokens, head dim 64, f8E4M3FN Q, K, V (V transposed) into f16.
 // FlashAttention-2's order: an iteration computes S, its softmax, then O += P V.
@@ -612,6 +613,255 @@ func.func @attention_fp8_registers_causal_small(%Q: memref<1x2x112x64xf8E4M3FN>,
       memref.store %r, %Acc[%i, %d] : memref<128x64xf32, #tile.fragment>
     }
     tile.copy %Acc, %O[%bb, %bh, %q0, %c0] : memref<128x64xf32, #tile.fragment>, memref<1x2x112x64xf16>
+  }
+  return
+}
+
+
+// attention_fp8_saturate_small: non-causal attention, 1x2 heads of 112 tokens, head dim 64, f8E4M3FN Q, K, V (V transposed) into f16.
+// FlashAttention-3's order: an iteration issues S = Q K^T of the next key block and O += P V of
+// this one, and computes the softmax of the next block while the second product runs; the first
+// block's S is computed before the loop and the last block's P V after it.
+func.func @attention_fp8_saturate_small(%Q: memref<1x2x112x64xf8E4M3FN>, %K: memref<1x2x112x64xf8E4M3FN>, %V: memref<1x2x64x112xf8E4M3FN>, %O: memref<1x2x112x64xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %cnq = arith.constant 1 : index
+  %cnk = arith.constant 2 : index
+  %cheads = arith.constant 2 : index
+  %cbatch = arith.constant 1 : index
+  %cbm = arith.constant 128 : index
+  %cbn = arith.constant 64 : index
+  %cbn_1 = arith.constant 63 : index
+  %cseq = arith.constant 112 : index
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %scale = arith.constant 0.18033688011112042 : f32
+  %nscale = arith.constant -0.18033688011112042 : f32
+  tile.kernel grid(%cnq, %cheads, %cbatch) threads(256) (%bq, %bh, %bb) {
+    %Qs = tile.alloc_shared : memref<128x64xf8E4M3FN, #gpu.address_space<workgroup>>
+    %Ks = tile.alloc_shared : memref<64x64xf8E4M3FN, #gpu.address_space<workgroup>>
+    %Vs = tile.alloc_shared : memref<64x64xf8E4M3FN, #gpu.address_space<workgroup>>
+    %K0s = tile.alloc_shared : memref<64x64xf8E4M3FN, #gpu.address_space<workgroup>>
+    %Vls = tile.alloc_shared : memref<64x64xf8E4M3FN, #gpu.address_space<workgroup>>
+    %S = tile.alloc_fragment : memref<128x64xf32, #tile.fragment>
+    %P = tile.alloc_fragment : memref<128x64xf8E4M3FN, #tile.fragment>
+    %Acc = tile.alloc_fragment : memref<128x64xf32, #tile.fragment>
+    %m = tile.alloc_fragment : memref<128xf32, #tile.fragment>
+    %mp = tile.alloc_fragment : memref<128xf32, #tile.fragment>
+    %l = tile.alloc_fragment : memref<128xf32, #tile.fragment>
+    %rs = tile.alloc_fragment : memref<128xf32, #tile.fragment>
+    %q0 = arith.muli %bq, %cbm : index
+    tile.copy %Q[%bb, %bh, %q0, %c0], %Qs : memref<1x2x112x64xf8E4M3FN>, memref<128x64xf8E4M3FN, #gpu.address_space<workgroup>>
+    tile.fill %Acc, %zero : memref<128x64xf32, #tile.fragment>
+    tile.fill %m, %ninf : memref<128xf32, #tile.fragment>
+    tile.fill %l, %zero : memref<128xf32, #tile.fragment>
+    %last = arith.subi %cnk, %c1 : index
+    // The first key block's scores and softmax.
+    tile.copy %K[%bb, %bh, %c0, %c0], %K0s : memref<1x2x112x64xf8E4M3FN>, memref<64x64xf8E4M3FN, #gpu.address_space<workgroup>>
+    tile.fill %S, %zero : memref<128x64xf32, #tile.fragment>
+    tile.gemm %Qs, %K0s, %S {transpose_b} : memref<128x64xf8E4M3FN, #gpu.address_space<workgroup>>, memref<64x64xf8E4M3FN, #gpu.address_space<workgroup>>, memref<128x64xf32, #tile.fragment>
+      %kend_c0 = arith.addi %c0, %cbn : index
+      %partial_c0 = arith.cmpi ugt, %kend_c0, %cseq : index
+      scf.if %partial_c0 {
+        tile.parallel (%i, %k) in (128, 64) {
+          %key = arith.addi %c0, %k : index
+          %masked = arith.cmpi uge, %key, %cseq : index
+          %s = memref.load %S[%i, %k] : memref<128x64xf32, #tile.fragment>
+          %v = arith.select %masked, %ninf, %s : f32
+          memref.store %v, %S[%i, %k] : memref<128x64xf32, #tile.fragment>
+        }
+      }
+      tile.copy %m, %mp : memref<128xf32, #tile.fragment>, memref<128xf32, #tile.fragment>
+      tile.reduce <max> %S, %m dim(1) {clear = false} : memref<128x64xf32, #tile.fragment>, memref<128xf32, #tile.fragment>
+      tile.parallel (%i, %k) in (128, 64) {
+        %s = memref.load %S[%i, %k] : memref<128x64xf32, #tile.fragment>
+        %mi = memref.load %m[%i] : memref<128xf32, #tile.fragment>
+        %shift = arith.mulf %mi, %nscale : f32
+        %d = math.fma %s, %scale, %shift : f32
+        %e = math.exp2 %d fastmath<afn> : f32
+        memref.store %e, %S[%i, %k] : memref<128x64xf32, #tile.fragment>
+      }
+      tile.reduce <sum> %S, %rs dim(1) : memref<128x64xf32, #tile.fragment>, memref<128xf32, #tile.fragment>
+      tile.parallel (%i) in (128) {
+        %old = memref.load %mp[%i] : memref<128xf32, #tile.fragment>
+        %new = memref.load %m[%i] : memref<128xf32, #tile.fragment>
+        %diff = arith.subf %old, %new : f32
+        %d = arith.mulf %diff, %scale : f32
+        %c = math.exp2 %d fastmath<afn> : f32
+        %li = memref.load %l[%i] : memref<128xf32, #tile.fragment>
+        %r = memref.load %rs[%i] : memref<128xf32, #tile.fragment>
+        %n = arith.mulf %li, %c : f32
+        %n2 = arith.addf %n, %r : f32
+        memref.store %n2, %l[%i] : memref<128xf32, #tile.fragment>
+        memref.store %c, %mp[%i] : memref<128xf32, #tile.fragment>
+      }
+    tile.copy %S, %P saturate : memref<128x64xf32, #tile.fragment>, memref<128x64xf8E4M3FN, #tile.fragment>
+    tile.pipelined %j = %c0 to %last stages(2) {
+      %k0 = arith.muli %j, %cbn : index
+      %k1 = arith.addi %k0, %cbn : index
+      tile.copy %K[%bb, %bh, %k1, %c0], %Ks : memref<1x2x112x64xf8E4M3FN>, memref<64x64xf8E4M3FN, #gpu.address_space<workgroup>>
+      tile.copy %V[%bb, %bh, %c0, %k0], %Vs : memref<1x2x64x112xf8E4M3FN>, memref<64x64xf8E4M3FN, #gpu.address_space<workgroup>>
+      tile.fill %S, %zero : memref<128x64xf32, #tile.fragment>
+      tile.gemm %Qs, %Ks, %S {transpose_b} : memref<128x64xf8E4M3FN, #gpu.address_space<workgroup>>, memref<64x64xf8E4M3FN, #gpu.address_space<workgroup>>, memref<128x64xf32, #tile.fragment>
+      tile.gemm %P, %Vs, %Acc {transpose_b} : memref<128x64xf8E4M3FN, #tile.fragment>, memref<64x64xf8E4M3FN, #gpu.address_space<workgroup>>, memref<128x64xf32, #tile.fragment>
+      %kend_k1 = arith.addi %k1, %cbn : index
+      %partial_k1 = arith.cmpi ugt, %kend_k1, %cseq : index
+      scf.if %partial_k1 {
+        tile.parallel (%i, %k) in (128, 64) {
+          %key = arith.addi %k1, %k : index
+          %masked = arith.cmpi uge, %key, %cseq : index
+          %s = memref.load %S[%i, %k] : memref<128x64xf32, #tile.fragment>
+          %v = arith.select %masked, %ninf, %s : f32
+          memref.store %v, %S[%i, %k] : memref<128x64xf32, #tile.fragment>
+        }
+      }
+      tile.copy %m, %mp : memref<128xf32, #tile.fragment>, memref<128xf32, #tile.fragment>
+      tile.reduce <max> %S, %m dim(1) {clear = false} : memref<128x64xf32, #tile.fragment>, memref<128xf32, #tile.fragment>
+      tile.parallel (%i, %k) in (128, 64) {
+        %s = memref.load %S[%i, %k] : memref<128x64xf32, #tile.fragment>
+        %mi = memref.load %m[%i] : memref<128xf32, #tile.fragment>
+        %shift = arith.mulf %mi, %nscale : f32
+        %d = math.fma %s, %scale, %shift : f32
+        %e = math.exp2 %d fastmath<afn> : f32
+        memref.store %e, %S[%i, %k] : memref<128x64xf32, #tile.fragment>
+      }
+      tile.reduce <sum> %S, %rs dim(1) : memref<128x64xf32, #tile.fragment>, memref<128xf32, #tile.fragment>
+      tile.parallel (%i) in (128) {
+        %old = memref.load %mp[%i] : memref<128xf32, #tile.fragment>
+        %new = memref.load %m[%i] : memref<128xf32, #tile.fragment>
+        %diff = arith.subf %old, %new : f32
+        %d = arith.mulf %diff, %scale : f32
+        %c = math.exp2 %d fastmath<afn> : f32
+        %li = memref.load %l[%i] : memref<128xf32, #tile.fragment>
+        %r = memref.load %rs[%i] : memref<128xf32, #tile.fragment>
+        %n = arith.mulf %li, %c : f32
+        %n2 = arith.addf %n, %r : f32
+        memref.store %n2, %l[%i] : memref<128xf32, #tile.fragment>
+        memref.store %c, %mp[%i] : memref<128xf32, #tile.fragment>
+      }
+      tile.parallel (%i, %d) in (128, 64) {
+        %o = memref.load %Acc[%i, %d] : memref<128x64xf32, #tile.fragment>
+        %c = memref.load %mp[%i] : memref<128xf32, #tile.fragment>
+        %r = arith.mulf %o, %c : f32
+        memref.store %r, %Acc[%i, %d] : memref<128x64xf32, #tile.fragment>
+      }
+      tile.copy %S, %P saturate : memref<128x64xf32, #tile.fragment>, memref<128x64xf8E4M3FN, #tile.fragment>
+    }
+    // The last key block's P V.
+    %kl = arith.muli %last, %cbn : index
+    tile.copy %V[%bb, %bh, %c0, %kl], %Vls : memref<1x2x64x112xf8E4M3FN>, memref<64x64xf8E4M3FN, #gpu.address_space<workgroup>>
+    tile.gemm %P, %Vls, %Acc {transpose_b} : memref<128x64xf8E4M3FN, #tile.fragment>, memref<64x64xf8E4M3FN, #gpu.address_space<workgroup>>, memref<128x64xf32, #tile.fragment>
+    tile.parallel (%i, %d) in (128, 64) {
+      %o = memref.load %Acc[%i, %d] : memref<128x64xf32, #tile.fragment>
+      %li = memref.load %l[%i] : memref<128xf32, #tile.fragment>
+      %r = arith.divf %o, %li fastmath<arcp> : f32
+      memref.store %r, %Acc[%i, %d] : memref<128x64xf32, #tile.fragment>
+    }
+    tile.copy %Acc, %O[%bb, %bh, %q0, %c0] : memref<128x64xf32, #tile.fragment>, memref<1x2x112x64xf16>
+  }
+  return
+}
+
+
+// attention_fp8_saturate_shared_small: causal attention, 1x2 heads of 112 tokens, head dim 64, f8E4M3FN Q, K, V (V transposed) into f16.
+// FlashAttention-2's order: an iteration computes S, its softmax, then O += P V.
+func.func @attention_fp8_saturate_shared_small(%Q: memref<1x2x112x64xf8E4M3FN>, %K: memref<1x2x112x64xf8E4M3FN>, %V: memref<1x2x64x112xf8E4M3FN>, %O: memref<1x2x112x64xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %cnq = arith.constant 2 : index
+  %cnk = arith.constant 2 : index
+  %cheads = arith.constant 2 : index
+  %cbatch = arith.constant 1 : index
+  %cbm = arith.constant 64 : index
+  %cbn = arith.constant 64 : index
+  %cbn_1 = arith.constant 63 : index
+  %cseq = arith.constant 112 : index
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %scale = arith.constant 0.18033688011112042 : f32
+  %nscale = arith.constant -0.18033688011112042 : f32
+  tile.kernel grid(%cnq, %cheads, %cbatch) threads(128) (%bq, %bh, %bb) {
+    %Qs = tile.alloc_shared : memref<64x64xf8E4M3FN, #gpu.address_space<workgroup>>
+    %Ks = tile.alloc_shared : memref<64x64xf8E4M3FN, #gpu.address_space<workgroup>>
+    %Vs = tile.alloc_shared : memref<64x64xf8E4M3FN, #gpu.address_space<workgroup>>
+    %S = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    %Ps = tile.alloc_shared : memref<64x64xf8E4M3FN, #gpu.address_space<workgroup>>
+    %Acc = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    %m = tile.alloc_fragment : memref<64xf32, #tile.fragment>
+    %mp = tile.alloc_fragment : memref<64xf32, #tile.fragment>
+    %l = tile.alloc_fragment : memref<64xf32, #tile.fragment>
+    %rs = tile.alloc_fragment : memref<64xf32, #tile.fragment>
+    %q0 = arith.muli %bq, %cbm : index
+    tile.copy %Q[%bb, %bh, %q0, %c0], %Qs : memref<1x2x112x64xf8E4M3FN>, memref<64x64xf8E4M3FN, #gpu.address_space<workgroup>>
+    tile.fill %Acc, %zero : memref<64x64xf32, #tile.fragment>
+    tile.fill %m, %ninf : memref<64xf32, #tile.fragment>
+    tile.fill %l, %zero : memref<64xf32, #tile.fragment>
+    %qend = arith.addi %q0, %cbm : index
+    %qend_up = arith.addi %qend, %cbn_1 : index
+    %diag = arith.divui %qend_up, %cbn : index
+    %kblocks = arith.minui %diag, %cnk : index
+    %q0_1 = arith.addi %q0, %c1 : index
+    %mask_limit = arith.minui %q0_1, %cseq : index
+    tile.pipelined %j = %c0 to %kblocks stages(2) {
+      %k0 = arith.muli %j, %cbn : index
+      tile.copy %K[%bb, %bh, %k0, %c0], %Ks : memref<1x2x112x64xf8E4M3FN>, memref<64x64xf8E4M3FN, #gpu.address_space<workgroup>>
+      tile.copy %V[%bb, %bh, %c0, %k0], %Vs : memref<1x2x64x112xf8E4M3FN>, memref<64x64xf8E4M3FN, #gpu.address_space<workgroup>>
+      tile.fill %S, %zero : memref<64x64xf32, #tile.fragment>
+      tile.gemm %Qs, %Ks, %S {transpose_b} : memref<64x64xf8E4M3FN, #gpu.address_space<workgroup>>, memref<64x64xf8E4M3FN, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+      %kend_k0 = arith.addi %k0, %cbn : index
+      %partial_k0 = arith.cmpi ugt, %kend_k0, %mask_limit : index
+      scf.if %partial_k0 {
+        tile.parallel (%i, %k) in (64, 64) {
+          %key = arith.addi %k0, %k : index
+          %masked = arith.cmpi uge, %key, %cseq : index
+          %query = arith.addi %q0, %i : index
+          %future = arith.cmpi ugt, %key, %query : index
+          %masked_any = arith.ori %masked, %future : i1
+          %s = memref.load %S[%i, %k] : memref<64x64xf32, #tile.fragment>
+          %v = arith.select %masked_any, %ninf, %s : f32
+          memref.store %v, %S[%i, %k] : memref<64x64xf32, #tile.fragment>
+        }
+      }
+      tile.copy %m, %mp : memref<64xf32, #tile.fragment>, memref<64xf32, #tile.fragment>
+      tile.reduce <max> %S, %m dim(1) {clear = false} : memref<64x64xf32, #tile.fragment>, memref<64xf32, #tile.fragment>
+      tile.parallel (%i, %k) in (64, 64) {
+        %s = memref.load %S[%i, %k] : memref<64x64xf32, #tile.fragment>
+        %mi = memref.load %m[%i] : memref<64xf32, #tile.fragment>
+        %shift = arith.mulf %mi, %nscale : f32
+        %d = math.fma %s, %scale, %shift : f32
+        %e = math.exp2 %d fastmath<afn> : f32
+        memref.store %e, %S[%i, %k] : memref<64x64xf32, #tile.fragment>
+      }
+      tile.reduce <sum> %S, %rs dim(1) : memref<64x64xf32, #tile.fragment>, memref<64xf32, #tile.fragment>
+      tile.parallel (%i) in (64) {
+        %old = memref.load %mp[%i] : memref<64xf32, #tile.fragment>
+        %new = memref.load %m[%i] : memref<64xf32, #tile.fragment>
+        %diff = arith.subf %old, %new : f32
+        %d = arith.mulf %diff, %scale : f32
+        %c = math.exp2 %d fastmath<afn> : f32
+        %li = memref.load %l[%i] : memref<64xf32, #tile.fragment>
+        %r = memref.load %rs[%i] : memref<64xf32, #tile.fragment>
+        %n = arith.mulf %li, %c : f32
+        %n2 = arith.addf %n, %r : f32
+        memref.store %n2, %l[%i] : memref<64xf32, #tile.fragment>
+        memref.store %c, %mp[%i] : memref<64xf32, #tile.fragment>
+      }
+      tile.copy %S, %Ps saturate : memref<64x64xf32, #tile.fragment>, memref<64x64xf8E4M3FN, #gpu.address_space<workgroup>>
+      tile.parallel (%i, %d) in (64, 64) {
+        %o = memref.load %Acc[%i, %d] : memref<64x64xf32, #tile.fragment>
+        %c = memref.load %mp[%i] : memref<64xf32, #tile.fragment>
+        %r = arith.mulf %o, %c : f32
+        memref.store %r, %Acc[%i, %d] : memref<64x64xf32, #tile.fragment>
+      }
+      tile.gemm %Ps, %Vs, %Acc {transpose_b} : memref<64x64xf8E4M3FN, #gpu.address_space<workgroup>>, memref<64x64xf8E4M3FN, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+    }
+    tile.parallel (%i, %d) in (64, 64) {
+      %o = memref.load %Acc[%i, %d] : memref<64x64xf32, #tile.fragment>
+      %li = memref.load %l[%i] : memref<64xf32, #tile.fragment>
+      %r = arith.divf %o, %li fastmath<arcp> : f32
+      memref.store %r, %Acc[%i, %d] : memref<64x64xf32, #tile.fragment>
+    }
+    tile.copy %Acc, %O[%bb, %bh, %q0, %c0] : memref<64x64xf32, #tile.fragment>, memref<1x2x112x64xf16>
   }
   return
 }

@@ -492,6 +492,38 @@ fn persistent_flash_attention_kernels_match_f64() {
 }
 
 #[test]
+fn saturating_copies_give_values_past_the_range_the_largest_finite_one() {
+    // test/programs/f8_saturate.mlir: f32 inputs scaled by 1000 (f8E4M3FN, largest finite 448)
+    // and 100000 (f8E5M2, 57344) copied into 8-bit floats with `saturate`, from a fragment into a
+    // fragment (then widened into E) and into a global tensor (D).
+    for (name, scale, largest, mantissa) in [("e4m3_saturate", 1e3, 448.0, 3), ("e5m2_saturate", 1e5, 57344.0, 2)] {
+        let data = run_function("f8_saturate.mlir", name, 29);
+        let (x, d, e) = (&data[0], &data[1], &data[2]);
+        let mut saturated = 0;
+        for i in 0..x.len() {
+            let exact = (x.get(i) as f32 * scale as f32) as f64;
+            for got in [d.get(i), e.get(i)] {
+                assert!(
+                    got.is_finite() && got.abs() <= largest,
+                    "{name}[{i}]: {exact} gave {got}"
+                );
+                if exact.abs() >= largest {
+                    assert_eq!(got, largest.copysign(exact), "{name}[{i}]: {exact} did not saturate");
+                } else {
+                    let quantum = 2f64.powi(exact.abs().log2().floor() as i32 - mantissa);
+                    assert!(
+                        (got - exact).abs() <= quantum / 2.0 + 1e-12,
+                        "{name}[{i}]: {exact} rounded to {got}"
+                    );
+                }
+            }
+            saturated += (exact.abs() >= largest) as usize;
+        }
+        assert!(saturated > 100, "{name}: only {saturated} values past the range");
+    }
+}
+
+#[test]
 fn ring_ends_flash_attention_kernels_match_f64() {
     // test/programs/attention_ring_ends_small.mlir as written: FlashAttention-3's order whose first
     // K and last V come through the ring, the loop one step longer than the key blocks.
@@ -609,6 +641,8 @@ fn flash_attention_on_8_bit_float_inputs() {
         ("attention_fp8_causal_small", true),
         ("attention_fp8_registers_small", false),
         ("attention_fp8_registers_causal_small", true),
+        ("attention_fp8_saturate_small", false),
+        ("attention_fp8_saturate_shared_small", true),
     ] {
         let data = run_function("attention_fp8_small.mlir", name, 71);
         let (q, k, vt, out) = (&data[0], &data[1], &data[2], &data[3]);

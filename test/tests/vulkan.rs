@@ -297,6 +297,11 @@ fn f8_held_as_bytes_matches_the_reference() {
 }
 
 #[test]
+fn saturating_copies_into_8_bit_floats_match_the_reference() {
+    check_on_vulkan("test/programs/f8_saturate.mlir", 61);
+}
+
+#[test]
 fn tiles_across_middle_dimensions_match_the_reference() {
     check_on_vulkan("test/programs/head_tiles.mlir", 55);
 }

@@ -10,7 +10,7 @@ def fp8_ping_pong_small():
     return attention("attention_fp8_pingpong_small", 1, 2, 300, 128, "f16", False, block_m=128, block_n=64, threads=256, stages=3, fp8=True, pingpong=True, p_registers=False)
 
 
-def attention(name, batch, heads, seq, dim, dtype, causal, block_m=64, block_n=64, threads=128, stages=2, min_blocks=None, overlap=True, producer=None, sparse=None, every_block=False, kv_heads=None, lse=False, varlen=None, total=None, fp8=False, longest_first=None, pingpong=False, persistent=False, p_registers=None, ring_ends=False):
+def attention(name, batch, heads, seq, dim, dtype, causal, block_m=64, block_n=64, threads=128, stages=2, min_blocks=None, overlap=True, producer=None, sparse=None, every_block=False, kv_heads=None, lse=False, varlen=None, total=None, fp8=False, longest_first=None, pingpong=False, persistent=False, p_registers=None, ring_ends=False, saturate=False):
     """`sparse`: block-sparse attention, each query block visiting `sparse` key blocks that a
     table [query blocks, sparse] of i32 lists (an entry taken modulo the key blocks); FA2's order,
     non-causal, a sequence of whole key blocks. The mask runs only on the key blocks that reach
@@ -46,7 +46,9 @@ def attention(name, batch, heads, seq, dim, dtype, causal, block_m=64, block_n=6
     the first key block's K and the last block's V come through the loop's ring instead of tiles of
     their own, so that larger blocks fit in shared memory (head dim 256): the loop runs one step
     more, a step issuing S of its own key block and P V of the previous one (P zero at the first
-    step, V's block clamped at 0), the extra step's keys all past the sequence and masked."""
+    step, V's block clamped at 0), the extra step's keys all past the sequence and masked.
+    `saturate` (fp8): P rounded by a saturating copy (`tile.copy ... saturate`: values past 448
+    become 448, as CUDA's fp8 conversion does) instead of clamping the exponentials at 1 first."""
     assert not (varlen and (sparse or lse)), "varlen with a block table or the log-sum-exp"
     assert not (fp8 and (sparse or varlen or lse)), "fp8 without a block table, varlen or the log-sum-exp"
     assert fp8 or not p_registers, "P in 8-bit registers with fp8 inputs"
@@ -139,9 +141,13 @@ def attention(name, batch, heads, seq, dim, dtype, causal, block_m=64, block_n=6
     # sum, and in %mp the factor that rescales what was accumulated with the old maximum. With fp8
     # the exponentials are clamped at 1, as exact arithmetic has them (s <= m): P's values are then
     # known to stay inside f8E4M3FN's range, and the compiler rounds them without the overflow
-    # check. (The clamp after exp2 measured faster than one of its argument: run 228.)
-    exponential = "%e0" if fp8 else "%e"
-    clamp = "\n        %pmax = arith.constant 1.0 : f32\n        %e = arith.minimumf %e0, %pmax : f32" if fp8 else ""
+    # check (the clamp after exp2 measured faster than one of its argument: run 228); with
+    # `saturate` the copy into P saturates instead, which sm_90a's conversion does by itself.
+    assert fp8 or not saturate, "saturate: fp8"
+    exponential = "%e0" if fp8 and not saturate else "%e"
+    clamp = "\n        %pmax = arith.constant 1.0 : f32\n        %e = arith.minimumf %e0, %pmax : f32" if fp8 and not saturate else ""
+    # How S becomes P: with `saturate` the copy itself keeps P inside f8E4M3FN's range.
+    to_p = " saturate" if saturate else ""
     softmax = f"""
       tile.copy %m, %mp : memref<{block_m}xf32, {fr}>, memref<{block_m}xf32, {fr}>
       tile.reduce <max> %S, %m dim(1) {{clear = false}} : memref<{block_m}x{block_n}xf32, {fr}>, memref<{block_m}xf32, {fr}>
@@ -193,7 +199,7 @@ def attention(name, batch, heads, seq, dim, dtype, causal, block_m=64, block_n=6
       tile.fill %S, %zero : memref<{block_m}x{block_n}xf32, {fr}>
       tile.gemm %Qs, %Ks, %S {{transpose_b}} : {shared(block_m)}, {shared(block_n)}, memref<{block_m}x{block_n}xf32, {fr}>
       tile.gemm {p_name}, %Vs, %Acc{pv_transpose} : {p_tile}, {v_tile}, memref<{block_m}x{dim}xf32, {fr}>{mask(k_row)}{softmax}{rescale}
-      tile.copy %S, {p_name} : memref<{block_m}x{block_n}xf32, {fr}>, {p_tile}"""
+      tile.copy %S, {p_name}{to_p} : memref<{block_m}x{block_n}xf32, {fr}>, {p_tile}"""
     # The loop's last step: a constant where a persistent kernel needs its step count.
     last_key_block = f"%last = arith.constant {nk - 1} : index" if persistent and not causal else f"%last = arith.subi {bound}, %c1 : index"
     if ring_ends:
@@ -221,7 +227,7 @@ def attention(name, batch, heads, seq, dim, dtype, causal, block_m=64, block_n=6
     {load('K', kv, '%c0', 'K0s', kv4, shared(block_n), '    ')}
     tile.fill %S, %zero : memref<{block_m}x{block_n}xf32, {fr}>
     tile.gemm %Qs, %K0s, %S {{transpose_b}} : {shared(block_m)}, {shared(block_n)}, memref<{block_m}x{block_n}xf32, {fr}>{mask("%c0")}{softmax}
-    tile.copy %S, {p_name} : memref<{block_m}x{block_n}xf32, {fr}>, {p_tile}
+    tile.copy %S, {p_name}{to_p} : memref<{block_m}x{block_n}xf32, {fr}>, {p_tile}
     tile.pipelined %j = %c0 to %last stages({stages}){schedule} {{
       %k0 = arith.muli %j, %cbn : index
       %k1 = arith.addi %k0, %cbn : index
@@ -259,7 +265,7 @@ def attention(name, batch, heads, seq, dim, dtype, causal, block_m=64, block_n=6
       {v_copy}
       tile.fill %S, %zero : memref<{block_m}x{block_n}xf32, {fr}>
       tile.gemm %Qs, %Ks, %S {{transpose_b}} : {shared(block_m)}, {shared(block_n)}, memref<{block_m}x{block_n}xf32, {fr}>{mask("%k0")}{softmax}
-      tile.copy %S, {p_name} : memref<{block_m}x{block_n}xf32, {fr}>, {p_tile}{rescale}
+      tile.copy %S, {p_name}{to_p} : memref<{block_m}x{block_n}xf32, {fr}>, {p_tile}{rescale}
       tile.gemm {p_name}, %Vs, %Acc{pv_transpose} : {p_tile}, {v_tile}, memref<{block_m}x{dim}xf32, {fr}>
     }}
 """
@@ -445,12 +451,15 @@ if __name__ == "__main__":
         print("// registers as an 8-bit fragment (on sm_90a wgmma's A operand, its bytes exchanged within lane")
         print("// quads), in FlashAttention-2's order on 64-row blocks and FlashAttention-3's on 128 rows of two")
         print("// warpgroups, causal. Checked against an f64 reference (cpu_reference.rs: all but the")
-        print("// ping-pong one) and the interpreter; the first two also fit lavapipe's 32 KiB.")
+        print("// ping-pong one) and the interpreter; the first two also fit lavapipe's 32 KiB. Last, P rounded by a")
+        print("// saturating copy instead of exponentials clamped at 1, in registers and shared.")
         print(attention("attention_fp8_small", 1, 2, 112, 64, "f16", False, 64, 64, 128, overlap=False, fp8=True, p_registers=False))
         print(attention("attention_fp8_causal_small", 1, 2, 112, 64, "f16", True, 64, 64, 128, overlap=False, fp8=True, p_registers=False))
         print(fp8_ping_pong_small())
         print(attention("attention_fp8_registers_small", 1, 2, 112, 64, "f16", False, 64, 64, 128, overlap=False, fp8=True))
         print(attention("attention_fp8_registers_causal_small", 1, 2, 112, 64, "f16", True, block_m=128, block_n=64, threads=256, stages=2, fp8=True))
+        print(attention("attention_fp8_saturate_small", 1, 2, 112, 64, "f16", False, block_m=128, block_n=64, threads=256, stages=2, fp8=True, saturate=True))
+        print(attention("attention_fp8_saturate_shared_small", 1, 2, 112, 64, "f16", True, 64, 64, 128, overlap=False, fp8=True, p_registers=False, saturate=True))
     elif which == "test-fp8-pingpong":
         print(fp8_ping_pong_small())
     elif which == "test-fp8-producer":

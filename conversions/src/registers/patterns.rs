@@ -2093,6 +2093,17 @@ pub fn lower_all<'c, 'a>(
         .collect();
     for (op, rule) in work {
         let scratch = scratches.get(&key(&op)).copied();
+        // A saturating copy's roundings are the ops its rule builds in its place.
+        let saturating = tile_dialect::ops::copy_saturates(&op)
+            .then(|| {
+                op.block().map(|block| {
+                    let before = std::iter::successors(block.first_operation(), |sibling| sibling.next_in_block())
+                        .take_while(|sibling| *sibling != op)
+                        .last();
+                    (block, before, op.next_in_block())
+                })
+            })
+            .flatten();
         match rule {
             OpRule::Parallel => lowering.parallel(op),
             OpRule::Fill => lowering.fill(op),
@@ -2108,6 +2119,9 @@ pub fn lower_all<'c, 'a>(
                 .expect("tile.split_sum refused off targets with clusters")
                 .split_sum)(&lowering, op),
             OpRule::Matrix(rule) => plan.expect("a matrix plan").lower(&lowering, op, rule, scratch),
+        }
+        if let Some((block, before, after)) = saturating {
+            crate::small_floats::mark_saturating_between(block, before, after);
         }
     }
     if let Some(plan) = plan {

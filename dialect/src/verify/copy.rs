@@ -42,6 +42,9 @@ pub fn copy(op: OperationRef) -> Verdict {
     if let Some(kind) = crate::ops::copy_atomic(&op) {
         atomic(kind, &src, &dst)?;
     }
+    if crate::ops::copy_saturates(&op) {
+        saturate(&src, &dst)?;
+    }
     let dims = crate::ops::copy_dims(&op);
     match (parts.src_offsets.len(), parts.dst_offsets.len()) {
         (0, 0) if dims.is_some() => Err(
@@ -81,6 +84,22 @@ fn atomic(kind: crate::ops::ReductionKind, src: &Buffer, dst: &Buffer) -> Verdic
         return Err(format!(
             "expects an atomic copy into a tensor of f32, f16, bf16 or i32, but got {}",
             dst.element
+        ));
+    }
+    Ok(())
+}
+
+/// A saturating copy rounds floats into 8-bit floats (which no atomic updates: the atomic rule
+/// refuses those).
+fn saturate(src: &Buffer, dst: &Buffer) -> Verdict {
+    use crate::element::Element;
+    if !matches!(dst.element, Element::F8E4M3FN | Element::F8E5M2)
+        || !src.element.is_float()
+        || src.element == dst.element
+    {
+        return Err(format!(
+            "expects saturate on a copy that converts floats into f8E4M3FN or f8E5M2 (values past the largest finite one become it), but got a copy from {} into {}",
+            src.element, dst.element
         ));
     }
     Ok(())
