@@ -512,6 +512,10 @@ if __name__ == "__main__":
             for order in orders:
                 flags = dict(overlap=order != "", pingpong=order == "_pp", p_registers=order != "_fa3_ps")
                 print(attention(f"attention_fp8_bench_d128_{tag}{order}", 1, 32, 4096, 128, "f16", False, block_m=128, threads=256, fp8=True, **kw, **flags))
+        # P rounded by a saturating copy instead of exponentials clamped at 1 (no clamp, no
+        # overflow check), in FlashAttention-3's order and ping-pong.
+        for order in ("_fa3", "_pp"):
+            print(attention(f"attention_fp8_bench_d128_m128n128s2{order}_sat", 1, 32, 4096, 128, "f16", False, block_m=128, block_n=128, threads=256, stages=2, fp8=True, pingpong=order == "_pp", saturate=True))
     elif which == "varlen-bench":
         # Sequences of different lengths (up to 4096, 16 of them, 32 heads of dim 128) in
         # FlashAttention-2's order, the fastest spill-free block shapes of RESULTS run 287: 128
