@@ -562,6 +562,9 @@ struct Eight {
     /// The magnitude (f32 bits) from which rounding passes the largest finite value: f8E4M3FN
     /// from 464 (halfway from 448 to the 480 it lacks), f8E5M2 from 61440.
     overflow: i64,
+    /// The largest finite value: f8E4M3FN 448, f8E5M2 57344 (what a saturating rounding gives past
+    /// it).
+    largest: f64,
     /// Whether the all-ones exponent holds infinity and NaNs (IEEE), not finite values.
     ieee: bool,
 }
@@ -576,6 +579,7 @@ impl Eight {
                 top: 0x7F,
                 nan: 0x7F,
                 overflow: 0x43E8_0000,
+                largest: 448.0,
                 ieee: false,
             },
             // Sign, five exponent bits (bias 15), two mantissa bits: an f16's top byte.
@@ -585,6 +589,7 @@ impl Eight {
                 top: 0x7C,
                 nan: 0x7E,
                 overflow: 0x4770_0000,
+                largest: 57344.0,
                 ieee: true,
             },
         }
@@ -608,29 +613,28 @@ impl Eight {
     }
 }
 
-/// Marks the rounding that makes `value` in the lowering of `copy` where the copy saturates
-/// ([`tile_dialect::decisions::SATURATE`]): the rounding into 8-bit floats then gives values past
-/// the largest finite one that value. The CPU reference's copies call it on what they convert.
-pub fn mark_saturating(copy: &OperationRef, value: Value) {
-    if let Some(result) = tile_dialect::ops::as_result(value).filter(|_| tile_dialect::ops::copy_saturates(copy)) {
-        mark_if_rounding_to_f8(result.owner());
-    }
-}
-
-/// Marks every rounding into an 8-bit float among the ops (and the ops nested in them) after
-/// `before` (from the start of `block` where `None`) up to `after` (to its end where `None`): what
-/// the rule of a saturating copy built in the copy's place (the registers strategy's copies).
-pub fn mark_saturating_between<'c, 'a>(
-    block: melior::ir::BlockRef<'c, 'a>,
-    before: Option<OperationRef<'c, 'a>>,
-    after: Option<OperationRef<'c, 'a>>,
-) {
+/// Runs `lower`, the lowering of `op` that builds its ops in the op's place, and where `op` is a
+/// saturating copy marks the roundings into 8-bit floats it built
+/// ([`tile_dialect::decisions::SATURATE`]): they then give values past the largest finite one that
+/// value. Every strategy's driver lowers its copies through it.
+pub fn lower_in_place<'c, 'a>(op: OperationRef<'c, 'a>, lower: impl FnOnce()) {
+    let Some(block) = op.block().filter(|_| tile_dialect::ops::copy_saturates(&op)) else {
+        lower();
+        return;
+    };
+    // The ops around `op` (melior exposes no previous sibling): what lies between them afterwards
+    // is what `lower` built.
+    let before = std::iter::successors(block.first_operation(), |sibling| sibling.next_in_block())
+        .take_while(|sibling| *sibling != op)
+        .last();
+    let after = op.next_in_block();
+    lower();
     let first = match before {
-        Some(op) => op.next_in_block(),
+        Some(before) => before.next_in_block(),
         None => block.first_operation(),
     };
-    for op in std::iter::successors(first, |op| op.next_in_block()).take_while(|op| Some(*op) != after) {
-        for nested in std::iter::once(op).chain(nested_ops(op)) {
+    for built in std::iter::successors(first, |built| built.next_in_block()).take_while(|built| Some(*built) != after) {
+        for nested in std::iter::once(built).chain(nested_ops(built)) {
             mark_if_rounding_to_f8(nested);
         }
     }
@@ -658,7 +662,7 @@ fn mark_if_rounding_to_f8(op: OperationRef) {
 /// `lane` clamped to the 8-bit float `element`'s largest finite magnitude (infinities too; NaN
 /// stays NaN: `minimumf` and `maximumf` keep it).
 fn clamp_finite<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, lane: Value<'c, 'a>, element: Element) -> Value<'c, 'a> {
-    let largest = largest_finite(element);
+    let largest = Eight::of(element).largest;
     let ty = lane.r#type();
     let high = b.binary(
         at,
@@ -672,14 +676,6 @@ fn clamp_finite<'c, 'a>(b: &Builder<'c>, at: At<'c, 'a>, lane: Value<'c, 'a>, el
         high,
         b.constant(at, ty, -largest),
     )
-}
-
-/// The largest finite value of the 8-bit float `element` (f8E4M3FN: 448; f8E5M2: 57344).
-pub fn largest_finite(element: Element) -> f64 {
-    match element {
-        Element::F8E4M3FN => 448.0,
-        _ => 57344.0,
-    }
 }
 
 /// The magnitude from which rounding to the 8-bit float `element` passes its largest finite value

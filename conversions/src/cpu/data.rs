@@ -112,7 +112,6 @@ pub fn lower_copy<'c>(b: &Builder<'c>, copy: OperationRef<'c, '_>) {
         let then = b.if_then(body, inside);
         let value = b.load(then, src, &indices);
         let value = convert(b, then, value, to);
-        crate::small_floats::mark_saturating(&copy, value);
         b.store(then, value, dst, &ivs);
         let one = b.constant(body, Type::parse(b.context, "i1").expect("i1"), 1.0);
         let outside = b.xori(body, inside, one);
@@ -126,12 +125,10 @@ pub fn lower_copy<'c>(b: &Builder<'c>, copy: OperationRef<'c, '_>) {
         let then = b.if_then(body, inside);
         let value = b.load(then, src, &ivs);
         let value = convert(b, then, value, to);
-        crate::small_floats::mark_saturating(&copy, value);
         b.write(then, value, dst, &indices, atomic);
     } else {
         let value = b.load(body, src, &ivs);
         let value = convert(b, body, value, to);
-        crate::small_floats::mark_saturating(&copy, value);
         b.write(body, value, dst, &ivs, atomic);
     }
 }

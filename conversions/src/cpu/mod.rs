@@ -92,7 +92,7 @@ pub(crate) fn lower_body<'c>(
     };
     for op in &nested_ops(kernel) {
         tile_ir::match_op!(op, {
-            tile::CopyOperation => data::lower_copy(&builder(*op), *op),
+            tile::CopyOperation => crate::small_floats::lower_in_place(*op, || data::lower_copy(&builder(*op), *op)),
             tile::FillOperation => data::lower_fill(&builder(*op), *op),
             tile::GemmOperation => compute::lower_gemm(&builder(*op), *op),
             tile::ReduceOperation => compute::lower_reduce(&builder(*op), *op),

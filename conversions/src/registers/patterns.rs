@@ -2093,18 +2093,7 @@ pub fn lower_all<'c, 'a>(
         .collect();
     for (op, rule) in work {
         let scratch = scratches.get(&key(&op)).copied();
-        // A saturating copy's roundings are the ops its rule builds in its place.
-        let saturating = tile_dialect::ops::copy_saturates(&op)
-            .then(|| {
-                op.block().map(|block| {
-                    let before = std::iter::successors(block.first_operation(), |sibling| sibling.next_in_block())
-                        .take_while(|sibling| *sibling != op)
-                        .last();
-                    (block, before, op.next_in_block())
-                })
-            })
-            .flatten();
-        match rule {
+        let lower = || match rule {
             OpRule::Parallel => lowering.parallel(op),
             OpRule::Fill => lowering.fill(op),
             OpRule::Copy => lowering.copy(op),
@@ -2119,10 +2108,8 @@ pub fn lower_all<'c, 'a>(
                 .expect("tile.split_sum refused off targets with clusters")
                 .split_sum)(&lowering, op),
             OpRule::Matrix(rule) => plan.expect("a matrix plan").lower(&lowering, op, rule, scratch),
-        }
-        if let Some((block, before, after)) = saturating {
-            crate::small_floats::mark_saturating_between(block, before, after);
-        }
+        };
+        crate::small_floats::lower_in_place(op, lower);
     }
     if let Some(plan) = plan {
         let end = At::before(body.terminator().expect("the kernel's tile.yield"));
