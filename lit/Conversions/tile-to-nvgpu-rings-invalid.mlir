@@ -3,32 +3,31 @@
 // each copy, naming the row width that keeps TMA's boxes out.
 // RUN: tile-opt %s -tile-infer-layouts -tile-persistent-kernels -tile-plan-pipelines -tile-expand-pipelines -convert-tile-to-nvgpu -verify-diagnostics | FileCheck %s
 
-// f8E4M3FN K tiles of 192 columns: 192-byte rows are neither whole 128-byte boxes nor one box of
+// B tiles of 24 f16 columns (N-major: wgmma's N of 24): 48-byte rows are no whole boxes of 128,
 // 64 or 32 bytes.
-// CHECK-LABEL: gpu.func @k_rows_of_192_bytes_0_kernel
+// CHECK-LABEL: gpu.func @n_rows_of_48_bytes_0_kernel
 // CHECK: nvvm.cp.async.mbarrier.arrive
 // CHECK: gpu.return
 module attributes {tile.target = "sm_90a"} {
-  func.func @k_rows_of_192_bytes(%A: memref<64x384xf8E4M3FN>, %B: memref<64x384xf8E4M3FN>, %C: memref<64x64xf32>) {
+  func.func @n_rows_of_48_bytes(%A: memref<64x128xf16>, %B: memref<128x24xf16>, %C: memref<64x24xf32>) {
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
     %c2 = arith.constant 2 : index
-    %c192 = arith.constant 192 : index
+    %c64 = arith.constant 64 : index
     %zero = arith.constant 0.0 : f32
     tile.kernel grid(%c1) threads(128) (%bx) {
-      %As = tile.alloc_shared : memref<64x192xf8E4M3FN, #gpu.address_space<workgroup>>
-      %Bs = tile.alloc_shared : memref<64x192xf8E4M3FN, #gpu.address_space<workgroup>>
-      %Cf = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
-      tile.fill %Cf, %zero : memref<64x64xf32, #tile.fragment>
+      %As = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+      %Bs = tile.alloc_shared : memref<64x24xf16, #gpu.address_space<workgroup>>
+      %Cf = tile.alloc_fragment : memref<64x24xf32, #tile.fragment>
+      tile.fill %Cf, %zero : memref<64x24xf32, #tile.fragment>
       tile.pipelined %k = %c0 to %c2 stages(2) {
-        %k0 = arith.muli %k, %c192 : index
-        // expected-warning @+1 {{'tile.copy' op fills its 64x192 wgmma operand tile by the threads' cp.async, not TMA: its rows of 192 bytes are no whole 128-byte boxes nor one box of 64 or 32 bytes (the swizzles wgmma reads), and a ring the threads fill gets no producer warpgroup; rows of a multiple of 128 bytes (or of exactly 64 or 32) are filled by TMA}}
-        tile.copy %A[%c0, %k0], %As : memref<64x384xf8E4M3FN>, memref<64x192xf8E4M3FN, #gpu.address_space<workgroup>>
-        // expected-warning @+1 {{'tile.copy' op fills its 64x192 wgmma operand tile by the threads' cp.async, not TMA}}
-        tile.copy %B[%c0, %k0], %Bs : memref<64x384xf8E4M3FN>, memref<64x192xf8E4M3FN, #gpu.address_space<workgroup>>
-        tile.gemm %As, %Bs, %Cf {transpose_b} : memref<64x192xf8E4M3FN, #gpu.address_space<workgroup>>, memref<64x192xf8E4M3FN, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+        %k0 = arith.muli %k, %c64 : index
+        tile.copy %A[%c0, %k0], %As : memref<64x128xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+        // expected-warning @+1 {{'tile.copy' op fills its 64x24 wgmma operand tile by the threads' cp.async, not TMA: its rows of 48 bytes are no whole boxes of 128, 64 or 32 bytes (the swizzles wgmma reads), and a ring the threads fill gets no producer warpgroup; rows of a multiple of 32 bytes are filled by TMA}}
+        tile.copy %B[%k0, %c0], %Bs : memref<128x24xf16>, memref<64x24xf16, #gpu.address_space<workgroup>>
+        tile.gemm %As, %Bs, %Cf : memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x24xf16, #gpu.address_space<workgroup>>, memref<64x24xf32, #tile.fragment>
       }
-      tile.copy %Cf, %C[%c0, %c0] : memref<64x64xf32, #tile.fragment>, memref<64x64xf32>
+      tile.copy %Cf, %C[%c0, %c0] : memref<64x24xf32, #tile.fragment>, memref<64x24xf32>
     }
     return
   }

@@ -562,6 +562,41 @@ func.func @i8_slabs(%A: memref<64x64xi8>, %B: memref<64x64xi8>, %C: memref<64x64
 
 // -----
 
+// f8E4M3FN K tiles of 192 columns: 192-byte rows are no whole 128-byte boxes, so TMA fills each
+// tile as three boxes of 64 bytes with the 64-byte swizzle, which the descriptors of the six k32
+// steps read.
+// CHECK-LABEL: func.func @f8_k_rows_of_192_bytes
+// CHECK: gpu.module @f8_k_rows_of_192_bytes_0_module attributes {tile.manifest = "{{.*}}\22element\22: \22f8E4M3FN\22, \22box\22: [64, 64], \22swizzle\22: 64{{.*}}\22element\22: \22f8E4M3FN\22, \22box\22: [64, 64], \22swizzle\22: 64
+// CHECK-NOT: nvgpu.device_async_copy
+// CHECK-COUNT-3: nvvm.cp.async.bulk.tensor.shared.cluster.global
+// CHECK-COUNT-6: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 32>, D[<f32>, <one>], A[<e4m3>, <one>, <row>], B[<e4m3>, <one>, <col>]
+// CHECK-NOT: nvvm.wgmma.mma_async
+module attributes {tile.target = "sm_90a"} {
+  func.func @f8_k_rows_of_192_bytes(%A: memref<64x384xf8E4M3FN>, %B: memref<64x384xf8E4M3FN>, %C: memref<64x64xf32>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c192 = arith.constant 192 : index
+    %zero = arith.constant 0.0 : f32
+    tile.kernel grid(%c1) threads(128) (%bx) {
+      %As = tile.alloc_shared : memref<64x192xf8E4M3FN, #gpu.address_space<workgroup>>
+      %Bs = tile.alloc_shared : memref<64x192xf8E4M3FN, #gpu.address_space<workgroup>>
+      %Cf = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+      tile.fill %Cf, %zero : memref<64x64xf32, #tile.fragment>
+      tile.pipelined %k = %c0 to %c2 stages(2) {
+        %k0 = arith.muli %k, %c192 : index
+        tile.copy %A[%c0, %k0], %As : memref<64x384xf8E4M3FN>, memref<64x192xf8E4M3FN, #gpu.address_space<workgroup>>
+        tile.copy %B[%c0, %k0], %Bs : memref<64x384xf8E4M3FN>, memref<64x192xf8E4M3FN, #gpu.address_space<workgroup>>
+        tile.gemm %As, %Bs, %Cf {transpose_b} : memref<64x192xf8E4M3FN, #gpu.address_space<workgroup>>, memref<64x192xf8E4M3FN, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+      }
+      tile.copy %Cf, %C[%c0, %c0] : memref<64x64xf32, #tile.fragment>, memref<64x64xf32>
+    }
+    return
+  }
+}
+
+// -----
+
 // f8E4M3FN x f8E4M3FN -> f32, B given as NxK: wgmma m64n256k32 with e4m3 operands, from TMA boxes
 // of 128 f8 columns (128-byte rows, the 128-byte swizzle), the copies moving the bytes as they are;
 // the f32 accumulator leaves by TMA.

@@ -763,9 +763,9 @@ func.func @attention_fp8_saturate_small(%Q: memref<1x2x112x64xf8E4M3FN>, %K: mem
 }
 
 
-// attention_fp8_saturate_shared_small: causal attention, 1x2 heads of 112 tokens, head dim 64, f8E4M3FN Q, K, V (V transposed) into f16.
+// attention_fp8_causal_saturate_small: causal attention, 1x2 heads of 112 tokens, head dim 64, f8E4M3FN Q, K, V (V transposed) into f16.
 // FlashAttention-2's order: an iteration computes S, its softmax, then O += P V.
-func.func @attention_fp8_saturate_shared_small(%Q: memref<1x2x112x64xf8E4M3FN>, %K: memref<1x2x112x64xf8E4M3FN>, %V: memref<1x2x64x112xf8E4M3FN>, %O: memref<1x2x112x64xf16>) {
+func.func @attention_fp8_causal_saturate_small(%Q: memref<1x2x112x64xf8E4M3FN>, %K: memref<1x2x112x64xf8E4M3FN>, %V: memref<1x2x64x112xf8E4M3FN>, %O: memref<1x2x112x64xf16>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %cnq = arith.constant 2 : index

@@ -642,7 +642,7 @@ fn flash_attention_on_8_bit_float_inputs() {
         ("attention_fp8_registers_small", false),
         ("attention_fp8_registers_causal_small", true),
         ("attention_fp8_saturate_small", false),
-        ("attention_fp8_saturate_shared_small", true),
+        ("attention_fp8_causal_saturate_small", true),
     ] {
         let data = run_function("attention_fp8_small.mlir", name, 71);
         let (q, k, vt, out) = (&data[0], &data[1], &data[2], &data[3]);

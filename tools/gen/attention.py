@@ -459,7 +459,7 @@ if __name__ == "__main__":
         print(attention("attention_fp8_registers_small", 1, 2, 112, 64, "f16", False, 64, 64, 128, overlap=False, fp8=True))
         print(attention("attention_fp8_registers_causal_small", 1, 2, 112, 64, "f16", True, block_m=128, block_n=64, threads=256, stages=2, fp8=True))
         print(attention("attention_fp8_saturate_small", 1, 2, 112, 64, "f16", False, block_m=128, block_n=64, threads=256, stages=2, fp8=True, saturate=True))
-        print(attention("attention_fp8_saturate_shared_small", 1, 2, 112, 64, "f16", True, 64, 64, 128, overlap=False, fp8=True, p_registers=False, saturate=True))
+        print(attention("attention_fp8_causal_saturate_small", 1, 2, 112, 64, "f16", True, 64, 64, 128, overlap=False, fp8=True, p_registers=False, saturate=True))
     elif which == "test-fp8-pingpong":
         print(fp8_ping_pong_small())
     elif which == "test-fp8-producer":

@@ -34,15 +34,15 @@ pub const ALIGNMENT_ATTRIBUTE: &str = tile_dialect::decisions::ALIGNMENT;
 pub const SWIZZLE: i64 = 128;
 
 /// Columns of the boxes that fill a tile of `columns` columns of `bytes`-byte elements: a 128-byte
-/// row (64 16-bit or 128 i8 columns, the 128-byte swizzle) where the tile is whole such boxes; a
-/// K-major operand's K tile of 64 or 32 bytes (the 64- or 32-byte swizzle, one box: what a wgmma
-/// descriptor with that swizzle mode reads).
+/// row (64 16-bit or 128 i8 columns, the 128-byte swizzle) where the tile is whole such boxes;
+/// else boxes of 64 or 32 bytes (that swizzle), the widest whose whole boxes make the row: a
+/// K-major operand's K tile (one box of 64 or 32 bytes, or several: a 192-byte row of 8-bit keys
+/// in three of 64), what a wgmma descriptor with that swizzle mode reads.
 pub fn box_columns(columns: i64, bytes: i64) -> Option<i64> {
-    if columns % (SWIZZLE / bytes) == 0 {
-        Some(SWIZZLE / bytes)
-    } else {
-        [64, 32].contains(&(columns * bytes)).then_some(columns)
-    }
+    [SWIZZLE, 64, 32]
+        .into_iter()
+        .find(|span| columns * bytes % span == 0)
+        .map(|span| span / bytes)
 }
 
 /// Bytes of an element of the operand tiles TMA fills for wgmma: 2 for f16 and bf16, 1 for i8 and

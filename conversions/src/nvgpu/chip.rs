@@ -61,16 +61,17 @@ fn boxed(swizzle: i64, rows: i64, inner: i64, boxes: i64) -> SharedLayout {
 
 /// The layout in which a `rows` x `columns` wgmma operand tile of `bytes`-byte elements (2: f16
 /// and bf16; 1: i8) is written and read: with `tma`, the copy engine's boxes of 128-byte rows (64
-/// 16-bit or 128 i8 columns) with the 128-byte swizzle (a tile of 64- or 32-byte rows: one box,
-/// that swizzle); without, column slabs of 16 bytes (8 16-bit or 16 i8 elements) in which 8 rows
-/// make one core matrix (no swizzle: what the threads' own copies write). `None` where neither
-/// serves the shape (columns not whole slabs; for TMA, not whole boxes).
+/// 16-bit or 128 i8 columns) with the 128-byte swizzle, or where the rows are no whole such boxes
+/// (a K-major tile: 192 bytes of 8-bit keys) boxes of 64 or 32 bytes with that swizzle
+/// ([`crate::layout::tma::box_columns`]); without, column slabs of 16 bytes (8 16-bit or 16 i8
+/// elements) in which 8 rows make one core matrix (no swizzle: what the threads' own copies
+/// write). `None` where neither serves the shape (columns not whole slabs; for TMA, not whole
+/// boxes).
 pub fn operand_layout(rows: i64, columns: i64, tma: bool, bytes: i64) -> Option<SharedLayout> {
     if tma {
-        let full = 128 / bytes;
-        let width = if columns % full == 0 { full } else { columns };
-        return (columns > 0 && [128, 64, 32].contains(&(width * bytes)))
-            .then(|| boxed(width * bytes, rows, width, columns / width));
+        return crate::layout::tma::box_columns(columns, bytes)
+            .filter(|_| columns > 0)
+            .map(|width| boxed(width * bytes, rows, width, columns / width));
     }
     let slab = 16 / bytes;
     (columns > 0 && columns % slab == 0).then(|| boxed(0, rows, slab, columns / slab))
@@ -138,7 +139,7 @@ mod tests {
     }
 
     #[test]
-    fn tma_boxes_are_64_columns_wide_or_a_k_tile_of_32_or_16() {
+    fn tma_boxes_are_128_bytes_wide_or_whole_boxes_of_64_or_32_bytes() {
         let layout = |rows, columns| operand_layout(rows, columns, true, 2).map(|l| (l.swizzle, l.r#box, l.boxes));
         assert_eq!(layout(64, 256), Some((128, vec![64, 64], 4)));
         assert_eq!(
@@ -148,7 +149,12 @@ mod tests {
         );
         assert_eq!(layout(128, 32), Some((64, vec![128, 32], 1)));
         assert_eq!(layout(256, 16), Some((32, vec![256, 16], 1)));
-        assert_eq!(layout(64, 96), None, "96 columns are no whole boxes");
+        assert_eq!(
+            layout(64, 96),
+            Some((64, vec![64, 32], 3)),
+            "96 columns: three 64-byte boxes"
+        );
+        assert_eq!(layout(64, 40), None, "80-byte rows are no whole boxes");
         let i8_layout = |rows, columns| operand_layout(rows, columns, true, 1).map(|l| (l.swizzle, l.r#box, l.boxes));
         assert_eq!(
             i8_layout(128, 256),
@@ -158,6 +164,11 @@ mod tests {
         assert_eq!(i8_layout(128, 64), Some((64, vec![128, 64], 1)));
         assert_eq!(i8_layout(128, 32), Some((32, vec![128, 32], 1)));
         assert_eq!(i8_layout(128, 16), None, "16-byte rows have no swizzle wgmma reads");
+        assert_eq!(
+            i8_layout(128, 192),
+            Some((64, vec![128, 64], 3)),
+            "192 8-bit keys: three 64-byte boxes"
+        );
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! TMA copies: a `tile.copy_async` into a ring of wgmma operand tiles that only TMA fills is, in
-//! one thread, the bytes its barrier is to expect and one TMA box per 64 columns of the tile (R
-//! rows of 128 bytes, 128-byte swizzled, the boxes one after the other; a K-major tile of 32 or 16
-//! columns is one box of 64- or 32-byte rows with that swizzle: [`crate::layout::tma`]): the copy
+//! one thread, the bytes its barrier is to expect and one TMA box per 128 bytes of the tile's rows
+//! (R rows of 128 bytes, 128-byte swizzled, the boxes one after the other; rows that are no whole
+//! such boxes are boxes of 64 or 32 bytes with that swizzle, a K-major tile of 32 or 16 16-bit
+//! columns one of them: [`crate::layout::tma`]): the copy
 //! engine writes them, zero-filling what lies past the tensor in any dimension, and completes the
 //! bytes on the barrier. The other threads issue nothing; where only TMA fills a barrier's slots,
 //! thread 0's arrival is the phase's only one (`crate::pipeline::mbarriers`; the ring's "slot

@@ -380,8 +380,9 @@ fn stored_whole(parts: &tile_dialect::ops::CopyParts, layouts: &Layouts) -> bool
 
 /// Warns (once a source location: a ring issues its copy in several places) at a ring copy that
 /// the threads fill by cp.async into a wgmma operand tile on a target with TMA where a TMA box over
-/// the whole row would address the tensor, but the row is no whole 128-byte boxes nor one box of
-/// 64 or 32 bytes (the swizzles wgmma reads): such a ring also gets no producer warpgroup.
+/// the whole row would address the tensor, but the row is no whole boxes of 128, 64 or 32 bytes
+/// (the swizzles wgmma reads: an MN-major tile of 24 16-bit columns): such a ring also gets no
+/// producer warpgroup.
 fn warn_threads_fill(
     op: &OperationRef,
     parts: &tile_dialect::ops::CopyParts,
@@ -403,7 +404,7 @@ fn warn_threads_fill(
     tile_dialect::diagnostics::emit_warning(
         op.location(),
         &format!(
-            "'tile.copy' op fills its {rows}x{columns} wgmma operand tile by the threads' cp.async, not TMA: its rows of {} bytes are no whole 128-byte boxes nor one box of 64 or 32 bytes (the swizzles wgmma reads), and a ring the threads fill gets no producer warpgroup; rows of a multiple of 128 bytes (or of exactly 64 or 32) are filled by TMA",
+            "'tile.copy' op fills its {rows}x{columns} wgmma operand tile by the threads' cp.async, not TMA: its rows of {} bytes are no whole boxes of 128, 64 or 32 bytes (the swizzles wgmma reads), and a ring the threads fill gets no producer warpgroup; rows of a multiple of 32 bytes are filled by TMA",
             columns * bytes
         ),
     );
