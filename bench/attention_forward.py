@@ -60,10 +60,11 @@ PERSISTENT = [
     ("m128n64s2_pp_persistent", dict(block_m=128, block_n=64, threads=256, stages=2, pingpong=True, persistent=True)),
 ]
 # FlashAttention-3's order with the first K and last V through the loop's ring (no tiles of their
-# own: larger blocks fit; non-causal only): ping-pong or not.
-def ring_ends(n, stages=2, pingpong=True):
-    tag = f"m128n{n}s{stages}_{'pp' if pingpong else 'fa3'}re"
-    return (tag, dict(block_m=128, block_n=n, threads=256, stages=stages, pingpong=pingpong, ring_ends=True))
+# own: larger blocks fit; non-causal only): ping-pong or not, persistent or not (without the edge
+# tiles a persistent ping-pong kernel's rings fit beside 128-key steps at head dim 128).
+def ring_ends(n, stages=2, pingpong=True, persistent=False):
+    tag = f"m128n{n}s{stages}_{'pp' if pingpong else 'fa3'}re{'_persistent' if persistent else ''}"
+    return (tag, dict(block_m=128, block_n=n, threads=256, stages=stages, pingpong=pingpong, ring_ends=True, persistent=persistent))
 
 
 TILINGS = {
@@ -76,6 +77,8 @@ TILINGS = {
         # Ping-pong persistent on 128-key steps: its rings fit at head dim 64 only (RESULTS run
         # 284: 1.003 of cuDNN non-causal).
         ("m128n128s2_pp_persistent", dict(block_m=128, block_n=128, threads=256, stages=2, pingpong=True, persistent=True)),
+        ring_ends(128),
+        ring_ends(128, persistent=True),
     ],
     128: [
         ("m128n128s2_fa2", dict(block_m=128, block_n=128, threads=256, stages=2, overlap=False)),
@@ -85,6 +88,8 @@ TILINGS = {
         *PERSISTENT,
         ring_ends(128),
         ring_ends(176),
+        ring_ends(128, persistent=True),
+        ring_ends(128, pingpong=False, persistent=True),
     ],
     256: [
         ("m128n64s2_fa2", dict(block_m=128, block_n=64, threads=256, stages=2, overlap=False)),

@@ -87,8 +87,9 @@ pub fn program(rng: &mut Rng) -> Program {
     let reciprocal = rng.fork(0xA2C9).below(2) == 0;
     // FlashAttention-3's order through the ring alone (non-causal, one in four of those; on a
     // fork): step j issues S of key block j and P V of block j - 1 (P zero before the loop, V's
-    // block clamped at 0), one step more than the key blocks, the last step's keys all masked.
-    let ring_ends = !causal && !persistent && rng.fork(0x9E4D).below(4) == 0;
+    // block clamped at 0), one step more than the key blocks, the last step's keys all masked;
+    // persistent too (each item's P zeroed at its first step).
+    let ring_ends = !causal && rng.fork(0x9E4D).below(4) == 0;
     // An 8-bit P rounded by a saturating copy in half the fp8 programs (on a fork): P stays at
     // most 1, so the copy's results are those of the plain one, by another lowering.
     let saturate = fp8 && rng.fork(0x5A7E).below(2) == 0;
@@ -171,7 +172,8 @@ pub fn program(rng: &mut Rng) -> Program {
     w!(text, "    tile.fill %l, %zero : {row}");
     let bound = if ring_ends {
         w!(text, "    tile.fill %P, %zero_p : {p}");
-        w!(text, "    %steps = arith.addi %kblocks, %c1 : index");
+        // A persistent kernel's step count is a constant.
+        w!(text, "    %steps = arith.constant {} : index", k_blocks + 1);
         "%steps"
     } else if causal {
         // Key blocks up to the diagonal: min(kblocks, ceil((q0 + bm) / bn)).

@@ -485,6 +485,8 @@ fn persistent_flash_attention_kernels_match_f64() {
         ("attention_persistent_pingpong_small", false),
         ("attention_persistent_causal_small", true),
         ("attention_persistent_causal_fa3_small", true),
+        ("attention_persistent_ring_ends_small", false),
+        ("attention_persistent_ring_ends_pingpong_small", false),
     ] {
         let data = run_function("attention_persistent_small.mlir", name, 49);
         assert_close(&data[3], &attention(&data[0], &data[1], &data[2], causal), 1e-2);
