@@ -26,7 +26,7 @@ func.func @blockscaled_fp8_gemm(%A: memref<4096x4096xf8E4M3FN>, %B: memref<4096x
     %m0 = arith.muli %bm, %cbm : index
     %n0 = arith.muli %bn, %cbn : index
     tile.fill %Acc, %zero : memref<128x128xf32, #tile.fragment>
-    tile.pipelined %k = %c0 to %csteps stages(3) {
+    tile.pipelined %k = %c0 to %csteps stages(3) attributes {tile.schedule = {producer = "none"}} {
       %kfirst = arith.muli %k, %cunroll : index
       %kb0 = arith.addi %kfirst, %c0 : index
       %k0 = arith.muli %kb0, %cbk : index

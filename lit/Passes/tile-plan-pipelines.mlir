@@ -542,3 +542,113 @@ func.func @register_weights_reading_accumulator(%A: memref<256x4096xf16>, %W: me
   return
 }
 }
+
+// -----
+
+// sm_90a, a producer beside two consumer warpgroups leaves them 232 registers a thread: in a loop
+// that is not a GEMM's main loop (a second fragment written each step), fragments of 200 registers
+// a thread (a 128x256 and a 128x144 f32 fragment, as in head-dim-256 attention's 64x256
+// accumulator, scores and P a warpgroup) fit with room for addresses and indices, and a producer
+// warpgroup fills the ring; with 208 (a 128x160 fragment) they do not, and the threads fill it.
+// A GEMM's main loop (one accumulator, here 256x192: 192 registers a thread) keeps more room
+// beside its fragments, and gets none (its 256x192 tiles ran slower with one).
+// CHECK-LABEL: func.func @producer_beside_200_registers
+// CHECK: tile.schedule = {buffers = 3 : i64, fill = "async", persistent = false, prefetch = 2 : i64, producer = "warpgroup", release = "mbarrier", wait = "mbarrier"}
+// CHECK-LABEL: func.func @no_producer_beside_208_registers
+// CHECK: tile.schedule = {buffers = 3 : i64, fill = "async", persistent = false, prefetch = 2 : i64, release = "mbarrier", wait = "mbarrier"}
+// CHECK-LABEL: func.func @gemm_loop_beside_192_registers
+// CHECK: tile.schedule = {buffers = 3 : i64, fill = "async", persistent = false, prefetch = 2 : i64, release = "previous", wait = "mbarrier"}
+module attributes {tile.target = "sm_90a"} {
+func.func @producer_beside_200_registers(%A: memref<4096x4096xf16>, %B: memref<4096x4096xf16>, %C: memref<4096x4096xf16>, %D: memref<4096x4096xf32>) {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %c32 = arith.constant 32 : index
+  %c128 = arith.constant 128 : index
+  %c256 = arith.constant 256 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c16, %c32) threads(256) (%bx, %by) {
+    %As = tile.alloc_shared : memref<128x64xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<64x256xf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<128x256xf32, #tile.fragment>
+    %Ef = tile.alloc_fragment : memref<128x144xf32, #tile.fragment>
+    tile.fill %Cf, %zero : memref<128x256xf32, #tile.fragment>
+    tile.fill %Ef, %zero : memref<128x144xf32, #tile.fragment>
+    %m0 = arith.muli %by, %c128 : index
+    %n0 = arith.muli %bx, %c256 : index
+    tile.pipelined %k = %c0 to %c128 stages(3) {
+      %k0 = arith.muli %k, %c32 : index
+      tile.copy %A[%m0, %k0], %As : memref<4096x4096xf16>, memref<128x64xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%k0, %n0], %Bs : memref<4096x4096xf16>, memref<64x256xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %Cf : memref<128x64xf16, #gpu.address_space<workgroup>>,
+          memref<64x256xf16, #gpu.address_space<workgroup>>, memref<128x256xf32, #tile.fragment>
+      tile.parallel (%i, %j) in (128, 144) {
+        %e = memref.load %Ef[%i, %j] : memref<128x144xf32, #tile.fragment>
+        %f = arith.addf %e, %e : f32
+        memref.store %f, %Ef[%i, %j] : memref<128x144xf32, #tile.fragment>
+      }
+    }
+    tile.copy %Cf, %C[%m0, %n0] : memref<128x256xf32, #tile.fragment>, memref<4096x4096xf16>
+    tile.copy %Ef, %D[%m0, %n0] : memref<128x144xf32, #tile.fragment>, memref<4096x4096xf32>
+  }
+  return
+}
+func.func @no_producer_beside_208_registers(%A: memref<4096x4096xf16>, %B: memref<4096x4096xf16>, %C: memref<4096x4096xf16>, %D: memref<4096x4096xf32>) {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %c32 = arith.constant 32 : index
+  %c128 = arith.constant 128 : index
+  %c256 = arith.constant 256 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c16, %c32) threads(256) (%bx, %by) {
+    %As = tile.alloc_shared : memref<128x64xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<64x256xf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<128x256xf32, #tile.fragment>
+    %Ef = tile.alloc_fragment : memref<128x160xf32, #tile.fragment>
+    tile.fill %Cf, %zero : memref<128x256xf32, #tile.fragment>
+    tile.fill %Ef, %zero : memref<128x160xf32, #tile.fragment>
+    %m0 = arith.muli %by, %c128 : index
+    %n0 = arith.muli %bx, %c256 : index
+    tile.pipelined %k = %c0 to %c128 stages(3) {
+      %k0 = arith.muli %k, %c32 : index
+      tile.copy %A[%m0, %k0], %As : memref<4096x4096xf16>, memref<128x64xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%k0, %n0], %Bs : memref<4096x4096xf16>, memref<64x256xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %Cf : memref<128x64xf16, #gpu.address_space<workgroup>>,
+          memref<64x256xf16, #gpu.address_space<workgroup>>, memref<128x256xf32, #tile.fragment>
+      tile.parallel (%i, %j) in (128, 160) {
+        %e = memref.load %Ef[%i, %j] : memref<128x160xf32, #tile.fragment>
+        %f = arith.addf %e, %e : f32
+        memref.store %f, %Ef[%i, %j] : memref<128x160xf32, #tile.fragment>
+      }
+    }
+    tile.copy %Cf, %C[%m0, %n0] : memref<128x256xf32, #tile.fragment>, memref<4096x4096xf16>
+    tile.copy %Ef, %D[%m0, %n0] : memref<128x160xf32, #tile.fragment>, memref<4096x4096xf32>
+  }
+  return
+}
+func.func @gemm_loop_beside_192_registers(%A: memref<4096x4096xf16>, %B: memref<4096x4096xf16>, %C: memref<4096x4096xf16>) {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %c32 = arith.constant 32 : index
+  %c128 = arith.constant 128 : index
+  %c192 = arith.constant 192 : index
+  %c256 = arith.constant 256 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c16, %c16) threads(256) (%bx, %by) {
+    %As = tile.alloc_shared : memref<256x64xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<64x192xf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<256x192xf32, #tile.fragment>
+    tile.fill %Cf, %zero : memref<256x192xf32, #tile.fragment>
+    %m0 = arith.muli %by, %c256 : index
+    %n0 = arith.muli %bx, %c192 : index
+    tile.pipelined %k = %c0 to %c128 stages(3) {
+      %k0 = arith.muli %k, %c32 : index
+      tile.copy %A[%m0, %k0], %As : memref<4096x4096xf16>, memref<256x64xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%k0, %n0], %Bs : memref<4096x4096xf16>, memref<64x192xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %Cf : memref<256x64xf16, #gpu.address_space<workgroup>>,
+          memref<64x192xf16, #gpu.address_space<workgroup>>, memref<256x192xf32, #tile.fragment>
+    }
+    tile.copy %Cf, %C[%m0, %n0] : memref<256x192xf32, #tile.fragment>, memref<4096x4096xf16>
+  }
+  return
+}
+}

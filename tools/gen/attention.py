@@ -528,6 +528,11 @@ if __name__ == "__main__":
             producer = "warpgroup" if n > 128 else None
             tag = f"m128n{n}s2_pp{'re' if ring_ends else ''}_persistent"
             print(attention(f"attention_fp8_bench_d128_{tag}", 1, 32, 4096, 128, "f16", False, block_m=128, block_n=n, threads=256, stages=2, fp8=True, pingpong=True, persistent=True, ring_ends=ring_ends, producer=producer))
+        # The f16 kernels these are measured against (issue 34's 1.5x), timed in the same run:
+        # FlashAttention-3's schedule (ping-pong), one block an item and persistent with the first
+        # K and last V through the ring (sm_90a only: the sm_80 benchmark compiles the f16 file).
+        for tag, kw in (("m128n128s2_pp", {}), ("m128n128s2_ppre_persistent", dict(ring_ends=True, persistent=True))):
+            print(attention(f"attention_bench_d128_f16_{tag}", 1, 32, 4096, 128, "f16", False, block_m=128, block_n=128, threads=256, stages=2, pingpong=True, **kw))
     elif which == "varlen-bench":
         # Sequences of different lengths (up to 4096, 16 of them, 32 heads of dim 128) in
         # FlashAttention-2's order, the fastest spill-free block shapes of RESULTS run 287: 128

@@ -60,7 +60,10 @@ def program(name, m, n, k, bm, bn, threads, stages, unroll=1, shared_scales=Fals
       }}
 """
     constants = "".join(f"  %c{u} = arith.constant {u} : index\n" for u in range(1, unroll))
-    loop = f"""    tile.pipelined %k = %c0 to %csteps stages({stages}) {{
+    # Two or more product fragments beside the accumulator leave no registers for a producer
+    # warpgroup (with one, 100 bytes spill at 128x128): the threads issue the ring's copies.
+    schedule = ' attributes {tile.schedule = {producer = "none"}}' if unroll > 1 else ""
+    loop = f"""    tile.pipelined %k = %c0 to %csteps stages({stages}){schedule} {{
       %kfirst = arith.muli %k, %cunroll : index
 {loads}{products}{sums}    }}
 """

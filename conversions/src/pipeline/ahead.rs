@@ -556,7 +556,7 @@ pub fn plan<'c, 'a>(
             Some("none") => Some(false),
             Some("warpgroup") => Some(true),
             _ => multiprocessor
-                .is_some_and(|multiprocessor| registers_fit(kernel, multiprocessor))
+                .is_some_and(|multiprocessor| registers_fit(kernel, multiprocessor, release_previous))
                 .then_some(true),
         }
     } else {
@@ -612,9 +612,19 @@ fn static_trips(pipelined: OperationRef) -> Option<i64> {
 }
 
 /// The registers a wgmma kernel's thread needs beside its fragments' (addresses, indices, the
-/// loop's state; a 128x256 GEMM on two warpgroups used 212 with 128 in its accumulator, a
-/// 128x128 FlashAttention on two warpgroups fits 232 with 172 in its fragments).
+/// loop's state), to judge whether a second block would fit on a multiprocessor: a 128x256 GEMM
+/// on two warpgroups used 212 with 128 in its accumulator, a 128x128 FlashAttention on two
+/// warpgroups fits 232 with 172 in its fragments.
 const REGISTERS_BESIDE_FRAGMENTS: i64 = 60;
+
+/// The same beside a producer warpgroup in a loop that is not a GEMM's main loop (several
+/// fragments, a FlashAttention's): ptxas packs the consumers' code into their raised count (232
+/// on two warpgroups), and head-dim-256 FlashAttention with 200 registers of fragments (128x80
+/// blocks, a 64x256 accumulator a warpgroup) fits without spills in either order and runs 5-10%
+/// faster with the producer; fp8 FlashAttention of 128x224 blocks (212) spills 16-196 bytes. A
+/// GEMM's main loop keeps [`REGISTERS_BESIDE_FRAGMENTS`]: 256x192 tiles (192 in the accumulator)
+/// ran 3-6% slower with a producer (RESULTS run 293).
+const REGISTERS_BESIDE_FRAGMENTS_UNDER_PRODUCER: i64 = 32;
 
 /// Where the `tile.producer` of `pipelined` (in `kernel`) goes, if its copies can be issued by a
 /// producer warpgroup of their own (see `super::expand`): the loop is the kernel's one pipelined
@@ -764,11 +774,17 @@ fn outside_values<'c, 'a>(value: Value<'c, 'a>, pipelined: OperationRef<'c, 'a>,
 
 /// Whether the fragments of `kernel` fit the registers its threads keep beside a producer
 /// warpgroup, with room for addresses and indices (a 128x256 accumulator on two warpgroups: 128
-/// of 232; on three, 192x256: not within 152). An estimate: a program may ask for a producer
-/// where it does not hold (`producer = "warpgroup"` in its schedule).
-fn registers_fit(kernel: OperationRef, multiprocessor: &crate::target::Multiprocessors) -> bool {
+/// of 232; on three, 192x256: not within 152), more room for a GEMM's main loop
+/// (`gemm_main_loop`) than for other loops. An estimate: a program may ask for a producer where
+/// it does not hold (`producer = "warpgroup"` in its schedule), or refuse one.
+fn registers_fit(kernel: OperationRef, multiprocessor: &crate::target::Multiprocessors, gemm_main_loop: bool) -> bool {
     let threads = integer_attribute(&kernel, "threads").unwrap_or(0);
-    fragment_registers(kernel) + REGISTERS_BESIDE_FRAGMENTS <= (multiprocessor.registers_beside_producer)(threads)
+    let beside = if gemm_main_loop {
+        REGISTERS_BESIDE_FRAGMENTS
+    } else {
+        REGISTERS_BESIDE_FRAGMENTS_UNDER_PRODUCER
+    };
+    fragment_registers(kernel) + beside <= (multiprocessor.registers_beside_producer)(threads)
 }
 
 /// Whether the registers `kernel`'s threads need (the estimate of [`registers_fit`]) leave no room
