@@ -60,7 +60,7 @@ PERSISTENT = [
     ("m128n64s2_pp_persistent", dict(block_m=128, block_n=64, threads=256, stages=2, pingpong=True, persistent=True)),
 ]
 # FlashAttention-3's order with the first K and last V through the loop's ring (no tiles of their
-# own: larger blocks fit; non-causal only): ping-pong or not, persistent or not (without the edge
+# own: larger blocks fit; causal too): ping-pong or not, persistent or not (without the edge
 # tiles a persistent ping-pong kernel's rings fit beside 128-key steps at head dim 128).
 def ring_ends(n, stages=2, pingpong=True, persistent=False):
     tag = f"m128n{n}s{stages}_{'pp' if pingpong else 'fa3'}re{'_persistent' if persistent else ''}"
@@ -126,7 +126,7 @@ def variants():
         for causal in (False, True):
             for dtype in ("f16", "bf16"):
                 for tag, options in TILINGS[shape[4]]:
-                    if causal and (options.get("ring_ends") or options.get("persistent") and options.get("overlap", True)):
+                    if causal and options.get("persistent") and options.get("overlap", True):
                         continue
                     # Each causal kernel beside its twin launched longest first.
                     yield kernel_name(shape, causal, dtype, tag), shape, causal, dtype, dict(options, longest_first=False)

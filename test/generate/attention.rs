@@ -1,7 +1,7 @@
 //! Attention programs: a FlashAttention forward kernel, the online softmax that issue 32's kernels
 //! share. One block per (query block, head) over [heads, sequence, head dim] tensors of a ragged
 //! sequence; the block copies its queries into a shared tile, then a `tile.pipelined` loop over key
-//! blocks (FlashAttention-2's order; in some non-causal programs FlashAttention-3's, the first K
+//! blocks (FlashAttention-2's order; in some programs FlashAttention-3's, the first K
 //! and last V through the ring: a step issues P V of the previous block, one step more) computes
 //! S = Q K^T into a fragment, masks the keys past the
 //! sequence (and past the query, when causal: the loop then stops at the diagonal block), takes the
@@ -85,11 +85,11 @@ pub fn program(rng: &mut Rng) -> Program {
     // multiplies, as the attention generator writes it); decided on a fork, so that the other
     // choices of a seed stay what they were.
     let reciprocal = rng.fork(0xA2C9).below(2) == 0;
-    // FlashAttention-3's order through the ring alone (non-causal, one in four of those; on a
-    // fork): step j issues S of key block j and P V of block j - 1 (P zero before the loop, V's
-    // block clamped at 0), one step more than the key blocks, the last step's keys all masked;
-    // persistent too (each item's P zeroed at its first step).
-    let ring_ends = !causal && rng.fork(0x9E4D).below(4) == 0;
+    // FlashAttention-3's order through the ring alone (one in four programs; on a fork): step j
+    // issues S of key block j and P V of block j - 1 (P zero before the loop, V's block clamped at
+    // 0), one step more than the key blocks (causal: than the block's, up to the diagonal), the
+    // last step's keys all masked; persistent too (each item's P zeroed at its first step).
+    let ring_ends = rng.fork(0x9E4D).below(4) == 0;
     // An 8-bit P rounded by a saturating copy in half the fp8 programs (on a fork): P stays at
     // most 1, so the copy's results are those of the plain one, by another lowering.
     let saturate = fp8 && rng.fork(0x5A7E).below(2) == 0;
@@ -170,12 +170,7 @@ pub fn program(rng: &mut Rng) -> Program {
     w!(text, "    tile.fill %Acc, %zero : {acc}");
     w!(text, "    tile.fill %m, %ninf : {row}");
     w!(text, "    tile.fill %l, %zero : {row}");
-    let bound = if ring_ends {
-        w!(text, "    tile.fill %P, %zero_p : {p}");
-        // A persistent kernel's step count is a constant.
-        w!(text, "    %steps = arith.constant {} : index", k_blocks + 1);
-        "%steps"
-    } else if causal {
+    let blocks = if causal {
         // Key blocks up to the diagonal: min(kblocks, ceil((q0 + bm) / bn)).
         w!(text, "    %qend = arith.addi %q0, %bm : index");
         w!(text, "    %diag = arith.ceildivui %qend, %bn : index");
@@ -183,6 +178,18 @@ pub fn program(rng: &mut Rng) -> Program {
         "%bound"
     } else {
         "%kblocks"
+    };
+    let bound = if ring_ends {
+        w!(text, "    tile.fill %P, %zero_p : {p}");
+        if causal {
+            w!(text, "    %steps = arith.addi %bound, %c1 : index");
+        } else {
+            // A persistent kernel's step count is a constant.
+            w!(text, "    %steps = arith.constant {} : index", k_blocks + 1);
+        }
+        "%steps"
+    } else {
+        blocks
     };
     let schedule = if persistent {
         " attributes {tile.schedule = {persistent = true}}"

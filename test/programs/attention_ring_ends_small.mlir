@@ -2,7 +2,8 @@
 // tools/gen/attention.py test-ring-ends): the loop runs one step more than there are key blocks,
 // a step issuing S of its key block and P V of the previous one; on 300 tokens (the last key
 // block ragged, the extra step's keys all masked), in FlashAttention-3's order on 64x64 blocks
-// and with ping-pong warpgroups on 128x64 blocks.
+// and with ping-pong warpgroups on 128x64 blocks; and causal on 64x64 blocks (a query block's
+// loop runs its key blocks up to the diagonal and one more, all past the diagonal).
 
 // attention_ring_ends_small: non-causal attention, 1x2 heads of 300 tokens, head dim 64, f16.
 // FlashAttention-3's order through the ring alone: step j issues S = Q K^T of key block j and
@@ -205,6 +206,118 @@ func.func @attention_ring_ends_pingpong_small(%Q: memref<1x2x300x128xf16>, %K: m
       memref.store %r, %Acc[%i, %d] : memref<128x128xf32, #tile.fragment>
     }
     tile.copy %Acc, %O[%bb, %bh, %q0, %c0] : memref<128x128xf32, #tile.fragment>, memref<1x2x300x128xf16>
+  }
+  return
+}
+
+
+// attention_causal_ring_ends_small: causal attention, 1x2 heads of 300 tokens, head dim 64, f16.
+// FlashAttention-3's order through the ring alone: step j issues S = Q K^T of key block j and
+// O += P V of block j - 1 (P zero at the first step), and computes block j's softmax while the
+// second product runs; the last step's keys lie past the sequence, all masked.
+func.func @attention_causal_ring_ends_small(%Q: memref<1x2x300x64xf16>, %K: memref<1x2x300x64xf16>, %V: memref<1x2x300x64xf16>, %O: memref<1x2x300x64xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %cnq = arith.constant 5 : index
+  %cnk = arith.constant 5 : index
+  %cheads = arith.constant 2 : index
+  %cbatch = arith.constant 1 : index
+  %cbm = arith.constant 64 : index
+  %cbn = arith.constant 64 : index
+  %cbn_1 = arith.constant 63 : index
+  %cseq = arith.constant 300 : index
+  %zero = arith.constant 0.0 : f32
+  %zero_p = arith.constant 0.0 : f16
+  %ninf = arith.constant 0xFF800000 : f32
+  %scale = arith.constant 0.18033688011112042 : f32
+  %nscale = arith.constant -0.18033688011112042 : f32
+  tile.kernel grid(%cnq, %cheads, %cbatch) threads(128) (%bq, %bh, %bb) {
+    %Qs = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+    %Ks = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+    %Vs = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+    %S = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    %P = tile.alloc_fragment : memref<64x64xf16, #tile.fragment>
+    %Acc = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    %m = tile.alloc_fragment : memref<64xf32, #tile.fragment>
+    %mp = tile.alloc_fragment : memref<64xf32, #tile.fragment>
+    %l = tile.alloc_fragment : memref<64xf32, #tile.fragment>
+    %rs = tile.alloc_fragment : memref<64xf32, #tile.fragment>
+    %q0 = arith.muli %bq, %cbm : index
+    tile.copy %Q[%bb, %bh, %q0, %c0], %Qs : memref<1x2x300x64xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+    tile.fill %Acc, %zero : memref<64x64xf32, #tile.fragment>
+    tile.fill %m, %ninf : memref<64xf32, #tile.fragment>
+    tile.fill %l, %zero : memref<64xf32, #tile.fragment>
+    %qend = arith.addi %q0, %cbm : index
+    %qend_up = arith.addi %qend, %cbn_1 : index
+    %diag = arith.divui %qend_up, %cbn : index
+    %kblocks = arith.minui %diag, %cnk : index
+    %q0_1 = arith.addi %q0, %c1 : index
+    %mask_limit = arith.minui %q0_1, %cseq : index
+    %steps = arith.addi %kblocks, %c1 : index
+    tile.fill %P, %zero_p : memref<64x64xf16, #tile.fragment>
+    tile.pipelined %j = %c0 to %steps stages(2) {
+      %k0 = arith.muli %j, %cbn : index
+      %jp = arith.subi %j, %c1 : index
+      %jv = arith.maxsi %jp, %c0 : index
+      %kv0 = arith.muli %jv, %cbn : index
+      tile.copy %K[%bb, %bh, %k0, %c0], %Ks : memref<1x2x300x64xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+      tile.copy %V[%bb, %bh, %kv0, %c0], %Vs : memref<1x2x300x64xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+      tile.fill %S, %zero : memref<64x64xf32, #tile.fragment>
+      tile.gemm %Qs, %Ks, %S {transpose_b} : memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+      tile.gemm %P, %Vs, %Acc : memref<64x64xf16, #tile.fragment>, memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf32, #tile.fragment>
+      %kend_k0 = arith.addi %k0, %cbn : index
+      %partial_k0 = arith.cmpi ugt, %kend_k0, %mask_limit : index
+      scf.if %partial_k0 {
+        tile.parallel (%i, %k) in (64, 64) {
+          %key = arith.addi %k0, %k : index
+          %masked = arith.cmpi uge, %key, %cseq : index
+          %query = arith.addi %q0, %i : index
+          %future = arith.cmpi ugt, %key, %query : index
+          %masked_any = arith.ori %masked, %future : i1
+          %s = memref.load %S[%i, %k] : memref<64x64xf32, #tile.fragment>
+          %v = arith.select %masked_any, %ninf, %s : f32
+          memref.store %v, %S[%i, %k] : memref<64x64xf32, #tile.fragment>
+        }
+      }
+      tile.copy %m, %mp : memref<64xf32, #tile.fragment>, memref<64xf32, #tile.fragment>
+      tile.reduce <max> %S, %m dim(1) {clear = false} : memref<64x64xf32, #tile.fragment>, memref<64xf32, #tile.fragment>
+      tile.parallel (%i, %k) in (64, 64) {
+        %s = memref.load %S[%i, %k] : memref<64x64xf32, #tile.fragment>
+        %mi = memref.load %m[%i] : memref<64xf32, #tile.fragment>
+        %shift = arith.mulf %mi, %nscale : f32
+        %d = math.fma %s, %scale, %shift : f32
+        %e = math.exp2 %d fastmath<afn> : f32
+        memref.store %e, %S[%i, %k] : memref<64x64xf32, #tile.fragment>
+      }
+      tile.reduce <sum> %S, %rs dim(1) : memref<64x64xf32, #tile.fragment>, memref<64xf32, #tile.fragment>
+      tile.parallel (%i) in (64) {
+        %old = memref.load %mp[%i] : memref<64xf32, #tile.fragment>
+        %new = memref.load %m[%i] : memref<64xf32, #tile.fragment>
+        %diff = arith.subf %old, %new : f32
+        %d = arith.mulf %diff, %scale : f32
+        %c = math.exp2 %d fastmath<afn> : f32
+        %li = memref.load %l[%i] : memref<64xf32, #tile.fragment>
+        %r = memref.load %rs[%i] : memref<64xf32, #tile.fragment>
+        %n = arith.mulf %li, %c : f32
+        %n2 = arith.addf %n, %r : f32
+        memref.store %n2, %l[%i] : memref<64xf32, #tile.fragment>
+        memref.store %c, %mp[%i] : memref<64xf32, #tile.fragment>
+      }
+      tile.parallel (%i, %d) in (64, 64) {
+        %o = memref.load %Acc[%i, %d] : memref<64x64xf32, #tile.fragment>
+        %c = memref.load %mp[%i] : memref<64xf32, #tile.fragment>
+        %r = arith.mulf %o, %c : f32
+        memref.store %r, %Acc[%i, %d] : memref<64x64xf32, #tile.fragment>
+      }
+      tile.copy %S, %P : memref<64x64xf32, #tile.fragment>, memref<64x64xf16, #tile.fragment>
+    }
+    tile.parallel (%i, %d) in (64, 64) {
+      %o = memref.load %Acc[%i, %d] : memref<64x64xf32, #tile.fragment>
+      %li = memref.load %l[%i] : memref<64xf32, #tile.fragment>
+      %r = arith.divf %o, %li fastmath<arcp> : f32
+      memref.store %r, %Acc[%i, %d] : memref<64x64xf32, #tile.fragment>
+    }
+    tile.copy %Acc, %O[%bb, %bh, %q0, %c0] : memref<64x64xf32, #tile.fragment>, memref<1x2x300x64xf16>
   }
   return
 }

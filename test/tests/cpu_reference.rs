@@ -487,6 +487,7 @@ fn persistent_flash_attention_kernels_match_f64() {
         ("attention_persistent_causal_fa3_small", true),
         ("attention_persistent_ring_ends_small", false),
         ("attention_persistent_ring_ends_pingpong_small", false),
+        ("attention_persistent_causal_ring_ends_small", true),
     ] {
         let data = run_function("attention_persistent_small.mlir", name, 49);
         assert_close(&data[3], &attention(&data[0], &data[1], &data[2], causal), 1e-2);
@@ -529,9 +530,13 @@ fn saturating_copies_give_values_past_the_range_the_largest_finite_one() {
 fn ring_ends_flash_attention_kernels_match_f64() {
     // test/programs/attention_ring_ends_small.mlir as written: FlashAttention-3's order whose first
     // K and last V come through the ring, the loop one step longer than the key blocks.
-    for name in ["attention_ring_ends_small", "attention_ring_ends_pingpong_small"] {
+    for (name, causal) in [
+        ("attention_ring_ends_small", false),
+        ("attention_ring_ends_pingpong_small", false),
+        ("attention_causal_ring_ends_small", true),
+    ] {
         let data = run_function("attention_ring_ends_small.mlir", name, 53);
-        assert_close(&data[3], &attention(&data[0], &data[1], &data[2], false), 1e-2);
+        assert_close(&data[3], &attention(&data[0], &data[1], &data[2], causal), 1e-2);
     }
 }
 
