@@ -246,6 +246,25 @@ func.func @fragment_row_by_constant(%X: memref<64xf32>, %Y: memref<2x64xf32>) {
 
 // -----
 
+// A loop that gives each thread more iterations than a register file holds (4096 x 16 elements
+// on 64 threads: 1024 each) is not written out one by one: the kernel takes the plain lowering,
+// whose loop stays one iteration long, and says so (written out, 1024 iterations of an unpacked
+// 4-bit element took the backend 10 s).
+func.func @long_loop_per_thread(%F: memref<4096x16xf16>, %O: memref<4096x16xf32>) {
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(64) (%b) {
+    // expected-warning @+1 {{'tile.parallel' op gives each thread 1024 iterations, more than the 255 a register tile's loop is written out for, so on sm_90a the kernel's fragments live in private or workgroup memory instead of registers (correct, slower)}}
+    tile.parallel (%i, %j) in (4096, 16) {
+      %q = memref.load %F[%i, %j] : memref<4096x16xf16>
+      %w = arith.extf %q : f16 to f32
+      memref.store %w, %O[%i, %j] : memref<4096x16xf32>
+    }
+  }
+  return
+}
+
+// -----
+
 // A sum over a cluster's blocks exchanges registers: a kernel whose fragments cannot be in
 // registers cannot have one.
 module attributes {tile.target = "sm_90a"} {

@@ -294,6 +294,18 @@ pub fn plan<'c, 'a>(
         }
     }
     for (parallel, layout) in inferred.loops {
+        // A loop's iterations are written out one by one for each thread; past a register file's
+        // worth the code (and the backend's time on it, quadratic) grows without bound, where the
+        // plain lowering's loop stays one iteration long.
+        let iterations = layout.slots();
+        if iterations > MAX_REGISTERS {
+            return Ok(Err((
+                parallel,
+                format!(
+                    "gives each thread {iterations} iterations, more than the {MAX_REGISTERS} a register tile's loop is written out for"
+                ),
+            )));
+        }
         match Placed::of(layout) {
             Ok(placed) => {
                 layouts.loops.insert(key(&parallel), placed);
