@@ -164,7 +164,16 @@ fn small_work(text: &str) -> bool {
     let mut work: u128 = 1;
     let mut gemm: u128 = 1;
     let small = |work: u128, gemm: u128| work < MAX_WORK as u128 && work.saturating_mul(gemm) < MAX_MULTIPLY_ADDS;
+    // A gemm's types may go on over the next lines (seed 4366's case 1074: its accumulator's type
+    // on the line after, so its work counted as 1 and 65,536 blocks of it ran past the limit).
+    let mut lines: Vec<String> = Vec::new();
     for line in text.lines() {
+        match lines.last_mut() {
+            Some(last) if last.contains("tile.gemm") && last.trim_end().ends_with(',') => last.push_str(line),
+            _ => lines.push(line.to_string()),
+        }
+    }
+    for line in lines.iter().map(String::as_str) {
         if line.contains("func.func") {
             // Each function on its own (a file of several runs them one after another).
             if !small(work, gemm) {
@@ -1391,6 +1400,24 @@ mod tests {
         assert!(!small_work(nested));
         assert!(small_work(&nested.replace("grid(%n)", "grid(%c1)")));
         assert!(small_work("tile.pipelined %k = %c0 to %arg3 stages(2) {\n"));
+    }
+
+    /// Seed 4366's case 1074 (`test/programs/gemm_split_k_relu.mlir`, its grid mutated to 65,536
+    /// blocks): the gemm's types go on over the next line, and its work counts all the same.
+    #[test]
+    fn a_gemm_whose_types_go_on_over_lines_counts_its_work() {
+        let kernel = |blocks: &str| {
+            format!(
+                "%c0 = arith.constant 0 : index\n%c32 = arith.constant 32 : index\n\
+                 %g = arith.constant {blocks} : index\n\
+                 tile.kernel grid(%g) threads(256) (%bx) {{\n\
+                 tile.pipelined %k = %c0 to %c32 stages(4) {{\n\
+                 tile.gemm %As, %Bs, %Cf : memref<128x64xf16, #gpu.address_space<workgroup>>,\n\
+                 \x20   memref<64x128xf16, #gpu.address_space<workgroup>>, memref<128x128xf32, #tile.fragment>\n"
+            )
+        };
+        assert!(small_work(&kernel("4")));
+        assert!(!small_work(&kernel("65536")));
     }
 
     /// Seed 28282's failing run (`test/programs/attention_4d_causal.mlir`): the grid's query blocks
