@@ -780,7 +780,7 @@ func.func @attention_persistent_ring_ends_pingpong_small(%Q: memref<17x8x128x32x
 // attention_persistent_causal_ring_ends_small: causal attention, 9x4 heads of 256 tokens, head dim 64, f16.
 // FlashAttention-3's order through the ring alone: step j issues S = Q K^T of key block j and
 // O += P V of block j - 1 (P zero at the first step), and computes block j's softmax while the
-// second product runs; the last step's keys lie past the sequence, all masked.
+// second product runs; the last step's keys lie past the diagonal, all masked.
 func.func @attention_persistent_causal_ring_ends_small(%Q: memref<9x4x256x64xf16>, %K: memref<9x4x256x64xf16>, %V: memref<9x4x256x64xf16>, %O: memref<9x4x256x64xf16>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index

@@ -42,11 +42,12 @@ def attention(name, batch, heads, seq, dim, dtype, causal, block_m=64, block_n=6
     running on from one item into the next and each item's Q loaded ahead into a ring of its own:
     short sequences, whose blocks would otherwise each load Q and fill the ring for a few key
     blocks); causal, each item runs its own key blocks (with `longest_first` the walk takes every
-    head's longest items first). `ring_ends` (FlashAttention-3's order, non-causal, fixed lengths):
-    the first key block's K and the last block's V come through the loop's ring instead of tiles of
-    their own, so that larger blocks fit in shared memory (head dim 256): the loop runs one step
-    more, a step issuing S of its own key block and P V of the previous one (P zero at the first
-    step, V's block clamped at 0), the extra step's keys all past the sequence and masked.
+    head's longest items first). `ring_ends` (FlashAttention-3's order, fixed lengths; causal and
+    persistent too): the first key block's K and the last block's V come through the loop's ring
+    instead of tiles of their own, so that larger blocks fit in shared memory (head dim 256; a
+    persistent kernel's rings at head dim 128): the loop runs one step more, a step issuing S of
+    its own key block and P V of the previous one (P zero at the first step, V's block clamped at
+    0), the extra step's keys all past the sequence (causal: past the diagonal) and masked.
     `saturate` (fp8): P rounded by a saturating copy (`tile.copy ... saturate`: values past 448
     become 448, as CUDA's fp8 conversion does) instead of clamping the exponentials at 1 first."""
     assert not (varlen and (sparse or lse)), "varlen with a block table or the log-sum-exp"
@@ -203,9 +204,10 @@ def attention(name, batch, heads, seq, dim, dtype, causal, block_m=64, block_n=6
     # The loop's last step: a constant where a persistent kernel needs its step count.
     last_key_block = f"%last = arith.constant {nk - 1} : index" if persistent and not causal else f"%last = arith.subi {bound}, %c1 : index"
     if ring_ends:
-        order = """// FlashAttention-3's order through the ring alone: step j issues S = Q K^T of key block j and
+        beyond = "the diagonal" if causal else "the sequence"
+        order = f"""// FlashAttention-3's order through the ring alone: step j issues S = Q K^T of key block j and
 // O += P V of block j - 1 (P zero at the first step), and computes block j's softmax while the
-// second product runs; the last step's keys lie past the sequence, all masked."""
+// second product runs; the last step's keys lie past {beyond}, all masked."""
         loop = f"""
     {f"%steps = arith.constant {nk + 1} : index" if persistent and not causal else f"%steps = arith.addi {bound}, %c1 : index"}
     tile.fill {p_name}, %zero_p : {p_tile}
