@@ -240,8 +240,9 @@ def dequantized_matmul():
     return run
 
 
-# examples/grouped_gemm.mlir, its 128x256-tile twin (bench/prepare.sh) and its one-tile-a-block form.
-GROUPED_EXAMPLES = ("grouped_gemm", "grouped_gemm_n256", "grouped_gemm_tiles")
+# examples/grouped_gemm.mlir, its 128x256-tile twin (bench/prepare.sh), its one-tile-a-block form and that
+# form made persistent by the compiler.
+GROUPED_EXAMPLES = ("grouped_gemm", "grouped_gemm_n256", "grouped_gemm_tiles", "grouped_gemm_walk")
 
 # Experts of examples/grouped_gemm.mlir when its sizes are dynamic (Mixtral's 8).
 GROUPS = 8
@@ -260,7 +261,7 @@ def grouped_rows(name, sizes, m):
     """The rows of each group of a grouped GEMM: `sizes` as given (examples/grouped_gemm.mlir), or as
     test/programs/grouped_gemm_small.mlir makes random ones valid (|s| * 9 rows, at most what is
     left, the rest for the last group)."""
-    if name != "grouped_gemm_small":
+    if name not in ("grouped_gemm_small", "grouped_gemm_walk_small"):
         return sizes
     rows, start = [], 0
     for g, size in enumerate(sizes):
@@ -1135,7 +1136,7 @@ def runs_at_some_size(kernel):
 
 
 def main():
-    global DYNAMIC_MNK, ROUNDS
+    global DYNAMIC_MNK, ROUNDS, GROUPS
     parser = argparse.ArgumentParser()
     parser.add_argument("kernels")
     parser.add_argument("--filter", default="")
@@ -1144,7 +1145,9 @@ def main():
     parser.add_argument("--force-time", action="store_true", help="time kernels that failed the check too (experiments)")
     parser.add_argument("--rounds", type=int, default=1, help="time GEMMs and cuBLAS in this many alternating rounds")
     parser.add_argument("--dynamic-mnk", default=",".join(map(str, DYNAMIC_MNK)), help="M,N,K for kernels with dynamic shapes")
+    parser.add_argument("--groups", type=int, default=GROUPS, help="groups of the grouped GEMMs whose group count is dynamic")
     args = parser.parse_args()
+    GROUPS = args.groups
     DYNAMIC_MNK = tuple(int(size) for size in args.dynamic_mnk.split(","))
     requested = DYNAMIC_MNK
     ROUNDS = args.rounds

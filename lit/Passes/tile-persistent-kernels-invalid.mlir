@@ -415,3 +415,84 @@ func.func @rows_own_steps_without_producer(%A: memref<2048x1024xf16>, %B: memref
   return
 }
 }
+
+// -----
+
+// A guard whose bound is the block's own row (no bound of the grid): the walk cannot keep it.
+module attributes {tile.target = "sm_90a"} {
+func.func @guard_over_block(%A: memref<?x?xf16>, %B: memref<?x?xf16>, %C: memref<?x?xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %zero = arith.constant 0.0 : f32
+  %m = memref.dim %A, %c0 : memref<?x?xf16>
+  %k = memref.dim %A, %c1 : memref<?x?xf16>
+  %n = memref.dim %B, %c1 : memref<?x?xf16>
+  %gx = arith.ceildivui %n, %c128 : index
+  %gy = arith.ceildivui %m, %c64 : index
+  %ktiles = arith.ceildivui %k, %c64 : index
+  tile.kernel grid(%gx, %gy) threads(128) (%bx, %by) {
+    %As = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<64x128xf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<64x128xf32, #tile.fragment>
+    %diagonal = arith.cmpi ult, %bx, %by : index
+    scf.if %diagonal {
+      tile.fill %Cf, %zero : memref<64x128xf32, #tile.fragment>
+      %m0 = arith.muli %by, %c64 : index
+      %n0 = arith.muli %bx, %c128 : index
+      // expected-error @+1 {{'tile.pipelined' op asks for persistent = true in its tile.schedule, but it is neither directly in its kernel's body nor in a guard a persistent kernel's walk keeps (the body's last op an 'scf.if' without results or else branch over 'arith.cmpi ult' of a block index and a bound no block index gives); drop the entry}}
+      tile.pipelined %kt = %c0 to %ktiles stages(3) attributes {tile.schedule = {persistent = true}} {
+        %k0 = arith.muli %kt, %c64 : index
+        tile.copy %A[%m0, %k0], %As : memref<?x?xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+        tile.copy %B[%k0, %n0], %Bs : memref<?x?xf16>, memref<64x128xf16, #gpu.address_space<workgroup>>
+        tile.gemm %As, %Bs, %Cf : memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x128xf16, #gpu.address_space<workgroup>>, memref<64x128xf32, #tile.fragment>
+      }
+      tile.copy %Cf, %C[%m0, %n0] : memref<64x128xf32, #tile.fragment>, memref<?x?xf16>
+    }
+  }
+  return
+}
+}
+
+// -----
+
+// A guarded kernel that asks for clusters: their blocks walk a grid known at compile time, and
+// the guard's bound is known at run time only.
+module attributes {tile.target = "sm_90a"} {
+func.func @guard_with_multicast(%A: memref<?x?xf16>, %B: memref<?x?xf16>, %C: memref<?x?xf16>, %Rows: memref<1xi32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %zero = arith.constant 0.0 : f32
+  %m = memref.dim %A, %c0 : memref<?x?xf16>
+  %k = memref.dim %A, %c1 : memref<?x?xf16>
+  %n = memref.dim %B, %c1 : memref<?x?xf16>
+  %gx = arith.ceildivui %n, %c128 : index
+  %gy = arith.ceildivui %m, %c64 : index
+  %ktiles = arith.ceildivui %k, %c64 : index
+  tile.kernel grid(%gx, %gy) threads(128) (%bx, %by) {
+    %As = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<64x128xf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<64x128xf32, #tile.fragment>
+    %rows = memref.load %Rows[%c0] : memref<1xi32>
+    %live = arith.index_cast %rows : i32 to index
+    %in = arith.cmpi ult, %by, %live : index
+    scf.if %in {
+      tile.fill %Cf, %zero : memref<64x128xf32, #tile.fragment>
+      %m0 = arith.muli %by, %c64 : index
+      %n0 = arith.muli %bx, %c128 : index
+      // expected-error @+1 {{'tile.pipelined' op asks for multicast = 2 in its tile.schedule, but multicast = 2 needs the grid and the loop's bounds known at compile time (a cluster's blocks walk the same tiles' steps); drop the entry}}
+      tile.pipelined %kt = %c0 to %ktiles stages(3) attributes {tile.schedule = {persistent = true, multicast = 2}} {
+        %k0 = arith.muli %kt, %c64 : index
+        tile.copy %A[%m0, %k0], %As : memref<?x?xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+        tile.copy %B[%k0, %n0], %Bs : memref<?x?xf16>, memref<64x128xf16, #gpu.address_space<workgroup>>
+        tile.gemm %As, %Bs, %Cf : memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x128xf16, #gpu.address_space<workgroup>>, memref<64x128xf32, #tile.fragment>
+      }
+      tile.copy %Cf, %C[%m0, %n0] : memref<64x128xf32, #tile.fragment>, memref<?x?xf16>
+    }
+  }
+  return
+}
+}

@@ -801,3 +801,103 @@ func.func @copy_before_loop(%A: memref<1024x1024xf16>, %B: memref<1024x1024xf16>
   return
 }
 }
+
+// -----
+
+// A kernel that guards its work by a block index below a bound of its own (a grouped GEMM: the
+// host bounds the grid's row tiles, the kernel counts its groups' on the device) and asks for a
+// persistent kernel: the guard goes, the count stays at the kernel's top, and the blocks walk the
+// grid's rows below it only (the same launch, fewer tiles); each tile's search for its group runs
+// in the loop over the tile's block indices.
+// CHECK-LABEL: func.func @grouped_guard
+// CHECK: %[[GX:.*]] = arith.ceildivui %{{.*}}, %c128
+// CHECK: %[[GY:.*]] = arith.addi
+// CHECK: %[[TILES:.*]] = arith.muli %[[GX]], %[[GY]] : index
+// CHECK: %[[BLOCKS:.*]] = arith.minui %[[TILES]], %c132 : index
+// CHECK: tile.kernel grid(%[[BLOCKS]], %c1) threads(128) (%[[PID:.*]], %{{.*}})
+// CHECK: %[[LIVE:.*]] = scf.for
+// CHECK-NOT: scf.if
+// CHECK: %[[ROWS:.*]] = arith.minui %[[GY]], %[[LIVE]] : index
+// CHECK: %[[WALKED:.*]] = arith.muli %[[GX]], %[[ROWS]] : index
+// CHECK: %[[END:.*]] = arith.addi %[[WALKED]], %[[BLOCKS]] : index
+// CHECK: %[[LAST:.*]] = arith.subi %[[END]], %c1 : index
+// CHECK: %[[LEFT:.*]] = arith.subi %[[LAST]], %[[PID]] : index
+// CHECK: arith.divui %[[LEFT]], %[[BLOCKS]] : index
+// CHECK: tile.pipelined
+// CHECK: arith.divui %{{.*}} {tile.tile_of_step}
+// CHECK: arith.minui %[[ROWS]], %c8 : index
+// CHECK: %[[SEARCH:.*]]:3 = scf.for
+// CHECK: memref.load
+// CHECK: tile.copy %{{.*}}[%[[SEARCH]]#2, %{{.*}}, %{{.*}}]
+// The producer warpgroup searches for the first tile's group before its loop and for the next
+// tile's at a tile's last step, carrying the result; the consumers, which do not read it, run no
+// search.
+// NESTED-LABEL: func.func @grouped_guard
+// NESTED: tile.producer {
+// NESTED: scf.if
+// NESTED: scf.for
+// NESTED: memref.load
+// NESTED: scf.for %{{.*}} iter_args(
+// NESTED: tile.copy_async %{{.*}}[%[[GROUP:.*]], %{{.*}}, %{{.*}}], %{{.*}} : memref<?x?x?xf16>
+// NESTED: scf.if
+// NESTED: scf.for
+// NESTED: memref.load
+// NESTED: scf.yield %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : index, index, index, index, index
+// NESTED-NOT: memref.load
+// NESTED: return
+module attributes {tile.target = "sm_90a"} {
+func.func @grouped_guard(%A: memref<?x?xf16>, %B: memref<?x?x?xf16>, %Sizes: memref<?xi32> {tile.sizes = array<i64: 0, 0>}, %C: memref<?x?xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %zero = arith.constant 0.0 : f32
+  %m = memref.dim %A, %c0 : memref<?x?xf16>
+  %groups = memref.dim %B, %c0 : memref<?x?x?xf16>
+  %k = memref.dim %B, %c1 : memref<?x?x?xf16>
+  %n = memref.dim %B, %c2 : memref<?x?x?xf16>
+  %gx = arith.ceildivui %n, %c128 : index
+  %ktiles = arith.ceildivui %k, %c64 : index
+  %mtiles = arith.ceildivui %m, %c64 : index
+  %gy = arith.addi %mtiles, %groups : index
+  tile.kernel grid(%gx, %gy) threads(128) (%bx, %by) {
+    %As = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<64x128xf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<64x128xf32, #tile.fragment>
+    %live = scf.for %g = %c0 to %groups step %c1 iter_args(%sum = %c0) -> (index) {
+      %size = memref.load %Sizes[%g] : memref<?xi32>
+      %rows = arith.index_cast %size : i32 to index
+      %mt = arith.ceildivui %rows, %c64 : index
+      %next = arith.addi %sum, %mt : index
+      scf.yield %next : index
+    }
+    %in_groups = arith.cmpi ult, %by, %live : index
+    scf.if %in_groups {
+      %at:3 = scf.for %g = %c0 to %groups step %c1 iter_args(%start = %c0, %first = %c0, %grp = %c0) -> (index, index, index) {
+        %size = memref.load %Sizes[%g] : memref<?xi32>
+        %rows = arith.index_cast %size : i32 to index
+        %mt = arith.ceildivui %rows, %c64 : index
+        %end = arith.addi %first, %mt : index
+        %after_first = arith.cmpi uge, %by, %first : index
+        %before_end = arith.cmpi ult, %by, %end : index
+        %here = arith.andi %after_first, %before_end : i1
+        %grp2 = arith.select %here, %g, %grp : index
+        %next = arith.addi %start, %rows : index
+        scf.yield %next, %end, %grp2 : index, index, index
+      }
+      %n0 = arith.muli %bx, %c128 : index
+      %m0 = arith.muli %by, %c64 : index
+      tile.fill %Cf, %zero : memref<64x128xf32, #tile.fragment>
+      tile.pipelined %kt = %c0 to %ktiles stages(3) attributes {tile.schedule = {persistent = true}} {
+        %k0 = arith.muli %kt, %c64 : index
+        tile.copy %A[%m0, %k0], %As : memref<?x?xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+        tile.copy %B[%at#2, %k0, %n0], %Bs : memref<?x?x?xf16>, memref<64x128xf16, #gpu.address_space<workgroup>>
+        tile.gemm %As, %Bs, %Cf : memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x128xf16, #gpu.address_space<workgroup>>, memref<64x128xf32, #tile.fragment>
+      }
+      tile.copy %Cf, %C[%m0, %n0] : memref<64x128xf32, #tile.fragment>, memref<?x?xf16>
+    }
+  }
+  return
+}
+}

@@ -197,15 +197,19 @@ pub fn computable(value: Value, pipelined: OperationRef, depth: usize) -> bool {
                 .operands()
                 .all(|operand| is_defined_inside(operand, owner) || computable(operand, pipelined, depth + 1))
         });
+    // A persistent loop's tile values may come from a loop over tables (a grouped GEMM's search
+    // for its tile's group), over what it reads from outside.
+    let table_search = crate::kernels::kernel_of(pipelined).is_some_and(|kernel| table_loop(&owner, kernel));
     let pure = index_arithmetic(&owner)
         || (tile_ir::is(&owner, affine::AffineApplyOperation::name) && owner.region_count() == 0)
         || table_load(&owner, pipelined)
+        || table_search
         || search;
     depth < 32
         && pure
         && owner.block().is_some_and(|block| block == body)
-        && owner
-            .operands()
+        && inputs(owner)
+            .into_iter()
             .all(|operand| computable(operand, pipelined, depth + 1))
 }
 
@@ -237,7 +241,7 @@ fn reads_table(op: &OperationRef, kernel: OperationRef) -> bool {
 /// it (nested loops' included) is pure index arithmetic, a load of a table ([`reads_table`]), a
 /// loop or a yield (a grouped GEMM's search for its block's group in the group sizes). Any thread
 /// may run it at any time, as it may run the arithmetic.
-fn table_loop(op: &OperationRef, kernel: OperationRef) -> bool {
+pub(crate) fn table_loop(op: &OperationRef, kernel: OperationRef) -> bool {
     tile_ir::is(op, scf::ForOperation::name)
         && nested_ops(*op).iter().all(|nested| {
             index_arithmetic(nested)
@@ -248,7 +252,7 @@ fn table_loop(op: &OperationRef, kernel: OperationRef) -> bool {
 }
 
 /// The values `op` reads from outside itself: its operands and what its regions capture.
-fn inputs<'c, 'a>(op: OperationRef<'c, 'a>) -> Vec<Value<'c, 'a>> {
+pub(crate) fn inputs<'c, 'a>(op: OperationRef<'c, 'a>) -> Vec<Value<'c, 'a>> {
     let mut found: Vec<Value> = op.operands().collect();
     for nested in nested_ops(op) {
         found.extend(nested.operands().filter(|operand| !is_defined_inside(*operand, op)));

@@ -16,7 +16,10 @@
 //! `persistent = false` keeps one tile a block. A kernel whose grid or loop bounds are known at run
 //! time only is taken where its schedule asks: the host then counts the tiles (P = min(tiles,
 //! multiprocessors) blocks), each block its tiles' steps (K, 0 where the loop runs none: then a
-//! loop of its own fills and writes out each of its tiles).
+//! loop of its own fills and writes out each of its tiles). Such a kernel may bound its own
+//! blocks by a guard around its work ([`unguard`]: a grouped GEMM counts its groups' row tiles on
+//! the device, the host bounds them); the walk then covers the blocks below the bound only, and
+//! loops over tables before the loop (the tile's search for its group) run for each tile.
 //!
 //! Where its schedule asks, a kernel may also have a static 3-D grid (walked in order, x fastest:
 //! an attention's query blocks of one head, which read the same keys, on neighbouring blocks),
@@ -158,6 +161,9 @@ enum Sizes<'c, 'a> {
     Dynamic {
         grid: (Value<'c, 'a>, Option<Value<'c, 'a>>),
         bounds: Vec<Value<'c, 'a>>,
+        /// Where the kernel guards its work by a block index below a bound of its own (see
+        /// [`unguard`]): the dimension and the bound.
+        extent: Option<(usize, Value<'c, 'a>)>,
     },
 }
 
@@ -348,13 +354,24 @@ fn computed_by<'c, 'a>(value: Value<'c, 'a>, indexing: &[OperationRef<'c, 'a>]) 
     indexing.iter().copied().filter(|op| found.contains(op)).collect()
 }
 
-/// Whether `value` is, or is computed from, one of `arguments` (the block indices).
+/// Whether `value` is, or is computed from, one of `arguments` (the block indices), also through
+/// what a loop computing it reads inside.
 fn depends_on(value: Value, arguments: &[Value]) -> bool {
-    if arguments.contains(&value) {
-        return true;
+    // (A walk with a worklist: a kernel's chains of values are long, and shared.)
+    let mut pending = vec![value];
+    let mut seen = std::collections::HashSet::new();
+    while let Some(value) = pending.pop() {
+        if arguments.contains(&value) {
+            return true;
+        }
+        if !seen.insert(value.to_raw().ptr as usize) {
+            continue;
+        }
+        if let Some(result) = tile_dialect::ops::as_result(value) {
+            pending.extend(crate::pipeline::ahead::inputs(result.owner()));
+        }
     }
-    tile_dialect::ops::as_result(value)
-        .is_some_and(|result| result.owner().operands().any(|operand| depends_on(operand, arguments)))
+    false
 }
 
 /// Whether `op`, in `kernel`'s body, is a copy that a persistent kernel makes once a tile: from a
@@ -413,6 +430,63 @@ pub fn copies_once_a_tile<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Vec<Operation
     .collect()
 }
 
+/// Takes the guard off a kernel that bounds its own blocks: one whose body ends in an `scf.if`
+/// without results or else branch, over `%index < %bound` (`arith.cmpi ult`; a block index, a
+/// bound no block index gives), around a loop whose schedule asks for `persistent = true` (a
+/// grouped GEMM: the host bounds the grid's row tiles, the kernel counts those of its groups on
+/// the device). The branch's ops move into the body, and the guard's dimension and bound are
+/// returned: a persistent kernel's walk covers the blocks below it only.
+fn unguard<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>) -> Option<(usize, Value<'c, 'a>)> {
+    let body = kernel.body()?;
+    let terminator = body.terminator()?;
+    let mut ops: Vec<OperationRef> = std::iter::successors(body.first_operation(), |op| op.next_in_block())
+        .take_while(|op| *op != terminator)
+        .collect();
+    let guard = ops.pop()?;
+    let indices: Vec<Value> = (0..body.argument_count())
+        .filter_map(|i| body.argument_at(i).map(Value::from))
+        .collect();
+    let no_else = guard
+        .region_at(1)
+        .is_none_or(|region| melior::ir::RegionLike::first_block(&region).is_none());
+    if !tile_ir::is(&guard, tile_ir::scf::IfOperation::name) || guard.result_count() != 0 || !no_else {
+        return None;
+    }
+    let then = guard.body()?;
+    let asks = std::iter::successors(then.first_operation(), |op| op.next_in_block()).any(|op| {
+        tile_ir::is(&op, tile::PipelinedOperation::name)
+            && crate::pipeline::plan::requested_persistent(op) == Some(true)
+    });
+    let compare = tile_dialect::ops::as_result(guard.operand_at(0)?)?.owner();
+    const UNSIGNED_LESS: i64 = 6;
+    if !asks
+        || !tile_ir::is(&compare, tile_ir::arith::CmpIOperation::name)
+        || integer_attribute(&compare, "predicate") != Some(UNSIGNED_LESS)
+    {
+        return None;
+    }
+    let (index, bound) = (compare.operand_at(0)?, compare.operand_at(1)?);
+    let dimension = indices.iter().position(|value| *value == index)?;
+    if depends_on(bound, &indices) {
+        return None;
+    }
+    let rewriter = melior::IrRewriter::new(context);
+    let rewriter = rewriter.as_rewriter_base();
+    if let Some(yielded) = then.terminator() {
+        rewriter.erase_op(yielded);
+    }
+    rewriter.inline_block_before(then, guard, &[]);
+    rewriter.erase_op(guard);
+    let compared_elsewhere = nested_ops(kernel).into_iter().any(|user| {
+        user.operands()
+            .any(|operand| tile_dialect::ops::as_result(operand).is_some_and(|r| r.owner() == compare))
+    });
+    if !compared_elsewhere {
+        rewriter.erase_op(compare);
+    }
+    Some((dimension, bound))
+}
+
 /// The first `tile.pipelined` loop directly in `kernel`'s body, if any.
 fn first_loop<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
     std::iter::successors(kernel.body()?.first_operation(), |op| op.next_in_block())
@@ -435,6 +509,7 @@ fn persistent<'c, 'a>(
     kernel: OperationRef<'c, 'a>,
     multiprocessors: &Multiprocessors,
     clusters: Option<&Clusters>,
+    extent: Option<(usize, Value<'c, 'a>)>,
 ) -> Result<Option<Persistent<'c, 'a>>, String> {
     // A kernel split across clusters (`tile-split-k`) has few tiles by choice.
     if kernel.attribute(super::split_k::SPLITS).is_ok() {
@@ -487,7 +562,9 @@ fn persistent<'c, 'a>(
         .collect();
     // Static sizes; or, where the schedule asks, a static grid whose tiles run their own step
     // counts (the loop's upper bound over the block indices: a causal attention's query blocks).
+    // (A kernel that bounds its own blocks walks a grid it knows at run time only.)
     let static_sizes = match super::loop_with_sizes(kernel, asked) {
+        _ if extent.is_some() => None,
         Ok(super::GemmLoop { grid, steps, .. }) => Some((grid, steps, None)),
         Err(_) if requested == Some(true) && cluster == 1 => match steps_of_tiles(&grid_values, &bounds, &indices) {
             Ok(Some((grid, counts))) => {
@@ -579,7 +656,7 @@ fn persistent<'c, 'a>(
             if bounds.iter().any(|bound| depends_on(*bound, &indices)) {
                 return refuse("the loop's bounds depend on the block indices");
             }
-            Sizes::Dynamic { grid, bounds }
+            Sizes::Dynamic { grid, bounds, extent }
         }
     };
     let mut indexing = Vec::new();
@@ -593,8 +670,13 @@ fn persistent<'c, 'a>(
         if allocation {
             continue;
         }
-        if super::ahead::index_arithmetic(op) {
-            if op.operands().any(|operand| depends_on(operand, &indices)) {
+        // Index arithmetic and loops over tables (a grouped GEMM's search for its tile's group):
+        // those over the block indices run for each tile, the others stay.
+        if super::ahead::index_arithmetic(op) || super::ahead::table_loop(op, kernel) {
+            if super::ahead::inputs(*op)
+                .into_iter()
+                .any(|operand| depends_on(operand, &indices))
+            {
                 indexing.push(*op);
             }
             continue;
@@ -703,8 +785,31 @@ pub fn rewrite_kernel<'c, 'a>(
     multiprocessors: &Multiprocessors,
     clusters: Option<&Clusters>,
 ) -> Result<(), Failure<'c, 'a>> {
-    let plan = match persistent(kernel, multiprocessors, clusters) {
+    let extent = unguard(context, kernel);
+    // A loop that asks for a persistent kernel from elsewhere than the kernel's body or a guard
+    // the walk keeps is told so.
+    if extent.is_none() && first_loop(kernel).is_none() {
+        let nested = nested_ops(kernel).into_iter().find(|op| {
+            tile_ir::is(op, tile::PipelinedOperation::name)
+                && crate::pipeline::plan::requested_persistent(*op) == Some(true)
+        });
+        if let Some(main) = nested {
+            return Err((
+                main,
+                "asks for persistent = true in its tile.schedule, but it is neither directly in its kernel's body nor in a guard a persistent kernel's walk keeps (the body's last op an 'scf.if' without results or else branch over 'arith.cmpi ult' of a block index and a bound no block index gives); drop the entry".to_owned(),
+            ));
+        }
+    }
+    let plan = match persistent(kernel, multiprocessors, clusters, extent) {
         Ok(Some(plan)) => plan,
+        // (The guard is gone: its kernel must be rewritten.)
+        Ok(None) if extent.is_some() => {
+            let main = first_loop(kernel).expect("the guarded loop");
+            return Err((
+                main,
+                "asks for persistent = true in its tile.schedule, and its kernel's work is guarded by a block index below a bound, which only a persistent kernel's walk keeps; but the kernel is not one tile-persistent-kernels takes; drop the entry".to_owned(),
+            ));
+        }
         Ok(None) => return Ok(()),
         Err(why) => {
             let main = first_loop(kernel).expect("a loop to refuse");
@@ -819,11 +924,22 @@ pub fn rewrite_kernel<'c, 'a>(
             };
             (walk, total)
         }
-        Sizes::Dynamic { grid, bounds } => {
+        Sizes::Dynamic { grid, bounds, extent } => {
             let gx = grid.0;
             let gy = grid.1.unwrap_or_else(|| b.index(host, 1));
             let tiles = b.muli(host, gx, gy);
             let blocks = b.minui(host, tiles, b.index(host, multiprocessors.count));
+            // The blocks the kernel's own bound leaves: the walk's grid and tiles.
+            let (gx, gy, tiles) = match extent {
+                Some((dimension, bound)) => {
+                    let (gx, gy) = match dimension {
+                        0 => (b.minui(before, gx, bound), gy),
+                        _ => (gx, b.minui(before, gy, bound)),
+                    };
+                    (gx, gy, b.muli(before, gx, gy))
+                }
+                None => (gx, gy, tiles),
+            };
             // K = ceil((upper - lower) / step) steps, none where upper <= lower.
             let step = bounds.get(2).copied().unwrap_or_else(|| b.index(before, 1));
             let runs = b.compare(before, "slt", bounds[0], bounds[1]);
@@ -1488,27 +1604,33 @@ pub fn carry_tile_values<'c, 'a>(context: &'c Context, looped: OperationRef<'c, 
     // The tile-level ops: pure ops over the tile, values from outside the loop and each other;
     // those over the tile or another per-tile op give the tile values (the others, invariant,
     // stay in the loop too).
+    // (Loops over tables too: a grouped GEMM's search for its tile's group.)
+    let Some(kernel) = crate::kernels::kernel_of(looped) else {
+        return;
+    };
     let mut tile_level: Vec<OperationRef> = Vec::new();
     let mut per_tile: Vec<OperationRef> = Vec::new();
     for op in ops {
-        if op == tile_of || op == step_in || !crate::pipeline::ahead::index_arithmetic(op) {
+        let arithmetic = crate::pipeline::ahead::index_arithmetic(op) || crate::pipeline::ahead::table_loop(op, kernel);
+        if op == tile_of || op == step_in || !arithmetic {
             continue;
         }
         let made_by = |operand: Value<'c, 'a>, set: &[OperationRef<'c, 'a>]| {
             tile_dialect::ops::as_result(operand).is_some_and(|r| set.contains(&r.owner()))
         };
-        let over_tile = op.operands().all(|operand| {
-            operand == result(tile_of)
-                || !tile_dialect::ops::is_defined_inside(operand, looped)
-                || made_by(operand, &tile_level)
+        let inputs = crate::pipeline::ahead::inputs(*op);
+        let over_tile = inputs.iter().all(|operand| {
+            *operand == result(tile_of)
+                || !tile_dialect::ops::is_defined_inside(*operand, looped)
+                || made_by(*operand, &tile_level)
         });
         if !over_tile {
             continue;
         }
         tile_level.push(*op);
-        if op
-            .operands()
-            .any(|operand| operand == result(tile_of) || made_by(operand, &per_tile))
+        if inputs
+            .iter()
+            .any(|operand| *operand == result(tile_of) || made_by(*operand, &per_tile))
         {
             per_tile.push(*op);
         }
