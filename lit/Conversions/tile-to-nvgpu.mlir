@@ -13,8 +13,9 @@
 // (the 128-byte swizzle). The accumulator leaves by TMA through the A ring, drained after the loop
 // (24 KiB: one 128x64 box a round, two rounds); thread 0 waits for the stores at the end.
 // CHECK-LABEL: func.func @gemm_relu
-// CHECK: call @gemm_relu_0_launch(%arg0, %arg1, %arg2, %c32, %c32)
-// CHECK: gpu.module @gemm_relu_0_module attributes {tile.manifest = "{{.*}}\22strategy\22: \22registers\22{{.*}}\22grid\22: [32, 32, 1]{{.*}}\22params\22: [{\22role\22: \22tma\22, \22kind\22: \22tensor_map\22, \22host_argument\22: 0, \22shape\22: [4096, 4096], \22element\22: \22f16\22, \22box\22: [128, 32], \22swizzle\22: 64, \22oob_fill\22: \22zero\22}, {\22role\22: \22tma\22, \22kind\22: \22tensor_map\22, \22host_argument\22: 1, \22shape\22: [4096, 4096], \22element\22: \22f16\22, \22box\22: [32, 64], \22swizzle\22: 128{{.*}}\22host_argument\22: 2, \22shape\22: [4096, 4096], \22element\22: \22f16\22, \22box\22: [128, 64], \22swizzle\22: 128
+// The 32x32 tiles launch as 1024 blocks that take them in groups of 8 grid rows.
+// CHECK: call @gemm_relu_0_launch(%arg0, %arg1, %arg2, %c1024, %c1)
+// CHECK: gpu.module @gemm_relu_0_module attributes {tile.manifest = "{{.*}}\22strategy\22: \22registers\22{{.*}}\22grid\22: [1024, 1, 1]{{.*}}\22params\22: [{\22role\22: \22tma\22, \22kind\22: \22tensor_map\22, \22host_argument\22: 0, \22shape\22: [4096, 4096], \22element\22: \22f16\22, \22box\22: [128, 32], \22swizzle\22: 64, \22oob_fill\22: \22zero\22}, {\22role\22: \22tma\22, \22kind\22: \22tensor_map\22, \22host_argument\22: 1, \22shape\22: [4096, 4096], \22element\22: \22f16\22, \22box\22: [32, 64], \22swizzle\22: 128{{.*}}\22host_argument\22: 2, \22shape\22: [4096, 4096], \22element\22: \22f16\22, \22box\22: [128, 64], \22swizzle\22: 128
 // CHECK: gpu.func @gemm_relu_0_kernel(%{{.*}}: memref<4096x4096xf16>, %{{.*}}: memref<4096x4096xf16>, %{{.*}}: memref<4096x4096xf16>, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %[[CMAP:.*]]: !llvm.ptr) kernel
 // CHECK-NOT: nvgpu.device_async_copy
 // CHECK-DAG: nvvm.cp.async.bulk.tensor.shared.cluster.global
@@ -135,7 +136,7 @@ func.func @no_kernel() {
 // the sizes it needs again from the memref descriptors. Both tiles arrive by TMA: the maps are
 // encoded at launch from the tensors' sizes (the manifest's shapes are null).
 // CHECK-LABEL: func.func @dynamic
-// CHECK: gpu.module @dynamic_0_module attributes {tile.manifest = "{{.*}}\22grid\22: [{\22op\22: \22arith.ceildivui\22{{.*}}\22kind\22: \22tensor_map\22, \22host_argument\22: 0, \22shape\22: [null, null]
+// CHECK: gpu.module @dynamic_0_module attributes {tile.manifest = "{{.*}}\22grid\22: [{\22op\22: \22arith.muli\22, \22args\22: [{\22op\22: \22arith.ceildivui\22{{.*}}\22kind\22: \22tensor_map\22, \22host_argument\22: 0, \22shape\22: [null, null]
 // CHECK: gpu.func @dynamic_0_kernel(%[[A:.*]]: memref<?x?xf16>, %{{.*}}: memref<?x?xf16>, %{{.*}}: memref<?x?xf16>, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr) kernel
 // CHECK-DAG: memref.dim %[[A]]
 // CHECK-DAG: nvvm.cp.async.bulk.tensor.shared.cluster.global

@@ -305,8 +305,22 @@ func.func @asked_persistent(%A: memref<2048x1024xf16>, %B: memref<1024x2048xf16>
 
 // -----
 
+// One tile a block, as asked; its 16x16 tiles launch as 256 blocks that take them in the
+// persistent walk's order (groups of 8 grid rows, down a group's rows first), so that the tiles
+// that run at once share their A rows and B columns in L2.
 // CHECK-LABEL: func.func @one_tile_a_block
-// CHECK: tile.kernel grid(%{{.*}}, %{{.*}}) threads(128) (%[[BX:.*]], %[[BY:.*]])
+// CHECK: tile.kernel grid(%c256, %c1) threads(128) (%[[ID:.*]], %{{.*}})
+// CHECK: %[[TILE:.*]] = arith.minui %[[ID]], %c255 : index
+// CHECK: %[[GROUP:.*]] = arith.divui %[[TILE]], %c128 : index
+// CHECK: %[[FIRST:.*]] = arith.muli %[[GROUP]], %c8 : index
+// CHECK: %[[WITHIN:.*]] = arith.remui %[[TILE]], %c128 : index
+// CHECK: %[[ROW:.*]] = arith.remui %[[WITHIN]], %c8 : index
+// CHECK: %[[Y:.*]] = arith.addi %[[FIRST]], %[[ROW]] : index
+// CHECK: %[[BY:.*]] = arith.minui %[[Y]], %c15 : index
+// CHECK: %[[X:.*]] = arith.divui %[[WITHIN]], %c8 : index
+// CHECK: %[[BX:.*]] = arith.minui %[[X]], %c15 : index
+// CHECK: arith.muli %[[BY]], %c128 : index
+// CHECK: arith.muli %[[BX]], %c128 : index
 // CHECK: tile.pipelined %{{.*}} = %{{.*}} to %{{.*}} stages(3) attributes {tile.schedule = {persistent = false}}
 module attributes {tile.target = "sm_90a"} {
 func.func @one_tile_a_block(%A: memref<2048x1024xf16>, %B: memref<1024x2048xf16>, %C: memref<2048x2048xf16>) {
@@ -454,9 +468,16 @@ func.func @dynamic_asked(%A: memref<?x?xf16>, %B: memref<?x?xf16>, %C: memref<?x
 
 // -----
 
-// Sizes known at run time and no schedule entry: one tile a block (the tile count is the host's).
+// Sizes known at run time and no schedule entry: one tile a block (the tile count is the host's),
+// the blocks taking the tiles in groups of min(8, rows) grid rows.
 // CHECK-LABEL: func.func @dynamic_not_asked
-// CHECK: tile.kernel grid(%{{.*}}, %{{.*}}) threads(128)
+// CHECK: %[[GX:.*]] = arith.ceildivui %{{.*}}, %c128 : index
+// CHECK: %[[GY:.*]] = arith.ceildivui %{{.*}}, %c64 : index
+// CHECK: %[[TILES:.*]] = arith.muli %[[GX]], %[[GY]] : index
+// CHECK: tile.kernel grid(%[[TILES]], %c1) threads(128) (%[[ID:.*]], %{{.*}})
+// CHECK: %[[ROWS:.*]] = arith.minui %[[GY]], %c8 : index
+// CHECK: %[[GROUP_TILES:.*]] = arith.muli %[[ROWS]], %[[GX]] : index
+// CHECK: arith.divui %[[ID]], %[[GROUP_TILES]] : index
 // CHECK-NOT: tile.tile_steps
 // CHECK: return
 module attributes {tile.target = "sm_90a"} {

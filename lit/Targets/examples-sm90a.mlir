@@ -22,8 +22,9 @@
 // PTX-DAG: cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group
 // PTX-DAG: cp.async.bulk.tensor.4d.global.shared::cta.tile.bulk_group
 
-// The dynamic example: its grid is an expression over the tensors' sizes, its tensors memref
-// descriptors, its tiles filled by TMA through maps the launcher encodes from those sizes.
+// The dynamic example: its grid is an expression over the tensors' sizes (its tiles' count, the
+// blocks taking them in groups of grid rows), its tensors memref descriptors, its tiles filled by
+// TMA through maps the launcher encodes from those sizes.
 // DYNAMIC: "strategy": "registers"
-// DYNAMIC-SAME: "grid": [{"op": "arith.ceildivui", "args": [{"dim": [1, 1]}, 256]}, {"op": "arith.ceildivui", "args": [{"dim": [0, 0]}, 128]}, 1]
+// DYNAMIC-SAME: "grid": [{"op": "arith.muli", "args": [{"op": "arith.ceildivui", "args": [{"dim": [1, 1]}, 256]}, {"op": "arith.ceildivui", "args": [{"dim": [0, 0]}, 128]}]}, 1, 1]
 // DYNAMIC-SAME: "kind": "tensor_map", "host_argument": 0, "shape": [null, null]

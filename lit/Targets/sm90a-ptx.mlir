@@ -2,7 +2,7 @@
 // RUN: rm -rf %t && tile-compile %examples/gemm_relu.mlir --target sm_90a -o %t | FileCheck %s --check-prefix=SUMMARY
 // RUN: FileCheck %s --check-prefix=PTX < %t/gemm_relu_0_kernel.ptx
 // RUN: FileCheck %s --check-prefix=JSON < %t/gemm_relu_0_kernel.json
-// RUN: python3 -c "import json, sys; m = json.load(open(sys.argv[1])); assert m['grid'] == [32, 32, 1] and m['strategy'] == 'registers' and len(m['bindings']) == 3 and [p['swizzle'] for p in m['params']] == [64, 128, 128]" %t/gemm_relu_0_kernel.json
+// RUN: python3 -c "import json, sys; m = json.load(open(sys.argv[1])); assert m['grid'] == [1024, 1, 1] and m['strategy'] == 'registers' and len(m['bindings']) == 3 and [p['swizzle'] for p in m['params']] == [64, 128, 128]" %t/gemm_relu_0_kernel.json
 
 // SUMMARY: gemm_relu.mlir: 1 kernel(s) for sm_90a written to
 
@@ -29,6 +29,6 @@
 // PTX-NOT: st.global
 
 // JSON: "entry": "gemm_relu_0_kernel"
-// JSON-SAME: "strategy": "registers", "workgroup_size": [128, 1, 1], "grid": [32, 32, 1]
+// JSON-SAME: "strategy": "registers", "workgroup_size": [128, 1, 1], "grid": [1024, 1, 1]
 // JSON-SAME: {"role": "tma", "kind": "tensor_map", "host_argument": 0, "shape": [4096, 4096], "element": "f16", "box": [128, 32], "swizzle": 64, "oob_fill": "zero"}
 // JSON-SAME: {"role": "tma", "kind": "tensor_map", "host_argument": 1, "shape": [4096, 4096], "element": "f16", "box": [32, 64], "swizzle": 128, "oob_fill": "zero"}
