@@ -79,38 +79,6 @@ func.func @epilogue_reads_ring(%A: memref<?x?xf16>, %B: memref<?x?xf16>, %C: mem
 
 // -----
 
-// A value loaded before the loop (a row offset from a table) would have to be loaded again at
-// each tile, and ops with results are not moved into the loop.
-module attributes {tile.target = "sm_90a"} {
-func.func @load_before_loop(%A: memref<1024x1024xf16>, %B: memref<1024x1024xf16>, %C: memref<1024x1024xf16>, %Rows: memref<8xi32>) {
-  %c0 = arith.constant 0 : index
-  %c8 = arith.constant 8 : index
-  %c128 = arith.constant 128 : index
-  %zero = arith.constant 0.0 : f32
-  tile.kernel grid(%c8, %c8) threads(128) (%bx, %by) {
-    %As = tile.alloc_shared : memref<128x128xf16, #gpu.address_space<workgroup>>
-    %Bs = tile.alloc_shared : memref<128x128xf16, #gpu.address_space<workgroup>>
-    %Cf = tile.alloc_fragment : memref<128x128xf32, #tile.fragment>
-    %row = memref.load %Rows[%by] : memref<8xi32>
-    %m = arith.index_cast %row : i32 to index
-    %m0 = arith.muli %m, %c128 : index
-    %n0 = arith.muli %bx, %c128 : index
-    tile.fill %Cf, %zero : memref<128x128xf32, #tile.fragment>
-    // expected-error @+1 {{'tile.pipelined' op asks for persistent = true in its tile.schedule, but an op before the loop is neither an allocation, index arithmetic, a fill of a fragment nor (where the schedule asks for persistent = true) an op without results (a persistent kernel runs those once a tile); drop the entry}}
-    tile.pipelined %kt = %c0 to %c8 stages(3) attributes {tile.schedule = {persistent = true}} {
-      %k0 = arith.muli %kt, %c128 : index
-      tile.copy %A[%m0, %k0], %As : memref<1024x1024xf16>, memref<128x128xf16, #gpu.address_space<workgroup>>
-      tile.copy %B[%k0, %n0], %Bs : memref<1024x1024xf16>, memref<128x128xf16, #gpu.address_space<workgroup>>
-      tile.gemm %As, %Bs, %Cf : memref<128x128xf16, #gpu.address_space<workgroup>>, memref<128x128xf16, #gpu.address_space<workgroup>>, memref<128x128xf32, #tile.fragment>
-    }
-    tile.copy %Cf, %C[%m0, %n0] : memref<128x128xf32, #tile.fragment>, memref<1024x1024xf16>
-  }
-  return
-}
-}
-
-// -----
-
 // multicast with one tile a block: clusters that multicast are a persistent kernel's.
 module attributes {tile.target = "sm_90a"} {
 func.func @multicast_not_persistent(%A: memref<2048x1024xf16>, %B: memref<1024x2048xf16>, %C: memref<2048x2048xf16>) {
@@ -492,6 +460,38 @@ func.func @guard_with_multicast(%A: memref<?x?xf16>, %B: memref<?x?xf16>, %C: me
       }
       tile.copy %Cf, %C[%m0, %n0] : memref<64x128xf32, #tile.fragment>, memref<?x?xf16>
     }
+  }
+  return
+}
+}
+
+// -----
+
+// A value loaded before the loop from a tensor the kernel writes (no table: another tile's block
+// may have written it) is not loaded again for each tile.
+module attributes {tile.target = "sm_90a"} {
+func.func @load_of_written_tensor(%A: memref<1024x1024xf16>, %B: memref<1024x1024xf16>, %C: memref<1024x1024xf16>) {
+  %c0 = arith.constant 0 : index
+  %c8 = arith.constant 8 : index
+  %c128 = arith.constant 128 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c8, %c8) threads(128) (%bx, %by) {
+    %As = tile.alloc_shared : memref<128x128xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<128x128xf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<128x128xf32, #tile.fragment>
+    %first = memref.load %C[%by, %bx] : memref<1024x1024xf16>
+    %m0 = arith.muli %by, %c128 : index
+    %n0 = arith.muli %bx, %c128 : index
+    %start = arith.extf %first : f16 to f32
+    tile.fill %Cf, %start : memref<128x128xf32, #tile.fragment>
+    // expected-error @+1 {{'tile.pipelined' op asks for persistent = true in its tile.schedule, but an op before the loop is neither an allocation, index arithmetic, a load of a table or a loop over tables, a fill of a fragment nor (where the schedule asks for persistent = true) an op without results (a persistent kernel runs those once a tile); drop the entry}}
+    tile.pipelined %kt = %c0 to %c8 stages(3) attributes {tile.schedule = {persistent = true}} {
+      %k0 = arith.muli %kt, %c128 : index
+      tile.copy %A[%m0, %k0], %As : memref<1024x1024xf16>, memref<128x128xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%k0, %n0], %Bs : memref<1024x1024xf16>, memref<128x128xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %Cf : memref<128x128xf16, #gpu.address_space<workgroup>>, memref<128x128xf16, #gpu.address_space<workgroup>>, memref<128x128xf32, #tile.fragment>
+    }
+    tile.copy %Cf, %C[%m0, %n0] : memref<128x128xf32, #tile.fragment>, memref<1024x1024xf16>
   }
   return
 }

@@ -922,3 +922,42 @@ func.func @grouped_guard(%A: memref<?x?xf16>, %B: memref<?x?x?xf16>, %Sizes: mem
   return
 }
 }
+
+// -----
+
+// A row offset loaded from a table before the loop (a tile's rows named by the device, as a
+// mixture-of-experts frontend hands a block's expert): loaded again for each tile, at its block
+// indices, in the loop.
+// CHECK-LABEL: func.func @table_row_offset
+// CHECK: tile.pipelined
+// CHECK: %[[ROW:.*]] = arith.minui %{{.*}}, %c7 : index
+// CHECK: %[[OFFSET:.*]] = memref.load %{{.*}}[%[[ROW]]] : memref<8xi32>
+// CHECK: %[[M:.*]] = arith.index_cast %[[OFFSET]] : i32 to index
+// CHECK: %[[M0:.*]] = arith.muli %[[M]], %c128 : index
+// CHECK: tile.copy %{{.*}}[%[[M0]], %{{.*}}]
+module attributes {tile.target = "sm_90a"} {
+func.func @table_row_offset(%A: memref<1024x1024xf16>, %B: memref<1024x1024xf16>, %C: memref<1024x1024xf16>, %Rows: memref<8xi32>) {
+  %c0 = arith.constant 0 : index
+  %c8 = arith.constant 8 : index
+  %c128 = arith.constant 128 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c8, %c8) threads(128) (%bx, %by) {
+    %As = tile.alloc_shared : memref<128x128xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<128x128xf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<128x128xf32, #tile.fragment>
+    %row = memref.load %Rows[%by] : memref<8xi32>
+    %m = arith.index_cast %row : i32 to index
+    %m0 = arith.muli %m, %c128 : index
+    %n0 = arith.muli %bx, %c128 : index
+    tile.fill %Cf, %zero : memref<128x128xf32, #tile.fragment>
+    tile.pipelined %kt = %c0 to %c8 stages(3) attributes {tile.schedule = {persistent = true}} {
+      %k0 = arith.muli %kt, %c128 : index
+      tile.copy %A[%m0, %k0], %As : memref<1024x1024xf16>, memref<128x128xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%k0, %n0], %Bs : memref<1024x1024xf16>, memref<128x128xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %Cf : memref<128x128xf16, #gpu.address_space<workgroup>>, memref<128x128xf16, #gpu.address_space<workgroup>>, memref<128x128xf32, #tile.fragment>
+    }
+    tile.copy %Cf, %C[%m0, %n0] : memref<128x128xf32, #tile.fragment>, memref<1024x1024xf16>
+  }
+  return
+}
+}

@@ -329,6 +329,18 @@ pub fn program(rng: &mut Rng) -> Program {
         && plan.shape != Shape::Chain
         && plan.lead.is_empty()
         && rng.fork(0x3C57).below(4) == 0;
+    // A kernel that bounds its own blocks (a grouped GEMM's row tiles counted on the device): its
+    // work guarded by `%by < rows`, the rows summed by a loop over a small i32 table, and its loop
+    // asking for a persistent kernel (sm_90a walks the rows below the bound only; the other targets
+    // warn and run it as written). On a fork of its own, where the persistent rewrite takes the
+    // loop (the forms the multicast fork takes).
+    let guarded = !split
+        && !multicast
+        && plan.stages.is_some()
+        && plan.a == AOperand::Shared
+        && plan.shape != Shape::Chain
+        && plan.lead.is_empty()
+        && rng.fork(0x6A2D).below(4) == 0;
     let p = &plan;
     let e = p.element;
     let chain_shape = p.shape == Shape::Chain;
@@ -416,6 +428,14 @@ pub fn program(rng: &mut Rng) -> Program {
             middle: false,
         });
     }
+    if guarded {
+        arguments.push(Tensor {
+            name: "Rows".into(),
+            ty: global(&[2], "i32"),
+            lead: Vec::new(),
+            middle: false,
+        });
+    }
     let y = Tensor {
         name: "Y".into(),
         ty: global(&with_lead([p.m_total, out_total]), p.output),
@@ -484,6 +504,27 @@ pub fn program(rng: &mut Rng) -> Program {
         w!(text, "    %lb = arith.divui %bz, %heads : index");
         w!(text, "    %lh = arith.remui %bz, %heads : index");
     }
+    if guarded {
+        // Rows = (|Rows[0]| + |Rows[1]|) mod (gy + 1): none, some or all of the grid's rows.
+        w!(text, "    %g1 = arith.constant 1 : index");
+        w!(text, "    %g2 = arith.constant 2 : index");
+        w!(text, "    %gz32 = arith.constant 0 : i32");
+        w!(
+            text,
+            "    %rows_sum = scf.for %gi = %c0 to %g2 step %g1 iter_args(%gs = %c0) -> (index) {{"
+        );
+        w!(text, "      %gv = memref.load %Rows[%gi] : memref<2xi32>");
+        w!(text, "      %gneg = arith.subi %gz32, %gv : i32");
+        w!(text, "      %gabs = arith.maxsi %gv, %gneg : i32");
+        w!(text, "      %gr = arith.index_cast %gabs : i32 to index");
+        w!(text, "      %gnext = arith.addi %gs, %gr : index");
+        w!(text, "      scf.yield %gnext : index");
+        w!(text, "    }}");
+        w!(text, "    %gy1 = arith.addi %gy, %g1 : index");
+        w!(text, "    %rows = arith.remui %rows_sum, %gy1 : index");
+        w!(text, "    %in_rows = arith.cmpi ult, %by, %rows : index");
+        w!(text, "    scf.if %in_rows {{");
+    }
     w!(text, "    %m0 = arith.muli %by, %cm : index");
     w!(text, "    %n0 = arith.muli %bx, %cn : index");
     w!(text, "    %o0 = arith.muli %bx, %cn2 : index");
@@ -544,6 +585,8 @@ pub fn program(rng: &mut Rng) -> Program {
                 " attributes {tile.schedule = {split = 2}}"
             } else if multicast {
                 " attributes {tile.schedule = {multicast = 2}}"
+            } else if guarded {
+                " attributes {tile.schedule = {persistent = true}}"
             } else {
                 ""
             };
@@ -824,6 +867,9 @@ pub fn program(rng: &mut Rng) -> Program {
     } else {
         w!(text, "    tile.copy %{out}, {y_at}{} : {f}, {}", y.dims(), y.ty);
     }
+    if guarded {
+        w!(text, "    }}");
+    }
     w!(text, "  }}");
     w!(text, "  return");
     w!(text, "}}");
@@ -877,6 +923,8 @@ pub fn program(rng: &mut Rng) -> Program {
                     ", split in 2"
                 } else if multicast {
                     ", B multicast to clusters of 2"
+                } else if guarded {
+                    ", rows bounded on the device, persistent"
                 } else {
                     ""
                 }

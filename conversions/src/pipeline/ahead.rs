@@ -224,7 +224,7 @@ fn table_load(op: &OperationRef, pipelined: OperationRef) -> bool {
 
 /// Whether `op` loads an element of a global tensor that nothing in `kernel` writes (a block
 /// table, a varlen kernel's sequence offsets): a value any thread may read at any time.
-fn reads_table(op: &OperationRef, kernel: OperationRef) -> bool {
+pub(crate) fn reads_table(op: &OperationRef, kernel: OperationRef) -> bool {
     let Some(table) = tile_ir::is(op, memref::LoadOperation::name)
         .then(|| op.operand_at(0))
         .flatten()

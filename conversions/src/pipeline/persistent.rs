@@ -670,9 +670,12 @@ fn persistent<'c, 'a>(
         if allocation {
             continue;
         }
-        // Index arithmetic and loops over tables (a grouped GEMM's search for its tile's group):
-        // those over the block indices run for each tile, the others stay.
-        if super::ahead::index_arithmetic(op) || super::ahead::table_loop(op, kernel) {
+        // Index arithmetic, loads of tables and loops over them (a grouped GEMM's search for its
+        // tile's group): those over the block indices run for each tile, the others stay.
+        if super::ahead::index_arithmetic(op)
+            || super::ahead::reads_table(op, kernel)
+            || super::ahead::table_loop(op, kernel)
+        {
             if super::ahead::inputs(*op)
                 .into_iter()
                 .any(|operand| depends_on(operand, &indices))
@@ -693,7 +696,7 @@ fn persistent<'c, 'a>(
         // first work (a FlashAttention-3 order's first S and its softmax), at its first step.
         if requested != Some(true) || op.result_count() > 0 {
             return refuse(
-                "an op before the loop is neither an allocation, index arithmetic, a fill of a fragment nor (where the schedule asks for persistent = true) an op without results (a persistent kernel runs those once a tile)",
+                "an op before the loop is neither an allocation, index arithmetic, a load of a table or a loop over tables, a fill of a fragment nor (where the schedule asks for persistent = true) an op without results (a persistent kernel runs those once a tile)",
             );
         }
         if matches!(sizes, Sizes::Dynamic { .. }) {
@@ -1685,14 +1688,16 @@ pub fn carry_tile_values<'c, 'a>(context: &'c Context, looped: OperationRef<'c, 
     // The tile-level ops: pure ops over the tile, values from outside the loop and each other;
     // those over the tile or another per-tile op give the tile values (the others, invariant,
     // stay in the loop too).
-    // (Loops over tables too: a grouped GEMM's search for its tile's group.)
+    // (Loads of tables and loops over them too: a grouped GEMM's search for its tile's group.)
     let Some(kernel) = crate::kernels::kernel_of(looped) else {
         return;
     };
     let mut tile_level: Vec<OperationRef> = Vec::new();
     let mut per_tile: Vec<OperationRef> = Vec::new();
     for op in ops {
-        let arithmetic = crate::pipeline::ahead::index_arithmetic(op) || crate::pipeline::ahead::table_loop(op, kernel);
+        let arithmetic = crate::pipeline::ahead::index_arithmetic(op)
+            || crate::pipeline::ahead::reads_table(op, kernel)
+            || crate::pipeline::ahead::table_loop(op, kernel);
         if op == tile_of || op == step_in || !arithmetic {
             continue;
         }

@@ -122,7 +122,10 @@ pub fn check_schedule<'c, 'a>(
     // warpgroup) agrees with one that leaves it out; a split is `tile-split-k`'s, recorded on the
     // kernel (or warned about, where the target has no clusters).
     let default = |name: &str, value: Attribute| match name {
-        "persistent" => IntegerAttribute::try_from(value).is_ok_and(|flag| flag.value() == 0 || !chip.tma),
+        // (A loop `tile-persistent-kernels` flattened is persistent whatever fills it.)
+        "persistent" => IntegerAttribute::try_from(value).is_ok_and(|flag| {
+            flag.value() == 0 || !chip.tma || pipelined.attribute(super::persistent::TILE_STEPS).is_ok()
+        }),
         "split" => IntegerAttribute::try_from(value)
             .is_ok_and(|split| split.value() == super::split_k::splits_of(pipelined) || chip.clusters.is_none()),
         "producer" => tile_dialect::ops::attribute_text(value).is_some_and(|kind| kind == "none"),
