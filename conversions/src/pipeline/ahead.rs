@@ -190,13 +190,8 @@ pub fn computable(value: Value, pipelined: OperationRef, depth: usize) -> bool {
     };
     let owner = result.owner();
     // A persistent loop's search for a step's tile (`super::persistent`) is pure too, over what
-    // its region reads.
-    let search = owner.attribute(tile_dialect::decisions::TILE_OF_STEP).is_ok()
-        && nested_ops(owner).iter().all(|nested| {
-            nested
-                .operands()
-                .all(|operand| is_defined_inside(operand, owner) || computable(operand, pipelined, depth + 1))
-        });
+    // its region reads (its inputs, below).
+    let search = owner.attribute(tile_dialect::decisions::TILE_OF_STEP).is_ok();
     // A persistent loop's tile values may come from a loop over tables (a grouped GEMM's search
     // for its tile's group), over what it reads from outside.
     let table_search = crate::kernels::kernel_of(pipelined).is_some_and(|kernel| table_loop(&owner, kernel));
@@ -224,7 +219,7 @@ fn table_load(op: &OperationRef, pipelined: OperationRef) -> bool {
 
 /// Whether `op` loads an element of a global tensor that nothing in `kernel` writes (a block
 /// table, a varlen kernel's sequence offsets): a value any thread may read at any time.
-pub(crate) fn reads_table(op: &OperationRef, kernel: OperationRef) -> bool {
+fn reads_table(op: &OperationRef, kernel: OperationRef) -> bool {
     let Some(table) = tile_ir::is(op, memref::LoadOperation::name)
         .then(|| op.operand_at(0))
         .flatten()
@@ -241,7 +236,7 @@ pub(crate) fn reads_table(op: &OperationRef, kernel: OperationRef) -> bool {
 /// it (nested loops' included) is pure index arithmetic, a load of a table ([`reads_table`]), a
 /// loop or a yield (a grouped GEMM's search for its block's group in the group sizes). Any thread
 /// may run it at any time, as it may run the arithmetic.
-pub(crate) fn table_loop(op: &OperationRef, kernel: OperationRef) -> bool {
+fn table_loop(op: &OperationRef, kernel: OperationRef) -> bool {
     tile_ir::is(op, scf::ForOperation::name)
         && nested_ops(*op).iter().all(|nested| {
             index_arithmetic(nested)
@@ -249,6 +244,13 @@ pub(crate) fn table_loop(op: &OperationRef, kernel: OperationRef) -> bool {
                 || tile_ir::is(nested, scf::ForOperation::name)
                 || tile_ir::is(nested, scf::YieldOperation::name)
         })
+}
+
+/// Whether `op` is pure index arithmetic, a load of a table of `kernel` ([`reads_table`]) or a loop
+/// over tables ([`table_loop`]): what any of its threads may compute at any time, as often as it
+/// likes (a producer's copy offsets, a persistent kernel's tile values).
+pub(crate) fn table_arithmetic(op: &OperationRef, kernel: OperationRef) -> bool {
+    index_arithmetic(op) || reads_table(op, kernel) || table_loop(op, kernel)
 }
 
 /// The values `op` reads from outside itself: its operands and what its regions capture.
@@ -667,9 +669,7 @@ pub fn producer_site<'c, 'a>(
             tile::AllocSharedOperation | tile::AllocFragmentOperation | tile::AllocBarriersOperation => true,
             _ => false,
         });
-        index_arithmetic(op)
-            || reads_table(op, kernel)
-            || table_loop(op, kernel)
+        table_arithmetic(op, kernel)
             || allocation
             || (tile_ir::is(op, tile::FillOperation::name)
                 && op
@@ -709,7 +709,7 @@ fn hoistable(value: Value, kernel: OperationRef, earlier: &[OperationRef], depth
         Some(op) => {
             op == owner
                 && depth < 32
-                && (index_arithmetic(&owner) || reads_table(&owner, kernel) || table_loop(&owner, kernel))
+                && table_arithmetic(&owner, kernel)
                 && inputs(owner)
                     .into_iter()
                     .all(|operand| hoistable(operand, kernel, earlier, depth + 1))

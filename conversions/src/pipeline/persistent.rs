@@ -430,6 +430,13 @@ pub fn copies_once_a_tile<'c, 'a>(kernel: OperationRef<'c, 'a>) -> Vec<Operation
     .collect()
 }
 
+/// The block indices of a kernel whose body is `body` (its arguments).
+fn block_indices<'c, 'a>(body: &melior::ir::BlockRef<'c, 'a>) -> Vec<Value<'c, 'a>> {
+    (0..body.argument_count())
+        .filter_map(|i| body.argument_at(i).map(Value::from))
+        .collect()
+}
+
 /// Takes the guard off a kernel that bounds its own blocks: one whose body ends in an `scf.if`
 /// without results or else branch, over `%index < %bound` (`arith.cmpi ult`; a block index, a
 /// bound no block index gives), around a loop whose schedule asks for `persistent = true` (a
@@ -443,9 +450,7 @@ fn unguard<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>) -> Option
         .take_while(|op| *op != terminator)
         .collect();
     let guard = ops.pop()?;
-    let indices: Vec<Value> = (0..body.argument_count())
-        .filter_map(|i| body.argument_at(i).map(Value::from))
-        .collect();
+    let indices = block_indices(&body);
     let no_else = guard
         .region_at(1)
         .is_none_or(|region| melior::ir::RegionLike::first_block(&region).is_none());
@@ -557,9 +562,7 @@ fn persistent<'c, 'a>(
     };
     let body = kernel.body();
     let Some(body) = body else { return Ok(None) };
-    let indices: Vec<Value> = (0..body.argument_count())
-        .filter_map(|i| body.argument_at(i).map(Value::from))
-        .collect();
+    let indices = block_indices(&body);
     // Static sizes; or, where the schedule asks, a static grid whose tiles run their own step
     // counts (the loop's upper bound over the block indices: a causal attention's query blocks).
     // (A kernel that bounds its own blocks walks a grid it knows at run time only.)
@@ -672,10 +675,7 @@ fn persistent<'c, 'a>(
         }
         // Index arithmetic, loads of tables and loops over them (a grouped GEMM's search for its
         // tile's group): those over the block indices run for each tile, the others stay.
-        if super::ahead::index_arithmetic(op)
-            || super::ahead::reads_table(op, kernel)
-            || super::ahead::table_loop(op, kernel)
-        {
+        if super::ahead::table_arithmetic(op, kernel) {
             if super::ahead::inputs(*op)
                 .into_iter()
                 .any(|operand| depends_on(operand, &indices))
@@ -830,9 +830,7 @@ pub fn rewrite_kernel<'c, 'a>(
         }
     };
     let body = kernel.body().expect("kernel body");
-    let indices: Vec<Value> = (0..body.argument_count())
-        .filter_map(|i| body.argument_at(i).map(Value::from))
-        .collect();
+    let indices = block_indices(&body);
     // The ops that read the block indices, before the walk's ops (which read the first) exist.
     let mut readers: Vec<OperationRef> = plan.indexing.clone();
     readers.extend(plan.fills.iter().copied());
@@ -1119,9 +1117,7 @@ fn walk_in_groups<'c, 'a>(context: &'c Context, kernel: OperationRef<'c, 'a>, mu
         return;
     };
     let Some(body) = kernel.body() else { return };
-    let indices: Vec<Value> = (0..body.argument_count())
-        .filter_map(|i| body.argument_at(i).map(Value::from))
-        .collect();
+    let indices = block_indices(&body);
     if grid.len() != 2 || indices.len() != 2 || requested_multicast(main) > 1 {
         return;
     }
@@ -1695,10 +1691,7 @@ pub fn carry_tile_values<'c, 'a>(context: &'c Context, looped: OperationRef<'c, 
     let mut tile_level: Vec<OperationRef> = Vec::new();
     let mut per_tile: Vec<OperationRef> = Vec::new();
     for op in ops {
-        let arithmetic = crate::pipeline::ahead::index_arithmetic(op)
-            || crate::pipeline::ahead::reads_table(op, kernel)
-            || crate::pipeline::ahead::table_loop(op, kernel);
-        if op == tile_of || op == step_in || !arithmetic {
+        if op == tile_of || op == step_in || !crate::pipeline::ahead::table_arithmetic(op, kernel) {
             continue;
         }
         let made_by = |operand: Value<'c, 'a>, set: &[OperationRef<'c, 'a>]| {
