@@ -246,11 +246,19 @@ GROUPED_EXAMPLES = ("grouped_gemm", "grouped_gemm_n256", "grouped_gemm_tiles", "
 
 # Experts of examples/grouped_gemm.mlir when its sizes are dynamic (Mixtral's 8).
 GROUPS = 8
+# Groups of equal size in whole 128-row tiles instead of a router's random partition (`--even-groups`):
+# every output tile of a grouped GEMM whole, to tell what the partial tiles cost.
+EVEN_GROUPS = False
 
 
 def group_sizes(m, groups):
     """A random partition of m rows into `groups` group sizes (i32 on the GPU) with one empty group
-    and groups of every size, as a router hands them to an expert layer."""
+    and groups of every size, as a router hands them to an expert layer (or, with EVEN_GROUPS, equal
+    groups of whole 128-row tiles, the rows left over in the last)."""
+    if EVEN_GROUPS:
+        sizes = torch.full((groups,), m // groups // 128 * 128)
+        sizes[-1] = m - int(sizes[:-1].sum())
+        return sizes.to(torch.int32).cuda()
     cuts = torch.sort(torch.randint(0, m + 1, (groups - 1,))).values
     cuts[1] = cuts[0]
     edges = torch.cat([torch.tensor([0]), cuts, torch.tensor([m])])
@@ -1136,7 +1144,7 @@ def runs_at_some_size(kernel):
 
 
 def main():
-    global DYNAMIC_MNK, ROUNDS, GROUPS
+    global DYNAMIC_MNK, ROUNDS, GROUPS, EVEN_GROUPS
     parser = argparse.ArgumentParser()
     parser.add_argument("kernels")
     parser.add_argument("--filter", default="")
@@ -1146,8 +1154,10 @@ def main():
     parser.add_argument("--rounds", type=int, default=1, help="time GEMMs and cuBLAS in this many alternating rounds")
     parser.add_argument("--dynamic-mnk", default=",".join(map(str, DYNAMIC_MNK)), help="M,N,K for kernels with dynamic shapes")
     parser.add_argument("--groups", type=int, default=GROUPS, help="groups of the grouped GEMMs whose group count is dynamic")
+    parser.add_argument("--even-groups", action="store_true", help="grouped GEMMs' groups of equal size in whole 128-row tiles")
     args = parser.parse_args()
     GROUPS = args.groups
+    EVEN_GROUPS = args.even_groups
     DYNAMIC_MNK = tuple(int(size) for size in args.dynamic_mnk.split(","))
     requested = DYNAMIC_MNK
     ROUNDS = args.rounds
