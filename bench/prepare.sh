@@ -65,6 +65,8 @@ sed 's/%ntiles = arith.ceildivui %n, %c128/%ntiles = arith.ceildivui %n, %c256/;
   examples/grouped_gemm.mlir > bench/programs/grouped_gemm_n256.mlir
 # The grouped GEMM one output tile a block (its producer warpgroup runs the group search too).
 cp bench/grouped_gemm_tiles.mlir bench/programs/
+# The same on 64-row tiles (64 groups waste fewer rows).
+cp bench/grouped_gemm_tiles64.mlir bench/programs/
 # The same, made persistent by tile-persistent-kernels over the row tiles the kernel counts.
 cp bench/grouped_gemm_walk.mlir bench/programs/
 # Variable-length attention: 16 sequences of up to 4096 tokens packed into 32768 (32 heads, dim

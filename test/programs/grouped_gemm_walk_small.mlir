@@ -3,10 +3,12 @@
 // (96x2504) into the same rows of C. The group sizes are read on the device, here from random
 // inputs made valid (|s| * 9 rows for each of the first three groups, the rest of the 288 for the
 // last: empty groups and groups of fewer rows than a tile happen). The grid's rows are the groups'
-// row tiles of 64 in order, bounded by the host at ceil(288 / 64) + 4, its columns 128 wide;
-// the kernel counts the row tiles the sizes give and guards its work by that count, which a
-// persistent kernel's walk keeps (up to 9 x 20 tiles on 132 blocks: blocks walk one or two; a
-// producer warpgroup carries each tile's group search from tile to tile).
+// row tiles of 64, bounded by the host at ceil(288 / 64) + 4, its columns 128 wide: the row tiles
+// whole in their group first, in the groups' order, then each group's partial one
+// (bench/grouped_gemm_walk.mlir's order). The kernel counts the row tiles the sizes give and
+// guards its work by that count, which a persistent kernel's walk keeps (up to 9 x 20 tiles on
+// 132 blocks: blocks walk one or two; a producer warpgroup carries each tile's group search from
+// tile to tile).
 func.func @grouped_gemm_walk_small(%A: memref<288x96xf16>, %B: memref<4x96x2504xf16>, %Sizes: memref<4xi32>, %C: memref<288x2504xf16>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -26,8 +28,8 @@ func.func @grouped_gemm_walk_small(%A: memref<288x96xf16>, %B: memref<4x96x2504x
     %As = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
     %Bs = tile.alloc_shared : memref<64x128xf16, #gpu.address_space<workgroup>>
     %Cf = tile.alloc_fragment : memref<64x128xf32, #tile.fragment>
-    // All groups' row tiles.
-    %live:2 = scf.for %g = %c0 to %groups step %c1 iter_args(%start = %c0, %tiles = %c0) -> (index, index) {
+    // All groups' row tiles, and those of them whole (64 rows of their group).
+    %live:3 = scf.for %g = %c0 to %groups step %c1 iter_args(%start = %c0, %tiles = %c0, %wholes = %c0) -> (index, index, index) {
       %s = memref.load %Sizes[%g] : memref<4xi32>
       %neg = arith.subi %z32, %s : i32
       %abs = arith.maxsi %s, %neg : i32
@@ -38,16 +40,22 @@ func.func @grouped_gemm_walk_small(%A: memref<288x96xf16>, %B: memref<4x96x2504x
       %is_last = arith.cmpi eq, %g, %last : index
       %rows = arith.select %is_last, %left, %capped : index
       %mt = arith.ceildivui %rows, %c64 : index
+      %wt = arith.divui %rows, %c64 : index
       %next = arith.addi %start, %rows : index
       %sum = arith.addi %tiles, %mt : index
-      scf.yield %next, %sum : index, index
+      %sum_whole = arith.addi %wholes, %wt : index
+      scf.yield %next, %sum, %sum_whole : index, index, index
     }
     %in_groups = arith.cmpi ult, %by, %live#1 : index
     scf.if %in_groups {
-      // Row tile %by's group (the one that holds it wins), its first row and its rows from there.
-      %at:5 = scf.for %g = %c0 to %groups step %c1
-          iter_args(%start = %c0, %first = %c0, %grp = %c0, %grow = %c0, %grows = %c0)
-          -> (index, index, index, index, index) {
+      // Row tile %by's group, its first row and its rows from there: below %live#2 the whole row
+      // tiles of the groups in order, from there each group's partial one (the one that holds
+      // it wins).
+      %is_whole = arith.cmpi ult, %by, %live#2 : index
+      %partial = arith.subi %by, %live#2 : index
+      %at:6 = scf.for %g = %c0 to %groups step %c1
+          iter_args(%start = %c0, %first = %c0, %firstp = %c0, %grp = %c0, %grow = %c0, %grows = %c0)
+          -> (index, index, index, index, index, index) {
         %s = memref.load %Sizes[%g] : memref<4xi32>
         %neg = arith.subi %z32, %s : i32
         %abs = arith.maxsi %s, %neg : i32
@@ -57,43 +65,56 @@ func.func @grouped_gemm_walk_small(%A: memref<288x96xf16>, %B: memref<4x96x2504x
         %capped = arith.minui %ri, %left : index
         %is_last = arith.cmpi eq, %g, %last : index
         %rows = arith.select %is_last, %left, %capped : index
-        %mt = arith.ceildivui %rows, %c64 : index
-        %end = arith.addi %first, %mt : index
+        %wt = arith.divui %rows, %c64 : index
+        %wrows = arith.muli %wt, %c64 : index
+        %tail = arith.subi %rows, %wrows : index
+        %has_tail = arith.cmpi ne, %tail, %c0 : index
+        %pt = arith.select %has_tail, %c1, %c0 : index
+        %end = arith.addi %first, %wt : index
+        %endp = arith.addi %firstp, %pt : index
         %after_first = arith.cmpi uge, %by, %first : index
         %before_end = arith.cmpi ult, %by, %end : index
-        %here = arith.andi %after_first, %before_end : i1
+        %in_whole = arith.andi %after_first, %before_end : i1
+        %here_whole = arith.andi %in_whole, %is_whole : i1
+        %after_firstp = arith.cmpi uge, %partial, %firstp : index
+        %before_endp = arith.cmpi ult, %partial, %endp : index
+        %in_part = arith.andi %after_firstp, %before_endp : i1
+        %is_part = arith.cmpi uge, %by, %live#2 : index
+        %here_part = arith.andi %in_part, %is_part : i1
+        %here = arith.ori %here_whole, %here_part : i1
         %grp2 = arith.select %here, %g, %grp : index
         %m0 = arith.subi %by, %first : index
         %m0r = arith.muli %m0, %c64 : index
-        %r0 = arith.addi %start, %m0r : index
+        %m0s = arith.select %here_part, %wrows, %m0r : index
+        %r0 = arith.addi %start, %m0s : index
         %grow2 = arith.select %here, %r0, %grow : index
-        %rest = arith.subi %rows, %m0r : index
+        %rest = arith.subi %rows, %m0s : index
         %grows2 = arith.select %here, %rest, %grows : index
         %next = arith.addi %start, %rows : index
-        scf.yield %next, %end, %grp2, %grow2, %grows2 : index, index, index, index, index
+        scf.yield %next, %end, %endp, %grp2, %grow2, %grows2 : index, index, index, index, index, index
       }
       %n0 = arith.muli %bx, %c128 : index
       tile.fill %Cf, %zero : memref<64x128xf32, #tile.fragment>
       tile.pipelined %kt = %c0 to %ktiles stages(2) attributes {tile.schedule = {persistent = true}} {
         %k0 = arith.muli %kt, %c64 : index
-        tile.copy %A[%at#3, %k0], %As : memref<288x96xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
-        tile.copy %B[%at#2, %k0, %n0], %Bs : memref<4x96x2504xf16>, memref<64x128xf16, #gpu.address_space<workgroup>>
+        tile.copy %A[%at#4, %k0], %As : memref<288x96xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+        tile.copy %B[%at#3, %k0, %n0], %Bs : memref<4x96x2504xf16>, memref<64x128xf16, #gpu.address_space<workgroup>>
         tile.gemm %As, %Bs, %Cf : memref<64x64xf16, #gpu.address_space<workgroup>>,
             memref<64x128xf16, #gpu.address_space<workgroup>>, memref<64x128xf32, #tile.fragment>
       }
       // A tile whose rows all lie in its group leaves as one copy (clipped at C's edges); the
       // group's last tile, element by element where its rows are the group's.
-      %whole = arith.cmpi uge, %at#4, %c64 : index
+      %whole = arith.cmpi uge, %at#5, %c64 : index
       scf.if %whole {
-        tile.copy %Cf, %C[%at#3, %n0] : memref<64x128xf32, #tile.fragment>, memref<288x2504xf16>
+        tile.copy %Cf, %C[%at#4, %n0] : memref<64x128xf32, #tile.fragment>, memref<288x2504xf16>
       } else {
         tile.parallel (%i, %j) in (64, 128) {
           %col = arith.addi %n0, %j : index
-          %in_group = arith.cmpi ult, %i, %at#4 : index
+          %in_group = arith.cmpi ult, %i, %at#5 : index
           %in_row = arith.cmpi ult, %col, %n : index
           %in = arith.andi %in_group, %in_row : i1
           scf.if %in {
-            %row = arith.addi %at#3, %i : index
+            %row = arith.addi %at#4, %i : index
             %v = memref.load %Cf[%i, %j] : memref<64x128xf32, #tile.fragment>
             %h = arith.truncf %v : f32 to f16
             memref.store %h, %C[%row, %col] : memref<288x2504xf16>
