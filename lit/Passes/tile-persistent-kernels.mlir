@@ -925,6 +925,83 @@ func.func @grouped_guard(%A: memref<?x?xf16>, %B: memref<?x?x?xf16>, %Sizes: mem
 
 // -----
 
+// A count loop with two results (a grouped GEMM that walks the row tiles whole in their group
+// first, each group's partial one after them, bench/grouped_gemm_walk.mlir): it stays at the
+// kernel's top, its first result bounds the walk, and its second, which no block index reaches,
+// is read by the search each tile runs.
+// CHECK-LABEL: func.func @grouped_guard_counts
+// CHECK: tile.kernel grid(%{{.*}}, %c1)
+// CHECK: %[[COUNTS:.*]]:2 = scf.for
+// CHECK-NOT: scf.if
+// CHECK: %[[ROWS:.*]] = arith.minui %{{.*}}, %[[COUNTS]]#0 : index
+// CHECK: tile.pipelined
+// CHECK: %[[WHOLE:.*]] = arith.cmpi ult, %{{.*}}, %[[COUNTS]]#1 : index
+// CHECK: %[[SEARCH:.*]]:3 = scf.for
+// CHECK: arith.andi %{{.*}}, %[[WHOLE]] : i1
+// CHECK: tile.copy %{{.*}}[%[[SEARCH]]#2, %{{.*}}, %{{.*}}]
+module attributes {tile.target = "sm_90a"} {
+func.func @grouped_guard_counts(%A: memref<?x?xf16>, %B: memref<?x?x?xf16>, %Sizes: memref<?xi32> {tile.sizes = array<i64: 0, 0>}, %C: memref<?x?xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %zero = arith.constant 0.0 : f32
+  %m = memref.dim %A, %c0 : memref<?x?xf16>
+  %groups = memref.dim %B, %c0 : memref<?x?x?xf16>
+  %k = memref.dim %B, %c1 : memref<?x?x?xf16>
+  %n = memref.dim %B, %c2 : memref<?x?x?xf16>
+  %gx = arith.ceildivui %n, %c128 : index
+  %ktiles = arith.ceildivui %k, %c64 : index
+  %mtiles = arith.ceildivui %m, %c64 : index
+  %gy = arith.addi %mtiles, %groups : index
+  tile.kernel grid(%gx, %gy) threads(128) (%bx, %by) {
+    %As = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<64x128xf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<64x128xf32, #tile.fragment>
+    %counts:2 = scf.for %g = %c0 to %groups step %c1 iter_args(%sum = %c0, %sum_whole = %c0) -> (index, index) {
+      %size = memref.load %Sizes[%g] : memref<?xi32>
+      %rows = arith.index_cast %size : i32 to index
+      %mt = arith.ceildivui %rows, %c64 : index
+      %wt = arith.divui %rows, %c64 : index
+      %next = arith.addi %sum, %mt : index
+      %next_whole = arith.addi %sum_whole, %wt : index
+      scf.yield %next, %next_whole : index, index
+    }
+    %in_groups = arith.cmpi ult, %by, %counts#0 : index
+    scf.if %in_groups {
+      %is_whole = arith.cmpi ult, %by, %counts#1 : index
+      %at:3 = scf.for %g = %c0 to %groups step %c1 iter_args(%start = %c0, %first = %c0, %grp = %c0) -> (index, index, index) {
+        %size = memref.load %Sizes[%g] : memref<?xi32>
+        %rows = arith.index_cast %size : i32 to index
+        %wt = arith.divui %rows, %c64 : index
+        %end = arith.addi %first, %wt : index
+        %after_first = arith.cmpi uge, %by, %first : index
+        %before_end = arith.cmpi ult, %by, %end : index
+        %in_whole = arith.andi %after_first, %before_end : i1
+        %here = arith.andi %in_whole, %is_whole : i1
+        %grp2 = arith.select %here, %g, %grp : index
+        %next = arith.addi %start, %rows : index
+        scf.yield %next, %end, %grp2 : index, index, index
+      }
+      %n0 = arith.muli %bx, %c128 : index
+      %m0 = arith.muli %by, %c64 : index
+      tile.fill %Cf, %zero : memref<64x128xf32, #tile.fragment>
+      tile.pipelined %kt = %c0 to %ktiles stages(3) attributes {tile.schedule = {persistent = true}} {
+        %k0 = arith.muli %kt, %c64 : index
+        tile.copy %A[%m0, %k0], %As : memref<?x?xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+        tile.copy %B[%at#2, %k0, %n0], %Bs : memref<?x?x?xf16>, memref<64x128xf16, #gpu.address_space<workgroup>>
+        tile.gemm %As, %Bs, %Cf : memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x128xf16, #gpu.address_space<workgroup>>, memref<64x128xf32, #tile.fragment>
+      }
+      tile.copy %Cf, %C[%m0, %n0] : memref<64x128xf32, #tile.fragment>, memref<?x?xf16>
+    }
+  }
+  return
+}
+}
+
+// -----
+
 // A row offset loaded from a table before the loop (a tile's rows named by the device, as a
 // mixture-of-experts frontend hands a block's expert): loaded again for each tile, at its block
 // indices, in the loop.
