@@ -259,7 +259,9 @@ def group_sizes(m, groups):
         sizes = torch.full((groups,), m // groups // 128 * 128)
         sizes[-1] = m - int(sizes[:-1].sum())
         return sizes.to(torch.int32).cuda()
-    cuts = torch.sort(torch.randint(0, m + 1, (groups - 1,))).values
+    # Its own seed: every grouped kernel of a run, and of every run, gets the same partition, so
+    # that kernels and rounds compare on the same groups.
+    cuts = torch.sort(torch.randint(0, m + 1, (groups - 1,), generator=torch.Generator().manual_seed(groups))).values
     cuts[1] = cuts[0]
     edges = torch.cat([torch.tensor([0]), cuts, torch.tensor([m])])
     return torch.diff(edges).to(torch.int32).cuda()
