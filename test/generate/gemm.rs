@@ -311,36 +311,23 @@ pub fn program(rng: &mut Rng) -> Program {
         };
         *total += *total % 2;
     }
+    // The forms tile-split-k and the persistent rewrite take: a pipelined loop whose gemms read
+    // shared operands.
+    let rewritable = plan.stages.is_some() && plan.a == AOperand::Shared && plan.shape != Shape::Chain;
     // A K loop split across a cluster's blocks (`split = 2` in its schedule; sm_90a splits it,
     // the other targets run it whole): asked for on a fork where tile-split-k takes the loop, its
-    // steps even and only gemms of shared operands in it; the accumulators start at zero below.
-    let split = plan.stages.is_some()
-        && plan.k_tiles % 2 == 0
-        && plan.a == AOperand::Shared
-        && plan.shape != Shape::Chain
-        && rng.fork(0x5917).below(3) == 0;
+    // steps even; the accumulators start at zero below.
+    let split = rewritable && plan.k_tiles % 2 == 0 && rng.fork(0x5917).below(3) == 0;
     // Clusters of two blocks sharing B's tiles (`multicast = 2`; sm_90a makes the kernel persistent
     // on pairs of grid rows, multicasting B; the other targets warn and run it as written): on a
-    // fork of its own, where the persistent rewrite takes the loop (the forms a split takes, on a
-    // 2-D grid).
-    let multicast = !split
-        && plan.stages.is_some()
-        && plan.a == AOperand::Shared
-        && plan.shape != Shape::Chain
-        && plan.lead.is_empty()
-        && rng.fork(0x3C57).below(4) == 0;
+    // fork of its own, where the persistent rewrite takes the loop (on a 2-D grid).
+    let multicast = !split && rewritable && plan.lead.is_empty() && rng.fork(0x3C57).below(4) == 0;
     // A kernel that bounds its own blocks (a grouped GEMM's row tiles counted on the device): its
     // work guarded by `%by < rows`, the rows summed by a loop over a small i32 table, and its loop
     // asking for a persistent kernel (sm_90a walks the rows below the bound only; the other targets
     // warn and run it as written). On a fork of its own, where the persistent rewrite takes the
     // loop (the forms the multicast fork takes).
-    let guarded = !split
-        && !multicast
-        && plan.stages.is_some()
-        && plan.a == AOperand::Shared
-        && plan.shape != Shape::Chain
-        && plan.lead.is_empty()
-        && rng.fork(0x6A2D).below(4) == 0;
+    let guarded = !split && !multicast && rewritable && plan.lead.is_empty() && rng.fork(0x6A2D).below(4) == 0;
     let p = &plan;
     let e = p.element;
     let chain_shape = p.shape == Shape::Chain;
