@@ -41,6 +41,7 @@ func.func @grouped_gemm_walk(%A: memref<?x?xf16>, %B: memref<?x?x?xf16>, %Sizes:
       // Row tile %by's group, its first row in A and C, and the group's rows from there: below
       // %counts#1 the whole row tiles of the groups in order, from there their partial ones.
       %is_whole = arith.cmpi ult, %by, %counts#1 : index
+      %is_part = arith.cmpi uge, %by, %counts#1 : index
       %partial_index = arith.subi %by, %counts#1 : index
       %at:6 = scf.for %g = %c0 to %groups step %c1
           iter_args(%start = %c0, %first = %c0, %firstp = %c0, %grp = %c0, %grow = %c0, %grows = %c0)
@@ -61,7 +62,6 @@ func.func @grouped_gemm_walk(%A: memref<?x?xf16>, %B: memref<?x?x?xf16>, %Sizes:
         %after_firstp = arith.cmpi uge, %partial_index, %firstp : index
         %before_endp = arith.cmpi ult, %partial_index, %endp : index
         %in_part = arith.andi %after_firstp, %before_endp : i1
-        %is_part = arith.cmpi uge, %by, %counts#1 : index
         %here_part = arith.andi %in_part, %is_part : i1
         %here = arith.ori %here_whole, %here_part : i1
         %grp2 = arith.select %here, %g, %grp : index

@@ -52,6 +52,7 @@ func.func @grouped_gemm_walk_small(%A: memref<288x96xf16>, %B: memref<4x96x2504x
       // tiles of the groups in order, from there each group's partial one (the one that holds
       // it wins).
       %is_whole = arith.cmpi ult, %by, %live#2 : index
+      %is_part = arith.cmpi uge, %by, %live#2 : index
       %partial = arith.subi %by, %live#2 : index
       %at:6 = scf.for %g = %c0 to %groups step %c1
           iter_args(%start = %c0, %first = %c0, %firstp = %c0, %grp = %c0, %grow = %c0, %grows = %c0)
@@ -79,7 +80,6 @@ func.func @grouped_gemm_walk_small(%A: memref<288x96xf16>, %B: memref<4x96x2504x
         %after_firstp = arith.cmpi uge, %partial, %firstp : index
         %before_endp = arith.cmpi ult, %partial, %endp : index
         %in_part = arith.andi %after_firstp, %before_endp : i1
-        %is_part = arith.cmpi uge, %by, %live#2 : index
         %here_part = arith.andi %in_part, %is_part : i1
         %here = arith.ori %here_whole, %here_part : i1
         %grp2 = arith.select %here, %g, %grp : index
