@@ -423,6 +423,25 @@ fn starts_token(text: &str, start: usize) -> bool {
 }
 
 /// Returns the byte ranges of the lines of `text` that contain `needle` (without their ends).
+/// A copy (up to its types) with its `limits` dropped, or given some where it has none: 1 to 3 of
+/// the values it names (its offsets mostly; a buffer among them is a type error to report).
+fn limits_mutated(copy: &str, rng: &mut Rng) -> String {
+    if let Some(at) = copy.find(" limits [") {
+        let end = copy[at..].find(']').map_or(copy.len(), |end| at + end + 1);
+        return format!("{}{}", &copy[..at], &copy[end..]);
+    }
+    let values: Vec<&str> = copy
+        .split(|c: char| c == '[' || c == ']' || c == ',' || c.is_whitespace())
+        .filter(|word| word.starts_with('%'))
+        .collect();
+    if values.is_empty() {
+        return copy.to_string();
+    }
+    let limits: Vec<&str> = (0..1 + rng.below(3)).map(|_| *rng.pick(&values)).collect();
+    let at = copy.find(" dims [").unwrap_or(copy.len());
+    format!("{} limits [{}]{}", &copy[..at], limits.join(", "), &copy[at..])
+}
+
 fn lines_with(text: &str, needle: &str) -> Vec<(usize, usize)> {
     let mut found = Vec::new();
     let mut start = 0;
@@ -610,11 +629,16 @@ pub fn mutate_once(text: &str, rng: &mut Rng) -> Option<String> {
                 .into_iter()
                 .filter_map(|(start, end)| Some((start, start + text[start..end].rfind(" : ")?)))
                 .collect();
-            replace_some(text, &copies, rng, |old, rng| match old.find(" dims [") {
-                Some(at) => old[..at].to_string(),
-                None => {
-                    let dims: Vec<String> = (0..1 + rng.below(4)).map(|_| rng.below(5).to_string()).collect();
-                    format!("{old} dims [{}]", dims.join(", "))
+            replace_some(text, &copies, rng, |old, rng| {
+                if rng.below(2) == 0 {
+                    return limits_mutated(old, rng);
+                }
+                match old.find(" dims [") {
+                    Some(at) => old[..at].to_string(),
+                    None => {
+                        let dims: Vec<String> = (0..1 + rng.below(4)).map(|_| rng.below(5).to_string()).collect();
+                        format!("{old} dims [{}]", dims.join(", "))
+                    }
                 }
             })
         }

@@ -224,11 +224,35 @@ pub fn copy_spanning<'c>(
     dims: Option<&[i64]>,
     location: Location<'c>,
 ) -> Result<Operation<'c>> {
+    copy_limited(context, src, src_offsets, dst, dst_offsets, &[], dims, location)
+}
+
+/// Creates `tile.copy src[src_offsets], dst[dst_offsets] limits [limits] dims [dims]`: a store
+/// into a global tensor that writes only the tile's elements below `limits` (one per tile
+/// dimension; none: the whole tile).
+#[allow(clippy::too_many_arguments)]
+pub fn copy_limited<'c>(
+    context: &'c Context,
+    src: Value<'c, '_>,
+    src_offsets: &[Value<'c, '_>],
+    dst: Value<'c, '_>,
+    dst_offsets: &[Value<'c, '_>],
+    limits: &[Value<'c, '_>],
+    dims: Option<&[i64]>,
+    location: Location<'c>,
+) -> Result<Operation<'c>> {
     let mut operands = vec![src];
     operands.extend_from_slice(src_offsets);
     operands.push(dst);
     operands.extend_from_slice(dst_offsets);
-    let segments = [1, src_offsets.len() as i32, 1, dst_offsets.len() as i32];
+    operands.extend_from_slice(limits);
+    let segments = [
+        1,
+        src_offsets.len() as i32,
+        1,
+        dst_offsets.len() as i32,
+        limits.len() as i32,
+    ];
     let mut attributes = vec![attribute(
         context,
         "operandSegmentSizes",
@@ -436,6 +460,7 @@ pub fn copy_async_parts<'c: 'a, 'a>(
             dst: operands[count - 3],
             dst_offsets: Vec::new(),
             spans,
+            limits: Vec::new(),
         },
         operands[count - 2],
         operands[count - 1],
@@ -499,13 +524,19 @@ pub struct CopyParts<'c, 'a> {
     /// The dimensions of the side with offsets that the tile spans, increasing (its last ones
     /// unless the copy's `dims` names others); empty when neither side has offsets.
     pub spans: Vec<usize>,
+    /// Where the tile written ends, one index per tile dimension (empty: the whole tile).
+    pub limits: Vec<Value<'c, 'a>>,
 }
 
 /// Returns the two sides of a `tile.copy`. Buffers are memrefs and offsets are `index` values, so the
 /// operand types tell where one side ends.
 pub fn copy_parts<'c: 'a, 'a>(copy: &impl OperationLike<'c, 'a>) -> Option<CopyParts<'c, 'a>> {
-    let operands: Vec<Value<'c, 'a>> = copy.operands().collect();
-    let split = 1 + operands[1..].iter().position(|value| value.r#type().is_mem_ref())?;
+    let mut operands: Vec<Value<'c, 'a>> = copy.operands().collect();
+    let limits = operands.split_off(operands.len().checked_sub(limit_count(copy))?);
+    let split = 1 + operands
+        .get(1..)?
+        .iter()
+        .position(|value| value.r#type().is_mem_ref())?;
     let (src_offsets, dst_offsets) = (operands[1..split].to_vec(), operands[split + 1..].to_vec());
     let spans = if src_offsets.is_empty() {
         spans_of(copy, dst_offsets.len(), operands[0])
@@ -518,7 +549,19 @@ pub fn copy_parts<'c: 'a, 'a>(copy: &impl OperationLike<'c, 'a>) -> Option<CopyP
         dst: operands[split],
         dst_offsets,
         spans,
+        limits,
     })
+}
+
+/// The number of `limits` operands of a `tile.copy` (its last operand segment; 0 for an op
+/// without one).
+fn limit_count<'c: 'a, 'a>(copy: &impl OperationLike<'c, 'a>) -> usize {
+    copy.attribute("operandSegmentSizes")
+        .ok()
+        .and_then(|attribute| DenseI32ArrayAttribute::try_from(attribute).ok())
+        .filter(|segments| segments.len() == 5)
+        .and_then(|segments| segments.element(4).ok())
+        .map_or(0, |count| count.max(0) as usize)
 }
 
 /// Returns the value of an integer attribute of `op`.

@@ -211,6 +211,13 @@ def Tile_CopyOp : Tile_Op<"copy", [AttrSizedOperandSegments]> {
     bf16 or i32; clipping is as for a store. Targets make the updates their atomics have (the SPIR-V
     targets: sums, maxima and minima of i32).
 
+    With `limits` (one `index` per tile dimension) a copy into a global tensor writes only the tile's
+    elements whose index within the tile is below the limit in every dimension: a grouped GEMM's last
+    row tile stores the rows of its group and leaves the next group's to the blocks that own them. A limit
+    at or past the tile's extent limits nothing; clipping at the tensor's end still applies. Hopper keeps
+    such a store on the copy engine (boxes of fewer rows where a limit cuts the tile's rows); other
+    targets write the elements below the limits.
+
     A conversion rounds to nearest, ties to even, as `arith.truncf` does: a value past the largest
     finite one of f8E4M3FN becomes its NaN, of f8E5M2 infinity. With `saturate` a copy into 8-bit floats
     gives such values (infinities too) the largest finite magnitude with their sign instead, and NaN stays
@@ -228,6 +235,7 @@ def Tile_CopyOp : Tile_Op<"copy", [AttrSizedOperandSegments]> {
     tile.copy %X[%b, %s0, %h, %c0], %Xs dims [1, 3] : memref<8x4096x80x64xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
     tile.copy %Cf, %C[%m0, %n0] atomic <sum> : memref<128x128xf32, #tile.fragment>, memref<4096x4096xf32>
     tile.copy %S, %P saturate : memref<128x128xf32, #tile.fragment>, memref<128x128xf8E4M3FN, #tile.fragment>
+    tile.copy %Cf, %C[%row, %n0] limits [%rows, %c256] : memref<128x256xf32, #tile.fragment>, memref<?x?xf16>
     ```
   }];
   let arguments = (ins
@@ -235,11 +243,12 @@ def Tile_CopyOp : Tile_Op<"copy", [AttrSizedOperandSegments]> {
     Arg<Variadic<Index>, "the tile's origin in `src`, one index per dimension of `src`">:$srcOffsets,
     Arg<AnyMemRef, "the buffer written", [MemWrite]>:$dst,
     Arg<Variadic<Index>, "the tile's origin in `dst`, one index per dimension of `dst`">:$dstOffsets,
+    Arg<Variadic<Index>, "where the tile written ends, one index per tile dimension (a store into a global tensor)">:$limits,
     OptionalAttr<DenseI64ArrayAttr>:$dims,
     OptionalAttr<Tile_ReductionKindAttr>:$atomic,
     UnitAttr:$saturate);
   let assemblyFormat = [{
-    $src (`[` $srcOffsets^ `]`)? `,` $dst (`[` $dstOffsets^ `]`)? (`dims` $dims^)? (`atomic` $atomic^)? (`saturate` $saturate^)? attr-dict `:` type($src) `,` type($dst)
+    $src (`[` $srcOffsets^ `]`)? `,` $dst (`[` $dstOffsets^ `]`)? (`limits` ` ` `[` $limits^ `]`)? (`dims` $dims^)? (`atomic` $atomic^)? (`saturate` $saturate^)? attr-dict `:` type($src) `,` type($dst)
   }];
 }
 

@@ -11,7 +11,7 @@
 //! This reads the IR with melior's safe API and `tile_dialect`'s op accessors only.
 
 use crate::error::{Error, Result, Site};
-use crate::ir::{BitCount, Body, FloatOp, Function, IntOp, Kind, MemType, Op, UnaryOp, Update};
+use crate::ir::{BitCount, Body, CopyOperands, FloatOp, Function, IntOp, Kind, MemType, Op, UnaryOp, Update};
 use crate::memory::Level;
 use crate::scalar::{Scalar, Val};
 use melior::ir::{
@@ -386,8 +386,11 @@ impl Decoder {
                 let parts = copy_parts(op).ok_or_else(unsupported)?;
                 let atomic = tile_dialect::ops::copy_atomic(op);
                 memory(Kind::Copy(
-                    parts.src_offsets.len(),
-                    parts.dst_offsets.len(),
+                    CopyOperands {
+                        src_offsets: parts.src_offsets.len(),
+                        dst_offsets: parts.dst_offsets.len(),
+                        limits: parts.limits.len(),
+                    },
                     atomic,
                     parts.spans,
                     tile_dialect::ops::copy_saturates(op),
@@ -398,7 +401,16 @@ impl Decoder {
                 for value in [parts.src, parts.dst] {
                     mem_type(value.r#type()).map_err(form)?;
                 }
-                Kind::Copy(parts.src_offsets.len(), 0, None, parts.spans, false)
+                Kind::Copy(
+                    CopyOperands {
+                        src_offsets: parts.src_offsets.len(),
+                        dst_offsets: 0,
+                        limits: 0,
+                    },
+                    None,
+                    parts.spans,
+                    false,
+                )
             }
             "tile.slot" => {
                 let r#type = op.result(0).map_err(|_| unsupported())?.r#type();

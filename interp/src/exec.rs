@@ -579,9 +579,7 @@ impl Machine {
                 self.scopes.pop();
                 result?;
             }
-            Kind::Copy(src_offsets, dst_offsets, atomic, spans, saturate) => {
-                self.copy(op, (*src_offsets, *dst_offsets), *atomic, spans, *saturate)?
-            }
+            Kind::Copy(operands, atomic, spans, saturate) => self.copy(op, *operands, *atomic, spans, *saturate)?,
             Kind::Slot(r#type) => {
                 let ring = self.buffer(op, 0)?;
                 let slot = self.int(op, 1)?;

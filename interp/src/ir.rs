@@ -150,6 +150,18 @@ impl Update {
     }
 }
 
+/// The operands of a `tile.copy` after its source and destination: offsets into the source, into
+/// the destination, and limits (where the tile written ends).
+#[derive(Clone, Copy, Debug)]
+pub struct CopyOperands {
+    /// Offsets into the source (0: the source is the tile).
+    pub src_offsets: usize,
+    /// Offsets into the destination (0: the destination is the tile).
+    pub dst_offsets: usize,
+    /// Limits, one per tile dimension (0: the whole tile is written).
+    pub limits: usize,
+}
+
 /// What an op does, with its static data.
 #[derive(Clone, Debug)]
 pub enum Kind {
@@ -220,11 +232,11 @@ pub enum Kind {
     Pipelined,
     /// `tile.parallel` with its extents.
     Parallel(Vec<i64>),
-    /// `tile.copy` with the number of offsets on each side, for an atomic copy how it updates, and
+    /// `tile.copy` with the number of offsets on each side and of limits, for an atomic copy how it updates, and
     /// the dimensions the tile spans on the side with offsets (`tile.copy_async`: a copy that has
     /// landed when it returns), and whether it saturates (8-bit floats: values past the largest
     /// finite one become it).
-    Copy(usize, usize, Option<tile_dialect::ops::ReductionKind>, Vec<usize>, bool),
+    Copy(CopyOperands, Option<tile_dialect::ops::ReductionKind>, Vec<usize>, bool),
     /// `tile.slot`: the tile of the result's type at a slot of a ring.
     Slot(MemType),
     /// `tile.alloc_barriers`: an identity for the barriers (the copies being synchronous, the

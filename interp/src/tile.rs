@@ -61,21 +61,24 @@ fn place(machine: &Machine, id: usize, offsets: &[i64], spans: &[usize], tile: &
 }
 
 impl Machine {
-    /// Runs `tile.copy` with `src_offsets` and `dst_offsets` offset operands, the tile spanning
+    /// Runs `tile.copy` with `operands` offsets and limits after its buffers, the tile spanning
     /// dimensions `spans` of the side with offsets; with `saturate` a value past the destination's
-    /// largest finite one becomes it.
+    /// largest finite one becomes it. An element at or past a limit is neither read nor written.
     pub fn copy(
         &mut self,
         op: &Op,
-        (src_offsets, dst_offsets): (usize, usize),
+        operands: crate::ir::CopyOperands,
         atomic: Option<tile_dialect::ops::ReductionKind>,
         spans: &[usize],
         saturate: bool,
     ) -> Result<()> {
+        let (src_offsets, dst_offsets) = (operands.src_offsets, operands.dst_offsets);
         let src = self.buffer(op, 0)?;
         let src_origin = self.ints(op, 1..1 + src_offsets)?;
         let dst = self.buffer(op, 1 + src_offsets)?;
         let dst_origin = self.ints(op, 2 + src_offsets..2 + src_offsets + dst_offsets)?;
+        let limits_at = 2 + src_offsets + dst_offsets;
+        let limits = self.ints(op, limits_at..limits_at + operands.limits)?;
         let tile = if src_offsets > 0 {
             self.buffers[dst].shape.clone()
         } else {
@@ -100,6 +103,9 @@ impl Machine {
         let mut moves = Vec::with_capacity(tile.iter().product());
         let mut reads = Vec::with_capacity(tile.iter().product());
         for_each_index(&tile, |t| {
+            if limits.iter().zip(t).any(|(limit, index)| *index as i64 >= *limit) {
+                return Ok(());
+            }
             let (value, read) = match place(self, src, &src_origin, spans, t) {
                 Place::At(position) => (self.buffers[src].load(position), Some(position)),
                 Place::Clipped => (zero(from), None),

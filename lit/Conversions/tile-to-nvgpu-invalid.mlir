@@ -352,3 +352,28 @@ func.func @f8_p_split_n(%Q: memref<64x64xf8E4M3FN>, %K: memref<64x64xf8E4M3FN>, 
   }
   return
 }
+
+// -----
+
+// The copy engine cuts boxes along the tile's rows only: a store limited in its columns at run time
+// stores element by element, and says so.
+func.func @limited_columns(%A: memref<1024x1024xf16>, %B: memref<1024x1024xf16>, %C: memref<1024x1024xf16>, %columns: index) {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %c128 = arith.constant 128 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c4) threads(128) (%bx) {
+    %As = tile.alloc_shared : memref<128x64xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<64x128xf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<128x128xf32, #tile.fragment>
+    tile.fill %Cf, %zero : memref<128x128xf32, #tile.fragment>
+    tile.pipelined %k = %c0 to %c4 stages(3) {
+      tile.copy %A[%c0, %k], %As : memref<1024x1024xf16>, memref<128x64xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%k, %c0], %Bs : memref<1024x1024xf16>, memref<64x128xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %Cf : memref<128x64xf16, #gpu.address_space<workgroup>>, memref<64x128xf16, #gpu.address_space<workgroup>>, memref<128x128xf32, #tile.fragment>
+    }
+    // expected-warning @+1 {{'tile.copy' op stores element by element on sm_90a, not by TMA: its limit on the tile's dimension 1 is not a constant at least its extent 128 (boxes are cut along the tile's rows only); limit the rows alone to keep the store on the copy engine}}
+    tile.copy %Cf, %C[%c0, %c0] limits [%c128, %columns] : memref<128x128xf32, #tile.fragment>, memref<1024x1024xf16>
+  }
+  return
+}

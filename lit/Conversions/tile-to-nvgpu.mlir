@@ -1463,3 +1463,49 @@ module attributes {tile.target = "sm_90a"} {
     return
   }
 }
+
+// -----
+
+// A store limited to the group's rows (a grouped GEMM's last row tile) stays on the copy engine:
+// staged as any accumulator store, each 128x64 box handed over whole where the limit reaches past
+// its rows, else as boxes of 8 rows and then of 1 up to the limit (three maps of C: 128, 8 and 1
+// rows).
+// CHECK-LABEL: func.func @limited_rows
+// CHECK: nvvm.fence.proxy
+// CHECK: %[[WHOLE:.*]] = arith.cmpi uge, %{{.*}}, %c128
+// CHECK: scf.if %[[WHOLE]] {
+// CHECK-NEXT: nvvm.cp.async.bulk.tensor.global.shared.cta %[[MAP128:[^,]*]],
+// CHECK-NEXT: } else {
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c8
+// CHECK: nvvm.cp.async.bulk.tensor.global.shared.cta %[[MAP8:[^,]*]],
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c1
+// CHECK: nvvm.cp.async.bulk.tensor.global.shared.cta %[[MAP1:[^,]*]],
+// CHECK: nvvm.cp.async.bulk.commit.group
+// CHECK: nvgpu.tma.create.descriptor %{{.*}} box[%{{.*}}, %{{.*}}] : memref<*xf16> -> <tensor = memref<128x64xf16
+// CHECK: nvgpu.tma.create.descriptor %{{.*}} box[%{{.*}}, %{{.*}}] : memref<*xf16> -> <tensor = memref<8x64xf16
+// CHECK: nvgpu.tma.create.descriptor %{{.*}} box[%{{.*}}, %{{.*}}] : memref<*xf16> -> <tensor = memref<1x64xf16
+module attributes {tile.target = "sm_90a"} {
+func.func @limited_rows(%A: memref<1024x4096xf16>, %B: memref<4096x4096xf16>, %C: memref<1024x4096xf16>, %rows: index) {
+  %c0 = arith.constant 0 : index
+  %c8 = arith.constant 8 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%c8) threads(128) (%bx) {
+    %As = tile.alloc_shared : memref<128x64xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<64x128xf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<128x128xf32, #tile.fragment>
+    tile.fill %Cf, %zero : memref<128x128xf32, #tile.fragment>
+    %m0 = arith.muli %bx, %c128 : index
+    %left = arith.subi %rows, %m0 : index
+    tile.pipelined %k = %c0 to %c64 stages(3) {
+      %k0 = arith.muli %k, %c64 : index
+      tile.copy %A[%m0, %k0], %As : memref<1024x4096xf16>, memref<128x64xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%k0, %c0], %Bs : memref<4096x4096xf16>, memref<64x128xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %Cf : memref<128x64xf16, #gpu.address_space<workgroup>>, memref<64x128xf16, #gpu.address_space<workgroup>>, memref<128x128xf32, #tile.fragment>
+    }
+    tile.copy %Cf, %C[%m0, %c0] limits [%left, %c128] : memref<128x128xf32, #tile.fragment>, memref<1024x4096xf16>
+  }
+  return
+}
+}

@@ -130,3 +130,21 @@ func.func @spanned_dimensions(%X: memref<2x80x3x64xf16>, %T: memref<80x3x64xf16>
   }
   return
 }
+
+// -----
+
+// A store limited to the tile's first rows and columns (a grouped GEMM's last row tile): the
+// limits follow the destination's offsets, one per tile dimension.
+// CHECK-LABEL: func.func @limited_store
+// CHECK: tile.copy %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] limits [%{{.*}}, %{{.*}}] : memref<64x128xf32, #tile.fragment>, memref<?x?xf16>
+// CHECK: tile.copy %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] limits [%{{.*}}] dims [2] : memref<128xf32, #tile.fragment>, memref<4x?x?xf32>
+func.func @limited_store(%C: memref<?x?xf16>, %D: memref<4x?x?xf32>, %i: index, %rows: index) {
+  %c128 = arith.constant 128 : index
+  tile.kernel grid(%i) threads(128) (%bx) {
+    %F = tile.alloc_fragment : memref<64x128xf32, #tile.fragment>
+    %G = tile.alloc_fragment : memref<128xf32, #tile.fragment>
+    tile.copy %F, %C[%i, %i] limits [%rows, %c128] : memref<64x128xf32, #tile.fragment>, memref<?x?xf16>
+    tile.copy %G, %D[%bx, %i, %i] limits [%rows] dims [2] : memref<128xf32, #tile.fragment>, memref<4x?x?xf32>
+  }
+  return
+}

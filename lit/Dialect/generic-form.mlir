@@ -16,7 +16,7 @@ func.func @generic(%A: memref<?x?xf16>, %n: index) {
     %F = "tile.alloc_fragment"() : () -> memref<64x32xf32, #tile.fragment>
     "tile.pipelined"(%c0, %n) <{stages = 2 : i64}> ({
     ^bb0(%k: index):
-      "tile.copy"(%A, %k, %bx, %S) <{operandSegmentSizes = array<i32: 1, 2, 1, 0>}> : (memref<?x?xf16>, index, index, memref<64x32xf16, #gpu.address_space<workgroup>>) -> ()
+      "tile.copy"(%A, %k, %bx, %S) <{operandSegmentSizes = array<i32: 1, 2, 1, 0, 0>}> : (memref<?x?xf16>, index, index, memref<64x32xf16, #gpu.address_space<workgroup>>) -> ()
       "tile.yield"() : () -> ()
     }) : (index, index) -> ()
     "tile.reduce"(%F, %m) <{kind = #tile.reduction<absmax>, dim = 0 : i64, clear = false}> : (memref<64x32xf32, #tile.fragment>, memref<32xf32, #tile.fragment>) -> ()

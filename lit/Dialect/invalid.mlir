@@ -1069,3 +1069,27 @@ func.func @saturate_into_f16(%C: memref<64xf16>, %i: index) {
   }
   return
 }
+
+// -----
+
+// Limits bound what a store into a global tensor writes: one per tile dimension.
+func.func @limits_per_dimension(%C: memref<?x?xf16>, %i: index) {
+  tile.kernel grid(%i) threads(128) (%bx) {
+    %F = tile.alloc_fragment : memref<64x128xf32, #tile.fragment>
+    // expected-error @+1 {{'tile.copy' op expects one limit per dimension of the tile (2), but got 1}}
+    tile.copy %F, %C[%i, %i] limits [%i] : memref<64x128xf32, #tile.fragment>, memref<?x?xf16>
+  }
+  return
+}
+
+// -----
+
+// A load takes no limits (the tile's elements past them would hold nothing defined).
+func.func @limits_on_a_load(%A: memref<?x?xf16>, %i: index) {
+  tile.kernel grid(%i) threads(128) (%bx) {
+    %S = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+    // expected-error @+1 {{'tile.copy' op expects limits on a store of a fragment into a global tensor at offsets (they bound the tile's elements it writes), but got a copy from global memory into shared memory}}
+    tile.copy %A[%i, %i], %S limits [%i, %i] : memref<?x?xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+  }
+  return
+}

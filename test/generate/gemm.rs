@@ -852,7 +852,32 @@ pub fn program(rng: &mut Rng) -> Program {
         w!(text, "    tile.copy %{out}, %Ys : {f}, {staged}");
         w!(text, "    tile.copy %Ys, {y_at}{} : {staged}, {}", y.dims(), y.ty);
     } else {
-        w!(text, "    tile.copy %{out}, {y_at}{} : {f}, {}", y.dims(), y.ty);
+        // On a fork of its own: a store limited to the rows above a bound (one that cuts some
+        // blocks' tiles, or none, or every row of some: negative limits), and on some forks to
+        // the columns left of one (sm_90a then stores element by element).
+        let mut fork = rng.fork(0x11B7);
+        let limits = if fork.below(4) == 0 {
+            let rows = fork.below(p.m_total + p.m / 2);
+            w!(text, "    %limit_rows_at = arith.constant {rows} : index");
+            w!(text, "    %limit_rows = arith.subi %limit_rows_at, %m0 : index");
+            let columns = if fork.below(3) == 0 {
+                let columns = fork.below(out_total + 1);
+                w!(text, "    %limit_columns_at = arith.constant {columns} : index");
+                w!(
+                    text,
+                    "    %limit_columns = arith.subi %limit_columns_at, {n_origin} : index"
+                );
+                "%limit_columns".to_string()
+            } else {
+                w!(text, "    %limit_columns = arith.constant {out_columns} : index");
+                "%limit_columns".to_string()
+            };
+            notes.push("limited store");
+            format!(" limits [%limit_rows, {columns}]")
+        } else {
+            String::new()
+        };
+        w!(text, "    tile.copy %{out}, {y_at}{limits}{} : {f}, {}", y.dims(), y.ty);
     }
     if guarded {
         w!(text, "    }}");

@@ -102,25 +102,9 @@ func.func @grouped_gemm_walk_small(%A: memref<288x96xf16>, %B: memref<4x96x2504x
         tile.gemm %As, %Bs, %Cf : memref<64x64xf16, #gpu.address_space<workgroup>>,
             memref<64x128xf16, #gpu.address_space<workgroup>>, memref<64x128xf32, #tile.fragment>
       }
-      // A tile whose rows all lie in its group leaves as one copy (clipped at C's edges); the
-      // group's last tile, element by element where its rows are the group's.
-      %whole = arith.cmpi uge, %at#5, %c64 : index
-      scf.if %whole {
-        tile.copy %Cf, %C[%at#4, %n0] : memref<64x128xf32, #tile.fragment>, memref<288x2504xf16>
-      } else {
-        tile.parallel (%i, %j) in (64, 128) {
-          %col = arith.addi %n0, %j : index
-          %in_group = arith.cmpi ult, %i, %at#5 : index
-          %in_row = arith.cmpi ult, %col, %n : index
-          %in = arith.andi %in_group, %in_row : i1
-          scf.if %in {
-            %row = arith.addi %at#4, %i : index
-            %v = memref.load %Cf[%i, %j] : memref<64x128xf32, #tile.fragment>
-            %h = arith.truncf %v : f32 to f16
-            memref.store %h, %C[%row, %col] : memref<288x2504xf16>
-          }
-        }
-      }
+      // The tile's rows in its group (all of them but in a group's last tile) leave as one
+      // copy, limited to the group's rows and clipped at C's edges.
+      tile.copy %Cf, %C[%at#4, %n0] limits [%at#5, %c128] : memref<64x128xf32, #tile.fragment>, memref<288x2504xf16>
     }
   }
   return

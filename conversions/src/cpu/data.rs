@@ -121,7 +121,12 @@ pub fn lower_copy<'c>(b: &Builder<'c>, copy: OperationRef<'c, '_>) {
     } else if !parts.dst_offsets.is_empty() {
         // Write into the larger buffer: writes outside it are dropped.
         let offsets: Vec<Value> = parts.dst_offsets.clone();
-        let (indices, inside) = placed(b, body, dst, (&offsets, &parts.spans), &ivs);
+        let (indices, mut inside) = placed(b, body, dst, (&offsets, &parts.spans), &ivs);
+        // Past a limit nothing is written either (signed: a limit below zero writes nothing).
+        for (limit, iv) in parts.limits.iter().zip(&ivs) {
+            let below = b.compare(body, "slt", *iv, *limit);
+            inside = b.andi(body, inside, below);
+        }
         let then = b.if_then(body, inside);
         let value = b.load(then, src, &ivs);
         let value = convert(b, then, value, to);

@@ -618,6 +618,9 @@ pub struct Lowering<'c, 'a, 'l> {
 pub struct Origin<'c, 'a> {
     pub offsets: Vec<Value<'c, 'a>>,
     pub spans: Vec<usize>,
+    /// Where the tile written ends, one index per tile dimension (a store's `limits`; empty: the
+    /// whole tile).
+    pub limits: Vec<Value<'c, 'a>>,
 }
 
 impl<'c, 'a> Origin<'c, 'a> {
@@ -626,6 +629,7 @@ impl<'c, 'a> Origin<'c, 'a> {
         Origin {
             offsets: parts.src_offsets.clone(),
             spans: parts.spans.clone(),
+            limits: Vec::new(),
         }
     }
 
@@ -634,7 +638,33 @@ impl<'c, 'a> Origin<'c, 'a> {
         Origin {
             offsets: parts.dst_offsets.clone(),
             spans: parts.spans.clone(),
+            limits: parts.limits.clone(),
         }
+    }
+
+    /// Whether the tile's elements at `coordinates` (in the tile) up to `run` columns on lie
+    /// below the limits (signed: a limit below 0 writes nothing); `None` without limits.
+    pub(crate) fn within_limits(
+        &self,
+        b: &Builder<'c>,
+        at: At<'c, 'a>,
+        coordinates: &[Value<'c, 'a>],
+        run: i64,
+    ) -> Option<Value<'c, 'a>> {
+        let last = self.limits.len().checked_sub(1)?;
+        self.limits
+            .iter()
+            .zip(coordinates)
+            .enumerate()
+            .map(|(d, (limit, coordinate))| {
+                let end = if d == last && run > 1 {
+                    b.addi(at, *coordinate, b.index(at, run - 1))
+                } else {
+                    *coordinate
+                };
+                b.compare(at, "slt", end, *limit)
+            })
+            .reduce(|all, inside| b.andi(at, all, inside))
     }
 }
 
@@ -1103,6 +1133,12 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             }
             indices.push(index);
         }
+        if let Some(inside) = origin.within_limits(b, at, coordinates, 1) {
+            fits = Some(match fits {
+                Some(previous) => b.andi(at, previous, inside),
+                None => inside,
+            });
+        }
         (indices, fits)
     }
 
@@ -1195,6 +1231,9 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         let end = b.addi(inner, indices[last], b.index(inner, run as i64 - 1));
         let end_inside = b.compare(inner, "ult", end, b.dim(inner, tensor, last as i64));
         let mut whole = b.andi(inner, aligned, end_inside);
+        if let Some(inside) = offsets.within_limits(b, inner, &coordinates, run as i64) {
+            whole = b.andi(inner, whole, inside);
+        }
         if let Some(fits) = fits {
             whole = b.andi(inner, whole, fits);
         }

@@ -45,6 +45,9 @@ pub fn copy(op: OperationRef) -> Verdict {
     if crate::ops::copy_saturates(&op) {
         saturate(&src, &dst)?;
     }
+    if !parts.limits.is_empty() {
+        limits(parts.limits.len(), &src, &dst, parts.dst_offsets.len())?;
+    }
     let dims = crate::ops::copy_dims(&op);
     match (parts.src_offsets.len(), parts.dst_offsets.len()) {
         (0, 0) if dims.is_some() => Err(
@@ -84,6 +87,31 @@ fn atomic(kind: crate::ops::ReductionKind, src: &Buffer, dst: &Buffer) -> Verdic
         return Err(format!(
             "expects an atomic copy into a tensor of f32, f16, bf16 or i32, but got {}",
             dst.element
+        ));
+    }
+    Ok(())
+}
+
+/// Limits bound the elements a fragment's store into a global tensor writes: one per dimension of
+/// the tile.
+fn limits(count: usize, src: &Buffer, dst: &Buffer, dst_offsets: usize) -> Verdict {
+    if src.level != MemoryLevel::Fragment || dst.level != MemoryLevel::Global || dst_offsets == 0 {
+        return Err(format!(
+            "expects limits on a store of a fragment into a global tensor at offsets (they bound the \
+             tile's elements it writes), but got a copy from {} into {}{}",
+            src.level,
+            dst.level,
+            if dst_offsets == 0 && dst.level == MemoryLevel::Global {
+                " without offsets"
+            } else {
+                ""
+            }
+        ));
+    }
+    let rank = src.shape.len();
+    if count != rank {
+        return Err(format!(
+            "expects one limit per dimension of the tile ({rank}), but got {count}"
         ));
     }
     Ok(())

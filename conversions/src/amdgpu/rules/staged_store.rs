@@ -341,7 +341,10 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             // Whole inside: its first element is (every index inside) and its last column is.
             let end = b.addi(body, indices[last], b.index(body, staging.run));
             let end_in = b.compare(body, "ule", end, b.dim(body, dst, last as i64));
-            let whole = b.andi(body, fits, end_in);
+            let mut whole = b.andi(body, fits, end_in);
+            if let Some(inside) = offsets.within_limits(&b, body, &[tile_row, tile_column], staging.run) {
+                whole = b.andi(body, whole, inside);
+            }
             let fast = b.if_then(body, whole);
             b.insert(
                 fast,

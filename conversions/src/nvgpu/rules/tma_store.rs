@@ -37,6 +37,9 @@ use tile_dialect::positions::OperationAt;
 pub const OWN_STAGING_BYTES: i64 = 32 * 1024;
 /// Bytes of a box row: the 128-byte swizzle's span (64 16-bit or 32 f32 columns).
 const ROW_BYTES: i64 = 128;
+/// Rows of the boxes that a copy's row limit leaves a cut box in, largest first (the last 1: any
+/// count of rows).
+const CUT_BOX_ROWS: [i64; 2] = [8, 1];
 
 /// Bytes of the elements of a tensor the staged stores write, where they write it.
 fn element_bytes(tensor: Value) -> Option<i64> {
@@ -101,6 +104,24 @@ fn candidate(
     let pairs = column_pairs(from);
     let used = from.distribution.used_slots().count();
     (pairs.len() * 2 == used).then_some((box_, pairs))
+}
+
+/// Why the limits of the copy `parts` keep it off the copy engine, which cuts boxes along the
+/// tile's rows only: a limit on another dimension that is not a constant at least its extent.
+fn limits_off_the_engine(parts: &tile_dialect::ops::CopyParts) -> Option<String> {
+    let shape = memref_shape(parts.src);
+    parts
+        .limits
+        .iter()
+        .zip(&shape)
+        .enumerate()
+        .skip(1)
+        .find(|(_, (limit, extent))| tile_dialect::ops::constant_integer(**limit).is_none_or(|limit| limit < **extent))
+        .map(|(dimension, (_, extent))| {
+            format!(
+                "its limit on the tile's dimension {dimension} is not a constant at least its extent {extent} (boxes are cut along the tile's rows only); limit the rows alone to keep the store on the copy engine"
+            )
+        })
 }
 
 /// The warpgroups of accumulator `from` that can stage their slabs alone: its warpgroups where it
@@ -177,6 +198,13 @@ pub fn tma_store_plan(
         let Some((box_, pairs)) = candidate(parts.src, parts.dst, &parts.spans, layouts, 1) else {
             continue;
         };
+        if let Some(why) = limits_off_the_engine(&parts) {
+            tile_dialect::diagnostics::emit_warning(
+                op.location(),
+                &format!("'tile.copy' op stores element by element on sm_90a, not by TMA: {why}"),
+            );
+            continue;
+        }
         let from = placed(layouts, parts.src).expect("a candidate's layout");
         let row_dim = parts.spans[0];
         let box_bytes = box_[row_dim] * ROW_BYTES;
@@ -433,6 +461,49 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             base = b.addi(at, base, b.cast(at, tile_ir::arith::index_cast, slab.part, i64_type));
             box_offsets[plan.row_dim] = b.addi(at, offsets[plan.row_dim], slab.first_row);
         }
+        // A limit on the tile's rows (the plan takes no other): the rows of the part's boxes
+        // written, at least 0, and the maps of the smaller boxes the boxes it cuts leave in.
+        let row_limit = offsets.limits.first().map(|limit| {
+            let limit = match &staging.slab {
+                Some(slab) => b.subi(at, *limit, slab.first_row),
+                None => *limit,
+            };
+            let negative = b.compare(at, "slt", limit, c(0));
+            b.select(at, negative, c(0), limit)
+        });
+        let cut_maps: Vec<(i64, Value)> = if row_limit.is_some() {
+            CUT_BOX_ROWS
+                .iter()
+                .filter(|tier| **tier < rows)
+                .map(|tier| {
+                    let mut box_ = plan.box_.clone();
+                    box_[plan.row_dim] = *tier;
+                    (*tier, self.tensor_map(&b, at, dst, &box_))
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let rank = plan.box_.len();
+        // Hands the box of `map` at `source` (shared) and `coordinates` to the copy engine.
+        let hand_over = |at: At<'c, 'a>, map: Value<'c, 'a>, source: Value<'c, 'a>, coordinates: &[Value<'c, 'a>]| {
+            if plan.reduce {
+                let add = Attribute::parse(context, "#nvvm.tma_redux_kind<add>").expect("the add kind");
+                let copy = nvvm::cp_async_bulk_tensor_reduce(context, map, source, coordinates, add, b.location);
+                // The map, the source and the coordinates; no cache hint.
+                b.insert(
+                    at,
+                    tile_ir::with_segments(context, copy, &[1, 1, coordinates.len() as i32, 0]),
+                );
+            } else {
+                let copy = nvvm::cp_async_bulk_tensor_global_shared_cta(context, map, source, coordinates, b.location);
+                // The map, the source and the coordinates; no cache hint or predicate.
+                b.insert(
+                    at,
+                    tile_ir::with_segments(context, copy, &[1, 1, coordinates.len() as i32, 0, 0]),
+                );
+            }
+        };
         for (round, pairs) in plan.rounds.iter().enumerate() {
             // The engine has read the area's last contents, and its last readers are done.
             self.bulk_wait(&b, leader(), true);
@@ -499,22 +570,43 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                     shared_pointer,
                 );
                 let coordinates = self.box_coordinates(&b, issue, &box_offsets, box_index * box_columns);
-                if plan.reduce {
-                    let add = Attribute::parse(context, "#nvvm.tma_redux_kind<add>").expect("the add kind");
-                    let copy = nvvm::cp_async_bulk_tensor_reduce(context, map, source, &coordinates, add, b.location);
-                    // The map, the source and the coordinates; no cache hint.
-                    b.insert(
-                        issue,
-                        tile_ir::with_segments(context, copy, &[1, 1, coordinates.len() as i32, 0]),
+                let Some(limit) = row_limit else {
+                    hand_over(issue, map, source, &coordinates);
+                    continue;
+                };
+                // A box the limit cuts leaves as boxes of fewer rows, largest first, each from
+                // its rows' place in the area (rows of 128 bytes, the swizzle a function of the
+                // address, which the smaller boxes' starts keep).
+                let whole = b.compare(issue, "uge", limit, b.index(issue, rows));
+                let (whole_box, cut) = b.if_else(issue, whole);
+                hand_over(whole_box, map, source, &coordinates);
+                let mut done = b.index(cut, 0);
+                for (tier, tier_map) in &cut_maps {
+                    let tier_rows = b.index(cut, *tier);
+                    let count = b.divui(cut, b.subi(cut, limit, done), tier_rows);
+                    let end = b.addi(cut, done, b.muli(cut, count, tier_rows));
+                    let (body, row) = b.for_loop(cut, done, end, tier_rows);
+                    let row_bytes = b.cast(
+                        body,
+                        tile_ir::arith::index_cast,
+                        b.muli(body, row, b.index(body, ROW_BYTES)),
+                        i64_type,
                     );
-                } else {
-                    let copy =
-                        nvvm::cp_async_bulk_tensor_global_shared_cta(context, map, source, &coordinates, b.location);
-                    // The map, the source and the coordinates; no cache hint or predicate.
-                    b.insert(
-                        issue,
-                        tile_ir::with_segments(context, copy, &[1, 1, coordinates.len() as i32, 0, 0]),
+                    let from_row = b.cast(
+                        body,
+                        tile_ir::llvm::inttoptr,
+                        b.addi(body, b.addi(body, base, offset), row_bytes),
+                        shared_pointer,
                     );
+                    let mut moved = coordinates.clone();
+                    let row_coordinate = rank - 1 - plan.row_dim;
+                    moved[row_coordinate] = b.addi(
+                        body,
+                        moved[row_coordinate],
+                        b.cast(body, tile_ir::arith::index_cast, row, i32_type),
+                    );
+                    hand_over(body, *tier_map, from_row, &moved);
+                    done = end;
                 }
             }
             b.insert(issue, nvvm::cp_async_bulk_commit_group(context, b.location).into());

@@ -160,6 +160,9 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
             let (indices, fits) = self.placed_in(b, at, dst, offsets, &start);
             let end = b.addi(at, indices[last], b.index(at, run));
             let mut whole = b.andi(at, aligned, b.compare(at, "ule", end, b.dim(at, dst, last as i64)));
+            if let Some(inside) = offsets.within_limits(b, at, &start, run) {
+                whole = b.andi(at, whole, inside);
+            }
             if let Some(fits) = fits {
                 whole = b.andi(at, whole, fits);
             }
