@@ -427,3 +427,28 @@ func.func @rows_aligned(%X: memref<?x128xf32>, %Y: memref<?x128xf32>) {
   }
   return
 }
+
+// -----
+
+// A store limited to the tile's first rows: each thread's 4-element run goes out as one vector
+// where its row is below the limit (signed: a negative limit writes nothing) and the run's last
+// column below the column limit, else element by element under the same comparisons.
+// NV-LABEL: gpu.func @limited_rows_plain_0_kernel
+// NV: arith.cmpi slt, %{{.*}}, %arg1 : index
+// NV: scf.if
+// NV: vector.store %{{.*}}, %arg0[%{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<?x?xf32>, vector<4xf32>
+// NV: arith.cmpi slt, %{{.*}}, %arg1 : index
+// NV: scf.if
+// NV-NEXT: memref.store %{{.*}}, %arg0[%{{.*}}, %{{.*}}] : memref<?x?xf32>
+func.func @limited_rows_plain(%C: memref<?x?xf32>, %rows: index) {
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %c0 = arith.constant 0 : index
+  %one = arith.constant 1.0 : f32
+  tile.kernel grid(%c1) threads(32) (%bx) {
+    %F = tile.alloc_fragment : memref<4x32xf32, #tile.fragment>
+    tile.fill %F, %one : memref<4x32xf32, #tile.fragment>
+    tile.copy %F, %C[%c0, %c0] limits [%rows, %c32] : memref<4x32xf32, #tile.fragment>, memref<?x?xf32>
+  }
+  return
+}
