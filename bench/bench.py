@@ -240,9 +240,9 @@ def dequantized_matmul():
     return run
 
 
-# examples/grouped_gemm.mlir, its 128x256-tile twin (bench/prepare.sh), its one-tile-a-block forms (128
+# examples/grouped_gemm.mlir, its one-tile-a-block forms on 128x256 tiles (128
 # and 64 rows a tile) and that form made persistent by the compiler.
-GROUPED_EXAMPLES = ("grouped_gemm", "grouped_gemm_n256", "grouped_gemm_tiles", "grouped_gemm_tiles64", "grouped_gemm_walk")
+GROUPED_EXAMPLES = ("grouped_gemm", "grouped_gemm_tiles", "grouped_gemm_tiles64", "grouped_gemm_walk")
 
 # Experts of examples/grouped_gemm.mlir when its sizes are dynamic (Mixtral's 8).
 GROUPS = 8

@@ -3,7 +3,8 @@
 // in bands of 8 row tiles (down a band's rows, then its next column, so that blocks running
 // together share B's columns in L2); a block finds its row tile's group by a loop over the
 // sizes at its top, which its producer warpgroup reads too; a row tile past the last group's
-// runs no step and writes nothing. bench/prepare.sh compiles it beside the example.
+// runs no step and writes nothing; a tile stores its group's rows only (`limits`). bench/prepare.sh
+// compiles it beside the example.
 func.func @grouped_gemm_tiles(%A: memref<?x?xf16>, %B: memref<?x?x?xf16>, %Sizes: memref<?xi32> {tile.sizes = array<i64: 0, 0>}, %C: memref<?x?xf16>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -70,25 +71,7 @@ func.func @grouped_gemm_tiles(%A: memref<?x?xf16>, %B: memref<?x?x?xf16>, %Sizes
       tile.gemm %As, %Bs, %Cf : memref<128x64xf16, #gpu.address_space<workgroup>>,
           memref<64x256xf16, #gpu.address_space<workgroup>>, memref<128x256xf32, #tile.fragment>
     }
-    %whole = arith.cmpi uge, %valid, %c128 : index
-    scf.if %whole {
-      tile.copy %Cf, %C[%row0, %n0] : memref<128x256xf32, #tile.fragment>, memref<?x?xf16>
-    } else {
-      tile.parallel (%i, %j) in (128, 256) {
-        %col = arith.addi %n0, %j : index
-        %in_group = arith.cmpi ult, %i, %valid : index
-        %in_row = arith.cmpi ult, %col, %n : index
-        %row = arith.addi %row0, %i : index
-        %in_c = arith.cmpi ult, %row, %m : index
-        %in_tile = arith.andi %in_group, %in_row : i1
-        %in = arith.andi %in_tile, %in_c : i1
-        scf.if %in {
-          %v = memref.load %Cf[%i, %j] : memref<128x256xf32, #tile.fragment>
-          %h = arith.truncf %v : f32 to f16
-          memref.store %h, %C[%row, %col] : memref<?x?xf16>
-        }
-      }
-    }
+    tile.copy %Cf, %C[%row0, %n0] limits [%valid, %c256] : memref<128x256xf32, #tile.fragment>, memref<?x?xf16>
   }
   return
 }

@@ -1,10 +1,13 @@
 // Grouped GEMM (examples/grouped_gemm.mlir's arguments and result), one 128x256 output tile a block as
 // written, persistent by tile-persistent-kernels: the grid's rows are the groups' row tiles, bounded
 // by the host at ceil(M / 128) + G; the kernel counts the row tiles the sizes give and guards its
-// body by that count, and the persistent kernel's blocks walk those only. The row tiles whole in
-// their group come first, in the groups' order, then each group's last, partial one: a partial tile
-// stores element by element, and a block that stores one falls behind the blocks it shares B's
-// columns with, so they are left to the last waves (bench/RESULTS.md, runs 308-309).
+// body by that count, and the persistent kernel's blocks walk those only. Every tile stores only its
+// group's rows (`limits`). Where groups are long (1024 rows or more on average) the row tiles whole
+// in their group come first, in the groups' order, then each group's last, partial one: such a
+// group's B is out of L2 by the time its whole tiles are done either way, and a block that stores a
+// partial tile falls behind the blocks it shares B's columns with, so those are left to the last
+// waves. Where groups are short, each group's partial tile comes right after its whole ones, while
+// its B is in L2 (bench/RESULTS.md, runs 308-313).
 func.func @grouped_gemm_walk(%A: memref<?x?xf16>, %B: memref<?x?x?xf16>, %Sizes: memref<?xi32> {tile.sizes = array<i64: 0, 0>}, %C: memref<?x?xf16>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -12,6 +15,7 @@ func.func @grouped_gemm_walk(%A: memref<?x?xf16>, %B: memref<?x?x?xf16>, %Sizes:
   %c64 = arith.constant 64 : index
   %c128 = arith.constant 128 : index
   %c256 = arith.constant 256 : index
+  %c1024 = arith.constant 1024 : index
   %zero = arith.constant 0.0 : f32
   %m = memref.dim %A, %c0 : memref<?x?xf16>
   %groups = memref.dim %B, %c0 : memref<?x?x?xf16>
@@ -25,21 +29,25 @@ func.func @grouped_gemm_walk(%A: memref<?x?xf16>, %B: memref<?x?x?xf16>, %Sizes:
     %As = tile.alloc_shared : memref<128x64xf16, #gpu.address_space<workgroup>>
     %Bs = tile.alloc_shared : memref<64x256xf16, #gpu.address_space<workgroup>>
     %Cf = tile.alloc_fragment : memref<128x256xf32, #tile.fragment>
-    // The groups' row tiles, and those of them whole (128 rows of their group): the whole ones
-    // are walked first, each group's last partial one after all of them.
-    %counts:2 = scf.for %g = %c0 to %groups step %c1 iter_args(%sum = %c0, %sum_whole = %c0) -> (index, index) {
+    // Whether each group's partial row tile waits for every group's whole ones (long groups).
+    %long_rows = arith.muli %groups, %c1024 : index
+    %defer = arith.cmpi uge, %m, %long_rows : index
+    // The groups' row tiles, and those walked first: the whole ones (128 rows of their group)
+    // where partial ones wait, else all.
+    %counts:2 = scf.for %g = %c0 to %groups step %c1 iter_args(%sum = %c0, %sum_first = %c0) -> (index, index) {
       %size = memref.load %Sizes[%g] : memref<?xi32>
       %rows = arith.index_cast %size : i32 to index
       %mt = arith.ceildivui %rows, %c128 : index
       %wt = arith.divui %rows, %c128 : index
+      %ft = arith.select %defer, %wt, %mt : index
       %next = arith.addi %sum, %mt : index
-      %next_whole = arith.addi %sum_whole, %wt : index
-      scf.yield %next, %next_whole : index, index
+      %next_first = arith.addi %sum_first, %ft : index
+      scf.yield %next, %next_first : index, index
     }
     %in_groups = arith.cmpi ult, %by, %counts#0 : index
     scf.if %in_groups {
       // Row tile %by's group, its first row in A and C, and the group's rows from there: below
-      // %counts#1 the whole row tiles of the groups in order, from there their partial ones.
+      // %counts#1 the row tiles walked first, in the groups' order; from there the partial ones.
       %is_whole = arith.cmpi ult, %by, %counts#1 : index
       %is_part = arith.cmpi uge, %by, %counts#1 : index
       %partial_index = arith.subi %by, %counts#1 : index
@@ -48,11 +56,14 @@ func.func @grouped_gemm_walk(%A: memref<?x?xf16>, %B: memref<?x?x?xf16>, %Sizes:
           -> (index, index, index, index, index, index) {
         %size = memref.load %Sizes[%g] : memref<?xi32>
         %rows = arith.index_cast %size : i32 to index
-        %wt = arith.divui %rows, %c128 : index
-        %wrows = arith.muli %wt, %c128 : index
+        %whole_tiles = arith.divui %rows, %c128 : index
+        %all_tiles = arith.ceildivui %rows, %c128 : index
+        %wt = arith.select %defer, %whole_tiles, %all_tiles : index
+        %wrows = arith.muli %whole_tiles, %c128 : index
         %rest = arith.subi %rows, %wrows : index
         %has_rest = arith.cmpi ne, %rest, %c0 : index
-        %pt = arith.select %has_rest, %c1, %c0 : index
+        %waits = arith.andi %has_rest, %defer : i1
+        %pt = arith.select %waits, %c1, %c0 : index
         %end = arith.addi %first, %wt : index
         %endp = arith.addi %firstp, %pt : index
         %after_first = arith.cmpi uge, %by, %first : index
@@ -84,27 +95,10 @@ func.func @grouped_gemm_walk(%A: memref<?x?xf16>, %B: memref<?x?x?xf16>, %Sizes:
         tile.gemm %As, %Bs, %Cf : memref<128x64xf16, #gpu.address_space<workgroup>>,
             memref<64x256xf16, #gpu.address_space<workgroup>>, memref<128x256xf32, #tile.fragment>
       }
-      // A tile whose rows all lie in its group leaves as one copy; the group's last tile, element
-      // by element where its rows are the group's (and C's: sizes from the device may sum past M).
-      %whole = arith.cmpi uge, %at#5, %c128 : index
-      scf.if %whole {
-        tile.copy %Cf, %C[%at#4, %n0] : memref<128x256xf32, #tile.fragment>, memref<?x?xf16>
-      } else {
-        tile.parallel (%i, %j) in (128, 256) {
-          %col = arith.addi %n0, %j : index
-          %in_group = arith.cmpi ult, %i, %at#5 : index
-          %in_row = arith.cmpi ult, %col, %n : index
-          %row = arith.addi %at#4, %i : index
-          %in_c = arith.cmpi ult, %row, %m : index
-          %in_tile = arith.andi %in_group, %in_row : i1
-          %in = arith.andi %in_tile, %in_c : i1
-          scf.if %in {
-            %v = memref.load %Cf[%i, %j] : memref<128x256xf32, #tile.fragment>
-            %h = arith.truncf %v : f32 to f16
-            memref.store %h, %C[%row, %col] : memref<?x?xf16>
-          }
-        }
-      }
+      // The tile's rows in its group (all of them but in a group's last tile) leave as one
+      // copy, limited to the group's rows and clipped at C's end (sizes from the device may sum
+      // past M).
+      tile.copy %Cf, %C[%at#4, %n0] limits [%at#5, %c256] : memref<128x256xf32, #tile.fragment>, memref<?x?xf16>
     }
   }
   return

@@ -60,9 +60,6 @@ python3 tools/gen/attention_bwd.py attention_bwd_d64_n128 8 32 1024 64 --block-n
 python3 tools/gen/attention.py sm80-bench > bench/programs/sm80/attention_bench_sm80.mlir
 # Block-sparse attention at the attention baseline's shape, half of the key blocks.
 python3 tools/gen/attention.py sparse-bench > bench/programs/block_sparse_attention_bench.mlir
-# The grouped GEMM example with 128x256 output tiles (the dense GEMMs' tile), timed beside it.
-sed 's/%ntiles = arith.ceildivui %n, %c128/%ntiles = arith.ceildivui %n, %c256/; s/%n0 = arith.muli %ntile, %c128/%n0 = arith.muli %ntile, %c256/; s/64x128xf16/64x256xf16/g; s/128x128xf32/128x256xf32/g; s/in (128, 128)/in (128, 256)/; s/%c128 = arith.constant 128 : index/%c128 = arith.constant 128 : index\n  %c256 = arith.constant 256 : index/; s/@grouped_gemm(/@grouped_gemm_n256(/' \
-  examples/grouped_gemm.mlir > bench/programs/grouped_gemm_n256.mlir
 # The grouped GEMM one output tile a block (its producer warpgroup runs the group search too).
 cp bench/grouped_gemm_tiles.mlir bench/programs/
 # The same on 64-row tiles (64 groups waste fewer rows).
