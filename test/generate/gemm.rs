@@ -860,20 +860,18 @@ pub fn program(rng: &mut Rng) -> Program {
             let rows = fork.below(p.m_total + p.m / 2);
             w!(text, "    %limit_rows_at = arith.constant {rows} : index");
             w!(text, "    %limit_rows = arith.subi %limit_rows_at, %m0 : index");
-            let columns = if fork.below(3) == 0 {
+            if fork.below(3) == 0 {
                 let columns = fork.below(out_total + 1);
                 w!(text, "    %limit_columns_at = arith.constant {columns} : index");
                 w!(
                     text,
                     "    %limit_columns = arith.subi %limit_columns_at, {n_origin} : index"
                 );
-                "%limit_columns".to_string()
             } else {
                 w!(text, "    %limit_columns = arith.constant {out_columns} : index");
-                "%limit_columns".to_string()
-            };
+            }
             notes.push("limited store");
-            format!(" limits [%limit_rows, {columns}]")
+            " limits [%limit_rows, %limit_columns]".to_string()
         } else {
             String::new()
         };

@@ -96,6 +96,32 @@ fn placed<'c, 'a>(
 
 // ---- tile.copy ----------------------------------------------------------------------------------
 
+/// Whether the tile's element at `coordinates` (in the tile), and along the last dimension the
+/// `run - 1` after it, lies below a store's `limits` (one per tile dimension; signed, so a limit
+/// below 0 writes nothing); `None` without limits.
+pub fn below_limits<'c, 'a>(
+    b: &Builder<'c>,
+    at: At<'c, 'a>,
+    limits: &[Value<'c, 'a>],
+    coordinates: &[Value<'c, 'a>],
+    run: i64,
+) -> Option<Value<'c, 'a>> {
+    let last = limits.len().checked_sub(1)?;
+    limits
+        .iter()
+        .zip(coordinates)
+        .enumerate()
+        .map(|(d, (limit, coordinate))| {
+            let end = if d == last && run > 1 {
+                b.addi(at, *coordinate, b.index(at, run - 1))
+            } else {
+                *coordinate
+            };
+            b.compare(at, "slt", end, *limit)
+        })
+        .reduce(|all, inside| b.andi(at, all, inside))
+}
+
 /// Lowers `tile.copy` (offsets on at most one side; the other side is the tile).
 pub fn lower_copy<'c>(b: &Builder<'c>, copy: OperationRef<'c, '_>) {
     let at = At::before(copy);
@@ -122,9 +148,8 @@ pub fn lower_copy<'c>(b: &Builder<'c>, copy: OperationRef<'c, '_>) {
         // Write into the larger buffer: writes outside it are dropped.
         let offsets: Vec<Value> = parts.dst_offsets.clone();
         let (indices, mut inside) = placed(b, body, dst, (&offsets, &parts.spans), &ivs);
-        // Past a limit nothing is written either (signed: a limit below zero writes nothing).
-        for (limit, iv) in parts.limits.iter().zip(&ivs) {
-            let below = b.compare(body, "slt", *iv, *limit);
+        // Past a limit nothing is written either.
+        if let Some(below) = below_limits(b, body, &parts.limits, &ivs, 1) {
             inside = b.andi(body, inside, below);
         }
         let then = b.if_then(body, inside);

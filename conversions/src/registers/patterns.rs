@@ -643,7 +643,7 @@ impl<'c, 'a> Origin<'c, 'a> {
     }
 
     /// Whether the tile's elements at `coordinates` (in the tile) up to `run` columns on lie
-    /// below the limits (signed: a limit below 0 writes nothing); `None` without limits.
+    /// below the limits ([`crate::cpu::data::below_limits`]); `None` without limits.
     pub(crate) fn within_limits(
         &self,
         b: &Builder<'c>,
@@ -651,20 +651,7 @@ impl<'c, 'a> Origin<'c, 'a> {
         coordinates: &[Value<'c, 'a>],
         run: i64,
     ) -> Option<Value<'c, 'a>> {
-        let last = self.limits.len().checked_sub(1)?;
-        self.limits
-            .iter()
-            .zip(coordinates)
-            .enumerate()
-            .map(|(d, (limit, coordinate))| {
-                let end = if d == last && run > 1 {
-                    b.addi(at, *coordinate, b.index(at, run - 1))
-                } else {
-                    *coordinate
-                };
-                b.compare(at, "slt", end, *limit)
-            })
-            .reduce(|all, inside| b.andi(at, all, inside))
+        crate::cpu::data::below_limits(b, at, &self.limits, coordinates, run)
     }
 }
 

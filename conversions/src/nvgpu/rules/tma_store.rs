@@ -484,7 +484,8 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
         } else {
             Vec::new()
         };
-        let rank = plan.box_.len();
+        // The row's place among the TMA coordinates (innermost first).
+        let row_coordinate = plan.box_.len() - 1 - plan.row_dim;
         // Hands the box of `map` at `source` (shared) and `coordinates` to the copy engine.
         let hand_over = |at: At<'c, 'a>, map: Value<'c, 'a>, source: Value<'c, 'a>, coordinates: &[Value<'c, 'a>]| {
             if plan.reduce {
@@ -599,7 +600,6 @@ impl<'c, 'a> Lowering<'c, 'a, '_> {
                         shared_pointer,
                     );
                     let mut moved = coordinates.clone();
-                    let row_coordinate = rank - 1 - plan.row_dim;
                     moved[row_coordinate] = b.addi(
                         body,
                         moved[row_coordinate],
