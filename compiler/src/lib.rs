@@ -394,33 +394,6 @@ fn code_objects(chip: &str, assembly: &[(String, &str)]) -> std::result::Result<
         .collect()
 }
 
-/// Splits a comma-separated pass list at its first top-level serialization (`gpu-module-to-binary`
-/// or `tile-gpu-module-to-isa`): the passes before it, and it with the passes after it (none for
-/// SPIR-V backends, which serialize apart).
-fn split_at_serialization(passes: &str) -> (String, Option<String>) {
-    let mut depth = 0;
-    let mut start = 0;
-    for (index, character) in passes.char_indices() {
-        match character {
-            '(' | '{' => depth += 1,
-            ')' | '}' => depth -= 1,
-            ',' if depth == 0 => start = index + 1,
-            _ => {}
-        }
-        let rest = passes[start..].trim_start();
-        if depth == 0
-            && index == start
-            && tile_conversions::pipelines::SERIALIZATIONS
-                .iter()
-                .any(|pass| rest.starts_with(pass))
-        {
-            let before = passes[..start].trim().trim_end_matches(',').trim().to_owned();
-            return (before, Some(passes[start..].trim().to_owned()));
-        }
-    }
-    (passes.to_owned(), None)
-}
-
 /// Runs `cleanup` (the kernel modules' share of the lowering's cleanup), then `backend`, on every
 /// unit, on MLIR's threads. The pass managers do not verify after each
 /// pass (that was a sixth of the time of 200 kernels for sm_90a): the units are verified once,
@@ -433,7 +406,7 @@ fn compile_units(
     cleanup: &str,
     backend: &str,
 ) -> std::result::Result<(), Option<String>> {
-    let (prepare, serialize) = split_at_serialization(backend);
+    let (prepare, serialize) = tile_conversions::pipelines::split_at_serialization(backend);
     let prepare = [cleanup, prepare.as_str()]
         .into_iter()
         .filter(|passes| !passes.trim().is_empty())

@@ -119,11 +119,26 @@ const SPIRV_HOST_DIALECTS: [&str; 11] = [
     "builtin", "func", "arith", "math", "cf", "scf", "memref", "index", "vector", "gpu", "llvm",
 ];
 
-/// Reports at each op a pipeline should have lowered and did not; `binaries` when the pipeline
-/// ends in `gpu.binary`s (NVIDIA, AMD) rather than `spirv.module`s. What a pipeline to binaries
-/// leaves is LLVM IR with its kernels' binaries and launches; `tile-to-spirv` leaves host code in
-/// [`SPIRV_HOST_DIALECTS`] beside its `spirv.module`s (and the `gpu.module`s they came from).
-fn check_lowered(module: OperationRef, pipeline: &str, binaries: bool) -> Result<(), String> {
+/// The dialects of a kernel module the code generator reads: LLVM IR and NVIDIA's and AMD's
+/// intrinsics.
+const KERNEL_DIALECTS: [&str; 3] = ["llvm", "nvvm", "rocdl"];
+
+/// What a target pipeline leaves of the kernels.
+#[derive(Clone, Copy, PartialEq)]
+enum Kernels {
+    /// `gpu.binary`s (NVIDIA, AMD).
+    Binaries,
+    /// `gpu.module`s in the LLVM dialect (NVIDIA, AMD with `serialize=false`).
+    Llvm,
+    /// `spirv.module`s.
+    Spirv,
+}
+
+/// Reports at each op a pipeline should have lowered and did not, where it leaves `kernels`. What
+/// a pipeline to binaries leaves is LLVM IR with its kernels' binaries (or their LLVM-dialect
+/// modules) and launches; `tile-to-spirv` leaves host code in [`SPIRV_HOST_DIALECTS`] beside its
+/// `spirv.module`s (and the `gpu.module`s they came from).
+fn check_lowered(module: OperationRef, pipeline: &str, kernels: Kernels) -> Result<(), String> {
     let spirv_modules: Vec<String> = find_ops(module, crate::spirv::MODULE)
         .iter()
         .filter_map(|op| string_attribute(op, "sym_name"))
@@ -137,10 +152,30 @@ fn check_lowered(module: OperationRef, pipeline: &str, binaries: bool) -> Result
     pending.reverse();
     while let Some(op) = pending.pop() {
         // Kernels that became SPIR-V are the backend's business, not the host's.
-        if !binaries && is_spirv_kernel_code(&op, &spirv_modules) {
+        if kernels == Kernels::Spirv && is_spirv_kernel_code(&op, &spirv_modules) {
             continue;
         }
         let name = op_name(&op);
+        if kernels == Kernels::Llvm && tile_ir::is(&op, gpu::GPUModuleOperation::name) {
+            // A kernel module for the code generator: LLVM IR and the target's intrinsics.
+            let mut kernel = nested_ops(op);
+            while let Some(inner) = kernel.pop() {
+                let dialect = op_name(&inner).split('.').next().unwrap_or_default().to_owned();
+                if KERNEL_DIALECTS.contains(&dialect.as_str()) {
+                    kernel.extend(nested_ops(inner));
+                } else {
+                    errors.push((
+                        inner.location(),
+                        format!(
+                            "'{}' op was left unlowered by {pipeline}; expects kernel modules in the {} dialects",
+                            op_name(&inner),
+                            KERNEL_DIALECTS.join(", ")
+                        ),
+                    ));
+                }
+            }
+            continue;
+        }
         let left = tile_ir::match_op!(op, {
             gpu::LaunchOperation | gpu::GPUModuleOperation => Some(unlowered.to_owned()),
             gpu::BinaryOperation | gpu::LaunchFuncOperation | tile_ir::builtin::ModuleOperation => None,
@@ -148,7 +183,7 @@ fn check_lowered(module: OperationRef, pipeline: &str, binaries: bool) -> Result
                 let dialect = name.split('.').next().unwrap_or_default();
                 if tile_ir::in_dialect(&op, tile) {
                     Some(unlowered.to_owned())
-                } else if binaries {
+                } else if kernels != Kernels::Spirv {
                     (!tile_ir::in_dialect(&op, llvm)).then(|| {
                         format!("expects the host code to be LLVM IR afterwards: lower the {dialect} dialect before the pipeline")
                     })
@@ -334,7 +369,19 @@ tile_passes::rust_pass! {
         description: "Fail at any tile op, gpu.launch or gpu.module a pipeline to gpu.binary left",
         anchor: tile_ir::builtin::ModuleOperation::name(),
         dialects: [],
-        run: |module| check_lowered(module, "the target pipeline", true),
+        run: |module| check_lowered(module, "the target pipeline", Kernels::Binaries),
+    }
+}
+
+tile_passes::rust_pass! {
+    /// Creates the check that ends `tile-to-nvvm` and `tile-to-rocdl` with `serialize=false`.
+    pub fn create_check_llvm_kernels_pass() {
+        argument: "tile-check-lowered-llvm",
+        name: "TileCheckLoweredLlvm",
+        description: "Fail at any tile op, gpu.launch or op outside the LLVM dialect a pipeline to LLVM-dialect kernel modules left",
+        anchor: tile_ir::builtin::ModuleOperation::name(),
+        dialects: [],
+        run: |module| check_lowered(module, "the target pipeline", Kernels::Llvm),
     }
 }
 
@@ -346,7 +393,7 @@ tile_passes::rust_pass! {
         description: "Fail at any tile op, gpu.launch or gpu.module without a spirv.module that tile-to-spirv left",
         anchor: tile_ir::builtin::ModuleOperation::name(),
         dialects: [],
-        run: |module| check_lowered(module, "tile-to-spirv", false),
+        run: |module| check_lowered(module, "tile-to-spirv", Kernels::Spirv),
     }
 }
 

@@ -9,24 +9,71 @@ use melior::{
     ir::{operation::OperationRef, r#type::TypeId},
     pass::{ExternalPass, OperationPassManager, Pass, RunExternalPass, create_external},
 };
-use tile_dialect::registration::add_pipeline;
+use tile_dialect::{PipelineOptions, registration::add_pipeline};
 
 /// The passes that turn kernel modules into code (`gpu.binary`s): the target pipelines end with one.
 pub const SERIALIZATIONS: [&str; 2] = ["gpu-module-to-binary", tile_passes::gpu_module_to_isa::ARGUMENT];
 
-/// Builds `tile-to-nvvm{chip}` into `manager`, which runs on `anchor` ops.
-pub fn build_tile_to_nvvm(manager: &OperationPassManager, chip: &str, anchor: &str) {
-    build_target_pipeline(manager, Pipeline::Nvvm, chip, anchor);
+/// Builds `tile-to-nvvm{chip serialize}` into `manager`.
+pub fn build_tile_to_nvvm(manager: &OperationPassManager, options: &PipelineOptions) {
+    build_target_pipeline(manager, Pipeline::Nvvm, options);
 }
 
-/// Builds `tile-to-rocdl{chip}` into `manager`, which runs on `anchor` ops.
-pub fn build_tile_to_rocdl(manager: &OperationPassManager, chip: &str, anchor: &str) {
-    build_target_pipeline(manager, Pipeline::Rocdl, chip, anchor);
+/// Builds `tile-to-rocdl{chip serialize}` into `manager`.
+pub fn build_tile_to_rocdl(manager: &OperationPassManager, options: &PipelineOptions) {
+    build_target_pipeline(manager, Pipeline::Rocdl, options);
 }
 
-/// Builds `tile-to-spirv{chip}` into `manager`, which runs on `anchor` ops.
-pub fn build_tile_to_spirv(manager: &OperationPassManager, chip: &str, anchor: &str) {
-    build_target_pipeline(manager, Pipeline::Spirv, chip, anchor);
+/// Builds `tile-to-spirv{chip}` into `manager` (`serialize` changes nothing: the SPIR-V backends
+/// leave `spirv.module`s, which their launchers serialize).
+pub fn build_tile_to_spirv(manager: &OperationPassManager, options: &PipelineOptions) {
+    build_target_pipeline(manager, Pipeline::Spirv, options);
+}
+
+/// The top-level passes of a comma-separated pass list (`a, gpu.module(b, c), d{x=1, y=2}`: three).
+fn top_level_passes(passes: &str) -> Vec<&str> {
+    let (mut parts, mut depth, mut start) = (Vec::new(), 0, 0);
+    for (index, character) in passes.char_indices() {
+        match character {
+            '(' | '{' => depth += 1,
+            ')' | '}' => depth -= 1,
+            ',' if depth == 0 => {
+                parts.push(passes[start..index].trim());
+                start = index + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(passes[start..].trim());
+    parts.retain(|part| !part.is_empty());
+    parts
+}
+
+/// The index of the first top-level serialization (`gpu-module-to-binary` or
+/// `tile-gpu-module-to-isa`) among `parts`.
+fn serialization(parts: &[&str]) -> Option<usize> {
+    parts
+        .iter()
+        .position(|part| SERIALIZATIONS.iter().any(|pass| part.starts_with(pass)))
+}
+
+/// Splits a comma-separated pass list at its first top-level serialization: the passes before it,
+/// and it with the passes after it (none for SPIR-V backends, which serialize apart).
+pub fn split_at_serialization(passes: &str) -> (String, Option<String>) {
+    let parts = top_level_passes(passes);
+    match serialization(&parts) {
+        Some(at) => (parts[..at].join(", "), Some(parts[at..].join(", "))),
+        None => (passes.to_owned(), None),
+    }
+}
+
+/// `passes` without its first top-level serialization.
+fn without_serialization(passes: &str) -> String {
+    let mut parts = top_level_passes(passes);
+    if let Some(at) = serialization(&parts) {
+        parts.remove(at);
+    }
+    parts.join(", ")
 }
 
 /// The cleanup after a chip's lowering: the GEMM lowerings' helper calls inlined (the inliner's
@@ -88,7 +135,8 @@ pub fn host_passes(target: &Target) -> Option<String> {
 /// the pipeline does not compile for gets a pass that fails naming the chips that work; so does a
 /// pipeline nested in a pass manager of ops other than modules (`anchor`), where MLIR would abort
 /// the process at the first module pass added.
-fn build_target_pipeline(manager: &OperationPassManager, pipeline: Pipeline, chip: &str, anchor: &str) {
+fn build_target_pipeline(manager: &OperationPassManager, pipeline: Pipeline, options: &PipelineOptions) {
+    let (chip, anchor) = (options.chip, options.anchor);
     let name = pipeline.name();
     if anchor != tile_ir::builtin::ModuleOperation::name() && anchor != "any" {
         manager.add_pass(unsupported_chip_pass(
@@ -131,15 +179,22 @@ fn build_target_pipeline(manager: &OperationPassManager, pipeline: Pipeline, chi
     if target.code == crate::target::Code::Ptx {
         manager.add_pass(crate::embed::create_check_ptx_symbols_pass());
     }
-    if let Err(message) = add_pipeline(manager, &(target.backend)()) {
+    let backend = if options.serialize {
+        (target.backend)()
+    } else {
+        without_serialization(&(target.backend)())
+    };
+    if let Err(message) = add_pipeline(manager, &backend) {
         manager.add_pass(unsupported_chip_pass(name, message));
         return;
     }
     manager.add_pass(crate::embed::create_restore_manifests_pass());
     manager.add_pass(if target.is_spirv() {
         crate::embed::create_check_spirv_pass()
-    } else {
+    } else if options.serialize {
         crate::embed::create_check_binaries_pass()
+    } else {
+        crate::embed::create_check_llvm_kernels_pass()
     });
 }
 
@@ -176,4 +231,42 @@ fn unsupported_chip_pass(pipeline: &str, message: String) -> Pass {
         "",
         &[],
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_serialization_pass_is_found_at_the_top_level_of_a_pass_list() {
+        assert_eq!(
+            split_at_serialization("a, gpu.module(b, c), gpu-module-to-binary{format=isa}, d"),
+            (
+                "a, gpu.module(b, c)".to_owned(),
+                Some("gpu-module-to-binary{format=isa}, d".to_owned())
+            )
+        );
+        assert_eq!(
+            split_at_serialization("gpu-module-to-binary, d"),
+            (String::new(), Some("gpu-module-to-binary, d".to_owned()))
+        );
+        assert_eq!(
+            split_at_serialization("a, tile-gpu-module-to-isa, d"),
+            ("a".to_owned(), Some("tile-gpu-module-to-isa, d".to_owned()))
+        );
+        assert_eq!(
+            split_at_serialization("a, spirv.module(b)"),
+            ("a, spirv.module(b)".to_owned(), None)
+        );
+    }
+
+    #[test]
+    fn a_pipeline_without_serialization_keeps_what_comes_before_and_after_it() {
+        assert_eq!(
+            without_serialization("a, gpu.module(b, c), tile-gpu-module-to-isa, d{x=1, y=2}, e"),
+            "a, gpu.module(b, c), d{x=1, y=2}, e"
+        );
+        assert_eq!(without_serialization("a, gpu-module-to-binary{format=isa}"), "a");
+        assert_eq!(without_serialization("a, spirv.module(b)"), "a, spirv.module(b)");
+    }
 }

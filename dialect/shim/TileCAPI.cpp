@@ -148,6 +148,10 @@ namespace {
 struct ChipOptions : public PassPipelineOptions<ChipOptions> {
   Option<std::string> chip{*this, "chip", llvm::cl::desc("The chip to compile for (default: the pipeline's first)"),
                            llvm::cl::init("")};
+  Option<bool> serialize{*this, "serialize",
+                         llvm::cl::desc("Turn the kernel modules into gpu.binary code (false: leave them in the LLVM "
+                                        "dialect, as the code generator would read them)"),
+                         llvm::cl::init(true)};
 };
 } // namespace
 
@@ -157,7 +161,8 @@ extern "C" void tileShimRegisterPipeline(const char *name, const char *descripti
       name, description, [build, id](OpPassManager &pm, const ChipOptions &options) {
         std::string chip = options.chip;
         llvm::StringRef anchor = pm.getOpAnchorName();
-        build(id, wrap(&pm), MlirStringRef{chip.data(), chip.size()}, MlirStringRef{anchor.data(), anchor.size()});
+        build(id, wrap(&pm), MlirStringRef{chip.data(), chip.size()}, options.serialize,
+              MlirStringRef{anchor.data(), anchor.size()});
       });
 }
 

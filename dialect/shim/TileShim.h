@@ -93,9 +93,12 @@ int64_t tileShimSharedLayoutField(MlirAttribute attr, intptr_t field);
 /// creates instances by calling `factory(id)`.
 void tileShimRegisterPass(TilePassFactory factory, int32_t id);
 /// Builds pipeline number `id` (see tileShimRegisterPipeline) into `pm`, which runs on ops named
-/// `anchor` ("any" for every op), for `chip`.
-typedef void (*TilePipelineBuilder)(int32_t id, MlirOpPassManager pm, MlirStringRef chip, MlirStringRef anchor);
-/// Registers a pass pipeline with a `chip` option (`name{chip=...}`) in MLIR's global registry.
+/// `anchor` ("any" for every op), for `chip`; without `serialize`, the kernel modules stay in the
+/// LLVM dialect.
+typedef void (*TilePipelineBuilder)(int32_t id, MlirOpPassManager pm, MlirStringRef chip, bool serialize,
+                                    MlirStringRef anchor);
+/// Registers a pass pipeline with `chip` and `serialize` options (`name{chip=... serialize=...}`) in
+/// MLIR's global registry.
 void tileShimRegisterPipeline(const char *name, const char *description, TilePipelineBuilder build,
                               int32_t id);
 /// Receives a serialized SPIR-V binary.

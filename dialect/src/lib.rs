@@ -32,7 +32,9 @@ pub mod registration;
 mod verify;
 
 pub use error::{Error, Result};
-pub use registration::{dialect_handle, install_hooks, load, register, register_pass, register_pipeline};
+pub use registration::{
+    PipelineOptions, dialect_handle, install_hooks, load, register, register_pass, register_pipeline,
+};
 /// The most barriers one `tile.alloc_barriers` may hold.
 pub use verify::{MAX_BARRIERS, MAX_SPLITS, PRODUCER_THREADS};
 

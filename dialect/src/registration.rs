@@ -179,9 +179,19 @@ pub fn vector_to_scf_dialects() -> Vec<DialectHandle> {
     }
 }
 
-/// Builds a target pipeline into a pass manager for one chip; the last argument names the ops the
-/// manager runs on (`builtin.module`, or `any`, where the pipeline was nested properly).
-pub type PipelineBuild = fn(&melior::pass::OperationPassManager, &str, &str);
+/// What a target pipeline was asked for: `name{chip=... serialize=...}`.
+pub struct PipelineOptions<'a> {
+    /// The chip (empty: the pipeline's first).
+    pub chip: &'a str,
+    /// Whether the kernel modules become `gpu.binary` code; without, they stay in the LLVM dialect.
+    pub serialize: bool,
+    /// The ops the pass manager runs on (`builtin.module`, or `any`, where the pipeline was nested
+    /// properly).
+    pub anchor: &'a str,
+}
+
+/// Builds a target pipeline into a pass manager as `options` ask.
+pub type PipelineBuild = fn(&melior::pass::OperationPassManager, &PipelineOptions);
 
 static PIPELINES: Mutex<Vec<PipelineBuild>> = Mutex::new(Vec::new());
 
@@ -189,20 +199,26 @@ unsafe extern "C" fn build_registered_pipeline(
     id: i32,
     pm: mlir_sys::MlirOpPassManager,
     chip: MlirStringRef,
+    serialize: bool,
     anchor: MlirStringRef,
 ) {
     let build = PIPELINES.lock().unwrap_or_else(|poison| poison.into_inner())[id as usize];
     let (chip, anchor) = unsafe { (owned_string(chip), owned_string(anchor)) };
     let manager = unsafe { melior::pass::OperationPassManager::from_raw(pm) };
+    let options = PipelineOptions {
+        chip: &chip,
+        serialize,
+        anchor: &anchor,
+    };
     // A panic here would unwind into the pass registry; there is no diagnostic engine at pipeline
     // build time, so it is reported on stderr and the pipeline stays as built so far.
-    if let Err(panic) = catch_panic(|| build(&manager, &chip, &anchor)) {
+    if let Err(panic) = catch_panic(|| build(&manager, &options)) {
         eprintln!("tile: building the pipeline failed: {panic}");
     }
 }
 
-/// Registers a pipeline `name{chip=...}` in MLIR's global registry; `build` adds its passes for the
-/// chip asked for. Registering the same name twice does nothing.
+/// Registers a pipeline `name{chip=... serialize=...}` in MLIR's global registry; `build` adds its
+/// passes for the options asked for. Registering the same name twice does nothing.
 pub fn register_pipeline(name: &'static std::ffi::CStr, description: &'static std::ffi::CStr, build: PipelineBuild) {
     install_hooks();
     if !first_registration(&name.to_string_lossy()) {

@@ -147,13 +147,33 @@ fn test_programs() -> Vec<std::path::PathBuf> {
     files
 }
 
+/// Runs `check` on every test program (its index, which seeds its inputs, and its path) on as
+/// many threads as the machine has cores, taking the programs in turn: a few programs take most
+/// of the time, and one thread a test left the other core idle behind them.
+fn for_each_test_program(check: impl Fn(u64, &std::path::Path) + Sync) {
+    let programs = test_programs();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let workers = std::thread::available_parallelism().map_or(1, |count| count.get());
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| {
+                loop {
+                    let index = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(file) = programs.get(index) else { break };
+                    check(index as u64, file);
+                }
+            });
+        }
+    });
+}
+
 #[test]
 fn test_programs_agree_with_the_cpu_reference() {
-    for (seed, file) in test_programs().iter().enumerate() {
+    for_each_test_program(|index, file| {
         let source = std::fs::read_to_string(file).unwrap();
         // Dynamic sizes (gemm_dynamic_small) of 97: not a multiple of any tile.
-        agree(&file.display().to_string(), &source, 40 + seed as u64, 97);
-    }
+        agree(&file.display().to_string(), &source, 40 + index, 97);
+    });
 }
 
 #[test]
@@ -161,8 +181,8 @@ fn test_programs_agree_with_the_cpu_reference_after_each_targets_loop_decisions(
     // sm_90a's rings (TMA-filled, producer warpgroups, persistent kernels, loops split across
     // clusters) and sm_80's (cp.async groups), run as tile IR (gfx942's threads fill a single
     // buffer: its loops stay as written).
-    let context = context();
-    for (seed, file) in test_programs().iter().enumerate() {
+    for_each_test_program(|index, file| {
+        let context = context();
         let program = std::fs::read_to_string(file).unwrap();
         let cpu = cpu_reference(&context, &program);
         for chip in ["sm_90a", "sm_80"] {
@@ -170,9 +190,9 @@ fn test_programs_agree_with_the_cpu_reference_after_each_targets_loop_decisions(
             let source = format!("module attributes {{tile.target = \"{chip}\"}} {{\n{program}\n}}");
             // The generated programs' check runs the same passes (for sm_90a).
             let module = rewritten(&context, &name, &source, tile_tests::generate::check::DECISIONS);
-            agree_with(&name, &module, &cpu, 40 + seed as u64, 97);
+            agree_with(&name, &module, &cpu, 40 + index, 97);
         }
-    }
+    });
 }
 
 #[test]
