@@ -34,9 +34,10 @@ func.func @row_max(%X: memref<64x64xf32>, %Y: memref<64xf32>) {
 // -----
 
 // min_blocks_per_multiprocessor asks NVIDIA's code generator for registers few enough for that many
-// blocks a multiprocessor; gfx942 ignores it.
+// blocks a multiprocessor (.minnctapersm; the known block size gives .maxntid, once); gfx942
+// ignores it.
 // CHECK-LABEL: gpu.func @occupancy_0_kernel
-// CHECK-SAME: nvvm.maxntid = array<i32: 256, 1, 1>, nvvm.minctasm = 2 : i32
+// CHECK-SAME: kernel attributes {known_block_size = array<i32: 256, 1, 1>, nvvm.minctasm = 2 : i32}
 // AMD-LABEL: gpu.func @occupancy_0_kernel
 // AMD-NOT: minctasm
 func.func @occupancy(%X: memref<256xf32>) {

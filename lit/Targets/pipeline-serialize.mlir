@@ -7,6 +7,7 @@
 // RUN: tile-opt %examples/gemm_relu.mlir --pass-pipeline='builtin.module(tile-to-rocdl{chip=gfx942 serialize=false})' | FileCheck %s --check-prefix=GFX942
 // RUN: tile-opt %examples/gemm_relu.mlir --pass-pipeline='builtin.module(tile-to-nvvm{chip=sm_80})' | FileCheck %s --check-prefix=BINARY
 // RUN: tile-opt %examples/gemm_relu.mlir --pass-pipeline='builtin.module(tile-to-spirv{chip=spirv serialize=false})' | FileCheck %s --check-prefix=SPIRV
+// RUN: tile-opt %examples/grouped_gemm.mlir --pass-pipeline='builtin.module(tile-to-nvvm{chip=sm_90a serialize=false})' | tile-opt | FileCheck %s --check-prefix=ROUNDTRIP
 // RUN: not tile-opt %examples/gemm_relu.mlir --pass-pipeline='builtin.module(tile-to-nvvm{chip=sm_80 serialize=maybe})' 2>&1 | FileCheck %s --check-prefix=BAD
 
 // The host function launches the kernel module, which holds the kernel in LLVM IR with its 64
@@ -36,6 +37,10 @@
 
 // SPIRV: spirv.module
 // SPIRV-NOT: gpu.binary
+
+// What the pipeline leaves parses again: a persistent kernel's launch bounds hold each key once.
+// ROUNDTRIP: llvm.func @grouped_gemm_0_kernel(
+// ROUNDTRIP-SAME: nvvm.maxntid = array<i32: 384, 1, 1>, nvvm.minctasm = 1 : i32
 
 // BAD: 'maybe' is invalid value for boolean argument
 // BAD: error: failed to add `tile-to-nvvm` with options `chip=sm_80 serialize=maybe`

@@ -45,9 +45,12 @@ pub struct Kernel<'c> {
 }
 
 /// What `target`'s kernels of `threads` threads say of their launch: the SPIR-V entry point's
-/// workgroup size, or the known block size (and, on NVIDIA with `min_blocks`, the launch bounds
-/// that keep registers few enough for `min_blocks` blocks a multiprocessor; with `cluster`, the
-/// blocks of a cluster along x, which the code then asks for: PTX's `.reqnctapercluster`).
+/// workgroup size, or the known block size (and, on NVIDIA with `min_blocks`, the launch bound
+/// that keeps registers few enough for `min_blocks` blocks a multiprocessor, `.minnctapersm`,
+/// beside the `.maxntid` that upstream's `convert-gpu-to-nvvm` writes from the known block size:
+/// the kernel giving it too made the function's attributes hold the key twice, which printed IR
+/// that does not parse; with `cluster`, the blocks of a cluster along x, which the code then asks
+/// for: PTX's `.reqnctapercluster`).
 pub fn kernel_attributes<'c>(
     context: &'c Context,
     target: &Target,
@@ -70,7 +73,6 @@ pub fn kernel_attributes<'c>(
         attributes.push(named("known_cluster_size", cluster));
     }
     if let (Some(blocks), true) = (min_blocks, target.memory.dynamic_shared) {
-        attributes.push(named("nvvm.maxntid", block));
         let i32 = IntegerType::new(context, 32).into();
         attributes.push(named("nvvm.minctasm", IntegerAttribute::new(i32, blocks).into()));
     }
