@@ -378,7 +378,7 @@ tile_passes::rust_pass! {
     pub fn create_check_llvm_kernels_pass() {
         argument: "tile-check-lowered-llvm",
         name: "TileCheckLoweredLlvm",
-        description: "Fail at any tile op, gpu.launch or op outside the LLVM dialect a pipeline to LLVM-dialect kernel modules left",
+        description: "Fail at any tile op, gpu.launch, host op outside the llvm dialect or kernel-module op outside the llvm, nvvm and rocdl dialects that a pipeline to LLVM-dialect kernel modules left",
         anchor: tile_ir::builtin::ModuleOperation::name(),
         dialects: [],
         run: |module| check_lowered(module, "the target pipeline", Kernels::Llvm),
