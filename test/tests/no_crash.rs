@@ -8,8 +8,8 @@ use std::{path::Path, process::Command};
 
 /// The passes and pipelines every program goes through; `SERIALIZE` in a pipeline's options is
 /// `serialize=true` for the examples and test programs and `serialize=false` for the lit inputs:
-/// LLVM's code generation of the kernels was half of the sweep's time, and the lit inputs' kernels
-/// are the small ones the programs' kernels contain.
+/// LLVM's optimization and code generation of the kernels took half of the target pipelines' time
+/// on the lit inputs, whose kernels are the small ones the programs' kernels contain.
 const PASSES: &[&str] = &[
     "--tile-canonicalize",
     "--canonicalize",
