@@ -148,55 +148,43 @@ fn check_lowered(module: OperationRef, pipeline: &str, kernels: Kernels) -> Resu
     let llvm = melior::dialect::DialectHandle::llvm();
     let unlowered = "expects every tile kernel and every upstream gpu.launch/gpu.module to be lowered";
     let (mut errors, mut casts) = (Vec::new(), Vec::new());
-    let mut pending = nested_ops(module);
-    pending.reverse();
-    while let Some(op) = pending.pop() {
+    // Each op with whether it lies in a kernel module left in the LLVM dialect.
+    let mut pending: Vec<(OperationRef, bool)> = nested_ops(module).into_iter().rev().map(|op| (op, false)).collect();
+    while let Some((op, in_kernel)) = pending.pop() {
         // Kernels that became SPIR-V are the backend's business, not the host's.
         if kernels == Kernels::Spirv && is_spirv_kernel_code(&op, &spirv_modules) {
             continue;
         }
         let name = op_name(&op);
-        if kernels == Kernels::Llvm && tile_ir::is(&op, gpu::GPUModuleOperation::name) {
-            // A kernel module for the code generator: LLVM IR and the target's intrinsics.
-            let mut kernel = nested_ops(op);
-            while let Some(inner) = kernel.pop() {
-                let dialect = op_name(&inner).split('.').next().unwrap_or_default().to_owned();
-                if KERNEL_DIALECTS.contains(&dialect.as_str()) {
-                    kernel.extend(nested_ops(inner));
-                } else {
-                    errors.push((
-                        inner.location(),
-                        format!(
-                            "'{}' op was left unlowered by {pipeline}; expects kernel modules in the {} dialects",
-                            op_name(&inner),
-                            KERNEL_DIALECTS.join(", ")
-                        ),
-                    ));
-                }
-            }
-            continue;
-        }
-        let left = tile_ir::match_op!(op, {
-            gpu::LaunchOperation | gpu::GPUModuleOperation => Some(unlowered.to_owned()),
-            gpu::BinaryOperation | gpu::LaunchFuncOperation | tile_ir::builtin::ModuleOperation => None,
-            _ => {
-                let dialect = name.split('.').next().unwrap_or_default();
-                if tile_ir::in_dialect(&op, tile) {
-                    Some(unlowered.to_owned())
-                } else if kernels != Kernels::Spirv {
-                    (!tile_ir::in_dialect(&op, llvm)).then(|| {
-                        format!("expects the host code to be LLVM IR afterwards: lower the {dialect} dialect before the pipeline")
-                    })
-                } else {
-                    (!SPIRV_HOST_DIALECTS.contains(&dialect)).then(|| {
-                        format!(
-                            "expects host code in the {} dialects, which a host lowers to LLVM: lower the {dialect} dialect before the pipeline",
-                            SPIRV_HOST_DIALECTS.join(", ")
-                        )
-                    })
-                }
-            },
-        });
+        let dialect = name.split('.').next().unwrap_or_default();
+        let kernel_module = kernels == Kernels::Llvm && tile_ir::is(&op, gpu::GPUModuleOperation::name);
+        let left = if in_kernel {
+            // What the code generator reads: LLVM IR and the target's intrinsics.
+            (!KERNEL_DIALECTS.contains(&dialect))
+                .then(|| format!("expects kernel modules in the {} dialects", KERNEL_DIALECTS.join(", ")))
+        } else {
+            tile_ir::match_op!(op, {
+                gpu::GPUModuleOperation if kernel_module => None,
+                gpu::LaunchOperation | gpu::GPUModuleOperation => Some(unlowered.to_owned()),
+                gpu::BinaryOperation | gpu::LaunchFuncOperation | tile_ir::builtin::ModuleOperation => None,
+                _ => {
+                    if tile_ir::in_dialect(&op, tile) {
+                        Some(unlowered.to_owned())
+                    } else if kernels != Kernels::Spirv {
+                        (!tile_ir::in_dialect(&op, llvm)).then(|| {
+                            format!("expects the host code to be LLVM IR afterwards: lower the {dialect} dialect before the pipeline")
+                        })
+                    } else {
+                        (!SPIRV_HOST_DIALECTS.contains(&dialect)).then(|| {
+                            format!(
+                                "expects host code in the {} dialects, which a host lowers to LLVM: lower the {dialect} dialect before the pipeline",
+                                SPIRV_HOST_DIALECTS.join(", ")
+                            )
+                        })
+                    }
+                },
+            })
+        };
         if let Some(expectation) = left {
             let error = (
                 op.location(),
@@ -208,7 +196,8 @@ fn check_lowered(module: OperationRef, pipeline: &str, kernels: Kernels) -> Resu
                 errors.push(error);
             }
         } else {
-            pending.extend(nested_ops(op).into_iter().rev());
+            let inside = in_kernel || kernel_module;
+            pending.extend(nested_ops(op).into_iter().rev().map(|inner| (inner, inside)));
         }
     }
     // Casts are left where an op beside them was not lowered: reported alone, they would repeat
@@ -406,5 +395,43 @@ tile_passes::rust_pass! {
         anchor: tile_ir::builtin::ModuleOperation::name(),
         dialects: [],
         run: |module| check_ptx_symbols(module),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use melior::{ir::Module, pass::PassManager};
+
+    /// Runs `tile-check-lowered-llvm` on `source`: whether it passes.
+    fn llvm_kernels_pass(source: &str) -> bool {
+        let context = crate::context();
+        let mut module = Module::parse(&context, source).expect("parses");
+        let manager = PassManager::new(&context);
+        manager.add_pass(super::create_check_llvm_kernels_pass());
+        manager.run(&mut module).is_ok()
+    }
+
+    #[test]
+    fn kernel_modules_left_in_the_llvm_dialect_hold_llvm_ir_and_intrinsics_only() {
+        let module = |kernel_op: &str| {
+            format!(
+                "module attributes {{gpu.container_module}} {{
+                   gpu.module @k {{
+                     llvm.func @f() {{
+                       {kernel_op}
+                       llvm.return
+                     }}
+                   }}
+                   llvm.func @h() {{
+                     llvm.return
+                   }}
+                 }}"
+            )
+        };
+        assert!(llvm_kernels_pass(&module("%t = nvvm.read.ptx.sreg.tid.x : i32")));
+        assert!(llvm_kernels_pass(&module("%c = llvm.mlir.constant(1 : i32) : i32")));
+        assert!(!llvm_kernels_pass(&module("%c = arith.constant 1 : i32")));
+        // Host code outside the LLVM dialect is refused as with binaries.
+        assert!(!llvm_kernels_pass("module { func.func @h() { return } }"));
     }
 }

@@ -475,11 +475,11 @@ fn causal_flash_attention_on_4d_tensors_with_a_ragged_sequence() {
     assert_close(&data[3], &attention(&data[0], &data[1], &data[2], true), 1e-2);
 }
 
-/// test/programs/attention_persistent_small.mlir's functions `names` (with whether each is
-/// causal) as written (the CPU reference runs one block an item; interp.rs runs the persistent
-/// kernels sm_90a's passes write against it).
-fn persistent_flash_attention_kernels_match_f64(names: &[(&str, bool)]) {
-    for &(name, causal) in names {
+/// test/programs/attention_persistent_small.mlir's functions `names`, all causal or none, as
+/// written (the CPU reference runs one block an item; interp.rs runs the persistent kernels
+/// sm_90a's passes write against it).
+fn persistent_flash_attention_kernels_match_f64(causal: bool, names: &[&str]) {
+    for name in names {
         let data = run_function("attention_persistent_small.mlir", name, 49);
         assert_close(&data[3], &attention(&data[0], &data[1], &data[2], causal), 1e-2);
     }
@@ -488,22 +488,28 @@ fn persistent_flash_attention_kernels_match_f64(names: &[(&str, bool)]) {
 // In two tests, so that the test threads share them.
 #[test]
 fn persistent_flash_attention_kernels_match_f64_non_causal() {
-    persistent_flash_attention_kernels_match_f64(&[
-        ("attention_persistent_small", false),
-        ("attention_persistent_short_small", false),
-        ("attention_persistent_pingpong_small", false),
-        ("attention_persistent_ring_ends_small", false),
-        ("attention_persistent_ring_ends_pingpong_small", false),
-    ]);
+    persistent_flash_attention_kernels_match_f64(
+        false,
+        &[
+            "attention_persistent_small",
+            "attention_persistent_short_small",
+            "attention_persistent_pingpong_small",
+            "attention_persistent_ring_ends_small",
+            "attention_persistent_ring_ends_pingpong_small",
+        ],
+    );
 }
 
 #[test]
 fn persistent_flash_attention_kernels_match_f64_causal() {
-    persistent_flash_attention_kernels_match_f64(&[
-        ("attention_persistent_causal_small", true),
-        ("attention_persistent_causal_fa3_small", true),
-        ("attention_persistent_causal_ring_ends_small", true),
-    ]);
+    persistent_flash_attention_kernels_match_f64(
+        true,
+        &[
+            "attention_persistent_causal_small",
+            "attention_persistent_causal_fa3_small",
+            "attention_persistent_causal_ring_ends_small",
+        ],
+    );
 }
 
 #[test]

@@ -68,7 +68,6 @@ fn no_program_crashes_any_pass() {
             PASSES
                 .iter()
                 .map(move |pass| (program.clone(), pass.replace("SERIALIZE", serialize)))
-                .collect::<Vec<_>>()
         })
         .collect();
     let runs = jobs.len();
