@@ -43,8 +43,14 @@
 //!    grid rows, 66 at once, each block loading half of B's columns; run 258: 5000^3 0.86x on
 //!    192x256, 3001x2056x1544 0.97x on 256x192).
 //!
-//! Where every size is static, that is the kernel, and `tile-split-k` later splits K across
-//! clusters by its own rule when the tiles leave half of the chip idle. Where a size is known
+//! 5. **A last row of few rows** (static sizes, many tiles): where the last row of the chosen
+//!    tiling's tiles holds no more rows than the narrow tiling's and pushes the other tiles into
+//!    one more wave ([`row_tail`]: 5000 rows in tiles of 192 leave 8, whose 20 tiles make a fifth
+//!    wave of 4.2), the rows of whole tiles get that tiling's kernel and the last rows a narrow
+//!    kernel of their own.
+//!
+//! Where every size is static, that is the kernel (or the two), and `tile-split-k` later splits K
+//! across clusters by its own rule when the tiles leave half of the chip idle. Where a size is known
 //! only at run time, each class becomes its own kernel under an `scf.if` on the sizes, which the
 //! launcher evaluates (each kernel's manifest `when`); on targets with clusters a class whose
 //! tiles would leave half the multiprocessors idle, with at least `split` x
@@ -220,15 +226,20 @@ enum Test<'c, 'a> {
     Run(Value<'c, 'a>),
 }
 
-/// One matmul: its tensors and sizes, and where its host code goes.
+/// One matmul, or a part of its rows: its tensors and sizes, and where its host code goes.
+#[derive(Clone, Copy)]
 struct Product<'c, 'a> {
     a: Value<'c, 'a>,
     b: Value<'c, 'a>,
     c: Value<'c, 'a>,
     transpose_b: bool,
+    /// The rows of the part (of A and C) from `first_row` on.
     m: Size<'c, 'a>,
     n: Size<'c, 'a>,
     k: Size<'c, 'a>,
+    /// The part's first row: 0 but for the last rows a product of static sizes leaves to a
+    /// kernel of their own ([`row_tail`]).
+    first_row: i64,
     /// The batch size of a batched product (A and C 3-D), and whether B has a batch of its own.
     batch: Option<(Size<'c, 'a>, bool)>,
     /// The target's rule, its K steps in bytes of A's element (8-bit inputs take twice the
@@ -320,6 +331,7 @@ fn expand<'c, 'a>(context: &'c Context, matmul: OperationRef<'c, 'a>, target: &T
         m: size(&[(a, row), (c, row)]),
         n: size(&[(c, column), (b, b_n)]),
         k: size(&[(a, column), (b, b_k)]),
+        first_row: 0,
         batch: (rank(a) == 3).then(|| {
             let mut sources = vec![(a, 0), (c, 0)];
             sources.extend(b_batched.then_some((b, 0)));
@@ -437,17 +449,23 @@ fn off_lines<'c, 'a>(builder: &Builder<'c>, at: At<'c, 'a>, product: &Product<'c
 /// static sizes. On clusters of `blocks` that share their B tiles (`Multicast`), a walker is a
 /// cluster and takes `blocks` grid rows at once, and each block loads its part of the columns.
 fn lines_cost(product: &Product, tiling: Tiling, multiprocessors: i64, multicast: Option<Multicast>) -> i64 {
+    let blocks = multicast.map_or(1, |multicast| multicast.blocks);
+    waves(product, tiling, multiprocessors, multicast) * (tiling.rows + tiling.columns / blocks)
+}
+
+/// The waves of `tiling`'s tiles (their fewest, for run-time sizes) on `multiprocessors`, or on
+/// clusters of `blocks` that share their B tiles (`Multicast`: a walker is a cluster and takes
+/// `blocks` grid rows at once, `at_once` of them at a time).
+fn waves(product: &Product, tiling: Tiling, multiprocessors: i64, multicast: Option<Multicast>) -> i64 {
     let Some(Multicast { blocks, at_once }) = multicast else {
-        let waves = (fewest_tiles(product, tiling) + multiprocessors - 1) / multiprocessors;
-        return waves * (tiling.rows + tiling.columns);
+        return (fewest_tiles(product, tiling) + multiprocessors - 1) / multiprocessors;
     };
     let rows = match product.m {
         Size::Known(m) => (m + tiling.rows - 1) / tiling.rows,
         Size::Run(_) => 1,
     };
     let walked = fewest_tiles(product, tiling) / rows * ((rows + blocks - 1) / blocks);
-    let waves = (walked + at_once - 1) / at_once;
-    waves * (tiling.rows + tiling.columns / blocks)
+    (walked + at_once - 1) / at_once
 }
 
 /// Clusters of `blocks` consecutive grid rows that load their B tiles once for all, of which the
@@ -509,7 +527,7 @@ fn emit_many<'c, 'a>(
             multicast: multicast.map(|multicast| multicast.blocks),
             ..Kind::many(tiling, product, target)
         };
-        return emit_kernel(builder, at, product, kind);
+        return emit_many_kernel(builder, at, product, target, kind);
     }
     // Sizes known at run time: where the rows are off 128-byte lines, the last larger tiling one
     // tile a block (their persistent kernels lose 20-35%: RESULTS run 233; the tile-wise 256x192
@@ -541,7 +559,7 @@ fn emit_wide_or_balanced<'c, 'a>(
 ) -> Result<(), String> {
     let wide = Kind::many(product.rule.wide, product, target);
     let Some(balanced) = product.rule.balanced else {
-        return emit_kernel(builder, at, product, wide);
+        return emit_many_kernel(builder, at, product, target, wide);
     };
     let (share, whole) = BALANCED_SHARE;
     let balanced_cost = multiply(
@@ -561,9 +579,69 @@ fn emit_wide_or_balanced<'c, 'a>(
         builder,
         at,
         test,
-        |at| emit_kernel(builder, at, product, Kind::many(balanced, product, target)),
-        |at| emit_kernel(builder, at, product, wide),
+        |at| emit_many_kernel(builder, at, product, target, Kind::many(balanced, product, target)),
+        |at| emit_many_kernel(builder, at, product, target, wide),
     )
+}
+
+/// Builds the kernel of `kind` for many tiles; where [`row_tail`] leaves a static product's last
+/// rows to a kernel of their own, the kernel of `kind` over the rows of whole tiles, then the
+/// narrow tiling's over the rest.
+fn emit_many_kernel<'c, 'a>(
+    builder: &Builder<'c>,
+    at: At<'c, 'a>,
+    product: &Product<'c, 'a>,
+    target: &Target,
+    kind: Kind,
+) -> Result<(), String> {
+    let Some((rows, narrow)) = row_tail(product, target, kind) else {
+        return emit_kernel(builder, at, product, kind);
+    };
+    let Size::Known(m) = product.m else {
+        unreachable!("row_tail takes static sizes only")
+    };
+    let whole_tiles = Product {
+        m: Size::Known(rows),
+        ..*product
+    };
+    let tail = Product {
+        m: Size::Known(m - rows),
+        first_row: product.first_row + rows,
+        ..*product
+    };
+    emit_kernel(builder, at, &whole_tiles, kind)?;
+    emit_kernel(builder, at, &tail, Kind::whole(narrow))
+}
+
+/// Where a static product's last row of `kind`'s tiles holds no more rows than the narrow
+/// tiling's (5000 rows in tiles of 192 leave 8), and its tiles push the others into one more
+/// wave: the rows of whole tiles, and the narrow tiling the rest takes. That row of tiles would
+/// cost a wave of whole tiles' time; as a decode-shaped product of its own (which `tile-split-k`
+/// may split) it costs about the time of reading B once.
+fn row_tail(product: &Product, target: &Target, kind: Kind) -> Option<(i64, Tiling)> {
+    let narrow = product.rule.narrow?;
+    let multiprocessors = target.multiprocessors.as_ref()?.count;
+    let (Size::Known(m), true, None) = (product.m, product.all_static(), product.batch) else {
+        return None;
+    };
+    let rows = m - m % kind.tiling.rows;
+    if rows == 0 || m - rows > narrow.rows || rows == m {
+        return None;
+    }
+    let multicast = match kind.multicast {
+        Some(blocks) => Some(Multicast {
+            blocks,
+            at_once: target.clusters.as_ref()?.at_once_of(blocks)?,
+        }),
+        None => None,
+    };
+    let whole_tiles = Product {
+        m: Size::Known(rows),
+        ..*product
+    };
+    let saves_a_wave = waves(&whole_tiles, kind.tiling, multiprocessors, multicast)
+        < waves(product, kind.tiling, multiprocessors, multicast);
+    saves_a_wave.then_some((rows, narrow))
 }
 
 /// The kernel of one class in `tiling`, and where the sizes are known at run time and the target
@@ -671,6 +749,10 @@ fn emit_kernel<'c, 'a>(
     let zero = builder.constant(inside, f32, 0.0);
     builder.insert(inside, ops::fill(accumulator, zero, location).map_err(failed)?);
     let row = builder.muli(inside, by, builder.index(inside, rows));
+    let row = match product.first_row {
+        0 => row,
+        first => builder.addi(inside, builder.index(inside, first), row),
+    };
     let column = builder.muli(inside, bx, builder.index(inside, columns));
     let start = builder.index(inside, 0);
     let main = builder.insert(

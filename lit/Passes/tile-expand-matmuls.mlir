@@ -63,11 +63,28 @@ module attributes {tile.target = "sm_90a"} {
 // 5000^3 (rows 16 bytes off 128-byte lines): 540 tiles of 192x256 take 5 waves (5 x 448), 800 of
 // 128x256 7 (7 x 384), 1080 of 128x192 9 (9 x 320); on clusters of two sharing B, 280 pairs of
 // 192x256 take 5 waves of 66 (5 x (192 + 128)), 270 of 256x192 5 (5 x 352), 400 of 128x256 7
-// (7 x 256): 192x256 on three warpgroups in pairs.
+// (7 x 256): 192x256 on three warpgroups in pairs. Its last row of tiles holds 8 rows (5000 =
+// 26 x 192 + 8) and pushes 20 tiles into a fifth wave (260 pairs of 26 rows take 4): the 4992
+// rows of whole tiles are one kernel, the last 8 rows the narrow tiling's (64x128 on one
+// warpgroup, a ring of 8: 40 tiles), from row 4992 on.
 // CHECK-LABEL: func.func @rows_off_lines
-// CHECK: tile.kernel grid(%{{.*}}, %{{.*}}) threads(384)
+// CHECK-DAG: %[[GX:.*]] = arith.constant 20 : index
+// CHECK-DAG: %[[GY:.*]] = arith.constant 26 : index
+// CHECK: tile.kernel grid(%[[GX]], %[[GY]]) threads(384)
 // CHECK: tile.alloc_fragment : memref<192x256xf32, #tile.fragment>
 // CHECK: tile.pipelined %{{.*}} = %{{.*}} to %{{.*}} stages(3) attributes {tile.schedule = {multicast = 2 : i64}} {
+// CHECK: tile.copy %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] : memref<192x256xf32, #tile.fragment>, memref<5000x5000xf16>
+// CHECK: }
+// CHECK-DAG: %[[TX:.*]] = arith.constant 40 : index
+// CHECK-DAG: %[[TY:.*]] = arith.constant 1 : index
+// CHECK: tile.kernel grid(%[[TX]], %[[TY]]) threads(128) (%{{.*}}, %[[BY:.*]]) {
+// CHECK: tile.alloc_fragment : memref<64x128xf32, #tile.fragment>
+// CHECK: %[[ROW:.*]] = arith.muli %[[BY]], %{{.*}} : index
+// CHECK: %[[FIRST:.*]] = arith.constant 4992 : index
+// CHECK: %[[M0:.*]] = arith.addi %[[FIRST]], %[[ROW]] : index
+// CHECK: tile.pipelined %{{.*}} = %{{.*}} to %{{.*}} stages(8) {
+// CHECK: tile.copy %{{.*}}[%[[M0]], %{{.*}}], %{{.*}} : memref<5000x5000xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+// CHECK: tile.copy %{{.*}}, %{{.*}}[%[[M0]], %{{.*}}] : memref<64x128xf32, #tile.fragment>, memref<5000x5000xf16>
 // CHECK-NOT: tile.kernel
 // CHECK: return
 module attributes {tile.target = "sm_90a"} {

@@ -55,33 +55,6 @@ module attributes {tile.target = "sm_90a"} {
 // -----
 
 module attributes {tile.target = "sm_90a"} {
-  func.func @uneven(%A: memref<64x4096xf16>, %B: memref<4096x128xf16>, %C: memref<64x128xf16>) {
-    %c0 = arith.constant 0 : index
-    %c1 = arith.constant 1 : index
-    %c63 = arith.constant 63 : index
-    %c64 = arith.constant 64 : index
-    %zero = arith.constant 0.0 : f32
-    tile.kernel grid(%c1, %c1) threads(128) (%bx, %by) {
-      %As = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
-      %Bs = tile.alloc_shared : memref<64x128xf16, #gpu.address_space<workgroup>>
-      %Cf = tile.alloc_fragment : memref<64x128xf32, #tile.fragment>
-      tile.fill %Cf, %zero : memref<64x128xf32, #tile.fragment>
-      // expected-warning @+1 {{'tile.pipelined' op asks for split = 2 in its tile.schedule, but its 63 steps do not divide into 2 equal parts (ask for a split that divides them); the loop runs whole on each block}}
-      tile.pipelined %kt = %c0 to %c63 stages(3) attributes {tile.schedule = {split = 2}} {
-        %k0 = arith.muli %kt, %c64 : index
-        tile.copy %A[%c0, %k0], %As : memref<64x4096xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
-        tile.copy %B[%k0, %c0], %Bs : memref<4096x128xf16>, memref<64x128xf16, #gpu.address_space<workgroup>>
-        tile.gemm %As, %Bs, %Cf : memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x128xf16, #gpu.address_space<workgroup>>, memref<64x128xf32, #tile.fragment>
-      }
-      tile.copy %Cf, %C[%c0, %c0] : memref<64x128xf32, #tile.fragment>, memref<64x128xf16>
-    }
-    return
-  }
-}
-
-// -----
-
-module attributes {tile.target = "sm_90a"} {
   func.func @persistent_too(%A: memref<64x4096xf16>, %B: memref<4096x128xf16>, %C: memref<64x128xf16>) {
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index

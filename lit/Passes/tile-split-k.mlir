@@ -144,14 +144,22 @@ module attributes {tile.target = "sm_90a"} {
 
 // -----
 
-// A request that cannot be met (63 steps do not split in 2) warns and is recorded as what is
-// built, split = 1, so that tile-plan-pipelines agrees with the loop's schedule.
-// CHECK: warning: 'tile.pipelined' op asks for split = 2 in its tile.schedule, but its 63 steps do not divide into 2 equal parts
-// CHECK-LABEL: func.func @declined
-// CHECK-NOT: tile.splits
-// CHECK: tile.pipelined {{.*}} attributes {tile.schedule = {split = 1 : i64}}
+// Steps that the split does not divide (63 in 2): parts of ceil(63 / 2) = 32 steps from the
+// rank's first, min(rank x 32, 63), the last part shorter (31).
+// CHECK-LABEL: func.func @uneven
+// CHECK: tile.kernel grid(%{{.*}}, %{{.*}}) threads(128) (%[[B:.*]], %{{.*}}) attributes {tile.splits = 2 : i64
+// CHECK: %[[RANK:.*]] = arith.remui %[[B]], %{{.*}} : index
+// CHECK-DAG: %[[STEPS:.*]] = arith.constant 63 : index
+// CHECK-DAG: %[[PART:.*]] = arith.constant 32 : index
+// CHECK: %[[AT:.*]] = arith.muli %[[RANK]], %[[PART]] : index
+// CHECK: %[[FIRST:.*]] = arith.minui %[[AT]], %[[STEPS]] : index
+// CHECK: %[[LEFT:.*]] = arith.subi %[[STEPS]], %[[FIRST]] : index
+// CHECK: %[[TRIPS:.*]] = arith.minui %[[LEFT]], %[[PART]] : index
+// CHECK: tile.pipelined %[[J:.*]] = %{{.*}} to %[[TRIPS]] stages(3) attributes {tile.schedule = {split = 2 : i64}} {
+// CHECK: arith.addi %[[FIRST]], %[[J]] : index
+// CHECK: tile.split_sum {{.*}} splits(2)
 module attributes {tile.target = "sm_90a"} {
-  func.func @declined(%A: memref<64x4096xf16>, %B: memref<4096x128xf16>, %C: memref<64x128xf16>) {
+  func.func @uneven(%A: memref<64x4096xf16>, %B: memref<4096x128xf16>, %C: memref<64x128xf16>) {
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
     %c63 = arith.constant 63 : index

@@ -536,6 +536,82 @@ fn a_gemm_of_run_time_sizes_split_across_a_cluster_agrees_with_its_program() {
 }
 
 #[test]
+fn a_static_gemm_split_in_uneven_parts_agrees_with_its_program() {
+    // 5 steps of K that no split divides: parts of ceil(5 / S), 3 and 2 in two, 2, 2, 1 and 0 in
+    // four (the last block adds zeros); a 70x200 output of 2 x 2 tiles, the epilogue adding 0.5.
+    for splits in [2, 4] {
+        let source = format!(
+            r#"module attributes {{tile.target = "sm_90a"}} {{
+func.func @uneven_split(%A: memref<70x320xf16>, %B: memref<320x200xf16>, %C: memref<70x200xf32>) {{
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %c5 = arith.constant 5 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %zero = arith.constant 0.0 : f32
+  %bias = arith.constant 0.5 : f32
+  tile.kernel grid(%c2, %c2) threads(128) (%bx, %by) {{
+    %As = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<64x128xf16, #gpu.address_space<workgroup>>
+    %Cf = tile.alloc_fragment : memref<64x128xf32, #tile.fragment>
+    tile.fill %Cf, %zero : memref<64x128xf32, #tile.fragment>
+    %m0 = arith.muli %by, %c64 : index
+    %n0 = arith.muli %bx, %c128 : index
+    tile.pipelined %kt = %c0 to %c5 stages(3) attributes {{tile.schedule = {{split = {splits}}}}} {{
+      %k0 = arith.muli %kt, %c64 : index
+      tile.copy %A[%m0, %k0], %As : memref<70x320xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%k0, %n0], %Bs : memref<320x200xf16>, memref<64x128xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %Cf : memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x128xf16, #gpu.address_space<workgroup>>, memref<64x128xf32, #tile.fragment>
+    }}
+    tile.parallel (%i, %j) in (64, 128) {{
+      %v = memref.load %Cf[%i, %j] : memref<64x128xf32, #tile.fragment>
+      %w = arith.addf %v, %bias : f32
+      memref.store %w, %Cf[%i, %j] : memref<64x128xf32, #tile.fragment>
+    }}
+    tile.copy %Cf, %C[%m0, %n0] : memref<64x128xf32, #tile.fragment>, memref<70x200xf32>
+  }}
+  return
+}}
+}}"#
+        );
+        let context = context();
+        let name = format!("uneven_split (split {splits})");
+        let module = rewritten(&context, &name, &source, tile_tests::generate::check::DECISIONS);
+        assert_eq!(
+            tile_dialect::ops::find_ops(module.as_operation(), "tile.split_sum").len(),
+            1,
+            "{name}: the loop is not split"
+        );
+        agree_with(&name, &module, &cpu_reference(&context, &source), 41, 0);
+    }
+}
+
+#[test]
+fn a_matmul_whose_last_rows_run_apart_agrees_after_the_decisions() {
+    // 136 rows in sm_90a's balanced tiles of 128 leave 8, whose 90 tiles would make a second wave
+    // of 180 on 132 multiprocessors: the decisions give the first 128 rows one kernel and the last
+    // 8 the narrow tiling's (64x128 from row 128 on, clipped at C's last row), against the CPU
+    // reference.
+    let source = r#"module attributes {tile.target = "sm_90a"} {
+func.func @row_tail(%A: memref<136x64xf16>, %B: memref<64x17152xf16>, %C: memref<136x17152xf32>) {
+  tile.matmul %A, %B, %C : memref<136x64xf16>, memref<64x17152xf16>, memref<136x17152xf32>
+  return
+}
+}"#;
+    let context = context();
+    let name = "row_tail (sm_90a)";
+    let module = rewritten(&context, name, source, tile_tests::generate::check::DECISIONS);
+    let kernels = tile_dialect::ops::find_ops(module.as_operation(), "tile.kernel");
+    assert_eq!(kernels.len(), 2, "{name}: the last rows do not run apart");
+    let threads: Vec<i64> = kernels
+        .iter()
+        .map(|kernel| tile_dialect::ops::integer_attribute(kernel, "threads").unwrap())
+        .collect();
+    assert_eq!(threads, [256, 128], "{name}: the balanced tiling, then the narrow one");
+    agree_with(name, &module, &cpu_reference(&context, source), 43, 0);
+}
+
+#[test]
 fn the_balanced_128x192_tiling_agrees_after_the_loop_decisions() {
     // sm_90a's balanced tiling of tile.matmul (128x192x64 on two warpgroups, a ring of 4) on
     // ragged 300x424x192, one tile a block and persistent (a walk over its 9 tiles), after sm_90a's

@@ -21,13 +21,14 @@
 //! ```
 //!
 //! A loop whose `tile.schedule` asks for `split = S` is split so; where it cannot be (a target
-//! without clusters, a kernel of another shape, steps that `S` does not divide) it stays whole
-//! with a warning that says why, and a request that contradicts itself (more blocks than a
-//! cluster holds, a persistent split) is refused at the loop. `split = 1` keeps it whole. Without the entry a loop is split when its kernel's output
-//! tiles leave at least half of the multiprocessors idle: `S` is then the largest cluster size
-//! up to [`MAX_AUTOMATIC`] whose clusters, one per tile, the chip runs at once (one wave), that divides the loop's steps
-//! into parts of at least [`MIN_STEPS`], and that leaves the ring its depth (up to 4) beside the
-//! scratch. The 128x4096x14336 product on 64x128 tiles went from 0.54x to 0.81x cuBLAS split in
+//! without clusters, a kernel of another shape) it stays whole with a warning that says why, and
+//! a request that contradicts itself (more blocks than a cluster holds, a persistent split) is
+//! refused at the loop. `split = 1` keeps it whole. Without the entry a loop is split when its
+//! kernel's output tiles leave at least half of the multiprocessors idle: `S` is then the largest
+//! cluster size up to [`MAX_AUTOMATIC`] whose clusters, one per tile, the chip runs at once (one
+//! wave), that leaves every part at least [`MIN_STEPS`] steps, and that leaves the ring its depth
+//! (up to 4) beside the scratch. Steps that `S` does not divide run in parts of ceil(steps / S),
+//! the last ones shorter. The 128x4096x14336 product on 64x128 tiles went from 0.54x to 0.81x cuBLAS split in
 //! two, 256x4096x14336 on 128x128 tiles from 0.62x to 0.91x (RESULTS runs 200-203).
 //! A kernel is split when: the per-op rules lower it, one `tile.pipelined` directly in its body
 //! holds every gemm; what carries the loop's sum (the gemms' accumulators but those a step fills
@@ -425,13 +426,6 @@ fn choose<'c, 'a>(
         Ok(shape) => shape,
         Err(why) => return whole(why),
     };
-    if let Sizes::Static { steps, .. } = shape.sizes
-        && steps % split != 0
-    {
-        return whole(format!(
-            "its {steps} steps do not divide into {split} equal parts (ask for a split that divides them)"
-        ));
-    }
     Ok(Some((split, shape)))
 }
 
@@ -463,8 +457,7 @@ fn automatic<'c, 'a>(kernel: OperationRef<'c, 'a>, target: &Target) -> Option<(i
         .find(|(split, at_once)| {
             *split <= clusters.blocks.min(MAX_AUTOMATIC)
                 && tiles <= *at_once
-                && steps % split == 0
-                && steps / split >= MIN_STEPS
+                && steps - (split - 1) * ((steps + split - 1) / split) >= MIN_STEPS
         })?
         .0;
     Some((split, shape))
@@ -519,7 +512,7 @@ pub fn rewrite_kernel<'c, 'a>(
         }
     };
     let k = match &shape.sizes {
-        &Sizes::Static { lower, step, steps, .. } => {
+        &Sizes::Static { lower, step, steps, .. } if steps % splits == 0 => {
             set_operand(shape.main, 0, b.index(before_loop, 0));
             set_operand(shape.main, 1, b.index(before_loop, steps / splits));
             unit_step(&b);
@@ -536,16 +529,29 @@ pub fn rewrite_kernel<'c, 'a>(
                 b.addi(top, b.index(top, lower), scaled)
             }
         }
-        Sizes::RunTime { bounds, .. } => {
-            let (lower, upper) = (bounds[0], bounds[1]);
+        sizes => {
+            // Parts of ceil(steps / S) steps from the rank's first, the last ones shorter or
+            // empty.
             let zero = b.index(before_loop, 0);
-            let runs = b.compare(before_loop, "slt", lower, upper);
-            let span = b.select(before_loop, runs, b.subi(before_loop, upper, lower), zero);
-            let steps = match bounds.get(2) {
-                Some(step) => b.ceildivui(before_loop, span, *step),
-                None => span,
+            let (lower, step, steps, part) = match sizes {
+                &Sizes::Static { lower, step, steps, .. } => (
+                    b.index(before_loop, lower),
+                    (step != 1).then(|| b.index(before_loop, step)),
+                    b.index(before_loop, steps),
+                    b.index(before_loop, (steps + splits - 1) / splits),
+                ),
+                Sizes::RunTime { bounds, .. } => {
+                    let (lower, upper) = (bounds[0], bounds[1]);
+                    let runs = b.compare(before_loop, "slt", lower, upper);
+                    let span = b.select(before_loop, runs, b.subi(before_loop, upper, lower), zero);
+                    let steps = match bounds.get(2) {
+                        Some(step) => b.ceildivui(before_loop, span, *step),
+                        None => span,
+                    };
+                    let part = b.ceildivui(before_loop, steps, b.index(before_loop, splits));
+                    (lower, bounds.get(2).copied(), steps, part)
+                }
             };
-            let part = b.ceildivui(before_loop, steps, b.index(before_loop, splits));
             // The rank's first step (where it runs any).
             let first = b.minui(before_loop, b.muli(before_loop, rank, part), steps);
             let trips = b.minui(before_loop, b.subi(before_loop, steps, first), part);
@@ -553,8 +559,8 @@ pub fn rewrite_kernel<'c, 'a>(
             set_operand(shape.main, 1, trips);
             unit_step(&b);
             let step_index = b.addi(top, first, j);
-            let scaled = match bounds.get(2) {
-                Some(step) => b.muli(top, step_index, *step),
+            let scaled = match step {
+                Some(step) => b.muli(top, step_index, step),
                 None => step_index,
             };
             b.addi(top, lower, scaled)
@@ -596,6 +602,21 @@ pub fn rewrite_kernel<'c, 'a>(
             (element, allocation.result_at(0).expect("a tile").into())
         })
         .collect();
+    // The scratch takes shared memory the loop's ring had: the split, the compiler's choice,
+    // leaves the ring the deepest that fits beside it (the loop's stages), so that planning it
+    // warns of nothing the program asked for.
+    let stages = integer_attribute(&shape.main, "stages").unwrap_or(1);
+    if let Some(depth) = (2..stages)
+        .rev()
+        .find(|depth| super::ahead::ring_misfit(kernel, shape.main, target, *depth).is_none())
+        && super::ahead::ring_misfit(kernel, shape.main, target, stages).is_some()
+    {
+        set_attribute(
+            shape.main,
+            "stages",
+            IntegerAttribute::new(IntegerType::new(context, 64).into(), depth).into(),
+        );
+    }
     let after = At::before(
         epilogue
             .first()
