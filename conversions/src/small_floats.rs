@@ -278,6 +278,39 @@ fn emulated(op: OperationRef) -> &'static [Element] {
     }
 }
 
+/// Whether a value under `root` (an op's result, a block's argument) is of one of `types` or holds
+/// elements of one (a vector, a memref): where none is, [`emulate`] has nothing to rewrite, and
+/// one walk that finds none costs a third of its own (most kernels have no 8-bit floats on a
+/// target that emulates them).
+fn holds_any(root: OperationRef, types: &[Element]) -> bool {
+    use melior::ir::operation::{WalkOrder, WalkResult};
+    if types.is_empty() {
+        return false;
+    }
+    let emulated = |value: Value| {
+        Element::of(tile_dialect::ops::scalar_type(value.r#type())).is_some_and(|element| types.contains(&element))
+    };
+    let mut found = false;
+    root.walk(WalkOrder::PreOrder, |op| {
+        let arguments = op.regions().any(|region| {
+            std::iter::successors(region.first_block(), |block| block.next_in_region()).any(|block| {
+                (0..block.argument_count()).any(|index| {
+                    block
+                        .argument_at(index)
+                        .is_some_and(|argument| emulated(argument.into()))
+                })
+            })
+        });
+        found = arguments || op.results().any(|result| emulated(result.into()));
+        if found {
+            WalkResult::Interrupt
+        } else {
+            WalkResult::Advance
+        }
+    });
+    found
+}
+
 /// The integer type that holds an element's bits.
 fn bits_type(context: &Context, element: Element) -> Type<'_> {
     IntegerType::new(context, element.bits() as u32).into()
@@ -285,7 +318,7 @@ fn bits_type(context: &Context, element: Element) -> Type<'_> {
 
 fn emulate<'c>(context: &'c Context, root: OperationRef<'c, '_>) -> Result<(), String> {
     let types = emulated(root);
-    if types.is_empty() {
+    if !holds_any(root, types) {
         return Ok(());
     }
     // In kernel modules only: the CPU reference lowers a module naming a GPU target for the host.
