@@ -48,7 +48,8 @@ SHAPES = [
 # (tag, block M, block N, block K, threads, stages): the five tilings, 128x192 (ragged
 # sizes: a last wave that idles less, e.g. 264 tiles of 3001x2056 on 132 multiprocessors where
 # 128x256 gives 216), and 64x128 with a ring of 8 (few tiles and a long K wait on memory: a deeper
-# ring keeps more of it in flight); a warpgroup takes 64 rows (or a 128-row block splits N over two);
+# ring keeps more of it in flight), and 64x64 so (twice the blocks where the tiles are few, each
+# streaming half the columns of B); a warpgroup takes 64 rows (or a 128-row block splits N over two);
 # and the larger tiles `tile.matmul` takes where rows are not whole 128-byte lines (192x256 on three
 # warpgroups, 256x192 on two; rings of 3: fewer bytes loaded a flop, run 233).
 TILINGS = [
@@ -61,6 +62,7 @@ TILINGS = [
     ("64x128", 64, 128, 64, 128, 4),
     ("64x256", 64, 256, 64, 128, 4),
     ("64x128r8", 64, 128, 64, 128, 8),
+    ("64x64r8", 64, 64, 64, 128, 8),
 ]
 
 # Static kernels only: the wide and the larger tilings on clusters of two blocks that load their
