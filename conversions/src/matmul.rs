@@ -21,7 +21,10 @@
 //!
 //! 1. **Narrow products** (M at most the rule's `narrow.rows`, decode-shaped; or at most twice
 //!    that where the wide tiling's tiles are few, below): the narrow tiling, so that no
-//!    tensor-core rows multiply padding; its deeper ring keeps a long K in flight.
+//!    tensor-core rows multiply padding; its deeper ring keeps a long K in flight. Where the
+//!    target has a smaller one (`narrow_one_wave`, sm_90a: 64x64) whose tiles fill at most one
+//!    wave of the multiprocessors, that one: twice the blocks stream B (RESULTS run 312, an
+//!    H100: 64x4096x4096 0.94x cuBLAS, 0.89x on 64x128 split in two).
 //! 2. **Few tiles** (the wide tiling's tiles fewer than three quarters of the multiprocessors,
 //!    where the target counts them): the smaller `few_tiles` tiling, which gives more blocks.
 //! 3. Otherwise the **wide** tiling, the one that reaches the tensor cores' peak on large products
@@ -58,8 +61,9 @@
 //! 213: split in 2 was the best kernel for the four decode-shaped products of issue 35's sweep,
 //! tile-wise kernels for every other), and many tiles on rows off 128-byte lines get the last
 //! large tiling one tile a block (run 235: 0.83-0.97x cuBLAS on the sweep's three such shapes;
-//! its persistent kernels lose 20-35%). A dynamic matmul thus compiles to up to seven kernels;
-//! classes that the static sizes rule out are not built (a weight of 11008 columns has more than
+//! its persistent kernels lose 20-35%). A dynamic matmul thus compiles to up to nine kernels (the
+//! narrow class in both of its tilings where the sizes leave the wave test open); classes that
+//! the static sizes rule out are not built (a weight of 11008 columns has more than
 //! 66 tiles of 128 columns at any row count: no split twins; a static K and N of whole 128-byte
 //! rows: no large class).
 //!
@@ -143,6 +147,10 @@ pub struct Rule {
     pub few_tiles: Option<Tiling>,
     /// For products of at most `rows` rows, where the target has a narrower tile than `wide`.
     pub narrow: Option<Tiling>,
+    /// For narrow products whose tiles of this tiling fill at most one wave of the
+    /// multiprocessors (targets that count them): smaller tiles than `narrow`'s, so that twice
+    /// the blocks stream B, each half the columns.
+    pub narrow_one_wave: Option<Tiling>,
     /// The split of K across a cluster for few tiles of run-time sizes (targets with clusters).
     pub split: Option<i64>,
     /// A narrower tiling than `wide` for many tiles of ragged sizes, on targets that count their
@@ -319,6 +327,7 @@ fn expand<'c, 'a>(context: &'c Context, matmul: OperationRef<'c, 'a>, target: &T
         wide: widened(rule.wide),
         few_tiles: rule.few_tiles.map(widened),
         narrow: rule.narrow.map(widened),
+        narrow_one_wave: rule.narrow_one_wave.map(widened),
         balanced: rule.balanced.map(widened),
         large: rule.large.map(|tiling| tiling.map(widened)),
         ..rule
@@ -355,13 +364,52 @@ fn expand<'c, 'a>(context: &'c Context, matmul: OperationRef<'c, 'a>, target: &T
             &builder,
             at,
             test,
-            |at| emit_class(&builder, at, &product, target, tiling),
+            |at| emit_narrow(&builder, at, &product, target, tiling),
             |at| emit_wide_classes(&builder, at, &product, target),
         )?,
         None => emit_wide_classes(&builder, at, &product, target)?,
     }
     melior::IrRewriter::new(context).as_rewriter_base().erase_op(matmul);
     Ok(())
+}
+
+/// The narrow class: the narrow tiling, or where the target has [`Rule::narrow_one_wave`] and its
+/// tiles fill at most one wave of the multiprocessors, that one (decided here for static sizes, by
+/// the launcher for run-time ones).
+fn emit_narrow<'c, 'a>(
+    builder: &Builder<'c>,
+    at: At<'c, 'a>,
+    product: &Product<'c, 'a>,
+    target: &Target,
+    narrow: Tiling,
+) -> Result<(), String> {
+    let multiprocessors = target.multiprocessors.as_ref().map(|chip| chip.count);
+    let (Some(smaller), Some(multiprocessors)) = (product.rule.narrow_one_wave, multiprocessors) else {
+        return emit_class(builder, at, product, target, narrow);
+    };
+    // The class holds at most twice the narrow tiling's rows: with N (and the batch) static, the
+    // most tiles it can have may decide the test.
+    let most_tiles = match (product.n, product.batch) {
+        (Size::Known(n), None) => Some(ceil(2 * narrow.rows, smaller.rows) * ceil(n, smaller.columns)),
+        (Size::Known(n), Some((Size::Known(batch), _))) => {
+            Some(ceil(2 * narrow.rows, smaller.rows) * ceil(n, smaller.columns) * batch)
+        }
+        _ => None,
+    };
+    let one_wave = if fewest_tiles(product, smaller) > multiprocessors {
+        Test::Known(false)
+    } else if most_tiles.is_some_and(|most| most <= multiprocessors) {
+        Test::Known(true)
+    } else {
+        less_equal(builder, at, tiles(builder, at, product, smaller), multiprocessors)
+    };
+    branch(
+        builder,
+        at,
+        one_wave,
+        |at| emit_class(builder, at, product, target, smaller),
+        |at| emit_class(builder, at, product, target, narrow),
+    )
 }
 
 /// The classes past the narrow one: few tiles (where the target counts multiprocessors), wide.
@@ -841,6 +889,11 @@ fn memref_type<'c>(value: Value<'c, '_>) -> MemRefType<'c> {
 
 fn first_block<'c, 'a>(op: OperationRef<'c, 'a>) -> BlockRef<'c, 'a> {
     op.body().expect("a body block")
+}
+
+/// `x / y` rounded up.
+fn ceil(x: i64, y: i64) -> i64 {
+    (x + y - 1) / y
 }
 
 /// `size / divisor` rounded up.

@@ -150,10 +150,13 @@ module attributes {tile.target = "sm_90a"} {
 
 // -----
 
-// Decode rows: the narrow tiling, 64x128 on one warpgroup with a ring of 8.
+// Decode rows: the narrow tiling on one warpgroup with a ring of 8, its 64 tiles of 64x64 filling
+// less than a wave of 132 multiprocessors (sm_90a's 64x128 where they would not: below).
 // CHECK-LABEL: func.func @narrow
-// CHECK: tile.kernel grid(%{{.*}}, %{{.*}}) threads(128)
-// CHECK: tile.alloc_fragment : memref<64x128xf32, #tile.fragment>
+// CHECK-DAG: %[[GX:.*]] = arith.constant 64 : index
+// CHECK-DAG: %[[GY:.*]] = arith.constant 1 : index
+// CHECK: tile.kernel grid(%[[GX]], %[[GY]]) threads(128)
+// CHECK: tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
 // CHECK: tile.pipelined %{{.*}} = %{{.*}} to %{{.*}} stages(8) {
 // CHECK-NOT: tile.kernel
 module attributes {tile.target = "sm_90a"} {
@@ -166,10 +169,10 @@ module attributes {tile.target = "sm_90a"} {
 // -----
 
 // 128 rows whose wide tiles are few (16 of 128x256): the narrow tiling on two row tiles, not the
-// few-tiles one.
+// few-tiles one (128 tiles of 64x64: one wave).
 // CHECK-LABEL: func.func @narrow_twice
 // CHECK: tile.kernel grid(%{{.*}}, %{{.*}}) threads(128)
-// CHECK: tile.alloc_fragment : memref<64x128xf32, #tile.fragment>
+// CHECK: tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
 // CHECK: tile.pipelined %{{.*}} = %{{.*}} to %{{.*}} stages(8) {
 // CHECK-NOT: tile.kernel
 module attributes {tile.target = "sm_90a"} {
@@ -181,8 +184,24 @@ module attributes {tile.target = "sm_90a"} {
 
 // -----
 
+// Decode rows of a wide weight: 256 tiles of 64x64 would take two waves, 128 of 64x128 take one.
+// CHECK-LABEL: func.func @narrow_many
+// CHECK: tile.kernel grid(%{{.*}}, %{{.*}}) threads(128)
+// CHECK: tile.alloc_fragment : memref<64x128xf32, #tile.fragment>
+// CHECK: tile.pipelined %{{.*}} = %{{.*}} to %{{.*}} stages(8) {
+// CHECK-NOT: tile.kernel
+module attributes {tile.target = "sm_90a"} {
+  func.func @narrow_many(%A: memref<16x4096xf16>, %B: memref<4096x16384xf16>, %C: memref<16x16384xf16>) {
+    tile.matmul %A, %B, %C : memref<16x4096xf16>, memref<4096x16384xf16>, memref<16x16384xf16>
+    return
+  }
+}
+
+// -----
+
 // Run-time rows (a token count) and a static weight: narrow rows first (up to 64, or up to 128
-// where the wide tiling's tiles are fewer than 99), then few tiles, then the
+// where the wide tiling's tiles are fewer than 99: at most 128 tiles of 64x64, one wave), then few
+// tiles, then the
 // balanced or the wide tiling by their waves' cost, whose loops ask for persistent kernels; each
 // class of few tiles with a long K has its split twin. Six kernels, each under the conditions
 // the launcher evaluates.
@@ -197,7 +216,7 @@ module attributes {tile.target = "sm_90a"} {
 // CHECK: %[[FEW:.*]] = arith.cmpi ule, %{{.*}}, %{{.*}} : index
 // CHECK: scf.if %[[FEW]] {
 // CHECK: tile.kernel grid(%{{.*}}, %{{.*}}) threads(128)
-// CHECK: tile.alloc_fragment : memref<64x128xf32, #tile.fragment>
+// CHECK: tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
 // CHECK: tile.pipelined %{{.*}} = %{{.*}} to %{{.*}} stages(8) attributes {tile.schedule = {split = 2 : i64}} {
 // CHECK: } else {
 // CHECK: tile.kernel grid(%{{.*}}, %{{.*}}) threads(128)

@@ -75,6 +75,7 @@ pub static TARGET: Target = Target {
         wide: crate::matmul::Tiling::new(128, 128, 32, 256, 2),
         few_tiles: None,
         narrow: Some(crate::matmul::Tiling::new(64, 128, 32, 256, 2)),
+        narrow_one_wave: None,
         split: None,
         balanced: None,
         large: [None, None],

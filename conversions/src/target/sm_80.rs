@@ -64,6 +64,7 @@ pub static TARGET: Target = Target {
         wide: crate::matmul::Tiling::new(128, 128, 32, 128, 3),
         few_tiles: None,
         narrow: Some(crate::matmul::Tiling::new(64, 128, 32, 128, 3)),
+        narrow_one_wave: None,
         split: None,
         balanced: None,
         large: [None, None],

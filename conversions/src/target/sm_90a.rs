@@ -54,12 +54,16 @@ pub static TARGET: Target = Target {
     f8_rounding: true,
     no_print: None,
     // The persistent 128x256 kernel of the large static GEMMs (0.99-1.04x cuBLAS); 128x128 for
-    // few tiles; 64x128 with a ring of 8 for decode rows (RESULTS runs 115, 205, 213); 128x192
+    // few tiles; 64x128 with a ring of 8 for decode rows, 64x64 where those fill one wave (RESULTS
+    // runs 115, 205, 213, 312); 128x192
     // where 128x256 tiles leave the last wave idle (ragged sizes; not measured yet).
     matmul: crate::matmul::Rule {
         wide: crate::matmul::Tiling::new(128, 256, 64, 256, 4),
         few_tiles: Some(crate::matmul::Tiling::new(128, 128, 64, 256, 4)),
         narrow: Some(crate::matmul::Tiling::new(64, 128, 64, 128, 8)),
+        // Twice the blocks where they fill one wave (RESULTS run 312, an H100: 64x4096x4096 0.94x
+        // cuBLAS where 64x128 split in two gave 0.89x; 16x4096x4096 0.99x, 128x4096x14336 1.00x).
+        narrow_one_wave: Some(crate::matmul::Tiling::new(64, 64, 64, 128, 8)),
         split: Some(2),
         balanced: Some(crate::matmul::Tiling::new(128, 192, 64, 256, 4)),
         // Three warpgroups of 64 rows, and two of 128 (RESULTS run 233: 0.82-0.97x cuBLAS on the

@@ -62,6 +62,7 @@ pub static TARGET: Target = Target {
         wide: crate::matmul::Tiling::new(128, 128, 32, 256, 2),
         few_tiles: None,
         narrow: None,
+        narrow_one_wave: None,
         split: None,
         balanced: None,
         large: [None, None],
