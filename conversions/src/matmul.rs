@@ -389,10 +389,14 @@ fn emit_narrow<'c, 'a>(
     };
     // The class holds at most twice the narrow tiling's rows: with N (and the batch) static, the
     // most tiles it can have may decide the test.
-    let most_tiles = match (product.n, product.batch) {
-        (Size::Known(n), None) => Some(ceil(2 * narrow.rows, smaller.rows) * ceil(n, smaller.columns)),
-        (Size::Known(n), Some((Size::Known(batch), _))) => {
-            Some(ceil(2 * narrow.rows, smaller.rows) * ceil(n, smaller.columns) * batch)
+    let batches = match product.batch {
+        None => Some(1),
+        Some((Size::Known(batch), _)) => Some(batch),
+        Some((Size::Run(_), _)) => None,
+    };
+    let most_tiles = match (product.n, batches) {
+        (Size::Known(n), Some(batches)) => {
+            Some(ceil(2 * narrow.rows, smaller.rows) * ceil(n, smaller.columns) * batches)
         }
         _ => None,
     };
