@@ -28,8 +28,9 @@
 //! cluster size up to [`MAX_AUTOMATIC`] whose clusters, one per tile, the chip runs at once (one
 //! wave), that leaves every part at least [`MIN_STEPS`] steps, and that leaves the ring its depth
 //! (up to 4) beside the scratch. Steps that `S` does not divide run in parts of ceil(steps / S),
-//! the last ones shorter. The 128x4096x14336 product on 64x128 tiles went from 0.54x to 0.81x cuBLAS split in
-//! two, 256x4096x14336 on 128x128 tiles from 0.62x to 0.91x (RESULTS runs 200-203).
+//! the last ones shorter. The 128x4096x14336 product on 64x128 tiles went from 0.54x to 0.81x
+//! cuBLAS split in two, 256x4096x14336 on 128x128 tiles from 0.62x to 0.91x (RESULTS runs
+//! 200-203).
 //! A kernel is split when: the per-op rules lower it, one `tile.pipelined` directly in its body
 //! holds every gemm; what carries the loop's sum (the gemms' accumulators but those a step fills
 //! before its gemms, and fragments a `tile.parallel` adds a step's scaled product to element by
@@ -602,9 +603,9 @@ pub fn rewrite_kernel<'c, 'a>(
             (element, allocation.result_at(0).expect("a tile").into())
         })
         .collect();
-    // The scratch takes shared memory the loop's ring had: the split, the compiler's choice,
-    // leaves the ring the deepest that fits beside it (the loop's stages), so that planning it
-    // warns of nothing the program asked for.
+    // The scratch takes shared memory the loop's ring had: the loop's stages become the deepest
+    // ring that fits beside it, so that planning builds that ring without warning of memory the
+    // split itself took (an automatic split is the compiler's choice, not the program's).
     let stages = integer_attribute(&shape.main, "stages").unwrap_or(1);
     if let Some(depth) = (2..stages)
         .rev()
