@@ -452,7 +452,7 @@ fn few_wide_tiles<'c, 'a>(
         return Test::Known(false);
     };
     let (share, whole) = FEW_TILES_SHARE;
-    let bound = (multiprocessors.count * share + whole - 1) / whole;
+    let bound = ceil(multiprocessors.count * share, whole);
     if fewest_tiles(product, rule.wide) >= bound {
         return Test::Known(false);
     }
@@ -510,14 +510,14 @@ fn lines_cost(product: &Product, tiling: Tiling, multiprocessors: i64, multicast
 /// `blocks` grid rows at once, `at_once` of them at a time).
 fn waves(product: &Product, tiling: Tiling, multiprocessors: i64, multicast: Option<Multicast>) -> i64 {
     let Some(Multicast { blocks, at_once }) = multicast else {
-        return (fewest_tiles(product, tiling) + multiprocessors - 1) / multiprocessors;
+        return ceil(fewest_tiles(product, tiling), multiprocessors);
     };
     let rows = match product.m {
-        Size::Known(m) => (m + tiling.rows - 1) / tiling.rows,
+        Size::Known(m) => ceil(m, tiling.rows),
         Size::Run(_) => 1,
     };
-    let walked = fewest_tiles(product, tiling) / rows * ((rows + blocks - 1) / blocks);
-    (walked + at_once - 1) / at_once
+    let walked = fewest_tiles(product, tiling) / rows * ceil(rows, blocks);
+    ceil(walked, at_once)
 }
 
 /// Clusters of `blocks` consecutive grid rows that load their B tiles once for all, of which the
@@ -646,31 +646,32 @@ fn emit_many_kernel<'c, 'a>(
     target: &Target,
     kind: Kind,
 ) -> Result<(), String> {
-    let Some((rows, narrow)) = row_tail(product, target, kind) else {
+    let Some(RowTail {
+        whole_tiles,
+        tail,
+        narrow,
+    }) = row_tail(product, target, kind)
+    else {
         return emit_kernel(builder, at, product, kind);
-    };
-    let Size::Known(m) = product.m else {
-        unreachable!("row_tail takes static sizes only")
-    };
-    let whole_tiles = Product {
-        m: Size::Known(rows),
-        ..*product
-    };
-    let tail = Product {
-        m: Size::Known(m - rows),
-        first_row: product.first_row + rows,
-        ..*product
     };
     emit_kernel(builder, at, &whole_tiles, kind)?;
     emit_kernel(builder, at, &tail, Kind::whole(narrow))
 }
 
+/// A static product split by [`row_tail`]: the rows of whole tiles, the last rows, and the narrow
+/// tiling the last rows take.
+struct RowTail<'c, 'a> {
+    whole_tiles: Product<'c, 'a>,
+    tail: Product<'c, 'a>,
+    narrow: Tiling,
+}
+
 /// Where a static product's last row of `kind`'s tiles holds no more rows than the narrow
 /// tiling's (5000 rows in tiles of 192 leave 8), and its tiles push the others into one more
-/// wave: the rows of whole tiles, and the narrow tiling the rest takes. That row of tiles would
+/// wave: the product split there. That row of tiles would
 /// cost a wave of whole tiles' time; as a decode-shaped product of its own (which `tile-split-k`
 /// may split) it costs about the time of reading B once.
-fn row_tail(product: &Product, target: &Target, kind: Kind) -> Option<(i64, Tiling)> {
+fn row_tail<'c, 'a>(product: &Product<'c, 'a>, target: &Target, kind: Kind) -> Option<RowTail<'c, 'a>> {
     let narrow = product.rule.narrow?;
     let multiprocessors = target.multiprocessors.as_ref()?.count;
     let (Size::Known(m), true, None) = (product.m, product.all_static(), product.batch) else {
@@ -693,7 +694,16 @@ fn row_tail(product: &Product, target: &Target, kind: Kind) -> Option<(i64, Tili
     };
     let saves_a_wave = waves(&whole_tiles, kind.tiling, multiprocessors, multicast)
         < waves(product, kind.tiling, multiprocessors, multicast);
-    saves_a_wave.then_some((rows, narrow))
+    let tail = Product {
+        m: Size::Known(m - rows),
+        first_row: product.first_row + rows,
+        ..*product
+    };
+    saves_a_wave.then_some(RowTail {
+        whole_tiles,
+        tail,
+        narrow,
+    })
 }
 
 /// The kernel of one class in `tiling`, and where the sizes are known at run time and the target
@@ -903,7 +913,7 @@ fn ceil(x: i64, y: i64) -> i64 {
 /// `size / divisor` rounded up.
 fn ceil_div<'c, 'a>(builder: &Builder<'c>, at: At<'c, 'a>, size: Size<'c, 'a>, divisor: i64) -> Size<'c, 'a> {
     match size {
-        Size::Known(value) => Size::Known((value + divisor - 1) / divisor),
+        Size::Known(value) => Size::Known(ceil(value, divisor)),
         Size::Run(value) => Size::Run(builder.ceildivui(at, value, builder.index(at, divisor))),
     }
 }
@@ -932,7 +942,7 @@ fn multiply<'c, 'a>(builder: &Builder<'c>, at: At<'c, 'a>, x: Size<'c, 'a>, y: S
 /// any class's kernel).
 fn fewest_tiles(product: &Product, tiling: Tiling) -> i64 {
     let least = |size: Size, tile: i64| match size {
-        Size::Known(value) => (value + tile - 1) / tile,
+        Size::Known(value) => ceil(value, tile),
         Size::Run(_) => 1,
     };
     let batches = product.batch.map_or(1, |(batch, _)| least(batch, 1));
