@@ -15,23 +15,24 @@ few as 8: decode shapes waste no tensor-core rows), and written out through a sh
 orientation. No widened tile goes through shared memory, so no fence or barrier sits between the
 widening and the gemm. Scales are stored [K / 128, N]. --split S then asks `tile-split-k` for S
 blocks of a cluster a tile (their sums added in the cluster, C stays f16). BM is the activation
-rows of a tile, BN its weight rows.
+rows of a tile, BN its weight rows. --unroll U takes U K steps an iteration, each widened into a
+register tile of its own, so that one step's widening runs beside the previous step's products.
 
 usage: dequant.py NAME M N K [--block BMxBNxBK] [--threads T] [--stages S] [--split S] [--scales-kn]
-       dequant.py NAME M N K --registers [--block BMxBNxBK] [--threads T] [--stages S] [--split S]
+       dequant.py NAME M N K --registers [--block BMxBNxBK] [--threads T] [--stages S] [--split S] [--unroll U]
 """
 import argparse
 
 GROUP = 128
 
 
-def widening(rows, columns, q_tile, s_tile, scale_index, widened, w_tile):
-    """The loop that widens and scales a tile of 4-bit weights (%Bq, one scale a row in %Ss) into
-    `widened` (a shared tile, or a register tile wgmma reads as A)."""
+def widening(rows, columns, q_tile, s_tile, scale_index, widened, w_tile, packed="%Bq", scales="%Ss"):
+    """The loop that widens and scales a tile of 4-bit weights (`packed`, one scale a row in
+    `scales`) into `widened` (a shared tile, or a register tile wgmma reads as A)."""
     return f"""      tile.parallel (%i, %j) in ({rows}, {columns}) {{
-        %q = memref.load %Bq[%i, %j] : {q_tile}
+        %q = memref.load {packed}[%i, %j] : {q_tile}
         %w = arith.sitofp %q : i4 to f16
-        %scale = memref.load %Ss[{scale_index}] : {s_tile}
+        %scale = memref.load {scales}[{scale_index}] : {s_tile}
         %d = arith.mulf %w, %scale : f16
         memref.store %d, {widened}[%i, %j] : {w_tile}
       }}
@@ -101,8 +102,11 @@ func.func @{name}(%A: {a}, %B: {b}, %S: {s}, %C: {c}) {{
 """
 
 
-def registers_program(name, m, n, k, bm, bn, bk, threads, stages, split):
-    assert n % bn == 0 and k % (bk * split) == 0 and GROUP % bk == 0
+def registers_program(name, m, n, k, bm, bn, bk, threads, stages, split, unroll=1):
+    """`unroll` K steps an iteration, each widened into a register tile of its own: the tensor cores
+    multiply one step's weights while the threads widen the next (with one tile, the widening waits
+    for the previous step's products, which read the registers it overwrites)."""
+    assert n % bn == 0 and k % (bk * unroll) == 0 and GROUP % bk == 0
     shared = "#gpu.address_space<workgroup>"
     a_tile = f"memref<{bm}x{bk}xf16, {shared}>"
     q_tile = f"memref<{bn}x{bk}xi4, {shared}>"
@@ -113,6 +117,26 @@ def registers_program(name, m, n, k, bm, bn, bk, threads, stages, split):
     a, b, s, c = (f"memref<{m}x{k}xf16>", f"memref<{n}x{k}xi4>", f"memref<{k // GROUP}x{n}xf16>", f"memref<{m}x{n}xf16>")
     schedule = f" attributes {{tile.schedule = {{split = {split}}}}}" if split > 1 else ""
     what = f"; K split over the {split} blocks of a cluster" if split > 1 else ""
+    what += f";\n// {unroll} K steps an iteration, each widened into a register tile of its own" if unroll > 1 else ""
+    names = [""] if unroll == 1 else [str(u) for u in range(unroll)]
+    tiles = "".join(f"""    %As{u} = tile.alloc_shared : {a_tile}
+    %Bq{u} = tile.alloc_shared : {q_tile}
+    %Ss{u} = tile.alloc_shared : {s_tile}
+    %Wd{u} = tile.alloc_fragment : {w_tile}
+""" for u in names)
+    body = "      %kfirst = arith.muli %k, %cunroll : index\n" if unroll > 1 else ""
+    for index, u in enumerate(names):
+        step = f"%kstep{u} = arith.addi %kfirst, %c{index} : index\n      %k0{u} = arith.muli %kstep{u}, %cbk : index" if unroll > 1 else "%k0 = arith.muli %k, %cbk : index"
+        body += f"""      {step}
+      %g{u} = arith.divui %k0{u}, %cgroup : index
+      tile.copy %A[%m0, %k0{u}], %As{u} : {a}, {a_tile}
+      tile.copy %B[%n0, %k0{u}], %Bq{u} : {b}, {q_tile}
+      tile.copy %S[%g{u}, %n0], %Ss{u} : {s}, {s_tile}
+"""
+    for u in names:
+        body += widening(bn, bk, q_tile, s_tile, "%c0, %i", f"%Wd{u}", w_tile, f"%Bq{u}", f"%Ss{u}")
+        body += f"      tile.gemm %Wd{u}, %As{u}, %Ct {{transpose_b}} : {w_tile}, {a_tile}, {acc}\n"
+    constants = "".join(f"  %c{u} = arith.constant {u} : index\n" for u in range(1, unroll)) + (f"  %cunroll = arith.constant {unroll} : index\n" if unroll > 1 else "")
     return f"""// W4A16 GEMM {m}x{n}x{k} (tools/gen/dequant.py --registers): tiles of {bm} activation rows, {bn}
 // weight rows and {bk} of K, {threads} threads, {stages} stages{what}; B's signed 4-bit weights
 // widened and scaled (one f16 scale a {GROUP} weights of a row, scales stored [K/128, N]) into a
@@ -123,28 +147,18 @@ func.func @{name}(%A: {a}, %B: {b}, %S: {s}, %C: {c}) {{
   %cbn = arith.constant {bn} : index
   %cbk = arith.constant {bk} : index
   %cgroup = arith.constant {GROUP} : index
-  %csteps = arith.constant {k // bk} : index
+  %csteps = arith.constant {k // bk // unroll} : index
   %gn = arith.constant {n // bn} : index
   %gm = arith.constant {(m + bm - 1) // bm} : index
   %zero = arith.constant 0.0 : f32
-  tile.kernel grid(%gn, %gm) threads({threads}) (%bn, %bm) {{
-    %As = tile.alloc_shared : {a_tile}
-    %Bq = tile.alloc_shared : {q_tile}
-    %Ss = tile.alloc_shared : {s_tile}
-    %Wd = tile.alloc_fragment : {w_tile}
-    %Ct = tile.alloc_fragment : {acc}
+{constants}  tile.kernel grid(%gn, %gm) threads({threads}) (%bn, %bm) {{
+{tiles}    %Ct = tile.alloc_fragment : {acc}
     %Cs = tile.alloc_shared : {c_tile}
     tile.fill %Ct, %zero : {acc}
     %m0 = arith.muli %bm, %cbm : index
     %n0 = arith.muli %bn, %cbn : index
     tile.pipelined %k = %c0 to %csteps stages({stages}){schedule} {{
-      %k0 = arith.muli %k, %cbk : index
-      %g = arith.divui %k0, %cgroup : index
-      tile.copy %A[%m0, %k0], %As : {a}, {a_tile}
-      tile.copy %B[%n0, %k0], %Bq : {b}, {q_tile}
-      tile.copy %S[%g, %n0], %Ss : {s}, {s_tile}
-{widening(bn, bk, q_tile, s_tile, "%c0, %i", "%Wd", w_tile)}      tile.gemm %Wd, %As, %Ct {{transpose_b}} : {w_tile}, {a_tile}, {acc}
-    }}
+{body}    }}
     tile.parallel (%i, %j) in ({bn}, {bm}) {{
       %v = memref.load %Ct[%i, %j] : {acc}
       %h = arith.truncf %v : f32 to f16
@@ -169,10 +183,11 @@ def main():
     parser.add_argument("--split", type=int, default=1)
     parser.add_argument("--scales-kn", action="store_true")
     parser.add_argument("--registers", action="store_true")
+    parser.add_argument("--unroll", type=int, default=1, help="--registers: K steps an iteration, each widened into its own register tile")
     args = parser.parse_args()
     bm, bn, bk = (int(x) for x in args.block.split("x"))
     if args.registers:
-        print(registers_program(args.name, args.m, args.n, args.k, bm, bn, bk, args.threads, args.stages, args.split), end="")
+        print(registers_program(args.name, args.m, args.n, args.k, bm, bn, bk, args.threads, args.stages, args.split, args.unroll), end="")
         return
     print(program(args.name, args.m, args.n, args.k, bm, bn, bk, args.threads, args.stages, args.split, args.scales_kn), end="")
 
