@@ -544,7 +544,13 @@ def check_plain(kernel):
     kernel.launcher(tensors)()
     torch.cuda.synchronize()
     worst, nan = 0.0, 0
-    for argument, ref in plain_reference(kernel, tensors).items():
+    try:
+        references = plain_reference(kernel, tensors)
+    except KeyError as missing:
+        # A kernel that no longer reads an argument (the compiler dropped its binding) is not
+        # checked against a reference that needs it: a failure of this kernel, not of the run.
+        raise RuntimeError(f"{kernel.name}: its reference needs host argument {missing}, which the kernel does not bind") from None
+    for argument, ref in references.items():
         out = tensors[argument].double()
         if kernel.name.startswith("attention_varlen"):
             # Rows of no sequence (past the last one's end) are not written: NaN in both.
