@@ -23,7 +23,7 @@
 //!    that where the wide tiling's tiles are few, below): the narrow tiling, so that no
 //!    tensor-core rows multiply padding; its deeper ring keeps a long K in flight. Where the
 //!    target has a smaller one (`narrow_one_wave`, sm_90a: 64x64) whose tiles fill at most one
-//!    wave of the multiprocessors, that one: twice the blocks stream B (RESULTS run 312, an
+//!    wave of the multiprocessors, that one: twice the blocks stream B (RESULTS run 312b, an
 //!    H100: 64x4096x4096 0.94x cuBLAS, 0.89x on 64x128 split in two).
 //! 2. **Few tiles** (the wide tiling's tiles fewer than three quarters of the multiprocessors,
 //!    where the target counts them): the smaller `few_tiles` tiling, which gives more blocks.

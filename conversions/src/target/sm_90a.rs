@@ -55,13 +55,13 @@ pub static TARGET: Target = Target {
     no_print: None,
     // The persistent 128x256 kernel of the large static GEMMs (0.99-1.04x cuBLAS); 128x128 for
     // few tiles; 64x128 with a ring of 8 for decode rows, 64x64 where those fill one wave (RESULTS
-    // runs 115, 205, 213, 312); 128x192
-    // where 128x256 tiles leave the last wave idle (ragged sizes; not measured yet).
+    // runs 115, 205, 213, 312b); 128x192 where 128x256 tiles leave the last wave idle (ragged
+    // sizes; not measured yet).
     matmul: crate::matmul::Rule {
         wide: crate::matmul::Tiling::new(128, 256, 64, 256, 4),
         few_tiles: Some(crate::matmul::Tiling::new(128, 128, 64, 256, 4)),
         narrow: Some(crate::matmul::Tiling::new(64, 128, 64, 128, 8)),
-        // Twice the blocks where they fill one wave (RESULTS run 312, an H100: 64x4096x4096 0.94x
+        // Twice the blocks where they fill one wave (RESULTS run 312b, an H100: 64x4096x4096 0.94x
         // cuBLAS where 64x128 split in two gave 0.89x; 16x4096x4096 0.99x, 128x4096x14336 1.00x).
         narrow_one_wave: Some(crate::matmul::Tiling::new(64, 64, 64, 128, 8)),
         split: Some(2),
